@@ -1,0 +1,1 @@
+//! exaraid-archive: see Cargo.toml description.

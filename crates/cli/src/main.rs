@@ -1,0 +1,42 @@
+//! `exaraid`: a thin binary over the exaraid crates. Each command group lives in its own
+//! module so that one group can be read (and changed) without the others.
+
+use clap::{Parser, Subcommand};
+
+mod archive_cmd;
+mod codes_cmd;
+mod sim_cmd;
+mod store_cmd;
+
+#[derive(Parser)]
+#[command(name = "exaraid", version, about = "Parity-based reliability (RAID-5, RAID-6, Reed-Solomon, array codes) for exascale parallel file systems")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Erasure codes: list, show, encode, verify, I/O-load evaluation, benchmark.
+    Codes(codes_cmd::CodesArgs),
+    /// The exascale PFS simulator (Write Cache Layer and Delayed Parity evaluation).
+    Sim(sim_cmd::SimArgs),
+    /// The real parity-protected store over OSS directories.
+    Store(store_cmd::StoreArgs),
+    /// The tape archival tier (Blue Waters archival policies).
+    Archive(archive_cmd::ArchiveArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Codes(args) => codes_cmd::run(args),
+        Command::Sim(args) => sim_cmd::run(args),
+        Command::Store(args) => store_cmd::run(args),
+        Command::Archive(args) => archive_cmd::run(args),
+    };
+    if let Err(err) = result {
+        eprintln!("exaraid: error: {err:#}");
+        std::process::exit(1);
+    }
+}

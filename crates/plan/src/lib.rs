@@ -1,0 +1,1 @@
+//! exaraid-plan: see Cargo.toml description.

@@ -1,0 +1,1 @@
+//! exaraid-sim: see Cargo.toml description.

@@ -1,0 +1,1 @@
+//! exaraid-store: see Cargo.toml description.
