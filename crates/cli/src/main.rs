@@ -4,7 +4,9 @@
 use clap::{Parser, Subcommand};
 
 mod archive_cmd;
+mod codes_bench;
 mod codes_cmd;
+mod codes_loads;
 mod sim_cmd;
 mod store_cmd;
 

@@ -8,7 +8,9 @@
 //! Two types make the public API (as in reed-solomon-simd): [`CodeSpec`] says which code,
 //! [`Code`] is a built instance. Byte kernels sit behind an engine chosen at run time.
 
+pub mod engine;
 pub mod geometry;
+pub mod gf256;
 
 pub use geometry::{Cell, Geometry, Pos, Term};
 
