@@ -1,0 +1,1 @@
+//! Element accesses of reads and partial-stripe writes on one stripe of any code.

@@ -1,0 +1,1 @@
+//! The D-Code paper's I/O-load evaluation (section IV): LF and I/O cost.
