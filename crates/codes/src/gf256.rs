@@ -51,6 +51,36 @@ pub fn mul_table(c: u8) -> [u8; 256] {
     t
 }
 
+/// The m x k parity rows (row-major, `m * k` bytes) of the systematic Cauchy matrix exactly
+/// as ISA-L's `gf_gen_cauchy1_matrix` builds them: parity row r, data column j holds
+/// `1 / ((k + r) ^ j)` in GF(2^8). Source: intel/isa-l, erasure_code/ec_base.c,
+/// `gf_gen_cauchy1_matrix` ("For the rest choose 1/(i + j) | i != j", i in k..k+m, j in 0..k;
+/// addition in GF(2^8) is XOR). The x values {k..k+m-1} and y values {0..k-1} are disjoint,
+/// so every square submatrix is a nonsingular Cauchy matrix: any k of the k+m columns
+/// recover the data (unlike ISA-L's Vandermonde `gf_gen_rs_matrix`, see ISA-L issue #46).
+/// Needs `k + m <= 256` so that every row index fits a byte.
+pub fn cauchy1_matrix(k: usize, m: usize) -> Vec<u8> {
+    assert!(k >= 1 && m >= 1, "cauchy1_matrix needs k >= 1 and m >= 1 (got k={k}, m={m})");
+    assert!(k + m <= 256, "cauchy1_matrix needs k + m <= 256 (got {})", k + m);
+    let mut rows = Vec::with_capacity(m * k);
+    for r in 0..m {
+        for j in 0..k {
+            let x = ((k + r) ^ j) as u8;
+            debug_assert!(x != 0, "row index and column index never coincide");
+            rows.push(inv(x));
+        }
+    }
+    rows
+}
+
+/// RAID-6 Q coefficients of Linux md (lib/raid6, H. Peter Anvin, "The mathematics of RAID-6"):
+/// Q = sum over data columns j of 2^j * D_j, so coefficient j is 2^j. `k <= 255` keeps the
+/// powers distinct (2 generates a group of order 255).
+pub fn raid6_q_coefs(k: usize) -> Vec<u8> {
+    assert!(k >= 1 && k <= 255, "raid6_q_coefs needs 1 <= k <= 255 (got k={k})");
+    (0..k).map(pow2).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +101,21 @@ mod tests {
         let powers: std::collections::HashSet<u8> = (0..255).map(pow2).collect();
         assert_eq!(powers.len(), 255);
         assert_eq!(mul(0x80, 2), 0x1d, "reduction by 0x11d");
+    }
+
+    #[test]
+    fn cauchy1_rows_are_the_inverses_of_row_xor_column() {
+        // k=4, m=2: row 0 is 1/(4^j), row 1 is 1/(5^j).
+        let rows = cauchy1_matrix(4, 2);
+        assert_eq!(rows.len(), 8);
+        for j in 0..4 {
+            assert_eq!(mul(rows[j], (4 ^ j) as u8), 1);
+            assert_eq!(mul(rows[4 + j], (5 ^ j) as u8), 1);
+        }
+    }
+
+    #[test]
+    fn raid6_q_coefs_are_powers_of_two() {
+        assert_eq!(raid6_q_coefs(9), vec![1, 2, 4, 8, 16, 32, 64, 128, 0x1d]);
     }
 }
