@@ -1,1 +1,37 @@
-//! exaraid-store: see Cargo.toml description.
+//! exaraid-store: the real parity-protected store. Files are striped over object storage
+//! targets (OSS directories, behind the [`backend::Backend`] trait) and protected by any code
+//! of the codes crate; the write paths are executed from the planner's IoPlans.
+
+pub mod backend;
+pub mod journal;
+pub mod superblock;
+
+/// Everything that can go wrong in the store. Each message says what was wrong and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}")]
+    NotAStore(String),
+    #[error("{0}")]
+    BadInput(String),
+    #[error("{0}")]
+    Metadata(String),
+    #[error("{0}")]
+    Io(String),
+    #[error("{0}")]
+    NoSpace(String),
+    #[error(transparent)]
+    Backend(#[from] backend::BackendError),
+    #[error("{0}")]
+    DataLost(String),
+}
+
+impl StoreError {
+    pub(crate) fn from_io(e: std::io::Error, what: &str) -> StoreError {
+        match e.raw_os_error() {
+            Some(libc::ENOSPC) | Some(libc::EDQUOT) => {
+                StoreError::NoSpace(format!("{what}: the disk is full ({e}); free space and retry, nothing acknowledged was lost"))
+            }
+            _ => StoreError::Io(format!("{what}: {e}")),
+        }
+    }
+}

@@ -1,0 +1,704 @@
+//! The OSS backend: where element bytes live.
+//!
+//! An object storage target (OSS) is, for now, a directory ([`DirBackend`]). Remote OSS
+//! daemons will implement the same [`Backend`] trait, so the write paths (which only see the
+//! trait) do not change when they arrive.
+//!
+//! ## What an OSS stores
+//! Every file of the store has one *object* on each OSS. An object has three *zones*:
+//! `data` (the home place of data elements), `parity` (parity elements) and `cache` (the
+//! Write Cache Layer's working zone, written without overwriting). A zone is an array of
+//! element *slots*; slot `i` of a zone is one element of `element_bytes` bytes.
+//!
+//! ## On-disk format of a slot (why: silent corruption must be detected on read)
+//! ```text
+//! | payload: element_bytes | crc32c of block 0 | crc32c of block 1 | ... (4 bytes each, LE) |
+//! ```
+//! The payload is cut in blocks of [`CHECKSUM_BLOCK_BYTES`] (4 KiB, the smallest stripe
+//! unit); each block has its own crc32c, so a 128 KiB write into a 1 MiB element touches only
+//! its own blocks (no read of the whole element to keep its checksum). The crc is seeded with
+//! the block's address (object, zone, slot, block), so a block written to the wrong place is
+//! caught too. A stored crc of 0 means "never written": the block must then be all zeros and
+//! reads return zeros (a computed crc of 0 is stored as 1; the 2^-32 aliasing is accepted).
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+
+/// Checksum granularity inside an element.
+pub const CHECKSUM_BLOCK_BYTES: usize = 4096;
+/// Bytes of one stored checksum.
+const CRC_BYTES: usize = 4;
+/// Largest element the store accepts (the issue's upper bound on the stripe unit).
+pub const ELEMENT_BYTES_MAX: usize = 4 << 20;
+/// Smallest element the store accepts.
+pub const ELEMENT_BYTES_MIN: usize = CHECKSUM_BLOCK_BYTES;
+/// Upper bound on slots per zone of one object (2^40 elements: far beyond any test or bench;
+/// it keeps slot offsets well inside u64).
+pub const SLOTS_PER_ZONE_MAX: u64 = 1 << 40;
+
+/// The zones of an object on an OSS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Zone {
+    Data,
+    Parity,
+    Cache,
+}
+
+impl Zone {
+    pub const ALL: [Zone; 3] = [Zone::Data, Zone::Parity, Zone::Cache];
+    pub fn name(self) -> &'static str {
+        match self {
+            Zone::Data => "data",
+            Zone::Parity => "parity",
+            Zone::Cache => "cache",
+        }
+    }
+    fn tag(self) -> u8 {
+        match self {
+            Zone::Data => 1,
+            Zone::Parity => 2,
+            Zone::Cache => 3,
+        }
+    }
+    fn from_name(name: &str) -> Option<Zone> {
+        Zone::ALL.into_iter().find(|z| z.name() == name)
+    }
+}
+
+/// The address of one element on one OSS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ElementKey {
+    /// The file's id (one object per file on every OSS).
+    pub object: u64,
+    pub zone: Zone,
+    pub slot: u64,
+}
+
+impl std::fmt::Display for ElementKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "object {} {} slot {}", self.object, self.zone.name(), self.slot)
+    }
+}
+
+/// Everything a backend operation can report. Messages say what and where.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    #[error("OSS {oss} is unavailable ({why}); reads fall back to parity, writes need `exaraid store rebuild`")]
+    Unavailable { oss: String, why: String },
+    #[error("OSS {oss}: checksum mismatch in {key} block {block}: the bytes on disk were silently corrupted; `exaraid store scrub --repair` rebuilds them from parity")]
+    Corrupt { oss: String, key: ElementKey, block: usize },
+    #[error("OSS {oss} is full ({why}); free space or add capacity, nothing was written")]
+    NoSpace { oss: String, why: String },
+    #[error("OSS {oss}: {why}")]
+    Io { oss: String, why: String },
+    #[error("bad request to OSS {oss}: {why}")]
+    BadRequest { oss: String, why: String },
+}
+
+impl BackendError {
+    pub fn is_corrupt(&self) -> bool {
+        matches!(self, BackendError::Corrupt { .. })
+    }
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, BackendError::Unavailable { .. })
+    }
+    pub fn is_no_space(&self) -> bool {
+        matches!(self, BackendError::NoSpace { .. })
+    }
+}
+
+/// An object storage target. All offsets are inside one element; `offset + len` never
+/// exceeds the element size. Implementations must be safe to call from several threads.
+pub trait Backend: Send + Sync {
+    /// Where it lives (a path, later a network address); used in messages and `status`.
+    fn location(&self) -> String;
+    fn element_bytes(&self) -> usize;
+    /// Is the OSS reachable and usable?
+    fn healthy(&self) -> bool;
+    /// Read `buf.len()` bytes at `offset` of an element, verifying the checksum of every
+    /// block touched. Never-written blocks read as zeros.
+    fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError>;
+    /// Write bytes at `offset` of an element and update the checksums of the blocks touched.
+    /// A write that does not cover whole blocks reads (and verifies) the rest of its edge
+    /// blocks first.
+    fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError>;
+    /// Make sure the slots exist on stable storage with room for a later write, so a write
+    /// sequence can fail with `NoSpace` before it changes anything.
+    fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError>;
+    /// Make every completed write durable.
+    fn sync(&self) -> Result<(), BackendError>;
+    /// Recompute the checksums of the blocks covering `offset..offset+len` from the bytes on
+    /// disk, whatever they hold. Only for recovery of writes that were never acknowledged
+    /// (a torn write leaves new bytes under an old checksum).
+    fn reseal(&self, key: ElementKey, offset: usize, len: usize) -> Result<(), BackendError>;
+    /// Verify every block of an element; returns the corrupt block numbers.
+    fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError>;
+    /// All (object, zone, slot count) this OSS holds.
+    fn objects(&self) -> Result<Vec<(u64, Zone, u64)>, BackendError>;
+    /// Delete an object (all zones).
+    fn remove_object(&self, object: u64) -> Result<(), BackendError>;
+    /// Delete one zone of an object (the cache zone after destage).
+    fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError>;
+}
+
+fn block_crc(key: ElementKey, block: usize, bytes: &[u8]) -> u32 {
+    debug_assert_eq!(bytes.len(), CHECKSUM_BLOCK_BYTES);
+    let mut addr = [0u8; 8 + 1 + 8 + 8];
+    addr[0..8].copy_from_slice(&key.object.to_le_bytes());
+    addr[8] = key.zone.tag();
+    addr[9..17].copy_from_slice(&key.slot.to_le_bytes());
+    addr[17..25].copy_from_slice(&(block as u64).to_le_bytes());
+    let crc = crc32c::crc32c_append(crc32c::crc32c(&addr), bytes);
+    // 0 is reserved for "never written".
+    if crc == 0 {
+        1
+    } else {
+        crc
+    }
+}
+
+/// The label each OSS directory carries, so that directories given in the wrong order or
+/// belonging to another store are refused instead of silently mixed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OssLabel {
+    pub store_id: String,
+    pub index: usize,
+    pub element_bytes: usize,
+}
+
+pub const LABEL_FILE: &str = "exaraid-oss.json";
+
+/// An OSS that is a directory: `<dir>/exaraid-oss.json` and `<dir>/objects/<object>.<zone>`.
+pub struct DirBackend {
+    dir: PathBuf,
+    element_bytes: usize,
+    /// Optional capacity in bytes, to emulate a small (full) disk. `None` = the file system's.
+    capacity_bytes: Option<u64>,
+    used_bytes: AtomicU64,
+    /// Set by `exaraid store fail` (persisted by the store) or when the directory vanished.
+    failed: AtomicBool,
+    files: Mutex<HashMap<(u64, Zone), Arc<File>>>,
+    dirty: Mutex<HashSet<(u64, Zone)>>,
+    new_files: AtomicBool,
+}
+
+impl DirBackend {
+    /// Create a fresh OSS directory (it may exist but must not hold another store's OSS).
+    pub fn create(dir: &Path, label: &OssLabel, capacity_bytes: Option<u64>) -> Result<DirBackend, BackendError> {
+        let oss = dir.display().to_string();
+        let io_err = |e: io::Error| BackendError::Io { oss: oss.clone(), why: e.to_string() };
+        std::fs::create_dir_all(dir.join("objects")).map_err(io_err)?;
+        let label_path = dir.join(LABEL_FILE);
+        if label_path.exists() {
+            return Err(BackendError::BadRequest {
+                oss: oss.clone(),
+                why: "the directory already holds an OSS of an exaraid store; pick an empty directory".into(),
+            });
+        }
+        let text = serde_json::to_string_pretty(label).expect("label serialises");
+        crate::superblock::write_atomic(&label_path, text.as_bytes()).map_err(io_err)?;
+        Self::open(dir, label, capacity_bytes)
+    }
+
+    /// Open an existing OSS directory and check its label. A missing directory gives a
+    /// backend that reports itself unhealthy (a failed OSS), not an error: the store still
+    /// opens and serves degraded reads.
+    pub fn open(dir: &Path, expect: &OssLabel, capacity_bytes: Option<u64>) -> Result<DirBackend, BackendError> {
+        let oss = dir.display().to_string();
+        let backend = DirBackend {
+            dir: dir.to_path_buf(),
+            element_bytes: expect.element_bytes,
+            capacity_bytes,
+            used_bytes: AtomicU64::new(0),
+            failed: AtomicBool::new(false),
+            files: Mutex::new(HashMap::new()),
+            dirty: Mutex::new(HashSet::new()),
+            new_files: AtomicBool::new(false),
+        };
+        assert!(expect.element_bytes >= ELEMENT_BYTES_MIN && expect.element_bytes <= ELEMENT_BYTES_MAX);
+        assert_eq!(expect.element_bytes % CHECKSUM_BLOCK_BYTES, 0);
+        let label_path = dir.join(LABEL_FILE);
+        let text = match std::fs::read(&label_path) {
+            Ok(t) => t,
+            Err(_) => {
+                backend.failed.store(true, Ordering::SeqCst);
+                return Ok(backend);
+            }
+        };
+        let label: OssLabel = serde_json::from_slice(&text).map_err(|e| BackendError::BadRequest {
+            oss: oss.clone(),
+            why: format!("its label {} is unreadable ({e}); the directory is not an exaraid OSS", label_path.display()),
+        })?;
+        if &label != expect {
+            return Err(BackendError::BadRequest {
+                oss,
+                why: format!(
+                    "its label says store {} OSS #{} ({} byte elements) but the superblock expects store {} OSS #{} ({} byte elements); check the order of the OSS directories",
+                    label.store_id, label.index, label.element_bytes, expect.store_id, expect.index, expect.element_bytes
+                ),
+            });
+        }
+        let mut used = 0u64;
+        if let Ok(entries) = std::fs::read_dir(dir.join("objects")) {
+            for e in entries.flatten() {
+                used += e.metadata().map(|m| m.len()).unwrap_or(0);
+            }
+        }
+        backend.used_bytes.store(used, Ordering::SeqCst);
+        Ok(backend)
+    }
+
+    /// Mark the OSS failed (or healthy again after a rebuild).
+    pub fn set_failed(&self, failed: bool) {
+        self.failed.store(failed, Ordering::SeqCst);
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn slot_bytes(&self) -> u64 {
+        (self.element_bytes + self.element_bytes / CHECKSUM_BLOCK_BYTES * CRC_BYTES) as u64
+    }
+
+    fn oss(&self) -> String {
+        self.dir.display().to_string()
+    }
+
+    fn map_io(&self, e: io::Error) -> BackendError {
+        let oss = self.oss();
+        match e.raw_os_error() {
+            Some(libc::ENOSPC) | Some(libc::EDQUOT) => BackendError::NoSpace { oss, why: e.to_string() },
+            Some(libc::ENOENT) | Some(libc::EIO) | Some(libc::ENOTDIR) => {
+                BackendError::Unavailable { oss, why: e.to_string() }
+            }
+            _ => BackendError::Io { oss, why: e.to_string() },
+        }
+    }
+
+    fn check_up(&self) -> Result<(), BackendError> {
+        if self.failed.load(Ordering::SeqCst) {
+            return Err(BackendError::Unavailable { oss: self.oss(), why: "marked failed".into() });
+        }
+        Ok(())
+    }
+
+    fn check_range(&self, key: ElementKey, offset: usize, len: usize) -> Result<(), BackendError> {
+        if offset.checked_add(len).map_or(true, |end| end > self.element_bytes) || key.slot >= SLOTS_PER_ZONE_MAX {
+            return Err(BackendError::BadRequest {
+                oss: self.oss(),
+                why: format!("{key}: range {offset}+{len} outside a {} byte element", self.element_bytes),
+            });
+        }
+        Ok(())
+    }
+
+    fn path(&self, object: u64, zone: Zone) -> PathBuf {
+        self.dir.join("objects").join(format!("{object}.{}", zone.name()))
+    }
+
+    /// The open file of a zone; `create` makes it if missing (else `None` when absent).
+    fn file(&self, object: u64, zone: Zone, create: bool) -> Result<Option<Arc<File>>, BackendError> {
+        let mut files = self.files.lock();
+        if let Some(f) = files.get(&(object, zone)) {
+            return Ok(Some(f.clone()));
+        }
+        let path = self.path(object, zone);
+        let opened = OpenOptions::new().read(true).write(true).create(create).open(&path);
+        match opened {
+            Ok(f) => {
+                if create {
+                    self.new_files.store(true, Ordering::SeqCst);
+                }
+                let f = Arc::new(f);
+                files.insert((object, zone), f.clone());
+                Ok(Some(f))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !create => {
+                if !self.dir.join(LABEL_FILE).exists() {
+                    self.failed.store(true, Ordering::SeqCst);
+                    return Err(BackendError::Unavailable { oss: self.oss(), why: "the directory is gone".into() });
+                }
+                Ok(None)
+            }
+            Err(e) => {
+                if !self.dir.join(LABEL_FILE).exists() {
+                    self.failed.store(true, Ordering::SeqCst);
+                }
+                Err(self.map_io(e))
+            }
+        }
+    }
+
+    /// Read blocks `b0..b1` of a slot with their stored crcs (zeros past end of file).
+    fn read_blocks(&self, key: ElementKey, b0: usize, b1: usize) -> Result<(Vec<u8>, Vec<u32>), BackendError> {
+        let n = b1 - b0;
+        let mut data = vec![0u8; n * CHECKSUM_BLOCK_BYTES];
+        let mut crcs = vec![0u32; n];
+        let Some(file) = self.file(key.object, key.zone, false)? else {
+            return Ok((data, crcs));
+        };
+        let base = key.slot * self.slot_bytes();
+        read_at_zero_fill(&file, &mut data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64).map_err(|e| self.map_io(e))?;
+        let mut raw = vec![0u8; n * CRC_BYTES];
+        read_at_zero_fill(&file, &mut raw, base + (self.element_bytes + b0 * CRC_BYTES) as u64)
+            .map_err(|e| self.map_io(e))?;
+        for (i, c) in raw.chunks_exact(CRC_BYTES).enumerate() {
+            crcs[i] = u32::from_le_bytes(c.try_into().unwrap());
+        }
+        Ok((data, crcs))
+    }
+
+    fn check_blocks(&self, key: ElementKey, b0: usize, data: &[u8], crcs: &[u32]) -> Vec<usize> {
+        let mut bad = Vec::new();
+        for (i, stored) in crcs.iter().enumerate() {
+            let block = &data[i * CHECKSUM_BLOCK_BYTES..(i + 1) * CHECKSUM_BLOCK_BYTES];
+            let ok = if *stored == 0 {
+                block.iter().all(|&b| b == 0)
+            } else {
+                *stored == block_crc(key, b0 + i, block)
+            };
+            if !ok {
+                bad.push(b0 + i);
+            }
+        }
+        bad
+    }
+
+    fn write_blocks(&self, key: ElementKey, b0: usize, data: &[u8]) -> Result<(), BackendError> {
+        assert_eq!(data.len() % CHECKSUM_BLOCK_BYTES, 0);
+        let n = data.len() / CHECKSUM_BLOCK_BYTES;
+        let mut raw = Vec::with_capacity(n * CRC_BYTES);
+        for i in 0..n {
+            let block = &data[i * CHECKSUM_BLOCK_BYTES..(i + 1) * CHECKSUM_BLOCK_BYTES];
+            raw.extend_from_slice(&block_crc(key, b0 + i, block).to_le_bytes());
+        }
+        self.grow_for(key)?;
+        let file = self.file(key.object, key.zone, true)?.expect("created");
+        let base = key.slot * self.slot_bytes();
+        // Payload first, then its checksums: a crash in between leaves a mismatch that the
+        // store's recovery reseals (the write was not acknowledged) or that scrub repairs.
+        file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64).map_err(|e| self.map_io(e))?;
+        file.write_all_at(&raw, base + (self.element_bytes + b0 * CRC_BYTES) as u64)
+            .map_err(|e| self.map_io(e))?;
+        self.dirty.lock().insert((key.object, key.zone));
+        Ok(())
+    }
+
+    /// Account for (and, with a capacity limit, refuse) the growth of a zone file to hold `key`.
+    fn grow_for(&self, key: ElementKey) -> Result<(), BackendError> {
+        let Some(capacity) = self.capacity_bytes else { return Ok(()) };
+        let end = (key.slot + 1) * self.slot_bytes();
+        let len = self.path(key.object, key.zone).metadata().map(|m| m.len()).unwrap_or(0);
+        if end > len {
+            let used = self.used_bytes.load(Ordering::SeqCst);
+            if used + (end - len) > capacity {
+                return Err(BackendError::NoSpace {
+                    oss: self.oss(),
+                    why: format!("capacity limit of {capacity} bytes reached ({used} used)"),
+                });
+            }
+            self.used_bytes.fetch_add(end - len, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+}
+
+/// `read_exact_at`, but bytes past the end of the file read as zeros (sparse slots).
+fn read_at_zero_fill(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => {
+                buf[done..].fill(0);
+                return Ok(());
+            }
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+impl Backend for DirBackend {
+    fn location(&self) -> String {
+        self.oss()
+    }
+
+    fn element_bytes(&self) -> usize {
+        self.element_bytes
+    }
+
+    fn healthy(&self) -> bool {
+        !self.failed.load(Ordering::SeqCst) && self.dir.join(LABEL_FILE).exists()
+    }
+
+    fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
+        self.check_up()?;
+        self.check_range(key, offset, buf.len())?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let b0 = offset / CHECKSUM_BLOCK_BYTES;
+        let b1 = (offset + buf.len()).div_ceil(CHECKSUM_BLOCK_BYTES);
+        let (data, crcs) = self.read_blocks(key, b0, b1)?;
+        if let Some(&block) = self.check_blocks(key, b0, &data, &crcs).first() {
+            return Err(BackendError::Corrupt { oss: self.oss(), key, block });
+        }
+        let skip = offset - b0 * CHECKSUM_BLOCK_BYTES;
+        buf.copy_from_slice(&data[skip..skip + buf.len()]);
+        Ok(())
+    }
+
+    fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
+        self.check_up()?;
+        self.check_range(key, offset, bytes.len())?;
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let b0 = offset / CHECKSUM_BLOCK_BYTES;
+        let b1 = (offset + bytes.len()).div_ceil(CHECKSUM_BLOCK_BYTES);
+        let aligned = offset % CHECKSUM_BLOCK_BYTES == 0 && bytes.len() % CHECKSUM_BLOCK_BYTES == 0;
+        if aligned {
+            return self.write_blocks(key, b0, bytes);
+        }
+        // Partial edge blocks: read them (verified) and merge.
+        let mut whole = vec![0u8; (b1 - b0) * CHECKSUM_BLOCK_BYTES];
+        let first_partial = offset % CHECKSUM_BLOCK_BYTES != 0;
+        let last_partial = (offset + bytes.len()) % CHECKSUM_BLOCK_BYTES != 0;
+        for (edge, wanted) in [(b0, first_partial), (b1 - 1, last_partial)] {
+            if !wanted {
+                continue;
+            }
+            let (data, crcs) = self.read_blocks(key, edge, edge + 1)?;
+            if !self.check_blocks(key, edge, &data, &crcs).is_empty() {
+                return Err(BackendError::Corrupt { oss: self.oss(), key, block: edge });
+            }
+            let at = (edge - b0) * CHECKSUM_BLOCK_BYTES;
+            whole[at..at + CHECKSUM_BLOCK_BYTES].copy_from_slice(&data);
+        }
+        let skip = offset - b0 * CHECKSUM_BLOCK_BYTES;
+        whole[skip..skip + bytes.len()].copy_from_slice(bytes);
+        self.write_blocks(key, b0, &whole)
+    }
+
+    fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError> {
+        self.check_up()?;
+        for &key in keys {
+            self.check_range(key, 0, 0)?;
+            self.grow_for(key)?;
+            let file = self.file(key.object, key.zone, true)?.expect("created");
+            let end = (key.slot + 1) * self.slot_bytes();
+            let len = file.metadata().map_err(|e| self.map_io(e))?.len();
+            if end > len {
+                // posix_fallocate really allocates blocks, so a full file system says ENOSPC
+                // here rather than in the middle of a write sequence.
+                use std::os::unix::io::AsRawFd;
+                let base = key.slot * self.slot_bytes();
+                let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), base as libc::off_t, self.slot_bytes() as libc::off_t) };
+                if rc != 0 {
+                    return Err(self.map_io(io::Error::from_raw_os_error(rc)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn sync(&self) -> Result<(), BackendError> {
+        self.check_up()?;
+        let dirty: Vec<(u64, Zone)> = self.dirty.lock().drain().collect();
+        for (object, zone) in dirty {
+            if let Some(f) = self.file(object, zone, false)? {
+                f.sync_data().map_err(|e| self.map_io(e))?;
+            }
+        }
+        if self.new_files.swap(false, Ordering::SeqCst) {
+            // New zone files: their directory entries must be durable too.
+            let d = File::open(self.dir.join("objects")).map_err(|e| self.map_io(e))?;
+            d.sync_all().map_err(|e| self.map_io(e))?;
+        }
+        Ok(())
+    }
+
+    fn reseal(&self, key: ElementKey, offset: usize, len: usize) -> Result<(), BackendError> {
+        self.check_up()?;
+        self.check_range(key, offset, len)?;
+        if len == 0 {
+            return Ok(());
+        }
+        let b0 = offset / CHECKSUM_BLOCK_BYTES;
+        let b1 = (offset + len).div_ceil(CHECKSUM_BLOCK_BYTES);
+        let (data, crcs) = self.read_blocks(key, b0, b1)?;
+        let bad = self.check_blocks(key, b0, &data, &crcs);
+        for block in bad {
+            let at = (block - b0) * CHECKSUM_BLOCK_BYTES;
+            self.write_blocks(key, block, &data[at..at + CHECKSUM_BLOCK_BYTES])?;
+        }
+        Ok(())
+    }
+
+    fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError> {
+        self.check_up()?;
+        let n = self.element_bytes / CHECKSUM_BLOCK_BYTES;
+        let (data, crcs) = self.read_blocks(key, 0, n)?;
+        Ok(self.check_blocks(key, 0, &data, &crcs))
+    }
+
+    fn objects(&self) -> Result<Vec<(u64, Zone, u64)>, BackendError> {
+        self.check_up()?;
+        let mut out = Vec::new();
+        let entries = std::fs::read_dir(self.dir.join("objects")).map_err(|e| self.map_io(e))?;
+        for e in entries {
+            let e = e.map_err(|e| self.map_io(e))?;
+            let name = e.file_name().to_string_lossy().to_string();
+            let Some((obj, zone)) = name.split_once('.') else { continue };
+            let (Ok(obj), Some(zone)) = (obj.parse::<u64>(), Zone::from_name(zone)) else { continue };
+            let len = e.metadata().map_err(|e| self.map_io(e))?.len();
+            out.push((obj, zone, len.div_ceil(self.slot_bytes())));
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn remove_object(&self, object: u64) -> Result<(), BackendError> {
+        for zone in Zone::ALL {
+            self.remove_zone(object, zone)?;
+        }
+        Ok(())
+    }
+
+    fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
+        self.check_up()?;
+        self.files.lock().remove(&(object, zone));
+        self.dirty.lock().remove(&(object, zone));
+        let path = self.path(object, zone);
+        let len = path.metadata().map(|m| m.len()).unwrap_or(0);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {
+                let _ = self.used_bytes.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |u| Some(u.saturating_sub(len)));
+                self.new_files.store(true, Ordering::SeqCst);
+                Ok(())
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(self.map_io(e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const E: usize = 8192;
+
+    fn label() -> OssLabel {
+        OssLabel { store_id: "t".into(), index: 0, element_bytes: E }
+    }
+
+    fn key(slot: u64) -> ElementKey {
+        ElementKey { object: 7, zone: Zone::Data, slot }
+    }
+
+    #[test]
+    fn written_bytes_read_back_and_holes_read_as_zeros() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(3), 100, b"hello").unwrap();
+        let mut buf = vec![1u8; E];
+        b.read(key(3), 0, &mut buf).unwrap();
+        assert_eq!(&buf[100..105], b"hello");
+        assert!(buf[..100].iter().all(|&x| x == 0));
+        b.read(key(0), 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&x| x == 0), "a never written slot reads as zeros");
+        b.sync().unwrap();
+    }
+
+    #[test]
+    fn a_flipped_bit_is_detected_on_read_and_by_verify() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(1), 0, &vec![0xab; E]).unwrap();
+        let path = dir.path().join("objects/7.data");
+        let mut bytes = std::fs::read(&path).unwrap();
+        let slot_bytes = E + E / 4096 * 4;
+        bytes[slot_bytes + 5000] ^= 0x10;
+        std::fs::write(&path, bytes).unwrap();
+        let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+        let mut buf = vec![0u8; 10];
+        b.read(key(1), 0, &mut buf).unwrap(); // block 0 is intact
+        let err = b.read(key(1), 4990, &mut buf).unwrap_err();
+        assert!(err.is_corrupt(), "{err}");
+        assert_eq!(b.verify(key(1)).unwrap(), vec![1]);
+    }
+
+    #[test]
+    fn a_block_copied_to_another_slot_is_detected() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(0), 0, &vec![0x11; E]).unwrap();
+        let path = dir.path().join("objects/7.data");
+        let bytes = std::fs::read(&path).unwrap();
+        let mut doubled = bytes.clone();
+        doubled.extend_from_slice(&bytes);
+        std::fs::write(&path, doubled).unwrap();
+        let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+        assert_eq!(b.verify(key(1)).unwrap(), vec![0, 1], "misdirected bytes fail their address-seeded crc");
+    }
+
+    #[test]
+    fn a_capacity_limit_refuses_growth_before_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), Some(3 * (E as u64 + 8))).unwrap();
+        b.reserve(&[key(0), key(1)]).unwrap();
+        let err = b.reserve(&[key(5)]).unwrap_err();
+        assert!(err.is_no_space(), "{err}");
+        assert!(err.to_string().contains("full"));
+    }
+
+    #[test]
+    fn a_vanished_directory_is_an_unavailable_oss() {
+        let dir = tempfile::tempdir().unwrap();
+        let oss = dir.path().join("oss0");
+        DirBackend::create(&oss, &label(), None).unwrap();
+        std::fs::remove_dir_all(&oss).unwrap();
+        let b = DirBackend::open(&oss, &label(), None).unwrap();
+        assert!(!b.healthy());
+        let err = b.read(key(0), 0, &mut [0u8; 4]).unwrap_err();
+        assert!(err.is_unavailable());
+    }
+
+    #[test]
+    fn a_wrong_label_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        DirBackend::create(dir.path(), &label(), None).unwrap();
+        let other = OssLabel { index: 2, ..label() };
+        let err = DirBackend::open(dir.path(), &other, None).err().unwrap();
+        assert!(err.to_string().contains("order of the OSS directories"), "{err}");
+    }
+
+    #[test]
+    fn reseal_accepts_torn_bytes_of_an_unacknowledged_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(0), 0, &vec![1; E]).unwrap();
+        // Payload replaced without its checksum: what a kill between the two pwrites leaves.
+        let f = OpenOptions::new().write(true).open(dir.path().join("objects/7.data")).unwrap();
+        f.write_all_at(&[9u8; 4096], 0).unwrap();
+        assert_eq!(b.verify(key(0)).unwrap(), vec![0]);
+        b.reseal(key(0), 0, E).unwrap();
+        assert!(b.verify(key(0)).unwrap().is_empty());
+        let mut buf = [0u8; 2];
+        b.read(key(0), 4095, &mut buf).unwrap();
+        assert_eq!(buf, [9, 1]);
+    }
+}

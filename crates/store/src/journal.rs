@@ -1,0 +1,209 @@
+//! The journal: an append-only, fsync'd log of metadata records, `<DIR>/journal`.
+//!
+//! ## Format
+//! ```text
+//! record := | payload length: u32 LE | crc32c(payload): u32 LE | payload: JSON {"seq", "rec"} |
+//! ```
+//! Records carry increasing sequence numbers. On open the log is read up to the first record
+//! that does not check out:
+//! - if that record runs to the end of the file (its length goes past it, or it is the last
+//!   record), it is a *torn tail*: an append cut by a crash, never acknowledged (appends are
+//!   fsync'd before the operation returns), so it is cut off;
+//! - if valid bytes follow it, the journal is *corrupt* in the middle: the store refuses to
+//!   open with a clear error rather than drop records that were acknowledged.
+//!
+//! The journal is truncated by a checkpoint (the state snapshot records the last sequence
+//! number it includes; records at or below it are skipped on replay).
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::StoreError;
+
+/// Largest record accepted (a record is metadata; 64 MiB is far above any real one and keeps
+/// a corrupt length field from asking for a huge buffer).
+pub const RECORD_BYTES_MAX: usize = 64 << 20;
+const FRAME_HEADER_BYTES: usize = 8;
+
+#[derive(Serialize, Deserialize)]
+struct Envelope<R> {
+    seq: u64,
+    rec: R,
+}
+
+pub struct Journal<R> {
+    path: PathBuf,
+    file: File,
+    next_seq: u64,
+    len_bytes: u64,
+    _records: PhantomData<R>,
+}
+
+impl<R: Serialize + DeserializeOwned> Journal<R> {
+    /// Open (or create) the journal; returns it with every intact record, in order.
+    pub fn open(path: &Path) -> Result<(Journal<R>, Vec<(u64, R)>), StoreError> {
+        let io = |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", path.display()));
+        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io)?;
+        let mut records = Vec::new();
+        let mut at = 0usize;
+        let mut next_seq = 1u64;
+        while at < bytes.len() {
+            let rest = &bytes[at..];
+            if rest.len() < FRAME_HEADER_BYTES {
+                break; // a torn header
+            }
+            let len = u32::from_le_bytes(rest[0..4].try_into().unwrap()) as usize;
+            let crc = u32::from_le_bytes(rest[4..8].try_into().unwrap());
+            let end = FRAME_HEADER_BYTES + len;
+            if len > RECORD_BYTES_MAX || end > rest.len() {
+                // Runs past the end of the file: a torn append.
+                break;
+            }
+            let payload = &rest[FRAME_HEADER_BYTES..end];
+            let parsed = if crc32c::crc32c(payload) == crc {
+                serde_json::from_slice::<Envelope<R>>(payload).ok()
+            } else {
+                None
+            };
+            match parsed {
+                Some(env) => {
+                    if env.seq < next_seq {
+                        return Err(StoreError::Metadata(format!(
+                            "journal {} has record {} after record {}: it is damaged; restore it from a backup",
+                            path.display(),
+                            env.seq,
+                            next_seq - 1
+                        )));
+                    }
+                    next_seq = env.seq + 1;
+                    records.push((env.seq, env.rec));
+                    at += end;
+                }
+                None if at + end == bytes.len() => break, // the last record, torn inside
+                None => {
+                    return Err(StoreError::Metadata(format!(
+                        "journal {} is damaged at byte {at} with intact records after it; the store refuses to drop acknowledged records. Restore the journal from a backup",
+                        path.display()
+                    )));
+                }
+            }
+        }
+        if (at as u64) < bytes.len() as u64 {
+            // Cut the torn tail so the next append starts on a record boundary.
+            file.set_len(at as u64).map_err(io)?;
+            file.sync_all().map_err(io)?;
+        }
+        file.seek(SeekFrom::Start(at as u64)).map_err(io)?;
+        let journal = Journal { path: path.to_path_buf(), file, next_seq, len_bytes: at as u64, _records: PhantomData };
+        Ok((journal, records))
+    }
+
+    /// Append a record; with `sync` it is durable when this returns.
+    pub fn append(&mut self, rec: &R, sync: bool) -> Result<u64, StoreError> {
+        let seq = self.next_seq;
+        let payload = serde_json::to_vec(&Envelope { seq, rec }).expect("journal record serialises");
+        assert!(payload.len() <= RECORD_BYTES_MAX, "journal record of {} bytes", payload.len());
+        let mut frame = Vec::with_capacity(FRAME_HEADER_BYTES + payload.len());
+        frame.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        frame.extend_from_slice(&crc32c::crc32c(&payload).to_le_bytes());
+        frame.extend_from_slice(&payload);
+        let io = |e: std::io::Error| StoreError::from_io(e, &format!("journal {}", self.path.display()));
+        // One write call per record: a crash cuts at most this record (a torn tail).
+        self.file.write_all(&frame).map_err(io)?;
+        if sync {
+            self.file.sync_data().map_err(io)?;
+        }
+        self.next_seq += 1;
+        self.len_bytes += frame.len() as u64;
+        Ok(seq)
+    }
+
+    pub fn sync(&mut self) -> Result<(), StoreError> {
+        self.file.sync_data().map_err(|e| StoreError::from_io(e, &format!("journal {}", self.path.display())))
+    }
+
+    /// Drop every record (after a checkpoint that includes them). Sequence numbers go on.
+    pub fn truncate(&mut self) -> Result<(), StoreError> {
+        let io = |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", self.path.display()));
+        self.file.set_len(0).map_err(io)?;
+        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        self.file.sync_all().map_err(io)?;
+        self.len_bytes = 0;
+        Ok(())
+    }
+
+    /// Sequence numbers continue after a checkpoint: the next record gets at least `seq`.
+    pub fn advance_to(&mut self, seq: u64) {
+        self.next_seq = self.next_seq.max(seq);
+    }
+
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    pub fn len_bytes(&self) -> u64 {
+        self.len_bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type J = Journal<String>;
+
+    #[test]
+    fn records_come_back_in_order_after_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, recs) = J::open(&path).unwrap();
+        assert!(recs.is_empty());
+        for i in 0..5 {
+            assert_eq!(j.append(&format!("r{i}"), true).unwrap(), i + 1);
+        }
+        let (j2, recs) = J::open(&path).unwrap();
+        assert_eq!(recs.iter().map(|(_, r)| r.as_str()).collect::<Vec<_>>(), ["r0", "r1", "r2", "r3", "r4"]);
+        assert_eq!(j2.next_seq(), 6);
+    }
+
+    #[test]
+    fn a_torn_tail_is_cut_at_every_cut_point() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"first".to_string(), true).unwrap();
+        let keep = std::fs::metadata(&path).unwrap().len() as usize;
+        j.append(&"second record".to_string(), true).unwrap();
+        let full = std::fs::read(&path).unwrap();
+        for cut in keep..full.len() {
+            std::fs::write(&path, &full[..cut]).unwrap();
+            let (mut j, recs) = J::open(&path).unwrap();
+            assert_eq!(recs.len(), 1, "cut at {cut}");
+            j.append(&"again".to_string(), true).unwrap();
+            let (_, recs) = J::open(&path).unwrap();
+            assert_eq!(recs.last().unwrap().1, "again", "appends continue on a record boundary");
+        }
+    }
+
+    #[test]
+    fn damage_in_the_middle_is_an_error_not_a_silent_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        for i in 0..3 {
+            j.append(&format!("record {i}"), true).unwrap();
+        }
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[12] ^= 0x40;
+        std::fs::write(&path, &bytes).unwrap();
+        let err = J::open(&path).err().unwrap().to_string();
+        assert!(err.contains("damaged"), "{err}");
+    }
+}

@@ -1,0 +1,236 @@
+//! The superblock: what a store *is* (code, stripe unit, OSS directories, write path), in a
+//! versioned, checksummed file `<DIR>/superblock`, plus the checksummed-file format that the
+//! state snapshot shares.
+//!
+//! ## Format of a checksummed file
+//! ```text
+//! EXARAID <kind> v<version> len=<body bytes> crc32c=<8 hex digits>\n
+//! <body: pretty JSON>
+//! ```
+//! A human can read it; a program refuses it unless the header, the length and the crc all
+//! match, so a corrupt or truncated superblock gives a clear error and is never "repaired"
+//! by guessing. Updates go to a temporary file, are fsync'd, and renamed over the old one
+//! (and the directory fsync'd), so a crash leaves either the old or the new version.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use exaraid_codes::{CodeKind, CodeSpec};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::StoreError;
+
+/// Version of the on-disk formats this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+pub const SUPERBLOCK_FILE: &str = "superblock";
+
+/// The store's write path for writes outside delayed windows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WritePath {
+    /// No parity at all (the RAID-0 baseline of the paper; only for benchmarks).
+    Raid0,
+    /// STD-RAID: read-modify-write in place.
+    Rmw,
+    /// Write Cache Layer: writes land in the cache zone, parity from new data only.
+    Wcl,
+}
+
+impl WritePath {
+    pub fn name(self) -> &'static str {
+        match self {
+            WritePath::Raid0 => "raid0",
+            WritePath::Rmw => "rmw",
+            WritePath::Wcl => "wcl",
+        }
+    }
+    pub fn from_name(name: &str) -> Result<WritePath, StoreError> {
+        match name {
+            "raid0" => Ok(WritePath::Raid0),
+            "rmw" => Ok(WritePath::Rmw),
+            "wcl" => Ok(WritePath::Wcl),
+            _ => Err(StoreError::BadInput(format!("unknown write path '{name}': expected rmw or wcl (raid0 for benchmarks)"))),
+        }
+    }
+}
+
+/// The code as stored (the codes crate's `CodeSpec` by name, so the file stays readable).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredCode {
+    pub name: String,
+    pub k: Option<usize>,
+    pub m: Option<usize>,
+    pub p: Option<usize>,
+}
+
+impl StoredCode {
+    pub fn from_spec(spec: CodeSpec) -> StoredCode {
+        StoredCode { name: spec.kind.name().to_string(), k: spec.k, m: spec.m, p: spec.p }
+    }
+    pub fn spec(&self) -> Result<CodeSpec, StoreError> {
+        let kind = CodeKind::from_name(&self.name).map_err(|e| StoreError::BadInput(e.to_string()))?;
+        Ok(CodeSpec { kind, k: self.k, m: self.m, p: self.p })
+    }
+}
+
+/// What a store is. Changes only on `init`, `rebuild --to` (a new OSS directory).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Superblock {
+    pub format_version: u32,
+    /// Random id written into every OSS label, so OSS directories of different stores are
+    /// never mixed.
+    pub store_id: String,
+    pub code: StoredCode,
+    /// The stripe unit: bytes of one element.
+    pub element_bytes: usize,
+    /// OSS directories in OSS-index order (absolute paths).
+    pub oss_dirs: Vec<PathBuf>,
+    pub write_path: WritePath,
+    /// Emulated capacity of each OSS directory (tests of a full disk), `None` = unlimited.
+    pub oss_capacity_bytes: Option<u64>,
+}
+
+impl Superblock {
+    pub fn path(dir: &Path) -> PathBuf {
+        dir.join(SUPERBLOCK_FILE)
+    }
+
+    pub fn load(dir: &Path) -> Result<Superblock, StoreError> {
+        let path = Self::path(dir);
+        if !dir.is_dir() {
+            return Err(StoreError::NotAStore(format!(
+                "{} does not exist or is not a directory; create a store with `exaraid store init`",
+                dir.display()
+            )));
+        }
+        if !path.exists() {
+            return Err(StoreError::NotAStore(format!(
+                "{} has no superblock: it is not an exaraid store (create one with `exaraid store init`)",
+                dir.display()
+            )));
+        }
+        let sb: Superblock = read_checked(&path, "superblock")?;
+        if sb.format_version != FORMAT_VERSION {
+            return Err(StoreError::Metadata(format!(
+                "{}: format version {} but this exaraid reads version {FORMAT_VERSION}; use a matching exaraid",
+                path.display(),
+                sb.format_version
+            )));
+        }
+        Ok(sb)
+    }
+
+    pub fn save(&self, dir: &Path) -> Result<(), StoreError> {
+        write_checked(&Self::path(dir), "superblock", self)
+    }
+}
+
+/// Serialise `value` in the checksummed format and replace `path` atomically.
+pub fn write_checked<T: Serialize>(path: &Path, kind: &str, value: &T) -> Result<(), StoreError> {
+    let body = serde_json::to_vec_pretty(value).expect("metadata serialises");
+    let header = format!("EXARAID {kind} v{FORMAT_VERSION} len={} crc32c={:08x}\n", body.len(), crc32c::crc32c(&body));
+    let mut all = header.into_bytes();
+    all.extend_from_slice(&body);
+    write_atomic(path, &all).map_err(|e| StoreError::Io(format!("writing {}: {e}", path.display())))
+}
+
+/// Read and check a file written by [`write_checked`].
+pub fn read_checked<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T, StoreError> {
+    let bytes = std::fs::read(path).map_err(|e| StoreError::Io(format!("reading {}: {e}", path.display())))?;
+    let bad = |why: String| {
+        StoreError::Metadata(format!(
+            "{} is damaged ({why}); the store refuses to guess. Restore this file from a backup; the OSS directories were not touched",
+            path.display()
+        ))
+    };
+    let nl = bytes.iter().position(|&b| b == b'\n').ok_or_else(|| bad("no header line".into()))?;
+    let header = std::str::from_utf8(&bytes[..nl]).map_err(|_| bad("header is not text".into()))?;
+    let body = &bytes[nl + 1..];
+    let parts: Vec<&str> = header.split(' ').collect();
+    if parts.len() != 5 || parts[0] != "EXARAID" || parts[1] != kind {
+        return Err(bad(format!("header '{header}' is not an exaraid {kind} header")));
+    }
+    let version: u32 = parts[2].strip_prefix('v').and_then(|v| v.parse().ok()).ok_or_else(|| bad("bad version".into()))?;
+    if version != FORMAT_VERSION {
+        return Err(StoreError::Metadata(format!(
+            "{}: format version {version} but this exaraid reads version {FORMAT_VERSION}",
+            path.display()
+        )));
+    }
+    let len: usize = parts[3].strip_prefix("len=").and_then(|v| v.parse().ok()).ok_or_else(|| bad("bad length".into()))?;
+    let crc = parts[4].strip_prefix("crc32c=").and_then(|v| u32::from_str_radix(v, 16).ok()).ok_or_else(|| bad("bad crc".into()))?;
+    if body.len() != len {
+        return Err(bad(format!("truncated or extended: {} body bytes, header says {len}", body.len())));
+    }
+    if crc32c::crc32c(body) != crc {
+        return Err(bad("checksum mismatch".into()));
+    }
+    serde_json::from_slice(body).map_err(|e| bad(format!("unreadable content: {e}")))
+}
+
+/// Write a file so that a crash leaves either the old or the new content.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)?;
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    File::open(parent)?.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Superblock {
+        Superblock {
+            format_version: FORMAT_VERSION,
+            store_id: "abc".into(),
+            code: StoredCode { name: "raid5".into(), k: Some(3), m: Some(1), p: None },
+            element_bytes: 4096,
+            oss_dirs: vec!["/a".into(), "/b".into()],
+            write_path: WritePath::Rmw,
+            oss_capacity_bytes: None,
+        }
+    }
+
+    #[test]
+    fn a_saved_superblock_loads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        sample().save(dir.path()).unwrap();
+        assert_eq!(Superblock::load(dir.path()).unwrap(), sample());
+    }
+
+    #[test]
+    fn truncated_or_flipped_superblocks_are_refused_with_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        sample().save(dir.path()).unwrap();
+        let path = Superblock::path(dir.path());
+        let good = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &good[..good.len() - 7]).unwrap();
+        let err = Superblock::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("truncated"), "{err}");
+        let mut flipped = good.clone();
+        let at = flipped.len() - 20;
+        flipped[at] ^= 1;
+        std::fs::write(&path, &flipped).unwrap();
+        let err = Superblock::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("checksum mismatch"), "{err}");
+        std::fs::write(&path, b"").unwrap();
+        assert!(Superblock::load(dir.path()).unwrap_err().to_string().contains("damaged"));
+    }
+
+    #[test]
+    fn a_directory_without_superblock_is_not_a_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Superblock::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("not an exaraid store"), "{err}");
+        let err = Superblock::load(&dir.path().join("nope")).unwrap_err().to_string();
+        assert!(err.contains("does not exist"), "{err}");
+    }
+}
