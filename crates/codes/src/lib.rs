@@ -8,11 +8,17 @@
 //! Two types make the public API (as in reed-solomon-simd): [`CodeSpec`] says which code,
 //! [`Code`] is a built instance. Byte kernels sit behind an engine chosen at run time.
 
+pub mod codes;
 pub mod engine;
 pub mod geometry;
 pub mod gf256;
+pub mod solver;
 
 pub use geometry::{Cell, Geometry, Pos, Term};
+pub use solver::{DecodePlan, Stage};
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
@@ -166,18 +172,43 @@ impl StripeBuf {
     }
 }
 
+/// Largest element the kernels accept: 1 GiB. Bounds every buffer the crate allocates.
+pub const MAX_ELEMENT_BYTES: usize = 1 << 30;
+
+/// Element sizes must be a multiple of this: the SIMD kernels (ISA-L's `xor_gen`,
+/// `pq_gen`, `ec_encode_data` and exaraid's AVX2 kernels) work in 32-byte lanes.
+pub const ELEMENT_ALIGN_BYTES: usize = 32;
+
+/// How many erasure patterns' decode plans one [`Code`] keeps (bounded memory; a full
+/// exhaustive check of rs 12+4 visits 2,516 patterns).
+const MAX_CACHED_PLANS: usize = 4096;
+
 /// A built code instance: its geometry plus the byte kernels.
 #[derive(Clone, Debug)]
 pub struct Code {
     spec: CodeSpec,
     geometry: Geometry,
+    /// Horizontal codes: the m x k coefficient matrix, encoded with one matrix multiply.
+    matrix: Option<Vec<u8>>,
+    /// Decode plans by erasure pattern (sorted erased columns), shared between clones.
+    plans: Arc<Mutex<HashMap<Vec<usize>, Arc<DecodePlan>>>>,
 }
 
 impl Code {
     /// Validate the parameters and build the geometry.
     pub fn new(spec: CodeSpec) -> Result<Code, CodeError> {
-        let _ = spec;
-        todo!("codes: per-code geometry builders")
+        let geometry = codes::build(spec)?;
+        let matrix = (!spec.kind.is_array()).then(|| {
+            let k = geometry.data_count();
+            let mut m = vec![0u8; geometry.parity_count() * k];
+            for (i, terms) in geometry.parity_terms.iter().enumerate() {
+                for t in terms {
+                    m[i * k + t.data] = t.coef;
+                }
+            }
+            m
+        });
+        Ok(Code { spec, geometry, matrix, plans: Arc::new(Mutex::new(HashMap::new())) })
     }
     pub fn spec(&self) -> CodeSpec {
         self.spec
@@ -185,36 +216,225 @@ impl Code {
     pub fn geometry(&self) -> &Geometry {
         &self.geometry
     }
-    /// Element sizes the kernels accept (e.g. multiples of 32 bytes for the SIMD kernels).
+    /// A zeroed stripe of this code with `element_bytes` per element.
+    pub fn new_stripe(&self, element_bytes: usize) -> Result<StripeBuf, CodeError> {
+        self.check_element_bytes(element_bytes)?;
+        Ok(StripeBuf::zeroed(self.geometry.rows, self.geometry.cols, element_bytes))
+    }
+    /// Element sizes the kernels accept: more than 0, at most [`MAX_ELEMENT_BYTES`], and a
+    /// multiple of [`ELEMENT_ALIGN_BYTES`] (32) for the SIMD kernels.
     pub fn check_element_bytes(&self, element_bytes: usize) -> Result<(), CodeError> {
-        let _ = element_bytes;
-        todo!()
+        let why = if element_bytes == 0 {
+            "an element must hold at least 32 bytes".to_string()
+        } else if element_bytes > MAX_ELEMENT_BYTES {
+            format!("elements are limited to {MAX_ELEMENT_BYTES} bytes (1 GiB); use smaller elements")
+        } else if element_bytes % ELEMENT_ALIGN_BYTES != 0 {
+            let padded = element_bytes.div_ceil(ELEMENT_ALIGN_BYTES) * ELEMENT_ALIGN_BYTES;
+            format!(
+                "it must be a multiple of {ELEMENT_ALIGN_BYTES} bytes (the SIMD kernels work in 32-byte lanes); \
+                 pad each element to {padded} bytes"
+            )
+        } else {
+            return Ok(());
+        };
+        Err(CodeError::BadElementSize { got: element_bytes, why })
     }
     /// Compute every parity element of the stripe from its data elements.
     pub fn encode(&self, stripe: &mut StripeBuf) -> Result<(), CodeError> {
-        let _ = stripe;
-        todo!()
+        self.check_stripe(stripe)?;
+        let g = &self.geometry;
+        let e = stripe.element_bytes;
+        if let Some(matrix) = &self.matrix {
+            // One row: columns 0..k are data, k..k+m parity, each one element, contiguous.
+            let k = g.data_count();
+            let (data, parity) = stripe.bytes.split_at_mut(k * e);
+            let inputs: Vec<&[u8]> = data.chunks_exact(e).collect();
+            let mut outputs: Vec<&mut [u8]> = parity.chunks_exact_mut(e).collect();
+            engine::engine().gf_matrix_mul(matrix, &inputs, &mut outputs);
+            return Ok(());
+        }
+        let rows = g.rows;
+        let mut elements: Vec<&mut [u8]> = stripe.bytes.chunks_exact_mut(e).collect();
+        for (p, terms) in g.parity_terms.iter().enumerate() {
+            let target = slot(rows, g.parity_pos[p]);
+            let out = std::mem::take(&mut elements[target]);
+            {
+                let srcs: Vec<&[u8]> = terms.iter().map(|t| &*elements[slot(rows, g.data_pos[t.data])]).collect();
+                combine(terms.iter().map(|t| t.coef), &srcs, out);
+            }
+            elements[target] = out;
+        }
+        Ok(())
     }
     /// Rebuild every element of the erased columns (data and parity) from the others.
     pub fn decode(&self, stripe: &mut StripeBuf, erased_cols: &[usize]) -> Result<(), CodeError> {
-        let _ = (stripe, erased_cols);
-        todo!()
+        self.check_stripe(stripe)?;
+        let plan = self.decode_plan(erased_cols)?;
+        let rows = self.geometry.rows;
+        let mut elements: Vec<&mut [u8]> = stripe.bytes.chunks_exact_mut(stripe.element_bytes).collect();
+        for stage in &plan.stages {
+            run_stage(stage, rows, &mut elements);
+        }
+        Ok(())
+    }
+    /// The recipe [`Code::decode`] follows for this erasure pattern (cached): which
+    /// surviving elements rebuild which lost ones. Degraded-read planners can count the
+    /// elements a rebuild reads from its `sources`.
+    pub fn decode_plan(&self, erased_cols: &[usize]) -> Result<Arc<DecodePlan>, CodeError> {
+        let g = &self.geometry;
+        let mut cols = erased_cols.to_vec();
+        cols.sort_unstable();
+        cols.dedup();
+        if let Some(&col) = cols.iter().find(|&&c| c >= g.cols) {
+            return Err(CodeError::BadColumn { col, cols: g.cols });
+        }
+        if cols.len() > g.fault_tolerance {
+            return Err(CodeError::TooManyErasures { code: self.spec.to_string(), erased: cols.len(), tolerance: g.fault_tolerance });
+        }
+        let mut plans = self.plans.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(plan) = plans.get(&cols) {
+            return Ok(plan.clone());
+        }
+        let plan = Arc::new(DecodePlan::build(g, &cols)?);
+        if plans.len() >= MAX_CACHED_PLANS {
+            plans.clear();
+        }
+        plans.insert(cols, plan.clone());
+        Ok(plan)
     }
     /// Replace data element `data` with `new_bytes`, updating only the parities it is in
     /// (old parity ^ coef * (old data ^ new data)).
     pub fn update(&self, stripe: &mut StripeBuf, data: usize, new_bytes: &[u8]) -> Result<(), CodeError> {
-        let _ = (stripe, data, new_bytes);
-        todo!()
+        self.check_stripe(stripe)?;
+        let g = &self.geometry;
+        if data >= g.data_count() {
+            return Err(CodeError::BadDataIndex { index: data, count: g.data_count() });
+        }
+        if new_bytes.len() != stripe.element_bytes {
+            return Err(CodeError::BadElementSize {
+                got: new_bytes.len(),
+                why: format!("the new data must be exactly one element of this stripe ({} bytes)", stripe.element_bytes),
+            });
+        }
+        let pos = g.data_pos[data];
+        let mut delta = stripe.element(pos).to_vec();
+        engine::engine().xor_into(&mut delta, new_bytes);
+        for &p in &g.data_parities[data] {
+            let coef = self.coef(p, data).expect("data_parities is the inverse of parity_terms");
+            engine::engine().gf_mul_xor(coef, &delta, stripe.element_mut(g.parity_pos[p]));
+        }
+        stripe.element_mut(pos).copy_from_slice(new_bytes);
+        Ok(())
     }
     /// The parity delta alone, for executors that hold only the parity element:
     /// `parity ^= coef(parity, data) * delta` where `delta = old data ^ new data`.
     pub fn apply_delta(&self, parity: usize, data: usize, delta: &[u8], parity_bytes: &mut [u8]) -> Result<(), CodeError> {
-        let _ = (parity, data, delta, parity_bytes);
-        todo!()
+        let g = &self.geometry;
+        if data >= g.data_count() {
+            return Err(CodeError::BadDataIndex { index: data, count: g.data_count() });
+        }
+        if parity >= g.parity_count() {
+            return Err(CodeError::BadParameters(format!(
+                "parity index {parity} does not exist: {} has parities 0..{}",
+                self.spec,
+                g.parity_count()
+            )));
+        }
+        self.check_element_bytes(delta.len())?;
+        if parity_bytes.len() != delta.len() {
+            return Err(CodeError::BadElementSize {
+                got: parity_bytes.len(),
+                why: format!("the parity element must be as long as the delta ({} bytes)", delta.len()),
+            });
+        }
+        let Some(coef) = self.coef(parity, data) else {
+            return Err(CodeError::BadParameters(format!(
+                "data element {data} is not in parity {parity} of {}: only the parities in geometry().data_parities[{data}] change",
+                self.spec
+            )));
+        };
+        engine::engine().gf_mul_xor(coef, delta, parity_bytes);
+        Ok(())
     }
     /// The parity indices whose stored value does not match the data (empty = consistent).
     pub fn verify(&self, stripe: &StripeBuf) -> Result<Vec<usize>, CodeError> {
-        let _ = stripe;
-        todo!()
+        self.check_stripe(stripe)?;
+        let g = &self.geometry;
+        let mut expect = vec![0u8; stripe.element_bytes];
+        let mut bad = Vec::new();
+        for (p, terms) in g.parity_terms.iter().enumerate() {
+            let srcs: Vec<&[u8]> = terms.iter().map(|t| stripe.element(g.data_pos[t.data])).collect();
+            combine(terms.iter().map(|t| t.coef), &srcs, &mut expect);
+            if expect != stripe.element(g.parity_pos[p]) {
+                bad.push(p);
+            }
+        }
+        Ok(bad)
+    }
+
+    /// The coefficient of data element `data` in parity `parity`, if it is a term.
+    pub fn coef(&self, parity: usize, data: usize) -> Option<u8> {
+        let terms = &self.geometry.parity_terms[parity];
+        terms.binary_search_by_key(&data, |t| t.data).ok().map(|i| terms[i].coef)
+    }
+
+    fn check_stripe(&self, stripe: &StripeBuf) -> Result<(), CodeError> {
+        let g = &self.geometry;
+        if stripe.rows != g.rows || stripe.cols != g.cols {
+            return Err(CodeError::BadParameters(format!(
+                "the stripe is {} rows x {} columns but {} needs {} x {}; build it with Code::new_stripe",
+                stripe.rows, stripe.cols, self.spec, g.rows, g.cols
+            )));
+        }
+        self.check_element_bytes(stripe.element_bytes)?;
+        let want = g.rows * g.cols * stripe.element_bytes;
+        if stripe.bytes.len() != want {
+            return Err(CodeError::BadStripeLength { got: stripe.bytes.len(), want });
+        }
+        Ok(())
+    }
+}
+
+/// Index of a position's element in a column-major stripe.
+fn slot(rows: usize, pos: Pos) -> usize {
+    pos.col * rows + pos.row
+}
+
+/// `out = sum coef_i * srcs_i`: plain XOR when every coefficient is 1.
+fn combine(coefs: impl Iterator<Item = u8> + Clone, srcs: &[&[u8]], out: &mut [u8]) {
+    if srcs.is_empty() {
+        out.fill(0);
+    } else if coefs.clone().all(|c| c == 1) {
+        engine::engine().xor_many(srcs, out);
+    } else {
+        let row: Vec<u8> = coefs.collect();
+        engine::engine().gf_matrix_mul(&row, srcs, &mut [out]);
+    }
+}
+
+/// Execute one decode stage on the stripe's elements (indexed column-major).
+fn run_stage(stage: &Stage, rows: usize, elements: &mut [&mut [u8]]) {
+    let targets: Vec<usize> = stage.targets.iter().map(|&p| slot(rows, p)).collect();
+    let sources: Vec<usize> = stage.sources.iter().map(|&p| slot(rows, p)).collect();
+    assert!(sources.iter().all(|s| !targets.contains(s)), "a stage never reads what it writes");
+    // Move the targets out so the sources can be borrowed shared beside them.
+    let mut outs: Vec<&mut [u8]> = targets.iter().map(|&t| std::mem::take(&mut elements[t])).collect();
+    {
+        let ins: Vec<&[u8]> = sources.iter().map(|&s| &*elements[s]).collect();
+        let n = ins.len();
+        if n == 0 {
+            outs.iter_mut().for_each(|o| o.fill(0));
+        } else if stage.is_xor() {
+            for (t, out) in outs.iter_mut().enumerate() {
+                let row = &stage.coefs[t * n..(t + 1) * n];
+                let srcs: Vec<&[u8]> = ins.iter().zip(row).filter(|&(_, &c)| c == 1).map(|(s, _)| *s).collect();
+                combine(std::iter::repeat(1).take(srcs.len()), &srcs, out);
+            }
+        } else {
+            engine::engine().gf_matrix_mul(&stage.coefs, &ins, &mut outs);
+        }
+    }
+    for (t, out) in targets.into_iter().zip(outs) {
+        elements[t] = out;
     }
 }

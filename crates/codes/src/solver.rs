@@ -1,0 +1,189 @@
+//! The one decoder every code shares.
+//!
+//! Unknowns are the data elements of the erased columns; equations are the parities that
+//! survive (`parity ^ sum coef * data = 0` over GF(2^8); XOR codes have every coef 1).
+//! The plan is a list of [`Stage`]s, each "targets = coefs x sources", where a source is a
+//! surviving element or a target of an earlier stage:
+//! 1. peeling: while some surviving parity has exactly one unknown data element left,
+//!    solve it from that parity (this is the chain decoding of RDP, X-Code, D-Code, H-Code
+//!    and HDP, and keeps every recipe as short as the code allows);
+//! 2. if unknowns remain (EVENODD's adjuster, RAID-6 and RS with two or more lost data
+//!    columns), Gaussian elimination over GF(2^8) on the remaining unknowns, giving each
+//!    one as a combination of known elements, in one stage (one matrix multiply);
+//! 3. the erased parity elements are recomputed from their (now complete) data.
+//!
+//! A system that cannot be solved with at most `fault_tolerance` erased columns means a
+//! geometry is not MDS: a bug, reported as an error and caught by the exhaustive tests.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::geometry::{Cell, Geometry, Pos};
+use crate::gf256;
+use crate::CodeError;
+
+/// `targets[t] = sum_s coefs[t * sources.len() + s] * sources[s]`. Targets and sources of
+/// one stage are disjoint; a stage with no sources sets its targets to zero.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stage {
+    pub targets: Vec<Pos>,
+    pub sources: Vec<Pos>,
+    pub coefs: Vec<u8>,
+}
+
+impl Stage {
+    /// True when every coefficient is 0 or 1, so XOR kernels suffice.
+    pub fn is_xor(&self) -> bool {
+        self.coefs.iter().all(|&c| c <= 1)
+    }
+}
+
+/// How to rebuild one erasure pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodePlan {
+    pub erased_cols: Vec<usize>,
+    pub stages: Vec<Stage>,
+}
+
+impl DecodePlan {
+    /// Build the plan for `erased_cols` (sorted, unique, in range, at most the tolerance:
+    /// the caller checks).
+    pub fn build(g: &Geometry, erased_cols: &[usize]) -> Result<DecodePlan, CodeError> {
+        assert!(erased_cols.windows(2).all(|w| w[0] < w[1]), "erased columns sorted and unique");
+        assert!(erased_cols.iter().all(|&c| c < g.cols));
+        let erased = |pos: Pos| erased_cols.binary_search(&pos.col).is_ok();
+        let mut stages = Vec::new();
+
+        // Empty cells of erased columns hold zeros by definition.
+        let empty: Vec<Pos> = (0..g.rows)
+            .flat_map(|row| erased_cols.iter().map(move |&col| Pos { row, col }))
+            .filter(|&pos| g.cell(pos) == Cell::Empty)
+            .collect();
+        if !empty.is_empty() {
+            stages.push(Stage { targets: empty, sources: Vec::new(), coefs: Vec::new() });
+        }
+
+        let mut unknown: BTreeSet<usize> = (0..g.data_count()).filter(|&d| erased(g.data_pos[d])).collect();
+        let equations: Vec<usize> = (0..g.parity_count()).filter(|&p| !erased(g.parity_pos[p])).collect();
+
+        // 1. Peeling.
+        let mut left: BTreeMap<usize, usize> = equations
+            .iter()
+            .map(|&p| (p, g.parity_terms[p].iter().filter(|t| unknown.contains(&t.data)).count()))
+            .collect();
+        loop {
+            let Some((&p, _)) = left.iter().find(|&(_, &n)| n == 1) else { break };
+            let terms = &g.parity_terms[p];
+            let solved = terms.iter().find(|t| unknown.contains(&t.data)).expect("one unknown left");
+            let scale = gf256::inv(solved.coef);
+            let mut sources = vec![g.parity_pos[p]];
+            let mut coefs = vec![scale];
+            for t in terms.iter().filter(|t| t.data != solved.data) {
+                sources.push(g.data_pos[t.data]);
+                coefs.push(gf256::mul(scale, t.coef));
+            }
+            stages.push(Stage { targets: vec![g.data_pos[solved.data]], sources, coefs });
+            unknown.remove(&solved.data);
+            for &q in &g.data_parities[solved.data] {
+                if let Some(n) = left.get_mut(&q) {
+                    *n -= 1;
+                }
+            }
+        }
+
+        // 2. Gaussian elimination on whatever peeling could not reach.
+        if !unknown.is_empty() {
+            stages.push(eliminate(g, &unknown, &equations, erased_cols)?);
+        }
+
+        // 3. Erased parities from their data.
+        let parities: Vec<usize> = (0..g.parity_count()).filter(|&p| erased(g.parity_pos[p])).collect();
+        if !parities.is_empty() {
+            let sources: BTreeSet<usize> = parities.iter().flat_map(|&p| g.parity_terms[p].iter().map(|t| t.data)).collect();
+            let sources: Vec<usize> = sources.into_iter().collect();
+            let mut coefs = vec![0u8; parities.len() * sources.len()];
+            for (i, &p) in parities.iter().enumerate() {
+                for t in &g.parity_terms[p] {
+                    let s = sources.binary_search(&t.data).expect("source listed");
+                    coefs[i * sources.len() + s] = t.coef;
+                }
+            }
+            stages.push(Stage {
+                targets: parities.iter().map(|&p| g.parity_pos[p]).collect(),
+                sources: sources.iter().map(|&d| g.data_pos[d]).collect(),
+                coefs,
+            });
+        }
+        Ok(DecodePlan { erased_cols: erased_cols.to_vec(), stages })
+    }
+}
+
+/// Solve the remaining unknowns by Gauss-Jordan elimination. Every surviving parity gives
+/// one row: sum_{u unknown} a_u x_u = parity + sum_{other data} c x (the right side over
+/// known or already-rebuilt elements).
+fn eliminate(g: &Geometry, unknown: &BTreeSet<usize>, equations: &[usize], erased_cols: &[usize]) -> Result<Stage, CodeError> {
+    let unknowns: Vec<usize> = unknown.iter().copied().collect();
+    let n = unknowns.len();
+    // Right-hand sides range over every position of the grid (dense; grids are small:
+    // at most ~16 K positions and 2 * 127 equations).
+    let width = g.rows * g.cols;
+    let slot = |pos: Pos| pos.row * g.cols + pos.col;
+    let mut lhs: Vec<Vec<u8>> = Vec::with_capacity(equations.len());
+    let mut rhs: Vec<Vec<u8>> = Vec::with_capacity(equations.len());
+    for &p in equations {
+        let mut a = vec![0u8; n];
+        let mut b = vec![0u8; width];
+        b[slot(g.parity_pos[p])] = 1;
+        for t in &g.parity_terms[p] {
+            match unknowns.binary_search(&t.data) {
+                Ok(u) => a[u] = t.coef,
+                Err(_) => b[slot(g.data_pos[t.data])] ^= t.coef,
+            }
+        }
+        if a.iter().any(|&c| c != 0) {
+            lhs.push(a);
+            rhs.push(b);
+        }
+    }
+    let rows = lhs.len();
+    for col in 0..n {
+        let Some(pivot) = (col..rows).find(|&r| lhs[r][col] != 0) else {
+            return Err(CodeError::BadParameters(format!(
+                "internal error: erasure of columns {erased_cols:?} leaves a singular system ({n} unknowns); \
+                 this geometry is not MDS, which is a bug in exaraid's code builder, please report it"
+            )));
+        };
+        lhs.swap(col, pivot);
+        rhs.swap(col, pivot);
+        let scale = gf256::inv(lhs[col][col]);
+        scale_row(&mut lhs[col], scale);
+        scale_row(&mut rhs[col], scale);
+        for r in 0..rows {
+            let f = lhs[r][col];
+            if r != col && f != 0 {
+                let (pl, pr) = (lhs[col].clone(), rhs[col].clone());
+                add_scaled(&mut lhs[r], &pl, f);
+                add_scaled(&mut rhs[r], &pr, f);
+            }
+        }
+    }
+    // Rows 0..n are now the identity on the left: unknown u = rhs[u].
+    let used: Vec<usize> = (0..width).filter(|&s| (0..n).any(|u| rhs[u][s] != 0)).collect();
+    let sources: Vec<Pos> = used.iter().map(|&s| Pos { row: s / g.cols, col: s % g.cols }).collect();
+    let mut coefs = Vec::with_capacity(n * used.len());
+    for row in rhs.iter().take(n) {
+        coefs.extend(used.iter().map(|&s| row[s]));
+    }
+    Ok(Stage { targets: unknowns.iter().map(|&d| g.data_pos[d]).collect(), sources, coefs })
+}
+
+fn scale_row(row: &mut [u8], c: u8) {
+    for x in row.iter_mut() {
+        *x = gf256::mul(*x, c);
+    }
+}
+
+fn add_scaled(row: &mut [u8], pivot: &[u8], c: u8) {
+    for (x, &y) in row.iter_mut().zip(pivot) {
+        *x ^= gf256::mul(c, y);
+    }
+}
