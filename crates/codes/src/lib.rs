@@ -6,7 +6,43 @@
 //! [`Code::encode`], [`Code::decode`], [`Code::update`] and [`Code::verify`] on real bytes.
 //!
 //! Two types make the public API (as in reed-solomon-simd): [`CodeSpec`] says which code,
-//! [`Code`] is a built instance. Byte kernels sit behind an engine chosen at run time.
+//! [`Code`] is a built instance. Byte kernels sit behind an engine chosen at run time
+//! ([`engine`]: ISA-L where it is usable, Rust AVX2/scalar kernels otherwise).
+//!
+//! # The codes, their sources, and the reading chosen
+//!
+//! | code | grid (rows x cols) | source | notes |
+//! |---|---|---|---|
+//! | `raid5` | 1 x (k+1) | Patterson, Gibson, Katz, SIGMOD 1988 | P = XOR of data; k >= 1 |
+//! | `raid6` | 1 x (k+2) | Linux md / H. P. Anvin, "The mathematics of RAID-6" | P = XOR, Q = sum 2^j D_j in GF(2^8)/0x11d; k >= 2 (md needs 4 devices) |
+//! | `rs` | 1 x (k+m) | ISA-L `gf_gen_cauchy1_matrix` (erasure_code/ec_base.c) | parity i, data j: 1/((k+i) xor j); Cauchy, so every k+m <= 255 is MDS (Vandermonde systematic is not: ISA-L issue #46) |
+//! | `evenodd` | (p-1) x (p+2) | Blaum, Brady, Bruck, Menon, IEEE TC 1995 | the adjuster S is expanded into every diagonal parity |
+//! | `rdp` | (p-1) x (p+1) | Corbett et al., USENIX FAST 2004 | diagonals ⟨r+c⟩_p over data and row parity; the row-parity term is expanded (cancelling) |
+//! | `xcode` | p x p | Xu, Bruck, IEEE TIT 1999 | rows p-2 / p-1: C(k, ⟨i+k+2⟩_p) / C(k, ⟨i-k-2⟩_p) |
+//! | `hcode` | (p-1) x (p+1) | Wu, Wan, He, Cao, Xie, IPDPS 2011 | horizontal parity in column p; anti-diagonal parity at C(i, i+1), chain C(⟨p-2-i+j⟩_p, j) |
+//! | `hdp` | (p-1) x (p-1) | Wu, He, Wu, Wan, Liu, Cao, Xie, DSN 2011 | horizontal-diagonal parity at C(i,i) over its whole row (its anti-diagonal parity included, expanded here); anti-diagonal parity at C(i, p-2-i), chain C(⟨2i+j+2⟩_p, j); p >= 5 |
+//! | `dcode` | p x p | Fu, Shu, D-Code (seed 002) | built from the paper's step-by-step horizontal and deployment rules (its closed forms (1), (2) are garbled in the seed text); checked against the 7-disk example and Theorem 1 (X-Code reordered by Eq. (3)) |
+//!
+//! Each builder in [`codes`] cites its paper and spells out its equations. Array codes take
+//! a prime p (3..=127; HDP 5..=127); horizontal codes take k (and m for rs), k + m <= 255.
+//! H-Code and HDP follow our reading of their papers' equations, which the seed does not
+//! restate; the exhaustive decode tests (every pair of columns, p in {5, 7, 11, 13}) are the
+//! check that each construction is MDS.
+//!
+//! **Data order** (the order a file's consecutive bytes fill a stripe): row-major over data
+//! positions for every array code (for D-Code this is the paper's "horizontal order", which
+//! its horizontal parities follow); column order for the horizontal codes.
+//!
+//! **Parities over parities** (RDP's diagonal over the row-parity column, EVENODD's S, HDP's
+//! horizontal-diagonal parity over the anti-diagonal parity) are expanded to data in
+//! `parity_terms`, so `data_parities[d]` is exactly the set of parities an update of d must
+//! touch.
+//!
+//! **Decoding** is one generic solver ([`solver`]): peeling over surviving parities (the
+//! chain decoding of the array codes), Gaussian elimination over GF(2^8) for what peeling
+//! cannot reach, plans cached per erasure pattern.
+//!
+//! **Element sizes** must be a positive multiple of 32 bytes (the SIMD kernels' lane).
 
 pub mod codes;
 pub mod engine;

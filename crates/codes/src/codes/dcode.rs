@@ -4,22 +4,22 @@
 //! deployment parities in row n-1.
 //!
 //! Reading chosen. The closed forms (1) and (2) are garbled in the extracted text (e.g.
-//! Eq. (2)'s "<i-j-2>_{n-j}"), so exaraid builds D-Code from the paper's step-by-step
+//! Eq. (2)'s "⟨i-j-2⟩_{n-j}"), so exaraid builds D-Code from the paper's step-by-step
 //! rules, which are legible, and checks them against the two pieces of ground truth:
 //!
 //! Horizontal rules (steps 1-4): number the data elements in row-major order ("the next
 //! horizontal element of D(i,j) is D(i,j+1), or D(i+1,0) at the end of a row"); group g
 //! holds elements g(n-2) .. g(n-2)+(n-3); if the group's last element is D(x,y), its
-//! parity is P(n-2, <y+1>_n).
+//! parity is P(n-2, ⟨y+1⟩_n).
 //!
 //! Deployment rules (steps 1-4): start at D(0,0); "the next deployment element of D(i,j)
-//! is D(<i+1>_{n-2}, j-1) if j != 0, else D(i, n-1)"; group g (letter A, B, ...) holds
-//! deployment elements g(n-2) .. g(n-2)+(n-3) and its parity is P(n-1, <2(g+1)>_n) ("the
-//! 2th deployment parity is A, the <4>_n th is B, ..., the <2n>_n th").
+//! is D(⟨i+1⟩_{n-2}, j-1) if j != 0, else D(i, n-1)"; group g (letter A, B, ...) holds
+//! deployment elements g(n-2) .. g(n-2)+(n-3) and its parity is P(n-1, ⟨2(g+1)⟩_n) ("the
+//! 2th deployment parity is A, the ⟨4⟩_n th is B, ..., the ⟨2n⟩_n th").
 //!
 //! Checks (unit tests below): the 7-disk example P(5,1) = D(1,3)^D(1,4)^D(1,5)^D(1,6)^D(2,0)
 //! and P(6,2) = D(0,0)^D(0,6)^D(1,5)^D(2,4)^D(3,3); and Theorem 1 for every prime tested:
-//! X-Code with data element E(i,j) moved to N(<(n-3)/2 * (j-i)>_{n-2}, j) (Eq. (3)) has
+//! X-Code with data element E(i,j) moved to N(⟨(n-3)/2 * (j-i)⟩_{n-2}, j) (Eq. (3)) has
 //! exactly D-Code's parity equations. Eq. (3) as printed is taken literally.
 //!
 //! Data order: the horizontal order of the paper (row-major over data positions), which is
@@ -110,7 +110,7 @@ mod tests {
     }
 
     /// Theorem 1: D-Code is X-Code with the data elements of each column reordered by
-    /// Eq. (3): E(i,j) -> N(<(n-3)/2 * (j-i)>_{n-2}, j); parity rows stay in place.
+    /// Eq. (3): E(i,j) -> N(⟨(n-3)/2 * (j-i)⟩_{n-2}, j); parity rows stay in place.
     #[test]
     fn theorem_1_dcode_is_xcode_with_columns_reordered() {
         for n in [3, 5, 7, 11, 13] {

@@ -4,7 +4,7 @@
 //! column p, diagonal parity in column p+1. With an imaginary all-zero row p-1:
 //!   a(l, p)   = XOR_{t=0}^{p-1} a(l, t)
 //!   S         = XOR_{t=1}^{p-1} a(p-1-t, t)              (the "adjuster")
-//!   a(l, p+1) = S ^ XOR_{t=0}^{p-1} a(<l-t>_p, t)          for l = 0..p-2.
+//!   a(l, p+1) = S ^ XOR_{t=0}^{p-1} a(⟨l-t⟩_p, t)          for l = 0..p-2.
 //! S is not stored; it is expanded into every diagonal parity, so `parity_terms` says
 //! honestly that a data element on diagonal p-1 touches every diagonal parity.
 

@@ -3,7 +3,7 @@
 //! (p-1) x (p+1) array. Horizontal parity in column p; the anti-diagonal parities sit on
 //! the diagonal C(i, i+1) of the first p columns (column 0 holds data only):
 //!   C(i, p)   = XOR_{j=0, j != i+1}^{p-1} C(i, j)                       (horizontal)
-//!   C(i, i+1) = XOR_{j=0, j != i+1}^{p-1} C(<p - 2 - i + j>_p, j)        (anti-diagonal)
+//!   C(i, i+1) = XOR_{j=0, j != i+1}^{p-1} C(⟨p - 2 - i + j⟩_p, j)        (anti-diagonal)
 //! for i = 0..p-2, with row p-1 imaginary (all zero). For j = i+1 the anti-diagonal formula
 //! lands on the imaginary row, so each chain holds p-1 data elements, and no chain meets
 //! another parity (that would need i = p-1).

@@ -5,7 +5,7 @@
 //! diagonals never meet because p-1 is even):
 //!   C(i, i)       = XOR_{j=0, j != i}^{p-2} C(i, j)
 //!                   (the whole row, *including* the anti-diagonal parity of that row)
-//!   C(i, p-2-i)   = XOR_{j=0, j != p-2-i}^{p-2} C(<2i + j + 2>_p, j)
+//!   C(i, p-2-i)   = XOR_{j=0, j != p-2-i}^{p-2} C(⟨2i + j + 2⟩_p, j)
 //!                   (terms that land on row p-1, which does not exist, are skipped)
 //! for i = 0..p-2. An anti-diagonal chain (row - col = 2i + 2 mod p) never meets the main
 //! diagonal (that would need i = p-1), so it holds p-3 data elements; the horizontal-

@@ -2,7 +2,7 @@
 //! says which reading of it was chosen where the text leaves room.
 //!
 //! A builder only says *where* parity lives and *what each parity is defined over* (data
-//! positions, and for some codes other parity positions); [`assemble`] turns that into a
+//! positions, and for some codes other parity positions); `assemble` turns that into a
 //! [`Geometry`]: data indices in the code's data order, parity indices in row-major order,
 //! and every parity expanded to data elements (GF(2^8) coefficients accumulated, so terms
 //! that appear twice cancel, as RDP's diagonal over the row parity needs).
@@ -199,7 +199,7 @@ pub(crate) fn define(defs: &mut BTreeMap<Pos, ParityDef>, pos: Pos, terms: Parit
     assert!(previous.is_none(), "two parities placed at {pos:?}");
 }
 
-/// `<x>_n`: x mod n in 0..n, for possibly negative x.
+/// `⟨x⟩_n`: x mod n in 0..n, for possibly negative x.
 pub(crate) fn modp(x: i64, n: usize) -> usize {
     x.rem_euclid(n as i64) as usize
 }

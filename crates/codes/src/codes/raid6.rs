@@ -1,5 +1,5 @@
 //! RAID-6 as Linux md computes it (H. Peter Anvin, "The mathematics of RAID-6", 2004/2011,
-//! https://mirrors.edge.kernel.org/pub/linux/kernel/people/hpa/raid6.pdf, section 2):
+//! <https://mirrors.edge.kernel.org/pub/linux/kernel/people/hpa/raid6.pdf>, section 2):
 //! GF(2^8) with polynomial 0x11d, generator g = 2,
 //!   P = D0 ^ D1 ^ ... ^ D(k-1),
 //!   Q = g^0 * D0 ^ g^1 * D1 ^ ... ^ g^(k-1) * D(k-1).

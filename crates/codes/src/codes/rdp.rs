@@ -4,7 +4,7 @@
 //! parity in column p-1, diagonal parity in column p.
 //!   row parity (r, p-1) = XOR of the data of row r;
 //!   diagonal d consists of the elements (r, c), c in 0..p-1 (row-parity column included),
-//!   with <r + c>_p = d; diagonal p-1 is the "missing diagonal" and is not stored;
+//!   with ⟨r + c⟩_p = d; diagonal p-1 is the "missing diagonal" and is not stored;
 //!   diagonal parity (d, p) = XOR of diagonal d, for d = 0..p-2.
 //! The diagonal parity is defined over one row-parity element; here it is expanded to data
 //! (the row parity's data, with the element of the diagonal that also lies in that row
