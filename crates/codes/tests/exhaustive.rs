@@ -82,3 +82,32 @@ fn rs_wide_codes_decode_random_patterns() {
         }
     }
 }
+
+#[test]
+fn library_exhaustive_check_counts_every_pattern_and_passes() {
+    let check = Code::new(CodeSpec::rs(12, 4)).unwrap().check_every_erasure(64, 1).unwrap();
+    assert_eq!(check.patterns, 16 + 120 + 560 + 1820);
+    assert!(check.ok(), "{:?}", check.failed);
+    let check = Code::new(CodeSpec::array(exaraid_codes::CodeKind::Dcode, 13)).unwrap().check_every_erasure(96, 2).unwrap();
+    assert_eq!(check.patterns, 13 + 78);
+    assert!(check.ok());
+}
+
+/// The check can fail: X-Code with one anti-diagonal parity replaced by a copy of another
+/// parity's equation is not MDS, and the exhaustive check must say which patterns break.
+#[test]
+fn exhaustive_check_catches_a_geometry_that_is_not_mds() {
+    let spec = CodeSpec::array(exaraid_codes::CodeKind::Xcode, 7);
+    let good = Code::new(spec).unwrap().geometry().clone();
+    let mut terms = good.parity_terms.clone();
+    let last = terms.len() - 1;
+    terms[last] = terms[last - 1].clone();
+    let broken = exaraid_codes::Geometry::from_parts(good.rows, good.cols, good.cells.clone(), terms, 2);
+    let code = Code::with_geometry(spec, broken);
+    let check = code.check_every_erasure(32, 3).unwrap();
+    assert!(!check.ok(), "a duplicated parity equation must leave some double erasure undecodable");
+    let pattern = &check.failed[0];
+    let mut stripe = code.new_stripe(32).unwrap();
+    let err = code.decode(&mut stripe, pattern).unwrap_err();
+    assert!(err.to_string().contains("singular"), "{err}");
+}
