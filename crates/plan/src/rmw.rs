@@ -1,0 +1,37 @@
+//! STD-RAID: read-modify-write or reconstruct-write per stripe.
+use crate::strategy::*;
+use crate::{IoPlan, Layout, PlanId};
+
+/// The STD-RAID write path.
+pub struct Rmw {
+    layout: Layout,
+    next_plan: PlanId,
+}
+
+impl Rmw {
+    pub fn new(layout: Layout) -> Rmw {
+        Rmw { layout, next_plan: 0 }
+    }
+}
+
+impl Strategy for Rmw {
+    fn kind(&self) -> StrategyKind {
+        StrategyKind::Rmw
+    }
+    fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    fn on_write(&mut self, write: &ClientWrite, now_ns: u64) -> Result<Vec<IoPlan>, PlanError> {
+        let _ = (write, now_ns, self.next_plan);
+        todo!()
+    }
+    fn on_hint(&mut self, _hint: &Hint, _now_ns: u64) -> Result<Vec<IoPlan>, PlanError> {
+        Err(PlanError::HintNotSupported { strategy: "rmw" })
+    }
+    fn on_tick(&mut self, _now_ns: u64) -> Result<Vec<IoPlan>, PlanError> {
+        Ok(Vec::new())
+    }
+    fn lookup(&self, file: crate::FileId, offset_bytes: u64, len_bytes: u64) -> Result<Vec<Extent>, PlanError> {
+        home_lookup(&self.layout, file, offset_bytes, len_bytes)
+    }
+}

@@ -1,0 +1,1 @@
+//! Home parity update of one stripe: read-modify-write or reconstruct-write.
