@@ -234,6 +234,11 @@ impl Code {
     /// Validate the parameters and build the geometry.
     pub fn new(spec: CodeSpec) -> Result<Code, CodeError> {
         let geometry = codes::build(spec)?;
+        // raid5 and raid6 have a fixed m: record it, so every spec that built is complete.
+        let spec = match spec.kind {
+            CodeKind::Raid5 | CodeKind::Raid6 => CodeSpec { m: Some(geometry.parity_count()), ..spec },
+            _ => spec,
+        };
         let matrix = (!spec.kind.is_array()).then(|| {
             let k = geometry.data_count();
             let mut m = vec![0u8; geometry.parity_count() * k];
