@@ -7,6 +7,7 @@ pub mod element_io;
 /// The D-Code paper's I/O-load evaluation (load-balancing factor, I/O cost).
 pub mod loads;
 
+mod cache;
 pub mod delayed;
 pub mod interval;
 pub mod layout;
