@@ -226,6 +226,8 @@ pub struct Code {
     geometry: Geometry,
     /// Horizontal codes: the m x k coefficient matrix, encoded with one matrix multiply.
     matrix: Option<Vec<u8>>,
+    /// Array codes: how encode computes each parity ([`solver::encode_plan`]).
+    encode_stages: Vec<Stage>,
     /// Decode plans by erasure pattern (sorted erased columns), shared between clones.
     plans: Arc<Mutex<HashMap<Vec<usize>, Arc<DecodePlan>>>>,
 }
@@ -249,13 +251,15 @@ impl Code {
             }
             m
         });
-        Ok(Code { spec, geometry, matrix, plans: Arc::new(Mutex::new(HashMap::new())) })
+        let encode_stages = if matrix.is_some() { Vec::new() } else { solver::encode_plan(&geometry) };
+        Ok(Code { spec, geometry, matrix, encode_stages, plans: Arc::new(Mutex::new(HashMap::new())) })
     }
     /// A code over a hand-made geometry, for experiments with new constructions and for
     /// tests that the checks catch a broken one. Nothing guarantees it is MDS: run
     /// [`Code::check_every_erasure`] on it.
     pub fn with_geometry(spec: CodeSpec, geometry: Geometry) -> Code {
-        Code { spec, geometry, matrix: None, plans: Arc::new(Mutex::new(HashMap::new())) }
+        let encode_stages = solver::encode_plan(&geometry);
+        Code { spec, geometry, matrix: None, encode_stages, plans: Arc::new(Mutex::new(HashMap::new())) }
     }
     pub fn spec(&self) -> CodeSpec {
         self.spec
@@ -300,16 +304,9 @@ impl Code {
             engine::engine().gf_matrix_mul(matrix, &inputs, &mut outputs);
             return Ok(());
         }
-        let rows = g.rows;
         let mut elements: Vec<&mut [u8]> = stripe.bytes.chunks_exact_mut(e).collect();
-        for (p, terms) in g.parity_terms.iter().enumerate() {
-            let target = slot(rows, g.parity_pos[p]);
-            let out = std::mem::take(&mut elements[target]);
-            {
-                let srcs: Vec<&[u8]> = terms.iter().map(|t| &*elements[slot(rows, g.data_pos[t.data])]).collect();
-                combine(terms.iter().map(|t| t.coef), &srcs, out);
-            }
-            elements[target] = out;
+        for stage in &self.encode_stages {
+            run_stage(stage, g.rows, &mut elements);
         }
         Ok(())
     }

@@ -187,3 +187,78 @@ fn add_scaled(row: &mut [u8], pivot: &[u8], c: u8) {
         *x ^= gf256::mul(c, y);
     }
 }
+
+/// The order and recipe in which `encode` computes an array code's parities.
+///
+/// `parity_terms` are expanded to data, which is what updates and planners need, but
+/// computing every parity from its expanded terms reads more than the papers' encoders do:
+/// RDP's diagonal parity expands to about 2p data elements although it is "one row parity
+/// plus p-1 diagonal elements", and HDP's horizontal-diagonal parity likewise contains a
+/// whole anti-diagonal chain. For XOR codes, a parity P whose data set differs from an
+/// already computed parity Q's by a small set is P = Q ^ (T_P xor T_Q); the plan takes that
+/// whenever it needs fewer sources than P's own terms. Parities are computed in order of
+/// their term count, so the shorter parities (RDP's rows, HDP's anti-diagonals) come first.
+/// Codes with GF(2^8) coefficients keep one stage per parity over its own terms.
+pub fn encode_plan(g: &Geometry) -> Vec<Stage> {
+    let xor_only = g.parity_terms.iter().flatten().all(|t| t.coef == 1);
+    let mut order: Vec<usize> = (0..g.parity_count()).collect();
+    order.sort_by_key(|&p| (g.parity_terms[p].len(), p));
+    let mut done: Vec<usize> = Vec::with_capacity(order.len());
+    let mut stages = Vec::with_capacity(order.len());
+    for &p in &order {
+        let own: Vec<usize> = g.parity_terms[p].iter().map(|t| t.data).collect();
+        let mut best: Option<(usize, Vec<usize>)> = None;
+        if xor_only {
+            for &q in &done {
+                let theirs: Vec<usize> = g.parity_terms[q].iter().map(|t| t.data).collect();
+                let diff = symmetric_difference(&own, &theirs);
+                let better = diff.len() + 1 < best.as_ref().map_or(own.len(), |(_, d)| d.len() + 1);
+                if better {
+                    best = Some((q, diff));
+                }
+            }
+        }
+        let stage = match best {
+            Some((q, diff)) => {
+                let mut sources = vec![g.parity_pos[q]];
+                sources.extend(diff.iter().map(|&d| g.data_pos[d]));
+                Stage { targets: vec![g.parity_pos[p]], coefs: vec![1; sources.len()], sources }
+            }
+            None => Stage {
+                targets: vec![g.parity_pos[p]],
+                sources: own.iter().map(|&d| g.data_pos[d]).collect(),
+                coefs: g.parity_terms[p].iter().map(|t| t.coef).collect(),
+            },
+        };
+        stages.push(stage);
+        done.push(p);
+    }
+    stages
+}
+
+/// Elements in exactly one of two sorted lists.
+fn symmetric_difference(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() || j < b.len() {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x == y => {
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x < y => {
+                out.push(*x);
+                i += 1;
+            }
+            (Some(x), None) => {
+                out.push(*x);
+                i += 1;
+            }
+            (_, Some(y)) => {
+                out.push(*y);
+                j += 1;
+            }
+            (None, None) => unreachable!(),
+        }
+    }
+    out
+}

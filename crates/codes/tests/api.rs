@@ -264,3 +264,19 @@ proptest! {
         prop_assert!(s == original);
     }
 }
+
+/// encode's plan may compute a parity from another parity (RDP's diagonal from the row
+/// parity, as the paper does); it must still read fewer elements than the expanded terms
+/// and give the parity the expanded terms define (checked by verify in every test above).
+#[test]
+fn rdp_encode_reuses_the_row_parity() {
+    let g = Code::new(CodeSpec::array(CodeKind::Rdp, 7)).unwrap().geometry().clone();
+    let plan = exaraid_codes::solver::encode_plan(&g);
+    let expanded: usize = g.parity_terms.iter().map(|t| t.len()).sum();
+    let planned: usize = plan.iter().map(|s| s.sources.len()).sum();
+    // p = 7: 6 row parities of 6 data each; each diagonal has p-1 = 6 members among the
+    // existing rows: 1 row parity + 5 data (diagonals 0..4), or 6 data (diagonal 5, which
+    // misses the row-parity column) -- exactly the paper's encoder.
+    assert_eq!(planned, 6 * 6 + 6 * 6);
+    assert!(planned < expanded, "{planned} >= {expanded}");
+}
