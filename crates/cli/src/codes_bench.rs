@@ -1,10 +1,507 @@
-//! `exaraid codes bench`
+//! `exaraid codes bench`: encode and decode throughput of every code, beside ISA-L called
+//! directly on the same data in the same run, and single-core memcpy.
+//!
+//! Method (the same for every number, so that ratios compare like with like):
+//! - one thread; throughput = DATA bytes of the stripe / time (GB/s, 10^9 bytes/s);
+//! - each measurement repeats the call until a fixed byte budget is processed, after one
+//!   warm-up pass; the best of several passes is kept (the least disturbed by other work);
+//! - exaraid goes through the public API (`Code::encode`, `Code::decode` on a `StripeBuf`);
+//!   ISA-L through `exaraid_codes::engine::isal` (thin FFI) on 64-byte aligned copies of the
+//!   same data columns;
+//! - decode erases the worst case, `fault_tolerance` columns, all of them data columns
+//!   (columns 0..f); for ISA-L the decode matrix is inverted and its tables expanded once,
+//!   outside the timed loop, which matches exaraid caching its decode plan per erasure pattern;
+//! - results are checked once outside the timing: exaraid's parity equals ISA-L's for the
+//!   horizontal codes, and both decodes give back the original bytes.
 
+use anyhow::{bail, Context};
 use clap::Args;
+use exaraid_codes::engine::{self, isal};
+use exaraid_codes::{gf256, Code, CodeKind, CodeSpec, Pos, StripeBuf};
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::time::{Duration, Instant};
 
 #[derive(Args)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// Print the results as a JSON array on stdout (the table then goes to stderr).
+    #[arg(long)]
+    json: bool,
+    /// Small byte budget and fewer repetitions: a few seconds, for smoke runs (noisier).
+    #[arg(long)]
+    quick: bool,
+}
 
-pub fn run(_args: BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("exaraid codes bench is not built yet")
+/// Element sizes measured: large elements (streaming, memory-bound) and 4 KiB (cache-resident,
+/// per-call overheads show).
+const ELEMENT_SIZES: [usize; 2] = [1 << 20, 4 << 10];
+/// Primes of the array codes.
+const ARRAY_PRIMES: [usize; 2] = [5, 7];
+/// The array codes, in the order of the issue.
+const ARRAY_CODES: [CodeKind; 6] =
+    [CodeKind::Evenodd, CodeKind::Rdp, CodeKind::Xcode, CodeKind::Hcode, CodeKind::Hdp, CodeKind::Dcode];
+
+/// How much work one measurement does.
+#[derive(Clone, Copy)]
+struct Budget {
+    /// Data bytes processed per timed pass.
+    bytes_per_pass: usize,
+    /// Timed passes (best kept), after one warm-up pass.
+    passes: usize,
+}
+
+const FULL: Budget = Budget { bytes_per_pass: 256 << 20, passes: 5 };
+const QUICK: Budget = Budget { bytes_per_pass: 8 << 20, passes: 2 };
+
+/// One line of the JSON output. Exactly the keys of the issue's contract.
+#[derive(Serialize, Clone)]
+struct Row {
+    code: String,
+    k: usize,
+    m: usize,
+    p: Option<usize>,
+    element_bytes: usize,
+    op: &'static str,
+    gb_s: f64,
+    isal_gb_s: Option<f64>,
+    ratio: Option<f64>,
+}
+
+/// Table-only extras (not in the JSON): the memcpy yardstick of the array codes.
+struct Extra {
+    memcpy_gb_s: Option<f64>,
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    let budget = if args.quick { QUICK } else { FULL };
+    let mut rng = ChaCha8Rng::seed_from_u64(0xbe7c_0001);
+    let mut rows: Vec<(Row, Extra)> = Vec::new();
+
+    let horizontal: Vec<CodeSpec> = vec![
+        CodeSpec::raid5(4),
+        CodeSpec::raid5(8),
+        CodeSpec::raid6(4),
+        CodeSpec::raid6(8),
+        CodeSpec::rs(4, 2),
+        CodeSpec::rs(8, 2),
+        CodeSpec::rs(10, 4),
+    ];
+    let mut specs = horizontal.clone();
+    for kind in ARRAY_CODES {
+        for p in ARRAY_PRIMES {
+            specs.push(CodeSpec::array(kind, p));
+        }
+    }
+
+    for &element_bytes in &ELEMENT_SIZES {
+        for spec in &specs {
+            eprintln!("bench: {spec} element {} ...", human_bytes(element_bytes));
+            let case = Case::new(*spec, element_bytes, &mut rng)
+                .with_context(|| format!("setting up {spec} with {element_bytes}-byte elements"))?;
+            rows.extend(case.measure(budget)?);
+        }
+    }
+
+    let mut table = render_table(&rows, budget, args.quick);
+    table.push_str(&kernel_table(budget, &mut rng));
+    if args.json {
+        eprint!("{table}");
+        let json: Vec<&Row> = rows.iter().map(|(r, _)| r).collect();
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        print!("{table}");
+    }
+    Ok(())
+}
+
+/// One code at one element size: the exaraid stripe and, for horizontal codes, the ISA-L
+/// buffers holding the same data.
+struct Case {
+    spec: CodeSpec,
+    code: Code,
+    element_bytes: usize,
+    stripe: StripeBuf,
+    /// The encoded stripe, for checking decodes.
+    reference: StripeBuf,
+    erased: Vec<usize>,
+}
+
+impl Case {
+    fn new(spec: CodeSpec, element_bytes: usize, rng: &mut ChaCha8Rng) -> anyhow::Result<Case> {
+        let code = Code::new(spec)?;
+        code.check_element_bytes(element_bytes)?;
+        let g = code.geometry();
+        let mut stripe = StripeBuf::zeroed(g.rows, g.cols, element_bytes);
+        for &pos in &g.data_pos {
+            rng.fill_bytes(stripe.element_mut(pos));
+        }
+        code.encode(&mut stripe)?;
+        let reference = stripe.clone();
+        let f = g.fault_tolerance;
+        // Worst case: as many erased columns as the code tolerates, all holding data.
+        let data_cols: Vec<usize> = {
+            let mut cols: Vec<usize> = g.data_pos.iter().map(|p| p.col).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            cols
+        };
+        if data_cols.len() < f {
+            bail!("{spec} has fewer data columns ({}) than its fault tolerance ({f})", data_cols.len());
+        }
+        let erased = data_cols[..f].to_vec();
+        Ok(Case { spec, code, element_bytes, stripe, reference, erased })
+    }
+
+    fn data_bytes(&self) -> usize {
+        self.code.geometry().data_count() * self.element_bytes
+    }
+
+    /// (k, m) for the JSON: data and parity columns of horizontal codes; for array codes the
+    /// column count minus the fault tolerance, and the fault tolerance (their parity is spread
+    /// over the columns, so these are "columns' worth" of data and parity).
+    fn k_m(&self) -> (usize, usize) {
+        let g = self.code.geometry();
+        match (self.spec.k, self.spec.m) {
+            (Some(k), Some(m)) => (k, m),
+            _ => (g.cols - g.fault_tolerance, g.fault_tolerance),
+        }
+    }
+
+    fn measure(mut self, budget: Budget) -> anyhow::Result<Vec<(Row, Extra)>> {
+        let data_bytes = self.data_bytes();
+        let (k, m) = self.k_m();
+
+        // exaraid encode.
+        let code = self.code.clone();
+        let mut stripe = self.stripe.clone();
+        let encode_gb_s = best_gb_s(budget, data_bytes, || {
+            code.encode(&mut stripe).expect("encode of a valid stripe");
+        });
+        anyhow::ensure!(stripe == self.reference, "{}: repeated encode changed the stripe", self.spec);
+
+        // exaraid decode of the worst-case erasures.
+        let erased = self.erased.clone();
+        let decode_gb_s = best_gb_s(budget, data_bytes, || {
+            code.decode(&mut self.stripe, &erased).expect("decode within the fault tolerance");
+        });
+        // The timed decodes ran on a stripe whose erased columns still held the right bytes;
+        // check that decode really rebuilds them from the others.
+        for &col in &self.erased {
+            self.stripe.column_mut(col).fill(0xa5);
+        }
+        self.code.decode(&mut self.stripe, &self.erased)?;
+        anyhow::ensure!(self.stripe == self.reference, "{}: decode of {:?} did not restore the stripe", self.spec, self.erased);
+
+        let isal = if self.spec.kind.is_array() { None } else { Some(self.measure_isal(budget)?) };
+        let memcpy = if self.spec.kind.is_array() { Some(memcpy_gb_s(budget, data_bytes)) } else { None };
+
+        let name = self.spec.kind.name().to_string();
+        let p = self.spec.p;
+        let row = |op: &'static str, gb_s: f64, isal_gb_s: Option<f64>| {
+            (
+                Row {
+                    code: name.clone(),
+                    k,
+                    m,
+                    p,
+                    element_bytes: self.element_bytes,
+                    op,
+                    gb_s,
+                    isal_gb_s,
+                    ratio: isal_gb_s.map(|i| gb_s / i),
+                },
+                Extra { memcpy_gb_s: memcpy },
+            )
+        };
+        Ok(vec![
+            row("encode", encode_gb_s, isal.map(|(e, _)| e)),
+            row("decode", decode_gb_s, isal.map(|(_, d)| d)),
+        ])
+    }
+
+    /// ISA-L on the same data: (encode GB/s, decode GB/s).
+    fn measure_isal(&self, budget: Budget) -> anyhow::Result<(f64, f64)> {
+        let g = self.code.geometry();
+        let e = self.element_bytes;
+        let k = g.data_count();
+        let m = g.parity_count();
+        let data_bytes = k * e;
+        // 64-byte aligned copies of the data columns, and room for the parities.
+        let data: Vec<Aligned> = (0..k).map(|j| Aligned::from(self.reference.element(Pos { row: 0, col: j }))).collect();
+        let mut parity: Vec<Aligned> = (0..m).map(|_| Aligned::zeroed(e)).collect();
+        let want_parity: Vec<&[u8]> = (0..m).map(|i| self.reference.element(Pos { row: 0, col: k + i })).collect();
+
+        // The code's full (k+m) x k generator matrix as ISA-L sees it: identity on top.
+        let generator: Vec<u8> = match self.spec.kind {
+            CodeKind::Raid5 => identity_then(k, &vec![1u8; k]),
+            CodeKind::Raid6 => identity_then(k, &[vec![1u8; k], gf256::raid6_q_coefs(k)].concat()),
+            CodeKind::Rs => isal::gen_cauchy1_matrix(k + m, k),
+            other => bail!("{} has no ISA-L peer", other.name()),
+        };
+
+        let encode_gb_s = match self.spec.kind {
+            CodeKind::Raid5 => {
+                let srcs: Vec<&[u8]> = data.iter().map(|a| a.as_slice()).collect();
+                let out = parity[0].as_mut_slice();
+                isal::xor_gen(&srcs, out).map_err(|r| anyhow::anyhow!("xor_gen refused: {r:?}"))?;
+                best_gb_s(budget, data_bytes, || {
+                    isal::xor_gen(&srcs, out).expect("xor_gen on aligned buffers");
+                })
+            }
+            CodeKind::Raid6 => {
+                let srcs: Vec<&[u8]> = data.iter().map(|a| a.as_slice()).collect();
+                let [p, q] = &mut parity[..] else { unreachable!("raid6 has two parities") };
+                let (p, q) = (p.as_mut_slice(), q.as_mut_slice());
+                isal::pq_gen(&srcs, p, q).map_err(|r| anyhow::anyhow!("pq_gen refused: {r:?}"))?;
+                best_gb_s(budget, data_bytes, || {
+                    isal::pq_gen(&srcs, p, q).expect("pq_gen on aligned buffers");
+                })
+            }
+            _ => {
+                let tables = isal::Tables::new(&generator[k * k..], k, m);
+                let srcs: Vec<&[u8]> = data.iter().map(|a| a.as_slice()).collect();
+                let mut outs: Vec<&mut [u8]> = parity.iter_mut().map(|a| a.as_mut_slice()).collect();
+                best_gb_s(budget, data_bytes, || isal::encode_data(&tables, &srcs, &mut outs))
+            }
+        };
+        for (i, want) in want_parity.iter().enumerate() {
+            anyhow::ensure!(
+                parity[i].as_slice() == *want,
+                "{}: exaraid's parity {i} differs from ISA-L's on the same data",
+                self.spec
+            );
+        }
+
+        // Decode: the first f data columns are lost; the survivors are the other data columns
+        // and the first f parities (for raid5: the other data columns and P).
+        let f = g.fault_tolerance;
+        let survivors_rows: Vec<usize> = (f..k).chain(k..k + f).collect();
+        let survivors: Vec<&[u8]> =
+            survivors_rows.iter().map(|&r| if r < k { data[r].as_slice() } else { parity[r - k].as_slice() }).collect();
+        let mut rebuilt: Vec<Aligned> = (0..f).map(|_| Aligned::zeroed(e)).collect();
+        let decode_gb_s = if self.spec.kind == CodeKind::Raid5 {
+            let out = rebuilt[0].as_mut_slice();
+            isal::xor_gen(&survivors, out).map_err(|r| anyhow::anyhow!("xor_gen refused: {r:?}"))?;
+            best_gb_s(budget, data_bytes, || {
+                isal::xor_gen(&survivors, out).expect("xor_gen on aligned buffers");
+            })
+        } else {
+            let square: Vec<u8> = survivors_rows.iter().flat_map(|&r| generator[r * k..(r + 1) * k].to_vec()).collect();
+            let inverse = isal::invert_matrix(&square, k).context("the survivors' matrix is singular")?;
+            // Rows of the inverse that give back the lost data columns 0..f.
+            let tables = isal::Tables::new(&inverse[..f * k], k, f);
+            let mut outs: Vec<&mut [u8]> = rebuilt.iter_mut().map(|a| a.as_mut_slice()).collect();
+            best_gb_s(budget, data_bytes, || isal::encode_data(&tables, &survivors, &mut outs))
+        };
+        for (j, r) in rebuilt.iter().enumerate() {
+            anyhow::ensure!(r.as_slice() == data[j].as_slice(), "{}: ISA-L decode did not restore column {j}", self.spec);
+        }
+        Ok((encode_gb_s, decode_gb_s))
+    }
+}
+
+fn identity_then(k: usize, parity_rows: &[u8]) -> Vec<u8> {
+    let mut a = vec![0u8; k * k];
+    for i in 0..k {
+        a[i * k + i] = 1;
+    }
+    a.extend_from_slice(parity_rows);
+    a
+}
+
+/// Best throughput of `budget.passes` timed passes (after one warm-up pass), each calling `op`
+/// until `budget.bytes_per_pass` data bytes are done (at least once).
+fn best_gb_s(budget: Budget, bytes_per_call: usize, mut op: impl FnMut()) -> f64 {
+    assert!(bytes_per_call > 0, "a call must process some bytes");
+    let calls = budget.bytes_per_pass.div_ceil(bytes_per_call).max(1);
+    let mut best = Duration::MAX;
+    for pass in 0..=budget.passes {
+        let start = Instant::now();
+        for _ in 0..calls {
+            op();
+        }
+        let took = start.elapsed();
+        if pass > 0 {
+            best = best.min(took);
+        }
+    }
+    (calls * bytes_per_call) as f64 / best.as_secs_f64().max(1e-9) / 1e9
+}
+
+/// Single-core copy of `bytes` from one buffer into another (the array codes' yardstick, on
+/// the same footprint as their stripe's data).
+fn memcpy_gb_s(budget: Budget, bytes: usize) -> f64 {
+    let src = vec![0x5au8; bytes];
+    let mut dst = vec![0u8; bytes];
+    best_gb_s(budget, bytes, || {
+        dst.copy_from_slice(std::hint::black_box(&src));
+        std::hint::black_box(&mut dst);
+    })
+}
+
+/// A 64-byte aligned buffer (ISA-L's raid functions want 32-byte aligned pointers).
+struct Aligned {
+    backing: Vec<u8>,
+    offset: usize,
+    len: usize,
+}
+
+impl Aligned {
+    const ALIGN: usize = 64;
+    fn zeroed(len: usize) -> Aligned {
+        let backing = vec![0u8; len + Self::ALIGN];
+        let offset = (Self::ALIGN - backing.as_ptr() as usize % Self::ALIGN) % Self::ALIGN;
+        Aligned { backing, offset, len }
+    }
+    fn from(bytes: &[u8]) -> Aligned {
+        let mut a = Aligned::zeroed(bytes.len());
+        a.as_mut_slice().copy_from_slice(bytes);
+        a
+    }
+    fn as_slice(&self) -> &[u8] {
+        &self.backing[self.offset..self.offset + self.len]
+    }
+    fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.backing[self.offset..self.offset + self.len]
+    }
+}
+
+fn human_bytes(b: usize) -> String {
+    if b >= 1 << 20 && b % (1 << 20) == 0 {
+        format!("{} MiB", b >> 20)
+    } else if b >= 1 << 10 && b % (1 << 10) == 0 {
+        format!("{} KiB", b >> 10)
+    } else {
+        format!("{b} B")
+    }
+}
+
+/// The goal of the issue for one row, if it has one: ratio >= 1.0 against ISA-L for the
+/// horizontal codes; at least half of memcpy for the array codes.
+fn goal(row: &Row, extra: &Extra) -> Option<bool> {
+    match (row.ratio, extra.memcpy_gb_s) {
+        (Some(ratio), _) => Some(ratio >= 1.0),
+        (None, Some(memcpy)) => Some(row.gb_s >= 0.5 * memcpy),
+        _ => None,
+    }
+}
+
+fn render_table(rows: &[(Row, Extra)], budget: Budget, quick: bool) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "exaraid codes bench: engine {}, one thread, GB/s = 10^9 data bytes/s, best of {} passes of {} ({})",
+        engine::engine().name(),
+        budget.passes,
+        human_bytes(budget.bytes_per_pass),
+        if quick { "--quick: noisy" } else { "full" }
+    );
+    let _ = writeln!(
+        s,
+        "{:<8} {:>3} {:>2} {:>3} {:>8} {:<6} {:>9} {:>9} {:>6} {:>9} {:>7} {:>5}",
+        "code", "k", "m", "p", "element", "op", "exaraid", "isa-l", "ratio", "memcpy", "of_cpy", "goal"
+    );
+    let mut met = 0;
+    let mut with_goal = 0;
+    for (r, x) in rows {
+        let opt = |v: Option<f64>, w: usize, prec: usize| v.map_or(format!("{:>w$}", "-"), |v| format!("{v:>w$.prec$}"));
+        let fraction = x.memcpy_gb_s.map(|c| r.gb_s / c);
+        let g = goal(r, x);
+        if let Some(ok) = g {
+            with_goal += 1;
+            met += usize::from(ok);
+        }
+        let _ = writeln!(
+            s,
+            "{:<8} {:>3} {:>2} {:>3} {:>8} {:<6} {:>9.2} {} {} {} {} {:>5}",
+            r.code,
+            r.k,
+            r.m,
+            r.p.map_or("-".to_string(), |p| p.to_string()),
+            human_bytes(r.element_bytes),
+            r.op,
+            r.gb_s,
+            opt(r.isal_gb_s, 9, 2),
+            opt(r.ratio, 6, 3),
+            opt(x.memcpy_gb_s, 9, 2),
+            opt(fraction, 7, 3),
+            match g {
+                Some(true) => "met",
+                Some(false) => "NOT",
+                None => "-",
+            }
+        );
+    }
+    let _ = writeln!(
+        s,
+        "goals met: {met} of {with_goal} (ratio >= 1.0 vs ISA-L for raid5/raid6/rs; >= 0.5 of memcpy for array codes)"
+    );
+    s
+}
+
+/// The engines' kernels side by side on 64-byte aligned and on 16-byte-offset buffers (the
+/// alignment malloc gives a stripe buffer): the measurement behind the choice of ISA-L as
+/// the default engine. GB/s of input bytes.
+fn kernel_table(budget: Budget, rng: &mut ChaCha8Rng) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(s, "\nkernels (GB/s of input bytes, one thread; layout+N: N = bytes past a 64-byte boundary):");
+    let engines = engine::engines();
+    let _ = write!(s, "{:<26} {:>8} {:>9}", "kernel", "element", "layout");
+    for e in &engines {
+        let _ = write!(s, " {:>9}", e.name());
+    }
+    let _ = writeln!(s);
+    type Shape = (&'static str, usize, usize, Option<Vec<u8>>);
+    let shapes: Vec<Shape> = vec![
+        ("xor_many 4 sources", 4, 1, None),
+        ("xor_many 8 sources", 8, 1, None),
+        ("P+Q of 8 (raid6 matrix)", 8, 2, Some([vec![1u8; 8], gf256::raid6_q_coefs(8)].concat())),
+        ("rs 10+4 cauchy matrix", 10, 4, Some(gf256::cauchy1_matrix(10, 4))),
+    ];
+    for (label, k, rows, coefs) in &shapes {
+        for &element_bytes in &ELEMENT_SIZES {
+            for layout in ["separate", "stripe"] {
+                // "separate": every vector its own 64-byte aligned allocation. "stripe": all
+                // vectors back to back in one Vec, as in a StripeBuf (malloc alignment, vectors
+                // exactly `element_bytes` apart).
+                let n = k + rows;
+                let mut backing: Vec<Aligned> = Vec::new();
+                let mut one = Vec::new();
+                if layout == "separate" {
+                    backing = (0..n).map(|_| Aligned::zeroed(element_bytes)).collect();
+                } else {
+                    one = vec![0u8; n * element_bytes];
+                }
+                for a in &mut backing {
+                    rng.fill_bytes(a.as_mut_slice());
+                }
+                rng.fill_bytes(&mut one);
+                let offset = if layout == "separate" {
+                    0
+                } else {
+                    one.as_ptr() as usize % 64
+                };
+                let _ = write!(s, "{:<26} {:>8} {:>9}", label, human_bytes(element_bytes), format!("{layout}+{offset}"));
+                for e in &engines {
+                    let (srcs, mut dsts): (Vec<&[u8]>, Vec<&mut [u8]>) = if layout == "separate" {
+                        let (a, b) = backing.split_at_mut(*k);
+                        (a.iter().map(|x| x.as_slice()).collect(), b.iter_mut().map(|x| x.as_mut_slice()).collect())
+                    } else {
+                        let (a, b) = one.split_at_mut(k * element_bytes);
+                        (a.chunks_exact(element_bytes).collect(), b.chunks_exact_mut(element_bytes).collect())
+                    };
+                    let gb_s = best_gb_s(budget, k * element_bytes, || match coefs {
+                        None => e.xor_many(&srcs, dsts[0]),
+                        Some(c) => e.gf_matrix_mul(c, &srcs, &mut dsts),
+                    });
+                    let _ = write!(s, " {gb_s:>9.2}");
+                }
+                let _ = writeln!(s);
+            }
+        }
+    }
+    s
 }

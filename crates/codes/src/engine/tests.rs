@@ -112,7 +112,7 @@ fn matrices(rng: &mut ChaCha8Rng, k: usize) -> Vec<(usize, Vec<u8>)> {
 fn gf_matrix_mul_equals_reference_for_every_engine_and_shape() {
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_0001);
     for engine in engines_under_test() {
-        for k in [1usize, 2, 3, 5, 10, 17] {
+        for k in [1usize, 2, 3, 5, 10, 17, 45] {
             for (rows, coefs) in matrices(&mut rng, k) {
                 for len in LENGTHS {
                     for misalign in MISALIGNS {
