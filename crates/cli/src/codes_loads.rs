@@ -3,9 +3,9 @@
 //! reads arguments and traces, and writes the table, JSON, CSV and figures.
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use exaraid_codes::{Code, CodeKind, CodeSpec};
-use exaraid_plan::loads::{self, DiskLoads, LoadRow, Tuple, Workload, WorkloadShape, LF_INFINITY_PLOTTED_AS};
+use exaraid_plan::loads::{self, CostModel, DiskLoads, LoadRow, Tuple, Workload, WorkloadShape, LF_INFINITY_PLOTTED_AS};
 use exaraid_report::{render, Figure, Panel, Series};
 use std::path::{Path, PathBuf};
 
@@ -35,6 +35,7 @@ const TRACE_BYTES_MAX: u64 = 1 << 30;
 /// read-only load): the table prints "inf", JSON prints null, CSV prints inf, and the
 /// figures draw it at 30 as the paper's Figure 4 does.
 #[derive(Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct LoadsArgs {
     /// Codes to evaluate, comma-separated (array codes: rdp, hcode, hdp, xcode, dcode, evenodd).
     #[arg(long, value_delimiter = ',', default_value = "rdp,hcode,hdp,xcode,dcode,evenodd")]
@@ -54,16 +55,59 @@ pub struct LoadsArgs {
     /// >= 1; times >= 1. Results are reported with workload "trace".
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// What an operation adds to a disk's count. rmw: device I/Os of a read-modify-write (a
+    /// write reads and writes each data element and each parity it updates: 2 accesses per
+    /// element). elements: each element an operation touches counts once (the paper's "amount
+    /// of elements that need to be read/written"); writes cost half as much. Reads are the
+    /// same under both.
+    #[arg(long, value_enum, default_value_t = CountArg::Rmw)]
+    cost_model: CountArg,
     /// Print a JSON array of objects with exactly the keys code, p, workload, lf, cost
     /// (workload: read-only, read-intensive, mixed, or trace with --trace; lf null = infinite).
     #[arg(long)]
     json: bool,
     /// Also write DIR/dcode-loads.json (as --json), DIR/dcode-loads.csv (with Lmin, Lmax and
     /// every L(i)), and the figures DIR/figures/dcode-loads-fig4-lf.{png,svg} and
-    /// DIR/figures/dcode-loads-fig5-cost.{png,svg}.
+    /// DIR/figures/dcode-loads-fig5-cost.{png,svg}; with --cost-model elements the names start
+    /// with dcode-loads-elements instead.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CountArg {
+    Rmw,
+    Elements,
+}
+
+impl CountArg {
+    fn model(self) -> CostModel {
+        match self {
+            CountArg::Rmw => CostModel::ReadModifyWrite,
+            CountArg::Elements => CostModel::ElementsTouched,
+        }
+    }
+}
+
+/// Shown after the options of `exaraid codes loads --help` (the subcommand's one-line
+/// summary comes from codes_cmd.rs).
+const AFTER_HELP: &str = "\
+For every code and prime p, counts the element accesses L(i) on each disk (column) and prints
+LF = Lmax/Lmin and the I/O cost = sum L(i) (seed 002, section IV, Figures 4 and 5).
+
+Reads read only their data elements. A write of L continuous data elements is a
+read-modify-write: read the old data and every parity they are in, write the new data and those
+parities, each parity once per operation. Runs that pass the end of a stripe continue in the next
+stripe (same columns, its own parities). With --cost-model elements a write counts each element
+it touches once instead of twice (read + write).
+
+Without --trace: the paper's workloads, 2000 random tuples <S, L, T> each (S any data element,
+L in 1..=20, T in 1..=1000): read-only, read-intensive (7 reads : 3 writes), mixed (1 : 1).
+With --trace: the file's operations on every code, reported as workload \"trace\".
+
+LF is infinite when a disk gets no access (e.g. RDP's parity disks under read-only load): the
+table and CSV print inf, JSON prints null, the figures draw it at 30 as the paper's Figure 4.
+Details: docs/results/dcode-loads.md.";
 
 /// One evaluation: a code at one p under one workload.
 struct Evaluation {
@@ -119,6 +163,7 @@ pub fn run(args: LoadsArgs) -> Result<()> {
     let trace = args.trace.as_deref().map(read_trace).transpose()?;
     let workloads: Vec<Workload> = if trace.is_some() { vec![Workload::Trace] } else { Workload::PAPER.to_vec() };
     let shape = WorkloadShape { tuples: args.tuples, ..WorkloadShape::default() };
+    let model = args.cost_model.model();
 
     let mut evaluations = Vec::new();
     for &workload in &workloads {
@@ -134,7 +179,7 @@ pub fn run(args: LoadsArgs) -> Result<()> {
                         &generated
                     }
                 };
-                let loads = loads::evaluate(geometry, tuples).with_context(|| format!("{} p={p} {}", kind.name(), workload.name()))?;
+                let loads = loads::evaluate_with(geometry, tuples, model).with_context(|| format!("{} p={p} {}", kind.name(), workload.name()))?;
                 evaluations.push(Evaluation { kind, p, disks: geometry.cols, workload, loads });
             }
         }
@@ -149,11 +194,13 @@ pub fn run(args: LoadsArgs) -> Result<()> {
             Some(path) => println!("workload: trace {} ({} operations)", path.display(), trace.as_ref().map_or(0, Vec::len)),
             None => println!("workloads: {} random tuples <S, L, T> each, seed {}", args.tuples, args.seed),
         }
+        println!("cost model: {}", model.name());
         println!("LF inf: some disk has no access (Lmin = 0); JSON writes null for it.");
     }
     if let Some(dir) = &args.out {
-        write_outputs(dir, &evaluations, &rows)?;
-        eprintln!("wrote {}/dcode-loads.{{json,csv}} and {}/figures/dcode-loads-fig{{4-lf,5-cost}}.{{png,svg}}", dir.display(), dir.display());
+        let stem = output_stem(model);
+        write_outputs(dir, stem, model, &evaluations, &rows)?;
+        eprintln!("wrote {0}/{stem}.{{json,csv}} and {0}/figures/{stem}-fig{{4-lf,5-cost}}.{{png,svg}}", dir.display());
     }
     Ok(())
 }
@@ -245,23 +292,35 @@ fn figure(evaluations: &[Evaluation], title: &str, y_label: &str, value: impl Fn
     Figure { title: title.into(), columns: panels.len().min(3), panels }
 }
 
-fn write_outputs(dir: &Path, evaluations: &[Evaluation], rows: &[LoadRow]) -> Result<()> {
+/// File names: the default model keeps the plain names, the other says which it is.
+fn output_stem(model: CostModel) -> &'static str {
+    match model {
+        CostModel::ReadModifyWrite => "dcode-loads",
+        CostModel::ElementsTouched => "dcode-loads-elements",
+    }
+}
+
+fn write_outputs(dir: &Path, stem: &str, model: CostModel, evaluations: &[Evaluation], rows: &[LoadRow]) -> Result<()> {
     let figures = dir.join("figures");
     std::fs::create_dir_all(&figures).with_context(|| format!("cannot create {}", figures.display()))?;
-    let json_path = dir.join("dcode-loads.json");
+    let json_path = dir.join(format!("{stem}.json"));
     std::fs::write(&json_path, serde_json::to_string_pretty(rows)? + "\n").with_context(|| format!("cannot write {}", json_path.display()))?;
-    let csv_path = dir.join("dcode-loads.csv");
+    let csv_path = dir.join(format!("{stem}.csv"));
     std::fs::write(&csv_path, csv(evaluations)).with_context(|| format!("cannot write {}", csv_path.display()))?;
 
     let lf_figure = figure(
         evaluations,
-        &format!("Figure 4: load balancing factor LF = Lmax/Lmin (infinite LF drawn at {LF_INFINITY_PLOTTED_AS}, as in the paper)"),
+        &format!("Figure 4: load balancing factor LF = Lmax/Lmin, cost model {} (infinite LF drawn at {LF_INFINITY_PLOTTED_AS}, as in the paper)", model.name()),
         "LF",
         |e| e.loads.lf().unwrap_or(LF_INFINITY_PLOTTED_AS),
     );
-    render(&lf_figure, &figures.join("dcode-loads-fig4-lf.png"), &figures.join("dcode-loads-fig4-lf.svg"))?;
-    let cost_figure = figure(evaluations, "Figure 5: I/O cost = total element accesses", "I/O cost (accesses)", |e| e.loads.cost() as f64);
-    render(&cost_figure, &figures.join("dcode-loads-fig5-cost.png"), &figures.join("dcode-loads-fig5-cost.svg"))?;
+    render(&lf_figure, &figures.join(format!("{stem}-fig4-lf.png")), &figures.join(format!("{stem}-fig4-lf.svg")))?;
+    // In millions: axis labels of eight-digit counts do not fit the panel's label area.
+    let cost_title = format!("Figure 5: I/O cost = total element accesses, cost model {}", model.name());
+    let cost_figure = figure(evaluations, &cost_title, "I/O cost (millions of element accesses)", |e| {
+        e.loads.cost() as f64 / 1e6
+    });
+    render(&cost_figure, &figures.join(format!("{stem}-fig5-cost.png")), &figures.join(format!("{stem}-fig5-cost.svg")))?;
     Ok(())
 }
 
@@ -303,7 +362,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let evaluations = small_evaluations();
         let rows: Vec<LoadRow> = evaluations.iter().map(Evaluation::row).collect();
-        write_outputs(dir.path(), &evaluations, &rows).unwrap();
+        write_outputs(dir.path(), "dcode-loads", CostModel::ReadModifyWrite, &evaluations, &rows).unwrap();
         for name in ["dcode-loads.json", "dcode-loads.csv", "figures/dcode-loads-fig4-lf.png", "figures/dcode-loads-fig5-cost.svg"] {
             assert!(dir.path().join(name).is_file(), "{name} missing");
         }

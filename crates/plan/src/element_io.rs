@@ -63,6 +63,11 @@
 //!   additional parity elements" (section III-D): the update touches the parities the data
 //!   element is in, not the whole stripe.
 //!
+//! The paper's figures are closer to a count of each touched element once per operation
+//! (a write's data and parity elements counted once, not read + write); the load evaluation
+//! offers that count as `loads::CostModel::ElementsTouched`, derived from these same
+//! accesses, and docs/results/dcode-loads.md compares the two.
+//!
 //! The paper does not say whether a write covering a whole stripe switches to a full-stripe
 //! (reconstruct) write; this module always plans read-modify-write, which is what the
 //! brief of the evaluation (and the paper's silence) suggests. Planners that want a

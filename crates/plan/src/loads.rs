@@ -5,7 +5,8 @@
 //! elements starting at data address `S`, `T` times. Each operation's element accesses come
 //! from [`crate::element_io`] (reads touch only data; writes are read-modify-writes that
 //! read and write each touched parity once per operation); its per-column counts are
-//! multiplied by `T` and summed over the workload.
+//! multiplied by `T` and summed over the workload. [`CostModel`] says whether a write's
+//! elements count as device I/Os (read + write, the default) or once per element touched.
 //!
 //! # The paper's workloads
 //!
@@ -40,7 +41,7 @@
 //! address (see [`crate::element_io`]): values past the stripe's data elements address
 //! the following stripes, so any trace is valid for every code.
 
-use crate::element_io::{self, RunError};
+use crate::element_io::{self, ElementAccess, IoKind, RunError};
 use exaraid_codes::Geometry;
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -219,8 +220,39 @@ impl DiskLoads {
     }
 }
 
-/// Per-disk access counts of `tuples` on a code (see the module docs).
+/// What one operation adds to a disk's `L(i)`.
+///
+/// The default, [`CostModel::ReadModifyWrite`], counts device I/Os: a write reads and then
+/// writes each of its data elements and each parity it updates, so every element it
+/// touches costs 2 accesses. [`CostModel::ElementsTouched`] counts each element an
+/// operation touches once, read or written -- a literal reading of the paper's "the total
+/// amount of elements that need to be read/written" and of its Figure 1, which marks each
+/// such element once. Reads cost the same under both; a write costs exactly half as much
+/// under `ElementsTouched`. docs/results/dcode-loads.md compares both with the paper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Default)]
+pub enum CostModel {
+    #[default]
+    ReadModifyWrite,
+    ElementsTouched,
+}
+
+impl CostModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            CostModel::ReadModifyWrite => "rmw",
+            CostModel::ElementsTouched => "elements",
+        }
+    }
+}
+
+/// Per-disk access counts of `tuples` on a code under read-modify-write writes (see the
+/// module docs).
 pub fn evaluate(geometry: &Geometry, tuples: &[Tuple]) -> Result<DiskLoads, LoadsError> {
+    evaluate_with(geometry, tuples, CostModel::ReadModifyWrite)
+}
+
+/// Per-disk counts of `tuples` on a code under the given cost model.
+pub fn evaluate_with(geometry: &Geometry, tuples: &[Tuple], model: CostModel) -> Result<DiskLoads, LoadsError> {
     if tuples.is_empty() {
         return Err(LoadsError::EmptyWorkload);
     }
@@ -235,7 +267,16 @@ pub fn evaluate(geometry: &Geometry, tuples: &[Tuple]) -> Result<DiskLoads, Load
             Op::Write => element_io::write_run(geometry, tuple.start, tuple.length),
         }
         .map_err(|source| LoadsError::BadRun { index, op: tuple.op, start: tuple.start, length: tuple.length, source })?;
-        let once = element_io::accesses_per_column(geometry.cols, &accesses);
+        let counted: Vec<ElementAccess> = match model {
+            CostModel::ReadModifyWrite => accesses,
+            // A read-modify-write writes every element it touches exactly once (and reads
+            // it once before): keeping the writes counts each touched element once.
+            CostModel::ElementsTouched => match tuple.op {
+                Op::Read => accesses,
+                Op::Write => accesses.into_iter().filter(|a| a.kind == IoKind::Write).collect(),
+            },
+        };
+        let once = element_io::accesses_per_column(geometry.cols, &counted);
         for (col, (total, count)) in per_disk.iter_mut().zip(once).enumerate() {
             *total = count
                 .checked_mul(tuple.times)

@@ -5,7 +5,7 @@
 use exaraid_codes::{Cell, Geometry, Term};
 use exaraid_plan::element_io::{accesses_per_column, read_run, write_run, ElementRef, IoKind, RunError};
 use exaraid_plan::loads::{
-    evaluate, format_trace, generate, parse_trace, DiskLoads, LoadsError, Op, TraceError, Tuple, Workload, WorkloadShape,
+    evaluate, evaluate_with, format_trace, generate, parse_trace, CostModel, DiskLoads, LoadsError, Op, TraceError, Tuple, Workload, WorkloadShape,
 };
 
 /// One row: `k` data columns then one XOR parity column over all of them (RAID-5 shape).
@@ -216,4 +216,18 @@ fn trace_errors_name_the_line_and_what_is_wrong() {
     }
     let message = parse_trace("op,start,length,times\nread,0,1,1\nread,x,1,1\n").unwrap_err().to_string();
     assert!(message.contains("line 3") && message.contains("start") && message.contains("'x'"), "{message}");
+}
+
+#[test]
+fn counting_elements_touched_halves_writes_and_leaves_reads_alone() {
+    let g = raid5_like(3);
+    let elements = |tuples: &[Tuple]| evaluate_with(&g, tuples, CostModel::ElementsTouched).unwrap();
+    // A 2-element write touches D0, D1 and P once each.
+    assert_eq!(elements(&[write(0, 2, 1)]).per_disk, vec![1, 1, 0, 1]);
+    assert_eq!(evaluate(&g, &[write(0, 2, 1)]).unwrap().per_disk, vec![2, 2, 0, 2]);
+    assert_eq!(elements(&[read(0, 3, 4)]), evaluate(&g, &[read(0, 3, 4)]).unwrap());
+    let mixed = generate(Workload::Mixed, 3, 1, WorkloadShape { tuples: 100, ..WorkloadShape::default() }).unwrap();
+    let writes: Vec<Tuple> = mixed.iter().copied().filter(|t| t.op == Op::Write).collect();
+    let doubled: Vec<u64> = elements(&writes).per_disk.iter().map(|n| 2 * n).collect();
+    assert_eq!(evaluate(&g, &writes).unwrap().per_disk, doubled);
 }
