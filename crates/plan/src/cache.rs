@@ -43,8 +43,4 @@ impl CacheAllocator {
     pub fn high_water_bytes(&self) -> &[u64] {
         &self.end_bytes
     }
-
-    pub fn live_chunks(&self) -> u64 {
-        self.live_chunks
-    }
 }

@@ -382,10 +382,6 @@ impl PlanBuilder {
         self.computes.len() - 1
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
-    }
-
     /// Merge steps that are contiguous on the same OSS, zone, file and direction into one
     /// request ("consolidated sequential writes", seed 004 section 2.2). Only steps of the
     /// same dependency depth are merged so no cycle can appear; references to merged steps

@@ -42,7 +42,6 @@ pub(crate) struct HomeUpdate {
     /// Old-data reads by data element: new data must be written home only after them.
     pub old_data_reads: BTreeMap<usize, Vec<StepId>>,
     pub parity_writes: Vec<StepId>,
-    pub reconstruct: bool,
 }
 
 /// `b` advanced by `by` bytes.
@@ -132,7 +131,7 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
     let rcw_reads: usize = rcw_need.values().map(|v| v.len()).sum();
     let reconstruct = rcw_reads < rmw_reads;
 
-    let mut out = HomeUpdate { reconstruct, ..HomeUpdate::default() };
+    let mut out = HomeUpdate::default();
     let data_range = |d: usize, a: u64, z: u64| ElementRange {
         stripe,
         pos: g.data_pos[d],
