@@ -4,7 +4,12 @@
 
 pub mod backend;
 pub mod journal;
+pub mod state;
+pub mod store;
 pub mod superblock;
+
+pub use store::{InitOptions, OpenOptions, Status, Store};
+pub use superblock::WritePath;
 
 /// Everything that can go wrong in the store. Each message says what was wrong and what to do.
 #[derive(Debug, thiserror::Error)]

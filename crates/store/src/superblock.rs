@@ -36,6 +36,8 @@ pub enum WritePath {
     Rmw,
     /// Write Cache Layer: writes land in the cache zone, parity from new data only.
     Wcl,
+    /// Delayed parity: the planner's `delayed` strategy, which takes START/END hints.
+    Delayed,
 }
 
 impl WritePath {
@@ -44,6 +46,7 @@ impl WritePath {
             WritePath::Raid0 => "raid0",
             WritePath::Rmw => "rmw",
             WritePath::Wcl => "wcl",
+            WritePath::Delayed => "delayed",
         }
     }
     pub fn from_name(name: &str) -> Result<WritePath, StoreError> {
@@ -51,7 +54,10 @@ impl WritePath {
             "raid0" => Ok(WritePath::Raid0),
             "rmw" => Ok(WritePath::Rmw),
             "wcl" => Ok(WritePath::Wcl),
-            _ => Err(StoreError::BadInput(format!("unknown write path '{name}': expected rmw or wcl (raid0 for benchmarks)"))),
+            "delayed" => Ok(WritePath::Delayed),
+            _ => Err(StoreError::BadInput(format!(
+                "unknown write path '{name}': expected rmw, wcl or delayed (raid0, no parity, for benchmarks)"
+            ))),
         }
     }
 }
@@ -90,6 +96,11 @@ pub struct Superblock {
     pub write_path: WritePath,
     /// Emulated capacity of each OSS directory (tests of a full disk), `None` = unlimited.
     pub oss_capacity_bytes: Option<u64>,
+    /// A delayed window whose END does not come within this time gets its parity anyway.
+    pub window_timeout_ms: u64,
+    /// When more bytes than this sit without parity in open windows, the store advances
+    /// parity in the background (the paper's "advance the calculation").
+    pub unprotected_bytes_max: u64,
 }
 
 impl Superblock {
@@ -196,6 +207,8 @@ mod tests {
             oss_dirs: vec!["/a".into(), "/b".into()],
             write_path: WritePath::Rmw,
             oss_capacity_bytes: None,
+            window_timeout_ms: 1000,
+            unprotected_bytes_max: 1 << 30,
         }
     }
 

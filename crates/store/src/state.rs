@@ -1,0 +1,192 @@
+//! The store's mutable metadata: the file table, failed OSSs, open write intents, the cache
+//! zone index and the delayed windows. It lives in memory, changes only through journal
+//! records ([`Rec`], applied by [`State::apply`]: the same function live and on replay), and is
+//! snapshotted by a checkpoint into `<DIR>/state` (checksummed, see `superblock.rs`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+/// Per-OSS operation counters (one count per backend operation of an IoPlan step).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OssOps {
+    pub data_read: u64,
+    pub data_write: u64,
+    pub parity_read: u64,
+    pub parity_write: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+}
+
+impl OssOps {
+    pub fn total(&self) -> u64 {
+        self.data_read + self.data_write + self.parity_read + self.parity_write + self.cache_read + self.cache_write
+    }
+    pub fn add(&mut self, other: &OssOps) {
+        self.data_read += other.data_read;
+        self.data_write += other.data_write;
+        self.parity_read += other.parity_read;
+        self.parity_write += other.parity_write;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileMeta {
+    /// The planner's file id and the object name on every OSS.
+    pub id: u64,
+    pub size_bytes: u64,
+}
+
+/// A planner input, journaled in the order the planner saw it. Replaying the inputs into a
+/// fresh strategy rebuilds its exact state (the planner is deterministic and holds no clock),
+/// which is how the cache-zone index and the delayed windows persist between processes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Input {
+    Write { file: u64, offset_bytes: u64, len_bytes: u64, now_ns: u64 },
+    StartDelayed { window: u64, file: u64, now_ns: u64 },
+    EndDelayed { window: u64, now_ns: u64 },
+    Tick { now_ns: u64 },
+    Complete { plan: u64 },
+}
+
+/// An open delayed-parity window, as the user knows it (by token).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Window {
+    pub window: u64,
+    pub file: u64,
+    pub name: String,
+    pub started_unix_ns: u64,
+}
+
+/// Journal records: every change of [`State`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Rec {
+    Create { name: String, id: u64 },
+    Remove { name: String },
+    /// A planner input (not fsync'd by itself: the `Durable` record that follows is).
+    Input(Input),
+    /// These plans' writes are on stable storage: the writes they carry are acknowledged.
+    Durable { plans: Vec<u64> },
+    Fail { oss: usize },
+    Rebuilt { oss: usize },
+    WindowStart { token: String, window: Window },
+    WindowEnd { token: String },
+    /// Everything was flushed home with parity and the planner restarted from scratch:
+    /// inputs and durable plans before this record no longer matter.
+    PlannerReset,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct State {
+    /// The last journal record included.
+    pub last_seq: u64,
+    pub next_file_id: u64,
+    pub files: BTreeMap<String, FileMeta>,
+    pub failed_oss: BTreeSet<usize>,
+    /// Planner inputs since the last planner reset, in planning order.
+    pub inputs: Vec<Input>,
+    /// Plans (ids of the current planner epoch) whose writes are durable.
+    pub durable: BTreeSet<u64>,
+    /// Open delayed windows by token.
+    pub windows: BTreeMap<String, Window>,
+    pub next_window: u64,
+    /// The largest `now_ns` given to the planner (time never goes backwards).
+    pub last_now_ns: u64,
+    /// Operation counters as of the last checkpoint (statistics: counts since the last
+    /// checkpoint are lost in a crash).
+    pub ops: Vec<OssOps>,
+}
+
+impl State {
+    pub fn file_by_id(&self, id: u64) -> Option<(&String, &FileMeta)> {
+        self.files.iter().find(|(_, m)| m.id == id)
+    }
+
+    pub fn apply(&mut self, seq: u64, rec: &Rec) {
+        assert!(seq > self.last_seq, "journal record {seq} applied after {}", self.last_seq);
+        self.last_seq = seq;
+        match rec {
+            Rec::Create { name, id } => {
+                self.files.insert(name.clone(), FileMeta { id: *id, size_bytes: 0 });
+                self.next_file_id = self.next_file_id.max(id + 1);
+            }
+            Rec::Remove { name } => {
+                if let Some(meta) = self.files.remove(name) {
+                    self.windows.retain(|_, w| w.file != meta.id);
+                }
+            }
+            Rec::Input(input) => {
+                match input {
+                    Input::Write { file, offset_bytes, len_bytes, now_ns } => {
+                        if let Some(meta) = self.files.values_mut().find(|m| m.id == *file) {
+                            meta.size_bytes = meta.size_bytes.max(offset_bytes + len_bytes);
+                        }
+                        self.last_now_ns = self.last_now_ns.max(*now_ns);
+                    }
+                    Input::StartDelayed { now_ns, window, .. } => {
+                        self.last_now_ns = self.last_now_ns.max(*now_ns);
+                        self.next_window = self.next_window.max(window + 1);
+                    }
+                    Input::EndDelayed { now_ns, .. } | Input::Tick { now_ns } => {
+                        self.last_now_ns = self.last_now_ns.max(*now_ns)
+                    }
+                    Input::Complete { .. } => {}
+                }
+                self.inputs.push(input.clone());
+            }
+            Rec::Durable { plans } => self.durable.extend(plans.iter().copied()),
+            Rec::Fail { oss } => {
+                self.failed_oss.insert(*oss);
+            }
+            Rec::Rebuilt { oss } => {
+                self.failed_oss.remove(oss);
+            }
+            Rec::WindowStart { token, window } => {
+                self.next_window = self.next_window.max(window.window + 1);
+                self.windows.insert(token.clone(), window.clone());
+            }
+            Rec::WindowEnd { token } => {
+                self.windows.remove(token);
+            }
+            Rec::PlannerReset => {
+                self.inputs.clear();
+                self.durable.clear();
+            }
+        }
+    }
+}
+
+/// Add `[s, e)` to a sorted list of disjoint ranges, merging.
+pub fn add_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
+    assert!(s < e);
+    ranges.push((s, e));
+    ranges.sort();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+    for &(a, b) in ranges.iter() {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    *ranges = merged;
+}
+
+/// Remove `[s, e)` from a sorted list of disjoint ranges.
+pub fn sub_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
+    let mut out = Vec::with_capacity(ranges.len() + 1);
+    for &(a, b) in ranges.iter() {
+        if b <= s || a >= e {
+            out.push((a, b));
+            continue;
+        }
+        if a < s {
+            out.push((a, s));
+        }
+        if b > e {
+            out.push((e, b));
+        }
+    }
+    *ranges = out;
+}
