@@ -4,13 +4,17 @@
 //! survive (`parity ^ sum coef * data = 0` over GF(2^8); XOR codes have every coef 1).
 //! The plan is a list of [`Stage`]s, each "targets = coefs x sources", where a source is a
 //! surviving element or a target of an earlier stage:
-//! 1. peeling: while some surviving parity has exactly one unknown data element left,
-//!    solve it from that parity (this is the chain decoding of RDP, X-Code, D-Code, H-Code
-//!    and HDP, and keeps every recipe as short as the code allows);
-//! 2. if unknowns remain (EVENODD's adjuster, RAID-6 and RS with two or more lost data
-//!    columns), Gaussian elimination over GF(2^8) on the remaining unknowns, giving each
-//!    one as a combination of known elements, in one stage (one matrix multiply);
-//! 3. the erased parity elements are recomputed from their (now complete) data.
+//! 1. peeling: while some equation has exactly one unknown data element left, solve it from
+//!    the shortest such equation. For XOR codes the equations include sums of two parity
+//!    equations that are no longer than the longer one, which restores the papers'
+//!    unexpanded chains (RDP's diagonal through its row parity, HDP's row through its
+//!    anti-diagonal parity); this is the chain decoding of RDP, X-Code, D-Code, H-Code, HDP;
+//! 2. if peeling stalls (EVENODD's adjuster, RAID-6 and RS with two or more lost data
+//!    columns), Gaussian elimination over GF(2^8) on the remaining unknowns. GF codes take
+//!    all of them in one stage (one matrix multiply); XOR codes take the one with the
+//!    shortest recipe and go back to peeling;
+//! 3. the erased parity elements are recomputed from their (now complete) data;
+//! 4. XOR recipes are then shortened with the surviving parity equations where possible.
 //!
 //! A system that cannot be solved with at most `fault_tolerance` erased columns means a
 //! geometry is not MDS: a bug, reported as an error and caught by the exhaustive tests.
@@ -65,34 +69,82 @@ impl DecodePlan {
         let mut unknown: BTreeSet<usize> = (0..g.data_count()).filter(|&d| erased(g.data_pos[d])).collect();
         let equations: Vec<usize> = (0..g.parity_count()).filter(|&p| !erased(g.parity_pos[p])).collect();
 
-        // 1. Peeling.
-        let mut left: BTreeMap<usize, usize> = equations
+        // 1. Peeling, over the surviving parities' equations written over positions
+        //    (`parity + sum coef * data = 0`). For XOR codes the sums of two equations that
+        //    are no longer than the longer of the two are added: they restore the papers'
+        //    unexpanded chains (RDP's diagonal through the row parity, HDP's horizontal-
+        //    diagonal row through its anti-diagonal parity, EVENODD's diagonals without S),
+        //    which the expanded `parity_terms` hide. Among the equations with exactly one
+        //    unknown left, the shortest is used, so recipes read as little as possible.
+        let xor_only = g.parity_terms.iter().flatten().all(|t| t.coef == 1);
+        let mut eqs: Vec<Vec<(Pos, u8)>> = equations
             .iter()
-            .map(|&p| (p, g.parity_terms[p].iter().filter(|t| unknown.contains(&t.data)).count()))
+            .map(|&p| {
+                let mut e: Vec<(Pos, u8)> = g.parity_terms[p].iter().map(|t| (g.data_pos[t.data], t.coef)).collect();
+                e.push((g.parity_pos[p], 1));
+                e.sort_unstable();
+                e
+            })
             .collect();
-        loop {
-            let Some((&p, _)) = left.iter().find(|&(_, &n)| n == 1) else { break };
-            let terms = &g.parity_terms[p];
-            let solved = terms.iter().find(|t| unknown.contains(&t.data)).expect("one unknown left");
-            let scale = gf256::inv(solved.coef);
-            let mut sources = vec![g.parity_pos[p]];
-            let mut coefs = vec![scale];
-            for t in terms.iter().filter(|t| t.data != solved.data) {
-                sources.push(g.data_pos[t.data]);
-                coefs.push(gf256::mul(scale, t.coef));
-            }
-            stages.push(Stage { targets: vec![g.data_pos[solved.data]], sources, coefs });
-            unknown.remove(&solved.data);
-            for &q in &g.data_parities[solved.data] {
-                if let Some(n) = left.get_mut(&q) {
-                    *n -= 1;
+        if xor_only {
+            let base = eqs.len();
+            for i in 0..base {
+                for j in i + 1..base {
+                    let sum = sym_diff(&eqs[i], &eqs[j]);
+                    if !sum.is_empty() && sum.len() <= eqs[i].len().max(eqs[j].len()) {
+                        eqs.push(sum);
+                    }
                 }
             }
         }
-
-        // 2. Gaussian elimination on whatever peeling could not reach.
-        if !unknown.is_empty() {
-            stages.push(eliminate(g, &unknown, &equations, erased_cols)?);
+        let is_unknown = |pos: Pos, unknown: &BTreeSet<usize>| matches!(g.cell(pos), Cell::Data(d) if unknown.contains(&d));
+        let mut left: Vec<usize> = eqs.iter().map(|e| e.iter().filter(|(pos, _)| is_unknown(*pos, &unknown)).count()).collect();
+        let mut containing: BTreeMap<Pos, Vec<usize>> = BTreeMap::new();
+        for (i, e) in eqs.iter().enumerate() {
+            for &(pos, _) in e.iter().filter(|(pos, _)| is_unknown(*pos, &unknown)) {
+                containing.entry(pos).or_default().push(i);
+            }
+        }
+        // 2. When peeling stalls: Gaussian elimination over GF(2^8) on the unknowns left.
+        //    GF codes (raid6, rs) take every remaining unknown from it in one stage (one
+        //    matrix multiply, as ISA-L decodes). XOR codes take only the unknown with the
+        //    shortest recipe and go back to peeling: for EVENODD, once the adjuster's
+        //    elements in the lost columns are known, the diagonal chains run again.
+        loop {
+            while let Some(i) = (0..eqs.len()).filter(|&i| left[i] == 1).min_by_key(|&i| eqs[i].len()) {
+                let e = &eqs[i];
+                let &(target, coef) = e.iter().find(|(pos, _)| is_unknown(*pos, &unknown)).expect("one unknown left");
+                let scale = gf256::inv(coef);
+                let others = e.iter().filter(|(pos, _)| *pos != target);
+                let sources = others.clone().map(|&(pos, _)| pos).collect();
+                let coefs = others.map(|&(_, c)| gf256::mul(scale, c)).collect();
+                stages.push(Stage { targets: vec![target], sources, coefs });
+                let Cell::Data(d) = g.cell(target) else { unreachable!("unknowns are data") };
+                unknown.remove(&d);
+                for &j in &containing[&target] {
+                    left[j] -= 1;
+                }
+            }
+            if unknown.is_empty() {
+                break;
+            }
+            let block = eliminate(g, &unknown, &equations, erased_cols)?;
+            if !xor_only {
+                stages.push(block);
+                unknown.clear();
+                break;
+            }
+            let n = block.sources.len();
+            let best = (0..block.targets.len()).min_by_key(|&t| block.coefs[t * n..(t + 1) * n].iter().filter(|&&c| c != 0).count()).expect("unknowns left");
+            let row = &block.coefs[best * n..(best + 1) * n];
+            let target = block.targets[best];
+            let sources = (0..n).filter(|&s| row[s] != 0).map(|s| block.sources[s]).collect::<Vec<_>>();
+            stages.push(Stage { targets: vec![target], coefs: vec![1; sources.len()], sources });
+            let Cell::Data(d) = g.cell(target) else { unreachable!("unknowns are data") };
+            unknown.remove(&d);
+            for &j in &containing[&target] {
+                left[j] -= 1;
+            }
         }
 
         // 3. Erased parities from their data.
@@ -113,8 +165,90 @@ impl DecodePlan {
                 coefs,
             });
         }
+        if g.parity_terms.iter().flatten().all(|t| t.coef == 1) {
+            stages = shorten_xor_stages(g, erased_cols, stages);
+        }
         Ok(DecodePlan { erased_cols: erased_cols.to_vec(), stages })
     }
+
+    /// Elements read (sources summed over stages): the plan's cost.
+    pub fn reads(&self) -> usize {
+        self.stages.iter().map(|s| s.sources.len() * s.targets.len().max(1)).sum()
+    }
+}
+
+/// XOR codes: rewrite each recipe "target = XOR(S)" to read fewer elements.
+///
+/// The equations are expanded to data, so a recipe found by peeling can be longer than the
+/// paper's (RDP's diagonal chain, expanded, drags in a whole row). For every surviving
+/// parity Q, `Q ^ XOR(terms of Q) = 0`, so XOR(S) = XOR(S xor ({Q} + terms of Q)); the
+/// rewrite is taken while it shortens S and reads only available elements (surviving, or
+/// rebuilt by an earlier stage), never the target itself. Multi-target stages are split
+/// into one stage per target first (XOR stages run target by target anyway).
+fn shorten_xor_stages(g: &Geometry, erased_cols: &[usize], stages: Vec<Stage>) -> Vec<Stage> {
+    let erased = |pos: Pos| erased_cols.binary_search(&pos.col).is_ok();
+    let equations: Vec<Vec<Pos>> = (0..g.parity_count())
+        .filter(|&p| !erased(g.parity_pos[p]))
+        .map(|p| {
+            let mut e: Vec<Pos> = g.parity_terms[p].iter().map(|t| g.data_pos[t.data]).collect();
+            e.push(g.parity_pos[p]);
+            e.sort_unstable();
+            e
+        })
+        .collect();
+    let mut rebuilt: BTreeSet<Pos> = BTreeSet::new();
+    let mut out = Vec::with_capacity(stages.len());
+    for stage in stages {
+        if stage.sources.is_empty() {
+            rebuilt.extend(stage.targets.iter().copied());
+            out.push(stage);
+            continue;
+        }
+        let n = stage.sources.len();
+        for (t, &target) in stage.targets.iter().enumerate() {
+            let mut sources: Vec<Pos> = (0..n).filter(|&s| stage.coefs[t * n + s] == 1).map(|s| stage.sources[s]).collect();
+            sources.sort_unstable();
+            let available = |pos: &Pos| !erased(*pos) || rebuilt.contains(pos);
+            // Each accepted rewrite shortens the list, so this loop runs at most n times.
+            loop {
+                let best = equations
+                    .iter()
+                    .map(|e| sym_diff(&sources, e))
+                    .filter(|c| c.len() < sources.len() && !c.contains(&target) && c.iter().all(available))
+                    .min_by_key(|c| c.len());
+                match best {
+                    Some(shorter) => sources = shorter,
+                    None => break,
+                }
+            }
+            rebuilt.insert(target);
+            out.push(Stage { targets: vec![target], coefs: vec![1; sources.len()], sources });
+        }
+    }
+    out
+}
+
+fn sym_diff<T: Ord + Copy>(a: &[T], b: &[T]) -> Vec<T> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::with_capacity(a.len() + b.len()));
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// Solve the remaining unknowns by Gauss-Jordan elimination. Every surviving parity gives
@@ -211,7 +345,7 @@ pub fn encode_plan(g: &Geometry) -> Vec<Stage> {
         if xor_only {
             for &q in &done {
                 let theirs: Vec<usize> = g.parity_terms[q].iter().map(|t| t.data).collect();
-                let diff = symmetric_difference(&own, &theirs);
+                let diff = sym_diff(&own, &theirs);
                 let better = diff.len() + 1 < best.as_ref().map_or(own.len(), |(_, d)| d.len() + 1);
                 if better {
                     best = Some((q, diff));
@@ -234,31 +368,4 @@ pub fn encode_plan(g: &Geometry) -> Vec<Stage> {
         done.push(p);
     }
     stages
-}
-
-/// Elements in exactly one of two sorted lists.
-fn symmetric_difference(a: &[usize], b: &[usize]) -> Vec<usize> {
-    let (mut i, mut j, mut out) = (0, 0, Vec::new());
-    while i < a.len() || j < b.len() {
-        match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) if x == y => {
-                i += 1;
-                j += 1;
-            }
-            (Some(x), Some(y)) if x < y => {
-                out.push(*x);
-                i += 1;
-            }
-            (Some(x), None) => {
-                out.push(*x);
-                i += 1;
-            }
-            (_, Some(y)) => {
-                out.push(*y);
-                j += 1;
-            }
-            (None, None) => unreachable!(),
-        }
-    }
-    out
 }

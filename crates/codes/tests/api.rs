@@ -280,3 +280,43 @@ fn rdp_encode_reuses_the_row_parity() {
     assert_eq!(planned, 6 * 6 + 6 * 6);
     assert!(planned < expanded, "{planned} >= {expanded}");
 }
+
+/// The seed's D-Code section IV: "D-Code needs ... (n - 3) XOR operations per failed
+/// element" to recover from double failures, as X-Code does. The shared solver must find
+/// those chain recipes: n - 2 sources (n - 3 XORs) for every rebuilt element.
+#[test]
+fn dcode_and_xcode_double_failure_decoding_costs_n_minus_3_xors_per_element() {
+    for kind in [CodeKind::Dcode, CodeKind::Xcode] {
+        for n in PRIMES {
+            let code = Code::new(CodeSpec::array(kind, n)).unwrap();
+            for a in 0..n {
+                for b in a + 1..n {
+                    let plan = code.decode_plan(&[a, b]).unwrap();
+                    for stage in &plan.stages {
+                        assert_eq!(stage.targets.len(), 1);
+                        assert_eq!(stage.sources.len(), n - 2, "{kind:?} n={n} columns {a},{b}: {stage:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// RDP's paper decodes a double failure with chains of p-1 elements; the solver (which
+/// starts from expanded equations) must get within one read per element of that on average.
+#[test]
+fn rdp_double_failure_decoding_stays_near_the_chain_cost() {
+    for p in PRIMES {
+        let code = Code::new(CodeSpec::array(CodeKind::Rdp, p)).unwrap();
+        let (mut reads, mut rebuilt) = (0, 0);
+        for a in 0..p + 1 {
+            for b in a + 1..p + 1 {
+                let plan = code.decode_plan(&[a, b]).unwrap();
+                reads += plan.reads();
+                rebuilt += plan.stages.iter().map(|s| s.targets.len()).sum::<usize>();
+            }
+        }
+        let per_element = reads as f64 / rebuilt as f64;
+        assert!(per_element <= (p - 1) as f64 + 1.0, "rdp p={p}: {per_element:.2} reads per rebuilt element");
+    }
+}
