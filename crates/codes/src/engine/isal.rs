@@ -368,6 +368,17 @@ impl Isal {
         })
     }
 
+    /// The matrices with a faster kernel than the general multiply: one all-ones row (XOR)
+    /// and md's P+Q rows (pq_gen). True if done. Shapes are checked by the caller.
+    pub(super) fn special_paths(&self, coefs: &[u8], inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> bool {
+        let k = inputs.len();
+        if outputs.len() == 1 && coefs.iter().all(|&c| c == 1) {
+            self.xor_many(inputs, outputs[0]);
+            return true;
+        }
+        outputs.len() == 2 && k >= 2 && Self::is_pq(coefs, k) && self.try_pq(inputs, outputs)
+    }
+
     fn is_pq(coefs: &[u8], k: usize) -> bool {
         coefs[..k].iter().all(|&c| c == 1) && coefs[k..].iter().enumerate().all(|(j, &c)| c == gf256::pow2(j))
     }
@@ -484,11 +495,7 @@ impl Engine for Isal {
             outputs.iter_mut().for_each(|o| o.fill(0));
             return;
         }
-        if rows == 1 && coefs.iter().all(|&c| c == 1) {
-            self.xor_many(inputs, outputs[0]);
-            return;
-        }
-        if rows == 2 && k >= 2 && Self::is_pq(coefs, k) && self.try_pq(inputs, outputs) {
+        if self.special_paths(coefs, inputs, outputs) {
             return;
         }
         if k > MAX_VECTS || rows > MAX_VECTS {

@@ -38,9 +38,13 @@
 //! AVX2 (`vpshufb` split-nibble multiply) when `is_x86_feature_detected!("avx2")` says so and
 //! u64-wide scalar code elsewhere.
 
+#[cfg(target_arch = "x86_64")]
+pub mod gfni;
 pub mod isal;
 mod portable;
 
+#[cfg(target_arch = "x86_64")]
+pub use gfni::Gfni;
 pub use isal::Isal;
 pub use portable::Portable;
 
@@ -64,6 +68,8 @@ pub const ENGINE_ENV: &str = "EXARAID_ENGINE";
 
 static PORTABLE: Portable = Portable;
 static ISAL: Isal = Isal;
+#[cfg(target_arch = "x86_64")]
+static GFNI: Gfni = Gfni;
 
 /// The engine for this process: ISA-L when it passes its self test, unless
 /// `EXARAID_ENGINE=portable` says otherwise.
@@ -76,37 +82,66 @@ pub fn engine() -> &'static dyn Engine {
 fn choose(wanted: &str) -> &'static dyn Engine {
     match wanted {
         "portable" => &PORTABLE,
-        "" | "isal" | "isa-l" => isal_if_usable(),
+        "isal" | "isa-l" => isal_or_portable(),
+        "" | "gfni" => fastest(),
         other => {
             // Not a panic: a typo in an environment variable should not stop a run, but it must
             // not pass silently either.
             eprintln!(
-                "exaraid: {ENGINE_ENV}={other} is not an engine (use 'portable' or 'isal'); using the default"
+                "exaraid: {ENGINE_ENV}={other} is not an engine (use 'portable', 'isal' or 'gfni'); using the default"
             );
-            isal_if_usable()
+            fastest()
         }
     }
 }
 
-fn isal_if_usable() -> &'static dyn Engine {
+fn isal_usable() -> bool {
     static USABLE: OnceLock<bool> = OnceLock::new();
-    if *USABLE.get_or_init(Isal::self_test) {
+    *USABLE.get_or_init(Isal::self_test)
+}
+
+fn gfni_usable() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        isal_usable() && gfni::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+fn isal_or_portable() -> &'static dyn Engine {
+    if isal_usable() {
         &ISAL
     } else {
         &PORTABLE
     }
 }
 
-/// Every engine this build can run on this CPU (for tests and the benchmark).
+/// The measured-fastest engine this CPU runs (docs/results/codes-bench.md, kernel table).
+fn fastest() -> &'static dyn Engine {
+    #[cfg(target_arch = "x86_64")]
+    if gfni_usable() {
+        return &GFNI;
+    }
+    isal_or_portable()
+}
+
+/// Every engine this build can run on this CPU (for tests and the benchmark), reference first.
 pub fn engines() -> Vec<&'static dyn Engine> {
     let mut all: Vec<&'static dyn Engine> = vec![&PORTABLE];
-    if Isal::self_test() {
+    if isal_usable() {
         all.push(&ISAL);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if gfni_usable() {
+        all.push(&GFNI);
     }
     all
 }
 
-/// The engine with this name (`portable` or `isa-l`), if it runs here.
+/// The engine with this name (`portable`, `isa-l` or `gfni`), if it runs here.
 pub fn engine_named(name: &str) -> Option<&'static dyn Engine> {
     engines().into_iter().find(|e| e.name() == name)
 }

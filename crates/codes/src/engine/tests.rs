@@ -95,6 +95,10 @@ fn matrices(rng: &mut ChaCha8Rng, k: usize) -> Vec<(usize, Vec<u8>)> {
     if k <= 12 {
         all.push((7, random_matrix(rng, 7, k)));
     }
+    if k <= 5 {
+        // More outputs than one pass of the GFNI kernel takes.
+        all.push((11, random_matrix(rng, 11, k)));
+    }
     // A matrix with zero and one coefficients mixed in.
     let mut sparse = random_matrix(rng, 2, k);
     for (i, c) in sparse.iter_mut().enumerate() {
@@ -275,11 +279,13 @@ fn raid_kernels_refuse_what_isal_cannot_take() {
 
 #[test]
 fn engine_choice_follows_the_environment_value() {
+    let default = if gfni_usable() { "gfni" } else { "isa-l" };
     assert_eq!(choose("portable").name(), "portable");
-    assert_eq!(choose("").name(), "isa-l");
+    assert_eq!(choose("").name(), default);
+    assert_eq!(choose("gfni").name(), default);
     assert_eq!(choose("isal").name(), "isa-l");
     assert_eq!(choose("isa-l").name(), "isa-l");
-    assert_eq!(choose("no-such-engine").name(), "isa-l", "an unknown name warns and uses the default");
+    assert_eq!(choose("no-such-engine").name(), default, "an unknown name warns and uses the default");
 }
 
 #[test]

@@ -1,0 +1,179 @@
+//! GF(2^8) matrix multiply with the GFNI instruction `vgf2p8affineqb` on AVX-512 registers.
+//!
+//! Multiplying by a constant c is linear over GF(2), so it is an 8x8 bit matrix A_c, and
+//! `vgf2p8affineqb` applies such a matrix to 64 bytes in one instruction, for ANY reduction
+//! polynomial (unlike `vgf2p8mulb`, which is fixed to AES's 0x11b and so useless for 0x11d).
+//! Against the split-nibble `vpshufb` method of ISA-L 2.30 (two shuffles, two masks, a shift
+//! and two XORs per 64 bytes and coefficient) this is one affine op and one XOR. ISA-L added
+//! kernels of this kind in release 2.31; Debian's 2.30 does not have them.
+//!
+//! Matrix layout (Intel SDM, GF2P8AFFINEQB): output bit i of a byte is the parity of
+//! (byte 7-i of the 64-bit matrix) AND (input byte). For c*x = XOR_j x_j (c * 2^j), row i
+//! has bit j set iff bit i of c * 2^j is set.
+//!
+//! Used by the [`super::Gfni`] engine only after `is_x86_feature_detected!` confirms avx512f,
+//! avx512bw and gfni; checked against the byte reference in `super::tests`.
+
+use super::{Engine, Isal};
+use crate::gf256;
+use std::arch::x86_64::*;
+use std::sync::OnceLock;
+
+/// Bytes per AVX-512 register.
+const LANE: usize = 64;
+/// Outputs computed per pass over the inputs: each needs an accumulator register.
+pub const MAX_ROWS_PER_PASS: usize = 8;
+/// Matrices (one u64 per input and output of a pass) kept on the stack.
+const STACK_MATS: usize = 128;
+
+pub fn available() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("gfni")
+}
+
+/// The affine matrix of "multiply by c" for every c.
+fn matrices() -> &'static [u64; 256] {
+    static M: OnceLock<[u64; 256]> = OnceLock::new();
+    M.get_or_init(|| {
+        let mut all = [0u64; 256];
+        for (c, slot) in all.iter_mut().enumerate() {
+            let mut a = 0u64;
+            for i in 0..8 {
+                let mut row = 0u8;
+                for j in 0..8 {
+                    if (gf256::mul(c as u8, 1 << j) >> i) & 1 == 1 {
+                        row |= 1 << j;
+                    }
+                }
+                a |= u64::from(row) << (8 * (7 - i));
+            }
+            *slot = a;
+        }
+        all
+    })
+}
+
+/// `outputs[r] = sum_j coefs[r * k + j] * inputs[j]` for all rows, in passes of up to
+/// [`MAX_ROWS_PER_PASS`] rows; each pass reads every input once.
+///
+/// # Safety
+/// The CPU must support avx512f, avx512bw and gfni ([`available`]).
+pub unsafe fn matrix_mul(coefs: &[u8], inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
+    let k = inputs.len();
+    let rows = outputs.len();
+    assert_eq!(coefs.len(), k * rows, "matrix_mul: coefs must be rows x k");
+    let all = matrices();
+    let mut first = 0;
+    while first < rows {
+        let n = (rows - first).min(MAX_ROWS_PER_PASS);
+        // The matrices of this pass, input-major (j * n + r): on the stack for small k (a
+        // heap allocation would show at 4 KiB elements), else on the heap.
+        let mut small = [0u64; STACK_MATS];
+        let mut large = Vec::new();
+        let mats: &mut [u64] = if k * n <= STACK_MATS {
+            &mut small[..k * n]
+        } else {
+            large.resize(k * n, 0);
+            &mut large
+        };
+        for r in 0..n {
+            for j in 0..k {
+                mats[j * n + r] = all[coefs[(first + r) * k + j] as usize];
+            }
+        }
+        let mats: &[u64] = mats;
+        let outs = &mut outputs[first..first + n];
+        match n {
+            1 => pass::<1>(&mats, inputs, outs),
+            2 => pass::<2>(&mats, inputs, outs),
+            3 => pass::<3>(&mats, inputs, outs),
+            4 => pass::<4>(&mats, inputs, outs),
+            5 => pass::<5>(&mats, inputs, outs),
+            6 => pass::<6>(&mats, inputs, outs),
+            7 => pass::<7>(&mats, inputs, outs),
+            _ => pass::<8>(&mats, inputs, outs),
+        }
+        first += n;
+    }
+}
+
+/// One pass for R outputs: per 64-byte block, load each input once, multiply-accumulate into
+/// R registers, store R results. The last partial block uses masked loads and stores.
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+unsafe fn pass<const R: usize>(mats: &[u64], inputs: &[&[u8]], outs: &mut [&mut [u8]]) {
+    debug_assert_eq!(outs.len(), R);
+    let len = outs[0].len();
+    let mut dst = [std::ptr::null_mut::<u8>(); R];
+    for (d, o) in dst.iter_mut().zip(outs.iter_mut()) {
+        *d = o.as_mut_ptr();
+    }
+    let mut pos = 0;
+    while pos < len {
+        let rest = len - pos;
+        let mask: __mmask64 = if rest >= LANE { !0 } else { (1u64 << rest) - 1 };
+        let mut acc = [_mm512_setzero_si512(); R];
+        for (j, input) in inputs.iter().enumerate() {
+            let p = input.as_ptr().add(pos) as *const i8;
+            let v = if rest >= LANE { _mm512_loadu_si512(p as *const _) } else { _mm512_maskz_loadu_epi8(mask, p) };
+            let m = &mats[j * R..(j + 1) * R];
+            for r in 0..R {
+                let a = _mm512_set1_epi64(m[r] as i64);
+                acc[r] = _mm512_xor_si512(acc[r], _mm512_gf2p8affine_epi64_epi8::<0>(v, a));
+            }
+        }
+        for r in 0..R {
+            let q = dst[r].add(pos) as *mut i8;
+            if rest >= LANE {
+                _mm512_storeu_si512(q as *mut _, acc[r]);
+            } else {
+                _mm512_mask_storeu_epi8(q, mask, acc[r]);
+            }
+        }
+        pos += LANE;
+    }
+}
+
+/// ISA-L's engine with the general GF(2^8) matrix multiply (RS encode, every decode matrix)
+/// replaced by the GFNI kernel above; XOR and RAID-6 P+Q take the same paths as [`Isal`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Gfni;
+
+static ISAL: Isal = Isal;
+
+impl Engine for Gfni {
+    fn name(&self) -> &'static str {
+        "gfni"
+    }
+    fn xor_many(&self, srcs: &[&[u8]], dst: &mut [u8]) {
+        ISAL.xor_many(srcs, dst)
+    }
+    fn xor_into(&self, dst: &mut [u8], src: &[u8]) {
+        ISAL.xor_into(dst, src)
+    }
+    fn gf_mul_xor(&self, c: u8, src: &[u8], dst: &mut [u8]) {
+        ISAL.gf_mul_xor(c, src, dst)
+    }
+    fn gf_matrix_mul(&self, coefs: &[u8], inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
+        let k = inputs.len();
+        let rows = outputs.len();
+        assert_eq!(coefs.len(), k * rows, "gf_matrix_mul: coefs must be outputs x inputs");
+        if rows == 0 {
+            return;
+        }
+        let len = outputs[0].len();
+        assert!(inputs.iter().all(|s| s.len() == len), "gf_matrix_mul: every input has the outputs' length");
+        assert!(outputs.iter().all(|s| s.len() == len), "gf_matrix_mul: every output has the same length");
+        if len == 0 {
+            return;
+        }
+        if k == 0 {
+            outputs.iter_mut().for_each(|o| o.fill(0));
+            return;
+        }
+        if ISAL.special_paths(coefs, inputs, outputs) {
+            return;
+        }
+        assert!(available(), "the gfni engine is only handed out on CPUs with avx512bw and gfni");
+        // SAFETY: the CPU features are present (asserted); shapes asserted above.
+        unsafe { matrix_mul(coefs, inputs, outputs) }
+    }
+}
