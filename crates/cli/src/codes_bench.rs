@@ -171,20 +171,46 @@ impl Case {
     fn measure(mut self, budget: Budget) -> anyhow::Result<Vec<(Row, Extra)>> {
         let data_bytes = self.data_bytes();
         let (k, m) = self.k_m();
-
-        // exaraid encode.
         let code = self.code.clone();
-        let mut stripe = self.stripe.clone();
-        let encode_gb_s = best_gb_s(budget, data_bytes, || {
-            code.encode(&mut stripe).expect("encode of a valid stripe");
-        });
-        anyhow::ensure!(stripe == self.reference, "{}: repeated encode changed the stripe", self.spec);
-
-        // exaraid decode of the worst-case erasures.
         let erased = self.erased.clone();
-        let decode_gb_s = best_gb_s(budget, data_bytes, || {
-            code.decode(&mut self.stripe, &erased).expect("decode within the fault tolerance");
-        });
+        let mut stripe = self.stripe.clone();
+        let mut peer = if self.spec.kind.is_array() { None } else { Some(IsalPeer::new(&self)?) };
+
+        // Each exaraid measurement is interleaved pass by pass with its yardstick (ISA-L on the
+        // same data, or memcpy of the same number of bytes), so both see the same background
+        // load and the ratio stays meaningful on a busy machine.
+        let mut copy_src = vec![0x5au8; data_bytes];
+        let mut copy_dst = vec![0u8; data_bytes];
+        let mut memcpy = || {
+            copy_dst.copy_from_slice(std::hint::black_box(&copy_src));
+            std::hint::black_box(&mut copy_dst);
+        };
+        let (encode_gb_s, encode_peer_gb_s) = match &mut peer {
+            Some(peer) => best_gb_s_pair(
+                budget,
+                data_bytes,
+                || code.encode(&mut stripe).expect("encode of a valid stripe"),
+                || peer.encode(),
+            ),
+            None => best_gb_s_pair(budget, data_bytes, || code.encode(&mut stripe).expect("encode of a valid stripe"), &mut memcpy),
+        };
+        anyhow::ensure!(stripe == self.reference, "{}: repeated encode changed the stripe", self.spec);
+        let (decode_gb_s, decode_peer_gb_s) = match &mut peer {
+            Some(peer) => best_gb_s_pair(
+                budget,
+                data_bytes,
+                || code.decode(&mut self.stripe, &erased).expect("decode within the fault tolerance"),
+                || peer.decode(),
+            ),
+            None => best_gb_s_pair(
+                budget,
+                data_bytes,
+                || code.decode(&mut self.stripe, &erased).expect("decode within the fault tolerance"),
+                &mut memcpy,
+            ),
+        };
+        copy_src[0] ^= 1; // keep the copy buffers alive and used
+
         // The timed decodes ran on a stripe whose erased columns still held the right bytes;
         // check that decode really rebuilds them from the others.
         for &col in &self.erased {
@@ -192,13 +218,15 @@ impl Case {
         }
         self.code.decode(&mut self.stripe, &self.erased)?;
         anyhow::ensure!(self.stripe == self.reference, "{}: decode of {:?} did not restore the stripe", self.spec, self.erased);
-
-        let isal = if self.spec.kind.is_array() { None } else { Some(self.measure_isal(budget)?) };
-        let memcpy = if self.spec.kind.is_array() { Some(memcpy_gb_s(budget, data_bytes)) } else { None };
+        if let Some(peer) = &peer {
+            peer.check(&self)?;
+        }
 
         let name = self.spec.kind.name().to_string();
         let p = self.spec.p;
-        let row = |op: &'static str, gb_s: f64, isal_gb_s: Option<f64>| {
+        let is_array = self.spec.kind.is_array();
+        let row = |op: &'static str, gb_s: f64, peer_gb_s: f64| {
+            let isal_gb_s = (!is_array).then_some(peer_gb_s);
             (
                 Row {
                     code: name.clone(),
@@ -211,93 +239,127 @@ impl Case {
                     isal_gb_s,
                     ratio: isal_gb_s.map(|i| gb_s / i),
                 },
-                Extra { memcpy_gb_s: memcpy },
+                Extra { memcpy_gb_s: is_array.then_some(peer_gb_s) },
             )
         };
-        Ok(vec![
-            row("encode", encode_gb_s, isal.map(|(e, _)| e)),
-            row("decode", decode_gb_s, isal.map(|(_, d)| d)),
-        ])
+        Ok(vec![row("encode", encode_gb_s, encode_peer_gb_s), row("decode", decode_gb_s, decode_peer_gb_s)])
     }
+}
 
-    /// ISA-L on the same data: (encode GB/s, decode GB/s).
-    fn measure_isal(&self, budget: Budget) -> anyhow::Result<(f64, f64)> {
-        let g = self.code.geometry();
-        let e = self.element_bytes;
+/// ISA-L called directly on 64-byte aligned copies of a horizontal code's data columns.
+struct IsalPeer {
+    kind: CodeKind,
+    data: Vec<Aligned>,
+    parity: Vec<Aligned>,
+    rebuilt: Vec<Aligned>,
+    /// Rows of the generator (data j < k, parity k + i) that survive the erasure of data
+    /// columns 0..f.
+    survivors_rows: Vec<usize>,
+    encode_tables: Option<isal::Tables>,
+    decode_tables: Option<isal::Tables>,
+}
+
+impl IsalPeer {
+    fn new(case: &Case) -> anyhow::Result<IsalPeer> {
+        let g = case.code.geometry();
+        let e = case.element_bytes;
         let k = g.data_count();
         let m = g.parity_count();
-        let data_bytes = k * e;
-        // 64-byte aligned copies of the data columns, and room for the parities.
-        let data: Vec<Aligned> = (0..k).map(|j| Aligned::from(self.reference.element(Pos { row: 0, col: j }))).collect();
-        let mut parity: Vec<Aligned> = (0..m).map(|_| Aligned::zeroed(e)).collect();
-        let want_parity: Vec<&[u8]> = (0..m).map(|i| self.reference.element(Pos { row: 0, col: k + i })).collect();
-
+        let f = g.fault_tolerance;
+        let data: Vec<Aligned> = (0..k).map(|j| Aligned::from(case.reference.element(Pos { row: 0, col: j }))).collect();
         // The code's full (k+m) x k generator matrix as ISA-L sees it: identity on top.
-        let generator: Vec<u8> = match self.spec.kind {
+        let generator: Vec<u8> = match case.spec.kind {
             CodeKind::Raid5 => identity_then(k, &vec![1u8; k]),
             CodeKind::Raid6 => identity_then(k, &[vec![1u8; k], gf256::raid6_q_coefs(k)].concat()),
             CodeKind::Rs => isal::gen_cauchy1_matrix(k + m, k),
             other => bail!("{} has no ISA-L peer", other.name()),
         };
-
-        let encode_gb_s = match self.spec.kind {
+        // The first f data columns are lost; the survivors are the other data columns and the
+        // first f parities (for raid5: the other data columns and P).
+        let survivors_rows: Vec<usize> = (f..k).chain(k..k + f).collect();
+        let (encode_tables, decode_tables) = match case.spec.kind {
+            // xor_gen / pq_gen need no tables; raid6 decode still goes through the matrix.
+            CodeKind::Raid5 => (None, None),
+            kind => {
+                let square: Vec<u8> = survivors_rows.iter().flat_map(|&r| generator[r * k..(r + 1) * k].to_vec()).collect();
+                let inverse = isal::invert_matrix(&square, k).context("the survivors' matrix is singular")?;
+                // Rows of the inverse that give back the lost data columns 0..f; built once, as
+                // exaraid caches its decode plan per erasure pattern.
+                let decode = Some(isal::Tables::new(&inverse[..f * k], k, f));
+                let encode = (kind == CodeKind::Rs).then(|| isal::Tables::new(&generator[k * k..], k, m));
+                (encode, decode)
+            }
+        };
+        let mut peer = IsalPeer {
+            kind: case.spec.kind,
+            data,
+            parity: (0..m).map(|_| Aligned::zeroed(e)).collect(),
+            rebuilt: (0..f).map(|_| Aligned::zeroed(e)).collect(),
+            survivors_rows,
+            encode_tables,
+            decode_tables,
+        };
+        // Fail here, with a message, if ISA-L refuses the buffers.
+        match peer.kind {
             CodeKind::Raid5 => {
-                let srcs: Vec<&[u8]> = data.iter().map(|a| a.as_slice()).collect();
-                let out = parity[0].as_mut_slice();
-                isal::xor_gen(&srcs, out).map_err(|r| anyhow::anyhow!("xor_gen refused: {r:?}"))?;
-                best_gb_s(budget, data_bytes, || {
-                    isal::xor_gen(&srcs, out).expect("xor_gen on aligned buffers");
-                })
+                let srcs: Vec<&[u8]> = peer.data.iter().map(|a| a.as_slice()).collect();
+                isal::xor_gen(&srcs, peer.parity[0].as_mut_slice()).map_err(|r| anyhow::anyhow!("xor_gen refused: {r:?}"))?;
             }
             CodeKind::Raid6 => {
-                let srcs: Vec<&[u8]> = data.iter().map(|a| a.as_slice()).collect();
-                let [p, q] = &mut parity[..] else { unreachable!("raid6 has two parities") };
-                let (p, q) = (p.as_mut_slice(), q.as_mut_slice());
-                isal::pq_gen(&srcs, p, q).map_err(|r| anyhow::anyhow!("pq_gen refused: {r:?}"))?;
-                best_gb_s(budget, data_bytes, || {
-                    isal::pq_gen(&srcs, p, q).expect("pq_gen on aligned buffers");
-                })
+                let srcs: Vec<&[u8]> = peer.data.iter().map(|a| a.as_slice()).collect();
+                let [p, q] = &mut peer.parity[..] else { unreachable!("raid6 has two parities") };
+                isal::pq_gen(&srcs, p.as_mut_slice(), q.as_mut_slice()).map_err(|r| anyhow::anyhow!("pq_gen refused: {r:?}"))?;
+            }
+            _ => {}
+        }
+        Ok(peer)
+    }
+
+    fn encode(&mut self) {
+        let srcs: Vec<&[u8]> = self.data.iter().map(|a| a.as_slice()).collect();
+        match self.kind {
+            CodeKind::Raid5 => isal::xor_gen(&srcs, self.parity[0].as_mut_slice()).expect("xor_gen on aligned buffers"),
+            CodeKind::Raid6 => {
+                let [p, q] = &mut self.parity[..] else { unreachable!("raid6 has two parities") };
+                isal::pq_gen(&srcs, p.as_mut_slice(), q.as_mut_slice()).expect("pq_gen on aligned buffers")
             }
             _ => {
-                let tables = isal::Tables::new(&generator[k * k..], k, m);
-                let srcs: Vec<&[u8]> = data.iter().map(|a| a.as_slice()).collect();
-                let mut outs: Vec<&mut [u8]> = parity.iter_mut().map(|a| a.as_mut_slice()).collect();
-                best_gb_s(budget, data_bytes, || isal::encode_data(&tables, &srcs, &mut outs))
+                let mut outs: Vec<&mut [u8]> = self.parity.iter_mut().map(|a| a.as_mut_slice()).collect();
+                isal::encode_data(self.encode_tables.as_ref().expect("rs has encode tables"), &srcs, &mut outs)
             }
-        };
-        for (i, want) in want_parity.iter().enumerate() {
+        }
+    }
+
+    fn decode(&mut self) {
+        let k = self.data.len();
+        let survivors: Vec<&[u8]> = self
+            .survivors_rows
+            .iter()
+            .map(|&r| if r < k { self.data[r].as_slice() } else { self.parity[r - k].as_slice() })
+            .collect();
+        match &self.decode_tables {
+            None => isal::xor_gen(&survivors, self.rebuilt[0].as_mut_slice()).expect("xor_gen on aligned buffers"),
+            Some(tables) => {
+                let mut outs: Vec<&mut [u8]> = self.rebuilt.iter_mut().map(|a| a.as_mut_slice()).collect();
+                isal::encode_data(tables, &survivors, &mut outs)
+            }
+        }
+    }
+
+    /// ISA-L's parity equals exaraid's, and ISA-L's decode gives back the lost data.
+    fn check(&self, case: &Case) -> anyhow::Result<()> {
+        let k = self.data.len();
+        for (i, par) in self.parity.iter().enumerate() {
             anyhow::ensure!(
-                parity[i].as_slice() == *want,
+                par.as_slice() == case.reference.element(Pos { row: 0, col: k + i }),
                 "{}: exaraid's parity {i} differs from ISA-L's on the same data",
-                self.spec
+                case.spec
             );
         }
-
-        // Decode: the first f data columns are lost; the survivors are the other data columns
-        // and the first f parities (for raid5: the other data columns and P).
-        let f = g.fault_tolerance;
-        let survivors_rows: Vec<usize> = (f..k).chain(k..k + f).collect();
-        let survivors: Vec<&[u8]> =
-            survivors_rows.iter().map(|&r| if r < k { data[r].as_slice() } else { parity[r - k].as_slice() }).collect();
-        let mut rebuilt: Vec<Aligned> = (0..f).map(|_| Aligned::zeroed(e)).collect();
-        let decode_gb_s = if self.spec.kind == CodeKind::Raid5 {
-            let out = rebuilt[0].as_mut_slice();
-            isal::xor_gen(&survivors, out).map_err(|r| anyhow::anyhow!("xor_gen refused: {r:?}"))?;
-            best_gb_s(budget, data_bytes, || {
-                isal::xor_gen(&survivors, out).expect("xor_gen on aligned buffers");
-            })
-        } else {
-            let square: Vec<u8> = survivors_rows.iter().flat_map(|&r| generator[r * k..(r + 1) * k].to_vec()).collect();
-            let inverse = isal::invert_matrix(&square, k).context("the survivors' matrix is singular")?;
-            // Rows of the inverse that give back the lost data columns 0..f.
-            let tables = isal::Tables::new(&inverse[..f * k], k, f);
-            let mut outs: Vec<&mut [u8]> = rebuilt.iter_mut().map(|a| a.as_mut_slice()).collect();
-            best_gb_s(budget, data_bytes, || isal::encode_data(&tables, &survivors, &mut outs))
-        };
-        for (j, r) in rebuilt.iter().enumerate() {
-            anyhow::ensure!(r.as_slice() == data[j].as_slice(), "{}: ISA-L decode did not restore column {j}", self.spec);
+        for (j, r) in self.rebuilt.iter().enumerate() {
+            anyhow::ensure!(r.as_slice() == self.data[j].as_slice(), "{}: ISA-L decode did not restore column {j}", case.spec);
         }
-        Ok((encode_gb_s, decode_gb_s))
+        Ok(())
     }
 }
 
@@ -310,34 +372,32 @@ fn identity_then(k: usize, parity_rows: &[u8]) -> Vec<u8> {
     a
 }
 
-/// Best throughput of `budget.passes` timed passes (after one warm-up pass), each calling `op`
+/// Best throughput of two operations over `budget.passes` timed passes each (after one
+/// warm-up pass each), their passes interleaved a, b, a, b; each pass calls the operation
 /// until `budget.bytes_per_pass` data bytes are done (at least once).
-fn best_gb_s(budget: Budget, bytes_per_call: usize, mut op: impl FnMut()) -> f64 {
-    assert!(bytes_per_call > 0, "a call must process some bytes");
-    let calls = budget.bytes_per_pass.div_ceil(bytes_per_call).max(1);
-    let mut best = Duration::MAX;
-    for pass in 0..=budget.passes {
-        let start = Instant::now();
-        for _ in 0..calls {
-            op();
-        }
-        let took = start.elapsed();
-        if pass > 0 {
-            best = best.min(took);
-        }
-    }
-    (calls * bytes_per_call) as f64 / best.as_secs_f64().max(1e-9) / 1e9
+fn best_gb_s_pair(budget: Budget, bytes_per_call: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
+    let r = best_gb_s_each(budget, bytes_per_call, 2, |which| if which == 0 { a() } else { b() });
+    (r[0], r[1])
 }
 
-/// Single-core copy of `bytes` from one buffer into another (the array codes' yardstick, on
-/// the same footprint as their stripe's data).
-fn memcpy_gb_s(budget: Budget, bytes: usize) -> f64 {
-    let src = vec![0x5au8; bytes];
-    let mut dst = vec![0u8; bytes];
-    best_gb_s(budget, bytes, || {
-        dst.copy_from_slice(std::hint::black_box(&src));
-        std::hint::black_box(&mut dst);
-    })
+/// Best throughput of `ops` operations (`op(i)` runs operation i once), passes interleaved.
+fn best_gb_s_each(budget: Budget, bytes_per_call: usize, ops: usize, mut op: impl FnMut(usize)) -> Vec<f64> {
+    assert!(bytes_per_call > 0, "a call must process some bytes");
+    let calls = budget.bytes_per_pass.div_ceil(bytes_per_call).max(1);
+    let mut best = vec![Duration::MAX; ops];
+    for pass in 0..=budget.passes {
+        for (which, best) in best.iter_mut().enumerate() {
+            let start = Instant::now();
+            for _ in 0..calls {
+                op(which);
+            }
+            let took = start.elapsed();
+            if pass > 0 {
+                *best = (*best).min(took);
+            }
+        }
+    }
+    best.into_iter().map(|d| (calls * bytes_per_call) as f64 / d.as_secs_f64().max(1e-9) / 1e9).collect()
 }
 
 /// A 64-byte aligned buffer (ISA-L's raid functions want 32-byte aligned pointers).
@@ -485,18 +545,19 @@ fn kernel_table(budget: Budget, rng: &mut ChaCha8Rng) -> String {
                     one.as_ptr() as usize % 64
                 };
                 let _ = write!(s, "{:<26} {:>8} {:>9}", label, human_bytes(element_bytes), format!("{layout}+{offset}"));
-                for e in &engines {
-                    let (srcs, mut dsts): (Vec<&[u8]>, Vec<&mut [u8]>) = if layout == "separate" {
-                        let (a, b) = backing.split_at_mut(*k);
-                        (a.iter().map(|x| x.as_slice()).collect(), b.iter_mut().map(|x| x.as_mut_slice()).collect())
-                    } else {
-                        let (a, b) = one.split_at_mut(k * element_bytes);
-                        (a.chunks_exact(element_bytes).collect(), b.chunks_exact_mut(element_bytes).collect())
-                    };
-                    let gb_s = best_gb_s(budget, k * element_bytes, || match coefs {
-                        None => e.xor_many(&srcs, dsts[0]),
-                        Some(c) => e.gf_matrix_mul(c, &srcs, &mut dsts),
-                    });
+                let (srcs, mut dsts): (Vec<&[u8]>, Vec<&mut [u8]>) = if layout == "separate" {
+                    let (a, b) = backing.split_at_mut(*k);
+                    (a.iter().map(|x| x.as_slice()).collect(), b.iter_mut().map(|x| x.as_mut_slice()).collect())
+                } else {
+                    let (a, b) = one.split_at_mut(k * element_bytes);
+                    (a.chunks_exact(element_bytes).collect(), b.chunks_exact_mut(element_bytes).collect())
+                };
+                // Every engine on the same buffers, passes interleaved.
+                let results = best_gb_s_each(budget, k * element_bytes, engines.len(), |i| match coefs {
+                    None => engines[i].xor_many(&srcs, dsts[0]),
+                    Some(c) => engines[i].gf_matrix_mul(c, &srcs, &mut dsts),
+                });
+                for gb_s in results {
                     let _ = write!(s, " {gb_s:>9.2}");
                 }
                 let _ = writeln!(s);
