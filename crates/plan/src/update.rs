@@ -66,9 +66,31 @@ fn runs(segments: &[(u64, u64)]) -> Vec<(u64, u64)> {
     out
 }
 
-/// The new piece of `data` covering `[a, b)`, if any (pieces of one element are disjoint).
-fn covering(new: &[NewData], data: usize, a: u64, b: u64) -> Option<&NewData> {
-    new.iter().find(|n| n.data == data && n.offset_bytes <= a && b <= n.offset_bytes + n.len_bytes)
+/// Index of the new pieces by data element, so lookups stay O(pieces of that element)
+/// on 512-wide stripes.
+struct ByData<'a> {
+    new: &'a [NewData],
+    index: BTreeMap<usize, Vec<usize>>,
+}
+
+impl<'a> ByData<'a> {
+    fn new(new: &'a [NewData]) -> ByData<'a> {
+        let mut index: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (i, n) in new.iter().enumerate() {
+            index.entry(n.data).or_default().push(i);
+        }
+        ByData { new, index }
+    }
+
+    /// Index of the new piece of `data` covering `[a, b)`, if any (pieces of one element
+    /// are disjoint).
+    fn covering(&self, data: usize, a: u64, b: u64) -> Option<usize> {
+        let list = self.index.get(&data)?;
+        list.iter().copied().find(|&i| {
+            let n = &self.new[i];
+            n.offset_bytes <= a && b <= n.offset_bytes + n.len_bytes
+        })
+    }
 }
 
 /// Plan the home parity update of `stripe` of `file` for the new data `new` (disjoint ranges).
@@ -84,11 +106,19 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
         assert!(n.len_bytes > 0 && n.offset_bytes + n.len_bytes <= e_bytes);
         affected.extend(g.data_parities[n.data].iter().copied());
     }
+    let by_data = ByData::new(new);
     let mut segments: BTreeMap<usize, Vec<(u64, u64)>> = BTreeMap::new();
     for &p in &affected {
-        let terms: BTreeSet<usize> = g.parity_terms[p].iter().map(|t| t.data).collect();
+        // The written pieces of this parity's terms (few), not its terms (up to 510).
+        let terms = &g.parity_terms[p];
+        let mine: Vec<&NewData> = by_data
+            .index
+            .iter()
+            .filter(|(&d, _)| terms.binary_search_by_key(&d, |t| t.data).is_ok())
+            .flat_map(|(_, list)| list.iter().map(|&i| &new[i]))
+            .collect();
         let mut cuts: BTreeSet<u64> = BTreeSet::new();
-        for n in new.iter().filter(|n| terms.contains(&n.data)) {
+        for n in &mine {
             cuts.insert(n.offset_bytes);
             cuts.insert(n.offset_bytes + n.len_bytes);
         }
@@ -96,40 +126,57 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
         let segs: Vec<(u64, u64)> = cuts
             .windows(2)
             .map(|w| (w[0], w[1]))
-            .filter(|&(a, z)| new.iter().any(|n| terms.contains(&n.data) && n.offset_bytes <= a && z <= n.offset_bytes + n.len_bytes))
+            .filter(|&(a, z)| mine.iter().any(|n| n.offset_bytes <= a && z <= n.offset_bytes + n.len_bytes))
             .collect();
         segments.insert(p, segs);
     }
 
     // RMW reads: each written range once, each parity run once.
     let rmw_reads = new.len() + segments.values().map(|s| runs(s).len()).sum::<usize>();
+    // RCW needs at least one read per unwritten term of any (parity, segment): when that
+    // lower bound already reaches the RMW reads (a small write on a wide stripe), RMW wins
+    // without listing the RCW reads (O(written) instead of O(stripe width) per write).
+    let mut rcw_lower_bound = 0usize;
+    for (&p, segs) in &segments {
+        let terms = &g.parity_terms[p];
+        for &(a, z) in segs {
+            let written = by_data
+                .index
+                .keys()
+                .filter(|&&d| terms.binary_search_by_key(&d, |t| t.data).is_ok() && by_data.covering(d, a, z).is_some())
+                .count();
+            rcw_lower_bound = rcw_lower_bound.max(terms.len() - written);
+        }
+    }
     // RCW reads: per data element, the runs of bytes it must supply but nobody writes.
     let mut rcw_need: BTreeMap<usize, Vec<(u64, u64)>> = BTreeMap::new();
-    for (&p, segs) in &segments {
-        for &(a, z) in segs {
-            for t in &g.parity_terms[p] {
-                if covering(new, t.data, a, z).is_none() {
-                    rcw_need.entry(t.data).or_default().push((a, z));
+    if rcw_lower_bound < rmw_reads {
+        for (&p, segs) in &segments {
+            for &(a, z) in segs {
+                for t in &g.parity_terms[p] {
+                    if by_data.covering(t.data, a, z).is_none() {
+                        rcw_need.entry(t.data).or_default().push((a, z));
+                    }
                 }
             }
         }
-    }
-    for v in rcw_need.values_mut() {
-        v.sort_unstable();
-        v.dedup();
-        // Segments of different parities may overlap only if identical (same cut points
-        // come from the same written pieces for horizontal codes); merge overlaps anyway.
-        let mut merged: Vec<(u64, u64)> = Vec::new();
-        for &(a, z) in v.iter() {
-            match merged.last_mut() {
-                Some(last) if a <= last.1 => last.1 = last.1.max(z),
-                _ => merged.push((a, z)),
+        for v in rcw_need.values_mut() {
+            v.sort_unstable();
+            v.dedup();
+            // Segments of different parities may overlap only if identical (same cut points
+            // come from the same written pieces for horizontal codes); merge overlaps anyway.
+            let mut merged: Vec<(u64, u64)> = Vec::new();
+            for &(a, z) in v.iter() {
+                match merged.last_mut() {
+                    Some(last) if a <= last.1 => last.1 = last.1.max(z),
+                    _ => merged.push((a, z)),
+                }
             }
+            *v = merged;
         }
-        *v = merged;
     }
     let rcw_reads: usize = rcw_need.values().map(|v| v.len()).sum();
-    let reconstruct = rcw_reads < rmw_reads;
+    let reconstruct = rcw_lower_bound < rmw_reads && rcw_reads < rmw_reads;
 
     let mut out = HomeUpdate::default();
     let data_range = |d: usize, a: u64, z: u64| ElementRange {
@@ -168,7 +215,7 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
                 let mut terms = Vec::new();
                 let mut after = Vec::new();
                 for t in &g.parity_terms[p] {
-                    let newb = match covering(new, t.data, a, z) {
+                    let newb = match by_data.covering(t.data, a, z).map(|i| &new[i]) {
                         Some(n) => {
                             write_after.extend(n.after.iter().copied());
                             after.extend(n.after.iter().copied());
@@ -219,8 +266,12 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
                 let &(ra, _, ps) = parity_reads.iter().find(|r| r.0 <= a && z <= r.1).expect("parity run read");
                 let mut after = vec![ps];
                 let mut terms = Vec::new();
-                for t in &g.parity_terms[p] {
-                    if let Some(i) = new.iter().position(|n| n.data == t.data && n.offset_bytes <= a && z <= n.offset_bytes + n.len_bytes) {
+                let parity_terms = &g.parity_terms[p];
+                let written_terms = by_data.index.keys().filter_map(|&d| {
+                    parity_terms.binary_search_by_key(&d, |t| t.data).ok().map(|j| parity_terms[j])
+                });
+                for t in written_terms {
+                    if let Some(i) = by_data.covering(t.data, a, z) {
                         let n = &new[i];
                         after.push(old_reads[i]);
                         after.extend(n.after.iter().copied());

@@ -128,17 +128,16 @@ impl Wcl {
         let layout = &self.layout;
         let g = layout.geometry();
         let e_bytes = layout.element_bytes();
-        if !self.open.contains_key(&(file, stripe)) {
-            let chunk_addr_bytes = (0..layout.width()).map(|c| self.alloc.alloc(layout.oss_of(file, stripe, c))).collect();
-            let cs = CacheStripe {
-                chunk_addr_bytes,
+        // Take the cache stripe out of the index while planning (no clone on the hot path).
+        let mut cs = match self.open.remove(&(file, stripe)) {
+            Some(cs) => cs,
+            None => CacheStripe {
+                chunk_addr_bytes: (0..layout.width()).map(|c| self.alloc.alloc(layout.oss_of(file, stripe, c))).collect(),
                 written: vec![IntervalSet::new(); g.data_count()],
                 parity_init: vec![IntervalSet::new(); g.parity_count()],
                 writers: Vec::new(),
-            };
-            self.open.insert((file, stripe), cs);
-        }
-        let cs = self.open.get(&(file, stripe)).expect("just opened").clone();
+            },
+        };
 
         // 1. New data into the cache chunk of its OSS (old cache bytes read first if overwritten).
         let mut entries: Vec<Entry> = Vec::new();
@@ -166,8 +165,10 @@ impl Wcl {
         let affected: BTreeSet<usize> = entries.iter().flat_map(|en| g.data_parities[en.data].iter().copied()).collect();
         let mut new_init: Vec<(usize, u64, u64)> = Vec::new();
         for p in affected {
-            let coef: BTreeMap<usize, u8> = g.parity_terms[p].iter().map(|t| (t.data, t.coef)).collect();
-            let mine: Vec<&Entry> = entries.iter().filter(|en| coef.contains_key(&en.data)).collect();
+            // Terms are sorted by data index: binary search instead of a map (512-wide stripes).
+            let parity_terms = &g.parity_terms[p];
+            let coef_of = |d: usize| parity_terms.binary_search_by_key(&d, |t| t.data).ok().map(|i| parity_terms[i].coef);
+            let mine: Vec<&Entry> = entries.iter().filter(|en| coef_of(en.data).is_some()).collect();
             let mut cuts: BTreeSet<u64> = BTreeSet::new();
             for en in &mine {
                 cuts.insert(en.a);
@@ -227,7 +228,7 @@ impl Wcl {
                     if let Some(s) = en.old_read {
                         after.push(s);
                     }
-                    terms.push(ParityTerm { data: en.data, coef: coef[&en.data], new: shift(en.new, a - en.a), old: shift(en.old, a - en.a) });
+                    terms.push(ParityTerm { data: en.data, coef: coef_of(en.data).expect("term"), new: shift(en.new, a - en.a), old: shift(en.old, a - en.a) });
                 }
                 after.sort_unstable();
                 after.dedup();
@@ -268,7 +269,6 @@ impl Wcl {
         }
 
         // 3. Index update; a complete stripe leaves the open set for destaging.
-        let cs = self.open.get_mut(&(file, stripe)).expect("open");
         for en in &entries {
             cs.written[en.data].insert(en.a, en.z);
         }
@@ -278,8 +278,9 @@ impl Wcl {
         cs.writers.push(plan);
         let complete = cs.written.iter().all(|w| w.covers(0, e_bytes));
         if complete {
-            self.open.remove(&(file, stripe))
+            Some(cs)
         } else {
+            self.open.insert((file, stripe), cs);
             None
         }
     }
