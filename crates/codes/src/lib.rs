@@ -299,9 +299,17 @@ impl Code {
             // One row: columns 0..k are data, k..k+m parity, each one element, contiguous.
             let k = g.data_count();
             let (data, parity) = stripe.bytes.split_at_mut(k * e);
-            let inputs: Vec<&[u8]> = data.chunks_exact(e).collect();
-            let mut outputs: Vec<&mut [u8]> = parity.chunks_exact_mut(e).collect();
-            engine::engine().gf_matrix_mul(matrix, &inputs, &mut outputs);
+            // Column lists on the stack (k + m <= 255): no allocation per stripe.
+            let mut inputs: [&[u8]; codes::MAX_COLUMNS] = [&[]; codes::MAX_COLUMNS];
+            let mut outputs: [&mut [u8]; codes::MAX_COLUMNS] = std::array::from_fn(|_| Default::default());
+            for (slot, column) in inputs.iter_mut().zip(data.chunks_exact(e)) {
+                *slot = column;
+            }
+            let m = g.parity_count();
+            for (slot, column) in outputs.iter_mut().zip(parity.chunks_exact_mut(e)) {
+                *slot = column;
+            }
+            engine::engine().gf_matrix_mul(matrix, &inputs[..k], &mut outputs[..m]);
             return Ok(());
         }
         let mut elements: Vec<&mut [u8]> = stripe.bytes.chunks_exact_mut(e).collect();
@@ -531,8 +539,37 @@ fn combine(coefs: impl Iterator<Item = u8> + Clone, srcs: &[&[u8]], out: &mut [u
     }
 }
 
-/// Execute one decode stage on the stripe's elements (indexed column-major).
+/// Sources a single-target XOR stage may have and still run without a heap allocation
+/// (array codes up to p = 31 stay within it; wider ones take the general path).
+const STACK_SOURCES: usize = 64;
+
+/// Execute one stage on the stripe's elements (indexed column-major).
 fn run_stage(stage: &Stage, rows: usize, elements: &mut [&mut [u8]]) {
+    // Hot path of every array code: one target, XOR of a few sources. Per-call allocations
+    // cost about as much as XORing a 4 KiB stripe, so the sources go in a stack array.
+    if stage.targets.len() == 1 && !stage.sources.is_empty() && stage.sources.len() <= STACK_SOURCES && stage.is_xor() {
+        let target = slot(rows, stage.targets[0]);
+        let out = std::mem::take(&mut elements[target]);
+        {
+            let mut srcs: [&[u8]; STACK_SOURCES] = [&[]; STACK_SOURCES];
+            let mut n = 0;
+            for (&pos, &coef) in stage.sources.iter().zip(&stage.coefs) {
+                let s = slot(rows, pos);
+                assert!(s != target, "a stage never reads what it writes");
+                if coef == 1 {
+                    srcs[n] = &*elements[s];
+                    n += 1;
+                }
+            }
+            if n == 0 {
+                out.fill(0);
+            } else {
+                engine::engine().xor_many(&srcs[..n], out);
+            }
+        }
+        elements[target] = out;
+        return;
+    }
     let targets: Vec<usize> = stage.targets.iter().map(|&p| slot(rows, p)).collect();
     let sources: Vec<usize> = stage.sources.iter().map(|&p| slot(rows, p)).collect();
     assert!(sources.iter().all(|s| !targets.contains(s)), "a stage never reads what it writes");
