@@ -68,6 +68,8 @@ struct Window {
     file: FileId,
     last_activity_ns: u64,
     stripes: BTreeMap<u64, WindowStripe>,
+    /// Upper bound of the written ranges (pieces written): bounds the END plans.
+    pieces_written: u64,
 }
 
 /// A window after END (or timeout): protected once `parity_plan` completes, home once
@@ -182,9 +184,15 @@ impl Delayed {
     /// A write inside a window: data into the cache zone, nothing else.
     fn window_write(&mut self, window: WindowId, write: &ClientWrite) -> Result<IoPlan, PlanError> {
         let pieces = self.layout.split(write.offset_bytes, write.len_bytes)?;
+        let open = &self.windows[&window];
+        let ranges = open.pieces_written + pieces.len() as u64;
+        if ranges > WINDOW_RANGES_MAX {
+            return Err(PlanError::WindowTooLarge { window, ranges, max: WINDOW_RANGES_MAX });
+        }
         let id = self.plan_id();
         let mut b = PlanBuilder::new();
         let mut w = self.windows.remove(&window).expect("open window");
+        w.pieces_written = ranges;
         for (file_off, e) in pieces {
             let Cell::Data(d) = e.cell else { unreachable!("split yields data pieces") };
             let oss = self.layout.oss_of(write.file, e.stripe, e.pos.col);
@@ -334,7 +342,7 @@ impl Strategy for Delayed {
                     return Err(PlanError::TooManyWindows { open: self.windows.len(), max: self.config.max_open_windows });
                 }
                 self.timed_out.remove(&window);
-                self.windows.insert(window, Window { id: window, file, last_activity_ns: now_ns, stripes: BTreeMap::new() });
+                self.windows.insert(window, Window { id: window, file, last_activity_ns: now_ns, stripes: BTreeMap::new(), pieces_written: 0 });
                 self.by_file.insert(file, window);
                 self.deadlines.insert((now_ns.saturating_add(self.config.window_timeout_ns), window));
                 Ok(Vec::new())

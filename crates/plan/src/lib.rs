@@ -92,7 +92,7 @@ pub mod raid0;
 pub mod rmw;
 pub mod strategy;
 pub mod testing;
-mod update;
+pub mod update;
 pub mod wcl;
 
 pub use layout::{DataAddress, ElementRange, Layout};

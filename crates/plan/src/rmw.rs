@@ -196,6 +196,19 @@ mod tests {
     }
 
     #[test]
+    fn writes_past_the_limits_are_typed_errors() {
+        let mut s = Rmw::new(Layout::from_geometry(raid5(4), "raid5", 512, 5).unwrap());
+        let err = s.on_write(&write(0, 0, 0), 0).unwrap_err();
+        assert_eq!(err, PlanError::EmptyWrite);
+        let err = s.on_write(&write(0, 0, WRITE_BYTES_MAX + 1), 0).unwrap_err();
+        assert!(matches!(err, PlanError::WriteTooLarge { .. }), "{err}");
+        let err = s.on_write(&write(0, 0, 512 * ELEMENTS_PER_WRITE_MAX), 0).unwrap_err();
+        assert!(err.to_string().contains("split it"), "{err}");
+        let err = s.on_write(&write(0, u64::MAX - 10, 100), 0).unwrap_err();
+        assert!(matches!(err, PlanError::BeyondFileLimit { .. }), "{err}");
+    }
+
+    #[test]
     fn hints_are_rejected_with_a_clear_error() {
         let mut s = Rmw::new(Layout::from_geometry(raid5(4), "raid5", E, 5).unwrap());
         let err = s.on_hint(&Hint::EndDelayed { window: 1 }, 0).unwrap_err();

@@ -8,6 +8,12 @@ use serde::Serialize;
 
 /// Largest single client write accepted: 4 GiB. Bounds the steps of one plan.
 pub const WRITE_BYTES_MAX: u64 = 1 << 32;
+/// Most element pieces one write may touch (bounds the steps of one plan; a 1 GiB write over
+/// 1 MiB elements touches 1,024).
+pub const ELEMENTS_PER_WRITE_MAX: u64 = 1 << 18;
+/// Most contiguous written ranges one delayed-parity window may hold (bounds the steps of
+/// its END plans, which read each range once).
+pub const WINDOW_RANGES_MAX: u64 = 1 << 20;
 /// Most delayed-parity windows open at once (the seed's largest run: 500,000 clients in
 /// applications of ~150 clients, i.e. a few thousand windows).
 pub const OPEN_WINDOWS_MAX: usize = 1 << 20;
@@ -131,6 +137,10 @@ pub enum PlanError {
     EmptyWrite,
     #[error("a write of {len_bytes} bytes is larger than the limit of {max_bytes} bytes: split it into smaller writes")]
     WriteTooLarge { len_bytes: u64, max_bytes: u64 },
+    #[error("a write of {len_bytes} bytes touches {elements} elements of {element_bytes} bytes, more than the limit of {max} per write: split it into smaller writes or use a larger stripe unit")]
+    TooManyElements { len_bytes: u64, element_bytes: u64, elements: u64, max: u64 },
+    #[error("window {window} holds {ranges} written ranges, the limit is {max}: send END_DELAYED for it (and START a new window) before writing more")]
+    WindowTooLarge { window: WindowId, ranges: u64, max: u64 },
     #[error("the range at offset {offset_bytes} + {len_bytes} bytes ends beyond the file size limit of {max_bytes} bytes")]
     BeyondFileLimit { offset_bytes: u64, len_bytes: u64, max_bytes: u64 },
     #[error("START_DELAYED for window {window} on file {file}, but window {open} is already open on that file: send END_DELAYED for window {open} first")]
@@ -211,6 +221,16 @@ pub fn new_strategy(kind: StrategyKind, layout: Layout, config: StrategyConfig) 
 pub(crate) fn check_write(layout: &Layout, w: &ClientWrite) -> Result<(), PlanError> {
     if w.len_bytes > WRITE_BYTES_MAX {
         return Err(PlanError::WriteTooLarge { len_bytes: w.len_bytes, max_bytes: WRITE_BYTES_MAX });
+    }
+    // Pieces = elements touched: at most ceil(len / element) + 1 (a misaligned start).
+    let elements = w.len_bytes.div_ceil(layout.element_bytes()) + 1;
+    if elements > ELEMENTS_PER_WRITE_MAX {
+        return Err(PlanError::TooManyElements {
+            len_bytes: w.len_bytes,
+            element_bytes: layout.element_bytes(),
+            elements,
+            max: ELEMENTS_PER_WRITE_MAX,
+        });
     }
     layout.check_range(w.offset_bytes, w.len_bytes)
 }

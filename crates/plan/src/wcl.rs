@@ -485,7 +485,8 @@ mod tests {
     #[test]
     fn raid6_partial_write_is_5_ops() {
         let mut s = wcl6();
-        s.on_write(&w(0, 4096), 0).unwrap();
+        let first = s.on_write(&w(0, 4096), 0).unwrap();
+        assert_eq!(first[0].op_counts(), OpCounts { cache_data_write: 1, cache_parity_write: 2, ..OpCounts::default() });
         let p = s.on_write(&w(2 * E, 4096), 0).unwrap();
         assert_eq!(
             p[0].op_counts(),
