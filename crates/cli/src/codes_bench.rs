@@ -523,35 +523,22 @@ fn kernel_table(budget: Budget, rng: &mut ChaCha8Rng) -> String {
     ];
     for (label, k, rows, coefs) in &shapes {
         for &element_bytes in &ELEMENT_SIZES {
-            for layout in ["separate", "stripe"] {
-                // "separate": every vector its own 64-byte aligned allocation. "stripe": all
-                // vectors back to back in one Vec, as in a StripeBuf (malloc alignment, vectors
-                // exactly `element_bytes` apart).
+            for layout in ["stripe", "padded"] {
+                // "stripe": the vectors back to back in one Vec, exactly `element_bytes` apart,
+                // at malloc's alignment, as in a StripeBuf. "padded": 64-byte aligned, and
+                // `element_bytes + 64` apart, so that vector j starts j cache lines later in
+                // the cache-set cycle (power-of-two strides put every vector in the same sets).
                 let n = k + rows;
-                let mut backing: Vec<Aligned> = Vec::new();
-                let mut one = Vec::new();
-                if layout == "separate" {
-                    backing = (0..n).map(|_| Aligned::zeroed(element_bytes)).collect();
-                } else {
-                    one = vec![0u8; n * element_bytes];
-                }
-                for a in &mut backing {
-                    rng.fill_bytes(a.as_mut_slice());
-                }
+                let (stride, align) = if layout == "stripe" { (element_bytes, 1) } else { (element_bytes + 64, 64) };
+                let mut one = vec![0u8; n * stride + align];
                 rng.fill_bytes(&mut one);
-                let offset = if layout == "separate" {
-                    0
-                } else {
-                    one.as_ptr() as usize % 64
-                };
+                let base = (align - one.as_ptr() as usize % align) % align;
+                let offset = (one.as_ptr() as usize + base) % 64;
                 let _ = write!(s, "{:<26} {:>8} {:>9}", label, human_bytes(element_bytes), format!("{layout}+{offset}"));
-                let (srcs, mut dsts): (Vec<&[u8]>, Vec<&mut [u8]>) = if layout == "separate" {
-                    let (a, b) = backing.split_at_mut(*k);
-                    (a.iter().map(|x| x.as_slice()).collect(), b.iter_mut().map(|x| x.as_mut_slice()).collect())
-                } else {
-                    let (a, b) = one.split_at_mut(k * element_bytes);
-                    (a.chunks_exact(element_bytes).collect(), b.chunks_exact_mut(element_bytes).collect())
-                };
+                let area = &mut one[base..base + n * stride];
+                let (a, b) = area.split_at_mut(k * stride);
+                let srcs: Vec<&[u8]> = a.chunks_exact(stride).map(|c| &c[..element_bytes]).collect();
+                let mut dsts: Vec<&mut [u8]> = b.chunks_exact_mut(stride).map(|c| &mut c[..element_bytes]).collect();
                 // Every engine on the same buffers, passes interleaved.
                 let results = best_gb_s_each(budget, k * element_bytes, engines.len(), |i| match coefs {
                     None => engines[i].xor_many(&srcs, dsts[0]),
