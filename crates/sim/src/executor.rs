@@ -20,6 +20,26 @@ use crate::models::device::{Device, DeviceKind, DeviceRequest, IoKind};
 use crate::models::network::{self, LinkSide, NetworkParams};
 use crate::port::{splitmix, PlanOut, PlannerPort, StepSpec, ZoneClass};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Plan ids are small increasing integers: a multiply-shift hash is enough and much
+/// cheaper than SipHash (the inflight map is touched twice per plan).
+#[derive(Default)]
+struct IdHasher(u64);
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    }
+}
+type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
 use crate::workload::Workload;
 use exaraid_des::{ns_from_s, Engine, TimeNs};
 use rand::SeedableRng;
@@ -108,6 +128,8 @@ enum Owner {
 struct StepRt {
     spec: StepSpec,
     deps_left: u16,
+    /// Data shipped OSS-to-OSS arrives here before the step starts (OSS-issued plans).
+    ready_at_ns: TimeNs,
 }
 
 struct PlanRt {
@@ -121,8 +143,6 @@ struct PlanRt {
     dependents: Vec<u16>,
     remaining: u32,
     owner: Owner,
-    /// Data shipped OSS-to-OSS arrives here before the step starts (OSS-issued plans).
-    ready_at_ns: Vec<TimeNs>,
 }
 
 struct Oss {
@@ -163,9 +183,9 @@ pub struct Executor<'p, P: PlannerPort> {
     plans: Vec<Option<PlanRt>>,
     free_plans: Vec<u32>,
     /// Planner plan id -> executor slot, for plans not yet complete.
-    inflight: HashMap<u64, u32>,
+    inflight: IdMap<u32>,
     /// Planner plan id -> slots of plans waiting for it (`after_plans`).
-    waiters: HashMap<u64, Vec<u32>>,
+    waiters: IdMap<Vec<u32>>,
     ops_per_oss: Vec<OpCounts>,
     tick_at_ns: Option<TimeNs>,
     // Measurement.
@@ -200,8 +220,8 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
             oss,
             plans: Vec::new(),
             free_plans: Vec::new(),
-            inflight: HashMap::new(),
-            waiters: HashMap::new(),
+            inflight: IdMap::default(),
+            waiters: IdMap::default(),
             ops_per_oss: vec![[0; 4]; params.oss_count as usize],
             tick_at_ns: None,
             iterations_completed: 0,
@@ -383,41 +403,29 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
         }
     }
 
-    fn start_plan(&mut self, now: TimeNs, spec: PlanOut, owner: Owner) {
+    fn start_plan(&mut self, now: TimeNs, mut spec: PlanOut, owner: Owner) {
         let n = spec.steps.len();
         assert!(n < u16::MAX as usize, "a plan of {n} steps exceeds the executor's limit");
-        let mut counts = vec![0u32; n + 1];
-        for s in &spec.steps {
-            for &d in &s.deps {
-                assert!((d as usize) < n, "step dependency out of range");
-                counts[d as usize + 1] += 1;
-            }
+        // CSR adjacency from the edge list: sort by the step that must complete first.
+        spec.dep_edges.sort_unstable();
+        let mut dep_start = vec![0u32; n + 1];
+        let mut deps_left = vec![0u16; n];
+        for &(d, j) in &spec.dep_edges {
+            assert!((d as usize) < n && (j as usize) < n, "step dependency out of range");
+            dep_start[d as usize + 1] += 1;
+            deps_left[j as usize] += 1;
         }
         for i in 0..n {
-            counts[i + 1] += counts[i];
+            dep_start[i + 1] += dep_start[i];
         }
-        let dep_start = counts.clone();
-        let mut fill = counts;
-        let mut dependents = vec![0u16; dep_start[n] as usize];
-        for (j, s) in spec.steps.iter().enumerate() {
-            for &d in &s.deps {
-                let at = &mut fill[d as usize];
-                dependents[*at as usize] = j as u16;
-                *at += 1;
-            }
-        }
-        let steps: Vec<StepRt> =
-            spec.steps.into_iter().map(|s| StepRt { deps_left: s.deps.len() as u16, spec: s }).collect();
-        let plan = PlanRt {
-            id: spec.id,
-            waiting_for: 0,
-            ready_at_ns: vec![now; n],
-            steps,
-            dep_start,
-            dependents,
-            remaining: n as u32,
-            owner,
-        };
+        let dependents: Vec<u16> = spec.dep_edges.iter().map(|e| e.1).collect();
+        let steps: Vec<StepRt> = spec
+            .steps
+            .into_iter()
+            .zip(deps_left)
+            .map(|(s, deps_left)| StepRt { deps_left, spec: s, ready_at_ns: now })
+            .collect();
+        let plan = PlanRt { id: spec.id, waiting_for: 0, steps, dep_start, dependents, remaining: n as u32, owner };
         let slot = match self.free_plans.pop() {
             Some(slot) => {
                 self.plans[slot as usize] = Some(plan);
@@ -475,7 +483,7 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
                 self.engine.schedule_at(arrive, Ev::Arrive { plan: plan_id, step });
             }
             Owner::AppEnd { .. } | Owner::Background => {
-                let at = plan.ready_at_ns[step as usize].max(now);
+                let at = plan.steps[step as usize].ready_at_ns.max(now);
                 self.engine.schedule_at(at, Ev::Arrive { plan: plan_id, step });
             }
         }
@@ -546,7 +554,7 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
                         if dest != oss {
                             let sent = self.oss[oss].tx.occupy(now, network::wire_ns(bytes, net.oss_link_bytes_per_s));
                             let got = self.oss[dest].rx.occupy(sent + self.latency_ns, network::wire_ns(bytes, net.oss_link_bytes_per_s));
-                            plan.ready_at_ns[j] = plan.ready_at_ns[j].max(got);
+                            plan.steps[j].ready_at_ns = plan.steps[j].ready_at_ns.max(got);
                         }
                     }
                 }
@@ -560,19 +568,16 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
         let plan = self.plans[plan_id as usize].as_mut().expect("live plan");
         plan.remaining -= 1;
         let (a, b) = (plan.dep_start[step as usize] as usize, plan.dep_start[step as usize + 1] as usize);
-        let mut ready = Vec::new();
         for k in a..b {
+            let plan = self.plans[plan_id as usize].as_mut().expect("live plan");
             let j = plan.dependents[k];
             let s = &mut plan.steps[j as usize];
             s.deps_left -= 1;
             if s.deps_left == 0 {
-                ready.push(j);
+                self.issue(now, plan_id, j);
             }
         }
-        let done = plan.remaining == 0;
-        for j in ready {
-            self.issue(now, plan_id, j);
-        }
+        let done = self.plan(plan_id).remaining == 0;
         if done {
             self.plan_complete(now, plan_id)?;
         }

@@ -119,6 +119,20 @@ pub struct PointOutcome {
     pub point: Point,
     pub result: PointResult,
     pub wall_seconds: f64,
+    /// CPU time of the thread that ran the point (wall time is inflated when the machine
+    /// is shared; events per CPU second is the per-core rate).
+    pub cpu_seconds: f64,
+}
+
+/// CPU time consumed by the calling thread, in seconds.
+pub fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// A parsed, validated experiment.
@@ -269,10 +283,12 @@ impl Experiment {
 
 /// Simulate one point.
 pub fn run_point(point: &Point) -> Result<PointOutcome> {
-    let start = std::time::Instant::now();
-    let layout = point_layout(point.strategy, point.parities, point.stripe_width, point.stripe_unit_bytes, point.oss_count as usize)?;
-    let mut port = StrategyPort::new(point.strategy, layout, StrategyConfig::default(), true, point.seed)?;
-    let params = PointParams {
+    run_point_with(point, true)
+}
+
+/// The executor's parameters for a point.
+pub fn point_params(point: &Point) -> PointParams {
+    PointParams {
         oss_count: point.oss_count,
         device: point.device.clone(),
         network: NetworkParams::default(),
@@ -281,11 +297,25 @@ pub fn run_point(point: &Point) -> Result<PointOutcome> {
         stop: point.stop.clone(),
         // Each point's randomness depends on its seed and what it is, not on run order.
         seed: crate::port::splitmix(point.seed ^ crate::port::splitmix(point.clients) ^ (point.parities as u64) << 60),
-    };
+    }
+}
+
+/// Simulate one point; `rotate_files` off keeps the planner's OSS numbering (tests).
+pub fn run_point_with(point: &Point, rotate_files: bool) -> Result<PointOutcome> {
+    let start = std::time::Instant::now();
+    let cpu_start = thread_cpu_seconds();
+    let layout = point_layout(point.strategy, point.parities, point.stripe_width, point.stripe_unit_bytes, point.oss_count as usize)?;
+    let mut port = StrategyPort::new(point.strategy, layout, StrategyConfig::default(), rotate_files, point.seed)?;
+    let params = point_params(point);
     let result = Executor::new(params, &mut port).run().with_context(|| {
         format!("point {} {} {} clients={} seed={}", point.device_name, point.raid, point.strategy.name(), point.clients, point.seed)
     })?;
-    Ok(PointOutcome { point: point.clone(), result, wall_seconds: start.elapsed().as_secs_f64() })
+    Ok(PointOutcome {
+        point: point.clone(),
+        result,
+        wall_seconds: start.elapsed().as_secs_f64(),
+        cpu_seconds: thread_cpu_seconds() - cpu_start,
+    })
 }
 
 /// Run points in parallel with a progress bar on stderr. Output order = input order.

@@ -46,8 +46,6 @@ pub struct StepSpec {
     /// Byte address inside the zone of this OSS (the planner's address).
     pub address_bytes: u64,
     pub size_bytes: u64,
-    /// Steps of the same plan that must complete first (indices < own index).
-    pub deps: Vec<u16>,
 }
 
 /// One plan as the executor runs it.
@@ -59,6 +57,8 @@ pub struct PlanOut {
     /// Plans that must complete before this one starts.
     pub after_plans: Vec<u64>,
     pub steps: Vec<StepSpec>,
+    /// Dependencies inside the plan: (step that must complete first, step that waits).
+    pub dep_edges: Vec<(u16, u16)>,
 }
 
 pub trait PlannerPort {
@@ -145,6 +145,12 @@ impl StrategyPort {
             .into_iter()
             .map(|p| {
                 anyhow::ensure!(p.steps.len() < u16::MAX as usize, "plan {} has {} steps, more than the executor's limit", p.id, p.steps.len());
+                let mut dep_edges = Vec::new();
+                for (j, s) in p.steps.iter().enumerate() {
+                    for &a in &s.after {
+                        dep_edges.push((a as u16, j as u16));
+                    }
+                }
                 let steps = p
                     .steps
                     .iter()
@@ -165,11 +171,10 @@ impl StrategyPort {
                             object: s.file,
                             address_bytes: s.addr_bytes,
                             size_bytes: s.len_bytes,
-                            deps: s.after.iter().map(|&a| a as u16).collect(),
                         }
                     })
                     .collect();
-                Ok(PlanOut { id: p.id, foreground: p.kind == PlanKind::Foreground, after_plans: p.after_plans, steps })
+                Ok(PlanOut { id: p.id, foreground: p.kind == PlanKind::Foreground, after_plans: p.after_plans, steps, dep_edges })
             })
             .collect()
     }
