@@ -370,6 +370,39 @@ mod tests {
         assert_eq!(json.len(), 4);
     }
 
+    fn args(trace: Option<PathBuf>, out: Option<PathBuf>) -> LoadsArgs {
+        LoadsArgs {
+            codes: vec!["dcode".into(), "hdp".into()],
+            primes: vec![5, 7],
+            seed: DEFAULT_SEED,
+            tuples: 20,
+            trace,
+            cost_model: CountArg::Rmw,
+            json: true,
+            out,
+        }
+    }
+
+    #[test]
+    fn a_bad_trace_fails_with_its_path_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ops.csv");
+        std::fs::write(&path, "op,start,length,times\nread,0,4,5\nwrite,3,twenty,1\n").unwrap();
+        let err = format!("{:#}", run(args(Some(path), None)).unwrap_err());
+        assert!(err.contains("ops.csv") && err.contains("line 3") && err.contains("length 'twenty'"), "{err}");
+    }
+
+    #[test]
+    fn a_trace_run_writes_workload_trace_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ops.csv");
+        std::fs::write(&path, "op,start,length,times\nread,0,4,5\nwrite,3,20,2\n").unwrap();
+        run(args(Some(path), Some(dir.path().to_path_buf()))).unwrap();
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(dir.path().join("dcode-loads.json")).unwrap()).unwrap();
+        assert_eq!(rows.len(), 4);
+        assert!(rows.iter().all(|r| r["workload"] == "trace"));
+    }
+
     #[test]
     fn non_array_codes_are_refused_with_the_reason() {
         let err = parse_codes(&["dcode".into(), "rs".into()]).unwrap_err().to_string();

@@ -156,14 +156,21 @@ fn parity_access(geometry: &Geometry, stripe: u64, parity: usize, kind: IoKind) 
 /// one read per data element, no parity.
 pub fn read_run(geometry: &Geometry, start: u64, len: u64) -> Result<Vec<ElementAccess>, RunError> {
     let elements = run_elements(geometry, start, len)?;
-    Ok(elements.into_iter().map(|(stripe, data)| data_access(geometry, stripe, data, IoKind::Read)).collect())
+    Ok(read_elements(geometry, &elements))
+}
+
+/// The accesses of a normal-mode read of any list of (stripe, data index) elements, in the
+/// given order. Panics on a data index outside the geometry (a caller bug).
+pub fn read_elements(geometry: &Geometry, elements: &[(u64, usize)]) -> Vec<ElementAccess> {
+    elements.iter().map(|&(stripe, data)| data_access(geometry, stripe, data, IoKind::Read)).collect()
 }
 
 /// The parity elements (stripe, parity index) a write of these data elements must update,
 /// each once, sorted.
-fn touched_parities(geometry: &Geometry, elements: &[(u64, usize)]) -> BTreeSet<(u64, usize)> {
+pub fn touched_parities(geometry: &Geometry, elements: &[(u64, usize)]) -> BTreeSet<(u64, usize)> {
     let mut parities = BTreeSet::new();
     for &(stripe, data) in elements {
+        assert!(data < geometry.data_count(), "data index {data} outside 0..{}", geometry.data_count());
         for &parity in &geometry.data_parities[data] {
             parities.insert((stripe, parity));
         }
@@ -177,14 +184,22 @@ fn touched_parities(geometry: &Geometry, elements: &[(u64, usize)]) -> BTreeSet<
 /// and once as a write.
 pub fn write_run(geometry: &Geometry, start: u64, len: u64) -> Result<Vec<ElementAccess>, RunError> {
     let elements = run_elements(geometry, start, len)?;
-    let parities = touched_parities(geometry, &elements);
+    Ok(write_elements(geometry, &elements))
+}
+
+/// The read-modify-write accesses for any list of (stripe, data index) elements -- not only
+/// a continuous run: old data and every touched parity read, then new data and those
+/// parities written, each parity once. Data accesses keep the given order; list each
+/// element once. Panics on a data index outside the geometry (a caller bug).
+pub fn write_elements(geometry: &Geometry, elements: &[(u64, usize)]) -> Vec<ElementAccess> {
+    let parities = touched_parities(geometry, elements);
     let mut accesses = Vec::with_capacity(2 * (elements.len() + parities.len()));
     for kind in [IoKind::Read, IoKind::Write] {
         accesses.extend(elements.iter().map(|&(stripe, data)| data_access(geometry, stripe, data, kind)));
         accesses.extend(parities.iter().map(|&(stripe, parity)| parity_access(geometry, stripe, parity, kind)));
     }
     assert_eq!(accesses.len(), 2 * (elements.len() + parities.len()));
-    Ok(accesses)
+    accesses
 }
 
 /// Number of accesses per column (device), reads and writes together: the `L(i)` of one

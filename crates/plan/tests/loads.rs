@@ -3,7 +3,7 @@
 //! loads_codes.rs.)
 
 use exaraid_codes::{Cell, Geometry, Term};
-use exaraid_plan::element_io::{accesses_per_column, read_run, write_run, ElementRef, IoKind, RunError};
+use exaraid_plan::element_io::{accesses_per_column, read_run, write_elements, write_run, ElementRef, IoKind, RunError};
 use exaraid_plan::loads::{
     evaluate, evaluate_with, format_trace, generate, parse_trace, CostModel, DiskLoads, LoadsError, Op, TraceError, Tuple, Workload, WorkloadShape,
 };
@@ -230,4 +230,14 @@ fn counting_elements_touched_halves_writes_and_leaves_reads_alone() {
     let writes: Vec<Tuple> = mixed.iter().copied().filter(|t| t.op == Op::Write).collect();
     let doubled: Vec<u64> = elements(&writes).per_disk.iter().map(|n| 2 * n).collect();
     assert_eq!(evaluate(&g, &writes).unwrap().per_disk, doubled);
+}
+
+#[test]
+fn any_set_of_elements_can_be_planned_not_only_a_run() {
+    let g = raid6_like(4);
+    // D0 and D3 of stripe 5, D1 of stripe 6: P and Q of each stripe, once each.
+    let accesses = write_elements(&g, &[(5, 0), (5, 3), (6, 1)]);
+    assert_eq!(accesses.len(), 2 * 3 + 2 * 4);
+    assert_eq!(accesses_per_column(g.cols, &accesses), vec![2, 2, 0, 2, 4, 4]);
+    assert_eq!(write_run(&g, 4 * 5 + 3, 2).unwrap(), write_elements(&g, &[(5, 3), (6, 0)]));
 }
