@@ -522,8 +522,18 @@ mod tests {
         assert!(parity.computes.iter().all(|c| c.method == ParityMethod::Encode));
         // Move home: read each element from the cache, write it home.
         assert_eq!(moved.op_counts(), OpCounts { cache_data_read: 2 * N, data_write: 2 * N, ..OpCounts::default() });
-        // Compare with WCL for the same writes: 4N data writes + ~4N running parity
-        // read/writes; here the parity OSSs get N/2 writes in all ("m-1 vs 1").
+        // The same writes through WCL: one running-parity write per write (4N), against
+        // N/2 consolidated parity writes here ("m-1 vs 1" per row).
+        let mut wcl = crate::wcl::Wcl::new(s.layout().clone());
+        let mut wcl_plans = Vec::new();
+        for j in 0..N {
+            for c in 0..4 {
+                wcl_plans.extend(wcl.on_write(&w(c, (j * 4 + c) * (E / 2), E / 2), 10).unwrap());
+            }
+        }
+        let wcl_fg: Vec<IoPlan> = wcl_plans.into_iter().filter(|p| p.kind == PlanKind::Foreground).collect();
+        assert_eq!(total_counts(&wcl_fg).by_content().parity_write, 4 * N);
+        assert_eq!(parity.op_counts().by_content().parity_write, N / 2);
         parity.validate().unwrap();
         moved.validate().unwrap();
     }

@@ -195,6 +195,14 @@ impl Layout {
         stripe * self.stripe_data_bytes() + data as u64 * self.element_bytes + offset_in_element_bytes
     }
 
+    /// The file offset of the first byte of a data element range (None for parity).
+    pub fn file_offset_of(&self, range: &ElementRange) -> Option<u64> {
+        match range.cell {
+            Cell::Data(d) => Some(self.file_offset(range.stripe, d, range.offset_bytes)),
+            _ => None,
+        }
+    }
+
     /// Check a file range against the limits.
     pub fn check_range(&self, offset_bytes: u64, len_bytes: u64) -> Result<(), PlanError> {
         if len_bytes == 0 {

@@ -490,3 +490,22 @@ pub fn counts_by_kind<'a>(plans: impl IntoIterator<Item = &'a IoPlan>) -> BTreeM
     }
     m
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::strategy::{new_strategy, ClientWrite, StrategyConfig, StrategyKind};
+    use crate::testing::raid6;
+    use crate::Layout;
+
+    #[test]
+    fn a_plan_serialises_to_json_with_its_steps_and_computes() {
+        let layout = Layout::from_geometry(raid6(4), "raid6", 4096, 6).unwrap();
+        let mut s = new_strategy(StrategyKind::Rmw, layout, StrategyConfig::default()).unwrap();
+        let plan = s.on_write(&ClientWrite { client: 1, app: 0, file: 2, offset_bytes: 10, len_bytes: 20 }, 0).unwrap().remove(0);
+        let json = serde_json::to_value(&plan).unwrap();
+        assert_eq!(json["kind"], "foreground");
+        assert_eq!(json["steps"].as_array().unwrap().len(), 6);
+        assert_eq!(json["computes"].as_array().unwrap().len(), 2);
+        assert_eq!(json["steps"][0]["op"], "read");
+    }
+}
