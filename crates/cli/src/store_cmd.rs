@@ -1,6 +1,13 @@
-//! `exaraid store ...`
+//! `exaraid store ...`: the real parity-protected store (crate exaraid-store). This file only
+//! parses arguments and prints; every operation is one call of the `Store` API.
 
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
+use exaraid_codes::{CodeKind, CodeSpec};
+use exaraid_store::{InitOptions, Store, WritePath};
 
 #[derive(Args)]
 pub struct StoreArgs {
@@ -9,8 +16,367 @@ pub struct StoreArgs {
 }
 
 #[derive(Subcommand)]
-enum StoreCommand {}
+enum StoreCommand {
+    /// Create a store: its superblock in DIR and one directory per OSS.
+    Init(InitArgs),
+    /// Store stdin as file NAME (replacing it).
+    Put { dir: PathBuf, name: String },
+    /// Write file NAME to stdout.
+    Get { dir: PathBuf, name: String },
+    /// Write stdin at --offset of file NAME (created if missing).
+    Write {
+        dir: PathBuf,
+        name: String,
+        #[arg(long)]
+        offset: u64,
+    },
+    /// Write --length bytes at --offset of file NAME to stdout.
+    Read {
+        dir: PathBuf,
+        name: String,
+        #[arg(long)]
+        offset: u64,
+        #[arg(long)]
+        length: u64,
+    },
+    /// List the files and their sizes.
+    Ls {
+        dir: PathBuf,
+        /// Print JSON (an array of {name, size_bytes}).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove file NAME.
+    Rm { dir: PathBuf, name: String },
+    /// Per-OSS health and operation counters, bytes waiting for parity, open delayed windows.
+    Status {
+        dir: PathBuf,
+        /// Print JSON: {oss: [{index, path, healthy, ops: {data_read, data_write, parity_read,
+        /// parity_write, cache_read, cache_write}}], bytes_waiting_parity, bytes_unprotected,
+        /// open_windows, ...}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Mark OSS I failed (as if its disk died): reads are rebuilt from parity until `rebuild`.
+    Fail {
+        dir: PathBuf,
+        #[arg(long)]
+        oss: usize,
+    },
+    /// Rebuild everything OSS I holds from the other OSSs, onto --to NEWDIR or in place.
+    Rebuild {
+        dir: PathBuf,
+        #[arg(long)]
+        oss: usize,
+        /// A new, empty directory that replaces the OSS (default: its own directory).
+        #[arg(long)]
+        to: Option<PathBuf>,
+    },
+    /// Verify every element checksum and every stripe's parity; --repair fixes from parity.
+    Scrub {
+        dir: PathBuf,
+        #[arg(long)]
+        repair: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delayed-parity windows (START_DELAYED / END_DELAYED hints).
+    Delayed {
+        #[command(subcommand)]
+        command: DelayedCommand,
+    },
+    /// Throughput and per-OSS operation counts of raid0, rmw, wcl and delayed, beside the raw
+    /// write bandwidth of the same directories.
+    Bench(BenchArgs),
+    /// Test helper for the crash-injection test: writes a deterministic sequence of writes
+    /// and prints "ack I" after each acknowledged one.
+    #[command(hide = true)]
+    Torture {
+        dir: PathBuf,
+        #[arg(long)]
+        seed: u64,
+        #[arg(long)]
+        start: u64,
+        #[arg(long)]
+        count: u64,
+    },
+}
 
-pub fn run(args: StoreArgs) -> anyhow::Result<()> {
-    match args.command {}
+#[derive(Subcommand)]
+enum DelayedCommand {
+    /// START_DELAYED on file NAME: prints the window's token.
+    Start { dir: PathBuf, name: String },
+    /// END_DELAYED: returns when the parity of the window's stripes is durable.
+    End { dir: PathBuf, token: String },
+}
+
+#[derive(Args)]
+struct InitArgs {
+    /// The store's directory (superblock, journal; OSS directories by default).
+    dir: PathBuf,
+    /// Number of OSSs, created as DIR/oss-0 .. DIR/oss-{N-1}.
+    #[arg(long, conflicts_with = "oss_dirs")]
+    oss: Option<usize>,
+    /// OSS directories, comma-separated (one per disk or OST).
+    #[arg(long, value_delimiter = ',')]
+    oss_dirs: Option<Vec<PathBuf>>,
+    /// Code: raid5, raid6, rs, evenodd, rdp, xcode, hcode, hdp, dcode.
+    #[arg(long)]
+    code: String,
+    /// Data columns (raid5, raid6, rs). Default: OSS count minus parity columns.
+    #[arg(long)]
+    k: Option<usize>,
+    /// Parity columns (rs).
+    #[arg(long)]
+    m: Option<usize>,
+    /// The prime of an array code.
+    #[arg(long)]
+    p: Option<usize>,
+    /// Stripe unit in bytes: a multiple of 4096 from 4096 to 4194304.
+    #[arg(long, default_value_t = 1 << 20)]
+    stripe_unit: usize,
+    /// Write path: rmw (STD-RAID), wcl (Write Cache Layer), delayed (WCL plus START/END
+    /// windows), raid0 (no parity; benchmarks only).
+    #[arg(long, default_value = "rmw")]
+    write_path: String,
+    /// Emulate OSS disks of this many bytes each (to test a full disk).
+    #[arg(long)]
+    oss_capacity: Option<u64>,
+    /// A delayed window without END for this long gets its parity anyway (milliseconds).
+    #[arg(long, default_value_t = 600_000)]
+    window_timeout_ms: u64,
+    /// Advance parity in the background when open windows hold more unprotected bytes.
+    #[arg(long, default_value_t = 1 << 30)]
+    unprotected_max_bytes: u64,
+}
+
+fn code_spec(a: &InitArgs, oss_count: usize) -> Result<CodeSpec> {
+    let kind = CodeKind::from_name(&a.code)?;
+    Ok(match kind {
+        CodeKind::Raid5 => CodeSpec::raid5(a.k.unwrap_or(oss_count.saturating_sub(1))),
+        CodeKind::Raid6 => CodeSpec::raid6(a.k.unwrap_or(oss_count.saturating_sub(2))),
+        CodeKind::Rs => {
+            let m = a.m.context("rs needs --m (parity columns), e.g. --k 4 --m 2")?;
+            CodeSpec::rs(a.k.unwrap_or(oss_count.saturating_sub(m)), m)
+        }
+        _ => CodeSpec::array(kind, a.p.with_context(|| format!("{} is an array code: give its prime with --p, e.g. --p 5", a.code))?),
+    })
+}
+
+fn read_stdin() -> Result<Vec<u8>> {
+    let mut data = Vec::new();
+    std::io::stdin().read_to_end(&mut data).context("reading stdin")?;
+    Ok(data)
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()?;
+    Ok(())
+}
+
+fn open(dir: &Path) -> Result<Store> {
+    Ok(Store::open(dir)?)
+}
+
+pub fn run(args: StoreArgs) -> Result<()> {
+    match args.command {
+        StoreCommand::Init(a) => {
+            let dirs: Vec<PathBuf> = match (&a.oss, &a.oss_dirs) {
+                (Some(n), None) => (0..*n).map(|i| a.dir.join(format!("oss-{i}"))).collect(),
+                (None, Some(d)) => d.clone(),
+                _ => bail!("give the OSSs with --oss N or --oss-dirs A,B,C"),
+            };
+            if dirs.is_empty() {
+                bail!("a store needs at least one OSS");
+            }
+            let spec = code_spec(&a, dirs.len())?;
+            let mut opts = InitOptions::new(dirs, spec);
+            opts.element_bytes = a.stripe_unit;
+            opts.write_path = WritePath::from_name(&a.write_path)?;
+            opts.oss_capacity_bytes = a.oss_capacity;
+            opts.window_timeout_ms = a.window_timeout_ms;
+            opts.unprotected_bytes_max = a.unprotected_max_bytes;
+            let store = Store::init(&a.dir, &opts)?;
+            println!(
+                "created store {} : {} over {} OSSs, stripe unit {} bytes, write path {}",
+                store.dir().display(),
+                store.layout().code_name(),
+                store.oss_count(),
+                a.stripe_unit,
+                opts.write_path.name()
+            );
+            store.close()?;
+        }
+        StoreCommand::Put { dir, name } => {
+            let data = read_stdin()?;
+            let store = open(&dir)?;
+            store.put(&name, &data)?;
+            store.close()?;
+        }
+        StoreCommand::Get { dir, name } => {
+            let store = open(&dir)?;
+            let data = store.get(&name)?;
+            store.close()?;
+            write_stdout(&data)?;
+        }
+        StoreCommand::Write { dir, name, offset } => {
+            let data = read_stdin()?;
+            let store = open(&dir)?;
+            store.write(&name, offset, &data)?;
+            store.close()?;
+        }
+        StoreCommand::Read { dir, name, offset, length } => {
+            let store = open(&dir)?;
+            let data = store.read(&name, offset, length)?;
+            store.close()?;
+            write_stdout(&data)?;
+        }
+        StoreCommand::Ls { dir, json } => {
+            let store = open(&dir)?;
+            let files = store.list();
+            store.close()?;
+            if json {
+                let v: Vec<_> = files.iter().map(|(n, s)| serde_json::json!({"name": n, "size_bytes": s})).collect();
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                for (n, s) in files {
+                    println!("{s:>14}  {n}");
+                }
+            }
+        }
+        StoreCommand::Rm { dir, name } => {
+            let store = open(&dir)?;
+            store.remove(&name)?;
+            store.close()?;
+        }
+        StoreCommand::Status { dir, json } => {
+            let store = open(&dir)?;
+            let status = store.status()?;
+            store.close()?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&status)?);
+            } else {
+                println!("code {}  stripe unit {} bytes  write path {}  files {}", status.code, status.element_bytes, status.write_path, status.files);
+                println!("{:>4} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  path", "oss", "health", "data_rd", "data_wr", "par_rd", "par_wr", "cache_rd", "cache_wr");
+                for o in &status.oss {
+                    println!(
+                        "{:>4} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  {}",
+                        o.index,
+                        if o.healthy { "ok" } else { "FAILED" },
+                        o.ops.data_read,
+                        o.ops.data_write,
+                        o.ops.parity_read,
+                        o.ops.parity_write,
+                        o.ops.cache_read,
+                        o.ops.cache_write,
+                        o.path
+                    );
+                }
+                println!("bytes waiting for parity: {}", status.bytes_waiting_parity);
+                println!("bytes unprotected: {}", status.bytes_unprotected);
+                for w in &status.open_windows {
+                    println!("open window {} on '{}': {} unprotected bytes", w.token, w.file, w.unprotected_bytes);
+                }
+            }
+        }
+        StoreCommand::Fail { dir, oss } => {
+            let store = open(&dir)?;
+            store.fail_oss(oss)?;
+            let failed = store.failed_osses();
+            let tolerance = store.code().geometry().fault_tolerance;
+            store.close()?;
+            println!("OSS {oss} marked failed; failed OSSs now {failed:?} (the code tolerates {tolerance})");
+            if failed.len() > tolerance {
+                eprintln!("exaraid: warning: more OSSs failed than the code tolerates: some data is unreadable");
+            }
+        }
+        StoreCommand::Rebuild { dir, oss, to } => {
+            let mut store = open(&dir)?;
+            store.rebuild(oss, to.as_deref())?;
+            store.close()?;
+            println!("OSS {oss} rebuilt");
+        }
+        StoreCommand::Scrub { dir, repair, json } => {
+            let store = open(&dir)?;
+            let report = store.scrub(repair)?;
+            store.close()?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                println!("stripes checked: {}", report.stripes_checked);
+                for f in &report.corrupt_elements {
+                    println!(
+                        "corrupt: OSS {} file '{}' stripe {} {} row {} blocks {:?}{}",
+                        f.oss,
+                        f.file,
+                        f.stripe,
+                        f.zone,
+                        f.row,
+                        f.blocks,
+                        if f.repaired { " (repaired)" } else { "" }
+                    );
+                }
+                for (f, s) in &report.parity_mismatches {
+                    println!("parity mismatch: file '{f}' stripe {s}{}", if repair { " (parity rewritten)" } else { "" });
+                }
+                for u in &report.unrepairable {
+                    println!("unrepairable: {u}");
+                }
+                println!(
+                    "corrupt elements: {}, parity mismatches: {}, repaired: {}",
+                    report.corrupt_elements.len(),
+                    report.parity_mismatches.len(),
+                    report.repaired_elements
+                );
+            }
+            let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired) || !report.unrepairable.is_empty();
+            if unrepaired || (!repair && !report.parity_mismatches.is_empty()) {
+                std::process::exit(2);
+            }
+        }
+        StoreCommand::Delayed { command } => match command {
+            DelayedCommand::Start { dir, name } => {
+                let store = open(&dir)?;
+                let token = store.delayed_start(&name)?;
+                store.close()?;
+                println!("{token}");
+            }
+            DelayedCommand::End { dir, token } => {
+                let store = open(&dir)?;
+                store.delayed_end(&token)?;
+                store.close()?;
+            }
+        },
+        StoreCommand::Bench(a) => run_bench(a)?,
+        StoreCommand::Torture { dir, seed, start, count } => {
+            let store = open(&dir)?;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "open")?;
+            out.flush()?;
+            for i in start..start + count {
+                let w = exaraid_store::torture::write_of(seed, i);
+                store.write(exaraid_store::torture::FILE, w.offset_bytes, &w.data)?;
+                writeln!(out, "ack {i}")?;
+                out.flush()?;
+            }
+            store.close()?;
+        }
+    }
+    Ok(())
+}
+
+/// Arguments of `exaraid store bench`.
+#[derive(Args)]
+struct BenchArgs {
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn run_bench(a: BenchArgs) -> Result<()> {
+    let _ = a.json;
+    bail!("store bench: not built yet")
 }

@@ -7,6 +7,8 @@ pub mod journal;
 pub mod state;
 pub mod store;
 pub mod superblock;
+pub mod torture;
+pub mod bench;
 
 pub use store::{InitOptions, OpenOptions, Status, Store};
 pub use superblock::WritePath;

@@ -61,6 +61,8 @@ pub const JOURNAL_BYTES_CHECKPOINT: u64 = 16 << 20;
 const STATE_FILE: &str = "state";
 const JOURNAL_FILE: &str = "journal";
 const LOCK_FILE: &str = "lock";
+/// Attempts (10 ms apart) to take the store's lock before giving up: 3 s.
+const LOCK_ATTEMPTS: usize = 300;
 
 /// How to create a store.
 #[derive(Clone, Debug)]
@@ -256,14 +258,21 @@ fn lock_dir(dir: &Path) -> Result<File, StoreError> {
         .write(true)
         .open(&path)
         .map_err(|e| StoreError::from_io(e, &format!("opening {}", path.display())))?;
-    let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc != 0 {
-        return Err(StoreError::BadInput(format!(
-            "the store {} is open in another process; wait for it to finish (one process at a time)",
-            dir.display()
-        )));
+    // Wait a little: a process that just ended (or a fork that has not yet exec'd and so
+    // still shares the descriptor) may hold the lock for a moment.
+    for attempt in 0..=LOCK_ATTEMPTS {
+        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 {
+            return Ok(f);
+        }
+        if attempt < LOCK_ATTEMPTS {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
-    Ok(f)
+    Err(StoreError::BadInput(format!(
+        "the store {} is open in another process; wait for it to finish (one process at a time)",
+        dir.display()
+    )))
 }
 
 fn to_backend_zone(z: PlanZone) -> Zone {
@@ -390,8 +399,19 @@ impl Store {
             }
         }
         let config = StrategyConfig { window_timeout_ns: sb.window_timeout_ms.saturating_mul(1_000_000), ..StrategyConfig::default() };
-        let (strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
-        let undurable: Vec<IoPlan> = plans.into_iter().filter(|p| !state.durable.contains(&p.id)).collect();
+        let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
+        let undurable: Vec<(usize, IoPlan)> = plans.iter().filter(|(_, p)| !state.durable.contains(&p.id)).cloned().collect();
+        if let Some(first) = undurable.iter().map(|(i, _)| *i).min() {
+            // If no input from the first interrupted one on produced a durable plan, recovery
+            // works on the planner state from before them: the interrupted writes then read
+            // as never made (their bytes stay old, or new where a torn home write reached
+            // the disk), instead of exposing cache slots they did not finish writing.
+            let tail_undurable = plans.iter().filter(|(i, _)| *i >= first).all(|(_, p)| !state.durable.contains(&p.id));
+            if tail_undurable {
+                strategy = replay(kind, &layout, config, &state.inputs[..first])?.0;
+            }
+        }
+        let undurable: Vec<IoPlan> = undurable.into_iter().map(|(_, p)| p).collect();
         let store = Store {
             dir: dir.to_path_buf(),
             code,
@@ -418,6 +438,7 @@ impl Store {
                 store.recover(&mut core, &undurable)?;
                 Vec::new()
             } else {
+                store.restart_windows(&mut core)?;
                 // Durable plans whose completion the planner never heard (a crash between
                 // the two records): tell it now.
                 let completed: HashSet<PlanId> = core
@@ -1062,13 +1083,16 @@ impl Store {
                 }
             }
         }
-        self.settle(core, stripes)
+        // 2. Everything home, parity recomputed. A crash during an earlier settle may have
+        // torn its own home writes: reseal the stripes it rewrites (their content is
+        // rewritten from the newest bytes anyway).
+        self.settle(core, stripes, true)
     }
 
     /// Move every cached range home and recompute the parity of `extra` stripes and of every
     /// stripe that had cached bytes; then restart the planner from scratch. Open delayed
     /// windows stay open (their data is now protected early).
-    fn settle(&self, core: &mut Core, mut stripes: BTreeSet<(u64, u64)>) -> Result<(), StoreError> {
+    fn settle(&self, core: &mut Core, mut stripes: BTreeSet<(u64, u64)>, reseal: bool) -> Result<(), StoreError> {
         let sdb = self.layout.stripe_data_bytes();
         let mut cached: BTreeMap<(u64, u64), Vec<exaraid_plan::Extent>> = BTreeMap::new();
         let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
@@ -1080,9 +1104,20 @@ impl Store {
             }
         }
         let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
+        let g = self.layout.geometry().clone();
         for (file, stripe) in stripes {
             if !known.contains(&file) {
                 continue;
+            }
+            if reseal {
+                for col in 0..g.cols {
+                    for row in 0..g.rows {
+                        let Some((oss, key)) = self.home_key(file, stripe, Pos { row, col }) else { continue };
+                        if self.backends[oss].healthy() {
+                            self.backends[oss].reseal(key, 0, self.sb.element_bytes)?;
+                        }
+                    }
+                }
             }
             let (mut buf, erased, _) = self.read_home_stripe(file, stripe)?;
             self.decode(file, stripe, &mut buf, &erased)?;
@@ -1101,13 +1136,29 @@ impl Store {
         }
         for b in self.backends.iter().filter(|b| b.healthy()) {
             b.sync()?;
+        }
+        // Restart the planner (durably: only then may the cache zone go); windows still
+        // open are started again in the new epoch.
+        self.journal(core, Rec::PlannerReset, true)?;
+        for b in self.backends.iter().filter(|b| b.healthy()) {
             b.remove_zone(CACHE_OBJECT, Zone::Cache)?;
         }
-        // Restart the planner; windows still open are started again in the new epoch.
-        self.journal(core, Rec::PlannerReset, true)?;
         core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
         self.done.lock().clear();
-        let windows: Vec<Window> = core.state.windows.values().cloned().collect();
+        self.restart_windows(core)?;
+        self.checkpoint_locked(core)
+    }
+
+    /// Windows open in the store's state but unknown to the planner's current epoch (after a
+    /// reset, or a crash right after one) are started again.
+    fn restart_windows(&self, core: &mut Core) -> Result<(), StoreError> {
+        let started: HashSet<u64> = core
+            .state
+            .inputs
+            .iter()
+            .filter_map(|i| if let Input::StartDelayed { window, .. } = i { Some(*window) } else { None })
+            .collect();
+        let windows: Vec<Window> = core.state.windows.values().filter(|w| !started.contains(&w.window)).cloned().collect();
         for w in windows {
             let now_ns = Self::now_ns(core);
             let plans = core
@@ -1115,9 +1166,9 @@ impl Store {
                 .on_hint(&Hint::StartDelayed { window: w.window, file: w.file }, now_ns)
                 .map_err(plan_err)?;
             assert!(plans.is_empty(), "START_DELAYED plans no I/O");
-            self.journal(core, Rec::Input(Input::StartDelayed { window: w.window, file: w.file, now_ns }), false)?;
+            self.journal(core, Rec::Input(Input::StartDelayed { window: w.window, file: w.file, now_ns }), true)?;
         }
-        self.checkpoint_locked(core)
+        Ok(())
     }
 
     /// Move everything in the cache zone home with parity (also ends the effect of open
@@ -1126,7 +1177,7 @@ impl Store {
         let mut core = self.core.lock();
         // Wait until no plan is in flight: take every stripe lock by locking all files' stripes
         // is not possible in general, so flush requires no concurrent writers (documented).
-        self.settle(&mut core, BTreeSet::new())
+        self.settle(&mut core, BTreeSet::new(), false)
     }
 
     fn checkpoint_locked(&self, core: &mut Core) -> Result<(), StoreError> {
@@ -1290,7 +1341,7 @@ impl Store {
         self.fail_oss(oss)?;
         {
             let mut core = self.core.lock();
-            self.settle(&mut core, BTreeSet::new())?;
+            self.settle(&mut core, BTreeSet::new(), false)?;
         }
         let label = OssLabel { store_id: self.sb.store_id.clone(), index: oss, element_bytes: self.sb.element_bytes };
         let target = match to {
@@ -1523,7 +1574,7 @@ fn replay(
     layout: &Layout,
     config: StrategyConfig,
     inputs: &[Input],
-) -> Result<(Box<dyn Strategy>, Vec<IoPlan>), StoreError> {
+) -> Result<(Box<dyn Strategy>, Vec<(usize, IoPlan)>), StoreError> {
     let mut strategy = exaraid_plan::new_strategy(kind, layout.clone(), config).map_err(|e| StoreError::Metadata(e.to_string()))?;
     let mut plans = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
@@ -1541,7 +1592,7 @@ fn replay(
                 "replaying journal input {i} ({input:?}) failed: {e}; the journal does not match this exaraid's planner"
             ))
         })?;
-        plans.extend(out);
+        plans.extend(out.into_iter().map(|p| (i, p)));
     }
     Ok((strategy, plans))
 }

@@ -1,0 +1,1 @@
+//! `exaraid store bench` (filled in below).
