@@ -256,8 +256,8 @@ mod tests {
         // P once and Q once, and the two OSSs outside the file hold nothing.
         let layout = Layout::from_geometry(raid6(4), "raid6", 4096, 8).unwrap();
         for file in 0..4u64 {
-            let mut p_count = vec![0; 8];
-            let mut q_count = vec![0; 8];
+            let mut p_count = [0; 8];
+            let mut q_count = [0; 8];
             for stripe in 0..6 {
                 let par = layout.parity_oss(file, stripe);
                 p_count[par[0]] += 1;

@@ -373,6 +373,7 @@ impl PlanBuilder {
         self.step(oss, Op::Read, zone, file, addr_bytes, vec![Piece { element, source: None }], Vec::new())
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub fn write(&mut self, oss: usize, zone: Zone, file: FileId, addr_bytes: u64, element: ElementRange, source: Bytes, after: Vec<StepId>) -> StepId {
         self.step(oss, Op::Write, zone, file, addr_bytes, vec![Piece { element, source: Some(source) }], after)
     }

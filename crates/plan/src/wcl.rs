@@ -23,6 +23,7 @@
 //!   1. write the new data into the cache zone of the data OSS;
 //!   2. read the running parity from the cache zone of each parity OSS;
 //!   3. write the new running parity back there.
+//!
 //!   RAID-5: 3 ops ("reducing the number of operations when writing new data by 25 % in
 //!   RAID-5"), RAID-6 with P+Q: 5 ops ("16 % in RAID-6"). Exception: the first write that
 //!   touches a parity byte range of a cache stripe has no running parity to read there
