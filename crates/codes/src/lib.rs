@@ -299,17 +299,13 @@ impl Code {
             // One row: columns 0..k are data, k..k+m parity, each one element, contiguous.
             let k = g.data_count();
             let (data, parity) = stripe.bytes.split_at_mut(k * e);
-            // Column lists on the stack (k + m <= 255): no allocation per stripe.
-            let mut inputs: [&[u8]; codes::MAX_COLUMNS] = [&[]; codes::MAX_COLUMNS];
-            let mut outputs: [&mut [u8]; codes::MAX_COLUMNS] = std::array::from_fn(|_| Default::default());
-            for (slot, column) in inputs.iter_mut().zip(data.chunks_exact(e)) {
-                *slot = column;
-            }
-            let m = g.parity_count();
-            for (slot, column) in outputs.iter_mut().zip(parity.chunks_exact_mut(e)) {
-                *slot = column;
-            }
-            engine::engine().gf_matrix_mul(matrix, &inputs[..k], &mut outputs[..m]);
+            // Column lists on the stack (k + m <= 255), neither allocated nor initialised:
+            // at 4 KiB elements either would cost as much as the encode itself.
+            let mut inputs: StackList<&[u8], { codes::MAX_COLUMNS }> = StackList::new();
+            let mut outputs: StackList<&mut [u8], { codes::MAX_COLUMNS }> = StackList::new();
+            data.chunks_exact(e).for_each(|column| inputs.push(column));
+            parity.chunks_exact_mut(e).for_each(|column| outputs.push(column));
+            engine::engine().gf_matrix_mul(matrix, inputs.as_slice(), outputs.as_mut_slice());
             return Ok(());
         }
         let mut elements: Vec<&mut [u8]> = stripe.bytes.chunks_exact_mut(e).collect();
@@ -539,6 +535,33 @@ fn combine(coefs: impl Iterator<Item = u8> + Clone, srcs: &[&[u8]], out: &mut [u
     }
 }
 
+/// A list of at most N items on the stack that costs nothing to create: the slots stay
+/// uninitialised until pushed. Only for items without a destructor (slices here).
+struct StackList<T, const N: usize> {
+    items: [std::mem::MaybeUninit<T>; N],
+    len: usize,
+}
+
+impl<T, const N: usize> StackList<T, N> {
+    fn new() -> Self {
+        const { assert!(!std::mem::needs_drop::<T>(), "StackList never drops its items") };
+        StackList { items: [const { std::mem::MaybeUninit::uninit() }; N], len: 0 }
+    }
+    fn push(&mut self, item: T) {
+        assert!(self.len < N, "StackList holds at most {N} items");
+        self.items[self.len].write(item);
+        self.len += 1;
+    }
+    fn as_slice(&self) -> &[T] {
+        // SAFETY: items[..len] were written by push; MaybeUninit<T> has T's layout.
+        unsafe { std::slice::from_raw_parts(self.items.as_ptr().cast::<T>(), self.len) }
+    }
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as in as_slice, and &mut self makes the borrow unique.
+        unsafe { std::slice::from_raw_parts_mut(self.items.as_mut_ptr().cast::<T>(), self.len) }
+    }
+}
+
 /// Sources a single-target XOR stage may have and still run without a heap allocation
 /// (array codes up to p = 31 stay within it; wider ones take the general path).
 const STACK_SOURCES: usize = 64;
@@ -551,20 +574,18 @@ fn run_stage(stage: &Stage, rows: usize, elements: &mut [&mut [u8]]) {
         let target = slot(rows, stage.targets[0]);
         let out = std::mem::take(&mut elements[target]);
         {
-            let mut srcs: [&[u8]; STACK_SOURCES] = [&[]; STACK_SOURCES];
-            let mut n = 0;
+            let mut srcs: StackList<&[u8], STACK_SOURCES> = StackList::new();
             for (&pos, &coef) in stage.sources.iter().zip(&stage.coefs) {
                 let s = slot(rows, pos);
                 assert!(s != target, "a stage never reads what it writes");
                 if coef == 1 {
-                    srcs[n] = &*elements[s];
-                    n += 1;
+                    srcs.push(&*elements[s]);
                 }
             }
-            if n == 0 {
+            if srcs.as_slice().is_empty() {
                 out.fill(0);
             } else {
-                engine::engine().xor_many(&srcs[..n], out);
+                engine::engine().xor_many(srcs.as_slice(), out);
             }
         }
         elements[target] = out;
