@@ -42,6 +42,12 @@
 //! chain decoding of the array codes), Gaussian elimination over GF(2^8) for what peeling
 //! cannot reach, plans cached per erasure pattern.
 //!
+//! **Encoding**: horizontal codes in one `gf_matrix_mul` per stripe (the engine maps it to
+//! ISA-L's `xor_gen` / `pq_gen` / `ec_encode_data`); array codes one `xor_many` per parity,
+//! following an encode plan ([`solver::encode_plan`]) that computes a parity from another
+//! when that reads less (RDP's diagonal from its row parity, as the paper's encoder) and a
+//! subset shared by three or more parities once (EVENODD's S, into a scratch element).
+//!
 //! **Element sizes** must be a positive multiple of 32 bytes (the SIMD kernels' lane).
 
 pub mod codes;
@@ -309,6 +315,11 @@ impl Code {
             return Ok(());
         }
         let mut elements: Vec<&mut [u8]> = stripe.bytes.chunks_exact_mut(e).collect();
+        // The plan's scratch element (EVENODD's S), after the grid's elements.
+        let mut scratch = if self.encode_stages.iter().any(|s| s.targets.contains(&solver::AUX)) { vec![0u8; e] } else { Vec::new() };
+        if !scratch.is_empty() {
+            elements.push(&mut scratch[..]);
+        }
         for stage in &self.encode_stages {
             run_stage(stage, g.rows, &mut elements);
         }
@@ -518,9 +529,15 @@ fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Index of a position's element in a column-major stripe.
-fn slot(rows: usize, pos: Pos) -> usize {
-    pos.col * rows + pos.row
+/// Index of a position's element in a column-major stripe; the encode plan's scratch
+/// element [`solver::AUX`] is pushed after the grid, at index rows * cols.
+fn slot(rows: usize, pos: Pos, element_count: usize) -> usize {
+    if pos == solver::AUX {
+        return element_count - 1;
+    }
+    let at = pos.col * rows + pos.row;
+    assert!(at < element_count, "position {pos:?} outside the stripe");
+    at
 }
 
 /// `out = sum coef_i * srcs_i`: plain XOR when every coefficient is 1.
@@ -571,12 +588,12 @@ fn run_stage(stage: &Stage, rows: usize, elements: &mut [&mut [u8]]) {
     // Hot path of every array code: one target, XOR of a few sources. Per-call allocations
     // cost about as much as XORing a 4 KiB stripe, so the sources go in a stack array.
     if stage.targets.len() == 1 && !stage.sources.is_empty() && stage.sources.len() <= STACK_SOURCES && stage.is_xor() {
-        let target = slot(rows, stage.targets[0]);
+        let target = slot(rows, stage.targets[0], elements.len());
         let out = std::mem::take(&mut elements[target]);
         {
             let mut srcs: StackList<&[u8], STACK_SOURCES> = StackList::new();
             for (&pos, &coef) in stage.sources.iter().zip(&stage.coefs) {
-                let s = slot(rows, pos);
+                let s = slot(rows, pos, elements.len());
                 assert!(s != target, "a stage never reads what it writes");
                 if coef == 1 {
                     srcs.push(&*elements[s]);
@@ -591,8 +608,8 @@ fn run_stage(stage: &Stage, rows: usize, elements: &mut [&mut [u8]]) {
         elements[target] = out;
         return;
     }
-    let targets: Vec<usize> = stage.targets.iter().map(|&p| slot(rows, p)).collect();
-    let sources: Vec<usize> = stage.sources.iter().map(|&p| slot(rows, p)).collect();
+    let targets: Vec<usize> = stage.targets.iter().map(|&p| slot(rows, p, elements.len())).collect();
+    let sources: Vec<usize> = stage.sources.iter().map(|&p| slot(rows, p, elements.len())).collect();
     assert!(sources.iter().all(|s| !targets.contains(s)), "a stage never reads what it writes");
     // Move the targets out so the sources can be borrowed shared beside them.
     let mut outs: Vec<&mut [u8]> = targets.iter().map(|&t| std::mem::take(&mut elements[t])).collect();

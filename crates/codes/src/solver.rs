@@ -332,32 +332,52 @@ fn add_scaled(row: &mut [u8], pivot: &[u8], c: u8) {
 /// already computed parity Q's by a small set is P = Q ^ (T_P xor T_Q); the plan takes that
 /// whenever it needs fewer sources than P's own terms. Parities are computed in order of
 /// their term count, so the shorter parities (RDP's rows, HDP's anti-diagonals) come first.
-/// Codes with GF(2^8) coefficients keep one stage per parity over its own terms.
+/// Codes with GF(2^8) coefficients keep one stage per parity over its own terms. A data set
+/// shared by three or more parities (EVENODD's S) is computed once into [`AUX`].
 pub fn encode_plan(g: &Geometry) -> Vec<Stage> {
     let xor_only = g.parity_terms.iter().flatten().all(|t| t.coef == 1);
-    let mut order: Vec<usize> = (0..g.parity_count()).collect();
-    order.sort_by_key(|&p| (g.parity_terms[p].len(), p));
-    let mut done: Vec<usize> = Vec::with_capacity(order.len());
-    let mut stages = Vec::with_capacity(order.len());
-    for &p in &order {
+    // Data indices; AUX_TERM stands for the scratch element (sorts last).
+    const AUX_TERM: usize = usize::MAX;
+    let shared = if xor_only { shared_subset(g) } else { None };
+    let mut stages = Vec::with_capacity(g.parity_count() + 1);
+    let terms_of = |p: usize| -> Vec<usize> {
         let own: Vec<usize> = g.parity_terms[p].iter().map(|t| t.data).collect();
+        match &shared {
+            Some(c) if is_subset(c, &own) => {
+                let mut rest: Vec<usize> = own.into_iter().filter(|d| c.binary_search(d).is_err()).collect();
+                rest.push(AUX_TERM);
+                rest
+            }
+            _ => own,
+        }
+    };
+    if let Some(c) = &shared {
+        let sources: Vec<Pos> = c.iter().map(|&d| g.data_pos[d]).collect();
+        stages.push(Stage { targets: vec![AUX], coefs: vec![1; sources.len()], sources });
+    }
+    let position = |d: usize| if d == AUX_TERM { AUX } else { g.data_pos[d] };
+    let mut order: Vec<usize> = (0..g.parity_count()).collect();
+    order.sort_by_key(|&p| (terms_of(p).len(), p));
+    let mut done: Vec<(usize, Vec<usize>)> = Vec::with_capacity(order.len());
+    for &p in &order {
+        let own = terms_of(p);
         let mut best: Option<(usize, Vec<usize>)> = None;
         if xor_only {
-            for &q in &done {
-                let theirs: Vec<usize> = g.parity_terms[q].iter().map(|t| t.data).collect();
-                let diff = sym_diff(&own, &theirs);
+            for (q, theirs) in &done {
+                let diff = sym_diff(&own, theirs);
                 let better = diff.len() + 1 < best.as_ref().map_or(own.len(), |(_, d)| d.len() + 1);
                 if better {
-                    best = Some((q, diff));
+                    best = Some((*q, diff));
                 }
             }
         }
         let stage = match best {
             Some((q, diff)) => {
                 let mut sources = vec![g.parity_pos[q]];
-                sources.extend(diff.iter().map(|&d| g.data_pos[d]));
+                sources.extend(diff.iter().map(|&d| position(d)));
                 Stage { targets: vec![g.parity_pos[p]], coefs: vec![1; sources.len()], sources }
             }
+            None if xor_only => Stage { targets: vec![g.parity_pos[p]], coefs: vec![1; own.len()], sources: own.iter().map(|&d| position(d)).collect() },
             None => Stage {
                 targets: vec![g.parity_pos[p]],
                 sources: own.iter().map(|&d| g.data_pos[d]).collect(),
@@ -365,7 +385,42 @@ pub fn encode_plan(g: &Geometry) -> Vec<Stage> {
             },
         };
         stages.push(stage);
-        done.push(p);
+        done.push((p, own));
     }
     stages
+}
+
+/// The scratch element of an encode plan: a position outside every grid. Only the
+/// stages of [`encode_plan`] use it, never a decode plan.
+pub const AUX: Pos = Pos { row: usize::MAX, col: 0 };
+
+/// A set of data elements that at least three parities share, worth computing once into
+/// [`AUX`]: EVENODD's adjuster S, which every diagonal parity contains. Chosen by the reads
+/// it saves: a parity reads AUX (1) instead of the set, and AUX costs the set once.
+fn shared_subset(g: &Geometry) -> Option<Vec<usize>> {
+    let sets: Vec<Vec<usize>> = g.parity_terms.iter().map(|t| t.iter().map(|t| t.data).collect()).collect();
+    let mut seen = BTreeSet::new();
+    let mut best: Option<(usize, Vec<usize>)> = None;
+    for i in 0..sets.len() {
+        for j in i + 1..sets.len() {
+            let common: Vec<usize> = sets[i].iter().copied().filter(|d| sets[j].binary_search(d).is_ok()).collect();
+            if common.len() < 2 || !seen.insert(common.clone()) {
+                continue;
+            }
+            let count = sets.iter().filter(|s| is_subset(&common, s)).count();
+            if count < 3 {
+                continue;
+            }
+            let saved = count * (common.len() - 1);
+            if saved > common.len() && best.as_ref().map_or(true, |(b, _)| saved - common.len() > *b) {
+                best = Some((saved - common.len(), common));
+            }
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Is sorted `a` contained in sorted `b`?
+fn is_subset(a: &[usize], b: &[usize]) -> bool {
+    a.iter().all(|x| b.binary_search(x).is_ok())
 }

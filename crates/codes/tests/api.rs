@@ -320,3 +320,18 @@ fn rdp_double_failure_decoding_stays_near_the_chain_cost() {
         assert!(per_element <= (p - 1) as f64 + 1.0, "rdp p={p}: {per_element:.2} reads per rebuilt element");
     }
 }
+
+/// EVENODD's adjuster S sits in every diagonal parity; the encode plan computes it once.
+#[test]
+fn evenodd_encode_computes_the_adjuster_once() {
+    for p in PRIMES {
+        let g = Code::new(CodeSpec::array(CodeKind::Evenodd, p)).unwrap().geometry().clone();
+        let plan = exaraid_codes::solver::encode_plan(&g);
+        let aux: Vec<_> = plan.iter().filter(|s| s.targets == [exaraid_codes::solver::AUX]).collect();
+        assert_eq!(aux.len(), 1, "p={p}: one scratch stage");
+        assert_eq!(aux[0].sources.len(), p - 1, "p={p}: S = XOR of the p-1 elements of diagonal p-1");
+        let planned: usize = plan.iter().map(|s| s.sources.len()).sum();
+        // S once, p-1 rows of p data, p-1 diagonals of S + their p-1 data elements.
+        assert_eq!(planned, (p - 1) + (p - 1) * p + (p - 1) * p, "p={p}");
+    }
+}
