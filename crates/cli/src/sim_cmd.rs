@@ -82,7 +82,7 @@ pub fn run(args: SimArgs) -> Result<()> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&r)?);
             } else {
-                println!("event engine (4-ary heap), {} pending: {:.2} M events per CPU second", r.pending, r.engine_events_per_s / 1e6);
+                println!("event engine (radix heap), {} pending: {:.2} M events per CPU second", r.pending, r.engine_events_per_s / 1e6);
                 println!("std BinaryHeap, same events:        {:.2} M events per CPU second", r.binary_heap_events_per_s / 1e6);
                 println!("speedup: {:.2}x", r.speedup);
                 if let Some(s) = r.simulator_events_per_s {

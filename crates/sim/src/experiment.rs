@@ -445,6 +445,7 @@ pub fn run_experiment(exp: &Experiment, out_dir: &Path) -> Result<Vec<PointOutco
 }
 
 pub fn write_outputs(exp: &Experiment, outcomes: &[PointOutcome], out_dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(out_dir).with_context(|| format!("creating output directory {}", out_dir.display()))?;
     let csv_path = out_dir.join("results.csv");
     std::fs::write(&csv_path, csv_text(outcomes)).with_context(|| format!("writing {}", csv_path.display()))?;
     let figure = exaraid_report::Figure {
