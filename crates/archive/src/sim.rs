@@ -536,13 +536,19 @@ impl Sim {
 
     /// A file already in the archive: its attributes and layout follow from its id alone,
     /// so every request for it sees the same file.
-    fn archived_file(&self, file: u64) -> FileRec {
+    /// `known`: a request for the file fixes its attributes (a file written during the run
+    /// whose record was dropped from the bounded catalog keeps its size, type, compression).
+    fn archived_file(&self, file: u64, known: Option<&Request>) -> FileRec {
         let mut rng = ChaCha8Rng::seed_from_u64(self.cfg.seed ^ file.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5151);
         let size = Self::draw_size(&mut rng, self.cfg.size_min_bytes, self.cfg.size_max_bytes);
         let scheme_index = Self::draw_scheme(&mut rng);
         let (c_d, c_p) = Self::draw_compression(&mut rng, self.cfg.compression);
         let policy = self.cfg.policy.concrete(size, self.cfg.hetero_threshold_bytes);
-        let rtype = type_of(policy, scheme_index);
+        let (size, rtype, c_d, c_p) = match known {
+            Some(r) => (r.size_bytes, r.rtype, r.c_d, r.c_p),
+            None => (size, type_of(policy, scheme_index), c_d, c_p),
+        };
+        let policy = type_policy(rtype);
         let scheme = type_scheme(rtype);
         let cap = self.platform.library.tape_capacity_bytes;
         let drive = &self.platform.drive;
@@ -586,10 +592,10 @@ impl Sim {
         }
     }
 
-    fn file_rec(&self, file: u64) -> FileRec {
+    fn file_rec(&self, file: u64, known: Option<&Request>) -> FileRec {
         match self.catalog.get(&file) {
             Some(f) => f.clone(),
-            None => self.archived_file(file),
+            None => self.archived_file(file, known),
         }
     }
 
@@ -598,7 +604,7 @@ impl Sim {
         let existing = is_read || self.rng.gen::<f64>() >= self.cfg.new_file_fraction;
         if existing && (self.cfg.archived_files > 0 || !self.recent.is_empty()) {
             let file = self.pick_existing_file();
-            let rec = self.file_rec(file);
+            let rec = self.file_rec(file, None);
             return Request { arrival_ns: now, is_read, file, size_bytes: rec.size_bytes, rtype: rec.rtype, c_d: rec.c_d, c_p: rec.c_p };
         }
         let size = Self::draw_size(&mut self.rng, self.cfg.size_min_bytes, self.cfg.size_max_bytes);
@@ -739,7 +745,7 @@ impl Sim {
     /// rewinds and unloads it first, see `ensure_mounted`).
     fn file_tapes_in_use(&self, r: &Request, owner: Option<usize>) -> bool {
         let now = self.engine.now_ns();
-        let rec = self.file_rec(r.file);
+        let rec = self.file_rec(r.file, Some(r));
         rec.chunks.iter().flat_map(|c| c.tapes.iter()).any(|(tape, _)| match self.tape_drive.get(tape) {
             None => false,
             Some(&d) => {
@@ -1218,7 +1224,7 @@ impl Sim {
     /// Read a file with the process's drives: RAIT reads all X+Y tapes (EC blocks cannot be
     /// bypassed), PARALLEL its X data tapes, VERTICAL its data tapes one after the other.
     fn plan_read(&mut self, p: usize, r: &Request, now: TimeNs) -> TimeNs {
-        let rec = self.file_rec(r.file);
+        let rec = self.file_rec(r.file, Some(r));
         assert!(rec.chunks.iter().all(|c| c.tapes.len() <= self.processes[p].drives.len()));
         let mut t = now;
         for chunk in &rec.chunks {
