@@ -335,3 +335,24 @@ fn evenodd_encode_computes_the_adjuster_once() {
         assert_eq!(planned, (p - 1) + (p - 1) * p + (p - 1) * p, "p={p}");
     }
 }
+
+/// Executors share one Code between threads (the store's writers, the simulator).
+#[test]
+fn code_is_shareable_between_threads() {
+    fn shareable<T: Send + Sync + Clone>() {}
+    shareable::<Code>();
+    let code = Code::new(CodeSpec::array(CodeKind::Dcode, 5)).unwrap();
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            let code = code.clone();
+            std::thread::spawn(move || {
+                let original = random_stripe(&code, 32, t);
+                let mut s = original.clone();
+                s.column_mut(t as usize).fill(0);
+                code.decode(&mut s, &[t as usize]).unwrap();
+                s == original
+            })
+        })
+        .collect();
+    assert!(handles.into_iter().all(|h| h.join().unwrap()));
+}
