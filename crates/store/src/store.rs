@@ -25,7 +25,7 @@
 //! restarts the planner (re-opening the delayed windows still open). Afterwards every stripe
 //! has parity matching its data and every acknowledged byte is where reads find it.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -161,46 +161,95 @@ pub struct ScrubReport {
     pub unrepairable: Vec<String>,
 }
 
-/// Per-stripe coordination, in one place: a plan (or a read, scrub, rebuild) holds the locks
-/// of every stripe it touches for its whole execution. All locks of one holder are taken at
-/// once (wait until none is held), so no lock-order deadlock is possible.
+/// Per-stripe coordination, in one place. Every plan (and every read, scrub pass, rebuild
+/// step) takes a *ticket* on each `(file, stripe)` it touches, in planning order (the caller
+/// holds the core lock while it plans and takes tickets), and runs only when its ticket is
+/// first in the queue of every one of its stripes. So plans on one stripe run one at a time
+/// and in the order the planner made them -- which the WCL running parity needs: the first
+/// write to a cache-stripe range writes its parity without reading it -- while plans on
+/// different stripes run in parallel. Tickets are globally ordered and a plan waits only for
+/// earlier ones, so there is no deadlock.
 #[derive(Default)]
 pub struct StripeLocks {
-    held: Mutex<HashSet<(u64, u64)>>,
+    table: Mutex<LockTable>,
     freed: Condvar,
 }
 
-pub struct StripeGuard<'a> {
+#[derive(Default)]
+struct LockTable {
+    next_ticket: u64,
+    queues: HashMap<(u64, u64), VecDeque<u64>>,
+}
+
+/// A place in the queues of some stripes. Dropping it (run or not) leaves the queues.
+pub struct Ticket<'a> {
     locks: &'a StripeLocks,
+    number: u64,
     keys: Vec<(u64, u64)>,
 }
 
+/// Exclusive use of the ticket's stripes until dropped.
+pub struct StripeGuard<'a> {
+    _ticket: Ticket<'a>,
+}
+
 impl StripeLocks {
-    /// Lock every `(file, stripe)` in `keys`.
-    pub fn lock(&self, keys: BTreeSet<(u64, u64)>) -> StripeGuard<'_> {
-        let mut held = self.held.lock();
-        while keys.iter().any(|k| held.contains(k)) {
-            self.freed.wait(&mut held);
+    /// Take a place in the queue of every `(file, stripe)` in `keys`.
+    pub fn enqueue(&self, keys: BTreeSet<(u64, u64)>) -> Ticket<'_> {
+        let mut t = self.table.lock();
+        let number = t.next_ticket;
+        t.next_ticket += 1;
+        for k in &keys {
+            t.queues.entry(*k).or_default().push_back(number);
         }
-        held.extend(keys.iter().copied());
-        StripeGuard { locks: self, keys: keys.into_iter().collect() }
+        Ticket { locks: self, number, keys: keys.into_iter().collect() }
+    }
+
+    /// Wait until the ticket is first on all its stripes.
+    pub fn acquire<'a>(&'a self, ticket: Ticket<'a>) -> StripeGuard<'a> {
+        let mut t = self.table.lock();
+        while !ticket.keys.iter().all(|k| t.queues.get(k).and_then(|q| q.front()) == Some(&ticket.number)) {
+            self.freed.wait(&mut t);
+        }
+        StripeGuard { _ticket: ticket }
+    }
+
+    /// Enqueue and wait.
+    pub fn lock(&self, keys: BTreeSet<(u64, u64)>) -> StripeGuard<'_> {
+        let ticket = self.enqueue(keys);
+        self.acquire(ticket)
     }
 }
 
-impl Drop for StripeGuard<'_> {
+impl Drop for Ticket<'_> {
     fn drop(&mut self) {
-        let mut held = self.locks.held.lock();
+        let mut t = self.locks.table.lock();
         for k in &self.keys {
-            held.remove(k);
+            if let Some(q) = t.queues.get_mut(k) {
+                q.retain(|&n| n != self.number);
+                if q.is_empty() {
+                    t.queues.remove(k);
+                }
+            }
         }
         self.locks.freed.notify_all();
     }
+}
+
+/// A plan with its place in the stripe queues.
+struct Admitted<'a> {
+    plan: IoPlan,
+    ticket: Ticket<'a>,
 }
 
 struct Core {
     strategy: Box<dyn Strategy>,
     journal: Journal<Rec>,
     state: State,
+    /// Reads between their lookup and their last byte: while any runs, completions are held
+    /// back, because `on_complete` lets the planner reuse cache space a read may still need.
+    reads_in_flight: usize,
+    deferred_completions: Vec<PlanId>,
 }
 
 /// A parity-protected store over OSS directories.
@@ -418,7 +467,7 @@ impl Store {
             layout,
             kind,
             config,
-            core: Mutex::new(Core { strategy, journal, state }),
+            core: Mutex::new(Core { strategy, journal, state, reads_in_flight: 0, deferred_completions: Vec::new() }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
             locks: StripeLocks::default(),
@@ -452,7 +501,7 @@ impl Store {
                     more.extend(core.strategy.on_complete(p).map_err(plan_err)?);
                     store.journal(&mut core, Rec::Input(Input::Complete { plan: p }), false)?;
                 }
-                more
+                store.admit(more)
             }
         };
         store.run_plans(more, None)?;
@@ -499,6 +548,11 @@ impl Store {
 
     pub fn list(&self) -> Vec<(String, u64)> {
         self.core.lock().state.files.iter().map(|(n, m)| (n.clone(), m.size_bytes)).collect()
+    }
+
+    /// The planner's file id of `name` (its object name on every OSS).
+    pub fn file_id(&self, name: &str) -> Result<u64, StoreError> {
+        self.file(name).map(|(id, _)| id)
     }
 
     pub fn size(&self, name: &str) -> Result<u64, StoreError> {
@@ -617,7 +671,7 @@ impl Store {
                 return Err(e);
             }
             self.journal(&mut core, Rec::Input(Input::Write { file, offset_bytes, len_bytes: write.len_bytes, now_ns }), false)?;
-            (tick_plans, plans)
+            (self.admit(tick_plans), self.admit(plans))
         };
         self.run_plans(tick_plans, None)?;
         self.run_plans(plans, Some((&write, data)))
@@ -674,16 +728,36 @@ impl Store {
         let plans = {
             let mut core = self.core.lock();
             let now = Self::now_ns(&core);
-            self.tick_locked(&mut core, now)?
+            let plans = self.tick_locked(&mut core, now)?;
+            self.admit(plans)
         };
         self.run_plans(plans, None)
     }
 
+    /// Tell the planner of completed plans, unless a read is in flight (see `Core`).
+    fn complete_deferred(&self, core: &mut Core) -> Result<Vec<IoPlan>, StoreError> {
+        let mut more = Vec::new();
+        if core.reads_in_flight > 0 {
+            return Ok(more);
+        }
+        for id in std::mem::take(&mut core.deferred_completions) {
+            more.extend(core.strategy.on_complete(id).map_err(plan_err)?);
+            self.journal(core, Rec::Input(Input::Complete { plan: id }), false)?;
+        }
+        Ok(more)
+    }
+
+    /// Give plans their places in the stripe queues. Call with the core lock held, right
+    /// after planning, so the queues follow planning order.
+    fn admit(&self, plans: Vec<IoPlan>) -> Vec<Admitted<'_>> {
+        plans.into_iter().map(|plan| Admitted { ticket: self.locks.enqueue(plan_stripes(&plan)), plan }).collect()
+    }
+
     /// Execute plans in order; each becomes durable (journaled) on success, then the planner
     /// hears of its completion and whatever that returns runs too.
-    fn run_plans(&self, plans: Vec<IoPlan>, client: Option<(&ClientWrite, &[u8])>) -> Result<(), StoreError> {
-        let mut queue: std::collections::VecDeque<IoPlan> = plans.into();
-        while let Some(plan) = queue.pop_front() {
+    fn run_plans(&self, plans: Vec<Admitted<'_>>, client: Option<(&ClientWrite, &[u8])>) -> Result<(), StoreError> {
+        let mut queue: VecDeque<Admitted<'_>> = plans.into();
+        while let Some(Admitted { plan, ticket }) = queue.pop_front() {
             {
                 let mut done = self.done.lock();
                 while !plan.after_plans.iter().all(|p| done.contains(p)) {
@@ -692,7 +766,7 @@ impl Store {
             }
             let is_client_plan = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
             let result = {
-                let _guard = self.locks.lock(plan_stripes(&plan));
+                let _guard = self.locks.acquire(ticket);
                 self.execute(&plan, if is_client_plan { client } else { None })
             };
             if let Err(e) = result {
@@ -715,9 +789,9 @@ impl Store {
                 self.journal(&mut core, Rec::Durable { plans: vec![plan.id] }, true)?;
                 self.done.lock().insert(plan.id);
                 self.done_cv.notify_all();
-                let more = core.strategy.on_complete(plan.id).map_err(plan_err)?;
-                self.journal(&mut core, Rec::Input(Input::Complete { plan: plan.id }), false)?;
-                more
+                core.deferred_completions.push(plan.id);
+                let more = self.complete_deferred(&mut core)?;
+                self.admit(more)
             };
             queue.extend(more);
         }
@@ -1024,21 +1098,41 @@ impl Store {
         let mut at = offset_bytes;
         while at < offset_bytes + len_bytes {
             let chunk = (offset_bytes + len_bytes - at).min(WRITE_CHUNK_BYTES_MAX);
-            let (extents, _guard) = {
+            let (extents, ticket) = {
                 let stripes: BTreeSet<(u64, u64)> = {
                     let sdb = self.layout.stripe_data_bytes();
                     (at / sdb..=(at + chunk - 1) / sdb).map(|s| (file, s)).collect()
                 };
-                let guard = self.locks.lock(stripes);
-                let core = self.core.lock();
-                (core.strategy.lookup(file, at, chunk).map_err(plan_err)?, guard)
+                let mut core = self.core.lock();
+                let ticket = self.locks.enqueue(stripes);
+                let extents = core.strategy.lookup(file, at, chunk).map_err(plan_err)?;
+                core.reads_in_flight += 1;
+                (extents, ticket)
             };
-            for x in extents {
-                let from = (x.file_offset_bytes - offset_bytes) as usize;
-                let buf = &mut out[from..from + x.len_bytes as usize];
-                self.count(x.oss, to_backend_zone(x.zone), Op::Read, false);
-                self.read_range(x.oss, x.zone, file, x.addr_bytes, &x.element, buf)?;
-            }
+            // Plans admitted before this read (in planning order) run first; plans admitted
+            // later on these stripes wait for it; cache space it names is not reused meanwhile.
+            let result = {
+                let _guard = self.locks.acquire(ticket);
+                let mut result = Ok(());
+                for x in extents {
+                    let from = (x.file_offset_bytes - offset_bytes) as usize;
+                    let buf = &mut out[from..from + x.len_bytes as usize];
+                    self.count(x.oss, to_backend_zone(x.zone), Op::Read, false);
+                    result = self.read_range(x.oss, x.zone, file, x.addr_bytes, &x.element, buf);
+                    if result.is_err() {
+                        break;
+                    }
+                }
+                result
+            };
+            let more = {
+                let mut core = self.core.lock();
+                core.reads_in_flight -= 1;
+                let more = self.complete_deferred(&mut core)?;
+                self.admit(more)
+            };
+            self.run_plans(more, None)?;
+            result?;
             at += chunk;
         }
         Ok(out)
@@ -1418,7 +1512,7 @@ impl Store {
             let w = Window { window, file, name: name.to_string(), started_unix_ns: unix_now_ns() };
             self.journal(&mut core, Rec::Input(Input::StartDelayed { window, file, now_ns }), false)?;
             self.journal(&mut core, Rec::WindowStart { token: token.clone(), window: w }, true)?;
-            (token, plans)
+            (token, self.admit(plans))
         };
         self.run_plans(plans, None)?;
         Ok(token)
@@ -1464,7 +1558,7 @@ impl Store {
                 Err(e) => return Err(plan_err(e)),
             };
             self.journal(&mut core, Rec::Input(Input::EndDelayed { window: w.window, now_ns }), false)?;
-            plans
+            self.admit(plans)
         };
         self.run_plans(plans, None)?;
         let mut core = self.core.lock();
