@@ -1,0 +1,130 @@
+//! Bad input gets a clear error and never damages stored data.
+
+mod common;
+use common::*;
+
+use exaraid_codes::{CodeKind, CodeSpec};
+use exaraid_store::{InitOptions, Store, WritePath};
+
+fn err_of<T>(r: Result<T, exaraid_store::StoreError>) -> String {
+    match r {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn an_unknown_store_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(err_of(Store::open(&dir.path().join("missing"))).contains("does not exist"));
+    assert!(err_of(Store::open(dir.path())).contains("not an exaraid store"));
+}
+
+#[test]
+fn wrong_code_parameters_and_stripe_units_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("s");
+    let mut opts = InitOptions::with_oss_count(&d, 3, CodeSpec::raid6(4));
+    opts.element_bytes = UNIT;
+    assert!(err_of(Store::init(&d, &opts)).contains("needs 6 OSSs"));
+    opts.code = CodeSpec::array(CodeKind::Dcode, 4);
+    assert!(err_of(Store::init(&d, &opts)).to_lowercase().contains("prime"), "dcode needs a prime p");
+    opts.code = CodeSpec::raid5(2);
+    opts.element_bytes = 1000;
+    assert!(err_of(Store::init(&d, &opts)).contains("multiple of 4096"));
+    opts.element_bytes = 8 << 20;
+    assert!(err_of(Store::init(&d, &opts)).contains("stripe unit"));
+    opts.element_bytes = UNIT;
+    opts.oss_dirs = vec![d.join("a"), d.join("a"), d.join("b")];
+    assert!(err_of(Store::init(&d, &opts)).contains("given twice"));
+    assert!(!d.join("superblock").exists(), "nothing was created");
+    let store = init(&d, CodeSpec::raid5(2), 3, WritePath::Rmw);
+    store.close().unwrap();
+    let opts = InitOptions::with_oss_count(&d, 3, CodeSpec::raid5(2));
+    assert!(err_of(Store::init(&d, &opts)).contains("already holds an exaraid store"));
+}
+
+#[test]
+fn offsets_out_of_range_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Rmw);
+    store.put("f", &pattern(1, 1000)).unwrap();
+    assert!(err_of(store.read("f", 900, 200)).contains("goes past its end"));
+    assert!(err_of(store.read("f", u64::MAX, 2)).contains("goes past its end"));
+    assert!(err_of(store.read("g", 0, 1)).contains("no file named 'g'"));
+    assert!(err_of(store.write("f", u64::MAX - 3, b"abcdef")).contains("beyond the largest file"));
+    assert!(err_of(store.write("f", 0, b"")).contains("0 bytes"));
+    assert!(err_of(store.read("f", 0, 0)).contains("0 bytes"));
+    assert_eq!(store.get("f").unwrap(), pattern(1, 1000), "nothing changed");
+}
+
+/// Damage one metadata file in several ways; every time the store refuses to open with a
+/// message naming the file, and once the file is restored everything is intact.
+fn damaged_metadata_is_refused(file: &str, expect: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Wcl);
+    let data = pattern(2, 50_000);
+    store.put("f", &data).unwrap();
+    store.close().unwrap();
+    let path = dir.path().join(file);
+    let good = std::fs::read(&path).unwrap();
+    let mut flipped = good.clone();
+    let at = good.len() / 2;
+    flipped[at] ^= 0x20;
+    let damages: Vec<Vec<u8>> = vec![good[..good.len() / 3].to_vec(), flipped, Vec::new(), b"garbage\n".to_vec()];
+    for damaged in damages {
+        std::fs::write(&path, &damaged).unwrap();
+        let err = err_of(Store::open(dir.path()));
+        assert!(err.contains(expect), "{file}: {err}");
+        assert!(err.contains(file), "the message names the file: {err}");
+    }
+    std::fs::write(&path, &good).unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), data, "nothing was damaged");
+    assert_consistent(&store);
+}
+
+#[test]
+fn a_corrupt_or_truncated_superblock_is_refused_without_damage() {
+    damaged_metadata_is_refused("superblock", "damaged");
+}
+
+#[test]
+fn a_corrupt_or_truncated_state_snapshot_is_refused_without_damage() {
+    damaged_metadata_is_refused("state", "damaged");
+}
+
+#[test]
+fn a_full_oss_fails_the_write_before_anything_changes() {
+    for path in [WritePath::Rmw, WritePath::Wcl] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut opts = InitOptions::with_oss_count(dir.path(), 4, CodeSpec::raid5(3));
+        opts.element_bytes = UNIT;
+        opts.write_path = path;
+        opts.oss_capacity_bytes = Some(64 * 1024);
+        let store = Store::init(dir.path(), &opts).unwrap();
+        let small = pattern(3, 30_000);
+        store.put("small", &small).unwrap();
+        let err = err_of(store.write("big", 0, &pattern(4, 400_000)));
+        assert!(err.contains("full"), "{path:?}: {err}");
+        // Overwrites inside the space already held still work, the old file is intact.
+        assert_eq!(store.get("small").unwrap(), small);
+        store.write("small", 100, &pattern(5, 1000)).unwrap();
+        let mut want = small.clone();
+        want[100..1100].copy_from_slice(&pattern(5, 1000));
+        assert_eq!(store.get("small").unwrap(), want);
+        store.close().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.get("small").unwrap(), want, "{path:?}: intact after reopen");
+        assert_consistent(&store);
+    }
+}
+
+#[test]
+fn a_store_in_use_by_another_process_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let _store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Rmw);
+    // flock is per open file description: a second open in this process conflicts too.
+    let err = err_of(Store::open(dir.path()));
+    assert!(err.contains("open in another process"), "{err}");
+}
