@@ -42,6 +42,10 @@ enum SimCommand {
         /// Also print one JSON object per point on stdout.
         #[arg(long)]
         json: bool,
+        /// Run only these seeds (comma-separated) instead of each file's list, e.g. to
+        /// run one seed of the full figure first.
+        #[arg(long, value_delimiter = ',')]
+        seeds: Option<Vec<u64>>,
     },
     /// Measure the event engine (events/s with ~1e5 pending events) beside std's BinaryHeap,
     /// and the simulator's end-to-end event rate on one point.
@@ -72,7 +76,7 @@ pub fn run(args: SimArgs) -> Result<()> {
             eprintln!("done in {:.1} s: {}", start.elapsed().as_secs_f64(), out.join("results.csv").display());
             Ok(())
         }
-        SimCommand::Reproduce { quick, out, dir, json } => reproduce(&dir, &out, quick, json),
+        SimCommand::Reproduce { quick, out, dir, json, seeds } => reproduce(&dir, &out, quick, json, seeds),
         SimCommand::Bench { pending, events, engine_only, json } => {
             anyhow::ensure!(pending > 0 && events > 0, "--pending and --events must be positive");
             let mut r = exaraid_sim::bench::run(pending, events);
@@ -139,10 +143,15 @@ fn print_points(outcomes: &[PointOutcome], json: bool) {
 
 const FIGURE3_FILES: [&str; 4] = ["fig3a.toml", "fig3b.toml", "fig3c.toml", "fig3d.toml"];
 
-fn reproduce(dir: &Path, out: &Path, quick: bool, json: bool) -> Result<()> {
+fn reproduce(dir: &Path, out: &Path, quick: bool, json: bool, seeds: Option<Vec<u64>>) -> Result<()> {
     let mut exps = Vec::new();
     for f in FIGURE3_FILES {
-        exps.push(Experiment::load(&dir.join(f), quick).with_context(|| format!("looking for {f} in {} (use --dir)", dir.display()))?);
+        let mut e = Experiment::load(&dir.join(f), quick).with_context(|| format!("looking for {f} in {} (use --dir)", dir.display()))?;
+        if let Some(keep) = &seeds {
+            e.points.retain(|p| keep.contains(&p.seed));
+            anyhow::ensure!(!e.points.is_empty(), "--seeds {keep:?}: {f} has no point with these seeds");
+        }
+        exps.push(e);
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     // All points of all four files in one parallel pool.
