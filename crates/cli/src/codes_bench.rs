@@ -6,8 +6,10 @@
 //! - each measurement repeats the call until a fixed byte budget is processed, after one
 //!   warm-up pass; the best of several passes is kept (the least disturbed by other work);
 //! - exaraid goes through the public API (`Code::encode`, `Code::decode` on a `StripeBuf`);
-//!   ISA-L through `exaraid_codes::engine::isal` (thin FFI) on 64-byte aligned copies of the
-//!   same data columns;
+//!   ISA-L through `exaraid_codes::engine::isal` (thin FFI) on a copy of the same stripe in the
+//!   same layout (columns back to back), its base 64-byte aligned as xor_gen/pq_gen require;
+//! - each exaraid measurement's passes alternate with its yardstick's (ISA-L, or memcpy of the
+//!   same byte count for the array codes), so both see the same background load;
 //! - decode erases the worst case, `fault_tolerance` columns, all of them data columns
 //!   (columns 0..f); for ISA-L the decode matrix is inverted and its tables expanded once,
 //!   outside the timed loop, which matches exaraid caching its decode plan per erasure pattern;
@@ -17,7 +19,7 @@
 use anyhow::{bail, Context};
 use clap::Args;
 use exaraid_codes::engine::{self, isal};
-use exaraid_codes::{gf256, Code, CodeKind, CodeSpec, Pos, StripeBuf};
+use exaraid_codes::{gf256, Code, CodeKind, CodeSpec, StripeBuf};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -218,7 +220,7 @@ impl Case {
         }
         self.code.decode(&mut self.stripe, &self.erased)?;
         anyhow::ensure!(self.stripe == self.reference, "{}: decode of {:?} did not restore the stripe", self.spec, self.erased);
-        if let Some(peer) = &peer {
+        if let Some(peer) = &mut peer {
             peer.check(&self)?;
         }
 
@@ -246,15 +248,17 @@ impl Case {
     }
 }
 
-/// ISA-L called directly on 64-byte aligned copies of a horizontal code's data columns.
+/// ISA-L called directly on a copy of the stripe in exaraid's own layout (columns back to
+/// back, `element_bytes` apart, so the cache-set behaviour is the same), its base 64-byte
+/// aligned as ISA-L's raid functions require.
 struct IsalPeer {
     kind: CodeKind,
-    data: Vec<Aligned>,
-    parity: Vec<Aligned>,
-    rebuilt: Vec<Aligned>,
-    /// Rows of the generator (data j < k, parity k + i) that survive the erasure of data
-    /// columns 0..f.
-    survivors_rows: Vec<usize>,
+    k: usize,
+    m: usize,
+    /// Erased (and rebuilt) data columns: 0..f.
+    f: usize,
+    e: usize,
+    buf: Aligned,
     encode_tables: Option<isal::Tables>,
     decode_tables: Option<isal::Tables>,
 }
@@ -266,7 +270,7 @@ impl IsalPeer {
         let k = g.data_count();
         let m = g.parity_count();
         let f = g.fault_tolerance;
-        let data: Vec<Aligned> = (0..k).map(|j| Aligned::from(case.reference.element(Pos { row: 0, col: j }))).collect();
+        anyhow::ensure!(g.rows == 1 && g.cols == k + m, "{}: a horizontal code has one row of k + m columns", case.spec);
         // The code's full (k+m) x k generator matrix as ISA-L sees it: identity on top.
         let generator: Vec<u8> = match case.spec.kind {
             CodeKind::Raid5 => identity_then(k, &vec![1u8; k]),
@@ -274,11 +278,11 @@ impl IsalPeer {
             CodeKind::Rs => isal::gen_cauchy1_matrix(k + m, k),
             other => bail!("{} has no ISA-L peer", other.name()),
         };
-        // The first f data columns are lost; the survivors are the other data columns and the
-        // first f parities (for raid5: the other data columns and P).
-        let survivors_rows: Vec<usize> = (f..k).chain(k..k + f).collect();
+        // Data columns 0..f are lost; the survivors are data f..k and parities 0..f, which
+        // sit back to back in the buffer (columns f..k+f).
+        let survivors_rows: Vec<usize> = (f..k + f).collect();
         let (encode_tables, decode_tables) = match case.spec.kind {
-            // xor_gen / pq_gen need no tables; raid6 decode still goes through the matrix.
+            // xor_gen / pq_gen need no tables; raid6 decode goes through the matrix.
             CodeKind::Raid5 => (None, None),
             kind => {
                 let square: Vec<u8> = survivors_rows.iter().flat_map(|&r| generator[r * k..(r + 1) * k].to_vec()).collect();
@@ -290,75 +294,56 @@ impl IsalPeer {
                 (encode, decode)
             }
         };
-        let mut peer = IsalPeer {
-            kind: case.spec.kind,
-            data,
-            parity: (0..m).map(|_| Aligned::zeroed(e)).collect(),
-            rebuilt: (0..f).map(|_| Aligned::zeroed(e)).collect(),
-            survivors_rows,
-            encode_tables,
-            decode_tables,
-        };
+        let mut buf = Aligned::zeroed((k + m) * e);
+        buf.as_mut_slice()[..k * e].copy_from_slice(&case.reference.bytes[..k * e]);
+        let mut peer = IsalPeer { kind: case.spec.kind, k, m, f, e, buf, encode_tables, decode_tables };
         // Fail here, with a message, if ISA-L refuses the buffers.
-        match peer.kind {
-            CodeKind::Raid5 => {
-                let srcs: Vec<&[u8]> = peer.data.iter().map(|a| a.as_slice()).collect();
-                isal::xor_gen(&srcs, peer.parity[0].as_mut_slice()).map_err(|r| anyhow::anyhow!("xor_gen refused: {r:?}"))?;
-            }
-            CodeKind::Raid6 => {
-                let srcs: Vec<&[u8]> = peer.data.iter().map(|a| a.as_slice()).collect();
-                let [p, q] = &mut peer.parity[..] else { unreachable!("raid6 has two parities") };
-                isal::pq_gen(&srcs, p.as_mut_slice(), q.as_mut_slice()).map_err(|r| anyhow::anyhow!("pq_gen refused: {r:?}"))?;
-            }
-            _ => {}
-        }
+        peer.try_encode().map_err(|r| anyhow::anyhow!("ISA-L refused the buffers: {r:?}"))?;
         Ok(peer)
     }
 
-    fn encode(&mut self) {
-        let srcs: Vec<&[u8]> = self.data.iter().map(|a| a.as_slice()).collect();
+    fn try_encode(&mut self) -> Result<(), isal::Rejected> {
+        let e = self.e;
+        let (data, parity) = self.buf.as_mut_slice().split_at_mut(self.k * e);
+        let srcs: Vec<&[u8]> = data.chunks_exact(e).collect();
         match self.kind {
-            CodeKind::Raid5 => isal::xor_gen(&srcs, self.parity[0].as_mut_slice()).expect("xor_gen on aligned buffers"),
+            CodeKind::Raid5 => isal::xor_gen(&srcs, parity),
             CodeKind::Raid6 => {
-                let [p, q] = &mut self.parity[..] else { unreachable!("raid6 has two parities") };
-                isal::pq_gen(&srcs, p.as_mut_slice(), q.as_mut_slice()).expect("pq_gen on aligned buffers")
+                let (p, q) = parity.split_at_mut(e);
+                isal::pq_gen(&srcs, p, q)
             }
             _ => {
-                let mut outs: Vec<&mut [u8]> = self.parity.iter_mut().map(|a| a.as_mut_slice()).collect();
-                isal::encode_data(self.encode_tables.as_ref().expect("rs has encode tables"), &srcs, &mut outs)
+                let mut outs: Vec<&mut [u8]> = parity.chunks_exact_mut(e).collect();
+                isal::encode_data(self.encode_tables.as_ref().expect("rs has encode tables"), &srcs, &mut outs);
+                Ok(())
             }
         }
     }
 
+    fn encode(&mut self) {
+        self.try_encode().expect("ISA-L accepted these buffers at setup");
+    }
+
     fn decode(&mut self) {
-        let k = self.data.len();
-        let survivors: Vec<&[u8]> = self
-            .survivors_rows
-            .iter()
-            .map(|&r| if r < k { self.data[r].as_slice() } else { self.parity[r - k].as_slice() })
-            .collect();
+        let e = self.e;
+        let (lost, rest) = self.buf.as_mut_slice().split_at_mut(self.f * e);
+        let survivors: Vec<&[u8]> = rest[..self.k * e].chunks_exact(e).collect();
         match &self.decode_tables {
-            None => isal::xor_gen(&survivors, self.rebuilt[0].as_mut_slice()).expect("xor_gen on aligned buffers"),
+            None => isal::xor_gen(&survivors, lost).expect("xor_gen on aligned buffers"),
             Some(tables) => {
-                let mut outs: Vec<&mut [u8]> = self.rebuilt.iter_mut().map(|a| a.as_mut_slice()).collect();
+                let mut outs: Vec<&mut [u8]> = lost.chunks_exact_mut(e).collect();
                 isal::encode_data(tables, &survivors, &mut outs)
             }
         }
     }
 
     /// ISA-L's parity equals exaraid's, and ISA-L's decode gives back the lost data.
-    fn check(&self, case: &Case) -> anyhow::Result<()> {
-        let k = self.data.len();
-        for (i, par) in self.parity.iter().enumerate() {
-            anyhow::ensure!(
-                par.as_slice() == case.reference.element(Pos { row: 0, col: k + i }),
-                "{}: exaraid's parity {i} differs from ISA-L's on the same data",
-                case.spec
-            );
-        }
-        for (j, r) in self.rebuilt.iter().enumerate() {
-            anyhow::ensure!(r.as_slice() == self.data[j].as_slice(), "{}: ISA-L decode did not restore column {j}", case.spec);
-        }
+    fn check(&mut self, case: &Case) -> anyhow::Result<()> {
+        let want = &case.reference.bytes[..(self.k + self.m) * self.e];
+        anyhow::ensure!(self.buf.as_slice() == want, "{}: exaraid's parity differs from ISA-L's on the same data", case.spec);
+        self.buf.as_mut_slice()[..self.f * self.e].fill(0xa5);
+        self.decode();
+        anyhow::ensure!(self.buf.as_slice() == want, "{}: ISA-L's decode did not restore the lost columns", case.spec);
         Ok(())
     }
 }
@@ -413,11 +398,6 @@ impl Aligned {
         let backing = vec![0u8; len + Self::ALIGN];
         let offset = (Self::ALIGN - backing.as_ptr() as usize % Self::ALIGN) % Self::ALIGN;
         Aligned { backing, offset, len }
-    }
-    fn from(bytes: &[u8]) -> Aligned {
-        let mut a = Aligned::zeroed(bytes.len());
-        a.as_mut_slice().copy_from_slice(bytes);
-        a
     }
     fn as_slice(&self) -> &[u8] {
         &self.backing[self.offset..self.offset + self.len]
@@ -507,7 +487,7 @@ fn render_table(rows: &[(Row, Extra)], budget: Budget, quick: bool) -> String {
 fn kernel_table(budget: Budget, rng: &mut ChaCha8Rng) -> String {
     use std::fmt::Write;
     let mut s = String::new();
-    let _ = writeln!(s, "\nkernels (GB/s of input bytes, one thread; layout+N: N = bytes past a 64-byte boundary):");
+    let _ = writeln!(s, "\nkernels (GB/s of input bytes, one thread, passes interleaved; layout+N: N = bytes past a 64-byte boundary):");
     let engines = engine::engines();
     let _ = write!(s, "{:<26} {:>8} {:>9}", "kernel", "element", "layout");
     for e in &engines {
@@ -523,18 +503,22 @@ fn kernel_table(budget: Budget, rng: &mut ChaCha8Rng) -> String {
     ];
     for (label, k, rows, coefs) in &shapes {
         for &element_bytes in &ELEMENT_SIZES {
-            for layout in ["stripe", "padded"] {
-                // "stripe": the vectors back to back in one Vec, exactly `element_bytes` apart,
-                // at malloc's alignment, as in a StripeBuf. "padded": 64-byte aligned, and
-                // `element_bytes + 64` apart, so that vector j starts j cache lines later in
-                // the cache-set cycle (power-of-two strides put every vector in the same sets).
+            for layout in ["stripe+0", "stripe+16", "padded+0"] {
+                // "stripe+N": the vectors back to back, exactly `element_bytes` apart, as in a
+                // StripeBuf, starting N bytes past a 64-byte boundary (malloc gives +16 for
+                // large buffers). "padded+0": 64-byte aligned and `element_bytes + 64` apart, so
+                // vector j starts j cache lines later in the cache-set cycle (power-of-two
+                // strides put every vector in the same sets).
                 let n = k + rows;
-                let (stride, align) = if layout == "stripe" { (element_bytes, 1) } else { (element_bytes + 64, 64) };
-                let mut one = vec![0u8; n * stride + align];
+                let (stride, offset) = match layout {
+                    "stripe+0" => (element_bytes, 0),
+                    "stripe+16" => (element_bytes, 16),
+                    _ => (element_bytes + 64, 0),
+                };
+                let mut one = vec![0u8; n * stride + 128];
                 rng.fill_bytes(&mut one);
-                let base = (align - one.as_ptr() as usize % align) % align;
-                let offset = (one.as_ptr() as usize + base) % 64;
-                let _ = write!(s, "{:<26} {:>8} {:>9}", label, human_bytes(element_bytes), format!("{layout}+{offset}"));
+                let base = (64 - one.as_ptr() as usize % 64) % 64 + offset;
+                let _ = write!(s, "{:<26} {:>8} {:>9}", label, human_bytes(element_bytes), layout);
                 let area = &mut one[base..base + n * stride];
                 let (a, b) = area.split_at_mut(k * stride);
                 let srcs: Vec<&[u8]> = a.chunks_exact(stride).map(|c| &c[..element_bytes]).collect();

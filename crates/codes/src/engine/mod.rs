@@ -26,10 +26,12 @@
 //!     cache-resident 4 KiB buffers (no alignment split needed; we have not confirmed which
 //!     xor_gen variant ISA-L picks here: its AVX one writes with non-temporal stores, which
 //!     would explain it). XOR needs no vetting beyond the reference tests.
-//! - [`Gfni`] (`gfni`, x86-64 with AVX-512BW and GFNI only): the same as [`Isal`] except the
-//!   general matrix multiply, which is our `vgf2p8affineqb` kernel (`gfni.rs`). Measured about
-//!   3x faster than ISA-L 2.30's `ec_encode_data` for rs 10+4 on the same buffers (2.30 has no
-//!   GFNI kernels; ISA-L added them in 2.31, so a newer ISA-L would likely close the gap).
+//! - [`Gfni`] (`gfni`, x86-64 with AVX-512BW and GFNI only): XOR and single-coefficient
+//!   updates as in [`Isal`]; every matrix multiply (RS encode, RAID-6 P+Q, every decode
+//!   matrix) by our `vgf2p8affineqb` kernel (`gfni.rs`). Measured on the same buffers, passes
+//!   interleaved: about 3x ISA-L 2.30's `ec_encode_data` for rs 10+4 and about 1.2x its
+//!   `pq_gen` for P+Q of 8. Debian's ISA-L 2.30 has no GFNI kernels; ISA-L added them in
+//!   2.31, so a newer ISA-L would likely close most of the gap.
 //! - [`Portable`] (`portable`): plain Rust (AVX2 `vpshufb` split-nibble multiply when
 //!   `is_x86_feature_detected!("avx2")`, u64 scalar otherwise): the fallback and the reference.
 //!
@@ -39,12 +41,15 @@
 //! exaraid's own per-call overhead (stripe checks, decode-plan lookup, slicing, table cache),
 //! not a different algorithm.
 //!
-//! Buffer layout matters as much as the kernel: a [`crate::StripeBuf`] keeps its columns exactly
-//! `rows * element_bytes` apart, a power of two for the usual element sizes, so every column
-//! maps to the same cache sets; with more than 8 columns streamed at once (rs 10+4) the L1/L2
-//! sets thrash. The kernel table measures this (layout `stripe` vs `padded`, 64 bytes between
-//! vectors): the GFNI kernel runs about twice as fast on padded buffers.
-//!
+//! Alignment matters as much as the kernel: a 32- or 64-byte access that straddles two cache
+//! lines costs about double, and a malloc'd [`crate::StripeBuf`] starts 16 bytes past a
+//! 64-byte boundary. All elements of one stripe share that offset (element sizes are multiples
+//! of 32), so every Rust kernel peels the unaligned first bytes and runs its main loop on
+//! aligned addresses (the AVX2 kernels compute the first and last 32 bytes from the original
+//! destination up front; the GFNI kernel masks its first block). The kernel table's `stripe+16`
+//! rows measure this against `stripe+0`; before the peeling, rs 10+4 on GFNI ran at half speed
+//! on `stripe+16`.
+
 //! # Dispatch
 //!
 //! [`engine()`] decides once per process (a `OnceLock`): [`Gfni`] if the CPU has AVX-512BW and

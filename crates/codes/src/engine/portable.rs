@@ -125,6 +125,13 @@ mod scalar {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
+    //! Every kernel runs its main loop on 32-byte aligned addresses when all its buffers share
+    //! one offset modulo 32 (the elements of one stripe buffer do): a 32-byte access that
+    //! straddles two cache lines costs about double, and malloc'd stripe buffers start 16 bytes
+    //! past a boundary. The unaligned first and last 32 bytes are computed up front from the
+    //! original destination (so the accumulating kernels stay correct where they overlap the
+    //! main loop) and stored after it.
+
     use super::gf256;
     use std::arch::x86_64::*;
 
@@ -138,73 +145,114 @@ mod avx2 {
         is_x86_feature_detected!("avx2")
     }
 
+    /// Where the aligned main loop starts and ends: (start, end), with start < LANE and
+    /// (end - start) a multiple of LANE. start = 0 when the buffers do not share an offset
+    /// (the loop then runs unaligned). Needs len >= LANE.
+    fn aligned_span(dst: *const u8, others: impl Iterator<Item = *const u8>, len: usize) -> (usize, usize) {
+        debug_assert!(len >= LANE);
+        let misalign = dst as usize % LANE;
+        let mut same = true;
+        for p in others {
+            same &= p as usize % LANE == misalign;
+        }
+        let start = if same { (LANE - misalign) % LANE } else { 0 };
+        (start, start + (len - start) / LANE * LANE)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn load(p: *const u8) -> __m256i {
+        _mm256_loadu_si256(p as *const __m256i)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn store(p: *mut u8, v: __m256i) {
+        _mm256_storeu_si256(p as *mut __m256i, v)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn xor_lane(srcs: &[&[u8]], pos: usize) -> __m256i {
+        let mut a = load(srcs[0].as_ptr().add(pos));
+        for s in &srcs[1..] {
+            a = _mm256_xor_si256(a, load(s.as_ptr().add(pos)));
+        }
+        a
+    }
+
     /// `dst = xor of srcs`, one pass over all sources per block (as ISA-L's xor_gen does),
     /// so the destination is written once and never read.
     #[target_feature(enable = "avx2")]
     pub unsafe fn xor_many(srcs: &[&[u8]], dst: &mut [u8]) {
         let len = dst.len();
+        if len < LANE {
+            for i in 0..len {
+                dst[i] = srcs.iter().fold(0, |a, s| a ^ s[i]);
+            }
+            return;
+        }
         let d = dst.as_mut_ptr();
-        let mut pos = 0;
-        while pos + BLOCK <= len {
+        let (start, end) = aligned_span(d, srcs.iter().map(|s| s.as_ptr()), len);
+        let first = xor_lane(srcs, 0);
+        let last = xor_lane(srcs, len - LANE);
+        let mut pos = start;
+        while pos + BLOCK <= end {
             let s0 = srcs[0].as_ptr().add(pos);
-            let mut a0 = _mm256_loadu_si256(s0 as *const __m256i);
-            let mut a1 = _mm256_loadu_si256(s0.add(LANE) as *const __m256i);
-            let mut a2 = _mm256_loadu_si256(s0.add(2 * LANE) as *const __m256i);
-            let mut a3 = _mm256_loadu_si256(s0.add(3 * LANE) as *const __m256i);
+            let mut a0 = load(s0);
+            let mut a1 = load(s0.add(LANE));
+            let mut a2 = load(s0.add(2 * LANE));
+            let mut a3 = load(s0.add(3 * LANE));
             for s in &srcs[1..] {
                 let p = s.as_ptr().add(pos);
-                a0 = _mm256_xor_si256(a0, _mm256_loadu_si256(p as *const __m256i));
-                a1 = _mm256_xor_si256(a1, _mm256_loadu_si256(p.add(LANE) as *const __m256i));
-                a2 = _mm256_xor_si256(a2, _mm256_loadu_si256(p.add(2 * LANE) as *const __m256i));
-                a3 = _mm256_xor_si256(a3, _mm256_loadu_si256(p.add(3 * LANE) as *const __m256i));
+                a0 = _mm256_xor_si256(a0, load(p));
+                a1 = _mm256_xor_si256(a1, load(p.add(LANE)));
+                a2 = _mm256_xor_si256(a2, load(p.add(2 * LANE)));
+                a3 = _mm256_xor_si256(a3, load(p.add(3 * LANE)));
             }
-            _mm256_storeu_si256(d.add(pos) as *mut __m256i, a0);
-            _mm256_storeu_si256(d.add(pos + LANE) as *mut __m256i, a1);
-            _mm256_storeu_si256(d.add(pos + 2 * LANE) as *mut __m256i, a2);
-            _mm256_storeu_si256(d.add(pos + 3 * LANE) as *mut __m256i, a3);
+            store(d.add(pos), a0);
+            store(d.add(pos + LANE), a1);
+            store(d.add(pos + 2 * LANE), a2);
+            store(d.add(pos + 3 * LANE), a3);
             pos += BLOCK;
         }
-        while pos + LANE <= len {
-            let mut a = _mm256_loadu_si256(srcs[0].as_ptr().add(pos) as *const __m256i);
-            for s in &srcs[1..] {
-                a = _mm256_xor_si256(a, _mm256_loadu_si256(s.as_ptr().add(pos) as *const __m256i));
-            }
-            _mm256_storeu_si256(d.add(pos) as *mut __m256i, a);
+        while pos < end {
+            store(d.add(pos), xor_lane(srcs, pos));
             pos += LANE;
         }
-        for i in pos..len {
-            let mut b = srcs[0][i];
-            for s in &srcs[1..] {
-                b ^= s[i];
-            }
-            dst[i] = b;
-        }
+        store(d, first);
+        store(d.add(len - LANE), last);
     }
 
     #[target_feature(enable = "avx2")]
     pub unsafe fn xor_into(dst: &mut [u8], src: &[u8]) {
         let len = dst.len();
+        if len < LANE {
+            for i in 0..len {
+                dst[i] ^= src[i];
+            }
+            return;
+        }
         let d = dst.as_mut_ptr();
         let s = src.as_ptr();
-        let mut pos = 0;
-        while pos + BLOCK <= len {
+        let (start, end) = aligned_span(d, std::iter::once(s), len);
+        // From the original destination, before the main loop changes any of it.
+        let first = _mm256_xor_si256(load(d), load(s));
+        let last = _mm256_xor_si256(load(d.add(len - LANE)), load(s.add(len - LANE)));
+        let mut pos = start;
+        while pos + BLOCK <= end {
             for lane in 0..4 {
                 let o = pos + lane * LANE;
-                let a = _mm256_loadu_si256(d.add(o) as *const __m256i);
-                let b = _mm256_loadu_si256(s.add(o) as *const __m256i);
-                _mm256_storeu_si256(d.add(o) as *mut __m256i, _mm256_xor_si256(a, b));
+                store(d.add(o), _mm256_xor_si256(load(d.add(o)), load(s.add(o))));
             }
             pos += BLOCK;
         }
-        while pos + LANE <= len {
-            let a = _mm256_loadu_si256(d.add(pos) as *const __m256i);
-            let b = _mm256_loadu_si256(s.add(pos) as *const __m256i);
-            _mm256_storeu_si256(d.add(pos) as *mut __m256i, _mm256_xor_si256(a, b));
+        while pos < end {
+            store(d.add(pos), _mm256_xor_si256(load(d.add(pos)), load(s.add(pos))));
             pos += LANE;
         }
-        for i in pos..len {
-            dst[i] ^= src[i];
-        }
+        store(d, first);
+        store(d.add(len - LANE), last);
     }
 
     /// The two 16-entry nibble tables of c, each broadcast to both 128-bit halves
@@ -232,64 +280,77 @@ mod avx2 {
 
     #[target_feature(enable = "avx2")]
     pub unsafe fn gf_mul_xor(c: u8, src: &[u8], dst: &mut [u8]) {
+        let len = dst.len();
+        if len < LANE {
+            for i in 0..len {
+                dst[i] ^= gf256::mul(c, src[i]);
+            }
+            return;
+        }
         let (lo, hi) = nibble_tables(c);
         let mask = _mm256_set1_epi8(0x0f);
-        let len = dst.len();
         let d = dst.as_mut_ptr();
         let s = src.as_ptr();
-        let mut pos = 0;
-        while pos + LANE <= len {
-            let v = _mm256_loadu_si256(s.add(pos) as *const __m256i);
-            let acc = _mm256_loadu_si256(d.add(pos) as *const __m256i);
-            let r = _mm256_xor_si256(acc, mul_lane(v, lo, hi, mask));
-            _mm256_storeu_si256(d.add(pos) as *mut __m256i, r);
+        let (start, end) = aligned_span(d, std::iter::once(s), len);
+        let step = |pos: usize| _mm256_xor_si256(load(d.add(pos)), mul_lane(load(s.add(pos)), lo, hi, mask));
+        let first = step(0);
+        let last = step(len - LANE);
+        let mut pos = start;
+        while pos < end {
+            store(d.add(pos), step(pos));
             pos += LANE;
         }
-        for i in pos..len {
-            dst[i] ^= gf256::mul(c, src[i]);
+        store(d, first);
+        store(d.add(len - LANE), last);
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn dot_lane(tables: &[(__m256i, __m256i)], inputs: &[&[u8]], pos: usize, mask: __m256i) -> __m256i {
+        let mut a = _mm256_setzero_si256();
+        for (input, &(lo, hi)) in inputs.iter().zip(tables) {
+            a = _mm256_xor_si256(a, mul_lane(load(input.as_ptr().add(pos)), lo, hi, mask));
         }
+        a
     }
 
     /// `out = sum_j row[j] * inputs[j]`, one pass over the inputs per 64-byte block with the
     /// sum held in registers (the shape of ISA-L's gf_vect_dot_prod), so `out` is written once.
     #[target_feature(enable = "avx2")]
     pub unsafe fn dot_prod(row: &[u8], inputs: &[&[u8]], out: &mut [u8]) {
-        // Bound the table memory: 255 inputs x 64 bytes = 16 KiB at most (k + m <= 255).
+        let len = out.len();
+        if len < LANE {
+            for i in 0..len {
+                out[i] = inputs.iter().zip(row).fold(0, |a, (s, &c)| a ^ gf256::mul(c, s[i]));
+            }
+            return;
+        }
+        // Bound the table memory: 256 inputs x 64 bytes = 16 KiB at most (k + m <= 255).
         assert!(inputs.len() <= 256, "dot_prod supports at most 256 inputs");
         let tables: Vec<(__m256i, __m256i)> = row.iter().map(|&c| nibble_tables(c)).collect();
         let mask = _mm256_set1_epi8(0x0f);
-        let len = out.len();
         let d = out.as_mut_ptr();
-        let mut pos = 0;
-        while pos + 2 * LANE <= len {
+        let (start, end) = aligned_span(d, inputs.iter().map(|s| s.as_ptr()), len);
+        let first = dot_lane(&tables, inputs, 0, mask);
+        let last = dot_lane(&tables, inputs, len - LANE, mask);
+        let mut pos = start;
+        while pos + 2 * LANE <= end {
             let mut a0 = _mm256_setzero_si256();
             let mut a1 = _mm256_setzero_si256();
             for (input, &(lo, hi)) in inputs.iter().zip(&tables) {
                 let p = input.as_ptr().add(pos);
-                let v0 = _mm256_loadu_si256(p as *const __m256i);
-                let v1 = _mm256_loadu_si256(p.add(LANE) as *const __m256i);
-                a0 = _mm256_xor_si256(a0, mul_lane(v0, lo, hi, mask));
-                a1 = _mm256_xor_si256(a1, mul_lane(v1, lo, hi, mask));
+                a0 = _mm256_xor_si256(a0, mul_lane(load(p), lo, hi, mask));
+                a1 = _mm256_xor_si256(a1, mul_lane(load(p.add(LANE)), lo, hi, mask));
             }
-            _mm256_storeu_si256(d.add(pos) as *mut __m256i, a0);
-            _mm256_storeu_si256(d.add(pos + LANE) as *mut __m256i, a1);
+            store(d.add(pos), a0);
+            store(d.add(pos + LANE), a1);
             pos += 2 * LANE;
         }
-        while pos + LANE <= len {
-            let mut a = _mm256_setzero_si256();
-            for (input, &(lo, hi)) in inputs.iter().zip(&tables) {
-                let v = _mm256_loadu_si256(input.as_ptr().add(pos) as *const __m256i);
-                a = _mm256_xor_si256(a, mul_lane(v, lo, hi, mask));
-            }
-            _mm256_storeu_si256(d.add(pos) as *mut __m256i, a);
+        while pos < end {
+            store(d.add(pos), dot_lane(&tables, inputs, pos, mask));
             pos += LANE;
         }
-        for i in pos..len {
-            let mut b = 0u8;
-            for (j, input) in inputs.iter().enumerate() {
-                b ^= gf256::mul(row[j], input[i]);
-            }
-            out[i] = b;
-        }
+        store(d, first);
+        store(d.add(len - LANE), last);
     }
 }
