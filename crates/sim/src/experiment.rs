@@ -329,11 +329,20 @@ pub fn run_points(points: &[Point], label: &str) -> Result<Vec<PointOutcome>> {
     // Largest points first so that the pool is not left waiting on one big point at the end.
     let mut order: Vec<usize> = (0..points.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(points[i].clients * points[i].write_bytes.max(1)));
+    // Without a terminal the bar is hidden: log a line every 5 % instead (CI logs).
+    let plain = !std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let started = std::time::Instant::now();
+    let step = (points.len() / 20).max(1);
     let results: Vec<(usize, Result<PointOutcome>)> = order
         .par_iter()
         .map(|&i| {
             let r = run_point(&points[i]);
             bar.inc(1);
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if plain && (n % step == 0 || n == points.len()) {
+                eprintln!("{label}: {n}/{} points, {:.0} s", points.len(), started.elapsed().as_secs_f64());
+            }
             (i, r)
         })
         .collect();
