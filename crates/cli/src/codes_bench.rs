@@ -537,3 +537,53 @@ fn kernel_table(budget: Budget, rng: &mut ChaCha8Rng) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One call per pass: these tests check what the bench computes and compares, never speed.
+    const TINY: Budget = Budget { bytes_per_pass: 1, passes: 1 };
+
+    #[test]
+    fn json_rows_have_exactly_the_contract_keys() {
+        let row = Row {
+            code: "dcode".into(),
+            k: 5,
+            m: 2,
+            p: Some(7),
+            element_bytes: 4096,
+            op: "decode",
+            gb_s: 1.5,
+            isal_gb_s: None,
+            ratio: None,
+        };
+        let v = serde_json::to_value(&row).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["code", "element_bytes", "gb_s", "isal_gb_s", "k", "m", "op", "p", "ratio"]);
+        assert!(v["isal_gb_s"].is_null() && v["ratio"].is_null(), "absent peers are null, not missing");
+    }
+
+    #[test]
+    fn horizontal_codes_match_isal_parity_and_both_decodes_restore_the_data() {
+        // measure() fails if exaraid's parity differs from ISA-L's on the same data, or if
+        // either decode does not give back the erased columns.
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for spec in [CodeSpec::raid5(4), CodeSpec::raid6(8), CodeSpec::rs(10, 4)] {
+            let case = Case::new(spec, 4096 + 512, &mut rng).unwrap();
+            let rows = case.measure(TINY).unwrap();
+            assert_eq!(rows.len(), 2);
+            assert!(rows.iter().all(|(r, x)| r.isal_gb_s.is_some() && r.ratio.is_some() && x.memcpy_gb_s.is_none()));
+        }
+    }
+
+    #[test]
+    fn array_codes_report_memcpy_and_no_isal_peer() {
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let case = Case::new(CodeSpec::array(CodeKind::Dcode, 5), 1024, &mut rng).unwrap();
+        let rows = case.measure(TINY).unwrap();
+        assert!(rows.iter().all(|(r, x)| r.p == Some(5) && r.isal_gb_s.is_none() && r.ratio.is_none() && x.memcpy_gb_s.is_some()));
+        assert_eq!((rows[0].0.k, rows[0].0.m), (3, 2), "D-Code p=5: 5 columns, tolerance 2");
+    }
+}
