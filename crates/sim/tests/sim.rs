@@ -169,3 +169,26 @@ fn simulator_op_counts_per_oss_equal_the_planners() {
         }
     }
 }
+
+#[test]
+fn a_measured_device_table_drives_a_point() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("fio.csv"),
+        "op,size_bytes,pattern,queue_depth,p10_us,p50_us,p90_us,p99_us\n\
+         write,16384,rand,1,4000,5000,7000,9000\n\
+         read,16384,rand,1,3000,4000,6000,8000\n\
+         write,16384,seq,1,100,120,150,200\n",
+    )
+    .unwrap();
+    let text = tiny_toml("raid5", r#""rmw""#).replace(r#"devices = ["hdd", "ssd"]"#, r#"devices = ["measured:fio.csv"]"#);
+    let exp = Experiment::parse(&text, dir.path(), false).unwrap();
+    assert_eq!(exp.points.len(), 1);
+    let r = experiment::run_point(&exp.points[0]).unwrap().result;
+    assert!(r.bandwidth_mib_s > 0.0);
+    // A broken table is reported with its file and line.
+    std::fs::write(dir.path().join("bad.csv"), "op,size_bytes,pattern,queue_depth,p10_us,p50_us,p90_us,p99_us\nwrite,0,rand,1,1,2,3,4\n").unwrap();
+    let bad = text.replace("fio.csv", "bad.csv");
+    let err = format!("{:#}", Experiment::parse(&bad, dir.path(), false).unwrap_err());
+    assert!(err.contains("bad.csv") && err.contains("line 2"), "{err}");
+}
