@@ -46,6 +46,9 @@ enum SimCommand {
         /// run one seed of the full figure first.
         #[arg(long, value_delimiter = ',')]
         seeds: Option<Vec<u64>>,
+        /// Run only points with at most this many clients (a cheaper subset).
+        #[arg(long)]
+        max_clients: Option<u64>,
     },
     /// Measure the event engine (events/s with ~1e5 pending events) beside std's BinaryHeap,
     /// and the simulator's end-to-end event rate on one point.
@@ -76,7 +79,7 @@ pub fn run(args: SimArgs) -> Result<()> {
             eprintln!("done in {:.1} s: {}", start.elapsed().as_secs_f64(), out.join("results.csv").display());
             Ok(())
         }
-        SimCommand::Reproduce { quick, out, dir, json, seeds } => reproduce(&dir, &out, quick, json, seeds),
+        SimCommand::Reproduce { quick, out, dir, json, seeds, max_clients } => reproduce(&dir, &out, quick, json, seeds, max_clients),
         SimCommand::Bench { pending, events, engine_only, json } => {
             anyhow::ensure!(pending > 0 && events > 0, "--pending and --events must be positive");
             let mut r = exaraid_sim::bench::run(pending, events);
@@ -143,13 +146,17 @@ fn print_points(outcomes: &[PointOutcome], json: bool) {
 
 const FIGURE3_FILES: [&str; 4] = ["fig3a.toml", "fig3b.toml", "fig3c.toml", "fig3d.toml"];
 
-fn reproduce(dir: &Path, out: &Path, quick: bool, json: bool, seeds: Option<Vec<u64>>) -> Result<()> {
+fn reproduce(dir: &Path, out: &Path, quick: bool, json: bool, seeds: Option<Vec<u64>>, max_clients: Option<u64>) -> Result<()> {
     let mut exps = Vec::new();
     for f in FIGURE3_FILES {
         let mut e = Experiment::load(&dir.join(f), quick).with_context(|| format!("looking for {f} in {} (use --dir)", dir.display()))?;
         if let Some(keep) = &seeds {
             e.points.retain(|p| keep.contains(&p.seed));
             anyhow::ensure!(!e.points.is_empty(), "--seeds {keep:?}: {f} has no point with these seeds");
+        }
+        if let Some(max) = max_clients {
+            e.points.retain(|p| p.clients <= max);
+            anyhow::ensure!(!e.points.is_empty(), "--max-clients {max}: {f} has no point with that few clients");
         }
         exps.push(e);
     }
