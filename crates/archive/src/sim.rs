@@ -96,7 +96,7 @@ pub struct SchedulerParams {
 impl Default for SchedulerParams {
     fn default() -> Self {
         SchedulerParams {
-            max_light_load: 2,
+            max_light_load: 0,
             // Seed Figure 10: RAIT and PARALLEL are best at 6 days.
             min_lb_interval_s: 6.0 * 86_400.0,
             max_waiting_time_s: 3_600.0,
@@ -215,6 +215,8 @@ pub struct Metrics {
     pub events: u64,
     /// Requests that went through the waiting list at least once.
     pub delayed: u64,
+    /// Idle processes ended by MAIN-SCHEDULER to free their drives.
+    pub reclaimed: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -309,6 +311,9 @@ pub struct Sim {
     tape_drive: HashMap<u64, usize>,
     next_scratch_tape: u64,
     processes: Vec<Process>,
+    free_slots: Vec<usize>,
+    mover_procs: Vec<Vec<usize>>,
+    reclaimed: u64,
     by_type: Vec<Vec<usize>>,
     waiting: VecDeque<u32>,
     /// Requests in the system (waiting, queued or running) per file.
@@ -361,6 +366,9 @@ impl Sim {
             tape_drive: HashMap::new(),
             next_scratch_tape: SCRATCH_TAPE_BASE,
             processes: Vec::new(),
+            free_slots: Vec::new(),
+            mover_procs: vec![Vec::new(); platform.movers.movers],
+            reclaimed: 0,
             by_type: vec![Vec::new(); TYPES],
             waiting: VecDeque::new(),
             file_busy: HashMap::new(),
@@ -465,6 +473,7 @@ impl Sim {
             tape_mounts: self.tape_mounts,
             events: self.engine.events_fired(),
             delayed: self.delayed,
+            reclaimed: self.reclaimed,
         };
         (metrics, self)
     }
@@ -647,7 +656,7 @@ impl Sim {
                 return;
             }
         }
-        if let Some(p) = self.create_process(rtype) {
+        if let Some(p) = self.create_process(rtype, true) {
             self.log(r, Decision::Created { process: p, mover: self.processes[p].mover });
             self.assign(p, r);
             return;
@@ -684,25 +693,65 @@ impl Sim {
         }
     }
 
-    /// Create a process on the mover with the most idle drives that can host it.
-    fn create_process(&mut self, rtype: TypeId) -> Option<usize> {
+    fn is_idle_process(&self, p: usize) -> bool {
+        let q = &self.processes[p];
+        q.alive && !q.terminating && q.running.is_none() && q.queue.is_empty()
+    }
+
+    /// Create a process on a mover that can host it. `reclaim`: the drives of idle
+    /// processes (nothing queued, nothing running) count as idle drives -- MAIN-SCHEDULER's
+    /// "mover node having enough idle tape drives" -- and those processes are ended to free
+    /// them. LOAD-BALANCER creates only on drives no process holds. Preference: a mover that
+    /// needs no reclaiming, then the most free drives, then the lowest index.
+    fn create_process(&mut self, rtype: TypeId, reclaim: bool) -> Option<usize> {
         let (drives_needed, memory, disk) = self.needs(rtype);
-        let mover = (0..self.movers.len())
-            .filter(|&m| {
-                let mv = &self.movers[m];
-                mv.idle_drives.len() >= drives_needed && mv.memory_free_bytes >= memory && mv.disk_free_bytes >= disk
-            })
-            .max_by_key(|&m| (self.movers[m].idle_drives.len(), std::cmp::Reverse(m)))?;
+        let mut best: Option<((bool, usize, usize, std::cmp::Reverse<usize>), usize)> = None;
+        for m in 0..self.movers.len() {
+            let mv = &self.movers[m];
+            let fits_free = mv.idle_drives.len() >= drives_needed && mv.memory_free_bytes >= memory && mv.disk_free_bytes >= disk;
+            let (mut drives, mut mem, mut dsk) = (mv.idle_drives.len(), mv.memory_free_bytes, mv.disk_free_bytes);
+            if reclaim && !fits_free {
+                for &p in &self.mover_procs[m] {
+                    if self.is_idle_process(p) {
+                        drives += self.processes[p].drives.len();
+                        mem += self.processes[p].memory_bytes;
+                        dsk += self.processes[p].disk_bytes;
+                    }
+                }
+            }
+            if drives >= drives_needed && mem >= memory && dsk >= disk {
+                let key = (fits_free, mv.idle_drives.len(), drives, std::cmp::Reverse(m));
+                if best.as_ref().map_or(true, |(k, _)| key > *k) {
+                    best = Some((key, m));
+                }
+            }
+        }
+        let (key, mover) = best?;
+        if !key.0 {
+            let idle: Vec<usize> = self.mover_procs[mover].iter().copied().filter(|&p| self.is_idle_process(p)).collect();
+            let now = self.engine.now_ns();
+            for p in idle {
+                let mv = &self.movers[mover];
+                if mv.idle_drives.len() >= drives_needed && mv.memory_free_bytes >= memory && mv.disk_free_bytes >= disk {
+                    break;
+                }
+                self.terminate(p, now);
+                self.reclaimed += 1;
+            }
+        }
         let mv = &mut self.movers[mover];
+        assert!(mv.idle_drives.len() >= drives_needed && mv.memory_free_bytes >= memory && mv.disk_free_bytes >= disk);
         let drives: Vec<usize> = (0..drives_needed).map(|_| mv.idle_drives.pop().expect("checked")).collect();
         mv.memory_free_bytes -= memory;
         mv.disk_free_bytes -= disk;
         let scheme = type_scheme(rtype);
-        let id = self.processes.len();
+        // Reuse the slot of a dead process (no event refers to it any more).
+        let id = self.free_slots.pop().unwrap_or(self.processes.len());
         for &d in &drives {
             self.drives[d].owner = Some(id);
         }
-        self.processes.push(Process {
+        self.mover_procs[mover].push(id);
+        let process = Process {
             rtype,
             mover,
             lanes: vec![LaneTape::default(); drives.len()],
@@ -716,7 +765,12 @@ impl Sim {
             stripe_counter: 0,
             vertical_tape_index: 0,
             vertical_ec_bytes: vec![0.0; scheme.x],
-        });
+        };
+        if id == self.processes.len() {
+            self.processes.push(process);
+        } else {
+            self.processes[id] = process;
+        }
         self.by_type[rtype].push(id);
         Some(id)
     }
@@ -882,7 +936,7 @@ impl Sim {
         }
         for t in 0..TYPES {
             if wanted[t] > 0 {
-                self.create_process(t);
+                self.create_process(t, false);
             }
         }
         loop {
@@ -896,7 +950,7 @@ impl Sim {
                 }
             };
             candidates.sort_by(|&a, &b| load(self, b).partial_cmp(&load(self, a)).expect("loads are not NaN").then(a.cmp(&b)));
-            if !candidates.into_iter().any(|t| self.create_process(t).is_some()) {
+            if !candidates.into_iter().any(|t| self.create_process(t, false).is_some()) {
                 break;
             }
         }
@@ -942,7 +996,10 @@ impl Sim {
         mv.idle_drives.extend(drives.iter().rev());
         mv.memory_free_bytes += proc_.memory_bytes;
         mv.disk_free_bytes += proc_.disk_bytes;
+        let mover = proc_.mover;
         self.by_type[rtype].retain(|&q| q != p);
+        self.mover_procs[mover].retain(|&q| q != p);
+        self.free_slots.push(p);
     }
 
     // ----- drives, tapes, arms ---------------------------------------------------------
