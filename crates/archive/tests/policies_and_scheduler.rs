@@ -278,3 +278,17 @@ fn bad_toml_says_which_key_and_what_is_expected() {
     let no_rates = ExperimentToml::parse(&SMALL_EXPERIMENT.replace("arrival_rates_per_hour = [50.0, 200.0]", "")).unwrap_err();
     assert!(format!("{no_rates:#}").contains("arrival_rates_per_hour"), "{no_rates:#}");
 }
+
+#[test]
+fn main_scheduler_takes_the_drive_of_an_idle_process_of_another_type() {
+    // One drive, held by an idle 4+2 process: a 1+0 request counts that drive as idle, the
+    // idle process ends (its tape is ejected) and a 1+0 process is created on the drive.
+    let sim = Sim::new(config(Policy::Vertical), tiny_platform(1));
+    let script = vec![write(&sim, 0.0, NEW, 1e9, S4_2, 2.0, 1.0), write(&sim, 1_000.0, NEW + 1, 1e9, S1_0, 2.0, 1.0)];
+    let (m, sim) = sim.with_script(script).run();
+    let d = sim.decisions.clone().unwrap();
+    assert!(matches!(d[1].1, Decision::Created { .. }), "{d:?}");
+    assert_eq!(m.reclaimed, 1);
+    assert_eq!(m.delayed, 0);
+    assert_eq!(sim.processes_alive(), 1);
+}
