@@ -19,6 +19,7 @@ const LIB_DIRS: [&str; 5] = [
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    avx512_cfg();
     println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
     println!("cargo:rerun-if-env-changed=EXARAID_ISAL_LIB_DIR");
 
@@ -71,4 +72,24 @@ fn fail(why: &str) -> ! {
          Run `scripts/setup.sh` from the repository root (it installs libisal-dev and pkg-config \
          with apt-get), or set EXARAID_ISAL_LIB_DIR to a directory holding libisal.so.\n\n"
     );
+}
+
+/// The GFNI engine uses AVX-512 intrinsics, stable since Rust 1.89; the workspace allows older
+/// compilers, which then build without that engine (cfg `exaraid_avx512`).
+fn avx512_cfg() {
+    println!("cargo:rustc-check-cfg=cfg(exaraid_avx512)");
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let Ok(out) = Command::new(rustc).arg("--version").output() else {
+        return;
+    };
+    // "rustc 1.95.0 (59807616e 2026-04-14)"
+    let text = String::from_utf8_lossy(&out.stdout);
+    let minor = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.split('.').nth(1))
+        .and_then(|m| m.parse::<u32>().ok());
+    if minor.is_some_and(|m| m >= 89) {
+        println!("cargo:rustc-cfg=exaraid_avx512");
+    }
 }

@@ -58,12 +58,12 @@
 //! CPUID. `EXARAID_ENGINE=portable` forces the Rust kernels, `isal` (or `isa-l`) forces ISA-L's
 //! kernels throughout (the vetted-only configuration), `gfni` asks for the default.
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", exaraid_avx512))]
 pub mod gfni;
 pub mod isal;
 mod portable;
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", exaraid_avx512))]
 pub use gfni::Gfni;
 pub use isal::Isal;
 pub use portable::Portable;
@@ -88,7 +88,7 @@ pub const ENGINE_ENV: &str = "EXARAID_ENGINE";
 
 static PORTABLE: Portable = Portable;
 static ISAL: Isal = Isal;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", exaraid_avx512))]
 static GFNI: Gfni = Gfni;
 
 /// The engine for this process: ISA-L when it passes its self test, unless
@@ -121,11 +121,11 @@ fn isal_usable() -> bool {
 }
 
 fn gfni_usable() -> bool {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", exaraid_avx512))]
     {
         isal_usable() && gfni::available()
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", exaraid_avx512)))]
     {
         false
     }
@@ -141,7 +141,7 @@ fn isal_or_portable() -> &'static dyn Engine {
 
 /// The measured-fastest engine this CPU runs (docs/results/codes-bench.md, kernel table).
 fn fastest() -> &'static dyn Engine {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", exaraid_avx512))]
     if gfni_usable() {
         return &GFNI;
     }
@@ -154,7 +154,7 @@ pub fn engines() -> Vec<&'static dyn Engine> {
     if isal_usable() {
         all.push(&ISAL);
     }
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", exaraid_avx512))]
     if gfni_usable() {
         all.push(&GFNI);
     }
