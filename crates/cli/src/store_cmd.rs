@@ -371,12 +371,151 @@ pub fn run(args: StoreArgs) -> Result<()> {
 /// Arguments of `exaraid store bench`.
 #[derive(Args)]
 struct BenchArgs {
-    /// Print JSON.
+    /// Add per backend operation the service time of an emulated device (a mean-value model
+    /// over the simulator's HDD / SSD constants; see docs/store.md).
+    #[arg(long, value_parser = ["hdd", "ssd"])]
+    emulate: Option<String>,
+    /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    /// Fewer writes per thread (16 instead of 64).
+    #[arg(long)]
+    quick: bool,
+    /// Writer threads.
+    #[arg(long, default_value_t = 8)]
+    threads: usize,
+    /// Where the stores and raw files are created (default: a temporary directory).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Also write the JSON report to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Do not fsync before acknowledging (measures the store's own overhead over the page
+    /// cache; emulated runs never fsync: the device model is the cost).
+    #[arg(long)]
+    no_fsync: bool,
+}
+
+/// A mean-value service-time model over the simulator's device constants (crates/sim
+/// models/device.rs, where each constant has its source). Not the simulator's queueing
+/// model: every request is charged its average cost, independent of the others.
+struct MeanDevice {
+    name: &'static str,
+    read_fixed_s: f64,
+    write_fixed_s: f64,
+    read_bytes_per_s: f64,
+    write_bytes_per_s: f64,
+    units: usize,
+}
+
+impl MeanDevice {
+    fn hdd() -> MeanDevice {
+        let p = exaraid_sim::models::device::HddParams::default();
+        // A random access: average seek plus half a revolution, then the transfer.
+        let rotation_s = p.revolution_s() / 2.0;
+        MeanDevice {
+            name: "hdd (mean seek + half revolution + transfer; WD Black 750 GB constants of crates/sim)",
+            read_fixed_s: p.avg_seek_read_s + rotation_s,
+            write_fixed_s: p.avg_seek_write_s + rotation_s,
+            read_bytes_per_s: p.sustained_bytes_per_s,
+            write_bytes_per_s: p.sustained_bytes_per_s,
+            units: 1,
+        }
+    }
+    fn ssd() -> MeanDevice {
+        let p = exaraid_sim::models::device::SsdParams::default();
+        MeanDevice {
+            name: "ssd (latency + transfer, 10 parallel units; Intel SSD 320 constants of crates/sim)",
+            read_fixed_s: p.seq_read_latency_s,
+            write_fixed_s: p.seq_write_latency_s,
+            read_bytes_per_s: p.seq_read_bytes_per_s,
+            write_bytes_per_s: p.seq_write_bytes_per_s,
+            units: p.parallel_units,
+        }
+    }
+}
+
+impl exaraid_store::ServiceTime for MeanDevice {
+    fn name(&self) -> String {
+        self.name.to_string()
+    }
+    fn service_ns(&self, op: exaraid_plan::Op, bytes: u64) -> u64 {
+        let s = match op {
+            exaraid_plan::Op::Read => self.read_fixed_s + bytes as f64 / self.read_bytes_per_s,
+            exaraid_plan::Op::Write => self.write_fixed_s + bytes as f64 / self.write_bytes_per_s,
+        };
+        (s * 1e9) as u64
+    }
+    fn parallel_units(&self) -> usize {
+        self.units
+    }
 }
 
 fn run_bench(a: BenchArgs) -> Result<()> {
-    let _ = a.json;
-    bail!("store bench: not built yet")
+    let tmp = tempfile_dir(a.dir.as_deref())?;
+    let mut opts = exaraid_store::bench::BenchOptions::new(tmp.clone(), a.quick);
+    if a.threads == 0 || a.threads > 1024 {
+        bail!("--threads must be between 1 and 1024");
+    }
+    opts.threads = a.threads;
+    opts.fsync = !a.no_fsync;
+    if let Some(e) = &a.emulate {
+        let model: std::sync::Arc<dyn exaraid_store::ServiceTime> =
+            std::sync::Arc::new(if e == "hdd" { MeanDevice::hdd() } else { MeanDevice::ssd() });
+        opts.emulate = Some(model);
+        opts.fsync = false;
+        if e == "hdd" && !a.quick {
+            opts.writes_per_thread = 32;
+        }
+    }
+    let report = exaraid_store::bench::run(&opts, |line| eprintln!("{line}"));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let report = report?;
+    let json = serde_json::to_string_pretty(&report)?;
+    if let Some(out) = &a.out {
+        std::fs::write(out, &json).with_context(|| format!("writing {}", out.display()))?;
+    }
+    if a.json {
+        println!("{json}");
+        return Ok(());
+    }
+    println!(
+        "store bench: {} threads x {} writes of {} KiB, stripe unit {} KiB, fsync {}, device {}",
+        report.threads,
+        report.writes_per_thread,
+        report.write_bytes >> 10,
+        report.element_bytes >> 10,
+        report.fsync,
+        report.emulate.as_deref().unwrap_or("none (this machine's disks)")
+    );
+    for r in report.results.iter().chain(report.streaming.iter()) {
+        let label = if report.streaming.iter().any(|s| std::ptr::eq(s, r)) { format!("{} (full stripes)", r.path) } else { r.path.clone() };
+        println!(
+            "{:<18} {:<22} {:>9.1} MiB/s  write phase {:>7.3} s  total {:>7.3} s  ops = planner: {}",
+            r.code, label, r.throughput_mib_s, r.write_phase_s, r.total_s, r.ops_match_planner
+        );
+        for (i, o) in r.ops_per_oss.iter().enumerate() {
+            println!(
+                "    oss {i}: data r/w {:>5}/{:<5} parity r/w {:>5}/{:<5} cache r/w {:>5}/{:<5}",
+                o.data_read, o.data_write, o.parity_read, o.parity_write, o.cache_read, o.cache_write
+            );
+        }
+    }
+    for r in &report.raw {
+        println!("{:<18} {:<22} {:>9.1} MiB/s  ({} OSS directories, plain 128 KiB writes)", r.code, "raw", r.throughput_mib_s, r.oss);
+    }
+    for r in &report.ratios {
+        println!("{:<18} {:<30} {:>6.2}  goal >= {:.2}  {}", r.code, r.what, r.value, r.goal, if r.met { "met" } else { "NOT met" });
+    }
+    Ok(())
+}
+
+fn tempfile_dir(dir: Option<&Path>) -> Result<PathBuf> {
+    let base = match dir {
+        Some(d) => d.to_path_buf(),
+        None => std::env::temp_dir(),
+    };
+    let d = base.join(format!("exaraid-store-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+    Ok(d)
 }

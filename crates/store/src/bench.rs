@@ -1,1 +1,363 @@
-//! `exaraid store bench` (filled in below).
+//! `exaraid store bench`: the seed's workload on the real store.
+//!
+//! Several writer threads issue 128 KiB non-overlapping writes (each thread its own region of
+//! one file, as the seed's clients "partition the data to avoid overwrites") on RAID-5 and
+//! RAID-6 stores, once per write path (raid0, rmw, wcl, delayed). Per path the bench reports
+//! the write-phase throughput (until the last write is acknowledged; for delayed, until END
+//! returns with parity durable; background destage and moves are served by a background
+//! thread and are not on the clock), the total time including the background work, and the
+//! operations per OSS -- beside the operations the planner predicts for the same workload,
+//! fed to a fresh strategy. In the same run it measures the raw write bandwidth of the same
+//! directories (the same bytes as plain 128 KiB writes) and full-stripe streaming on rmw.
+//!
+//! With an emulated device (`OpenOptions::emulate`) every plan step (and every raw write)
+//! holds one unit of its OSS's device for the model's service time, so the paths compare at
+//! a device's cost rather than at page-cache speed.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+use exaraid_codes::CodeSpec;
+use exaraid_plan::{ClientWrite, Hint, IoPlan, OpCounts, Strategy, StrategyConfig};
+use parking_lot::{Condvar, Mutex};
+use serde::Serialize;
+
+use crate::state::OssOps;
+use crate::store::{InitOptions, OpenOptions, ServiceTime};
+use crate::{Store, StoreError, WritePath};
+
+/// What to run.
+#[derive(Clone)]
+pub struct BenchOptions {
+    /// Stores and raw files are created (and removed) under this directory.
+    pub base_dir: PathBuf,
+    pub emulate: Option<Arc<dyn ServiceTime>>,
+    pub threads: usize,
+    pub writes_per_thread: usize,
+    /// The seed's write size: 128 KiB.
+    pub write_bytes: usize,
+    /// The stripe unit (the seed: 1 MiB).
+    pub element_bytes: usize,
+    /// Data columns of the RAID-5 / RAID-6 stripes.
+    pub k: usize,
+    /// fsync before acknowledging (the store's default). Emulated runs turn it off: the
+    /// device model is the cost, the host's disk is not part of the experiment.
+    pub fsync: bool,
+}
+
+impl BenchOptions {
+    pub fn new(base_dir: PathBuf, quick: bool) -> BenchOptions {
+        BenchOptions {
+            base_dir,
+            emulate: None,
+            threads: 8,
+            writes_per_thread: if quick { 16 } else { 64 },
+            write_bytes: 128 << 10,
+            element_bytes: 1 << 20,
+            k: 4,
+            fsync: true,
+        }
+    }
+}
+
+/// One write path on one code.
+#[derive(Clone, Debug, Serialize)]
+pub struct PathResult {
+    pub code: String,
+    pub path: String,
+    pub bytes: u64,
+    /// Until the last write is acknowledged (delayed: until END returned).
+    pub write_phase_s: f64,
+    /// Including the background work (destage, moves).
+    pub total_s: f64,
+    pub throughput_mib_s: f64,
+    /// Operations the store executed per OSS (foreground and background).
+    pub ops_per_oss: Vec<OssOps>,
+    /// Operations the planner's plans contain for the same workload, per OSS.
+    pub planner_ops_per_oss: Vec<OssOps>,
+    pub ops_match_planner: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RawResult {
+    pub code: String,
+    pub oss: usize,
+    pub bytes: u64,
+    pub seconds: f64,
+    pub throughput_mib_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Ratio {
+    pub code: String,
+    pub what: String,
+    pub value: f64,
+    pub goal: f64,
+    pub met: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    pub emulate: Option<String>,
+    pub threads: usize,
+    pub writes_per_thread: usize,
+    pub write_bytes: usize,
+    pub element_bytes: usize,
+    pub fsync: bool,
+    pub results: Vec<PathResult>,
+    pub raw: Vec<RawResult>,
+    /// Full-stripe writes on rmw (each write one whole stripe).
+    pub streaming: Vec<PathResult>,
+    pub ratios: Vec<Ratio>,
+}
+
+fn to_oss_ops(c: &OpCounts) -> OssOps {
+    OssOps {
+        data_read: c.data_read,
+        data_write: c.data_write,
+        parity_read: c.parity_read,
+        parity_write: c.parity_write,
+        cache_read: c.cache_read(),
+        cache_write: c.cache_write(),
+    }
+}
+
+/// Each thread's write offsets: thread `t` writes its own contiguous region in order.
+pub fn workload(threads: usize, writes_per_thread: usize, write_bytes: usize) -> Vec<Vec<u64>> {
+    (0..threads)
+        .map(|t| (0..writes_per_thread).map(|i| ((t * writes_per_thread + i) * write_bytes) as u64).collect())
+        .collect()
+}
+
+/// The planner's operation counts for a workload: a fresh strategy fed the same writes (and,
+/// for delayed, the same window), every plan completed in order.
+pub fn planner_counts(store: &Store, file: u64, offsets: &[Vec<u64>], write_bytes: u64, delayed: bool) -> Result<Vec<OssOps>, StoreError> {
+    let mut strategy: Box<dyn Strategy> =
+        exaraid_plan::new_strategy(store.strategy_kind(), store.layout().clone(), StrategyConfig::default())
+            .map_err(|e| StoreError::BadInput(e.to_string()))?;
+    let mut plans: Vec<IoPlan> = Vec::new();
+    let err = |e: exaraid_plan::PlanError| StoreError::BadInput(e.to_string());
+    let feed = |strategy: &mut Box<dyn Strategy>, new: Vec<IoPlan>, plans: &mut Vec<IoPlan>| -> Result<(), StoreError> {
+        let mut queue: std::collections::VecDeque<IoPlan> = new.into();
+        while let Some(p) = queue.pop_front() {
+            queue.extend(strategy.on_complete(p.id).map_err(err)?);
+            plans.push(p);
+        }
+        Ok(())
+    };
+    if delayed {
+        let p = strategy.on_hint(&Hint::StartDelayed { window: 0, file }, 0).map_err(err)?;
+        feed(&mut strategy, p, &mut plans)?;
+    }
+    for thread in offsets {
+        for &offset_bytes in thread {
+            let w = ClientWrite { client: 0, app: 0, file, offset_bytes, len_bytes: write_bytes };
+            let p = strategy.on_write(&w, 0).map_err(err)?;
+            feed(&mut strategy, p, &mut plans)?;
+        }
+    }
+    if delayed {
+        let p = strategy.on_hint(&Hint::EndDelayed { window: 0 }, 0).map_err(err)?;
+        feed(&mut strategy, p, &mut plans)?;
+    }
+    let counts = exaraid_plan::counts_per_oss(&plans, store.oss_count());
+    Ok(counts.iter().map(to_oss_ops).collect())
+}
+
+fn payload(seed: usize, len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i.wrapping_mul(2654435761) >> 7) as u8 ^ seed as u8).collect()
+}
+
+/// Run one write path on one code; the store lives in `dir` (created and removed).
+pub fn run_path(opts: &BenchOptions, dir: &Path, code: CodeSpec, oss: usize, path: WritePath, write_bytes: usize) -> Result<PathResult, StoreError> {
+    let _ = std::fs::remove_dir_all(dir);
+    let mut init = InitOptions::with_oss_count(dir, oss, code);
+    init.element_bytes = opts.element_bytes;
+    init.write_path = path;
+    Store::init(dir, &init)?.close()?;
+    let store = Store::open_with(dir, OpenOptions { fsync: opts.fsync, emulate: opts.emulate.clone() })?;
+    let offsets = workload(opts.threads, opts.writes_per_thread, write_bytes);
+    let delayed = path == WritePath::Delayed;
+    let name = "bench";
+    let token = if delayed { Some(store.delayed_start(name)?) } else { None };
+    let data: Vec<Vec<u8>> = (0..opts.threads).map(|t| payload(t, write_bytes)).collect();
+    let stop = AtomicBool::new(false);
+    let start = Instant::now();
+    let (write_phase_s, result) = std::thread::scope(|s| {
+        let server = s.spawn(|| store.serve_background(&stop));
+        let writers: Vec<_> = offsets
+            .iter()
+            .enumerate()
+            .map(|(t, offs)| {
+                let (store, data) = (&store, &data[t]);
+                s.spawn(move || -> Result<(), StoreError> {
+                    for &o in offs {
+                        store.write(name, o, data)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        let mut result = Ok(());
+        for w in writers {
+            if let Err(e) = w.join().expect("writer thread") {
+                result = Err(e);
+            }
+        }
+        if let (Some(token), Ok(())) = (&token, &result) {
+            result = store.delayed_end(token);
+        }
+        let write_phase_s = start.elapsed().as_secs_f64();
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Err(e) = server.join().expect("background thread") {
+            result = result.and(Err(e));
+        }
+        (write_phase_s, result)
+    });
+    result?;
+    let total_s = start.elapsed().as_secs_f64();
+    let bytes = (opts.threads * opts.writes_per_thread * write_bytes) as u64;
+    let file = store.file_id(name)?;
+    let ops_per_oss: Vec<OssOps> = store.status()?.oss.iter().map(|o| o.ops).collect();
+    let planner_ops_per_oss = planner_counts(&store, file, &offsets, write_bytes as u64, delayed)?;
+    // The bench checks what it measured: every byte reads back.
+    for (t, offs) in offsets.iter().enumerate() {
+        for &o in offs.iter().take(2) {
+            if store.read(name, o, write_bytes as u64)? != data[t] {
+                return Err(StoreError::Io(format!("bench: bytes at {o} do not read back on {}", path.name())));
+            }
+        }
+    }
+    store.close()?;
+    let _ = std::fs::remove_dir_all(dir);
+    Ok(PathResult {
+        code: code.to_string(),
+        path: path.name().to_string(),
+        bytes,
+        write_phase_s,
+        total_s,
+        throughput_mib_s: bytes as f64 / (1 << 20) as f64 / write_phase_s,
+        ops_match_planner: ops_per_oss == planner_ops_per_oss,
+        ops_per_oss,
+        planner_ops_per_oss,
+    })
+}
+
+/// Emulated devices for raw writes (the same model the store uses per step).
+struct RawDevices {
+    model: Arc<dyn ServiceTime>,
+    units: Vec<(Mutex<usize>, Condvar)>,
+}
+
+impl RawDevices {
+    fn serve(&self, oss: usize, bytes: u64) {
+        let (units, freed) = &self.units[oss];
+        {
+            let mut free = units.lock();
+            while *free == 0 {
+                freed.wait(&mut free);
+            }
+            *free -= 1;
+        }
+        std::thread::sleep(std::time::Duration::from_nanos(self.model.service_ns(exaraid_plan::Op::Write, bytes)));
+        *units.lock() += 1;
+        freed.notify_one();
+    }
+}
+
+/// Raw write bandwidth of `oss` directories: the same bytes as plain 128 KiB writes, each
+/// thread to its own file in directory `t % oss`, fsync'd at the end.
+fn run_raw(opts: &BenchOptions, dir: &Path, code: &str, oss: usize) -> Result<RawResult, StoreError> {
+    use std::os::unix::fs::FileExt;
+    let io = |e: std::io::Error| StoreError::Io(format!("raw bench in {}: {e}", dir.display()));
+    let _ = std::fs::remove_dir_all(dir);
+    for i in 0..oss {
+        std::fs::create_dir_all(dir.join(format!("oss-{i}"))).map_err(io)?;
+    }
+    let devices = opts.emulate.as_ref().map(|m| RawDevices {
+        model: m.clone(),
+        units: (0..oss).map(|_| (Mutex::new(m.parallel_units()), Condvar::new())).collect(),
+    });
+    let start = Instant::now();
+    std::thread::scope(|s| -> Result<(), StoreError> {
+        let handles: Vec<_> = (0..opts.threads)
+            .map(|t| {
+                let devices = &devices;
+                s.spawn(move || -> Result<(), StoreError> {
+                    let target = t % oss;
+                    let f = std::fs::File::create(dir.join(format!("oss-{target}/raw-{t}"))).map_err(io)?;
+                    let data = payload(t, opts.write_bytes);
+                    for i in 0..opts.writes_per_thread {
+                        if let Some(d) = devices {
+                            d.serve(target, opts.write_bytes as u64);
+                        }
+                        f.write_all_at(&data, (i * opts.write_bytes) as u64).map_err(io)?;
+                    }
+                    if opts.fsync {
+                        f.sync_all().map_err(io)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().expect("raw writer")?;
+        }
+        Ok(())
+    })?;
+    let seconds = start.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir_all(dir);
+    let bytes = (opts.threads * opts.writes_per_thread * opts.write_bytes) as u64;
+    Ok(RawResult { code: code.to_string(), oss, bytes, seconds, throughput_mib_s: bytes as f64 / (1 << 20) as f64 / seconds })
+}
+
+/// Run the whole bench. `progress` hears one line per finished run.
+pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchReport, StoreError> {
+    assert!(opts.threads >= 1 && opts.writes_per_thread >= 1);
+    std::fs::create_dir_all(&opts.base_dir).map_err(|e| StoreError::Io(format!("{}: {e}", opts.base_dir.display())))?;
+    let mut results = Vec::new();
+    let mut raw = Vec::new();
+    let mut streaming = Vec::new();
+    let mut ratios = Vec::new();
+    for (code, oss, wcl_goal) in [(CodeSpec::raid5(opts.k), opts.k + 1, 1.33), (CodeSpec::raid6(opts.k), opts.k + 2, 1.2)] {
+        let mut by_path = std::collections::BTreeMap::new();
+        for path in [WritePath::Raid0, WritePath::Rmw, WritePath::Wcl, WritePath::Delayed] {
+            let r = run_path(opts, &opts.base_dir.join("store"), code, oss, path, opts.write_bytes)?;
+            progress(&format!("{code} {}: {:.1} MiB/s", r.path, r.throughput_mib_s));
+            by_path.insert(path.name(), r.throughput_mib_s);
+            results.push(r);
+        }
+        let r = run_raw(opts, &opts.base_dir.join("raw"), &code.to_string(), oss)?;
+        progress(&format!("{code} raw: {:.1} MiB/s", r.throughput_mib_s));
+        let raw_mib_s = r.throughput_mib_s;
+        raw.push(r);
+        // Full-stripe streaming: each write is one whole stripe (k elements).
+        let mut stream_opts = opts.clone();
+        stream_opts.writes_per_thread = (opts.writes_per_thread * opts.write_bytes / (opts.k * opts.element_bytes)).max(1);
+        let stream_bytes = opts.k * opts.element_bytes;
+        let s = run_path(&stream_opts, &opts.base_dir.join("store"), code, oss, WritePath::Rmw, stream_bytes)?;
+        progress(&format!("{code} full-stripe streaming (rmw): {:.1} MiB/s", s.throughput_mib_s));
+        let stream_mib_s = s.throughput_mib_s;
+        streaming.push(s);
+        let mut ratio = |what: &str, value: f64, goal: f64| {
+            ratios.push(Ratio { code: code.to_string(), what: what.to_string(), value, goal, met: value >= goal });
+        };
+        ratio("wcl / rmw", by_path["wcl"] / by_path["rmw"], wcl_goal);
+        ratio("delayed / raid0", by_path["delayed"] / by_path["raid0"], 0.9);
+        ratio("full-stripe streaming / raw", stream_mib_s / raw_mib_s, 0.8);
+    }
+    Ok(BenchReport {
+        emulate: opts.emulate.as_ref().map(|e| e.name()),
+        threads: opts.threads,
+        writes_per_thread: opts.writes_per_thread,
+        write_bytes: opts.write_bytes,
+        element_bytes: opts.element_bytes,
+        fsync: opts.fsync,
+        results,
+        raw,
+        streaming,
+        ratios,
+    })
+}

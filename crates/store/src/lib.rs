@@ -10,7 +10,7 @@ pub mod superblock;
 pub mod torture;
 pub mod bench;
 
-pub use store::{InitOptions, OpenOptions, Status, Store};
+pub use store::{InitOptions, OpenOptions, ServiceTime, Status, Store};
 pub use superblock::WritePath;
 
 /// Everything that can go wrong in the store. Each message says what was wrong and what to do.

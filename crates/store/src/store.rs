@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use exaraid_codes::{Cell, Code, CodeSpec, Pos, StripeBuf};
 use exaraid_plan::{
@@ -96,16 +97,27 @@ impl InitOptions {
 }
 
 /// How to open a store.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone)]
 pub struct OpenOptions {
     /// fsync backends and journal before acknowledging (off only for benchmarks that say so).
     pub fsync: bool,
+    /// Benchmarks: add an emulated device's service time to every plan step.
+    pub emulate: Option<Arc<dyn ServiceTime>>,
 }
 
 impl Default for OpenOptions {
     fn default() -> OpenOptions {
-        OpenOptions { fsync: true }
+        OpenOptions { fsync: true, emulate: None }
     }
+}
+
+/// An emulated device: the service time of one request, and how many requests it serves at
+/// once. The store sleeps that long per plan step, holding one of the OSS's units, so the
+/// write paths can be compared at a realistic device cost on one machine.
+pub trait ServiceTime: Send + Sync {
+    fn name(&self) -> String;
+    fn service_ns(&self, op: Op, bytes: u64) -> u64;
+    fn parallel_units(&self) -> usize;
 }
 
 /// One OSS in `status`.
@@ -182,31 +194,31 @@ struct LockTable {
 }
 
 /// A place in the queues of some stripes. Dropping it (run or not) leaves the queues.
-pub struct Ticket<'a> {
-    locks: &'a StripeLocks,
+pub struct Ticket {
+    locks: Arc<StripeLocks>,
     number: u64,
     keys: Vec<(u64, u64)>,
 }
 
 /// Exclusive use of the ticket's stripes until dropped.
-pub struct StripeGuard<'a> {
-    _ticket: Ticket<'a>,
+pub struct StripeGuard {
+    _ticket: Ticket,
 }
 
 impl StripeLocks {
     /// Take a place in the queue of every `(file, stripe)` in `keys`.
-    pub fn enqueue(&self, keys: BTreeSet<(u64, u64)>) -> Ticket<'_> {
+    pub fn enqueue(self: &Arc<Self>, keys: BTreeSet<(u64, u64)>) -> Ticket {
         let mut t = self.table.lock();
         let number = t.next_ticket;
         t.next_ticket += 1;
         for k in &keys {
             t.queues.entry(*k).or_default().push_back(number);
         }
-        Ticket { locks: self, number, keys: keys.into_iter().collect() }
+        Ticket { locks: self.clone(), number, keys: keys.into_iter().collect() }
     }
 
     /// Wait until the ticket is first on all its stripes.
-    pub fn acquire<'a>(&'a self, ticket: Ticket<'a>) -> StripeGuard<'a> {
+    pub fn acquire(&self, ticket: Ticket) -> StripeGuard {
         let mut t = self.table.lock();
         while !ticket.keys.iter().all(|k| t.queues.get(k).and_then(|q| q.front()) == Some(&ticket.number)) {
             self.freed.wait(&mut t);
@@ -215,13 +227,13 @@ impl StripeLocks {
     }
 
     /// Enqueue and wait.
-    pub fn lock(&self, keys: BTreeSet<(u64, u64)>) -> StripeGuard<'_> {
+    pub fn lock(self: &Arc<Self>, keys: BTreeSet<(u64, u64)>) -> StripeGuard {
         let ticket = self.enqueue(keys);
         self.acquire(ticket)
     }
 }
 
-impl Drop for Ticket<'_> {
+impl Drop for Ticket {
     fn drop(&mut self) {
         let mut t = self.locks.table.lock();
         for k in &self.keys {
@@ -237,9 +249,9 @@ impl Drop for Ticket<'_> {
 }
 
 /// A plan with its place in the stripe queues.
-struct Admitted<'a> {
+struct Admitted {
     plan: IoPlan,
-    ticket: Ticket<'a>,
+    ticket: Ticket,
 }
 
 struct Core {
@@ -264,7 +276,14 @@ pub struct Store {
     core: Mutex<Core>,
     done: Mutex<HashSet<PlanId>>,
     done_cv: Condvar,
-    locks: StripeLocks,
+    locks: Arc<StripeLocks>,
+    /// Background plans wait here when a background worker serves them.
+    background: Mutex<VecDeque<Admitted>>,
+    background_cv: Condvar,
+    background_served: AtomicBool,
+    /// Emulated device per OSS (benchmarks): service time and free units.
+    emulate: Option<Arc<dyn ServiceTime>>,
+    device_units: Vec<(Mutex<usize>, Condvar)>,
     /// Operations executed since open (per OSS), every kind (plans, recovery, scrub, rebuild).
     ops: Mutex<Vec<OssOps>>,
     /// Operations of executed plan steps only, per OSS, in the planner's own counting.
@@ -470,7 +489,12 @@ impl Store {
             core: Mutex::new(Core { strategy, journal, state, reads_in_flight: 0, deferred_completions: Vec::new() }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
-            locks: StripeLocks::default(),
+            locks: Arc::new(StripeLocks::default()),
+            background: Mutex::new(VecDeque::new()),
+            background_cv: Condvar::new(),
+            background_served: AtomicBool::new(false),
+            device_units: (0..n).map(|_| (Mutex::new(options.emulate.as_ref().map_or(0, |e| e.parallel_units())), Condvar::new())).collect(),
+            emulate: options.emulate.clone(),
             ops: Mutex::new(vec![OssOps::default(); n]),
             plan_counts: Mutex::new(vec![OpCounts::default(); n]),
             fsync: options.fsync,
@@ -734,6 +758,48 @@ impl Store {
         self.run_plans(plans, None)
     }
 
+    /// Serve background plans (WCL destage, delayed-parity moves, timeouts) in this thread
+    /// until `stop` is set and none is left. While it runs, writes return as soon as their
+    /// foreground plans are durable. Without a server, background plans run inline.
+    pub fn serve_background(&self, stop: &AtomicBool) -> Result<(), StoreError> {
+        self.background_served.store(true, Ordering::SeqCst);
+        let result = (|| loop {
+            let next = {
+                let mut q = self.background.lock();
+                if q.is_empty() {
+                    if stop.load(Ordering::SeqCst) {
+                        return Ok(());
+                    }
+                    self.background_cv.wait_for(&mut q, std::time::Duration::from_millis(5));
+                }
+                q.pop_front()
+            };
+            if let Some(a) = next {
+                self.run_plans_from(vec![a], None, true)?;
+            }
+        })();
+        self.background_served.store(false, Ordering::SeqCst);
+        let rest: Vec<Admitted> = self.background.lock().drain(..).collect();
+        self.run_plans(rest, None)?;
+        result
+    }
+
+    /// Hold one unit of the emulated device of `oss` for the service time of a request.
+    fn emulate_device(&self, oss: usize, op: Op, bytes: u64) {
+        let Some(model) = &self.emulate else { return };
+        let (units, freed) = &self.device_units[oss];
+        {
+            let mut free = units.lock();
+            while *free == 0 {
+                freed.wait(&mut free);
+            }
+            *free -= 1;
+        }
+        std::thread::sleep(std::time::Duration::from_nanos(model.service_ns(op, bytes)));
+        *units.lock() += 1;
+        freed.notify_one();
+    }
+
     /// Tell the planner of completed plans, unless a read is in flight (see `Core`).
     fn complete_deferred(&self, core: &mut Core) -> Result<Vec<IoPlan>, StoreError> {
         let mut more = Vec::new();
@@ -749,15 +815,26 @@ impl Store {
 
     /// Give plans their places in the stripe queues. Call with the core lock held, right
     /// after planning, so the queues follow planning order.
-    fn admit(&self, plans: Vec<IoPlan>) -> Vec<Admitted<'_>> {
+    fn admit(&self, plans: Vec<IoPlan>) -> Vec<Admitted> {
         plans.into_iter().map(|plan| Admitted { ticket: self.locks.enqueue(plan_stripes(&plan)), plan }).collect()
     }
 
     /// Execute plans in order; each becomes durable (journaled) on success, then the planner
     /// hears of its completion and whatever that returns runs too.
-    fn run_plans(&self, plans: Vec<Admitted<'_>>, client: Option<(&ClientWrite, &[u8])>) -> Result<(), StoreError> {
-        let mut queue: VecDeque<Admitted<'_>> = plans.into();
+    fn run_plans(&self, plans: Vec<Admitted>, client: Option<(&ClientWrite, &[u8])>) -> Result<(), StoreError> {
+        self.run_plans_from(plans, client, false)
+    }
+
+    /// `run_plans`; `on_server` says the caller is the background server (which runs
+    /// background plans itself instead of queueing them).
+    fn run_plans_from(&self, plans: Vec<Admitted>, client: Option<(&ClientWrite, &[u8])>, on_server: bool) -> Result<(), StoreError> {
+        let mut queue: VecDeque<Admitted> = plans.into();
         while let Some(Admitted { plan, ticket }) = queue.pop_front() {
+            if !on_server && plan.kind == exaraid_plan::PlanKind::Background && self.background_served.load(Ordering::SeqCst) {
+                self.background.lock().push_back(Admitted { plan, ticket });
+                self.background_cv.notify_all();
+                continue;
+            }
             {
                 let mut done = self.done.lock();
                 while !plan.after_plans.iter().all(|p| done.contains(p)) {
@@ -881,6 +958,7 @@ impl Store {
     /// cannot be read (failed OSS, checksum mismatch) is rebuilt from the rest of its stripe.
     fn read_step(&self, step: &Step) -> Result<Vec<u8>, StoreError> {
         self.count(step.oss, to_backend_zone(step.zone), Op::Read, step.is_parity());
+        self.emulate_device(step.oss, Op::Read, step.len_bytes);
         let mut out = vec![0u8; step.len_bytes as usize];
         let mut at = 0usize;
         for piece in &step.pieces {
@@ -934,6 +1012,7 @@ impl Store {
     fn write_step(&self, step: &Step, bytes: &[u8]) -> Result<(), StoreError> {
         assert_eq!(bytes.len() as u64, step.len_bytes);
         self.count(step.oss, to_backend_zone(step.zone), Op::Write, step.is_parity());
+        self.emulate_device(step.oss, Op::Write, step.len_bytes);
         let b = &self.backends[step.oss];
         if !b.healthy() {
             return self.note_failed(step.oss); // degraded write: parity carries this element
