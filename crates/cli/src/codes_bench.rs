@@ -33,6 +33,12 @@ pub struct BenchArgs {
     /// Small byte budget and fewer repetitions: a few seconds, for smoke runs (noisier).
     #[arg(long)]
     quick: bool,
+    /// Measure only these codes (comma-separated names, e.g. `raid6,rs`); default: all.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Skip the kernel table (engines side by side on raw buffers).
+    #[arg(long)]
+    no_kernels: bool,
 }
 
 /// Element sizes measured: large elements (streaming, memory-bound) and 4 KiB (cache-resident,
@@ -98,6 +104,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         }
     }
 
+    for name in &args.only {
+        CodeKind::from_name(name)?;
+    }
+    specs.retain(|s| args.only.is_empty() || args.only.iter().any(|n| n == s.kind.name()));
     for &element_bytes in &ELEMENT_SIZES {
         for spec in &specs {
             eprintln!("bench: {spec} element {} ...", human_bytes(element_bytes));
@@ -108,7 +118,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
 
     let mut table = render_table(&rows, budget, args.quick);
-    table.push_str(&kernel_table(budget, &mut rng));
+    if !args.no_kernels {
+        table.push_str(&kernel_table(budget, &mut rng));
+    }
     if args.json {
         eprint!("{table}");
         let json: Vec<&Row> = rows.iter().map(|(r, _)| r).collect();

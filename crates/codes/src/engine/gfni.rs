@@ -24,7 +24,7 @@ const LANE: usize = 64;
 /// Outputs computed per pass over the inputs: each needs an accumulator register.
 pub const MAX_ROWS_PER_PASS: usize = 8;
 /// Matrices (one u64 per input and output of a pass) kept on the stack.
-const STACK_MATS: usize = 128;
+const STACK_MATS: usize = 64;
 
 pub fn available() -> bool {
     is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("gfni")
