@@ -277,6 +277,9 @@ pub struct Store {
     done: Mutex<HashSet<PlanId>>,
     done_cv: Condvar,
     locks: Arc<StripeLocks>,
+    /// Operations that plan or execute hold it shared; `flush` holds it exclusively, so it
+    /// runs when nothing is in flight.
+    gate: parking_lot::RwLock<()>,
     /// Background plans wait here when a background worker serves them.
     background: Mutex<VecDeque<Admitted>>,
     background_cv: Condvar,
@@ -490,6 +493,7 @@ impl Store {
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
             locks: Arc::new(StripeLocks::default()),
+            gate: parking_lot::RwLock::new(()),
             background: Mutex::new(VecDeque::new()),
             background_cv: Condvar::new(),
             background_served: AtomicBool::new(false),
@@ -669,15 +673,36 @@ impl Store {
             )));
         }
         let file = self.file_or_create(name)?;
-        let mut done = 0u64;
-        while done < len {
-            let chunk = (len - done).min(WRITE_CHUNK_BYTES_MAX);
-            let piece = &data[done as usize..(done + chunk) as usize];
-            self.write_chunk(file, offset_bytes + done, piece)?;
-            done += chunk;
+        {
+            let _shared = self.gate.read();
+            let mut done = 0u64;
+            while done < len {
+                let chunk = (len - done).min(WRITE_CHUNK_BYTES_MAX);
+                let piece = &data[done as usize..(done + chunk) as usize];
+                self.write_chunk(file, offset_bytes + done, piece)?;
+                done += chunk;
+            }
         }
+        self.enforce_unprotected_bound()?;
         if self.core.lock().journal.len_bytes() > JOURNAL_BYTES_CHECKPOINT {
             self.checkpoint()?;
+        }
+        Ok(())
+    }
+
+    /// More bytes without parity than the store's bound: advance the parity now (seed 004
+    /// section 2.2: "The WCL ... can also advance the calculation in the background"). The
+    /// planner has no input for a partial advance, so the store settles: every cached byte
+    /// goes home with parity and open windows stay open (later writes in them are again
+    /// unprotected until END).
+    fn enforce_unprotected_bound(&self) -> Result<(), StoreError> {
+        let over = {
+            let core = self.core.lock();
+            let unprotected: u64 = core.strategy.unprotected().iter().map(|u| u.len_bytes).sum();
+            unprotected > self.sb.unprotected_bytes_max
+        };
+        if over {
+            self.flush()?;
         }
         Ok(())
     }
@@ -749,6 +774,7 @@ impl Store {
     /// Run the planner's timers now (the CLI calls this on every command).
     pub fn tick(&self) -> Result<(), StoreError> {
         self.check_usable()?;
+        let _shared = self.gate.read();
         let plans = {
             let mut core = self.core.lock();
             let now = Self::now_ns(&core);
@@ -775,6 +801,7 @@ impl Store {
                 q.pop_front()
             };
             if let Some(a) = next {
+                let _shared = self.gate.read();
                 self.run_plans_from(vec![a], None, true)?;
             }
         })();
@@ -1158,6 +1185,7 @@ impl Store {
     /// bytes are (cache zone or home), rebuilding from parity what a failed OSS holds.
     pub fn read(&self, name: &str, offset_bytes: u64, len_bytes: u64) -> Result<Vec<u8>, StoreError> {
         self.check_usable()?;
+        let _shared = self.gate.read();
         let (file, size) = self.file(name)?;
         if len_bytes == 0 {
             return Err(StoreError::BadInput("a read of 0 bytes: give --length of at least 1".into()));
@@ -1347,9 +1375,13 @@ impl Store {
     /// Move everything in the cache zone home with parity (also ends the effect of open
     /// windows early: their data gets parity now).
     pub fn flush(&self) -> Result<(), StoreError> {
+        self.check_usable()?;
+        // Exclusive: no plan is in flight (writers, readers and the background server hold
+        // the gate shared); queued background plans run first.
+        let _exclusive = self.gate.write();
+        let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
+        self.run_plans_from(queued, None, true)?;
         let mut core = self.core.lock();
-        // Wait until no plan is in flight: take every stripe lock by locking all files' stripes
-        // is not possible in general, so flush requires no concurrent writers (documented).
         self.settle(&mut core, BTreeSet::new(), false)
     }
 
@@ -1577,6 +1609,7 @@ impl Store {
             )));
         }
         let file = self.file_or_create(name)?;
+        let _shared = self.gate.read();
         let (token, plans) = {
             let mut core = self.core.lock();
             if let Some((t, _)) = core.state.windows.iter().find(|(_, w)| w.file == file) {
@@ -1613,6 +1646,7 @@ impl Store {
     /// END_DELAYED: returns when the parity of every stripe the window touched is durable.
     pub fn delayed_end(&self, token: &str) -> Result<(), StoreError> {
         self.check_usable()?;
+        let _shared = self.gate.read();
         let plans = {
             let mut core = self.core.lock();
             let Some(w) = core.state.windows.get(token).cloned() else {

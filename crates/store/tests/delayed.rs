@@ -123,3 +123,25 @@ fn a_window_without_end_gets_its_parity_at_the_timeout() {
     store.delayed_end(&token).unwrap(); // a late END has nothing left to do
     assert_eq!(store.get("f").unwrap(), pattern(6, 20_000));
 }
+
+#[test]
+fn past_the_unprotected_bound_the_store_advances_the_parity() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 4, CodeSpec::raid5(3));
+    opts.element_bytes = UNIT;
+    opts.write_path = WritePath::Delayed;
+    opts.unprotected_bytes_max = 20_000;
+    let store = Store::init(dir.path(), &opts).unwrap();
+    let window = store.delayed_window("f").unwrap();
+    let data = pattern(7, 60_000);
+    for (i, chunk) in data.chunks(8000).enumerate() {
+        store.write("f", (i * 8000) as u64, chunk).unwrap();
+        let status = store.status().unwrap();
+        assert!(status.bytes_unprotected <= 20_000, "bound kept: {}", status.bytes_unprotected);
+        assert_eq!(status.open_windows.len(), 1, "the window stays open");
+    }
+    assert_consistent(&store);
+    window.end().unwrap();
+    assert_eq!(store.get("f").unwrap(), data);
+    assert_consistent(&store);
+}
