@@ -100,6 +100,9 @@ enum StoreCommand {
         start: u64,
         #[arg(long)]
         count: u64,
+        /// Wrap every 8 writes in a delayed window (ends windows left open first).
+        #[arg(long)]
+        windows: bool,
     },
 }
 
@@ -351,14 +354,27 @@ pub fn run(args: StoreArgs) -> Result<()> {
             }
         },
         StoreCommand::Bench(a) => run_bench(a)?,
-        StoreCommand::Torture { dir, seed, start, count } => {
+        StoreCommand::Torture { dir, seed, start, count, windows } => {
             let store = open(&dir)?;
             let mut out = std::io::stdout().lock();
+            if windows {
+                for w in store.status()?.open_windows {
+                    store.delayed_end(&w.token)?;
+                }
+            }
             writeln!(out, "open")?;
             out.flush()?;
+            let mut token = None;
             for i in start..start + count {
+                if windows && i % 8 == 0 {
+                    token = Some(store.delayed_start(exaraid_store::torture::FILE)?);
+                }
                 let w = exaraid_store::torture::write_of(seed, i);
                 store.write(exaraid_store::torture::FILE, w.offset_bytes, &w.data)?;
+                if let (true, Some(t)) = (i % 8 == 7, &token) {
+                    store.delayed_end(t)?;
+                    token = None;
+                }
                 writeln!(out, "ack {i}")?;
                 out.flush()?;
             }
