@@ -118,31 +118,67 @@ unsafe fn pass<const R: usize>(mats: &[u64], inputs: &[&[u8]], outs: &mut [&mut 
         && dst.iter().all(|&d| d as usize % LANE == misalign);
     let head = if shared { (LANE - misalign) % LANE } else { 0 };
     let mut pos = 0;
-    while pos < len {
-        let block = if pos == 0 && head > 0 { head } else { LANE }.min(len - pos);
-        let full = block == LANE;
-        let mask: __mmask64 = if full { !0 } else { (1u64 << block) - 1 };
-        let mut acc = [_mm512_setzero_si512(); R];
-        for (j, input) in inputs.iter().enumerate() {
-            let p = input.as_ptr().add(pos) as *const i8;
-            let v = if full { _mm512_loadu_si512(p as *const _) } else { _mm512_maskz_loadu_epi8(mask, p) };
-            let m = &mats[j * R..(j + 1) * R];
+    if head > 0 {
+        one_block::<R>(mats, inputs, &dst, pos, head.min(len));
+        pos += head.min(len);
+    }
+    // Two blocks per iteration while the accumulators fit in registers (2R of 32), so that
+    // twice as many loads are in flight.
+    if R <= 4 {
+        while pos + 2 * LANE <= len {
+            let mut a0 = [_mm512_setzero_si512(); R];
+            let mut a1 = [_mm512_setzero_si512(); R];
+            for (j, input) in inputs.iter().enumerate() {
+                let p = input.as_ptr().add(pos);
+                let v0 = _mm512_loadu_si512(p as *const _);
+                let v1 = _mm512_loadu_si512(p.add(LANE) as *const _);
+                let m = &mats[j * R..(j + 1) * R];
+                for r in 0..R {
+                    let a = _mm512_set1_epi64(m[r] as i64);
+                    a0[r] = _mm512_xor_si512(a0[r], _mm512_gf2p8affine_epi64_epi8::<0>(v0, a));
+                    a1[r] = _mm512_xor_si512(a1[r], _mm512_gf2p8affine_epi64_epi8::<0>(v1, a));
+                }
+            }
             for r in 0..R {
-                // No special case for coefficient 1: a branch per coefficient and block costs
-                // more than the one affine op it would save (measured).
-                let a = _mm512_set1_epi64(m[r] as i64);
-                acc[r] = _mm512_xor_si512(acc[r], _mm512_gf2p8affine_epi64_epi8::<0>(v, a));
+                _mm512_storeu_si512(dst[r].add(pos) as *mut _, a0[r]);
+                _mm512_storeu_si512(dst[r].add(pos + LANE) as *mut _, a1[r]);
             }
+            pos += 2 * LANE;
         }
-        for r in 0..R {
-            let q = dst[r].add(pos) as *mut i8;
-            if full {
-                _mm512_storeu_si512(q as *mut _, acc[r]);
-            } else {
-                _mm512_mask_storeu_epi8(q, mask, acc[r]);
-            }
-        }
+    }
+    while pos < len {
+        let block = LANE.min(len - pos);
+        one_block::<R>(mats, inputs, &dst, pos, block);
         pos += block;
+    }
+}
+
+/// Bytes `pos..pos + block` (block <= 64) of R outputs; masked when block < 64.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,gfni")]
+unsafe fn one_block<const R: usize>(mats: &[u64], inputs: &[&[u8]], dst: &[*mut u8; R], pos: usize, block: usize) {
+    debug_assert!(block > 0 && block <= LANE);
+    let full = block == LANE;
+    let mask: __mmask64 = if full { !0 } else { (1u64 << block) - 1 };
+    let mut acc = [_mm512_setzero_si512(); R];
+    for (j, input) in inputs.iter().enumerate() {
+        let p = input.as_ptr().add(pos) as *const i8;
+        let v = if full { _mm512_loadu_si512(p as *const _) } else { _mm512_maskz_loadu_epi8(mask, p) };
+        let m = &mats[j * R..(j + 1) * R];
+        for r in 0..R {
+            // No special case for coefficient 1: a branch per coefficient and block costs
+            // more than the one affine op it would save (measured).
+            let a = _mm512_set1_epi64(m[r] as i64);
+            acc[r] = _mm512_xor_si512(acc[r], _mm512_gf2p8affine_epi64_epi8::<0>(v, a));
+        }
+    }
+    for r in 0..R {
+        let q = dst[r].add(pos) as *mut i8;
+        if full {
+            _mm512_storeu_si512(q as *mut _, acc[r]);
+        } else {
+            _mm512_mask_storeu_epi8(q, mask, acc[r]);
+        }
     }
 }
 
