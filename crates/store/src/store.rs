@@ -280,6 +280,9 @@ pub struct Store {
     /// Operations that plan or execute hold it shared; `flush` holds it exclusively, so it
     /// runs when nothing is in flight.
     gate: parking_lot::RwLock<()>,
+    /// Where the planner put each column of each cache stripe `(file, stripe)`: `col ->
+    /// (oss, chunk address)`, learnt from the plans it made (for degraded reads of the cache).
+    cache_chunks: Mutex<HashMap<(u64, u64), BTreeMap<usize, (usize, u64)>>>,
     /// Background plans wait here when a background worker serves them.
     background: Mutex<VecDeque<Admitted>>,
     background_cv: Condvar,
@@ -483,6 +486,7 @@ impl Store {
             }
         }
         let undurable: Vec<IoPlan> = undurable.into_iter().map(|(_, p)| p).collect();
+        let replayed: Vec<IoPlan> = plans.into_iter().map(|(_, p)| p).collect();
         let store = Store {
             dir: dir.to_path_buf(),
             code,
@@ -494,6 +498,7 @@ impl Store {
             done_cv: Condvar::new(),
             locks: Arc::new(StripeLocks::default()),
             gate: parking_lot::RwLock::new(()),
+            cache_chunks: Mutex::new(HashMap::new()),
             background: Mutex::new(VecDeque::new()),
             background_cv: Condvar::new(),
             background_served: AtomicBool::new(false),
@@ -507,6 +512,9 @@ impl Store {
             backends,
             sb,
         };
+        for p in &replayed {
+            store.learn_cache_chunks(p);
+        }
         let more = {
             let mut core = store.core.lock();
             let durable: Vec<PlanId> = core.state.durable.iter().copied().collect();
@@ -843,7 +851,86 @@ impl Store {
     /// Give plans their places in the stripe queues. Call with the core lock held, right
     /// after planning, so the queues follow planning order.
     fn admit(&self, plans: Vec<IoPlan>) -> Vec<Admitted> {
+        for plan in &plans {
+            self.learn_cache_chunks(plan);
+        }
         plans.into_iter().map(|plan| Admitted { ticket: self.locks.enqueue(plan_stripes(&plan)), plan }).collect()
+    }
+
+    /// Record where a plan's cache steps put each column of their cache stripe.
+    fn learn_cache_chunks(&self, plan: &IoPlan) {
+        let e = self.sb.element_bytes as u64;
+        let mut map = self.cache_chunks.lock();
+        for step in plan.steps.iter().filter(|s| s.zone == PlanZone::Cache) {
+            let mut at = 0u64;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let base = step.addr_bytes + at - el.pos.row as u64 * e - el.offset_bytes;
+                map.entry((step.file, el.stripe)).or_default().insert(el.pos.col, (step.oss, base));
+                at += el.len_bytes;
+            }
+        }
+    }
+
+    /// Rebuild bytes of a cache stripe's element from the rest of the cache stripe (WCL: the
+    /// running parity covers every byte written into it; unwritten bytes count as zeros).
+    fn rebuild_cache_element(&self, core: Option<&Core>, file: u64, stripe: u64, pos: Pos) -> Result<Vec<u8>, StoreError> {
+        let e = self.sb.element_bytes;
+        let chunks = self.cache_chunks.lock().get(&(file, stripe)).cloned().unwrap_or_default();
+        let sdb = self.layout.stripe_data_bytes();
+        let extents = match core {
+            Some(c) => c.strategy.lookup(file, stripe * sdb, sdb),
+            None => self.core.lock().strategy.lookup(file, stripe * sdb, sdb),
+        }
+        .map_err(plan_err)?;
+        let g = self.layout.geometry().clone();
+        let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
+        let mut erased: BTreeSet<usize> = [pos.col].into_iter().collect();
+        let has_parity_chunk = g.parity_pos.iter().any(|p| chunks.contains_key(&p.col));
+        if !has_parity_chunk || self.tolerance() == 0 {
+            return Err(StoreError::DataLost(format!(
+                "file id {file} stripe {stripe}: these bytes sit only in the cache zone of a failed OSS, without parity (a delayed window or raid0)"
+            )));
+        }
+        for col in 0..g.cols {
+            if erased.contains(&col) {
+                continue;
+            }
+            let Some(&(oss, base)) = chunks.get(&col) else { continue }; // never written: zeros
+            if !self.backends[oss].healthy() {
+                erased.insert(col);
+                continue;
+            }
+            for row in 0..g.rows {
+                let p = Pos { row, col };
+                let slot_addr = base + (row * e) as u64;
+                let key = self.key(PlanZone::Cache, file, slot_addr);
+                match g.cell(p) {
+                    Cell::Parity(_) => {
+                        if self.backends[oss].read(key, 0, buf.element_mut(p)).is_err() {
+                            erased.insert(col);
+                        }
+                    }
+                    Cell::Data(_) => {
+                        // Only the bytes written into this cache stripe; the rest is zero.
+                        for x in extents.iter().filter(|x| x.zone == PlanZone::Cache && x.element.pos == p) {
+                            if x.addr_bytes < slot_addr || x.addr_bytes >= slot_addr + e as u64 {
+                                continue;
+                            }
+                            let o = x.element.offset_bytes as usize;
+                            let n = x.len_bytes as usize;
+                            if self.backends[oss].read(key, o, &mut buf.element_mut(p)[o..o + n]).is_err() {
+                                erased.insert(col);
+                            }
+                        }
+                    }
+                    Cell::Empty => {}
+                }
+            }
+        }
+        let erased: Vec<usize> = erased.into_iter().collect();
+        self.decode(file, stripe, &mut buf, &erased)?;
+        Ok(buf.element(pos).to_vec())
     }
 
     /// Execute plans in order; each becomes durable (journaled) on success, then the planner
@@ -992,7 +1079,7 @@ impl Store {
             let len = piece.element.len_bytes as usize;
             let buf = &mut out[at..at + len];
             let addr = step.addr_bytes + at as u64;
-            self.read_range(step.oss, step.zone, step.file, addr, &piece.element, buf)?;
+            self.read_range(None, step.oss, step.zone, step.file, addr, &piece.element, buf)?;
             at += len;
         }
         Ok(out)
@@ -1000,6 +1087,7 @@ impl Store {
 
     fn read_range(
         &self,
+        core: Option<&Core>,
         oss: usize,
         zone: PlanZone,
         file: u64,
@@ -1024,12 +1112,21 @@ impl Store {
                     let from = element.offset_bytes as usize + done;
                     buf[done..done + n].copy_from_slice(&whole[from..from + n]);
                 }
-                Err(err) => {
-                    return Err(StoreError::DataLost(format!(
-                        "{err}; these bytes sit in the cache zone of OSS {oss} only (file id {file}, stripe {}), which has no redundancy the store can rebuild from",
-                        element.stripe
-                    )))
+                Err(err) if err.is_unavailable() || err.is_corrupt() => {
+                    if err.is_unavailable() {
+                        if core.is_some() {
+                            self.backends[oss].set_failed(true);
+                        } else {
+                            self.note_failed(oss)?;
+                        }
+                    }
+                    let whole = self.rebuild_cache_element(core, file, element.stripe, element.pos).map_err(|e| {
+                        StoreError::DataLost(format!("{err}; rebuilding from the cache stripe failed: {e}"))
+                    })?;
+                    let from = element.offset_bytes as usize + done;
+                    buf[done..done + n].copy_from_slice(&whole[from..from + n]);
                 }
+                Err(err) => return Err(err.into()),
             }
             done += n;
         }
@@ -1225,7 +1322,7 @@ impl Store {
                     let from = (x.file_offset_bytes - offset_bytes) as usize;
                     let buf = &mut out[from..from + x.len_bytes as usize];
                     self.count(x.oss, to_backend_zone(x.zone), Op::Read, false);
-                    result = self.read_range(x.oss, x.zone, file, x.addr_bytes, &x.element, buf);
+                    result = self.read_range(None, x.oss, x.zone, file, x.addr_bytes, &x.element, buf);
                     if result.is_err() {
                         break;
                     }
@@ -1325,7 +1422,7 @@ impl Store {
             for x in cached.get(&(file, stripe)).map(|v| v.as_slice()).unwrap_or(&[]) {
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
-                self.read_range(x.oss, x.zone, file, x.addr_bytes, &x.element, &mut bytes)?;
+                self.read_range(Some(core), x.oss, x.zone, file, x.addr_bytes, &x.element, &mut bytes)?;
                 let el = buf.element_mut(x.element.pos);
                 let o = x.element.offset_bytes as usize;
                 el[o..o + bytes.len()].copy_from_slice(&bytes);

@@ -58,12 +58,26 @@ fn a_missing_oss_directory_is_a_failed_oss() {
 
 #[test]
 fn rebuild_restores_full_redundancy_in_place_and_onto_a_new_directory() {
+    rebuild_restores_full_redundancy(WritePath::Rmw);
+}
+
+#[test]
+fn wcl_cached_bytes_of_failed_osss_are_rebuilt_from_the_cache_stripe() {
+    // The tail of each file is still in the cache zone (incomplete cache stripes): reads and
+    // rebuild use the cache stripe's running parity.
+    rebuild_restores_full_redundancy(WritePath::Wcl);
+}
+
+fn rebuild_restores_full_redundancy(path: WritePath) {
     let dir = tempfile::tempdir().unwrap();
-    // rmw: everything is at home. (wcl data still in the cache zone of a failed OSS is not
-    // rebuilt yet, see docs/store.md "Limits".)
-    let (mut store, a, b) = filled(dir.path(), CodeSpec::raid6(3), 5, WritePath::Rmw);
+    let (mut store, a, b) = filled(dir.path(), CodeSpec::raid6(3), 5, path);
+    if path == WritePath::Wcl {
+        assert!(store.status().unwrap().bytes_waiting_parity > 0, "some bytes are in the cache zone");
+    }
     store.fail_oss(1).unwrap();
     store.fail_oss(3).unwrap();
+    assert_eq!(store.get("a").unwrap(), a, "{path:?}: degraded read with two OSSs failed");
+    assert_eq!(store.get("b").unwrap(), b);
     store.write("a", 70_000, &pattern(15, 10_000)).unwrap(); // degraded write
     let mut a2 = a.clone();
     a2[70_000..80_000].copy_from_slice(&pattern(15, 10_000));
