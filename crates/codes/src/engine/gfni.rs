@@ -182,9 +182,61 @@ unsafe fn one_block<const R: usize>(mats: &[u64], inputs: &[&[u8]], dst: &[*mut 
     }
 }
 
+/// `dst = xor of srcs` with AVX-512: main loop on 64-byte aligned addresses when all buffers
+/// share one offset (masked first block), four registers per iteration, masked last block.
+///
+/// # Safety
+/// The CPU must support avx512f and avx512bw ([`available`] checks more than that).
+#[target_feature(enable = "avx512f,avx512bw")]
+pub unsafe fn xor_many(srcs: &[&[u8]], dst: &mut [u8]) {
+    const BLOCK: usize = 4 * LANE;
+    let len = dst.len();
+    let d = dst.as_mut_ptr();
+    let misalign = d as usize % LANE;
+    let shared = srcs.iter().all(|s| s.as_ptr() as usize % LANE == misalign);
+    let head = if shared { ((LANE - misalign) % LANE).min(len) } else { 0 };
+    let masked = |pos: usize, n: usize| {
+        let mask: __mmask64 = if n == LANE { !0 } else { (1u64 << n) - 1 };
+        let mut a = _mm512_maskz_loadu_epi8(mask, srcs[0].as_ptr().add(pos) as *const i8);
+        for s in &srcs[1..] {
+            a = _mm512_xor_si512(a, _mm512_maskz_loadu_epi8(mask, s.as_ptr().add(pos) as *const i8));
+        }
+        _mm512_mask_storeu_epi8(d.add(pos) as *mut i8, mask, a);
+    };
+    let mut pos = 0;
+    if head > 0 {
+        masked(0, head);
+        pos = head;
+    }
+    while pos + BLOCK <= len {
+        let s0 = srcs[0].as_ptr().add(pos);
+        let mut a0 = _mm512_loadu_si512(s0 as *const _);
+        let mut a1 = _mm512_loadu_si512(s0.add(LANE) as *const _);
+        let mut a2 = _mm512_loadu_si512(s0.add(2 * LANE) as *const _);
+        let mut a3 = _mm512_loadu_si512(s0.add(3 * LANE) as *const _);
+        for s in &srcs[1..] {
+            let p = s.as_ptr().add(pos);
+            a0 = _mm512_xor_si512(a0, _mm512_loadu_si512(p as *const _));
+            a1 = _mm512_xor_si512(a1, _mm512_loadu_si512(p.add(LANE) as *const _));
+            a2 = _mm512_xor_si512(a2, _mm512_loadu_si512(p.add(2 * LANE) as *const _));
+            a3 = _mm512_xor_si512(a3, _mm512_loadu_si512(p.add(3 * LANE) as *const _));
+        }
+        _mm512_storeu_si512(d.add(pos) as *mut _, a0);
+        _mm512_storeu_si512(d.add(pos + LANE) as *mut _, a1);
+        _mm512_storeu_si512(d.add(pos + 2 * LANE) as *mut _, a2);
+        _mm512_storeu_si512(d.add(pos + 3 * LANE) as *mut _, a3);
+        pos += BLOCK;
+    }
+    while pos < len {
+        let n = LANE.min(len - pos);
+        masked(pos, n);
+        pos += n;
+    }
+}
+
 /// ISA-L's engine with every GF(2^8) matrix multiply (RS encode, RAID-6 P+Q, every decode
-/// matrix) done by the GFNI kernel above; XOR and single-coefficient updates take the same
-/// paths as [`Isal`].
+/// matrix) done by the GFNI kernel above and XOR of many sources by the AVX-512 loop above;
+/// `xor_into` and single-coefficient updates take the same paths as [`Isal`].
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Gfni;
 
@@ -195,7 +247,11 @@ impl Engine for Gfni {
         "gfni"
     }
     fn xor_many(&self, srcs: &[&[u8]], dst: &mut [u8]) {
-        ISAL.xor_many(srcs, dst)
+        assert!(!srcs.is_empty(), "xor_many needs at least one source");
+        assert!(srcs.iter().all(|s| s.len() == dst.len()), "xor_many: every source has the destination's length");
+        assert!(available(), "the gfni engine is only handed out on CPUs with avx512bw and gfni");
+        // SAFETY: features asserted; lengths asserted.
+        unsafe { xor_many(srcs, dst) }
     }
     fn xor_into(&self, dst: &mut [u8], src: &[u8]) {
         ISAL.xor_into(dst, src)
@@ -224,7 +280,7 @@ impl Engine for Gfni {
         // sent to pq_gen here: this kernel is measured faster on the same buffers (kernel
         // table, "P+Q of 8"), and needs no alignment split.
         if rows == 1 && coefs.iter().all(|&c| c == 1) {
-            ISAL.xor_many(inputs, outputs[0]);
+            self.xor_many(inputs, outputs[0]);
             return;
         }
         assert!(available(), "the gfni engine is only handed out on CPUs with avx512bw and gfni");
