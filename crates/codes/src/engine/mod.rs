@@ -26,10 +26,11 @@
 //!     cache-resident 4 KiB buffers (no alignment split needed; we have not confirmed which
 //!     xor_gen variant ISA-L picks here: its AVX one writes with non-temporal stores, which
 //!     would explain it). XOR needs no vetting beyond the reference tests.
-//! - [`Gfni`] (`gfni`, x86-64 with AVX-512BW and GFNI only): XOR and single-coefficient
-//!   updates as in [`Isal`]; every matrix multiply (RS encode, RAID-6 P+Q, every decode
-//!   matrix) by our `vgf2p8affineqb` kernel (`gfni.rs`). Measured on the same buffers, passes
-//!   interleaved: about 3x ISA-L 2.30's `ec_encode_data` for rs 10+4 and about 1.2x its
+//! - [`Gfni`] (`gfni`, x86-64 with AVX-512BW and GFNI, built with rustc >= 1.89): every
+//!   matrix multiply (RS encode, RAID-6 P+Q, every decode matrix) by our `vgf2p8affineqb`
+//!   kernel and XOR of many sources by an AVX-512 loop (`gfni.rs`); `xor_into` and
+//!   single-coefficient updates as in [`Isal`]. Measured on the same buffers, passes
+//!   interleaved: about 2.7x ISA-L 2.30's `ec_encode_data` for rs 10+4 and about 1.2-1.3x its
 //!   `pq_gen` for P+Q of 8. Debian's ISA-L 2.30 has no GFNI kernels; ISA-L added them in
 //!   2.31, so a newer ISA-L would likely close most of the gap.
 //! - [`Portable`] (`portable`): plain Rust (AVX2 `vpshufb` split-nibble multiply when
@@ -49,14 +50,15 @@
 //! destination up front; the GFNI kernel masks its first block). The kernel table's `stripe+16`
 //! rows measure this against `stripe+0`; before the peeling, rs 10+4 on GFNI ran at half speed
 //! on `stripe+16`.
-
+//!
 //! # Dispatch
 //!
 //! [`engine()`] decides once per process (a `OnceLock`): [`Gfni`] if the CPU has AVX-512BW and
 //! GFNI and ISA-L passes its known-answer self test, else [`Isal`] if it passes, else
 //! [`Portable`]. ISA-L itself then dispatches to its SSE / AVX / AVX2 / AVX-512 variant from
-//! CPUID. `EXARAID_ENGINE=portable` forces the Rust kernels, `isal` (or `isa-l`) forces ISA-L's
-//! kernels throughout (the vetted-only configuration), `gfni` asks for the default.
+//! CPUID. `EXARAID_ENGINE=portable` forces the Rust kernels, `isal` (or `isa-l`) puts every GF(2^8)
+//! multiply on ISA-L (the vetted-only configuration; XOR stays on the Rust loop), `gfni` asks
+//! for the default.
 
 #[cfg(all(target_arch = "x86_64", exaraid_avx512))]
 pub mod gfni;
