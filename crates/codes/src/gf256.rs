@@ -77,7 +77,7 @@ pub fn cauchy1_matrix(k: usize, m: usize) -> Vec<u8> {
 /// Q = sum over data columns j of 2^j * D_j, so coefficient j is 2^j. `k <= 255` keeps the
 /// powers distinct (2 generates a group of order 255).
 pub fn raid6_q_coefs(k: usize) -> Vec<u8> {
-    assert!(k >= 1 && k <= 255, "raid6_q_coefs needs 1 <= k <= 255 (got k={k})");
+    assert!((1..=255).contains(&k), "raid6_q_coefs needs 1 <= k <= 255 (got k={k})");
     (0..k).map(pow2).collect()
 }
 

@@ -87,14 +87,14 @@ pub unsafe fn matrix_mul(coefs: &[u8], inputs: &[&[u8]], outputs: &mut [&mut [u8
         let mats: &[u64] = mats;
         let outs = &mut outputs[first..first + n];
         match n {
-            1 => pass::<1>(&mats, inputs, outs),
-            2 => pass::<2>(&mats, inputs, outs),
-            3 => pass::<3>(&mats, inputs, outs),
-            4 => pass::<4>(&mats, inputs, outs),
-            5 => pass::<5>(&mats, inputs, outs),
-            6 => pass::<6>(&mats, inputs, outs),
-            7 => pass::<7>(&mats, inputs, outs),
-            _ => pass::<8>(&mats, inputs, outs),
+            1 => pass::<1>(mats, inputs, outs),
+            2 => pass::<2>(mats, inputs, outs),
+            3 => pass::<3>(mats, inputs, outs),
+            4 => pass::<4>(mats, inputs, outs),
+            5 => pass::<5>(mats, inputs, outs),
+            6 => pass::<6>(mats, inputs, outs),
+            7 => pass::<7>(mats, inputs, outs),
+            _ => pass::<8>(mats, inputs, outs),
         }
         first += n;
     }

@@ -13,6 +13,7 @@
 //! - `ec_encode_data(len, k, rows, tables, data, coding)`: any length, unaligned pointers
 //!   (the dot-product kernels load with `vmovdqu`); `tables` from `ec_init_tables`,
 //!   32 bytes per coefficient.
+//!
 //! Lengths are C `int`s, so long buffers are cut into calls of at most [`MAX_CALL_BYTES`].
 
 use super::{Engine, Portable};
@@ -91,7 +92,7 @@ pub fn gen_cauchy1_matrix(total_rows: usize, k: usize) -> Vec<u8> {
 /// The inverse of the n x n matrix `m` (row-major), or None if it is singular.
 pub fn invert_matrix(m: &[u8], n: usize) -> Option<Vec<u8>> {
     assert_eq!(m.len(), n * n, "invert_matrix: matrix must be n x n");
-    assert!(n >= 1 && n <= MAX_VECTS, "invert_matrix: n must be in 1..=256");
+    assert!((1..=MAX_VECTS).contains(&n), "invert_matrix: n must be in 1..=256");
     let mut scratch = m.to_vec();
     let mut out = vec![0u8; n * n];
     // SAFETY: both buffers hold n*n bytes; ISA-L destroys `scratch`, our copy.
@@ -110,7 +111,7 @@ pub struct Tables {
 impl Tables {
     pub fn new(coefs: &[u8], k: usize, rows: usize) -> Tables {
         assert_eq!(coefs.len(), k * rows, "Tables::new: coefs must be rows x k");
-        assert!(k >= 1 && k <= MAX_VECTS && rows >= 1 && rows <= MAX_VECTS, "Tables::new: k and rows in 1..=256");
+        assert!((1..=MAX_VECTS).contains(&k) && (1..=MAX_VECTS).contains(&rows), "Tables::new: k and rows in 1..=256");
         let mut a = coefs.to_vec();
         let mut bytes = vec![0u8; TABLE_BYTES_PER_COEF * k * rows];
         // SAFETY: `a` holds k*rows coefficients, `bytes` the 32*k*rows the header asks for.
