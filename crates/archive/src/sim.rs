@@ -217,6 +217,9 @@ pub struct Metrics {
     pub delayed: u64,
     /// Idle processes ended by MAIN-SCHEDULER to free their drives.
     pub reclaimed: u64,
+    pub processes_created: u64,
+    /// Fraction of drive time spent transferring (data or EC) during the run.
+    pub drive_transfer_utilization: f64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -314,6 +317,8 @@ pub struct Sim {
     free_slots: Vec<usize>,
     mover_procs: Vec<Vec<usize>>,
     reclaimed: u64,
+    processes_created: u64,
+    transfer_drive_s: f64,
     by_type: Vec<Vec<usize>>,
     waiting: VecDeque<u32>,
     /// Requests in the system (waiting, queued or running) per file.
@@ -369,6 +374,8 @@ impl Sim {
             free_slots: Vec::new(),
             mover_procs: vec![Vec::new(); platform.movers.movers],
             reclaimed: 0,
+            processes_created: 0,
+            transfer_drive_s: 0.0,
             by_type: vec![Vec::new(); TYPES],
             waiting: VecDeque::new(),
             file_busy: HashMap::new(),
@@ -474,6 +481,8 @@ impl Sim {
             events: self.engine.events_fired(),
             delayed: self.delayed,
             reclaimed: self.reclaimed,
+            processes_created: self.processes_created,
+            drive_transfer_utilization: self.transfer_drive_s / (self.drives.len() as f64 * s_from_ns(stop_ns.max(1))),
         };
         (metrics, self)
     }
@@ -751,6 +760,7 @@ impl Sim {
             self.drives[d].owner = Some(id);
         }
         self.mover_procs[mover].push(id);
+        self.processes_created += 1;
         let process = Process {
             rtype,
             mover,
@@ -1144,6 +1154,7 @@ impl Sim {
                     self.finish_transfer(d, fill, end);
                 }
                 chunks.push(Chunk { tapes, advance_bytes: k as f64 * data_tape, duration_s: k as f64 * stripe_s });
+                self.transfer_drive_s += n as f64 * k as f64 * stripe_s;
                 self.processes[p].stripe_counter += k;
                 remaining -= k;
                 t = end;
@@ -1182,6 +1193,7 @@ impl Sim {
             t = ready;
             if step > EPS_BYTES {
                 let duration_s = step / rate;
+                self.transfer_drive_s += n as f64 * duration_s;
                 let end = ready + ns_from_s(duration_s);
                 let tapes = lanes[..x].iter().map(|l| (l.tape.expect("mounted"), l.fill_bytes)).collect();
                 chunks.push(Chunk { tapes, advance_bytes: step / r.c_d, duration_s: step / self.platform.drive.host_rate_bytes_per_s(r.c_d) });
@@ -1234,6 +1246,7 @@ impl Sim {
             let lane = self.processes[p].lanes[0];
             let step = remaining.min((cap - lane.fill_bytes) * r.c_d);
             let duration_s = step / rate;
+            self.transfer_drive_s += duration_s;
             let end = ready + ns_from_s(duration_s);
             chunks.push(Chunk { tapes: vec![(lane.tape.expect("mounted"), lane.fill_bytes)], advance_bytes: step / r.c_d, duration_s });
             let proc_ = &mut self.processes[p];
@@ -1267,6 +1280,7 @@ impl Sim {
                 t = self.ensure_mounted(d, tape, 0.0, t);
                 let w = left.min(cap);
                 t += ns_from_s(w / self.platform.drive.native_rate_bytes_per_s);
+                self.transfer_drive_s += w / self.platform.drive.native_rate_bytes_per_s;
                 self.finish_transfer(d, w, t);
                 left -= w;
             }
@@ -1291,6 +1305,7 @@ impl Sim {
                 ready = ready.max(self.ensure_mounted(d, tape, pos, t));
             }
             let end = ready + ns_from_s(chunk.duration_s);
+            self.transfer_drive_s += chunk.tapes.len() as f64 * chunk.duration_s;
             for (lane, &(_, pos)) in chunk.tapes.iter().enumerate() {
                 let d = self.processes[p].drives[lane];
                 self.finish_transfer(d, pos + chunk.advance_bytes, end);

@@ -129,8 +129,8 @@ pub fn run(args: ArchiveArgs) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&serde_json::json!({"wall_s": wall_s, "metrics": m}))?);
             } else {
                 println!(
-                    "{} {}..{} at {}/h for {} days: {} requests ({} done), weighted {:.3} s/GB, response {:.1} s, {:.0} MB/s, saturated {}, {} delayed, {} LB runs, {} mounts, {} events; wall {:.2} s",
-                    policy.label(), a.size_min, a.size_max, a.rate, a.days, m.requests, m.completed, m.avg_weighted_response_s_per_gb, m.avg_response_s, m.throughput_mb_s, m.saturated, m.delayed, m.lb_runs, m.tape_mounts, m.events, wall_s
+                    "{} {}..{} at {}/h for {} days: {} requests ({} done), weighted {:.3} s/GB, response {:.1} s, {:.0} MB/s, saturated {}, {} delayed, {} LB runs, {} mounts, {} processes created, drive transfer utilization {:.3}, {} events; wall {:.2} s",
+                    policy.label(), a.size_min, a.size_max, a.rate, a.days, m.requests, m.completed, m.avg_weighted_response_s_per_gb, m.avg_response_s, m.throughput_mb_s, m.saturated, m.delayed, m.lb_runs, m.tape_mounts, m.processes_created, m.drive_transfer_utilization, m.events, wall_s
                 );
             }
             Ok(())
