@@ -518,7 +518,7 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         }
     }
     for r in &report.raw {
-        println!("{:<18} {:<22} {:>9.1} MiB/s  ({} OSS directories, plain 128 KiB writes)", r.code, "raw", r.throughput_mib_s, r.oss);
+        println!("{:<18} {:<22} {:>9.1} MiB/s  ({} OSS directories, plain {} KiB writes)", r.code, "raw", r.throughput_mib_s, r.oss, r.write_bytes >> 10);
     }
     for r in &report.ratios {
         println!("{:<18} {:<30} {:>6.2}  goal >= {:.2}  {}", r.code, r.what, r.value, r.goal, if r.met { "met" } else { "NOT met" });
