@@ -344,7 +344,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
         raw.push(r);
         // Full-stripe streaming: each write is one whole stripe (k elements).
         let mut stream_opts = opts.clone();
-        stream_opts.writes_per_thread = (opts.writes_per_thread * opts.write_bytes / (opts.k * opts.element_bytes)).max(1);
+        stream_opts.writes_per_thread = (opts.writes_per_thread * opts.write_bytes / (opts.k * opts.element_bytes)).max(4);
         let stream_bytes = opts.k * opts.element_bytes;
         let s = run_path(&stream_opts, &opts.base_dir.join("store"), code, oss, WritePath::Rmw, stream_bytes)?;
         progress(&format!("{code} full-stripe streaming (rmw): {:.1} MiB/s", s.throughput_mib_s));

@@ -991,20 +991,60 @@ impl Store {
 
     /// Execute one plan's steps on real bytes, in step order (every `after` points backwards).
     fn execute(&self, plan: &IoPlan, client: Option<(&ClientWrite, &[u8])>) -> Result<(), StoreError> {
-        let mut read_bytes: Vec<Option<Vec<u8>>> = vec![None; plan.steps.len()];
+        // Steps run in waves by dependency depth: a step's `after` steps are all in earlier
+        // waves, and the steps of one wave (no path between them, as the planner promises)
+        // run in parallel, one thread per step, when they reach more than one OSS.
+        let n = plan.steps.len();
+        let mut depth = vec![0usize; n];
+        for i in 0..n {
+            depth[i] = plan.steps[i].after.iter().map(|&a| depth[a] + 1).max().unwrap_or(0);
+        }
+        let waves = depth.iter().copied().max().map_or(0, |d| d + 1);
+        let mut read_bytes: Vec<Option<Vec<u8>>> = vec![None; n];
         let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
-        for (i, step) in plan.steps.iter().enumerate() {
-            match step.op {
-                Op::Read => read_bytes[i] = Some(self.read_step(step)?),
-                Op::Write => {
-                    let mut bytes = Vec::with_capacity(step.len_bytes as usize);
-                    for piece in &step.pieces {
-                        let source = piece.source.expect("write pieces name their bytes");
-                        let len = piece.element.len_bytes;
-                        let b = self.resolve(plan, source, len, client, &read_bytes, &mut computed)?;
-                        bytes.extend_from_slice(&b);
-                    }
-                    self.write_step(step, &bytes)?;
+        for wave in 0..waves {
+            let members: Vec<usize> = (0..n).filter(|&i| depth[i] == wave).collect();
+            // The bytes of this wave's writes (sources are reads of earlier waves, the client
+            // buffer or parity computes over those).
+            let mut write_bytes: Vec<(usize, Vec<u8>)> = Vec::new();
+            for &i in &members {
+                let step = &plan.steps[i];
+                if step.op != Op::Write {
+                    continue;
+                }
+                let mut bytes = Vec::with_capacity(step.len_bytes as usize);
+                for piece in &step.pieces {
+                    let source = piece.source.expect("write pieces name their bytes");
+                    let b = self.resolve(plan, source, piece.element.len_bytes, client, &read_bytes, &mut computed)?;
+                    bytes.extend_from_slice(&b);
+                }
+                write_bytes.push((i, bytes));
+            }
+            let reads: Vec<usize> = members.iter().copied().filter(|&i| plan.steps[i].op == Op::Read).collect();
+            let osses: BTreeSet<usize> = members.iter().map(|&i| plan.steps[i].oss).collect();
+            if osses.len() <= 1 {
+                for &i in &reads {
+                    read_bytes[i] = Some(self.read_step(&plan.steps[i])?);
+                }
+                for (i, bytes) in &write_bytes {
+                    self.write_step(&plan.steps[*i], bytes)?;
+                }
+                continue;
+            }
+            let results: Vec<(usize, Result<Option<Vec<u8>>, StoreError>)> = std::thread::scope(|s| {
+                let mut handles = Vec::new();
+                for &i in &reads {
+                    handles.push((i, s.spawn(move || self.read_step(&plan.steps[i]).map(Some))));
+                }
+                for (i, bytes) in &write_bytes {
+                    let i = *i;
+                    handles.push((i, s.spawn(move || self.write_step(&plan.steps[i], bytes).map(|_| None))));
+                }
+                handles.into_iter().map(|(i, h)| (i, h.join().expect("step thread"))).collect()
+            });
+            for (i, r) in results {
+                if let Some(bytes) = r? {
+                    read_bytes[i] = Some(bytes);
                 }
             }
         }
