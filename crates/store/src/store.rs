@@ -56,6 +56,8 @@ pub const FILE_BYTES_MAX: u64 = exaraid_plan::layout::FILE_BYTES_MAX;
 pub const WRITE_CHUNK_BYTES_MAX: u64 = 64 << 20;
 /// Most OSSs of one store.
 pub const OSS_COUNT_MAX: usize = 4096;
+/// Planner inputs kept for replay before a close settles the store to start a new log.
+pub const PLANNER_INPUTS_MAX: usize = 100_000;
 /// Checkpoint (snapshot the state, truncate the journal) when the journal grows past this.
 pub const JOURNAL_BYTES_CHECKPOINT: u64 = 16 << 20;
 
@@ -1031,16 +1033,33 @@ impl Store {
                 }
                 continue;
             }
-            let results: Vec<(usize, Result<Option<Vec<u8>>, StoreError>)> = std::thread::scope(|s| {
-                let mut handles = Vec::new();
-                for &i in &reads {
-                    handles.push((i, s.spawn(move || self.read_step(&plan.steps[i]).map(Some))));
-                }
-                for (i, bytes) in &write_bytes {
-                    let i = *i;
-                    handles.push((i, s.spawn(move || self.write_step(&plan.steps[i], bytes).map(|_| None))));
-                }
-                handles.into_iter().map(|(i, h)| (i, h.join().expect("step thread"))).collect()
+            // One thread per OSS: the steps of one OSS run in order (two steps may share a
+            // checksum block of one element, and a device serves its queue anyway).
+            let mut per_oss: BTreeMap<usize, (Vec<usize>, Vec<(usize, &Vec<u8>)>)> = BTreeMap::new();
+            for &i in &reads {
+                per_oss.entry(plan.steps[i].oss).or_default().0.push(i);
+            }
+            for (i, bytes) in &write_bytes {
+                per_oss.entry(plan.steps[*i].oss).or_default().1.push((*i, bytes));
+            }
+            type StepResults = Vec<(usize, Result<Option<Vec<u8>>, StoreError>)>;
+            let results: StepResults = std::thread::scope(|s| {
+                let handles: Vec<_> = per_oss
+                    .into_values()
+                    .map(|(reads, writes)| {
+                        s.spawn(move || {
+                            let mut out: StepResults = Vec::new();
+                            for i in reads {
+                                out.push((i, self.read_step(&plan.steps[i]).map(Some)));
+                            }
+                            for (i, bytes) in writes {
+                                out.push((i, self.write_step(&plan.steps[i], bytes).map(|_| None)));
+                            }
+                            out
+                        })
+                    })
+                    .collect();
+                handles.into_iter().flat_map(|h| h.join().expect("step thread")).collect()
             });
             for (i, r) in results {
                 if let Some(bytes) = r? {
@@ -1570,6 +1589,10 @@ impl Store {
         if quiet && !core.state.inputs.is_empty() {
             self.journal(&mut core, Rec::PlannerReset, true)?;
             core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
+        } else if all_durable && core.state.inputs.len() > PLANNER_INPUTS_MAX {
+            // The input log would make every open slow: settle (everything home with
+            // parity, windows stay open) and start a new, empty log.
+            return self.settle(&mut core, BTreeSet::new(), false);
         }
         self.checkpoint_locked(&mut core)
     }
