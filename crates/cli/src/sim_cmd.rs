@@ -133,7 +133,12 @@ fn print_points(outcomes: &[PointOutcome], json: bool) {
         return;
     }
     for o in outcomes {
+        // Load imbalance: the busiest OSS's operations over the mean (1.0 = even).
+        let per_oss: Vec<u64> = o.result.ops_per_oss.iter().map(|c| c.iter().sum()).collect();
+        let mean = per_oss.iter().sum::<u64>() as f64 / per_oss.len().max(1) as f64;
+        let imbalance = per_oss.iter().copied().max().unwrap_or(0) as f64 / mean.max(1e-9);
         let v = serde_json::json!({
+            "ops_max_over_mean_oss": imbalance,
             "experiment": o.point.experiment, "raid": o.point.raid, "device": o.point.device_name,
             "strategy": o.point.strategy.name(), "clients": o.point.clients, "write_bytes": o.point.write_bytes,
             "seed": o.point.seed, "sim_seconds": o.result.sim_seconds, "window_seconds": o.result.window_seconds,
