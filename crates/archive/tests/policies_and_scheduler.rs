@@ -292,3 +292,20 @@ fn main_scheduler_takes_the_drive_of_an_idle_process_of_another_type() {
     assert_eq!(m.delayed, 0);
     assert_eq!(sim.processes_alive(), 1);
 }
+
+#[test]
+fn vertical_writes_its_pending_ec_when_its_process_ends() {
+    // "End of data": the idle 4+1 VERTICAL process holds the EC of a partial group on the
+    // mover's disk; when its drive is taken for another type, it first writes that EC on
+    // its own tape, then ejects: 1 data tape + 1 EC tape + the new process's tape.
+    let sim = Sim::new(config(Policy::Vertical), tiny_platform(1));
+    let script = vec![write(&sim, 0.0, NEW, 1e9, S4_1, 2.0, 1.0), write(&sim, 1_000.0, NEW + 1, 1e9, S1_0, 2.0, 1.0)];
+    let (m, _) = sim.with_script(script).run();
+    assert_eq!(m.reclaimed, 1);
+    assert_eq!(m.tape_mounts, 3);
+    // 1+0 keeps no EC: ending its process writes nothing more.
+    let sim = Sim::new(config(Policy::Vertical), tiny_platform(1));
+    let script = vec![write(&sim, 0.0, NEW, 1e9, S1_0, 2.0, 1.0), write(&sim, 1_000.0, NEW + 1, 1e9, S4_1, 2.0, 1.0)];
+    let (m, _) = sim.with_script(script).run();
+    assert_eq!(m.tape_mounts, 2);
+}
