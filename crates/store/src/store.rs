@@ -1033,34 +1033,47 @@ impl Store {
                 }
                 continue;
             }
-            // One thread per OSS: the steps of one OSS run in order (two steps may share a
-            // checksum block of one element, and a device serves its queue anyway).
-            let mut per_oss: BTreeMap<usize, (Vec<usize>, Vec<(usize, &Vec<u8>)>)> = BTreeMap::new();
-            for &i in &reads {
-                per_oss.entry(plan.steps[i].oss).or_default().0.push(i);
-            }
-            for (i, bytes) in &write_bytes {
-                per_oss.entry(plan.steps[*i].oss).or_default().1.push((*i, bytes));
-            }
+            // Reads first, then writes (a degraded read rebuilds from the rest of the stripe
+            // and must see it as it was before this plan), each phase with one thread per
+            // OSS: the steps of one OSS run in order (two steps may share a checksum block of
+            // one element, and a device serves its queue anyway).
             type StepResults = Vec<(usize, Result<Option<Vec<u8>>, StoreError>)>;
-            let results: StepResults = std::thread::scope(|s| {
-                let handles: Vec<_> = per_oss
-                    .into_values()
-                    .map(|(reads, writes)| {
-                        s.spawn(move || {
-                            let mut out: StepResults = Vec::new();
-                            for i in reads {
-                                out.push((i, self.read_step(&plan.steps[i]).map(Some)));
-                            }
-                            for (i, bytes) in writes {
-                                out.push((i, self.write_step(&plan.steps[i], bytes).map(|_| None)));
-                            }
-                            out
+            let mut results: StepResults = Vec::new();
+            for phase in [Op::Read, Op::Write] {
+                let mut per_oss: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+                for &i in members.iter().filter(|&&i| plan.steps[i].op == phase) {
+                    per_oss.entry(plan.steps[i].oss).or_default().push(i);
+                }
+                let write_bytes = &write_bytes;
+                let out: StepResults = std::thread::scope(|s| {
+                    let handles: Vec<_> = per_oss
+                        .into_values()
+                        .map(|steps| {
+                            s.spawn(move || {
+                                let mut out: StepResults = Vec::new();
+                                for i in steps {
+                                    let step = &plan.steps[i];
+                                    let r = match step.op {
+                                        Op::Read => self.read_step(step).map(Some),
+                                        Op::Write => {
+                                            let bytes = &write_bytes.iter().find(|(w, _)| *w == i).expect("resolved").1;
+                                            self.write_step(step, bytes).map(|_| None)
+                                        }
+                                    };
+                                    let failed = r.is_err();
+                                    out.push((i, r));
+                                    if failed {
+                                        break;
+                                    }
+                                }
+                                out
+                            })
                         })
-                    })
-                    .collect();
-                handles.into_iter().flat_map(|h| h.join().expect("step thread")).collect()
-            });
+                        .collect();
+                    handles.into_iter().flat_map(|h| h.join().expect("step thread")).collect()
+                });
+                results.extend(out);
+            }
             for (i, r) in results {
                 if let Some(bytes) = r? {
                     read_bytes[i] = Some(bytes);
