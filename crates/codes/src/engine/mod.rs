@@ -30,7 +30,7 @@
 //!   matrix multiply (RS encode, RAID-6 P+Q, every decode matrix) by our `vgf2p8affineqb`
 //!   kernel and XOR of many sources by an AVX-512 loop (`gfni.rs`); `xor_into` and
 //!   single-coefficient updates as in [`Isal`]. Measured on the same buffers, passes
-//!   interleaved: about 2.7x ISA-L 2.30's `ec_encode_data` for rs 10+4 and about 1.2-1.3x its
+//!   interleaved: 2.5-2.9x ISA-L 2.30's `ec_encode_data` for rs 10+4 and 1.2-1.6x its
 //!   `pq_gen` for P+Q of 8. Debian's ISA-L 2.30 has no GFNI kernels; ISA-L added them in
 //!   2.31, so a newer ISA-L would likely close most of the gap.
 //! - [`Portable`] (`portable`): plain Rust (AVX2 `vpshufb` split-nibble multiply when
