@@ -44,6 +44,10 @@ impl std::hash::Hasher for IdHasher {
 
 type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
+/// How a mover ranks for a new process: fits without reclaiming, free drives, free plus
+/// reclaimable drives, lowest index.
+type MoverPreference = (bool, usize, usize, std::cmp::Reverse<usize>);
+
 /// An archival policy. HETERO is a rule choosing VERTICAL or PARALLEL per file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -475,7 +479,11 @@ impl Sim {
                     }
                 }
             }
-            if now >= self.end_ns && self.completed == self.requests.len() as u64 && self.script.as_ref().map_or(true, |s| s.is_empty()) {
+            let script_done = match &self.script {
+                None => true,
+                Some(script) => script.is_empty(),
+            };
+            if now >= self.end_ns && self.completed == self.requests.len() as u64 && script_done {
                 break;
             }
         }
@@ -742,7 +750,7 @@ impl Sim {
     /// needs no reclaiming, then the most free drives, then the lowest index.
     fn create_process(&mut self, rtype: TypeId, reclaim: bool) -> Option<usize> {
         let (drives_needed, memory, disk) = self.needs(rtype);
-        let mut best: Option<((bool, usize, usize, std::cmp::Reverse<usize>), usize)> = None;
+        let mut best: Option<(MoverPreference, usize)> = None;
         for m in 0..self.movers.len() {
             let mv = &self.movers[m];
             let fits_free = mv.idle_drives.len() >= drives_needed && mv.memory_free_bytes >= memory && mv.disk_free_bytes >= disk;
@@ -758,7 +766,11 @@ impl Sim {
             }
             if drives >= drives_needed && mem >= memory && dsk >= disk {
                 let key = (fits_free, mv.idle_drives.len(), drives, std::cmp::Reverse(m));
-                if best.as_ref().map_or(true, |(k, _)| key > *k) {
+                let better = match &best {
+                    None => true,
+                    Some((k, _)) => key > *k,
+                };
+                if better {
                     best = Some((key, m));
                 }
             }
@@ -968,12 +980,12 @@ impl Sim {
         unscheduled.sort_unstable();
         // One process for each required type, then fill the idle drives with processes of
         // the most loaded type until none can be created.
-        let mut wanted = vec![0u64; TYPES];
+        let mut wanted = [0u64; TYPES];
         for &r in &unscheduled {
             wanted[self.requests[r as usize].rtype] += 1;
         }
-        for t in 0..TYPES {
-            if wanted[t] > 0 {
+        for (t, &count) in wanted.iter().enumerate() {
+            if count > 0 {
                 self.create_process(t, false);
             }
         }
@@ -1167,7 +1179,7 @@ impl Sim {
             };
             let (mut lo, mut hi) = (0u64, remaining);
             while lo < hi {
-                let mid = lo + (hi - lo + 1) / 2;
+                let mid = lo + (hi - lo).div_ceil(2);
                 if fits(mid) {
                     lo = mid;
                 } else {
