@@ -400,6 +400,9 @@ struct BenchArgs {
     /// Writer threads.
     #[arg(long, default_value_t = 8)]
     threads: usize,
+    /// Writes per thread (default 64; 16 with --quick; 32 with --emulate hdd).
+    #[arg(long)]
+    writes_per_thread: Option<usize>,
     /// Where the stores and raw files are created (default: a temporary directory).
     #[arg(long)]
     dir: Option<PathBuf>,
@@ -483,6 +486,12 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         if e == "hdd" && !a.quick {
             opts.writes_per_thread = 32;
         }
+    }
+    if let Some(w) = a.writes_per_thread {
+        if w == 0 || w > 1 << 20 {
+            bail!("--writes-per-thread must be between 1 and 1048576");
+        }
+        opts.writes_per_thread = w;
     }
     let report = exaraid_store::bench::run(&opts, |line| eprintln!("{line}"));
     let _ = std::fs::remove_dir_all(&tmp);
