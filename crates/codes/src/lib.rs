@@ -50,6 +50,7 @@
 //!
 //! **Element sizes** must be a positive multiple of 32 bytes (the SIMD kernels' lane).
 
+pub mod accumulate;
 pub mod codes;
 pub mod engine;
 pub mod geometry;
