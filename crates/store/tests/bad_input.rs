@@ -128,3 +128,27 @@ fn a_store_in_use_by_another_process_is_refused() {
     let err = err_of(Store::open(dir.path()));
     assert!(err.contains("open in another process"), "{err}");
 }
+
+#[test]
+fn a_journal_damaged_in_the_middle_is_refused_and_a_torn_tail_is_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Wcl);
+    let data = pattern(8, 30_000);
+    store.put("f", &data).unwrap();
+    drop(store); // no close: the journal keeps its records, as after a crash
+    let path = dir.path().join("journal");
+    let good = std::fs::read(&path).unwrap();
+    assert!(good.len() > 100, "the journal has records");
+    let mut damaged = good.clone();
+    damaged[good.len() / 3] ^= 0x08;
+    std::fs::write(&path, &damaged).unwrap();
+    let err = err_of(Store::open(dir.path()));
+    assert!(err.contains("journal") && err.contains("damaged"), "{err}");
+    // A torn append (a crash in the middle of the last record) is cut silently.
+    let mut torn = good.clone();
+    torn.extend_from_slice(&[200, 0, 0, 0, 1, 2, 3]);
+    std::fs::write(&path, &torn).unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), data);
+    assert_consistent(&store);
+}
