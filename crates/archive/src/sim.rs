@@ -11,6 +11,7 @@
 
 use crate::hardware::{Platform, BYTES_PER_GB};
 use crate::layout::{rait_ec_blocks_on_lane, Scheme, TABLE1};
+use exaraid_codes::accumulate::ParityAccumulator;
 use exaraid_des::{ns_from_s, s_from_ns, Engine, TimeNs, NS_PER_S};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -297,10 +298,11 @@ struct Process {
     lanes: Vec<LaneTape>,
     /// RAIT rotation carried over between requests.
     stripe_counter: u64,
-    /// VERTICAL: index of the data tape being filled in the current group of X.
-    vertical_tape_index: usize,
-    /// VERTICAL: on-tape EC bytes accumulated (on the mover's disk) per data tape of the group.
-    vertical_ec_bytes: Vec<f64>,
+    /// VERTICAL: the EC of the current group of X data tapes, accumulated on the mover's
+    /// disk (codes::accumulate, the bookkeeping Delayed Parity shares): data element j is
+    /// the j-th data tape of the group, its size the on-tape EC bytes its data produces;
+    /// the tape being filled is the next one not yet arrived (tapes close in order).
+    vertical_ec: ParityAccumulator,
 }
 
 impl Process {
@@ -813,8 +815,7 @@ impl Sim {
             memory_bytes: memory,
             disk_bytes: disk,
             stripe_counter: 0,
-            vertical_tape_index: 0,
-            vertical_ec_bytes: vec![0.0; scheme.x],
+            vertical_ec: ParityAccumulator::sizes_only(scheme.x, scheme.y).expect("Table 1 schemes are valid groups"),
         };
         if id == self.processes.len() {
             self.processes.push(process);
@@ -1030,7 +1031,7 @@ impl Sim {
         assert!(self.processes[p].alive && self.processes[p].running.is_none());
         let rtype = self.processes[p].rtype;
         let mut t = now;
-        if type_policy(rtype) == Policy::Vertical && self.processes[p].vertical_ec_bytes.iter().any(|&b| b > EPS_BYTES) {
+        if type_policy(rtype) == Policy::Vertical && self.processes[p].vertical_ec.extent_bytes() > EPS_BYTES {
             t = self.vertical_flush_ec(p, t);
         }
         let cap = self.platform.library.tape_capacity_bytes;
@@ -1283,8 +1284,9 @@ impl Sim {
                 // The data tape is full: next data tape, or the EC after the X-th.
                 let proc_ = &mut self.processes[p];
                 proc_.lanes[0] = LaneTape::default();
-                proc_.vertical_tape_index += 1;
-                if proc_.vertical_tape_index == scheme.x {
+                let full_tape = proc_.vertical_ec.arrived_count();
+                proc_.vertical_ec.close(full_tape).expect("the tape being filled is open");
+                if proc_.vertical_ec.is_complete() {
                     t = self.vertical_flush_ec(p, t);
                 }
             }
@@ -1297,9 +1299,9 @@ impl Sim {
             chunks.push(Chunk { tapes: vec![(lane.tape.expect("mounted"), lane.fill_bytes)], advance_bytes: step / r.c_d, duration_s });
             let proc_ = &mut self.processes[p];
             proc_.lanes[0].fill_bytes += step / r.c_d;
-            let index = proc_.vertical_tape_index;
+            let index = proc_.vertical_ec.arrived_count();
             if scheme.y > 0 {
-                proc_.vertical_ec_bytes[index] += step / r.c_p;
+                proc_.vertical_ec.append_size(index, step / r.c_p).expect("the tape being filled is open and the size finite");
             }
             let (d, fill) = (proc_.drives[0], proc_.lanes[0].fill_bytes);
             self.finish_transfer(d, fill, end);
@@ -1316,7 +1318,7 @@ impl Sim {
     fn vertical_flush_ec(&mut self, p: usize, t: TimeNs) -> TimeNs {
         let scheme = type_scheme(self.processes[p].rtype);
         let cap = self.platform.library.tape_capacity_bytes;
-        let area_bytes = self.processes[p].vertical_ec_bytes.iter().copied().fold(0.0, f64::max);
+        let area_bytes = self.processes[p].vertical_ec.extent_bytes();
         let d = self.processes[p].drives[0];
         let mut t = t;
         for _ in 0..scheme.y {
@@ -1332,8 +1334,9 @@ impl Sim {
             }
         }
         let proc_ = &mut self.processes[p];
-        proc_.vertical_ec_bytes.iter_mut().for_each(|b| *b = 0.0);
-        proc_.vertical_tape_index = 0;
+        // A new group: the size-only finish hands back nothing but resets the books.
+        let finished = proc_.vertical_ec.finish();
+        debug_assert_eq!(finished.extent_bytes, area_bytes);
         proc_.lanes[0] = LaneTape::default();
         t
     }
