@@ -174,6 +174,85 @@ pub fn vertical_layout(scheme: Scheme, data_blocks: u64, blocks_per_tape: u64) -
     tapes
 }
 
+/// One tape VERTICAL wrote, with its bytes (the byte-level model of [`vertical_write_bytes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TapeBytes {
+    /// An EC tape (true) or a data tape (false).
+    pub is_ec: bool,
+    pub bytes: Vec<u8>,
+}
+
+/// Most bytes [`vertical_write_bytes`] accepts: the byte-level model is a check on small
+/// blocks (the simulator moves sizes), not a way to write an archive.
+pub const MAX_VERTICAL_MODEL_BYTES: usize = 1 << 26;
+
+/// VERTICAL on real bytes (seed 4.3, Figure 3), block by block, as the mover does it: the
+/// drive fills data tapes one after the other with `data` cut in blocks of `block_bytes`;
+/// each block is also added to the group's EC held on the mover's disk
+/// (`codes::accumulate::ParityAccumulator`, one data element per data tape of the group);
+/// after the X-th data tape, or at the end of data, the Y EC areas are written, each as
+/// long as the longest data tape of the group. Returns the tapes in the order the single
+/// drive writes them; the same sequence of tapes as [`vertical_layout`].
+///
+/// `block_bytes` must be a positive multiple of 32 and `data` whole blocks (pad the last).
+pub fn vertical_write_bytes(scheme: Scheme, data: &[u8], block_bytes: usize, blocks_per_tape: usize) -> anyhow::Result<Vec<TapeBytes>> {
+    use anyhow::{bail, Context};
+    if block_bytes == 0 || !block_bytes.is_multiple_of(exaraid_codes::ELEMENT_ALIGN_BYTES) {
+        bail!("block size {block_bytes} bytes: blocks must be a positive multiple of 32 bytes (the EC kernels' lane)");
+    }
+    if !data.len().is_multiple_of(block_bytes) {
+        bail!("{} data bytes are not whole blocks of {block_bytes} bytes: pad the last block with zeros", data.len());
+    }
+    if blocks_per_tape == 0 || data.len() > MAX_VERTICAL_MODEL_BYTES || blocks_per_tape * block_bytes > MAX_VERTICAL_MODEL_BYTES {
+        bail!("the byte-level VERTICAL model takes at most {MAX_VERTICAL_MODEL_BYTES} bytes and tapes of at least one block");
+    }
+    let tape_bytes = blocks_per_tape * block_bytes;
+    let mut ec = match scheme.code() {
+        Some(spec) => {
+            let code = exaraid_codes::Code::new(spec).with_context(|| format!("the EC code of scheme {scheme}"))?;
+            Some(exaraid_codes::accumulate::ParityAccumulator::new(&code, tape_bytes)?)
+        }
+        None => None,
+    };
+    let mut tapes: Vec<TapeBytes> = Vec::new();
+    let mut group_tapes = 0;
+    let mut tape: Vec<u8> = Vec::new();
+    // Write the group's EC areas (the part of each parity element the data reached).
+    let flush = |ec: &mut Option<exaraid_codes::accumulate::ParityAccumulator>, tapes: &mut Vec<TapeBytes>| {
+        if let Some(acc) = ec {
+            let finished = acc.finish();
+            let extent = finished.extent_bytes as usize;
+            for parity in finished.parity {
+                tapes.push(TapeBytes { is_ec: true, bytes: parity[..extent].to_vec() });
+            }
+        }
+    };
+    let blocks = data.chunks_exact(block_bytes);
+    let block_count = blocks.len();
+    for (i, block) in blocks.enumerate() {
+        tape.extend_from_slice(block);
+        if let Some(acc) = &mut ec {
+            // The tape being filled is data element `group_tapes` of the group.
+            acc.append(group_tapes, block)?;
+        }
+        let last = i + 1 == block_count;
+        if tape.len() == tape_bytes || last {
+            tapes.push(TapeBytes { is_ec: false, bytes: std::mem::take(&mut tape) });
+            if let Some(acc) = &mut ec {
+                if !acc.has_arrived(group_tapes) {
+                    acc.close(group_tapes)?; // end of data on a partly filled tape
+                }
+            }
+            group_tapes += 1;
+            if group_tapes == scheme.x || last {
+                flush(&mut ec, &mut tapes);
+                group_tapes = 0;
+            }
+        }
+    }
+    Ok(tapes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
