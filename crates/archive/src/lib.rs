@@ -4,7 +4,10 @@
 //! MAIN-SCHEDULER and LOAD-BALANCER. See docs/archive.md and docs/models-tape.md.
 //!
 //! VERTICAL is the tape-tier twin of Delayed Parity: the EC is accumulated on the side (the
-//! mover's persistent disk) while data streams to tape, and written after the data.
+//! mover's persistent disk) while data streams to tape, and written after the data. The
+//! bookkeeping is shared code, `exaraid_codes::accumulate::ParityAccumulator`: size mode in
+//! the simulator, byte mode in [`layout::vertical_write_bytes`] (checked against the full
+//! X+Y encode in tests/vertical_ec_bytes.rs).
 
 pub mod experiment;
 pub mod hardware;

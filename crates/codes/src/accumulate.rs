@@ -13,9 +13,12 @@
 //! **What an incomplete group's parity is.** [`ParityAccumulator::finish`] may be called
 //! before every data element arrived: the parity returned is that of the data that did
 //! arrive with every missing byte counted as zero. That is what VERTICAL writes at the end
-//! of data (fewer than X data tapes, or a last tape only partly full) and what Delayed
-//! Parity writes for a window that covers a stripe only partly; a reader or a later
-//! rebuild must treat the missing data as zeros too (it is: nothing was written there).
+//! of data (fewer than X data tapes, or a last tape only partly full: nothing was written
+//! there, so a rebuild reads zeros too). For Delayed Parity over a window that covers a
+//! stripe only partly it is the window's *contribution*: exactly the stripe's parity when
+//! the rest of the stripe was never written (zeros), and otherwise the parity once the
+//! elements already at home are added as further arrivals (parity is linear) -- the
+//! store's planner (crates/plan, `delayed`) completes such a stripe from home instead.
 //! Only the first [`Finished::extent_bytes`] bytes of each parity element can be non-zero
 //! (beyond the longest data element every data byte is zero), which is why VERTICAL's EC
 //! areas are as long as the longest data tape of their group.
