@@ -67,6 +67,30 @@ const PALETTE: [RGBColor; 8] = [
 ];
 
 const PANEL_W: u32 = 640;
+const LOG_LABELS_MAX: usize = 10;
+
+/// A short tick label: 1500 -> "1.5k", 500000 -> "500k", 0.25 -> "0.25", 3.0 -> "3".
+pub fn tick_label(v: f64) -> String {
+    fn trim(x: f64) -> String {
+        let s = format!("{x:.2}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        if s == "-0" { "0".to_string() } else { s.to_string() }
+    }
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{}G", trim(v / 1e9))
+    } else if a >= 1e6 {
+        format!("{}M", trim(v / 1e6))
+    } else if a >= 1e4 {
+        format!("{}k", trim(v / 1e3))
+    } else if a >= 100.0 || a == 0.0 {
+        format!("{}", v.round())
+    } else if a >= 0.01 {
+        trim(v)
+    } else {
+        format!("{v:.1e}")
+    }
+}
 const PANEL_H: u32 = 420;
 const TITLE_H: u32 = 40;
 
@@ -138,8 +162,17 @@ where
     macro_rules! body {
         ($chart:expr) => {{
             let mut chart = $chart.map_err(|e| format!("{e:?}"))?;
-            chart
-                .configure_mesh()
+            let mut mesh = chart.configure_mesh();
+            // Log axes get few, compact labels: plotters' defaults crowd "3000.0 4000.0 ..."
+            // together at the right end of a decade.
+            if panel.log_x {
+                mesh.x_labels(LOG_LABELS_MAX);
+            }
+            if panel.log_y {
+                mesh.y_labels(LOG_LABELS_MAX);
+            }
+            mesh.x_label_formatter(&|v| tick_label(*v))
+                .y_label_formatter(&|v| tick_label(*v))
                 .x_desc(panel.x_label.as_str())
                 .y_desc(panel.y_label.as_str())
                 .label_style(("sans-serif", 13))
@@ -185,6 +218,18 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tick_labels_are_short() {
+        assert_eq!(tick_label(500_000.0), "500k");
+        assert_eq!(tick_label(1_500_000.0), "1.5M");
+        assert_eq!(tick_label(4000.0), "4000");
+        assert_eq!(tick_label(16_384.0), "16.38k");
+        assert_eq!(tick_label(2.5), "2.5");
+        assert_eq!(tick_label(3.0), "3");
+        assert_eq!(tick_label(0.0), "0");
+        assert_eq!(tick_label(0.001), "1.0e-3");
+    }
 
     #[test]
     fn renders_png_and_svg_with_every_series() {
