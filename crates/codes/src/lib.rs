@@ -16,18 +16,21 @@
 //! | `raid5` | 1 x (k+1) | Patterson, Gibson, Katz, SIGMOD 1988 | P = XOR of data; k >= 1 |
 //! | `raid6` | 1 x (k+2) | Linux md / H. P. Anvin, "The mathematics of RAID-6" | P = XOR, Q = sum 2^j D_j in GF(2^8)/0x11d; k >= 2 (md needs 4 devices) |
 //! | `rs` | 1 x (k+m) | ISA-L `gf_gen_cauchy1_matrix` (erasure_code/ec_base.c) | parity i, data j: 1/((k+i) xor j); Cauchy, so every k+m <= 255 is MDS (Vandermonde systematic is not: ISA-L issue #46) |
-//! | `evenodd` | (p-1) x (p+2) | Blaum, Brady, Bruck, Menon, IEEE TC 1995 | the adjuster S is expanded into every diagonal parity |
+//! | `evenodd` | (p-1) x (p+2) | Blaum, Brady, Bruck, Menon, IEEE TC 1995 | the adjuster S is expanded into every diagonal parity's terms; encode and decode compute it once into a scratch element |
 //! | `rdp` | (p-1) x (p+1) | Corbett et al., USENIX FAST 2004 | diagonals ⟨r+c⟩_p over data and row parity; the row-parity term is expanded (cancelling) |
 //! | `xcode` | p x p | Xu, Bruck, IEEE TIT 1999 | rows p-2 / p-1: C(k, ⟨i+k+2⟩_p) / C(k, ⟨i-k-2⟩_p) |
-//! | `hcode` | (p-1) x (p+1) | Wu, Wan, He, Cao, Xie, IPDPS 2011 | horizontal parity in column p; anti-diagonal parity at C(i, i+1), chain C(⟨p-2-i+j⟩_p, j) |
-//! | `hdp` | (p-1) x (p-1) | Wu, He, Wu, Wan, Liu, Cao, Xie, DSN 2011 | horizontal-diagonal parity at C(i,i) over its whole row (its anti-diagonal parity included, expanded here); anti-diagonal parity at C(i, p-2-i), chain C(⟨2i+j+2⟩_p, j); p >= 5 |
+//! | `hcode` | (p-1) x (p+1) | Wu, Wan, He, Cao, Xie, IPDPS 2011 (text not reachable; chains checked against the independent implementation in github.com/RainyLi/Disksim_Erasure) | horizontal parity in column p; anti-diagonal parity at C(i, i+1), chain C(⟨p-2-i+j⟩_p, j) |
+//! | `hdp` | (p-1) x (p-1) | Wu, He, Wu, Wan, Liu, Cao, Xie, DSN 2011 (text not found; our unverified reading, see `codes::hdp`) | horizontal-diagonal parity at C(i,i) over its whole row (its anti-diagonal parity included, expanded here); anti-diagonal parity at C(i, p-2-i), chain C(⟨2i+j+2⟩_p, j); p >= 5 |
 //! | `dcode` | p x p | Fu, Shu, D-Code (seed 002) | built from the paper's step-by-step horizontal and deployment rules (its closed forms (1), (2) are garbled in the seed text); checked against the 7-disk example and Theorem 1 (X-Code reordered by Eq. (3)) |
 //!
 //! Each builder in [`codes`] cites its paper and spells out its equations. Array codes take
 //! a prime p (3..=127; HDP 5..=127); horizontal codes take k (and m for rs), k + m <= 255.
-//! H-Code and HDP follow our reading of their papers' equations, which the seed does not
-//! restate; the exhaustive decode tests (every pair of columns, p in {5, 7, 11, 13}) are the
-//! check that each construction is MDS.
+//! H-Code and HDP: the seed does not restate their equations and neither paper's text was
+//! reachable by search (only abstracts). H-Code's chains match, index for index, an
+//! independent public implementation (DiskSim erasure extension, `hcode_initialize`; pinned
+//! by a test); HDP's are our unverified reading of its paper (no implementation found
+//! either). The exhaustive decode tests (every pair of columns, p in {5, 7, 11, 13}) check
+//! that each construction is MDS.
 //!
 //! **Data order** (the order a file's consecutive bytes fill a stripe): row-major over data
 //! positions for every array code (for D-Code this is the paper's "horizontal order", which
@@ -40,7 +43,11 @@
 //!
 //! **Decoding** is one generic solver ([`solver`]): peeling over surviving parities (the
 //! chain decoding of the array codes), Gaussian elimination over GF(2^8) for what peeling
-//! cannot reach, plans cached per erasure pattern.
+//! cannot reach, a data set shared by three or more parities (EVENODD's S) as an auxiliary
+//! unknown computed once, plans cached per erasure pattern. The decode hot path allocates
+//! nothing and takes no lock: the pattern is a 256-bit column set on the stack, the plan
+//! comes from a small per-thread cache of recent plans (then the code's shared cache), and
+//! stages run on the stripe's bytes with source lists on the stack.
 //!
 //! **Encoding**: horizontal codes in one `gf_matrix_mul` per stripe (the engine maps it to
 //! ISA-L's `xor_gen` / `pq_gen` / `ec_encode_data`); array codes one `xor_many` per parity,
@@ -60,7 +67,9 @@ pub mod solver;
 pub use geometry::{Cell, Geometry, Pos, Term};
 pub use solver::{DecodePlan, Stage};
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
@@ -235,8 +244,62 @@ pub struct Code {
     matrix: Option<Vec<u8>>,
     /// Array codes: how encode computes each parity ([`solver::encode_plan`]).
     encode_stages: Vec<Stage>,
-    /// Decode plans by erasure pattern (sorted erased columns), shared between clones.
-    plans: Arc<Mutex<HashMap<Vec<usize>, Arc<DecodePlan>>>>,
+    /// Decode plans by erasure pattern, shared between clones. Each thread first looks in
+    /// its own [`RECENT_PLANS`], so a steady stream of decodes never takes this lock.
+    plans: Arc<Mutex<HashMap<ErasureKey, Arc<DecodePlan>>>>,
+    /// Names this code's plan cache in the per-thread cache (clones share it, as they share
+    /// `plans`). A counter, not an address: an address can be reused by a later code.
+    plans_id: u64,
+}
+
+/// Columns a stripe may have: horizontal codes at most [`codes::MAX_COLUMNS`] (255), array
+/// codes at most p + 2 = 129. An [`ErasureKey`] has one bit per column.
+const MAX_STRIPE_COLUMNS: usize = 256;
+const _: () = assert!(codes::MAX_COLUMNS <= MAX_STRIPE_COLUMNS);
+
+/// An erasure pattern as a set of columns (bit c set = column c lost). Order and
+/// repetitions in the caller's list do not matter, and the key needs no sorting and no
+/// allocation: the decode hot path builds one per call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct ErasureKey([u64; MAX_STRIPE_COLUMNS / 64]);
+
+impl ErasureKey {
+    fn insert(&mut self, col: usize) {
+        assert!(col < MAX_STRIPE_COLUMNS);
+        self.0[col / 64] |= 1 << (col % 64);
+    }
+    fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+    /// The erased columns, sorted and unique (what [`DecodePlan::build`] takes).
+    fn columns(&self) -> Vec<usize> {
+        (0..MAX_STRIPE_COLUMNS).filter(|&c| self.0[c / 64] >> (c % 64) & 1 == 1).collect()
+    }
+}
+
+/// Source of [`Code::plans_id`].
+static NEXT_PLANS_ID: AtomicU64 = AtomicU64::new(0);
+
+/// Plans each thread used last, whatever the code: (code's `plans_id`, pattern, plan). A
+/// hit costs a few compares and one reference-count increment instead of a mutex and a
+/// hash lookup, which at 4 KiB elements cost as much as the XOR of a raid5 decode. Four
+/// slots, so a thread that alternates between a few codes or patterns still hits.
+const RECENT_PLAN_SLOTS: usize = 4;
+
+struct RecentPlans {
+    slots: [Option<(u64, ErasureKey, Arc<DecodePlan>)>; RECENT_PLAN_SLOTS],
+    /// The slot the next miss overwrites (round robin).
+    next: usize,
+}
+
+impl RecentPlans {
+    fn find(&self, plans_id: u64, key: ErasureKey) -> Option<&Arc<DecodePlan>> {
+        self.slots.iter().flatten().find(|(id, k, _)| *id == plans_id && *k == key).map(|(_, _, plan)| plan)
+    }
+}
+
+thread_local! {
+    static RECENT_PLANS: RefCell<RecentPlans> = const { RefCell::new(RecentPlans { slots: [const { None }; RECENT_PLAN_SLOTS], next: 0 }) };
 }
 
 impl Code {
@@ -259,14 +322,19 @@ impl Code {
             m
         });
         let encode_stages = if matrix.is_some() { Vec::new() } else { solver::encode_plan(&geometry) };
-        Ok(Code { spec, geometry, matrix, encode_stages, plans: Arc::new(Mutex::new(HashMap::new())) })
+        Ok(Code::assemble(spec, geometry, matrix, encode_stages))
     }
     /// A code over a hand-made geometry, for experiments with new constructions and for
     /// tests that the checks catch a broken one. Nothing guarantees it is MDS: run
     /// [`Code::check_every_erasure`] on it.
     pub fn with_geometry(spec: CodeSpec, geometry: Geometry) -> Code {
         let encode_stages = solver::encode_plan(&geometry);
-        Code { spec, geometry, matrix: None, encode_stages, plans: Arc::new(Mutex::new(HashMap::new())) }
+        Code::assemble(spec, geometry, None, encode_stages)
+    }
+    fn assemble(spec: CodeSpec, geometry: Geometry, matrix: Option<Vec<u8>>, encode_stages: Vec<Stage>) -> Code {
+        assert!(geometry.cols <= MAX_STRIPE_COLUMNS, "{spec}: {} columns, an erasure key holds {MAX_STRIPE_COLUMNS}", geometry.cols);
+        let plans_id = NEXT_PLANS_ID.fetch_add(1, Ordering::Relaxed);
+        Code { spec, geometry, matrix, encode_stages, plans: Arc::new(Mutex::new(HashMap::new())), plans_id }
     }
     pub fn spec(&self) -> CodeSpec {
         self.spec
@@ -329,37 +397,82 @@ impl Code {
     /// Rebuild every element of the erased columns (data and parity) from the others.
     pub fn decode(&self, stripe: &mut StripeBuf, erased_cols: &[usize]) -> Result<(), CodeError> {
         self.check_stripe(stripe)?;
-        let plan = self.decode_plan(erased_cols)?;
-        let rows = self.geometry.rows;
-        let mut elements: Vec<&mut [u8]> = stripe.bytes.chunks_exact_mut(stripe.element_bytes).collect();
-        for stage in &plan.stages {
-            run_stage(stage, rows, &mut elements);
+        let key = self.erasure_key(erased_cols)?;
+        // Hot path: the plan is one this thread used recently; run it while it is borrowed
+        // from the per-thread cache, so not even a reference count changes.
+        let done = RECENT_PLANS.with_borrow(|recent| match recent.find(self.plans_id, key) {
+            Some(plan) if !plan.uses_aux => {
+                run_plan_in_place(plan, self.geometry.rows, stripe);
+                true
+            }
+            _ => false,
+        });
+        if done {
+            return Ok(());
+        }
+        let plan = self.plan_for(key)?;
+        if plan.uses_aux {
+            // EVENODD's S computed once into a scratch element after the grid's elements
+            // (as encode does); the in-place path has nowhere to put it.
+            let e = stripe.element_bytes;
+            let mut scratch = vec![0u8; e];
+            let mut elements: Vec<&mut [u8]> = stripe.bytes.chunks_exact_mut(e).collect();
+            elements.push(&mut scratch[..]);
+            for stage in &plan.stages {
+                run_stage(stage, self.geometry.rows, &mut elements);
+            }
+        } else {
+            run_plan_in_place(&plan, self.geometry.rows, stripe);
         }
         Ok(())
     }
     /// The recipe [`Code::decode`] follows for this erasure pattern (cached): which
     /// surviving elements rebuild which lost ones. Degraded-read planners can count the
-    /// elements a rebuild reads from its `sources`.
+    /// elements a rebuild reads from its `sources`. `erased_cols` may be in any order and
+    /// repeat a column.
     pub fn decode_plan(&self, erased_cols: &[usize]) -> Result<Arc<DecodePlan>, CodeError> {
+        self.plan_for(self.erasure_key(erased_cols)?)
+    }
+    /// Check an erasure pattern and make its key: every column exists, and no more columns
+    /// than the code tolerates.
+    fn erasure_key(&self, erased_cols: &[usize]) -> Result<ErasureKey, CodeError> {
         let g = &self.geometry;
-        let mut cols = erased_cols.to_vec();
-        cols.sort_unstable();
-        cols.dedup();
-        if let Some(&col) = cols.iter().find(|&&c| c >= g.cols) {
+        if let Some(col) = erased_cols.iter().copied().filter(|&c| c >= g.cols).min() {
             return Err(CodeError::BadColumn { col, cols: g.cols });
         }
-        if cols.len() > g.fault_tolerance {
-            return Err(CodeError::TooManyErasures { code: self.spec.to_string(), erased: cols.len(), tolerance: g.fault_tolerance });
+        let mut key = ErasureKey::default();
+        erased_cols.iter().for_each(|&c| key.insert(c));
+        if key.len() > g.fault_tolerance {
+            return Err(CodeError::TooManyErasures { code: self.spec.to_string(), erased: key.len(), tolerance: g.fault_tolerance });
         }
-        let mut plans = self.plans.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(plan) = plans.get(&cols) {
-            return Ok(plan.clone());
+        Ok(key)
+    }
+    /// The plan for a checked pattern: this thread's recent plans, then the code's shared
+    /// cache, then the solver.
+    fn plan_for(&self, key: ErasureKey) -> Result<Arc<DecodePlan>, CodeError> {
+        let recent = RECENT_PLANS.with_borrow(|recent| recent.find(self.plans_id, key).cloned());
+        if let Some(plan) = recent {
+            return Ok(plan);
         }
-        let plan = Arc::new(DecodePlan::build(g, &cols)?);
-        if plans.len() >= MAX_CACHED_PLANS {
-            plans.clear();
-        }
-        plans.insert(cols, plan.clone());
+        let plan = {
+            let mut plans = self.plans.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            match plans.get(&key) {
+                Some(plan) => plan.clone(),
+                None => {
+                    let plan = Arc::new(DecodePlan::build(&self.geometry, &key.columns())?);
+                    if plans.len() >= MAX_CACHED_PLANS {
+                        plans.clear();
+                    }
+                    plans.insert(key, plan.clone());
+                    plan
+                }
+            }
+        };
+        RECENT_PLANS.with_borrow_mut(|recent| {
+            let slot = recent.next;
+            recent.slots[slot] = Some((self.plans_id, key, plan.clone()));
+            recent.next = (slot + 1) % RECENT_PLAN_SLOTS;
+        });
         Ok(plan)
     }
     /// Replace data element `data` with `new_bytes`, updating only the parities it is in
@@ -583,6 +696,101 @@ impl<T, const N: usize> StackList<T, N> {
 /// Sources a single-target XOR stage may have and still run without a heap allocation
 /// (array codes up to p = 31 stay within it; wider ones take the general path).
 const STACK_SOURCES: usize = 64;
+
+/// Run a plan without a scratch element on the stripe's bytes.
+fn run_plan_in_place(plan: &DecodePlan, rows: usize, stripe: &mut StripeBuf) {
+    assert!(!plan.uses_aux, "plans with a scratch element run over an element list");
+    for stage in &plan.stages {
+        run_stage_in_place(stage, rows, stripe.element_bytes, &mut stripe.bytes);
+    }
+}
+
+/// Execute one decode stage directly on a column-major stripe's bytes, without a list of
+/// every element's slice: the decode hot path (raid5/raid6 at 4 KiB elements) spends as
+/// long building such a list as XORing. Targets are carved out of the buffer with
+/// `split_at_mut`, the gaps between them hold the sources; source and target lists live
+/// on the stack. Stages this cannot carve (targets out of slot order, more than
+/// [`MAX_STRIPE_COLUMNS`] targets or sources) take the general path over an element list.
+fn run_stage_in_place(stage: &Stage, rows: usize, element_bytes: usize, bytes: &mut [u8]) {
+    // Only plans without AUX come here (run_plan_in_place asserts it once per plan).
+    debug_assert!(!stage.targets.contains(&solver::AUX) && !stage.sources.contains(&solver::AUX));
+    let e = element_bytes;
+    let count = bytes.len() / e;
+    if stage.sources.is_empty() {
+        // Empty cells of erased columns (or a parity over nothing): zeros.
+        for &pos in &stage.targets {
+            let t = slot(rows, pos, count);
+            bytes[t * e..(t + 1) * e].fill(0);
+        }
+        return;
+    }
+    // Hot path of every XOR code: one target, XOR of a few sources.
+    if stage.targets.len() == 1 && stage.sources.len() <= STACK_SOURCES && stage.is_xor() {
+        let t = slot(rows, stage.targets[0], count);
+        let (before, rest) = bytes.split_at_mut(t * e);
+        let (out, after) = rest.split_at_mut(e);
+        let mut srcs: StackList<&[u8], STACK_SOURCES> = StackList::new();
+        for (&pos, &coef) in stage.sources.iter().zip(&stage.coefs) {
+            let s = slot(rows, pos, count);
+            assert!(s != t, "a stage never reads what it writes");
+            if coef == 1 {
+                srcs.push(if s < t { &before[s * e..(s + 1) * e] } else { &after[(s - t - 1) * e..(s - t) * e] });
+            }
+        }
+        if srcs.as_slice().is_empty() {
+            out.fill(0);
+        } else {
+            engine::engine().xor_many(srcs.as_slice(), out);
+        }
+        return;
+    }
+    // Several targets (raid6 and rs: the lost data columns in one matrix multiply, the lost
+    // parity columns in another). They come in column order for the horizontal codes.
+    let mut target_slots: StackList<usize, MAX_STRIPE_COLUMNS> = StackList::new();
+    let carvable = stage.targets.len() <= MAX_STRIPE_COLUMNS && stage.sources.len() <= MAX_STRIPE_COLUMNS && {
+        stage.targets.iter().for_each(|&pos| target_slots.push(slot(rows, pos, count)));
+        target_slots.as_slice().windows(2).all(|w| w[0] < w[1])
+    };
+    if !carvable {
+        let mut elements: Vec<&mut [u8]> = bytes.chunks_exact_mut(e).collect();
+        run_stage(stage, rows, &mut elements);
+        return;
+    }
+    let targets = target_slots.as_slice();
+    // gaps[i]: the elements between target i-1 and target i (the last gap runs to the end).
+    let mut outs: StackList<&mut [u8], MAX_STRIPE_COLUMNS> = StackList::new();
+    let mut gaps: StackList<&[u8], { MAX_STRIPE_COLUMNS + 1 }> = StackList::new();
+    let mut rest: &mut [u8] = bytes;
+    let mut start = 0;
+    for &t in targets {
+        let (gap, tail) = rest.split_at_mut((t - start) * e);
+        let (out, tail) = tail.split_at_mut(e);
+        gaps.push(gap);
+        outs.push(out);
+        rest = tail;
+        start = t + 1;
+    }
+    gaps.push(rest);
+    let mut ins: StackList<&[u8], MAX_STRIPE_COLUMNS> = StackList::new();
+    for &pos in &stage.sources {
+        let s = slot(rows, pos, count);
+        let g = targets.partition_point(|&t| t < s);
+        assert!(g == targets.len() || targets[g] != s, "a stage never reads what it writes");
+        let gap_start = if g == 0 { 0 } else { targets[g - 1] + 1 };
+        ins.push(&gaps.as_slice()[g][(s - gap_start) * e..(s - gap_start + 1) * e]);
+    }
+    let n = ins.as_slice().len();
+    if stage.is_xor() {
+        for (t, out) in outs.as_mut_slice().iter_mut().enumerate() {
+            let row = &stage.coefs[t * n..(t + 1) * n];
+            let mut srcs: StackList<&[u8], MAX_STRIPE_COLUMNS> = StackList::new();
+            ins.as_slice().iter().zip(row).filter(|&(_, &c)| c == 1).for_each(|(s, _)| srcs.push(s));
+            combine(std::iter::repeat(1).take(srcs.as_slice().len()), srcs.as_slice(), out);
+        }
+    } else {
+        engine::engine().gf_matrix_mul(&stage.coefs, ins.as_slice(), outs.as_mut_slice());
+    }
+}
 
 /// Execute one stage on the stripe's elements (indexed column-major).
 fn run_stage(stage: &Stage, rows: usize, elements: &mut [&mut [u8]]) {

@@ -42,19 +42,36 @@ impl Stage {
 }
 
 /// How to rebuild one erasure pattern.
+///
+/// A source or target may be [`AUX`], a scratch element in memory that is on no device
+/// (EVENODD's adjuster S, see [`DecodePlan::build`]); `uses_aux` says whether any stage
+/// does. Planners that count device reads skip it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecodePlan {
     pub erased_cols: Vec<usize>,
     pub stages: Vec<Stage>,
+    pub uses_aux: bool,
 }
+
+/// One parity equation over positions: `sum coef * element = 0`, sorted by position.
+type Equation = Vec<(Pos, u8)>;
 
 impl DecodePlan {
     /// Build the plan for `erased_cols` (sorted, unique, in range, at most the tolerance:
     /// the caller checks).
+    ///
+    /// XOR codes whose parities share one data set three or more times (EVENODD's
+    /// adjuster S, in every diagonal parity; found by the same rule as the encode plan's
+    /// scratch element) get that set as an auxiliary unknown [`AUX`]: the equations that
+    /// contain the set hold AUX instead, and one more equation defines AUX as the set's
+    /// sum. Peeling and elimination treat AUX like a lost data element, except that it is
+    /// never solved for its own sake. With two lost data columns EVENODD's S is then
+    /// computed once (from all P and Q, as the paper's decoder does) and read as one
+    /// element by each diagonal, instead of expanded into every diagonal's recipe.
     pub fn build(g: &Geometry, erased_cols: &[usize]) -> Result<DecodePlan, CodeError> {
         assert!(erased_cols.windows(2).all(|w| w[0] < w[1]), "erased columns sorted and unique");
         assert!(erased_cols.iter().all(|&c| c < g.cols));
-        let erased = |pos: Pos| erased_cols.binary_search(&pos.col).is_ok();
+        let erased = |pos: Pos| pos != AUX && erased_cols.binary_search(&pos.col).is_ok();
         let mut stages = Vec::new();
 
         // Empty cells of erased columns hold zeros by definition.
@@ -66,28 +83,44 @@ impl DecodePlan {
             stages.push(Stage { targets: empty, sources: Vec::new(), coefs: Vec::new() });
         }
 
-        let mut unknown: BTreeSet<usize> = (0..g.data_count()).filter(|&d| erased(g.data_pos[d])).collect();
+        let xor_only = g.parity_terms.iter().flatten().all(|t| t.coef == 1);
+        let shared = if xor_only { shared_subset(g) } else { None };
+        let mut unknown: BTreeSet<Pos> = g.data_pos.iter().copied().filter(|&pos| erased(pos)).collect();
         let equations: Vec<usize> = (0..g.parity_count()).filter(|&p| !erased(g.parity_pos[p])).collect();
 
         // 1. Peeling, over the surviving parities' equations written over positions
         //    (`parity + sum coef * data = 0`). For XOR codes the sums of two equations that
         //    are no longer than the longer of the two are added: they restore the papers'
         //    unexpanded chains (RDP's diagonal through the row parity, HDP's horizontal-
-        //    diagonal row through its anti-diagonal parity, EVENODD's diagonals without S),
-        //    which the expanded `parity_terms` hide. Among the equations with exactly one
-        //    unknown left, the shortest is used, so recipes read as little as possible.
-        let xor_only = g.parity_terms.iter().flatten().all(|t| t.coef == 1);
-        let mut eqs: Vec<Vec<(Pos, u8)>> = equations
+        //    diagonal row through its anti-diagonal parity), which the expanded
+        //    `parity_terms` hide. Among the equations with exactly one unknown left, the
+        //    shortest is used, so recipes read as little as possible.
+        let mut eqs: Vec<Equation> = equations
             .iter()
             .map(|&p| {
-                let mut e: Vec<(Pos, u8)> = g.parity_terms[p].iter().map(|t| (g.data_pos[t.data], t.coef)).collect();
+                let own: Vec<usize> = g.parity_terms[p].iter().map(|t| t.data).collect();
+                let mut e: Equation = match &shared {
+                    Some(set) if is_subset(set, &own) => {
+                        let mut e: Equation = own.iter().filter(|d| set.binary_search(d).is_err()).map(|&d| (g.data_pos[d], 1)).collect();
+                        e.push((AUX, 1));
+                        e
+                    }
+                    _ => g.parity_terms[p].iter().map(|t| (g.data_pos[t.data], t.coef)).collect(),
+                };
                 e.push((g.parity_pos[p], 1));
                 e.sort_unstable();
                 e
             })
             .collect();
+        if let Some(set) = &shared {
+            let mut e: Equation = set.iter().map(|&d| (g.data_pos[d], 1)).collect();
+            e.push((AUX, 1));
+            e.sort_unstable();
+            eqs.push(e);
+            unknown.insert(AUX);
+        }
+        let base = eqs.len();
         if xor_only {
-            let base = eqs.len();
             for i in 0..base {
                 for j in i + 1..base {
                     let sum = sym_diff(&eqs[i], &eqs[j]);
@@ -97,38 +130,39 @@ impl DecodePlan {
                 }
             }
         }
-        let is_unknown = |pos: Pos, unknown: &BTreeSet<usize>| matches!(g.cell(pos), Cell::Data(d) if unknown.contains(&d));
-        let mut left: Vec<usize> = eqs.iter().map(|e| e.iter().filter(|(pos, _)| is_unknown(*pos, &unknown)).count()).collect();
+        let mut left: Vec<usize> = eqs.iter().map(|e| e.iter().filter(|(pos, _)| unknown.contains(pos)).count()).collect();
         let mut containing: BTreeMap<Pos, Vec<usize>> = BTreeMap::new();
         for (i, e) in eqs.iter().enumerate() {
-            for &(pos, _) in e.iter().filter(|(pos, _)| is_unknown(*pos, &unknown)) {
+            for &(pos, _) in e.iter().filter(|(pos, _)| unknown.contains(pos)) {
                 containing.entry(pos).or_default().push(i);
             }
         }
+        // Lost data left to rebuild (AUX is only ever a means).
+        let data_left = |unknown: &BTreeSet<Pos>| unknown.iter().any(|&pos| pos != AUX);
         // 2. When peeling stalls: Gaussian elimination over GF(2^8) on the unknowns left.
         //    GF codes (raid6, rs) take every remaining unknown from it in one stage (one
         //    matrix multiply, as ISA-L decodes). XOR codes take only the unknown with the
-        //    shortest recipe and go back to peeling: for EVENODD, once the adjuster's
-        //    elements in the lost columns are known, the diagonal chains run again.
+        //    shortest recipe and go back to peeling: for EVENODD, once S is known, the
+        //    diagonal chains run again.
         loop {
-            while let Some(i) = (0..eqs.len()).filter(|&i| left[i] == 1).min_by_key(|&i| eqs[i].len()) {
+            while data_left(&unknown) {
+                let Some(i) = (0..eqs.len()).filter(|&i| left[i] == 1).min_by_key(|&i| eqs[i].len()) else { break };
                 let e = &eqs[i];
-                let &(target, coef) = e.iter().find(|(pos, _)| is_unknown(*pos, &unknown)).expect("one unknown left");
+                let &(target, coef) = e.iter().find(|(pos, _)| unknown.contains(pos)).expect("one unknown left");
                 let scale = gf256::inv(coef);
                 let others = e.iter().filter(|(pos, _)| *pos != target);
                 let sources = others.clone().map(|&(pos, _)| pos).collect();
                 let coefs = others.map(|&(_, c)| gf256::mul(scale, c)).collect();
                 stages.push(Stage { targets: vec![target], sources, coefs });
-                let Cell::Data(d) = g.cell(target) else { unreachable!("unknowns are data") };
-                unknown.remove(&d);
+                unknown.remove(&target);
                 for &j in &containing[&target] {
                     left[j] -= 1;
                 }
             }
-            if unknown.is_empty() {
+            if !data_left(&unknown) {
                 break;
             }
-            let block = eliminate(g, &unknown, &equations, erased_cols)?;
+            let block = eliminate(g, &unknown, &eqs[..base], erased_cols)?;
             if !xor_only {
                 stages.push(block);
                 unknown.clear();
@@ -140,8 +174,7 @@ impl DecodePlan {
             let target = block.targets[best];
             let sources = (0..n).filter(|&s| row[s] != 0).map(|s| block.sources[s]).collect::<Vec<_>>();
             stages.push(Stage { targets: vec![target], coefs: vec![1; sources.len()], sources });
-            let Cell::Data(d) = g.cell(target) else { unreachable!("unknowns are data") };
-            unknown.remove(&d);
+            unknown.remove(&target);
             for &j in &containing[&target] {
                 left[j] -= 1;
             }
@@ -165,13 +198,19 @@ impl DecodePlan {
                 coefs,
             });
         }
-        if g.parity_terms.iter().flatten().all(|t| t.coef == 1) {
-            stages = shorten_xor_stages(g, erased_cols, stages);
+        if xor_only {
+            // The AUX-form equations too (their sums with the expanded ones are the
+            // expanded ones), so a rebuilt S shortens recipes that contain its set.
+            let aux_forms: Vec<Vec<Pos>> =
+                if shared.is_some() { eqs[..base].iter().map(|e| e.iter().map(|&(pos, _)| pos).collect()).collect() } else { Vec::new() };
+            stages = shorten_xor_stages(g, erased_cols, stages, aux_forms);
         }
-        Ok(DecodePlan { erased_cols: erased_cols.to_vec(), stages })
+        let uses_aux = stages.iter().any(|s| s.targets.contains(&AUX) || s.sources.contains(&AUX));
+        Ok(DecodePlan { erased_cols: erased_cols.to_vec(), stages, uses_aux })
     }
 
-    /// Elements read (sources summed over stages): the plan's cost.
+    /// Elements read (sources summed over stages): the plan's cost. The scratch element
+    /// [`AUX`] counts like any other.
     pub fn reads(&self) -> usize {
         self.stages.iter().map(|s| s.sources.len() * s.targets.len().max(1)).sum()
     }
@@ -185,9 +224,9 @@ impl DecodePlan {
 /// rewrite is taken while it shortens S and reads only available elements (surviving, or
 /// rebuilt by an earlier stage), never the target itself. Multi-target stages are split
 /// into one stage per target first (XOR stages run target by target anyway).
-fn shorten_xor_stages(g: &Geometry, erased_cols: &[usize], stages: Vec<Stage>) -> Vec<Stage> {
-    let erased = |pos: Pos| erased_cols.binary_search(&pos.col).is_ok();
-    let equations: Vec<Vec<Pos>> = (0..g.parity_count())
+fn shorten_xor_stages(g: &Geometry, erased_cols: &[usize], stages: Vec<Stage>, extra_equations: Vec<Vec<Pos>>) -> Vec<Stage> {
+    let erased = |pos: Pos| pos != AUX && erased_cols.binary_search(&pos.col).is_ok();
+    let mut equations: Vec<Vec<Pos>> = (0..g.parity_count())
         .filter(|&p| !erased(g.parity_pos[p]))
         .map(|p| {
             let mut e: Vec<Pos> = g.parity_terms[p].iter().map(|t| g.data_pos[t.data]).collect();
@@ -196,6 +235,7 @@ fn shorten_xor_stages(g: &Geometry, erased_cols: &[usize], stages: Vec<Stage>) -
             e
         })
         .collect();
+    equations.extend(extra_equations);
     let mut rebuilt: BTreeSet<Pos> = BTreeSet::new();
     let mut out = Vec::with_capacity(stages.len());
     for stage in stages {
@@ -208,7 +248,8 @@ fn shorten_xor_stages(g: &Geometry, erased_cols: &[usize], stages: Vec<Stage>) -
         for (t, &target) in stage.targets.iter().enumerate() {
             let mut sources: Vec<Pos> = (0..n).filter(|&s| stage.coefs[t * n + s] == 1).map(|s| stage.sources[s]).collect();
             sources.sort_unstable();
-            let available = |pos: &Pos| !erased(*pos) || rebuilt.contains(pos);
+            // AUX is in memory only once a stage has computed it.
+            let available = |pos: &Pos| if *pos == AUX { rebuilt.contains(pos) } else { !erased(*pos) || rebuilt.contains(pos) };
             // Each accepted rewrite shortens the list, so this loop runs at most n times.
             loop {
                 let best = equations
@@ -251,26 +292,26 @@ fn sym_diff<T: Ord + Copy>(a: &[T], b: &[T]) -> Vec<T> {
     out
 }
 
-/// Solve the remaining unknowns by Gauss-Jordan elimination. Every surviving parity gives
-/// one row: sum_{u unknown} a_u x_u = parity + sum_{other data} c x (the right side over
-/// known or already-rebuilt elements).
-fn eliminate(g: &Geometry, unknown: &BTreeSet<usize>, equations: &[usize], erased_cols: &[usize]) -> Result<Stage, CodeError> {
-    let unknowns: Vec<usize> = unknown.iter().copied().collect();
+/// Solve the remaining unknowns by Gauss-Jordan elimination. Every equation gives one
+/// row: sum_{u unknown} a_u x_u = the rest of the equation (over known or already-rebuilt
+/// elements).
+fn eliminate(g: &Geometry, unknown: &BTreeSet<Pos>, equations: &[Equation], erased_cols: &[usize]) -> Result<Stage, CodeError> {
+    let unknowns: Vec<Pos> = unknown.iter().copied().collect();
     let n = unknowns.len();
-    // Right-hand sides range over every position of the grid (dense; grids are small:
-    // at most ~16 K positions and 2 * 127 equations).
-    let width = g.rows * g.cols;
-    let slot = |pos: Pos| pos.row * g.cols + pos.col;
+    // Right-hand sides range over every position of the grid plus AUX (dense; grids are
+    // small: at most ~16 K positions and 2 * 127 equations).
+    let width = g.rows * g.cols + 1;
+    let slot = |pos: Pos| if pos == AUX { width - 1 } else { pos.row * g.cols + pos.col };
+    let position = |s: usize| if s == width - 1 { AUX } else { Pos { row: s / g.cols, col: s % g.cols } };
     let mut lhs: Vec<Vec<u8>> = Vec::with_capacity(equations.len());
     let mut rhs: Vec<Vec<u8>> = Vec::with_capacity(equations.len());
-    for &p in equations {
+    for e in equations {
         let mut a = vec![0u8; n];
         let mut b = vec![0u8; width];
-        b[slot(g.parity_pos[p])] = 1;
-        for t in &g.parity_terms[p] {
-            match unknowns.binary_search(&t.data) {
-                Ok(u) => a[u] = t.coef,
-                Err(_) => b[slot(g.data_pos[t.data])] ^= t.coef,
+        for &(pos, coef) in e {
+            match unknowns.binary_search(&pos) {
+                Ok(u) => a[u] ^= coef,
+                Err(_) => b[slot(pos)] ^= coef,
             }
         }
         if a.iter().any(|&c| c != 0) {
@@ -302,12 +343,12 @@ fn eliminate(g: &Geometry, unknown: &BTreeSet<usize>, equations: &[usize], erase
     }
     // Rows 0..n are now the identity on the left: unknown u = rhs[u].
     let used: Vec<usize> = (0..width).filter(|&s| (0..n).any(|u| rhs[u][s] != 0)).collect();
-    let sources: Vec<Pos> = used.iter().map(|&s| Pos { row: s / g.cols, col: s % g.cols }).collect();
+    let sources: Vec<Pos> = used.iter().map(|&s| position(s)).collect();
     let mut coefs = Vec::with_capacity(n * used.len());
     for row in rhs.iter().take(n) {
         coefs.extend(used.iter().map(|&s| row[s]));
     }
-    Ok(Stage { targets: unknowns.iter().map(|&d| g.data_pos[d]).collect(), sources, coefs })
+    Ok(Stage { targets: unknowns, sources, coefs })
 }
 
 fn scale_row(row: &mut [u8], c: u8) {

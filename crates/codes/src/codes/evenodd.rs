@@ -6,7 +6,11 @@
 //!   S         = XOR_{t=1}^{p-1} a(p-1-t, t)              (the "adjuster")
 //!   a(l, p+1) = S ^ XOR_{t=0}^{p-1} a(⟨l-t⟩_p, t)          for l = 0..p-2.
 //! S is not stored; it is expanded into every diagonal parity, so `parity_terms` says
-//! honestly that a data element on diagonal p-1 touches every diagonal parity.
+//! honestly that a data element on diagonal p-1 touches every diagonal parity. Encode and
+//! decode do not read it expanded: both compute S once into a scratch element (the solver
+//! finds S as the data set three or more parities share; with two lost data columns the
+//! decoder gets S from all row and diagonal parities, as the paper's decoder does), so a
+//! rebuilt element reads about p + 1 elements at p = 13 (13.96) instead of ~19.
 
 use std::collections::BTreeMap;
 

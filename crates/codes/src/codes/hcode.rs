@@ -8,10 +8,18 @@
 //! lands on the imaginary row, so each chain holds p-1 data elements, and no chain meets
 //! another parity (that would need i = p-1).
 //!
-//! Reading chosen: the seed (D-Code paper) gives only "one horizontal parity disk, diagonal
-//! parities among the other disks"; the equations above are our reading of the H-Code
-//! paper's Eq. (1) and (2). The exhaustive two-column decode test is the check that this
-//! construction is MDS for p in {3, 5, 7, 11, 13}.
+//! Reading chosen, and how it was checked: the seed (D-Code paper) gives only "one
+//! horizontal parity disk, diagonal parities among the other disks". The H-Code paper's
+//! own text (its Eq. (1), (2) and worked example) was not reachable: a search of the stored
+//! public web pages, documentation and GitHub code for the paper (titles, authors, the
+//! equations' wording) found only its abstract. The equations above do match, index for
+//! index, an independent public implementation: the DiskSim erasure-code extension by
+//! zyz915 (github.com/RainyLi/Disksim_Erasure, src/disksim_erasure.c, `hcode_initialize`:
+//! horizontal chain r over C(r, c), c != r+1, parity C(r, p); anti-diagonal chain r over
+//! C((c + p - r - 2) % p, c) for (c + p - r - 1) % p != 0, parity C(r, r+1)). The test
+//! `hcode_chains_match_an_independent_implementation` (tests/api.rs) pins that
+//! implementation's chains for p in {5, 7, 11, 13} and the p = 5 row-0 chains by hand; the
+//! exhaustive two-column decode test checks MDS for p in {3, 5, 7, 11, 13}.
 
 use std::collections::BTreeMap;
 

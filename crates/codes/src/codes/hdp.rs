@@ -12,9 +12,19 @@
 //! diagonal parity, expanded, covers its row's p-3 data elements plus the p-3 data
 //! elements of its row's anti-diagonal chain.
 //!
-//! Reading chosen: the seed says only "horizontal-diagonal and anti-diagonal parities,
-//! evenly distributed"; the equations above are our reading of the HDP paper's Eq. (1) and
-//! (2). The exhaustive two-column decode test checks that it is MDS for p in {5, 7, 11, 13}.
+//! Reading chosen: the seed says only "HDP code uses both horizontal parities and diagonal
+//! parities, and evenly distributes all parities in the middle of stripe" (section II),
+//! which this layout satisfies (two parities per column, on the two diagonals). The
+//! equations above are a reading of the HDP paper from memory, NOT checked against its
+//! text: the original definitions (Eq. (1), (2), Fig. 2 of the DSN 2011 paper) could not be
+//! found. Searched: the stored public web pages ("HDP code horizontal-diagonal parity RAID-6
+//! Wu", the equations' wording: only the abstract came back), documentation pages, and
+//! GitHub code ("horizontal-diagonal parity", "HDP code", "CODE_HDP", "hdp_initialize":
+//! no implementation; the DiskSim erasure extension that implements H-Code has no HDP).
+//! What is checked: the exhaustive decode test (every pair of columns, p in {5, 7, 11, 13})
+//! shows the construction is MDS, and the I/O-load evaluation uses it as one candidate
+//! reading. If the paper's chains differ (e.g. another anti-diagonal slope), HDP's numbers
+//! in docs/results would change.
 
 use std::collections::BTreeMap;
 
