@@ -264,12 +264,17 @@ const _: () = assert!(codes::MAX_COLUMNS <= MAX_STRIPE_COLUMNS);
 struct ErasureKey([u64; MAX_STRIPE_COLUMNS / 64]);
 
 impl ErasureKey {
-    fn insert(&mut self, col: usize) {
+    /// Add a column; true if it was not in the set yet. Callers count columns from this
+    /// rather than with a popcount afterwards: the baseline x86-64 target has no popcnt
+    /// instruction, and re-reading the words just written (16 bytes at a time) stalls on
+    /// store forwarding; together they cost a fifth of a 4 KiB raid5 decode.
+    #[inline(always)]
+    fn insert(&mut self, col: usize) -> bool {
         assert!(col < MAX_STRIPE_COLUMNS);
-        self.0[col / 64] |= 1 << (col % 64);
-    }
-    fn len(&self) -> usize {
-        self.0.iter().map(|w| w.count_ones() as usize).sum()
+        let (word, bit) = (col / 64, 1u64 << (col % 64));
+        let new = self.0[word] & bit == 0;
+        self.0[word] |= bit;
+        new
     }
     /// The erased columns, sorted and unique (what [`DecodePlan::build`] takes).
     fn columns(&self) -> Vec<usize> {
@@ -293,6 +298,7 @@ struct RecentPlans {
 }
 
 impl RecentPlans {
+    #[inline(always)]
     fn find(&self, plans_id: u64, key: ErasureKey) -> Option<&Arc<DecodePlan>> {
         self.slots.iter().flatten().find(|(id, k, _)| *id == plans_id && *k == key).map(|(_, _, plan)| plan)
     }
@@ -435,15 +441,18 @@ impl Code {
     }
     /// Check an erasure pattern and make its key: every column exists, and no more columns
     /// than the code tolerates.
+    // Inlined into decode so the key stays in registers: returned through memory it is
+    // written 8 bytes at a time and read back 16 at a time, a store-forwarding stall.
+    #[inline(always)]
     fn erasure_key(&self, erased_cols: &[usize]) -> Result<ErasureKey, CodeError> {
         let g = &self.geometry;
         if let Some(col) = erased_cols.iter().copied().filter(|&c| c >= g.cols).min() {
             return Err(CodeError::BadColumn { col, cols: g.cols });
         }
         let mut key = ErasureKey::default();
-        erased_cols.iter().for_each(|&c| key.insert(c));
-        if key.len() > g.fault_tolerance {
-            return Err(CodeError::TooManyErasures { code: self.spec.to_string(), erased: key.len(), tolerance: g.fault_tolerance });
+        let erased = erased_cols.iter().filter(|&&c| key.insert(c)).count();
+        if erased > g.fault_tolerance {
+            return Err(CodeError::TooManyErasures { code: self.spec.to_string(), erased, tolerance: g.fault_tolerance });
         }
         Ok(key)
     }
