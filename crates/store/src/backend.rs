@@ -96,6 +96,8 @@ pub enum BackendError {
     Unavailable { oss: String, why: String },
     #[error("OSS {oss}: checksum mismatch in {key} block {block}: the bytes on disk were silently corrupted; `exaraid store scrub --repair` rebuilds them from parity")]
     Corrupt { oss: String, key: ElementKey, block: usize },
+    #[error("OSS {oss}: {key} is absent (its zone file is missing or too short: deleted or truncated outside exaraid); reads rebuild it from parity and `exaraid store scrub --repair` rewrites it")]
+    Missing { oss: String, key: ElementKey },
     #[error("OSS {oss} is full ({why}); free space or add capacity, nothing was written")]
     NoSpace { oss: String, why: String },
     #[error("OSS {oss}: {why}")]
@@ -107,6 +109,11 @@ pub enum BackendError {
 impl BackendError {
     pub fn is_corrupt(&self) -> bool {
         matches!(self, BackendError::Corrupt { .. })
+    }
+    /// The element's slot is not on the OSS. Whether that is a loss (the element was written)
+    /// or a never-written element is the caller's call: only the store knows what it wrote.
+    pub fn is_missing(&self) -> bool {
+        matches!(self, BackendError::Missing { .. })
     }
     pub fn is_unavailable(&self) -> bool {
         matches!(self, BackendError::Unavailable { .. })
@@ -125,7 +132,9 @@ pub trait Backend: Send + Sync {
     /// Is the OSS reachable and usable?
     fn healthy(&self) -> bool;
     /// Read `buf.len()` bytes at `offset` of an element, verifying the checksum of every
-    /// block touched. Never-written blocks read as zeros.
+    /// block touched. Never-written blocks of a slot that exists read as zeros; a slot that
+    /// does not exist (zone file missing or shorter than the slot) is `Missing`, so that a
+    /// deleted or truncated file is never mistaken for zeros.
     fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError>;
     /// Write bytes at `offset` of an element and update the checksums of the blocks touched.
     /// A write that does not cover whole blocks reads (and verifies) the rest of its edge
@@ -176,6 +185,12 @@ pub struct OssLabel {
 }
 
 pub const LABEL_FILE: &str = "exaraid-oss.json";
+/// How many slots of each zone file were ever written: `[[object, "zone", slots], ...]`.
+/// Why: a slot past the end of its zone file is either never written (reads as zeros) or was
+/// deleted/truncated behind the store's back (a loss that must be rebuilt from parity, never
+/// read as zeros); only this record tells the two apart. Written at `sync` when it grew (so
+/// it is durable before any write it covers is acknowledged) and on removal.
+pub const EXTENTS_FILE: &str = "exaraid-extents.json";
 
 /// An OSS that is a directory: `<dir>/exaraid-oss.json` and `<dir>/objects/<object>.<zone>`.
 pub struct DirBackend {
@@ -189,6 +204,9 @@ pub struct DirBackend {
     files: Mutex<HashMap<(u64, Zone), Arc<File>>>,
     dirty: Mutex<HashSet<(u64, Zone)>>,
     new_files: AtomicBool,
+    /// Slots ever written per zone file (see [`EXTENTS_FILE`]) and whether it changed since
+    /// it was last written.
+    extents: Mutex<(HashMap<(u64, Zone), u64>, bool)>,
 }
 
 impl DirBackend {
@@ -205,6 +223,11 @@ impl DirBackend {
             });
         }
         let text = serde_json::to_string_pretty(label).expect("label serialises");
+        // A fresh OSS holds nothing yet: an extents record left by an earlier use goes.
+        match std::fs::remove_file(dir.join(EXTENTS_FILE)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_err(e)),
+            _ => {}
+        }
         crate::superblock::write_atomic(&label_path, text.as_bytes()).map_err(io_err)?;
         Self::open(dir, label, capacity_bytes)
     }
@@ -223,6 +246,7 @@ impl DirBackend {
             files: Mutex::new(HashMap::new()),
             dirty: Mutex::new(HashSet::new()),
             new_files: AtomicBool::new(false),
+            extents: Mutex::new((HashMap::new(), false)),
         };
         assert!(expect.element_bytes >= ELEMENT_BYTES_MIN && expect.element_bytes <= ELEMENT_BYTES_MAX);
         assert_eq!(expect.element_bytes % CHECKSUM_BLOCK_BYTES, 0);
@@ -254,6 +278,22 @@ impl DirBackend {
             }
         }
         backend.used_bytes.store(used, Ordering::SeqCst);
+        let extents_path = dir.join(EXTENTS_FILE);
+        match std::fs::read(&extents_path) {
+            Ok(text) => {
+                let rows: Vec<(u64, Zone, u64)> = serde_json::from_slice(&text).map_err(|e| BackendError::BadRequest {
+                    oss: oss.clone(),
+                    why: format!(
+                        "its extents record {} is unreadable ({e}); without it lost zone files cannot be told from unwritten ones. Delete it only if you accept that, then run `exaraid store scrub`",
+                        extents_path.display()
+                    ),
+                })?;
+                backend.extents.lock().0 = rows.into_iter().map(|(o, z, n)| ((o, z), n)).collect();
+            }
+            // A store made before this record existed: every absent slot reads as never written.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(backend.map_io(e)),
+        }
         Ok(backend)
     }
 
@@ -339,6 +379,44 @@ impl DirBackend {
         }
     }
 
+    /// Was the slot of `key` written but is no longer whole in its zone file (the file was
+    /// deleted or truncated behind the store's back)? Every write makes its slot whole
+    /// (`reserve` allocates it, `write_blocks` extends the file to its end) and records it in
+    /// the extents, so an absent slot below the recorded count is a loss.
+    fn slot_lost(&self, key: ElementKey) -> Result<bool, BackendError> {
+        let written = self.extents.lock().0.get(&(key.object, key.zone)).is_some_and(|&n| key.slot < n);
+        if !written {
+            return Ok(false);
+        }
+        let Some(file) = self.file(key.object, key.zone, false)? else { return Ok(true) };
+        let len = file.metadata().map_err(|e| self.map_io(e))?.len();
+        Ok(len < (key.slot + 1) * self.slot_bytes())
+    }
+
+    /// Record that the slot of `key` holds written bytes (persisted by the next `sync`).
+    fn note_written(&self, key: ElementKey) {
+        let mut extents = self.extents.lock();
+        let slots = extents.0.entry((key.object, key.zone)).or_insert(0);
+        if *slots <= key.slot {
+            *slots = key.slot + 1;
+            extents.1 = true;
+        }
+    }
+
+    /// Write the extents record if it changed.
+    fn persist_extents(&self) -> Result<(), BackendError> {
+        let mut extents = self.extents.lock();
+        if !extents.1 {
+            return Ok(());
+        }
+        let mut rows: Vec<(u64, Zone, u64)> = extents.0.iter().map(|(&(o, z), &n)| (o, z, n)).collect();
+        rows.sort();
+        let text = serde_json::to_vec(&rows).expect("extents serialise");
+        crate::superblock::write_atomic(&self.dir.join(EXTENTS_FILE), &text).map_err(|e| self.map_io(e))?;
+        extents.1 = false;
+        Ok(())
+    }
+
     /// Read blocks `b0..b1` of a slot with their stored crcs (zeros past end of file).
     fn read_blocks(&self, key: ElementKey, b0: usize, b1: usize) -> Result<(Vec<u8>, Vec<u32>), BackendError> {
         let n = b1 - b0;
@@ -390,6 +468,13 @@ impl DirBackend {
         file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64).map_err(|e| self.map_io(e))?;
         file.write_all_at(&raw, base + (self.element_bytes + b0 * CRC_BYTES) as u64)
             .map_err(|e| self.map_io(e))?;
+        // Invariant: a slot ever written is whole in its file, so a slot that is absent or
+        // cut short was deleted or truncated from outside (see `slot_lost`).
+        let end = base + self.slot_bytes();
+        if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
+            file.set_len(end).map_err(|e| self.map_io(e))?;
+        }
+        self.note_written(key);
         self.dirty.lock().insert((key.object, key.zone));
         Ok(())
     }
@@ -451,6 +536,9 @@ impl Backend for DirBackend {
         }
         let b0 = offset / CHECKSUM_BLOCK_BYTES;
         let b1 = (offset + buf.len()).div_ceil(CHECKSUM_BLOCK_BYTES);
+        if self.slot_lost(key)? {
+            return Err(BackendError::Missing { oss: self.oss(), key });
+        }
         let (data, crcs) = self.read_blocks(key, b0, b1)?;
         if let Some(&block) = self.check_blocks(key, b0, &data, &crcs).first() {
             return Err(BackendError::Corrupt { oss: self.oss(), key, block });
@@ -522,6 +610,7 @@ impl Backend for DirBackend {
                 f.sync_data().map_err(|e| self.map_io(e))?;
             }
         }
+        self.persist_extents()?;
         if self.new_files.swap(false, Ordering::SeqCst) {
             // New zone files: their directory entries must be durable too.
             let d = File::open(self.dir.join("objects")).map_err(|e| self.map_io(e))?;
@@ -579,6 +668,14 @@ impl Backend for DirBackend {
 
     fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
         self.check_up()?;
+        // Forget its extents durably first: a crash after this leaves a file nobody reads.
+        {
+            let mut extents = self.extents.lock();
+            if extents.0.remove(&(object, zone)).is_some() {
+                extents.1 = true;
+            }
+        }
+        self.persist_extents()?;
         self.files.lock().remove(&(object, zone));
         self.dirty.lock().remove(&(object, zone));
         let path = self.path(object, zone);

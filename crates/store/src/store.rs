@@ -39,7 +39,7 @@ use exaraid_plan::{
 use parking_lot::{Condvar, Mutex};
 use serde::Serialize;
 
-use crate::backend::{Backend, DirBackend, ElementKey, OssLabel, Zone, ELEMENT_BYTES_MAX, ELEMENT_BYTES_MIN};
+use crate::backend::{Backend, DirBackend, ElementKey, OssLabel, Zone, CHECKSUM_BLOCK_BYTES, ELEMENT_BYTES_MAX, ELEMENT_BYTES_MIN};
 use crate::journal::Journal;
 use crate::state::{Input, OssOps, Rec, State, Window};
 use crate::superblock::{read_checked, write_checked, StoredCode, Superblock, WritePath, FORMAT_VERSION};
@@ -1176,7 +1176,9 @@ impl Store {
             let key = self.key(zone, file, a);
             match self.backends[oss].read(key, off, &mut buf[done..done + n]) {
                 Ok(()) => {}
-                Err(err) if (err.is_unavailable() || err.is_corrupt()) && zone != PlanZone::Cache => {
+                // Missing: the planner says these bytes are here, so they were written and
+                // the slot was deleted or truncated outside exaraid; never read it as zeros.
+                Err(err) if (err.is_unavailable() || err.is_corrupt() || err.is_missing()) && zone != PlanZone::Cache => {
                     if err.is_unavailable() {
                         self.note_failed(oss)?;
                     }
@@ -1184,7 +1186,7 @@ impl Store {
                     let from = element.offset_bytes as usize + done;
                     buf[done..done + n].copy_from_slice(&whole[from..from + n]);
                 }
-                Err(err) if err.is_unavailable() || err.is_corrupt() => {
+                Err(err) if err.is_unavailable() || err.is_corrupt() || err.is_missing() => {
                     if err.is_unavailable() {
                         if core.is_some() {
                             self.backends[oss].set_failed(true);
@@ -1268,7 +1270,8 @@ impl Store {
     }
 
     /// Read a whole home stripe; returns it with the columns that could not be read (failed
-    /// OSS or checksum mismatch), which are left zero.
+    /// OSS, checksum mismatch, or a written element whose slot is gone), which are left zero,
+    /// and the corrupt or missing elements (row, col, blocks).
     fn read_home_stripe(&self, file: u64, stripe: u64) -> Result<(StripeBuf, Vec<usize>, Vec<(usize, usize, Vec<usize>)>), StoreError> {
         let g = self.layout.geometry();
         let e = self.sb.element_bytes;
@@ -1288,6 +1291,11 @@ impl Store {
                         corrupt.push((row, col, blocks));
                         erased.insert(col);
                     }
+                    Err(err) if err.is_missing() => {
+                        // Written, then deleted or truncated outside exaraid: every block is lost.
+                        corrupt.push((row, col, (0..e / CHECKSUM_BLOCK_BYTES).collect()));
+                        erased.insert(col);
+                    }
                     Err(err) if err.is_unavailable() => {
                         erased.insert(col);
                     }
@@ -1300,7 +1308,6 @@ impl Store {
 
     /// Rebuild one home element from the rest of its stripe (degraded read).
     fn rebuild_element(&self, file: u64, stripe: u64, pos: Pos) -> Result<Vec<u8>, StoreError> {
-        let _ = self.tolerance();
         let (mut buf, mut erased, _) = self.read_home_stripe(file, stripe)?;
         if !erased.contains(&pos.col) {
             erased.push(pos.col); // the caller could not read it even if this pass could
