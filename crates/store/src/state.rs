@@ -65,6 +65,10 @@ pub struct Window {
 pub enum Rec {
     Create { name: String, id: u64 },
     Remove { name: String },
+    /// `from` (a complete new content, written under a temporary name) takes the name `to`;
+    /// a file that had the name `to` is dropped. Why: `put` over an existing file must not
+    /// lose the old content when the new one cannot be written (a full OSS).
+    Replace { from: String, to: String },
     /// A planner input (not fsync'd by itself: the `Durable` record that follows is).
     Input(Input),
     /// These plans' writes are on stable storage: the writes they carry are acknowledged.
@@ -111,6 +115,13 @@ impl State {
             Rec::Create { name, id } => {
                 self.files.insert(name.clone(), FileMeta { id: *id, size_bytes: 0 });
                 self.next_file_id = self.next_file_id.max(id + 1);
+            }
+            Rec::Replace { from, to } => {
+                if let Some(meta) = self.files.remove(from) {
+                    if let Some(old) = self.files.insert(to.clone(), meta) {
+                        self.windows.retain(|_, w| w.file != old.id);
+                    }
+                }
             }
             Rec::Remove { name } => {
                 if let Some(meta) = self.files.remove(name) {

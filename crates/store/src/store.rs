@@ -585,7 +585,8 @@ impl Store {
     // ---------------------------------------------------------------- files
 
     pub fn list(&self) -> Vec<(String, u64)> {
-        self.core.lock().state.files.iter().map(|(n, m)| (n.clone(), m.size_bytes)).collect()
+        // Names with NUL are `put`'s temporary files (one left by a crash is not a user's file).
+        self.core.lock().state.files.iter().filter(|(n, _)| !n.contains('\0')).map(|(n, m)| (n.clone(), m.size_bytes)).collect()
     }
 
     /// The planner's file id of `name` (its object name on every OSS).
@@ -621,6 +622,16 @@ impl Store {
     pub fn remove(&self, name: &str) -> Result<(), StoreError> {
         self.check_usable()?;
         let (id, _) = self.file(name)?;
+        self.detach(id)?;
+        let mut core = self.core.lock();
+        self.journal(&mut core, Rec::Remove { name: name.to_string() }, true)?;
+        drop(core);
+        self.remove_objects(id)
+    }
+
+    /// Before a file's metadata goes: nothing of it may stay in the cache zone and its open
+    /// windows end.
+    fn detach(&self, id: u64) -> Result<(), StoreError> {
         {
             let core = self.core.lock();
             let cached = self.cached_extents(&core, id)?;
@@ -636,7 +647,10 @@ impl Store {
         for token in tokens {
             self.journal(&mut core, Rec::WindowEnd { token }, false)?;
         }
-        self.journal(&mut core, Rec::Remove { name: name.to_string() }, true)?;
+        Ok(())
+    }
+
+    fn remove_objects(&self, id: u64) -> Result<(), StoreError> {
         for b in &self.backends {
             if b.healthy() {
                 b.remove_object(id)?;
@@ -645,17 +659,46 @@ impl Store {
         Ok(())
     }
 
-    /// Store `data` as file `name`, replacing any previous content.
+    /// Store `data` as file `name`, replacing any previous content. Over an existing file the
+    /// new content is written first under a temporary name and then takes the name, so a put
+    /// that fails (a full OSS) leaves the old content whole; it needs room for both meanwhile.
     pub fn put(&self, name: &str, data: &[u8]) -> Result<(), StoreError> {
         check_name(name)?;
-        if self.core.lock().state.files.contains_key(name) {
-            self.remove(name)?;
+        self.check_usable()?;
+        let old = self.core.lock().state.files.get(name).map(|m| m.id);
+        let Some(old) = old else {
+            self.file_or_create(name)?;
+            if !data.is_empty() {
+                self.write(name, 0, data)?;
+            }
+            return Ok(());
+        };
+        // NUL is refused in user names (`check_name`), so this name is never a user's file.
+        let temp = format!("{name}\0put");
+        if self.core.lock().state.files.contains_key(&temp) {
+            self.remove(&temp)?; // left by a put that crashed: never acknowledged
         }
-        self.file_or_create(name)?;
+        let id = {
+            let mut core = self.core.lock();
+            let id = core.state.next_file_id;
+            self.journal(&mut core, Rec::Create { name: temp.clone(), id }, true)?;
+            id
+        };
         if !data.is_empty() {
-            self.write(name, 0, data)?;
+            if let Err(e) = self.write_id(id, 0, data) {
+                // Drop the partial new content; the old file was not touched.
+                if let Err(cleanup) = self.remove(&temp) {
+                    return Err(StoreError::Io(format!("{e}; removing the partial new content failed too: {cleanup}")));
+                }
+                return Err(e);
+            }
         }
-        Ok(())
+        self.detach(old)?;
+        {
+            let mut core = self.core.lock();
+            self.journal(&mut core, Rec::Replace { from: temp, to: name.to_string() }, true)?;
+        }
+        self.remove_objects(old)
     }
 
     /// The whole content of a file.
@@ -683,6 +726,17 @@ impl Store {
             )));
         }
         let file = self.file_or_create(name)?;
+        self.write_id(file, offset_bytes, data)
+    }
+
+    /// `write` to a file known by id (the temporary file of `put` has no user name).
+    fn write_id(&self, file: u64, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
+        let len = data.len() as u64;
+        if offset_bytes.checked_add(len).map_or(true, |end| end > FILE_BYTES_MAX) {
+            return Err(StoreError::BadInput(format!(
+                "offset {offset_bytes} + {len} bytes ends beyond the largest file ({FILE_BYTES_MAX} bytes)"
+            )));
+        }
         {
             let _shared = self.gate.read();
             let mut done = 0u64;
