@@ -1,5 +1,5 @@
 //! The platform of the seed's experiments and every tape, library and mover constant, each
-//! with its public source. docs/models-tape.md lists the same table.
+//! with its public source. docs/models.md lists the same table.
 //!
 //! Seed: Cappello, Jacquelin, Marchal, Robert, Snir, "Comparing archival policies for Blue
 //! Waters", INRIA RR-7583 (2011), section 3.1 (platform) and section 6.1 (instance used in
@@ -52,7 +52,7 @@ impl DriveSpec {
             // Same table, row "Average space record time from load point". Our copy of the
             // table is cut before the LTO 5 cell; the current IBM table
             // (https://www.ibm.com/docs/en/dtl/2.12.3?topic=performance-lto-specifications)
-            // gives 45 s for LTO-9, used here as the stand-in (see docs/models-tape.md).
+            // gives 45 s for LTO-9, used here as the stand-in (see docs/models.md).
             locate_avg_from_bot_s: 45.0,
             // Same IBM table, row "Average rewind time (REWIND command)", LTO-9: 55 s
             // (stand-in for the missing LTO 5 cell, as above).

@@ -46,7 +46,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
-/// When a point stops (see docs/models-pfs.md, "stop rule").
+/// When a point stops (see docs/models.md, "stop rule").
 #[derive(Clone, Debug)]
 pub struct StopRule {
     /// Application iterations (per application, on average) before measuring.

@@ -5,7 +5,7 @@
 //! the application has written, and all clients wait for the parity before the next
 //! iteration.
 //!
-//! Choices where the seed is silent (also in docs/models-pfs.md):
+//! Choices where the seed is silent (also in docs/models.md):
 //! - clients per application: 150. The seed's strong-scaling example has 250,000 clients
 //!   issue 1.7 K parity updates per iteration under Delayed Parity (one per application and
 //!   iteration), i.e. about 250,000 / 1,700 = 147 clients per application; we round to 150.

@@ -1,7 +1,7 @@
 //! Storage device service-time models: a 7200 rpm HDD (WD Black 750 GB class), a SATA SSD
 //! (Intel SSD 320 class) and a measured table loaded from CSV (see `calibration`).
 //!
-//! Every constant below names its public source; docs/models-pfs.md lists them again.
+//! Every constant below names its public source; docs/models.md lists them again.
 //! The models are statistical (random rotational position, random seek distance when no
 //! request is queued at a nearby position) and driven by the seeded RNG of the run, so a
 //! seed fixes every service time.

@@ -21,7 +21,7 @@ pub const BULK_MAX_BYTES: u64 = 1 << 20;
 /// OST request message for a single-object, few-page I/O: 512 bytes. Source: the comment
 /// on `OST_MAXREQSIZE` in lustre/include/lustre_net.h ("single object with 16 pages is 512
 /// bytes"). We use the same size for the reply (ptlrpc reply with an ost_body), an
-/// approximation documented in docs/models-pfs.md.
+/// approximation documented in docs/models.md.
 pub const OST_REQUEST_BYTES: u64 = 512;
 pub const OST_REPLY_BYTES: u64 = 512;
 
@@ -32,7 +32,7 @@ pub const OSS_SERVICE_THREADS: usize = 32;
 
 /// 10 Gbit/s Ethernet (IEEE 802.3ae, 10GBASE-R): 10e9 bit/s = 1.25e9 byte/s on the wire,
 /// for client and OSS links alike. The seed does not give its network; 10 GbE is the
-/// Lustre-over-TCP (socklnd) fabric of its time. An assumption, listed in docs/models-pfs.md.
+/// Lustre-over-TCP (socklnd) fabric of its time. An assumption, listed in docs/models.md.
 pub const LINK_BYTES_PER_S: f64 = 1.25e9;
 
 /// Ethernet framing (IEEE 802.3): a 1500-byte MTU frame carries 1460 bytes of TCP payload
