@@ -207,6 +207,14 @@ pub struct DirBackend {
     /// Slots ever written per zone file (see [`EXTENTS_FILE`]) and whether it changed since
     /// it was last written.
     extents: Mutex<(HashMap<(u64, Zone), u64>, bool)>,
+    /// Held by `sync` from taking the dirty set until its fsyncs are done. Why: a sync that
+    /// found the set empty because another sync took it must not return (and let its caller
+    /// acknowledge) before that other sync's fsyncs finished.
+    sync_lock: Mutex<()>,
+    /// Test only: called at named points of `sync` ("taken": dirty set emptied; "synced":
+    /// its files fsync'd), so a test can park one sync and race another against it.
+    #[cfg(test)]
+    sync_hook: Mutex<Option<Arc<dyn Fn(&str) + Send + Sync>>>,
 }
 
 impl DirBackend {
@@ -247,6 +255,9 @@ impl DirBackend {
             dirty: Mutex::new(HashSet::new()),
             new_files: AtomicBool::new(false),
             extents: Mutex::new((HashMap::new(), false)),
+            sync_lock: Mutex::new(()),
+            #[cfg(test)]
+            sync_hook: Mutex::new(None),
         };
         assert!(expect.element_bytes >= ELEMENT_BYTES_MIN && expect.element_bytes <= ELEMENT_BYTES_MAX);
         assert_eq!(expect.element_bytes % CHECKSUM_BLOCK_BYTES, 0);
@@ -392,6 +403,16 @@ impl DirBackend {
         let len = file.metadata().map_err(|e| self.map_io(e))?.len();
         Ok(len < (key.slot + 1) * self.slot_bytes())
     }
+
+    #[cfg(test)]
+    fn sync_point(&self, name: &str) {
+        let hook = self.sync_hook.lock().clone();
+        if let Some(hook) = hook {
+            hook(name);
+        }
+    }
+    #[cfg(not(test))]
+    fn sync_point(&self, _name: &str) {}
 
     /// Record that the slot of `key` holds written bytes (persisted by the next `sync`).
     fn note_written(&self, key: ElementKey) {
@@ -604,17 +625,30 @@ impl Backend for DirBackend {
 
     fn sync(&self) -> Result<(), BackendError> {
         self.check_up()?;
+        let _one_sync_at_a_time = self.sync_lock.lock();
         let dirty: Vec<(u64, Zone)> = self.dirty.lock().drain().collect();
-        for (object, zone) in dirty {
-            if let Some(f) = self.file(object, zone, false)? {
-                f.sync_data().map_err(|e| self.map_io(e))?;
+        self.sync_point("taken");
+        for (i, &(object, zone)) in dirty.iter().enumerate() {
+            let synced = match self.file(object, zone, false) {
+                Ok(Some(f)) => f.sync_data().map_err(|e| self.map_io(e)),
+                Ok(None) => Ok(()),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = synced {
+                // Not durable: keep them dirty so the next sync tries again.
+                self.dirty.lock().extend(dirty[i..].iter().copied());
+                return Err(e);
             }
         }
+        self.sync_point("synced");
         self.persist_extents()?;
         if self.new_files.swap(false, Ordering::SeqCst) {
             // New zone files: their directory entries must be durable too.
-            let d = File::open(self.dir.join("objects")).map_err(|e| self.map_io(e))?;
-            d.sync_all().map_err(|e| self.map_io(e))?;
+            let synced = File::open(self.dir.join("objects")).and_then(|d| d.sync_all());
+            if let Err(e) = synced {
+                self.new_files.store(true, Ordering::SeqCst);
+                return Err(self.map_io(e));
+            }
         }
         Ok(())
     }
@@ -704,6 +738,61 @@ mod tests {
 
     fn key(slot: u64) -> ElementKey {
         ElementKey { object: 7, zone: Zone::Data, slot }
+    }
+
+    /// A sync returns only when every write before it is on stable storage, even when
+    /// another sync took that write's file from the dirty set and is still fsyncing it.
+    #[test]
+    fn a_sync_waits_for_the_fsync_of_writes_another_sync_took() {
+        use std::sync::atomic::AtomicBool;
+        use std::sync::mpsc;
+        let dir = tempfile::tempdir().unwrap();
+        let b = Arc::new(DirBackend::create(dir.path(), &label(), None).unwrap());
+        b.write(key(0), 0, &vec![7u8; E]).unwrap();
+        let synced = Arc::new(AtomicBool::new(false));
+        let (taken_tx, taken_rx) = mpsc::channel::<()>();
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let go_rx = Arc::new(Mutex::new(go_rx));
+        let parked = Arc::new(AtomicBool::new(false));
+        {
+            let (synced, parked) = (synced.clone(), parked.clone());
+            let taken_tx = Mutex::new(taken_tx);
+            let first_thread = Mutex::new(None);
+            *b.sync_hook.lock() = Some(Arc::new(move |point: &str| match point {
+                // Park only the first sync, right after it emptied the dirty set.
+                "taken" if !parked.swap(true, Ordering::SeqCst) => {
+                    *first_thread.lock() = Some(std::thread::current().id());
+                    taken_tx.lock().send(()).unwrap();
+                    go_rx.lock().recv().unwrap();
+                }
+                "synced" if *first_thread.lock() == Some(std::thread::current().id()) => {
+                    synced.store(true, Ordering::SeqCst)
+                }
+                _ => {}
+            }));
+        }
+        let first = {
+            let b = b.clone();
+            std::thread::spawn(move || b.sync().unwrap())
+        };
+        taken_rx.recv().unwrap();
+        // The write above was issued before this sync: when it returns, it must be durable.
+        let (done_tx, done_rx) = mpsc::channel::<bool>();
+        let second = {
+            let (b, synced) = (b.clone(), synced.clone());
+            std::thread::spawn(move || {
+                b.sync().unwrap();
+                done_tx.send(synced.load(Ordering::SeqCst)).unwrap();
+            })
+        };
+        // A broken sync returns at once; a correct one waits for the first (released after
+        // a grace period, so the test cannot hang).
+        let early = done_rx.recv_timeout(std::time::Duration::from_millis(300)).ok();
+        go_tx.send(()).unwrap();
+        first.join().unwrap();
+        let durable_at_return = early.unwrap_or_else(|| done_rx.recv().unwrap());
+        second.join().unwrap();
+        assert!(durable_at_return, "the second sync returned before the first fsync'd the write it covers");
     }
 
     #[test]
