@@ -6,11 +6,12 @@
 //! ```
 //! Records carry increasing sequence numbers. On open the log is read up to the first record
 //! that does not check out:
-//! - if that record runs to the end of the file (its length goes past it, or it is the last
-//!   record), it is a *torn tail*: an append cut by a crash, never acknowledged (appends are
-//!   fsync'd before the operation returns), so it is cut off;
-//! - if valid bytes follow it, the journal is *corrupt* in the middle: the store refuses to
-//!   open with a clear error rather than drop records that were acknowledged.
+//! - if no intact record starts anywhere after it, it is a *torn tail*: an append cut by a
+//!   crash, never acknowledged (appends are fsync'd before the operation returns), so it is
+//!   cut off;
+//! - if an intact record follows it (whatever its damaged length field claims), the journal
+//!   is *corrupt* in the middle: the store refuses to open with a clear error naming the byte
+//!   offset rather than drop records that were acknowledged.
 //!
 //! The journal is truncated by a checkpoint (the state snapshot records the last sequence
 //! number it includes; records at or below it are skipped on replay).
@@ -55,45 +56,30 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         let mut at = 0usize;
         let mut next_seq = 1u64;
         while at < bytes.len() {
-            let rest = &bytes[at..];
-            if rest.len() < FRAME_HEADER_BYTES {
-                break; // a torn header
-            }
-            let len = u32::from_le_bytes(rest[0..4].try_into().unwrap()) as usize;
-            let crc = u32::from_le_bytes(rest[4..8].try_into().unwrap());
-            let end = FRAME_HEADER_BYTES + len;
-            if len > RECORD_BYTES_MAX || end > rest.len() {
-                // Runs past the end of the file: a torn append.
-                break;
-            }
-            let payload = &rest[FRAME_HEADER_BYTES..end];
-            let parsed = if crc32c::crc32c(payload) == crc {
-                serde_json::from_slice::<Envelope<R>>(payload).ok()
-            } else {
-                None
-            };
-            match parsed {
-                Some(env) => {
-                    if env.seq < next_seq {
-                        return Err(StoreError::Metadata(format!(
-                            "journal {} has record {} after record {}: it is damaged; restore it from a backup",
-                            path.display(),
-                            env.seq,
-                            next_seq - 1
-                        )));
-                    }
-                    next_seq = env.seq + 1;
-                    records.push((env.seq, env.rec));
-                    at += end;
-                }
-                None if at + end == bytes.len() => break, // the last record, torn inside
-                None => {
+            let Some((env, len)) = parse_record::<R>(&bytes[at..]) else {
+                // This record does not check out (short header, implausible length, checksum
+                // or parse failure). A crash cuts only the last append, so it is a torn tail
+                // only if no intact record follows it anywhere; a damaged length field in
+                // the middle must not silently drop the acknowledged records after it.
+                if let Some(next) = (at + 1..bytes.len()).find(|&o| parse_record::<R>(&bytes[o..]).is_some()) {
                     return Err(StoreError::Metadata(format!(
-                        "journal {} is damaged at byte {at} with intact records after it; the store refuses to drop acknowledged records. Restore the journal from a backup",
+                        "journal {} is damaged at byte {at} (an intact record starts at byte {next}); the store refuses to drop acknowledged records. Restore the journal from a backup",
                         path.display()
                     )));
                 }
+                break;
+            };
+            if env.seq < next_seq {
+                return Err(StoreError::Metadata(format!(
+                    "journal {} has record {} after record {} (byte {at}): it is damaged; restore it from a backup",
+                    path.display(),
+                    env.seq,
+                    next_seq - 1
+                )));
             }
+            next_seq = env.seq + 1;
+            records.push((env.seq, env.rec));
+            at += len;
         }
         if (at as u64) < bytes.len() as u64 {
             // Cut the torn tail so the next append starts on a record boundary.
@@ -153,6 +139,26 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     }
 }
 
+/// The record at the start of `bytes` and its framed length, if it checks out: a whole
+/// header, a length within the limit and the bytes, a matching crc32c and a payload that
+/// parses.
+fn parse_record<R: DeserializeOwned>(bytes: &[u8]) -> Option<(Envelope<R>, usize)> {
+    if bytes.len() < FRAME_HEADER_BYTES {
+        return None;
+    }
+    let len = u32::from_le_bytes(bytes[0..4].try_into().unwrap()) as usize;
+    let crc = u32::from_le_bytes(bytes[4..8].try_into().unwrap());
+    let end = FRAME_HEADER_BYTES.checked_add(len)?;
+    if len > RECORD_BYTES_MAX || end > bytes.len() {
+        return None;
+    }
+    let payload = &bytes[FRAME_HEADER_BYTES..end];
+    if crc32c::crc32c(payload) != crc {
+        return None;
+    }
+    serde_json::from_slice::<Envelope<R>>(payload).ok().map(|env| (env, end))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +196,51 @@ mod tests {
             let (_, recs) = J::open(&path).unwrap();
             assert_eq!(recs.last().unwrap().1, "again", "appends continue on a record boundary");
         }
+    }
+
+    /// A damaged length field is not a torn tail when intact records follow: whatever it
+    /// says (past the end of the file, above the record limit, or landing on the end of
+    /// the file), opening fails naming the offset instead of dropping acknowledged records.
+    #[test]
+    fn a_damaged_length_field_with_records_after_it_is_an_error_naming_the_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        let mut starts = Vec::new();
+        for i in 0..4 {
+            starts.push(std::fs::metadata(&path).unwrap().len() as usize);
+            j.append(&format!("acknowledged record {i}"), true).unwrap();
+        }
+        let good = std::fs::read(&path).unwrap();
+        for victim in [0usize, 1, 2] {
+            let at = starts[victim];
+            let to_end = (good.len() - at - FRAME_HEADER_BYTES) as u32;
+            for bad_len in [u32::MAX, (RECORD_BYTES_MAX + 1) as u32, good.len() as u32, to_end] {
+                let mut bytes = good.clone();
+                bytes[at..at + 4].copy_from_slice(&bad_len.to_le_bytes());
+                std::fs::write(&path, &bytes).unwrap();
+                let err = J::open(&path).err().map(|e| e.to_string()).unwrap_or_default();
+                assert!(
+                    err.contains("damaged") && err.contains(&format!("byte {at}")),
+                    "record {victim} length {bad_len}: {err:?}"
+                );
+                assert_eq!(std::fs::read(&path).unwrap(), bytes, "the journal is left as it was");
+            }
+        }
+    }
+
+    /// Zeros at the end (a file extended by a crash before its bytes landed) are a torn tail.
+    #[test]
+    fn a_zero_filled_tail_is_a_torn_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(&[0u8; 100]);
+        std::fs::write(&path, &bytes).unwrap();
+        let (_, recs) = J::open(&path).unwrap();
+        assert_eq!(recs.len(), 1);
     }
 
     #[test]
