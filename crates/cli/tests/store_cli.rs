@@ -190,3 +190,19 @@ fn a_deleted_zone_file_is_rebuilt_from_parity_from_the_command_line() {
         assert!(ok(&["store", "get", d, "f"], b"") == data, "{damage}: the repaired data holds the bytes");
     }
 }
+
+/// `put` over an existing file on a full OSS is refused and leaves the old content.
+#[test]
+fn a_refused_put_on_a_full_oss_keeps_the_old_file_from_the_command_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    ok(&["store", "init", d, "--oss", "4", "--code", "raid5", "--stripe-unit", "4096", "--oss-capacity", "262144"], b"");
+    let old = bytes(6, 100_000);
+    ok(&["store", "put", d, "f"], &old);
+    let err = fails(&["store", "put", d, "f"], &bytes(7, 2_000_000));
+    assert!(err.contains("full"), "{err}");
+    assert!(ok(&["store", "get", d, "f"], b"") == old, "the old content is intact");
+    let ls: serde_json::Value = serde_json::from_slice(&ok(&["store", "ls", d, "--json"], b"")).unwrap();
+    assert_eq!(ls.as_array().unwrap().len(), 1, "{ls}");
+}
