@@ -30,7 +30,9 @@ fn main() {
             println!("cargo:rustc-link-lib=isal");
             return;
         }
-        fail(&format!("EXARAID_ISAL_LIB_DIR={dir} holds no libisal.so or libisal.a"));
+        fail(&format!(
+            "EXARAID_ISAL_LIB_DIR={dir} holds no libisal.so or libisal.a"
+        ));
     }
 
     if let Some(flags) = pkg_config_libs() {
@@ -55,7 +57,10 @@ fn main() {
 }
 
 fn pkg_config_libs() -> Option<String> {
-    let out = Command::new("pkg-config").args(["--libs", "libisal"]).output().ok()?;
+    let out = Command::new("pkg-config")
+        .args(["--libs", "libisal"])
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }

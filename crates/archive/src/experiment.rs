@@ -89,9 +89,14 @@ fn default_max_days() -> f64 {
 /// "10MB" -> 1e7. Decimal units, as tape and disk makers count.
 pub fn parse_size(text: &str) -> Result<f64> {
     let t = text.trim();
-    let split = t.find(|c: char| c.is_ascii_alphabetic()).ok_or_else(|| anyhow!("size '{text}' has no unit: write e.g. \"10MB\", \"1GB\" or \"1TB\""))?;
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).ok_or_else(|| {
+        anyhow!("size '{text}' has no unit: write e.g. \"10MB\", \"1GB\" or \"1TB\"")
+    })?;
     let (num, unit) = t.split_at(split);
-    let value: f64 = num.trim().parse().map_err(|_| anyhow!("size '{text}': '{num}' is not a number"))?;
+    let value: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| anyhow!("size '{text}': '{num}' is not a number"))?;
     let mult = match unit.trim().to_ascii_uppercase().as_str() {
         "B" => 1.0,
         "KB" => 1e3,
@@ -99,7 +104,9 @@ pub fn parse_size(text: &str) -> Result<f64> {
         "GB" => 1e9,
         "TB" => 1e12,
         "PB" => 1e15,
-        other => bail!("size '{text}': unknown unit '{other}', expected one of B, KB, MB, GB, TB, PB"),
+        other => {
+            bail!("size '{text}': unknown unit '{other}', expected one of B, KB, MB, GB, TB, PB")
+        }
     };
     if !(value > 0.0 && value.is_finite()) {
         bail!("size '{text}' must be positive");
@@ -109,12 +116,14 @@ pub fn parse_size(text: &str) -> Result<f64> {
 
 impl ExperimentToml {
     pub fn load(path: &Path) -> Result<ExperimentToml> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read experiment file {}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read experiment file {}", path.display()))?;
         Self::parse(&text).with_context(|| format!("in experiment file {}", path.display()))
     }
 
     pub fn parse(text: &str) -> Result<ExperimentToml> {
-        let exp: ExperimentToml = toml::from_str(text).map_err(|e| anyhow!("bad experiment TOML: {e}"))?;
+        let exp: ExperimentToml =
+            toml::from_str(text).map_err(|e| anyhow!("bad experiment TOML: {e}"))?;
         exp.validate()?;
         Ok(exp)
     }
@@ -123,7 +132,11 @@ impl ExperimentToml {
         let lo = parse_size(&self.size_min).context("key `size_min`")?;
         let hi = parse_size(&self.size_max).context("key `size_max`")?;
         if hi < lo {
-            bail!("key `size_max` ({}) is smaller than `size_min` ({})", self.size_max, self.size_min);
+            bail!(
+                "key `size_max` ({}) is smaller than `size_min` ({})",
+                self.size_max,
+                self.size_min
+            );
         }
         parse_size(&self.rait_block).context("key `rait_block`")?;
         if self.policies.is_empty() {
@@ -140,7 +153,12 @@ impl ExperimentToml {
         };
         match self.sweep {
             Sweep::ArrivalRate => {
-                if self.arrival_rates_per_hour.is_empty() || self.arrival_rates_per_hour.iter().any(|r| *r <= 0.0 || !r.is_finite()) {
+                if self.arrival_rates_per_hour.is_empty()
+                    || self
+                        .arrival_rates_per_hour
+                        .iter()
+                        .any(|r| *r <= 0.0 || !r.is_finite())
+                {
                     bail!("sweep \"arrival_rate\" needs key `arrival_rates_per_hour`: a non-empty list of rates > 0 (requests per hour)");
                 }
             }
@@ -162,13 +180,17 @@ impl ExperimentToml {
                 if !(1.0..=3.0).contains(&cd) {
                     bail!("key `data_compression` = {cd} must be in [1, 3]");
                 }
-                if self.ec_compressions.is_empty() || self.ec_compressions.iter().any(|c| !(1.0..=cd).contains(c)) {
+                if self.ec_compressions.is_empty()
+                    || self.ec_compressions.iter().any(|c| !(1.0..=cd).contains(c))
+                {
                     bail!("key `ec_compressions` must list C_P values in [1, data_compression = {cd}]");
                 }
             }
             Sweep::LbInterval => {
                 need_rate()?;
-                if self.lb_intervals_days.is_empty() || self.lb_intervals_days.iter().any(|d| *d <= 0.0) {
+                if self.lb_intervals_days.is_empty()
+                    || self.lb_intervals_days.iter().any(|d| *d <= 0.0)
+                {
                     bail!("sweep \"lb_interval\" needs key `lb_intervals_days`: a list of MINLBINTERVAL values > 0 (days)");
                 }
             }
@@ -201,13 +223,27 @@ impl ExperimentToml {
     pub fn points(&self, quick: bool) -> Vec<Point> {
         let lo = parse_size(&self.size_min).expect("validated");
         let hi = parse_size(&self.size_max).expect("validated");
-        let seeds: Vec<u64> = if quick { self.seeds[..1].to_vec() } else { self.seeds.clone() };
-        let (days, min_requests) = if quick { (self.quick_duration_days, self.quick_min_requests) } else { (self.duration_days, self.min_requests) };
+        let seeds: Vec<u64> = if quick {
+            self.seeds[..1].to_vec()
+        } else {
+            self.seeds.clone()
+        };
+        let (days, min_requests) = if quick {
+            (self.quick_duration_days, self.quick_min_requests)
+        } else {
+            (self.duration_days, self.min_requests)
+        };
         let base_block = parse_size(&self.rait_block).expect("validated");
         let mut out = Vec::new();
-        let mut push = |policy: Policy, rate: f64, x: f64, param: Option<String>, tweak: &dyn Fn(&mut SimConfig)| {
+        let mut push = |policy: Policy,
+                        rate: f64,
+                        x: f64,
+                        param: Option<String>,
+                        tweak: &dyn Fn(&mut SimConfig)| {
             for &seed in &seeds {
-                let duration_s = (days * DAY_S).max(min_requests / rate * 3600.0).min(self.max_duration_days * DAY_S);
+                let duration_s = (days * DAY_S)
+                    .max(min_requests / rate * 3600.0)
+                    .min(self.max_duration_days * DAY_S);
                 let mut cfg = SimConfig::new(policy, lo, hi, rate, duration_s, seed);
                 cfg.rait_block_bytes = base_block;
                 cfg.scheduler = self.scheduler();
@@ -216,7 +252,14 @@ impl ExperimentToml {
                     Some(p) => format!("{}/{}", self.name, p),
                     None => self.name.clone(),
                 };
-                out.push(Point { experiment, group: self.name.clone(), policy, size_class: self.size_class.clone(), x, cfg });
+                out.push(Point {
+                    experiment,
+                    group: self.name.clone(),
+                    policy,
+                    size_class: self.size_class.clone(),
+                    x,
+                    cfg,
+                });
             }
         };
         for &policy in &self.policies {
@@ -231,7 +274,13 @@ impl ExperimentToml {
                     if policy == Policy::Rait {
                         for b in &self.rait_blocks {
                             let bytes = parse_size(b).expect("validated");
-                            push(policy, rate, bytes / 1e6, Some(format!("rait_block_mb={}", bytes / 1e6)), &|c| c.rait_block_bytes = bytes);
+                            push(
+                                policy,
+                                rate,
+                                bytes / 1e6,
+                                Some(format!("rait_block_mb={}", bytes / 1e6)),
+                                &|c| c.rait_block_bytes = bytes,
+                            );
                         }
                     } else {
                         // B is RAIT's alone: the others are one reference point each.
@@ -242,13 +291,21 @@ impl ExperimentToml {
                     let rate = self.arrival_rate_per_hour.expect("validated");
                     let cd = self.data_compression.expect("validated");
                     for &cp in &self.ec_compressions {
-                        push(policy, rate, cp, Some(format!("c_d={cd},c_p={cp}")), &|c| c.compression = Compression::Fixed { data: cd, ec: cp });
+                        push(policy, rate, cp, Some(format!("c_d={cd},c_p={cp}")), &|c| {
+                            c.compression = Compression::Fixed { data: cd, ec: cp }
+                        });
                     }
                 }
                 Sweep::LbInterval => {
                     let rate = self.arrival_rate_per_hour.expect("validated");
                     for &days in &self.lb_intervals_days {
-                        push(policy, rate, days, Some(format!("min_lb_interval_days={days}")), &|c| c.scheduler.min_lb_interval_s = days * DAY_S);
+                        push(
+                            policy,
+                            rate,
+                            days,
+                            Some(format!("min_lb_interval_days={days}")),
+                            &|c| c.scheduler.min_lb_interval_s = days * DAY_S,
+                        );
                     }
                 }
             }
@@ -306,7 +363,12 @@ fn row(point: &Point, m: &Metrics) -> Row {
 /// Run points in parallel (rayon), with a progress bar on stderr.
 pub fn run_points(points: &[Point]) -> Vec<Metrics> {
     let bar = ProgressBar::new(points.len() as u64);
-    bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} points ({eta} left)").expect("valid template"));
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} points ({eta} left)",
+        )
+        .expect("valid template"),
+    );
     let results: Vec<Metrics> = points
         .par_iter()
         .map(|p| {
@@ -320,7 +382,8 @@ pub fn run_points(points: &[Point]) -> Vec<Metrics> {
 }
 
 pub fn write_csv(path: &Path, points: &[Point], metrics: &[Metrics]) -> Result<()> {
-    let mut w = csv::Writer::from_path(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut w = csv::Writer::from_path(path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
     for (p, m) in points.iter().zip(metrics) {
         w.serialize(row(p, m))?;
     }
@@ -340,12 +403,24 @@ fn x_label(sweep: Sweep) -> &'static str {
 /// The figure in the seed's layout: average weighted response time (s/GB, log) against the
 /// swept value, one line per policy, mean over seeds.
 pub fn figure(exp: &ExperimentToml, points: &[Point], metrics: &[Metrics]) -> Figure {
-    let xs_all: Vec<f64> = points.iter().map(|p| p.x).filter(|x| x.is_finite()).collect();
-    let (xmin, xmax) = xs_all.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+    let xs_all: Vec<f64> = points
+        .iter()
+        .map(|p| p.x)
+        .filter(|x| x.is_finite())
+        .collect();
+    let (xmin, xmax) = xs_all
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        });
     let mut series = Vec::new();
     for &policy in &exp.policies {
         let mut by_x: Vec<(f64, Vec<f64>)> = Vec::new();
-        for (p, m) in points.iter().zip(metrics).filter(|(p, _)| p.policy == policy) {
+        for (p, m) in points
+            .iter()
+            .zip(metrics)
+            .filter(|(p, _)| p.policy == policy)
+        {
             match by_x.iter_mut().find(|(x, _)| x.to_bits() == p.x.to_bits()) {
                 Some((_, v)) => v.push(m.avg_weighted_response_s_per_gb),
                 None => by_x.push((p.x, vec![m.avg_weighted_response_s_per_gb])),
@@ -361,9 +436,13 @@ pub fn figure(exp: &ExperimentToml, points: &[Point], metrics: &[Metrics]) -> Fi
             v.sort_by(|a, b| a.0.total_cmp(&b.0));
             v
         };
-        series.push(Series { name: policy.label().into(), points: pts });
+        series.push(Series {
+            name: policy.label().into(),
+            points: pts,
+        });
     }
-    let log_x = matches!(exp.sweep, Sweep::RaitBlock | Sweep::LbInterval) || (exp.sweep == Sweep::ArrivalRate && xmax / xmin.max(1e-12) > 50.0);
+    let log_x = matches!(exp.sweep, Sweep::RaitBlock | Sweep::LbInterval)
+        || (exp.sweep == Sweep::ArrivalRate && xmax / xmin.max(1e-12) > 50.0);
     Figure {
         title: exp.title.clone(),
         columns: 1,
@@ -379,7 +458,11 @@ pub fn figure(exp: &ExperimentToml, points: &[Point], metrics: &[Metrics]) -> Fi
 }
 
 /// `exaraid archive run`: one experiment to `out/results.csv` and `out/figure.{png,svg}`.
-pub fn run_experiment(file: &Path, out: &Path, quick: bool) -> Result<(ExperimentToml, Vec<Point>, Vec<Metrics>)> {
+pub fn run_experiment(
+    file: &Path,
+    out: &Path,
+    quick: bool,
+) -> Result<(ExperimentToml, Vec<Point>, Vec<Metrics>)> {
     let exp = ExperimentToml::load(file)?;
     let points = exp.points(quick);
     let metrics = run_points(&points);
@@ -387,31 +470,69 @@ pub fn run_experiment(file: &Path, out: &Path, quick: bool) -> Result<(Experimen
     Ok((exp, points, metrics))
 }
 
-pub fn write_outputs(exp: &ExperimentToml, out: &Path, points: &[Point], metrics: &[Metrics]) -> Result<()> {
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create output folder {}", out.display()))?;
+pub fn write_outputs(
+    exp: &ExperimentToml,
+    out: &Path,
+    points: &[Point],
+    metrics: &[Metrics],
+) -> Result<()> {
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("cannot create output folder {}", out.display()))?;
     write_csv(&out.join("results.csv"), points, metrics)?;
-    exaraid_report::render(&figure(exp, points, metrics), &out.join("figure.png"), &out.join("figure.svg"))
+    exaraid_report::render(
+        &figure(exp, points, metrics),
+        &out.join("figure.png"),
+        &out.join("figure.svg"),
+    )
 }
 
 /// `exaraid archive reproduce`: every experiments/archive-*.toml, all points of all
 /// experiments in one parallel pool.
-pub fn reproduce(experiments_dir: &Path, out: &Path, quick: bool) -> Result<Vec<(ExperimentToml, PathBuf)>> {
+pub fn reproduce(
+    experiments_dir: &Path,
+    out: &Path,
+    quick: bool,
+) -> Result<Vec<(ExperimentToml, PathBuf)>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(experiments_dir)
-        .with_context(|| format!("cannot list {}: run from the repository root or pass --experiments", experiments_dir.display()))?
+        .with_context(|| {
+            format!(
+                "cannot list {}: run from the repository root or pass --experiments",
+                experiments_dir.display()
+            )
+        })?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("archive-") && n.ends_with(".toml")))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("archive-") && n.ends_with(".toml"))
+        })
         .collect();
     files.sort();
     if files.is_empty() {
-        bail!("no experiments/archive-*.toml in {}", experiments_dir.display());
+        bail!(
+            "no experiments/archive-*.toml in {}",
+            experiments_dir.display()
+        );
     }
-    let exps: Vec<ExperimentToml> = files.iter().map(|f| ExperimentToml::load(f)).collect::<Result<_>>()?;
-    let all: Vec<(usize, Point)> = exps.iter().enumerate().flat_map(|(i, e)| e.points(quick).into_iter().map(move |p| (i, p))).collect();
+    let exps: Vec<ExperimentToml> = files
+        .iter()
+        .map(|f| ExperimentToml::load(f))
+        .collect::<Result<_>>()?;
+    let all: Vec<(usize, Point)> = exps
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| e.points(quick).into_iter().map(move |p| (i, p)))
+        .collect();
     let points: Vec<Point> = all.iter().map(|(_, p)| p.clone()).collect();
     let metrics = run_points(&points);
     let mut done = Vec::new();
     for (i, exp) in exps.into_iter().enumerate() {
-        let (ps, ms): (Vec<Point>, Vec<Metrics>) = all.iter().zip(&metrics).filter(|((j, _), _)| *j == i).map(|((_, p), m)| (p.clone(), m.clone())).unzip();
+        let (ps, ms): (Vec<Point>, Vec<Metrics>) = all
+            .iter()
+            .zip(&metrics)
+            .filter(|((j, _), _)| *j == i)
+            .map(|((_, p), m)| (p.clone(), m.clone()))
+            .unzip();
         let dir = out.join(&exp.name);
         write_outputs(&exp, &dir, &ps, &ms)?;
         done.push((exp, dir));

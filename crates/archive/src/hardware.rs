@@ -111,7 +111,12 @@ pub struct LibrarySpec {
 
 impl LibrarySpec {
     pub fn blue_waters() -> LibrarySpec {
-        LibrarySpec { arms: 20, arm_move_s: 12.5, archive_tapes: 500_000, tape_capacity_bytes: BYTES_PER_TB }
+        LibrarySpec {
+            arms: 20,
+            arm_move_s: 12.5,
+            archive_tapes: 500_000,
+            tape_capacity_bytes: BYTES_PER_TB,
+        }
     }
 }
 
@@ -133,7 +138,13 @@ pub struct MoverSpec {
 
 impl MoverSpec {
     pub fn blue_waters() -> MoverSpec {
-        MoverSpec { movers: 50, drives_per_mover: 10, cores: 24, memory_bytes: 96.0 * BYTES_PER_GB, local_disk_bytes: 10.0 * BYTES_PER_TB }
+        MoverSpec {
+            movers: 50,
+            drives_per_mover: 10,
+            cores: 24,
+            memory_bytes: 96.0 * BYTES_PER_GB,
+            local_disk_bytes: 10.0 * BYTES_PER_TB,
+        }
     }
 }
 
@@ -148,7 +159,11 @@ pub struct Platform {
 
 impl Platform {
     pub fn blue_waters() -> Platform {
-        Platform { drive: DriveSpec::lto5(), library: LibrarySpec::blue_waters(), movers: MoverSpec::blue_waters() }
+        Platform {
+            drive: DriveSpec::lto5(),
+            library: LibrarySpec::blue_waters(),
+            movers: MoverSpec::blue_waters(),
+        }
     }
 
     pub fn drives(&self) -> usize {
@@ -165,7 +180,10 @@ mod tests {
         let p = Platform::blue_waters();
         assert_eq!(p.drives(), 500);
         assert_eq!(p.library.arms, 20);
-        assert_eq!(p.library.archive_tapes as f64 * p.library.tape_capacity_bytes, 0.5e18);
+        assert_eq!(
+            p.library.archive_tapes as f64 * p.library.tape_capacity_bytes,
+            0.5e18
+        );
     }
 
     #[test]

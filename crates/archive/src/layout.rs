@@ -75,7 +75,9 @@ pub fn rait_layout(scheme: Scheme, data_blocks: u64, first_stripe: u64) -> Vec<V
                     blocks.push(Block::D(d + 1));
                 }
             } else {
-                blocks.push(Block::P(s * scheme.y as u64 + (element - scheme.x) as u64 + 1));
+                blocks.push(Block::P(
+                    s * scheme.y as u64 + (element - scheme.x) as u64 + 1,
+                ));
             }
         }
     }
@@ -195,7 +197,12 @@ pub const MAX_VERTICAL_MODEL_BYTES: usize = 1 << 26;
 /// drive writes them; the same sequence of tapes as [`vertical_layout`].
 ///
 /// `block_bytes` must be a positive multiple of 32 and `data` whole blocks (pad the last).
-pub fn vertical_write_bytes(scheme: Scheme, data: &[u8], block_bytes: usize, blocks_per_tape: usize) -> anyhow::Result<Vec<TapeBytes>> {
+pub fn vertical_write_bytes(
+    scheme: Scheme,
+    data: &[u8],
+    block_bytes: usize,
+    blocks_per_tape: usize,
+) -> anyhow::Result<Vec<TapeBytes>> {
     use anyhow::{bail, Context};
     if block_bytes == 0 || !block_bytes.is_multiple_of(exaraid_codes::ELEMENT_ALIGN_BYTES) {
         bail!("block size {block_bytes} bytes: blocks must be a positive multiple of 32 bytes (the EC kernels' lane)");
@@ -203,14 +210,20 @@ pub fn vertical_write_bytes(scheme: Scheme, data: &[u8], block_bytes: usize, blo
     if !data.len().is_multiple_of(block_bytes) {
         bail!("{} data bytes are not whole blocks of {block_bytes} bytes: pad the last block with zeros", data.len());
     }
-    if blocks_per_tape == 0 || data.len() > MAX_VERTICAL_MODEL_BYTES || blocks_per_tape * block_bytes > MAX_VERTICAL_MODEL_BYTES {
+    if blocks_per_tape == 0
+        || data.len() > MAX_VERTICAL_MODEL_BYTES
+        || blocks_per_tape * block_bytes > MAX_VERTICAL_MODEL_BYTES
+    {
         bail!("the byte-level VERTICAL model takes at most {MAX_VERTICAL_MODEL_BYTES} bytes and tapes of at least one block");
     }
     let tape_bytes = blocks_per_tape * block_bytes;
     let mut ec = match scheme.code() {
         Some(spec) => {
-            let code = exaraid_codes::Code::new(spec).with_context(|| format!("the EC code of scheme {scheme}"))?;
-            Some(exaraid_codes::accumulate::ParityAccumulator::new(&code, tape_bytes)?)
+            let code = exaraid_codes::Code::new(spec)
+                .with_context(|| format!("the EC code of scheme {scheme}"))?;
+            Some(exaraid_codes::accumulate::ParityAccumulator::new(
+                &code, tape_bytes,
+            )?)
         }
         None => None,
     };
@@ -218,12 +231,16 @@ pub fn vertical_write_bytes(scheme: Scheme, data: &[u8], block_bytes: usize, blo
     let mut group_tapes = 0;
     let mut tape: Vec<u8> = Vec::new();
     // Write the group's EC areas (the part of each parity element the data reached).
-    let flush = |ec: &mut Option<exaraid_codes::accumulate::ParityAccumulator>, tapes: &mut Vec<TapeBytes>| {
+    let flush = |ec: &mut Option<exaraid_codes::accumulate::ParityAccumulator>,
+                 tapes: &mut Vec<TapeBytes>| {
         if let Some(acc) = ec {
             let finished = acc.finish();
             let extent = finished.extent_bytes as usize;
             for parity in finished.parity {
-                tapes.push(TapeBytes { is_ec: true, bytes: parity[..extent].to_vec() });
+                tapes.push(TapeBytes {
+                    is_ec: true,
+                    bytes: parity[..extent].to_vec(),
+                });
             }
         }
     };
@@ -237,7 +254,10 @@ pub fn vertical_write_bytes(scheme: Scheme, data: &[u8], block_bytes: usize, blo
         }
         let last = i + 1 == block_count;
         if tape.len() == tape_bytes || last {
-            tapes.push(TapeBytes { is_ec: false, bytes: std::mem::take(&mut tape) });
+            tapes.push(TapeBytes {
+                is_ec: false,
+                bytes: std::mem::take(&mut tape),
+            });
             if let Some(acc) = &mut ec {
                 if !acc.has_arrived(group_tapes) {
                     acc.close(group_tapes)?; // end of data on a partly filled tape
@@ -324,7 +344,14 @@ mod tests {
         assert_eq!(tapes[4], vec![P(1), P(2), P(3)]);
         // End of data after 2 tapes: EC as long as the longest data tape.
         let tapes = vertical_layout(S4_1, 5, 3);
-        assert_eq!(tapes, vec![vec![D(1), D(2), D(3)], vec![D(4), D(5)], vec![P(1), P(2), P(3)]]);
+        assert_eq!(
+            tapes,
+            vec![
+                vec![D(1), D(2), D(3)],
+                vec![D(4), D(5)],
+                vec![P(1), P(2), P(3)]
+            ]
+        );
     }
 
     proptest! {

@@ -142,7 +142,10 @@ impl Default for SchedulerParams {
 pub enum Compression {
     /// Seed 6.1: C_D uniform in [1, 3], C_P uniform in [1, C_D].
     Random,
-    Fixed { data: f64, ec: f64 },
+    Fixed {
+        data: f64,
+        ec: f64,
+    },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -174,7 +177,14 @@ pub struct SimConfig {
 }
 
 impl SimConfig {
-    pub fn new(policy: Policy, size_min_bytes: f64, size_max_bytes: f64, arrival_rate_per_hour: f64, duration_s: f64, seed: u64) -> SimConfig {
+    pub fn new(
+        policy: Policy,
+        size_min_bytes: f64,
+        size_max_bytes: f64,
+        arrival_rate_per_hour: f64,
+        duration_s: f64,
+        seed: u64,
+    ) -> SimConfig {
         SimConfig {
             policy,
             rait_block_bytes: 192e6,
@@ -380,13 +390,25 @@ pub struct Sim {
 impl Sim {
     pub fn new(cfg: SimConfig, platform: Platform) -> Sim {
         assert!(cfg.size_min_bytes > 0.0 && cfg.size_max_bytes >= cfg.size_min_bytes);
-        assert!(cfg.rait_block_bytes > 0.0 && cfg.rait_block_bytes <= platform.library.tape_capacity_bytes / 10.0);
+        assert!(
+            cfg.rait_block_bytes > 0.0
+                && cfg.rait_block_bytes <= platform.library.tape_capacity_bytes / 10.0
+        );
         assert!(cfg.scheduler.min_lb_interval_s > 0.0);
         let drives_per_mover = platform.movers.drives_per_mover;
-        let drives = (0..platform.drives()).map(|d| Drive { mover: d / drives_per_mover, owner: None, mounted: None, free_at_ns: 0 }).collect();
+        let drives = (0..platform.drives())
+            .map(|d| Drive {
+                mover: d / drives_per_mover,
+                owner: None,
+                mounted: None,
+                free_at_ns: 0,
+            })
+            .collect();
         let movers = (0..platform.movers.movers)
             .map(|m| Mover {
-                idle_drives: (m * drives_per_mover..(m + 1) * drives_per_mover).rev().collect(),
+                idle_drives: (m * drives_per_mover..(m + 1) * drives_per_mover)
+                    .rev()
+                    .collect(),
                 memory_free_bytes: platform.movers.memory_bytes,
                 disk_free_bytes: platform.movers.local_disk_bytes,
             })
@@ -436,16 +458,39 @@ impl Sim {
 
     /// Replace the Poisson arrivals by a fixed list (tests: scripted arrivals).
     pub fn with_script(mut self, requests: Vec<Request>) -> Sim {
-        assert!(requests.windows(2).all(|w| w[0].arrival_ns <= w[1].arrival_ns), "script must be in arrival order");
+        assert!(
+            requests
+                .windows(2)
+                .all(|w| w[0].arrival_ns <= w[1].arrival_ns),
+            "script must be in arrival order"
+        );
         self.script = Some(requests.into());
         self.decisions = Some(Vec::new());
         self
     }
 
     /// A request for a script: `scheme_index` into Table 1.
-    pub fn scripted(&self, arrival_s: f64, is_read: bool, file: u64, size_bytes: f64, scheme_index: usize) -> Request {
-        let policy = self.cfg.policy.concrete(size_bytes, self.cfg.hetero_threshold_bytes);
-        Request { arrival_ns: ns_from_s(arrival_s), is_read, file, size_bytes, rtype: type_of(policy, scheme_index), c_d: 2.0, c_p: 1.0 }
+    pub fn scripted(
+        &self,
+        arrival_s: f64,
+        is_read: bool,
+        file: u64,
+        size_bytes: f64,
+        scheme_index: usize,
+    ) -> Request {
+        let policy = self
+            .cfg
+            .policy
+            .concrete(size_bytes, self.cfg.hetero_threshold_bytes);
+        Request {
+            arrival_ns: ns_from_s(arrival_s),
+            is_read,
+            file,
+            size_bytes,
+            rtype: type_of(policy, scheme_index),
+            c_d: 2.0,
+            c_p: 1.0,
+        }
     }
 
     /// Run to the end and return the metrics.
@@ -453,11 +498,18 @@ impl Sim {
         self.schedule_next_arrival(0);
         let lb = ns_from_s(self.cfg.scheduler.min_lb_interval_s);
         self.engine.schedule_at(lb, Ev::LbTick);
-        self.engine.schedule_at(self.end_ns / 2, Ev::SampleBacklog { end: false });
-        self.engine.schedule_at(self.end_ns, Ev::SampleBacklog { end: true });
+        self.engine
+            .schedule_at(self.end_ns / 2, Ev::SampleBacklog { end: false });
+        self.engine
+            .schedule_at(self.end_ns, Ev::SampleBacklog { end: true });
         // The drain lasts at least two LB intervals: requests in the waiting list are served
         // only by LOAD-BALANCER.
-        let hard_stop = self.end_ns + ns_from_s(self.cfg.drain_max_s.max(2.0 * self.cfg.scheduler.min_lb_interval_s));
+        let hard_stop = self.end_ns
+            + ns_from_s(
+                self.cfg
+                    .drain_max_s
+                    .max(2.0 * self.cfg.scheduler.min_lb_interval_s),
+            );
         while let Some((now, ev)) = self.engine.pop() {
             if now > hard_stop {
                 break;
@@ -500,7 +552,11 @@ impl Sim {
             sum_weighted += resp / (r.size_bytes / BYTES_PER_GB);
         }
         let n = self.requests.len() as u64;
-        let arrived_second_half = self.requests.iter().filter(|r| r.arrival_ns >= self.end_ns / 2).count() as f64;
+        let arrived_second_half = self
+            .requests
+            .iter()
+            .filter(|r| r.arrival_ns >= self.end_ns / 2)
+            .count() as f64;
         let metrics = Metrics {
             requests: n,
             completed: self.completed,
@@ -511,14 +567,21 @@ impl Sim {
             throughput_mb_s: self.bytes_done / 1e6 / s_from_ns(self.end_ns.max(1)),
             backlog_half: self.backlog_half,
             backlog_end: self.backlog_end,
-            saturated: is_saturated(self.backlog_half, self.backlog_end, arrived_second_half, n - self.completed, n),
+            saturated: is_saturated(
+                self.backlog_half,
+                self.backlog_end,
+                arrived_second_half,
+                n - self.completed,
+                n,
+            ),
             lb_runs: self.lb_runs,
             tape_mounts: self.tape_mounts,
             events: self.engine.events_fired(),
             delayed: self.delayed,
             reclaimed: self.reclaimed,
             processes_created: self.processes_created,
-            drive_transfer_utilization: self.transfer_drive_s / (self.drives.len() as f64 * s_from_ns(stop_ns.max(1))),
+            drive_transfer_utilization: self.transfer_drive_s
+                / (self.drives.len() as f64 * s_from_ns(stop_ns.max(1))),
         };
         (metrics, self)
     }
@@ -534,7 +597,12 @@ impl Sim {
             done[r as usize] = true;
         }
         // `done` marks the unfinished ones here.
-        self.requests.iter().zip(done).filter(|(_, unfinished)| *unfinished).map(|(r, _)| r).collect()
+        self.requests
+            .iter()
+            .zip(done)
+            .filter(|(_, unfinished)| *unfinished)
+            .map(|(r, _)| r)
+            .collect()
     }
 
     // ----- arrivals -------------------------------------------------------------------
@@ -551,7 +619,9 @@ impl Sim {
         if rate_per_s <= 0.0 {
             return;
         }
-        let gap_s: f64 = Exp::new(rate_per_s).expect("positive rate").sample(&mut self.rng);
+        let gap_s: f64 = Exp::new(rate_per_s)
+            .expect("positive rate")
+            .sample(&mut self.rng);
         let at = now.saturating_add(ns_from_s(gap_s.min(1e12)));
         if at < self.end_ns {
             self.engine.schedule_at(at, Ev::Arrival);
@@ -593,11 +663,16 @@ impl Sim {
     /// `known`: a request for the file fixes its attributes (a file written during the run
     /// whose record was dropped from the bounded catalog keeps its size, type, compression).
     fn archived_file(&self, file: u64, known: Option<&Request>) -> FileRec {
-        let mut rng = ChaCha8Rng::seed_from_u64(self.cfg.seed ^ file.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5151);
+        let mut rng = ChaCha8Rng::seed_from_u64(
+            self.cfg.seed ^ file.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5151,
+        );
         let size = Self::draw_size(&mut rng, self.cfg.size_min_bytes, self.cfg.size_max_bytes);
         let scheme_index = Self::draw_scheme(&mut rng);
         let (c_d, c_p) = Self::draw_compression(&mut rng, self.cfg.compression);
-        let policy = self.cfg.policy.concrete(size, self.cfg.hetero_threshold_bytes);
+        let policy = self
+            .cfg
+            .policy
+            .concrete(size, self.cfg.hetero_threshold_bytes);
         let (size, rtype, c_d, c_p) = match known {
             Some(r) => (r.size_bytes, r.rtype, r.c_d, r.c_p),
             None => (size, type_of(policy, scheme_index), c_d, c_p),
@@ -613,7 +688,11 @@ impl Sim {
                 let stripes = (size / b).ceil().max(1.0) / scheme.x as f64;
                 let stripes = stripes.ceil();
                 let c_min = if scheme.y > 0 { c_d.min(c_p) } else { c_d };
-                (scheme.width(), stripes * b / c_min, stripes * (drive.restart_s() + b / drive.host_rate_bytes_per_s(c_min)))
+                (
+                    scheme.width(),
+                    stripes * b / c_min,
+                    stripes * (drive.restart_s() + b / drive.host_rate_bytes_per_s(c_min)),
+                )
             }
             Policy::Parallel => {
                 let raw = size / scheme.x as f64;
@@ -624,20 +703,39 @@ impl Sim {
         };
         let mut chunks = Vec::new();
         let mut remaining = lane_tape_bytes;
-        let mut pos = if lane_tape_bytes < cap { rng.gen_range(0.0..=(cap - lane_tape_bytes)) } else { 0.0 };
+        let mut pos = if lane_tape_bytes < cap {
+            rng.gen_range(0.0..=(cap - lane_tape_bytes))
+        } else {
+            0.0
+        };
         while remaining > EPS_BYTES {
             let len = remaining.min(cap - pos);
-            let tapes = (0..lanes).map(|_| (rng.gen_range(0..self.platform.library.archive_tapes), pos)).collect();
-            chunks.push(Chunk { tapes, advance_bytes: len, duration_s: total_s * len / lane_tape_bytes });
+            let tapes = (0..lanes)
+                .map(|_| (rng.gen_range(0..self.platform.library.archive_tapes), pos))
+                .collect();
+            chunks.push(Chunk {
+                tapes,
+                advance_bytes: len,
+                duration_s: total_s * len / lane_tape_bytes,
+            });
             remaining -= len;
             pos = 0.0;
         }
-        FileRec { size_bytes: size, rtype, c_d, c_p, chunks }
+        FileRec {
+            size_bytes: size,
+            rtype,
+            c_d,
+            c_p,
+            chunks,
+        }
     }
 
     fn pick_existing_file(&mut self) -> u64 {
         let n = self.cfg.archived_files + self.recent.len() as u64;
-        assert!(n > 0, "no file to read: archived_files is 0 and nothing was written yet");
+        assert!(
+            n > 0,
+            "no file to read: archived_files is 0 and nothing was written yet"
+        );
         let k = self.rng.gen_range(0..n);
         if k < self.cfg.archived_files {
             k
@@ -659,24 +757,50 @@ impl Sim {
         if existing && (self.cfg.archived_files > 0 || !self.recent.is_empty()) {
             let file = self.pick_existing_file();
             let rec = self.file_rec(file, None);
-            return Request { arrival_ns: now, is_read, file, size_bytes: rec.size_bytes, rtype: rec.rtype, c_d: rec.c_d, c_p: rec.c_p };
+            return Request {
+                arrival_ns: now,
+                is_read,
+                file,
+                size_bytes: rec.size_bytes,
+                rtype: rec.rtype,
+                c_d: rec.c_d,
+                c_p: rec.c_p,
+            };
         }
-        let size = Self::draw_size(&mut self.rng, self.cfg.size_min_bytes, self.cfg.size_max_bytes);
+        let size = Self::draw_size(
+            &mut self.rng,
+            self.cfg.size_min_bytes,
+            self.cfg.size_max_bytes,
+        );
         let scheme_index = Self::draw_scheme(&mut self.rng);
         let (c_d, c_p) = Self::draw_compression(&mut self.rng, self.cfg.compression);
-        let policy = self.cfg.policy.concrete(size, self.cfg.hetero_threshold_bytes);
+        let policy = self
+            .cfg
+            .policy
+            .concrete(size, self.cfg.hetero_threshold_bytes);
         let file = self.next_file;
         self.next_file += 1;
-        Request { arrival_ns: now, is_read: false, file, size_bytes: size, rtype: type_of(policy, scheme_index), c_d, c_p }
+        Request {
+            arrival_ns: now,
+            is_read: false,
+            file,
+            size_bytes: size,
+            rtype: type_of(policy, scheme_index),
+            c_d,
+            c_p,
+        }
     }
 
     fn on_arrival(&mut self, now: TimeNs) {
         let request = match &mut self.script {
-            Some(script) => script.pop_front().expect("arrival without scripted request"),
+            Some(script) => script
+                .pop_front()
+                .expect("arrival without scripted request"),
             None => self.generate_request(now),
         };
         let id = self.requests.len() as u32;
-        let conflict = self.file_busy.get(&request.file).copied().unwrap_or(0) > 0 || (request.is_read && self.file_tapes_in_use(&request, None));
+        let conflict = self.file_busy.get(&request.file).copied().unwrap_or(0) > 0
+            || (request.is_read && self.file_tapes_in_use(&request, None));
         *self.file_busy.entry(request.file).or_insert(0) += 1;
         self.in_system_by_type[request.rtype] += 1;
         self.requests.push(request);
@@ -703,7 +827,13 @@ impl Sim {
             }
         }
         if let Some(p) = self.create_process(rtype, true) {
-            self.log(r, Decision::Created { process: p, mover: self.processes[p].mover });
+            self.log(
+                r,
+                Decision::Created {
+                    process: p,
+                    mover: self.processes[p].mover,
+                },
+            );
             self.assign(p, r);
             return;
         }
@@ -725,17 +855,32 @@ impl Sim {
     }
 
     fn least_loaded(&self, rtype: TypeId) -> Option<usize> {
-        self.by_type[rtype].iter().copied().min_by_key(|&p| (self.processes[p].load(), p))
+        self.by_type[rtype]
+            .iter()
+            .copied()
+            .min_by_key(|&p| (self.processes[p].load(), p))
     }
 
     /// Needs of a process of this type: drives, mover memory, mover disk.
     fn needs(&self, rtype: TypeId) -> (usize, f64, f64) {
         let scheme = type_scheme(rtype);
         match type_policy(rtype) {
-            Policy::Rait => (scheme.width(), scheme.width() as f64 * self.cfg.rait_block_bytes, 0.0),
-            Policy::Parallel => (scheme.width(), scheme.width() as f64 * self.cfg.parallel_block_bytes, 0.0),
+            Policy::Rait => (
+                scheme.width(),
+                scheme.width() as f64 * self.cfg.rait_block_bytes,
+                0.0,
+            ),
+            Policy::Parallel => (
+                scheme.width(),
+                scheme.width() as f64 * self.cfg.parallel_block_bytes,
+                0.0,
+            ),
             // Seed 4.3: "enough local storage space to store Y uncompressed tapes".
-            Policy::Vertical => (1, 0.0, scheme.y as f64 * self.platform.library.tape_capacity_bytes),
+            Policy::Vertical => (
+                1,
+                0.0,
+                scheme.y as f64 * self.platform.library.tape_capacity_bytes,
+            ),
             Policy::Hetero => unreachable!(),
         }
     }
@@ -755,8 +900,14 @@ impl Sim {
         let mut best: Option<(MoverPreference, usize)> = None;
         for m in 0..self.movers.len() {
             let mv = &self.movers[m];
-            let fits_free = mv.idle_drives.len() >= drives_needed && mv.memory_free_bytes >= memory && mv.disk_free_bytes >= disk;
-            let (mut drives, mut mem, mut dsk) = (mv.idle_drives.len(), mv.memory_free_bytes, mv.disk_free_bytes);
+            let fits_free = mv.idle_drives.len() >= drives_needed
+                && mv.memory_free_bytes >= memory
+                && mv.disk_free_bytes >= disk;
+            let (mut drives, mut mem, mut dsk) = (
+                mv.idle_drives.len(),
+                mv.memory_free_bytes,
+                mv.disk_free_bytes,
+            );
             if reclaim && !fits_free {
                 for &p in &self.mover_procs[m] {
                     if self.is_idle_process(p) {
@@ -767,7 +918,12 @@ impl Sim {
                 }
             }
             if drives >= drives_needed && mem >= memory && dsk >= disk {
-                let key = (fits_free, mv.idle_drives.len(), drives, std::cmp::Reverse(m));
+                let key = (
+                    fits_free,
+                    mv.idle_drives.len(),
+                    drives,
+                    std::cmp::Reverse(m),
+                );
                 let better = match &best {
                     None => true,
                     Some((k, _)) => key > *k,
@@ -779,11 +935,18 @@ impl Sim {
         }
         let (key, mover) = best?;
         if !key.0 {
-            let idle: Vec<usize> = self.mover_procs[mover].iter().copied().filter(|&p| self.is_idle_process(p)).collect();
+            let idle: Vec<usize> = self.mover_procs[mover]
+                .iter()
+                .copied()
+                .filter(|&p| self.is_idle_process(p))
+                .collect();
             let now = self.engine.now_ns();
             for p in idle {
                 let mv = &self.movers[mover];
-                if mv.idle_drives.len() >= drives_needed && mv.memory_free_bytes >= memory && mv.disk_free_bytes >= disk {
+                if mv.idle_drives.len() >= drives_needed
+                    && mv.memory_free_bytes >= memory
+                    && mv.disk_free_bytes >= disk
+                {
                     break;
                 }
                 self.terminate(p, now);
@@ -791,8 +954,14 @@ impl Sim {
             }
         }
         let mv = &mut self.movers[mover];
-        assert!(mv.idle_drives.len() >= drives_needed && mv.memory_free_bytes >= memory && mv.disk_free_bytes >= disk);
-        let drives: Vec<usize> = (0..drives_needed).map(|_| mv.idle_drives.pop().expect("checked")).collect();
+        assert!(
+            mv.idle_drives.len() >= drives_needed
+                && mv.memory_free_bytes >= memory
+                && mv.disk_free_bytes >= disk
+        );
+        let drives: Vec<usize> = (0..drives_needed)
+            .map(|_| mv.idle_drives.pop().expect("checked"))
+            .collect();
         mv.memory_free_bytes -= memory;
         mv.disk_free_bytes -= disk;
         let scheme = type_scheme(rtype);
@@ -815,7 +984,8 @@ impl Sim {
             memory_bytes: memory,
             disk_bytes: disk,
             stripe_counter: 0,
-            vertical_ec: ParityAccumulator::sizes_only(scheme.x, scheme.y).expect("Table 1 schemes are valid groups"),
+            vertical_ec: ParityAccumulator::sizes_only(scheme.x, scheme.y)
+                .expect("Table 1 schemes are valid groups"),
         };
         if id == self.processes.len() {
             self.processes.push(process);
@@ -851,15 +1021,21 @@ impl Sim {
     fn file_tapes_in_use(&self, r: &Request, owner: Option<usize>) -> bool {
         let now = self.engine.now_ns();
         let rec = self.file_rec(r.file, Some(r));
-        rec.chunks.iter().flat_map(|c| c.tapes.iter()).any(|(tape, _)| match self.tape_drive.get(tape) {
-            None => false,
-            Some(&d) => {
-                let drive = &self.drives[d];
-                let mine = owner.is_some() && drive.owner == owner;
-                let working = drive.free_at_ns > now || drive.owner.is_some_and(|p| self.processes[p].running.is_some());
-                !mine && working
-            }
-        })
+        rec.chunks
+            .iter()
+            .flat_map(|c| c.tapes.iter())
+            .any(|(tape, _)| match self.tape_drive.get(tape) {
+                None => false,
+                Some(&d) => {
+                    let drive = &self.drives[d];
+                    let mine = owner.is_some() && drive.owner == owner;
+                    let working = drive.free_at_ns > now
+                        || drive
+                            .owner
+                            .is_some_and(|p| self.processes[p].running.is_some());
+                    !mine && working
+                }
+            })
     }
 
     fn start_next(&mut self, p: usize, now: TimeNs) {
@@ -871,9 +1047,19 @@ impl Sim {
                 self.waiting.push_back(r);
                 continue;
             }
-            let done_ns = if request.is_read { self.plan_read(p, &request, now) } else { self.plan_write(p, &request, now) };
+            let done_ns = if request.is_read {
+                self.plan_read(p, &request, now)
+            } else {
+                self.plan_write(p, &request, now)
+            };
             self.processes[p].running = Some(r);
-            self.engine.schedule_at(done_ns.max(now), Ev::Done { process: p as u32, request: r });
+            self.engine.schedule_at(
+                done_ns.max(now),
+                Ev::Done {
+                    process: p as u32,
+                    request: r,
+                },
+            );
             return;
         }
     }
@@ -916,7 +1102,11 @@ impl Sim {
             if requests == 0 && procs == 0 {
                 continue;
             }
-            let load = if procs == 0 { f64::INFINITY } else { requests as f64 / procs as f64 };
+            let load = if procs == 0 {
+                f64::INFINITY
+            } else {
+                requests as f64 / procs as f64
+            };
             max = max.max(load);
             min = min.min(load);
         }
@@ -935,7 +1125,8 @@ impl Sim {
         if let Some(&oldest) = self.waiting.front() {
             let r = &self.requests[oldest as usize];
             let waited_s = s_from_ns(now - r.arrival_ns);
-            let in_use = self.file_mapped.contains_key(&r.file) || (r.is_read && self.file_tapes_in_use(r, None));
+            let in_use = self.file_mapped.contains_key(&r.file)
+                || (r.is_read && self.file_tapes_in_use(r, None));
             if waited_s > s.max_waiting_time_s && !in_use {
                 return Some(LbTrigger::WaitingTime);
             }
@@ -1000,18 +1191,34 @@ impl Sim {
                     wanted[t] as f64 / procs as f64
                 }
             };
-            candidates.sort_by(|&a, &b| load(self, b).partial_cmp(&load(self, a)).expect("loads are not NaN").then(a.cmp(&b)));
-            if !candidates.into_iter().any(|t| self.create_process(t, false).is_some()) {
+            candidates.sort_by(|&a, &b| {
+                load(self, b)
+                    .partial_cmp(&load(self, a))
+                    .expect("loads are not NaN")
+                    .then(a.cmp(&b))
+            });
+            if !candidates
+                .into_iter()
+                .any(|t| self.create_process(t, false).is_some())
+            {
                 break;
             }
         }
         // Least loaded process per type, kept in a heap while mapping (a backlog can hold
         // hundreds of thousands of requests).
-        let mut heaps: Vec<std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>>> =
-            (0..TYPES).map(|t| self.by_type[t].iter().map(|&p| std::cmp::Reverse((self.processes[p].load(), p))).collect()).collect();
+        let mut heaps: Vec<std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>>> = (0
+            ..TYPES)
+            .map(|t| {
+                self.by_type[t]
+                    .iter()
+                    .map(|&p| std::cmp::Reverse((self.processes[p].load(), p)))
+                    .collect()
+            })
+            .collect();
         for r in unscheduled {
             let request = &self.requests[r as usize];
-            let in_use = self.file_mapped.contains_key(&request.file) || (request.is_read && self.file_tapes_in_use(request, None));
+            let in_use = self.file_mapped.contains_key(&request.file)
+                || (request.is_read && self.file_tapes_in_use(request, None));
             let rtype = request.rtype;
             let target = if in_use { None } else { heaps[rtype].pop() };
             match target {
@@ -1031,7 +1238,9 @@ impl Sim {
         assert!(self.processes[p].alive && self.processes[p].running.is_none());
         let rtype = self.processes[p].rtype;
         let mut t = now;
-        if type_policy(rtype) == Policy::Vertical && self.processes[p].vertical_ec.extent_bytes() > EPS_BYTES {
+        if type_policy(rtype) == Policy::Vertical
+            && self.processes[p].vertical_ec.extent_bytes() > EPS_BYTES
+        {
             t = self.vertical_flush_ec(p, t);
         }
         let cap = self.platform.library.tape_capacity_bytes;
@@ -1039,7 +1248,9 @@ impl Sim {
         for &d in &drives {
             let mut td = t.max(self.drives[d].free_at_ns);
             if let Some((tape, pos)) = self.drives[d].mounted.take() {
-                td += ns_from_s(self.platform.drive.rewind_s(pos, cap) + self.platform.drive.unload_s);
+                td += ns_from_s(
+                    self.platform.drive.rewind_s(pos, cap) + self.platform.drive.unload_s,
+                );
                 self.tape_drive.remove(&tape);
                 self.reserve_arm(td);
             }
@@ -1062,7 +1273,13 @@ impl Sim {
     // ----- drives, tapes, arms ---------------------------------------------------------
 
     fn reserve_arm(&mut self, ready_ns: TimeNs) -> TimeNs {
-        let (i, start) = self.arms_free_ns.iter().enumerate().map(|(i, &f)| (i, f.max(ready_ns))).min_by_key(|&(i, s)| (s, i)).expect("at least one arm");
+        let (i, start) = self
+            .arms_free_ns
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| (i, f.max(ready_ns)))
+            .min_by_key(|&(i, s)| (s, i))
+            .expect("at least one arm");
         let end = start + ns_from_s(self.platform.library.arm_move_s);
         self.arms_free_ns[i] = end;
         end
@@ -1093,8 +1310,12 @@ impl Sim {
                 if let Some(&other) = self.tape_drive.get(&tape) {
                     // The cartridge sits in another drive (idle there): that drive rewinds
                     // and unloads it first.
-                    let (_, at) = self.drives[other].mounted.take().expect("registry matches drives");
-                    let t_other = self.drives[other].free_at_ns.max(t) + ns_from_s(spec.rewind_s(at, cap) + spec.unload_s);
+                    let (_, at) = self.drives[other]
+                        .mounted
+                        .take()
+                        .expect("registry matches drives");
+                    let t_other = self.drives[other].free_at_ns.max(t)
+                        + ns_from_s(spec.rewind_s(at, cap) + spec.unload_s);
                     self.drives[other].free_at_ns = t_other;
                     self.tape_drive.remove(&tape);
                     t = t_other;
@@ -1122,7 +1343,10 @@ impl Sim {
         for lane in lanes {
             if self.processes[p].lanes[lane].tape.is_none() {
                 let tape = self.scratch_tape();
-                self.processes[p].lanes[lane] = LaneTape { tape: Some(tape), fill_bytes: 0.0 };
+                self.processes[p].lanes[lane] = LaneTape {
+                    tape: Some(tape),
+                    fill_bytes: 0.0,
+                };
             }
             let LaneTape { tape, fill_bytes } = self.processes[p].lanes[lane];
             let d = self.processes[p].drives[lane];
@@ -1132,7 +1356,13 @@ impl Sim {
     }
 
     fn remember_file(&mut self, request: &Request, chunks: Vec<Chunk>) {
-        let rec = FileRec { size_bytes: request.size_bytes, rtype: request.rtype, c_d: request.c_d, c_p: request.c_p, chunks };
+        let rec = FileRec {
+            size_bytes: request.size_bytes,
+            rtype: request.rtype,
+            c_d: request.c_d,
+            c_p: request.c_p,
+            chunks,
+        };
         if self.catalog.insert(request.file, rec).is_none() {
             self.recent.push_back(request.file);
             if self.recent.len() > self.cfg.recent_files_max {
@@ -1163,8 +1393,13 @@ impl Sim {
         let b = self.cfg.rait_block_bytes;
         let cap = self.platform.library.tape_capacity_bytes;
         let (data_tape, ec_tape) = (b / r.c_d, b / r.c_p);
-        let c_min = if scheme.y > 0 { r.c_d.min(r.c_p) } else { r.c_d };
-        let stripe_s = self.platform.drive.restart_s() + b / self.platform.drive.host_rate_bytes_per_s(c_min);
+        let c_min = if scheme.y > 0 {
+            r.c_d.min(r.c_p)
+        } else {
+            r.c_d
+        };
+        let stripe_s =
+            self.platform.drive.restart_s() + b / self.platform.drive.host_rate_bytes_per_s(c_min);
         let mut remaining = ((r.size_bytes / b).ceil().max(1.0) as u64).div_ceil(scheme.x as u64);
         let mut t = now;
         let mut chunks = Vec::new();
@@ -1175,7 +1410,8 @@ impl Sim {
             let fits = |k: u64| {
                 (0..n).all(|lane| {
                     let ec = rait_ec_blocks_on_lane(scheme, lane, first, k);
-                    lanes[lane].fill_bytes + (k - ec) as f64 * data_tape + ec as f64 * ec_tape <= cap
+                    lanes[lane].fill_bytes + (k - ec) as f64 * data_tape + ec as f64 * ec_tape
+                        <= cap
                 })
             };
             let (mut lo, mut hi) = (0u64, remaining);
@@ -1200,7 +1436,11 @@ impl Sim {
                     let fill = lt.fill_bytes;
                     self.finish_transfer(d, fill, end);
                 }
-                chunks.push(Chunk { tapes, advance_bytes: k as f64 * data_tape, duration_s: k as f64 * stripe_s });
+                chunks.push(Chunk {
+                    tapes,
+                    advance_bytes: k as f64 * data_tape,
+                    duration_s: k as f64 * stripe_s,
+                });
                 self.transfer_drive_s += n as f64 * k as f64 * stripe_s;
                 self.processes[p].stripe_counter += k;
                 remaining -= k;
@@ -1226,7 +1466,11 @@ impl Sim {
         let scheme = type_scheme(r.rtype);
         let (x, n) = (scheme.x, scheme.width());
         let cap = self.platform.library.tape_capacity_bytes;
-        let c_min = if scheme.y > 0 { r.c_d.min(r.c_p) } else { r.c_d };
+        let c_min = if scheme.y > 0 {
+            r.c_d.min(r.c_p)
+        } else {
+            r.c_d
+        };
         let rate = self.platform.drive.host_rate_bytes_per_s(c_min);
         let mut remaining_raw = r.size_bytes / x as f64;
         let mut t = now;
@@ -1234,27 +1478,45 @@ impl Sim {
         while remaining_raw > EPS_BYTES {
             let ready = self.mount_lanes(p, 0..n, t);
             let lanes = &self.processes[p].lanes;
-            let room_data = lanes[..x].iter().map(|l| (cap - l.fill_bytes) * r.c_d).fold(f64::INFINITY, f64::min);
-            let room_ec = lanes[x..].iter().map(|l| (cap - l.fill_bytes) * r.c_p).fold(f64::INFINITY, f64::min);
+            let room_data = lanes[..x]
+                .iter()
+                .map(|l| (cap - l.fill_bytes) * r.c_d)
+                .fold(f64::INFINITY, f64::min);
+            let room_ec = lanes[x..]
+                .iter()
+                .map(|l| (cap - l.fill_bytes) * r.c_p)
+                .fold(f64::INFINITY, f64::min);
             let step = remaining_raw.min(room_data).min(room_ec);
             t = ready;
             if step > EPS_BYTES {
                 let duration_s = step / rate;
                 self.transfer_drive_s += n as f64 * duration_s;
                 let end = ready + ns_from_s(duration_s);
-                let tapes = lanes[..x].iter().map(|l| (l.tape.expect("mounted"), l.fill_bytes)).collect();
-                chunks.push(Chunk { tapes, advance_bytes: step / r.c_d, duration_s: step / self.platform.drive.host_rate_bytes_per_s(r.c_d) });
+                let tapes = lanes[..x]
+                    .iter()
+                    .map(|l| (l.tape.expect("mounted"), l.fill_bytes))
+                    .collect();
+                chunks.push(Chunk {
+                    tapes,
+                    advance_bytes: step / r.c_d,
+                    duration_s: step / self.platform.drive.host_rate_bytes_per_s(r.c_d),
+                });
                 for lane in 0..n {
                     let c = if lane < x { r.c_d } else { r.c_p };
                     self.processes[p].lanes[lane].fill_bytes += step / c;
-                    let (d, fill) = (self.processes[p].drives[lane], self.processes[p].lanes[lane].fill_bytes);
+                    let (d, fill) = (
+                        self.processes[p].drives[lane],
+                        self.processes[p].lanes[lane].fill_bytes,
+                    );
                     self.finish_transfer(d, fill, end);
                 }
                 remaining_raw -= step;
                 t = end;
             }
             if remaining_raw > EPS_BYTES {
-                let data_full = self.processes[p].lanes[..x].iter().any(|l| (cap - l.fill_bytes) * r.c_d <= EPS_BYTES);
+                let data_full = self.processes[p].lanes[..x]
+                    .iter()
+                    .any(|l| (cap - l.fill_bytes) * r.c_d <= EPS_BYTES);
                 for lane in 0..n {
                     let l = &mut self.processes[p].lanes[lane];
                     let c = if lane < x { r.c_d } else { r.c_p };
@@ -1285,7 +1547,10 @@ impl Sim {
                 let proc_ = &mut self.processes[p];
                 proc_.lanes[0] = LaneTape::default();
                 let full_tape = proc_.vertical_ec.arrived_count();
-                proc_.vertical_ec.close(full_tape).expect("the tape being filled is open");
+                proc_
+                    .vertical_ec
+                    .close(full_tape)
+                    .expect("the tape being filled is open");
                 if proc_.vertical_ec.is_complete() {
                     t = self.vertical_flush_ec(p, t);
                 }
@@ -1296,12 +1561,19 @@ impl Sim {
             let duration_s = step / rate;
             self.transfer_drive_s += duration_s;
             let end = ready + ns_from_s(duration_s);
-            chunks.push(Chunk { tapes: vec![(lane.tape.expect("mounted"), lane.fill_bytes)], advance_bytes: step / r.c_d, duration_s });
+            chunks.push(Chunk {
+                tapes: vec![(lane.tape.expect("mounted"), lane.fill_bytes)],
+                advance_bytes: step / r.c_d,
+                duration_s,
+            });
             let proc_ = &mut self.processes[p];
             proc_.lanes[0].fill_bytes += step / r.c_d;
             let index = proc_.vertical_ec.arrived_count();
             if scheme.y > 0 {
-                proc_.vertical_ec.append_size(index, step / r.c_p).expect("the tape being filled is open and the size finite");
+                proc_
+                    .vertical_ec
+                    .append_size(index, step / r.c_p)
+                    .expect("the tape being filled is open and the size finite");
             }
             let (d, fill) = (proc_.drives[0], proc_.lanes[0].fill_bytes);
             self.finish_transfer(d, fill, end);
@@ -1345,7 +1617,10 @@ impl Sim {
     /// bypassed), PARALLEL its X data tapes, VERTICAL its data tapes one after the other.
     fn plan_read(&mut self, p: usize, r: &Request, now: TimeNs) -> TimeNs {
         let rec = self.file_rec(r.file, Some(r));
-        assert!(rec.chunks.iter().all(|c| c.tapes.len() <= self.processes[p].drives.len()));
+        assert!(rec
+            .chunks
+            .iter()
+            .all(|c| c.tapes.len() <= self.processes[p].drives.len()));
         let mut t = now;
         for chunk in &rec.chunks {
             let mut ready = t;
@@ -1378,7 +1653,11 @@ impl Sim {
 
     /// (tape, on-tape position) of each lane of process `p` (tests).
     pub fn process_lanes(&self, p: usize) -> Vec<(Option<u64>, f64)> {
-        self.processes[p].lanes.iter().map(|l| (l.tape, l.fill_bytes)).collect()
+        self.processes[p]
+            .lanes
+            .iter()
+            .map(|l| (l.tape, l.fill_bytes))
+            .collect()
     }
 
     pub fn process_drives(&self, p: usize) -> Vec<usize> {
@@ -1399,14 +1678,25 @@ impl Sim {
 /// the requests that arrived in it (plus 10 for small-number noise), and what is left when
 /// the drain window closes must stay under 1% of the requests (plus 10). A queue that grows
 /// without bound fails the first test; one that cannot finish its work fails the second.
-pub fn is_saturated(backlog_half: u64, backlog_end: u64, arrived_second_half: f64, undrained: u64, requests: u64) -> bool {
-    backlog_end as f64 > backlog_half as f64 + 0.05 * arrived_second_half + 10.0 || undrained as f64 > 0.01 * requests as f64 + 10.0
+pub fn is_saturated(
+    backlog_half: u64,
+    backlog_end: u64,
+    arrived_second_half: f64,
+    undrained: u64,
+    requests: u64,
+) -> bool {
+    backlog_end as f64 > backlog_half as f64 + 0.05 * arrived_second_half + 10.0
+        || undrained as f64 > 0.01 * requests as f64 + 10.0
 }
 
 /// The archive the run starts from: the seed's full capacity (0.5 EB, section 3.1) filled
 /// with files of the experiment's size distribution (log-uniform, mean (b-a)/ln(b/a)).
 pub fn archived_files_for(size_min_bytes: f64, size_max_bytes: f64) -> u64 {
-    let mean = if size_max_bytes > size_min_bytes { (size_max_bytes - size_min_bytes) / (size_max_bytes / size_min_bytes).ln() } else { size_min_bytes };
+    let mean = if size_max_bytes > size_min_bytes {
+        (size_max_bytes - size_min_bytes) / (size_max_bytes / size_min_bytes).ln()
+    } else {
+        size_min_bytes
+    };
     (0.5e18 / mean).floor().max(1.0) as u64
 }
 

@@ -20,7 +20,15 @@ fn config(policy: Policy) -> SimConfig {
     cfg
 }
 
-fn write(sim: &Sim, at_s: f64, file: u64, size_bytes: f64, scheme: usize, c_d: f64, c_p: f64) -> Request {
+fn write(
+    sim: &Sim,
+    at_s: f64,
+    file: u64,
+    size_bytes: f64,
+    scheme: usize,
+    c_d: f64,
+    c_p: f64,
+) -> Request {
     let mut r = sim.scripted(at_s, false, file, size_bytes, scheme);
     r.c_d = c_d;
     r.c_p = c_p;
@@ -42,12 +50,21 @@ fn parallel_4_plus_1_uses_five_drives_of_one_mover_and_puts_the_ec_on_its_own_ta
     let drives = sim.process_drives(0);
     assert_eq!(drives.len(), 5);
     let mover = sim.mover_of_drive(drives[0]);
-    assert!(drives.iter().all(|&d| sim.mover_of_drive(d) == mover), "one mover hosts the process");
+    assert!(
+        drives.iter().all(|&d| sim.mover_of_drive(d) == mover),
+        "one mover hosts the process"
+    );
     let lanes = sim.process_lanes(0);
     for lane in &lanes[..4] {
-        assert!((lane.1 - 6.0 * b / 2.0).abs() < 1.0, "data tape holds 6 blocks at C_D = 2: {lanes:?}");
+        assert!(
+            (lane.1 - 6.0 * b / 2.0).abs() < 1.0,
+            "data tape holds 6 blocks at C_D = 2: {lanes:?}"
+        );
     }
-    assert!((lanes[4].1 - 6.0 * b).abs() < 1.0, "EC tape holds 6 EC blocks at C_P = 1: {lanes:?}");
+    assert!(
+        (lanes[4].1 - 6.0 * b).abs() < 1.0,
+        "EC tape holds 6 EC blocks at C_P = 1: {lanes:?}"
+    );
     assert_eq!(m.tape_mounts, 5, "one scratch tape per drive");
 }
 
@@ -64,8 +81,14 @@ fn parallel_replaces_only_the_ec_tape_when_it_fills_first() {
     for lane in &lanes[..4] {
         assert!((lane.1 - 1.5e12 / 3.0).abs() < 1.0);
     }
-    assert!((lanes[4].1 - 0.5e12).abs() < 1.0, "the second EC tape holds the overflow: {lanes:?}");
-    assert_eq!(m.tape_mounts, 6, "five first tapes and one replacement EC tape");
+    assert!(
+        (lanes[4].1 - 0.5e12).abs() < 1.0,
+        "the second EC tape holds the overflow: {lanes:?}"
+    );
+    assert_eq!(
+        m.tape_mounts, 6,
+        "five first tapes and one replacement EC tape"
+    );
 }
 
 #[test]
@@ -87,7 +110,11 @@ fn rait_4_plus_1_spreads_ec_over_all_five_tapes() {
     }
     // Mount: arm move + load (arms are free, drives empty); then 5 stripes.
     let expected_s = platform.library.arm_move_s + platform.drive.load_to_ready_s + 5.0 * stripe_s;
-    assert!((m.avg_response_s - expected_s).abs() < 1e-6, "{} vs {expected_s}", m.avg_response_s);
+    assert!(
+        (m.avg_response_s - expected_s).abs() < 1e-6,
+        "{} vs {expected_s}",
+        m.avg_response_s
+    );
 }
 
 #[test]
@@ -102,20 +129,32 @@ fn vertical_uses_one_drive_and_writes_the_ec_after_x_data_tapes() {
     let sim = Sim::new(cfg, platform.clone());
     let script = vec![write(&sim, 0.0, NEW, 5e9, S4_1, 1.0, 1.0)];
     let (m, sim) = sim.with_script(script).run();
-    assert_eq!(sim.process_drives(0).len(), 1, "VERTICAL needs one drive whatever X+Y");
-    assert_eq!(m.tape_mounts, 6, "4 data tapes, 1 EC tape, 1 data tape of the next group");
+    assert_eq!(
+        sim.process_drives(0).len(),
+        1,
+        "VERTICAL needs one drive whatever X+Y"
+    );
+    assert_eq!(
+        m.tape_mounts, 6,
+        "4 data tapes, 1 EC tape, 1 data tape of the next group"
+    );
     let lanes = sim.process_lanes(0);
     assert!((lanes[0].1 - 1e9).abs() < 1.0);
     // The request completes when its data is on tape; the EC of the first group was written
     // in between (the drive is busy with it), the second group's EC stays on the disk.
     let d = &platform.drive;
     let one_tape_s = 1e9 / d.native_rate_bytes_per_s;
-    let swap_s = d.rewind_s(1e9, 1e9) + d.unload_s + 2.0 * platform.library.arm_move_s + d.load_to_ready_s;
+    let swap_s =
+        d.rewind_s(1e9, 1e9) + d.unload_s + 2.0 * platform.library.arm_move_s + d.load_to_ready_s;
     let first_mount_s = platform.library.arm_move_s + d.load_to_ready_s;
     // Five data tapes and one EC tape written; three swaps between data tapes, one to the
     // EC tape, one to the next group's data tape.
     let expected = first_mount_s + 6.0 * one_tape_s + 5.0 * swap_s;
-    assert!((m.avg_response_s - expected).abs() < 1e-6, "{} vs {expected}", m.avg_response_s);
+    assert!(
+        (m.avg_response_s - expected).abs() < 1e-6,
+        "{} vs {expected}",
+        m.avg_response_s
+    );
 }
 
 #[test]
@@ -123,13 +162,26 @@ fn main_scheduler_fills_a_process_up_to_maxlightload_then_creates_another() {
     let mut cfg = config(Policy::Vertical);
     cfg.scheduler.max_light_load = 2;
     let sim = Sim::new(cfg, Platform::blue_waters());
-    let script: Vec<Request> = (0..4).map(|i| write(&sim, 0.0, NEW + i, 1e9, S4_2, 2.0, 1.0)).collect();
+    let script: Vec<Request> = (0..4)
+        .map(|i| write(&sim, 0.0, NEW + i, 1e9, S4_2, 2.0, 1.0))
+        .collect();
     let (_, sim) = sim.with_script(script).run();
     let d = sim.decisions.clone().unwrap();
     assert!(matches!(d[0].1, Decision::Created { process: 0, .. }));
-    assert_eq!(d[1].1, Decision::MappedLight { process: 0 }, "load 1 <= MAXLIGHTLOAD");
-    assert_eq!(d[2].1, Decision::MappedLight { process: 0 }, "load 2 <= MAXLIGHTLOAD");
-    assert!(matches!(d[3].1, Decision::Created { process: 1, .. }), "load 3 > MAXLIGHTLOAD: new process");
+    assert_eq!(
+        d[1].1,
+        Decision::MappedLight { process: 0 },
+        "load 1 <= MAXLIGHTLOAD"
+    );
+    assert_eq!(
+        d[2].1,
+        Decision::MappedLight { process: 0 },
+        "load 2 <= MAXLIGHTLOAD"
+    );
+    assert!(
+        matches!(d[3].1, Decision::Created { process: 1, .. }),
+        "load 3 > MAXLIGHTLOAD: new process"
+    );
 }
 
 fn tiny_platform(drives: usize) -> Platform {
@@ -153,11 +205,27 @@ fn main_scheduler_maps_on_a_busy_process_when_no_drive_is_left_and_delays_an_orp
     let (m, sim) = sim.with_script(script).run();
     let d = sim.decisions.clone().unwrap();
     assert!(matches!(d[0].1, Decision::Created { process: 0, .. }));
-    assert!(matches!(d[1].1, Decision::Created { process: 1, .. }), "p0 has load 1 > 0");
-    assert_eq!(d[2].1, Decision::MappedHeavy { process: 0 }, "no idle drive: least loaded of its type");
-    assert_eq!(d[3].1, Decision::Delayed, "1+0 has no process and no drive is idle");
+    assert!(
+        matches!(d[1].1, Decision::Created { process: 1, .. }),
+        "p0 has load 1 > 0"
+    );
+    assert_eq!(
+        d[2].1,
+        Decision::MappedHeavy { process: 0 },
+        "no idle drive: least loaded of its type"
+    );
+    assert_eq!(
+        d[3].1,
+        Decision::Delayed,
+        "1+0 has no process and no drive is idle"
+    );
     // LOAD-BALANCER later resets, creates a 1+0 process and remaps it.
-    assert!(d[4..].iter().any(|(r, dec)| *r == 3 && matches!(dec, Decision::Remapped { .. })), "{d:?}");
+    assert!(
+        d[4..]
+            .iter()
+            .any(|(r, dec)| *r == 3 && matches!(dec, Decision::Remapped { .. })),
+        "{d:?}"
+    );
     assert_eq!(m.completed, 4);
     assert!(m.lb_runs >= 1);
 }
@@ -168,12 +236,22 @@ fn a_second_request_on_a_file_in_use_waits_for_the_load_balancer() {
     cfg.scheduler.min_lb_interval_s = 3_600.0;
     cfg.scheduler.max_waiting_time_s = 60.0;
     let sim = Sim::new(cfg, Platform::blue_waters());
-    let script = vec![write(&sim, 0.0, NEW, 1e9, S4_2, 2.0, 1.0), write(&sim, 1.0, NEW, 1e9, S4_2, 2.0, 1.0)];
+    let script = vec![
+        write(&sim, 0.0, NEW, 1e9, S4_2, 2.0, 1.0),
+        write(&sim, 1.0, NEW, 1e9, S4_2, 2.0, 1.0),
+    ];
     let (m, sim) = sim.with_script(script).run();
     let d = sim.decisions.clone().unwrap();
     assert_eq!(d[1], (1, Decision::Delayed));
-    assert_eq!(sim.lb_log.first().map(|l| l.1), Some(LbTrigger::WaitingTime));
-    assert_eq!(sim.lb_log[0].0, 3_600 * 1_000_000_000, "first LOAD-BALANCER tick after MINLBINTERVAL");
+    assert_eq!(
+        sim.lb_log.first().map(|l| l.1),
+        Some(LbTrigger::WaitingTime)
+    );
+    assert_eq!(
+        sim.lb_log[0].0,
+        3_600 * 1_000_000_000,
+        "first LOAD-BALANCER tick after MINLBINTERVAL"
+    );
     assert_eq!(m.completed, 2);
     // Response of the delayed one: from t = 1 s to after the tick at 3600 s.
     assert!(m.avg_response_s > (3_600.0 - 1.0) / 2.0);
@@ -193,10 +271,21 @@ fn load_balancer_fires_on_maxreqcount_and_ejects_the_tapes_of_cancelled_processe
         script.push(write(&sim, 0.0, NEW + i, 1e9, S1_0, 2.0, 1.0));
     }
     let (m, sim) = sim.with_script(script).run();
-    assert_eq!(sim.lb_log[0].1, LbTrigger::RequestCount, "3 waiting > MAXREQCOUNT = 2");
+    assert_eq!(
+        sim.lb_log[0].1,
+        LbTrigger::RequestCount,
+        "3 waiting > MAXREQCOUNT = 2"
+    );
     assert_eq!(m.completed, 4);
-    assert_eq!(sim.processes_alive(), 1, "the idle 4+2 process was cancelled, one 1+0 process remains");
-    assert!(m.tape_mounts >= 2, "the 4+2 tape was ejected and a new one mounted for 1+0");
+    assert_eq!(
+        sim.processes_alive(),
+        1,
+        "the idle 4+2 process was cancelled, one 1+0 process remains"
+    );
+    assert!(
+        m.tape_mounts >= 2,
+        "the 4+2 tape was ejected and a new one mounted for 1+0"
+    );
 }
 
 #[test]
@@ -210,7 +299,9 @@ fn load_balancer_fires_on_imbalance() {
     let sim = Sim::new(cfg, tiny_platform(2));
     // Eight 100 GB writes of 4+2 pile on one process (load 8), one 1+0 write has its own
     // (load 1): imbalance 7 > 3.
-    let mut script: Vec<Request> = (0..8).map(|i| write(&sim, 0.0, NEW + i, 100e9, S4_2, 2.0, 1.0)).collect();
+    let mut script: Vec<Request> = (0..8)
+        .map(|i| write(&sim, 0.0, NEW + i, 100e9, S4_2, 2.0, 1.0))
+        .collect();
     script.push(write(&sim, 0.0, NEW + 100, 1e9, S1_0, 2.0, 1.0));
     let (m, sim) = sim.with_script(script).run();
     assert_eq!(sim.lb_log[0].1, LbTrigger::Imbalance);
@@ -223,7 +314,10 @@ fn hetero_stores_small_files_with_vertical_and_large_with_parallel() {
     assert_eq!(Policy::Hetero.concrete(1e9, 1e9), Policy::Parallel);
     let cfg = config(Policy::Hetero);
     let sim = Sim::new(cfg, Platform::blue_waters());
-    let script = vec![write(&sim, 0.0, NEW, 1e8, S4_2, 2.0, 1.0), write(&sim, 0.0, NEW + 1, 1e10, S4_2, 2.0, 1.0)];
+    let script = vec![
+        write(&sim, 0.0, NEW, 1e8, S4_2, 2.0, 1.0),
+        write(&sim, 0.0, NEW + 1, 1e10, S4_2, 2.0, 1.0),
+    ];
     let (_, sim) = sim.with_script(script).run();
     assert_eq!(sim.process_drives(0).len(), 1, "VERTICAL for 100 MB");
     assert_eq!(sim.process_drives(1).len(), 6, "PARALLEL 4+2 for 10 GB");
@@ -260,23 +354,47 @@ fn same_seed_gives_an_identical_csv_with_the_exact_header() {
     let b = csv_of(&exp);
     assert_eq!(a, b);
     assert_eq!(a.lines().next().unwrap(), CSV_HEADER);
-    assert_eq!(a.lines().count(), 1 + 2 * 2, "quick: one seed, two rates, two policies");
-    let other = ExperimentToml::parse(&SMALL_EXPERIMENT.replace("seeds = [1, 2]", "seeds = [9]")).unwrap();
-    assert_ne!(csv_of(&other), a, "a different seed gives different numbers");
+    assert_eq!(
+        a.lines().count(),
+        1 + 2 * 2,
+        "quick: one seed, two rates, two policies"
+    );
+    let other =
+        ExperimentToml::parse(&SMALL_EXPERIMENT.replace("seeds = [1, 2]", "seeds = [9]")).unwrap();
+    assert_ne!(
+        csv_of(&other),
+        a,
+        "a different seed gives different numbers"
+    );
 }
 
 #[test]
 fn bad_toml_says_which_key_and_what_is_expected() {
     let unknown = ExperimentToml::parse(&format!("{SMALL_EXPERIMENT}\nblock = 3\n")).unwrap_err();
-    assert!(format!("{unknown:#}").contains("unknown field `block`"), "{unknown:#}");
-    let missing = ExperimentToml::parse(&SMALL_EXPERIMENT.replace("seeds = [1, 2]\n", "")).unwrap_err();
-    assert!(format!("{missing:#}").contains("missing field `seeds`"), "{missing:#}");
-    let bad_size = ExperimentToml::parse(&SMALL_EXPERIMENT.replace("\"10MB\"", "\"10 parsecs\"")).unwrap_err();
+    assert!(
+        format!("{unknown:#}").contains("unknown field `block`"),
+        "{unknown:#}"
+    );
+    let missing =
+        ExperimentToml::parse(&SMALL_EXPERIMENT.replace("seeds = [1, 2]\n", "")).unwrap_err();
+    assert!(
+        format!("{missing:#}").contains("missing field `seeds`"),
+        "{missing:#}"
+    );
+    let bad_size =
+        ExperimentToml::parse(&SMALL_EXPERIMENT.replace("\"10MB\"", "\"10 parsecs\"")).unwrap_err();
     assert!(format!("{bad_size:#}").contains("size_min"), "{bad_size:#}");
-    let bad_policy = ExperimentToml::parse(&SMALL_EXPERIMENT.replace("\"rait\",", "\"raid\",")).unwrap_err();
+    let bad_policy =
+        ExperimentToml::parse(&SMALL_EXPERIMENT.replace("\"rait\",", "\"raid\",")).unwrap_err();
     assert!(format!("{bad_policy:#}").contains("raid"), "{bad_policy:#}");
-    let no_rates = ExperimentToml::parse(&SMALL_EXPERIMENT.replace("arrival_rates_per_hour = [50.0, 200.0]", "")).unwrap_err();
-    assert!(format!("{no_rates:#}").contains("arrival_rates_per_hour"), "{no_rates:#}");
+    let no_rates = ExperimentToml::parse(
+        &SMALL_EXPERIMENT.replace("arrival_rates_per_hour = [50.0, 200.0]", ""),
+    )
+    .unwrap_err();
+    assert!(
+        format!("{no_rates:#}").contains("arrival_rates_per_hour"),
+        "{no_rates:#}"
+    );
 }
 
 #[test]
@@ -284,7 +402,10 @@ fn main_scheduler_takes_the_drive_of_an_idle_process_of_another_type() {
     // One drive, held by an idle 4+2 process: a 1+0 request counts that drive as idle, the
     // idle process ends (its tape is ejected) and a 1+0 process is created on the drive.
     let sim = Sim::new(config(Policy::Vertical), tiny_platform(1));
-    let script = vec![write(&sim, 0.0, NEW, 1e9, S4_2, 2.0, 1.0), write(&sim, 1_000.0, NEW + 1, 1e9, S1_0, 2.0, 1.0)];
+    let script = vec![
+        write(&sim, 0.0, NEW, 1e9, S4_2, 2.0, 1.0),
+        write(&sim, 1_000.0, NEW + 1, 1e9, S1_0, 2.0, 1.0),
+    ];
     let (m, sim) = sim.with_script(script).run();
     let d = sim.decisions.clone().unwrap();
     assert!(matches!(d[1].1, Decision::Created { .. }), "{d:?}");
@@ -299,13 +420,19 @@ fn vertical_writes_its_pending_ec_when_its_process_ends() {
     // mover's disk; when its drive is taken for another type, it first writes that EC on
     // its own tape, then ejects: 1 data tape + 1 EC tape + the new process's tape.
     let sim = Sim::new(config(Policy::Vertical), tiny_platform(1));
-    let script = vec![write(&sim, 0.0, NEW, 1e9, S4_1, 2.0, 1.0), write(&sim, 1_000.0, NEW + 1, 1e9, S1_0, 2.0, 1.0)];
+    let script = vec![
+        write(&sim, 0.0, NEW, 1e9, S4_1, 2.0, 1.0),
+        write(&sim, 1_000.0, NEW + 1, 1e9, S1_0, 2.0, 1.0),
+    ];
     let (m, _) = sim.with_script(script).run();
     assert_eq!(m.reclaimed, 1);
     assert_eq!(m.tape_mounts, 3);
     // 1+0 keeps no EC: ending its process writes nothing more.
     let sim = Sim::new(config(Policy::Vertical), tiny_platform(1));
-    let script = vec![write(&sim, 0.0, NEW, 1e9, S1_0, 2.0, 1.0), write(&sim, 1_000.0, NEW + 1, 1e9, S4_1, 2.0, 1.0)];
+    let script = vec![
+        write(&sim, 0.0, NEW, 1e9, S1_0, 2.0, 1.0),
+        write(&sim, 1_000.0, NEW + 1, 1e9, S4_1, 2.0, 1.0),
+    ];
     let (m, _) = sim.with_script(script).run();
     assert_eq!(m.tape_mounts, 2);
 }

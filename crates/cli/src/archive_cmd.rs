@@ -101,7 +101,13 @@ pub fn run(args: ArchiveArgs) -> Result<()> {
                     .collect();
                 println!("{}", serde_json::to_string_pretty(&rows)?);
             }
-            eprintln!("{}: {} points in {:.1} s -> {}", exp.name, points.len(), started.elapsed().as_secs_f64(), a.out.display());
+            eprintln!(
+                "{}: {} points in {:.1} s -> {}",
+                exp.name,
+                points.len(),
+                started.elapsed().as_secs_f64(),
+                a.out.display()
+            );
             Ok(())
         }
         ArchiveCommand::Reproduce(a) => {
@@ -110,7 +116,11 @@ pub fn run(args: ArchiveArgs) -> Result<()> {
             for (exp, dir) in &done {
                 eprintln!("{} -> {}", exp.name, dir.display());
             }
-            eprintln!("reproduced {} experiments in {:.1} s", done.len(), started.elapsed().as_secs_f64());
+            eprintln!(
+                "reproduced {} experiments in {:.1} s",
+                done.len(),
+                started.elapsed().as_secs_f64()
+            );
             Ok(())
         }
         ArchiveCommand::Year(a) => {
@@ -126,7 +136,12 @@ pub fn run(args: ArchiveArgs) -> Result<()> {
             let (m, _) = Sim::new(cfg, Platform::blue_waters()).run();
             let wall_s = started.elapsed().as_secs_f64();
             if a.json {
-                println!("{}", serde_json::to_string_pretty(&serde_json::json!({"wall_s": wall_s, "metrics": m}))?);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &serde_json::json!({"wall_s": wall_s, "metrics": m})
+                    )?
+                );
             } else {
                 println!(
                     "{} {}..{} at {}/h for {} days: {} requests ({} done), weighted {:.3} s/GB, response {:.1} s, {:.0} MB/s, saturated {}, {} delayed, {} LB runs, {} mounts, {} processes created, drive transfer utilization {:.3}, {} events; wall {:.2} s",

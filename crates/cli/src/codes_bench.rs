@@ -47,8 +47,14 @@ const ELEMENT_SIZES: [usize; 2] = [1 << 20, 4 << 10];
 /// Primes of the array codes.
 const ARRAY_PRIMES: [usize; 2] = [5, 7];
 /// The array codes, in the order of the issue.
-const ARRAY_CODES: [CodeKind; 6] =
-    [CodeKind::Evenodd, CodeKind::Rdp, CodeKind::Xcode, CodeKind::Hcode, CodeKind::Hdp, CodeKind::Dcode];
+const ARRAY_CODES: [CodeKind; 6] = [
+    CodeKind::Evenodd,
+    CodeKind::Rdp,
+    CodeKind::Xcode,
+    CodeKind::Hcode,
+    CodeKind::Hdp,
+    CodeKind::Dcode,
+];
 
 /// How much work one measurement does.
 #[derive(Clone, Copy)]
@@ -61,8 +67,14 @@ struct Budget {
 
 /// Short passes, many of them: on a shared machine a short pass is more likely to run
 /// undisturbed, and the best of many keeps that one.
-const FULL: Budget = Budget { bytes_per_pass: 32 << 20, passes: 25 };
-const QUICK: Budget = Budget { bytes_per_pass: 8 << 20, passes: 3 };
+const FULL: Budget = Budget {
+    bytes_per_pass: 32 << 20,
+    passes: 25,
+};
+const QUICK: Budget = Budget {
+    bytes_per_pass: 8 << 20,
+    passes: 3,
+};
 
 /// One line of the JSON output. Exactly the keys of the issue's contract.
 #[derive(Serialize, Clone)]
@@ -163,10 +175,20 @@ impl Case {
             cols
         };
         if data_cols.len() < f {
-            bail!("{spec} has fewer data columns ({}) than its fault tolerance ({f})", data_cols.len());
+            bail!(
+                "{spec} has fewer data columns ({}) than its fault tolerance ({f})",
+                data_cols.len()
+            );
         }
         let erased = data_cols[..f].to_vec();
-        Ok(Case { spec, code, element_bytes, stripe, reference, erased })
+        Ok(Case {
+            spec,
+            code,
+            element_bytes,
+            stripe,
+            reference,
+            erased,
+        })
     }
 
     fn data_bytes(&self) -> usize {
@@ -190,7 +212,11 @@ impl Case {
         let code = self.code.clone();
         let erased = self.erased.clone();
         let mut stripe = self.stripe.clone();
-        let mut peer = if self.spec.kind.is_array() { None } else { Some(IsalPeer::new(&self)?) };
+        let mut peer = if self.spec.kind.is_array() {
+            None
+        } else {
+            Some(IsalPeer::new(&self)?)
+        };
 
         // Each exaraid measurement is interleaved pass by pass with its yardstick (ISA-L on the
         // same data, or memcpy of the same number of bytes), so both see the same background
@@ -208,20 +234,35 @@ impl Case {
                 || code.encode(&mut stripe).expect("encode of a valid stripe"),
                 || peer.encode(),
             ),
-            None => best_gb_s_pair(budget, data_bytes, || code.encode(&mut stripe).expect("encode of a valid stripe"), &mut memcpy),
+            None => best_gb_s_pair(
+                budget,
+                data_bytes,
+                || code.encode(&mut stripe).expect("encode of a valid stripe"),
+                &mut memcpy,
+            ),
         };
-        anyhow::ensure!(stripe == self.reference, "{}: repeated encode changed the stripe", self.spec);
+        anyhow::ensure!(
+            stripe == self.reference,
+            "{}: repeated encode changed the stripe",
+            self.spec
+        );
         let (decode_gb_s, decode_peer_gb_s) = match &mut peer {
             Some(peer) => best_gb_s_pair(
                 budget,
                 data_bytes,
-                || code.decode(&mut self.stripe, &erased).expect("decode within the fault tolerance"),
+                || {
+                    code.decode(&mut self.stripe, &erased)
+                        .expect("decode within the fault tolerance")
+                },
                 || peer.decode(),
             ),
             None => best_gb_s_pair(
                 budget,
                 data_bytes,
-                || code.decode(&mut self.stripe, &erased).expect("decode within the fault tolerance"),
+                || {
+                    code.decode(&mut self.stripe, &erased)
+                        .expect("decode within the fault tolerance")
+                },
                 &mut memcpy,
             ),
         };
@@ -233,7 +274,12 @@ impl Case {
             self.stripe.column_mut(col).fill(0xa5);
         }
         self.code.decode(&mut self.stripe, &self.erased)?;
-        anyhow::ensure!(self.stripe == self.reference, "{}: decode of {:?} did not restore the stripe", self.spec, self.erased);
+        anyhow::ensure!(
+            self.stripe == self.reference,
+            "{}: decode of {:?} did not restore the stripe",
+            self.spec,
+            self.erased
+        );
         if let Some(peer) = &mut peer {
             peer.check(&self)?;
         }
@@ -255,10 +301,15 @@ impl Case {
                     isal_gb_s,
                     ratio: isal_gb_s.map(|i| gb_s / i),
                 },
-                Extra { memcpy_gb_s: is_array.then_some(peer_gb_s) },
+                Extra {
+                    memcpy_gb_s: is_array.then_some(peer_gb_s),
+                },
             )
         };
-        Ok(vec![row("encode", encode_gb_s, encode_peer_gb_s), row("decode", decode_gb_s, decode_peer_gb_s)])
+        Ok(vec![
+            row("encode", encode_gb_s, encode_peer_gb_s),
+            row("decode", decode_gb_s, decode_peer_gb_s),
+        ])
     }
 }
 
@@ -284,7 +335,11 @@ impl IsalPeer {
         let k = g.data_count();
         let m = g.parity_count();
         let f = g.fault_tolerance;
-        anyhow::ensure!(g.rows == 1 && g.cols == k + m, "{}: a horizontal code has one row of k + m columns", case.spec);
+        anyhow::ensure!(
+            g.rows == 1 && g.cols == k + m,
+            "{}: a horizontal code has one row of k + m columns",
+            case.spec
+        );
         // The code's full (k+m) x k generator matrix as ISA-L sees it: identity on top.
         let generator: Vec<u8> = match case.spec.kind {
             CodeKind::Raid5 => identity_then(k, &vec![1u8; k]),
@@ -299,20 +354,35 @@ impl IsalPeer {
             // xor_gen / pq_gen need no tables; raid6 decode goes through the matrix.
             CodeKind::Raid5 => (None, None),
             kind => {
-                let square: Vec<u8> = survivors_rows.iter().flat_map(|&r| generator[r * k..(r + 1) * k].to_vec()).collect();
-                let inverse = isal::invert_matrix(&square, k).context("the survivors' matrix is singular")?;
+                let square: Vec<u8> = survivors_rows
+                    .iter()
+                    .flat_map(|&r| generator[r * k..(r + 1) * k].to_vec())
+                    .collect();
+                let inverse =
+                    isal::invert_matrix(&square, k).context("the survivors' matrix is singular")?;
                 // Rows of the inverse that give back the lost data columns 0..f; built once, as
                 // exaraid caches its decode plan per erasure pattern.
                 let decode = Some(isal::Tables::new(&inverse[..f * k], k, f));
-                let encode = (kind == CodeKind::Rs).then(|| isal::Tables::new(&generator[k * k..], k, m));
+                let encode =
+                    (kind == CodeKind::Rs).then(|| isal::Tables::new(&generator[k * k..], k, m));
                 (encode, decode)
             }
         };
         let mut buf = Aligned::zeroed((k + m) * e);
         buf.as_mut_slice()[..k * e].copy_from_slice(&case.reference.bytes[..k * e]);
-        let mut peer = IsalPeer { kind: case.spec.kind, k, m, f, e, buf, encode_tables, decode_tables };
+        let mut peer = IsalPeer {
+            kind: case.spec.kind,
+            k,
+            m,
+            f,
+            e,
+            buf,
+            encode_tables,
+            decode_tables,
+        };
         // Fail here, with a message, if ISA-L refuses the buffers.
-        peer.try_encode().map_err(|r| anyhow::anyhow!("ISA-L refused the buffers: {r:?}"))?;
+        peer.try_encode()
+            .map_err(|r| anyhow::anyhow!("ISA-L refused the buffers: {r:?}"))?;
         Ok(peer)
     }
 
@@ -328,14 +398,19 @@ impl IsalPeer {
             }
             _ => {
                 let mut outs: Vec<&mut [u8]> = parity.chunks_exact_mut(e).collect();
-                isal::encode_data(self.encode_tables.as_ref().expect("rs has encode tables"), &srcs, &mut outs);
+                isal::encode_data(
+                    self.encode_tables.as_ref().expect("rs has encode tables"),
+                    &srcs,
+                    &mut outs,
+                );
                 Ok(())
             }
         }
     }
 
     fn encode(&mut self) {
-        self.try_encode().expect("ISA-L accepted these buffers at setup");
+        self.try_encode()
+            .expect("ISA-L accepted these buffers at setup");
     }
 
     fn decode(&mut self) {
@@ -354,10 +429,18 @@ impl IsalPeer {
     /// ISA-L's parity equals exaraid's, and ISA-L's decode gives back the lost data.
     fn check(&mut self, case: &Case) -> anyhow::Result<()> {
         let want = &case.reference.bytes[..(self.k + self.m) * self.e];
-        anyhow::ensure!(self.buf.as_slice() == want, "{}: exaraid's parity differs from ISA-L's on the same data", case.spec);
+        anyhow::ensure!(
+            self.buf.as_slice() == want,
+            "{}: exaraid's parity differs from ISA-L's on the same data",
+            case.spec
+        );
         self.buf.as_mut_slice()[..self.f * self.e].fill(0xa5);
         self.decode();
-        anyhow::ensure!(self.buf.as_slice() == want, "{}: ISA-L's decode did not restore the lost columns", case.spec);
+        anyhow::ensure!(
+            self.buf.as_slice() == want,
+            "{}: ISA-L's decode did not restore the lost columns",
+            case.spec
+        );
         Ok(())
     }
 }
@@ -374,13 +457,29 @@ fn identity_then(k: usize, parity_rows: &[u8]) -> Vec<u8> {
 /// Best throughput of two operations over `budget.passes` timed passes each (after one
 /// warm-up pass each), their passes interleaved a, b, a, b; each pass calls the operation
 /// until `budget.bytes_per_pass` data bytes are done (at least once).
-fn best_gb_s_pair(budget: Budget, bytes_per_call: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
-    let r = best_gb_s_each(budget, bytes_per_call, 2, |which| if which == 0 { a() } else { b() });
+fn best_gb_s_pair(
+    budget: Budget,
+    bytes_per_call: usize,
+    mut a: impl FnMut(),
+    mut b: impl FnMut(),
+) -> (f64, f64) {
+    let r = best_gb_s_each(budget, bytes_per_call, 2, |which| {
+        if which == 0 {
+            a()
+        } else {
+            b()
+        }
+    });
     (r[0], r[1])
 }
 
 /// Best throughput of `ops` operations (`op(i)` runs operation i once), passes interleaved.
-fn best_gb_s_each(budget: Budget, bytes_per_call: usize, ops: usize, mut op: impl FnMut(usize)) -> Vec<f64> {
+fn best_gb_s_each(
+    budget: Budget,
+    bytes_per_call: usize,
+    ops: usize,
+    mut op: impl FnMut(usize),
+) -> Vec<f64> {
     assert!(bytes_per_call > 0, "a call must process some bytes");
     let calls = budget.bytes_per_pass.div_ceil(bytes_per_call).max(1);
     let mut best = vec![Duration::MAX; ops];
@@ -396,7 +495,9 @@ fn best_gb_s_each(budget: Budget, bytes_per_call: usize, ops: usize, mut op: imp
             }
         }
     }
-    best.into_iter().map(|d| (calls * bytes_per_call) as f64 / d.as_secs_f64().max(1e-9) / 1e9).collect()
+    best.into_iter()
+        .map(|d| (calls * bytes_per_call) as f64 / d.as_secs_f64().max(1e-9) / 1e9)
+        .collect()
 }
 
 /// A 64-byte aligned buffer (ISA-L's raid functions want 32-byte aligned pointers).
@@ -411,7 +512,11 @@ impl Aligned {
     fn zeroed(len: usize) -> Aligned {
         let backing = vec![0u8; len + Self::ALIGN];
         let offset = (Self::ALIGN - backing.as_ptr() as usize % Self::ALIGN) % Self::ALIGN;
-        Aligned { backing, offset, len }
+        Aligned {
+            backing,
+            offset,
+            len,
+        }
     }
     fn as_slice(&self) -> &[u8] {
         &self.backing[self.offset..self.offset + self.len]
@@ -455,12 +560,25 @@ fn render_table(rows: &[(Row, Extra)], budget: Budget, quick: bool) -> String {
     let _ = writeln!(
         s,
         "{:<8} {:>3} {:>2} {:>3} {:>8} {:<6} {:>9} {:>9} {:>6} {:>9} {:>7} {:>5}",
-        "code", "k", "m", "p", "element", "op", "exaraid", "isa-l", "ratio", "memcpy", "of_cpy", "goal"
+        "code",
+        "k",
+        "m",
+        "p",
+        "element",
+        "op",
+        "exaraid",
+        "isa-l",
+        "ratio",
+        "memcpy",
+        "of_cpy",
+        "goal"
     );
     let mut met = 0;
     let mut with_goal = 0;
     for (r, x) in rows {
-        let opt = |v: Option<f64>, w: usize, prec: usize| v.map_or(format!("{:>w$}", "-"), |v| format!("{v:>w$.prec$}"));
+        let opt = |v: Option<f64>, w: usize, prec: usize| {
+            v.map_or(format!("{:>w$}", "-"), |v| format!("{v:>w$.prec$}"))
+        };
         let fraction = x.memcpy_gb_s.map(|c| r.gb_s / c);
         let g = goal(r, x);
         if let Some(ok) = g {
@@ -512,8 +630,18 @@ fn kernel_table(budget: Budget, rng: &mut ChaCha8Rng) -> String {
     let shapes: Vec<Shape> = vec![
         ("xor_many 4 sources", 4, 1, None),
         ("xor_many 8 sources", 8, 1, None),
-        ("P+Q of 8 (raid6 matrix)", 8, 2, Some([vec![1u8; 8], gf256::raid6_q_coefs(8)].concat())),
-        ("rs 10+4 cauchy matrix", 10, 4, Some(gf256::cauchy1_matrix(10, 4))),
+        (
+            "P+Q of 8 (raid6 matrix)",
+            8,
+            2,
+            Some([vec![1u8; 8], gf256::raid6_q_coefs(8)].concat()),
+        ),
+        (
+            "rs 10+4 cauchy matrix",
+            10,
+            4,
+            Some(gf256::cauchy1_matrix(10, 4)),
+        ),
     ];
     for (label, k, rows, coefs) in &shapes {
         for &element_bytes in &ELEMENT_SIZES {
@@ -532,16 +660,29 @@ fn kernel_table(budget: Budget, rng: &mut ChaCha8Rng) -> String {
                 let mut one = vec![0u8; n * stride + 128];
                 rng.fill_bytes(&mut one);
                 let base = (64 - one.as_ptr() as usize % 64) % 64 + offset;
-                let _ = write!(s, "{:<26} {:>8} {:>9}", label, human_bytes(element_bytes), layout);
+                let _ = write!(
+                    s,
+                    "{:<26} {:>8} {:>9}",
+                    label,
+                    human_bytes(element_bytes),
+                    layout
+                );
                 let area = &mut one[base..base + n * stride];
                 let (a, b) = area.split_at_mut(k * stride);
-                let srcs: Vec<&[u8]> = a.chunks_exact(stride).map(|c| &c[..element_bytes]).collect();
-                let mut dsts: Vec<&mut [u8]> = b.chunks_exact_mut(stride).map(|c| &mut c[..element_bytes]).collect();
+                let srcs: Vec<&[u8]> = a
+                    .chunks_exact(stride)
+                    .map(|c| &c[..element_bytes])
+                    .collect();
+                let mut dsts: Vec<&mut [u8]> = b
+                    .chunks_exact_mut(stride)
+                    .map(|c| &mut c[..element_bytes])
+                    .collect();
                 // Every engine on the same buffers, passes interleaved.
-                let results = best_gb_s_each(budget, k * element_bytes, engines.len(), |i| match coefs {
-                    None => engines[i].xor_many(&srcs, dsts[0]),
-                    Some(c) => engines[i].gf_matrix_mul(c, &srcs, &mut dsts),
-                });
+                let results =
+                    best_gb_s_each(budget, k * element_bytes, engines.len(), |i| match coefs {
+                        None => engines[i].xor_many(&srcs, dsts[0]),
+                        Some(c) => engines[i].gf_matrix_mul(c, &srcs, &mut dsts),
+                    });
                 for gb_s in results {
                     let _ = write!(s, " {gb_s:>9.2}");
                 }
@@ -557,7 +698,10 @@ mod tests {
     use super::*;
 
     /// One call per pass: these tests check what the bench computes and compares, never speed.
-    const TINY: Budget = Budget { bytes_per_pass: 1, passes: 1 };
+    const TINY: Budget = Budget {
+        bytes_per_pass: 1,
+        passes: 1,
+    };
 
     #[test]
     fn json_rows_have_exactly_the_contract_keys() {
@@ -575,8 +719,24 @@ mod tests {
         let v = serde_json::to_value(&row).unwrap();
         let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
         keys.sort_unstable();
-        assert_eq!(keys, ["code", "element_bytes", "gb_s", "isal_gb_s", "k", "m", "op", "p", "ratio"]);
-        assert!(v["isal_gb_s"].is_null() && v["ratio"].is_null(), "absent peers are null, not missing");
+        assert_eq!(
+            keys,
+            [
+                "code",
+                "element_bytes",
+                "gb_s",
+                "isal_gb_s",
+                "k",
+                "m",
+                "op",
+                "p",
+                "ratio"
+            ]
+        );
+        assert!(
+            v["isal_gb_s"].is_null() && v["ratio"].is_null(),
+            "absent peers are null, not missing"
+        );
     }
 
     #[test]
@@ -588,7 +748,9 @@ mod tests {
             let case = Case::new(spec, 4096 + 512, &mut rng).unwrap();
             let rows = case.measure(TINY).unwrap();
             assert_eq!(rows.len(), 2);
-            assert!(rows.iter().all(|(r, x)| r.isal_gb_s.is_some() && r.ratio.is_some() && x.memcpy_gb_s.is_none()));
+            assert!(rows.iter().all(|(r, x)| r.isal_gb_s.is_some()
+                && r.ratio.is_some()
+                && x.memcpy_gb_s.is_none()));
         }
     }
 
@@ -597,7 +759,14 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(8);
         let case = Case::new(CodeSpec::array(CodeKind::Dcode, 5), 1024, &mut rng).unwrap();
         let rows = case.measure(TINY).unwrap();
-        assert!(rows.iter().all(|(r, x)| r.p == Some(5) && r.isal_gb_s.is_none() && r.ratio.is_none() && x.memcpy_gb_s.is_some()));
-        assert_eq!((rows[0].0.k, rows[0].0.m), (3, 2), "D-Code p=5: 5 columns, tolerance 2");
+        assert!(rows.iter().all(|(r, x)| r.p == Some(5)
+            && r.isal_gb_s.is_none()
+            && r.ratio.is_none()
+            && x.memcpy_gb_s.is_some()));
+        assert_eq!(
+            (rows[0].0.k, rows[0].0.m),
+            (3, 2),
+            "D-Code p=5: 5 columns, tolerance 2"
+        );
     }
 }

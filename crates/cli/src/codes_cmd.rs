@@ -69,7 +69,12 @@ pub struct CodeParams {
 impl CodeParams {
     pub fn build(&self) -> anyhow::Result<Code> {
         let kind = CodeKind::from_name(&self.code)?;
-        let spec = CodeSpec { kind, k: self.k, m: self.m, p: self.p };
+        let spec = CodeSpec {
+            kind,
+            k: self.k,
+            m: self.m,
+            p: self.p,
+        };
         Ok(Code::new(spec)?)
     }
 }
@@ -94,17 +99,97 @@ struct CodeInfo {
 
 fn code_infos() -> Vec<CodeInfo> {
     let prime = |kind| format!("p prime, {} <= p <= {}", codes::min_p(kind), codes::MAX_P);
-    let info = |code, params, rows, columns, fault_tolerance, allowed, source| CodeInfo { code, params, rows, columns, fault_tolerance, allowed, source };
+    let info = |code, params, rows, columns, fault_tolerance, allowed, source| CodeInfo {
+        code,
+        params,
+        rows,
+        columns,
+        fault_tolerance,
+        allowed,
+        source,
+    };
     vec![
-        info("raid5", "--k K", "1", "k+1", "1", format!("k >= 1, k+1 <= {}", codes::MAX_COLUMNS), "XOR parity (Patterson, Gibson, Katz 1988)"),
-        info("raid6", "--k K", "1", "k+2", "2", format!("k >= 2, k+2 <= {}", codes::MAX_COLUMNS), "P + Q as Linux md, GF(2^8)/0x11d, g = 2"),
-        info("rs", "--k K --m M", "1", "k+m", "m", format!("k >= 1, m >= 1, k+m <= {}", codes::MAX_COLUMNS), "Cauchy Reed-Solomon, ISA-L gf_gen_cauchy1_matrix"),
-        info("evenodd", "--p P", "p-1", "p+2", "2", prime(CodeKind::Evenodd), "Blaum, Brady, Bruck, Menon 1995"),
-        info("rdp", "--p P", "p-1", "p+1", "2", prime(CodeKind::Rdp), "Corbett et al., FAST 2004"),
-        info("xcode", "--p P", "p", "p", "2", prime(CodeKind::Xcode), "Xu, Bruck 1999"),
-        info("hcode", "--p P", "p-1", "p+1", "2", prime(CodeKind::Hcode), "Wu et al., IPDPS 2011"),
-        info("hdp", "--p P", "p-1", "p-1", "2", prime(CodeKind::Hdp), "Wu et al., DSN 2011"),
-        info("dcode", "--p P", "p", "p", "2", prime(CodeKind::Dcode), "Fu, Shu, D-Code (seed 002)"),
+        info(
+            "raid5",
+            "--k K",
+            "1",
+            "k+1",
+            "1",
+            format!("k >= 1, k+1 <= {}", codes::MAX_COLUMNS),
+            "XOR parity (Patterson, Gibson, Katz 1988)",
+        ),
+        info(
+            "raid6",
+            "--k K",
+            "1",
+            "k+2",
+            "2",
+            format!("k >= 2, k+2 <= {}", codes::MAX_COLUMNS),
+            "P + Q as Linux md, GF(2^8)/0x11d, g = 2",
+        ),
+        info(
+            "rs",
+            "--k K --m M",
+            "1",
+            "k+m",
+            "m",
+            format!("k >= 1, m >= 1, k+m <= {}", codes::MAX_COLUMNS),
+            "Cauchy Reed-Solomon, ISA-L gf_gen_cauchy1_matrix",
+        ),
+        info(
+            "evenodd",
+            "--p P",
+            "p-1",
+            "p+2",
+            "2",
+            prime(CodeKind::Evenodd),
+            "Blaum, Brady, Bruck, Menon 1995",
+        ),
+        info(
+            "rdp",
+            "--p P",
+            "p-1",
+            "p+1",
+            "2",
+            prime(CodeKind::Rdp),
+            "Corbett et al., FAST 2004",
+        ),
+        info(
+            "xcode",
+            "--p P",
+            "p",
+            "p",
+            "2",
+            prime(CodeKind::Xcode),
+            "Xu, Bruck 1999",
+        ),
+        info(
+            "hcode",
+            "--p P",
+            "p-1",
+            "p+1",
+            "2",
+            prime(CodeKind::Hcode),
+            "Wu et al., IPDPS 2011",
+        ),
+        info(
+            "hdp",
+            "--p P",
+            "p-1",
+            "p-1",
+            "2",
+            prime(CodeKind::Hdp),
+            "Wu et al., DSN 2011",
+        ),
+        info(
+            "dcode",
+            "--p P",
+            "p",
+            "p",
+            "2",
+            prime(CodeKind::Dcode),
+            "Fu, Shu, D-Code (seed 002)",
+        ),
     ]
 }
 
@@ -177,10 +262,15 @@ fn show(args: ShowArgs) -> anyhow::Result<()> {
         }
         println!();
     }
-    println!("parities (D(row,col) are positions; GF(2^8) coefficients other than 1 shown as 0xNN*):");
+    println!(
+        "parities (D(row,col) are positions; GF(2^8) coefficients other than 1 shown as 0xNN*):"
+    );
     for (p, terms) in g.parity_terms.iter().enumerate() {
         let pos = g.parity_pos[p];
-        let sum: Vec<String> = terms.iter().map(|t| term_label(g, t.data, t.coef)).collect();
+        let sum: Vec<String> = terms
+            .iter()
+            .map(|t| term_label(g, t.data, t.coef))
+            .collect();
         println!("P{p} = P({},{}) = {}", pos.row, pos.col, sum.join(" ^ "));
     }
     Ok(())
@@ -202,15 +292,26 @@ fn encode(args: EncodeArgs) -> anyhow::Result<()> {
     let g = code.geometry().clone();
     // Row-major *position* order; may differ from the code's data order.
     let positions = |want: fn(Cell) -> bool| -> Vec<Pos> {
-        (0..g.rows).flat_map(|row| (0..g.cols).map(move |col| Pos { row, col })).filter(|&pos| want(g.cell(pos))).collect()
+        (0..g.rows)
+            .flat_map(|row| (0..g.cols).map(move |col| Pos { row, col }))
+            .filter(|&pos| want(g.cell(pos)))
+            .collect()
     };
     let data = positions(|c| matches!(c, Cell::Data(_)));
     let parity = positions(|c| matches!(c, Cell::Parity(_)));
     let want = data.len() * e;
     let mut input = Vec::with_capacity(want);
-    std::io::stdin().lock().take(want as u64 + 1).read_to_end(&mut input).context("reading the data elements from stdin")?;
+    std::io::stdin()
+        .lock()
+        .take(want as u64 + 1)
+        .read_to_end(&mut input)
+        .context("reading the data elements from stdin")?;
     if input.len() != want {
-        let got = if input.len() > want { format!("more than {want}") } else { input.len().to_string() };
+        let got = if input.len() > want {
+            format!("more than {want}")
+        } else {
+            input.len().to_string()
+        };
         bail!(
             "stdin held {got} bytes, but one stripe of {} is {} data elements x {e} bytes = {want} bytes \
              (data elements in row-major order of their positions, parity positions skipped)",
@@ -224,7 +325,8 @@ fn encode(args: EncodeArgs) -> anyhow::Result<()> {
     code.encode(&mut stripe)?;
     let mut out = std::io::stdout().lock();
     for pos in parity {
-        out.write_all(stripe.element(pos)).context("writing the parity elements to stdout")?;
+        out.write_all(stripe.element(pos))
+            .context("writing the parity elements to stdout")?;
     }
     out.flush()?;
     Ok(())
@@ -263,7 +365,14 @@ struct VerifyArgs {
 /// The instances `verify --all` covers.
 pub fn verify_all_specs() -> Vec<CodeSpec> {
     let mut specs = Vec::new();
-    for kind in [CodeKind::Evenodd, CodeKind::Rdp, CodeKind::Xcode, CodeKind::Hcode, CodeKind::Hdp, CodeKind::Dcode] {
+    for kind in [
+        CodeKind::Evenodd,
+        CodeKind::Rdp,
+        CodeKind::Xcode,
+        CodeKind::Hcode,
+        CodeKind::Hdp,
+        CodeKind::Dcode,
+    ] {
         for p in [5, 7, 11, 13] {
             specs.push(CodeSpec::array(kind, p));
         }
@@ -296,9 +405,18 @@ fn params_of(spec: CodeSpec) -> String {
 
 fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     let codes: Vec<Code> = if args.all {
-        verify_all_specs().into_iter().map(Code::new).collect::<Result<_, _>>()?
+        verify_all_specs()
+            .into_iter()
+            .map(Code::new)
+            .collect::<Result<_, _>>()?
     } else if let Some(name) = &args.code {
-        vec![CodeParams { code: name.clone(), p: args.p, k: args.k, m: args.m }.build()?]
+        vec![CodeParams {
+            code: name.clone(),
+            p: args.p,
+            k: args.k,
+            m: args.m,
+        }
+        .build()?]
     } else {
         bail!("say what to verify: --all, or --code C with --p P (array codes) or --k K [--m M] (raid5, raid6, rs)");
     };
@@ -315,8 +433,19 @@ fn verify(args: VerifyArgs) -> anyhow::Result<()> {
             failed: check.failed,
         };
         if !args.json {
-            let verdict = if line.ok { "ok".to_string() } else { format!("FAILED ({} patterns, first {:?})", line.failed.len(), line.failed[0]) };
-            println!("{:<8} {:<10} columns {:>3}  patterns {:>5}  {verdict}", line.code, line.params, line.columns, line.patterns);
+            let verdict = if line.ok {
+                "ok".to_string()
+            } else {
+                format!(
+                    "FAILED ({} patterns, first {:?})",
+                    line.failed.len(),
+                    line.failed[0]
+                )
+            };
+            println!(
+                "{:<8} {:<10} columns {:>3}  patterns {:>5}  {verdict}",
+                line.code, line.params, line.columns, line.patterns
+            );
         }
         lines.push(line);
     }
@@ -326,8 +455,15 @@ fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     let failed = lines.iter().filter(|l| !l.ok).count();
     let patterns: usize = lines.iter().map(|l| l.patterns).sum();
     if failed > 0 {
-        bail!("{failed} of {} code instances FAILED the exhaustive decode check", lines.len());
+        bail!(
+            "{failed} of {} code instances FAILED the exhaustive decode check",
+            lines.len()
+        );
     }
-    eprintln!("verified {} code instances, {patterns} erasure patterns, element size {} bytes: all ok", lines.len(), args.element_size);
+    eprintln!(
+        "verified {} code instances, {patterns} erasure patterns, element size {} bytes: all ok",
+        lines.len(),
+        args.element_size
+    );
     Ok(())
 }

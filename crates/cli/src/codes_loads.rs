@@ -5,7 +5,9 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use exaraid_codes::{Code, CodeKind, CodeSpec};
-use exaraid_plan::loads::{self, CostModel, DiskLoads, LoadRow, Tuple, Workload, WorkloadShape, LF_INFINITY_PLOTTED_AS};
+use exaraid_plan::loads::{
+    self, CostModel, DiskLoads, LoadRow, Tuple, Workload, WorkloadShape, LF_INFINITY_PLOTTED_AS,
+};
 use exaraid_report::{render, Figure, Panel, Series};
 use std::path::{Path, PathBuf};
 
@@ -38,7 +40,11 @@ const TRACE_BYTES_MAX: u64 = 1 << 30;
 #[command(after_help = AFTER_HELP)]
 pub struct LoadsArgs {
     /// Codes to evaluate, comma-separated (array codes: rdp, hcode, hdp, xcode, dcode, evenodd).
-    #[arg(long, value_delimiter = ',', default_value = "rdp,hcode,hdp,xcode,dcode,evenodd")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "rdp,hcode,hdp,xcode,dcode,evenodd"
+    )]
     codes: Vec<String>,
     /// Primes p, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "5,7,11,13")]
@@ -147,40 +153,65 @@ fn parse_codes(names: &[String]) -> Result<Vec<CodeKind>> {
 }
 
 fn read_trace(path: &Path) -> Result<Vec<Tuple>> {
-    let size = std::fs::metadata(path).with_context(|| format!("cannot open trace {}", path.display()))?.len();
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("cannot open trace {}", path.display()))?
+        .len();
     if size > TRACE_BYTES_MAX {
-        bail!("trace {} is {size} bytes, more than the limit of {TRACE_BYTES_MAX}: split it", path.display());
+        bail!(
+            "trace {} is {size} bytes, more than the limit of {TRACE_BYTES_MAX}: split it",
+            path.display()
+        );
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read trace {} as UTF-8 text", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read trace {} as UTF-8 text", path.display()))?;
     loads::parse_trace(&text).with_context(|| format!("trace {}", path.display()))
 }
 
 pub fn run(args: LoadsArgs) -> Result<()> {
     let kinds = parse_codes(&args.codes)?;
     if args.primes.is_empty() || args.primes.len() > PRIMES_MAX {
-        bail!("--primes lists {} values: give 1 to {PRIMES_MAX}", args.primes.len());
+        bail!(
+            "--primes lists {} values: give 1 to {PRIMES_MAX}",
+            args.primes.len()
+        );
     }
     let trace = args.trace.as_deref().map(read_trace).transpose()?;
-    let workloads: Vec<Workload> = if trace.is_some() { vec![Workload::Trace] } else { Workload::PAPER.to_vec() };
-    let shape = WorkloadShape { tuples: args.tuples, ..WorkloadShape::default() };
+    let workloads: Vec<Workload> = if trace.is_some() {
+        vec![Workload::Trace]
+    } else {
+        Workload::PAPER.to_vec()
+    };
+    let shape = WorkloadShape {
+        tuples: args.tuples,
+        ..WorkloadShape::default()
+    };
     let model = args.cost_model.model();
 
     let mut evaluations = Vec::new();
     for &workload in &workloads {
         for &kind in &kinds {
             for &p in &args.primes {
-                let code = Code::new(CodeSpec::array(kind, p)).with_context(|| format!("{} p={p}", kind.name()))?;
+                let code = Code::new(CodeSpec::array(kind, p))
+                    .with_context(|| format!("{} p={p}", kind.name()))?;
                 let geometry = code.geometry();
                 let generated;
                 let tuples: &[Tuple] = match &trace {
                     Some(t) => t,
                     None => {
-                        generated = loads::generate(workload, geometry.data_count(), args.seed, shape)?;
+                        generated =
+                            loads::generate(workload, geometry.data_count(), args.seed, shape)?;
                         &generated
                     }
                 };
-                let loads = loads::evaluate_with(geometry, tuples, model).with_context(|| format!("{} p={p} {}", kind.name(), workload.name()))?;
-                evaluations.push(Evaluation { kind, p, disks: geometry.cols, workload, loads });
+                let loads = loads::evaluate_with(geometry, tuples, model)
+                    .with_context(|| format!("{} p={p} {}", kind.name(), workload.name()))?;
+                evaluations.push(Evaluation {
+                    kind,
+                    p,
+                    disks: geometry.cols,
+                    workload,
+                    loads,
+                });
             }
         }
     }
@@ -191,8 +222,15 @@ pub fn run(args: LoadsArgs) -> Result<()> {
     } else {
         print!("{}", table(&evaluations));
         match &args.trace {
-            Some(path) => println!("workload: trace {} ({} operations)", path.display(), trace.as_ref().map_or(0, Vec::len)),
-            None => println!("workloads: {} random tuples <S, L, T> each, seed {}", args.tuples, args.seed),
+            Some(path) => println!(
+                "workload: trace {} ({} operations)",
+                path.display(),
+                trace.as_ref().map_or(0, Vec::len)
+            ),
+            None => println!(
+                "workloads: {} random tuples <S, L, T> each, seed {}",
+                args.tuples, args.seed
+            ),
         }
         println!("cost model: {}", model.name());
         println!("LF inf: some disk has no access (Lmin = 0); JSON writes null for it.");
@@ -200,7 +238,10 @@ pub fn run(args: LoadsArgs) -> Result<()> {
     if let Some(dir) = &args.out {
         let stem = output_stem(model);
         write_outputs(dir, stem, model, &evaluations, &rows)?;
-        eprintln!("wrote {0}/{stem}.{{json,csv}} and {0}/figures/{stem}-fig{{4-lf,5-cost}}.{{png,svg}}", dir.display());
+        eprintln!(
+            "wrote {0}/{stem}.{{json,csv}} and {0}/figures/{stem}-fig{{4-lf,5-cost}}.{{png,svg}}",
+            dir.display()
+        );
     }
     Ok(())
 }
@@ -210,7 +251,10 @@ fn lf_text(lf: Option<f64>) -> String {
 }
 
 fn table(evaluations: &[Evaluation]) -> String {
-    let mut out = format!("{:<15} {:<8} {:>3} {:>5} {:>12} {:>12} {:>8} {:>14}\n", "workload", "code", "p", "disks", "Lmin", "Lmax", "LF", "cost");
+    let mut out = format!(
+        "{:<15} {:<8} {:>3} {:>5} {:>12} {:>12} {:>8} {:>14}\n",
+        "workload", "code", "p", "disks", "Lmin", "Lmax", "LF", "cost"
+    );
     for e in evaluations {
         out.push_str(&format!(
             "{:<15} {:<8} {:>3} {:>5} {:>12} {:>12} {:>8} {:>14}\n",
@@ -231,7 +275,10 @@ fn csv(evaluations: &[Evaluation]) -> String {
     let mut out = String::from("code,p,workload,disks,lmin,lmax,lf,cost,per_disk\n");
     for e in evaluations {
         let per_disk: Vec<String> = e.loads.per_disk.iter().map(u64::to_string).collect();
-        let lf = e.loads.lf().map_or_else(|| "inf".to_string(), |v| format!("{v}"));
+        let lf = e
+            .loads
+            .lf()
+            .map_or_else(|| "inf".to_string(), |v| format!("{v}"));
         out.push_str(&format!(
             "{},{},{},{},{},{},{},{},{}\n",
             e.kind.name(),
@@ -262,7 +309,12 @@ fn display_name(kind: CodeKind) -> &'static str {
 }
 
 /// One panel per workload, one series per code, x = p.
-fn figure(evaluations: &[Evaluation], title: &str, y_label: &str, value: impl Fn(&Evaluation) -> f64) -> Figure {
+fn figure(
+    evaluations: &[Evaluation],
+    title: &str,
+    y_label: &str,
+    value: impl Fn(&Evaluation) -> f64,
+) -> Figure {
     let mut workloads: Vec<Workload> = Vec::new();
     let mut kinds: Vec<CodeKind> = Vec::new();
     for e in evaluations {
@@ -283,13 +335,21 @@ fn figure(evaluations: &[Evaluation], title: &str, y_label: &str, value: impl Fn
                 .iter()
                 .map(|&kind| Series {
                     name: display_name(kind).into(),
-                    points: evaluations.iter().filter(|e| e.workload == workload && e.kind == kind).map(|e| (e.p as f64, value(e))).collect(),
+                    points: evaluations
+                        .iter()
+                        .filter(|e| e.workload == workload && e.kind == kind)
+                        .map(|e| (e.p as f64, value(e)))
+                        .collect(),
                 })
                 .collect(),
             ..Default::default()
         })
         .collect();
-    Figure { title: title.into(), columns: panels.len().min(3), panels }
+    Figure {
+        title: title.into(),
+        columns: panels.len().min(3),
+        panels,
+    }
 }
 
 /// File names: the default model keeps the plain names, the other says which it is.
@@ -300,13 +360,22 @@ fn output_stem(model: CostModel) -> &'static str {
     }
 }
 
-fn write_outputs(dir: &Path, stem: &str, model: CostModel, evaluations: &[Evaluation], rows: &[LoadRow]) -> Result<()> {
+fn write_outputs(
+    dir: &Path,
+    stem: &str,
+    model: CostModel,
+    evaluations: &[Evaluation],
+    rows: &[LoadRow],
+) -> Result<()> {
     let figures = dir.join("figures");
-    std::fs::create_dir_all(&figures).with_context(|| format!("cannot create {}", figures.display()))?;
+    std::fs::create_dir_all(&figures)
+        .with_context(|| format!("cannot create {}", figures.display()))?;
     let json_path = dir.join(format!("{stem}.json"));
-    std::fs::write(&json_path, serde_json::to_string_pretty(rows)? + "\n").with_context(|| format!("cannot write {}", json_path.display()))?;
+    std::fs::write(&json_path, serde_json::to_string_pretty(rows)? + "\n")
+        .with_context(|| format!("cannot write {}", json_path.display()))?;
     let csv_path = dir.join(format!("{stem}.csv"));
-    std::fs::write(&csv_path, csv(evaluations)).with_context(|| format!("cannot write {}", csv_path.display()))?;
+    std::fs::write(&csv_path, csv(evaluations))
+        .with_context(|| format!("cannot write {}", csv_path.display()))?;
 
     let lf_figure = figure(
         evaluations,
@@ -314,13 +383,27 @@ fn write_outputs(dir: &Path, stem: &str, model: CostModel, evaluations: &[Evalua
         "LF",
         |e| e.loads.lf().unwrap_or(LF_INFINITY_PLOTTED_AS),
     );
-    render(&lf_figure, &figures.join(format!("{stem}-fig4-lf.png")), &figures.join(format!("{stem}-fig4-lf.svg")))?;
+    render(
+        &lf_figure,
+        &figures.join(format!("{stem}-fig4-lf.png")),
+        &figures.join(format!("{stem}-fig4-lf.svg")),
+    )?;
     // In millions: axis labels of eight-digit counts do not fit the panel's label area.
-    let cost_title = format!("Figure 5: I/O cost = total element accesses, cost model {}", model.name());
-    let cost_figure = figure(evaluations, &cost_title, "I/O cost (millions of element accesses)", |e| {
-        e.loads.cost() as f64 / 1e6
-    });
-    render(&cost_figure, &figures.join(format!("{stem}-fig5-cost.png")), &figures.join(format!("{stem}-fig5-cost.svg")))?;
+    let cost_title = format!(
+        "Figure 5: I/O cost = total element accesses, cost model {}",
+        model.name()
+    );
+    let cost_figure = figure(
+        evaluations,
+        &cost_title,
+        "I/O cost (millions of element accesses)",
+        |e| e.loads.cost() as f64 / 1e6,
+    );
+    render(
+        &cost_figure,
+        &figures.join(format!("{stem}-fig5-cost.png")),
+        &figures.join(format!("{stem}-fig5-cost.svg")),
+    )?;
     Ok(())
 }
 
@@ -334,9 +417,18 @@ mod tests {
             for p in [5, 7] {
                 let code = Code::new(CodeSpec::array(kind, p)).unwrap();
                 let g = code.geometry();
-                let shape = WorkloadShape { tuples: 50, ..WorkloadShape::default() };
+                let shape = WorkloadShape {
+                    tuples: 50,
+                    ..WorkloadShape::default()
+                };
                 let tuples = loads::generate(Workload::ReadOnly, g.data_count(), 1, shape).unwrap();
-                out.push(Evaluation { kind, p, disks: g.cols, workload: Workload::ReadOnly, loads: loads::evaluate(g, &tuples).unwrap() });
+                out.push(Evaluation {
+                    kind,
+                    p,
+                    disks: g.cols,
+                    workload: Workload::ReadOnly,
+                    loads: loads::evaluate(g, &tuples).unwrap(),
+                });
             }
         }
         out
@@ -349,7 +441,13 @@ mod tests {
         let rdp_line = table.lines().find(|l| l.contains("rdp")).unwrap();
         assert!(rdp_line.contains(" inf "), "{rdp_line}");
         let csv = csv(&evaluations);
-        assert!(csv.lines().nth(1).unwrap().starts_with("rdp,5,read-only,6,0,"), "{csv}");
+        assert!(
+            csv.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("rdp,5,read-only,6,0,"),
+            "{csv}"
+        );
         assert!(csv.lines().nth(1).unwrap().contains(",inf,"));
         let rows: Vec<LoadRow> = evaluations.iter().map(Evaluation::row).collect();
         let json: serde_json::Value = serde_json::to_value(&rows).unwrap();
@@ -362,11 +460,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let evaluations = small_evaluations();
         let rows: Vec<LoadRow> = evaluations.iter().map(Evaluation::row).collect();
-        write_outputs(dir.path(), "dcode-loads", CostModel::ReadModifyWrite, &evaluations, &rows).unwrap();
-        for name in ["dcode-loads.json", "dcode-loads.csv", "figures/dcode-loads-fig4-lf.png", "figures/dcode-loads-fig5-cost.svg"] {
+        write_outputs(
+            dir.path(),
+            "dcode-loads",
+            CostModel::ReadModifyWrite,
+            &evaluations,
+            &rows,
+        )
+        .unwrap();
+        for name in [
+            "dcode-loads.json",
+            "dcode-loads.csv",
+            "figures/dcode-loads-fig4-lf.png",
+            "figures/dcode-loads-fig5-cost.svg",
+        ] {
             assert!(dir.path().join(name).is_file(), "{name} missing");
         }
-        let json: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(dir.path().join("dcode-loads.json")).unwrap()).unwrap();
+        let json: Vec<serde_json::Value> = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("dcode-loads.json")).unwrap(),
+        )
+        .unwrap();
         assert_eq!(json.len(), 4);
     }
 
@@ -387,9 +500,16 @@ mod tests {
     fn a_bad_trace_fails_with_its_path_and_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ops.csv");
-        std::fs::write(&path, "op,start,length,times\nread,0,4,5\nwrite,3,twenty,1\n").unwrap();
+        std::fs::write(
+            &path,
+            "op,start,length,times\nread,0,4,5\nwrite,3,twenty,1\n",
+        )
+        .unwrap();
         let err = format!("{:#}", run(args(Some(path), None)).unwrap_err());
-        assert!(err.contains("ops.csv") && err.contains("line 3") && err.contains("length 'twenty'"), "{err}");
+        assert!(
+            err.contains("ops.csv") && err.contains("line 3") && err.contains("length 'twenty'"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -398,14 +518,19 @@ mod tests {
         let path = dir.path().join("ops.csv");
         std::fs::write(&path, "op,start,length,times\nread,0,4,5\nwrite,3,20,2\n").unwrap();
         run(args(Some(path), Some(dir.path().to_path_buf()))).unwrap();
-        let rows: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(dir.path().join("dcode-loads.json")).unwrap()).unwrap();
+        let rows: Vec<serde_json::Value> = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("dcode-loads.json")).unwrap(),
+        )
+        .unwrap();
         assert_eq!(rows.len(), 4);
         assert!(rows.iter().all(|r| r["workload"] == "trace"));
     }
 
     #[test]
     fn non_array_codes_are_refused_with_the_reason() {
-        let err = parse_codes(&["dcode".into(), "rs".into()]).unwrap_err().to_string();
+        let err = parse_codes(&["dcode".into(), "rs".into()])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("'rs' is not an array code"), "{err}");
         assert!(parse_codes(&["nope".into()]).is_err());
     }

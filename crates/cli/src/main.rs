@@ -11,7 +11,11 @@ mod sim_cmd;
 mod store_cmd;
 
 #[derive(Parser)]
-#[command(name = "exaraid", version, about = "Parity-based reliability (RAID-5, RAID-6, Reed-Solomon, array codes) for exascale parallel file systems")]
+#[command(
+    name = "exaraid",
+    version,
+    about = "Parity-based reliability (RAID-5, RAID-6, Reed-Solomon, array codes) for exascale parallel file systems"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

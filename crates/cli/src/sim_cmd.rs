@@ -70,18 +70,47 @@ enum SimCommand {
 
 pub fn run(args: SimArgs) -> Result<()> {
     match args.command {
-        SimCommand::Run { file, out, quick, json } => {
+        SimCommand::Run {
+            file,
+            out,
+            quick,
+            json,
+        } => {
             let exp = Experiment::load(&file, quick)?;
-            eprintln!("{}: {} points -> {}", exp.name, exp.points.len(), out.display());
+            eprintln!(
+                "{}: {} points -> {}",
+                exp.name,
+                exp.points.len(),
+                out.display()
+            );
             let start = std::time::Instant::now();
             let outcomes = experiment::run_experiment(&exp, &out)?;
             print_points(&outcomes, json);
-            eprintln!("done in {:.1} s: {}", start.elapsed().as_secs_f64(), out.join("results.csv").display());
+            eprintln!(
+                "done in {:.1} s: {}",
+                start.elapsed().as_secs_f64(),
+                out.join("results.csv").display()
+            );
             Ok(())
         }
-        SimCommand::Reproduce { quick, out, dir, json, seeds, max_clients } => reproduce(&dir, &out, quick, json, seeds, max_clients),
-        SimCommand::Bench { pending, events, engine_only, json } => {
-            anyhow::ensure!(pending > 0 && events > 0, "--pending and --events must be positive");
+        SimCommand::Reproduce {
+            quick,
+            out,
+            dir,
+            json,
+            seeds,
+            max_clients,
+        } => reproduce(&dir, &out, quick, json, seeds, max_clients),
+        SimCommand::Bench {
+            pending,
+            events,
+            engine_only,
+            json,
+        } => {
+            anyhow::ensure!(
+                pending > 0 && events > 0,
+                "--pending and --events must be positive"
+            );
             let mut r = exaraid_sim::bench::run(pending, events);
             if !engine_only {
                 r.simulator_events_per_s = Some(simulator_rate()?);
@@ -89,8 +118,15 @@ pub fn run(args: SimArgs) -> Result<()> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&r)?);
             } else {
-                println!("event engine (radix heap), {} pending: {:.2} M events per CPU second", r.pending, r.engine_events_per_s / 1e6);
-                println!("std BinaryHeap, same events:        {:.2} M events per CPU second", r.binary_heap_events_per_s / 1e6);
+                println!(
+                    "event engine (radix heap), {} pending: {:.2} M events per CPU second",
+                    r.pending,
+                    r.engine_events_per_s / 1e6
+                );
+                println!(
+                    "std BinaryHeap, same events:        {:.2} M events per CPU second",
+                    r.binary_heap_events_per_s / 1e6
+                );
                 println!("speedup: {:.2}x", r.speedup);
                 if let Some(s) = r.simulator_events_per_s {
                     println!("simulator end to end (RAID-5 STD-RAID, HDD, 64 OSSs, 20000 clients, planner included): {:.2} M events per CPU second", s / 1e6);
@@ -134,7 +170,12 @@ fn print_points(outcomes: &[PointOutcome], json: bool) {
     }
     for o in outcomes {
         // Load imbalance: the busiest OSS's operations over the mean (1.0 = even).
-        let per_oss: Vec<u64> = o.result.ops_per_oss.iter().map(|c| c.iter().sum()).collect();
+        let per_oss: Vec<u64> = o
+            .result
+            .ops_per_oss
+            .iter()
+            .map(|c| c.iter().sum())
+            .collect();
         let mean = per_oss.iter().sum::<u64>() as f64 / per_oss.len().max(1) as f64;
         let imbalance = per_oss.iter().copied().max().unwrap_or(0) as f64 / mean.max(1e-9);
         let v = serde_json::json!({
@@ -151,24 +192,43 @@ fn print_points(outcomes: &[PointOutcome], json: bool) {
 
 const FIGURE3_FILES: [&str; 4] = ["fig3a.toml", "fig3b.toml", "fig3c.toml", "fig3d.toml"];
 
-fn reproduce(dir: &Path, out: &Path, quick: bool, json: bool, seeds: Option<Vec<u64>>, max_clients: Option<u64>) -> Result<()> {
+fn reproduce(
+    dir: &Path,
+    out: &Path,
+    quick: bool,
+    json: bool,
+    seeds: Option<Vec<u64>>,
+    max_clients: Option<u64>,
+) -> Result<()> {
     let mut exps = Vec::new();
     for f in FIGURE3_FILES {
-        let mut e = Experiment::load(&dir.join(f), quick).with_context(|| format!("looking for {f} in {} (use --dir)", dir.display()))?;
+        let mut e = Experiment::load(&dir.join(f), quick)
+            .with_context(|| format!("looking for {f} in {} (use --dir)", dir.display()))?;
         if let Some(keep) = &seeds {
             e.points.retain(|p| keep.contains(&p.seed));
-            anyhow::ensure!(!e.points.is_empty(), "--seeds {keep:?}: {f} has no point with these seeds");
+            anyhow::ensure!(
+                !e.points.is_empty(),
+                "--seeds {keep:?}: {f} has no point with these seeds"
+            );
         }
         if let Some(max) = max_clients {
             e.points.retain(|p| p.clients <= max);
-            anyhow::ensure!(!e.points.is_empty(), "--max-clients {max}: {f} has no point with that few clients");
+            anyhow::ensure!(
+                !e.points.is_empty(),
+                "--max-clients {max}: {f} has no point with that few clients"
+            );
         }
         exps.push(e);
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     // All points of all four files in one parallel pool.
     let all: Vec<_> = exps.iter().flat_map(|e| e.points.iter().cloned()).collect();
-    eprintln!("Figure 3 ({}): {} points -> {}", if quick { "quick" } else { "full" }, all.len(), out.display());
+    eprintln!(
+        "Figure 3 ({}): {} points -> {}",
+        if quick { "quick" } else { "full" },
+        all.len(),
+        out.display()
+    );
     let start = std::time::Instant::now();
     let outcomes = experiment::run_points(&all, "figure 3")?;
     let mut offset = 0;
@@ -177,7 +237,12 @@ fn reproduce(dir: &Path, out: &Path, quick: bool, json: bool, seeds: Option<Vec<
         let mine = &outcomes[offset..offset + e.points.len()];
         offset += e.points.len();
         experiment::write_outputs(e, mine, &out.join(&e.name))?;
-        panels.push(experiment::panels(&format!("{} {}", e.name, e.title), &e.devices, &e.strategies, mine));
+        panels.push(experiment::panels(
+            &format!("{} {}", e.name, e.title),
+            &e.devices,
+            &e.strategies,
+            mine,
+        ));
     }
     // Seed layout: RAID-5 left, RAID-6 right; weak (a, b) above strong (c, d); one row per
     // device.
@@ -200,6 +265,10 @@ fn reproduce(dir: &Path, out: &Path, quick: bool, json: bool, seeds: Option<Vec<
     };
     exaraid_report::render(&figure, &out.join("figure.png"), &out.join("figure.svg"))?;
     print_points(&outcomes, json);
-    eprintln!("done in {:.1} s: {}", start.elapsed().as_secs_f64(), out.join("results.csv").display());
+    eprintln!(
+        "done in {:.1} s: {}",
+        start.elapsed().as_secs_f64(),
+        out.join("results.csv").display()
+    );
     Ok(())
 }

@@ -160,16 +160,27 @@ fn code_spec(a: &InitArgs, oss_count: usize) -> Result<CodeSpec> {
         CodeKind::Raid5 => CodeSpec::raid5(a.k.unwrap_or(oss_count.saturating_sub(1))),
         CodeKind::Raid6 => CodeSpec::raid6(a.k.unwrap_or(oss_count.saturating_sub(2))),
         CodeKind::Rs => {
-            let m = a.m.context("rs needs --m (parity columns), e.g. --k 4 --m 2")?;
+            let m =
+                a.m.context("rs needs --m (parity columns), e.g. --k 4 --m 2")?;
             CodeSpec::rs(a.k.unwrap_or(oss_count.saturating_sub(m)), m)
         }
-        _ => CodeSpec::array(kind, a.p.with_context(|| format!("{} is an array code: give its prime with --p, e.g. --p 5", a.code))?),
+        _ => CodeSpec::array(
+            kind,
+            a.p.with_context(|| {
+                format!(
+                    "{} is an array code: give its prime with --p, e.g. --p 5",
+                    a.code
+                )
+            })?,
+        ),
     })
 }
 
 fn read_stdin() -> Result<Vec<u8>> {
     let mut data = Vec::new();
-    std::io::stdin().read_to_end(&mut data).context("reading stdin")?;
+    std::io::stdin()
+        .read_to_end(&mut data)
+        .context("reading stdin")?;
     Ok(data)
 }
 
@@ -231,7 +242,12 @@ pub fn run(args: StoreArgs) -> Result<()> {
             store.write(&name, offset, &data)?;
             store.close()?;
         }
-        StoreCommand::Read { dir, name, offset, length } => {
+        StoreCommand::Read {
+            dir,
+            name,
+            offset,
+            length,
+        } => {
             let store = open(&dir)?;
             let data = store.read(&name, offset, length)?;
             store.close()?;
@@ -242,7 +258,10 @@ pub fn run(args: StoreArgs) -> Result<()> {
             let files = store.list();
             store.close()?;
             if json {
-                let v: Vec<_> = files.iter().map(|(n, s)| serde_json::json!({"name": n, "size_bytes": s})).collect();
+                let v: Vec<_> = files
+                    .iter()
+                    .map(|(n, s)| serde_json::json!({"name": n, "size_bytes": s}))
+                    .collect();
                 println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 for (n, s) in files {
@@ -262,8 +281,21 @@ pub fn run(args: StoreArgs) -> Result<()> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&status)?);
             } else {
-                println!("code {}  stripe unit {} bytes  write path {}  files {}", status.code, status.element_bytes, status.write_path, status.files);
-                println!("{:>4} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  path", "oss", "health", "data_rd", "data_wr", "par_rd", "par_wr", "cache_rd", "cache_wr");
+                println!(
+                    "code {}  stripe unit {} bytes  write path {}  files {}",
+                    status.code, status.element_bytes, status.write_path, status.files
+                );
+                println!(
+                    "{:>4} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  path",
+                    "oss",
+                    "health",
+                    "data_rd",
+                    "data_wr",
+                    "par_rd",
+                    "par_wr",
+                    "cache_rd",
+                    "cache_wr"
+                );
                 for o in &status.oss {
                     println!(
                         "{:>4} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  {}",
@@ -281,7 +313,10 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 println!("bytes waiting for parity: {}", status.bytes_waiting_parity);
                 println!("bytes unprotected: {}", status.bytes_unprotected);
                 for w in &status.open_windows {
-                    println!("open window {} on '{}': {} unprotected bytes", w.token, w.file, w.unprotected_bytes);
+                    println!(
+                        "open window {} on '{}': {} unprotected bytes",
+                        w.token, w.file, w.unprotected_bytes
+                    );
                 }
             }
         }
@@ -323,7 +358,10 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     );
                 }
                 for (f, s) in &report.parity_mismatches {
-                    println!("parity mismatch: file '{f}' stripe {s}{}", if repair { " (parity rewritten)" } else { "" });
+                    println!(
+                        "parity mismatch: file '{f}' stripe {s}{}",
+                        if repair { " (parity rewritten)" } else { "" }
+                    );
                 }
                 for u in &report.unrepairable {
                     println!("unrepairable: {u}");
@@ -335,7 +373,8 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     report.repaired_elements
                 );
             }
-            let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired) || !report.unrepairable.is_empty();
+            let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired)
+                || !report.unrepairable.is_empty();
             if unrepaired || (!repair && !report.parity_mismatches.is_empty()) {
                 std::process::exit(2);
             }
@@ -354,7 +393,13 @@ pub fn run(args: StoreArgs) -> Result<()> {
             }
         },
         StoreCommand::Bench(a) => run_bench(a)?,
-        StoreCommand::Torture { dir, seed, start, count, windows } => {
+        StoreCommand::Torture {
+            dir,
+            seed,
+            start,
+            count,
+            windows,
+        } => {
             let store = open(&dir)?;
             let mut out = std::io::stdout().lock();
             if windows {
@@ -444,7 +489,8 @@ impl MeanDevice {
     fn ssd() -> MeanDevice {
         let p = exaraid_sim::models::device::SsdParams::default();
         MeanDevice {
-            name: "ssd (latency + transfer, 10 parallel units; Intel SSD 320 constants of crates/sim)",
+            name:
+                "ssd (latency + transfer, 10 parallel units; Intel SSD 320 constants of crates/sim)",
             read_fixed_s: p.seq_read_latency_s,
             write_fixed_s: p.seq_write_latency_s,
             read_bytes_per_s: p.seq_read_bytes_per_s,
@@ -480,7 +526,11 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     opts.fsync = !a.no_fsync;
     if let Some(e) = &a.emulate {
         let model: std::sync::Arc<dyn exaraid_store::ServiceTime> =
-            std::sync::Arc::new(if e == "hdd" { MeanDevice::hdd() } else { MeanDevice::ssd() });
+            std::sync::Arc::new(if e == "hdd" {
+                MeanDevice::hdd()
+            } else {
+                MeanDevice::ssd()
+            });
         opts.emulate = Some(model);
         opts.fsync = false;
         if e == "hdd" && !a.quick {
@@ -511,10 +561,17 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         report.write_bytes >> 10,
         report.element_bytes >> 10,
         report.fsync,
-        report.emulate.as_deref().unwrap_or("none (this machine's disks)")
+        report
+            .emulate
+            .as_deref()
+            .unwrap_or("none (this machine's disks)")
     );
     for r in report.results.iter().chain(report.streaming.iter()) {
-        let label = if report.streaming.iter().any(|s| std::ptr::eq(s, r)) { format!("{} (full stripes)", r.path) } else { r.path.clone() };
+        let label = if report.streaming.iter().any(|s| std::ptr::eq(s, r)) {
+            format!("{} (full stripes)", r.path)
+        } else {
+            r.path.clone()
+        };
         println!(
             "{:<18} {:<22} {:>9.1} MiB/s  write phase {:>7.3} s  total {:>7.3} s  ops = planner: {}",
             r.code, label, r.throughput_mib_s, r.write_phase_s, r.total_s, r.ops_match_planner
@@ -522,15 +579,34 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         for (i, o) in r.ops_per_oss.iter().enumerate() {
             println!(
                 "    oss {i}: data r/w {:>5}/{:<5} parity r/w {:>5}/{:<5} cache r/w {:>5}/{:<5}",
-                o.data_read, o.data_write, o.parity_read, o.parity_write, o.cache_read, o.cache_write
+                o.data_read,
+                o.data_write,
+                o.parity_read,
+                o.parity_write,
+                o.cache_read,
+                o.cache_write
             );
         }
     }
     for r in &report.raw {
-        println!("{:<18} {:<22} {:>9.1} MiB/s  ({} OSS directories, plain {} KiB writes)", r.code, "raw", r.throughput_mib_s, r.oss, r.write_bytes >> 10);
+        println!(
+            "{:<18} {:<22} {:>9.1} MiB/s  ({} OSS directories, plain {} KiB writes)",
+            r.code,
+            "raw",
+            r.throughput_mib_s,
+            r.oss,
+            r.write_bytes >> 10
+        );
     }
     for r in &report.ratios {
-        println!("{:<18} {:<30} {:>6.2}  goal >= {:.2}  {}", r.code, r.what, r.value, r.goal, if r.met { "met" } else { "NOT met" });
+        println!(
+            "{:<18} {:<30} {:>6.2}  goal >= {:.2}  {}",
+            r.code,
+            r.what,
+            r.value,
+            r.goal,
+            if r.met { "met" } else { "NOT met" }
+        );
     }
     Ok(())
 }

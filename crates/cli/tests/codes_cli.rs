@@ -24,7 +24,9 @@ fn text(bytes: &[u8]) -> String {
 
 /// Deterministic test bytes.
 fn pattern(len: usize, salt: u8) -> Vec<u8> {
-    (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(salt) ^ (i >> 8) as u8).collect()
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(salt) ^ (i >> 8) as u8)
+        .collect()
 }
 
 /// GF(2^8)/0x11d multiply, independent of the crate.
@@ -44,7 +46,19 @@ fn slow_mul(mut a: u8, mut b: u8) -> u8 {
 fn encode_raid5_is_the_xor_of_the_data() {
     let e = 64;
     let input = pattern(4 * e, 7);
-    let out = exaraid(&["codes", "encode", "--code", "raid5", "--k", "4", "--element-size", "64"], &input);
+    let out = exaraid(
+        &[
+            "codes",
+            "encode",
+            "--code",
+            "raid5",
+            "--k",
+            "4",
+            "--element-size",
+            "64",
+        ],
+        &input,
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let mut want = vec![0u8; e];
     for chunk in input.chunks(e) {
@@ -57,7 +71,21 @@ fn encode_raid5_is_the_xor_of_the_data() {
 fn encode_raid6_writes_p_then_q_as_md_defines_them() {
     let (k, e) = (5, 32);
     let input = pattern(k * e, 3);
-    let out = exaraid(&["codes", "encode", "--code", "raid6", "--k", "5", "--m", "2", "--element-size", "32"], &input);
+    let out = exaraid(
+        &[
+            "codes",
+            "encode",
+            "--code",
+            "raid6",
+            "--k",
+            "5",
+            "--m",
+            "2",
+            "--element-size",
+            "32",
+        ],
+        &input,
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let (mut p, mut q) = (vec![0u8; e], vec![0u8; e]);
     for j in 0..k {
@@ -75,12 +103,29 @@ fn encode_raid6_writes_p_then_q_as_md_defines_them() {
 /// position order; the result equals the library's encode of the same stripe.
 #[test]
 fn encode_array_codes_matches_the_library() {
-    for (name, kind) in [("dcode", CodeKind::Dcode), ("rdp", CodeKind::Rdp), ("hdp", CodeKind::Hdp), ("evenodd", CodeKind::Evenodd)] {
+    for (name, kind) in [
+        ("dcode", CodeKind::Dcode),
+        ("rdp", CodeKind::Rdp),
+        ("hdp", CodeKind::Hdp),
+        ("evenodd", CodeKind::Evenodd),
+    ] {
         let code = Code::new(CodeSpec::array(kind, 7)).unwrap();
         let g = code.geometry();
         let e = 32;
         let input = pattern(g.data_count() * e, 11);
-        let out = exaraid(&["codes", "encode", "--code", name, "--p", "7", "--element-size", "32"], &input);
+        let out = exaraid(
+            &[
+                "codes",
+                "encode",
+                "--code",
+                name,
+                "--p",
+                "7",
+                "--element-size",
+                "32",
+            ],
+            &input,
+        );
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
 
         let mut stripe = code.new_stripe(e).unwrap();
@@ -89,7 +134,9 @@ fn encode_array_codes_matches_the_library() {
         for row in 0..g.rows {
             for col in 0..g.cols {
                 if let Cell::Data(_) = g.cell(Pos { row, col }) {
-                    stripe.element_mut(Pos { row, col }).copy_from_slice(next.next().unwrap());
+                    stripe
+                        .element_mut(Pos { row, col })
+                        .copy_from_slice(next.next().unwrap());
                 }
             }
         }
@@ -102,17 +149,35 @@ fn encode_array_codes_matches_the_library() {
             }
         }
         assert_eq!(out.stdout.len(), g.parity_count() * e, "{name}");
-        assert!(out.stdout == want, "{name}: CLI parity differs from the library");
+        assert!(
+            out.stdout == want,
+            "{name}: CLI parity differs from the library"
+        );
     }
 }
 
 #[test]
 fn encode_refuses_anything_but_exactly_one_stripe() {
     for len in [0, 4 * 64 - 1, 4 * 64 + 1] {
-        let out = exaraid(&["codes", "encode", "--code", "raid5", "--k", "4", "--element-size", "64"], &pattern(len, 0));
+        let out = exaraid(
+            &[
+                "codes",
+                "encode",
+                "--code",
+                "raid5",
+                "--k",
+                "4",
+                "--element-size",
+                "64",
+            ],
+            &pattern(len, 0),
+        );
         assert!(!out.status.success(), "{len} bytes must be refused");
         let err = text(&out.stderr);
-        assert!(err.contains("256 bytes"), "the message names the stripe size: {err}");
+        assert!(
+            err.contains("256 bytes"),
+            "the message names the stripe size: {err}"
+        );
         assert!(out.stdout.is_empty());
     }
 }
@@ -120,17 +185,54 @@ fn encode_refuses_anything_but_exactly_one_stripe() {
 #[test]
 fn encode_refuses_bad_parameters_with_a_message() {
     for (args, says) in [
-        (vec!["--code", "dcode", "--p", "9", "--element-size", "32"], "not a prime"),
-        (vec!["--code", "raid5", "--k", "4", "--element-size", "33"], "multiple of 32"),
-        (vec!["--code", "raid6", "--k", "4", "--m", "3", "--element-size", "32"], "exactly 2 parity"),
-        (vec!["--code", "rs", "--k", "250", "--m", "10", "--element-size", "32"], "at most 255"),
-        (vec!["--code", "raid9", "--k", "4", "--element-size", "32"], "unknown code"),
+        (
+            vec!["--code", "dcode", "--p", "9", "--element-size", "32"],
+            "not a prime",
+        ),
+        (
+            vec!["--code", "raid5", "--k", "4", "--element-size", "33"],
+            "multiple of 32",
+        ),
+        (
+            vec![
+                "--code",
+                "raid6",
+                "--k",
+                "4",
+                "--m",
+                "3",
+                "--element-size",
+                "32",
+            ],
+            "exactly 2 parity",
+        ),
+        (
+            vec![
+                "--code",
+                "rs",
+                "--k",
+                "250",
+                "--m",
+                "10",
+                "--element-size",
+                "32",
+            ],
+            "at most 255",
+        ),
+        (
+            vec!["--code", "raid9", "--k", "4", "--element-size", "32"],
+            "unknown code",
+        ),
     ] {
         let mut full = vec!["codes", "encode"];
         full.extend(args.iter());
         let out = exaraid(&full, &[]);
         assert!(!out.status.success(), "{args:?}");
-        assert!(text(&out.stderr).contains(says), "{args:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(says),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
     }
 }
 
@@ -140,7 +242,11 @@ fn verify_all_passes_and_covers_every_code() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     for kind in CodeKind::ALL {
-        assert!(stdout.lines().any(|l| l.starts_with(kind.name())), "verify --all must cover {}", kind.name());
+        assert!(
+            stdout.lines().any(|l| l.starts_with(kind.name())),
+            "verify --all must cover {}",
+            kind.name()
+        );
     }
     assert!(stdout.contains("dcode    p=13"));
     assert!(stdout.contains("rs       k=12 m=4"));
@@ -149,7 +255,10 @@ fn verify_all_passes_and_covers_every_code() {
 
 #[test]
 fn verify_one_code_and_refuse_a_bad_one() {
-    let out = exaraid(&["codes", "verify", "--code", "hdp", "--p", "11", "--json"], &[]);
+    let out = exaraid(
+        &["codes", "verify", "--code", "hdp", "--p", "11", "--json"],
+        &[],
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["code"], "hdp");
@@ -165,9 +274,18 @@ fn show_prints_the_dcode_seven_disk_example() {
     let out = exaraid(&["codes", "show", "--code", "dcode", "--p", "7"], &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("P(5,1) = D(1,3) ^ D(1,4) ^ D(1,5) ^ D(1,6) ^ D(2,0)"), "{stdout}");
-    assert!(stdout.contains("P(6,2) = D(0,0) ^ D(0,6) ^ D(1,5) ^ D(2,4) ^ D(3,3)"), "{stdout}");
-    let json = exaraid(&["codes", "show", "--code", "dcode", "--p", "7", "--json"], &[]);
+    assert!(
+        stdout.contains("P(5,1) = D(1,3) ^ D(1,4) ^ D(1,5) ^ D(1,6) ^ D(2,0)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("P(6,2) = D(0,0) ^ D(0,6) ^ D(1,5) ^ D(2,4) ^ D(3,3)"),
+        "{stdout}"
+    );
+    let json = exaraid(
+        &["codes", "show", "--code", "dcode", "--p", "7", "--json"],
+        &[],
+    );
     let g: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(g["rows"], 7);
     assert_eq!(g["cols"], 7);

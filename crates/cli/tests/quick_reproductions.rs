@@ -42,7 +42,12 @@ fn assert_results(dir: &Path, header: &str) -> usize {
     let csv = std::fs::read_to_string(dir.join("results.csv"))
         .unwrap_or_else(|e| panic!("{}/results.csv: {e}", dir.display()));
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some(header), "CSV header of {}", dir.display());
+    assert_eq!(
+        lines.next(),
+        Some(header),
+        "CSV header of {}",
+        dir.display()
+    );
     let columns = header.split(',').count();
     let rows: Vec<&str> = lines.collect();
     assert!(!rows.is_empty(), "{} has no result rows", dir.display());
@@ -50,7 +55,9 @@ fn assert_results(dir: &Path, header: &str) -> usize {
         assert_eq!(csv_fields(row), columns, "row of {}: {row}", dir.display());
     }
     for figure in ["figure.png", "figure.svg"] {
-        let len = std::fs::metadata(dir.join(figure)).map(|m| m.len()).unwrap_or(0);
+        let len = std::fs::metadata(dir.join(figure))
+            .map(|m| m.len())
+            .unwrap_or(0);
         assert!(len > 1000, "{}/{figure} missing or empty", dir.display());
     }
     rows.len()
@@ -60,7 +67,13 @@ fn assert_results(dir: &Path, header: &str) -> usize {
 fn sim_reproduce_quick_writes_figure_3_with_the_csv_contract() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("sim");
-    run_ok(exaraid().args(["sim", "reproduce", "--quick", "--out"]).arg(&out).arg("--dir").arg(experiments_dir()));
+    run_ok(
+        exaraid()
+            .args(["sim", "reproduce", "--quick", "--out"])
+            .arg(&out)
+            .arg("--dir")
+            .arg(experiments_dir()),
+    );
     let rows = assert_results(
         &out,
         "experiment,raid,device,strategy,clients,write_bytes,seed,sim_seconds,bandwidth_mib_s,relative_to_std,ops_data_read,ops_data_write,ops_parity_read,ops_parity_write",
@@ -69,7 +82,10 @@ fn sim_reproduce_quick_writes_figure_3_with_the_csv_contract() {
     assert!(rows >= 4 * 2 * 4, "only {rows} points");
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     for strategy in ["raid0", "rmw", "wcl", "delayed"] {
-        assert!(csv.contains(strategy) || csv.to_lowercase().contains(strategy), "no {strategy} rows");
+        assert!(
+            csv.contains(strategy) || csv.to_lowercase().contains(strategy),
+            "no {strategy} rows"
+        );
     }
 }
 
@@ -77,13 +93,27 @@ fn sim_reproduce_quick_writes_figure_3_with_the_csv_contract() {
 fn archive_reproduce_quick_writes_every_figure_with_the_csv_contract() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("archive");
-    run_ok(exaraid().args(["archive", "reproduce", "--quick", "--out"]).arg(&out).arg("--experiments").arg(experiments_dir()));
+    run_ok(
+        exaraid()
+            .args(["archive", "reproduce", "--quick", "--out"])
+            .arg(&out)
+            .arg("--experiments")
+            .arg(experiments_dir()),
+    );
     let experiments: Vec<_> = std::fs::read_dir(experiments_dir())
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("archive-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("archive-")
+        })
         .collect();
-    assert!(experiments.len() >= 7, "expected the seven experiments of Figures 5-11");
+    assert!(
+        experiments.len() >= 7,
+        "expected the seven experiments of Figures 5-11"
+    );
     for file in experiments {
         let name = file.file_stem().unwrap().to_string_lossy().to_string();
         assert_results(

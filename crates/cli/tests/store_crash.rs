@@ -18,14 +18,20 @@ use exaraid_store::torture::{write_of, FILE};
 use exaraid_store::{InitOptions, Store, WritePath};
 
 fn rounds() -> usize {
-    std::env::var("EXARAID_CRASH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(100)
+    std::env::var("EXARAID_CRASH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100)
 }
 
 /// A temporary directory on tmpfs when there is one (fast fsync), else the default.
 fn fast_tempdir() -> tempfile::TempDir {
     let shm = Path::new("/dev/shm");
     if shm.is_dir() {
-        if let Ok(d) = tempfile::Builder::new().prefix("exaraid-crash").tempdir_in(shm) {
+        if let Ok(d) = tempfile::Builder::new()
+            .prefix("exaraid-crash")
+            .tempdir_in(shm)
+        {
             return d;
         }
     }
@@ -63,7 +69,14 @@ fn crash_rounds_with(code: CodeSpec, oss: usize, path: WritePath, seed: u64, rou
         let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
             .args(["store", "torture"])
             .arg(&dir)
-            .args(["--seed", &seed.to_string(), "--start", &next.to_string(), "--count", "100000"])
+            .args([
+                "--seed",
+                &seed.to_string(),
+                "--start",
+                &next.to_string(),
+                "--count",
+                "100000",
+            ])
             .args(if windows { &["--windows"][..] } else { &[][..] })
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -108,8 +121,13 @@ fn crash_rounds_with(code: CodeSpec, oss: usize, path: WritePath, seed: u64, rou
         let fl_start = in_flight.offset_bytes as usize;
         let fl_end = fl_start + in_flight.data.len();
 
-        let store = Store::open(&dir).unwrap_or_else(|e| panic!("round {round}: reopen after kill failed: {e}"));
-        let content = if store.list().is_empty() { Vec::new() } else { store.get(FILE).unwrap() };
+        let store = Store::open(&dir)
+            .unwrap_or_else(|e| panic!("round {round}: reopen after kill failed: {e}"));
+        let content = if store.list().is_empty() {
+            Vec::new()
+        } else {
+            store.get(FILE).unwrap()
+        };
         assert!(
             content.len() == model.len() || content.len() == model.len().max(fl_end),
             "round {round}: file is {} bytes, acknowledged {} (in flight ends at {fl_end})",
@@ -124,22 +142,36 @@ fn crash_rounds_with(code: CodeSpec, oss: usize, path: WritePath, seed: u64, rou
                 assert!(got == old || got == new, "round {round}: byte {b} of the write in flight is {got}, neither old {old} nor new {new}");
                 touched_in_flight |= got != old;
             } else {
-                assert_eq!(got, old, "round {round}: acknowledged byte {b} lost (writes {next}..{acked_end} acked)");
+                assert_eq!(
+                    got, old,
+                    "round {round}: acknowledged byte {b} lost (writes {next}..{acked_end} acked)"
+                );
             }
         }
         if touched_in_flight {
             kills_mid_write += 1;
         }
         let report = store.scrub(false).unwrap();
-        assert!(report.corrupt_elements.is_empty(), "round {round}: corrupt after recovery: {:?}", report.corrupt_elements);
-        assert!(report.parity_mismatches.is_empty(), "round {round}: parity mismatch after recovery: {:?}", report.parity_mismatches);
+        assert!(
+            report.corrupt_elements.is_empty(),
+            "round {round}: corrupt after recovery: {:?}",
+            report.corrupt_elements
+        );
+        assert!(
+            report.parity_mismatches.is_empty(),
+            "round {round}: parity mismatch after recovery: {:?}",
+            report.parity_mismatches
+        );
         store.close().unwrap();
         // What recovery made of the write in flight is now the truth.
         model = content;
         next = acked_end + 1;
     }
     eprintln!("{path:?}: {rounds} rounds, {kills_mid_write} kills left part of a write in flight, {next} writes issued");
-    assert!(next > rounds as u64, "the children acknowledged writes at all");
+    assert!(
+        next > rounds as u64,
+        "the children acknowledged writes at all"
+    );
 }
 
 #[test]
@@ -156,5 +188,11 @@ fn wcl_raid6_survives_kill_9_at_random_points() {
 /// ended by the next child after recovery). Fewer rounds: on top of the 200 above.
 #[test]
 fn delayed_windows_survive_kill_9_at_random_points() {
-    crash_rounds_with(CodeSpec::raid5(3), 4, WritePath::Delayed, 0x5eed_0003, rounds() / 2);
+    crash_rounds_with(
+        CodeSpec::raid5(3),
+        4,
+        WritePath::Delayed,
+        0x5eed_0003,
+        rounds() / 2,
+    );
 }

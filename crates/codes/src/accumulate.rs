@@ -100,7 +100,10 @@ impl ParityAccumulator {
     /// Size mode: the same bookkeeping for `data_count` data and `parity_count` parity
     /// elements, without buffers. `parity_count` may be 0 (a scheme without EC: nothing is
     /// ever pending to write, but arrivals are still tracked).
-    pub fn sizes_only(data_count: usize, parity_count: usize) -> Result<ParityAccumulator, CodeError> {
+    pub fn sizes_only(
+        data_count: usize,
+        parity_count: usize,
+    ) -> Result<ParityAccumulator, CodeError> {
         check_group_size(data_count, parity_count)?;
         Ok(ParityAccumulator {
             code: None,
@@ -153,7 +156,10 @@ impl ParityAccumulator {
         self.check_open(data)?;
         let offset = self.fill_bytes[data] as usize;
         let room = element_bytes - offset;
-        if bytes.is_empty() || bytes.len() > room || !bytes.len().is_multiple_of(crate::ELEMENT_ALIGN_BYTES) {
+        if bytes.is_empty()
+            || bytes.len() > room
+            || !bytes.len().is_multiple_of(crate::ELEMENT_ALIGN_BYTES)
+        {
             return Err(CodeError::BadElementSize {
                 got: bytes.len(),
                 why: format!(
@@ -164,7 +170,12 @@ impl ParityAccumulator {
         }
         let code = self.code.as_ref().expect("byte mode has a code");
         for &p in &code.geometry().data_parities[data] {
-            code.apply_delta(p, data, bytes, &mut self.parity[p][offset..offset + bytes.len()])?;
+            code.apply_delta(
+                p,
+                data,
+                bytes,
+                &mut self.parity[p][offset..offset + bytes.len()],
+            )?;
         }
         self.fill_bytes[data] += bytes.len() as f64;
         if self.fill_bytes[data] as usize == element_bytes {
@@ -183,7 +194,9 @@ impl ParityAccumulator {
         }
         self.check_open(data)?;
         if !(size_bytes.is_finite() && size_bytes >= 0.0) {
-            return Err(CodeError::BadParameters(format!("a piece of {size_bytes} bytes makes no sense: sizes are finite and >= 0")));
+            return Err(CodeError::BadParameters(format!(
+                "a piece of {size_bytes} bytes makes no sense: sizes are finite and >= 0"
+            )));
         }
         self.fill_bytes[data] += size_bytes;
         Ok(())
@@ -226,7 +239,11 @@ impl ParityAccumulator {
     /// and start an empty group of the same shape.
     pub fn finish(&mut self) -> Finished {
         let finished = Finished {
-            parity: self.parity.iter_mut().map(|p| std::mem::replace(p, vec![0u8; p.len()])).collect(),
+            parity: self
+                .parity
+                .iter_mut()
+                .map(|p| std::mem::replace(p, vec![0u8; p.len()]))
+                .collect(),
             parity_count: self.parity_count,
             extent_bytes: self.extent_bytes(),
             complete: self.is_complete(),
@@ -246,7 +263,10 @@ impl ParityAccumulator {
 
     fn check_open(&self, data: usize) -> Result<(), CodeError> {
         if data >= self.data_count {
-            return Err(CodeError::BadDataIndex { index: data, count: self.data_count });
+            return Err(CodeError::BadDataIndex {
+                index: data,
+                count: self.data_count,
+            });
         }
         if self.has_arrived(data) {
             return Err(CodeError::BadParameters(format!(

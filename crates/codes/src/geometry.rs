@@ -62,7 +62,10 @@ pub struct Geometry {
 
 impl Geometry {
     pub fn cell(&self, pos: Pos) -> Cell {
-        assert!(pos.row < self.rows && pos.col < self.cols, "position {pos:?} outside grid");
+        assert!(
+            pos.row < self.rows && pos.col < self.cols,
+            "position {pos:?} outside grid"
+        );
         self.cells[pos.row * self.cols + pos.col]
     }
 
@@ -87,7 +90,10 @@ impl Geometry {
         let mut data_pos = Vec::new();
         let mut parity_pos = Vec::new();
         for (i, cell) in cells.iter().enumerate() {
-            let pos = Pos { row: i / cols, col: i % cols };
+            let pos = Pos {
+                row: i / cols,
+                col: i % cols,
+            };
             match *cell {
                 Cell::Data(d) => data_pos.push((d, pos)),
                 Cell::Parity(p) => parity_pos.push((p, pos)),
@@ -102,15 +108,31 @@ impl Geometry {
         for (i, (p, _)) in parity_pos.iter().enumerate() {
             assert_eq!(*p, i, "parity indices must be 0..n without gaps");
         }
-        let parity_in_row_major = parity_pos.windows(2).all(|w| w[0].1.row * cols + w[0].1.col < w[1].1.row * cols + w[1].1.col);
-        assert!(parity_in_row_major, "parity indices must follow row-major order");
-        assert_eq!(parity_terms.len(), parity_pos.len(), "one equation per parity");
+        let parity_in_row_major = parity_pos
+            .windows(2)
+            .all(|w| w[0].1.row * cols + w[0].1.col < w[1].1.row * cols + w[1].1.col);
+        assert!(
+            parity_in_row_major,
+            "parity indices must follow row-major order"
+        );
+        assert_eq!(
+            parity_terms.len(),
+            parity_pos.len(),
+            "one equation per parity"
+        );
         let mut data_parities = vec![Vec::new(); data_pos.len()];
         for (p, terms) in parity_terms.iter().enumerate() {
-            assert!(terms.windows(2).all(|w| w[0].data < w[1].data), "terms sorted, unique");
+            assert!(
+                terms.windows(2).all(|w| w[0].data < w[1].data),
+                "terms sorted, unique"
+            );
             for t in terms {
                 assert!(t.coef != 0, "zero coefficient in parity {p}");
-                assert!(t.data < data_pos.len(), "parity {p} names unknown data {}", t.data);
+                assert!(
+                    t.data < data_pos.len(),
+                    "parity {p} names unknown data {}",
+                    t.data
+                );
                 data_parities[t.data].push(p);
             }
         }

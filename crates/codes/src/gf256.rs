@@ -60,8 +60,15 @@ pub fn mul_table(c: u8) -> [u8; 256] {
 /// recover the data (unlike ISA-L's Vandermonde `gf_gen_rs_matrix`, see ISA-L issue #46).
 /// Needs `k + m <= 256` so that every row index fits a byte.
 pub fn cauchy1_matrix(k: usize, m: usize) -> Vec<u8> {
-    assert!(k >= 1 && m >= 1, "cauchy1_matrix needs k >= 1 and m >= 1 (got k={k}, m={m})");
-    assert!(k + m <= 256, "cauchy1_matrix needs k + m <= 256 (got {})", k + m);
+    assert!(
+        k >= 1 && m >= 1,
+        "cauchy1_matrix needs k >= 1 and m >= 1 (got k={k}, m={m})"
+    );
+    assert!(
+        k + m <= 256,
+        "cauchy1_matrix needs k + m <= 256 (got {})",
+        k + m
+    );
     let mut rows = Vec::with_capacity(m * k);
     for r in 0..m {
         for j in 0..k {
@@ -77,7 +84,10 @@ pub fn cauchy1_matrix(k: usize, m: usize) -> Vec<u8> {
 /// Q = sum over data columns j of 2^j * D_j, so coefficient j is 2^j. `k <= 255` keeps the
 /// powers distinct (2 generates a group of order 255).
 pub fn raid6_q_coefs(k: usize) -> Vec<u8> {
-    assert!((1..=255).contains(&k), "raid6_q_coefs needs 1 <= k <= 255 (got k={k})");
+    assert!(
+        (1..=255).contains(&k),
+        "raid6_q_coefs needs 1 <= k <= 255 (got k={k})"
+    );
     (0..k).map(pow2).collect()
 }
 

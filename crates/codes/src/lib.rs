@@ -144,16 +144,36 @@ pub struct CodeSpec {
 
 impl CodeSpec {
     pub fn raid5(k: usize) -> CodeSpec {
-        CodeSpec { kind: CodeKind::Raid5, k: Some(k), m: Some(1), p: None }
+        CodeSpec {
+            kind: CodeKind::Raid5,
+            k: Some(k),
+            m: Some(1),
+            p: None,
+        }
     }
     pub fn raid6(k: usize) -> CodeSpec {
-        CodeSpec { kind: CodeKind::Raid6, k: Some(k), m: Some(2), p: None }
+        CodeSpec {
+            kind: CodeKind::Raid6,
+            k: Some(k),
+            m: Some(2),
+            p: None,
+        }
     }
     pub fn rs(k: usize, m: usize) -> CodeSpec {
-        CodeSpec { kind: CodeKind::Rs, k: Some(k), m: Some(m), p: None }
+        CodeSpec {
+            kind: CodeKind::Rs,
+            k: Some(k),
+            m: Some(m),
+            p: None,
+        }
     }
     pub fn array(kind: CodeKind, p: usize) -> CodeSpec {
-        CodeSpec { kind, k: None, m: None, p: Some(p) }
+        CodeSpec {
+            kind,
+            k: None,
+            m: None,
+            p: Some(p),
+        }
     }
 }
 
@@ -178,7 +198,11 @@ pub enum CodeError {
     #[error("element size {got} bytes is not allowed: {why}")]
     BadElementSize { got: usize, why: String },
     #[error("{erased} columns erased but {code} tolerates at most {tolerance}: the data cannot be rebuilt")]
-    TooManyErasures { code: String, erased: usize, tolerance: usize },
+    TooManyErasures {
+        code: String,
+        erased: usize,
+        tolerance: usize,
+    },
     #[error("column {col} does not exist: the stripe has columns 0..{cols}")]
     BadColumn { col: usize, cols: usize },
     #[error("data index {index} does not exist: the stripe has {count} data elements")]
@@ -199,10 +223,18 @@ pub struct StripeBuf {
 
 impl StripeBuf {
     pub fn zeroed(rows: usize, cols: usize, element_bytes: usize) -> StripeBuf {
-        StripeBuf { rows, cols, element_bytes, bytes: vec![0; rows * cols * element_bytes] }
+        StripeBuf {
+            rows,
+            cols,
+            element_bytes,
+            bytes: vec![0; rows * cols * element_bytes],
+        }
     }
     fn offset(&self, pos: Pos) -> usize {
-        assert!(pos.row < self.rows && pos.col < self.cols, "position {pos:?} outside stripe");
+        assert!(
+            pos.row < self.rows && pos.col < self.cols,
+            "position {pos:?} outside stripe"
+        );
         (pos.col * self.rows + pos.row) * self.element_bytes
     }
     pub fn element(&self, pos: Pos) -> &[u8] {
@@ -278,7 +310,9 @@ impl ErasureKey {
     }
     /// The erased columns, sorted and unique (what [`DecodePlan::build`] takes).
     fn columns(&self) -> Vec<usize> {
-        (0..MAX_STRIPE_COLUMNS).filter(|&c| self.0[c / 64] >> (c % 64) & 1 == 1).collect()
+        (0..MAX_STRIPE_COLUMNS)
+            .filter(|&c| self.0[c / 64] >> (c % 64) & 1 == 1)
+            .collect()
     }
 }
 
@@ -300,7 +334,11 @@ struct RecentPlans {
 impl RecentPlans {
     #[inline(always)]
     fn find(&self, plans_id: u64, key: ErasureKey) -> Option<&Arc<DecodePlan>> {
-        self.slots.iter().flatten().find(|(id, k, _)| *id == plans_id && *k == key).map(|(_, _, plan)| plan)
+        self.slots
+            .iter()
+            .flatten()
+            .find(|(id, k, _)| *id == plans_id && *k == key)
+            .map(|(_, _, plan)| plan)
     }
 }
 
@@ -314,7 +352,10 @@ impl Code {
         let geometry = codes::build(spec)?;
         // raid5 and raid6 have a fixed m: record it, so every spec that built is complete.
         let spec = match spec.kind {
-            CodeKind::Raid5 | CodeKind::Raid6 => CodeSpec { m: Some(geometry.parity_count()), ..spec },
+            CodeKind::Raid5 | CodeKind::Raid6 => CodeSpec {
+                m: Some(geometry.parity_count()),
+                ..spec
+            },
             _ => spec,
         };
         let matrix = (!spec.kind.is_array()).then(|| {
@@ -327,7 +368,11 @@ impl Code {
             }
             m
         });
-        let encode_stages = if matrix.is_some() { Vec::new() } else { solver::encode_plan(&geometry) };
+        let encode_stages = if matrix.is_some() {
+            Vec::new()
+        } else {
+            solver::encode_plan(&geometry)
+        };
         Ok(Code::assemble(spec, geometry, matrix, encode_stages))
     }
     /// A code over a hand-made geometry, for experiments with new constructions and for
@@ -337,10 +382,26 @@ impl Code {
         let encode_stages = solver::encode_plan(&geometry);
         Code::assemble(spec, geometry, None, encode_stages)
     }
-    fn assemble(spec: CodeSpec, geometry: Geometry, matrix: Option<Vec<u8>>, encode_stages: Vec<Stage>) -> Code {
-        assert!(geometry.cols <= MAX_STRIPE_COLUMNS, "{spec}: {} columns, an erasure key holds {MAX_STRIPE_COLUMNS}", geometry.cols);
+    fn assemble(
+        spec: CodeSpec,
+        geometry: Geometry,
+        matrix: Option<Vec<u8>>,
+        encode_stages: Vec<Stage>,
+    ) -> Code {
+        assert!(
+            geometry.cols <= MAX_STRIPE_COLUMNS,
+            "{spec}: {} columns, an erasure key holds {MAX_STRIPE_COLUMNS}",
+            geometry.cols
+        );
         let plans_id = NEXT_PLANS_ID.fetch_add(1, Ordering::Relaxed);
-        Code { spec, geometry, matrix, encode_stages, plans: Arc::new(Mutex::new(HashMap::new())), plans_id }
+        Code {
+            spec,
+            geometry,
+            matrix,
+            encode_stages,
+            plans: Arc::new(Mutex::new(HashMap::new())),
+            plans_id,
+        }
     }
     pub fn spec(&self) -> CodeSpec {
         self.spec
@@ -351,7 +412,11 @@ impl Code {
     /// A zeroed stripe of this code with `element_bytes` per element.
     pub fn new_stripe(&self, element_bytes: usize) -> Result<StripeBuf, CodeError> {
         self.check_element_bytes(element_bytes)?;
-        Ok(StripeBuf::zeroed(self.geometry.rows, self.geometry.cols, element_bytes))
+        Ok(StripeBuf::zeroed(
+            self.geometry.rows,
+            self.geometry.cols,
+            element_bytes,
+        ))
     }
     /// Element sizes the kernels accept: more than 0, at most [`MAX_ELEMENT_BYTES`], and a
     /// multiple of [`ELEMENT_ALIGN_BYTES`] (32) for the SIMD kernels.
@@ -359,7 +424,9 @@ impl Code {
         let why = if element_bytes == 0 {
             "an element must hold at least 32 bytes".to_string()
         } else if element_bytes > MAX_ELEMENT_BYTES {
-            format!("elements are limited to {MAX_ELEMENT_BYTES} bytes (1 GiB); use smaller elements")
+            format!(
+                "elements are limited to {MAX_ELEMENT_BYTES} bytes (1 GiB); use smaller elements"
+            )
         } else if element_bytes % ELEMENT_ALIGN_BYTES != 0 {
             let padded = element_bytes.div_ceil(ELEMENT_ALIGN_BYTES) * ELEMENT_ALIGN_BYTES;
             format!(
@@ -369,7 +436,10 @@ impl Code {
         } else {
             return Ok(());
         };
-        Err(CodeError::BadElementSize { got: element_bytes, why })
+        Err(CodeError::BadElementSize {
+            got: element_bytes,
+            why,
+        })
     }
     /// Compute every parity element of the stripe from its data elements.
     pub fn encode(&self, stripe: &mut StripeBuf) -> Result<(), CodeError> {
@@ -385,13 +455,23 @@ impl Code {
             let mut inputs: StackList<&[u8], { codes::MAX_COLUMNS }> = StackList::new();
             let mut outputs: StackList<&mut [u8], { codes::MAX_COLUMNS }> = StackList::new();
             data.chunks_exact(e).for_each(|column| inputs.push(column));
-            parity.chunks_exact_mut(e).for_each(|column| outputs.push(column));
+            parity
+                .chunks_exact_mut(e)
+                .for_each(|column| outputs.push(column));
             engine::engine().gf_matrix_mul(matrix, inputs.as_slice(), outputs.as_mut_slice());
             return Ok(());
         }
         let mut elements: Vec<&mut [u8]> = stripe.bytes.chunks_exact_mut(e).collect();
         // The plan's scratch element (EVENODD's S), after the grid's elements.
-        let mut scratch = if self.encode_stages.iter().any(|s| s.targets.contains(&solver::AUX)) { vec![0u8; e] } else { Vec::new() };
+        let mut scratch = if self
+            .encode_stages
+            .iter()
+            .any(|s| s.targets.contains(&solver::AUX))
+        {
+            vec![0u8; e]
+        } else {
+            Vec::new()
+        };
         if !scratch.is_empty() {
             elements.push(&mut scratch[..]);
         }
@@ -452,7 +532,11 @@ impl Code {
         let mut key = ErasureKey::default();
         let erased = erased_cols.iter().filter(|&&c| key.insert(c)).count();
         if erased > g.fault_tolerance {
-            return Err(CodeError::TooManyErasures { code: self.spec.to_string(), erased, tolerance: g.fault_tolerance });
+            return Err(CodeError::TooManyErasures {
+                code: self.spec.to_string(),
+                erased,
+                tolerance: g.fault_tolerance,
+            });
         }
         Ok(key)
     }
@@ -464,7 +548,10 @@ impl Code {
             return Ok(plan);
         }
         let plan = {
-            let mut plans = self.plans.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut plans = self
+                .plans
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
             match plans.get(&key) {
                 Some(plan) => plan.clone(),
                 None => {
@@ -486,23 +573,36 @@ impl Code {
     }
     /// Replace data element `data` with `new_bytes`, updating only the parities it is in
     /// (old parity ^ coef * (old data ^ new data)).
-    pub fn update(&self, stripe: &mut StripeBuf, data: usize, new_bytes: &[u8]) -> Result<(), CodeError> {
+    pub fn update(
+        &self,
+        stripe: &mut StripeBuf,
+        data: usize,
+        new_bytes: &[u8],
+    ) -> Result<(), CodeError> {
         self.check_stripe(stripe)?;
         let g = &self.geometry;
         if data >= g.data_count() {
-            return Err(CodeError::BadDataIndex { index: data, count: g.data_count() });
+            return Err(CodeError::BadDataIndex {
+                index: data,
+                count: g.data_count(),
+            });
         }
         if new_bytes.len() != stripe.element_bytes {
             return Err(CodeError::BadElementSize {
                 got: new_bytes.len(),
-                why: format!("the new data must be exactly one element of this stripe ({} bytes)", stripe.element_bytes),
+                why: format!(
+                    "the new data must be exactly one element of this stripe ({} bytes)",
+                    stripe.element_bytes
+                ),
             });
         }
         let pos = g.data_pos[data];
         let mut delta = stripe.element(pos).to_vec();
         engine::engine().xor_into(&mut delta, new_bytes);
         for &p in &g.data_parities[data] {
-            let coef = self.coef(p, data).expect("data_parities is the inverse of parity_terms");
+            let coef = self
+                .coef(p, data)
+                .expect("data_parities is the inverse of parity_terms");
             engine::engine().gf_mul_xor(coef, &delta, stripe.element_mut(g.parity_pos[p]));
         }
         stripe.element_mut(pos).copy_from_slice(new_bytes);
@@ -510,10 +610,19 @@ impl Code {
     }
     /// The parity delta alone, for executors that hold only the parity element:
     /// `parity ^= coef(parity, data) * delta` where `delta = old data ^ new data`.
-    pub fn apply_delta(&self, parity: usize, data: usize, delta: &[u8], parity_bytes: &mut [u8]) -> Result<(), CodeError> {
+    pub fn apply_delta(
+        &self,
+        parity: usize,
+        data: usize,
+        delta: &[u8],
+        parity_bytes: &mut [u8],
+    ) -> Result<(), CodeError> {
         let g = &self.geometry;
         if data >= g.data_count() {
-            return Err(CodeError::BadDataIndex { index: data, count: g.data_count() });
+            return Err(CodeError::BadDataIndex {
+                index: data,
+                count: g.data_count(),
+            });
         }
         if parity >= g.parity_count() {
             return Err(CodeError::BadParameters(format!(
@@ -526,7 +635,10 @@ impl Code {
         if parity_bytes.len() != delta.len() {
             return Err(CodeError::BadElementSize {
                 got: parity_bytes.len(),
-                why: format!("the parity element must be as long as the delta ({} bytes)", delta.len()),
+                why: format!(
+                    "the parity element must be as long as the delta ({} bytes)",
+                    delta.len()
+                ),
             });
         }
         let Some(coef) = self.coef(parity, data) else {
@@ -545,7 +657,10 @@ impl Code {
         let mut expect = vec![0u8; stripe.element_bytes];
         let mut bad = Vec::new();
         for (p, terms) in g.parity_terms.iter().enumerate() {
-            let srcs: Vec<&[u8]> = terms.iter().map(|t| stripe.element(g.data_pos[t.data])).collect();
+            let srcs: Vec<&[u8]> = terms
+                .iter()
+                .map(|t| stripe.element(g.data_pos[t.data]))
+                .collect();
             combine(terms.iter().map(|t| t.coef), &srcs, &mut expect);
             if expect != stripe.element(g.parity_pos[p]) {
                 bad.push(p);
@@ -557,7 +672,10 @@ impl Code {
     /// The coefficient of data element `data` in parity `parity`, if it is a term.
     pub fn coef(&self, parity: usize, data: usize) -> Option<u8> {
         let terms = &self.geometry.parity_terms[parity];
-        terms.binary_search_by_key(&data, |t| t.data).ok().map(|i| terms[i].coef)
+        terms
+            .binary_search_by_key(&data, |t| t.data)
+            .ok()
+            .map(|i| terms[i].coef)
     }
 
     fn check_stripe(&self, stripe: &StripeBuf) -> Result<(), CodeError> {
@@ -571,7 +689,10 @@ impl Code {
         self.check_element_bytes(stripe.element_bytes)?;
         let want = g.rows * g.cols * stripe.element_bytes;
         if stripe.bytes.len() != want {
-            return Err(CodeError::BadStripeLength { got: stripe.bytes.len(), want });
+            return Err(CodeError::BadStripeLength {
+                got: stripe.bytes.len(),
+                want,
+            });
         }
         Ok(())
     }
@@ -596,7 +717,11 @@ impl Code {
     /// The exhaustive decode check: fill a stripe with pseudo-random data (seeded), encode
     /// it, then for every non-empty pattern of at most `fault_tolerance` erased columns
     /// overwrite those columns with garbage, decode, and compare with the original.
-    pub fn check_every_erasure(&self, element_bytes: usize, seed: u64) -> Result<ErasureCheck, CodeError> {
+    pub fn check_every_erasure(
+        &self,
+        element_bytes: usize,
+        seed: u64,
+    ) -> Result<ErasureCheck, CodeError> {
         let g = &self.geometry;
         let mut original = self.new_stripe(element_bytes)?;
         let mut state = seed;
@@ -629,7 +754,13 @@ impl Code {
 
 /// Call `f` with every non-empty subset of 0..n of size at most `max`, each sorted.
 fn for_each_subset(n: usize, max: usize, f: &mut dyn FnMut(&[usize])) {
-    fn extend(n: usize, max: usize, start: usize, current: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
+    fn extend(
+        n: usize,
+        max: usize,
+        start: usize,
+        current: &mut Vec<usize>,
+        f: &mut dyn FnMut(&[usize]),
+    ) {
         for c in start..n {
             current.push(c);
             f(current);
@@ -684,8 +815,16 @@ struct StackList<T, const N: usize> {
 
 impl<T, const N: usize> StackList<T, N> {
     fn new() -> Self {
-        const { assert!(!std::mem::needs_drop::<T>(), "StackList never drops its items") };
-        StackList { items: [const { std::mem::MaybeUninit::uninit() }; N], len: 0 }
+        const {
+            assert!(
+                !std::mem::needs_drop::<T>(),
+                "StackList never drops its items"
+            )
+        };
+        StackList {
+            items: [const { std::mem::MaybeUninit::uninit() }; N],
+            len: 0,
+        }
     }
     fn push(&mut self, item: T) {
         assert!(self.len < N, "StackList holds at most {N} items");
@@ -708,7 +847,10 @@ const STACK_SOURCES: usize = 64;
 
 /// Run a plan without a scratch element on the stripe's bytes.
 fn run_plan_in_place(plan: &DecodePlan, rows: usize, stripe: &mut StripeBuf) {
-    assert!(!plan.uses_aux, "plans with a scratch element run over an element list");
+    assert!(
+        !plan.uses_aux,
+        "plans with a scratch element run over an element list"
+    );
     for stage in &plan.stages {
         run_stage_in_place(stage, rows, stripe.element_bytes, &mut stripe.bytes);
     }
@@ -743,7 +885,11 @@ fn run_stage_in_place(stage: &Stage, rows: usize, element_bytes: usize, bytes: &
             let s = slot(rows, pos, count);
             assert!(s != t, "a stage never reads what it writes");
             if coef == 1 {
-                srcs.push(if s < t { &before[s * e..(s + 1) * e] } else { &after[(s - t - 1) * e..(s - t) * e] });
+                srcs.push(if s < t {
+                    &before[s * e..(s + 1) * e]
+                } else {
+                    &after[(s - t - 1) * e..(s - t) * e]
+                });
             }
         }
         if srcs.as_slice().is_empty() {
@@ -756,10 +902,14 @@ fn run_stage_in_place(stage: &Stage, rows: usize, element_bytes: usize, bytes: &
     // Several targets (raid6 and rs: the lost data columns in one matrix multiply, the lost
     // parity columns in another). They come in column order for the horizontal codes.
     let mut target_slots: StackList<usize, MAX_STRIPE_COLUMNS> = StackList::new();
-    let carvable = stage.targets.len() <= MAX_STRIPE_COLUMNS && stage.sources.len() <= MAX_STRIPE_COLUMNS && {
-        stage.targets.iter().for_each(|&pos| target_slots.push(slot(rows, pos, count)));
-        target_slots.as_slice().windows(2).all(|w| w[0] < w[1])
-    };
+    let carvable =
+        stage.targets.len() <= MAX_STRIPE_COLUMNS && stage.sources.len() <= MAX_STRIPE_COLUMNS && {
+            stage
+                .targets
+                .iter()
+                .for_each(|&pos| target_slots.push(slot(rows, pos, count)));
+            target_slots.as_slice().windows(2).all(|w| w[0] < w[1])
+        };
     if !carvable {
         let mut elements: Vec<&mut [u8]> = bytes.chunks_exact_mut(e).collect();
         run_stage(stage, rows, &mut elements);
@@ -784,7 +934,10 @@ fn run_stage_in_place(stage: &Stage, rows: usize, element_bytes: usize, bytes: &
     for &pos in &stage.sources {
         let s = slot(rows, pos, count);
         let g = targets.partition_point(|&t| t < s);
-        assert!(g == targets.len() || targets[g] != s, "a stage never reads what it writes");
+        assert!(
+            g == targets.len() || targets[g] != s,
+            "a stage never reads what it writes"
+        );
         let gap_start = if g == 0 { 0 } else { targets[g - 1] + 1 };
         ins.push(&gaps.as_slice()[g][(s - gap_start) * e..(s - gap_start + 1) * e]);
     }
@@ -793,8 +946,16 @@ fn run_stage_in_place(stage: &Stage, rows: usize, element_bytes: usize, bytes: &
         for (t, out) in outs.as_mut_slice().iter_mut().enumerate() {
             let row = &stage.coefs[t * n..(t + 1) * n];
             let mut srcs: StackList<&[u8], MAX_STRIPE_COLUMNS> = StackList::new();
-            ins.as_slice().iter().zip(row).filter(|&(_, &c)| c == 1).for_each(|(s, _)| srcs.push(s));
-            combine(std::iter::repeat(1).take(srcs.as_slice().len()), srcs.as_slice(), out);
+            ins.as_slice()
+                .iter()
+                .zip(row)
+                .filter(|&(_, &c)| c == 1)
+                .for_each(|(s, _)| srcs.push(s));
+            combine(
+                std::iter::repeat(1).take(srcs.as_slice().len()),
+                srcs.as_slice(),
+                out,
+            );
         }
     } else {
         engine::engine().gf_matrix_mul(&stage.coefs, ins.as_slice(), outs.as_mut_slice());
@@ -805,7 +966,11 @@ fn run_stage_in_place(stage: &Stage, rows: usize, element_bytes: usize, bytes: &
 fn run_stage(stage: &Stage, rows: usize, elements: &mut [&mut [u8]]) {
     // Hot path of every array code: one target, XOR of a few sources. Per-call allocations
     // cost about as much as XORing a 4 KiB stripe, so the sources go in a stack array.
-    if stage.targets.len() == 1 && !stage.sources.is_empty() && stage.sources.len() <= STACK_SOURCES && stage.is_xor() {
+    if stage.targets.len() == 1
+        && !stage.sources.is_empty()
+        && stage.sources.len() <= STACK_SOURCES
+        && stage.is_xor()
+    {
         let target = slot(rows, stage.targets[0], elements.len());
         let out = std::mem::take(&mut elements[target]);
         {
@@ -826,11 +991,25 @@ fn run_stage(stage: &Stage, rows: usize, elements: &mut [&mut [u8]]) {
         elements[target] = out;
         return;
     }
-    let targets: Vec<usize> = stage.targets.iter().map(|&p| slot(rows, p, elements.len())).collect();
-    let sources: Vec<usize> = stage.sources.iter().map(|&p| slot(rows, p, elements.len())).collect();
-    assert!(sources.iter().all(|s| !targets.contains(s)), "a stage never reads what it writes");
+    let targets: Vec<usize> = stage
+        .targets
+        .iter()
+        .map(|&p| slot(rows, p, elements.len()))
+        .collect();
+    let sources: Vec<usize> = stage
+        .sources
+        .iter()
+        .map(|&p| slot(rows, p, elements.len()))
+        .collect();
+    assert!(
+        sources.iter().all(|s| !targets.contains(s)),
+        "a stage never reads what it writes"
+    );
     // Move the targets out so the sources can be borrowed shared beside them.
-    let mut outs: Vec<&mut [u8]> = targets.iter().map(|&t| std::mem::take(&mut elements[t])).collect();
+    let mut outs: Vec<&mut [u8]> = targets
+        .iter()
+        .map(|&t| std::mem::take(&mut elements[t]))
+        .collect();
     {
         let ins: Vec<&[u8]> = sources.iter().map(|&s| &*elements[s]).collect();
         let n = ins.len();
@@ -839,7 +1018,12 @@ fn run_stage(stage: &Stage, rows: usize, elements: &mut [&mut [u8]]) {
         } else if stage.is_xor() {
             for (t, out) in outs.iter_mut().enumerate() {
                 let row = &stage.coefs[t * n..(t + 1) * n];
-                let srcs: Vec<&[u8]> = ins.iter().zip(row).filter(|&(_, &c)| c == 1).map(|(s, _)| *s).collect();
+                let srcs: Vec<&[u8]> = ins
+                    .iter()
+                    .zip(row)
+                    .filter(|&(_, &c)| c == 1)
+                    .map(|(s, _)| *s)
+                    .collect();
                 combine(std::iter::repeat(1).take(srcs.len()), &srcs, out);
             }
         } else {

@@ -69,7 +69,10 @@ impl DecodePlan {
     /// computed once (from all P and Q, as the paper's decoder does) and read as one
     /// element by each diagonal, instead of expanded into every diagonal's recipe.
     pub fn build(g: &Geometry, erased_cols: &[usize]) -> Result<DecodePlan, CodeError> {
-        assert!(erased_cols.windows(2).all(|w| w[0] < w[1]), "erased columns sorted and unique");
+        assert!(
+            erased_cols.windows(2).all(|w| w[0] < w[1]),
+            "erased columns sorted and unique"
+        );
         assert!(erased_cols.iter().all(|&c| c < g.cols));
         let erased = |pos: Pos| pos != AUX && erased_cols.binary_search(&pos.col).is_ok();
         let mut stages = Vec::new();
@@ -80,13 +83,24 @@ impl DecodePlan {
             .filter(|&pos| g.cell(pos) == Cell::Empty)
             .collect();
         if !empty.is_empty() {
-            stages.push(Stage { targets: empty, sources: Vec::new(), coefs: Vec::new() });
+            stages.push(Stage {
+                targets: empty,
+                sources: Vec::new(),
+                coefs: Vec::new(),
+            });
         }
 
         let xor_only = g.parity_terms.iter().flatten().all(|t| t.coef == 1);
         let shared = if xor_only { shared_subset(g) } else { None };
-        let mut unknown: BTreeSet<Pos> = g.data_pos.iter().copied().filter(|&pos| erased(pos)).collect();
-        let equations: Vec<usize> = (0..g.parity_count()).filter(|&p| !erased(g.parity_pos[p])).collect();
+        let mut unknown: BTreeSet<Pos> = g
+            .data_pos
+            .iter()
+            .copied()
+            .filter(|&pos| erased(pos))
+            .collect();
+        let equations: Vec<usize> = (0..g.parity_count())
+            .filter(|&p| !erased(g.parity_pos[p]))
+            .collect();
 
         // 1. Peeling, over the surviving parities' equations written over positions
         //    (`parity + sum coef * data = 0`). For XOR codes the sums of two equations that
@@ -101,11 +115,18 @@ impl DecodePlan {
                 let own: Vec<usize> = g.parity_terms[p].iter().map(|t| t.data).collect();
                 let mut e: Equation = match &shared {
                     Some(set) if is_subset(set, &own) => {
-                        let mut e: Equation = own.iter().filter(|d| set.binary_search(d).is_err()).map(|&d| (g.data_pos[d], 1)).collect();
+                        let mut e: Equation = own
+                            .iter()
+                            .filter(|d| set.binary_search(d).is_err())
+                            .map(|&d| (g.data_pos[d], 1))
+                            .collect();
                         e.push((AUX, 1));
                         e
                     }
-                    _ => g.parity_terms[p].iter().map(|t| (g.data_pos[t.data], t.coef)).collect(),
+                    _ => g.parity_terms[p]
+                        .iter()
+                        .map(|t| (g.data_pos[t.data], t.coef))
+                        .collect(),
                 };
                 e.push((g.parity_pos[p], 1));
                 e.sort_unstable();
@@ -130,7 +151,10 @@ impl DecodePlan {
                 }
             }
         }
-        let mut left: Vec<usize> = eqs.iter().map(|e| e.iter().filter(|(pos, _)| unknown.contains(pos)).count()).collect();
+        let mut left: Vec<usize> = eqs
+            .iter()
+            .map(|e| e.iter().filter(|(pos, _)| unknown.contains(pos)).count())
+            .collect();
         let mut containing: BTreeMap<Pos, Vec<usize>> = BTreeMap::new();
         for (i, e) in eqs.iter().enumerate() {
             for &(pos, _) in e.iter().filter(|(pos, _)| unknown.contains(pos)) {
@@ -146,14 +170,26 @@ impl DecodePlan {
         //    diagonal chains run again.
         loop {
             while data_left(&unknown) {
-                let Some(i) = (0..eqs.len()).filter(|&i| left[i] == 1).min_by_key(|&i| eqs[i].len()) else { break };
+                let Some(i) = (0..eqs.len())
+                    .filter(|&i| left[i] == 1)
+                    .min_by_key(|&i| eqs[i].len())
+                else {
+                    break;
+                };
                 let e = &eqs[i];
-                let &(target, coef) = e.iter().find(|(pos, _)| unknown.contains(pos)).expect("one unknown left");
+                let &(target, coef) = e
+                    .iter()
+                    .find(|(pos, _)| unknown.contains(pos))
+                    .expect("one unknown left");
                 let scale = gf256::inv(coef);
                 let others = e.iter().filter(|(pos, _)| *pos != target);
                 let sources = others.clone().map(|&(pos, _)| pos).collect();
                 let coefs = others.map(|&(_, c)| gf256::mul(scale, c)).collect();
-                stages.push(Stage { targets: vec![target], sources, coefs });
+                stages.push(Stage {
+                    targets: vec![target],
+                    sources,
+                    coefs,
+                });
                 unknown.remove(&target);
                 for &j in &containing[&target] {
                     left[j] -= 1;
@@ -169,11 +205,25 @@ impl DecodePlan {
                 break;
             }
             let n = block.sources.len();
-            let best = (0..block.targets.len()).min_by_key(|&t| block.coefs[t * n..(t + 1) * n].iter().filter(|&&c| c != 0).count()).expect("unknowns left");
+            let best = (0..block.targets.len())
+                .min_by_key(|&t| {
+                    block.coefs[t * n..(t + 1) * n]
+                        .iter()
+                        .filter(|&&c| c != 0)
+                        .count()
+                })
+                .expect("unknowns left");
             let row = &block.coefs[best * n..(best + 1) * n];
             let target = block.targets[best];
-            let sources = (0..n).filter(|&s| row[s] != 0).map(|s| block.sources[s]).collect::<Vec<_>>();
-            stages.push(Stage { targets: vec![target], coefs: vec![1; sources.len()], sources });
+            let sources = (0..n)
+                .filter(|&s| row[s] != 0)
+                .map(|s| block.sources[s])
+                .collect::<Vec<_>>();
+            stages.push(Stage {
+                targets: vec![target],
+                coefs: vec![1; sources.len()],
+                sources,
+            });
             unknown.remove(&target);
             for &j in &containing[&target] {
                 left[j] -= 1;
@@ -181,9 +231,14 @@ impl DecodePlan {
         }
 
         // 3. Erased parities from their data.
-        let parities: Vec<usize> = (0..g.parity_count()).filter(|&p| erased(g.parity_pos[p])).collect();
+        let parities: Vec<usize> = (0..g.parity_count())
+            .filter(|&p| erased(g.parity_pos[p]))
+            .collect();
         if !parities.is_empty() {
-            let sources: BTreeSet<usize> = parities.iter().flat_map(|&p| g.parity_terms[p].iter().map(|t| t.data)).collect();
+            let sources: BTreeSet<usize> = parities
+                .iter()
+                .flat_map(|&p| g.parity_terms[p].iter().map(|t| t.data))
+                .collect();
             let sources: Vec<usize> = sources.into_iter().collect();
             let mut coefs = vec![0u8; parities.len() * sources.len()];
             for (i, &p) in parities.iter().enumerate() {
@@ -201,18 +256,33 @@ impl DecodePlan {
         if xor_only {
             // The AUX-form equations too (their sums with the expanded ones are the
             // expanded ones), so a rebuilt S shortens recipes that contain its set.
-            let aux_forms: Vec<Vec<Pos>> =
-                if shared.is_some() { eqs[..base].iter().map(|e| e.iter().map(|&(pos, _)| pos).collect()).collect() } else { Vec::new() };
+            let aux_forms: Vec<Vec<Pos>> = if shared.is_some() {
+                eqs[..base]
+                    .iter()
+                    .map(|e| e.iter().map(|&(pos, _)| pos).collect())
+                    .collect()
+            } else {
+                Vec::new()
+            };
             stages = shorten_xor_stages(g, erased_cols, stages, aux_forms);
         }
-        let uses_aux = stages.iter().any(|s| s.targets.contains(&AUX) || s.sources.contains(&AUX));
-        Ok(DecodePlan { erased_cols: erased_cols.to_vec(), stages, uses_aux })
+        let uses_aux = stages
+            .iter()
+            .any(|s| s.targets.contains(&AUX) || s.sources.contains(&AUX));
+        Ok(DecodePlan {
+            erased_cols: erased_cols.to_vec(),
+            stages,
+            uses_aux,
+        })
     }
 
     /// Elements read (sources summed over stages): the plan's cost. The scratch element
     /// [`AUX`] counts like any other.
     pub fn reads(&self) -> usize {
-        self.stages.iter().map(|s| s.sources.len() * s.targets.len().max(1)).sum()
+        self.stages
+            .iter()
+            .map(|s| s.sources.len() * s.targets.len().max(1))
+            .sum()
     }
 }
 
@@ -224,12 +294,20 @@ impl DecodePlan {
 /// rewrite is taken while it shortens S and reads only available elements (surviving, or
 /// rebuilt by an earlier stage), never the target itself. Multi-target stages are split
 /// into one stage per target first (XOR stages run target by target anyway).
-fn shorten_xor_stages(g: &Geometry, erased_cols: &[usize], stages: Vec<Stage>, extra_equations: Vec<Vec<Pos>>) -> Vec<Stage> {
+fn shorten_xor_stages(
+    g: &Geometry,
+    erased_cols: &[usize],
+    stages: Vec<Stage>,
+    extra_equations: Vec<Vec<Pos>>,
+) -> Vec<Stage> {
     let erased = |pos: Pos| pos != AUX && erased_cols.binary_search(&pos.col).is_ok();
     let mut equations: Vec<Vec<Pos>> = (0..g.parity_count())
         .filter(|&p| !erased(g.parity_pos[p]))
         .map(|p| {
-            let mut e: Vec<Pos> = g.parity_terms[p].iter().map(|t| g.data_pos[t.data]).collect();
+            let mut e: Vec<Pos> = g.parity_terms[p]
+                .iter()
+                .map(|t| g.data_pos[t.data])
+                .collect();
             e.push(g.parity_pos[p]);
             e.sort_unstable();
             e
@@ -246,16 +324,27 @@ fn shorten_xor_stages(g: &Geometry, erased_cols: &[usize], stages: Vec<Stage>, e
         }
         let n = stage.sources.len();
         for (t, &target) in stage.targets.iter().enumerate() {
-            let mut sources: Vec<Pos> = (0..n).filter(|&s| stage.coefs[t * n + s] == 1).map(|s| stage.sources[s]).collect();
+            let mut sources: Vec<Pos> = (0..n)
+                .filter(|&s| stage.coefs[t * n + s] == 1)
+                .map(|s| stage.sources[s])
+                .collect();
             sources.sort_unstable();
             // AUX is in memory only once a stage has computed it.
-            let available = |pos: &Pos| if *pos == AUX { rebuilt.contains(pos) } else { !erased(*pos) || rebuilt.contains(pos) };
+            let available = |pos: &Pos| {
+                if *pos == AUX {
+                    rebuilt.contains(pos)
+                } else {
+                    !erased(*pos) || rebuilt.contains(pos)
+                }
+            };
             // Each accepted rewrite shortens the list, so this loop runs at most n times.
             loop {
                 let best = equations
                     .iter()
                     .map(|e| sym_diff(&sources, e))
-                    .filter(|c| c.len() < sources.len() && !c.contains(&target) && c.iter().all(available))
+                    .filter(|c| {
+                        c.len() < sources.len() && !c.contains(&target) && c.iter().all(available)
+                    })
                     .min_by_key(|c| c.len());
                 match best {
                     Some(shorter) => sources = shorter,
@@ -263,7 +352,11 @@ fn shorten_xor_stages(g: &Geometry, erased_cols: &[usize], stages: Vec<Stage>, e
                 }
             }
             rebuilt.insert(target);
-            out.push(Stage { targets: vec![target], coefs: vec![1; sources.len()], sources });
+            out.push(Stage {
+                targets: vec![target],
+                coefs: vec![1; sources.len()],
+                sources,
+            });
         }
     }
     out
@@ -295,14 +388,34 @@ fn sym_diff<T: Ord + Copy>(a: &[T], b: &[T]) -> Vec<T> {
 /// Solve the remaining unknowns by Gauss-Jordan elimination. Every equation gives one
 /// row: sum_{u unknown} a_u x_u = the rest of the equation (over known or already-rebuilt
 /// elements).
-fn eliminate(g: &Geometry, unknown: &BTreeSet<Pos>, equations: &[Equation], erased_cols: &[usize]) -> Result<Stage, CodeError> {
+fn eliminate(
+    g: &Geometry,
+    unknown: &BTreeSet<Pos>,
+    equations: &[Equation],
+    erased_cols: &[usize],
+) -> Result<Stage, CodeError> {
     let unknowns: Vec<Pos> = unknown.iter().copied().collect();
     let n = unknowns.len();
     // Right-hand sides range over every position of the grid plus AUX (dense; grids are
     // small: at most ~16 K positions and 2 * 127 equations).
     let width = g.rows * g.cols + 1;
-    let slot = |pos: Pos| if pos == AUX { width - 1 } else { pos.row * g.cols + pos.col };
-    let position = |s: usize| if s == width - 1 { AUX } else { Pos { row: s / g.cols, col: s % g.cols } };
+    let slot = |pos: Pos| {
+        if pos == AUX {
+            width - 1
+        } else {
+            pos.row * g.cols + pos.col
+        }
+    };
+    let position = |s: usize| {
+        if s == width - 1 {
+            AUX
+        } else {
+            Pos {
+                row: s / g.cols,
+                col: s % g.cols,
+            }
+        }
+    };
     let mut lhs: Vec<Vec<u8>> = Vec::with_capacity(equations.len());
     let mut rhs: Vec<Vec<u8>> = Vec::with_capacity(equations.len());
     for e in equations {
@@ -342,13 +455,19 @@ fn eliminate(g: &Geometry, unknown: &BTreeSet<Pos>, equations: &[Equation], eras
         }
     }
     // Rows 0..n are now the identity on the left: unknown u = rhs[u].
-    let used: Vec<usize> = (0..width).filter(|&s| (0..n).any(|u| rhs[u][s] != 0)).collect();
+    let used: Vec<usize> = (0..width)
+        .filter(|&s| (0..n).any(|u| rhs[u][s] != 0))
+        .collect();
     let sources: Vec<Pos> = used.iter().map(|&s| position(s)).collect();
     let mut coefs = Vec::with_capacity(n * used.len());
     for row in rhs.iter().take(n) {
         coefs.extend(used.iter().map(|&s| row[s]));
     }
-    Ok(Stage { targets: unknowns, sources, coefs })
+    Ok(Stage {
+        targets: unknowns,
+        sources,
+        coefs,
+    })
 }
 
 fn scale_row(row: &mut [u8], c: u8) {
@@ -385,7 +504,10 @@ pub fn encode_plan(g: &Geometry) -> Vec<Stage> {
         let own: Vec<usize> = g.parity_terms[p].iter().map(|t| t.data).collect();
         match &shared {
             Some(c) if is_subset(c, &own) => {
-                let mut rest: Vec<usize> = own.into_iter().filter(|d| c.binary_search(d).is_err()).collect();
+                let mut rest: Vec<usize> = own
+                    .into_iter()
+                    .filter(|d| c.binary_search(d).is_err())
+                    .collect();
                 rest.push(AUX_TERM);
                 rest
             }
@@ -394,7 +516,11 @@ pub fn encode_plan(g: &Geometry) -> Vec<Stage> {
     };
     if let Some(c) = &shared {
         let sources: Vec<Pos> = c.iter().map(|&d| g.data_pos[d]).collect();
-        stages.push(Stage { targets: vec![AUX], coefs: vec![1; sources.len()], sources });
+        stages.push(Stage {
+            targets: vec![AUX],
+            coefs: vec![1; sources.len()],
+            sources,
+        });
     }
     let position = |d: usize| if d == AUX_TERM { AUX } else { g.data_pos[d] };
     let mut order: Vec<usize> = (0..g.parity_count()).collect();
@@ -416,9 +542,17 @@ pub fn encode_plan(g: &Geometry) -> Vec<Stage> {
             Some((q, diff)) => {
                 let mut sources = vec![g.parity_pos[q]];
                 sources.extend(diff.iter().map(|&d| position(d)));
-                Stage { targets: vec![g.parity_pos[p]], coefs: vec![1; sources.len()], sources }
+                Stage {
+                    targets: vec![g.parity_pos[p]],
+                    coefs: vec![1; sources.len()],
+                    sources,
+                }
             }
-            None if xor_only => Stage { targets: vec![g.parity_pos[p]], coefs: vec![1; own.len()], sources: own.iter().map(|&d| position(d)).collect() },
+            None if xor_only => Stage {
+                targets: vec![g.parity_pos[p]],
+                coefs: vec![1; own.len()],
+                sources: own.iter().map(|&d| position(d)).collect(),
+            },
             None => Stage {
                 targets: vec![g.parity_pos[p]],
                 sources: own.iter().map(|&d| g.data_pos[d]).collect(),
@@ -433,18 +567,29 @@ pub fn encode_plan(g: &Geometry) -> Vec<Stage> {
 
 /// The scratch element of an encode plan: a position outside every grid. Only the
 /// stages of [`encode_plan`] use it, never a decode plan.
-pub const AUX: Pos = Pos { row: usize::MAX, col: 0 };
+pub const AUX: Pos = Pos {
+    row: usize::MAX,
+    col: 0,
+};
 
 /// A set of data elements that at least three parities share, worth computing once into
 /// [`AUX`]: EVENODD's adjuster S, which every diagonal parity contains. Chosen by the reads
 /// it saves: a parity reads AUX (1) instead of the set, and AUX costs the set once.
 fn shared_subset(g: &Geometry) -> Option<Vec<usize>> {
-    let sets: Vec<Vec<usize>> = g.parity_terms.iter().map(|t| t.iter().map(|t| t.data).collect()).collect();
+    let sets: Vec<Vec<usize>> = g
+        .parity_terms
+        .iter()
+        .map(|t| t.iter().map(|t| t.data).collect())
+        .collect();
     let mut seen = BTreeSet::new();
     let mut best: Option<(usize, Vec<usize>)> = None;
     for i in 0..sets.len() {
         for j in i + 1..sets.len() {
-            let common: Vec<usize> = sets[i].iter().copied().filter(|d| sets[j].binary_search(d).is_ok()).collect();
+            let common: Vec<usize> = sets[i]
+                .iter()
+                .copied()
+                .filter(|d| sets[j].binary_search(d).is_ok())
+                .collect();
             if common.len() < 2 || !seen.insert(common.clone()) {
                 continue;
             }
@@ -453,7 +598,11 @@ fn shared_subset(g: &Geometry) -> Option<Vec<usize>> {
                 continue;
             }
             let saved = count * (common.len() - 1);
-            if saved > common.len() && best.as_ref().map_or(true, |(b, _)| saved - common.len() > *b) {
+            if saved > common.len()
+                && best
+                    .as_ref()
+                    .map_or(true, |(b, _)| saved - common.len() > *b)
+            {
                 best = Some((saved - common.len(), common));
             }
         }

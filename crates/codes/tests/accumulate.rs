@@ -20,7 +20,11 @@ fn random_data(code: &Code, element_bytes: usize, rng: &mut ChaCha8Rng) -> Strip
 }
 
 fn parity_of(code: &Code, stripe: &StripeBuf) -> Vec<Vec<u8>> {
-    code.geometry().parity_pos.iter().map(|&pos| stripe.element(pos).to_vec()).collect()
+    code.geometry()
+        .parity_pos
+        .iter()
+        .map(|&pos| stripe.element(pos).to_vec())
+        .collect()
 }
 
 fn specs() -> Vec<CodeSpec> {
@@ -49,8 +53,13 @@ fn whole_elements_in_random_order_give_the_full_encode() {
             let mut order: Vec<usize> = (0..code.geometry().data_count()).collect();
             order.shuffle(&mut rng);
             for (n, &d) in order.iter().enumerate() {
-                assert!(!acc.is_complete(), "{spec}: complete after {n} of {} elements", order.len());
-                acc.add(d, stripe.element(code.geometry().data_pos[d])).unwrap();
+                assert!(
+                    !acc.is_complete(),
+                    "{spec}: complete after {n} of {} elements",
+                    order.len()
+                );
+                acc.add(d, stripe.element(code.geometry().data_pos[d]))
+                    .unwrap();
                 assert!(acc.has_arrived(d));
             }
             assert!(acc.is_complete());
@@ -96,16 +105,22 @@ fn pieces_appended_front_to_back_with_elements_interleaved_give_the_full_encode(
 #[test]
 fn an_incomplete_group_gives_the_parity_of_what_arrived_with_zeros_for_the_rest() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
-    for spec in [CodeSpec::raid5(4), CodeSpec::rs(4, 2), CodeSpec::array(CodeKind::Rdp, 5)] {
+    for spec in [
+        CodeSpec::raid5(4),
+        CodeSpec::rs(4, 2),
+        CodeSpec::array(CodeKind::Rdp, 5),
+    ] {
         let code = Code::new(spec).unwrap();
         let k = code.geometry().data_count();
         let mut stripe = random_data(&code, ELEMENT_BYTES, &mut rng);
         let mut acc = ParityAccumulator::new(&code, ELEMENT_BYTES).unwrap();
         // Elements 0 and 1 whole, element 2 only its first 64 bytes (then closed), the rest never.
         for d in 0..2 {
-            acc.add(d, stripe.element(code.geometry().data_pos[d])).unwrap();
+            acc.add(d, stripe.element(code.geometry().data_pos[d]))
+                .unwrap();
         }
-        acc.append(2, &stripe.element(code.geometry().data_pos[2])[..64]).unwrap();
+        acc.append(2, &stripe.element(code.geometry().data_pos[2])[..64])
+            .unwrap();
         acc.close(2).unwrap();
         assert_eq!(acc.arrived_count(), 3);
         assert!(!acc.is_complete());
@@ -129,11 +144,23 @@ fn bad_input_is_a_clear_error() {
     let mut acc = ParityAccumulator::new(&code, 64).unwrap();
     // Wrong element size.
     let err = acc.add(0, &[1u8; 32]).unwrap_err();
-    assert!(matches!(err, CodeError::BadElementSize { got: 32, .. }), "{err}");
+    assert!(
+        matches!(err, CodeError::BadElementSize { got: 32, .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("64 bytes"), "{err}");
-    assert!(matches!(acc.append(0, &[1u8; 33]), Err(CodeError::BadElementSize { got: 33, .. })));
-    assert!(matches!(acc.append(0, &[1u8; 96]), Err(CodeError::BadElementSize { got: 96, .. })));
-    assert!(ParityAccumulator::new(&code, 100).is_err(), "elements are multiples of 32 bytes");
+    assert!(matches!(
+        acc.append(0, &[1u8; 33]),
+        Err(CodeError::BadElementSize { got: 33, .. })
+    ));
+    assert!(matches!(
+        acc.append(0, &[1u8; 96]),
+        Err(CodeError::BadElementSize { got: 96, .. })
+    ));
+    assert!(
+        ParityAccumulator::new(&code, 100).is_err(),
+        "elements are multiples of 32 bytes"
+    );
     // Data index out of range.
     let err = acc.add(4, &[1u8; 64]).unwrap_err();
     assert_eq!(err, CodeError::BadDataIndex { index: 4, count: 4 });
@@ -151,9 +178,17 @@ fn bad_input_is_a_clear_error() {
     assert_eq!(acc.arrived_count(), 1);
     assert_eq!(acc.pending_bytes(), 96.0);
     // Mode mix-ups.
-    assert!(acc.append_size(0, 10.0).unwrap_err().to_string().contains("size-only"));
+    assert!(acc
+        .append_size(0, 10.0)
+        .unwrap_err()
+        .to_string()
+        .contains("size-only"));
     let mut sizes = ParityAccumulator::sizes_only(4, 2).unwrap();
-    assert!(sizes.add(0, &[0u8; 64]).unwrap_err().to_string().contains("sizes only"));
+    assert!(sizes
+        .add(0, &[0u8; 64])
+        .unwrap_err()
+        .to_string()
+        .contains("sizes only"));
     assert!(sizes.append_size(0, f64::NAN).is_err());
     assert!(sizes.append_size(0, -1.0).is_err());
     // Limits.
@@ -197,6 +232,9 @@ fn size_mode_keeps_the_same_books_as_byte_mode() {
         assert_eq!(bytes.extent_bytes(), sizes.extent_bytes());
     }
     let (b, s) = (bytes.finish(), sizes.finish());
-    assert_eq!((b.extent_bytes, b.complete, b.data_bytes, b.parity_count), (s.extent_bytes, s.complete, s.data_bytes, s.parity_count));
+    assert_eq!(
+        (b.extent_bytes, b.complete, b.data_bytes, b.parity_count),
+        (s.extent_bytes, s.complete, s.data_bytes, s.parity_count)
+    );
     assert!(s.parity.is_empty());
 }

@@ -68,7 +68,12 @@ fn rs_coefficients_are_isal_cauchy1_rows() {
             assert_eq!(g.parity_terms[i].len(), k);
             for t in &g.parity_terms[i] {
                 // coef = 1 / ((k + i) xor j)  <=>  coef * ((k + i) xor j) = 1
-                assert_eq!(slow_mul(t.coef, ((k + i) ^ t.data) as u8), 1, "rs {k}+{m}: parity {i} data {}", t.data);
+                assert_eq!(
+                    slow_mul(t.coef, ((k + i) ^ t.data) as u8),
+                    1,
+                    "rs {k}+{m}: parity {i} data {}",
+                    t.data
+                );
             }
         }
     }
@@ -83,7 +88,11 @@ fn horizontal_codes_put_data_first_then_parity_in_one_row() {
         assert_eq!(g.rows, 1);
         assert_eq!(g.fault_tolerance, spec.m.unwrap());
         for c in 0..g.cols {
-            let want = if c < k { Cell::Data(c) } else { Cell::Parity(c - k) };
+            let want = if c < k {
+                Cell::Data(c)
+            } else {
+                Cell::Parity(c - k)
+            };
             assert_eq!(g.cell(Pos { row: 0, col: c }), want, "{spec} column {c}");
         }
     }
@@ -93,16 +102,31 @@ fn horizontal_codes_put_data_first_then_parity_in_one_row() {
 fn array_code_shapes_follow_their_papers() {
     for p in PRIMES {
         let shape = |kind| {
-            let g = Code::new(CodeSpec::array(kind, p)).unwrap().geometry().clone();
+            let g = Code::new(CodeSpec::array(kind, p))
+                .unwrap()
+                .geometry()
+                .clone();
             assert_eq!(g.fault_tolerance, 2);
             (g.rows, g.cols, g.data_count(), g.parity_count())
         };
         // (rows, columns, data elements, parity elements)
-        assert_eq!(shape(CodeKind::Evenodd), (p - 1, p + 2, (p - 1) * p, 2 * (p - 1)));
-        assert_eq!(shape(CodeKind::Rdp), (p - 1, p + 1, (p - 1) * (p - 1), 2 * (p - 1)));
+        assert_eq!(
+            shape(CodeKind::Evenodd),
+            (p - 1, p + 2, (p - 1) * p, 2 * (p - 1))
+        );
+        assert_eq!(
+            shape(CodeKind::Rdp),
+            (p - 1, p + 1, (p - 1) * (p - 1), 2 * (p - 1))
+        );
         assert_eq!(shape(CodeKind::Xcode), (p, p, p * (p - 2), 2 * p));
-        assert_eq!(shape(CodeKind::Hcode), (p - 1, p + 1, (p - 1) * (p - 1), 2 * (p - 1)));
-        assert_eq!(shape(CodeKind::Hdp), (p - 1, p - 1, (p - 1) * (p - 3), 2 * (p - 1)));
+        assert_eq!(
+            shape(CodeKind::Hcode),
+            (p - 1, p + 1, (p - 1) * (p - 1), 2 * (p - 1))
+        );
+        assert_eq!(
+            shape(CodeKind::Hdp),
+            (p - 1, p - 1, (p - 1) * (p - 3), 2 * (p - 1))
+        );
         assert_eq!(shape(CodeKind::Dcode), (p, p, p * (p - 2), 2 * p));
     }
 }
@@ -112,9 +136,17 @@ fn data_order_is_row_major_and_data_parities_inverts_parity_terms() {
     for spec in all_specs() {
         let code = Code::new(spec).unwrap();
         let g = code.geometry();
-        assert!(g.data_pos.windows(2).all(|w| (w[0].row, w[0].col) < (w[1].row, w[1].col)), "{spec}: row-major data order");
+        assert!(
+            g.data_pos
+                .windows(2)
+                .all(|w| (w[0].row, w[0].col) < (w[1].row, w[1].col)),
+            "{spec}: row-major data order"
+        );
         for (d, parities) in g.data_parities.iter().enumerate() {
-            assert!(!parities.is_empty(), "{spec}: data {d} is protected by no parity");
+            assert!(
+                !parities.is_empty(),
+                "{spec}: data {d} is protected by no parity"
+            );
             for &p in parities {
                 assert!(g.parity_terms[p].iter().any(|t| t.data == d));
             }
@@ -124,7 +156,11 @@ fn data_order_is_row_major_and_data_parities_inverts_parity_terms() {
 
 #[test]
 fn verify_names_exactly_the_corrupted_parity() {
-    for spec in [CodeSpec::raid6(5), CodeSpec::array(CodeKind::Dcode, 7), CodeSpec::array(CodeKind::Rdp, 5)] {
+    for spec in [
+        CodeSpec::raid6(5),
+        CodeSpec::array(CodeKind::Dcode, 7),
+        CodeSpec::array(CodeKind::Rdp, 5),
+    ] {
         let code = Code::new(spec).unwrap();
         let mut s = random_stripe(&code, 32, 7);
         assert_eq!(code.verify(&s).unwrap(), Vec::<usize>::new());
@@ -134,7 +170,11 @@ fn verify_names_exactly_the_corrupted_parity() {
         // A corrupted data element shows up in exactly the parities it is in.
         let mut s = random_stripe(&code, 32, 8);
         s.element_mut(code.geometry().data_pos[0])[0] ^= 0x80;
-        assert_eq!(code.verify(&s).unwrap(), code.geometry().data_parities[0], "{spec}");
+        assert_eq!(
+            code.verify(&s).unwrap(),
+            code.geometry().data_parities[0],
+            "{spec}"
+        );
     }
 }
 
@@ -164,11 +204,30 @@ fn bad_parameters_are_refused_with_a_reason() {
     assert!(err(CodeSpec::rs(0, 2)).contains("k >= 1"));
     assert!(err(CodeSpec::rs(4, 0)).contains("m >= 1"));
     assert!(err(CodeSpec::raid6(1)).contains("k >= 2"));
-    assert!(err(CodeSpec { m: Some(2), ..CodeSpec::raid5(4) }).contains("exactly 1 parity"));
-    assert!(err(CodeSpec { p: None, ..CodeSpec::array(CodeKind::Evenodd, 5) }).contains("needs --p"));
-    assert!(err(CodeSpec { k: Some(3), ..CodeSpec::array(CodeKind::Evenodd, 5) }).contains("array code"));
-    assert!(err(CodeSpec { p: Some(5), ..CodeSpec::rs(4, 2) }).contains("horizontal code"));
-    assert_eq!(CodeKind::from_name("raid7"), Err(CodeError::UnknownCode("raid7".into())));
+    assert!(err(CodeSpec {
+        m: Some(2),
+        ..CodeSpec::raid5(4)
+    })
+    .contains("exactly 1 parity"));
+    assert!(err(CodeSpec {
+        p: None,
+        ..CodeSpec::array(CodeKind::Evenodd, 5)
+    })
+    .contains("needs --p"));
+    assert!(err(CodeSpec {
+        k: Some(3),
+        ..CodeSpec::array(CodeKind::Evenodd, 5)
+    })
+    .contains("array code"));
+    assert!(err(CodeSpec {
+        p: Some(5),
+        ..CodeSpec::rs(4, 2)
+    })
+    .contains("horizontal code"));
+    assert_eq!(
+        CodeKind::from_name("raid7"),
+        Err(CodeError::UnknownCode("raid7".into()))
+    );
 }
 
 #[test]
@@ -179,40 +238,99 @@ fn bad_buffers_and_indices_are_refused_without_panic() {
         assert!(matches!(e, CodeError::BadElementSize { got, .. } if got == bytes));
         assert!(e.to_string().contains("32"), "{e}");
     }
-    assert!(code.check_element_bytes(33).unwrap_err().to_string().contains("pad each element to 64 bytes"));
+    assert!(code
+        .check_element_bytes(33)
+        .unwrap_err()
+        .to_string()
+        .contains("pad each element to 64 bytes"));
     assert!(code.new_stripe(0).is_err());
 
     let mut s = random_stripe(&code, 32, 1);
-    assert!(matches!(code.decode(&mut s, &[0, 1, 2]), Err(CodeError::TooManyErasures { erased: 3, tolerance: 2, .. })));
-    assert_eq!(code.decode(&mut s, &[5]), Err(CodeError::BadColumn { col: 5, cols: 5 }));
+    assert!(matches!(
+        code.decode(&mut s, &[0, 1, 2]),
+        Err(CodeError::TooManyErasures {
+            erased: 3,
+            tolerance: 2,
+            ..
+        })
+    ));
+    assert_eq!(
+        code.decode(&mut s, &[5]),
+        Err(CodeError::BadColumn { col: 5, cols: 5 })
+    );
     // Repeated columns count once.
     code.decode(&mut s, &[1, 1, 4]).unwrap();
-    assert!(matches!(code.update(&mut s, 15, &[0; 32]), Err(CodeError::BadDataIndex { index: 15, count: 15 })));
-    assert!(matches!(code.update(&mut s, 0, &[0; 31]), Err(CodeError::BadElementSize { got: 31, .. })));
+    assert!(matches!(
+        code.update(&mut s, 15, &[0; 32]),
+        Err(CodeError::BadDataIndex {
+            index: 15,
+            count: 15
+        })
+    ));
+    assert!(matches!(
+        code.update(&mut s, 0, &[0; 31]),
+        Err(CodeError::BadElementSize { got: 31, .. })
+    ));
 
     let mut short = s.clone();
     short.bytes.pop();
-    assert!(matches!(code.encode(&mut short), Err(CodeError::BadStripeLength { .. })));
-    assert!(matches!(code.verify(&short), Err(CodeError::BadStripeLength { .. })));
+    assert!(matches!(
+        code.encode(&mut short),
+        Err(CodeError::BadStripeLength { .. })
+    ));
+    assert!(matches!(
+        code.verify(&short),
+        Err(CodeError::BadStripeLength { .. })
+    ));
     let mut wrong_shape = StripeBuf::zeroed(4, 5, 32);
-    assert!(matches!(code.encode(&mut wrong_shape), Err(CodeError::BadParameters(_))));
+    assert!(matches!(
+        code.encode(&mut wrong_shape),
+        Err(CodeError::BadParameters(_))
+    ));
     let mut odd = StripeBuf::zeroed(5, 5, 40);
-    assert!(matches!(code.decode(&mut odd, &[0]), Err(CodeError::BadElementSize { got: 40, .. })));
+    assert!(matches!(
+        code.decode(&mut odd, &[0]),
+        Err(CodeError::BadElementSize { got: 40, .. })
+    ));
 
     // apply_delta: a parity the data element is not in is refused, not silently skipped.
     let g = code.geometry();
-    let outside = (0..g.parity_count()).find(|p| !g.data_parities[0].contains(p)).unwrap();
+    let outside = (0..g.parity_count())
+        .find(|p| !g.data_parities[0].contains(p))
+        .unwrap();
     let mut parity = [0u8; 32];
-    assert!(matches!(code.apply_delta(outside, 0, &[1; 32], &mut parity), Err(CodeError::BadParameters(_))));
-    assert!(matches!(code.apply_delta(99, 0, &[1; 32], &mut parity), Err(CodeError::BadParameters(_))));
-    assert!(matches!(code.apply_delta(0, 99, &[1; 32], &mut parity), Err(CodeError::BadDataIndex { .. })));
-    assert!(matches!(code.apply_delta(g.data_parities[0][0], 0, &[1; 32], &mut [0u8; 64]), Err(CodeError::BadElementSize { .. })));
+    assert!(matches!(
+        code.apply_delta(outside, 0, &[1; 32], &mut parity),
+        Err(CodeError::BadParameters(_))
+    ));
+    assert!(matches!(
+        code.apply_delta(99, 0, &[1; 32], &mut parity),
+        Err(CodeError::BadParameters(_))
+    ));
+    assert!(matches!(
+        code.apply_delta(0, 99, &[1; 32], &mut parity),
+        Err(CodeError::BadDataIndex { .. })
+    ));
+    assert!(matches!(
+        code.apply_delta(g.data_parities[0][0], 0, &[1; 32], &mut [0u8; 64]),
+        Err(CodeError::BadElementSize { .. })
+    ));
 }
 
 /// Small instances of every code, for the property tests.
 fn small_specs() -> Vec<CodeSpec> {
-    let mut v: Vec<CodeSpec> = ARRAY_CODES.iter().flat_map(|&k| [CodeSpec::array(k, 5), CodeSpec::array(k, 7)]).collect();
-    v.extend([CodeSpec::raid5(1), CodeSpec::raid5(4), CodeSpec::raid6(2), CodeSpec::raid6(7), CodeSpec::rs(3, 3), CodeSpec::rs(10, 4)]);
+    let mut v: Vec<CodeSpec> = ARRAY_CODES
+        .iter()
+        .flat_map(|&k| [CodeSpec::array(k, 5), CodeSpec::array(k, 7)])
+        .collect();
+    v.extend([
+        CodeSpec::raid5(1),
+        CodeSpec::raid5(4),
+        CodeSpec::raid6(2),
+        CodeSpec::raid6(7),
+        CodeSpec::rs(3, 3),
+        CodeSpec::rs(10, 4),
+    ]);
     v
 }
 
@@ -270,7 +388,10 @@ proptest! {
 /// and give the parity the expanded terms define (checked by verify in every test above).
 #[test]
 fn rdp_encode_reuses_the_row_parity() {
-    let g = Code::new(CodeSpec::array(CodeKind::Rdp, 7)).unwrap().geometry().clone();
+    let g = Code::new(CodeSpec::array(CodeKind::Rdp, 7))
+        .unwrap()
+        .geometry()
+        .clone();
     let plan = exaraid_codes::solver::encode_plan(&g);
     let expanded: usize = g.parity_terms.iter().map(|t| t.len()).sum();
     let planned: usize = plan.iter().map(|s| s.sources.len()).sum();
@@ -294,7 +415,11 @@ fn dcode_and_xcode_double_failure_decoding_costs_n_minus_3_xors_per_element() {
                     let plan = code.decode_plan(&[a, b]).unwrap();
                     for stage in &plan.stages {
                         assert_eq!(stage.targets.len(), 1);
-                        assert_eq!(stage.sources.len(), n - 2, "{kind:?} n={n} columns {a},{b}: {stage:?}");
+                        assert_eq!(
+                            stage.sources.len(),
+                            n - 2,
+                            "{kind:?} n={n} columns {a},{b}: {stage:?}"
+                        );
                     }
                 }
             }
@@ -317,7 +442,10 @@ fn rdp_double_failure_decoding_stays_near_the_chain_cost() {
             }
         }
         let per_element = reads as f64 / rebuilt as f64;
-        assert!(per_element <= (p - 1) as f64 + 1.0, "rdp p={p}: {per_element:.2} reads per rebuilt element");
+        assert!(
+            per_element <= (p - 1) as f64 + 1.0,
+            "rdp p={p}: {per_element:.2} reads per rebuilt element"
+        );
     }
 }
 
@@ -325,11 +453,21 @@ fn rdp_double_failure_decoding_stays_near_the_chain_cost() {
 #[test]
 fn evenodd_encode_computes_the_adjuster_once() {
     for p in PRIMES {
-        let g = Code::new(CodeSpec::array(CodeKind::Evenodd, p)).unwrap().geometry().clone();
+        let g = Code::new(CodeSpec::array(CodeKind::Evenodd, p))
+            .unwrap()
+            .geometry()
+            .clone();
         let plan = exaraid_codes::solver::encode_plan(&g);
-        let aux: Vec<_> = plan.iter().filter(|s| s.targets == [exaraid_codes::solver::AUX]).collect();
+        let aux: Vec<_> = plan
+            .iter()
+            .filter(|s| s.targets == [exaraid_codes::solver::AUX])
+            .collect();
         assert_eq!(aux.len(), 1, "p={p}: one scratch stage");
-        assert_eq!(aux[0].sources.len(), p - 1, "p={p}: S = XOR of the p-1 elements of diagonal p-1");
+        assert_eq!(
+            aux[0].sources.len(),
+            p - 1,
+            "p={p}: S = XOR of the p-1 elements of diagonal p-1"
+        );
         let planned: usize = plan.iter().map(|s| s.sources.len()).sum();
         // S once, p-1 rows of p data, p-1 diagonals of S + their p-1 data elements.
         assert_eq!(planned, (p - 1) + (p - 1) * p + (p - 1) * p, "p={p}");
@@ -366,22 +504,41 @@ fn decode_plans_are_cached_per_code_and_column_set() {
     let raid6 = Code::new(CodeSpec::raid6(4)).unwrap();
     let rs = Code::new(CodeSpec::rs(4, 2)).unwrap();
     let a = raid6.decode_plan(&[3, 1]).unwrap();
-    assert!(std::sync::Arc::ptr_eq(&a, &raid6.decode_plan(&[1, 3, 1]).unwrap()));
+    assert!(std::sync::Arc::ptr_eq(
+        &a,
+        &raid6.decode_plan(&[1, 3, 1]).unwrap()
+    ));
     assert_eq!(a.erased_cols, [1, 3]);
-    assert!(std::sync::Arc::ptr_eq(&a, &raid6.clone().decode_plan(&[1, 3]).unwrap()), "clones share plans");
+    assert!(
+        std::sync::Arc::ptr_eq(&a, &raid6.clone().decode_plan(&[1, 3]).unwrap()),
+        "clones share plans"
+    );
     let b = rs.decode_plan(&[1, 3]).unwrap();
-    assert_ne!(a.stages, b.stages, "raid6 and rs 4+2 rebuild with different coefficients");
+    assert_ne!(
+        a.stages, b.stages,
+        "raid6 and rs 4+2 rebuild with different coefficients"
+    );
     // Interleave many codes and patterns on one thread (more than the per-thread slots):
     // every decode must still restore the stripe.
-    let codes: Vec<Code> = [CodeSpec::raid6(4), CodeSpec::rs(4, 2), CodeSpec::raid5(5), CodeSpec::array(CodeKind::Evenodd, 5), CodeSpec::array(CodeKind::Rdp, 5), CodeSpec::array(CodeKind::Hdp, 7)]
-        .into_iter()
-        .map(|spec| Code::new(spec).unwrap())
-        .collect();
+    let codes: Vec<Code> = [
+        CodeSpec::raid6(4),
+        CodeSpec::rs(4, 2),
+        CodeSpec::raid5(5),
+        CodeSpec::array(CodeKind::Evenodd, 5),
+        CodeSpec::array(CodeKind::Rdp, 5),
+        CodeSpec::array(CodeKind::Hdp, 7),
+    ]
+    .into_iter()
+    .map(|spec| Code::new(spec).unwrap())
+    .collect();
     for round in 0..3u64 {
         for (i, code) in codes.iter().enumerate() {
             let original = random_stripe(code, 64, round * 10 + i as u64);
             let f = code.geometry().fault_tolerance;
-            let erased: Vec<usize> = (0..f).map(|j| (j * 2 + round as usize) % code.geometry().cols).rev().collect();
+            let erased: Vec<usize> = (0..f)
+                .map(|j| (j * 2 + round as usize) % code.geometry().cols)
+                .rev()
+                .collect();
             let mut s = original.clone();
             erased.iter().for_each(|&c| s.column_mut(c).fill(0x5a));
             code.decode(&mut s, &erased).unwrap();
@@ -401,22 +558,54 @@ fn decode_plans_are_cached_per_code_and_column_set() {
 fn hcode_chains_match_an_independent_implementation() {
     use std::collections::BTreeSet;
     fn chains(g: &exaraid_codes::Geometry) -> BTreeSet<(Pos, BTreeSet<Pos>)> {
-        (0..g.parity_count()).map(|p| (g.parity_pos[p], g.parity_terms[p].iter().map(|t| g.data_pos[t.data]).collect())).collect()
+        (0..g.parity_count())
+            .map(|p| {
+                (
+                    g.parity_pos[p],
+                    g.parity_terms[p]
+                        .iter()
+                        .map(|t| g.data_pos[t.data])
+                        .collect(),
+                )
+            })
+            .collect()
     }
     let at = |row, col| Pos { row, col };
     for p in [5usize, 7, 11, 13] {
         let code = Code::new(CodeSpec::array(CodeKind::Hcode, p)).unwrap();
         let mut expected = BTreeSet::new();
         for r in 0..p - 1 {
-            expected.insert((at(r, p), (0..p).filter(|&c| r + 1 != c).map(|c| at(r, c)).collect()));
-            expected.insert((at(r, r + 1), (0..p).filter(|&c| (c + p - r - 1) % p != 0).map(|c| at((c + p - r - 2) % p, c)).collect()));
+            expected.insert((
+                at(r, p),
+                (0..p).filter(|&c| r + 1 != c).map(|c| at(r, c)).collect(),
+            ));
+            expected.insert((
+                at(r, r + 1),
+                (0..p)
+                    .filter(|&c| (c + p - r - 1) % p != 0)
+                    .map(|c| at((c + p - r - 2) % p, c))
+                    .collect(),
+            ));
         }
         assert_eq!(chains(code.geometry()), expected, "hcode p={p}");
     }
-    let g = Code::new(CodeSpec::array(CodeKind::Hcode, 5)).unwrap().geometry().clone();
+    let g = Code::new(CodeSpec::array(CodeKind::Hcode, 5))
+        .unwrap()
+        .geometry()
+        .clone();
     let found = chains(&g);
-    assert!(found.contains(&(at(0, 5), [at(0, 0), at(0, 2), at(0, 3), at(0, 4)].into_iter().collect())));
-    assert!(found.contains(&(at(0, 1), [at(3, 0), at(0, 2), at(1, 3), at(2, 4)].into_iter().collect())));
+    assert!(found.contains(&(
+        at(0, 5),
+        [at(0, 0), at(0, 2), at(0, 3), at(0, 4)]
+            .into_iter()
+            .collect()
+    )));
+    assert!(found.contains(&(
+        at(0, 1),
+        [at(3, 0), at(0, 2), at(1, 3), at(2, 4)]
+            .into_iter()
+            .collect()
+    )));
 }
 
 /// EVENODD's decoder (Blaum et al., section III) computes the adjuster S once, from all
@@ -434,12 +623,20 @@ fn evenodd_double_data_failure_reads_s_once() {
             for b in a + 1..p {
                 let plan = code.decode_plan(&[a, b]).unwrap();
                 reads += plan.reads();
-                rebuilt += plan.stages.iter().filter(|s| s.targets != [exaraid_codes::solver::AUX]).map(|s| s.targets.len()).sum::<usize>();
+                rebuilt += plan
+                    .stages
+                    .iter()
+                    .filter(|s| s.targets != [exaraid_codes::solver::AUX])
+                    .map(|s| s.targets.len())
+                    .sum::<usize>();
                 assert!(plan.uses_aux, "p={p} columns {a},{b}");
             }
         }
         let per_element = reads as f64 / rebuilt as f64;
         println!("evenodd p={p}: {per_element:.2} reads per rebuilt element (two data columns)");
-        assert!(per_element <= (p + 2) as f64, "evenodd p={p}: {per_element:.2} reads per rebuilt element");
+        assert!(
+            per_element <= (p + 2) as f64,
+            "evenodd p={p}: {per_element:.2} reads per rebuilt element"
+        );
     }
 }

@@ -8,7 +8,6 @@
 //! The engine knows nothing of storage: the PFS simulator and the tape tier each define
 //! their own event type and drive `pop` in their own loop.
 
-
 /// Simulated time in nanoseconds.
 pub type TimeNs = u64;
 
@@ -18,7 +17,10 @@ pub const NS_PER_S: TimeNs = 1_000_000_000;
 
 /// Convert seconds (a model constant) to engine time, rounding to the nearest nanosecond.
 pub fn ns_from_s(seconds: f64) -> TimeNs {
-    assert!(seconds.is_finite() && seconds >= 0.0, "a duration must be finite and >= 0, got {seconds}");
+    assert!(
+        seconds.is_finite() && seconds >= 0.0,
+        "a duration must be finite and >= 0, got {seconds}"
+    );
     (seconds * NS_PER_S as f64).round() as TimeNs
 }
 
@@ -110,8 +112,16 @@ impl<E> Engine<E> {
     /// Schedule `event` at absolute time `at_ns` (never in the past).
     #[inline]
     pub fn schedule_at(&mut self, at_ns: TimeNs, event: E) {
-        assert!(at_ns >= self.now_ns, "event scheduled in the past: {at_ns} < now {}", self.now_ns);
-        assert!(self.len < self.pending_max, "more than {} pending events: runaway model", self.pending_max);
+        assert!(
+            at_ns >= self.now_ns,
+            "event scheduled in the past: {at_ns} < now {}",
+            self.now_ns
+        );
+        assert!(
+            self.len < self.pending_max,
+            "more than {} pending events: runaway model",
+            self.pending_max
+        );
         self.seq += 1;
         let key = key_of(at_ns, self.seq);
         debug_assert!(key > self.last);
@@ -129,12 +139,19 @@ impl<E> Engine<E> {
     /// Schedule `event` `delay_ns` from now.
     #[inline]
     pub fn schedule_in(&mut self, delay_ns: TimeNs, event: E) {
-        let at = self.now_ns.checked_add(delay_ns).expect("simulated time overflow");
+        let at = self
+            .now_ns
+            .checked_add(delay_ns)
+            .expect("simulated time overflow");
         self.schedule_at(at, event);
     }
 
     fn first_nonempty(&self) -> Option<usize> {
-        self.nonempty.iter().enumerate().find(|(_, w)| **w != 0).map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+        self.nonempty
+            .iter()
+            .enumerate()
+            .find(|(_, w)| **w != 0)
+            .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
     }
 
     /// Advance the clock to the next event and return it.
@@ -144,11 +161,17 @@ impl<E> Engine<E> {
             return None;
         }
         if self.buckets[0].is_empty() {
-            let b = self.first_nonempty().expect("len > 0 means a non-empty bucket");
+            let b = self
+                .first_nonempty()
+                .expect("len > 0 means a non-empty bucket");
             debug_assert!(b > 0);
             let mut moving = std::mem::take(&mut self.buckets[b]);
             self.nonempty[b >> 6] &= !(1 << (b & 63));
-            self.last = moving.iter().map(|e| e.key).min().expect("non-empty bucket");
+            self.last = moving
+                .iter()
+                .map(|e| e.key)
+                .min()
+                .expect("non-empty bucket");
             for entry in moving.drain(..) {
                 self.push(entry);
             }
@@ -226,7 +249,10 @@ mod tests {
         assert_eq!(fired.len(), reference.len());
         // Times never go backwards, and equal times fire in schedule (id) order.
         for w in fired.windows(2) {
-            assert!(w[0].0 < w[1].0 || (w[0].0 == w[1].0 && w[0].1 < w[1].1), "{w:?}");
+            assert!(
+                w[0].0 < w[1].0 || (w[0].0 == w[1].0 && w[0].1 < w[1].1),
+                "{w:?}"
+            );
         }
     }
 

@@ -39,12 +39,25 @@ fn main() {
             for it in 0..writes_per_client {
                 for app in 0..apps {
                     if kind == StrategyKind::Delayed {
-                        s.on_hint(&Hint::StartDelayed { window: it * apps + app, file: app }, now).unwrap();
+                        s.on_hint(
+                            &Hint::StartDelayed {
+                                window: it * apps + app,
+                                file: app,
+                            },
+                            now,
+                        )
+                        .unwrap();
                     }
                     for c in 0..per_app {
                         now += 1;
                         let offset = (it * per_app + c) * write_bytes;
-                        let w = ClientWrite { client: app * per_app + c, app, file: app, offset_bytes: offset, len_bytes: write_bytes };
+                        let w = ClientWrite {
+                            client: app * per_app + c,
+                            app,
+                            file: app,
+                            offset_bytes: offset,
+                            len_bytes: write_bytes,
+                        };
                         for p in s.on_write(&w, now).unwrap() {
                             plans += 1;
                             steps += p.steps.len() as u64;
@@ -52,7 +65,15 @@ fn main() {
                         }
                     }
                     if kind == StrategyKind::Delayed {
-                        for p in s.on_hint(&Hint::EndDelayed { window: it * apps + app }, now).unwrap() {
+                        for p in s
+                            .on_hint(
+                                &Hint::EndDelayed {
+                                    window: it * apps + app,
+                                },
+                                now,
+                            )
+                            .unwrap()
+                        {
                             plans += 1;
                             steps += p.steps.len() as u64;
                             s.on_complete(p.id).unwrap();

@@ -19,7 +19,12 @@ pub(crate) struct CacheAllocator {
 impl CacheAllocator {
     pub fn new(oss_count: usize, chunk_bytes: u64) -> CacheAllocator {
         assert!(chunk_bytes > 0);
-        CacheAllocator { chunk_bytes, end_bytes: vec![0; oss_count], free: vec![Vec::new(); oss_count], live_chunks: 0 }
+        CacheAllocator {
+            chunk_bytes,
+            end_bytes: vec![0; oss_count],
+            free: vec![Vec::new(); oss_count],
+            live_chunks: 0,
+        }
     }
 
     pub fn alloc(&mut self, oss: usize) -> u64 {
@@ -28,13 +33,18 @@ impl CacheAllocator {
             return addr;
         }
         let addr = self.end_bytes[oss];
-        self.end_bytes[oss] = addr.checked_add(self.chunk_bytes).expect("cache zone address overflow");
+        self.end_bytes[oss] = addr
+            .checked_add(self.chunk_bytes)
+            .expect("cache zone address overflow");
         addr
     }
 
     #[allow(clippy::manual_is_multiple_of)] // rust-version 1.80 predates is_multiple_of
     pub fn free(&mut self, oss: usize, addr: u64) {
-        assert!(addr % self.chunk_bytes == 0 && addr < self.end_bytes[oss], "freeing a chunk never allocated");
+        assert!(
+            addr % self.chunk_bytes == 0 && addr < self.end_bytes[oss],
+            "freeing a chunk never allocated"
+        );
         assert!(self.live_chunks > 0);
         self.live_chunks -= 1;
         self.free[oss].push(addr);

@@ -108,7 +108,9 @@ impl Delayed {
             return Err(PlanError::BadLayout("window_timeout_ns is 0: every window would time out at once; use e.g. 600e9 (10 min)".into()));
         }
         if config.max_open_windows == 0 || config.max_open_windows > OPEN_WINDOWS_MAX {
-            return Err(PlanError::BadLayout(format!("max_open_windows must be in 1..={OPEN_WINDOWS_MAX}")));
+            return Err(PlanError::BadLayout(format!(
+                "max_open_windows must be in 1..={OPEN_WINDOWS_MAX}"
+            )));
         }
         let alloc = CacheAllocator::new(layout.oss_count(), layout.column_bytes());
         Ok(Delayed {
@@ -172,13 +174,20 @@ impl Delayed {
 
     fn touch(&mut self, window: WindowId, now_ns: u64) {
         let w = self.windows.get_mut(&window).expect("open window");
-        self.deadlines.remove(&(w.last_activity_ns.saturating_add(self.config.window_timeout_ns), window));
+        self.deadlines.remove(&(
+            w.last_activity_ns
+                .saturating_add(self.config.window_timeout_ns),
+            window,
+        ));
         w.last_activity_ns = now_ns;
-        self.deadlines.insert((now_ns.saturating_add(self.config.window_timeout_ns), window));
+        self.deadlines
+            .insert((now_ns.saturating_add(self.config.window_timeout_ns), window));
     }
 
     fn cache_addr(&self, ws: &WindowStripe, pos: Pos, offset_bytes: u64) -> u64 {
-        ws.chunk_addr_bytes[pos.col].expect("chunk allocated") + pos.row as u64 * self.layout.element_bytes() + offset_bytes
+        ws.chunk_addr_bytes[pos.col].expect("chunk allocated")
+            + pos.row as u64 * self.layout.element_bytes()
+            + offset_bytes
     }
 
     /// A write inside a window: data into the cache zone, nothing else.
@@ -187,14 +196,20 @@ impl Delayed {
         let open = &self.windows[&window];
         let ranges = open.pieces_written + pieces.len() as u64;
         if ranges > WINDOW_RANGES_MAX {
-            return Err(PlanError::WindowTooLarge { window, ranges, max: WINDOW_RANGES_MAX });
+            return Err(PlanError::WindowTooLarge {
+                window,
+                ranges,
+                max: WINDOW_RANGES_MAX,
+            });
         }
         let id = self.plan_id();
         let mut b = PlanBuilder::new();
         let mut w = self.windows.remove(&window).expect("open window");
         w.pieces_written = ranges;
         for (file_off, e) in pieces {
-            let Cell::Data(d) = e.cell else { unreachable!("split yields data pieces") };
+            let Cell::Data(d) = e.cell else {
+                unreachable!("split yields data pieces")
+            };
             let oss = self.layout.oss_of(write.file, e.stripe, e.pos.col);
             let ws = w.stripes.entry(e.stripe).or_insert_with(|| WindowStripe {
                 chunk_addr_bytes: vec![None; self.layout.width()],
@@ -204,18 +219,40 @@ impl Delayed {
                 ws.chunk_addr_bytes[e.pos.col] = Some(self.alloc.alloc(oss));
             }
             let addr = self.cache_addr(ws, e.pos, e.offset_bytes);
-            b.write(oss, Zone::Cache, write.file, addr, e, Bytes::Client { file_offset_bytes: file_off }, Vec::new());
+            b.write(
+                oss,
+                Zone::Cache,
+                write.file,
+                addr,
+                e,
+                Bytes::Client {
+                    file_offset_bytes: file_off,
+                },
+                Vec::new(),
+            );
             ws.written[d].insert(e.offset_bytes, e.offset_bytes + e.len_bytes);
         }
         self.windows.insert(window, w);
-        Ok(b.finish(id, PlanKind::Foreground, PlanCause::Write { client: write.client, file: write.file }, Vec::new()))
+        Ok(b.finish(
+            id,
+            PlanKind::Foreground,
+            PlanCause::Write {
+                client: write.client,
+                file: write.file,
+            },
+            Vec::new(),
+        ))
     }
 
     /// Close a window (END or timeout): the parity plan and the move plan.
     fn close(&mut self, window: WindowId, timed_out: bool) -> Vec<IoPlan> {
         let w = self.windows.remove(&window).expect("open window");
         self.by_file.remove(&w.file);
-        self.deadlines.remove(&(w.last_activity_ns.saturating_add(self.config.window_timeout_ns), window));
+        self.deadlines.remove(&(
+            w.last_activity_ns
+                .saturating_add(self.config.window_timeout_ns),
+            window,
+        ));
         if w.stripes.is_empty() {
             return Vec::new();
         }
@@ -240,8 +277,23 @@ impl Delayed {
                 let pos = layout.geometry().data_pos[d];
                 let oss = layout.oss_of(file, stripe, pos.col);
                 for (a, z) in set.iter() {
-                    let s = b.read(oss, Zone::Cache, file, self.cache_addr(ws, pos, a), e_range(stripe, d, a, z));
-                    new.push(NewData { data: d, offset_bytes: a, len_bytes: z - a, source: Bytes::Read { step: s, offset_bytes: 0 }, after: vec![s] });
+                    let s = b.read(
+                        oss,
+                        Zone::Cache,
+                        file,
+                        self.cache_addr(ws, pos, a),
+                        e_range(stripe, d, a, z),
+                    );
+                    new.push(NewData {
+                        data: d,
+                        offset_bytes: a,
+                        len_bytes: z - a,
+                        source: Bytes::Read {
+                            step: s,
+                            offset_bytes: 0,
+                        },
+                        after: vec![s],
+                    });
                 }
             }
             plan_home_parity(&mut b, &layout, file, stripe, &new);
@@ -250,7 +302,10 @@ impl Delayed {
         after_plans.dedup();
         let parity_id = self.plan_id();
         let (kind, cause) = if timed_out {
-            (PlanKind::Background, PlanCause::WindowTimeout { window, file })
+            (
+                PlanKind::Background,
+                PlanCause::WindowTimeout { window, file },
+            )
         } else {
             (PlanKind::Foreground, PlanCause::WindowEnd { window, file })
         };
@@ -265,20 +320,50 @@ impl Delayed {
                 for (a, z) in set.iter() {
                     let e = e_range(stripe, d, a, z);
                     let r = b.read(oss, Zone::Cache, file, self.cache_addr(ws, pos, a), e);
-                    b.step(oss, Op::Write, Zone::Data, file, layout.home_addr(stripe, pos, a), vec![Piece { element: e, source: Some(Bytes::Read { step: r, offset_bytes: 0 }) }], vec![r]);
+                    b.step(
+                        oss,
+                        Op::Write,
+                        Zone::Data,
+                        file,
+                        layout.home_addr(stripe, pos, a),
+                        vec![Piece {
+                            element: e,
+                            source: Some(Bytes::Read {
+                                step: r,
+                                offset_bytes: 0,
+                            }),
+                        }],
+                        vec![r],
+                    );
                 }
             }
         }
         let move_id = self.plan_id();
-        let move_plan = b.finish(move_id, PlanKind::Background, PlanCause::WindowMove { window, file }, vec![parity_id]);
+        let move_plan = b.finish(
+            move_id,
+            PlanKind::Background,
+            PlanCause::WindowMove { window, file },
+            vec![parity_id],
+        );
 
         for &stripe in w.stripes.keys() {
-            self.moves_in_flight.entry((file, stripe)).or_default().push(move_id);
+            self.moves_in_flight
+                .entry((file, stripe))
+                .or_default()
+                .push(move_id);
         }
         self.plan_window.insert(parity_id, window);
         self.plan_window.insert(move_id, window);
         self.closed_by_file.entry(file).or_default().push(window);
-        self.closed.insert(window, ClosedWindow { window: w, parity_plan: parity_id, move_plan: move_id, parity_done: false });
+        self.closed.insert(
+            window,
+            ClosedWindow {
+                window: w,
+                parity_plan: parity_id,
+                move_plan: move_id,
+                parity_done: false,
+            },
+        );
         vec![parity_plan, move_plan]
     }
 
@@ -310,7 +395,13 @@ impl Strategy for Delayed {
         }
         // Outside any window: STD-RAID, after any move home still in flight on its stripes.
         let mut b = PlanBuilder::new();
-        Rmw::plan_write(&self.layout, &mut b, write.file, write.offset_bytes, write.len_bytes)?;
+        Rmw::plan_write(
+            &self.layout,
+            &mut b,
+            write.file,
+            write.offset_bytes,
+            write.len_bytes,
+        )?;
         b.coalesce();
         let mut after_plans: Vec<PlanId> = Vec::new();
         let first = write.offset_bytes / self.layout.stripe_data_bytes();
@@ -325,7 +416,15 @@ impl Strategy for Delayed {
         after_plans.sort_unstable();
         after_plans.dedup();
         let id = self.plan_id();
-        Ok(vec![b.finish(id, PlanKind::Foreground, PlanCause::Write { client: write.client, file: write.file }, after_plans)])
+        Ok(vec![b.finish(
+            id,
+            PlanKind::Foreground,
+            PlanCause::Write {
+                client: write.client,
+                file: write.file,
+            },
+            after_plans,
+        )])
     }
 
     fn on_hint(&mut self, hint: &Hint, now_ns: u64) -> Result<Vec<IoPlan>, PlanError> {
@@ -333,24 +432,43 @@ impl Strategy for Delayed {
         match *hint {
             Hint::StartDelayed { window, file } => {
                 if let Some(w) = self.windows.get(&window) {
-                    return Err(PlanError::WindowIdInUse { window, file: w.file });
+                    return Err(PlanError::WindowIdInUse {
+                        window,
+                        file: w.file,
+                    });
                 }
                 if let Some(&open) = self.by_file.get(&file) {
                     return Err(PlanError::WindowAlreadyOpenOnFile { window, file, open });
                 }
                 if self.windows.len() >= self.config.max_open_windows {
-                    return Err(PlanError::TooManyWindows { open: self.windows.len(), max: self.config.max_open_windows });
+                    return Err(PlanError::TooManyWindows {
+                        open: self.windows.len(),
+                        max: self.config.max_open_windows,
+                    });
                 }
                 self.timed_out.remove(&window);
-                self.windows.insert(window, Window { id: window, file, last_activity_ns: now_ns, stripes: BTreeMap::new(), pieces_written: 0 });
+                self.windows.insert(
+                    window,
+                    Window {
+                        id: window,
+                        file,
+                        last_activity_ns: now_ns,
+                        stripes: BTreeMap::new(),
+                        pieces_written: 0,
+                    },
+                );
                 self.by_file.insert(file, window);
-                self.deadlines.insert((now_ns.saturating_add(self.config.window_timeout_ns), window));
+                self.deadlines
+                    .insert((now_ns.saturating_add(self.config.window_timeout_ns), window));
                 Ok(Vec::new())
             }
             Hint::EndDelayed { window } => {
                 if !self.windows.contains_key(&window) {
                     return Err(match self.timed_out.get(&window) {
-                        Some(&closed_at_ns) => PlanError::WindowTimedOut { window, closed_at_ns },
+                        Some(&closed_at_ns) => PlanError::WindowTimedOut {
+                            window,
+                            closed_at_ns,
+                        },
                         None => PlanError::UnknownWindow { window },
                     });
                 }
@@ -383,7 +501,10 @@ impl Strategy for Delayed {
         let Some(window) = self.plan_window.remove(&plan) else {
             return Ok(Vec::new());
         };
-        let c = self.closed.get_mut(&window).expect("closed window of a known plan");
+        let c = self
+            .closed
+            .get_mut(&window)
+            .expect("closed window of a known plan");
         if plan == c.parity_plan {
             c.parity_done = true;
             return Ok(Vec::new());
@@ -406,14 +527,20 @@ impl Strategy for Delayed {
             }
             for (col, addr) in ws.chunk_addr_bytes.iter().enumerate() {
                 if let Some(addr) = addr {
-                    self.alloc.free(self.layout.oss_of(file, stripe, col), *addr);
+                    self.alloc
+                        .free(self.layout.oss_of(file, stripe, col), *addr);
                 }
             }
         }
         Ok(Vec::new())
     }
 
-    fn lookup(&self, file: FileId, offset_bytes: u64, len_bytes: u64) -> Result<Vec<Extent>, PlanError> {
+    fn lookup(
+        &self,
+        file: FileId,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<Vec<Extent>, PlanError> {
         // Newest first: the open window, then closed windows not yet moved, newest first.
         let mut layers: Vec<&Window> = Vec::new();
         if let Some(w) = self.by_file.get(&file) {
@@ -431,9 +558,16 @@ impl Strategy for Delayed {
 
     fn unprotected(&self) -> Vec<UnprotectedRange> {
         let mut ids: Vec<WindowId> = self.windows.keys().copied().collect();
-        ids.extend(self.closed.iter().filter(|(_, c)| !c.parity_done).map(|(&w, _)| w));
+        ids.extend(
+            self.closed
+                .iter()
+                .filter(|(_, c)| !c.parity_done)
+                .map(|(&w, _)| w),
+        );
         ids.sort_unstable();
-        ids.into_iter().flat_map(|w| self.unprotected_in(w)).collect()
+        ids.into_iter()
+            .flat_map(|w| self.unprotected_in(w))
+            .collect()
     }
 }
 
@@ -447,17 +581,27 @@ fn resolve(s: &Delayed, layers: &[&Window], ext: Extent, out: &mut Vec<Extent>) 
         resolve(s, rest, ext, out);
         return;
     };
-    let Cell::Data(d) = e.cell else { unreachable!() };
+    let Cell::Data(d) = e.cell else {
+        unreachable!()
+    };
     for (a, z, covered) in ws.written[d].split(e.offset_bytes, e.offset_bytes + e.len_bytes) {
         let sub = Extent {
             file_offset_bytes: ext.file_offset_bytes + (a - e.offset_bytes),
             len_bytes: z - a,
             addr_bytes: ext.addr_bytes + (a - e.offset_bytes),
-            element: ElementRange { offset_bytes: a, len_bytes: z - a, ..e },
+            element: ElementRange {
+                offset_bytes: a,
+                len_bytes: z - a,
+                ..e
+            },
             ..ext
         };
         if covered {
-            out.push(Extent { zone: Zone::Cache, addr_bytes: s.cache_addr(ws, e.pos, a), ..sub });
+            out.push(Extent {
+                zone: Zone::Cache,
+                addr_bytes: s.cache_addr(ws, e.pos, a),
+                ..sub
+            });
         } else {
             resolve(s, rest, sub, out);
         }
@@ -475,22 +619,38 @@ mod tests {
 
     fn delayed(g: exaraid_codes::Geometry) -> Delayed {
         let width = g.cols;
-        let config = StrategyConfig { window_timeout_ns: TIMEOUT_NS, ..StrategyConfig::default() };
+        let config = StrategyConfig {
+            window_timeout_ns: TIMEOUT_NS,
+            ..StrategyConfig::default()
+        };
         Delayed::new(Layout::from_geometry(g, "code", E, width).unwrap(), config).unwrap()
     }
 
     fn w(client: u64, offset_bytes: u64, len_bytes: u64) -> ClientWrite {
-        ClientWrite { client, app: 1, file: 9, offset_bytes, len_bytes }
+        ClientWrite {
+            client,
+            app: 1,
+            file: 9,
+            offset_bytes,
+            len_bytes,
+        }
     }
 
     #[test]
     fn a_write_inside_a_window_is_one_cache_write_and_no_parity() {
         for g in [raid5(4), raid6(4)] {
             let mut s = delayed(g);
-            s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0).unwrap();
+            s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0)
+                .unwrap();
             let plans = s.on_write(&w(0, E + 10, 100), 1).unwrap();
             assert_eq!(plans.len(), 1);
-            assert_eq!(plans[0].op_counts(), OpCounts { cache_data_write: 1, ..OpCounts::default() });
+            assert_eq!(
+                plans[0].op_counts(),
+                OpCounts {
+                    cache_data_write: 1,
+                    ..OpCounts::default()
+                }
+            );
             assert!(plans[0].computes.is_empty());
         }
     }
@@ -501,15 +661,25 @@ mod tests {
         // N/2 full stripes.
         const N: u64 = 6;
         let mut s = delayed(raid5(4));
-        s.on_hint(&Hint::StartDelayed { window: 7, file: 9 }, 0).unwrap();
+        s.on_hint(&Hint::StartDelayed { window: 7, file: 9 }, 0)
+            .unwrap();
         let mut window_plans = Vec::new();
         for j in 0..N {
             for c in 0..4 {
                 window_plans.extend(s.on_write(&w(c, (j * 4 + c) * (E / 2), E / 2), 10).unwrap());
             }
         }
-        assert_eq!(total_counts(&window_plans), OpCounts { cache_data_write: 4 * N, ..OpCounts::default() });
-        assert_eq!(s.unprotected().iter().map(|r| r.len_bytes).sum::<u64>(), 4 * N * E / 2);
+        assert_eq!(
+            total_counts(&window_plans),
+            OpCounts {
+                cache_data_write: 4 * N,
+                ..OpCounts::default()
+            }
+        );
+        assert_eq!(
+            s.unprotected().iter().map(|r| r.len_bytes).sum::<u64>(),
+            4 * N * E / 2
+        );
         let end = s.on_hint(&Hint::EndDelayed { window: 7 }, 20).unwrap();
         assert_eq!(end.len(), 2);
         let (parity, moved) = (&end[0], &end[1]);
@@ -518,20 +688,43 @@ mod tests {
         assert_eq!(moved.after_plans, vec![parity.id]);
         // Parity: one cache read per written element (2N), one parity write per stripe (N/2),
         // no home read (full stripes are encoded from the cache data).
-        assert_eq!(parity.op_counts(), OpCounts { cache_data_read: 2 * N, parity_write: N / 2, ..OpCounts::default() });
-        assert!(parity.computes.iter().all(|c| c.method == ParityMethod::Encode));
+        assert_eq!(
+            parity.op_counts(),
+            OpCounts {
+                cache_data_read: 2 * N,
+                parity_write: N / 2,
+                ..OpCounts::default()
+            }
+        );
+        assert!(parity
+            .computes
+            .iter()
+            .all(|c| c.method == ParityMethod::Encode));
         // Move home: read each element from the cache, write it home.
-        assert_eq!(moved.op_counts(), OpCounts { cache_data_read: 2 * N, data_write: 2 * N, ..OpCounts::default() });
+        assert_eq!(
+            moved.op_counts(),
+            OpCounts {
+                cache_data_read: 2 * N,
+                data_write: 2 * N,
+                ..OpCounts::default()
+            }
+        );
         // The same writes through WCL: one running-parity write per write (4N), against
         // N/2 consolidated parity writes here ("m-1 vs 1" per row).
         let mut wcl = crate::wcl::Wcl::new(s.layout().clone());
         let mut wcl_plans = Vec::new();
         for j in 0..N {
             for c in 0..4 {
-                wcl_plans.extend(wcl.on_write(&w(c, (j * 4 + c) * (E / 2), E / 2), 10).unwrap());
+                wcl_plans.extend(
+                    wcl.on_write(&w(c, (j * 4 + c) * (E / 2), E / 2), 10)
+                        .unwrap(),
+                );
             }
         }
-        let wcl_fg: Vec<IoPlan> = wcl_plans.into_iter().filter(|p| p.kind == PlanKind::Foreground).collect();
+        let wcl_fg: Vec<IoPlan> = wcl_plans
+            .into_iter()
+            .filter(|p| p.kind == PlanKind::Foreground)
+            .collect();
         assert_eq!(total_counts(&wcl_fg).by_content().parity_write, 4 * N);
         assert_eq!(parity.op_counts().by_content().parity_write, N / 2);
         parity.validate().unwrap();
@@ -541,42 +734,69 @@ mod tests {
     #[test]
     fn a_raid6_full_stripe_window_writes_each_parity_once_per_stripe() {
         let mut s = delayed(raid6(4));
-        s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0).unwrap();
+        s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0)
+            .unwrap();
         for d in 0..8 {
             s.on_write(&w(d, d * E, E), 1).unwrap();
         }
         let end = s.on_hint(&Hint::EndDelayed { window: 1 }, 2).unwrap();
-        assert_eq!(end[0].op_counts(), OpCounts { cache_data_read: 8, parity_write: 4, ..OpCounts::default() });
+        assert_eq!(
+            end[0].op_counts(),
+            OpCounts {
+                cache_data_read: 8,
+                parity_write: 4,
+                ..OpCounts::default()
+            }
+        );
     }
 
     #[test]
     fn a_partly_written_stripe_is_completed_from_home_at_end() {
         let mut s = delayed(raid5(4));
-        s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0).unwrap();
+        s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0)
+            .unwrap();
         s.on_write(&w(0, 0, E), 1).unwrap();
         let end = s.on_hint(&Hint::EndDelayed { window: 1 }, 2).unwrap();
         // Read-modify-write: old data and old parity from home.
         assert_eq!(
             end[0].op_counts(),
-            OpCounts { cache_data_read: 1, data_read: 1, parity_read: 1, parity_write: 1, ..OpCounts::default() }
+            OpCounts {
+                cache_data_read: 1,
+                data_read: 1,
+                parity_read: 1,
+                parity_write: 1,
+                ..OpCounts::default()
+            }
         );
     }
 
     #[test]
     fn an_end_that_never_comes_is_caught_by_the_timeout() {
         let mut s = delayed(raid5(4));
-        s.on_hint(&Hint::StartDelayed { window: 5, file: 9 }, 0).unwrap();
+        s.on_hint(&Hint::StartDelayed { window: 5, file: 9 }, 0)
+            .unwrap();
         s.on_write(&w(0, 0, 4 * E), 100).unwrap();
         assert_eq!(s.next_deadline_ns(), Some(100 + TIMEOUT_NS));
         assert!(s.on_tick(100 + TIMEOUT_NS - 1).unwrap().is_empty());
         let plans = s.on_tick(100 + TIMEOUT_NS).unwrap();
         assert_eq!(plans.len(), 2);
         assert!(plans.iter().all(|p| p.kind == PlanKind::Background));
-        assert_eq!(plans[0].cause, PlanCause::WindowTimeout { window: 5, file: 9 });
+        assert_eq!(
+            plans[0].cause,
+            PlanCause::WindowTimeout { window: 5, file: 9 }
+        );
         assert_eq!(plans[0].op_counts().parity_write, 1);
         assert_eq!(s.next_deadline_ns(), None);
-        let err = s.on_hint(&Hint::EndDelayed { window: 5 }, 200 + TIMEOUT_NS).unwrap_err();
-        assert_eq!(err, PlanError::WindowTimedOut { window: 5, closed_at_ns: 100 + TIMEOUT_NS });
+        let err = s
+            .on_hint(&Hint::EndDelayed { window: 5 }, 200 + TIMEOUT_NS)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            PlanError::WindowTimedOut {
+                window: 5,
+                closed_at_ns: 100 + TIMEOUT_NS
+            }
+        );
         // A later write to the file is STD-RAID again, ordered after the move home.
         let p = s.on_write(&w(0, 0, 100), 300 + TIMEOUT_NS).unwrap();
         assert_eq!(p[0].after_plans, vec![plans[1].id]);
@@ -586,31 +806,84 @@ mod tests {
     #[test]
     fn hint_errors_are_typed_and_say_what_to_do() {
         let mut s = delayed(raid5(4));
-        assert_eq!(s.on_hint(&Hint::EndDelayed { window: 3 }, 0).unwrap_err(), PlanError::UnknownWindow { window: 3 });
-        s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0).unwrap();
-        let err = s.on_hint(&Hint::StartDelayed { window: 2, file: 9 }, 0).unwrap_err();
-        assert_eq!(err, PlanError::WindowAlreadyOpenOnFile { window: 2, file: 9, open: 1 });
-        assert!(err.to_string().contains("END_DELAYED for window 1 first"), "{err}");
-        let err = s.on_hint(&Hint::StartDelayed { window: 1, file: 10 }, 0).unwrap_err();
+        assert_eq!(
+            s.on_hint(&Hint::EndDelayed { window: 3 }, 0).unwrap_err(),
+            PlanError::UnknownWindow { window: 3 }
+        );
+        s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0)
+            .unwrap();
+        let err = s
+            .on_hint(&Hint::StartDelayed { window: 2, file: 9 }, 0)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            PlanError::WindowAlreadyOpenOnFile {
+                window: 2,
+                file: 9,
+                open: 1
+            }
+        );
+        assert!(
+            err.to_string().contains("END_DELAYED for window 1 first"),
+            "{err}"
+        );
+        let err = s
+            .on_hint(
+                &Hint::StartDelayed {
+                    window: 1,
+                    file: 10,
+                },
+                0,
+            )
+            .unwrap_err();
         assert_eq!(err, PlanError::WindowIdInUse { window: 1, file: 9 });
-        let err = s.on_write(&w(0, 0, 1), 5).and_then(|_| s.on_tick(4)).unwrap_err();
-        assert_eq!(err, PlanError::TimeWentBackwards { now_ns: 4, last_ns: 5 });
-        let config = StrategyConfig { max_open_windows: 1, ..StrategyConfig::default() };
-        let mut s = Delayed::new(Layout::from_geometry(raid5(4), "raid5", E, 5).unwrap(), config).unwrap();
-        s.on_hint(&Hint::StartDelayed { window: 1, file: 1 }, 0).unwrap();
-        assert_eq!(s.on_hint(&Hint::StartDelayed { window: 2, file: 2 }, 0).unwrap_err(), PlanError::TooManyWindows { open: 1, max: 1 });
+        let err = s
+            .on_write(&w(0, 0, 1), 5)
+            .and_then(|_| s.on_tick(4))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            PlanError::TimeWentBackwards {
+                now_ns: 4,
+                last_ns: 5
+            }
+        );
+        let config = StrategyConfig {
+            max_open_windows: 1,
+            ..StrategyConfig::default()
+        };
+        let mut s = Delayed::new(
+            Layout::from_geometry(raid5(4), "raid5", E, 5).unwrap(),
+            config,
+        )
+        .unwrap();
+        s.on_hint(&Hint::StartDelayed { window: 1, file: 1 }, 0)
+            .unwrap();
+        assert_eq!(
+            s.on_hint(&Hint::StartDelayed { window: 2, file: 2 }, 0)
+                .unwrap_err(),
+            PlanError::TooManyWindows { open: 1, max: 1 }
+        );
     }
 
     #[test]
     fn unprotected_ranges_name_the_oss_holding_the_only_copy_until_parity_is_done() {
         let mut s = delayed(raid5(4));
-        s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0).unwrap();
+        s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0)
+            .unwrap();
         s.on_write(&w(0, E + 5, 10), 1).unwrap();
         let u = s.unprotected();
         assert_eq!(u.len(), 1);
-        assert_eq!((u[0].file_offset_bytes, u[0].len_bytes, u[0].oss), (E + 5, 10, s.layout().oss_of(9, 0, 1)));
+        assert_eq!(
+            (u[0].file_offset_bytes, u[0].len_bytes, u[0].oss),
+            (E + 5, 10, s.layout().oss_of(9, 0, 1))
+        );
         let end = s.on_hint(&Hint::EndDelayed { window: 1 }, 2).unwrap();
-        assert_eq!(s.unprotected().len(), 1, "still unprotected until the parity plan completes");
+        assert_eq!(
+            s.unprotected().len(),
+            1,
+            "still unprotected until the parity plan completes"
+        );
         // Reads find the bytes in the cache until the move completes.
         assert_eq!(s.lookup(9, E + 5, 10).unwrap()[0].zone, Zone::Cache);
         s.on_complete(end[0].id).unwrap();

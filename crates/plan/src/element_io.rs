@@ -134,22 +134,42 @@ fn run_elements(geometry: &Geometry, start: u64, len: u64) -> Result<Vec<(u64, u
         return Err(RunError::EmptyRun);
     }
     if len > RUN_ELEMENTS_MAX {
-        return Err(RunError::RunTooLong { len, max: RUN_ELEMENTS_MAX });
+        return Err(RunError::RunTooLong {
+            len,
+            max: RUN_ELEMENTS_MAX,
+        });
     }
-    start.checked_add(len).ok_or(RunError::AddressOverflow { start, len })?;
+    start
+        .checked_add(len)
+        .ok_or(RunError::AddressOverflow { start, len })?;
     let elements: Vec<(u64, usize)> = (start..start + len)
-        .map(|address| (address / data_per_stripe, (address % data_per_stripe) as usize))
+        .map(|address| {
+            (
+                address / data_per_stripe,
+                (address % data_per_stripe) as usize,
+            )
+        })
         .collect();
     assert_eq!(elements.len() as u64, len);
     Ok(elements)
 }
 
 fn data_access(geometry: &Geometry, stripe: u64, data: usize, kind: IoKind) -> ElementAccess {
-    ElementAccess { stripe, element: ElementRef::Data(data), pos: geometry.data_pos[data], kind }
+    ElementAccess {
+        stripe,
+        element: ElementRef::Data(data),
+        pos: geometry.data_pos[data],
+        kind,
+    }
 }
 
 fn parity_access(geometry: &Geometry, stripe: u64, parity: usize, kind: IoKind) -> ElementAccess {
-    ElementAccess { stripe, element: ElementRef::Parity(parity), pos: geometry.parity_pos[parity], kind }
+    ElementAccess {
+        stripe,
+        element: ElementRef::Parity(parity),
+        pos: geometry.parity_pos[parity],
+        kind,
+    }
 }
 
 /// The accesses of a normal-mode read of `len` data elements from data address `start`:
@@ -162,7 +182,10 @@ pub fn read_run(geometry: &Geometry, start: u64, len: u64) -> Result<Vec<Element
 /// The accesses of a normal-mode read of any list of (stripe, data index) elements, in the
 /// given order. Panics on a data index outside the geometry (a caller bug).
 pub fn read_elements(geometry: &Geometry, elements: &[(u64, usize)]) -> Vec<ElementAccess> {
-    elements.iter().map(|&(stripe, data)| data_access(geometry, stripe, data, IoKind::Read)).collect()
+    elements
+        .iter()
+        .map(|&(stripe, data)| data_access(geometry, stripe, data, IoKind::Read))
+        .collect()
 }
 
 /// The parity elements (stripe, parity index) a write of these data elements must update,
@@ -170,7 +193,11 @@ pub fn read_elements(geometry: &Geometry, elements: &[(u64, usize)]) -> Vec<Elem
 pub fn touched_parities(geometry: &Geometry, elements: &[(u64, usize)]) -> BTreeSet<(u64, usize)> {
     let mut parities = BTreeSet::new();
     for &(stripe, data) in elements {
-        assert!(data < geometry.data_count(), "data index {data} outside 0..{}", geometry.data_count());
+        assert!(
+            data < geometry.data_count(),
+            "data index {data} outside 0..{}",
+            geometry.data_count()
+        );
         for &parity in &geometry.data_parities[data] {
             parities.insert((stripe, parity));
         }
@@ -182,7 +209,11 @@ pub fn touched_parities(geometry: &Geometry, elements: &[(u64, usize)]) -> BTree
 /// (see the module docs for the model): reads of the old data and of every parity touched,
 /// then writes of the new data and of those parities. Each parity appears once as a read
 /// and once as a write.
-pub fn write_run(geometry: &Geometry, start: u64, len: u64) -> Result<Vec<ElementAccess>, RunError> {
+pub fn write_run(
+    geometry: &Geometry,
+    start: u64,
+    len: u64,
+) -> Result<Vec<ElementAccess>, RunError> {
     let elements = run_elements(geometry, start, len)?;
     Ok(write_elements(geometry, &elements))
 }
@@ -195,8 +226,16 @@ pub fn write_elements(geometry: &Geometry, elements: &[(u64, usize)]) -> Vec<Ele
     let parities = touched_parities(geometry, elements);
     let mut accesses = Vec::with_capacity(2 * (elements.len() + parities.len()));
     for kind in [IoKind::Read, IoKind::Write] {
-        accesses.extend(elements.iter().map(|&(stripe, data)| data_access(geometry, stripe, data, kind)));
-        accesses.extend(parities.iter().map(|&(stripe, parity)| parity_access(geometry, stripe, parity, kind)));
+        accesses.extend(
+            elements
+                .iter()
+                .map(|&(stripe, data)| data_access(geometry, stripe, data, kind)),
+        );
+        accesses.extend(
+            parities
+                .iter()
+                .map(|&(stripe, parity)| parity_access(geometry, stripe, parity, kind)),
+        );
     }
     assert_eq!(accesses.len(), 2 * (elements.len() + parities.len()));
     accesses
@@ -207,7 +246,11 @@ pub fn write_elements(geometry: &Geometry, elements: &[(u64, usize)]) -> Vec<Ele
 pub fn accesses_per_column(cols: usize, accesses: &[ElementAccess]) -> Vec<u64> {
     let mut per_column = vec![0u64; cols];
     for access in accesses {
-        assert!(access.pos.col < cols, "access on column {} outside 0..{cols}", access.pos.col);
+        assert!(
+            access.pos.col < cols,
+            "access on column {} outside 0..{cols}",
+            access.pos.col
+        );
         per_column[access.pos.col] += 1;
     }
     per_column

@@ -16,7 +16,9 @@ pub struct IntervalSet {
 
 impl IntervalSet {
     pub fn new() -> IntervalSet {
-        IntervalSet { runs: BTreeMap::new() }
+        IntervalSet {
+            runs: BTreeMap::new(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -46,7 +48,11 @@ impl IntervalSet {
             }
         }
         // Runs starting inside [new_start, new_end] are absorbed.
-        let absorbed: Vec<(u64, u64)> = self.runs.range(new_start..=new_end).map(|(&s, &e)| (s, e)).collect();
+        let absorbed: Vec<(u64, u64)> = self
+            .runs
+            .range(new_start..=new_end)
+            .map(|(&s, &e)| (s, e))
+            .collect();
         for (s, e) in absorbed {
             self.runs.remove(&s);
             new_end = new_end.max(e);
@@ -148,9 +154,18 @@ mod tests {
         set.insert(30, 40);
         assert_eq!(
             set.split(0, 50),
-            vec![(0, 10, false), (10, 20, true), (20, 30, false), (30, 40, true), (40, 50, false)]
+            vec![
+                (0, 10, false),
+                (10, 20, true),
+                (20, 30, false),
+                (30, 40, true),
+                (40, 50, false)
+            ]
         );
-        assert_eq!(set.split(15, 35), vec![(15, 20, true), (20, 30, false), (30, 35, true)]);
+        assert_eq!(
+            set.split(15, 35),
+            vec![(15, 20, true), (20, 30, false), (30, 35, true)]
+        );
     }
 
     proptest! {

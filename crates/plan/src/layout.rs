@@ -75,23 +75,48 @@ impl Layout {
     /// A layout for a built code. `element_bytes` is the stripe unit; `oss_count` the OSSs of
     /// the system (at least the code's column count, the stripe width).
     pub fn new(code: &Code, element_bytes: u64, oss_count: usize) -> Result<Layout, PlanError> {
-        Layout::from_geometry(code.geometry().clone(), &code.spec().to_string(), element_bytes, oss_count)
+        Layout::from_geometry(
+            code.geometry().clone(),
+            &code.spec().to_string(),
+            element_bytes,
+            oss_count,
+        )
     }
 
     /// RAID-0: `width` data columns, one row, no parity.
     pub fn raid0(width: usize, element_bytes: u64, oss_count: usize) -> Result<Layout, PlanError> {
         if width == 0 {
-            return Err(PlanError::BadLayout("stripe width 0: a RAID-0 stripe needs at least one column".into()));
+            return Err(PlanError::BadLayout(
+                "stripe width 0: a RAID-0 stripe needs at least one column".into(),
+            ));
         }
-        let geometry = Geometry::from_parts(1, width, (0..width).map(Cell::Data).collect(), Vec::new(), 0);
-        Layout::from_geometry(geometry, &format!("raid0 width={width}"), element_bytes, oss_count)
+        let geometry = Geometry::from_parts(
+            1,
+            width,
+            (0..width).map(Cell::Data).collect(),
+            Vec::new(),
+            0,
+        );
+        Layout::from_geometry(
+            geometry,
+            &format!("raid0 width={width}"),
+            element_bytes,
+            oss_count,
+        )
     }
 
     /// A layout from any geometry (the codes crate builds them; tests may build their own).
-    pub fn from_geometry(geometry: Geometry, code_name: &str, element_bytes: u64, oss_count: usize) -> Result<Layout, PlanError> {
+    pub fn from_geometry(
+        geometry: Geometry,
+        code_name: &str,
+        element_bytes: u64,
+        oss_count: usize,
+    ) -> Result<Layout, PlanError> {
         let width = geometry.cols;
         if geometry.data_count() == 0 {
-            return Err(PlanError::BadLayout(format!("code {code_name} has no data elements")));
+            return Err(PlanError::BadLayout(format!(
+                "code {code_name} has no data elements"
+            )));
         }
         if element_bytes == 0 || element_bytes > ELEMENT_BYTES_MAX {
             return Err(PlanError::BadLayout(format!(
@@ -103,7 +128,12 @@ impl Layout {
                 "{oss_count} OSSs cannot hold stripes {width} columns wide ({code_name}): need {width}..={OSS_COUNT_MAX} OSSs"
             )));
         }
-        Ok(Layout { geometry, code_name: code_name.to_string(), element_bytes, oss_count })
+        Ok(Layout {
+            geometry,
+            code_name: code_name.to_string(),
+            element_bytes,
+            oss_count,
+        })
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -150,7 +180,10 @@ impl Layout {
     /// left-symmetric rotation.
     pub fn slot(&self, stripe: u64, col: usize) -> usize {
         let width = self.width();
-        assert!(col < width, "column {col} outside a stripe of width {width}");
+        assert!(
+            col < width,
+            "column {col} outside a stripe of width {width}"
+        );
         let shift = (stripe % width as u64) as usize;
         (col + width - shift) % width
     }
@@ -162,7 +195,11 @@ impl Layout {
 
     /// The OSSs of the stripe's parity elements' columns, by parity index.
     pub fn parity_oss(&self, file: FileId, stripe: u64) -> Vec<usize> {
-        self.geometry.parity_pos.iter().map(|p| self.oss_of(file, stripe, p.col)).collect()
+        self.geometry
+            .parity_pos
+            .iter()
+            .map(|p| self.oss_of(file, stripe, p.col))
+            .collect()
     }
 
     /// Offset of a byte of an element inside the file's home object on its OSS.
@@ -173,7 +210,10 @@ impl Layout {
 
     /// Where file byte `offset` lives at home.
     pub fn locate(&self, file: FileId, offset_bytes: u64) -> DataAddress {
-        assert!(offset_bytes < FILE_BYTES_MAX, "offset {offset_bytes} beyond the file size limit");
+        assert!(
+            offset_bytes < FILE_BYTES_MAX,
+            "offset {offset_bytes} beyond the file size limit"
+        );
         let stripe = offset_bytes / self.stripe_data_bytes();
         let in_stripe = offset_bytes % self.stripe_data_bytes();
         let data = (in_stripe / self.element_bytes) as usize;
@@ -192,7 +232,9 @@ impl Layout {
     /// The file offset of a byte of a data element: the inverse of [`Layout::locate`].
     pub fn file_offset(&self, stripe: u64, data: usize, offset_in_element_bytes: u64) -> u64 {
         assert!(data < self.data_per_stripe() && offset_in_element_bytes < self.element_bytes);
-        stripe * self.stripe_data_bytes() + data as u64 * self.element_bytes + offset_in_element_bytes
+        stripe * self.stripe_data_bytes()
+            + data as u64 * self.element_bytes
+            + offset_in_element_bytes
     }
 
     /// The file offset of the first byte of a data element range (None for parity).
@@ -210,13 +252,21 @@ impl Layout {
         }
         match offset_bytes.checked_add(len_bytes) {
             Some(end) if end <= FILE_BYTES_MAX => Ok(()),
-            _ => Err(PlanError::BeyondFileLimit { offset_bytes, len_bytes, max_bytes: FILE_BYTES_MAX }),
+            _ => Err(PlanError::BeyondFileLimit {
+                offset_bytes,
+                len_bytes,
+                max_bytes: FILE_BYTES_MAX,
+            }),
         }
     }
 
     /// Split a file byte range into per-element pieces, in file order. Each piece is one
     /// contiguous range of one data element: `(file_offset, ElementRange)`.
-    pub fn split(&self, offset_bytes: u64, len_bytes: u64) -> Result<Vec<(u64, ElementRange)>, PlanError> {
+    pub fn split(
+        &self,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<Vec<(u64, ElementRange)>, PlanError> {
         self.check_range(offset_bytes, len_bytes)?;
         let mut out = Vec::new();
         let mut at = offset_bytes;
@@ -229,7 +279,13 @@ impl Layout {
             let len = (self.element_bytes - off).min(end - at);
             out.push((
                 at,
-                ElementRange { stripe, pos: self.geometry.data_pos[data], cell: Cell::Data(data), offset_bytes: off, len_bytes: len },
+                ElementRange {
+                    stripe,
+                    pos: self.geometry.data_pos[data],
+                    cell: Cell::Data(data),
+                    offset_bytes: off,
+                    len_bytes: len,
+                },
             ));
             at += len;
         }

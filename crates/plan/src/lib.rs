@@ -97,11 +97,13 @@ pub mod wcl;
 
 pub use layout::{DataAddress, ElementRange, Layout};
 pub use plan::{
-    counts_by_kind, counts_per_oss, total_counts, Bytes, ComputeId, ContentCounts, IoPlan, Op, OpCounts, ParityCompute,
-    ParityMethod, ParityTerm, Piece, PlanCause, PlanKind, Step, StepId, Zone,
+    counts_by_kind, counts_per_oss, total_counts, Bytes, ComputeId, ContentCounts, IoPlan, Op,
+    OpCounts, ParityCompute, ParityMethod, ParityTerm, Piece, PlanCause, PlanKind, Step, StepId,
+    Zone,
 };
 pub use strategy::{
-    new_strategy, ClientWrite, Extent, Hint, PlanError, Strategy, StrategyConfig, StrategyKind, UnprotectedRange,
+    new_strategy, ClientWrite, Extent, Hint, PlanError, Strategy, StrategyConfig, StrategyKind,
+    UnprotectedRange,
 };
 
 /// A file of the parallel file system.

@@ -135,38 +135,67 @@ pub struct WorkloadShape {
 
 impl Default for WorkloadShape {
     fn default() -> Self {
-        WorkloadShape { tuples: PAPER_TUPLES, length_max: PAPER_LENGTH_MAX, times_max: PAPER_TIMES_MAX }
+        WorkloadShape {
+            tuples: PAPER_TUPLES,
+            length_max: PAPER_LENGTH_MAX,
+            times_max: PAPER_TIMES_MAX,
+        }
     }
 }
 
 /// Everything that can go wrong in the evaluation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoadsError {
-    #[error("a trace is not generated: read it with parse_trace (exaraid codes loads --trace FILE)")]
+    #[error(
+        "a trace is not generated: read it with parse_trace (exaraid codes loads --trace FILE)"
+    )]
     TraceNotGenerated,
     #[error("{what} = {got} is out of range: it must be in {min}..={max}")]
-    OutOfRange { what: &'static str, got: u64, min: u64, max: u64 },
+    OutOfRange {
+        what: &'static str,
+        got: u64,
+        min: u64,
+        max: u64,
+    },
     #[error("the code has no data elements")]
     NoData,
     #[error("the workload has no operations: nothing to evaluate")]
     EmptyWorkload,
     #[error("operation {index} ({op:?} start {start} length {length}): {source}")]
-    BadRun { index: usize, op: Op, start: u64, length: u64, source: RunError },
+    BadRun {
+        index: usize,
+        op: Op,
+        start: u64,
+        length: u64,
+        source: RunError,
+    },
     #[error("the access count of column {col} overflows 64 bits: use fewer or shorter operations")]
     Overflow { col: usize },
 }
 
 fn check_range(what: &'static str, got: u64, min: u64, max: u64) -> Result<(), LoadsError> {
     if got < min || got > max {
-        return Err(LoadsError::OutOfRange { what, got, min, max });
+        return Err(LoadsError::OutOfRange {
+            what,
+            got,
+            min,
+            max,
+        });
     }
     Ok(())
 }
 
 /// The paper's random workload for a code with `data_per_stripe` data elements per stripe.
 /// Deterministic in (`workload`, `data_per_stripe`, `seed`, `shape`).
-pub fn generate(workload: Workload, data_per_stripe: usize, seed: u64, shape: WorkloadShape) -> Result<Vec<Tuple>, LoadsError> {
-    let writes_per_ten = workload.writes_per_ten().ok_or(LoadsError::TraceNotGenerated)?;
+pub fn generate(
+    workload: Workload,
+    data_per_stripe: usize,
+    seed: u64,
+    shape: WorkloadShape,
+) -> Result<Vec<Tuple>, LoadsError> {
+    let writes_per_ten = workload
+        .writes_per_ten()
+        .ok_or(LoadsError::TraceNotGenerated)?;
     if data_per_stripe == 0 {
         return Err(LoadsError::NoData);
     }
@@ -185,11 +214,20 @@ pub fn generate(workload: Workload, data_per_stripe: usize, seed: u64, shape: Wo
             let start = rng.next_u64() % data_per_stripe as u64;
             let length = rng.gen_range(1..=shape.length_max);
             let times = rng.gen_range(1..=shape.times_max);
-            Tuple { op: if is_write { Op::Write } else { Op::Read }, start, length, times }
+            Tuple {
+                op: if is_write { Op::Write } else { Op::Read },
+                start,
+                length,
+                times,
+            }
         })
         .collect();
     let writes = tuples.iter().filter(|t| t.op == Op::Write).count();
-    assert_eq!(writes, shape.tuples * writes_per_ten / 10, "write ratio must be exact");
+    assert_eq!(
+        writes,
+        shape.tuples * writes_per_ten / 10,
+        "write ratio must be exact"
+    );
     Ok(tuples)
 }
 
@@ -212,7 +250,10 @@ impl DiskLoads {
     }
     /// `LF = Lmax / Lmin` (equation 8); `None` when some disk has no access (infinite LF).
     pub fn lf(&self) -> Option<f64> {
-        assert!(self.lmax() > 0, "LF of a workload with no access is undefined");
+        assert!(
+            self.lmax() > 0,
+            "LF of a workload with no access is undefined"
+        );
         match self.lmin() {
             0 => None,
             lmin => Some(self.lmax() as f64 / lmin as f64),
@@ -252,7 +293,11 @@ pub fn evaluate(geometry: &Geometry, tuples: &[Tuple]) -> Result<DiskLoads, Load
 }
 
 /// Per-disk counts of `tuples` on a code under the given cost model.
-pub fn evaluate_with(geometry: &Geometry, tuples: &[Tuple], model: CostModel) -> Result<DiskLoads, LoadsError> {
+pub fn evaluate_with(
+    geometry: &Geometry,
+    tuples: &[Tuple],
+    model: CostModel,
+) -> Result<DiskLoads, LoadsError> {
     if tuples.is_empty() {
         return Err(LoadsError::EmptyWorkload);
     }
@@ -266,14 +311,23 @@ pub fn evaluate_with(geometry: &Geometry, tuples: &[Tuple], model: CostModel) ->
             Op::Read => element_io::read_run(geometry, tuple.start, tuple.length),
             Op::Write => element_io::write_run(geometry, tuple.start, tuple.length),
         }
-        .map_err(|source| LoadsError::BadRun { index, op: tuple.op, start: tuple.start, length: tuple.length, source })?;
+        .map_err(|source| LoadsError::BadRun {
+            index,
+            op: tuple.op,
+            start: tuple.start,
+            length: tuple.length,
+            source,
+        })?;
         let counted: Vec<ElementAccess> = match model {
             CostModel::ReadModifyWrite => accesses,
             // A read-modify-write writes every element it touches exactly once (and reads
             // it once before): keeping the writes counts each touched element once.
             CostModel::ElementsTouched => match tuple.op {
                 Op::Read => accesses,
-                Op::Write => accesses.into_iter().filter(|a| a.kind == IoKind::Write).collect(),
+                Op::Write => accesses
+                    .into_iter()
+                    .filter(|a| a.kind == IoKind::Write)
+                    .collect(),
             },
         };
         let once = element_io::accesses_per_column(geometry.cols, &counted);
@@ -284,7 +338,10 @@ pub fn evaluate_with(geometry: &Geometry, tuples: &[Tuple], model: CostModel) ->
                 .ok_or(LoadsError::Overflow { col })?;
         }
     }
-    per_disk.iter().try_fold(0u64, |sum, &n| sum.checked_add(n)).ok_or(LoadsError::Overflow { col: 0 })?;
+    per_disk
+        .iter()
+        .try_fold(0u64, |sum, &n| sum.checked_add(n))
+        .ok_or(LoadsError::Overflow { col: 0 })?;
     Ok(DiskLoads { per_disk })
 }
 
@@ -309,20 +366,40 @@ pub enum TraceError {
     Empty,
     #[error("line 1: header is '{got}' but must be exactly '{TRACE_HEADER}'")]
     BadHeader { got: String },
-    #[error("line {line}: expected 4 comma-separated fields (op,start,length,times), found {found}")]
+    #[error(
+        "line {line}: expected 4 comma-separated fields (op,start,length,times), found {found}"
+    )]
     FieldCount { line: usize, found: usize },
     #[error("line {line}: op '{got}' must be 'read' or 'write'")]
     BadOp { line: usize, got: String },
     #[error("line {line}: {field} '{got}' is not a whole number in {min}..={max}")]
-    BadNumber { line: usize, field: &'static str, got: String, min: u64, max: u64 },
+    BadNumber {
+        line: usize,
+        field: &'static str,
+        got: String,
+        min: u64,
+        max: u64,
+    },
     #[error("the trace has a header but no operations: add lines like 'write,0,4,5'")]
     NoOperations,
     #[error("the trace has more than {TUPLES_MAX} operations: split it")]
     TooManyOperations,
 }
 
-fn parse_field(line: usize, field: &'static str, text: &str, min: u64, max: u64) -> Result<u64, TraceError> {
-    let bad = || TraceError::BadNumber { line, field, got: text.to_string(), min, max };
+fn parse_field(
+    line: usize,
+    field: &'static str,
+    text: &str,
+    min: u64,
+    max: u64,
+) -> Result<u64, TraceError> {
+    let bad = || TraceError::BadNumber {
+        line,
+        field,
+        got: text.to_string(),
+        min,
+        max,
+    };
     let value: u64 = text.parse().map_err(|_| bad())?;
     if value < min || value > max {
         return Err(bad());
@@ -340,7 +417,9 @@ pub fn parse_trace(text: &str) -> Result<Vec<Tuple>, TraceError> {
     let header = header.trim_start_matches('\u{feff}');
     let header_fields: Vec<&str> = header.split(',').map(str::trim).collect();
     if header_fields.join(",") != TRACE_HEADER {
-        return Err(TraceError::BadHeader { got: header.to_string() });
+        return Err(TraceError::BadHeader {
+            got: header.to_string(),
+        });
     }
     let mut tuples = Vec::new();
     for (line, text) in lines {
@@ -349,12 +428,20 @@ pub fn parse_trace(text: &str) -> Result<Vec<Tuple>, TraceError> {
         }
         let fields: Vec<&str> = text.split(',').map(str::trim).collect();
         if fields.len() != 4 {
-            return Err(TraceError::FieldCount { line, found: fields.len() });
+            return Err(TraceError::FieldCount {
+                line,
+                found: fields.len(),
+            });
         }
         let op = match fields[0] {
             "read" => Op::Read,
             "write" => Op::Write,
-            other => return Err(TraceError::BadOp { line, got: other.to_string() }),
+            other => {
+                return Err(TraceError::BadOp {
+                    line,
+                    got: other.to_string(),
+                })
+            }
         };
         let start = parse_field(line, "start", fields[1], 0, u64::MAX - LENGTH_MAX)?;
         let length = parse_field(line, "length", fields[2], 1, LENGTH_MAX)?;
@@ -362,7 +449,12 @@ pub fn parse_trace(text: &str) -> Result<Vec<Tuple>, TraceError> {
         if tuples.len() == TUPLES_MAX {
             return Err(TraceError::TooManyOperations);
         }
-        tuples.push(Tuple { op, start, length, times });
+        tuples.push(Tuple {
+            op,
+            start,
+            length,
+            times,
+        });
     }
     if tuples.is_empty() {
         return Err(TraceError::NoOperations);

@@ -84,7 +84,10 @@ pub enum Bytes {
     /// The bytes read by step `step` of the same plan, starting `offset_bytes` into it.
     Read { step: StepId, offset_bytes: u64 },
     /// The output of compute `compute` of the same plan, starting `offset_bytes` into it.
-    Computed { compute: ComputeId, offset_bytes: u64 },
+    Computed {
+        compute: ComputeId,
+        offset_bytes: u64,
+    },
 }
 
 /// One contiguous part of a step: which element bytes it addresses and, for writes, where
@@ -117,7 +120,10 @@ pub struct Step {
 impl Step {
     /// Does this step carry parity (home parity zone or running parity in the cache)?
     pub fn is_parity(&self) -> bool {
-        matches!(self.pieces.first().map(|p| p.element.cell), Some(Cell::Parity(_)))
+        matches!(
+            self.pieces.first().map(|p| p.element.cell),
+            Some(Cell::Parity(_))
+        )
     }
 }
 
@@ -203,7 +209,12 @@ impl OpCounts {
         self.cache_data_write + self.cache_parity_write
     }
     pub fn total(&self) -> u64 {
-        self.data_read + self.data_write + self.parity_read + self.parity_write + self.cache_read() + self.cache_write()
+        self.data_read
+            + self.data_write
+            + self.parity_read
+            + self.parity_write
+            + self.cache_read()
+            + self.cache_write()
     }
     pub fn by_content(&self) -> ContentCounts {
         ContentCounts {
@@ -306,7 +317,10 @@ impl IoPlan {
         for (i, s) in self.steps.iter().enumerate() {
             let sum: u64 = s.pieces.iter().map(|p| p.element.len_bytes).sum();
             if sum != s.len_bytes || s.len_bytes == 0 {
-                return Err(format!("step {i}: pieces sum to {sum} bytes, step is {} bytes", s.len_bytes));
+                return Err(format!(
+                    "step {i}: pieces sum to {sum} bytes, step is {} bytes",
+                    s.len_bytes
+                ));
             }
             for &a in &s.after {
                 if a >= i {
@@ -316,11 +330,16 @@ impl IoPlan {
             for p in &s.pieces {
                 match (s.op, p.source) {
                     (Op::Read, None) => {}
-                    (Op::Write, Some(Bytes::Read { step, .. })) if step < i && s.after.contains(&step) => {}
+                    (Op::Write, Some(Bytes::Read { step, .. }))
+                        if step < i && s.after.contains(&step) => {}
                     (Op::Write, Some(Bytes::Read { step, .. })) => {
-                        return Err(format!("step {i} copies from step {step} without depending on it"))
+                        return Err(format!(
+                            "step {i} copies from step {step} without depending on it"
+                        ))
                     }
-                    (Op::Write, Some(Bytes::Computed { compute, .. })) if compute < self.computes.len() => {
+                    (Op::Write, Some(Bytes::Computed { compute, .. }))
+                        if compute < self.computes.len() =>
+                    {
                         for a in &self.computes[compute].after {
                             if !s.after.contains(a) {
                                 return Err(format!("step {i} writes compute {compute} but does not wait for its input step {a}"));
@@ -337,9 +356,13 @@ impl IoPlan {
             for b in inputs {
                 match b {
                     Bytes::Read { step, .. } if !c.after.contains(&step) => {
-                        return Err(format!("compute {i} reads step {step} without depending on it"))
+                        return Err(format!(
+                            "compute {i} reads step {step} without depending on it"
+                        ))
                     }
-                    Bytes::Computed { .. } => return Err(format!("compute {i} takes another compute as input")),
+                    Bytes::Computed { .. } => {
+                        return Err(format!("compute {i} takes another compute as input"))
+                    }
                     _ => {}
                 }
             }
@@ -361,21 +384,80 @@ impl PlanBuilder {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn step(&mut self, oss: usize, op: Op, zone: Zone, file: FileId, addr_bytes: u64, pieces: Vec<Piece>, after: Vec<StepId>) -> StepId {
+    pub fn step(
+        &mut self,
+        oss: usize,
+        op: Op,
+        zone: Zone,
+        file: FileId,
+        addr_bytes: u64,
+        pieces: Vec<Piece>,
+        after: Vec<StepId>,
+    ) -> StepId {
         assert!(!pieces.is_empty());
-        assert!(self.steps.len() < STEPS_PER_PLAN_MAX, "plan exceeds {STEPS_PER_PLAN_MAX} steps");
+        assert!(
+            self.steps.len() < STEPS_PER_PLAN_MAX,
+            "plan exceeds {STEPS_PER_PLAN_MAX} steps"
+        );
         let len_bytes = pieces.iter().map(|p| p.element.len_bytes).sum();
-        self.steps.push(Step { oss, op, zone, file, addr_bytes, len_bytes, pieces, after });
+        self.steps.push(Step {
+            oss,
+            op,
+            zone,
+            file,
+            addr_bytes,
+            len_bytes,
+            pieces,
+            after,
+        });
         self.steps.len() - 1
     }
 
-    pub fn read(&mut self, oss: usize, zone: Zone, file: FileId, addr_bytes: u64, element: ElementRange) -> StepId {
-        self.step(oss, Op::Read, zone, file, addr_bytes, vec![Piece { element, source: None }], Vec::new())
+    pub fn read(
+        &mut self,
+        oss: usize,
+        zone: Zone,
+        file: FileId,
+        addr_bytes: u64,
+        element: ElementRange,
+    ) -> StepId {
+        self.step(
+            oss,
+            Op::Read,
+            zone,
+            file,
+            addr_bytes,
+            vec![Piece {
+                element,
+                source: None,
+            }],
+            Vec::new(),
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn write(&mut self, oss: usize, zone: Zone, file: FileId, addr_bytes: u64, element: ElementRange, source: Bytes, after: Vec<StepId>) -> StepId {
-        self.step(oss, Op::Write, zone, file, addr_bytes, vec![Piece { element, source: Some(source) }], after)
+    pub fn write(
+        &mut self,
+        oss: usize,
+        zone: Zone,
+        file: FileId,
+        addr_bytes: u64,
+        element: ElementRange,
+        source: Bytes,
+        after: Vec<StepId>,
+    ) -> StepId {
+        self.step(
+            oss,
+            Op::Write,
+            zone,
+            file,
+            addr_bytes,
+            vec![Piece {
+                element,
+                source: Some(source),
+            }],
+            after,
+        )
     }
 
     pub fn compute(&mut self, c: ParityCompute) -> ComputeId {
@@ -394,12 +476,25 @@ impl PlanBuilder {
         }
         let mut depth = vec![0usize; n];
         for i in 0..n {
-            depth[i] = self.steps[i].after.iter().map(|&a| depth[a] + 1).max().unwrap_or(0);
+            depth[i] = self.steps[i]
+                .after
+                .iter()
+                .map(|&a| depth[a] + 1)
+                .max()
+                .unwrap_or(0);
         }
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by_key(|&i| {
             let s = &self.steps[i];
-            (depth[i], s.oss, s.zone, if s.zone == Zone::Cache { 0 } else { s.file }, s.op, s.is_parity(), s.addr_bytes)
+            (
+                depth[i],
+                s.oss,
+                s.zone,
+                if s.zone == Zone::Cache { 0 } else { s.file },
+                s.op,
+                s.is_parity(),
+                s.addr_bytes,
+            )
         });
         // Group consecutive contiguous steps.
         let mut new_steps: Vec<Step> = Vec::new();
@@ -428,7 +523,10 @@ impl PlanBuilder {
             group_depth.push(depth[i]);
         }
         let remap = |b: Bytes| match b {
-            Bytes::Read { step, offset_bytes } => Bytes::Read { step: map[step].0, offset_bytes: offset_bytes + map[step].1 },
+            Bytes::Read { step, offset_bytes } => Bytes::Read {
+                step: map[step].0,
+                offset_bytes: offset_bytes + map[step].1,
+            },
             other => other,
         };
         for s in &mut new_steps {
@@ -454,15 +552,31 @@ impl PlanBuilder {
         self.steps = new_steps;
     }
 
-    pub fn finish(self, id: PlanId, kind: PlanKind, cause: PlanCause, after_plans: Vec<PlanId>) -> IoPlan {
-        let plan = IoPlan { id, kind, cause, after_plans, steps: self.steps, computes: self.computes };
+    pub fn finish(
+        self,
+        id: PlanId,
+        kind: PlanKind,
+        cause: PlanCause,
+        after_plans: Vec<PlanId>,
+    ) -> IoPlan {
+        let plan = IoPlan {
+            id,
+            kind,
+            cause,
+            after_plans,
+            steps: self.steps,
+            computes: self.computes,
+        };
         debug_assert_eq!(plan.validate(), Ok(()), "planner built an invalid plan");
         plan
     }
 }
 
 /// Sum the counts of many plans per OSS (helper for executors and the cross-executor test).
-pub fn counts_per_oss<'a>(plans: impl IntoIterator<Item = &'a IoPlan>, oss_count: usize) -> Vec<OpCounts> {
+pub fn counts_per_oss<'a>(
+    plans: impl IntoIterator<Item = &'a IoPlan>,
+    oss_count: usize,
+) -> Vec<OpCounts> {
     let mut v = vec![OpCounts::default(); oss_count];
     for p in plans {
         p.add_counts_per_oss(&mut v);
@@ -480,7 +594,9 @@ pub fn total_counts<'a>(plans: impl IntoIterator<Item = &'a IoPlan>) -> OpCounts
 }
 
 /// Counts grouped by plan kind (foreground, background).
-pub fn counts_by_kind<'a>(plans: impl IntoIterator<Item = &'a IoPlan>) -> BTreeMap<&'static str, OpCounts> {
+pub fn counts_by_kind<'a>(
+    plans: impl IntoIterator<Item = &'a IoPlan>,
+) -> BTreeMap<&'static str, OpCounts> {
     let mut m = BTreeMap::new();
     for p in plans {
         let key = match p.kind {
@@ -502,7 +618,19 @@ mod tests {
     fn a_plan_serialises_to_json_with_its_steps_and_computes() {
         let layout = Layout::from_geometry(raid6(4), "raid6", 4096, 6).unwrap();
         let mut s = new_strategy(StrategyKind::Rmw, layout, StrategyConfig::default()).unwrap();
-        let plan = s.on_write(&ClientWrite { client: 1, app: 0, file: 2, offset_bytes: 10, len_bytes: 20 }, 0).unwrap().remove(0);
+        let plan = s
+            .on_write(
+                &ClientWrite {
+                    client: 1,
+                    app: 0,
+                    file: 2,
+                    offset_bytes: 10,
+                    len_bytes: 20,
+                },
+                0,
+            )
+            .unwrap()
+            .remove(0);
         let json = serde_json::to_value(&plan).unwrap();
         assert_eq!(json["kind"], "foreground");
         assert_eq!(json["steps"].as_array().unwrap().len(), 6);

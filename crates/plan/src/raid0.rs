@@ -17,7 +17,10 @@ pub struct Raid0 {
 
 impl Raid0 {
     pub fn new(layout: Layout) -> Raid0 {
-        Raid0 { layout, next_plan: 0 }
+        Raid0 {
+            layout,
+            next_plan: 0,
+        }
     }
 }
 
@@ -35,12 +38,30 @@ impl Strategy for Raid0 {
         for (file_off, e) in self.layout.split(write.offset_bytes, write.len_bytes)? {
             let oss = self.layout.oss_of(write.file, e.stripe, e.pos.col);
             let addr = self.layout.home_addr(e.stripe, e.pos, e.offset_bytes);
-            b.write(oss, Zone::Data, write.file, addr, e, Bytes::Client { file_offset_bytes: file_off }, Vec::new());
+            b.write(
+                oss,
+                Zone::Data,
+                write.file,
+                addr,
+                e,
+                Bytes::Client {
+                    file_offset_bytes: file_off,
+                },
+                Vec::new(),
+            );
         }
         b.coalesce();
         let id = self.next_plan;
         self.next_plan += 1;
-        Ok(vec![b.finish(id, PlanKind::Foreground, PlanCause::Write { client: write.client, file: write.file }, Vec::new())])
+        Ok(vec![b.finish(
+            id,
+            PlanKind::Foreground,
+            PlanCause::Write {
+                client: write.client,
+                file: write.file,
+            },
+            Vec::new(),
+        )])
     }
     fn on_hint(&mut self, _hint: &Hint, _now_ns: u64) -> Result<Vec<IoPlan>, PlanError> {
         Err(PlanError::HintNotSupported { strategy: "raid0" })
@@ -48,7 +69,12 @@ impl Strategy for Raid0 {
     fn on_tick(&mut self, _now_ns: u64) -> Result<Vec<IoPlan>, PlanError> {
         Ok(Vec::new())
     }
-    fn lookup(&self, file: crate::FileId, offset_bytes: u64, len_bytes: u64) -> Result<Vec<Extent>, PlanError> {
+    fn lookup(
+        &self,
+        file: crate::FileId,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<Vec<Extent>, PlanError> {
         home_lookup(&self.layout, file, offset_bytes, len_bytes)
     }
 }
@@ -62,24 +88,69 @@ mod tests {
     #[test]
     fn a_one_element_write_is_one_data_write() {
         let mut s = Raid0::new(Layout::raid0(4, 65536, 4).unwrap());
-        let plans = s.on_write(&ClientWrite { client: 0, app: 0, file: 0, offset_bytes: 100, len_bytes: 1000 }, 0).unwrap();
+        let plans = s
+            .on_write(
+                &ClientWrite {
+                    client: 0,
+                    app: 0,
+                    file: 0,
+                    offset_bytes: 100,
+                    len_bytes: 1000,
+                },
+                0,
+            )
+            .unwrap();
         assert_eq!(plans.len(), 1);
-        assert_eq!(plans[0].op_counts(), OpCounts { data_write: 1, ..OpCounts::default() });
+        assert_eq!(
+            plans[0].op_counts(),
+            OpCounts {
+                data_write: 1,
+                ..OpCounts::default()
+            }
+        );
         assert!(plans[0].computes.is_empty());
     }
 
     #[test]
     fn a_raid5_layout_under_raid0_never_touches_parity() {
         let mut s = Raid0::new(Layout::from_geometry(raid5(4), "raid5", 65536, 5).unwrap());
-        let plans = s.on_write(&ClientWrite { client: 0, app: 0, file: 0, offset_bytes: 0, len_bytes: 4 * 65536 }, 0).unwrap();
-        assert_eq!(plans[0].op_counts(), OpCounts { data_write: 4, ..OpCounts::default() });
+        let plans = s
+            .on_write(
+                &ClientWrite {
+                    client: 0,
+                    app: 0,
+                    file: 0,
+                    offset_bytes: 0,
+                    len_bytes: 4 * 65536,
+                },
+                0,
+            )
+            .unwrap();
+        assert_eq!(
+            plans[0].op_counts(),
+            OpCounts {
+                data_write: 4,
+                ..OpCounts::default()
+            }
+        );
     }
 
     #[test]
     fn consecutive_stripes_on_one_oss_merge_into_one_request() {
         // Width 1: every stripe lives on the one OSS, contiguous: one request.
         let mut s = Raid0::new(Layout::raid0(1, 4096, 1).unwrap());
-        let plans = s.on_write(&ClientWrite { client: 0, app: 0, file: 0, offset_bytes: 0, len_bytes: 10 * 4096 }, 0).unwrap();
+        let plans = s
+            .on_write(
+                &ClientWrite {
+                    client: 0,
+                    app: 0,
+                    file: 0,
+                    offset_bytes: 0,
+                    len_bytes: 10 * 4096,
+                },
+                0,
+            )
+            .unwrap();
         assert_eq!(plans[0].op_counts().data_write, 1);
         assert_eq!(plans[0].steps[0].pieces.len(), 10);
     }

@@ -33,12 +33,21 @@ pub struct Rmw {
 
 impl Rmw {
     pub fn new(layout: Layout) -> Rmw {
-        Rmw { layout, next_plan: 0 }
+        Rmw {
+            layout,
+            next_plan: 0,
+        }
     }
 
     /// Plan a write of `len_bytes` at `offset_bytes` into `b` (also used by delayed parity
     /// for writes outside any window).
-    pub(crate) fn plan_write(layout: &Layout, b: &mut PlanBuilder, file: FileId, offset_bytes: u64, len_bytes: u64) -> Result<(), PlanError> {
+    pub(crate) fn plan_write(
+        layout: &Layout,
+        b: &mut PlanBuilder,
+        file: FileId,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<(), PlanError> {
         let pieces = layout.split(offset_bytes, len_bytes)?;
         let mut by_stripe: BTreeMap<u64, Vec<(u64, crate::ElementRange)>> = BTreeMap::new();
         for (file_off, e) in pieces {
@@ -48,23 +57,39 @@ impl Rmw {
             let new: Vec<NewData> = pieces
                 .iter()
                 .map(|(file_off, e)| {
-                    let Cell::Data(d) = e.cell else { unreachable!("split yields data pieces") };
+                    let Cell::Data(d) = e.cell else {
+                        unreachable!("split yields data pieces")
+                    };
                     NewData {
                         data: d,
                         offset_bytes: e.offset_bytes,
                         len_bytes: e.len_bytes,
-                        source: Bytes::Client { file_offset_bytes: *file_off },
+                        source: Bytes::Client {
+                            file_offset_bytes: *file_off,
+                        },
                         after: Vec::new(),
                     }
                 })
                 .collect();
             let update = plan_home_parity(b, layout, file, stripe, &new);
             for (file_off, e) in pieces {
-                let Cell::Data(d) = e.cell else { unreachable!() };
+                let Cell::Data(d) = e.cell else {
+                    unreachable!()
+                };
                 let after = update.old_data_reads.get(&d).cloned().unwrap_or_default();
                 let oss = layout.oss_of(file, stripe, e.pos.col);
                 let addr = layout.home_addr(stripe, e.pos, e.offset_bytes);
-                b.write(oss, Zone::Data, file, addr, e, Bytes::Client { file_offset_bytes: file_off }, after);
+                b.write(
+                    oss,
+                    Zone::Data,
+                    file,
+                    addr,
+                    e,
+                    Bytes::Client {
+                        file_offset_bytes: file_off,
+                    },
+                    after,
+                );
             }
         }
         Ok(())
@@ -81,11 +106,25 @@ impl Strategy for Rmw {
     fn on_write(&mut self, write: &ClientWrite, _now_ns: u64) -> Result<Vec<IoPlan>, PlanError> {
         check_write(&self.layout, write)?;
         let mut b = PlanBuilder::new();
-        Rmw::plan_write(&self.layout, &mut b, write.file, write.offset_bytes, write.len_bytes)?;
+        Rmw::plan_write(
+            &self.layout,
+            &mut b,
+            write.file,
+            write.offset_bytes,
+            write.len_bytes,
+        )?;
         b.coalesce();
         let id = self.next_plan;
         self.next_plan += 1;
-        Ok(vec![b.finish(id, PlanKind::Foreground, PlanCause::Write { client: write.client, file: write.file }, Vec::new())])
+        Ok(vec![b.finish(
+            id,
+            PlanKind::Foreground,
+            PlanCause::Write {
+                client: write.client,
+                file: write.file,
+            },
+            Vec::new(),
+        )])
     }
     fn on_hint(&mut self, _hint: &Hint, _now_ns: u64) -> Result<Vec<IoPlan>, PlanError> {
         Err(PlanError::HintNotSupported { strategy: "rmw" })
@@ -93,7 +132,12 @@ impl Strategy for Rmw {
     fn on_tick(&mut self, _now_ns: u64) -> Result<Vec<IoPlan>, PlanError> {
         Ok(Vec::new())
     }
-    fn lookup(&self, file: FileId, offset_bytes: u64, len_bytes: u64) -> Result<Vec<Extent>, PlanError> {
+    fn lookup(
+        &self,
+        file: FileId,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<Vec<Extent>, PlanError> {
         home_lookup(&self.layout, file, offset_bytes, len_bytes)
     }
 }
@@ -107,12 +151,22 @@ mod tests {
     const E: u64 = 64 * 1024;
 
     fn write(file: u64, offset_bytes: u64, len_bytes: u64) -> ClientWrite {
-        ClientWrite { client: 1, app: 0, file, offset_bytes, len_bytes }
+        ClientWrite {
+            client: 1,
+            app: 0,
+            file,
+            offset_bytes,
+            len_bytes,
+        }
     }
 
     fn one_plan(s: &mut Rmw, w: ClientWrite) -> IoPlan {
         let mut plans = s.on_write(&w, 0).unwrap();
-        assert_eq!(plans.len(), 1, "STD-RAID plans one foreground plan per write");
+        assert_eq!(
+            plans.len(),
+            1,
+            "STD-RAID plans one foreground plan per write"
+        );
         let p = plans.pop().unwrap();
         assert_eq!(p.kind, PlanKind::Foreground);
         p.validate().unwrap();
@@ -126,7 +180,13 @@ mod tests {
         let p = one_plan(&mut s, write(0, 3 * 4 * E + E + 100, 4096));
         assert_eq!(
             p.op_counts(),
-            OpCounts { data_read: 1, data_write: 1, parity_read: 1, parity_write: 1, ..OpCounts::default() }
+            OpCounts {
+                data_read: 1,
+                data_write: 1,
+                parity_read: 1,
+                parity_write: 1,
+                ..OpCounts::default()
+            }
         );
         assert_eq!(p.osses().len(), 2);
         assert_eq!(p.computes.len(), 1);
@@ -140,7 +200,13 @@ mod tests {
         let p = one_plan(&mut s, write(0, 2 * E, E));
         assert_eq!(
             p.op_counts(),
-            OpCounts { data_read: 1, data_write: 1, parity_read: 2, parity_write: 2, ..OpCounts::default() }
+            OpCounts {
+                data_read: 1,
+                data_write: 1,
+                parity_read: 2,
+                parity_write: 2,
+                ..OpCounts::default()
+            }
         );
         assert_eq!(p.osses().len(), 3);
     }
@@ -151,8 +217,18 @@ mod tests {
             let width = g.cols;
             let mut s = Rmw::new(Layout::from_geometry(g, "code", E, width).unwrap());
             let p = one_plan(&mut s, write(0, 5 * k * E, k * E));
-            assert_eq!(p.op_counts(), OpCounts { data_write: k, parity_write: m, ..OpCounts::default() });
-            assert!(p.computes.iter().all(|c| c.method == ParityMethod::Encode && c.base == Bytes::Zero));
+            assert_eq!(
+                p.op_counts(),
+                OpCounts {
+                    data_write: k,
+                    parity_write: m,
+                    ..OpCounts::default()
+                }
+            );
+            assert!(p
+                .computes
+                .iter()
+                .all(|c| c.method == ParityMethod::Encode && c.base == Bytes::Zero));
             assert_eq!(p.osses().len(), width);
         }
     }
@@ -163,10 +239,26 @@ mod tests {
         // reconstruct-write reads only element 3.
         let mut s = Rmw::new(Layout::from_geometry(raid5(4), "raid5", E, 5).unwrap());
         let p = one_plan(&mut s, write(0, 0, 3 * E));
-        assert_eq!(p.op_counts(), OpCounts { data_read: 1, data_write: 3, parity_write: 1, ..OpCounts::default() });
+        assert_eq!(
+            p.op_counts(),
+            OpCounts {
+                data_read: 1,
+                data_write: 3,
+                parity_write: 1,
+                ..OpCounts::default()
+            }
+        );
         // Two elements: RMW reads 2 data + 1 parity = 3, RCW reads 2: RCW.
         let p = one_plan(&mut s, write(0, 0, 2 * E));
-        assert_eq!(p.op_counts(), OpCounts { data_read: 2, data_write: 2, parity_write: 1, ..OpCounts::default() });
+        assert_eq!(
+            p.op_counts(),
+            OpCounts {
+                data_read: 2,
+                data_write: 2,
+                parity_write: 1,
+                ..OpCounts::default()
+            }
+        );
         // Half of one element: RMW (2 reads) beats RCW (3 reads).
         let p = one_plan(&mut s, write(0, E / 2, E / 4));
         assert_eq!(p.op_counts().data_read, 1);
@@ -180,7 +272,13 @@ mod tests {
         let p = one_plan(&mut s, write(0, 4 * E - 100, 200));
         assert_eq!(
             p.op_counts(),
-            OpCounts { data_read: 2, data_write: 2, parity_read: 2, parity_write: 2, ..OpCounts::default() }
+            OpCounts {
+                data_read: 2,
+                data_write: 2,
+                parity_read: 2,
+                parity_write: 2,
+                ..OpCounts::default()
+            }
         );
     }
 
@@ -188,8 +286,16 @@ mod tests {
     fn the_data_write_waits_for_the_old_data_read() {
         let mut s = Rmw::new(Layout::from_geometry(raid5(4), "raid5", E, 5).unwrap());
         let p = one_plan(&mut s, write(0, 10, 10));
-        let read = p.steps.iter().position(|st| st.zone == Zone::Data && st.op == crate::Op::Read).unwrap();
-        let write = p.steps.iter().position(|st| st.zone == Zone::Data && st.op == crate::Op::Write).unwrap();
+        let read = p
+            .steps
+            .iter()
+            .position(|st| st.zone == Zone::Data && st.op == crate::Op::Read)
+            .unwrap();
+        let write = p
+            .steps
+            .iter()
+            .position(|st| st.zone == Zone::Data && st.op == crate::Op::Write)
+            .unwrap();
         assert!(p.steps[write].after.contains(&read));
         assert_eq!(p.steps[write].oss, p.steps[read].oss);
         assert_eq!(p.steps[write].addr_bytes, p.steps[read].addr_bytes);
@@ -200,9 +306,13 @@ mod tests {
         let mut s = Rmw::new(Layout::from_geometry(raid5(4), "raid5", 512, 5).unwrap());
         let err = s.on_write(&write(0, 0, 0), 0).unwrap_err();
         assert_eq!(err, PlanError::EmptyWrite);
-        let err = s.on_write(&write(0, 0, WRITE_BYTES_MAX + 1), 0).unwrap_err();
+        let err = s
+            .on_write(&write(0, 0, WRITE_BYTES_MAX + 1), 0)
+            .unwrap_err();
         assert!(matches!(err, PlanError::WriteTooLarge { .. }), "{err}");
-        let err = s.on_write(&write(0, 0, 512 * ELEMENTS_PER_WRITE_MAX), 0).unwrap_err();
+        let err = s
+            .on_write(&write(0, 0, 512 * ELEMENTS_PER_WRITE_MAX), 0)
+            .unwrap_err();
         assert!(err.to_string().contains("split it"), "{err}");
         let err = s.on_write(&write(0, u64::MAX - 10, 100), 0).unwrap_err();
         assert!(matches!(err, PlanError::BeyondFileLimit { .. }), "{err}");

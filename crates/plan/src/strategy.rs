@@ -52,7 +52,12 @@ pub enum StrategyKind {
 }
 
 impl StrategyKind {
-    pub const ALL: [StrategyKind; 4] = [StrategyKind::Raid0, StrategyKind::Rmw, StrategyKind::Wcl, StrategyKind::Delayed];
+    pub const ALL: [StrategyKind; 4] = [
+        StrategyKind::Raid0,
+        StrategyKind::Rmw,
+        StrategyKind::Wcl,
+        StrategyKind::Delayed,
+    ];
 
     /// Name on the command line and in output files (the seed's names in `paper_name`).
     pub fn name(self) -> &'static str {
@@ -97,7 +102,10 @@ impl Default for StrategyConfig {
     fn default() -> StrategyConfig {
         // 600 s: longer than any single checkpoint phase of the seed's runs (1000 s total),
         // short enough that a crashed master does not leave data unprotected for hours.
-        StrategyConfig { window_timeout_ns: 600 * 1_000_000_000, max_open_windows: 65_536 }
+        StrategyConfig {
+            window_timeout_ns: 600 * 1_000_000_000,
+            max_open_windows: 65_536,
+        }
     }
 }
 
@@ -138,13 +146,30 @@ pub enum PlanError {
     #[error("a write of {len_bytes} bytes is larger than the limit of {max_bytes} bytes: split it into smaller writes")]
     WriteTooLarge { len_bytes: u64, max_bytes: u64 },
     #[error("a write of {len_bytes} bytes touches {elements} elements of {element_bytes} bytes, more than the limit of {max} per write: split it into smaller writes or use a larger stripe unit")]
-    TooManyElements { len_bytes: u64, element_bytes: u64, elements: u64, max: u64 },
+    TooManyElements {
+        len_bytes: u64,
+        element_bytes: u64,
+        elements: u64,
+        max: u64,
+    },
     #[error("window {window} holds {ranges} written ranges, the limit is {max}: send END_DELAYED for it (and START a new window) before writing more")]
-    WindowTooLarge { window: WindowId, ranges: u64, max: u64 },
+    WindowTooLarge {
+        window: WindowId,
+        ranges: u64,
+        max: u64,
+    },
     #[error("the range at offset {offset_bytes} + {len_bytes} bytes ends beyond the file size limit of {max_bytes} bytes")]
-    BeyondFileLimit { offset_bytes: u64, len_bytes: u64, max_bytes: u64 },
+    BeyondFileLimit {
+        offset_bytes: u64,
+        len_bytes: u64,
+        max_bytes: u64,
+    },
     #[error("START_DELAYED for window {window} on file {file}, but window {open} is already open on that file: send END_DELAYED for window {open} first")]
-    WindowAlreadyOpenOnFile { window: WindowId, file: FileId, open: WindowId },
+    WindowAlreadyOpenOnFile {
+        window: WindowId,
+        file: FileId,
+        open: WindowId,
+    },
     #[error("START_DELAYED for window {window}, but that window id is already open (on file {file}): use a new window id")]
     WindowIdInUse { window: WindowId, file: FileId },
     #[error("END_DELAYED for window {window}, which was never started (or already ended): send START_DELAYED first")]
@@ -198,7 +223,12 @@ pub trait Strategy: Send {
 
     /// Where the newest bytes of `[offset_bytes, offset_bytes + len_bytes)` of `file` are, in
     /// file order. Reads are served from these extents.
-    fn lookup(&self, file: FileId, offset_bytes: u64, len_bytes: u64) -> Result<Vec<Extent>, PlanError>;
+    fn lookup(
+        &self,
+        file: FileId,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<Vec<Extent>, PlanError>;
 
     /// Ranges whose only copy is unprotected (delayed parity windows still open). Empty for
     /// every other strategy (RAID-0 is unprotected by design and reports nothing here).
@@ -208,7 +238,11 @@ pub trait Strategy: Send {
 }
 
 /// Build a strategy.
-pub fn new_strategy(kind: StrategyKind, layout: Layout, config: StrategyConfig) -> Result<Box<dyn Strategy>, PlanError> {
+pub fn new_strategy(
+    kind: StrategyKind,
+    layout: Layout,
+    config: StrategyConfig,
+) -> Result<Box<dyn Strategy>, PlanError> {
     Ok(match kind {
         StrategyKind::Raid0 => Box::new(crate::raid0::Raid0::new(layout)),
         StrategyKind::Rmw => Box::new(crate::rmw::Rmw::new(layout)),
@@ -220,7 +254,10 @@ pub fn new_strategy(kind: StrategyKind, layout: Layout, config: StrategyConfig) 
 /// Check a client write against the limits (shared by all strategies).
 pub(crate) fn check_write(layout: &Layout, w: &ClientWrite) -> Result<(), PlanError> {
     if w.len_bytes > WRITE_BYTES_MAX {
-        return Err(PlanError::WriteTooLarge { len_bytes: w.len_bytes, max_bytes: WRITE_BYTES_MAX });
+        return Err(PlanError::WriteTooLarge {
+            len_bytes: w.len_bytes,
+            max_bytes: WRITE_BYTES_MAX,
+        });
     }
     // Pieces = elements touched: at most ceil(len / element) + 1 (a misaligned start).
     let elements = w.len_bytes.div_ceil(layout.element_bytes()) + 1;
@@ -236,7 +273,12 @@ pub(crate) fn check_write(layout: &Layout, w: &ClientWrite) -> Result<(), PlanEr
 }
 
 /// Home-only lookup (strategies without a cache): every byte is at home.
-pub(crate) fn home_lookup(layout: &Layout, file: FileId, offset_bytes: u64, len_bytes: u64) -> Result<Vec<Extent>, PlanError> {
+pub(crate) fn home_lookup(
+    layout: &Layout,
+    file: FileId,
+    offset_bytes: u64,
+    len_bytes: u64,
+) -> Result<Vec<Extent>, PlanError> {
     let pieces = layout.split(offset_bytes, len_bytes)?;
     Ok(pieces
         .into_iter()
@@ -260,7 +302,10 @@ pub(crate) struct Clock {
 impl Clock {
     pub fn advance(&mut self, now_ns: u64) -> Result<(), PlanError> {
         if now_ns < self.last_ns {
-            return Err(PlanError::TimeWentBackwards { now_ns, last_ns: self.last_ns });
+            return Err(PlanError::TimeWentBackwards {
+                now_ns,
+                last_ns: self.last_ns,
+            });
         }
         self.last_ns = now_ns;
         Ok(())

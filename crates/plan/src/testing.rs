@@ -35,6 +35,11 @@ pub fn raid6(k: usize) -> Geometry {
     cells.push(Cell::Parity(0));
     cells.push(Cell::Parity(1));
     let p = (0..k).map(|d| Term { data: d, coef: 1 }).collect();
-    let q = (0..k).map(|d| Term { data: d, coef: gf_pow2(d) }).collect();
+    let q = (0..k)
+        .map(|d| Term {
+            data: d,
+            coef: gf_pow2(d),
+        })
+        .collect();
     Geometry::from_parts(1, k + 2, cells, vec![p, q], 2)
 }

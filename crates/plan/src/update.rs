@@ -19,7 +19,9 @@
 //! goes to RMW), and a full-stripe write is RCW with zero reads: parity from new data only.
 
 use crate::layout::{ElementRange, Layout};
-use crate::plan::{Bytes, ParityCompute, ParityMethod, ParityTerm, Piece, PlanBuilder, StepId, Zone};
+use crate::plan::{
+    Bytes, ParityCompute, ParityMethod, ParityTerm, Piece, PlanBuilder, StepId, Zone,
+};
 use crate::FileId;
 use exaraid_codes::Cell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -48,9 +50,20 @@ pub(crate) struct HomeUpdate {
 pub(crate) fn shift(b: Bytes, by: u64) -> Bytes {
     match b {
         Bytes::Zero => Bytes::Zero,
-        Bytes::Client { file_offset_bytes } => Bytes::Client { file_offset_bytes: file_offset_bytes + by },
-        Bytes::Read { step, offset_bytes } => Bytes::Read { step, offset_bytes: offset_bytes + by },
-        Bytes::Computed { compute, offset_bytes } => Bytes::Computed { compute, offset_bytes: offset_bytes + by },
+        Bytes::Client { file_offset_bytes } => Bytes::Client {
+            file_offset_bytes: file_offset_bytes + by,
+        },
+        Bytes::Read { step, offset_bytes } => Bytes::Read {
+            step,
+            offset_bytes: offset_bytes + by,
+        },
+        Bytes::Computed {
+            compute,
+            offset_bytes,
+        } => Bytes::Computed {
+            compute,
+            offset_bytes: offset_bytes + by,
+        },
     }
 }
 
@@ -95,7 +108,13 @@ impl<'a> ByData<'a> {
 
 /// Plan the home parity update of `stripe` of `file` for the new data `new` (disjoint ranges).
 /// Adds the reads, computes and parity writes to `b`; the caller writes the new data.
-pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileId, stripe: u64, new: &[NewData]) -> HomeUpdate {
+pub(crate) fn plan_home_parity(
+    b: &mut PlanBuilder,
+    layout: &Layout,
+    file: FileId,
+    stripe: u64,
+    new: &[NewData],
+) -> HomeUpdate {
     let g = layout.geometry();
     let e_bytes = layout.element_bytes();
     // Affected parities and, per parity, its segments: the byte ranges between breakpoints of
@@ -126,7 +145,10 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
         let segs: Vec<(u64, u64)> = cuts
             .windows(2)
             .map(|w| (w[0], w[1]))
-            .filter(|&(a, z)| mine.iter().any(|n| n.offset_bytes <= a && z <= n.offset_bytes + n.len_bytes))
+            .filter(|&(a, z)| {
+                mine.iter()
+                    .any(|n| n.offset_bytes <= a && z <= n.offset_bytes + n.len_bytes)
+            })
             .collect();
         segments.insert(p, segs);
     }
@@ -143,7 +165,10 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
             let written = by_data
                 .index
                 .keys()
-                .filter(|&&d| terms.binary_search_by_key(&d, |t| t.data).is_ok() && by_data.covering(d, a, z).is_some())
+                .filter(|&&d| {
+                    terms.binary_search_by_key(&d, |t| t.data).is_ok()
+                        && by_data.covering(d, a, z).is_some()
+                })
                 .count();
             rcw_lower_bound = rcw_lower_bound.max(terms.len() - written);
         }
@@ -195,7 +220,13 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
     };
     let home_read = |b: &mut PlanBuilder, zone: Zone, e: ElementRange| {
         let oss = layout.oss_of(file, stripe, e.pos.col);
-        b.read(oss, zone, file, layout.home_addr(stripe, e.pos, e.offset_bytes), e)
+        b.read(
+            oss,
+            zone,
+            file,
+            layout.home_addr(stripe, e.pos, e.offset_bytes),
+            e,
+        )
     };
 
     if reconstruct {
@@ -222,12 +253,23 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
                             shift(n.source, a - n.offset_bytes)
                         }
                         None => {
-                            let &(ra, _, s) = reads[&t.data].iter().find(|r| r.0 <= a && z <= r.1).expect("read planned");
+                            let &(ra, _, s) = reads[&t.data]
+                                .iter()
+                                .find(|r| r.0 <= a && z <= r.1)
+                                .expect("read planned");
                             after.push(s);
-                            Bytes::Read { step: s, offset_bytes: a - ra }
+                            Bytes::Read {
+                                step: s,
+                                offset_bytes: a - ra,
+                            }
                         }
                     };
-                    terms.push(ParityTerm { data: t.data, coef: t.coef, new: newb, old: Bytes::Zero });
+                    terms.push(ParityTerm {
+                        data: t.data,
+                        coef: t.coef,
+                        new: newb,
+                        old: Bytes::Zero,
+                    });
                 }
                 after.sort_unstable();
                 after.dedup();
@@ -243,32 +285,58 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
                     terms,
                     after,
                 });
-                pieces.push(Piece { element: parity_range(p, a, z), source: Some(Bytes::Computed { compute: c, offset_bytes: 0 }) });
+                pieces.push(Piece {
+                    element: parity_range(p, a, z),
+                    source: Some(Bytes::Computed {
+                        compute: c,
+                        offset_bytes: 0,
+                    }),
+                });
             }
-            out.parity_writes.extend(write_parity_runs(b, layout, file, stripe, p, pieces, write_after));
+            out.parity_writes.extend(write_parity_runs(
+                b,
+                layout,
+                file,
+                stripe,
+                p,
+                pieces,
+                write_after,
+            ));
         }
     } else {
         // Old data of each written range, old parity of each affected run.
         let old_reads: Vec<StepId> = new
             .iter()
             .map(|n| {
-                let s = home_read(b, Zone::Data, data_range(n.data, n.offset_bytes, n.offset_bytes + n.len_bytes));
+                let s = home_read(
+                    b,
+                    Zone::Data,
+                    data_range(n.data, n.offset_bytes, n.offset_bytes + n.len_bytes),
+                );
                 out.old_data_reads.entry(n.data).or_default().push(s);
                 s
             })
             .collect();
         for (&p, segs) in &segments {
-            let parity_reads: Vec<(u64, u64, StepId)> =
-                runs(segs).into_iter().map(|(a, z)| (a, z, home_read(b, Zone::Parity, parity_range(p, a, z)))).collect();
+            let parity_reads: Vec<(u64, u64, StepId)> = runs(segs)
+                .into_iter()
+                .map(|(a, z)| (a, z, home_read(b, Zone::Parity, parity_range(p, a, z))))
+                .collect();
             let mut pieces = Vec::new();
             let mut write_after = Vec::new();
             for &(a, z) in segs {
-                let &(ra, _, ps) = parity_reads.iter().find(|r| r.0 <= a && z <= r.1).expect("parity run read");
+                let &(ra, _, ps) = parity_reads
+                    .iter()
+                    .find(|r| r.0 <= a && z <= r.1)
+                    .expect("parity run read");
                 let mut after = vec![ps];
                 let mut terms = Vec::new();
                 let parity_terms = &g.parity_terms[p];
                 let written_terms = by_data.index.keys().filter_map(|&d| {
-                    parity_terms.binary_search_by_key(&d, |t| t.data).ok().map(|j| parity_terms[j])
+                    parity_terms
+                        .binary_search_by_key(&d, |t| t.data)
+                        .ok()
+                        .map(|j| parity_terms[j])
                 });
                 for t in written_terms {
                     if let Some(i) = by_data.covering(t.data, a, z) {
@@ -279,7 +347,10 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
                             data: t.data,
                             coef: t.coef,
                             new: shift(n.source, a - n.offset_bytes),
-                            old: Bytes::Read { step: old_reads[i], offset_bytes: a - n.offset_bytes },
+                            old: Bytes::Read {
+                                step: old_reads[i],
+                                offset_bytes: a - n.offset_bytes,
+                            },
                         });
                     }
                 }
@@ -293,13 +364,30 @@ pub(crate) fn plan_home_parity(b: &mut PlanBuilder, layout: &Layout, file: FileI
                     offset_bytes: a,
                     len_bytes: z - a,
                     method: ParityMethod::Delta,
-                    base: Bytes::Read { step: ps, offset_bytes: a - ra },
+                    base: Bytes::Read {
+                        step: ps,
+                        offset_bytes: a - ra,
+                    },
                     terms,
                     after,
                 });
-                pieces.push(Piece { element: parity_range(p, a, z), source: Some(Bytes::Computed { compute: c, offset_bytes: 0 }) });
+                pieces.push(Piece {
+                    element: parity_range(p, a, z),
+                    source: Some(Bytes::Computed {
+                        compute: c,
+                        offset_bytes: 0,
+                    }),
+                });
             }
-            out.parity_writes.extend(write_parity_runs(b, layout, file, stripe, p, pieces, write_after));
+            out.parity_writes.extend(write_parity_runs(
+                b,
+                layout,
+                file,
+                stripe,
+                p,
+                pieces,
+                write_after,
+            ));
         }
     }
     out
@@ -324,7 +412,15 @@ fn write_parity_runs(
     let flush = |b: &mut PlanBuilder, run: &mut Vec<Piece>, out: &mut Vec<StepId>| {
         if let Some(first) = run.first() {
             let addr = layout.home_addr(stripe, pos, first.element.offset_bytes);
-            out.push(b.step(oss, crate::plan::Op::Write, Zone::Parity, file, addr, std::mem::take(run), after.clone()));
+            out.push(b.step(
+                oss,
+                crate::plan::Op::Write,
+                Zone::Parity,
+                file,
+                addr,
+                std::mem::take(run),
+                after.clone(),
+            ));
         }
     };
     for piece in pieces {

@@ -46,7 +46,10 @@
 use crate::cache::CacheAllocator;
 use crate::interval::IntervalSet;
 use crate::layout::{ElementRange, Layout};
-use crate::plan::{Bytes, IoPlan, Op, ParityCompute, ParityMethod, ParityTerm, Piece, PlanBuilder, PlanCause, PlanKind, StepId, Zone};
+use crate::plan::{
+    Bytes, IoPlan, Op, ParityCompute, ParityMethod, ParityTerm, Piece, PlanBuilder, PlanCause,
+    PlanKind, StepId, Zone,
+};
 use crate::strategy::*;
 use crate::update::shift;
 use crate::{FileId, PlanId};
@@ -125,7 +128,14 @@ impl Wcl {
 
     /// Plan the part of a write that falls into one stripe: data into the cache stripe and
     /// its running parity updated from the new data.
-    fn plan_stripe(&mut self, b: &mut PlanBuilder, plan: PlanId, file: FileId, stripe: u64, pieces: &[(u64, ElementRange)]) -> Option<CacheStripe> {
+    fn plan_stripe(
+        &mut self,
+        b: &mut PlanBuilder,
+        plan: PlanId,
+        file: FileId,
+        stripe: u64,
+        pieces: &[(u64, ElementRange)],
+    ) -> Option<CacheStripe> {
         let layout = &self.layout;
         let g = layout.geometry();
         let e_bytes = layout.element_bytes();
@@ -133,7 +143,9 @@ impl Wcl {
         let mut cs = match self.open.remove(&(file, stripe)) {
             Some(cs) => cs,
             None => CacheStripe {
-                chunk_addr_bytes: (0..layout.width()).map(|c| self.alloc.alloc(layout.oss_of(file, stripe, c))).collect(),
+                chunk_addr_bytes: (0..layout.width())
+                    .map(|c| self.alloc.alloc(layout.oss_of(file, stripe, c)))
+                    .collect(),
                 written: vec![IntervalSet::new(); g.data_count()],
                 parity_init: vec![IntervalSet::new(); g.parity_count()],
                 writers: Vec::new(),
@@ -143,33 +155,82 @@ impl Wcl {
         // 1. New data into the cache chunk of its OSS (old cache bytes read first if overwritten).
         let mut entries: Vec<Entry> = Vec::new();
         for &(file_off, e) in pieces {
-            let Cell::Data(d) = e.cell else { unreachable!("split yields data pieces") };
+            let Cell::Data(d) = e.cell else {
+                unreachable!("split yields data pieces")
+            };
             let oss = layout.oss_of(file, stripe, e.pos.col);
             let mut after = Vec::new();
-            for (a, z, covered) in cs.written[d].split(e.offset_bytes, e.offset_bytes + e.len_bytes) {
-                let new = Bytes::Client { file_offset_bytes: file_off + (a - e.offset_bytes) };
+            for (a, z, covered) in cs.written[d].split(e.offset_bytes, e.offset_bytes + e.len_bytes)
+            {
+                let new = Bytes::Client {
+                    file_offset_bytes: file_off + (a - e.offset_bytes),
+                };
                 let (old, old_read) = if covered {
-                    let range = ElementRange { offset_bytes: a, len_bytes: z - a, ..e };
-                    let s = b.read(oss, Zone::Cache, file, self.cache_addr(&cs, e.pos, a), range);
+                    let range = ElementRange {
+                        offset_bytes: a,
+                        len_bytes: z - a,
+                        ..e
+                    };
+                    let s = b.read(
+                        oss,
+                        Zone::Cache,
+                        file,
+                        self.cache_addr(&cs, e.pos, a),
+                        range,
+                    );
                     after.push(s);
-                    (Bytes::Read { step: s, offset_bytes: 0 }, Some(s))
+                    (
+                        Bytes::Read {
+                            step: s,
+                            offset_bytes: 0,
+                        },
+                        Some(s),
+                    )
                 } else {
                     (Bytes::Zero, None)
                 };
-                entries.push(Entry { data: d, a, z, new, old, old_read });
+                entries.push(Entry {
+                    data: d,
+                    a,
+                    z,
+                    new,
+                    old,
+                    old_read,
+                });
             }
-            b.write(oss, Zone::Cache, file, self.cache_addr(&cs, e.pos, e.offset_bytes), e, Bytes::Client { file_offset_bytes: file_off }, after);
+            b.write(
+                oss,
+                Zone::Cache,
+                file,
+                self.cache_addr(&cs, e.pos, e.offset_bytes),
+                e,
+                Bytes::Client {
+                    file_offset_bytes: file_off,
+                },
+                after,
+            );
         }
 
         // 2. Running parity: for each parity containing a written element, read what exists
         //    of it over the written ranges, add coef * (new ^ old), write it back.
-        let affected: BTreeSet<usize> = entries.iter().flat_map(|en| g.data_parities[en.data].iter().copied()).collect();
+        let affected: BTreeSet<usize> = entries
+            .iter()
+            .flat_map(|en| g.data_parities[en.data].iter().copied())
+            .collect();
         let mut new_init: Vec<(usize, u64, u64)> = Vec::new();
         for p in affected {
             // Terms are sorted by data index: binary search instead of a map (512-wide stripes).
             let parity_terms = &g.parity_terms[p];
-            let coef_of = |d: usize| parity_terms.binary_search_by_key(&d, |t| t.data).ok().map(|i| parity_terms[i].coef);
-            let mine: Vec<&Entry> = entries.iter().filter(|en| coef_of(en.data).is_some()).collect();
+            let coef_of = |d: usize| {
+                parity_terms
+                    .binary_search_by_key(&d, |t| t.data)
+                    .ok()
+                    .map(|i| parity_terms[i].coef)
+            };
+            let mine: Vec<&Entry> = entries
+                .iter()
+                .filter(|en| coef_of(en.data).is_some())
+                .collect();
             let mut cuts: BTreeSet<u64> = BTreeSet::new();
             for en in &mine {
                 cuts.insert(en.a);
@@ -191,7 +252,13 @@ impl Wcl {
                 .collect();
             let ppos = g.parity_pos[p];
             let poss = layout.oss_of(file, stripe, ppos.col);
-            let prange = |a: u64, z: u64| ElementRange { stripe, pos: ppos, cell: Cell::Parity(p), offset_bytes: a, len_bytes: z - a };
+            let prange = |a: u64, z: u64| ElementRange {
+                stripe,
+                pos: ppos,
+                cell: Cell::Parity(p),
+                offset_bytes: a,
+                len_bytes: z - a,
+            };
             // Reads of the existing running parity, one per contiguous initialised run.
             let mut reads: Vec<(u64, u64, StepId)> = Vec::new();
             for &(a, z) in &segments {
@@ -205,10 +272,19 @@ impl Wcl {
                         last.1 = z;
                         let st = &mut b.steps[s];
                         st.len_bytes += z - a;
-                        st.pieces.push(Piece { element: prange(a, z), source: None });
+                        st.pieces.push(Piece {
+                            element: prange(a, z),
+                            source: None,
+                        });
                     }
                     _ => {
-                        let s = b.read(poss, Zone::Cache, file, self.cache_addr(&cs, ppos, a), prange(a, z));
+                        let s = b.read(
+                            poss,
+                            Zone::Cache,
+                            file,
+                            self.cache_addr(&cs, ppos, a),
+                            prange(a, z),
+                        );
                         reads.push((a, z, s));
                     }
                 }
@@ -220,7 +296,10 @@ impl Wcl {
                 let base = match reads.iter().find(|r| r.0 <= a && z <= r.1) {
                     Some(&(ra, _, s)) => {
                         after.push(s);
-                        Bytes::Read { step: s, offset_bytes: a - ra }
+                        Bytes::Read {
+                            step: s,
+                            offset_bytes: a - ra,
+                        }
                     }
                     None => Bytes::Zero,
                 };
@@ -229,7 +308,12 @@ impl Wcl {
                     if let Some(s) = en.old_read {
                         after.push(s);
                     }
-                    terms.push(ParityTerm { data: en.data, coef: coef_of(en.data).expect("term"), new: shift(en.new, a - en.a), old: shift(en.old, a - en.a) });
+                    terms.push(ParityTerm {
+                        data: en.data,
+                        coef: coef_of(en.data).expect("term"),
+                        new: shift(en.new, a - en.a),
+                        old: shift(en.old, a - en.a),
+                    });
                 }
                 after.sort_unstable();
                 after.dedup();
@@ -245,7 +329,13 @@ impl Wcl {
                     terms,
                     after,
                 });
-                pieces_out.push(Piece { element: prange(a, z), source: Some(Bytes::Computed { compute: c, offset_bytes: 0 }) });
+                pieces_out.push(Piece {
+                    element: prange(a, z),
+                    source: Some(Bytes::Computed {
+                        compute: c,
+                        offset_bytes: 0,
+                    }),
+                });
                 new_init.push((p, a, z));
             }
             write_after.sort_unstable();
@@ -255,12 +345,22 @@ impl Wcl {
             let flush = |b: &mut PlanBuilder, run: &mut Vec<Piece>| {
                 if let Some(first) = run.first() {
                     let addr = self.cache_addr(&cs, ppos, first.element.offset_bytes);
-                    b.step(poss, Op::Write, Zone::Cache, file, addr, std::mem::take(run), write_after.clone());
+                    b.step(
+                        poss,
+                        Op::Write,
+                        Zone::Cache,
+                        file,
+                        addr,
+                        std::mem::take(run),
+                        write_after.clone(),
+                    );
                 }
             };
             for piece in pieces_out {
                 if let Some(last) = run.last() {
-                    if last.element.offset_bytes + last.element.len_bytes != piece.element.offset_bytes {
+                    if last.element.offset_bytes + last.element.len_bytes
+                        != piece.element.offset_bytes
+                    {
                         flush(b, &mut run);
                     }
                 }
@@ -292,7 +392,10 @@ impl Wcl {
         let layout = &self.layout;
         let g = layout.geometry();
         let e_bytes = layout.element_bytes();
-        assert!(cs.parity_init.iter().all(|p| p.covers(0, e_bytes)), "a complete cache stripe has its full running parity");
+        assert!(
+            cs.parity_init.iter().all(|p| p.covers(0, e_bytes)),
+            "a complete cache stripe has its full running parity"
+        );
         let mut b = PlanBuilder::new();
         for col in 0..layout.width() {
             let oss = layout.oss_of(file, stripe, col);
@@ -314,25 +417,67 @@ impl Wcl {
                 let elements: Vec<ElementRange> = (row..end)
                     .map(|r| {
                         let pos = Pos { row: r, col };
-                        ElementRange { stripe, pos, cell: g.cell(pos), offset_bytes: 0, len_bytes: e_bytes }
+                        ElementRange {
+                            stripe,
+                            pos,
+                            cell: g.cell(pos),
+                            offset_bytes: 0,
+                            len_bytes: e_bytes,
+                        }
                     })
                     .collect();
                 let start = Pos { row, col };
                 let read_addr = self.cache_addr(&cs, start, 0);
-                let read = b.step(oss, Op::Read, Zone::Cache, file, read_addr, elements.iter().map(|&element| Piece { element, source: None }).collect(), Vec::new());
+                let read = b.step(
+                    oss,
+                    Op::Read,
+                    Zone::Cache,
+                    file,
+                    read_addr,
+                    elements
+                        .iter()
+                        .map(|&element| Piece {
+                            element,
+                            source: None,
+                        })
+                        .collect(),
+                    Vec::new(),
+                );
                 let pieces = elements
                     .iter()
                     .enumerate()
-                    .map(|(i, &element)| Piece { element, source: Some(Bytes::Read { step: read, offset_bytes: i as u64 * e_bytes }) })
+                    .map(|(i, &element)| Piece {
+                        element,
+                        source: Some(Bytes::Read {
+                            step: read,
+                            offset_bytes: i as u64 * e_bytes,
+                        }),
+                    })
                     .collect();
-                b.step(oss, Op::Write, zone, file, layout.home_addr(stripe, start, 0), pieces, vec![read]);
+                b.step(
+                    oss,
+                    Op::Write,
+                    zone,
+                    file,
+                    layout.home_addr(stripe, start, 0),
+                    pieces,
+                    vec![read],
+                );
                 row = end;
             }
         }
         b.coalesce();
         let id = self.plan_id();
-        let plan = b.finish(id, PlanKind::Background, PlanCause::Destage { file, stripe }, cs.writers.clone());
-        self.destaging.entry((file, stripe)).or_default().push((id, cs));
+        let plan = b.finish(
+            id,
+            PlanKind::Background,
+            PlanCause::Destage { file, stripe },
+            cs.writers.clone(),
+        );
+        self.destaging
+            .entry((file, stripe))
+            .or_default()
+            .push((id, cs));
         self.destage_plans.insert(id, (file, stripe));
         plan
     }
@@ -363,7 +508,15 @@ impl Strategy for Wcl {
             }
         }
         b.coalesce();
-        let mut plans = vec![b.finish(id, PlanKind::Foreground, PlanCause::Write { client: write.client, file: write.file }, Vec::new())];
+        let mut plans = vec![b.finish(
+            id,
+            PlanKind::Foreground,
+            PlanCause::Write {
+                client: write.client,
+                file: write.file,
+            },
+            Vec::new(),
+        )];
         for (stripe, cs) in completed {
             plans.push(self.destage(write.file, stripe, cs));
         }
@@ -385,7 +538,10 @@ impl Strategy for Wcl {
         }
         if let Some(key) = self.destage_plans.remove(&plan) {
             let list = self.destaging.get_mut(&key).expect("destage recorded");
-            let i = list.iter().position(|(p, _)| *p == plan).expect("destage recorded");
+            let i = list
+                .iter()
+                .position(|(p, _)| *p == plan)
+                .expect("destage recorded");
             let (_, cs) = list.remove(i);
             if list.is_empty() {
                 self.destaging.remove(&key);
@@ -397,7 +553,12 @@ impl Strategy for Wcl {
         Ok(Vec::new())
     }
 
-    fn lookup(&self, file: FileId, offset_bytes: u64, len_bytes: u64) -> Result<Vec<Extent>, PlanError> {
+    fn lookup(
+        &self,
+        file: FileId,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<Vec<Extent>, PlanError> {
         let mut out = Vec::new();
         for ext in home_lookup(&self.layout, file, offset_bytes, len_bytes)? {
             let key = (file, ext.element.stripe);
@@ -421,7 +582,9 @@ fn resolve(layout: &Layout, layers: &[&CacheStripe], ext: Extent, out: &mut Vec<
         out.push(ext);
         return;
     };
-    let Cell::Data(d) = ext.element.cell else { unreachable!() };
+    let Cell::Data(d) = ext.element.cell else {
+        unreachable!()
+    };
     let e = ext.element;
     for (a, z, covered) in cs.written[d].split(e.offset_bytes, e.offset_bytes + e.len_bytes) {
         let sub = Extent {
@@ -430,11 +593,20 @@ fn resolve(layout: &Layout, layers: &[&CacheStripe], ext: Extent, out: &mut Vec<
             oss: ext.oss,
             zone: Zone::Data,
             addr_bytes: ext.addr_bytes + (a - e.offset_bytes),
-            element: ElementRange { offset_bytes: a, len_bytes: z - a, ..e },
+            element: ElementRange {
+                offset_bytes: a,
+                len_bytes: z - a,
+                ..e
+            },
         };
         if covered {
-            let addr = cs.chunk_addr_bytes[e.pos.col] + e.pos.row as u64 * layout.element_bytes() + a;
-            out.push(Extent { zone: Zone::Cache, addr_bytes: addr, ..sub });
+            let addr =
+                cs.chunk_addr_bytes[e.pos.col] + e.pos.row as u64 * layout.element_bytes() + a;
+            out.push(Extent {
+                zone: Zone::Cache,
+                addr_bytes: addr,
+                ..sub
+            });
         } else {
             resolve(layout, rest, sub, out);
         }
@@ -450,7 +622,13 @@ mod tests {
     const E: u64 = 64 * 1024;
 
     fn w(offset_bytes: u64, len_bytes: u64) -> ClientWrite {
-        ClientWrite { client: 3, app: 0, file: 0, offset_bytes, len_bytes }
+        ClientWrite {
+            client: 3,
+            app: 0,
+            file: 0,
+            offset_bytes,
+            len_bytes,
+        }
     }
 
     fn wcl5() -> Wcl {
@@ -470,28 +648,59 @@ mod tests {
         assert_eq!(first.len(), 1);
         assert_eq!(second.len(), 1);
         // First write of the range: nothing to read, 2 ops.
-        assert_eq!(first[0].op_counts(), OpCounts { cache_data_write: 1, cache_parity_write: 1, ..OpCounts::default() });
+        assert_eq!(
+            first[0].op_counts(),
+            OpCounts {
+                cache_data_write: 1,
+                cache_parity_write: 1,
+                ..OpCounts::default()
+            }
+        );
         // The seed's 3 ops: data write, parity read, parity write -- no old-data read.
         assert_eq!(
             second[0].op_counts(),
-            OpCounts { cache_data_write: 1, cache_parity_read: 1, cache_parity_write: 1, ..OpCounts::default() }
+            OpCounts {
+                cache_data_write: 1,
+                cache_parity_read: 1,
+                cache_parity_write: 1,
+                ..OpCounts::default()
+            }
         );
         let c = second[0].op_counts().by_content();
-        assert_eq!((c.data_read, c.data_write, c.parity_read, c.parity_write), (0, 1, 1, 1));
+        assert_eq!(
+            (c.data_read, c.data_write, c.parity_read, c.parity_write),
+            (0, 1, 1, 1)
+        );
         assert_eq!(second[0].osses().len(), 2);
         assert_eq!(second[0].computes[0].method, ParityMethod::Accumulate);
-        assert_eq!(second[0].computes[0].terms[0].old, Bytes::Zero, "parity from new data only");
+        assert_eq!(
+            second[0].computes[0].terms[0].old,
+            Bytes::Zero,
+            "parity from new data only"
+        );
     }
 
     #[test]
     fn raid6_partial_write_is_5_ops() {
         let mut s = wcl6();
         let first = s.on_write(&w(0, 4096), 0).unwrap();
-        assert_eq!(first[0].op_counts(), OpCounts { cache_data_write: 1, cache_parity_write: 2, ..OpCounts::default() });
+        assert_eq!(
+            first[0].op_counts(),
+            OpCounts {
+                cache_data_write: 1,
+                cache_parity_write: 2,
+                ..OpCounts::default()
+            }
+        );
         let p = s.on_write(&w(2 * E, 4096), 0).unwrap();
         assert_eq!(
             p[0].op_counts(),
-            OpCounts { cache_data_write: 1, cache_parity_read: 2, cache_parity_write: 2, ..OpCounts::default() }
+            OpCounts {
+                cache_data_write: 1,
+                cache_parity_read: 2,
+                cache_parity_write: 2,
+                ..OpCounts::default()
+            }
         );
         assert_eq!(p[0].osses().len(), 3);
     }
@@ -515,7 +724,13 @@ mod tests {
         // Per column one cache read and one home write: 5 reads, 4 data + 1 parity writes.
         assert_eq!(
             destage.op_counts(),
-            OpCounts { cache_data_read: 4, cache_parity_read: 1, data_write: 4, parity_write: 1, ..OpCounts::default() }
+            OpCounts {
+                cache_data_read: 4,
+                cache_parity_read: 1,
+                data_write: 4,
+                parity_write: 1,
+                ..OpCounts::default()
+            }
         );
         assert_eq!(s.open_cache_stripes(), 0);
         destage.validate().unwrap();
@@ -526,8 +741,18 @@ mod tests {
         let mut s = wcl5();
         s.on_write(&w(100, 50), 0).unwrap();
         let ext = s.lookup(0, 0, 300).unwrap();
-        let zones: Vec<(u64, u64, Zone)> = ext.iter().map(|e| (e.file_offset_bytes, e.len_bytes, e.zone)).collect();
-        assert_eq!(zones, vec![(0, 100, Zone::Data), (100, 50, Zone::Cache), (150, 150, Zone::Data)]);
+        let zones: Vec<(u64, u64, Zone)> = ext
+            .iter()
+            .map(|e| (e.file_offset_bytes, e.len_bytes, e.zone))
+            .collect();
+        assert_eq!(
+            zones,
+            vec![
+                (0, 100, Zone::Data),
+                (100, 50, Zone::Cache),
+                (150, 150, Zone::Data)
+            ]
+        );
         // Fill the stripe: the destage is planned but the bytes stay in cache until done.
         let mut destage = None;
         for d in 0..4 {
@@ -537,9 +762,17 @@ mod tests {
                 }
             }
         }
-        assert!(s.lookup(0, 0, 4 * E).unwrap().iter().all(|e| e.zone == Zone::Cache));
+        assert!(s
+            .lookup(0, 0, 4 * E)
+            .unwrap()
+            .iter()
+            .all(|e| e.zone == Zone::Cache));
         s.on_complete(destage.unwrap()).unwrap();
-        assert!(s.lookup(0, 0, 4 * E).unwrap().iter().all(|e| e.zone == Zone::Data));
+        assert!(s
+            .lookup(0, 0, 4 * E)
+            .unwrap()
+            .iter()
+            .all(|e| e.zone == Zone::Data));
     }
 
     #[test]
@@ -549,7 +782,13 @@ mod tests {
         let p = s.on_write(&w(0, 4096), 0).unwrap();
         assert_eq!(
             p[0].op_counts(),
-            OpCounts { cache_data_read: 1, cache_data_write: 1, cache_parity_read: 1, cache_parity_write: 1, ..OpCounts::default() }
+            OpCounts {
+                cache_data_read: 1,
+                cache_data_write: 1,
+                cache_parity_read: 1,
+                cache_parity_write: 1,
+                ..OpCounts::default()
+            }
         );
         let t = p[0].computes[0].terms[0];
         assert!(matches!(t.old, Bytes::Read { .. }));
@@ -565,7 +804,11 @@ mod tests {
         let grown = s.cache_high_water_bytes().to_vec();
         s.on_complete(plans[1].id).unwrap();
         s.on_write(&w(8 * E, 4 * E), 0).unwrap();
-        assert_eq!(s.cache_high_water_bytes(), &grown[..], "chunks of the completed destage reused");
+        assert_eq!(
+            s.cache_high_water_bytes(),
+            &grown[..],
+            "chunks of the completed destage reused"
+        );
         assert_eq!(total_counts(&plans).data_read, 0);
     }
 }

@@ -56,7 +56,14 @@ impl Memory {
     }
 }
 
-fn bytes_of(src: Bytes, len: u64, client: &[u8], client_offset: u64, reads: &[Option<Vec<u8>>], computed: &[Vec<u8>]) -> Vec<u8> {
+fn bytes_of(
+    src: Bytes,
+    len: u64,
+    client: &[u8],
+    client_offset: u64,
+    reads: &[Option<Vec<u8>>],
+    computed: &[Vec<u8>],
+) -> Vec<u8> {
     let len = len as usize;
     match src {
         Bytes::Zero => vec![0; len],
@@ -68,7 +75,10 @@ fn bytes_of(src: Bytes, len: u64, client: &[u8], client_offset: u64, reads: &[Op
             let r = reads[step].as_ref().expect("read before use");
             r[offset_bytes as usize..offset_bytes as usize + len].to_vec()
         }
-        Bytes::Computed { compute, offset_bytes } => computed[compute][offset_bytes as usize..offset_bytes as usize + len].to_vec(),
+        Bytes::Computed {
+            compute,
+            offset_bytes,
+        } => computed[compute][offset_bytes as usize..offset_bytes as usize + len].to_vec(),
     }
 }
 
@@ -82,7 +92,15 @@ fn execute(mem: &mut Memory, plan: &IoPlan, client: &[u8], client_offset: u64) {
     let mut done: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
     for (i, step) in plan.steps.iter().enumerate() {
         match step.op {
-            Op::Read => reads[i] = Some(mem.read(step.oss, step.zone, step.file, step.addr_bytes, step.len_bytes)),
+            Op::Read => {
+                reads[i] = Some(mem.read(
+                    step.oss,
+                    step.zone,
+                    step.file,
+                    step.addr_bytes,
+                    step.len_bytes,
+                ))
+            }
             Op::Write => {
                 let mut buf = Vec::with_capacity(step.len_bytes as usize);
                 for piece in &step.pieces {
@@ -90,10 +108,31 @@ fn execute(mem: &mut Memory, plan: &IoPlan, client: &[u8], client_offset: u64) {
                     if let Bytes::Computed { compute, .. } = src {
                         if done[compute].is_none() {
                             let c = &plan.computes[compute];
-                            let mut out = bytes_of(c.base, c.len_bytes, client, client_offset, &reads, &computed);
+                            let mut out = bytes_of(
+                                c.base,
+                                c.len_bytes,
+                                client,
+                                client_offset,
+                                &reads,
+                                &computed,
+                            );
                             for t in &c.terms {
-                                let new = bytes_of(t.new, c.len_bytes, client, client_offset, &reads, &computed);
-                                let old = bytes_of(t.old, c.len_bytes, client, client_offset, &reads, &computed);
+                                let new = bytes_of(
+                                    t.new,
+                                    c.len_bytes,
+                                    client,
+                                    client_offset,
+                                    &reads,
+                                    &computed,
+                                );
+                                let old = bytes_of(
+                                    t.old,
+                                    c.len_bytes,
+                                    client,
+                                    client_offset,
+                                    &reads,
+                                    &computed,
+                                );
                                 for j in 0..out.len() {
                                     out[j] ^= gf256::mul(t.coef, new[j] ^ old[j]);
                                 }
@@ -102,7 +141,14 @@ fn execute(mem: &mut Memory, plan: &IoPlan, client: &[u8], client_offset: u64) {
                         }
                         computed = done.iter().map(|d| d.clone().unwrap_or_default()).collect();
                     }
-                    buf.extend(bytes_of(src, piece.element.len_bytes, client, client_offset, &reads, &computed));
+                    buf.extend(bytes_of(
+                        src,
+                        piece.element.len_bytes,
+                        client,
+                        client_offset,
+                        &reads,
+                        &computed,
+                    ));
                 }
                 mem.write(step.oss, step.zone, step.file, step.addr_bytes, &buf);
             }
@@ -115,7 +161,15 @@ fn check_home_parity(mem: &mut Memory, layout: &Layout, file: FileId, stripes: u
     let g = layout.geometry();
     let e = layout.element_bytes();
     for s in 0..stripes {
-        let elem = |mem: &mut Memory, pos: Pos, zone: Zone| mem.read(layout.oss_of(file, s, pos.col), zone, file, layout.home_addr(s, pos, 0), e);
+        let elem = |mem: &mut Memory, pos: Pos, zone: Zone| {
+            mem.read(
+                layout.oss_of(file, s, pos.col),
+                zone,
+                file,
+                layout.home_addr(s, pos, 0),
+                e,
+            )
+        };
         for (p, terms) in g.parity_terms.iter().enumerate() {
             let mut want = vec![0u8; e as usize];
             for t in terms {
@@ -135,7 +189,10 @@ fn read_file(mem: &mut Memory, s: &dyn exaraid_plan::Strategy, file: FileId, len
     let mut out = Vec::new();
     let mut at = 0;
     for ext in s.lookup(file, 0, len).unwrap() {
-        assert_eq!(ext.file_offset_bytes, at, "lookup extents are in file order without gaps");
+        assert_eq!(
+            ext.file_offset_bytes, at,
+            "lookup extents are in file order without gaps"
+        );
         out.extend(mem.read(ext.oss, ext.zone, file, ext.addr_bytes, ext.len_bytes));
         at += ext.len_bytes;
     }
@@ -169,7 +226,10 @@ fn run(kind: StrategyKind, layout: Layout, seed: u64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let file_len = layout.stripe_data_bytes() * 6;
     let files = [0u64, 1];
-    let mut shadow: HashMap<FileId, Vec<u8>> = files.iter().map(|&f| (f, vec![0u8; file_len as usize])).collect();
+    let mut shadow: HashMap<FileId, Vec<u8>> = files
+        .iter()
+        .map(|&f| (f, vec![0u8; file_len as usize]))
+        .collect();
     let mut events = Vec::new();
     let mut window = 0;
     for round in 0..6 {
@@ -180,10 +240,23 @@ fn run(kind: StrategyKind, layout: Layout, seed: u64) {
         }
         for _ in 0..12 {
             let file = files[rng.gen_range(0..2)];
-            let len = if rng.gen_bool(0.3) { layout.element_bytes() * rng.gen_range(1..8) } else { rng.gen_range(1..150) };
+            let len = if rng.gen_bool(0.3) {
+                layout.element_bytes() * rng.gen_range(1..8)
+            } else {
+                rng.gen_range(1..150)
+            };
             let offset = rng.gen_range(0..file_len - len);
             let data: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-            events.push(Event::Write(ClientWrite { client: rng.gen_range(0..4), app: 0, file, offset_bytes: offset, len_bytes: len }, data));
+            events.push(Event::Write(
+                ClientWrite {
+                    client: rng.gen_range(0..4),
+                    app: 0,
+                    file,
+                    offset_bytes: offset,
+                    len_bytes: len,
+                },
+                data,
+            ));
         }
         if delayed {
             events.push(Event::Hint(Hint::EndDelayed { window }));
@@ -196,14 +269,18 @@ fn run(kind: StrategyKind, layout: Layout, seed: u64) {
         now += 1;
         let plans = match &ev {
             Event::Write(w, data) => {
-                shadow.get_mut(&w.file).unwrap()[w.offset_bytes as usize..(w.offset_bytes + w.len_bytes) as usize].copy_from_slice(data);
+                shadow.get_mut(&w.file).unwrap()
+                    [w.offset_bytes as usize..(w.offset_bytes + w.len_bytes) as usize]
+                    .copy_from_slice(data);
                 s.on_write(w, now).unwrap()
             }
             Event::Hint(h) => s.on_hint(h, now).unwrap(),
         };
         for p in &plans {
             let (client, off): (&[u8], u64) = match &ev {
-                Event::Write(w, data) if matches!(p.cause, PlanCause::Write { .. }) => (data, w.offset_bytes),
+                Event::Write(w, data) if matches!(p.cause, PlanCause::Write { .. }) => {
+                    (data, w.offset_bytes)
+                }
                 _ => (&[], 0),
             };
             execute(&mut mem, p, client, off);
@@ -217,7 +294,12 @@ fn run(kind: StrategyKind, layout: Layout, seed: u64) {
             }
         }
         for &f in &files {
-            assert_eq!(read_file(&mut mem, s.as_ref(), f, file_len), shadow[&f], "{kind:?} {} file {f}: lookup reads stale bytes", layout.code_name());
+            assert_eq!(
+                read_file(&mut mem, s.as_ref(), f, file_len),
+                shadow[&f],
+                "{kind:?} {} file {f}: lookup reads stale bytes",
+                layout.code_name()
+            );
         }
     }
 }
@@ -257,24 +339,48 @@ fn the_seed_setup_512_osss_stripe_unit_1_mib_width_512() {
         let mut cells: Vec<Cell> = (0..k).map(Cell::Data).collect();
         cells.extend([Cell::Parity(0), Cell::Parity(1)]);
         let p = (0..k).map(|d| Term { data: d, coef: 1 }).collect();
-        let q = (0..k).map(|d| Term { data: d, coef: gf256::pow2(d) }).collect();
+        let q = (0..k)
+            .map(|d| Term {
+                data: d,
+                coef: gf256::pow2(d),
+            })
+            .collect();
         Geometry::from_parts(1, k + 2, cells, vec![p, q], 2)
     };
-    for (geometry, std_ops, wcl_ops) in [(exaraid_plan::testing::raid5(511), 4, 3), (raid6_512, 6, 5)] {
+    for (geometry, std_ops, wcl_ops) in
+        [(exaraid_plan::testing::raid5(511), 4, 3), (raid6_512, 6, 5)]
+    {
         let layout = Layout::from_geometry(geometry, "seed", mib, 512).unwrap();
-        let mut rmw = new_strategy(StrategyKind::Rmw, layout.clone(), StrategyConfig::default()).unwrap();
-        let mut wcl = new_strategy(StrategyKind::Wcl, layout.clone(), StrategyConfig::default()).unwrap();
-        let w = |client: u64, off: u64| ClientWrite { client, app: 0, file: 0, offset_bytes: off, len_bytes: 128 * 1024 };
-        assert_eq!(rmw.on_write(&w(0, 0), 0).unwrap()[0].op_counts().total(), std_ops);
+        let mut rmw =
+            new_strategy(StrategyKind::Rmw, layout.clone(), StrategyConfig::default()).unwrap();
+        let mut wcl =
+            new_strategy(StrategyKind::Wcl, layout.clone(), StrategyConfig::default()).unwrap();
+        let w = |client: u64, off: u64| ClientWrite {
+            client,
+            app: 0,
+            file: 0,
+            offset_bytes: off,
+            len_bytes: 128 * 1024,
+        };
+        assert_eq!(
+            rmw.on_write(&w(0, 0), 0).unwrap()[0].op_counts().total(),
+            std_ops
+        );
         wcl.on_write(&w(0, 0), 0).unwrap();
-        assert_eq!(wcl.on_write(&w(1, mib), 0).unwrap()[0].op_counts().total(), wcl_ops);
+        assert_eq!(
+            wcl.on_write(&w(1, mib), 0).unwrap()[0].op_counts().total(),
+            wcl_ops
+        );
     }
 }
 
 /// Client bytes of each write land in exactly one write step, once.
 fn client_coverage(plans: &[IoPlan], w: &ClientWrite) -> Vec<u32> {
     let mut hits = vec![0u32; w.len_bytes as usize];
-    for p in plans.iter().filter(|p| matches!(p.cause, PlanCause::Write { .. })) {
+    for p in plans
+        .iter()
+        .filter(|p| matches!(p.cause, PlanCause::Write { .. }))
+    {
         for s in p.steps.iter().filter(|s| s.op == Op::Write) {
             for piece in &s.pieces {
                 if let Some(Bytes::Client { file_offset_bytes }) = piece.source {

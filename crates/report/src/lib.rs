@@ -74,7 +74,11 @@ pub fn tick_label(v: f64) -> String {
     fn trim(x: f64) -> String {
         let s = format!("{x:.2}");
         let s = s.trim_end_matches('0').trim_end_matches('.');
-        if s == "-0" { "0".to_string() } else { s.to_string() }
+        if s == "-0" {
+            "0".to_string()
+        } else {
+            s.to_string()
+        }
     }
     let a = v.abs();
     if a >= 1e9 {
@@ -114,7 +118,12 @@ pub fn render(figure: &Figure, png: &Path, svg: &Path) -> Result<()> {
     Ok(())
 }
 
-fn draw<DB: DrawingBackend>(figure: &Figure, root: DrawingArea<DB, plotters::coord::Shift>, columns: usize, rows: usize) -> Result<()>
+fn draw<DB: DrawingBackend>(
+    figure: &Figure,
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    columns: usize,
+    rows: usize,
+) -> Result<()>
 where
     DB::ErrorType: 'static,
 {
@@ -145,11 +154,21 @@ fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
         (lo / 1.5, hi * 1.5)
     } else {
         let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.05).max(1e-9);
-        (if lo >= 0.0 { (lo - pad).max(0.0) } else { lo - pad }, hi + pad)
+        (
+            if lo >= 0.0 {
+                (lo - pad).max(0.0)
+            } else {
+                lo - pad
+            },
+            hi + pad,
+        )
     }
 }
 
-fn draw_panel<DB: DrawingBackend>(panel: &Panel, area: &DrawingArea<DB, plotters::coord::Shift>) -> Result<(), String>
+fn draw_panel<DB: DrawingBackend>(
+    panel: &Panel,
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
@@ -157,7 +176,11 @@ where
     let (x0, x1) = range(all().map(|p| p.0), panel.log_x);
     let (y0, y1) = range(all().map(|p| p.1), panel.log_y);
     let mut builder = ChartBuilder::on(area);
-    builder.caption(&panel.title, ("sans-serif", 18)).margin(12).x_label_area_size(40).y_label_area_size(60);
+    builder
+        .caption(&panel.title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60);
     // plotters types differ for log and linear axes; four combinations, one body.
     macro_rules! body {
         ($chart:expr) => {{
@@ -184,13 +207,20 @@ where
                     .points
                     .iter()
                     .copied()
-                    .filter(|(x, y)| x.is_finite() && y.is_finite() && (!panel.log_x || *x > 0.0) && (!panel.log_y || *y > 0.0))
+                    .filter(|(x, y)| {
+                        x.is_finite()
+                            && y.is_finite()
+                            && (!panel.log_x || *x > 0.0)
+                            && (!panel.log_y || *y > 0.0)
+                    })
                     .collect();
                 chart
                     .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
                     .map_err(|e| format!("{e:?}"))?
                     .label(s.name.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                    });
                 chart
                     .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
                     .map_err(|e| format!("{e:?}"))?;
@@ -210,7 +240,9 @@ where
         (false, false) => body!(builder.build_cartesian_2d(x0..x1, y0..y1)),
         (true, false) => body!(builder.build_cartesian_2d((x0..x1).log_scale(), y0..y1)),
         (false, true) => body!(builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale())),
-        (true, true) => body!(builder.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())),
+        (true, true) => {
+            body!(builder.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale()))
+        }
     }
     Ok(())
 }
@@ -243,15 +275,24 @@ mod tests {
                     x_label: "x".into(),
                     y_label: "y".into(),
                     series: vec![
-                        Series { name: "alpha".into(), points: vec![(1.0, 2.0), (2.0, 3.0)] },
-                        Series { name: "beta".into(), points: vec![(1.0, 1.0), (2.0, 5.0)] },
+                        Series {
+                            name: "alpha".into(),
+                            points: vec![(1.0, 2.0), (2.0, 3.0)],
+                        },
+                        Series {
+                            name: "beta".into(),
+                            points: vec![(1.0, 1.0), (2.0, 5.0)],
+                        },
                     ],
                     ..Default::default()
                 },
                 Panel {
                     title: "log".into(),
                     log_x: true,
-                    series: vec![Series { name: "gamma".into(), points: vec![(10.0, 2.0), (1000.0, 3.0)] }],
+                    series: vec![Series {
+                        name: "gamma".into(),
+                        points: vec![(10.0, 2.0), (1000.0, 3.0)],
+                    }],
                     ..Default::default()
                 },
             ],
@@ -263,7 +304,10 @@ mod tests {
         assert_eq!(&png_bytes[1..4], b"PNG");
         let svg_text = std::fs::read_to_string(&svg).unwrap();
         for name in ["alpha", "beta", "gamma"] {
-            assert!(svg_text.contains(name), "legend entry {name} missing from the SVG");
+            assert!(
+                svg_text.contains(name),
+                "legend entry {name} missing from the SVG"
+            );
         }
     }
 }

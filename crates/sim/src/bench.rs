@@ -50,7 +50,14 @@ pub fn run(pending: usize, events: u64) -> BenchResult {
     // exaraid-des engine.
     let mut engine: Engine<Payload> = Engine::new(pending * 2);
     for i in 0..pending {
-        engine.schedule_at(table[i & mask], Payload { _a: i as u64, _b: 0, _c: 0 });
+        engine.schedule_at(
+            table[i & mask],
+            Payload {
+                _a: i as u64,
+                _b: 0,
+                _c: 0,
+            },
+        );
     }
     let start = Instant::now();
     let cpu0 = crate::experiment::thread_cpu_seconds();
@@ -86,7 +93,10 @@ pub fn run(pending: usize, events: u64) -> BenchResult {
     let binary_heap_seconds = start.elapsed().as_secs_f64();
     let binary_heap_cpu_seconds = crate::experiment::thread_cpu_seconds() - cpu1;
     // Both queues fired the same events in the same order.
-    assert_eq!(checksum, checksum2, "engine and BinaryHeap disagree on the event order");
+    assert_eq!(
+        checksum, checksum2,
+        "engine and BinaryHeap disagree on the event order"
+    );
 
     // Per core: events per CPU second of this thread (wall time counts waiting for a CPU
     // on a shared machine).

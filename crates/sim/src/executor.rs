@@ -120,8 +120,13 @@ enum Ev {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Owner {
     /// A foreground plan of a client's write.
-    Client { app: u32, client: u64 },
-    AppEnd { app: u32 },
+    Client {
+        app: u32,
+        client: u64,
+    },
+    AppEnd {
+        app: u32,
+    },
     Background,
 }
 
@@ -266,8 +271,12 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
         if self.params.stop.iterations.is_some() {
             self.window_end = Some((now, self.writes_completed));
         }
-        let (t0, w0) = self.window_start.ok_or_else(|| anyhow::anyhow!("the run ended before its warm-up finished"))?;
-        let (t1, w1) = self.window_end.ok_or_else(|| anyhow::anyhow!("the run ended before its measured window finished"))?;
+        let (t0, w0) = self
+            .window_start
+            .ok_or_else(|| anyhow::anyhow!("the run ended before its warm-up finished"))?;
+        let (t1, w1) = self
+            .window_end
+            .ok_or_else(|| anyhow::anyhow!("the run ended before its measured window finished"))?;
         let (tm, wm) = self.window_mid.unwrap_or((t0, w0));
         let write_bytes = self.params.workload.write_bytes as f64;
         let mib_s = |writes: u64, ns: TimeNs| {
@@ -315,8 +324,18 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
         a.ending = false;
         for rank in 0..n {
             let client = w.client_id(app as u64, rank);
-            let plans = self.planner.write(now, client, app as u64, file, w.offset_bytes(rank), w.write_bytes)?;
-            anyhow::ensure!(plans.iter().any(|p| p.foreground), "the planner returned no foreground plan for a client write");
+            let plans = self.planner.write(
+                now,
+                client,
+                app as u64,
+                file,
+                w.offset_bytes(rank),
+                w.write_bytes,
+            )?;
+            anyhow::ensure!(
+                plans.iter().any(|p| p.foreground),
+                "the planner returned no foreground plan for a client write"
+            );
             self.start_plans(now, plans, Owner::Client { app, client });
         }
         self.schedule_tick();
@@ -326,7 +345,10 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
     /// A foreground plan of `app` completed.
     fn foreground_done(&mut self, now: TimeNs, app: u32) -> anyhow::Result<()> {
         let a = &mut self.apps[app as usize];
-        assert!(a.outstanding > 0, "foreground completion without an outstanding plan");
+        assert!(
+            a.outstanding > 0,
+            "foreground completion without an outstanding plan"
+        );
         a.outstanding -= 1;
         if a.outstanding > 0 {
             return Ok(());
@@ -369,14 +391,20 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
                 }
             }
             None => {
-                if self.window_start.is_none() && self.iterations_completed >= stop.warmup_rounds * apps {
+                if self.window_start.is_none()
+                    && self.iterations_completed >= stop.warmup_rounds * apps
+                {
                     self.window_start = Some((now, self.writes_completed));
                 }
-                if self.window_mid.is_none() && self.iterations_completed >= (stop.warmup_rounds * 2 + stop.measure_rounds) * apps / 2 {
+                if self.window_mid.is_none()
+                    && self.iterations_completed
+                        >= (stop.warmup_rounds * 2 + stop.measure_rounds) * apps / 2
+                {
                     self.window_mid = Some((now, self.writes_completed));
                 }
                 if let Some((_, w0)) = self.window_start {
-                    if self.iterations_completed >= (stop.warmup_rounds + stop.measure_rounds) * apps
+                    if self.iterations_completed
+                        >= (stop.warmup_rounds + stop.measure_rounds) * apps
                         && self.writes_completed - w0 >= stop.min_measured_writes
                         && now >= stop.min_sim_ns
                     {
@@ -394,9 +422,15 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
     /// client, or the application's END); background plans to nobody.
     fn start_plans(&mut self, now: TimeNs, plans: Vec<PlanOut>, owner: Owner) {
         for plan in plans {
-            let owner = if plan.foreground { owner } else { Owner::Background };
+            let owner = if plan.foreground {
+                owner
+            } else {
+                Owner::Background
+            };
             match owner {
-                Owner::Client { app, .. } | Owner::AppEnd { app } => self.apps[app as usize].outstanding += 1,
+                Owner::Client { app, .. } | Owner::AppEnd { app } => {
+                    self.apps[app as usize].outstanding += 1
+                }
                 Owner::Background => {}
             }
             self.start_plan(now, plan, owner);
@@ -405,13 +439,19 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
 
     fn start_plan(&mut self, now: TimeNs, mut spec: PlanOut, owner: Owner) {
         let n = spec.steps.len();
-        assert!(n < u16::MAX as usize, "a plan of {n} steps exceeds the executor's limit");
+        assert!(
+            n < u16::MAX as usize,
+            "a plan of {n} steps exceeds the executor's limit"
+        );
         // CSR adjacency from the edge list: sort by the step that must complete first.
         spec.dep_edges.sort_unstable();
         let mut dep_start = vec![0u32; n + 1];
         let mut deps_left = vec![0u16; n];
         for &(d, j) in &spec.dep_edges {
-            assert!((d as usize) < n && (j as usize) < n, "step dependency out of range");
+            assert!(
+                (d as usize) < n && (j as usize) < n,
+                "step dependency out of range"
+            );
             dep_start[d as usize + 1] += 1;
             deps_left[j as usize] += 1;
         }
@@ -423,9 +463,21 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
             .steps
             .into_iter()
             .zip(deps_left)
-            .map(|(s, deps_left)| StepRt { deps_left, spec: s, ready_at_ns: now })
+            .map(|(s, deps_left)| StepRt {
+                deps_left,
+                spec: s,
+                ready_at_ns: now,
+            })
             .collect();
-        let plan = PlanRt { id: spec.id, waiting_for: 0, steps, dep_start, dependents, remaining: n as u32, owner };
+        let plan = PlanRt {
+            id: spec.id,
+            waiting_for: 0,
+            steps,
+            dep_start,
+            dependents,
+            remaining: n as u32,
+            owner,
+        };
         let slot = match self.free_plans.pop() {
             Some(slot) => {
                 self.plans[slot as usize] = Some(plan);
@@ -444,7 +496,10 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
                 waiting_for += 1;
             }
         }
-        self.plans[slot as usize].as_mut().expect("live plan").waiting_for = waiting_for;
+        self.plans[slot as usize]
+            .as_mut()
+            .expect("live plan")
+            .waiting_for = waiting_for;
         if waiting_for == 0 {
             self.launch(now, slot);
         }
@@ -476,15 +531,37 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
         let oss = spec.oss as usize;
         match plan.owner {
             Owner::Client { client, .. } => {
-                let data = if spec.kind == IoKind::Write { spec.size_bytes } else { 0 };
-                let wire = network::wire_bytes(network::rpc_bytes(network::OST_REQUEST_BYTES, data));
-                let sent = self.clients[client as usize].tx.occupy(now, network::wire_ns(wire, net.client_link_bytes_per_s));
-                let arrive = self.oss[oss].rx.occupy(sent + self.latency_ns, network::wire_ns(wire, net.oss_link_bytes_per_s));
-                self.engine.schedule_at(arrive, Ev::Arrive { plan: plan_id, step });
+                let data = if spec.kind == IoKind::Write {
+                    spec.size_bytes
+                } else {
+                    0
+                };
+                let wire =
+                    network::wire_bytes(network::rpc_bytes(network::OST_REQUEST_BYTES, data));
+                let sent = self.clients[client as usize]
+                    .tx
+                    .occupy(now, network::wire_ns(wire, net.client_link_bytes_per_s));
+                let arrive = self.oss[oss].rx.occupy(
+                    sent + self.latency_ns,
+                    network::wire_ns(wire, net.oss_link_bytes_per_s),
+                );
+                self.engine.schedule_at(
+                    arrive,
+                    Ev::Arrive {
+                        plan: plan_id,
+                        step,
+                    },
+                );
             }
             Owner::AppEnd { .. } | Owner::Background => {
                 let at = plan.steps[step as usize].ready_at_ns.max(now);
-                self.engine.schedule_at(at, Ev::Arrive { plan: plan_id, step });
+                self.engine.schedule_at(
+                    at,
+                    Ev::Arrive {
+                        plan: plan_id,
+                        step,
+                    },
+                );
             }
         }
     }
@@ -501,8 +578,11 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
         let oss_count = self.params.oss_count as u64;
         let seed = self.params.seed;
         while self.oss[oss].threads_busy < threads && self.oss[oss].device.has_room() {
-            let Some((plan, step)) = self.oss[oss].queue.pop_front() else { break };
-            let spec = &self.plans[plan as usize].as_ref().expect("live plan").steps[step as usize].spec;
+            let Some((plan, step)) = self.oss[oss].queue.pop_front() else {
+                break;
+            };
+            let spec =
+                &self.plans[plan as usize].as_ref().expect("live plan").steps[step as usize].spec;
             let capacity = self.oss[oss].device.capacity_bytes();
             let request = DeviceRequest {
                 kind: spec.kind,
@@ -513,8 +593,16 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
             o.threads_busy += 1;
             o.device.enqueue(request, (plan, step));
         }
-        while let Some(((plan, step), service_ns)) = self.oss[oss].device.start_next(&mut self.rng) {
-            self.engine.schedule_at(now + service_ns, Ev::DevDone { oss: oss as u32, plan, step });
+        while let Some(((plan, step), service_ns)) = self.oss[oss].device.start_next(&mut self.rng)
+        {
+            self.engine.schedule_at(
+                now + service_ns,
+                Ev::DevDone {
+                    oss: oss as u32,
+                    plan,
+                    step,
+                },
+            );
         }
     }
 
@@ -537,28 +625,60 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
         self.ops_per_oss[oss][class] += 1;
         match plan.owner {
             Owner::Client { client, .. } => {
-                let data = if spec.kind == IoKind::Read { spec.size_bytes } else { 0 };
+                let data = if spec.kind == IoKind::Read {
+                    spec.size_bytes
+                } else {
+                    0
+                };
                 let wire = network::wire_bytes(network::rpc_bytes(network::OST_REPLY_BYTES, data));
-                let sent = self.oss[oss].tx.occupy(now, network::wire_ns(wire, net.oss_link_bytes_per_s));
-                let back = self.clients[client as usize].rx.occupy(sent + self.latency_ns, network::wire_ns(wire, net.client_link_bytes_per_s));
-                self.engine.schedule_at(back, Ev::Delivered { plan: plan_id, step });
+                let sent = self.oss[oss]
+                    .tx
+                    .occupy(now, network::wire_ns(wire, net.oss_link_bytes_per_s));
+                let back = self.clients[client as usize].rx.occupy(
+                    sent + self.latency_ns,
+                    network::wire_ns(wire, net.client_link_bytes_per_s),
+                );
+                self.engine.schedule_at(
+                    back,
+                    Ev::Delivered {
+                        plan: plan_id,
+                        step,
+                    },
+                );
             }
             Owner::AppEnd { .. } | Owner::Background => {
                 // Data read here travels to the OSSs of the steps that need it.
                 if spec.kind == IoKind::Read {
-                    let bytes = network::wire_bytes(network::rpc_bytes(network::OST_REQUEST_BYTES, spec.size_bytes));
-                    let (a, b) = (plan.dep_start[step as usize] as usize, plan.dep_start[step as usize + 1] as usize);
+                    let bytes = network::wire_bytes(network::rpc_bytes(
+                        network::OST_REQUEST_BYTES,
+                        spec.size_bytes,
+                    ));
+                    let (a, b) = (
+                        plan.dep_start[step as usize] as usize,
+                        plan.dep_start[step as usize + 1] as usize,
+                    );
                     for k in a..b {
                         let j = plan.dependents[k] as usize;
                         let dest = plan.steps[j].spec.oss as usize;
                         if dest != oss {
-                            let sent = self.oss[oss].tx.occupy(now, network::wire_ns(bytes, net.oss_link_bytes_per_s));
-                            let got = self.oss[dest].rx.occupy(sent + self.latency_ns, network::wire_ns(bytes, net.oss_link_bytes_per_s));
+                            let sent = self.oss[oss]
+                                .tx
+                                .occupy(now, network::wire_ns(bytes, net.oss_link_bytes_per_s));
+                            let got = self.oss[dest].rx.occupy(
+                                sent + self.latency_ns,
+                                network::wire_ns(bytes, net.oss_link_bytes_per_s),
+                            );
                             plan.steps[j].ready_at_ns = plan.steps[j].ready_at_ns.max(got);
                         }
                     }
                 }
-                self.engine.schedule_at(now, Ev::Delivered { plan: plan_id, step });
+                self.engine.schedule_at(
+                    now,
+                    Ev::Delivered {
+                        plan: plan_id,
+                        step,
+                    },
+                );
             }
         }
         self.dispatch(now, oss);
@@ -567,7 +687,10 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
     fn delivered(&mut self, now: TimeNs, plan_id: u32, step: u16) -> anyhow::Result<()> {
         let plan = self.plans[plan_id as usize].as_mut().expect("live plan");
         plan.remaining -= 1;
-        let (a, b) = (plan.dep_start[step as usize] as usize, plan.dep_start[step as usize + 1] as usize);
+        let (a, b) = (
+            plan.dep_start[step as usize] as usize,
+            plan.dep_start[step as usize + 1] as usize,
+        );
         for k in a..b {
             let plan = self.plans[plan_id as usize].as_mut().expect("live plan");
             let j = plan.dependents[k];
@@ -590,7 +713,9 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
         self.inflight.remove(&plan.id);
         if let Some(waiting) = self.waiters.remove(&plan.id) {
             for w in waiting {
-                let p = self.plans[w as usize].as_mut().expect("waiting plan is live");
+                let p = self.plans[w as usize]
+                    .as_mut()
+                    .expect("waiting plan is live");
                 p.waiting_for -= 1;
                 if p.waiting_for == 0 {
                     self.launch(now, w);
@@ -627,7 +752,9 @@ impl<'p, P: PlannerPort> Executor<'p, P> {
         let plans = self.planner.tick(now)?;
         self.start_plans(now, plans, Owner::Background);
         // Only keep ticking while applications still run (drain mode ends otherwise).
-        if self.apps.iter().any(|a| !a.done) || self.planner.next_tick_ns().is_some_and(|t| t <= now) {
+        if self.apps.iter().any(|a| !a.done)
+            || self.planner.next_tick_ns().is_some_and(|t| t <= now)
+        {
             self.schedule_tick();
         }
         Ok(())
@@ -647,8 +774,11 @@ fn device_address(spec: &StepSpec, capacity: u64, oss: u64, _oss_count: u64, see
     let base = match spec.zone {
         // The cache zone is a log shared by all files: its addresses are already per OSS.
         ZoneClass::CacheData | ZoneClass::CacheParity => 0,
-        ZoneClass::Data | ZoneClass::Parity => (splitmix(seed ^ splitmix(spec.object.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ oss)) % (zone_bytes >> 20)) << 20,
+        ZoneClass::Data | ZoneClass::Parity => {
+            (splitmix(seed ^ splitmix(spec.object.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ oss))
+                % (zone_bytes >> 20))
+                << 20
+        }
     };
     zone_start + (base + spec.address_bytes) % zone_bytes
 }
-

@@ -126,7 +126,10 @@ pub struct PointOutcome {
 
 /// CPU time consumed by the calling thread, in seconds.
 pub fn thread_cpu_seconds() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes one timespec through a valid pointer.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     if rc != 0 {
@@ -151,7 +154,10 @@ fn stop_rule(s: &StopFile, what: &str) -> Result<StopRule> {
         bail!("{what}.measure_rounds: expected an integer >= 1 (application iterations measured), found 0");
     }
     if !(s.min_sim_seconds.is_finite() && s.min_sim_seconds >= 0.0 && s.min_sim_seconds <= 1e6) {
-        bail!("{what}.min_sim_seconds: expected seconds in 0..=1000000, found {}", s.min_sim_seconds);
+        bail!(
+            "{what}.min_sim_seconds: expected seconds in 0..=1000000, found {}",
+            s.min_sim_seconds
+        );
     }
     if s.max_events == 0 {
         bail!("{what}.max_events: expected a positive event budget");
@@ -168,8 +174,10 @@ fn stop_rule(s: &StopFile, what: &str) -> Result<StopRule> {
 
 impl Experiment {
     pub fn load(path: &Path, quick: bool) -> Result<Experiment> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading experiment file {}", path.display()))?;
-        Experiment::parse(&text, path.parent().unwrap_or(Path::new(".")), quick).with_context(|| format!("in experiment file {}", path.display()))
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading experiment file {}", path.display()))?;
+        Experiment::parse(&text, path.parent().unwrap_or(Path::new(".")), quick)
+            .with_context(|| format!("in experiment file {}", path.display()))
     }
 
     /// Parse and validate; every error names the key and what is expected.
@@ -203,7 +211,10 @@ impl Experiment {
         if stripe_width <= parities || stripe_width > oss_count as usize {
             bail!("key `stripe_width`: expected {}..={oss_count} (more columns than parities, at most oss_count), found {stripe_width}", parities + 1);
         }
-        if file.stripe_unit_bytes == 0 || file.stripe_unit_bytes % 4096 != 0 || file.stripe_unit_bytes > 1 << 30 {
+        if file.stripe_unit_bytes == 0
+            || file.stripe_unit_bytes % 4096 != 0
+            || file.stripe_unit_bytes > 1 << 30
+        {
             bail!("key `stripe_unit_bytes`: expected a multiple of 4096 up to 1 GiB, e.g. 1048576, found {}", file.stripe_unit_bytes);
         }
         if clients.is_empty() || clients.iter().any(|c| *c == 0 || *c > CLIENTS_MAX) {
@@ -268,7 +279,10 @@ impl Experiment {
             }
         }
         if points.len() > POINTS_MAX {
-            bail!("the file asks for {} points, more than the limit of {POINTS_MAX}", points.len());
+            bail!(
+                "the file asks for {} points, more than the limit of {POINTS_MAX}",
+                points.len()
+            );
         }
         Ok(Experiment {
             name: file.experiment,
@@ -296,7 +310,9 @@ pub fn point_params(point: &Point) -> PointParams {
         workload: Workload::new(point.clients, point.clients_per_app, point.write_bytes),
         stop: point.stop.clone(),
         // Each point's randomness depends on its seed and what it is, not on run order.
-        seed: crate::port::splitmix(point.seed ^ crate::port::splitmix(point.clients) ^ (point.parities as u64) << 60),
+        seed: crate::port::splitmix(
+            point.seed ^ crate::port::splitmix(point.clients) ^ (point.parities as u64) << 60,
+        ),
     }
 }
 
@@ -304,11 +320,30 @@ pub fn point_params(point: &Point) -> PointParams {
 pub fn run_point_with(point: &Point, rotate_files: bool) -> Result<PointOutcome> {
     let start = std::time::Instant::now();
     let cpu_start = thread_cpu_seconds();
-    let layout = point_layout(point.strategy, point.parities, point.stripe_width, point.stripe_unit_bytes, point.oss_count as usize)?;
-    let mut port = StrategyPort::new(point.strategy, layout, StrategyConfig::default(), rotate_files, point.seed)?;
+    let layout = point_layout(
+        point.strategy,
+        point.parities,
+        point.stripe_width,
+        point.stripe_unit_bytes,
+        point.oss_count as usize,
+    )?;
+    let mut port = StrategyPort::new(
+        point.strategy,
+        layout,
+        StrategyConfig::default(),
+        rotate_files,
+        point.seed,
+    )?;
     let params = point_params(point);
     let result = Executor::new(params, &mut port).run().with_context(|| {
-        format!("point {} {} {} clients={} seed={}", point.device_name, point.raid, point.strategy.name(), point.clients, point.seed)
+        format!(
+            "point {} {} {} clients={} seed={}",
+            point.device_name,
+            point.raid,
+            point.strategy.name(),
+            point.clients,
+            point.seed
+        )
     })?;
     Ok(PointOutcome {
         point: point.clone(),
@@ -322,8 +357,10 @@ pub fn run_point_with(point: &Point, rotate_files: bool) -> Result<PointOutcome>
 pub fn run_points(points: &[Point], label: &str) -> Result<Vec<PointOutcome>> {
     let bar = ProgressBar::new(points.len() as u64);
     bar.set_style(
-        ProgressStyle::with_template("{msg} [{elapsed_precise}] {bar:40} {pos}/{len} points (eta {eta})")
-            .expect("valid template"),
+        ProgressStyle::with_template(
+            "{msg} [{elapsed_precise}] {bar:40} {pos}/{len} points (eta {eta})",
+        )
+        .expect("valid template"),
     );
     bar.set_message(label.to_string());
     // Largest points first so that the pool is not left waiting on one big point at the end.
@@ -341,7 +378,11 @@ pub fn run_points(points: &[Point], label: &str) -> Result<Vec<PointOutcome>> {
             bar.inc(1);
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if plain && (n % step == 0 || n == points.len()) {
-                eprintln!("{label}: {n}/{} points, {:.0} s", points.len(), started.elapsed().as_secs_f64());
+                eprintln!(
+                    "{label}: {n}/{} points, {:.0} s",
+                    points.len(),
+                    started.elapsed().as_secs_f64()
+                );
             }
             (i, r)
         })
@@ -351,7 +392,10 @@ pub fn run_points(points: &[Point], label: &str) -> Result<Vec<PointOutcome>> {
     for (i, r) in results {
         out[i] = Some(r?);
     }
-    Ok(out.into_iter().map(|o| o.expect("every point ran")).collect())
+    Ok(out
+        .into_iter()
+        .map(|o| o.expect("every point ran"))
+        .collect())
 }
 
 /// results.csv text: the exact header, one row per point.
@@ -360,7 +404,15 @@ pub fn csv_text(outcomes: &[PointOutcome]) -> String {
     let mut std_bw: BTreeMap<(String, String, u64, u64), f64> = BTreeMap::new();
     for o in outcomes {
         if o.point.strategy == StrategyKind::Rmw {
-            std_bw.insert((o.point.experiment.clone(), o.point.device_name.clone(), o.point.clients, o.point.seed), o.result.bandwidth_mib_s);
+            std_bw.insert(
+                (
+                    o.point.experiment.clone(),
+                    o.point.device_name.clone(),
+                    o.point.clients,
+                    o.point.seed,
+                ),
+                o.result.bandwidth_mib_s,
+            );
         }
     }
     let mut text = String::from(CSV_HEADER);
@@ -369,7 +421,12 @@ pub fn csv_text(outcomes: &[PointOutcome]) -> String {
         let p = &o.point;
         let r = &o.result;
         let rel = std_bw
-            .get(&(p.experiment.clone(), p.device_name.clone(), p.clients, p.seed))
+            .get(&(
+                p.experiment.clone(),
+                p.device_name.clone(),
+                p.clients,
+                p.seed,
+            ))
             .filter(|b| **b > 0.0)
             .map(|b| format!("{:.6}", r.bandwidth_mib_s / b))
             .unwrap_or_default();
@@ -395,24 +452,43 @@ pub fn csv_text(outcomes: &[PointOutcome]) -> String {
 }
 
 /// Mean relative-to-STD bandwidth over seeds, per (device, strategy): points (clients, rel).
-pub fn relative_series(outcomes: &[PointOutcome]) -> BTreeMap<(String, StrategyKind), Vec<(f64, f64)>> {
+pub fn relative_series(
+    outcomes: &[PointOutcome],
+) -> BTreeMap<(String, StrategyKind), Vec<(f64, f64)>> {
     let mut std_bw: BTreeMap<(String, u64, u64), f64> = BTreeMap::new();
     for o in outcomes {
         if o.point.strategy == StrategyKind::Rmw {
-            std_bw.insert((o.point.device_name.clone(), o.point.clients, o.point.seed), o.result.bandwidth_mib_s);
+            std_bw.insert(
+                (o.point.device_name.clone(), o.point.clients, o.point.seed),
+                o.result.bandwidth_mib_s,
+            );
         }
     }
     let mut acc: BTreeMap<(String, StrategyKind), BTreeMap<u64, (f64, u32)>> = BTreeMap::new();
     for o in outcomes {
         let p = &o.point;
-        if let Some(b) = std_bw.get(&(p.device_name.clone(), p.clients, p.seed)).filter(|b| **b > 0.0) {
-            let e = acc.entry((p.device_name.clone(), p.strategy)).or_default().entry(p.clients).or_insert((0.0, 0));
+        if let Some(b) = std_bw
+            .get(&(p.device_name.clone(), p.clients, p.seed))
+            .filter(|b| **b > 0.0)
+        {
+            let e = acc
+                .entry((p.device_name.clone(), p.strategy))
+                .or_default()
+                .entry(p.clients)
+                .or_insert((0.0, 0));
             e.0 += o.result.bandwidth_mib_s / b;
             e.1 += 1;
         }
     }
     acc.into_iter()
-        .map(|(k, m)| (k, m.into_iter().map(|(c, (s, n))| (c as f64, s / n as f64)).collect()))
+        .map(|(k, m)| {
+            (
+                k,
+                m.into_iter()
+                    .map(|(c, (s, n))| (c as f64, s / n as f64))
+                    .collect(),
+            )
+        })
         .collect()
 }
 
@@ -425,7 +501,12 @@ fn device_label(name: &str) -> String {
 }
 
 /// Panels of one experiment: one per device.
-pub fn panels(exp_title: &str, devices: &[String], strategies: &[StrategyKind], outcomes: &[PointOutcome]) -> Vec<exaraid_report::Panel> {
+pub fn panels(
+    exp_title: &str,
+    devices: &[String],
+    strategies: &[StrategyKind],
+    outcomes: &[PointOutcome],
+) -> Vec<exaraid_report::Panel> {
     let series = relative_series(outcomes);
     devices
         .iter()
@@ -438,7 +519,12 @@ pub fn panels(exp_title: &str, devices: &[String], strategies: &[StrategyKind], 
             series: strategies
                 .iter()
                 .filter_map(|s| {
-                    series.get(&(d.clone(), *s)).map(|pts| exaraid_report::Series { name: s.paper_name().into(), points: pts.clone() })
+                    series
+                        .get(&(d.clone(), *s))
+                        .map(|pts| exaraid_report::Series {
+                            name: s.paper_name().into(),
+                            points: pts.clone(),
+                        })
                 })
                 .collect(),
         })
@@ -447,21 +533,31 @@ pub fn panels(exp_title: &str, devices: &[String], strategies: &[StrategyKind], 
 
 /// Run one experiment file into `out_dir`: results.csv, figure.png, figure.svg.
 pub fn run_experiment(exp: &Experiment, out_dir: &Path) -> Result<Vec<PointOutcome>> {
-    std::fs::create_dir_all(out_dir).with_context(|| format!("creating output directory {}", out_dir.display()))?;
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("creating output directory {}", out_dir.display()))?;
     let outcomes = run_points(&exp.points, &exp.name)?;
     write_outputs(exp, &outcomes, out_dir)?;
     Ok(outcomes)
 }
 
 pub fn write_outputs(exp: &Experiment, outcomes: &[PointOutcome], out_dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(out_dir).with_context(|| format!("creating output directory {}", out_dir.display()))?;
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("creating output directory {}", out_dir.display()))?;
     let csv_path = out_dir.join("results.csv");
-    std::fs::write(&csv_path, csv_text(outcomes)).with_context(|| format!("writing {}", csv_path.display()))?;
+    std::fs::write(&csv_path, csv_text(outcomes))
+        .with_context(|| format!("writing {}", csv_path.display()))?;
     let figure = exaraid_report::Figure {
-        title: format!("{}: {} (write bandwidth relative to STD-RAID)", exp.name, exp.title),
+        title: format!(
+            "{}: {} (write bandwidth relative to STD-RAID)",
+            exp.name, exp.title
+        ),
         panels: panels(&exp.title, &exp.devices, &exp.strategies, outcomes),
         columns: exp.devices.len().max(1),
     };
-    exaraid_report::render(&figure, &out_dir.join("figure.png"), &out_dir.join("figure.svg"))?;
+    exaraid_report::render(
+        &figure,
+        &out_dir.join("figure.png"),
+        &out_dir.join("figure.svg"),
+    )?;
     Ok(())
 }

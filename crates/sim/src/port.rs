@@ -8,7 +8,9 @@ use crate::models::device::IoKind;
 use anyhow::{Context, Result};
 use exaraid_codes::{Cell, Geometry, Term};
 use exaraid_des::TimeNs;
-use exaraid_plan::{ClientWrite, Hint, IoPlan, Layout, Op, PlanKind, Strategy, StrategyConfig, StrategyKind, Zone};
+use exaraid_plan::{
+    ClientWrite, Hint, IoPlan, Layout, Op, PlanKind, Strategy, StrategyConfig, StrategyKind, Zone,
+};
 
 /// Where on an OSS a step lands and what it carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -62,7 +64,15 @@ pub struct PlanOut {
 }
 
 pub trait PlannerPort {
-    fn write(&mut self, now_ns: TimeNs, client: u64, app: u64, file: u64, offset_bytes: u64, len_bytes: u64) -> Result<Vec<PlanOut>>;
+    fn write(
+        &mut self,
+        now_ns: TimeNs,
+        client: u64,
+        app: u64,
+        file: u64,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<Vec<PlanOut>>;
     /// START_DELAYED of `window` on `file` (only called when `uses_hints`).
     fn start_delayed(&mut self, now_ns: TimeNs, window: u64, file: u64) -> Result<Vec<PlanOut>>;
     fn end_delayed(&mut self, now_ns: TimeNs, window: u64) -> Result<Vec<PlanOut>>;
@@ -81,8 +91,14 @@ pub trait PlannerPort {
 /// the seed's "two horizontal parity devices" RAID-6 is the same at every width. The
 /// coefficients are placeholders (1) and never used for arithmetic.
 pub fn timing_geometry(parities: usize, width: usize) -> Result<Geometry> {
-    anyhow::ensure!((1..=2).contains(&parities), "parities must be 1 (RAID-5) or 2 (RAID-6), got {parities}");
-    anyhow::ensure!(width > parities, "stripe width {width} leaves no data column with {parities} parities");
+    anyhow::ensure!(
+        (1..=2).contains(&parities),
+        "parities must be 1 (RAID-5) or 2 (RAID-6), got {parities}"
+    );
+    anyhow::ensure!(
+        width > parities,
+        "stripe width {width} leaves no data column with {parities} parities"
+    );
     let k = width - parities;
     let mut cells: Vec<Cell> = (0..k).map(Cell::Data).collect();
     let mut terms = Vec::new();
@@ -94,12 +110,23 @@ pub fn timing_geometry(parities: usize, width: usize) -> Result<Geometry> {
 }
 
 /// The layout of one point: RAID-0 for the raid0 strategy, otherwise the code's shape.
-pub fn point_layout(strategy: StrategyKind, parities: usize, width: usize, element_bytes: u64, oss_count: usize) -> Result<Layout> {
+pub fn point_layout(
+    strategy: StrategyKind,
+    parities: usize,
+    width: usize,
+    element_bytes: u64,
+    oss_count: usize,
+) -> Result<Layout> {
     let layout = if strategy == StrategyKind::Raid0 {
         Layout::raid0(width, element_bytes, oss_count)
     } else {
         let name = if parities == 1 { "raid5" } else { "raid6" };
-        Layout::from_geometry(timing_geometry(parities, width)?, &format!("{name} width={width} (timing)"), element_bytes, oss_count)
+        Layout::from_geometry(
+            timing_geometry(parities, width)?,
+            &format!("{name} width={width} (timing)"),
+            element_bytes,
+            oss_count,
+        )
     };
     layout.map_err(|e| anyhow::anyhow!("{e}"))
 }
@@ -117,10 +144,23 @@ pub struct StrategyPort {
 }
 
 impl StrategyPort {
-    pub fn new(kind: StrategyKind, layout: Layout, config: StrategyConfig, rotate_files: bool, seed: u64) -> Result<StrategyPort> {
+    pub fn new(
+        kind: StrategyKind,
+        layout: Layout,
+        config: StrategyConfig,
+        rotate_files: bool,
+        seed: u64,
+    ) -> Result<StrategyPort> {
         let oss_count = layout.oss_count() as u64;
-        let strategy = exaraid_plan::new_strategy(kind, layout, config).map_err(|e| anyhow::anyhow!("{e}"))?;
-        Ok(StrategyPort { strategy, oss_count, rotate_files, seed, plans_seen: 0 })
+        let strategy =
+            exaraid_plan::new_strategy(kind, layout, config).map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(StrategyPort {
+            strategy,
+            oss_count,
+            rotate_files,
+            seed,
+            plans_seen: 0,
+        })
     }
 
     /// The OSS a planner OSS of `file` runs on.
@@ -144,7 +184,12 @@ impl StrategyPort {
         plans
             .into_iter()
             .map(|p| {
-                anyhow::ensure!(p.steps.len() < u16::MAX as usize, "plan {} has {} steps, more than the executor's limit", p.id, p.steps.len());
+                anyhow::ensure!(
+                    p.steps.len() < u16::MAX as usize,
+                    "plan {} has {} steps, more than the executor's limit",
+                    p.id,
+                    p.steps.len()
+                );
                 let mut dep_edges = Vec::new();
                 for (j, s) in p.steps.iter().enumerate() {
                     for &a in &s.after {
@@ -174,7 +219,13 @@ impl StrategyPort {
                         }
                     })
                     .collect();
-                Ok(PlanOut { id: p.id, foreground: p.kind == PlanKind::Foreground, after_plans: p.after_plans, steps, dep_edges })
+                Ok(PlanOut {
+                    id: p.id,
+                    foreground: p.kind == PlanKind::Foreground,
+                    after_plans: p.after_plans,
+                    steps,
+                    dep_edges,
+                })
             })
             .collect()
     }
@@ -185,17 +236,41 @@ fn plan_err(e: exaraid_plan::PlanError) -> anyhow::Error {
 }
 
 impl PlannerPort for StrategyPort {
-    fn write(&mut self, now_ns: TimeNs, client: u64, app: u64, file: u64, offset_bytes: u64, len_bytes: u64) -> Result<Vec<PlanOut>> {
-        let w = ClientWrite { client, app, file, offset_bytes, len_bytes };
-        let plans = self.strategy.on_write(&w, now_ns).map_err(plan_err).context("client write")?;
+    fn write(
+        &mut self,
+        now_ns: TimeNs,
+        client: u64,
+        app: u64,
+        file: u64,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<Vec<PlanOut>> {
+        let w = ClientWrite {
+            client,
+            app,
+            file,
+            offset_bytes,
+            len_bytes,
+        };
+        let plans = self
+            .strategy
+            .on_write(&w, now_ns)
+            .map_err(plan_err)
+            .context("client write")?;
         self.convert(plans)
     }
     fn start_delayed(&mut self, now_ns: TimeNs, window: u64, file: u64) -> Result<Vec<PlanOut>> {
-        let plans = self.strategy.on_hint(&Hint::StartDelayed { window, file }, now_ns).map_err(plan_err)?;
+        let plans = self
+            .strategy
+            .on_hint(&Hint::StartDelayed { window, file }, now_ns)
+            .map_err(plan_err)?;
         self.convert(plans)
     }
     fn end_delayed(&mut self, now_ns: TimeNs, window: u64) -> Result<Vec<PlanOut>> {
-        let plans = self.strategy.on_hint(&Hint::EndDelayed { window }, now_ns).map_err(plan_err)?;
+        let plans = self
+            .strategy
+            .on_hint(&Hint::EndDelayed { window }, now_ns)
+            .map_err(plan_err)?;
         self.convert(plans)
     }
     fn tick(&mut self, now_ns: TimeNs) -> Result<Vec<PlanOut>> {

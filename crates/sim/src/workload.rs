@@ -47,7 +47,11 @@ pub struct Workload {
 impl Workload {
     pub fn new(clients: u64, clients_per_app: u64, write_bytes: u64) -> Workload {
         assert!(clients > 0 && clients_per_app > 0 && write_bytes > 0);
-        Workload { clients, clients_per_app, write_bytes }
+        Workload {
+            clients,
+            clients_per_app,
+            write_bytes,
+        }
     }
 
     pub fn apps(&self) -> u64 {
@@ -87,11 +91,19 @@ mod tests {
 
     #[test]
     fn strong_scaling_shrinks_writes_from_1_mib_to_8_kib() {
-        let s = Scaling::Strong { total_bytes: 500_000 * 8192 };
+        let s = Scaling::Strong {
+            total_bytes: 500_000 * 8192,
+        };
         assert_eq!(s.write_bytes(3906), 1 << 20);
         assert_eq!(s.write_bytes(250_000), 16 << 10);
         assert_eq!(s.write_bytes(500_000), 8 << 10);
-        assert_eq!(Scaling::Weak { write_bytes: 128 << 10 }.write_bytes(500_000), 128 << 10);
+        assert_eq!(
+            Scaling::Weak {
+                write_bytes: 128 << 10
+            }
+            .write_bytes(500_000),
+            128 << 10
+        );
     }
 
     #[test]

@@ -85,7 +85,13 @@ pub struct ElementKey {
 
 impl std::fmt::Display for ElementKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "object {} {} slot {}", self.object, self.zone.name(), self.slot)
+        write!(
+            f,
+            "object {} {} slot {}",
+            self.object,
+            self.zone.name(),
+            self.slot
+        )
     }
 }
 
@@ -95,7 +101,11 @@ pub enum BackendError {
     #[error("OSS {oss} is unavailable ({why}); reads fall back to parity, writes need `exaraid store rebuild`")]
     Unavailable { oss: String, why: String },
     #[error("OSS {oss}: checksum mismatch in {key} block {block}: the bytes on disk were silently corrupted; `exaraid store scrub --repair` rebuilds them from parity")]
-    Corrupt { oss: String, key: ElementKey, block: usize },
+    Corrupt {
+        oss: String,
+        key: ElementKey,
+        block: usize,
+    },
     #[error("OSS {oss}: {key} is absent (its zone file is missing or too short: deleted or truncated outside exaraid); reads rebuild it from parity and `exaraid store scrub --repair` rewrites it")]
     Missing { oss: String, key: ElementKey },
     #[error("OSS {oss} is full ({why}); free space or add capacity, nothing was written")]
@@ -219,9 +229,16 @@ pub struct DirBackend {
 
 impl DirBackend {
     /// Create a fresh OSS directory (it may exist but must not hold another store's OSS).
-    pub fn create(dir: &Path, label: &OssLabel, capacity_bytes: Option<u64>) -> Result<DirBackend, BackendError> {
+    pub fn create(
+        dir: &Path,
+        label: &OssLabel,
+        capacity_bytes: Option<u64>,
+    ) -> Result<DirBackend, BackendError> {
         let oss = dir.display().to_string();
-        let io_err = |e: io::Error| BackendError::Io { oss: oss.clone(), why: e.to_string() };
+        let io_err = |e: io::Error| BackendError::Io {
+            oss: oss.clone(),
+            why: e.to_string(),
+        };
         std::fs::create_dir_all(dir.join("objects")).map_err(io_err)?;
         let label_path = dir.join(LABEL_FILE);
         if label_path.exists() {
@@ -243,7 +260,11 @@ impl DirBackend {
     /// Open an existing OSS directory and check its label. A missing directory gives a
     /// backend that reports itself unhealthy (a failed OSS), not an error: the store still
     /// opens and serves degraded reads.
-    pub fn open(dir: &Path, expect: &OssLabel, capacity_bytes: Option<u64>) -> Result<DirBackend, BackendError> {
+    pub fn open(
+        dir: &Path,
+        expect: &OssLabel,
+        capacity_bytes: Option<u64>,
+    ) -> Result<DirBackend, BackendError> {
         let oss = dir.display().to_string();
         let backend = DirBackend {
             dir: dir.to_path_buf(),
@@ -259,7 +280,9 @@ impl DirBackend {
             #[cfg(test)]
             sync_hook: Mutex::new(None),
         };
-        assert!(expect.element_bytes >= ELEMENT_BYTES_MIN && expect.element_bytes <= ELEMENT_BYTES_MAX);
+        assert!(
+            expect.element_bytes >= ELEMENT_BYTES_MIN && expect.element_bytes <= ELEMENT_BYTES_MAX
+        );
         assert_eq!(expect.element_bytes % CHECKSUM_BLOCK_BYTES, 0);
         let label_path = dir.join(LABEL_FILE);
         let text = match std::fs::read(&label_path) {
@@ -269,10 +292,14 @@ impl DirBackend {
                 return Ok(backend);
             }
         };
-        let label: OssLabel = serde_json::from_slice(&text).map_err(|e| BackendError::BadRequest {
-            oss: oss.clone(),
-            why: format!("its label {} is unreadable ({e}); the directory is not an exaraid OSS", label_path.display()),
-        })?;
+        let label: OssLabel =
+            serde_json::from_slice(&text).map_err(|e| BackendError::BadRequest {
+                oss: oss.clone(),
+                why: format!(
+                    "its label {} is unreadable ({e}); the directory is not an exaraid OSS",
+                    label_path.display()
+                ),
+            })?;
         if &label != expect {
             return Err(BackendError::BadRequest {
                 oss,
@@ -328,43 +355,73 @@ impl DirBackend {
     fn map_io(&self, e: io::Error) -> BackendError {
         let oss = self.oss();
         match e.raw_os_error() {
-            Some(libc::ENOSPC) | Some(libc::EDQUOT) => BackendError::NoSpace { oss, why: e.to_string() },
+            Some(libc::ENOSPC) | Some(libc::EDQUOT) => BackendError::NoSpace {
+                oss,
+                why: e.to_string(),
+            },
             Some(libc::ENOENT) | Some(libc::EIO) | Some(libc::ENOTDIR) => {
-                BackendError::Unavailable { oss, why: e.to_string() }
+                BackendError::Unavailable {
+                    oss,
+                    why: e.to_string(),
+                }
             }
-            _ => BackendError::Io { oss, why: e.to_string() },
+            _ => BackendError::Io {
+                oss,
+                why: e.to_string(),
+            },
         }
     }
 
     fn check_up(&self) -> Result<(), BackendError> {
         if self.failed.load(Ordering::SeqCst) {
-            return Err(BackendError::Unavailable { oss: self.oss(), why: "marked failed".into() });
+            return Err(BackendError::Unavailable {
+                oss: self.oss(),
+                why: "marked failed".into(),
+            });
         }
         Ok(())
     }
 
     fn check_range(&self, key: ElementKey, offset: usize, len: usize) -> Result<(), BackendError> {
-        if offset.checked_add(len).map_or(true, |end| end > self.element_bytes) || key.slot >= SLOTS_PER_ZONE_MAX {
+        if offset
+            .checked_add(len)
+            .map_or(true, |end| end > self.element_bytes)
+            || key.slot >= SLOTS_PER_ZONE_MAX
+        {
             return Err(BackendError::BadRequest {
                 oss: self.oss(),
-                why: format!("{key}: range {offset}+{len} outside a {} byte element", self.element_bytes),
+                why: format!(
+                    "{key}: range {offset}+{len} outside a {} byte element",
+                    self.element_bytes
+                ),
             });
         }
         Ok(())
     }
 
     fn path(&self, object: u64, zone: Zone) -> PathBuf {
-        self.dir.join("objects").join(format!("{object}.{}", zone.name()))
+        self.dir
+            .join("objects")
+            .join(format!("{object}.{}", zone.name()))
     }
 
     /// The open file of a zone; `create` makes it if missing (else `None` when absent).
-    fn file(&self, object: u64, zone: Zone, create: bool) -> Result<Option<Arc<File>>, BackendError> {
+    fn file(
+        &self,
+        object: u64,
+        zone: Zone,
+        create: bool,
+    ) -> Result<Option<Arc<File>>, BackendError> {
         let mut files = self.files.lock();
         if let Some(f) = files.get(&(object, zone)) {
             return Ok(Some(f.clone()));
         }
         let path = self.path(object, zone);
-        let opened = OpenOptions::new().read(true).write(true).create(create).open(&path);
+        let opened = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(create)
+            .open(&path);
         match opened {
             Ok(f) => {
                 if create {
@@ -377,7 +434,10 @@ impl DirBackend {
             Err(e) if e.kind() == io::ErrorKind::NotFound && !create => {
                 if !self.dir.join(LABEL_FILE).exists() {
                     self.failed.store(true, Ordering::SeqCst);
-                    return Err(BackendError::Unavailable { oss: self.oss(), why: "the directory is gone".into() });
+                    return Err(BackendError::Unavailable {
+                        oss: self.oss(),
+                        why: "the directory is gone".into(),
+                    });
                 }
                 Ok(None)
             }
@@ -395,11 +455,18 @@ impl DirBackend {
     /// (`reserve` allocates it, `write_blocks` extends the file to its end) and records it in
     /// the extents, so an absent slot below the recorded count is a loss.
     fn slot_lost(&self, key: ElementKey) -> Result<bool, BackendError> {
-        let written = self.extents.lock().0.get(&(key.object, key.zone)).is_some_and(|&n| key.slot < n);
+        let written = self
+            .extents
+            .lock()
+            .0
+            .get(&(key.object, key.zone))
+            .is_some_and(|&n| key.slot < n);
         if !written {
             return Ok(false);
         }
-        let Some(file) = self.file(key.object, key.zone, false)? else { return Ok(true) };
+        let Some(file) = self.file(key.object, key.zone, false)? else {
+            return Ok(true);
+        };
         let len = file.metadata().map_err(|e| self.map_io(e))?.len();
         Ok(len < (key.slot + 1) * self.slot_bytes())
     }
@@ -430,16 +497,23 @@ impl DirBackend {
         if !extents.1 {
             return Ok(());
         }
-        let mut rows: Vec<(u64, Zone, u64)> = extents.0.iter().map(|(&(o, z), &n)| (o, z, n)).collect();
+        let mut rows: Vec<(u64, Zone, u64)> =
+            extents.0.iter().map(|(&(o, z), &n)| (o, z, n)).collect();
         rows.sort();
         let text = serde_json::to_vec(&rows).expect("extents serialise");
-        crate::superblock::write_atomic(&self.dir.join(EXTENTS_FILE), &text).map_err(|e| self.map_io(e))?;
+        crate::superblock::write_atomic(&self.dir.join(EXTENTS_FILE), &text)
+            .map_err(|e| self.map_io(e))?;
         extents.1 = false;
         Ok(())
     }
 
     /// Read blocks `b0..b1` of a slot with their stored crcs (zeros past end of file).
-    fn read_blocks(&self, key: ElementKey, b0: usize, b1: usize) -> Result<(Vec<u8>, Vec<u32>), BackendError> {
+    fn read_blocks(
+        &self,
+        key: ElementKey,
+        b0: usize,
+        b1: usize,
+    ) -> Result<(Vec<u8>, Vec<u32>), BackendError> {
         let n = b1 - b0;
         let mut data = vec![0u8; n * CHECKSUM_BLOCK_BYTES];
         let mut crcs = vec![0u32; n];
@@ -447,10 +521,15 @@ impl DirBackend {
             return Ok((data, crcs));
         };
         let base = key.slot * self.slot_bytes();
-        read_at_zero_fill(&file, &mut data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64).map_err(|e| self.map_io(e))?;
-        let mut raw = vec![0u8; n * CRC_BYTES];
-        read_at_zero_fill(&file, &mut raw, base + (self.element_bytes + b0 * CRC_BYTES) as u64)
+        read_at_zero_fill(&file, &mut data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64)
             .map_err(|e| self.map_io(e))?;
+        let mut raw = vec![0u8; n * CRC_BYTES];
+        read_at_zero_fill(
+            &file,
+            &mut raw,
+            base + (self.element_bytes + b0 * CRC_BYTES) as u64,
+        )
+        .map_err(|e| self.map_io(e))?;
         for (i, c) in raw.chunks_exact(CRC_BYTES).enumerate() {
             crcs[i] = u32::from_le_bytes(c.try_into().unwrap());
         }
@@ -486,7 +565,8 @@ impl DirBackend {
         let base = key.slot * self.slot_bytes();
         // Payload first, then its checksums: a crash in between leaves a mismatch that the
         // store's recovery reseals (the write was not acknowledged) or that scrub repairs.
-        file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64).map_err(|e| self.map_io(e))?;
+        file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64)
+            .map_err(|e| self.map_io(e))?;
         file.write_all_at(&raw, base + (self.element_bytes + b0 * CRC_BYTES) as u64)
             .map_err(|e| self.map_io(e))?;
         // Invariant: a slot ever written is whole in its file, so a slot that is absent or
@@ -502,9 +582,15 @@ impl DirBackend {
 
     /// Account for (and, with a capacity limit, refuse) the growth of a zone file to hold `key`.
     fn grow_for(&self, key: ElementKey) -> Result<(), BackendError> {
-        let Some(capacity) = self.capacity_bytes else { return Ok(()) };
+        let Some(capacity) = self.capacity_bytes else {
+            return Ok(());
+        };
         let end = (key.slot + 1) * self.slot_bytes();
-        let len = self.path(key.object, key.zone).metadata().map(|m| m.len()).unwrap_or(0);
+        let len = self
+            .path(key.object, key.zone)
+            .metadata()
+            .map(|m| m.len())
+            .unwrap_or(0);
         if end > len {
             let used = self.used_bytes.load(Ordering::SeqCst);
             if used + (end - len) > capacity {
@@ -558,11 +644,18 @@ impl Backend for DirBackend {
         let b0 = offset / CHECKSUM_BLOCK_BYTES;
         let b1 = (offset + buf.len()).div_ceil(CHECKSUM_BLOCK_BYTES);
         if self.slot_lost(key)? {
-            return Err(BackendError::Missing { oss: self.oss(), key });
+            return Err(BackendError::Missing {
+                oss: self.oss(),
+                key,
+            });
         }
         let (data, crcs) = self.read_blocks(key, b0, b1)?;
         if let Some(&block) = self.check_blocks(key, b0, &data, &crcs).first() {
-            return Err(BackendError::Corrupt { oss: self.oss(), key, block });
+            return Err(BackendError::Corrupt {
+                oss: self.oss(),
+                key,
+                block,
+            });
         }
         let skip = offset - b0 * CHECKSUM_BLOCK_BYTES;
         buf.copy_from_slice(&data[skip..skip + buf.len()]);
@@ -591,7 +684,11 @@ impl Backend for DirBackend {
             }
             let (data, crcs) = self.read_blocks(key, edge, edge + 1)?;
             if !self.check_blocks(key, edge, &data, &crcs).is_empty() {
-                return Err(BackendError::Corrupt { oss: self.oss(), key, block: edge });
+                return Err(BackendError::Corrupt {
+                    oss: self.oss(),
+                    key,
+                    block: edge,
+                });
             }
             let at = (edge - b0) * CHECKSUM_BLOCK_BYTES;
             whole[at..at + CHECKSUM_BLOCK_BYTES].copy_from_slice(&data);
@@ -614,7 +711,13 @@ impl Backend for DirBackend {
                 // here rather than in the middle of a write sequence.
                 use std::os::unix::io::AsRawFd;
                 let base = key.slot * self.slot_bytes();
-                let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), base as libc::off_t, self.slot_bytes() as libc::off_t) };
+                let rc = unsafe {
+                    libc::posix_fallocate(
+                        file.as_raw_fd(),
+                        base as libc::off_t,
+                        self.slot_bytes() as libc::off_t,
+                    )
+                };
                 if rc != 0 {
                     return Err(self.map_io(io::Error::from_raw_os_error(rc)));
                 }
@@ -684,8 +787,12 @@ impl Backend for DirBackend {
         for e in entries {
             let e = e.map_err(|e| self.map_io(e))?;
             let name = e.file_name().to_string_lossy().to_string();
-            let Some((obj, zone)) = name.split_once('.') else { continue };
-            let (Ok(obj), Some(zone)) = (obj.parse::<u64>(), Zone::from_name(zone)) else { continue };
+            let Some((obj, zone)) = name.split_once('.') else {
+                continue;
+            };
+            let (Ok(obj), Some(zone)) = (obj.parse::<u64>(), Zone::from_name(zone)) else {
+                continue;
+            };
             let len = e.metadata().map_err(|e| self.map_io(e))?.len();
             out.push((obj, zone, len.div_ceil(self.slot_bytes())));
         }
@@ -716,7 +823,11 @@ impl Backend for DirBackend {
         let len = path.metadata().map(|m| m.len()).unwrap_or(0);
         match std::fs::remove_file(&path) {
             Ok(()) => {
-                let _ = self.used_bytes.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |u| Some(u.saturating_sub(len)));
+                let _ = self
+                    .used_bytes
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |u| {
+                        Some(u.saturating_sub(len))
+                    });
                 self.new_files.store(true, Ordering::SeqCst);
                 Ok(())
             }
@@ -733,11 +844,19 @@ mod tests {
     const E: usize = 8192;
 
     fn label() -> OssLabel {
-        OssLabel { store_id: "t".into(), index: 0, element_bytes: E }
+        OssLabel {
+            store_id: "t".into(),
+            index: 0,
+            element_bytes: E,
+        }
     }
 
     fn key(slot: u64) -> ElementKey {
-        ElementKey { object: 7, zone: Zone::Data, slot }
+        ElementKey {
+            object: 7,
+            zone: Zone::Data,
+            slot,
+        }
     }
 
     /// A sync returns only when every write before it is on stable storage, even when
@@ -787,12 +906,17 @@ mod tests {
         };
         // A broken sync returns at once; a correct one waits for the first (released after
         // a grace period, so the test cannot hang).
-        let early = done_rx.recv_timeout(std::time::Duration::from_millis(300)).ok();
+        let early = done_rx
+            .recv_timeout(std::time::Duration::from_millis(300))
+            .ok();
         go_tx.send(()).unwrap();
         first.join().unwrap();
         let durable_at_return = early.unwrap_or_else(|| done_rx.recv().unwrap());
         second.join().unwrap();
-        assert!(durable_at_return, "the second sync returned before the first fsync'd the write it covers");
+        assert!(
+            durable_at_return,
+            "the second sync returned before the first fsync'd the write it covers"
+        );
     }
 
     #[test]
@@ -805,7 +929,10 @@ mod tests {
         assert_eq!(&buf[100..105], b"hello");
         assert!(buf[..100].iter().all(|&x| x == 0));
         b.read(key(0), 0, &mut buf).unwrap();
-        assert!(buf.iter().all(|&x| x == 0), "a never written slot reads as zeros");
+        assert!(
+            buf.iter().all(|&x| x == 0),
+            "a never written slot reads as zeros"
+        );
         b.sync().unwrap();
     }
 
@@ -838,7 +965,11 @@ mod tests {
         doubled.extend_from_slice(&bytes);
         std::fs::write(&path, doubled).unwrap();
         let b = DirBackend::open(dir.path(), &label(), None).unwrap();
-        assert_eq!(b.verify(key(1)).unwrap(), vec![0, 1], "misdirected bytes fail their address-seeded crc");
+        assert_eq!(
+            b.verify(key(1)).unwrap(),
+            vec![0, 1],
+            "misdirected bytes fail their address-seeded crc"
+        );
     }
 
     #[test]
@@ -867,9 +998,15 @@ mod tests {
     fn a_wrong_label_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         DirBackend::create(dir.path(), &label(), None).unwrap();
-        let other = OssLabel { index: 2, ..label() };
+        let other = OssLabel {
+            index: 2,
+            ..label()
+        };
         let err = DirBackend::open(dir.path(), &other, None).err().unwrap();
-        assert!(err.to_string().contains("order of the OSS directories"), "{err}");
+        assert!(
+            err.to_string().contains("order of the OSS directories"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -878,7 +1015,10 @@ mod tests {
         let b = DirBackend::create(dir.path(), &label(), None).unwrap();
         b.write(key(0), 0, &vec![1; E]).unwrap();
         // Payload replaced without its checksum: what a kill between the two pwrites leaves.
-        let f = OpenOptions::new().write(true).open(dir.path().join("objects/7.data")).unwrap();
+        let f = OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("objects/7.data"))
+            .unwrap();
         f.write_all_at(&[9u8; 4096], 0).unwrap();
         assert_eq!(b.verify(key(0)).unwrap(), vec![0]);
         b.reseal(key(0), 0, E).unwrap();

@@ -129,19 +129,35 @@ fn to_oss_ops(c: &OpCounts) -> OssOps {
 /// Each thread's write offsets: thread `t` writes its own contiguous region in order.
 pub fn workload(threads: usize, writes_per_thread: usize, write_bytes: usize) -> Vec<Vec<u64>> {
     (0..threads)
-        .map(|t| (0..writes_per_thread).map(|i| ((t * writes_per_thread + i) * write_bytes) as u64).collect())
+        .map(|t| {
+            (0..writes_per_thread)
+                .map(|i| ((t * writes_per_thread + i) * write_bytes) as u64)
+                .collect()
+        })
         .collect()
 }
 
 /// The planner's operation counts for a workload: a fresh strategy fed the same writes (and,
 /// for delayed, the same window), every plan completed in order.
-pub fn planner_counts(store: &Store, file: u64, offsets: &[Vec<u64>], write_bytes: u64, delayed: bool) -> Result<Vec<OssOps>, StoreError> {
-    let mut strategy: Box<dyn Strategy> =
-        exaraid_plan::new_strategy(store.strategy_kind(), store.layout().clone(), StrategyConfig::default())
-            .map_err(|e| StoreError::BadInput(e.to_string()))?;
+pub fn planner_counts(
+    store: &Store,
+    file: u64,
+    offsets: &[Vec<u64>],
+    write_bytes: u64,
+    delayed: bool,
+) -> Result<Vec<OssOps>, StoreError> {
+    let mut strategy: Box<dyn Strategy> = exaraid_plan::new_strategy(
+        store.strategy_kind(),
+        store.layout().clone(),
+        StrategyConfig::default(),
+    )
+    .map_err(|e| StoreError::BadInput(e.to_string()))?;
     let mut plans: Vec<IoPlan> = Vec::new();
     let err = |e: exaraid_plan::PlanError| StoreError::BadInput(e.to_string());
-    let feed = |strategy: &mut Box<dyn Strategy>, new: Vec<IoPlan>, plans: &mut Vec<IoPlan>| -> Result<(), StoreError> {
+    let feed = |strategy: &mut Box<dyn Strategy>,
+                new: Vec<IoPlan>,
+                plans: &mut Vec<IoPlan>|
+     -> Result<(), StoreError> {
         let mut queue: std::collections::VecDeque<IoPlan> = new.into();
         while let Some(p) = queue.pop_front() {
             queue.extend(strategy.on_complete(p.id).map_err(err)?);
@@ -150,18 +166,28 @@ pub fn planner_counts(store: &Store, file: u64, offsets: &[Vec<u64>], write_byte
         Ok(())
     };
     if delayed {
-        let p = strategy.on_hint(&Hint::StartDelayed { window: 0, file }, 0).map_err(err)?;
+        let p = strategy
+            .on_hint(&Hint::StartDelayed { window: 0, file }, 0)
+            .map_err(err)?;
         feed(&mut strategy, p, &mut plans)?;
     }
     for thread in offsets {
         for &offset_bytes in thread {
-            let w = ClientWrite { client: 0, app: 0, file, offset_bytes, len_bytes: write_bytes };
+            let w = ClientWrite {
+                client: 0,
+                app: 0,
+                file,
+                offset_bytes,
+                len_bytes: write_bytes,
+            };
             let p = strategy.on_write(&w, 0).map_err(err)?;
             feed(&mut strategy, p, &mut plans)?;
         }
     }
     if delayed {
-        let p = strategy.on_hint(&Hint::EndDelayed { window: 0 }, 0).map_err(err)?;
+        let p = strategy
+            .on_hint(&Hint::EndDelayed { window: 0 }, 0)
+            .map_err(err)?;
         feed(&mut strategy, p, &mut plans)?;
     }
     let counts = exaraid_plan::counts_per_oss(&plans, store.oss_count());
@@ -169,21 +195,40 @@ pub fn planner_counts(store: &Store, file: u64, offsets: &[Vec<u64>], write_byte
 }
 
 fn payload(seed: usize, len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i.wrapping_mul(2654435761) >> 7) as u8 ^ seed as u8).collect()
+    (0..len)
+        .map(|i| (i.wrapping_mul(2654435761) >> 7) as u8 ^ seed as u8)
+        .collect()
 }
 
 /// Run one write path on one code; the store lives in `dir` (created and removed).
-pub fn run_path(opts: &BenchOptions, dir: &Path, code: CodeSpec, oss: usize, path: WritePath, write_bytes: usize) -> Result<PathResult, StoreError> {
+pub fn run_path(
+    opts: &BenchOptions,
+    dir: &Path,
+    code: CodeSpec,
+    oss: usize,
+    path: WritePath,
+    write_bytes: usize,
+) -> Result<PathResult, StoreError> {
     let _ = std::fs::remove_dir_all(dir);
     let mut init = InitOptions::with_oss_count(dir, oss, code);
     init.element_bytes = opts.element_bytes;
     init.write_path = path;
     Store::init(dir, &init)?.close()?;
-    let store = Store::open_with(dir, OpenOptions { fsync: opts.fsync, emulate: opts.emulate.clone() })?;
+    let store = Store::open_with(
+        dir,
+        OpenOptions {
+            fsync: opts.fsync,
+            emulate: opts.emulate.clone(),
+        },
+    )?;
     let offsets = workload(opts.threads, opts.writes_per_thread, write_bytes);
     let delayed = path == WritePath::Delayed;
     let name = "bench";
-    let token = if delayed { Some(store.delayed_start(name)?) } else { None };
+    let token = if delayed {
+        Some(store.delayed_start(name)?)
+    } else {
+        None
+    };
     let data: Vec<Vec<u8>> = (0..opts.threads).map(|t| payload(t, write_bytes)).collect();
     let stop = AtomicBool::new(false);
     let start = Instant::now();
@@ -228,7 +273,10 @@ pub fn run_path(opts: &BenchOptions, dir: &Path, code: CodeSpec, oss: usize, pat
     for (t, offs) in offsets.iter().enumerate() {
         for &o in offs.iter().take(2) {
             if store.read(name, o, write_bytes as u64)? != data[t] {
-                return Err(StoreError::Io(format!("bench: bytes at {o} do not read back on {}", path.name())));
+                return Err(StoreError::Io(format!(
+                    "bench: bytes at {o} do not read back on {}",
+                    path.name()
+                )));
             }
         }
     }
@@ -263,7 +311,9 @@ impl RawDevices {
             }
             *free -= 1;
         }
-        std::thread::sleep(std::time::Duration::from_nanos(self.model.service_ns(exaraid_plan::Op::Write, bytes)));
+        std::thread::sleep(std::time::Duration::from_nanos(
+            self.model.service_ns(exaraid_plan::Op::Write, bytes),
+        ));
         *units.lock() += 1;
         freed.notify_one();
     }
@@ -271,7 +321,13 @@ impl RawDevices {
 
 /// Raw write bandwidth of `oss` directories: the same bytes as plain 128 KiB writes, each
 /// thread to its own file in directory `t % oss`, fsync'd at the end.
-fn run_raw(opts: &BenchOptions, dir: &Path, code: &str, oss: usize, write_bytes: usize) -> Result<RawResult, StoreError> {
+fn run_raw(
+    opts: &BenchOptions,
+    dir: &Path,
+    code: &str,
+    oss: usize,
+    write_bytes: usize,
+) -> Result<RawResult, StoreError> {
     let total = opts.writes_per_thread * opts.write_bytes;
     let writes_per_thread = (total / write_bytes).max(1);
     use std::os::unix::fs::FileExt;
@@ -282,7 +338,9 @@ fn run_raw(opts: &BenchOptions, dir: &Path, code: &str, oss: usize, write_bytes:
     }
     let devices = opts.emulate.as_ref().map(|m| RawDevices {
         model: m.clone(),
-        units: (0..oss).map(|_| (Mutex::new(m.parallel_units()), Condvar::new())).collect(),
+        units: (0..oss)
+            .map(|_| (Mutex::new(m.parallel_units()), Condvar::new()))
+            .collect(),
     });
     let start = Instant::now();
     std::thread::scope(|s| -> Result<(), StoreError> {
@@ -291,13 +349,15 @@ fn run_raw(opts: &BenchOptions, dir: &Path, code: &str, oss: usize, write_bytes:
                 let devices = &devices;
                 s.spawn(move || -> Result<(), StoreError> {
                     let target = t % oss;
-                    let f = std::fs::File::create(dir.join(format!("oss-{target}/raw-{t}"))).map_err(io)?;
+                    let f = std::fs::File::create(dir.join(format!("oss-{target}/raw-{t}")))
+                        .map_err(io)?;
                     let data = payload(t, write_bytes);
                     for i in 0..writes_per_thread {
                         if let Some(d) = devices {
                             d.serve(target, write_bytes as u64);
                         }
-                        f.write_all_at(&data, (i * write_bytes) as u64).map_err(io)?;
+                        f.write_all_at(&data, (i * write_bytes) as u64)
+                            .map_err(io)?;
                     }
                     if opts.fsync {
                         f.sync_all().map_err(io)?;
@@ -314,48 +374,119 @@ fn run_raw(opts: &BenchOptions, dir: &Path, code: &str, oss: usize, write_bytes:
     let seconds = start.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(dir);
     let bytes = (opts.threads * writes_per_thread * write_bytes) as u64;
-    Ok(RawResult { code: code.to_string(), oss, write_bytes, bytes, seconds, throughput_mib_s: bytes as f64 / (1 << 20) as f64 / seconds })
+    Ok(RawResult {
+        code: code.to_string(),
+        oss,
+        write_bytes,
+        bytes,
+        seconds,
+        throughput_mib_s: bytes as f64 / (1 << 20) as f64 / seconds,
+    })
 }
 
 /// Run the whole bench. `progress` hears one line per finished run.
 pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchReport, StoreError> {
     assert!(opts.threads >= 1 && opts.writes_per_thread >= 1);
-    std::fs::create_dir_all(&opts.base_dir).map_err(|e| StoreError::Io(format!("{}: {e}", opts.base_dir.display())))?;
+    std::fs::create_dir_all(&opts.base_dir)
+        .map_err(|e| StoreError::Io(format!("{}: {e}", opts.base_dir.display())))?;
     let mut results = Vec::new();
     let mut raw = Vec::new();
     let mut streaming = Vec::new();
     let mut ratios = Vec::new();
-    for (code, oss, wcl_goal) in [(CodeSpec::raid5(opts.k), opts.k + 1, 1.33), (CodeSpec::raid6(opts.k), opts.k + 2, 1.2)] {
+    for (code, oss, wcl_goal) in [
+        (CodeSpec::raid5(opts.k), opts.k + 1, 1.33),
+        (CodeSpec::raid6(opts.k), opts.k + 2, 1.2),
+    ] {
         let mut by_path = std::collections::BTreeMap::new();
-        for path in [WritePath::Raid0, WritePath::Rmw, WritePath::Wcl, WritePath::Delayed] {
-            let r = run_path(opts, &opts.base_dir.join("store"), code, oss, path, opts.write_bytes)?;
-            progress(&format!("{code} {}: {:.1} MiB/s", r.path, r.throughput_mib_s));
+        for path in [
+            WritePath::Raid0,
+            WritePath::Rmw,
+            WritePath::Wcl,
+            WritePath::Delayed,
+        ] {
+            let r = run_path(
+                opts,
+                &opts.base_dir.join("store"),
+                code,
+                oss,
+                path,
+                opts.write_bytes,
+            )?;
+            progress(&format!(
+                "{code} {}: {:.1} MiB/s",
+                r.path, r.throughput_mib_s
+            ));
             by_path.insert(path.name(), r.throughput_mib_s);
             results.push(r);
         }
-        let r = run_raw(opts, &opts.base_dir.join("raw"), &code.to_string(), oss, opts.write_bytes)?;
-        progress(&format!("{code} raw {} KiB writes: {:.1} MiB/s", opts.write_bytes >> 10, r.throughput_mib_s));
+        let r = run_raw(
+            opts,
+            &opts.base_dir.join("raw"),
+            &code.to_string(),
+            oss,
+            opts.write_bytes,
+        )?;
+        progress(&format!(
+            "{code} raw {} KiB writes: {:.1} MiB/s",
+            opts.write_bytes >> 10,
+            r.throughput_mib_s
+        ));
         raw.push(r);
         // Streaming is compared with raw writes of the stripe unit: the requests the store
         // sends each OSS when it writes full stripes.
-        let r = run_raw(opts, &opts.base_dir.join("raw"), &code.to_string(), oss, opts.element_bytes)?;
-        progress(&format!("{code} raw {} KiB writes: {:.1} MiB/s", opts.element_bytes >> 10, r.throughput_mib_s));
+        let r = run_raw(
+            opts,
+            &opts.base_dir.join("raw"),
+            &code.to_string(),
+            oss,
+            opts.element_bytes,
+        )?;
+        progress(&format!(
+            "{code} raw {} KiB writes: {:.1} MiB/s",
+            opts.element_bytes >> 10,
+            r.throughput_mib_s
+        ));
         let raw_mib_s = r.throughput_mib_s;
         raw.push(r);
         // Full-stripe streaming: each write is one whole stripe (k elements).
         let mut stream_opts = opts.clone();
-        stream_opts.writes_per_thread = (opts.writes_per_thread * opts.write_bytes / (opts.k * opts.element_bytes)).max(4);
+        stream_opts.writes_per_thread =
+            (opts.writes_per_thread * opts.write_bytes / (opts.k * opts.element_bytes)).max(4);
         let stream_bytes = opts.k * opts.element_bytes;
-        let s = run_path(&stream_opts, &opts.base_dir.join("store"), code, oss, WritePath::Rmw, stream_bytes)?;
-        progress(&format!("{code} full-stripe streaming (rmw): {:.1} MiB/s", s.throughput_mib_s));
+        let s = run_path(
+            &stream_opts,
+            &opts.base_dir.join("store"),
+            code,
+            oss,
+            WritePath::Rmw,
+            stream_bytes,
+        )?;
+        progress(&format!(
+            "{code} full-stripe streaming (rmw): {:.1} MiB/s",
+            s.throughput_mib_s
+        ));
         let stream_mib_s = s.throughput_mib_s;
         streaming.push(s);
         let mut ratio = |what: &str, value: f64, goal: f64| {
-            ratios.push(Ratio { code: code.to_string(), what: what.to_string(), value, goal, met: value >= goal });
+            ratios.push(Ratio {
+                code: code.to_string(),
+                what: what.to_string(),
+                value,
+                goal,
+                met: value >= goal,
+            });
         };
         ratio("wcl / rmw", by_path["wcl"] / by_path["rmw"], wcl_goal);
-        ratio("delayed / raid0", by_path["delayed"] / by_path["raid0"], 0.9);
-        ratio("full-stripe streaming / raw (stripe-unit writes)", stream_mib_s / raw_mib_s, 0.8);
+        ratio(
+            "delayed / raid0",
+            by_path["delayed"] / by_path["raid0"],
+            0.9,
+        );
+        ratio(
+            "full-stripe streaming / raw (stripe-unit writes)",
+            stream_mib_s / raw_mib_s,
+            0.8,
+        );
     }
     Ok(BenchReport {
         emulate: opts.emulate.as_ref().map(|e| e.name()),

@@ -49,7 +49,13 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// Open (or create) the journal; returns it with every intact record, in order.
     pub fn open(path: &Path) -> Result<(Journal<R>, Vec<(u64, R)>), StoreError> {
         let io = |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", path.display()));
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io)?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(io)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io)?;
         let mut records = Vec::new();
@@ -61,7 +67,9 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
                 // or parse failure). A crash cuts only the last append, so it is a torn tail
                 // only if no intact record follows it anywhere; a damaged length field in
                 // the middle must not silently drop the acknowledged records after it.
-                if let Some(next) = (at + 1..bytes.len()).find(|&o| parse_record::<R>(&bytes[o..]).is_some()) {
+                if let Some(next) =
+                    (at + 1..bytes.len()).find(|&o| parse_record::<R>(&bytes[o..]).is_some())
+                {
                     return Err(StoreError::Metadata(format!(
                         "journal {} is damaged at byte {at} (an intact record starts at byte {next}); the store refuses to drop acknowledged records. Restore the journal from a backup",
                         path.display()
@@ -87,20 +95,32 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             file.sync_all().map_err(io)?;
         }
         file.seek(SeekFrom::Start(at as u64)).map_err(io)?;
-        let journal = Journal { path: path.to_path_buf(), file, next_seq, len_bytes: at as u64, _records: PhantomData };
+        let journal = Journal {
+            path: path.to_path_buf(),
+            file,
+            next_seq,
+            len_bytes: at as u64,
+            _records: PhantomData,
+        };
         Ok((journal, records))
     }
 
     /// Append a record; with `sync` it is durable when this returns.
     pub fn append(&mut self, rec: &R, sync: bool) -> Result<u64, StoreError> {
         let seq = self.next_seq;
-        let payload = serde_json::to_vec(&Envelope { seq, rec }).expect("journal record serialises");
-        assert!(payload.len() <= RECORD_BYTES_MAX, "journal record of {} bytes", payload.len());
+        let payload =
+            serde_json::to_vec(&Envelope { seq, rec }).expect("journal record serialises");
+        assert!(
+            payload.len() <= RECORD_BYTES_MAX,
+            "journal record of {} bytes",
+            payload.len()
+        );
         let mut frame = Vec::with_capacity(FRAME_HEADER_BYTES + payload.len());
         frame.extend_from_slice(&(payload.len() as u32).to_le_bytes());
         frame.extend_from_slice(&crc32c::crc32c(&payload).to_le_bytes());
         frame.extend_from_slice(&payload);
-        let io = |e: std::io::Error| StoreError::from_io(e, &format!("journal {}", self.path.display()));
+        let io =
+            |e: std::io::Error| StoreError::from_io(e, &format!("journal {}", self.path.display()));
         // One write call per record: a crash cuts at most this record (a torn tail).
         self.file.write_all(&frame).map_err(io)?;
         if sync {
@@ -112,12 +132,15 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     }
 
     pub fn sync(&mut self) -> Result<(), StoreError> {
-        self.file.sync_data().map_err(|e| StoreError::from_io(e, &format!("journal {}", self.path.display())))
+        self.file
+            .sync_data()
+            .map_err(|e| StoreError::from_io(e, &format!("journal {}", self.path.display())))
     }
 
     /// Drop every record (after a checkpoint that includes them). Sequence numbers go on.
     pub fn truncate(&mut self) -> Result<(), StoreError> {
-        let io = |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", self.path.display()));
+        let io =
+            |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", self.path.display()));
         self.file.set_len(0).map_err(io)?;
         self.file.seek(SeekFrom::Start(0)).map_err(io)?;
         self.file.sync_all().map_err(io)?;
@@ -156,7 +179,9 @@ fn parse_record<R: DeserializeOwned>(bytes: &[u8]) -> Option<(Envelope<R>, usize
     if crc32c::crc32c(payload) != crc {
         return None;
     }
-    serde_json::from_slice::<Envelope<R>>(payload).ok().map(|env| (env, end))
+    serde_json::from_slice::<Envelope<R>>(payload)
+        .ok()
+        .map(|env| (env, end))
 }
 
 #[cfg(test)]
@@ -175,7 +200,10 @@ mod tests {
             assert_eq!(j.append(&format!("r{i}"), true).unwrap(), i + 1);
         }
         let (j2, recs) = J::open(&path).unwrap();
-        assert_eq!(recs.iter().map(|(_, r)| r.as_str()).collect::<Vec<_>>(), ["r0", "r1", "r2", "r3", "r4"]);
+        assert_eq!(
+            recs.iter().map(|(_, r)| r.as_str()).collect::<Vec<_>>(),
+            ["r0", "r1", "r2", "r3", "r4"]
+        );
         assert_eq!(j2.next_seq(), 6);
     }
 
@@ -194,7 +222,11 @@ mod tests {
             assert_eq!(recs.len(), 1, "cut at {cut}");
             j.append(&"again".to_string(), true).unwrap();
             let (_, recs) = J::open(&path).unwrap();
-            assert_eq!(recs.last().unwrap().1, "again", "appends continue on a record boundary");
+            assert_eq!(
+                recs.last().unwrap().1,
+                "again",
+                "appends continue on a record boundary"
+            );
         }
     }
 
@@ -215,16 +247,28 @@ mod tests {
         for victim in [0usize, 1, 2] {
             let at = starts[victim];
             let to_end = (good.len() - at - FRAME_HEADER_BYTES) as u32;
-            for bad_len in [u32::MAX, (RECORD_BYTES_MAX + 1) as u32, good.len() as u32, to_end] {
+            for bad_len in [
+                u32::MAX,
+                (RECORD_BYTES_MAX + 1) as u32,
+                good.len() as u32,
+                to_end,
+            ] {
                 let mut bytes = good.clone();
                 bytes[at..at + 4].copy_from_slice(&bad_len.to_le_bytes());
                 std::fs::write(&path, &bytes).unwrap();
-                let err = J::open(&path).err().map(|e| e.to_string()).unwrap_or_default();
+                let err = J::open(&path)
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
                 assert!(
                     err.contains("damaged") && err.contains(&format!("byte {at}")),
                     "record {victim} length {bad_len}: {err:?}"
                 );
-                assert_eq!(std::fs::read(&path).unwrap(), bytes, "the journal is left as it was");
+                assert_eq!(
+                    std::fs::read(&path).unwrap(),
+                    bytes,
+                    "the journal is left as it was"
+                );
             }
         }
     }

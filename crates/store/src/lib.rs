@@ -3,12 +3,12 @@
 //! of the codes crate; the write paths are executed from the planner's IoPlans.
 
 pub mod backend;
+pub mod bench;
 pub mod journal;
 pub mod state;
 pub mod store;
 pub mod superblock;
 pub mod torture;
-pub mod bench;
 
 pub use store::{InitOptions, OpenOptions, ServiceTime, Status, Store};
 pub use superblock::WritePath;

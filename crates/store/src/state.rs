@@ -20,7 +20,12 @@ pub struct OssOps {
 
 impl OssOps {
     pub fn total(&self) -> u64 {
-        self.data_read + self.data_write + self.parity_read + self.parity_write + self.cache_read + self.cache_write
+        self.data_read
+            + self.data_write
+            + self.parity_read
+            + self.parity_write
+            + self.cache_read
+            + self.cache_write
     }
     pub fn add(&mut self, other: &OssOps) {
         self.data_read += other.data_read;
@@ -44,11 +49,27 @@ pub struct FileMeta {
 /// which is how the cache-zone index and the delayed windows persist between processes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Input {
-    Write { file: u64, offset_bytes: u64, len_bytes: u64, now_ns: u64 },
-    StartDelayed { window: u64, file: u64, now_ns: u64 },
-    EndDelayed { window: u64, now_ns: u64 },
-    Tick { now_ns: u64 },
-    Complete { plan: u64 },
+    Write {
+        file: u64,
+        offset_bytes: u64,
+        len_bytes: u64,
+        now_ns: u64,
+    },
+    StartDelayed {
+        window: u64,
+        file: u64,
+        now_ns: u64,
+    },
+    EndDelayed {
+        window: u64,
+        now_ns: u64,
+    },
+    Tick {
+        now_ns: u64,
+    },
+    Complete {
+        plan: u64,
+    },
 }
 
 /// An open delayed-parity window, as the user knows it (by token).
@@ -63,20 +84,39 @@ pub struct Window {
 /// Journal records: every change of [`State`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Rec {
-    Create { name: String, id: u64 },
-    Remove { name: String },
+    Create {
+        name: String,
+        id: u64,
+    },
+    Remove {
+        name: String,
+    },
     /// `from` (a complete new content, written under a temporary name) takes the name `to`;
     /// a file that had the name `to` is dropped. Why: `put` over an existing file must not
     /// lose the old content when the new one cannot be written (a full OSS).
-    Replace { from: String, to: String },
+    Replace {
+        from: String,
+        to: String,
+    },
     /// A planner input (not fsync'd by itself: the `Durable` record that follows is).
     Input(Input),
     /// These plans' writes are on stable storage: the writes they carry are acknowledged.
-    Durable { plans: Vec<u64> },
-    Fail { oss: usize },
-    Rebuilt { oss: usize },
-    WindowStart { token: String, window: Window },
-    WindowEnd { token: String },
+    Durable {
+        plans: Vec<u64>,
+    },
+    Fail {
+        oss: usize,
+    },
+    Rebuilt {
+        oss: usize,
+    },
+    WindowStart {
+        token: String,
+        window: Window,
+    },
+    WindowEnd {
+        token: String,
+    },
     /// Everything was flushed home with parity and the planner restarted from scratch:
     /// inputs and durable plans before this record no longer matter.
     PlannerReset,
@@ -109,11 +149,21 @@ impl State {
     }
 
     pub fn apply(&mut self, seq: u64, rec: &Rec) {
-        assert!(seq > self.last_seq, "journal record {seq} applied after {}", self.last_seq);
+        assert!(
+            seq > self.last_seq,
+            "journal record {seq} applied after {}",
+            self.last_seq
+        );
         self.last_seq = seq;
         match rec {
             Rec::Create { name, id } => {
-                self.files.insert(name.clone(), FileMeta { id: *id, size_bytes: 0 });
+                self.files.insert(
+                    name.clone(),
+                    FileMeta {
+                        id: *id,
+                        size_bytes: 0,
+                    },
+                );
                 self.next_file_id = self.next_file_id.max(id + 1);
             }
             Rec::Replace { from, to } => {
@@ -130,7 +180,12 @@ impl State {
             }
             Rec::Input(input) => {
                 match input {
-                    Input::Write { file, offset_bytes, len_bytes, now_ns } => {
+                    Input::Write {
+                        file,
+                        offset_bytes,
+                        len_bytes,
+                        now_ns,
+                    } => {
                         if let Some(meta) = self.files.values_mut().find(|m| m.id == *file) {
                             meta.size_bytes = meta.size_bytes.max(offset_bytes + len_bytes);
                         }

@@ -33,16 +33,21 @@ use std::sync::Arc;
 
 use exaraid_codes::{Cell, Code, CodeSpec, Pos, StripeBuf};
 use exaraid_plan::{
-    Bytes, ClientWrite, Hint, IoPlan, Layout, Op, OpCounts, PlanError, PlanId, Step, Strategy, StrategyConfig,
-    StrategyKind, Zone as PlanZone,
+    Bytes, ClientWrite, Hint, IoPlan, Layout, Op, OpCounts, PlanError, PlanId, Step, Strategy,
+    StrategyConfig, StrategyKind, Zone as PlanZone,
 };
 use parking_lot::{Condvar, Mutex};
 use serde::Serialize;
 
-use crate::backend::{Backend, DirBackend, ElementKey, OssLabel, Zone, CHECKSUM_BLOCK_BYTES, ELEMENT_BYTES_MAX, ELEMENT_BYTES_MIN};
+use crate::backend::{
+    Backend, DirBackend, ElementKey, OssLabel, Zone, CHECKSUM_BLOCK_BYTES, ELEMENT_BYTES_MAX,
+    ELEMENT_BYTES_MIN,
+};
 use crate::journal::Journal;
 use crate::state::{Input, OssOps, Rec, State, Window};
-use crate::superblock::{read_checked, write_checked, StoredCode, Superblock, WritePath, FORMAT_VERSION};
+use crate::superblock::{
+    read_checked, write_checked, StoredCode, Superblock, WritePath, FORMAT_VERSION,
+};
 use crate::StoreError;
 
 /// The object id of each OSS's cache zone (the planner addresses the cache zone per OSS, not
@@ -94,7 +99,10 @@ impl InitOptions {
     }
     /// `count` OSS directories `oss-0 .. oss-{count-1}` inside the store directory.
     pub fn with_oss_count(dir: &Path, count: usize, code: CodeSpec) -> InitOptions {
-        InitOptions::new((0..count).map(|i| dir.join(format!("oss-{i}"))).collect(), code)
+        InitOptions::new(
+            (0..count).map(|i| dir.join(format!("oss-{i}"))).collect(),
+            code,
+        )
     }
 }
 
@@ -109,7 +117,10 @@ pub struct OpenOptions {
 
 impl Default for OpenOptions {
     fn default() -> OpenOptions {
-        OpenOptions { fsync: true, emulate: None }
+        OpenOptions {
+            fsync: true,
+            emulate: None,
+        }
     }
 }
 
@@ -216,13 +227,21 @@ impl StripeLocks {
         for k in &keys {
             t.queues.entry(*k).or_default().push_back(number);
         }
-        Ticket { locks: self.clone(), number, keys: keys.into_iter().collect() }
+        Ticket {
+            locks: self.clone(),
+            number,
+            keys: keys.into_iter().collect(),
+        }
     }
 
     /// Wait until the ticket is first on all its stripes.
     pub fn acquire(&self, ticket: Ticket) -> StripeGuard {
         let mut t = self.table.lock();
-        while !ticket.keys.iter().all(|k| t.queues.get(k).and_then(|q| q.front()) == Some(&ticket.number)) {
+        while !ticket
+            .keys
+            .iter()
+            .all(|k| t.queues.get(k).and_then(|q| q.front()) == Some(&ticket.number))
+        {
             self.freed.wait(&mut t);
         }
         StripeGuard { _ticket: ticket }
@@ -304,15 +323,18 @@ pub struct Store {
 
 fn plan_err(e: PlanError) -> StoreError {
     match e {
-        PlanError::BeyondFileLimit { .. } | PlanError::WriteTooLarge { .. } | PlanError::EmptyWrite => {
-            StoreError::BadInput(e.to_string())
-        }
+        PlanError::BeyondFileLimit { .. }
+        | PlanError::WriteTooLarge { .. }
+        | PlanError::EmptyWrite => StoreError::BadInput(e.to_string()),
         other => StoreError::BadInput(other.to_string()),
     }
 }
 
 fn unix_now_ns() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
 }
 
 fn random_id() -> String {
@@ -386,11 +408,15 @@ impl Store {
                 "stripe unit {e} bytes is not allowed: use a multiple of 4096 between {ELEMENT_BYTES_MIN} and {ELEMENT_BYTES_MAX} (default 1048576)"
             )));
         }
-        let code = Code::new(opts.code).map_err(|err| StoreError::BadInput(format!("code {}: {err}", opts.code)))?;
-        code.check_element_bytes(e).map_err(|err| StoreError::BadInput(err.to_string()))?;
+        let code = Code::new(opts.code)
+            .map_err(|err| StoreError::BadInput(format!("code {}: {err}", opts.code)))?;
+        code.check_element_bytes(e)
+            .map_err(|err| StoreError::BadInput(err.to_string()))?;
         let n = opts.oss_dirs.len();
         if n > OSS_COUNT_MAX {
-            return Err(StoreError::BadInput(format!("{n} OSS directories: at most {OSS_COUNT_MAX}")));
+            return Err(StoreError::BadInput(format!(
+                "{n} OSS directories: at most {OSS_COUNT_MAX}"
+            )));
         }
         let cols = code.geometry().cols;
         if n < cols {
@@ -401,7 +427,9 @@ impl Store {
         }
         let distinct: BTreeSet<&PathBuf> = opts.oss_dirs.iter().collect();
         if distinct.len() != n {
-            return Err(StoreError::BadInput("the same OSS directory is given twice: each OSS needs its own directory".into()));
+            return Err(StoreError::BadInput(
+                "the same OSS directory is given twice: each OSS needs its own directory".into(),
+            ));
         }
         if Superblock::path(dir).exists() {
             return Err(StoreError::BadInput(format!(
@@ -409,14 +437,24 @@ impl Store {
                 dir.display()
             )));
         }
-        std::fs::create_dir_all(dir).map_err(|err| StoreError::from_io(err, &format!("creating {}", dir.display())))?;
-        let dir = dir.canonicalize().map_err(|err| StoreError::Io(format!("{}: {err}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|err| StoreError::from_io(err, &format!("creating {}", dir.display())))?;
+        let dir = dir
+            .canonicalize()
+            .map_err(|err| StoreError::Io(format!("{}: {err}", dir.display())))?;
         let store_id = random_id();
         let mut oss_dirs = Vec::with_capacity(n);
         for (index, d) in opts.oss_dirs.iter().enumerate() {
-            let label = OssLabel { store_id: store_id.clone(), index, element_bytes: e };
+            let label = OssLabel {
+                store_id: store_id.clone(),
+                index,
+                element_bytes: e,
+            };
             DirBackend::create(d, &label, opts.oss_capacity_bytes)?;
-            oss_dirs.push(d.canonicalize().map_err(|err| StoreError::Io(format!("{}: {err}", d.display())))?);
+            oss_dirs.push(
+                d.canonicalize()
+                    .map_err(|err| StoreError::Io(format!("{}: {err}", d.display())))?,
+            );
         }
         let sb = Superblock {
             format_version: FORMAT_VERSION,
@@ -429,7 +467,10 @@ impl Store {
             window_timeout_ms: opts.window_timeout_ms,
             unprotected_bytes_max: opts.unprotected_bytes_max,
         };
-        let state = State { ops: vec![OssOps::default(); n], ..State::default() };
+        let state = State {
+            ops: vec![OssOps::default(); n],
+            ..State::default()
+        };
         write_checked(&dir.join(STATE_FILE), "state", &state)?;
         let _ = std::fs::remove_file(dir.join(JOURNAL_FILE));
         // The superblock last: its presence is what makes the directory a store.
@@ -446,7 +487,8 @@ impl Store {
         let sb = Superblock::load(dir)?;
         let lock_file = lock_dir(dir)?;
         let spec = sb.code.spec()?;
-        let code = Code::new(spec).map_err(|e| StoreError::Metadata(format!("superblock names a bad code: {e}")))?;
+        let code = Code::new(spec)
+            .map_err(|e| StoreError::Metadata(format!("superblock names a bad code: {e}")))?;
         let n = sb.oss_dirs.len();
         let kind = strategy_kind(sb.write_path);
         let layout = if kind == StrategyKind::Raid0 {
@@ -457,7 +499,11 @@ impl Store {
         .map_err(|e| StoreError::Metadata(e.to_string()))?;
         let mut backends = Vec::with_capacity(n);
         for (index, d) in sb.oss_dirs.iter().enumerate() {
-            let label = OssLabel { store_id: sb.store_id.clone(), index, element_bytes: sb.element_bytes };
+            let label = OssLabel {
+                store_id: sb.store_id.clone(),
+                index,
+                element_bytes: sb.element_bytes,
+            };
             backends.push(DirBackend::open(d, &label, sb.oss_capacity_bytes)?);
         }
         let mut state: State = read_checked(&dir.join(STATE_FILE), "state")?;
@@ -474,15 +520,25 @@ impl Store {
                 backends[i].set_failed(true);
             }
         }
-        let config = StrategyConfig { window_timeout_ns: sb.window_timeout_ms.saturating_mul(1_000_000), ..StrategyConfig::default() };
+        let config = StrategyConfig {
+            window_timeout_ns: sb.window_timeout_ms.saturating_mul(1_000_000),
+            ..StrategyConfig::default()
+        };
         let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
-        let undurable: Vec<(usize, IoPlan)> = plans.iter().filter(|(_, p)| !state.durable.contains(&p.id)).cloned().collect();
+        let undurable: Vec<(usize, IoPlan)> = plans
+            .iter()
+            .filter(|(_, p)| !state.durable.contains(&p.id))
+            .cloned()
+            .collect();
         if let Some(first) = undurable.iter().map(|(i, _)| *i).min() {
             // If no input from the first interrupted one on produced a durable plan, recovery
             // works on the planner state from before them: the interrupted writes then read
             // as never made (their bytes stay old, or new where a torn home write reached
             // the disk), instead of exposing cache slots they did not finish writing.
-            let tail_undurable = plans.iter().filter(|(i, _)| *i >= first).all(|(_, p)| !state.durable.contains(&p.id));
+            let tail_undurable = plans
+                .iter()
+                .filter(|(i, _)| *i >= first)
+                .all(|(_, p)| !state.durable.contains(&p.id));
             if tail_undurable {
                 strategy = replay(kind, &layout, config, &state.inputs[..first])?.0;
             }
@@ -495,7 +551,13 @@ impl Store {
             layout,
             kind,
             config,
-            core: Mutex::new(Core { strategy, journal, state, reads_in_flight: 0, deferred_completions: Vec::new() }),
+            core: Mutex::new(Core {
+                strategy,
+                journal,
+                state,
+                reads_in_flight: 0,
+                deferred_completions: Vec::new(),
+            }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
             locks: Arc::new(StripeLocks::default()),
@@ -504,7 +566,14 @@ impl Store {
             background: Mutex::new(VecDeque::new()),
             background_cv: Condvar::new(),
             background_served: AtomicBool::new(false),
-            device_units: (0..n).map(|_| (Mutex::new(options.emulate.as_ref().map_or(0, |e| e.parallel_units())), Condvar::new())).collect(),
+            device_units: (0..n)
+                .map(|_| {
+                    (
+                        Mutex::new(options.emulate.as_ref().map_or(0, |e| e.parallel_units())),
+                        Condvar::new(),
+                    )
+                })
+                .collect(),
             emulate: options.emulate.clone(),
             ops: Mutex::new(vec![OssOps::default(); n]),
             plan_counts: Mutex::new(vec![OpCounts::default(); n]),
@@ -532,7 +601,13 @@ impl Store {
                     .state
                     .inputs
                     .iter()
-                    .filter_map(|i| if let Input::Complete { plan } = i { Some(*plan) } else { None })
+                    .filter_map(|i| {
+                        if let Input::Complete { plan } = i {
+                            Some(*plan)
+                        } else {
+                            None
+                        }
+                    })
                     .collect();
                 let mut more = Vec::new();
                 for p in durable.into_iter().filter(|p| !completed.contains(p)) {
@@ -566,7 +641,8 @@ impl Store {
     fn check_usable(&self) -> Result<(), StoreError> {
         if self.poisoned.load(Ordering::SeqCst) {
             return Err(StoreError::Io(
-                "an earlier operation failed half way; reopen the store (it recovers on open)".into(),
+                "an earlier operation failed half way; reopen the store (it recovers on open)"
+                    .into(),
             ));
         }
         Ok(())
@@ -586,7 +662,14 @@ impl Store {
 
     pub fn list(&self) -> Vec<(String, u64)> {
         // Names with NUL are `put`'s temporary files (one left by a crash is not a user's file).
-        self.core.lock().state.files.iter().filter(|(n, _)| !n.contains('\0')).map(|(n, m)| (n.clone(), m.size_bytes)).collect()
+        self.core
+            .lock()
+            .state
+            .files
+            .iter()
+            .filter(|(n, _)| !n.contains('\0'))
+            .map(|(n, m)| (n.clone(), m.size_bytes))
+            .collect()
     }
 
     /// The planner's file id of `name` (its object name on every OSS).
@@ -604,7 +687,11 @@ impl Store {
             .files
             .get(name)
             .map(|m| (m.id, m.size_bytes))
-            .ok_or_else(|| StoreError::BadInput(format!("no file named '{name}' in the store; `exaraid store ls` lists the files")))
+            .ok_or_else(|| {
+                StoreError::BadInput(format!(
+                    "no file named '{name}' in the store; `exaraid store ls` lists the files"
+                ))
+            })
     }
 
     fn file_or_create(&self, name: &str) -> Result<u64, StoreError> {
@@ -614,7 +701,14 @@ impl Store {
             return Ok(m.id);
         }
         let id = core.state.next_file_id;
-        self.journal(&mut core, Rec::Create { name: name.to_string(), id }, true)?;
+        self.journal(
+            &mut core,
+            Rec::Create {
+                name: name.to_string(),
+                id,
+            },
+            true,
+        )?;
         Ok(id)
     }
 
@@ -624,7 +718,13 @@ impl Store {
         let (id, _) = self.file(name)?;
         self.detach(id)?;
         let mut core = self.core.lock();
-        self.journal(&mut core, Rec::Remove { name: name.to_string() }, true)?;
+        self.journal(
+            &mut core,
+            Rec::Remove {
+                name: name.to_string(),
+            },
+            true,
+        )?;
         drop(core);
         self.remove_objects(id)
     }
@@ -643,7 +743,13 @@ impl Store {
             }
         }
         let mut core = self.core.lock();
-        let tokens: Vec<String> = core.state.windows.iter().filter(|(_, w)| w.file == id).map(|(t, _)| t.clone()).collect();
+        let tokens: Vec<String> = core
+            .state
+            .windows
+            .iter()
+            .filter(|(_, w)| w.file == id)
+            .map(|(t, _)| t.clone())
+            .collect();
         for token in tokens {
             self.journal(&mut core, Rec::WindowEnd { token }, false)?;
         }
@@ -681,14 +787,23 @@ impl Store {
         let id = {
             let mut core = self.core.lock();
             let id = core.state.next_file_id;
-            self.journal(&mut core, Rec::Create { name: temp.clone(), id }, true)?;
+            self.journal(
+                &mut core,
+                Rec::Create {
+                    name: temp.clone(),
+                    id,
+                },
+                true,
+            )?;
             id
         };
         if !data.is_empty() {
             if let Err(e) = self.write_id(id, 0, data) {
                 // Drop the partial new content; the old file was not touched.
                 if let Err(cleanup) = self.remove(&temp) {
-                    return Err(StoreError::Io(format!("{e}; removing the partial new content failed too: {cleanup}")));
+                    return Err(StoreError::Io(format!(
+                        "{e}; removing the partial new content failed too: {cleanup}"
+                    )));
                 }
                 return Err(e);
             }
@@ -696,7 +811,14 @@ impl Store {
         self.detach(old)?;
         {
             let mut core = self.core.lock();
-            self.journal(&mut core, Rec::Replace { from: temp, to: name.to_string() }, true)?;
+            self.journal(
+                &mut core,
+                Rec::Replace {
+                    from: temp,
+                    to: name.to_string(),
+                },
+                true,
+            )?;
         }
         self.remove_objects(old)
     }
@@ -717,10 +839,15 @@ impl Store {
     pub fn write(&self, name: &str, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
         self.check_usable()?;
         if data.is_empty() {
-            return Err(StoreError::BadInput("a write of 0 bytes does nothing: give at least one byte".into()));
+            return Err(StoreError::BadInput(
+                "a write of 0 bytes does nothing: give at least one byte".into(),
+            ));
         }
         let len = data.len() as u64;
-        if offset_bytes.checked_add(len).map_or(true, |end| end > FILE_BYTES_MAX) {
+        if offset_bytes
+            .checked_add(len)
+            .map_or(true, |end| end > FILE_BYTES_MAX)
+        {
             return Err(StoreError::BadInput(format!(
                 "offset {offset_bytes} + {len} bytes ends beyond the largest file ({FILE_BYTES_MAX} bytes)"
             )));
@@ -732,7 +859,10 @@ impl Store {
     /// `write` to a file known by id (the temporary file of `put` has no user name).
     fn write_id(&self, file: u64, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
         let len = data.len() as u64;
-        if offset_bytes.checked_add(len).map_or(true, |end| end > FILE_BYTES_MAX) {
+        if offset_bytes
+            .checked_add(len)
+            .map_or(true, |end| end > FILE_BYTES_MAX)
+        {
             return Err(StoreError::BadInput(format!(
                 "offset {offset_bytes} + {len} bytes ends beyond the largest file ({FILE_BYTES_MAX} bytes)"
             )));
@@ -762,7 +892,12 @@ impl Store {
     fn enforce_unprotected_bound(&self) -> Result<(), StoreError> {
         let over = {
             let core = self.core.lock();
-            let unprotected: u64 = core.strategy.unprotected().iter().map(|u| u.len_bytes).sum();
+            let unprotected: u64 = core
+                .strategy
+                .unprotected()
+                .iter()
+                .map(|u| u.len_bytes)
+                .sum();
             unprotected > self.sb.unprotected_bytes_max
         };
         if over {
@@ -772,7 +907,13 @@ impl Store {
     }
 
     fn write_chunk(&self, file: u64, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
-        let write = ClientWrite { client: 0, app: 0, file, offset_bytes, len_bytes: data.len() as u64 };
+        let write = ClientWrite {
+            client: 0,
+            app: 0,
+            file,
+            offset_bytes,
+            len_bytes: data.len() as u64,
+        };
         let (tick_plans, plans) = {
             let mut core = self.core.lock();
             let now_ns = Self::now_ns(&core);
@@ -783,7 +924,16 @@ impl Store {
                 core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
                 return Err(e);
             }
-            self.journal(&mut core, Rec::Input(Input::Write { file, offset_bytes, len_bytes: write.len_bytes, now_ns }), false)?;
+            self.journal(
+                &mut core,
+                Rec::Input(Input::Write {
+                    file,
+                    offset_bytes,
+                    len_bytes: write.len_bytes,
+                    now_ns,
+                }),
+                false,
+            )?;
             (self.admit(tick_plans), self.admit(plans))
         };
         self.run_plans(tick_plans, None)?;
@@ -799,7 +949,10 @@ impl Store {
                 let mut addr = step.addr_bytes;
                 let end = step.addr_bytes + step.len_bytes;
                 while addr < end {
-                    per_oss.entry(step.oss).or_default().insert(self.key(step.zone, step.file, addr));
+                    per_oss
+                        .entry(step.oss)
+                        .or_default()
+                        .insert(self.key(step.zone, step.file, addr));
                     addr = (addr / e + 1) * e;
                 }
             }
@@ -820,13 +973,24 @@ impl Store {
 
     fn key(&self, zone: PlanZone, file: u64, addr_bytes: u64) -> ElementKey {
         let e = self.sb.element_bytes as u64;
-        let object = if zone == PlanZone::Cache { CACHE_OBJECT } else { file };
-        ElementKey { object, zone: to_backend_zone(zone), slot: addr_bytes / e }
+        let object = if zone == PlanZone::Cache {
+            CACHE_OBJECT
+        } else {
+            file
+        };
+        ElementKey {
+            object,
+            zone: to_backend_zone(zone),
+            slot: addr_bytes / e,
+        }
     }
 
     /// The planner's timers (delayed-window timeouts). Called with the core lock held.
     fn tick_locked(&self, core: &mut Core, now_ns: u64) -> Result<Vec<IoPlan>, StoreError> {
-        let due = core.strategy.next_deadline_ns().is_some_and(|d| d <= now_ns);
+        let due = core
+            .strategy
+            .next_deadline_ns()
+            .is_some_and(|d| d <= now_ns);
         if !due {
             return Ok(Vec::new());
         }
@@ -860,7 +1024,8 @@ impl Store {
                     if stop.load(Ordering::SeqCst) {
                         return Ok(());
                     }
-                    self.background_cv.wait_for(&mut q, std::time::Duration::from_millis(5));
+                    self.background_cv
+                        .wait_for(&mut q, std::time::Duration::from_millis(5));
                 }
                 q.pop_front()
             };
@@ -910,7 +1075,13 @@ impl Store {
         for plan in &plans {
             self.learn_cache_chunks(plan);
         }
-        plans.into_iter().map(|plan| Admitted { ticket: self.locks.enqueue(plan_stripes(&plan)), plan }).collect()
+        plans
+            .into_iter()
+            .map(|plan| Admitted {
+                ticket: self.locks.enqueue(plan_stripes(&plan)),
+                plan,
+            })
+            .collect()
     }
 
     /// Record where a plan's cache steps put each column of their cache stripe.
@@ -922,7 +1093,9 @@ impl Store {
             for piece in &step.pieces {
                 let el = &piece.element;
                 let base = step.addr_bytes + at - el.pos.row as u64 * e - el.offset_bytes;
-                map.entry((step.file, el.stripe)).or_default().insert(el.pos.col, (step.oss, base));
+                map.entry((step.file, el.stripe))
+                    .or_default()
+                    .insert(el.pos.col, (step.oss, base));
                 at += el.len_bytes;
             }
         }
@@ -930,9 +1103,20 @@ impl Store {
 
     /// Rebuild bytes of a cache stripe's element from the rest of the cache stripe (WCL: the
     /// running parity covers every byte written into it; unwritten bytes count as zeros).
-    fn rebuild_cache_element(&self, core: Option<&Core>, file: u64, stripe: u64, pos: Pos) -> Result<Vec<u8>, StoreError> {
+    fn rebuild_cache_element(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        pos: Pos,
+    ) -> Result<Vec<u8>, StoreError> {
         let e = self.sb.element_bytes;
-        let chunks = self.cache_chunks.lock().get(&(file, stripe)).cloned().unwrap_or_default();
+        let chunks = self
+            .cache_chunks
+            .lock()
+            .get(&(file, stripe))
+            .cloned()
+            .unwrap_or_default();
         let sdb = self.layout.stripe_data_bytes();
         let extents = match core {
             Some(c) => c.strategy.lookup(file, stripe * sdb, sdb),
@@ -952,7 +1136,9 @@ impl Store {
             if erased.contains(&col) {
                 continue;
             }
-            let Some(&(oss, base)) = chunks.get(&col) else { continue }; // never written: zeros
+            let Some(&(oss, base)) = chunks.get(&col) else {
+                continue;
+            }; // never written: zeros
             if !self.backends[oss].healthy() {
                 erased.insert(col);
                 continue;
@@ -969,13 +1155,19 @@ impl Store {
                     }
                     Cell::Data(_) => {
                         // Only the bytes written into this cache stripe; the rest is zero.
-                        for x in extents.iter().filter(|x| x.zone == PlanZone::Cache && x.element.pos == p) {
+                        for x in extents
+                            .iter()
+                            .filter(|x| x.zone == PlanZone::Cache && x.element.pos == p)
+                        {
                             if x.addr_bytes < slot_addr || x.addr_bytes >= slot_addr + e as u64 {
                                 continue;
                             }
                             let o = x.element.offset_bytes as usize;
                             let n = x.len_bytes as usize;
-                            if self.backends[oss].read(key, o, &mut buf.element_mut(p)[o..o + n]).is_err() {
+                            if self.backends[oss]
+                                .read(key, o, &mut buf.element_mut(p)[o..o + n])
+                                .is_err()
+                            {
                                 erased.insert(col);
                             }
                         }
@@ -991,16 +1183,28 @@ impl Store {
 
     /// Execute plans in order; each becomes durable (journaled) on success, then the planner
     /// hears of its completion and whatever that returns runs too.
-    fn run_plans(&self, plans: Vec<Admitted>, client: Option<(&ClientWrite, &[u8])>) -> Result<(), StoreError> {
+    fn run_plans(
+        &self,
+        plans: Vec<Admitted>,
+        client: Option<(&ClientWrite, &[u8])>,
+    ) -> Result<(), StoreError> {
         self.run_plans_from(plans, client, false)
     }
 
     /// `run_plans`; `on_server` says the caller is the background server (which runs
     /// background plans itself instead of queueing them).
-    fn run_plans_from(&self, plans: Vec<Admitted>, client: Option<(&ClientWrite, &[u8])>, on_server: bool) -> Result<(), StoreError> {
+    fn run_plans_from(
+        &self,
+        plans: Vec<Admitted>,
+        client: Option<(&ClientWrite, &[u8])>,
+        on_server: bool,
+    ) -> Result<(), StoreError> {
         let mut queue: VecDeque<Admitted> = plans.into();
         while let Some(Admitted { plan, ticket }) = queue.pop_front() {
-            if !on_server && plan.kind == exaraid_plan::PlanKind::Background && self.background_served.load(Ordering::SeqCst) {
+            if !on_server
+                && plan.kind == exaraid_plan::PlanKind::Background
+                && self.background_served.load(Ordering::SeqCst)
+            {
                 self.background.lock().push_back(Admitted { plan, ticket });
                 self.background_cv.notify_all();
                 continue;
@@ -1033,7 +1237,13 @@ impl Store {
             }
             let more = {
                 let mut core = self.core.lock();
-                self.journal(&mut core, Rec::Durable { plans: vec![plan.id] }, true)?;
+                self.journal(
+                    &mut core,
+                    Rec::Durable {
+                        plans: vec![plan.id],
+                    },
+                    true,
+                )?;
                 self.done.lock().insert(plan.id);
                 self.done_cv.notify_all();
                 core.deferred_completions.push(plan.id);
@@ -1046,14 +1256,23 @@ impl Store {
     }
 
     /// Execute one plan's steps on real bytes, in step order (every `after` points backwards).
-    fn execute(&self, plan: &IoPlan, client: Option<(&ClientWrite, &[u8])>) -> Result<(), StoreError> {
+    fn execute(
+        &self,
+        plan: &IoPlan,
+        client: Option<(&ClientWrite, &[u8])>,
+    ) -> Result<(), StoreError> {
         // Steps run in waves by dependency depth: a step's `after` steps are all in earlier
         // waves, and the steps of one wave (no path between them, as the planner promises)
         // run in parallel, one thread per step, when they reach more than one OSS.
         let n = plan.steps.len();
         let mut depth = vec![0usize; n];
         for i in 0..n {
-            depth[i] = plan.steps[i].after.iter().map(|&a| depth[a] + 1).max().unwrap_or(0);
+            depth[i] = plan.steps[i]
+                .after
+                .iter()
+                .map(|&a| depth[a] + 1)
+                .max()
+                .unwrap_or(0);
         }
         let waves = depth.iter().copied().max().map_or(0, |d| d + 1);
         let mut read_bytes: Vec<Option<Vec<u8>>> = vec![None; n];
@@ -1071,12 +1290,23 @@ impl Store {
                 let mut bytes = Vec::with_capacity(step.len_bytes as usize);
                 for piece in &step.pieces {
                     let source = piece.source.expect("write pieces name their bytes");
-                    let b = self.resolve(plan, source, piece.element.len_bytes, client, &read_bytes, &mut computed)?;
+                    let b = self.resolve(
+                        plan,
+                        source,
+                        piece.element.len_bytes,
+                        client,
+                        &read_bytes,
+                        &mut computed,
+                    )?;
                     bytes.extend_from_slice(&b);
                 }
                 write_bytes.push((i, bytes));
             }
-            let reads: Vec<usize> = members.iter().copied().filter(|&i| plan.steps[i].op == Op::Read).collect();
+            let reads: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&i| plan.steps[i].op == Op::Read)
+                .collect();
             let osses: BTreeSet<usize> = members.iter().map(|&i| plan.steps[i].oss).collect();
             if osses.len() <= 1 {
                 for &i in &reads {
@@ -1110,7 +1340,11 @@ impl Store {
                                     let r = match step.op {
                                         Op::Read => self.read_step(step).map(Some),
                                         Op::Write => {
-                                            let bytes = &write_bytes.iter().find(|(w, _)| *w == i).expect("resolved").1;
+                                            let bytes = &write_bytes
+                                                .iter()
+                                                .find(|(w, _)| *w == i)
+                                                .expect("resolved")
+                                                .1;
                                             self.write_step(step, bytes).map(|_| None)
                                         }
                                     };
@@ -1124,7 +1358,10 @@ impl Store {
                             })
                         })
                         .collect();
-                    handles.into_iter().flat_map(|h| h.join().expect("step thread")).collect()
+                    handles
+                        .into_iter()
+                        .flat_map(|h| h.join().expect("step thread"))
+                        .collect()
                 });
                 results.extend(out);
             }
@@ -1151,23 +1388,38 @@ impl Store {
         Ok(match source {
             Bytes::Zero => vec![0u8; len],
             Bytes::Client { file_offset_bytes } => {
-                let (w, data) = client.expect("a plan that copies client bytes runs with the client's buffer");
+                let (w, data) =
+                    client.expect("a plan that copies client bytes runs with the client's buffer");
                 let at = (file_offset_bytes - w.offset_bytes) as usize;
                 data[at..at + len].to_vec()
             }
             Bytes::Read { step, offset_bytes } => {
-                let b = read_bytes[step].as_ref().expect("a step reads before it is used");
+                let b = read_bytes[step]
+                    .as_ref()
+                    .expect("a step reads before it is used");
                 b[offset_bytes as usize..offset_bytes as usize + len].to_vec()
             }
-            Bytes::Computed { compute, offset_bytes } => {
+            Bytes::Computed {
+                compute,
+                offset_bytes,
+            } => {
                 if computed[compute].is_none() {
                     let c = &plan.computes[compute];
                     let engine = exaraid_codes::engine::engine();
-                    let mut out = self.resolve(plan, c.base, c.len_bytes, client, read_bytes, computed)?;
+                    let mut out =
+                        self.resolve(plan, c.base, c.len_bytes, client, read_bytes, computed)?;
                     for t in &c.terms {
-                        let mut x = self.resolve(plan, t.new, c.len_bytes, client, read_bytes, computed)?;
+                        let mut x =
+                            self.resolve(plan, t.new, c.len_bytes, client, read_bytes, computed)?;
                         if t.old != Bytes::Zero {
-                            let old = self.resolve(plan, t.old, c.len_bytes, client, read_bytes, computed)?;
+                            let old = self.resolve(
+                                plan,
+                                t.old,
+                                c.len_bytes,
+                                client,
+                                read_bytes,
+                                computed,
+                            )?;
                             engine.xor_into(&mut x, &old);
                         }
                         engine.gf_mul_xor(t.coef, &x, &mut out);
@@ -1197,7 +1449,12 @@ impl Store {
     /// One read step: one backend request, split at element boundaries. A home element that
     /// cannot be read (failed OSS, checksum mismatch) is rebuilt from the rest of its stripe.
     fn read_step(&self, step: &Step) -> Result<Vec<u8>, StoreError> {
-        self.count(step.oss, to_backend_zone(step.zone), Op::Read, step.is_parity());
+        self.count(
+            step.oss,
+            to_backend_zone(step.zone),
+            Op::Read,
+            step.is_parity(),
+        );
         self.emulate_device(step.oss, Op::Read, step.len_bytes);
         let mut out = vec![0u8; step.len_bytes as usize];
         let mut at = 0usize;
@@ -1205,7 +1462,15 @@ impl Store {
             let len = piece.element.len_bytes as usize;
             let buf = &mut out[at..at + len];
             let addr = step.addr_bytes + at as u64;
-            self.read_range(None, step.oss, step.zone, step.file, addr, &piece.element, buf)?;
+            self.read_range(
+                None,
+                step.oss,
+                step.zone,
+                step.file,
+                addr,
+                &piece.element,
+                buf,
+            )?;
             at += len;
         }
         Ok(out)
@@ -1232,7 +1497,10 @@ impl Store {
                 Ok(()) => {}
                 // Missing: the planner says these bytes are here, so they were written and
                 // the slot was deleted or truncated outside exaraid; never read it as zeros.
-                Err(err) if (err.is_unavailable() || err.is_corrupt() || err.is_missing()) && zone != PlanZone::Cache => {
+                Err(err)
+                    if (err.is_unavailable() || err.is_corrupt() || err.is_missing())
+                        && zone != PlanZone::Cache =>
+                {
                     if err.is_unavailable() {
                         self.note_failed(oss)?;
                     }
@@ -1248,9 +1516,13 @@ impl Store {
                             self.note_failed(oss)?;
                         }
                     }
-                    let whole = self.rebuild_cache_element(core, file, element.stripe, element.pos).map_err(|e| {
-                        StoreError::DataLost(format!("{err}; rebuilding from the cache stripe failed: {e}"))
-                    })?;
+                    let whole = self
+                        .rebuild_cache_element(core, file, element.stripe, element.pos)
+                        .map_err(|e| {
+                            StoreError::DataLost(format!(
+                                "{err}; rebuilding from the cache stripe failed: {e}"
+                            ))
+                        })?;
                     let from = element.offset_bytes as usize + done;
                     buf[done..done + n].copy_from_slice(&whole[from..from + n]);
                 }
@@ -1263,7 +1535,12 @@ impl Store {
 
     fn write_step(&self, step: &Step, bytes: &[u8]) -> Result<(), StoreError> {
         assert_eq!(bytes.len() as u64, step.len_bytes);
-        self.count(step.oss, to_backend_zone(step.zone), Op::Write, step.is_parity());
+        self.count(
+            step.oss,
+            to_backend_zone(step.zone),
+            Op::Write,
+            step.is_parity(),
+        );
         self.emulate_device(step.oss, Op::Write, step.len_bytes);
         let b = &self.backends[step.oss];
         if !b.healthy() {
@@ -1275,7 +1552,11 @@ impl Store {
             let a = step.addr_bytes + done as u64;
             let off = (a % e) as usize;
             let n = (bytes.len() - done).min(e as usize - off);
-            match b.write(self.key(step.zone, step.file, a), off, &bytes[done..done + n]) {
+            match b.write(
+                self.key(step.zone, step.file, a),
+                off,
+                &bytes[done..done + n],
+            ) {
                 Ok(()) => {}
                 Err(err) if err.is_unavailable() => return self.note_failed(step.oss),
                 Err(err) => return Err(err.into()),
@@ -1320,13 +1601,20 @@ impl Store {
             Cell::Empty => return None,
         };
         let oss = self.layout.oss_of(file, stripe, pos.col);
-        Some((oss, self.key(zone, file, self.layout.home_addr(stripe, pos, 0))))
+        Some((
+            oss,
+            self.key(zone, file, self.layout.home_addr(stripe, pos, 0)),
+        ))
     }
 
     /// Read a whole home stripe; returns it with the columns that could not be read (failed
     /// OSS, checksum mismatch, or a written element whose slot is gone), which are left zero,
     /// and the corrupt or missing elements (row, col, blocks).
-    fn read_home_stripe(&self, file: u64, stripe: u64) -> Result<(StripeBuf, Vec<usize>, Vec<(usize, usize, Vec<usize>)>), StoreError> {
+    fn read_home_stripe(
+        &self,
+        file: u64,
+        stripe: u64,
+    ) -> Result<(StripeBuf, Vec<usize>, Vec<(usize, usize, Vec<usize>)>), StoreError> {
         let g = self.layout.geometry();
         let e = self.sb.element_bytes;
         let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
@@ -1335,7 +1623,9 @@ impl Store {
         for col in 0..g.cols {
             for row in 0..g.rows {
                 let pos = Pos { row, col };
-                let Some((oss, key)) = self.home_key(file, stripe, pos) else { continue };
+                let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                    continue;
+                };
                 self.count(oss, key.zone, Op::Read, key.zone == Zone::Parity);
                 let b = &self.backends[oss];
                 match b.read(key, 0, buf.element_mut(pos)) {
@@ -1371,12 +1661,24 @@ impl Store {
         Ok(buf.element(pos).to_vec())
     }
 
-    fn decode(&self, file: u64, stripe: u64, buf: &mut StripeBuf, erased: &[usize]) -> Result<(), StoreError> {
+    fn decode(
+        &self,
+        file: u64,
+        stripe: u64,
+        buf: &mut StripeBuf,
+        erased: &[usize],
+    ) -> Result<(), StoreError> {
         if erased.is_empty() {
             return Ok(());
         }
         if erased.len() > self.tolerance() {
-            let name = self.core.lock().state.file_by_id(file).map(|(n, _)| n.clone()).unwrap_or_else(|| format!("#{file}"));
+            let name = self
+                .core
+                .lock()
+                .state
+                .file_by_id(file)
+                .map(|(n, _)| n.clone())
+                .unwrap_or_else(|| format!("#{file}"));
             let sdb = self.layout.stripe_data_bytes();
             return Err(StoreError::DataLost(format!(
                 "file '{name}' bytes {}..{} (stripe {stripe}) are lost: columns {erased:?} are unreadable but the code tolerates {}",
@@ -1385,11 +1687,19 @@ impl Store {
                 self.tolerance()
             )));
         }
-        self.code.decode(buf, erased).map_err(|e| StoreError::DataLost(e.to_string()))
+        self.code
+            .decode(buf, erased)
+            .map_err(|e| StoreError::DataLost(e.to_string()))
     }
 
     /// Write every element of a home stripe (skipping failed OSSs).
-    fn write_home_stripe(&self, file: u64, stripe: u64, buf: &StripeBuf, only_cols: Option<&[usize]>) -> Result<(), StoreError> {
+    fn write_home_stripe(
+        &self,
+        file: u64,
+        stripe: u64,
+        buf: &StripeBuf,
+        only_cols: Option<&[usize]>,
+    ) -> Result<(), StoreError> {
         let g = self.layout.geometry();
         for col in 0..g.cols {
             if only_cols.is_some_and(|c| !c.contains(&col)) {
@@ -1397,7 +1707,9 @@ impl Store {
             }
             for row in 0..g.rows {
                 let pos = Pos { row, col };
-                let Some((oss, key)) = self.home_key(file, stripe, pos) else { continue };
+                let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                    continue;
+                };
                 let b = &self.backends[oss];
                 if !b.healthy() {
                     continue;
@@ -1413,12 +1725,19 @@ impl Store {
 
     /// Read `len_bytes` at `offset_bytes` of a file: from wherever the planner says the newest
     /// bytes are (cache zone or home), rebuilding from parity what a failed OSS holds.
-    pub fn read(&self, name: &str, offset_bytes: u64, len_bytes: u64) -> Result<Vec<u8>, StoreError> {
+    pub fn read(
+        &self,
+        name: &str,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<Vec<u8>, StoreError> {
         self.check_usable()?;
         let _shared = self.gate.read();
         let (file, size) = self.file(name)?;
         if len_bytes == 0 {
-            return Err(StoreError::BadInput("a read of 0 bytes: give --length of at least 1".into()));
+            return Err(StoreError::BadInput(
+                "a read of 0 bytes: give --length of at least 1".into(),
+            ));
         }
         match offset_bytes.checked_add(len_bytes) {
             Some(end) if end <= size => {}
@@ -1438,7 +1757,9 @@ impl Store {
             let (extents, ticket) = {
                 let stripes: BTreeSet<(u64, u64)> = {
                     let sdb = self.layout.stripe_data_bytes();
-                    (at / sdb..=(at + chunk - 1) / sdb).map(|s| (file, s)).collect()
+                    (at / sdb..=(at + chunk - 1) / sdb)
+                        .map(|s| (file, s))
+                        .collect()
                 };
                 let mut core = self.core.lock();
                 let ticket = self.locks.enqueue(stripes);
@@ -1455,7 +1776,8 @@ impl Store {
                     let from = (x.file_offset_bytes - offset_bytes) as usize;
                     let buf = &mut out[from..from + x.len_bytes as usize];
                     self.count(x.oss, to_backend_zone(x.zone), Op::Read, false);
-                    result = self.read_range(None, x.oss, x.zone, file, x.addr_bytes, &x.element, buf);
+                    result =
+                        self.read_range(None, x.oss, x.zone, file, x.addr_bytes, &x.element, buf);
                     if result.is_err() {
                         break;
                     }
@@ -1478,13 +1800,25 @@ impl Store {
     // ---------------------------------------------------------------- recovery and flush
 
     /// File ranges whose newest bytes are in the cache zone.
-    fn cached_extents(&self, core: &Core, file: u64) -> Result<Vec<exaraid_plan::Extent>, StoreError> {
-        let Some((_, meta)) = core.state.file_by_id(file) else { return Ok(Vec::new()) };
+    fn cached_extents(
+        &self,
+        core: &Core,
+        file: u64,
+    ) -> Result<Vec<exaraid_plan::Extent>, StoreError> {
+        let Some((_, meta)) = core.state.file_by_id(file) else {
+            return Ok(Vec::new());
+        };
         if meta.size_bytes == 0 {
             return Ok(Vec::new());
         }
-        let extents = core.strategy.lookup(file, 0, meta.size_bytes).map_err(plan_err)?;
-        Ok(extents.into_iter().filter(|x| x.zone == PlanZone::Cache).collect())
+        let extents = core
+            .strategy
+            .lookup(file, 0, meta.size_bytes)
+            .map_err(plan_err)?;
+        Ok(extents
+            .into_iter()
+            .filter(|x| x.zone == PlanZone::Cache)
+            .collect())
     }
 
     /// Recovery after an interrupted run (see the module docs).
@@ -1523,7 +1857,12 @@ impl Store {
     /// Move every cached range home and recompute the parity of `extra` stripes and of every
     /// stripe that had cached bytes; then restart the planner from scratch. Open delayed
     /// windows stay open (their data is now protected early).
-    fn settle(&self, core: &mut Core, mut stripes: BTreeSet<(u64, u64)>, reseal: bool) -> Result<(), StoreError> {
+    fn settle(
+        &self,
+        core: &mut Core,
+        mut stripes: BTreeSet<(u64, u64)>,
+        reseal: bool,
+    ) -> Result<(), StoreError> {
         let sdb = self.layout.stripe_data_bytes();
         let mut cached: BTreeMap<(u64, u64), Vec<exaraid_plan::Extent>> = BTreeMap::new();
         let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
@@ -1543,7 +1882,9 @@ impl Store {
             if reseal {
                 for col in 0..g.cols {
                     for row in 0..g.rows {
-                        let Some((oss, key)) = self.home_key(file, stripe, Pos { row, col }) else { continue };
+                        let Some((oss, key)) = self.home_key(file, stripe, Pos { row, col }) else {
+                            continue;
+                        };
                         if self.backends[oss].healthy() {
                             self.backends[oss].reseal(key, 0, self.sb.element_bytes)?;
                         }
@@ -1552,16 +1893,30 @@ impl Store {
             }
             let (mut buf, erased, _) = self.read_home_stripe(file, stripe)?;
             self.decode(file, stripe, &mut buf, &erased)?;
-            for x in cached.get(&(file, stripe)).map(|v| v.as_slice()).unwrap_or(&[]) {
+            for x in cached
+                .get(&(file, stripe))
+                .map(|v| v.as_slice())
+                .unwrap_or(&[])
+            {
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
-                self.read_range(Some(core), x.oss, x.zone, file, x.addr_bytes, &x.element, &mut bytes)?;
+                self.read_range(
+                    Some(core),
+                    x.oss,
+                    x.zone,
+                    file,
+                    x.addr_bytes,
+                    &x.element,
+                    &mut bytes,
+                )?;
                 let el = buf.element_mut(x.element.pos);
                 let o = x.element.offset_bytes as usize;
                 el[o..o + bytes.len()].copy_from_slice(&bytes);
             }
             if self.kind != StrategyKind::Raid0 {
-                self.code.encode(&mut buf).map_err(|e| StoreError::Io(e.to_string()))?;
+                self.code
+                    .encode(&mut buf)
+                    .map_err(|e| StoreError::Io(e.to_string()))?;
             }
             self.write_home_stripe(file, stripe, &buf, None)?;
         }
@@ -1587,17 +1942,43 @@ impl Store {
             .state
             .inputs
             .iter()
-            .filter_map(|i| if let Input::StartDelayed { window, .. } = i { Some(*window) } else { None })
+            .filter_map(|i| {
+                if let Input::StartDelayed { window, .. } = i {
+                    Some(*window)
+                } else {
+                    None
+                }
+            })
             .collect();
-        let windows: Vec<Window> = core.state.windows.values().filter(|w| !started.contains(&w.window)).cloned().collect();
+        let windows: Vec<Window> = core
+            .state
+            .windows
+            .values()
+            .filter(|w| !started.contains(&w.window))
+            .cloned()
+            .collect();
         for w in windows {
             let now_ns = Self::now_ns(core);
             let plans = core
                 .strategy
-                .on_hint(&Hint::StartDelayed { window: w.window, file: w.file }, now_ns)
+                .on_hint(
+                    &Hint::StartDelayed {
+                        window: w.window,
+                        file: w.file,
+                    },
+                    now_ns,
+                )
                 .map_err(plan_err)?;
             assert!(plans.is_empty(), "START_DELAYED plans no I/O");
-            self.journal(core, Rec::Input(Input::StartDelayed { window: w.window, file: w.file, now_ns }), true)?;
+            self.journal(
+                core,
+                Rec::Input(Input::StartDelayed {
+                    window: w.window,
+                    file: w.file,
+                    now_ns,
+                }),
+                true,
+            )?;
         }
         Ok(())
     }
@@ -1625,7 +2006,10 @@ impl Store {
             write_checked(&self.dir.join(STATE_FILE), "state", &snapshot)?;
         }
         // The snapshot now holds the counters; restart the in-memory ones from zero.
-        let ops_now: Vec<OssOps> = std::mem::replace(&mut *self.ops.lock(), vec![OssOps::default(); self.backends.len()]);
+        let ops_now: Vec<OssOps> = std::mem::replace(
+            &mut *self.ops.lock(),
+            vec![OssOps::default(); self.backends.len()],
+        );
         for (i, o) in ops_now.iter().enumerate() {
             core.state.ops[i].add(o);
         }
@@ -1678,7 +2062,9 @@ impl Store {
     pub fn fail_oss(&self, oss: usize) -> Result<(), StoreError> {
         let n = self.backends.len();
         if oss >= n {
-            return Err(StoreError::BadInput(format!("OSS {oss} does not exist: this store has OSSs 0..{n}")));
+            return Err(StoreError::BadInput(format!(
+                "OSS {oss} does not exist: this store has OSSs 0..{n}"
+            )));
         }
         self.backends[oss].set_failed(true);
         let mut core = self.core.lock();
@@ -1690,7 +2076,9 @@ impl Store {
 
     pub fn failed_osses(&self) -> Vec<usize> {
         let core = self.core.lock();
-        (0..self.backends.len()).filter(|&i| !self.backends[i].healthy() || core.state.failed_oss.contains(&i)).collect()
+        (0..self.backends.len())
+            .filter(|&i| !self.backends[i].healthy() || core.state.failed_oss.contains(&i))
+            .collect()
     }
 
     fn stripes_of(&self, size_bytes: u64) -> u64 {
@@ -1701,8 +2089,14 @@ impl Store {
     /// corrupt elements from the rest of their stripe and stale parity from the data.
     pub fn scrub(&self, repair: bool) -> Result<ScrubReport, StoreError> {
         self.check_usable()?;
-        let files: Vec<(String, u64, u64)> =
-            self.core.lock().state.files.iter().map(|(n, m)| (n.clone(), m.id, m.size_bytes)).collect();
+        let files: Vec<(String, u64, u64)> = self
+            .core
+            .lock()
+            .state
+            .files
+            .iter()
+            .map(|(n, m)| (n.clone(), m.id, m.size_bytes))
+            .collect();
         let mut report = ScrubReport::default();
         let g = self.layout.geometry().clone();
         for (name, id, size) in files {
@@ -1712,8 +2106,15 @@ impl Store {
                 let (mut buf, erased, corrupt) = self.read_home_stripe(id, stripe)?;
                 let corrupt_cols: Vec<usize> = corrupt.iter().map(|c| c.1).collect();
                 for (row, col, blocks) in &corrupt {
-                    let pos = Pos { row: *row, col: *col };
-                    let zone = if matches!(g.cell(pos), Cell::Parity(_)) { "parity" } else { "data" };
+                    let pos = Pos {
+                        row: *row,
+                        col: *col,
+                    };
+                    let zone = if matches!(g.cell(pos), Cell::Parity(_)) {
+                        "parity"
+                    } else {
+                        "data"
+                    };
                     report.corrupt_elements.push(ScrubFinding {
                         oss: self.layout.oss_of(id, stripe, *col),
                         file: name.clone(),
@@ -1725,11 +2126,20 @@ impl Store {
                     });
                 }
                 if erased.is_empty() {
-                    if self.kind != StrategyKind::Raid0 && !self.code.verify(&buf).map_err(|e| StoreError::Io(e.to_string()))?.is_empty() {
+                    if self.kind != StrategyKind::Raid0
+                        && !self
+                            .code
+                            .verify(&buf)
+                            .map_err(|e| StoreError::Io(e.to_string()))?
+                            .is_empty()
+                    {
                         report.parity_mismatches.push((name.clone(), stripe));
                         if repair {
-                            self.code.encode(&mut buf).map_err(|e| StoreError::Io(e.to_string()))?;
-                            let parity_cols: Vec<usize> = g.parity_pos.iter().map(|p| p.col).collect();
+                            self.code
+                                .encode(&mut buf)
+                                .map_err(|e| StoreError::Io(e.to_string()))?;
+                            let parity_cols: Vec<usize> =
+                                g.parity_pos.iter().map(|p| p.col).collect();
                             self.write_home_stripe(id, stripe, &buf, Some(&parity_cols))?;
                         }
                     }
@@ -1742,8 +2152,13 @@ impl Store {
                     Ok(()) => {
                         // Rewrite only the corrupt elements (their columns may hold intact ones).
                         for (row, col, _) in &corrupt {
-                            let pos = Pos { row: *row, col: *col };
-                            let Some((oss, key)) = self.home_key(id, stripe, pos) else { continue };
+                            let pos = Pos {
+                                row: *row,
+                                col: *col,
+                            };
+                            let Some((oss, key)) = self.home_key(id, stripe, pos) else {
+                                continue;
+                            };
                             self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
                             self.backends[oss].write(key, 0, buf.element(pos))?;
                             report.repaired_elements += 1;
@@ -1772,17 +2187,25 @@ impl Store {
         self.check_usable()?;
         let n = self.backends.len();
         if oss >= n {
-            return Err(StoreError::BadInput(format!("OSS {oss} does not exist: this store has OSSs 0..{n}")));
+            return Err(StoreError::BadInput(format!(
+                "OSS {oss} does not exist: this store has OSSs 0..{n}"
+            )));
         }
         if self.tolerance() == 0 {
-            return Err(StoreError::BadInput("a raid0 store has no parity to rebuild from".into()));
+            return Err(StoreError::BadInput(
+                "a raid0 store has no parity to rebuild from".into(),
+            ));
         }
         self.fail_oss(oss)?;
         {
             let mut core = self.core.lock();
             self.settle(&mut core, BTreeSet::new(), false)?;
         }
-        let label = OssLabel { store_id: self.sb.store_id.clone(), index: oss, element_bytes: self.sb.element_bytes };
+        let label = OssLabel {
+            store_id: self.sb.store_id.clone(),
+            index: oss,
+            element_bytes: self.sb.element_bytes,
+        };
         let target = match to {
             Some(dir) => dir.to_path_buf(),
             None => self.sb.oss_dirs[oss].clone(),
@@ -1793,11 +2216,20 @@ impl Store {
             let _ = std::fs::remove_file(target.join(crate::backend::LABEL_FILE));
         }
         let fresh = DirBackend::create(&target, &label, self.sb.oss_capacity_bytes)?;
-        let files: Vec<(u64, u64)> = self.core.lock().state.files.values().map(|m| (m.id, m.size_bytes)).collect();
+        let files: Vec<(u64, u64)> = self
+            .core
+            .lock()
+            .state
+            .files
+            .values()
+            .map(|m| (m.id, m.size_bytes))
+            .collect();
         let g = self.layout.geometry().clone();
         for (id, size) in files {
             for stripe in 0..self.stripes_of(size) {
-                let cols: Vec<usize> = (0..g.cols).filter(|&c| self.layout.oss_of(id, stripe, c) == oss).collect();
+                let cols: Vec<usize> = (0..g.cols)
+                    .filter(|&c| self.layout.oss_of(id, stripe, c) == oss)
+                    .collect();
                 if cols.is_empty() {
                     continue;
                 }
@@ -1809,7 +2241,9 @@ impl Store {
                 for &col in &cols {
                     for row in 0..g.rows {
                         let pos = Pos { row, col };
-                        let Some((_, key)) = self.home_key(id, stripe, pos) else { continue };
+                        let Some((_, key)) = self.home_key(id, stripe, pos) else {
+                            continue;
+                        };
                         self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
                         fresh.write(key, 0, buf.element(pos))?;
                     }
@@ -1818,7 +2252,9 @@ impl Store {
         }
         fresh.sync()?;
         if let Some(dir) = to {
-            let canon = dir.canonicalize().map_err(|e| StoreError::Io(format!("{}: {e}", dir.display())))?;
+            let canon = dir
+                .canonicalize()
+                .map_err(|e| StoreError::Io(format!("{}: {e}", dir.display())))?;
             let mut sb = self.sb.clone();
             sb.oss_dirs[oss] = canon;
             sb.save(&self.dir)?;
@@ -1853,11 +2289,34 @@ impl Store {
             }
             let now_ns = Self::now_ns(&core);
             let window = core.state.next_window;
-            let plans = core.strategy.on_hint(&Hint::StartDelayed { window, file }, now_ns).map_err(plan_err)?;
+            let plans = core
+                .strategy
+                .on_hint(&Hint::StartDelayed { window, file }, now_ns)
+                .map_err(plan_err)?;
             let token = format!("{}-{window}", &self.sb.store_id[..8]);
-            let w = Window { window, file, name: name.to_string(), started_unix_ns: unix_now_ns() };
-            self.journal(&mut core, Rec::Input(Input::StartDelayed { window, file, now_ns }), false)?;
-            self.journal(&mut core, Rec::WindowStart { token: token.clone(), window: w }, true)?;
+            let w = Window {
+                window,
+                file,
+                name: name.to_string(),
+                started_unix_ns: unix_now_ns(),
+            };
+            self.journal(
+                &mut core,
+                Rec::Input(Input::StartDelayed {
+                    window,
+                    file,
+                    now_ns,
+                }),
+                false,
+            )?;
+            self.journal(
+                &mut core,
+                Rec::WindowStart {
+                    token: token.clone(),
+                    window: w,
+                },
+                true,
+            )?;
             (token, self.admit(plans))
         };
         self.run_plans(plans, None)?;
@@ -1869,10 +2328,22 @@ impl Store {
         core.strategy
             .unprotected()
             .into_iter()
-            .filter(|u| u.window == window && (!self.backends[u.oss].healthy() || core.state.failed_oss.contains(&u.oss)))
+            .filter(|u| {
+                u.window == window
+                    && (!self.backends[u.oss].healthy() || core.state.failed_oss.contains(&u.oss))
+            })
             .map(|u| {
-                let name = core.state.file_by_id(u.file).map(|(n, _)| n.clone()).unwrap_or_default();
-                (name, u.file_offset_bytes, u.file_offset_bytes + u.len_bytes, u.oss)
+                let name = core
+                    .state
+                    .file_by_id(u.file)
+                    .map(|(n, _)| n.clone())
+                    .unwrap_or_default();
+                (
+                    name,
+                    u.file_offset_bytes,
+                    u.file_offset_bytes + u.len_bytes,
+                    u.oss,
+                )
             })
             .collect()
     }
@@ -1890,33 +2361,54 @@ impl Store {
             };
             let lost = self.lost_ranges(&core, w.window);
             if !lost.is_empty() {
-                let list: Vec<String> =
-                    lost.iter().map(|(n, s, e, oss)| format!("'{n}' bytes {s}..{e} (OSS {oss})")).collect();
+                let list: Vec<String> = lost
+                    .iter()
+                    .map(|(n, s, e, oss)| format!("'{n}' bytes {s}..{e} (OSS {oss})"))
+                    .collect();
                 return Err(StoreError::DataLost(format!(
                     "delayed window {token} cannot end: an OSS failed while the window was open and these ranges had their only copy there, without parity: {}. Everything else stays readable; rewrite these ranges (or remove the file) and end the window again",
                     list.join(", ")
                 )));
             }
             let now_ns = Self::now_ns(&core);
-            let plans = match core.strategy.on_hint(&Hint::EndDelayed { window: w.window }, now_ns) {
+            let plans = match core
+                .strategy
+                .on_hint(&Hint::EndDelayed { window: w.window }, now_ns)
+            {
                 Ok(p) => p,
                 // The timeout already computed the parity: END has nothing left to do.
                 Err(PlanError::WindowTimedOut { .. }) => Vec::new(),
                 Err(e) => return Err(plan_err(e)),
             };
-            self.journal(&mut core, Rec::Input(Input::EndDelayed { window: w.window, now_ns }), false)?;
+            self.journal(
+                &mut core,
+                Rec::Input(Input::EndDelayed {
+                    window: w.window,
+                    now_ns,
+                }),
+                false,
+            )?;
             self.admit(plans)
         };
         self.run_plans(plans, None)?;
         let mut core = self.core.lock();
-        self.journal(&mut core, Rec::WindowEnd { token: token.to_string() }, true)?;
+        self.journal(
+            &mut core,
+            Rec::WindowEnd {
+                token: token.to_string(),
+            },
+            true,
+        )?;
         Ok(())
     }
 
     /// A delayed window as a guard: `end()` returns when the parity is durable. Dropping the
     /// guard without `end()` leaves the window open (its timeout will protect the data).
     pub fn delayed_window(&self, name: &str) -> Result<DelayedWindow<'_>, StoreError> {
-        Ok(DelayedWindow { store: self, token: self.delayed_start(name)? })
+        Ok(DelayedWindow {
+            store: self,
+            token: self.delayed_start(name)?,
+        })
     }
 
     // ---------------------------------------------------------------- status
@@ -1940,7 +2432,12 @@ impl Store {
             .map(|(index, b)| {
                 let mut o = core.state.ops.get(index).copied().unwrap_or_default();
                 o.add(&ops[index]);
-                OssStatus { index, path: b.location(), healthy: b.healthy() && !core.state.failed_oss.contains(&index), ops: o }
+                OssStatus {
+                    index,
+                    path: b.location(),
+                    healthy: b.healthy() && !core.state.failed_oss.contains(&index),
+                    ops: o,
+                }
             })
             .collect();
         let unprotected = core.strategy.unprotected();
@@ -1948,7 +2445,11 @@ impl Store {
         let mut cached_bytes = 0u64;
         let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
         for f in files {
-            cached_bytes += self.cached_extents(&core, f)?.iter().map(|x| x.len_bytes).sum::<u64>();
+            cached_bytes += self
+                .cached_extents(&core, f)?
+                .iter()
+                .map(|x| x.len_bytes)
+                .sum::<u64>();
         }
         let open_windows = core
             .state
@@ -1957,7 +2458,11 @@ impl Store {
             .map(|(token, w)| WindowStatus {
                 token: token.clone(),
                 file: w.name.clone(),
-                unprotected_bytes: unprotected.iter().filter(|u| u.window == w.window).map(|u| u.len_bytes).sum(),
+                unprotected_bytes: unprotected
+                    .iter()
+                    .filter(|u| u.window == w.window)
+                    .map(|u| u.len_bytes)
+                    .sum(),
                 started_unix_ns: w.started_unix_ns,
             })
             .collect();
@@ -2016,15 +2521,34 @@ fn replay(
     config: StrategyConfig,
     inputs: &[Input],
 ) -> Result<(Box<dyn Strategy>, Vec<(usize, IoPlan)>), StoreError> {
-    let mut strategy = exaraid_plan::new_strategy(kind, layout.clone(), config).map_err(|e| StoreError::Metadata(e.to_string()))?;
+    let mut strategy = exaraid_plan::new_strategy(kind, layout.clone(), config)
+        .map_err(|e| StoreError::Metadata(e.to_string()))?;
     let mut plans = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
         let out = match *input {
-            Input::Write { file, offset_bytes, len_bytes, now_ns } => {
-                strategy.on_write(&ClientWrite { client: 0, app: 0, file, offset_bytes, len_bytes }, now_ns)
+            Input::Write {
+                file,
+                offset_bytes,
+                len_bytes,
+                now_ns,
+            } => strategy.on_write(
+                &ClientWrite {
+                    client: 0,
+                    app: 0,
+                    file,
+                    offset_bytes,
+                    len_bytes,
+                },
+                now_ns,
+            ),
+            Input::StartDelayed {
+                window,
+                file,
+                now_ns,
+            } => strategy.on_hint(&Hint::StartDelayed { window, file }, now_ns),
+            Input::EndDelayed { window, now_ns } => {
+                strategy.on_hint(&Hint::EndDelayed { window }, now_ns)
             }
-            Input::StartDelayed { window, file, now_ns } => strategy.on_hint(&Hint::StartDelayed { window, file }, now_ns),
-            Input::EndDelayed { window, now_ns } => strategy.on_hint(&Hint::EndDelayed { window }, now_ns),
             Input::Tick { now_ns } => strategy.on_tick(now_ns),
             Input::Complete { plan } => strategy.on_complete(plan),
         };

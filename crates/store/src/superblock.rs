@@ -73,11 +73,22 @@ pub struct StoredCode {
 
 impl StoredCode {
     pub fn from_spec(spec: CodeSpec) -> StoredCode {
-        StoredCode { name: spec.kind.name().to_string(), k: spec.k, m: spec.m, p: spec.p }
+        StoredCode {
+            name: spec.kind.name().to_string(),
+            k: spec.k,
+            m: spec.m,
+            p: spec.p,
+        }
     }
     pub fn spec(&self) -> Result<CodeSpec, StoreError> {
-        let kind = CodeKind::from_name(&self.name).map_err(|e| StoreError::BadInput(e.to_string()))?;
-        Ok(CodeSpec { kind, k: self.k, m: self.m, p: self.p })
+        let kind =
+            CodeKind::from_name(&self.name).map_err(|e| StoreError::BadInput(e.to_string()))?;
+        Ok(CodeSpec {
+            kind,
+            k: self.k,
+            m: self.m,
+            p: self.p,
+        })
     }
 }
 
@@ -141,7 +152,11 @@ impl Superblock {
 /// Serialise `value` in the checksummed format and replace `path` atomically.
 pub fn write_checked<T: Serialize>(path: &Path, kind: &str, value: &T) -> Result<(), StoreError> {
     let body = serde_json::to_vec_pretty(value).expect("metadata serialises");
-    let header = format!("EXARAID {kind} v{FORMAT_VERSION} len={} crc32c={:08x}\n", body.len(), crc32c::crc32c(&body));
+    let header = format!(
+        "EXARAID {kind} v{FORMAT_VERSION} len={} crc32c={:08x}\n",
+        body.len(),
+        crc32c::crc32c(&body)
+    );
     let mut all = header.into_bytes();
     all.extend_from_slice(&body);
     write_atomic(path, &all).map_err(|e| StoreError::Io(format!("writing {}: {e}", path.display())))
@@ -149,31 +164,49 @@ pub fn write_checked<T: Serialize>(path: &Path, kind: &str, value: &T) -> Result
 
 /// Read and check a file written by [`write_checked`].
 pub fn read_checked<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T, StoreError> {
-    let bytes = std::fs::read(path).map_err(|e| StoreError::Io(format!("reading {}: {e}", path.display())))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| StoreError::Io(format!("reading {}: {e}", path.display())))?;
     let bad = |why: String| {
         StoreError::Metadata(format!(
             "{} is damaged ({why}); the store refuses to guess. Restore this file from a backup; the OSS directories were not touched",
             path.display()
         ))
     };
-    let nl = bytes.iter().position(|&b| b == b'\n').ok_or_else(|| bad("no header line".into()))?;
+    let nl = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .ok_or_else(|| bad("no header line".into()))?;
     let header = std::str::from_utf8(&bytes[..nl]).map_err(|_| bad("header is not text".into()))?;
     let body = &bytes[nl + 1..];
     let parts: Vec<&str> = header.split(' ').collect();
     if parts.len() != 5 || parts[0] != "EXARAID" || parts[1] != kind {
-        return Err(bad(format!("header '{header}' is not an exaraid {kind} header")));
+        return Err(bad(format!(
+            "header '{header}' is not an exaraid {kind} header"
+        )));
     }
-    let version: u32 = parts[2].strip_prefix('v').and_then(|v| v.parse().ok()).ok_or_else(|| bad("bad version".into()))?;
+    let version: u32 = parts[2]
+        .strip_prefix('v')
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| bad("bad version".into()))?;
     if version != FORMAT_VERSION {
         return Err(StoreError::Metadata(format!(
             "{}: format version {version} but this exaraid reads version {FORMAT_VERSION}",
             path.display()
         )));
     }
-    let len: usize = parts[3].strip_prefix("len=").and_then(|v| v.parse().ok()).ok_or_else(|| bad("bad length".into()))?;
-    let crc = parts[4].strip_prefix("crc32c=").and_then(|v| u32::from_str_radix(v, 16).ok()).ok_or_else(|| bad("bad crc".into()))?;
+    let len: usize = parts[3]
+        .strip_prefix("len=")
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| bad("bad length".into()))?;
+    let crc = parts[4]
+        .strip_prefix("crc32c=")
+        .and_then(|v| u32::from_str_radix(v, 16).ok())
+        .ok_or_else(|| bad("bad crc".into()))?;
     if body.len() != len {
-        return Err(bad(format!("truncated or extended: {} body bytes, header says {len}", body.len())));
+        return Err(bad(format!(
+            "truncated or extended: {} body bytes, header says {len}",
+            body.len()
+        )));
     }
     if crc32c::crc32c(body) != crc {
         return Err(bad("checksum mismatch".into()));
@@ -190,7 +223,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         f.sync_all()?;
     }
     std::fs::rename(&tmp, path)?;
-    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     File::open(parent)?.sync_all()
 }
 
@@ -202,7 +238,12 @@ mod tests {
         Superblock {
             format_version: FORMAT_VERSION,
             store_id: "abc".into(),
-            code: StoredCode { name: "raid5".into(), k: Some(3), m: Some(1), p: None },
+            code: StoredCode {
+                name: "raid5".into(),
+                k: Some(3),
+                m: Some(1),
+                p: None,
+            },
             element_bytes: 4096,
             oss_dirs: vec!["/a".into(), "/b".into()],
             write_path: WritePath::Rmw,
@@ -235,7 +276,10 @@ mod tests {
         let err = Superblock::load(dir.path()).unwrap_err().to_string();
         assert!(err.contains("checksum mismatch"), "{err}");
         std::fs::write(&path, b"").unwrap();
-        assert!(Superblock::load(dir.path()).unwrap_err().to_string().contains("damaged"));
+        assert!(Superblock::load(dir.path())
+            .unwrap_err()
+            .to_string()
+            .contains("damaged"));
     }
 
     #[test]
@@ -243,7 +287,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let err = Superblock::load(dir.path()).unwrap_err().to_string();
         assert!(err.contains("not an exaraid store"), "{err}");
-        let err = Superblock::load(&dir.path().join("nope")).unwrap_err().to_string();
+        let err = Superblock::load(&dir.path().join("nope"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("does not exist"), "{err}");
     }
 }

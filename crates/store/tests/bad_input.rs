@@ -28,7 +28,12 @@ fn wrong_code_parameters_and_stripe_units_are_refused() {
     opts.element_bytes = UNIT;
     assert!(err_of(Store::init(&d, &opts)).contains("needs 6 OSSs"));
     opts.code = CodeSpec::array(CodeKind::Dcode, 4);
-    assert!(err_of(Store::init(&d, &opts)).to_lowercase().contains("prime"), "dcode needs a prime p");
+    assert!(
+        err_of(Store::init(&d, &opts))
+            .to_lowercase()
+            .contains("prime"),
+        "dcode needs a prime p"
+    );
     opts.code = CodeSpec::raid5(2);
     opts.element_bytes = 1000;
     assert!(err_of(Store::init(&d, &opts)).contains("multiple of 4096"));
@@ -71,7 +76,12 @@ fn damaged_metadata_is_refused(file: &str, expect: &str) {
     let mut flipped = good.clone();
     let at = good.len() / 2;
     flipped[at] ^= 0x20;
-    let damages: Vec<Vec<u8>> = vec![good[..good.len() / 3].to_vec(), flipped, Vec::new(), b"garbage\n".to_vec()];
+    let damages: Vec<Vec<u8>> = vec![
+        good[..good.len() / 3].to_vec(),
+        flipped,
+        Vec::new(),
+        b"garbage\n".to_vec(),
+    ];
     for damaged in damages {
         std::fs::write(&path, &damaged).unwrap();
         let err = err_of(Store::open(dir.path()));
@@ -115,7 +125,11 @@ fn a_full_oss_fails_the_write_before_anything_changes() {
         assert_eq!(store.get("small").unwrap(), want);
         store.close().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        assert_eq!(store.get("small").unwrap(), want, "{path:?}: intact after reopen");
+        assert_eq!(
+            store.get("small").unwrap(),
+            want,
+            "{path:?}: intact after reopen"
+        );
         assert_consistent(&store);
     }
 }

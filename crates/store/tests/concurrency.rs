@@ -21,7 +21,13 @@ fn writers_on_disjoint_ranges(path: WritePath, code: CodeSpec, oss: usize) {
             s.spawn(move || {
                 for i in 0..WRITES {
                     let slot = i * THREADS + t;
-                    store.write("shared", (slot * LEN) as u64, &pattern((t * 1000 + i) as u64, LEN)).unwrap();
+                    store
+                        .write(
+                            "shared",
+                            (slot * LEN) as u64,
+                            &pattern((t * 1000 + i) as u64, LEN),
+                        )
+                        .unwrap();
                 }
             });
         }

@@ -7,7 +7,13 @@ use exaraid_codes::CodeSpec;
 use exaraid_store::{InitOptions, Store, WritePath};
 
 fn parity_writes(store: &Store) -> u64 {
-    store.status().unwrap().oss.iter().map(|o| o.ops.parity_write).sum()
+    store
+        .status()
+        .unwrap()
+        .oss
+        .iter()
+        .map(|o| o.ops.parity_write)
+        .sum()
 }
 
 #[test]
@@ -21,11 +27,19 @@ fn a_window_writes_without_parity_and_end_makes_parity_durable() {
     for (i, chunk) in data.chunks(UNIT).enumerate() {
         store.write("ckpt", (i * UNIT) as u64, chunk).unwrap();
     }
-    assert_eq!(parity_writes(&store), before, "no parity I/O inside the window");
+    assert_eq!(
+        parity_writes(&store),
+        before,
+        "no parity I/O inside the window"
+    );
     let status = store.status().unwrap();
     assert_eq!(status.open_windows.len(), 1);
     assert_eq!(status.bytes_unprotected, data.len() as u64);
-    assert_eq!(store.get("ckpt").unwrap(), data, "reads see the cached bytes");
+    assert_eq!(
+        store.get("ckpt").unwrap(),
+        data,
+        "reads see the cached bytes"
+    );
     window.end().unwrap();
     let status = store.status().unwrap();
     assert!(status.open_windows.is_empty());
@@ -68,10 +82,16 @@ fn bad_window_requests_get_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Delayed);
     let err = store.delayed_end("nope-1").unwrap_err().to_string();
-    assert!(err.contains("no open delayed window has token 'nope-1'"), "{err}");
+    assert!(
+        err.contains("no open delayed window has token 'nope-1'"),
+        "{err}"
+    );
     let token = store.delayed_start("f").unwrap();
     let err = store.delayed_start("f").unwrap_err().to_string();
-    assert!(err.contains("already has an open delayed window") && err.contains(&token), "{err}");
+    assert!(
+        err.contains("already has an open delayed window") && err.contains(&token),
+        "{err}"
+    );
     store.delayed_end(&token).unwrap();
     let err = store.delayed_end(&token).unwrap_err().to_string();
     assert!(err.contains("no open delayed window"), "{err}");
@@ -92,17 +112,29 @@ fn a_failure_inside_a_window_names_the_lost_ranges_and_keeps_the_rest_readable()
     // One element (4 KiB) of window data on each data OSS of stripe 0.
     let data = pattern(5, 3 * UNIT);
     store.write("ckpt", 0, &data).unwrap();
-    let victim = store.layout().locate(store.file_id("ckpt").unwrap(), UNIT as u64).oss;
+    let victim = store
+        .layout()
+        .locate(store.file_id("ckpt").unwrap(), UNIT as u64)
+        .oss;
     store.fail_oss(victim).unwrap();
     let err = store.delayed_end(&token).unwrap_err().to_string();
-    assert!(err.contains("'ckpt' bytes 4096..8192"), "END names the lost range: {err}");
+    assert!(
+        err.contains("'ckpt' bytes 4096..8192"),
+        "END names the lost range: {err}"
+    );
     assert!(err.contains(&format!("OSS {victim}")), "{err}");
     // Everything else stays readable: the other file (degraded) and the window's ranges on
     // healthy OSSs.
     assert_eq!(store.get("other").unwrap(), other);
     assert_eq!(store.read("ckpt", 0, UNIT as u64).unwrap(), &data[..UNIT]);
-    assert_eq!(store.read("ckpt", 2 * UNIT as u64, UNIT as u64).unwrap(), &data[2 * UNIT..]);
-    assert!(store.read("ckpt", UNIT as u64, 10).is_err(), "the lost range is reported, not invented");
+    assert_eq!(
+        store.read("ckpt", 2 * UNIT as u64, UNIT as u64).unwrap(),
+        &data[2 * UNIT..]
+    );
+    assert!(
+        store.read("ckpt", UNIT as u64, 10).is_err(),
+        "the lost range is reported, not invented"
+    );
 }
 
 #[test]
@@ -118,7 +150,11 @@ fn a_window_without_end_gets_its_parity_at_the_timeout() {
     assert!(store.status().unwrap().bytes_unprotected > 0);
     std::thread::sleep(std::time::Duration::from_millis(120));
     store.tick().unwrap();
-    assert_eq!(store.status().unwrap().bytes_unprotected, 0, "the timeout computed the parity");
+    assert_eq!(
+        store.status().unwrap().bytes_unprotected,
+        0,
+        "the timeout computed the parity"
+    );
     assert_consistent(&store);
     store.delayed_end(&token).unwrap(); // a late END has nothing left to do
     assert_eq!(store.get("f").unwrap(), pattern(6, 20_000));
@@ -137,7 +173,11 @@ fn past_the_unprotected_bound_the_store_advances_the_parity() {
     for (i, chunk) in data.chunks(8000).enumerate() {
         store.write("f", (i * 8000) as u64, chunk).unwrap();
         let status = store.status().unwrap();
-        assert!(status.bytes_unprotected <= 20_000, "bound kept: {}", status.bytes_unprotected);
+        assert!(
+            status.bytes_unprotected <= 20_000,
+            "bound kept: {}",
+            status.bytes_unprotected
+        );
         assert_eq!(status.open_windows.len(), 1, "the window stays open");
     }
     assert_consistent(&store);

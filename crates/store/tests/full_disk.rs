@@ -24,8 +24,16 @@ fn a_refused_put_over_an_existing_file_keeps_the_old_content() {
     let too_big = pattern(32, 2_000_000);
     let err = store.put("a", &too_big).unwrap_err();
     assert!(matches!(err, StoreError::NoSpace(_)), "{err}");
-    assert!(store.get("a").unwrap() == old, "the refused put left the old content");
-    assert_eq!(store.list().len(), 1, "no temporary file is left: {:?}", store.list());
+    assert!(
+        store.get("a").unwrap() == old,
+        "the refused put left the old content"
+    );
+    assert_eq!(
+        store.list().len(),
+        1,
+        "no temporary file is left: {:?}",
+        store.list()
+    );
     store.close().unwrap();
     let store = Store::open(dir.path()).unwrap();
     assert!(store.get("a").unwrap() == old, "and after a restart");

@@ -30,18 +30,36 @@ fn damaged_data_file_is_rebuilt(damage: fn(&std::path::Path)) {
     let a = pattern(21, 150_000);
     store.put("a", &a).unwrap();
     let id = store.file_id("a").unwrap();
-    let victim = zone_files(&store, &format!("{id}.data")).into_iter().next().expect("a data zone file of 'a'");
+    let victim = zone_files(&store, &format!("{id}.data"))
+        .into_iter()
+        .next()
+        .expect("a data zone file of 'a'");
     store.close().unwrap();
     damage(&victim);
 
     let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.get("a").unwrap(), a, "a lost extent is rebuilt from parity, never read as zeros");
+    assert_eq!(
+        store.get("a").unwrap(),
+        a,
+        "a lost extent is rebuilt from parity, never read as zeros"
+    );
     let report = store.scrub(false).unwrap();
-    assert!(!report.corrupt_elements.is_empty(), "scrub reports the lost elements");
-    assert!(report.corrupt_elements.iter().all(|f| f.zone == "data"), "{:?}", report.corrupt_elements);
+    assert!(
+        !report.corrupt_elements.is_empty(),
+        "scrub reports the lost elements"
+    );
+    assert!(
+        report.corrupt_elements.iter().all(|f| f.zone == "data"),
+        "{:?}",
+        report.corrupt_elements
+    );
     let repaired = store.scrub(true).unwrap();
     assert!(repaired.repaired_elements > 0);
-    assert!(repaired.unrepairable.is_empty(), "{:?}", repaired.unrepairable);
+    assert!(
+        repaired.unrepairable.is_empty(),
+        "{:?}",
+        repaired.unrepairable
+    );
     assert_consistent(&store);
     store.close().unwrap();
 
@@ -75,7 +93,10 @@ fn repair_rewrites_lost_data_rather_than_parity_over_zeros() {
     let a = pattern(22, 150_000);
     store.put("a", &a).unwrap();
     let id = store.file_id("a").unwrap();
-    let victim = zone_files(&store, &format!("{id}.data")).into_iter().next().unwrap();
+    let victim = zone_files(&store, &format!("{id}.data"))
+        .into_iter()
+        .next()
+        .unwrap();
     let parity = zone_files(&store, &format!("{id}.parity"));
     store.close().unwrap();
     std::fs::remove_file(&victim).unwrap();
@@ -86,7 +107,11 @@ fn repair_rewrites_lost_data_rather_than_parity_over_zeros() {
         std::fs::remove_file(p).unwrap();
     }
     let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.get("a").unwrap(), a, "the repaired data holds the bytes, not zeros");
+    assert_eq!(
+        store.get("a").unwrap(),
+        a,
+        "the repaired data holds the bytes, not zeros"
+    );
 }
 
 #[test]
@@ -98,8 +123,15 @@ fn a_deleted_cache_zone_file_is_rebuilt_from_the_cache_stripe() {
     let caches = zone_files(&store, ".cache");
     assert!(!caches.is_empty(), "WCL writes land in the cache zone");
     store.close().unwrap();
-    let victim = caches.into_iter().find(|p| p.exists()).expect("close keeps the cache zone");
+    let victim = caches
+        .into_iter()
+        .find(|p| p.exists())
+        .expect("close keeps the cache zone");
     std::fs::remove_file(&victim).unwrap();
     let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.get("a").unwrap(), a, "a lost cache extent is rebuilt, never read as zeros");
+    assert_eq!(
+        store.get("a").unwrap(),
+        a,
+        "a lost cache extent is rebuilt, never read as zeros"
+    );
 }

@@ -18,12 +18,28 @@ fn store_bench_op_counts_equal_the_planners() {
     opts.k = 3;
     opts.fsync = false;
     for (code, oss) in [(CodeSpec::raid5(3), 4), (CodeSpec::raid6(3), 6)] {
-        for path in [WritePath::Raid0, WritePath::Rmw, WritePath::Wcl, WritePath::Delayed] {
+        for path in [
+            WritePath::Raid0,
+            WritePath::Rmw,
+            WritePath::Wcl,
+            WritePath::Delayed,
+        ] {
             eprintln!("running {code} {path:?}");
-            let r = run_path(&opts, &tmp.path().join("s"), code, oss, path, opts.write_bytes).unwrap();
+            let r = run_path(
+                &opts,
+                &tmp.path().join("s"),
+                code,
+                oss,
+                path,
+                opts.write_bytes,
+            )
+            .unwrap();
             let total: u64 = r.ops_per_oss.iter().map(|o| o.total()).sum();
             assert!(total >= 30, "{code} {path:?}: the workload did I/O");
-            assert_eq!(r.ops_per_oss, r.planner_ops_per_oss, "{code} {path:?}: store vs planner, per OSS");
+            assert_eq!(
+                r.ops_per_oss, r.planner_ops_per_oss,
+                "{code} {path:?}: store vs planner, per OSS"
+            );
             assert!(r.ops_match_planner);
         }
     }

@@ -8,7 +8,12 @@ use common::*;
 use exaraid_codes::{CodeKind, CodeSpec};
 use exaraid_store::{Store, WritePath};
 
-fn filled(dir: &std::path::Path, code: CodeSpec, oss: usize, path: WritePath) -> (Store, Vec<u8>, Vec<u8>) {
+fn filled(
+    dir: &std::path::Path,
+    code: CodeSpec,
+    oss: usize,
+    path: WritePath,
+) -> (Store, Vec<u8>, Vec<u8>) {
     let store = init(dir, code, oss, path);
     let a = pattern(11, 150_000);
     let b = pattern(12, 33_333);
@@ -22,7 +27,11 @@ fn filled(dir: &std::path::Path, code: CodeSpec, oss: usize, path: WritePath) ->
 
 #[test]
 fn reads_survive_as_many_failed_osss_as_the_code_tolerates() {
-    for (code, oss) in [(CodeSpec::raid5(3), 4), (CodeSpec::raid6(4), 7), (CodeSpec::array(CodeKind::Rdp, 5), 6)] {
+    for (code, oss) in [
+        (CodeSpec::raid5(3), 4),
+        (CodeSpec::raid6(4), 7),
+        (CodeSpec::array(CodeKind::Rdp, 5), 6),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let (store, a, b) = filled(dir.path(), code, oss, WritePath::Rmw);
         let tolerance = store.code().geometry().fault_tolerance;
@@ -35,12 +44,21 @@ fn reads_survive_as_many_failed_osss_as_the_code_tolerates() {
         store.write("b", 100, &pattern(14, 20_000)).unwrap();
         let mut b2 = b.clone();
         b2[100..20_100].copy_from_slice(&pattern(14, 20_000));
-        assert_eq!(store.get("b").unwrap(), b2, "{code}: degraded write then read");
+        assert_eq!(
+            store.get("b").unwrap(),
+            b2,
+            "{code}: degraded write then read"
+        );
         // One failure more than tolerated: a clear error naming the lost range.
-        let extra = (0..oss).find(|i| !store.failed_osses().contains(i)).unwrap();
+        let extra = (0..oss)
+            .find(|i| !store.failed_osses().contains(i))
+            .unwrap();
         store.fail_oss(extra).unwrap();
         let err = store.get("a").unwrap_err().to_string();
-        assert!(err.contains("lost") || err.contains("tolerates"), "{code}: {err}");
+        assert!(
+            err.contains("lost") || err.contains("tolerates"),
+            "{code}: {err}"
+        );
     }
 }
 
@@ -72,11 +90,18 @@ fn rebuild_restores_full_redundancy(path: WritePath) {
     let dir = tempfile::tempdir().unwrap();
     let (mut store, a, b) = filled(dir.path(), CodeSpec::raid6(3), 5, path);
     if path == WritePath::Wcl {
-        assert!(store.status().unwrap().bytes_waiting_parity > 0, "some bytes are in the cache zone");
+        assert!(
+            store.status().unwrap().bytes_waiting_parity > 0,
+            "some bytes are in the cache zone"
+        );
     }
     store.fail_oss(1).unwrap();
     store.fail_oss(3).unwrap();
-    assert_eq!(store.get("a").unwrap(), a, "{path:?}: degraded read with two OSSs failed");
+    assert_eq!(
+        store.get("a").unwrap(),
+        a,
+        "{path:?}: degraded read with two OSSs failed"
+    );
     assert_eq!(store.get("b").unwrap(), b);
     store.write("a", 70_000, &pattern(15, 10_000)).unwrap(); // degraded write
     let mut a2 = a.clone();
@@ -89,7 +114,10 @@ fn rebuild_restores_full_redundancy(path: WritePath) {
     store.close().unwrap();
     // Full redundancy again: two other OSSs may fail now.
     let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.superblock().oss_dirs[3], new_dir.canonicalize().unwrap());
+    assert_eq!(
+        store.superblock().oss_dirs[3],
+        new_dir.canonicalize().unwrap()
+    );
     store.fail_oss(0).unwrap();
     store.fail_oss(4).unwrap();
     assert_eq!(store.get("a").unwrap(), a2);
@@ -152,7 +180,11 @@ fn scrub_finds_flipped_bits_and_repair_fixes_them_from_parity() {
     assert!(!report.corrupt_elements.is_empty(), "scrub finds the flips");
     let repaired = store.scrub(true).unwrap();
     assert!(repaired.repaired_elements > 0);
-    assert!(repaired.unrepairable.is_empty(), "{:?}", repaired.unrepairable);
+    assert!(
+        repaired.unrepairable.is_empty(),
+        "{:?}",
+        repaired.unrepairable
+    );
     assert_consistent(&store);
     assert_eq!(store.get("a").unwrap(), a);
     assert_eq!(store.get("b").unwrap(), b);
@@ -163,5 +195,9 @@ fn a_corrupt_element_is_rebuilt_on_read() {
     let dir = tempfile::tempdir().unwrap();
     let (store, a, _) = filled(dir.path(), CodeSpec::raid5(3), 4, WritePath::Rmw);
     flip_bits(&store, 3, 5);
-    assert_eq!(store.get("a").unwrap(), a, "reads verify checksums and rebuild what fails");
+    assert_eq!(
+        store.get("a").unwrap(),
+        a,
+        "reads verify checksums and rebuild what fails"
+    );
 }

@@ -94,6 +94,10 @@ fn put_replaces_and_rm_removes() {
     assert_eq!(store.list().len(), 2);
     store.remove("a").unwrap();
     assert_eq!(store.list(), vec![("b".to_string(), 5)]);
-    assert!(store.get("a").unwrap_err().to_string().contains("no file named 'a'"));
+    assert!(store
+        .get("a")
+        .unwrap_err()
+        .to_string()
+        .contains("no file named 'a'"));
     assert_consistent(&store);
 }

@@ -35,19 +35,43 @@ pub(crate) fn build(n: usize) -> Geometry {
     let group = n - 2;
     let mut defs = BTreeMap::new();
 
-    let horizontal: Vec<Pos> = (0..data_rows).flat_map(|row| (0..n).map(move |col| Pos { row, col })).collect();
+    let horizontal: Vec<Pos> = (0..data_rows)
+        .flat_map(|row| (0..n).map(move |col| Pos { row, col }))
+        .collect();
     for chunk in horizontal.chunks(group) {
-        assert_eq!(chunk.len(), group, "n(n-2) data elements split into n groups of n-2");
+        assert_eq!(
+            chunk.len(),
+            group,
+            "n(n-2) data elements split into n groups of n-2"
+        );
         let last = chunk[group - 1];
-        let parity = Pos { row: n - 2, col: (last.col + 1) % n };
-        define(&mut defs, parity, chunk.iter().map(|&pos| (pos, 1)).collect());
+        let parity = Pos {
+            row: n - 2,
+            col: (last.col + 1) % n,
+        };
+        define(
+            &mut defs,
+            parity,
+            chunk.iter().map(|&pos| (pos, 1)).collect(),
+        );
     }
 
     let deployment = deployment_order(n);
     for (g, chunk) in deployment.chunks(group).enumerate() {
-        assert_eq!(chunk.len(), group, "n(n-2) data elements split into n groups of n-2");
-        let parity = Pos { row: n - 1, col: (2 * (g + 1)) % n };
-        define(&mut defs, parity, chunk.iter().map(|&pos| (pos, 1)).collect());
+        assert_eq!(
+            chunk.len(),
+            group,
+            "n(n-2) data elements split into n groups of n-2"
+        );
+        let parity = Pos {
+            row: n - 1,
+            col: (2 * (g + 1)) % n,
+        };
+        define(
+            &mut defs,
+            parity,
+            chunk.iter().map(|&pos| (pos, 1)).collect(),
+        );
     }
     assemble(n, n, defs, 2)
 }
@@ -64,7 +88,17 @@ fn deployment_order(n: usize) -> Vec<Pos> {
         assert!(!seen[slot], "deployment order revisits {at:?}");
         seen[slot] = true;
         order.push(at);
-        at = if at.col != 0 { Pos { row: (at.row + 1) % data_rows, col: at.col - 1 } } else { Pos { row: at.row, col: n - 1 } };
+        at = if at.col != 0 {
+            Pos {
+                row: (at.row + 1) % data_rows,
+                col: at.col - 1,
+            }
+        } else {
+            Pos {
+                row: at.row,
+                col: n - 1,
+            }
+        };
     }
     order
 }
@@ -77,11 +111,16 @@ mod tests {
     use crate::geometry::Cell;
 
     fn covered(g: &Geometry, parity: Pos) -> BTreeSet<Pos> {
-        let Cell::Parity(i) = g.cell(parity) else { panic!("{parity:?} is not a parity") };
-        g.parity_terms[i].iter().map(|t| {
-            assert_eq!(t.coef, 1, "D-Code is an XOR code");
-            g.data_pos[t.data]
-        }).collect()
+        let Cell::Parity(i) = g.cell(parity) else {
+            panic!("{parity:?} is not a parity")
+        };
+        g.parity_terms[i]
+            .iter()
+            .map(|t| {
+                assert_eq!(t.coef, 1, "D-Code is an XOR code");
+                g.data_pos[t.data]
+            })
+            .collect()
     }
 
     fn set(cells: &[(usize, usize)]) -> BTreeSet<Pos> {
@@ -92,8 +131,14 @@ mod tests {
     fn seven_disk_example_of_the_paper() {
         let g = build(7);
         assert_eq!((g.rows, g.cols), (7, 7));
-        assert_eq!(covered(&g, Pos { row: 5, col: 1 }), set(&[(1, 3), (1, 4), (1, 5), (1, 6), (2, 0)]));
-        assert_eq!(covered(&g, Pos { row: 6, col: 2 }), set(&[(0, 0), (0, 6), (1, 5), (2, 4), (3, 3)]));
+        assert_eq!(
+            covered(&g, Pos { row: 5, col: 1 }),
+            set(&[(1, 3), (1, 4), (1, 5), (1, 6), (2, 0)])
+        );
+        assert_eq!(
+            covered(&g, Pos { row: 6, col: 2 }),
+            set(&[(0, 0), (0, 6), (1, 5), (2, 4), (3, 3)])
+        );
     }
 
     #[test]
@@ -101,11 +146,21 @@ mod tests {
         for n in [5, 7, 11, 13] {
             let g = build(n);
             for (d, pos) in g.data_pos.iter().enumerate() {
-                assert_eq!(*pos, Pos { row: d / n, col: d % n }, "data order is the horizontal order");
+                assert_eq!(
+                    *pos,
+                    Pos {
+                        row: d / n,
+                        col: d % n
+                    },
+                    "data order is the horizontal order"
+                );
             }
             assert!(g.parity_pos.iter().all(|p| p.row >= n - 2));
             assert_eq!(g.parity_count(), 2 * n);
-            assert!(g.parity_terms.iter().all(|t| t.len() == n - 2), "each parity covers n-2 data elements");
+            assert!(
+                g.parity_terms.iter().all(|t| t.len() == n - 2),
+                "each parity covers n-2 data elements"
+            );
         }
     }
 
@@ -117,11 +172,19 @@ mod tests {
             let d = build(n);
             let x = super::super::xcode::build(n);
             let half = (n as i64 - 3) / 2;
-            let moved = |e: Pos| Pos { row: super::super::modp(half * (e.col as i64 - e.row as i64), n - 2), col: e.col };
+            let moved = |e: Pos| Pos {
+                row: super::super::modp(half * (e.col as i64 - e.row as i64), n - 2),
+                col: e.col,
+            };
             // Eq. (3) is a permutation of each column's data rows.
             for col in 0..n {
-                let rows: BTreeSet<usize> = (0..n - 2).map(|row| moved(Pos { row, col }).row).collect();
-                assert_eq!(rows.len(), n - 2, "n = {n}: Eq. (3) must permute column {col}");
+                let rows: BTreeSet<usize> =
+                    (0..n - 2).map(|row| moved(Pos { row, col }).row).collect();
+                assert_eq!(
+                    rows.len(),
+                    n - 2,
+                    "n = {n}: Eq. (3) must permute column {col}"
+                );
             }
             for &parity in &x.parity_pos {
                 let via_xcode: BTreeSet<Pos> = covered(&x, parity).into_iter().map(moved).collect();

@@ -24,7 +24,17 @@ pub(crate) fn build(p: usize) -> Geometry {
         let row_terms = (0..p).map(|t| (Pos { row: l, col: t }, 1)).collect();
         define(&mut defs, Pos { row: l, col: p }, row_terms);
     }
-    let adjuster: Vec<(Pos, u8)> = (1..p).map(|t| (Pos { row: p - 1 - t, col: t }, 1)).collect();
+    let adjuster: Vec<(Pos, u8)> = (1..p)
+        .map(|t| {
+            (
+                Pos {
+                    row: p - 1 - t,
+                    col: t,
+                },
+                1,
+            )
+        })
+        .collect();
     for l in 0..rows {
         let mut terms = adjuster.clone();
         for t in 0..p {

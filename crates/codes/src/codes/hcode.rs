@@ -30,12 +30,18 @@ pub(crate) fn build(p: usize) -> Geometry {
     let rows = p - 1;
     let mut defs = BTreeMap::new();
     for i in 0..rows {
-        let horizontal = (0..p).filter(|&j| j != i + 1).map(|j| (Pos { row: i, col: j }, 1)).collect();
+        let horizontal = (0..p)
+            .filter(|&j| j != i + 1)
+            .map(|j| (Pos { row: i, col: j }, 1))
+            .collect();
         define(&mut defs, Pos { row: i, col: p }, horizontal);
         let mut anti = Vec::new();
         for j in (0..p).filter(|&j| j != i + 1) {
             let r = (p - 2 - i + j) % p;
-            assert!(r < rows, "an H-Code anti-diagonal chain only meets row p-1 at column i+1");
+            assert!(
+                r < rows,
+                "an H-Code anti-diagonal chain only meets row p-1 at column i+1"
+            );
             anti.push((Pos { row: r, col: j }, 1));
         }
         define(&mut defs, Pos { row: i, col: i + 1 }, anti);

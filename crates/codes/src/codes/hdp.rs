@@ -43,8 +43,18 @@ pub(crate) fn build(p: usize) -> Geometry {
                 anti.push((Pos { row: r, col: j }, 1));
             }
         }
-        define(&mut defs, Pos { row: i, col: anti_col }, anti);
-        let row = (0..n).filter(|&j| j != i).map(|j| (Pos { row: i, col: j }, 1)).collect();
+        define(
+            &mut defs,
+            Pos {
+                row: i,
+                col: anti_col,
+            },
+            anti,
+        );
+        let row = (0..n)
+            .filter(|&j| j != i)
+            .map(|j| (Pos { row: i, col: j }, 1))
+            .collect();
         define(&mut defs, Pos { row: i, col: i }, row);
     }
     assemble(n, n, defs, 2)

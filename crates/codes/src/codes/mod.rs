@@ -67,16 +67,30 @@ pub fn build(spec: CodeSpec) -> Result<Geometry, CodeError> {
     let bad = |msg: String| Err(CodeError::BadParameters(msg));
     if spec.kind.is_array() {
         if spec.k.is_some() || spec.m.is_some() {
-            return bad(format!("{} is an array code: give only --p (a prime), not --k/--m", spec.kind.name()));
+            return bad(format!(
+                "{} is an array code: give only --p (a prime), not --k/--m",
+                spec.kind.name()
+            ));
         }
         let Some(p) = spec.p else {
-            return bad(format!("{} needs --p, a prime between {} and {MAX_P}", spec.kind.name(), min_p(spec.kind)));
+            return bad(format!(
+                "{} needs --p, a prime between {} and {MAX_P}",
+                spec.kind.name(),
+                min_p(spec.kind)
+            ));
         };
         if !is_prime(p) {
-            return bad(format!("{}: p = {p} is not a prime; the code is MDS only for prime p (try 5, 7, 11 or 13)", spec.kind.name()));
+            return bad(format!(
+                "{}: p = {p} is not a prime; the code is MDS only for prime p (try 5, 7, 11 or 13)",
+                spec.kind.name()
+            ));
         }
         if p < min_p(spec.kind) || p > MAX_P {
-            return bad(format!("{}: p = {p} is out of range; use a prime between {} and {MAX_P}", spec.kind.name(), min_p(spec.kind)));
+            return bad(format!(
+                "{}: p = {p} is out of range; use a prime between {} and {MAX_P}",
+                spec.kind.name(),
+                min_p(spec.kind)
+            ));
         }
         Ok(match spec.kind {
             CodeKind::Evenodd => evenodd::build(p),
@@ -89,10 +103,16 @@ pub fn build(spec: CodeSpec) -> Result<Geometry, CodeError> {
         })
     } else {
         if spec.p.is_some() {
-            return bad(format!("{} is a horizontal code: give --k (and --m for rs), not --p", spec.kind.name()));
+            return bad(format!(
+                "{} is a horizontal code: give --k (and --m for rs), not --p",
+                spec.kind.name()
+            ));
         }
         let Some(k) = spec.k else {
-            return bad(format!("{} needs --k, the number of data columns", spec.kind.name()));
+            return bad(format!(
+                "{} needs --k, the number of data columns",
+                spec.kind.name()
+            ));
         };
         let (min_k, fixed_m) = match spec.kind {
             CodeKind::Raid5 => (1, Some(1)),
@@ -104,15 +124,24 @@ pub fn build(spec: CodeSpec) -> Result<Geometry, CodeError> {
         let m = match (fixed_m, spec.m) {
             (Some(f), None) => f,
             (Some(f), Some(m)) if m == f => f,
-            (Some(f), Some(m)) => return bad(format!("{} has exactly {f} parity column(s), but m = {m} was given; drop --m or use rs", spec.kind.name())),
+            (Some(f), Some(m)) => return bad(format!(
+                "{} has exactly {f} parity column(s), but m = {m} was given; drop --m or use rs",
+                spec.kind.name()
+            )),
             (None, Some(m)) => m,
             (None, None) => return bad("rs needs --m, the number of parity columns".to_string()),
         };
         if k < min_k {
-            return bad(format!("{}: k = {k} data columns is too few; use k >= {min_k}", spec.kind.name()));
+            return bad(format!(
+                "{}: k = {k} data columns is too few; use k >= {min_k}",
+                spec.kind.name()
+            ));
         }
         if m < 1 {
-            return bad(format!("{}: m = 0 parity columns protects nothing; use m >= 1", spec.kind.name()));
+            return bad(format!(
+                "{}: m = 0 parity columns protects nothing; use m >= 1",
+                spec.kind.name()
+            ));
         }
         if k + m > MAX_COLUMNS {
             return bad(format!(
@@ -137,7 +166,14 @@ pub(crate) fn horizontal(k: usize, m: usize, coef: impl Fn(usize, usize) -> u8) 
     cells.extend((0..k).map(Cell::Data));
     cells.extend((0..m).map(Cell::Parity));
     let terms = (0..m)
-        .map(|i| (0..k).map(|j| Term { data: j, coef: coef(i, j) }).collect())
+        .map(|i| {
+            (0..k)
+                .map(|j| Term {
+                    data: j,
+                    coef: coef(i, j),
+                })
+                .collect()
+        })
         .collect();
     Geometry::from_parts(1, k + m, cells, terms, m)
 }
@@ -148,7 +184,12 @@ pub(crate) fn horizontal(k: usize, m: usize, coef: impl Fn(usize, usize) -> u8) 
 ///   parity positions whose own definitions do not (transitively) refer back to it;
 /// - data positions are every position without a definition, numbered in row-major order
 ///   (the data order of every array code here; see the crate docs).
-pub(crate) fn assemble(rows: usize, cols: usize, defs: BTreeMap<Pos, ParityDef>, fault_tolerance: usize) -> Geometry {
+pub(crate) fn assemble(
+    rows: usize,
+    cols: usize,
+    defs: BTreeMap<Pos, ParityDef>,
+    fault_tolerance: usize,
+) -> Geometry {
     let mut cells = vec![Cell::Empty; rows * cols];
     let mut data_index = BTreeMap::new();
     // BTreeMap<Pos, _> iterates in (row, col) order: parity indices are row-major.
@@ -170,7 +211,10 @@ pub(crate) fn assemble(rows: usize, cols: usize, defs: BTreeMap<Pos, ParityDef>,
         .map(|pos| {
             let mut acc = BTreeMap::new();
             expand(*pos, 1, &defs, &data_index, &mut acc, 0);
-            acc.into_iter().filter(|&(_, c)| c != 0).map(|(data, coef)| Term { data, coef }).collect()
+            acc.into_iter()
+                .filter(|&(_, c)| c != 0)
+                .map(|(data, coef)| Term { data, coef })
+                .collect()
         })
         .collect();
     Geometry::from_parts(rows, cols, cells, terms, fault_tolerance)
@@ -178,14 +222,27 @@ pub(crate) fn assemble(rows: usize, cols: usize, defs: BTreeMap<Pos, ParityDef>,
 
 /// Add `scale * definition(parity)` to `acc` (data index -> coefficient), recursing into
 /// parity terms. Addition in GF(2^8) is XOR, so an element reached twice cancels.
-fn expand(parity: Pos, scale: u8, defs: &BTreeMap<Pos, ParityDef>, data_index: &BTreeMap<Pos, usize>, acc: &mut BTreeMap<usize, u8>, depth: usize) {
-    assert!(depth <= defs.len(), "parity definitions form a cycle at {parity:?}");
+fn expand(
+    parity: Pos,
+    scale: u8,
+    defs: &BTreeMap<Pos, ParityDef>,
+    data_index: &BTreeMap<Pos, usize>,
+    acc: &mut BTreeMap<usize, u8>,
+    depth: usize,
+) {
+    assert!(
+        depth <= defs.len(),
+        "parity definitions form a cycle at {parity:?}"
+    );
     for &(pos, coef) in &defs[&parity] {
         let c = gf256::mul(scale, coef);
         if let Some(&d) = data_index.get(&pos) {
             *acc.entry(d).or_insert(0) ^= c;
         } else {
-            assert!(defs.contains_key(&pos), "parity {parity:?} refers to {pos:?}, which is neither data nor parity");
+            assert!(
+                defs.contains_key(&pos),
+                "parity {parity:?} refers to {pos:?}, which is neither data nor parity"
+            );
             assert!(pos != parity, "parity {parity:?} refers to itself");
             expand(pos, c, defs, data_index, acc, depth + 1);
         }

@@ -13,9 +13,29 @@ use crate::geometry::{Geometry, Pos};
 pub(crate) fn build(p: usize) -> Geometry {
     let mut defs = BTreeMap::new();
     for i in 0..p {
-        let diagonal = (0..p - 2).map(|k| (Pos { row: k, col: (i + k + 2) % p }, 1)).collect();
+        let diagonal = (0..p - 2)
+            .map(|k| {
+                (
+                    Pos {
+                        row: k,
+                        col: (i + k + 2) % p,
+                    },
+                    1,
+                )
+            })
+            .collect();
         define(&mut defs, Pos { row: p - 2, col: i }, diagonal);
-        let anti = (0..p - 2).map(|k| (Pos { row: k, col: modp(i as i64 - k as i64 - 2, p) }, 1)).collect();
+        let anti = (0..p - 2)
+            .map(|k| {
+                (
+                    Pos {
+                        row: k,
+                        col: modp(i as i64 - k as i64 - 2, p),
+                    },
+                    1,
+                )
+            })
+            .collect();
         define(&mut defs, Pos { row: p - 1, col: i }, anti);
     }
     assemble(p, p, defs, 2)

@@ -27,7 +27,9 @@ pub const MAX_ROWS_PER_PASS: usize = 8;
 const STACK_MATS: usize = 64;
 
 pub fn available() -> bool {
-    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("gfni")
+    is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("gfni")
 }
 
 /// The affine matrix of "multiply by 1": row i (byte 7 - i) selects bit i.
@@ -114,7 +116,9 @@ unsafe fn pass<const R: usize>(mats: &[u64], inputs: &[&[u8]], outs: &mut [&mut 
     // (elements of one stripe buffer do): loads that straddle two cache lines cost about
     // double. The first block then covers just the bytes up to the boundary (masked).
     let misalign = dst[0] as usize % LANE;
-    let shared = inputs.iter().all(|s| s.as_ptr() as usize % LANE == misalign)
+    let shared = inputs
+        .iter()
+        .all(|s| s.as_ptr() as usize % LANE == misalign)
         && dst.iter().all(|&d| d as usize % LANE == misalign);
     let head = if shared { (LANE - misalign) % LANE } else { 0 };
     let mut pos = 0;
@@ -156,14 +160,24 @@ unsafe fn pass<const R: usize>(mats: &[u64], inputs: &[&[u8]], outs: &mut [&mut 
 /// Bytes `pos..pos + block` (block <= 64) of R outputs; masked when block < 64.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,gfni")]
-unsafe fn one_block<const R: usize>(mats: &[u64], inputs: &[&[u8]], dst: &[*mut u8; R], pos: usize, block: usize) {
+unsafe fn one_block<const R: usize>(
+    mats: &[u64],
+    inputs: &[&[u8]],
+    dst: &[*mut u8; R],
+    pos: usize,
+    block: usize,
+) {
     debug_assert!(block > 0 && block <= LANE);
     let full = block == LANE;
     let mask: __mmask64 = if full { !0 } else { (1u64 << block) - 1 };
     let mut acc = [_mm512_setzero_si512(); R];
     for (j, input) in inputs.iter().enumerate() {
         let p = input.as_ptr().add(pos) as *const i8;
-        let v = if full { _mm512_loadu_si512(p as *const _) } else { _mm512_maskz_loadu_epi8(mask, p) };
+        let v = if full {
+            _mm512_loadu_si512(p as *const _)
+        } else {
+            _mm512_maskz_loadu_epi8(mask, p)
+        };
         let m = &mats[j * R..(j + 1) * R];
         for r in 0..R {
             // No special case for coefficient 1: a branch per coefficient and block costs
@@ -194,12 +208,19 @@ pub unsafe fn xor_many(srcs: &[&[u8]], dst: &mut [u8]) {
     let d = dst.as_mut_ptr();
     let misalign = d as usize % LANE;
     let shared = srcs.iter().all(|s| s.as_ptr() as usize % LANE == misalign);
-    let head = if shared { ((LANE - misalign) % LANE).min(len) } else { 0 };
+    let head = if shared {
+        ((LANE - misalign) % LANE).min(len)
+    } else {
+        0
+    };
     let masked = |pos: usize, n: usize| {
         let mask: __mmask64 = if n == LANE { !0 } else { (1u64 << n) - 1 };
         let mut a = _mm512_maskz_loadu_epi8(mask, srcs[0].as_ptr().add(pos) as *const i8);
         for s in &srcs[1..] {
-            a = _mm512_xor_si512(a, _mm512_maskz_loadu_epi8(mask, s.as_ptr().add(pos) as *const i8));
+            a = _mm512_xor_si512(
+                a,
+                _mm512_maskz_loadu_epi8(mask, s.as_ptr().add(pos) as *const i8),
+            );
         }
         _mm512_mask_storeu_epi8(d.add(pos) as *mut i8, mask, a);
     };
@@ -248,8 +269,14 @@ impl Engine for Gfni {
     }
     fn xor_many(&self, srcs: &[&[u8]], dst: &mut [u8]) {
         assert!(!srcs.is_empty(), "xor_many needs at least one source");
-        assert!(srcs.iter().all(|s| s.len() == dst.len()), "xor_many: every source has the destination's length");
-        assert!(available(), "the gfni engine is only handed out on CPUs with avx512bw and gfni");
+        assert!(
+            srcs.iter().all(|s| s.len() == dst.len()),
+            "xor_many: every source has the destination's length"
+        );
+        assert!(
+            available(),
+            "the gfni engine is only handed out on CPUs with avx512bw and gfni"
+        );
         // SAFETY: features asserted; lengths asserted.
         unsafe { xor_many(srcs, dst) }
     }
@@ -262,13 +289,23 @@ impl Engine for Gfni {
     fn gf_matrix_mul(&self, coefs: &[u8], inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
         let k = inputs.len();
         let rows = outputs.len();
-        assert_eq!(coefs.len(), k * rows, "gf_matrix_mul: coefs must be outputs x inputs");
+        assert_eq!(
+            coefs.len(),
+            k * rows,
+            "gf_matrix_mul: coefs must be outputs x inputs"
+        );
         if rows == 0 {
             return;
         }
         let len = outputs[0].len();
-        assert!(inputs.iter().all(|s| s.len() == len), "gf_matrix_mul: every input has the outputs' length");
-        assert!(outputs.iter().all(|s| s.len() == len), "gf_matrix_mul: every output has the same length");
+        assert!(
+            inputs.iter().all(|s| s.len() == len),
+            "gf_matrix_mul: every input has the outputs' length"
+        );
+        assert!(
+            outputs.iter().all(|s| s.len() == len),
+            "gf_matrix_mul: every output has the same length"
+        );
         if len == 0 {
             return;
         }
@@ -283,7 +320,10 @@ impl Engine for Gfni {
             self.xor_many(inputs, outputs[0]);
             return;
         }
-        assert!(available(), "the gfni engine is only handed out on CPUs with avx512bw and gfni");
+        assert!(
+            available(),
+            "the gfni engine is only handed out on CPUs with avx512bw and gfni"
+        );
         // SAFETY: the CPU features are present (asserted); shapes asserted above.
         unsafe { matrix_mul(coefs, inputs, outputs) }
     }
@@ -297,7 +337,10 @@ mod tests {
     fn identity_constant_is_the_matrix_of_one() {
         // The layout of the matrices (byte 7 - i is output bit i) gives this constant for 1.
         assert_eq!(matrices()[1], IDENTITY);
-        assert!(matrices().iter().enumerate().all(|(c, &m)| (m == IDENTITY) == (c == 1)));
+        assert!(matrices()
+            .iter()
+            .enumerate()
+            .all(|(c, &m)| (m == IDENTITY) == (c == 1)));
     }
 
     #[test]

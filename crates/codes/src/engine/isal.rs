@@ -73,7 +73,10 @@ pub fn gf_mul(a: u8, b: u8) -> u8 {
 /// row i (i >= k) column j = (2^(i-k))^j. Not MDS for every shape (ISA-L issue #46); used
 /// here only to cross-check RAID-6 Q (its first parity rows are all ones and 2^j).
 pub fn gen_rs_matrix(total_rows: usize, k: usize) -> Vec<u8> {
-    assert!(k >= 1 && total_rows >= k && total_rows <= MAX_VECTS, "gen_rs_matrix: need 1 <= k <= rows <= 256");
+    assert!(
+        k >= 1 && total_rows >= k && total_rows <= MAX_VECTS,
+        "gen_rs_matrix: need 1 <= k <= rows <= 256"
+    );
     let mut a = vec![0u8; total_rows * k];
     // SAFETY: `a` holds total_rows * k bytes, as the function writes.
     unsafe { ffi::gf_gen_rs_matrix(a.as_mut_ptr(), total_rows as c_int, k as c_int) };
@@ -82,7 +85,10 @@ pub fn gen_rs_matrix(total_rows: usize, k: usize) -> Vec<u8> {
 
 /// ISA-L's systematic Cauchy matrix: `total_rows x k`, identity on top, then 1/(i ^ j).
 pub fn gen_cauchy1_matrix(total_rows: usize, k: usize) -> Vec<u8> {
-    assert!(k >= 1 && total_rows >= k && total_rows <= MAX_VECTS, "gen_cauchy1_matrix: need 1 <= k <= rows <= 256");
+    assert!(
+        k >= 1 && total_rows >= k && total_rows <= MAX_VECTS,
+        "gen_cauchy1_matrix: need 1 <= k <= rows <= 256"
+    );
     let mut a = vec![0u8; total_rows * k];
     // SAFETY: `a` holds total_rows * k bytes, as the function writes.
     unsafe { ffi::gf_gen_cauchy1_matrix(a.as_mut_ptr(), total_rows as c_int, k as c_int) };
@@ -92,7 +98,10 @@ pub fn gen_cauchy1_matrix(total_rows: usize, k: usize) -> Vec<u8> {
 /// The inverse of the n x n matrix `m` (row-major), or None if it is singular.
 pub fn invert_matrix(m: &[u8], n: usize) -> Option<Vec<u8>> {
     assert_eq!(m.len(), n * n, "invert_matrix: matrix must be n x n");
-    assert!((1..=MAX_VECTS).contains(&n), "invert_matrix: n must be in 1..=256");
+    assert!(
+        (1..=MAX_VECTS).contains(&n),
+        "invert_matrix: n must be in 1..=256"
+    );
     let mut scratch = m.to_vec();
     let mut out = vec![0u8; n * n];
     // SAFETY: both buffers hold n*n bytes; ISA-L destroys `scratch`, our copy.
@@ -111,11 +120,21 @@ pub struct Tables {
 impl Tables {
     pub fn new(coefs: &[u8], k: usize, rows: usize) -> Tables {
         assert_eq!(coefs.len(), k * rows, "Tables::new: coefs must be rows x k");
-        assert!((1..=MAX_VECTS).contains(&k) && (1..=MAX_VECTS).contains(&rows), "Tables::new: k and rows in 1..=256");
+        assert!(
+            (1..=MAX_VECTS).contains(&k) && (1..=MAX_VECTS).contains(&rows),
+            "Tables::new: k and rows in 1..=256"
+        );
         let mut a = coefs.to_vec();
         let mut bytes = vec![0u8; TABLE_BYTES_PER_COEF * k * rows];
         // SAFETY: `a` holds k*rows coefficients, `bytes` the 32*k*rows the header asks for.
-        unsafe { ffi::ec_init_tables(k as c_int, rows as c_int, a.as_mut_ptr(), bytes.as_mut_ptr()) };
+        unsafe {
+            ffi::ec_init_tables(
+                k as c_int,
+                rows as c_int,
+                a.as_mut_ptr(),
+                bytes.as_mut_ptr(),
+            )
+        };
         Tables { k, rows, bytes }
     }
     pub fn k(&self) -> usize {
@@ -134,7 +153,11 @@ impl Tables {
 const STACK_VECTS: usize = 40;
 
 /// Call `f` with a C array of `n` pointers made by `item`.
-fn with_ptrs<T, R>(n: usize, mut item: impl FnMut(usize) -> *mut T, f: impl FnOnce(*mut *mut T) -> R) -> R {
+fn with_ptrs<T, R>(
+    n: usize,
+    mut item: impl FnMut(usize) -> *mut T,
+    f: impl FnOnce(*mut *mut T) -> R,
+) -> R {
     if n <= STACK_VECTS {
         let mut a = [std::ptr::null_mut::<T>(); STACK_VECTS];
         for (i, slot) in a.iter_mut().enumerate().take(n) {
@@ -149,11 +172,25 @@ fn with_ptrs<T, R>(n: usize, mut item: impl FnMut(usize) -> *mut T, f: impl FnOn
 
 /// `outputs[i] = sum_j coefs[i][j] * inputs[j]` with ISA-L's `ec_encode_data`.
 pub fn encode_data(tables: &Tables, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
-    assert_eq!(inputs.len(), tables.k, "encode_data: one input per matrix column");
-    assert_eq!(outputs.len(), tables.rows, "encode_data: one output per matrix row");
+    assert_eq!(
+        inputs.len(),
+        tables.k,
+        "encode_data: one input per matrix column"
+    );
+    assert_eq!(
+        outputs.len(),
+        tables.rows,
+        "encode_data: one output per matrix row"
+    );
     let len = outputs[0].len();
-    assert!(inputs.iter().all(|s| s.len() == len), "encode_data: inputs and outputs differ in length");
-    assert!(outputs.iter().all(|s| s.len() == len), "encode_data: outputs differ in length");
+    assert!(
+        inputs.iter().all(|s| s.len() == len),
+        "encode_data: inputs and outputs differ in length"
+    );
+    assert!(
+        outputs.iter().all(|s| s.len() == len),
+        "encode_data: outputs differ in length"
+    );
     let mut start = 0;
     while start < len {
         let n = (len - start).min(MAX_CALL_BYTES);
@@ -221,7 +258,11 @@ pub enum Rejected {
 }
 
 /// The raid.h constraints for sources `srcs[j][range]` and destinations at `dests`.
-fn check_raid_args(srcs: &[&[u8]], dests: &[usize], range: &std::ops::Range<usize>) -> Result<(), Rejected> {
+fn check_raid_args(
+    srcs: &[&[u8]],
+    dests: &[usize],
+    range: &std::ops::Range<usize>,
+) -> Result<(), Rejected> {
     if srcs.len() < 2 {
         return Err(Rejected::TooFewSources);
     }
@@ -232,7 +273,11 @@ fn check_raid_args(srcs: &[&[u8]], dests: &[usize], range: &std::ops::Range<usiz
         return Err(Rejected::LengthNotMultipleOf32);
     }
     let misaligned = |a: usize| a % RAID_ALIGN_BYTES != 0;
-    if srcs.iter().any(|s| misaligned(s[range.start..].as_ptr() as usize)) || dests.iter().any(|&d| misaligned(d)) {
+    if srcs
+        .iter()
+        .any(|s| misaligned(s[range.start..].as_ptr() as usize))
+        || dests.iter().any(|&d| misaligned(d))
+    {
         return Err(Rejected::PointerNotAligned);
     }
     Ok(())
@@ -241,17 +286,28 @@ fn check_raid_args(srcs: &[&[u8]], dests: &[usize], range: &std::ops::Range<usiz
 /// `dst = xor of srcs` with ISA-L's `xor_gen`, if its constraints hold (else nothing is done).
 pub fn xor_gen(srcs: &[&[u8]], dst: &mut [u8]) -> Result<(), Rejected> {
     let len = dst.len();
-    assert!(srcs.iter().all(|s| s.len() == len), "xor_gen: sources and destination differ in length");
+    assert!(
+        srcs.iter().all(|s| s.len() == len),
+        "xor_gen: sources and destination differ in length"
+    );
     check_raid_args(srcs, &[dst.as_ptr() as usize], &(0..len))?;
     let n = srcs.len();
     let mut start = 0;
     while start < len {
         let chunk = (len - start).min(MAX_CALL_BYTES);
         let d = dst[start..].as_mut_ptr() as *mut c_void;
-        let item = |i: usize| if i < n { srcs[i][start..].as_ptr() as *mut c_void } else { d };
+        let item = |i: usize| {
+            if i < n {
+                srcs[i][start..].as_ptr() as *mut c_void
+            } else {
+                d
+            }
+        };
         // SAFETY: vects = sources + 1 destination (last), every pointer 32-byte aligned with
         // `chunk` valid bytes; sources are only read.
-        let rc = with_ptrs(n + 1, item, |array| unsafe { ffi::xor_gen((n + 1) as c_int, chunk as c_int, array) });
+        let rc = with_ptrs(n + 1, item, |array| unsafe {
+            ffi::xor_gen((n + 1) as c_int, chunk as c_int, array)
+        });
         if rc != 0 {
             return Err(Rejected::Failed);
         }
@@ -264,18 +320,36 @@ pub fn xor_gen(srcs: &[&[u8]], dst: &mut [u8]) -> Result<(), Rejected> {
 pub fn pq_gen(srcs: &[&[u8]], p: &mut [u8], q: &mut [u8]) -> Result<(), Rejected> {
     let len = p.len();
     assert_eq!(q.len(), len, "pq_gen: P and Q differ in length");
-    assert!(srcs.iter().all(|s| s.len() == len), "pq_gen: sources and parities differ in length");
+    assert!(
+        srcs.iter().all(|s| s.len() == len),
+        "pq_gen: sources and parities differ in length"
+    );
     pq_gen_range(srcs, p, q, 0..len)
 }
 
 /// pq_gen on bytes `range` of every source and of P and Q.
-fn pq_gen_range(srcs: &[&[u8]], p: &mut [u8], q: &mut [u8], range: std::ops::Range<usize>) -> Result<(), Rejected> {
-    check_raid_args(srcs, &[p[range.start..].as_ptr() as usize, q[range.start..].as_ptr() as usize], &range)?;
+fn pq_gen_range(
+    srcs: &[&[u8]],
+    p: &mut [u8],
+    q: &mut [u8],
+    range: std::ops::Range<usize>,
+) -> Result<(), Rejected> {
+    check_raid_args(
+        srcs,
+        &[
+            p[range.start..].as_ptr() as usize,
+            q[range.start..].as_ptr() as usize,
+        ],
+        &range,
+    )?;
     let n = srcs.len();
     let mut start = range.start;
     while start < range.end {
         let chunk = (range.end - start).min(MAX_CALL_BYTES);
-        let (pp, qp) = (p[start..].as_mut_ptr() as *mut c_void, q[start..].as_mut_ptr() as *mut c_void);
+        let (pp, qp) = (
+            p[start..].as_mut_ptr() as *mut c_void,
+            q[start..].as_mut_ptr() as *mut c_void,
+        );
         let item = |i: usize| match i {
             _ if i < n => srcs[i][start..].as_ptr() as *mut c_void,
             _ if i == n => pp,
@@ -283,7 +357,9 @@ fn pq_gen_range(srcs: &[&[u8]], p: &mut [u8], q: &mut [u8], range: std::ops::Ran
         };
         // SAFETY: vects = sources + P + Q (last two), pointers 32-byte aligned, `chunk` a
         // multiple of 32 with that many valid bytes behind every pointer.
-        let rc = with_ptrs(n + 2, item, |array| unsafe { ffi::pq_gen((n + 2) as c_int, chunk as c_int, array) });
+        let rc = with_ptrs(n + 2, item, |array| unsafe {
+            ffi::pq_gen((n + 2) as c_int, chunk as c_int, array)
+        });
         if rc != 0 {
             return Err(Rejected::Failed);
         }
@@ -305,8 +381,17 @@ const CACHE_MAX_ENTRIES: usize = 64;
 const CACHE_MAX_BYTES: usize = 8 << 20;
 
 impl TableCache {
-    fn with_tables<R>(&mut self, coefs: &[u8], k: usize, rows: usize, f: impl FnOnce(&Tables) -> R) -> R {
-        let hit = self.entries.iter().position(|(key, t)| t.k == k && t.rows == rows && key == coefs);
+    fn with_tables<R>(
+        &mut self,
+        coefs: &[u8],
+        k: usize,
+        rows: usize,
+        f: impl FnOnce(&Tables) -> R,
+    ) -> R {
+        let hit = self
+            .entries
+            .iter()
+            .position(|(key, t)| t.k == k && t.rows == rows && key == coefs);
         let index = match hit {
             Some(i) => i,
             None => {
@@ -316,7 +401,9 @@ impl TableCache {
                     // GF(2^8) codes, but the bound is what keeps memory finite).
                     return f(&tables);
                 }
-                while self.entries.len() >= CACHE_MAX_ENTRIES || self.bytes + tables.size_bytes() > CACHE_MAX_BYTES {
+                while self.entries.len() >= CACHE_MAX_ENTRIES
+                    || self.bytes + tables.size_bytes() > CACHE_MAX_BYTES
+                {
                     let (_, old) = self.entries.pop().expect("cache over budget is not empty");
                     self.bytes -= old.size_bytes();
                 }
@@ -364,14 +451,22 @@ impl Isal {
         }
         (0..64).all(|i| {
             let want_p = srcs.iter().fold(0u8, |a, s| a ^ s[i]);
-            let want_q = srcs.iter().enumerate().fold(0u8, |a, (j, s)| a ^ gf256::mul(gf256::pow2(j), s[i]));
+            let want_q = srcs
+                .iter()
+                .enumerate()
+                .fold(0u8, |a, (j, s)| a ^ gf256::mul(gf256::pow2(j), s[i]));
             p[i] == want_p && q[i] == want_q
         })
     }
 
     /// The matrices with a faster kernel than the general multiply: one all-ones row (XOR)
     /// and md's P+Q rows (pq_gen). True if done. Shapes are checked by the caller.
-    pub(super) fn special_paths(&self, coefs: &[u8], inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> bool {
+    pub(super) fn special_paths(
+        &self,
+        coefs: &[u8],
+        inputs: &[&[u8]],
+        outputs: &mut [&mut [u8]],
+    ) -> bool {
         let k = inputs.len();
         if outputs.len() == 1 && coefs.iter().all(|&c| c == 1) {
             self.xor_many(inputs, outputs[0]);
@@ -381,7 +476,11 @@ impl Isal {
     }
 
     fn is_pq(coefs: &[u8], k: usize) -> bool {
-        coefs[..k].iter().all(|&c| c == 1) && coefs[k..].iter().enumerate().all(|(j, &c)| c == gf256::pow2(j))
+        coefs[..k].iter().all(|&c| c == 1)
+            && coefs[k..]
+                .iter()
+                .enumerate()
+                .all(|(j, &c)| c == gf256::pow2(j))
     }
 
     /// P+Q through pq_gen on the 32-byte aligned middle, the edges (under 32 bytes each, when
@@ -401,7 +500,9 @@ impl Isal {
         }
         let head = ((RAID_ALIGN_BYTES - misalign) % RAID_ALIGN_BYTES).min(len);
         let middle = (len - head) / RAID_ALIGN_BYTES * RAID_ALIGN_BYTES;
-        let [p, q] = outputs else { unreachable!("two outputs checked by the caller") };
+        let [p, q] = outputs else {
+            unreachable!("two outputs checked by the caller")
+        };
         if middle > 0 && pq_gen_range(inputs, p, q, head..head + middle).is_err() {
             return false;
         }
@@ -426,7 +527,10 @@ fn pq_swar(inputs: &[&[u8]], p: &mut [u8], q: &mut [u8], range: std::ops::Range<
     if n == 0 {
         return;
     }
-    assert!(n < RAID_ALIGN_BYTES, "edges are shorter than one 32-byte lane");
+    assert!(
+        n < RAID_ALIGN_BYTES,
+        "edges are shorter than one 32-byte lane"
+    );
     let mut pw = [0u64; WORDS];
     let mut qw = [0u64; WORDS];
     for s in inputs.iter().rev() {
@@ -455,7 +559,10 @@ impl Engine for Isal {
 
     fn xor_many(&self, srcs: &[&[u8]], dst: &mut [u8]) {
         assert!(!srcs.is_empty(), "xor_many needs at least one source");
-        assert!(srcs.iter().all(|s| s.len() == dst.len()), "xor_many: every source has the destination's length");
+        assert!(
+            srcs.iter().all(|s| s.len() == dst.len()),
+            "xor_many: every source has the destination's length"
+        );
         // Measured (`exaraid codes bench`, kernel table): the Rust AVX2 loop is as fast as
         // ISA-L's xor_gen on 1 MiB buffers and about twice as fast on cache-resident 4 KiB ones
         // (it needs no alignment split and, we believe, avoids xor_gen's non-temporal stores,
@@ -471,7 +578,11 @@ impl Engine for Isal {
     }
 
     fn gf_mul_xor(&self, c: u8, src: &[u8], dst: &mut [u8]) {
-        assert_eq!(src.len(), dst.len(), "gf_mul_xor: source and destination lengths differ");
+        assert_eq!(
+            src.len(),
+            dst.len(),
+            "gf_mul_xor: source and destination lengths differ"
+        );
         match c {
             0 => {}
             1 => self.xor_into(dst, src),
@@ -482,13 +593,23 @@ impl Engine for Isal {
     fn gf_matrix_mul(&self, coefs: &[u8], inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
         let k = inputs.len();
         let rows = outputs.len();
-        assert_eq!(coefs.len(), k * rows, "gf_matrix_mul: coefs must be outputs x inputs");
+        assert_eq!(
+            coefs.len(),
+            k * rows,
+            "gf_matrix_mul: coefs must be outputs x inputs"
+        );
         if rows == 0 {
             return;
         }
         let len = outputs[0].len();
-        assert!(inputs.iter().all(|s| s.len() == len), "gf_matrix_mul: every input has the outputs' length");
-        assert!(outputs.iter().all(|s| s.len() == len), "gf_matrix_mul: every output has the same length");
+        assert!(
+            inputs.iter().all(|s| s.len() == len),
+            "gf_matrix_mul: every input has the outputs' length"
+        );
+        assert!(
+            outputs.iter().all(|s| s.len() == len),
+            "gf_matrix_mul: every output has the same length"
+        );
         if len == 0 {
             return;
         }
@@ -503,7 +624,11 @@ impl Engine for Isal {
             FALLBACK.gf_matrix_mul(coefs, inputs, outputs);
             return;
         }
-        CACHE.with(|cache| cache.borrow_mut().with_tables(coefs, k, rows, |t| encode_data_aligned(t, inputs, outputs)));
+        CACHE.with(|cache| {
+            cache
+                .borrow_mut()
+                .with_tables(coefs, k, rows, |t| encode_data_aligned(t, inputs, outputs))
+        });
     }
 }
 
@@ -517,8 +642,12 @@ const EC_ALIGN_BYTES: usize = 64;
 fn encode_data_aligned(tables: &Tables, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
     let len = outputs[0].len();
     let misalign = outputs[0].as_ptr() as usize % EC_ALIGN_BYTES;
-    let shared = inputs.iter().all(|s| s.as_ptr() as usize % EC_ALIGN_BYTES == misalign)
-        && outputs.iter().all(|o| o.as_ptr() as usize % EC_ALIGN_BYTES == misalign);
+    let shared = inputs
+        .iter()
+        .all(|s| s.as_ptr() as usize % EC_ALIGN_BYTES == misalign)
+        && outputs
+            .iter()
+            .all(|o| o.as_ptr() as usize % EC_ALIGN_BYTES == misalign);
     if misalign == 0 || !shared || len < 2 * EC_ALIGN_BYTES {
         encode_data(tables, inputs, outputs);
         return;

@@ -22,7 +22,11 @@ impl Engine for Portable {
     fn xor_many(&self, srcs: &[&[u8]], dst: &mut [u8]) {
         assert!(!srcs.is_empty(), "xor_many needs at least one source");
         for s in srcs {
-            assert_eq!(s.len(), dst.len(), "xor_many: every source has the destination's length");
+            assert_eq!(
+                s.len(),
+                dst.len(),
+                "xor_many: every source has the destination's length"
+            );
         }
         #[cfg(target_arch = "x86_64")]
         if avx2::available() {
@@ -34,7 +38,11 @@ impl Engine for Portable {
     }
 
     fn xor_into(&self, dst: &mut [u8], src: &[u8]) {
-        assert_eq!(dst.len(), src.len(), "xor_into: source and destination lengths differ");
+        assert_eq!(
+            dst.len(),
+            src.len(),
+            "xor_into: source and destination lengths differ"
+        );
         #[cfg(target_arch = "x86_64")]
         if avx2::available() {
             // SAFETY: AVX2 is present; lengths are equal.
@@ -45,7 +53,11 @@ impl Engine for Portable {
     }
 
     fn gf_mul_xor(&self, c: u8, src: &[u8], dst: &mut [u8]) {
-        assert_eq!(dst.len(), src.len(), "gf_mul_xor: source and destination lengths differ");
+        assert_eq!(
+            dst.len(),
+            src.len(),
+            "gf_mul_xor: source and destination lengths differ"
+        );
         match c {
             0 => {}
             1 => self.xor_into(dst, src),
@@ -62,16 +74,28 @@ impl Engine for Portable {
     }
 
     fn gf_matrix_mul(&self, coefs: &[u8], inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
-        assert_eq!(coefs.len(), inputs.len() * outputs.len(), "gf_matrix_mul: coefs must be outputs x inputs");
+        assert_eq!(
+            coefs.len(),
+            inputs.len() * outputs.len(),
+            "gf_matrix_mul: coefs must be outputs x inputs"
+        );
         if outputs.is_empty() {
             return;
         }
         let len = outputs[0].len();
         for s in inputs {
-            assert_eq!(s.len(), len, "gf_matrix_mul: every input has the outputs' length");
+            assert_eq!(
+                s.len(),
+                len,
+                "gf_matrix_mul: every input has the outputs' length"
+            );
         }
         for o in outputs.iter() {
-            assert_eq!(o.len(), len, "gf_matrix_mul: every output has the same length");
+            assert_eq!(
+                o.len(),
+                len,
+                "gf_matrix_mul: every output has the same length"
+            );
         }
         let k = inputs.len();
         for (i, out) in outputs.iter_mut().enumerate() {
@@ -107,7 +131,8 @@ mod scalar {
         let (d8, dtail) = dst.split_at_mut(split);
         let (s8, stail) = src.split_at(split);
         for (d, s) in d8.chunks_exact_mut(8).zip(s8.chunks_exact(8)) {
-            let v = u64::from_ne_bytes(d.try_into().unwrap()) ^ u64::from_ne_bytes(s.try_into().unwrap());
+            let v = u64::from_ne_bytes(d.try_into().unwrap())
+                ^ u64::from_ne_bytes(s.try_into().unwrap());
             d.copy_from_slice(&v.to_ne_bytes());
         }
         for (d, s) in dtail.iter_mut().zip(stail) {
@@ -148,7 +173,11 @@ mod avx2 {
     /// Where the aligned main loop starts and ends: (start, end), with start < LANE and
     /// (end - start) a multiple of LANE. start = 0 when the buffers do not share an offset
     /// (the loop then runs unaligned). Needs len >= LANE.
-    fn aligned_span(dst: *const u8, others: impl Iterator<Item = *const u8>, len: usize) -> (usize, usize) {
+    fn aligned_span(
+        dst: *const u8,
+        others: impl Iterator<Item = *const u8>,
+        len: usize,
+    ) -> (usize, usize) {
         debug_assert!(len >= LANE);
         let misalign = dst as usize % LANE;
         let mut same = true;
@@ -248,7 +277,10 @@ mod avx2 {
             pos += BLOCK;
         }
         while pos < end {
-            store(d.add(pos), _mm256_xor_si256(load(d.add(pos)), load(s.add(pos))));
+            store(
+                d.add(pos),
+                _mm256_xor_si256(load(d.add(pos)), load(s.add(pos))),
+            );
             pos += LANE;
         }
         store(d, first);
@@ -267,7 +299,10 @@ mod avx2 {
         }
         let lo = _mm_loadu_si128(lo.as_ptr() as *const __m128i);
         let hi = _mm_loadu_si128(hi.as_ptr() as *const __m128i);
-        (_mm256_broadcastsi128_si256(lo), _mm256_broadcastsi128_si256(hi))
+        (
+            _mm256_broadcastsi128_si256(lo),
+            _mm256_broadcastsi128_si256(hi),
+        )
     }
 
     #[inline]
@@ -292,7 +327,9 @@ mod avx2 {
         let d = dst.as_mut_ptr();
         let s = src.as_ptr();
         let (start, end) = aligned_span(d, std::iter::once(s), len);
-        let step = |pos: usize| _mm256_xor_si256(load(d.add(pos)), mul_lane(load(s.add(pos)), lo, hi, mask));
+        let step = |pos: usize| {
+            _mm256_xor_si256(load(d.add(pos)), mul_lane(load(s.add(pos)), lo, hi, mask))
+        };
         let first = step(0);
         let last = step(len - LANE);
         let mut pos = start;
@@ -306,7 +343,12 @@ mod avx2 {
 
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn dot_lane(tables: &[(__m256i, __m256i)], inputs: &[&[u8]], pos: usize, mask: __m256i) -> __m256i {
+    unsafe fn dot_lane(
+        tables: &[(__m256i, __m256i)],
+        inputs: &[&[u8]],
+        pos: usize,
+        mask: __m256i,
+    ) -> __m256i {
         let mut a = _mm256_setzero_si256();
         for (input, &(lo, hi)) in inputs.iter().zip(tables) {
             a = _mm256_xor_si256(a, mul_lane(load(input.as_ptr().add(pos)), lo, hi, mask));
@@ -321,7 +363,10 @@ mod avx2 {
         let len = out.len();
         if len < LANE {
             for i in 0..len {
-                out[i] = inputs.iter().zip(row).fold(0, |a, (s, &c)| a ^ gf256::mul(c, s[i]));
+                out[i] = inputs
+                    .iter()
+                    .zip(row)
+                    .fold(0, |a, (s, &c)| a ^ gf256::mul(c, s[i]));
             }
             return;
         }

@@ -44,8 +44,14 @@ impl Buffers {
         let mut backing = vec![0u8; count * stride + 128];
         rng.fill(&mut backing[..]);
         let base = (64 - backing.as_ptr() as usize % 64) % 64;
-        let starts = (0..count).map(|i| base + i * stride + misalign[i % misalign.len()]).collect();
-        Buffers { backing, starts, len }
+        let starts = (0..count)
+            .map(|i| base + i * stride + misalign[i % misalign.len()])
+            .collect();
+        Buffers {
+            backing,
+            starts,
+            len,
+        }
     }
     fn get(&self, i: usize) -> &[u8] {
         &self.backing[self.starts[i]..self.starts[i] + self.len]
@@ -72,14 +78,32 @@ impl Buffers {
     }
 }
 
-const LENGTHS: [usize; 14] = [0, 1, 7, 16, 31, 32, 33, 63, 64, 65, 100, 4096, 4096 + 17, 65536 + 40];
+const LENGTHS: [usize; 14] = [
+    0,
+    1,
+    7,
+    16,
+    31,
+    32,
+    33,
+    63,
+    64,
+    65,
+    100,
+    4096,
+    4096 + 17,
+    65536 + 40,
+];
 /// Offsets past a 64-byte boundary: all aligned, all equally misaligned (a stripe buffer from
 /// malloc), and each different (no shared alignment, so no xor_gen/pq_gen).
 const MISALIGNS: [&[usize]; 4] = [&[0], &[16], &[5], &[0, 3, 32, 17, 8]];
 
 fn engines_under_test() -> Vec<&'static dyn Engine> {
     let all = engines();
-    assert!(all.iter().any(|e| e.name() == "isa-l"), "ISA-L must be usable on the test machine");
+    assert!(
+        all.iter().any(|e| e.name() == "isa-l"),
+        "ISA-L must be usable on the test machine"
+    );
     all
 }
 
@@ -91,7 +115,12 @@ fn random_matrix(rng: &mut ChaCha8Rng, rows: usize, k: usize) -> Vec<u8> {
 fn matrices(rng: &mut ChaCha8Rng, k: usize) -> Vec<(usize, Vec<u8>)> {
     let mut pq = vec![1u8; k];
     pq.extend(gf256::raid6_q_coefs(k));
-    let mut all = vec![(1, vec![1u8; k]), (2, pq), (1, random_matrix(rng, 1, k)), (3, random_matrix(rng, 3, k))];
+    let mut all = vec![
+        (1, vec![1u8; k]),
+        (2, pq),
+        (1, random_matrix(rng, 1, k)),
+        (3, random_matrix(rng, 3, k)),
+    ];
     if k <= 12 {
         all.push((7, random_matrix(rng, 7, k)));
     }
@@ -124,7 +153,8 @@ fn gf_matrix_mul_equals_reference_for_every_engine_and_shape() {
                         let mut want: Vec<Vec<u8>> = vec![vec![0; len]; rows];
                         {
                             let ins: Vec<&[u8]> = (0..k).map(|j| bufs.get(j)).collect();
-                            let mut w: Vec<&mut [u8]> = want.iter_mut().map(|v| &mut v[..]).collect();
+                            let mut w: Vec<&mut [u8]> =
+                                want.iter_mut().map(|v| &mut v[..]).collect();
                             reference::gf_matrix_mul(&coefs, &ins, &mut w);
                         }
                         let (ins, mut outs) = bufs.split(k);
@@ -156,7 +186,11 @@ fn xor_many_equals_reference_for_every_engine_and_shape() {
                     reference::xor_many(&ins, &mut want);
                     let (ins, mut outs) = bufs.split(n);
                     engine.xor_many(&ins, outs[0]);
-                    assert!(outs[0][..] == want[..], "{}: xor_many n={n} len={len} misalign={misalign:?}", engine.name());
+                    assert!(
+                        outs[0][..] == want[..],
+                        "{}: xor_many n={n} len={len} misalign={misalign:?}",
+                        engine.name()
+                    );
                 }
             }
         }
@@ -175,14 +209,22 @@ fn xor_into_and_gf_mul_xor_equal_reference_for_every_engine() {
                     reference::gf_mul_xor(c, bufs.get(0), &mut want);
                     let (ins, mut outs) = bufs.split(1);
                     engine.gf_mul_xor(c, ins[0], outs[0]);
-                    assert!(outs[0][..] == want[..], "{}: gf_mul_xor c={c} len={len} misalign={misalign:?}", engine.name());
+                    assert!(
+                        outs[0][..] == want[..],
+                        "{}: gf_mul_xor c={c} len={len} misalign={misalign:?}",
+                        engine.name()
+                    );
                 }
                 let mut bufs = Buffers::new(&mut rng, 2, len, misalign);
                 let mut want = bufs.get(1).to_vec();
                 reference::xor_many(&[bufs.get(0), bufs.get(1)], &mut want);
                 let (ins, mut outs) = bufs.split(1);
                 engine.xor_into(outs[0], ins[0]);
-                assert!(outs[0][..] == want[..], "{}: xor_into len={len} misalign={misalign:?}", engine.name());
+                assert!(
+                    outs[0][..] == want[..],
+                    "{}: xor_into len={len} misalign={misalign:?}",
+                    engine.name()
+                );
             }
         }
     }
@@ -207,7 +249,10 @@ fn isal_tables_survive_many_distinct_matrices() {
             }
             let (ins, mut outs) = bufs.split(k);
             Isal.gf_matrix_mul(m, &ins, &mut outs);
-            assert!(outs[0][..] == want[0][..] && outs[1][..] == want[1][..], "round {round}");
+            assert!(
+                outs[0][..] == want[0][..] && outs[1][..] == want[1][..],
+                "round {round}"
+            );
         }
     }
 }
@@ -219,7 +264,11 @@ fn isal_rs_matrix_parity_rows_are_md_raid6_p_and_q() {
     for k in 1..=64 {
         let a = isal::gen_rs_matrix(k + 2, k);
         assert!(a[k * k..k * k + k].iter().all(|&c| c == 1), "k={k}: P row");
-        assert_eq!(&a[(k + 1) * k..(k + 2) * k], &gf256::raid6_q_coefs(k)[..], "k={k}: Q row");
+        assert_eq!(
+            &a[(k + 1) * k..(k + 2) * k],
+            &gf256::raid6_q_coefs(k)[..],
+            "k={k}: Q row"
+        );
     }
 }
 
@@ -230,7 +279,10 @@ fn isal_cauchy1_matrix_equals_ours_up_to_32_columns() {
             let m = total - k;
             let a = isal::gen_cauchy1_matrix(total, k);
             for (i, row) in a[..k * k].chunks(k).enumerate() {
-                assert!(row.iter().enumerate().all(|(j, &c)| c == u8::from(i == j)), "identity on top");
+                assert!(
+                    row.iter().enumerate().all(|(j, &c)| c == u8::from(i == j)),
+                    "identity on top"
+                );
             }
             assert_eq!(&a[k * k..], &gf256::cauchy1_matrix(k, m)[..], "k={k} m={m}");
         }
@@ -262,7 +314,10 @@ fn isal_inverse_of_cauchy_submatrix_is_an_inverse() {
             assert_eq!(dot, u8::from(i == j), "(M * M^-1)[{i}][{j}]");
         }
     }
-    assert!(isal::invert_matrix(&[1, 1, 1, 1], 2).is_none(), "a singular matrix is reported");
+    assert!(
+        isal::invert_matrix(&[1, 1, 1, 1], 2).is_none(),
+        "a singular matrix is reported"
+    );
 }
 
 #[test]
@@ -271,9 +326,18 @@ fn raid_kernels_refuse_what_isal_cannot_take() {
     let base = (32 - buf.as_ptr() as usize % 32) % 32;
     let (srcs, dst) = buf[base..base + 4 * 128].split_at_mut(3 * 128);
     let srcs: Vec<&[u8]> = srcs.chunks(128).collect();
-    assert_eq!(isal::xor_gen(&srcs[..1], dst), Err(isal::Rejected::TooFewSources));
-    assert_eq!(isal::xor_gen(&[&srcs[0][..40], &srcs[1][..40]], &mut dst[..40]), Err(isal::Rejected::LengthNotMultipleOf32));
-    assert_eq!(isal::xor_gen(&[&srcs[0][1..33], &srcs[1][..32]], &mut dst[..32]), Err(isal::Rejected::PointerNotAligned));
+    assert_eq!(
+        isal::xor_gen(&srcs[..1], dst),
+        Err(isal::Rejected::TooFewSources)
+    );
+    assert_eq!(
+        isal::xor_gen(&[&srcs[0][..40], &srcs[1][..40]], &mut dst[..40]),
+        Err(isal::Rejected::LengthNotMultipleOf32)
+    );
+    assert_eq!(
+        isal::xor_gen(&[&srcs[0][1..33], &srcs[1][..32]], &mut dst[..32]),
+        Err(isal::Rejected::PointerNotAligned)
+    );
     assert_eq!(isal::xor_gen(&srcs, dst), Ok(()));
 }
 
@@ -285,7 +349,11 @@ fn engine_choice_follows_the_environment_value() {
     assert_eq!(choose("gfni").name(), default);
     assert_eq!(choose("isal").name(), "isa-l");
     assert_eq!(choose("isa-l").name(), "isa-l");
-    assert_eq!(choose("no-such-engine").name(), default, "an unknown name warns and uses the default");
+    assert_eq!(
+        choose("no-such-engine").name(),
+        default,
+        "an unknown name warns and uses the default"
+    );
 }
 
 #[test]
@@ -303,7 +371,9 @@ fn isal_pq_gen_is_md_p_and_q() {
             reference::gf_matrix_mul(&coefs, &ins, &mut w);
         }
         let (ins, mut outs) = bufs.split(k);
-        let [p, q] = &mut outs[..] else { unreachable!() };
+        let [p, q] = &mut outs[..] else {
+            unreachable!()
+        };
         isal::pq_gen(&ins, p, q).expect("aligned, length a multiple of 32, k >= 2");
         assert!(p[..] == want[0][..] && q[..] == want[1][..], "k={k}");
     }

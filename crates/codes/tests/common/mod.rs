@@ -5,7 +5,14 @@ use exaraid_codes::{Code, CodeKind, CodeSpec, StripeBuf};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-pub const ARRAY_CODES: [CodeKind; 6] = [CodeKind::Evenodd, CodeKind::Rdp, CodeKind::Xcode, CodeKind::Hcode, CodeKind::Hdp, CodeKind::Dcode];
+pub const ARRAY_CODES: [CodeKind; 6] = [
+    CodeKind::Evenodd,
+    CodeKind::Rdp,
+    CodeKind::Xcode,
+    CodeKind::Hcode,
+    CodeKind::Hdp,
+    CodeKind::Dcode,
+];
 pub const PRIMES: [usize; 4] = [5, 7, 11, 13];
 
 /// Every code instance the exhaustive checks cover.

@@ -39,30 +39,52 @@ pub struct MeasuredTable {
     pub rows: Vec<MeasuredRow>,
 }
 
-const HEADER: [&str; 8] = ["op", "size_bytes", "pattern", "queue_depth", "p10_us", "p50_us", "p90_us", "p99_us"];
+const HEADER: [&str; 8] = [
+    "op",
+    "size_bytes",
+    "pattern",
+    "queue_depth",
+    "p10_us",
+    "p50_us",
+    "p90_us",
+    "p99_us",
+];
 /// Limits: a calibration table is small; a huge file is a mistake.
 const ROWS_MAX: usize = 100_000;
 
 impl MeasuredTable {
     pub fn load(path: &Path) -> Result<MeasuredTable> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading calibration table {}", path.display()))?;
-        MeasuredTable::parse(&text).with_context(|| format!("in calibration table {}", path.display()))
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading calibration table {}", path.display()))?;
+        MeasuredTable::parse(&text)
+            .with_context(|| format!("in calibration table {}", path.display()))
     }
 
     /// Parse the CSV text; every bad row is an error naming its line.
     pub fn parse(text: &str) -> Result<MeasuredTable> {
-        let mut reader = csv::ReaderBuilder::new().has_headers(true).trim(csv::Trim::All).from_reader(text.as_bytes());
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .trim(csv::Trim::All)
+            .from_reader(text.as_bytes());
         let header = reader.headers().context("reading the header line")?.clone();
         let got: Vec<&str> = header.iter().collect();
         if got != HEADER {
-            bail!("line 1: header must be `{}`, found `{}`", HEADER.join(","), got.join(","));
+            bail!(
+                "line 1: header must be `{}`, found `{}`",
+                HEADER.join(","),
+                got.join(",")
+            );
         }
         let mut rows = Vec::new();
         for (i, record) in reader.records().enumerate() {
             let line = i + 2;
             let record = record.with_context(|| format!("line {line}: not a CSV row"))?;
             if record.len() != HEADER.len() {
-                bail!("line {line}: expected {} fields, found {}", HEADER.len(), record.len());
+                bail!(
+                    "line {line}: expected {} fields, found {}",
+                    HEADER.len(),
+                    record.len()
+                );
             }
             let op = match &record[0] {
                 "read" => IoKind::Read,
@@ -70,16 +92,27 @@ impl MeasuredTable {
                 other => bail!("line {line}: op must be `read` or `write`, found `{other}`"),
             };
             let size_bytes: u64 = record[1].parse().ok().filter(|s| *s > 0).with_context(|| {
-                format!("line {line}: size_bytes must be a positive integer, found `{}`", &record[1])
+                format!(
+                    "line {line}: size_bytes must be a positive integer, found `{}`",
+                    &record[1]
+                )
             })?;
             let sequential = match &record[2] {
                 "seq" => true,
                 "rand" => false,
                 other => bail!("line {line}: pattern must be `seq` or `rand`, found `{other}`"),
             };
-            let queue_depth: u32 = record[3].parse().ok().filter(|q| *q >= 1).with_context(|| {
-                format!("line {line}: queue_depth must be an integer >= 1, found `{}`", &record[3])
-            })?;
+            let queue_depth: u32 =
+                record[3]
+                    .parse()
+                    .ok()
+                    .filter(|q| *q >= 1)
+                    .with_context(|| {
+                        format!(
+                            "line {line}: queue_depth must be an integer >= 1, found `{}`",
+                            &record[3]
+                        )
+                    })?;
             let mut percentiles_s = [0.0; 4];
             for (k, p) in percentiles_s.iter_mut().enumerate() {
                 let field = &record[4 + k];
@@ -91,7 +124,13 @@ impl MeasuredTable {
             if percentiles_s.windows(2).any(|w| w[0] > w[1]) {
                 bail!("line {line}: percentiles must not decrease (p10 <= p50 <= p90 <= p99)");
             }
-            rows.push(MeasuredRow { op, size_bytes, sequential, queue_depth, percentiles_s });
+            rows.push(MeasuredRow {
+                op,
+                size_bytes,
+                sequential,
+                queue_depth,
+                percentiles_s,
+            });
             if rows.len() > ROWS_MAX {
                 bail!("more than {ROWS_MAX} rows: is this really a calibration table?");
             }
@@ -104,7 +143,8 @@ impl MeasuredTable {
 
     fn nearest(&self, op: IoKind, size_bytes: u64, sequential: bool, depth: usize) -> &MeasuredRow {
         let score = |r: &MeasuredRow| {
-            let mismatch = (r.op != op) as u32 as f64 * 1e6 + (r.sequential != sequential) as u32 as f64 * 1e3;
+            let mismatch =
+                (r.op != op) as u32 as f64 * 1e6 + (r.sequential != sequential) as u32 as f64 * 1e3;
             let size = ((r.size_bytes as f64).log2() - (size_bytes.max(1) as f64).log2()).abs();
             let qd = ((r.queue_depth as f64).log2() - (depth.max(1) as f64).log2()).abs() * 0.01;
             mismatch + size + qd
@@ -116,7 +156,14 @@ impl MeasuredTable {
     }
 
     /// Draw a service time in seconds.
-    pub fn sample_s(&self, op: IoKind, size_bytes: u64, sequential: bool, depth: usize, rng: &mut ChaCha8Rng) -> f64 {
+    pub fn sample_s(
+        &self,
+        op: IoKind,
+        size_bytes: u64,
+        sequential: bool,
+        depth: usize,
+        rng: &mut ChaCha8Rng,
+    ) -> f64 {
         let row = self.nearest(op, size_bytes, sequential, depth);
         let u: f64 = rng.gen();
         let [p10, p50, p90, p99] = row.percentiles_s;
@@ -133,7 +180,11 @@ impl MeasuredTable {
         };
         // Scale the row's size to the request's size linearly in bytes (transfer part).
         let size_scale = size_bytes.max(1) as f64 / row.size_bytes as f64;
-        let scaled = if size_scale > 1.0 { latency * size_scale } else { latency };
+        let scaled = if size_scale > 1.0 {
+            latency * size_scale
+        } else {
+            latency
+        };
         scaled / row.queue_depth as f64
     }
 }
@@ -177,7 +228,10 @@ read,4096,rand,32,60000,120000,200000,260000\n";
         ];
         for (text, expected) in cases {
             let err = format!("{:#}", MeasuredTable::parse(text).unwrap_err());
-            assert!(err.contains(expected), "error `{err}` should contain `{expected}`");
+            assert!(
+                err.contains(expected),
+                "error `{err}` should contain `{expected}`"
+            );
         }
     }
 }

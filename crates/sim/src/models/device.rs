@@ -209,8 +209,16 @@ impl SsdParams {
     pub fn unit_service_s(&self, kind: IoKind, size_bytes: u64, sequential: bool) -> f64 {
         let units = self.parallel_units as f64;
         let (bw, iops, latency) = match kind {
-            IoKind::Read => (self.seq_read_bytes_per_s, self.random_4k_read_iops, self.seq_read_latency_s),
-            IoKind::Write => (self.seq_write_bytes_per_s, self.random_4k_write_iops, self.seq_write_latency_s),
+            IoKind::Read => (
+                self.seq_read_bytes_per_s,
+                self.random_4k_read_iops,
+                self.seq_read_latency_s,
+            ),
+            IoKind::Write => (
+                self.seq_write_bytes_per_s,
+                self.random_4k_write_iops,
+                self.seq_write_latency_s,
+            ),
         };
         let bandwidth_s = size_bytes as f64 * units / bw;
         if sequential {
@@ -244,7 +252,13 @@ pub struct Device<T> {
 
 impl<T> Device<T> {
     pub fn new(kind: DeviceKind) -> Device<T> {
-        Device { kind, queue: Vec::with_capacity(NCQ_DEPTH), busy_units: 0, head_bytes: 0, busy_ns: 0 }
+        Device {
+            kind,
+            queue: Vec::with_capacity(NCQ_DEPTH),
+            busy_units: 0,
+            head_bytes: 0,
+            busy_ns: 0,
+        }
     }
 
     /// Room for another queued request (the OSS threads hold the rest).
@@ -253,7 +267,10 @@ impl<T> Device<T> {
     }
 
     pub fn enqueue(&mut self, request: DeviceRequest, tag: T) {
-        assert!(self.has_room(), "device queue overflow: callers must check has_room");
+        assert!(
+            self.has_room(),
+            "device queue overflow: callers must check has_room"
+        );
         self.queue.push((request, tag));
     }
 
@@ -288,7 +305,8 @@ impl<T> Device<T> {
                 let positioning = if sequential {
                     0.0
                 } else {
-                    let distance = request.address_bytes.abs_diff(self.head_bytes) as f64 / capacity as f64;
+                    let distance =
+                        request.address_bytes.abs_diff(self.head_bytes) as f64 / capacity as f64;
                     // Rotational position is uniform: latency uniform in [0, one revolution).
                     p.seek_s(request.kind, distance.min(1.0)) + rng.gen::<f64>() * p.revolution_s()
                 };
@@ -338,8 +356,19 @@ mod tests {
         let n = 2000u64;
         let mut addr = 0u64;
         for i in 0..n {
-            let address = if sequential { addr } else { rng.gen_range(0..dev.capacity_bytes() / 4096) * 4096 };
-            dev.enqueue(DeviceRequest { kind: io, address_bytes: address, size_bytes: size }, i as u32);
+            let address = if sequential {
+                addr
+            } else {
+                rng.gen_range(0..dev.capacity_bytes() / 4096) * 4096
+            };
+            dev.enqueue(
+                DeviceRequest {
+                    kind: io,
+                    address_bytes: address,
+                    size_bytes: size,
+                },
+                i as u32,
+            );
             let (_, ns) = dev.start_next(&mut rng).unwrap();
             dev.finish();
             total += ns as f64 / 1e9;
@@ -366,7 +395,10 @@ mod tests {
         let p = HddParams::default();
         let expected = p.avg_seek_read_s + p.revolution_s() / 2.0 + p.transfer_s(4096);
         let got = mean_service_s(DeviceKind::Hdd(p), IoKind::Read, 4096, false);
-        assert!((got - expected).abs() / expected < 0.05, "got {got}, expected {expected}");
+        assert!(
+            (got - expected).abs() / expected < 0.05,
+            "got {got}, expected {expected}"
+        );
         // And the rotational latency is the seed's 4.17 ms.
         assert!((HddParams::default().revolution_s() / 2.0 - 4.1667e-3).abs() < 1e-6);
     }
@@ -379,8 +411,14 @@ mod tests {
         assert!((iops - SSD_RANDOM_4K_WRITE_IOPS).abs() < 1.0, "{iops}");
         let bw = units * (1 << 20) as f64 / p.unit_service_s(IoKind::Read, 1 << 20, true);
         assert!((bw - SSD_SEQ_READ_BYTES_PER_S).abs() < 1.0, "{bw}");
-        assert!(p.unit_service_s(IoKind::Write, 8192, true) < p.unit_service_s(IoKind::Write, 8192, false));
-        assert!(p.unit_service_s(IoKind::Write, 4096, false) < p.unit_service_s(IoKind::Write, 1 << 20, false));
+        assert!(
+            p.unit_service_s(IoKind::Write, 8192, true)
+                < p.unit_service_s(IoKind::Write, 8192, false)
+        );
+        assert!(
+            p.unit_service_s(IoKind::Write, 4096, false)
+                < p.unit_service_s(IoKind::Write, 1 << 20, false)
+        );
     }
 
     #[test]
@@ -397,7 +435,14 @@ mod tests {
         for i in 0..n {
             while dev.has_room() {
                 let a = rng.gen_range(0..cap / 4096) * 4096;
-                dev.enqueue(DeviceRequest { kind: IoKind::Write, address_bytes: a, size_bytes: 64 << 10 }, i);
+                dev.enqueue(
+                    DeviceRequest {
+                        kind: IoKind::Write,
+                        address_bytes: a,
+                        size_bytes: 64 << 10,
+                    },
+                    i,
+                );
             }
             let (_, ns) = dev.start_next(&mut rng).unwrap();
             dev.finish();

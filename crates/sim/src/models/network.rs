@@ -105,8 +105,14 @@ mod tests {
     #[test]
     fn rpc_sizes_carry_lnet_headers_per_bulk() {
         assert_eq!(rpc_bytes(OST_REQUEST_BYTES, 0), 512 + 72);
-        assert_eq!(rpc_bytes(OST_REQUEST_BYTES, 128 << 10), 512 + 72 + (128 << 10) + 72);
-        assert_eq!(rpc_bytes(OST_REQUEST_BYTES, 2 << 20), 512 + 72 + (2 << 20) + 2 * 72);
+        assert_eq!(
+            rpc_bytes(OST_REQUEST_BYTES, 128 << 10),
+            512 + 72 + (128 << 10) + 72
+        );
+        assert_eq!(
+            rpc_bytes(OST_REQUEST_BYTES, 2 << 20),
+            512 + 72 + (2 << 20) + 2 * 72
+        );
         assert!(wire_bytes(1 << 20) > 1 << 20);
     }
 

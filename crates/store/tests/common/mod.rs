@@ -46,6 +46,14 @@ impl Rng {
 /// Every stripe's parity matches its data and every checksum is clean.
 pub fn assert_consistent(store: &Store) {
     let report = store.scrub(false).unwrap();
-    assert!(report.corrupt_elements.is_empty(), "corrupt elements: {:?}", report.corrupt_elements);
-    assert!(report.parity_mismatches.is_empty(), "parity mismatches: {:?}", report.parity_mismatches);
+    assert!(
+        report.corrupt_elements.is_empty(),
+        "corrupt elements: {:?}",
+        report.corrupt_elements
+    );
+    assert!(
+        report.parity_mismatches.is_empty(),
+        "parity mismatches: {:?}",
+        report.parity_mismatches
+    );
 }
