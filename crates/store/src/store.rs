@@ -24,6 +24,10 @@
 //! home, recomputes the parity of every stripe touched (full encode from the data), and
 //! restarts the planner (re-opening the delayed windows still open). Afterwards every stripe
 //! has parity matching its data and every acknowledged byte is where reads find it.
+//! Only the ranges the interrupted plans wrote (and the home ranges cached bytes move to)
+//! get fresh checksums: any other block of those stripes that fails its checksum is bit rot,
+//! rebuilt from parity before the parity is recomputed (or, beyond the code's tolerance,
+//! left as it is for scrub to report), never blessed.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fs::File;
@@ -1874,30 +1878,56 @@ impl Store {
             }
         }
         let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
-        let g = self.layout.geometry().clone();
         for (file, stripe) in stripes {
             if !known.contains(&file) {
                 continue;
             }
+            let overlay = cached
+                .get(&(file, stripe))
+                .map(|v| v.as_slice())
+                .unwrap_or(&[]);
             if reseal {
-                for col in 0..g.cols {
-                    for row in 0..g.rows {
-                        let Some((oss, key)) = self.home_key(file, stripe, Pos { row, col }) else {
-                            continue;
-                        };
-                        if self.backends[oss].healthy() {
-                            self.backends[oss].reseal(key, 0, self.sb.element_bytes)?;
-                        }
+                // A crash during an earlier settle may have torn its home writes. Those
+                // rewrote identical bytes except where cached ranges go home (and the
+                // parity, recomputed below), so only the home ranges under cached extents
+                // may legitimately hold bytes under a stale checksum (they are overwritten
+                // from the cache below anyway). Every other block keeps its checksum: a
+                // mismatch there is bit rot, rebuilt from parity, never blessed.
+                for x in overlay {
+                    let Some((oss, key)) = self.home_key(file, stripe, x.element.pos) else {
+                        continue;
+                    };
+                    if self.backends[oss].healthy() {
+                        self.backends[oss].reseal(
+                            key,
+                            x.element.offset_bytes as usize,
+                            x.len_bytes as usize,
+                        )?;
                     }
                 }
             }
             let (mut buf, erased, _) = self.read_home_stripe(file, stripe)?;
-            self.decode(file, stripe, &mut buf, &erased)?;
-            for x in cached
-                .get(&(file, stripe))
-                .map(|v| v.as_slice())
-                .unwrap_or(&[])
-            {
+            let mut decoded = self.decode(file, stripe, &mut buf, &erased);
+            if decoded.is_err() && reseal {
+                // More columns unreadable than the code tolerates. Parity torn by a crashed
+                // settle is the one legitimate cause left: its content is recomputed from
+                // the data below, so accept it for this decode and try again.
+                self.reseal_parity(file, stripe)?;
+                let again = self.read_home_stripe(file, stripe)?;
+                buf = again.0;
+                decoded = self.decode(file, stripe, &mut buf, &again.1);
+            }
+            if let Err(err) = decoded {
+                if !matches!(err, StoreError::DataLost(_)) {
+                    return Err(err);
+                }
+                // Corruption beyond the code's tolerance: leave parity and the corrupt blocks
+                // as they are (scrub reports them), but still move the cached bytes home so
+                // the cache zone can go without losing them.
+                self.move_cached_home_unprotected(core, file, overlay)?;
+                continue;
+            }
+            for x in overlay {
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
                 self.read_range(
@@ -1933,6 +1963,54 @@ impl Store {
         self.done.lock().clear();
         self.restart_windows(core)?;
         self.checkpoint_locked(core)
+    }
+
+    /// Recompute the checksums of every parity element of a home stripe from its bytes
+    /// (recovery only: the parity is rewritten from the data right after).
+    fn reseal_parity(&self, file: u64, stripe: u64) -> Result<(), StoreError> {
+        let g = self.layout.geometry().clone();
+        for col in 0..g.cols {
+            for row in 0..g.rows {
+                let Some((oss, key)) = self.home_key(file, stripe, Pos { row, col }) else {
+                    continue;
+                };
+                if key.zone == Zone::Parity && self.backends[oss].healthy() {
+                    self.backends[oss].reseal(key, 0, self.sb.element_bytes)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Write cached ranges of a stripe that cannot be decoded to their home elements,
+    /// leaving the parity (and the corrupt blocks) untouched for scrub to report.
+    fn move_cached_home_unprotected(
+        &self,
+        core: &Core,
+        file: u64,
+        overlay: &[exaraid_plan::Extent],
+    ) -> Result<(), StoreError> {
+        for x in overlay {
+            let mut bytes = vec![0u8; x.len_bytes as usize];
+            self.count(x.oss, Zone::Cache, Op::Read, false);
+            self.read_range(
+                Some(core),
+                x.oss,
+                x.zone,
+                file,
+                x.addr_bytes,
+                &x.element,
+                &mut bytes,
+            )?;
+            let Some((oss, key)) = self.home_key(file, x.element.stripe, x.element.pos) else {
+                continue;
+            };
+            if self.backends[oss].healthy() {
+                self.count(oss, key.zone, Op::Write, false);
+                self.backends[oss].write(key, x.element.offset_bytes as usize, &bytes)?;
+            }
+        }
+        Ok(())
     }
 
     /// Windows open in the store's state but unknown to the planner's current epoch (after a
