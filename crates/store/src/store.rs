@@ -1853,8 +1853,7 @@ impl Store {
             }
         }
         // 2. Everything home, parity recomputed. A crash during an earlier settle may have
-        // torn its own home writes: reseal the stripes it rewrites (their content is
-        // rewritten from the newest bytes anyway).
+        // torn its own home writes: settle reseals the ranges it may have torn.
         self.settle(core, stripes, true)
     }
 
@@ -1888,11 +1887,11 @@ impl Store {
                 .unwrap_or(&[]);
             if reseal {
                 // A crash during an earlier settle may have torn its home writes. Those
-                // rewrote identical bytes except where cached ranges go home (and the
-                // parity, recomputed below), so only the home ranges under cached extents
-                // may legitimately hold bytes under a stale checksum (they are overwritten
-                // from the cache below anyway). Every other block keeps its checksum: a
-                // mismatch there is bit rot, rebuilt from parity, never blessed.
+                // rewrote identical bytes except where cached ranges go home and in the
+                // parity at the same offsets, so only there may bytes legitimately sit
+                // under a stale checksum (the cached bytes overwrite them below; the parity
+                // is recomputed). Every other block keeps its checksum: a mismatch there is
+                // bit rot, rebuilt from parity, never blessed.
                 for x in overlay {
                     let Some((oss, key)) = self.home_key(file, stripe, x.element.pos) else {
                         continue;
@@ -1904,19 +1903,11 @@ impl Store {
                             x.len_bytes as usize,
                         )?;
                     }
+                    self.reseal_parity(file, stripe, x.element.offset_bytes, x.len_bytes)?;
                 }
             }
             let (mut buf, erased, _) = self.read_home_stripe(file, stripe)?;
-            let mut decoded = self.decode(file, stripe, &mut buf, &erased);
-            if decoded.is_err() && reseal {
-                // More columns unreadable than the code tolerates. Parity torn by a crashed
-                // settle is the one legitimate cause left: its content is recomputed from
-                // the data below, so accept it for this decode and try again.
-                self.reseal_parity(file, stripe)?;
-                let again = self.read_home_stripe(file, stripe)?;
-                buf = again.0;
-                decoded = self.decode(file, stripe, &mut buf, &again.1);
-            }
+            let decoded = self.decode_keeping_verified(file, stripe, &mut buf, &erased);
             if let Err(err) = decoded {
                 if !matches!(err, StoreError::DataLost(_)) {
                     return Err(err);
@@ -1965,9 +1956,15 @@ impl Store {
         self.checkpoint_locked(core)
     }
 
-    /// Recompute the checksums of every parity element of a home stripe from its bytes
-    /// (recovery only: the parity is rewritten from the data right after).
-    fn reseal_parity(&self, file: u64, stripe: u64) -> Result<(), StoreError> {
+    /// Recompute the checksums of the parity elements of a home stripe over one element
+    /// byte range from their bytes (recovery only: the parity is rewritten right after).
+    fn reseal_parity(
+        &self,
+        file: u64,
+        stripe: u64,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<(), StoreError> {
         let g = self.layout.geometry().clone();
         for col in 0..g.cols {
             for row in 0..g.rows {
@@ -1975,9 +1972,55 @@ impl Store {
                     continue;
                 };
                 if key.zone == Zone::Parity && self.backends[oss].healthy() {
-                    self.backends[oss].reseal(key, 0, self.sb.element_bytes)?;
+                    self.backends[oss].reseal(key, offset_bytes as usize, len_bytes as usize)?;
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Decode a stripe read by recovery, then put back every block of the erased columns
+    /// that still verifies on disk: only blocks that fail their checksum (or sit on a failed
+    /// OSS) take the decoded bytes. Why: where an interrupted write left data and parity
+    /// disagreeing (a write hole) the decode yields garbage; keeping verified blocks confines
+    /// that to blocks that were corrupt anyway (a double fault: write hole plus bit rot at
+    /// the same offset, which no single-parity decode can repair).
+    fn decode_keeping_verified(
+        &self,
+        file: u64,
+        stripe: u64,
+        buf: &mut StripeBuf,
+        erased: &[usize],
+    ) -> Result<(), StoreError> {
+        let g = self.layout.geometry().clone();
+        let block = CHECKSUM_BLOCK_BYTES;
+        // (pos, block index, verified bytes) of every readable block of the erased columns.
+        let mut verified: Vec<(Pos, usize, Vec<u8>)> = Vec::new();
+        for &col in erased {
+            for row in 0..g.rows {
+                let pos = Pos { row, col };
+                let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                    continue;
+                };
+                let b = &self.backends[oss];
+                if !b.healthy() {
+                    continue;
+                }
+                for i in 0..self.sb.element_bytes / block {
+                    let mut bytes = vec![0u8; block];
+                    match b.read(key, i * block, &mut bytes) {
+                        Ok(()) => verified.push((pos, i, bytes)),
+                        // Rebuilt by the decode below.
+                        Err(err) if err.is_corrupt() || err.is_missing() => {}
+                        Err(err) if err.is_unavailable() => break,
+                        Err(err) => return Err(err.into()),
+                    }
+                }
+            }
+        }
+        self.decode(file, stripe, buf, erased)?;
+        for (pos, i, bytes) in verified {
+            buf.element_mut(pos)[i * block..(i + 1) * block].copy_from_slice(&bytes);
         }
         Ok(())
     }
