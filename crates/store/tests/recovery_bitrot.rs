@@ -157,3 +157,55 @@ fn recovery_moving_cached_bytes_home_rebuilds_a_flipped_bit_outside_the_cached_r
     );
     assert_consistent(&store);
 }
+
+#[test]
+fn recovery_rebuilds_only_the_corrupt_block_when_a_torn_write_left_a_write_hole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let oss = 4;
+    // Four checksum blocks per element, so one element holds both the write hole and rot.
+    let e = 4 * UNIT;
+    let mut opts = exaraid_store::InitOptions::with_oss_count(&dir, oss, CodeSpec::raid5(3));
+    opts.element_bytes = e;
+    opts.write_path = WritePath::Rmw;
+    let store = Store::init(&dir, &opts).unwrap();
+    let data = pattern(45, 3 * e);
+    store.put("f", &data).unwrap();
+    store.close().unwrap();
+    let state: State = read_checked(&dir.join("state"), "state").unwrap();
+    let id = state.files["f"].id;
+    let file_of = |element: usize| {
+        (0..oss)
+            .map(|i| dir.join(format!("oss-{i}/objects/{id}.data")))
+            .find(|p| {
+                std::fs::read(p)
+                    .is_ok_and(|b| b.len() >= e && b[..e] == data[element * e..(element + 1) * e])
+            })
+            .expect("element found")
+    };
+    let (d0, d1) = (file_of(0), file_of(1));
+    leave_write_in_flight(&dir, "f"); // file bytes 0..UNIT: block 0 of element 0
+                                      // The interrupted write tore: its new bytes reached element 0 but not the parity, so the
+                                      // stripe's data and parity disagree in block 0 of every element (a write hole).
+    let mut bytes = std::fs::read(&d0).unwrap();
+    bytes[..UNIT].copy_from_slice(&pattern(46, UNIT));
+    std::fs::write(&d0, &bytes).unwrap();
+    // Bit rot in block 2 of element 1, away from the write hole.
+    let mut bytes = std::fs::read(&d1).unwrap();
+    bytes[2 * UNIT + 100] ^= 0x01;
+    std::fs::write(&d1, &bytes).unwrap();
+
+    let store = Store::open(&dir).expect("recovery after the torn write");
+    let got = store.get("f").unwrap();
+    assert_eq!(
+        got[e + 2 * UNIT + 100],
+        data[e + 2 * UNIT + 100],
+        "the flipped byte was blessed"
+    );
+    assert_eq!(
+        &got[e..],
+        &data[e..],
+        "element 1 must be intact: only its corrupt block may be rebuilt, not the write hole"
+    );
+    assert_consistent(&store);
+}
