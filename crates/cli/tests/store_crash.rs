@@ -196,3 +196,109 @@ fn delayed_windows_survive_kill_9_at_random_points() {
         rounds() / 2,
     );
 }
+
+/// The reviewer's scenario (issue 4): kill a writer mid-run, then flip one bit in every home
+/// slot of one OSS (one corrupt element per stripe: within the code's tolerance). Recovery
+/// must not bless that bit rot: outside the stripes of the write in flight (whose own blocks
+/// recovery must accept whatever they hold), `get` returns the acknowledged bytes.
+#[test]
+fn recovery_after_kill_9_does_not_bless_bit_rot_on_one_oss() {
+    let seed = 0x5eed_0004u64;
+    let oss = 4;
+    let element_bytes = 4096usize;
+    let stripe_data_bytes = 3 * element_bytes;
+    let tmp = fast_tempdir();
+    let dir = tmp.path().join("store");
+    let mut opts = InitOptions::with_oss_count(&dir, oss, CodeSpec::raid5(3));
+    opts.element_bytes = element_bytes;
+    opts.write_path = WritePath::Wcl;
+    Store::init(&dir, &opts).unwrap().close().unwrap();
+    let mut rng = Rng(seed | 1);
+    let mut model: Vec<u8> = Vec::new();
+    let mut next = 0u64;
+    for round in 0..(rounds() / 10).max(4) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(["store", "torture"])
+            .arg(&dir)
+            .args(["--seed", &seed.to_string(), "--start", &next.to_string()])
+            .args(["--count", "100000"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+                .collect::<Vec<String>>()
+        });
+        std::thread::sleep(Duration::from_micros(20_000 + rng.below(20_000)));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let acked_end = reader
+            .join()
+            .unwrap()
+            .iter()
+            .filter_map(|l| l.strip_prefix("ack ").and_then(|i| i.parse::<u64>().ok()))
+            .max()
+            .map_or(next, |l| l + 1);
+        for i in next..acked_end {
+            let w = write_of(seed, i);
+            let end = w.offset_bytes as usize + w.data.len();
+            if model.len() < end {
+                model.resize(end, 0);
+            }
+            model[w.offset_bytes as usize..end].copy_from_slice(&w.data);
+        }
+        let in_flight = write_of(seed, acked_end);
+        let fl_start = in_flight.offset_bytes as usize;
+        let fl_end = fl_start + in_flight.data.len();
+        let fl_stripes = fl_start / stripe_data_bytes..=(fl_end - 1) / stripe_data_bytes;
+
+        // One bit per home slot (data and parity zones) of one OSS.
+        let objects = dir.join(format!("oss-{}", round % oss)).join("objects");
+        let slot_bytes = element_bytes + element_bytes / 4096 * 4;
+        for entry in std::fs::read_dir(&objects).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if !(name.ends_with(".data") || name.ends_with(".parity")) {
+                continue;
+            }
+            let mut bytes = std::fs::read(&path).unwrap();
+            for slot in 0..bytes.len() / slot_bytes {
+                let at = slot * slot_bytes + rng.below(element_bytes as u64) as usize;
+                bytes[at] ^= 1 << rng.below(8);
+            }
+            std::fs::write(&path, &bytes).unwrap();
+        }
+
+        let store = Store::open(&dir)
+            .unwrap_or_else(|e| panic!("round {round}: reopen after kill failed: {e}"));
+        let content = if store.list().is_empty() {
+            Vec::new()
+        } else {
+            store.get(FILE).unwrap()
+        };
+        for (b, &got) in content.iter().enumerate() {
+            if fl_stripes.contains(&(b / stripe_data_bytes)) {
+                continue; // the write in flight's stripes: its torn blocks are accepted
+            }
+            let old = model.get(b).copied().unwrap_or(0);
+            assert_eq!(
+                got, old,
+                "round {round}: byte {b} (stripe {}) is {got}, acknowledged {old}: recovery blessed bit rot",
+                b / stripe_data_bytes
+            );
+        }
+        // Clean up the remaining rot for the next round; what reads give now is the truth.
+        store.scrub(true).unwrap();
+        model = if store.list().is_empty() {
+            Vec::new()
+        } else {
+            store.get(FILE).unwrap()
+        };
+        store.close().unwrap();
+        next = acked_end + 1;
+    }
+}

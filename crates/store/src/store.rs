@@ -1888,21 +1888,13 @@ impl Store {
             if reseal {
                 // A crash during an earlier settle may have torn its home writes. Those
                 // rewrote identical bytes except where cached ranges go home and in the
-                // parity at the same offsets, so only there may bytes legitimately sit
-                // under a stale checksum (the cached bytes overwrite them below; the parity
-                // is recomputed). Every other block keeps its checksum: a mismatch there is
-                // bit rot, rebuilt from parity, never blessed.
+                // parity at the same offsets. The parity there is accepted as it is (it
+                // is recomputed below, and one OSS holds one column, so it is not needed
+                // to rebuild another). A torn data block under a cached range is not
+                // resealed: checksums cover whole blocks, and a block's bytes outside the
+                // cached range may be bit rot. It fails verification, is rebuilt from
+                // parity like any corrupt block, and the cached bytes go on top.
                 for x in overlay {
-                    let Some((oss, key)) = self.home_key(file, stripe, x.element.pos) else {
-                        continue;
-                    };
-                    if self.backends[oss].healthy() {
-                        self.backends[oss].reseal(
-                            key,
-                            x.element.offset_bytes as usize,
-                            x.len_bytes as usize,
-                        )?;
-                    }
                     self.reseal_parity(file, stripe, x.element.offset_bytes, x.len_bytes)?;
                 }
             }
