@@ -124,10 +124,12 @@ pub fn build(spec: CodeSpec) -> Result<Geometry, CodeError> {
         let m = match (fixed_m, spec.m) {
             (Some(f), None) => f,
             (Some(f), Some(m)) if m == f => f,
-            (Some(f), Some(m)) => return bad(format!(
+            (Some(f), Some(m)) => {
+                return bad(format!(
                 "{} has exactly {f} parity column(s), but m = {m} was given; drop --m or use rs",
                 spec.kind.name()
-            )),
+            ))
+            }
             (None, Some(m)) => m,
             (None, None) => return bad("rs needs --m, the number of parity columns".to_string()),
         };
