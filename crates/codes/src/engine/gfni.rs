@@ -287,32 +287,10 @@ impl Engine for Gfni {
         ISAL.gf_mul_xor(c, src, dst)
     }
     fn gf_matrix_mul(&self, coefs: &[u8], inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
-        let k = inputs.len();
+        if super::matrix_mul_is_trivial(coefs, inputs, outputs) {
+            return;
+        }
         let rows = outputs.len();
-        assert_eq!(
-            coefs.len(),
-            k * rows,
-            "gf_matrix_mul: coefs must be outputs x inputs"
-        );
-        if rows == 0 {
-            return;
-        }
-        let len = outputs[0].len();
-        assert!(
-            inputs.iter().all(|s| s.len() == len),
-            "gf_matrix_mul: every input has the outputs' length"
-        );
-        assert!(
-            outputs.iter().all(|s| s.len() == len),
-            "gf_matrix_mul: every output has the same length"
-        );
-        if len == 0 {
-            return;
-        }
-        if k == 0 {
-            outputs.iter_mut().for_each(|o| o.fill(0));
-            return;
-        }
         // One all-ones row is XOR (our AVX2 loop, as in the ISA-L engine). RAID-6 P+Q is NOT
         // sent to pq_gen here: this kernel is measured faster on the same buffers (kernel
         // table, "P+Q of 8"), and needs no alignment split.

@@ -591,32 +591,11 @@ impl Engine for Isal {
     }
 
     fn gf_matrix_mul(&self, coefs: &[u8], inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
+        if super::matrix_mul_is_trivial(coefs, inputs, outputs) {
+            return;
+        }
         let k = inputs.len();
         let rows = outputs.len();
-        assert_eq!(
-            coefs.len(),
-            k * rows,
-            "gf_matrix_mul: coefs must be outputs x inputs"
-        );
-        if rows == 0 {
-            return;
-        }
-        let len = outputs[0].len();
-        assert!(
-            inputs.iter().all(|s| s.len() == len),
-            "gf_matrix_mul: every input has the outputs' length"
-        );
-        assert!(
-            outputs.iter().all(|s| s.len() == len),
-            "gf_matrix_mul: every output has the same length"
-        );
-        if len == 0 {
-            return;
-        }
-        if k == 0 {
-            outputs.iter_mut().for_each(|o| o.fill(0));
-            return;
-        }
         if self.special_paths(coefs, inputs, outputs) {
             return;
         }

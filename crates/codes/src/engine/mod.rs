@@ -170,3 +170,41 @@ pub fn engine_named(name: &str) -> Option<&'static dyn Engine> {
 
 #[cfg(test)]
 mod tests;
+
+/// Checks the shape of a `gf_matrix_mul` call (coefs is outputs x inputs, every buffer has one
+/// length) and completes the trivial ones: no outputs, empty buffers, or no inputs (outputs are
+/// zero). Returns true when nothing is left to compute. Shared by the SIMD engines so their
+/// contract cannot drift apart.
+pub(crate) fn matrix_mul_is_trivial(
+    coefs: &[u8],
+    inputs: &[&[u8]],
+    outputs: &mut [&mut [u8]],
+) -> bool {
+    let k = inputs.len();
+    let rows = outputs.len();
+    assert_eq!(
+        coefs.len(),
+        k * rows,
+        "gf_matrix_mul: coefs must be outputs x inputs"
+    );
+    if rows == 0 {
+        return true;
+    }
+    let len = outputs[0].len();
+    assert!(
+        inputs.iter().all(|s| s.len() == len),
+        "gf_matrix_mul: every input has the outputs' length"
+    );
+    assert!(
+        outputs.iter().all(|s| s.len() == len),
+        "gf_matrix_mul: every output has the same length"
+    );
+    if len == 0 {
+        return true;
+    }
+    if k == 0 {
+        outputs.iter_mut().for_each(|o| o.fill(0));
+        return true;
+    }
+    false
+}
