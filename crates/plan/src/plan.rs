@@ -99,6 +99,22 @@ pub struct Piece {
     pub source: Option<Bytes>,
 }
 
+/// Splits pieces (in element-offset order) into runs whose element ranges are contiguous:
+/// each run becomes one request, since an OSS serves a contiguous extent in one operation.
+pub(crate) fn contiguous_runs(pieces: Vec<Piece>) -> Vec<Vec<Piece>> {
+    let mut runs: Vec<Vec<Piece>> = Vec::new();
+    for piece in pieces {
+        let extends_last = runs.last().and_then(|run| run.last()).is_some_and(|last| {
+            last.element.offset_bytes + last.element.len_bytes == piece.element.offset_bytes
+        });
+        match runs.last_mut() {
+            Some(run) if extends_last => run.push(piece),
+            _ => runs.push(vec![piece]),
+        }
+    }
+    runs
+}
+
 /// One I/O request to one OSS: a read or write of `[addr_bytes, addr_bytes + len_bytes)` of
 /// one zone.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

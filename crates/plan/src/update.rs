@@ -407,30 +407,19 @@ fn write_parity_runs(
     after.dedup();
     let pos = layout.geometry().parity_pos[parity];
     let oss = layout.oss_of(file, stripe, pos.col);
-    let mut out = Vec::new();
-    let mut run: Vec<Piece> = Vec::new();
-    let flush = |b: &mut PlanBuilder, run: &mut Vec<Piece>, out: &mut Vec<StepId>| {
-        if let Some(first) = run.first() {
-            let addr = layout.home_addr(stripe, pos, first.element.offset_bytes);
-            out.push(b.step(
+    crate::plan::contiguous_runs(pieces)
+        .into_iter()
+        .map(|run| {
+            let addr = layout.home_addr(stripe, pos, run[0].element.offset_bytes);
+            b.step(
                 oss,
                 crate::plan::Op::Write,
                 Zone::Parity,
                 file,
                 addr,
-                std::mem::take(run),
+                run,
                 after.clone(),
-            ));
-        }
-    };
-    for piece in pieces {
-        if let Some(last) = run.last() {
-            if last.element.offset_bytes + last.element.len_bytes != piece.element.offset_bytes {
-                flush(b, &mut run, &mut out);
-            }
-        }
-        run.push(piece);
-    }
-    flush(b, &mut run, &mut out);
-    out
+            )
+        })
+        .collect()
 }

@@ -341,32 +341,18 @@ impl Wcl {
             write_after.sort_unstable();
             write_after.dedup();
             // One running-parity write per contiguous run of segments.
-            let mut run: Vec<Piece> = Vec::new();
-            let flush = |b: &mut PlanBuilder, run: &mut Vec<Piece>| {
-                if let Some(first) = run.first() {
-                    let addr = self.cache_addr(&cs, ppos, first.element.offset_bytes);
-                    b.step(
-                        poss,
-                        Op::Write,
-                        Zone::Cache,
-                        file,
-                        addr,
-                        std::mem::take(run),
-                        write_after.clone(),
-                    );
-                }
-            };
-            for piece in pieces_out {
-                if let Some(last) = run.last() {
-                    if last.element.offset_bytes + last.element.len_bytes
-                        != piece.element.offset_bytes
-                    {
-                        flush(b, &mut run);
-                    }
-                }
-                run.push(piece);
+            for run in crate::plan::contiguous_runs(pieces_out) {
+                let addr = self.cache_addr(&cs, ppos, run[0].element.offset_bytes);
+                b.step(
+                    poss,
+                    Op::Write,
+                    Zone::Cache,
+                    file,
+                    addr,
+                    run,
+                    write_after.clone(),
+                );
             }
-            flush(b, &mut run);
         }
 
         // 3. Index update; a complete stripe leaves the open set for destaging.
