@@ -141,6 +141,8 @@ pub trait Backend: Send + Sync {
     fn element_bytes(&self) -> usize;
     /// Is the OSS reachable and usable?
     fn healthy(&self) -> bool;
+    /// Mark the OSS failed (the store stops using it) or healthy again after a rebuild.
+    fn set_failed(&self, failed: bool);
     /// Read `buf.len()` bytes at `offset` of an element, verifying the checksum of every
     /// block touched. Never-written blocks of a slot that exists read as zeros; a slot that
     /// does not exist (zone file missing or shorter than the slot) is `Missing`, so that a
@@ -333,11 +335,6 @@ impl DirBackend {
             Err(e) => return Err(backend.map_io(e)),
         }
         Ok(backend)
-    }
-
-    /// Mark the OSS failed (or healthy again after a rebuild).
-    pub fn set_failed(&self, failed: bool) {
-        self.failed.store(failed, Ordering::SeqCst);
     }
 
     pub fn dir(&self) -> &Path {
@@ -633,6 +630,10 @@ impl Backend for DirBackend {
 
     fn healthy(&self) -> bool {
         !self.failed.load(Ordering::SeqCst) && self.dir.join(LABEL_FILE).exists()
+    }
+
+    fn set_failed(&self, failed: bool) {
+        self.failed.store(failed, Ordering::SeqCst);
     }
 
     fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {

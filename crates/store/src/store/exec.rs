@@ -1,0 +1,531 @@
+//! Executing IoPlans: admission, stripe locks, the steps of a plan on the backends.
+
+use super::*;
+
+impl Store {
+    /// Hold one unit of the emulated device of `oss` for the service time of a request.
+    pub(super) fn emulate_device(&self, oss: usize, op: Op, bytes: u64) {
+        let Some(model) = &self.emulate else { return };
+        let (units, freed) = &self.device_units[oss];
+        {
+            let mut free = units.lock();
+            while *free == 0 {
+                freed.wait(&mut free);
+            }
+            *free -= 1;
+        }
+        std::thread::sleep(std::time::Duration::from_nanos(model.service_ns(op, bytes)));
+        *units.lock() += 1;
+        freed.notify_one();
+    }
+
+    /// Tell the planner of completed plans, unless a read is in flight (see `Core`).
+    pub(super) fn complete_deferred(&self, core: &mut Core) -> Result<Vec<IoPlan>, StoreError> {
+        let mut more = Vec::new();
+        if core.reads_in_flight > 0 {
+            return Ok(more);
+        }
+        for id in std::mem::take(&mut core.deferred_completions) {
+            more.extend(core.strategy.on_complete(id).map_err(plan_err)?);
+            self.journal(core, Rec::Input(Input::Complete { plan: id }), false)?;
+        }
+        Ok(more)
+    }
+
+    /// Give plans their places in the stripe queues. Call with the core lock held, right
+    /// after planning, so the queues follow planning order.
+    pub(super) fn admit(&self, plans: Vec<IoPlan>) -> Vec<Admitted> {
+        for plan in &plans {
+            self.learn_cache_chunks(plan);
+        }
+        plans
+            .into_iter()
+            .map(|plan| Admitted {
+                ticket: self.locks.enqueue(plan_stripes(&plan)),
+                plan,
+            })
+            .collect()
+    }
+
+    /// Record where a plan's cache steps put each column of their cache stripe.
+    pub(super) fn learn_cache_chunks(&self, plan: &IoPlan) {
+        let e = self.sb.element_bytes as u64;
+        let mut map = self.cache_chunks.lock();
+        for step in plan.steps.iter().filter(|s| s.zone == PlanZone::Cache) {
+            let mut at = 0u64;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let base = step.addr_bytes + at - el.pos.row as u64 * e - el.offset_bytes;
+                map.entry((step.file, el.stripe))
+                    .or_default()
+                    .insert(el.pos.col, (step.oss, base));
+                at += el.len_bytes;
+            }
+        }
+    }
+
+    /// Rebuild bytes of a cache stripe's element from the rest of the cache stripe (WCL: the
+    /// running parity covers every byte written into it; unwritten bytes count as zeros).
+    pub(super) fn rebuild_cache_element(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        pos: Pos,
+    ) -> Result<Vec<u8>, StoreError> {
+        let e = self.sb.element_bytes;
+        let chunks = self
+            .cache_chunks
+            .lock()
+            .get(&(file, stripe))
+            .cloned()
+            .unwrap_or_default();
+        let sdb = self.layout.stripe_data_bytes();
+        let extents = match core {
+            Some(c) => c.strategy.lookup(file, stripe * sdb, sdb),
+            None => self.core.lock().strategy.lookup(file, stripe * sdb, sdb),
+        }
+        .map_err(plan_err)?;
+        let g = self.layout.geometry().clone();
+        let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
+        let mut erased: BTreeSet<usize> = [pos.col].into_iter().collect();
+        let has_parity_chunk = g.parity_pos.iter().any(|p| chunks.contains_key(&p.col));
+        if !has_parity_chunk || self.tolerance() == 0 {
+            return Err(StoreError::DataLost(format!(
+                "file id {file} stripe {stripe}: these bytes sit only in the cache zone of a failed OSS, without parity (a delayed window or raid0)"
+            )));
+        }
+        for col in 0..g.cols {
+            if erased.contains(&col) {
+                continue;
+            }
+            let Some(&(oss, base)) = chunks.get(&col) else {
+                continue;
+            }; // never written: zeros
+            if !self.backends[oss].healthy() {
+                erased.insert(col);
+                continue;
+            }
+            for row in 0..g.rows {
+                let p = Pos { row, col };
+                let slot_addr = base + (row * e) as u64;
+                let key = self.key(PlanZone::Cache, file, slot_addr);
+                match g.cell(p) {
+                    Cell::Parity(_) => {
+                        if self.backends[oss].read(key, 0, buf.element_mut(p)).is_err() {
+                            erased.insert(col);
+                        }
+                    }
+                    Cell::Data(_) => {
+                        // Only the bytes written into this cache stripe; the rest is zero.
+                        for x in extents
+                            .iter()
+                            .filter(|x| x.zone == PlanZone::Cache && x.element.pos == p)
+                        {
+                            if x.addr_bytes < slot_addr || x.addr_bytes >= slot_addr + e as u64 {
+                                continue;
+                            }
+                            let o = x.element.offset_bytes as usize;
+                            let n = x.len_bytes as usize;
+                            if self.backends[oss]
+                                .read(key, o, &mut buf.element_mut(p)[o..o + n])
+                                .is_err()
+                            {
+                                erased.insert(col);
+                            }
+                        }
+                    }
+                    Cell::Empty => {}
+                }
+            }
+        }
+        let erased: Vec<usize> = erased.into_iter().collect();
+        self.decode(file, stripe, &mut buf, &erased)?;
+        Ok(buf.element(pos).to_vec())
+    }
+
+    /// Execute plans in order; each becomes durable (journaled) on success, then the planner
+    /// hears of its completion and whatever that returns runs too.
+    pub(super) fn run_plans(
+        &self,
+        plans: Vec<Admitted>,
+        client: Option<(&ClientWrite, &[u8])>,
+    ) -> Result<(), StoreError> {
+        self.run_plans_from(plans, client, false)
+    }
+
+    /// `run_plans`; `on_server` says the caller is the background server (which runs
+    /// background plans itself instead of queueing them).
+    pub(super) fn run_plans_from(
+        &self,
+        plans: Vec<Admitted>,
+        client: Option<(&ClientWrite, &[u8])>,
+        on_server: bool,
+    ) -> Result<(), StoreError> {
+        let mut queue: VecDeque<Admitted> = plans.into();
+        while let Some(Admitted { plan, ticket }) = queue.pop_front() {
+            if !on_server
+                && plan.kind == exaraid_plan::PlanKind::Background
+                && self.background_served.load(Ordering::SeqCst)
+            {
+                self.background.lock().push_back(Admitted { plan, ticket });
+                self.background_cv.notify_all();
+                continue;
+            }
+            {
+                let mut done = self.done.lock();
+                while !plan.after_plans.iter().all(|p| done.contains(p)) {
+                    self.done_cv.wait(&mut done);
+                }
+            }
+            let is_client_plan = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
+            let result = {
+                let _guard = self.locks.acquire(ticket);
+                self.execute(&plan, if is_client_plan { client } else { None })
+            };
+            if let Err(e) = result {
+                self.poisoned.store(true, Ordering::SeqCst);
+                return Err(e);
+            }
+            if self.fsync {
+                for oss in plan.osses() {
+                    if self.backends[oss].healthy() {
+                        self.backends[oss].sync()?;
+                    }
+                }
+            }
+            {
+                let mut counts = self.plan_counts.lock();
+                plan.add_counts_per_oss(&mut counts);
+            }
+            let more = {
+                let mut core = self.core.lock();
+                self.journal(
+                    &mut core,
+                    Rec::Durable {
+                        plans: vec![plan.id],
+                    },
+                    true,
+                )?;
+                self.done.lock().insert(plan.id);
+                self.done_cv.notify_all();
+                core.deferred_completions.push(plan.id);
+                let more = self.complete_deferred(&mut core)?;
+                self.admit(more)
+            };
+            queue.extend(more);
+        }
+        Ok(())
+    }
+
+    /// Execute one plan's steps on real bytes, in step order (every `after` points backwards).
+    pub(super) fn execute(
+        &self,
+        plan: &IoPlan,
+        client: Option<(&ClientWrite, &[u8])>,
+    ) -> Result<(), StoreError> {
+        // Steps run in waves by dependency depth: a step's `after` steps are all in earlier
+        // waves, and the steps of one wave (no path between them, as the planner promises)
+        // run in parallel, one thread per step, when they reach more than one OSS.
+        let n = plan.steps.len();
+        let mut depth = vec![0usize; n];
+        for i in 0..n {
+            depth[i] = plan.steps[i]
+                .after
+                .iter()
+                .map(|&a| depth[a] + 1)
+                .max()
+                .unwrap_or(0);
+        }
+        let waves = depth.iter().copied().max().map_or(0, |d| d + 1);
+        let mut read_bytes: Vec<Option<Vec<u8>>> = vec![None; n];
+        let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
+        for wave in 0..waves {
+            let members: Vec<usize> = (0..n).filter(|&i| depth[i] == wave).collect();
+            // The bytes of this wave's writes (sources are reads of earlier waves, the client
+            // buffer or parity computes over those).
+            let mut write_bytes: Vec<(usize, Vec<u8>)> = Vec::new();
+            for &i in &members {
+                let step = &plan.steps[i];
+                if step.op != Op::Write {
+                    continue;
+                }
+                let mut bytes = Vec::with_capacity(step.len_bytes as usize);
+                for piece in &step.pieces {
+                    let source = piece.source.expect("write pieces name their bytes");
+                    let b = self.resolve(
+                        plan,
+                        source,
+                        piece.element.len_bytes,
+                        client,
+                        &read_bytes,
+                        &mut computed,
+                    )?;
+                    bytes.extend_from_slice(&b);
+                }
+                write_bytes.push((i, bytes));
+            }
+            let reads: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&i| plan.steps[i].op == Op::Read)
+                .collect();
+            let osses: BTreeSet<usize> = members.iter().map(|&i| plan.steps[i].oss).collect();
+            if osses.len() <= 1 {
+                for &i in &reads {
+                    read_bytes[i] = Some(self.read_step(&plan.steps[i])?);
+                }
+                for (i, bytes) in &write_bytes {
+                    self.write_step(&plan.steps[*i], bytes)?;
+                }
+                continue;
+            }
+            // Reads first, then writes (a degraded read rebuilds from the rest of the stripe
+            // and must see it as it was before this plan), each phase with one thread per
+            // OSS: the steps of one OSS run in order (two steps may share a checksum block of
+            // one element, and a device serves its queue anyway).
+            type StepResults = Vec<(usize, Result<Option<Vec<u8>>, StoreError>)>;
+            let mut results: StepResults = Vec::new();
+            for phase in [Op::Read, Op::Write] {
+                let mut per_oss: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+                for &i in members.iter().filter(|&&i| plan.steps[i].op == phase) {
+                    per_oss.entry(plan.steps[i].oss).or_default().push(i);
+                }
+                let write_bytes = &write_bytes;
+                let out: StepResults = std::thread::scope(|s| {
+                    let handles: Vec<_> = per_oss
+                        .into_values()
+                        .map(|steps| {
+                            s.spawn(move || {
+                                let mut out: StepResults = Vec::new();
+                                for i in steps {
+                                    let step = &plan.steps[i];
+                                    let r = match step.op {
+                                        Op::Read => self.read_step(step).map(Some),
+                                        Op::Write => {
+                                            let bytes = &write_bytes
+                                                .iter()
+                                                .find(|(w, _)| *w == i)
+                                                .expect("resolved")
+                                                .1;
+                                            self.write_step(step, bytes).map(|_| None)
+                                        }
+                                    };
+                                    let failed = r.is_err();
+                                    out.push((i, r));
+                                    if failed {
+                                        break;
+                                    }
+                                }
+                                out
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .flat_map(|h| h.join().expect("step thread"))
+                        .collect()
+                });
+                results.extend(out);
+            }
+            for (i, r) in results {
+                if let Some(bytes) = r? {
+                    read_bytes[i] = Some(bytes);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes a source names.
+    pub(super) fn resolve(
+        &self,
+        plan: &IoPlan,
+        source: Bytes,
+        len: u64,
+        client: Option<(&ClientWrite, &[u8])>,
+        read_bytes: &[Option<Vec<u8>>],
+        computed: &mut [Option<Vec<u8>>],
+    ) -> Result<Vec<u8>, StoreError> {
+        let len = len as usize;
+        Ok(match source {
+            Bytes::Zero => vec![0u8; len],
+            Bytes::Client { file_offset_bytes } => {
+                let (w, data) =
+                    client.expect("a plan that copies client bytes runs with the client's buffer");
+                let at = (file_offset_bytes - w.offset_bytes) as usize;
+                data[at..at + len].to_vec()
+            }
+            Bytes::Read { step, offset_bytes } => {
+                let b = read_bytes[step]
+                    .as_ref()
+                    .expect("a step reads before it is used");
+                b[offset_bytes as usize..offset_bytes as usize + len].to_vec()
+            }
+            Bytes::Computed {
+                compute,
+                offset_bytes,
+            } => {
+                if computed[compute].is_none() {
+                    let c = &plan.computes[compute];
+                    let engine = exaraid_codes::engine::engine();
+                    let mut out =
+                        self.resolve(plan, c.base, c.len_bytes, client, read_bytes, computed)?;
+                    for t in &c.terms {
+                        let mut x =
+                            self.resolve(plan, t.new, c.len_bytes, client, read_bytes, computed)?;
+                        if t.old != Bytes::Zero {
+                            let old = self.resolve(
+                                plan,
+                                t.old,
+                                c.len_bytes,
+                                client,
+                                read_bytes,
+                                computed,
+                            )?;
+                            engine.xor_into(&mut x, &old);
+                        }
+                        engine.gf_mul_xor(t.coef, &x, &mut out);
+                    }
+                    computed[compute] = Some(out);
+                }
+                let b = computed[compute].as_ref().expect("just computed");
+                b[offset_bytes as usize..offset_bytes as usize + len].to_vec()
+            }
+        })
+    }
+
+    pub(super) fn count(&self, oss: usize, zone: Zone, op: Op, parity: bool) {
+        let mut ops = self.ops.lock();
+        let o = &mut ops[oss];
+        match (zone, op) {
+            (Zone::Data, Op::Read) => o.data_read += 1,
+            (Zone::Data, Op::Write) => o.data_write += 1,
+            (Zone::Parity, Op::Read) => o.parity_read += 1,
+            (Zone::Parity, Op::Write) => o.parity_write += 1,
+            (Zone::Cache, Op::Read) => o.cache_read += 1,
+            (Zone::Cache, Op::Write) => o.cache_write += 1,
+        }
+        let _ = parity;
+    }
+
+    /// One read step: one backend request, split at element boundaries. A home element that
+    /// cannot be read (failed OSS, checksum mismatch) is rebuilt from the rest of its stripe.
+    pub(super) fn read_step(&self, step: &Step) -> Result<Vec<u8>, StoreError> {
+        self.count(
+            step.oss,
+            to_backend_zone(step.zone),
+            Op::Read,
+            step.is_parity(),
+        );
+        self.emulate_device(step.oss, Op::Read, step.len_bytes);
+        let mut out = vec![0u8; step.len_bytes as usize];
+        let mut at = 0usize;
+        for piece in &step.pieces {
+            let len = piece.element.len_bytes as usize;
+            let buf = &mut out[at..at + len];
+            let addr = step.addr_bytes + at as u64;
+            self.read_range(
+                None,
+                step.oss,
+                step.zone,
+                step.file,
+                addr,
+                &piece.element,
+                buf,
+            )?;
+            at += len;
+        }
+        Ok(out)
+    }
+
+    pub(super) fn read_range(
+        &self,
+        core: Option<&Core>,
+        oss: usize,
+        zone: PlanZone,
+        file: u64,
+        addr: u64,
+        element: &exaraid_plan::ElementRange,
+        buf: &mut [u8],
+    ) -> Result<(), StoreError> {
+        let e = self.sb.element_bytes as u64;
+        let mut done = 0usize;
+        while done < buf.len() {
+            let a = addr + done as u64;
+            let off = (a % e) as usize;
+            let n = (buf.len() - done).min(e as usize - off);
+            let key = self.key(zone, file, a);
+            match self.backends[oss].read(key, off, &mut buf[done..done + n]) {
+                Ok(()) => {}
+                // Missing: the planner says these bytes are here, so they were written and
+                // the slot was deleted or truncated outside exaraid; never read it as zeros.
+                Err(err)
+                    if (err.is_unavailable() || err.is_corrupt() || err.is_missing())
+                        && zone != PlanZone::Cache =>
+                {
+                    if err.is_unavailable() {
+                        self.note_failed(oss)?;
+                    }
+                    let whole = self.rebuild_element(file, element.stripe, element.pos)?;
+                    let from = element.offset_bytes as usize + done;
+                    buf[done..done + n].copy_from_slice(&whole[from..from + n]);
+                }
+                Err(err) if err.is_unavailable() || err.is_corrupt() || err.is_missing() => {
+                    if err.is_unavailable() {
+                        if core.is_some() {
+                            self.backends[oss].set_failed(true);
+                        } else {
+                            self.note_failed(oss)?;
+                        }
+                    }
+                    let whole = self
+                        .rebuild_cache_element(core, file, element.stripe, element.pos)
+                        .map_err(|e| {
+                            StoreError::DataLost(format!(
+                                "{err}; rebuilding from the cache stripe failed: {e}"
+                            ))
+                        })?;
+                    let from = element.offset_bytes as usize + done;
+                    buf[done..done + n].copy_from_slice(&whole[from..from + n]);
+                }
+                Err(err) => return Err(err.into()),
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    pub(super) fn write_step(&self, step: &Step, bytes: &[u8]) -> Result<(), StoreError> {
+        assert_eq!(bytes.len() as u64, step.len_bytes);
+        self.count(
+            step.oss,
+            to_backend_zone(step.zone),
+            Op::Write,
+            step.is_parity(),
+        );
+        self.emulate_device(step.oss, Op::Write, step.len_bytes);
+        let b = &self.backends[step.oss];
+        if !b.healthy() {
+            return self.note_failed(step.oss); // degraded write: parity carries this element
+        }
+        let e = self.sb.element_bytes as u64;
+        let mut done = 0usize;
+        while done < bytes.len() {
+            let a = step.addr_bytes + done as u64;
+            let off = (a % e) as usize;
+            let n = (bytes.len() - done).min(e as usize - off);
+            match b.write(
+                self.key(step.zone, step.file, a),
+                off,
+                &bytes[done..done + n],
+            ) {
+                Ok(()) => {}
+                Err(err) if err.is_unavailable() => return self.note_failed(step.oss),
+                Err(err) => return Err(err.into()),
+            }
+            done += n;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,1217 @@
+//! The [`Store`]: files striped over OSS backends, written by executing the planner's IoPlans.
+//!
+//! # The write path, top to bottom (one place, all strategies)
+//! 1. Under the core lock: give the write to the planner's strategy (`on_write`), get its
+//!    plans, reserve the slots every write step will touch (a full disk fails here, before
+//!    anything changes, and the planner is rolled back by replay), journal the input.
+//! 2. For each plan, in order: wait for its `after_plans`, take the stripe locks of every
+//!    stripe it touches ([`StripeLocks`], the one place of per-stripe coordination), execute
+//!    its steps in order (reads, parity computes, writes; see [`Store::execute`]).
+//! 3. Sync the backends, journal `Durable { plan }` (fsync'd): the write is acknowledged.
+//!    Tell the planner (`on_complete`) and run whatever that returns.
+//!
+//! # Persistence of the planner's state
+//! The strategies (WCL cache index, delayed windows) keep their state in memory. The store
+//! journals every input in planning order; opening a store replays them into a fresh
+//! strategy, which rebuilds its exact state because the planner is deterministic and gets
+//! its time from the inputs. When nothing is left in the cache zone and no window is open the
+//! planner is reset and the input log dropped.
+//!
+//! # Recovery
+//! A plan without its `Durable` record was cut by a crash (or an I/O failure). Its writes were
+//! never acknowledged. On open the store then: reseals the checksums of every range those
+//! plans wrote (torn writes keep whatever bytes reached the disk), moves every cached range
+//! home, recomputes the parity of every stripe touched (full encode from the data), and
+//! restarts the planner (re-opening the delayed windows still open). Afterwards every stripe
+//! has parity matching its data and every acknowledged byte is where reads find it.
+//! Only the ranges the interrupted plans wrote (and the home ranges cached bytes move to)
+//! get fresh checksums: any other block of those stripes that fails its checksum is bit rot,
+//! rebuilt from parity before the parity is recomputed (or, beyond the code's tolerance,
+//! left as it is for scrub to report), never blessed.
+
+mod exec;
+mod read;
+mod recovery;
+mod repair;
+mod window;
+
+use recovery::replay;
+pub use window::DelayedWindow;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use exaraid_codes::{Cell, Code, CodeSpec, Pos, StripeBuf};
+use exaraid_plan::{
+    Bytes, ClientWrite, Hint, IoPlan, Layout, Op, OpCounts, PlanError, PlanId, Step, Strategy,
+    StrategyConfig, StrategyKind, Zone as PlanZone,
+};
+use parking_lot::{Condvar, Mutex};
+use serde::Serialize;
+
+use crate::backend::{
+    Backend, DirBackend, ElementKey, OssLabel, Zone, CHECKSUM_BLOCK_BYTES, ELEMENT_BYTES_MAX,
+    ELEMENT_BYTES_MIN,
+};
+use crate::journal::Journal;
+use crate::state::{Input, OssOps, Rec, State, Window};
+use crate::superblock::{
+    read_checked, write_checked, StoredCode, Superblock, WritePath, FORMAT_VERSION,
+};
+use crate::StoreError;
+
+/// The object id of each OSS's cache zone (the planner addresses the cache zone per OSS, not
+/// per file).
+pub const CACHE_OBJECT: u64 = u64::MAX;
+/// Longest file name.
+pub const FILE_NAME_BYTES_MAX: usize = 1024;
+/// Largest file offset + length (the planner's limit).
+pub const FILE_BYTES_MAX: u64 = exaraid_plan::layout::FILE_BYTES_MAX;
+/// A write is given to the planner in chunks of at most this many bytes (bounds one plan).
+pub const WRITE_CHUNK_BYTES_MAX: u64 = 64 << 20;
+/// Most OSSs of one store.
+pub const OSS_COUNT_MAX: usize = 4096;
+/// Planner inputs kept for replay before a close settles the store to start a new log.
+pub const PLANNER_INPUTS_MAX: usize = 100_000;
+/// Checkpoint (snapshot the state, truncate the journal) when the journal grows past this.
+pub const JOURNAL_BYTES_CHECKPOINT: u64 = 16 << 20;
+
+const STATE_FILE: &str = "state";
+const JOURNAL_FILE: &str = "journal";
+const LOCK_FILE: &str = "lock";
+/// Attempts (10 ms apart) to take the store's lock before giving up: 3 s.
+const LOCK_ATTEMPTS: usize = 300;
+
+/// How to create a store.
+#[derive(Clone, Debug)]
+pub struct InitOptions {
+    pub oss_dirs: Vec<PathBuf>,
+    pub code: CodeSpec,
+    /// The stripe unit (bytes of one element): 4 KiB ..= 4 MiB, a multiple of 4 KiB.
+    pub element_bytes: usize,
+    pub write_path: WritePath,
+    pub oss_capacity_bytes: Option<u64>,
+    pub window_timeout_ms: u64,
+    pub unprotected_bytes_max: u64,
+}
+
+impl InitOptions {
+    pub fn new(oss_dirs: Vec<PathBuf>, code: CodeSpec) -> InitOptions {
+        InitOptions {
+            oss_dirs,
+            code,
+            element_bytes: 1 << 20,
+            write_path: WritePath::Rmw,
+            oss_capacity_bytes: None,
+            window_timeout_ms: 600_000,
+            unprotected_bytes_max: 1 << 30,
+        }
+    }
+    /// `count` OSS directories `oss-0 .. oss-{count-1}` inside the store directory.
+    pub fn with_oss_count(dir: &Path, count: usize, code: CodeSpec) -> InitOptions {
+        InitOptions::new(
+            (0..count).map(|i| dir.join(format!("oss-{i}"))).collect(),
+            code,
+        )
+    }
+}
+
+/// How to open a store.
+#[derive(Clone)]
+pub struct OpenOptions {
+    /// fsync backends and journal before acknowledging (off only for benchmarks that say so).
+    pub fsync: bool,
+    /// Benchmarks: add an emulated device's service time to every plan step.
+    pub emulate: Option<Arc<dyn ServiceTime>>,
+}
+
+impl Default for OpenOptions {
+    fn default() -> OpenOptions {
+        OpenOptions {
+            fsync: true,
+            emulate: None,
+        }
+    }
+}
+
+/// An emulated device: the service time of one request, and how many requests it serves at
+/// once. The store sleeps that long per plan step, holding one of the OSS's units, so the
+/// write paths can be compared at a realistic device cost on one machine.
+pub trait ServiceTime: Send + Sync {
+    fn name(&self) -> String;
+    fn service_ns(&self, op: Op, bytes: u64) -> u64;
+    fn parallel_units(&self) -> usize;
+}
+
+/// One OSS in `status`.
+#[derive(Clone, Debug, Serialize)]
+pub struct OssStatus {
+    pub index: usize,
+    pub path: String,
+    pub healthy: bool,
+    pub ops: OssOps,
+}
+
+/// An open delayed window in `status`.
+#[derive(Clone, Debug, Serialize)]
+pub struct WindowStatus {
+    pub token: String,
+    pub file: String,
+    pub unprotected_bytes: u64,
+    pub started_unix_ns: u64,
+}
+
+/// `exaraid store status --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Status {
+    pub oss: Vec<OssStatus>,
+    pub bytes_waiting_parity: u64,
+    pub bytes_unprotected: u64,
+    pub open_windows: Vec<WindowStatus>,
+    pub code: String,
+    pub element_bytes: usize,
+    pub write_path: String,
+    pub files: usize,
+}
+
+/// A damaged element found by scrub.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScrubFinding {
+    pub oss: usize,
+    pub file: String,
+    pub stripe: u64,
+    pub zone: String,
+    pub row: usize,
+    pub blocks: Vec<usize>,
+    pub repaired: bool,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ScrubReport {
+    pub stripes_checked: u64,
+    pub corrupt_elements: Vec<ScrubFinding>,
+    /// Stripes whose parity does not match their (checksum-clean) data.
+    pub parity_mismatches: Vec<(String, u64)>,
+    pub repaired_elements: u64,
+    pub unrepairable: Vec<String>,
+}
+
+/// Per-stripe coordination, in one place. Every plan (and every read, scrub pass, rebuild
+/// step) takes a *ticket* on each `(file, stripe)` it touches, in planning order (the caller
+/// holds the core lock while it plans and takes tickets), and runs only when its ticket is
+/// first in the queue of every one of its stripes. So plans on one stripe run one at a time
+/// and in the order the planner made them -- which the WCL running parity needs: the first
+/// write to a cache-stripe range writes its parity without reading it -- while plans on
+/// different stripes run in parallel. Tickets are globally ordered and a plan waits only for
+/// earlier ones, so there is no deadlock.
+#[derive(Default)]
+pub struct StripeLocks {
+    table: Mutex<LockTable>,
+    freed: Condvar,
+}
+
+#[derive(Default)]
+struct LockTable {
+    next_ticket: u64,
+    queues: HashMap<(u64, u64), VecDeque<u64>>,
+}
+
+/// A place in the queues of some stripes. Dropping it (run or not) leaves the queues.
+pub struct Ticket {
+    locks: Arc<StripeLocks>,
+    number: u64,
+    keys: Vec<(u64, u64)>,
+}
+
+/// Exclusive use of the ticket's stripes until dropped.
+pub struct StripeGuard {
+    _ticket: Ticket,
+}
+
+impl StripeLocks {
+    /// Take a place in the queue of every `(file, stripe)` in `keys`.
+    pub fn enqueue(self: &Arc<Self>, keys: BTreeSet<(u64, u64)>) -> Ticket {
+        let mut t = self.table.lock();
+        let number = t.next_ticket;
+        t.next_ticket += 1;
+        for k in &keys {
+            t.queues.entry(*k).or_default().push_back(number);
+        }
+        Ticket {
+            locks: self.clone(),
+            number,
+            keys: keys.into_iter().collect(),
+        }
+    }
+
+    /// Wait until the ticket is first on all its stripes.
+    pub fn acquire(&self, ticket: Ticket) -> StripeGuard {
+        let mut t = self.table.lock();
+        while !ticket
+            .keys
+            .iter()
+            .all(|k| t.queues.get(k).and_then(|q| q.front()) == Some(&ticket.number))
+        {
+            self.freed.wait(&mut t);
+        }
+        StripeGuard { _ticket: ticket }
+    }
+
+    /// Enqueue and wait.
+    pub fn lock(self: &Arc<Self>, keys: BTreeSet<(u64, u64)>) -> StripeGuard {
+        let ticket = self.enqueue(keys);
+        self.acquire(ticket)
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let mut t = self.locks.table.lock();
+        for k in &self.keys {
+            if let Some(q) = t.queues.get_mut(k) {
+                q.retain(|&n| n != self.number);
+                if q.is_empty() {
+                    t.queues.remove(k);
+                }
+            }
+        }
+        self.locks.freed.notify_all();
+    }
+}
+
+/// A plan with its place in the stripe queues.
+struct Admitted {
+    plan: IoPlan,
+    ticket: Ticket,
+}
+
+struct Core {
+    strategy: Box<dyn Strategy>,
+    journal: Journal<Rec>,
+    state: State,
+    /// Reads between their lookup and their last byte: while any runs, completions are held
+    /// back, because `on_complete` lets the planner reuse cache space a read may still need.
+    reads_in_flight: usize,
+    deferred_completions: Vec<PlanId>,
+}
+
+/// A parity-protected store over OSS directories.
+pub struct Store {
+    dir: PathBuf,
+    sb: Superblock,
+    code: Code,
+    layout: Layout,
+    kind: StrategyKind,
+    config: StrategyConfig,
+    /// One per OSS, behind the trait: the write paths never know what an OSS is made of.
+    backends: Vec<Box<dyn Backend>>,
+    core: Mutex<Core>,
+    done: Mutex<HashSet<PlanId>>,
+    done_cv: Condvar,
+    locks: Arc<StripeLocks>,
+    /// Operations that plan or execute hold it shared; `flush` holds it exclusively, so it
+    /// runs when nothing is in flight.
+    gate: parking_lot::RwLock<()>,
+    /// Where the planner put each column of each cache stripe `(file, stripe)`: `col ->
+    /// (oss, chunk address)`, learnt from the plans it made (for degraded reads of the cache).
+    cache_chunks: Mutex<HashMap<(u64, u64), BTreeMap<usize, (usize, u64)>>>,
+    /// Background plans wait here when a background worker serves them.
+    background: Mutex<VecDeque<Admitted>>,
+    background_cv: Condvar,
+    background_served: AtomicBool,
+    /// Emulated device per OSS (benchmarks): service time and free units.
+    emulate: Option<Arc<dyn ServiceTime>>,
+    device_units: Vec<(Mutex<usize>, Condvar)>,
+    /// Operations executed since open (per OSS), every kind (plans, recovery, scrub, rebuild).
+    ops: Mutex<Vec<OssOps>>,
+    /// Operations of executed plan steps only, per OSS, in the planner's own counting.
+    plan_counts: Mutex<Vec<OpCounts>>,
+    fsync: bool,
+    /// Set when a plan failed half way: the store must be reopened (which recovers).
+    poisoned: AtomicBool,
+    _lock_file: File,
+}
+
+fn plan_err(e: PlanError) -> StoreError {
+    match e {
+        PlanError::BeyondFileLimit { .. }
+        | PlanError::WriteTooLarge { .. }
+        | PlanError::EmptyWrite => StoreError::BadInput(e.to_string()),
+        other => StoreError::BadInput(other.to_string()),
+    }
+}
+
+fn unix_now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
+fn random_id() -> String {
+    let mut bytes = [0u8; 8];
+    if let Ok(mut f) = File::open("/dev/urandom") {
+        use std::io::Read;
+        let _ = f.read_exact(&mut bytes);
+    }
+    let mixed = u64::from_le_bytes(bytes) ^ unix_now_ns() ^ ((std::process::id() as u64) << 32);
+    format!("{mixed:016x}")
+}
+
+fn lock_dir(dir: &Path) -> Result<File, StoreError> {
+    use std::os::unix::io::AsRawFd;
+    let path = dir.join(LOCK_FILE);
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| StoreError::from_io(e, &format!("opening {}", path.display())))?;
+    // Wait a little: a process that just ended (or a fork that has not yet exec'd and so
+    // still shares the descriptor) may hold the lock for a moment.
+    for attempt in 0..=LOCK_ATTEMPTS {
+        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 {
+            return Ok(f);
+        }
+        if attempt < LOCK_ATTEMPTS {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+    Err(StoreError::BadInput(format!(
+        "the store {} is open in another process; wait for it to finish (one process at a time)",
+        dir.display()
+    )))
+}
+
+fn to_backend_zone(z: PlanZone) -> Zone {
+    match z {
+        PlanZone::Data => Zone::Data,
+        PlanZone::Parity => Zone::Parity,
+        PlanZone::Cache => Zone::Cache,
+    }
+}
+
+fn strategy_kind(w: WritePath) -> StrategyKind {
+    match w {
+        WritePath::Raid0 => StrategyKind::Raid0,
+        WritePath::Rmw => StrategyKind::Rmw,
+        WritePath::Wcl => StrategyKind::Wcl,
+        WritePath::Delayed => StrategyKind::Delayed,
+    }
+}
+
+fn check_name(name: &str) -> Result<(), StoreError> {
+    if name.is_empty() || name.len() > FILE_NAME_BYTES_MAX || name.contains('\0') {
+        return Err(StoreError::BadInput(format!(
+            "file name '{name}' is not allowed: use 1..={FILE_NAME_BYTES_MAX} bytes without NUL"
+        )));
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Create a new store in `dir` (which must not hold one) with its OSS directories.
+    pub fn init(dir: &Path, opts: &InitOptions) -> Result<Store, StoreError> {
+        let e = opts.element_bytes;
+        if !(ELEMENT_BYTES_MIN..=ELEMENT_BYTES_MAX).contains(&e) || e % ELEMENT_BYTES_MIN != 0 {
+            return Err(StoreError::BadInput(format!(
+                "stripe unit {e} bytes is not allowed: use a multiple of 4096 between {ELEMENT_BYTES_MIN} and {ELEMENT_BYTES_MAX} (default 1048576)"
+            )));
+        }
+        let code = Code::new(opts.code)
+            .map_err(|err| StoreError::BadInput(format!("code {}: {err}", opts.code)))?;
+        code.check_element_bytes(e)
+            .map_err(|err| StoreError::BadInput(err.to_string()))?;
+        let n = opts.oss_dirs.len();
+        if n > OSS_COUNT_MAX {
+            return Err(StoreError::BadInput(format!(
+                "{n} OSS directories: at most {OSS_COUNT_MAX}"
+            )));
+        }
+        let cols = code.geometry().cols;
+        if n < cols {
+            return Err(StoreError::BadInput(format!(
+                "{} needs {cols} OSSs (one per stripe column) but {n} were given: pass --oss {cols} or more",
+                opts.code
+            )));
+        }
+        let distinct: BTreeSet<&PathBuf> = opts.oss_dirs.iter().collect();
+        if distinct.len() != n {
+            return Err(StoreError::BadInput(
+                "the same OSS directory is given twice: each OSS needs its own directory".into(),
+            ));
+        }
+        if Superblock::path(dir).exists() {
+            return Err(StoreError::BadInput(format!(
+                "{} already holds an exaraid store; pick another directory or remove it first",
+                dir.display()
+            )));
+        }
+        std::fs::create_dir_all(dir)
+            .map_err(|err| StoreError::from_io(err, &format!("creating {}", dir.display())))?;
+        let dir = dir
+            .canonicalize()
+            .map_err(|err| StoreError::Io(format!("{}: {err}", dir.display())))?;
+        let store_id = random_id();
+        let mut oss_dirs = Vec::with_capacity(n);
+        for (index, d) in opts.oss_dirs.iter().enumerate() {
+            let label = OssLabel {
+                store_id: store_id.clone(),
+                index,
+                element_bytes: e,
+            };
+            DirBackend::create(d, &label, opts.oss_capacity_bytes)?;
+            oss_dirs.push(
+                d.canonicalize()
+                    .map_err(|err| StoreError::Io(format!("{}: {err}", d.display())))?,
+            );
+        }
+        let sb = Superblock {
+            format_version: FORMAT_VERSION,
+            store_id,
+            code: StoredCode::from_spec(opts.code),
+            element_bytes: e,
+            oss_dirs,
+            write_path: opts.write_path,
+            oss_capacity_bytes: opts.oss_capacity_bytes,
+            window_timeout_ms: opts.window_timeout_ms,
+            unprotected_bytes_max: opts.unprotected_bytes_max,
+        };
+        let state = State {
+            ops: vec![OssOps::default(); n],
+            ..State::default()
+        };
+        write_checked(&dir.join(STATE_FILE), "state", &state)?;
+        let _ = std::fs::remove_file(dir.join(JOURNAL_FILE));
+        // The superblock last: its presence is what makes the directory a store.
+        sb.save(&dir)?;
+        Store::open(&dir)
+    }
+
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        Store::open_with(dir, OpenOptions::default())
+    }
+
+    /// Open a store, replay its journal and recover from an interrupted run if needed.
+    pub fn open_with(dir: &Path, options: OpenOptions) -> Result<Store, StoreError> {
+        let sb = Superblock::load(dir)?;
+        let lock_file = lock_dir(dir)?;
+        let spec = sb.code.spec()?;
+        let code = Code::new(spec)
+            .map_err(|e| StoreError::Metadata(format!("superblock names a bad code: {e}")))?;
+        let n = sb.oss_dirs.len();
+        let kind = strategy_kind(sb.write_path);
+        let layout = if kind == StrategyKind::Raid0 {
+            Layout::raid0(code.geometry().cols, sb.element_bytes as u64, n)
+        } else {
+            Layout::new(&code, sb.element_bytes as u64, n)
+        }
+        .map_err(|e| StoreError::Metadata(e.to_string()))?;
+        let mut backends: Vec<Box<dyn Backend>> = Vec::with_capacity(n);
+        for (index, d) in sb.oss_dirs.iter().enumerate() {
+            let label = OssLabel {
+                store_id: sb.store_id.clone(),
+                index,
+                element_bytes: sb.element_bytes,
+            };
+            backends.push(Box::new(DirBackend::open(
+                d,
+                &label,
+                sb.oss_capacity_bytes,
+            )?));
+        }
+        let mut state: State = read_checked(&dir.join(STATE_FILE), "state")?;
+        let (mut journal, records) = Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?;
+        journal.advance_to(state.last_seq + 1);
+        for (seq, rec) in &records {
+            if *seq > state.last_seq {
+                state.apply(*seq, rec);
+            }
+        }
+        state.ops.resize(n, OssOps::default());
+        for &i in &state.failed_oss {
+            if i < n {
+                backends[i].set_failed(true);
+            }
+        }
+        let config = StrategyConfig {
+            window_timeout_ns: sb.window_timeout_ms.saturating_mul(1_000_000),
+            ..StrategyConfig::default()
+        };
+        let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
+        let undurable: Vec<(usize, IoPlan)> = plans
+            .iter()
+            .filter(|(_, p)| !state.durable.contains(&p.id))
+            .cloned()
+            .collect();
+        if let Some(first) = undurable.iter().map(|(i, _)| *i).min() {
+            // If no input from the first interrupted one on produced a durable plan, recovery
+            // works on the planner state from before them: the interrupted writes then read
+            // as never made (their bytes stay old, or new where a torn home write reached
+            // the disk), instead of exposing cache slots they did not finish writing.
+            let tail_undurable = plans
+                .iter()
+                .filter(|(i, _)| *i >= first)
+                .all(|(_, p)| !state.durable.contains(&p.id));
+            if tail_undurable {
+                strategy = replay(kind, &layout, config, &state.inputs[..first])?.0;
+            }
+        }
+        let undurable: Vec<IoPlan> = undurable.into_iter().map(|(_, p)| p).collect();
+        let replayed: Vec<IoPlan> = plans.into_iter().map(|(_, p)| p).collect();
+        let store = Store {
+            dir: dir.to_path_buf(),
+            code,
+            layout,
+            kind,
+            config,
+            core: Mutex::new(Core {
+                strategy,
+                journal,
+                state,
+                reads_in_flight: 0,
+                deferred_completions: Vec::new(),
+            }),
+            done: Mutex::new(HashSet::new()),
+            done_cv: Condvar::new(),
+            locks: Arc::new(StripeLocks::default()),
+            gate: parking_lot::RwLock::new(()),
+            cache_chunks: Mutex::new(HashMap::new()),
+            background: Mutex::new(VecDeque::new()),
+            background_cv: Condvar::new(),
+            background_served: AtomicBool::new(false),
+            device_units: (0..n)
+                .map(|_| {
+                    (
+                        Mutex::new(options.emulate.as_ref().map_or(0, |e| e.parallel_units())),
+                        Condvar::new(),
+                    )
+                })
+                .collect(),
+            emulate: options.emulate.clone(),
+            ops: Mutex::new(vec![OssOps::default(); n]),
+            plan_counts: Mutex::new(vec![OpCounts::default(); n]),
+            fsync: options.fsync,
+            poisoned: AtomicBool::new(false),
+            _lock_file: lock_file,
+            backends,
+            sb,
+        };
+        for p in &replayed {
+            store.learn_cache_chunks(p);
+        }
+        let more = {
+            let mut core = store.core.lock();
+            let durable: Vec<PlanId> = core.state.durable.iter().copied().collect();
+            store.done.lock().extend(durable.iter().copied());
+            if !undurable.is_empty() {
+                store.recover(&mut core, &undurable)?;
+                Vec::new()
+            } else {
+                store.restart_windows(&mut core)?;
+                // Durable plans whose completion the planner never heard (a crash between
+                // the two records): tell it now.
+                let completed: HashSet<PlanId> = core
+                    .state
+                    .inputs
+                    .iter()
+                    .filter_map(|i| {
+                        if let Input::Complete { plan } = i {
+                            Some(*plan)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
+                let mut more = Vec::new();
+                for p in durable.into_iter().filter(|p| !completed.contains(p)) {
+                    more.extend(core.strategy.on_complete(p).map_err(plan_err)?);
+                    store.journal(&mut core, Rec::Input(Input::Complete { plan: p }), false)?;
+                }
+                store.admit(more)
+            }
+        };
+        store.run_plans(more, None)?;
+        store.tick()?;
+        Ok(store)
+    }
+
+    pub fn superblock(&self) -> &Superblock {
+        &self.sb
+    }
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    pub fn code(&self) -> &Code {
+        &self.code
+    }
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+    pub fn strategy_kind(&self) -> StrategyKind {
+        self.kind
+    }
+
+    fn check_usable(&self) -> Result<(), StoreError> {
+        if self.poisoned.load(Ordering::SeqCst) {
+            return Err(StoreError::Io(
+                "an earlier operation failed half way; reopen the store (it recovers on open)"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn now_ns(core: &Core) -> u64 {
+        unix_now_ns().max(core.state.last_now_ns)
+    }
+
+    fn journal(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<(), StoreError> {
+        let seq = core.journal.append(&rec, sync && self.fsync)?;
+        core.state.apply(seq, &rec);
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- files
+
+    pub fn list(&self) -> Vec<(String, u64)> {
+        // Names with NUL are `put`'s temporary files (one left by a crash is not a user's file).
+        self.core
+            .lock()
+            .state
+            .files
+            .iter()
+            .filter(|(n, _)| !n.contains('\0'))
+            .map(|(n, m)| (n.clone(), m.size_bytes))
+            .collect()
+    }
+
+    /// The planner's file id of `name` (its object name on every OSS).
+    pub fn file_id(&self, name: &str) -> Result<u64, StoreError> {
+        self.file(name).map(|(id, _)| id)
+    }
+
+    pub fn size(&self, name: &str) -> Result<u64, StoreError> {
+        self.file(name).map(|(_, s)| s)
+    }
+
+    fn file(&self, name: &str) -> Result<(u64, u64), StoreError> {
+        let core = self.core.lock();
+        core.state
+            .files
+            .get(name)
+            .map(|m| (m.id, m.size_bytes))
+            .ok_or_else(|| {
+                StoreError::BadInput(format!(
+                    "no file named '{name}' in the store; `exaraid store ls` lists the files"
+                ))
+            })
+    }
+
+    fn file_or_create(&self, name: &str) -> Result<u64, StoreError> {
+        check_name(name)?;
+        let mut core = self.core.lock();
+        if let Some(m) = core.state.files.get(name) {
+            return Ok(m.id);
+        }
+        let id = core.state.next_file_id;
+        self.journal(
+            &mut core,
+            Rec::Create {
+                name: name.to_string(),
+                id,
+            },
+            true,
+        )?;
+        Ok(id)
+    }
+
+    /// Remove a file: its objects on every OSS and its metadata.
+    pub fn remove(&self, name: &str) -> Result<(), StoreError> {
+        self.check_usable()?;
+        let (id, _) = self.file(name)?;
+        self.detach(id)?;
+        let mut core = self.core.lock();
+        self.journal(
+            &mut core,
+            Rec::Remove {
+                name: name.to_string(),
+            },
+            true,
+        )?;
+        drop(core);
+        self.remove_objects(id)
+    }
+
+    /// Before a file's metadata goes: nothing of it may stay in the cache zone and its open
+    /// windows end.
+    fn detach(&self, id: u64) -> Result<(), StoreError> {
+        {
+            let core = self.core.lock();
+            let cached = self.cached_extents(&core, id)?;
+            if !cached.is_empty() || core.state.windows.values().any(|w| w.file == id) {
+                drop(core);
+                // Data of this file still in the cache zone (or an open window): settle it
+                // first so that the cache zone holds nothing of a removed file.
+                self.flush()?;
+            }
+        }
+        let mut core = self.core.lock();
+        let tokens: Vec<String> = core
+            .state
+            .windows
+            .iter()
+            .filter(|(_, w)| w.file == id)
+            .map(|(t, _)| t.clone())
+            .collect();
+        for token in tokens {
+            self.journal(&mut core, Rec::WindowEnd { token }, false)?;
+        }
+        Ok(())
+    }
+
+    fn remove_objects(&self, id: u64) -> Result<(), StoreError> {
+        for b in &self.backends {
+            if b.healthy() {
+                b.remove_object(id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Store `data` as file `name`, replacing any previous content. Over an existing file the
+    /// new content is written first under a temporary name and then takes the name, so a put
+    /// that fails (a full OSS) leaves the old content whole; it needs room for both meanwhile.
+    pub fn put(&self, name: &str, data: &[u8]) -> Result<(), StoreError> {
+        check_name(name)?;
+        self.check_usable()?;
+        let old = self.core.lock().state.files.get(name).map(|m| m.id);
+        let Some(old) = old else {
+            self.file_or_create(name)?;
+            if !data.is_empty() {
+                self.write(name, 0, data)?;
+            }
+            return Ok(());
+        };
+        // NUL is refused in user names (`check_name`), so this name is never a user's file.
+        let temp = format!("{name}\0put");
+        if self.core.lock().state.files.contains_key(&temp) {
+            self.remove(&temp)?; // left by a put that crashed: never acknowledged
+        }
+        let id = {
+            let mut core = self.core.lock();
+            let id = core.state.next_file_id;
+            self.journal(
+                &mut core,
+                Rec::Create {
+                    name: temp.clone(),
+                    id,
+                },
+                true,
+            )?;
+            id
+        };
+        if !data.is_empty() {
+            if let Err(e) = self.write_id(id, 0, data) {
+                // Drop the partial new content; the old file was not touched.
+                if let Err(cleanup) = self.remove(&temp) {
+                    return Err(StoreError::Io(format!(
+                        "{e}; removing the partial new content failed too: {cleanup}"
+                    )));
+                }
+                return Err(e);
+            }
+        }
+        self.detach(old)?;
+        {
+            let mut core = self.core.lock();
+            self.journal(
+                &mut core,
+                Rec::Replace {
+                    from: temp,
+                    to: name.to_string(),
+                },
+                true,
+            )?;
+        }
+        self.remove_objects(old)
+    }
+
+    /// The whole content of a file.
+    pub fn get(&self, name: &str) -> Result<Vec<u8>, StoreError> {
+        let (_, size) = self.file(name)?;
+        if size == 0 {
+            return Ok(Vec::new());
+        }
+        self.read(name, 0, size)
+    }
+
+    // ---------------------------------------------------------------- write path
+
+    /// Write `data` at `offset_bytes` of file `name` (created if missing). Returns when the
+    /// write is durable (acknowledged).
+    pub fn write(&self, name: &str, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
+        self.check_usable()?;
+        if data.is_empty() {
+            return Err(StoreError::BadInput(
+                "a write of 0 bytes does nothing: give at least one byte".into(),
+            ));
+        }
+        let len = data.len() as u64;
+        if offset_bytes
+            .checked_add(len)
+            .map_or(true, |end| end > FILE_BYTES_MAX)
+        {
+            return Err(StoreError::BadInput(format!(
+                "offset {offset_bytes} + {len} bytes ends beyond the largest file ({FILE_BYTES_MAX} bytes)"
+            )));
+        }
+        let file = self.file_or_create(name)?;
+        self.write_id(file, offset_bytes, data)
+    }
+
+    /// `write` to a file known by id (the temporary file of `put` has no user name).
+    fn write_id(&self, file: u64, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
+        let len = data.len() as u64;
+        if offset_bytes
+            .checked_add(len)
+            .map_or(true, |end| end > FILE_BYTES_MAX)
+        {
+            return Err(StoreError::BadInput(format!(
+                "offset {offset_bytes} + {len} bytes ends beyond the largest file ({FILE_BYTES_MAX} bytes)"
+            )));
+        }
+        {
+            let _shared = self.gate.read();
+            let mut done = 0u64;
+            while done < len {
+                let chunk = (len - done).min(WRITE_CHUNK_BYTES_MAX);
+                let piece = &data[done as usize..(done + chunk) as usize];
+                self.write_chunk(file, offset_bytes + done, piece)?;
+                done += chunk;
+            }
+        }
+        self.enforce_unprotected_bound()?;
+        if self.core.lock().journal.len_bytes() > JOURNAL_BYTES_CHECKPOINT {
+            self.checkpoint()?;
+        }
+        Ok(())
+    }
+
+    /// More bytes without parity than the store's bound: advance the parity now (seed 004
+    /// section 2.2: "The WCL ... can also advance the calculation in the background"). The
+    /// planner has no input for a partial advance, so the store settles: every cached byte
+    /// goes home with parity and open windows stay open (later writes in them are again
+    /// unprotected until END).
+    fn enforce_unprotected_bound(&self) -> Result<(), StoreError> {
+        let over = {
+            let core = self.core.lock();
+            let unprotected: u64 = core
+                .strategy
+                .unprotected()
+                .iter()
+                .map(|u| u.len_bytes)
+                .sum();
+            unprotected > self.sb.unprotected_bytes_max
+        };
+        if over {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn write_chunk(&self, file: u64, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
+        let write = ClientWrite {
+            client: 0,
+            app: 0,
+            file,
+            offset_bytes,
+            len_bytes: data.len() as u64,
+        };
+        let (tick_plans, plans) = {
+            let mut core = self.core.lock();
+            let now_ns = Self::now_ns(&core);
+            let tick_plans = self.tick_locked(&mut core, now_ns)?;
+            let plans = core.strategy.on_write(&write, now_ns).map_err(plan_err)?;
+            if let Err(e) = self.reserve(&plans) {
+                // Nothing was written; forget the write by rebuilding the planner without it.
+                core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
+                return Err(e);
+            }
+            self.journal(
+                &mut core,
+                Rec::Input(Input::Write {
+                    file,
+                    offset_bytes,
+                    len_bytes: write.len_bytes,
+                    now_ns,
+                }),
+                false,
+            )?;
+            (self.admit(tick_plans), self.admit(plans))
+        };
+        self.run_plans(tick_plans, None)?;
+        self.run_plans(plans, Some((&write, data)))
+    }
+
+    /// Reserve every slot the plans write, so that a full OSS fails before any write.
+    fn reserve(&self, plans: &[IoPlan]) -> Result<(), StoreError> {
+        let mut per_oss: BTreeMap<usize, BTreeSet<ElementKey>> = BTreeMap::new();
+        for plan in plans {
+            for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
+                let e = self.sb.element_bytes as u64;
+                let mut addr = step.addr_bytes;
+                let end = step.addr_bytes + step.len_bytes;
+                while addr < end {
+                    per_oss
+                        .entry(step.oss)
+                        .or_default()
+                        .insert(self.key(step.zone, step.file, addr));
+                    addr = (addr / e + 1) * e;
+                }
+            }
+        }
+        for (oss, keys) in per_oss {
+            let b = &self.backends[oss];
+            if !b.healthy() {
+                continue; // a failed OSS: its writes are skipped (degraded mode)
+            }
+            let keys: Vec<ElementKey> = keys.into_iter().collect();
+            b.reserve(&keys).map_err(|e| match e {
+                crate::backend::BackendError::NoSpace { .. } => StoreError::NoSpace(format!("{e}")),
+                other => StoreError::Backend(other),
+            })?;
+        }
+        Ok(())
+    }
+
+    fn key(&self, zone: PlanZone, file: u64, addr_bytes: u64) -> ElementKey {
+        let e = self.sb.element_bytes as u64;
+        let object = if zone == PlanZone::Cache {
+            CACHE_OBJECT
+        } else {
+            file
+        };
+        ElementKey {
+            object,
+            zone: to_backend_zone(zone),
+            slot: addr_bytes / e,
+        }
+    }
+
+    /// The planner's timers (delayed-window timeouts). Called with the core lock held.
+    fn tick_locked(&self, core: &mut Core, now_ns: u64) -> Result<Vec<IoPlan>, StoreError> {
+        let due = core
+            .strategy
+            .next_deadline_ns()
+            .is_some_and(|d| d <= now_ns);
+        if !due {
+            return Ok(Vec::new());
+        }
+        let plans = core.strategy.on_tick(now_ns).map_err(plan_err)?;
+        self.journal(core, Rec::Input(Input::Tick { now_ns }), false)?;
+        Ok(plans)
+    }
+
+    /// Run the planner's timers now (the CLI calls this on every command).
+    pub fn tick(&self) -> Result<(), StoreError> {
+        self.check_usable()?;
+        let _shared = self.gate.read();
+        let plans = {
+            let mut core = self.core.lock();
+            let now = Self::now_ns(&core);
+            let plans = self.tick_locked(&mut core, now)?;
+            self.admit(plans)
+        };
+        self.run_plans(plans, None)
+    }
+
+    /// Serve background plans (WCL destage, delayed-parity moves, timeouts) in this thread
+    /// until `stop` is set and none is left. While it runs, writes return as soon as their
+    /// foreground plans are durable. Without a server, background plans run inline.
+    pub fn serve_background(&self, stop: &AtomicBool) -> Result<(), StoreError> {
+        self.background_served.store(true, Ordering::SeqCst);
+        let result = (|| loop {
+            let next = {
+                let mut q = self.background.lock();
+                if q.is_empty() {
+                    if stop.load(Ordering::SeqCst) {
+                        return Ok(());
+                    }
+                    self.background_cv
+                        .wait_for(&mut q, std::time::Duration::from_millis(5));
+                }
+                q.pop_front()
+            };
+            if let Some(a) = next {
+                let _shared = self.gate.read();
+                self.run_plans_from(vec![a], None, true)?;
+            }
+        })();
+        self.background_served.store(false, Ordering::SeqCst);
+        let rest: Vec<Admitted> = self.background.lock().drain(..).collect();
+        self.run_plans(rest, None)?;
+        result
+    }
+
+    /// Move everything in the cache zone home with parity (also ends the effect of open
+    /// windows early: their data gets parity now).
+    pub fn flush(&self) -> Result<(), StoreError> {
+        self.check_usable()?;
+        // Exclusive: no plan is in flight (writers, readers and the background server hold
+        // the gate shared); queued background plans run first.
+        let _exclusive = self.gate.write();
+        let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
+        self.run_plans_from(queued, None, true)?;
+        let mut core = self.core.lock();
+        self.settle(&mut core, BTreeSet::new(), false)
+    }
+
+    fn checkpoint_locked(&self, core: &mut Core) -> Result<(), StoreError> {
+        {
+            let ops = self.ops.lock();
+            let mut snapshot = core.state.clone();
+            for (i, o) in ops.iter().enumerate() {
+                snapshot.ops[i].add(o);
+            }
+            write_checked(&self.dir.join(STATE_FILE), "state", &snapshot)?;
+        }
+        // The snapshot now holds the counters; restart the in-memory ones from zero.
+        let ops_now: Vec<OssOps> = std::mem::replace(
+            &mut *self.ops.lock(),
+            vec![OssOps::default(); self.backends.len()],
+        );
+        for (i, o) in ops_now.iter().enumerate() {
+            core.state.ops[i].add(o);
+        }
+        core.journal.truncate()?;
+        Ok(())
+    }
+
+    /// Snapshot the state and truncate the journal.
+    pub fn checkpoint(&self) -> Result<(), StoreError> {
+        let mut core = self.core.lock();
+        self.checkpoint_locked(&mut core)
+    }
+
+    /// Close the store: if nothing waits in the cache zone and no window is open, restart the
+    /// planner (dropping the input log); checkpoint.
+    pub fn close(self) -> Result<(), StoreError> {
+        if self.poisoned.load(Ordering::SeqCst) {
+            return Ok(()); // the next open recovers
+        }
+        let mut core = self.core.lock();
+        let all_durable = {
+            let done = self.done.lock();
+            core.state.durable.iter().all(|p| done.contains(p))
+        };
+        let mut quiet = all_durable && core.state.windows.is_empty();
+        if quiet {
+            let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
+            for f in files {
+                if !self.cached_extents(&core, f)?.is_empty() {
+                    quiet = false;
+                    break;
+                }
+            }
+        }
+        if quiet && !core.state.inputs.is_empty() {
+            self.journal(&mut core, Rec::PlannerReset, true)?;
+            core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
+        } else if all_durable && core.state.inputs.len() > PLANNER_INPUTS_MAX {
+            // The input log would make every open slow: settle (everything home with
+            // parity, windows stay open) and start a new, empty log.
+            return self.settle(&mut core, BTreeSet::new(), false);
+        }
+        self.checkpoint_locked(&mut core)
+    }
+
+    // ---------------------------------------------------------------- status
+
+    /// Operation counts of executed plan steps, per OSS (the planner's own counting).
+    pub fn plan_op_counts(&self) -> Vec<OpCounts> {
+        self.plan_counts.lock().clone()
+    }
+
+    pub fn reset_op_counts(&self) {
+        *self.plan_counts.lock() = vec![OpCounts::default(); self.backends.len()];
+    }
+
+    pub fn status(&self) -> Result<Status, StoreError> {
+        let core = self.core.lock();
+        let ops = self.ops.lock();
+        let oss = self
+            .backends
+            .iter()
+            .enumerate()
+            .map(|(index, b)| {
+                let mut o = core.state.ops.get(index).copied().unwrap_or_default();
+                o.add(&ops[index]);
+                OssStatus {
+                    index,
+                    path: b.location(),
+                    healthy: b.healthy() && !core.state.failed_oss.contains(&index),
+                    ops: o,
+                }
+            })
+            .collect();
+        let unprotected = core.strategy.unprotected();
+        let bytes_unprotected: u64 = unprotected.iter().map(|u| u.len_bytes).sum();
+        let mut cached_bytes = 0u64;
+        let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
+        for f in files {
+            cached_bytes += self
+                .cached_extents(&core, f)?
+                .iter()
+                .map(|x| x.len_bytes)
+                .sum::<u64>();
+        }
+        let open_windows = core
+            .state
+            .windows
+            .iter()
+            .map(|(token, w)| WindowStatus {
+                token: token.clone(),
+                file: w.name.clone(),
+                unprotected_bytes: unprotected
+                    .iter()
+                    .filter(|u| u.window == w.window)
+                    .map(|u| u.len_bytes)
+                    .sum(),
+                started_unix_ns: w.started_unix_ns,
+            })
+            .collect();
+        Ok(Status {
+            oss,
+            bytes_waiting_parity: cached_bytes,
+            bytes_unprotected,
+            open_windows,
+            code: self.layout.code_name().to_string(),
+            element_bytes: self.sb.element_bytes,
+            write_path: self.sb.write_path.name().to_string(),
+            files: core.state.files.len(),
+        })
+    }
+
+    pub fn oss_count(&self) -> usize {
+        self.backends.len()
+    }
+}
+
+/// The (file, stripe) pairs a plan touches: what it must lock.
+fn plan_stripes(plan: &IoPlan) -> BTreeSet<(u64, u64)> {
+    let mut set = BTreeSet::new();
+    for step in &plan.steps {
+        for piece in &step.pieces {
+            set.insert((step.file, piece.element.stripe));
+        }
+    }
+    for c in &plan.computes {
+        set.insert((c.file, c.stripe));
+    }
+    set
+}
