@@ -81,6 +81,31 @@ pub struct Window {
     pub started_unix_ns: u64,
 }
 
+/// File bytes whose only copy was lost: written inside a delayed window (no parity yet) into
+/// the cache zone of an OSS that then failed. Reads of them fail naming the range until they
+/// are written again (or the file is removed); the home bytes under them are not the file's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LostRange {
+    pub file: u64,
+    pub offset_bytes: u64,
+    pub len_bytes: u64,
+    /// The failed OSS that held the only copy.
+    pub oss: usize,
+    /// The token of the window the bytes were written in (END names its losses).
+    pub token: String,
+}
+
+impl LostRange {
+    pub fn end_bytes(&self) -> u64 {
+        self.offset_bytes + self.len_bytes
+    }
+    pub fn overlaps(&self, file: u64, offset_bytes: u64, len_bytes: u64) -> bool {
+        self.file == file
+            && self.offset_bytes < offset_bytes + len_bytes
+            && offset_bytes < self.end_bytes()
+    }
+}
+
 /// Journal records: every change of [`State`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Rec {
@@ -117,6 +142,16 @@ pub enum Rec {
     WindowEnd {
         token: String,
     },
+    /// These bytes lost their only copy (journaled as soon as the store knows).
+    Lost {
+        ranges: Vec<LostRange>,
+    },
+    /// `[offset, offset + len)` of `file` was written again: durable, no longer lost.
+    Rewritten {
+        file: u64,
+        offset_bytes: u64,
+        len_bytes: u64,
+    },
     /// Everything was flushed home with parity and the planner restarted from scratch:
     /// inputs and durable plans before this record no longer matter.
     PlannerReset,
@@ -141,11 +176,49 @@ pub struct State {
     /// Operation counters as of the last checkpoint (statistics: counts since the last
     /// checkpoint are lost in a crash).
     pub ops: Vec<OssOps>,
+    /// Bytes whose only copy was lost, disjoint, in the order they were found. (Default:
+    /// state snapshots written before this field existed have none.)
+    #[serde(default)]
+    pub lost: Vec<LostRange>,
 }
 
 impl State {
     pub fn file_by_id(&self, id: u64) -> Option<(&String, &FileMeta)> {
         self.files.iter().find(|(_, m)| m.id == id)
+    }
+
+    /// Lost ranges overlapping `[offset, offset + len)` of `file`.
+    pub fn lost_in(&self, file: u64, offset_bytes: u64, len_bytes: u64) -> Vec<&LostRange> {
+        self.lost
+            .iter()
+            .filter(|l| l.overlaps(file, offset_bytes, len_bytes))
+            .collect()
+    }
+
+    /// Drop `[offset, offset + len)` of `file` from the lost ranges (splitting records).
+    fn unlose(&mut self, file: u64, offset_bytes: u64, len_bytes: u64) {
+        let end = offset_bytes + len_bytes;
+        let mut kept = Vec::with_capacity(self.lost.len() + 1);
+        for l in std::mem::take(&mut self.lost) {
+            if !l.overlaps(file, offset_bytes, len_bytes) {
+                kept.push(l);
+                continue;
+            }
+            if l.offset_bytes < offset_bytes {
+                kept.push(LostRange {
+                    len_bytes: offset_bytes - l.offset_bytes,
+                    ..l.clone()
+                });
+            }
+            if l.end_bytes() > end {
+                kept.push(LostRange {
+                    offset_bytes: end,
+                    len_bytes: l.end_bytes() - end,
+                    ..l.clone()
+                });
+            }
+        }
+        self.lost = kept;
     }
 
     pub fn apply(&mut self, seq: u64, rec: &Rec) {
@@ -170,12 +243,14 @@ impl State {
                 if let Some(meta) = self.files.remove(from) {
                     if let Some(old) = self.files.insert(to.clone(), meta) {
                         self.windows.retain(|_, w| w.file != old.id);
+                        self.lost.retain(|l| l.file != old.id);
                     }
                 }
             }
             Rec::Remove { name } => {
                 if let Some(meta) = self.files.remove(name) {
                     self.windows.retain(|_, w| w.file != meta.id);
+                    self.lost.retain(|l| l.file != meta.id);
                 }
             }
             Rec::Input(input) => {
@@ -216,6 +291,19 @@ impl State {
             Rec::WindowEnd { token } => {
                 self.windows.remove(token);
             }
+            Rec::Lost { ranges } => {
+                for r in ranges {
+                    assert!(r.len_bytes > 0, "an empty lost range");
+                    // Keep the list disjoint: a range found again replaces its old record.
+                    self.unlose(r.file, r.offset_bytes, r.len_bytes);
+                    self.lost.push(r.clone());
+                }
+            }
+            Rec::Rewritten {
+                file,
+                offset_bytes,
+                len_bytes,
+            } => self.unlose(*file, *offset_bytes, *len_bytes),
             Rec::PlannerReset => {
                 self.inputs.clear();
                 self.durable.clear();

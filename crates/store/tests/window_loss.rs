@@ -115,21 +115,22 @@ fn a_window_write_whose_only_copy_would_sit_on_a_failed_oss_is_refused_never_ack
         .map(|d| sdb + d * UNIT as u64)
         .find(|&o| oss_of(&s.store, "ckpt", o) == s.victim)
         .expect("stripe 1 has a data element on the victim");
-    let before = s.store.status().unwrap().bytes_unprotected;
     let err = s
         .store
         .write("ckpt", at, &pattern(42, 100))
         .expect_err("a write stored nowhere must not be acknowledged");
     let msg = err.to_string();
     assert!(
-        msg.contains(&format!("OSS {}", s.victim)) && msg.contains("nothing was written"),
+        msg.contains(&format!("OSS {}", s.victim))
+            && msg.contains("refused, nothing of it was written"),
         "{msg}"
     );
     assert_eq!(
-        s.store.status().unwrap().bytes_unprotected,
-        before,
+        s.store.size("ckpt").unwrap(),
+        3 * UNIT as u64,
         "the refused write left nothing behind"
     );
+    assert_eq!(s.store.status().unwrap().bytes_unprotected, 0);
     // A window write whose only copy lands on a healthy OSS is accepted and reads back.
     let healthy = (0..3)
         .map(|d| sdb + d * UNIT as u64)
@@ -389,4 +390,23 @@ fn writing_lost_bytes_anew_makes_them_readable_again() {
     store.rebuild(s.victim, None).unwrap();
     assert_consistent(&store);
     assert_eq!(store.get("ckpt").unwrap(), want);
+}
+
+/// A late END after a timeout is not a planner input (the planner refuses it): journaling it
+/// made every later open fail replaying the journal while another window kept the log alive.
+#[test]
+fn a_late_end_after_a_timeout_leaves_the_store_openable_while_another_window_is_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::init(dir.path(), &timeout_opts(dir.path(), 50)).unwrap();
+    let token = store.delayed_start("f").unwrap();
+    store.write("f", 0, &pattern(50, 20_000)).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(120));
+    store.tick().unwrap();
+    let _other = store.delayed_start("g").unwrap();
+    store.write("g", 0, &pattern(51, 100)).unwrap();
+    store.delayed_end(&token).unwrap();
+    store.close().unwrap();
+    let store = Store::open(dir.path()).expect("the journal replays");
+    assert_eq!(store.get("f").unwrap(), pattern(50, 20_000));
+    assert_eq!(store.get("g").unwrap(), pattern(51, 100));
 }

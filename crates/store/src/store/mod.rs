@@ -57,7 +57,7 @@ use crate::backend::{
     ELEMENT_BYTES_MIN,
 };
 use crate::journal::Journal;
-use crate::state::{Input, OssOps, Rec, State, Window};
+use crate::state::{Input, LostRange, OssOps, Rec, State, Window};
 use crate::superblock::{
     read_checked, write_checked, StoredCode, Superblock, WritePath, FORMAT_VERSION,
 };
@@ -76,6 +76,8 @@ pub const WRITE_CHUNK_BYTES_MAX: u64 = 64 << 20;
 pub const OSS_COUNT_MAX: usize = 4096;
 /// Planner inputs kept for replay before a close settles the store to start a new log.
 pub const PLANNER_INPUTS_MAX: usize = 100_000;
+/// Lost ranges in one journal record (about 100 bytes each: far below the record limit).
+pub const LOST_RANGES_PER_RECORD_MAX: usize = 10_000;
 /// Checkpoint (snapshot the state, truncate the journal) when the journal grows past this.
 pub const JOURNAL_BYTES_CHECKPOINT: u64 = 16 << 20;
 
@@ -164,6 +166,18 @@ pub struct WindowStatus {
     pub started_unix_ns: u64,
 }
 
+/// Bytes that lost their only copy (an OSS failed inside a delayed window), in `status`.
+#[derive(Clone, Debug, Serialize)]
+pub struct LostRangeStatus {
+    pub file: String,
+    pub offset_bytes: u64,
+    pub len_bytes: u64,
+    /// The failed OSS that held the only copy.
+    pub oss: usize,
+    /// The window the bytes were written in.
+    pub window: String,
+}
+
 /// `exaraid store status --json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Status {
@@ -171,6 +185,8 @@ pub struct Status {
     pub bytes_waiting_parity: u64,
     pub bytes_unprotected: u64,
     pub open_windows: Vec<WindowStatus>,
+    /// Reads of these fail with `DataLost` until they are written again.
+    pub lost_ranges: Vec<LostRangeStatus>,
     pub code: String,
     pub element_bytes: usize,
     pub write_path: String,
@@ -609,6 +625,9 @@ impl Store {
             let durable: Vec<PlanId> = core.state.durable.iter().copied().collect();
             store.done.lock().extend(durable.iter().copied());
             if !undurable.is_empty() {
+                // Recovery settles (forgetting the planner's view): window bytes lost with a
+                // failed OSS go on record first, and settle skips them.
+                store.record_losses(&mut core)?;
                 store.recover(&mut core, &undurable)?;
                 Vec::new()
             } else {
@@ -885,6 +904,9 @@ impl Store {
                 "offset {offset_bytes} + {len} bytes ends beyond the largest file ({FILE_BYTES_MAX} bytes)"
             )));
         }
+        // Window bytes held only on a failed OSS go out of the planner first (recorded as
+        // lost), so that this write's plans (and the timers it runs) never read them.
+        self.absorb_losses()?;
         {
             let _shared = self.gate.read();
             let mut done = 0u64;
@@ -932,11 +954,46 @@ impl Store {
             offset_bytes,
             len_bytes: data.len() as u64,
         };
-        let (tick_plans, plans) = {
+        let (tick_plans, plans, unprotected_writes) = {
             let mut core = self.core.lock();
             let now_ns = Self::now_ns(&core);
             let tick_plans = self.tick_locked(&mut core, now_ns)?;
             let plans = core.strategy.on_write(&write, now_ns).map_err(plan_err)?;
+            let unprotected_writes = self.unprotected_writes(&plans);
+            let doomed: Vec<&(usize, u64, u64)> = unprotected_writes
+                .iter()
+                .filter(|(oss, _, _)| self.oss_failed(&core, *oss))
+                .collect();
+            if !doomed.is_empty() {
+                // Acknowledging it would keep these bytes nowhere (a failed OSS takes no
+                // writes and no parity covers window bytes). Refuse it whole: forget the write
+                // by rebuilding the planner without it, still run the timers' plans.
+                let list: Vec<String> = doomed
+                    .iter()
+                    .map(|(oss, at, n)| format!("bytes {at}..{} (OSS {oss})", at + n))
+                    .collect();
+                let token = core
+                    .state
+                    .windows
+                    .iter()
+                    .find(|(_, w)| w.file == file)
+                    .map(|(t, _)| t.clone())
+                    .unwrap_or_default();
+                let name = core
+                    .state
+                    .file_by_id(file)
+                    .map(|(n, _)| n.clone())
+                    .unwrap_or_default();
+                core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
+                let tick_plans = self.admit(tick_plans);
+                drop(core);
+                self.run_plans(tick_plans, None)?;
+                return Err(StoreError::Io(format!(
+                    "write of '{name}' bytes {offset_bytes}..{} refused, nothing of it was written: the file has the open delayed window {token}, which keeps written bytes only in the cache zone of their data OSS, without parity, and {} of them would go to a failed OSS. End the window first (`exaraid store delayed end DIR {token}`: writes outside a window get parity, also with a failed OSS) or rebuild the OSS (`exaraid store rebuild`)",
+                    offset_bytes + write.len_bytes,
+                    list.join(", ")
+                )));
+            }
             if let Err(e) = self.reserve(&plans) {
                 // Nothing was written; forget the write by rebuilding the planner without it.
                 core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
@@ -952,10 +1009,72 @@ impl Store {
                 }),
                 false,
             )?;
-            (self.admit(tick_plans), self.admit(plans))
+            (
+                self.admit(tick_plans),
+                self.admit(plans),
+                unprotected_writes,
+            )
         };
         self.run_plans(tick_plans, None)?;
-        self.run_plans(plans, Some((&write, data)))
+        self.run_plans(plans, Some((&write, data)))?;
+        let mut core = self.core.lock();
+        // An OSS that failed while this write ran took its window bytes with it (the
+        // executor skips a failed OSS, relying on parity that window bytes do not have).
+        let lost: Vec<&(usize, u64, u64)> = unprotected_writes
+            .iter()
+            .filter(|(oss, _, _)| self.oss_failed(&core, *oss))
+            .collect();
+        if !lost.is_empty() {
+            let list: Vec<String> = lost
+                .iter()
+                .map(|(oss, at, n)| format!("bytes {at}..{} (OSS {oss})", at + n))
+                .collect();
+            self.record_losses(&mut core)?;
+            return Err(StoreError::DataLost(format!(
+                "write failed: an OSS failed while it was written inside a delayed window, and these bytes had their only copy there: {}; they are recorded as lost (`exaraid store status`), write them again",
+                list.join(", ")
+            )));
+        }
+        if !core
+            .state
+            .lost_in(file, offset_bytes, write.len_bytes)
+            .is_empty()
+        {
+            // Durable again: these bytes read as written from now on.
+            self.journal(
+                &mut core,
+                Rec::Rewritten {
+                    file,
+                    offset_bytes,
+                    len_bytes: write.len_bytes,
+                },
+                true,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The file bytes the plans write with no parity at all: `(oss, file offset, length)` of
+    /// every cache-zone write of a delayed window (WCL cache stripes have their own parity).
+    fn unprotected_writes(&self, plans: &[IoPlan]) -> Vec<(usize, u64, u64)> {
+        if self.kind != StrategyKind::Delayed {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for plan in plans {
+            for step in &plan.steps {
+                if step.op != Op::Write || step.zone != PlanZone::Cache {
+                    continue;
+                }
+                for piece in &step.pieces {
+                    let Some(Bytes::Client { file_offset_bytes }) = piece.source else {
+                        continue;
+                    };
+                    out.push((step.oss, file_offset_bytes, piece.element.len_bytes));
+                }
+            }
+        }
+        out
     }
 
     /// Reserve every slot the plans write, so that a full OSS fails before any write.
@@ -1012,6 +1131,14 @@ impl Store {
         if !due {
             return Ok(Vec::new());
         }
+        if !self.planner_lost(core).is_empty() {
+            // A timeout now would plan parity from window bytes lost with a failed OSS, and
+            // that plan could never run. Record them; the timers run once
+            // `absorb_losses` (at the next tick, write or END) has taken them out of the
+            // planner.
+            self.record_losses(core)?;
+            return Ok(Vec::new());
+        }
         let plans = core.strategy.on_tick(now_ns).map_err(plan_err)?;
         self.journal(core, Rec::Input(Input::Tick { now_ns }), false)?;
         Ok(plans)
@@ -1020,6 +1147,7 @@ impl Store {
     /// Run the planner's timers now (the CLI calls this on every command).
     pub fn tick(&self) -> Result<(), StoreError> {
         self.check_usable()?;
+        self.absorb_losses()?;
         let _shared = self.gate.read();
         let plans = {
             let mut core = self.core.lock();
@@ -1068,6 +1196,7 @@ impl Store {
         let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
         self.run_plans_from(queued, None, true)?;
         let mut core = self.core.lock();
+        self.record_losses(&mut core)?; // settle forgets the planner's view
         self.settle(&mut core, BTreeSet::new(), false)
     }
 
@@ -1105,6 +1234,8 @@ impl Store {
             return Ok(()); // the next open recovers
         }
         let mut core = self.core.lock();
+        // Both ways below forget the planner's view: lost window bytes must be on record.
+        self.record_losses(&mut core)?;
         let all_durable = {
             let done = self.done.lock();
             core.state.durable.iter().all(|p| done.contains(p))
@@ -1185,11 +1316,28 @@ impl Store {
                 started_unix_ns: w.started_unix_ns,
             })
             .collect();
+        let lost_ranges = core
+            .state
+            .lost
+            .iter()
+            .map(|l| LostRangeStatus {
+                file: core
+                    .state
+                    .file_by_id(l.file)
+                    .map(|(n, _)| n.clone())
+                    .unwrap_or_else(|| format!("#{}", l.file)),
+                offset_bytes: l.offset_bytes,
+                len_bytes: l.len_bytes,
+                oss: l.oss,
+                window: l.token.clone(),
+            })
+            .collect();
         Ok(Status {
             oss,
             bytes_waiting_parity: cached_bytes,
             bytes_unprotected,
             open_windows,
+            lost_ranges,
             code: self.layout.code_name().to_string(),
             element_bytes: self.sb.element_bytes,
             write_path: self.sb.write_path.name().to_string(),

@@ -10,6 +10,7 @@ impl Store {
         if !core.state.failed_oss.contains(&oss) {
             self.journal(&mut core, Rec::Fail { oss }, true)?;
         }
+        self.record_losses(&mut core)?;
         let failed = core.state.failed_oss.len();
         let tolerance = self.tolerance();
         if failed > tolerance {
@@ -192,6 +193,19 @@ impl Store {
         if len_bytes > usize::MAX as u64 / 2 {
             return Err(StoreError::BadInput("read too large".into()));
         }
+        {
+            // Never zeros and never the bytes from before the window: the home bytes under a
+            // lost range are not the file's.
+            let core = self.core.lock();
+            let lost = core.state.lost_in(file, offset_bytes, len_bytes);
+            if !lost.is_empty() {
+                let what = format!(
+                    "reading '{name}' bytes {offset_bytes}..{} failed",
+                    offset_bytes + len_bytes
+                );
+                return Err(self.lost_error(&core, &lost, &what));
+            }
+        }
         let mut out = vec![0u8; len_bytes as usize];
         let mut at = offset_bytes;
         while at < offset_bytes + len_bytes {
@@ -257,9 +271,19 @@ impl Store {
             .strategy
             .lookup(file, 0, meta.size_bytes)
             .map_err(plan_err)?;
+        // Lost window bytes (on record, on a failed OSS) have nothing left to wait for:
+        // settle skips them, and they are not waiting for parity.
+        let lost = core.state.lost_in(file, 0, meta.size_bytes);
         Ok(extents
             .into_iter()
             .filter(|x| x.zone == PlanZone::Cache)
+            .filter(|x| {
+                lost.is_empty()
+                    || !(self.oss_failed(core, x.oss)
+                        && lost
+                            .iter()
+                            .any(|l| l.overlaps(file, x.file_offset_bytes, x.len_bytes)))
+            })
             .collect())
     }
 }

@@ -19,7 +19,8 @@ impl Store {
         if !core.state.failed_oss.contains(&oss) {
             self.journal(&mut core, Rec::Fail { oss }, true)?;
         }
-        Ok(())
+        // Window bytes whose only copy was there are lost: on record from now on.
+        self.record_losses(&mut core)
     }
 
     pub fn failed_osses(&self) -> Vec<usize> {
@@ -147,6 +148,7 @@ impl Store {
         self.fail_oss(oss)?;
         {
             let mut core = self.core.lock();
+            self.record_losses(&mut core)?; // settle skips them, forgetting the planner's view
             self.settle(&mut core, BTreeSet::new(), false)?;
         }
         let label = OssLabel {

@@ -60,34 +60,132 @@ impl Store {
         Ok(token)
     }
 
-    /// The byte ranges of a window whose only copy sat on a failed OSS.
-    pub(super) fn lost_ranges(&self, core: &Core, window: u64) -> Vec<(String, u64, u64, usize)> {
+    /// Bytes the planner holds only in the cache zone of a failed OSS, without parity (open
+    /// windows, and ended ones whose parity is not yet computed), with their window's token.
+    pub(super) fn planner_lost(&self, core: &Core) -> Vec<LostRange> {
+        if self.kind != StrategyKind::Delayed || !self.any_oss_failed(core) {
+            return Vec::new(); // fast path: only a failed OSS loses window bytes
+        }
         core.strategy
             .unprotected()
             .into_iter()
-            .filter(|u| {
-                u.window == window
-                    && (!self.backends[u.oss].healthy() || core.state.failed_oss.contains(&u.oss))
-            })
-            .map(|u| {
-                let name = core
+            .filter(|u| self.oss_failed(core, u.oss))
+            .map(|u| LostRange {
+                file: u.file,
+                offset_bytes: u.file_offset_bytes,
+                len_bytes: u.len_bytes,
+                oss: u.oss,
+                token: core
                     .state
-                    .file_by_id(u.file)
-                    .map(|(n, _)| n.clone())
-                    .unwrap_or_default();
-                (
-                    name,
-                    u.file_offset_bytes,
-                    u.file_offset_bytes + u.len_bytes,
-                    u.oss,
-                )
+                    .windows
+                    .iter()
+                    .find(|(_, w)| w.window == u.window)
+                    .map(|(t, _)| t.clone())
+                    .unwrap_or_else(|| format!("#{}", u.window)),
             })
             .collect()
     }
 
+    pub(super) fn oss_failed(&self, core: &Core, oss: usize) -> bool {
+        !self.backends[oss].healthy() || core.state.failed_oss.contains(&oss)
+    }
+
+    fn any_oss_failed(&self, core: &Core) -> bool {
+        !core.state.failed_oss.is_empty() || self.backends.iter().any(|b| !b.healthy())
+    }
+
+    /// Journal (durably) every lost range the planner holds that is not recorded yet. Called
+    /// as soon as a failure is known and before anything forgets the planner's view (a
+    /// settle, a planner reset): the record is then the only trace of the loss.
+    pub(super) fn record_losses(&self, core: &mut Core) -> Result<(), StoreError> {
+        let new: Vec<LostRange> = self
+            .planner_lost(core)
+            .into_iter()
+            .filter(|l| {
+                // Already recorded when one record covers it (records are disjoint).
+                !core.state.lost.iter().any(|r| {
+                    r.file == l.file
+                        && r.offset_bytes <= l.offset_bytes
+                        && l.end_bytes() <= r.end_bytes()
+                })
+            })
+            .collect();
+        if new.is_empty() {
+            return Ok(());
+        }
+        // Several records if need be: one record stays far below the journal's record limit.
+        for ranges in new.chunks(LOST_RANGES_PER_RECORD_MAX) {
+            self.journal(
+                core,
+                Rec::Lost {
+                    ranges: ranges.to_vec(),
+                },
+                true,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Make the planner forget bytes it holds only on a failed OSS: record them as lost, then
+    /// settle (every other cached byte goes home with parity; the lost ones are skipped and
+    /// their stripes keep parity that matches the home bytes). Afterwards no plan the planner
+    /// makes (END, a timeout, a move) reads the lost cache, so nothing fails on it; windows
+    /// stay open. Call without the core lock or the gate held.
+    pub(super) fn absorb_losses(&self) -> Result<(), StoreError> {
+        if self.kind != StrategyKind::Delayed {
+            return Ok(());
+        }
+        {
+            let core = self.core.lock();
+            if !self.any_oss_failed(&core) || self.planner_lost(&core).is_empty() {
+                return Ok(());
+            }
+        }
+        self.check_usable()?;
+        let _exclusive = self.gate.write();
+        let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
+        self.run_plans_from(queued, None, true)?;
+        let mut core = self.core.lock();
+        self.record_losses(&mut core)?;
+        if self.planner_lost(&core).is_empty() {
+            return Ok(()); // another thread absorbed them meanwhile
+        }
+        self.settle(&mut core, BTreeSet::new(), false)
+    }
+
+    /// The error for reading (or ending a window with) lost bytes, naming every range.
+    pub(super) fn lost_error(&self, core: &Core, lost: &[&LostRange], what: &str) -> StoreError {
+        let list: Vec<String> = lost
+            .iter()
+            .map(|l| {
+                let name = core
+                    .state
+                    .file_by_id(l.file)
+                    .map(|(n, _)| n.clone())
+                    .unwrap_or_else(|| format!("#{}", l.file));
+                format!(
+                    "'{name}' bytes {}..{} (OSS {}, window {})",
+                    l.offset_bytes,
+                    l.end_bytes(),
+                    l.oss,
+                    l.token
+                )
+            })
+            .collect();
+        StoreError::DataLost(format!(
+            "{what}: an OSS failed while a delayed window was open, and these bytes had their only copy in its cache zone, without parity: {}. They are lost; every other byte reads. Write them again (or remove the file): `exaraid store status` lists lost ranges",
+            list.join(", ")
+        ))
+    }
+
     /// END_DELAYED: returns when the parity of every stripe the window touched is durable.
+    /// If an OSS failed inside the window and bytes of it had their only copy there, the
+    /// window still ends (the surviving bytes get their parity, the lost ones stay recorded
+    /// as lost) and END returns `DataLost` naming every lost range; a second END then says
+    /// the token is unknown.
     pub fn delayed_end(&self, token: &str) -> Result<(), StoreError> {
         self.check_usable()?;
+        self.absorb_losses()?;
         let _shared = self.gate.read();
         let plans = {
             let mut core = self.core.lock();
@@ -96,36 +194,28 @@ impl Store {
                     "no open delayed window has token '{token}'; `exaraid store status` lists the open windows"
                 )));
             };
-            let lost = self.lost_ranges(&core, w.window);
-            if !lost.is_empty() {
-                let list: Vec<String> = lost
-                    .iter()
-                    .map(|(n, s, e, oss)| format!("'{n}' bytes {s}..{e} (OSS {oss})"))
-                    .collect();
-                return Err(StoreError::DataLost(format!(
-                    "delayed window {token} cannot end: an OSS failed while the window was open and these ranges had their only copy there, without parity: {}. Everything else stays readable; rewrite these ranges (or remove the file) and end the window again",
-                    list.join(", ")
-                )));
-            }
             let now_ns = Self::now_ns(&core);
-            let plans = match core
+            match core
                 .strategy
                 .on_hint(&Hint::EndDelayed { window: w.window }, now_ns)
             {
-                Ok(p) => p,
-                // The timeout already computed the parity: END has nothing left to do.
+                Ok(plans) => {
+                    self.journal(
+                        &mut core,
+                        Rec::Input(Input::EndDelayed {
+                            window: w.window,
+                            now_ns,
+                        }),
+                        false,
+                    )?;
+                    self.admit(plans)
+                }
+                // The timeout already computed the parity: END has nothing left to do. Not
+                // journaled: the planner refused it, and replay treats a refused input as a
+                // journal that does not match.
                 Err(PlanError::WindowTimedOut { .. }) => Vec::new(),
                 Err(e) => return Err(plan_err(e)),
-            };
-            self.journal(
-                &mut core,
-                Rec::Input(Input::EndDelayed {
-                    window: w.window,
-                    now_ns,
-                }),
-                false,
-            )?;
-            self.admit(plans)
+            }
         };
         self.run_plans(plans, None)?;
         let mut core = self.core.lock();
@@ -136,6 +226,17 @@ impl Store {
             },
             true,
         )?;
+        let lost: Vec<&LostRange> = core
+            .state
+            .lost
+            .iter()
+            .filter(|l| l.token == token)
+            .collect();
+        if !lost.is_empty() {
+            let what =
+                format!("delayed window {token} ended, but not all of its bytes are protected");
+            return Err(self.lost_error(&core, &lost, &what));
+        }
         Ok(())
     }
 
