@@ -48,12 +48,13 @@ enum StoreCommand {
     },
     /// Remove file NAME.
     Rm { dir: PathBuf, name: String },
-    /// Per-OSS health and operation counters, bytes waiting for parity, open delayed windows.
+    /// Per-OSS health and operation counters, bytes waiting for parity, open delayed windows,
+    /// bytes lost with an OSS that failed inside a delayed window.
     Status {
         dir: PathBuf,
         /// Print JSON: {oss: [{index, path, healthy, ops: {data_read, data_write, parity_read,
         /// parity_write, cache_read, cache_write}}], bytes_waiting_parity, bytes_unprotected,
-        /// open_windows, ...}.
+        /// open_windows, lost_ranges: [{file, offset_bytes, len_bytes, oss, window}], ...}.
         #[arg(long)]
         json: bool,
     },
@@ -316,6 +317,16 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     println!(
                         "open window {} on '{}': {} unprotected bytes",
                         w.token, w.file, w.unprotected_bytes
+                    );
+                }
+                for l in &status.lost_ranges {
+                    println!(
+                        "LOST: '{}' bytes {}..{} (only copy was on failed OSS {}, window {}): reads fail until written again",
+                        l.file,
+                        l.offset_bytes,
+                        l.offset_bytes + l.len_bytes,
+                        l.oss,
+                        l.window
                     );
                 }
             }
