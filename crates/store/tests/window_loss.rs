@@ -410,3 +410,28 @@ fn a_late_end_after_a_timeout_leaves_the_store_openable_while_another_window_is_
     assert_eq!(store.get("f").unwrap(), pattern(50, 20_000));
     assert_eq!(store.get("g").unwrap(), pattern(51, 100));
 }
+
+/// A disk that is gone when the store opens (no `store fail`): the loss is found and recorded
+/// by the open itself.
+#[test]
+fn an_oss_directory_gone_while_the_store_was_closed_is_found_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = window_with_data(dir.path(), None);
+    let gone = s.store.superblock().oss_dirs[s.victim].clone();
+    s.store.close().unwrap();
+    std::fs::remove_dir_all(&gone).unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(
+        lost_ranges(&store),
+        [("ckpt".to_string(), UNIT as u64, UNIT as u64, s.victim)]
+    );
+    let s = Setup { store, ..s };
+    assert_survivors_read(&s);
+    assert_lost_read(&s.store, UNIT as u64, 1);
+    let msg = s.store.delayed_end(&s.token).unwrap_err().to_string();
+    assert!(msg.contains(LOST), "{msg}");
+    let mut store = s.store;
+    store.rebuild(s.victim, None).unwrap();
+    assert_consistent(&store);
+    assert_eq!(store.get("other").unwrap(), s.other);
+}
