@@ -158,6 +158,13 @@ fn end_names_every_lost_range_closes_the_window_and_a_second_end_says_the_token_
         [("ckpt".to_string(), UNIT as u64, UNIT as u64, s.victim)],
         "recorded when the failure is known"
     );
+    let status = s.store.status().unwrap();
+    assert_eq!(
+        status.bytes_unprotected,
+        2 * UNIT as u64,
+        "lost bytes are not waiting for parity"
+    );
+    assert_eq!(status.open_windows[0].unprotected_bytes, 2 * UNIT as u64);
     let err = s.store.delayed_end(&s.token).unwrap_err();
     assert!(matches!(err, StoreError::DataLost(_)), "{err:?}");
     let msg = err.to_string();

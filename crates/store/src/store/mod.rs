@@ -1290,7 +1290,14 @@ impl Store {
                 }
             })
             .collect();
-        let unprotected = core.strategy.unprotected();
+        // Window bytes on a failed OSS are not waiting for parity any more: they are lost
+        // (and listed as such below).
+        let unprotected: Vec<_> = core
+            .strategy
+            .unprotected()
+            .into_iter()
+            .filter(|u| !self.oss_failed(&core, u.oss))
+            .collect();
         let bytes_unprotected: u64 = unprotected.iter().map(|u| u.len_bytes).sum();
         let mut cached_bytes = 0u64;
         let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
