@@ -1,4 +1,19 @@
 //! Delayed-parity windows (START_DELAYED / END_DELAYED).
+//!
+//! # An OSS failure inside an open window
+//! Window bytes have one copy (the cache zone of their data OSS) and no parity until END, so
+//! a failed OSS loses those it held. The store makes that a defined event:
+//! 1. As soon as it knows of the failure (`fail_oss`, an I/O error, an OSS gone at open) it
+//!    journals the lost ranges ([`Rec::Lost`], [`Store::record_losses`]); `status` lists them
+//!    and reads of them fail with `DataLost` naming them, until they are written again.
+//! 2. Before anything could read the lost cache (a write and the timers it runs, END, a
+//!    tick, rm, rebuild, recovery) the store settles ([`Store::absorb_losses`]): every other
+//!    cached byte goes home with parity, the lost ones are skipped (their stripes keep the
+//!    old home bytes, which match their parity), and the planner forgets them. Windows stay
+//!    open. So no plan ever reads a lost byte, and no failure makes the store unusable.
+//! 3. A window write whose only copy would go to a failed OSS is refused (`write_chunk`):
+//!    acknowledging it would store it nowhere.
+//! 4. END closes the window like any END and then fails naming every range it lost.
 
 use super::*;
 
