@@ -493,3 +493,34 @@ fn a_failure_racing_window_writes_never_loses_an_acknowledged_byte_silently() {
     store.rebuild(victim, None).unwrap();
     assert_consistent(&store);
 }
+
+/// The same OSS failing again after its rebuild, inside a new window, is a new loss: found,
+/// recorded and kept out of END's parity like the first.
+#[test]
+fn an_oss_failing_again_after_its_rebuild_loses_only_the_new_windows_bytes_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = window_with_data(dir.path(), None);
+    s.store.fail_oss(s.victim).unwrap();
+    assert!(s.store.delayed_end(&s.token).is_err());
+    let mut store = s.store;
+    store.rebuild(s.victim, None).unwrap();
+    store
+        .write("ckpt", UNIT as u64, &pattern(70, UNIT))
+        .unwrap();
+    assert!(lost_ranges(&store).is_empty());
+    let token = store.delayed_start("ckpt").unwrap();
+    let again = pattern(71, 3 * UNIT);
+    store.write("ckpt", 0, &again).unwrap();
+    store.fail_oss(s.victim).unwrap();
+    assert_eq!(
+        lost_ranges(&store),
+        [("ckpt".to_string(), UNIT as u64, UNIT as u64, s.victim)]
+    );
+    let msg = store.delayed_end(&token).unwrap_err().to_string();
+    assert!(msg.contains(LOST) && msg.contains(&token), "{msg}");
+    assert_eq!(store.read("ckpt", 0, UNIT as u64).unwrap(), &again[..UNIT]);
+    assert_lost_read(&store, UNIT as u64, 1);
+    store.rebuild(s.victim, None).unwrap();
+    assert_consistent(&store);
+    assert_eq!(store.get("other").unwrap(), s.other);
+}

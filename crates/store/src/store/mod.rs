@@ -348,6 +348,10 @@ pub struct Store {
     fsync: bool,
     /// Set when a plan failed half way: the store must be reopened (which recovers).
     poisoned: AtomicBool,
+    /// The failed OSSs as of the last [`Store::absorb_losses`]: while no other OSS fails, the
+    /// planner cannot get new lost bytes (window writes to a failed OSS are refused), so the
+    /// per-write check is a set comparison, not a walk over every window range.
+    absorbed_failures: Mutex<BTreeSet<usize>>,
     _lock_file: File,
 }
 
@@ -613,6 +617,7 @@ impl Store {
             plan_counts: Mutex::new(vec![OpCounts::default(); n]),
             fsync: options.fsync,
             poisoned: AtomicBool::new(false),
+            absorbed_failures: Mutex::new(BTreeSet::new()),
             _lock_file: lock_file,
             backends,
             sb,

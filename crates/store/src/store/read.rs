@@ -10,6 +10,7 @@ impl Store {
         if !core.state.failed_oss.contains(&oss) {
             self.journal(&mut core, Rec::Fail { oss }, true)?;
         }
+        self.absorbed_failures.lock().clear();
         self.record_losses(&mut core)?;
         let failed = core.state.failed_oss.len();
         let tolerance = self.tolerance();

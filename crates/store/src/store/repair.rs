@@ -19,7 +19,9 @@ impl Store {
         if !core.state.failed_oss.contains(&oss) {
             self.journal(&mut core, Rec::Fail { oss }, true)?;
         }
-        // Window bytes whose only copy was there are lost: on record from now on.
+        // Window bytes whose only copy was there are lost: on record from now on, and out
+        // of the planner at the next absorb.
+        self.absorbed_failures.lock().clear();
         self.record_losses(&mut core)
     }
 
@@ -213,6 +215,8 @@ impl Store {
         self.backends[oss] = Box::new(fresh);
         let mut core = self.core.lock();
         self.journal(&mut core, Rec::Rebuilt { oss }, true)?;
+        // A later failure of this OSS must be absorbed again (see `absorbed_failures`).
+        self.absorbed_failures.lock().clear();
         self.checkpoint_locked(&mut core)
     }
 }

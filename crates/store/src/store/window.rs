@@ -109,6 +109,12 @@ impl Store {
         !core.state.failed_oss.is_empty() || self.backends.iter().any(|b| !b.healthy())
     }
 
+    fn failed_set(&self, core: &Core) -> BTreeSet<usize> {
+        (0..self.backends.len())
+            .filter(|&i| self.oss_failed(core, i))
+            .collect()
+    }
+
     /// Journal (durably) every lost range the planner holds that is not recorded yet. Called
     /// as soon as a failure is known and before anything forgets the planner's view (a
     /// settle, a planner reset): the record is then the only trace of the loss.
@@ -152,20 +158,29 @@ impl Store {
         }
         {
             let core = self.core.lock();
-            if !self.any_oss_failed(&core) || self.planner_lost(&core).is_empty() {
+            if !self.any_oss_failed(&core)
+                || *self.absorbed_failures.lock() == self.failed_set(&core)
+            {
                 return Ok(());
             }
         }
         self.check_usable()?;
+        // Exclusive: no plan is in flight, so none planned before a failure is still to run.
         let _exclusive = self.gate.write();
         let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
         self.run_plans_from(queued, None, true)?;
         let mut core = self.core.lock();
         self.record_losses(&mut core)?;
-        if self.planner_lost(&core).is_empty() {
-            return Ok(()); // another thread absorbed them meanwhile
+        let failed = self.failed_set(&core);
+        if !self.planner_lost(&core).is_empty() {
+            self.settle(&mut core, BTreeSet::new(), false)?;
         }
-        self.settle(&mut core, BTreeSet::new(), false)
+        assert!(
+            self.planner_lost(&core).is_empty(),
+            "settle keeps no lost bytes"
+        );
+        *self.absorbed_failures.lock() = failed;
+        Ok(())
     }
 
     /// The error for reading (or ending a window with) lost bytes, naming every range.
