@@ -994,9 +994,11 @@ impl Store {
                 drop(core);
                 self.run_plans(tick_plans, None)?;
                 return Err(StoreError::Io(format!(
-                    "write of '{name}' bytes {offset_bytes}..{} refused, nothing of it was written: the file has the open delayed window {token}, which keeps written bytes only in the cache zone of their data OSS, without parity, and {} of them would go to a failed OSS. End the window first (`exaraid store delayed end DIR {token}`: writes outside a window get parity, also with a failed OSS) or rebuild the OSS (`exaraid store rebuild`)",
+                    "write of '{name}' bytes {offset_bytes}..{} refused, nothing of it was written: the file has the open delayed window {token}, which keeps written bytes only in the cache zone of their data OSS, without parity, and {} of them would go to a failed OSS. End the window first (`exaraid store delayed end {dir} {token}`: writes outside a window get parity, also with a failed OSS) or rebuild the OSS (`exaraid store rebuild {dir} --oss {oss}`)",
                     offset_bytes + write.len_bytes,
-                    list.join(", ")
+                    list.join(", "),
+                    dir = self.dir.display(),
+                    oss = doomed[0].0,
                 )));
             }
             if let Err(e) = self.reserve(&plans) {
