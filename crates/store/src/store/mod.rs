@@ -3,11 +3,15 @@
 //! # The write path, top to bottom (one place, all strategies)
 //! 1. Under the core lock: give the write to the planner's strategy (`on_write`), get its
 //!    plans, reserve the slots every write step will touch (a full disk fails here, before
-//!    anything changes, and the planner is rolled back by replay), journal the input.
+//!    anything changes, and the planner is rolled back by replay), journal the input. A
+//!    delayed-window write whose only copy would land on a failed OSS is refused the same
+//!    way (see `window.rs` on failures inside a window).
 //! 2. For each plan, in order: wait for its `after_plans`, take the stripe locks of every
 //!    stripe it touches ([`StripeLocks`], the one place of per-stripe coordination), execute
 //!    its steps in order (reads, parity computes, writes; see [`Store::execute`]).
-//! 3. Sync the backends, journal `Durable { plan }` (fsync'd): the write is acknowledged.
+//! 3. Sync the backends, journal `Durable { plan }` (fsync'd): the write is acknowledged
+//!    (unless an OSS holding window bytes of it failed meanwhile: then `DataLost`, and the
+//!    bytes are on record as lost; a write over lost bytes takes them off the record).
 //!    Tell the planner (`on_complete`) and run whatever that returns.
 //!
 //! # Persistence of the planner's state
