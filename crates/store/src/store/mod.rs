@@ -189,6 +189,25 @@ pub struct ScrubFinding {
     pub repaired: bool,
 }
 
+/// A damaged element of an OSS's cache zone that holds live data, found by scrub.
+#[derive(Clone, Debug, Serialize)]
+pub struct CacheScrubFinding {
+    pub oss: usize,
+    /// The element's slot in the OSS's cache zone (object [`CACHE_OBJECT`], zone `cache`).
+    pub cache_slot: u64,
+    pub file: String,
+    /// The home stripe whose newest bytes (or WCL running parity) the element holds.
+    pub stripe: u64,
+    /// `data`, or `parity` (the running parity of a WCL cache stripe).
+    pub zone: String,
+    pub row: usize,
+    /// File byte ranges `[start, end)` whose newest copy lies in the corrupt blocks (data
+    /// elements; empty for parity).
+    pub file_ranges: Vec<(u64, u64)>,
+    pub blocks: Vec<usize>,
+    pub repaired: bool,
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ScrubReport {
     pub stripes_checked: u64,
@@ -197,6 +216,9 @@ pub struct ScrubReport {
     pub parity_mismatches: Vec<(String, u64)>,
     pub repaired_elements: u64,
     pub unrepairable: Vec<String>,
+    /// Cache-zone elements holding live data (WCL, delayed) whose checksums were verified.
+    pub cache_elements_checked: u64,
+    pub corrupt_cache_elements: Vec<CacheScrubFinding>,
 }
 
 /// Per-stripe coordination, in one place. Every plan (and every read, scrub pass, rebuild
