@@ -330,6 +330,8 @@ pub struct Store {
     config: StrategyConfig,
     /// One per OSS, behind the trait: the write paths never know what an OSS is made of.
     backends: Vec<Box<dyn Backend>>,
+    /// The backends came from the caller (`open_with_backends`), not the OSS directories.
+    backends_supplied: bool,
     core: Mutex<Core>,
     done: Mutex<HashSet<PlanId>>,
     done_cv: Condvar,
@@ -520,6 +522,27 @@ impl Store {
 
     /// Open a store, replay its journal and recover from an interrupted run if needed.
     pub fn open_with(dir: &Path, options: OpenOptions) -> Result<Store, StoreError> {
+        Store::open_inner(dir, options, None)
+    }
+
+    /// Open a store whose OSSs are the caller's backends (for example clients of remote OSS
+    /// daemons), one per OSS in the superblock's order, instead of the superblock's OSS
+    /// directories. The store's metadata (superblock, state, journal, lock) stays in `dir`.
+    /// Each backend must hold what that OSS holds (the same elements under the same keys).
+    /// `rebuild` needs OSS directories, so it is refused on such a store.
+    pub fn open_with_backends(
+        dir: &Path,
+        options: OpenOptions,
+        backends: Vec<Box<dyn Backend>>,
+    ) -> Result<Store, StoreError> {
+        Store::open_inner(dir, options, Some(backends))
+    }
+
+    fn open_inner(
+        dir: &Path,
+        options: OpenOptions,
+        supplied: Option<Vec<Box<dyn Backend>>>,
+    ) -> Result<Store, StoreError> {
         let sb = Superblock::load(dir)?;
         let lock_file = lock_dir(dir)?;
         let spec = sb.code.spec()?;
@@ -533,18 +556,39 @@ impl Store {
             Layout::new(&code, sb.element_bytes as u64, n)
         }
         .map_err(|e| StoreError::Metadata(e.to_string()))?;
+        let backends_supplied = supplied.is_some();
         let mut backends: Vec<Box<dyn Backend>> = Vec::with_capacity(n);
-        for (index, d) in sb.oss_dirs.iter().enumerate() {
-            let label = OssLabel {
-                store_id: sb.store_id.clone(),
-                index,
-                element_bytes: sb.element_bytes,
-            };
-            backends.push(Box::new(DirBackend::open(
-                d,
-                &label,
-                sb.oss_capacity_bytes,
-            )?));
+        if let Some(supplied) = supplied {
+            if supplied.len() != n {
+                return Err(StoreError::BadInput(format!(
+                    "{} backends were given but the store has {n} OSSs: give one backend per OSS, in the superblock's order",
+                    supplied.len()
+                )));
+            }
+            for (index, b) in supplied.iter().enumerate() {
+                if b.element_bytes() != sb.element_bytes {
+                    return Err(StoreError::BadInput(format!(
+                        "backend {index} ({}) has {} byte elements but the store's stripe unit is {} bytes",
+                        b.location(),
+                        b.element_bytes(),
+                        sb.element_bytes
+                    )));
+                }
+            }
+            backends = supplied;
+        } else {
+            for (index, d) in sb.oss_dirs.iter().enumerate() {
+                let label = OssLabel {
+                    store_id: sb.store_id.clone(),
+                    index,
+                    element_bytes: sb.element_bytes,
+                };
+                backends.push(Box::new(DirBackend::open(
+                    d,
+                    &label,
+                    sb.oss_capacity_bytes,
+                )?));
+            }
         }
         let mut state: State = read_checked(&dir.join(STATE_FILE), "state")?;
         let (mut journal, records) = Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?;
@@ -621,6 +665,7 @@ impl Store {
             poisoned: AtomicBool::new(false),
             _lock_file: lock_file,
             backends,
+            backends_supplied,
             sb,
         };
         for p in &replayed {

@@ -439,6 +439,14 @@ impl Store {
                 "a raid0 store has no parity to rebuild from".into(),
             ));
         }
+        if self.backends_supplied {
+            // Rebuild creates a fresh OSS directory; a caller-supplied backend (a remote OSS)
+            // has no directory the store could create.
+            return Err(StoreError::BadInput(format!(
+                "this store was opened with caller-supplied backends: rebuild needs OSS directories; open it with `Store::open` (OSS {oss} at {}) to rebuild",
+                self.sb.oss_dirs[oss].display()
+            )));
+        }
         self.fail_oss(oss)?;
         {
             let mut core = self.core.lock();
