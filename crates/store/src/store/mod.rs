@@ -84,6 +84,14 @@ const JOURNAL_FILE: &str = "journal";
 const LOCK_FILE: &str = "lock";
 /// Attempts (10 ms apart) to take the store's lock before giving up: 3 s.
 const LOCK_ATTEMPTS: usize = 300;
+/// While a background worker serves, it advances the parity once the unprotected bytes pass
+/// the bound; a writer waits for it only past this many times the bound (a hard limit).
+pub const UNPROTECTED_LAG_FACTOR: u64 = 2;
+/// How long the background worker polls its queue and timers between plans.
+const SERVE_POLL_MS: u64 = 5;
+/// How long the worker waits for exclusive use of the store before serving its queue again
+/// (a writer holding the store may wait for a queued background plan only it runs).
+const ADVANCE_GATE_WAIT_MS: u64 = 20;
 
 /// How to create a store.
 #[derive(Clone, Debug)]
@@ -346,6 +354,12 @@ pub struct Store {
     background: Mutex<VecDeque<Admitted>>,
     background_cv: Condvar,
     background_served: AtomicBool,
+    /// A writer saw more unprotected bytes than the bound while a worker serves.
+    advance_requested: AtomicBool,
+    /// Parity advances (flushes) and bound checks done, so a writer past the hard limit can
+    /// wait for the next one.
+    advances: Mutex<u64>,
+    advance_cv: Condvar,
     /// Emulated device per OSS (benchmarks): service time and free units.
     emulate: Option<Arc<dyn ServiceTime>>,
     device_units: Vec<(Mutex<usize>, Condvar)>,
@@ -650,6 +664,9 @@ impl Store {
             background: Mutex::new(VecDeque::new()),
             background_cv: Condvar::new(),
             background_served: AtomicBool::new(false),
+            advance_requested: AtomicBool::new(false),
+            advances: Mutex::new(0),
+            advance_cv: Condvar::new(),
             device_units: (0..n)
                 .map(|_| {
                     (
@@ -969,26 +986,58 @@ impl Store {
         Ok(())
     }
 
-    /// More bytes without parity than the store's bound: advance the parity now (seed 004
+    /// More bytes without parity than the store's bound: advance the parity (seed 004
     /// section 2.2: "The WCL ... can also advance the calculation in the background"). The
     /// planner has no input for a partial advance, so the store settles: every cached byte
     /// goes home with parity and open windows stay open (later writes in them are again
     /// unprotected until END).
+    ///
+    /// The rule: without a background worker the writer advances the parity itself before
+    /// it returns (unprotected bytes <= bound when a write returns). While a worker serves
+    /// ([`Store::serve_background`]) the writer only asks it and returns; past
+    /// [`UNPROTECTED_LAG_FACTOR`] times the bound (the worker lags far behind) the writer
+    /// waits until the worker has advanced the parity or found the bound kept (and advances
+    /// it itself if the worker stops). So a write never returns having seen more than that
+    /// hard limit of unprotected bytes.
     fn enforce_unprotected_bound(&self) -> Result<(), StoreError> {
-        let over = {
-            let core = self.core.lock();
-            let unprotected: u64 = core
-                .strategy
-                .unprotected()
-                .iter()
-                .map(|u| u.len_bytes)
-                .sum();
-            unprotected > self.sb.unprotected_bytes_max
-        };
-        if over {
-            self.flush()?;
+        let max = self.sb.unprotected_bytes_max;
+        let unprotected = self.unprotected_bytes();
+        if unprotected <= max {
+            return Ok(());
+        }
+        if !self.background_served.load(Ordering::SeqCst) {
+            return self.flush();
+        }
+        // Every advance that ends after this point started after this write was done (the
+        // write held the gate shared, an advance holds it exclusively), so it covers it.
+        let epoch = *self.advances.lock();
+        self.advance_requested.store(true, Ordering::SeqCst);
+        self.background_cv.notify_all();
+        if unprotected <= max.saturating_mul(UNPROTECTED_LAG_FACTOR) {
+            return Ok(());
+        }
+        let mut advances = self.advances.lock();
+        while *advances == epoch {
+            if !self.background_served.load(Ordering::SeqCst) {
+                drop(advances);
+                return self.flush();
+            }
+            self.check_usable()?;
+            self.advance_cv.wait_for(
+                &mut advances,
+                std::time::Duration::from_millis(SERVE_POLL_MS),
+            );
         }
         Ok(())
+    }
+
+    fn unprotected_bytes(&self) -> u64 {
+        let core = self.core.lock();
+        core.strategy
+            .unprotected()
+            .iter()
+            .map(|u| u.len_bytes)
+            .sum()
     }
 
     fn write_chunk(&self, file: u64, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
@@ -1100,6 +1149,11 @@ impl Store {
     /// Serve background plans (WCL destage, delayed-parity moves, timeouts) in this thread
     /// until `stop` is set and none is left. While it runs, writes return as soon as their
     /// foreground plans are durable. Without a server, background plans run inline.
+    ///
+    /// The worker also keeps the planner's timers and the unprotected bound on time without
+    /// any command: a delayed window past its timeout gets its parity within a poll interval
+    /// ([`SERVE_POLL_MS`]), and when a writer reports more unprotected bytes than the bound
+    /// the worker advances the parity (see `enforce_unprotected_bound` for the rule).
     pub fn serve_background(&self, stop: &AtomicBool) -> Result<(), StoreError> {
         self.background_served.store(true, Ordering::SeqCst);
         let result = (|| loop {
@@ -1110,7 +1164,7 @@ impl Store {
                         return Ok(());
                     }
                     self.background_cv
-                        .wait_for(&mut q, std::time::Duration::from_millis(5));
+                        .wait_for(&mut q, std::time::Duration::from_millis(SERVE_POLL_MS));
                 }
                 q.pop_front()
             };
@@ -1118,11 +1172,48 @@ impl Store {
                 let _shared = self.gate.read();
                 self.run_plans_from(vec![a], None, true)?;
             }
+            self.serve_timers()?;
         })();
         self.background_served.store(false, Ordering::SeqCst);
+        // A writer waiting for this worker's advance advances the parity itself now.
+        self.advance_cv.notify_all();
         let rest: Vec<Admitted> = self.background.lock().drain(..).collect();
         self.run_plans(rest, None)?;
         result
+    }
+
+    /// The background worker's share of the timers: window timeouts that are due, and the
+    /// parity advance writers asked for.
+    fn serve_timers(&self) -> Result<(), StoreError> {
+        let due = {
+            let core = self.core.lock();
+            let now_ns = Self::now_ns(&core);
+            core.strategy
+                .next_deadline_ns()
+                .is_some_and(|d| d <= now_ns)
+        };
+        if due {
+            self.tick()?; // its plans are background: queued for this worker
+        }
+        if !self.advance_requested.swap(false, Ordering::SeqCst) {
+            return Ok(());
+        }
+        if self.unprotected_bytes() > self.sb.unprotected_bytes_max {
+            // Never block on the gate: a writer holding it shared may wait for a queued
+            // background plan that only this thread runs. Serve the queue and retry.
+            let wait = std::time::Duration::from_millis(ADVANCE_GATE_WAIT_MS);
+            let Some(exclusive) = self.gate.try_write_for(wait) else {
+                self.advance_requested.store(true, Ordering::SeqCst);
+                return Ok(());
+            };
+            self.check_usable()?;
+            return self.flush_exclusive(exclusive);
+        }
+        // The bound holds again (END or a timeout gave the bytes parity): writers waiting at
+        // the hard limit may go on.
+        *self.advances.lock() += 1;
+        self.advance_cv.notify_all();
+        Ok(())
     }
 
     /// Move everything in the cache zone home with parity (also ends the effect of open
@@ -1131,11 +1222,23 @@ impl Store {
         self.check_usable()?;
         // Exclusive: no plan is in flight (writers, readers and the background server hold
         // the gate shared); queued background plans run first.
-        let _exclusive = self.gate.write();
+        let exclusive = self.gate.write();
+        self.flush_exclusive(exclusive)
+    }
+
+    fn flush_exclusive(
+        &self,
+        _exclusive: parking_lot::RwLockWriteGuard<'_, ()>,
+    ) -> Result<(), StoreError> {
         let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
         self.run_plans_from(queued, None, true)?;
-        let mut core = self.core.lock();
-        self.settle(&mut core, BTreeSet::new(), false)
+        {
+            let mut core = self.core.lock();
+            self.settle(&mut core, BTreeSet::new(), false)?;
+        }
+        *self.advances.lock() += 1;
+        self.advance_cv.notify_all();
+        Ok(())
     }
 
     fn checkpoint_locked(&self, core: &mut Core) -> Result<(), StoreError> {
