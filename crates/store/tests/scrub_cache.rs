@@ -209,3 +209,87 @@ fn a_flipped_bit_in_an_open_delayed_window_is_reported_unrepairable_with_its_fil
     assert_eq!(store.read("ckpt", 0, UNIT as u64).unwrap(), &data[..UNIT]);
     assert!(store.read("ckpt", UNIT as u64, 10).is_err());
 }
+
+/// Two corrupt elements of one RAID-6 cache stripe (a data element and a running-parity
+/// element): both rebuilt from the rest of the cache stripe, on disk bit for bit, and the
+/// cache stripe then survives two failed OSSs again.
+#[test]
+fn raid6_wcl_scrub_repairs_two_corrupt_elements_of_one_cache_stripe() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid6(3), 5, WritePath::Wcl);
+    let data = pattern(24, 2 * UNIT + 100);
+    store.write("a", 0, &data).unwrap();
+    let file = store.file_id("a").unwrap();
+    let g = store.code().geometry().clone();
+    let data_oss = store.layout().locate(file, 0).oss;
+    let parity_oss = store.layout().oss_of(file, 0, g.parity_pos[1].col);
+    let clean: Vec<Vec<u8>> = [data_oss, parity_oss]
+        .iter()
+        .map(|&o| cache_slot_payload(&store, o, 0))
+        .collect();
+    flip_cache_bit(&store, data_oss, 0, 50);
+    flip_cache_bit(&store, parity_oss, 0, 4000);
+
+    let report = store.scrub(true).unwrap();
+    let mut found: Vec<(usize, String, bool)> = report
+        .corrupt_cache_elements
+        .iter()
+        .map(|f| (f.oss, f.zone.clone(), f.repaired))
+        .collect();
+    found.sort();
+    let mut want = vec![
+        (data_oss, "data".to_string(), true),
+        (parity_oss, "parity".to_string(), true),
+    ];
+    want.sort();
+    assert_eq!(found, want, "{:?}", report.corrupt_cache_elements);
+    assert!(report.unrepairable.is_empty(), "{:?}", report.unrepairable);
+    assert_eq!(cache_slot_payload(&store, data_oss, 0), clean[0]);
+    assert_eq!(cache_slot_payload(&store, parity_oss, 0), clean[1]);
+    let report = store.scrub(false).unwrap();
+    assert!(report.corrupt_cache_elements.is_empty());
+    assert_eq!(report.cache_elements_checked, 5, "3 data + P + Q");
+    store.fail_oss(data_oss).unwrap();
+    store
+        .fail_oss(store.layout().locate(file, UNIT as u64).oss)
+        .unwrap();
+    assert_eq!(store.get("a").unwrap(), data, "P and Q of the cache stripe");
+}
+
+/// An array code with several rows per stripe (RDP p=5: 4 rows): the cache element of a
+/// lower row is rebuilt from the cache stripe.
+#[test]
+fn rdp_wcl_scrub_repairs_a_cache_element_of_a_lower_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(
+        dir.path(),
+        CodeSpec::array(exaraid_codes::CodeKind::Rdp, 5),
+        6,
+        WritePath::Wcl,
+    );
+    let sdb = store.layout().stripe_data_bytes() as usize;
+    let data = pattern(25, sdb / 2 + 300);
+    store.write("a", 0, &data).unwrap();
+    assert!(store.status().unwrap().bytes_waiting_parity > 0);
+    let file = store.file_id("a").unwrap();
+    // The data element of the last byte: some row below the first.
+    let last = (data.len() - 1) as u64;
+    let at = store.layout().locate(file, last);
+    // The cache chunk on that OSS is slots 0..rows (the first chunk): row r is slot r.
+    let row = at.pos.row;
+    assert!(row > 0, "the test wants a lower row");
+    let clean = cache_slot_payload(&store, at.oss, row);
+    flip_cache_bit(&store, at.oss, row, 1);
+    let report = store.scrub(true).unwrap();
+    assert_eq!(
+        report.corrupt_cache_elements.len(),
+        1,
+        "{:?}",
+        report.corrupt_cache_elements
+    );
+    let f = &report.corrupt_cache_elements[0];
+    assert_eq!((f.oss, f.cache_slot, f.row), (at.oss, row as u64, row));
+    assert!(f.repaired, "{:?}", report.unrepairable);
+    assert_eq!(cache_slot_payload(&store, at.oss, row), clean);
+    assert_eq!(store.get("a").unwrap(), data);
+}
