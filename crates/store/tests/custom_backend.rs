@@ -237,6 +237,29 @@ fn every_path_runs_on_an_in_memory_backend(path: WritePath) {
     assert_eq!(store.failed_osses(), vec![1, 3]);
     assert_eq!(store.get("a").unwrap(), a);
     assert_eq!(store.get("b").unwrap(), b2);
+    store.close().unwrap();
+
+    // Replacement OSSs (new, empty backends in the failed ones' places) are rebuilt in place
+    // through the trait; then two other OSSs may fail.
+    let mut osses = osses;
+    osses[1] = MemOss::new("new-1".into(), UNIT);
+    osses[3] = MemOss::new("new-3".into(), UNIT);
+    let mut store = open_in_memory(dir.path(), &osses);
+    store.rebuild(1, None).unwrap();
+    store.rebuild(3, None).unwrap();
+    assert!(store.failed_osses().is_empty());
+    assert_consistent(&store);
+    osses[0].eio.store(true, Ordering::SeqCst);
+    osses[4].eio.store(true, Ordering::SeqCst);
+    assert_eq!(
+        store.get("a").unwrap(),
+        a,
+        "{path:?}: from the rebuilt OSSs"
+    );
+    assert_eq!(store.get("b").unwrap(), b2);
+    if path == WritePath::Delayed {
+        assert_eq!(store.get("c").unwrap(), c);
+    }
     assert_eq!(objects_on_disk(&store), 0);
 }
 
@@ -256,7 +279,8 @@ fn delayed_runs_on_a_backend_written_outside_the_store() {
 }
 
 #[test]
-fn rebuild_is_refused_with_caller_supplied_backends_and_a_wrong_count_is_bad_input() {
+fn rebuild_onto_a_new_directory_is_refused_with_caller_supplied_backends_and_a_wrong_count_is_bad_input(
+) {
     let dir = tempfile::tempdir().unwrap();
     init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Rmw)
         .close()
@@ -284,7 +308,12 @@ fn rebuild_is_refused_with_caller_supplied_backends_and_a_wrong_count_is_bad_inp
     let mut store = open_in_memory(dir.path(), &osses);
     store.put("a", &pattern(36, 20_000)).unwrap();
     store.fail_oss(2).unwrap();
-    let err = store.rebuild(2, None).unwrap_err().to_string();
-    assert!(err.contains("caller-supplied backends"), "{err}");
+    let new_dir = dir.path().join("new-oss");
+    let err = store.rebuild(2, Some(&new_dir)).unwrap_err().to_string();
+    assert!(
+        err.contains("caller-supplied backends") && err.contains("rebuild in place"),
+        "{err}"
+    );
+    assert!(!new_dir.exists());
     assert_eq!(store.get("a").unwrap(), pattern(36, 20_000));
 }

@@ -439,12 +439,10 @@ impl Store {
                 "a raid0 store has no parity to rebuild from".into(),
             ));
         }
-        if self.backends_supplied {
-            // Rebuild creates a fresh OSS directory; a caller-supplied backend (a remote OSS)
-            // has no directory the store could create.
+        if self.backends_supplied && to.is_some() {
+            // A new OSS directory for a caller-supplied backend (a remote OSS) means nothing.
             return Err(StoreError::BadInput(format!(
-                "this store was opened with caller-supplied backends: rebuild needs OSS directories; open it with `Store::open` (OSS {oss} at {}) to rebuild",
-                self.sb.oss_dirs[oss].display()
+                "this store was opened with caller-supplied backends: to replace OSS {oss}, open the store with the replacement backend in its place and rebuild in place (without a target directory)"
             )));
         }
         self.fail_oss(oss)?;
@@ -452,21 +450,42 @@ impl Store {
             let mut core = self.core.lock();
             self.settle(&mut core, BTreeSet::new(), false)?;
         }
-        let label = OssLabel {
-            store_id: self.sb.store_id.clone(),
-            index: oss,
-            element_bytes: self.sb.element_bytes,
+        let fresh_dir: Option<DirBackend> = if self.backends_supplied {
+            // The caller's backend (say a replacement remote OSS) is rebuilt in place through
+            // the trait: emptied of whatever stale elements it holds, then written. Its
+            // columns are decoded from the others whatever it answers meanwhile.
+            let b = &self.backends[oss];
+            b.set_failed(false);
+            let objects: BTreeSet<u64> = b.objects()?.into_iter().map(|(o, _, _)| o).collect();
+            for object in objects {
+                b.remove_object(object)?;
+            }
+            None
+        } else {
+            let label = OssLabel {
+                store_id: self.sb.store_id.clone(),
+                index: oss,
+                element_bytes: self.sb.element_bytes,
+            };
+            let target = match to {
+                Some(dir) => dir.to_path_buf(),
+                None => self.sb.oss_dirs[oss].clone(),
+            };
+            if to.is_none() {
+                // Rebuild in place: what the directory holds is stale (writes skipped it).
+                let _ = std::fs::remove_dir_all(target.join("objects"));
+                let _ = std::fs::remove_file(target.join(crate::backend::LABEL_FILE));
+            }
+            Some(DirBackend::create(
+                &target,
+                &label,
+                self.sb.oss_capacity_bytes,
+            )?)
         };
-        let target = match to {
-            Some(dir) => dir.to_path_buf(),
-            None => self.sb.oss_dirs[oss].clone(),
+        let fresh: &dyn Backend = match &fresh_dir {
+            Some(d) => d,
+            None => &*self.backends[oss],
         };
-        if to.is_none() {
-            // Rebuild in place: what the directory holds is stale (writes skipped it).
-            let _ = std::fs::remove_dir_all(target.join("objects"));
-            let _ = std::fs::remove_file(target.join(crate::backend::LABEL_FILE));
-        }
-        let fresh = DirBackend::create(&target, &label, self.sb.oss_capacity_bytes)?;
         let files: Vec<(u64, u64)> = self
             .core
             .lock()
@@ -511,7 +530,9 @@ impl Store {
             sb.save(&self.dir)?;
             self.sb = sb;
         }
-        self.backends[oss] = Box::new(fresh);
+        if let Some(d) = fresh_dir {
+            self.backends[oss] = Box::new(d);
+        }
         let mut core = self.core.lock();
         self.journal(&mut core, Rec::Rebuilt { oss }, true)?;
         self.checkpoint_locked(&mut core)
