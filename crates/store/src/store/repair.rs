@@ -2,6 +2,13 @@
 
 use super::*;
 
+/// A range of a cache-zone data element whose bytes are the newest copy of file bytes.
+struct LiveRange {
+    element_offset_bytes: u64,
+    len_bytes: u64,
+    file_offset_bytes: u64,
+}
+
 impl Store {
     // ---------------------------------------------------------------- failures, scrub, rebuild
 
@@ -227,9 +234,8 @@ impl Store {
             .get(&(file, stripe))
             .cloned()
             .unwrap_or_default();
-        // The live ranges of each data element in the cache zone: (oss, slot) -> (pos, ranges
-        // as (offset in the element, length, file offset)).
-        let mut slots: BTreeMap<(usize, u64), (Pos, Vec<(u64, u64, u64)>)> = BTreeMap::new();
+        // The live ranges of each data element in the cache zone, by (oss, slot).
+        let mut slots: BTreeMap<(usize, u64), (Pos, Vec<LiveRange>)> = BTreeMap::new();
         // Every live cache range belongs to the cache stripe the store knows the chunks of
         // (else a newer cache stripe of the same home stripe replaced the chunk map entry).
         let mut chunks_known = self.kind == StrategyKind::Wcl;
@@ -251,7 +257,11 @@ impl Store {
                 .entry((x.oss, x.addr_bytes / e))
                 .or_insert((pos, Vec::new()))
                 .1
-                .push((offset, x.len_bytes, x.file_offset_bytes));
+                .push(LiveRange {
+                    element_offset_bytes: offset,
+                    len_bytes: x.len_bytes,
+                    file_offset_bytes: x.file_offset_bytes,
+                });
         }
         for ((oss, slot), (pos, ranges)) in slots {
             let b = &self.backends[oss];
@@ -265,7 +275,8 @@ impl Store {
                 slot,
             };
             let mut bad: BTreeSet<u64> = BTreeSet::new();
-            for &(offset, len, _) in &ranges {
+            for r in &ranges {
+                let (offset, len) = (r.element_offset_bytes, r.len_bytes);
                 let touched = offset / block..(offset + len).div_ceil(block);
                 let mut buf = vec![0u8; len as usize];
                 self.count(oss, Zone::Cache, Op::Read, false);
@@ -287,7 +298,9 @@ impl Store {
             }
             // The file bytes the corrupt blocks hold.
             let mut file_ranges: Vec<(u64, u64)> = Vec::new();
-            for &(offset, len, file_offset) in &ranges {
+            for r in &ranges {
+                let (offset, len) = (r.element_offset_bytes, r.len_bytes);
+                let file_offset = r.file_offset_bytes;
                 for &n in &bad {
                     let a = offset.max(n * block);
                     let z = (offset + len).min((n + 1) * block);
