@@ -368,6 +368,25 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         if f.repaired { " (repaired)" } else { "" }
                     );
                 }
+                for f in &report.corrupt_cache_elements {
+                    let ranges: Vec<String> = f
+                        .file_ranges
+                        .iter()
+                        .map(|(a, z)| format!("{a}..{z}"))
+                        .collect();
+                    println!(
+                        "corrupt cache: OSS {} cache slot {} ({} row {}) file '{}' stripe {} bytes [{}] blocks {:?}{}",
+                        f.oss,
+                        f.cache_slot,
+                        f.zone,
+                        f.row,
+                        f.file,
+                        f.stripe,
+                        ranges.join(", "),
+                        f.blocks,
+                        if f.repaired { " (repaired)" } else { "" }
+                    );
+                }
                 for (f, s) in &report.parity_mismatches {
                     println!(
                         "parity mismatch: file '{f}' stripe {s}{}",
@@ -378,13 +397,16 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     println!("unrepairable: {u}");
                 }
                 println!(
-                    "corrupt elements: {}, parity mismatches: {}, repaired: {}",
+                    "corrupt elements: {}, corrupt cache elements: {} (of {} checked), parity mismatches: {}, repaired: {}",
                     report.corrupt_elements.len(),
+                    report.corrupt_cache_elements.len(),
+                    report.cache_elements_checked,
                     report.parity_mismatches.len(),
                     report.repaired_elements
                 );
             }
             let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired)
+                || report.corrupt_cache_elements.iter().any(|f| !f.repaired)
                 || !report.unrepairable.is_empty();
             if unrepaired || (!repair && !report.parity_mismatches.is_empty()) {
                 std::process::exit(2);

@@ -90,6 +90,14 @@ const JOURNAL_FILE: &str = "journal";
 const LOCK_FILE: &str = "lock";
 /// Attempts (10 ms apart) to take the store's lock before giving up: 3 s.
 const LOCK_ATTEMPTS: usize = 300;
+/// While a background worker serves, it advances the parity once the unprotected bytes pass
+/// the bound; a writer waits for it only past this many times the bound (a hard limit).
+pub const UNPROTECTED_LAG_FACTOR: u64 = 2;
+/// How long the background worker polls its queue and timers between plans.
+const SERVE_POLL_MS: u64 = 5;
+/// How long the worker waits for exclusive use of the store before serving its queue again
+/// (a writer holding the store may wait for a queued background plan only it runs).
+const ADVANCE_GATE_WAIT_MS: u64 = 20;
 
 /// How to create a store.
 #[derive(Clone, Debug)]
@@ -209,6 +217,25 @@ pub struct ScrubFinding {
     pub repaired: bool,
 }
 
+/// A damaged element of an OSS's cache zone that holds live data, found by scrub.
+#[derive(Clone, Debug, Serialize)]
+pub struct CacheScrubFinding {
+    pub oss: usize,
+    /// The element's slot in the OSS's cache zone (object [`CACHE_OBJECT`], zone `cache`).
+    pub cache_slot: u64,
+    pub file: String,
+    /// The home stripe whose newest bytes (or WCL running parity) the element holds.
+    pub stripe: u64,
+    /// `data`, or `parity` (the running parity of a WCL cache stripe).
+    pub zone: String,
+    pub row: usize,
+    /// File byte ranges `[start, end)` whose newest copy lies in the corrupt blocks (data
+    /// elements; empty for parity).
+    pub file_ranges: Vec<(u64, u64)>,
+    pub blocks: Vec<usize>,
+    pub repaired: bool,
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ScrubReport {
     pub stripes_checked: u64,
@@ -217,6 +244,9 @@ pub struct ScrubReport {
     pub parity_mismatches: Vec<(String, u64)>,
     pub repaired_elements: u64,
     pub unrepairable: Vec<String>,
+    /// Cache-zone elements holding live data (WCL, delayed) whose checksums were verified.
+    pub cache_elements_checked: u64,
+    pub corrupt_cache_elements: Vec<CacheScrubFinding>,
 }
 
 /// Per-stripe coordination, in one place. Every plan (and every read, scrub pass, rebuild
@@ -328,6 +358,8 @@ pub struct Store {
     config: StrategyConfig,
     /// One per OSS, behind the trait: the write paths never know what an OSS is made of.
     backends: Vec<Box<dyn Backend>>,
+    /// The backends came from the caller (`open_with_backends`), not the OSS directories.
+    backends_supplied: bool,
     core: Mutex<Core>,
     done: Mutex<HashSet<PlanId>>,
     done_cv: Condvar,
@@ -342,6 +374,12 @@ pub struct Store {
     background: Mutex<VecDeque<Admitted>>,
     background_cv: Condvar,
     background_served: AtomicBool,
+    /// A writer saw more unprotected bytes than the bound while a worker serves.
+    advance_requested: AtomicBool,
+    /// Parity advances (flushes) and bound checks done, so a writer past the hard limit can
+    /// wait for the next one.
+    advances: Mutex<u64>,
+    advance_cv: Condvar,
     /// Emulated device per OSS (benchmarks): service time and free units.
     emulate: Option<Arc<dyn ServiceTime>>,
     device_units: Vec<(Mutex<usize>, Condvar)>,
@@ -522,6 +560,27 @@ impl Store {
 
     /// Open a store, replay its journal and recover from an interrupted run if needed.
     pub fn open_with(dir: &Path, options: OpenOptions) -> Result<Store, StoreError> {
+        Store::open_inner(dir, options, None)
+    }
+
+    /// Open a store whose OSSs are the caller's backends (for example clients of remote OSS
+    /// daemons), one per OSS in the superblock's order, instead of the superblock's OSS
+    /// directories. The store's metadata (superblock, state, journal, lock) stays in `dir`.
+    /// Each backend must hold what that OSS holds (the same elements under the same keys).
+    /// `rebuild` needs OSS directories, so it is refused on such a store.
+    pub fn open_with_backends(
+        dir: &Path,
+        options: OpenOptions,
+        backends: Vec<Box<dyn Backend>>,
+    ) -> Result<Store, StoreError> {
+        Store::open_inner(dir, options, Some(backends))
+    }
+
+    fn open_inner(
+        dir: &Path,
+        options: OpenOptions,
+        supplied: Option<Vec<Box<dyn Backend>>>,
+    ) -> Result<Store, StoreError> {
         let sb = Superblock::load(dir)?;
         let lock_file = lock_dir(dir)?;
         let spec = sb.code.spec()?;
@@ -535,18 +594,39 @@ impl Store {
             Layout::new(&code, sb.element_bytes as u64, n)
         }
         .map_err(|e| StoreError::Metadata(e.to_string()))?;
+        let backends_supplied = supplied.is_some();
         let mut backends: Vec<Box<dyn Backend>> = Vec::with_capacity(n);
-        for (index, d) in sb.oss_dirs.iter().enumerate() {
-            let label = OssLabel {
-                store_id: sb.store_id.clone(),
-                index,
-                element_bytes: sb.element_bytes,
-            };
-            backends.push(Box::new(DirBackend::open(
-                d,
-                &label,
-                sb.oss_capacity_bytes,
-            )?));
+        if let Some(supplied) = supplied {
+            if supplied.len() != n {
+                return Err(StoreError::BadInput(format!(
+                    "{} backends were given but the store has {n} OSSs: give one backend per OSS, in the superblock's order",
+                    supplied.len()
+                )));
+            }
+            for (index, b) in supplied.iter().enumerate() {
+                if b.element_bytes() != sb.element_bytes {
+                    return Err(StoreError::BadInput(format!(
+                        "backend {index} ({}) has {} byte elements but the store's stripe unit is {} bytes",
+                        b.location(),
+                        b.element_bytes(),
+                        sb.element_bytes
+                    )));
+                }
+            }
+            backends = supplied;
+        } else {
+            for (index, d) in sb.oss_dirs.iter().enumerate() {
+                let label = OssLabel {
+                    store_id: sb.store_id.clone(),
+                    index,
+                    element_bytes: sb.element_bytes,
+                };
+                backends.push(Box::new(DirBackend::open(
+                    d,
+                    &label,
+                    sb.oss_capacity_bytes,
+                )?));
+            }
         }
         let mut state: State = read_checked(&dir.join(STATE_FILE), "state")?;
         let (mut journal, records) = Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?;
@@ -608,6 +688,9 @@ impl Store {
             background: Mutex::new(VecDeque::new()),
             background_cv: Condvar::new(),
             background_served: AtomicBool::new(false),
+            advance_requested: AtomicBool::new(false),
+            advances: Mutex::new(0),
+            advance_cv: Condvar::new(),
             device_units: (0..n)
                 .map(|_| {
                     (
@@ -624,6 +707,7 @@ impl Store {
             absorbed_failures: Mutex::new(BTreeSet::new()),
             _lock_file: lock_file,
             backends,
+            backends_supplied,
             sb,
         };
         for p in &replayed {
@@ -933,26 +1017,58 @@ impl Store {
         Ok(())
     }
 
-    /// More bytes without parity than the store's bound: advance the parity now (seed 004
+    /// More bytes without parity than the store's bound: advance the parity (seed 004
     /// section 2.2: "The WCL ... can also advance the calculation in the background"). The
     /// planner has no input for a partial advance, so the store settles: every cached byte
     /// goes home with parity and open windows stay open (later writes in them are again
     /// unprotected until END).
+    ///
+    /// The rule: without a background worker the writer advances the parity itself before
+    /// it returns (unprotected bytes <= bound when a write returns). While a worker serves
+    /// ([`Store::serve_background`]) the writer only asks it and returns; past
+    /// [`UNPROTECTED_LAG_FACTOR`] times the bound (the worker lags far behind) the writer
+    /// waits until the worker has advanced the parity or found the bound kept (and advances
+    /// it itself if the worker stops). So a write never returns having seen more than that
+    /// hard limit of unprotected bytes.
     fn enforce_unprotected_bound(&self) -> Result<(), StoreError> {
-        let over = {
-            let core = self.core.lock();
-            let unprotected: u64 = core
-                .strategy
-                .unprotected()
-                .iter()
-                .map(|u| u.len_bytes)
-                .sum();
-            unprotected > self.sb.unprotected_bytes_max
-        };
-        if over {
-            self.flush()?;
+        let max = self.sb.unprotected_bytes_max;
+        let unprotected = self.unprotected_bytes();
+        if unprotected <= max {
+            return Ok(());
+        }
+        if !self.background_served.load(Ordering::SeqCst) {
+            return self.flush();
+        }
+        // Every advance that ends after this point started after this write was done (the
+        // write held the gate shared, an advance holds it exclusively), so it covers it.
+        let epoch = *self.advances.lock();
+        self.advance_requested.store(true, Ordering::SeqCst);
+        self.background_cv.notify_all();
+        if unprotected <= max.saturating_mul(UNPROTECTED_LAG_FACTOR) {
+            return Ok(());
+        }
+        let mut advances = self.advances.lock();
+        while *advances == epoch {
+            if !self.background_served.load(Ordering::SeqCst) {
+                drop(advances);
+                return self.flush();
+            }
+            self.check_usable()?;
+            self.advance_cv.wait_for(
+                &mut advances,
+                std::time::Duration::from_millis(SERVE_POLL_MS),
+            );
         }
         Ok(())
+    }
+
+    fn unprotected_bytes(&self) -> u64 {
+        let core = self.core.lock();
+        core.strategy
+            .unprotected()
+            .iter()
+            .map(|u| u.len_bytes)
+            .sum()
     }
 
     fn write_chunk(&self, file: u64, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
@@ -1172,6 +1288,11 @@ impl Store {
     /// Serve background plans (WCL destage, delayed-parity moves, timeouts) in this thread
     /// until `stop` is set and none is left. While it runs, writes return as soon as their
     /// foreground plans are durable. Without a server, background plans run inline.
+    ///
+    /// The worker also keeps the planner's timers and the unprotected bound on time without
+    /// any command: a delayed window past its timeout gets its parity within a poll interval
+    /// ([`SERVE_POLL_MS`]), and when a writer reports more unprotected bytes than the bound
+    /// the worker advances the parity (see `enforce_unprotected_bound` for the rule).
     pub fn serve_background(&self, stop: &AtomicBool) -> Result<(), StoreError> {
         self.background_served.store(true, Ordering::SeqCst);
         let result = (|| loop {
@@ -1182,7 +1303,7 @@ impl Store {
                         return Ok(());
                     }
                     self.background_cv
-                        .wait_for(&mut q, std::time::Duration::from_millis(5));
+                        .wait_for(&mut q, std::time::Duration::from_millis(SERVE_POLL_MS));
                 }
                 q.pop_front()
             };
@@ -1190,11 +1311,48 @@ impl Store {
                 let _shared = self.gate.read();
                 self.run_plans_from(vec![a], None, true)?;
             }
+            self.serve_timers()?;
         })();
         self.background_served.store(false, Ordering::SeqCst);
+        // A writer waiting for this worker's advance advances the parity itself now.
+        self.advance_cv.notify_all();
         let rest: Vec<Admitted> = self.background.lock().drain(..).collect();
         self.run_plans(rest, None)?;
         result
+    }
+
+    /// The background worker's share of the timers: window timeouts that are due, and the
+    /// parity advance writers asked for.
+    fn serve_timers(&self) -> Result<(), StoreError> {
+        let due = {
+            let core = self.core.lock();
+            let now_ns = Self::now_ns(&core);
+            core.strategy
+                .next_deadline_ns()
+                .is_some_and(|d| d <= now_ns)
+        };
+        if due {
+            self.tick()?; // its plans are background: queued for this worker
+        }
+        if !self.advance_requested.swap(false, Ordering::SeqCst) {
+            return Ok(());
+        }
+        if self.unprotected_bytes() > self.sb.unprotected_bytes_max {
+            // Never block on the gate: a writer holding it shared may wait for a queued
+            // background plan that only this thread runs. Serve the queue and retry.
+            let wait = std::time::Duration::from_millis(ADVANCE_GATE_WAIT_MS);
+            let Some(exclusive) = self.gate.try_write_for(wait) else {
+                self.advance_requested.store(true, Ordering::SeqCst);
+                return Ok(());
+            };
+            self.check_usable()?;
+            return self.flush_exclusive(exclusive);
+        }
+        // The bound holds again (END or a timeout gave the bytes parity): writers waiting at
+        // the hard limit may go on.
+        *self.advances.lock() += 1;
+        self.advance_cv.notify_all();
+        Ok(())
     }
 
     /// Move everything in the cache zone home with parity (also ends the effect of open
@@ -1203,12 +1361,24 @@ impl Store {
         self.check_usable()?;
         // Exclusive: no plan is in flight (writers, readers and the background server hold
         // the gate shared); queued background plans run first.
-        let _exclusive = self.gate.write();
+        let exclusive = self.gate.write();
+        self.flush_exclusive(exclusive)
+    }
+
+    fn flush_exclusive(
+        &self,
+        _exclusive: parking_lot::RwLockWriteGuard<'_, ()>,
+    ) -> Result<(), StoreError> {
         let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
         self.run_plans_from(queued, None, true)?;
-        let mut core = self.core.lock();
-        self.record_losses(&mut core)?; // settle forgets the planner's view
-        self.settle(&mut core, BTreeSet::new(), false)
+        {
+            let mut core = self.core.lock();
+            self.record_losses(&mut core)?; // settle forgets the planner's view
+            self.settle(&mut core, BTreeSet::new(), false)?;
+        }
+        *self.advances.lock() += 1;
+        self.advance_cv.notify_all();
+        Ok(())
     }
 
     fn checkpoint_locked(&self, core: &mut Core) -> Result<(), StoreError> {

@@ -2,6 +2,13 @@
 
 use super::*;
 
+/// A range of a cache-zone data element whose bytes are the newest copy of file bytes.
+struct LiveRange {
+    element_offset_bytes: u64,
+    len_bytes: u64,
+    file_offset_bytes: u64,
+}
+
 impl Store {
     // ---------------------------------------------------------------- failures, scrub, rebuild
 
@@ -123,12 +130,313 @@ impl Store {
                 }
             }
         }
+        self.scrub_cache(repair, &mut report)?;
         if repair {
             for b in self.backends.iter().filter(|b| b.healthy()) {
                 b.sync()?;
             }
         }
         Ok(report)
+    }
+
+    /// Scrub the cache zones: under `wcl` and `delayed` the newest copy of acknowledged bytes
+    /// may live only there. Verifies the checksums of every cache element holding live data
+    /// (data elements: the blocks under live ranges; WCL cache stripes: also their running
+    /// parity). With `repair`, a WCL element is rebuilt from the rest of its cache stripe.
+    /// Bytes of an open delayed window have no parity: their corruption is reported as
+    /// unrepairable, naming the file and byte range, in both modes.
+    fn scrub_cache(&self, repair: bool, report: &mut ScrubReport) -> Result<(), StoreError> {
+        if !matches!(self.kind, StrategyKind::Wcl | StrategyKind::Delayed) {
+            return Ok(());
+        }
+        // Shared: `flush` (which empties the cache zones) waits for the scrub.
+        let _shared = self.gate.read();
+        let sdb = self.layout.stripe_data_bytes();
+        let stripes: BTreeSet<(u64, u64)> = {
+            let core = self.core.lock();
+            let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
+            let mut stripes = BTreeSet::new();
+            for file in files {
+                for x in self.cached_extents(&core, file)? {
+                    stripes.insert((file, x.file_offset_bytes / sdb));
+                }
+            }
+            stripes
+        };
+        for (file, stripe) in stripes {
+            // As a read does: a ticket on the stripe in planning order, and completions held
+            // back meanwhile (a completed destage may hand the cache chunk to another stripe).
+            let (ticket, extents, unprotected, name) = {
+                let mut core = self.core.lock();
+                let Some((name, meta)) = core.state.file_by_id(file) else {
+                    continue; // removed since the list was made
+                };
+                let name = name.clone();
+                let start = stripe * sdb;
+                if meta.size_bytes <= start {
+                    continue;
+                }
+                let len = (meta.size_bytes - start).min(sdb);
+                let extents: Vec<exaraid_plan::Extent> = core
+                    .strategy
+                    .lookup(file, start, len)
+                    .map_err(plan_err)?
+                    .into_iter()
+                    .filter(|x| x.zone == PlanZone::Cache)
+                    .collect();
+                let unprotected: Vec<(u64, u64)> = core
+                    .strategy
+                    .unprotected()
+                    .into_iter()
+                    .filter(|u| u.file == file && u.stripe == stripe)
+                    .map(|u| (u.file_offset_bytes, u.file_offset_bytes + u.len_bytes))
+                    .collect();
+                let ticket = self.locks.enqueue([(file, stripe)].into_iter().collect());
+                core.reads_in_flight += 1;
+                (ticket, extents, unprotected, name)
+            };
+            let result = {
+                let _guard = self.locks.acquire(ticket);
+                self.scrub_cache_stripe(
+                    repair,
+                    (file, stripe, &name),
+                    &extents,
+                    &unprotected,
+                    report,
+                )
+            };
+            let more = {
+                let mut core = self.core.lock();
+                core.reads_in_flight -= 1;
+                let more = self.complete_deferred(&mut core)?;
+                self.admit(more)
+            };
+            self.run_plans(more, None)?;
+            result?;
+        }
+        Ok(())
+    }
+
+    /// Scrub the cache elements of one home stripe (its stripe lock held): `extents` are its
+    /// ranges whose newest bytes are in the cache zone, `unprotected` its file ranges without
+    /// any parity (open delayed windows).
+    fn scrub_cache_stripe(
+        &self,
+        repair: bool,
+        (file, stripe, name): (u64, u64, &str),
+        extents: &[exaraid_plan::Extent],
+        unprotected: &[(u64, u64)],
+        report: &mut ScrubReport,
+    ) -> Result<(), StoreError> {
+        let e = self.sb.element_bytes as u64;
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let g = self.layout.geometry().clone();
+        let chunks = self
+            .cache_chunks
+            .lock()
+            .get(&(file, stripe))
+            .cloned()
+            .unwrap_or_default();
+        // The live ranges of each data element in the cache zone, by (oss, slot).
+        let mut slots: BTreeMap<(usize, u64), (Pos, Vec<LiveRange>)> = BTreeMap::new();
+        // Every live cache range belongs to the cache stripe the store knows the chunks of
+        // (else a newer cache stripe of the same home stripe replaced the chunk map entry).
+        let mut chunks_known = self.kind == StrategyKind::Wcl;
+        for x in extents {
+            assert_eq!(x.zone, PlanZone::Cache);
+            assert_eq!(x.element.stripe, stripe);
+            let offset = x.addr_bytes % e;
+            // Cache chunks are whole columns at element-aligned addresses.
+            assert_eq!(
+                offset, x.element.offset_bytes,
+                "cache extent off its element"
+            );
+            let pos = x.element.pos;
+            let base = x.addr_bytes - offset - pos.row as u64 * e;
+            if chunks.get(&pos.col) != Some(&(x.oss, base)) {
+                chunks_known = false;
+            }
+            slots
+                .entry((x.oss, x.addr_bytes / e))
+                .or_insert((pos, Vec::new()))
+                .1
+                .push(LiveRange {
+                    element_offset_bytes: offset,
+                    len_bytes: x.len_bytes,
+                    file_offset_bytes: x.file_offset_bytes,
+                });
+        }
+        for ((oss, slot), (pos, ranges)) in slots {
+            let b = &self.backends[oss];
+            if !b.healthy() {
+                continue; // a failed OSS: reads and `rebuild` take its cache bytes from parity
+            }
+            report.cache_elements_checked += 1;
+            let key = ElementKey {
+                object: CACHE_OBJECT,
+                zone: Zone::Cache,
+                slot,
+            };
+            let mut bad: BTreeSet<u64> = BTreeSet::new();
+            for r in &ranges {
+                let (offset, len) = (r.element_offset_bytes, r.len_bytes);
+                let touched = offset / block..(offset + len).div_ceil(block);
+                let mut buf = vec![0u8; len as usize];
+                self.count(oss, Zone::Cache, Op::Read, false);
+                match b.read(key, offset as usize, &mut buf) {
+                    Ok(()) => {}
+                    Err(err) if err.is_corrupt() => bad.extend(
+                        b.verify(key)?
+                            .into_iter()
+                            .map(|n| n as u64)
+                            .filter(|n| touched.contains(n)),
+                    ),
+                    Err(err) if err.is_missing() => bad.extend(touched),
+                    Err(err) if err.is_unavailable() => break,
+                    Err(err) => return Err(err.into()),
+                }
+            }
+            if bad.is_empty() {
+                continue;
+            }
+            // The file bytes the corrupt blocks hold.
+            let mut file_ranges: Vec<(u64, u64)> = Vec::new();
+            for r in &ranges {
+                let (offset, len) = (r.element_offset_bytes, r.len_bytes);
+                let file_offset = r.file_offset_bytes;
+                for &n in &bad {
+                    let a = offset.max(n * block);
+                    let z = (offset + len).min((n + 1) * block);
+                    if a < z {
+                        crate::state::add_range(
+                            &mut file_ranges,
+                            file_offset + (a - offset),
+                            file_offset + (z - offset),
+                        );
+                    }
+                }
+            }
+            let listed: Vec<String> = file_ranges
+                .iter()
+                .map(|(a, z)| format!("'{name}' bytes {a}..{z}"))
+                .collect();
+            let without_parity = file_ranges
+                .iter()
+                .any(|&(a, z)| unprotected.iter().any(|&(ua, uz)| a < uz && ua < z));
+            let mut finding = CacheScrubFinding {
+                oss,
+                cache_slot: slot,
+                file: name.to_string(),
+                stripe,
+                zone: "data".into(),
+                row: pos.row,
+                file_ranges,
+                blocks: bad.iter().map(|&n| n as usize).collect(),
+                repaired: false,
+            };
+            if without_parity {
+                report.unrepairable.push(format!(
+                    "{}: their only copy, in the cache zone of OSS {oss} (slot {slot}, blocks {:?}), is corrupt and has no parity (an open delayed window); rewrite these bytes",
+                    listed.join(", "),
+                    finding.blocks
+                ));
+            } else if repair {
+                let rebuilt = if chunks_known {
+                    self.rebuild_cache_element(None, file, stripe, pos)
+                } else {
+                    Err(StoreError::DataLost(
+                        "no cache-stripe parity to rebuild from: the bytes are protected by home parity or their cache stripe is being moved home; run scrub again once the move completed".into(),
+                    ))
+                };
+                match rebuilt {
+                    Ok(element) => {
+                        self.rewrite_cache_blocks(oss, key, &bad, &element)?;
+                        finding.repaired = true;
+                        report.repaired_elements += 1;
+                    }
+                    Err(err) => report.unrepairable.push(format!(
+                        "{} in the cache zone of OSS {oss} (slot {slot}): {err}",
+                        listed.join(", ")
+                    )),
+                }
+            }
+            report.corrupt_cache_elements.push(finding);
+        }
+        if !chunks_known {
+            return Ok(());
+        }
+        // The running parity of the WCL cache stripe.
+        for (&col, &(oss, base)) in &chunks {
+            let b = &self.backends[oss];
+            if !b.healthy() {
+                continue;
+            }
+            for row in 0..g.rows {
+                let pos = Pos { row, col };
+                if !matches!(g.cell(pos), Cell::Parity(_)) {
+                    continue;
+                }
+                let slot = (base + row as u64 * e) / e;
+                let key = ElementKey {
+                    object: CACHE_OBJECT,
+                    zone: Zone::Cache,
+                    slot,
+                };
+                report.cache_elements_checked += 1;
+                self.count(oss, Zone::Cache, Op::Read, true);
+                let bad: BTreeSet<u64> = match b.verify(key) {
+                    Ok(blocks) => blocks.into_iter().map(|n| n as u64).collect(),
+                    Err(err) if err.is_unavailable() => continue,
+                    Err(err) => return Err(err.into()),
+                };
+                if bad.is_empty() {
+                    continue;
+                }
+                let mut finding = CacheScrubFinding {
+                    oss,
+                    cache_slot: slot,
+                    file: name.to_string(),
+                    stripe,
+                    zone: "parity".into(),
+                    row,
+                    file_ranges: Vec::new(),
+                    blocks: bad.iter().map(|&n| n as usize).collect(),
+                    repaired: false,
+                };
+                if repair {
+                    match self.rebuild_cache_element(None, file, stripe, pos) {
+                        Ok(element) => {
+                            self.rewrite_cache_blocks(oss, key, &bad, &element)?;
+                            finding.repaired = true;
+                            report.repaired_elements += 1;
+                        }
+                        Err(err) => report.unrepairable.push(format!(
+                            "running parity of '{name}' stripe {stripe} in the cache zone of OSS {oss} (slot {slot}): {err}"
+                        )),
+                    }
+                }
+                report.corrupt_cache_elements.push(finding);
+            }
+        }
+        Ok(())
+    }
+
+    /// Rewrite whole checksum blocks of a cache element from its rebuilt bytes (whole blocks:
+    /// a partial write would first verify the corrupt rest of its block).
+    fn rewrite_cache_blocks(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        blocks: &BTreeSet<u64>,
+        element: &[u8],
+    ) -> Result<(), StoreError> {
+        assert_eq!(element.len(), self.sb.element_bytes);
+        for &n in blocks {
+            let at = n as usize * CHECKSUM_BLOCK_BYTES;
+            self.count(oss, Zone::Cache, Op::Write, false);
+            self.backends[oss].write(key, at, &element[at..at + CHECKSUM_BLOCK_BYTES])?;
+        }
+        Ok(())
     }
 
     /// Restore full redundancy on OSS `oss`: rebuild every element it holds from the other
@@ -147,27 +455,54 @@ impl Store {
                 "a raid0 store has no parity to rebuild from".into(),
             ));
         }
+        if self.backends_supplied && to.is_some() {
+            // A new OSS directory for a caller-supplied backend (a remote OSS) means nothing.
+            return Err(StoreError::BadInput(format!(
+                "this store was opened with caller-supplied backends: to replace OSS {oss}, open the store with the replacement backend in its place and rebuild in place (without a target directory)"
+            )));
+        }
         self.fail_oss(oss)?;
         {
             let mut core = self.core.lock();
             self.record_losses(&mut core)?; // settle skips them, forgetting the planner's view
             self.settle(&mut core, BTreeSet::new(), false)?;
         }
-        let label = OssLabel {
-            store_id: self.sb.store_id.clone(),
-            index: oss,
-            element_bytes: self.sb.element_bytes,
+        let fresh_dir: Option<DirBackend> = if self.backends_supplied {
+            // The caller's backend (say a replacement remote OSS) is rebuilt in place through
+            // the trait: emptied of whatever stale elements it holds, then written. Its
+            // columns are decoded from the others whatever it answers meanwhile.
+            let b = &self.backends[oss];
+            b.set_failed(false);
+            let objects: BTreeSet<u64> = b.objects()?.into_iter().map(|(o, _, _)| o).collect();
+            for object in objects {
+                b.remove_object(object)?;
+            }
+            None
+        } else {
+            let label = OssLabel {
+                store_id: self.sb.store_id.clone(),
+                index: oss,
+                element_bytes: self.sb.element_bytes,
+            };
+            let target = match to {
+                Some(dir) => dir.to_path_buf(),
+                None => self.sb.oss_dirs[oss].clone(),
+            };
+            if to.is_none() {
+                // Rebuild in place: what the directory holds is stale (writes skipped it).
+                let _ = std::fs::remove_dir_all(target.join("objects"));
+                let _ = std::fs::remove_file(target.join(crate::backend::LABEL_FILE));
+            }
+            Some(DirBackend::create(
+                &target,
+                &label,
+                self.sb.oss_capacity_bytes,
+            )?)
         };
-        let target = match to {
-            Some(dir) => dir.to_path_buf(),
-            None => self.sb.oss_dirs[oss].clone(),
+        let fresh: &dyn Backend = match &fresh_dir {
+            Some(d) => d,
+            None => &*self.backends[oss],
         };
-        if to.is_none() {
-            // Rebuild in place: what the directory holds is stale (writes skipped it).
-            let _ = std::fs::remove_dir_all(target.join("objects"));
-            let _ = std::fs::remove_file(target.join(crate::backend::LABEL_FILE));
-        }
-        let fresh = DirBackend::create(&target, &label, self.sb.oss_capacity_bytes)?;
         let files: Vec<(u64, u64)> = self
             .core
             .lock()
@@ -212,7 +547,9 @@ impl Store {
             sb.save(&self.dir)?;
             self.sb = sb;
         }
-        self.backends[oss] = Box::new(fresh);
+        if let Some(d) = fresh_dir {
+            self.backends[oss] = Box::new(d);
+        }
         let mut core = self.core.lock();
         self.journal(&mut core, Rec::Rebuilt { oss }, true)?;
         // A later failure of this OSS must be absorbed again (see `absorbed_failures`).
