@@ -302,3 +302,119 @@ fn recovery_after_kill_9_does_not_bless_bit_rot_on_one_oss() {
         next = acked_end + 1;
     }
 }
+
+/// Recovery itself is killed with SIGKILL at a named point (`EXARAID_KILL_AT`, see
+/// `exaraid_store::torture`), again and again, one step further each time, until an open
+/// finishes it. The stripe holds acknowledged cached ranges in two of its data elements
+/// (WCL), so a killed settle leaves one element with its cached bytes home and another torn
+/// (new bytes under old checksums) beside parity that matches neither: the next recovery
+/// must know, from the settle's journal record, which ranges its predecessor may have torn.
+/// Afterwards every acknowledged byte is there and every checksum and parity checks out.
+fn recovery_killed_again_and_again_at(point: &str) -> usize {
+    use exaraid_store::journal::Journal;
+    use exaraid_store::state::{Input, Rec, State};
+    use exaraid_store::superblock::read_checked;
+    use std::os::unix::process::ExitStatusExt;
+
+    const UNIT: usize = 4096;
+    let tmp = fast_tempdir();
+    let dir = tmp.path().join("store");
+    let mut opts = InitOptions::with_oss_count(&dir, 4, CodeSpec::raid5(3));
+    opts.element_bytes = UNIT;
+    opts.write_path = WritePath::Wcl;
+    let store = Store::init(&dir, &opts).unwrap();
+    let mut model: Vec<u8> = (0..6 * UNIT).map(|i| (i * 7 + i / 251) as u8).collect();
+    store.put("f", &model).unwrap();
+    store.close().unwrap(); // two stripes, home with parity
+    let store = Store::open(&dir).unwrap();
+    // Acknowledged partial-stripe writes stay in the cache zone: elements 0 and 1 of
+    // stripe 0 (different offsets inside the element) and element 1 of stripe 1.
+    for (at, len, seed) in [
+        (100usize, 500usize, 1u8),
+        (UNIT + 1000, 500, 2),
+        (4 * UNIT + 7, 300, 3),
+    ] {
+        let bytes: Vec<u8> = (0..len)
+            .map(|i| (i as u8).wrapping_mul(31) ^ seed)
+            .collect();
+        store.write("f", at as u64, &bytes).unwrap();
+        model[at..at + len].copy_from_slice(&bytes);
+    }
+    drop(store); // a crash after the acknowledgements: the cached ranges stay cached
+                 // And a write cut right after its input was journaled: the next open recovers.
+    let state: State = read_checked(&dir.join("state"), "state").unwrap();
+    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
+    journal.advance_to(state.last_seq + 1);
+    let now_ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    journal
+        .append(
+            &Rec::Input(Input::Write {
+                file: state.files["f"].id,
+                offset_bytes: 2 * UNIT as u64 + 10,
+                len_bytes: 20,
+                now_ns,
+            }),
+            true,
+        )
+        .unwrap();
+    drop(journal);
+
+    let mut kills = 0;
+    for n in 1..=64 {
+        let status = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(["store", "ls"])
+            .arg(&dir)
+            .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        if status.status.success() {
+            break; // this recovery ran past its n-th pass of the point: it finished
+        }
+        assert_eq!(
+            status.status.signal(),
+            Some(9), // SIGKILL
+            "{point}:{n}: the child failed instead of being killed: {}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        kills += 1;
+    }
+    let store =
+        Store::open(&dir).unwrap_or_else(|e| panic!("{point}: open after {kills} kills: {e}"));
+    let got = store.get("f").unwrap();
+    assert_eq!(got.len(), model.len());
+    if let Some(b) = (0..model.len()).find(|&b| got[b] != model[b]) {
+        panic!(
+            "{point}: after {kills} kills during recovery, acknowledged byte {b} is {}, was {}",
+            got[b], model[b]
+        );
+    }
+    let report = store.scrub(false).unwrap();
+    assert!(
+        report.corrupt_elements.is_empty() && report.parity_mismatches.is_empty(),
+        "{point}: after {kills} kills during recovery: {report:?}"
+    );
+    store.close().unwrap();
+    eprintln!("{point}: {kills} kills during recovery, then an open finished it");
+    kills
+}
+
+#[test]
+fn recovery_killed_between_payload_and_checksum_of_each_block_finishes_on_the_next_open() {
+    let kills = recovery_killed_again_and_again_at(exaraid_store::torture::SETTLE_TORN_BLOCK);
+    // Two stripes of four elements, each one block: one kill per block write.
+    assert!(kills >= 8, "only {kills} kills landed inside recovery");
+}
+
+#[test]
+fn recovery_killed_after_each_element_or_stripe_or_sync_finishes_on_the_next_open() {
+    use exaraid_store::torture::{SETTLE_BEGUN, SETTLE_ELEMENT, SETTLE_STRIPE, SETTLE_SYNCED};
+    assert!(recovery_killed_again_and_again_at(SETTLE_ELEMENT) >= 8);
+    assert!(recovery_killed_again_and_again_at(SETTLE_STRIPE) >= 2);
+    assert_eq!(recovery_killed_again_and_again_at(SETTLE_SYNCED), 1);
+    assert_eq!(recovery_killed_again_and_again_at(SETTLE_BEGUN), 1);
+}
