@@ -242,7 +242,17 @@ impl Store {
                 let el = composed.buf.element_mut(x.element.pos);
                 let o = x.element.offset_bytes as usize;
                 el[o..o + bytes.len()].copy_from_slice(&bytes);
+                // A lost block the cached bytes cover whole is known again. One they cover
+                // in part stays lost (unwritten): writing it and then marking it would leave,
+                // if killed in between, its unknown bytes under a fresh checksum.
+                let block = CHECKSUM_BLOCK_BYTES;
+                let first = o.div_ceil(block);
+                let end = (o + bytes.len()) / block;
+                for i in first..end {
+                    composed.lost.remove(&(x.element.pos, i));
+                }
             }
+            composed.lost_rows = composed.lost.iter().map(|&(_, i)| i).collect();
             if self.kind != StrategyKind::Raid0 {
                 self.code
                     .encode(&mut composed.buf)
@@ -489,15 +499,12 @@ impl Store {
             .collect();
         extra.sort_unstable();
         extra.dedup();
+        extra.truncate(16); // bounds the subsets below (tolerance is far smaller anyway)
         // Erasure patterns: `erased`, then `erased` plus each subset of `extra` (smallest
         // first), bounded.
         let mut patterns: Vec<Vec<usize>> = vec![erased.to_vec()];
         let room = self.tolerance().saturating_sub(erased.len());
-        let subsets: u64 = if extra.len() >= 16 {
-            1 << 16
-        } else {
-            1 << extra.len()
-        };
+        let subsets: u64 = 1 << extra.len();
         let mut by_size: Vec<Vec<usize>> = (1..subsets)
             .map(|m| {
                 extra
