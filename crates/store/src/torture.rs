@@ -52,8 +52,8 @@ pub fn write_of(seed: u64, index: u64) -> TortureWrite {
 pub const KILL_AT_ENV: &str = "EXARAID_KILL_AT";
 
 /// Kill points of a settle (recovery, flush): after its `SettleBegin` record is durable,
-/// after each element it writes, after each stripe, and after its writes are synced but
-/// before the `PlannerReset` record that ends it.
+/// after each element it writes (and each block it marks lost), after each stripe, and
+/// after its writes are synced but before the `PlannerReset` record that ends it.
 pub const SETTLE_BEGUN: &str = "settle-begun";
 pub const SETTLE_ELEMENT: &str = "settle-element";
 pub const SETTLE_STRIPE: &str = "settle-stripe";

@@ -500,8 +500,8 @@ impl Store {
         extra.sort_unstable();
         extra.dedup();
         extra.truncate(16); // bounds the subsets below (tolerance is far smaller anyway)
-        // Erasure patterns: `erased`, then `erased` plus each subset of `extra` (smallest
-        // first), bounded.
+                            // Erasure patterns: `erased`, then `erased` plus each subset of `extra` (smallest
+                            // first), bounded.
         let mut patterns: Vec<Vec<usize>> = vec![erased.to_vec()];
         let room = self.tolerance().saturating_sub(erased.len());
         let subsets: u64 = 1 << extra.len();
@@ -582,6 +582,7 @@ impl Store {
         }
         for (oss, key, i) in marks {
             self.backends[oss].mark_lost(key, i)?;
+            crate::torture::kill_point(crate::torture::SETTLE_ELEMENT);
         }
         Ok(())
     }
