@@ -1106,4 +1106,48 @@ mod tests {
         b.read(key(0), 4095, &mut buf).unwrap();
         assert_eq!(buf, [9, 1]);
     }
+
+    /// Recovery's view of a torn block: its bytes as they are, named as failing, without any
+    /// change on disk; its stored checksum still confirms the bytes it was computed over.
+    #[test]
+    fn read_unverified_shows_torn_bytes_without_blessing_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(0), 0, &vec![1; E]).unwrap();
+        let f = OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("objects/7.data"))
+            .unwrap();
+        f.write_all_at(&[9u8; 10], 4096 + 5).unwrap();
+        let mut buf = vec![0u8; E];
+        assert_eq!(b.read_unverified(key(0), &mut buf).unwrap(), vec![1]);
+        assert_eq!(&buf[4096 + 5..4096 + 15], &[9u8; 10]);
+        assert_eq!(b.verify(key(0)).unwrap(), vec![1], "nothing was resealed");
+        assert!(b.checksum_matches(key(0), 1, &[1u8; 4096]).unwrap());
+        assert!(!b.checksum_matches(key(0), 1, &buf[4096..]).unwrap());
+        assert!(
+            b.checksum_matches(key(3), 0, &[0u8; 4096]).unwrap(),
+            "never written: zeros"
+        );
+    }
+
+    /// A block marked lost fails every read (never rebuilt silently, never zeros) until it
+    /// is rewritten; its neighbours stay readable.
+    #[test]
+    fn a_block_marked_lost_fails_reads_until_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(0), 0, &vec![4; E]).unwrap();
+        b.mark_lost(key(0), 1).unwrap();
+        b.mark_lost(key(2), 0).unwrap(); // a slot never written: not zeros any more
+        let mut buf = vec![0u8; 16];
+        assert!(b.read(key(0), 4096, &mut buf).unwrap_err().is_corrupt());
+        assert!(b.read(key(2), 0, &mut buf).unwrap_err().is_corrupt());
+        b.read(key(0), 0, &mut buf).unwrap();
+        b.sync().unwrap();
+        let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+        assert_eq!(b.verify(key(0)).unwrap(), vec![1], "the mark is on disk");
+        b.write(key(0), 4096, &vec![5; 4096]).unwrap();
+        assert!(b.verify(key(0)).unwrap().is_empty());
+    }
 }

@@ -1,6 +1,7 @@
 //! The deterministic write sequence of the crash-injection test (`exaraid store torture`,
 //! hidden): write `i` of seed `s` is the same in the child that is killed and in the test
-//! that checks what survived.
+//! that checks what survived. And the kill points that let a test kill the store at a named
+//! place (inside recovery), see [`KILL_AT_ENV`].
 
 /// The file the sequence writes.
 pub const FILE: &str = "torture";

@@ -213,7 +213,9 @@ impl Store {
             };
             self.journal(core, rec, false)?;
         }
-        core.journal.sync()?;
+        if self.fsync {
+            core.journal.sync()?;
+        }
         crate::torture::kill_point(crate::torture::SETTLE_BEGUN);
         let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
         let no_ranges = BTreeMap::new();
