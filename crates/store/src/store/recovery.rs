@@ -24,15 +24,25 @@
 //!   is acknowledged data and takes the decoded bytes wherever no element is in flight.
 //!   Why: the block's checksum covers both parts, so resealing it would bless bit rot in the
 //!   part the write never covered. Where another column is in flight at the same offsets,
-//!   parity cannot arbitrate and the bytes on disk stay. When the row cannot be decoded
-//!   (data and parity both torn on single parity), the row's parity equation is checked
-//!   where nothing is in flight: a mismatch there is bit rot in a suspect block that single
-//!   parity cannot place, so the row's suspect data blocks are lost.
+//!   the decode is confirmed against the block's stored checksum as above (which holds the
+//!   block's old bytes when the write did not reach it, or its new bytes when the write
+//!   reached it whole). When the row cannot be decoded (data and parity both torn on single
+//!   parity), the row's parity equation is checked where nothing is in flight: a mismatch
+//!   there is bit rot in a suspect block that single parity cannot place, so the row's
+//!   suspect data blocks are lost.
+//!
+//! Known limit: a torn block whose decode cannot be confirmed at offsets where another
+//! column is in flight too (its new bytes reached the disk under its old checksum, or a
+//! write hole sits at those offsets, on single parity) keeps its bytes on disk there. Bit
+//! rot at that very place is then not detected: single parity cannot tell it from a write
+//! hole, and calling every such block lost would lose acknowledged bytes in plain crashes.
 //!
 //! A lost block is never rewritten and gets a checksum that cannot match, and the parity
 //! blocks of its row are not rewritten but marked the same way: reads of it fail with
 //! `DataLost` naming the stripe's file range (one more unreadable column than the code
-//! tolerates) instead of rebuilding wrong bytes, and scrub reports it.
+//! tolerates) instead of rebuilding wrong bytes, and scrub reports it. So do writes that
+//! need the stripe's old bytes; a write of the whole stripe (or `put`, or `rm`) clears it.
+//! Cached bytes that cover a lost block whole make it known again.
 
 use super::*;
 
@@ -371,6 +381,7 @@ impl Store {
                             pos,
                             &erased,
                             ranges,
+                            own,
                             oss,
                             key,
                             &raw,
@@ -390,19 +401,48 @@ impl Store {
                         }
                         _ => None,
                     }
-                } else if let Some(d) = &decoded {
+                } else {
                     // A torn write: its own ranges keep what is on disk; acknowledged bytes
                     // beside it come from the other columns where none is in flight.
                     let mut bytes = raw.clone();
-                    for (a, b) in outside(&anywhere, start, end) {
-                        let (a, b) = ((a - start) as usize, (b - start) as usize);
-                        bytes[a..b].copy_from_slice(&d.element(pos)[a..b]);
+                    if let Some(d) = &decoded {
+                        for (a, b) in outside(&anywhere, start, end) {
+                            let (a, b) = ((a - start) as usize, (b - start) as usize);
+                            bytes[a..b].copy_from_slice(&d.element(pos)[a..b]);
+                        }
                     }
-                    Some(bytes)
-                } else if rot_unplaced {
-                    None
-                } else {
-                    Some(raw.clone()) // no evidence of bit rot anywhere the row can tell
+                    // Where another column is in flight too, the decode needs confirming by
+                    // the block's stored checksum (see `confirm_block`).
+                    let unsure = decoded.is_none()
+                        || outside(own, start, end)
+                            .iter()
+                            .any(|&(a, b)| overlaps(&anywhere, a, b));
+                    if !unsure {
+                        Some(bytes)
+                    } else {
+                        let (oss, key) = keys[&pos];
+                        let confirmed = self.confirm_block(
+                            &composed.buf,
+                            i,
+                            pos,
+                            &erased,
+                            ranges,
+                            own,
+                            oss,
+                            key,
+                            &raw,
+                        )?;
+                        match confirmed {
+                            Some(c) => Some(c),
+                            None if decoded.is_none() && rot_unplaced => None,
+                            // Not confirmed: this block's new bytes reached the disk under its
+                            // old checksum, and another column is in flight at the same
+                            // offsets. Single parity cannot tell bit rot there from a write
+                            // hole (double parity may, via the erasure patterns above); the
+                            // bytes on disk stay (a write hole is far more likely).
+                            None => Some(bytes),
+                        }
+                    }
                 };
                 match keep {
                     Some(bytes) => composed.buf.element_mut(pos)[start as usize..end as usize]
@@ -474,12 +514,16 @@ impl Store {
         })
     }
 
-    /// A data block no interrupted write touched fails its checksum and the decode cannot be
-    /// trusted at its offsets (another column is in flight there). Its stored checksum is
-    /// still that of its true bytes: try the decode with the suspect columns erased and then
-    /// also erasing in-flight columns (within the code's tolerance: any of their bytes would
-    /// do), and keep the first candidate that matches. Bytes equal to the decode are kept too
-    /// (then the checksum itself rotted). `None`: nobody can tell.
+    /// A data block fails its checksum and the decode cannot be trusted at some of its
+    /// offsets (another column is in flight there). Its stored checksum is that of its bytes
+    /// before the crash whenever its own in-flight ranges (`own`) did not change, or changed
+    /// together with it (a torn write that got its new bytes and checksum on disk): try the
+    /// decode with the suspect columns erased and then also erasing in-flight columns (within
+    /// the code's tolerance: any of their bytes would do), and keep the first candidate that
+    /// matches -- the decoded block, or the decoded block with the bytes on disk in `own`.
+    /// Kept: the decoded bytes outside `own`, the bytes on disk inside it (never acknowledged,
+    /// old or new). Bytes equal to the decode are kept too when nothing of the block was in
+    /// flight (then the checksum itself rotted). `None`: nobody can tell.
     #[allow(clippy::too_many_arguments)]
     fn confirm_block(
         &self,
@@ -488,6 +532,7 @@ impl Store {
         pos: Pos,
         erased: &[usize],
         ranges: &BTreeMap<Pos, Ranges>,
+        own: &[(u64, u64)],
         oss: usize,
         key: ElementKey,
         raw: &[u8],
@@ -501,9 +546,10 @@ impl Store {
             .collect();
         extra.sort_unstable();
         extra.dedup();
-        extra.truncate(16); // bounds the subsets below (tolerance is far smaller anyway)
-                            // Erasure patterns: `erased`, then `erased` plus each subset of `extra` (smallest
-                            // first), bounded.
+        // Bounds the subsets below (the code's tolerance is far smaller anyway).
+        extra.truncate(16);
+        // Erasure patterns: `erased`, then `erased` plus each subset of `extra` that the code
+        // tolerates, smallest first.
         let mut patterns: Vec<Vec<usize>> = vec![erased.to_vec()];
         let room = self.tolerance().saturating_sub(erased.len());
         let subsets: u64 = 1 << extra.len();
@@ -525,6 +571,12 @@ impl Store {
             p.sort_unstable();
             patterns.push(p);
         }
+        // The block's own in-flight bytes, relative to the block.
+        let mine: Ranges = own
+            .iter()
+            .filter(|&&(a, b)| a < end && start < b)
+            .map(|&(a, b)| (a.max(start) - start, b.min(end) - start))
+            .collect();
         let b = &self.backends[oss];
         for (n, pattern) in patterns.iter().enumerate() {
             if n >= CONFIRM_PATTERNS_MAX {
@@ -533,9 +585,16 @@ impl Store {
             let Some(d) = self.decode_block(buf, i, pattern) else {
                 continue;
             };
-            let candidate = d.element(pos);
-            if b.checksum_matches(key, i, candidate)? || (n == 0 && candidate == raw) {
-                return Ok(Some(candidate.to_vec()));
+            let decoded = d.element(pos);
+            let mut keep = decoded.to_vec();
+            for &(x, y) in &mine {
+                keep[x as usize..y as usize].copy_from_slice(&raw[x as usize..y as usize]);
+            }
+            let confirmed = b.checksum_matches(key, i, &keep)?
+                || (!mine.is_empty() && b.checksum_matches(key, i, decoded)?)
+                || (n == 0 && mine.is_empty() && decoded == raw);
+            if confirmed {
+                return Ok(Some(keep));
             }
         }
         Ok(None)
