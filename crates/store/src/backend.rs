@@ -169,6 +169,25 @@ pub trait Backend: Send + Sync {
     fn remove_object(&self, object: u64) -> Result<(), BackendError>;
     /// Delete one zone of an object (the cache zone after destage).
     fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError>;
+    /// Recovery only: read a whole element (`buf.len()` = element bytes) *without* refusing
+    /// blocks that fail their checksum; returns the numbers of those blocks. Why: recovery
+    /// must look at a torn block's bytes to decide which of them to keep, without blessing
+    /// them first (a reseal is a change a second crash could leave behind).
+    fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError>;
+    /// Recovery only: do `bytes` (one whole block) match the checksum stored for block
+    /// `block` of an element? Why: a block no interrupted write touched still carries the
+    /// checksum of its true bytes, so a rebuilt candidate can be confirmed against it.
+    fn checksum_matches(
+        &self,
+        key: ElementKey,
+        block: usize,
+        bytes: &[u8],
+    ) -> Result<bool, BackendError>;
+    /// Recovery only: store a checksum for block `block` that does not match its bytes, so
+    /// every read of it fails as corrupt until it is rewritten. Why: when recovery cannot
+    /// tell a block's true bytes (bit rot where an interrupted write left data and parity
+    /// disagreeing), reads must report the loss instead of rebuilding wrong bytes.
+    fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError>;
 }
 
 fn block_crc(key: ElementKey, block: usize, bytes: &[u8]) -> u32 {
@@ -564,6 +583,7 @@ impl DirBackend {
         // store's recovery reseals (the write was not acknowledged) or that scrub repairs.
         file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64)
             .map_err(|e| self.map_io(e))?;
+        crate::torture::kill_point_between_payload_and_checksum();
         file.write_all_at(&raw, base + (self.element_bytes + b0 * CRC_BYTES) as u64)
             .map_err(|e| self.map_io(e))?;
         // Invariant: a slot ever written is whole in its file, so a slot that is absent or
@@ -836,6 +856,64 @@ impl Backend for DirBackend {
             Err(e) => Err(self.map_io(e)),
         }
     }
+
+    fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
+        self.check_up()?;
+        assert_eq!(
+            buf.len(),
+            self.element_bytes,
+            "read_unverified reads whole elements"
+        );
+        self.check_range(key, 0, buf.len())?;
+        if self.slot_lost(key)? {
+            return Err(BackendError::Missing {
+                oss: self.oss(),
+                key,
+            });
+        }
+        let n = self.element_bytes / CHECKSUM_BLOCK_BYTES;
+        let (data, crcs) = self.read_blocks(key, 0, n)?;
+        buf.copy_from_slice(&data);
+        Ok(self.check_blocks(key, 0, &data, &crcs))
+    }
+
+    fn checksum_matches(
+        &self,
+        key: ElementKey,
+        block: usize,
+        bytes: &[u8],
+    ) -> Result<bool, BackendError> {
+        self.check_up()?;
+        assert_eq!(bytes.len(), CHECKSUM_BLOCK_BYTES);
+        self.check_range(key, block * CHECKSUM_BLOCK_BYTES, CHECKSUM_BLOCK_BYTES)?;
+        let (_, crcs) = self.read_blocks(key, block, block + 1)?;
+        Ok(self.check_blocks(key, block, bytes, &crcs).is_empty())
+    }
+
+    fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
+        self.check_up()?;
+        self.check_range(key, block * CHECKSUM_BLOCK_BYTES, CHECKSUM_BLOCK_BYTES)?;
+        let (data, _) = self.read_blocks(key, block, block + 1)?;
+        let crc = block_crc(key, block, &data);
+        // Never the block's checksum, and never 0 ("never written", which reads as zeros).
+        let wrong = if !crc == 0 { 1 } else { !crc };
+        assert!(wrong != crc && wrong != 0);
+        self.grow_for(key)?;
+        let file = self.file(key.object, key.zone, true)?.expect("created");
+        let base = key.slot * self.slot_bytes();
+        file.write_all_at(
+            &wrong.to_le_bytes(),
+            base + (self.element_bytes + block * CRC_BYTES) as u64,
+        )
+        .map_err(|e| self.map_io(e))?;
+        let end = base + self.slot_bytes();
+        if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
+            file.set_len(end).map_err(|e| self.map_io(e))?;
+        }
+        self.note_written(key);
+        self.dirty.lock().insert((key.object, key.zone));
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -1027,5 +1105,49 @@ mod tests {
         let mut buf = [0u8; 2];
         b.read(key(0), 4095, &mut buf).unwrap();
         assert_eq!(buf, [9, 1]);
+    }
+
+    /// Recovery's view of a torn block: its bytes as they are, named as failing, without any
+    /// change on disk; its stored checksum still confirms the bytes it was computed over.
+    #[test]
+    fn read_unverified_shows_torn_bytes_without_blessing_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(0), 0, &vec![1; E]).unwrap();
+        let f = OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("objects/7.data"))
+            .unwrap();
+        f.write_all_at(&[9u8; 10], 4096 + 5).unwrap();
+        let mut buf = vec![0u8; E];
+        assert_eq!(b.read_unverified(key(0), &mut buf).unwrap(), vec![1]);
+        assert_eq!(&buf[4096 + 5..4096 + 15], &[9u8; 10]);
+        assert_eq!(b.verify(key(0)).unwrap(), vec![1], "nothing was resealed");
+        assert!(b.checksum_matches(key(0), 1, &[1u8; 4096]).unwrap());
+        assert!(!b.checksum_matches(key(0), 1, &buf[4096..]).unwrap());
+        assert!(
+            b.checksum_matches(key(3), 0, &[0u8; 4096]).unwrap(),
+            "never written: zeros"
+        );
+    }
+
+    /// A block marked lost fails every read (never rebuilt silently, never zeros) until it
+    /// is rewritten; its neighbours stay readable.
+    #[test]
+    fn a_block_marked_lost_fails_reads_until_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(0), 0, &vec![4; E]).unwrap();
+        b.mark_lost(key(0), 1).unwrap();
+        b.mark_lost(key(2), 0).unwrap(); // a slot never written: not zeros any more
+        let mut buf = vec![0u8; 16];
+        assert!(b.read(key(0), 4096, &mut buf).unwrap_err().is_corrupt());
+        assert!(b.read(key(2), 0, &mut buf).unwrap_err().is_corrupt());
+        b.read(key(0), 0, &mut buf).unwrap();
+        b.sync().unwrap();
+        let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+        assert_eq!(b.verify(key(0)).unwrap(), vec![1], "the mark is on disk");
+        b.write(key(0), 4096, &vec![5; 4096]).unwrap();
+        assert!(b.verify(key(0)).unwrap().is_empty());
     }
 }

@@ -153,8 +153,17 @@ pub enum Rec {
         len_bytes: u64,
     },
     /// Everything was flushed home with parity and the planner restarted from scratch:
-    /// inputs and durable plans before this record no longer matter.
+    /// inputs and durable plans before this record no longer matter. It also ends a settle
+    /// (see `SettleBegin`).
     PlannerReset,
+    /// A settle (recovery, flush) is about to rewrite these home stripes `(file, stripe)`
+    /// (one settle may write several of these records; they add up). Durable before the
+    /// first write; `PlannerReset` ends it. Why: a crash in between leaves torn home writes
+    /// of the settle itself, and the next recovery must know which stripes and ranges those
+    /// may be, from the journal rather than from an argument about what a settle writes.
+    SettleBegin {
+        stripes: Vec<(u64, u64)>,
+    },
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -180,6 +189,9 @@ pub struct State {
     /// state snapshots written before this field existed have none.)
     #[serde(default)]
     pub lost: Vec<LostRange>,
+    /// Stripes of a settle that began (`SettleBegin`) and has not ended (`PlannerReset`).
+    #[serde(default)]
+    pub settling: Option<BTreeSet<(u64, u64)>>,
 }
 
 impl State {
@@ -307,7 +319,12 @@ impl State {
             Rec::PlannerReset => {
                 self.inputs.clear();
                 self.durable.clear();
+                self.settling = None;
             }
+            Rec::SettleBegin { stripes } => self
+                .settling
+                .get_or_insert_with(BTreeSet::new)
+                .extend(stripes.iter().copied()),
         }
     }
 }

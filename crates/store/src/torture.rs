@@ -1,6 +1,7 @@
 //! The deterministic write sequence of the crash-injection test (`exaraid store torture`,
 //! hidden): write `i` of seed `s` is the same in the child that is killed and in the test
-//! that checks what survived.
+//! that checks what survived. And the kill points that let a test kill the store at a named
+//! place (inside recovery), see [`KILL_AT_ENV`].
 
 /// The file the sequence writes.
 pub const FILE: &str = "torture";
@@ -39,4 +40,73 @@ pub fn write_of(seed: u64, index: u64) -> TortureWrite {
         })
         .collect();
     TortureWrite { offset_bytes, data }
+}
+
+// ---------------------------------------------------------------- kill points
+
+/// The environment variable that arms one kill point: `EXARAID_KILL_AT=<point>:<n>` makes
+/// the process kill itself with SIGKILL (what `kill -9` does: no destructor, no flush) the
+/// `n`-th time (from 1) it passes `<point>`. Unset, every kill point costs one load.
+/// Why in the store and not in the test: a kill at a random moment (see
+/// `crates/cli/tests/store_crash.rs`) almost never lands inside recovery, which is short;
+/// a named point lands there every time.
+pub const KILL_AT_ENV: &str = "EXARAID_KILL_AT";
+
+/// Kill points of a settle (recovery, flush): after its `SettleBegin` record is durable,
+/// after each element it writes (and each block it marks lost), after each stripe, and
+/// after its writes are synced but before the `PlannerReset` record that ends it.
+pub const SETTLE_BEGUN: &str = "settle-begun";
+pub const SETTLE_ELEMENT: &str = "settle-element";
+pub const SETTLE_STRIPE: &str = "settle-stripe";
+pub const SETTLE_SYNCED: &str = "settle-synced";
+/// Inside a backend block write, between its payload and its checksums (a torn write:
+/// new bytes under old checksums), counted only while a settle runs.
+pub const SETTLE_TORN_BLOCK: &str = "settle-torn-block";
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+/// The armed point and the hit it fires on, read once.
+fn armed() -> Option<&'static (String, u64)> {
+    static ARMED: OnceLock<Option<(String, u64)>> = OnceLock::new();
+    ARMED
+        .get_or_init(|| {
+            let v = std::env::var(KILL_AT_ENV).ok()?;
+            let (point, n) = v.rsplit_once(':')?;
+            Some((point.to_string(), n.parse().ok().filter(|&n| n >= 1)?))
+        })
+        .as_ref()
+}
+
+static HITS: AtomicU64 = AtomicU64::new(0);
+static SETTLING: AtomicBool = AtomicBool::new(false);
+
+/// Pass kill point `point`.
+pub fn kill_point(point: &str) {
+    let Some((armed_point, n)) = armed() else {
+        return;
+    };
+    if armed_point == point && HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n {
+        // SAFETY: kill(2) on our own pid has no memory-safety preconditions.
+        unsafe {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+        // SIGKILL to ourselves is delivered before kill(2) returns; never go on.
+        std::process::abort();
+    }
+}
+
+/// A settle starts (`true`) or ends (`false`): block writes count as [`SETTLE_TORN_BLOCK`]
+/// only in between.
+pub fn settling(on: bool) {
+    if armed().is_some() {
+        SETTLING.store(on, Ordering::SeqCst);
+    }
+}
+
+/// Called by the backend between a block write's payload and its checksums.
+pub fn kill_point_between_payload_and_checksum() {
+    if armed().is_some() && SETTLING.load(Ordering::SeqCst) {
+        kill_point(SETTLE_TORN_BLOCK);
+    }
 }

@@ -157,6 +157,20 @@ impl Backend for Pausable {
     fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
         self.inner.remove_zone(object, zone)
     }
+    fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
+        self.inner.read_unverified(key, buf)
+    }
+    fn checksum_matches(
+        &self,
+        key: ElementKey,
+        block: usize,
+        bytes: &[u8],
+    ) -> Result<bool, BackendError> {
+        self.inner.checksum_matches(key, block, bytes)
+    }
+    fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
+        self.inner.mark_lost(key, block)
+    }
 }
 
 fn open_pausable(dir: &std::path::Path, pause: &Arc<Pause>) -> Store {

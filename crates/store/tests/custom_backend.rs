@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::backend::{Backend, BackendError, ElementKey, Zone};
+use exaraid_store::backend::{
+    Backend, BackendError, ElementKey, Zone, CHECKSUM_BLOCK_BYTES as BLOCK,
+};
 use exaraid_store::{OpenOptions, Store, WritePath};
 use parking_lot::Mutex;
 
@@ -26,6 +28,8 @@ struct MemOss {
     eio: AtomicBool,
     calls: AtomicU64,
     slots: Mutex<HashMap<ElementKey, Vec<u8>>>,
+    /// Blocks recovery marked lost (`mark_lost`): they read as corrupt until rewritten.
+    lost_blocks: Mutex<std::collections::HashSet<(ElementKey, usize)>>,
 }
 
 impl MemOss {
@@ -37,6 +41,7 @@ impl MemOss {
             eio: AtomicBool::new(false),
             calls: AtomicU64::new(0),
             slots: Mutex::new(HashMap::new()),
+            lost_blocks: Mutex::new(std::collections::HashSet::new()),
         })
     }
 
@@ -83,6 +88,17 @@ impl Backend for Shared {
     fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
         self.0.enter()?;
         self.0.check_range(offset, buf.len());
+        if let Some(&(_, block)) =
+            self.0.lost_blocks.lock().iter().find(|(k, b)| {
+                *k == key && b * BLOCK < offset + buf.len() && offset < (b + 1) * BLOCK
+            })
+        {
+            return Err(BackendError::Corrupt {
+                oss: self.location(),
+                key,
+                block,
+            });
+        }
         match self.0.slots.lock().get(&key) {
             Some(slot) => buf.copy_from_slice(&slot[offset..offset + buf.len()]),
             None => buf.fill(0),
@@ -97,6 +113,11 @@ impl Backend for Shared {
             .entry(key)
             .or_insert_with(|| vec![0; self.0.element_bytes]);
         slot[offset..offset + bytes.len()].copy_from_slice(bytes);
+        // A rewrite of a whole lost block makes it readable again; a partial one cannot
+        // (the rest of the block is still unknown), as on disk.
+        self.0.lost_blocks.lock().retain(|(k, b)| {
+            !(*k == key && offset <= b * BLOCK && (b + 1) * BLOCK <= offset + bytes.len())
+        });
         Ok(())
     }
     fn reserve(&self, _keys: &[ElementKey]) -> Result<(), BackendError> {
@@ -124,6 +145,50 @@ impl Backend for Shared {
     fn remove_object(&self, object: u64) -> Result<(), BackendError> {
         self.0.enter()?;
         self.0.slots.lock().retain(|k, _| k.object != object);
+        self.0
+            .lost_blocks
+            .lock()
+            .retain(|(k, _)| k.object != object);
+        Ok(())
+    }
+    fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
+        self.0.enter()?;
+        self.0.check_range(0, buf.len());
+        match self.0.slots.lock().get(&key) {
+            Some(slot) => buf.copy_from_slice(slot),
+            None => buf.fill(0),
+        }
+        let mut lost: Vec<usize> = self
+            .0
+            .lost_blocks
+            .lock()
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .map(|&(_, b)| b)
+            .collect();
+        lost.sort_unstable();
+        Ok(lost)
+    }
+    fn checksum_matches(
+        &self,
+        key: ElementKey,
+        block: usize,
+        bytes: &[u8],
+    ) -> Result<bool, BackendError> {
+        self.0.enter()?;
+        if self.0.lost_blocks.lock().contains(&(key, block)) {
+            return Ok(false);
+        }
+        let range = block * BLOCK..(block + 1) * BLOCK;
+        Ok(match self.0.slots.lock().get(&key) {
+            Some(slot) => slot[range] == *bytes,
+            None => bytes.iter().all(|&b| b == 0),
+        })
+    }
+    fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
+        self.0.enter()?;
+        self.0.check_range(block * BLOCK, BLOCK);
+        self.0.lost_blocks.lock().insert((key, block));
         Ok(())
     }
     fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
@@ -132,6 +197,10 @@ impl Backend for Shared {
             .slots
             .lock()
             .retain(|k, _| !(k.object == object && k.zone == zone));
+        self.0
+            .lost_blocks
+            .lock()
+            .retain(|(k, _)| !(k.object == object && k.zone == zone));
         Ok(())
     }
 }

@@ -23,15 +23,22 @@
 //!
 //! # Recovery
 //! A plan without its `Durable` record was cut by a crash (or an I/O failure). Its writes were
-//! never acknowledged. On open the store then: reseals the checksums of every range those
-//! plans wrote (torn writes keep whatever bytes reached the disk), moves every cached range
-//! home, recomputes the parity of every stripe touched (full encode from the data), and
-//! restarts the planner (re-opening the delayed windows still open). Afterwards every stripe
-//! has parity matching its data and every acknowledged byte is where reads find it.
-//! Only the ranges the interrupted plans wrote (and the home ranges cached bytes move to)
-//! get fresh checksums: any other block of those stripes that fails its checksum is bit rot,
-//! rebuilt from parity before the parity is recomputed (or, beyond the code's tolerance,
-//! left as it is for scrub to report), never blessed.
+//! never acknowledged. On open the store then moves every cached range home, recomputes the
+//! parity of every stripe touched (full encode from the data), and restarts the planner
+//! (re-opening the delayed windows still open). Afterwards every stripe has parity matching
+//! its data and every acknowledged byte is where reads find it.
+//! Nothing is resealed: recovery reads blocks unverified and decides per 4 KiB checksum block
+//! (`recovery.rs` explains how). The ranges the interrupted writes covered keep what reached
+//! the disk (old or new); every other byte of a block that fails its checksum -- including
+//! the rest of a torn write's edge block -- is rebuilt from the other columns where none was
+//! in flight, or confirmed against the block's stored checksum. What cannot be confirmed
+//! (bit rot inside a raid5 write hole) is never guessed: the block and its row's parity keep
+//! failing checksums, so reads report `DataLost` naming the range and scrub reports it.
+//! Recovery is restartable by construction: a settle journals `SettleBegin` (its stripes)
+//! before its first write and `PlannerReset` after its last; the next settle (the recovery
+//! of the next open, or a flush) finishes one that began and did not end, treating the ranges
+//! it rewrote as in flight. (A killed flush leaves no unacknowledged plan, and open recovers
+//! only when one is left: until the next settle, its torn blocks read as corrupt.)
 
 mod exec;
 mod read;
@@ -717,7 +724,10 @@ impl Store {
             let mut core = store.core.lock();
             let durable: Vec<PlanId> = core.state.durable.iter().copied().collect();
             store.done.lock().extend(durable.iter().copied());
-            if !undurable.is_empty() {
+            // A settle cut by a crash (`SettleBegin` without its end) left torn home writes
+            // of its own, even when every plan was durable (a killed flush or close):
+            // recovery finishes it before anything reads those stripes.
+            if !undurable.is_empty() || core.state.settling.is_some() {
                 // Recovery settles (forgetting the planner's view): window bytes lost with a
                 // failed OSS go on record first, and settle skips them.
                 store.record_losses(&mut core)?;

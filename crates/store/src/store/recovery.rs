@@ -1,21 +1,135 @@
 //! Recovery after an interrupted run (see the parent module's docs).
+//!
+//! # How a stripe is settled, block by block
+//! A settle (recovery, flush) rewrites every element of a stripe, so whatever it reads and
+//! keeps gets fresh checksums: it must never keep a byte that bit rot changed. It reads
+//! every element *without* refusing blocks that fail their checksum (nothing is resealed
+//! first, so a crash during recovery leaves nothing blessed) and decides per 4 KiB checksum
+//! block, from two facts:
+//! - *in flight*: the element byte ranges that writes cut by the crash (plans without a
+//!   `Durable` record, and the home writes of a settle that began but did not end) may have
+//!   changed. Only there may data and parity disagree (a write hole); everywhere else the
+//!   stripe was consistent before the crash.
+//! - a block that fails its checksum is *suspect*; a block no in-flight range touches still
+//!   carries the checksum of its true bytes (its bytes, not its checksum, changed).
+//!
+//! Per block row, the suspect columns are decoded from the others (when the code tolerates
+//! that many). Then, for each suspect data block:
+//! - untouched by its own in-flight ranges (bit rot): the decoded bytes are taken if no
+//!   element of the stripe is in flight at these offsets (parity agrees with data there), or
+//!   if they match the block's stored checksum (trying, within the code's tolerance, to also
+//!   erase in-flight columns: on raid6 that undoes a write hole). Else the block is *lost*.
+//! - touched by its own in-flight ranges (a torn write): those ranges keep whatever reached
+//!   the disk (never acknowledged: old or new bytes are both right); the rest of the block
+//!   is acknowledged data and takes the decoded bytes wherever no element is in flight.
+//!   Why: the block's checksum covers both parts, so resealing it would bless bit rot in the
+//!   part the write never covered. Where another column is in flight at the same offsets,
+//!   the decode is confirmed against the block's stored checksum as above (which holds the
+//!   block's old bytes when the write did not reach it, or its new bytes when the write
+//!   reached it whole). When the row cannot be decoded (data and parity both torn on single
+//!   parity), the row's parity equation is checked where nothing is in flight: a mismatch
+//!   there is bit rot in a suspect block that single parity cannot place, so the row's
+//!   suspect data blocks are lost.
+//!
+//! Known limit: a torn block whose decode cannot be confirmed at offsets where another
+//! column is in flight too (its new bytes reached the disk under its old checksum, or a
+//! write hole sits at those offsets, on single parity) keeps its bytes on disk there. Bit
+//! rot at that very place is then not detected: single parity cannot tell it from a write
+//! hole, and calling every such block lost would lose acknowledged bytes in plain crashes.
+//!
+//! A lost block is never rewritten and gets a checksum that cannot match, and the parity
+//! blocks of its row are not rewritten but marked the same way: reads of it fail with
+//! `DataLost` naming the stripe's file range (one more unreadable column than the code
+//! tolerates) instead of rebuilding wrong bytes, and scrub reports it. So do writes that
+//! need the stripe's old bytes; a write of the whole stripe (or `put`, or `rm`) clears it.
+//! Cached bytes that cover a lost block whole make it known again.
 
 use super::*;
+
+/// Element byte ranges `[start, end)`, sorted, disjoint.
+type Ranges = Vec<(u64, u64)>;
+
+/// What writes cut by the crash may have changed at home: per stripe `(file, stripe)`, per
+/// element position, element byte ranges.
+#[derive(Default)]
+pub(super) struct InFlight {
+    stripes: BTreeMap<(u64, u64), BTreeMap<Pos, Ranges>>,
+}
+
+impl InFlight {
+    fn add(&mut self, file: u64, stripe: u64, pos: Pos, offset_bytes: u64, len_bytes: u64) {
+        if len_bytes == 0 {
+            return;
+        }
+        let ranges = self
+            .stripes
+            .entry((file, stripe))
+            .or_default()
+            .entry(pos)
+            .or_default();
+        crate::state::add_range(ranges, offset_bytes, offset_bytes + len_bytes);
+    }
+}
+
+/// How a block of an element read by a settle checks out.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Held {
+    /// Its checksum matches.
+    Verified,
+    /// Its bytes are there but fail their checksum.
+    Failed,
+    /// No bytes: the OSS failed or the slot is gone.
+    Absent,
+}
+
+/// A stripe as a settle decided it: the bytes to keep, and the blocks nobody can tell.
+struct Composed {
+    buf: StripeBuf,
+    /// Data blocks `(pos, block)` whose true bytes are unknown: never rewritten.
+    lost: BTreeSet<(Pos, usize)>,
+    /// Block rows holding a lost block: their parity is not rewritten but marked lost.
+    lost_rows: BTreeSet<usize>,
+}
+
+/// Most erasure patterns tried to confirm one block against its checksum.
+const CONFIRM_PATTERNS_MAX: usize = 64;
+/// Stripes named by one `SettleBegin` record (keeps each record far below the journal's
+/// record limit; a settle of more stripes writes several).
+const SETTLE_RECORD_STRIPES_MAX: usize = 100_000;
+
+fn overlaps(ranges: &[(u64, u64)], start: u64, end: u64) -> bool {
+    ranges.iter().any(|&(a, b)| a < end && start < b)
+}
+
+/// The parts of `[start, end)` outside `ranges`.
+fn outside(ranges: &[(u64, u64)], start: u64, end: u64) -> Ranges {
+    let mut out = vec![(start, end)];
+    for &(a, b) in ranges {
+        crate::state::sub_range(&mut out, a, b);
+    }
+    out
+}
 
 impl Store {
     /// Recovery after an interrupted run (see the module docs).
     pub(super) fn recover(&self, core: &mut Core, undurable: &[IoPlan]) -> Result<(), StoreError> {
-        // 1. Torn writes of unacknowledged plans keep what reached the disk.
-        let mut stripes: BTreeSet<(u64, u64)> = BTreeSet::new();
+        let mut in_flight = InFlight::default();
         let e = self.sb.element_bytes as u64;
         for plan in undurable {
             for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
+                if step.zone != PlanZone::Cache {
+                    // Home writes: decided block by block when the stripe is settled.
+                    for piece in &step.pieces {
+                        let el = &piece.element;
+                        in_flight.add(step.file, el.stripe, el.pos, el.offset_bytes, el.len_bytes);
+                    }
+                    continue;
+                }
+                // Torn cache-zone writes keep what reached the disk: the cache zone is read
+                // only for acknowledged cached ranges and dropped at the end of recovery.
                 let b = &self.backends[step.oss];
                 let mut at = 0u64;
                 for piece in &step.pieces {
-                    if step.zone != PlanZone::Cache {
-                        stripes.insert((step.file, piece.element.stripe));
-                    }
                     let mut done = 0u64;
                     while done < piece.element.len_bytes {
                         let a = step.addr_bytes + at + done;
@@ -30,21 +144,47 @@ impl Store {
                 }
             }
         }
-        // 2. Everything home, parity recomputed. A crash during an earlier settle may have
-        // torn its own home writes: settle reseals the ranges it may have torn.
-        self.settle(core, stripes, true)
+        self.settle_with(core, BTreeSet::new(), in_flight)
     }
 
     /// Move every cached range home and recompute the parity of `extra` stripes and of every
     /// stripe that had cached bytes; then restart the planner from scratch. Open delayed
-    /// windows stay open (their data is now protected early).
+    /// windows stay open (their data is now protected early). (`_reseal` is no longer used:
+    /// what a settle may have torn is known from its `SettleBegin` record.)
     pub(super) fn settle(
         &self,
         core: &mut Core,
+        stripes: BTreeSet<(u64, u64)>,
+        _reseal: bool,
+    ) -> Result<(), StoreError> {
+        self.settle_with(core, stripes, InFlight::default())
+    }
+
+    /// `settle`, knowing what interrupted writes may have changed at home.
+    fn settle_with(
+        &self,
+        core: &mut Core,
+        stripes: BTreeSet<(u64, u64)>,
+        in_flight: InFlight,
+    ) -> Result<(), StoreError> {
+        crate::torture::settling(true);
+        let result = self.settle_inner(core, stripes, in_flight);
+        crate::torture::settling(false);
+        if result.is_err() {
+            // Half settled: only a reopen (which finishes the settle) may go on.
+            self.poisoned.store(true, Ordering::SeqCst);
+        }
+        result
+    }
+
+    fn settle_inner(
+        &self,
+        core: &mut Core,
         mut stripes: BTreeSet<(u64, u64)>,
-        reseal: bool,
+        mut in_flight: InFlight,
     ) -> Result<(), StoreError> {
         let sdb = self.layout.stripe_data_bytes();
+        let g = self.layout.geometry().clone();
         let mut cached: BTreeMap<(u64, u64), Vec<exaraid_plan::Extent>> = BTreeMap::new();
         let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
         for file in files {
@@ -54,7 +194,41 @@ impl Store {
                 cached.entry((file, s)).or_default().push(x);
             }
         }
+        stripes.extend(in_flight.stripes.keys().copied());
+        // A settle that began and did not end: its own home writes may be torn. They rewrote
+        // identical bytes except where cached ranges went home, and the parity at the same
+        // offsets (elsewhere parity was consistent with the data before, or it was rebuilt
+        // to the bytes its checksum describes). So those ranges are in flight, in every
+        // data element they cover and in every parity element.
+        let interrupted = core.state.settling.clone().unwrap_or_default();
+        for &(file, stripe) in &interrupted {
+            stripes.insert((file, stripe));
+            for x in cached
+                .get(&(file, stripe))
+                .map(|v| v.as_slice())
+                .unwrap_or(&[])
+            {
+                let (o, n) = (x.element.offset_bytes, x.len_bytes);
+                in_flight.add(file, stripe, x.element.pos, o, n);
+                for &p in &g.parity_pos {
+                    in_flight.add(file, stripe, p, o, n);
+                }
+            }
+        }
+        // Durably name the stripes before the first write (a second crash finds them).
+        let listed: Vec<(u64, u64)> = stripes.iter().copied().collect();
+        for chunk in listed.chunks(SETTLE_RECORD_STRIPES_MAX) {
+            let rec = Rec::SettleBegin {
+                stripes: chunk.to_vec(),
+            };
+            self.journal(core, rec, false)?;
+        }
+        if self.fsync {
+            core.journal.sync()?;
+        }
+        crate::torture::kill_point(crate::torture::SETTLE_BEGUN);
         let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
+        let no_ranges = BTreeMap::new();
         for (file, stripe) in stripes {
             if !known.contains(&file) {
                 continue;
@@ -63,31 +237,8 @@ impl Store {
                 .get(&(file, stripe))
                 .map(|v| v.as_slice())
                 .unwrap_or(&[]);
-            if reseal {
-                // A crash during an earlier settle may have torn its home writes. Those
-                // rewrote identical bytes except where cached ranges go home and in the
-                // parity at the same offsets. The parity there is accepted as it is (it
-                // is recomputed below, and one OSS holds one column, so it is not needed
-                // to rebuild another). A torn data block under a cached range is not
-                // resealed: checksums cover whole blocks, and a block's bytes outside the
-                // cached range may be bit rot. It fails verification, is rebuilt from
-                // parity like any corrupt block, and the cached bytes go on top.
-                for x in overlay {
-                    self.reseal_parity(file, stripe, x.element.offset_bytes, x.len_bytes)?;
-                }
-            }
-            let (mut buf, erased, _) = self.read_home_stripe(file, stripe)?;
-            let decoded = self.decode_keeping_verified(file, stripe, &mut buf, &erased);
-            if let Err(err) = decoded {
-                if !matches!(err, StoreError::DataLost(_)) {
-                    return Err(err);
-                }
-                // Corruption beyond the code's tolerance: leave parity and the corrupt blocks
-                // as they are (scrub reports them), but still move the cached bytes home so
-                // the cache zone can go without losing them.
-                self.move_cached_home_unprotected(core, file, overlay)?;
-                continue;
-            }
+            let ranges = in_flight.stripes.get(&(file, stripe)).unwrap_or(&no_ranges);
+            let mut composed = self.compose_stripe(file, stripe, ranges)?;
             for x in overlay {
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
@@ -100,22 +251,34 @@ impl Store {
                     &x.element,
                     &mut bytes,
                 )?;
-                let el = buf.element_mut(x.element.pos);
+                let el = composed.buf.element_mut(x.element.pos);
                 let o = x.element.offset_bytes as usize;
                 el[o..o + bytes.len()].copy_from_slice(&bytes);
+                // A lost block the cached bytes cover whole is known again. One they cover
+                // in part stays lost (unwritten): writing it and then marking it would leave,
+                // if killed in between, its unknown bytes under a fresh checksum.
+                let block = CHECKSUM_BLOCK_BYTES;
+                let first = o.div_ceil(block);
+                let end = (o + bytes.len()) / block;
+                for i in first..end {
+                    composed.lost.remove(&(x.element.pos, i));
+                }
             }
+            composed.lost_rows = composed.lost.iter().map(|&(_, i)| i).collect();
             if self.kind != StrategyKind::Raid0 {
                 self.code
-                    .encode(&mut buf)
+                    .encode(&mut composed.buf)
                     .map_err(|e| StoreError::Io(e.to_string()))?;
             }
-            self.write_home_stripe(file, stripe, &buf, None)?;
+            self.write_settled_stripe(file, stripe, &composed)?;
+            crate::torture::kill_point(crate::torture::SETTLE_STRIPE);
         }
         for b in self.backends.iter().filter(|b| b.healthy()) {
             b.sync()?;
         }
-        // Restart the planner (durably: only then may the cache zone go); windows still
-        // open are started again in the new epoch.
+        crate::torture::kill_point(crate::torture::SETTLE_SYNCED);
+        // Restart the planner (durably: only then may the cache zone go); this record also
+        // ends the settle. Windows still open are started again in the new epoch.
         self.journal(core, Rec::PlannerReset, true)?;
         for b in self.backends.iter().filter(|b| b.healthy()) {
             b.remove_zone(CACHE_OBJECT, Zone::Cache)?;
@@ -126,47 +289,325 @@ impl Store {
         self.checkpoint_locked(core)
     }
 
-    /// Recompute the checksums of the parity elements of a home stripe over one element
-    /// byte range from their bytes (recovery only: the parity is rewritten right after).
-    pub(super) fn reseal_parity(
+    /// Read a home stripe for a settle and decide, block by block, which bytes to keep (see
+    /// the module docs). `ranges`: what is in flight in this stripe, per element.
+    fn compose_stripe(
         &self,
         file: u64,
         stripe: u64,
-        offset_bytes: u64,
-        len_bytes: u64,
-    ) -> Result<(), StoreError> {
+        ranges: &BTreeMap<Pos, Ranges>,
+    ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        let blocks = e / block;
+        let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
+        let mut held: BTreeMap<Pos, Vec<Held>> = BTreeMap::new();
+        let mut keys: BTreeMap<Pos, (usize, ElementKey)> = BTreeMap::new();
         for col in 0..g.cols {
             for row in 0..g.rows {
-                let Some((oss, key)) = self.home_key(file, stripe, Pos { row, col }) else {
+                let pos = Pos { row, col };
+                let Some((oss, key)) = self.home_key(file, stripe, pos) else {
                     continue;
                 };
-                if key.zone == Zone::Parity && self.backends[oss].healthy() {
-                    self.backends[oss].reseal(key, offset_bytes as usize, len_bytes as usize)?;
+                keys.insert(pos, (oss, key));
+                let b = &self.backends[oss];
+                let mut state = vec![Held::Absent; blocks];
+                if b.healthy() {
+                    self.count(oss, key.zone, Op::Read, key.zone == Zone::Parity);
+                    match b.read_unverified(key, buf.element_mut(pos)) {
+                        Ok(failed) => {
+                            state = vec![Held::Verified; blocks];
+                            for i in failed {
+                                state[i] = Held::Failed;
+                            }
+                        }
+                        Err(err) if err.is_missing() || err.is_unavailable() => {
+                            buf.element_mut(pos).fill(0);
+                        }
+                        Err(err) => return Err(err.into()),
+                    }
+                }
+                held.insert(pos, state);
+            }
+        }
+        // Offsets where some element is in flight: there parity may disagree with data.
+        let mut anywhere: Ranges = Vec::new();
+        for r in ranges.values() {
+            for &(a, b) in r {
+                crate::state::add_range(&mut anywhere, a, b);
+            }
+        }
+        let none: Ranges = Vec::new();
+        let mut composed = Composed {
+            buf,
+            lost: BTreeSet::new(),
+            lost_rows: BTreeSet::new(),
+        };
+        for i in 0..blocks {
+            let suspects: Vec<Pos> = held
+                .iter()
+                .filter(|(_, h)| h[i] != Held::Verified)
+                .map(|(p, _)| *p)
+                .collect();
+            if suspects.is_empty() {
+                continue;
+            }
+            let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
+            let mut erased: Vec<usize> = suspects.iter().map(|p| p.col).collect();
+            erased.sort_unstable();
+            erased.dedup();
+            let decoded = self.decode_block(&composed.buf, i, &erased);
+            // Not decodable: does the row's parity equation hold where nothing is in flight?
+            let rot_unplaced =
+                decoded.is_none() && self.row_disagrees(&composed.buf, i, &anywhere, &held);
+            for pos in suspects {
+                if !matches!(g.cell(pos), Cell::Data(_)) {
+                    continue; // parity is recomputed from the data decided here
+                }
+                let own = ranges.get(&pos).unwrap_or(&none);
+                let state = held[&pos][i];
+                let raw: Vec<u8> = composed.buf.element(pos)[start as usize..end as usize].to_vec();
+                let keep: Option<Vec<u8>> = if !overlaps(own, start, end) {
+                    // Bit rot (or a lost slot): the block was whole before the crash.
+                    let (oss, key) = keys[&pos];
+                    match &decoded {
+                        Some(d) if !overlaps(&anywhere, start, end) => {
+                            Some(d.element(pos).to_vec())
+                        }
+                        _ if state == Held::Failed => self.confirm_block(
+                            &composed.buf,
+                            i,
+                            pos,
+                            &erased,
+                            ranges,
+                            own,
+                            oss,
+                            key,
+                            &raw,
+                        )?,
+                        _ => None,
+                    }
+                } else if state == Held::Absent {
+                    // A torn write on a lost slot or failed OSS: only offsets where the
+                    // decode can be trusted (or that were in flight here) are known.
+                    match &decoded {
+                        Some(d)
+                            if outside(own, start, end)
+                                .iter()
+                                .all(|&(a, b)| !overlaps(&anywhere, a, b)) =>
+                        {
+                            Some(d.element(pos).to_vec())
+                        }
+                        _ => None,
+                    }
+                } else {
+                    // A torn write: its own ranges keep what is on disk; acknowledged bytes
+                    // beside it come from the other columns where none is in flight.
+                    let mut bytes = raw.clone();
+                    if let Some(d) = &decoded {
+                        for (a, b) in outside(&anywhere, start, end) {
+                            let (a, b) = ((a - start) as usize, (b - start) as usize);
+                            bytes[a..b].copy_from_slice(&d.element(pos)[a..b]);
+                        }
+                    }
+                    // Where another column is in flight too, the decode needs confirming by
+                    // the block's stored checksum (see `confirm_block`).
+                    let unsure = decoded.is_none()
+                        || outside(own, start, end)
+                            .iter()
+                            .any(|&(a, b)| overlaps(&anywhere, a, b));
+                    if !unsure {
+                        Some(bytes)
+                    } else {
+                        let (oss, key) = keys[&pos];
+                        let confirmed = self.confirm_block(
+                            &composed.buf,
+                            i,
+                            pos,
+                            &erased,
+                            ranges,
+                            own,
+                            oss,
+                            key,
+                            &raw,
+                        )?;
+                        match confirmed {
+                            Some(c) => Some(c),
+                            None if decoded.is_none() && rot_unplaced => None,
+                            // Not confirmed: this block's new bytes reached the disk under its
+                            // old checksum, and another column is in flight at the same
+                            // offsets. Single parity cannot tell bit rot there from a write
+                            // hole (double parity may, via the erasure patterns above); the
+                            // bytes on disk stay (a write hole is far more likely).
+                            None => Some(bytes),
+                        }
+                    }
+                };
+                match keep {
+                    Some(bytes) => composed.buf.element_mut(pos)[start as usize..end as usize]
+                        .copy_from_slice(&bytes),
+                    None => {
+                        composed.lost.insert((pos, i));
+                        composed.lost_rows.insert(i);
+                    }
                 }
             }
         }
-        Ok(())
+        Ok(composed)
     }
 
-    /// Decode a stripe read by recovery, then put back every block of the erased columns
-    /// that still verifies on disk: only blocks that fail their checksum (or sit on a failed
-    /// OSS) take the decoded bytes. Why: where an interrupted write left data and parity
-    /// disagreeing (a write hole) the decode yields garbage; keeping verified blocks confines
-    /// that to blocks that were corrupt anyway (a double fault: write hole plus bit rot at
-    /// the same offset, which no single-parity decode can repair).
-    pub(super) fn decode_keeping_verified(
-        &self,
-        file: u64,
-        stripe: u64,
-        buf: &mut StripeBuf,
-        erased: &[usize],
-    ) -> Result<(), StoreError> {
-        let g = self.layout.geometry().clone();
+    /// Block `i` of every element of `buf` as a stripe of one-block elements, with the
+    /// columns `erased` decoded from the others; `None` if the code cannot.
+    fn decode_block(&self, buf: &StripeBuf, i: usize, erased: &[usize]) -> Option<StripeBuf> {
+        if self.kind == StrategyKind::Raid0 || erased.len() > self.tolerance() {
+            return None;
+        }
+        let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
-        // (pos, block index, verified bytes) of every readable block of the erased columns.
-        let mut verified: Vec<(Pos, usize, Vec<u8>)> = Vec::new();
-        for &col in erased {
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        for col in 0..g.cols {
+            for r in 0..g.rows {
+                let pos = Pos { row: r, col };
+                row.element_mut(pos)
+                    .copy_from_slice(&buf.element(pos)[i * block..(i + 1) * block]);
+            }
+        }
+        self.code.decode(&mut row, erased).ok()?;
+        Some(row)
+    }
+
+    /// Block row `i` cannot be decoded: does its parity disagree with its data (all read
+    /// unverified) at some offset where nothing is in flight? Only bit rot does that. `false`
+    /// when a block of the row has no bytes (nothing can be checked).
+    fn row_disagrees(
+        &self,
+        buf: &StripeBuf,
+        i: usize,
+        anywhere: &[(u64, u64)],
+        held: &BTreeMap<Pos, Vec<Held>>,
+    ) -> bool {
+        if self.kind == StrategyKind::Raid0 || held.values().any(|h| h[i] == Held::Absent) {
+            return false;
+        }
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        for col in 0..g.cols {
+            for r in 0..g.rows {
+                let pos = Pos { row: r, col };
+                row.element_mut(pos)
+                    .copy_from_slice(&buf.element(pos)[i * block..(i + 1) * block]);
+            }
+        }
+        if self.code.encode(&mut row).is_err() {
+            return false;
+        }
+        let start = (i * block) as u64;
+        let calm = outside(anywhere, start, start + block as u64);
+        g.parity_pos.iter().any(|&p| {
+            let on_disk = &buf.element(p)[i * block..(i + 1) * block];
+            calm.iter().any(|&(a, b)| {
+                let (a, b) = ((a - start) as usize, (b - start) as usize);
+                on_disk[a..b] != row.element(p)[a..b]
+            })
+        })
+    }
+
+    /// A data block fails its checksum and the decode cannot be trusted at some of its
+    /// offsets (another column is in flight there). Its stored checksum is that of its bytes
+    /// before the crash whenever its own in-flight ranges (`own`) did not change, or changed
+    /// together with it (a torn write that got its new bytes and checksum on disk): try the
+    /// decode with the suspect columns erased and then also erasing in-flight columns (within
+    /// the code's tolerance: any of their bytes would do), and keep the first candidate that
+    /// matches -- the decoded block, or the decoded block with the bytes on disk in `own`.
+    /// Kept: the decoded bytes outside `own`, the bytes on disk inside it (never acknowledged,
+    /// old or new). Bytes equal to the decode are kept too when nothing of the block was in
+    /// flight (then the checksum itself rotted). `None`: nobody can tell.
+    #[allow(clippy::too_many_arguments)]
+    fn confirm_block(
+        &self,
+        buf: &StripeBuf,
+        i: usize,
+        pos: Pos,
+        erased: &[usize],
+        ranges: &BTreeMap<Pos, Ranges>,
+        own: &[(u64, u64)],
+        oss: usize,
+        key: ElementKey,
+        raw: &[u8],
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES;
+        let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
+        let mut extra: Vec<usize> = ranges
+            .iter()
+            .filter(|(p, r)| overlaps(r, start, end) && !erased.contains(&p.col))
+            .map(|(p, _)| p.col)
+            .collect();
+        extra.sort_unstable();
+        extra.dedup();
+        // Bounds the subsets below (the code's tolerance is far smaller anyway).
+        extra.truncate(16);
+        // Erasure patterns: `erased`, then `erased` plus each subset of `extra` that the code
+        // tolerates, smallest first.
+        let mut patterns: Vec<Vec<usize>> = vec![erased.to_vec()];
+        let room = self.tolerance().saturating_sub(erased.len());
+        let subsets: u64 = 1 << extra.len();
+        let mut by_size: Vec<Vec<usize>> = (1..subsets)
+            .map(|m| {
+                extra
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| m >> j & 1 == 1)
+                    .map(|(_, &c)| c)
+                    .collect::<Vec<usize>>()
+            })
+            .filter(|s| s.len() <= room)
+            .collect();
+        by_size.sort_by_key(|s| s.len());
+        for s in by_size {
+            let mut p = erased.to_vec();
+            p.extend(s);
+            p.sort_unstable();
+            patterns.push(p);
+        }
+        // The block's own in-flight bytes, relative to the block.
+        let mine: Ranges = own
+            .iter()
+            .filter(|&&(a, b)| a < end && start < b)
+            .map(|&(a, b)| (a.max(start) - start, b.min(end) - start))
+            .collect();
+        let b = &self.backends[oss];
+        for (n, pattern) in patterns.iter().enumerate() {
+            if n >= CONFIRM_PATTERNS_MAX {
+                break;
+            }
+            let Some(d) = self.decode_block(buf, i, pattern) else {
+                continue;
+            };
+            let decoded = d.element(pos);
+            let mut keep = decoded.to_vec();
+            for &(x, y) in &mine {
+                keep[x as usize..y as usize].copy_from_slice(&raw[x as usize..y as usize]);
+            }
+            let confirmed = b.checksum_matches(key, i, &keep)?
+                || (!mine.is_empty() && b.checksum_matches(key, i, decoded)?)
+                || (n == 0 && mine.is_empty() && decoded == raw);
+            if confirmed {
+                return Ok(Some(keep));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Write a settled stripe: every element of a healthy OSS, except lost data blocks and
+    /// the parity of rows holding one, which are marked lost instead (see the module docs).
+    fn write_settled_stripe(&self, file: u64, stripe: u64, c: &Composed) -> Result<(), StoreError> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let blocks = self.sb.element_bytes / block;
+        let mut marks: Vec<(usize, ElementKey, usize)> = Vec::new();
+        for col in 0..g.cols {
             for row in 0..g.rows {
                 let pos = Pos { row, col };
                 let Some((oss, key)) = self.home_key(file, stripe, pos) else {
@@ -176,52 +617,33 @@ impl Store {
                 if !b.healthy() {
                     continue;
                 }
-                for i in 0..self.sb.element_bytes / block {
-                    let mut bytes = vec![0u8; block];
-                    match b.read(key, i * block, &mut bytes) {
-                        Ok(()) => verified.push((pos, i, bytes)),
-                        // Rebuilt by the decode below.
-                        Err(err) if err.is_corrupt() || err.is_missing() => {}
-                        Err(err) if err.is_unavailable() => break,
-                        Err(err) => return Err(err.into()),
+                let parity = key.zone == Zone::Parity;
+                let skip = |i: usize| {
+                    if parity {
+                        c.lost_rows.contains(&i)
+                    } else {
+                        c.lost.contains(&(pos, i))
                     }
+                };
+                let el = c.buf.element(pos);
+                let mut i = 0;
+                while i < blocks {
+                    if skip(i) {
+                        marks.push((oss, key, i));
+                        i += 1;
+                        continue;
+                    }
+                    let run_end = (i..blocks).find(|&j| skip(j)).unwrap_or(blocks);
+                    self.count(oss, key.zone, Op::Write, parity);
+                    b.write(key, i * block, &el[i * block..run_end * block])?;
+                    i = run_end;
                 }
+                crate::torture::kill_point(crate::torture::SETTLE_ELEMENT);
             }
         }
-        self.decode(file, stripe, buf, erased)?;
-        for (pos, i, bytes) in verified {
-            buf.element_mut(pos)[i * block..(i + 1) * block].copy_from_slice(&bytes);
-        }
-        Ok(())
-    }
-
-    /// Write cached ranges of a stripe that cannot be decoded to their home elements,
-    /// leaving the parity (and the corrupt blocks) untouched for scrub to report.
-    pub(super) fn move_cached_home_unprotected(
-        &self,
-        core: &Core,
-        file: u64,
-        overlay: &[exaraid_plan::Extent],
-    ) -> Result<(), StoreError> {
-        for x in overlay {
-            let mut bytes = vec![0u8; x.len_bytes as usize];
-            self.count(x.oss, Zone::Cache, Op::Read, false);
-            self.read_range(
-                Some(core),
-                x.oss,
-                x.zone,
-                file,
-                x.addr_bytes,
-                &x.element,
-                &mut bytes,
-            )?;
-            let Some((oss, key)) = self.home_key(file, x.element.stripe, x.element.pos) else {
-                continue;
-            };
-            if self.backends[oss].healthy() {
-                self.count(oss, key.zone, Op::Write, false);
-                self.backends[oss].write(key, x.element.offset_bytes as usize, &bytes)?;
-            }
+        for (oss, key, i) in marks {
+            self.backends[oss].mark_lost(key, i)?;
+            crate::torture::kill_point(crate::torture::SETTLE_ELEMENT);
         }
         Ok(())
     }
