@@ -494,6 +494,7 @@ impl DirBackend {
         if !extents.1 {
             return Ok(());
         }
+        let t = std::time::Instant::now();
         let mut rows: Vec<(u64, Zone, u64)> =
             extents.0.iter().map(|(&(o, z), &n)| (o, z, n)).collect();
         rows.sort();
@@ -501,6 +502,11 @@ impl DirBackend {
         crate::superblock::write_atomic(&self.dir.join(EXTENTS_FILE), &text)
             .map_err(|e| self.map_io(e))?;
         extents.1 = false;
+        crate::bench::probe_add(&crate::bench::PROBE.extents_writes, 1);
+        crate::bench::probe_add(
+            &crate::bench::PROBE.extents_ns,
+            crate::bench::probe_ns_since(t),
+        );
         Ok(())
     }
 
@@ -629,6 +635,7 @@ impl Backend for DirBackend {
     }
 
     fn healthy(&self) -> bool {
+        crate::bench::probe_add(&crate::bench::PROBE.healthy_calls, 1);
         !self.failed.load(Ordering::SeqCst) && self.dir.join(LABEL_FILE).exists()
     }
 
@@ -734,7 +741,16 @@ impl Backend for DirBackend {
         self.sync_point("taken");
         for (i, &(object, zone)) in dirty.iter().enumerate() {
             let synced = match self.file(object, zone, false) {
-                Ok(Some(f)) => f.sync_data().map_err(|e| self.map_io(e)),
+                Ok(Some(f)) => {
+                    let t = std::time::Instant::now();
+                    let r = f.sync_data().map_err(|e| self.map_io(e));
+                    crate::bench::probe_add(&crate::bench::PROBE.zone_fsyncs, 1);
+                    crate::bench::probe_add(
+                        &crate::bench::PROBE.zone_fsync_ns,
+                        crate::bench::probe_ns_since(t),
+                    );
+                    r
+                }
                 Ok(None) => Ok(()),
                 Err(e) => Err(e),
             };
@@ -748,6 +764,7 @@ impl Backend for DirBackend {
         self.persist_extents()?;
         if self.new_files.swap(false, Ordering::SeqCst) {
             // New zone files: their directory entries must be durable too.
+            crate::bench::probe_add(&crate::bench::PROBE.dir_fsyncs, 1);
             let synced = File::open(self.dir.join("objects")).and_then(|d| d.sync_all());
             if let Err(e) = synced {
                 self.new_files.store(true, Ordering::SeqCst);

@@ -15,7 +15,7 @@
 //! a device's cost rather than at page-cache speed.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -78,6 +78,14 @@ pub struct PathResult {
     /// Operations the planner's plans contain for the same workload, per OSS.
     pub planner_ops_per_oss: Vec<OssOps>,
     pub ops_match_planner: bool,
+    /// Where the time went (thread-seconds, summed over writer and background threads).
+    pub time: TimeBreakdown,
+    /// With an emulated device: the busiest OSS's device time over the planner's plans for
+    /// this workload (service time of every step / parallel units), i.e. the write phase
+    /// if that device never idled. `foreground` counts the plans a writer waits for,
+    /// `all` adds background plans (WCL destage, delayed moves). 0 without `--emulate`.
+    pub model_bound_foreground_s: f64,
+    pub model_bound_all_s: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -115,6 +123,148 @@ pub struct BenchReport {
     pub ratios: Vec<Ratio>,
 }
 
+/// Where the time of a run goes: process-wide counters that the write path and the
+/// directory backend add to, and that the bench reads as differences around one run (it runs
+/// one store at a time). Why process-wide and not per store: the counters are a measuring
+/// instrument, not part of the store; a relaxed atomic add per plan step costs nanoseconds
+/// against the micro- to milliseconds of the work it measures.
+pub struct Probe {
+    /// Waiting for the stripe locks of a plan (plans of other writers on the same stripes).
+    pub stripe_lock_wait_ns: AtomicU64,
+    /// Executing the steps of plans (reads, parity arithmetic, writes, emulated devices).
+    pub execute_ns: AtomicU64,
+    /// `Backend::sync` of the OSSs a plan touched (before the plan is journaled durable).
+    pub backend_sync_ns: AtomicU64,
+    pub backend_syncs: AtomicU64,
+    /// Waiting for the store's core lock after a plan, and the journal's durable record
+    /// (an fsync of the journal when fsync is on) with the planner's completion under it.
+    pub core_lock_wait_ns: AtomicU64,
+    pub journal_durable_ns: AtomicU64,
+    pub plans: AtomicU64,
+    /// Waiting for a free unit of an emulated device (queueing), and the service time held.
+    pub device_queue_ns: AtomicU64,
+    pub device_busy_ns: [AtomicU64; PROBE_OSS_MAX],
+    /// Zone files fsync'd by `DirBackend::sync` and the time in those fsyncs.
+    pub zone_fsyncs: AtomicU64,
+    pub zone_fsync_ns: AtomicU64,
+    /// Writes of the per-OSS extents record (see `backend::EXTENTS_FILE`) and their time.
+    pub extents_writes: AtomicU64,
+    pub extents_ns: AtomicU64,
+    /// fsyncs of the objects directory (new or removed zone files).
+    pub dir_fsyncs: AtomicU64,
+    /// `DirBackend::healthy` calls (each stats the OSS label file).
+    pub healthy_calls: AtomicU64,
+}
+
+/// OSSs the probe keeps device time for (the bench uses at most k + 2).
+pub const PROBE_OSS_MAX: usize = 16;
+
+#[allow(clippy::declare_interior_mutable_const)]
+const ZERO: AtomicU64 = AtomicU64::new(0);
+
+pub static PROBE: Probe = Probe {
+    stripe_lock_wait_ns: ZERO,
+    execute_ns: ZERO,
+    backend_sync_ns: ZERO,
+    backend_syncs: ZERO,
+    core_lock_wait_ns: ZERO,
+    journal_durable_ns: ZERO,
+    plans: ZERO,
+    device_queue_ns: ZERO,
+    device_busy_ns: [ZERO; PROBE_OSS_MAX],
+    zone_fsyncs: ZERO,
+    zone_fsync_ns: ZERO,
+    extents_writes: ZERO,
+    extents_ns: ZERO,
+    dir_fsyncs: ZERO,
+    healthy_calls: ZERO,
+};
+
+/// Add to a probe counter.
+pub(crate) fn probe_add(counter: &AtomicU64, n: u64) {
+    counter.fetch_add(n, Ordering::Relaxed);
+}
+
+/// Nanoseconds since `t`, saturating (for probe counters).
+pub(crate) fn probe_ns_since(t: Instant) -> u64 {
+    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// A copy of the probe's counters (seconds are summed over threads: "thread-seconds").
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TimeBreakdown {
+    pub plans: u64,
+    pub stripe_lock_wait_s: f64,
+    pub execute_s: f64,
+    pub backend_sync_s: f64,
+    pub backend_syncs: u64,
+    pub core_lock_wait_s: f64,
+    pub journal_durable_s: f64,
+    pub device_queue_s: f64,
+    /// Service time charged per OSS by the emulated device (0 without `--emulate`).
+    pub device_busy_s: Vec<f64>,
+    pub zone_fsyncs: u64,
+    pub zone_fsync_s: f64,
+    pub extents_writes: u64,
+    pub extents_s: f64,
+    pub dir_fsyncs: u64,
+    pub healthy_calls: u64,
+}
+
+impl TimeBreakdown {
+    fn now(oss: usize) -> TimeBreakdown {
+        let s = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64 * 1e-9;
+        let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let p = &PROBE;
+        TimeBreakdown {
+            plans: n(&p.plans),
+            stripe_lock_wait_s: s(&p.stripe_lock_wait_ns),
+            execute_s: s(&p.execute_ns),
+            backend_sync_s: s(&p.backend_sync_ns),
+            backend_syncs: n(&p.backend_syncs),
+            core_lock_wait_s: s(&p.core_lock_wait_ns),
+            journal_durable_s: s(&p.journal_durable_ns),
+            device_queue_s: s(&p.device_queue_ns),
+            device_busy_s: p.device_busy_ns[..oss.min(PROBE_OSS_MAX)]
+                .iter()
+                .map(s)
+                .collect(),
+            zone_fsyncs: n(&p.zone_fsyncs),
+            zone_fsync_s: s(&p.zone_fsync_ns),
+            extents_writes: n(&p.extents_writes),
+            extents_s: s(&p.extents_ns),
+            dir_fsyncs: n(&p.dir_fsyncs),
+            healthy_calls: n(&p.healthy_calls),
+        }
+    }
+
+    /// `self - before`: what one run added.
+    fn since(&self, before: &TimeBreakdown) -> TimeBreakdown {
+        TimeBreakdown {
+            plans: self.plans - before.plans,
+            stripe_lock_wait_s: self.stripe_lock_wait_s - before.stripe_lock_wait_s,
+            execute_s: self.execute_s - before.execute_s,
+            backend_sync_s: self.backend_sync_s - before.backend_sync_s,
+            backend_syncs: self.backend_syncs - before.backend_syncs,
+            core_lock_wait_s: self.core_lock_wait_s - before.core_lock_wait_s,
+            journal_durable_s: self.journal_durable_s - before.journal_durable_s,
+            device_queue_s: self.device_queue_s - before.device_queue_s,
+            device_busy_s: self
+                .device_busy_s
+                .iter()
+                .zip(&before.device_busy_s)
+                .map(|(a, b)| a - b)
+                .collect(),
+            zone_fsyncs: self.zone_fsyncs - before.zone_fsyncs,
+            zone_fsync_s: self.zone_fsync_s - before.zone_fsync_s,
+            extents_writes: self.extents_writes - before.extents_writes,
+            extents_s: self.extents_s - before.extents_s,
+            dir_fsyncs: self.dir_fsyncs - before.dir_fsyncs,
+            healthy_calls: self.healthy_calls - before.healthy_calls,
+        }
+    }
+}
+
 fn to_oss_ops(c: &OpCounts) -> OssOps {
     OssOps {
         data_read: c.data_read,
@@ -146,6 +296,40 @@ pub fn planner_counts(
     write_bytes: u64,
     delayed: bool,
 ) -> Result<Vec<OssOps>, StoreError> {
+    let plans = planner_plans(store, file, offsets, write_bytes, delayed)?;
+    let counts = exaraid_plan::counts_per_oss(&plans, store.oss_count());
+    Ok(counts.iter().map(to_oss_ops).collect())
+}
+
+/// The busiest OSS's emulated device time over `plans` (seconds): the shortest time in which
+/// the devices can serve these plans, whatever the executor does.
+pub fn model_bound_s(
+    plans: &[IoPlan],
+    oss: usize,
+    model: &dyn ServiceTime,
+    foreground_only: bool,
+) -> f64 {
+    let mut busy_ns = vec![0u128; oss];
+    for plan in plans {
+        if foreground_only && plan.kind == exaraid_plan::PlanKind::Background {
+            continue;
+        }
+        for step in &plan.steps {
+            busy_ns[step.oss] += u128::from(model.service_ns(step.op, step.len_bytes));
+        }
+    }
+    let units = model.parallel_units().max(1) as u128;
+    busy_ns.iter().map(|&ns| ns / units).max().unwrap_or(0) as f64 * 1e-9
+}
+
+/// The planner's plans for a workload (see [`planner_counts`]).
+pub fn planner_plans(
+    store: &Store,
+    file: u64,
+    offsets: &[Vec<u64>],
+    write_bytes: u64,
+    delayed: bool,
+) -> Result<Vec<IoPlan>, StoreError> {
     let mut strategy: Box<dyn Strategy> = exaraid_plan::new_strategy(
         store.strategy_kind(),
         store.layout().clone(),
@@ -190,8 +374,7 @@ pub fn planner_counts(
             .map_err(err)?;
         feed(&mut strategy, p, &mut plans)?;
     }
-    let counts = exaraid_plan::counts_per_oss(&plans, store.oss_count());
-    Ok(counts.iter().map(to_oss_ops).collect())
+    Ok(plans)
 }
 
 fn payload(seed: usize, len: usize) -> Vec<u8> {
@@ -231,6 +414,7 @@ pub fn run_path(
     };
     let data: Vec<Vec<u8>> = (0..opts.threads).map(|t| payload(t, write_bytes)).collect();
     let stop = AtomicBool::new(false);
+    let probe_before = TimeBreakdown::now(oss);
     let start = Instant::now();
     let (write_phase_s, result) = std::thread::scope(|s| {
         let server = s.spawn(|| store.serve_background(&stop));
@@ -265,10 +449,22 @@ pub fn run_path(
     });
     result?;
     let total_s = start.elapsed().as_secs_f64();
+    let time = TimeBreakdown::now(oss).since(&probe_before);
     let bytes = (opts.threads * opts.writes_per_thread * write_bytes) as u64;
     let file = store.file_id(name)?;
     let ops_per_oss: Vec<OssOps> = store.status()?.oss.iter().map(|o| o.ops).collect();
-    let planner_ops_per_oss = planner_counts(&store, file, &offsets, write_bytes as u64, delayed)?;
+    let plans = planner_plans(&store, file, &offsets, write_bytes as u64, delayed)?;
+    let planner_ops_per_oss: Vec<OssOps> = exaraid_plan::counts_per_oss(&plans, oss)
+        .iter()
+        .map(to_oss_ops)
+        .collect();
+    let (model_bound_foreground_s, model_bound_all_s) = match &opts.emulate {
+        Some(m) => (
+            model_bound_s(&plans, oss, m.as_ref(), true),
+            model_bound_s(&plans, oss, m.as_ref(), false),
+        ),
+        None => (0.0, 0.0),
+    };
     // The bench checks what it measured: every byte reads back.
     for (t, offs) in offsets.iter().enumerate() {
         for &o in offs.iter().take(2) {
@@ -292,6 +488,9 @@ pub fn run_path(
         ops_match_planner: ops_per_oss == planner_ops_per_oss,
         ops_per_oss,
         planner_ops_per_oss,
+        time,
+        model_bound_foreground_s,
+        model_bound_all_s,
     })
 }
 

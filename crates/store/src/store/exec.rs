@@ -2,11 +2,23 @@
 
 use super::*;
 
+use std::time::Instant;
+
+/// Adds the time since its start to a probe counter when dropped (also on early return).
+struct DeferAdd<'a>(&'a std::sync::atomic::AtomicU64, Instant);
+
+impl Drop for DeferAdd<'_> {
+    fn drop(&mut self) {
+        crate::bench::probe_add(self.0, crate::bench::probe_ns_since(self.1));
+    }
+}
+
 impl Store {
     /// Hold one unit of the emulated device of `oss` for the service time of a request.
     pub(super) fn emulate_device(&self, oss: usize, op: Op, bytes: u64) {
         let Some(model) = &self.emulate else { return };
         let (units, freed) = &self.device_units[oss];
+        let queued = Instant::now();
         {
             let mut free = units.lock();
             while *free == 0 {
@@ -14,7 +26,13 @@ impl Store {
             }
             *free -= 1;
         }
-        std::thread::sleep(std::time::Duration::from_nanos(model.service_ns(op, bytes)));
+        let service_ns = model.service_ns(op, bytes);
+        let probe = &crate::bench::PROBE;
+        crate::bench::probe_add(&probe.device_queue_ns, crate::bench::probe_ns_since(queued));
+        if let Some(busy) = probe.device_busy_ns.get(oss) {
+            crate::bench::probe_add(busy, service_ns);
+        }
+        std::thread::sleep(std::time::Duration::from_nanos(service_ns));
         *units.lock() += 1;
         freed.notify_one();
     }
@@ -179,27 +197,42 @@ impl Store {
                 }
             }
             let is_client_plan = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
+            let probe = &crate::bench::PROBE;
+            let (add, since) = (crate::bench::probe_add, crate::bench::probe_ns_since);
             let result = {
+                let waiting = Instant::now();
                 let _guard = self.locks.acquire(ticket);
-                self.execute(&plan, if is_client_plan { client } else { None })
+                add(&probe.stripe_lock_wait_ns, since(waiting));
+                let executing = Instant::now();
+                let r = self.execute(&plan, if is_client_plan { client } else { None });
+                add(&probe.execute_ns, since(executing));
+                r
             };
             if let Err(e) = result {
                 self.poisoned.store(true, Ordering::SeqCst);
                 return Err(e);
             }
             if self.fsync {
+                let syncing = Instant::now();
                 for oss in plan.osses() {
                     if self.backends[oss].healthy() {
                         self.backends[oss].sync()?;
+                        add(&probe.backend_syncs, 1);
                     }
                 }
+                add(&probe.backend_sync_ns, since(syncing));
             }
             {
                 let mut counts = self.plan_counts.lock();
                 plan.add_counts_per_oss(&mut counts);
             }
+            add(&probe.plans, 1);
+            let waiting = Instant::now();
             let more = {
                 let mut core = self.core.lock();
+                add(&probe.core_lock_wait_ns, since(waiting));
+                let journaling = Instant::now();
+                let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
                 self.journal(
                     &mut core,
                     Rec::Durable {
