@@ -106,6 +106,12 @@ pub struct Ratio {
     pub value: f64,
     pub goal: f64,
     pub met: bool,
+    /// With an emulated device, the ratio its busiest OSS allows for the planner's plans
+    /// (see `PathResult::model_bound_*`): `foreground` if background work were free, `all`
+    /// if it competes for the devices within the write phase. A goal above both cannot be
+    /// met by any executor on this device model.
+    pub model_bound_foreground: Option<f64>,
+    pub model_bound_all: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -597,6 +603,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
         (CodeSpec::raid6(opts.k), opts.k + 2, 1.2),
     ] {
         let mut by_path = std::collections::BTreeMap::new();
+        let mut bound_of = std::collections::BTreeMap::new();
         for path in [
             WritePath::Raid0,
             WritePath::Rmw,
@@ -616,6 +623,10 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
                 r.path, r.throughput_mib_s
             ));
             by_path.insert(path.name(), r.throughput_mib_s);
+            bound_of.insert(
+                path.name(),
+                (r.model_bound_foreground_s, r.model_bound_all_s),
+            );
             results.push(r);
         }
         let r = run_raw(
@@ -666,25 +677,45 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
         ));
         let stream_mib_s = s.throughput_mib_s;
         streaming.push(s);
-        let mut ratio = |what: &str, value: f64, goal: f64| {
+        let emulated = opts.emulate.is_some();
+        // Throughput ratio a / b allowed by the device model: b's bound time over a's.
+        let bound = |a: &str, b: &str| -> (Option<f64>, Option<f64>) {
+            let ((a_fg, a_all), (_, b_all)) = (bound_of[a], bound_of[b]);
+            if !emulated || a_fg <= 0.0 || a_all <= 0.0 {
+                return (None, None);
+            }
+            // Foreground: the numerator's background is free; the denominator's counts in
+            // full (raid0 and rmw have no background plans, so both bounds agree there).
+            (Some(b_all / a_fg), Some(b_all / a_all))
+        };
+        let mut ratio = |what: &str, value: f64, goal: f64, bounds: (Option<f64>, Option<f64>)| {
             ratios.push(Ratio {
                 code: code.to_string(),
                 what: what.to_string(),
                 value,
                 goal,
                 met: value >= goal,
+                model_bound_foreground: bounds.0,
+                model_bound_all: bounds.1,
             });
         };
-        ratio("wcl / rmw", by_path["wcl"] / by_path["rmw"], wcl_goal);
+        ratio(
+            "wcl / rmw",
+            by_path["wcl"] / by_path["rmw"],
+            wcl_goal,
+            bound("wcl", "rmw"),
+        );
         ratio(
             "delayed / raid0",
             by_path["delayed"] / by_path["raid0"],
             0.9,
+            bound("delayed", "raid0"),
         );
         ratio(
             "full-stripe streaming / raw (stripe-unit writes)",
             stream_mib_s / raw_mib_s,
             0.8,
+            (None, None),
         );
     }
     Ok(BenchReport {
@@ -698,5 +729,139 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
         raw,
         streaming,
         ratios,
+    })
+}
+
+/// Smallest, median and largest of a set of measurements.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Spread {
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub fn of(values: &[f64]) -> Spread {
+        assert!(!values.is_empty());
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Spread {
+            min: v[0],
+            median,
+            max: v[n - 1],
+        }
+    }
+}
+
+/// One goal over all repetitions.
+#[derive(Clone, Debug, Serialize)]
+pub struct RatioSummary {
+    pub code: String,
+    pub what: String,
+    pub goal: f64,
+    /// The ratio of each repetition, in run order.
+    pub values: Vec<f64>,
+    pub spread: Spread,
+    /// Repetitions in which the goal was met.
+    pub met_runs: usize,
+    pub model_bound_foreground: Option<Spread>,
+    pub model_bound_all: Option<Spread>,
+}
+
+/// One write path's throughput over all repetitions.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThroughputSummary {
+    pub code: String,
+    pub path: String,
+    pub values_mib_s: Vec<f64>,
+    pub spread_mib_s: Spread,
+}
+
+/// The whole bench repeated: each repetition runs every configuration once, in the same
+/// order, so every ratio has one value per repetition.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchSeries {
+    pub repetitions: usize,
+    pub ratios: Vec<RatioSummary>,
+    pub throughput: Vec<ThroughputSummary>,
+    pub runs: Vec<BenchReport>,
+}
+
+/// Run the bench `repetitions` times and summarise every ratio and throughput.
+pub fn run_repeated(
+    opts: &BenchOptions,
+    repetitions: usize,
+    mut progress: impl FnMut(&str),
+) -> Result<BenchSeries, StoreError> {
+    assert!(repetitions >= 1);
+    let mut runs = Vec::with_capacity(repetitions);
+    for i in 0..repetitions {
+        progress(&format!("repetition {} of {repetitions}", i + 1));
+        runs.push(run(opts, &mut progress)?);
+    }
+    let first = &runs[0];
+    let ratios = (0..first.ratios.len())
+        .map(|j| {
+            let of = |f: &dyn Fn(&Ratio) -> Option<f64>| -> Option<Spread> {
+                let v: Option<Vec<f64>> = runs.iter().map(|r| f(&r.ratios[j])).collect();
+                v.map(|v| Spread::of(&v))
+            };
+            let values: Vec<f64> = runs.iter().map(|r| r.ratios[j].value).collect();
+            RatioSummary {
+                code: first.ratios[j].code.clone(),
+                what: first.ratios[j].what.clone(),
+                goal: first.ratios[j].goal,
+                spread: Spread::of(&values),
+                met_runs: runs.iter().filter(|r| r.ratios[j].met).count(),
+                values,
+                model_bound_foreground: of(&|r| r.model_bound_foreground),
+                model_bound_all: of(&|r| r.model_bound_all),
+            }
+        })
+        .collect();
+    let throughput = (0..first.results.len() + first.streaming.len())
+        .map(|j| {
+            let pick = |r: &BenchReport| -> PathResult {
+                r.results
+                    .iter()
+                    .chain(r.streaming.iter())
+                    .nth(j)
+                    .expect("same runs")
+                    .clone()
+            };
+            let values: Vec<f64> = runs.iter().map(|r| pick(r).throughput_mib_s).collect();
+            let p = pick(first);
+            ThroughputSummary {
+                code: p.code,
+                path: if j >= first.results.len() {
+                    format!("{} full stripes", p.path)
+                } else {
+                    p.path
+                },
+                spread_mib_s: Spread::of(&values),
+                values_mib_s: values,
+            }
+        })
+        .chain((0..first.raw.len()).map(|j| {
+            let values: Vec<f64> = runs.iter().map(|r| r.raw[j].throughput_mib_s).collect();
+            ThroughputSummary {
+                code: first.raw[j].code.clone(),
+                path: format!("raw {} KiB writes", first.raw[j].write_bytes >> 10),
+                spread_mib_s: Spread::of(&values),
+                values_mib_s: values,
+            }
+        }))
+        .collect();
+    Ok(BenchSeries {
+        repetitions,
+        ratios,
+        throughput,
+        runs,
     })
 }
