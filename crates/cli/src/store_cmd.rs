@@ -414,6 +414,10 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 if windows && i % 8 == 0 {
                     token = Some(store.delayed_start(exaraid_store::torture::FILE)?);
                 }
+                // Logged before the write starts, so the crash test can tell a kill that
+                // interrupted a write from one that landed between writes.
+                writeln!(out, "start {i}")?;
+                out.flush()?;
                 let w = exaraid_store::torture::write_of(seed, i);
                 store.write(exaraid_store::torture::FILE, w.offset_bytes, &w.data)?;
                 if let (true, Some(t)) = (i % 8 == 7, &token) {
