@@ -213,7 +213,9 @@ pub struct TimeBreakdown {
     pub core_lock_wait_s: f64,
     pub journal_durable_s: f64,
     pub device_queue_s: f64,
-    /// Service time charged per OSS by the emulated device (0 without `--emulate`).
+    /// Service time charged per OSS by the emulated device, divided by its parallel units
+    /// (comparable with the write phase: 1.0 x the write phase = the device never idled; 0
+    /// without `--emulate`).
     pub device_busy_s: Vec<f64>,
     pub zone_fsyncs: u64,
     pub zone_fsync_s: f64,
@@ -462,7 +464,11 @@ pub fn run_path(
     });
     result?;
     let total_s = start.elapsed().as_secs_f64();
-    let time = TimeBreakdown::now(oss).since(&probe_before);
+    let mut time = TimeBreakdown::now(oss).since(&probe_before);
+    if let Some(m) = &opts.emulate {
+        let units = m.parallel_units().max(1) as f64;
+        time.device_busy_s.iter_mut().for_each(|b| *b /= units);
+    }
     let bytes = (opts.threads * opts.writes_per_thread * write_bytes) as u64;
     let file = store.file_id(name)?;
     let ops_per_oss: Vec<OssOps> = store.status()?.oss.iter().map(|o| o.ops).collect();
