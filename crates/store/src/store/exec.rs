@@ -315,7 +315,8 @@ impl Store {
                 let mut bytes = Vec::with_capacity(step.len_bytes as usize);
                 for piece in &step.pieces {
                     let source = piece.source.expect("write pieces name their bytes");
-                    let b = self.resolve(
+                    self.resolve_into(
+                        &mut bytes,
                         plan,
                         source,
                         piece.element.len_bytes,
@@ -323,8 +324,8 @@ impl Store {
                         &read_bytes,
                         &mut computed,
                     )?;
-                    bytes.extend_from_slice(&b);
                 }
+                assert_eq!(bytes.len() as u64, step.len_bytes);
                 write_bytes.push((i, bytes));
             }
             let reads: Vec<usize> = members
@@ -394,6 +395,50 @@ impl Store {
                 if let Some(bytes) = r? {
                     read_bytes[i] = Some(bytes);
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Append the bytes a source names to `out`. Why not `resolve` + `extend`: that copies
+    /// every written byte twice (into the returned buffer, then into the step's); the client
+    /// bytes, read bytes and computed parity are copied once here.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn resolve_into(
+        &self,
+        out: &mut Vec<u8>,
+        plan: &IoPlan,
+        source: Bytes,
+        len: u64,
+        client: Option<(&ClientWrite, &[u8])>,
+        read_bytes: &[Option<Vec<u8>>],
+        computed: &mut [Option<Vec<u8>>],
+    ) -> Result<(), StoreError> {
+        let n = len as usize;
+        match source {
+            Bytes::Zero => out.resize(out.len() + n, 0),
+            Bytes::Client { file_offset_bytes } => {
+                let (w, data) =
+                    client.expect("a plan that copies client bytes runs with the client's buffer");
+                let at = (file_offset_bytes - w.offset_bytes) as usize;
+                out.extend_from_slice(&data[at..at + n]);
+            }
+            Bytes::Read { step, offset_bytes } => {
+                let b = read_bytes[step]
+                    .as_ref()
+                    .expect("a step reads before it is used");
+                out.extend_from_slice(&b[offset_bytes as usize..offset_bytes as usize + n]);
+            }
+            Bytes::Computed {
+                compute,
+                offset_bytes,
+            } => {
+                if computed[compute].is_none() {
+                    // Computed once, into its cache, by `resolve`.
+                    self.resolve(plan, source, len, client, read_bytes, computed)?;
+                }
+                let b = computed[compute].as_ref().expect("just computed");
+                out.extend_from_slice(&b[offset_bytes as usize..offset_bytes as usize + n]);
             }
         }
         Ok(())
