@@ -447,6 +447,10 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 if windows && i % 8 == 0 {
                     token = Some(store.delayed_start(exaraid_store::torture::FILE)?);
                 }
+                // Logged before the write starts, so the crash test can tell a kill that
+                // interrupted a write from one that landed between writes.
+                writeln!(out, "start {i}")?;
+                out.flush()?;
                 let w = exaraid_store::torture::write_of(seed, i);
                 store.write(exaraid_store::torture::FILE, w.offset_bytes, &w.data)?;
                 if let (true, Some(t)) = (i % 8 == 7, &token) {
@@ -484,9 +488,13 @@ struct BenchArgs {
     /// Where the stores and raw files are created (default: a temporary directory).
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Also write the JSON report to this file.
+    /// Also write the JSON report to this file, and beside it the per-repetition CSV and the
+    /// figure (same name with .csv, .png and .svg).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Run every configuration this many times (ratios are reported as min/median/max).
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
     /// Do not fsync before acknowledging (measures the store's own overhead over the page
     /// cache; emulated runs never fsync: the device model is the cost).
     #[arg(long)]
@@ -576,19 +584,36 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         }
         opts.writes_per_thread = w;
     }
-    let report = exaraid_store::bench::run(&opts, |line| eprintln!("{line}"));
+    if a.repeat == 0 || a.repeat > 100 {
+        bail!("--repeat must be between 1 and 100");
+    }
+    let series = exaraid_store::bench::run_repeated(&opts, a.repeat, |line| eprintln!("{line}"));
     let _ = std::fs::remove_dir_all(&tmp);
-    let report = report?;
-    let json = serde_json::to_string_pretty(&report)?;
+    let series = series?;
+    let json = serde_json::to_string_pretty(&series)?;
     if let Some(out) = &a.out {
         std::fs::write(out, &json).with_context(|| format!("writing {}", out.display()))?;
+        let csv = out.with_extension("csv");
+        std::fs::write(&csv, bench_csv(&series))
+            .with_context(|| format!("writing {}", csv.display()))?;
+        let (png, svg) = (out.with_extension("png"), out.with_extension("svg"));
+        exaraid_report::render(&bench_figure(&series), &png, &svg)
+            .with_context(|| format!("drawing the bench figure {}", png.display()))?;
+        eprintln!(
+            "wrote {}, {}, {} and {}",
+            out.display(),
+            csv.display(),
+            png.display(),
+            svg.display()
+        );
     }
     if a.json {
         println!("{json}");
         return Ok(());
     }
+    let report = series.runs.last().expect("at least one repetition");
     println!(
-        "store bench: {} threads x {} writes of {} KiB, stripe unit {} KiB, fsync {}, device {}",
+        "store bench: {} threads x {} writes of {} KiB, stripe unit {} KiB, fsync {}, device {}, {} repetitions",
         report.threads,
         report.writes_per_thread,
         report.write_bytes >> 10,
@@ -597,8 +622,10 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         report
             .emulate
             .as_deref()
-            .unwrap_or("none (this machine's disks)")
+            .unwrap_or("none (this machine's disks)"),
+        series.repetitions
     );
+    println!("last repetition, operations per OSS:");
     for r in report.results.iter().chain(report.streaming.iter()) {
         let label = if report.streaming.iter().any(|s| std::ptr::eq(s, r)) {
             format!("{} (full stripes)", r.path)
@@ -621,27 +648,145 @@ fn run_bench(a: BenchArgs) -> Result<()> {
             );
         }
     }
-    for r in &report.raw {
+    println!(
+        "throughput over {} repetitions (MiB/s, min / median / max):",
+        series.repetitions
+    );
+    for t in &series.throughput {
         println!(
-            "{:<18} {:<22} {:>9.1} MiB/s  ({} OSS directories, plain {} KiB writes)",
-            r.code,
-            "raw",
-            r.throughput_mib_s,
-            r.oss,
-            r.write_bytes >> 10
+            "{:<18} {:<22} {:>9.1} {:>9.1} {:>9.1}",
+            t.code, t.path, t.spread_mib_s.min, t.spread_mib_s.median, t.spread_mib_s.max
         );
     }
-    for r in &report.ratios {
+    println!(
+        "goals over {} repetitions (min / median / max):",
+        series.repetitions
+    );
+    for r in &series.ratios {
+        let bound = match (&r.model_bound_foreground, &r.model_bound_all) {
+            (Some(f), Some(a)) => format!(
+                "  device-time ratio {:.2} (background competing) .. {:.2} (background free)",
+                a.median, f.median
+            ),
+            _ => String::new(),
+        };
         println!(
-            "{:<18} {:<30} {:>6.2}  goal >= {:.2}  {}",
+            "{:<18} {:<30} {:>6.2} {:>6.2} {:>6.2}  goal >= {:.2}  met in {}/{}{}",
             r.code,
             r.what,
-            r.value,
+            r.spread.min,
+            r.spread.median,
+            r.spread.max,
             r.goal,
-            if r.met { "met" } else { "NOT met" }
+            r.met_runs,
+            series.repetitions,
+            bound
         );
     }
     Ok(())
+}
+
+/// One row per repetition and measured configuration (throughput) or goal (ratio).
+fn bench_csv(series: &exaraid_store::bench::BenchSeries) -> String {
+    let mut out = String::from("repetition,code,what,value,goal\n");
+    for t in &series.throughput {
+        for (i, v) in t.values_mib_s.iter().enumerate() {
+            out += &format!("{},{},{} MiB/s,{v:.3},\n", i + 1, t.code, t.path);
+        }
+    }
+    for r in &series.ratios {
+        for (i, v) in r.values.iter().enumerate() {
+            out += &format!("{},{},{},{v:.4},{}\n", i + 1, r.code, r.what, r.goal);
+        }
+    }
+    out
+}
+
+/// Per code: the throughput of each write path, and each goal's ratio with its goal line
+/// (and the device model's bound when emulated), over the repetitions.
+fn bench_figure(series: &exaraid_store::bench::BenchSeries) -> exaraid_report::Figure {
+    use exaraid_report::{Figure, Panel, Series};
+    let report = series.runs.last().expect("at least one repetition");
+    let device = match &report.emulate {
+        Some(e) => e.split(' ').next().unwrap_or("").to_string() + " (emulated)",
+        None => format!("this machine's disk, fsync {}", report.fsync),
+    };
+    let reps = |v: &[f64]| -> Vec<(f64, f64)> {
+        v.iter()
+            .enumerate()
+            .map(|(i, &y)| ((i + 1) as f64, y))
+            .collect()
+    };
+    let mut codes: Vec<String> = series.ratios.iter().map(|r| r.code.clone()).collect();
+    codes.dedup();
+    let mut panels = Vec::new();
+    for code in &codes {
+        panels.push(Panel {
+            title: format!("{code}: write-phase throughput"),
+            x_label: "repetition".into(),
+            y_label: "MiB/s".into(),
+            log_y: true,
+            series: series
+                .throughput
+                .iter()
+                .filter(|t| &t.code == code)
+                .map(|t| Series {
+                    name: t.path.clone(),
+                    points: reps(&t.values_mib_s),
+                })
+                .collect(),
+            ..Panel::default()
+        });
+        // One panel per goal: the measured ratio per repetition, the goal, and (emulated)
+        // the ratio of the device model's busiest-OSS times.
+        for r in series.ratios.iter().filter(|r| &r.code == code) {
+            let short = r.what.split(" (").next().unwrap_or(&r.what).to_string();
+            let mut lines = vec![
+                Series {
+                    name: format!("measured {short}"),
+                    points: reps(&r.values),
+                },
+                Series {
+                    name: format!("goal >= {:.2}", r.goal),
+                    points: reps(&vec![r.goal; r.values.len()]),
+                },
+            ];
+            if let Some(b) = &r.model_bound_all {
+                lines.push(Series {
+                    name: "device-time ratio, background competing".into(),
+                    points: reps(&vec![b.median; r.values.len()]),
+                });
+            }
+            if let Some(b) = &r.model_bound_foreground {
+                if r.model_bound_all
+                    .as_ref()
+                    .map_or(true, |a| (a.median - b.median).abs() > 1e-3)
+                {
+                    lines.push(Series {
+                        name: "device-time ratio, background free".into(),
+                        points: reps(&vec![b.median; r.values.len()]),
+                    });
+                }
+            }
+            panels.push(Panel {
+                title: format!("{}: {short}", r.code),
+                x_label: "repetition".into(),
+                y_label: "ratio".into(),
+                series: lines,
+                ..Panel::default()
+            });
+        }
+    }
+    Figure {
+        title: format!(
+            "exaraid store bench: {} threads x {} writes of {} KiB, {device}",
+            report.threads,
+            report.writes_per_thread,
+            report.write_bytes >> 10
+        ),
+        columns: panels.len().div_ceil(codes.len().max(1)),
+        panels,
+    }
 }
 
 fn tempfile_dir(dir: Option<&Path>) -> Result<PathBuf> {

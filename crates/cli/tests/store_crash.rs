@@ -5,7 +5,9 @@
 //! - every element checksum is clean and every stripe's parity matches its data.
 //!
 //! Rounds: `EXARAID_CRASH_ROUNDS` per write path (default 100; two paths in CI = 200 kill
-//! points). The benchmark run sets it to 1000 or more.
+//! points). The benchmark run sets it to 1000 or more. The child also prints "start I" before
+//! write I, so the test counts the kills that interrupted a write (started, not acknowledged)
+//! and asserts that enough did: kills that all land between writes would test nothing.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -65,6 +67,7 @@ fn crash_rounds_with(code: CodeSpec, oss: usize, path: WritePath, seed: u64, rou
     let mut next = 0u64;
     let mut rng = Rng(seed | 1);
     let mut kills_mid_write = 0;
+    let mut kills_interrupting_a_write = 0usize;
     for round in 0..rounds {
         let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
             .args(["store", "torture"])
@@ -100,12 +103,19 @@ fn crash_rounds_with(code: CodeSpec, oss: usize, path: WritePath, seed: u64, rou
         child.wait().unwrap();
         reader.join().unwrap();
         let mut last_acked: Option<u64> = None;
+        let mut last_started: Option<u64> = None;
         for line in rx.try_iter() {
             if let Some(i) = line.strip_prefix("ack ") {
                 let i: u64 = i.parse().unwrap();
                 assert_eq!(i, last_acked.map_or(next, |l| l + 1), "acks come in order");
+                assert_eq!(Some(i), last_started, "write {i} acked without a start");
                 last_acked = Some(i);
+            } else if let Some(i) = line.strip_prefix("start ") {
+                last_started = Some(i.parse().unwrap());
             }
+        }
+        if last_started.is_some() && last_started != last_acked {
+            kills_interrupting_a_write += 1;
         }
         // Acknowledged writes are in the model; the one after them may be in flight.
         let acked_end = last_acked.map_or(next, |l| l + 1);
@@ -167,10 +177,16 @@ fn crash_rounds_with(code: CodeSpec, oss: usize, path: WritePath, seed: u64, rou
         model = content;
         next = acked_end + 1;
     }
-    eprintln!("{path:?}: {rounds} rounds, {kills_mid_write} kills left part of a write in flight, {next} writes issued");
+    eprintln!("{path:?}: {rounds} rounds, {kills_interrupting_a_write} kills interrupted a started write, {kills_mid_write} left part of it on disk, {next} writes issued");
     assert!(
         next > rounds as u64,
         "the children acknowledged writes at all"
+    );
+    // Most kills land while a child writes (it writes without pause once open); a third is
+    // far below what a run reaches and far above what kills between writes would give.
+    assert!(
+        kills_interrupting_a_write * 3 >= rounds,
+        "{path:?}: only {kills_interrupting_a_write} of {rounds} kills interrupted a write; the kill points do not exercise recovery of writes in flight"
     );
 }
 

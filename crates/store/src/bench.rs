@@ -15,7 +15,7 @@
 //! a device's cost rather than at page-cache speed.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -70,6 +70,9 @@ pub struct PathResult {
     pub bytes: u64,
     /// Until the last write is acknowledged (delayed: until END returned).
     pub write_phase_s: f64,
+    /// Until the last write is acknowledged (delayed: before END; END took the rest of the
+    /// write phase).
+    pub writes_acked_s: f64,
     /// Including the background work (destage, moves).
     pub total_s: f64,
     pub throughput_mib_s: f64,
@@ -78,6 +81,14 @@ pub struct PathResult {
     /// Operations the planner's plans contain for the same workload, per OSS.
     pub planner_ops_per_oss: Vec<OssOps>,
     pub ops_match_planner: bool,
+    /// Where the time went (thread-seconds, summed over writer and background threads).
+    pub time: TimeBreakdown,
+    /// With an emulated device: the busiest OSS's device time over the planner's plans for
+    /// this workload (service time of every step / parallel units), i.e. the write phase
+    /// if that device never idled. `foreground` counts the plans a writer waits for,
+    /// `all` adds background plans (WCL destage, delayed moves). 0 without `--emulate`.
+    pub model_bound_foreground_s: f64,
+    pub model_bound_all_s: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -89,6 +100,9 @@ pub struct RawResult {
     pub bytes: u64,
     pub seconds: f64,
     pub throughput_mib_s: f64,
+    /// With an emulated device: the busiest directory's device time (the writes are spread
+    /// evenly, so every directory's), i.e. the run's time if no device ever idled.
+    pub model_bound_s: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -98,6 +112,12 @@ pub struct Ratio {
     pub value: f64,
     pub goal: f64,
     pub met: bool,
+    /// With an emulated device, the ratio its busiest OSS allows for the planner's plans
+    /// (see `PathResult::model_bound_*`): `foreground` if background work were free, `all`
+    /// if it competes for the devices within the write phase. A goal above both cannot be
+    /// met by any executor on this device model.
+    pub model_bound_foreground: Option<f64>,
+    pub model_bound_all: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -113,6 +133,150 @@ pub struct BenchReport {
     /// Full-stripe writes on rmw (each write one whole stripe).
     pub streaming: Vec<PathResult>,
     pub ratios: Vec<Ratio>,
+}
+
+/// Where the time of a run goes: process-wide counters that the write path and the
+/// directory backend add to, and that the bench reads as differences around one run (it runs
+/// one store at a time). Why process-wide and not per store: the counters are a measuring
+/// instrument, not part of the store; a relaxed atomic add per plan step costs nanoseconds
+/// against the micro- to milliseconds of the work it measures.
+pub struct Probe {
+    /// Waiting for the stripe locks of a plan (plans of other writers on the same stripes).
+    pub stripe_lock_wait_ns: AtomicU64,
+    /// Executing the steps of plans (reads, parity arithmetic, writes, emulated devices).
+    pub execute_ns: AtomicU64,
+    /// `Backend::sync` of the OSSs a plan touched (before the plan is journaled durable).
+    pub backend_sync_ns: AtomicU64,
+    pub backend_syncs: AtomicU64,
+    /// Waiting for the store's core lock after a plan, and the journal's durable record
+    /// (an fsync of the journal when fsync is on) with the planner's completion under it.
+    pub core_lock_wait_ns: AtomicU64,
+    pub journal_durable_ns: AtomicU64,
+    pub plans: AtomicU64,
+    /// Waiting for a free unit of an emulated device (queueing), and the service time held.
+    pub device_queue_ns: AtomicU64,
+    pub device_busy_ns: [AtomicU64; PROBE_OSS_MAX],
+    /// Zone files fsync'd by `DirBackend::sync` and the time in those fsyncs.
+    pub zone_fsyncs: AtomicU64,
+    pub zone_fsync_ns: AtomicU64,
+    /// Writes of the per-OSS extents record (see `backend::EXTENTS_FILE`) and their time.
+    pub extents_writes: AtomicU64,
+    pub extents_ns: AtomicU64,
+    /// fsyncs of the objects directory (new or removed zone files).
+    pub dir_fsyncs: AtomicU64,
+    /// `DirBackend::healthy` calls (each stats the OSS label file).
+    pub healthy_calls: AtomicU64,
+}
+
+/// OSSs the probe keeps device time for (the bench uses at most k + 2).
+pub const PROBE_OSS_MAX: usize = 16;
+
+#[allow(clippy::declare_interior_mutable_const)]
+const ZERO: AtomicU64 = AtomicU64::new(0);
+
+pub static PROBE: Probe = Probe {
+    stripe_lock_wait_ns: ZERO,
+    execute_ns: ZERO,
+    backend_sync_ns: ZERO,
+    backend_syncs: ZERO,
+    core_lock_wait_ns: ZERO,
+    journal_durable_ns: ZERO,
+    plans: ZERO,
+    device_queue_ns: ZERO,
+    device_busy_ns: [ZERO; PROBE_OSS_MAX],
+    zone_fsyncs: ZERO,
+    zone_fsync_ns: ZERO,
+    extents_writes: ZERO,
+    extents_ns: ZERO,
+    dir_fsyncs: ZERO,
+    healthy_calls: ZERO,
+};
+
+/// Add to a probe counter.
+pub(crate) fn probe_add(counter: &AtomicU64, n: u64) {
+    counter.fetch_add(n, Ordering::Relaxed);
+}
+
+/// Nanoseconds since `t`, saturating (for probe counters).
+pub(crate) fn probe_ns_since(t: Instant) -> u64 {
+    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// A copy of the probe's counters (seconds are summed over threads: "thread-seconds").
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TimeBreakdown {
+    pub plans: u64,
+    pub stripe_lock_wait_s: f64,
+    pub execute_s: f64,
+    pub backend_sync_s: f64,
+    pub backend_syncs: u64,
+    pub core_lock_wait_s: f64,
+    pub journal_durable_s: f64,
+    pub device_queue_s: f64,
+    /// Service time charged per OSS by the emulated device, divided by its parallel units
+    /// (comparable with the write phase: 1.0 x the write phase = the device never idled; 0
+    /// without `--emulate`).
+    pub device_busy_s: Vec<f64>,
+    pub zone_fsyncs: u64,
+    pub zone_fsync_s: f64,
+    pub extents_writes: u64,
+    pub extents_s: f64,
+    pub dir_fsyncs: u64,
+    pub healthy_calls: u64,
+}
+
+impl TimeBreakdown {
+    fn now(oss: usize) -> TimeBreakdown {
+        let s = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64 * 1e-9;
+        let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let p = &PROBE;
+        TimeBreakdown {
+            plans: n(&p.plans),
+            stripe_lock_wait_s: s(&p.stripe_lock_wait_ns),
+            execute_s: s(&p.execute_ns),
+            backend_sync_s: s(&p.backend_sync_ns),
+            backend_syncs: n(&p.backend_syncs),
+            core_lock_wait_s: s(&p.core_lock_wait_ns),
+            journal_durable_s: s(&p.journal_durable_ns),
+            device_queue_s: s(&p.device_queue_ns),
+            device_busy_s: p.device_busy_ns[..oss.min(PROBE_OSS_MAX)]
+                .iter()
+                .map(s)
+                .collect(),
+            zone_fsyncs: n(&p.zone_fsyncs),
+            zone_fsync_s: s(&p.zone_fsync_ns),
+            extents_writes: n(&p.extents_writes),
+            extents_s: s(&p.extents_ns),
+            dir_fsyncs: n(&p.dir_fsyncs),
+            healthy_calls: n(&p.healthy_calls),
+        }
+    }
+
+    /// `self - before`: what one run added.
+    fn since(&self, before: &TimeBreakdown) -> TimeBreakdown {
+        TimeBreakdown {
+            plans: self.plans - before.plans,
+            stripe_lock_wait_s: self.stripe_lock_wait_s - before.stripe_lock_wait_s,
+            execute_s: self.execute_s - before.execute_s,
+            backend_sync_s: self.backend_sync_s - before.backend_sync_s,
+            backend_syncs: self.backend_syncs - before.backend_syncs,
+            core_lock_wait_s: self.core_lock_wait_s - before.core_lock_wait_s,
+            journal_durable_s: self.journal_durable_s - before.journal_durable_s,
+            device_queue_s: self.device_queue_s - before.device_queue_s,
+            device_busy_s: self
+                .device_busy_s
+                .iter()
+                .zip(&before.device_busy_s)
+                .map(|(a, b)| a - b)
+                .collect(),
+            zone_fsyncs: self.zone_fsyncs - before.zone_fsyncs,
+            zone_fsync_s: self.zone_fsync_s - before.zone_fsync_s,
+            extents_writes: self.extents_writes - before.extents_writes,
+            extents_s: self.extents_s - before.extents_s,
+            dir_fsyncs: self.dir_fsyncs - before.dir_fsyncs,
+            healthy_calls: self.healthy_calls - before.healthy_calls,
+        }
+    }
 }
 
 fn to_oss_ops(c: &OpCounts) -> OssOps {
@@ -146,6 +310,40 @@ pub fn planner_counts(
     write_bytes: u64,
     delayed: bool,
 ) -> Result<Vec<OssOps>, StoreError> {
+    let plans = planner_plans(store, file, offsets, write_bytes, delayed)?;
+    let counts = exaraid_plan::counts_per_oss(&plans, store.oss_count());
+    Ok(counts.iter().map(to_oss_ops).collect())
+}
+
+/// The busiest OSS's emulated device time over `plans` (seconds): the shortest time in which
+/// the devices can serve these plans, whatever the executor does.
+pub fn model_bound_s(
+    plans: &[IoPlan],
+    oss: usize,
+    model: &dyn ServiceTime,
+    foreground_only: bool,
+) -> f64 {
+    let mut busy_ns = vec![0u128; oss];
+    for plan in plans {
+        if foreground_only && plan.kind == exaraid_plan::PlanKind::Background {
+            continue;
+        }
+        for step in &plan.steps {
+            busy_ns[step.oss] += u128::from(model.service_ns(step.op, step.len_bytes));
+        }
+    }
+    let units = model.parallel_units().max(1) as u128;
+    busy_ns.iter().map(|&ns| ns / units).max().unwrap_or(0) as f64 * 1e-9
+}
+
+/// The planner's plans for a workload (see [`planner_counts`]).
+pub fn planner_plans(
+    store: &Store,
+    file: u64,
+    offsets: &[Vec<u64>],
+    write_bytes: u64,
+    delayed: bool,
+) -> Result<Vec<IoPlan>, StoreError> {
     let mut strategy: Box<dyn Strategy> = exaraid_plan::new_strategy(
         store.strategy_kind(),
         store.layout().clone(),
@@ -190,8 +388,7 @@ pub fn planner_counts(
             .map_err(err)?;
         feed(&mut strategy, p, &mut plans)?;
     }
-    let counts = exaraid_plan::counts_per_oss(&plans, store.oss_count());
-    Ok(counts.iter().map(to_oss_ops).collect())
+    Ok(plans)
 }
 
 fn payload(seed: usize, len: usize) -> Vec<u8> {
@@ -231,8 +428,9 @@ pub fn run_path(
     };
     let data: Vec<Vec<u8>> = (0..opts.threads).map(|t| payload(t, write_bytes)).collect();
     let stop = AtomicBool::new(false);
+    let probe_before = TimeBreakdown::now(oss);
     let start = Instant::now();
-    let (write_phase_s, result) = std::thread::scope(|s| {
+    let (writes_acked_s, write_phase_s, result) = std::thread::scope(|s| {
         let server = s.spawn(|| store.serve_background(&stop));
         let writers: Vec<_> = offsets
             .iter()
@@ -253,6 +451,7 @@ pub fn run_path(
                 result = Err(e);
             }
         }
+        let writes_acked_s = start.elapsed().as_secs_f64();
         if let (Some(token), Ok(())) = (&token, &result) {
             result = store.delayed_end(token);
         }
@@ -261,14 +460,30 @@ pub fn run_path(
         if let Err(e) = server.join().expect("background thread") {
             result = result.and(Err(e));
         }
-        (write_phase_s, result)
+        (writes_acked_s, write_phase_s, result)
     });
     result?;
     let total_s = start.elapsed().as_secs_f64();
+    let mut time = TimeBreakdown::now(oss).since(&probe_before);
+    if let Some(m) = &opts.emulate {
+        let units = m.parallel_units().max(1) as f64;
+        time.device_busy_s.iter_mut().for_each(|b| *b /= units);
+    }
     let bytes = (opts.threads * opts.writes_per_thread * write_bytes) as u64;
     let file = store.file_id(name)?;
     let ops_per_oss: Vec<OssOps> = store.status()?.oss.iter().map(|o| o.ops).collect();
-    let planner_ops_per_oss = planner_counts(&store, file, &offsets, write_bytes as u64, delayed)?;
+    let plans = planner_plans(&store, file, &offsets, write_bytes as u64, delayed)?;
+    let planner_ops_per_oss: Vec<OssOps> = exaraid_plan::counts_per_oss(&plans, oss)
+        .iter()
+        .map(to_oss_ops)
+        .collect();
+    let (model_bound_foreground_s, model_bound_all_s) = match &opts.emulate {
+        Some(m) => (
+            model_bound_s(&plans, oss, m.as_ref(), true),
+            model_bound_s(&plans, oss, m.as_ref(), false),
+        ),
+        None => (0.0, 0.0),
+    };
     // The bench checks what it measured: every byte reads back.
     for (t, offs) in offsets.iter().enumerate() {
         for &o in offs.iter().take(2) {
@@ -287,11 +502,15 @@ pub fn run_path(
         path: path.name().to_string(),
         bytes,
         write_phase_s,
+        writes_acked_s,
         total_s,
         throughput_mib_s: bytes as f64 / (1 << 20) as f64 / write_phase_s,
         ops_match_planner: ops_per_oss == planner_ops_per_oss,
         ops_per_oss,
         planner_ops_per_oss,
+        time,
+        model_bound_foreground_s,
+        model_bound_all_s,
     })
 }
 
@@ -319,17 +538,24 @@ impl RawDevices {
     }
 }
 
-/// Raw write bandwidth of `oss` directories: the same bytes as plain 128 KiB writes, each
-/// thread to its own file in directory `t % oss`, fsync'd at the end.
+/// Raw write bandwidth of `oss` directories: the same data bytes as the store run
+/// (`threads x bytes_per_thread`), as plain writes of `write_bytes`, fsync'd at the end, by
+/// `threads` rounded up to a multiple of `oss` writers, each writing its equal share
+/// sequentially into its own file of directory `writer % oss`. Why: raw must measure what
+/// the directories can take. Earlier versions put 8 writers on 5 directories by `t % oss`
+/// (2/8 of the bytes on the busiest directory instead of 1/5) and measured raw bandwidth
+/// 1.25x (RAID-6, 6 directories: 1.5x) too low, flattering the store's streaming ratio.
 fn run_raw(
     opts: &BenchOptions,
     dir: &Path,
     code: &str,
     oss: usize,
     write_bytes: usize,
+    bytes_per_thread: usize,
 ) -> Result<RawResult, StoreError> {
-    let total = opts.writes_per_thread * opts.write_bytes;
-    let writes_per_thread = (total / write_bytes).max(1);
+    let writers = opts.threads.div_ceil(oss) * oss;
+    let total_bytes = opts.threads * bytes_per_thread;
+    let writes_per_writer = (total_bytes / writers / write_bytes).max(1);
     use std::os::unix::fs::FileExt;
     let io = |e: std::io::Error| StoreError::Io(format!("raw bench in {}: {e}", dir.display()));
     let _ = std::fs::remove_dir_all(dir);
@@ -344,7 +570,7 @@ fn run_raw(
     });
     let start = Instant::now();
     std::thread::scope(|s| -> Result<(), StoreError> {
-        let handles: Vec<_> = (0..opts.threads)
+        let handles: Vec<_> = (0..writers)
             .map(|t| {
                 let devices = &devices;
                 s.spawn(move || -> Result<(), StoreError> {
@@ -352,7 +578,7 @@ fn run_raw(
                     let f = std::fs::File::create(dir.join(format!("oss-{target}/raw-{t}")))
                         .map_err(io)?;
                     let data = payload(t, write_bytes);
-                    for i in 0..writes_per_thread {
+                    for i in 0..writes_per_writer {
                         if let Some(d) = devices {
                             d.serve(target, write_bytes as u64);
                         }
@@ -373,7 +599,12 @@ fn run_raw(
     })?;
     let seconds = start.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(dir);
-    let bytes = (opts.threads * writes_per_thread * write_bytes) as u64;
+    let bytes = (writers * writes_per_writer * write_bytes) as u64;
+    let model_bound_s = opts.emulate.as_ref().map_or(0.0, |m| {
+        let per_dir = (writers / oss * writes_per_writer) as u128;
+        let ns = per_dir * u128::from(m.service_ns(exaraid_plan::Op::Write, write_bytes as u64));
+        (ns / m.parallel_units().max(1) as u128) as f64 * 1e-9
+    });
     Ok(RawResult {
         code: code.to_string(),
         oss,
@@ -381,6 +612,7 @@ fn run_raw(
         bytes,
         seconds,
         throughput_mib_s: bytes as f64 / (1 << 20) as f64 / seconds,
+        model_bound_s,
     })
 }
 
@@ -398,6 +630,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
         (CodeSpec::raid6(opts.k), opts.k + 2, 1.2),
     ] {
         let mut by_path = std::collections::BTreeMap::new();
+        let mut bound_of = std::collections::BTreeMap::new();
         for path in [
             WritePath::Raid0,
             WritePath::Rmw,
@@ -417,6 +650,10 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
                 r.path, r.throughput_mib_s
             ));
             by_path.insert(path.name(), r.throughput_mib_s);
+            bound_of.insert(
+                path.name(),
+                (r.model_bound_foreground_s, r.model_bound_all_s),
+            );
             results.push(r);
         }
         let r = run_raw(
@@ -425,6 +662,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
             &code.to_string(),
             oss,
             opts.write_bytes,
+            opts.writes_per_thread * opts.write_bytes,
         )?;
         progress(&format!(
             "{code} raw {} KiB writes: {:.1} MiB/s",
@@ -432,14 +670,20 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
             r.throughput_mib_s
         ));
         raw.push(r);
-        // Streaming is compared with raw writes of the stripe unit: the requests the store
-        // sends each OSS when it writes full stripes.
+        // Full-stripe streaming: each write is one whole stripe (k elements).
+        let mut stream_opts = opts.clone();
+        stream_opts.writes_per_thread =
+            (opts.writes_per_thread * opts.write_bytes / (opts.k * opts.element_bytes)).max(4);
+        let stream_bytes = opts.k * opts.element_bytes;
+        // Streaming is compared with raw writes of the stripe unit (the requests the store
+        // sends each OSS when it writes full stripes), the same data bytes per thread.
         let r = run_raw(
             opts,
             &opts.base_dir.join("raw"),
             &code.to_string(),
             oss,
             opts.element_bytes,
+            stream_opts.writes_per_thread * stream_bytes,
         )?;
         progress(&format!(
             "{code} raw {} KiB writes: {:.1} MiB/s",
@@ -447,12 +691,8 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
             r.throughput_mib_s
         ));
         let raw_mib_s = r.throughput_mib_s;
+        let raw_bound_mib_s = r.bytes as f64 / (1 << 20) as f64 / r.model_bound_s;
         raw.push(r);
-        // Full-stripe streaming: each write is one whole stripe (k elements).
-        let mut stream_opts = opts.clone();
-        stream_opts.writes_per_thread =
-            (opts.writes_per_thread * opts.write_bytes / (opts.k * opts.element_bytes)).max(4);
-        let stream_bytes = opts.k * opts.element_bytes;
         let s = run_path(
             &stream_opts,
             &opts.base_dir.join("store"),
@@ -466,26 +706,53 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
             s.throughput_mib_s
         ));
         let stream_mib_s = s.throughput_mib_s;
+        // Full stripes write (k + m) / k bytes per byte of data: on devices that are the
+        // bottleneck, streaming can reach at most k / (k + m) of raw (RAID-6 4+2: 0.67).
+        let stream_bound_mib_s = s.bytes as f64 / (1 << 20) as f64 / s.model_bound_all_s;
+        let stream_bound = opts
+            .emulate
+            .as_ref()
+            .map(|_| stream_bound_mib_s / raw_bound_mib_s);
         streaming.push(s);
-        let mut ratio = |what: &str, value: f64, goal: f64| {
+        let emulated = opts.emulate.is_some();
+        // Throughput ratio a / b allowed by the device model: b's bound time over a's.
+        let bound = |a: &str, b: &str| -> (Option<f64>, Option<f64>) {
+            let ((a_fg, a_all), (_, b_all)) = (bound_of[a], bound_of[b]);
+            if !emulated || a_fg <= 0.0 || a_all <= 0.0 {
+                return (None, None);
+            }
+            // Foreground: the numerator's background is free; the denominator's counts in
+            // full (raid0 and rmw have no background plans, so both bounds agree there).
+            (Some(b_all / a_fg), Some(b_all / a_all))
+        };
+        let mut ratio = |what: &str, value: f64, goal: f64, bounds: (Option<f64>, Option<f64>)| {
             ratios.push(Ratio {
                 code: code.to_string(),
                 what: what.to_string(),
                 value,
                 goal,
                 met: value >= goal,
+                model_bound_foreground: bounds.0,
+                model_bound_all: bounds.1,
             });
         };
-        ratio("wcl / rmw", by_path["wcl"] / by_path["rmw"], wcl_goal);
+        ratio(
+            "wcl / rmw",
+            by_path["wcl"] / by_path["rmw"],
+            wcl_goal,
+            bound("wcl", "rmw"),
+        );
         ratio(
             "delayed / raid0",
             by_path["delayed"] / by_path["raid0"],
             0.9,
+            bound("delayed", "raid0"),
         );
         ratio(
             "full-stripe streaming / raw (stripe-unit writes)",
             stream_mib_s / raw_mib_s,
             0.8,
+            (stream_bound, stream_bound),
         );
     }
     Ok(BenchReport {
@@ -499,5 +766,139 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
         raw,
         streaming,
         ratios,
+    })
+}
+
+/// Smallest, median and largest of a set of measurements.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Spread {
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub fn of(values: &[f64]) -> Spread {
+        assert!(!values.is_empty());
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Spread {
+            min: v[0],
+            median,
+            max: v[n - 1],
+        }
+    }
+}
+
+/// One goal over all repetitions.
+#[derive(Clone, Debug, Serialize)]
+pub struct RatioSummary {
+    pub code: String,
+    pub what: String,
+    pub goal: f64,
+    /// The ratio of each repetition, in run order.
+    pub values: Vec<f64>,
+    pub spread: Spread,
+    /// Repetitions in which the goal was met.
+    pub met_runs: usize,
+    pub model_bound_foreground: Option<Spread>,
+    pub model_bound_all: Option<Spread>,
+}
+
+/// One write path's throughput over all repetitions.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThroughputSummary {
+    pub code: String,
+    pub path: String,
+    pub values_mib_s: Vec<f64>,
+    pub spread_mib_s: Spread,
+}
+
+/// The whole bench repeated: each repetition runs every configuration once, in the same
+/// order, so every ratio has one value per repetition.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchSeries {
+    pub repetitions: usize,
+    pub ratios: Vec<RatioSummary>,
+    pub throughput: Vec<ThroughputSummary>,
+    pub runs: Vec<BenchReport>,
+}
+
+/// Run the bench `repetitions` times and summarise every ratio and throughput.
+pub fn run_repeated(
+    opts: &BenchOptions,
+    repetitions: usize,
+    mut progress: impl FnMut(&str),
+) -> Result<BenchSeries, StoreError> {
+    assert!(repetitions >= 1);
+    let mut runs = Vec::with_capacity(repetitions);
+    for i in 0..repetitions {
+        progress(&format!("repetition {} of {repetitions}", i + 1));
+        runs.push(run(opts, &mut progress)?);
+    }
+    let first = &runs[0];
+    let ratios = (0..first.ratios.len())
+        .map(|j| {
+            let of = |f: &dyn Fn(&Ratio) -> Option<f64>| -> Option<Spread> {
+                let v: Option<Vec<f64>> = runs.iter().map(|r| f(&r.ratios[j])).collect();
+                v.map(|v| Spread::of(&v))
+            };
+            let values: Vec<f64> = runs.iter().map(|r| r.ratios[j].value).collect();
+            RatioSummary {
+                code: first.ratios[j].code.clone(),
+                what: first.ratios[j].what.clone(),
+                goal: first.ratios[j].goal,
+                spread: Spread::of(&values),
+                met_runs: runs.iter().filter(|r| r.ratios[j].met).count(),
+                values,
+                model_bound_foreground: of(&|r| r.model_bound_foreground),
+                model_bound_all: of(&|r| r.model_bound_all),
+            }
+        })
+        .collect();
+    let throughput = (0..first.results.len() + first.streaming.len())
+        .map(|j| {
+            let pick = |r: &BenchReport| -> PathResult {
+                r.results
+                    .iter()
+                    .chain(r.streaming.iter())
+                    .nth(j)
+                    .expect("same runs")
+                    .clone()
+            };
+            let values: Vec<f64> = runs.iter().map(|r| pick(r).throughput_mib_s).collect();
+            let p = pick(first);
+            ThroughputSummary {
+                code: p.code,
+                path: if j >= first.results.len() {
+                    format!("{} full stripes", p.path)
+                } else {
+                    p.path
+                },
+                spread_mib_s: Spread::of(&values),
+                values_mib_s: values,
+            }
+        })
+        .chain((0..first.raw.len()).map(|j| {
+            let values: Vec<f64> = runs.iter().map(|r| r.raw[j].throughput_mib_s).collect();
+            ThroughputSummary {
+                code: first.raw[j].code.clone(),
+                path: format!("raw {} KiB writes", first.raw[j].write_bytes >> 10),
+                spread_mib_s: Spread::of(&values),
+                values_mib_s: values,
+            }
+        }))
+        .collect();
+    Ok(BenchSeries {
+        repetitions,
+        ratios,
+        throughput,
+        runs,
     })
 }

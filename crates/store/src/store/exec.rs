@@ -2,11 +2,23 @@
 
 use super::*;
 
+use std::time::Instant;
+
+/// Adds the time since its start to a probe counter when dropped (also on early return).
+struct DeferAdd<'a>(&'a std::sync::atomic::AtomicU64, Instant);
+
+impl Drop for DeferAdd<'_> {
+    fn drop(&mut self) {
+        crate::bench::probe_add(self.0, crate::bench::probe_ns_since(self.1));
+    }
+}
+
 impl Store {
     /// Hold one unit of the emulated device of `oss` for the service time of a request.
     pub(super) fn emulate_device(&self, oss: usize, op: Op, bytes: u64) {
         let Some(model) = &self.emulate else { return };
         let (units, freed) = &self.device_units[oss];
+        let queued = Instant::now();
         {
             let mut free = units.lock();
             while *free == 0 {
@@ -14,7 +26,13 @@ impl Store {
             }
             *free -= 1;
         }
-        std::thread::sleep(std::time::Duration::from_nanos(model.service_ns(op, bytes)));
+        let service_ns = model.service_ns(op, bytes);
+        let probe = &crate::bench::PROBE;
+        crate::bench::probe_add(&probe.device_queue_ns, crate::bench::probe_ns_since(queued));
+        if let Some(busy) = probe.device_busy_ns.get(oss) {
+            crate::bench::probe_add(busy, service_ns);
+        }
+        std::thread::sleep(std::time::Duration::from_nanos(service_ns));
         *units.lock() += 1;
         freed.notify_one();
     }
@@ -179,27 +197,37 @@ impl Store {
                 }
             }
             let is_client_plan = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
+            let probe = &crate::bench::PROBE;
+            let (add, since) = (crate::bench::probe_add, crate::bench::probe_ns_since);
             let result = {
+                let waiting = Instant::now();
                 let _guard = self.locks.acquire(ticket);
-                self.execute(&plan, if is_client_plan { client } else { None })
+                add(&probe.stripe_lock_wait_ns, since(waiting));
+                let executing = Instant::now();
+                let r = self.execute(&plan, if is_client_plan { client } else { None });
+                add(&probe.execute_ns, since(executing));
+                r
             };
             if let Err(e) = result {
                 self.poisoned.store(true, Ordering::SeqCst);
                 return Err(e);
             }
             if self.fsync {
-                for oss in plan.osses() {
-                    if self.backends[oss].healthy() {
-                        self.backends[oss].sync()?;
-                    }
-                }
+                let syncing = Instant::now();
+                self.sync_osses(&plan.osses())?;
+                add(&probe.backend_sync_ns, since(syncing));
             }
             {
                 let mut counts = self.plan_counts.lock();
                 plan.add_counts_per_oss(&mut counts);
             }
+            add(&probe.plans, 1);
+            let waiting = Instant::now();
             let more = {
                 let mut core = self.core.lock();
+                add(&probe.core_lock_wait_ns, since(waiting));
+                let journaling = Instant::now();
+                let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
                 self.journal(
                     &mut core,
                     Rec::Durable {
@@ -214,6 +242,40 @@ impl Store {
                 self.admit(more)
             };
             queue.extend(more);
+        }
+        Ok(())
+    }
+
+    /// Make the writes of a plan durable on every healthy OSS it touched, the OSSs in
+    /// parallel. Why parallel: each OSS is its own device (a disk, later a server); syncing
+    /// them one after the other made an acknowledgement wait for the sum of their flush
+    /// latencies instead of the largest. Returns when all are durable, or the first error.
+    pub(super) fn sync_osses(&self, osses: &[usize]) -> Result<(), StoreError> {
+        let probe = &crate::bench::PROBE;
+        let healthy: Vec<usize> = osses
+            .iter()
+            .copied()
+            .filter(|&oss| self.backends[oss].healthy())
+            .collect();
+        crate::bench::probe_add(&probe.backend_syncs, healthy.len() as u64);
+        if healthy.len() <= 1 {
+            for oss in healthy {
+                self.backends[oss].sync()?;
+            }
+            return Ok(());
+        }
+        let results: Vec<Result<(), crate::backend::BackendError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = healthy
+                .iter()
+                .map(|&oss| s.spawn(move || self.backends[oss].sync()))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("sync thread"))
+                .collect()
+        });
+        for r in results {
+            r?;
         }
         Ok(())
     }
@@ -253,7 +315,8 @@ impl Store {
                 let mut bytes = Vec::with_capacity(step.len_bytes as usize);
                 for piece in &step.pieces {
                     let source = piece.source.expect("write pieces name their bytes");
-                    let b = self.resolve(
+                    self.resolve_into(
+                        &mut bytes,
                         plan,
                         source,
                         piece.element.len_bytes,
@@ -261,8 +324,8 @@ impl Store {
                         &read_bytes,
                         &mut computed,
                     )?;
-                    bytes.extend_from_slice(&b);
                 }
+                assert_eq!(bytes.len() as u64, step.len_bytes);
                 write_bytes.push((i, bytes));
             }
             let reads: Vec<usize> = members
@@ -332,6 +395,50 @@ impl Store {
                 if let Some(bytes) = r? {
                     read_bytes[i] = Some(bytes);
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Append the bytes a source names to `out`. Why not `resolve` + `extend`: that copies
+    /// every written byte twice (into the returned buffer, then into the step's); the client
+    /// bytes, read bytes and computed parity are copied once here.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn resolve_into(
+        &self,
+        out: &mut Vec<u8>,
+        plan: &IoPlan,
+        source: Bytes,
+        len: u64,
+        client: Option<(&ClientWrite, &[u8])>,
+        read_bytes: &[Option<Vec<u8>>],
+        computed: &mut [Option<Vec<u8>>],
+    ) -> Result<(), StoreError> {
+        let n = len as usize;
+        match source {
+            Bytes::Zero => out.resize(out.len() + n, 0),
+            Bytes::Client { file_offset_bytes } => {
+                let (w, data) =
+                    client.expect("a plan that copies client bytes runs with the client's buffer");
+                let at = (file_offset_bytes - w.offset_bytes) as usize;
+                out.extend_from_slice(&data[at..at + n]);
+            }
+            Bytes::Read { step, offset_bytes } => {
+                let b = read_bytes[step]
+                    .as_ref()
+                    .expect("a step reads before it is used");
+                out.extend_from_slice(&b[offset_bytes as usize..offset_bytes as usize + n]);
+            }
+            Bytes::Computed {
+                compute,
+                offset_bytes,
+            } => {
+                if computed[compute].is_none() {
+                    // Computed once, into its cache, by `resolve`.
+                    self.resolve(plan, source, len, client, read_bytes, computed)?;
+                }
+                let b = computed[compute].as_ref().expect("just computed");
+                out.extend_from_slice(&b[offset_bytes as usize..offset_bytes as usize + n]);
             }
         }
         Ok(())
