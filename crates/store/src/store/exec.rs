@@ -140,7 +140,7 @@ impl Store {
             }
         }
         let erased: Vec<usize> = erased.into_iter().collect();
-        self.decode(file, stripe, &mut buf, &erased)?;
+        self.decode_in(core, file, stripe, &mut buf, &erased)?;
         Ok(buf.element(pos).to_vec())
     }
 

@@ -112,17 +112,34 @@ impl Store {
         buf: &mut StripeBuf,
         erased: &[usize],
     ) -> Result<(), StoreError> {
+        self.decode_in(None, file, stripe, buf, erased)
+    }
+
+    /// `decode` for a caller that may hold the core lock (a settle reading cached ranges):
+    /// `core` is that lock's content, where the error message finds the file's name. The
+    /// lock is not reentrant: taking it again there would wait forever.
+    pub(super) fn decode_in(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        buf: &mut StripeBuf,
+        erased: &[usize],
+    ) -> Result<(), StoreError> {
         if erased.is_empty() {
             return Ok(());
         }
         if erased.len() > self.tolerance() {
-            let name = self
-                .core
-                .lock()
-                .state
-                .file_by_id(file)
-                .map(|(n, _)| n.clone())
-                .unwrap_or_else(|| format!("#{file}"));
+            let name_in = |c: &Core| {
+                c.state
+                    .file_by_id(file)
+                    .map(|(n, _)| n.clone())
+                    .unwrap_or_else(|| format!("#{file}"))
+            };
+            let name = match core {
+                Some(c) => name_in(c),
+                None => name_in(&self.core.lock()),
+            };
             let sdb = self.layout.stripe_data_bytes();
             return Err(StoreError::DataLost(format!(
                 "file '{name}' bytes {}..{} (stripe {stripe}) are lost: columns {erased:?} are unreadable but the code tolerates {}",
