@@ -469,6 +469,9 @@ impl Store {
                     }
                     let whole = self.rebuild_element(file, element.stripe, element.pos)?;
                     let from = element.offset_bytes as usize + done;
+                    if err.is_corrupt() {
+                        self.confirm_rebuilt(oss, key, file, element, &whole, from, n)?;
+                    }
                     buf[done..done + n].copy_from_slice(&whole[from..from + n]);
                 }
                 Err(err) if err.is_unavailable() || err.is_corrupt() || err.is_missing() => {

@@ -105,6 +105,54 @@ impl Store {
         Ok(buf.element(pos).to_vec())
     }
 
+    /// A degraded read rebuilt a home element from parity because a block of it failed its
+    /// checksum. Before the rebuilt bytes `from..from + len` are returned, every checksum
+    /// block they touch is confirmed: its rebuilt bytes match its stored checksum, or equal
+    /// the bytes on disk (then the checksum itself rotted). Why: parity that disagrees with
+    /// the data (a write hole, a stale parity element carrying a valid checksum) rebuilds
+    /// wrong bytes, and nothing else would notice. Not confirmed: `DataLost` naming the range.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn confirm_rebuilt(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        file: u64,
+        element: &exaraid_plan::ElementRange,
+        whole: &[u8],
+        from: usize,
+        len: usize,
+    ) -> Result<(), StoreError> {
+        assert!(from + len <= whole.len());
+        let block = CHECKSUM_BLOCK_BYTES;
+        let b = &self.backends[oss];
+        let mut on_disk = vec![0u8; whole.len()];
+        let on_disk_read = b.read_unverified(key, &mut on_disk).is_ok();
+        for i in from / block..(from + len).div_ceil(block) {
+            let rebuilt = &whole[i * block..(i + 1) * block];
+            let confirmed = b.checksum_matches(key, i, rebuilt).unwrap_or(false)
+                || (on_disk_read && on_disk[i * block..(i + 1) * block] == *rebuilt);
+            if confirmed {
+                continue;
+            }
+            let name = self
+                .core
+                .lock()
+                .state
+                .file_by_id(file)
+                .map(|(n, _)| n.clone())
+                .unwrap_or_else(|| format!("#{file}"));
+            let sdb = self.layout.stripe_data_bytes();
+            let stripe = element.stripe;
+            return Err(StoreError::DataLost(format!(
+                "file '{name}' bytes {}..{} (stripe {stripe}) are lost: block {i} of column {} fails its checksum, and the bytes rebuilt from parity do not match it either (data and parity disagree there); write the stripe again, or restore the file",
+                stripe * sdb,
+                (stripe + 1) * sdb,
+                element.pos.col
+            )));
+        }
+        Ok(())
+    }
+
     pub(super) fn decode(
         &self,
         file: u64,
