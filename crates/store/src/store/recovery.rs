@@ -45,7 +45,9 @@
 //! cannot place it (data and running parity both torn), the cached bytes are lost: the
 //! settle does not move them and marks their home block lost (`DataLost` naming the range,
 //! as below). A delayed window's cache elements have no parity: their torn blocks keep what
-//! is on disk (the known limit of unprotected bytes).
+//! is on disk (the known limit of unprotected bytes). Cached bytes a settle can neither
+//! read nor rebuild from their cache stripe (more unreadable columns than the code
+//! tolerates) are lost the same way: failing the settle would fail every later open too.
 //!
 //! A lost block is never rewritten and gets a checksum that cannot match, and the parity
 //! blocks of its row are not rewritten but marked the same way: reads of it fail with
@@ -593,10 +595,13 @@ impl Store {
                 .get(&(file, stripe))
                 .cloned()
                 .unwrap_or_default();
+            let mut unreadable: BTreeSet<(Pos, usize)> = BTreeSet::new();
             for x in overlay {
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
-                self.read_cached(core, file, x, &lost_cached, &mut bytes)?;
+                for i in self.read_cached(core, file, x, &lost_cached, &mut bytes)? {
+                    unreadable.insert((x.element.pos, i));
+                }
                 let el = composed.buf.element_mut(x.element.pos);
                 let o = x.element.offset_bytes as usize;
                 el[o..o + bytes.len()].copy_from_slice(&bytes);
@@ -610,9 +615,12 @@ impl Store {
                     composed.lost.remove(&(x.element.pos, i));
                 }
             }
-            // Cached bytes nobody can tell (see `decide_cache_stripe`): their home block is
-            // lost, never given the home bytes the cached ones replaced.
+            // Cached bytes nobody can tell (see `decide_cache_stripe`), or that can be
+            // neither read nor rebuilt from their cache stripe: their home block is lost,
+            // never given the home bytes the cached ones replaced. (Failing the settle
+            // instead would fail every later open too: the store would be unusable.)
             composed.lost.extend(lost_cached.iter().copied());
+            composed.lost.extend(unreadable);
             composed.lost_rows = composed.lost.iter().map(|&(_, i)| i).collect();
             if self.kind != StrategyKind::Raid0 {
                 self.code
@@ -639,7 +647,8 @@ impl Store {
     }
 
     /// Read a cached extent for a settle, except the blocks in `lost` (left zero: their
-    /// home blocks are marked lost).
+    /// home blocks are marked lost). Returns the blocks that could be neither read nor
+    /// rebuilt (`DataLost`, left zero): the settle marks their home blocks lost too.
     fn read_cached(
         &self,
         core: &Core,
@@ -647,10 +656,10 @@ impl Store {
         x: &exaraid_plan::Extent,
         lost: &BTreeSet<(Pos, usize)>,
         out: &mut [u8],
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<usize>, StoreError> {
         let pos = x.element.pos;
         if !lost.iter().any(|&(p, _)| p == pos) {
-            return self.read_range(
+            let whole = self.read_range(
                 Some(core),
                 x.oss,
                 x.zone,
@@ -659,7 +668,13 @@ impl Store {
                 &x.element,
                 out,
             );
+            match whole {
+                Ok(()) => return Ok(Vec::new()),
+                Err(StoreError::DataLost(_)) => {} // find the blocks, one by one, below
+                Err(e) => return Err(e),
+            }
         }
+        let mut unreadable = Vec::new();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let mut at = 0u64;
         while at < x.len_bytes {
@@ -672,7 +687,7 @@ impl Store {
                     ..x.element
                 };
                 let (a, z) = (at as usize, (at + n) as usize);
-                self.read_range(
+                let piece = self.read_range(
                     Some(core),
                     x.oss,
                     x.zone,
@@ -680,11 +695,19 @@ impl Store {
                     x.addr_bytes + at,
                     &element,
                     &mut out[a..z],
-                )?;
+                );
+                match piece {
+                    Ok(()) => {}
+                    Err(StoreError::DataLost(_)) => {
+                        out[a..z].fill(0);
+                        unreadable.push((offset_bytes / block) as usize);
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             at += n;
         }
-        Ok(())
+        Ok(unreadable)
     }
 
     /// Read a home stripe for a settle and decide, block by block, which bytes to keep (see
