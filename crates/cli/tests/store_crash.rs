@@ -672,6 +672,16 @@ fn a_lost_block_stays_reported_when_recovery_is_killed_while_marking_it() {
 /// rot there from a write hole, and recovery keeps the bytes on disk (a write hole being far
 /// more likely than rot at that very place). Such bytes are counted, not failed.
 fn recovery_rebuilds_bit_rot_beside_the_write_in_flight(path: WritePath, seed: u64) {
+    recovery_rebuilds_bit_rot_beside_the_write_in_flight_in(path, seed, false)
+}
+
+/// `cache_zone`: flip one bit in every slot of the OSS's cache zone too (WCL: cached bytes
+/// and running parity, beside cache writes the kill tore).
+fn recovery_rebuilds_bit_rot_beside_the_write_in_flight_in(
+    path: WritePath,
+    seed: u64,
+    cache_zone: bool,
+) {
     let oss = 4;
     let element_bytes = 4096usize;
     let sdb = 3 * element_bytes;
@@ -730,7 +740,8 @@ fn recovery_rebuilds_bit_rot_beside_the_write_in_flight(path: WritePath, seed: u
         for entry in std::fs::read_dir(&objects).unwrap() {
             let p = entry.unwrap().path();
             let name = p.file_name().unwrap().to_string_lossy().to_string();
-            if !(name.ends_with(".data") || name.ends_with(".parity")) {
+            let cache = cache_zone && name.ends_with(".cache");
+            if !(name.ends_with(".data") || name.ends_with(".parity") || cache) {
                 continue;
             }
             let mut bytes = std::fs::read(&p).unwrap();
@@ -920,4 +931,11 @@ fn a_flush_killed_mid_settle_is_finished_by_the_next_open() {
     }
     eprintln!("{kills} kills inside a flush, each finished by the next open");
     assert!(kills >= 10, "only {kills} kills landed inside the flush");
+}
+
+/// As above, with bit rot in the cache zone too: a torn WCL cache block's acknowledged bytes
+/// are decided from the cache stripe's running parity, never resealed with the rot in them.
+#[test]
+fn wcl_recovery_rebuilds_bit_rot_in_the_cache_zone_beside_the_write_in_flight() {
+    recovery_rebuilds_bit_rot_beside_the_write_in_flight_in(WritePath::Wcl, 0x5eed_0009, true);
 }
