@@ -170,12 +170,23 @@ impl Store {
                 }
             }
         }
+        // Its block writes are kill points like a settle's (`SETTLE_TORN_BLOCK`): a second
+        // crash there is decided again, the same way, by the next open.
+        crate::torture::settling(true);
         for ((file, stripe), c) in &cache {
-            let lost = self.decide_cache_stripe(core, *file, *stripe, c)?;
-            if !lost.is_empty() {
-                in_flight.lost_cached.insert((*file, *stripe), lost);
+            let lost = self.decide_cache_stripe(core, *file, *stripe, c);
+            match lost {
+                Ok(lost) if !lost.is_empty() => {
+                    in_flight.lost_cached.insert((*file, *stripe), lost);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    crate::torture::settling(false);
+                    return Err(e);
+                }
             }
         }
+        crate::torture::settling(false);
         self.settle_with(core, BTreeSet::new(), in_flight)
     }
 
