@@ -223,7 +223,8 @@ impl Store {
             .cloned()
             .unwrap_or_default();
         chunks.extend(c.chunks.iter().map(|(&col, &at)| (col, at)));
-        let has_parity = self.kind != StrategyKind::Raid0
+        // Only WCL cache stripes have a running parity (a delayed window's have none).
+        let has_parity = self.kind == StrategyKind::Wcl
             && self.tolerance() > 0
             && g.parity_pos.iter().all(|p| chunks.contains_key(&p.col));
         let slot_addr = |pos: Pos| {
