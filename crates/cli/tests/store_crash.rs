@@ -688,6 +688,16 @@ fn a_lost_block_stays_reported_when_recovery_is_killed_while_marking_it() {
 /// rot there from a write hole, and recovery keeps the bytes on disk (a write hole being far
 /// more likely than rot at that very place). Such bytes are counted, not failed.
 fn recovery_rebuilds_bit_rot_beside_the_write_in_flight(path: WritePath, seed: u64) {
+    recovery_rebuilds_bit_rot_beside_the_write_in_flight_in(path, seed, false)
+}
+
+/// `cache_zone`: flip one bit in every slot of the OSS's cache zone too (WCL: cached bytes
+/// and running parity, beside cache writes the kill tore).
+fn recovery_rebuilds_bit_rot_beside_the_write_in_flight_in(
+    path: WritePath,
+    seed: u64,
+    cache_zone: bool,
+) {
     let oss = 4;
     let element_bytes = 4096usize;
     let sdb = 3 * element_bytes;
@@ -746,7 +756,8 @@ fn recovery_rebuilds_bit_rot_beside_the_write_in_flight(path: WritePath, seed: u
         for entry in std::fs::read_dir(&objects).unwrap() {
             let p = entry.unwrap().path();
             let name = p.file_name().unwrap().to_string_lossy().to_string();
-            if !(name.ends_with(".data") || name.ends_with(".parity")) {
+            let cache = cache_zone && name.ends_with(".cache");
+            if !(name.ends_with(".data") || name.ends_with(".parity") || cache) {
                 continue;
             }
             let mut bytes = std::fs::read(&p).unwrap();
@@ -847,4 +858,195 @@ fn rmw_recovery_rebuilds_bit_rot_beside_the_write_in_flight() {
 #[test]
 fn wcl_recovery_rebuilds_bit_rot_beside_the_write_in_flight() {
     recovery_rebuilds_bit_rot_beside_the_write_in_flight(WritePath::Wcl, 0x5eed_0008);
+}
+
+/// A flush is a settle too, and it can be killed half way with every plan durable (nothing
+/// for the planner to recover): `rm` of a file with cached bytes (WCL) flushes the whole
+/// cache zone home, so a kill inside it leaves another file's acknowledged cached ranges
+/// half moved home (torn blocks: new bytes under old checksums; or data home without its
+/// parity). The next open must finish that settle (its `SettleBegin` without an end), not
+/// wait for the next settle: right after it, every acknowledged byte of both files reads as
+/// written and scrub finds every checksum and parity clean.
+#[test]
+fn a_flush_killed_mid_settle_is_finished_by_the_next_open() {
+    use exaraid_store::torture::{SETTLE_BEGUN, SETTLE_ELEMENT, SETTLE_TORN_BLOCK};
+    use std::os::unix::process::ExitStatusExt;
+
+    const UNIT: usize = 4096;
+    let mut kills = 0;
+    for point in [SETTLE_TORN_BLOCK, SETTLE_ELEMENT, SETTLE_BEGUN] {
+        for n in 1..=24 {
+            let tmp = fast_tempdir();
+            let dir = tmp.path().join("store");
+            let mut opts = InitOptions::with_oss_count(&dir, 4, CodeSpec::raid5(3));
+            opts.element_bytes = UNIT;
+            opts.write_path = WritePath::Wcl;
+            let store = Store::init(&dir, &opts).unwrap();
+            let mut f: Vec<u8> = (0..6 * UNIT).map(|i| (i * 11 + i / 241) as u8).collect();
+            // Two full stripes: home with parity.
+            store.put("f", &f).unwrap();
+            // Acknowledged partial-stripe writes wait in the cache zone: two data elements of
+            // stripe 0 (sharing checksum blocks with bytes that are home) and one of stripe 1.
+            for (at, len, seed) in [
+                (300usize, 700usize, 5u8),
+                (UNIT + 2000, 90, 6),
+                (5 * UNIT + 1, 4000, 7),
+            ] {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|i| (i as u8).wrapping_mul(29) ^ seed)
+                    .collect();
+                store.write("f", at as u64, &bytes).unwrap();
+                f[at..at + len].copy_from_slice(&bytes);
+            }
+            let g: Vec<u8> = (0..1500).map(|i| (i % 253) as u8 ^ 0x5a).collect();
+            store.put("g", &g).unwrap();
+            assert!(
+                store.status().unwrap().bytes_waiting_parity > 0,
+                "the test needs cached bytes for `rm` to flush"
+            );
+            store.close().unwrap();
+
+            let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+                .args(["store", "rm"])
+                .arg(&dir)
+                .arg("g")
+                .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
+                .output()
+                .unwrap();
+            if out.status.success() {
+                break; // the flush passed the point fewer than n times: nothing cut
+            }
+            assert_eq!(
+                out.status.signal(),
+                Some(9),
+                "{point}:{n}: `rm` failed instead of being killed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            kills += 1;
+
+            let store = Store::open(&dir)
+                .unwrap_or_else(|e| panic!("{point}:{n}: open after a killed flush: {e}"));
+            let report = store.scrub(false).unwrap();
+            assert!(
+                report.corrupt_elements.is_empty() && report.parity_mismatches.is_empty(),
+                "{point}:{n}: the open after a flush killed mid-settle left it unfinished: {report:?}"
+            );
+            let got = store.get("f").unwrap();
+            if let Some(b) = (0..f.len()).find(|&b| got[b] != f[b]) {
+                panic!(
+                    "{point}:{n}: acknowledged byte {b} of 'f' is {}, was {}",
+                    got[b], f[b]
+                );
+            }
+            assert!(
+                store.get("g").unwrap() == g,
+                "{point}:{n}: 'g' (its rm was cut) changed"
+            );
+            store.close().unwrap();
+        }
+    }
+    eprintln!("{kills} kills inside a flush, each finished by the next open");
+    assert!(kills >= 10, "only {kills} kills landed inside the flush");
+}
+
+/// As above, with bit rot in the cache zone too: a torn WCL cache block's acknowledged bytes
+/// are decided from the cache stripe's running parity, never resealed with the rot in them.
+#[test]
+fn wcl_recovery_rebuilds_bit_rot_in_the_cache_zone_beside_the_write_in_flight() {
+    recovery_rebuilds_bit_rot_beside_the_write_in_flight_in(WritePath::Wcl, 0x5eed_0009, true);
+}
+
+/// Recovery decides a torn WCL cache block (bit rot beside the torn write, acknowledged
+/// cached bytes in the same checksum block) by rewriting it, and the running parity, before
+/// its settle begins. Killed between any block's payload and checksum there or later, again
+/// and again, the next open decides the same way: the acknowledged bytes come back, never
+/// the flipped bit, and every checksum and parity is clean at the end.
+#[test]
+fn recovery_killed_while_deciding_a_torn_cache_block_finishes_on_the_next_open() {
+    use exaraid_store::journal::Journal;
+    use exaraid_store::state::{Input, Rec, State};
+    use exaraid_store::store::CACHE_OBJECT;
+    use exaraid_store::superblock::read_checked;
+    use exaraid_store::torture::SETTLE_TORN_BLOCK;
+    use std::os::unix::process::ExitStatusExt;
+
+    const UNIT: usize = 4096;
+    const SLOT_BYTES: usize = UNIT + 4;
+    let tmp = fast_tempdir();
+    let dir = tmp.path().join("store");
+    let mut opts = InitOptions::with_oss_count(&dir, 4, CodeSpec::raid5(3));
+    opts.element_bytes = UNIT;
+    opts.write_path = WritePath::Wcl;
+    let store = Store::init(&dir, &opts).unwrap();
+    let acked: Vec<u8> = (0..1000).map(|i| (i * 7 + i / 251) as u8 ^ 0x3c).collect();
+    store.write("a", 0, &acked).unwrap();
+    let id = store.file_id("a").unwrap();
+    let data_cache = store.superblock().oss_dirs[store.layout().oss_of(id, 0, 0)]
+        .join("objects")
+        .join(format!("{CACHE_OBJECT}.cache"));
+    store.close().unwrap();
+    // A write of bytes 2000..2100 cut after its input was journaled; its new bytes reached
+    // the cached element under the old checksum; a bit rotted at byte 500 beside it.
+    let state: State = read_checked(&dir.join("state"), "state").unwrap();
+    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
+    journal.advance_to(state.last_seq + 1);
+    let now_ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    let rec = Rec::Input(Input::Write {
+        file: id,
+        offset_bytes: 2000,
+        len_bytes: 100,
+        now_ns,
+    });
+    journal.append(&rec, true).unwrap();
+    drop(journal);
+    let mut bytes = std::fs::read(&data_cache).unwrap();
+    assert!(bytes.len() >= SLOT_BYTES, "cache slot 0 exists");
+    for b in &mut bytes[2000..2100] {
+        *b ^= 0xa5;
+    }
+    bytes[500] ^= 0x04;
+    std::fs::write(&data_cache, &bytes).unwrap();
+
+    let mut kills = 0;
+    for n in 1..=32 {
+        let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(["store", "ls"])
+            .arg(&dir)
+            .env(
+                exaraid_store::torture::KILL_AT_ENV,
+                format!("{SETTLE_TORN_BLOCK}:{n}"),
+            )
+            .output()
+            .unwrap();
+        if out.status.success() {
+            break;
+        }
+        assert_eq!(
+            out.status.signal(),
+            Some(9),
+            "{n}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        kills += 1;
+    }
+    // The cached block, the running parity, then the settle's home blocks.
+    assert!(kills >= 3, "only {kills} kills landed inside recovery");
+    let store = Store::open(&dir).unwrap();
+    let got = store.get("a").unwrap();
+    for (b, &g) in got.iter().enumerate() {
+        if (2000..2100).contains(&b) {
+            continue; // never acknowledged: old (zero) or new
+        }
+        let want = acked.get(b).copied().unwrap_or(0);
+        assert_eq!(g, want, "after {kills} kills: acknowledged byte {b}");
+    }
+    let report = store.scrub(false).unwrap();
+    assert!(
+        report.corrupt_elements.is_empty() && report.parity_mismatches.is_empty(),
+        "after {kills} kills: {report:?}"
+    );
+    eprintln!("{kills} kills while recovery decided a torn cache block and settled");
 }

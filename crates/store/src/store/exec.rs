@@ -158,7 +158,7 @@ impl Store {
             }
         }
         let erased: Vec<usize> = erased.into_iter().collect();
-        self.decode(file, stripe, &mut buf, &erased)?;
+        self.decode_in(core, file, stripe, &mut buf, &erased)?;
         Ok(buf.element(pos).to_vec())
     }
 
@@ -576,6 +576,9 @@ impl Store {
                     }
                     let whole = self.rebuild_element(file, element.stripe, element.pos)?;
                     let from = element.offset_bytes as usize + done;
+                    if err.is_corrupt() {
+                        self.confirm_rebuilt(oss, key, file, element, &whole, from, n)?;
+                    }
                     buf[done..done + n].copy_from_slice(&whole[from..from + n]);
                 }
                 Err(err) if err.is_unavailable() || err.is_corrupt() || err.is_missing() => {

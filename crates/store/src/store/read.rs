@@ -105,8 +105,70 @@ impl Store {
         Ok(buf.element(pos).to_vec())
     }
 
+    /// A degraded read rebuilt a home element from parity because a block of it failed its
+    /// checksum. Before the rebuilt bytes `from..from + len` are returned, every checksum
+    /// block they touch is confirmed: its rebuilt bytes match its stored checksum, or equal
+    /// the bytes on disk (then the checksum itself rotted). Why: parity that disagrees with
+    /// the data (a write hole, a stale parity element carrying a valid checksum) rebuilds
+    /// wrong bytes, and nothing else would notice. Not confirmed: `DataLost` naming the range.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn confirm_rebuilt(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        file: u64,
+        element: &exaraid_plan::ElementRange,
+        whole: &[u8],
+        from: usize,
+        len: usize,
+    ) -> Result<(), StoreError> {
+        assert!(from + len <= whole.len());
+        let block = CHECKSUM_BLOCK_BYTES;
+        let b = &self.backends[oss];
+        let mut on_disk = vec![0u8; whole.len()];
+        let on_disk_read = b.read_unverified(key, &mut on_disk).is_ok();
+        for i in from / block..(from + len).div_ceil(block) {
+            let rebuilt = &whole[i * block..(i + 1) * block];
+            let confirmed = b.checksum_matches(key, i, rebuilt).unwrap_or(false)
+                || (on_disk_read && on_disk[i * block..(i + 1) * block] == *rebuilt);
+            if confirmed {
+                continue;
+            }
+            let name = self
+                .core
+                .lock()
+                .state
+                .file_by_id(file)
+                .map(|(n, _)| n.clone())
+                .unwrap_or_else(|| format!("#{file}"));
+            let sdb = self.layout.stripe_data_bytes();
+            let stripe = element.stripe;
+            return Err(StoreError::DataLost(format!(
+                "file '{name}' bytes {}..{} (stripe {stripe}) are lost: block {i} of column {} fails its checksum, and the bytes rebuilt from parity do not match it either (data and parity disagree there); write the stripe again, or restore the file",
+                stripe * sdb,
+                (stripe + 1) * sdb,
+                element.pos.col
+            )));
+        }
+        Ok(())
+    }
+
     pub(super) fn decode(
         &self,
+        file: u64,
+        stripe: u64,
+        buf: &mut StripeBuf,
+        erased: &[usize],
+    ) -> Result<(), StoreError> {
+        self.decode_in(None, file, stripe, buf, erased)
+    }
+
+    /// `decode` for a caller that may hold the core lock (a settle reading cached ranges):
+    /// `core` is that lock's content, where the error message finds the file's name. The
+    /// lock is not reentrant: taking it again there would wait forever.
+    pub(super) fn decode_in(
+        &self,
+        core: Option<&Core>,
         file: u64,
         stripe: u64,
         buf: &mut StripeBuf,
@@ -116,13 +178,16 @@ impl Store {
             return Ok(());
         }
         if erased.len() > self.tolerance() {
-            let name = self
-                .core
-                .lock()
-                .state
-                .file_by_id(file)
-                .map(|(n, _)| n.clone())
-                .unwrap_or_else(|| format!("#{file}"));
+            let name_in = |c: &Core| {
+                c.state
+                    .file_by_id(file)
+                    .map(|(n, _)| n.clone())
+                    .unwrap_or_else(|| format!("#{file}"))
+            };
+            let name = match core {
+                Some(c) => name_in(c),
+                None => name_in(&self.core.lock()),
+            };
             let sdb = self.layout.stripe_data_bytes();
             return Err(StoreError::DataLost(format!(
                 "file '{name}' bytes {}..{} (stripe {stripe}) are lost: columns {erased:?} are unreadable but the code tolerates {}",

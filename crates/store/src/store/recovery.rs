@@ -37,6 +37,18 @@
 //! rot at that very place is then not detected: single parity cannot tell it from a write
 //! hole, and calling every such block lost would lose acknowledged bytes in plain crashes.
 //!
+//! # The cache zone
+//! An interrupted WCL write may have torn a cache block that also holds acknowledged cached
+//! bytes (the settle moves those home). Such blocks are decided the same way, from the
+//! cache stripe and its running parity, before the settle starts (`decide_cache_stripe`):
+//! never resealed, so bit rot beside a torn cache write is rebuilt, or, where single parity
+//! cannot place it (data and running parity both torn), the cached bytes are lost: the
+//! settle does not move them and marks their home block lost (`DataLost` naming the range,
+//! as below). A delayed window's cache elements have no parity: their torn blocks keep what
+//! is on disk (the known limit of unprotected bytes). Cached bytes a settle can neither
+//! read nor rebuild from their cache stripe (more unreadable columns than the code
+//! tolerates) are lost the same way: failing the settle would fail every later open too.
+//!
 //! A lost block is never rewritten and gets a checksum that cannot match, and the parity
 //! blocks of its row are not rewritten but marked the same way: reads of it fail with
 //! `DataLost` naming the stripe's file range (one more unreadable column than the code
@@ -54,6 +66,19 @@ type Ranges = Vec<(u64, u64)>;
 #[derive(Default)]
 pub(super) struct InFlight {
     stripes: BTreeMap<(u64, u64), BTreeMap<Pos, Ranges>>,
+    /// Per home stripe, the cache blocks `(pos, block)` holding acknowledged bytes that
+    /// recovery could not tell (see `decide_cache_stripe`): the settle does not read them
+    /// and marks the home blocks lost instead.
+    lost_cached: BTreeMap<(u64, u64), BTreeSet<(Pos, usize)>>,
+}
+
+/// What writes cut by the crash may have changed in one WCL cache stripe (or a delayed
+/// window's cache elements): where its columns are, and per element the byte ranges.
+#[derive(Default)]
+struct CacheInFlight {
+    /// `col -> (oss, chunk address)`, as the interrupted plans wrote them.
+    chunks: BTreeMap<usize, (usize, u64)>,
+    ranges: BTreeMap<Pos, Ranges>,
 }
 
 impl InFlight {
@@ -114,6 +139,7 @@ impl Store {
     /// Recovery after an interrupted run (see the module docs).
     pub(super) fn recover(&self, core: &mut Core, undurable: &[IoPlan]) -> Result<(), StoreError> {
         let mut in_flight = InFlight::default();
+        let mut cache: BTreeMap<(u64, u64), CacheInFlight> = BTreeMap::new();
         let e = self.sb.element_bytes as u64;
         for plan in undurable {
             for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
@@ -125,26 +151,363 @@ impl Store {
                     }
                     continue;
                 }
-                // Torn cache-zone writes keep what reached the disk: the cache zone is read
-                // only for acknowledged cached ranges and dropped at the end of recovery.
-                let b = &self.backends[step.oss];
+                // Cache-zone writes: decided block by block from their cache stripe below.
                 let mut at = 0u64;
                 for piece in &step.pieces {
-                    let mut done = 0u64;
-                    while done < piece.element.len_bytes {
-                        let a = step.addr_bytes + at + done;
-                        let off = a % e;
-                        let n = (piece.element.len_bytes - done).min(e - off);
-                        if b.healthy() {
-                            b.reseal(self.key(step.zone, step.file, a), off as usize, n as usize)?;
-                        }
-                        done += n;
+                    let el = &piece.element;
+                    let base = step.addr_bytes + at - el.pos.row as u64 * e - el.offset_bytes;
+                    let c = cache.entry((step.file, el.stripe)).or_default();
+                    c.chunks.insert(el.pos.col, (step.oss, base));
+                    if el.len_bytes > 0 {
+                        let ranges = c.ranges.entry(el.pos).or_default();
+                        crate::state::add_range(
+                            ranges,
+                            el.offset_bytes,
+                            el.offset_bytes + el.len_bytes,
+                        );
                     }
-                    at += piece.element.len_bytes;
+                    at += el.len_bytes;
                 }
             }
         }
+        // Its block writes are kill points like a settle's (`SETTLE_TORN_BLOCK`): a second
+        // crash there is decided again, the same way, by the next open.
+        crate::torture::settling(true);
+        for ((file, stripe), c) in &cache {
+            let lost = self.decide_cache_stripe(core, *file, *stripe, c);
+            match lost {
+                Ok(lost) if !lost.is_empty() => {
+                    in_flight.lost_cached.insert((*file, *stripe), lost);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    crate::torture::settling(false);
+                    return Err(e);
+                }
+            }
+        }
+        crate::torture::settling(false);
         self.settle_with(core, BTreeSet::new(), in_flight)
+    }
+
+    /// A cache stripe that interrupted writes touched: decide, per 4 KiB block they touched,
+    /// the bytes the settle will read from it, the way `compose_stripe` decides home blocks.
+    /// Nothing is resealed. The running parity covers the bytes written into the cache
+    /// stripe, unwritten bytes counting as zeros; the acknowledged ones are those the
+    /// planner's lookup finds there. For a data block that fails its checksum: the ranges
+    /// the cut write covered keep what reached the disk; acknowledged bytes beside them are
+    /// rebuilt from the cache stripe where no column was in flight, else confirmed against
+    /// the block's stored checksum; when the row cannot be decoded, its parity equation is
+    /// checked where nothing is in flight, and a mismatch makes the block *lost* (returned:
+    /// the settle marks its home block lost instead of moving unknown bytes home). Known
+    /// limits, as at home: a torn block keeps its bytes on disk at offsets where another
+    /// column was in flight too and nothing confirms them; and a delayed window's cache
+    /// elements have no parity at all, so a torn block of theirs keeps its bytes on disk.
+    /// The running parity of every touched row is then rewritten from the decided data, so
+    /// later degraded reads of the cache stripe agree with what the settle reads.
+    fn decide_cache_stripe(
+        &self,
+        core: &Core,
+        file: u64,
+        stripe: u64,
+        c: &CacheInFlight,
+    ) -> Result<BTreeSet<(Pos, usize)>, StoreError> {
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        let blocks = e / block;
+        let mut chunks = self
+            .cache_chunks
+            .lock()
+            .get(&(file, stripe))
+            .cloned()
+            .unwrap_or_default();
+        chunks.extend(c.chunks.iter().map(|(&col, &at)| (col, at)));
+        // Only WCL cache stripes have a running parity (a delayed window's have none).
+        let has_parity = self.kind == StrategyKind::Wcl
+            && self.tolerance() > 0
+            && g.parity_pos.iter().all(|p| chunks.contains_key(&p.col));
+        let slot_addr = |pos: Pos| {
+            chunks
+                .get(&pos.col)
+                .map(|&(oss, base)| (oss, base + (pos.row * e) as u64))
+        };
+        // Acknowledged cached bytes per data element of this cache stripe.
+        let sdb = self.layout.stripe_data_bytes();
+        let extents = core
+            .strategy
+            .lookup(file, stripe * sdb, sdb)
+            .map_err(plan_err)?;
+        let mut acked: BTreeMap<Pos, Ranges> = BTreeMap::new();
+        for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
+            let Some((oss, slot)) = slot_addr(x.element.pos) else {
+                continue;
+            };
+            if x.oss != oss || x.addr_bytes < slot || x.addr_bytes >= slot + e as u64 {
+                continue; // another cache stripe of the same home stripe
+            }
+            if x.len_bytes > 0 {
+                let o = x.element.offset_bytes;
+                crate::state::add_range(
+                    acked.entry(x.element.pos).or_default(),
+                    o,
+                    o + x.len_bytes,
+                );
+            }
+        }
+        let none: Ranges = Vec::new();
+        // Data elements masked to their acknowledged bytes (the running parity's view), the
+        // parity as on disk; and each element as on disk.
+        let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
+        let mut raw: BTreeMap<Pos, Vec<u8>> = BTreeMap::new();
+        let mut held: BTreeMap<Pos, Vec<Held>> = BTreeMap::new();
+        let mut keys: BTreeMap<Pos, (usize, ElementKey)> = BTreeMap::new();
+        for col in 0..g.cols {
+            for row in 0..g.rows {
+                let pos = Pos { row, col };
+                let cell = g.cell(pos);
+                if cell == Cell::Empty {
+                    continue;
+                }
+                let Some((oss, addr)) = slot_addr(pos) else {
+                    continue; // never written: zeros to the running parity
+                };
+                let key = self.key(PlanZone::Cache, file, addr);
+                keys.insert(pos, (oss, key));
+                let b = &self.backends[oss];
+                let mut bytes = vec![0u8; e];
+                let mut state = vec![Held::Absent; blocks];
+                if b.healthy() {
+                    self.count(oss, Zone::Cache, Op::Read, false);
+                    match b.read_unverified(key, &mut bytes) {
+                        Ok(failed) => {
+                            state = vec![Held::Verified; blocks];
+                            for i in failed {
+                                state[i] = Held::Failed;
+                            }
+                        }
+                        Err(err) if err.is_missing() || err.is_unavailable() => bytes.fill(0),
+                        Err(err) => return Err(err.into()),
+                    }
+                }
+                if matches!(cell, Cell::Data(_)) {
+                    let mine = acked.get(&pos).unwrap_or(&none);
+                    let own = c.ranges.get(&pos).unwrap_or(&none);
+                    for (i, h) in state.iter_mut().enumerate() {
+                        let (a, z) = ((i * block) as u64, ((i + 1) * block) as u64);
+                        if !overlaps(mine, a, z) && !overlaps(own, a, z) {
+                            // Nothing written here that anyone reads: zeros to the parity.
+                            *h = Held::Verified;
+                        }
+                    }
+                    for &(a, z) in mine {
+                        let (a, z) = (a as usize, z as usize);
+                        buf.element_mut(pos)[a..z].copy_from_slice(&bytes[a..z]);
+                    }
+                    raw.insert(pos, bytes);
+                } else {
+                    buf.element_mut(pos).copy_from_slice(&bytes);
+                }
+                held.insert(pos, state);
+            }
+        }
+        let mut anywhere: Ranges = Vec::new();
+        for r in c.ranges.values() {
+            for &(a, z) in r {
+                crate::state::add_range(&mut anywhere, a, z);
+            }
+        }
+        let mut lost: BTreeSet<(Pos, usize)> = BTreeSet::new();
+        for i in 0..blocks {
+            let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
+            if !overlaps(&anywhere, start, end) {
+                continue; // not touched: the settle's verified reads cover it
+            }
+            let suspects: Vec<Pos> = held
+                .iter()
+                .filter(|(_, h)| h[i] != Held::Verified)
+                .map(|(p, _)| *p)
+                .collect();
+            let mut erased: Vec<usize> = suspects.iter().map(|p| p.col).collect();
+            erased.sort_unstable();
+            erased.dedup();
+            let decoded = if has_parity {
+                self.decode_block(&buf, i, &erased)
+            } else {
+                None
+            };
+            let rot_unplaced = has_parity
+                && decoded.is_none()
+                && self.cache_row_disagrees(&buf, i, &anywhere, &held, &acked);
+            let mut row_lost = false;
+            let mut row_unknown = false;
+            for &pos in &suspects {
+                if !matches!(g.cell(pos), Cell::Data(_)) {
+                    continue; // the running parity is rewritten from the decided data
+                }
+                if held[&pos][i] == Held::Absent {
+                    row_unknown = true; // nothing to read or write here
+                    continue;
+                }
+                let own = c.ranges.get(&pos).unwrap_or(&none);
+                let torn = overlaps(own, start, end);
+                if !has_parity && !torn {
+                    continue; // not the cut write's: the settle's verified read reports it
+                }
+                let mut bytes = raw[&pos][start as usize..end as usize].to_vec();
+                // Acknowledged bytes of the block beside the cut write's own ranges, split
+                // into offsets where no column was in flight (`sure`) and the rest.
+                let mut beside = outside(own, start, end);
+                beside.retain(|&(a, z)| a < z);
+                let mine = acked.get(&pos).unwrap_or(&none);
+                let mut sure: Ranges = Vec::new();
+                let mut unsure: Ranges = Vec::new();
+                for &(a, z) in &beside {
+                    for &(x, y) in mine {
+                        let (a, z) = (a.max(x), z.min(y));
+                        if a >= z {
+                            continue;
+                        }
+                        for (p, q) in outside(&anywhere, a, z) {
+                            crate::state::add_range(&mut sure, p, q);
+                        }
+                        let mut hot = vec![(a, z)];
+                        for (p, q) in outside(&anywhere, a, z) {
+                            crate::state::sub_range(&mut hot, p, q);
+                        }
+                        for (p, q) in hot {
+                            crate::state::add_range(&mut unsure, p, q);
+                        }
+                    }
+                }
+                let copy = |to: &mut [u8], from: &[u8], ranges: &Ranges| {
+                    for &(a, z) in ranges {
+                        let (a, z) = ((a - start) as usize, (z - start) as usize);
+                        to[a..z].copy_from_slice(&from[a..z]);
+                    }
+                };
+                let keep = if !has_parity {
+                    // No parity to rebuild from (a delayed window): the disk's bytes stay.
+                    Some(bytes)
+                } else if sure.is_empty() && unsure.is_empty() {
+                    Some(bytes) // nothing acknowledged beside the cut write
+                } else if let Some(d) = &decoded {
+                    copy(&mut bytes, d.element(pos), &sure);
+                    if unsure.is_empty() {
+                        Some(bytes)
+                    } else {
+                        let (oss, key) = keys[&pos];
+                        let mut candidate = bytes.clone();
+                        copy(&mut candidate, d.element(pos), &unsure);
+                        if self.backends[oss].checksum_matches(key, i, &candidate)? {
+                            Some(candidate)
+                        } else if torn {
+                            Some(bytes) // the known limit (see the doc comment)
+                        } else {
+                            None
+                        }
+                    }
+                } else if rot_unplaced || (!torn && !unsure.is_empty()) {
+                    None
+                } else {
+                    Some(bytes)
+                };
+                match keep {
+                    Some(bytes) => {
+                        let (oss, key) = keys[&pos];
+                        self.count(oss, Zone::Cache, Op::Write, false);
+                        self.backends[oss].write(key, start as usize, &bytes)?;
+                        for &(a, z) in mine {
+                            let (a, z) = (a.max(start), z.min(end));
+                            if a < z {
+                                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                                buf.element_mut(pos)[a as usize..z as usize]
+                                    .copy_from_slice(&bytes[x..y]);
+                            }
+                        }
+                    }
+                    None => {
+                        lost.insert((pos, i));
+                        row_lost = true;
+                    }
+                }
+            }
+            if !has_parity || row_lost || row_unknown {
+                continue; // a lost row's parity is never read: its data is not moved home
+            }
+            let mut one = StripeBuf::zeroed(g.rows, g.cols, block);
+            for col in 0..g.cols {
+                for r in 0..g.rows {
+                    let p = Pos { row: r, col };
+                    one.element_mut(p)
+                        .copy_from_slice(&buf.element(p)[start as usize..end as usize]);
+                }
+            }
+            self.code
+                .encode(&mut one)
+                .map_err(|e| StoreError::Io(e.to_string()))?;
+            for &p in &g.parity_pos {
+                let Some(&(oss, key)) = keys.get(&p) else {
+                    continue;
+                };
+                if self.backends[oss].healthy() && held[&p][i] != Held::Absent {
+                    self.count(oss, Zone::Cache, Op::Write, true);
+                    self.backends[oss].write(key, start as usize, one.element(p))?;
+                }
+            }
+        }
+        Ok(lost)
+    }
+
+    /// `row_disagrees` for a cache stripe: does the running parity of block row `i` disagree
+    /// with the acknowledged data where nothing is in flight?
+    fn cache_row_disagrees(
+        &self,
+        buf: &StripeBuf,
+        i: usize,
+        anywhere: &[(u64, u64)],
+        held: &BTreeMap<Pos, Vec<Held>>,
+        acked: &BTreeMap<Pos, Ranges>,
+    ) -> bool {
+        if held.values().any(|h| h[i] == Held::Absent) {
+            return false;
+        }
+        let block = CHECKSUM_BLOCK_BYTES;
+        let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
+        // Only where some column holds acknowledged bytes is the running parity defined.
+        let mut calm: Ranges = Vec::new();
+        for r in acked.values() {
+            for &(a, z) in r {
+                let (a, z) = (a.max(start), z.min(end));
+                for (p, q) in outside(anywhere, a, z) {
+                    if p < q {
+                        crate::state::add_range(&mut calm, p, q);
+                    }
+                }
+            }
+        }
+        if calm.is_empty() {
+            return false;
+        }
+        let g = self.layout.geometry();
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        for col in 0..g.cols {
+            for r in 0..g.rows {
+                let pos = Pos { row: r, col };
+                row.element_mut(pos)
+                    .copy_from_slice(&buf.element(pos)[i * block..(i + 1) * block]);
+            }
+        }
+        if self.code.encode(&mut row).is_err() {
+            return false;
+        }
+        g.parity_pos.iter().any(|&p| {
+            let on_disk = &buf.element(p)[i * block..(i + 1) * block];
+            calm.iter().any(|&(a, z)| {
+                let (a, z) = ((a - start) as usize, (z - start) as usize);
+                on_disk[a..z] != row.element(p)[a..z]
+            })
+        })
     }
 
     /// Move every cached range home and recompute the parity of `extra` stripes and of every
@@ -239,18 +602,18 @@ impl Store {
                 .unwrap_or(&[]);
             let ranges = in_flight.stripes.get(&(file, stripe)).unwrap_or(&no_ranges);
             let mut composed = self.compose_stripe(file, stripe, ranges)?;
+            let lost_cached = in_flight
+                .lost_cached
+                .get(&(file, stripe))
+                .cloned()
+                .unwrap_or_default();
+            let mut unreadable: BTreeSet<(Pos, usize)> = BTreeSet::new();
             for x in overlay {
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
-                self.read_range(
-                    Some(core),
-                    x.oss,
-                    x.zone,
-                    file,
-                    x.addr_bytes,
-                    &x.element,
-                    &mut bytes,
-                )?;
+                for i in self.read_cached(core, file, x, &lost_cached, &mut bytes)? {
+                    unreadable.insert((x.element.pos, i));
+                }
                 let el = composed.buf.element_mut(x.element.pos);
                 let o = x.element.offset_bytes as usize;
                 el[o..o + bytes.len()].copy_from_slice(&bytes);
@@ -264,6 +627,12 @@ impl Store {
                     composed.lost.remove(&(x.element.pos, i));
                 }
             }
+            // Cached bytes nobody can tell (see `decide_cache_stripe`), or that can be
+            // neither read nor rebuilt from their cache stripe: their home block is lost,
+            // never given the home bytes the cached ones replaced. (Failing the settle
+            // instead would fail every later open too: the store would be unusable.)
+            composed.lost.extend(lost_cached.iter().copied());
+            composed.lost.extend(unreadable);
             composed.lost_rows = composed.lost.iter().map(|&(_, i)| i).collect();
             if self.kind != StrategyKind::Raid0 {
                 self.code
@@ -287,6 +656,70 @@ impl Store {
         self.done.lock().clear();
         self.restart_windows(core)?;
         self.checkpoint_locked(core)
+    }
+
+    /// Read a cached extent for a settle, except the blocks in `lost` (left zero: their
+    /// home blocks are marked lost). Returns the blocks that could be neither read nor
+    /// rebuilt (`DataLost`, left zero): the settle marks their home blocks lost too.
+    fn read_cached(
+        &self,
+        core: &Core,
+        file: u64,
+        x: &exaraid_plan::Extent,
+        lost: &BTreeSet<(Pos, usize)>,
+        out: &mut [u8],
+    ) -> Result<Vec<usize>, StoreError> {
+        let pos = x.element.pos;
+        if !lost.iter().any(|&(p, _)| p == pos) {
+            let whole = self.read_range(
+                Some(core),
+                x.oss,
+                x.zone,
+                file,
+                x.addr_bytes,
+                &x.element,
+                out,
+            );
+            match whole {
+                Ok(()) => return Ok(Vec::new()),
+                Err(StoreError::DataLost(_)) => {} // find the blocks, one by one, below
+                Err(e) => return Err(e),
+            }
+        }
+        let mut unreadable = Vec::new();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let mut at = 0u64;
+        while at < x.len_bytes {
+            let offset_bytes = x.element.offset_bytes + at;
+            let n = ((offset_bytes / block + 1) * block - offset_bytes).min(x.len_bytes - at);
+            if !lost.contains(&(pos, (offset_bytes / block) as usize)) {
+                let element = exaraid_plan::ElementRange {
+                    offset_bytes,
+                    len_bytes: n,
+                    ..x.element
+                };
+                let (a, z) = (at as usize, (at + n) as usize);
+                let piece = self.read_range(
+                    Some(core),
+                    x.oss,
+                    x.zone,
+                    file,
+                    x.addr_bytes + at,
+                    &element,
+                    &mut out[a..z],
+                );
+                match piece {
+                    Ok(()) => {}
+                    Err(StoreError::DataLost(_)) => {
+                        out[a..z].fill(0);
+                        unreadable.push((offset_bytes / block) as usize);
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            at += n;
+        }
+        Ok(unreadable)
     }
 
     /// Read a home stripe for a settle and decide, block by block, which bytes to keep (see
