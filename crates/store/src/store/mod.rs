@@ -37,8 +37,8 @@
 //! Recovery is restartable by construction: a settle journals `SettleBegin` (its stripes)
 //! before its first write and `PlannerReset` after its last; the next settle (the recovery
 //! of the next open, or a flush) finishes one that began and did not end, treating the ranges
-//! it rewrote as in flight. (A killed flush leaves no unacknowledged plan, and open recovers
-//! only when one is left: until the next settle, its torn blocks read as corrupt.)
+//! it rewrote as in flight. Open recovers when an unacknowledged plan is left *or* a settle
+//! began and did not end (a killed flush leaves no unacknowledged plan, only its torn blocks).
 
 mod exec;
 mod read;
