@@ -370,6 +370,9 @@ pub struct Store {
     /// Where the planner put each column of each cache stripe `(file, stripe)`: `col ->
     /// (oss, chunk address)`, learnt from the plans it made (for degraded reads of the cache).
     cache_chunks: Mutex<HashMap<(u64, u64), BTreeMap<usize, (usize, u64)>>>,
+    /// WCL: the chunks of each cache stripe, by home stripe (two may exist while an older
+    /// one is destaged), so that a degraded read decodes a cache stripe from its own elements.
+    cache_stripes: Mutex<exec::CacheStripes>,
     /// Background plans wait here when a background worker serves them.
     background: Mutex<VecDeque<Admitted>>,
     background_cv: Condvar,
@@ -685,6 +688,7 @@ impl Store {
             locks: Arc::new(StripeLocks::default()),
             gate: parking_lot::RwLock::new(()),
             cache_chunks: Mutex::new(HashMap::new()),
+            cache_stripes: Mutex::new(exec::CacheStripes::default()),
             background: Mutex::new(VecDeque::new()),
             background_cv: Condvar::new(),
             background_served: AtomicBool::new(false),
@@ -710,9 +714,7 @@ impl Store {
             backends_supplied,
             sb,
         };
-        for p in &replayed {
-            store.learn_cache_chunks(p);
-        }
+        store.learn_replayed(&replayed);
         let more = {
             let mut core = store.core.lock();
             let durable: Vec<PlanId> = core.state.durable.iter().copied().collect();

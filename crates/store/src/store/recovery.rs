@@ -90,16 +90,9 @@ impl Store {
             }
             for x in overlay {
                 let mut bytes = vec![0u8; x.len_bytes as usize];
-                self.count(x.oss, Zone::Cache, Op::Read, false);
-                self.read_range(
-                    Some(core),
-                    x.oss,
-                    x.zone,
-                    file,
-                    x.addr_bytes,
-                    &x.element,
-                    &mut bytes,
-                )?;
+                if !self.read_cached_or_record_lost(core, file, x, &mut bytes)? {
+                    continue; // on record as lost: the home bytes stay, parity covers them
+                }
                 let el = buf.element_mut(x.element.pos);
                 let o = x.element.offset_bytes as usize;
                 el[o..o + bytes.len()].copy_from_slice(&bytes);
@@ -122,6 +115,9 @@ impl Store {
         }
         core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
         self.done.lock().clear();
+        // The cache zone is empty and plan ids start again.
+        self.cache_chunks.lock().clear();
+        *self.cache_stripes.lock() = exec::CacheStripes::default();
         self.restart_windows(core)?;
         self.checkpoint_locked(core)
     }
@@ -199,22 +195,15 @@ impl Store {
     /// leaving the parity (and the corrupt blocks) untouched for scrub to report.
     pub(super) fn move_cached_home_unprotected(
         &self,
-        core: &Core,
+        core: &mut Core,
         file: u64,
         overlay: &[exaraid_plan::Extent],
     ) -> Result<(), StoreError> {
         for x in overlay {
             let mut bytes = vec![0u8; x.len_bytes as usize];
-            self.count(x.oss, Zone::Cache, Op::Read, false);
-            self.read_range(
-                Some(core),
-                x.oss,
-                x.zone,
-                file,
-                x.addr_bytes,
-                &x.element,
-                &mut bytes,
-            )?;
+            if !self.read_cached_or_record_lost(core, file, x, &mut bytes)? {
+                continue;
+            }
             let Some((oss, key)) = self.home_key(file, x.element.stripe, x.element.pos) else {
                 continue;
             };
