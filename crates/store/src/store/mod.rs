@@ -1275,9 +1275,19 @@ impl Store {
 
     /// Run the planner's timers now (the CLI calls this on every command).
     pub fn tick(&self) -> Result<(), StoreError> {
+        self.run_timers(false)
+    }
+
+    /// `tick`; `on_server`: the caller is the background worker, which must never wait
+    /// behind an exclusive caller for its share of the store (see `gate_shared_on_server`).
+    fn run_timers(&self, on_server: bool) -> Result<(), StoreError> {
         self.check_usable()?;
         self.absorb_losses()?;
-        let _shared = self.gate.read();
+        let _shared = if on_server {
+            self.gate_shared_on_server()
+        } else {
+            self.gate.read()
+        };
         let plans = {
             let mut core = self.core.lock();
             let now = Self::now_ns(&core);
@@ -1310,7 +1320,7 @@ impl Store {
                 q.pop_front()
             };
             if let Some(a) = next {
-                let _shared = self.gate.read();
+                let _shared = self.gate_shared_on_server();
                 self.run_plans_from(vec![a], None, true)?;
             }
             self.serve_timers()?;
@@ -1334,7 +1344,7 @@ impl Store {
                 .is_some_and(|d| d <= now_ns)
         };
         if due {
-            self.tick()?; // its plans are background: queued for this worker
+            self.run_timers(true)?; // its plans are background: queued for this worker
         }
         if !self.advance_requested.swap(false, Ordering::SeqCst) {
             return Ok(());
@@ -1363,8 +1373,37 @@ impl Store {
         self.check_usable()?;
         // Exclusive: no plan is in flight (writers, readers and the background server hold
         // the gate shared); queued background plans run first.
-        let exclusive = self.gate.write();
+        let exclusive = self.gate_exclusive()?;
         self.flush_exclusive(exclusive)
+    }
+
+    /// The background worker's share of the store. A fair lock keeps new readers out while
+    /// an exclusive caller waits; but a writer already holding a share may be waiting for
+    /// the very plan the worker is about to run (a destage or move queued before it on its
+    /// stripe), and the exclusive caller waits for that writer: the worker joins the shares
+    /// already held instead of queueing behind the exclusive caller.
+    fn gate_shared_on_server(&self) -> parking_lot::RwLockReadGuard<'_, ()> {
+        self.gate.read_recursive()
+    }
+
+    /// Exclusive use of the store (no plan in flight), for `flush`, `remove` and the
+    /// absorption of lost window bytes. Never waits on the gate alone: a holder of a share
+    /// may wait for a queued background plan, so between bounded waits this thread runs the
+    /// queued background plans itself (as `serve_timers` does for the worker).
+    fn gate_exclusive(&self) -> Result<parking_lot::RwLockWriteGuard<'_, ()>, StoreError> {
+        let wait = std::time::Duration::from_millis(ADVANCE_GATE_WAIT_MS);
+        loop {
+            if let Some(exclusive) = self.gate.try_write_for(wait) {
+                return Ok(exclusive);
+            }
+            loop {
+                let Some(next) = self.background.lock().pop_front() else {
+                    break;
+                };
+                let _shared = self.gate_shared_on_server();
+                self.run_plans_from(vec![next], None, true)?;
+            }
+        }
     }
 
     fn flush_exclusive(

@@ -166,7 +166,7 @@ impl Store {
         }
         self.check_usable()?;
         // Exclusive: no plan is in flight, so none planned before a failure is still to run.
-        let _exclusive = self.gate.write();
+        let _exclusive = self.gate_exclusive()?;
         let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
         self.run_plans_from(queued, None, true)?;
         let mut core = self.core.lock();
