@@ -1123,9 +1123,23 @@ impl Store {
                     oss = doomed[0].0,
                 )));
             }
-            if let Err(e) = self.reserve(&plans) {
+            // The timers' plans first: the room this write asks for must not be what they
+            // then lack.
+            let reserved = match self.reserve(&tick_plans) {
+                Ok(()) => self.reserve(&plans).map_err(|e| (e, true)),
+                Err(e) => Err((e, false)),
+            };
+            if let Err((e, tick_plans_fit)) = reserved {
                 // Nothing was written; forget the write by rebuilding the planner without it.
+                // The timers' plans stay (their tick is journaled, the rebuilt planner waits
+                // for them): they run now when they have room, so a window that timed out
+                // gets its parity now, not at the next open.
                 core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
+                if tick_plans_fit {
+                    let tick_plans = self.admit(tick_plans);
+                    drop(core);
+                    self.run_plans(tick_plans, None)?;
+                }
                 return Err(e);
             }
             self.journal(
