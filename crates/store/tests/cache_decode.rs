@@ -203,13 +203,18 @@ fn recovery_rebuilds_an_ended_windows_bytes_on_an_oss_that_failed_before_the_mov
     move_home_cut_after_end(dir.path(), &data);
     let failed = oss_of_cached(dir.path(), &data[..UNIT]);
     let hooks = Arc::new(Hooks::default());
-    let store = open_hooked(dir.path(), &hooks, &[failed])
+    let mut store = open_hooked(dir.path(), &hooks, &[failed])
         .expect("recovery rebuilds the failed OSS's cache bytes from home parity");
     assert!(
         store.get("f").unwrap() == data,
         "degraded reads give the window's bytes"
     );
     assert!(store.get("g").unwrap() == pattern(7, 2 * STRIPE));
+    // The replaced OSS is rebuilt from the others: full redundancy again.
+    store.rebuild(failed, None).unwrap();
+    assert!(store.failed_osses().is_empty());
+    assert_consistent(&store);
+    assert!(store.get("f").unwrap() == data, "after the rebuild");
 }
 
 #[test]

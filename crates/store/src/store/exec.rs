@@ -72,6 +72,8 @@ impl Store {
     /// Record where a plan's cache steps put each column of their cache stripe.
     pub(super) fn learn_cache_chunks(&self, plan: &IoPlan) {
         let e = self.sb.element_bytes as u64;
+        // WCL: the chunks this plan names, per home stripe.
+        let track = self.kind == StrategyKind::Wcl;
         let mut mine: BTreeMap<(u64, u64), Chunks> = BTreeMap::new();
         {
             let mut map = self.cache_chunks.lock();
@@ -83,14 +85,16 @@ impl Store {
                     map.entry((step.file, el.stripe))
                         .or_default()
                         .insert(el.pos.col, (step.oss, base));
-                    mine.entry((step.file, el.stripe))
-                        .or_default()
-                        .insert(el.pos.col, (step.oss, base));
+                    if track {
+                        mine.entry((step.file, el.stripe))
+                            .or_default()
+                            .insert(el.pos.col, (step.oss, base));
+                    }
                     at += el.len_bytes;
                 }
             }
         }
-        if self.kind != StrategyKind::Wcl || mine.is_empty() {
+        if mine.is_empty() {
             return;
         }
         // WCL: one home stripe may have two cache stripes at once (an open one and older
@@ -110,7 +114,7 @@ impl Store {
                 let g = stripes.by_stripe.entry(key).or_default();
                 let same = chunks
                     .iter()
-                    .all(|(c, v)| g.open.get(c).map_or(true, |o| o == v));
+                    .all(|(c, v)| !matches!(g.open.get(c), Some(o) if o != v));
                 if !same {
                     g.open.clear(); // (only after a planner restart) a new cache stripe
                 }
