@@ -101,6 +101,20 @@ impl Store {
         // ones being destaged); each is decoded only from its own chunks.
         let mut stripes = self.cache_stripes.lock();
         for (key, chunks) in mine {
+            // A chunk belongs to one live cache stripe: an older one sharing a chunk with
+            // this plan's is gone (its destage completed), never to be decoded from again.
+            let g = stripes.by_stripe.entry(key).or_default();
+            let mut gone: Vec<PlanId> = Vec::new();
+            g.destaging.retain(|(p, c)| {
+                let shares = c.iter().any(|(col, v)| chunks.get(col) == Some(v));
+                if shares {
+                    gone.push(*p);
+                }
+                !shares
+            });
+            for p in gone {
+                stripes.destage_plans.remove(&p);
+            }
             if let exaraid_plan::PlanCause::Destage { .. } = plan.cause {
                 // The destage reads every column of the complete cache stripe: the open
                 // one, which a later write will not extend (it opens a new one).

@@ -745,6 +745,7 @@ impl Store {
                 for p in durable.into_iter().filter(|p| !completed.contains(p)) {
                     more.extend(core.strategy.on_complete(p).map_err(plan_err)?);
                     store.journal(&mut core, Rec::Input(Input::Complete { plan: p }), false)?;
+                    store.forget_cache_stripes(&[p]);
                 }
                 store.admit(more)
             }
