@@ -395,3 +395,71 @@ fn columns_with_bytes_of_an_open_window_are_not_used_to_decode_an_ended_ones() {
     assert!(store.get("f").unwrap() == model, "f reads as written");
     assert_consistent(&store);
 }
+
+#[test]
+fn every_element_of_a_destaging_wcl_cache_stripe_is_rebuilt_from_its_own_cache_stripe() {
+    let dir = tempfile::tempdir().unwrap();
+    new_store(dir.path(), WritePath::Wcl);
+    let hooks = Arc::new(Hooks::default());
+    hooks.park_any_thread.store(true, Ordering::SeqCst); // WCL: foreground writes no home data
+    let store = open_hooked(dir.path(), &hooks, &[]).unwrap();
+    let stop = AtomicBool::new(false);
+    let mut models: Vec<(String, Vec<u8>)> = Vec::new();
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name(WORKER.into())
+            .spawn_scoped(s, || store.serve_background(&stop))
+            .unwrap();
+        let _stop = StopOnDrop(&stop, hooks.clone());
+        // Each round rots another element of the older cache stripe: data 0, 1, 2, then
+        // the running parity (RAID-5: the XOR of the data elements).
+        for victim in 0..4u64 {
+            let name = format!("f{victim}");
+            park_the_wcl_worker(&store, &hooks, &format!("t{victim}"), 20 + victim);
+            let older = pattern(30 + victim, STRIPE);
+            store.write(&name, 0, &older).unwrap(); // complete: its destage is queued
+            let payload: Vec<u8> = if victim < 3 {
+                let d = victim as usize;
+                older[d * UNIT..(d + 1) * UNIT].to_vec()
+            } else {
+                (0..UNIT)
+                    .map(|i| older[i] ^ older[UNIT + i] ^ older[2 * UNIT + i])
+                    .collect()
+            };
+            flip_in_any_cache_zone(dir.path(), &payload);
+            // The newer cache stripe of stripe 0, and bytes of stripe 1 (which show the
+            // write is planned: they count as waiting in the cache zone at once).
+            let newer = pattern(40 + victim, STRIPE + 700 - 5000);
+            let writer = {
+                let (store, name, newer) = (&store, name.clone(), newer.clone());
+                s.spawn(move || store.write(&name, 5000, &newer))
+            };
+            let waiting = store.status().unwrap().bytes_waiting_parity;
+            eventually("the newer write is planned", || {
+                store.status().unwrap().bytes_waiting_parity >= waiting + 700
+            });
+            hooks.release();
+            writer.join().unwrap().expect("the newer write");
+            let mut model = older.clone();
+            model.resize(STRIPE + 700, 0);
+            model[5000..].copy_from_slice(&newer);
+            models.push((name, model));
+        }
+        stop.store(true, Ordering::SeqCst);
+        worker
+            .join()
+            .unwrap()
+            .expect("the destages rebuild the rotten elements from their own cache stripes");
+    });
+    for (name, model) in &models {
+        assert!(
+            store.get(name).unwrap() == *model,
+            "{name} reads as written"
+        );
+    }
+    store.flush().unwrap();
+    for (name, model) in &models {
+        assert!(store.get(name).unwrap() == *model, "{name} after the flush");
+    }
+    assert_consistent(&store);
+}
