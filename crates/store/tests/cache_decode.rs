@@ -378,7 +378,9 @@ fn columns_with_bytes_of_an_open_window_are_not_used_to_decode_an_ended_ones() {
         // Element 1, no parity yet. Planned now; it runs after the move (which holds the
         // stripe first), so the move's rebuild sees these bytes as the newest of column 1.
         let writer = s.spawn(|| store.write("f", (UNIT + 500) as u64, &open));
-        std::thread::sleep(Duration::from_millis(200));
+        eventually("the window write is planned", || {
+            store.status().unwrap().bytes_unprotected == open.len() as u64
+        });
         assert!(
             !writer.is_finished(),
             "the window write waits for the move home"
@@ -430,16 +432,20 @@ fn every_element_of_a_destaging_wcl_cache_stripe_is_rebuilt_from_its_own_cache_s
             // The newer cache stripe of stripe 0, and bytes of stripe 1 (which show the
             // write is planned: they count as waiting in the cache zone at once).
             let newer = pattern(40 + victim, STRIPE + 700 - 5000);
+            let waiting = store.status().unwrap().bytes_waiting_parity;
             let writer = {
                 let (store, name, newer) = (&store, name.clone(), newer.clone());
                 s.spawn(move || store.write(&name, 5000, &newer))
             };
-            let waiting = store.status().unwrap().bytes_waiting_parity;
             eventually("the newer write is planned", || {
                 store.status().unwrap().bytes_waiting_parity >= waiting + 700
             });
             hooks.release();
             writer.join().unwrap().expect("the newer write");
+            // Every parked thread is on its way before the next round pauses again.
+            eventually("the parked threads left", || {
+                hooks.parked.load(Ordering::SeqCst) == 0
+            });
             let mut model = older.clone();
             model.resize(STRIPE + 700, 0);
             model[5000..].copy_from_slice(&newer);

@@ -81,17 +81,23 @@ fn writer_waits_for_a_queued_destage_while(
     });
     let first = pattern(2, STRIPE);
     store.write("f", 0, &first).unwrap(); // complete: its destage is queued
-    let second = pattern(3, 300);
+                                          // Over the end of stripe 0 into stripe 1: the stripe-1 bytes count as waiting in the
+                                          // cache zone as soon as the write is planned.
+    let second = pattern(3, STRIPE + 300 - 5000);
+    let waiting = store.status().unwrap().bytes_waiting_parity;
     let writer = {
         let (store, second) = (store.clone(), second.clone());
         spawn(move || store.write("f", 5000, &second))
     };
+    eventually("the writer is planned", || {
+        store.status().unwrap().bytes_waiting_parity >= waiting + 300
+    });
     let exclusive = {
         let store = store.clone();
         spawn(move || exclusive(&store))
     };
-    // Both are blocked now (the writer on the destage, the exclusive call on the writer);
-    // without this pause the scenario may not arise, and the test then passes vacuously.
+    // The exclusive call is waiting now (for the writer); without this pause the scenario
+    // may not arise, and the test then passes vacuously (it never fails spuriously).
     std::thread::sleep(Duration::from_millis(200));
     hooks.release();
     done_in_time(&writer, "the writer").expect("the writer");
@@ -99,7 +105,8 @@ fn writer_waits_for_a_queued_destage_while(
     stop.store(true, Ordering::SeqCst);
     done_in_time(&worker, "the worker").expect("the worker");
     let mut model = first;
-    model[5000..5300].copy_from_slice(&second);
+    model.resize(STRIPE + 300, 0);
+    model[5000..].copy_from_slice(&second);
     assert!(store.get("f").unwrap() == model);
     if store.list().iter().any(|(n, _)| n == "t") {
         assert!(store.get("t").unwrap() == pattern(1, STRIPE));
