@@ -469,3 +469,47 @@ fn every_element_of_a_destaging_wcl_cache_stripe_is_rebuilt_from_its_own_cache_s
     }
     assert_consistent(&store);
 }
+
+#[test]
+fn a_flush_that_cannot_rebuild_cached_bytes_says_which_and_the_rest_goes_home() {
+    // An open WCL cache stripe (file bytes 0..5000) with a rotten data element and a rotten
+    // running parity: two erasures, RAID-5 tolerates one.
+    let dir = tempfile::tempdir().unwrap();
+    new_store(dir.path(), WritePath::Wcl);
+    let store = Store::open(dir.path()).unwrap();
+    let data = pattern(50, 5000);
+    store.write("a", 0, &data).unwrap();
+    store.write("b", 0, &pattern(51, 2 * STRIPE)).unwrap(); // complete: home with parity
+    flip_in_any_cache_zone(dir.path(), &data[..UNIT]);
+    let mut parity = data[..UNIT].to_vec();
+    for (p, d) in parity.iter_mut().zip(&data[UNIT..]) {
+        *p ^= d; // the running parity: unwritten bytes count as zeros
+    }
+    flip_in_any_cache_zone(dir.path(), &parity);
+
+    let err = store.flush().unwrap_err();
+    assert!(matches!(err, StoreError::DataLost(_)), "{err}");
+    assert!(err.to_string().contains("'a' bytes 0..4096"), "{err}");
+    assert_eq!(
+        store.status().unwrap().bytes_waiting_parity,
+        0,
+        "all else home"
+    );
+    let lost = store.status().unwrap().lost_ranges;
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    assert_eq!((lost[0].offset_bytes, lost[0].len_bytes), (0, UNIT as u64));
+    // Never the old home bytes (zeros) in their place; everything else reads.
+    let err = store.read("a", 10, 10).unwrap_err();
+    assert!(matches!(err, StoreError::DataLost(_)), "{err}");
+    assert!(store.read("a", UNIT as u64, (5000 - UNIT) as u64).unwrap() == data[UNIT..]);
+    assert!(store.get("b").unwrap() == pattern(51, 2 * STRIPE));
+    assert_consistent(&store);
+    store.close().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert!(
+        store.read("a", 0, 10).is_err(),
+        "still lost after reopening"
+    );
+    store.write("a", 0, &data[..UNIT]).unwrap();
+    assert!(store.get("a").unwrap() == data, "written again, it reads");
+}

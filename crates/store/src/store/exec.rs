@@ -2,6 +2,11 @@
 
 use super::*;
 
+/// The window token of a lost range whose cache copy could be neither read nor rebuilt
+/// (beyond the code's tolerance), recorded by a settle.
+pub(super) const UNREADABLE_CACHE: &str =
+    "none: its cache copy is unreadable beyond the code's tolerance";
+
 /// Where the planner put each column of one cache stripe: `col -> (oss, chunk address)`.
 pub(super) type Chunks = BTreeMap<usize, (usize, u64)>;
 
@@ -466,7 +471,7 @@ impl Store {
                     offset_bytes: x.file_offset_bytes,
                     len_bytes: x.len_bytes,
                     oss: x.oss,
-                    token: "none: its cache copy is unreadable beyond the code's tolerance".into(),
+                    token: UNREADABLE_CACHE.into(),
                 };
                 self.journal(core, Rec::Lost { ranges: vec![lost] }, true)?;
                 Ok(false)

@@ -872,7 +872,7 @@ impl Store {
                 drop(core);
                 // Data of this file still in the cache zone (or an open window): settle it
                 // first so that the cache zone holds nothing of a removed file.
-                self.flush()?;
+                self.settle_all()?;
             }
         }
         let mut core = self.core.lock();
@@ -1040,7 +1040,7 @@ impl Store {
             return Ok(());
         }
         if !self.background_served.load(Ordering::SeqCst) {
-            return self.flush();
+            return self.settle_all();
         }
         // Every advance that ends after this point started after this write was done (the
         // write held the gate shared, an advance holds it exclusively), so it covers it.
@@ -1054,7 +1054,7 @@ impl Store {
         while *advances == epoch {
             if !self.background_served.load(Ordering::SeqCst) {
                 drop(advances);
-                return self.flush();
+                return self.settle_all();
             }
             self.check_usable()?;
             self.advance_cv.wait_for(
@@ -1385,6 +1385,42 @@ impl Store {
     /// Move everything in the cache zone home with parity (also ends the effect of open
     /// windows early: their data gets parity now).
     pub fn flush(&self) -> Result<(), StoreError> {
+        let lost_before = self.core.lock().state.lost.clone();
+        self.settle_all()?;
+        // Cached bytes the settle could neither read nor rebuild are on record as lost now;
+        // the caller asked for everything home, so say which did not make it.
+        let core = self.core.lock();
+        let lost: Vec<String> = core
+            .state
+            .lost
+            .iter()
+            .filter(|l| l.token == exec::UNREADABLE_CACHE && !lost_before.contains(l))
+            .map(|l| {
+                let name = core
+                    .state
+                    .file_by_id(l.file)
+                    .map(|(n, _)| n.clone())
+                    .unwrap_or_else(|| format!("#{}", l.file));
+                format!(
+                    "'{name}' bytes {}..{} (OSS {})",
+                    l.offset_bytes,
+                    l.end_bytes(),
+                    l.oss
+                )
+            })
+            .collect();
+        if !lost.is_empty() {
+            return Err(StoreError::DataLost(format!(
+                "flush moved every other cached byte home with parity, but these cached bytes could be neither read nor rebuilt (more unreadable elements than the code tolerates) and are recorded as lost: {}. Reads of them fail until they are written again; `exaraid store status` lists them",
+                lost.join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// `flush` for the store's own needs (before a remove, past the unprotected bound): bytes
+    /// it finds lost go on record, and the caller's operation goes on.
+    fn settle_all(&self) -> Result<(), StoreError> {
         self.check_usable()?;
         // Exclusive: no plan is in flight (writers, readers and the background server hold
         // the gate shared); queued background plans run first.
