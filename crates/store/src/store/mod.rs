@@ -367,8 +367,8 @@ pub struct Store {
     /// Operations that plan or execute hold it shared; `flush` holds it exclusively, so it
     /// runs when nothing is in flight.
     gate: parking_lot::RwLock<()>,
-    /// Where the planner put each column of each cache stripe `(file, stripe)`: `col ->
-    /// (oss, chunk address)`, learnt from the plans it made (for degraded reads of the cache).
+    /// Where the planner put each column of the newest cache stripe of each home stripe
+    /// `(file, stripe)`: `col -> (oss, chunk address)`, learnt from the plans it made (scrub).
     cache_chunks: Mutex<HashMap<(u64, u64), BTreeMap<usize, (usize, u64)>>>,
     /// WCL: the chunks of each cache stripe, by home stripe (two may exist while an older
     /// one is destaged), so that a degraded read decodes a cache stripe from its own elements.
