@@ -13,6 +13,31 @@ impl Drop for DeferAdd<'_> {
     }
 }
 
+/// The window token of a lost range whose cache copy could be neither read nor rebuilt
+/// (beyond the code's tolerance), recorded by a settle.
+pub(super) const UNREADABLE_CACHE: &str =
+    "none: its cache copy is unreadable beyond the code's tolerance";
+
+/// Where the planner put each column of one cache stripe: `col -> (oss, chunk address)`.
+pub(super) type Chunks = BTreeMap<usize, (usize, u64)>;
+
+/// The WCL cache stripes of every home stripe, each decoded only from its own chunks.
+#[derive(Default)]
+pub(super) struct CacheStripes {
+    pub(super) by_stripe: HashMap<(u64, u64), Generations>,
+    /// The home stripe of each destage plan, until the planner hears of its completion.
+    pub(super) destage_plans: HashMap<PlanId, (u64, u64)>,
+}
+
+/// The cache stripes of one home stripe.
+#[derive(Default)]
+pub(super) struct Generations {
+    /// The open cache stripe (columns written so far).
+    pub(super) open: Chunks,
+    /// Complete cache stripes being moved home, oldest first, by destage plan.
+    pub(super) destaging: Vec<(PlanId, Chunks)>,
+}
+
 impl Store {
     /// Hold one unit of the emulated device of `oss` for the service time of a request.
     pub(super) fn emulate_device(&self, oss: usize, op: Op, bytes: u64) {
@@ -43,10 +68,12 @@ impl Store {
         if core.reads_in_flight > 0 {
             return Ok(more);
         }
-        for id in std::mem::take(&mut core.deferred_completions) {
+        let completed = std::mem::take(&mut core.deferred_completions);
+        for &id in &completed {
             more.extend(core.strategy.on_complete(id).map_err(plan_err)?);
             self.journal(core, Rec::Input(Input::Complete { plan: id }), false)?;
         }
+        self.forget_cache_stripes(&completed);
         Ok(more)
     }
 
@@ -68,22 +95,109 @@ impl Store {
     /// Record where a plan's cache steps put each column of their cache stripe.
     pub(super) fn learn_cache_chunks(&self, plan: &IoPlan) {
         let e = self.sb.element_bytes as u64;
-        let mut map = self.cache_chunks.lock();
-        for step in plan.steps.iter().filter(|s| s.zone == PlanZone::Cache) {
-            let mut at = 0u64;
-            for piece in &step.pieces {
-                let el = &piece.element;
-                let base = step.addr_bytes + at - el.pos.row as u64 * e - el.offset_bytes;
-                map.entry((step.file, el.stripe))
-                    .or_default()
-                    .insert(el.pos.col, (step.oss, base));
-                at += el.len_bytes;
+        // WCL: the chunks this plan names, per home stripe.
+        let track = self.kind == StrategyKind::Wcl;
+        let mut mine: BTreeMap<(u64, u64), Chunks> = BTreeMap::new();
+        {
+            let mut map = self.cache_chunks.lock();
+            for step in plan.steps.iter().filter(|s| s.zone == PlanZone::Cache) {
+                let mut at = 0u64;
+                for piece in &step.pieces {
+                    let el = &piece.element;
+                    let base = step.addr_bytes + at - el.pos.row as u64 * e - el.offset_bytes;
+                    map.entry((step.file, el.stripe))
+                        .or_default()
+                        .insert(el.pos.col, (step.oss, base));
+                    if track {
+                        mine.entry((step.file, el.stripe))
+                            .or_default()
+                            .insert(el.pos.col, (step.oss, base));
+                    }
+                    at += el.len_bytes;
+                }
+            }
+        }
+        if mine.is_empty() {
+            return;
+        }
+        // WCL: one home stripe may have two cache stripes at once (an open one and older
+        // ones being destaged); each is decoded only from its own chunks.
+        let mut stripes = self.cache_stripes.lock();
+        for (key, chunks) in mine {
+            // A chunk belongs to one live cache stripe: an older one sharing a chunk with
+            // this plan's is gone (its destage completed), never to be decoded from again.
+            let g = stripes.by_stripe.entry(key).or_default();
+            let mut gone: Vec<PlanId> = Vec::new();
+            g.destaging.retain(|(p, c)| {
+                let shares = c.iter().any(|(col, v)| chunks.get(col) == Some(v));
+                if shares {
+                    gone.push(*p);
+                }
+                !shares
+            });
+            for p in gone {
+                stripes.destage_plans.remove(&p);
+            }
+            if let exaraid_plan::PlanCause::Destage { .. } = plan.cause {
+                // The destage reads every column of the complete cache stripe: the open
+                // one, which a later write will not extend (it opens a new one).
+                let g = stripes.by_stripe.entry(key).or_default();
+                if g.open.iter().all(|(c, v)| chunks.get(c) == Some(v)) {
+                    g.open.clear();
+                }
+                g.destaging.push((plan.id, chunks));
+                stripes.destage_plans.insert(plan.id, key);
+            } else {
+                let g = stripes.by_stripe.entry(key).or_default();
+                let same = chunks
+                    .iter()
+                    .all(|(c, v)| !matches!(g.open.get(c), Some(o) if o != v));
+                if !same {
+                    g.open.clear(); // (only after a planner restart) a new cache stripe
+                }
+                g.open.extend(chunks);
             }
         }
     }
 
-    /// Rebuild bytes of a cache stripe's element from the rest of the cache stripe (WCL: the
-    /// running parity covers every byte written into it; unwritten bytes count as zeros).
+    /// Plans replayed at open: learn their cache chunks; destages completed before are gone.
+    pub(super) fn learn_replayed(&self, plans: &[IoPlan]) {
+        for p in plans {
+            self.learn_cache_chunks(p);
+        }
+        let completed: Vec<PlanId> = self
+            .core
+            .lock()
+            .state
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::Complete { plan } => Some(*plan),
+                _ => None,
+            })
+            .collect();
+        self.forget_cache_stripes(&completed);
+    }
+
+    /// The planner heard of these plans' completion: a destaged cache stripe's chunks may go
+    /// to another stripe now.
+    pub(super) fn forget_cache_stripes(&self, plans: &[PlanId]) {
+        let mut stripes = self.cache_stripes.lock();
+        for plan in plans {
+            let Some(key) = stripes.destage_plans.remove(plan) else {
+                continue;
+            };
+            if let Some(g) = stripes.by_stripe.get_mut(&key) {
+                g.destaging.retain(|(p, _)| p != plan);
+                if g.open.is_empty() && g.destaging.is_empty() {
+                    stripes.by_stripe.remove(&key);
+                }
+            }
+        }
+    }
+
+    /// Rebuild bytes of a cache-zone element from the rest of the newest cache stripe of
+    /// its home stripe (scrub's repair).
     pub(super) fn rebuild_cache_element(
         &self,
         core: Option<&Core>,
@@ -91,26 +205,94 @@ impl Store {
         stripe: u64,
         pos: Pos,
     ) -> Result<Vec<u8>, StoreError> {
-        let e = self.sb.element_bytes;
-        let chunks = self
+        let newest = self
             .cache_chunks
             .lock()
             .get(&(file, stripe))
-            .cloned()
-            .unwrap_or_default();
-        let sdb = self.layout.stripe_data_bytes();
-        let extents = match core {
-            Some(c) => c.strategy.lookup(file, stripe * sdb, sdb),
-            None => self.core.lock().strategy.lookup(file, stripe * sdb, sdb),
+            .and_then(|c| c.get(&pos.col).copied());
+        let Some((oss, base)) = newest else {
+            return Err(StoreError::DataLost(format!(
+                "file id {file} stripe {stripe}: no cache stripe is known for column {}",
+                pos.col
+            )));
+        };
+        let e = self.sb.element_bytes as u64;
+        self.rebuild_cached(core, file, stripe, pos, oss, base, (0, e))
+    }
+
+    /// Rebuild the element at `pos` of the cache chunk at `chunk_base` on `oss`, of which
+    /// the caller needs element bytes `want` (`(offset, len)`): never from bytes of another
+    /// cache stripe.
+    /// - WCL: decoded from the elements of the same cache stripe (its running parity covers
+    ///   every byte written into it; unwritten bytes count as zeros).
+    /// - Delayed: bytes of an ended window whose END parity is durable are covered by the
+    ///   home parity: decoded from the home stripe with the newest bytes of the other
+    ///   columns (cache over home). Bytes without parity yet (an open window) are lost.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn rebuild_cached(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        pos: Pos,
+        oss: usize,
+        chunk_base: u64,
+        want: (u64, u64),
+    ) -> Result<Vec<u8>, StoreError> {
+        match self.kind {
+            StrategyKind::Wcl => self.rebuild_from_cache_stripe(core, file, stripe, pos, oss, chunk_base),
+            StrategyKind::Delayed => self.rebuild_from_home_parity(core, file, stripe, pos, oss, want),
+            _ => Err(StoreError::DataLost(format!(
+                "file id {file} stripe {stripe}: these bytes sit only in the cache zone of OSS {oss}, without parity"
+            ))),
         }
-        .map_err(plan_err)?;
+    }
+
+    fn rebuild_from_cache_stripe(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        pos: Pos,
+        oss: usize,
+        chunk_base: u64,
+    ) -> Result<Vec<u8>, StoreError> {
+        let e = self.sb.element_bytes;
+        // The cache stripe the element belongs to, by its chunk's address: complete (being
+        // destaged: every byte written) or the open one (written bytes only).
+        let (chunks, complete) = {
+            let stripes = self.cache_stripes.lock();
+            let g = stripes.by_stripe.get(&(file, stripe));
+            let mine = |c: &Chunks| c.get(&pos.col) == Some(&(oss, chunk_base));
+            match g.and_then(|g| g.destaging.iter().find(|(_, c)| mine(c))) {
+                Some((_, c)) => (c.clone(), true),
+                None => match g.filter(|g| mine(&g.open)) {
+                    Some(g) => (g.open.clone(), false),
+                    None => {
+                        return Err(StoreError::DataLost(format!(
+                            "file id {file} stripe {stripe}: the cache stripe of the chunk at {chunk_base} on OSS {oss} is not known"
+                        )))
+                    }
+                },
+            }
+        };
+        let extents = if complete {
+            Vec::new()
+        } else {
+            let sdb = self.layout.stripe_data_bytes();
+            match core {
+                Some(c) => c.strategy.lookup(file, stripe * sdb, sdb),
+                None => self.core.lock().strategy.lookup(file, stripe * sdb, sdb),
+            }
+            .map_err(plan_err)?
+        };
         let g = self.layout.geometry().clone();
         let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
         let mut erased: BTreeSet<usize> = [pos.col].into_iter().collect();
         let has_parity_chunk = g.parity_pos.iter().any(|p| chunks.contains_key(&p.col));
         if !has_parity_chunk || self.tolerance() == 0 {
             return Err(StoreError::DataLost(format!(
-                "file id {file} stripe {stripe}: these bytes sit only in the cache zone of a failed OSS, without parity (a delayed window or raid0)"
+                "file id {file} stripe {stripe}: these bytes sit only in the cache zone of a failed OSS, without parity"
             )));
         }
         for col in 0..g.cols {
@@ -134,8 +316,14 @@ impl Store {
                             erased.insert(col);
                         }
                     }
+                    Cell::Data(_) if complete => {
+                        if self.backends[oss].read(key, 0, buf.element_mut(p)).is_err() {
+                            erased.insert(col);
+                        }
+                    }
                     Cell::Data(_) => {
-                        // Only the bytes written into this cache stripe; the rest is zero.
+                        // Only the bytes written into this cache stripe (the open one is the
+                        // newest: the lookup names all of them); the rest is zero.
                         for x in extents
                             .iter()
                             .filter(|x| x.zone == PlanZone::Cache && x.element.pos == p)
@@ -158,7 +346,116 @@ impl Store {
             }
         }
         let erased: Vec<usize> = erased.into_iter().collect();
-        self.decode_in(core, file, stripe, &mut buf, &erased)?;
+        if erased.len() > self.tolerance() {
+            return Err(StoreError::DataLost(format!(
+                "file id {file} stripe {stripe}: columns {erased:?} of its cache stripe are unreadable but the code tolerates {}",
+                self.tolerance()
+            )));
+        }
+        self.code
+            .decode(&mut buf, &erased)
+            .map_err(|e| StoreError::DataLost(e.to_string()))?;
+        Ok(buf.element(pos).to_vec())
+    }
+
+    /// Delayed: decode a data element of an ended window from the home stripe (see
+    /// `rebuild_cached`). Columns holding bytes the home parity does not cover yet (an open
+    /// window, or an END whose parity is not durable) count as erased.
+    fn rebuild_from_home_parity(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        pos: Pos,
+        oss: usize,
+        (offset_bytes, len_bytes): (u64, u64),
+    ) -> Result<Vec<u8>, StoreError> {
+        let g = self.layout.geometry().clone();
+        let Cell::Data(d) = g.cell(pos) else {
+            return Err(StoreError::DataLost(format!(
+                "file id {file} stripe {stripe}: a delayed window's cache holds no parity"
+            )));
+        };
+        let sdb = self.layout.stripe_data_bytes();
+        let (extents, unprotected, name) = {
+            let held;
+            let c = match core {
+                Some(c) => c,
+                None => {
+                    held = self.core.lock();
+                    &*held
+                }
+            };
+            let extents = c
+                .strategy
+                .lookup(file, stripe * sdb, sdb)
+                .map_err(plan_err)?;
+            let unprotected: Vec<_> = c
+                .strategy
+                .unprotected()
+                .into_iter()
+                .filter(|u| u.file == file && u.stripe == stripe)
+                .collect();
+            let name = c
+                .state
+                .file_by_id(file)
+                .map(|(n, _)| n.clone())
+                .unwrap_or_else(|| format!("#{file}"));
+            (extents, unprotected, name)
+        };
+        let want_a = self.layout.file_offset(stripe, d, offset_bytes);
+        let want_z = want_a + len_bytes;
+        if unprotected
+            .iter()
+            .any(|u| u.file_offset_bytes < want_z && want_a < u.file_offset_bytes + u.len_bytes)
+        {
+            return Err(StoreError::DataLost(format!(
+                "'{name}' bytes {want_a}..{want_z}: their only copy, in the cache zone of OSS {oss}, is unreadable and has no parity yet (a delayed window without a durable END parity)"
+            )));
+        }
+        let mut erased: BTreeSet<usize> = [pos.col].into_iter().collect();
+        for u in &unprotected {
+            for (_, el) in self
+                .layout
+                .split(u.file_offset_bytes, u.len_bytes)
+                .map_err(plan_err)?
+            {
+                erased.insert(el.pos.col);
+            }
+        }
+        let (mut buf, home_erased, _) = self.read_home_stripe(file, stripe)?;
+        erased.extend(home_erased);
+        // The newest bytes over home: what the END parity was computed from.
+        let e = self.sb.element_bytes as u64;
+        for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
+            let col = x.element.pos.col;
+            if erased.contains(&col) {
+                continue;
+            }
+            let o = x.element.offset_bytes as usize;
+            let n = x.len_bytes as usize;
+            assert!(o + n <= e as usize, "a cache extent within one element");
+            let key = self.key(PlanZone::Cache, file, x.addr_bytes);
+            self.count(x.oss, Zone::Cache, Op::Read, false);
+            let el = buf.element_mut(x.element.pos);
+            if self.backends[x.oss]
+                .read(key, (x.addr_bytes % e) as usize, &mut el[o..o + n])
+                .is_err()
+            {
+                erased.insert(col);
+            }
+        }
+        let erased: Vec<usize> = erased.into_iter().collect();
+        if erased.len() > self.tolerance() {
+            return Err(StoreError::DataLost(format!(
+                "'{name}' bytes {want_a}..{want_z} are lost: their copy in the cache zone of OSS {oss} is unreadable and columns {erased:?} of stripe {stripe} are unreadable or not yet covered by its home parity, but {} tolerates {}",
+                self.layout.code_name(),
+                self.tolerance()
+            )));
+        }
+        self.code
+            .decode(&mut buf, &erased)
+            .map_err(|e| StoreError::DataLost(e.to_string()))?;
         Ok(buf.element(pos).to_vec())
     }
 
@@ -589,12 +886,21 @@ impl Store {
                             self.note_failed(oss)?;
                         }
                     }
+                    // The element's cache chunk (a column of one cache stripe).
+                    let chunk_base = addr - element.offset_bytes - element.pos.row as u64 * e;
+                    let want = (element.offset_bytes + done as u64, n as u64);
                     let whole = self
-                        .rebuild_cache_element(core, file, element.stripe, element.pos)
+                        .rebuild_cached(
+                            core,
+                            file,
+                            element.stripe,
+                            element.pos,
+                            oss,
+                            chunk_base,
+                            want,
+                        )
                         .map_err(|e| {
-                            StoreError::DataLost(format!(
-                                "{err}; rebuilding from the cache stripe failed: {e}"
-                            ))
+                            StoreError::DataLost(format!("{err}; rebuilding it failed: {e}"))
                         })?;
                     let from = element.offset_bytes as usize + done;
                     buf[done..done + n].copy_from_slice(&whole[from..from + n]);

@@ -46,6 +46,7 @@ mod recovery;
 mod repair;
 mod window;
 
+use exec::UNREADABLE_CACHE;
 use recovery::replay;
 pub use window::DelayedWindow;
 
@@ -374,9 +375,12 @@ pub struct Store {
     /// Operations that plan or execute hold it shared; `flush` holds it exclusively, so it
     /// runs when nothing is in flight.
     gate: parking_lot::RwLock<()>,
-    /// Where the planner put each column of each cache stripe `(file, stripe)`: `col ->
-    /// (oss, chunk address)`, learnt from the plans it made (for degraded reads of the cache).
+    /// Where the planner put each column of the newest cache stripe of each home stripe
+    /// `(file, stripe)`: `col -> (oss, chunk address)`, learnt from the plans it made (scrub).
     cache_chunks: Mutex<HashMap<(u64, u64), BTreeMap<usize, (usize, u64)>>>,
+    /// WCL: the chunks of each cache stripe, by home stripe (two may exist while an older
+    /// one is destaged), so that a degraded read decodes a cache stripe from its own elements.
+    cache_stripes: Mutex<exec::CacheStripes>,
     /// Background plans wait here when a background worker serves them.
     background: Mutex<VecDeque<Admitted>>,
     background_cv: Condvar,
@@ -692,6 +696,7 @@ impl Store {
             locks: Arc::new(StripeLocks::default()),
             gate: parking_lot::RwLock::new(()),
             cache_chunks: Mutex::new(HashMap::new()),
+            cache_stripes: Mutex::new(exec::CacheStripes::default()),
             background: Mutex::new(VecDeque::new()),
             background_cv: Condvar::new(),
             background_served: AtomicBool::new(false),
@@ -717,9 +722,7 @@ impl Store {
             backends_supplied,
             sb,
         };
-        for p in &replayed {
-            store.learn_cache_chunks(p);
-        }
+        store.learn_replayed(&replayed);
         let more = {
             let mut core = store.core.lock();
             let durable: Vec<PlanId> = core.state.durable.iter().copied().collect();
@@ -753,6 +756,7 @@ impl Store {
                 for p in durable.into_iter().filter(|p| !completed.contains(p)) {
                     more.extend(core.strategy.on_complete(p).map_err(plan_err)?);
                     store.journal(&mut core, Rec::Input(Input::Complete { plan: p }), false)?;
+                    store.forget_cache_stripes(&[p]);
                 }
                 store.admit(more)
             }
@@ -879,7 +883,7 @@ impl Store {
                 drop(core);
                 // Data of this file still in the cache zone (or an open window): settle it
                 // first so that the cache zone holds nothing of a removed file.
-                self.flush()?;
+                self.settle_all()?;
             }
         }
         let mut core = self.core.lock();
@@ -1047,7 +1051,7 @@ impl Store {
             return Ok(());
         }
         if !self.background_served.load(Ordering::SeqCst) {
-            return self.flush();
+            return self.settle_all();
         }
         // Every advance that ends after this point started after this write was done (the
         // write held the gate shared, an advance holds it exclusively), so it covers it.
@@ -1061,7 +1065,7 @@ impl Store {
         while *advances == epoch {
             if !self.background_served.load(Ordering::SeqCst) {
                 drop(advances);
-                return self.flush();
+                return self.settle_all();
             }
             self.check_usable()?;
             self.advance_cv.wait_for(
@@ -1131,9 +1135,23 @@ impl Store {
                     oss = doomed[0].0,
                 )));
             }
-            if let Err(e) = self.reserve(&plans) {
+            // The timers' plans first: the room this write asks for must not be what they
+            // then lack.
+            let reserved = match self.reserve(&tick_plans) {
+                Ok(()) => self.reserve(&plans).map_err(|e| (e, true)),
+                Err(e) => Err((e, false)),
+            };
+            if let Err((e, tick_plans_fit)) = reserved {
                 // Nothing was written; forget the write by rebuilding the planner without it.
+                // The timers' plans stay (their tick is journaled, the rebuilt planner waits
+                // for them): they run now when they have room, so a window that timed out
+                // gets its parity now, not at the next open.
                 core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
+                if tick_plans_fit {
+                    let tick_plans = self.admit(tick_plans);
+                    drop(core);
+                    self.run_plans(tick_plans, None)?;
+                }
                 return Err(e);
             }
             self.journal(
@@ -1283,9 +1301,19 @@ impl Store {
 
     /// Run the planner's timers now (the CLI calls this on every command).
     pub fn tick(&self) -> Result<(), StoreError> {
+        self.run_timers(false)
+    }
+
+    /// `tick`; `on_server`: the caller is the background worker, which must never wait
+    /// behind an exclusive caller for its share of the store (see `gate_shared_on_server`).
+    fn run_timers(&self, on_server: bool) -> Result<(), StoreError> {
         self.check_usable()?;
         self.absorb_losses()?;
-        let _shared = self.gate.read();
+        let _shared = if on_server {
+            self.gate_shared_on_server()
+        } else {
+            self.gate.read()
+        };
         let plans = {
             let mut core = self.core.lock();
             let now = Self::now_ns(&core);
@@ -1318,7 +1346,7 @@ impl Store {
                 q.pop_front()
             };
             if let Some(a) = next {
-                let _shared = self.gate.read();
+                let _shared = self.gate_shared_on_server();
                 self.run_plans_from(vec![a], None, true)?;
             }
             self.serve_timers()?;
@@ -1342,7 +1370,7 @@ impl Store {
                 .is_some_and(|d| d <= now_ns)
         };
         if due {
-            self.tick()?; // its plans are background: queued for this worker
+            self.run_timers(true)?; // its plans are background: queued for this worker
         }
         if !self.advance_requested.swap(false, Ordering::SeqCst) {
             return Ok(());
@@ -1368,11 +1396,76 @@ impl Store {
     /// Move everything in the cache zone home with parity (also ends the effect of open
     /// windows early: their data gets parity now).
     pub fn flush(&self) -> Result<(), StoreError> {
+        let lost_before = self.core.lock().state.lost.clone();
+        self.settle_all()?;
+        // Cached bytes the settle could neither read nor rebuild are on record as lost now;
+        // the caller asked for everything home, so say which did not make it.
+        let core = self.core.lock();
+        let lost: Vec<String> = core
+            .state
+            .lost
+            .iter()
+            .filter(|l| l.token == exec::UNREADABLE_CACHE && !lost_before.contains(l))
+            .map(|l| {
+                let name = core
+                    .state
+                    .file_by_id(l.file)
+                    .map(|(n, _)| n.clone())
+                    .unwrap_or_else(|| format!("#{}", l.file));
+                format!(
+                    "'{name}' bytes {}..{} (OSS {})",
+                    l.offset_bytes,
+                    l.end_bytes(),
+                    l.oss
+                )
+            })
+            .collect();
+        if !lost.is_empty() {
+            return Err(StoreError::DataLost(format!(
+                "flush moved every other cached byte home with parity, but these cached bytes could be neither read nor rebuilt (more unreadable elements than the code tolerates) and are recorded as lost: {}. Reads of them fail until they are written again; `exaraid store status` lists them",
+                lost.join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// `flush` for the store's own needs (before a remove, past the unprotected bound): bytes
+    /// it finds lost go on record, and the caller's operation goes on.
+    fn settle_all(&self) -> Result<(), StoreError> {
         self.check_usable()?;
         // Exclusive: no plan is in flight (writers, readers and the background server hold
         // the gate shared); queued background plans run first.
-        let exclusive = self.gate.write();
+        let exclusive = self.gate_exclusive()?;
         self.flush_exclusive(exclusive)
+    }
+
+    /// The background worker's share of the store. A fair lock keeps new readers out while
+    /// an exclusive caller waits; but a writer already holding a share may be waiting for
+    /// the very plan the worker is about to run (a destage or move queued before it on its
+    /// stripe), and the exclusive caller waits for that writer: the worker joins the shares
+    /// already held instead of queueing behind the exclusive caller.
+    fn gate_shared_on_server(&self) -> parking_lot::RwLockReadGuard<'_, ()> {
+        self.gate.read_recursive()
+    }
+
+    /// Exclusive use of the store (no plan in flight), for `flush`, `remove` and the
+    /// absorption of lost window bytes. Never waits on the gate alone: a holder of a share
+    /// may wait for a queued background plan, so between bounded waits this thread runs the
+    /// queued background plans itself (as `serve_timers` does for the worker).
+    fn gate_exclusive(&self) -> Result<parking_lot::RwLockWriteGuard<'_, ()>, StoreError> {
+        let wait = std::time::Duration::from_millis(ADVANCE_GATE_WAIT_MS);
+        loop {
+            if let Some(exclusive) = self.gate.try_write_for(wait) {
+                return Ok(exclusive);
+            }
+            loop {
+                let Some(next) = self.background.lock().pop_front() else {
+                    break;
+                };
+                let _shared = self.gate_shared_on_server();
+                self.run_plans_from(vec![next], None, true)?;
+            }
+        }
     }
 
     fn flush_exclusive(

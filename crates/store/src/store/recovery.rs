@@ -611,7 +611,31 @@ impl Store {
             for x in overlay {
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
-                for i in self.read_cached(core, file, x, &lost_cached, &mut bytes)? {
+                let gone = self.read_cached(core, file, x, &lost_cached, &mut bytes)?;
+                // Acknowledged cached bytes that can be neither read nor rebuilt go on record
+                // too (status lists them, reads name them, a new write clears them), not only
+                // as a lost home block.
+                let ranges: Vec<LostRange> = gone
+                    .iter()
+                    .map(|&i| {
+                        let block = CHECKSUM_BLOCK_BYTES as u64;
+                        let start = (i as u64 * block).max(x.element.offset_bytes);
+                        let end = ((i as u64 + 1) * block)
+                            .min(x.element.offset_bytes + x.len_bytes);
+                        assert!(start < end, "an unreadable block outside its extent");
+                        LostRange {
+                            file,
+                            offset_bytes: x.file_offset_bytes + (start - x.element.offset_bytes),
+                            len_bytes: end - start,
+                            oss: x.oss,
+                            token: UNREADABLE_CACHE.into(),
+                        }
+                    })
+                    .collect();
+                if !ranges.is_empty() {
+                    self.journal(core, Rec::Lost { ranges }, true)?;
+                }
+                for i in gone {
                     unreadable.insert((x.element.pos, i));
                 }
                 let el = composed.buf.element_mut(x.element.pos);
@@ -654,6 +678,9 @@ impl Store {
         }
         core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
         self.done.lock().clear();
+        // The cache zone is empty and plan ids start again.
+        self.cache_chunks.lock().clear();
+        *self.cache_stripes.lock() = exec::CacheStripes::default();
         self.restart_windows(core)?;
         self.checkpoint_locked(core)
     }

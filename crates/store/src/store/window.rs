@@ -166,7 +166,7 @@ impl Store {
         }
         self.check_usable()?;
         // Exclusive: no plan is in flight, so none planned before a failure is still to run.
-        let _exclusive = self.gate.write();
+        let _exclusive = self.gate_exclusive()?;
         let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
         self.run_plans_from(queued, None, true)?;
         let mut core = self.core.lock();
@@ -202,8 +202,18 @@ impl Store {
                 )
             })
             .collect();
+        // Two causes share the record: an OSS that failed inside an open window, and cached
+        // bytes a settle could neither read nor rebuild (corruption beyond the code's
+        // tolerance); the message names the one that happened.
+        let why = if lost.iter().all(|l| l.token == UNREADABLE_CACHE) {
+            "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt (corruption or failures beyond the code's tolerance)"
+        } else if lost.iter().any(|l| l.token == UNREADABLE_CACHE) {
+            "these bytes had their only copy in the cache zone of a failed OSS inside an open delayed window, or could neither be read nor rebuilt from the cache zone (beyond the code's tolerance)"
+        } else {
+            "an OSS failed while a delayed window was open, and these bytes had their only copy in its cache zone, without parity"
+        };
         StoreError::DataLost(format!(
-            "{what}: an OSS failed while a delayed window was open, and these bytes had their only copy in its cache zone, without parity: {}. They are lost; every other byte reads. Write them again (or remove the file): `exaraid store status` lists lost ranges",
+            "{what}: {why}: {}. They are lost; every other byte reads. Write them again (or remove the file): `exaraid store status` lists lost ranges",
             list.join(", ")
         ))
     }

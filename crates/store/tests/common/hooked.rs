@@ -1,0 +1,153 @@
+#![allow(dead_code)]
+//! A `DirBackend` wrapper for tests that must hold the background worker inside a plan, or
+//! cut a plan half way: `Hooks` parks or fails home-data writes.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use exaraid_store::backend::{Backend, BackendError, DirBackend, ElementKey, OssLabel, Zone};
+use exaraid_store::superblock::Superblock;
+use exaraid_store::{OpenOptions, Store, StoreError};
+use parking_lot::{Condvar, Mutex};
+
+/// The name the tests give the background worker's thread.
+pub const WORKER: &str = "exaraid-test-worker";
+
+/// What the tests do to the backends: park home-data writes of the worker thread, fail
+/// home-data writes (an interrupted move home), fail an OSS from open on.
+#[derive(Default)]
+pub struct Hooks {
+    paused: Mutex<bool>,
+    changed: Condvar,
+    pub parked: AtomicUsize,
+    pub fail_home_writes: AtomicBool,
+    /// Park home-data writes of any thread (the executor runs the steps of a plan that
+    /// reaches several OSSs on threads of its own); only the worker writes home then.
+    pub park_any_thread: AtomicBool,
+}
+
+impl Hooks {
+    pub fn pause(&self) {
+        *self.paused.lock() = true;
+    }
+    pub fn release(&self) {
+        *self.paused.lock() = false;
+        self.changed.notify_all();
+    }
+    pub fn before_write(&self, key: ElementKey) -> Result<(), BackendError> {
+        if key.zone != Zone::Data {
+            return Ok(());
+        }
+        if self.fail_home_writes.load(Ordering::SeqCst) {
+            return Err(BackendError::Io {
+                oss: "test".into(),
+                why: "injected: the move home is cut here".into(),
+            });
+        }
+        if std::thread::current().name() != Some(WORKER)
+            && !self.park_any_thread.load(Ordering::SeqCst)
+        {
+            return Ok(());
+        }
+        let mut paused = self.paused.lock();
+        if *paused {
+            self.parked.fetch_add(1, Ordering::SeqCst);
+            while *paused {
+                self.changed.wait(&mut paused);
+            }
+            self.parked.fetch_sub(1, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+}
+
+pub struct Hooked {
+    inner: DirBackend,
+    hooks: Arc<Hooks>,
+}
+
+impl Backend for Hooked {
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+    fn element_bytes(&self) -> usize {
+        self.inner.element_bytes()
+    }
+    fn healthy(&self) -> bool {
+        self.inner.healthy()
+    }
+    fn set_failed(&self, failed: bool) {
+        self.inner.set_failed(failed)
+    }
+    fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
+        self.inner.read(key, offset, buf)
+    }
+    fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
+        self.hooks.before_write(key)?;
+        self.inner.write(key, offset, bytes)
+    }
+    fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError> {
+        self.inner.reserve(keys)
+    }
+    fn sync(&self) -> Result<(), BackendError> {
+        self.inner.sync()
+    }
+    fn reseal(&self, key: ElementKey, offset: usize, len: usize) -> Result<(), BackendError> {
+        self.inner.reseal(key, offset, len)
+    }
+    fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError> {
+        self.inner.verify(key)
+    }
+    fn objects(&self) -> Result<Vec<(u64, Zone, u64)>, BackendError> {
+        self.inner.objects()
+    }
+    fn remove_object(&self, object: u64) -> Result<(), BackendError> {
+        self.inner.remove_object(object)
+    }
+    fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
+        self.inner.remove_zone(object, zone)
+    }
+    fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
+        self.inner.read_unverified(key, buf)
+    }
+    fn checksum_matches(
+        &self,
+        key: ElementKey,
+        block: usize,
+        bytes: &[u8],
+    ) -> Result<bool, BackendError> {
+        self.inner.checksum_matches(key, block, bytes)
+    }
+    fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
+        self.hooks.before_write(key)?;
+        self.inner.mark_lost(key, block)
+    }
+}
+
+/// Open with hooked backends; `failed` OSSs are down from the start (a failure while the
+/// store was closed).
+pub fn open_hooked(dir: &Path, hooks: &Arc<Hooks>, failed: &[usize]) -> Result<Store, StoreError> {
+    let sb = Superblock::load(dir).unwrap();
+    let backends: Vec<Box<dyn Backend>> = sb
+        .oss_dirs
+        .iter()
+        .enumerate()
+        .map(|(index, d)| {
+            let label = OssLabel {
+                store_id: sb.store_id.clone(),
+                index,
+                element_bytes: sb.element_bytes,
+            };
+            let inner = DirBackend::open(d, &label, None).unwrap();
+            if failed.contains(&index) {
+                inner.set_failed(true);
+            }
+            Box::new(Hooked {
+                inner,
+                hooks: hooks.clone(),
+            }) as Box<dyn Backend>
+        })
+        .collect();
+    Store::open_with_backends(dir, OpenOptions::default(), backends)
+}
