@@ -45,9 +45,20 @@
 //! cannot place it (data and running parity both torn), the cached bytes are lost: the
 //! settle does not move them and marks their home block lost (`DataLost` naming the range,
 //! as below). A delayed window's cache elements have no parity: their torn blocks keep what
-//! is on disk (the known limit of unprotected bytes). Cached bytes a settle can neither
-//! read nor rebuild from their cache stripe (more unreadable columns than the code
-//! tolerates) are lost the same way: failing the settle would fail every later open too.
+//! is on disk (the known limit of unprotected bytes).
+//!
+//! Cached bytes a settle can neither read nor rebuild (more unreadable columns than the code
+//! tolerates) are lost differently: their true bytes are known to be gone, but the home bytes
+//! under them and the parity agree. So they go on record as a lost *range* (`Rec::Lost`,
+//! token `UNREADABLE_CACHE`: status lists it, reads of it fail `DataLost` naming it, flush
+//! says so, a new write clears it) and the settle keeps the home bytes there: the parity it
+//! computes stays consistent, the other columns of the row stay protected, scrub stays
+//! clean. Only the unreadable bytes are on record; readable cached bytes of the same block
+//! go home. (Failing the settle instead would fail every later open too.)
+//!
+//! A delayed window whose END parity is durable has its cached bytes covered by the home
+//! parity (END computed it from them laid over home): the settle lays them over home before
+//! deciding, so a cut move home of those bytes is not a write hole (`compose_stripe`).
 //!
 //! A lost block is never rewritten and gets a checksum that cannot match, and the parity
 //! blocks of its row are not rewritten but marked the same way: reads of it fail with
@@ -114,6 +125,15 @@ struct Composed {
     lost: BTreeSet<(Pos, usize)>,
     /// Block rows holding a lost block: their parity is not rewritten but marked lost.
     lost_rows: BTreeSet<usize>,
+}
+
+/// Readable cached bytes a settle moves home: element byte range `offset_bytes..` of `pos`.
+struct CachedPiece {
+    pos: Pos,
+    offset_bytes: u64,
+    bytes: Vec<u8>,
+    /// The home parity already covers these bytes laid over home (a delayed window's END).
+    parity_covers: bool,
 }
 
 /// Most erasure patterns tried to confirm one block against its checksum.
@@ -601,31 +621,37 @@ impl Store {
                 .map(|v| v.as_slice())
                 .unwrap_or(&[]);
             let ranges = in_flight.stripes.get(&(file, stripe)).unwrap_or(&no_ranges);
-            let mut composed = self.compose_stripe(file, stripe, ranges)?;
             let lost_cached = in_flight
                 .lost_cached
                 .get(&(file, stripe))
                 .cloned()
                 .unwrap_or_default();
-            let mut unreadable: BTreeSet<(Pos, usize)> = BTreeSet::new();
+            // The cached bytes first: which of them go home, and which home parity covers.
+            let unprotected = if self.kind == StrategyKind::Delayed {
+                core.strategy.unprotected()
+            } else {
+                Vec::new()
+            };
+            let mut pieces: Vec<CachedPiece> = Vec::new();
             for x in overlay {
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
                 let gone = self.read_cached(core, file, x, &lost_cached, &mut bytes)?;
-                // Acknowledged cached bytes that can be neither read nor rebuilt go on record
-                // too (status lists them, reads name them, a new write clears them), not only
-                // as a lost home block.
+                let (o, n) = (x.element.offset_bytes, x.len_bytes);
+                let block = CHECKSUM_BLOCK_BYTES as u64;
+                // Acknowledged cached bytes that can be neither read nor rebuilt are lost as
+                // a range (status lists them, reads name them, a new write clears them); their
+                // home bytes stay, so the parity computed below agrees with them and the rest
+                // of the row stays protected (see the module docs).
                 let ranges: Vec<LostRange> = gone
                     .iter()
                     .map(|&i| {
-                        let block = CHECKSUM_BLOCK_BYTES as u64;
-                        let start = (i as u64 * block).max(x.element.offset_bytes);
-                        let end = ((i as u64 + 1) * block)
-                            .min(x.element.offset_bytes + x.len_bytes);
+                        let start = (i as u64 * block).max(o);
+                        let end = ((i as u64 + 1) * block).min(o + n);
                         assert!(start < end, "an unreadable block outside its extent");
                         LostRange {
                             file,
-                            offset_bytes: x.file_offset_bytes + (start - x.element.offset_bytes),
+                            offset_bytes: x.file_offset_bytes + (start - o),
                             len_bytes: end - start,
                             oss: x.oss,
                             token: UNREADABLE_CACHE.into(),
@@ -635,28 +661,62 @@ impl Store {
                 if !ranges.is_empty() {
                     self.journal(core, Rec::Lost { ranges }, true)?;
                 }
-                for i in gone {
-                    unreadable.insert((x.element.pos, i));
+                // Delayed: an ended window whose END parity is durable is covered by the home
+                // parity (computed from its cached bytes laid over home).
+                let (a, z) = (x.file_offset_bytes, x.file_offset_bytes + n);
+                let parity_covers = self.kind == StrategyKind::Delayed
+                    && !unprotected.iter().any(|u| {
+                        u.file == file
+                            && u.file_offset_bytes < z
+                            && a < u.file_offset_bytes + u.len_bytes
+                    });
+                // What goes home: the extent but for its unreadable blocks and those whose
+                // cached bytes nobody can tell (`decide_cache_stripe`).
+                let mut readable = vec![(o, o + n)];
+                for &i in &gone {
+                    crate::state::sub_range(
+                        &mut readable,
+                        i as u64 * block,
+                        (i as u64 + 1) * block,
+                    );
                 }
-                let el = composed.buf.element_mut(x.element.pos);
-                let o = x.element.offset_bytes as usize;
-                el[o..o + bytes.len()].copy_from_slice(&bytes);
+                for &(p, i) in &lost_cached {
+                    if p == x.element.pos {
+                        crate::state::sub_range(
+                            &mut readable,
+                            i as u64 * block,
+                            (i as u64 + 1) * block,
+                        );
+                    }
+                }
+                for (p, q) in readable {
+                    if p < q {
+                        pieces.push(CachedPiece {
+                            pos: x.element.pos,
+                            offset_bytes: p,
+                            bytes: bytes[(p - o) as usize..(q - o) as usize].to_vec(),
+                            parity_covers,
+                        });
+                    }
+                }
+            }
+            let mut composed = self.compose_stripe(file, stripe, ranges, &pieces)?;
+            for piece in &pieces {
+                let el = composed.buf.element_mut(piece.pos);
+                let o = piece.offset_bytes as usize;
+                el[o..o + piece.bytes.len()].copy_from_slice(&piece.bytes);
                 // A lost block the cached bytes cover whole is known again. One they cover
                 // in part stays lost (unwritten): writing it and then marking it would leave,
                 // if killed in between, its unknown bytes under a fresh checksum.
                 let block = CHECKSUM_BLOCK_BYTES;
-                let first = o.div_ceil(block);
-                let end = (o + bytes.len()) / block;
-                for i in first..end {
-                    composed.lost.remove(&(x.element.pos, i));
+                for i in o.div_ceil(block)..(o + piece.bytes.len()) / block {
+                    composed.lost.remove(&(piece.pos, i));
                 }
             }
-            // Cached bytes nobody can tell (see `decide_cache_stripe`), or that can be
-            // neither read nor rebuilt from their cache stripe: their home block is lost,
-            // never given the home bytes the cached ones replaced. (Failing the settle
+            // Cached bytes nobody can tell (see `decide_cache_stripe`): their home block is
+            // lost, never given the home bytes the cached ones replaced. (Failing the settle
             // instead would fail every later open too: the store would be unusable.)
             composed.lost.extend(lost_cached.iter().copied());
-            composed.lost.extend(unreadable);
             composed.lost_rows = composed.lost.iter().map(|&(_, i)| i).collect();
             if self.kind != StrategyKind::Raid0 {
                 self.code
@@ -687,7 +747,8 @@ impl Store {
 
     /// Read a cached extent for a settle, except the blocks in `lost` (left zero: their
     /// home blocks are marked lost). Returns the blocks that could be neither read nor
-    /// rebuilt (`DataLost`, left zero): the settle marks their home blocks lost too.
+    /// rebuilt (`DataLost`, left zero): the settle records those bytes as a lost range and
+    /// keeps the home bytes under them.
     fn read_cached(
         &self,
         core: &Core,
@@ -756,6 +817,7 @@ impl Store {
         file: u64,
         stripe: u64,
         ranges: &BTreeMap<Pos, Ranges>,
+        cached: &[CachedPiece],
     ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
@@ -791,6 +853,27 @@ impl Store {
                 held.insert(pos, state);
             }
         }
+        // Cached bytes the home parity covers (a delayed window's END parity is durable) are
+        // the data that parity was computed from: laid over home, the stripe agrees with its
+        // parity there whatever a cut move home left at home, so those offsets are not in
+        // flight. (Without this, a torn move home beside a failed OSS is undecidable.)
+        let mut ranges = ranges.clone();
+        for piece in cached.iter().filter(|p| p.parity_covers) {
+            let (a, z) = (
+                piece.offset_bytes,
+                piece.offset_bytes + piece.bytes.len() as u64,
+            );
+            buf.element_mut(piece.pos)[a as usize..z as usize].copy_from_slice(&piece.bytes);
+            if let Some(r) = ranges.get_mut(&piece.pos) {
+                crate::state::sub_range(r, a, z);
+            }
+            if let Some(h) = held.get_mut(&piece.pos) {
+                for i in (a as usize).div_ceil(block)..z as usize / block {
+                    h[i] = Held::Verified; // its bytes are known, whatever home holds
+                }
+            }
+        }
+        let ranges = &ranges;
         // Offsets where some element is in flight: there parity may disagree with data.
         let mut anywhere: Ranges = Vec::new();
         for r in ranges.values() {
