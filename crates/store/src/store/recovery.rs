@@ -236,12 +236,30 @@ impl Store {
         let e = self.sb.element_bytes;
         let block = CHECKSUM_BLOCK_BYTES;
         let blocks = e / block;
-        let mut chunks = self
-            .cache_chunks
-            .lock()
-            .get(&(file, stripe))
-            .cloned()
-            .unwrap_or_default();
+        // WCL: the cache stripe the cut writes went to, never mixed with another generation of
+        // the same home stripe (`cache_chunks` holds, per column, whichever generation wrote
+        // it last: a column the cut writes' stripe never wrote would name an older one's
+        // chunk, whose bytes its running parity does not cover).
+        let mut chunks = if self.kind == StrategyKind::Wcl {
+            let stripes = self.cache_stripes.lock();
+            let shares = |g: &exec::Chunks| c.chunks.iter().any(|(col, v)| g.get(col) == Some(v));
+            stripes
+                .by_stripe
+                .get(&(file, stripe))
+                .and_then(|g| {
+                    std::iter::once(&g.open)
+                        .chain(g.destaging.iter().map(|(_, c)| c))
+                        .find(|g| shares(g))
+                        .cloned()
+                })
+                .unwrap_or_default()
+        } else {
+            self.cache_chunks
+                .lock()
+                .get(&(file, stripe))
+                .cloned()
+                .unwrap_or_default()
+        };
         chunks.extend(c.chunks.iter().map(|(&col, &at)| (col, at)));
         // Only WCL cache stripes have a running parity (a delayed window's have none).
         let has_parity = self.kind == StrategyKind::Wcl
@@ -867,10 +885,9 @@ impl Store {
             if let Some(r) = ranges.get_mut(&piece.pos) {
                 crate::state::sub_range(r, a, z);
             }
-            if let Some(h) = held.get_mut(&piece.pos) {
-                for i in (a as usize).div_ceil(block)..z as usize / block {
-                    h[i] = Held::Verified; // its bytes are known, whatever home holds
-                }
+            let (first, last) = ((a as usize).div_ceil(block), z as usize / block);
+            if let Some(h) = held.get_mut(&piece.pos).filter(|_| first < last) {
+                h[first..last].fill(Held::Verified); // their bytes are known, whatever home holds
             }
         }
         let ranges = &ranges;
