@@ -346,15 +346,12 @@ impl Store {
             }
         }
         let erased: Vec<usize> = erased.into_iter().collect();
-        if erased.len() > self.tolerance() {
-            return Err(StoreError::DataLost(format!(
+        self.decode_or_lost(&mut buf, &erased, || {
+            format!(
                 "file id {file} stripe {stripe}: columns {erased:?} of its cache stripe are unreadable but the code tolerates {}",
                 self.tolerance()
-            )));
-        }
-        self.code
-            .decode(&mut buf, &erased)
-            .map_err(|e| StoreError::DataLost(e.to_string()))?;
+            )
+        })?;
         Ok(buf.element(pos).to_vec())
     }
 
@@ -446,16 +443,13 @@ impl Store {
             }
         }
         let erased: Vec<usize> = erased.into_iter().collect();
-        if erased.len() > self.tolerance() {
-            return Err(StoreError::DataLost(format!(
+        self.decode_or_lost(&mut buf, &erased, || {
+            format!(
                 "'{name}' bytes {want_a}..{want_z} are lost: their copy in the cache zone of OSS {oss} is unreadable and columns {erased:?} of stripe {stripe} are unreadable or not yet covered by its home parity, but {} tolerates {}",
                 self.layout.code_name(),
                 self.tolerance()
-            )));
-        }
-        self.code
-            .decode(&mut buf, &erased)
-            .map_err(|e| StoreError::DataLost(e.to_string()))?;
+            )
+        })?;
         Ok(buf.element(pos).to_vec())
     }
 

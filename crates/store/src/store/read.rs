@@ -174,10 +174,7 @@ impl Store {
         buf: &mut StripeBuf,
         erased: &[usize],
     ) -> Result<(), StoreError> {
-        if erased.is_empty() {
-            return Ok(());
-        }
-        if erased.len() > self.tolerance() {
+        self.decode_or_lost(buf, erased, || {
             let name_in = |c: &Core| {
                 c.state
                     .file_by_id(file)
@@ -189,12 +186,29 @@ impl Store {
                 None => name_in(&self.core.lock()),
             };
             let sdb = self.layout.stripe_data_bytes();
-            return Err(StoreError::DataLost(format!(
+            format!(
                 "file '{name}' bytes {}..{} (stripe {stripe}) are lost: columns {erased:?} are unreadable but the code tolerates {}",
                 stripe * sdb,
                 (stripe + 1) * sdb,
                 self.tolerance()
-            )));
+            )
+        })
+    }
+
+    /// The one place a stripe (home, or a cache stripe) is decoded for a read: the columns
+    /// `erased` rebuilt from the others, or `DataLost` with the caller's words (`lost`, which
+    /// names what is gone) when they are more than the code tolerates.
+    pub(super) fn decode_or_lost(
+        &self,
+        buf: &mut StripeBuf,
+        erased: &[usize],
+        lost: impl FnOnce() -> String,
+    ) -> Result<(), StoreError> {
+        if erased.is_empty() {
+            return Ok(());
+        }
+        if erased.len() > self.tolerance() {
+            return Err(StoreError::DataLost(lost()));
         }
         self.code
             .decode(buf, erased)
