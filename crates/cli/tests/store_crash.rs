@@ -95,16 +95,38 @@ fn crash_rounds_with(code: CodeSpec, oss: usize, path: WritePath, seed: u64, rou
                 }
             }
         });
-        // Kill at a random moment: sometimes while the child still opens (and recovers) the
-        // store, mostly in the middle of its writes.
-        let delay_us = rng.below(25_000);
-        std::thread::sleep(Duration::from_micros(delay_us));
+        // Kill at a random moment. Every other round counts from the spawn, so some kills
+        // land while the child still opens (and recovers) the store; the others count from
+        // the child's first "start" line, so they land among its writes however slowly a
+        // loaded machine opens the store (a delay from the spawn alone left most kills before
+        // the first write on a busy CI machine).
+        let mut lines: Vec<String> = Vec::new();
+        if round % 2 == 1 {
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            while std::time::Instant::now() < deadline {
+                match rx.recv_timeout(Duration::from_millis(50)) {
+                    Ok(line) => {
+                        let started = line.starts_with("start ");
+                        lines.push(line);
+                        if started {
+                            break;
+                        }
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            std::thread::sleep(Duration::from_micros(rng.below(5_000)));
+        } else {
+            std::thread::sleep(Duration::from_micros(rng.below(25_000)));
+        }
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
         reader.join().unwrap();
+        lines.extend(rx.try_iter());
         let mut last_acked: Option<u64> = None;
         let mut last_started: Option<u64> = None;
-        for line in rx.try_iter() {
+        for line in lines {
             if let Some(i) = line.strip_prefix("ack ") {
                 let i: u64 = i.parse().unwrap();
                 assert_eq!(i, last_acked.map_or(next, |l| l + 1), "acks come in order");
@@ -182,10 +204,11 @@ fn crash_rounds_with(code: CodeSpec, oss: usize, path: WritePath, seed: u64, rou
         next > rounds as u64,
         "the children acknowledged writes at all"
     );
-    // Most kills land while a child writes (it writes without pause once open); a third is
-    // far below what a run reaches and far above what kills between writes would give.
+    // Half the kills wait for the child's first write, and a child writes without pause
+    // once open, so nearly all of those interrupt a write; a quarter of all rounds is far
+    // below what a run reaches and far above what kills between writes would give.
     assert!(
-        kills_interrupting_a_write * 3 >= rounds,
+        kills_interrupting_a_write * 4 >= rounds,
         "{path:?}: only {kills_interrupting_a_write} of {rounds} kills interrupted a write; the kill points do not exercise recovery of writes in flight"
     );
 }

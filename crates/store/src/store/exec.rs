@@ -69,6 +69,12 @@ impl Store {
             return Ok(more);
         }
         let completed = std::mem::take(&mut core.deferred_completions);
+        if !core.moved_home.is_empty() {
+            // The planner hears of these now: its lookup stops naming their cache ranges,
+            // and it may give them to another window.
+            core.moved_home
+                .retain(|_, (_, plan)| !completed.contains(plan));
+        }
         for &id in &completed {
             more.extend(core.strategy.on_complete(id).map_err(plan_err)?);
             self.journal(core, Rec::Input(Input::Complete { plan: id }), false)?;
@@ -529,6 +535,21 @@ impl Store {
                 self.done.lock().insert(plan.id);
                 self.done_cv.notify_all();
                 core.deferred_completions.push(plan.id);
+                if core.reads_in_flight > 0
+                    && matches!(plan.cause, exaraid_plan::PlanCause::WindowMove { .. })
+                {
+                    // Held back below: until the planner hears of it, a read must know these
+                    // cache bytes are home now (a write after the move may go home over them).
+                    for step in plan.steps.iter() {
+                        if step.op == Op::Read && step.zone == PlanZone::Cache {
+                            let end = step.addr_bytes + step.len_bytes;
+                            let old = core
+                                .moved_home
+                                .insert((step.oss, step.addr_bytes), (end, plan.id));
+                            assert!(old.is_none(), "a cache range is moved home once");
+                        }
+                    }
+                }
                 let more = self.complete_deferred(&mut core)?;
                 self.admit(more)
             };

@@ -354,6 +354,11 @@ struct Core {
     /// back, because `on_complete` lets the planner reuse cache space a read may still need.
     reads_in_flight: usize,
     deferred_completions: Vec<PlanId>,
+    /// Delayed: the cache ranges copied home by a move plan that executed but whose
+    /// completion is held back, `(oss, cache address) -> (end address, move plan)`. The
+    /// planner's lookup still names them as the newest bytes; a read takes home instead
+    /// (see `Store::lookup_newest`). Emptied as those completions are delivered.
+    moved_home: BTreeMap<(usize, u64), (u64, PlanId)>,
 }
 
 /// A parity-protected store over OSS directories.
@@ -690,6 +695,7 @@ impl Store {
                 state,
                 reads_in_flight: 0,
                 deferred_completions: Vec::new(),
+                moved_home: BTreeMap::new(),
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),

@@ -299,7 +299,7 @@ impl Store {
                 };
                 let mut core = self.core.lock();
                 let ticket = self.locks.enqueue(stripes);
-                let extents = core.strategy.lookup(file, at, chunk).map_err(plan_err)?;
+                let extents = self.lookup_newest(&core, file, at, chunk)?;
                 core.reads_in_flight += 1;
                 (extents, ticket)
             };
@@ -331,6 +331,59 @@ impl Store {
             at += chunk;
         }
         Ok(out)
+    }
+
+    /// Where the newest bytes of `file` bytes `offset_bytes..+len_bytes` are: the planner's
+    /// lookup, except that cache ranges a move home already copied home are read at home.
+    ///
+    /// Why: while a read is in flight the store holds back the completion of a delayed
+    /// window's move home (`Core::reads_in_flight`), so the planner's lookup keeps naming the
+    /// window's cache copy as the newest bytes. A write outside any window goes home, after
+    /// the move, and is acknowledged meanwhile; the cache copy is then older than home. Once
+    /// the move executed, home holds the window's bytes or newer ones, so home is right in
+    /// every case. Why not make that write wait for the completion to be delivered instead:
+    /// with reads arriving back to back the count of reads in flight may never reach zero,
+    /// and holding new reads off to let it drain adds a second wait between reads and
+    /// writes; the planner cannot be told early either (it would reuse cache space the read
+    /// in flight may still be reading). WCL needs nothing: every write goes into a cache
+    /// stripe that its lookup names before older ones, so no write goes around its cache.
+    pub(super) fn lookup_newest(
+        &self,
+        core: &Core,
+        file: u64,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<Vec<exaraid_plan::Extent>, StoreError> {
+        let mut extents = core
+            .strategy
+            .lookup(file, offset_bytes, len_bytes)
+            .map_err(plan_err)?;
+        if core.moved_home.is_empty() {
+            return Ok(extents);
+        }
+        for x in extents.iter_mut().filter(|x| x.zone == PlanZone::Cache) {
+            let (a, z) = (x.addr_bytes, x.addr_bytes + x.len_bytes);
+            // The moved range that starts last before `z`: ranges are disjoint, so it is the
+            // only one that can overlap `a..z`.
+            let Some((&(oss, moved_a), &(moved_z, _))) =
+                core.moved_home.range(..(x.oss, z)).next_back()
+            else {
+                continue;
+            };
+            if oss != x.oss || moved_z <= a {
+                continue;
+            }
+            // The move reads every written run whole, and the lookup splits at those runs.
+            assert!(
+                moved_a <= a && z <= moved_z,
+                "a cache extent lies within one range moved home"
+            );
+            let el = &x.element;
+            assert_eq!(x.oss, self.layout.oss_of(file, el.stripe, el.pos.col));
+            x.zone = PlanZone::Data;
+            x.addr_bytes = self.layout.home_addr(el.stripe, el.pos, el.offset_bytes);
+        }
+        Ok(extents)
     }
 
     // ---------------------------------------------------------------- recovery and flush

@@ -25,6 +25,11 @@ pub struct Hooks {
     /// Park home-data writes of any thread (the executor runs the steps of a plan that
     /// reaches several OSSs on threads of its own); only the worker writes home then.
     pub park_any_thread: AtomicBool,
+    /// Park every read of this object (a file id) on any thread until `release_reads`: holds
+    /// a client read between its lookup and its last byte.
+    reads_paused_of: Mutex<Option<u64>>,
+    reads_changed: Condvar,
+    pub reads_parked: AtomicUsize,
 }
 
 impl Hooks {
@@ -34,6 +39,23 @@ impl Hooks {
     pub fn release(&self) {
         *self.paused.lock() = false;
         self.changed.notify_all();
+    }
+    pub fn pause_reads_of(&self, object: u64) {
+        *self.reads_paused_of.lock() = Some(object);
+    }
+    pub fn release_reads(&self) {
+        *self.reads_paused_of.lock() = None;
+        self.reads_changed.notify_all();
+    }
+    pub fn before_read(&self, key: ElementKey) {
+        let mut paused = self.reads_paused_of.lock();
+        if *paused == Some(key.object) {
+            self.reads_parked.fetch_add(1, Ordering::SeqCst);
+            while *paused == Some(key.object) {
+                self.reads_changed.wait(&mut paused);
+            }
+            self.reads_parked.fetch_sub(1, Ordering::SeqCst);
+        }
     }
     pub fn before_write(&self, key: ElementKey) -> Result<(), BackendError> {
         if key.zone != Zone::Data {
@@ -81,6 +103,7 @@ impl Backend for Hooked {
         self.inner.set_failed(failed)
     }
     fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
+        self.hooks.before_read(key);
         self.inner.read(key, offset, buf)
     }
     fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
