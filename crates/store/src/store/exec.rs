@@ -389,10 +389,9 @@ impl Store {
                     &*held
                 }
             };
-            let extents = c
-                .strategy
-                .lookup(file, stripe * sdb, sdb)
-                .map_err(plan_err)?;
+            // The newest copy of each column (a move home already executed but not yet
+            // heard by the planner reads home: see `lookup_newest`).
+            let extents = self.lookup_newest(c, file, stripe * sdb, sdb)?;
             let unprotected: Vec<_> = c
                 .strategy
                 .unprotected()
