@@ -179,3 +179,86 @@ fn a_block_row_beyond_the_tolerance_loses_exactly_its_corrupt_blocks() {
     assert_consistent(&store);
     assert!(store.get("a").unwrap() == a);
 }
+
+/// X-code p=5 keeps its parity in the last two rows of every column: three corrupt parity
+/// blocks in one block row are beyond the tolerance of two, but that row's data is clean, so
+/// its parity is encoded again from the data.
+#[test]
+fn xcode_a_block_row_with_only_parity_beyond_the_tolerance_is_encoded_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init_with_unit(dir.path(), CodeSpec::array(CodeKind::Xcode, 5), 5, 16384);
+    let a = pattern(5, 300_000);
+    store.put("a", &a).unwrap();
+    let parity = store.layout().geometry().parity_pos.clone();
+    let mut cols = std::collections::BTreeSet::new();
+    for &pos in parity.iter().filter(|p| cols.insert(p.col)).take(3) {
+        flip(&store, "a", 0, pos, 2);
+    }
+    assert_eq!(cols.len(), 3, "three parity columns");
+
+    assert!(store.get("a").unwrap() == a);
+    assert_repaired(&store, "a", &a, 3);
+}
+
+/// Parity that disagrees with the data (a write hole: data block 5 of element 0 was
+/// rewritten, then the parity zone went back to its old bytes, with their valid checksums)
+/// rebuilds wrong bytes for block 5 of element 1 when that rots. `scrub --repair` must not
+/// write them under a fresh checksum: it confirms each rebuilt block against the block's
+/// stored checksum, reports the block as unrepairable and leaves it failing; the corrupt
+/// block of another row, with clean parity, is repaired.
+#[test]
+fn scrub_repair_does_not_write_a_block_rebuilt_from_stale_parity() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let unit = 65536;
+    let store = init_with_unit(&dir, CodeSpec::raid5(4), 5, unit);
+    let mut a = pattern(6, 300_000);
+    store.put("a", &a).unwrap();
+    let id = store.file_id("a").unwrap();
+    let parity_files: Vec<(std::path::PathBuf, Vec<u8>)> = store
+        .superblock()
+        .oss_dirs
+        .iter()
+        .map(|d| d.join("objects").join(format!("{id}.parity")))
+        .filter(|p| p.exists())
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect();
+    let new = pattern(7, BLOCK);
+    store.write("a", 5 * BLOCK as u64, &new).unwrap();
+    a[5 * BLOCK..6 * BLOCK].copy_from_slice(&new);
+    store.close().unwrap();
+    for (p, bytes) in &parity_files {
+        std::fs::write(p, bytes).unwrap();
+    }
+    let store = Store::open(&dir).unwrap();
+    flip(&store, "a", 0, data(&store, 1), 5);
+    flip(&store, "a", 0, data(&store, 2), 9);
+
+    let report = store.scrub(true).unwrap();
+    assert_eq!(report.unrepairable.len(), 1, "{:?}", report.unrepairable);
+    assert!(
+        report.unrepairable[0].contains("do not match"),
+        "{:?}",
+        report.unrepairable
+    );
+    assert_eq!(report.repaired_elements, 1, "{report:?}");
+    let left: Vec<Vec<usize>> = store
+        .scrub(false)
+        .unwrap()
+        .corrupt_elements
+        .iter()
+        .map(|f| f.blocks.clone())
+        .collect();
+    assert_eq!(
+        left,
+        vec![vec![5]],
+        "the unconfirmed block still fails its checksum"
+    );
+    let e1_block5 = unit + 5 * BLOCK;
+    let err = store.read("a", e1_block5 as u64, BLOCK as u64).unwrap_err();
+    assert!(matches!(err, StoreError::DataLost(_)), "{err}");
+    let e2_block9 = 2 * unit + 9 * BLOCK;
+    assert!(
+        store.read("a", e2_block9 as u64, BLOCK as u64).unwrap() == a[e2_block9..e2_block9 + BLOCK]
+    );
+}

@@ -306,6 +306,14 @@ impl Store {
             .unwrap_or_else(|| format!("#{file}"));
         let listed: Vec<String> = ranges.iter().map(|(a, z)| format!("{a}..{z}")).collect();
         let sdb = self.layout.stripe_data_bytes();
+        if ranges.is_empty() {
+            // The unreadable blocks lie past the end of the file: no file byte is lost.
+            return StoreError::DataLost(format!(
+                "file '{name}' stripe {stripe}: its 4 KiB block rows {lost:?} have more unreadable blocks than {} tolerates ({}), all past the end of the file (no file byte is lost), so they cannot be rebuilt; write the stripe again",
+                self.layout.code_name(),
+                self.tolerance()
+            ));
+        }
         StoreError::DataLost(format!(
             "file '{name}' bytes {} are lost (stripe {stripe}, which holds file bytes {}..{}: its 4 KiB block rows {lost:?} have more unreadable blocks than {} tolerates ({}); the rest of the stripe reads); write these bytes again, or restore the file",
             listed.join(", "),
