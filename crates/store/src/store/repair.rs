@@ -126,25 +126,32 @@ impl Store {
                         continue;
                     };
                     let element = home.buf.element(c.pos);
-                    let mut all_rewritten = true;
-                    for &i in &c.blocks {
-                        if lost.contains(&i) {
-                            all_rewritten = false;
-                            continue;
-                        }
+                    let mut confirmed: Vec<usize> = Vec::with_capacity(c.blocks.len());
+                    for &i in c.blocks.iter().filter(|i| !lost.contains(i)) {
                         let bytes = &element[i * block..(i + 1) * block];
-                        if !c.missing && !self.rebuilt_block_confirmed(oss, key, i, bytes) {
-                            all_rewritten = false;
-                            report.unrepairable.push(format!(
-                                "file '{name}' stripe {stripe} column {} row {} block {i} on OSS {oss}: the bytes rebuilt from parity do not match the block's stored checksum (data and parity disagree there); left as it is: write the stripe again, or restore the file",
-                                c.pos.col, c.pos.row
-                            ));
+                        if c.missing || self.rebuilt_block_confirmed(oss, key, i, bytes) {
+                            confirmed.push(i);
                             continue;
                         }
-                        self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
-                        self.backends[oss].write(key, i * block, bytes)?;
+                        report.unrepairable.push(format!(
+                            "file '{name}' stripe {stripe} column {} row {} block {i} on OSS {oss}: the bytes rebuilt from parity do not match the block's stored checksum (data and parity disagree there); left as it is: write the stripe again, or restore the file",
+                            c.pos.col, c.pos.row
+                        ));
                     }
-                    if all_rewritten {
+                    // Whole blocks, in runs of adjacent ones (a missing slot: all of it).
+                    let mut at = 0;
+                    while at < confirmed.len() {
+                        let first = confirmed[at];
+                        let mut end = at + 1;
+                        while end < confirmed.len() && confirmed[end] == first + (end - at) {
+                            end += 1;
+                        }
+                        let bytes = &element[first * block..(first + end - at) * block];
+                        self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
+                        self.backends[oss].write(key, first * block, bytes)?;
+                        at = end;
+                    }
+                    if confirmed.len() == c.blocks.len() {
                         report.repaired_elements += 1;
                         report.corrupt_elements[first_finding + n].repaired = true;
                     }
