@@ -885,8 +885,8 @@ impl Store {
                     if err.is_unavailable() {
                         self.note_failed(oss)?;
                     }
-                    let whole = self.rebuild_element(file, element.stripe, element.pos)?;
                     let from = element.offset_bytes as usize + done;
+                    let whole = self.rebuild_element(file, element.stripe, element.pos, from, n)?;
                     if err.is_corrupt() {
                         self.confirm_rebuilt(oss, key, file, element, &whole, from, n)?;
                     }

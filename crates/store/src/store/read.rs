@@ -2,6 +2,42 @@
 
 use super::*;
 
+/// A home stripe as read block by block (see `Store::read_home_blocks`).
+pub(super) struct HomeStripe {
+    pub(super) buf: StripeBuf,
+    /// Columns on an OSS that did not answer: every block of theirs is unreadable.
+    pub(super) unavailable_cols: BTreeSet<usize>,
+    /// Elements with blocks that fail their checksum or are gone; their other blocks are
+    /// in `buf`.
+    pub(super) corrupt: Vec<CorruptElement>,
+}
+
+pub(super) struct CorruptElement {
+    pub(super) pos: Pos,
+    /// Checksum block numbers that could not be read.
+    pub(super) blocks: BTreeSet<usize>,
+    /// The slot is gone (deleted or truncated outside exaraid): it has no checksums left.
+    pub(super) missing: bool,
+}
+
+impl HomeStripe {
+    /// Columns with at least one unreadable block.
+    pub(super) fn erased_cols(&self) -> Vec<usize> {
+        let mut cols = self.unavailable_cols.clone();
+        cols.extend(self.corrupt.iter().map(|c| c.pos.col));
+        cols.into_iter().collect()
+    }
+
+    /// Is block `i` of the element at `pos` unreadable?
+    pub(super) fn is_bad(&self, pos: Pos, i: usize) -> bool {
+        self.unavailable_cols.contains(&pos.col)
+            || self
+                .corrupt
+                .iter()
+                .any(|c| c.pos == pos && c.blocks.contains(&i))
+    }
+}
+
 impl Store {
     /// An OSS stopped answering: record it (once) and check the code still covers the loss.
     pub(super) fn note_failed(&self, oss: usize) -> Result<(), StoreError> {
@@ -47,18 +83,41 @@ impl Store {
     }
 
     /// Read a whole home stripe; returns it with the columns that could not be read (failed
-    /// OSS, checksum mismatch, or a written element whose slot is gone), which are left zero,
-    /// and the corrupt or missing elements (row, col, blocks).
+    /// OSS, checksum mismatch, or a written element whose slot is gone), and the corrupt or
+    /// missing elements (row, col, blocks). The readable blocks of a corrupt element are in
+    /// the stripe; its unreadable blocks and unavailable columns are left zero.
     pub(super) fn read_home_stripe(
         &self,
         file: u64,
         stripe: u64,
     ) -> Result<(StripeBuf, Vec<usize>, Vec<(usize, usize, Vec<usize>)>), StoreError> {
+        let home = self.read_home_blocks(file, stripe)?;
+        let erased = home.erased_cols();
+        let corrupt = home
+            .corrupt
+            .iter()
+            .map(|c| (c.pos.row, c.pos.col, c.blocks.iter().copied().collect()))
+            .collect();
+        Ok((home.buf, erased, corrupt))
+    }
+
+    /// Read a whole home stripe block by block: every 4 KiB checksum block that reads clean
+    /// is in the stripe, and the unreadable ones are named (see `HomeStripe`).
+    pub(super) fn read_home_blocks(
+        &self,
+        file: u64,
+        stripe: u64,
+    ) -> Result<HomeStripe, StoreError> {
         let g = self.layout.geometry();
         let e = self.sb.element_bytes;
-        let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
-        let mut erased = BTreeSet::new();
-        let mut corrupt = Vec::new();
+        let block = CHECKSUM_BLOCK_BYTES;
+        assert_eq!(e % block, 0, "elements are whole checksum blocks");
+        let blocks_per_element = e / block;
+        let mut home = HomeStripe {
+            buf: StripeBuf::zeroed(g.rows, g.cols, e),
+            unavailable_cols: BTreeSet::new(),
+            corrupt: Vec::new(),
+        };
         for col in 0..g.cols {
             for row in 0..g.rows {
                 let pos = Pos { row, col };
@@ -67,42 +126,235 @@ impl Store {
                 };
                 self.count(oss, key.zone, Op::Read, key.zone == Zone::Parity);
                 let b = &self.backends[oss];
-                match b.read(key, 0, buf.element_mut(pos)) {
+                let all: BTreeSet<usize> = (0..blocks_per_element).collect();
+                match b.read(key, 0, home.buf.element_mut(pos)) {
                     Ok(()) => {}
                     Err(err) if err.is_corrupt() => {
-                        let blocks = b.verify(key).unwrap_or_default();
-                        corrupt.push((row, col, blocks));
-                        erased.insert(col);
+                        // Which blocks fail their checksum; not knowing, all of them.
+                        let mut bad: BTreeSet<usize> = b
+                            .verify(key)
+                            .unwrap_or_default()
+                            .into_iter()
+                            .filter(|&i| i < blocks_per_element)
+                            .collect();
+                        if bad.is_empty() {
+                            bad = all.clone();
+                        }
+                        // The clean blocks, read verified in runs between the bad ones: a
+                        // row of blocks with few enough bad ones is rebuilt from them.
+                        let element = home.buf.element_mut(pos);
+                        let mut i = 0;
+                        while i < blocks_per_element {
+                            if bad.contains(&i) {
+                                i += 1;
+                                continue;
+                            }
+                            let z = (i..blocks_per_element)
+                                .find(|n| bad.contains(n))
+                                .unwrap_or(blocks_per_element);
+                            if b.read(key, i * block, &mut element[i * block..z * block])
+                                .is_err()
+                            {
+                                element.fill(0);
+                                bad = all.clone();
+                                break;
+                            }
+                            i = z;
+                        }
+                        home.corrupt.push(CorruptElement {
+                            pos,
+                            blocks: bad,
+                            missing: false,
+                        });
                     }
                     Err(err) if err.is_missing() => {
                         // Written, then deleted or truncated outside exaraid: every block is lost.
-                        corrupt.push((row, col, (0..e / CHECKSUM_BLOCK_BYTES).collect()));
-                        erased.insert(col);
+                        home.corrupt.push(CorruptElement {
+                            pos,
+                            blocks: all,
+                            missing: true,
+                        });
                     }
                     Err(err) if err.is_unavailable() => {
-                        erased.insert(col);
+                        home.unavailable_cols.insert(col);
                     }
                     Err(err) => return Err(err.into()),
                 }
             }
         }
-        Ok((buf, erased.into_iter().collect(), corrupt))
+        Ok(home)
     }
 
-    /// Rebuild one home element from the rest of its stripe (degraded read).
+    /// Rebuild the unreadable blocks of a home stripe, one row of 4 KiB blocks at a time:
+    /// block `i` of every element of the stripe is a codeword of the same code (every code
+    /// exaraid knows works byte by byte across elements: XOR and GF(2^8) kernels, for array
+    /// codes too, as each element of a multi-row column is its own checksummed slot), so a
+    /// block row with at most `tolerance` columns unreadable is rebuilt whatever the other
+    /// rows hold. A row with more, all of them parity, is encoded again from its data. Only
+    /// the unreadable blocks are replaced: clean blocks keep their verified bytes. Returns
+    /// the block rows that cannot be rebuilt (their unreadable blocks stay zero).
+    pub(super) fn decode_blocks(
+        &self,
+        home: &mut HomeStripe,
+    ) -> Result<BTreeSet<usize>, StoreError> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let blocks_per_element = self.sb.element_bytes / block;
+        let tolerance = self.tolerance();
+        let mut lost = BTreeSet::new();
+        if home.unavailable_cols.is_empty() && home.corrupt.is_empty() {
+            return Ok(lost);
+        }
+        if home.corrupt.is_empty() {
+            // Whole columns (failed OSSs) erased alike in every row: one decode of the stripe.
+            if home.unavailable_cols.len() > tolerance {
+                return Ok((0..blocks_per_element).collect());
+            }
+            let erased: Vec<usize> = home.unavailable_cols.iter().copied().collect();
+            self.code
+                .decode(&mut home.buf, &erased)
+                .map_err(|e| StoreError::DataLost(e.to_string()))?;
+            return Ok(lost);
+        }
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        for i in 0..blocks_per_element {
+            let bad: Vec<Pos> = (0..g.cols)
+                .flat_map(|col| (0..g.rows).map(move |r| Pos { row: r, col }))
+                .filter(|&pos| home.is_bad(pos, i) && g.cell(pos) != Cell::Empty)
+                .collect();
+            if bad.is_empty() {
+                continue;
+            }
+            let erased: BTreeSet<usize> = bad.iter().map(|p| p.col).collect();
+            let only_parity = bad.iter().all(|&p| matches!(g.cell(p), Cell::Parity(_)));
+            if self.kind == StrategyKind::Raid0 || (erased.len() > tolerance && !only_parity) {
+                lost.insert(i);
+                continue;
+            }
+            for col in 0..g.cols {
+                for r in 0..g.rows {
+                    let pos = Pos { row: r, col };
+                    row.element_mut(pos)
+                        .copy_from_slice(&home.buf.element(pos)[i * block..(i + 1) * block]);
+                }
+            }
+            let erased: Vec<usize> = erased.into_iter().collect();
+            if erased.len() > tolerance {
+                self.code.encode(&mut row)
+            } else {
+                self.code.decode(&mut row, &erased)
+            }
+            .map_err(|e| StoreError::DataLost(e.to_string()))?;
+            for pos in bad {
+                home.buf.element_mut(pos)[i * block..(i + 1) * block]
+                    .copy_from_slice(row.element(pos));
+            }
+        }
+        Ok(lost)
+    }
+
+    /// The file bytes lost in the block rows `lost` of a home stripe: its unreadable data
+    /// blocks there (clean blocks of those rows read fine), within the file's size.
+    pub(super) fn lost_file_ranges(
+        &self,
+        file: u64,
+        stripe: u64,
+        home: &HomeStripe,
+        lost: &BTreeSet<usize>,
+    ) -> Vec<(u64, u64)> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let size = self
+            .core
+            .lock()
+            .state
+            .file_by_id(file)
+            .map(|(_, m)| m.size_bytes)
+            .unwrap_or(u64::MAX);
+        let mut ranges = Vec::new();
+        for &i in lost {
+            for (d, &pos) in g.data_pos.iter().enumerate() {
+                if !home.is_bad(pos, i) {
+                    continue;
+                }
+                let a = self.layout.file_offset(stripe, d, i as u64 * block);
+                let z = (a + block).min(size);
+                if a < z {
+                    crate::state::add_range(&mut ranges, a, z);
+                }
+            }
+        }
+        ranges
+    }
+
+    /// `DataLost` naming the file bytes of a home stripe whose block rows `lost` hold more
+    /// unreadable blocks than the code tolerates.
+    pub(super) fn lost_blocks_error(
+        &self,
+        file: u64,
+        stripe: u64,
+        home: &HomeStripe,
+        lost: &BTreeSet<usize>,
+    ) -> StoreError {
+        let ranges = self.lost_file_ranges(file, stripe, home, lost);
+        let name = self
+            .core
+            .lock()
+            .state
+            .file_by_id(file)
+            .map(|(n, _)| n.clone())
+            .unwrap_or_else(|| format!("#{file}"));
+        let listed: Vec<String> = ranges.iter().map(|(a, z)| format!("{a}..{z}")).collect();
+        let sdb = self.layout.stripe_data_bytes();
+        if ranges.is_empty() {
+            // The unreadable blocks lie past the end of the file: no file byte is lost.
+            return StoreError::DataLost(format!(
+                "file '{name}' stripe {stripe}: its 4 KiB block rows {lost:?} have more unreadable blocks than {} tolerates ({}), all past the end of the file (no file byte is lost), so they cannot be rebuilt; write the stripe again",
+                self.layout.code_name(),
+                self.tolerance()
+            ));
+        }
+        StoreError::DataLost(format!(
+            "file '{name}' bytes {} are lost (stripe {stripe}, which holds file bytes {}..{}: its 4 KiB block rows {lost:?} have more unreadable blocks than {} tolerates ({}); the rest of the stripe reads); write these bytes again, or restore the file",
+            listed.join(", "),
+            stripe * sdb,
+            (stripe + 1) * sdb,
+            self.layout.code_name(),
+            self.tolerance()
+        ))
+    }
+
+    /// Rebuild one home element from the rest of its stripe (degraded read), block row by
+    /// block row. The caller could not read `from..from + len` of it; fails with `DataLost`
+    /// only if an unreadable block of that range is in a block row beyond the tolerance.
     pub(super) fn rebuild_element(
         &self,
         file: u64,
         stripe: u64,
         pos: Pos,
+        from: usize,
+        len: usize,
     ) -> Result<Vec<u8>, StoreError> {
-        let (mut buf, mut erased, _) = self.read_home_stripe(file, stripe)?;
-        if !erased.contains(&pos.col) {
-            erased.push(pos.col); // the caller could not read it even if this pass could
-            erased.sort();
+        let block = CHECKSUM_BLOCK_BYTES;
+        assert!(len > 0 && from + len <= self.sb.element_bytes);
+        let wanted: BTreeSet<usize> = (from / block..(from + len).div_ceil(block)).collect();
+        let mut home = self.read_home_blocks(file, stripe)?;
+        if !home.unavailable_cols.contains(&pos.col) && !home.corrupt.iter().any(|c| c.pos == pos) {
+            // The caller could not read these blocks even if this pass could.
+            home.corrupt.push(CorruptElement {
+                pos,
+                blocks: wanted.clone(),
+                missing: false,
+            });
         }
-        self.decode(file, stripe, &mut buf, &erased)?;
-        Ok(buf.element(pos).to_vec())
+        let lost = self.decode_blocks(&mut home)?;
+        if wanted
+            .iter()
+            .any(|i| lost.contains(i) && home.is_bad(pos, *i))
+        {
+            return Err(self.lost_blocks_error(file, stripe, &home, &lost));
+        }
+        Ok(home.buf.element(pos).to_vec())
     }
 
     /// A degraded read rebuilt a home element from parity because a block of it failed its

@@ -57,76 +57,104 @@ impl Store {
             .collect();
         let mut report = ScrubReport::default();
         let g = self.layout.geometry().clone();
+        let block = CHECKSUM_BLOCK_BYTES;
         for (name, id, size) in files {
             for stripe in 0..self.stripes_of(size) {
                 let _guard = self.locks.lock([(id, stripe)].into_iter().collect());
                 report.stripes_checked += 1;
-                let (mut buf, erased, corrupt) = self.read_home_stripe(id, stripe)?;
-                let corrupt_cols: Vec<usize> = corrupt.iter().map(|c| c.1).collect();
-                for (row, col, blocks) in &corrupt {
-                    let pos = Pos {
-                        row: *row,
-                        col: *col,
-                    };
-                    let zone = if matches!(g.cell(pos), Cell::Parity(_)) {
+                let mut home = self.read_home_blocks(id, stripe)?;
+                let erased = home.erased_cols();
+                let first_finding = report.corrupt_elements.len();
+                for c in &home.corrupt {
+                    let zone = if matches!(g.cell(c.pos), Cell::Parity(_)) {
                         "parity"
                     } else {
                         "data"
                     };
                     report.corrupt_elements.push(ScrubFinding {
-                        oss: self.layout.oss_of(id, stripe, *col),
+                        oss: self.layout.oss_of(id, stripe, c.pos.col),
                         file: name.clone(),
                         stripe,
                         zone: zone.into(),
-                        row: *row,
-                        blocks: blocks.clone(),
+                        row: c.pos.row,
+                        blocks: c.blocks.iter().copied().collect(),
                         repaired: false,
                     });
                 }
                 if erased.is_empty() {
+                    let buf = &mut home.buf;
                     if self.kind != StrategyKind::Raid0
                         && !self
                             .code
-                            .verify(&buf)
+                            .verify(buf)
                             .map_err(|e| StoreError::Io(e.to_string()))?
                             .is_empty()
                     {
                         report.parity_mismatches.push((name.clone(), stripe));
                         if repair {
                             self.code
-                                .encode(&mut buf)
+                                .encode(buf)
                                 .map_err(|e| StoreError::Io(e.to_string()))?;
                             let parity_cols: Vec<usize> =
                                 g.parity_pos.iter().map(|p| p.col).collect();
-                            self.write_home_stripe(id, stripe, &buf, Some(&parity_cols))?;
+                            self.write_home_stripe(id, stripe, buf, Some(&parity_cols))?;
                         }
                     }
                     continue;
                 }
-                if corrupt_cols.is_empty() || !repair {
+                if home.corrupt.is_empty() || !repair {
                     continue;
                 }
-                match self.decode(id, stripe, &mut buf, &erased) {
-                    Ok(()) => {
-                        // Rewrite only the corrupt elements (their columns may hold intact ones).
-                        for (row, col, _) in &corrupt {
-                            let pos = Pos {
-                                row: *row,
-                                col: *col,
-                            };
-                            let Some((oss, key)) = self.home_key(id, stripe, pos) else {
-                                continue;
-                            };
-                            self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
-                            self.backends[oss].write(key, 0, buf.element(pos))?;
-                            report.repaired_elements += 1;
-                        }
-                        let n = report.corrupt_elements.len();
-                        for f in &mut report.corrupt_elements[n - corrupt.len()..] {
-                            f.repaired = true;
-                        }
+                // Block row by block row: a row with at most `tolerance` unreadable blocks
+                // is rebuilt whatever the other rows hold.
+                let lost = match self.decode_blocks(&mut home) {
+                    Ok(lost) => lost,
+                    Err(e) => {
+                        report.unrepairable.push(e.to_string());
+                        continue;
                     }
-                    Err(e) => report.unrepairable.push(e.to_string()),
+                };
+                if !lost.is_empty() {
+                    report
+                        .unrepairable
+                        .push(self.lost_blocks_error(id, stripe, &home, &lost).to_string());
+                }
+                // Rewrite only the unreadable blocks (their elements' other blocks are clean),
+                // each confirmed against its stored checksum first where it has one.
+                for (n, c) in home.corrupt.iter().enumerate() {
+                    let Some((oss, key)) = self.home_key(id, stripe, c.pos) else {
+                        continue;
+                    };
+                    let element = home.buf.element(c.pos);
+                    let mut confirmed: Vec<usize> = Vec::with_capacity(c.blocks.len());
+                    for &i in c.blocks.iter().filter(|i| !lost.contains(i)) {
+                        let bytes = &element[i * block..(i + 1) * block];
+                        if c.missing || self.rebuilt_block_confirmed(oss, key, i, bytes) {
+                            confirmed.push(i);
+                            continue;
+                        }
+                        report.unrepairable.push(format!(
+                            "file '{name}' stripe {stripe} column {} row {} block {i} on OSS {oss}: the bytes rebuilt from parity do not match the block's stored checksum (data and parity disagree there); left as it is: write the stripe again, or restore the file",
+                            c.pos.col, c.pos.row
+                        ));
+                    }
+                    // Whole blocks, in runs of adjacent ones (a missing slot: all of it).
+                    let mut at = 0;
+                    while at < confirmed.len() {
+                        let first = confirmed[at];
+                        let mut end = at + 1;
+                        while end < confirmed.len() && confirmed[end] == first + (end - at) {
+                            end += 1;
+                        }
+                        let bytes = &element[first * block..(first + end - at) * block];
+                        self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
+                        self.backends[oss].write(key, first * block, bytes)?;
+                        at = end;
+                    }
+                    if confirmed.len() == c.blocks.len() {
+                        report.repaired_elements += 1;
+                        report.corrupt_elements[first_finding + n].repaired = true;
+                    }
                 }
             }
         }
@@ -137,6 +165,21 @@ impl Store {
             }
         }
         Ok(report)
+    }
+
+    /// Are `bytes`, rebuilt for block `i` of a home element, its true bytes? They match the
+    /// block's stored checksum, or equal the bytes on disk (then the checksum itself rotted).
+    /// Why: parity that disagrees with the data (a write hole, stale parity) rebuilds wrong
+    /// bytes, and a repair must not write them under a fresh checksum (see `confirm_rebuilt`).
+    fn rebuilt_block_confirmed(&self, oss: usize, key: ElementKey, i: usize, bytes: &[u8]) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES;
+        let b = &self.backends[oss];
+        if b.checksum_matches(key, i, bytes).unwrap_or(false) {
+            return true;
+        }
+        let mut on_disk = vec![0u8; self.sb.element_bytes];
+        b.read_unverified(key, &mut on_disk).is_ok()
+            && on_disk[i * block..(i + 1) * block] == *bytes
     }
 
     /// Scrub the cache zones: under `wcl` and `delayed` the newest copy of acknowledged bytes
