@@ -145,3 +145,78 @@ fn a_moved_store_directory_records_no_failure_and_online_undoes_a_mistaken_fail(
     assert_eq!(get(d), want);
     ok(&["store", "scrub", d], b"");
 }
+
+/// Delayed path: a window's bytes live only in the cache zone of their data OSS. With OSS 1's
+/// directory away, a `read` of other bytes succeeds and records nothing; with it back, every
+/// window byte is there and END gives them parity.
+#[test]
+fn a_read_with_an_oss_away_inside_a_delayed_window_loses_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("D");
+    let d = s(&dir);
+    ok(
+        &[
+            "store",
+            "init",
+            d,
+            "--oss",
+            "5",
+            "--code",
+            "raid5",
+            "--stripe-unit",
+            "4096",
+            "--write-path",
+            "delayed",
+        ],
+        b"",
+    );
+    let token = ok(&["store", "delayed", "start", d, "W"], b"")
+        .trim()
+        .to_string();
+    let window: Vec<u8> = (0..600_000u32).map(|i| (i * 13 + i / 509) as u8).collect();
+    ok(&["store", "write", d, "W", "--offset", "0"], &window);
+    let elsewhere = {
+        let store = exaraid_store::Store::open(&dir).unwrap();
+        let file = store.file_id("W").unwrap();
+        let at = (0..100u64)
+            .map(|i| i * 4096)
+            .find(|&o| store.layout().locate(file, o).oss != 1)
+            .unwrap();
+        store.close().unwrap();
+        at
+    };
+    let away = tmp.path().join("away");
+    std::fs::rename(dir.join("oss-1"), &away).unwrap();
+    let out = exaraid(
+        &[
+            "store",
+            "read",
+            d,
+            "W",
+            "--offset",
+            &elsewhere.to_string(),
+            "--length",
+            "4096",
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let at = elsewhere as usize;
+    assert_eq!(out.stdout, &window[at..at + 4096]);
+    std::fs::rename(&away, dir.join("oss-1")).unwrap();
+    let status: serde_json::Value =
+        serde_json::from_str(&ok(&["store", "status", d, "--json"], b"")).unwrap();
+    assert!(
+        status["lost_ranges"].as_array().unwrap().is_empty(),
+        "{status}"
+    );
+    ok(&["store", "delayed", "end", d, &token], b"");
+    let got = exaraid(&["store", "get", d, "W"], b"");
+    assert!(got.status.success());
+    assert_eq!(got.stdout, window);
+    ok(&["store", "scrub", d], b"");
+}
