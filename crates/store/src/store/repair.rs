@@ -30,8 +30,9 @@ impl Store {
         let tolerance = self.tolerance();
         if down.len() > tolerance {
             return Err(StoreError::BadInput(format!(
-                "refused, nothing changed: with OSS {oss} failed, {} OSSs ({down:?}) would be failed or unavailable but {} tolerates {tolerance}, and data would be unreadable; rebuild the failed ones first (`exaraid store rebuild {} --oss I`)",
+                "refused, nothing changed: with OSS {oss} failed, {} OSSs ({:?}) would be failed or unavailable but {} tolerates {tolerance}, and data would be unreadable; rebuild the failed ones first (`exaraid store rebuild {} --oss I`)",
                 down.len(),
+                down.iter().collect::<Vec<_>>(),
                 self.layout.code_name(),
                 self.dir.display()
             )));
