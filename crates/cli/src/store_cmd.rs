@@ -64,7 +64,14 @@ enum StoreCommand {
         #[arg(long)]
         oss: usize,
     },
-    /// Rebuild everything OSS I holds from the other OSSs, onto --to NEWDIR or in place.
+    /// Use failed OSS I again as it is (no rebuild): only if its directory carries its label
+    /// and nothing was written since it failed (else `rebuild` is needed, and said so).
+    Online {
+        dir: PathBuf,
+        #[arg(long)]
+        oss: usize,
+    },
+    /// Rebuild everything failed OSS I holds from the other OSSs, onto --to NEWDIR or in place.
     Rebuild {
         dir: PathBuf,
         #[arg(long)]
@@ -339,8 +346,16 @@ pub fn run(args: StoreArgs) -> Result<()> {
             store.close()?;
             println!("OSS {oss} marked failed; failed OSSs now {failed:?} (the code tolerates {tolerance})");
             if failed.len() > tolerance {
-                eprintln!("exaraid: warning: more OSSs failed than the code tolerates: some data is unreadable");
+                // `fail_oss` refuses to record past the tolerance; another OSS went missing.
+                eprintln!("exaraid: warning: more OSSs are failed or unavailable than the code tolerates: check the OSS directories");
             }
+        }
+        StoreCommand::Online { dir, oss } => {
+            let mut store = open(&dir)?;
+            store.online_oss(oss)?;
+            let failed = store.failed_osses();
+            store.close()?;
+            println!("OSS {oss} is online again; failed OSSs now {failed:?}");
         }
         StoreCommand::Rebuild { dir, oss, to } => {
             let mut store = open(&dir)?;
@@ -396,6 +411,21 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 for u in &report.unrepairable {
                     println!("unrepairable: {u}");
                 }
+                for o in &report.failed_oss {
+                    println!(
+                        "FAILED: OSS {o} is failed or unavailable: its elements were not checked and its stripes lack that redundancy; `exaraid store rebuild {} --oss {o}`",
+                        dir.display()
+                    );
+                }
+                for l in &report.lost_ranges {
+                    println!(
+                        "LOST: '{}' bytes {}..{} (OSS {}): reads fail until written again",
+                        l.file,
+                        l.offset_bytes,
+                        l.offset_bytes + l.len_bytes,
+                        l.oss
+                    );
+                }
                 println!(
                     "corrupt elements: {}, corrupt cache elements: {} (of {} checked), parity mismatches: {}, repaired: {}",
                     report.corrupt_elements.len(),
@@ -407,7 +437,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
             }
             let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired)
                 || report.corrupt_cache_elements.iter().any(|f| !f.repaired)
-                || !report.unrepairable.is_empty();
+                || !report.unrepairable.is_empty()
+                || !report.failed_oss.is_empty()
+                || !report.lost_ranges.is_empty();
             if unrepaired || (!repair && !report.parity_mismatches.is_empty()) {
                 std::process::exit(2);
             }

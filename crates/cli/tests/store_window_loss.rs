@@ -189,7 +189,12 @@ fn an_oss_failure_inside_a_window_from_the_command_line() {
     );
     // Rebuild restores full redundancy for everything not lost.
     ok(&["store", "rebuild", d, "--oss", &v], b"");
-    ok(&["store", "scrub", d], b"");
+    // Scrub finds nothing corrupt, but the lost bytes are a finding (exit 2), named.
+    let out = exaraid(&["store", "scrub", d], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("LOST: 'ckpt' bytes 4096..8192"), "{text}");
+    assert!(text.contains("corrupt elements: 0"), "{text}");
     assert_eq!(status(d)["lost_ranges"].as_array().unwrap().len(), 1);
     // Writing the lost bytes again makes them readable; rm of the file works.
     let again = bytes(3, UNIT);

@@ -135,6 +135,11 @@ pub enum Rec {
     Rebuilt {
         oss: usize,
     },
+    /// A failed OSS whose bytes are intact and current (it was recorded failed, then found
+    /// again, and nothing changed the store since: see `State::stale_oss`) is used again.
+    Online {
+        oss: usize,
+    },
     WindowStart {
         token: String,
         window: Window,
@@ -192,6 +197,14 @@ pub struct State {
     /// Stripes of a settle that began (`SettleBegin`) and has not ended (`PlannerReset`).
     #[serde(default)]
     pub settling: Option<BTreeSet<(u64, u64)>>,
+    /// Failed OSSs that may hold stale bytes: a record that can change what the store holds
+    /// (a write, a settle, a remove, a lost range) was applied while they were failed, so a
+    /// write may have skipped them. Only `rebuild` brings one of these back; a failed OSS not
+    /// in here can be put back `online` as it is. Why a conservative rule on records rather
+    /// than on the OSSs a write touched: it is decided from the journal alone, so it cannot
+    /// miss a write path.
+    #[serde(default)]
+    pub stale_oss: BTreeSet<usize>,
 }
 
 impl State {
@@ -240,6 +253,21 @@ impl State {
             self.last_seq
         );
         self.last_seq = seq;
+        let may_change_bytes = match rec {
+            Rec::Fail { .. } | Rec::Rebuilt { .. } | Rec::Online { .. } => false,
+            // A tick or a completion changes nothing by itself; plans they start end in a
+            // `Durable` record (or, cut by a crash, a settle on open).
+            Rec::Input(Input::Tick { .. }) | Rec::Input(Input::Complete { .. }) => false,
+            Rec::Create { .. } | Rec::WindowStart { .. } | Rec::WindowEnd { .. } => false,
+            // A planner restart changes no bytes by itself (a settle that moves bytes home
+            // begins with `SettleBegin`).
+            Rec::PlannerReset => false,
+            _ => true,
+        };
+        if may_change_bytes {
+            let failed = self.failed_oss.clone();
+            self.stale_oss.extend(failed);
+        }
         match rec {
             Rec::Create { name, id } => {
                 self.files.insert(
@@ -293,8 +321,9 @@ impl State {
             Rec::Fail { oss } => {
                 self.failed_oss.insert(*oss);
             }
-            Rec::Rebuilt { oss } => {
+            Rec::Rebuilt { oss } | Rec::Online { oss } => {
                 self.failed_oss.remove(oss);
+                self.stale_oss.remove(oss);
             }
             Rec::WindowStart { token, window } => {
                 self.next_window = self.next_window.max(window.window + 1);

@@ -299,6 +299,9 @@ fn every_path_runs_on_an_in_memory_backend(path: WritePath) {
     if path == WritePath::Delayed {
         assert_eq!(store.get("c").unwrap(), c);
     }
+    // A read records no failure (the OSS may only be unreachable for a while): the
+    // operator does, before replacing it.
+    store.fail_oss(3).unwrap();
     store.close().unwrap();
 
     // The same backends after a reopen: the failures are remembered, the bytes are there.

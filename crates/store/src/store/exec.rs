@@ -883,7 +883,7 @@ impl Store {
                         && zone != PlanZone::Cache =>
                 {
                     if err.is_unavailable() {
-                        self.note_failed(oss)?;
+                        self.note_unavailable(core, oss)?; // a read records nothing
                     }
                     let from = element.offset_bytes as usize + done;
                     let whole = self.rebuild_element(file, element.stripe, element.pos, from, n)?;
@@ -894,11 +894,7 @@ impl Store {
                 }
                 Err(err) if err.is_unavailable() || err.is_corrupt() || err.is_missing() => {
                     if err.is_unavailable() {
-                        if core.is_some() {
-                            self.backends[oss].set_failed(true);
-                        } else {
-                            self.note_failed(oss)?;
-                        }
+                        self.note_unavailable(core, oss)?; // a read records nothing
                     }
                     // The element's cache chunk (a column of one cache stripe).
                     let chunk_base = addr - element.offset_bytes - element.pos.row as u64 * e;

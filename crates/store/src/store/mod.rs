@@ -255,6 +255,11 @@ pub struct ScrubReport {
     /// Cache-zone elements holding live data (WCL, delayed) whose checksums were verified.
     pub cache_elements_checked: u64,
     pub corrupt_cache_elements: Vec<CacheScrubFinding>,
+    /// OSSs failed or unavailable: their elements were not checked, and the stripes on
+    /// them run without their redundancy until `rebuild`.
+    pub failed_oss: Vec<usize>,
+    /// Bytes recorded as lost (as in `status`): reads of them fail until written again.
+    pub lost_ranges: Vec<LostRangeStatus>,
 }
 
 /// Per-stripe coordination, in one place. Every plan (and every read, scrub pass, rebuild
@@ -491,6 +496,41 @@ fn check_name(name: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// A directory that is to become an OSS must hold nothing (or not exist yet). Why: an
+/// in-place rebuild empties the OSS's `objects/`, and files of the user's there would go.
+/// `lost+found` (the root of a fresh ext filesystem) is allowed.
+pub(super) fn check_oss_dir_empty(d: &Path) -> Result<(), StoreError> {
+    let entries = match std::fs::read_dir(d) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(err) => {
+            return Err(StoreError::from_io(
+                err,
+                &format!("reading {}", d.display()),
+            ))
+        }
+    };
+    let mut held: Vec<String> = Vec::new();
+    for entry in entries {
+        let entry =
+            entry.map_err(|err| StoreError::from_io(err, &format!("reading {}", d.display())))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name != "lost+found" {
+            held.push(name);
+        }
+    }
+    if held.is_empty() {
+        return Ok(());
+    }
+    held.sort();
+    held.truncate(5);
+    Err(StoreError::BadInput(format!(
+        "OSS directory {} is not empty (it holds {}): an OSS directory must be empty or not exist yet, since exaraid owns everything in it; pick an empty directory",
+        d.display(),
+        held.join(", ")
+    )))
+}
+
 impl Store {
     /// Create a new store in `dir` (which must not hold one) with its OSS directories.
     pub fn init(dir: &Path, opts: &InitOptions) -> Result<Store, StoreError> {
@@ -528,6 +568,9 @@ impl Store {
                 "{} already holds an exaraid store; pick another directory or remove it first",
                 dir.display()
             )));
+        }
+        for d in &opts.oss_dirs {
+            check_oss_dir_empty(d)?;
         }
         std::fs::create_dir_all(dir)
             .map_err(|err| StoreError::from_io(err, &format!("creating {}", dir.display())))?;
@@ -737,6 +780,13 @@ impl Store {
             // of its own, even when every plan was durable (a killed flush or close):
             // recovery finishes it before anything reads those stripes.
             if !undurable.is_empty() || core.state.settling.is_some() {
+                // Recovery rewrites stripes from what it can read: with more OSSs missing
+                // than the code covers it would record their bytes as lost for good, when
+                // the likely cause is a missing mount. Wait for them, changing nothing.
+                let down = store.unavailable_set(&core);
+                if down.len() > store.tolerance() {
+                    return Err(store.too_many_unavailable(&down));
+                }
                 // Recovery settles (forgetting the planner's view): window bytes lost with a
                 // failed OSS go on record first, and settle skips them.
                 store.record_losses(&mut core)?;
@@ -1019,6 +1069,7 @@ impl Store {
         }
         // Window bytes held only on a failed OSS go out of the planner first (recorded as
         // lost), so that this write's plans (and the timers it runs) never read them.
+        self.record_unavailable_window_osses()?;
         self.absorb_losses()?;
         {
             let _shared = self.gate.read();
@@ -1290,6 +1341,16 @@ impl Store {
             .next_deadline_ns()
             .is_some_and(|d| d <= now_ns);
         if !due {
+            return Ok(Vec::new());
+        }
+        if core
+            .strategy
+            .unprotected()
+            .iter()
+            .any(|u| self.oss_failed(core, u.oss) && !core.state.failed_oss.contains(&u.oss))
+        {
+            // Window bytes on an OSS unavailable now but not recorded failed (timers run in
+            // every command, reads too, which record nothing): wait for it or for a write.
             return Ok(Vec::new());
         }
         if !self.planner_lost(core).is_empty() {

@@ -43,6 +43,12 @@ impl Store {
     pub(super) fn note_failed(&self, oss: usize) -> Result<(), StoreError> {
         self.backends[oss].set_failed(true);
         let mut core = self.core.lock();
+        // Past the tolerance nothing goes on record: it could never be undone (probed, as
+        // one missing directory often means all are: a moved store directory).
+        let down = self.unavailable_set(&core);
+        if down.len() > self.tolerance() {
+            return Err(self.too_many_unavailable(&down));
+        }
         if !core.state.failed_oss.contains(&oss) {
             self.journal(&mut core, Rec::Fail { oss }, true)?;
         }

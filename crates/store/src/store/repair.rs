@@ -13,7 +13,10 @@ impl Store {
     // ---------------------------------------------------------------- failures, scrub, rebuild
 
     /// Mark OSS `oss` failed (as if its disk died): reads rebuild its elements from parity,
-    /// writes skip it, until `rebuild`.
+    /// writes skip it, until `rebuild` (or `online_oss`, while no write skipped it).
+    /// Refused, changing nothing, when the OSSs failed or unavailable would then be more
+    /// than the code tolerates: such a record could never be undone and every later
+    /// operation would fail on it.
     pub fn fail_oss(&self, oss: usize) -> Result<(), StoreError> {
         let n = self.backends.len();
         if oss >= n {
@@ -21,8 +24,20 @@ impl Store {
                 "OSS {oss} does not exist: this store has OSSs 0..{n}"
             )));
         }
-        self.backends[oss].set_failed(true);
         let mut core = self.core.lock();
+        let mut down = self.unavailable_set(&core);
+        down.insert(oss);
+        let tolerance = self.tolerance();
+        if down.len() > tolerance {
+            return Err(StoreError::BadInput(format!(
+                "refused, nothing changed: with OSS {oss} failed, {} OSSs ({:?}) would be failed or unavailable but {} tolerates {tolerance}, and data would be unreadable; rebuild the failed ones first (`exaraid store rebuild {} --oss I`)",
+                down.len(),
+                down.iter().collect::<Vec<_>>(),
+                self.layout.code_name(),
+                self.dir.display()
+            )));
+        }
+        self.backends[oss].set_failed(true);
         if !core.state.failed_oss.contains(&oss) {
             self.journal(&mut core, Rec::Fail { oss }, true)?;
         }
@@ -30,6 +45,136 @@ impl Store {
         // of the planner at the next absorb.
         self.absorbed_failures.lock().clear();
         self.record_losses(&mut core)
+    }
+
+    /// OSSs recorded failed or not answering now (a missing directory or label).
+    pub(super) fn unavailable_set(&self, core: &Core) -> BTreeSet<usize> {
+        (0..self.backends.len())
+            .filter(|&i| self.oss_failed(core, i))
+            .collect()
+    }
+
+    /// The error for more unavailable OSSs than the code tolerates: nothing goes on record
+    /// (a missing mount or a moved store directory is not a dead disk, and a recorded
+    /// failure past the tolerance could never be undone), the operation stops.
+    pub(super) fn too_many_unavailable(&self, down: &BTreeSet<usize>) -> StoreError {
+        let paths: Vec<String> = down
+            .iter()
+            .map(|&i| format!("OSS {i} ({})", self.backends[i].location()))
+            .collect();
+        StoreError::Io(format!(
+            "{} OSSs are unavailable: {}; but {} tolerates {}: check that the OSS directories exist and are mounted (their paths are in the superblock, {}), then retry; no OSS was recorded as failed and the operation was not completed (an interrupted write is finished or undone when the store is next opened with them back)",
+            down.len(),
+            paths.join(", "),
+            self.layout.code_name(),
+            self.tolerance(),
+            self.dir.join(crate::superblock::SUPERBLOCK_FILE).display()
+        ))
+    }
+
+    /// Before a write or END: an OSS unavailable now (not recorded failed) that holds bytes
+    /// of an open delayed window goes on record as failed (its window bytes then as lost,
+    /// by `absorb_losses`), as when a write finds it down. Refused past the tolerance.
+    pub(super) fn record_unavailable_window_osses(&self) -> Result<(), StoreError> {
+        if self.kind != StrategyKind::Delayed {
+            return Ok(());
+        }
+        let down: BTreeSet<usize> = {
+            let core = self.core.lock();
+            core.strategy
+                .unprotected()
+                .iter()
+                .map(|u| u.oss)
+                .filter(|&o| self.oss_failed(&core, o) && !core.state.failed_oss.contains(&o))
+                .collect()
+        };
+        for oss in down {
+            self.note_failed(oss)?;
+        }
+        Ok(())
+    }
+
+    /// A read found OSS `oss` not answering: it is unavailable for this process (reads
+    /// rebuild from parity) but nothing goes on record. Why: a read changes nothing, so
+    /// the OSS's bytes stay current; recording it would make them lost or stale for good
+    /// when the cause was a missing mount. A later write that skips it records it.
+    pub(super) fn note_unavailable(
+        &self,
+        core: Option<&Core>,
+        oss: usize,
+    ) -> Result<(), StoreError> {
+        self.backends[oss].set_failed(true);
+        if core.is_some() {
+            // Recovery (it holds the core): it decides what an unreadable byte means, and
+            // it does not start with more OSSs unavailable than the code tolerates.
+            return Ok(());
+        }
+        let down = self.unavailable_set(&self.core.lock());
+        if down.len() > self.tolerance() {
+            return Err(self.too_many_unavailable(&down));
+        }
+        Ok(())
+    }
+
+    /// Use a failed OSS again as it is, without a rebuild: only when its directory answers
+    /// with this store's label for index `oss`, and no record that may have changed the
+    /// store's bytes was made since it failed (`State::stale_oss`: then only `rebuild` is
+    /// safe). For an OSS recorded failed by mistake (`fail` of the wrong index) or while its
+    /// mount was missing.
+    pub fn online_oss(&mut self, oss: usize) -> Result<(), StoreError> {
+        self.check_usable()?;
+        let n = self.backends.len();
+        if oss >= n {
+            return Err(StoreError::BadInput(format!(
+                "OSS {oss} does not exist: this store has OSSs 0..{n}"
+            )));
+        }
+        let dir = self.dir.display().to_string();
+        {
+            let core = self.core.lock();
+            if !core.state.failed_oss.contains(&oss) {
+                return Err(StoreError::BadInput(format!(
+                    "OSS {oss} is not recorded as failed (failed: {:?}): nothing to do",
+                    core.state.failed_oss
+                )));
+            }
+            if core.state.stale_oss.contains(&oss) {
+                return Err(StoreError::BadInput(format!(
+                    "refused, nothing changed: the store was written (or settled, or files removed) while OSS {oss} was failed, so its bytes may be stale; rebuild it from parity: `exaraid store rebuild {dir} --oss {oss}`"
+                )));
+            }
+        }
+        if self.backends_supplied {
+            self.backends[oss].set_failed(false);
+            if !self.backends[oss].healthy() {
+                self.backends[oss].set_failed(true);
+                return Err(StoreError::BadInput(format!(
+                    "OSS {oss} ({}) still does not answer; nothing changed",
+                    self.backends[oss].location()
+                )));
+            }
+        } else {
+            let label = OssLabel {
+                store_id: self.sb.store_id.clone(),
+                index: oss,
+                element_bytes: self.sb.element_bytes,
+            };
+            let path = &self.sb.oss_dirs[oss];
+            if !path.join(crate::backend::LABEL_FILE).exists() {
+                return Err(StoreError::BadInput(format!(
+                    "OSS {oss} directory {} holds no OSS label (missing or not mounted); nothing changed",
+                    path.display()
+                )));
+            }
+            // Opening checks the label names this store and this index.
+            let fresh = DirBackend::open(path, &label, self.sb.oss_capacity_bytes)?;
+            assert!(fresh.healthy());
+            self.backends[oss] = Box::new(fresh);
+        }
+        let mut core = self.core.lock();
+        self.journal(&mut core, Rec::Online { oss }, true)?;
+        self.absorbed_failures.lock().clear();
+        self.checkpoint_locked(&mut core)
     }
 
     pub fn failed_osses(&self) -> Vec<usize> {
@@ -159,6 +304,9 @@ impl Store {
             }
         }
         self.scrub_cache(repair, &mut report)?;
+        // A scrub that is clean but for a failed OSS or lost bytes is not a clean store.
+        report.failed_oss = self.failed_osses();
+        report.lost_ranges = self.status()?.lost_ranges;
         if repair {
             for b in self.backends.iter().filter(|b| b.healthy()) {
                 b.sync()?;
@@ -482,6 +630,55 @@ impl Store {
         Ok(())
     }
 
+    /// A `rebuild --to` target must be empty, or the leftover of an earlier rebuild of this
+    /// very OSS that did not finish (this store's label for index `oss`; the OSS is still
+    /// failed, so nothing uses the directory): that leftover is emptied and the rebuild
+    /// starts over.
+    fn check_rebuild_target(&self, oss: usize, to: &Path) -> Result<(), StoreError> {
+        let label_path = to.join(crate::backend::LABEL_FILE);
+        let Ok(text) = std::fs::read(&label_path) else {
+            return check_oss_dir_empty(to);
+        };
+        let own = serde_json::from_slice::<OssLabel>(&text)
+            .map(|l| l.store_id == self.sb.store_id && l.index == oss)
+            .unwrap_or(false);
+        let current = self.sb.oss_dirs[oss]
+            .canonicalize()
+            .ok()
+            .zip(to.canonicalize().ok())
+            .is_some_and(|(a, b)| a == b);
+        if !own || current {
+            return Err(StoreError::BadInput(format!(
+                "{} already holds an OSS ({}); pick an empty directory (or rebuild in place without --to)",
+                to.display(),
+                if current {
+                    "the current directory of this OSS"
+                } else {
+                    "of another store, or another OSS of this store"
+                }
+            )));
+        }
+        // An unfinished earlier `rebuild --to` of this OSS: the superblock never pointed
+        // at it (it switches only after the rebuild completed), so it holds nothing of use.
+        let _ = std::fs::remove_dir_all(to.join("objects"));
+        for name in [
+            crate::backend::EXTENTS_FILE,
+            crate::backend::EXTENTS_LOG_FILE,
+            crate::backend::LABEL_FILE,
+        ] {
+            match std::fs::remove_file(to.join(name)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(StoreError::from_io(
+                        e,
+                        &format!("clearing {}", to.display()),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        check_oss_dir_empty(to)
+    }
+
     /// Restore full redundancy on OSS `oss`: rebuild every element it holds from the other
     /// OSSs onto `to` (a new, empty directory) or, without `to`, onto its own directory
     /// (emptied first). Cached data is moved home first.
@@ -503,6 +700,37 @@ impl Store {
             return Err(StoreError::BadInput(format!(
                 "this store was opened with caller-supplied backends: to replace OSS {oss}, open the store with the replacement backend in its place and rebuild in place (without a target directory)"
             )));
+        }
+        {
+            let core = self.core.lock();
+            let failed: Vec<usize> = core.state.failed_oss.iter().copied().collect();
+            let dir = self.dir.display();
+            if !self.oss_failed(&core, oss) {
+                let hint = if failed.is_empty() {
+                    "no OSS is failed, there is nothing to rebuild".to_string()
+                } else {
+                    let first = failed[0];
+                    format!(
+                        "the failed OSSs are {failed:?}: rebuild one of those (`exaraid store rebuild {dir} --oss {first}`)"
+                    )
+                };
+                return Err(StoreError::BadInput(format!(
+                    "refused, nothing changed: OSS {oss} is healthy, and rebuilding it would throw away its bytes and leave the store degraded meanwhile; {hint}. To move a healthy OSS to a new directory, mark it failed first (`exaraid store fail {dir} --oss {oss}`), then `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
+                )));
+            }
+            let down = self.unavailable_set(&core);
+            assert!(down.contains(&oss));
+            if down.len() > self.tolerance() {
+                let others: Vec<usize> = down.iter().copied().filter(|&i| i != oss).collect();
+                return Err(StoreError::BadInput(format!(
+                    "refused, nothing changed: rebuilding OSS {oss} reads the other OSSs, but OSSs {others:?} are failed or unavailable too and {} tolerates {} missing: check that their directories are mounted and retry",
+                    self.layout.code_name(),
+                    self.tolerance()
+                )));
+            }
+        }
+        if let Some(to) = to {
+            self.check_rebuild_target(oss, to)?;
         }
         self.fail_oss(oss)?;
         {

@@ -84,7 +84,9 @@ impl Store {
         core.strategy
             .unprotected()
             .into_iter()
-            .filter(|u| self.oss_failed(core, u.oss))
+            // Recorded failures only: an OSS merely unavailable now (a missing mount) may
+            // come back with its bytes; a write or END records its failure first.
+            .filter(|u| core.state.failed_oss.contains(&u.oss))
             .map(|u| LostRange {
                 file: u.file,
                 offset_bytes: u.file_offset_bytes,
@@ -225,6 +227,7 @@ impl Store {
     /// the token is unknown.
     pub fn delayed_end(&self, token: &str) -> Result<(), StoreError> {
         self.check_usable()?;
+        self.record_unavailable_window_osses()?;
         self.absorb_losses()?;
         let _shared = self.gate.read();
         let plans = {
