@@ -3,6 +3,9 @@
 //! failure, `fail` past the tolerance is refused, `online` undoes a mistaken `fail`, and
 //! scrub reports failed OSSs with exit code 2.
 
+mod common;
+use common::*;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -29,12 +32,6 @@ fn ok(args: &[&str], stdin: &[u8]) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
-fn fails(args: &[&str], stdin: &[u8]) -> String {
-    let out = exaraid(args, stdin);
-    assert!(!out.status.success(), "exaraid {args:?} should fail");
-    String::from_utf8_lossy(&out.stderr).to_string()
-}
-
 fn get(d: &str) -> Vec<u8> {
     let out = exaraid(&["store", "get", d, "F"], b"");
     assert!(
@@ -43,10 +40,6 @@ fn get(d: &str) -> Vec<u8> {
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn data() -> Vec<u8> {

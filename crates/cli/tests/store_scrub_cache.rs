@@ -3,40 +3,13 @@
 //! rebuilds a WCL cache element from its cache stripe; bytes of an open delayed window have
 //! no parity and stay reported as unrepairable (exit 2), naming file and byte range.
 
-use std::io::Write;
+mod common;
+use common::*;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 const UNIT: usize = 4096;
 const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
-
-fn exaraid(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn ok(args: &[&str], stdin: &[u8]) -> Vec<u8> {
-    let out = exaraid(args, stdin);
-    assert!(
-        out.status.success(),
-        "exaraid {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
-fn bytes(seed: u8, len: usize) -> Vec<u8> {
-    (0..len)
-        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ (i >> 8) as u8)
-        .collect()
-}
 
 fn cache_file(dir: &Path, oss: usize) -> PathBuf {
     dir.join(format!("oss-{oss}/objects/{}.cache", u64::MAX))

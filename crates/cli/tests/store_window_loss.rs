@@ -3,47 +3,10 @@
 //! the lost bytes and closes the window, `status` lists them across commands, and rm, rebuild,
 //! scrub and the window timeout keep working.
 
-use std::io::Write;
+mod common;
+use common::*;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn exaraid(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn ok(args: &[&str], stdin: &[u8]) -> Vec<u8> {
-    let out = exaraid(args, stdin);
-    assert!(
-        out.status.success(),
-        "exaraid {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
-fn fails(args: &[&str], stdin: &[u8]) -> String {
-    let out = exaraid(args, stdin);
-    assert!(!out.status.success(), "exaraid {args:?} should fail");
-    String::from_utf8_lossy(&out.stderr).to_string()
-}
-
-fn bytes(seed: u8, len: usize) -> Vec<u8> {
-    (0..len)
-        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ (i >> 8) as u8)
-        .collect()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 const UNIT: usize = 4096;
 
