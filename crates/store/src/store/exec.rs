@@ -287,6 +287,60 @@ impl Store {
             .map_err(plan_err)?
         };
         let g = self.layout.geometry().clone();
+        let e_bytes = e as u64;
+        // The element ranges written into this cache stripe: a complete one holds every
+        // byte; of the open one, what the lookup names in its chunks. The running parity
+        // exists exactly over the union of its terms' written ranges (the planner
+        // initialises a parity range when a write of one of its terms reaches it). Why
+        // that matters: a chunk is reused after a destage, so a parity range no write of
+        // this cache stripe reached holds a stale parity of an older cache stripe. With one
+        // row per column (raid5/6, rs) every write reaches every parity at the same
+        // offsets and the stale bytes never meet live ones, but an array code decodes a
+        // column through row and diagonal parities of several rows, and a stale parity
+        // met there silently turns the rebuilt bytes into garbage. Unwritten counts as
+        // zero, for parity as for data.
+        let live: Vec<Vec<(u64, u64)>> = if complete {
+            vec![vec![(0, e_bytes)]; g.data_count() + g.parity_count()]
+        } else {
+            let mut written: Vec<Vec<(u64, u64)>> = vec![Vec::new(); g.data_count()];
+            for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
+                let Cell::Data(d) = x.element.cell else {
+                    continue;
+                };
+                let Some(&(x_oss, base)) = chunks.get(&x.element.pos.col) else {
+                    continue;
+                };
+                let slot_addr = base + x.element.pos.row as u64 * e_bytes;
+                if x.oss != x_oss || x.addr_bytes < slot_addr || x.addr_bytes >= slot_addr + e_bytes
+                {
+                    continue; // an older cache stripe's bytes
+                }
+                let a = x.element.offset_bytes;
+                assert!(
+                    a + x.len_bytes <= e_bytes,
+                    "a cache extent within one element"
+                );
+                crate::state::add_range(&mut written[d], a, a + x.len_bytes);
+            }
+            let mut live = written.clone();
+            for terms in &g.parity_terms {
+                let mut init: Vec<(u64, u64)> = Vec::new();
+                for t in terms {
+                    for &(a, z) in &written[t.data] {
+                        crate::state::add_range(&mut init, a, z);
+                    }
+                }
+                live.push(init);
+            }
+            live
+        };
+        let live_of = |p: Pos| -> &[(u64, u64)] {
+            match g.cell(p) {
+                Cell::Data(d) => &live[d],
+                Cell::Parity(q) => &live[g.data_count() + q],
+                Cell::Empty => &[],
+            }
+        };
         let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
         let mut erased: BTreeSet<usize> = [pos.col].into_iter().collect();
         let has_parity_chunk = g.parity_pos.iter().any(|p| chunks.contains_key(&p.col));
@@ -308,40 +362,15 @@ impl Store {
             }
             for row in 0..g.rows {
                 let p = Pos { row, col };
-                let slot_addr = base + (row * e) as u64;
-                let key = self.key(PlanZone::Cache, file, slot_addr);
-                match g.cell(p) {
-                    Cell::Parity(_) => {
-                        if self.backends[oss].read(key, 0, buf.element_mut(p)).is_err() {
-                            erased.insert(col);
-                        }
+                let key = self.key(PlanZone::Cache, file, base + row as u64 * e_bytes);
+                for &(a, z) in live_of(p) {
+                    let (a, z) = (a as usize, z as usize);
+                    if self.backends[oss]
+                        .read(key, a, &mut buf.element_mut(p)[a..z])
+                        .is_err()
+                    {
+                        erased.insert(col);
                     }
-                    Cell::Data(_) if complete => {
-                        if self.backends[oss].read(key, 0, buf.element_mut(p)).is_err() {
-                            erased.insert(col);
-                        }
-                    }
-                    Cell::Data(_) => {
-                        // Only the bytes written into this cache stripe (the open one is the
-                        // newest: the lookup names all of them); the rest is zero.
-                        for x in extents
-                            .iter()
-                            .filter(|x| x.zone == PlanZone::Cache && x.element.pos == p)
-                        {
-                            if x.addr_bytes < slot_addr || x.addr_bytes >= slot_addr + e as u64 {
-                                continue;
-                            }
-                            let o = x.element.offset_bytes as usize;
-                            let n = x.len_bytes as usize;
-                            if self.backends[oss]
-                                .read(key, o, &mut buf.element_mut(p)[o..o + n])
-                                .is_err()
-                            {
-                                erased.insert(col);
-                            }
-                        }
-                    }
-                    Cell::Empty => {}
                 }
             }
         }
