@@ -12,8 +12,10 @@ use common::*;
 use std::path::Path;
 
 use exaraid_codes::{CodeKind, CodeSpec};
+use exaraid_store::backend::{Backend, DirBackend, ElementKey, OssLabel, Zone};
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{InitOptions, OpenOptions, Store, WritePath};
+use exaraid_store::superblock::Superblock;
+use exaraid_store::{InitOptions, OpenOptions, Store, StoreError, WritePath};
 
 /// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
 const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
@@ -228,4 +230,81 @@ fn flipped_cache_bits_read_back_exactly_and_scrub_repairs_them_with_the_right_by
             );
         }
     }
+}
+
+/// The slot of the cache-zone file of `oss` whose payload is `payload`.
+fn cache_slot_holding(dir: &Path, oss: usize, payload: &[u8]) -> Option<u64> {
+    let sb = Superblock::load(dir).unwrap();
+    let path = sb.oss_dirs[oss]
+        .join("objects")
+        .join(format!("{CACHE_OBJECT}.cache"));
+    let bytes = std::fs::read(path).ok()?;
+    (0..bytes.len() / SLOT_BYTES)
+        .find(|s| &bytes[s * SLOT_BYTES..s * SLOT_BYTES + UNIT] == payload)
+        .map(|s| s as u64)
+}
+
+#[test]
+fn a_corrupt_cached_block_is_never_replaced_by_bytes_its_checksum_does_not_confirm() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 4, CodeSpec::raid5(3));
+    opts.element_bytes = UNIT;
+    opts.write_path = WritePath::Wcl;
+    Store::init(dir.path(), &opts).unwrap().close().unwrap();
+    let store = open(dir.path());
+    // One element of an open cache stripe: its RAID-5 running parity equals its bytes.
+    let written = pattern(7, UNIT);
+    store.write("f", 0, &written).unwrap();
+    let file = store.file_id("f").unwrap();
+    let (_, element) = store.layout().split(0, 1).unwrap()[0];
+    let data_oss = store.layout().oss_of(file, element.stripe, element.pos.col);
+    store.close().unwrap();
+    let data_slot = cache_slot_holding(dir.path(), data_oss, &written).expect("cached");
+    let (parity_oss, parity_slot) = (0..4)
+        .filter(|&o| o != data_oss)
+        .find_map(|o| cache_slot_holding(dir.path(), o, &written).map(|s| (o, s)))
+        .expect("the running parity in the cache zone");
+
+    // The running parity disagrees with the data under a valid checksum (a write the
+    // device acknowledged and lost, a misdirected write), and the cached data block rots.
+    let sb = Superblock::load(dir.path()).unwrap();
+    let label = |index| OssLabel {
+        store_id: sb.store_id.clone(),
+        index,
+        element_bytes: sb.element_bytes,
+    };
+    let parity_backend =
+        DirBackend::open(&sb.oss_dirs[parity_oss], &label(parity_oss), None).unwrap();
+    let key = |slot| ElementKey {
+        object: CACHE_OBJECT,
+        zone: Zone::Cache,
+        slot,
+    };
+    parity_backend
+        .write(key(parity_slot), 0, &pattern(8, UNIT))
+        .unwrap();
+    parity_backend.sync().unwrap();
+    drop(parity_backend);
+    let path = sb.oss_dirs[data_oss]
+        .join("objects")
+        .join(format!("{CACHE_OBJECT}.cache"));
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[data_slot as usize * SLOT_BYTES + 100] ^= 0x10;
+    std::fs::write(&path, bytes).unwrap();
+
+    let store = open(dir.path());
+    match store.get("f") {
+        Err(StoreError::DataLost(why)) => assert!(why.contains("checksum"), "{why}"),
+        Ok(got) => panic!(
+            "read returned {} bytes without an error (written bytes: {})",
+            got.len(),
+            got == written
+        ),
+        Err(e) => panic!("unexpected error: {e}"),
+    }
+    // Scrub does not "repair" the block with the unconfirmed rebuilt bytes.
+    let report = store.scrub(true).unwrap();
+    assert_eq!(report.repaired_elements, 0);
+    assert!(!report.unrepairable.is_empty());
+    assert!(matches!(store.get("f"), Err(StoreError::DataLost(_))));
 }

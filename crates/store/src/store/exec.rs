@@ -21,6 +21,10 @@ pub(super) const UNREADABLE_CACHE: &str =
 /// Where the planner put each column of one cache stripe: `col -> (oss, chunk address)`.
 pub(super) type Chunks = BTreeMap<usize, (usize, u64)>;
 
+/// A rebuilt cache element and the element ranges `[a, z)` that hold live bytes of its
+/// cache stripe (the rest of the element is nothing: zeros).
+pub(super) type RebuiltElement = (Vec<u8>, Vec<(u64, u64)>);
+
 /// The WCL cache stripes of every home stripe, each decoded only from its own chunks.
 #[derive(Default)]
 pub(super) struct CacheStripes {
@@ -197,14 +201,15 @@ impl Store {
     }
 
     /// Rebuild bytes of a cache-zone element from the rest of the newest cache stripe of
-    /// its home stripe (scrub's repair).
+    /// its home stripe (scrub's repair), with the element ranges that hold live bytes of
+    /// that cache stripe (the rest is nothing: zeros in the rebuilt element).
     pub(super) fn rebuild_cache_element(
         &self,
         core: Option<&Core>,
         file: u64,
         stripe: u64,
         pos: Pos,
-    ) -> Result<Vec<u8>, StoreError> {
+    ) -> Result<RebuiltElement, StoreError> {
         let newest = self
             .cache_chunks
             .lock()
@@ -217,7 +222,61 @@ impl Store {
             )));
         };
         let e = self.sb.element_bytes as u64;
-        self.rebuild_cached(core, file, stripe, pos, oss, base, (0, e))
+        if self.kind == StrategyKind::Wcl {
+            return self.rebuild_from_cache_stripe(core, file, stripe, pos, oss, base);
+        }
+        let whole = self.rebuild_cached(core, file, stripe, pos, oss, base, (0, e))?;
+        Ok((whole, vec![(0, e)]))
+    }
+
+    /// The checksum blocks among `blocks` of the cache element at `key` on `oss` whose
+    /// rebuilt bytes `whole` cannot be confirmed against what the element stores. Of each
+    /// block only the `live` element ranges matter (the rest of a reused chunk holds stale
+    /// bytes of an older cache stripe, which the rebuild gives as zeros). A block is
+    /// confirmed when its live bytes on disk equal the rebuilt ones (the damage is
+    /// elsewhere in the block), or when the block with its live bytes rebuilt (or rebuilt
+    /// whole) matches its stored checksum. Why: a decode from a cache stripe whose parity
+    /// disagrees with its data rebuilds wrong bytes and nothing else would notice. An
+    /// element without readable checksums (missing, its OSS down) has nothing to confirm
+    /// against: no block is reported.
+    pub(super) fn unconfirmed_cache_blocks(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        whole: &[u8],
+        live: &[(u64, u64)],
+        blocks: impl IntoIterator<Item = usize>,
+    ) -> Vec<usize> {
+        let block_bytes = CHECKSUM_BLOCK_BYTES;
+        assert_eq!(whole.len(), self.sb.element_bytes);
+        let b = &self.backends[oss];
+        let mut on_disk = vec![0u8; whole.len()];
+        if b.read_unverified(key, &mut on_disk).is_err() {
+            return Vec::new();
+        }
+        let mut unconfirmed = Vec::new();
+        for i in blocks {
+            let (bs, be) = (i * block_bytes, (i + 1) * block_bytes);
+            assert!(be <= whole.len(), "a checksum block within the element");
+            let parts: Vec<(usize, usize)> = live
+                .iter()
+                .map(|&(a, z)| ((a as usize).max(bs), (z as usize).min(be)))
+                .filter(|&(a, z)| a < z)
+                .collect();
+            if parts.iter().all(|&(a, z)| on_disk[a..z] == whole[a..z]) {
+                continue;
+            }
+            let mut candidate = on_disk[bs..be].to_vec();
+            for &(a, z) in &parts {
+                candidate[a - bs..z - bs].copy_from_slice(&whole[a..z]);
+            }
+            let matches = |bytes: &[u8]| b.checksum_matches(key, i, bytes).unwrap_or(false);
+            if matches(&candidate) || matches(&whole[bs..be]) {
+                continue;
+            }
+            unconfirmed.push(i);
+        }
+        unconfirmed
     }
 
     /// Rebuild the element at `pos` of the cache chunk at `chunk_base` on `oss`, of which
@@ -240,7 +299,9 @@ impl Store {
         want: (u64, u64),
     ) -> Result<Vec<u8>, StoreError> {
         match self.kind {
-            StrategyKind::Wcl => self.rebuild_from_cache_stripe(core, file, stripe, pos, oss, chunk_base),
+            StrategyKind::Wcl => self
+                .rebuild_from_cache_stripe(core, file, stripe, pos, oss, chunk_base)
+                .map(|(whole, _)| whole),
             StrategyKind::Delayed => self.rebuild_from_home_parity(core, file, stripe, pos, oss, want),
             _ => Err(StoreError::DataLost(format!(
                 "file id {file} stripe {stripe}: these bytes sit only in the cache zone of OSS {oss}, without parity"
@@ -256,7 +317,7 @@ impl Store {
         pos: Pos,
         oss: usize,
         chunk_base: u64,
-    ) -> Result<Vec<u8>, StoreError> {
+    ) -> Result<RebuiltElement, StoreError> {
         let e = self.sb.element_bytes;
         // The cache stripe the element belongs to, by its chunk's address: complete (being
         // destaged: every byte written) or the open one (written bytes only).
@@ -384,7 +445,7 @@ impl Store {
         self.code
             .decode(&mut buf, &erased)
             .map_err(|e| StoreError::DataLost(e.to_string()))?;
-        Ok(buf.element(pos).to_vec())
+        Ok((buf.element(pos).to_vec(), live_of(pos).to_vec()))
     }
 
     /// Delayed: decode a data element of an ended window from the home stripe (see
@@ -932,6 +993,21 @@ impl Store {
                             StoreError::DataLost(format!("{err}; rebuilding it failed: {e}"))
                         })?;
                     let from = element.offset_bytes as usize + done;
+                    if err.is_corrupt() {
+                        let block = CHECKSUM_BLOCK_BYTES;
+                        let live = [(from as u64, (from + n) as u64)];
+                        let blocks = from / block..(from + n).div_ceil(block);
+                        let bad = self.unconfirmed_cache_blocks(oss, key, &whole, &live, blocks);
+                        if !bad.is_empty() {
+                            return Err(StoreError::DataLost(format!(
+                                "file id {file} stripe {} bytes {from}..{} of the element at row {} column {} in the cache zone of OSS {oss}: blocks {bad:?} fail their checksum, and the bytes rebuilt from the cache stripe's parity do not match it either (data and parity disagree there); write these bytes again",
+                                element.stripe,
+                                from + n,
+                                element.pos.row,
+                                element.pos.col
+                            )));
+                        }
+                    }
                     buf[done..done + n].copy_from_slice(&whole[from..from + n]);
                 }
                 Err(err) => return Err(err.into()),
