@@ -308,3 +308,62 @@ fn a_corrupt_cached_block_is_never_replaced_by_bytes_its_checksum_does_not_confi
     assert!(!report.unrepairable.is_empty());
     assert!(matches!(store.get("f"), Err(StoreError::DataLost(_))));
 }
+
+#[test]
+fn a_cached_element_of_a_failed_oss_is_not_rebuilt_from_a_running_parity_that_disagrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 6, CodeSpec::raid6(4));
+    opts.element_bytes = UNIT;
+    opts.write_path = WritePath::Wcl;
+    Store::init(dir.path(), &opts).unwrap().close().unwrap();
+    let store = open(dir.path());
+    // One element of an open cache stripe: its running parities are coefficient multiples
+    // of its bytes (the first Q coefficient is 1, so both may equal them).
+    let written = pattern(7, UNIT);
+    store.write("f", 0, &written).unwrap();
+    let file = store.file_id("f").unwrap();
+    let (_, element) = store.layout().split(0, 1).unwrap()[0];
+    let data_oss = store.layout().oss_of(file, element.stripe, element.pos.col);
+    store.close().unwrap();
+
+    // Every running parity slot holding the element's bytes disagrees with them under a
+    // valid checksum (lost or misdirected writes), each differently.
+    let sb = Superblock::load(dir.path()).unwrap();
+    let mut changed = 0;
+    for oss in (0..6).filter(|&o| o != data_oss) {
+        let Some(slot) = cache_slot_holding(dir.path(), oss, &written) else {
+            continue;
+        };
+        let label = OssLabel {
+            store_id: sb.store_id.clone(),
+            index: oss,
+            element_bytes: sb.element_bytes,
+        };
+        let backend = DirBackend::open(&sb.oss_dirs[oss], &label, None).unwrap();
+        let key = ElementKey {
+            object: CACHE_OBJECT,
+            zone: Zone::Cache,
+            slot,
+        };
+        backend
+            .write(key, 0, &pattern(10 + oss as u64, UNIT))
+            .unwrap();
+        backend.sync().unwrap();
+        changed += 1;
+    }
+    assert!(changed >= 1, "the running parity is in the cache zone");
+
+    // The data OSS fails: no stored checksum confirms a rebuild, but the parity equations
+    // the decode did not use show the disagreement.
+    let store = open(dir.path());
+    store.fail_oss(data_oss).unwrap();
+    match store.get("f") {
+        Err(StoreError::DataLost(why)) => assert!(why.contains("disagrees"), "{why}"),
+        Ok(got) => panic!(
+            "read returned {} bytes without an error (written bytes: {})",
+            got.len(),
+            got == written
+        ),
+        Err(e) => panic!("unexpected error: {e}"),
+    }
+}

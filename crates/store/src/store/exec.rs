@@ -445,6 +445,25 @@ impl Store {
         self.code
             .decode(&mut buf, &erased)
             .map_err(|e| StoreError::DataLost(e.to_string()))?;
+        // The decoded cache stripe must satisfy every parity equation, also those the
+        // decode did not use (redundancy left when fewer columns are erased than the code
+        // tolerates). Why: a failed OSS leaves no stored checksum to confirm rebuilt bytes
+        // against, and a decode from a running parity that disagrees with its data rebuilds
+        // wrong bytes silently; one encode of the stripe is cheap beside its reads.
+        let mut check = buf.clone();
+        self.code
+            .encode(&mut check)
+            .map_err(|e| StoreError::DataLost(e.to_string()))?;
+        if let Some(p) = g
+            .parity_pos
+            .iter()
+            .find(|p| !erased.contains(&p.col) && check.element(**p) != buf.element(**p))
+        {
+            return Err(StoreError::DataLost(format!(
+                "file id {file} stripe {stripe}: its cache stripe's running parity at row {} column {} disagrees with its data: the element at row {} column {} cannot be rebuilt; write these bytes again",
+                p.row, p.col, pos.row, pos.col
+            )));
+        }
         Ok((buf.element(pos).to_vec(), live_of(pos).to_vec()))
     }
 
