@@ -21,6 +21,10 @@ pub(super) const UNREADABLE_CACHE: &str =
 /// Where the planner put each column of one cache stripe: `col -> (oss, chunk address)`.
 pub(super) type Chunks = BTreeMap<usize, (usize, u64)>;
 
+/// A rebuilt cache element and the element ranges `[a, z)` that hold live bytes of its
+/// cache stripe (the rest of the element is nothing: zeros).
+pub(super) type RebuiltElement = (Vec<u8>, Vec<(u64, u64)>);
+
 /// The WCL cache stripes of every home stripe, each decoded only from its own chunks.
 #[derive(Default)]
 pub(super) struct CacheStripes {
@@ -203,14 +207,15 @@ impl Store {
     }
 
     /// Rebuild bytes of a cache-zone element from the rest of the newest cache stripe of
-    /// its home stripe (scrub's repair).
+    /// its home stripe (scrub's repair), with the element ranges that hold live bytes of
+    /// that cache stripe (the rest is nothing: zeros in the rebuilt element).
     pub(super) fn rebuild_cache_element(
         &self,
         core: Option<&Core>,
         file: u64,
         stripe: u64,
         pos: Pos,
-    ) -> Result<Vec<u8>, StoreError> {
+    ) -> Result<RebuiltElement, StoreError> {
         let newest = self
             .cache_chunks
             .lock()
@@ -223,7 +228,61 @@ impl Store {
             )));
         };
         let e = self.sb.element_bytes as u64;
-        self.rebuild_cached(core, file, stripe, pos, oss, base, (0, e))
+        if self.kind == StrategyKind::Wcl {
+            return self.rebuild_from_cache_stripe(core, file, stripe, pos, oss, base);
+        }
+        let whole = self.rebuild_cached(core, file, stripe, pos, oss, base, (0, e))?;
+        Ok((whole, vec![(0, e)]))
+    }
+
+    /// The checksum blocks among `blocks` of the cache element at `key` on `oss` whose
+    /// rebuilt bytes `whole` cannot be confirmed against what the element stores. Of each
+    /// block only the `live` element ranges matter (the rest of a reused chunk holds stale
+    /// bytes of an older cache stripe, which the rebuild gives as zeros). A block is
+    /// confirmed when its live bytes on disk equal the rebuilt ones (the damage is
+    /// elsewhere in the block), or when the block with its live bytes rebuilt (or rebuilt
+    /// whole) matches its stored checksum. Why: a decode from a cache stripe whose parity
+    /// disagrees with its data rebuilds wrong bytes and nothing else would notice. An
+    /// element without readable checksums (missing, its OSS down) has nothing to confirm
+    /// against: no block is reported.
+    pub(super) fn unconfirmed_cache_blocks(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        whole: &[u8],
+        live: &[(u64, u64)],
+        blocks: impl IntoIterator<Item = usize>,
+    ) -> Vec<usize> {
+        let block_bytes = CHECKSUM_BLOCK_BYTES;
+        assert_eq!(whole.len(), self.sb.element_bytes);
+        let b = &self.backends[oss];
+        let mut on_disk = vec![0u8; whole.len()];
+        if b.read_unverified(key, &mut on_disk).is_err() {
+            return Vec::new();
+        }
+        let mut unconfirmed = Vec::new();
+        for i in blocks {
+            let (bs, be) = (i * block_bytes, (i + 1) * block_bytes);
+            assert!(be <= whole.len(), "a checksum block within the element");
+            let parts: Vec<(usize, usize)> = live
+                .iter()
+                .map(|&(a, z)| ((a as usize).max(bs), (z as usize).min(be)))
+                .filter(|&(a, z)| a < z)
+                .collect();
+            if parts.iter().all(|&(a, z)| on_disk[a..z] == whole[a..z]) {
+                continue;
+            }
+            let mut candidate = on_disk[bs..be].to_vec();
+            for &(a, z) in &parts {
+                candidate[a - bs..z - bs].copy_from_slice(&whole[a..z]);
+            }
+            let matches = |bytes: &[u8]| b.checksum_matches(key, i, bytes).unwrap_or(false);
+            if matches(&candidate) || matches(&whole[bs..be]) {
+                continue;
+            }
+            unconfirmed.push(i);
+        }
+        unconfirmed
     }
 
     /// Rebuild the element at `pos` of the cache chunk at `chunk_base` on `oss`, of which
@@ -246,7 +305,9 @@ impl Store {
         want: (u64, u64),
     ) -> Result<Vec<u8>, StoreError> {
         match self.kind {
-            StrategyKind::Wcl => self.rebuild_from_cache_stripe(core, file, stripe, pos, oss, chunk_base),
+            StrategyKind::Wcl => self
+                .rebuild_from_cache_stripe(core, file, stripe, pos, oss, chunk_base)
+                .map(|(whole, _)| whole),
             StrategyKind::Delayed => self.rebuild_from_home_parity(core, file, stripe, pos, oss, want),
             _ => Err(StoreError::DataLost(format!(
                 "file id {file} stripe {stripe}: these bytes sit only in the cache zone of OSS {oss}, without parity"
@@ -262,7 +323,7 @@ impl Store {
         pos: Pos,
         oss: usize,
         chunk_base: u64,
-    ) -> Result<Vec<u8>, StoreError> {
+    ) -> Result<RebuiltElement, StoreError> {
         let e = self.sb.element_bytes;
         // The cache stripe the element belongs to, by its chunk's address: complete (being
         // destaged: every byte written) or the open one (written bytes only).
@@ -293,6 +354,60 @@ impl Store {
             .map_err(plan_err)?
         };
         let g = self.layout.geometry().clone();
+        let e_bytes = e as u64;
+        // The element ranges written into this cache stripe: a complete one holds every
+        // byte; of the open one, what the lookup names in its chunks. The running parity
+        // exists exactly over the union of its terms' written ranges (the planner
+        // initialises a parity range when a write of one of its terms reaches it). Why
+        // that matters: a chunk is reused after a destage, so a parity range no write of
+        // this cache stripe reached holds a stale parity of an older cache stripe. With one
+        // row per column (raid5/6, rs) every write reaches every parity at the same
+        // offsets and the stale bytes never meet live ones, but an array code decodes a
+        // column through row and diagonal parities of several rows, and a stale parity
+        // met there silently turns the rebuilt bytes into garbage. Unwritten counts as
+        // zero, for parity as for data.
+        let live: Vec<Vec<(u64, u64)>> = if complete {
+            vec![vec![(0, e_bytes)]; g.data_count() + g.parity_count()]
+        } else {
+            let mut written: Vec<Vec<(u64, u64)>> = vec![Vec::new(); g.data_count()];
+            for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
+                let Cell::Data(d) = x.element.cell else {
+                    continue;
+                };
+                let Some(&(x_oss, base)) = chunks.get(&x.element.pos.col) else {
+                    continue;
+                };
+                let slot_addr = base + x.element.pos.row as u64 * e_bytes;
+                if x.oss != x_oss || x.addr_bytes < slot_addr || x.addr_bytes >= slot_addr + e_bytes
+                {
+                    continue; // an older cache stripe's bytes
+                }
+                let a = x.element.offset_bytes;
+                assert!(
+                    a + x.len_bytes <= e_bytes,
+                    "a cache extent within one element"
+                );
+                crate::state::add_range(&mut written[d], a, a + x.len_bytes);
+            }
+            let mut live = written.clone();
+            for terms in &g.parity_terms {
+                let mut init: Vec<(u64, u64)> = Vec::new();
+                for t in terms {
+                    for &(a, z) in &written[t.data] {
+                        crate::state::add_range(&mut init, a, z);
+                    }
+                }
+                live.push(init);
+            }
+            live
+        };
+        let live_of = |p: Pos| -> &[(u64, u64)] {
+            match g.cell(p) {
+                Cell::Data(d) => &live[d],
+                Cell::Parity(q) => &live[g.data_count() + q],
+                Cell::Empty => &[],
+            }
+        };
         let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
         let mut erased: BTreeSet<usize> = [pos.col].into_iter().collect();
         let has_parity_chunk = g.parity_pos.iter().any(|p| chunks.contains_key(&p.col));
@@ -314,40 +429,15 @@ impl Store {
             }
             for row in 0..g.rows {
                 let p = Pos { row, col };
-                let slot_addr = base + (row * e) as u64;
-                let key = self.key(PlanZone::Cache, file, slot_addr);
-                match g.cell(p) {
-                    Cell::Parity(_) => {
-                        if self.backends[oss].read(key, 0, buf.element_mut(p)).is_err() {
-                            erased.insert(col);
-                        }
+                let key = self.key(PlanZone::Cache, file, base + row as u64 * e_bytes);
+                for &(a, z) in live_of(p) {
+                    let (a, z) = (a as usize, z as usize);
+                    if self.backends[oss]
+                        .read(key, a, &mut buf.element_mut(p)[a..z])
+                        .is_err()
+                    {
+                        erased.insert(col);
                     }
-                    Cell::Data(_) if complete => {
-                        if self.backends[oss].read(key, 0, buf.element_mut(p)).is_err() {
-                            erased.insert(col);
-                        }
-                    }
-                    Cell::Data(_) => {
-                        // Only the bytes written into this cache stripe (the open one is the
-                        // newest: the lookup names all of them); the rest is zero.
-                        for x in extents
-                            .iter()
-                            .filter(|x| x.zone == PlanZone::Cache && x.element.pos == p)
-                        {
-                            if x.addr_bytes < slot_addr || x.addr_bytes >= slot_addr + e as u64 {
-                                continue;
-                            }
-                            let o = x.element.offset_bytes as usize;
-                            let n = x.len_bytes as usize;
-                            if self.backends[oss]
-                                .read(key, o, &mut buf.element_mut(p)[o..o + n])
-                                .is_err()
-                            {
-                                erased.insert(col);
-                            }
-                        }
-                    }
-                    Cell::Empty => {}
                 }
             }
         }
@@ -358,7 +448,26 @@ impl Store {
                 self.tolerance()
             )
         })?;
-        Ok(buf.element(pos).to_vec())
+        // The decoded cache stripe must satisfy every parity equation, also those the
+        // decode did not use (redundancy left when fewer columns are erased than the code
+        // tolerates). Why: a failed OSS leaves no stored checksum to confirm rebuilt bytes
+        // against, and a decode from a running parity that disagrees with its data rebuilds
+        // wrong bytes silently; one encode of the stripe is cheap beside its reads.
+        let mut check = buf.clone();
+        self.code
+            .encode(&mut check)
+            .map_err(|e| StoreError::DataLost(e.to_string()))?;
+        if let Some(p) = g
+            .parity_pos
+            .iter()
+            .find(|p| !erased.contains(&p.col) && check.element(**p) != buf.element(**p))
+        {
+            return Err(StoreError::DataLost(format!(
+                "file id {file} stripe {stripe}: its cache stripe's running parity at row {} column {} disagrees with its data: the element at row {} column {} cannot be rebuilt; write these bytes again",
+                p.row, p.col, pos.row, pos.col
+            )));
+        }
+        Ok((buf.element(pos).to_vec(), live_of(pos).to_vec()))
     }
 
     /// Delayed: decode a data element of an ended window from the home stripe (see
@@ -913,6 +1022,21 @@ impl Store {
                             StoreError::DataLost(format!("{err}; rebuilding it failed: {e}"))
                         })?;
                     let from = element.offset_bytes as usize + done;
+                    if err.is_corrupt() {
+                        let block = CHECKSUM_BLOCK_BYTES;
+                        let live = [(from as u64, (from + n) as u64)];
+                        let blocks = from / block..(from + n).div_ceil(block);
+                        let bad = self.unconfirmed_cache_blocks(oss, key, &whole, &live, blocks);
+                        if !bad.is_empty() {
+                            return Err(StoreError::DataLost(format!(
+                                "file id {file} stripe {} bytes {from}..{} of the element at row {} column {} in the cache zone of OSS {oss}: blocks {bad:?} fail their checksum, and the bytes rebuilt from the cache stripe's parity do not match it either (data and parity disagree there); write these bytes again",
+                                element.stripe,
+                                from + n,
+                                element.pos.row,
+                                element.pos.col
+                            )));
+                        }
+                    }
                     buf[done..done + n].copy_from_slice(&whole[from..from + n]);
                 }
                 Err(err) => return Err(err.into()),

@@ -539,6 +539,15 @@ impl Store {
                         "no cache-stripe parity to rebuild from: the bytes are protected by home parity or their cache stripe is being moved home; run scrub again once the move completed".into(),
                     ))
                 };
+                // Confirmed over the live ranges of this element (the rest of its blocks
+                // is not file bytes).
+                let rebuilt = rebuilt.and_then(|(element, _)| {
+                    let live: Vec<(u64, u64)> = ranges
+                        .iter()
+                        .map(|r| (r.element_offset_bytes, r.element_offset_bytes + r.len_bytes))
+                        .collect();
+                    self.confirmed_cache_rebuild(oss, key, element, &live, &bad)
+                });
                 match rebuilt {
                     Ok(element) => {
                         self.rewrite_cache_blocks(oss, key, &bad, &element)?;
@@ -595,7 +604,12 @@ impl Store {
                     repaired: false,
                 };
                 if repair {
-                    match self.rebuild_cache_element(None, file, stripe, pos) {
+                    let rebuilt = self
+                        .rebuild_cache_element(None, file, stripe, pos)
+                        .and_then(|(element, live)| {
+                            self.confirmed_cache_rebuild(oss, key, element, &live, &bad)
+                        });
+                    match rebuilt {
                         Ok(element) => {
                             self.rewrite_cache_blocks(oss, key, &bad, &element)?;
                             finding.repaired = true;
@@ -610,6 +624,32 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// The rebuilt cache element if its bytes in the corrupt blocks `bad` are confirmed
+    /// against what the element stores (see `unconfirmed_cache_blocks`), else `DataLost`:
+    /// a repair never writes unconfirmed rebuilt bytes over the stored ones.
+    fn confirmed_cache_rebuild(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        element: Vec<u8>,
+        live: &[(u64, u64)],
+        bad: &BTreeSet<u64>,
+    ) -> Result<Vec<u8>, StoreError> {
+        let unconfirmed = self.unconfirmed_cache_blocks(
+            oss,
+            key,
+            &element,
+            live,
+            bad.iter().map(|&n| n as usize),
+        );
+        if unconfirmed.is_empty() {
+            return Ok(element);
+        }
+        Err(StoreError::DataLost(format!(
+            "blocks {unconfirmed:?} fail their checksum and the bytes rebuilt from the cache stripe's parity do not match it either (data and parity disagree there): not repaired; write these bytes again"
+        )))
     }
 
     /// Rewrite whole checksum blocks of a cache element from its rebuilt bytes (whole blocks:
