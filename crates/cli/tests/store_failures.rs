@@ -213,3 +213,124 @@ fn a_read_with_an_oss_away_inside_a_delayed_window_loses_nothing() {
     assert_eq!(got.stdout, window);
     ok(&["store", "scrub", d], b"");
 }
+
+/// `exaraid store rebuild ARGS` killed with SIGKILL the `n`-th time it passes kill point
+/// `point` (`EXARAID_KILL_AT`): a rebuild cut at a named place, every time.
+fn rebuild_killed_at(args: &[&str], point: &str, n: u64) {
+    use std::os::unix::process::ExitStatusExt;
+    let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+        .args(["store", "rebuild"])
+        .args(args)
+        .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.signal(),
+        Some(9), // SIGKILL
+        "rebuild {args:?} was not killed at {point}:{n}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// An in-place rebuild empties the OSS directory, writes a fresh label, then rewrites the
+/// elements one by one: killed half way, the OSS holds only some of them and the rest read
+/// as never written (zeros). `online` must refuse it (it did accept it, and reads returned
+/// zeros with exit 0); the same rebuild run again finishes it.
+#[test]
+fn online_refuses_an_oss_whose_rebuild_was_killed_and_a_retry_finishes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("D");
+    let d = s(&dir);
+    init(d);
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    rebuild_killed_at(
+        &[d, "--oss", "1"],
+        exaraid_store::torture::REBUILD_ELEMENT,
+        3,
+    );
+    let err = fails(&["store", "online", d, "--oss", "1"], b"");
+    assert!(
+        err.contains("did not finish") && err.contains("exaraid store rebuild"),
+        "{err}"
+    );
+    // Still failed: reads rebuild OSS 1's elements from parity, not from the half-rebuilt
+    // directory.
+    assert_eq!(get(d), data());
+    ok(&["store", "rebuild", d, "--oss", "1"], b"");
+    assert_eq!(get(d), data());
+    ok(&["store", "scrub", d], b"");
+    // Rebuilt: the OSS is healthy, there is nothing to take online.
+    let err = fails(&["store", "online", d, "--oss", "1"], b"");
+    assert!(err.contains("not recorded as failed"), "{err}");
+}
+
+/// A `rebuild --to X` killed anywhere: `online` refuses the OSS (conservative: its rebuild
+/// began and did not finish), and running the same rebuild again takes X over, whether the
+/// kill left X with part of the elements or after the superblock already names X.
+#[test]
+fn a_killed_rebuild_to_a_new_directory_is_refused_online_and_retried_onto_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("D");
+    let new = tmp.path().join("NEW");
+    let d = s(&dir);
+    init(d);
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    let args = [d, "--oss", "1", "--to", s(&new)];
+    rebuild_killed_at(&args, exaraid_store::torture::REBUILD_ELEMENT, 3);
+    let err = fails(&["store", "online", d, "--oss", "1"], b"");
+    assert!(err.contains("did not finish"), "{err}");
+    assert_eq!(get(d), data());
+    // Killed after the superblock switched to NEW, before the rebuild was recorded done.
+    rebuild_killed_at(&args, exaraid_store::torture::REBUILD_SWITCHED, 1);
+    let err = fails(&["store", "online", d, "--oss", "1"], b"");
+    assert!(err.contains("did not finish"), "{err}");
+    assert_eq!(get(d), data());
+    ok(
+        &["store", "rebuild"]
+            .iter()
+            .copied()
+            .chain(args)
+            .collect::<Vec<_>>(),
+        b"",
+    );
+    assert_eq!(get(d), data());
+    ok(&["store", "scrub", d], b"");
+    assert!(
+        objects(&dir, 1) > 0,
+        "the old directory of OSS 1 is left alone"
+    );
+    assert!(new.join("exaraid-oss.json").exists());
+}
+
+/// A `rebuild --to X` killed before X got its label leaves X holding `objects/` and a
+/// half-written `exaraid-oss.tmp` (an atomic write cut before its rename: emulated here
+/// on top of a rebuild killed right after it was journaled). The same rebuild run again
+/// takes X over (it was refused: "X is not empty"); a file exaraid did not write there
+/// keeps X refused, and nothing is removed.
+#[test]
+fn a_rebuild_to_killed_before_the_label_is_retried_onto_the_same_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("D");
+    let new = tmp.path().join("NEW");
+    let d = s(&dir);
+    init(d);
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    let args = [d, "--oss", "1", "--to", s(&new)];
+    rebuild_killed_at(&args, exaraid_store::torture::REBUILD_BEGUN, 1);
+    std::fs::create_dir_all(new.join("objects")).unwrap();
+    std::fs::write(new.join("exaraid-oss.tmp"), b"{\"store_id\": \"").unwrap();
+    let rebuild: Vec<&str> = ["store", "rebuild"].iter().copied().chain(args).collect();
+    // Not ours: refused, X as it was.
+    std::fs::write(new.join("notes.txt"), b"mine").unwrap();
+    let err = fails(&rebuild, b"");
+    assert!(err.contains("notes.txt"), "{err}");
+    assert!(new.join("exaraid-oss.tmp").exists());
+    std::fs::remove_file(new.join("notes.txt")).unwrap();
+    ok(&rebuild, b"");
+    assert!(!new.join("exaraid-oss.tmp").exists());
+    assert!(new.join("exaraid-oss.json").exists());
+    assert_eq!(get(d), data());
+    ok(&["store", "scrub", d], b"");
+}

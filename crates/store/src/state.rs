@@ -135,6 +135,15 @@ pub enum Rec {
     Rebuilt {
         oss: usize,
     },
+    /// A rebuild of failed OSS `oss` begins: durable before it changes anything on the OSS
+    /// or in the target directory `to` (absolute; `None`: in place). Until `Rebuilt`, the
+    /// OSS is stale (an in-place rebuild empties it and rewrites it element by element: a
+    /// slot not yet rewritten would read as never written, zeros) and `to` is the rebuild's
+    /// own directory, which a retry of the same rebuild takes over whatever it got to hold.
+    RebuildBegin {
+        oss: usize,
+        to: Option<String>,
+    },
     /// A failed OSS whose bytes are intact and current (it was recorded failed, then found
     /// again, and nothing changed the store since: see `State::stale_oss`) is used again.
     Online {
@@ -205,6 +214,10 @@ pub struct State {
     /// miss a write path.
     #[serde(default)]
     pub stale_oss: BTreeSet<usize>,
+    /// Rebuilds begun (`RebuildBegin`) and not finished (`Rebuilt`): OSS -> the target
+    /// directory of its `rebuild --to` (`None`: in place).
+    #[serde(default)]
+    pub rebuilding: BTreeMap<usize, Option<String>>,
 }
 
 impl State {
@@ -255,6 +268,8 @@ impl State {
         self.last_seq = seq;
         let may_change_bytes = match rec {
             Rec::Fail { .. } | Rec::Rebuilt { .. } | Rec::Online { .. } => false,
+            // It makes its own OSS stale below; other failed OSSs' bytes stay as they are.
+            Rec::RebuildBegin { .. } => false,
             // A tick or a completion changes nothing by itself; plans they start end in a
             // `Durable` record (or, cut by a crash, a settle on open).
             Rec::Input(Input::Tick { .. }) | Rec::Input(Input::Complete { .. }) => false,
@@ -321,9 +336,20 @@ impl State {
             Rec::Fail { oss } => {
                 self.failed_oss.insert(*oss);
             }
+            Rec::RebuildBegin { oss, to } => {
+                self.failed_oss.insert(*oss);
+                self.stale_oss.insert(*oss);
+                self.rebuilding.insert(*oss, to.clone());
+            }
             Rec::Rebuilt { oss } | Rec::Online { oss } => {
+                // `online_oss` refuses an OSS whose rebuild is unfinished (it is stale).
+                assert!(
+                    matches!(rec, Rec::Rebuilt { .. }) || !self.rebuilding.contains_key(oss),
+                    "OSS {oss} put online during its unfinished rebuild"
+                );
                 self.failed_oss.remove(oss);
                 self.stale_oss.remove(oss);
+                self.rebuilding.remove(oss);
             }
             Rec::WindowStart { token, window } => {
                 self.next_window = self.next_window.max(window.window + 1);

@@ -62,6 +62,13 @@ pub const SETTLE_SYNCED: &str = "settle-synced";
 /// Inside a backend block write, between its payload and its checksums (a torn write:
 /// new bytes under old checksums), counted only while a settle runs.
 pub const SETTLE_TORN_BLOCK: &str = "settle-torn-block";
+/// Kill points of a rebuild: after its `RebuildBegin` record is durable (nothing on the OSS
+/// or the target directory touched yet), after each element it writes onto the rebuilt
+/// OSS, and (`rebuild --to`) after the superblock names the new directory but before the
+/// `Rebuilt` record.
+pub const REBUILD_BEGUN: &str = "rebuild-begun";
+pub const REBUILD_ELEMENT: &str = "rebuild-element";
+pub const REBUILD_SWITCHED: &str = "rebuild-switched";
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;

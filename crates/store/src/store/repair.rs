@@ -9,6 +9,28 @@ struct LiveRange {
     file_offset_bytes: u64,
 }
 
+/// What a rebuild writes into a `rebuild --to` directory (`DirBackend`): all an unfinished
+/// one may have left there (the `.tmp` files: an atomic write cut before its rename).
+const REBUILD_LEFTOVERS: [&str; 6] = [
+    "objects",
+    crate::backend::LABEL_FILE,
+    "exaraid-oss.tmp",
+    crate::backend::EXTENTS_FILE,
+    crate::backend::EXTENTS_LOG_FILE,
+    "exaraid-extents.tmp",
+];
+
+/// Do `a` and `b` name the same directory? (Both resolved where they exist.)
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => match (std::path::absolute(a), std::path::absolute(b)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        },
+    }
+}
+
 impl Store {
     // ---------------------------------------------------------------- failures, scrub, rebuild
 
@@ -136,6 +158,15 @@ impl Store {
                 return Err(StoreError::BadInput(format!(
                     "OSS {oss} is not recorded as failed (failed: {:?}): nothing to do",
                     core.state.failed_oss
+                )));
+            }
+            if let Some(to) = core.state.rebuilding.get(&oss) {
+                let again = match to {
+                    Some(to) => format!("exaraid store rebuild {dir} --oss {oss} --to {to}"),
+                    None => format!("exaraid store rebuild {dir} --oss {oss}"),
+                };
+                return Err(StoreError::BadInput(format!(
+                    "refused, nothing changed: a rebuild of OSS {oss} began and did not finish, so its directory may hold only part of its elements; run the rebuild again: `{again}`"
                 )));
             }
             if core.state.stale_oss.contains(&oss) {
@@ -671,48 +702,69 @@ impl Store {
     }
 
     /// A `rebuild --to` target must be empty, or the leftover of an earlier rebuild of this
-    /// very OSS that did not finish (this store's label for index `oss`; the OSS is still
-    /// failed, so nothing uses the directory): that leftover is emptied and the rebuild
-    /// starts over.
+    /// very OSS that did not finish: the target journaled by its `RebuildBegin`, or a
+    /// directory carrying this store's label for index `oss` (the OSS is still failed, so
+    /// nothing uses the directory). A leftover may hold only what a rebuild writes there
+    /// (`REBUILD_LEFTOVERS`); it is emptied, once the new rebuild is journaled, by
+    /// `clear_rebuild_target`. Changes nothing.
     fn check_rebuild_target(&self, oss: usize, to: &Path) -> Result<(), StoreError> {
-        let label_path = to.join(crate::backend::LABEL_FILE);
-        let Ok(text) = std::fs::read(&label_path) else {
-            return check_oss_dir_empty(to);
+        let journaled = match self.core.lock().state.rebuilding.get(&oss) {
+            Some(Some(target)) => same_dir(Path::new(target), to),
+            _ => false,
         };
-        let own = serde_json::from_slice::<OssLabel>(&text)
-            .map(|l| l.store_id == self.sb.store_id && l.index == oss)
-            .unwrap_or(false);
-        let current = self.sb.oss_dirs[oss]
-            .canonicalize()
-            .ok()
-            .zip(to.canonicalize().ok())
-            .is_some_and(|(a, b)| a == b);
-        if !own || current {
+        let text = std::fs::read(to.join(crate::backend::LABEL_FILE)).ok();
+        if text.is_none() && !journaled {
+            return check_oss_dir_empty(to);
+        }
+        if let Some(text) = text {
+            let own = serde_json::from_slice::<OssLabel>(&text)
+                .map(|l| l.store_id == self.sb.store_id && l.index == oss)
+                .unwrap_or(false);
+            let current = same_dir(&self.sb.oss_dirs[oss], to);
+            if !own || current {
+                return Err(StoreError::BadInput(format!(
+                    "{} already holds an OSS ({}); pick an empty directory (or rebuild in place without --to)",
+                    to.display(),
+                    if current {
+                        "the current directory of this OSS"
+                    } else {
+                        "of another store, or another OSS of this store"
+                    }
+                )));
+            }
+        }
+        if !to.exists() {
+            return Ok(());
+        }
+        // An unfinished earlier `rebuild --to` of this OSS: the superblock never pointed at
+        // it (it switches only after the rebuild completed), so it holds nothing of use.
+        // Anything else in it is not ours to remove.
+        let foreign: Vec<String> = std::fs::read_dir(to)
+            .map_err(|e| StoreError::from_io(e, &format!("reading {}", to.display())))?
+            .filter_map(|entry| entry.ok())
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .filter(|name| name != "lost+found" && !REBUILD_LEFTOVERS.contains(&name.as_str()))
+            .collect();
+        if !foreign.is_empty() {
             return Err(StoreError::BadInput(format!(
-                "{} already holds an OSS ({}); pick an empty directory (or rebuild in place without --to)",
-                to.display(),
-                if current {
-                    "the current directory of this OSS"
-                } else {
-                    "of another store, or another OSS of this store"
-                }
+                "refused, nothing changed: {} is what an unfinished rebuild of OSS {oss} left, but it also holds {foreign:?}, which exaraid did not write there; move those away and retry, or pick an empty directory",
+                to.display()
             )));
         }
-        // An unfinished earlier `rebuild --to` of this OSS: the superblock never pointed
-        // at it (it switches only after the rebuild completed), so it holds nothing of use.
-        let _ = std::fs::remove_dir_all(to.join("objects"));
-        for name in [
-            crate::backend::EXTENTS_FILE,
-            crate::backend::EXTENTS_LOG_FILE,
-            crate::backend::LABEL_FILE,
-        ] {
+        Ok(())
+    }
+
+    /// Empty the leftover of an unfinished rebuild in `to` (see `check_rebuild_target`).
+    fn clear_rebuild_target(&self, to: &Path) -> Result<(), StoreError> {
+        let clearing =
+            |e: std::io::Error| StoreError::from_io(e, &format!("clearing {}", to.display()));
+        match std::fs::remove_dir_all(to.join("objects")) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(clearing(e)),
+            _ => {}
+        }
+        for name in REBUILD_LEFTOVERS.iter().filter(|&&name| name != "objects") {
             match std::fs::remove_file(to.join(name)) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(StoreError::from_io(
-                        e,
-                        &format!("clearing {}", to.display()),
-                    ))
-                }
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(clearing(e)),
                 _ => {}
             }
         }
@@ -769,10 +821,53 @@ impl Store {
                 )));
             }
         }
+        // A retry of a `rebuild --to X` killed after the superblock switched to X (before
+        // its `Rebuilt` record): X is the OSS's directory now, so the retry is in place.
+        let unfinished_target = self
+            .core
+            .lock()
+            .state
+            .rebuilding
+            .get(&oss)
+            .cloned()
+            .flatten();
+        let to = to.filter(|dir| {
+            !(same_dir(dir, &self.sb.oss_dirs[oss])
+                && unfinished_target
+                    .as_deref()
+                    .is_some_and(|t| same_dir(Path::new(t), dir)))
+        });
         if let Some(to) = to {
             self.check_rebuild_target(oss, to)?;
         }
         self.fail_oss(oss)?;
+        // Durable before anything on the OSS or in `to` changes: a rebuild killed half way
+        // leaves the OSS stale (`online` refuses it) and `to` recognisably its own.
+        let to_journaled = to.map(|dir| {
+            dir.canonicalize()
+                .or_else(|_| std::path::absolute(dir))
+                .unwrap_or_else(|_| dir.to_path_buf())
+                .to_string_lossy()
+                .into_owned()
+        });
+        {
+            let mut core = self.core.lock();
+            self.journal(
+                &mut core,
+                Rec::RebuildBegin {
+                    oss,
+                    to: to_journaled,
+                },
+                true,
+            )?;
+            assert!(core.state.stale_oss.contains(&oss));
+        }
+        crate::torture::kill_point(crate::torture::REBUILD_BEGUN);
+        if let Some(to) = to {
+            if to.exists() {
+                self.clear_rebuild_target(to)?;
+            }
+        }
         {
             let mut core = self.core.lock();
             self.record_losses(&mut core)?; // settle skips them, forgetting the planner's view
@@ -844,6 +939,7 @@ impl Store {
                         };
                         self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
                         fresh.write(key, 0, buf.element(pos))?;
+                        crate::torture::kill_point(crate::torture::REBUILD_ELEMENT);
                     }
                 }
             }
@@ -857,6 +953,7 @@ impl Store {
             sb.oss_dirs[oss] = canon;
             sb.save(&self.dir)?;
             self.sb = sb;
+            crate::torture::kill_point(crate::torture::REBUILD_SWITCHED);
         }
         if let Some(d) = fresh_dir {
             self.backends[oss] = Box::new(d);
