@@ -60,23 +60,32 @@ enum StoreCommand {
     },
     /// Mark OSS I failed (as if its disk died): reads are rebuilt from parity until `rebuild`.
     Fail {
+        /// The store's directory (where its superblock is).
         dir: PathBuf,
+        /// The index I of the OSS to mark failed (0 .. OSS count - 1; `status` lists them).
         #[arg(long)]
         oss: usize,
     },
     /// Use failed OSS I again as it is (no rebuild): only if its directory carries its label
-    /// and nothing was written since it failed (else `rebuild` is needed, and said so).
+    /// and nothing was written, and no rebuild of it begun, since it failed (else `rebuild`
+    /// is needed, and said so).
     Online {
+        /// The store's directory (where its superblock is).
         dir: PathBuf,
+        /// The index I of the failed OSS to use again (`status` lists the failed ones).
         #[arg(long)]
         oss: usize,
     },
     /// Rebuild everything failed OSS I holds from the other OSSs, onto --to NEWDIR or in place.
+    /// A rebuild that was interrupted is finished by running the same command again.
     Rebuild {
+        /// The store's directory (where its superblock is).
         dir: PathBuf,
+        /// The index I of the failed OSS to rebuild (`status` lists the failed ones).
         #[arg(long)]
         oss: usize,
-        /// A new, empty directory that replaces the OSS (default: its own directory).
+        /// A new, empty directory that replaces the OSS (default: its own directory), or the
+        /// one an interrupted `rebuild --to` of this OSS left.
         #[arg(long)]
         to: Option<PathBuf>,
     },
