@@ -873,6 +873,43 @@ impl Store {
             self.record_losses(&mut core)?; // settle skips them, forgetting the planner's view
             self.settle(&mut core, BTreeSet::new(), false)?;
         }
+        let fresh_dir = match self.write_rebuilt_oss(oss, to) {
+            Ok(fresh_dir) => fresh_dir,
+            Err(e) => {
+                // Still failed and stale: reads keep rebuilding its elements from parity
+                // (the trait path set a caller's backend healthy to write it).
+                self.backends[oss].set_failed(true);
+                return Err(e);
+            }
+        };
+        if let Some(dir) = to {
+            let canon = dir
+                .canonicalize()
+                .map_err(|e| StoreError::Io(format!("{}: {e}", dir.display())))?;
+            let mut sb = self.sb.clone();
+            sb.oss_dirs[oss] = canon;
+            sb.save(&self.dir)?;
+            self.sb = sb;
+            crate::torture::kill_point(crate::torture::REBUILD_SWITCHED);
+        }
+        if let Some(d) = fresh_dir {
+            self.backends[oss] = Box::new(d);
+        }
+        let mut core = self.core.lock();
+        self.journal(&mut core, Rec::Rebuilt { oss }, true)?;
+        // A later failure of this OSS must be absorbed again (see `absorbed_failures`).
+        self.absorbed_failures.lock().clear();
+        self.checkpoint_locked(&mut core)
+    }
+
+    /// Write every element OSS `oss` holds, decoded from the other OSSs, onto `to` or in
+    /// place (emptied first), and sync it: the part of `rebuild` that changes the OSS. Returns
+    /// the new directory backend (none for a caller-supplied backend, rebuilt through it).
+    fn write_rebuilt_oss(
+        &self,
+        oss: usize,
+        to: Option<&Path>,
+    ) -> Result<Option<DirBackend>, StoreError> {
         let fresh_dir: Option<DirBackend> = if self.backends_supplied {
             // The caller's backend (say a replacement remote OSS) is rebuilt in place through
             // the trait: emptied of whatever stale elements it holds, then written. Its
@@ -945,23 +982,6 @@ impl Store {
             }
         }
         fresh.sync()?;
-        if let Some(dir) = to {
-            let canon = dir
-                .canonicalize()
-                .map_err(|e| StoreError::Io(format!("{}: {e}", dir.display())))?;
-            let mut sb = self.sb.clone();
-            sb.oss_dirs[oss] = canon;
-            sb.save(&self.dir)?;
-            self.sb = sb;
-            crate::torture::kill_point(crate::torture::REBUILD_SWITCHED);
-        }
-        if let Some(d) = fresh_dir {
-            self.backends[oss] = Box::new(d);
-        }
-        let mut core = self.core.lock();
-        self.journal(&mut core, Rec::Rebuilt { oss }, true)?;
-        // A later failure of this OSS must be absorbed again (see `absorbed_failures`).
-        self.absorbed_failures.lock().clear();
-        self.checkpoint_locked(&mut core)
+        Ok(fresh_dir)
     }
 }
