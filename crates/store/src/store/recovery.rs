@@ -60,6 +60,30 @@
 //! parity (END computed it from them laid over home): the settle lays them over home before
 //! deciding, so a cut move home of those bytes is not a write hole (`compose_stripe`).
 //!
+//! # A settle with a failed OSS
+//! A settle that began and did not end left each element of a stripe it was writing home
+//! old or new, block by block. Where the stripe's data on a failed OSS must be decoded at
+//! offsets where the settle moved cached bytes home, only a data and parity of the same
+//! version give its true bytes, and nothing on disk tells the versions apart (on single
+//! parity no redundancy is left to check; on double parity, not when data and one parity
+//! are both new and the other old). Treating those offsets as in flight made the failed
+//! OSS's acknowledged bytes *lost* after any kill inside such a settle. So, before a settle
+//! writes home a stripe with cached bytes and data on a failed OSS, it writes the true
+//! bytes of that data (decoded while data and parity still agree) to a copy on another
+//! OSS (zone `cache` of the file's object, `write_settle_copies`), then a header naming
+//! it, and syncs them. The next open lays a complete copy over the stripe like known bytes
+//! (nothing to decode); a stripe of an interrupted settle without a complete copy was never
+//! written home by it (the copy is durable first), so nothing of it is in flight. Copies
+//! are dropped after the settle ends, and before a settle begins afresh (a crash between
+//! its end and the drop leaves stale ones). A copy is never rewritten by the settle that
+//! finishes it (a torn header would hide it). Known limits: copies are made only for OSSs
+//! failed on record; data on an OSS merely down is decided as in flight, as before (it may
+//! be called lost). If the OSS a copy goes to is down, the settle writes none, and should
+//! that OSS be back for the next open after a kill inside the settle, the stripe is taken
+//! as never written home: a double fault that can rebuild wrong bytes. A settle with a
+//! failed OSS costs one more element write per failed data element and one sync per such
+//! stripe.
+//!
 //! A lost block is never rewritten and gets a checksum that cannot match, and the parity
 //! blocks of its row are not rewritten but marked the same way: reads of it fail with
 //! `DataLost` naming the stripe's file range (one more unreadable column than the code
@@ -1125,6 +1149,11 @@ impl Store {
                     continue;
                 };
                 let b = &self.backends[oss];
+                if !b.healthy() {
+                    // Down without being failed on record: no copy (known limit, see the
+                    // module docs); recovery then sees this OSS down and decides as before.
+                    continue;
+                }
                 self.count(oss, Zone::Cache, Op::Write, false);
                 b.write(key, 0, composed.buf.element(pos))?;
                 let mut header = vec![0u8; e];
