@@ -60,6 +60,30 @@
 //! parity (END computed it from them laid over home): the settle lays them over home before
 //! deciding, so a cut move home of those bytes is not a write hole (`compose_stripe`).
 //!
+//! # A settle with a failed OSS
+//! A settle that began and did not end left each element of a stripe it was writing home
+//! old or new, block by block. Where the stripe's data on a failed OSS must be decoded at
+//! offsets where the settle moved cached bytes home, only a data and parity of the same
+//! version give its true bytes, and nothing on disk tells the versions apart (on single
+//! parity no redundancy is left to check; on double parity, not when data and one parity
+//! are both new and the other old). Treating those offsets as in flight made the failed
+//! OSS's acknowledged bytes *lost* after any kill inside such a settle. So, before a settle
+//! writes home a stripe with cached bytes and data on a failed OSS, it writes the true
+//! bytes of that data (decoded while data and parity still agree) to a copy on another
+//! OSS (zone `cache` of the file's object, `write_settle_copies`), then a header naming
+//! it, and syncs them. The next open lays a complete copy over the stripe like known bytes
+//! (nothing to decode); a stripe of an interrupted settle without a complete copy was never
+//! written home by it (the copy is durable first), so nothing of it is in flight. Copies
+//! are dropped after the settle ends, and before a settle begins afresh (a crash between
+//! its end and the drop leaves stale ones). A copy is never rewritten by the settle that
+//! finishes it (a torn header would hide it). Known limits: copies are made only for OSSs
+//! failed on record; data on an OSS merely down is decided as in flight, as before (it may
+//! be called lost). If the OSS a copy goes to is down, the settle writes none, and should
+//! that OSS be back for the next open after a kill inside the settle, the stripe is taken
+//! as never written home: a double fault that can rebuild wrong bytes. A settle with a
+//! failed OSS costs one more element write per failed data element and one sync per such
+//! stripe.
+//!
 //! A lost block is never rewritten and gets a checksum that cannot match, and the parity
 //! blocks of its row are not rewritten but marked the same way: reads of it fail with
 //! `DataLost` naming the stripe's file range (one more unreadable column than the code
@@ -135,6 +159,22 @@ struct CachedPiece {
     /// The home parity already covers these bytes laid over home (a delayed window's END).
     parity_covers: bool,
 }
+
+/// What a settle that began left of its copies of a degraded stripe's failed data.
+enum SettleCopies {
+    /// No data element of the stripe is on a failed OSS (or the copy's OSS is down).
+    NotDegraded,
+    /// A copy is not complete: the settle never wrote this stripe home.
+    Missing,
+    /// Every copy is complete: their blocks that verify and that the settle could tell.
+    Found(Vec<CachedPiece>),
+}
+
+/// First bytes of a settle copy's header element ("EXARCOPY").
+const SETTLE_COPY_MAGIC: u64 = u64::from_le_bytes(*b"EXARCOPY");
+/// A copy header: magic, file, stripe, row, col, blocks (u64 each), then one byte per
+/// block (1: the settle could not tell it).
+const SETTLE_COPY_HEADER_BYTES: usize = 6 * 8;
 
 /// Most erasure patterns tried to confirm one block against its checksum.
 const CONFIRM_PATTERNS_MAX: usize = 64;
@@ -602,13 +642,31 @@ impl Store {
         // to the bytes its checksum describes). So those ranges are in flight, in every
         // data element they cover and in every parity element.
         let interrupted = core.state.settling.clone().unwrap_or_default();
+        if interrupted.is_empty() {
+            // A fresh settle: copies left by an earlier one (a crash after its end) are stale.
+            self.remove_settle_copies()?;
+        }
+        // Degraded stripes the settle that began wrote home: their copies of the data on
+        // failed OSSs (see `write_settle_copies`).
+        let mut copies: BTreeMap<(u64, u64), Vec<CachedPiece>> = BTreeMap::new();
         for &(file, stripe) in &interrupted {
             stripes.insert((file, stripe));
-            for x in cached
+            let extents = cached
                 .get(&(file, stripe))
                 .map(|v| v.as_slice())
-                .unwrap_or(&[])
-            {
+                .unwrap_or(&[]);
+            if extents.is_empty() {
+                continue;
+            }
+            match self.read_settle_copies(&core.state.failed_oss, file, stripe)? {
+                // The settle never wrote this stripe home: it is as consistent as before.
+                SettleCopies::Missing => continue,
+                SettleCopies::Found(pieces) => {
+                    copies.insert((file, stripe), pieces);
+                }
+                SettleCopies::NotDegraded => {}
+            }
+            for x in extents {
                 let (o, n) = (x.element.offset_bytes, x.len_bytes);
                 in_flight.add(file, stripe, x.element.pos, o, n);
                 for &p in &g.parity_pos {
@@ -718,7 +776,14 @@ impl Store {
                     }
                 }
             }
-            let mut composed = self.compose_stripe(file, stripe, ranges, &pieces)?;
+            let known = copies.remove(&(file, stripe));
+            let mut composed = self.compose_stripe(
+                file,
+                stripe,
+                ranges,
+                &pieces,
+                known.as_deref().unwrap_or(&[]),
+            )?;
             for piece in &pieces {
                 let el = composed.buf.element_mut(piece.pos);
                 let o = piece.offset_bytes as usize;
@@ -741,6 +806,9 @@ impl Store {
                     .encode(&mut composed.buf)
                     .map_err(|e| StoreError::Io(e.to_string()))?;
             }
+            if !overlay.is_empty() && known.is_none() {
+                self.write_settle_copies(&core.state.failed_oss, file, stripe, &composed)?;
+            }
             self.write_settled_stripe(file, stripe, &composed)?;
             crate::torture::kill_point(crate::torture::SETTLE_STRIPE);
         }
@@ -754,6 +822,7 @@ impl Store {
         for b in self.backends.iter().filter(|b| b.healthy()) {
             b.remove_zone(CACHE_OBJECT, Zone::Cache)?;
         }
+        self.remove_settle_copies()?;
         core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
         self.done.lock().clear();
         // The cache zone is empty and plan ids start again.
@@ -836,6 +905,7 @@ impl Store {
         stripe: u64,
         ranges: &BTreeMap<Pos, Ranges>,
         cached: &[CachedPiece],
+        known: &[CachedPiece],
     ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
@@ -875,8 +945,10 @@ impl Store {
         // the data that parity was computed from: laid over home, the stripe agrees with its
         // parity there whatever a cut move home left at home, so those offsets are not in
         // flight. (Without this, a torn move home beside a failed OSS is undecidable.)
+        // So are the true bytes of a failed OSS's data that a settle copied aside before
+        // writing this stripe home (`write_settle_copies`): nothing needs decoding there.
         let mut ranges = ranges.clone();
-        for piece in cached.iter().filter(|p| p.parity_covers) {
+        for piece in cached.iter().filter(|p| p.parity_covers).chain(known) {
             let (a, z) = (
                 piece.offset_bytes,
                 piece.offset_bytes + piece.bytes.len() as u64,
@@ -1015,6 +1087,190 @@ impl Store {
             }
         }
         Ok(composed)
+    }
+
+    /// Where a settle copies the data element at `pos` of a home stripe when its OSS failed:
+    /// `(oss, key of the copy's bytes, key of its header)`, on the n-th OSS not failed for
+    /// the n-th failed one (distinct failed OSSs never share a copy OSS, and the home slot
+    /// is unique on its OSS), in zone `cache` of the file's object (the cache zone uses
+    /// object `CACHE_OBJECT` only). `None`: the element's OSS did not fail (as journaled).
+    fn settle_copy_key(
+        &self,
+        failed_oss: &BTreeSet<usize>,
+        file: u64,
+        stripe: u64,
+        pos: Pos,
+    ) -> Option<(usize, ElementKey, ElementKey)> {
+        if !matches!(self.layout.geometry().cell(pos), Cell::Data(_)) {
+            return None;
+        }
+        let (oss, home) = self.home_key(file, stripe, pos)?;
+        let nth = failed_oss.iter().position(|&f| f == oss)?;
+        let at = (0..self.backends.len())
+            .filter(|i| !failed_oss.contains(i))
+            .nth(nth)?;
+        let key = |slot: u64| ElementKey {
+            object: file,
+            zone: Zone::Cache,
+            slot,
+        };
+        Some((at, key(2 * home.slot), key(2 * home.slot + 1)))
+    }
+
+    /// Before a settle writes home a stripe with cached bytes and data on a failed OSS, it
+    /// makes the true bytes of that data (decoded now, while data and parity agree) durable
+    /// elsewhere, then a header naming them (and the blocks it could not tell). Why: a crash
+    /// amid the home writes leaves each element old or new, and the failed OSS's bytes could
+    /// be decoded only from a parity and data of the same version, which nobody can tell
+    /// apart (single parity, a failed OSS: no redundancy left to check). With the copy, the
+    /// next open knows every data byte; and without a complete copy, it knows the settle
+    /// never wrote the stripe home (the copy is synced before the first home write).
+    fn write_settle_copies(
+        &self,
+        failed_oss: &BTreeSet<usize>,
+        file: u64,
+        stripe: u64,
+        composed: &Composed,
+    ) -> Result<(), StoreError> {
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes;
+        let blocks = e / CHECKSUM_BLOCK_BYTES;
+        assert!(
+            SETTLE_COPY_HEADER_BYTES + blocks <= e,
+            "a copy header fits one element"
+        );
+        let mut written: BTreeSet<usize> = BTreeSet::new();
+        for col in 0..g.cols {
+            for row in 0..g.rows {
+                let pos = Pos { row, col };
+                let Some((oss, key, header_key)) =
+                    self.settle_copy_key(failed_oss, file, stripe, pos)
+                else {
+                    continue;
+                };
+                let b = &self.backends[oss];
+                if !b.healthy() {
+                    // Down without being failed on record: no copy (known limit, see the
+                    // module docs); recovery then sees this OSS down and decides as before.
+                    continue;
+                }
+                self.count(oss, Zone::Cache, Op::Write, false);
+                b.write(key, 0, composed.buf.element(pos))?;
+                let mut header = vec![0u8; e];
+                for (i, v) in [
+                    SETTLE_COPY_MAGIC,
+                    file,
+                    stripe,
+                    row as u64,
+                    col as u64,
+                    blocks as u64,
+                ]
+                .iter()
+                .enumerate()
+                {
+                    header[i * 8..(i + 1) * 8].copy_from_slice(&v.to_le_bytes());
+                }
+                for i in 0..blocks {
+                    header[SETTLE_COPY_HEADER_BYTES + i] = composed.lost.contains(&(pos, i)) as u8;
+                }
+                self.count(oss, Zone::Cache, Op::Write, false);
+                b.write(header_key, 0, &header)?;
+                written.insert(oss);
+            }
+        }
+        for oss in written {
+            self.backends[oss].sync()?;
+        }
+        Ok(())
+    }
+
+    /// The copies `write_settle_copies` made of a stripe (see there), as known bytes: the
+    /// blocks that verify and that the settle could tell.
+    fn read_settle_copies(
+        &self,
+        failed_oss: &BTreeSet<usize>,
+        file: u64,
+        stripe: u64,
+    ) -> Result<SettleCopies, StoreError> {
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        let blocks = e / block;
+        let mut found = Vec::new();
+        let mut degraded = false;
+        for col in 0..g.cols {
+            for row in 0..g.rows {
+                let pos = Pos { row, col };
+                let Some((oss, key, header_key)) =
+                    self.settle_copy_key(failed_oss, file, stripe, pos)
+                else {
+                    continue;
+                };
+                let b = &self.backends[oss];
+                if !b.healthy() {
+                    // Nothing to tell from: every range the settle moved home is in flight.
+                    return Ok(SettleCopies::NotDegraded);
+                }
+                degraded = true;
+                let mut header = vec![0u8; e];
+                self.count(oss, Zone::Cache, Op::Read, false);
+                let whole = match b.read_unverified(header_key, &mut header) {
+                    Ok(failed) => failed.is_empty(),
+                    Err(err) if err.is_missing() => false,
+                    Err(err) => return Err(err.into()),
+                };
+                let names = [
+                    SETTLE_COPY_MAGIC,
+                    file,
+                    stripe,
+                    row as u64,
+                    col as u64,
+                    blocks as u64,
+                ];
+                let ours = names
+                    .iter()
+                    .enumerate()
+                    .all(|(i, v)| header[i * 8..(i + 1) * 8] == v.to_le_bytes());
+                if !whole || !ours {
+                    return Ok(SettleCopies::Missing);
+                }
+                let mut bytes = vec![0u8; e];
+                self.count(oss, Zone::Cache, Op::Read, false);
+                let failed = match b.read_unverified(key, &mut bytes) {
+                    Ok(failed) => failed,
+                    Err(err) if err.is_missing() => (0..blocks).collect(),
+                    Err(err) => return Err(err.into()),
+                };
+                for i in 0..blocks {
+                    if header[SETTLE_COPY_HEADER_BYTES + i] != 0 || failed.contains(&i) {
+                        continue; // unknown: decided as if no copy were there
+                    }
+                    found.push(CachedPiece {
+                        pos,
+                        offset_bytes: (i * block) as u64,
+                        bytes: bytes[i * block..(i + 1) * block].to_vec(),
+                        parity_covers: true,
+                    });
+                }
+            }
+        }
+        Ok(if degraded {
+            SettleCopies::Found(found)
+        } else {
+            SettleCopies::NotDegraded
+        })
+    }
+
+    /// Drop every settle copy (object of a file, zone `cache`) on the OSSs that are up.
+    fn remove_settle_copies(&self) -> Result<(), StoreError> {
+        for b in self.backends.iter().filter(|b| b.healthy()) {
+            for (object, zone, _) in b.objects()? {
+                if zone == Zone::Cache && object != CACHE_OBJECT {
+                    b.remove_zone(object, zone)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Block `i` of every element of `buf` as a stripe of one-block elements, with the
