@@ -118,3 +118,37 @@ fn random_overlapping_cached_writes_read_back_with_one_oss_failed() {
         }
     }
 }
+
+/// The write that completes a cache stripe also overwrites bytes of it on the failed OSS:
+/// its destage is planned with it, so the cache stripe counts as complete (every byte
+/// written) while the write has not run yet; the old bytes it reads are rebuilt from what
+/// the cache stripe held before it.
+#[test]
+fn write_completing_a_cache_stripe_over_cached_bytes_reads_back_with_each_oss_failed() {
+    for (code, k) in [(CodeSpec::raid5(5), 5), (CodeSpec::raid6(4), 4)] {
+        let sdb = k * UNIT;
+        for failed in 0..6 {
+            let dir = tempfile::tempdir().unwrap();
+            let mut model = pattern(20, 3 * sdb);
+            init(dir.path(), code, 6, WritePath::Wcl).close().unwrap();
+            let mut store = open(dir.path());
+            store.put("f", &model).unwrap();
+            store.fail_oss(failed).unwrap();
+            // The start of every column of stripe 1: its open cache stripe.
+            for col in 0..k {
+                let at = sdb + col * UNIT;
+                let what = format!("{code}, OSS {failed} failed: 2000 bytes at {at}");
+                write_and_check(
+                    &mut store,
+                    &mut model,
+                    at,
+                    &pattern(21 + col as u64, 2000),
+                    &what,
+                );
+            }
+            let data = pattern(23, sdb - 1000);
+            let what = format!("{code}, OSS {failed} failed: the completing write");
+            write_and_check(&mut store, &mut model, sdb + 1000, &data, &what);
+        }
+    }
+}
