@@ -85,7 +85,7 @@ fn raid5_overlapping_cached_writes_read_back_with_each_oss_failed() {
 /// stripe disagreeing with its running parity).
 #[test]
 fn random_overlapping_cached_writes_read_back_with_one_oss_failed() {
-    let mut rng = Rng(0x5eed_0f_0e47_1a9);
+    let mut rng = Rng(0x5eed_0f0e_471a);
     let codes = [
         CodeSpec::raid5(5),
         CodeSpec::raid6(4),

@@ -200,9 +200,11 @@ impl Store {
             return;
         }
         let e = self.sb.element_bytes as u64;
-        let mut written: BTreeMap<((u64, u64), Pos, (usize, u64)), Vec<(u64, u64)>> =
-            BTreeMap::new();
-        let mut read: BTreeMap<((u64, u64), Pos), Vec<(u64, u64)>> = BTreeMap::new();
+        // Element ranges `[a, z)` per (home stripe, element position), written per chunk.
+        type Slot = ((u64, u64), Pos);
+        type Ranges = Vec<(u64, u64)>;
+        let mut written: BTreeMap<(Slot, (usize, u64)), Ranges> = BTreeMap::new();
+        let mut read: BTreeMap<Slot, Ranges> = BTreeMap::new();
         let cache_steps = plan.steps.iter().filter(|s| s.zone == PlanZone::Cache);
         for step in cache_steps {
             let mut at = 0u64;
@@ -219,7 +221,9 @@ impl Store {
                 assert!(a < z && z <= e, "a cache piece within one element");
                 match step.op {
                     Op::Write => crate::state::add_range(
-                        written.entry((key, el.pos, (step.oss, base))).or_default(),
+                        written
+                            .entry(((key, el.pos), (step.oss, base)))
+                            .or_default(),
                         a,
                         z,
                     ),
@@ -230,7 +234,7 @@ impl Store {
             }
         }
         let mut new_bytes: Vec<NewCacheBytes> = Vec::new();
-        for ((key, pos, chunk), mut ranges) in written {
+        for (((key, pos), chunk), mut ranges) in written {
             for &(a, z) in read.get(&(key, pos)).map(|r| r.as_slice()).unwrap_or(&[]) {
                 crate::state::sub_range(&mut ranges, a, z);
             }
