@@ -9,6 +9,8 @@
 //! to notice.
 
 mod common;
+#[path = "common/hooked.rs"]
+mod hooked;
 use common::*;
 
 use std::path::Path;
@@ -150,5 +152,72 @@ fn write_completing_a_cache_stripe_over_cached_bytes_reads_back_with_each_oss_fa
             let what = format!("{code}, OSS {failed} failed: the completing write");
             write_and_check(&mut store, &mut model, sdb + 1000, &data, &what);
         }
+    }
+}
+
+/// A read queued before a write that adds bytes to the same open cache stripe: the write is
+/// planned (the planner's lookup names its bytes) but runs after the read, so the read's
+/// rebuild of the failed OSS's cached bytes must not count the write's bytes as there.
+#[test]
+fn read_queued_before_a_write_into_its_cache_stripe_reads_back_with_each_oss_failed() {
+    use std::sync::atomic::Ordering;
+    use std::sync::{mpsc, Arc};
+    use std::time::{Duration, Instant};
+    let code = CodeSpec::raid5(5);
+    let sdb = 5 * UNIT;
+    for failed in 0..6 {
+        let dir = tempfile::tempdir().unwrap();
+        let mut model = pattern(30, 3 * sdb);
+        init(dir.path(), code, 6, WritePath::Wcl).close().unwrap();
+        let store = open(dir.path());
+        store.put("f", &model).unwrap();
+        store.close().unwrap();
+        let hooks = Arc::new(hooked::Hooks::default());
+        let store = Arc::new(hooked::open_hooked(dir.path(), &hooks, &[failed]).unwrap());
+        let first = pattern(31, 5000);
+        store.write("f", (sdb + 14400) as u64, &first).unwrap();
+        model[sdb + 14400..sdb + 19400].copy_from_slice(&first);
+        let before = model.clone();
+
+        // The read parks at its first backend read (stripe 0, at home), its place in the
+        // stripe queues taken.
+        hooks.pause_reads_of(store.file_id("f").unwrap());
+        let (tx, rx) = mpsc::channel();
+        let s = store.clone();
+        let len = model.len() as u64;
+        std::thread::spawn(move || {
+            let _ = tx.send(s.read("f", 0, len));
+        });
+        let start = Instant::now();
+        while hooks.reads_parked.load(Ordering::SeqCst) == 0 {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "the read never started"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // The write is planned now and waits for the read.
+        let second = pattern(32, 5000);
+        let s = store.clone();
+        let data = second.clone();
+        let writer = std::thread::spawn(move || s.write("f", (sdb + 11850) as u64, &data));
+        std::thread::sleep(Duration::from_millis(200));
+        hooks.release_reads();
+        let got = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the read returns")
+            .unwrap_or_else(|e| panic!("raid5, OSS {failed} failed: the read: {e}"));
+        assert_same(
+            &format!("raid5, OSS {failed} failed: the read queued before the write"),
+            &got,
+            &before,
+        );
+        writer.join().unwrap().unwrap();
+        model[sdb + 11850..sdb + 16850].copy_from_slice(&second);
+        assert_same(
+            &format!("raid5, OSS {failed} failed: after the write"),
+            &store.get("f").unwrap(),
+            &model,
+        );
     }
 }
