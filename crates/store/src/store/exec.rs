@@ -31,6 +31,25 @@ pub(super) struct CacheStripes {
     pub(super) by_stripe: HashMap<(u64, u64), Generations>,
     /// The home stripe of each destage plan, until the planner hears of its completion.
     pub(super) destage_plans: HashMap<PlanId, (u64, u64)>,
+    /// Per admitted WCL write plan not yet executed: the cache bytes it adds to its cache
+    /// stripes. Why: the planner's lookup (and a complete cache stripe) names them as
+    /// written from planning on, but until the plan runs the chunk holds stale bytes there
+    /// (a reused chunk) and the running parity does not cover them yet. A rebuild meanwhile
+    /// (the plan's own read of old bytes on a failed OSS, or a read queued before a later
+    /// write) must count them as nothing, else it decodes stale bytes into the element.
+    pub(super) unexecuted: HashMap<PlanId, Vec<NewCacheBytes>>,
+}
+
+/// Bytes `[a, z)` of the cache element at `pos` of home stripe `key` that a write plan
+/// writes into the cache chunk `chunk` (`(oss, chunk address)`) without them being there
+/// before it (no read of their old value).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct NewCacheBytes {
+    pub(super) key: (u64, u64),
+    pub(super) pos: Pos,
+    pub(super) chunk: (usize, u64),
+    pub(super) a: u64,
+    pub(super) z: u64,
 }
 
 /// The cache stripes of one home stripe.
@@ -92,6 +111,7 @@ impl Store {
     pub(super) fn admit(&self, plans: Vec<IoPlan>) -> Vec<Admitted> {
         for plan in &plans {
             self.learn_cache_chunks(plan);
+            self.learn_unexecuted(plan);
         }
         plans
             .into_iter()
@@ -167,6 +187,72 @@ impl Store {
                 }
                 g.open.extend(chunks);
             }
+        }
+    }
+
+    /// WCL: record the cache bytes a write plan adds to its cache stripes, until it has run
+    /// (see `CacheStripes::unexecuted`): what it writes into the cache zone as data, less
+    /// what it reads there first (overwritten bytes, there before it).
+    fn learn_unexecuted(&self, plan: &IoPlan) {
+        if self.kind != StrategyKind::Wcl
+            || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
+        {
+            return;
+        }
+        let e = self.sb.element_bytes as u64;
+        // Element ranges `[a, z)` per (home stripe, element position), written per chunk.
+        type Slot = ((u64, u64), Pos);
+        type Ranges = Vec<(u64, u64)>;
+        let mut written: BTreeMap<(Slot, (usize, u64)), Ranges> = BTreeMap::new();
+        let mut read: BTreeMap<Slot, Ranges> = BTreeMap::new();
+        let cache_steps = plan.steps.iter().filter(|s| s.zone == PlanZone::Cache);
+        for step in cache_steps {
+            let mut at = 0u64;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                at += el.len_bytes;
+                if !matches!(el.cell, Cell::Data(_)) {
+                    continue;
+                }
+                let base =
+                    step.addr_bytes + at - el.len_bytes - el.pos.row as u64 * e - el.offset_bytes;
+                let key = (step.file, el.stripe);
+                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                assert!(a < z && z <= e, "a cache piece within one element");
+                match step.op {
+                    Op::Write => crate::state::add_range(
+                        written
+                            .entry(((key, el.pos), (step.oss, base)))
+                            .or_default(),
+                        a,
+                        z,
+                    ),
+                    Op::Read => {
+                        crate::state::add_range(read.entry((key, el.pos)).or_default(), a, z)
+                    }
+                }
+            }
+        }
+        let mut new_bytes: Vec<NewCacheBytes> = Vec::new();
+        for (((key, pos), chunk), mut ranges) in written {
+            for &(a, z) in read.get(&(key, pos)).map(|r| r.as_slice()).unwrap_or(&[]) {
+                crate::state::sub_range(&mut ranges, a, z);
+            }
+            new_bytes.extend(ranges.into_iter().map(|(a, z)| NewCacheBytes {
+                key,
+                pos,
+                chunk,
+                a,
+                z,
+            }));
+        }
+        if !new_bytes.is_empty() {
+            let old = self
+                .cache_stripes
+                .lock()
+                .unexecuted
+                .insert(plan.id, new_bytes);
+            assert!(old.is_none(), "a plan is admitted once");
         }
     }
 
@@ -327,14 +413,21 @@ impl Store {
         let e = self.sb.element_bytes;
         // The cache stripe the element belongs to, by its chunk's address: complete (being
         // destaged: every byte written) or the open one (written bytes only).
-        let (chunks, complete) = {
+        let (chunks, complete, unexecuted) = {
             let stripes = self.cache_stripes.lock();
+            let unexecuted: Vec<NewCacheBytes> = stripes
+                .unexecuted
+                .values()
+                .flatten()
+                .filter(|n| n.key == (file, stripe))
+                .copied()
+                .collect();
             let g = stripes.by_stripe.get(&(file, stripe));
             let mine = |c: &Chunks| c.get(&pos.col) == Some(&(oss, chunk_base));
             match g.and_then(|g| g.destaging.iter().find(|(_, c)| mine(c))) {
-                Some((_, c)) => (c.clone(), true),
+                Some((_, c)) => (c.clone(), true, unexecuted),
                 None => match g.filter(|g| mine(&g.open)) {
-                    Some(g) => (g.open.clone(), false),
+                    Some(g) => (g.open.clone(), false, unexecuted),
                     None => {
                         return Err(StoreError::DataLost(format!(
                             "file id {file} stripe {stripe}: the cache stripe of the chunk at {chunk_base} on OSS {oss} is not known"
@@ -365,11 +458,15 @@ impl Store {
         // offsets and the stale bytes never meet live ones, but an array code decodes a
         // column through row and diagonal parities of several rows, and a stale parity
         // met there silently turns the rebuilt bytes into garbage. Unwritten counts as
-        // zero, for parity as for data.
-        let live: Vec<Vec<(u64, u64)>> = if complete {
-            vec![vec![(0, e_bytes)]; g.data_count() + g.parity_count()]
-        } else {
-            let mut written: Vec<Vec<(u64, u64)>> = vec![Vec::new(); g.data_count()];
+        // zero, for parity as for data. Bytes of write plans not yet run count as unwritten
+        // (see `CacheStripes::unexecuted`): the lookup and a complete cache stripe name them
+        // from planning on.
+        let live: Vec<Vec<(u64, u64)>> = {
+            let mut written: Vec<Vec<(u64, u64)>> = if complete {
+                vec![vec![(0, e_bytes)]; g.data_count()]
+            } else {
+                vec![Vec::new(); g.data_count()]
+            };
             for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
                 let Cell::Data(d) = x.element.cell else {
                     continue;
@@ -388,6 +485,14 @@ impl Store {
                     "a cache extent within one element"
                 );
                 crate::state::add_range(&mut written[d], a, a + x.len_bytes);
+            }
+            for n in &unexecuted {
+                if chunks.get(&n.pos.col) != Some(&n.chunk) {
+                    continue; // another cache stripe of this home stripe
+                }
+                if let Cell::Data(d) = g.cell(n.pos) {
+                    crate::state::sub_range(&mut written[d], n.a, n.z);
+                }
             }
             let mut live = written.clone();
             for terms in &g.parity_terms {
@@ -610,6 +715,11 @@ impl Store {
                 add(&probe.stripe_lock_wait_ns, since(waiting));
                 let executing = Instant::now();
                 let r = self.execute(&plan, if is_client_plan { client } else { None });
+                if r.is_ok() {
+                    // Still under the stripe locks: no rebuild sees the bytes on disk yet
+                    // counted as nothing.
+                    self.cache_stripes.lock().unexecuted.remove(&plan.id);
+                }
                 add(&probe.execute_ns, since(executing));
                 r
             };
