@@ -256,40 +256,7 @@ fn recovery_after_kill_9_does_not_bless_bit_rot_on_one_oss() {
     let mut model: Vec<u8> = Vec::new();
     let mut next = 0u64;
     for round in 0..(rounds() / 10).max(4) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-            .args(["store", "torture"])
-            .arg(&dir)
-            .args(["--seed", &seed.to_string(), "--start", &next.to_string()])
-            .args(["--count", "100000"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let reader = std::thread::spawn(move || {
-            BufReader::new(stdout)
-                .lines()
-                .map_while(Result::ok)
-                .collect::<Vec<String>>()
-        });
-        std::thread::sleep(Duration::from_micros(20_000 + rng.below(20_000)));
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
-        let acked_end = reader
-            .join()
-            .unwrap()
-            .iter()
-            .filter_map(|l| l.strip_prefix("ack ").and_then(|i| i.parse::<u64>().ok()))
-            .max()
-            .map_or(next, |l| l + 1);
-        for i in next..acked_end {
-            let w = write_of(seed, i);
-            let end = w.offset_bytes as usize + w.data.len();
-            if model.len() < end {
-                model.resize(end, 0);
-            }
-            model[w.offset_bytes as usize..end].copy_from_slice(&w.data);
-        }
+        let acked_end = kill_writer_after(&dir, seed, next, 20_000 + rng.below(20_000), &mut model);
         let in_flight = write_of(seed, acked_end);
         let fl_start = in_flight.offset_bytes as usize;
         let fl_end = fl_start + in_flight.data.len();
@@ -475,40 +442,7 @@ fn crash_rounds_killing_recovery(code: CodeSpec, oss: usize, path: WritePath, se
     let mut rng = Rng(seed | 1);
     let mut recovery_kills = 0;
     for round in 0..rounds().max(8) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-            .args(["store", "torture"])
-            .arg(&dir)
-            .args(["--seed", &seed.to_string(), "--start", &next.to_string()])
-            .args(["--count", "100000"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let reader = std::thread::spawn(move || {
-            BufReader::new(stdout)
-                .lines()
-                .map_while(Result::ok)
-                .collect::<Vec<String>>()
-        });
-        std::thread::sleep(Duration::from_micros(5_000 + rng.below(20_000)));
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
-        let acked_end = reader
-            .join()
-            .unwrap()
-            .iter()
-            .filter_map(|l| l.strip_prefix("ack ").and_then(|i| i.parse::<u64>().ok()))
-            .max()
-            .map_or(next, |l| l + 1);
-        for i in next..acked_end {
-            let w = write_of(seed, i);
-            let end = w.offset_bytes as usize + w.data.len();
-            if model.len() < end {
-                model.resize(end, 0);
-            }
-            model[w.offset_bytes as usize..end].copy_from_slice(&w.data);
-        }
+        let acked_end = kill_writer_after(&dir, seed, next, 5_000 + rng.below(20_000), &mut model);
         let in_flight = write_of(seed, acked_end);
         let fl_start = in_flight.offset_bytes as usize;
         let fl_end = fl_start + in_flight.data.len();
@@ -736,40 +670,7 @@ fn recovery_rebuilds_bit_rot_beside_the_write_in_flight_in(
     let mut lost_reports = 0;
     let mut known_limit_bytes = 0;
     for round in 0..(rounds() / 5).max(4) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-            .args(["store", "torture"])
-            .arg(&dir)
-            .args(["--seed", &seed.to_string(), "--start", &next.to_string()])
-            .args(["--count", "100000"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let reader = std::thread::spawn(move || {
-            BufReader::new(stdout)
-                .lines()
-                .map_while(Result::ok)
-                .collect::<Vec<String>>()
-        });
-        std::thread::sleep(Duration::from_micros(15_000 + rng.below(20_000)));
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
-        let acked_end = reader
-            .join()
-            .unwrap()
-            .iter()
-            .filter_map(|l| l.strip_prefix("ack ").and_then(|i| i.parse::<u64>().ok()))
-            .max()
-            .map_or(next, |l| l + 1);
-        for i in next..acked_end {
-            let w = write_of(seed, i);
-            let end = w.offset_bytes as usize + w.data.len();
-            if model.len() < end {
-                model.resize(end, 0);
-            }
-            model[w.offset_bytes as usize..end].copy_from_slice(&w.data);
-        }
+        let acked_end = kill_writer_after(&dir, seed, next, 15_000 + rng.below(20_000), &mut model);
         let in_flight = write_of(seed, acked_end);
         let fl =
             in_flight.offset_bytes as usize..in_flight.offset_bytes as usize + in_flight.data.len();
@@ -1179,4 +1080,44 @@ fn a_flush_killed_mid_settle_with_a_failed_oss_loses_nothing() {
     }
     eprintln!("{kills} kills inside a degraded flush, each finished by the next open");
     assert!(kills >= 20, "only {kills} kills landed inside the flush");
+}
+
+/// Run the torture writer from write `next`, SIGKILL it after `delay_us`, and add the writes
+/// it acknowledged to `model`. Returns the first write not acknowledged (maybe in flight).
+fn kill_writer_after(dir: &Path, seed: u64, next: u64, delay_us: u64, model: &mut Vec<u8>) -> u64 {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+        .args(["store", "torture"])
+        .arg(dir)
+        .args(["--seed", &seed.to_string(), "--start", &next.to_string()])
+        .args(["--count", "100000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .collect::<Vec<String>>()
+    });
+    std::thread::sleep(Duration::from_micros(delay_us));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let acked_end = reader
+        .join()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l.strip_prefix("ack ").and_then(|i| i.parse::<u64>().ok()))
+        .max()
+        .map_or(next, |l| l + 1);
+    for i in next..acked_end {
+        let w = write_of(seed, i);
+        let end = w.offset_bytes as usize + w.data.len();
+        if model.len() < end {
+            model.resize(end, 0);
+        }
+        model[w.offset_bytes as usize..end].copy_from_slice(&w.data);
+    }
+    acked_end
 }
