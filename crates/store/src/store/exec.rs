@@ -1062,7 +1062,9 @@ impl Store {
             let len = piece.element.len_bytes as usize;
             let buf = &mut out[at..at + len];
             let addr = step.addr_bytes + at as u64;
-            self.read_range(
+            // Repair what the read rebuilds: a later partial-block write of this plan to the
+            // same element must find healthy edge blocks, or it fails half-way (issue #4 F1).
+            self.read_range_repairing(
                 None,
                 step.oss,
                 step.zone,
@@ -1070,6 +1072,7 @@ impl Store {
                 addr,
                 &piece.element,
                 buf,
+                true,
             )?;
             at += len;
         }
@@ -1085,6 +1088,25 @@ impl Store {
         addr: u64,
         element: &exaraid_plan::ElementRange,
         buf: &mut [u8],
+    ) -> Result<(), StoreError> {
+        self.read_range_repairing(core, oss, zone, file, addr, element, buf, false)
+    }
+
+    /// `read_range`, and with `repair` a home block that failed its checksum, was rebuilt
+    /// from parity and confirmed against its stored checksum is written back whole. Only a
+    /// plan's read step repairs: it holds the stripe locks of its plan, so no other write can
+    /// race the write-back; a `get` holds none and must leave the disk alone.
+    #[allow(clippy::too_many_arguments)]
+    fn read_range_repairing(
+        &self,
+        core: Option<&Core>,
+        oss: usize,
+        zone: PlanZone,
+        file: u64,
+        addr: u64,
+        element: &exaraid_plan::ElementRange,
+        buf: &mut [u8],
+        repair: bool,
     ) -> Result<(), StoreError> {
         let e = self.sb.element_bytes as u64;
         let mut done = 0usize;
@@ -1108,6 +1130,9 @@ impl Store {
                     let whole = self.rebuild_element(file, element.stripe, element.pos, from, n)?;
                     if err.is_corrupt() {
                         self.confirm_rebuilt(oss, key, file, element, &whole, from, n)?;
+                        if repair {
+                            self.write_back_confirmed(oss, key, &whole, from, n)?;
+                        }
                     }
                     buf[done..done + n].copy_from_slice(&whole[from..from + n]);
                 }
@@ -1154,6 +1179,32 @@ impl Store {
             done += n;
         }
         Ok(())
+    }
+
+    /// Writes back the checksum blocks touching `from..from + len` of an element rebuilt from
+    /// parity, which `confirm_rebuilt` has just confirmed: whole blocks, so the backend has no
+    /// edge block to verify, and the bytes are the ones already acknowledged (old bytes, not
+    /// the plan's new ones), so a crash at any point leaves the element as good as before.
+    /// An OSS that fails meanwhile is left to the plan's write step, which records it.
+    fn write_back_confirmed(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        whole: &[u8],
+        from: usize,
+        len: usize,
+    ) -> Result<(), StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES;
+        assert_eq!(whole.len(), self.sb.element_bytes);
+        assert_eq!(whole.len() % block, 0);
+        assert!(len > 0 && from + len <= whole.len());
+        let first_bytes = from / block * block;
+        let end_bytes = (from + len).div_ceil(block) * block;
+        match self.backends[oss].write(key, first_bytes, &whole[first_bytes..end_bytes]) {
+            Ok(()) => Ok(()),
+            Err(err) if err.is_unavailable() => Ok(()),
+            Err(err) => Err(err.into()),
+        }
     }
 
     pub(super) fn write_step(&self, step: &Step, bytes: &[u8]) -> Result<(), StoreError> {
