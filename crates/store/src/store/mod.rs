@@ -1708,6 +1708,22 @@ impl Store {
     }
 }
 
+/// Bytes `range` of every element of `from`, as the stripe `into` (its elements are
+/// `range.len()` bytes). Why: every code here works byte by byte across elements, so one
+/// 4 KiB block row of a stripe is a codeword of its own; recovery, degraded reads and scrub
+/// decide block rows separately.
+fn slice_stripe_into(from: &StripeBuf, range: std::ops::Range<usize>, into: &mut StripeBuf) {
+    assert_eq!((into.rows, into.cols), (from.rows, from.cols));
+    assert_eq!(into.element_bytes, range.len());
+    for col in 0..from.cols {
+        for row in 0..from.rows {
+            let pos = Pos { row, col };
+            into.element_mut(pos)
+                .copy_from_slice(&from.element(pos)[range.clone()]);
+        }
+    }
+}
+
 /// The (file, stripe) pairs a plan touches: what it must lock.
 fn plan_stripes(plan: &IoPlan) -> BTreeSet<(u64, u64)> {
     let mut set = BTreeSet::new();

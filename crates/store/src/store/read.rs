@@ -237,13 +237,7 @@ impl Store {
                 lost.insert(i);
                 continue;
             }
-            for col in 0..g.cols {
-                for r in 0..g.rows {
-                    let pos = Pos { row: r, col };
-                    row.element_mut(pos)
-                        .copy_from_slice(&home.buf.element(pos)[i * block..(i + 1) * block]);
-                }
-            }
+            slice_stripe_into(&home.buf, i * block..(i + 1) * block, &mut row);
             let erased: Vec<usize> = erased.into_iter().collect();
             if erased.len() > tolerance {
                 self.code.encode(&mut row)

@@ -514,13 +514,7 @@ impl Store {
                 continue; // a lost row's parity is never read: its data is not moved home
             }
             let mut one = StripeBuf::zeroed(g.rows, g.cols, block);
-            for col in 0..g.cols {
-                for r in 0..g.rows {
-                    let p = Pos { row: r, col };
-                    one.element_mut(p)
-                        .copy_from_slice(&buf.element(p)[start as usize..end as usize]);
-                }
-            }
+            slice_stripe_into(&buf, start as usize..end as usize, &mut one);
             self.code
                 .encode(&mut one)
                 .map_err(|e| StoreError::Io(e.to_string()))?;
@@ -569,13 +563,7 @@ impl Store {
         }
         let g = self.layout.geometry();
         let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
-        for col in 0..g.cols {
-            for r in 0..g.rows {
-                let pos = Pos { row: r, col };
-                row.element_mut(pos)
-                    .copy_from_slice(&buf.element(pos)[i * block..(i + 1) * block]);
-            }
-        }
+        slice_stripe_into(buf, i * block..(i + 1) * block, &mut row);
         if self.code.encode(&mut row).is_err() {
             return false;
         }
@@ -1282,13 +1270,7 @@ impl Store {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
         let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
-        for col in 0..g.cols {
-            for r in 0..g.rows {
-                let pos = Pos { row: r, col };
-                row.element_mut(pos)
-                    .copy_from_slice(&buf.element(pos)[i * block..(i + 1) * block]);
-            }
-        }
+        slice_stripe_into(buf, i * block..(i + 1) * block, &mut row);
         self.code.decode(&mut row, erased).ok()?;
         Some(row)
     }
@@ -1309,13 +1291,7 @@ impl Store {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
         let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
-        for col in 0..g.cols {
-            for r in 0..g.rows {
-                let pos = Pos { row: r, col };
-                row.element_mut(pos)
-                    .copy_from_slice(&buf.element(pos)[i * block..(i + 1) * block]);
-            }
-        }
+        slice_stripe_into(buf, i * block..(i + 1) * block, &mut row);
         if self.code.encode(&mut row).is_err() {
             return false;
         }
