@@ -320,7 +320,6 @@ fn recovery_killed_again_and_again_at(point: &str) -> usize {
     use exaraid_store::journal::Journal;
     use exaraid_store::state::{Input, Rec, State};
     use exaraid_store::superblock::read_checked;
-    use std::os::unix::process::ExitStatusExt;
 
     const UNIT: usize = 4096;
     let tmp = fast_tempdir();
@@ -370,23 +369,15 @@ fn recovery_killed_again_and_again_at(point: &str) -> usize {
 
     let mut kills = 0;
     for n in 1..=64 {
-        let status = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-            .args(["store", "ls"])
-            .arg(&dir)
-            .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .output()
-            .unwrap();
-        if status.status.success() {
+        if !killed_at(
+            &dir,
+            "ls",
+            &[],
+            format!("{point}:{n}"),
+            &format!("{point}:{n}: the child failed instead of being killed"),
+        ) {
             break; // this recovery ran past its n-th pass of the point: it finished
         }
-        assert_eq!(
-            status.status.signal(),
-            Some(9), // SIGKILL
-            "{point}:{n}: the child failed instead of being killed: {}",
-            String::from_utf8_lossy(&status.stderr)
-        );
         kills += 1;
     }
     let store =
@@ -450,22 +441,15 @@ fn crash_rounds_killing_recovery(code: CodeSpec, oss: usize, path: WritePath, se
         for _ in 0..rng.below(4) {
             let point = [SETTLE_TORN_BLOCK, SETTLE_ELEMENT, SETTLE_STRIPE][rng.below(3) as usize];
             let n = 1 + rng.below(12);
-            let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-                .args(["store", "ls"])
-                .arg(&dir)
-                .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
-                .output()
-                .unwrap();
-            if out.status.success() {
+            if !killed_at(
+                &dir,
+                "ls",
+                &[],
+                format!("{point}:{n}"),
+                &format!("round {round}: recovery failed instead of being killed at {point}:{n}"),
+            ) {
                 break; // nothing (more) to recover, or it finished before the n-th pass
             }
-            use std::os::unix::process::ExitStatusExt;
-            assert_eq!(
-                out.status.signal(),
-                Some(9),
-                "round {round}: recovery failed instead of being killed at {point}:{n}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
             recovery_kills += 1;
         }
 
@@ -528,7 +512,6 @@ fn a_lost_block_stays_reported_when_recovery_is_killed_while_marking_it() {
     use exaraid_store::state::{Input, Rec, State};
     use exaraid_store::superblock::read_checked;
     use exaraid_store::torture::{SETTLE_ELEMENT, SETTLE_TORN_BLOCK};
-    use std::os::unix::process::ExitStatusExt;
 
     const UNIT: usize = 4096;
     for point in [SETTLE_ELEMENT, SETTLE_TORN_BLOCK] {
@@ -587,21 +570,15 @@ fn a_lost_block_stays_reported_when_recovery_is_killed_while_marking_it() {
 
         let mut kills = 0;
         for n in 1..=32 {
-            let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-                .args(["store", "ls"])
-                .arg(&dir)
-                .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
-                .output()
-                .unwrap();
-            if out.status.success() {
+            if !killed_at(
+                &dir,
+                "ls",
+                &[],
+                format!("{point}:{n}"),
+                &format!("{point}:{n}"),
+            ) {
                 break;
             }
-            assert_eq!(
-                out.status.signal(),
-                Some(9),
-                "{point}:{n}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
             kills += 1;
         }
         assert!(
@@ -794,7 +771,6 @@ fn wcl_recovery_rebuilds_bit_rot_beside_the_write_in_flight() {
 #[test]
 fn a_flush_killed_mid_settle_is_finished_by_the_next_open() {
     use exaraid_store::torture::{SETTLE_BEGUN, SETTLE_ELEMENT, SETTLE_TORN_BLOCK};
-    use std::os::unix::process::ExitStatusExt;
 
     const UNIT: usize = 4096;
     let mut kills = 0;
@@ -830,22 +806,15 @@ fn a_flush_killed_mid_settle_is_finished_by_the_next_open() {
             );
             store.close().unwrap();
 
-            let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-                .args(["store", "rm"])
-                .arg(&dir)
-                .arg("g")
-                .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
-                .output()
-                .unwrap();
-            if out.status.success() {
+            if !killed_at(
+                &dir,
+                "rm",
+                &["g"],
+                format!("{point}:{n}"),
+                &format!("{point}:{n}: `rm` failed instead of being killed"),
+            ) {
                 break; // the flush passed the point fewer than n times: nothing cut
             }
-            assert_eq!(
-                out.status.signal(),
-                Some(9),
-                "{point}:{n}: `rm` failed instead of being killed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
             kills += 1;
 
             let store = Store::open(&dir)
@@ -892,7 +861,6 @@ fn recovery_killed_while_deciding_a_torn_cache_block_finishes_on_the_next_open()
     use exaraid_store::store::CACHE_OBJECT;
     use exaraid_store::superblock::read_checked;
     use exaraid_store::torture::SETTLE_TORN_BLOCK;
-    use std::os::unix::process::ExitStatusExt;
 
     const UNIT: usize = 4096;
     const SLOT_BYTES: usize = UNIT + 4;
@@ -936,24 +904,15 @@ fn recovery_killed_while_deciding_a_torn_cache_block_finishes_on_the_next_open()
 
     let mut kills = 0;
     for n in 1..=32 {
-        let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-            .args(["store", "ls"])
-            .arg(&dir)
-            .env(
-                exaraid_store::torture::KILL_AT_ENV,
-                format!("{SETTLE_TORN_BLOCK}:{n}"),
-            )
-            .output()
-            .unwrap();
-        if out.status.success() {
+        if !killed_at(
+            &dir,
+            "ls",
+            &[],
+            format!("{SETTLE_TORN_BLOCK}:{n}"),
+            &format!("{n}"),
+        ) {
             break;
         }
-        assert_eq!(
-            out.status.signal(),
-            Some(9),
-            "{n}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         kills += 1;
     }
     // The cached block, the running parity, then the settle's home blocks.
@@ -987,7 +946,6 @@ fn a_flush_killed_mid_settle_with_a_failed_oss_loses_nothing() {
     use exaraid_store::torture::{
         SETTLE_BEGUN, SETTLE_ELEMENT, SETTLE_STRIPE, SETTLE_SYNCED, SETTLE_TORN_BLOCK,
     };
-    use std::os::unix::process::ExitStatusExt;
 
     const UNIT: usize = 4096;
     const STRIPES: usize = 6;
@@ -1033,22 +991,15 @@ fn a_flush_killed_mid_settle_with_a_failed_oss_loses_nothing() {
                 );
                 store.close().unwrap();
 
-                let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-                    .args(["store", "rm"])
-                    .arg(&dir)
-                    .arg("g")
-                    .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
-                    .output()
-                    .unwrap();
-                if out.status.success() {
+                if !killed_at(
+                    &dir,
+                    "rm",
+                    &["g"],
+                    format!("{point}:{n}"),
+                    &format!("{code:?} {point}:{n}: `rm` failed instead of being killed"),
+                ) {
                     break; // the flush passed the point fewer than n times: nothing cut
                 }
-                assert_eq!(
-                    out.status.signal(),
-                    Some(9),
-                    "{code:?} {point}:{n}: `rm` failed instead of being killed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
                 kills += 1;
 
                 let mut store = Store::open(&dir)
@@ -1120,4 +1071,28 @@ fn kill_writer_after(dir: &Path, seed: u64, next: u64, delay_us: u64, model: &mu
         model[w.offset_bytes as usize..end].copy_from_slice(&w.data);
     }
     acked_end
+}
+
+/// Run `exaraid store COMMAND DIR EXTRA..` set to SIGKILL itself at `kill_at` (`point:n`, the
+/// n-th pass of a kill point). `true`: it was killed there; `false`: it finished first (it
+/// passed the point fewer than n times). Any other failure fails the test, naming `what`.
+fn killed_at(dir: &Path, command: &str, extra: &[&str], kill_at: String, what: &str) -> bool {
+    let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+        .args(["store", command])
+        .arg(dir)
+        .args(extra)
+        .env(exaraid_store::torture::KILL_AT_ENV, kill_at)
+        .output()
+        .unwrap();
+    if out.status.success() {
+        return false;
+    }
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        out.status.signal(),
+        Some(9), // SIGKILL
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
 }
