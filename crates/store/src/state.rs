@@ -178,6 +178,29 @@ pub enum Rec {
     SettleBegin {
         stripes: Vec<(u64, u64)>,
     },
+    /// Before plan `plan` writes a home stripe with a data column on a failed OSS: the true
+    /// bytes of that column where the plan's writes change the stripe, decoded while data and
+    /// parity still agree (durable before the plan's first write; `Durable` of the plan or
+    /// `PlannerReset` drops them). Why: those bytes exist only as a decode of the other
+    /// columns, and a write cut half-way leaves data and parity of different versions, from
+    /// which nobody can decode them (the write hole with a failed column). Recovery lays
+    /// these bytes over the stripe like known data (see `store/recovery.rs`).
+    FailedColumnCopy {
+        plan: u64,
+        copies: Vec<FailedColumnCopy>,
+    },
+}
+
+/// Bytes `offset_bytes..` of the data element at (`row`, `col`) of home stripe `stripe` of
+/// `file`, whose OSS failed, as decoded before a write (see `Rec::FailedColumnCopy`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedColumnCopy {
+    pub file: u64,
+    pub stripe: u64,
+    pub row: usize,
+    pub col: usize,
+    pub offset_bytes: u64,
+    pub bytes: Vec<u8>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -218,6 +241,10 @@ pub struct State {
     /// directory of its `rebuild --to` (`None`: in place).
     #[serde(default)]
     pub rebuilding: BTreeMap<usize, Option<String>>,
+    /// Copies of failed columns taken before plans not yet durable, in journal order, by
+    /// plan (see `Rec::FailedColumnCopy`).
+    #[serde(default)]
+    pub failed_column_copies: Vec<(u64, FailedColumnCopy)>,
 }
 
 impl State {
@@ -277,6 +304,8 @@ impl State {
             // A planner restart changes no bytes by itself (a settle that moves bytes home
             // begins with `SettleBegin`).
             Rec::PlannerReset => false,
+            // A copy of bytes already there (the plan that follows changes bytes).
+            Rec::FailedColumnCopy { .. } => false,
             _ => true,
         };
         if may_change_bytes {
@@ -332,7 +361,12 @@ impl State {
                 }
                 self.inputs.push(input.clone());
             }
-            Rec::Durable { plans } => self.durable.extend(plans.iter().copied()),
+            Rec::Durable { plans } => {
+                self.durable.extend(plans.iter().copied());
+                // Their writes are whole on disk: data and parity agree again.
+                self.failed_column_copies
+                    .retain(|(plan, _)| !plans.contains(plan));
+            }
             Rec::Fail { oss } => {
                 self.failed_oss.insert(*oss);
             }
@@ -375,11 +409,15 @@ impl State {
                 self.inputs.clear();
                 self.durable.clear();
                 self.settling = None;
+                self.failed_column_copies.clear();
             }
             Rec::SettleBegin { stripes } => self
                 .settling
                 .get_or_insert_with(BTreeSet::new)
                 .extend(stripes.iter().copied()),
+            Rec::FailedColumnCopy { plan, copies } => self
+                .failed_column_copies
+                .extend(copies.iter().map(|c| (*plan, c.clone()))),
         }
     }
 }

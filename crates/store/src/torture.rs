@@ -62,6 +62,10 @@ pub const SETTLE_SYNCED: &str = "settle-synced";
 /// Inside a backend block write, between its payload and its checksums (a torn write:
 /// new bytes under old checksums), counted only while a settle runs.
 pub const SETTLE_TORN_BLOCK: &str = "settle-torn-block";
+/// Inside a backend block write, between its payload and its checksums, counted only while
+/// no settle runs: every block a plan writes (a client write, a destage, a move home), so a
+/// test can cut a write at each of its steps, half-way through a block.
+pub const WRITE_TORN_BLOCK: &str = "write-torn-block";
 /// Kill points of a rebuild: after its `RebuildBegin` record is durable (nothing on the OSS
 /// or the target directory touched yet), after each element it writes onto the rebuilt
 /// OSS, and (`rebuild --to`) after the superblock names the new directory but before the
@@ -113,7 +117,12 @@ pub fn settling(on: bool) {
 
 /// Called by the backend between a block write's payload and its checksums.
 pub fn kill_point_between_payload_and_checksum() {
-    if armed().is_some() && SETTLING.load(Ordering::SeqCst) {
+    if armed().is_none() {
+        return;
+    }
+    if SETTLING.load(Ordering::SeqCst) {
         kill_point(SETTLE_TORN_BLOCK);
+    } else {
+        kill_point(WRITE_TORN_BLOCK);
     }
 }

@@ -714,7 +714,11 @@ impl Store {
                 let _guard = self.locks.acquire(ticket);
                 add(&probe.stripe_lock_wait_ns, since(waiting));
                 let executing = Instant::now();
-                let r = self.execute(&plan, if is_client_plan { client } else { None });
+                // With a failed OSS: its data that this plan's writes could make undecidable,
+                // made durable first (see `copy_failed_columns`).
+                let r = self
+                    .copy_failed_columns(&plan)
+                    .and_then(|()| self.execute(&plan, if is_client_plan { client } else { None }));
                 if r.is_ok() {
                     // Still under the stripe locks: no rebuild sees the bytes on disk yet
                     // counted as nothing.

@@ -105,6 +105,10 @@ pub(super) struct InFlight {
     /// recovery could not tell (see `decide_cache_stripe`): the settle does not read them
     /// and marks the home blocks lost instead.
     lost_cached: BTreeMap<(u64, u64), BTreeSet<(Pos, usize)>>,
+    /// Per home stripe, the true bytes of data on failed OSSs that interrupted plans
+    /// copied into the journal before their first write (`Rec::FailedColumnCopy`), oldest
+    /// first: known bytes, nothing to decode there.
+    failed_column_copies: BTreeMap<(u64, u64), Vec<CachedPiece>>,
 }
 
 /// What writes cut by the crash may have changed in one WCL cache stripe (or a delayed
@@ -176,6 +180,10 @@ const SETTLE_COPY_MAGIC: u64 = u64::from_le_bytes(*b"EXARCOPY");
 /// block (1: the settle could not tell it).
 const SETTLE_COPY_HEADER_BYTES: usize = 6 * 8;
 
+/// Most bytes of failed columns one `Rec::FailedColumnCopy` record carries (JSON spells a
+/// byte in at most 4: far below the journal's record limit). An element (stripe unit, at
+/// most 4 MiB) fits one.
+const FAILED_COPY_RECORD_BYTES_MAX: usize = 4 << 20;
 /// Most erasure patterns tried to confirm one block against its checksum.
 const CONFIRM_PATTERNS_MAX: usize = 64;
 /// Stripes named by one `SettleBegin` record (keeps each record far below the journal's
@@ -229,6 +237,27 @@ impl Store {
                     at += el.len_bytes;
                 }
             }
+        }
+        // Copies of failed columns taken before the interrupted plans wrote (durable first).
+        let undurable_ids: BTreeSet<u64> = undurable.iter().map(|p| p.id).collect();
+        for (plan, c) in &core.state.failed_column_copies {
+            assert!(
+                undurable_ids.contains(plan),
+                "a copy of a failed column outlived its plan's Durable record"
+            );
+            in_flight
+                .failed_column_copies
+                .entry((c.file, c.stripe))
+                .or_default()
+                .push(CachedPiece {
+                    pos: Pos {
+                        row: c.row,
+                        col: c.col,
+                    },
+                    offset_bytes: c.offset_bytes,
+                    bytes: c.bytes.clone(),
+                    parity_covers: false,
+                });
         }
         // Its block writes are kill points like a settle's (`SETTLE_TORN_BLOCK`): a second
         // crash there is decided again, the same way, by the next open.
@@ -765,10 +794,16 @@ impl Store {
                 }
             }
             let known = copies.remove(&(file, stripe));
+            let copied = in_flight
+                .failed_column_copies
+                .get(&(file, stripe))
+                .map(|v| v.as_slice())
+                .unwrap_or(&[]);
             let mut composed = self.compose_stripe(
                 file,
                 stripe,
                 ranges,
+                copied,
                 &pieces,
                 known.as_deref().unwrap_or(&[]),
             )?;
@@ -887,11 +922,14 @@ impl Store {
 
     /// Read a home stripe for a settle and decide, block by block, which bytes to keep (see
     /// the module docs). `ranges`: what is in flight in this stripe, per element.
+    /// `copied`: true bytes of data on failed OSSs copied before interrupted plans wrote
+    /// (`Rec::FailedColumnCopy`), oldest first.
     fn compose_stripe(
         &self,
         file: u64,
         stripe: u64,
         ranges: &BTreeMap<Pos, Ranges>,
+        copied: &[CachedPiece],
         cached: &[CachedPiece],
         known: &[CachedPiece],
     ) -> Result<Composed, StoreError> {
@@ -934,9 +972,15 @@ impl Store {
         // parity there whatever a cut move home left at home, so those offsets are not in
         // flight. (Without this, a torn move home beside a failed OSS is undecidable.)
         // So are the true bytes of a failed OSS's data that a settle copied aside before
-        // writing this stripe home (`write_settle_copies`): nothing needs decoding there.
+        // writing this stripe home (`write_settle_copies`), or that a plan copied into the
+        // journal before its writes (`copy_failed_columns`; laid first: a settle's copy and
+        // cached bytes are newer): nothing needs decoding there.
         let mut ranges = ranges.clone();
-        for piece in cached.iter().filter(|p| p.parity_covers).chain(known) {
+        for piece in copied
+            .iter()
+            .chain(cached.iter().filter(|p| p.parity_covers))
+            .chain(known)
+        {
             let (a, z) = (
                 piece.offset_bytes,
                 piece.offset_bytes + piece.bytes.len() as u64,
@@ -1075,6 +1119,137 @@ impl Store {
             }
         }
         Ok(composed)
+    }
+
+    /// Before plan `plan` writes home stripes (a client write: rmw, or a delayed store's
+    /// write outside a window) while an OSS is failed: make the true bytes of every data
+    /// element on a failed OSS durable in the journal (`Rec::FailedColumnCopy`) wherever the
+    /// plan's writes change the stripe, decoded now, while data and parity agree. Why: those
+    /// bytes exist only as a decode of the other columns, and a kill amid the plan leaves
+    /// data and parity of different versions at those offsets, from which nobody can decode
+    /// them; recovery lays the copy over the stripe instead (`compose_stripe`). The same cure
+    /// as a settle's (`write_settle_copies`), in the journal because it is small: whole 4 KiB
+    /// blocks (recovery decides per block) at the offsets the plan writes, of the failed
+    /// columns only. Costs nothing on a healthy store (no read, no record); with a failed OSS
+    /// one read of each stripe written and one journal sync per write. Not for the staging
+    /// file of a `put` (never acknowledged: recovery drops it) nor for WCL destages and
+    /// delayed moves home, whose new bytes of a failed column sit in the cache zone and
+    /// reach recovery from there.
+    pub(super) fn copy_failed_columns(&self, plan: &IoPlan) -> Result<(), StoreError> {
+        if self.tolerance() == 0 || self.backends.iter().all(|b| b.healthy()) {
+            return Ok(());
+        }
+        if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
+            return Ok(());
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let e = self.sb.element_bytes as u64;
+        let g = self.layout.geometry().clone();
+        // Per home stripe, the block ranges the plan's writes change. Every byte offset of a
+        // stripe is a codeword across its elements, so a write at these offsets (of data, or
+        // of parity) ties every column at these offsets, in every row.
+        let mut touched: BTreeMap<(u64, u64), Ranges> = BTreeMap::new();
+        let home_writes = plan
+            .steps
+            .iter()
+            .filter(|s| s.op == Op::Write && s.zone != PlanZone::Cache);
+        for step in home_writes {
+            for piece in &step.pieces {
+                let el = &piece.element;
+                if el.len_bytes == 0 {
+                    continue;
+                }
+                let a = el.offset_bytes / block * block;
+                let z = (el.offset_bytes + el.len_bytes).div_ceil(block) * block;
+                assert!(z <= e, "a piece within one element");
+                let ranges = touched.entry((step.file, el.stripe)).or_default();
+                crate::state::add_range(ranges, a, z);
+            }
+        }
+        if touched.is_empty() {
+            return Ok(());
+        }
+        let staging: BTreeSet<u64> = {
+            let core = self.core.lock();
+            let files = core.state.files.iter();
+            files
+                .filter(|(name, _)| name.contains('\0'))
+                .map(|(_, m)| m.id)
+                .collect()
+        };
+        let mut copies: Vec<crate::state::FailedColumnCopy> = Vec::new();
+        for ((file, stripe), ranges) in touched {
+            if staging.contains(&file) {
+                continue;
+            }
+            let failed: Vec<Pos> = (0..g.cols)
+                .filter(|&col| !self.backends[self.layout.oss_of(file, stripe, col)].healthy())
+                .flat_map(|col| (0..g.rows).map(move |row| Pos { row, col }))
+                .filter(|&pos| matches!(g.cell(pos), Cell::Data(_)))
+                .collect();
+            if failed.is_empty() {
+                continue;
+            }
+            let mut home = self.read_home_blocks(file, stripe)?;
+            let lost = self.decode_blocks(&mut home)?;
+            // A block row already undecodable has no true bytes left to protect.
+            let known =
+                |pos: Pos, i: u64| !(lost.contains(&(i as usize)) && home.is_bad(pos, i as usize));
+            for pos in failed {
+                for &(a, z) in &ranges {
+                    let (mut i, end) = (a / block, z / block);
+                    while i < end {
+                        if !known(pos, i) {
+                            i += 1;
+                            continue;
+                        }
+                        let first = i;
+                        while i < end && known(pos, i) {
+                            i += 1;
+                        }
+                        let (from, to) = ((first * block) as usize, (i * block) as usize);
+                        copies.push(crate::state::FailedColumnCopy {
+                            file,
+                            stripe,
+                            row: pos.row,
+                            col: pos.col,
+                            offset_bytes: first * block,
+                            bytes: home.buf.element(pos)[from..to].to_vec(),
+                        });
+                    }
+                }
+            }
+        }
+        if copies.is_empty() {
+            return Ok(());
+        }
+        // Records of at most `FAILED_COPY_RECORD_BYTES_MAX` copied bytes (a copy is at most one
+        // element), one sync after the last: durable before the plan's first write.
+        assert!(e as usize <= FAILED_COPY_RECORD_BYTES_MAX);
+        let mut core = self.core.lock();
+        let mut batch: Vec<crate::state::FailedColumnCopy> = Vec::new();
+        let mut batch_bytes = 0usize;
+        let count = copies.len();
+        for (n, c) in copies.into_iter().enumerate() {
+            if batch_bytes + c.bytes.len() > FAILED_COPY_RECORD_BYTES_MAX {
+                let rec = Rec::FailedColumnCopy {
+                    plan: plan.id,
+                    copies: std::mem::take(&mut batch),
+                };
+                self.journal(&mut core, rec, false)?;
+                batch_bytes = 0;
+            }
+            batch_bytes += c.bytes.len();
+            batch.push(c);
+            if n + 1 == count {
+                let rec = Rec::FailedColumnCopy {
+                    plan: plan.id,
+                    copies: std::mem::take(&mut batch),
+                };
+                self.journal(&mut core, rec, true)?;
+            }
+        }
+        Ok(())
     }
 
     /// Where a settle copies the data element at `pos` of a home stripe when its OSS failed:

@@ -1,0 +1,217 @@
+//! kill -9 of a write or a put while one OSS is failed (within the code's tolerance), at
+//! every block the command writes (issue #4 F2, F3). The failed OSS holds a data column of
+//! the written stripe that the write does not touch: its bytes exist only as a decode of
+//! the other columns, and a write cut between data and parity used to leave them
+//! undecidable (`DataLost` for acknowledged bytes after reopen). Each command runs with
+//! `EXARAID_KILL_AT=write-torn-block:n` (SIGKILL between a block's new bytes and its
+//! checksum) for n = 1, 2, ... until it finishes; after every kill the store is reopened
+//! and every acknowledged byte checked.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use common::{bytes, ok, s};
+use exaraid_store::torture::{KILL_AT_ENV, WRITE_TORN_BLOCK};
+use exaraid_store::Store;
+
+const UNIT_BYTES: u64 = 4096;
+const FILE_BYTES: usize = 64 * 1024;
+/// More kill points than any command here passes (it then finishes).
+const KILLS_MAX: u64 = 64;
+
+/// A temporary directory on tmpfs when there is one (fast fsync), else the default.
+fn fast_tempdir() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        if let Ok(d) = tempfile::Builder::new()
+            .prefix("exaraid-degraded-crash")
+            .tempdir_in(shm)
+        {
+            return d;
+        }
+    }
+    tempfile::tempdir().unwrap()
+}
+
+/// Run `exaraid args` with `stdin`, set to SIGKILL itself at the `n`-th torn block write.
+/// `true`: killed there; `false`: it finished first. Anything else fails the test.
+fn killed_at_block(args: &[&str], stdin: &[u8], n: u64) -> bool {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+        .args(args)
+        .env(KILL_AT_ENV, format!("{WRITE_TORN_BLOCK}:{n}"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The command reads all of stdin before it writes anything: no kill before this ends.
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out: Output = child.wait_with_output().unwrap();
+    if out.status.success() {
+        return false;
+    }
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        out.status.signal(),
+        Some(9),
+        "{args:?} at {n}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}
+
+/// The OSS holding a data column of the stripe of file byte `at` other than the column of
+/// `at` itself (its bytes are not rewritten by a small write at `at`).
+fn oss_of_other_data_column(dir: &Path, name: &str, at: u64) -> usize {
+    let store = Store::open(dir).unwrap();
+    let id = store.file_id(name).unwrap();
+    let layout = store.layout();
+    let sdb = layout.stripe_data_bytes();
+    let (_, written) = layout.split(at, 1).unwrap()[0];
+    let stripe_start = at / sdb * sdb;
+    let other = (stripe_start..stripe_start + sdb)
+        .step_by(UNIT_BYTES as usize)
+        .map(|o| layout.split(o, 1).unwrap()[0].1)
+        .find(|el| el.pos.col != written.pos.col)
+        .expect("a stripe has two data columns");
+    let oss = layout.oss_of(id, written.stripe, other.pos.col);
+    store.close().unwrap();
+    oss
+}
+
+fn init(dir: &Path, code: &[&str]) {
+    let mut args = vec!["store", "init", s(dir)];
+    args.extend_from_slice(code);
+    args.extend_from_slice(&["--stripe-unit", "4096"]);
+    ok(&args, b"");
+}
+
+fn degraded_write_killed_at_every_block(code: &[&str]) {
+    let tmp = fast_tempdir();
+    let dir = tmp.path().join("store");
+    init(&dir, code);
+    let mut model = bytes(3, FILE_BYTES);
+    ok(&["store", "put", s(&dir), "c"], &model);
+    // 100 bytes inside the first data element of the file's last stripe.
+    let sdb = Store::open(&dir).unwrap().layout().stripe_data_bytes();
+    let off = (FILE_BYTES as u64 / sdb - 1) * sdb + 1000;
+    let len = 100usize;
+    let failed = oss_of_other_data_column(&dir, "c", off);
+    ok(
+        &["store", "fail", s(&dir), "--oss", &failed.to_string()],
+        b"",
+    );
+    let offset = off.to_string();
+    let mut kills = 0;
+    for n in 1..=KILLS_MAX {
+        let new = bytes(100 + n as u8, len);
+        let args = ["store", "write", s(&dir), "c", "--offset", &offset];
+        let killed = killed_at_block(&args, &new, n);
+        let out = common::exaraid(&["store", "get", s(&dir), "c"], b"");
+        assert!(
+            out.status.success(),
+            "{code:?}, OSS {failed} failed, write killed at block {n}: get fails: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got = out.stdout;
+        assert_eq!(got.len(), model.len(), "{code:?} at {n}: size");
+        let (a, z) = (off as usize, off as usize + len);
+        for (i, (&g, &m)) in got.iter().zip(&model).enumerate() {
+            let acknowledged = i < a || i >= z;
+            assert!(
+                g == m || (!acknowledged && g == new[i - a]),
+                "{code:?}, OSS {failed} failed, write killed at block {n}: byte {i} is {g}, acknowledged {m}{}",
+                if acknowledged { String::new() } else { format!(" or new {}", new[i - a]) }
+            );
+        }
+        if !killed {
+            assert_eq!(got[a..z], new[..], "{code:?}: the finished write");
+            break;
+        }
+        kills += 1;
+        model = got;
+    }
+    assert!(
+        kills >= 2,
+        "{code:?}: only {kills} kills landed in the write"
+    );
+}
+
+#[test]
+fn a_degraded_write_killed_at_any_block_keeps_every_acknowledged_byte_raid5() {
+    degraded_write_killed_at_every_block(&["--oss", "4", "--code", "raid5"]);
+}
+
+#[test]
+fn a_degraded_write_killed_at_any_block_keeps_every_acknowledged_byte_raid6() {
+    degraded_write_killed_at_every_block(&["--oss", "5", "--code", "raid6"]);
+}
+
+#[test]
+fn a_degraded_write_killed_at_any_block_keeps_every_acknowledged_byte_rs_4_2() {
+    degraded_write_killed_at_every_block(&["--oss", "6", "--code", "rs", "--k", "4", "--m", "2"]);
+}
+
+#[test]
+fn a_degraded_write_killed_at_any_block_keeps_every_acknowledged_byte_xcode() {
+    degraded_write_killed_at_every_block(&["--oss", "5", "--code", "xcode", "--p", "5"]);
+}
+
+/// F3: a `put` over an existing file, killed at any block with one OSS failed (each OSS in
+/// turn), leaves the old content whole and nothing that makes `rebuild` fail (its staging
+/// file held no acknowledged byte: recovery drops it). The new content ends early in its
+/// last stripe, so that stripe has data columns the put never writes.
+#[test]
+fn a_degraded_put_killed_at_any_block_keeps_the_old_file_and_rebuild_works() {
+    let tmp = fast_tempdir();
+    let dir = tmp.path().join("store");
+    let oss_count = 6;
+    init(
+        &dir,
+        &["--oss", "6", "--code", "rs", "--k", "4", "--m", "2"],
+    );
+    let old = bytes(5, FILE_BYTES);
+    ok(&["store", "put", s(&dir), "b"], &old);
+    let new_bytes = 3 * 4 * UNIT_BYTES as usize + UNIT_BYTES as usize + 100;
+    for failed in 0..oss_count {
+        let failed = failed.to_string();
+        let mut kills = 0;
+        for n in 1..=KILLS_MAX {
+            ok(&["store", "fail", s(&dir), "--oss", &failed], b"");
+            let new = bytes(50 + n as u8, new_bytes);
+            let killed = killed_at_block(&["store", "put", s(&dir), "b"], &new, n);
+            let got = ok(&["store", "get", s(&dir), "b"], b"");
+            let listed = String::from_utf8(ok(&["store", "ls", s(&dir)], b"")).unwrap();
+            let out = common::exaraid(&["store", "rebuild", s(&dir), "--oss", &failed], b"");
+            assert!(
+                out.status.success(),
+                "OSS {failed} failed, put killed at block {n}: rebuild fails: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let again = ok(&["store", "get", s(&dir), "b"], b"");
+            assert!(
+                again == got,
+                "OSS {failed}, put killed at block {n}: rebuild changed b"
+            );
+            assert_eq!(listed.lines().count(), 1, "at {n}: one file: {listed}");
+            if !killed {
+                assert!(got == new, "OSS {failed}: the finished put");
+                // The next round puts over this content.
+                ok(&["store", "put", s(&dir), "b"], &old);
+                break;
+            }
+            assert!(
+                got == old,
+                "OSS {failed}, put killed at block {n}: b is not its old content"
+            );
+            kills += 1;
+        }
+        assert!(
+            kills >= 2,
+            "OSS {failed}: only {kills} kills landed in the put"
+        );
+    }
+}
