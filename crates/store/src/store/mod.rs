@@ -791,7 +791,6 @@ impl Store {
                 // failed OSS go on record first, and settle skips them.
                 store.record_losses(&mut core)?;
                 store.recover(&mut core, &undurable)?;
-                store.drop_staging_files(&mut core)?;
                 Vec::new()
             } else {
                 store.restart_windows(&mut core)?;
@@ -820,6 +819,7 @@ impl Store {
         };
         store.run_plans(more, None)?;
         store.tick()?;
+        store.drop_staging_files()?;
         Ok(store)
     }
 
@@ -957,23 +957,20 @@ impl Store {
         Ok(())
     }
 
-    /// Recovery: drop the staging files of `put`s cut by the crash (`NAME\0put`: a put
-    /// over an existing file writes there first). Why: they hold no
-    /// acknowledged byte (only `Replace` makes them a user's file), yet a stripe of theirs
-    /// that recovery could not tell (written with a failed OSS, which `copy_failed_columns`
-    /// does not protect for them) would fail `rebuild` until the next put of the name.
-    /// Call after the settle (nothing of them is cached then).
-    fn drop_staging_files(&self, core: &mut Core) -> Result<(), StoreError> {
-        let staging: Vec<(String, u64)> = core
-            .state
-            .files
-            .iter()
-            .filter(|(name, _)| name.ends_with("\0put"))
-            .map(|(name, m)| (name.clone(), m.id))
-            .collect();
-        for (name, id) in staging {
-            self.journal(core, Rec::Remove { name }, true)?;
-            self.remove_objects(id)?;
+    /// At open: drop the staging files of `put`s cut by a crash (`NAME\0put`: a put over an
+    /// existing file writes there first; no put runs while the store opens). Why: they hold
+    /// no acknowledged byte (only `Replace` makes one a user's file), yet a stripe of theirs
+    /// that could not be told (written with a failed OSS, which `copy_failed_columns` does
+    /// not protect for them, or bit rot beside a failed OSS) made `rebuild` fail on a file
+    /// nobody can see, until the next put of the name.
+    fn drop_staging_files(&self) -> Result<(), StoreError> {
+        let staging: Vec<String> = {
+            let core = self.core.lock();
+            let names = core.state.files.keys();
+            names.filter(|n| n.ends_with("\0put")).cloned().collect()
+        };
+        for name in staging {
+            self.remove(&name)?;
         }
         Ok(())
     }

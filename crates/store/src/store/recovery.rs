@@ -1130,16 +1130,18 @@ impl Store {
     /// them; recovery lays the copy over the stripe instead (`compose_stripe`). The same cure
     /// as a settle's (`write_settle_copies`), in the journal because it is small: whole 4 KiB
     /// blocks (recovery decides per block) at the offsets the plan writes, of the failed
-    /// columns only. Costs nothing on a healthy store (no read, no record); with a failed OSS
-    /// one read of each stripe written and one journal sync per write. Not for the staging
+    /// columns only. On a healthy store it costs one health probe per OSS per client write
+    /// plan (no read, no record); with a failed OSS, one read of each stripe written and
+    /// one journal sync per write. Not for the staging
     /// file of a `put` (never acknowledged: recovery drops it) nor for WCL destages and
     /// delayed moves home, whose new bytes of a failed column sit in the cache zone and
     /// reach recovery from there.
     pub(super) fn copy_failed_columns(&self, plan: &IoPlan) -> Result<(), StoreError> {
-        if self.tolerance() == 0 || self.backends.iter().all(|b| b.healthy()) {
+        if self.tolerance() == 0 || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
             return Ok(());
         }
-        if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
+        // One health probe per OSS (a flag and a stat): the only cost on a healthy store.
+        if self.backends.iter().all(|b| b.healthy()) {
             return Ok(());
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
