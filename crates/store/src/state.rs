@@ -363,9 +363,22 @@ impl State {
             }
             Rec::Durable { plans } => {
                 self.durable.extend(plans.iter().copied());
-                // Their writes are whole on disk: data and parity agree again.
-                self.failed_column_copies
-                    .retain(|(plan, _)| !plans.contains(plan));
+                // Their writes are whole on disk: data and parity agree again. So do the
+                // writes of every plan that copied the same stripe before them (stripe
+                // locks: those ran first), whose copies would now be stale: laid over a
+                // failed column a durable plan wrote, they would revert acknowledged bytes.
+                let mut last: BTreeMap<(u64, u64), usize> = BTreeMap::new();
+                for (i, (plan, c)) in self.failed_column_copies.iter().enumerate() {
+                    if plans.contains(plan) {
+                        last.insert((c.file, c.stripe), i);
+                    }
+                }
+                let mut i = 0;
+                self.failed_column_copies.retain(|(plan, c)| {
+                    let stale = last.get(&(c.file, c.stripe)).is_some_and(|&l| i <= l);
+                    i += 1;
+                    !stale && !plans.contains(plan)
+                });
             }
             Rec::Fail { oss } => {
                 self.failed_oss.insert(*oss);
@@ -453,4 +466,62 @@ pub fn sub_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
         }
     }
     *ranges = out;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy(stripe: u64) -> FailedColumnCopy {
+        FailedColumnCopy {
+            file: 1,
+            stripe,
+            row: 0,
+            col: 2,
+            offset_bytes: 0,
+            bytes: vec![7; 4096],
+        }
+    }
+
+    /// Copies of failed columns taken by plans 1, 2, 3 (in that order) on stripe 0, and by
+    /// plan 1 on stripe 5: after each `Durable`, the plans (by stripe) whose copies are left.
+    fn left_after(durable: &[u64]) -> Vec<(u64, u64)> {
+        let mut state = State::default();
+        let mut seq = 0;
+        let mut apply = |state: &mut State, rec: Rec| {
+            seq += 1;
+            state.apply(seq, &rec);
+        };
+        for (plan, stripes) in [(1, vec![0, 5]), (2, vec![0]), (3, vec![0])] {
+            let copies = stripes.into_iter().map(copy).collect();
+            apply(&mut state, Rec::FailedColumnCopy { plan, copies });
+        }
+        for &p in durable {
+            apply(&mut state, Rec::Durable { plans: vec![p] });
+        }
+        let copies = state.failed_column_copies.iter();
+        copies.map(|(p, c)| (*p, c.stripe)).collect()
+    }
+
+    #[test]
+    fn a_durable_plan_drops_its_copies_and_the_older_copies_of_its_stripes_only() {
+        assert_eq!(left_after(&[]), [(1, 0), (1, 5), (2, 0), (3, 0)]);
+        assert_eq!(left_after(&[1]), [(2, 0), (3, 0)]);
+        // Plan 1 ran on stripe 0 before plan 2 (stripe locks): its copy there is stale once
+        // plan 2 is durable (it could revert bytes plan 2 wrote); plan 3's is newer.
+        assert_eq!(left_after(&[2]), [(1, 5), (3, 0)]);
+        assert_eq!(left_after(&[3, 1]), Vec::<(u64, u64)>::new());
+    }
+
+    #[test]
+    fn a_planner_reset_drops_every_copy() {
+        let mut state = State::default();
+        let rec = Rec::FailedColumnCopy {
+            plan: 4,
+            copies: vec![copy(0)],
+        };
+        state.apply(1, &rec);
+        state.apply(2, &Rec::PlannerReset);
+        assert!(state.failed_column_copies.is_empty());
+    }
 }

@@ -241,10 +241,9 @@ impl Store {
         // Copies of failed columns taken before the interrupted plans wrote (durable first).
         let undurable_ids: BTreeSet<u64> = undurable.iter().map(|p| p.id).collect();
         for (plan, c) in &core.state.failed_column_copies {
-            assert!(
-                undurable_ids.contains(plan),
-                "a copy of a failed column outlived its plan's Durable record"
-            );
+            if !undurable_ids.contains(plan) {
+                continue; // (not expected: a durable plan's copies go with its record)
+            }
             in_flight
                 .failed_column_copies
                 .entry((c.file, c.stripe))
@@ -1131,17 +1130,13 @@ impl Store {
     /// as a settle's (`write_settle_copies`), in the journal because it is small: whole 4 KiB
     /// blocks (recovery decides per block) at the offsets the plan writes, of the failed
     /// columns only. On a healthy store it costs one health probe per OSS per client write
-    /// plan (no read, no record); with a failed OSS, one read of each stripe written and
+    /// plan with home writes (no read, no record); with a failed OSS, one read of each stripe written and
     /// one journal sync per write. Not for the staging
     /// file of a `put` (never acknowledged: recovery drops it) nor for WCL destages and
     /// delayed moves home, whose new bytes of a failed column sit in the cache zone and
     /// reach recovery from there.
     pub(super) fn copy_failed_columns(&self, plan: &IoPlan) -> Result<(), StoreError> {
         if self.tolerance() == 0 || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
-            return Ok(());
-        }
-        // One health probe per OSS (a flag and a stat): the only cost on a healthy store.
-        if self.backends.iter().all(|b| b.healthy()) {
             return Ok(());
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
@@ -1168,7 +1163,8 @@ impl Store {
                 crate::state::add_range(ranges, a, z);
             }
         }
-        if touched.is_empty() {
+        // One health probe per OSS (a flag and a stat): the only cost on a healthy store.
+        if touched.is_empty() || self.backends.iter().all(|b| b.healthy()) {
             return Ok(());
         }
         let staging: BTreeSet<u64> = {
