@@ -215,3 +215,40 @@ fn a_degraded_put_killed_at_any_block_keeps_the_old_file_and_rebuild_works() {
         );
     }
 }
+
+/// F3: a `put` of a new name, killed at any block with one OSS failed, leaves no file or
+/// the whole new content (it used to leave the name 0 bytes long, or torn).
+#[test]
+fn a_degraded_put_of_a_new_name_killed_at_any_block_leaves_no_file_or_all_of_it() {
+    let tmp = fast_tempdir();
+    let dir = tmp.path().join("store");
+    init(&dir, &["--oss", "5", "--code", "raid6"]);
+    ok(&["store", "fail", s(&dir), "--oss", "1"], b"");
+    let new = bytes(9, FILE_BYTES - 5000);
+    let mut kills = 0;
+    for n in 1..=KILLS_MAX {
+        let killed = killed_at_block(&["store", "put", s(&dir), "fresh"], &new, n);
+        let out = common::exaraid(&["store", "get", s(&dir), "fresh"], b"");
+        if !killed {
+            assert!(
+                out.status.success() && out.stdout == new,
+                "the finished put"
+            );
+            break;
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains("no file named"),
+            "put of a new name killed at block {n}: get gave {} bytes ({err})",
+            out.stdout.len()
+        );
+        let listed = ok(&["store", "ls", s(&dir)], b"");
+        assert!(
+            listed.is_empty(),
+            "at {n}: {}",
+            String::from_utf8_lossy(&listed)
+        );
+        kills += 1;
+    }
+    assert!(kills >= 2, "only {kills} kills landed in the put");
+}

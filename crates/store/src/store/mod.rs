@@ -984,20 +984,20 @@ impl Store {
         Ok(())
     }
 
-    /// Store `data` as file `name`, replacing any previous content. Over an existing file the
-    /// new content is written first under a temporary name and then takes the name, so a put
-    /// that fails (a full OSS) leaves the old content whole; it needs room for both meanwhile.
+    /// Store `data` as file `name`, replacing any previous content. The new content is written
+    /// first under a temporary name and then takes the name, so a put that fails (a full OSS)
+    /// or is cut by a crash leaves the old content whole (or, for a new name, no file); over
+    /// an existing file it needs room for both meanwhile.
     pub fn put(&self, name: &str, data: &[u8]) -> Result<(), StoreError> {
         check_name(name)?;
         self.check_usable()?;
         let old = self.core.lock().state.files.get(name).map(|m| m.id);
-        let Some(old) = old else {
+        if old.is_none() && data.is_empty() {
             self.file_or_create(name)?;
-            if !data.is_empty() {
-                self.write(name, 0, data)?;
-            }
             return Ok(());
-        };
+        }
+        // A new name too: a put cut by a crash must leave no file rather than part of the
+        // new content (issue #4 F3: a killed put of a new name left it 0 bytes or torn).
         // NUL is refused in user names (`check_name`), so this name is never a user's file.
         let temp = format!("{name}\0put");
         if self.core.lock().state.files.contains_key(&temp) {
@@ -1027,7 +1027,9 @@ impl Store {
                 return Err(e);
             }
         }
-        self.detach(old)?;
+        if let Some(old) = old {
+            self.detach(old)?;
+        }
         {
             let mut core = self.core.lock();
             self.journal(
@@ -1039,7 +1041,10 @@ impl Store {
                 true,
             )?;
         }
-        self.remove_objects(old)
+        match old {
+            Some(old) => self.remove_objects(old),
+            None => Ok(()),
+        }
     }
 
     /// The whole content of a file.
