@@ -84,6 +84,13 @@
 //! failed OSS costs one more element write per failed data element and one sync per such
 //! stripe.
 //!
+//! A client write with a failed OSS has the same write hole: its plan writes data and
+//! parity of a stripe whose failed column exists only as a decode of them. So before its
+//! first write it journals that column's true bytes at the offsets it writes
+//! (`copy_failed_columns`, `Rec::FailedColumnCopy`, synced), and recovery lays the copies of
+//! the plans cut by the crash over their stripes like a settle's copies (issue #4 F2). A
+//! plan's `Durable` record drops its copies and the older ones of the same stripes.
+//!
 //! A lost block is never rewritten and gets a checksum that cannot match, and the parity
 //! blocks of its row are not rewritten but marked the same way: reads of it fail with
 //! `DataLost` naming the stripe's file range (one more unreadable column than the code
@@ -1130,11 +1137,11 @@ impl Store {
     /// as a settle's (`write_settle_copies`), in the journal because it is small: whole 4 KiB
     /// blocks (recovery decides per block) at the offsets the plan writes, of the failed
     /// columns only. On a healthy store it costs one health probe per OSS per client write
-    /// plan with home writes (no read, no record); with a failed OSS, one read of each stripe written and
-    /// one journal sync per write. Not for the staging
-    /// file of a `put` (never acknowledged: recovery drops it) nor for WCL destages and
-    /// delayed moves home, whose new bytes of a failed column sit in the cache zone and
-    /// reach recovery from there.
+    /// plan with home writes (no read, no record); with a failed OSS, one read of each
+    /// stripe written and one journal sync per write. Not for the staging file of a `put`
+    /// (never acknowledged: every open drops it) nor for WCL destages and delayed moves
+    /// home, whose new bytes of a failed column sit in the cache zone and reach recovery
+    /// from there.
     pub(super) fn copy_failed_columns(&self, plan: &IoPlan) -> Result<(), StoreError> {
         if self.tolerance() == 0 || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
             return Ok(());
