@@ -157,10 +157,6 @@ pub trait Backend: Send + Sync {
     fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError>;
     /// Make every completed write durable.
     fn sync(&self) -> Result<(), BackendError>;
-    /// Recompute the checksums of the blocks covering `offset..offset+len` from the bytes on
-    /// disk, whatever they hold. Only for recovery of writes that were never acknowledged
-    /// (a torn write leaves new bytes under an old checksum).
-    fn reseal(&self, key: ElementKey, offset: usize, len: usize) -> Result<(), BackendError>;
     /// Verify every block of an element; returns the corrupt block numbers.
     fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError>;
     /// All (object, zone, slot count) this OSS holds.
@@ -746,7 +742,7 @@ impl DirBackend {
         let file = self.file(key.object, key.zone, true)?.expect("created");
         let base = key.slot * self.slot_bytes();
         // Payload first, then its checksums: a crash in between leaves a mismatch that the
-        // store's recovery reseals (the write was not acknowledged) or that scrub repairs.
+        // store's recovery decides (the write was not acknowledged) or that scrub repairs.
         file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64)
             .map_err(|e| self.map_io(e))?;
         crate::torture::kill_point_between_payload_and_checksum();
@@ -950,23 +946,6 @@ impl Backend for DirBackend {
                 self.new_files.store(true, Ordering::SeqCst);
                 return Err(self.map_io(e));
             }
-        }
-        Ok(())
-    }
-
-    fn reseal(&self, key: ElementKey, offset: usize, len: usize) -> Result<(), BackendError> {
-        self.check_up()?;
-        self.check_range(key, offset, len)?;
-        if len == 0 {
-            return Ok(());
-        }
-        let b0 = offset / CHECKSUM_BLOCK_BYTES;
-        let b1 = (offset + len).div_ceil(CHECKSUM_BLOCK_BYTES);
-        let (data, crcs) = self.read_blocks(key, b0, b1)?;
-        let bad = self.check_blocks(key, b0, &data, &crcs);
-        for block in bad {
-            let at = (block - b0) * CHECKSUM_BLOCK_BYTES;
-            self.write_blocks(key, block, &data[at..at + CHECKSUM_BLOCK_BYTES])?;
         }
         Ok(())
     }
@@ -1346,25 +1325,6 @@ mod tests {
         let err = DirBackend::open(dir.path(), &label(), None).err().unwrap();
         assert!(err.to_string().contains("extents log"), "{err}");
         assert!(err.to_string().contains("damaged at byte 24"), "{err}");
-    }
-
-    #[test]
-    fn reseal_accepts_torn_bytes_of_an_unacknowledged_write() {
-        let dir = tempfile::tempdir().unwrap();
-        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
-        b.write(key(0), 0, &vec![1; E]).unwrap();
-        // Payload replaced without its checksum: what a kill between the two pwrites leaves.
-        let f = OpenOptions::new()
-            .write(true)
-            .open(dir.path().join("objects/7.data"))
-            .unwrap();
-        f.write_all_at(&[9u8; 4096], 0).unwrap();
-        assert_eq!(b.verify(key(0)).unwrap(), vec![0]);
-        b.reseal(key(0), 0, E).unwrap();
-        assert!(b.verify(key(0)).unwrap().is_empty());
-        let mut buf = [0u8; 2];
-        b.read(key(0), 4095, &mut buf).unwrap();
-        assert_eq!(buf, [9, 1]);
     }
 
     /// Recovery's view of a torn block: its bytes as they are, named as failing, without any

@@ -40,6 +40,8 @@
 //! it rewrote as in flight. Open recovers when an unacknowledged plan is left *or* a settle
 //! began and did not end (a killed flush leaves no unacknowledged plan, only its torn blocks).
 
+#[cfg(test)]
+mod core_held;
 mod exec;
 mod read;
 mod recovery;
@@ -1544,7 +1546,7 @@ impl Store {
         {
             let mut core = self.core.lock();
             self.record_losses(&mut core)?; // settle forgets the planner's view
-            self.settle(&mut core, BTreeSet::new(), false)?;
+            self.settle(&mut core, BTreeSet::new())?;
         }
         *self.advances.lock() += 1;
         self.advance_cv.notify_all();
@@ -1607,7 +1609,7 @@ impl Store {
         } else if all_durable && core.state.inputs.len() > PLANNER_INPUTS_MAX {
             // The input log would make every open slow: settle (everything home with
             // parity, windows stay open) and start a new, empty log.
-            return self.settle(&mut core, BTreeSet::new(), false);
+            return self.settle(&mut core, BTreeSet::new());
         }
         self.checkpoint_locked(&mut core)
     }

@@ -578,13 +578,12 @@ impl Store {
 
     /// Move every cached range home and recompute the parity of `extra` stripes and of every
     /// stripe that had cached bytes; then restart the planner from scratch. Open delayed
-    /// windows stay open (their data is now protected early). (`_reseal` is no longer used:
-    /// what a settle may have torn is known from its `SettleBegin` record.)
+    /// windows stay open (their data is now protected early). What a settle may have torn
+    /// is known from its `SettleBegin` record.
     pub(super) fn settle(
         &self,
         core: &mut Core,
         stripes: BTreeSet<(u64, u64)>,
-        _reseal: bool,
     ) -> Result<(), StoreError> {
         self.settle_with(core, stripes, InFlight::default())
     }

@@ -291,9 +291,10 @@ impl Store {
                     }
                 };
                 if !lost.is_empty() {
-                    report
-                        .unrepairable
-                        .push(self.lost_blocks_error(id, stripe, &home, &lost).to_string());
+                    report.unrepairable.push(
+                        self.lost_blocks_error(None, id, stripe, &home, &lost)
+                            .to_string(),
+                    );
                 }
                 // Rewrite only the unreadable blocks (their elements' other blocks are clean),
                 // each confirmed against its stored checksum first where it has one.
@@ -871,7 +872,7 @@ impl Store {
         {
             let mut core = self.core.lock();
             self.record_losses(&mut core)?; // settle skips them, forgetting the planner's view
-            self.settle(&mut core, BTreeSet::new(), false)?;
+            self.settle(&mut core, BTreeSet::new())?;
         }
         let fresh_dir = match self.write_rebuilt_oss(oss, to) {
             Ok(fresh_dir) => fresh_dir,

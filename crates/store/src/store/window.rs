@@ -175,7 +175,7 @@ impl Store {
         self.record_losses(&mut core)?;
         let failed = self.failed_set(&core);
         if !self.planner_lost(&core).is_empty() {
-            self.settle(&mut core, BTreeSet::new(), false)?;
+            self.settle(&mut core, BTreeSet::new())?;
         }
         assert!(
             self.planner_lost(&core).is_empty(),
