@@ -914,10 +914,12 @@ impl Store {
         Ok(id)
     }
 
-    /// Remove a file: its objects on every OSS and its metadata.
+    /// Remove a file: its objects on every OSS and its metadata. Refused while the file has
+    /// an open delayed window (see `refuse_open_window`).
     pub fn remove(&self, name: &str) -> Result<(), StoreError> {
         self.check_usable()?;
         let (id, _) = self.file(name)?;
+        self.refuse_open_window(id, name, "rm", "remove")?;
         self.detach(id)?;
         let mut core = self.core.lock();
         self.journal(
@@ -931,8 +933,31 @@ impl Store {
         self.remove_objects(id)
     }
 
+    /// `put` and `rm` of a file with an open delayed window are refused, nothing changed.
+    /// Why: the window's writer is still writing and means to END it; replacing or removing
+    /// the file under it would drop the window silently, its END would then fail with
+    /// "unknown token" (or, worse, the writer would go on writing into the new content). The
+    /// user ends the window first (END also tells what, if anything, was lost in it).
+    fn refuse_open_window(
+        &self,
+        id: u64,
+        name: &str,
+        command: &str,
+        verb: &str,
+    ) -> Result<(), StoreError> {
+        let core = self.core.lock();
+        let Some((token, _)) = core.state.windows.iter().find(|(_, w)| w.file == id) else {
+            return Ok(());
+        };
+        Err(StoreError::BadInput(format!(
+            "refused, nothing changed: '{name}' has an open delayed window (token {token}); {command} would {verb} the file under it and the window's END could no longer find it; end the window first with `exaraid store delayed end {} {token}`, then {command} again",
+            self.dir.display()
+        )))
+    }
+
     /// Before a file's metadata goes: nothing of it may stay in the cache zone and its open
-    /// windows end.
+    /// windows end (none can be open for `put` and `rm`, which refuse that first, unless one
+    /// started meanwhile).
     fn detach(&self, id: u64) -> Result<(), StoreError> {
         {
             let core = self.core.lock();
@@ -974,6 +999,9 @@ impl Store {
         check_name(name)?;
         self.check_usable()?;
         let old = self.core.lock().state.files.get(name).map(|m| m.id);
+        if let Some(old) = old {
+            self.refuse_open_window(old, name, "put", "replace")?;
+        }
         let Some(old) = old else {
             self.file_or_create(name)?;
             if !data.is_empty() {
