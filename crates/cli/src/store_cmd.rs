@@ -327,6 +327,11 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         o.path
                     );
                 }
+                for o in &status.oss {
+                    if let Some(problem) = &o.problem {
+                        println!("UNAVAILABLE: OSS {}: {problem}", o.index);
+                    }
+                }
                 println!("bytes waiting for parity: {}", status.bytes_waiting_parity);
                 println!("bytes unprotected: {}", status.bytes_unprotected);
                 for w in &status.open_windows {
@@ -419,6 +424,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 }
                 for u in &report.unrepairable {
                     println!("unrepairable: {u}");
+                }
+                for (o, problem) in &report.oss_problems {
+                    println!("UNAVAILABLE: OSS {o}: {problem}");
                 }
                 for o in &report.failed_oss {
                     println!(

@@ -177,6 +177,9 @@ pub struct OssStatus {
     pub path: String,
     pub healthy: bool,
     pub ops: OssOps,
+    /// Why the OSS cannot be used although it answers (see `Store::oss_problems`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// An open delayed window in `status`.
@@ -260,6 +263,9 @@ pub struct ScrubReport {
     /// OSSs failed or unavailable: their elements were not checked, and the stripes on
     /// them run without their redundancy until `rebuild`.
     pub failed_oss: Vec<usize>,
+    /// Of those, the ones whose own metadata is damaged: `(oss, what is wrong and what to
+    /// do)` (see `Store::oss_problems`).
+    pub oss_problems: Vec<(usize, String)>,
     /// Bytes recorded as lost (as in `status`): reads of them fail until written again.
     pub lost_ranges: Vec<LostRangeStatus>,
 }
@@ -1654,6 +1660,7 @@ impl Store {
     }
 
     pub fn status(&self) -> Result<Status, StoreError> {
+        let mut problems: BTreeMap<usize, String> = self.oss_problems().into_iter().collect();
         let core = self.core.lock();
         let ops = self.ops.lock();
         let oss = self
@@ -1668,6 +1675,7 @@ impl Store {
                     path: b.location(),
                     healthy: b.healthy() && !core.state.failed_oss.contains(&index),
                     ops: o,
+                    problem: problems.remove(&index),
                 }
             })
             .collect();

@@ -82,7 +82,10 @@ impl Store {
     pub(super) fn too_many_unavailable(&self, down: &BTreeSet<usize>) -> StoreError {
         let paths: Vec<String> = down
             .iter()
-            .map(|&i| format!("OSS {i} ({})", self.backends[i].location()))
+            .map(|&i| match self.backends[i].problem() {
+                Some(problem) => format!("OSS {i} ({}: {problem})", self.backends[i].location()),
+                None => format!("OSS {i} ({})", self.backends[i].location()),
+            })
             .collect();
         StoreError::Io(format!(
             "{} OSSs are unavailable: {}; but {} tolerates {}: check that the OSS directories exist and are mounted (their paths are in the superblock, {}), then retry; no OSS was recorded as failed and the operation was not completed (an interrupted write is finished or undone when the store is next opened with them back)",
@@ -199,6 +202,12 @@ impl Store {
             }
             // Opening checks the label names this store and this index.
             let fresh = DirBackend::open(path, &label, self.sb.oss_capacity_bytes)?;
+            if let Some(problem) = fresh.problem() {
+                return Err(StoreError::BadInput(format!(
+                    "refused, nothing changed: OSS {oss} ({}): {problem}; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
+                    path.display()
+                )));
+            }
             assert!(fresh.healthy());
             self.backends[oss] = Box::new(fresh);
         }
@@ -206,6 +215,22 @@ impl Store {
         self.journal(&mut core, Rec::Online { oss }, true)?;
         self.absorbed_failures.lock().clear();
         self.checkpoint_locked(&mut core)
+    }
+
+    /// The OSSs that answer but cannot be used (their own metadata is damaged), with what
+    /// is wrong and what to do: `(oss, message)`.
+    pub fn oss_problems(&self) -> Vec<(usize, String)> {
+        let dir = self.dir.display();
+        (0..self.backends.len())
+            .filter_map(|i| {
+                self.backends[i].problem().map(|p| {
+                    (
+                        i,
+                        format!("{p}; rebuild it: `exaraid store rebuild {dir} --oss {i}`"),
+                    )
+                })
+            })
+            .collect()
     }
 
     pub fn failed_osses(&self) -> Vec<usize> {
@@ -338,6 +363,7 @@ impl Store {
         self.scrub_cache(repair, &mut report)?;
         // A scrub that is clean but for a failed OSS or lost bytes is not a clean store.
         report.failed_oss = self.failed_osses();
+        report.oss_problems = self.oss_problems();
         report.lost_ranges = self.status()?.lost_ranges;
         if repair {
             for b in self.backends.iter().filter(|b| b.healthy()) {
