@@ -341,6 +341,17 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     );
                 }
                 for l in &status.lost_ranges {
+                    // A loss outside any window names its cause in place of a token.
+                    if let Some(cause) = l.window.strip_prefix("none: ") {
+                        println!(
+                            "LOST: '{}' bytes {}..{} (OSS {}: {cause}): reads fail until written again",
+                            l.file,
+                            l.offset_bytes,
+                            l.offset_bytes + l.len_bytes,
+                            l.oss
+                        );
+                        continue;
+                    }
                     println!(
                         "LOST: '{}' bytes {}..{} (only copy was on failed OSS {}, window {}): reads fail until written again",
                         l.file,
