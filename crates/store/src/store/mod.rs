@@ -925,9 +925,11 @@ impl Store {
     pub fn remove(&self, name: &str) -> Result<(), StoreError> {
         self.check_usable()?;
         let (id, _) = self.file(name)?;
-        self.refuse_open_window(id, name, "rm", "remove")?;
+        self.refuse_open_window(&self.core.lock(), id, name, "rm", "remove")?;
         self.detach(id)?;
         let mut core = self.core.lock();
+        // Again under the lock of the record: a window may have started meanwhile.
+        self.refuse_open_window(&core, id, name, "rm", "remove")?;
         self.journal(
             &mut core,
             Rec::Remove {
@@ -946,12 +948,12 @@ impl Store {
     /// user ends the window first (END also tells what, if anything, was lost in it).
     fn refuse_open_window(
         &self,
+        core: &Core,
         id: u64,
         name: &str,
         command: &str,
         verb: &str,
     ) -> Result<(), StoreError> {
-        let core = self.core.lock();
         let Some((token, _)) = core.state.windows.iter().find(|(_, w)| w.file == id) else {
             return Ok(());
         };
@@ -961,30 +963,16 @@ impl Store {
         )))
     }
 
-    /// Before a file's metadata goes: nothing of it may stay in the cache zone and its open
-    /// windows end (none can be open for `put` and `rm`, which refuse that first, unless one
-    /// started meanwhile).
+    /// Before a file's metadata goes: nothing of it may stay in the cache zone. (Its open
+    /// windows are the caller's to refuse, see `refuse_open_window`.)
     fn detach(&self, id: u64) -> Result<(), StoreError> {
-        {
-            let core = self.core.lock();
-            let cached = self.cached_extents(&core, id)?;
-            if !cached.is_empty() || core.state.windows.values().any(|w| w.file == id) {
-                drop(core);
-                // Data of this file still in the cache zone (or an open window): settle it
-                // first so that the cache zone holds nothing of a removed file.
-                self.settle_all()?;
-            }
-        }
-        let mut core = self.core.lock();
-        let tokens: Vec<String> = core
-            .state
-            .windows
-            .iter()
-            .filter(|(_, w)| w.file == id)
-            .map(|(t, _)| t.clone())
-            .collect();
-        for token in tokens {
-            self.journal(&mut core, Rec::WindowEnd { token }, false)?;
+        let core = self.core.lock();
+        let cached = self.cached_extents(&core, id)?;
+        if !cached.is_empty() {
+            drop(core);
+            // Data of this file still in the cache zone: settle it first so that the cache
+            // zone holds nothing of a removed file.
+            self.settle_all()?;
         }
         Ok(())
     }
@@ -1006,7 +994,7 @@ impl Store {
         self.check_usable()?;
         let old = self.core.lock().state.files.get(name).map(|m| m.id);
         if let Some(old) = old {
-            self.refuse_open_window(old, name, "put", "replace")?;
+            self.refuse_open_window(&self.core.lock(), old, name, "put", "replace")?;
         }
         let Some(old) = old else {
             self.file_or_create(name)?;
@@ -1047,6 +1035,12 @@ impl Store {
         self.detach(old)?;
         {
             let mut core = self.core.lock();
+            // Again under the lock of the record: a window may have started meanwhile.
+            if let Err(e) = self.refuse_open_window(&core, old, name, "put", "replace") {
+                drop(core);
+                self.remove(&temp)?; // the new content, never acknowledged
+                return Err(e);
+            }
             self.journal(
                 &mut core,
                 Rec::Replace {
