@@ -606,7 +606,30 @@ fn a_lost_block_stays_reported_when_recovery_is_killed_while_marking_it() {
             "{point}: element 0 is neither old nor new"
         );
         assert!(store.read("f", 2 * UNIT as u64, UNIT as u64).unwrap() == data[2 * UNIT..]);
+        // On record before any block was marked, so listed whatever the kills cut.
+        let listed: Vec<(String, u64, u64)> = store
+            .status()
+            .unwrap()
+            .lost_ranges
+            .iter()
+            .map(|l| (l.file.clone(), l.offset_bytes, l.len_bytes))
+            .collect();
+        assert_eq!(
+            listed,
+            vec![("f".into(), UNIT as u64, UNIT as u64)],
+            "{point}"
+        );
         store.close().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(["store", "status", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("LOST: 'f' bytes 4096..8192 (OSS")
+                && text.contains("recovery could not tell its true bytes"),
+            "{point}: {text}"
+        );
     }
 }
 
