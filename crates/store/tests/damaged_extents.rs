@@ -153,7 +153,9 @@ fn damaged_extents_records_past_the_tolerance_are_a_clear_error_and_change_nothi
             Ok(store) => store.get("f").unwrap_err().to_string(),
         };
         assert!(
-            err.contains("3 OSSs are unavailable") && err.contains("tolerates 2"),
+            err.contains("3 OSSs are unavailable")
+                && err.contains("tolerates 2")
+                && err.contains("needs that file restored"),
             "{damage:?}: {err}"
         );
         for i in [0, 2, 4] {

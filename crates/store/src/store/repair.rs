@@ -87,8 +87,13 @@ impl Store {
                 None => format!("OSS {i} ({})", self.backends[i].location()),
             })
             .collect();
+        let damaged = if down.iter().any(|&i| self.backends[i].problem().is_some()) {
+            " (an OSS whose extents record is damaged needs that file restored, or, once enough other OSSs answer, a rebuild)"
+        } else {
+            ""
+        };
         StoreError::Io(format!(
-            "{} OSSs are unavailable: {}; but {} tolerates {}: check that the OSS directories exist and are mounted (their paths are in the superblock, {}), then retry; no OSS was recorded as failed and the operation was not completed (an interrupted write is finished or undone when the store is next opened with them back)",
+            "{} OSSs are unavailable: {}; but {} tolerates {}: check that the OSS directories exist and are mounted{damaged} (their paths are in the superblock, {}), then retry; no OSS was recorded as failed and the operation was not completed (an interrupted write is finished or undone when the store is next opened with them back)",
             down.len(),
             paths.join(", "),
             self.layout.code_name(),
