@@ -343,9 +343,10 @@ impl DirBackend {
         Self::open(dir, label, capacity_bytes)
     }
 
-    /// Open an existing OSS directory and check its label. A missing directory gives a
-    /// backend that reports itself unhealthy (a failed OSS), not an error: the store still
-    /// opens and serves degraded reads.
+    /// Open an existing OSS directory and check its label. A missing directory, or a damaged
+    /// or missing extents record, gives a backend that reports itself unhealthy (a failed
+    /// OSS; the damage is its `problem`), not an error: the store still opens and serves
+    /// degraded reads.
     pub fn open(
         dir: &Path,
         expect: &OssLabel,
