@@ -8,11 +8,12 @@ step `get` is compared with a model. Stops at the first divergence and prints th
 Usage: scripts/fuzz-store.py CODE PATH SEED SEQUENCES STEPS
   CODE: raid5 raid6 rs evenodd rdp xcode dcode; PATH: rmw wcl delayed
   EXARAID=path/to/exaraid (default target/debug/exaraid). Scratch stores go to
-  $EXARAID_FUZZ_DIR (default /tmp/r3f/).
+  $EXARAID_FUZZ_DIR (default /tmp/r3f/). put and rm of a file with an open window must be refused.
 Written by the session-2 reviewer; it found the open bugs F1-F4 listed in docs/store.md.
 """
 import os, random, subprocess, sys, shutil, json
 E = os.environ.get("EXARAID", "target/debug/exaraid")
+SCRATCH = os.environ.get("EXARAID_FUZZ_DIR", "/tmp/r3f")
 CODES = {
  "raid5": (["--code","raid5"], 4, 1),
  "raid6": (["--code","raid6"], 5, 2),
@@ -35,7 +36,7 @@ class Div(Exception): pass
 
 def fuzz(seed, code, path, steps, oss_extra):
     rng = random.Random(seed)
-    d = os.path.join(os.environ.get("EXARAID_FUZZ_DIR", "/tmp/r3f"), "%s-%s-%d" % (code, path, seed))
+    d = "%s/%s-%s-%d" % (SCRATCH, code, path, seed)
     shutil.rmtree(d, ignore_errors=True)
     cargs, noss, tol = CODES[code]
     noss += oss_extra
@@ -55,7 +56,11 @@ def fuzz(seed, code, path, steps, oss_extra):
         if op == "put":
             data = os.urandom(rng.choice([0, rng.randrange(1,70000)]))
             p = run(["put", d, n], data)
-            if p.returncode == 0: model[n] = bytearray(data); windows.pop(n, None)
+            if n in windows:
+                # A put would drop the window under its writer: refused, nothing changed.
+                if p.returncode == 0 or b"open delayed window" not in p.stderr:
+                    raise Div("put over an open window not refused: rc %d %s" % (p.returncode, p.stderr))
+            elif p.returncode == 0: model[n] = bytearray(data)
             elif not tainted: raise Div("put failed %s" % p.stderr)
         elif op in ("write", "kill"):
             cur = model.get(n, bytearray())
@@ -120,7 +125,10 @@ def fuzz(seed, code, path, steps, oss_extra):
             elif not (tainted or lossy): raise Div("read failed %s" % p.stderr)
         elif op == "rm":
             p = run(["rm", d, n])
-            if p.returncode == 0: model.pop(n, None); windows.pop(n, None)
+            if n in windows:
+                if p.returncode == 0 or b"open delayed window" not in p.stderr:
+                    raise Div("rm over an open window not refused: rc %d %s" % (p.returncode, p.stderr))
+            elif p.returncode == 0: model.pop(n, None)
         elif op == "fail":
             if len(failed) >= tol: continue
             i = rng.randrange(noss)

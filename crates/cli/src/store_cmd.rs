@@ -327,6 +327,11 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         o.path
                     );
                 }
+                for o in &status.oss {
+                    if let Some(problem) = &o.problem {
+                        println!("UNAVAILABLE: OSS {}: {problem}", o.index);
+                    }
+                }
                 println!("bytes waiting for parity: {}", status.bytes_waiting_parity);
                 println!("bytes unprotected: {}", status.bytes_unprotected);
                 for w in &status.open_windows {
@@ -336,6 +341,17 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     );
                 }
                 for l in &status.lost_ranges {
+                    // A loss outside any window names its cause in place of a token.
+                    if let Some(cause) = l.window.strip_prefix("none: ") {
+                        println!(
+                            "LOST: '{}' bytes {}..{} (OSS {}: {cause}): reads fail until written again",
+                            l.file,
+                            l.offset_bytes,
+                            l.offset_bytes + l.len_bytes,
+                            l.oss
+                        );
+                        continue;
+                    }
                     println!(
                         "LOST: '{}' bytes {}..{} (only copy was on failed OSS {}, window {}): reads fail until written again",
                         l.file,
@@ -419,6 +435,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 }
                 for u in &report.unrepairable {
                     println!("unrepairable: {u}");
+                }
+                for (o, problem) in &report.oss_problems {
+                    println!("UNAVAILABLE: OSS {o}: {problem}");
                 }
                 for o in &report.failed_oss {
                     println!(

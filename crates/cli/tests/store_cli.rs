@@ -180,6 +180,18 @@ fn a_delayed_window_spans_several_commands() {
     assert_eq!(status["bytes_unprotected"], 40_000);
     let err = fails(&["store", "delayed", "start", d, "ckpt"], b"");
     assert!(err.contains("already has an open delayed window"), "{err}");
+    // put and rm would drop the window under its writer: refused, naming the END to run.
+    for cmd in [
+        &["store", "put", d, "ckpt"][..],
+        &["store", "rm", d, "ckpt"][..],
+    ] {
+        let err = fails(cmd, b"new content");
+        let end = format!("exaraid store delayed end {d} {token}");
+        assert!(
+            err.contains("refused, nothing changed") && err.contains(&end),
+            "{err}"
+        );
+    }
     ok(&["store", "delayed", "end", d, &token], b"");
     let status: serde_json::Value =
         serde_json::from_slice(&ok(&["store", "status", d, "--json"], b"")).unwrap();

@@ -334,3 +334,56 @@ fn a_rebuild_to_killed_before_the_label_is_retried_onto_the_same_directory() {
     assert_eq!(get(d), data());
     ok(&["store", "scrub", d], b"");
 }
+
+/// One OSS's extents log damaged in the middle (a flipped byte): that OSS is unavailable, not
+/// the store. get decodes around it; status and scrub (exit 2) say which OSS, what is wrong
+/// and the rebuild to run; `online` refuses it; after the rebuild scrub is clean.
+#[test]
+fn a_damaged_extents_log_makes_one_oss_unavailable_until_rebuilt_from_the_command_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("D");
+    let d = s(&dir);
+    init(d);
+    let log = dir.join("oss-2").join("exaraid-extents.log");
+    let mut bytes = std::fs::read(&log).unwrap();
+    assert!(bytes.len() >= 48, "two records at least");
+    bytes[3] ^= 0xff;
+    std::fs::write(&log, bytes).unwrap();
+    assert_eq!(get(d), data());
+    let rebuild = format!("exaraid store rebuild {d} --oss 2");
+    let status = ok(&["store", "status", d], b"");
+    assert!(
+        status.contains("UNAVAILABLE: OSS 2")
+            && status.contains("extents log")
+            && status.contains(&rebuild),
+        "{status}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&["store", "status", d, "--json"], b"")).unwrap();
+    assert_eq!(json["oss"][2]["healthy"], false);
+    assert!(json["oss"][2]["problem"]
+        .as_str()
+        .unwrap()
+        .contains("damaged at byte 0"));
+    let out = exaraid(&["store", "scrub", d], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("UNAVAILABLE: OSS 2") && text.contains("FAILED: OSS 2"),
+        "{text}"
+    );
+    // Writes go on degraded; once recorded failed, `online` cannot take it back as it is.
+    ok(&["store", "write", d, "F", "--offset", "0"], b"new");
+    ok(&["store", "fail", d, "--oss", "2"], b"");
+    let err = fails(&["store", "online", d, "--oss", "2"], b"");
+    assert!(
+        err.contains("extents log") && err.contains(&rebuild),
+        "{err}"
+    );
+    ok(&["store", "rebuild", d, "--oss", "2"], b"");
+    ok(&["store", "scrub", d], b"");
+    let mut want = data();
+    want[..3].copy_from_slice(b"new");
+    assert_eq!(get(d), want);
+    assert!(!ok(&["store", "status", d], b"").contains("UNAVAILABLE"));
+}

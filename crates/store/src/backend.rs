@@ -143,6 +143,11 @@ pub trait Backend: Send + Sync {
     fn healthy(&self) -> bool;
     /// Mark the OSS failed (the store stops using it) or healthy again after a rebuild.
     fn set_failed(&self, failed: bool);
+    /// Why this OSS cannot be used although it answers (its own metadata is damaged), if so:
+    /// it is then unhealthy until it is rebuilt, whatever `set_failed` says.
+    fn problem(&self) -> Option<String> {
+        None
+    }
     /// Read `buf.len()` bytes at `offset` of an element, verifying the checksum of every
     /// block touched. Never-written blocks of a slot that exists read as zeros; a slot that
     /// does not exist (zone file missing or shorter than the slot) is `Missing`, so that a
@@ -157,10 +162,6 @@ pub trait Backend: Send + Sync {
     fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError>;
     /// Make every completed write durable.
     fn sync(&self) -> Result<(), BackendError>;
-    /// Recompute the checksums of the blocks covering `offset..offset+len` from the bytes on
-    /// disk, whatever they hold. Only for recovery of writes that were never acknowledged
-    /// (a torn write leaves new bytes under an old checksum).
-    fn reseal(&self, key: ElementKey, offset: usize, len: usize) -> Result<(), BackendError>;
     /// Verify every block of an element; returns the corrupt block numbers.
     fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError>;
     /// All (object, zone, slot count) this OSS holds.
@@ -287,6 +288,10 @@ pub struct DirBackend {
     new_files: AtomicBool,
     /// Slots ever written per zone file (see [`EXTENTS_FILE`]).
     extents: Mutex<Extents>,
+    /// Set at open when the extents record is damaged or gone: the OSS cannot tell a lost
+    /// zone file from an unwritten one, so it is unavailable (never read as if its record
+    /// were whole: that would read acknowledged bytes as zeros) until a rebuild recreates it.
+    damage: Option<String>,
     /// Held by `sync` from taking the dirty set until its fsyncs are done. Why: a sync that
     /// found the set empty because another sync took it must not return (and let its caller
     /// acknowledge) before that other sync's fsyncs finished.
@@ -325,20 +330,30 @@ impl DirBackend {
                 _ => {}
             }
         }
+        // An empty extents record, snapshot and log, before the label: an OSS with a label
+        // always has both, so a missing one is damage (see `open`), never "nothing written".
+        crate::superblock::write_atomic(&dir.join(EXTENTS_FILE), b"[]").map_err(io_err)?;
+        File::create(dir.join(EXTENTS_LOG_FILE))
+            .and_then(|f| f.sync_all())
+            .map_err(io_err)?;
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io_err)?;
         crate::superblock::write_atomic(&label_path, text.as_bytes()).map_err(io_err)?;
         Self::open(dir, label, capacity_bytes)
     }
 
-    /// Open an existing OSS directory and check its label. A missing directory gives a
-    /// backend that reports itself unhealthy (a failed OSS), not an error: the store still
-    /// opens and serves degraded reads.
+    /// Open an existing OSS directory and check its label. A missing directory, or a damaged
+    /// or missing extents record, gives a backend that reports itself unhealthy (a failed
+    /// OSS; the damage is its `problem`), not an error: the store still opens and serves
+    /// degraded reads.
     pub fn open(
         dir: &Path,
         expect: &OssLabel,
         capacity_bytes: Option<u64>,
     ) -> Result<DirBackend, BackendError> {
         let oss = dir.display().to_string();
-        let backend = DirBackend {
+        let mut backend = DirBackend {
             dir: dir.to_path_buf(),
             element_bytes: expect.element_bytes,
             capacity_bytes,
@@ -353,6 +368,7 @@ impl DirBackend {
                 log: None,
                 log_records: 0,
             }),
+            damage: None,
             sync_lock: Mutex::new(()),
             #[cfg(test)]
             sync_hook: Mutex::new(None),
@@ -394,35 +410,47 @@ impl DirBackend {
         }
         backend.used_bytes.store(used, Ordering::SeqCst);
         let extents_path = dir.join(EXTENTS_FILE);
-        match std::fs::read(&extents_path) {
-            Ok(text) => {
-                let rows: Vec<(u64, Zone, u64)> = serde_json::from_slice(&text).map_err(|e| BackendError::BadRequest {
-                    oss: oss.clone(),
-                    why: format!(
-                        "its extents record {} is unreadable ({e}); without it lost zone files cannot be told from unwritten ones. Delete it only if you accept that, then run `exaraid store scrub`",
-                        extents_path.display()
-                    ),
-                })?;
-                backend.extents.lock().slots =
-                    rows.into_iter().map(|(o, z, n)| ((o, z), n)).collect();
-            }
-            // A store made before this record existed: every absent slot reads as never written.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        let damage = match std::fs::read(&extents_path) {
+            Ok(text) => match serde_json::from_slice::<Vec<(u64, Zone, u64)>>(&text) {
+                Ok(rows) => {
+                    backend.extents.lock().slots =
+                        rows.into_iter().map(|(o, z, n)| ((o, z), n)).collect();
+                    backend.replay_extents_log()?
+                }
+                Err(e) => Some(format!(
+                    "its extents record {} is unreadable ({e})",
+                    extents_path.display()
+                )),
+            },
+            // `create` writes it before the label, and it is only ever replaced by a rename.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Some(format!(
+                "its extents record {} is missing",
+                extents_path.display()
+            )),
             Err(e) => return Err(backend.map_io(e)),
+        };
+        if let Some(what) = damage {
+            // Unavailable, not an error: the store opens and reads decode around this OSS.
+            backend.extents.lock().slots.clear();
+            backend.damage = Some(format!(
+                "{what}: without it a zone file deleted or cut short cannot be told from one never written, so the OSS is unavailable (its elements are rebuilt from parity) until it is rebuilt"
+            ));
         }
-        backend.replay_extents_log()?;
         Ok(backend)
     }
 
     /// Apply the extents log over the snapshot. A crash cuts at most the last append (never
     /// acknowledged: appends are fdatasync'd before `sync` returns), so a record that does not
     /// check out is a torn tail, cut off here, only if no intact record follows it; otherwise
-    /// the log is damaged and the OSS is refused rather than forget written slots.
-    fn replay_extents_log(&self) -> Result<(), BackendError> {
+    /// the log is damaged (returned: what is wrong) rather than forget written slots.
+    fn replay_extents_log(&self) -> Result<Option<String>, BackendError> {
         let path = self.dir.join(EXTENTS_LOG_FILE);
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            // `create` makes it (empty) before the label; it is emptied, never removed.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(Some(format!("its extents log {} is missing", path.display())))
+            }
             Err(e) => return Err(self.map_io(e)),
         };
         let mut extents = self.extents.lock();
@@ -434,14 +462,11 @@ impl DirBackend {
                     .iter()
                     .any(|r| parse_extents_record(r).is_some())
                 {
-                    return Err(BackendError::BadRequest {
-                        oss: self.oss(),
-                        why: format!(
-                            "its extents log {} is damaged at byte {} with intact records after it; without it lost zone files cannot be told from unwritten ones. Delete it only if you accept that, then run `exaraid store scrub`",
-                            path.display(),
-                            i * EXTENTS_RECORD_BYTES
-                        ),
-                    });
+                    return Ok(Some(format!(
+                        "its extents log {} is damaged at byte {} with intact records after it",
+                        path.display(),
+                        i * EXTENTS_RECORD_BYTES
+                    )));
                 }
                 break;
             };
@@ -463,7 +488,7 @@ impl DirBackend {
             f.sync_all().map_err(|e| self.map_io(e))?;
         }
         extents.log_records = intact as u64;
-        Ok(())
+        Ok(None)
     }
 
     pub fn dir(&self) -> &Path {
@@ -499,6 +524,12 @@ impl DirBackend {
     }
 
     fn check_up(&self) -> Result<(), BackendError> {
+        if let Some(why) = &self.damage {
+            return Err(BackendError::Unavailable {
+                oss: self.oss(),
+                why: why.clone(),
+            });
+        }
         if self.failed.load(Ordering::SeqCst) {
             return Err(BackendError::Unavailable {
                 oss: self.oss(),
@@ -746,7 +777,7 @@ impl DirBackend {
         let file = self.file(key.object, key.zone, true)?.expect("created");
         let base = key.slot * self.slot_bytes();
         // Payload first, then its checksums: a crash in between leaves a mismatch that the
-        // store's recovery reseals (the write was not acknowledged) or that scrub repairs.
+        // store's recovery decides (the write was not acknowledged) or that scrub repairs.
         file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64)
             .map_err(|e| self.map_io(e))?;
         crate::torture::kill_point_between_payload_and_checksum();
@@ -816,11 +847,17 @@ impl Backend for DirBackend {
 
     fn healthy(&self) -> bool {
         crate::bench::probe_add(&crate::bench::PROBE.healthy_calls, 1);
-        !self.failed.load(Ordering::SeqCst) && self.dir.join(LABEL_FILE).exists()
+        self.damage.is_none()
+            && !self.failed.load(Ordering::SeqCst)
+            && self.dir.join(LABEL_FILE).exists()
     }
 
     fn set_failed(&self, failed: bool) {
         self.failed.store(failed, Ordering::SeqCst);
+    }
+
+    fn problem(&self) -> Option<String> {
+        self.damage.clone()
     }
 
     fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
@@ -950,23 +987,6 @@ impl Backend for DirBackend {
                 self.new_files.store(true, Ordering::SeqCst);
                 return Err(self.map_io(e));
             }
-        }
-        Ok(())
-    }
-
-    fn reseal(&self, key: ElementKey, offset: usize, len: usize) -> Result<(), BackendError> {
-        self.check_up()?;
-        self.check_range(key, offset, len)?;
-        if len == 0 {
-            return Ok(());
-        }
-        let b0 = offset / CHECKSUM_BLOCK_BYTES;
-        let b1 = (offset + len).div_ceil(CHECKSUM_BLOCK_BYTES);
-        let (data, crcs) = self.read_blocks(key, b0, b1)?;
-        let bad = self.check_blocks(key, b0, &data, &crcs);
-        for block in bad {
-            let at = (block - b0) * CHECKSUM_BLOCK_BYTES;
-            self.write_blocks(key, block, &data[at..at + CHECKSUM_BLOCK_BYTES])?;
         }
         Ok(())
     }
@@ -1343,28 +1363,45 @@ mod tests {
         let mut damaged = std::fs::read(&log).unwrap();
         damaged[EXTENTS_RECORD_BYTES + 13] ^= 0x40;
         std::fs::write(&log, &damaged).unwrap();
-        let err = DirBackend::open(dir.path(), &label(), None).err().unwrap();
+        let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+        let problem = b.problem().expect("damage in the middle makes the OSS unusable");
+        assert!(problem.contains("damaged at byte 24"), "{problem}");
+        assert!(!b.healthy(), "unavailable, never read with forgotten slots");
+        b.set_failed(false);
+        assert!(!b.healthy(), "only a rebuild (a fresh create) clears damage");
+        let mut buf = [0u8; 16];
+        let err = b.read(key(0), 0, &mut buf).unwrap_err();
+        assert!(err.is_unavailable(), "{err}");
         assert!(err.to_string().contains("extents log"), "{err}");
-        assert!(err.to_string().contains("damaged at byte 24"), "{err}");
     }
 
+    /// A fresh OSS has both parts of its extents record, so a deleted one is damage (an
+    /// OSS that silently started from an empty record would read lost slots as zeros).
     #[test]
-    fn reseal_accepts_torn_bytes_of_an_unacknowledged_write() {
-        let dir = tempfile::tempdir().unwrap();
-        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
-        b.write(key(0), 0, &vec![1; E]).unwrap();
-        // Payload replaced without its checksum: what a kill between the two pwrites leaves.
-        let f = OpenOptions::new()
-            .write(true)
-            .open(dir.path().join("objects/7.data"))
-            .unwrap();
-        f.write_all_at(&[9u8; 4096], 0).unwrap();
-        assert_eq!(b.verify(key(0)).unwrap(), vec![0]);
-        b.reseal(key(0), 0, E).unwrap();
-        assert!(b.verify(key(0)).unwrap().is_empty());
-        let mut buf = [0u8; 2];
-        b.read(key(0), 4095, &mut buf).unwrap();
-        assert_eq!(buf, [9, 1]);
+    fn a_deleted_or_cut_extents_record_makes_the_oss_unavailable() {
+        for (name, cut) in [
+            (EXTENTS_FILE, None),
+            (EXTENTS_LOG_FILE, None),
+            (EXTENTS_FILE, Some(1)),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+            assert!(b.problem().is_none() && b.healthy());
+            b.write(key(0), 0, &[2u8; 16]).unwrap();
+            b.sync().unwrap();
+            drop(b);
+            let path = dir.path().join(name);
+            match cut {
+                None => std::fs::remove_file(&path).unwrap(),
+                Some(len) => {
+                    let bytes = std::fs::read(&path).unwrap();
+                    std::fs::write(&path, &bytes[..len]).unwrap();
+                }
+            }
+            let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+            let problem = b.problem().unwrap_or_default();
+            assert!(problem.contains(name) && !b.healthy(), "{name} {cut:?}: {problem}");
+        }
     }
 
     /// Recovery's view of a torn block: its bytes as they are, named as failing, without any

@@ -126,9 +126,6 @@ impl Backend for Shared {
     fn sync(&self) -> Result<(), BackendError> {
         self.0.enter()
     }
-    fn reseal(&self, _key: ElementKey, _offset: usize, _len: usize) -> Result<(), BackendError> {
-        self.0.enter()
-    }
     fn verify(&self, _key: ElementKey) -> Result<Vec<usize>, BackendError> {
         self.0.enter()?;
         Ok(Vec::new())

@@ -102,6 +102,49 @@ fn bad_window_requests_get_clear_errors() {
     assert!(err.contains("--write-path delayed"), "{err}");
 }
 
+/// `put` or `rm` over a file whose delayed window is open would drop the window under its
+/// writer (its END then said "unknown token"): both are refused naming the token and the
+/// END to run, nothing changes (the window's bytes and the window itself stay), and after
+/// END both work.
+#[test]
+fn put_and_rm_of_a_file_with_an_open_window_are_refused_until_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Delayed);
+    let old = pattern(50, 3 * UNIT);
+    store.put("f", &old).unwrap();
+    let token = store.delayed_start("f").unwrap();
+    let written = pattern(51, UNIT);
+    store.write("f", UNIT as u64, &written).unwrap();
+    let mut expected = old.clone();
+    expected[UNIT..2 * UNIT].copy_from_slice(&written);
+    for (what, err) in [
+        ("put", store.put("f", &pattern(52, 100)).unwrap_err()),
+        ("rm", store.remove("f").unwrap_err()),
+    ] {
+        let err = err.to_string();
+        assert!(
+            err.contains("'f' has an open delayed window")
+                && err.contains(&token)
+                && err.contains("exaraid store delayed end")
+                && err.contains("nothing changed"),
+            "{what}: {err}"
+        );
+        assert_eq!(store.get("f").unwrap(), expected, "{what} changed nothing");
+        let open = store.status().unwrap().open_windows;
+        assert_eq!(open.len(), 1, "{what}: the window stays open");
+        assert_eq!(open[0].token, token);
+    }
+    // Another file is not concerned.
+    store.put("g", &pattern(53, 10)).unwrap();
+    store.remove("g").unwrap();
+    store.delayed_end(&token).unwrap();
+    store.put("f", &pattern(52, 100)).unwrap();
+    assert_eq!(store.get("f").unwrap(), pattern(52, 100));
+    store.remove("f").unwrap();
+    assert!(store.list().is_empty());
+    assert_consistent(&store);
+}
+
 #[test]
 fn a_failure_inside_a_window_names_the_lost_ranges_and_keeps_the_rest_readable() {
     let dir = tempfile::tempdir().unwrap();

@@ -155,18 +155,18 @@ fn a_flipped_bit_beside_a_cache_write_torn_on_data_and_parity_is_reported_lost_o
     change_cache_payload(&c.data, 500..501, |_, x| x ^ 0x04);
 
     let store = Store::open(&dir).expect("recovery opens the store even when it loses a block");
-    match store.read("a", 0, ACKED_BYTES as u64) {
-        Ok(got) => assert_acknowledged(&c, &got),
-        Err(e) => {
-            let msg = e.to_string();
-            eprintln!("reported: {msg}");
-            assert!(matches!(e, StoreError::DataLost(_)), "{msg}");
-            assert!(
-                msg.contains("bytes 0..12288"),
-                "the error names the range: {msg}"
-            );
-        }
-    }
+    let e = store.read("a", 0, ACKED_BYTES as u64).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, StoreError::DataLost(_)), "{msg}");
+    assert!(
+        msg.contains("'a' bytes 0.."),
+        "the error names the range: {msg}"
+    );
+    let listed = store.status().unwrap().lost_ranges;
+    assert!(
+        listed.len() == 1 && listed[0].file == "a" && listed[0].offset_bytes == 0,
+        "status lists the loss: {listed:?}"
+    );
     let report = store.scrub(false).unwrap();
     assert!(
         !report.corrupt_elements.is_empty(),
@@ -181,6 +181,7 @@ fn a_flipped_bit_beside_a_cache_write_torn_on_data_and_parity_is_reported_lost_o
     let whole = pattern(83, 3 * UNIT);
     store.write("a", 0, &whole).unwrap();
     assert!(store.get("a").unwrap() == whole);
+    assert!(store.status().unwrap().lost_ranges.is_empty(), "cleared");
 }
 
 /// Data and running parity both tore and nothing rotted: the row agrees where nothing was

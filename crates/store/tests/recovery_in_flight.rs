@@ -173,21 +173,13 @@ fn a_flipped_bit_beside_a_write_torn_on_data_and_parity_is_reported_lost_on_raid
     change_payload(&d0, 3000, |_, x| x ^ 0x04);
 
     let store = Store::open(&dir).expect("recovery opens the store even when it loses a block");
-    match store.read("f", 0, UNIT as u64) {
-        Ok(got) => assert_acknowledged(&got, &data[..UNIT], &new, 100..200),
-        Err(e) => {
-            let msg = e.to_string();
-            eprintln!("reported: {msg}");
-            assert!(
-                matches!(e, exaraid_store::StoreError::DataLost(_)) || msg.contains("lost"),
-                "{msg}"
-            );
-            assert!(
-                msg.contains("bytes 0..12288"),
-                "the error names the range: {msg}"
-            );
-        }
-    }
+    let e = store.read("f", 0, UNIT as u64).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, exaraid_store::StoreError::DataLost(_)), "{msg}");
+    assert!(
+        msg.contains("'f' bytes 0..4096"),
+        "the error names the block: {msg}"
+    );
     assert!(
         store.read("f", UNIT as u64, 2 * UNIT as u64).unwrap() == data[UNIT..],
         "the other elements of the stripe stay readable and intact"
@@ -197,6 +189,21 @@ fn a_flipped_bit_beside_a_write_torn_on_data_and_parity_is_reported_lost_on_raid
         !report.corrupt_elements.is_empty(),
         "scrub reports the lost block: {report:?}"
     );
+    assert_eq!(
+        lost(&report.lost_ranges),
+        vec![("f".into(), 0, UNIT as u64)]
+    );
+    // rm clears the record with the file.
+    store.remove("f").unwrap();
+    assert!(store.status().unwrap().lost_ranges.is_empty());
+}
+
+/// `(file, offset, length)` of lost ranges as `status` and `scrub` list them.
+fn lost(ranges: &[exaraid_store::store::LostRangeStatus]) -> Vec<(String, u64, u64)> {
+    ranges
+        .iter()
+        .map(|l| (l.file.clone(), l.offset_bytes, l.len_bytes))
+        .collect()
 }
 
 // ------------------------------------------------------------------ item: rot in a write hole
@@ -232,21 +239,19 @@ fn a_flipped_bit_in_a_write_hole_on_raid5_is_reported_lost_not_rebuilt_wrong() {
     write_hole_with_rot_beside_it(&dir, CodeSpec::raid5(3), 4, &data, &new);
 
     let store = Store::open(&dir).expect("recovery opens the store even when it loses a block");
-    match store.read("f", UNIT as u64, UNIT as u64) {
-        Ok(got) => assert!(
-            got == data[UNIT..2 * UNIT],
-            "element 1 was rebuilt wrong from a write hole and returned as data"
-        ),
-        Err(e) => {
-            let msg = e.to_string();
-            eprintln!("reported: {msg}");
-            assert!(matches!(e, exaraid_store::StoreError::DataLost(_)), "{msg}");
-            assert!(
-                msg.contains("bytes 0..12288"),
-                "the error names the range: {msg}"
-            );
-        }
-    }
+    let e = store.read("f", UNIT as u64, UNIT as u64).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, exaraid_store::StoreError::DataLost(_)), "{msg}");
+    assert!(
+        msg.contains("'f' bytes 4096..8192") && msg.contains("recovery after a crash"),
+        "the error names the block and why: {msg}"
+    );
+    // Listed where every other loss is: status and scrub.
+    let status = store.status().unwrap();
+    assert_eq!(
+        lost(&status.lost_ranges),
+        vec![("f".into(), UNIT as u64, UNIT as u64)]
+    );
     // Element 0 (in flight: old or new) and element 2 (acknowledged) stay readable.
     let e0 = store.read("f", 0, UNIT as u64).unwrap();
     assert!(
@@ -262,12 +267,18 @@ fn a_flipped_bit_in_a_write_hole_on_raid5_is_reported_lost_not_rebuilt_wrong() {
         !report.corrupt_elements.is_empty(),
         "scrub reports the lost block: {report:?}"
     );
-    // Still lost after another open (the mark is on disk, not in memory).
+    assert_eq!(lost(&report.lost_ranges), lost(&status.lost_ranges));
+    // Still lost after another open (journaled, and the mark is on disk).
     drop(store);
     let store = Store::open(&dir).unwrap();
-    if let Ok(got) = store.read("f", UNIT as u64, UNIT as u64) {
-        assert!(got == data[UNIT..2 * UNIT], "wrong bytes after a reopen");
-    }
+    assert!(store.read("f", UNIT as u64, UNIT as u64).is_err());
+    assert_eq!(lost(&store.status().unwrap().lost_ranges).len(), 1);
+    // A write of the whole stripe makes it readable again and clears the record.
+    let whole = pattern(63, STRIPE_BYTES);
+    store.write("f", 0, &whole).unwrap();
+    assert!(store.status().unwrap().lost_ranges.is_empty());
+    assert!(store.get("f").unwrap() == whole);
+    assert_consistent(&store);
 }
 
 /// Double parity can undo the write hole: erasing the in-flight element 0 as well, element 1

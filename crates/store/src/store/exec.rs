@@ -1131,9 +1131,10 @@ impl Store {
                         self.note_unavailable(core, oss)?; // a read records nothing
                     }
                     let from = element.offset_bytes as usize + done;
-                    let whole = self.rebuild_element(file, element.stripe, element.pos, from, n)?;
+                    let whole =
+                        self.rebuild_element(core, file, element.stripe, element.pos, from, n)?;
                     if err.is_corrupt() {
-                        self.confirm_rebuilt(oss, key, file, element, &whole, from, n)?;
+                        self.confirm_rebuilt(core, oss, key, file, element, &whole, from, n)?;
                         if repair {
                             self.write_back_confirmed(oss, key, &whole, from, n)?;
                         }

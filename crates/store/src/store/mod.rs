@@ -40,6 +40,8 @@
 //! it rewrote as in flight. Open recovers when an unacknowledged plan is left *or* a settle
 //! began and did not end (a killed flush leaves no unacknowledged plan, only its torn blocks).
 
+#[cfg(test)]
+mod core_held;
 mod exec;
 mod read;
 mod recovery;
@@ -175,6 +177,9 @@ pub struct OssStatus {
     pub path: String,
     pub healthy: bool,
     pub ops: OssOps,
+    /// Why the OSS cannot be used although it answers (see `Store::oss_problems`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// An open delayed window in `status`.
@@ -258,6 +263,9 @@ pub struct ScrubReport {
     /// OSSs failed or unavailable: their elements were not checked, and the stripes on
     /// them run without their redundancy until `rebuild`.
     pub failed_oss: Vec<usize>,
+    /// Of those, the ones whose own metadata is damaged: `(oss, what is wrong and what to
+    /// do)` (see `Store::oss_problems`).
+    pub oss_problems: Vec<(usize, String)>,
     /// Bytes recorded as lost (as in `status`): reads of them fail until written again.
     pub lost_ranges: Vec<LostRangeStatus>,
 }
@@ -913,12 +921,16 @@ impl Store {
         Ok(id)
     }
 
-    /// Remove a file: its objects on every OSS and its metadata.
+    /// Remove a file: its objects on every OSS and its metadata. Refused while the file has
+    /// an open delayed window (see `refuse_open_window`).
     pub fn remove(&self, name: &str) -> Result<(), StoreError> {
         self.check_usable()?;
         let (id, _) = self.file(name)?;
+        self.refuse_open_window(&self.core.lock(), id, name, "rm", "remove")?;
         self.detach(id)?;
         let mut core = self.core.lock();
+        // Again under the lock of the record: a window may have started meanwhile.
+        self.refuse_open_window(&core, id, name, "rm", "remove")?;
         self.journal(
             &mut core,
             Rec::Remove {
@@ -930,29 +942,38 @@ impl Store {
         self.remove_objects(id)
     }
 
-    /// Before a file's metadata goes: nothing of it may stay in the cache zone and its open
-    /// windows end.
+    /// `put` and `rm` of a file with an open delayed window are refused, nothing changed.
+    /// Why: the window's writer is still writing and means to END it; replacing or removing
+    /// the file under it would drop the window silently, its END would then fail with
+    /// "unknown token" (or, worse, the writer would go on writing into the new content). The
+    /// user ends the window first (END also tells what, if anything, was lost in it).
+    fn refuse_open_window(
+        &self,
+        core: &Core,
+        id: u64,
+        name: &str,
+        command: &str,
+        verb: &str,
+    ) -> Result<(), StoreError> {
+        let Some((token, _)) = core.state.windows.iter().find(|(_, w)| w.file == id) else {
+            return Ok(());
+        };
+        Err(StoreError::BadInput(format!(
+            "refused, nothing changed: '{name}' has an open delayed window (token {token}); {command} would {verb} the file under it and the window's END could no longer find it; end the window first with `exaraid store delayed end {} {token}`, then {command} again",
+            self.dir.display()
+        )))
+    }
+
+    /// Before a file's metadata goes: nothing of it may stay in the cache zone. (Its open
+    /// windows are the caller's to refuse, see `refuse_open_window`.)
     fn detach(&self, id: u64) -> Result<(), StoreError> {
-        {
-            let core = self.core.lock();
-            let cached = self.cached_extents(&core, id)?;
-            if !cached.is_empty() || core.state.windows.values().any(|w| w.file == id) {
-                drop(core);
-                // Data of this file still in the cache zone (or an open window): settle it
-                // first so that the cache zone holds nothing of a removed file.
-                self.settle_all()?;
-            }
-        }
-        let mut core = self.core.lock();
-        let tokens: Vec<String> = core
-            .state
-            .windows
-            .iter()
-            .filter(|(_, w)| w.file == id)
-            .map(|(t, _)| t.clone())
-            .collect();
-        for token in tokens {
-            self.journal(&mut core, Rec::WindowEnd { token }, false)?;
+        let core = self.core.lock();
+        let cached = self.cached_extents(&core, id)?;
+        if !cached.is_empty() {
+            drop(core);
+            // Data of this file still in the cache zone: settle it first so that the cache
+            // zone holds nothing of a removed file.
+            self.settle_all()?;
         }
         Ok(())
     }
@@ -992,6 +1013,9 @@ impl Store {
         check_name(name)?;
         self.check_usable()?;
         let old = self.core.lock().state.files.get(name).map(|m| m.id);
+        if let Some(old) = old {
+            self.refuse_open_window(&self.core.lock(), old, name, "put", "replace")?;
+        }
         if old.is_none() && data.is_empty() {
             self.file_or_create(name)?;
             return Ok(());
@@ -1032,6 +1056,17 @@ impl Store {
         }
         {
             let mut core = self.core.lock();
+            // Again under the lock of the record: a window may have started meanwhile.
+            let current = core.state.files.get(name).map(|m| m.id);
+            let refused = match current {
+                Some(id) => self.refuse_open_window(&core, id, name, "put", "replace"),
+                None => Ok(()),
+            };
+            if let Err(e) = refused {
+                drop(core);
+                self.remove(&temp)?; // the new content, never acknowledged
+                return Err(e);
+            }
             self.journal(
                 &mut core,
                 Rec::Replace {
@@ -1568,7 +1603,7 @@ impl Store {
         {
             let mut core = self.core.lock();
             self.record_losses(&mut core)?; // settle forgets the planner's view
-            self.settle(&mut core, BTreeSet::new(), false)?;
+            self.settle(&mut core, BTreeSet::new())?;
         }
         *self.advances.lock() += 1;
         self.advance_cv.notify_all();
@@ -1631,7 +1666,7 @@ impl Store {
         } else if all_durable && core.state.inputs.len() > PLANNER_INPUTS_MAX {
             // The input log would make every open slow: settle (everything home with
             // parity, windows stay open) and start a new, empty log.
-            return self.settle(&mut core, BTreeSet::new(), false);
+            return self.settle(&mut core, BTreeSet::new());
         }
         self.checkpoint_locked(&mut core)
     }
@@ -1648,6 +1683,7 @@ impl Store {
     }
 
     pub fn status(&self) -> Result<Status, StoreError> {
+        let mut problems: BTreeMap<usize, String> = self.oss_problems().into_iter().collect();
         let core = self.core.lock();
         let ops = self.ops.lock();
         let oss = self
@@ -1662,6 +1698,7 @@ impl Store {
                     path: b.location(),
                     healthy: b.healthy() && !core.state.failed_oss.contains(&index),
                     ops: o,
+                    problem: problems.remove(&index),
                 }
             })
             .collect();

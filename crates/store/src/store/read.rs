@@ -73,6 +73,26 @@ impl Store {
         }
     }
 
+    /// `f` on the core: the caller's when it holds the core lock (`core`), else the lock is
+    /// taken here. Why: the lock is not reentrant, so an error path that takes it again under
+    /// a caller holding it (a settle reading cached ranges) would wait forever.
+    pub(super) fn with_core<R>(&self, core: Option<&Core>, f: impl FnOnce(&Core) -> R) -> R {
+        match core {
+            Some(c) => f(c),
+            None => f(&self.core.lock()),
+        }
+    }
+
+    /// The name of file `file` for messages (`#id` once it is removed).
+    pub(super) fn file_name_in(&self, core: Option<&Core>, file: u64) -> String {
+        self.with_core(core, |c| {
+            c.state
+                .file_by_id(file)
+                .map(|(n, _)| n.clone())
+                .unwrap_or_else(|| format!("#{file}"))
+        })
+    }
+
     // ---------------------------------------------------------------- stripes at home
 
     pub(super) fn home_key(&self, file: u64, stripe: u64, pos: Pos) -> Option<(usize, ElementKey)> {
@@ -257,6 +277,7 @@ impl Store {
     /// blocks there (clean blocks of those rows read fine), within the file's size.
     pub(super) fn lost_file_ranges(
         &self,
+        core: Option<&Core>,
         file: u64,
         stripe: u64,
         home: &HomeStripe,
@@ -264,13 +285,12 @@ impl Store {
     ) -> Vec<(u64, u64)> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        let size = self
-            .core
-            .lock()
-            .state
-            .file_by_id(file)
-            .map(|(_, m)| m.size_bytes)
-            .unwrap_or(u64::MAX);
+        let size = self.with_core(core, |c| {
+            c.state
+                .file_by_id(file)
+                .map(|(_, m)| m.size_bytes)
+                .unwrap_or(u64::MAX)
+        });
         let mut ranges = Vec::new();
         for &i in lost {
             for (d, &pos) in g.data_pos.iter().enumerate() {
@@ -291,19 +311,14 @@ impl Store {
     /// unreadable blocks than the code tolerates.
     pub(super) fn lost_blocks_error(
         &self,
+        core: Option<&Core>,
         file: u64,
         stripe: u64,
         home: &HomeStripe,
         lost: &BTreeSet<usize>,
     ) -> StoreError {
-        let ranges = self.lost_file_ranges(file, stripe, home, lost);
-        let name = self
-            .core
-            .lock()
-            .state
-            .file_by_id(file)
-            .map(|(n, _)| n.clone())
-            .unwrap_or_else(|| format!("#{file}"));
+        let ranges = self.lost_file_ranges(core, file, stripe, home, lost);
+        let name = self.file_name_in(core, file);
         let listed: Vec<String> = ranges.iter().map(|(a, z)| format!("{a}..{z}")).collect();
         let sdb = self.layout.stripe_data_bytes();
         if ranges.is_empty() {
@@ -329,6 +344,7 @@ impl Store {
     /// only if an unreadable block of that range is in a block row beyond the tolerance.
     pub(super) fn rebuild_element(
         &self,
+        core: Option<&Core>,
         file: u64,
         stripe: u64,
         pos: Pos,
@@ -352,7 +368,7 @@ impl Store {
             .iter()
             .any(|i| lost.contains(i) && home.is_bad(pos, *i))
         {
-            return Err(self.lost_blocks_error(file, stripe, &home, &lost));
+            return Err(self.lost_blocks_error(core, file, stripe, &home, &lost));
         }
         Ok(home.buf.element(pos).to_vec())
     }
@@ -366,6 +382,7 @@ impl Store {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn confirm_rebuilt(
         &self,
+        core: Option<&Core>,
         oss: usize,
         key: ElementKey,
         file: u64,
@@ -386,13 +403,7 @@ impl Store {
             if confirmed {
                 continue;
             }
-            let name = self
-                .core
-                .lock()
-                .state
-                .file_by_id(file)
-                .map(|(n, _)| n.clone())
-                .unwrap_or_else(|| format!("#{file}"));
+            let name = self.file_name_in(core, file);
             let sdb = self.layout.stripe_data_bytes();
             let stripe = element.stripe;
             return Err(StoreError::DataLost(format!(
@@ -427,16 +438,7 @@ impl Store {
         erased: &[usize],
     ) -> Result<(), StoreError> {
         self.decode_or_lost(buf, erased, || {
-            let name_in = |c: &Core| {
-                c.state
-                    .file_by_id(file)
-                    .map(|(n, _)| n.clone())
-                    .unwrap_or_else(|| format!("#{file}"))
-            };
-            let name = match core {
-                Some(c) => name_in(c),
-                None => name_in(&self.core.lock()),
-            };
+            let name = self.file_name_in(core, file);
             let sdb = self.layout.stripe_data_bytes();
             format!(
                 "file '{name}' bytes {}..{} (stripe {stripe}) are lost: columns {erased:?} are unreadable but the code tolerates {}",

@@ -182,6 +182,11 @@ enum SettleCopies {
 }
 
 /// First bytes of a settle copy's header element ("EXARCOPY").
+/// The window token of a lost range whose true bytes recovery could not tell (a write cut
+/// by a crash beside bit rot, on single parity): its home block is marked lost.
+pub(super) const UNDECIDABLE_AFTER_CRASH: &str =
+    "none: recovery could not tell its true bytes (a write cut by a crash beside bit rot)";
+
 const SETTLE_COPY_MAGIC: u64 = u64::from_le_bytes(*b"EXARCOPY");
 /// A copy header: magic, file, stripe, row, col, blocks (u64 each), then one byte per
 /// block (1: the settle could not tell it).
@@ -613,13 +618,12 @@ impl Store {
 
     /// Move every cached range home and recompute the parity of `extra` stripes and of every
     /// stripe that had cached bytes; then restart the planner from scratch. Open delayed
-    /// windows stay open (their data is now protected early). (`_reseal` is no longer used:
-    /// what a settle may have torn is known from its `SettleBegin` record.)
+    /// windows stay open (their data is now protected early). What a settle may have torn
+    /// is known from its `SettleBegin` record.
     pub(super) fn settle(
         &self,
         core: &mut Core,
         stripes: BTreeSet<(u64, u64)>,
-        _reseal: bool,
     ) -> Result<(), StoreError> {
         self.settle_with(core, stripes, InFlight::default())
     }
@@ -830,6 +834,12 @@ impl Store {
             // instead would fail every later open too: the store would be unusable.)
             composed.lost.extend(lost_cached.iter().copied());
             composed.lost_rows = composed.lost.iter().map(|&(_, i)| i).collect();
+            // On record (durably, before any block is marked) as lost ranges too, so that
+            // status and scrub list every loss in one place and a rewrite or rm clears it.
+            let ranges = self.undecidable_ranges(core, file, stripe, &composed.lost);
+            if !ranges.is_empty() {
+                self.journal(core, Rec::Lost { ranges }, true)?;
+            }
             if self.kind != StrategyKind::Raid0 {
                 self.code
                     .encode(&mut composed.buf)
@@ -859,6 +869,43 @@ impl Store {
         *self.cache_stripes.lock() = exec::CacheStripes::default();
         self.restart_windows(core)?;
         self.checkpoint_locked(core)
+    }
+
+    /// The file bytes of the data blocks `lost` of a home stripe (within the file's size), as
+    /// lost ranges naming the OSS that holds each block.
+    fn undecidable_ranges(
+        &self,
+        core: &Core,
+        file: u64,
+        stripe: u64,
+        lost: &BTreeSet<(Pos, usize)>,
+    ) -> Vec<LostRange> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let size = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
+        let mut ranges = Vec::new();
+        for &(pos, i) in lost {
+            let Cell::Data(_) = g.cell(pos) else {
+                continue; // parity holds no file bytes
+            };
+            let d = g
+                .data_pos
+                .iter()
+                .position(|&p| p == pos)
+                .expect("a data cell is in data_pos");
+            let a = self.layout.file_offset(stripe, d, i as u64 * block);
+            let z = (a + block).min(size);
+            if a < z {
+                ranges.push(LostRange {
+                    file,
+                    offset_bytes: a,
+                    len_bytes: z - a,
+                    oss: self.layout.oss_of(file, stripe, pos.col),
+                    token: UNDECIDABLE_AFTER_CRASH.into(),
+                });
+            }
+        }
+        ranges
     }
 
     /// Read a cached extent for a settle, except the blocks in `lost` (left zero: their

@@ -82,10 +82,18 @@ impl Store {
     pub(super) fn too_many_unavailable(&self, down: &BTreeSet<usize>) -> StoreError {
         let paths: Vec<String> = down
             .iter()
-            .map(|&i| format!("OSS {i} ({})", self.backends[i].location()))
+            .map(|&i| match self.backends[i].problem() {
+                Some(problem) => format!("OSS {i} ({}: {problem})", self.backends[i].location()),
+                None => format!("OSS {i} ({})", self.backends[i].location()),
+            })
             .collect();
+        let damaged = if down.iter().any(|&i| self.backends[i].problem().is_some()) {
+            " (an OSS whose extents record is damaged needs that file restored, or, once enough other OSSs answer, a rebuild)"
+        } else {
+            ""
+        };
         StoreError::Io(format!(
-            "{} OSSs are unavailable: {}; but {} tolerates {}: check that the OSS directories exist and are mounted (their paths are in the superblock, {}), then retry; no OSS was recorded as failed and the operation was not completed (an interrupted write is finished or undone when the store is next opened with them back)",
+            "{} OSSs are unavailable: {}; but {} tolerates {}: check that the OSS directories exist and are mounted{damaged} (their paths are in the superblock, {}), then retry; no OSS was recorded as failed and the operation was not completed (an interrupted write is finished or undone when the store is next opened with them back)",
             down.len(),
             paths.join(", "),
             self.layout.code_name(),
@@ -199,6 +207,12 @@ impl Store {
             }
             // Opening checks the label names this store and this index.
             let fresh = DirBackend::open(path, &label, self.sb.oss_capacity_bytes)?;
+            if let Some(problem) = fresh.problem() {
+                return Err(StoreError::BadInput(format!(
+                    "refused, nothing changed: OSS {oss} ({}): {problem}; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
+                    path.display()
+                )));
+            }
             assert!(fresh.healthy());
             self.backends[oss] = Box::new(fresh);
         }
@@ -206,6 +220,22 @@ impl Store {
         self.journal(&mut core, Rec::Online { oss }, true)?;
         self.absorbed_failures.lock().clear();
         self.checkpoint_locked(&mut core)
+    }
+
+    /// The OSSs that answer but cannot be used (their own metadata is damaged), with what
+    /// is wrong and what to do: `(oss, message)`.
+    pub fn oss_problems(&self) -> Vec<(usize, String)> {
+        let dir = self.dir.display();
+        (0..self.backends.len())
+            .filter_map(|i| {
+                self.backends[i].problem().map(|p| {
+                    (
+                        i,
+                        format!("{p}; rebuild it: `exaraid store rebuild {dir} --oss {i}`"),
+                    )
+                })
+            })
+            .collect()
     }
 
     pub fn failed_osses(&self) -> Vec<usize> {
@@ -291,9 +321,10 @@ impl Store {
                     }
                 };
                 if !lost.is_empty() {
-                    report
-                        .unrepairable
-                        .push(self.lost_blocks_error(id, stripe, &home, &lost).to_string());
+                    report.unrepairable.push(
+                        self.lost_blocks_error(None, id, stripe, &home, &lost)
+                            .to_string(),
+                    );
                 }
                 // Rewrite only the unreadable blocks (their elements' other blocks are clean),
                 // each confirmed against its stored checksum first where it has one.
@@ -337,6 +368,7 @@ impl Store {
         self.scrub_cache(repair, &mut report)?;
         // A scrub that is clean but for a failed OSS or lost bytes is not a clean store.
         report.failed_oss = self.failed_osses();
+        report.oss_problems = self.oss_problems();
         report.lost_ranges = self.status()?.lost_ranges;
         if repair {
             for b in self.backends.iter().filter(|b| b.healthy()) {
@@ -871,7 +903,7 @@ impl Store {
         {
             let mut core = self.core.lock();
             self.record_losses(&mut core)?; // settle skips them, forgetting the planner's view
-            self.settle(&mut core, BTreeSet::new(), false)?;
+            self.settle(&mut core, BTreeSet::new())?;
         }
         let fresh_dir = match self.write_rebuilt_oss(oss, to) {
             Ok(fresh_dir) => fresh_dir,

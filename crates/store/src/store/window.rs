@@ -175,7 +175,7 @@ impl Store {
         self.record_losses(&mut core)?;
         let failed = self.failed_set(&core);
         if !self.planner_lost(&core).is_empty() {
-            self.settle(&mut core, BTreeSet::new(), false)?;
+            self.settle(&mut core, BTreeSet::new())?;
         }
         assert!(
             self.planner_lost(&core).is_empty(),
@@ -207,7 +207,12 @@ impl Store {
         // Two causes share the record: an OSS that failed inside an open window, and cached
         // bytes a settle could neither read nor rebuild (corruption beyond the code's
         // tolerance); the message names the one that happened.
-        let why = if lost.iter().all(|l| l.token == UNREADABLE_CACHE) {
+        let undecidable = super::recovery::UNDECIDABLE_AFTER_CRASH;
+        let why = if lost.iter().all(|l| l.token == undecidable) {
+            "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside bit rot, which single parity cannot place), so it marked them lost rather than guess"
+        } else if lost.iter().any(|l| l.token == undecidable) {
+            "these bytes are lost (an OSS failed inside a delayed window, cached bytes could not be read or rebuilt, or recovery after a crash could not tell their true bytes)"
+        } else if lost.iter().all(|l| l.token == UNREADABLE_CACHE) {
             "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt (corruption or failures beyond the code's tolerance)"
         } else if lost.iter().any(|l| l.token == UNREADABLE_CACHE) {
             "these bytes had their only copy in the cache zone of a failed OSS inside an open delayed window, or could neither be read nor rebuilt from the cache zone (beyond the code's tolerance)"
