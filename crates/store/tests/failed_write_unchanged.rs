@@ -71,7 +71,7 @@ fn pieces(store: &Store, size: usize) -> Vec<Result<Vec<u8>, String>> {
 /// reopening, every piece of the file reads as before (the lost piece still fails).
 fn failed_read_stops_the_write(code: CodeSpec, oss: usize, offset: usize, len: usize) {
     let dir = tempfile::tempdir().unwrap();
-    let store = init(dir.path(), code.clone(), oss, WritePath::Rmw);
+    let store = init(dir.path(), code, oss, WritePath::Rmw);
     let size = 6 * UNIT;
     store.put("f", &pattern(1, size)).unwrap();
     let geometry = store.layout().geometry().clone();

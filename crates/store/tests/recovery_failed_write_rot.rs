@@ -139,7 +139,7 @@ fn open_rotting(dir: &std::path::Path, rot: &Arc<Mutex<Option<Rot>>>) -> Store {
 fn rot_under_a_failing_write(code: CodeSpec, oss: usize, rot_at: usize, offset: usize, len: usize) {
     assert!(rot_at < BLOCK && offset + len <= UNIT);
     let dir = tempfile::tempdir().unwrap();
-    let store = init(dir.path(), code.clone(), oss, WritePath::Rmw);
+    let store = init(dir.path(), code, oss, WritePath::Rmw);
     let size = 3 * UNIT;
     let old = pattern(3, size);
     store.put("f", &old).unwrap();
@@ -201,9 +201,9 @@ fn rot_under_a_failing_write(code: CodeSpec, oss: usize, rot_at: usize, offset: 
 }
 
 fn cases(code: CodeSpec, oss: usize) {
-    rot_under_a_failing_write(code.clone(), oss, 30, 0, 50); // the rot inside the write
-    rot_under_a_failing_write(code.clone(), oss, 30, 10, 3000);
-    rot_under_a_failing_write(code.clone(), oss, 100, 0, 50); // beside it, same block
+    rot_under_a_failing_write(code, oss, 30, 0, 50); // the rot inside the write
+    rot_under_a_failing_write(code, oss, 30, 10, 3000);
+    rot_under_a_failing_write(code, oss, 100, 0, 50); // beside it, same block
     rot_under_a_failing_write(code, oss, 3000, 100, 3000); // both edges partial
 }
 

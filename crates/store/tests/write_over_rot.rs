@@ -64,7 +64,7 @@ fn write_over_rot_in(
     len: usize,
 ) {
     let dir = tempfile::tempdir().unwrap();
-    let mut opts = InitOptions::with_oss_count(dir.path(), oss, code.clone());
+    let mut opts = InitOptions::with_oss_count(dir.path(), oss, code);
     opts.element_bytes = unit_bytes;
     opts.write_path = WritePath::Rmw;
     let store = Store::init(dir.path(), &opts).unwrap();
@@ -153,7 +153,7 @@ fn reconstruct_write_cases(code: CodeSpec, oss: usize) {
             &[(0, 30), (2, 3000)],
             &[(0, 130)],
         ] {
-            write_over_rot_in(code.clone(), oss, 4 * BLOCK, rot, rots, offset, len);
+            write_over_rot_in(code, oss, 4 * BLOCK, rot, rots, offset, len);
         }
     }
 }
@@ -182,7 +182,7 @@ fn xcode_partial_write_heals_rotten_edge_blocks_before_writing() {
     let unit = 4 * BLOCK;
     for rot in [Rot::Data, Rot::Parity] {
         for rots in [&[(0, 30)][..], &[(0, 30), (3, 3000)], &[(0, 130)]] {
-            write_over_rot_in(code.clone(), 5, unit, rot, rots, 100, 3 * unit);
+            write_over_rot_in(code, 5, unit, rot, rots, 100, 3 * unit);
         }
     }
 }

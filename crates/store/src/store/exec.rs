@@ -18,6 +18,9 @@ impl Drop for DeferAdd<'_> {
 pub(super) const UNREADABLE_CACHE: &str =
     "none: its cache copy is unreadable beyond the code's tolerance";
 
+/// Each step run, with the bytes it read (read steps) or `None` (write steps).
+type StepOutputs = Vec<(usize, Option<Vec<u8>>)>;
+
 /// Where the planner put each column of one cache stripe: `col -> (oss, chunk address)`.
 pub(super) type Chunks = BTreeMap<usize, (usize, u64)>;
 
@@ -890,7 +893,7 @@ impl Store {
         plan: &IoPlan,
         steps: &[usize],
         write_bytes: &[(usize, Vec<u8>)],
-    ) -> Result<Vec<(usize, Option<Vec<u8>>)>, StoreError> {
+    ) -> Result<StepOutputs, StoreError> {
         let run = |i: usize| -> Result<Option<Vec<u8>>, StoreError> {
             let step = &plan.steps[i];
             match step.op {
