@@ -7,11 +7,16 @@
 //! disk), blessing the rotten byte under a fresh checksum: `get` returned a byte that was
 //! neither old nor new, with success, and scrub found nothing. Now each byte of the range
 //! reads back old or new (rebuilt from parity), never the rotten one.
+//!
+//! Also here, with the same counting backend: what the first line of defence (the check of
+//! unread partial edge blocks before a plan's first write) costs, and that aligned writes
+//! do not pay for it.
 
 mod common;
 use common::*;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use exaraid_codes::{Cell, CodeKind, CodeSpec, Pos};
@@ -31,11 +36,13 @@ struct Rot {
     at: usize,
 }
 
-/// A `DirBackend` that rots one block just before the first write into it.
+/// A `DirBackend` that rots one block just before the first write into it, and counts
+/// the reads of all OSSs.
 struct RotBeforeWrite {
     index: usize,
     inner: DirBackend,
     rot: Arc<Mutex<Option<Rot>>>,
+    reads: Arc<AtomicUsize>,
 }
 
 impl RotBeforeWrite {
@@ -67,6 +74,7 @@ impl Backend for RotBeforeWrite {
         self.inner.set_failed(failed)
     }
     fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
         self.inner.read(key, offset, buf)
     }
     fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
@@ -110,7 +118,11 @@ impl Backend for RotBeforeWrite {
     }
 }
 
-fn open_rotting(dir: &std::path::Path, rot: &Arc<Mutex<Option<Rot>>>) -> Store {
+fn open_rotting(
+    dir: &std::path::Path,
+    rot: &Arc<Mutex<Option<Rot>>>,
+    reads: &Arc<AtomicUsize>,
+) -> Store {
     let sb = Superblock::load(dir).unwrap();
     let backends: Vec<Box<dyn Backend>> = sb
         .oss_dirs
@@ -126,6 +138,7 @@ fn open_rotting(dir: &std::path::Path, rot: &Arc<Mutex<Option<Rot>>>) -> Store {
                 index,
                 inner: DirBackend::open(d, &label, None).unwrap(),
                 rot: rot.clone(),
+                reads: reads.clone(),
             }) as Box<dyn Backend>
         })
         .collect();
@@ -165,7 +178,7 @@ fn rot_under_a_failing_write(code: CodeSpec, oss: usize, rot_at: usize, offset: 
     drop(store);
 
     let rot = Arc::new(Mutex::new(Some(rot)));
-    let store = open_rotting(dir.path(), &rot);
+    let store = open_rotting(dir.path(), &rot, &Arc::new(AtomicUsize::new(0)));
     let new = pattern(4, len);
     let what = format!(
         "{code:?}: rot byte {rot_at} under the write {offset}..{}",
@@ -227,4 +240,36 @@ fn rs_rot_under_a_write_that_failed_reads_old_or_new_after_reopen() {
 #[test]
 fn xcode_rot_under_a_write_that_failed_reads_old_or_new_after_reopen() {
     cases(CodeSpec::array(CodeKind::Xcode, 5), 5);
+}
+
+/// What the check of unread edge blocks costs (the first line of defence, in the executor):
+/// a 4 KiB-aligned write reads exactly what its plan reads, an unaligned one reads each
+/// partial edge block of a home write that its plan does not read once more. raid6 k=3, a
+/// write inside the first data element: the plan reads the other two data elements
+/// (reconstruct-write) and writes data, P and Q.
+#[test]
+fn only_unaligned_writes_pay_for_the_edge_block_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid6(3), 5, WritePath::Rmw);
+    store.put("f", &pattern(5, 3 * UNIT)).unwrap();
+    drop(store);
+    let no_rot = Arc::new(Mutex::new(None));
+    let reads = Arc::new(AtomicUsize::new(0));
+    let store = open_rotting(dir.path(), &no_rot, &reads);
+    let reads_of = |offset: usize, len: usize| {
+        let before = reads.load(Ordering::SeqCst);
+        store.write("f", offset as u64, &pattern(6, len)).unwrap();
+        reads.load(Ordering::SeqCst) - before
+    };
+    assert_eq!(reads_of(0, UNIT), 2, "aligned: the two other data elements");
+    assert_eq!(
+        reads_of(100, 50),
+        2 + 3,
+        "unaligned, one edge block: and that block of data, P and Q"
+    );
+    assert_eq!(
+        reads_of(0, UNIT),
+        2,
+        "aligned again: nothing more (the check is not sticky)"
+    );
 }
