@@ -961,16 +961,21 @@ impl Store {
             .collect()
     }
 
-    /// Make sure every partial checksum block a home write of `plan` lands in is healthy
-    /// before the plan's first write, repairing a rotten one from parity. Why: a write that
-    /// does not cover whole 4 KiB blocks makes the backend verify the rest of its edge
-    /// blocks; one that rotted on disk failed that write half-way through the plan, after
-    /// other steps (parity) had run, and the next open kept its rotten byte (issue #4 F1).
-    /// A block that a read of the plan touched is healthy already (the read verified it, or
-    /// rebuilt and wrote it back): only blocks no read covers are checked, one 4 KiB read
-    /// each, so a 4 KiB-aligned write costs nothing more. A rotten block is rebuilt from the
-    /// rest of its stripe, confirmed against its stored checksum and written back whole (the
-    /// stripe locks of the plan are held); one that cannot be fails the plan before any write.
+    /// Make sure every partial checksum block a write of `plan` lands in is healthy before
+    /// the plan's first write, repairing a rotten one from parity. Why: a write that does not
+    /// cover whole 4 KiB blocks makes the backend verify the rest of its edge blocks; one
+    /// that rotted on disk failed that write half-way through the plan, after other steps
+    /// (parity) had run, and the next open kept its rotten byte (issue #4 F1). A home block
+    /// that a read of the plan touched is healthy already (the read verified it, or rebuilt
+    /// and wrote it back): only blocks no read covers are checked, one 4 KiB read each, so a
+    /// 4 KiB-aligned write costs nothing more. A rotten block is rebuilt from the rest of its
+    /// stripe (a cache block: from its cache stripe), confirmed against its stored checksum
+    /// and written back whole (the stripe locks of the plan are held); one that cannot be
+    /// fails the plan before any write. A cache block is checked even when a read of the plan
+    /// covers it: a cache read rebuilds without writing back. Known limit (reasoned, not
+    /// tested): a cache block holding stale bytes of an older cache stripe cannot be
+    /// confirmed (the rebuild gives zeros there): the write then fails, before any change,
+    /// with `DataLost`.
     fn heal_unread_edge_blocks(&self, plan: &IoPlan) -> Result<(), StoreError> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
@@ -983,11 +988,7 @@ impl Store {
                     && a < r.addr_bytes + r.len_bytes
             })
         };
-        let home_writes = plan
-            .steps
-            .iter()
-            .filter(|s| s.op == Op::Write && s.zone != PlanZone::Cache);
-        for step in home_writes {
+        for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
             if !self.backends[step.oss].healthy() {
                 continue; // a degraded write: parity carries this element
             }
@@ -999,10 +1000,10 @@ impl Store {
                 assert_eq!(
                     addr % e,
                     el.offset_bytes,
-                    "a home piece sits at its element offset"
+                    "a piece sits at its element offset"
                 );
                 let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
-                assert!(a < z && z <= e, "a home piece within one element");
+                assert!(a < z && z <= e, "a piece within one element");
                 // Its partial edge blocks, by first byte within the element (one block may be
                 // both edges).
                 let mut edges: Vec<u64> = Vec::with_capacity(2);
@@ -1014,13 +1015,16 @@ impl Store {
                 }
                 for first in edges {
                     let block_addr = addr - el.offset_bytes + first;
-                    if covered(
-                        step.oss,
-                        step.zone,
-                        step.file,
-                        block_addr,
-                        block_addr + block,
-                    ) {
+                    // (A cache-zone read rebuilds without writing back: checked anyway.)
+                    if step.zone != PlanZone::Cache
+                        && covered(
+                            step.oss,
+                            step.zone,
+                            step.file,
+                            block_addr,
+                            block_addr + block,
+                        )
+                    {
                         continue;
                     }
                     let key = self.key(step.zone, step.file, block_addr);
@@ -1041,8 +1045,14 @@ impl Store {
                                 block_addr,
                                 &whole_block,
                                 &mut buf,
-                                true,
+                                step.zone != PlanZone::Cache,
                             )?;
+                            if step.zone == PlanZone::Cache {
+                                // Rebuilt from the cache stripe and confirmed against the
+                                // block's checksum (bytes no write of the cache stripe reached
+                                // count as zeros there, as in every decode of it).
+                                self.write_back_block(step.oss, key, first as usize, &buf)?;
+                            }
                         }
                         // Unavailable: the write step records the failure; missing: a slot
                         // not written yet, which the write creates (as without this check).
@@ -1325,6 +1335,24 @@ impl Store {
         let first_bytes = from / block * block;
         let end_bytes = (from + len).div_ceil(block) * block;
         match self.backends[oss].write(key, first_bytes, &whole[first_bytes..end_bytes]) {
+            Ok(()) => Ok(()),
+            Err(err) if err.is_unavailable() => Ok(()),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// Writes back one whole checksum block of a cache element rebuilt and confirmed by
+    /// `heal_unread_edge_blocks` (see `write_back_confirmed` for home elements).
+    fn write_back_block(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        first_bytes: usize,
+        block: &[u8],
+    ) -> Result<(), StoreError> {
+        assert_eq!(block.len(), CHECKSUM_BLOCK_BYTES);
+        assert_eq!(first_bytes % CHECKSUM_BLOCK_BYTES, 0);
+        match self.backends[oss].write(key, first_bytes, block) {
             Ok(()) => Ok(()),
             Err(err) if err.is_unavailable() => Ok(()),
             Err(err) => Err(err.into()),
