@@ -26,7 +26,12 @@
 //!   part the write never covered. Where another column is in flight at the same offsets,
 //!   the decode is confirmed against the block's stored checksum as above (which holds the
 //!   block's old bytes when the write did not reach it, or its new bytes when the write
-//!   reached it whole). When the row cannot be decoded (data and parity both torn on single
+//!   reached it whole). Its own bytes on disk need that confirmation too where they disagree
+//!   with the decode: a write refused because this very block rotted (the backend verifies
+//!   a partial edge block first) never reached it, so they may be bit rot, not new bytes
+//!   (issue #4 F1). Unconfirmed, the decode is taken when only parity is in flight beside
+//!   the block (it gives the old or the new bytes); else the bytes on disk stay (below).
+//!   When the row cannot be decoded (data and parity both torn on single
 //!   parity), the row's parity equation is checked where nothing is in flight: a mismatch
 //!   there is bit rot in a suspect block that single parity cannot place, so the row's
 //!   suspect data blocks are lost.
@@ -1129,11 +1134,32 @@ impl Store {
                         }
                     }
                     // Where another column is in flight too, the decode needs confirming by
-                    // the block's stored checksum (see `confirm_block`).
+                    // the block's stored checksum (see `confirm_block`). So do its own bytes
+                    // on disk where the decode disagrees with them: the block fails its
+                    // checksum, and a write refused on this very block's checksum (it rotted:
+                    // issue #4 F1) never reached it, so its bytes there may be bit rot rather
+                    // than the write's new bytes.
+                    let mine_disagrees = decoded.as_ref().is_some_and(|d| {
+                        own.iter().any(|&(a, b)| {
+                            let (a, b) = (a.max(start), b.min(end));
+                            let (a, b) = ((a - start) as usize, (b - start) as usize);
+                            a < b && raw[a..b] != d.element(pos)[a..b]
+                        })
+                    });
                     let unsure = decoded.is_none()
+                        || mine_disagrees
                         || outside(own, start, end)
                             .iter()
                             .any(|&(a, b)| overlaps(&anywhere, a, b));
+                    // Only parity is in flight beside this block's own write: the decode from
+                    // the other data and the parity (old or new, each block whole: a torn one
+                    // fails its checksum and is erased) gives this block's old or new bytes.
+                    let only_parity_beside = ranges.iter().all(|(p, r)| {
+                        *p == pos
+                            || erased.contains(&p.col)
+                            || !overlaps(r, start, end)
+                            || matches!(g.cell(*p), Cell::Parity(_))
+                    });
                     if !unsure {
                         Some(bytes)
                     } else {
@@ -1152,6 +1178,12 @@ impl Store {
                         match confirmed {
                             Some(c) => Some(c),
                             None if decoded.is_none() && rot_unplaced => None,
+                            // Neither confirmed: the bytes on disk of the write's range may be
+                            // rot (they disagree with a decode that only parity in flight can
+                            // have moved), the decode is old or new bytes there: take it.
+                            None if mine_disagrees && only_parity_beside => {
+                                decoded.as_ref().map(|d| d.element(pos).to_vec())
+                            }
                             // Not confirmed: this block's new bytes reached the disk under its
                             // old checksum, and another column is in flight at the same
                             // offsets. Single parity cannot tell bit rot there from a write
@@ -1541,7 +1573,7 @@ impl Store {
     /// the code's tolerance: any of their bytes would do), and keep the first candidate that
     /// matches -- the decoded block, or the decoded block with the bytes on disk in `own`.
     /// Kept: the decoded bytes outside `own`, the bytes on disk inside it (never acknowledged,
-    /// old or new). Bytes equal to the decode are kept too when nothing of the block was in
+    /// old or new) when that candidate matches; the decoded block whole when it matches. Bytes equal to the decode are kept too when nothing of the block was in
     /// flight (then the checksum itself rotted). `None`: nobody can tell.
     #[allow(clippy::too_many_arguments)]
     fn confirm_block(
@@ -1609,11 +1641,17 @@ impl Store {
             for &(x, y) in &mine {
                 keep[x as usize..y as usize].copy_from_slice(&raw[x as usize..y as usize]);
             }
-            let confirmed = b.checksum_matches(key, i, &keep)?
-                || (!mine.is_empty() && b.checksum_matches(key, i, decoded)?)
-                || (n == 0 && mine.is_empty() && decoded == raw);
+            let confirmed =
+                b.checksum_matches(key, i, &keep)? || (n == 0 && mine.is_empty() && decoded == raw);
             if confirmed {
                 return Ok(Some(keep));
+            }
+            // The decoded block itself matches: it is the block as its checksum knows it
+            // (from before the write), so the bytes on disk in `own` are not taken: they
+            // disagree with it and may be bit rot (a write refused on this block's checksum
+            // never reached it, issue #4 F1).
+            if !mine.is_empty() && b.checksum_matches(key, i, decoded)? {
+                return Ok(Some(decoded.to_vec()));
             }
         }
         Ok(None)
