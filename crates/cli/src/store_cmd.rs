@@ -540,6 +540,10 @@ struct BenchArgs {
     /// cache; emulated runs never fsync: the device model is the cost).
     #[arg(long)]
     no_fsync: bool,
+    /// Bytes of WCL destage writes the store may hold back while client writes run (they
+    /// run when the writers pause); 0 destages at once, competing with the writes.
+    #[arg(long)]
+    destage_defer_max_bytes: Option<u64>,
 }
 
 /// A mean-value service-time model over the simulator's device constants (crates/sim
@@ -606,6 +610,9 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     }
     opts.threads = a.threads;
     opts.fsync = !a.no_fsync;
+    if let Some(bytes) = a.destage_defer_max_bytes {
+        opts.destage_defer_max_bytes = bytes;
+    }
     if let Some(e) = &a.emulate {
         let model: std::sync::Arc<dyn exaraid_store::ServiceTime> =
             std::sync::Arc::new(if e == "hdd" {
@@ -654,12 +661,13 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     }
     let report = series.runs.last().expect("at least one repetition");
     println!(
-        "store bench: {} threads x {} writes of {} KiB, stripe unit {} KiB, fsync {}, device {}, {} repetitions",
+        "store bench: {} threads x {} writes of {} KiB, stripe unit {} KiB, fsync {}, destage held back up to {} MiB, device {}, {} repetitions",
         report.threads,
         report.writes_per_thread,
         report.write_bytes >> 10,
         report.element_bytes >> 10,
         report.fsync,
+        report.destage_defer_max_bytes >> 20,
         report
             .emulate
             .as_deref()

@@ -45,6 +45,9 @@ pub struct BenchOptions {
     /// fsync before acknowledging (the store's default). Emulated runs turn it off: the
     /// device model is the cost, the host's disk is not part of the experiment.
     pub fsync: bool,
+    /// `OpenOptions::destage_defer_max_bytes` of the stores (0: WCL destage competes with
+    /// the writes, as before it existed).
+    pub destage_defer_max_bytes: u64,
 }
 
 impl BenchOptions {
@@ -58,6 +61,7 @@ impl BenchOptions {
             element_bytes: 1 << 20,
             k: 4,
             fsync: true,
+            destage_defer_max_bytes: crate::store::DESTAGE_DEFER_MAX_BYTES,
         }
     }
 }
@@ -128,6 +132,7 @@ pub struct BenchReport {
     pub write_bytes: usize,
     pub element_bytes: usize,
     pub fsync: bool,
+    pub destage_defer_max_bytes: u64,
     pub results: Vec<PathResult>,
     pub raw: Vec<RawResult>,
     /// Full-stripe writes on rmw (each write one whole stripe).
@@ -416,6 +421,7 @@ pub fn run_path(
         OpenOptions {
             fsync: opts.fsync,
             emulate: opts.emulate.clone(),
+            destage_defer_max_bytes: opts.destage_defer_max_bytes,
         },
     )?;
     let offsets = workload(opts.threads, opts.writes_per_thread, write_bytes);
@@ -762,6 +768,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
         write_bytes: opts.write_bytes,
         element_bytes: opts.element_bytes,
         fsync: opts.fsync,
+        destage_defer_max_bytes: opts.destage_defer_max_bytes,
         results,
         raw,
         streaming,

@@ -702,8 +702,13 @@ impl Store {
             }
             {
                 let mut done = self.done.lock();
-                while !plan.after_plans.iter().all(|p| done.contains(p)) {
-                    self.done_cv.wait(&mut done);
+                if !plan.after_plans.iter().all(|p| done.contains(p)) {
+                    // Counted: the background worker holds no destage back meanwhile.
+                    self.plans_waiting.fetch_add(1, Ordering::SeqCst);
+                    while !plan.after_plans.iter().all(|p| done.contains(p)) {
+                        self.done_cv.wait(&mut done);
+                    }
+                    self.plans_waiting.fetch_sub(1, Ordering::SeqCst);
                 }
             }
             let is_client_plan = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
@@ -714,7 +719,13 @@ impl Store {
                 let _guard = self.locks.acquire(ticket);
                 add(&probe.stripe_lock_wait_ns, since(waiting));
                 let executing = Instant::now();
+                if is_client_plan {
+                    self.client_plans_executing.fetch_add(1, Ordering::SeqCst);
+                }
                 let r = self.execute(&plan, if is_client_plan { client } else { None });
+                if is_client_plan {
+                    self.client_plans_executing.fetch_sub(1, Ordering::SeqCst);
+                }
                 if r.is_ok() {
                     // Still under the stripe locks: no rebuild sees the bytes on disk yet
                     // counted as nothing.
