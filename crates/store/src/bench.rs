@@ -169,6 +169,9 @@ pub struct Probe {
     pub extents_ns: AtomicU64,
     /// fsyncs of the objects directory (new or removed zone files).
     pub dir_fsyncs: AtomicU64,
+    /// Group-commit fsyncs of the journal (each covers the durable records of every plan
+    /// that finished meanwhile; about one per plan without concurrency).
+    pub journal_fsyncs: AtomicU64,
     /// `DirBackend::healthy` calls (each stats the OSS label file).
     pub healthy_calls: AtomicU64,
 }
@@ -194,6 +197,7 @@ pub static PROBE: Probe = Probe {
     extents_writes: ZERO,
     extents_ns: ZERO,
     dir_fsyncs: ZERO,
+    journal_fsyncs: ZERO,
     healthy_calls: ZERO,
 };
 
@@ -227,6 +231,7 @@ pub struct TimeBreakdown {
     pub extents_writes: u64,
     pub extents_s: f64,
     pub dir_fsyncs: u64,
+    pub journal_fsyncs: u64,
     pub healthy_calls: u64,
 }
 
@@ -253,6 +258,7 @@ impl TimeBreakdown {
             extents_writes: n(&p.extents_writes),
             extents_s: s(&p.extents_ns),
             dir_fsyncs: n(&p.dir_fsyncs),
+            journal_fsyncs: n(&p.journal_fsyncs),
             healthy_calls: n(&p.healthy_calls),
         }
     }
@@ -279,6 +285,7 @@ impl TimeBreakdown {
             extents_writes: self.extents_writes - before.extents_writes,
             extents_s: self.extents_s - before.extents_s,
             dir_fsyncs: self.dir_fsyncs - before.dir_fsyncs,
+            journal_fsyncs: self.journal_fsyncs - before.journal_fsyncs,
             healthy_calls: self.healthy_calls - before.healthy_calls,
         }
     }

@@ -53,7 +53,7 @@ pub use window::DelayedWindow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use exaraid_codes::{Cell, Code, CodeSpec, Pos, StripeBuf};
@@ -437,6 +437,13 @@ pub struct Store {
     /// Operations of executed plan steps only, per OSS, in the planner's own counting.
     plan_counts: Mutex<Vec<OpCounts>>,
     fsync: bool,
+    /// Group commit of the journal's durable records (see `Store::sync_journal_through`):
+    /// a handle on the journal file to fsync without the core lock, the highest sequence
+    /// number whose append has returned, and what the fsyncs so far cover.
+    journal_file: File,
+    journal_appended_seq: AtomicU64,
+    group_commit: Mutex<exec::GroupCommit>,
+    group_commit_cv: Condvar,
     /// Set when a plan failed half way: the store must be reopened (which recovers).
     poisoned: AtomicBool,
     /// The failed OSSs as of the last [`Store::absorb_losses`]: while no other OSS fails, the
@@ -754,6 +761,7 @@ impl Store {
         }
         let undurable: Vec<IoPlan> = undurable.into_iter().map(|(_, p)| p).collect();
         let replayed: Vec<IoPlan> = plans.into_iter().map(|(_, p)| p).collect();
+        let journal_file = journal.sync_handle()?;
         let store = Store {
             dir: dir.to_path_buf(),
             code,
@@ -795,6 +803,10 @@ impl Store {
             ops: Mutex::new(vec![OssOps::default(); n]),
             plan_counts: Mutex::new(vec![OpCounts::default(); n]),
             fsync: options.fsync,
+            journal_file,
+            journal_appended_seq: AtomicU64::new(0),
+            group_commit: Mutex::new(exec::GroupCommit::default()),
+            group_commit_cv: Condvar::new(),
             poisoned: AtomicBool::new(false),
             absorbed_failures: Mutex::new(BTreeSet::new()),
             _lock_file: lock_file,
@@ -884,9 +896,16 @@ impl Store {
     }
 
     fn journal(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<(), StoreError> {
+        self.journal_seq(core, rec, sync).map(|_| ())
+    }
+
+    /// `journal`, returning the record's sequence number.
+    fn journal_seq(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<u64, StoreError> {
         let seq = core.journal.append(&rec, sync && self.fsync)?;
+        // After the append's write returned: a group commit fsync that reads this covers it.
+        self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
         core.state.apply(seq, &rec);
-        Ok(())
+        Ok(seq)
     }
 
     // ---------------------------------------------------------------- files
