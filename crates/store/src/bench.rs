@@ -558,10 +558,6 @@ impl RawDevices {
 /// the directories can take. Earlier versions put 8 writers on 5 directories by `t % oss`
 /// (2/8 of the bytes on the busiest directory instead of 1/5) and measured raw bandwidth
 /// 1.25x (RAID-6, 6 directories: 1.5x) too low, flattering the store's streaming ratio.
-/// At least two writers per directory: one writer alone leaves its device idle between
-/// its requests (measured with `--k 8`, 9 and 10 directories: raw reached 65-86% of its
-/// device bound, so the store's streaming ratio came out above the model's own limit).
-/// With the default 8 threads on 5 or 6 directories there are two per directory already.
 fn run_raw(
     opts: &BenchOptions,
     dir: &Path,
@@ -570,7 +566,7 @@ fn run_raw(
     write_bytes: usize,
     bytes_per_thread: usize,
 ) -> Result<RawResult, StoreError> {
-    let writers = opts.threads.div_ceil(oss).max(2) * oss;
+    let writers = opts.threads.div_ceil(oss) * oss;
     let total_bytes = opts.threads * bytes_per_thread;
     let writes_per_writer = (total_bytes / writers / write_bytes).max(1);
     use std::os::unix::fs::FileExt;
