@@ -559,6 +559,15 @@ struct BenchArgs {
     /// cache; emulated runs never fsync: the device model is the cost).
     #[arg(long)]
     no_fsync: bool,
+    /// Bytes of WCL destage writes the store may hold back while client writes run (they
+    /// run when the writers pause); 0 destages at once, competing with the writes.
+    #[arg(long)]
+    destage_defer_max_bytes: Option<u64>,
+    /// Data columns of the RAID-5 (k+1 OSSs) and RAID-6 (k+2 OSSs) stores. Full-stripe
+    /// streaming can reach at most k/(k+m) of raw bandwidth: 0.80 / 0.67 at the default 4,
+    /// 0.89 / 0.80 at 8 (the seed's stripes are 512 OSSs wide).
+    #[arg(long, default_value_t = 4)]
+    k: usize,
 }
 
 /// A mean-value service-time model over the simulator's device constants (crates/sim
@@ -625,6 +634,14 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     }
     opts.threads = a.threads;
     opts.fsync = !a.no_fsync;
+    let k_max = exaraid_store::bench::PROBE_OSS_MAX - 2;
+    if a.k < 2 || a.k > k_max {
+        bail!("--k must be between 2 and {k_max} (RAID-6 uses k + 2 OSS directories)");
+    }
+    opts.k = a.k;
+    if let Some(bytes) = a.destage_defer_max_bytes {
+        opts.destage_defer_max_bytes = bytes;
+    }
     if let Some(e) = &a.emulate {
         let model: std::sync::Arc<dyn exaraid_store::ServiceTime> =
             std::sync::Arc::new(if e == "hdd" {
@@ -673,12 +690,13 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     }
     let report = series.runs.last().expect("at least one repetition");
     println!(
-        "store bench: {} threads x {} writes of {} KiB, stripe unit {} KiB, fsync {}, device {}, {} repetitions",
+        "store bench: {} threads x {} writes of {} KiB, stripe unit {} KiB, fsync {}, destage held back up to {} MiB, device {}, {} repetitions",
         report.threads,
         report.writes_per_thread,
         report.write_bytes >> 10,
         report.element_bytes >> 10,
         report.fsync,
+        report.destage_defer_max_bytes >> 20,
         report
             .emulate
             .as_deref()

@@ -45,6 +45,9 @@ pub struct BenchOptions {
     /// fsync before acknowledging (the store's default). Emulated runs turn it off: the
     /// device model is the cost, the host's disk is not part of the experiment.
     pub fsync: bool,
+    /// `OpenOptions::destage_defer_max_bytes` of the stores (0: WCL destage competes with
+    /// the writes, as before it existed).
+    pub destage_defer_max_bytes: u64,
 }
 
 impl BenchOptions {
@@ -58,6 +61,7 @@ impl BenchOptions {
             element_bytes: 1 << 20,
             k: 4,
             fsync: true,
+            destage_defer_max_bytes: crate::store::DESTAGE_DEFER_MAX_BYTES,
         }
     }
 }
@@ -128,6 +132,7 @@ pub struct BenchReport {
     pub write_bytes: usize,
     pub element_bytes: usize,
     pub fsync: bool,
+    pub destage_defer_max_bytes: u64,
     pub results: Vec<PathResult>,
     pub raw: Vec<RawResult>,
     /// Full-stripe writes on rmw (each write one whole stripe).
@@ -164,6 +169,9 @@ pub struct Probe {
     pub extents_ns: AtomicU64,
     /// fsyncs of the objects directory (new or removed zone files).
     pub dir_fsyncs: AtomicU64,
+    /// Group-commit fsyncs of the journal (each covers the durable records of every plan
+    /// that finished meanwhile; about one per plan without concurrency).
+    pub journal_fsyncs: AtomicU64,
     /// `DirBackend::healthy` calls (each stats the OSS label file).
     pub healthy_calls: AtomicU64,
 }
@@ -189,6 +197,7 @@ pub static PROBE: Probe = Probe {
     extents_writes: ZERO,
     extents_ns: ZERO,
     dir_fsyncs: ZERO,
+    journal_fsyncs: ZERO,
     healthy_calls: ZERO,
 };
 
@@ -222,6 +231,7 @@ pub struct TimeBreakdown {
     pub extents_writes: u64,
     pub extents_s: f64,
     pub dir_fsyncs: u64,
+    pub journal_fsyncs: u64,
     pub healthy_calls: u64,
 }
 
@@ -248,6 +258,7 @@ impl TimeBreakdown {
             extents_writes: n(&p.extents_writes),
             extents_s: s(&p.extents_ns),
             dir_fsyncs: n(&p.dir_fsyncs),
+            journal_fsyncs: n(&p.journal_fsyncs),
             healthy_calls: n(&p.healthy_calls),
         }
     }
@@ -274,6 +285,7 @@ impl TimeBreakdown {
             extents_writes: self.extents_writes - before.extents_writes,
             extents_s: self.extents_s - before.extents_s,
             dir_fsyncs: self.dir_fsyncs - before.dir_fsyncs,
+            journal_fsyncs: self.journal_fsyncs - before.journal_fsyncs,
             healthy_calls: self.healthy_calls - before.healthy_calls,
         }
     }
@@ -416,6 +428,7 @@ pub fn run_path(
         OpenOptions {
             fsync: opts.fsync,
             emulate: opts.emulate.clone(),
+            destage_defer_max_bytes: opts.destage_defer_max_bytes,
         },
     )?;
     let offsets = workload(opts.threads, opts.writes_per_thread, write_bytes);
@@ -762,6 +775,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
         write_bytes: opts.write_bytes,
         element_bytes: opts.element_bytes,
         fsync: opts.fsync,
+        destage_defer_max_bytes: opts.destage_defer_max_bytes,
         results,
         raw,
         streaming,

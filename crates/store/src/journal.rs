@@ -131,6 +131,14 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         Ok(seq)
     }
 
+    /// A second handle on the journal file, for fsyncs outside the lock that serialises
+    /// appends (group commit): it shares the open file, so it stays valid across `truncate`.
+    pub fn sync_handle(&self) -> Result<File, StoreError> {
+        self.file
+            .try_clone()
+            .map_err(|e| StoreError::from_io(e, &format!("journal {}", self.path.display())))
+    }
+
     pub fn sync(&mut self) -> Result<(), StoreError> {
         self.file
             .sync_data()

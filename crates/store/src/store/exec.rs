@@ -55,6 +55,20 @@ pub(super) struct NewCacheBytes {
     pub(super) z: u64,
 }
 
+/// Group commit of the journal (`Store::sync_journal_through`): one fsync at a time, each
+/// covering every record appended before it started.
+#[derive(Default)]
+pub(super) struct GroupCommit {
+    /// Every record up to this sequence number is durable.
+    pub(super) synced_through_seq: u64,
+    /// An fsync is running (its leader updates `synced_through_seq` when it returns).
+    pub(super) syncing: bool,
+    /// An fsync of the journal failed: what was appended since the last good one may not be
+    /// on disk, and a retried fsync cannot tell (the kernel may have dropped the pages).
+    /// Nothing waiting on it is acknowledged; the store must be reopened.
+    pub(super) failed: Option<String>,
+}
+
 /// The cache stripes of one home stripe.
 #[derive(Default)]
 pub(super) struct Generations {
@@ -705,8 +719,13 @@ impl Store {
             }
             {
                 let mut done = self.done.lock();
-                while !plan.after_plans.iter().all(|p| done.contains(p)) {
-                    self.done_cv.wait(&mut done);
+                if !plan.after_plans.iter().all(|p| done.contains(p)) {
+                    // Counted: the background worker holds no destage back meanwhile.
+                    self.plans_waiting.fetch_add(1, Ordering::SeqCst);
+                    while !plan.after_plans.iter().all(|p| done.contains(p)) {
+                        self.done_cv.wait(&mut done);
+                    }
+                    self.plans_waiting.fetch_sub(1, Ordering::SeqCst);
                 }
             }
             let is_client_plan = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
@@ -717,11 +736,17 @@ impl Store {
                 let _guard = self.locks.acquire(ticket);
                 add(&probe.stripe_lock_wait_ns, since(waiting));
                 let executing = Instant::now();
+                if is_client_plan {
+                    self.client_plans_executing.fetch_add(1, Ordering::SeqCst);
+                }
                 // With a failed OSS: its data that this plan's writes could make undecidable,
                 // made durable first (see `copy_failed_columns`).
                 let r = self
                     .copy_failed_columns(&plan)
                     .and_then(|()| self.execute(&plan, if is_client_plan { client } else { None }));
+                if is_client_plan {
+                    self.client_plans_executing.fetch_sub(1, Ordering::SeqCst);
+                }
                 if r.is_ok() {
                     // Still under the stripe locks: no rebuild sees the bytes on disk yet
                     // counted as nothing.
@@ -745,18 +770,37 @@ impl Store {
             }
             add(&probe.plans, 1);
             let waiting = Instant::now();
+            let durable = Rec::Durable {
+                plans: vec![plan.id],
+            };
+            // Group commit: with fsync on, the durable record is appended under the core lock
+            // but fsync'd outside it, by one fsync shared with every plan that appended
+            // meanwhile (`sync_journal_through`). Why: one fsync per plan under the global
+            // lock made every acknowledgement in the store wait for the others' fsyncs one
+            // at a time. Nothing else changes order: the plan counts as done, and the planner
+            // hears of it (which may release dependent plans), only once the record is on
+            // disk; a crash before that leaves the plan in flight, as it always could.
+            let mut durable = Some(durable);
+            if self.fsync {
+                let seq = {
+                    let mut core = self.core.lock();
+                    add(&probe.core_lock_wait_ns, since(waiting));
+                    let journaling = Instant::now();
+                    let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
+                    self.journal_seq(&mut core, durable.take().expect("once"), false)?
+                };
+                let journaling = Instant::now();
+                let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
+                self.sync_journal_through(seq)?;
+            }
+            let waiting = Instant::now();
             let more = {
                 let mut core = self.core.lock();
                 add(&probe.core_lock_wait_ns, since(waiting));
-                let journaling = Instant::now();
-                let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
-                self.journal(
-                    &mut core,
-                    Rec::Durable {
-                        plans: vec![plan.id],
-                    },
-                    true,
-                )?;
+                if let Some(durable) = durable {
+                    // No fsync: the record is written, as before, under the one lock taken.
+                    self.journal(&mut core, durable, false)?;
+                }
                 self.done.lock().insert(plan.id);
                 self.done_cv.notify_all();
                 core.deferred_completions.push(plan.id);
@@ -781,6 +825,53 @@ impl Store {
             queue.extend(more);
         }
         Ok(())
+    }
+
+    /// Return when the journal record `seq` is durable. Group commit: if no fsync of the
+    /// journal runs, this thread runs one, covering every record whose append returned
+    /// before it started (`journal_appended_seq`); else it waits for the running one and,
+    /// if that did not cover `seq`, for the next (which it may lead). So N plans finishing
+    /// together share about two fsyncs instead of taking N one after another.
+    pub(super) fn sync_journal_through(&self, seq: u64) -> Result<(), StoreError> {
+        let failed = |why: &str| {
+            StoreError::Io(format!(
+                "journal fsync failed ({why}): the last writes were not acknowledged; reopen the store (it recovers)"
+            ))
+        };
+        let mut group = self.group_commit.lock();
+        loop {
+            if let Some(why) = &group.failed {
+                return Err(failed(why));
+            }
+            if group.synced_through_seq >= seq {
+                return Ok(());
+            }
+            if !group.syncing {
+                break;
+            }
+            self.group_commit_cv.wait(&mut group);
+        }
+        group.syncing = true;
+        let target_seq = self.journal_appended_seq.load(Ordering::SeqCst);
+        assert!(
+            target_seq >= seq,
+            "record {seq} was appended before its fsync"
+        );
+        drop(group);
+        crate::bench::probe_add(&crate::bench::PROBE.journal_fsyncs, 1);
+        let result = self.journal_file.sync_data();
+        let mut group = self.group_commit.lock();
+        group.syncing = false;
+        match &result {
+            Ok(()) => group.synced_through_seq = group.synced_through_seq.max(target_seq),
+            Err(e) => {
+                group.failed = Some(e.to_string());
+                self.poisoned.store(true, Ordering::SeqCst);
+            }
+        }
+        self.group_commit_cv.notify_all();
+        drop(group);
+        result.map_err(|e| failed(&e.to_string()))
     }
 
     /// Make the writes of a plan durable on every healthy OSS it touched, the OSSs in

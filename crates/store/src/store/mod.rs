@@ -55,7 +55,7 @@ pub use window::DelayedWindow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use exaraid_codes::{Cell, Code, CodeSpec, Pos, StripeBuf};
@@ -108,6 +108,14 @@ const SERVE_POLL_MS: u64 = 5;
 /// How long the worker waits for exclusive use of the store before serving its queue again
 /// (a writer holding the store may wait for a queued background plan only it runs).
 const ADVANCE_GATE_WAIT_MS: u64 = 20;
+/// Default bound on the WCL destage writes the background worker holds back while client
+/// writes run (`OpenOptions::destage_defer_max_bytes`). Why defer at all: a destage moves a
+/// complete cache stripe home, work "out of the critical path" (the seed, section 2.1) that
+/// otherwise competes with the client writes for the same devices. Its bytes stay protected
+/// by the cache stripe's parity meanwhile, so the bound is about space in the cache zone and
+/// the backlog left after a burst (256 MiB over 5 HDD-class OSSs: about 0.5 s of writes),
+/// not about safety.
+pub const DESTAGE_DEFER_MAX_BYTES: u64 = 256 << 20;
 
 /// How to create a store.
 #[derive(Clone, Debug)]
@@ -150,6 +158,9 @@ pub struct OpenOptions {
     pub fsync: bool,
     /// Benchmarks: add an emulated device's service time to every plan step.
     pub emulate: Option<Arc<dyn ServiceTime>>,
+    /// A background worker (`serve_background`) holds WCL destage plans back while client
+    /// writes execute, up to this many bytes of destage writes queued; 0 destages at once.
+    pub destage_defer_max_bytes: u64,
 }
 
 impl Default for OpenOptions {
@@ -157,6 +168,7 @@ impl Default for OpenOptions {
         OpenOptions {
             fsync: true,
             emulate: None,
+            destage_defer_max_bytes: DESTAGE_DEFER_MAX_BYTES,
         }
     }
 }
@@ -282,6 +294,9 @@ pub struct ScrubReport {
 pub struct StripeLocks {
     table: Mutex<LockTable>,
     freed: Condvar,
+    /// Callers blocked in `acquire` (the background worker holds no destage back while any
+    /// is: it may be first in their queue).
+    waiting: AtomicUsize,
 }
 
 #[derive(Default)]
@@ -321,12 +336,18 @@ impl StripeLocks {
     /// Wait until the ticket is first on all its stripes.
     pub fn acquire(&self, ticket: Ticket) -> StripeGuard {
         let mut t = self.table.lock();
-        while !ticket
-            .keys
-            .iter()
-            .all(|k| t.queues.get(k).and_then(|q| q.front()) == Some(&ticket.number))
-        {
-            self.freed.wait(&mut t);
+        let first = |t: &LockTable| {
+            ticket
+                .keys
+                .iter()
+                .all(|k| t.queues.get(k).and_then(|q| q.front()) == Some(&ticket.number))
+        };
+        if !first(&t) {
+            self.waiting.fetch_add(1, Ordering::SeqCst);
+            while !first(&t) {
+                self.freed.wait(&mut t);
+            }
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
         }
         StripeGuard { _ticket: ticket }
     }
@@ -403,6 +424,13 @@ pub struct Store {
     background: Mutex<VecDeque<Admitted>>,
     background_cv: Condvar,
     background_served: AtomicBool,
+    /// See `OpenOptions::destage_defer_max_bytes`.
+    destage_defer_max_bytes: u64,
+    /// Client write plans executing their steps now (the foreground a destage is held back
+    /// for), and plans waiting for other plans to finish (`after_plans`): one of those may be
+    /// a held-back destage, so while any waits nothing is held back.
+    client_plans_executing: AtomicUsize,
+    plans_waiting: AtomicUsize,
     /// A writer saw more unprotected bytes than the bound while a worker serves.
     advance_requested: AtomicBool,
     /// Parity advances (flushes) and bound checks done, so a writer past the hard limit can
@@ -417,6 +445,13 @@ pub struct Store {
     /// Operations of executed plan steps only, per OSS, in the planner's own counting.
     plan_counts: Mutex<Vec<OpCounts>>,
     fsync: bool,
+    /// Group commit of the journal's durable records (see `Store::sync_journal_through`):
+    /// a handle on the journal file to fsync without the core lock, the highest sequence
+    /// number whose append has returned, and what the fsyncs so far cover.
+    journal_file: File,
+    journal_appended_seq: AtomicU64,
+    group_commit: Mutex<exec::GroupCommit>,
+    group_commit_cv: Condvar,
     /// Set when a plan failed half way: the store must be reopened (which recovers).
     poisoned: AtomicBool,
     /// The failed OSSs as of the last [`Store::absorb_losses`]: while no other OSS fails, the
@@ -734,6 +769,7 @@ impl Store {
         }
         let undurable: Vec<IoPlan> = undurable.into_iter().map(|(_, p)| p).collect();
         let replayed: Vec<IoPlan> = plans.into_iter().map(|(_, p)| p).collect();
+        let journal_file = journal.sync_handle()?;
         let store = Store {
             dir: dir.to_path_buf(),
             code,
@@ -757,6 +793,9 @@ impl Store {
             background: Mutex::new(VecDeque::new()),
             background_cv: Condvar::new(),
             background_served: AtomicBool::new(false),
+            destage_defer_max_bytes: options.destage_defer_max_bytes,
+            client_plans_executing: AtomicUsize::new(0),
+            plans_waiting: AtomicUsize::new(0),
             advance_requested: AtomicBool::new(false),
             advances: Mutex::new(0),
             advance_cv: Condvar::new(),
@@ -772,6 +811,10 @@ impl Store {
             ops: Mutex::new(vec![OssOps::default(); n]),
             plan_counts: Mutex::new(vec![OpCounts::default(); n]),
             fsync: options.fsync,
+            journal_file,
+            journal_appended_seq: AtomicU64::new(0),
+            group_commit: Mutex::new(exec::GroupCommit::default()),
+            group_commit_cv: Condvar::new(),
             poisoned: AtomicBool::new(false),
             absorbed_failures: Mutex::new(BTreeSet::new()),
             _lock_file: lock_file,
@@ -862,9 +905,16 @@ impl Store {
     }
 
     fn journal(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<(), StoreError> {
+        self.journal_seq(core, rec, sync).map(|_| ())
+    }
+
+    /// `journal`, returning the record's sequence number.
+    fn journal_seq(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<u64, StoreError> {
         let seq = core.journal.append(&rec, sync && self.fsync)?;
+        // After the append's write returned: a group commit fsync that reads this covers it.
+        self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
         core.state.apply(seq, &rec);
-        Ok(())
+        Ok(seq)
     }
 
     // ---------------------------------------------------------------- files
@@ -1468,8 +1518,14 @@ impl Store {
                     }
                     self.background_cv
                         .wait_for(&mut q, std::time::Duration::from_millis(SERVE_POLL_MS));
+                    None // what arrived meanwhile is looked at (held back or not) next round
+                } else if !stop.load(Ordering::SeqCst) && self.hold_destage_back(&q) {
+                    self.background_cv
+                        .wait_for(&mut q, std::time::Duration::from_millis(SERVE_POLL_MS));
+                    None
+                } else {
+                    q.pop_front()
                 }
-                q.pop_front()
             };
             if let Some(a) = next {
                 let _shared = self.gate_shared_on_server();
@@ -1483,6 +1539,34 @@ impl Store {
         let rest: Vec<Admitted> = self.background.lock().drain(..).collect();
         self.run_plans(rest, None)?;
         result
+    }
+
+    /// Whether the worker holds the destage first in its queue back for now: while client
+    /// writes execute, so that moving complete cache stripes home does not compete with them
+    /// for the devices (the destage runs when the writers pause). Never while any plan or
+    /// reader waits (it may wait for this very destage) nor past the bound on held-back
+    /// destage bytes (a sustained stream destages as before, it only never grows the
+    /// backlog past the bound).
+    fn hold_destage_back(&self, queue: &VecDeque<Admitted>) -> bool {
+        let is_destage =
+            |a: &Admitted| matches!(a.plan.cause, exaraid_plan::PlanCause::Destage { .. });
+        if !queue.front().is_some_and(is_destage) {
+            return false;
+        }
+        if self.client_plans_executing.load(Ordering::SeqCst) == 0
+            || self.plans_waiting.load(Ordering::SeqCst) > 0
+            || self.locks.waiting.load(Ordering::SeqCst) > 0
+        {
+            return false;
+        }
+        let held_bytes: u64 = queue
+            .iter()
+            .filter(|a| is_destage(a))
+            .flat_map(|a| a.plan.steps.iter())
+            .filter(|step| step.op == Op::Write)
+            .map(|step| step.len_bytes)
+            .sum();
+        held_bytes < self.destage_defer_max_bytes
     }
 
     /// The background worker's share of the timers: window timeouts that are due, and the
