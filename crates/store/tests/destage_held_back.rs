@@ -106,9 +106,6 @@ impl Backend for Probed {
     fn sync(&self) -> Result<(), BackendError> {
         self.inner.sync()
     }
-    fn reseal(&self, key: ElementKey, offset: usize, len: usize) -> Result<(), BackendError> {
-        self.inner.reseal(key, offset, len)
-    }
     fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError> {
         self.inner.verify(key)
     }
