@@ -336,9 +336,7 @@ impl DirBackend {
         File::create(dir.join(EXTENTS_LOG_FILE))
             .and_then(|f| f.sync_all())
             .map_err(io_err)?;
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io_err)?;
+        File::open(dir).and_then(|d| d.sync_all()).map_err(io_err)?;
         crate::superblock::write_atomic(&label_path, text.as_bytes()).map_err(io_err)?;
         Self::open(dir, label, capacity_bytes)
     }
@@ -449,7 +447,10 @@ impl DirBackend {
             Ok(b) => b,
             // `create` makes it (empty) before the label; it is emptied, never removed.
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Ok(Some(format!("its extents log {} is missing", path.display())))
+                return Ok(Some(format!(
+                    "its extents log {} is missing",
+                    path.display()
+                )))
             }
             Err(e) => return Err(self.map_io(e)),
         };
@@ -1364,11 +1365,16 @@ mod tests {
         damaged[EXTENTS_RECORD_BYTES + 13] ^= 0x40;
         std::fs::write(&log, &damaged).unwrap();
         let b = DirBackend::open(dir.path(), &label(), None).unwrap();
-        let problem = b.problem().expect("damage in the middle makes the OSS unusable");
+        let problem = b
+            .problem()
+            .expect("damage in the middle makes the OSS unusable");
         assert!(problem.contains("damaged at byte 24"), "{problem}");
         assert!(!b.healthy(), "unavailable, never read with forgotten slots");
         b.set_failed(false);
-        assert!(!b.healthy(), "only a rebuild (a fresh create) clears damage");
+        assert!(
+            !b.healthy(),
+            "only a rebuild (a fresh create) clears damage"
+        );
         let mut buf = [0u8; 16];
         let err = b.read(key(0), 0, &mut buf).unwrap_err();
         assert!(err.is_unavailable(), "{err}");
@@ -1400,7 +1406,10 @@ mod tests {
             }
             let b = DirBackend::open(dir.path(), &label(), None).unwrap();
             let problem = b.problem().unwrap_or_default();
-            assert!(problem.contains(name) && !b.healthy(), "{name} {cut:?}: {problem}");
+            assert!(
+                problem.contains(name) && !b.healthy(),
+                "{name} {cut:?}: {problem}"
+            );
         }
     }
 

@@ -209,7 +209,7 @@ impl Store {
         // tolerance); the message names the one that happened.
         let undecidable = super::recovery::UNDECIDABLE_AFTER_CRASH;
         let why = if lost.iter().all(|l| l.token == undecidable) {
-            "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside bit rot, which single parity cannot place), so it marked them lost rather than guess"
+            "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside more unreadable or rotten blocks than the parity can place), so it marked them lost rather than guess"
         } else if lost.iter().any(|l| l.token == undecidable) {
             "these bytes are lost (an OSS failed inside a delayed window, cached bytes could not be read or rebuilt, or recovery after a crash could not tell their true bytes)"
         } else if lost.iter().all(|l| l.token == UNREADABLE_CACHE) {
