@@ -862,6 +862,7 @@ impl Store {
 
     fn journal(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<(), StoreError> {
         let seq = core.journal.append(&rec, sync && self.fsync)?;
+        crate::torture::kill_point(crate::torture::JOURNAL_RECORD);
         core.state.apply(seq, &rec);
         Ok(())
     }

@@ -52,6 +52,19 @@ impl Store {
                 name: name.to_string(),
                 started_unix_ns: unix_now_ns(),
             };
+            // The user's record first, the planner's input second (durable together): a
+            // crash between them leaves a window the state lists and the planner lacks, which
+            // open starts again (`restart_windows`), so START took effect whole. The other
+            // order left a window only the planner knew: writes without parity, no token to
+            // END it, START refused (review d, D2).
+            self.journal(
+                &mut core,
+                Rec::WindowStart {
+                    token: token.clone(),
+                    window: w,
+                },
+                false,
+            )?;
             self.journal(
                 &mut core,
                 Rec::Input(Input::StartDelayed {
@@ -59,14 +72,6 @@ impl Store {
                     file,
                     now_ns,
                 }),
-                false,
-            )?;
-            self.journal(
-                &mut core,
-                Rec::WindowStart {
-                    token: token.clone(),
-                    window: w,
-                },
                 true,
             )?;
             (token, self.admit(plans))
@@ -243,7 +248,7 @@ impl Store {
                 )));
             };
             let now_ns = Self::now_ns(&core);
-            match core
+            let plans = match core
                 .strategy
                 .on_hint(&Hint::EndDelayed { window: w.window }, now_ns)
             {
@@ -258,22 +263,33 @@ impl Store {
                     )?;
                     self.admit(plans)
                 }
-                // The timeout already computed the parity: END has nothing left to do. Not
-                // journaled: the planner refused it, and replay treats a refused input as a
-                // journal that does not match.
-                Err(PlanError::WindowTimedOut { .. }) => Vec::new(),
+                // The planner closed the window already (a timeout, or an END whose
+                // `WindowEnd` record a crash cut, journaled by an older exaraid): the close
+                // computed its parity, END has nothing left to do but forget the token. Not
+                // journaled as an input: the planner refused it, and replay treats a refused
+                // input as a journal that does not match.
+                Err(PlanError::WindowTimedOut { .. }) | Err(PlanError::UnknownWindow { .. }) => {
+                    Vec::new()
+                }
                 Err(e) => return Err(plan_err(e)),
-            }
+            };
+            // The window leaves the state in the same breath as its END input, before the
+            // parity plans run: a crash after both records leaves the window gone and its
+            // plans undurable, which recovery settles (everything home with parity); a crash
+            // between them leaves it listed, recovery settles its bytes and starts it again
+            // (empty), and a second END ends it. Journaled after the plans, a crash between
+            // left a window listed forever that END said was never started (review d, D1).
+            self.journal(
+                &mut core,
+                Rec::WindowEnd {
+                    token: token.to_string(),
+                },
+                true,
+            )?;
+            plans
         };
         self.run_plans(plans, None)?;
-        let mut core = self.core.lock();
-        self.journal(
-            &mut core,
-            Rec::WindowEnd {
-                token: token.to_string(),
-            },
-            true,
-        )?;
+        let core = self.core.lock();
         let lost: Vec<&LostRange> = core
             .state
             .lost
