@@ -57,7 +57,7 @@ impl Store {
             // open starts again (`restart_windows`), so START took effect whole. The other
             // order left a window only the planner knew: writes without parity, no token to
             // END it, START refused (review d, D2).
-            self.journal(
+            self.journal_after_hint(
                 &mut core,
                 Rec::WindowStart {
                     token: token.clone(),
@@ -65,7 +65,7 @@ impl Store {
                 },
                 false,
             )?;
-            self.journal(
+            self.journal_after_hint(
                 &mut core,
                 Rec::Input(Input::StartDelayed {
                     window,
@@ -78,6 +78,18 @@ impl Store {
         };
         self.run_plans(plans, None)?;
         Ok(token)
+    }
+
+    /// Journal a record of a START or END whose hint the planner has already taken. If the
+    /// record cannot be written (a full or failing disk), the planner is ahead of the journal
+    /// and the state (a window open in one and not the other: the crash states of D1 and D2,
+    /// in a live process), so the store refuses further work until it is reopened, which
+    /// rebuilds both from the journal.
+    fn journal_after_hint(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<(), StoreError> {
+        self.journal(core, rec, sync).inspect_err(|_| {
+            self.poisoned
+                .store(true, std::sync::atomic::Ordering::SeqCst)
+        })
     }
 
     /// Bytes the planner holds only in the cache zone of a failed OSS, without parity (open
@@ -253,7 +265,7 @@ impl Store {
                 .on_hint(&Hint::EndDelayed { window: w.window }, now_ns)
             {
                 Ok(plans) => {
-                    self.journal(
+                    self.journal_after_hint(
                         &mut core,
                         Rec::Input(Input::EndDelayed {
                             window: w.window,
@@ -279,7 +291,7 @@ impl Store {
             // between them leaves it listed, recovery settles its bytes and starts it again
             // (empty), and a second END ends it. Journaled after the plans, a crash between
             // left a window listed forever that END said was never started (review d, D1).
-            self.journal(
+            self.journal_after_hint(
                 &mut core,
                 Rec::WindowEnd {
                     token: token.to_string(),
