@@ -822,6 +822,7 @@ impl Store {
                     store.journal(&mut core, Rec::Input(Input::Complete { plan: p }), false)?;
                     store.forget_cache_stripes(&[p]);
                 }
+                more.extend(store.end_unlisted_windows(&mut core)?);
                 store.admit(more)
             }
         };
