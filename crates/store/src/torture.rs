@@ -74,6 +74,11 @@ pub const REBUILD_BEGUN: &str = "rebuild-begun";
 pub const REBUILD_ELEMENT: &str = "rebuild-element";
 pub const REBUILD_SWITCHED: &str = "rebuild-switched";
 
+/// Kill point after each journal record is appended (and synced when the record asks for
+/// it), before the store acts on it: a test sweeping `n` kills a command at every record
+/// boundary, for example between the records of one START or END of a delayed window.
+pub const JOURNAL_RECORD: &str = "journal-record";
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 

@@ -865,6 +865,7 @@ impl Store {
                     store.journal(&mut core, Rec::Input(Input::Complete { plan: p }), false)?;
                     store.forget_cache_stripes(&[p]);
                 }
+                more.extend(store.end_unlisted_windows(&mut core)?);
                 store.admit(more)
             }
         };
@@ -913,6 +914,7 @@ impl Store {
         let seq = core.journal.append(&rec, sync && self.fsync)?;
         // After the append's write returned: a group commit fsync that reads this covers it.
         self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
+        crate::torture::kill_point(crate::torture::JOURNAL_RECORD);
         core.state.apply(seq, &rec);
         Ok(seq)
     }

@@ -52,27 +52,85 @@ impl Store {
                 name: name.to_string(),
                 started_unix_ns: unix_now_ns(),
             };
-            self.journal(
+            // The user's record first, the planner's input second (durable together): a
+            // crash between them leaves a window the state lists and the planner lacks, which
+            // open starts again (`restart_windows`), so START took effect whole. The other
+            // order left a window only the planner knew: writes without parity, no token to
+            // END it, START refused (review d, D2).
+            self.journal_after_hint(
+                &mut core,
+                Rec::WindowStart {
+                    token: token.clone(),
+                    window: w,
+                },
+                false,
+            )?;
+            self.journal_after_hint(
                 &mut core,
                 Rec::Input(Input::StartDelayed {
                     window,
                     file,
                     now_ns,
                 }),
-                false,
-            )?;
-            self.journal(
-                &mut core,
-                Rec::WindowStart {
-                    token: token.clone(),
-                    window: w,
-                },
                 true,
             )?;
             (token, self.admit(plans))
         };
         self.run_plans(plans, None)?;
         Ok(token)
+    }
+
+    /// Journal a record of a START or END whose hint the planner has already taken. If the
+    /// record cannot be written (a full or failing disk), the planner is ahead of the journal
+    /// and the state (a window open in one and not the other: the crash states of D1 and D2,
+    /// in a live process), so the store refuses further work until it is reopened, which
+    /// rebuilds both from the journal.
+    fn journal_after_hint(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<(), StoreError> {
+        self.journal(core, rec, sync).inspect_err(|_| {
+            self.poisoned
+                .store(true, std::sync::atomic::Ordering::SeqCst)
+        })
+    }
+
+    /// End every window the planner holds open and the state does not list, returning the
+    /// plans that compute their parity. Called on open. Why: such a window has no token (an
+    /// exaraid that journaled START's planner input before its `WindowStart` record, killed
+    /// between the two; review d, D2), so nobody would END it, its file's writes would get
+    /// no parity until the timeout, and START on the file would be refused. (The window the
+    /// state lists and the planner lacks is the other half: `restart_windows`.)
+    pub(super) fn end_unlisted_windows(&self, core: &mut Core) -> Result<Vec<IoPlan>, StoreError> {
+        let listed: BTreeSet<u64> = core.state.windows.values().map(|w| w.window).collect();
+        let mut started: BTreeSet<u64> = BTreeSet::new();
+        for input in &core.state.inputs {
+            match *input {
+                Input::StartDelayed { window, .. } => {
+                    started.insert(window);
+                }
+                Input::EndDelayed { window, .. } => {
+                    started.remove(&window);
+                }
+                _ => {}
+            }
+        }
+        let mut plans = Vec::new();
+        for window in started.difference(&listed).copied() {
+            let now_ns = Self::now_ns(core);
+            match core.strategy.on_hint(&Hint::EndDelayed { window }, now_ns) {
+                Ok(ended) => {
+                    self.journal(
+                        core,
+                        Rec::Input(Input::EndDelayed { window, now_ns }),
+                        false,
+                    )?;
+                    plans.extend(ended);
+                }
+                // Closed by its timeout already (remembered, or forgotten since): its parity
+                // is planned.
+                Err(PlanError::WindowTimedOut { .. }) | Err(PlanError::UnknownWindow { .. }) => {}
+                Err(e) => return Err(plan_err(e)),
+            }
+        }
+        Ok(plans)
     }
 
     /// Bytes the planner holds only in the cache zone of a failed OSS, without parity (open
@@ -243,12 +301,12 @@ impl Store {
                 )));
             };
             let now_ns = Self::now_ns(&core);
-            match core
+            let plans = match core
                 .strategy
                 .on_hint(&Hint::EndDelayed { window: w.window }, now_ns)
             {
                 Ok(plans) => {
-                    self.journal(
+                    self.journal_after_hint(
                         &mut core,
                         Rec::Input(Input::EndDelayed {
                             window: w.window,
@@ -258,22 +316,33 @@ impl Store {
                     )?;
                     self.admit(plans)
                 }
-                // The timeout already computed the parity: END has nothing left to do. Not
-                // journaled: the planner refused it, and replay treats a refused input as a
-                // journal that does not match.
-                Err(PlanError::WindowTimedOut { .. }) => Vec::new(),
+                // The planner closed the window already (a timeout, or an END whose
+                // `WindowEnd` record a crash cut, journaled by an older exaraid): the close
+                // computed its parity, END has nothing left to do but forget the token. Not
+                // journaled as an input: the planner refused it, and replay treats a refused
+                // input as a journal that does not match.
+                Err(PlanError::WindowTimedOut { .. }) | Err(PlanError::UnknownWindow { .. }) => {
+                    Vec::new()
+                }
                 Err(e) => return Err(plan_err(e)),
-            }
+            };
+            // The window leaves the state in the same breath as its END input, before the
+            // parity plans run: a crash after both records leaves the window gone and its
+            // plans undurable, which recovery settles (everything home with parity); a crash
+            // between them leaves it listed, recovery settles its bytes and starts it again
+            // (empty), and a second END ends it. Journaled after the plans, a crash between
+            // left a window listed forever that END said was never started (review d, D1).
+            self.journal_after_hint(
+                &mut core,
+                Rec::WindowEnd {
+                    token: token.to_string(),
+                },
+                true,
+            )?;
+            plans
         };
         self.run_plans(plans, None)?;
-        let mut core = self.core.lock();
-        self.journal(
-            &mut core,
-            Rec::WindowEnd {
-                token: token.to_string(),
-            },
-            true,
-        )?;
+        let core = self.core.lock();
         let lost: Vec<&LostRange> = core
             .state
             .lost
