@@ -6,21 +6,20 @@
 
 mod common;
 use common::*;
+#[path = "common/hooked.rs"]
+mod hooked;
+use hooked::{open_hooked, Hooks, WORKER};
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::backend::{Backend, BackendError, DirBackend, ElementKey, OssLabel, Zone};
 use exaraid_store::store::UNPROTECTED_LAG_FACTOR;
-use exaraid_store::superblock::Superblock;
-use exaraid_store::{InitOptions, OpenOptions, Store, WritePath};
-use parking_lot::{Condvar, Mutex};
+use exaraid_store::{InitOptions, Store, WritePath};
 
 /// Long enough for any machine; a liveness limit, not a timing assertion.
 const DEADLINE: Duration = Duration::from_secs(30);
-const WORKER: &str = "exaraid-test-worker";
 
 fn eventually(what: &str, mut done: impl FnMut() -> bool) {
     let start = Instant::now();
@@ -41,7 +40,7 @@ fn delayed_store(dir: &std::path::Path, timeout_ms: u64, unprotected_max: u64) -
 
 /// Sets `stop` (and releases the parked worker) however the test ends, so a failing test
 /// never leaves the worker thread running inside `thread::scope`.
-struct StopOnDrop<'a>(&'a AtomicBool, Option<Arc<Pause>>);
+struct StopOnDrop<'a>(&'a AtomicBool, Option<Arc<Hooks>>);
 impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
         if let Some(p) = &self.1 {
@@ -78,122 +77,15 @@ fn the_worker_gives_a_window_its_parity_at_the_timeout_without_any_command() {
     assert_eq!(store.get("f").unwrap(), pattern(1, 20_000));
 }
 
-/// Parks home-data writes made by the worker thread while set, so a test can hold the
-/// worker inside a background plan (the move home of an ended window).
-#[derive(Default)]
-struct Pause {
-    paused: Mutex<bool>,
-    changed: Condvar,
-    parked: AtomicUsize,
-}
-
-impl Pause {
-    fn set(&self) {
-        *self.paused.lock() = true;
-    }
-    fn release(&self) {
-        *self.paused.lock() = false;
-        self.changed.notify_all();
-    }
-    fn park_if_worker(&self, key: ElementKey) {
-        if key.zone != Zone::Data || std::thread::current().name() != Some(WORKER) {
-            return;
-        }
-        let mut paused = self.paused.lock();
-        if *paused {
-            self.parked.fetch_add(1, Ordering::SeqCst);
-            while *paused {
-                self.changed.wait(&mut paused);
-            }
-            self.parked.fetch_sub(1, Ordering::SeqCst);
-        }
-    }
-}
-
-/// A `DirBackend` whose worker-thread home writes can be parked.
-struct Pausable {
-    inner: DirBackend,
-    pause: Arc<Pause>,
-}
-
-impl Backend for Pausable {
-    fn location(&self) -> String {
-        self.inner.location()
-    }
-    fn element_bytes(&self) -> usize {
-        self.inner.element_bytes()
-    }
-    fn healthy(&self) -> bool {
-        self.inner.healthy()
-    }
-    fn set_failed(&self, failed: bool) {
-        self.inner.set_failed(failed)
-    }
-    fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
-        self.inner.read(key, offset, buf)
-    }
-    fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
-        self.pause.park_if_worker(key);
-        self.inner.write(key, offset, bytes)
-    }
-    fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError> {
-        self.inner.reserve(keys)
-    }
-    fn sync(&self) -> Result<(), BackendError> {
-        self.inner.sync()
-    }
-    fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError> {
-        self.inner.verify(key)
-    }
-    fn objects(&self) -> Result<Vec<(u64, Zone, u64)>, BackendError> {
-        self.inner.objects()
-    }
-    fn remove_object(&self, object: u64) -> Result<(), BackendError> {
-        self.inner.remove_object(object)
-    }
-    fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
-        self.inner.remove_zone(object, zone)
-    }
-    fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
-        self.inner.read_unverified(key, buf)
-    }
-    fn checksum_matches(
-        &self,
-        key: ElementKey,
-        block: usize,
-        bytes: &[u8],
-    ) -> Result<bool, BackendError> {
-        self.inner.checksum_matches(key, block, bytes)
-    }
-    fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
-        self.inner.mark_lost(key, block)
-    }
-}
-
-fn open_pausable(dir: &std::path::Path, pause: &Arc<Pause>) -> Store {
-    let sb = Superblock::load(dir).unwrap();
-    let backends: Vec<Box<dyn Backend>> = sb
-        .oss_dirs
-        .iter()
-        .enumerate()
-        .map(|(index, d)| {
-            let label = OssLabel {
-                store_id: sb.store_id.clone(),
-                index,
-                element_bytes: sb.element_bytes,
-            };
-            Box::new(Pausable {
-                inner: DirBackend::open(d, &label, None).unwrap(),
-                pause: pause.clone(),
-            }) as Box<dyn Backend>
-        })
-        .collect();
-    Store::open_with_backends(dir, OpenOptions::default(), backends).unwrap()
+/// Park the worker inside a background plan (the move home of an ended window): `Hooks`
+/// parks home-data writes of the worker thread while paused.
+fn open_pausable(dir: &std::path::Path, pause: &Arc<Hooks>) -> Store {
+    open_hooked(dir, pause, &[]).unwrap()
 }
 
 /// End a window on `file` whose move home then parks the worker.
-fn park_the_worker(store: &Store, pause: &Pause, file: &str, seed: u64) {
-    pause.set();
+fn park_the_worker(store: &Store, pause: &Hooks, file: &str, seed: u64) {
+    pause.pause();
     let w = store.delayed_window(file).unwrap();
     store.write(file, 0, &pattern(seed, UNIT)).unwrap();
     w.end().unwrap(); // parity durable; the move home is the worker's
@@ -208,7 +100,7 @@ fn past_the_bound_the_worker_advances_the_parity_and_the_writer_waits_only_past_
     const CHUNK: usize = 8000;
     let dir = tempfile::tempdir().unwrap();
     delayed_store(dir.path(), 600_000, MAX).close().unwrap();
-    let pause = Arc::new(Pause::default());
+    let pause = Arc::new(Hooks::default());
     let store = open_pausable(dir.path(), &pause);
     let data = pattern(2, 9 * CHUNK);
     let stop = AtomicBool::new(false);

@@ -7,6 +7,9 @@
 
 mod common;
 use common::*;
+#[path = "common/hooked.rs"]
+mod hooked;
+use hooked::{open_wrapped, Hook};
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -15,8 +18,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::backend::{Backend, BackendError, DirBackend, ElementKey, OssLabel, Zone};
-use exaraid_store::superblock::Superblock;
+use exaraid_store::backend::{BackendError, ElementKey, Zone};
 use exaraid_store::{InitOptions, OpenOptions, Store, WritePath};
 use parking_lot::{Condvar, Mutex};
 
@@ -53,7 +55,10 @@ impl Probe {
     fn home_writes_of(&self, object: u64) -> u64 {
         self.home_writes.lock().get(&object).copied().unwrap_or(0)
     }
-    fn before_write(&self, key: ElementKey) {
+}
+
+impl Hook for Probe {
+    fn before_write(&self, _oss: usize, key: ElementKey) -> Result<(), BackendError> {
         if key.zone == Zone::Data {
             *self.home_writes.lock().entry(key.object).or_default() += 1;
         }
@@ -64,7 +69,7 @@ impl Probe {
                 .fetch_update(Ordering::SeqCst, Ordering::SeqCst, take)
                 .is_err()
         {
-            return;
+            return Ok(());
         }
         let mut holding = self.holding.lock();
         self.parked.fetch_add(1, Ordering::SeqCst);
@@ -72,92 +77,17 @@ impl Probe {
             self.released.wait(&mut holding);
         }
         self.parked.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-struct Probed {
-    inner: DirBackend,
-    probe: Arc<Probe>,
-}
-
-impl Backend for Probed {
-    fn location(&self) -> String {
-        self.inner.location()
-    }
-    fn element_bytes(&self) -> usize {
-        self.inner.element_bytes()
-    }
-    fn healthy(&self) -> bool {
-        self.inner.healthy()
-    }
-    fn set_failed(&self, failed: bool) {
-        self.inner.set_failed(failed)
-    }
-    fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
-        self.inner.read(key, offset, buf)
-    }
-    fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
-        self.probe.before_write(key);
-        self.inner.write(key, offset, bytes)
-    }
-    fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError> {
-        self.inner.reserve(keys)
-    }
-    fn sync(&self) -> Result<(), BackendError> {
-        self.inner.sync()
-    }
-    fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError> {
-        self.inner.verify(key)
-    }
-    fn objects(&self) -> Result<Vec<(u64, Zone, u64)>, BackendError> {
-        self.inner.objects()
-    }
-    fn remove_object(&self, object: u64) -> Result<(), BackendError> {
-        self.inner.remove_object(object)
-    }
-    fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
-        self.inner.remove_zone(object, zone)
-    }
-    fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
-        self.inner.read_unverified(key, buf)
-    }
-    fn checksum_matches(
-        &self,
-        key: ElementKey,
-        block: usize,
-        bytes: &[u8],
-    ) -> Result<bool, BackendError> {
-        self.inner.checksum_matches(key, block, bytes)
-    }
-    fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
-        self.inner.mark_lost(key, block)
+        Ok(())
     }
 }
 
 fn open_probed(dir: &Path, probe: &Arc<Probe>, destage_defer_max_bytes: u64) -> Store {
-    let sb = Superblock::load(dir).unwrap();
-    let backends: Vec<Box<dyn Backend>> = sb
-        .oss_dirs
-        .iter()
-        .enumerate()
-        .map(|(index, d)| {
-            let label = OssLabel {
-                store_id: sb.store_id.clone(),
-                index,
-                element_bytes: sb.element_bytes,
-            };
-            Box::new(Probed {
-                inner: DirBackend::open(d, &label, None).unwrap(),
-                probe: probe.clone(),
-            }) as Box<dyn Backend>
-        })
-        .collect();
     let options = OpenOptions {
         fsync: false,
         destage_defer_max_bytes,
         ..OpenOptions::default()
     };
-    Store::open_with_backends(dir, options, backends).unwrap()
+    open_wrapped(dir, probe, &[], options).unwrap()
 }
 
 fn eventually(what: &str, mut done: impl FnMut() -> bool) {

@@ -14,14 +14,16 @@
 
 mod common;
 use common::*;
+#[path = "common/hooked.rs"]
+mod hooked;
+use hooked::{open_wrapped, Hook};
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use exaraid_codes::{Cell, CodeKind, CodeSpec, Pos};
-use exaraid_store::backend::{Backend, BackendError, DirBackend, ElementKey, OssLabel, Zone};
-use exaraid_store::superblock::Superblock;
+use exaraid_store::backend::{BackendError, ElementKey, Zone};
 use exaraid_store::{OpenOptions, Store, WritePath};
 use parking_lot::Mutex;
 
@@ -36,82 +38,25 @@ struct Rot {
     at: usize,
 }
 
-/// A `DirBackend` that rots one block just before the first write into it, and counts
-/// the reads of all OSSs.
+/// Rots one block just before the first write into it, and counts the reads of all OSSs.
 struct RotBeforeWrite {
-    index: usize,
-    inner: DirBackend,
     rot: Arc<Mutex<Option<Rot>>>,
     reads: Arc<AtomicUsize>,
 }
 
-impl RotBeforeWrite {
-    fn maybe_rot(&self, key: ElementKey) {
+impl Hook for RotBeforeWrite {
+    fn before_read(&self, _oss: usize, _key: ElementKey) {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+    }
+    fn before_write(&self, oss: usize, key: ElementKey) -> Result<(), BackendError> {
         let mut rot = self.rot.lock();
-        if rot
-            .as_ref()
-            .is_some_and(|r| r.oss == self.index && r.key == key)
-        {
+        if rot.as_ref().is_some_and(|r| r.oss == oss && r.key == key) {
             let r = rot.take().expect("checked");
             let mut bytes = std::fs::read(&r.path).unwrap();
             bytes[r.at] ^= 0x5a;
             std::fs::write(&r.path, bytes).unwrap();
         }
-    }
-}
-
-impl Backend for RotBeforeWrite {
-    fn location(&self) -> String {
-        self.inner.location()
-    }
-    fn element_bytes(&self) -> usize {
-        self.inner.element_bytes()
-    }
-    fn healthy(&self) -> bool {
-        self.inner.healthy()
-    }
-    fn set_failed(&self, failed: bool) {
-        self.inner.set_failed(failed)
-    }
-    fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
-        self.reads.fetch_add(1, Ordering::SeqCst);
-        self.inner.read(key, offset, buf)
-    }
-    fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
-        self.maybe_rot(key);
-        self.inner.write(key, offset, bytes)
-    }
-    fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError> {
-        self.inner.reserve(keys)
-    }
-    fn sync(&self) -> Result<(), BackendError> {
-        self.inner.sync()
-    }
-    fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError> {
-        self.inner.verify(key)
-    }
-    fn objects(&self) -> Result<Vec<(u64, Zone, u64)>, BackendError> {
-        self.inner.objects()
-    }
-    fn remove_object(&self, object: u64) -> Result<(), BackendError> {
-        self.inner.remove_object(object)
-    }
-    fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
-        self.inner.remove_zone(object, zone)
-    }
-    fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
-        self.inner.read_unverified(key, buf)
-    }
-    fn checksum_matches(
-        &self,
-        key: ElementKey,
-        block: usize,
-        bytes: &[u8],
-    ) -> Result<bool, BackendError> {
-        self.inner.checksum_matches(key, block, bytes)
-    }
-    fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
-        self.inner.mark_lost(key, block)
+        Ok(())
     }
 }
 
@@ -120,26 +65,11 @@ fn open_rotting(
     rot: &Arc<Mutex<Option<Rot>>>,
     reads: &Arc<AtomicUsize>,
 ) -> Store {
-    let sb = Superblock::load(dir).unwrap();
-    let backends: Vec<Box<dyn Backend>> = sb
-        .oss_dirs
-        .iter()
-        .enumerate()
-        .map(|(index, d)| {
-            let label = OssLabel {
-                store_id: sb.store_id.clone(),
-                index,
-                element_bytes: sb.element_bytes,
-            };
-            Box::new(RotBeforeWrite {
-                index,
-                inner: DirBackend::open(d, &label, None).unwrap(),
-                rot: rot.clone(),
-                reads: reads.clone(),
-            }) as Box<dyn Backend>
-        })
-        .collect();
-    Store::open_with_backends(dir, OpenOptions::default(), backends).unwrap()
+    let hook = Arc::new(RotBeforeWrite {
+        rot: rot.clone(),
+        reads: reads.clone(),
+    });
+    open_wrapped(dir, &hook, &[], OpenOptions::default()).unwrap()
 }
 
 /// put; reopen with a backend that rots byte `rot_at` of block 0 of the file's first data

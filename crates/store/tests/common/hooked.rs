@@ -1,6 +1,8 @@
 #![allow(dead_code)]
-//! A `DirBackend` wrapper for tests that must hold the background worker inside a plan, or
-//! cut a plan half way: `Hooks` parks or fails home-data writes.
+//! One `DirBackend` wrapper for every test that must act between the store and its OSSs
+//! (park a thread inside a plan, cut a plan half way, rot a block right before a write,
+//! count requests): `Wrapped` forwards every call and asks its `Hook` first. `Hooks` is the
+//! common hook: it parks or fails home-data writes and parks reads.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -30,6 +32,24 @@ pub struct Hooks {
     reads_paused_of: Mutex<Option<u64>>,
     reads_changed: Condvar,
     pub reads_parked: AtomicUsize,
+}
+
+/// What a test does before the real backend serves a request of OSS `oss`.
+pub trait Hook: Send + Sync + 'static {
+    fn before_read(&self, _oss: usize, _key: ElementKey) {}
+    /// Also called before `mark_lost` (it writes the block's checksum).
+    fn before_write(&self, _oss: usize, _key: ElementKey) -> Result<(), BackendError> {
+        Ok(())
+    }
+}
+
+impl Hook for Hooks {
+    fn before_read(&self, _oss: usize, key: ElementKey) {
+        Hooks::before_read(self, key)
+    }
+    fn before_write(&self, _oss: usize, key: ElementKey) -> Result<(), BackendError> {
+        Hooks::before_write(self, key)
+    }
 }
 
 impl Hooks {
@@ -84,12 +104,14 @@ impl Hooks {
     }
 }
 
-pub struct Hooked {
+/// A `DirBackend` that asks its hook before every read, write and lost mark.
+pub struct Wrapped<H: Hook> {
+    index: usize,
     inner: DirBackend,
-    hooks: Arc<Hooks>,
+    hook: Arc<H>,
 }
 
-impl Backend for Hooked {
+impl<H: Hook> Backend for Wrapped<H> {
     fn location(&self) -> String {
         self.inner.location()
     }
@@ -102,12 +124,15 @@ impl Backend for Hooked {
     fn set_failed(&self, failed: bool) {
         self.inner.set_failed(failed)
     }
+    fn problem(&self) -> Option<String> {
+        self.inner.problem()
+    }
     fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
-        self.hooks.before_read(key);
+        self.hook.before_read(self.index, key);
         self.inner.read(key, offset, buf)
     }
     fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
-        self.hooks.before_write(key)?;
+        self.hook.before_write(self.index, key)?;
         self.inner.write(key, offset, bytes)
     }
     fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError> {
@@ -140,14 +165,19 @@ impl Backend for Hooked {
         self.inner.checksum_matches(key, block, bytes)
     }
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
-        self.hooks.before_write(key)?;
+        self.hook.before_write(self.index, key)?;
         self.inner.mark_lost(key, block)
     }
 }
 
-/// Open with hooked backends; `failed` OSSs are down from the start (a failure while the
-/// store was closed).
-pub fn open_hooked(dir: &Path, hooks: &Arc<Hooks>, failed: &[usize]) -> Result<Store, StoreError> {
+/// Open with every OSS wrapped in `hook`; `failed` OSSs are down from the start (a failure
+/// while the store was closed).
+pub fn open_wrapped<H: Hook>(
+    dir: &Path,
+    hook: &Arc<H>,
+    failed: &[usize],
+    options: OpenOptions,
+) -> Result<Store, StoreError> {
     let sb = Superblock::load(dir).unwrap();
     let backends: Vec<Box<dyn Backend>> = sb
         .oss_dirs
@@ -163,11 +193,17 @@ pub fn open_hooked(dir: &Path, hooks: &Arc<Hooks>, failed: &[usize]) -> Result<S
             if failed.contains(&index) {
                 inner.set_failed(true);
             }
-            Box::new(Hooked {
+            Box::new(Wrapped {
+                index,
                 inner,
-                hooks: hooks.clone(),
+                hook: hook.clone(),
             }) as Box<dyn Backend>
         })
         .collect();
-    Store::open_with_backends(dir, OpenOptions::default(), backends)
+    Store::open_with_backends(dir, options, backends)
+}
+
+/// `open_wrapped` with `Hooks` and the default options.
+pub fn open_hooked(dir: &Path, hooks: &Arc<Hooks>, failed: &[usize]) -> Result<Store, StoreError> {
+    open_wrapped(dir, hooks, failed, OpenOptions::default())
 }
