@@ -12,22 +12,11 @@ use hooked::{open_hooked, Hooks, WORKER};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::store::UNPROTECTED_LAG_FACTOR;
 use exaraid_store::{InitOptions, Store, WritePath};
-
-/// Long enough for any machine; a liveness limit, not a timing assertion.
-const DEADLINE: Duration = Duration::from_secs(30);
-
-fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < DEADLINE, "never happened: {what}");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
 
 fn delayed_store(dir: &std::path::Path, timeout_ms: u64, unprotected_max: u64) -> Store {
     let mut opts = InitOptions::with_oss_count(dir, 4, CodeSpec::raid5(3));

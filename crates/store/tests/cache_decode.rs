@@ -21,27 +21,17 @@ use hooked::*;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::store::CACHE_OBJECT;
 use exaraid_store::superblock::Superblock;
 use exaraid_store::{InitOptions, Store, StoreError, WritePath};
 
-/// A liveness limit, not a timing assertion.
-const DEADLINE: Duration = Duration::from_secs(30);
 /// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
 const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
 /// Data bytes of one RAID-5 3+1 stripe.
 const STRIPE: usize = 3 * UNIT;
-
-fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < DEADLINE, "never happened: {what}");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
 
 fn new_store(dir: &Path, path: WritePath) {
     let mut opts = InitOptions::with_oss_count(dir, 4, CodeSpec::raid5(3));

@@ -13,37 +13,13 @@ use hooked::*;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::{InitOptions, Store, StoreError, WritePath};
 
-/// A liveness limit, not a timing assertion: the scenario needs milliseconds.
-const NO_PROGRESS: Duration = Duration::from_secs(20);
 /// Data bytes of one RAID-5 3+1 stripe.
 const STRIPE: usize = 3 * UNIT;
-
-fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < NO_PROGRESS, "never happened: {what}");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
-/// Run `f` on a thread of its own; its result arrives on the channel.
-fn spawn<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> mpsc::Receiver<T> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx
-}
-
-fn done_in_time<T>(rx: &mpsc::Receiver<T>, what: &str) -> T {
-    rx.recv_timeout(NO_PROGRESS)
-        .unwrap_or_else(|_| panic!("deadlock: {what} made no progress in {NO_PROGRESS:?}"))
-}
 
 /// A WCL store served by a worker that is parked in a destage of file "t"; file "f" has a
 /// complete cache stripe whose destage waits in the queue, and a writer of "f" waits for

@@ -15,15 +15,13 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::backend::{BackendError, ElementKey, Zone};
 use exaraid_store::{InitOptions, OpenOptions, Store, WritePath};
 use parking_lot::{Condvar, Mutex};
 
-/// A liveness limit, not a timing assertion: every step needs milliseconds.
-const NO_PROGRESS: Duration = Duration::from_secs(20);
 /// How long the worker gets to (wrongly) run a held-back destage. If it were not held back
 /// it would run within its 5 ms poll; a slower machine can only make the test pass
 /// vacuously, never fail spuriously.
@@ -88,27 +86,6 @@ fn open_probed(dir: &Path, probe: &Arc<Probe>, destage_defer_max_bytes: u64) -> 
         ..OpenOptions::default()
     };
     open_wrapped(dir, probe, &[], options).unwrap()
-}
-
-fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < NO_PROGRESS, "never happened: {what}");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
-fn spawn<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> mpsc::Receiver<T> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx
-}
-
-fn done_in_time<T>(rx: &mpsc::Receiver<T>, what: &str) -> T {
-    rx.recv_timeout(NO_PROGRESS)
-        .unwrap_or_else(|_| panic!("deadlock: {what} made no progress in {NO_PROGRESS:?}"))
 }
 
 /// A served WCL RAID-5 3+1 store where a client write of file "b" is parked inside its plan

@@ -11,33 +11,8 @@ use common::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use exaraid_codes::{Cell, CodeSpec, Pos};
+use exaraid_codes::CodeSpec;
 use exaraid_store::{Store, StoreError, WritePath};
-
-const BLOCK: usize = 4096;
-
-/// Flip byte `at_bytes` of checksum block 0 of the stripe-0 element at `pos` of file `name`,
-/// in its OSS's zone file (payload only: the block then fails its crc32c).
-fn flip(store: &Store, name: &str, pos: Pos, at_bytes: usize) {
-    assert!(at_bytes < BLOCK);
-    let id = store.file_id(name).unwrap();
-    let layout = store.layout();
-    let e = store.superblock().element_bytes;
-    let zone = match layout.geometry().cell(pos) {
-        Cell::Data(_) => "data",
-        Cell::Parity(_) => "parity",
-        Cell::Empty => panic!("{pos:?} holds no element"),
-    };
-    let oss = layout.oss_of(id, 0, pos.col);
-    let path = store.superblock().oss_dirs[oss]
-        .join("objects")
-        .join(format!("{id}.{zone}"));
-    let slot = layout.home_addr(0, pos, 0) / e as u64;
-    let at = slot as usize * (e + e / BLOCK * 4) + at_bytes;
-    let mut bytes = std::fs::read(&path).unwrap();
-    bytes[at] ^= 0x5a;
-    std::fs::write(&path, bytes).unwrap();
-}
 
 /// Every object file of every OSS (element bytes and their checksums), by path.
 fn object_files(store: &Store) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -79,9 +54,9 @@ fn failed_read_stops_the_write(code: CodeSpec, oss: usize, offset: usize, len: u
         offset + len <= UNIT,
         "the write stays in the first data element"
     );
-    flip(&store, "f", geometry.data_pos[1], 30);
+    flip_home_byte(&store, "f", geometry.data_pos[1], 0, 30);
     for &p in &geometry.parity_pos {
-        flip(&store, "f", p, 60);
+        flip_home_byte(&store, "f", p, 0, 60);
     }
     let before = pieces(&store, size);
     assert!(before[0].is_ok(), "the element written into reads before");

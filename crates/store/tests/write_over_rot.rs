@@ -8,35 +8,10 @@
 mod common;
 use common::*;
 
-use exaraid_codes::{Cell, CodeSpec, Pos};
+use exaraid_codes::CodeSpec;
 use exaraid_store::{InitOptions, Store, WritePath};
 
 const BLOCK: usize = 4096;
-
-/// Flip byte `at_bytes` of checksum block `block` of the stripe-0 element at `pos` of file
-/// `name`, in its OSS's zone file (payload only: the block then fails its crc32c).
-fn flip(store: &Store, name: &str, pos: Pos, block: usize, at_bytes: usize) {
-    assert!(at_bytes < BLOCK);
-    let id = store.file_id(name).unwrap();
-    let layout = store.layout();
-    let e = store.superblock().element_bytes;
-    let zone = match layout.geometry().cell(pos) {
-        Cell::Data(_) => "data",
-        Cell::Parity(_) => "parity",
-        Cell::Empty => panic!("{pos:?} holds no element"),
-    };
-    let oss = layout.oss_of(id, 0, pos.col);
-    let path = store.superblock().oss_dirs[oss]
-        .join("objects")
-        .join(format!("{id}.{zone}"));
-    let slot = layout.home_addr(0, pos, 0) / e as u64;
-    let slot_bytes = e + e / BLOCK * 4;
-    assert!(block < e / BLOCK);
-    let at = slot as usize * slot_bytes + block * BLOCK + at_bytes;
-    let mut bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?} {pos:?}: {e}"));
-    bytes[at] ^= 0x5a;
-    std::fs::write(&path, bytes).unwrap();
-}
 
 /// Which element rots: the first data element of stripe 0 (file bytes 0..unit) or the
 /// first parity element whose equation holds it.
@@ -77,7 +52,7 @@ fn write_over_rot_in(
         Rot::Parity => geometry.parity_pos[geometry.data_parities[0][0]],
     };
     for &(block, at) in rots {
-        flip(&store, "f", pos, block, at);
+        flip_home_byte(&store, "f", pos, block, at);
     }
     assert_eq!(
         store.scrub(false).unwrap().corrupt_elements.len(),

@@ -2,8 +2,10 @@
 //! Helpers shared by the store's integration tests.
 
 use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
-use exaraid_codes::CodeSpec;
+use exaraid_codes::{Cell, CodeSpec, Pos};
 use exaraid_store::{InitOptions, Store, WritePath};
 
 /// Small stripe unit so tests touch many stripes with few bytes.
@@ -56,4 +58,58 @@ pub fn assert_consistent(store: &Store) {
         "parity mismatches: {:?}",
         report.parity_mismatches
     );
+}
+
+/// A liveness limit for tests that wait on other threads, not a timing assertion: every
+/// scenario needs milliseconds, so only a hang (a deadlock, a lost wake-up) reaches it.
+pub const NO_PROGRESS: Duration = Duration::from_secs(30);
+
+/// Poll `done` until it holds; fail naming `what` after `NO_PROGRESS`.
+pub fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < NO_PROGRESS, "never happened: {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Run `f` on a thread of its own; its result arrives on the channel.
+pub fn spawn<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> mpsc::Receiver<T> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx
+}
+
+/// The result of a `spawn`ed call; fail as a deadlock after `NO_PROGRESS`.
+pub fn done_in_time<T>(rx: &mpsc::Receiver<T>, what: &str) -> T {
+    rx.recv_timeout(NO_PROGRESS)
+        .unwrap_or_else(|_| panic!("deadlock: {what} made no progress in {NO_PROGRESS:?}"))
+}
+
+/// Flip byte `at_bytes` of checksum block `block` of the stripe-0 home element at `pos` of
+/// file `name`, in its OSS's zone file (payload only: the block then fails its crc32c).
+pub fn flip_home_byte(store: &Store, name: &str, pos: Pos, block: usize, at_bytes: usize) {
+    const BLOCK: usize = 4096;
+    assert!(at_bytes < BLOCK);
+    let id = store.file_id(name).unwrap();
+    let layout = store.layout();
+    let e = store.superblock().element_bytes;
+    let zone = match layout.geometry().cell(pos) {
+        Cell::Data(_) => "data",
+        Cell::Parity(_) => "parity",
+        Cell::Empty => panic!("{pos:?} holds no element"),
+    };
+    let oss = layout.oss_of(id, 0, pos.col);
+    let path = store.superblock().oss_dirs[oss]
+        .join("objects")
+        .join(format!("{id}.{zone}"));
+    let slot = layout.home_addr(0, pos, 0) / e as u64;
+    let slot_bytes = e + e / BLOCK * 4;
+    assert!(block < e / BLOCK);
+    let at = slot as usize * slot_bytes + block * BLOCK + at_bytes;
+    let mut bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?} {pos:?}: {e}"));
+    bytes[at] ^= 0x5a;
+    std::fs::write(&path, bytes).unwrap();
 }
