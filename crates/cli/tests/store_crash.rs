@@ -9,6 +9,9 @@
 //! write I, so the test counts the kills that interrupted a write (started, not acknowledged)
 //! and asserts that enough did: kills that all land between writes would test nothing.
 
+mod common;
+use common::killed_at;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -369,7 +372,7 @@ fn recovery_killed_again_and_again_at(point: &str) -> usize {
 
     let mut kills = 0;
     for n in 1..=64 {
-        if !killed_at(
+        if !killed_in(
             &dir,
             "ls",
             &[],
@@ -441,7 +444,7 @@ fn crash_rounds_killing_recovery(code: CodeSpec, oss: usize, path: WritePath, se
         for _ in 0..rng.below(4) {
             let point = [SETTLE_TORN_BLOCK, SETTLE_ELEMENT, SETTLE_STRIPE][rng.below(3) as usize];
             let n = 1 + rng.below(12);
-            if !killed_at(
+            if !killed_in(
                 &dir,
                 "ls",
                 &[],
@@ -570,7 +573,7 @@ fn a_lost_block_stays_reported_when_recovery_is_killed_while_marking_it() {
 
         let mut kills = 0;
         for n in 1..=32 {
-            if !killed_at(
+            if !killed_in(
                 &dir,
                 "ls",
                 &[],
@@ -850,7 +853,7 @@ fn a_flush_killed_mid_settle_is_finished_by_the_next_open() {
             );
             store.close().unwrap();
 
-            if !killed_at(
+            if !killed_in(
                 &dir,
                 "rm",
                 &["g"],
@@ -948,7 +951,7 @@ fn recovery_killed_while_deciding_a_torn_cache_block_finishes_on_the_next_open()
 
     let mut kills = 0;
     for n in 1..=32 {
-        if !killed_at(
+        if !killed_in(
             &dir,
             "ls",
             &[],
@@ -1035,7 +1038,7 @@ fn a_flush_killed_mid_settle_with_a_failed_oss_loses_nothing() {
                 );
                 store.close().unwrap();
 
-                if !killed_at(
+                if !killed_in(
                     &dir,
                     "rm",
                     &["g"],
@@ -1117,26 +1120,12 @@ fn kill_writer_after(dir: &Path, seed: u64, next: u64, delay_us: u64, model: &mu
     acked_end
 }
 
-/// Run `exaraid store COMMAND DIR EXTRA..` set to SIGKILL itself at `kill_at` (`point:n`, the
-/// n-th pass of a kill point). `true`: it was killed there; `false`: it finished first (it
-/// passed the point fewer than n times). Any other failure fails the test, naming `what`.
-fn killed_at(dir: &Path, command: &str, extra: &[&str], kill_at: String, what: &str) -> bool {
-    let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-        .args(["store", command])
-        .arg(dir)
-        .args(extra)
-        .env(exaraid_store::torture::KILL_AT_ENV, kill_at)
-        .output()
-        .unwrap();
-    if out.status.success() {
-        return false;
-    }
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(
-        out.status.signal(),
-        Some(9), // SIGKILL
-        "{what}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    true
+/// Run `exaraid store COMMAND DIR EXTRA..` set to SIGKILL itself at `kill_at` (`point:n`);
+/// see `common::killed_at`. `what` names the scenario in a failure.
+fn killed_in(dir: &Path, command: &str, extra: &[&str], kill_at: String, what: &str) -> bool {
+    let dir = dir.to_str().expect("a UTF-8 temp path");
+    let mut args = vec!["store", command, dir];
+    args.extend_from_slice(extra);
+    eprintln!("{what}: store {command} at {kill_at}");
+    killed_at(&args, b"", &kill_at)
 }

@@ -9,12 +9,10 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
-use common::{bytes, ok, s};
-use exaraid_store::torture::{KILL_AT_ENV, SETTLE_TORN_BLOCK, WRITE_TORN_BLOCK};
+use common::{bytes, killed_at, ok, s};
+use exaraid_store::torture::{SETTLE_TORN_BLOCK, WRITE_TORN_BLOCK};
 use exaraid_store::Store;
 
 const UNIT_BYTES: u64 = 4096;
@@ -40,34 +38,6 @@ fn fast_tempdir() -> tempfile::TempDir {
 /// `true`: killed there; `false`: it finished first. Anything else fails the test.
 fn killed_at_block(args: &[&str], stdin: &[u8], n: u64) -> bool {
     killed_at(args, stdin, &format!("{WRITE_TORN_BLOCK}:{n}"))
-}
-
-/// Run `exaraid args` with `stdin`, set to SIGKILL itself at `kill_at` (`point:n`).
-/// `true`: killed there; `false`: it finished first. Anything else fails the test.
-fn killed_at(args: &[&str], stdin: &[u8], kill_at: &str) -> bool {
-    let n = kill_at;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-        .args(args)
-        .env(KILL_AT_ENV, kill_at)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The command reads all of stdin before it writes anything: no kill before this ends.
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out: Output = child.wait_with_output().unwrap();
-    if out.status.success() {
-        return false;
-    }
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(
-        out.status.signal(),
-        Some(9),
-        "{args:?} at {n}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    true
 }
 
 /// The OSS holding a data column of the stripe of file byte `at` other than the column of

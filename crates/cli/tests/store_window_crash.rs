@@ -11,8 +11,6 @@
 mod common;
 use common::*;
 
-use std::process::Command;
-
 /// More journal records than one START or END (with its open and close) writes: the sweep
 /// stops at the first `n` the command survives, and fails if it never does.
 const JOURNAL_RECORDS_MAX: u64 = 40;
@@ -54,26 +52,10 @@ fn windows_on(st: &serde_json::Value, file: &str) -> Vec<String> {
 /// Run `exaraid store <args>` killed (SIGKILL) at the `n`-th journal record it appends.
 /// Returns whether it was killed (`false`: it finished, successfully).
 fn killed_at_record(args: &[&str], n: u64) -> bool {
-    let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-        .arg("store")
-        .args(args)
-        .env(
-            exaraid_store::torture::KILL_AT_ENV,
-            format!("{}:{n}", exaraid_store::torture::JOURNAL_RECORD),
-        )
-        .output()
-        .unwrap();
-    if out.status.success() {
-        return false;
-    }
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(
-        out.status.signal(),
-        Some(9), // SIGKILL
-        "store {args:?} at journal record {n}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    true
+    let mut all = vec!["store"];
+    all.extend_from_slice(args);
+    let point = exaraid_store::torture::JOURNAL_RECORD;
+    killed_at(&all, b"", &format!("{point}:{n}"))
 }
 
 /// `file` reads back as `model`, scrub finds nothing wrong, and it still reads with two

@@ -42,3 +42,32 @@ pub fn bytes(seed: u8, len: usize) -> Vec<u8> {
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// Run `exaraid args` with `stdin`, set to SIGKILL itself at `kill_at` (`point:n`, the n-th
+/// pass of a store kill point, see `exaraid_store::torture`). `true`: it was killed there;
+/// `false`: it finished first, successfully (it passed the point fewer than n times). Any
+/// other failure fails the test.
+pub fn killed_at(args: &[&str], stdin: &[u8], kill_at: &str) -> bool {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+        .args(args)
+        .env(exaraid_store::torture::KILL_AT_ENV, kill_at)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The command reads all of stdin before it writes anything: no kill before this ends.
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out: Output = child.wait_with_output().unwrap();
+    if out.status.success() {
+        return false;
+    }
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        out.status.signal(),
+        Some(9), // SIGKILL
+        "exaraid {args:?} killed at {kill_at}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}
