@@ -7,20 +7,7 @@ mod common;
 use common::*;
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn exaraid(args: &[&str], stdin: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
+use std::process::{Command, Stdio};
 
 fn ok(args: &[&str], stdin: &[u8]) -> String {
     let out = exaraid(args, stdin);
