@@ -454,6 +454,12 @@ pub struct Store {
     group_commit_cv: Condvar,
     /// Set when a plan failed half way: the store must be reopened (which recovers).
     poisoned: AtomicBool,
+    /// Names with a `put` in progress. Why: a put writes its new content under the name's
+    /// staging name (`NAME\0put`); two puts of one name at once (API threads) shared it, and
+    /// one could give the name the other's half-written content (review H3: wrong bytes
+    /// read right after an acknowledged put). Puts of one name take turns.
+    puts_in_progress: Mutex<HashSet<String>>,
+    put_done_cv: Condvar,
     /// The failed OSSs as of the last [`Store::absorb_losses`]: while no other OSS fails, the
     /// planner cannot get new lost bytes (window writes to a failed OSS are refused), so the
     /// per-write check is a set comparison, not a walk over every window range.
@@ -816,6 +822,8 @@ impl Store {
             group_commit: Mutex::new(exec::GroupCommit::default()),
             group_commit_cv: Condvar::new(),
             poisoned: AtomicBool::new(false),
+            puts_in_progress: Mutex::new(HashSet::new()),
+            put_done_cv: Condvar::new(),
             absorbed_failures: Mutex::new(BTreeSet::new()),
             _lock_file: lock_file,
             backends,
@@ -1064,6 +1072,7 @@ impl Store {
     pub fn put(&self, name: &str, data: &[u8]) -> Result<(), StoreError> {
         check_name(name)?;
         self.check_usable()?;
+        let _turn = PutTurn::take(self, name);
         let old = self.core.lock().state.files.get(name).map(|m| m.id);
         if let Some(old) = old {
             self.refuse_open_window(&self.core.lock(), old, name, "put", "replace")?;
@@ -1883,4 +1892,32 @@ fn plan_stripes(plan: &IoPlan) -> BTreeSet<(u64, u64)> {
         set.insert((c.file, c.stripe));
     }
     set
+}
+
+/// This thread's turn to `put` one name (see `Store::puts_in_progress`), until dropped.
+struct PutTurn<'a> {
+    store: &'a Store,
+    name: String,
+}
+
+impl<'a> PutTurn<'a> {
+    fn take(store: &'a Store, name: &str) -> Self {
+        let mut names = store.puts_in_progress.lock();
+        while names.contains(name) {
+            store.put_done_cv.wait(&mut names);
+        }
+        names.insert(name.to_string());
+        PutTurn {
+            store,
+            name: name.to_string(),
+        }
+    }
+}
+
+impl Drop for PutTurn<'_> {
+    fn drop(&mut self) {
+        let removed = self.store.puts_in_progress.lock().remove(&self.name);
+        assert!(removed, "a put's turn is taken once");
+        self.store.put_done_cv.notify_all();
+    }
 }
