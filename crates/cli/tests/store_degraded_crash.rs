@@ -12,7 +12,7 @@ mod common;
 use std::path::Path;
 
 use common::{bytes, killed_at, ok, s};
-use exaraid_store::torture::{SETTLE_TORN_BLOCK, WRITE_TORN_BLOCK};
+use exaraid_store::torture::{JOURNAL_RECORD, SETTLE_TORN_BLOCK, WRITE_TORN_BLOCK};
 use exaraid_store::Store;
 
 const UNIT_BYTES: u64 = 4096;
@@ -38,6 +38,15 @@ fn fast_tempdir() -> tempfile::TempDir {
 /// `true`: killed there; `false`: it finished first. Anything else fails the test.
 fn killed_at_block(args: &[&str], stdin: &[u8], n: u64) -> bool {
     killed_at(args, stdin, &format!("{WRITE_TORN_BLOCK}:{n}"))
+}
+
+/// Where the sweep kills the write: at its n-th torn block write, or right after its n-th
+/// journal record (the first one, the planner's input, comes before the failed column's
+/// copy is on record: review H2).
+#[derive(Clone, Copy, Debug)]
+enum Kill {
+    Block,
+    Record,
 }
 
 /// The OSS holding a data column of the stripe of file byte `at` other than the column of
@@ -67,6 +76,10 @@ fn init(dir: &Path, code: &[&str]) {
 }
 
 fn degraded_write_killed_at_every_block(code: &[&str]) {
+    degraded_write_killed_at_every(code, Kill::Block)
+}
+
+fn degraded_write_killed_at_every(code: &[&str], at: Kill) {
     let tmp = fast_tempdir();
     let dir = tmp.path().join("store");
     init(&dir, code);
@@ -86,7 +99,11 @@ fn degraded_write_killed_at_every_block(code: &[&str]) {
     for n in 1..=KILLS_MAX {
         let new = bytes(100 + n as u8, len);
         let args = ["store", "write", s(&dir), "c", "--offset", &offset];
-        let killed = killed_at_block(&args, &new, n);
+        let point = match at {
+            Kill::Block => WRITE_TORN_BLOCK,
+            Kill::Record => JOURNAL_RECORD,
+        };
+        let killed = killed_at(&args, &new, &format!("{point}:{n}"));
         if killed {
             // The recovery that follows, killed too (torn in its own first block write): the
             // next open must still know the failed column's bytes.
@@ -97,7 +114,7 @@ fn degraded_write_killed_at_every_block(code: &[&str]) {
         let out = common::exaraid(&["store", "get", s(&dir), "c"], b"");
         assert!(
             out.status.success(),
-            "{code:?}, OSS {failed} failed, write killed at block {n}: get fails: {}",
+            "{code:?}, OSS {failed} failed, write killed at {at:?} {n}: get fails: {}",
             String::from_utf8_lossy(&out.stderr)
         );
         let got = out.stdout;
@@ -113,11 +130,25 @@ fn degraded_write_killed_at_every_block(code: &[&str]) {
         }
         if !killed {
             assert_eq!(got[a..z], new[..], "{code:?}: the finished write");
+            model = got;
             break;
         }
         kills += 1;
         model = got;
     }
+    // Full redundancy again, from what the kills left.
+    let failed = failed.to_string();
+    let out = common::exaraid(&["store", "rebuild", s(&dir), "--oss", &failed], b"");
+    assert!(
+        out.status.success(),
+        "{code:?}, {at:?} kills: rebuild of OSS {failed} fails: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rebuilt = ok(&["store", "get", s(&dir), "c"], b"");
+    assert!(
+        rebuilt == model,
+        "{code:?}: the file changed in the rebuild"
+    );
     assert!(
         kills >= 2,
         "{code:?}: only {kills} kills landed in the write"
@@ -146,6 +177,24 @@ fn a_degraded_write_killed_at_any_block_keeps_every_acknowledged_byte_rs_4_2() {
 #[test]
 fn a_degraded_write_killed_at_any_block_keeps_every_acknowledged_byte_xcode() {
     degraded_write_killed_at_every_block(&["--oss", "5", "--code", "xcode", "--p", "5"]);
+}
+
+/// Review H2: killed right after any of its journal records, in particular the first (the
+/// planner's input, before the failed column's copy is on record: nothing reached any OSS),
+/// a degraded write keeps every acknowledged byte and `rebuild` works. Recovery used to read
+/// such a write as in flight over a stripe whose failed column it could then not decode,
+/// and marked acknowledged bytes lost.
+#[test]
+fn a_degraded_write_killed_after_any_journal_record_keeps_every_acknowledged_byte_rs_4_2() {
+    degraded_write_killed_at_every(
+        &["--oss", "6", "--code", "rs", "--k", "4", "--m", "2"],
+        Kill::Record,
+    );
+}
+
+#[test]
+fn a_degraded_write_killed_after_any_journal_record_keeps_every_acknowledged_byte_xcode() {
+    degraded_write_killed_at_every(&["--oss", "5", "--code", "xcode", "--p", "5"], Kill::Record);
 }
 
 /// F3: a `put` over an existing file, killed at any block with one OSS failed (each OSS in

@@ -245,6 +245,15 @@ pub struct State {
     /// plan (see `Rec::FailedColumnCopy`).
     #[serde(default)]
     pub failed_column_copies: Vec<(u64, FailedColumnCopy)>,
+    /// Plans that journaled a `Rec::FailedColumnCopy` (an empty one too), until durable.
+    #[serde(default)]
+    pub copied_plans: BTreeSet<u64>,
+    /// Failed OSS -> how many planner inputs were on record when its `Rec::Fail` was: every
+    /// input from that index on was planned, and its plan run, with the OSS known failed
+    /// (the failure is noted in memory before it is journaled). Recovery uses it to tell a
+    /// degraded write that never reached its first write (see `copy_failed_columns`).
+    #[serde(default)]
+    pub failed_at_input: BTreeMap<usize, usize>,
 }
 
 impl State {
@@ -363,6 +372,7 @@ impl State {
             }
             Rec::Durable { plans } => {
                 self.durable.extend(plans.iter().copied());
+                self.copied_plans.retain(|p| !plans.contains(p));
                 // Their writes are whole on disk: data and parity agree again. So do the
                 // writes of every plan that copied the same stripe before them (stripe
                 // locks: those ran first), whose copies would now be stale: laid over a
@@ -382,6 +392,8 @@ impl State {
             }
             Rec::Fail { oss } => {
                 self.failed_oss.insert(*oss);
+                let at = self.inputs.len();
+                self.failed_at_input.entry(*oss).or_insert(at);
             }
             Rec::RebuildBegin { oss, to } => {
                 self.failed_oss.insert(*oss);
@@ -397,6 +409,7 @@ impl State {
                 self.failed_oss.remove(oss);
                 self.stale_oss.remove(oss);
                 self.rebuilding.remove(oss);
+                self.failed_at_input.remove(oss);
             }
             Rec::WindowStart { token, window } => {
                 self.next_window = self.next_window.max(window.window + 1);
@@ -423,14 +436,19 @@ impl State {
                 self.durable.clear();
                 self.settling = None;
                 self.failed_column_copies.clear();
+                self.copied_plans.clear();
+                // Failed before every input of the new planner epoch.
+                self.failed_at_input.values_mut().for_each(|at| *at = 0);
             }
             Rec::SettleBegin { stripes } => self
                 .settling
                 .get_or_insert_with(BTreeSet::new)
                 .extend(stripes.iter().copied()),
-            Rec::FailedColumnCopy { plan, copies } => self
-                .failed_column_copies
-                .extend(copies.iter().map(|c| (*plan, c.clone()))),
+            Rec::FailedColumnCopy { plan, copies } => {
+                self.copied_plans.insert(*plan);
+                self.failed_column_copies
+                    .extend(copies.iter().map(|c| (*plan, c.clone())));
+            }
         }
     }
 }

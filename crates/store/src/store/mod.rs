@@ -773,6 +773,7 @@ impl Store {
                 strategy = replay(kind, &layout, config, &state.inputs[..first])?.0;
             }
         }
+        let input_of: HashMap<PlanId, usize> = undurable.iter().map(|(i, p)| (p.id, *i)).collect();
         let undurable: Vec<IoPlan> = undurable.into_iter().map(|(_, p)| p).collect();
         let replayed: Vec<IoPlan> = plans.into_iter().map(|(_, p)| p).collect();
         let journal_file = journal.sync_handle()?;
@@ -849,7 +850,7 @@ impl Store {
                 // Recovery settles (forgetting the planner's view): window bytes lost with a
                 // failed OSS go on record first, and settle skips them.
                 store.record_losses(&mut core)?;
-                store.recover(&mut core, &undurable)?;
+                store.recover(&mut core, &undurable, &input_of)?;
                 Vec::new()
             } else {
                 store.restart_windows(&mut core)?;

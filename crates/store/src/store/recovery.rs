@@ -222,13 +222,23 @@ fn outside(ranges: &[(u64, u64)], start: u64, end: u64) -> Ranges {
 
 impl Store {
     /// Recovery after an interrupted run (see the module docs).
-    pub(super) fn recover(&self, core: &mut Core, undurable: &[IoPlan]) -> Result<(), StoreError> {
+    /// `input_of`: the index of the planner input that made each plan (`State::inputs`).
+    pub(super) fn recover(
+        &self,
+        core: &mut Core,
+        undurable: &[IoPlan],
+        input_of: &HashMap<PlanId, usize>,
+    ) -> Result<(), StoreError> {
         let mut in_flight = InFlight::default();
         let mut cache: BTreeMap<(u64, u64), CacheInFlight> = BTreeMap::new();
         let e = self.sb.element_bytes as u64;
         for plan in undurable {
+            let never_began = self.wrote_nothing(core, plan, input_of.get(&plan.id).copied());
             for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
                 if step.zone != PlanZone::Cache {
+                    if never_began {
+                        continue; // nothing of it reached home: its stripes are as they were
+                    }
                     // Home writes: decided block by block when the stripe is settled.
                     for piece in &step.pieces {
                         let el = &piece.element;
@@ -1206,6 +1216,50 @@ impl Store {
         Ok(composed)
     }
 
+    /// Whether the interrupted client write `plan` (made by planner input `input`) surely
+    /// wrote nothing home: it changes a stripe with data on an OSS that had failed before
+    /// the write was planned, so `copy_failed_columns` had to journal a record (synced)
+    /// before its first write, and there is none. Why it matters: recovery cannot decode a
+    /// failed column where a write is in flight, so it would mark those acknowledged bytes
+    /// lost (review H2: a degraded write killed before its copy was durable lost bytes of
+    /// the stripe with one failure on a 2-tolerant code, and `rebuild` failed). Staging
+    /// files of a put take no copy (every open drops them); their plans are never "surely
+    /// nothing".
+    fn wrote_nothing(&self, core: &Core, plan: &IoPlan, input: Option<usize>) -> bool {
+        let Some(input) = input else { return false };
+        if self.tolerance() == 0
+            || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
+            || core.state.copied_plans.contains(&plan.id)
+        {
+            return false;
+        }
+        let g = self.layout.geometry();
+        let failed_before = |oss: usize| {
+            core.state
+                .failed_at_input
+                .get(&oss)
+                .is_some_and(|&at| at <= input)
+        };
+        let staging = |file: u64| {
+            core.state
+                .files
+                .iter()
+                .any(|(name, m)| m.id == file && name.contains('\0'))
+        };
+        plan.steps
+            .iter()
+            .filter(|s| s.op == Op::Write && s.zone != PlanZone::Cache)
+            .flat_map(|s| s.pieces.iter().map(move |p| (s.file, p.element.stripe)))
+            .any(|(file, stripe)| {
+                !staging(file)
+                    && (0..g.cols).any(|col| {
+                        failed_before(self.layout.oss_of(file, stripe, col))
+                            && (0..g.rows)
+                                .any(|row| matches!(g.cell(Pos { row, col }), Cell::Data(_)))
+                    })
+            })
+    }
+
     /// Before plan `plan` writes home stripes (a client write: rmw, or a delayed store's
     /// write outside a window) while an OSS is failed: make the true bytes of every data
     /// element on a failed OSS durable in the journal (`Rec::FailedColumnCopy`) wherever the
@@ -1262,6 +1316,9 @@ impl Store {
                 .collect()
         };
         let mut copies: Vec<crate::state::FailedColumnCopy> = Vec::new();
+        // Whether a record is due even with nothing to copy (every such row already lost):
+        // recovery reads a degraded write without one as never begun (`wrote_nothing`).
+        let mut degraded = false;
         for ((file, stripe), ranges) in touched {
             if staging.contains(&file) {
                 continue;
@@ -1274,6 +1331,7 @@ impl Store {
             if failed.is_empty() {
                 continue;
             }
+            degraded = true;
             let mut home = self.read_home_blocks(file, stripe)?;
             let lost = self.decode_blocks(&mut home)?;
             // A block row already undecodable has no true bytes left to protect.
@@ -1304,8 +1362,15 @@ impl Store {
                 }
             }
         }
-        if copies.is_empty() {
+        if !degraded {
             return Ok(());
+        }
+        if copies.is_empty() {
+            let rec = Rec::FailedColumnCopy {
+                plan: plan.id,
+                copies,
+            };
+            return self.journal(&mut self.core.lock(), rec, true);
         }
         // Records of at most `FAILED_COPY_RECORD_BYTES_MAX` copied bytes (a copy is at most one
         // element), one sync after the last: durable before the plan's first write.
