@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::{InitOptions, Store, WritePath};
+use exaraid_store::{InitOptions, Store, WritePath, WRITE_CHUNK_BYTES_MAX};
 
 #[derive(Args)]
 pub struct StoreArgs {
@@ -249,9 +249,25 @@ pub fn run(args: StoreArgs) -> Result<()> {
         }
         StoreCommand::Get { dir, name } => {
             let store = open(&dir)?;
-            let data = store.get(&name)?;
+            // In pieces: a sparse file may be far longer than memory (1 TiB with 10 bytes
+            // written); one buffer of the whole file would abort the process.
+            let size_bytes = store
+                .list()
+                .into_iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, s)| s);
+            match size_bytes {
+                None | Some(0) => write_stdout(&store.get(&name)?)?,
+                Some(size_bytes) => {
+                    let mut at = 0;
+                    while at < size_bytes {
+                        let piece = (size_bytes - at).min(WRITE_CHUNK_BYTES_MAX);
+                        write_stdout(&store.read(&name, at, piece)?)?;
+                        at += piece;
+                    }
+                }
+            }
             store.close()?;
-            write_stdout(&data)?;
         }
         StoreCommand::Write { dir, name, offset } => {
             let data = read_stdin()?;

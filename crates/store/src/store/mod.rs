@@ -86,6 +86,10 @@ pub const FILE_NAME_BYTES_MAX: usize = 1024;
 pub const FILE_BYTES_MAX: u64 = exaraid_plan::layout::FILE_BYTES_MAX;
 /// A write is given to the planner in chunks of at most this many bytes (bounds one plan).
 pub const WRITE_CHUNK_BYTES_MAX: u64 = 64 << 20;
+/// Largest single `read` (and `get`): the bytes are returned in one buffer, so this bounds
+/// the memory of one call. Longer ranges (a sparse file can be 1 TiB long) are read in
+/// pieces; the CLI's `get` streams in pieces of [`WRITE_CHUNK_BYTES_MAX`].
+pub const READ_BYTES_MAX: u64 = 1 << 32;
 /// Most OSSs of one store.
 pub const OSS_COUNT_MAX: usize = 4096;
 /// Planner inputs kept for replay before a close settles the store to start a new log.

@@ -524,8 +524,12 @@ impl Store {
                 )))
             }
         }
-        if len_bytes > usize::MAX as u64 / 2 {
-            return Err(StoreError::BadInput("read too large".into()));
+        if len_bytes > READ_BYTES_MAX {
+            return Err(StoreError::BadInput(format!(
+                "a read of {len_bytes} bytes of '{name}' is larger than the limit of \
+                 {READ_BYTES_MAX} bytes per read (one buffer holds it): read it in pieces \
+                 of at most {READ_BYTES_MAX} bytes (the CLI's `get` streams in pieces)"
+            )));
         }
         {
             // Never zeros and never the bytes from before the window: the home bytes under a
@@ -654,10 +658,25 @@ impl Store {
         if meta.size_bytes == 0 {
             return Ok(Vec::new());
         }
-        let extents = core
-            .strategy
-            .lookup(file, 0, meta.size_bytes)
-            .map_err(plan_err)?;
+        // Only the stripes the planner has cached: looking up the whole file would build one
+        // extent per element of its address range (a sparse file 1 TiB long with 10 bytes
+        // written took 25 GB here, at every open and close).
+        let sdb = self.layout.stripe_data_bytes();
+        let mut extents = Vec::new();
+        for stripe in core.strategy.cached_stripes(file) {
+            let start = stripe * sdb;
+            if start >= meta.size_bytes {
+                continue;
+            }
+            let len = sdb.min(meta.size_bytes - start);
+            extents.extend(
+                core.strategy
+                    .lookup(file, start, len)
+                    .map_err(plan_err)?
+                    .into_iter()
+                    .filter(|x| x.zone == PlanZone::Cache),
+            );
+        }
         // Lost window bytes (on record, on a failed OSS) have nothing left to wait for:
         // settle skips them, and they are not waiting for parity.
         let lost = core.state.lost_in(file, 0, meta.size_bytes);

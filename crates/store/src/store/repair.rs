@@ -1,6 +1,7 @@
 //! Failures, scrub and rebuild.
 
 use super::*;
+use crate::state::FileMeta;
 
 /// A range of a cache-zone data element whose bytes are the newest copy of file bytes.
 struct LiveRange {
@@ -245,27 +246,27 @@ impl Store {
             .collect()
     }
 
-    pub(super) fn stripes_of(&self, size_bytes: u64) -> u64 {
-        size_bytes.div_ceil(self.layout.stripe_data_bytes())
-    }
-
     /// Check every element's checksums and every stripe's parity; with `repair`, rewrite
     /// corrupt elements from the rest of their stripe and stale parity from the data.
     pub fn scrub(&self, repair: bool) -> Result<ScrubReport, StoreError> {
         self.check_usable()?;
-        let files: Vec<(String, u64, u64)> = self
+        let sdb = self.layout.stripe_data_bytes();
+        // Metadata copies (at most WRITTEN_RUNS_MAX runs each), not stripe lists: a file's
+        // stripes are visited one at a time.
+        let files: Vec<(String, FileMeta)> = self
             .core
             .lock()
             .state
             .files
             .iter()
-            .map(|(n, m)| (n.clone(), m.id, m.size_bytes))
+            .map(|(n, m)| (n.clone(), m.clone()))
             .collect();
         let mut report = ScrubReport::default();
         let g = self.layout.geometry().clone();
         let block = CHECKSUM_BLOCK_BYTES;
-        for (name, id, size) in files {
-            for stripe in 0..self.stripes_of(size) {
+        for (name, meta) in files {
+            let id = meta.id;
+            for stripe in meta.written_stripes(sdb) {
                 let _guard = self.locks.lock([(id, stripe)].into_iter().collect());
                 report.stripes_checked += 1;
                 let mut home = self.read_home_blocks(id, stripe)?;
@@ -978,17 +979,12 @@ impl Store {
             Some(d) => d,
             None => &*self.backends[oss],
         };
-        let files: Vec<(u64, u64)> = self
-            .core
-            .lock()
-            .state
-            .files
-            .values()
-            .map(|m| (m.id, m.size_bytes))
-            .collect();
+        let sdb = self.layout.stripe_data_bytes();
+        let files: Vec<FileMeta> = self.core.lock().state.files.values().cloned().collect();
         let g = self.layout.geometry().clone();
-        for (id, size) in files {
-            for stripe in 0..self.stripes_of(size) {
+        for meta in files {
+            let id = meta.id;
+            for stripe in meta.written_stripes(sdb) {
                 let cols: Vec<usize> = (0..g.cols)
                     .filter(|&c| self.layout.oss_of(id, stripe, c) == oss)
                     .collect();
