@@ -1850,7 +1850,13 @@ impl Store {
             code: self.layout.code_name().to_string(),
             element_bytes: self.sb.element_bytes,
             write_path: self.sb.write_path.name().to_string(),
-            files: core.state.files.len(),
+            // As `list` does: a put's staging file (`NAME\0put`) is not a user's file.
+            files: core
+                .state
+                .files
+                .keys()
+                .filter(|n| !n.contains('\0'))
+                .count(),
         })
     }
 
