@@ -342,7 +342,8 @@ impl Store {
                             continue;
                         }
                         report.unrepairable.push(format!(
-                            "file '{name}' stripe {stripe} column {} row {} block {i} on OSS {oss}: the bytes rebuilt from parity do not match the block's stored checksum (data and parity disagree there); left as it is: write the stripe again, or restore the file",
+                            "{} stripe {stripe} column {} row {} block {i} on OSS {oss}: the bytes rebuilt from parity do not match the block's stored checksum (data and parity disagree there); left as it is: write the stripe again, or restore the file",
+                            read::describe_file_name(&name),
                             c.pos.col, c.pos.row
                         ));
                     }
@@ -573,7 +574,7 @@ impl Store {
             }
             let listed: Vec<String> = file_ranges
                 .iter()
-                .map(|(a, z)| format!("'{name}' bytes {a}..{z}"))
+                .map(|(a, z)| format!("{} bytes {a}..{z}", read::describe_file_name(&name)))
                 .collect();
             let without_parity = file_ranges
                 .iter()
@@ -680,7 +681,8 @@ impl Store {
                             report.repaired_elements += 1;
                         }
                         Err(err) => report.unrepairable.push(format!(
-                            "running parity of '{name}' stripe {stripe} in the cache zone of OSS {oss} (slot {slot}): {err}"
+                            "running parity of {} stripe {stripe} in the cache zone of OSS {oss} (slot {slot}): {err}",
+                            read::describe_file_name(&name)
                         )),
                     }
                 }
