@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::{InitOptions, Store, WritePath, WRITE_CHUNK_BYTES_MAX};
+use exaraid_store::{InitOptions, Store, WritePath, READ_BYTES_MAX, WRITE_CHUNK_BYTES_MAX};
 
 #[derive(Args)]
 pub struct StoreArgs {
@@ -193,11 +193,23 @@ fn code_spec(a: &InitArgs, oss_count: usize) -> Result<CodeSpec> {
     })
 }
 
+/// Most bytes `put` and `write` take from stdin: they are held in memory whole (a put is
+/// atomic), so this bounds the memory of one command; past it a clear error, not an abort.
+const STDIN_BYTES_MAX: u64 = READ_BYTES_MAX;
+
 fn read_stdin() -> Result<Vec<u8>> {
     let mut data = Vec::new();
     std::io::stdin()
+        .take(STDIN_BYTES_MAX + 1)
         .read_to_end(&mut data)
         .context("reading stdin")?;
+    if data.len() as u64 > STDIN_BYTES_MAX {
+        bail!(
+            "stdin holds more than {STDIN_BYTES_MAX} bytes, the most one put or write takes \
+             (it is held in memory whole): split it into writes of at most that many bytes \
+             with `exaraid store write --offset`"
+        );
+    }
     Ok(data)
 }
 
