@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::{InitOptions, Store, WritePath};
+use exaraid_store::{InitOptions, Store, WritePath, READ_BYTES_MAX, WRITE_CHUNK_BYTES_MAX};
 
 #[derive(Args)]
 pub struct StoreArgs {
@@ -193,11 +193,23 @@ fn code_spec(a: &InitArgs, oss_count: usize) -> Result<CodeSpec> {
     })
 }
 
+/// Most bytes `put` and `write` take from stdin: they are held in memory whole (a put is
+/// atomic), so this bounds the memory of one command; past it a clear error, not an abort.
+const STDIN_BYTES_MAX: u64 = READ_BYTES_MAX;
+
 fn read_stdin() -> Result<Vec<u8>> {
     let mut data = Vec::new();
     std::io::stdin()
+        .take(STDIN_BYTES_MAX + 1)
         .read_to_end(&mut data)
         .context("reading stdin")?;
+    if data.len() as u64 > STDIN_BYTES_MAX {
+        bail!(
+            "stdin holds more than {STDIN_BYTES_MAX} bytes, the most one put or write takes \
+             (it is held in memory whole): split it into writes of at most that many bytes \
+             with `exaraid store write --offset`"
+        );
+    }
     Ok(data)
 }
 
@@ -249,9 +261,25 @@ pub fn run(args: StoreArgs) -> Result<()> {
         }
         StoreCommand::Get { dir, name } => {
             let store = open(&dir)?;
-            let data = store.get(&name)?;
+            // In pieces: a sparse file may be far longer than memory (1 TiB with 10 bytes
+            // written); one buffer of the whole file would abort the process.
+            let size_bytes = store
+                .list()
+                .into_iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, s)| s);
+            match size_bytes {
+                None | Some(0) => write_stdout(&store.get(&name)?)?,
+                Some(size_bytes) => {
+                    let mut at = 0;
+                    while at < size_bytes {
+                        let piece = (size_bytes - at).min(WRITE_CHUNK_BYTES_MAX);
+                        write_stdout(&store.read(&name, at, piece)?)?;
+                        at += piece;
+                    }
+                }
+            }
             store.close()?;
-            write_stdout(&data)?;
         }
         StoreCommand::Write { dir, name, offset } => {
             let data = read_stdin()?;

@@ -222,6 +222,13 @@ fn a_degraded_put_killed_at_any_block_keeps_the_old_file_and_rebuild_works() {
             let killed = killed_at_block(&["store", "put", s(&dir), "b"], &new, n);
             let got = ok(&["store", "get", s(&dir), "b"], b"");
             let listed = String::from_utf8(ok(&["store", "ls", s(&dir)], b"")).unwrap();
+            // L1: status counts what ls lists (it counted the hidden staging file too).
+            let status = ok(&["store", "status", s(&dir), "--json"], b"");
+            let status: serde_json::Value = serde_json::from_slice(&status).unwrap();
+            assert_eq!(
+                status["files"], 1,
+                "at {n}: status counts one file: {status}"
+            );
             let out = common::exaraid(&["store", "rebuild", s(&dir), "--oss", &failed], b"");
             assert!(
                 out.status.success(),

@@ -114,7 +114,7 @@ fn scrub_names_corrupt_bytes_of_an_open_delayed_window_as_unrepairable() {
         assert_eq!(out.status.code(), Some(2), "repair {repair}: exit 2");
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
-            text.contains("unrepairable: 'ckpt' bytes 0..4096")
+            text.contains("unrepairable: file 'ckpt' bytes 0..4096")
                 && text.contains(&format!("OSS {oss}"))
                 && text.contains("no parity"),
             "{text}"

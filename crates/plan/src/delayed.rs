@@ -556,6 +556,21 @@ impl Strategy for Delayed {
         Ok(out)
     }
 
+    fn cached_stripes(&self, file: FileId) -> Vec<u64> {
+        let mut windows: Vec<&Window> = Vec::new();
+        if let Some(w) = self.by_file.get(&file) {
+            windows.push(&self.windows[w]);
+        }
+        if let Some(list) = self.closed_by_file.get(&file) {
+            windows.extend(list.iter().map(|w| &self.closed[w].window));
+        }
+        let stripes: BTreeSet<u64> = windows
+            .iter()
+            .flat_map(|w| w.stripes.keys().copied())
+            .collect();
+        stripes.into_iter().collect()
+    }
+
     fn unprotected(&self) -> Vec<UnprotectedRange> {
         let mut ids: Vec<WindowId> = self.windows.keys().copied().collect();
         ids.extend(

@@ -230,6 +230,14 @@ pub trait Strategy: Send {
         len_bytes: u64,
     ) -> Result<Vec<Extent>, PlanError>;
 
+    /// The stripes of `file` with bytes in the cache zone, ascending. Lets an executor visit
+    /// only what is cached instead of looking up the file's whole address range (a sparse
+    /// file may be a terabyte long with one element written). Empty for home-only strategies.
+    fn cached_stripes(&self, file: FileId) -> Vec<u64> {
+        let _ = file;
+        Vec::new()
+    }
+
     /// Ranges whose only copy is unprotected (delayed parity windows still open). Empty for
     /// every other strategy (RAID-0 is unprotected by design and reports nothing here).
     fn unprotected(&self) -> Vec<UnprotectedRange> {

@@ -560,6 +560,15 @@ impl Strategy for Wcl {
         }
         Ok(out)
     }
+
+    fn cached_stripes(&self, file: FileId) -> Vec<u64> {
+        let stripes: BTreeSet<u64> = (self.open.keys())
+            .chain(self.destaging.keys())
+            .filter(|(f, _)| *f == file)
+            .map(|&(_, stripe)| stripe)
+            .collect();
+        stripes.into_iter().collect()
+    }
 }
 
 /// Split a home extent by the cache layers that hold newer bytes (newest layer first).

@@ -10,7 +10,9 @@ pub mod store;
 pub mod superblock;
 pub mod torture;
 
-pub use store::{InitOptions, OpenOptions, ServiceTime, Status, Store};
+pub use store::{
+    InitOptions, OpenOptions, ServiceTime, Status, Store, READ_BYTES_MAX, WRITE_CHUNK_BYTES_MAX,
+};
 pub use superblock::WritePath;
 
 /// Everything that can go wrong in the store. Each message says what was wrong and what to do.

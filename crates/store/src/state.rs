@@ -42,6 +42,79 @@ pub struct FileMeta {
     /// The planner's file id and the object name on every OSS.
     pub id: u64,
     pub size_bytes: u64,
+    /// File byte ranges ever written, sorted, disjoint, at most [`WRITTEN_RUNS_MAX`] (past
+    /// that the two runs with the smallest gap are merged: a superset is safe, it only makes
+    /// scrub and rebuild visit some holes). Why: scrub and rebuild visit written stripes only,
+    /// so a sparse file 1 TiB long with one element written costs one stripe, not 2^28.
+    /// `None`: a state written before this field existed; the whole file counts as written.
+    #[serde(default)]
+    pub written: Option<Vec<(u64, u64)>>,
+}
+
+/// Most written runs remembered per file (bounds the state snapshot: 16 bytes a run).
+pub const WRITTEN_RUNS_MAX: usize = 1024;
+
+impl FileMeta {
+    pub fn new(id: u64) -> FileMeta {
+        FileMeta {
+            id,
+            size_bytes: 0,
+            written: Some(Vec::new()),
+        }
+    }
+
+    /// The written byte ranges (see `written`), each within `0..size_bytes`.
+    pub fn written_runs(&self) -> Vec<(u64, u64)> {
+        match &self.written {
+            Some(runs) => runs.clone(),
+            None if self.size_bytes == 0 => Vec::new(),
+            None => vec![(0, self.size_bytes)],
+        }
+    }
+
+    /// The stripes holding written bytes, ascending, each once.
+    pub fn written_stripes(&self, stripe_data_bytes: u64) -> impl Iterator<Item = u64> + '_ {
+        assert!(stripe_data_bytes > 0);
+        let runs = self.written_runs();
+        let mut next_unvisited = 0u64;
+        runs.into_iter().flat_map(move |(a, z)| {
+            assert!(a < z);
+            let first = (a / stripe_data_bytes).max(next_unvisited);
+            let end = z.div_ceil(stripe_data_bytes);
+            next_unvisited = next_unvisited.max(end);
+            first..end
+        })
+    }
+
+    fn note_written(&mut self, offset_bytes: u64, len_bytes: u64) {
+        let end = offset_bytes + len_bytes;
+        self.size_bytes = self.size_bytes.max(end);
+        let Some(runs) = &mut self.written else {
+            return; // the whole file already counts as written
+        };
+        if len_bytes == 0 {
+            return;
+        }
+        // Runs touching or overlapping the new one merge with it.
+        let first = runs.partition_point(|&(_, z)| z < offset_bytes);
+        let mut last = first;
+        let (mut a, mut z) = (offset_bytes, end);
+        while last < runs.len() && runs[last].0 <= end {
+            a = a.min(runs[last].0);
+            z = z.max(runs[last].1);
+            last += 1;
+        }
+        runs.splice(first..last, [(a, z)]);
+        if runs.len() > WRITTEN_RUNS_MAX {
+            let i = (0..runs.len() - 1)
+                .min_by_key(|&i| runs[i + 1].0 - runs[i].1)
+                .expect("more than one run");
+            runs[i].1 = runs[i + 1].1;
+            runs.remove(i + 1);
+        }
+        assert!(runs.len() <= WRITTEN_RUNS_MAX);
+        debug_assert!(runs.windows(2).all(|w| w[0].1 < w[1].0));
+    }
 }
 
 /// A planner input, journaled in the order the planner saw it. Replaying the inputs into a
@@ -323,13 +396,7 @@ impl State {
         }
         match rec {
             Rec::Create { name, id } => {
-                self.files.insert(
-                    name.clone(),
-                    FileMeta {
-                        id: *id,
-                        size_bytes: 0,
-                    },
-                );
+                self.files.insert(name.clone(), FileMeta::new(*id));
                 self.next_file_id = self.next_file_id.max(id + 1);
             }
             Rec::Replace { from, to } => {
@@ -355,7 +422,7 @@ impl State {
                         now_ns,
                     } => {
                         if let Some(meta) = self.files.values_mut().find(|m| m.id == *file) {
-                            meta.size_bytes = meta.size_bytes.max(offset_bytes + len_bytes);
+                            meta.note_written(*offset_bytes, *len_bytes);
                         }
                         self.last_now_ns = self.last_now_ns.max(*now_ns);
                     }
@@ -489,6 +556,41 @@ pub fn sub_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_runs_merge_touching_writes_and_stay_bounded_as_a_superset() {
+        let mut m = FileMeta::new(0);
+        m.note_written(1 << 40, 10);
+        m.note_written(0, 100);
+        m.note_written(100, 50); // touches the first run
+        assert_eq!(m.written, Some(vec![(0, 150), (1 << 40, (1 << 40) + 10)]));
+        assert_eq!(m.size_bytes, (1 << 40) + 10);
+        // 4096-byte stripes: stripe 0 and the one stripe of the far write, nothing between.
+        let stripes: Vec<u64> = m.written_stripes(4096).collect();
+        assert_eq!(stripes, vec![0, (1 << 40) / 4096]);
+        // Scattered writes past the limit: the runs stay within it and cover every write.
+        let mut m = FileMeta::new(0);
+        let writes: Vec<u64> = (0..3 * WRITTEN_RUNS_MAX as u64)
+            .map(|i| (i * 7919 % 5000) * 1000)
+            .collect();
+        for &w in &writes {
+            m.note_written(w, 10);
+        }
+        let runs = m.written_runs();
+        assert!(runs.len() <= WRITTEN_RUNS_MAX);
+        for &w in &writes {
+            assert!(runs.iter().any(|&(a, z)| a <= w && w + 10 <= z), "{w}");
+        }
+        let stripes: Vec<u64> = m.written_stripes(4096).collect();
+        assert!(stripes.windows(2).all(|p| p[0] < p[1]), "each stripe once");
+        // A state from before the field: the whole file counts as written.
+        let old = FileMeta {
+            id: 0,
+            size_bytes: 10_000,
+            written: None,
+        };
+        assert_eq!(old.written_stripes(4096).collect::<Vec<_>>(), vec![0, 1, 2]);
+    }
 
     fn copy(stripe: u64) -> FailedColumnCopy {
         FailedColumnCopy {

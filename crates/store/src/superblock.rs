@@ -127,6 +127,12 @@ impl Superblock {
                 dir.display()
             )));
         }
+        if !path.exists() && dir.join(crate::store::INIT_MARKER_FILE).exists() {
+            return Err(StoreError::NotAStore(format!(
+                "{} has no superblock: an `exaraid store init` of it was cut short; run the same init again to finish it",
+                dir.display()
+            )));
+        }
         if !path.exists() {
             return Err(StoreError::NotAStore(format!(
                 "{} has no superblock: it is not an exaraid store (create one with `exaraid store init`)",

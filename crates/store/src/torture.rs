@@ -74,6 +74,9 @@ pub const REBUILD_BEGUN: &str = "rebuild-begun";
 pub const REBUILD_ELEMENT: &str = "rebuild-element";
 pub const REBUILD_SWITCHED: &str = "rebuild-switched";
 
+/// Kill points of `init`: after its marker is written, after each OSS directory is made,
+/// and before the superblock (see `store::INIT_MARKER_FILE`).
+pub const INIT_STEP: &str = "init-step";
 /// Kill point after each journal record is appended (and synced when the record asks for
 /// it), before the store acts on it: a test sweeping `n` kills a command at every record
 /// boundary, for example between the records of one START or END of a delayed window.

@@ -326,7 +326,8 @@ impl Store {
             .and_then(|c| c.get(&pos.col).copied());
         let Some((oss, base)) = newest else {
             return Err(StoreError::DataLost(format!(
-                "file id {file} stripe {stripe}: no cache stripe is known for column {}",
+                "{} stripe {stripe}: no cache stripe is known for column {}",
+                self.file_name_in(core, file),
                 pos.col
             )));
         };
@@ -413,7 +414,8 @@ impl Store {
                 .map(|(whole, _)| whole),
             StrategyKind::Delayed => self.rebuild_from_home_parity(core, file, stripe, pos, oss, want),
             _ => Err(StoreError::DataLost(format!(
-                "file id {file} stripe {stripe}: these bytes sit only in the cache zone of OSS {oss}, without parity"
+                "{} stripe {stripe}: these bytes sit only in the cache zone of OSS {oss}, without parity",
+                self.file_name_in(core, file)
             ))),
         }
     }
@@ -430,7 +432,7 @@ impl Store {
         let e = self.sb.element_bytes;
         // The cache stripe the element belongs to, by its chunk's address: complete (being
         // destaged: every byte written) or the open one (written bytes only).
-        let (chunks, complete, unexecuted) = {
+        let found = {
             let stripes = self.cache_stripes.lock();
             let unexecuted: Vec<NewCacheBytes> = stripes
                 .unexecuted
@@ -442,16 +444,18 @@ impl Store {
             let g = stripes.by_stripe.get(&(file, stripe));
             let mine = |c: &Chunks| c.get(&pos.col) == Some(&(oss, chunk_base));
             match g.and_then(|g| g.destaging.iter().find(|(_, c)| mine(c))) {
-                Some((_, c)) => (c.clone(), true, unexecuted),
-                None => match g.filter(|g| mine(&g.open)) {
-                    Some(g) => (g.open.clone(), false, unexecuted),
-                    None => {
-                        return Err(StoreError::DataLost(format!(
-                            "file id {file} stripe {stripe}: the cache stripe of the chunk at {chunk_base} on OSS {oss} is not known"
-                        )))
-                    }
-                },
+                Some((_, c)) => Some((c.clone(), true, unexecuted)),
+                None => g
+                    .filter(|g| mine(&g.open))
+                    .map(|g| (g.open.clone(), false, unexecuted)),
             }
+        };
+        // Named after the cache-stripe lock is dropped: naming the file may take the core lock.
+        let Some((chunks, complete, unexecuted)) = found else {
+            return Err(StoreError::DataLost(format!(
+                "{} stripe {stripe}: the cache stripe of the chunk at {chunk_base} on OSS {oss} is not known",
+                self.file_name_in(core, file)
+            )));
         };
         let extents = if complete {
             Vec::new()
@@ -535,7 +539,8 @@ impl Store {
         let has_parity_chunk = g.parity_pos.iter().any(|p| chunks.contains_key(&p.col));
         if !has_parity_chunk || self.tolerance() == 0 {
             return Err(StoreError::DataLost(format!(
-                "file id {file} stripe {stripe}: these bytes sit only in the cache zone of a failed OSS, without parity"
+                "{} stripe {stripe}: these bytes sit only in the cache zone of a failed OSS, without parity",
+                self.file_name_in(core, file)
             )));
         }
         for col in 0..g.cols {
@@ -566,7 +571,8 @@ impl Store {
         let erased: Vec<usize> = erased.into_iter().collect();
         self.decode_or_lost(&mut buf, &erased, || {
             format!(
-                "file id {file} stripe {stripe}: columns {erased:?} of its cache stripe are unreadable but the code tolerates {}",
+                "{} stripe {stripe}: columns {erased:?} of its cache stripe are unreadable but the code tolerates {}",
+                self.file_name_in(core, file),
                 self.tolerance()
             )
         })?;
@@ -585,7 +591,8 @@ impl Store {
             .find(|p| !erased.contains(&p.col) && check.element(**p) != buf.element(**p))
         {
             return Err(StoreError::DataLost(format!(
-                "file id {file} stripe {stripe}: its cache stripe's running parity at row {} column {} disagrees with its data: the element at row {} column {} cannot be rebuilt; write these bytes again",
+                "{} stripe {stripe}: its cache stripe's running parity at row {} column {} disagrees with its data: the element at row {} column {} cannot be rebuilt; write these bytes again",
+                self.file_name_in(core, file),
                 p.row, p.col, pos.row, pos.col
             )));
         }
@@ -607,7 +614,8 @@ impl Store {
         let g = self.layout.geometry().clone();
         let Cell::Data(d) = g.cell(pos) else {
             return Err(StoreError::DataLost(format!(
-                "file id {file} stripe {stripe}: a delayed window's cache holds no parity"
+                "{} stripe {stripe}: a delayed window's cache holds no parity",
+                self.file_name_in(core, file)
             )));
         };
         let sdb = self.layout.stripe_data_bytes();
@@ -632,8 +640,8 @@ impl Store {
             let name = c
                 .state
                 .file_by_id(file)
-                .map(|(n, _)| n.clone())
-                .unwrap_or_else(|| format!("#{file}"));
+                .map(|(n, _)| read::describe_file_name(n))
+                .unwrap_or_else(|| format!("removed file #{file}"));
             (extents, unprotected, name)
         };
         let want_a = self.layout.file_offset(stripe, d, offset_bytes);
@@ -643,7 +651,7 @@ impl Store {
             .any(|u| u.file_offset_bytes < want_z && want_a < u.file_offset_bytes + u.len_bytes)
         {
             return Err(StoreError::DataLost(format!(
-                "'{name}' bytes {want_a}..{want_z}: their only copy, in the cache zone of OSS {oss}, is unreadable and has no parity yet (a delayed window without a durable END parity)"
+                "{name} bytes {want_a}..{want_z}: their only copy, in the cache zone of OSS {oss}, is unreadable and has no parity yet (a delayed window without a durable END parity)"
             )));
         }
         let mut erased: BTreeSet<usize> = [pos.col].into_iter().collect();
@@ -681,7 +689,7 @@ impl Store {
         let erased: Vec<usize> = erased.into_iter().collect();
         self.decode_or_lost(&mut buf, &erased, || {
             format!(
-                "'{name}' bytes {want_a}..{want_z} are lost: their copy in the cache zone of OSS {oss} is unreadable and columns {erased:?} of stripe {stripe} are unreadable or not yet covered by its home parity, but {} tolerates {}",
+                "{name} bytes {want_a}..{want_z} are lost: their copy in the cache zone of OSS {oss} is unreadable and columns {erased:?} of stripe {stripe} are unreadable or not yet covered by its home parity, but {} tolerates {}",
                 self.layout.code_name(),
                 self.tolerance()
             )
@@ -1394,7 +1402,8 @@ impl Store {
                         let bad = self.unconfirmed_cache_blocks(oss, key, &whole, &live, blocks);
                         if !bad.is_empty() {
                             return Err(StoreError::DataLost(format!(
-                                "file id {file} stripe {} bytes {from}..{} of the element at row {} column {} in the cache zone of OSS {oss}: blocks {bad:?} fail their checksum, and the bytes rebuilt from the cache stripe's parity do not match it either (data and parity disagree there); write these bytes again",
+                                "{} stripe {} bytes {from}..{} of the element at row {} column {} in the cache zone of OSS {oss}: blocks {bad:?} fail their checksum, and the bytes rebuilt from the cache stripe's parity do not match it either (data and parity disagree there); write these bytes again",
+                                self.file_name_in(core, file),
                                 element.stripe,
                                 from + n,
                                 element.pos.row,

@@ -86,6 +86,10 @@ pub const FILE_NAME_BYTES_MAX: usize = 1024;
 pub const FILE_BYTES_MAX: u64 = exaraid_plan::layout::FILE_BYTES_MAX;
 /// A write is given to the planner in chunks of at most this many bytes (bounds one plan).
 pub const WRITE_CHUNK_BYTES_MAX: u64 = 64 << 20;
+/// Largest single `read` (and `get`): the bytes are returned in one buffer, so this bounds
+/// the memory of one call. Longer ranges (a sparse file can be 1 TiB long) are read in
+/// pieces; the CLI's `get` streams in pieces of [`WRITE_CHUNK_BYTES_MAX`].
+pub const READ_BYTES_MAX: u64 = 1 << 32;
 /// Most OSSs of one store.
 pub const OSS_COUNT_MAX: usize = 4096;
 /// Planner inputs kept for replay before a close settles the store to start a new log.
@@ -580,8 +584,88 @@ pub(super) fn check_oss_dir_empty(d: &Path) -> Result<(), StoreError> {
     )))
 }
 
+/// Written into the store directory before `init` touches any OSS directory and removed
+/// once the superblock is written: it names the store id of the OSS labels the init writes.
+/// Why: an init cut short (kill, power loss) leaves OSS directories that are not empty, and
+/// a store directory with no superblock; with this file the next init recognises them as
+/// its own half-made OSSs and finishes the job, and never mistakes the OSS of another store
+/// (another id) or a user's directory (other files) for one.
+pub const INIT_MARKER_FILE: &str = "exaraid-init.json";
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct InitMarker {
+    store_id: String,
+}
+
+/// What `DirBackend::create` puts in an OSS directory (with the temporary names of its
+/// atomic writes) besides an empty `objects` directory: all a half-made OSS can hold.
+const HALF_MADE_OSS_FILES: [&str; 5] = [
+    crate::backend::LABEL_FILE,
+    crate::backend::EXTENTS_FILE,
+    crate::backend::EXTENTS_LOG_FILE,
+    "exaraid-oss.tmp",
+    "exaraid-extents.tmp",
+];
+
+/// Ok if OSS directory `d` is empty, missing, or a half-made OSS of the init of store
+/// `store_id` (only the files `HALF_MADE_OSS_FILES`, an empty `objects`, and a label, if
+/// any, of that store id). Anything else is refused as `check_oss_dir_empty` does.
+fn check_half_made_oss_dir(d: &Path, store_id: &str) -> Result<(), StoreError> {
+    let Err(not_empty) = check_oss_dir_empty(d) else {
+        return Ok(());
+    };
+    let io = |err: std::io::Error| StoreError::from_io(err, &format!("reading {}", d.display()));
+    for entry in std::fs::read_dir(d).map_err(io)? {
+        let name = entry
+            .map_err(io)?
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        let known = HALF_MADE_OSS_FILES.contains(&name.as_str()) || name == "lost+found";
+        if !known && name != "objects" {
+            return Err(not_empty);
+        }
+    }
+    match std::fs::read_dir(d.join("objects")) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(_) => return Err(not_empty), // not a directory
+        Ok(mut objects) => {
+            if objects.next().is_some() {
+                return Err(not_empty); // init writes no object: this OSS was used
+            }
+        }
+    }
+    let label_path = d.join(crate::backend::LABEL_FILE);
+    if label_path.exists() {
+        let label: Option<OssLabel> = std::fs::read(&label_path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        if label.map_or(true, |l| l.store_id != store_id) {
+            return Err(not_empty); // another store's OSS (or a damaged one): not ours
+        }
+    }
+    Ok(())
+}
+
+/// Empty a directory `check_half_made_oss_dir` accepted.
+fn clear_half_made_oss_dir(d: &Path) -> Result<(), StoreError> {
+    for name in HALF_MADE_OSS_FILES {
+        match std::fs::remove_file(d.join(name)) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                return Err(StoreError::from_io(
+                    err,
+                    &format!("clearing the half-made OSS directory {}", d.display()),
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 impl Store {
     /// Create a new store in `dir` (which must not hold one) with its OSS directories.
+    /// Restartable: an init cut short (see [`INIT_MARKER_FILE`]) is redone by the next one.
     pub fn init(dir: &Path, opts: &InitOptions) -> Result<Store, StoreError> {
         let e = opts.element_bytes;
         if !(ELEMENT_BYTES_MIN..=ELEMENT_BYTES_MAX).contains(&e) || e % ELEMENT_BYTES_MIN != 0 {
@@ -618,15 +702,41 @@ impl Store {
                 dir.display()
             )));
         }
+        let marker_path = dir.join(INIT_MARKER_FILE);
+        let unfinished: Option<InitMarker> = if marker_path.exists() {
+            Some(read_checked(&marker_path, "init-marker")?)
+        } else {
+            None
+        };
+        // Every OSS directory is checked before any is touched: a refusal changes nothing.
         for d in &opts.oss_dirs {
-            check_oss_dir_empty(d)?;
+            match &unfinished {
+                Some(m) => check_half_made_oss_dir(d, &m.store_id)?,
+                None => check_oss_dir_empty(d)?,
+            }
         }
         std::fs::create_dir_all(dir)
             .map_err(|err| StoreError::from_io(err, &format!("creating {}", dir.display())))?;
         let dir = dir
             .canonicalize()
             .map_err(|err| StoreError::Io(format!("{}: {err}", dir.display())))?;
-        let store_id = random_id();
+        // The unfinished init's id, kept: a kill during this init leaves only labels of it.
+        let store_id = match unfinished {
+            Some(m) => {
+                for d in &opts.oss_dirs {
+                    clear_half_made_oss_dir(d)?;
+                }
+                m.store_id
+            }
+            None => {
+                let marker = InitMarker {
+                    store_id: random_id(),
+                };
+                write_checked(&marker_path, "init-marker", &marker)?;
+                marker.store_id
+            }
+        };
+        crate::torture::kill_point(crate::torture::INIT_STEP);
         let mut oss_dirs = Vec::with_capacity(n);
         for (index, d) in opts.oss_dirs.iter().enumerate() {
             let label = OssLabel {
@@ -635,6 +745,7 @@ impl Store {
                 element_bytes: e,
             };
             DirBackend::create(d, &label, opts.oss_capacity_bytes)?;
+            crate::torture::kill_point(crate::torture::INIT_STEP);
             oss_dirs.push(
                 d.canonicalize()
                     .map_err(|err| StoreError::Io(format!("{}: {err}", d.display())))?,
@@ -657,8 +768,17 @@ impl Store {
         };
         write_checked(&dir.join(STATE_FILE), "state", &state)?;
         let _ = std::fs::remove_file(dir.join(JOURNAL_FILE));
+        crate::torture::kill_point(crate::torture::INIT_STEP);
         // The superblock last: its presence is what makes the directory a store.
         sb.save(&dir)?;
+        // A marker left by a kill here is harmless: init refuses a directory with a
+        // superblock before it looks at the marker.
+        match std::fs::remove_file(&marker_path) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                return Err(StoreError::from_io(err, "removing the init marker"))
+            }
+            _ => {}
+        }
         Store::open(&dir)
     }
 
@@ -1632,10 +1752,10 @@ impl Store {
                 let name = core
                     .state
                     .file_by_id(l.file)
-                    .map(|(n, _)| n.clone())
-                    .unwrap_or_else(|| format!("#{}", l.file));
+                    .map(|(n, _)| read::describe_file_name(n))
+                    .unwrap_or_else(|| format!("removed file #{}", l.file));
                 format!(
-                    "'{name}' bytes {}..{} (OSS {})",
+                    "{name} bytes {}..{} (OSS {})",
                     l.offset_bytes,
                     l.end_bytes(),
                     l.oss
@@ -1856,7 +1976,13 @@ impl Store {
             code: self.layout.code_name().to_string(),
             element_bytes: self.sb.element_bytes,
             write_path: self.sb.write_path.name().to_string(),
-            files: core.state.files.len(),
+            // As `list` does: a put's staging file (`NAME\0put`) is not a user's file.
+            files: core
+                .state
+                .files
+                .keys()
+                .filter(|n| !n.contains('\0'))
+                .count(),
         })
     }
 

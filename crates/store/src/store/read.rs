@@ -83,13 +83,14 @@ impl Store {
         }
     }
 
-    /// The name of file `file` for messages (`#id` once it is removed).
+    /// File `file` as messages name it (see [`describe_file_name`]; `removed file #id` once
+    /// it is removed).
     pub(super) fn file_name_in(&self, core: Option<&Core>, file: u64) -> String {
         self.with_core(core, |c| {
             c.state
                 .file_by_id(file)
-                .map(|(n, _)| n.clone())
-                .unwrap_or_else(|| format!("#{file}"))
+                .map(|(n, _)| describe_file_name(n))
+                .unwrap_or_else(|| format!("removed file #{file}"))
         })
     }
 
@@ -324,13 +325,13 @@ impl Store {
         if ranges.is_empty() {
             // The unreadable blocks lie past the end of the file: no file byte is lost.
             return StoreError::DataLost(format!(
-                "file '{name}' stripe {stripe}: its 4 KiB block rows {lost:?} have more unreadable blocks than {} tolerates ({}), all past the end of the file (no file byte is lost), so they cannot be rebuilt; write the stripe again",
+                "{name} stripe {stripe}: its 4 KiB block rows {lost:?} have more unreadable blocks than {} tolerates ({}), all past the end of the file (no file byte is lost), so they cannot be rebuilt; write the stripe again",
                 self.layout.code_name(),
                 self.tolerance()
             ));
         }
         StoreError::DataLost(format!(
-            "file '{name}' bytes {} are lost (stripe {stripe}, which holds file bytes {}..{}: its 4 KiB block rows {lost:?} have more unreadable blocks than {} tolerates ({}); the rest of the stripe reads); write these bytes again, or restore the file",
+            "{name} bytes {} are lost (stripe {stripe}, which holds file bytes {}..{}: its 4 KiB block rows {lost:?} have more unreadable blocks than {} tolerates ({}); the rest of the stripe reads); write these bytes again, or restore the file",
             listed.join(", "),
             stripe * sdb,
             (stripe + 1) * sdb,
@@ -407,7 +408,7 @@ impl Store {
             let sdb = self.layout.stripe_data_bytes();
             let stripe = element.stripe;
             return Err(StoreError::DataLost(format!(
-                "file '{name}' bytes {}..{} (stripe {stripe}) are lost: block {i} of column {} fails its checksum, and the bytes rebuilt from parity do not match it either (data and parity disagree there); write the stripe again, or restore the file",
+                "{name} bytes {}..{} (stripe {stripe}) are lost: block {i} of column {} fails its checksum, and the bytes rebuilt from parity do not match it either (data and parity disagree there); write the stripe again, or restore the file",
                 stripe * sdb,
                 (stripe + 1) * sdb,
                 element.pos.col
@@ -441,7 +442,7 @@ impl Store {
             let name = self.file_name_in(core, file);
             let sdb = self.layout.stripe_data_bytes();
             format!(
-                "file '{name}' bytes {}..{} (stripe {stripe}) are lost: columns {erased:?} are unreadable but the code tolerates {}",
+                "{name} bytes {}..{} (stripe {stripe}) are lost: columns {erased:?} are unreadable but the code tolerates {}",
                 stripe * sdb,
                 (stripe + 1) * sdb,
                 self.tolerance()
@@ -524,8 +525,12 @@ impl Store {
                 )))
             }
         }
-        if len_bytes > usize::MAX as u64 / 2 {
-            return Err(StoreError::BadInput("read too large".into()));
+        if len_bytes > READ_BYTES_MAX {
+            return Err(StoreError::BadInput(format!(
+                "a read of {len_bytes} bytes of '{name}' is larger than the limit of \
+                 {READ_BYTES_MAX} bytes per read (one buffer holds it): read it in pieces \
+                 of at most {READ_BYTES_MAX} bytes (the CLI's `get` streams in pieces)"
+            )));
         }
         {
             // Never zeros and never the bytes from before the window: the home bytes under a
@@ -654,10 +659,25 @@ impl Store {
         if meta.size_bytes == 0 {
             return Ok(Vec::new());
         }
-        let extents = core
-            .strategy
-            .lookup(file, 0, meta.size_bytes)
-            .map_err(plan_err)?;
+        // Only the stripes the planner has cached: looking up the whole file would build one
+        // extent per element of its address range (a sparse file 1 TiB long with 10 bytes
+        // written took 25 GB here, at every open and close).
+        let sdb = self.layout.stripe_data_bytes();
+        let mut extents = Vec::new();
+        for stripe in core.strategy.cached_stripes(file) {
+            let start = stripe * sdb;
+            if start >= meta.size_bytes {
+                continue;
+            }
+            let len = sdb.min(meta.size_bytes - start);
+            extents.extend(
+                core.strategy
+                    .lookup(file, start, len)
+                    .map_err(plan_err)?
+                    .into_iter()
+                    .filter(|x| x.zone == PlanZone::Cache),
+            );
+        }
         // Lost window bytes (on record, on a failed OSS) have nothing left to wait for:
         // settle skips them, and they are not waiting for parity.
         let lost = core.state.lost_in(file, 0, meta.size_bytes);
@@ -672,5 +692,42 @@ impl Store {
                             .any(|l| l.overlaps(file, x.file_offset_bytes, x.len_bytes)))
             })
             .collect())
+    }
+}
+
+/// A file as messages name it: `file 'a'`, with control characters escaped; a put's staging
+/// file (`a\0put`, see `Store::put`) as what it is to the user, who never named it.
+pub(super) fn describe_file_name(name: &str) -> String {
+    let quoted = |n: &str| -> String {
+        n.chars()
+            .flat_map(|c| -> Vec<char> {
+                if c.is_control() {
+                    c.escape_default().collect()
+                } else {
+                    vec![c]
+                }
+            })
+            .collect()
+    };
+    match name.strip_suffix("\0put") {
+        Some(user) => format!("the new content of a put of '{}'", quoted(user)),
+        None => format!("file '{}'", quoted(name)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::describe_file_name;
+
+    #[test]
+    fn messages_name_files_as_the_user_knows_them() {
+        assert_eq!(describe_file_name("c"), "file 'c'");
+        // A put's staging file: the user never named it.
+        assert_eq!(
+            describe_file_name("a\0put"),
+            "the new content of a put of 'a'"
+        );
+        // Control characters are escaped, not printed raw into a terminal.
+        assert_eq!(describe_file_name("x\ny\u{1b}"), "file 'x\\ny\\u{1b}'");
     }
 }

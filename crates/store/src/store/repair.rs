@@ -1,6 +1,7 @@
 //! Failures, scrub and rebuild.
 
 use super::*;
+use crate::state::FileMeta;
 
 /// A range of a cache-zone data element whose bytes are the newest copy of file bytes.
 struct LiveRange {
@@ -245,27 +246,27 @@ impl Store {
             .collect()
     }
 
-    pub(super) fn stripes_of(&self, size_bytes: u64) -> u64 {
-        size_bytes.div_ceil(self.layout.stripe_data_bytes())
-    }
-
     /// Check every element's checksums and every stripe's parity; with `repair`, rewrite
     /// corrupt elements from the rest of their stripe and stale parity from the data.
     pub fn scrub(&self, repair: bool) -> Result<ScrubReport, StoreError> {
         self.check_usable()?;
-        let files: Vec<(String, u64, u64)> = self
+        let sdb = self.layout.stripe_data_bytes();
+        // Metadata copies (at most WRITTEN_RUNS_MAX runs each), not stripe lists: a file's
+        // stripes are visited one at a time.
+        let files: Vec<(String, FileMeta)> = self
             .core
             .lock()
             .state
             .files
             .iter()
-            .map(|(n, m)| (n.clone(), m.id, m.size_bytes))
+            .map(|(n, m)| (n.clone(), m.clone()))
             .collect();
         let mut report = ScrubReport::default();
         let g = self.layout.geometry().clone();
         let block = CHECKSUM_BLOCK_BYTES;
-        for (name, id, size) in files {
-            for stripe in 0..self.stripes_of(size) {
+        for (name, meta) in files {
+            let id = meta.id;
+            for stripe in meta.written_stripes(sdb) {
                 let _guard = self.locks.lock([(id, stripe)].into_iter().collect());
                 report.stripes_checked += 1;
                 let mut home = self.read_home_blocks(id, stripe)?;
@@ -341,7 +342,8 @@ impl Store {
                             continue;
                         }
                         report.unrepairable.push(format!(
-                            "file '{name}' stripe {stripe} column {} row {} block {i} on OSS {oss}: the bytes rebuilt from parity do not match the block's stored checksum (data and parity disagree there); left as it is: write the stripe again, or restore the file",
+                            "{} stripe {stripe} column {} row {} block {i} on OSS {oss}: the bytes rebuilt from parity do not match the block's stored checksum (data and parity disagree there); left as it is: write the stripe again, or restore the file",
+                            read::describe_file_name(&name),
                             c.pos.col, c.pos.row
                         ));
                     }
@@ -572,7 +574,7 @@ impl Store {
             }
             let listed: Vec<String> = file_ranges
                 .iter()
-                .map(|(a, z)| format!("'{name}' bytes {a}..{z}"))
+                .map(|(a, z)| format!("{} bytes {a}..{z}", read::describe_file_name(&name)))
                 .collect();
             let without_parity = file_ranges
                 .iter()
@@ -679,7 +681,8 @@ impl Store {
                             report.repaired_elements += 1;
                         }
                         Err(err) => report.unrepairable.push(format!(
-                            "running parity of '{name}' stripe {stripe} in the cache zone of OSS {oss} (slot {slot}): {err}"
+                            "running parity of {} stripe {stripe} in the cache zone of OSS {oss} (slot {slot}): {err}",
+                            read::describe_file_name(&name)
                         )),
                     }
                 }
@@ -978,17 +981,12 @@ impl Store {
             Some(d) => d,
             None => &*self.backends[oss],
         };
-        let files: Vec<(u64, u64)> = self
-            .core
-            .lock()
-            .state
-            .files
-            .values()
-            .map(|m| (m.id, m.size_bytes))
-            .collect();
+        let sdb = self.layout.stripe_data_bytes();
+        let files: Vec<FileMeta> = self.core.lock().state.files.values().cloned().collect();
         let g = self.layout.geometry().clone();
-        for (id, size) in files {
-            for stripe in 0..self.stripes_of(size) {
+        for meta in files {
+            let id = meta.id;
+            for stripe in meta.written_stripes(sdb) {
                 let cols: Vec<usize> = (0..g.cols)
                     .filter(|&c| self.layout.oss_of(id, stripe, c) == oss)
                     .collect();

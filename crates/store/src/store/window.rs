@@ -251,10 +251,10 @@ impl Store {
                 let name = core
                     .state
                     .file_by_id(l.file)
-                    .map(|(n, _)| n.clone())
-                    .unwrap_or_else(|| format!("#{}", l.file));
+                    .map(|(n, _)| read::describe_file_name(n))
+                    .unwrap_or_else(|| format!("removed file #{}", l.file));
                 format!(
-                    "'{name}' bytes {}..{} (OSS {}, window {})",
+                    "{name} bytes {}..{} (OSS {}, window {})",
                     l.offset_bytes,
                     l.end_bytes(),
                     l.oss,
