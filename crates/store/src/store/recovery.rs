@@ -125,6 +125,10 @@ pub(super) struct InFlight {
     /// writes into their cache stripe (`copy_failed_cache_columns`), oldest first: the
     /// settle lays them over what it reads of the cache (no decode there).
     failed_cache_copies: BTreeMap<(u64, u64), Vec<CachedPiece>>,
+    /// Per home stripe, the element block ranges where interrupted WCL writes wrote into its
+    /// cache stripe (any column, data or running parity): there a decode of cached bytes on
+    /// a failed OSS may meet data and running parity of different versions.
+    cache_in_flight: BTreeMap<(u64, u64), Ranges>,
 }
 
 /// What writes cut by the crash may have changed in one WCL cache stripe (or a delayed
@@ -282,6 +286,15 @@ impl Store {
                     bytes: c.bytes.clone(),
                     parity_covers: false,
                 });
+        }
+        if self.kind == StrategyKind::Wcl {
+            let block = CHECKSUM_BLOCK_BYTES as u64;
+            for (&key, c) in &cache {
+                let hot = in_flight.cache_in_flight.entry(key).or_default();
+                for &(a, z) in c.ranges.values().flatten() {
+                    crate::state::add_range(hot, a / block * block, z.div_ceil(block) * block);
+                }
+            }
         }
         // Its block writes are kill points like a settle's (`SETTLE_TORN_BLOCK`): a second
         // crash there is decided again, the same way, by the next open.
@@ -773,6 +786,25 @@ impl Store {
                     let from = (a - c.offset_bytes) as usize..(z - c.offset_bytes) as usize;
                     bytes[(a - o) as usize..(z - o) as usize].copy_from_slice(&c.bytes[from]);
                     crate::state::add_range(&mut known, a, z);
+                }
+                // The rest of those blocks on a failed OSS is a decode of a cache stripe an
+                // interrupted write tore: nothing confirms it (no stored checksum is left, and
+                // with a torn column beside the failed one no redundancy either), so it is
+                // lost, never moved home (issue #4 D5: it gave wrong bytes, exit 0). Cached
+                // bytes of a failed OSS are copied before every WCL write: only a copy that
+                // could not be made (bytes already undecodable) ends here.
+                let hot = in_flight.cache_in_flight.get(&(file, stripe));
+                if self.kind == StrategyKind::Wcl && !self.backends[x.oss].healthy() {
+                    let hot = hot.map(|h| h.as_slice()).unwrap_or(&[]);
+                    for i in o / block..(o + n).div_ceil(block) {
+                        let (a, z) = ((i * block).max(o), ((i + 1) * block).min(o + n));
+                        let known_whole = known.iter().any(|&(p, q)| p <= a && z <= q);
+                        let i = i as usize;
+                        let decided = lost_cached.contains(&(x.element.pos, i));
+                        if overlaps(hot, a, z) && !known_whole && !decided && !gone.contains(&i) {
+                            gone.push(i);
+                        }
+                    }
                 }
                 gone.retain(|&i| {
                     let (a, z) = (
