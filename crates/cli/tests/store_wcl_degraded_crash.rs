@@ -10,7 +10,8 @@
 //!
 //! Each round writes the same acknowledged writes (they fill the cache stripe with bytes on
 //! the failed OSS), then the cut write with `EXARAID_KILL_AT=write-torn-block:n` (SIGKILL
-//! between a block's new bytes and its checksum) for n = 1, 2, ... until it finishes. The
+//! between a block's new bytes and its checksum) for n = 1, 2, ... until it finishes, and
+//! the recovery after each kill is killed once too (in its first block write). The
 //! offsets are the reviewer's reproduction (seeded random writes into a 50,000-byte file):
 //! the cut write shares element offsets with cached bytes of OSS 0 on every code here.
 
@@ -21,7 +22,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::{bytes, ok, s};
-use exaraid_store::torture::{KILL_AT_ENV, WRITE_TORN_BLOCK};
+use exaraid_store::torture::{KILL_AT_ENV, SETTLE_TORN_BLOCK, WRITE_TORN_BLOCK};
 
 const FILE_BYTES: usize = 50_000;
 /// Acknowledged writes `(offset, length)` before the cut one, in order.
@@ -52,12 +53,12 @@ fn fast_tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
 
-/// Run `exaraid args` with `stdin`, set to SIGKILL itself at the `n`-th torn block write.
+/// Run `exaraid args` with `stdin`, set to SIGKILL itself at `kill_at` (`point:n`).
 /// `true`: killed there; `false`: it finished first. Anything else fails the test.
-fn killed_at_block(args: &[&str], stdin: &[u8], n: u64) -> bool {
+fn killed_at(args: &[&str], stdin: &[u8], kill_at: &str) -> bool {
     let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
         .args(args)
-        .env(KILL_AT_ENV, format!("{WRITE_TORN_BLOCK}:{n}"))
+        .env(KILL_AT_ENV, kill_at)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -73,7 +74,7 @@ fn killed_at_block(args: &[&str], stdin: &[u8], n: u64) -> bool {
     assert_eq!(
         out.status.signal(),
         Some(9),
-        "{args:?} at {n}: {}",
+        "{args:?} at {kill_at}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     true
@@ -91,7 +92,7 @@ fn degraded_wcl_write_killed_at_every_block(code: &[&str]) {
     ok(&["store", "fail", s(&dir), "--oss", FAILED_OSS], b"");
     let (a, z) = (CUT_WRITE.0, CUT_WRITE.0 + CUT_WRITE.1);
     let cut_offset = a.to_string();
-    let mut kills = 0;
+    let (mut kills, mut recovery_kills) = (0, 0);
     for n in 1..=KILLS_MAX {
         for (i, &(offset, len)) in ACKED_WRITES.iter().enumerate() {
             let new = bytes(10 + 5 * n as u8 + i as u8, len);
@@ -104,7 +105,13 @@ fn degraded_wcl_write_killed_at_every_block(code: &[&str]) {
         }
         let new = bytes(200 + n as u8, CUT_WRITE.1);
         let write = ["store", "write", s(&dir), "f", "--offset", &cut_offset];
-        let killed = killed_at_block(&write, &new, n);
+        let killed = killed_at(&write, &new, &format!("{WRITE_TORN_BLOCK}:{n}"));
+        if killed {
+            // The recovery that follows, killed too (torn in its first block write): the
+            // next open must still know the failed OSS's cached bytes.
+            let get = ["store", "get", s(&dir), "f"];
+            recovery_kills += killed_at(&get, b"", &format!("{SETTLE_TORN_BLOCK}:1")) as usize;
+        }
         let out = common::exaraid(&["store", "get", s(&dir), "f"], b"");
         assert!(
             out.status.success(),
@@ -133,6 +140,7 @@ fn degraded_wcl_write_killed_at_every_block(code: &[&str]) {
         model = got;
     }
     assert!(kills >= 2, "{code:?}: only {kills} kills landed in the write");
+    assert!(recovery_kills >= 1, "{code:?}: no kill landed in a recovery");
     // What the recoveries wrote home is whole: rebuilt, the failed OSS gives the same bytes
     // and scrub finds nothing.
     ok(&["store", "rebuild", s(&dir), "--oss", FAILED_OSS], b"");

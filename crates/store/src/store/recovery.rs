@@ -96,6 +96,14 @@
 //! the plans cut by the crash over their stripes like a settle's copies (issue #4 F2). A
 //! plan's `Durable` record drops its copies and the older ones of the same stripes.
 //!
+//! A WCL write with a failed OSS has it in the cache zone (issue #4 D5): the failed OSS's
+//! acknowledged cached bytes exist only as a decode of their cache stripe, whose data and
+//! running parity a cut write leaves of different versions. So it journals them too
+//! (`copy_failed_cache_columns`, the same record with `cache: true`), with its own new
+//! bytes bound for the failed OSS, and the settle lays them over what it decodes of the
+//! cache. Where a cut write touched a cache stripe and no copy covers cached bytes of a
+//! failed OSS, their decode is never taken: a lost range (`settle_inner`).
+//!
 //! A lost block is never rewritten and gets a checksum that cannot match, and the parity
 //! blocks of its row are not rewritten but marked the same way: reads of it fail with
 //! `DataLost` naming the stripe's file range (one more unreadable column than the code
