@@ -295,11 +295,31 @@ impl Store {
                     parity_covers: false,
                 });
         }
-        if self.kind == StrategyKind::Wcl {
-            let block = CHECKSUM_BLOCK_BYTES as u64;
-            for (&key, c) in &cache {
-                let hot = in_flight.cache_in_flight.entry(key).or_default();
-                for &(a, z) in c.ranges.values().flatten() {
+        // Where interrupted WCL writes may have torn a cache stripe with cached bytes on a
+        // failed OSS: the cache writes of plans that journaled their copies (every degraded
+        // WCL client write does, even with nothing to copy, durably before its first write:
+        // a plan without them never wrote).
+        let copied_plans: BTreeSet<u64> = core
+            .state
+            .failed_column_copies
+            .iter()
+            .filter(|(_, c)| c.cache)
+            .map(|(plan, _)| *plan)
+            .collect();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        for plan in undurable.iter().filter(|p| copied_plans.contains(&p.id)) {
+            let cache_writes = plan
+                .steps
+                .iter()
+                .filter(|s| s.op == Op::Write && s.zone == PlanZone::Cache);
+            for step in cache_writes {
+                for piece in step.pieces.iter().filter(|p| p.element.len_bytes > 0) {
+                    let el = &piece.element;
+                    let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                    let hot = in_flight
+                        .cache_in_flight
+                        .entry((step.file, el.stripe))
+                        .or_default();
                     crate::state::add_range(hot, a / block * block, z.div_ceil(block) * block);
                 }
             }
@@ -1492,6 +1512,18 @@ impl Store {
         let sdb = self.layout.stripe_data_bytes();
         let none: Ranges = Vec::new();
         for ((file, stripe), ranges) in touched {
+            // A mark (no bytes) that the plan's copies of this stripe are durable: recovery
+            // then knows the plan may have written, and takes no decode of a failed OSS's
+            // cached bytes there that no copy covers (`recover`, `settle_inner`).
+            copies.push(crate::state::FailedColumnCopy {
+                file,
+                stripe,
+                row: 0,
+                col: 0,
+                offset_bytes: 0,
+                bytes: Vec::new(),
+                cache: true,
+            });
             let extents = {
                 let core = self.core.lock();
                 core.strategy
