@@ -1314,7 +1314,8 @@ impl Store {
     /// stripe written and one journal sync per write. Not for the staging file of a `put`
     /// (never acknowledged: every open drops it) nor for WCL destages and delayed moves
     /// home, whose new bytes of a failed column sit in the cache zone and reach recovery
-    /// from there.
+    /// from there. A WCL client write's cache stripes get the same, in the same records
+    /// (`copy_failed_cache_columns`).
     pub(super) fn copy_failed_columns(
         &self,
         plan: &IoPlan,
