@@ -274,6 +274,12 @@ pub struct FailedColumnCopy {
     pub col: usize,
     pub offset_bytes: u64,
     pub bytes: Vec<u8>,
+    /// The bytes are of the column's element in the WCL cache stripe of the home stripe
+    /// (acknowledged cached bytes on the failed OSS), not of its home element. Why: a WCL
+    /// write cut half-way leaves the cache stripe's data and running parity of different
+    /// versions, from which nobody can decode the failed OSS's cached bytes either.
+    #[serde(default)]
+    pub cache: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -600,6 +606,7 @@ mod tests {
             col: 2,
             offset_bytes: 0,
             bytes: vec![7; 4096],
+            cache: false,
         }
     }
 

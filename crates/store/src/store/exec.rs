@@ -749,9 +749,10 @@ impl Store {
                 }
                 // With a failed OSS: its data that this plan's writes could make undecidable,
                 // made durable first (see `copy_failed_columns`).
+                let client = if is_client_plan { client } else { None };
                 let r = self
-                    .copy_failed_columns(&plan)
-                    .and_then(|()| self.execute(&plan, if is_client_plan { client } else { None }));
+                    .copy_failed_columns(&plan, client)
+                    .and_then(|()| self.execute(&plan, client));
                 if is_client_plan {
                     self.client_plans_executing.fetch_sub(1, Ordering::SeqCst);
                 }

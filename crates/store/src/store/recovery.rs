@@ -96,6 +96,14 @@
 //! the plans cut by the crash over their stripes like a settle's copies (issue #4 F2). A
 //! plan's `Durable` record drops its copies and the older ones of the same stripes.
 //!
+//! A WCL write with a failed OSS has it in the cache zone (issue #4 D5): the failed OSS's
+//! acknowledged cached bytes exist only as a decode of their cache stripe, whose data and
+//! running parity a cut write leaves of different versions. So it journals them too
+//! (`copy_failed_cache_columns`, the same record with `cache: true`), with its own new
+//! bytes bound for the failed OSS, and the settle lays them over what it decodes of the
+//! cache. Where a cut write touched a cache stripe and no copy covers cached bytes of a
+//! failed OSS, their decode is never taken: a lost range (`settle_inner`).
+//!
 //! A lost block is never rewritten and gets a checksum that cannot match, and the parity
 //! blocks of its row are not rewritten but marked the same way: reads of it fail with
 //! `DataLost` naming the stripe's file range (one more unreadable column than the code
@@ -121,6 +129,14 @@ pub(super) struct InFlight {
     /// copied into the journal before their first write (`Rec::FailedColumnCopy`), oldest
     /// first: known bytes, nothing to decode there.
     failed_column_copies: BTreeMap<(u64, u64), Vec<CachedPiece>>,
+    /// The same for acknowledged cached bytes on failed OSSs, copied before interrupted WCL
+    /// writes into their cache stripe (`copy_failed_cache_columns`), oldest first: the
+    /// settle lays them over what it reads of the cache (no decode there).
+    failed_cache_copies: BTreeMap<(u64, u64), Vec<CachedPiece>>,
+    /// Per home stripe, the element block ranges where interrupted WCL writes wrote into its
+    /// cache stripe (any column, data or running parity): there a decode of cached bytes on
+    /// a failed OSS may meet data and running parity of different versions.
+    cache_in_flight: BTreeMap<(u64, u64), Ranges>,
 }
 
 /// What writes cut by the crash may have changed in one WCL cache stripe (or a delayed
@@ -271,8 +287,12 @@ impl Store {
             if !undurable_ids.contains(plan) {
                 continue; // (not expected: a durable plan's copies go with its record)
             }
-            in_flight
-                .failed_column_copies
+            let copies = if c.cache {
+                &mut in_flight.failed_cache_copies
+            } else {
+                &mut in_flight.failed_column_copies
+            };
+            copies
                 .entry((c.file, c.stripe))
                 .or_default()
                 .push(CachedPiece {
@@ -284,6 +304,35 @@ impl Store {
                     bytes: c.bytes.clone(),
                     parity_covers: false,
                 });
+        }
+        // Where interrupted WCL writes may have torn a cache stripe with cached bytes on a
+        // failed OSS: the cache writes of plans that journaled their copies (every degraded
+        // WCL client write does, even with nothing to copy, durably before its first write:
+        // a plan without them never wrote).
+        let copied_plans: BTreeSet<u64> = core
+            .state
+            .failed_column_copies
+            .iter()
+            .filter(|(_, c)| c.cache)
+            .map(|(plan, _)| *plan)
+            .collect();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        for plan in undurable.iter().filter(|p| copied_plans.contains(&p.id)) {
+            let cache_writes = plan
+                .steps
+                .iter()
+                .filter(|s| s.op == Op::Write && s.zone == PlanZone::Cache);
+            for step in cache_writes {
+                for piece in step.pieces.iter().filter(|p| p.element.len_bytes > 0) {
+                    let el = &piece.element;
+                    let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                    let hot = in_flight
+                        .cache_in_flight
+                        .entry((step.file, el.stripe))
+                        .or_default();
+                    crate::state::add_range(hot, a / block * block, z.div_ceil(block) * block);
+                }
+            }
         }
         // Its block writes are kill points like a settle's (`SETTLE_TORN_BLOCK`): a second
         // crash there is decided again, the same way, by the next open.
@@ -754,9 +803,54 @@ impl Store {
             for x in overlay {
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
-                let gone = self.read_cached(core, file, x, &lost_cached, &mut bytes)?;
+                let mut gone = self.read_cached(core, file, x, &lost_cached, &mut bytes)?;
                 let (o, n) = (x.element.offset_bytes, x.len_bytes);
                 let block = CHECKSUM_BLOCK_BYTES as u64;
+                // Cached bytes of a failed OSS copied before an interrupted write tore their
+                // cache stripe: known, whatever the decode gave (oldest first, so the newest
+                // copy wins). A block they cover whole within the extent is read.
+                let copied = in_flight.failed_cache_copies.get(&(file, stripe));
+                let mut known: Ranges = Vec::new();
+                for c in copied
+                    .into_iter()
+                    .flatten()
+                    .filter(|c| c.pos == x.element.pos)
+                {
+                    let (a, z) = (c.offset_bytes, c.offset_bytes + c.bytes.len() as u64);
+                    let (a, z) = (a.max(o), z.min(o + n));
+                    if a >= z {
+                        continue;
+                    }
+                    let from = (a - c.offset_bytes) as usize..(z - c.offset_bytes) as usize;
+                    bytes[(a - o) as usize..(z - o) as usize].copy_from_slice(&c.bytes[from]);
+                    crate::state::add_range(&mut known, a, z);
+                }
+                // The rest of those blocks on a failed OSS is a decode of a cache stripe an
+                // interrupted write tore: nothing confirms it (no stored checksum is left, and
+                // with a torn column beside the failed one no redundancy either), so it is
+                // lost, never moved home (issue #4 D5: it gave wrong bytes, exit 0). Cached
+                // bytes of a failed OSS are copied before every WCL write: only a copy that
+                // could not be made (bytes already undecodable) ends here.
+                let hot = in_flight.cache_in_flight.get(&(file, stripe));
+                if self.kind == StrategyKind::Wcl && !self.backends[x.oss].healthy() {
+                    let hot = hot.map(|h| h.as_slice()).unwrap_or(&[]);
+                    for i in o / block..(o + n).div_ceil(block) {
+                        let (a, z) = ((i * block).max(o), ((i + 1) * block).min(o + n));
+                        let known_whole = known.iter().any(|&(p, q)| p <= a && z <= q);
+                        let i = i as usize;
+                        let decided = lost_cached.contains(&(x.element.pos, i));
+                        if overlaps(hot, a, z) && !known_whole && !decided && !gone.contains(&i) {
+                            gone.push(i);
+                        }
+                    }
+                }
+                gone.retain(|&i| {
+                    let (a, z) = (
+                        (i as u64 * block).max(o),
+                        ((i as u64 + 1) * block).min(o + n),
+                    );
+                    !known.iter().any(|&(p, q)| p <= a && z <= q)
+                });
                 // Acknowledged cached bytes that can be neither read nor rebuilt are lost as
                 // a range (status lists them, reads name them, a new write clears them); their
                 // home bytes stay, so the parity computed below agrees with them and the rest
@@ -1274,8 +1368,13 @@ impl Store {
     /// stripe written and one journal sync per write. Not for the staging file of a `put`
     /// (never acknowledged: every open drops it) nor for WCL destages and delayed moves
     /// home, whose new bytes of a failed column sit in the cache zone and reach recovery
-    /// from there.
-    pub(super) fn copy_failed_columns(&self, plan: &IoPlan) -> Result<(), StoreError> {
+    /// from there. A WCL client write's cache stripes get the same, in the same records
+    /// (`copy_failed_cache_columns`).
+    pub(super) fn copy_failed_columns(
+        &self,
+        plan: &IoPlan,
+        client: Option<(&exaraid_plan::ClientWrite, &[u8])>,
+    ) -> Result<(), StoreError> {
         if self.tolerance() == 0 || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
             return Ok(());
         }
@@ -1304,7 +1403,7 @@ impl Store {
             }
         }
         // One health probe per OSS (a flag and a stat): the only cost on a healthy store.
-        if touched.is_empty() || self.backends.iter().all(|b| b.healthy()) {
+        if self.backends.iter().all(|b| b.healthy()) {
             return Ok(());
         }
         let staging: BTreeSet<u64> = {
@@ -1357,12 +1456,14 @@ impl Store {
                             col: pos.col,
                             offset_bytes: first * block,
                             bytes: home.buf.element(pos)[from..to].to_vec(),
+                            cache: false,
                         });
                     }
                 }
             }
         }
-        if !degraded {
+        copies.extend(self.copy_failed_cache_columns(plan, client, &staging)?);
+        if !degraded && copies.is_empty() {
             return Ok(());
         }
         if copies.is_empty() {
@@ -1399,6 +1500,158 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// `copy_failed_columns` for the WCL cache zone (issue #4 D5): before plan `plan` writes
+    /// into the cache stripes of home stripes while an OSS is failed, the acknowledged cached
+    /// bytes on failed OSSs of those home stripes, at the element offsets (whole 4 KiB
+    /// blocks) the plan writes, decoded now from their cache stripe while its data and
+    /// running parity agree. Why: they exist only as a decode of that cache stripe, and a
+    /// write cut between its data and its running parity leaves them undecidable; worse, on
+    /// a 2-tolerant code with one torn column beside the failed one the decode has no
+    /// redundancy left to catch the mismatch and gave wrong bytes silently. The settle lays
+    /// these bytes over what it reads of the cache (`settle_inner`). Bytes the plan itself
+    /// writes there (its new bytes on a failed OSS, which only the running parity would
+    /// carry) are copied as they come from the client: the cut write's range then reads its
+    /// new bytes there, never a decode of a torn cache stripe. Bytes that cannot be decoded
+    /// now are left out (already lost: reads name them).
+    fn copy_failed_cache_columns(
+        &self,
+        plan: &IoPlan,
+        client: Option<(&exaraid_plan::ClientWrite, &[u8])>,
+        staging: &BTreeSet<u64>,
+    ) -> Result<Vec<crate::state::FailedColumnCopy>, StoreError> {
+        if self.kind != StrategyKind::Wcl {
+            return Ok(Vec::new());
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let e = self.sb.element_bytes as u64;
+        // Per home stripe, the element block ranges the plan's cache writes change (data
+        // and running parity: every offset is a codeword across the cache stripe's columns),
+        // and per element position the ranges the plan writes itself.
+        let mut touched: BTreeMap<(u64, u64), Ranges> = BTreeMap::new();
+        let mut own: BTreeMap<(u64, u64, Pos), Ranges> = BTreeMap::new();
+        let mut copies = Vec::new();
+        let cache_writes = plan
+            .steps
+            .iter()
+            .filter(|s| s.op == Op::Write && s.zone == PlanZone::Cache);
+        for step in cache_writes {
+            if staging.contains(&step.file) {
+                continue;
+            }
+            for piece in &step.pieces {
+                let el = &piece.element;
+                if el.len_bytes == 0 {
+                    continue;
+                }
+                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                assert!(z <= e, "a piece within one element");
+                let ranges = touched.entry((step.file, el.stripe)).or_default();
+                crate::state::add_range(ranges, a / block * block, z.div_ceil(block) * block);
+                let mine = own.entry((step.file, el.stripe, el.pos)).or_default();
+                crate::state::add_range(mine, a, z);
+                if self.backends[step.oss].healthy() || !matches!(el.cell, Cell::Data(_)) {
+                    continue;
+                }
+                let bytes = match piece.source {
+                    Some(exaraid_plan::Bytes::Zero) => vec![0u8; el.len_bytes as usize],
+                    Some(exaraid_plan::Bytes::Client { file_offset_bytes }) => {
+                        let Some((w, data)) = client else { continue };
+                        let at = (file_offset_bytes - w.offset_bytes) as usize;
+                        data[at..at + el.len_bytes as usize].to_vec()
+                    }
+                    // (Bytes read or computed by the plan: not known before it runs.)
+                    _ => continue,
+                };
+                copies.push(crate::state::FailedColumnCopy {
+                    file: step.file,
+                    stripe: el.stripe,
+                    row: el.pos.row,
+                    col: el.pos.col,
+                    offset_bytes: a,
+                    bytes,
+                    cache: true,
+                });
+            }
+        }
+        let sdb = self.layout.stripe_data_bytes();
+        let none: Ranges = Vec::new();
+        for ((file, stripe), ranges) in touched {
+            // A mark (no bytes) that the plan's copies of this stripe are durable: recovery
+            // then knows the plan may have written, and takes no decode of a failed OSS's
+            // cached bytes there that no copy covers (`recover`, `settle_inner`).
+            copies.push(crate::state::FailedColumnCopy {
+                file,
+                stripe,
+                row: 0,
+                col: 0,
+                offset_bytes: 0,
+                bytes: Vec::new(),
+                cache: true,
+            });
+            let extents = {
+                let core = self.core.lock();
+                core.strategy
+                    .lookup(file, stripe * sdb, sdb)
+                    .map_err(plan_err)?
+            };
+            let on_failed = extents.iter().filter(|x| {
+                x.zone == PlanZone::Cache
+                    && matches!(x.element.cell, Cell::Data(_))
+                    && !self.backends[x.oss].healthy()
+            });
+            for x in on_failed {
+                let pos = x.element.pos;
+                let (o, n) = (x.element.offset_bytes, x.len_bytes);
+                // The extent's offsets the plan's writes tie, less what it writes itself.
+                let mut wanted: Ranges = Vec::new();
+                for &(a, z) in &ranges {
+                    let (a, z) = (a.max(o), z.min(o + n));
+                    if a < z {
+                        crate::state::add_range(&mut wanted, a, z);
+                    }
+                }
+                for &(a, z) in own.get(&(file, stripe, pos)).unwrap_or(&none) {
+                    crate::state::sub_range(&mut wanted, a, z);
+                }
+                for (a, z) in wanted {
+                    if a >= z {
+                        continue;
+                    }
+                    let element = exaraid_plan::ElementRange {
+                        offset_bytes: a,
+                        len_bytes: z - a,
+                        ..x.element
+                    };
+                    let mut bytes = vec![0u8; (z - a) as usize];
+                    let read = self.read_range(
+                        None,
+                        x.oss,
+                        x.zone,
+                        file,
+                        x.addr_bytes + (a - o),
+                        &element,
+                        &mut bytes,
+                    );
+                    match read {
+                        Ok(()) => copies.push(crate::state::FailedColumnCopy {
+                            file,
+                            stripe,
+                            row: pos.row,
+                            col: pos.col,
+                            offset_bytes: a,
+                            bytes,
+                            cache: true,
+                        }),
+                        // Nothing true left to protect: reads name it lost already.
+                        Err(StoreError::DataLost(_)) => {}
+                        Err(err) => return Err(err),
+                    }
+                }
+            }
+        }
+        Ok(copies)
     }
 
     /// Where a settle copies the data element at `pos` of a home stripe when its OSS failed:
