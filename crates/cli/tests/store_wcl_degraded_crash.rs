@@ -139,8 +139,14 @@ fn degraded_wcl_write_killed_at_every_block(code: &[&str]) {
         kills += 1;
         model = got;
     }
-    assert!(kills >= 2, "{code:?}: only {kills} kills landed in the write");
-    assert!(recovery_kills >= 1, "{code:?}: no kill landed in a recovery");
+    assert!(
+        kills >= 2,
+        "{code:?}: only {kills} kills landed in the write"
+    );
+    assert!(
+        recovery_kills >= 1,
+        "{code:?}: no kill landed in a recovery"
+    );
     // What the recoveries wrote home is whole: rebuilt, the failed OSS gives the same bytes
     // and scrub finds nothing.
     ok(&["store", "rebuild", s(&dir), "--oss", FAILED_OSS], b"");
