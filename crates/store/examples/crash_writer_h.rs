@@ -148,12 +148,15 @@ fn child(args: &[String]) {
         }));
     }
     let windows = kvn(rest, "windows", 0) == 1;
+    let writes_max = kvn(rest, "writes", u64::MAX);
+    let others = handles;
+    let mut handles = Vec::new();
     for t in 0..threads {
         let (s, d) = (store.clone(), dir.clone());
         handles.push(std::thread::spawn(move || {
             let ack = d.join(format!("ack-{t}"));
             let mut token: Option<String> = None;
-            for i in 0.. {
+            for i in 0..writes_max {
                 if windows && i % 4 == 0 {
                     match s.delayed_start("f") {
                         Ok(tk) => token = Some(tk),
@@ -181,6 +184,16 @@ fn child(args: &[String]) {
     for h in handles {
         let _ = h.join();
     }
+    // Only with writes=N: every writer is done; stop the helpers and close.
+    stop.store(true, Ordering::SeqCst);
+    for h in others {
+        let _ = h.join();
+    }
+    match Arc::try_unwrap(store) {
+        Ok(store) => store.close().unwrap(),
+        Err(_) => panic!("store still shared"),
+    }
+    append_sync(&dir.join("closed"), "closed\n");
 }
 
 fn lines(path: &Path) -> Vec<String> {
@@ -242,6 +255,51 @@ fn check(dir: &Path, seed: u64, threads: u64, store: &Store, what: &str) -> Vec<
                 }
                 ranges.push((start, prev + 1));
                 let in_flight: Vec<usize> = bad.iter().copied().filter(|&i| maybe[i]).collect();
+                // What the bad bytes are: the initial content, zeros, or an older write.
+                let init = initial(threads);
+                let (mut stale_init, mut zeros, mut older) = (0, 0, 0);
+                for &i in &bad {
+                    if got[i] == init[i] {
+                        stale_init += 1;
+                    } else if got[i] == 0 {
+                        zeros += 1;
+                    } else {
+                        let t = i as u64 / REGION;
+                        let n = lines(&dir.join(format!("ack-{t}"))).len() as u64;
+                        if (0..n).any(|j| {
+                            let (off, data) = write_of(seed, t, j);
+                            let o = off as usize;
+                            i >= o && i < o + data.len() && data[i - o] == got[i]
+                        }) {
+                            older += 1;
+                        }
+                    }
+                }
+                if std::env::var("H_DUMP").is_ok() {
+                    let i = bad[0];
+                    let t = i as u64 / REGION;
+                    let n = lines(&dir.join(format!("ack-{t}"))).len() as u64;
+                    let (off, data) = write_of(seed, t, n);
+                    eprintln!(
+                        "first bad byte {i}: thread {t}, in-flight write {n} at {off}+{}; got {:02x?} model {:02x?} new {:02x?}",
+                        data.len(),
+                        &got[i..(i + 8).min(got.len())],
+                        &model[i..(i + 8).min(got.len())],
+                        &alt[i..(i + 8).min(got.len())]
+                    );
+                    // Is the got run somewhere else in the new data (misplaced)?
+                    let needle = &got[i..(i + 16).min(got.len())];
+                    if let Some(p) = data.windows(needle.len()).position(|w| w == needle) {
+                        eprintln!("  got bytes are new data at write offset {p} (placed at {})", i as u64 - off);
+                    }
+                    if let Some(p) = got.windows(needle.len()).position(|w| w == needle) {
+                        eprintln!("  first occurrence of got run in file: {p}");
+                    }
+                }
+                problems.push(format!(
+                    "{what}: bad bytes = initial {stale_init}, zero {zeros}, an older acked write {older}, other {}",
+                    bad.len() - stale_init - zeros - older
+                ));
                 problems.push(format!(
                     "{what}: WRONG BYTES exit Ok: {} bytes (in the in-flight ranges: {}), ranges {:?}",
                     bad.len(),
@@ -303,7 +361,12 @@ fn sweep(args: &[String]) {
         let mut child = cmd.spawn().unwrap();
         let delay_ms = kmin + mix(seed ^ 0x55) % (kmax - kmin + 1);
         let started = Instant::now();
-        std::thread::sleep(Duration::from_millis(delay_ms));
+        if kvn(rest, "nokill", 0) == 1 {
+            let st = child.wait().unwrap();
+            assert!(st.success(), "child without kill: {st:?}");
+        } else {
+            std::thread::sleep(Duration::from_millis(delay_ms));
+        }
         let exited_early = child.try_wait().unwrap();
         let _ = child.kill();
         let _ = child.wait();
