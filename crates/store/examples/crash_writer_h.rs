@@ -59,6 +59,43 @@ fn write_of(seed: u64, t: u64, i: u64) -> (u64, Vec<u8>) {
     (t * REGION + off, pattern(h, len as usize))
 }
 
+const G_SEED: u64 = 77_000;
+fn g_len(k: u64) -> usize {
+    1000 + (mix(k) % 60_000) as usize
+}
+
+/// File "g" after the churn thread's acked ops: `None` = absent. The in-flight op k = n
+/// may have happened too.
+fn check_g(dir: &Path, store: &Store, what: &str) -> Vec<String> {
+    let n = lines(&dir.join("ack-g")).len() as u64;
+    if n == 0 && !dir.join("err-g").exists() && std::fs::metadata(dir.join("ack-g")).is_err() {
+        // No churn thread ran, or it had no op acked: g absent or the first put.
+    }
+    let state = |k: u64| -> Option<Vec<u8>> {
+        // After ops 0..k (k ops done).
+        if k == 0 || k % 2 == 0 {
+            None
+        } else {
+            Some(pattern(G_SEED + k - 1, g_len(k - 1)))
+        }
+    };
+    let allowed = [state(n), state(n + 1)];
+    let got = match store.get("g") {
+        Ok(b) => Some(b),
+        Err(exaraid_store::StoreError::BadInput(_)) => None,
+        Err(e) => return vec![format!("{what}: get g: {e}")],
+    };
+    if allowed.iter().any(|a| *a == got) {
+        Vec::new()
+    } else {
+        vec![format!(
+            "{what}: g after {n} acked ops is {:?} bytes, allowed {:?}",
+            got.as_ref().map(|g| g.len()),
+            allowed.iter().map(|a| a.as_ref().map(|g| g.len())).collect::<Vec<_>>()
+        )]
+    }
+}
+
 fn initial(threads: u64) -> Vec<u8> {
     pattern(0xabc, (threads * REGION) as usize)
 }
@@ -143,6 +180,30 @@ fn child(args: &[String]) {
                 let len = 1 + mix(x) % (threads * REGION - at).min(20000);
                 if let Err(e) = s.read("f", at, len) {
                     append_sync(&d.join("read-err"), &format!("{at}+{len}: {e}\n"));
+                }
+            }
+        }));
+    }
+    if kvn(rest, "churn", 0) == 1 {
+        // put/rm of file "g" over and over: op k is put of pattern(G_SEED + k) when k is
+        // even, rm when odd; acked ops logged to DIR/ack-g.
+        let (s, st, d) = (store.clone(), stop.clone(), dir.clone());
+        handles.push(std::thread::spawn(move || {
+            for k in 0u64.. {
+                if st.load(Ordering::SeqCst) {
+                    return;
+                }
+                let r = if k % 2 == 0 {
+                    s.put("g", &pattern(G_SEED + k, g_len(k)))
+                } else {
+                    s.remove("g")
+                };
+                match r {
+                    Ok(()) => append_sync(&d.join("ack-g"), &format!("{k}\n")),
+                    Err(e) => {
+                        append_sync(&d.join("err-g"), &format!("{k} {e}\n"));
+                        return;
+                    }
                 }
             }
         }));
@@ -358,12 +419,24 @@ fn sweep(args: &[String]) {
         for a in rest {
             cmd.arg(a);
         }
+        if let Some(point) = kv(rest, "killat") {
+            // A kill point inside the store (EXARAID_KILL_AT), its count = kill point n + round.
+            let (name, n) = point.split_once(':').unwrap();
+            let n: u64 = n.parse().unwrap();
+            cmd.env("EXARAID_KILL_AT", format!("{name}:{}", n + r));
+        }
         let mut child = cmd.spawn().unwrap();
         let delay_ms = kmin + mix(seed ^ 0x55) % (kmax - kmin + 1);
         let started = Instant::now();
         if kvn(rest, "nokill", 0) == 1 {
             let st = child.wait().unwrap();
             assert!(st.success(), "child without kill: {st:?}");
+        } else if kv(rest, "killat").is_some() {
+            // The child kills itself; a backstop if the point is never reached.
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
         } else {
             std::thread::sleep(Duration::from_millis(delay_ms));
         }
@@ -374,7 +447,7 @@ fn sweep(args: &[String]) {
             .map(|t| lines(&dir.join(format!("ack-{t}"))).len())
             .collect();
         let mut notes = Vec::new();
-        for f in ["midfail", "flush-err", "read-err"] {
+        for f in ["midfail", "flush-err", "read-err", "err-g"] {
             let l = lines(&dir.join(f));
             if !l.is_empty() {
                 notes.push(format!("{f}: {}", l[0]));
@@ -393,6 +466,9 @@ fn sweep(args: &[String]) {
             Err(e) => problems.push(format!("open after kill: {e}")),
             Ok(store) => {
                 problems.extend(check(&dir, seed, threads, &store, "after kill"));
+                if kvn(rest, "churn", 0) == 1 {
+                    problems.extend(check_g(&dir, &store, "after kill"));
+                }
                 if let Some(o) = kv(rest, "second") {
                     match store.fail_oss(o.parse().unwrap()) {
                         Err(e) => notes.push(format!("second fail refused: {e}")),
@@ -447,11 +523,83 @@ fn sweep(args: &[String]) {
     println!("{failures} of {rounds} rounds with problems");
 }
 
+/// Put `mine` as g, then read g right after it returned Ok (the other put may still run):
+/// it must read a or b whole, never part of one.
+fn put_then_read(
+    store: &Store,
+    mine: &[u8],
+    a: &[u8],
+    b: &[u8],
+    r: u64,
+) -> Result<(), exaraid_store::StoreError> {
+    let res = store.put("g", mine);
+    if res.is_ok() {
+        match store.get("g") {
+            Ok(g) if g == a || g == b => {}
+            Ok(g) => println!(
+                "round {r}: read right after an acked put: WRONG BYTES ({} bytes, neither a nor b)",
+                g.len()
+            ),
+            Err(e) => println!("round {r}: read right after an acked put: {e}"),
+        }
+    }
+    res
+}
+
+/// Two threads put the same name at once, `rounds` times; after each round the file must be
+/// one of the two contents (last writer wins), and a put that returned Ok must not have
+/// left anything else. No kill.
+fn race_put(args: &[String]) {
+    let dir = PathBuf::from(&args[0]);
+    let rounds: u64 = args[1].parse().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut opts = InitOptions::with_oss_count(&dir, 4, CodeSpec::raid5(3));
+    opts.element_bytes = UNIT;
+    let store = Store::init(&dir, &opts).unwrap();
+    store.put("g", b"start").unwrap();
+    let mut bad = 0;
+    for r in 0..rounds {
+        let a = pattern(r * 2, 20_000 + (r as usize % 7) * 3000);
+        let b = pattern(r * 2 + 1, 30_000 + (r as usize % 5) * 5000);
+        let (ra, rb) = std::thread::scope(|s| {
+            let ha = s.spawn(|| put_then_read(&store, &a, &a, &b, r));
+            let hb = s.spawn(|| put_then_read(&store, &b, &a, &b, r));
+            (ha.join().unwrap(), hb.join().unwrap())
+        });
+        let got = store.get("g");
+        let ok_content = match &got {
+            Ok(g) => *g == a || *g == b,
+            Err(_) => false,
+        };
+        if !ok_content || ra.is_err() || rb.is_err() {
+            bad += 1;
+            println!(
+                "round {r}: put a {:?}, put b {:?}; get {}",
+                ra.as_ref().err().map(|e| e.to_string()),
+                rb.as_ref().err().map(|e| e.to_string()),
+                match &got {
+                    Ok(g) if *g == a => "= a".to_string(),
+                    Ok(g) if *g == b => "= b".to_string(),
+                    Ok(g) => format!("WRONG BYTES ({} bytes, neither a nor b)", g.len()),
+                    Err(e) => format!("error {e}"),
+                }
+            );
+            if bad > 5 {
+                break;
+            }
+        }
+    }
+    println!("{bad} of {rounds} rounds with problems; files {:?}", store.list());
+    let _ = store.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(|s| s.as_str()) {
         Some("child") => child(&args[1..]),
         Some("sweep") => sweep(&args[1..]),
+        Some("race-put") => race_put(&args[1..]),
         _ => eprintln!("usage: see the file's header"),
     }
 }
