@@ -210,22 +210,25 @@ fn child(args: &[String]) {
     }
     let windows = kvn(rest, "windows", 0) == 1;
     let writes_max = kvn(rest, "writes", u64::MAX);
+    let per_file = kvn(rest, "files", 0) == 1;
     let others = handles;
     let mut handles = Vec::new();
     for t in 0..threads {
         let (s, d) = (store.clone(), dir.clone());
         handles.push(std::thread::spawn(move || {
             let ack = d.join(format!("ack-{t}"));
+            // files=1: thread t writes its region of its own file "f<t>" (same offsets).
+            let name = if per_file { format!("f{t}") } else { "f".to_string() };
             let mut token: Option<String> = None;
             for i in 0..writes_max {
                 if windows && i % 4 == 0 {
-                    match s.delayed_start("f") {
+                    match s.delayed_start(&name) {
                         Ok(tk) => token = Some(tk),
                         Err(_) => token = None, // another thread's window on f
                     }
                 }
                 let (off, data) = write_of(seed, t, i);
-                match s.write("f", off, &data) {
+                match s.write(&name, off, &data) {
                     Ok(()) => append_sync(&ack, &format!("{i}\n")),
                     Err(e) => {
                         append_sync(&d.join(format!("err-{t}")), &format!("{i} {e}\n"));
@@ -290,7 +293,32 @@ fn check(dir: &Path, seed: u64, threads: u64, store: &Store, what: &str) -> Vec<
             alt[o + j] = *b;
         }
     }
-    match store.get("f") {
+    let per_file = std::env::var("H_FILES").is_ok();
+    let got = if per_file {
+        // Region t of file "f<t>", the rest of each file as put.
+        let mut all = Vec::new();
+        let mut err = None;
+        for t in 0..threads {
+            match store.get(&format!("f{t}")) {
+                Ok(b) => {
+                    let (a, z) = ((t * REGION) as usize, ((t + 1) * REGION) as usize);
+                    if b.len() == model.len() {
+                        all.extend_from_slice(&b[a..z]);
+                    } else {
+                        err = Some(format!("f{t} has {} bytes", b.len()));
+                    }
+                }
+                Err(e) => err = Some(format!("f{t}: {e}")),
+            }
+        }
+        match err {
+            Some(e) => Err(e),
+            None => Ok(all),
+        }
+    } else {
+        store.get("f").map_err(|e| e.to_string())
+    };
+    match got {
         Err(e) => problems.push(format!("{what}: get f: {e}")),
         Ok(got) => {
             if got.len() != model.len() {
@@ -406,6 +434,12 @@ fn sweep(args: &[String]) {
             }
             let store = Store::init(&sdir, &opts).unwrap();
             store.put("f", &initial(threads)).unwrap();
+            if kvn(rest, "files", 0) == 1 {
+                std::env::set_var("H_FILES", "1");
+                for t in 0..threads {
+                    store.put(&format!("f{t}"), &initial(threads)).unwrap();
+                }
+            }
             if let Some(o) = kv(rest, "prefail") {
                 store.fail_oss(o.parse().unwrap()).unwrap();
             }
