@@ -130,7 +130,7 @@ def main():
     _, noss, tol = CODES[code]
     d = os.path.join(os.environ.get("H_DIR", "/tmp/h/cd"), "%s-%s-%s" % (name, code, path))
     found = 0
-    for n in range(1, maxn + 1):
+    for n in range(int(os.environ.get("STARTN", "1")), maxn + 1):
         files, cmd, inp, after = setup(name, code, path, seed, d)
         p = run(cmd, inp, kill_n=n, tear=tear)
         killed = p.returncode == -9
