@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 use exaraid_codes::{CodeKind, CodeSpec};
 use exaraid_store::{InitOptions, Store, WritePath};
 
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 const REGION: u64 = 48 * 1024;
 const UNIT: usize = 4096;
 
@@ -211,6 +212,7 @@ fn child(args: &[String]) {
     let windows = kvn(rest, "windows", 0) == 1;
     let writes_max = kvn(rest, "writes", u64::MAX);
     let per_file = kvn(rest, "files", 0) == 1;
+    let serial = kvn(rest, "serial", 0) == 1;
     let others = handles;
     let mut handles = Vec::new();
     for t in 0..threads {
@@ -228,6 +230,8 @@ fn child(args: &[String]) {
                     }
                 }
                 let (off, data) = write_of(seed, t, i);
+                // serial=1: one write at a time over all threads (same workload, no overlap).
+                let _one = if serial { Some(SERIAL.lock().unwrap()) } else { None };
                 match s.write(&name, off, &data) {
                     Ok(()) => append_sync(&ack, &format!("{i}\n")),
                     Err(e) => {
