@@ -138,7 +138,16 @@ fn child(args: &[String]) {
     let seed: u64 = args[1].parse().unwrap();
     let threads: u64 = args[2].parse().unwrap();
     let rest = &args[3..];
-    let store = Arc::new(Store::open(&dir.join("store")).unwrap());
+    // nofsync=1: no backend or journal syncs (so no extents record written while writes run).
+    let store = if kvn(rest, "nofsync", 0) == 1 {
+        let opts = exaraid_store::OpenOptions {
+            fsync: false,
+            ..Default::default()
+        };
+        Arc::new(Store::open_with(&dir.join("store"), opts).unwrap())
+    } else {
+        Arc::new(Store::open(&dir.join("store")).unwrap())
+    };
     let stop = Arc::new(AtomicBool::new(false));
     let mut handles = Vec::new();
     if kvn(rest, "bg", 0) == 1 {
