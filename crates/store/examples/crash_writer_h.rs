@@ -92,7 +92,10 @@ fn check_g(dir: &Path, store: &Store, what: &str) -> Vec<String> {
         vec![format!(
             "{what}: g after {n} acked ops is {:?} bytes, allowed {:?}",
             got.as_ref().map(|g| g.len()),
-            allowed.iter().map(|a| a.as_ref().map(|g| g.len())).collect::<Vec<_>>()
+            allowed
+                .iter()
+                .map(|a| a.as_ref().map(|g| g.len()))
+                .collect::<Vec<_>>()
         )]
     }
 }
@@ -229,7 +232,11 @@ fn child(args: &[String]) {
         handles.push(std::thread::spawn(move || {
             let ack = d.join(format!("ack-{t}"));
             // files=1: thread t writes its region of its own file "f<t>" (same offsets).
-            let name = if per_file { format!("f{t}") } else { "f".to_string() };
+            let name = if per_file {
+                format!("f{t}")
+            } else {
+                "f".to_string()
+            };
             let mut token: Option<String> = None;
             for i in 0..writes_max {
                 if windows && i % 4 == 0 {
@@ -240,7 +247,11 @@ fn child(args: &[String]) {
                 }
                 let (off, data) = write_of(seed, t, i);
                 // serial=1: one write at a time over all threads (same workload, no overlap).
-                let _one = if serial { Some(SERIAL.lock().unwrap()) } else { None };
+                let _one = if serial {
+                    Some(SERIAL.lock().unwrap())
+                } else {
+                    None
+                };
                 match s.write(&name, off, &data) {
                     Ok(()) => append_sync(&ack, &format!("{i}\n")),
                     Err(e) => {
@@ -392,7 +403,10 @@ fn check(dir: &Path, seed: u64, threads: u64, store: &Store, what: &str) -> Vec<
                     // Is the got run somewhere else in the new data (misplaced)?
                     let needle = &got[i..(i + 16).min(got.len())];
                     if let Some(p) = data.windows(needle.len()).position(|w| w == needle) {
-                        eprintln!("  got bytes are new data at write offset {p} (placed at {})", i as u64 - off);
+                        eprintln!(
+                            "  got bytes are new data at write offset {p} (placed at {})",
+                            i as u64 - off
+                        );
                     }
                     if let Some(p) = got.windows(needle.len()).position(|w| w == needle) {
                         eprintln!("  first occurrence of got run in file: {p}");
@@ -519,14 +533,17 @@ fn sweep(args: &[String]) {
                 if let Some(o) = kv(rest, "second") {
                     match store.fail_oss(o.parse().unwrap()) {
                         Err(e) => notes.push(format!("second fail refused: {e}")),
-                        Ok(()) => problems.extend(check(&dir, seed, threads, &store, "second fail")),
+                        Ok(()) => {
+                            problems.extend(check(&dir, seed, threads, &store, "second fail"))
+                        }
                     }
                 }
                 if store.failed_osses().is_empty() {
                     match store.scrub(false) {
                         Err(e) => problems.push(format!("scrub: {e}")),
                         Ok(rep) => {
-                            if !rep.corrupt_elements.is_empty() || !rep.parity_mismatches.is_empty() {
+                            if !rep.corrupt_elements.is_empty() || !rep.parity_mismatches.is_empty()
+                            {
                                 problems.push(format!(
                                     "scrub: corrupt {:?} mismatches {:?}",
                                     rep.corrupt_elements, rep.parity_mismatches
@@ -551,9 +568,21 @@ fn sweep(args: &[String]) {
         }
         println!(
             "round {r} seed {seed} kill@{delay_ms}ms{} acks {acks:?} {}{}",
-            if exited_early.is_some() { " (child had exited!)" } else { "" },
-            if notes.is_empty() { String::new() } else { format!("notes {notes:?} ") },
-            if problems.is_empty() { "ok".to_string() } else { format!("PROBLEMS {problems:?}") }
+            if exited_early.is_some() {
+                " (child had exited!)"
+            } else {
+                ""
+            },
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!("notes {notes:?} ")
+            },
+            if problems.is_empty() {
+                "ok".to_string()
+            } else {
+                format!("PROBLEMS {problems:?}")
+            }
         );
         let _ = started;
         if !problems.is_empty() {
@@ -636,7 +665,10 @@ fn race_put(args: &[String]) {
             }
         }
     }
-    println!("{bad} of {rounds} rounds with problems; files {:?}", store.list());
+    println!(
+        "{bad} of {rounds} rounds with problems; files {:?}",
+        store.list()
+    );
     let _ = store.close();
     let _ = std::fs::remove_dir_all(&dir);
 }
