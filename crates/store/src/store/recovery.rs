@@ -94,7 +94,9 @@
 //! first write it journals that column's true bytes at the offsets it writes
 //! (`copy_failed_columns`, `Rec::FailedColumnCopy`, synced), and recovery lays the copies of
 //! the plans cut by the crash over their stripes like a settle's copies (issue #4 F2). A
-//! plan's `Durable` record drops its copies and the older ones of the same stripes.
+//! plan's `Durable` record drops its copies and the older ones of the same stripes. The
+//! parity plan of a delayed window's END rewrites parity beside the failed column the same
+//! way, and copies it the same way (review H5).
 //!
 //! A WCL write with a failed OSS has it in the cache zone (issue #4 D5): the failed OSS's
 //! acknowledged cached bytes exist only as a decode of their cache stripe, whose data and
