@@ -967,6 +967,19 @@ impl Store {
                 if down.len() > store.tolerance() {
                     return Err(store.too_many_unavailable(&down));
                 }
+                // Durable plans whose completion the planner never heard (a crash between
+                // the two records): tell it first, unjournaled (the settle resets the
+                // planner; a crash inside it decides the same way again). Why: a delayed
+                // window's END parity plan durable without its `Complete` input left the
+                // window's bytes listed as unprotected, so the settle did not lay them over
+                // home as the data that parity covers, and with a failed OSS it could not
+                // decode that OSS's data beside them (review H5: acknowledged bytes lost
+                // with one failure on raid6). The plans it releases are not run: the settle
+                // moves every cached byte home itself.
+                let durable_unheard = store.durable_unheard(&core);
+                for p in durable_unheard {
+                    core.strategy.on_complete(p).map_err(plan_err)?;
+                }
                 // Recovery settles (forgetting the planner's view): window bytes lost with a
                 // failed OSS go on record first, and settle skips them.
                 store.record_losses(&mut core)?;
@@ -976,20 +989,8 @@ impl Store {
                 store.restart_windows(&mut core)?;
                 // Durable plans whose completion the planner never heard (a crash between
                 // the two records): tell it now.
-                let completed: HashSet<PlanId> = core
-                    .state
-                    .inputs
-                    .iter()
-                    .filter_map(|i| {
-                        if let Input::Complete { plan } = i {
-                            Some(*plan)
-                        } else {
-                            None
-                        }
-                    })
-                    .collect();
                 let mut more = Vec::new();
-                for p in durable.into_iter().filter(|p| !completed.contains(p)) {
+                for p in store.durable_unheard(&core) {
                     more.extend(core.strategy.on_complete(p).map_err(plan_err)?);
                     store.journal(&mut core, Rec::Input(Input::Complete { plan: p }), false)?;
                     store.forget_cache_stripes(&[p]);
@@ -1002,6 +1003,29 @@ impl Store {
         store.tick()?;
         store.drop_staging_files()?;
         Ok(store)
+    }
+
+    /// Durable plans whose `Complete` input is not journaled (a crash between the two
+    /// records), oldest first: the replayed planner still counts them as running.
+    fn durable_unheard(&self, core: &Core) -> Vec<PlanId> {
+        let completed: HashSet<PlanId> = core
+            .state
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::Complete { plan } => Some(*plan),
+                _ => None,
+            })
+            .collect();
+        let mut unheard: Vec<PlanId> = core
+            .state
+            .durable
+            .iter()
+            .copied()
+            .filter(|p| !completed.contains(p))
+            .collect();
+        unheard.sort_unstable();
+        unheard
     }
 
     pub fn superblock(&self) -> &Superblock {

@@ -94,7 +94,9 @@
 //! first write it journals that column's true bytes at the offsets it writes
 //! (`copy_failed_columns`, `Rec::FailedColumnCopy`, synced), and recovery lays the copies of
 //! the plans cut by the crash over their stripes like a settle's copies (issue #4 F2). A
-//! plan's `Durable` record drops its copies and the older ones of the same stripes.
+//! plan's `Durable` record drops its copies and the older ones of the same stripes. The
+//! parity plan of a delayed window's END rewrites parity beside the failed column the same
+//! way, and copies it the same way (review H5).
 //!
 //! A WCL write with a failed OSS has it in the cache zone (issue #4 D5): the failed OSS's
 //! acknowledged cached bytes exist only as a decode of their cache stripe, whose data and
@@ -115,6 +117,22 @@ use super::*;
 
 /// Element byte ranges `[start, end)`, sorted, disjoint.
 type Ranges = Vec<(u64, u64)>;
+
+/// Whether plans of `cause` copy the true bytes of failed data columns into the journal
+/// before their first home write (`copy_failed_columns`), so that recovery reads one with
+/// a failed OSS and no copy on record as never begun (`wrote_nothing`): client writes, and
+/// the parity plans of delayed windows (review H5). Moves home (WCL destage, delayed move)
+/// write data whose parity is already home: nothing of a failed column needs a decode
+/// across them.
+fn copies_failed_columns(cause: &exaraid_plan::PlanCause) -> bool {
+    use exaraid_plan::PlanCause;
+    match cause {
+        PlanCause::Write { .. } | PlanCause::WindowEnd { .. } | PlanCause::WindowTimeout { .. } => {
+            true
+        }
+        PlanCause::Destage { .. } | PlanCause::WindowMove { .. } => false,
+    }
+}
 
 /// What writes cut by the crash may have changed at home: per stripe `(file, stripe)`, per
 /// element position, element byte ranges.
@@ -248,8 +266,15 @@ impl Store {
         let mut in_flight = InFlight::default();
         let mut cache: BTreeMap<(u64, u64), CacheInFlight> = BTreeMap::new();
         let e = self.sb.element_bytes as u64;
+        let undurable_ids: BTreeSet<u64> = undurable.iter().map(|p| p.id).collect();
         for plan in undurable {
-            let never_began = self.wrote_nothing(core, plan, input_of.get(&plan.id).copied());
+            // A plan runs only after the `Durable` records of the plans it waits for are
+            // written (`run_plans_from`): one waiting for an interrupted plan never began.
+            // Why: a delayed window's move home waits for its END parity plan, and taken as
+            // in flight beside a failed OSS it made that OSS's data undecidable (review H5).
+            let waited = plan.after_plans.iter().any(|p| undurable_ids.contains(p));
+            let never_began =
+                waited || self.wrote_nothing(core, plan, input_of.get(&plan.id).copied());
             for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
                 if step.zone != PlanZone::Cache {
                     if never_began {
@@ -282,7 +307,6 @@ impl Store {
             }
         }
         // Copies of failed columns taken before the interrupted plans wrote (durable first).
-        let undurable_ids: BTreeSet<u64> = undurable.iter().map(|p| p.id).collect();
         for (plan, c) in &core.state.failed_column_copies {
             if !undurable_ids.contains(plan) {
                 continue; // (not expected: a durable plan's copies go with its record)
@@ -1310,9 +1334,10 @@ impl Store {
         Ok(composed)
     }
 
-    /// Whether the interrupted client write `plan` (made by planner input `input`) surely
-    /// wrote nothing home: it changes a stripe with data on an OSS that had failed before
-    /// the write was planned, so `copy_failed_columns` had to journal a record (synced)
+    /// Whether the interrupted client write (or window parity plan) `plan` (made by planner
+    /// input `input`) surely wrote nothing home: it changes a stripe with data on an OSS
+    /// that had failed before the plan was made, so `copy_failed_columns` had to journal a
+    /// record (synced)
     /// before its first write, and there is none. Why it matters: recovery cannot decode a
     /// failed column where a write is in flight, so it would mark those acknowledged bytes
     /// lost (review H2: a degraded write killed before its copy was durable lost bytes of
@@ -1322,7 +1347,7 @@ impl Store {
     fn wrote_nothing(&self, core: &Core, plan: &IoPlan, input: Option<usize>) -> bool {
         let Some(input) = input else { return false };
         if self.tolerance() == 0
-            || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
+            || !copies_failed_columns(&plan.cause)
             || core.state.copied_plans.contains(&plan.id)
         {
             return false;
@@ -1365,17 +1390,24 @@ impl Store {
     /// blocks (recovery decides per block) at the offsets the plan writes, of the failed
     /// columns only. On a healthy store it costs one health probe per OSS per client write
     /// plan with home writes (no read, no record); with a failed OSS, one read of each
-    /// stripe written and one journal sync per write. Not for the staging file of a `put`
-    /// (never acknowledged: every open drops it) nor for WCL destages and delayed moves
-    /// home, whose new bytes of a failed column sit in the cache zone and reach recovery
-    /// from there. A WCL client write's cache stripes get the same, in the same records
-    /// (`copy_failed_cache_columns`).
+    /// stripe written and one journal sync per write. The parity plan of a delayed window's
+    /// END (or timeout) gets the same (review H5): it rewrites the parity of every stripe
+    /// the window touched, and the old home bytes of a failed data column beside the
+    /// window's bytes exist only as a decode of home data and that parity; a kill amid its
+    /// parity writes (or before its `Durable` record) made them undecidable, lost with one
+    /// failure on a 2-tolerant code. Its copies are taken from home alone: the parity plan
+    /// runs after every earlier move home of its stripes, so home data and parity agree
+    /// then, and the window's bytes of a failed OSS were recorded lost and forgotten when
+    /// the failure was absorbed. Not for the staging file of a `put` (never acknowledged:
+    /// every open drops it) nor for WCL destages and delayed moves home, whose new bytes of
+    /// a failed column sit in the cache zone and reach recovery from there. A WCL client
+    /// write's cache stripes get the same, in the same records (`copy_failed_cache_columns`).
     pub(super) fn copy_failed_columns(
         &self,
         plan: &IoPlan,
         client: Option<(&exaraid_plan::ClientWrite, &[u8])>,
     ) -> Result<(), StoreError> {
-        if self.tolerance() == 0 || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
+        if self.tolerance() == 0 || !copies_failed_columns(&plan.cause) {
             return Ok(());
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;

@@ -1,0 +1,166 @@
+//! kill -9 of a delayed window's END with one OSS failed (review H5). The failed OSS holds a
+//! data column of stripes the window wrote, outside the window's bytes: its acknowledged
+//! bytes exist only as a decode of the other columns. END rewrites the parity of those
+//! stripes, then moves the window's bytes home. Killed anywhere in it (after any journal
+//! record, or between any block's new bytes and its checksum), the store must afterwards
+//! read every acknowledged byte, rebuild the failed OSS, and scrub clean. It used to mark
+//! the failed OSS's bytes lost (raid6, one failure) and `rebuild` failed: recovery took the
+//! END's parity, and the move home that cannot start before it, as in flight beside the
+//! failed column, and did not count cached bytes as covered by a parity that was durable.
+
+mod common;
+
+use std::path::Path;
+
+use common::{bytes, exaraid, killed_at, ok, s};
+use exaraid_store::torture::{JOURNAL_RECORD, WRITE_TORN_BLOCK};
+
+const FILE_BYTES: usize = 50_000;
+/// The window's writes `(offset, length)`: none holds bytes of the failed OSS (checked).
+const WINDOW_WRITES: [(usize, usize); 4] =
+    [(21222, 2472), (25875, 792), (4747, 8780), (6168, 5992)];
+/// Data column 0 of stripe 0 (file bytes 0..4096), beside the window's bytes.
+const FAILED_OSS: &str = "0";
+/// More kill points than one END passes (the sweep stops at the first it survives).
+const KILLS_MAX: u64 = 48;
+
+/// A temporary directory on tmpfs when there is one (fast fsync), else the default.
+fn fast_tempdir() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        if let Ok(d) = tempfile::Builder::new()
+            .prefix("exaraid-window-end-degraded")
+            .tempdir_in(shm)
+        {
+            return d;
+        }
+    }
+    tempfile::tempdir().unwrap()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A raid6 delayed store with an open window on `f` holding `WINDOW_WRITES`, then OSS
+/// `FAILED_OSS` failed. Returns the window's token and every acknowledged byte of `f`.
+fn store_with_open_window_and_failed_oss(dir: &Path) -> (String, Vec<u8>) {
+    let d = s(dir);
+    let init = [
+        "store",
+        "init",
+        d,
+        "--oss",
+        "5",
+        "--code",
+        "raid6",
+        "--stripe-unit",
+        "4096",
+        "--write-path",
+        "delayed",
+        "--window-timeout-ms",
+        "600000",
+    ];
+    ok(&init, b"");
+    let mut model = bytes(1, FILE_BYTES);
+    ok(&["store", "put", d, "f"], &model);
+    let token = String::from_utf8(ok(&["store", "delayed", "start", d, "f"], b"")).unwrap();
+    let token = token.trim().to_string();
+    for (i, &(offset, len)) in WINDOW_WRITES.iter().enumerate() {
+        let new = bytes(10 + i as u8, len);
+        ok(
+            &["store", "write", d, "f", "--offset", &offset.to_string()],
+            &new,
+        );
+        model[offset..offset + len].copy_from_slice(&new);
+    }
+    ok(&["store", "fail", d, "--oss", FAILED_OSS], b"");
+    // The scenario's premise: no acknowledged byte was lost with the failed OSS.
+    assert!(
+        ok(&["store", "get", d, "f"], b"") == model,
+        "setup: the window's bytes must not sit on the failed OSS"
+    );
+    (token, model)
+}
+
+fn window_end_killed_at_every(point: &str) {
+    let tmp = fast_tempdir();
+    // The superblock names its OSS directories by absolute path: every run uses the same
+    // store directory, restored from a copy of the store as it was before END.
+    let dir = tmp.path().join("store");
+    let pristine = tmp.path().join("pristine");
+    let (token, model) = store_with_open_window_and_failed_oss(&dir);
+    copy_dir(&dir, &pristine);
+    let d = s(&dir);
+    let mut kills = 0;
+    for n in 1..=KILLS_MAX {
+        std::fs::remove_dir_all(&dir).unwrap();
+        copy_dir(&pristine, &dir);
+        let killed = killed_at(
+            &["store", "delayed", "end", d, &token],
+            b"",
+            &format!("{point}:{n}"),
+        );
+        let get = exaraid(&["store", "get", d, "f"], b"");
+        assert!(
+            get.status.success(),
+            "END killed at {point}:{n}: get fails: {}",
+            String::from_utf8_lossy(&get.stderr)
+        );
+        if get.stdout != model {
+            let bad: Vec<usize> = (0..model.len().min(get.stdout.len()))
+                .filter(|&i| get.stdout[i] != model[i])
+                .collect();
+            panic!(
+                "END killed at {point}:{n}: wrong bytes, exit 0: {} bytes (of {}), {} differ, first {:?} last {:?}",
+                get.stdout.len(),
+                model.len(),
+                bad.len(),
+                bad.first(),
+                bad.last()
+            );
+        }
+        let rebuild = exaraid(&["store", "rebuild", d, "--oss", FAILED_OSS], b"");
+        assert!(
+            rebuild.status.success(),
+            "END killed at {point}:{n}: rebuild fails: {}",
+            String::from_utf8_lossy(&rebuild.stderr)
+        );
+        assert!(
+            ok(&["store", "get", d, "f"], b"") == model,
+            "END killed at {point}:{n}: the file changed in the rebuild"
+        );
+        ok(&["store", "scrub", d], b"");
+        if !killed {
+            break;
+        }
+        kills += 1;
+    }
+    assert!(
+        kills >= 4,
+        "only {kills} kills at {point} landed in the END"
+    );
+    assert!(
+        kills < KILLS_MAX,
+        "END never finished within {KILLS_MAX} kill points at {point}"
+    );
+}
+
+#[test]
+fn a_window_end_killed_after_any_journal_record_with_a_failed_oss_keeps_every_acknowledged_byte() {
+    window_end_killed_at_every(JOURNAL_RECORD);
+}
+
+#[test]
+fn a_window_end_killed_at_any_block_with_a_failed_oss_keeps_every_acknowledged_byte() {
+    window_end_killed_at_every(WRITE_TORN_BLOCK);
+}
