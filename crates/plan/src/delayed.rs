@@ -60,6 +60,10 @@ struct WindowStripe {
     chunk_addr_bytes: Vec<Option<u64>>,
     /// Bytes written, per data element.
     written: Vec<IntervalSet>,
+    /// Each write's range `(plan, data element, start, end)`: what `written` is made of,
+    /// so that recovery can take back the writes a crash cut (`forget_writes`). At most
+    /// one entry per piece the window admits (`WINDOW_RANGES_MAX`).
+    writes: Vec<(PlanId, usize, u64, u64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -214,6 +218,7 @@ impl Delayed {
             let ws = w.stripes.entry(e.stripe).or_insert_with(|| WindowStripe {
                 chunk_addr_bytes: vec![None; self.layout.width()],
                 written: vec![IntervalSet::new(); self.layout.data_per_stripe()],
+                writes: Vec::new(),
             });
             if ws.chunk_addr_bytes[e.pos.col].is_none() {
                 ws.chunk_addr_bytes[e.pos.col] = Some(self.alloc.alloc(oss));
@@ -231,6 +236,8 @@ impl Delayed {
                 Vec::new(),
             );
             ws.written[d].insert(e.offset_bytes, e.offset_bytes + e.len_bytes);
+            ws.writes
+                .push((id, d, e.offset_bytes, e.offset_bytes + e.len_bytes));
         }
         self.windows.insert(window, w);
         Ok(b.finish(
@@ -533,6 +540,30 @@ impl Strategy for Delayed {
             }
         }
         Ok(Vec::new())
+    }
+
+    /// As for WCL: a cut window write's cache slot may hold zeros or stale bytes of an older
+    /// window, so its ranges read from whatever held them before it, unless a write that
+    /// was not cut wrote them into the same window (then the slot holds that write's bytes
+    /// or the cut one's, both right).
+    fn forget_writes(&mut self, plans: &BTreeSet<PlanId>) {
+        let windows = self
+            .windows
+            .values_mut()
+            .chain(self.closed.values_mut().map(|c| &mut c.window));
+        for ws in windows.flat_map(|w| w.stripes.values_mut()) {
+            if !ws.writes.iter().any(|w| plans.contains(&w.0)) {
+                continue;
+            }
+            for w in ws.written.iter_mut() {
+                *w = IntervalSet::new();
+            }
+            for &(plan, d, a, z) in &ws.writes {
+                if !plans.contains(&plan) {
+                    ws.written[d].insert(a, z);
+                }
+            }
+        }
     }
 
     fn lookup(

@@ -221,6 +221,14 @@ pub trait Strategy: Send {
         Ok(Vec::new())
     }
 
+    /// Recovery: `plans` were cut by a crash (no durable record) while later plans finished.
+    /// Their client writes' bytes may never have reached the places the planner gave them;
+    /// forget them where that would expose other bytes than the old ones (WCL cache slots).
+    /// In-place strategies have nothing to forget (a cut home write leaves old or new bytes).
+    fn forget_writes(&mut self, plans: &std::collections::BTreeSet<PlanId>) {
+        let _ = plans;
+    }
+
     /// Where the newest bytes of `[offset_bytes, offset_bytes + len_bytes)` of `file` are, in
     /// file order. Reads are served from these extents.
     fn lookup(

@@ -67,6 +67,10 @@ struct CacheStripe {
     parity_init: Vec<IntervalSet>,
     /// Write plans that put bytes into this cache stripe.
     writers: Vec<PlanId>,
+    /// Each write's data range `(plan, data element, start, end)`, in plan order: what
+    /// `written` is made of, so that recovery can take back the writes a crash cut
+    /// (`forget_writes`). One entry per element range a write touched in this stripe.
+    writes: Vec<(PlanId, usize, u64, u64)>,
 }
 
 /// New bytes of one data element range in the cache stripe, with their old value.
@@ -149,6 +153,7 @@ impl Wcl {
                 written: vec![IntervalSet::new(); g.data_count()],
                 parity_init: vec![IntervalSet::new(); g.parity_count()],
                 writers: Vec::new(),
+                writes: Vec::new(),
             },
         };
 
@@ -358,6 +363,7 @@ impl Wcl {
         // 3. Index update; a complete stripe leaves the open set for destaging.
         for en in &entries {
             cs.written[en.data].insert(en.a, en.z);
+            cs.writes.push((plan, en.data, en.a, en.z));
         }
         for (p, a, z) in new_init {
             cs.parity_init[p].insert(a, z);
@@ -537,6 +543,33 @@ impl Strategy for Wcl {
             }
         }
         Ok(Vec::new())
+    }
+
+    /// A cut write's cache bytes were maybe never written: its slot holds zeros or an older
+    /// cache stripe's stale bytes there, neither the old nor the new bytes of the file. So its
+    /// ranges read from whatever held them before it (an older cache stripe, or home), unless
+    /// another write, not cut, wrote them into the same cache stripe (then the slot holds
+    /// that write's bytes or the cut one's, both right). The running parity is left as is
+    /// (recovery rewrites it from the bytes it decides).
+    fn forget_writes(&mut self, plans: &BTreeSet<PlanId>) {
+        let layers = self.open.values_mut().chain(
+            self.destaging
+                .values_mut()
+                .flat_map(|l| l.iter_mut().map(|(_, cs)| cs)),
+        );
+        for cs in layers {
+            if !cs.writes.iter().any(|w| plans.contains(&w.0)) {
+                continue;
+            }
+            for w in cs.written.iter_mut() {
+                *w = IntervalSet::new();
+            }
+            for &(plan, d, a, z) in &cs.writes {
+                if !plans.contains(&plan) {
+                    cs.written[d].insert(a, z);
+                }
+            }
+        }
     }
 
     fn lookup(

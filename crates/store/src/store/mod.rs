@@ -891,6 +891,13 @@ impl Store {
                 .all(|(_, p)| !state.durable.contains(&p.id));
             if tail_undurable {
                 strategy = replay(kind, &layout, config, &state.inputs[..first])?.0;
+            } else {
+                // Concurrent writers: a plan cut by the crash, then a later one that finished
+                // (its input came after). The planner state must keep the later one, but the
+                // cut write's cache slot may hold zeros or stale bytes of an older cache
+                // stripe (review h, H1): its ranges read from what held them before it.
+                let cut: BTreeSet<PlanId> = undurable.iter().map(|(_, p)| p.id).collect();
+                strategy.forget_writes(&cut);
             }
         }
         let input_of: HashMap<PlanId, usize> = undurable.iter().map(|(i, p)| (p.id, *i)).collect();
