@@ -1012,7 +1012,14 @@ impl Backend for DirBackend {
             let (Ok(obj), Some(zone)) = (obj.parse::<u64>(), Zone::from_name(zone)) else {
                 continue;
             };
-            let len = e.metadata().map_err(|e| self.map_io(e))?.len();
+            // Gone since the listing: `remove` drops a file's objects without the store's
+            // gate, so a settle listing them meanwhile (to drop its copies) must not take the
+            // vanished file for a lost OSS (review H4: a flush failed "OSS unavailable").
+            let len = match e.metadata() {
+                Ok(m) => m.len(),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(self.map_io(e)),
+            };
             out.push((obj, zone, len.div_ceil(self.slot_bytes())));
         }
         out.sort();

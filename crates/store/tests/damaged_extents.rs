@@ -86,7 +86,7 @@ fn a_damaged_extents_record_on_one_oss_makes_only_that_oss_unavailable_until_reb
         let victim = 1;
         damage.apply(&dir.join(format!("oss-{victim}")));
 
-        let store = Store::open(dir).unwrap_or_else(|e| panic!("{damage:?}: {e}"));
+        let mut store = Store::open(dir).unwrap_or_else(|e| panic!("{damage:?}: {e}"));
         assert_eq!(
             store.get("f").unwrap(),
             f,
@@ -108,6 +108,17 @@ fn a_damaged_extents_record_on_one_oss_makes_only_that_oss_unavailable_until_reb
         assert!(
             status.oss.iter().filter(|o| o.problem.is_some()).count() == 1,
             "{damage:?}: only OSS {victim}"
+        );
+        // Not on record as failed, yet not fine: `online` names the damage and the rebuild.
+        let refused = store.online_oss(victim).unwrap_err().to_string();
+        assert!(
+            refused.contains("refused, nothing changed")
+                && refused.contains(damage.names())
+                && refused.contains(&format!(
+                    "exaraid store rebuild {} --oss {victim}",
+                    dir.display()
+                )),
+            "{damage:?}: {refused}"
         );
         let report = store.scrub(false).unwrap();
         assert_eq!(report.failed_oss, vec![victim], "{damage:?}");

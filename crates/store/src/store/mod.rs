@@ -1673,7 +1673,7 @@ impl Store {
     pub fn serve_background(&self, stop: &AtomicBool) -> Result<(), StoreError> {
         self.background_served.store(true, Ordering::SeqCst);
         let result = (|| loop {
-            let next = {
+            let ready = {
                 let mut q = self.background.lock();
                 if q.is_empty() {
                     if stop.load(Ordering::SeqCst) {
@@ -1681,27 +1681,50 @@ impl Store {
                     }
                     self.background_cv
                         .wait_for(&mut q, std::time::Duration::from_millis(SERVE_POLL_MS));
-                    None // what arrived meanwhile is looked at (held back or not) next round
+                    false // what arrived meanwhile is looked at (held back or not) next round
                 } else if !stop.load(Ordering::SeqCst) && self.hold_destage_back(&q) {
                     self.background_cv
                         .wait_for(&mut q, std::time::Duration::from_millis(SERVE_POLL_MS));
-                    None
+                    false
                 } else {
-                    q.pop_front()
+                    true
                 }
             };
-            if let Some(a) = next {
+            if ready {
+                // The share first, then the plan: see `pop_background`.
                 let _shared = self.gate_shared_on_server();
-                self.run_plans_from(vec![a], None, true)?;
+                if let Some(a) = self.pop_background() {
+                    self.run_plans_from(vec![a], None, true)?;
+                }
             }
             self.serve_timers()?;
         })();
         self.background_served.store(false, Ordering::SeqCst);
         // A writer waiting for this worker's advance advances the parity itself now.
         self.advance_cv.notify_all();
+        let _shared = self.gate_shared_on_server();
         let rest: Vec<Admitted> = self.background.lock().drain(..).collect();
         self.run_plans(rest, None)?;
         result
+    }
+
+    /// The next queued background plan, for a caller that holds a share of the gate (the
+    /// assertion cannot see whose share, nor tell a share from an exclusive caller that
+    /// already waits for the shares to end; the callers take it just before). Why the share
+    /// comes first: a settle (`flush_exclusive`, `absorb_losses`) holds the gate exclusive,
+    /// runs or drains the queue and resets the planner and its plan ids. A plan taken off
+    /// the queue before the share could be run after such a settle: its steps would move
+    /// cache bytes the settle already moved home (and the new planner may have handed to new
+    /// writes), its completion would fail "not in flight" (the worker died), or it would wait
+    /// forever for `after_plans` the reset discarded while its stripe ticket blocks every
+    /// later writer of the stripe (review H4). Under a share no settle runs, so whatever is
+    /// in the queue was admitted by the current planner.
+    fn pop_background(&self) -> Option<Admitted> {
+        assert!(
+            self.gate.is_locked(),
+            "background plans are taken off the queue under a share of the gate"
+        );
+        self.background.lock().pop_front()
     }
 
     /// Whether the worker holds the destage first in its queue back for now: while client
@@ -1832,10 +1855,11 @@ impl Store {
                 return Ok(exclusive);
             }
             loop {
-                let Some(next) = self.background.lock().pop_front() else {
+                // The share first, then the plan: see `pop_background`.
+                let _shared = self.gate_shared_on_server();
+                let Some(next) = self.pop_background() else {
                     break;
                 };
-                let _shared = self.gate_shared_on_server();
                 self.run_plans_from(vec![next], None, true)?;
             }
         }

@@ -164,6 +164,15 @@ impl Store {
         {
             let core = self.core.lock();
             if !core.state.failed_oss.contains(&oss) {
+                // Unavailable without a record (its own metadata is damaged): "nothing to
+                // do" would read as if it were fine (review L4); `online` cannot use it as it
+                // is, only a rebuild can.
+                if let Some(problem) = self.backends[oss].problem() {
+                    return Err(StoreError::BadInput(format!(
+                        "refused, nothing changed: OSS {oss} ({}) is unavailable although not recorded as failed: {problem}; `online` cannot use it as it is; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
+                        self.backends[oss].location()
+                    )));
+                }
                 return Err(StoreError::BadInput(format!(
                     "OSS {oss} is not recorded as failed (failed: {:?}): nothing to do",
                     core.state.failed_oss
