@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::{Store, WritePath};
+use exaraid_store::WritePath;
 
 const WRITERS: u64 = 4;
 const WRITES_PER_WRITER: u64 = 30;
