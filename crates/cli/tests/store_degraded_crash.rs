@@ -11,7 +11,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{bytes, killed_at, ok, s};
+use common::{bytes, fast_tempdir, killed_at, ok, s};
 use exaraid_store::torture::{JOURNAL_RECORD, SETTLE_TORN_BLOCK, WRITE_TORN_BLOCK};
 use exaraid_store::Store;
 
@@ -19,20 +19,6 @@ const UNIT_BYTES: u64 = 4096;
 const FILE_BYTES: usize = 64 * 1024;
 /// More kill points than any command here passes (it then finishes).
 const KILLS_MAX: u64 = 64;
-
-/// A temporary directory on tmpfs when there is one (fast fsync), else the default.
-fn fast_tempdir() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir() {
-        if let Ok(d) = tempfile::Builder::new()
-            .prefix("exaraid-degraded-crash")
-            .tempdir_in(shm)
-        {
-            return d;
-        }
-    }
-    tempfile::tempdir().unwrap()
-}
 
 /// Run `exaraid args` with `stdin`, set to SIGKILL itself at the `n`-th torn block write.
 /// `true`: killed there; `false`: it finished first. Anything else fails the test.
@@ -80,7 +66,7 @@ fn degraded_write_killed_at_every_block(code: &[&str]) {
 }
 
 fn degraded_write_killed_at_every(code: &[&str], at: Kill) {
-    let tmp = fast_tempdir();
+    let tmp = fast_tempdir("exaraid-degraded-crash");
     let dir = tmp.path().join("store");
     init(&dir, code);
     let mut model = bytes(3, FILE_BYTES);
@@ -203,7 +189,7 @@ fn a_degraded_write_killed_after_any_journal_record_keeps_every_acknowledged_byt
 /// last stripe, so that stripe has data columns the put never writes.
 #[test]
 fn a_degraded_put_killed_at_any_block_keeps_the_old_file_and_rebuild_works() {
-    let tmp = fast_tempdir();
+    let tmp = fast_tempdir("exaraid-degraded-crash");
     let dir = tmp.path().join("store");
     let oss_count = 6;
     init(
@@ -264,7 +250,7 @@ fn a_degraded_put_killed_at_any_block_keeps_the_old_file_and_rebuild_works() {
 /// the whole new content (it used to leave the name 0 bytes long, or torn).
 #[test]
 fn a_degraded_put_of_a_new_name_killed_at_any_block_leaves_no_file_or_all_of_it() {
-    let tmp = fast_tempdir();
+    let tmp = fast_tempdir("exaraid-degraded-crash");
     let dir = tmp.path().join("store");
     init(&dir, &["--oss", "5", "--code", "raid6"]);
     ok(&["store", "fail", s(&dir), "--oss", "1"], b"");

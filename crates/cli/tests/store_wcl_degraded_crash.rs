@@ -17,12 +17,8 @@
 
 mod common;
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
-use common::{bytes, ok, s};
-use exaraid_store::torture::{KILL_AT_ENV, SETTLE_TORN_BLOCK, WRITE_TORN_BLOCK};
+use common::{bytes, fast_tempdir, killed_at, ok, s};
+use exaraid_store::torture::{SETTLE_TORN_BLOCK, WRITE_TORN_BLOCK};
 
 const FILE_BYTES: usize = 50_000;
 /// Acknowledged writes `(offset, length)` before the cut one, in order.
@@ -39,49 +35,8 @@ const FAILED_OSS: &str = "0";
 /// More kill points than the cut write passes (it then finishes).
 const KILLS_MAX: u64 = 32;
 
-/// A temporary directory on tmpfs when there is one (fast fsync), else the default.
-fn fast_tempdir() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir() {
-        if let Ok(d) = tempfile::Builder::new()
-            .prefix("exaraid-wcl-degraded-crash")
-            .tempdir_in(shm)
-        {
-            return d;
-        }
-    }
-    tempfile::tempdir().unwrap()
-}
-
-/// Run `exaraid args` with `stdin`, set to SIGKILL itself at `kill_at` (`point:n`).
-/// `true`: killed there; `false`: it finished first. Anything else fails the test.
-fn killed_at(args: &[&str], stdin: &[u8], kill_at: &str) -> bool {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-        .args(args)
-        .env(KILL_AT_ENV, kill_at)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The command reads all of stdin before it writes anything: no kill before this ends.
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    if out.status.success() {
-        return false;
-    }
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(
-        out.status.signal(),
-        Some(9),
-        "{args:?} at {kill_at}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    true
-}
-
 fn degraded_wcl_write_killed_at_every_block(code: &[&str]) {
-    let tmp = fast_tempdir();
+    let tmp = fast_tempdir("exaraid-wcl-degraded-crash");
     let dir = tmp.path().join("store");
     let mut args = vec!["store", "init", s(&dir)];
     args.extend_from_slice(code);

@@ -12,7 +12,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{bytes, exaraid, killed_at, ok, s};
+use common::{bytes, exaraid, fast_tempdir, killed_at, ok, s};
 use exaraid_store::torture::{JOURNAL_RECORD, WRITE_TORN_BLOCK};
 
 const FILE_BYTES: usize = 50_000;
@@ -23,20 +23,6 @@ const WINDOW_WRITES: [(usize, usize); 4] =
 const FAILED_OSS: &str = "0";
 /// More kill points than one END passes (the sweep stops at the first it survives).
 const KILLS_MAX: u64 = 48;
-
-/// A temporary directory on tmpfs when there is one (fast fsync), else the default.
-fn fast_tempdir() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir() {
-        if let Ok(d) = tempfile::Builder::new()
-            .prefix("exaraid-window-end-degraded")
-            .tempdir_in(shm)
-        {
-            return d;
-        }
-    }
-    tempfile::tempdir().unwrap()
-}
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -93,7 +79,7 @@ fn store_with_open_window_and_failed_oss(dir: &Path) -> (String, Vec<u8>) {
 }
 
 fn window_end_killed_at_every(point: &str) {
-    let tmp = fast_tempdir();
+    let tmp = fast_tempdir("exaraid-window-end-degraded");
     // The superblock names its OSS directories by absolute path: every run uses the same
     // store directory, restored from a copy of the store as it was before END.
     let dir = tmp.path().join("store");

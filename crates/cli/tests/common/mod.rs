@@ -82,3 +82,15 @@ pub fn killed_at(args: &[&str], stdin: &[u8], kill_at: &str) -> bool {
     );
     true
 }
+
+/// A temporary directory on tmpfs when there is one (fast fsync: crash sweeps run many
+/// commands), else the default.
+pub fn fast_tempdir(prefix: &str) -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        if let Ok(d) = tempfile::Builder::new().prefix(prefix).tempdir_in(shm) {
+            return d;
+        }
+    }
+    tempfile::tempdir().unwrap()
+}
