@@ -55,10 +55,7 @@ fn oss_of_other_data_column(dir: &Path, name: &str, at: u64) -> usize {
 }
 
 fn init(dir: &Path, code: &[&str]) {
-    let mut args = vec!["store", "init", s(dir)];
-    args.extend_from_slice(code);
-    args.extend_from_slice(&["--stripe-unit", "4096"]);
-    ok(&args, b"");
+    common::init_store(s(dir), code);
 }
 
 fn degraded_write_killed_at_every_block(code: &[&str]) {

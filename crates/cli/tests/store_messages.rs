@@ -10,22 +10,7 @@ fn a_cache_stripe_beyond_repair_is_named_by_its_file_name() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("store");
     let d = s(&dir);
-    ok(
-        &[
-            "store",
-            "init",
-            d,
-            "--oss",
-            "4",
-            "--code",
-            "raid5",
-            "--stripe-unit",
-            "4096",
-            "--write-path",
-            "wcl",
-        ],
-        b"",
-    );
+    init_store(d, &["--oss", "4", "--code", "raid5", "--write-path", "wcl"]);
     // Less than a stripe: it stays in the cache zone (WCL destages complete stripes).
     ok(&["store", "put", d, "c"], &bytes(3, 10_000));
     let cache = format!("{}.cache", u64::MAX);

@@ -46,21 +46,9 @@ fn ten_bytes_a_terabyte_in(write_path: &str) {
     let d = s(&dir);
     let out = tmp.path().join("stdout");
     let o = &out;
-    ok(
-        &[
-            "store",
-            "init",
-            d,
-            "--oss",
-            "4",
-            "--code",
-            "raid5",
-            "--stripe-unit",
-            "4096",
-            "--write-path",
-            write_path,
-        ],
-        b"",
+    init_store(
+        d,
+        &["--oss", "4", "--code", "raid5", "--write-path", write_path],
     );
     let at = TIB.to_string();
     let token = if write_path == "delayed" {

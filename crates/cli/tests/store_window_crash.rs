@@ -16,21 +16,9 @@ use common::*;
 const JOURNAL_RECORDS_MAX: u64 = 40;
 
 fn init(d: &str) {
-    ok(
-        &[
-            "store",
-            "init",
-            d,
-            "--oss",
-            "5",
-            "--code",
-            "raid6",
-            "--stripe-unit",
-            "4096",
-            "--write-path",
-            "delayed",
-        ],
-        b"",
+    init_store(
+        d,
+        &["--oss", "5", "--code", "raid6", "--write-path", "delayed"],
     );
 }
 

@@ -94,3 +94,11 @@ pub fn fast_tempdir(prefix: &str) -> tempfile::TempDir {
     }
     tempfile::tempdir().unwrap()
 }
+
+/// `exaraid store init DIR --stripe-unit 4096 ARGS..` (the small unit every CLI test uses, so
+/// a few KiB touch many stripes); fails the test if init fails.
+pub fn init_store(dir: &str, args: &[&str]) {
+    let mut all = vec!["store", "init", dir, "--stripe-unit", "4096"];
+    all.extend_from_slice(args);
+    ok(&all, b"");
+}
