@@ -1047,7 +1047,9 @@ impl Backend for DirBackend {
         self.dirty.lock().remove(&(object, zone));
         let path = self.path(object, zone);
         let len = path.metadata().map(|m| m.len()).unwrap_or(0);
-        match std::fs::remove_file(&path) {
+        let removed = std::fs::remove_file(&path);
+        crate::torture::kill_point(crate::torture::REMOVE_ZONE);
+        match removed {
             Ok(()) => {
                 let _ = self
                     .used_bytes

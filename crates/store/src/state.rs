@@ -262,6 +262,14 @@ pub enum Rec {
         plan: u64,
         copies: Vec<FailedColumnCopy>,
     },
+    /// The objects of removed file `id` (a `Remove`, or the old content a `Replace`
+    /// dropped) are deleted on every OSS that was up. Why a record: a removal deletes
+    /// several files per OSS after its `Remove` is durable; a crash in between left the rest
+    /// on the OSSs for ever (space nobody could use, a half-deleted file). Until this
+    /// record, `State::removing` names the file and every open deletes what is left.
+    ObjectsRemoved {
+        id: u64,
+    },
 }
 
 /// Bytes `offset_bytes..` of the data element at (`row`, `col`) of home stripe `stripe` of
@@ -333,6 +341,10 @@ pub struct State {
     /// degraded write that never reached its first write (see `copy_failed_columns`).
     #[serde(default)]
     pub failed_at_input: BTreeMap<usize, usize>,
+    /// Removed files (by id) whose objects may still be on the OSSs: from their `Remove`
+    /// (or the `Replace` that dropped them) to their `ObjectsRemoved`.
+    #[serde(default)]
+    pub removing: BTreeSet<u64>,
 }
 
 impl State {
@@ -394,6 +406,8 @@ impl State {
             Rec::PlannerReset => false,
             // A copy of bytes already there (the plan that follows changes bytes).
             Rec::FailedColumnCopy { .. } => false,
+            // Only objects of a file no longer in the table go.
+            Rec::ObjectsRemoved { .. } => false,
             _ => true,
         };
         if may_change_bytes {
@@ -410,6 +424,7 @@ impl State {
                     if let Some(old) = self.files.insert(to.clone(), meta) {
                         self.windows.retain(|_, w| w.file != old.id);
                         self.lost.retain(|l| l.file != old.id);
+                        self.removing.insert(old.id);
                     }
                 }
             }
@@ -417,7 +432,11 @@ impl State {
                 if let Some(meta) = self.files.remove(name) {
                     self.windows.retain(|_, w| w.file != meta.id);
                     self.lost.retain(|l| l.file != meta.id);
+                    self.removing.insert(meta.id);
                 }
+            }
+            Rec::ObjectsRemoved { id } => {
+                self.removing.remove(id);
             }
             Rec::Input(input) => {
                 match input {

@@ -73,6 +73,9 @@ pub const WRITE_TORN_BLOCK: &str = "write-torn-block";
 pub const REBUILD_BEGUN: &str = "rebuild-begun";
 pub const REBUILD_ELEMENT: &str = "rebuild-element";
 pub const REBUILD_SWITCHED: &str = "rebuild-switched";
+/// Kill point after each object file (one zone of one object on one OSS) a removal deleted
+/// (`rm`, the old content of a `put`): a sweep kills a removal at every file.
+pub const REMOVE_ZONE: &str = "remove-zone";
 
 /// Kill points of `init`: after its marker is written, after each OSS directory is made,
 /// and before the superblock (see `store::INIT_MARKER_FILE`).

@@ -1009,6 +1009,8 @@ impl Store {
         store.run_plans(more, None)?;
         store.tick()?;
         store.drop_staging_files()?;
+        // Removals a crash cut after their record: their objects go now.
+        store.finish_removals(&store.gate_exclusive()?)?;
         Ok(store)
     }
 
@@ -1139,19 +1141,24 @@ impl Store {
         self.check_usable()?;
         let (id, _) = self.file(name)?;
         self.refuse_open_window(&self.core.lock(), id, name, "rm", "remove")?;
-        self.detach(id)?;
-        let mut core = self.core.lock();
-        // Again under the lock of the record: a window may have started meanwhile.
-        self.refuse_open_window(&core, id, name, "rm", "remove")?;
-        self.journal(
-            &mut core,
-            Rec::Remove {
-                name: name.to_string(),
-            },
-            true,
-        )?;
-        drop(core);
-        self.remove_objects(id)
+        // Exclusive from the record to the last deleted object: no read, plan or scrub of the
+        // file runs meanwhile (they hold the gate shared), so none reads a half-deleted file
+        // (a read of a deleted element reads zeros: wrong bytes, not an error).
+        let exclusive = self.gate_exclusive()?;
+        self.detach(&exclusive, id)?;
+        {
+            let mut core = self.core.lock();
+            // Again under the lock of the record: a window may have started meanwhile.
+            self.refuse_open_window(&core, id, name, "rm", "remove")?;
+            self.journal(
+                &mut core,
+                Rec::Remove {
+                    name: name.to_string(),
+                },
+                true,
+            )?;
+        }
+        self.finish_removals(&exclusive)
     }
 
     /// `put` and `rm` of a file with an open delayed window are refused, nothing changed.
@@ -1178,14 +1185,19 @@ impl Store {
 
     /// Before a file's metadata goes: nothing of it may stay in the cache zone. (Its open
     /// windows are the caller's to refuse, see `refuse_open_window`.)
-    fn detach(&self, id: u64) -> Result<(), StoreError> {
-        let core = self.core.lock();
-        let cached = self.cached_extents(&core, id)?;
+    fn detach(
+        &self,
+        exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
+        id: u64,
+    ) -> Result<(), StoreError> {
+        let cached = {
+            let core = self.core.lock();
+            self.cached_extents(&core, id)?
+        };
         if !cached.is_empty() {
-            drop(core);
             // Data of this file still in the cache zone: settle it first so that the cache
             // zone holds nothing of a removed file.
-            self.settle_all()?;
+            self.settle_exclusive(exclusive)?;
         }
         Ok(())
     }
@@ -1208,11 +1220,29 @@ impl Store {
         Ok(())
     }
 
-    fn remove_objects(&self, id: u64) -> Result<(), StoreError> {
-        for b in &self.backends {
-            if b.healthy() {
-                b.remove_object(id)?;
+    /// Delete the objects of every removed file still in `State::removing` on the OSSs that
+    /// are up, then journal that they are gone. Under the gate exclusive (see `remove`). A
+    /// crash part-way leaves the file out of the table and in `removing`: the next open
+    /// deletes the rest (deleting is idempotent). A failed OSS keeps its objects of removed
+    /// files until it is rebuilt (which empties it; the `Remove` made it stale).
+    fn finish_removals(
+        &self,
+        _exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
+    ) -> Result<(), StoreError> {
+        let removing: Vec<u64> = self.core.lock().state.removing.iter().copied().collect();
+        for id in removing {
+            assert!(
+                self.core.lock().state.file_by_id(id).is_none(),
+                "removing the objects of file #{id}, which is still in the file table"
+            );
+            for b in &self.backends {
+                if b.healthy() {
+                    b.remove_object(id)?;
+                }
             }
+            // Not synced by itself: lost in a crash, the next open deletes nothing again.
+            let mut core = self.core.lock();
+            self.journal(&mut core, Rec::ObjectsRemoved { id }, false)?;
         }
         Ok(())
     }
@@ -1264,8 +1294,10 @@ impl Store {
                 return Err(e);
             }
         }
+        // Exclusive from the record to the old content's last deleted object (see `remove`).
+        let exclusive = self.gate_exclusive()?;
         if let Some(old) = old {
-            self.detach(old)?;
+            self.detach(&exclusive, old)?;
         }
         {
             let mut core = self.core.lock();
@@ -1277,6 +1309,7 @@ impl Store {
             };
             if let Err(e) = refused {
                 drop(core);
+                drop(exclusive);
                 self.remove(&temp)?; // the new content, never acknowledged
                 return Err(e);
             }
@@ -1289,10 +1322,7 @@ impl Store {
                 true,
             )?;
         }
-        match old {
-            Some(old) => self.remove_objects(old),
-            None => Ok(()),
-        }
+        self.finish_removals(&exclusive)
     }
 
     /// The whole content of a file.
@@ -1867,7 +1897,15 @@ impl Store {
 
     fn flush_exclusive(
         &self,
-        _exclusive: parking_lot::RwLockWriteGuard<'_, ()>,
+        exclusive: parking_lot::RwLockWriteGuard<'_, ()>,
+    ) -> Result<(), StoreError> {
+        self.settle_exclusive(&exclusive)
+    }
+
+    /// `flush_exclusive` for a caller that goes on using the store exclusively (`remove`).
+    fn settle_exclusive(
+        &self,
+        _exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
     ) -> Result<(), StoreError> {
         let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
         self.run_plans_from(queued, None, true)?;

@@ -276,6 +276,14 @@ impl Store {
         for (name, meta) in files {
             let id = meta.id;
             for stripe in meta.written_stripes(sdb) {
+                // Shared: a `remove` (exclusive) deletes the file's objects between two
+                // stripes, never under one; a file removed since the listing is skipped
+                // (its stripe read half-deleted reported a false parity mismatch, and
+                // `--repair` wrote the removed file's parity back).
+                let _shared = self.gate.read();
+                if self.core.lock().state.file_by_id(id).is_none() {
+                    break;
+                }
                 let _guard = self.locks.lock([(id, stripe)].into_iter().collect());
                 report.stripes_checked += 1;
                 let mut home = self.read_home_blocks(id, stripe)?;
