@@ -1,0 +1,183 @@
+//! kill -9 of a delayed window ended by its timeout (not by END) with one OSS failed: the
+//! timeout path of review H5. The failed OSS holds a data column of stripes the window
+//! wrote, outside the window's bytes: its acknowledged bytes exist only as a decode of the
+//! other columns. The timeout's parity plan (`PlanCause::WindowTimeout`) rewrites the parity
+//! of those stripes and then the window's bytes move home, like END's; H5's fix (the parity
+//! plan journals the failed column first) was tested for END only
+//! (`store_window_end_degraded_crash.rs`). Here the window's deadline has passed when the
+//! killed command opens the store, so the open's timer run ends it; killed anywhere in it
+//! (after any journal record, or between any block's new bytes and its checksum), the
+//! store must afterwards read every acknowledged byte, rebuild the failed OSS and scrub
+//! clean.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{bytes, exaraid, fast_tempdir, killed_at, ok, s};
+use exaraid_store::torture::{JOURNAL_RECORD, WRITE_TORN_BLOCK};
+
+const FILE_BYTES: usize = 50_000;
+/// The window's writes `(offset, length)`: none holds bytes of the failed OSS (checked).
+const WINDOW_WRITES: [(usize, usize); 4] =
+    [(21222, 2472), (25875, 792), (4747, 8780), (6168, 5992)];
+/// Data column 0 of stripe 0 (file bytes 0..4096), beside the window's bytes.
+const FAILED_OSS: &str = "0";
+/// More kill points than one timeout passes (the sweep stops at the first it survives).
+const KILLS_MAX: u64 = 48;
+/// The window's timeout: long enough for the setup's commands to run inside the window
+/// (a setup that took longer is retried with a longer one), short for the test's wall time.
+const TIMEOUT_MS_FIRST: u64 = 1500;
+const SETUP_ATTEMPTS: u32 = 4;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A raid6 delayed store (window timeout `timeout_ms`) with an open window on `f` holding
+/// `WINDOW_WRITES`, then OSS `FAILED_OSS` failed. Returns the window's token and every
+/// acknowledged byte of `f`, or `None` when the window timed out during the setup.
+fn store_with_open_window_and_failed_oss(dir: &Path, timeout_ms: u64) -> Option<(String, Vec<u8>)> {
+    let d = s(dir);
+    let timeout = timeout_ms.to_string();
+    let init = [
+        "store",
+        "init",
+        d,
+        "--oss",
+        "5",
+        "--code",
+        "raid6",
+        "--stripe-unit",
+        "4096",
+        "--write-path",
+        "delayed",
+        "--window-timeout-ms",
+        &timeout,
+    ];
+    ok(&init, b"");
+    let mut model = bytes(1, FILE_BYTES);
+    ok(&["store", "put", d, "f"], &model);
+    let token = String::from_utf8(ok(&["store", "delayed", "start", d, "f"], b"")).unwrap();
+    let token = token.trim().to_string();
+    for (i, &(offset, len)) in WINDOW_WRITES.iter().enumerate() {
+        let new = bytes(10 + i as u8, len);
+        ok(
+            &["store", "write", d, "f", "--offset", &offset.to_string()],
+            &new,
+        );
+        model[offset..offset + len].copy_from_slice(&new);
+    }
+    ok(&["store", "fail", d, "--oss", FAILED_OSS], b"");
+    // The scenario's premise: no acknowledged byte was lost with the failed OSS.
+    assert!(
+        ok(&["store", "get", d, "f"], b"") == model,
+        "setup: the window's bytes must not sit on the failed OSS"
+    );
+    // Still inside the window: its bytes have no parity yet.
+    let status: serde_json::Value =
+        serde_json::from_slice(&ok(&["store", "status", d, "--json"], b"")).unwrap();
+    let unprotected = status["bytes_unprotected"].as_u64().unwrap();
+    (unprotected > 0).then_some((token, model))
+}
+
+fn window_timeout_killed_at_every(point: &str) {
+    let tmp = fast_tempdir("exaraid-window-timeout-degraded");
+    // The superblock names its OSS directories by absolute path: every run uses the same
+    // store directory, restored from a copy of the store as it was before the timeout.
+    let dir = tmp.path().join("store");
+    let pristine = tmp.path().join("pristine");
+    let mut timeout_ms = TIMEOUT_MS_FIRST;
+    let mut made = None;
+    for _ in 0..SETUP_ATTEMPTS {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        made = store_with_open_window_and_failed_oss(&dir, timeout_ms);
+        if made.is_some() {
+            break;
+        }
+        timeout_ms *= 4; // a slow machine: the window timed out before the setup ended
+    }
+    let (_token, model) = made.expect("the setup ran inside the window's timeout");
+    copy_dir(&dir, &pristine);
+    // Past the deadline: the next command's open ends the window by its timeout.
+    std::thread::sleep(Duration::from_millis(timeout_ms + 100));
+    let d = s(&dir);
+    let mut kills = 0;
+    for n in 1..=KILLS_MAX {
+        std::fs::remove_dir_all(&dir).unwrap();
+        copy_dir(&pristine, &dir);
+        let killed = killed_at(&["store", "ls", d], b"", &format!("{point}:{n}"));
+        // The timeout gave the window's bytes parity (the next open's timers, after a kill).
+        let status: serde_json::Value =
+            serde_json::from_slice(&ok(&["store", "status", d, "--json"], b"")).unwrap();
+        assert_eq!(
+            status["bytes_unprotected"], 0,
+            "timeout killed at {point}:{n}: window bytes without parity after the deadline"
+        );
+        let get = exaraid(&["store", "get", d, "f"], b"");
+        assert!(
+            get.status.success(),
+            "timeout killed at {point}:{n}: get fails: {}",
+            String::from_utf8_lossy(&get.stderr)
+        );
+        if get.stdout != model {
+            let bad: Vec<usize> = (0..model.len().min(get.stdout.len()))
+                .filter(|&i| get.stdout[i] != model[i])
+                .collect();
+            panic!(
+                "timeout killed at {point}:{n}: wrong bytes, exit 0: {} bytes (of {}), {} differ, first {:?} last {:?}",
+                get.stdout.len(),
+                model.len(),
+                bad.len(),
+                bad.first(),
+                bad.last()
+            );
+        }
+        let rebuild = exaraid(&["store", "rebuild", d, "--oss", FAILED_OSS], b"");
+        assert!(
+            rebuild.status.success(),
+            "timeout killed at {point}:{n}: rebuild fails: {}",
+            String::from_utf8_lossy(&rebuild.stderr)
+        );
+        assert!(
+            ok(&["store", "get", d, "f"], b"") == model,
+            "timeout killed at {point}:{n}: the file changed in the rebuild"
+        );
+        ok(&["store", "scrub", d], b"");
+        if !killed {
+            break;
+        }
+        kills += 1;
+    }
+    assert!(
+        kills >= 4,
+        "only {kills} kills at {point} landed in the timeout's END"
+    );
+    assert!(
+        kills < KILLS_MAX,
+        "the timeout never finished within {KILLS_MAX} kill points at {point}"
+    );
+}
+
+#[test]
+fn a_window_timeout_killed_after_any_journal_record_with_a_failed_oss_keeps_every_acknowledged_byte(
+) {
+    window_timeout_killed_at_every(JOURNAL_RECORD);
+}
+
+#[test]
+fn a_window_timeout_killed_at_any_block_with_a_failed_oss_keeps_every_acknowledged_byte() {
+    window_timeout_killed_at_every(WRITE_TORN_BLOCK);
+}
