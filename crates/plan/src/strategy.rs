@@ -184,6 +184,13 @@ pub enum PlanError {
     TimeWentBackwards { now_ns: u64, last_ns: u64 },
     #[error("plan {plan} is not in flight: it was never returned or was already completed")]
     UnknownPlan { plan: PlanId },
+    #[error("stripe {stripe} of file {file} has {ranges} ranges of writes still in flight in its cache stripe, the limit is {max}: nothing of this write was done; retry it once earlier writes complete")]
+    CacheStripeBusy {
+        file: FileId,
+        stripe: u64,
+        ranges: u64,
+        max: u64,
+    },
 }
 
 /// A write path as a state machine.

@@ -65,13 +65,27 @@ struct CacheStripe {
     written: Vec<IntervalSet>,
     /// Bytes of the running parity that exist, per parity element.
     parity_init: Vec<IntervalSet>,
-    /// Write plans that put bytes into this cache stripe.
+    /// Write plans not yet complete that put bytes into this cache stripe (its destage
+    /// runs after them).
     writers: Vec<PlanId>,
-    /// Each write's data range `(plan, data element, start, end)`, in plan order: what
-    /// `written` is made of, so that recovery can take back the writes a crash cut
-    /// (`forget_writes`). One entry per element range a write touched in this stripe.
+    /// Each incomplete write's data range `(plan, data element, start, end)`, in plan
+    /// order: with `settled`, what `written` is made of, so that recovery can take back the
+    /// writes a crash cut (`forget_writes`). One entry per element range a write touched in
+    /// this stripe; at most `CACHE_STRIPE_WRITES_MAX` (see there).
     writes: Vec<(PlanId, usize, u64, u64)>,
+    /// Bytes written by complete writes, per data element. Why apart from `writes`: a
+    /// complete write is durable, so a crash never takes it back; merging its ranges here
+    /// when it completes keeps `writes` to the writes in flight (it grew by one entry per
+    /// write for as long as the stripe stayed open: review note 3, "unbounded").
+    settled: Vec<IntervalSet>,
 }
+
+/// Most ranges of incomplete writes one cache stripe keeps (`CacheStripe::writes`). Writes
+/// leave it when they complete, so only writes in flight count: reaching it takes thousands
+/// of writes into one stripe whose completions are all held back (the store holds them
+/// back while reads run). Past it a write into the stripe is refused, nothing changed,
+/// with `PlanError::CacheStripeBusy` (retry once writes complete).
+pub const CACHE_STRIPE_WRITES_MAX: usize = 4096;
 
 /// New bytes of one data element range in the cache stripe, with their old value.
 struct Entry {
@@ -94,6 +108,9 @@ pub struct Wcl {
     /// Cache stripes being moved home, oldest first, by home stripe.
     destaging: HashMap<(FileId, u64), Vec<(PlanId, CacheStripe)>>,
     destage_plans: HashMap<PlanId, (FileId, u64)>,
+    /// Incomplete write plans -> the home stripes whose cache stripe holds their ranges
+    /// (`CacheStripe::writes`), so that their completion merges them into `settled`.
+    write_stripes: HashMap<PlanId, Vec<(FileId, u64)>>,
 }
 
 impl Wcl {
@@ -107,6 +124,7 @@ impl Wcl {
             open: HashMap::new(),
             destaging: HashMap::new(),
             destage_plans: HashMap::new(),
+            write_stripes: HashMap::new(),
         }
     }
 
@@ -154,6 +172,7 @@ impl Wcl {
                 parity_init: vec![IntervalSet::new(); g.parity_count()],
                 writers: Vec::new(),
                 writes: Vec::new(),
+                settled: vec![IntervalSet::new(); g.data_count()],
             },
         };
 
@@ -369,6 +388,14 @@ impl Wcl {
             cs.parity_init[p].insert(a, z);
         }
         cs.writers.push(plan);
+        assert!(
+            cs.writes.len() <= CACHE_STRIPE_WRITES_MAX,
+            "on_write refuses writes past the limit"
+        );
+        self.write_stripes
+            .entry(plan)
+            .or_default()
+            .push((file, stripe));
         let complete = cs.written.iter().all(|w| w.covers(0, e_bytes));
         if complete {
             Some(cs)
@@ -491,6 +518,21 @@ impl Strategy for Wcl {
         for (file_off, e) in pieces {
             by_stripe.entry(e.stripe).or_default().push((file_off, e));
         }
+        // Before anything changes: a write adds at most one range per piece it writes.
+        for (&stripe, pieces) in &by_stripe {
+            let in_flight = self
+                .open
+                .get(&(write.file, stripe))
+                .map_or(0, |cs| cs.writes.len());
+            if in_flight + pieces.len() > CACHE_STRIPE_WRITES_MAX {
+                return Err(PlanError::CacheStripeBusy {
+                    file: write.file,
+                    stripe,
+                    ranges: in_flight as u64,
+                    max: CACHE_STRIPE_WRITES_MAX as u64,
+                });
+            }
+        }
         let id = self.plan_id();
         let mut b = PlanBuilder::new();
         let mut completed = Vec::new();
@@ -528,6 +570,26 @@ impl Strategy for Wcl {
         if plan >= self.next_plan {
             return Err(PlanError::UnknownPlan { plan });
         }
+        if let Some(keys) = self.write_stripes.remove(&plan) {
+            // A complete write is durable: its ranges can never be taken back.
+            for key in keys {
+                let layers = self.open.get_mut(&key).into_iter().chain(
+                    self.destaging
+                        .get_mut(&key)
+                        .into_iter()
+                        .flat_map(|l| l.iter_mut().map(|(_, cs)| cs)),
+                );
+                for cs in layers {
+                    for &(p, d, a, z) in &cs.writes {
+                        if p == plan {
+                            cs.settled[d].insert(a, z);
+                        }
+                    }
+                    cs.writes.retain(|w| w.0 != plan);
+                    cs.writers.retain(|&w| w != plan);
+                }
+            }
+        }
         if let Some(key) = self.destage_plans.remove(&plan) {
             let list = self.destaging.get_mut(&key).expect("destage recorded");
             let i = list
@@ -561,9 +623,7 @@ impl Strategy for Wcl {
             if !cs.writes.iter().any(|w| plans.contains(&w.0)) {
                 continue;
             }
-            for w in cs.written.iter_mut() {
-                *w = IntervalSet::new();
-            }
+            cs.written = cs.settled.clone();
             for &(plan, d, a, z) in &cs.writes {
                 if !plans.contains(&plan) {
                     cs.written[d].insert(a, z);
@@ -706,6 +766,53 @@ mod tests {
             Bytes::Zero,
             "parity from new data only"
         );
+    }
+
+    /// A cache stripe that stays open (every write lands in the same element, it never
+    /// completes) keeps one range per write only while the write is in flight.
+    #[test]
+    fn an_open_cache_stripe_keeps_the_ranges_of_writes_in_flight_only() {
+        let mut s = wcl5();
+        for i in 0..10_000u64 {
+            let plans = s.on_write(&w(i % 100, 1), 0).unwrap();
+            assert_eq!(plans.len(), 1, "the stripe never completes: no destage");
+            s.on_complete(plans[0].id).unwrap();
+        }
+        let in_flight = s.on_write(&w(200, 1), 0).unwrap()[0].id;
+        let cs = &s.open[&(0, 0)];
+        assert_eq!(
+            cs.writes.len(),
+            1,
+            "only the write in flight keeps its range"
+        );
+        assert_eq!(cs.writers, vec![in_flight]);
+        // A crash cut the write in flight: the complete writes' bytes stay where they are.
+        s.forget_writes(&[in_flight].into_iter().collect());
+        let cs = &s.open[&(0, 0)];
+        assert!(cs.written[0].covers(0, 100) && !cs.written[0].overlaps(200, 201));
+    }
+
+    #[test]
+    fn a_write_past_the_limit_of_ranges_in_flight_is_refused_until_writes_complete() {
+        let mut s = wcl5();
+        let mut first = None;
+        for i in 0..CACHE_STRIPE_WRITES_MAX as u64 {
+            let plans = s.on_write(&w(i % 100, 1), 0).unwrap();
+            first.get_or_insert(plans[0].id);
+        }
+        let next_plan = s.next_plan;
+        let refused = s.on_write(&w(7, 1), 0).unwrap_err();
+        assert!(matches!(
+            refused,
+            PlanError::CacheStripeBusy { stripe: 0, .. }
+        ));
+        assert!(refused.to_string().contains("retry"), "{refused}");
+        assert_eq!(s.next_plan, next_plan, "a refused write changes nothing");
+        assert_eq!(s.open[&(0, 0)].writes.len(), CACHE_STRIPE_WRITES_MAX);
+        // Another stripe is not held up.
+        s.on_write(&w(10 * E, 1), 0).unwrap();
+        s.on_complete(first.unwrap()).unwrap();
+        s.on_write(&w(7, 1), 0).unwrap();
     }
 
     #[test]

@@ -1456,7 +1456,18 @@ impl Store {
             let mut core = self.core.lock();
             let now_ns = Self::now_ns(&core);
             let tick_plans = self.tick_locked(&mut core, now_ns)?;
-            let plans = core.strategy.on_write(&write, now_ns).map_err(plan_err)?;
+            let plans = match core.strategy.on_write(&write, now_ns) {
+                Ok(plans) => plans,
+                Err(e) => {
+                    // Refused before it changed the planner (a WCL cache stripe with too
+                    // many writes in flight); the timers' plans still run: their tick is
+                    // journaled and the planner waits for them.
+                    let tick_plans = self.admit(tick_plans);
+                    drop(core);
+                    self.run_plans(tick_plans, None)?;
+                    return Err(plan_err(e));
+                }
+            };
             let unprotected_writes = self.unprotected_writes(&plans);
             let doomed: Vec<&(usize, u64, u64)> = unprotected_writes
                 .iter()
