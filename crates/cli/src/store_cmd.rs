@@ -193,8 +193,9 @@ fn code_spec(a: &InitArgs, oss_count: usize) -> Result<CodeSpec> {
     })
 }
 
-/// Most bytes `put` and `write` take from stdin: they are held in memory whole (a put is
-/// atomic), so this bounds the memory of one command; past it a clear error, not an abort.
+/// Most bytes `write` takes from stdin: they are held in memory whole (one write is one
+/// acknowledged update), so this bounds the memory of one command; past it a clear error,
+/// not an abort. (`put` streams stdin in pieces: `Store::put_from`.)
 const STDIN_BYTES_MAX: u64 = READ_BYTES_MAX;
 
 fn read_stdin() -> Result<Vec<u8>> {
@@ -207,7 +208,7 @@ fn read_stdin() -> Result<Vec<u8>> {
         bail!(
             "stdin holds more than {STDIN_BYTES_MAX} bytes, the most one put or write takes \
              (it is held in memory whole): split it into writes of at most that many bytes \
-             with `exaraid store write --offset`"
+             with `exaraid store write --offset`, or use `exaraid store put` (any size)"
         );
     }
     Ok(data)
@@ -216,6 +217,21 @@ fn read_stdin() -> Result<Vec<u8>> {
 fn write_stdout(bytes: &[u8]) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(bytes)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Most zero bytes `get` writes at once for a hole of a sparse file.
+const ZEROS_PIECE_BYTES: usize = 1 << 20;
+
+fn write_zeros(mut len_bytes: u64) -> Result<()> {
+    let zeros = vec![0u8; ZEROS_PIECE_BYTES.min(len_bytes as usize)];
+    let mut out = std::io::stdout().lock();
+    while len_bytes > 0 {
+        let piece = len_bytes.min(ZEROS_PIECE_BYTES as u64) as usize;
+        out.write_all(&zeros[..piece])?;
+        len_bytes -= piece as u64;
+    }
     out.flush()?;
     Ok(())
 }
@@ -254,9 +270,10 @@ pub fn run(args: StoreArgs) -> Result<()> {
             store.close()?;
         }
         StoreCommand::Put { dir, name } => {
-            let data = read_stdin()?;
             let store = open(&dir)?;
-            store.put(&name, &data)?;
+            // Streamed in pieces, still atomic: the new content takes the name only once
+            // stdin ended and every piece is durable.
+            store.put_from(&name, &mut std::io::stdin().lock())?;
             store.close()?;
         }
         StoreCommand::Get { dir, name } => {
@@ -271,12 +288,19 @@ pub fn run(args: StoreArgs) -> Result<()> {
             match size_bytes {
                 None | Some(0) => write_stdout(&store.get(&name)?)?,
                 Some(size_bytes) => {
+                    // Never-written runs (holes) are zeros: written without reading them.
                     let mut at = 0;
-                    while at < size_bytes {
-                        let piece = (size_bytes - at).min(WRITE_CHUNK_BYTES_MAX);
-                        write_stdout(&store.read(&name, at, piece)?)?;
-                        at += piece;
+                    for (start, end) in store.written_runs(&name)? {
+                        assert!(at <= start && start < end && end <= size_bytes);
+                        write_zeros(start - at)?;
+                        at = start;
+                        while at < end {
+                            let piece = (end - at).min(WRITE_CHUNK_BYTES_MAX);
+                            write_stdout(&store.read(&name, at, piece)?)?;
+                            at += piece;
+                        }
                     }
+                    write_zeros(size_bytes - at)?;
                 }
             }
             store.close()?;

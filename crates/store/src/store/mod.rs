@@ -480,6 +480,21 @@ fn plan_err(e: PlanError) -> StoreError {
     }
 }
 
+/// Most bytes `put_from` holds in memory at once (one piece of its input).
+pub const PUT_PIECE_BYTES: usize = 8 << 20;
+
+/// Fill `piece` with the next up to [`PUT_PIECE_BYTES`] bytes of `input` (fewer only at its
+/// end; empty: the input is done).
+fn read_piece(input: &mut dyn std::io::Read, piece: &mut Vec<u8>) -> Result<(), StoreError> {
+    piece.clear();
+    use std::io::Read;
+    Read::take(&mut *input, PUT_PIECE_BYTES as u64)
+        .read_to_end(piece)
+        .map_err(|e| StoreError::Io(format!("reading the content to put: {e}")))?;
+    assert!(piece.len() <= PUT_PIECE_BYTES);
+    Ok(())
+}
+
 fn unix_now_ns() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -1252,6 +1267,14 @@ impl Store {
     /// or is cut by a crash leaves the old content whole (or, for a new name, no file); over
     /// an existing file it needs room for both meanwhile.
     pub fn put(&self, name: &str, data: &[u8]) -> Result<(), StoreError> {
+        self.put_from(name, &mut &data[..]).map(|_| ())
+    }
+
+    /// `put` of everything `input` yields, read and written in pieces of at most
+    /// [`PUT_PIECE_BYTES`] (memory stays bounded whatever the size; the store's file limit
+    /// applies). Returns the bytes stored. Atomic like `put`: a failure or crash part-way,
+    /// reading `input` included, leaves the old content (or no file).
+    pub fn put_from(&self, name: &str, input: &mut dyn std::io::Read) -> Result<u64, StoreError> {
         check_name(name)?;
         self.check_usable()?;
         let _turn = PutTurn::take(self, name);
@@ -1259,9 +1282,11 @@ impl Store {
         if let Some(old) = old {
             self.refuse_open_window(&self.core.lock(), old, name, "put", "replace")?;
         }
-        if old.is_none() && data.is_empty() {
+        let mut piece = Vec::new();
+        read_piece(input, &mut piece)?;
+        if old.is_none() && piece.is_empty() {
             self.file_or_create(name)?;
-            return Ok(());
+            return Ok(0);
         }
         // A new name too: a put cut by a crash must leave no file rather than part of the
         // new content (issue #4 F3: a killed put of a new name left it 0 bytes or torn).
@@ -1283,8 +1308,14 @@ impl Store {
             )?;
             id
         };
-        if !data.is_empty() {
-            if let Err(e) = self.write_id(id, 0, data) {
+        let mut at_bytes = 0u64;
+        while !piece.is_empty() {
+            let piece_bytes = piece.len() as u64;
+            let written = self
+                .write_id(id, at_bytes, &piece)
+                .and_then(|()| read_piece(input, &mut piece));
+            at_bytes += piece_bytes;
+            if let Err(e) = written {
                 // Drop the partial new content; the old file was not touched.
                 if let Err(cleanup) = self.remove(&temp) {
                     return Err(StoreError::Io(format!(
@@ -1322,7 +1353,21 @@ impl Store {
                 true,
             )?;
         }
-        self.finish_removals(&exclusive)
+        self.finish_removals(&exclusive)?;
+        Ok(at_bytes)
+    }
+
+    /// The byte ranges of `name` ever written, sorted and disjoint (a superset: see
+    /// `FileMeta::written`); every byte outside them reads as zero. Why: a reader of a sparse
+    /// file (the CLI's `get`) writes its holes as zeros without reading them.
+    pub fn written_runs(&self, name: &str) -> Result<Vec<(u64, u64)>, StoreError> {
+        let (id, _) = self.file(name)?;
+        let core = self.core.lock();
+        let (_, meta) = core
+            .state
+            .file_by_id(id)
+            .expect("looked up under the lock before");
+        Ok(meta.written_runs())
     }
 
     /// The whole content of a file.
