@@ -1420,6 +1420,14 @@ impl Store {
         self.absorb_losses()?;
         {
             let _shared = self.gate.read();
+            // A removal (exclusive) may have run between the name's lookup and this share:
+            // writing on would plan into a file whose objects are gone, and make them again
+            // where nothing ever deletes them (and cache bytes of a file no one can read).
+            if self.core.lock().state.file_by_id(file).is_none() {
+                return Err(StoreError::BadInput(format!(
+                    "the file (#{file}) was removed (`rm`, or replaced by a `put`) while this write waited to run; nothing of this write was done: write again to write into the file of that name now"
+                )));
+            }
             let mut done = 0u64;
             while done < len {
                 let chunk = (len - done).min(WRITE_CHUNK_BYTES_MAX);
