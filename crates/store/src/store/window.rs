@@ -34,6 +34,12 @@ impl Store {
         let _shared = self.gate.read();
         let (token, plans) = {
             let mut core = self.core.lock();
+            // As for a write (`write_id`): an `rm` may have run since the lookup.
+            if core.state.file_by_id(file).is_none() {
+                return Err(StoreError::BadInput(format!(
+                    "'{name}' was removed (`rm`, or replaced by a `put`) while START waited to run; no window was started: START again"
+                )));
+            }
             if let Some((t, _)) = core.state.windows.iter().find(|(_, w)| w.file == file) {
                 return Err(StoreError::BadInput(format!(
                     "file '{name}' already has an open delayed window (token {t}); end it with `exaraid store delayed end` first"
