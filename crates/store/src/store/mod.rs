@@ -418,6 +418,9 @@ pub struct Store {
     /// Operations that plan or execute hold it shared; `flush` holds it exclusively, so it
     /// runs when nothing is in flight.
     gate: parking_lot::RwLock<()>,
+    /// Plans that copy failed columns hold it shared from before their copy check until
+    /// their `Durable` record is on disk; `fail_oss` holds it exclusively (review H6).
+    failure_gate: parking_lot::RwLock<()>,
     /// Where the planner put each column of the newest cache stripe of each home stripe
     /// `(file, stripe)`: `col -> (oss, chunk address)`, learnt from the plans it made (scrub).
     cache_chunks: Mutex<HashMap<(u64, u64), BTreeMap<usize, (usize, u64)>>>,
@@ -901,6 +904,33 @@ impl Store {
             }
         }
         let input_of: HashMap<PlanId, usize> = undurable.iter().map(|(i, p)| (p.id, *i)).collect();
+        // Per interrupted plan, its stripes that a later plan (in stripe-lock order, which is
+        // planning order) made durable: its writes there returned before that plan began
+        // (and no plan runs after one that failed: `run_plans_from`), so they are whole, not
+        // in flight. Why (review h, copy gap): that later plan's `Durable` record drops the
+        // interrupted plan's failed-column copies of the stripe; taken as in flight without
+        // them, the failed OSS's bytes at its offsets read as lost after the crash.
+        let finished_by_later: HashMap<PlanId, BTreeSet<(u64, u64)>> = {
+            let durable_stripes: Vec<(PlanId, BTreeSet<(u64, u64)>)> = plans
+                .iter()
+                .filter(|(_, p)| state.durable.contains(&p.id))
+                .map(|(_, p)| (p.id, plan_stripes(p)))
+                .collect();
+            undurable
+                .iter()
+                .map(|(_, cut)| {
+                    let stripes: BTreeSet<(u64, u64)> = plan_stripes(cut)
+                        .into_iter()
+                        .filter(|s| {
+                            durable_stripes
+                                .iter()
+                                .any(|(id, later)| *id > cut.id && later.contains(s))
+                        })
+                        .collect();
+                    (cut.id, stripes)
+                })
+                .collect()
+        };
         let undurable: Vec<IoPlan> = undurable.into_iter().map(|(_, p)| p).collect();
         let replayed: Vec<IoPlan> = plans.into_iter().map(|(_, p)| p).collect();
         let journal_file = journal.sync_handle()?;
@@ -922,6 +952,7 @@ impl Store {
             done_cv: Condvar::new(),
             locks: Arc::new(StripeLocks::default()),
             gate: parking_lot::RwLock::new(()),
+            failure_gate: parking_lot::RwLock::new(()),
             cache_chunks: Mutex::new(HashMap::new()),
             cache_stripes: Mutex::new(exec::CacheStripes::default()),
             background: Mutex::new(VecDeque::new()),
@@ -990,7 +1021,7 @@ impl Store {
                 // Recovery settles (forgetting the planner's view): window bytes lost with a
                 // failed OSS go on record first, and settle skips them.
                 store.record_losses(&mut core)?;
-                store.recover(&mut core, &undurable, &input_of)?;
+                store.recover(&mut core, &undurable, &input_of, &finished_by_later)?;
                 Vec::new()
             } else {
                 store.restart_windows(&mut core)?;

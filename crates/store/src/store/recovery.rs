@@ -124,7 +124,7 @@ type Ranges = Vec<(u64, u64)>;
 /// the parity plans of delayed windows (review H5). Moves home (WCL destage, delayed move)
 /// write data whose parity is already home: nothing of a failed column needs a decode
 /// across them.
-fn copies_failed_columns(cause: &exaraid_plan::PlanCause) -> bool {
+pub(super) fn copies_failed_columns(cause: &exaraid_plan::PlanCause) -> bool {
     use exaraid_plan::PlanCause;
     match cause {
         PlanCause::Write { .. } | PlanCause::WindowEnd { .. } | PlanCause::WindowTimeout { .. } => {
@@ -257,12 +257,22 @@ fn outside(ranges: &[(u64, u64)], start: u64, end: u64) -> Ranges {
 impl Store {
     /// Recovery after an interrupted run (see the module docs).
     /// `input_of`: the index of the planner input that made each plan (`State::inputs`).
+    /// `finished_by_later`: per interrupted plan, the stripes `(file, stripe)` where a later
+    /// plan of the stripe is durable: its writes there are whole (see `Store::open`).
     pub(super) fn recover(
         &self,
         core: &mut Core,
         undurable: &[IoPlan],
         input_of: &HashMap<PlanId, usize>,
+        finished_by_later: &HashMap<PlanId, BTreeSet<(u64, u64)>>,
     ) -> Result<(), StoreError> {
+        let none = BTreeSet::new();
+        let whole = |plan: &IoPlan, file: u64, stripe: u64| {
+            finished_by_later
+                .get(&plan.id)
+                .unwrap_or(&none)
+                .contains(&(file, stripe))
+        };
         let mut in_flight = InFlight::default();
         let mut cache: BTreeMap<(u64, u64), CacheInFlight> = BTreeMap::new();
         let e = self.sb.element_bytes as u64;
@@ -283,6 +293,9 @@ impl Store {
                     // Home writes: decided block by block when the stripe is settled.
                     for piece in &step.pieces {
                         let el = &piece.element;
+                        if whole(plan, step.file, el.stripe) {
+                            continue;
+                        }
                         in_flight.add(step.file, el.stripe, el.pos, el.offset_bytes, el.len_bytes);
                     }
                     continue;
@@ -291,6 +304,10 @@ impl Store {
                 let mut at = 0u64;
                 for piece in &step.pieces {
                     let el = &piece.element;
+                    if whole(plan, step.file, el.stripe) {
+                        at += el.len_bytes;
+                        continue;
+                    }
                     let base = step.addr_bytes + at - el.pos.row as u64 * e - el.offset_bytes;
                     let c = cache.entry((step.file, el.stripe)).or_default();
                     c.chunks.insert(el.pos.col, (step.oss, base));
@@ -349,6 +366,9 @@ impl Store {
             for step in cache_writes {
                 for piece in step.pieces.iter().filter(|p| p.element.len_bytes > 0) {
                     let el = &piece.element;
+                    if whole(plan, step.file, el.stripe) {
+                        continue;
+                    }
                     let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
                     let hot = in_flight
                         .cache_in_flight
@@ -1406,6 +1426,7 @@ impl Store {
         &self,
         plan: &IoPlan,
         client: Option<(&exaraid_plan::ClientWrite, &[u8])>,
+        resolve: &mut dyn FnMut(exaraid_plan::Bytes, u64) -> Result<Vec<u8>, StoreError>,
     ) -> Result<(), StoreError> {
         if self.tolerance() == 0 || !copies_failed_columns(&plan.cause) {
             return Ok(());
@@ -1494,7 +1515,7 @@ impl Store {
                 }
             }
         }
-        copies.extend(self.copy_failed_cache_columns(plan, client, &staging)?);
+        copies.extend(self.copy_failed_cache_columns(plan, client, resolve, &staging)?);
         if !degraded && copies.is_empty() {
             return Ok(());
         }
@@ -1551,6 +1572,7 @@ impl Store {
         &self,
         plan: &IoPlan,
         client: Option<(&exaraid_plan::ClientWrite, &[u8])>,
+        resolve: &mut dyn FnMut(exaraid_plan::Bytes, u64) -> Result<Vec<u8>, StoreError>,
         staging: &BTreeSet<u64>,
     ) -> Result<Vec<crate::state::FailedColumnCopy>, StoreError> {
         if self.kind != StrategyKind::Wcl {
@@ -1593,8 +1615,10 @@ impl Store {
                         let at = (file_offset_bytes - w.offset_bytes) as usize;
                         data[at..at + el.len_bytes as usize].to_vec()
                     }
-                    // (Bytes read or computed by the plan: not known before it runs.)
-                    _ => continue,
+                    // Bytes the plan read or computes: its reads ran already (this runs
+                    // between a plan's reads and its first write), so they are known.
+                    Some(source) => resolve(source, el.len_bytes)?,
+                    None => continue,
                 };
                 copies.push(crate::state::FailedColumnCopy {
                     file: step.file,
