@@ -286,10 +286,10 @@ impl Store {
             let never_began =
                 waited || self.wrote_nothing(core, plan, input_of.get(&plan.id).copied());
             for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
+                if never_began {
+                    continue; // nothing of it reached the disk: its stripes are as they were
+                }
                 if step.zone != PlanZone::Cache {
-                    if never_began {
-                        continue; // nothing of it reached home: its stripes are as they were
-                    }
                     // Home writes: decided block by block when the stripe is settled.
                     for piece in &step.pieces {
                         let el = &piece.element;
@@ -1385,6 +1385,23 @@ impl Store {
                 .iter()
                 .any(|(name, m)| m.id == file && name.contains('\0'))
         };
+        // A WCL write into the cache zone with any OSS failed journals a mark per cache
+        // stripe it writes (`copy_failed_cache_columns`), even with nothing to copy. Why it
+        // matters: a degraded WCL write killed before its record was taken as in flight in
+        // its cache stripes, and the failed OSS's cached bytes beside its offsets read lost
+        // (review H6, prefail and midfail alike: `crash_writer sweep DIR 30 raid6 5 wcl
+        // prefail=2`).
+        let cache_marked = self.kind == StrategyKind::Wcl
+            && (0..self.backends.len()).any(failed_before)
+            && plan.steps.iter().any(|s| {
+                s.op == Op::Write
+                    && s.zone == PlanZone::Cache
+                    && !staging(s.file)
+                    && s.pieces.iter().any(|p| p.element.len_bytes > 0)
+            });
+        if cache_marked {
+            return true;
+        }
         plan.steps
             .iter()
             .filter(|s| s.op == Op::Write && s.zone != PlanZone::Cache)
