@@ -70,9 +70,7 @@ impl Hook for MidWrite {
 
 /// The OSS holding data column `col` of stripe 0 of `name`.
 fn oss_of_col(store: &Store, name: &str, col: usize) -> usize {
-    store
-        .layout()
-        .oss_of(store.file_id(name).unwrap(), 0, col)
+    store.layout().oss_of(store.file_id(name).unwrap(), 0, col)
 }
 
 /// Every byte of "f" outside `cut` (a write that was not acknowledged) equals `model`;
@@ -104,7 +102,10 @@ fn raid6_oss_failed_while_a_write_runs_then_a_crash_loses_nothing() {
     store.put("f", &model).unwrap();
     let (col0_oss, victim) = (oss_of_col(&store, "f", 0), oss_of_col(&store, "f", 1));
     assert!(matches!(
-        store.layout().geometry().cell(exaraid_codes::Pos { row: 0, col: 1 }),
+        store
+            .layout()
+            .geometry()
+            .cell(exaraid_codes::Pos { row: 0, col: 1 }),
         Cell::Data(_)
     ));
     store.close().unwrap();

@@ -894,6 +894,28 @@ impl Store {
                 .all(|(_, p)| !state.durable.contains(&p.id));
             if tail_undurable {
                 strategy = replay(kind, &layout, config, &state.inputs[..first])?.0;
+                // Completions journaled after the first interrupted input are of plans made
+                // before it (every later plan is interrupted: no completion): tell the
+                // planner, in order; the plans they release are not run (the settle moves
+                // every cached byte home itself). Why: dropping them left a completed WCL
+                // destage in flight in the planner, which then named its cache stripe for
+                // bytes already home, while the store (which learns completions from every
+                // journaled input) had forgotten that cache stripe; with its OSS failed the
+                // bytes could not be decoded and acknowledged bytes read as lost (found with
+                // `crash_writer sweep DIR 30 raid6 5 wcl prefail=2`, beside review H6).
+                let made_before: BTreeSet<PlanId> = plans
+                    .iter()
+                    .filter(|(i, _)| *i < first)
+                    .map(|(_, p)| p.id)
+                    .collect();
+                for input in &state.inputs[first..] {
+                    match input {
+                        Input::Complete { plan } if made_before.contains(plan) => {
+                            strategy.on_complete(*plan).map_err(plan_err)?;
+                        }
+                        _ => {}
+                    }
+                }
             } else {
                 // Concurrent writers: a plan cut by the crash, then a later one that finished
                 // (its input came after). The planner state must keep the later one, but the
@@ -989,7 +1011,24 @@ impl Store {
             backends_supplied,
             sb,
         };
-        store.learn_replayed(&replayed);
+        {
+            // The cache stripes of plans a crash cut before they began are not learnt: a
+            // destage waiting for a cut write named its cache stripe complete (every byte
+            // written, so decoded whole) when the write that completes it never ran, and a
+            // degraded read of it then met a running parity that disagrees (acknowledged
+            // bytes read as lost; `crash_writer sweep DIR 30 raid6 5 wcl prefail=2`).
+            let core = store.core.lock();
+            let undurable_ids: BTreeSet<PlanId> = undurable.iter().map(|p| p.id).collect();
+            let began: Vec<IoPlan> = replayed
+                .into_iter()
+                .filter(|p| {
+                    !undurable_ids.contains(&p.id)
+                        || !store.never_began(&core, p, &input_of, &undurable_ids)
+                })
+                .collect();
+            drop(core);
+            store.learn_replayed(&began);
+        }
         let more = {
             let mut core = store.core.lock();
             let durable: Vec<PlanId> = core.state.durable.iter().copied().collect();

@@ -282,9 +282,7 @@ impl Store {
             // written (`run_plans_from`): one waiting for an interrupted plan never began.
             // Why: a delayed window's move home waits for its END parity plan, and taken as
             // in flight beside a failed OSS it made that OSS's data undecidable (review H5).
-            let waited = plan.after_plans.iter().any(|p| undurable_ids.contains(p));
-            let never_began =
-                waited || self.wrote_nothing(core, plan, input_of.get(&plan.id).copied());
+            let never_began = self.never_began(core, plan, input_of, &undurable_ids);
             for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
                 if never_began {
                     continue; // nothing of it reached the disk: its stripes are as they were
@@ -1352,6 +1350,19 @@ impl Store {
             }
         }
         Ok(composed)
+    }
+
+    /// Whether the interrupted plan `plan` surely wrote nothing: it waits for another
+    /// interrupted plan (it runs only after their `Durable` records), or `wrote_nothing`.
+    pub(super) fn never_began(
+        &self,
+        core: &Core,
+        plan: &IoPlan,
+        input_of: &HashMap<PlanId, usize>,
+        undurable_ids: &BTreeSet<PlanId>,
+    ) -> bool {
+        plan.after_plans.iter().any(|p| undurable_ids.contains(p))
+            || self.wrote_nothing(core, plan, input_of.get(&plan.id).copied())
     }
 
     /// Whether the interrupted client write (or window parity plan) `plan` (made by planner
