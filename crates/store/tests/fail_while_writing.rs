@@ -225,3 +225,110 @@ impl Hook for ParkSync {
         })
     }
 }
+
+/// Parks home writes of any thread while `park_home`, cache writes while `park_cache`;
+/// once `cut`, fails every cache write after its park.
+#[derive(Default)]
+struct HomeAndCache {
+    park_home: Mutex<bool>,
+    park_cache: Mutex<bool>,
+    home_changed: Condvar,
+    cache_changed: Condvar,
+    parked_home: AtomicUsize,
+    parked_cache: AtomicUsize,
+    cut: AtomicBool,
+}
+
+impl HomeAndCache {
+    fn park(flag: &Mutex<bool>, changed: &Condvar, count: &AtomicUsize) {
+        let mut paused = flag.lock();
+        if *paused {
+            count.fetch_add(1, Ordering::SeqCst);
+            while *paused {
+                changed.wait(&mut paused);
+            }
+        }
+    }
+}
+
+impl Hook for HomeAndCache {
+    fn before_write(&self, _oss: usize, key: ElementKey) -> Result<(), BackendError> {
+        match key.zone {
+            Zone::Data | Zone::Parity => {
+                Self::park(&self.park_home, &self.home_changed, &self.parked_home)
+            }
+            Zone::Cache => {
+                Self::park(&self.park_cache, &self.cache_changed, &self.parked_cache);
+                if self.cut.load(Ordering::SeqCst) {
+                    return Err(BackendError::Io {
+                        oss: "test".into(),
+                        why: "injected: the crash cuts this cache write".into(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// raid6 3+2, WCL, one OSS failed: writer B fills stripe 1's cache stripe whole, so its
+/// destage D follows (run inline by B), parked at its first home write; writer A (stripe 0)
+/// is planned meanwhile and parked at its cache write; D then finishes (durable, its
+/// completion journaled after A's input) and A's cache writes are cut. Every plan from A's
+/// input on is cut, so recovery replays the planner up to A's input: it must still hear
+/// D's completion, or it names stripe 1's destaged cache stripe (which the store forgot)
+/// for bytes already home, and with the failed OSS they read as lost.
+#[test]
+fn wcl_destage_completed_after_a_cut_write_was_planned_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid6(3), 5, WritePath::Wcl);
+    let sdb = store.layout().stripe_data_bytes() as usize;
+    let mut model = pattern(21, 3 * sdb);
+    store.put("f", &model).unwrap();
+    store.flush().unwrap();
+    let id = store.file_id("f").unwrap();
+    let victim = store.layout().oss_of(id, 1, 0);
+    store.close().unwrap();
+
+    let hook = Arc::new(HomeAndCache::default());
+    let store = Arc::new(open_wrapped(dir.path(), &hook, &[], OpenOptions::default()).unwrap());
+    store.fail_oss(victim).unwrap();
+
+    *hook.park_home.lock() = true;
+    let b = (sdb, pattern(22, sdb));
+    let writer_b = {
+        let (store, bytes) = (store.clone(), b.1.clone());
+        spawn(move || store.write("f", b.0 as u64, &bytes))
+    };
+    eventually("B's destage parks at its first home write", || {
+        hook.parked_home.load(Ordering::SeqCst) > 0
+    });
+    *hook.park_cache.lock() = true;
+    let a = (100usize, pattern(23, 1000));
+    let writer_a = {
+        let (store, bytes) = (store.clone(), a.1.clone());
+        spawn(move || store.write("f", a.0 as u64, &bytes))
+    };
+    eventually("A parks at its cache write", || {
+        hook.parked_cache.load(Ordering::SeqCst) > 0
+    });
+    *hook.park_home.lock() = false;
+    hook.home_changed.notify_all();
+    done_in_time(&writer_b, "writer B and its destage").unwrap();
+    model[b.0..b.0 + b.1.len()].copy_from_slice(&b.1);
+    hook.cut.store(true, Ordering::SeqCst);
+    *hook.park_cache.lock() = false;
+    hook.cache_changed.notify_all();
+    let cut = done_in_time(&writer_a, "writer A");
+    assert!(cut.is_err(), "writer A's cache writes fail: {cut:?}");
+    drop(store); // no close: the crash
+
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.failed_osses(), vec![victim]);
+    assert_acknowledged(
+        &store,
+        &model,
+        (a.0, &a.1),
+        &format!("after the crash, OSS {victim} failed"),
+    );
+}

@@ -94,7 +94,11 @@
 //! first write it journals that column's true bytes at the offsets it writes
 //! (`copy_failed_columns`, `Rec::FailedColumnCopy`, synced), and recovery lays the copies of
 //! the plans cut by the crash over their stripes like a settle's copies (issue #4 F2). A
-//! plan's `Durable` record drops its copies and the older ones of the same stripes. The
+//! plan's `Durable` record drops its copies and the older ones of the same stripes; a cut
+//! plan's writes on a stripe where a later plan is durable are whole (that plan ran after
+//! them), so they are not in flight there. Failures are recorded only between such plans
+//! (`fail_oss`, review H6), so every copy check sees every OSS failed before the plan's
+//! first write. The
 //! parity plan of a delayed window's END rewrites parity beside the failed column the same
 //! way, and copies it the same way (review H5).
 //!
@@ -1593,8 +1597,9 @@ impl Store {
     /// redundancy left to catch the mismatch and gave wrong bytes silently. The settle lays
     /// these bytes over what it reads of the cache (`settle_inner`). Bytes the plan itself
     /// writes there (its new bytes on a failed OSS, which only the running parity would
-    /// carry) are copied as they come from the client: the cut write's range then reads its
-    /// new bytes there, never a decode of a torn cache stripe. Bytes that cannot be decoded
+    /// carry) are copied as the plan makes them (from the client, or read or computed: this
+    /// runs after the plan's reads): the cut write's range then reads its new bytes there,
+    /// never a decode of a torn cache stripe. Bytes that cannot be decoded
     /// now are left out (already lost: reads name them).
     fn copy_failed_cache_columns(
         &self,
