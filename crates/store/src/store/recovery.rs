@@ -1401,11 +1401,11 @@ impl Store {
                 .any(|(name, m)| m.id == file && name.contains('\0'))
         };
         // A WCL write into the cache zone with any OSS failed journals a mark per cache
-        // stripe it writes (`copy_failed_cache_columns`), even with nothing to copy. Why it
-        // matters: a degraded WCL write killed before its record was taken as in flight in
-        // its cache stripes, and the failed OSS's cached bytes beside its offsets read lost
-        // (review H6, prefail and midfail alike: `crash_writer sweep DIR 30 raid6 5 wcl
-        // prefail=2`).
+        // stripe it writes (`copy_failed_cache_columns`), even with nothing to copy, before
+        // its first write. Without it on record the write never began, so its cache writes
+        // are not in flight: taken as in flight, they made recovery decide cache blocks no
+        // write touched (reasoned while chasing review H6 in `crash_writer sweep DIR 30
+        // raid6 5 wcl prefail=2`; not isolated by a test).
         let cache_marked = self.kind == StrategyKind::Wcl
             && (0..self.backends.len()).any(failed_before)
             && plan.steps.iter().any(|s| {
