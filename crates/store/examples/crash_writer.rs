@@ -523,6 +523,14 @@ fn sweep(args: &[String]) {
             }
         }
         let mut problems = Vec::new();
+        if kvn(rest, "keep", 0) == 1 {
+            // The store as the kill left it (the check below recovers it in place).
+            let _ = Command::new("cp")
+                .arg("-a")
+                .arg(&sdir)
+                .arg(dir.join("store-at-kill"))
+                .status();
+        }
         match Store::open(&sdir) {
             Err(e) => problems.push(format!("open after kill: {e}")),
             Ok(store) => {

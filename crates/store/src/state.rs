@@ -204,6 +204,13 @@ pub enum Rec {
     },
     Fail {
         oss: usize,
+        /// Recorded by `Store::fail_oss` while no plan that copies failed columns was
+        /// executing (review H6): every such plan not durable at a crash checked the OSSs'
+        /// health after this failure was noted, so one without a copy on record never wrote
+        /// (`failed_at_input` 0). `false`: a write found the OSS down half way through a
+        /// plan (`note_failed`), as before. (Default: journals written before this field.)
+        #[serde(default)]
+        between_plans: bool,
     },
     Rebuilt {
         oss: usize,
@@ -482,9 +489,9 @@ impl State {
                     !stale && !plans.contains(plan)
                 });
             }
-            Rec::Fail { oss } => {
+            Rec::Fail { oss, between_plans } => {
                 self.failed_oss.insert(*oss);
-                let at = self.inputs.len();
+                let at = if *between_plans { 0 } else { self.inputs.len() };
                 self.failed_at_input.entry(*oss).or_insert(at);
             }
             Rec::RebuildBegin { oss, to } => {

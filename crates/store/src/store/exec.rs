@@ -737,22 +737,33 @@ impl Store {
                 }
             }
             let is_client_plan = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
+            // Held from before the plan's copy check until its `Durable` record is on disk (or
+            // the store is poisoned): `fail_oss` records a failure only between such plans
+            // (review H6; see `fail_oss`). Every error return below poisons the store first.
+            let _failure_share = super::recovery::copies_failed_columns(&plan.cause)
+                .then(|| self.failure_gate.read());
+            let poison = |e: StoreError| {
+                self.poisoned.store(true, Ordering::SeqCst);
+                e
+            };
             let probe = &crate::bench::PROBE;
             let (add, since) = (crate::bench::probe_add, crate::bench::probe_ns_since);
             let result = {
                 let waiting = Instant::now();
                 let _guard = self.locks.acquire(ticket);
                 add(&probe.stripe_lock_wait_ns, since(waiting));
+                // A plan that failed half way poisons the store before it leaves its stripes,
+                // and no plan runs after that. Why: recovery takes a plan cut by a crash as
+                // whole on a stripe where a later plan of that stripe is durable (it ran
+                // after this one's writes returned: `finished_by_later`), which holds only if
+                // a plan after a failed one never runs.
+                self.check_usable()?;
                 let executing = Instant::now();
                 if is_client_plan {
                     self.client_plans_executing.fetch_add(1, Ordering::SeqCst);
                 }
-                // With a failed OSS: its data that this plan's writes could make undecidable,
-                // made durable first (see `copy_failed_columns`).
                 let client = if is_client_plan { client } else { None };
-                let r = self
-                    .copy_failed_columns(&plan, client)
-                    .and_then(|()| self.execute(&plan, client));
+                let r = self.execute(&plan, client);
                 if is_client_plan {
                     self.client_plans_executing.fetch_sub(1, Ordering::SeqCst);
                 }
@@ -760,6 +771,8 @@ impl Store {
                     // Still under the stripe locks: no rebuild sees the bytes on disk yet
                     // counted as nothing.
                     self.cache_stripes.lock().unexecuted.remove(&plan.id);
+                } else {
+                    self.poisoned.store(true, Ordering::SeqCst);
                 }
                 add(&probe.execute_ns, since(executing));
                 r
@@ -770,7 +783,7 @@ impl Store {
             }
             if self.fsync {
                 let syncing = Instant::now();
-                self.sync_osses(&plan.osses())?;
+                self.sync_osses(&plan.osses()).map_err(poison)?;
                 add(&probe.backend_sync_ns, since(syncing));
             }
             {
@@ -796,7 +809,8 @@ impl Store {
                     add(&probe.core_lock_wait_ns, since(waiting));
                     let journaling = Instant::now();
                     let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
-                    self.journal_seq(&mut core, durable.take().expect("once"), false)?
+                    self.journal_seq(&mut core, durable.take().expect("once"), false)
+                        .map_err(poison)?
                 };
                 let journaling = Instant::now();
                 let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
@@ -808,7 +822,7 @@ impl Store {
                 add(&probe.core_lock_wait_ns, since(waiting));
                 if let Some(durable) = durable {
                     // No fsync: the record is written, as before, under the one lock taken.
-                    self.journal(&mut core, durable, false)?;
+                    self.journal(&mut core, durable, false).map_err(poison)?;
                 }
                 self.done.lock().insert(plan.id);
                 self.done_cv.notify_all();
@@ -954,9 +968,17 @@ impl Store {
         for (i, bytes) in self.run_steps(plan, &reads, &[])? {
             read_bytes[i] = Some(bytes.expect("a read step returns its bytes"));
         }
+        let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
+        // With a failed OSS: its data that this plan's writes could make undecidable, made
+        // durable first (see `copy_failed_columns`). After the reads, so that the plan's own
+        // bytes bound for a failed OSS are known also when a read or a compute makes them
+        // (a cut write's range then reads its new bytes, not lost), and so that an OSS a
+        // read found down is copied too; before the first write (and the edge-block heal).
+        self.copy_failed_columns(plan, client, &mut |source, len| {
+            self.resolve(plan, source, len, client, &read_bytes, &mut computed)
+        })?;
         self.heal_unread_edge_blocks(plan)?;
         let waves = depth.iter().copied().max().map_or(0, |d| d + 1);
-        let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
         for wave in 0..waves {
             let writes: Vec<usize> = (0..n)
                 .filter(|&i| depth[i] == wave && plan.steps[i].op == Op::Write)

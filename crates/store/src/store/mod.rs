@@ -418,6 +418,9 @@ pub struct Store {
     /// Operations that plan or execute hold it shared; `flush` holds it exclusively, so it
     /// runs when nothing is in flight.
     gate: parking_lot::RwLock<()>,
+    /// Plans that copy failed columns hold it shared from before their copy check until
+    /// their `Durable` record is on disk; `fail_oss` holds it exclusively (review H6).
+    failure_gate: parking_lot::RwLock<()>,
     /// Where the planner put each column of the newest cache stripe of each home stripe
     /// `(file, stripe)`: `col -> (oss, chunk address)`, learnt from the plans it made (scrub).
     cache_chunks: Mutex<HashMap<(u64, u64), BTreeMap<usize, (usize, u64)>>>,
@@ -906,6 +909,28 @@ impl Store {
                 .all(|(_, p)| !state.durable.contains(&p.id));
             if tail_undurable {
                 strategy = replay(kind, &layout, config, &state.inputs[..first])?.0;
+                // Completions journaled after the first interrupted input are of plans made
+                // before it (every later plan is interrupted: no completion): tell the
+                // planner, in order; the plans they release are not run (the settle moves
+                // every cached byte home itself). Why: dropping them left a completed WCL
+                // destage in flight in the planner, which then named its cache stripe for
+                // bytes already home, while the store (which learns completions from every
+                // journaled input) had forgotten that cache stripe; with its OSS failed the
+                // bytes could not be decoded and acknowledged bytes read as lost (found with
+                // `crash_writer sweep DIR 30 raid6 5 wcl prefail=2`, beside review H6).
+                let made_before: BTreeSet<PlanId> = plans
+                    .iter()
+                    .filter(|(i, _)| *i < first)
+                    .map(|(_, p)| p.id)
+                    .collect();
+                for input in &state.inputs[first..] {
+                    match input {
+                        Input::Complete { plan } if made_before.contains(plan) => {
+                            strategy.on_complete(*plan).map_err(plan_err)?;
+                        }
+                        _ => {}
+                    }
+                }
             } else {
                 // Concurrent writers: a plan cut by the crash, then a later one that finished
                 // (its input came after). The planner state must keep the later one, but the
@@ -916,6 +941,33 @@ impl Store {
             }
         }
         let input_of: HashMap<PlanId, usize> = undurable.iter().map(|(i, p)| (p.id, *i)).collect();
+        // Per interrupted plan, its stripes that a later plan (in stripe-lock order, which is
+        // planning order) made durable: its writes there returned before that plan began
+        // (and no plan runs after one that failed: `run_plans_from`), so they are whole, not
+        // in flight. Why (review h, copy gap): that later plan's `Durable` record drops the
+        // interrupted plan's failed-column copies of the stripe; taken as in flight without
+        // them, the failed OSS's bytes at its offsets read as lost after the crash.
+        let finished_by_later: HashMap<PlanId, BTreeSet<(u64, u64)>> = {
+            let durable_stripes: Vec<(PlanId, BTreeSet<(u64, u64)>)> = plans
+                .iter()
+                .filter(|(_, p)| state.durable.contains(&p.id))
+                .map(|(_, p)| (p.id, plan_stripes(p)))
+                .collect();
+            undurable
+                .iter()
+                .map(|(_, cut)| {
+                    let stripes: BTreeSet<(u64, u64)> = plan_stripes(cut)
+                        .into_iter()
+                        .filter(|s| {
+                            durable_stripes
+                                .iter()
+                                .any(|(id, later)| *id > cut.id && later.contains(s))
+                        })
+                        .collect();
+                    (cut.id, stripes)
+                })
+                .collect()
+        };
         let undurable: Vec<IoPlan> = undurable.into_iter().map(|(_, p)| p).collect();
         let replayed: Vec<IoPlan> = plans.into_iter().map(|(_, p)| p).collect();
         let journal_file = journal.sync_handle()?;
@@ -937,6 +989,7 @@ impl Store {
             done_cv: Condvar::new(),
             locks: Arc::new(StripeLocks::default()),
             gate: parking_lot::RwLock::new(()),
+            failure_gate: parking_lot::RwLock::new(()),
             cache_chunks: Mutex::new(HashMap::new()),
             cache_stripes: Mutex::new(exec::CacheStripes::default()),
             background: Mutex::new(VecDeque::new()),
@@ -973,7 +1026,24 @@ impl Store {
             backends_supplied,
             sb,
         };
-        store.learn_replayed(&replayed);
+        {
+            // The cache stripes of plans a crash cut before they began are not learnt: a
+            // destage waiting for a cut write named its cache stripe complete (every byte
+            // written, so decoded whole) when the write that completes it never ran, and a
+            // degraded read of it then met a running parity that disagrees (acknowledged
+            // bytes read as lost; `crash_writer sweep DIR 30 raid6 5 wcl prefail=2`).
+            let core = store.core.lock();
+            let undurable_ids: BTreeSet<PlanId> = undurable.iter().map(|p| p.id).collect();
+            let began: Vec<IoPlan> = replayed
+                .into_iter()
+                .filter(|p| {
+                    !undurable_ids.contains(&p.id)
+                        || !store.never_began(&core, p, &input_of, &undurable_ids)
+                })
+                .collect();
+            drop(core);
+            store.learn_replayed(&began);
+        }
         let more = {
             let mut core = store.core.lock();
             let durable: Vec<PlanId> = core.state.durable.iter().copied().collect();
@@ -1005,7 +1075,7 @@ impl Store {
                 // Recovery settles (forgetting the planner's view): window bytes lost with a
                 // failed OSS go on record first, and settle skips them.
                 store.record_losses(&mut core)?;
-                store.recover(&mut core, &undurable, &input_of)?;
+                store.recover(&mut core, &undurable, &input_of, &finished_by_later)?;
                 Vec::new()
             } else {
                 store.restart_windows(&mut core)?;

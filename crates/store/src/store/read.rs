@@ -50,7 +50,11 @@ impl Store {
             return Err(self.too_many_unavailable(&down));
         }
         if !core.state.failed_oss.contains(&oss) {
-            self.journal(&mut core, Rec::Fail { oss }, true)?;
+            let rec = Rec::Fail {
+                oss,
+                between_plans: false,
+            };
+            self.journal(&mut core, rec, true)?;
         }
         self.absorbed_failures.lock().clear();
         self.record_losses(&mut core)?;

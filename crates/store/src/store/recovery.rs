@@ -94,7 +94,11 @@
 //! first write it journals that column's true bytes at the offsets it writes
 //! (`copy_failed_columns`, `Rec::FailedColumnCopy`, synced), and recovery lays the copies of
 //! the plans cut by the crash over their stripes like a settle's copies (issue #4 F2). A
-//! plan's `Durable` record drops its copies and the older ones of the same stripes. The
+//! plan's `Durable` record drops its copies and the older ones of the same stripes; a cut
+//! plan's writes on a stripe where a later plan is durable are whole (that plan ran after
+//! them), so they are not in flight there. Failures are recorded only between such plans
+//! (`fail_oss`, review H6), so every copy check sees every OSS failed before the plan's
+//! first write. The
 //! parity plan of a delayed window's END rewrites parity beside the failed column the same
 //! way, and copies it the same way (review H5).
 //!
@@ -124,7 +128,7 @@ type Ranges = Vec<(u64, u64)>;
 /// the parity plans of delayed windows (review H5). Moves home (WCL destage, delayed move)
 /// write data whose parity is already home: nothing of a failed column needs a decode
 /// across them.
-fn copies_failed_columns(cause: &exaraid_plan::PlanCause) -> bool {
+pub(super) fn copies_failed_columns(cause: &exaraid_plan::PlanCause) -> bool {
     use exaraid_plan::PlanCause;
     match cause {
         PlanCause::Write { .. } | PlanCause::WindowEnd { .. } | PlanCause::WindowTimeout { .. } => {
@@ -257,12 +261,22 @@ fn outside(ranges: &[(u64, u64)], start: u64, end: u64) -> Ranges {
 impl Store {
     /// Recovery after an interrupted run (see the module docs).
     /// `input_of`: the index of the planner input that made each plan (`State::inputs`).
+    /// `finished_by_later`: per interrupted plan, the stripes `(file, stripe)` where a later
+    /// plan of the stripe is durable: its writes there are whole (see `Store::open`).
     pub(super) fn recover(
         &self,
         core: &mut Core,
         undurable: &[IoPlan],
         input_of: &HashMap<PlanId, usize>,
+        finished_by_later: &HashMap<PlanId, BTreeSet<(u64, u64)>>,
     ) -> Result<(), StoreError> {
+        let none = BTreeSet::new();
+        let whole = |plan: &IoPlan, file: u64, stripe: u64| {
+            finished_by_later
+                .get(&plan.id)
+                .unwrap_or(&none)
+                .contains(&(file, stripe))
+        };
         let mut in_flight = InFlight::default();
         let mut cache: BTreeMap<(u64, u64), CacheInFlight> = BTreeMap::new();
         let e = self.sb.element_bytes as u64;
@@ -272,17 +286,18 @@ impl Store {
             // written (`run_plans_from`): one waiting for an interrupted plan never began.
             // Why: a delayed window's move home waits for its END parity plan, and taken as
             // in flight beside a failed OSS it made that OSS's data undecidable (review H5).
-            let waited = plan.after_plans.iter().any(|p| undurable_ids.contains(p));
-            let never_began =
-                waited || self.wrote_nothing(core, plan, input_of.get(&plan.id).copied());
+            let never_began = self.never_began(core, plan, input_of, &undurable_ids);
             for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
+                if never_began {
+                    continue; // nothing of it reached the disk: its stripes are as they were
+                }
                 if step.zone != PlanZone::Cache {
-                    if never_began {
-                        continue; // nothing of it reached home: its stripes are as they were
-                    }
                     // Home writes: decided block by block when the stripe is settled.
                     for piece in &step.pieces {
                         let el = &piece.element;
+                        if whole(plan, step.file, el.stripe) {
+                            continue;
+                        }
                         in_flight.add(step.file, el.stripe, el.pos, el.offset_bytes, el.len_bytes);
                     }
                     continue;
@@ -291,6 +306,10 @@ impl Store {
                 let mut at = 0u64;
                 for piece in &step.pieces {
                     let el = &piece.element;
+                    if whole(plan, step.file, el.stripe) {
+                        at += el.len_bytes;
+                        continue;
+                    }
                     let base = step.addr_bytes + at - el.pos.row as u64 * e - el.offset_bytes;
                     let c = cache.entry((step.file, el.stripe)).or_default();
                     c.chunks.insert(el.pos.col, (step.oss, base));
@@ -349,6 +368,9 @@ impl Store {
             for step in cache_writes {
                 for piece in step.pieces.iter().filter(|p| p.element.len_bytes > 0) {
                     let el = &piece.element;
+                    if whole(plan, step.file, el.stripe) {
+                        continue;
+                    }
                     let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
                     let hot = in_flight
                         .cache_in_flight
@@ -1334,6 +1356,19 @@ impl Store {
         Ok(composed)
     }
 
+    /// Whether the interrupted plan `plan` surely wrote nothing: it waits for another
+    /// interrupted plan (it runs only after their `Durable` records), or `wrote_nothing`.
+    pub(super) fn never_began(
+        &self,
+        core: &Core,
+        plan: &IoPlan,
+        input_of: &HashMap<PlanId, usize>,
+        undurable_ids: &BTreeSet<PlanId>,
+    ) -> bool {
+        plan.after_plans.iter().any(|p| undurable_ids.contains(p))
+            || self.wrote_nothing(core, plan, input_of.get(&plan.id).copied())
+    }
+
     /// Whether the interrupted client write (or window parity plan) `plan` (made by planner
     /// input `input`) surely wrote nothing home: it changes a stripe with data on an OSS
     /// that had failed before the plan was made, so `copy_failed_columns` had to journal a
@@ -1365,6 +1400,23 @@ impl Store {
                 .iter()
                 .any(|(name, m)| m.id == file && name.contains('\0'))
         };
+        // A WCL write into the cache zone with any OSS failed journals a mark per cache
+        // stripe it writes (`copy_failed_cache_columns`), even with nothing to copy, before
+        // its first write. Without it on record the write never began, so its cache writes
+        // are not in flight: taken as in flight, they made recovery decide cache blocks no
+        // write touched (reasoned while chasing review H6 in `crash_writer sweep DIR 30
+        // raid6 5 wcl prefail=2`; not isolated by a test).
+        let cache_marked = self.kind == StrategyKind::Wcl
+            && (0..self.backends.len()).any(failed_before)
+            && plan.steps.iter().any(|s| {
+                s.op == Op::Write
+                    && s.zone == PlanZone::Cache
+                    && !staging(s.file)
+                    && s.pieces.iter().any(|p| p.element.len_bytes > 0)
+            });
+        if cache_marked {
+            return true;
+        }
         plan.steps
             .iter()
             .filter(|s| s.op == Op::Write && s.zone != PlanZone::Cache)
@@ -1406,6 +1458,7 @@ impl Store {
         &self,
         plan: &IoPlan,
         client: Option<(&exaraid_plan::ClientWrite, &[u8])>,
+        resolve: &mut dyn FnMut(exaraid_plan::Bytes, u64) -> Result<Vec<u8>, StoreError>,
     ) -> Result<(), StoreError> {
         if self.tolerance() == 0 || !copies_failed_columns(&plan.cause) {
             return Ok(());
@@ -1494,7 +1547,7 @@ impl Store {
                 }
             }
         }
-        copies.extend(self.copy_failed_cache_columns(plan, client, &staging)?);
+        copies.extend(self.copy_failed_cache_columns(plan, client, resolve, &staging)?);
         if !degraded && copies.is_empty() {
             return Ok(());
         }
@@ -1544,13 +1597,15 @@ impl Store {
     /// redundancy left to catch the mismatch and gave wrong bytes silently. The settle lays
     /// these bytes over what it reads of the cache (`settle_inner`). Bytes the plan itself
     /// writes there (its new bytes on a failed OSS, which only the running parity would
-    /// carry) are copied as they come from the client: the cut write's range then reads its
-    /// new bytes there, never a decode of a torn cache stripe. Bytes that cannot be decoded
+    /// carry) are copied as the plan makes them (from the client, or read or computed: this
+    /// runs after the plan's reads): the cut write's range then reads its new bytes there,
+    /// never a decode of a torn cache stripe. Bytes that cannot be decoded
     /// now are left out (already lost: reads name them).
     fn copy_failed_cache_columns(
         &self,
         plan: &IoPlan,
         client: Option<(&exaraid_plan::ClientWrite, &[u8])>,
+        resolve: &mut dyn FnMut(exaraid_plan::Bytes, u64) -> Result<Vec<u8>, StoreError>,
         staging: &BTreeSet<u64>,
     ) -> Result<Vec<crate::state::FailedColumnCopy>, StoreError> {
         if self.kind != StrategyKind::Wcl {
@@ -1593,8 +1648,10 @@ impl Store {
                         let at = (file_offset_bytes - w.offset_bytes) as usize;
                         data[at..at + el.len_bytes as usize].to_vec()
                     }
-                    // (Bytes read or computed by the plan: not known before it runs.)
-                    _ => continue,
+                    // Bytes the plan read or computes: its reads ran already (this runs
+                    // between a plan's reads and its first write), so they are known.
+                    Some(source) => resolve(source, el.len_bytes)?,
+                    None => continue,
                 };
                 copies.push(crate::state::FailedColumnCopy {
                     file: step.file,

@@ -40,6 +40,21 @@ impl Store {
     /// Refused, changing nothing, when the OSSs failed or unavailable would then be more
     /// than the code tolerates: such a record could never be undone and every later
     /// operation would fail on it.
+    ///
+    /// Waits until no plan that copies failed columns (a client write, a delayed window's
+    /// parity plan) is executing: each holds `failure_gate` shared from before its copy
+    /// check until its `Durable` record is on disk (or it poisoned the store). Why (review
+    /// H6): such a plan journals the true bytes of a failed OSS's data before its first
+    /// write (`copy_failed_columns`), but only for OSSs failed when it checks; an OSS failed
+    /// after that check, while the plan wrote the other columns, left those bytes decodable
+    /// only from a stripe the plan had half rewritten, and a kill -9 before the plan's
+    /// `Durable` record lost them with one failure on raid6. With the gate, every such plan
+    /// is durable before the `Fail` record or checks after the failure is noted (and copies
+    /// before its first write), so recovery may take one without a copy on record as never
+    /// begun (`between_plans`, `wrote_nothing`), whenever it was planned. That is the whole
+    /// argument: no plan needs to re-check health. A poisoned store (a plan failed half way,
+    /// still in flight, with no copy) is refused: reopen it first (it recovers the plan).
+    /// Moves home (WCL destage, delayed moves) do not hold the gate: they copy nothing.
     pub fn fail_oss(&self, oss: usize) -> Result<(), StoreError> {
         let n = self.backends.len();
         if oss >= n {
@@ -47,6 +62,8 @@ impl Store {
                 "OSS {oss} does not exist: this store has OSSs 0..{n}"
             )));
         }
+        let _between_plans = self.failure_gate.write();
+        self.check_usable()?;
         let mut core = self.core.lock();
         let mut down = self.unavailable_set(&core);
         down.insert(oss);
@@ -62,7 +79,11 @@ impl Store {
         }
         self.backends[oss].set_failed(true);
         if !core.state.failed_oss.contains(&oss) {
-            self.journal(&mut core, Rec::Fail { oss }, true)?;
+            let rec = Rec::Fail {
+                oss,
+                between_plans: true,
+            };
+            self.journal(&mut core, rec, true)?;
         }
         // Window bytes whose only copy was there are lost: on record from now on, and out
         // of the planner at the next absorb.

@@ -41,6 +41,9 @@ pub trait Hook: Send + Sync + 'static {
     fn before_write(&self, _oss: usize, _key: ElementKey) -> Result<(), BackendError> {
         Ok(())
     }
+    fn before_sync(&self, _oss: usize) -> Result<(), BackendError> {
+        Ok(())
+    }
 }
 
 impl Hook for Hooks {
@@ -139,6 +142,7 @@ impl<H: Hook> Backend for Wrapped<H> {
         self.inner.reserve(keys)
     }
     fn sync(&self) -> Result<(), BackendError> {
+        self.hook.before_sync(self.index)?;
         self.inner.sync()
     }
     fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError> {
