@@ -250,10 +250,11 @@ impl Store {
         };
         assert!(len > 0 && from + len <= self.sb.element_bytes);
         let a = self.layout.file_offset(element.stripe, d, from as u64);
+        let z = a + len as u64;
         self.with_core(core, |c| {
             c.state
                 .file_by_id(file)
-                .is_some_and(|(_, m)| !runs_overlap(&m.written_runs(), a, a + len as u64))
+                .is_some_and(|(_, m)| never_written_in(m, a, z) == [(a, z)])
         })
     }
 
@@ -275,22 +276,24 @@ impl Store {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
         let blocks_per_element = self.sb.element_bytes / block;
-        let Some(runs) = self.with_core(core, |c| {
-            c.state.file_by_id(file).map(|(_, m)| m.written_runs())
-        }) else {
+        let data_never: Option<Vec<Vec<bool>>> = self.with_core(core, |c| {
+            let (_, meta) = c.state.file_by_id(file)?;
+            let never = (0..g.data_count())
+                .map(|d| {
+                    (0..blocks_per_element)
+                        .map(|i| {
+                            let a = self.layout.file_offset(stripe, d, (i * block) as u64);
+                            let z = a + block as u64;
+                            never_written_in(meta, a, z) == [(a, z)]
+                        })
+                        .collect()
+                })
+                .collect();
+            Some(never)
+        });
+        let Some(data_never) = data_never else {
             return;
         };
-        let written = |a: u64, z: u64| runs_overlap(&runs, a, z);
-        let data_never: Vec<Vec<bool>> = (0..g.data_count())
-            .map(|d| {
-                (0..blocks_per_element)
-                    .map(|i| {
-                        let a = self.layout.file_offset(stripe, d, (i * block) as u64);
-                        !written(a, a + block as u64)
-                    })
-                    .collect()
-            })
-            .collect();
         for col in 0..g.cols {
             for row in 0..g.rows {
                 let pos = Pos { row, col };
@@ -797,11 +800,35 @@ impl Store {
     }
 }
 
-/// Does a byte of `a..z` lie in `runs` (sorted, disjoint)? The first run ending after `a`
-/// is the only candidate.
-fn runs_overlap(runs: &[(u64, u64)], a: u64, z: u64) -> bool {
-    let first = runs.partition_point(|&(_, rz)| rz <= a);
-    runs.get(first).is_some_and(|&(ra, _)| ra < z)
+/// The parts of file bytes `a..z` that `meta`'s written runs (sorted, disjoint, a superset
+/// of what was written) do not cover: bytes the file never wrote, zeros. Borrows the runs
+/// and visits only those overlapping `a..z` (a settle asks once per element of every
+/// stripe it writes, with up to `WRITTEN_RUNS_MAX` runs a file).
+pub(super) fn never_written_in(meta: &crate::state::FileMeta, a: u64, z: u64) -> Vec<(u64, u64)> {
+    assert!(a < z);
+    let whole = [(0, meta.size_bytes)];
+    let runs: &[(u64, u64)] = match &meta.written {
+        Some(runs) => runs,
+        None => &whole, // a state from before the runs: the whole file counts as written
+    };
+    let mut gaps = Vec::new();
+    let mut at = a;
+    for &(ra, rz) in &runs[runs.partition_point(|&(_, rz)| rz <= a)..] {
+        if ra >= z {
+            break;
+        }
+        if ra > at {
+            gaps.push((at, ra));
+        }
+        at = at.max(rz);
+        if at >= z {
+            break;
+        }
+    }
+    if at < z {
+        gaps.push((at, z));
+    }
+    gaps
 }
 
 /// A file as messages name it: `file 'a'`, with control characters escaped; a put's staging
@@ -826,7 +853,27 @@ pub(super) fn describe_file_name(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::describe_file_name;
+    use super::{describe_file_name, never_written_in};
+    use crate::state::FileMeta;
+
+    #[test]
+    fn never_written_bytes_are_the_gaps_between_written_runs() {
+        let mut meta = FileMeta::new(0);
+        meta.size_bytes = 40;
+        meta.written = Some(vec![(10, 20), (30, 40)]);
+        assert_eq!(
+            never_written_in(&meta, 0, 50),
+            vec![(0, 10), (20, 30), (40, 50)]
+        );
+        assert_eq!(never_written_in(&meta, 12, 18), vec![]);
+        assert_eq!(never_written_in(&meta, 20, 30), vec![(20, 30)]);
+        assert_eq!(never_written_in(&meta, 19, 31), vec![(20, 30)]);
+        assert_eq!(never_written_in(&meta, 45, 50), vec![(45, 50)]);
+        // A state from before the runs: the whole file counts as written.
+        meta.written = None;
+        assert_eq!(never_written_in(&meta, 0, 40), vec![]);
+        assert_eq!(never_written_in(&meta, 35, 45), vec![(40, 45)]);
+    }
 
     #[test]
     fn messages_name_files_as_the_user_knows_them() {

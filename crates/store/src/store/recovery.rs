@@ -1025,11 +1025,10 @@ impl Store {
         let Some((_, meta)) = core.state.file_by_id(file) else {
             return Vec::new();
         };
-        let runs = meta.written_runs();
         let mut pieces = Vec::new();
         for (d, &pos) in g.data_pos.iter().enumerate() {
             let base = self.layout.file_offset(stripe, d, 0);
-            for (a, z) in outside(&runs, base, base + e) {
+            for (a, z) in read::never_written_in(meta, base, base + e) {
                 pieces.push(CachedPiece {
                     pos,
                     offset_bytes: a - base,
