@@ -664,7 +664,7 @@ impl Store {
                 erased.insert(el.pos.col);
             }
         }
-        let (mut buf, home_erased, _) = self.read_home_stripe(file, stripe)?;
+        let (mut buf, home_erased, _) = self.read_home_stripe(core, file, stripe)?;
         erased.extend(home_erased);
         // The newest bytes over home: what the END parity was computed from.
         let e = self.sb.element_bytes as u64;
@@ -1387,6 +1387,13 @@ impl Store {
                         self.note_unavailable(core, oss)?; // a read records nothing
                     }
                     let from = element.offset_bytes as usize + done;
+                    if self.never_written(core, file, element, from, n) {
+                        // Zeros by the store's own record, whatever the disk or the rest
+                        // of the stripe holds (see `HomeStripe::never_written`).
+                        buf[done..done + n].fill(0);
+                        done += n;
+                        continue;
+                    }
                     let whole =
                         self.rebuild_element(core, file, element.stripe, element.pos, from, n)?;
                     if err.is_corrupt() {

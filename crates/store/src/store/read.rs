@@ -10,6 +10,12 @@ pub(super) struct HomeStripe {
     /// Elements with blocks that fail their checksum or are gone; their other blocks are
     /// in `buf`.
     pub(super) corrupt: Vec<CorruptElement>,
+    /// Unreadable blocks (in `corrupt` or in `unavailable_cols`) whose true bytes are known
+    /// without parity: the file never wrote them, so they are zeros (zero in `buf`). Never
+    /// erasures. Why: scrub visits written stripes only, so rot in a hole is never repaired
+    /// and piles up, one OSS after another; counted as erasures, a row of a hole (or written
+    /// bytes beside it) would be lost for bytes nobody wrote.
+    pub(super) never_written: BTreeSet<(Pos, usize)>,
 }
 
 pub(super) struct CorruptElement {
@@ -21,15 +27,24 @@ pub(super) struct CorruptElement {
 }
 
 impl HomeStripe {
-    /// Columns with at least one unreadable block.
+    /// Columns with at least one unreadable block (a failed OSS's column always; a corrupt
+    /// element's only if a block of it is not known as never written).
     pub(super) fn erased_cols(&self) -> Vec<usize> {
         let mut cols = self.unavailable_cols.clone();
-        cols.extend(self.corrupt.iter().map(|c| c.pos.col));
+        cols.extend(
+            self.corrupt
+                .iter()
+                .filter(|c| c.blocks.iter().any(|&i| self.is_bad(c.pos, i)))
+                .map(|c| c.pos.col),
+        );
         cols.into_iter().collect()
     }
 
-    /// Is block `i` of the element at `pos` unreadable?
+    /// Is block `i` of the element at `pos` unreadable (and not known as never written)?
     pub(super) fn is_bad(&self, pos: Pos, i: usize) -> bool {
+        if self.never_written.contains(&(pos, i)) {
+            return false;
+        }
         self.unavailable_cols.contains(&pos.col)
             || self
                 .corrupt
@@ -119,10 +134,11 @@ impl Store {
     /// the stripe; its unreadable blocks and unavailable columns are left zero.
     pub(super) fn read_home_stripe(
         &self,
+        core: Option<&Core>,
         file: u64,
         stripe: u64,
     ) -> Result<(StripeBuf, Vec<usize>, Vec<(usize, usize, Vec<usize>)>), StoreError> {
-        let home = self.read_home_blocks(file, stripe)?;
+        let home = self.read_home_blocks(core, file, stripe)?;
         let erased = home.erased_cols();
         let corrupt = home
             .corrupt
@@ -133,9 +149,11 @@ impl Store {
     }
 
     /// Read a whole home stripe block by block: every 4 KiB checksum block that reads clean
-    /// is in the stripe, and the unreadable ones are named (see `HomeStripe`).
+    /// is in the stripe, and the unreadable ones are named (see `HomeStripe`). `core`: the
+    /// core lock's content if the caller holds it (the file's written runs are read there).
     pub(super) fn read_home_blocks(
         &self,
+        core: Option<&Core>,
         file: u64,
         stripe: u64,
     ) -> Result<HomeStripe, StoreError> {
@@ -148,6 +166,7 @@ impl Store {
             buf: StripeBuf::zeroed(g.rows, g.cols, e),
             unavailable_cols: BTreeSet::new(),
             corrupt: Vec::new(),
+            never_written: BTreeSet::new(),
         };
         for col in 0..g.cols {
             for row in 0..g.rows {
@@ -213,7 +232,93 @@ impl Store {
                 }
             }
         }
+        if !home.unavailable_cols.is_empty() || !home.corrupt.is_empty() {
+            self.note_never_written(core, file, stripe, &mut home);
+        }
         Ok(home)
+    }
+
+    /// Did the file never write bytes `from..from + len` of the home data element `element`
+    /// names (none of them is in its written runs)? Then they are zeros. Parity, or a
+    /// removed file: `false` (not known this way).
+    pub(super) fn never_written(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        element: &exaraid_plan::ElementRange,
+        from: usize,
+        len: usize,
+    ) -> bool {
+        let Cell::Data(d) = self.layout.geometry().cell(element.pos) else {
+            return false;
+        };
+        assert!(len > 0 && from + len <= self.sb.element_bytes);
+        let a = self.layout.file_offset(element.stripe, d, from as u64);
+        let z = a + len as u64;
+        self.with_core(core, |c| {
+            c.state
+                .file_by_id(file)
+                .is_some_and(|(_, m)| never_written_in(m, a, z) == [(a, z)])
+        })
+    }
+
+    /// Put the unreadable blocks of `home` that the file never wrote in
+    /// `home.never_written` (zeros in its buffer). A data block is never written if no byte
+    /// of its file range is in the file's written runs (a superset of what was written, so
+    /// a written block is never taken for a hole); a parity block if block `i` of every
+    /// data element is (block `i` of every element is a codeword of the code on its own:
+    /// parity of zeros is zeros). The runs include a write in flight from before its first
+    /// block is written (its `Input::Write` is journaled first), so the old bytes a plan
+    /// reads under its own range are not known this way. A removed file: nothing is known.
+    fn note_never_written(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        home: &mut HomeStripe,
+    ) {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let blocks_per_element = self.sb.element_bytes / block;
+        let data_never: Option<Vec<Vec<bool>>> = self.with_core(core, |c| {
+            let (_, meta) = c.state.file_by_id(file)?;
+            let never = (0..g.data_count())
+                .map(|d| {
+                    (0..blocks_per_element)
+                        .map(|i| {
+                            let a = self.layout.file_offset(stripe, d, (i * block) as u64);
+                            let z = a + block as u64;
+                            never_written_in(meta, a, z) == [(a, z)]
+                        })
+                        .collect()
+                })
+                .collect();
+            Some(never)
+        });
+        let Some(data_never) = data_never else {
+            return;
+        };
+        for col in 0..g.cols {
+            for row in 0..g.rows {
+                let pos = Pos { row, col };
+                for i in 0..blocks_per_element {
+                    let never = match g.cell(pos) {
+                        Cell::Data(d) => data_never[d][i],
+                        Cell::Parity(_) => data_never.iter().all(|blocks| blocks[i]),
+                        Cell::Empty => false,
+                    };
+                    let unreadable = home.unavailable_cols.contains(&col)
+                        || home
+                            .corrupt
+                            .iter()
+                            .any(|c| c.pos == pos && c.blocks.contains(&i));
+                    if never && unreadable {
+                        home.buf.element_mut(pos)[i * block..(i + 1) * block].fill(0);
+                        home.never_written.insert((pos, i));
+                    }
+                }
+            }
+        }
     }
 
     /// Rebuild the unreadable blocks of a home stripe, one row of 4 KiB blocks at a time:
@@ -359,7 +464,7 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES;
         assert!(len > 0 && from + len <= self.sb.element_bytes);
         let wanted: BTreeSet<usize> = (from / block..(from + len).div_ceil(block)).collect();
-        let mut home = self.read_home_blocks(file, stripe)?;
+        let mut home = self.read_home_blocks(core, file, stripe)?;
         if !home.unavailable_cols.contains(&pos.col) && !home.corrupt.iter().any(|c| c.pos == pos) {
             // The caller could not read these blocks even if this pass could.
             home.corrupt.push(CorruptElement {
@@ -699,6 +804,37 @@ impl Store {
     }
 }
 
+/// The parts of file bytes `a..z` that `meta`'s written runs (sorted, disjoint, a superset
+/// of what was written) do not cover: bytes the file never wrote, zeros. Borrows the runs
+/// and visits only those overlapping `a..z` (a settle asks once per element of every
+/// stripe it writes, with up to `WRITTEN_RUNS_MAX` runs a file).
+pub(super) fn never_written_in(meta: &crate::state::FileMeta, a: u64, z: u64) -> Vec<(u64, u64)> {
+    assert!(a < z);
+    let whole = [(0, meta.size_bytes)];
+    let runs: &[(u64, u64)] = match &meta.written {
+        Some(runs) => runs,
+        None => &whole, // a state from before the runs: the whole file counts as written
+    };
+    let mut gaps = Vec::new();
+    let mut at = a;
+    for &(ra, rz) in &runs[runs.partition_point(|&(_, rz)| rz <= a)..] {
+        if ra >= z {
+            break;
+        }
+        if ra > at {
+            gaps.push((at, ra));
+        }
+        at = at.max(rz);
+        if at >= z {
+            break;
+        }
+    }
+    if at < z {
+        gaps.push((at, z));
+    }
+    gaps
+}
+
 /// A file as messages name it: `file 'a'`, with control characters escaped; a put's staging
 /// file (`a\0put`, see `Store::put`) as what it is to the user, who never named it.
 pub(super) fn describe_file_name(name: &str) -> String {
@@ -721,7 +857,27 @@ pub(super) fn describe_file_name(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::describe_file_name;
+    use super::{describe_file_name, never_written_in};
+    use crate::state::FileMeta;
+
+    #[test]
+    fn never_written_bytes_are_the_gaps_between_written_runs() {
+        let mut meta = FileMeta::new(0);
+        meta.size_bytes = 40;
+        meta.written = Some(vec![(10, 20), (30, 40)]);
+        assert_eq!(
+            never_written_in(&meta, 0, 50),
+            vec![(0, 10), (20, 30), (40, 50)]
+        );
+        assert_eq!(never_written_in(&meta, 12, 18), vec![]);
+        assert_eq!(never_written_in(&meta, 20, 30), vec![(20, 30)]);
+        assert_eq!(never_written_in(&meta, 19, 31), vec![(20, 30)]);
+        assert_eq!(never_written_in(&meta, 45, 50), vec![(45, 50)]);
+        // A state from before the runs: the whole file counts as written.
+        meta.written = None;
+        assert_eq!(never_written_in(&meta, 0, 40), vec![]);
+        assert_eq!(never_written_in(&meta, 35, 45), vec![(40, 45)]);
+    }
 
     #[test]
     fn messages_name_files_as_the_user_knows_them() {

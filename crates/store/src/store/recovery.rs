@@ -959,31 +959,38 @@ impl Store {
                 }
             }
             let known = copies.remove(&(file, stripe));
+            let had_copies = known.is_some();
+            // Laid last, as known bytes: the settle's copies, then the never-written zeros.
+            let mut known = known.unwrap_or_default();
+            let zeros_from = known.len();
+            known.extend(self.never_written_pieces(core, file, stripe));
             let copied = in_flight
                 .failed_column_copies
                 .get(&(file, stripe))
                 .map(|v| v.as_slice())
                 .unwrap_or(&[]);
-            let mut composed = self.compose_stripe(
-                file,
-                stripe,
-                ranges,
-                copied,
-                &pieces,
-                known.as_deref().unwrap_or(&[]),
-            )?;
-            for piece in &pieces {
-                let el = composed.buf.element_mut(piece.pos);
+            let mut composed =
+                self.compose_stripe(file, stripe, ranges, copied, &pieces, &known)?;
+            // Per element: the bytes known whatever home holds (cached, never written).
+            let mut covered: BTreeMap<Pos, Ranges> = BTreeMap::new();
+            for piece in pieces.iter().chain(&known[zeros_from..]) {
                 let o = piece.offset_bytes as usize;
+                let el = composed.buf.element_mut(piece.pos);
                 el[o..o + piece.bytes.len()].copy_from_slice(&piece.bytes);
-                // A lost block the cached bytes cover whole is known again. One they cover
-                // in part stays lost (unwritten): writing it and then marking it would leave,
-                // if killed in between, its unknown bytes under a fresh checksum.
-                let block = CHECKSUM_BLOCK_BYTES;
-                for i in o.div_ceil(block)..(o + piece.bytes.len()) / block {
-                    composed.lost.remove(&(piece.pos, i));
-                }
+                let r = covered.entry(piece.pos).or_default();
+                crate::state::add_range(r, o as u64, (o + piece.bytes.len()) as u64);
             }
+            // A lost block the cached bytes (with the bytes the file never wrote: zeros)
+            // cover whole is known again. One they cover in part stays lost (unwritten):
+            // writing it and then marking it would leave, if killed in between, its unknown
+            // bytes under a fresh checksum.
+            let block = CHECKSUM_BLOCK_BYTES as u64;
+            composed.lost.retain(|&(pos, i)| {
+                let (a, z) = (i as u64 * block, (i as u64 + 1) * block);
+                !covered
+                    .get(&pos)
+                    .is_some_and(|r| outside(r, a, z).is_empty())
+            });
             // Cached bytes nobody can tell (see `decide_cache_stripe`): their home block is
             // lost, never given the home bytes the cached ones replaced. (Failing the settle
             // instead would fail every later open too: the store would be unusable.)
@@ -1000,7 +1007,7 @@ impl Store {
                     .encode(&mut composed.buf)
                     .map_err(|e| StoreError::Io(e.to_string()))?;
             }
-            if !overlay.is_empty() && known.is_none() {
+            if !overlay.is_empty() && !had_copies {
                 self.write_settle_copies(&core.state.failed_oss, file, stripe, &composed)?;
             }
             self.write_settled_stripe(file, stripe, &composed)?;
@@ -1024,6 +1031,35 @@ impl Store {
         *self.cache_stripes.lock() = exec::CacheStripes::default();
         self.restart_windows(core)?;
         self.checkpoint_locked(core)
+    }
+
+    /// Zeros for the bytes of a home stripe's data elements that the file never wrote
+    /// (outside its written runs, a superset of what was written): their true bytes
+    /// whatever home holds. Why: scrub visits written stripes only, so rot in a file's
+    /// holes is never repaired and piles up; a settle that took those blocks for suspects
+    /// found rows it could not decode and lost acknowledged bytes beside them (cached
+    /// bytes moving home into a block only partly written). In-flight, cached and copied
+    /// ranges all lie within the written runs (a write's `Input::Write` is journaled
+    /// before its first block), so these pieces never overlap them. A removed file: none.
+    fn never_written_pieces(&self, core: &Core, file: u64, stripe: u64) -> Vec<CachedPiece> {
+        let g = self.layout.geometry();
+        let e = self.sb.element_bytes as u64;
+        let Some((_, meta)) = core.state.file_by_id(file) else {
+            return Vec::new();
+        };
+        let mut pieces = Vec::new();
+        for (d, &pos) in g.data_pos.iter().enumerate() {
+            let base = self.layout.file_offset(stripe, d, 0);
+            for (a, z) in read::never_written_in(meta, base, base + e) {
+                pieces.push(CachedPiece {
+                    pos,
+                    offset_bytes: a - base,
+                    bytes: vec![0u8; (z - a) as usize],
+                    parity_covers: false,
+                });
+            }
+        }
+        pieces
     }
 
     /// The file bytes of the data blocks `lost` of a home stripe (within the file's size), as
@@ -1516,7 +1552,7 @@ impl Store {
                 continue;
             }
             degraded = true;
-            let mut home = self.read_home_blocks(file, stripe)?;
+            let mut home = self.read_home_blocks(None, file, stripe)?;
             let lost = self.decode_blocks(&mut home)?;
             // A block row already undecodable has no true bytes left to protect.
             let known =

@@ -307,7 +307,7 @@ impl Store {
                 }
                 let _guard = self.locks.lock([(id, stripe)].into_iter().collect());
                 report.stripes_checked += 1;
-                let mut home = self.read_home_blocks(id, stripe)?;
+                let mut home = self.read_home_blocks(None, id, stripe)?;
                 let erased = home.erased_cols();
                 let first_finding = report.corrupt_elements.len();
                 for c in &home.corrupt {
@@ -345,7 +345,11 @@ impl Store {
                             self.write_home_stripe(id, stripe, buf, Some(&parity_cols))?;
                         }
                     }
-                    continue;
+                    // Rotten blocks the file never wrote erase nothing (see
+                    // `HomeStripe::never_written`) but are rewritten, as zeros, below.
+                    if home.corrupt.is_empty() || !repair {
+                        continue;
+                    }
                 }
                 if home.corrupt.is_empty() || !repair {
                     continue;
@@ -1031,7 +1035,7 @@ impl Store {
                 if cols.is_empty() {
                     continue;
                 }
-                let (mut buf, mut erased, _) = self.read_home_stripe(id, stripe)?;
+                let (mut buf, mut erased, _) = self.read_home_stripe(None, id, stripe)?;
                 erased.extend(cols.iter().copied());
                 erased.sort();
                 erased.dedup();
