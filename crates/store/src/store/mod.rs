@@ -875,6 +875,8 @@ impl Store {
             ..StrategyConfig::default()
         };
         let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
+        // How many inputs (from the first) the planner was replayed with.
+        let mut replayed_inputs = state.inputs.len();
         let undurable: Vec<(usize, IoPlan)> = plans
             .iter()
             .filter(|(_, p)| !state.durable.contains(&p.id))
@@ -891,6 +893,7 @@ impl Store {
                 .all(|(_, p)| !state.durable.contains(&p.id));
             if tail_undurable {
                 strategy = replay(kind, &layout, config, &state.inputs[..first])?.0;
+                replayed_inputs = first;
             } else {
                 // Concurrent writers: a plan cut by the crash, then a later one that finished
                 // (its input came after). The planner state must keep the later one, but the
@@ -982,8 +985,10 @@ impl Store {
                 // home as the data that parity covers, and with a failed OSS it could not
                 // decode that OSS's data beside them (review H5: acknowledged bytes lost
                 // with one failure on raid6). The plans it releases are not run: the settle
-                // moves every cached byte home itself.
-                let durable_unheard = store.durable_unheard(&core);
+                // moves every cached byte home itself. Replayed without the inputs from the
+                // first interrupted one on, the planner never heard the `Complete` inputs
+                // among them either (review H1).
+                let durable_unheard = store.durable_unheard(&core, replayed_inputs);
                 for p in durable_unheard {
                     core.strategy.on_complete(p).map_err(plan_err)?;
                 }
@@ -997,7 +1002,7 @@ impl Store {
                 // Durable plans whose completion the planner never heard (a crash between
                 // the two records): tell it now.
                 let mut more = Vec::new();
-                for p in store.durable_unheard(&core) {
+                for p in store.durable_unheard(&core, replayed_inputs) {
                     more.extend(core.strategy.on_complete(p).map_err(plan_err)?);
                     store.journal(&mut core, Rec::Input(Input::Complete { plan: p }), false)?;
                     store.forget_cache_stripes(&[p]);
@@ -1012,12 +1017,17 @@ impl Store {
         Ok(store)
     }
 
-    /// Durable plans whose `Complete` input is not journaled (a crash between the two
-    /// records), oldest first: the replayed planner still counts them as running.
-    fn durable_unheard(&self, core: &Core) -> Vec<PlanId> {
-        let completed: HashSet<PlanId> = core
-            .state
-            .inputs
+    /// Durable plans whose `Complete` input is not among the first `replayed_inputs` inputs
+    /// (a crash between the two records, or a replay that stopped before it), oldest first:
+    /// the replayed planner still counts them as running. Why the replay matters: recovery
+    /// replays the planner only up to the first interrupted input when every later plan was
+    /// interrupted too, and a move home (or destage) that finished after that input was
+    /// then still running for it, so its bytes were read from cache slots it had freed,
+    /// which a later interrupted write could have reused: wrong acknowledged bytes (review
+    /// H1, candidate (b) of docs/results/h1-crash-sweeps.md).
+    fn durable_unheard(&self, core: &Core, replayed_inputs: usize) -> Vec<PlanId> {
+        assert!(replayed_inputs <= core.state.inputs.len());
+        let completed: HashSet<PlanId> = core.state.inputs[..replayed_inputs]
             .iter()
             .filter_map(|i| match i {
                 Input::Complete { plan } => Some(*plan),
