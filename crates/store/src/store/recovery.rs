@@ -18,7 +18,8 @@
 //! - untouched by its own in-flight ranges (bit rot): the decoded bytes are taken if no
 //!   element of the stripe is in flight at these offsets (parity agrees with data there), or
 //!   if they match the block's stored checksum (trying, within the code's tolerance, to also
-//!   erase in-flight columns: on raid6 that undoes a write hole). Else the block is *lost*.
+//!   erase in-flight columns, or to leave other suspect columns in: on raid6 that undoes a
+//!   write hole). Else the block is *lost*.
 //! - touched by its own in-flight ranges (a torn write): those ranges keep whatever reached
 //!   the disk (never acknowledged: old or new bytes are both right); the rest of the block
 //!   is acknowledged data and takes the decoded bytes wherever no element is in flight.
@@ -2088,8 +2089,10 @@ impl Store {
     /// offsets (another column is in flight there). Its stored checksum is that of its bytes
     /// before the crash whenever its own in-flight ranges (`own`) did not change, or changed
     /// together with it (a torn write that got its new bytes and checksum on disk): try the
-    /// decode with the suspect columns erased and then also erasing in-flight columns (within
-    /// the code's tolerance: any of their bytes would do), and keep the first candidate that
+    /// decode with the suspect columns erased and then the block's column with any set of
+    /// the other suspect and in-flight columns (within the code's tolerance: any of their
+    /// bytes would do; leaving a torn suspect column in may be what gives the block, review
+    /// D3, `erasure_patterns`), and keep the first candidate that
     /// matches -- the decoded block, or the decoded block with the bytes on disk in `own`.
     /// Kept: the decoded bytes outside `own`, the bytes on disk inside it (never acknowledged,
     /// old or new) when that candidate matches; the decoded block whole when it matches. Bytes equal to the decode are kept too when nothing of the block was in
@@ -2116,31 +2119,13 @@ impl Store {
             .collect();
         extra.sort_unstable();
         extra.dedup();
-        // Bounds the subsets below (the code's tolerance is far smaller anyway).
-        extra.truncate(16);
-        // Erasure patterns: `erased`, then `erased` plus each subset of `extra` that the code
-        // tolerates, smallest first.
-        let mut patterns: Vec<Vec<usize>> = vec![erased.to_vec()];
-        let room = self.tolerance().saturating_sub(erased.len());
-        let subsets: u64 = 1 << extra.len();
-        let mut by_size: Vec<Vec<usize>> = (1..subsets)
-            .map(|m| {
-                extra
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| m >> j & 1 == 1)
-                    .map(|(_, &c)| c)
-                    .collect::<Vec<usize>>()
-            })
-            .filter(|s| s.len() <= room)
-            .collect();
-        by_size.sort_by_key(|s| s.len());
-        for s in by_size {
-            let mut p = erased.to_vec();
-            p.extend(s);
-            p.sort_unstable();
-            patterns.push(p);
-        }
+        // Erasure patterns: `erased`, then `pos.col` with each set of the other suspect and
+        // in-flight columns the code tolerates beside it (`erasure_patterns`: also those
+        // that leave a torn column in, review D3).
+        let mut first = erased.to_vec();
+        first.sort_unstable();
+        first.dedup();
+        let patterns = self.erasure_patterns(pos.col, erased, &extra);
         // The block's own in-flight bytes, relative to the block.
         let mine: Ranges = own
             .iter()
@@ -2148,10 +2133,7 @@ impl Store {
             .map(|&(a, b)| (a.max(start) - start, b.min(end) - start))
             .collect();
         let b = &self.backends[oss];
-        for (n, pattern) in patterns.iter().enumerate() {
-            if n >= CONFIRM_PATTERNS_MAX {
-                break;
-            }
+        for pattern in &patterns {
             let Some(d) = self.decode_block(buf, i, pattern) else {
                 continue;
             };
@@ -2160,8 +2142,8 @@ impl Store {
             for &(x, y) in &mine {
                 keep[x as usize..y as usize].copy_from_slice(&raw[x as usize..y as usize]);
             }
-            let confirmed =
-                b.checksum_matches(key, i, &keep)? || (n == 0 && mine.is_empty() && decoded == raw);
+            let confirmed = b.checksum_matches(key, i, &keep)?
+                || (*pattern == first && mine.is_empty() && decoded == raw);
             if confirmed {
                 return Ok(Some(keep));
             }

@@ -1,14 +1,15 @@
-//! A WCL write cut by a crash that tore one cache column, and one flipped bit in an
-//! acknowledged cache block of another column (review D3). On a 2-tolerant code the torn
-//! column and the rotten one use up the code, and with the cut write's running parity half
-//! written their joint decode is wrong, so recovery reported the acknowledged block lost
-//! (hcode p = 5: `get` failed "bytes 12288..16384 are lost"), although a decode that leaves
-//! the torn column in (its bytes old or new, as some parity's) gives the rotten block, and
-//! the block's stored checksum confirms it. Now every acknowledged byte reads back, and
-//! never a wrong one.
+//! A write cut by a crash that tore one column, and one flipped bit in an acknowledged block
+//! of another column (review D3, found on hcode WCL). On a 2-tolerant code the torn column
+//! and the rotten one use up the code, and with the cut write's parity half written their
+//! joint decode is wrong, so recovery reported the acknowledged block lost (hcode p = 5:
+//! `get` failed "bytes 12288..16384 are lost"), although a decode that leaves the torn
+//! column in (its bytes old or new, as some parity's) gives the rotten block, and the
+//! block's stored checksum confirms it. Now every acknowledged byte reads back, and never a
+//! wrong one: in the WCL cache zone (`decide_cache_stripe`, the running parity) and at home
+//! (rmw, `confirm_block`), which had the same gap.
 //!
-//! Every array code (p = 5) and raid6, each with every subset of the cut write's running
-//! parity writes landed beside its torn data write. The crash is built from two runs of the
+//! Every array code (p = 5) and raid6, each with every subset of the cut write's other
+//! block writes landed beside its torn data block. The crash is built from two runs of the
 //! same store: before the write (saved) and after it; the write is then left in flight in
 //! the journal (as a kill after journaling its input does) and the blocks it changed are
 //! copied from the run after it, whole (landed) or payload only (torn: new bytes under the
@@ -22,7 +23,6 @@ use std::path::Path;
 use exaraid_codes::{CodeKind, CodeSpec};
 use exaraid_store::journal::Journal;
 use exaraid_store::state::{Input, Rec, State};
-use exaraid_store::store::CACHE_OBJECT;
 use exaraid_store::superblock::read_checked;
 use exaraid_store::{OpenOptions, Store, StoreError, WritePath};
 
@@ -98,23 +98,31 @@ fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u
 }
 
 /// A cache slot the cut write changed: `(oss, slot)`.
-type Unit = (usize, usize);
+type Unit = (usize, String, usize);
 
-fn cache_file(dir: &Path, oss: usize) -> std::path::PathBuf {
-    dir.join(format!("oss-{oss}"))
-        .join("objects")
-        .join(format!("{CACHE_OBJECT}.cache"))
+fn object_file(dir: &Path, oss: usize, name: &str) -> std::path::PathBuf {
+    dir.join(format!("oss-{oss}")).join("objects").join(name)
+}
+
+fn object_names(dir: &Path, oss: usize) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir.join(format!("oss-{oss}")).join("objects"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    v.sort();
+    v
 }
 
 /// Copy slot `slot` of OSS `oss`'s cache file from `from` into `to`: its payload, and its
 /// checksums too when `whole` (else the write tore between payload and checksums).
-fn land(from: &Path, to: &Path, (oss, slot): Unit, whole: bool) {
-    let src = std::fs::read(cache_file(from, oss)).unwrap();
-    let mut dst = std::fs::read(cache_file(to, oss)).unwrap();
+fn land(from: &Path, to: &Path, (oss, name, slot): &Unit, whole: bool) {
+    let (oss, slot) = (*oss, *slot);
+    let src = std::fs::read(object_file(from, oss, name)).unwrap();
+    let mut dst = std::fs::read(object_file(to, oss, name)).unwrap();
     let at = slot * SLOT_BYTES;
     let n = if whole { SLOT_BYTES } else { UNIT };
     dst[at..at + n].copy_from_slice(&src[at..at + n]);
-    std::fs::write(cache_file(to, oss), dst).unwrap();
+    std::fs::write(object_file(to, oss, name), dst).unwrap();
 }
 
 /// The cut write: `bytes` from byte `at` of data element `data` of stripe 0 on; the rotten
@@ -129,7 +137,7 @@ struct Case {
 /// What one code gave over every subset of landed writes beside the torn one (the first
 /// byte's): (cases, lost cases). `case`: by default a write into the middle data element
 /// and the first data element of another column rotten.
-fn rot_beside_a_torn_cache_write(code: CodeSpec, case: Option<Case>) -> (usize, usize) {
+fn rot_beside_a_torn_write(code: CodeSpec, path: WritePath, case: Option<Case>) -> (usize, usize) {
     let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
     let tmp = tempfile::tempdir().unwrap();
     let (dir, saved, after) = (
@@ -137,7 +145,7 @@ fn rot_beside_a_torn_cache_write(code: CodeSpec, case: Option<Case>) -> (usize, 
         tmp.path().join("saved"),
         tmp.path().join("after"),
     );
-    let store = init(&dir, code, cols, WritePath::Wcl);
+    let store = init(&dir, code, cols, path);
     let layout = store.layout().clone();
     let g = layout.geometry().clone();
     let sdb = layout.stripe_data_bytes() as usize;
@@ -178,42 +186,53 @@ fn rot_beside_a_torn_cache_write(code: CodeSpec, case: Option<Case>) -> (usize, 
     copy_tree(&dir, &after);
     let mut units: Vec<Unit> = Vec::new();
     for oss in 0..cols {
-        let (x, y) = (
-            std::fs::read(cache_file(&saved, oss)).unwrap(),
-            std::fs::read(cache_file(&after, oss)).unwrap(),
-        );
-        assert_eq!(x.len(), y.len(), "{code}: the cut write grew no cache file");
-        for slot in 0..x.len() / SLOT_BYTES {
-            let r = slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES;
-            if x[r.clone()] != y[r] {
-                units.push((oss, slot));
+        for name in object_names(&saved, oss) {
+            let (x, y) = (
+                std::fs::read(object_file(&saved, oss, &name)).unwrap(),
+                std::fs::read(object_file(&after, oss, &name)).unwrap(),
+            );
+            assert_eq!(x.len(), y.len(), "{code}: the cut write grew no file");
+            for slot in 0..x.len() / SLOT_BYTES {
+                let r = slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES;
+                if x[r.clone()] != y[r] {
+                    units.push((oss, name.clone(), slot));
+                }
             }
         }
     }
-    // The slot holding the write's first bytes (torn), and element `a`'s (found by content).
-    let holds = |tree: &Path, unit: Unit, bytes: &[u8], at: usize| {
-        let f = std::fs::read(cache_file(tree, unit.0)).unwrap();
-        let p = unit.1 * SLOT_BYTES + at;
-        f[p..p + bytes.len()] == *bytes
+    let holds = |tree: &Path, unit: &Unit, bytes: &[u8], at: usize| {
+        let f = std::fs::read(object_file(tree, unit.0, &unit.1)).unwrap();
+        let p = unit.2 * SLOT_BYTES + at;
+        f.len() >= p + bytes.len() && f[p..p + bytes.len()] == *bytes
     };
     let first = new.len().min(UNIT - case.at as usize);
-    let data = *units
+    let data = units
         .iter()
-        .find(|&&u| holds(&after, u, &new[..first], case.at as usize))
-        .unwrap_or_else(|| panic!("{code}: the cut write's data slot"));
+        .find(|u| holds(&after, u, &new[..first], case.at as usize))
+        .unwrap_or_else(|| panic!("{code}: the cut write's data slot"))
+        .clone();
     let a_at = layout.file_offset(0, a, 0) as usize;
-    let rotten: Unit = (0..cols)
-        .flat_map(|oss| {
-            let n = std::fs::read(cache_file(&saved, oss)).unwrap().len() / SLOT_BYTES;
-            (0..n).map(move |slot| (oss, slot))
-        })
-        .find(|&u| holds(&saved, u, &model[a_at..a_at + UNIT], 0))
-        .unwrap_or_else(|| panic!("{code}: element {a}'s cache slot"));
+    let mut all: Vec<Unit> = Vec::new();
+    for oss in 0..cols {
+        for name in object_names(&saved, oss) {
+            let n = std::fs::read(object_file(&saved, oss, &name))
+                .unwrap()
+                .len()
+                / SLOT_BYTES;
+            for slot in 0..n {
+                all.push((oss, name.clone(), slot));
+            }
+        }
+    }
+    let rotten: Unit = all
+        .into_iter()
+        .find(|u| holds(&saved, u, &model[a_at..a_at + UNIT], 0))
+        .unwrap_or_else(|| panic!("{code}: element {a}'s slot"));
     assert!(
         !units.contains(&rotten),
         "{code}: the write leaves `a` alone"
     );
-    let others: Vec<Unit> = units.iter().copied().filter(|&u| u != data).collect();
+    let others: Vec<Unit> = units.iter().filter(|&u| *u != data).cloned().collect();
     assert!(
         !others.is_empty(),
         "{code}: the write updates running parity"
@@ -224,18 +243,18 @@ fn rot_beside_a_torn_cache_write(code: CodeSpec, case: Option<Case>) -> (usize, 
     for landed in 0..cases {
         restore(&dir, &saved);
         leave_write_in_flight(&dir, "f", cut_at as u64, cut_bytes as u64);
-        land(&after, &dir, data, false);
-        for (j, &u) in others.iter().enumerate() {
+        land(&after, &dir, &data, false);
+        for (j, u) in others.iter().enumerate() {
             if landed >> j & 1 == 1 {
                 land(&after, &dir, u, true);
             }
         }
-        let path = cache_file(&dir, rotten.0);
+        let path = object_file(&dir, rotten.0, &rotten.1);
         let mut bytes = std::fs::read(&path).unwrap();
-        bytes[rotten.1 * SLOT_BYTES + ROT_AT] ^= 0x10;
+        bytes[rotten.2 * SLOT_BYTES + ROT_AT] ^= 0x10;
         std::fs::write(&path, bytes).unwrap();
 
-        let what = format!("{code}: writes landed {landed:#b} of {others:?}");
+        let what = format!("{code} {path:?}: writes landed {landed:#b} of {others:?}");
         let store = open(&dir);
         let got = match store.get("f") {
             Ok(got) => got,
@@ -262,33 +281,48 @@ fn rot_beside_a_torn_cache_write(code: CodeSpec, case: Option<Case>) -> (usize, 
     (cases, lost)
 }
 
-/// D3 as found (hcode p = 5): a 615-byte write from byte 3564 of data element 6 on (column
-/// 3) into element 7 (column 4), torn on element 6; element 3 (column 4) rotten at byte
-/// 2064. Recovery decoded columns 3 and 4 together from the write's half-written running
-/// parity and reported element 3 lost.
-#[test]
-fn hcode_rebuilds_a_rotten_cache_block_beside_a_torn_cache_write() {
-    let d3 = Case {
+/// D3 as found (hcode p = 5, WCL): a 615-byte write from byte 3564 of data element 6 on
+/// (column 3) into element 7 (column 4), torn on element 6; element 3 (column 4) rotten at
+/// byte 2064. Recovery decoded columns 3 and 4 together from the write's half-written
+/// running parity and reported element 3 lost.
+fn d3() -> Option<Case> {
+    Some(Case {
         data: 6,
         at: 3564,
         bytes: 615,
         rotten: 3,
-    };
-    let (cases, lost) =
-        rot_beside_a_torn_cache_write(CodeSpec::array(CodeKind::Hcode, 5), Some(d3));
+    })
+}
+
+fn assert_none_lost(code: CodeSpec, path: WritePath, case: Option<Case>) {
+    let (cases, lost) = rot_beside_a_torn_write(code, path, case);
     assert_eq!(
         lost, 0,
-        "{lost} of {cases} cases lost the rotten acknowledged block"
+        "{code} {path:?}: {lost} of {cases} cases lost the rotten acknowledged block"
     );
 }
 
 #[test]
-fn every_double_parity_code_rebuilds_a_rotten_cache_block_beside_a_torn_cache_write() {
+fn wcl_hcode_rebuilds_a_rotten_cache_block_beside_a_torn_cache_write() {
+    assert_none_lost(CodeSpec::array(CodeKind::Hcode, 5), WritePath::Wcl, d3());
+}
+
+#[test]
+fn wcl_every_double_parity_code_rebuilds_a_rotten_cache_block_beside_a_torn_cache_write() {
     for code in codes() {
-        let (cases, lost) = rot_beside_a_torn_cache_write(code, None);
-        assert_eq!(
-            lost, 0,
-            "{code}: {lost} of {cases} cases lost the rotten acknowledged block"
-        );
+        assert_none_lost(code, WritePath::Wcl, None);
+    }
+}
+
+/// The same at home (rmw): the cut write's data and parity blocks, and a rotten home block.
+#[test]
+fn rmw_hcode_rebuilds_a_rotten_block_beside_a_torn_write() {
+    assert_none_lost(CodeSpec::array(CodeKind::Hcode, 5), WritePath::Rmw, d3());
+}
+
+#[test]
+fn rmw_every_double_parity_code_rebuilds_a_rotten_block_beside_a_torn_write() {
+    for code in codes() {
+        assert_none_lost(code, WritePath::Rmw, None);
     }
 }
