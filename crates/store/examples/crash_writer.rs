@@ -10,7 +10,7 @@
 //!           readers=1 (a child thread reads all the time) second=I (after the check, fail OSS
 //!           I too and check again) killmin=20 killmax=400 (ms before the kill)
 //!           windows=1 (delayed: each writer thread opens a window, writes, ends it)
-//!           keep=1 (keep DIR of a failed round)
+//!           keep=1 (keep DIR of a failed round; DIR/killed is its store as the kill left it)
 //!   crash_writer child DIR SEED THREADS ... (spawned by sweep)
 //!
 //! The child's writer thread t owns bytes [t*REGION, (t+1)*REGION) of file "f" and writes
@@ -428,6 +428,19 @@ fn check(dir: &Path, seed: u64, threads: u64, store: &Store, what: &str) -> Vec<
     problems
 }
 
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
 fn sweep(args: &[String]) {
     let dir = PathBuf::from(&args[0]);
     let rounds: u64 = args[1].parse().unwrap();
@@ -504,6 +517,11 @@ fn sweep(args: &[String]) {
         let exited_early = child.try_wait().unwrap();
         let _ = child.kill();
         let _ = child.wait();
+        if kvn(rest, "keep", 0) == 1 {
+            // The store as the kill left it, before recovery (to replay a failed round: move
+            // it back to DIR/store, whose absolute path the superblock names).
+            copy_tree(&sdir, &dir.join("killed"));
+        }
         let acks: Vec<usize> = (0..threads)
             .map(|t| lines(&dir.join(format!("ack-{t}"))).len())
             .collect();

@@ -18,7 +18,8 @@
 //! - untouched by its own in-flight ranges (bit rot): the decoded bytes are taken if no
 //!   element of the stripe is in flight at these offsets (parity agrees with data there), or
 //!   if they match the block's stored checksum (trying, within the code's tolerance, to also
-//!   erase in-flight columns: on raid6 that undoes a write hole). Else the block is *lost*.
+//!   erase in-flight columns, or to leave other suspect columns in: on raid6 that undoes a
+//!   write hole). Else the block is *lost*.
 //! - touched by its own in-flight ranges (a torn write): those ranges keep whatever reached
 //!   the disk (never acknowledged: old or new bytes are both right); the rest of the block
 //!   is acknowledged data and takes the decoded bytes wherever no element is in flight.
@@ -407,7 +408,11 @@ impl Store {
     /// planner's lookup finds there. For a data block that fails its checksum: the ranges
     /// the cut write covered keep what reached the disk; acknowledged bytes beside them are
     /// rebuilt from the cache stripe where no column was in flight, else confirmed against
-    /// the block's stored checksum; when the row cannot be decoded, its parity equation is
+    /// the block's stored checksum (a decode of any erasure pattern the code tolerates that
+    /// erases the block's column, `erasure_patterns`: review D3), and so are acknowledged
+    /// bytes inside the cut write's ranges where the bytes on disk disagree with the decode
+    /// (a write refused on this block's rot never reached it: issue #4 F1); when the row
+    /// cannot be decoded and no pattern is confirmed, its parity equation is
     /// checked where nothing is in flight, and a mismatch makes the block *lost* (returned:
     /// the settle marks its home block lost instead of moving unknown bytes home). Known
     /// limits, as at home: a torn block keeps its bytes on disk at offsets where another
@@ -484,8 +489,26 @@ impl Store {
             }
         }
         let none: Ranges = Vec::new();
-        // Data elements masked to their acknowledged bytes (the running parity's view), the
-        // parity as on disk; and each element as on disk.
+        // The running parity exists only over the union of its terms' acknowledged ranges
+        // (as `rebuild_from_cache_stripe` reads it): elsewhere a reused chunk holds a stale
+        // parity of an older cache stripe, which an array code's decode meets through the
+        // chains of other rows (review D3: the decode then matched no checksum). Ranges only
+        // the cut write initialised count as unwritten like its data (old bytes).
+        let parity_live: Vec<Ranges> = g
+            .parity_terms
+            .iter()
+            .map(|terms| {
+                let mut live: Ranges = Vec::new();
+                for t in terms {
+                    for &(a, z) in acked.get(&g.data_pos[t.data]).unwrap_or(&none) {
+                        crate::state::add_range(&mut live, a, z);
+                    }
+                }
+                live
+            })
+            .collect();
+        // Data elements masked to their acknowledged bytes and parity elements to their live
+        // ranges (the running parity's view); and each data element as on disk.
         let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
         let mut raw: BTreeMap<Pos, Vec<u8>> = BTreeMap::new();
         let mut held: BTreeMap<Pos, Vec<Held>> = BTreeMap::new();
@@ -533,8 +556,11 @@ impl Store {
                         buf.element_mut(pos)[a..z].copy_from_slice(&bytes[a..z]);
                     }
                     raw.insert(pos, bytes);
-                } else {
-                    buf.element_mut(pos).copy_from_slice(&bytes);
+                } else if let Cell::Parity(q) = cell {
+                    for &(a, z) in &parity_live[q] {
+                        let (a, z) = (a as usize, z as usize);
+                        buf.element_mut(pos)[a..z].copy_from_slice(&bytes[a..z]);
+                    }
                 }
                 held.insert(pos, state);
             }
@@ -614,31 +640,86 @@ impl Store {
                         to[a..z].copy_from_slice(&from[a..z]);
                     }
                 };
+                // Acknowledged bytes inside the cut write's own ranges (an older write's to
+                // the same cache stripe): old or new are both right there, but not a byte that
+                // rotted while the write was refused on this very block (issue #4 F1).
+                let mut own_acked: Ranges = Vec::new();
+                for &(a, z) in own {
+                    for &(x, y) in mine {
+                        let (p, q) = (a.max(x).max(start), z.min(y).min(end));
+                        if p < q {
+                            crate::state::add_range(&mut own_acked, p, q);
+                        }
+                    }
+                }
+                let mine_disagrees = decoded.as_ref().is_some_and(|d| {
+                    own_acked.iter().any(|&(a, z)| {
+                        let (a, z) = ((a - start) as usize, (z - start) as usize);
+                        bytes[a..z] != d.element(pos)[a..z]
+                    })
+                });
                 let keep = if !has_parity {
                     // No parity to rebuild from (a delayed window): the disk's bytes stay.
                     Some(bytes)
-                } else if sure.is_empty() && unsure.is_empty() {
+                } else if sure.is_empty() && unsure.is_empty() && !mine_disagrees {
                     Some(bytes) // nothing acknowledged beside the cut write
-                } else if let Some(d) = &decoded {
-                    copy(&mut bytes, d.element(pos), &sure);
-                    if unsure.is_empty() {
+                } else {
+                    if let Some(d) = &decoded {
+                        copy(&mut bytes, d.element(pos), &sure);
+                    }
+                    if decoded.is_some() && unsure.is_empty() && !mine_disagrees {
                         Some(bytes)
                     } else {
+                        // Confirm against the block's stored checksum: the block with the
+                        // acknowledged bytes beside the write decoded (its own bytes on disk),
+                        // or with those inside it decoded too (the block before the write).
                         let (oss, key) = keys[&pos];
-                        let mut candidate = bytes.clone();
-                        copy(&mut candidate, d.element(pos), &unsure);
-                        if self.backends[oss].checksum_matches(key, i, &candidate)? {
-                            Some(candidate)
-                        } else if torn {
-                            Some(bytes) // the known limit (see the doc comment)
-                        } else {
-                            None
+                        let hot: Vec<usize> = c
+                            .ranges
+                            .iter()
+                            .filter(|(_, r)| overlaps(r, start, end))
+                            .map(|(p, _)| p.col)
+                            .collect();
+                        let mut beside_acked = sure.clone();
+                        for &(a, z) in &unsure {
+                            crate::state::add_range(&mut beside_acked, a, z);
+                        }
+                        let mut all_acked = beside_acked.clone();
+                        for &(a, z) in &own_acked {
+                            crate::state::add_range(&mut all_acked, a, z);
+                        }
+                        let raw_block = &raw[&pos][start as usize..end as usize];
+                        let confirmed = self.confirm_cache_block(
+                            &buf,
+                            i,
+                            pos,
+                            (&erased, &hot),
+                            raw_block,
+                            &[&beside_acked, &all_acked],
+                            (oss, key),
+                        )?;
+                        // Only parity is in flight beside this block's own write: the decode
+                        // from the other data and the parity gives its old or new bytes.
+                        let only_parity_beside = c.ranges.iter().all(|(p, r)| {
+                            *p == pos
+                                || erased.contains(&p.col)
+                                || !overlaps(r, start, end)
+                                || matches!(g.cell(*p), Cell::Parity(_))
+                        });
+                        match (confirmed, &decoded) {
+                            (Some(confirmed), _) => Some(confirmed),
+                            (None, None) if rot_unplaced || (!torn && !unsure.is_empty()) => None,
+                            (None, None) => Some(bytes),
+                            // The bytes on disk inside the write may be rot (they disagree
+                            // with a decode only parity in flight can have moved): the decode.
+                            (None, Some(d)) if mine_disagrees && only_parity_beside => {
+                                copy(&mut bytes, d.element(pos), &own_acked);
+                                Some(bytes)
+                            }
+                            (None, Some(_)) if torn => Some(bytes), // the known limit (doc comment)
+                            (None, Some(_)) => None,
                         }
                     }
-                } else if rot_unplaced || (!torn && !unsure.is_empty()) {
-                    None
-                } else {
-                    Some(bytes)
                 };
                 match keep {
                     Some(bytes) => {
@@ -679,6 +760,95 @@ impl Store {
             }
         }
         Ok(lost)
+    }
+
+    /// A data block of cache column `pos.col` that failed its checksum: the first of the
+    /// `candidates` (block-relative offsets of `raw`'s copy to take from a decode) that
+    /// matches the block's stored checksum, over the erasure patterns of
+    /// `erasure_patterns(pos.col, erased, hot)`. `None`: no decode is confirmed.
+    #[allow(clippy::too_many_arguments)]
+    fn confirm_cache_block(
+        &self,
+        buf: &StripeBuf,
+        i: usize,
+        pos: Pos,
+        (erased, hot): (&[usize], &[usize]),
+        raw: &[u8],
+        candidates: &[&Ranges],
+        (oss, key): (usize, ElementKey),
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let start = (i * CHECKSUM_BLOCK_BYTES) as u64;
+        assert_eq!(raw.len(), CHECKSUM_BLOCK_BYTES);
+        for pattern in self.erasure_patterns(pos.col, erased, hot) {
+            let Some(d) = self.decode_block(buf, i, &pattern) else {
+                continue;
+            };
+            for ranges in candidates {
+                let mut candidate = raw.to_vec();
+                for &(a, z) in ranges.iter() {
+                    let (a, z) = ((a - start) as usize, (z - start) as usize);
+                    candidate[a..z].copy_from_slice(&d.element(pos)[a..z]);
+                }
+                if self.backends[oss].checksum_matches(key, i, &candidate)? {
+                    return Ok(Some(candidate));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Erasure patterns to confirm a block of column `col` with: `erased` (every suspect
+    /// column) first, then `col` with each set of the other suspect and in-flight columns
+    /// (`others`) the code tolerates beside it, smallest first; at most
+    /// `CONFIRM_PATTERNS_MAX`. Why not only `erased` and its supersets: a column the cut
+    /// write tore and a rotten one use up a 2-tolerant code, and with the write's parity
+    /// half written their joint decode is wrong. Left in, the torn column (its bytes on
+    /// disk old or new, as some parity's) can still give the rotten block, and the block's
+    /// checksum says when (review D3: hcode WCL reported an acknowledged block lost).
+    fn erasure_patterns(&self, col: usize, erased: &[usize], others: &[usize]) -> Vec<Vec<usize>> {
+        let tolerance = self.tolerance();
+        let mut patterns: Vec<Vec<usize>> = Vec::new();
+        if tolerance == 0 {
+            return patterns;
+        }
+        let mut first = erased.to_vec();
+        first.sort_unstable();
+        first.dedup();
+        if first.len() <= tolerance {
+            patterns.push(first);
+        }
+        let mut pool: Vec<usize> = erased
+            .iter()
+            .chain(others)
+            .copied()
+            .filter(|&c| c != col)
+            .collect();
+        pool.sort_unstable();
+        pool.dedup();
+        // Bounds the subsets below (the code's tolerance is far smaller anyway).
+        pool.truncate(16);
+        let mut subsets: Vec<Vec<usize>> = (0u32..1 << pool.len())
+            .filter(|m| (m.count_ones() as usize) < tolerance)
+            .map(|m| {
+                pool.iter()
+                    .enumerate()
+                    .filter(|(j, _)| m >> j & 1 == 1)
+                    .map(|(_, &c)| c)
+                    .collect()
+            })
+            .collect();
+        subsets.sort_by_key(|s| s.len());
+        for mut p in subsets {
+            if patterns.len() >= CONFIRM_PATTERNS_MAX {
+                break;
+            }
+            p.push(col);
+            p.sort_unstable();
+            if !patterns.contains(&p) {
+                patterns.push(p);
+            }
+        }
+        patterns
     }
 
     /// `row_disagrees` for a cache stripe: does the running parity of block row `i` disagree
@@ -2012,8 +2182,10 @@ impl Store {
     /// offsets (another column is in flight there). Its stored checksum is that of its bytes
     /// before the crash whenever its own in-flight ranges (`own`) did not change, or changed
     /// together with it (a torn write that got its new bytes and checksum on disk): try the
-    /// decode with the suspect columns erased and then also erasing in-flight columns (within
-    /// the code's tolerance: any of their bytes would do), and keep the first candidate that
+    /// decode with the suspect columns erased and then the block's column with any set of
+    /// the other suspect and in-flight columns (within the code's tolerance: any of their
+    /// bytes would do; leaving a torn suspect column in may be what gives the block, review
+    /// D3, `erasure_patterns`), and keep the first candidate that
     /// matches -- the decoded block, or the decoded block with the bytes on disk in `own`.
     /// Kept: the decoded bytes outside `own`, the bytes on disk inside it (never acknowledged,
     /// old or new) when that candidate matches; the decoded block whole when it matches. Bytes equal to the decode are kept too when nothing of the block was in
@@ -2040,31 +2212,13 @@ impl Store {
             .collect();
         extra.sort_unstable();
         extra.dedup();
-        // Bounds the subsets below (the code's tolerance is far smaller anyway).
-        extra.truncate(16);
-        // Erasure patterns: `erased`, then `erased` plus each subset of `extra` that the code
-        // tolerates, smallest first.
-        let mut patterns: Vec<Vec<usize>> = vec![erased.to_vec()];
-        let room = self.tolerance().saturating_sub(erased.len());
-        let subsets: u64 = 1 << extra.len();
-        let mut by_size: Vec<Vec<usize>> = (1..subsets)
-            .map(|m| {
-                extra
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| m >> j & 1 == 1)
-                    .map(|(_, &c)| c)
-                    .collect::<Vec<usize>>()
-            })
-            .filter(|s| s.len() <= room)
-            .collect();
-        by_size.sort_by_key(|s| s.len());
-        for s in by_size {
-            let mut p = erased.to_vec();
-            p.extend(s);
-            p.sort_unstable();
-            patterns.push(p);
-        }
+        // Erasure patterns: `erased`, then `pos.col` with each set of the other suspect and
+        // in-flight columns the code tolerates beside it (`erasure_patterns`: also those
+        // that leave a torn column in, review D3).
+        let mut first = erased.to_vec();
+        first.sort_unstable();
+        first.dedup();
+        let patterns = self.erasure_patterns(pos.col, erased, &extra);
         // The block's own in-flight bytes, relative to the block.
         let mine: Ranges = own
             .iter()
@@ -2072,10 +2226,7 @@ impl Store {
             .map(|&(a, b)| (a.max(start) - start, b.min(end) - start))
             .collect();
         let b = &self.backends[oss];
-        for (n, pattern) in patterns.iter().enumerate() {
-            if n >= CONFIRM_PATTERNS_MAX {
-                break;
-            }
+        for pattern in &patterns {
             let Some(d) = self.decode_block(buf, i, pattern) else {
                 continue;
             };
@@ -2084,8 +2235,8 @@ impl Store {
             for &(x, y) in &mine {
                 keep[x as usize..y as usize].copy_from_slice(&raw[x as usize..y as usize]);
             }
-            let confirmed =
-                b.checksum_matches(key, i, &keep)? || (n == 0 && mine.is_empty() && decoded == raw);
+            let confirmed = b.checksum_matches(key, i, &keep)?
+                || (*pattern == first && mine.is_empty() && decoded == raw);
             if confirmed {
                 return Ok(Some(keep));
             }
