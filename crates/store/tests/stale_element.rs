@@ -268,3 +268,56 @@ fn a_third_parity_locates_the_stale_one_during_a_degraded_read() {
         }
     }
 }
+
+/// A rebuild of the failed OSS decodes through the same stale parity: it must stop with
+/// `DataLost` rather than write wrong bytes under fresh checksums (permanent).
+#[test]
+fn a_rebuild_through_a_stale_parity_stops_instead_of_writing_wrong_bytes() {
+    let mut stopped = 0;
+    for pick in 0..2 {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = make_stale(
+            tmp.path().join("store"),
+            CodeSpec::raid6(4),
+            6,
+            "parity",
+            pick,
+        );
+        let data_osses: Vec<usize> = {
+            let store = Store::open(&s.dir).unwrap();
+            zone_files(&store, "data").keys().copied().collect()
+        };
+        for i in data_osses {
+            // The same stale store again (deterministic), one per failed OSS.
+            let s = make_stale(
+                tmp.path().join(format!("store-{i}")),
+                CodeSpec::raid6(4),
+                6,
+                "parity",
+                pick,
+            );
+            let mut store = Store::open(&s.dir).unwrap();
+            store.fail_oss(i).unwrap();
+            match store.rebuild(i, None) {
+                Ok(()) => assert!(
+                    store.read("f", 0, s.acked.len() as u64).unwrap() == s.acked,
+                    "rebuilt OSS {i} beside stale parity on OSS {}: wrong bytes",
+                    s.changed[0]
+                ),
+                Err(StoreError::DataLost(msg)) => {
+                    assert!(
+                        msg.contains("disagree") && msg.contains("file 'f'"),
+                        "{msg}"
+                    );
+                    stopped += 1;
+                    // Still failed: reads decode, checked, and never return wrong bytes.
+                    if let Ok(got) = store.read("f", 0, s.acked.len() as u64) {
+                        assert!(got == s.acked, "wrong bytes after the stopped rebuild");
+                    }
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+    assert!(stopped > 0, "no rebuild decoded through the stale parity");
+}

@@ -1137,7 +1137,20 @@ impl Store {
                 erased.extend(cols.iter().copied());
                 erased.sort();
                 erased.dedup();
-                self.decode(id, stripe, &mut buf, &erased)?;
+                if erased.len() > self.tolerance() {
+                    self.decode(id, stripe, &mut buf, &erased)?; // its DataLost
+                }
+                // Checked against the parity left (see `decode_checked`): a stale survivor
+                // would otherwise be rebuilt into this OSS under fresh checksums, for good.
+                if self.decode_checked(&mut buf, &erased)? == read::DecodeCheck::Disagree {
+                    let sdb = self.layout.stripe_data_bytes();
+                    return Err(StoreError::DataLost(format!(
+                        "rebuilding OSS {oss} stopped at {} stripe {stripe} (file bytes {}..{}): the other OSSs' elements disagree with the parity and no single column explains it (a stale element with a valid checksum: a lost write, or an OSS restored from an older copy), so its elements on OSS {oss} cannot be rebuilt; nothing was written for it, and OSS {oss} stays failed; write these bytes again (or restore the file), then run the rebuild again",
+                        self.file_name_in(None, id),
+                        stripe * sdb,
+                        (stripe + 1) * sdb
+                    )));
+                }
                 for &col in &cols {
                     for row in 0..g.rows {
                         let pos = Pos { row, col };
