@@ -452,7 +452,7 @@ impl Store {
         }
         if !disagree.is_empty() {
             why.push(format!(
-                "in its 4 KiB block rows {disagree:?} the readable blocks disagree with the parity and no single column explains it (a stale element with a valid checksum: a lost write, or an OSS restored from an older copy), so no rebuilt byte there can be confirmed"
+                "in its 4 KiB block rows {disagree:?} the readable blocks disagree with the parity and no single column explains it (a stale element with a valid checksum: a lost write, or an OSS restored from an older copy), so no rebuilt byte there can be confirmed; with every OSS back, `exaraid store scrub --repair` locates a single stale element on a code with two parities"
             ));
         }
         let why = why.join("; and ");
