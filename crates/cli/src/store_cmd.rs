@@ -480,10 +480,10 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     );
                 }
                 for (f, s) in &report.parity_mismatches {
-                    println!(
-                        "parity mismatch: file '{f}' stripe {s}{}",
-                        if repair { " (parity rewritten)" } else { "" }
-                    );
+                    println!("parity mismatch: file '{f}' stripe {s}");
+                }
+                for r in &report.stale_repaired {
+                    println!("repaired: {r}");
                 }
                 for u in &report.unrepairable {
                     println!("unrepairable: {u}");

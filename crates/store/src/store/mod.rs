@@ -271,6 +271,9 @@ pub struct ScrubReport {
     pub corrupt_elements: Vec<ScrubFinding>,
     /// Stripes whose parity does not match their (checksum-clean) data.
     pub parity_mismatches: Vec<(String, u64)>,
+    /// With `repair`: stale elements (valid checksum, wrong content) located by the parity
+    /// equations and rewritten, one line each.
+    pub stale_repaired: Vec<String>,
     pub repaired_elements: u64,
     pub unrepairable: Vec<String>,
     /// Cache-zone elements holding live data (WCL, delayed) whose checksums were verified.

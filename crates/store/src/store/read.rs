@@ -16,6 +16,13 @@ pub(super) struct HomeStripe {
     /// and piles up, one OSS after another; counted as erasures, a row of a hole (or written
     /// bytes beside it) would be lost for bytes nobody wrote.
     pub(super) never_written: BTreeSet<(Pos, usize)>,
+    /// Block rows whose readable blocks disagree with the parity and no single column
+    /// explains it (`DecodeCheck::Disagree`): they are in the lost rows `decode_blocks`
+    /// returns, for this reason rather than too many unreadable blocks.
+    pub(super) disagree: BTreeSet<usize>,
+    /// `(block row, column)`: a readable column whose checksum-clean blocks in that row
+    /// disagree with the rest (stale: a lost write), located and rebuilt by `decode_blocks`.
+    pub(super) located: Vec<(usize, usize)>,
 }
 
 pub(super) struct CorruptElement {
@@ -24,6 +31,21 @@ pub(super) struct CorruptElement {
     pub(super) blocks: BTreeSet<usize>,
     /// The slot is gone (deleted or truncated outside exaraid): it has no checksums left.
     pub(super) missing: bool,
+}
+
+/// What a decode learned from the parity equations it did not need (see
+/// `Store::decode_checked`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DecodeCheck {
+    /// Every parity equation holds, or none was left to check (as many columns erased as
+    /// the code tolerates).
+    Consistent,
+    /// One surviving column disagreed with the rest: it is the only column whose rebuild
+    /// from the others satisfies every equation, and the stripe holds its rebuilt bytes.
+    Located(usize),
+    /// The equations disagree and no single surviving column explains it: the stripe is
+    /// left as read (erased columns not rebuilt).
+    Disagree,
 }
 
 impl HomeStripe {
@@ -167,6 +189,8 @@ impl Store {
             unavailable_cols: BTreeSet::new(),
             corrupt: Vec::new(),
             never_written: BTreeSet::new(),
+            disagree: BTreeSet::new(),
+            located: Vec::new(),
         };
         for col in 0..g.cols {
             for row in 0..g.rows {
@@ -347,10 +371,17 @@ impl Store {
                 return Ok((0..blocks_per_element).collect());
             }
             let erased: Vec<usize> = home.unavailable_cols.iter().copied().collect();
-            self.code
-                .decode(&mut home.buf, &erased)
-                .map_err(|e| StoreError::DataLost(e.to_string()))?;
-            return Ok(lost);
+            match self.decode_checked(&mut home.buf, &erased)? {
+                DecodeCheck::Consistent => return Ok(lost),
+                DecodeCheck::Located(col) => {
+                    home.located
+                        .extend((0..blocks_per_element).map(|i| (i, col)));
+                    return Ok(lost);
+                }
+                // The stripe (left as read) disagrees with its parity somewhere: block row
+                // by block row below, each checked, and its wrong column located, alone.
+                DecodeCheck::Disagree => {}
+            }
         }
         let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
         for i in 0..blocks_per_element {
@@ -369,18 +400,105 @@ impl Store {
             }
             slice_stripe_into(&home.buf, i * block..(i + 1) * block, &mut row);
             let erased: Vec<usize> = erased.into_iter().collect();
+            let mut rewrite = bad;
             if erased.len() > tolerance {
-                self.code.encode(&mut row)
+                self.code
+                    .encode(&mut row)
+                    .map_err(|e| StoreError::DataLost(e.to_string()))?;
             } else {
-                self.code.decode(&mut row, &erased)
+                match self.decode_checked(&mut row, &erased)? {
+                    DecodeCheck::Consistent => {}
+                    DecodeCheck::Located(col) => {
+                        home.located.push((i, col));
+                        rewrite.extend(
+                            (0..g.rows)
+                                .map(|r| Pos { row: r, col })
+                                .filter(|&pos| g.cell(pos) != Cell::Empty),
+                        );
+                    }
+                    DecodeCheck::Disagree => {
+                        home.disagree.insert(i);
+                        lost.insert(i);
+                        continue;
+                    }
+                }
             }
-            .map_err(|e| StoreError::DataLost(e.to_string()))?;
-            for pos in bad {
+            for pos in rewrite {
                 home.buf.element_mut(pos)[i * block..(i + 1) * block]
                     .copy_from_slice(row.element(pos));
             }
         }
         Ok(lost)
+    }
+
+    /// Decode the columns `erased` of `buf` (a stripe, or one block row of one), then check
+    /// the result against every parity equation while the code has redundancy left (fewer
+    /// columns erased than it tolerates). Why: a surviving element can be stale with a
+    /// valid checksum (a lost write, an OSS restored from an older copy: checksums are not
+    /// versioned), and a decode through it rebuilds wrong bytes that nothing else would
+    /// notice. When the equations disagree, each surviving column is erased in turn: the
+    /// only choice whose decode satisfies every equation is the wrong column (a code
+    /// tolerating t erasures locates one wrong column among e erased ones while 2 + e <= t:
+    /// raid6 with none erased, rs k+3 with one). With several such choices (or none) the
+    /// stripe cannot say which bytes are true: `Disagree`. Cost: one parity check per
+    /// decode with redundancy left (reads of a healthy stripe never decode); the location
+    /// trials only where the check failed.
+    pub(super) fn decode_checked(
+        &self,
+        buf: &mut StripeBuf,
+        erased: &[usize],
+    ) -> Result<DecodeCheck, StoreError> {
+        let tolerance = self.tolerance();
+        assert!(erased.len() <= tolerance, "decode within the tolerance");
+        let decode = |b: &mut StripeBuf, cols: &[usize]| -> Result<(), StoreError> {
+            if cols.is_empty() {
+                return Ok(());
+            }
+            self.code
+                .decode(b, cols)
+                .map_err(|e| StoreError::DataLost(e.to_string()))
+        };
+        let consistent = |b: &StripeBuf| -> Result<bool, StoreError> {
+            Ok(self
+                .code
+                .verify(b)
+                .map_err(|e| StoreError::DataLost(e.to_string()))?
+                .is_empty())
+        };
+        if erased.len() == tolerance {
+            decode(buf, erased)?;
+            return Ok(DecodeCheck::Consistent);
+        }
+        let read = buf.clone();
+        decode(buf, erased)?;
+        if consistent(buf)? {
+            return Ok(DecodeCheck::Consistent);
+        }
+        let mut found: Option<(usize, StripeBuf)> = None;
+        for col in (0..buf.cols).filter(|c| !erased.contains(c)) {
+            let mut trial = read.clone();
+            let mut cols = erased.to_vec();
+            cols.push(col);
+            cols.sort_unstable();
+            if decode(&mut trial, &cols).is_err() || !consistent(&trial)? {
+                continue;
+            }
+            if found.is_some() {
+                *buf = read;
+                return Ok(DecodeCheck::Disagree);
+            }
+            found = Some((col, trial));
+        }
+        match found {
+            Some((col, trial)) => {
+                *buf = trial;
+                Ok(DecodeCheck::Located(col))
+            }
+            None => {
+                *buf = read;
+                Ok(DecodeCheck::Disagree)
+            }
+        }
     }
 
     /// The file bytes lost in the block rows `lost` of a home stripe: its unreadable data
@@ -431,21 +549,41 @@ impl Store {
         let name = self.file_name_in(core, file);
         let listed: Vec<String> = ranges.iter().map(|(a, z)| format!("{a}..{z}")).collect();
         let sdb = self.layout.stripe_data_bytes();
-        if ranges.is_empty() {
-            // The unreadable blocks lie past the end of the file: no file byte is lost.
-            return StoreError::DataLost(format!(
-                "{name} stripe {stripe}: its 4 KiB block rows {lost:?} have more unreadable blocks than {} tolerates ({}), all past the end of the file (no file byte is lost), so they cannot be rebuilt; write the stripe again",
+        let too_many: BTreeSet<usize> = lost.difference(&home.disagree).copied().collect();
+        let disagree: BTreeSet<usize> = lost.intersection(&home.disagree).copied().collect();
+        let mut why = Vec::new();
+        if !too_many.is_empty() {
+            why.push(format!(
+                "its 4 KiB block rows {too_many:?} have more unreadable blocks than {} tolerates ({})",
                 self.layout.code_name(),
                 self.tolerance()
             ));
         }
+        if !disagree.is_empty() {
+            why.push(format!(
+                "in its 4 KiB block rows {disagree:?} the readable blocks disagree with the parity and no single column explains it (a stale element with a valid checksum: a lost write, or an OSS restored from an older copy), so no rebuilt byte there can be confirmed; with every OSS back, `exaraid store scrub --repair` locates a single stale element on a code with two parities"
+            ));
+        }
+        let why = why.join("; and ");
+        if ranges.is_empty() && !disagree.is_empty() {
+            // Only parity blocks are unreadable there: the data reads, unconfirmed.
+            return StoreError::DataLost(format!(
+                "{name} stripe {stripe} (file bytes {}..{}): {why}; its unreadable blocks there were not rebuilt; read these bytes and check them, then write them again (which rewrites the parity), or restore the file",
+                stripe * sdb,
+                (stripe + 1) * sdb,
+            ));
+        }
+        if ranges.is_empty() {
+            // The unreadable blocks lie past the end of the file: no file byte is lost.
+            return StoreError::DataLost(format!(
+                "{name} stripe {stripe}: {why}; the unreadable blocks are all past the end of the file (no file byte is lost), so they cannot be rebuilt; write the stripe again"
+            ));
+        }
         StoreError::DataLost(format!(
-            "{name} bytes {} are lost (stripe {stripe}, which holds file bytes {}..{}: its 4 KiB block rows {lost:?} have more unreadable blocks than {} tolerates ({}); the rest of the stripe reads); write these bytes again, or restore the file",
+            "{name} bytes {} are lost (stripe {stripe}, which holds file bytes {}..{}: {why}; the rest of the stripe reads); write these bytes again, or restore the file",
             listed.join(", "),
             stripe * sdb,
             (stripe + 1) * sdb,
-            self.layout.code_name(),
-            self.tolerance()
         ))
     }
 
@@ -577,35 +715,6 @@ impl Store {
         self.code
             .decode(buf, erased)
             .map_err(|e| StoreError::DataLost(e.to_string()))
-    }
-
-    /// Write every element of a home stripe (skipping failed OSSs).
-    pub(super) fn write_home_stripe(
-        &self,
-        file: u64,
-        stripe: u64,
-        buf: &StripeBuf,
-        only_cols: Option<&[usize]>,
-    ) -> Result<(), StoreError> {
-        let g = self.layout.geometry();
-        for col in 0..g.cols {
-            if only_cols.is_some_and(|c| !c.contains(&col)) {
-                continue;
-            }
-            for row in 0..g.rows {
-                let pos = Pos { row, col };
-                let Some((oss, key)) = self.home_key(file, stripe, pos) else {
-                    continue;
-                };
-                let b = &self.backends[oss];
-                if !b.healthy() {
-                    continue;
-                }
-                self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
-                b.write(key, 0, buf.element(pos))?;
-            }
-        }
-        Ok(())
     }
 
     // ---------------------------------------------------------------- reads

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::state::FileMeta;
+use read::HomeStripe;
 
 /// A range of a cache-zone data element whose bytes are the newest copy of file bytes.
 struct LiveRange {
@@ -337,12 +338,19 @@ impl Store {
                     {
                         report.parity_mismatches.push((name.clone(), stripe));
                         if repair {
-                            self.code
-                                .encode(buf)
-                                .map_err(|e| StoreError::Io(e.to_string()))?;
-                            let parity_cols: Vec<usize> =
-                                g.parity_pos.iter().map(|p| p.col).collect();
-                            self.write_home_stripe(id, stripe, buf, Some(&parity_cols))?;
+                            // Never the parity re-encoded from the data: the stale element
+                            // may be a data element (a lost write), and parity rewritten
+                            // from it would destroy the acknowledged bytes for good.
+                            self.locate_stale_rows(&mut home)?;
+                            self.rewrite_located(id, stripe, &name, &home, &mut report)?;
+                            if !home.disagree.is_empty() {
+                                report.unrepairable.push(self.unlocated_message(
+                                    stripe,
+                                    &name,
+                                    meta.size_bytes,
+                                    &home.disagree,
+                                ));
+                            }
                         }
                     }
                     // Rotten blocks the file never wrote erase nothing (see
@@ -407,6 +415,8 @@ impl Store {
                         report.corrupt_elements[first_finding + n].repaired = true;
                     }
                 }
+                // A stale readable column the decode located beside the corrupt blocks.
+                self.rewrite_located(id, stripe, &name, &home, &mut report)?;
             }
         }
         self.scrub_cache(repair, &mut report)?;
@@ -420,6 +430,127 @@ impl Store {
             }
         }
         Ok(report)
+    }
+
+    /// A checksum-clean home stripe whose parity disagrees with its data: in each 4 KiB
+    /// block row that disagrees, locate the one wrong column (`decode_checked` with nothing
+    /// erased: raid6, rs k+m with m >= 2, array codes tolerating two) and put its rebuilt
+    /// bytes in `home.buf`, noting it in `home.located`; rows where no single column can be
+    /// located (raid5: one equation cannot say which column; several stale columns) go in
+    /// `home.disagree`, left as read. Row by row: two stale elements in different rows of
+    /// the stripe are each located.
+    fn locate_stale_rows(&self, home: &mut HomeStripe) -> Result<(), StoreError> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let blocks_per_element = self.sb.element_bytes / block;
+        assert!(home.unavailable_cols.is_empty() && home.corrupt.is_empty());
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        for i in 0..blocks_per_element {
+            slice_stripe_into(&home.buf, i * block..(i + 1) * block, &mut row);
+            match self.decode_checked(&mut row, &[])? {
+                read::DecodeCheck::Consistent => {}
+                read::DecodeCheck::Located(col) => {
+                    home.located.push((i, col));
+                    for pos in (0..g.rows).map(|r| Pos { row: r, col }) {
+                        if g.cell(pos) != Cell::Empty {
+                            home.buf.element_mut(pos)[i * block..(i + 1) * block]
+                                .copy_from_slice(row.element(pos));
+                        }
+                    }
+                }
+                read::DecodeCheck::Disagree => {
+                    home.disagree.insert(i);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Write the blocks of the stale columns `home.located` names (their rebuilt bytes are
+    /// in `home.buf`, confirmed by every parity equation), whole blocks, and say so in the
+    /// report.
+    fn rewrite_located(
+        &self,
+        id: u64,
+        stripe: u64,
+        name: &str,
+        home: &HomeStripe,
+        report: &mut ScrubReport,
+    ) -> Result<(), StoreError> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let mut rows_of_col: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+        for &(i, col) in &home.located {
+            rows_of_col.entry(col).or_default().insert(i);
+        }
+        for (col, rows) in rows_of_col {
+            let rows: Vec<usize> = rows.into_iter().collect();
+            for pos in (0..g.rows).map(|r| Pos { row: r, col }) {
+                let Some((oss, key)) = self.home_key(id, stripe, pos) else {
+                    continue;
+                };
+                let element = home.buf.element(pos);
+                // Runs of adjacent block rows, one write each.
+                let mut at = 0;
+                while at < rows.len() {
+                    let first = rows[at];
+                    let mut end = at + 1;
+                    while end < rows.len() && rows[end] == first + (end - at) {
+                        end += 1;
+                    }
+                    let bytes = &element[first * block..(first + end - at) * block];
+                    self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
+                    self.backends[oss].write(key, first * block, bytes)?;
+                    at = end;
+                }
+                report.repaired_elements += 1;
+                let zone = match g.cell(pos) {
+                    Cell::Parity(_) => "parity",
+                    _ => "data",
+                };
+                report.stale_repaired.push(format!(
+                    "{} stripe {stripe}: the {zone} element at row {} column {} on OSS {oss} disagreed with the rest of its stripe in 4 KiB blocks {rows:?} (stale with a valid checksum: a lost write, or an OSS restored from an older copy); the only column whose rebuild satisfies every parity equation, rewritten from the others",
+                    read::describe_file_name(name),
+                    pos.row,
+                    pos.col
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The unrepairable finding for a stripe whose data and parity disagree in block rows
+    /// `rows` where no single column can be located: names the file bytes there.
+    fn unlocated_message(
+        &self,
+        stripe: u64,
+        name: &str,
+        size_bytes: u64,
+        rows: &BTreeSet<usize>,
+    ) -> String {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let mut ranges = Vec::new();
+        for &i in rows {
+            for d in 0..g.data_pos.len() {
+                let a = self.layout.file_offset(stripe, d, i as u64 * block);
+                let z = (a + block).min(size_bytes);
+                if a < z {
+                    crate::state::add_range(&mut ranges, a, z);
+                }
+            }
+        }
+        let listed: Vec<String> = ranges.iter().map(|(a, z)| format!("{a}..{z}")).collect();
+        format!(
+            "{} stripe {stripe} bytes {}: data and parity disagree in 4 KiB block rows {rows:?} and {} cannot tell which column is wrong (one stale element needs two parities to locate; or several are stale); nothing was rewritten there, both versions stay on disk: read these bytes and check them, then write them again (which rewrites the parity), or restore the file",
+            read::describe_file_name(name),
+            if listed.is_empty() {
+                "(none: past the end of the file)".to_string()
+            } else {
+                listed.join(", ")
+            },
+            self.layout.code_name()
+        )
     }
 
     /// Are `bytes`, rebuilt for block `i` of a home element, its true bytes? They match the
@@ -1039,7 +1170,20 @@ impl Store {
                 erased.extend(cols.iter().copied());
                 erased.sort();
                 erased.dedup();
-                self.decode(id, stripe, &mut buf, &erased)?;
+                if erased.len() > self.tolerance() {
+                    self.decode(id, stripe, &mut buf, &erased)?; // its DataLost
+                }
+                // Checked against the parity left (see `decode_checked`): a stale survivor
+                // would otherwise be rebuilt into this OSS under fresh checksums, for good.
+                if self.decode_checked(&mut buf, &erased)? == read::DecodeCheck::Disagree {
+                    let sdb = self.layout.stripe_data_bytes();
+                    return Err(StoreError::DataLost(format!(
+                        "rebuilding OSS {oss} stopped at {} stripe {stripe} (file bytes {}..{}): the other OSSs' elements disagree with the parity and no single column explains it (a stale element with a valid checksum: a lost write, or an OSS restored from an older copy), so its elements on OSS {oss} cannot be rebuilt; nothing was written for it, and OSS {oss} stays failed; write these bytes again (or restore the file), then run the rebuild again",
+                        self.file_name_in(None, id),
+                        stripe * sdb,
+                        (stripe + 1) * sdb
+                    )));
+                }
                 for &col in &cols {
                     for row in 0..g.rows {
                         let pos = Pos { row, col };
