@@ -8,9 +8,15 @@
 //! END's parity, and the move home that cannot start before it, as in flight beside the
 //! failed column, and did not count cached bytes as covered by a parity that was durable.
 
+//!
+//! The same for a window ended by its timeout instead of END (the timeout path of H5,
+//! `PlanCause::WindowTimeout`): the window's deadline has passed when the killed command
+//! opens the store, so the open's timer run ends it, with the same plans as END.
+
 mod common;
 
 use std::path::Path;
+use std::time::Duration;
 
 use common::{bytes, exaraid, fast_tempdir, killed_at, ok, s};
 use exaraid_store::torture::{JOURNAL_RECORD, WRITE_TORN_BLOCK};
@@ -23,6 +29,12 @@ const WINDOW_WRITES: [(usize, usize); 4] =
 const FAILED_OSS: &str = "0";
 /// More kill points than one END passes (the sweep stops at the first it survives).
 const KILLS_MAX: u64 = 48;
+/// The window's timeout: long enough for the setup's commands to run inside the window
+/// (a setup that took longer is retried with a longer one), short for the test's wall time.
+const TIMEOUT_MS_FIRST: u64 = 1500;
+/// The window's timeout when END ends it: never reached.
+const TIMEOUT_MS_END: u64 = 600_000;
+const SETUP_ATTEMPTS: u32 = 4;
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -37,10 +49,12 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A raid6 delayed store with an open window on `f` holding `WINDOW_WRITES`, then OSS
-/// `FAILED_OSS` failed. Returns the window's token and every acknowledged byte of `f`.
-fn store_with_open_window_and_failed_oss(dir: &Path) -> (String, Vec<u8>) {
+/// A raid6 delayed store (window timeout `timeout_ms`) with an open window on `f` holding
+/// `WINDOW_WRITES`, then OSS `FAILED_OSS` failed. Returns the window's token and every
+/// acknowledged byte of `f`, or `None` when the window timed out during the setup.
+fn store_with_open_window_and_failed_oss(dir: &Path, timeout_ms: u64) -> Option<(String, Vec<u8>)> {
     let d = s(dir);
+    let timeout = timeout_ms.to_string();
     let init = [
         "store",
         "init",
@@ -54,7 +68,7 @@ fn store_with_open_window_and_failed_oss(dir: &Path) -> (String, Vec<u8>) {
         "--write-path",
         "delayed",
         "--window-timeout-ms",
-        "600000",
+        &timeout,
     ];
     ok(&init, b"");
     let mut model = bytes(1, FILE_BYTES);
@@ -75,31 +89,77 @@ fn store_with_open_window_and_failed_oss(dir: &Path) -> (String, Vec<u8>) {
         ok(&["store", "get", d, "f"], b"") == model,
         "setup: the window's bytes must not sit on the failed OSS"
     );
-    (token, model)
+    // Still inside the window: its bytes have no parity yet.
+    let status: serde_json::Value =
+        serde_json::from_slice(&ok(&["store", "status", d, "--json"], b"")).unwrap();
+    let unprotected = status["bytes_unprotected"].as_u64().unwrap();
+    (unprotected > 0).then_some((token, model))
 }
 
-fn window_end_killed_at_every(point: &str) {
-    let tmp = fast_tempdir("exaraid-window-end-degraded");
+/// How the window ends in the killed command.
+#[derive(Clone, Copy, PartialEq)]
+enum Ending {
+    /// `exaraid store delayed end DIR TOKEN`.
+    End,
+    /// Its timeout, fired by the timers the open of any command runs (here `ls`).
+    Timeout,
+}
+
+fn window_ending_killed_at_every(ending: Ending, point: &str) {
+    let what = match ending {
+        Ending::End => "END",
+        Ending::Timeout => "timeout",
+    };
+    let tmp = fast_tempdir("exaraid-window-ending-degraded");
     // The superblock names its OSS directories by absolute path: every run uses the same
-    // store directory, restored from a copy of the store as it was before END.
+    // store directory, restored from a copy of the store as it was before the timeout.
     let dir = tmp.path().join("store");
     let pristine = tmp.path().join("pristine");
-    let (token, model) = store_with_open_window_and_failed_oss(&dir);
+    let mut timeout_ms = match ending {
+        Ending::End => TIMEOUT_MS_END,
+        Ending::Timeout => TIMEOUT_MS_FIRST,
+    };
+    let mut made = None;
+    for _ in 0..SETUP_ATTEMPTS {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        made = store_with_open_window_and_failed_oss(&dir, timeout_ms);
+        if made.is_some() {
+            break;
+        }
+        timeout_ms *= 4; // a slow machine: the window timed out before the setup ended
+    }
+    let (token, model) = made.expect("the setup ran inside the window's timeout");
     copy_dir(&dir, &pristine);
+    if ending == Ending::Timeout {
+        // Past the deadline: the next command's open ends the window by its timeout.
+        std::thread::sleep(Duration::from_millis(timeout_ms + 100));
+    }
     let d = s(&dir);
     let mut kills = 0;
     for n in 1..=KILLS_MAX {
         std::fs::remove_dir_all(&dir).unwrap();
         copy_dir(&pristine, &dir);
-        let killed = killed_at(
-            &["store", "delayed", "end", d, &token],
-            b"",
-            &format!("{point}:{n}"),
-        );
+        let command: &[&str] = match ending {
+            Ending::End => &["store", "delayed", "end", d, &token],
+            Ending::Timeout => &["store", "ls", d],
+        };
+        let killed = killed_at(command, b"", &format!("{point}:{n}"));
+        if ending == Ending::Timeout {
+            // The timeout gave the window's bytes parity (the next open's timers, after a
+            // kill).
+            let status: serde_json::Value =
+                serde_json::from_slice(&ok(&["store", "status", d, "--json"], b"")).unwrap();
+            assert_eq!(
+                status["bytes_unprotected"], 0,
+                "timeout killed at {point}:{n}: window bytes without parity after the deadline"
+            );
+        }
         let get = exaraid(&["store", "get", d, "f"], b"");
         assert!(
             get.status.success(),
-            "END killed at {point}:{n}: get fails: {}",
+            "{what} killed at {point}:{n}: get fails: {}",
             String::from_utf8_lossy(&get.stderr)
         );
         if get.stdout != model {
@@ -107,7 +167,7 @@ fn window_end_killed_at_every(point: &str) {
                 .filter(|&i| get.stdout[i] != model[i])
                 .collect();
             panic!(
-                "END killed at {point}:{n}: wrong bytes, exit 0: {} bytes (of {}), {} differ, first {:?} last {:?}",
+                "{what} killed at {point}:{n}: wrong bytes, exit 0: {} bytes (of {}), {} differ, first {:?} last {:?}",
                 get.stdout.len(),
                 model.len(),
                 bad.len(),
@@ -118,12 +178,12 @@ fn window_end_killed_at_every(point: &str) {
         let rebuild = exaraid(&["store", "rebuild", d, "--oss", FAILED_OSS], b"");
         assert!(
             rebuild.status.success(),
-            "END killed at {point}:{n}: rebuild fails: {}",
+            "{what} killed at {point}:{n}: rebuild fails: {}",
             String::from_utf8_lossy(&rebuild.stderr)
         );
         assert!(
             ok(&["store", "get", d, "f"], b"") == model,
-            "END killed at {point}:{n}: the file changed in the rebuild"
+            "{what} killed at {point}:{n}: the file changed in the rebuild"
         );
         ok(&["store", "scrub", d], b"");
         if !killed {
@@ -133,20 +193,31 @@ fn window_end_killed_at_every(point: &str) {
     }
     assert!(
         kills >= 4,
-        "only {kills} kills at {point} landed in the END"
+        "only {kills} kills at {point} landed in the window's {what}"
     );
     assert!(
         kills < KILLS_MAX,
-        "END never finished within {KILLS_MAX} kill points at {point}"
+        "the window's {what} never finished within {KILLS_MAX} kill points at {point}"
     );
 }
 
 #[test]
 fn a_window_end_killed_after_any_journal_record_with_a_failed_oss_keeps_every_acknowledged_byte() {
-    window_end_killed_at_every(JOURNAL_RECORD);
+    window_ending_killed_at_every(Ending::End, JOURNAL_RECORD);
 }
 
 #[test]
 fn a_window_end_killed_at_any_block_with_a_failed_oss_keeps_every_acknowledged_byte() {
-    window_end_killed_at_every(WRITE_TORN_BLOCK);
+    window_ending_killed_at_every(Ending::End, WRITE_TORN_BLOCK);
+}
+
+#[test]
+fn a_window_timeout_killed_after_any_journal_record_with_a_failed_oss_keeps_every_acknowledged_byte(
+) {
+    window_ending_killed_at_every(Ending::Timeout, JOURNAL_RECORD);
+}
+
+#[test]
+fn a_window_timeout_killed_at_any_block_with_a_failed_oss_keeps_every_acknowledged_byte() {
+    window_ending_killed_at_every(Ending::Timeout, WRITE_TORN_BLOCK);
 }
