@@ -88,8 +88,9 @@ impl Zone {
 
 /// Is `name` the name of a zone file (`<object>.<zone>`, in an OSS's `objects/`)?
 pub fn is_zone_file_name(name: &str) -> bool {
-    name.split_once('.')
-        .is_some_and(|(object, zone)| object.parse::<u64>().is_ok() && Zone::from_name(zone).is_some())
+    name.split_once('.').is_some_and(|(object, zone)| {
+        object.parse::<u64>().is_ok() && Zone::from_name(zone).is_some()
+    })
 }
 
 /// The address of one element on one OSS.
@@ -195,7 +196,8 @@ pub trait Backend: Send + Sync {
     fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError>;
     /// Recovery only: do `bytes` (one whole block) match the checksum stored for block
     /// `block` of an element? Why: a block no interrupted write touched still carries the
-    /// checksum of its true bytes, so a rebuilt candidate can be confirmed against it.
+    /// checksum of its true bytes, so a rebuilt candidate can be confirmed against it. A
+    /// written block whose checksum is gone (reads as 0) matches anything.
     fn checksum_matches(
         &self,
         key: ElementKey,
@@ -297,6 +299,22 @@ impl Runs {
         }
         self.0.insert(lo, hi);
     }
+    /// Take out one slot (a claimed first write that failed), splitting its run.
+    fn remove(&mut self, slot: u64) {
+        let Some((&start, &end)) = self.0.range(..=slot).next_back() else {
+            return;
+        };
+        if slot >= end {
+            return;
+        }
+        self.0.remove(&start);
+        if start < slot {
+            self.0.insert(start, slot);
+        }
+        if slot + 1 < end {
+            self.0.insert(slot + 1, end);
+        }
+    }
     /// One past the last written slot (0: none).
     #[cfg(test)]
     fn end(&self) -> u64 {
@@ -314,8 +332,16 @@ impl Runs {
 /// One change of the extents record, in the order it happened.
 #[derive(Clone, Copy, Debug)]
 enum ExtentsChange {
-    Written { object: u64, zone: Zone, start: u64, end: u64 },
-    Removed { object: u64, zone: Zone },
+    Written {
+        object: u64,
+        zone: Zone,
+        start: u64,
+        end: u64,
+    },
+    Removed {
+        object: u64,
+        zone: Zone,
+    },
 }
 
 /// The extents record in memory (see [`EXTENTS_FILE`]).
@@ -354,8 +380,10 @@ fn parse_extents_record(r: &[u8]) -> Option<(u64, Zone, u64, u64)> {
     let object = u64::from_le_bytes(r[0..8].try_into().unwrap());
     let run = u64::from(r[9]) | u64::from(r[10]) << 8 | u64::from(r[11]) << 16;
     let slot = u64::from_le_bytes(r[12..20].try_into().unwrap());
-    (slot.checked_add(run).is_some_and(|end| end <= SLOTS_PER_ZONE_MAX))
-        .then_some((object, zone, run, slot))
+    (slot
+        .checked_add(run)
+        .is_some_and(|end| end <= SLOTS_PER_ZONE_MAX))
+    .then_some((object, zone, run, slot))
 }
 
 /// The snapshot's rows: runs, or (written before runs) a slot count = the run `0..slots`.
@@ -785,12 +813,13 @@ impl DirBackend {
     #[cfg(not(test))]
     fn sync_point(&self, _name: &str) {}
 
-    /// Record that the slot of `key` holds written bytes (persisted by the next `sync`);
-    /// true if this is its first write, which must then store its whole crc area (see the
-    /// module header). Called before the write's I/O, so a gap merge (past the runs bound)
-    /// never fills a slot another thread is writing for the first time. A write that then
-    /// fails leaves the slot recorded as written: its blocks read as corrupt (rebuilt from
-    /// parity), never as zeros.
+    /// Take the slot of `key` as written in memory; true if this is its first write, which
+    /// must then store its whole crc area (see the module header) and, once that is
+    /// written, call `end_first_write` to have the slot recorded durably. Called before
+    /// the write's I/O, so that a gap merge (past the runs bound) never fills a slot another
+    /// thread is writing for the first time; recorded durably only after it, so that a
+    /// concurrent `sync` never makes the record durable ahead of the crc area it vouches
+    /// for (a kill between the two would leave a written slot without crcs).
     fn claim_slot(&self, key: ElementKey) -> Result<bool, BackendError> {
         let (object, zone) = (key.object, key.zone);
         let mut extents = self.extents.lock();
@@ -801,16 +830,41 @@ impl DirBackend {
         runs.add(key.slot, key.slot + 1);
         let gap = (runs.0.len() > EXTENTS_RUNS_PER_ZONE_MAX)
             .then(|| runs.smallest_gap().expect("more than one run"));
-        note_change(&mut extents.changed, object, zone, key.slot, key.slot + 1);
         if let Some((start, end)) = gap {
             // Under the extents lock: no first write can claim a slot of the gap meanwhile.
-            self.fill_gap(object, zone, start, end)?;
+            if let Err(e) = self.fill_gap(object, zone, start, end) {
+                extents
+                    .slots
+                    .get_mut(&(object, zone))
+                    .expect("added above")
+                    .remove(key.slot);
+                return Err(e);
+            }
             let runs = extents.slots.get_mut(&(object, zone)).expect("added above");
             runs.add(start, end);
             assert!(runs.0.len() <= EXTENTS_RUNS_PER_ZONE_MAX);
             note_change(&mut extents.changed, object, zone, start, end);
         }
         Ok(true)
+    }
+
+    /// The first write of the slot of `key` (claimed by `claim_slot`) is done: with `ok`,
+    /// its crc area is stored, so record the slot durably at the next `sync`; else take the
+    /// claim back (the slot is as it was: never written, and the next write of it is its
+    /// first again).
+    fn end_first_write(&self, key: ElementKey, ok: bool) {
+        let mut extents = self.extents.lock();
+        if ok {
+            note_change(
+                &mut extents.changed,
+                key.object,
+                key.zone,
+                key.slot,
+                key.slot + 1,
+            );
+        } else if let Some(runs) = extents.slots.get_mut(&(key.object, key.zone)) {
+            runs.remove(key.slot);
+        }
     }
 
     /// Give never-written slots `start..end` a crc area of zero-block crcs (their payload
@@ -1008,9 +1062,27 @@ impl DirBackend {
         }
         self.grow_for(key)?;
         let file = self.file(key.object, key.zone, true)?.expect("created");
+        let first = self.claim_slot(key)?;
+        let written = self.write_slot_blocks(&file, key, b0, data, raw, first);
+        if first {
+            self.end_first_write(key, written.is_ok());
+        }
+        written
+    }
+
+    /// The I/O of `write_blocks`: payload, then crcs (the whole crc area on a `first` write).
+    fn write_slot_blocks(
+        &self,
+        file: &File,
+        key: ElementKey,
+        b0: usize,
+        data: &[u8],
+        raw: Vec<u8>,
+        first: bool,
+    ) -> Result<(), BackendError> {
         let base = key.slot * self.slot_bytes();
-        let (crc_b0, crcs) = if self.claim_slot(key)? {
-            (0, self.first_crc_area(&file, key, b0, &raw)?)
+        let (crc_b0, crcs) = if first {
+            (0, self.first_crc_area(file, key, b0, &raw)?)
         } else {
             (b0, raw)
         };
@@ -1019,8 +1091,11 @@ impl DirBackend {
         file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64)
             .map_err(|e| self.map_io(e))?;
         crate::torture::kill_point_between_payload_and_checksum();
-        file.write_all_at(&crcs, base + (self.element_bytes + crc_b0 * CRC_BYTES) as u64)
-            .map_err(|e| self.map_io(e))?;
+        file.write_all_at(
+            &crcs,
+            base + (self.element_bytes + crc_b0 * CRC_BYTES) as u64,
+        )
+        .map_err(|e| self.map_io(e))?;
         // Invariant: a slot ever written is whole in its file, so a slot that is absent or
         // cut short was deleted or truncated from outside (see `slot_lost`).
         let end = base + self.slot_bytes();
@@ -1066,7 +1141,9 @@ fn note_change(changed: &mut Vec<ExtentsChange>, object: u64, zone: Zone, start:
         .rev()
         .take(LOOK_BACK_CHANGES)
         .find(|c| match **c {
-            ExtentsChange::Written { object: o, zone: z, .. }
+            ExtentsChange::Written {
+                object: o, zone: z, ..
+            }
             | ExtentsChange::Removed { object: o, zone: z } => o == object && z == zone,
         });
     if let Some(ExtentsChange::Written { end: last_end, .. }) = latest {
@@ -1357,6 +1434,12 @@ impl Backend for DirBackend {
         assert_eq!(bytes.len(), CHECKSUM_BLOCK_BYTES);
         self.check_range(key, block * CHECKSUM_BLOCK_BYTES, CHECKSUM_BLOCK_BYTES)?;
         let (_, crcs) = self.read_blocks(key, block, block + 1)?;
+        if crcs[0] == 0 && self.slot_written(key) {
+            // The block's checksum went with its bytes (zeroed, or its zone file deleted or
+            // cut, review E8/E10): nothing is left to confirm or contradict a rebuild, as for
+            // a missing slot, so parity is the only witness and its bytes are taken.
+            return Ok(true);
+        }
         Ok(self.check_blocks(key, block, bytes, &crcs).is_empty())
     }
 
@@ -1371,19 +1454,30 @@ impl Backend for DirBackend {
         self.grow_for(key)?;
         let file = self.file(key.object, key.zone, true)?.expect("created");
         let base = key.slot * self.slot_bytes();
-        let (crc_b0, crcs) = if self.claim_slot(key)? {
-            (0, self.first_crc_area(&file, key, block, &wrong.to_le_bytes())?)
-        } else {
-            (block, wrong.to_le_bytes().to_vec())
-        };
-        file.write_all_at(&crcs, base + (self.element_bytes + crc_b0 * CRC_BYTES) as u64)
+        let first = self.claim_slot(key)?;
+        let marked = (|| {
+            let (crc_b0, crcs) = if first {
+                let area = self.first_crc_area(&file, key, block, &wrong.to_le_bytes())?;
+                (0, area)
+            } else {
+                (block, wrong.to_le_bytes().to_vec())
+            };
+            file.write_all_at(
+                &crcs,
+                base + (self.element_bytes + crc_b0 * CRC_BYTES) as u64,
+            )
             .map_err(|e| self.map_io(e))?;
-        let end = base + self.slot_bytes();
-        if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
-            file.set_len(end).map_err(|e| self.map_io(e))?;
+            let end = base + self.slot_bytes();
+            if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
+                file.set_len(end).map_err(|e| self.map_io(e))?;
+            }
+            self.dirty.lock().insert((key.object, key.zone));
+            Ok(())
+        })();
+        if first {
+            self.end_first_write(key, marked.is_ok());
         }
-        self.dirty.lock().insert((key.object, key.zone));
-        Ok(())
+        marked
     }
 }
 

@@ -85,7 +85,8 @@ impl Store {
         let n = self.backends.len();
         if oss >= n {
             return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}", n - 1
+                "OSS {oss} does not exist: this store has OSSs 0 to {}",
+                n - 1
             )));
         }
         let mut core = self.core.lock();
@@ -198,7 +199,8 @@ impl Store {
         let n = self.backends.len();
         if oss >= n {
             return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}", n - 1
+                "OSS {oss} does not exist: this store has OSSs 0 to {}",
+                n - 1
             )));
         }
         let dir = self.dir.display().to_string();
@@ -882,7 +884,8 @@ impl Store {
         let n = self.backends.len();
         if oss >= n {
             return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}", n - 1
+                "OSS {oss} does not exist: this store has OSSs 0 to {}",
+                n - 1
             )));
         }
         if self.tolerance() == 0 {
