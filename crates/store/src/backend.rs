@@ -441,6 +441,8 @@ pub struct DirBackend {
     /// found the set empty because another sync took it must not return (and let its caller
     /// acknowledge) before that other sync's fsyncs finished.
     sync_lock: Mutex<()>,
+    /// Held while crcs are stored (see `store_crcs`).
+    crc_areas: Mutex<()>,
     /// Test only: called at named points of `sync` ("taken": dirty set emptied; "synced":
     /// its files fsync'd), so a test can park one sync and race another against it.
     #[cfg(test)]
@@ -513,6 +515,7 @@ impl DirBackend {
             }),
             damage: None,
             sync_lock: Mutex::new(()),
+            crc_areas: Mutex::new(()),
             #[cfg(test)]
             sync_hook: Mutex::new(None),
         };
@@ -814,12 +817,8 @@ impl DirBackend {
     fn sync_point(&self, _name: &str) {}
 
     /// Take the slot of `key` as written in memory; true if this is its first write, which
-    /// must then store its whole crc area (see the module header) and, once that is
-    /// written, call `end_first_write` to have the slot recorded durably. Called before
-    /// the write's I/O, so that a gap merge (past the runs bound) never fills a slot another
-    /// thread is writing for the first time; recorded durably only after it, so that a
-    /// concurrent `sync` never makes the record durable ahead of the crc area it vouches
-    /// for (a kill between the two would leave a written slot without crcs).
+    /// must then store its whole crc area (see the module header) and call
+    /// `end_first_write`. Under `crc_areas` (see `store_crcs`).
     fn claim_slot(&self, key: ElementKey) -> Result<bool, BackendError> {
         let (object, zone) = (key.object, key.zone);
         let mut extents = self.extents.lock();
@@ -1062,48 +1061,57 @@ impl DirBackend {
         }
         self.grow_for(key)?;
         let file = self.file(key.object, key.zone, true)?.expect("created");
-        let first = self.claim_slot(key)?;
-        let written = self.write_slot_blocks(&file, key, b0, data, raw, first);
-        if first {
-            self.end_first_write(key, written.is_ok());
-        }
-        written
-    }
-
-    /// The I/O of `write_blocks`: payload, then crcs (the whole crc area on a `first` write).
-    fn write_slot_blocks(
-        &self,
-        file: &File,
-        key: ElementKey,
-        b0: usize,
-        data: &[u8],
-        raw: Vec<u8>,
-        first: bool,
-    ) -> Result<(), BackendError> {
         let base = key.slot * self.slot_bytes();
-        let (crc_b0, crcs) = if first {
-            (0, self.first_crc_area(file, key, b0, &raw)?)
-        } else {
-            (b0, raw)
-        };
         // Payload first, then its checksums: a crash in between leaves a mismatch that the
         // store's recovery decides (the write was not acknowledged) or that scrub repairs.
         file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64)
             .map_err(|e| self.map_io(e))?;
-        crate::torture::kill_point_between_payload_and_checksum();
-        file.write_all_at(
-            &crcs,
-            base + (self.element_bytes + crc_b0 * CRC_BYTES) as u64,
-        )
-        .map_err(|e| self.map_io(e))?;
         // Invariant: a slot ever written is whole in its file, so a slot that is absent or
         // cut short was deleted or truncated from outside (see `slot_lost`).
         let end = base + self.slot_bytes();
         if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
             file.set_len(end).map_err(|e| self.map_io(e))?;
         }
-        self.dirty.lock().insert((key.object, key.zone));
-        Ok(())
+        crate::torture::kill_point_between_payload_and_checksum();
+        self.store_crcs(&file, key, b0, &raw)
+    }
+
+    /// Store the crcs `raw` of blocks from `b0` of a slot whose payload is written, and mark
+    /// its zone file dirty. The first write of a slot stores its whole crc area and records
+    /// the slot (see the module header). Under `crc_areas`: a first write's whole-area write
+    /// must not overwrite the crcs another thread is storing for other blocks of the same
+    /// slot, and a gap merge must not fill a slot being written for the first time. The
+    /// slot is recorded after its crcs are stored and its file marked dirty, so a `sync`
+    /// never makes the record durable ahead of the crcs it vouches for.
+    fn store_crcs(
+        &self,
+        file: &File,
+        key: ElementKey,
+        b0: usize,
+        raw: &[u8],
+    ) -> Result<(), BackendError> {
+        let _crc_areas = self.crc_areas.lock();
+        let first = self.claim_slot(key)?;
+        let base = key.slot * self.slot_bytes();
+        let stored = (|| {
+            let (crc_b0, crcs) = if first {
+                (0, self.first_crc_area(file, key, b0, raw)?)
+            } else {
+                (b0, raw.to_vec())
+            };
+            file.write_all_at(
+                &crcs,
+                base + (self.element_bytes + crc_b0 * CRC_BYTES) as u64,
+            )
+            .map_err(|e| self.map_io(e))
+        })();
+        if stored.is_ok() {
+            self.dirty.lock().insert((key.object, key.zone));
+        }
+        if first {
+            self.end_first_write(key, stored.is_ok());
+        }
+        stored
     }
 
     /// Account for (and, with a capacity limit, refuse) the growth of a zone file to hold `key`.
@@ -1454,30 +1462,11 @@ impl Backend for DirBackend {
         self.grow_for(key)?;
         let file = self.file(key.object, key.zone, true)?.expect("created");
         let base = key.slot * self.slot_bytes();
-        let first = self.claim_slot(key)?;
-        let marked = (|| {
-            let (crc_b0, crcs) = if first {
-                let area = self.first_crc_area(&file, key, block, &wrong.to_le_bytes())?;
-                (0, area)
-            } else {
-                (block, wrong.to_le_bytes().to_vec())
-            };
-            file.write_all_at(
-                &crcs,
-                base + (self.element_bytes + crc_b0 * CRC_BYTES) as u64,
-            )
-            .map_err(|e| self.map_io(e))?;
-            let end = base + self.slot_bytes();
-            if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
-                file.set_len(end).map_err(|e| self.map_io(e))?;
-            }
-            self.dirty.lock().insert((key.object, key.zone));
-            Ok(())
-        })();
-        if first {
-            self.end_first_write(key, marked.is_ok());
+        let end = base + self.slot_bytes();
+        if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
+            file.set_len(end).map_err(|e| self.map_io(e))?;
         }
-        marked
+        self.store_crcs(&file, key, block, &wrong.to_le_bytes())
     }
 }
 
