@@ -18,8 +18,20 @@
 //! unit); each block has its own crc32c, so a 128 KiB write into a 1 MiB element touches only
 //! its own blocks (no read of the whole element to keep its checksum). The crc is seeded with
 //! the block's address (object, zone, slot, block), so a block written to the wrong place is
-//! caught too. A stored crc of 0 means "never written": the block must then be all zeros and
-//! reads return zeros (a computed crc of 0 is stored as 1; the 2^-32 aliasing is accepted).
+//! caught too. A computed crc of 0 is stored as 1 (the 2^-32 aliasing is accepted), so a
+//! stored crc of 0 is never a checksum: it is what an unwritten (sparse) crc area reads as.
+//!
+//! ## Written slots (why: zeros on disk must never pass for "never written")
+//! A slot that was never written is a hole: its blocks read as zeros and its crcs as 0. A
+//! written slot whose bytes went missing reads the same way (a zone file deleted and then
+//! recreated sparse by a later write, a zeroed disk range covering payload and crcs, review
+//! E8/E10), so the bytes on disk cannot tell the two apart: the extents record (below) keeps
+//! the exact runs of slots ever written, and the first write of a slot stores a crc for
+//! EVERY block of it (the crc of the zero block, seeded with its address, for the blocks
+//! the write does not cover). So inside a written slot a stored crc of 0 is damage, read
+//! around from parity like any corrupt block; outside, it means "never written", zeros.
+//! Holes stay cheap: a never-written slot costs nothing on disk, and a written slot's
+//! uncovered payload blocks stay holes (only its crc area is filled).
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
@@ -72,6 +84,13 @@ impl Zone {
     fn from_name(name: &str) -> Option<Zone> {
         Zone::ALL.into_iter().find(|z| z.name() == name)
     }
+}
+
+/// Is `name` the name of a zone file (`<object>.<zone>`, in an OSS's `objects/`)?
+pub fn is_zone_file_name(name: &str) -> bool {
+    name.split_once('.').is_some_and(|(object, zone)| {
+        object.parse::<u64>().is_ok() && Zone::from_name(zone).is_some()
+    })
 }
 
 /// The address of one element on one OSS.
@@ -177,7 +196,8 @@ pub trait Backend: Send + Sync {
     fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError>;
     /// Recovery only: do `bytes` (one whole block) match the checksum stored for block
     /// `block` of an element? Why: a block no interrupted write touched still carries the
-    /// checksum of its true bytes, so a rebuilt candidate can be confirmed against it.
+    /// checksum of its true bytes, so a rebuilt candidate can be confirmed against it. A
+    /// written block whose checksum is gone (reads as 0) matches anything.
     fn checksum_matches(
         &self,
         key: ElementKey,
@@ -217,20 +237,32 @@ pub struct OssLabel {
 }
 
 pub const LABEL_FILE: &str = "exaraid-oss.json";
-/// How many slots of each zone file were ever written: `[[object, "zone", slots], ...]`.
-/// Why: a slot past the end of its zone file is either never written (reads as zeros) or was
-/// deleted/truncated behind the store's back (a loss that must be rebuilt from parity, never
-/// read as zeros); only this record tells the two apart. The record is this snapshot plus the
-/// changes appended to [`EXTENTS_LOG_FILE`] since it was written.
+/// Which slots of each zone file were ever written, as runs of slots:
+/// `[[object, "zone", [[start, end], ...]], ...]` (`end` exclusive; the format before runs,
+/// `[object, "zone", slots]`, reads as the run `0..slots`). Why: a slot that is absent,
+/// cut short, or reads as zeros with crc 0 is either never written (reads as zeros) or lost
+/// behind the store's back (rebuilt from parity, never read as zeros); only this record
+/// tells the two apart. The record is this snapshot plus the changes appended to
+/// [`EXTENTS_LOG_FILE`] since it was written.
 pub const EXTENTS_FILE: &str = "exaraid-extents.json";
 /// The changes of the extents record since its snapshot, appended and fdatasync'd at `sync`
 /// when slots grew (so they are durable before any write they cover is acknowledged) and on
 /// removal. Why a log: rewriting the snapshot atomically costs a file creation, two fsyncs
 /// and a rename per growth; an append costs one fdatasync (`store bench` reports both).
-/// Record: `| object: u64 LE | zone tag: u8 | 0u8 x 3 | slots: u64 LE | crc32c: u32 LE |`
-/// (slots 0 = the zone file was removed); the last record of a zone file wins.
+/// Record: `| object: u64 LE | zone tag: u8 | run: u24 LE | slot: u64 LE | crc32c: u32 LE |`:
+/// with `run` > 0, slots `slot..slot + run` were written (added to the runs); with `run` 0,
+/// the zone file was removed (`slot` 0) or, in logs written before runs, holds the slots
+/// `0..slot`. Records apply in order.
 pub const EXTENTS_LOG_FILE: &str = "exaraid-extents.log";
 const EXTENTS_RECORD_BYTES: usize = 24;
+/// Longest run one log record holds (`run` is 24 bits); longer runs take several records.
+const EXTENTS_RECORD_RUN_MAX: u64 = (1 << 24) - 1;
+/// Runs kept per zone file. Past it, the two runs with the smallest gap between them merge:
+/// the gap's slots get a crc area of zero-block crcs (their payload stays a hole), so they
+/// read as written zeros, which they are. Why a bound: memory and the snapshot stay small
+/// however scattered the writes; the gap filled is at most 1/RUNS_MAX of the zone file's
+/// span (a 1 TiB sparse file: a few hundred KiB of crcs, once).
+const EXTENTS_RUNS_PER_ZONE_MAX: usize = 1024;
 /// Log records after which the snapshot is rewritten and the log emptied (bounds open time).
 #[cfg(not(test))]
 const EXTENTS_LOG_RECORDS_MAX: u64 = 4096;
@@ -238,40 +270,153 @@ const EXTENTS_LOG_RECORDS_MAX: u64 = 4096;
 #[cfg(test)]
 const EXTENTS_LOG_RECORDS_MAX: u64 = 5;
 
+/// The slots ever written of one zone file: disjoint, non-adjacent runs `start -> end`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Runs(std::collections::BTreeMap<u64, u64>);
+
+impl Runs {
+    fn contains(&self, slot: u64) -> bool {
+        self.0
+            .range(..=slot)
+            .next_back()
+            .is_some_and(|(_, &end)| slot < end)
+    }
+    /// Add slots `start..end`, merging with the runs it touches or overlaps.
+    fn add(&mut self, start: u64, end: u64) {
+        assert!(start < end && end <= SLOTS_PER_ZONE_MAX);
+        let (mut lo, mut hi) = (start, end);
+        let touching: Vec<(u64, u64)> = self
+            .0
+            .range(..=end)
+            .rev()
+            .take_while(|(_, &e)| e >= start)
+            .map(|(&s, &e)| (s, e))
+            .collect();
+        for (s, e) in touching {
+            lo = lo.min(s);
+            hi = hi.max(e);
+            self.0.remove(&s);
+        }
+        self.0.insert(lo, hi);
+    }
+    /// Take out one slot (a claimed first write that failed), splitting its run.
+    fn remove(&mut self, slot: u64) {
+        let Some((&start, &end)) = self.0.range(..=slot).next_back() else {
+            return;
+        };
+        if slot >= end {
+            return;
+        }
+        self.0.remove(&start);
+        if start < slot {
+            self.0.insert(start, slot);
+        }
+        if slot + 1 < end {
+            self.0.insert(slot + 1, end);
+        }
+    }
+    /// One past the last written slot (0: none).
+    #[cfg(test)]
+    fn end(&self) -> u64 {
+        self.0.last_key_value().map_or(0, |(_, &e)| e)
+    }
+    /// The smallest gap between two runs, `(start, end)` of the never-written slots.
+    fn smallest_gap(&self) -> Option<(u64, u64)> {
+        let runs: Vec<(u64, u64)> = self.0.iter().map(|(&s, &e)| (s, e)).collect();
+        runs.windows(2)
+            .map(|w| (w[0].1, w[1].0))
+            .min_by_key(|&(s, e)| e - s)
+    }
+}
+
+/// One change of the extents record, in the order it happened.
+#[derive(Clone, Copy, Debug)]
+enum ExtentsChange {
+    Written {
+        object: u64,
+        zone: Zone,
+        start: u64,
+        end: u64,
+    },
+    Removed {
+        object: u64,
+        zone: Zone,
+    },
+}
+
 /// The extents record in memory (see [`EXTENTS_FILE`]).
 struct Extents {
     /// Slots ever written per zone file.
-    slots: HashMap<(u64, Zone), u64>,
-    /// Zone files whose count changed since it was last made durable.
-    changed: HashSet<(u64, Zone)>,
+    slots: HashMap<(u64, Zone), Runs>,
+    /// Changes not yet durable, in order (consecutive slots of one zone file coalesce).
+    changed: Vec<ExtentsChange>,
     /// The log, opened for appending at the first change.
     log: Option<File>,
     /// Records in the log (the snapshot is rewritten past `EXTENTS_LOG_RECORDS_MAX`).
     log_records: u64,
 }
 
-fn extents_record(object: u64, zone: Zone, slots: u64) -> [u8; EXTENTS_RECORD_BYTES] {
+/// A log record: `run` 0 with `slot` 0 = removed (see [`EXTENTS_LOG_FILE`]).
+fn extents_record(object: u64, zone: Zone, run: u64, slot: u64) -> [u8; EXTENTS_RECORD_BYTES] {
+    assert!(run <= EXTENTS_RECORD_RUN_MAX);
     let mut r = [0u8; EXTENTS_RECORD_BYTES];
     r[0..8].copy_from_slice(&object.to_le_bytes());
     r[8] = zone.tag();
-    r[12..20].copy_from_slice(&slots.to_le_bytes());
+    r[9..12].copy_from_slice(&run.to_le_bytes()[..3]);
+    r[12..20].copy_from_slice(&slot.to_le_bytes());
     let crc = crc32c::crc32c(&r[..20]);
     r[20..24].copy_from_slice(&crc.to_le_bytes());
     r
 }
 
-/// `(object, zone, slots)` of a log record, or `None` if it does not check out.
-fn parse_extents_record(r: &[u8]) -> Option<(u64, Zone, u64)> {
+/// `(object, zone, run, slot)` of a log record, or `None` if it does not check out.
+fn parse_extents_record(r: &[u8]) -> Option<(u64, Zone, u64, u64)> {
     if r.len() != EXTENTS_RECORD_BYTES
         || crc32c::crc32c(&r[..20]) != u32::from_le_bytes(r[20..24].try_into().unwrap())
-        || r[9..12] != [0, 0, 0]
     {
         return None;
     }
     let zone = Zone::ALL.into_iter().find(|z| z.tag() == r[8])?;
     let object = u64::from_le_bytes(r[0..8].try_into().unwrap());
-    let slots = u64::from_le_bytes(r[12..20].try_into().unwrap());
-    (slots <= SLOTS_PER_ZONE_MAX).then_some((object, zone, slots))
+    let run = u64::from(r[9]) | u64::from(r[10]) << 8 | u64::from(r[11]) << 16;
+    let slot = u64::from_le_bytes(r[12..20].try_into().unwrap());
+    (slot
+        .checked_add(run)
+        .is_some_and(|end| end <= SLOTS_PER_ZONE_MAX))
+    .then_some((object, zone, run, slot))
+}
+
+/// The snapshot's rows: runs, or (written before runs) a slot count = the run `0..slots`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ExtentsRow {
+    Runs(u64, Zone, Vec<(u64, u64)>),
+    Count(u64, Zone, u64),
+}
+
+/// The snapshot's rows as runs per zone file; `None` if a run is out of bounds.
+fn extents_from_rows(rows: Vec<ExtentsRow>) -> Option<HashMap<(u64, Zone), Runs>> {
+    let mut slots: HashMap<(u64, Zone), Runs> = HashMap::new();
+    for row in rows {
+        let (object, zone, runs) = match row {
+            ExtentsRow::Runs(o, z, runs) => (o, z, runs),
+            ExtentsRow::Count(o, z, n) => (o, z, vec![(0, n)]),
+        };
+        for (start, end) in runs {
+            if start >= end || end > SLOTS_PER_ZONE_MAX {
+                return None;
+            }
+            slots.entry((object, zone)).or_default().add(start, end);
+        }
+    }
+    Some(slots)
+}
+
+/// The crc of an all-zero block at its address: what the first write of a slot stores for
+/// the blocks it does not cover.
+fn zero_block_crc(key: ElementKey, block: usize) -> u32 {
+    static ZEROS: [u8; CHECKSUM_BLOCK_BYTES] = [0; CHECKSUM_BLOCK_BYTES];
+    block_crc(key, block, &ZEROS)
 }
 
 /// An OSS that is a directory: `<dir>/exaraid-oss.json` and `<dir>/objects/<object>.<zone>`.
@@ -296,6 +441,8 @@ pub struct DirBackend {
     /// found the set empty because another sync took it must not return (and let its caller
     /// acknowledge) before that other sync's fsyncs finished.
     sync_lock: Mutex<()>,
+    /// Held while crcs are stored (see `store_crcs`).
+    crc_areas: Mutex<()>,
     /// Test only: called at named points of `sync` ("taken": dirty set emptied; "synced":
     /// its files fsync'd), so a test can park one sync and race another against it.
     #[cfg(test)]
@@ -362,12 +509,13 @@ impl DirBackend {
             new_files: AtomicBool::new(false),
             extents: Mutex::new(Extents {
                 slots: HashMap::new(),
-                changed: HashSet::new(),
+                changed: Vec::new(),
                 log: None,
                 log_records: 0,
             }),
             damage: None,
             sync_lock: Mutex::new(()),
+            crc_areas: Mutex::new(()),
             #[cfg(test)]
             sync_hook: Mutex::new(None),
         };
@@ -401,20 +549,30 @@ impl DirBackend {
             });
         }
         let mut used = 0u64;
-        if let Ok(entries) = std::fs::read_dir(dir.join("objects")) {
-            for e in entries.flatten() {
-                used += e.metadata().map(|m| m.len()).unwrap_or(0);
+        let objects_path = dir.join("objects");
+        let objects_missing = match std::fs::read_dir(&objects_path) {
+            Ok(entries) => {
+                for e in entries.flatten() {
+                    used += e.metadata().map(|m| m.len()).unwrap_or(0);
+                }
+                false
             }
-        }
+            Err(e) => e.kind() == io::ErrorKind::NotFound,
+        };
         backend.used_bytes.store(used, Ordering::SeqCst);
         let extents_path = dir.join(EXTENTS_FILE);
         let damage = match std::fs::read(&extents_path) {
-            Ok(text) => match serde_json::from_slice::<Vec<(u64, Zone, u64)>>(&text) {
-                Ok(rows) => {
-                    backend.extents.lock().slots =
-                        rows.into_iter().map(|(o, z, n)| ((o, z), n)).collect();
-                    backend.replay_extents_log()?
-                }
+            Ok(text) => match serde_json::from_slice::<Vec<ExtentsRow>>(&text) {
+                Ok(rows) => match extents_from_rows(rows) {
+                    Some(slots) => {
+                        backend.extents.lock().slots = slots;
+                        backend.replay_extents_log()?
+                    }
+                    None => Some(format!(
+                        "its extents record {} holds a run of slots out of bounds",
+                        extents_path.display()
+                    )),
+                },
                 Err(e) => Some(format!(
                     "its extents record {} is unreadable ({e})",
                     extents_path.display()
@@ -427,6 +585,16 @@ impl DirBackend {
             )),
             Err(e) => return Err(backend.map_io(e)),
         };
+        if damage.is_none() && objects_missing {
+            // `create` makes it before the label. Why damage, not "unavailable now": a write
+            // can never use this OSS again (its zone files are gone), so only a rebuild helps,
+            // and status, writes and rebuild must all say so (review E9).
+            backend.damage = Some(format!(
+                "its objects directory {} is missing (deleted, or a mount is missing), so the OSS is unavailable (its elements are rebuilt from parity) until it is rebuilt",
+                objects_path.display()
+            ));
+            return Ok(backend);
+        }
         if let Some(what) = damage {
             // Unavailable, not an error: the store opens and reads decode around this OSS.
             backend.extents.lock().slots.clear();
@@ -458,7 +626,7 @@ impl DirBackend {
         let records: Vec<&[u8]> = bytes.chunks(EXTENTS_RECORD_BYTES).collect();
         let mut intact = 0usize;
         for (i, r) in records.iter().enumerate() {
-            let Some((object, zone, slots)) = parse_extents_record(r) else {
+            let Some((object, zone, run, slot)) = parse_extents_record(r) else {
                 if records[i + 1..]
                     .iter()
                     .any(|r| parse_extents_record(r).is_some())
@@ -471,10 +639,16 @@ impl DirBackend {
                 }
                 break;
             };
-            if slots == 0 {
+            if run > 0 {
+                let runs = extents.slots.entry((object, zone)).or_default();
+                runs.add(slot, slot + run);
+            } else if slot == 0 {
                 extents.slots.remove(&(object, zone));
             } else {
-                extents.slots.insert((object, zone), slots);
+                // A count record of a log written before runs.
+                let mut runs = Runs::default();
+                runs.add(0, slot);
+                extents.slots.insert((object, zone), runs);
             }
             intact += 1;
         }
@@ -608,18 +782,21 @@ impl DirBackend {
         }
     }
 
-    /// Was the slot of `key` written but is no longer whole in its zone file (the file was
-    /// deleted or truncated behind the store's back)? Every write makes its slot whole
-    /// (`reserve` allocates it, `write_blocks` extends the file to its end) and records it in
-    /// the extents, so an absent slot below the recorded count is a loss.
-    fn slot_lost(&self, key: ElementKey) -> Result<bool, BackendError> {
-        let written = self
-            .extents
+    /// Was the slot of `key` ever written (see [`EXTENTS_FILE`])?
+    fn slot_written(&self, key: ElementKey) -> bool {
+        self.extents
             .lock()
             .slots
             .get(&(key.object, key.zone))
-            .is_some_and(|&n| key.slot < n);
-        if !written {
+            .is_some_and(|runs| runs.contains(key.slot))
+    }
+
+    /// Was the slot of `key` written but is no longer whole in its zone file (the file was
+    /// deleted or truncated behind the store's back)? Every write makes its slot whole
+    /// (`reserve` allocates it, `write_blocks` extends the file to its end) and records it in
+    /// the extents, so an absent written slot is a loss.
+    fn slot_lost(&self, key: ElementKey) -> Result<bool, BackendError> {
+        if !self.slot_written(key) {
             return Ok(false);
         }
         let Some(file) = self.file(key.object, key.zone, false)? else {
@@ -639,14 +816,104 @@ impl DirBackend {
     #[cfg(not(test))]
     fn sync_point(&self, _name: &str) {}
 
-    /// Record that the slot of `key` holds written bytes (persisted by the next `sync`).
-    fn note_written(&self, key: ElementKey) {
+    /// Take the slot of `key` as written in memory; true if this is its first write, which
+    /// must then store its whole crc area (see the module header) and call
+    /// `end_first_write`. Under `crc_areas` (see `store_crcs`).
+    fn claim_slot(&self, key: ElementKey) -> Result<bool, BackendError> {
+        let (object, zone) = (key.object, key.zone);
         let mut extents = self.extents.lock();
-        let slots = extents.slots.entry((key.object, key.zone)).or_insert(0);
-        if *slots <= key.slot {
-            *slots = key.slot + 1;
-            extents.changed.insert((key.object, key.zone));
+        let runs = extents.slots.entry((object, zone)).or_default();
+        if runs.contains(key.slot) {
+            return Ok(false);
         }
+        runs.add(key.slot, key.slot + 1);
+        let gap = (runs.0.len() > EXTENTS_RUNS_PER_ZONE_MAX)
+            .then(|| runs.smallest_gap().expect("more than one run"));
+        if let Some((start, end)) = gap {
+            // Under the extents lock: no first write can claim a slot of the gap meanwhile.
+            if let Err(e) = self.fill_gap(object, zone, start, end) {
+                extents
+                    .slots
+                    .get_mut(&(object, zone))
+                    .expect("added above")
+                    .remove(key.slot);
+                return Err(e);
+            }
+            let runs = extents.slots.get_mut(&(object, zone)).expect("added above");
+            runs.add(start, end);
+            assert!(runs.0.len() <= EXTENTS_RUNS_PER_ZONE_MAX);
+            note_change(&mut extents.changed, object, zone, start, end);
+        }
+        Ok(true)
+    }
+
+    /// The first write of the slot of `key` (claimed by `claim_slot`) is done: with `ok`,
+    /// its crc area is stored, so record the slot durably at the next `sync`; else take the
+    /// claim back (the slot is as it was: never written, and the next write of it is its
+    /// first again).
+    fn end_first_write(&self, key: ElementKey, ok: bool) {
+        let mut extents = self.extents.lock();
+        if ok {
+            note_change(
+                &mut extents.changed,
+                key.object,
+                key.zone,
+                key.slot,
+                key.slot + 1,
+            );
+        } else if let Some(runs) = extents.slots.get_mut(&(key.object, key.zone)) {
+            runs.remove(key.slot);
+        }
+    }
+
+    /// Give never-written slots `start..end` a crc area of zero-block crcs (their payload
+    /// stays a hole), so that they can be recorded as written zeros (see `claim_slot`).
+    fn fill_gap(&self, object: u64, zone: Zone, start: u64, end: u64) -> Result<(), BackendError> {
+        assert!(start < end);
+        let Some(file) = self.file(object, zone, false)? else {
+            // Gone behind the store's back: its written slots read as missing anyway.
+            return Ok(());
+        };
+        for slot in start..end {
+            let key = ElementKey { object, zone, slot };
+            let area = self.first_crc_area(&file, key, 0, &[])?;
+            let base = slot * self.slot_bytes();
+            file.write_all_at(&area, base + self.element_bytes as u64)
+                .map_err(|e| self.map_io(e))?;
+        }
+        self.dirty.lock().insert((object, zone));
+        Ok(())
+    }
+
+    /// The whole crc area for the first write of a slot: `raw` (the crcs of the blocks
+    /// written, from block `b0`), and for every other block its stored crc, or the crc of the
+    /// zero block where none is stored (a hole: never written). A non-zero crc there is kept:
+    /// it is from a write a crash cut before its extents were durable, and still checks its
+    /// bytes.
+    fn first_crc_area(
+        &self,
+        file: &File,
+        key: ElementKey,
+        b0: usize,
+        raw: &[u8],
+    ) -> Result<Vec<u8>, BackendError> {
+        let blocks = self.element_bytes / CHECKSUM_BLOCK_BYTES;
+        let mut area = vec![0u8; blocks * CRC_BYTES];
+        read_at_zero_fill(
+            file,
+            &mut area,
+            key.slot * self.slot_bytes() + self.element_bytes as u64,
+        )
+        .map_err(|e| self.map_io(e))?;
+        let covered = b0 * CRC_BYTES..b0 * CRC_BYTES + raw.len();
+        area[covered].copy_from_slice(raw);
+        for block in 0..blocks {
+            let crc = &mut area[block * CRC_BYTES..(block + 1) * CRC_BYTES];
+            if crc == [0u8; CRC_BYTES] {
+                crc.copy_from_slice(&zero_block_crc(key, block).to_le_bytes());
+            }
+        }
+        Ok(area)
     }
 
     /// Make the changes of the extents record durable: append them to the log (one write,
@@ -660,13 +927,28 @@ impl DirBackend {
             return Ok(());
         }
         let t = std::time::Instant::now();
-        let mut changed: Vec<(u64, Zone)> = extents.changed.iter().copied().collect();
-        changed.sort();
-        let mut records = Vec::with_capacity(changed.len() * EXTENTS_RECORD_BYTES);
-        for &(object, zone) in &changed {
-            let slots = extents.slots.get(&(object, zone)).copied().unwrap_or(0);
-            records.extend_from_slice(&extents_record(object, zone, slots));
+        let mut records = Vec::with_capacity(extents.changed.len() * EXTENTS_RECORD_BYTES);
+        for &change in &extents.changed {
+            match change {
+                ExtentsChange::Removed { object, zone } => {
+                    records.extend_from_slice(&extents_record(object, zone, 0, 0));
+                }
+                ExtentsChange::Written {
+                    object,
+                    zone,
+                    start,
+                    end,
+                } => {
+                    let mut at = start;
+                    while at < end {
+                        let run = (end - at).min(EXTENTS_RECORD_RUN_MAX);
+                        records.extend_from_slice(&extents_record(object, zone, run, at));
+                        at += run;
+                    }
+                }
+            }
         }
+        let appended = (records.len() / EXTENTS_RECORD_BYTES) as u64;
         if extents.log.is_none() {
             let path = self.dir.join(EXTENTS_LOG_FILE);
             let created = !path.exists();
@@ -695,13 +977,13 @@ impl DirBackend {
             let _ = log.set_len(at);
             return Err(self.map_io(e));
         }
-        extents.log_records += changed.len() as u64;
+        extents.log_records += appended;
         extents.changed.clear();
         if extents.log_records > EXTENTS_LOG_RECORDS_MAX {
-            let mut rows: Vec<(u64, Zone, u64)> = extents
+            let mut rows: Vec<(u64, Zone, Vec<(u64, u64)>)> = extents
                 .slots
                 .iter()
-                .map(|(&(o, z), &n)| (o, z, n))
+                .map(|(&(o, z), runs)| (o, z, runs.0.iter().map(|(&s, &e)| (s, e)).collect()))
                 .collect();
             rows.sort();
             let text = serde_json::to_vec(&rows).expect("extents serialise");
@@ -751,11 +1033,14 @@ impl DirBackend {
     }
 
     fn check_blocks(&self, key: ElementKey, b0: usize, data: &[u8], crcs: &[u32]) -> Vec<usize> {
+        // A crc of 0 ("nothing stored") is a hole only outside the written slots: the first
+        // write of a slot stores a crc for every block of it (see the module header).
+        let written = crcs.contains(&0) && self.slot_written(key);
         let mut bad = Vec::new();
         for (i, stored) in crcs.iter().enumerate() {
             let block = &data[i * CHECKSUM_BLOCK_BYTES..(i + 1) * CHECKSUM_BLOCK_BYTES];
             let ok = if *stored == 0 {
-                block.iter().all(|&b| b == 0)
+                !written && block.iter().all(|&b| b == 0)
             } else {
                 *stored == block_crc(key, b0 + i, block)
             };
@@ -781,18 +1066,52 @@ impl DirBackend {
         // store's recovery decides (the write was not acknowledged) or that scrub repairs.
         file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64)
             .map_err(|e| self.map_io(e))?;
-        crate::torture::kill_point_between_payload_and_checksum();
-        file.write_all_at(&raw, base + (self.element_bytes + b0 * CRC_BYTES) as u64)
-            .map_err(|e| self.map_io(e))?;
         // Invariant: a slot ever written is whole in its file, so a slot that is absent or
         // cut short was deleted or truncated from outside (see `slot_lost`).
         let end = base + self.slot_bytes();
         if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
             file.set_len(end).map_err(|e| self.map_io(e))?;
         }
-        self.note_written(key);
-        self.dirty.lock().insert((key.object, key.zone));
-        Ok(())
+        crate::torture::kill_point_between_payload_and_checksum();
+        self.store_crcs(&file, key, b0, &raw)
+    }
+
+    /// Store the crcs `raw` of blocks from `b0` of a slot whose payload is written, and mark
+    /// its zone file dirty. The first write of a slot stores its whole crc area and records
+    /// the slot (see the module header). Under `crc_areas`: a first write's whole-area write
+    /// must not overwrite the crcs another thread is storing for other blocks of the same
+    /// slot, and a gap merge must not fill a slot being written for the first time. The
+    /// slot is recorded after its crcs are stored and its file marked dirty, so a `sync`
+    /// never makes the record durable ahead of the crcs it vouches for.
+    fn store_crcs(
+        &self,
+        file: &File,
+        key: ElementKey,
+        b0: usize,
+        raw: &[u8],
+    ) -> Result<(), BackendError> {
+        let _crc_areas = self.crc_areas.lock();
+        let first = self.claim_slot(key)?;
+        let base = key.slot * self.slot_bytes();
+        let stored = (|| {
+            let (crc_b0, crcs) = if first {
+                (0, self.first_crc_area(file, key, b0, raw)?)
+            } else {
+                (b0, raw.to_vec())
+            };
+            file.write_all_at(
+                &crcs,
+                base + (self.element_bytes + crc_b0 * CRC_BYTES) as u64,
+            )
+            .map_err(|e| self.map_io(e))
+        })();
+        if stored.is_ok() {
+            self.dirty.lock().insert((key.object, key.zone));
+        }
+        if first {
+            self.end_first_write(key, stored.is_ok());
+        }
+        stored
     }
 
     /// Account for (and, with a capacity limit, refuse) the growth of a zone file to hold `key`.
@@ -818,6 +1137,35 @@ impl DirBackend {
         }
         Ok(())
     }
+}
+
+/// Note slots `start..end` of a zone file as written, extending the zone file's latest
+/// change (among the last few) when it is the run just before: a sequential write appends
+/// one record per zone file and sync, not one per slot.
+fn note_change(changed: &mut Vec<ExtentsChange>, object: u64, zone: Zone, start: u64, end: u64) {
+    const LOOK_BACK_CHANGES: usize = 16;
+    let latest = changed
+        .iter_mut()
+        .rev()
+        .take(LOOK_BACK_CHANGES)
+        .find(|c| match **c {
+            ExtentsChange::Written {
+                object: o, zone: z, ..
+            }
+            | ExtentsChange::Removed { object: o, zone: z } => o == object && z == zone,
+        });
+    if let Some(ExtentsChange::Written { end: last_end, .. }) = latest {
+        if *last_end == start {
+            *last_end = end;
+            return;
+        }
+    }
+    changed.push(ExtentsChange::Written {
+        object,
+        zone,
+        start,
+        end,
+    });
 }
 
 /// `read_exact_at`, but bytes past the end of the file read as zeros (sparse slots).
@@ -1039,7 +1387,9 @@ impl Backend for DirBackend {
         {
             let mut extents = self.extents.lock();
             if extents.slots.remove(&(object, zone)).is_some() {
-                extents.changed.insert((object, zone));
+                extents
+                    .changed
+                    .push(ExtentsChange::Removed { object, zone });
             }
         }
         self.persist_extents()?;
@@ -1094,6 +1444,12 @@ impl Backend for DirBackend {
         assert_eq!(bytes.len(), CHECKSUM_BLOCK_BYTES);
         self.check_range(key, block * CHECKSUM_BLOCK_BYTES, CHECKSUM_BLOCK_BYTES)?;
         let (_, crcs) = self.read_blocks(key, block, block + 1)?;
+        if crcs[0] == 0 && self.slot_written(key) {
+            // The block's checksum went with its bytes (zeroed, or its zone file deleted or
+            // cut, review E8/E10): nothing is left to confirm or contradict a rebuild, as for
+            // a missing slot, so parity is the only witness and its bytes are taken.
+            return Ok(true);
+        }
         Ok(self.check_blocks(key, block, bytes, &crcs).is_empty())
     }
 
@@ -1108,18 +1464,11 @@ impl Backend for DirBackend {
         self.grow_for(key)?;
         let file = self.file(key.object, key.zone, true)?.expect("created");
         let base = key.slot * self.slot_bytes();
-        file.write_all_at(
-            &wrong.to_le_bytes(),
-            base + (self.element_bytes + block * CRC_BYTES) as u64,
-        )
-        .map_err(|e| self.map_io(e))?;
         let end = base + self.slot_bytes();
         if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
             file.set_len(end).map_err(|e| self.map_io(e))?;
         }
-        self.note_written(key);
-        self.dirty.lock().insert((key.object, key.zone));
-        Ok(())
+        self.store_crcs(&file, key, block, &wrong.to_le_bytes())
     }
 }
 
@@ -1295,14 +1644,14 @@ mod tests {
         );
     }
 
-    /// The slot counts a reopened OSS knows (what tells a lost slot from an unwritten one).
+    /// One past the last written slot of each zone file a reopened OSS knows.
     fn extents_of(b: &DirBackend) -> Vec<((u64, Zone), u64)> {
         let mut v: Vec<_> = b
             .extents
             .lock()
             .slots
             .iter()
-            .map(|(&k, &n)| (k, n))
+            .map(|(&k, runs)| (k, runs.end()))
             .collect();
         v.sort();
         v
@@ -1361,7 +1710,7 @@ mod tests {
         assert_eq!(intact.len(), 3 * EXTENTS_RECORD_BYTES);
 
         let mut torn = intact.clone();
-        torn.extend_from_slice(&extents_record(7, Zone::Data, 99)[..10]);
+        torn.extend_from_slice(&extents_record(7, Zone::Data, 1, 99)[..10]);
         std::fs::write(&log, &torn).unwrap();
         let b = DirBackend::open(dir.path(), &label(), None).unwrap();
         assert_eq!(extents_of(&b), vec![((7, Zone::Data), 3)]);
@@ -1419,6 +1768,138 @@ mod tests {
                 problem.contains(name) && !b.healthy(),
                 "{name} {cut:?}: {problem}"
             );
+        }
+    }
+
+    /// Review E10: zeros on disk over a written block AND its crc (a zeroed disk range)
+    /// are damage, never "never written": read, verify and scrub see a corrupt block.
+    #[test]
+    fn a_zeroed_range_over_a_written_block_and_its_crc_is_corrupt_not_zeros() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        // Only block 0 is written: the first write stores crcs for block 1 too.
+        b.write(key(0), 0, &[0x5a; 4096]).unwrap();
+        b.write(key(1), 0, &vec![0x6b; E]).unwrap();
+        b.sync().unwrap();
+        drop(b);
+        let path = dir.path().join("objects/7.data");
+        let slot_bytes = (E + E / 4096 * 4) as u64;
+        let f = OpenOptions::new().write(true).open(&path).unwrap();
+        // Slot 0's block 1 is never written: its bytes are zeros already, zero its crc too.
+        f.write_all_at(&[0u8; 8], E as u64).unwrap();
+        // Slot 1: zero its block 1 payload and its whole crc area.
+        f.write_all_at(&vec![0u8; 4096 + 8], slot_bytes + 4096)
+            .unwrap();
+        drop(f);
+        let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+        let mut buf = vec![0u8; 4096];
+        let err = b.read(key(1), 4096, &mut buf).unwrap_err();
+        assert!(err.is_corrupt(), "zeroed bytes of a written block: {err}");
+        assert_eq!(b.verify(key(1)).unwrap(), vec![0, 1]);
+        assert_eq!(
+            b.verify(key(0)).unwrap(),
+            vec![0, 1],
+            "inside a written slot no crc is 0"
+        );
+        // A slot never written still reads as zeros.
+        b.read(key(2), 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&x| x == 0));
+        assert!(b.verify(key(2)).unwrap().is_empty());
+    }
+
+    /// Review E8: a zone file deleted behind the store's back and recreated (sparse) by a
+    /// write to a later slot: the earlier written slots are holes now, which must read as
+    /// corrupt (rebuilt from parity by the store), never as zeros.
+    #[test]
+    fn a_recreated_zone_file_does_not_read_lost_slots_as_zeros() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        for slot in 0..3 {
+            b.write(key(slot), 0, &vec![9u8; E]).unwrap();
+        }
+        b.sync().unwrap();
+        drop(b);
+        std::fs::remove_file(dir.path().join("objects/7.data")).unwrap();
+        let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+        let mut buf = vec![0u8; 16];
+        assert!(b.read(key(0), 0, &mut buf).unwrap_err().is_missing());
+        b.write(key(5), 0, &[1u8; 16]).unwrap();
+        b.sync().unwrap();
+        for slot in 0..3 {
+            let err = b.read(key(slot), 0, &mut buf).unwrap_err();
+            assert!(err.is_corrupt() || err.is_missing(), "slot {slot}: {err}");
+            assert_eq!(b.verify(key(slot)).unwrap().len(), E / 4096);
+        }
+        // Slots 3 and 4 were never written: zeros.
+        b.read(key(4), 0, &mut buf).unwrap();
+        assert_eq!(buf, vec![0u8; 16]);
+    }
+
+    /// Sparse zone files stay cheap: a write far out leaves the slots before it holes that
+    /// read as zeros, and a small first write of a slot stores its crc area, not its payload.
+    #[test]
+    fn holes_before_a_far_write_and_in_a_written_slot_stay_holes() {
+        use std::os::unix::fs::MetadataExt;
+        const E_BIG: usize = 1 << 20;
+        let dir = tempfile::tempdir().unwrap();
+        let big = OssLabel {
+            element_bytes: E_BIG,
+            ..label()
+        };
+        let b = DirBackend::create(dir.path(), &big, None).unwrap();
+        let far = ElementKey {
+            slot: 4000,
+            ..key(0)
+        };
+        b.write(far, 0, b"x").unwrap();
+        b.sync().unwrap();
+        let b = DirBackend::open(dir.path(), &big, None).unwrap();
+        let mut buf = vec![1u8; E_BIG];
+        b.read(key(3999), 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&x| x == 0));
+        b.read(far, 0, &mut buf).unwrap();
+        assert_eq!(buf[0], b'x');
+        assert!(buf[1..].iter().all(|&x| x == 0));
+        assert!(b.verify(far).unwrap().is_empty());
+        let allocated_bytes = std::fs::metadata(dir.path().join("objects/7.data"))
+            .unwrap()
+            .blocks()
+            * 512;
+        assert!(
+            allocated_bytes <= 64 << 10,
+            "{allocated_bytes} bytes allocated for one byte 4 GiB out"
+        );
+    }
+
+    /// Scattered writes keep at most `EXTENTS_RUNS_PER_ZONE_MAX` runs per zone file: past
+    /// it the smallest gap is filled with zero-block crcs, and its slots still read as zeros
+    /// (before and after a reopen), while the other gaps stay never written.
+    #[test]
+    fn scattered_writes_keep_the_runs_bounded_and_merged_gaps_read_as_zeros() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        let runs = EXTENTS_RUNS_PER_ZONE_MAX as u64;
+        // Runs at every 3rd slot, and one pair only 2 apart (the smallest gap: slot 1).
+        b.write(key(0), 0, &[1u8; 8]).unwrap();
+        for i in 1..=runs {
+            b.write(key(3 * i - 1), 0, &[2u8; 8]).unwrap();
+        }
+        b.sync().unwrap();
+        let expect_runs = |b: &DirBackend| {
+            let extents = b.extents.lock();
+            let r = &extents.slots[&(7, Zone::Data)];
+            assert_eq!(r.0.len(), EXTENTS_RUNS_PER_ZONE_MAX);
+            assert!(r.contains(1), "the smallest gap merged");
+            assert!(!r.contains(3), "other gaps stay never written");
+        };
+        expect_runs(&b);
+        let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+        expect_runs(&b);
+        let mut buf = vec![1u8; E];
+        for slot in [1, 3, 4] {
+            b.read(key(slot), 0, &mut buf).unwrap();
+            assert!(buf.iter().all(|&x| x == 0), "slot {slot}");
+            assert!(b.verify(key(slot)).unwrap().is_empty());
         }
     }
 

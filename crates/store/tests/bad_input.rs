@@ -143,6 +143,21 @@ fn a_store_in_use_by_another_process_is_refused() {
     assert!(err.contains("open in another process"), "{err}");
 }
 
+/// Review E7: deleting files in the store directory (a cleanup script removing a "stale"
+/// `DIR/lock`) while a command runs must not let a second process in: both would take file
+/// id 0 and acknowledged bytes of each would be lost.
+#[test]
+fn deleting_a_lock_file_does_not_let_a_second_process_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Rmw);
+    // The lock file of stores before the directory lock, if any.
+    let _ = std::fs::remove_file(dir.path().join("lock"));
+    let err = err_of(Store::open(dir.path()));
+    assert!(err.contains("open in another process"), "{err}");
+    store.close().unwrap();
+    Store::open(dir.path()).expect("the lock goes with the process that held it");
+}
+
 #[test]
 fn a_journal_damaged_in_the_middle_is_refused_and_a_torn_tail_is_cut() {
     let dir = tempfile::tempdir().unwrap();

@@ -101,7 +101,6 @@ pub const JOURNAL_BYTES_CHECKPOINT: u64 = 16 << 20;
 
 const STATE_FILE: &str = "state";
 const JOURNAL_FILE: &str = "journal";
-const LOCK_FILE: &str = "lock";
 /// Attempts (10 ms apart) to take the store's lock before giving up: 3 s.
 const LOCK_ATTEMPTS: usize = 300;
 /// While a background worker serves, it advances the parity once the unprotected bytes pass
@@ -518,15 +517,15 @@ fn random_id() -> String {
     format!("{mixed:016x}")
 }
 
+/// One process at a time: an exclusive `flock` on the store directory itself. Why the
+/// directory, not a lock file in it: a lock file deleted while a command runs (a cleanup
+/// script removing "stale" locks) let a second process create a new one and lock that, so
+/// both wrote the store and acknowledged bytes were lost (review E7); the directory cannot
+/// be deleted while it holds the store.
 fn lock_dir(dir: &Path) -> Result<File, StoreError> {
     use std::os::unix::io::AsRawFd;
-    let path = dir.join(LOCK_FILE);
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| StoreError::from_io(e, &format!("opening {}", path.display())))?;
+    let f = File::open(dir)
+        .map_err(|e| StoreError::from_io(e, &format!("opening {}", dir.display())))?;
     // Wait a little: a process that just ended (or a fork that has not yet exec'd and so
     // still shares the descriptor) may hold the lock for a moment.
     for attempt in 0..=LOCK_ATTEMPTS {
@@ -573,6 +572,26 @@ fn check_name(name: &str) -> Result<(), StoreError> {
 /// A directory that is to become an OSS must hold nothing (or not exist yet). Why: an
 /// in-place rebuild empties the OSS's `objects/`, and files of the user's there would go.
 /// `lost+found` (the root of a fresh ext filesystem) is allowed.
+/// `p` absolute and resolved (symlinks, `..`) as far as it exists, the rest appended: for
+/// comparing directories that may not exist yet.
+pub(super) fn resolved_dir(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    for ancestor in abs.ancestors() {
+        if let Ok(real) = ancestor.canonicalize() {
+            return real.join(abs.strip_prefix(ancestor).expect("an ancestor"));
+        }
+    }
+    abs
+}
+
+/// Is one of two directories inside (or the same as) the other? Why it matters: exaraid
+/// owns everything in an OSS directory (a rebuild empties it), so an OSS directory inside
+/// another's (review E5: `rebuild --to oss-2/objects/sub`) is deleted with it.
+pub(super) fn dirs_nest(a: &Path, b: &Path) -> bool {
+    let (a, b) = (resolved_dir(a), resolved_dir(b));
+    a.starts_with(&b) || b.starts_with(&a)
+}
+
 pub(super) fn check_oss_dir_empty(d: &Path) -> Result<(), StoreError> {
     let entries = match std::fs::read_dir(d) {
         Ok(entries) => entries,
@@ -716,6 +735,24 @@ impl Store {
             return Err(StoreError::BadInput(
                 "the same OSS directory is given twice: each OSS needs its own directory".into(),
             ));
+        }
+        for (i, a) in opts.oss_dirs.iter().enumerate() {
+            for b in &opts.oss_dirs[i + 1..] {
+                if dirs_nest(a, b) {
+                    return Err(StoreError::BadInput(format!(
+                        "OSS directories {} and {} are one inside the other (or the same): each OSS needs a directory of its own, outside every other OSS directory, since exaraid owns everything in it",
+                        a.display(),
+                        b.display()
+                    )));
+                }
+            }
+            if resolved_dir(dir).starts_with(resolved_dir(a)) {
+                return Err(StoreError::BadInput(format!(
+                    "OSS directory {} is (or contains) the store directory {}: give each OSS a directory of its own (the default puts them inside the store directory)",
+                    a.display(),
+                    dir.display()
+                )));
+            }
         }
         if Superblock::path(dir).exists() {
             return Err(StoreError::BadInput(format!(

@@ -22,6 +22,47 @@ const REBUILD_LEFTOVERS: [&str; 6] = [
     "exaraid-extents.tmp",
 ];
 
+/// Empty an OSS directory for its in-place rebuild: its zone files and its label, nothing
+/// else (review E5: anything else in it, say another directory put there by mistake, is not
+/// exaraid's to delete). Errors stop the rebuild with what to do: a directory that could
+/// not be emptied (read-only, review E3) must not be taken for one holding another store.
+fn clear_oss_dir_in_place(oss: usize, target: &Path) -> Result<(), StoreError> {
+    let clearing = |e: std::io::Error, what: &Path| {
+        StoreError::from_io(
+            e,
+            &format!(
+                "emptying {} for the in-place rebuild of OSS {oss} (make it writable, e.g. remount it read-write, or rebuild onto a new directory with --to; nothing was lost)",
+                what.display()
+            ),
+        )
+    };
+    let objects = target.join("objects");
+    match std::fs::read_dir(&objects) {
+        Ok(entries) => {
+            for entry in entries {
+                let entry = entry.map_err(|e| clearing(e, &objects))?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if !crate::backend::is_zone_file_name(&name) {
+                    continue;
+                }
+                match std::fs::remove_file(entry.path()) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(clearing(e, &entry.path()))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(clearing(e, &objects)),
+    }
+    let label = target.join(crate::backend::LABEL_FILE);
+    match std::fs::remove_file(&label) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(clearing(e, &label)),
+        _ => Ok(()),
+    }
+}
+
 /// Do `a` and `b` name the same directory? (Both resolved where they exist.)
 fn same_dir(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
@@ -60,7 +101,8 @@ impl Store {
         let n = self.backends.len();
         if oss >= n {
             return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0..{n}"
+                "OSS {oss} does not exist: this store has OSSs 0 to {}",
+                n - 1
             )));
         }
         let _between_plans = self.failure_gate.write();
@@ -179,7 +221,8 @@ impl Store {
         let n = self.backends.len();
         if oss >= n {
             return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0..{n}"
+                "OSS {oss} does not exist: this store has OSSs 0 to {}",
+                n - 1
             )));
         }
         let dir = self.dir.display().to_string();
@@ -916,6 +959,24 @@ impl Store {
     /// (`REBUILD_LEFTOVERS`); it is emptied, once the new rebuild is journaled, by
     /// `clear_rebuild_target`. Changes nothing.
     fn check_rebuild_target(&self, oss: usize, to: &Path) -> Result<(), StoreError> {
+        // Never inside (or around) another OSS directory or the store's own: a later rebuild
+        // of that OSS empties its directory, and the target with it (review E5).
+        for (i, d) in self.sb.oss_dirs.iter().enumerate() {
+            if (i != oss || !same_dir(d, to)) && super::dirs_nest(to, d) {
+                return Err(StoreError::BadInput(format!(
+                    "refused, nothing changed: the rebuild target {} and the directory of OSS {i} ({}) are one inside the other; exaraid owns everything in an OSS directory, so pick a directory outside every OSS directory",
+                    to.display(),
+                    d.display()
+                )));
+            }
+        }
+        if super::resolved_dir(&self.dir).starts_with(super::resolved_dir(to)) {
+            return Err(StoreError::BadInput(format!(
+                "refused, nothing changed: the rebuild target {} is (or contains) the store directory {}; pick an empty directory of its own",
+                to.display(),
+                self.dir.display()
+            )));
+        }
         let journaled = match self.core.lock().state.rebuilding.get(&oss) {
             Some(Some(target)) => same_dir(Path::new(target), to),
             _ => false,
@@ -987,7 +1048,8 @@ impl Store {
         let n = self.backends.len();
         if oss >= n {
             return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0..{n}"
+                "OSS {oss} does not exist: this store has OSSs 0 to {}",
+                n - 1
             )));
         }
         if self.tolerance() == 0 {
@@ -1141,8 +1203,7 @@ impl Store {
             };
             if to.is_none() {
                 // Rebuild in place: what the directory holds is stale (writes skipped it).
-                let _ = std::fs::remove_dir_all(target.join("objects"));
-                let _ = std::fs::remove_file(target.join(crate::backend::LABEL_FILE));
+                clear_oss_dir_in_place(oss, &target)?;
             }
             Some(DirBackend::create(
                 &target,
