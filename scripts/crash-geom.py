@@ -18,6 +18,7 @@ Env: EXARAID (binary, default /work/target-s4e/release/exaraid), SHIM (default
   scripts/killshim.c -ldl), POINTS (max kill points, spread evenly over the command's durable
   calls; default 40), FAILOSS (OSS failed before; default none, rebuild: 1), SECOND (OSS of
   the second failure), S4E_DIR (scratch, default /tmp/s4e-cg), KEEP=1 (keep failing stores),
+  EARLY2=1 (fail SECOND right after the kill, before the command is finished; check),
   NFILES (files, default 4), S4E_SELFTEST=1 (write: count the killed write as acknowledged;
   must report wrong bytes at most kill points: checks the checker), FSIZE (size of f1 in stripe units' multiples of the width, float).
 Prints one line per kill point with problems and a DONE line with the counts."""
@@ -222,6 +223,15 @@ def main():
         bad = []
         if not killed and p.returncode != 0:
             bad.append("command rc %d: %s" % (p.returncode, p.stderr.decode(errors="replace")[-300:]))
+        if os.environ.get("EARLY2") and killed:
+            # a second failure BEFORE the killed command is finished (a half-rebuilt OSS, a
+            # half-repaired scrub): every acknowledged byte must still read
+            second = os.environ.get("SECOND", str((int(fail or 0) + 2) % noss))
+            q = run(["fail", d, "--oss", second])
+            if q.returncode != 0:
+                bad.append("early second fail rc %d: %s" % (q.returncode, q.stderr.decode(errors="replace")[-300:].strip()))
+            bad += check(d, files, "early second failure (OSS %s) before finishing" % second)
+            finish = finish + [["rebuild", d, "--oss", second]]
         for a in finish:
             q = run(a)
             if q.returncode != 0 and not (a[0] == "rebuild" and b"is healthy" in q.stderr):
