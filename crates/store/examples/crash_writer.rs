@@ -35,7 +35,10 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 // there are more OSSs than the width, files then placed round robin; default the OSS count).
 // The child inherits the environment, so parent and child agree.
 fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 fn region() -> u64 {
     env_or("CW_REGION", 48 * 1024)
