@@ -13,7 +13,9 @@ Usage: crash-geom.py SCENARIO CODE OSS UNIT PATH [plain|tear] [seed]
             rebuild (FAILOSS failed, writes, killed `rebuild --oss FAILOSS`; REBUILDTO=1: --to)
             scrub   (one element corrupted, killed `scrub --repair`)
             flush   (wcl: killed `rm g` after writes, a settle)
-Env: EXARAID (binary, default /work/target-s4e/release/exaraid), SHIM (default
+Env: EIO=1 (instead of a kill, the N-th durable call fails with EIO: scripts/eioshim.c, built
+  to /tmp/s4e-eioshim.so; EIO=sticky: every later call on that OSS directory fails too),
+  EXARAID (binary, default /work/target-s4e/release/exaraid), SHIM (default
   /tmp/s4e-killshim.so, build: gcc -O2 -shared -fPIC -o /tmp/s4e-killshim.so
   scripts/killshim.c -ldl), POINTS (max kill points, spread evenly over the command's durable
   calls; default 40), FAILOSS (OSS failed before; default none, rebuild: 1), SECOND (OSS of
@@ -44,7 +46,14 @@ def code_args(spec):
 def run(args, inp=b"", kill_n=None, tear=False, count_file=None):
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
-    if kill_n is not None or count_file:
+    if (kill_n is not None or count_file) and os.environ.get("EIO"):
+        # error injection instead of a kill: the FAILN-th durable call fails (scripts/eioshim.c)
+        env["LD_PRELOAD"] = os.environ.get("EIOSHIM", "/tmp/s4e-eioshim.so")
+        env["FAILN"] = str(kill_n or 0)
+        env["FAILSTICKY"] = "1" if os.environ.get("EIO") == "sticky" else "0"
+        if count_file:
+            env["FAILCOUNT_FILE"] = count_file
+    elif kill_n is not None or count_file:
         env["LD_PRELOAD"] = SHIM
         env["KILLN"] = str(kill_n or 0)
         env["KILLTEAR"] = "1" if tear else "0"
@@ -210,7 +219,10 @@ def main():
         files, cmd, inp, finish, fail = setup(name, code, noss, unit, path, seed, d)
         p = run(cmd, inp, kill_n=n, tear=tear)
         killed = p.returncode == -9
-        where = [l for l in p.stderr.decode(errors="replace").splitlines() if "KILLSHIM" in l]
+        if os.environ.get("EIO"):
+            # the injected error: the command fails (not acknowledged) or absorbs it (rc 0)
+            killed = p.returncode != 0 and b"EIOSHIM" in p.stderr
+        where = [l for l in p.stderr.decode(errors="replace").splitlines() if "KILLSHIM" in l or "EIOSHIM" in l or "error" in l][:3]
         if not killed and p.returncode == 0:
             if name == "write":
                 files["f1"] = [files["f1"][2]]
@@ -269,6 +281,16 @@ def main():
             q = run(["rebuild", d, "--oss", failed_now])
             if q.returncode != 0:
                 bad.append("rebuild rc %d: %s" % (q.returncode, q.stderr.decode(errors="replace")[-300:].strip()))
+        # OSSs the command itself recorded failed (an injected EIO absorbed as a failure)
+        try:
+            st = json.loads(run(["status", d, "--json"]).stdout)
+            for o in st.get("oss", []):
+                if not o.get("healthy", True):
+                    q = run(["rebuild", d, "--oss", str(o["index"])])
+                    if q.returncode != 0:
+                        bad.append("rebuild of OSS %d (failed by the command) rc %d: %s" % (o["index"], q.returncode, q.stderr.decode(errors="replace")[-300:].strip()))
+        except ValueError:
+            bad.append("status --json failed")
         bad += check(d, files, "after rebuild")
         s = run(["scrub", d])
         if s.returncode != 0:
