@@ -14,7 +14,8 @@ Usage: crash-geom.py SCENARIO CODE OSS UNIT PATH [plain|tear] [seed]
             scrub   (one element corrupted, killed `scrub --repair`)
             flush   (wcl: killed `rm g` after writes, a settle)
 Env: EIO=1 (instead of a kill, the N-th durable call fails with EIO: scripts/eioshim.c, built
-  to /tmp/s4e-eioshim.so; EIO=sticky: every later call on that OSS directory fails too),
+  to /tmp/s4e-eioshim.so; EIO=sticky: every later call on that OSS directory fails too;
+  with EIOREAD=1 the N-th read of an OSS object file fails instead),
   EXARAID (binary, default /work/target-s4e/release/exaraid), SHIM (default
   /tmp/s4e-killshim.so, build: gcc -O2 -shared -fPIC -o /tmp/s4e-killshim.so
   scripts/killshim.c -ldl), POINTS (max kill points, spread evenly over the command's durable
@@ -49,10 +50,14 @@ def run(args, inp=b"", kill_n=None, tear=False, count_file=None):
     if (kill_n is not None or count_file) and os.environ.get("EIO"):
         # error injection instead of a kill: the FAILN-th durable call fails (scripts/eioshim.c)
         env["LD_PRELOAD"] = os.environ.get("EIOSHIM", "/tmp/s4e-eioshim.so")
-        env["FAILN"] = str(kill_n or 0)
+        if os.environ.get("EIOREAD"):
+            env["READFAILN"] = str(kill_n or 0)  # the N-th read of an OSS object file fails
+        else:
+            env["FAILN"] = str(kill_n or 0)
         env["FAILSTICKY"] = "1" if os.environ.get("EIO") == "sticky" else "0"
         if count_file:
             env["FAILCOUNT_FILE"] = count_file
+            env["READCOUNT_FILE"] = count_file + ".reads"
     elif kill_n is not None or count_file:
         env["LD_PRELOAD"] = SHIM
         env["KILLN"] = str(kill_n or 0)
@@ -207,6 +212,9 @@ def main():
     p = run(cmd, inp, count_file=cf)
     total = int(open(cf).read().strip())
     os.remove(cf)
+    if os.environ.get("EIOREAD"):
+        total = int(open(cf + ".reads").read().strip())
+        os.remove(cf + ".reads")
     maxp = int(os.environ.get("POINTS", "40"))
     if total <= maxp:
         points = list(range(1, total + 1))

@@ -6,6 +6,8 @@
 // call on a file under the same OSS directory (the path up to "/objects/" or the last "/")
 // fails too (a disk that died), FAILSTICKY=0: only that one call fails (a transient error).
 // Prints "EIOSHIM: ..." on stderr naming the call; the count at exit to FAILCOUNT_FILE if set.
+// READFAILN=N: also (or only, without FAILN) the N-th pread/pread64 on a file under an OSS
+// "objects/" directory fails with EIO (a bad sector; counted separately; sticky as above).
 // Build: gcc -O2 -shared -fPIC -o /tmp/s4e-eioshim.so scripts/eioshim.c -ldl
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -21,13 +23,18 @@ static long failn = -1;
 static int fail_errno = EIO;
 static int sticky = 0;
 static char dead_prefix[512] = "";
+static atomic_long read_count;
+static long readfailn = -1;
 static void fin(void) {
     const char *f = getenv("FAILCOUNT_FILE");
     if (f) { FILE *o = fopen(f, "w"); if (o) { fprintf(o, "%ld\n", (long)count); fclose(o); } }
+    const char *r = getenv("READCOUNT_FILE");
+    if (r) { FILE *o = fopen(r, "w"); if (o) { fprintf(o, "%ld\n", (long)read_count); fclose(o); } }
 }
 __attribute__((constructor)) static void init(void) {
     const char *k = getenv("FAILN"); if (k) failn = atol(k);
     const char *e = getenv("FAILERRNO"); if (e && strcmp(e, "ENOSPC") == 0) fail_errno = ENOSPC;
+    const char *rf = getenv("READFAILN"); if (rf) readfailn = atol(rf);
     const char *s = getenv("FAILSTICKY"); if (s && *s == '1') sticky = 1;
     atexit(fin);
 }
@@ -61,3 +68,23 @@ ssize_t write(int fd, const void *b, size_t n) { REAL(write);
     if (fd > 2 && should_fail("write", fd, n, -1)) { errno = fail_errno; return -1; } return real_write(fd, b, n); }
 int fsync(int fd) { REAL(fsync); if (should_fail("fsync", fd, 0, -1)) { errno = fail_errno; return -1; } return real_fsync(fd); }
 int fdatasync(int fd) { REAL(fdatasync); if (should_fail("fdatasync", fd, 0, -1)) { errno = fail_errno; return -1; } return real_fdatasync(fd); }
+// Reads: only of OSS object files (metadata reads stay intact).
+static int should_fail_read(const char *fn, int fd, size_t n, long o) {
+    char t[512]; path_of(fd, t, sizeof t);
+    if (!strstr(t, "/objects/")) return 0;
+    if (dead_prefix[0] && strncmp(t, dead_prefix, strlen(dead_prefix)) == 0) return 1;
+    long c = atomic_fetch_add(&read_count, 1) + 1;
+    if (readfailn > 0 && c == readfailn) {
+        fprintf(stderr, "EIOSHIM: read %ld fails (EIO): %s(%s, len %zu, off %ld)\n", c, fn, t, n, o);
+        if (sticky) {
+            char *cut = strstr(t, "/objects/");
+            size_t l = (size_t)(cut - t); if (l < sizeof dead_prefix) { memcpy(dead_prefix, t, l); dead_prefix[l] = 0; }
+        }
+        return 1;
+    }
+    return 0;
+}
+ssize_t pread64(int fd, void *b, size_t n, off_t o) { REAL(pread64);
+    if (should_fail_read("pread64", fd, n, o)) { errno = EIO; return -1; } return real_pread64(fd, b, n, o); }
+ssize_t pread(int fd, void *b, size_t n, off_t o) { REAL(pread);
+    if (should_fail_read("pread", fd, n, o)) { errno = EIO; return -1; } return real_pread(fd, b, n, o); }
