@@ -12,10 +12,11 @@ Usage: crash-geom.py SCENARIO CODE OSS UNIT PATH [plain|tear] [seed]
             end     (delayed: killed END of a window over f1; FAILOSS= fails one before END)
             rebuild (FAILOSS failed, writes, killed `rebuild --oss FAILOSS`; REBUILDTO=1: --to)
             scrub   (one element corrupted, killed `scrub --repair`)
-            flush   (wcl: killed `rm g` after writes, a settle)
+            flush   (wcl: killed `rm f3` after writes, a settle)
+            get     (get f1; with EIOREAD=1 one read of an OSS object fails: must read exactly)
 Env: EIO=1 (instead of a kill, the N-th durable call fails with EIO: scripts/eioshim.c, built
   to /tmp/s4e-eioshim.so; EIO=sticky: every later call on that OSS directory fails too;
-  with EIOREAD=1 the N-th read of an OSS object file fails instead),
+  with EIOREAD=1 the N-th read of an OSS object file fails instead; FAILERRNO=ENOSPC: ENOSPC),
   EXARAID (binary, default /work/target-s4e/release/exaraid), SHIM (default
   /tmp/s4e-killshim.so, build: gcc -O2 -shared -fPIC -o /tmp/s4e-killshim.so
   scripts/killshim.c -ldl), POINTS (max kill points, spread evenly over the command's durable
@@ -194,6 +195,8 @@ def setup(name, code, noss, unit, path, seed, d):
         print("corrupted %s byte %d" % (o, pos), flush=True)
         finish = [["scrub", d, "--repair"]]
         return files, ["scrub", d, "--repair"], b"", finish, fail
+    if name == "get":  # a read command (with EIOREAD: one read of an OSS object fails)
+        return files, ["get", d, "f1"], b"", finish, fail
     if name == "flush":
         files["f3"] = [files["f3"][0], None]
         return files, ["rm", d, "f3"], b"", finish, fail
@@ -238,6 +241,13 @@ def main():
                 files["f1"] = [inp]
             elif name == "flush":
                 files["f3"] = [None]
+        if name == "get" and p.returncode == 0 and p.stdout != files["f1"][0]:
+            print("n=%d get exit 0 with WRONG BYTES %s" % (n, where), flush=True)
+            found += 1
+        elif name == "get" and p.returncode != 0 and p.returncode != -9:
+            print("n=%d get rc %d (one failed read on a %d-tolerant code): %s" % (
+                n, p.returncode, tol, p.stderr.decode(errors="replace")[-300:].strip()), flush=True)
+            found += 1
         if os.environ.get("S4E_SELFTEST") and killed and name == "write":
             files["f1"] = [files["f1"][2]]  # pretend the killed write was acknowledged: must fail
         bad = []
