@@ -7,7 +7,8 @@ step `get` is compared with a model. Stops at the first divergence and prints th
 
 Usage: scripts/fuzz-store.py CODE PATH SEED SEQUENCES STEPS
   CODE: raid5 raid6 rs evenodd rdp xcode dcode; PATH: rmw wcl delayed
-  EXARAID=path/to/exaraid (default target/debug/exaraid). Scratch stores go to
+  EXARAID=path/to/exaraid (default target/debug/exaraid). FUZZ_UNIT=65536 (stripe unit, default
+  4096), FUZZ_EXTRA_OSS=N (odd seeds get N more OSSs than the width, default 1); CODE rs83 = rs 8+3. Scratch stores go to
   $EXARAID_FUZZ_DIR (default /tmp/r3f/). put and rm of a file with an open window must be refused.
 Written by the session-2 reviewer; it found the open bugs F1-F4 listed in docs/store.md.
 """
@@ -22,6 +23,7 @@ CODES = {
  "rdp": (["--code","rdp","--p","3"], 4, 2),
  "xcode": (["--code","xcode","--p","5"], 5, 2),
  "dcode": (["--code","dcode","--p","5"], 5, 2),
+ "rs83": (["--code","rs","--k","8","--m","3"], 11, 3),
 }
 LOG = []
 def run(args, inp=b"", kill=None):
@@ -39,8 +41,9 @@ def fuzz(seed, code, path, steps, oss_extra):
     d = "%s/%s-%s-%d" % (SCRATCH, code, path, seed)
     shutil.rmtree(d, ignore_errors=True)
     cargs, noss, tol = CODES[code]
-    noss += oss_extra
-    p = run(["init", d, "--oss", str(noss), "--stripe-unit", "4096", "--write-path", path] + cargs)
+    noss += oss_extra * int(os.environ.get("FUZZ_EXTRA_OSS", "1"))
+    unit = os.environ.get("FUZZ_UNIT", "4096")
+    p = run(["init", d, "--oss", str(noss), "--stripe-unit", unit, "--write-path", path] + cargs)
     if p.returncode: raise Div("init failed %s" % p.stderr)
     model = {}
     failed = set()

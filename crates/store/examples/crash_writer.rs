@@ -30,8 +30,22 @@ use exaraid_codes::{CodeKind, CodeSpec};
 use exaraid_store::{InitOptions, Store, WritePath};
 
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-const REGION: u64 = 48 * 1024;
-const UNIT: usize = 4096;
+// Geometry overrides (review s4e): CW_UNIT (stripe unit bytes, default 4096), CW_REGION (bytes
+// each writer thread owns, default 48 KiB), CW_WIDTH (stripe width of raid5/raid6/rs when
+// there are more OSSs than the width, files then placed round robin; default the OSS count).
+// The child inherits the environment, so parent and child agree.
+fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+fn region() -> u64 {
+    env_or("CW_REGION", 48 * 1024)
+}
+fn unit() -> usize {
+    env_or("CW_UNIT", 4096) as usize
+}
 
 fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -55,9 +69,9 @@ fn pattern(seed: u64, len: usize) -> Vec<u8> {
 /// Write `i` of thread `t`: (offset in file, bytes).
 fn write_of(seed: u64, t: u64, i: u64) -> (u64, Vec<u8>) {
     let h = mix(seed ^ mix(t * 1_000_003 + i));
-    let len = 1 + mix(h) % (REGION / 3);
-    let off = mix(h ^ 7) % (REGION - len);
-    (t * REGION + off, pattern(h, len as usize))
+    let len = 1 + mix(h) % (region() / 3);
+    let off = mix(h ^ 7) % (region() - len);
+    (t * region() + off, pattern(h, len as usize))
 }
 
 const G_SEED: u64 = 77_000;
@@ -101,7 +115,7 @@ fn check_g(dir: &Path, store: &Store, what: &str) -> Vec<String> {
 }
 
 fn initial(threads: u64) -> Vec<u8> {
-    pattern(0xabc, (threads * REGION) as usize)
+    pattern(0xabc, (threads * region()) as usize)
 }
 
 fn kv(args: &[String], key: &str) -> Option<String> {
@@ -118,6 +132,7 @@ fn code_spec(code: &str, oss: usize) -> CodeSpec {
         Some((n, p)) => (n, Some(p.parse::<usize>().unwrap())),
         None => (code, None),
     };
+    let oss = env_or("CW_WIDTH", oss as u64) as usize;
     match CodeKind::from_name(name).unwrap() {
         CodeKind::Raid5 => CodeSpec::raid5(oss - 1),
         CodeKind::Raid6 => CodeSpec::raid6(oss - 2),
@@ -189,8 +204,8 @@ fn child(args: &[String]) {
             let mut x = 1u64;
             while !st.load(Ordering::SeqCst) {
                 x = mix(x);
-                let at = x % (threads * REGION - 1);
-                let len = 1 + mix(x) % (threads * REGION - at).min(20000);
+                let at = x % (threads * region() - 1);
+                let len = 1 + mix(x) % (threads * region() - at).min(20000);
                 if let Err(e) = s.read("f", at, len) {
                     append_sync(&d.join("read-err"), &format!("{at}+{len}: {e}\n"));
                 }
@@ -325,7 +340,7 @@ fn check(dir: &Path, seed: u64, threads: u64, store: &Store, what: &str) -> Vec<
         for t in 0..threads {
             match store.get(&format!("f{t}")) {
                 Ok(b) => {
-                    let (a, z) = ((t * REGION) as usize, ((t + 1) * REGION) as usize);
+                    let (a, z) = ((t * region()) as usize, ((t + 1) * region()) as usize);
                     if b.len() == model.len() {
                         all.extend_from_slice(&b[a..z]);
                     } else {
@@ -377,7 +392,7 @@ fn check(dir: &Path, seed: u64, threads: u64, store: &Store, what: &str) -> Vec<
                     } else if got[i] == 0 {
                         zeros += 1;
                     } else {
-                        let t = i as u64 / REGION;
+                        let t = i as u64 / region();
                         let n = lines(&dir.join(format!("ack-{t}"))).len() as u64;
                         if (0..n).any(|j| {
                             let (off, data) = write_of(seed, t, j);
@@ -390,7 +405,7 @@ fn check(dir: &Path, seed: u64, threads: u64, store: &Store, what: &str) -> Vec<
                 }
                 if std::env::var("H_DUMP").is_ok() {
                     let i = bad[0];
-                    let t = i as u64 / REGION;
+                    let t = i as u64 / region();
                     let n = lines(&dir.join(format!("ack-{t}"))).len() as u64;
                     let (off, data) = write_of(seed, t, n);
                     eprintln!(
@@ -464,7 +479,7 @@ fn sweep(args: &[String]) {
         let sdir = dir.join("store");
         {
             let mut opts = InitOptions::with_oss_count(&sdir, oss, code);
-            opts.element_bytes = UNIT;
+            opts.element_bytes = unit();
             opts.write_path = path;
             if let Some(ms) = kv(rest, "timeoutms") {
                 opts.window_timeout_ms = ms.parse().unwrap();
@@ -656,7 +671,7 @@ fn race_put(args: &[String]) {
     let rounds: u64 = args[1].parse().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     let mut opts = InitOptions::with_oss_count(&dir, 4, CodeSpec::raid5(3));
-    opts.element_bytes = UNIT;
+    opts.element_bytes = unit();
     let store = Store::init(&dir, &opts).unwrap();
     store.put("g", b"start").unwrap();
     let mut bad = 0;
