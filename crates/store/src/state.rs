@@ -491,6 +491,11 @@ impl State {
             }
             Rec::Fail { oss, between_plans } => {
                 self.failed_oss.insert(*oss);
+                if self.settling.is_some() {
+                    // Failed while a settle moves bytes home: it may have skipped writes to
+                    // this OSS already (review s4e E12), so its bytes may be stale.
+                    self.stale_oss.insert(*oss);
+                }
                 let at = if *between_plans { 0 } else { self.inputs.len() };
                 self.failed_at_input.entry(*oss).or_insert(at);
             }

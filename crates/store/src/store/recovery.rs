@@ -278,6 +278,9 @@ impl Store {
                 .unwrap_or(&none)
                 .contains(&(file, stripe))
         };
+        // An OSS missing now (within the tolerance: `open` waits otherwise) is decided and
+        // written around: failed on record first, never skipped silently (review s4e E13).
+        self.fail_down_osses_on_record(core, true)?;
         let mut in_flight = InFlight::default();
         let mut cache: BTreeMap<(u64, u64), CacheInFlight> = BTreeMap::new();
         let e = self.sb.element_bytes as u64;
@@ -931,6 +934,8 @@ impl Store {
         mut stripes: BTreeSet<(u64, u64)>,
         mut in_flight: InFlight,
     ) -> Result<(), StoreError> {
+        // Every home write below skips an OSS that is down: on record first (review s4e E12).
+        self.fail_down_osses_on_record(core, true)?;
         let sdb = self.layout.stripe_data_bytes();
         let g = self.layout.geometry().clone();
         let mut cached: BTreeMap<(u64, u64), Vec<exaraid_plan::Extent>> = BTreeMap::new();
@@ -1177,15 +1182,22 @@ impl Store {
                     .encode(&mut composed.buf)
                     .map_err(|e| StoreError::Io(e.to_string()))?;
             }
+            // An OSS whose read failed while this stripe was read goes on record before the
+            // copies (they cover failed OSSs) and the home writes that skip it.
+            self.fail_down_osses_on_record(core, false)?;
             if !overlay.is_empty() && !had_copies {
                 self.write_settle_copies(&core.state.failed_oss, file, stripe, &composed)?;
             }
             self.write_settled_stripe(file, stripe, &composed)?;
+            // One that went missing during the writes (skipped or unsynced): before the end.
+            self.fail_down_osses_on_record(core, false)?;
             crate::torture::kill_point(crate::torture::SETTLE_STRIPE);
         }
         for b in self.backends.iter().filter(|b| b.healthy()) {
             b.sync()?;
         }
+        // A sync skipped: that OSS may not hold what was written; on record before the end.
+        self.fail_down_osses_on_record(core, false)?;
         crate::torture::kill_point(crate::torture::SETTLE_SYNCED);
         // Restart the planner (durably: only then may the cache zone go); this record also
         // ends the settle. Windows still open are started again in the new epoch.
@@ -2010,8 +2022,9 @@ impl Store {
                 };
                 let b = &self.backends[oss];
                 if !b.healthy() {
-                    // Down without being failed on record: no copy (known limit, see the
-                    // module docs); recovery then sees this OSS down and decides as before.
+                    // Down since the check before this stripe: no copy; it goes on record
+                    // failed right after the stripe's writes (`fail_down_osses_on_record`),
+                    // and recovery then sees this OSS down and decides as before.
                     continue;
                 }
                 self.count(oss, Zone::Cache, Op::Write, false);
@@ -2266,6 +2279,8 @@ impl Store {
                 };
                 let b = &self.backends[oss];
                 if !b.healthy() {
+                    // Failed on record (`fail_down_osses_on_record` before and after this
+                    // stripe's writes): a rebuild writes its slots.
                     continue;
                 }
                 let parity = key.zone == Zone::Parity;

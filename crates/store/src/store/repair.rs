@@ -211,6 +211,48 @@ impl Store {
         Ok(())
     }
 
+    /// Before (and while) a settle, a rebuild's settle or crash recovery writes home: every
+    /// OSS down now (a missing directory, a read that failed: `note_unavailable`) but not
+    /// failed on record goes on record as failed (journaled `Rec::Fail`, durable), as when a
+    /// write finds it down (`note_failed`). Why: those writes skip it, so its slots keep old
+    /// bytes (or none: zeros) that nothing else records; unrecorded, the OSS would read
+    /// "ok" and stale once its mount is back (review s4e E12/E13). A failure recorded while a
+    /// settle is on record makes the OSS stale (`State::apply`): only a rebuild uses it
+    /// again. Past the tolerance nothing goes on record and the command stops
+    /// (`too_many_unavailable`). `losses`: also record window bytes only that OSS held (not
+    /// mid-settle: the settle has read them already and moves them home under parity).
+    pub(super) fn fail_down_osses_on_record(
+        &self,
+        core: &mut Core,
+        losses: bool,
+    ) -> Result<(), StoreError> {
+        let down: Vec<usize> = (0..self.backends.len())
+            .filter(|&i| !self.backends[i].healthy() && !core.state.failed_oss.contains(&i))
+            .collect();
+        if down.is_empty() {
+            return Ok(());
+        }
+        let unavailable = self.unavailable_set(core);
+        if unavailable.len() > self.tolerance() {
+            return Err(self.too_many_unavailable(&unavailable));
+        }
+        for oss in down {
+            // Failed for this process too: a directory that comes back mid-command is stale.
+            self.backends[oss].set_failed(true);
+            let rec = Rec::Fail {
+                oss,
+                between_plans: false,
+            };
+            self.journal(core, rec, true)?;
+            assert!(core.state.failed_oss.contains(&oss));
+        }
+        self.absorbed_failures.lock().clear();
+        if losses {
+            self.record_losses(core)?;
+        }
+        Ok(())
+    }
+
     /// Use a failed OSS again as it is, without a rebuild: only when its directory answers
     /// with this store's label for index `oss`, and no record that may have changed the
     /// store's bytes was made since it failed (`State::stale_oss`: then only `rebuild` is
