@@ -18,6 +18,10 @@ impl Drop for DeferAdd<'_> {
 pub(super) const UNREADABLE_CACHE: &str =
     "none: its cache copy is unreadable beyond the code's tolerance";
 
+/// Tries of one backend read that fails as unavailable on an OSS not marked failed (see
+/// `Store::read_retrying`): a transient error passes, a dead OSS costs little.
+const READ_TRIES_MAX: u32 = 3;
+
 /// Each step run, with the bytes it read (read steps) or `None` (write steps).
 type StepOutputs = Vec<(usize, Option<Vec<u8>>)>;
 
@@ -559,8 +563,8 @@ impl Store {
                 let key = self.key(PlanZone::Cache, file, base + row as u64 * e_bytes);
                 for &(a, z) in live_of(p) {
                     let (a, z) = (a as usize, z as usize);
-                    if self.backends[oss]
-                        .read(key, a, &mut buf.element_mut(p)[a..z])
+                    if self
+                        .read_retrying(oss, key, a, &mut buf.element_mut(p)[a..z])
                         .is_err()
                     {
                         erased.insert(col);
@@ -679,8 +683,8 @@ impl Store {
             let key = self.key(PlanZone::Cache, file, x.addr_bytes);
             self.count(x.oss, Zone::Cache, Op::Read, false);
             let el = buf.element_mut(x.element.pos);
-            if self.backends[x.oss]
-                .read(key, (x.addr_bytes % e) as usize, &mut el[o..o + n])
+            if self
+                .read_retrying(x.oss, key, (x.addr_bytes % e) as usize, &mut el[o..o + n])
                 .is_err()
             {
                 erased.insert(col);
@@ -1155,7 +1159,7 @@ impl Store {
                     }
                     let key = self.key(step.zone, step.file, block_addr);
                     let mut buf = vec![0u8; block as usize];
-                    match self.backends[step.oss].read(key, first as usize, &mut buf) {
+                    match self.read_retrying(step.oss, key, first as usize, &mut buf) {
                         Ok(()) => {}
                         Err(err) if err.is_corrupt() => {
                             let whole_block = exaraid_plan::ElementRange {
@@ -1375,7 +1379,7 @@ impl Store {
             let off = (a % e) as usize;
             let n = (buf.len() - done).min(e as usize - off);
             let key = self.key(zone, file, a);
-            match self.backends[oss].read(key, off, &mut buf[done..done + n]) {
+            match self.read_retrying(oss, key, off, &mut buf[done..done + n]) {
                 Ok(()) => {}
                 // Missing: the planner says these bytes are here, so they were written and
                 // the slot was deleted or truncated outside exaraid; never read it as zeros.
@@ -1491,6 +1495,31 @@ impl Store {
             Ok(()) => Ok(()),
             Err(err) if err.is_unavailable() => Ok(()),
             Err(err) => Err(err.into()),
+        }
+    }
+
+    /// A backend read, tried again (at most `READ_TRIES_MAX` times in all) while it fails as
+    /// unavailable and the OSS is not marked failed. Why: a caller takes an unavailable
+    /// answer as the OSS gone (it is marked failed, and a delayed window's bytes whose only
+    /// copy sat in its cache zone are then lost, review E11c); one transient error (an EIO
+    /// a retry does not see) must not decide that. A dead OSS costs its callers only the
+    /// retries' failed calls.
+    pub(super) fn read_retrying(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        offset_bytes: usize,
+        buf: &mut [u8],
+    ) -> Result<(), crate::backend::BackendError> {
+        let b = &self.backends[oss];
+        let mut tries = 1;
+        loop {
+            match b.read(key, offset_bytes, buf) {
+                Err(err) if err.is_unavailable() && b.healthy() && tries < READ_TRIES_MAX => {
+                    tries += 1;
+                }
+                r => return r,
+            }
         }
     }
 

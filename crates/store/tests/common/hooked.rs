@@ -37,6 +37,10 @@ pub struct Hooks {
 /// What a test does before the real backend serves a request of OSS `oss`.
 pub trait Hook: Send + Sync + 'static {
     fn before_read(&self, _oss: usize, _key: ElementKey) {}
+    /// An error to answer this read with instead of the real backend's (an injected EIO).
+    fn fail_read(&self, _oss: usize, _key: ElementKey) -> Option<BackendError> {
+        None
+    }
     /// Also called before `mark_lost` (it writes the block's checksum).
     fn before_write(&self, _oss: usize, _key: ElementKey) -> Result<(), BackendError> {
         Ok(())
@@ -132,6 +136,9 @@ impl<H: Hook> Backend for Wrapped<H> {
     }
     fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
         self.hook.before_read(self.index, key);
+        if let Some(err) = self.hook.fail_read(self.index, key) {
+            return Err(err);
+        }
         self.inner.read(key, offset, buf)
     }
     fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
