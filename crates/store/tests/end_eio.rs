@@ -78,6 +78,9 @@ fn window_open(dir: &std::path::Path, eio: &Arc<Eio>) -> (Store, String, Vec<u8>
     (store, token, ckpt, victim, victim_offset)
 }
 
+/// `writes_to_fail` for an OSS that died: more failures than any test makes calls.
+const DEAD: usize = 1_000_000;
+
 fn unarmed() -> Arc<Eio> {
     Arc::new(Eio {
         oss: AtomicUsize::new(usize::MAX),
@@ -94,13 +97,13 @@ fn end_fails_naming_the_bytes_an_oss_failed_during_end_took_with_it() {
     // END's parity write to the victim (stripe 1's parity) fails: the OSS is recorded failed
     // in the middle of END, and the window bytes whose only copy sat in its cache zone
     // (stripe 0's element) are recorded lost. END must not report success for them.
-    eio.writes_to_fail.store(1, Ordering::SeqCst);
+    // The OSS died: every write fails from now on (one transient error is retried).
+    eio.writes_to_fail.store(DEAD, Ordering::SeqCst);
     let err = store
         .delayed_end(&token)
         .expect_err("END must fail: its window lost bytes during END");
-    assert_eq!(
-        eio.writes_to_fail.load(Ordering::SeqCst),
-        0,
+    assert!(
+        eio.writes_to_fail.load(Ordering::SeqCst) < DEAD,
         "the error was injected"
     );
     assert!(matches!(err, StoreError::DataLost(_)), "{err}");
@@ -166,5 +169,25 @@ fn one_transient_read_error_during_a_parity_advance_gives_up_no_window_byte() {
     let mut want = ckpt.clone();
     want.extend_from_slice(&more);
     assert_eq!(store.get("ckpt").unwrap(), want);
+    assert_consistent(&store);
+}
+
+#[test]
+fn one_transient_write_error_during_end_gives_up_no_window_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let eio = unarmed();
+    let (store, token, ckpt, victim, _) = window_open(dir.path(), &eio);
+    // END's parity write to the victim fails once; the retry writes it.
+    eio.writes_to_fail.store(1, Ordering::SeqCst);
+    store.delayed_end(&token).unwrap();
+    assert_eq!(
+        eio.writes_to_fail.load(Ordering::SeqCst),
+        0,
+        "the error was injected"
+    );
+    let status = store.status().unwrap();
+    assert!(status.lost_ranges.is_empty(), "nothing lost");
+    assert!(status.oss[victim].healthy, "a transient error fails no OSS");
+    assert_eq!(store.get("ckpt").unwrap(), ckpt);
     assert_consistent(&store);
 }

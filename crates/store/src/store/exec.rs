@@ -18,9 +18,10 @@ impl Drop for DeferAdd<'_> {
 pub(super) const UNREADABLE_CACHE: &str =
     "none: its cache copy is unreadable beyond the code's tolerance";
 
-/// Tries of one backend read that fails as unavailable on an OSS not marked failed (see
-/// `Store::read_retrying`): a transient error passes, a dead OSS costs little.
-const READ_TRIES_MAX: u32 = 3;
+/// Tries of one backend read or write that fails as unavailable on an OSS not marked failed
+/// (see `Store::read_retrying`, `Store::write_step`): a transient error passes, a dead OSS
+/// costs little.
+const IO_TRIES_MAX: u32 = 3;
 
 /// Each step run, with the bytes it read (read steps) or `None` (write steps).
 type StepOutputs = Vec<(usize, Option<Vec<u8>>)>;
@@ -1498,7 +1499,7 @@ impl Store {
         }
     }
 
-    /// A backend read, tried again (at most `READ_TRIES_MAX` times in all) while it fails as
+    /// A backend read, tried again (at most `IO_TRIES_MAX` times in all) while it fails as
     /// unavailable and the OSS is not marked failed. Why: a caller takes an unavailable
     /// answer as the OSS gone (it is marked failed, and a delayed window's bytes whose only
     /// copy sat in its cache zone are then lost, review E11c); one transient error (an EIO
@@ -1515,7 +1516,7 @@ impl Store {
         let mut tries = 1;
         loop {
             match b.read(key, offset_bytes, buf) {
-                Err(err) if err.is_unavailable() && b.healthy() && tries < READ_TRIES_MAX => {
+                Err(err) if err.is_unavailable() && b.healthy() && tries < IO_TRIES_MAX => {
                     tries += 1;
                 }
                 r => return r,
@@ -1542,14 +1543,25 @@ impl Store {
             let a = step.addr_bytes + done as u64;
             let off = (a % e) as usize;
             let n = (bytes.len() - done).min(e as usize - off);
-            match b.write(
-                self.key(step.zone, step.file, a),
-                off,
-                &bytes[done..done + n],
-            ) {
-                Ok(()) => {}
-                Err(err) if err.is_unavailable() => return self.note_failed(step.oss),
-                Err(err) => return Err(err.into()),
+            // Tried again like a read (see `read_retrying`): a write that fails as
+            // unavailable marks the OSS failed, which loses a delayed window's bytes whose
+            // only copy is in its cache zone (review E11c: one transient EIO, also inside
+            // the backend's read of a partial checksum block). Writing the same bytes to the
+            // same place again is harmless whatever the failed try left.
+            let mut tries = 1;
+            loop {
+                match b.write(
+                    self.key(step.zone, step.file, a),
+                    off,
+                    &bytes[done..done + n],
+                ) {
+                    Ok(()) => break,
+                    Err(err) if err.is_unavailable() && b.healthy() && tries < IO_TRIES_MAX => {
+                        tries += 1;
+                    }
+                    Err(err) if err.is_unavailable() => return self.note_failed(step.oss),
+                    Err(err) => return Err(err.into()),
+                }
             }
             done += n;
         }
