@@ -18,6 +18,11 @@ impl Drop for DeferAdd<'_> {
 pub(super) const UNREADABLE_CACHE: &str =
     "none: its cache copy is unreadable beyond the code's tolerance";
 
+/// Tries of one backend read or write that fails as unavailable on an OSS not marked failed
+/// (see `Store::read_retrying`, `Store::write_step`): a transient error passes, a dead OSS
+/// costs little.
+const IO_TRIES_MAX: u32 = 3;
+
 /// Each step run, with the bytes it read (read steps) or `None` (write steps).
 type StepOutputs = Vec<(usize, Option<Vec<u8>>)>;
 
@@ -559,8 +564,8 @@ impl Store {
                 let key = self.key(PlanZone::Cache, file, base + row as u64 * e_bytes);
                 for &(a, z) in live_of(p) {
                     let (a, z) = (a as usize, z as usize);
-                    if self.backends[oss]
-                        .read(key, a, &mut buf.element_mut(p)[a..z])
+                    if self
+                        .read_retrying(oss, key, a, &mut buf.element_mut(p)[a..z])
                         .is_err()
                     {
                         erased.insert(col);
@@ -679,8 +684,8 @@ impl Store {
             let key = self.key(PlanZone::Cache, file, x.addr_bytes);
             self.count(x.oss, Zone::Cache, Op::Read, false);
             let el = buf.element_mut(x.element.pos);
-            if self.backends[x.oss]
-                .read(key, (x.addr_bytes % e) as usize, &mut el[o..o + n])
+            if self
+                .read_retrying(x.oss, key, (x.addr_bytes % e) as usize, &mut el[o..o + n])
                 .is_err()
             {
                 erased.insert(col);
@@ -1155,7 +1160,7 @@ impl Store {
                     }
                     let key = self.key(step.zone, step.file, block_addr);
                     let mut buf = vec![0u8; block as usize];
-                    match self.backends[step.oss].read(key, first as usize, &mut buf) {
+                    match self.read_retrying(step.oss, key, first as usize, &mut buf) {
                         Ok(()) => {}
                         Err(err) if err.is_corrupt() => {
                             let whole_block = exaraid_plan::ElementRange {
@@ -1375,7 +1380,7 @@ impl Store {
             let off = (a % e) as usize;
             let n = (buf.len() - done).min(e as usize - off);
             let key = self.key(zone, file, a);
-            match self.backends[oss].read(key, off, &mut buf[done..done + n]) {
+            match self.read_retrying(oss, key, off, &mut buf[done..done + n]) {
                 Ok(()) => {}
                 // Missing: the planner says these bytes are here, so they were written and
                 // the slot was deleted or truncated outside exaraid; never read it as zeros.
@@ -1494,6 +1499,31 @@ impl Store {
         }
     }
 
+    /// A backend read, tried again (at most `IO_TRIES_MAX` times in all) while it fails as
+    /// unavailable and the OSS is not marked failed. Why: a caller takes an unavailable
+    /// answer as the OSS gone (it is marked failed, and a delayed window's bytes whose only
+    /// copy sat in its cache zone are then lost, review E11c); one transient error (an EIO
+    /// a retry does not see) must not decide that. A dead OSS costs its callers only the
+    /// retries' failed calls.
+    pub(super) fn read_retrying(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        offset_bytes: usize,
+        buf: &mut [u8],
+    ) -> Result<(), crate::backend::BackendError> {
+        let b = &self.backends[oss];
+        let mut tries = 1;
+        loop {
+            match b.read(key, offset_bytes, buf) {
+                Err(err) if err.is_unavailable() && b.healthy() && tries < IO_TRIES_MAX => {
+                    tries += 1;
+                }
+                r => return r,
+            }
+        }
+    }
+
     pub(super) fn write_step(&self, step: &Step, bytes: &[u8]) -> Result<(), StoreError> {
         assert_eq!(bytes.len() as u64, step.len_bytes);
         self.count(
@@ -1513,14 +1543,25 @@ impl Store {
             let a = step.addr_bytes + done as u64;
             let off = (a % e) as usize;
             let n = (bytes.len() - done).min(e as usize - off);
-            match b.write(
-                self.key(step.zone, step.file, a),
-                off,
-                &bytes[done..done + n],
-            ) {
-                Ok(()) => {}
-                Err(err) if err.is_unavailable() => return self.note_failed(step.oss),
-                Err(err) => return Err(err.into()),
+            // Tried again like a read (see `read_retrying`): a write that fails as
+            // unavailable marks the OSS failed, which loses a delayed window's bytes whose
+            // only copy is in its cache zone (review E11c: one transient EIO, also inside
+            // the backend's read of a partial checksum block). Writing the same bytes to the
+            // same place again is harmless whatever the failed try left.
+            let mut tries = 1;
+            loop {
+                match b.write(
+                    self.key(step.zone, step.file, a),
+                    off,
+                    &bytes[done..done + n],
+                ) {
+                    Ok(()) => break,
+                    Err(err) if err.is_unavailable() && b.healthy() && tries < IO_TRIES_MAX => {
+                        tries += 1;
+                    }
+                    Err(err) if err.is_unavailable() => return self.note_failed(step.oss),
+                    Err(err) => return Err(err.into()),
+                }
             }
             done += n;
         }

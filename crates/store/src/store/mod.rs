@@ -399,6 +399,10 @@ struct Core {
     /// planner's lookup still names them as the newest bytes; a read takes home instead
     /// (see `Store::lookup_newest`). Emptied as those completions are delivered.
     moved_home: BTreeMap<(usize, u64), (u64, PlanId)>,
+    /// Windows whose END is running, `window -> token`: END drops the window from the state
+    /// before its parity plans run, and an OSS that fails during them must still record the
+    /// bytes it took under the window's token, so that END names them (review E11).
+    ending_windows: BTreeMap<u64, String>,
 }
 
 /// A parity-protected store over OSS directories.
@@ -1024,6 +1028,7 @@ impl Store {
                 reads_in_flight: 0,
                 deferred_completions: Vec::new(),
                 moved_home: BTreeMap::new(),
+                ending_windows: BTreeMap::new(),
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),

@@ -201,7 +201,7 @@ impl Store {
                 self.count(oss, key.zone, Op::Read, key.zone == Zone::Parity);
                 let b = &self.backends[oss];
                 let all: BTreeSet<usize> = (0..blocks_per_element).collect();
-                match b.read(key, 0, home.buf.element_mut(pos)) {
+                match self.read_retrying(oss, key, 0, home.buf.element_mut(pos)) {
                     Ok(()) => {}
                     Err(err) if err.is_corrupt() => {
                         // Which blocks fail their checksum; not knowing, all of them.

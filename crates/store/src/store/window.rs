@@ -162,6 +162,7 @@ impl Store {
                     .iter()
                     .find(|(_, w)| w.window == u.window)
                     .map(|(t, _)| t.clone())
+                    .or_else(|| core.ending_windows.get(&u.window).cloned())
                     .unwrap_or_else(|| format!("#{}", u.window)),
             })
             .collect()
@@ -299,7 +300,7 @@ impl Store {
         self.record_unavailable_window_osses()?;
         self.absorb_losses()?;
         let _shared = self.gate.read();
-        let plans = {
+        let (plans, w_window) = {
             let mut core = self.core.lock();
             let Some(w) = core.state.windows.get(token).cloned() else {
                 return Err(StoreError::BadInput(format!(
@@ -345,10 +346,16 @@ impl Store {
                 },
                 true,
             )?;
-            plans
+            let ending = core.ending_windows.insert(w.window, token.to_string());
+            assert!(ending.is_none(), "one END per window");
+            (plans, w.window)
         };
-        self.run_plans(plans, None)?;
-        let core = self.core.lock();
+        let ran = self.run_plans(plans, None);
+        let mut core = self.core.lock();
+        core.ending_windows.remove(&w_window);
+        // Every lost range of the window, also those an OSS failed during END took (they
+        // are recorded under the token through `ending_windows`): END never reports success
+        // for bytes it could not keep (review E11).
         let lost: Vec<&LostRange> = core
             .state
             .lost
@@ -356,11 +363,17 @@ impl Store {
             .filter(|l| l.token == token)
             .collect();
         if !lost.is_empty() {
-            let what =
-                format!("delayed window {token} ended, but not all of its bytes are protected");
+            let what = match &ran {
+                Ok(()) => {
+                    format!("delayed window {token} ended, but not all of its bytes are protected")
+                }
+                Err(e) => format!(
+                    "delayed window {token} failed while computing its parity ({e}), and not all of its bytes are protected"
+                ),
+            };
             return Err(self.lost_error(&core, &lost, &what));
         }
-        Ok(())
+        ran
     }
 
     /// A delayed window as a guard: `end()` returns when the parity is durable. Dropping the
