@@ -1225,9 +1225,28 @@ impl Store {
             let cut_only = in_flight.cut_only.get(&file).unwrap_or(&no_cut);
             let mut composed =
                 self.compose_stripe(file, stripe, ranges, copied, &pieces, &known, cut_only)?;
+            // A lost data block's bytes only cut writes wrote: zeros (see `cut_only_ranges`),
+            // laid first (cached bytes of the cut write over them are as true).
+            let mut cut_zeros: Vec<CachedPiece> = Vec::new();
+            for &(pos, i) in &composed.lost {
+                let Cell::Data(d) = g.cell(pos) else {
+                    continue;
+                };
+                let base = self.layout.file_offset(stripe, d, 0);
+                let block = CHECKSUM_BLOCK_BYTES as u64;
+                let (a, z) = (base + i as u64 * block, base + (i as u64 + 1) * block);
+                for (p, q) in outside(&outside(cut_only, a, z), a, z) {
+                    cut_zeros.push(CachedPiece {
+                        pos,
+                        offset_bytes: p - base,
+                        bytes: vec![0u8; (q - p) as usize],
+                        parity_covers: false,
+                    });
+                }
+            }
             // Per element: the bytes known whatever home holds (cached, never written).
             let mut covered: BTreeMap<Pos, Ranges> = BTreeMap::new();
-            for piece in pieces.iter().chain(&known[zeros_from..]) {
+            for piece in cut_zeros.iter().chain(&pieces).chain(&known[zeros_from..]) {
                 let o = piece.offset_bytes as usize;
                 let el = composed.buf.element_mut(piece.pos);
                 el[o..o + piece.bytes.len()].copy_from_slice(&piece.bytes);
