@@ -175,3 +175,138 @@ fn wcl_cached_bytes_beside_a_rotten_never_written_home_row_read_and_go_home() {
     assert!(store.get("f").unwrap() == want);
     assert_consistent(&store);
 }
+
+/// Leave a write in flight, as a `kill -9` right after the store journaled its input does:
+/// its range counts as written from then on, though none of its blocks reached the disk.
+fn leave_write_in_flight(dir: &std::path::Path, name: &str, offset_bytes: u64, len_bytes: u64) {
+    use exaraid_store::journal::Journal;
+    use exaraid_store::state::{Input, Rec, State};
+    use exaraid_store::superblock::read_checked;
+    let state: State = read_checked(&dir.join("state"), "state").unwrap();
+    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
+    journal.advance_to(state.last_seq + 1);
+    let rec = Rec::Input(Input::Write {
+        file: state.files[name].id,
+        offset_bytes,
+        len_bytes,
+        now_ns: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64,
+    });
+    journal.append(&rec, true).unwrap();
+}
+
+/// A write cut by a crash lands on a hole whose data block 0 rotted earlier (never
+/// scrubbed: a hole), and its row's parity rotted since (on another OSS). The cut write
+/// reached nothing, yet its range counts as written (journaled before it ran), so to reads
+/// after recovery its rotten block was an erasure beside the rotten parity: beyond raid5's
+/// tolerance, `DataLost` for bytes nobody ever acknowledged and for the zeros beside them
+/// (`store_crash::recovery_after_kill_9_does_not_bless_bit_rot_on_one_oss` under load).
+/// The block's bytes before the cut write are zeros by record (no earlier write touched
+/// them), and the write was never acknowledged: zeros are a true outcome.
+fn a_write_cut_on_a_rotten_hole_beside_rotten_parity(path: WritePath) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid5(3), 4, path);
+    let mut want = vec![0u8; 4 * STRIPE_BYTES];
+    for stripe in [0, 3] {
+        let bytes = pattern(stripe as u64 + 1, STRIPE_BYTES);
+        store
+            .write("f", (stripe * STRIPE_BYTES) as u64, &bytes)
+            .unwrap();
+        want[stripe * STRIPE_BYTES..(stripe + 1) * STRIPE_BYTES].copy_from_slice(&bytes);
+    }
+    store.flush().unwrap();
+    flip(&store, "f", 1, data(&store, 0));
+    flip(&store, "f", 1, parity(&store));
+    store.close().unwrap();
+    leave_write_in_flight(dir.path(), "f", STRIPE_BYTES as u64 + 100, 20);
+    let store = Store::open(dir.path()).unwrap();
+    let got = store.get("f");
+    assert!(
+        got.as_ref().is_ok_and(|b| *b == want),
+        "the cut write reached nothing: its bytes are old (zeros): {:?}",
+        got.map(|b| b.len())
+    );
+    let report = store.scrub(true).unwrap();
+    assert!(report.unrepairable.is_empty(), "{report:?}");
+    assert_consistent(&store);
+    assert!(store.get("f").unwrap() == want);
+    store.close().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert!(store.get("f").unwrap() == want);
+}
+
+#[test]
+fn rmw_a_write_cut_on_a_rotten_hole_beside_rotten_parity_leaves_zeros() {
+    a_write_cut_on_a_rotten_hole_beside_rotten_parity(WritePath::Rmw);
+}
+
+#[test]
+fn wcl_a_write_cut_on_a_rotten_hole_beside_rotten_parity_leaves_zeros() {
+    a_write_cut_on_a_rotten_hole_beside_rotten_parity(WritePath::Wcl);
+}
+
+/// The same cut write, but the row's other rotten block holds acknowledged bytes (element
+/// 2 of the stripe, written before the crash): with the cut write's block known (zeros
+/// before it, never acknowledged), single parity rebuilds the acknowledged block. Before:
+/// both were erasures and the acknowledged bytes were marked lost.
+#[test]
+fn acknowledged_bytes_beside_a_write_cut_on_a_rotten_hole_are_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, mut want) = store_with_holes(dir.path());
+    let at = STRIPE_BYTES + 2 * UNIT + 100;
+    let bytes = pattern(79, 1000);
+    store.write("f", at as u64, &bytes).unwrap();
+    want[at..at + bytes.len()].copy_from_slice(&bytes);
+    flip(&store, "f", 1, data(&store, 0));
+    flip(&store, "f", 1, data(&store, 2));
+    store.close().unwrap();
+    leave_write_in_flight(dir.path(), "f", STRIPE_BYTES as u64 + 100, 20);
+    let store = Store::open(dir.path()).unwrap();
+    let got = store.get("f");
+    assert!(
+        got.as_ref().is_ok_and(|b| *b == want),
+        "acknowledged bytes rebuilt, the cut write's old (zeros): {:?}",
+        got.map(|b| b.len())
+    );
+    let report = store.scrub(true).unwrap();
+    assert!(report.unrepairable.is_empty(), "{report:?}");
+    assert_consistent(&store);
+    assert!(store.get("f").unwrap() == want);
+}
+
+/// WCL: acknowledged bytes 0..50 of a hole's block wait in the cache zone, then a write of
+/// bytes 100..120 of the same block is cut by a crash; the block and its row's parity rot
+/// at home. Recovery moves the cached bytes home: the block is whole from them, the zeros
+/// the cut write's range held before it, and the never-written zeros. Before: the block
+/// was lost, and the acknowledged bytes with it.
+#[test]
+fn wcl_acknowledged_cached_bytes_beside_a_write_cut_on_a_rotten_hole_go_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Wcl);
+    let mut want = vec![0u8; 4 * STRIPE_BYTES];
+    let tail = pattern(9, STRIPE_BYTES);
+    store.write("f", 3 * STRIPE_BYTES as u64, &tail).unwrap();
+    want[3 * STRIPE_BYTES..].copy_from_slice(&tail);
+    store.flush().unwrap(); // stripe 3 home; stripes 0..3 holes at home
+    let at = STRIPE_BYTES;
+    let cached = pattern(11, 50);
+    store.write("f", at as u64, &cached).unwrap();
+    want[at..at + cached.len()].copy_from_slice(&cached);
+    flip(&store, "f", 1, data(&store, 0));
+    flip(&store, "f", 1, parity(&store));
+    drop(store); // a crash after the acknowledgement: the cached bytes stay cached
+    leave_write_in_flight(dir.path(), "f", at as u64 + 100, 20);
+    let store = Store::open(dir.path()).unwrap();
+    let got = store.get("f");
+    assert!(
+        got.as_ref().is_ok_and(|b| *b == want),
+        "the cached bytes went home, the cut write's bytes are old (zeros): {:?}",
+        got.map(|b| b.len())
+    );
+    let report = store.scrub(true).unwrap();
+    assert!(report.unrepairable.is_empty(), "{report:?}");
+    assert_consistent(&store);
+    assert!(store.get("f").unwrap() == want);
+}

@@ -919,6 +919,13 @@ impl Store {
             }
         }
         let mut state: State = read_checked(&dir.join(STATE_FILE), "state")?;
+        // Each file's written runs as checkpointed, before the journal's writes: with the
+        // writes that are not cut by the crash, what was written before the cut ones.
+        let checkpointed_runs: HashMap<u64, Vec<(u64, u64)>> = state
+            .files
+            .values()
+            .map(|m| (m.id, m.written_runs()))
+            .collect();
         let (mut journal, records) = Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?;
         journal.advance_to(state.last_seq + 1);
         for (seq, rec) in &records {
@@ -985,6 +992,7 @@ impl Store {
             }
         }
         let input_of: HashMap<PlanId, usize> = undurable.iter().map(|(i, p)| (p.id, *i)).collect();
+        let cut_only = recovery::cut_only_ranges(&state, &plans, &checkpointed_runs);
         // Per interrupted plan, its stripes that a later plan (in stripe-lock order, which is
         // planning order) made durable: its writes there returned before that plan began
         // (and no plan runs after one that failed: `run_plans_from`), so they are whole, not
@@ -1120,7 +1128,13 @@ impl Store {
                 // Recovery settles (forgetting the planner's view): window bytes lost with a
                 // failed OSS go on record first, and settle skips them.
                 store.record_losses(&mut core)?;
-                store.recover(&mut core, &undurable, &input_of, &finished_by_later)?;
+                store.recover(
+                    &mut core,
+                    &undurable,
+                    &input_of,
+                    &finished_by_later,
+                    cut_only,
+                )?;
                 Vec::new()
             } else {
                 store.restart_windows(&mut core)?;

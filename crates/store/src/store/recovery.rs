@@ -160,6 +160,9 @@ pub(super) struct InFlight {
     /// cache stripe (any column, data or running parity): there a decode of cached bytes on
     /// a failed OSS may meet data and running parity of different versions.
     cache_in_flight: BTreeMap<(u64, u64), Ranges>,
+    /// Per file, the byte ranges only writes cut by the crash wrote (`cut_only_ranges`):
+    /// zeros where home cannot tell their bytes.
+    cut_only: BTreeMap<u64, Ranges>,
 }
 
 /// What writes cut by the crash may have changed in one WCL cache stripe (or a delayed
@@ -246,6 +249,73 @@ const CONFIRM_PATTERNS_MAX: usize = 64;
 /// record limit; a settle of more stripes writes several).
 const SETTLE_RECORD_STRIPES_MAX: usize = 100_000;
 
+/// Per file, the byte ranges that only writes cut by the crash ever wrote: no checkpointed
+/// run and no other journaled write covers them, so their bytes before the cut writes are
+/// zeros (never written), and the cut writes were never acknowledged: zeros are a true
+/// outcome there. A cut write is an `Input::Write` whose plans are all undurable (one with
+/// no plan, or with a durable one, counts as written: a superset is safe, never a written
+/// byte taken for a hole). Why: the cut write's range counts as written from its journal
+/// record on, so rot that piled up in the hole under it (scrub visits written stripes only)
+/// was an erasure to recovery and to reads after it, beside new rot one too many
+/// (`store_crash::recovery_after_kill_9_does_not_bless_bit_rot_on_one_oss` under load).
+pub(super) fn cut_only_ranges(
+    state: &crate::state::State,
+    plans: &[(usize, IoPlan)],
+    checkpointed_runs: &HashMap<u64, Ranges>,
+) -> BTreeMap<u64, Ranges> {
+    let mut plans_of: BTreeMap<usize, bool> = BTreeMap::new(); // input -> every plan undurable
+    for (i, p) in plans {
+        let undurable = !state.durable.contains(&p.id);
+        *plans_of.entry(*i).or_insert(true) &= undurable;
+    }
+    let cut = |i: usize| plans_of.get(&i).copied().unwrap_or(false);
+    let mut earlier: BTreeMap<u64, Ranges> = BTreeMap::new();
+    for (i, input) in state.inputs.iter().enumerate() {
+        if let Input::Write {
+            file,
+            offset_bytes,
+            len_bytes,
+            ..
+        } = *input
+        {
+            if !cut(i) && len_bytes > 0 {
+                let r = earlier.entry(file).or_default();
+                crate::state::add_range(r, offset_bytes, offset_bytes + len_bytes);
+            }
+        }
+    }
+    let mut cut_only: BTreeMap<u64, Ranges> = BTreeMap::new();
+    for (i, input) in state.inputs.iter().enumerate() {
+        let Input::Write {
+            file,
+            offset_bytes,
+            len_bytes,
+            ..
+        } = *input
+        else {
+            continue;
+        };
+        if !cut(i) || len_bytes == 0 {
+            continue;
+        }
+        let mut parts = vec![(offset_bytes, offset_bytes + len_bytes)];
+        for other in [checkpointed_runs.get(&file), earlier.get(&file)]
+            .into_iter()
+            .flatten()
+        {
+            for &(a, z) in other {
+                crate::state::sub_range(&mut parts, a, z);
+            }
+        }
+        let r = cut_only.entry(file).or_default();
+        for (a, z) in parts {
+            crate::state::add_range(r, a, z);
+        }
+    }
+    cut_only.retain(|_, r| !r.is_empty());
+    cut_only
+}
+
 fn overlaps(ranges: &[(u64, u64)], start: u64, end: u64) -> bool {
     ranges.iter().any(|&(a, b)| a < end && start < b)
 }
@@ -270,6 +340,7 @@ impl Store {
         undurable: &[IoPlan],
         input_of: &HashMap<PlanId, usize>,
         finished_by_later: &HashMap<PlanId, BTreeSet<(u64, u64)>>,
+        cut_only: BTreeMap<u64, Ranges>,
     ) -> Result<(), StoreError> {
         let none = BTreeSet::new();
         let whole = |plan: &IoPlan, file: u64, stripe: u64| {
@@ -401,7 +472,18 @@ impl Store {
             }
         }
         crate::torture::settling(false);
-        self.settle_with(core, BTreeSet::new(), in_flight)
+        // The stripes of bytes only cut writes wrote are settled too, also where no cut
+        // plan began: a read after recovery would take their rotten blocks for erasures.
+        let sdb = self.layout.stripe_data_bytes();
+        let mut stripes = BTreeSet::new();
+        for (&file, runs) in &cut_only {
+            for &(a, z) in runs {
+                assert!(a < z);
+                stripes.extend((a / sdb..z.div_ceil(sdb)).map(|s| (file, s)));
+            }
+        }
+        in_flight.cut_only = cut_only;
+        self.settle_with(core, stripes, in_flight)
     }
 
     /// A cache stripe that interrupted writes touched: decide, per 4 KiB block they touched,
@@ -1000,6 +1082,7 @@ impl Store {
         crate::torture::kill_point(crate::torture::SETTLE_BEGUN);
         let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
         let no_ranges = BTreeMap::new();
+        let no_cut: Ranges = Vec::new();
         for (file, stripe) in stripes {
             if !known.contains(&file) {
                 continue;
@@ -1144,11 +1227,31 @@ impl Store {
                 .get(&(file, stripe))
                 .map(|v| v.as_slice())
                 .unwrap_or(&[]);
+            let cut_only = in_flight.cut_only.get(&file).unwrap_or(&no_cut);
             let mut composed =
-                self.compose_stripe(file, stripe, ranges, copied, &pieces, &known)?;
+                self.compose_stripe(file, stripe, ranges, copied, &pieces, &known, cut_only)?;
+            // A lost data block's bytes only cut writes wrote: zeros (see `cut_only_ranges`),
+            // laid first (cached bytes of the cut write over them are as true).
+            let mut cut_zeros: Vec<CachedPiece> = Vec::new();
+            for &(pos, i) in &composed.lost {
+                let Cell::Data(d) = g.cell(pos) else {
+                    continue;
+                };
+                let base = self.layout.file_offset(stripe, d, 0);
+                let block = CHECKSUM_BLOCK_BYTES as u64;
+                let (a, z) = (base + i as u64 * block, base + (i as u64 + 1) * block);
+                for (p, q) in outside(&outside(cut_only, a, z), a, z) {
+                    cut_zeros.push(CachedPiece {
+                        pos,
+                        offset_bytes: p - base,
+                        bytes: vec![0u8; (q - p) as usize],
+                        parity_covers: false,
+                    });
+                }
+            }
             // Per element: the bytes known whatever home holds (cached, never written).
             let mut covered: BTreeMap<Pos, Ranges> = BTreeMap::new();
-            for piece in pieces.iter().chain(&known[zeros_from..]) {
+            for piece in cut_zeros.iter().chain(&pieces).chain(&known[zeros_from..]) {
                 let o = piece.offset_bytes as usize;
                 let el = composed.buf.element_mut(piece.pos);
                 el[o..o + piece.bytes.len()].copy_from_slice(&piece.bytes);
@@ -1358,6 +1461,7 @@ impl Store {
         copied: &[CachedPiece],
         cached: &[CachedPiece],
         known: &[CachedPiece],
+        cut_only: &Ranges,
     ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
@@ -1402,6 +1506,7 @@ impl Store {
         // journal before its writes (`copy_failed_columns`; laid first: a settle's copy and
         // cached bytes are newer): nothing needs decoding there.
         let mut ranges = ranges.clone();
+        let mut covered: BTreeMap<Pos, Ranges> = BTreeMap::new();
         for piece in copied
             .iter()
             .chain(cached.iter().filter(|p| p.parity_covers))
@@ -1415,9 +1520,45 @@ impl Store {
             if let Some(r) = ranges.get_mut(&piece.pos) {
                 crate::state::sub_range(r, a, z);
             }
+            crate::state::add_range(covered.entry(piece.pos).or_default(), a, z);
             let (first, last) = ((a as usize).div_ceil(block), z as usize / block);
             if let Some(h) = held.get_mut(&piece.pos).filter(|_| first < last) {
                 h[first..last].fill(Held::Verified); // their bytes are known, whatever home holds
+            }
+        }
+        // A data block home cannot tell whose bytes are all known without home: those only
+        // cut writes wrote (zeros before them, never acknowledged: see `cut_only_ranges`)
+        // and known bytes. Only where home cannot tell: where it can, what the cut write
+        // left stays, as before.
+        for (d, &pos) in g.data_pos.iter().enumerate() {
+            let base = self.layout.file_offset(stripe, d, 0);
+            for i in 0..blocks {
+                let (a, z) = ((i * block) as u64, ((i + 1) * block) as u64);
+                if held.get(&pos).is_none_or(|h| h[i] == Held::Verified) {
+                    continue;
+                }
+                let cut: Ranges =
+                    outside(&outside(cut_only, base + a, base + z), base + a, base + z)
+                        .into_iter()
+                        .map(|(p, q)| (p - base, q - base))
+                        .collect();
+                if cut.is_empty() {
+                    continue;
+                }
+                let mut whole = covered.get(&pos).cloned().unwrap_or_default();
+                for &(p, q) in &cut {
+                    crate::state::add_range(&mut whole, p, q);
+                }
+                if !outside(&whole, a, z).is_empty() {
+                    continue; // some byte of it may be acknowledged and unknown: decided below
+                }
+                for &(p, q) in &cut {
+                    buf.element_mut(pos)[p as usize..q as usize].fill(0);
+                }
+                if let Some(r) = ranges.get_mut(&pos) {
+                    crate::state::sub_range(r, a, z);
+                }
+                held.get_mut(&pos).expect("checked above")[i] = Held::Verified;
             }
         }
         let ranges = &ranges;
