@@ -1,10 +1,11 @@
-//! Review s4e E12: ONE read of an OSS that fails (a transient EIO, a mount that dropped for a
-//! moment) while a settle moves a WCL store's cached bytes home. The read itself may decode
-//! around the OSS without a record, but the settle then writes the stripe home without that
-//! OSS: it must record the OSS failed first (so it is stale and rebuilt, never read again as
-//! it is). Before the fix the settle skipped the OSS's home writes with nothing on record,
-//! and once the OSS answered again its never-written home slots read as zeros, exit 0.
-
+//! Review s4e E12: an OSS whose reads fail (a mount that dropped for a while, a read error
+//! that persists over the store's retries) while a settle moves a WCL store's cached bytes
+//! home. The read itself may decode around the OSS without a record, but the settle then
+//! writes the stripe home without that OSS: it must record the OSS failed first (so it is
+//! stale and rebuilt, never read again as it is). Before the fix the settle skipped the
+//! OSS's home writes with nothing on record, and once the OSS answered again its
+//! never-written home slots read as zeros, exit 0. (A single transient read error is
+//! retried and fails nothing: `tests/end_eio.rs`.)
 mod common;
 #[path = "common/hooked.rs"]
 mod hooked;
@@ -18,22 +19,35 @@ use exaraid_codes::CodeSpec;
 use exaraid_store::backend::{BackendError, ElementKey, Zone};
 use exaraid_store::{OpenOptions, Store, WritePath};
 
-/// Fails the first verified read of the WCL cache zone, once.
-#[derive(Default)]
-struct OneCacheReadFails {
+/// Once armed, the OSS of the next verified read of the WCL cache zone answers no read any
+/// more (for this open: a plain open later reads it again).
+struct CacheReadsFail {
     armed: AtomicUsize,
     failed_oss: AtomicUsize,
 }
 
-impl Hook for OneCacheReadFails {
+impl Default for CacheReadsFail {
+    fn default() -> Self {
+        CacheReadsFail {
+            armed: AtomicUsize::new(0),
+            failed_oss: AtomicUsize::new(usize::MAX),
+        }
+    }
+}
+
+impl Hook for CacheReadsFail {
     fn fail_read(&self, oss: usize, key: ElementKey) -> Result<(), BackendError> {
-        if key.zone != Zone::Cache || self.armed.swap(0, Ordering::SeqCst) == 0 {
+        let down = self.failed_oss.load(Ordering::SeqCst) == oss
+            || (key.zone == Zone::Cache && self.armed.swap(0, Ordering::SeqCst) == 1 && {
+                self.failed_oss.store(oss, Ordering::SeqCst);
+                true
+            });
+        if !down {
             return Ok(());
         }
-        self.failed_oss.store(oss, Ordering::SeqCst);
         Err(BackendError::Unavailable {
             oss: format!("OSS {oss}"),
-            why: "injected: one read fails".into(),
+            why: "injected: its reads fail".into(),
         })
     }
 }
@@ -53,7 +67,7 @@ fn a_settle_that_could_not_read_an_oss_records_it_failed_before_writing_without_
         assert!(store.status().unwrap().bytes_waiting_parity > 0);
         store.close().unwrap();
     }
-    let hook = Arc::new(OneCacheReadFails::default());
+    let hook = Arc::new(CacheReadsFail::default());
     let store = open_wrapped(dir.path(), &hook, &[], OpenOptions::default()).unwrap();
     hook.armed.store(1, Ordering::SeqCst);
     store.flush().unwrap();
