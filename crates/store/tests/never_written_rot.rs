@@ -71,6 +71,18 @@ fn store_with_holes(dir: &std::path::Path) -> (Store, Vec<u8>) {
     (store, want)
 }
 
+/// A raid5 3+1 WCL store whose file `f` has only its last stripe (3) written, moved home:
+/// stripes 0..3 are holes at home. Returns the store and every byte `f` reads.
+fn wcl_store_with_home_tail(dir: &std::path::Path) -> (Store, Vec<u8>) {
+    let store = init(dir, CodeSpec::raid5(3), 4, WritePath::Wcl);
+    let mut want = vec![0u8; 4 * STRIPE_BYTES];
+    let tail = pattern(9, STRIPE_BYTES);
+    store.write("f", 3 * STRIPE_BYTES as u64, &tail).unwrap();
+    want[3 * STRIPE_BYTES..].copy_from_slice(&tail);
+    store.flush().unwrap();
+    (store, want)
+}
+
 /// Reads of a hole stripe whose row holds rot on two OSSs (beyond raid5's tolerance) give
 /// zeros: nothing was ever written there. Before: `DataLost` for bytes no write touched.
 #[test]
@@ -150,12 +162,7 @@ fn a_write_into_a_rotten_hole_beside_another_rotten_hole_succeeds() {
 #[test]
 fn wcl_cached_bytes_beside_a_rotten_never_written_home_row_read_and_go_home() {
     let dir = tempfile::tempdir().unwrap();
-    let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Wcl);
-    let mut want = vec![0u8; 4 * STRIPE_BYTES];
-    let tail = pattern(9, STRIPE_BYTES);
-    store.write("f", 3 * STRIPE_BYTES as u64, &tail).unwrap();
-    want[3 * STRIPE_BYTES..].copy_from_slice(&tail);
-    store.flush().unwrap(); // stripe 3 home; stripe 0 never written at home
+    let (store, mut want) = wcl_store_with_home_tail(dir.path());
     let (a, z) = (2611, STRIPE_BYTES);
     let bytes = pattern(10, z - a);
     store.write("f", a as u64, &bytes).unwrap();
@@ -284,12 +291,7 @@ fn acknowledged_bytes_beside_a_write_cut_on_a_rotten_hole_are_rebuilt() {
 #[test]
 fn wcl_acknowledged_cached_bytes_beside_a_write_cut_on_a_rotten_hole_go_home() {
     let dir = tempfile::tempdir().unwrap();
-    let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Wcl);
-    let mut want = vec![0u8; 4 * STRIPE_BYTES];
-    let tail = pattern(9, STRIPE_BYTES);
-    store.write("f", 3 * STRIPE_BYTES as u64, &tail).unwrap();
-    want[3 * STRIPE_BYTES..].copy_from_slice(&tail);
-    store.flush().unwrap(); // stripe 3 home; stripes 0..3 holes at home
+    let (store, mut want) = wcl_store_with_home_tail(dir.path());
     let at = STRIPE_BYTES;
     let cached = pattern(11, 50);
     store.write("f", at as u64, &cached).unwrap();
