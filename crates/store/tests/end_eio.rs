@@ -134,6 +134,16 @@ fn end_fails_naming_the_bytes_an_oss_failed_during_end_took_with_it() {
     assert!(err.to_string().contains(&lost), "{err}");
 }
 
+/// After a transient error: nothing on record as lost, the OSS `victim` still healthy,
+/// `ckpt` reads `want`, and parity matches the data.
+fn assert_nothing_lost(store: &Store, victim: usize, want: &[u8]) {
+    let status = store.status().unwrap();
+    assert!(status.lost_ranges.is_empty(), "nothing lost");
+    assert!(status.oss[victim].healthy, "a transient error fails no OSS");
+    assert_eq!(store.get("ckpt").unwrap(), want);
+    assert_consistent(store);
+}
+
 #[test]
 fn one_transient_read_error_during_end_gives_up_no_window_byte() {
     let dir = tempfile::tempdir().unwrap();
@@ -148,11 +158,7 @@ fn one_transient_read_error_during_end_gives_up_no_window_byte() {
         0,
         "the error was injected"
     );
-    let status = store.status().unwrap();
-    assert!(status.lost_ranges.is_empty(), "nothing lost");
-    assert!(status.oss[victim].healthy, "a transient error fails no OSS");
-    assert_eq!(store.get("ckpt").unwrap(), ckpt);
-    assert_consistent(&store);
+    assert_nothing_lost(&store, victim, &ckpt);
 }
 
 #[test]
@@ -166,13 +172,9 @@ fn one_transient_read_error_during_a_parity_advance_gives_up_no_window_byte() {
     let more = pattern(52, 4 * UNIT);
     store.write("ckpt", 6 * UNIT as u64, &more).unwrap();
     store.delayed_end(&token).unwrap();
-    let status = store.status().unwrap();
-    assert!(status.lost_ranges.is_empty(), "nothing lost");
-    assert!(status.oss[victim].healthy, "a transient error fails no OSS");
     let mut want = ckpt.clone();
     want.extend_from_slice(&more);
-    assert_eq!(store.get("ckpt").unwrap(), want);
-    assert_consistent(&store);
+    assert_nothing_lost(&store, victim, &want);
 }
 
 #[test]
@@ -188,9 +190,5 @@ fn one_transient_write_error_during_end_gives_up_no_window_byte() {
         0,
         "the error was injected"
     );
-    let status = store.status().unwrap();
-    assert!(status.lost_ranges.is_empty(), "nothing lost");
-    assert!(status.oss[victim].healthy, "a transient error fails no OSS");
-    assert_eq!(store.get("ckpt").unwrap(), ckpt);
-    assert_consistent(&store);
+    assert_nothing_lost(&store, victim, &ckpt);
 }
