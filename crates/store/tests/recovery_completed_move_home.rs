@@ -147,20 +147,7 @@ fn a_move_home_that_finished_after_the_first_interrupted_write_is_not_read_from_
     done_in_time(&interrupted, "the held write").unwrap();
     drop(b);
     drop(store);
-    std::fs::remove_dir_all(&dir).unwrap();
-    copy_tree(&crashed, &dir);
-    scribble_over_the_cache_zone(&dir);
-
-    let store = Store::open(&dir).unwrap();
-    let got = store.get("f").unwrap();
-    assert_eq!(got.len(), model.len());
-    if let Some(i) = (0..got.len()).find(|&i| got[i] != model[i]) {
-        panic!(
-            "acknowledged byte {i} of f reads {:#04x}, was {:#04x}: the window's bytes were read from freed cache slots",
-            got[i], model[i]
-        );
-    }
-    assert_consistent(&store);
+    reopen_the_crashed_store_and_check(&dir, &crashed, &model, "the window's bytes");
 }
 
 /// The same with WCL: a destage of a complete cache stripe that finished after the first
@@ -213,16 +200,28 @@ fn a_destage_that_finished_after_the_first_interrupted_write_is_not_read_from_th
     gate.release(Zone::Cache);
     done_in_time(&interrupted, "the held write").unwrap();
     drop(store);
-    std::fs::remove_dir_all(&dir).unwrap();
-    copy_tree(&crashed, &dir);
-    scribble_over_the_cache_zone(&dir);
+    reopen_the_crashed_store_and_check(&dir, &crashed, &model, "the destaged bytes");
+}
 
-    let store = Store::open(&dir).unwrap();
+/// Puts the store back as the kill left it (`crashed`), with its cache zone scribbled over
+/// (so bytes read from freed slots show), opens it (recovery) and checks that `f` reads its
+/// acknowledged bytes `model` and that parity matches the data.
+fn reopen_the_crashed_store_and_check(
+    dir: &std::path::Path,
+    crashed: &std::path::Path,
+    model: &[u8],
+    what: &str,
+) {
+    std::fs::remove_dir_all(dir).unwrap();
+    copy_tree(crashed, dir);
+    scribble_over_the_cache_zone(dir);
+
+    let store = Store::open(dir).unwrap();
     let got = store.get("f").unwrap();
     assert_eq!(got.len(), model.len());
     if let Some(i) = (0..got.len()).find(|&i| got[i] != model[i]) {
         panic!(
-            "acknowledged byte {i} of f reads {:#04x}, was {:#04x}: the destaged bytes were read from freed cache slots",
+            "acknowledged byte {i} of f reads {:#04x}, was {:#04x}: {what} were read from freed cache slots",
             got[i], model[i]
         );
     }
