@@ -7,9 +7,9 @@ Needs /tmp/s4e-eioshim.so (gcc -O2 -shared -fPIC -o /tmp/s4e-eioshim.so scripts/
 Setup = crash-geom.py scenario `end` (raid6 k=4 over 9 OSSs, 64 KiB unit, delayed, 4 files,
 START on f1, 4 writes in the window, OSS 3 failed before END). Scratch: /tmp/s4e-endeio."""
 import importlib.util, os, sys, subprocess
-spec = importlib.util.spec_from_file_location("cg", os.path.join(os.path.dirname(os.path.abspath(__file__)), "crash-geom.py") + "")
+spec = importlib.util.spec_from_file_location("cg", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py") + "")
 cg = importlib.util.module_from_spec(spec); N=int(sys.argv[1]); sys.argv=["x"]
-src=open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "crash-geom.py") + "").read().replace('\nif __name__ == "__main__":\n    main()\n','\n')
+src=open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py") + "").read().replace('\nif __name__ == "__main__":\n    main()\n','\n')
 exec(compile(src,"cg","exec"), cg.__dict__)
 os.environ["FAILOSS"]="3"; os.environ["EIO"]="1"
 d="/tmp/s4e-endeio"

@@ -7,7 +7,7 @@ Needs /tmp/s4e-killshim.so. Scratch: /tmp/s4e-mnt9."""
 import os, sys, subprocess, shutil, json
 k, o = int(sys.argv[1]), int(sys.argv[2])
 sys.argv = ["x"]
-here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "crash-geom.py")
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg = type(sys)("cg")
 exec(compile(open(here).read().replace('\nif __name__ == "__main__":\n    main()\n', '\n'), "cg", "exec"), cg.__dict__)
 d = "/tmp/s4e-mnt9"

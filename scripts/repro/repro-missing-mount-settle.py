@@ -6,7 +6,7 @@ once the directory is back another file's acknowledged bytes read as zeros with 
 Usage: repro-missing-mount-settle.py      Scratch: /tmp/s4e-mnt2. EXARAID: the binary (via crash-geom.py)."""
 import os, sys, subprocess, shutil
 sys.argv=["x"]
-here=os.path.join(os.path.dirname(os.path.abspath(__file__)), "crash-geom.py")
+here=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg=type(sys)("cg"); src=open(here).read().replace('\nif __name__ == "__main__":\n    main()\n','\n')
 exec(compile(src,"cg","exec"), cg.__dict__)
 d="/tmp/s4e-mnt2"

@@ -7,7 +7,7 @@ Usage: repro-rebuild-missing-mount.py [o ...]   (default 0 3 5 7)   Scratch: /tm
 import os, sys, subprocess, shutil
 osses = [int(a) for a in sys.argv[1:]] or [0, 3, 5, 7]
 sys.argv = ["x"]
-here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "crash-geom.py")
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg = type(sys)("cg")
 exec(compile(open(here).read().replace('\nif __name__ == "__main__":\n    main()\n', '\n'), "cg", "exec"), cg.__dict__)
 d = "/tmp/s4e-mnt8"

@@ -10,7 +10,7 @@ import os, sys, subprocess, shutil
 K, MISSING = int(sys.argv[1]), int(sys.argv[2])
 SECOND = int(sys.argv[3]) if len(sys.argv) > 3 else None
 sys.argv = ["x"]
-here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "crash-geom.py")
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg = type(sys)("cg")
 exec(compile(open(here).read().replace('\nif __name__ == "__main__":\n    main()\n', '\n'), "cg", "exec"), cg.__dict__)
 d = "/tmp/s4e-mnt4"

@@ -6,7 +6,7 @@ read wrong with exit 0 afterwards. Usage: repro-recovery-read-eio.py N K   (e.g.
 Needs /tmp/s4e-killshim.so and /tmp/s4e-eioshim.so (see their headers). Scratch: /tmp/s4e-rec."""
 import os, sys, subprocess
 N=int(sys.argv[1]); K=int(sys.argv[2]); sys.argv=["x"]
-here=os.path.join(os.path.dirname(os.path.abspath(__file__)), "crash-geom.py")
+here=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg=type(sys)("cg"); src=open(here).read().replace('\nif __name__ == "__main__":\n    main()\n','\n')
 exec(compile(src,"cg","exec"), cg.__dict__)
 d="/tmp/s4e-rec"

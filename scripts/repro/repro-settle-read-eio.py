@@ -8,7 +8,7 @@ Setup = crash-geom.py scenario `flush` (raid6 k=4 over 9 OSSs, 64 KiB unit, wcl,
 (through the cache zone), 4 writes to f1). Scratch: /tmp/s4e-flr."""
 import importlib.util, os, sys, subprocess
 N=int(sys.argv[1]); sys.argv=["x"]
-here=os.path.join(os.path.dirname(os.path.abspath(__file__)), "crash-geom.py")
+here=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg=type(sys)("cg"); src=open(here).read().replace('\nif __name__ == "__main__":\n    main()\n','\n')
 exec(compile(src,"cg","exec"), cg.__dict__)
 os.environ["EIO"]="1"; os.environ["EIOREAD"]="1"
