@@ -7,7 +7,6 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
 use exaraid_store::torture::WRITE_TORN_BLOCK;
 
@@ -19,36 +18,9 @@ const PUT_ADDRESS_SPACE_BYTES: u64 = 96 << 20;
 /// More than the put's cap: held whole, the put could not even allocate its input.
 const PUT_BYTES: usize = 128 << 20;
 
-/// Run the CLI under `prlimit --as`, stdout into `out` (a file, not memory of this test).
-fn capped(args: &[&str], stdin: &[u8], out: &Path) -> Output {
-    capped_at(COMMAND_ADDRESS_SPACE_BYTES, args, stdin, out)
-}
-
-fn capped_at(cap_bytes: u64, args: &[&str], stdin: &[u8], out: &Path) -> Output {
-    use std::io::Write;
-    let mut child = Command::new("prlimit")
-        .arg(format!("--as={cap_bytes}"))
-        .arg(env!("CARGO_BIN_EXE_exaraid"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(std::fs::File::create(out).unwrap())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("prlimit (util-linux) runs the CLI under a memory cap");
-    // A command that fails early closes its stdin: its exit status tells.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
+/// Run the CLI under the command cap, stdout into `out`; it must succeed.
 fn capped_ok(args: &[&str], stdin: &[u8], out: &Path) -> Vec<u8> {
-    let o = capped(args, stdin, out);
-    assert!(
-        o.status.success(),
-        "exaraid {args:?} under a {COMMAND_ADDRESS_SPACE_BYTES}-byte cap: {}, {}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
-    );
-    std::fs::read(out).unwrap()
+    capped_ok_at(COMMAND_ADDRESS_SPACE_BYTES, args, stdin, out)
 }
 
 /// Home data elements read so far (every OSS), from the counters `status` shows.

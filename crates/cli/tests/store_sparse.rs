@@ -6,38 +6,20 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 /// Address space each command may use: the whole-file walks this replaces needed 25 GB for
 /// the 1 TiB file (and, for the `get` below, one buffer of the file's 190 MiB).
 const COMMAND_ADDRESS_SPACE_BYTES: u64 = 160 << 20;
 const TIB: u64 = 1 << 40;
 
-/// Run the CLI under `prlimit --as`, stdout into `out` (a file, not memory of this test).
+/// Run the CLI under the command cap, stdout into `out`.
 fn capped(args: &[&str], stdin: &[u8], out: &Path) -> Output {
-    use std::io::Write;
-    let mut child = Command::new("prlimit")
-        .arg(format!("--as={COMMAND_ADDRESS_SPACE_BYTES}"))
-        .arg(env!("CARGO_BIN_EXE_exaraid"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(std::fs::File::create(out).unwrap())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("prlimit (util-linux) runs the CLI under a memory cap");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    capped_at(COMMAND_ADDRESS_SPACE_BYTES, args, stdin, out)
 }
 
 fn capped_ok(args: &[&str], stdin: &[u8], out: &Path) -> Vec<u8> {
-    let o = capped(args, stdin, out);
-    assert!(
-        o.status.success(),
-        "exaraid {args:?} under a {COMMAND_ADDRESS_SPACE_BYTES}-byte cap: {}, {}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
-    );
-    std::fs::read(out).unwrap()
+    capped_ok_at(COMMAND_ADDRESS_SPACE_BYTES, args, stdin, out)
 }
 
 fn ten_bytes_a_terabyte_in(write_path: &str) {

@@ -102,3 +102,32 @@ pub fn init_store(dir: &str, args: &[&str]) {
     all.extend_from_slice(args);
     ok(&all, b"");
 }
+
+/// Run the CLI under `prlimit --as=cap_bytes` (an address-space cap), stdout into `out` (a
+/// file, not memory of this test).
+pub fn capped_at(cap_bytes: u64, args: &[&str], stdin: &[u8], out: &Path) -> Output {
+    let mut child = Command::new("prlimit")
+        .arg(format!("--as={cap_bytes}"))
+        .arg(env!("CARGO_BIN_EXE_exaraid"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(std::fs::File::create(out).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("prlimit (util-linux) runs the CLI under a memory cap");
+    // A command that fails early closes its stdin: its exit status tells.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+/// `capped_at` that must succeed; returns what the command wrote to `out`.
+pub fn capped_ok_at(cap_bytes: u64, args: &[&str], stdin: &[u8], out: &Path) -> Vec<u8> {
+    let o = capped_at(cap_bytes, args, stdin, out);
+    assert!(
+        o.status.success(),
+        "exaraid {args:?} under a {cap_bytes}-byte cap: {}, {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::read(out).unwrap()
+}
