@@ -105,16 +105,23 @@ fn scribble_over_the_cache_zone(dir: &Path) {
     }
 }
 
+/// A raid6 3+2 store over 5 OSSs (`path`) with file `f` (3 stripes) and `g` (1 stripe),
+/// closed. Returns the stripe's data bytes and `f`'s content.
+fn store_with_f_and_g(dir: &Path, path: WritePath) -> (usize, Vec<u8>) {
+    let store = init(dir, CodeSpec::raid6(3), 5, path);
+    let sdb = store.layout().stripe_data_bytes() as usize;
+    let model = pattern(1, 3 * sdb);
+    store.put("f", &model).unwrap();
+    store.put("g", &pattern(2, sdb)).unwrap();
+    store.close().unwrap();
+    (sdb, model)
+}
+
 #[test]
 fn a_move_home_that_finished_after_the_first_interrupted_write_is_not_read_from_the_cache() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, crashed) = (tmp.path().join("store"), tmp.path().join("crashed"));
-    let store = init(&dir, CodeSpec::raid6(3), 5, WritePath::Delayed);
-    let sdb = store.layout().stripe_data_bytes() as usize;
-    let mut model = pattern(1, 3 * sdb);
-    store.put("f", &model).unwrap();
-    store.put("g", &pattern(2, sdb)).unwrap();
-    store.close().unwrap();
+    let (_, mut model) = store_with_f_and_g(&dir, WritePath::Delayed);
 
     let gate = Arc::new(Gate::default());
     let store = Arc::new(open_wrapped(&dir, &gate, &[], OpenOptions::default()).unwrap());
@@ -156,12 +163,7 @@ fn a_move_home_that_finished_after_the_first_interrupted_write_is_not_read_from_
 fn a_destage_that_finished_after_the_first_interrupted_write_is_not_read_from_the_cache() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, crashed) = (tmp.path().join("store"), tmp.path().join("crashed"));
-    let store = init(&dir, CodeSpec::raid6(3), 5, WritePath::Wcl);
-    let sdb = store.layout().stripe_data_bytes() as usize;
-    let mut model = pattern(1, 3 * sdb);
-    store.put("f", &model).unwrap();
-    store.put("g", &pattern(2, sdb)).unwrap();
-    store.close().unwrap();
+    let (sdb, mut model) = store_with_f_and_g(&dir, WritePath::Wcl);
 
     let gate = Arc::new(Gate::default());
     let options = OpenOptions {
