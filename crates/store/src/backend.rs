@@ -55,6 +55,25 @@ pub const ELEMENT_BYTES_MIN: usize = CHECKSUM_BLOCK_BYTES;
 /// Upper bound on slots per zone of one object (2^40 elements: far beyond any test or bench;
 /// it keeps slot offsets well inside u64).
 pub const SLOTS_PER_ZONE_MAX: u64 = 1 << 40;
+/// Largest zone file the store makes on an OSS: the ext4 limit with 4 KiB blocks (2^32
+/// blocks per extent-mapped file, less one block: "File Size, Extents: 16TiB" in the Linux
+/// kernel's ext4 documentation, docs.kernel.org/filesystems/ext4/blocks.html, and kernel
+/// commit f17722f917b2 "ext4: Fix max file size", which lowers s_maxbytes by one block).
+/// ext4 (and Lustre's ldiskfs, built on it) is the common OSS file system; a write that
+/// needs a bigger zone file is refused before it is acknowledged (review s5r R1: an
+/// acknowledged WCL write whose home the OSS file system could not hold failed every
+/// later settle).
+pub const ZONE_FILE_BYTES_MAX: u64 = (1 << 44) - 4096;
+
+/// Bytes one slot takes in a zone file: the element and its checksum area.
+pub fn slot_bytes_on_disk(element_bytes: usize) -> u64 {
+    (element_bytes + element_bytes / CHECKSUM_BLOCK_BYTES * CRC_BYTES) as u64
+}
+
+/// Slots a zone file may hold: within both the store's own bound and the file system's.
+pub fn zone_slots_max(element_bytes: usize) -> u64 {
+    SLOTS_PER_ZONE_MAX.min(ZONE_FILE_BYTES_MAX / slot_bytes_on_disk(element_bytes))
+}
 
 /// The zones of an object on an OSS.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -671,7 +690,7 @@ impl DirBackend {
     }
 
     fn slot_bytes(&self) -> u64 {
-        (self.element_bytes + self.element_bytes / CHECKSUM_BLOCK_BYTES * CRC_BYTES) as u64
+        slot_bytes_on_disk(self.element_bytes)
     }
 
     fn oss(&self) -> String {

@@ -63,6 +63,42 @@ fn offsets_out_of_range_are_refused() {
     assert_eq!(store.get("f").unwrap(), pattern(1, 1000), "nothing changed");
 }
 
+/// The largest file follows from the geometry: a zone file holds at most 2^40 slots and no
+/// more than ext4 allows one file (16 TiB less one block). A write ending past that is refused
+/// before anything is acknowledged, on every write path; one ending right at it is
+/// acknowledged and moves home (review s5r R1/R1b: WCL and delayed writes at 2^50 or 2^59
+/// were acknowledged into the cache zone, then every settle failed "File too large" or
+/// "outside a 4096 byte element", and with it every later command).
+#[test]
+fn writes_past_the_largest_file_the_geometry_holds_are_refused_before_acknowledgement() {
+    for path in [WritePath::Rmw, WritePath::Wcl, WritePath::Delayed] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = init(dir.path(), CodeSpec::raid6(4), 6, path);
+        let max = store.file_bytes_max();
+        assert!(max < 1 << 60, "{path:?}: 4 KiB units limit the file below the planner's 2^60");
+        assert!(max > 1 << 40, "{path:?}: a 4 KiB x 4 store still holds a 1 TiB file");
+        store.put("f", &pattern(3, 50_000)).unwrap();
+        for at in [max - 5, 1 << 50, 1 << 59] {
+            let why = err_of(store.write("f", at, b"0123456789"));
+            assert!(why.contains("largest file this store holds"), "{path:?} at {at}: {why}");
+        }
+        let last = pattern(4, 10);
+        if path == WritePath::Delayed {
+            let window = store.delayed_window("f").unwrap();
+            store.write("f", max - 10, &last).unwrap();
+            window.end().unwrap();
+        } else {
+            store.write("f", max - 10, &last).unwrap();
+        }
+        store.flush().unwrap();
+        store.close().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.read("f", max - 10, 10).unwrap(), last, "{path:?}");
+        assert_eq!(store.read("f", 0, 50_000).unwrap(), pattern(3, 50_000), "{path:?}");
+        assert_consistent(&store);
+    }
+}
+
 /// Damage one metadata file in several ways; every time the store refuses to open with a
 /// message naming the file, and once the file is restored everything is intact.
 fn damaged_metadata_is_refused(file: &str, expect: &str) {

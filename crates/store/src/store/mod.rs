@@ -82,7 +82,8 @@ use crate::StoreError;
 pub const CACHE_OBJECT: u64 = u64::MAX;
 /// Longest file name.
 pub const FILE_NAME_BYTES_MAX: usize = 1024;
-/// Largest file offset + length (the planner's limit).
+/// Largest file offset + length (the planner's limit). A store's own limit can be lower:
+/// see `Store::file_bytes_max`.
 pub const FILE_BYTES_MAX: u64 = exaraid_plan::layout::FILE_BYTES_MAX;
 /// A write is given to the planner in chunks of at most this many bytes (bounds one plan).
 pub const WRITE_CHUNK_BYTES_MAX: u64 = 64 << 20;
@@ -1519,30 +1520,41 @@ impl Store {
                 "a write of 0 bytes does nothing: give at least one byte".into(),
             ));
         }
-        let len = data.len() as u64;
-        if offset_bytes
-            .checked_add(len)
-            .map_or(true, |end| end > FILE_BYTES_MAX)
-        {
-            return Err(StoreError::BadInput(format!(
-                "offset {offset_bytes} + {len} bytes ends beyond the largest file ({FILE_BYTES_MAX} bytes)"
-            )));
-        }
+        self.check_file_end(offset_bytes, data.len() as u64)?;
         let file = self.file_or_create(name)?;
         self.write_id(file, offset_bytes, data)
+    }
+
+    /// The largest file (offset + length) this store holds: the planner's limit, or less where
+    /// the last stripe's home slots would lie beyond what a zone file may hold
+    /// (`backend::zone_slots_max`: 2^40 slots, and the ext4 file size limit). Writes past it
+    /// are refused before anything is acknowledged: an acknowledged WCL or delayed write
+    /// whose home no settle could write would fail every settle (review s5r R1, R1b).
+    pub fn file_bytes_max(&self) -> u64 {
+        let rows = self.layout.rows() as u64;
+        assert!(rows > 0);
+        let stripes_max = crate::backend::zone_slots_max(self.sb.element_bytes) / rows;
+        stripes_max
+            .saturating_mul(self.layout.stripe_data_bytes())
+            .min(FILE_BYTES_MAX)
+    }
+
+    fn check_file_end(&self, offset_bytes: u64, len: u64) -> Result<(), StoreError> {
+        let max = self.file_bytes_max();
+        if offset_bytes.checked_add(len).map_or(true, |end| end > max) {
+            return Err(StoreError::BadInput(format!(
+                "offset {offset_bytes} + {len} bytes ends beyond the largest file this store holds ({max} bytes: its home objects would outgrow what a zone file may hold, {} bytes per OSS file, with a {} byte stripe unit); nothing was written: write below it, or init a store with a larger stripe unit or more data columns for bigger files",
+                crate::backend::ZONE_FILE_BYTES_MAX,
+                self.sb.element_bytes
+            )));
+        }
+        Ok(())
     }
 
     /// `write` to a file known by id (the temporary file of `put` has no user name).
     fn write_id(&self, file: u64, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
         let len = data.len() as u64;
-        if offset_bytes
-            .checked_add(len)
-            .map_or(true, |end| end > FILE_BYTES_MAX)
-        {
-            return Err(StoreError::BadInput(format!(
-                "offset {offset_bytes} + {len} bytes ends beyond the largest file ({FILE_BYTES_MAX} bytes)"
-            )));
-        }
+        self.check_file_end(offset_bytes, len)?;
         // Window bytes held only on a failed OSS go out of the planner first (recorded as
         // lost), so that this write's plans (and the timers it runs) never read them.
         self.record_unavailable_window_osses()?;
