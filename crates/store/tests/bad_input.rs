@@ -75,12 +75,21 @@ fn writes_past_the_largest_file_the_geometry_holds_are_refused_before_acknowledg
         let dir = tempfile::tempdir().unwrap();
         let store = init(dir.path(), CodeSpec::raid6(4), 6, path);
         let max = store.file_bytes_max();
-        assert!(max < 1 << 60, "{path:?}: 4 KiB units limit the file below the planner's 2^60");
-        assert!(max > 1 << 40, "{path:?}: a 4 KiB x 4 store still holds a 1 TiB file");
+        assert!(
+            max < 1 << 60,
+            "{path:?}: 4 KiB units limit the file below the planner's 2^60"
+        );
+        assert!(
+            max > 1 << 40,
+            "{path:?}: a 4 KiB x 4 store still holds a 1 TiB file"
+        );
         store.put("f", &pattern(3, 50_000)).unwrap();
         for at in [max - 5, 1 << 50, 1 << 59] {
             let why = err_of(store.write("f", at, b"0123456789"));
-            assert!(why.contains("largest file this store holds"), "{path:?} at {at}: {why}");
+            assert!(
+                why.contains("largest file this store holds"),
+                "{path:?} at {at}: {why}"
+            );
         }
         let last = pattern(4, 10);
         if path == WritePath::Delayed {
@@ -94,7 +103,11 @@ fn writes_past_the_largest_file_the_geometry_holds_are_refused_before_acknowledg
         store.close().unwrap();
         let store = Store::open(dir.path()).unwrap();
         assert_eq!(store.read("f", max - 10, 10).unwrap(), last, "{path:?}");
-        assert_eq!(store.read("f", 0, 50_000).unwrap(), pattern(3, 50_000), "{path:?}");
+        assert_eq!(
+            store.read("f", 0, 50_000).unwrap(),
+            pattern(3, 50_000),
+            "{path:?}"
+        );
         assert_consistent(&store);
     }
 }
