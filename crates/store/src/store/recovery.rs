@@ -1650,9 +1650,14 @@ impl Store {
                     // than the write's new bytes.
                     let mine_disagrees = decoded.as_ref().is_some_and(|d| {
                         own.iter().any(|&(a, b)| {
+                            // An own range may lie wholly beside this block: clip first, then
+                            // offset (review s5r R7: offsetting first wrapped and panicked).
                             let (a, b) = (a.max(start), b.min(end));
+                            if a >= b {
+                                return false;
+                            }
                             let (a, b) = ((a - start) as usize, (b - start) as usize);
-                            a < b && raw[a..b] != d.element(pos)[a..b]
+                            raw[a..b] != d.element(pos)[a..b]
                         })
                     });
                     let unsure = decoded.is_none()
