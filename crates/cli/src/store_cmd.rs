@@ -125,7 +125,8 @@ enum StoreCommand {
 
 #[derive(Subcommand)]
 enum DelayedCommand {
-    /// START_DELAYED on file NAME: prints the window's token.
+    /// START_DELAYED on file NAME: prints the window's token. A NAME that does not exist yet
+    /// is created empty (an application announces the file it is about to write).
     Start { dir: PathBuf, name: String },
     /// END_DELAYED: returns when the parity of the window's stripes is durable.
     End { dir: PathBuf, token: String },
