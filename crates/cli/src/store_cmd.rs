@@ -335,7 +335,14 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 for (n, s) in files {
-                    println!("{s:>14}  {n}");
+                    // A name is any bytes but NUL: one with a newline or an escape sequence
+                    // printed raw would read as two files or drive the terminal (review s5r
+                    // R3). `--json` keeps names exact.
+                    if n.chars().any(char::is_control) {
+                        println!("{s:>14}  {}", n.escape_debug());
+                    } else {
+                        println!("{s:>14}  {n}");
+                    }
                 }
             }
         }

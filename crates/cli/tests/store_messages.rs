@@ -26,3 +26,39 @@ fn a_cache_stripe_beyond_repair_is_named_by_its_file_name() {
         "{err}"
     );
 }
+
+/// Review s5r R3: a name may hold any bytes but NUL. Plain `ls` shows a name with a newline
+/// or an escape sequence escaped (one line per file, nothing for the terminal to obey);
+/// `--json` keeps it exact; a refused name is not echoed whole.
+#[test]
+fn odd_names_list_one_line_each_and_long_names_are_not_echoed_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    init_store(d, &["--oss", "3", "--code", "raid5"]);
+    let odd = ["a\nb", "red\u{1b}[31m", "plain"];
+    for name in odd {
+        ok(&["store", "put", d, name], b"x");
+    }
+    let listed = String::from_utf8(ok(&["store", "ls", d], b"")).unwrap();
+    assert_eq!(listed.lines().count(), odd.len(), "{listed}");
+    assert!(!listed.contains('\u{1b}'), "{listed:?}");
+    assert!(
+        listed.contains("a\\nb") && listed.contains("plain"),
+        "{listed}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&ok(&["store", "ls", d, "--json"], b"")).unwrap();
+    let names: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    for name in odd {
+        assert!(names.contains(&name), "{names:?}");
+    }
+    let long = "n".repeat(5000);
+    let err = fails(&["store", "put", d, &long], b"x");
+    assert!(err.contains("5000 bytes") && err.len() < 400, "{err}");
+}

@@ -567,8 +567,13 @@ fn strategy_kind(w: WritePath) -> StrategyKind {
 
 fn check_name(name: &str) -> Result<(), StoreError> {
     if name.is_empty() || name.len() > FILE_NAME_BYTES_MAX || name.contains('\0') {
+        // Name at most the first 64 characters: a refused name may be very long.
+        let shown: String = name.chars().take(64).collect();
+        let more = if shown.len() < name.len() { "..." } else { "" };
         return Err(StoreError::BadInput(format!(
-            "file name '{name}' is not allowed: use 1..={FILE_NAME_BYTES_MAX} bytes without NUL"
+            "file name '{}{more}' ({} bytes) is not allowed: use 1..={FILE_NAME_BYTES_MAX} bytes without NUL",
+            shown.escape_debug(),
+            name.len()
         )));
     }
     Ok(())
