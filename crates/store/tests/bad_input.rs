@@ -112,6 +112,42 @@ fn writes_past_the_largest_file_the_geometry_holds_are_refused_before_acknowledg
     }
 }
 
+/// Review s5r R4: a store (or an OSS directory of a new store) inside another store's OSS
+/// directory is refused; nothing is created.
+#[test]
+fn a_store_inside_another_stores_oss_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let outer = init(
+        &dir.path().join("outer"),
+        CodeSpec::raid5(2),
+        3,
+        WritePath::Rmw,
+    );
+    outer.put("f", &pattern(5, 10_000)).unwrap();
+    outer.close().unwrap();
+    let oss0 = dir.path().join("outer").join("oss-0");
+    for inner in [oss0.clone(), oss0.join("objects").join("sub")] {
+        let opts = InitOptions::with_oss_count(&inner, 3, CodeSpec::raid5(2));
+        let why = err_of(Store::init(&inner, &opts));
+        assert!(
+            why.contains("an OSS directory of an exaraid store"),
+            "{why}"
+        );
+        assert!(!inner.join("superblock").exists(), "nothing was created");
+    }
+    let elsewhere = dir.path().join("inner");
+    let mut opts = InitOptions::with_oss_count(&elsewhere, 3, CodeSpec::raid5(2));
+    opts.oss_dirs[2] = oss0.join("sub");
+    let why = err_of(Store::init(&elsewhere, &opts));
+    assert!(
+        why.contains("an OSS directory of an exaraid store"),
+        "{why}"
+    );
+    let outer = Store::open(&dir.path().join("outer")).unwrap();
+    assert_eq!(outer.get("f").unwrap(), pattern(5, 10_000));
+    assert_consistent(&outer);
+}
+
 /// Damage one metadata file in several ways; every time the store refuses to open with a
 /// message naming the file, and once the file is restored everything is intact.
 fn damaged_metadata_is_refused(file: &str, expect: &str) {

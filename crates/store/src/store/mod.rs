@@ -602,6 +602,16 @@ pub(super) fn dirs_nest(a: &Path, b: &Path) -> bool {
     a.starts_with(&b) || b.starts_with(&a)
 }
 
+/// The OSS directory of some store (it holds an OSS label) that `d` is inside or is, if any.
+/// Why: exaraid owns everything in an OSS directory; a store made inside one (review s5r R4)
+/// lives at the mercy of the other store's rebuilds.
+fn enclosing_oss_dir(d: &Path) -> Option<PathBuf> {
+    resolved_dir(d)
+        .ancestors()
+        .find(|a| a.join(crate::backend::LABEL_FILE).is_file())
+        .map(Path::to_path_buf)
+}
+
 pub(super) fn check_oss_dir_empty(d: &Path) -> Result<(), StoreError> {
     let entries = match std::fs::read_dir(d) {
         Ok(entries) => entries,
@@ -761,6 +771,26 @@ impl Store {
                     "OSS directory {} is (or contains) the store directory {}: give each OSS a directory of its own (the default puts them inside the store directory)",
                     a.display(),
                     dir.display()
+                )));
+            }
+        }
+        // An OSS directory that holds a label itself is refused below (not empty) unless it
+        // is one of an init cut short: only what encloses it counts here.
+        let enclosing = std::iter::once(enclosing_oss_dir(dir)).chain(
+            opts.oss_dirs
+                .iter()
+                .map(|d| d.parent().and_then(enclosing_oss_dir)),
+        );
+        for (d, found) in std::iter::once(dir)
+            .chain(opts.oss_dirs.iter().map(|d| d.as_path()))
+            .zip(enclosing)
+        {
+            if let Some(oss) = found {
+                return Err(StoreError::BadInput(format!(
+                    "{} is inside {}, an OSS directory of an exaraid store (it holds {}): exaraid owns everything in an OSS directory, so pick a directory outside it",
+                    d.display(),
+                    oss.display(),
+                    crate::backend::LABEL_FILE
                 )));
             }
         }
