@@ -362,7 +362,8 @@ pub fn run(args: StoreArgs) -> Result<()> {
             close(store)?;
         }
         StoreCommand::Status { dir, json } => {
-            let store = open(&dir)?;
+            // Also when recovery waits for missing OSSs: status tells which are missing.
+            let store = Store::open_for_status(&dir)?;
             let status = store.status()?;
             close(store)?;
             if json {
@@ -404,6 +405,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     if let Some(problem) = &o.problem {
                         out!("UNAVAILABLE: OSS {}: {problem}", o.index);
                     }
+                }
+                if let Some(why) = &status.recovery_pending {
+                    out!("RECOVERY PENDING (every other command waits for it): {why}");
                 }
                 out!("bytes waiting for parity: {}", status.bytes_waiting_parity);
                 out!("bytes unprotected: {}", status.bytes_unprotected);

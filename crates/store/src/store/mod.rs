@@ -231,6 +231,9 @@ pub struct Status {
     pub element_bytes: usize,
     pub write_path: String,
     pub files: usize,
+    /// Why the store cannot be used until it is reopened (an interrupted operation waits
+    /// for its recovery, see [`Store::open_for_status`]); `None` when it can.
+    pub recovery_pending: Option<String>,
 }
 
 /// A damaged element found by scrub.
@@ -850,7 +853,16 @@ impl Store {
 
     /// Open a store, replay its journal and recover from an interrupted run if needed.
     pub fn open_with(dir: &Path, options: OpenOptions) -> Result<Store, StoreError> {
-        Store::open_inner(dir, options, None)
+        Store::open_inner(dir, options, None, false)
+    }
+
+    /// Open only to look: where recovery must run but more OSSs are unavailable than the
+    /// code tolerates (so `open` refuses, waiting for them: a missing mount is the likely
+    /// cause), the store opens without recovering, refuses every operation, and `status`
+    /// lists each OSS's health and says why (`Status::recovery_pending`). Why: `status` is
+    /// the command that tells which OSSs are missing; it failed in just that case.
+    pub fn open_for_status(dir: &Path) -> Result<Store, StoreError> {
+        Store::open_inner(dir, OpenOptions::default(), None, true)
     }
 
     /// Open a store whose OSSs are the caller's backends (for example clients of remote OSS
@@ -863,13 +875,14 @@ impl Store {
         options: OpenOptions,
         backends: Vec<Box<dyn Backend>>,
     ) -> Result<Store, StoreError> {
-        Store::open_inner(dir, options, Some(backends))
+        Store::open_inner(dir, options, Some(backends), false)
     }
 
     fn open_inner(
         dir: &Path,
         options: OpenOptions,
         supplied: Option<Vec<Box<dyn Backend>>>,
+        only_to_look: bool,
     ) -> Result<Store, StoreError> {
         let sb = Superblock::load(dir)?;
         let lock_file = lock_dir(dir)?;
@@ -1110,6 +1123,13 @@ impl Store {
                 // the likely cause is a missing mount. Wait for them, changing nothing.
                 let down = store.unavailable_set(&core);
                 if down.len() > store.tolerance() {
+                    if only_to_look {
+                        // Nothing recovered, nothing written: every operation refuses
+                        // (`check_usable`) and close writes no checkpoint.
+                        drop(core);
+                        store.poisoned.store(true, Ordering::SeqCst);
+                        return Ok(store);
+                    }
                     return Err(store.too_many_unavailable(&down));
                 }
                 // Durable plans whose completion the planner never heard (a crash between
@@ -2288,6 +2308,15 @@ impl Store {
     }
 
     pub fn status(&self) -> Result<Status, StoreError> {
+        let recovery_pending = self.poisoned.load(Ordering::SeqCst).then(|| {
+            let core = self.core.lock();
+            let down = self.unavailable_set(&core);
+            if down.len() > self.tolerance() {
+                self.too_many_unavailable(&down).to_string()
+            } else {
+                "an operation failed half way: the next open of the store recovers it".into()
+            }
+        });
         let mut problems: BTreeMap<usize, String> = self.oss_problems().into_iter().collect();
         let core = self.core.lock();
         let ops = self.ops.lock();
@@ -2372,6 +2401,7 @@ impl Store {
                 .keys()
                 .filter(|n| !n.contains('\0'))
                 .count(),
+            recovery_pending,
         })
     }
 
