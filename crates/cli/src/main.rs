@@ -42,6 +42,16 @@ fn main() {
         Command::Archive(args) => archive_cmd::run(args),
     };
     if let Err(err) = result {
+        // The reader of stdout went away (`... | head -1`): it has what it wanted; end
+        // quietly, as ripgrep does, instead of reporting an error it did not ask about.
+        let broken_pipe = err.chain().any(|cause| {
+            cause
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        });
+        if broken_pipe {
+            std::process::exit(0);
+        }
         eprintln!("exaraid: error: {err:#}");
         std::process::exit(1);
     }

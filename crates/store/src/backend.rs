@@ -448,6 +448,9 @@ pub struct DirBackend {
     /// Set by `exaraid store fail` (persisted by the store) or when the directory vanished.
     failed: AtomicBool,
     files: Mutex<HashMap<(u64, Zone), Arc<File>>>,
+    /// Zone files that refuse to open for writing (a read-only mount, files made read-only),
+    /// opened for reading only: kept apart from `files`, so no write ever gets one.
+    read_only_files: Mutex<HashMap<(u64, Zone), Arc<File>>>,
     dirty: Mutex<HashSet<(u64, Zone)>>,
     new_files: AtomicBool,
     /// Slots ever written per zone file (see [`EXTENTS_FILE`]).
@@ -524,6 +527,7 @@ impl DirBackend {
             used_bytes: AtomicU64::new(0),
             failed: AtomicBool::new(false),
             files: Mutex::new(HashMap::new()),
+            read_only_files: Mutex::new(HashMap::new()),
             dirty: Mutex::new(HashSet::new()),
             new_files: AtomicBool::new(false),
             extents: Mutex::new(Extents {
@@ -700,7 +704,7 @@ impl DirBackend {
     fn map_io(&self, e: io::Error) -> BackendError {
         let oss = self.oss();
         match e.raw_os_error() {
-            Some(libc::ENOSPC) | Some(libc::EDQUOT) => BackendError::NoSpace {
+            Some(libc::ENOSPC) | Some(libc::EDQUOT) | Some(libc::EFBIG) => BackendError::NoSpace {
                 oss,
                 why: e.to_string(),
             },
@@ -710,6 +714,12 @@ impl DirBackend {
                     why: e.to_string(),
                 }
             }
+            Some(libc::EROFS) | Some(libc::EACCES) | Some(libc::EPERM) => BackendError::Io {
+                oss,
+                why: format!(
+                    "{e}: the OSS directory refuses writes (mounted read-only, or its files are not writable), so nothing was written to it; reads still work. Remount it read-write (or make its files writable) and retry, or, to write without it, mark it failed (`exaraid store fail DIR --oss N`, N as `exaraid store status` lists this path) and `exaraid store rebuild` it later"
+                ),
+            },
             _ => BackendError::Io {
                 oss,
                 why: e.to_string(),
@@ -763,9 +773,32 @@ impl DirBackend {
         zone: Zone,
         create: bool,
     ) -> Result<Option<Arc<File>>, BackendError> {
+        self.file_opened(object, zone, create, false)
+    }
+
+    /// `file` for a read: a zone file that refuses to open for writing is opened for
+    /// reading only. Why (review s4e E2): reads opened zone files read-write, so an OSS
+    /// mounted read-only made every `get` fail, although nothing needed to be written.
+    fn file_for_read(&self, object: u64, zone: Zone) -> Result<Option<Arc<File>>, BackendError> {
+        self.file_opened(object, zone, false, true)
+    }
+
+    fn file_opened(
+        &self,
+        object: u64,
+        zone: Zone,
+        create: bool,
+        read_only_ok: bool,
+    ) -> Result<Option<Arc<File>>, BackendError> {
+        assert!(!(create && read_only_ok), "a created file is written");
         let mut files = self.files.lock();
         if let Some(f) = files.get(&(object, zone)) {
             return Ok(Some(f.clone()));
+        }
+        if read_only_ok {
+            if let Some(f) = self.read_only_files.lock().get(&(object, zone)) {
+                return Ok(Some(f.clone()));
+            }
         }
         let path = self.path(object, zone);
         let opened = OpenOptions::new()
@@ -791,6 +824,23 @@ impl DirBackend {
                     });
                 }
                 Ok(None)
+            }
+            Err(e)
+                if read_only_ok
+                    && matches!(
+                        e.raw_os_error(),
+                        Some(libc::EROFS) | Some(libc::EACCES) | Some(libc::EPERM)
+                    ) =>
+            {
+                let f = OpenOptions::new()
+                    .read(true)
+                    .open(&path)
+                    .map_err(|e| self.map_io(e))?;
+                let f = Arc::new(f);
+                self.read_only_files
+                    .lock()
+                    .insert((object, zone), f.clone());
+                Ok(Some(f))
             }
             Err(e) => {
                 if !self.dir.join(LABEL_FILE).exists() {
@@ -818,7 +868,7 @@ impl DirBackend {
         if !self.slot_written(key) {
             return Ok(false);
         }
-        let Some(file) = self.file(key.object, key.zone, false)? else {
+        let Some(file) = self.file_for_read(key.object, key.zone)? else {
             return Ok(true);
         };
         let len = file.metadata().map_err(|e| self.map_io(e))?.len();
@@ -1032,7 +1082,7 @@ impl DirBackend {
         let n = b1 - b0;
         let mut data = vec![0u8; n * CHECKSUM_BLOCK_BYTES];
         let mut crcs = vec![0u32; n];
-        let Some(file) = self.file(key.object, key.zone, false)? else {
+        let Some(file) = self.file_for_read(key.object, key.zone)? else {
             return Ok((data, crcs));
         };
         let base = key.slot * self.slot_bytes();
@@ -1413,6 +1463,7 @@ impl Backend for DirBackend {
         }
         self.persist_extents()?;
         self.files.lock().remove(&(object, zone));
+        self.read_only_files.lock().remove(&(object, zone));
         self.dirty.lock().remove(&(object, zone));
         let path = self.path(object, zone);
         let len = path.metadata().map(|m| m.len()).unwrap_or(0);

@@ -119,16 +119,32 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         frame.extend_from_slice(&(payload.len() as u32).to_le_bytes());
         frame.extend_from_slice(&crc32c::crc32c(&payload).to_le_bytes());
         frame.extend_from_slice(&payload);
-        let io =
-            |e: std::io::Error| StoreError::from_io(e, &format!("journal {}", self.path.display()));
+        let path = self.path.display().to_string();
+        let io = |e: std::io::Error| StoreError::from_io(e, &format!("journal {path}"));
         // One write call per record: a crash cuts at most this record (a torn tail).
-        self.file.write_all(&frame).map_err(io)?;
+        if let Err(e) = self.file.write_all(&frame) {
+            // A full disk can take part of the frame: cut it off, so that a later append
+            // (once there is room again) does not follow a damaged record, which the next
+            // open would take for damage in the middle (review s4e E1).
+            self.rewind_to_len();
+            return Err(io(e));
+        }
         if sync {
-            self.file.sync_data().map_err(io)?;
+            if let Err(e) = self.file.sync_data() {
+                self.rewind_to_len();
+                return Err(io(e));
+            }
         }
         self.next_seq += 1;
         self.len_bytes += frame.len() as u64;
         Ok(seq)
+    }
+
+    /// Best effort after a failed append: the file ends after the last whole record again.
+    /// (Should this fail too, the next open cuts the partial record as a torn tail.)
+    fn rewind_to_len(&mut self) {
+        let _ = self.file.set_len(self.len_bytes);
+        let _ = self.file.seek(SeekFrom::Start(self.len_bytes));
     }
 
     /// A second handle on the journal file, for fsyncs outside the lock that serialises

@@ -37,7 +37,8 @@ pub enum StoreError {
 impl StoreError {
     pub(crate) fn from_io(e: std::io::Error, what: &str) -> StoreError {
         match e.raw_os_error() {
-            Some(libc::ENOSPC) | Some(libc::EDQUOT) => {
+            // EFBIG: a file-size limit (`ulimit -f`) says the same: no room for this write.
+            Some(libc::ENOSPC) | Some(libc::EDQUOT) | Some(libc::EFBIG) => {
                 StoreError::NoSpace(format!("{what}: the disk is full ({e}); free space and retry, nothing acknowledged was lost"))
             }
             _ => StoreError::Io(format!("{what}: {e}")),

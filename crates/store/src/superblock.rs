@@ -165,7 +165,8 @@ pub fn write_checked<T: Serialize>(path: &Path, kind: &str, value: &T) -> Result
     );
     let mut all = header.into_bytes();
     all.extend_from_slice(&body);
-    write_atomic(path, &all).map_err(|e| StoreError::Io(format!("writing {}: {e}", path.display())))
+    write_atomic(path, &all)
+        .map_err(|e| StoreError::from_io(e, &format!("writing {}", path.display())))
 }
 
 /// Read and check a file written by [`write_checked`].
@@ -223,10 +224,14 @@ pub fn read_checked<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T, S
 /// Write a file so that a crash leaves either the old or the new content.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let tmp = path.with_extension("tmp");
-    {
-        let mut f = File::create(&tmp)?;
+    let written = File::create(&tmp).and_then(|mut f| {
         f.write_all(bytes)?;
-        f.sync_all()?;
+        f.sync_all()
+    });
+    if let Err(e) = written {
+        // A full disk: the partial copy would only take room the next try needs.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
     std::fs::rename(&tmp, path)?;
     let parent = path

@@ -232,6 +232,9 @@ pub struct Status {
     pub element_bytes: usize,
     pub write_path: String,
     pub files: usize,
+    /// Why the store cannot be used until it is reopened (an interrupted operation waits
+    /// for its recovery, see [`Store::open_for_status`]); `None` when it can.
+    pub recovery_pending: Option<String>,
 }
 
 /// A damaged element found by scrub.
@@ -886,7 +889,16 @@ impl Store {
 
     /// Open a store, replay its journal and recover from an interrupted run if needed.
     pub fn open_with(dir: &Path, options: OpenOptions) -> Result<Store, StoreError> {
-        Store::open_inner(dir, options, None)
+        Store::open_inner(dir, options, None, false)
+    }
+
+    /// Open only to look: where recovery must run but more OSSs are unavailable than the
+    /// code tolerates (so `open` refuses, waiting for them: a missing mount is the likely
+    /// cause), the store opens without recovering, refuses every operation, and `status`
+    /// lists each OSS's health and says why (`Status::recovery_pending`). Why: `status` is
+    /// the command that tells which OSSs are missing; it failed in just that case.
+    pub fn open_for_status(dir: &Path) -> Result<Store, StoreError> {
+        Store::open_inner(dir, OpenOptions::default(), None, true)
     }
 
     /// Open a store whose OSSs are the caller's backends (for example clients of remote OSS
@@ -899,13 +911,14 @@ impl Store {
         options: OpenOptions,
         backends: Vec<Box<dyn Backend>>,
     ) -> Result<Store, StoreError> {
-        Store::open_inner(dir, options, Some(backends))
+        Store::open_inner(dir, options, Some(backends), false)
     }
 
     fn open_inner(
         dir: &Path,
         options: OpenOptions,
         supplied: Option<Vec<Box<dyn Backend>>>,
+        only_to_look: bool,
     ) -> Result<Store, StoreError> {
         let sb = Superblock::load(dir)?;
         let lock_file = lock_dir(dir)?;
@@ -1146,6 +1159,13 @@ impl Store {
                 // the likely cause is a missing mount. Wait for them, changing nothing.
                 let down = store.unavailable_set(&core);
                 if down.len() > store.tolerance() {
+                    if only_to_look {
+                        // Nothing recovered, nothing written: every operation refuses
+                        // (`check_usable`) and close writes no checkpoint.
+                        drop(core);
+                        store.poisoned.store(true, Ordering::SeqCst);
+                        return Ok(store);
+                    }
                     return Err(store.too_many_unavailable(&down));
                 }
                 // Durable plans whose completion the planner never heard (a crash between
@@ -1737,7 +1757,10 @@ impl Store {
             // The timers' plans first: the room this write asks for must not be what they
             // then lack.
             let reserved = match self.reserve(&tick_plans) {
-                Ok(()) => self.reserve(&plans).map_err(|e| (e, true)),
+                Ok(()) => self
+                    .reserve(&plans)
+                    .and_then(|()| self.reserve_home_of_cached(file, offset_bytes, write.len_bytes))
+                    .map_err(|e| (e, true)),
                 Err(e) => Err((e, false)),
             };
             if let Err((e, tick_plans_fit)) = reserved {
@@ -1852,6 +1875,70 @@ impl Store {
             let b = &self.backends[oss];
             if !b.healthy() {
                 continue; // a failed OSS: its writes are skipped (degraded mode)
+            }
+            let keys: Vec<ElementKey> = keys.into_iter().collect();
+            b.reserve(&keys).map_err(|e| match e {
+                crate::backend::BackendError::NoSpace { .. } => StoreError::NoSpace(format!("{e}")),
+                other => StoreError::Backend(other),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// WCL and delayed: reserve the home slots (every data and parity element) of the
+    /// stripes a write lands in, when it is admitted into the cache zone. Why (review s4e
+    /// E6): a settle, a destage or a window's END moves cached bytes home and writes every
+    /// element of their stripes; on a nearly full OSS those home slots could not be
+    /// allocated any more, and the acknowledged bytes were stuck in the cache zone (every
+    /// later settle failed, also the one `rm` needs to free space). Reserved at admission,
+    /// a full OSS refuses the write (nothing written) and whatever is acknowledged can
+    /// always go home. Slots already allocated cost one `fstat` each.
+    fn reserve_home_of_cached(
+        &self,
+        file: u64,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<(), StoreError> {
+        if !matches!(self.kind, StrategyKind::Wcl | StrategyKind::Delayed) || len_bytes == 0 {
+            return Ok(());
+        }
+        let sdb = self.layout.stripe_data_bytes();
+        let first = offset_bytes / sdb;
+        let last = (offset_bytes + len_bytes - 1) / sdb;
+        assert!(first <= last);
+        let stripes: BTreeSet<(u64, u64)> = (first..=last).map(|s| (file, s)).collect();
+        self.reserve_home_stripes(&stripes)
+    }
+
+    /// Reserve every home slot (data and parity) of `stripes` on the OSSs that are up
+    /// (a failed OSS takes no writes: a rebuild allocates its slots).
+    pub(super) fn reserve_home_stripes(
+        &self,
+        stripes: &BTreeSet<(u64, u64)>,
+    ) -> Result<(), StoreError> {
+        let g = self.layout.geometry();
+        let mut per_oss: BTreeMap<usize, BTreeSet<ElementKey>> = BTreeMap::new();
+        for &(file, stripe) in stripes {
+            for col in 0..g.cols {
+                for row in 0..g.rows {
+                    if let Some((oss, key)) = self.home_key(file, stripe, Pos { row, col }) {
+                        per_oss.entry(oss).or_default().insert(key);
+                    }
+                }
+            }
+        }
+        self.reserve_keys(per_oss)
+    }
+
+    /// Reserve `keys` on each OSS that is up; a full one is `NoSpace`.
+    pub(super) fn reserve_keys(
+        &self,
+        per_oss: BTreeMap<usize, BTreeSet<ElementKey>>,
+    ) -> Result<(), StoreError> {
+        for (oss, keys) in per_oss {
+            let b = &self.backends[oss];
+            if !b.healthy() {
+                continue;
             }
             let keys: Vec<ElementKey> = keys.into_iter().collect();
             b.reserve(&keys).map_err(|e| match e {
@@ -2187,14 +2274,50 @@ impl Store {
     }
 
     /// Close the store: if nothing waits in the cache zone and no window is open, restart the
-    /// planner (dropping the input log); checkpoint.
+    /// planner (dropping the input log); checkpoint. A checkpoint that cannot be written
+    /// (a full metadata disk) is not an error when the journal is durable: see
+    /// [`Store::close_with_warnings`].
     pub fn close(self) -> Result<(), StoreError> {
+        self.close_with_warnings().map(|_| ())
+    }
+
+    /// `close`, returning what could not be done without losing anything (a checkpoint
+    /// not written) for the caller to tell the user. Why (review s4e E1): on a full
+    /// metadata disk every command, even `get` and `status`, failed after its output when
+    /// its close could not write the state checkpoint, so scripts took good reads for
+    /// failed ones. The checkpoint only shortens the journal and saves the operation
+    /// counters: once every journaled record is synced, the next open replays the journal
+    /// to the same state, so nothing is lost without it.
+    pub fn close_with_warnings(self) -> Result<Vec<String>, StoreError> {
         if self.poisoned.load(Ordering::SeqCst) {
-            return Ok(()); // the next open recovers
+            return Ok(Vec::new()); // the next open recovers
         }
         let mut core = self.core.lock();
+        let closed = self.close_locked(&mut core);
+        let Err(err) = closed else {
+            return Ok(Vec::new());
+        };
+        // A settle that began and failed poisoned the store: that is not a checkpoint.
+        let checkpoint_only = !self.poisoned.load(Ordering::SeqCst);
+        if !checkpoint_only || !matches!(err, StoreError::NoSpace(_) | StoreError::Io(_)) {
+            return Err(err);
+        }
+        // The journal holds every record this process made: durable, it is enough.
+        if let Err(sync_err) = core.journal.sync() {
+            return Err(StoreError::Io(format!(
+                "{err}; and the journal could not be synced either ({sync_err}): changes since the last checkpoint may not be durable"
+            )));
+        }
+        Ok(vec![format!(
+            "the state checkpoint was not written ({err}); nothing is lost: the journal {} holds every change and the next command replays it. Free space on the disk holding {} so that checkpoints (which keep the journal short) work again",
+            self.dir.join(JOURNAL_FILE).display(),
+            self.dir.display()
+        )])
+    }
+
+    fn close_locked(&self, core: &mut Core) -> Result<(), StoreError> {
         // Both ways below forget the planner's view: lost window bytes must be on record.
-        self.record_losses(&mut core)?;
+        self.record_losses(core)?;
         let all_durable = {
             let done = self.done.lock();
             core.state.durable.iter().all(|p| done.contains(p))
@@ -2203,21 +2326,21 @@ impl Store {
         if quiet {
             let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
             for f in files {
-                if !self.cached_extents(&core, f)?.is_empty() {
+                if !self.cached_extents(core, f)?.is_empty() {
                     quiet = false;
                     break;
                 }
             }
         }
         if quiet && !core.state.inputs.is_empty() {
-            self.journal(&mut core, Rec::PlannerReset, true)?;
+            self.journal(core, Rec::PlannerReset, true)?;
             core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
         } else if all_durable && core.state.inputs.len() > PLANNER_INPUTS_MAX {
             // The input log would make every open slow: settle (everything home with
             // parity, windows stay open) and start a new, empty log.
-            return self.settle(&mut core, BTreeSet::new());
+            return self.settle(core, BTreeSet::new());
         }
-        self.checkpoint_locked(&mut core)
+        self.checkpoint_locked(core)
     }
 
     // ---------------------------------------------------------------- status
@@ -2232,6 +2355,15 @@ impl Store {
     }
 
     pub fn status(&self) -> Result<Status, StoreError> {
+        let recovery_pending = self.poisoned.load(Ordering::SeqCst).then(|| {
+            let core = self.core.lock();
+            let down = self.unavailable_set(&core);
+            if down.len() > self.tolerance() {
+                self.too_many_unavailable(&down).to_string()
+            } else {
+                "an operation failed half way: the next open of the store recovers it".into()
+            }
+        });
         let mut problems: BTreeMap<usize, String> = self.oss_problems().into_iter().collect();
         let core = self.core.lock();
         let ops = self.ops.lock();
@@ -2316,6 +2448,7 @@ impl Store {
                 .keys()
                 .filter(|n| !n.contains('\0'))
                 .count(),
+            recovery_pending,
         })
     }
 

@@ -1001,12 +1001,17 @@ impl Store {
         in_flight: InFlight,
     ) -> Result<(), StoreError> {
         crate::torture::settling(true);
-        let result = self.settle_inner(core, stripes, in_flight);
+        let mut begun = false;
+        let result = self.settle_inner(core, stripes, in_flight, &mut begun);
         crate::torture::settling(false);
-        if result.is_err() {
+        if result.is_err() && begun {
             // Half settled: only a reopen (which finishes the settle) may go on.
             self.poisoned.store(true, Ordering::SeqCst);
         }
+        // Failed before its `SettleBegin` (no room for its home writes): nothing of the
+        // store changed, the cached bytes stay where they are, readable, and no open
+        // redoes this settle (review s4e E6: one that began and failed on a full OSS was
+        // redone, and failed, at every later open, also of `get` and `status`).
         result
     }
 
@@ -1015,6 +1020,7 @@ impl Store {
         core: &mut Core,
         mut stripes: BTreeSet<(u64, u64)>,
         mut in_flight: InFlight,
+        begun: &mut bool,
     ) -> Result<(), StoreError> {
         // Every home write below skips an OSS that is down: on record first (review s4e E12).
         self.fail_down_osses_on_record(core, true)?;
@@ -1068,6 +1074,10 @@ impl Store {
                 }
             }
         }
+        // Room for every home write (and settle copy) first: a full OSS stops the settle
+        // here, before anything changed, with a message that says what to do.
+        self.reserve_settle(core, &stripes, &cached)?;
+        *begun = true;
         // Durably name the stripes before the first write (a second crash finds them).
         let listed: Vec<(u64, u64)> = stripes.iter().copied().collect();
         for chunk in listed.chunks(SETTLE_RECORD_STRIPES_MAX) {
@@ -1316,6 +1326,51 @@ impl Store {
         *self.cache_stripes.lock() = exec::CacheStripes::default();
         self.restart_windows(core)?;
         self.checkpoint_locked(core)
+    }
+
+    /// Reserve the slots a settle of `stripes` writes: every home element of a known
+    /// file's stripe on the OSSs that are up, and the settle copies of degraded stripes
+    /// with cached bytes (see `write_settle_copies`). `NoSpace` names the full OSS, says
+    /// that nothing changed and what to do.
+    fn reserve_settle(
+        &self,
+        core: &Core,
+        stripes: &BTreeSet<(u64, u64)>,
+        cached: &BTreeMap<(u64, u64), Vec<exaraid_plan::Extent>>,
+    ) -> Result<(), StoreError> {
+        let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
+        let home: BTreeSet<(u64, u64)> = stripes
+            .iter()
+            .copied()
+            .filter(|(file, _)| known.contains(file))
+            .collect();
+        let g = self.layout.geometry();
+        let mut copies: BTreeMap<usize, BTreeSet<ElementKey>> = BTreeMap::new();
+        for (&(file, stripe), extents) in cached {
+            if extents.is_empty() || !known.contains(&file) {
+                continue;
+            }
+            for col in 0..g.cols {
+                for row in 0..g.rows {
+                    let pos = Pos { row, col };
+                    let failed = &core.state.failed_oss;
+                    if let Some((oss, key, header)) =
+                        self.settle_copy_key(failed, file, stripe, pos)
+                    {
+                        copies.entry(oss).or_default().extend([key, header]);
+                    }
+                }
+            }
+        }
+        let reserved = self
+            .reserve_home_stripes(&home)
+            .and_then(|()| self.reserve_keys(copies));
+        match reserved {
+            Err(StoreError::NoSpace(why)) => Err(StoreError::NoSpace(format!(
+                "moving the cached bytes home with parity (a settle: `rm` of a file with cached bytes, `flush`, `rebuild`, a window's END, or past the bound on unprotected bytes) needs room that is not there: {why}. Nothing was changed: the cached bytes stay in the cache zone and read as before. Free space on that disk (or grow it), or `exaraid store rm` a file that has no bytes waiting for parity, then retry"
+            ))),
+            other => other,
+        }
     }
 
     /// Zeros for the bytes of a home stripe's data elements that the file never wrote
