@@ -970,7 +970,8 @@ impl Store {
             );
         }
         let mut read_bytes: Vec<Option<Vec<u8>>> = vec![None; n];
-        for (i, bytes) in self.run_steps(plan, &reads, &[])? {
+        let nothing_to_copy = |_oss: usize| Ok(());
+        for (i, bytes) in self.run_steps(plan, &reads, &[], &nothing_to_copy)? {
             read_bytes[i] = Some(bytes.expect("a read step returns its bytes"));
         }
         let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
@@ -983,6 +984,10 @@ impl Store {
             self.resolve(plan, source, len, client, &read_bytes, &mut computed)
         })?;
         self.heal_unread_edge_blocks(plan)?;
+        // An OSS that goes down under one of the writes below: what the plan holds of it in
+        // memory is journaled before its failure goes on record (review E11 item 2).
+        let copy_failing =
+            |oss: usize| self.copy_columns_of_failing_oss(plan, client, &read_bytes, oss);
         let waves = depth.iter().copied().max().map_or(0, |d| d + 1);
         for wave in 0..waves {
             let writes: Vec<usize> = (0..n)
@@ -1009,7 +1014,7 @@ impl Store {
                 assert_eq!(bytes.len() as u64, step.len_bytes);
                 write_bytes.push((i, bytes));
             }
-            self.run_steps(plan, &writes, &write_bytes)?;
+            self.run_steps(plan, &writes, &write_bytes, &copy_failing)?;
         }
         Ok(())
     }
@@ -1018,12 +1023,14 @@ impl Store {
     /// than one; the steps of one OSS run in order (two steps may share a checksum block of
     /// one element, and a device serves its queue anyway). Returns each step with its read
     /// bytes, or the error of the first step (in plan order) that failed; after a failure no
-    /// step that has not started yet starts, on any OSS.
+    /// step that has not started yet starts, on any OSS. `copy_failing` runs before a write
+    /// step records its OSS failed (see `write_step`).
     fn run_steps(
         &self,
         plan: &IoPlan,
         steps: &[usize],
         write_bytes: &[(usize, Vec<u8>)],
+        copy_failing: &(dyn Fn(usize) -> Result<(), StoreError> + Sync),
     ) -> Result<StepOutputs, StoreError> {
         let run = |i: usize| -> Result<Option<Vec<u8>>, StoreError> {
             let step = &plan.steps[i];
@@ -1034,7 +1041,7 @@ impl Store {
                         .iter()
                         .find(|(w, _)| *w == i)
                         .expect("a write step's bytes are resolved before it runs");
-                    self.write_step(step, bytes).map(|_| None)
+                    self.write_step(step, bytes, copy_failing).map(|_| None)
                 }
             }
         };
@@ -1524,7 +1531,16 @@ impl Store {
         }
     }
 
-    pub(super) fn write_step(&self, step: &Step, bytes: &[u8]) -> Result<(), StoreError> {
+    /// One write step. An OSS found down (not answering, or failing as unavailable over
+    /// `IO_TRIES_MAX` tries) is recorded failed and the step skips it (parity carries its
+    /// element); `copy_failing(oss)` runs first, so that what the plan holds of that OSS
+    /// in memory is journaled before the failure is (`copy_columns_of_failing_oss`).
+    pub(super) fn write_step(
+        &self,
+        step: &Step,
+        bytes: &[u8],
+        copy_failing: &(dyn Fn(usize) -> Result<(), StoreError> + Sync),
+    ) -> Result<(), StoreError> {
         assert_eq!(bytes.len() as u64, step.len_bytes);
         self.count(
             step.oss,
@@ -1535,6 +1551,7 @@ impl Store {
         self.emulate_device(step.oss, Op::Write, step.len_bytes);
         let b = &self.backends[step.oss];
         if !b.healthy() {
+            copy_failing(step.oss)?;
             return self.note_failed(step.oss); // degraded write: parity carries this element
         }
         let e = self.sb.element_bytes as u64;
@@ -1559,7 +1576,10 @@ impl Store {
                     Err(err) if err.is_unavailable() && b.healthy() && tries < IO_TRIES_MAX => {
                         tries += 1;
                     }
-                    Err(err) if err.is_unavailable() => return self.note_failed(step.oss),
+                    Err(err) if err.is_unavailable() => {
+                        copy_failing(step.oss)?;
+                        return self.note_failed(step.oss);
+                    }
                     Err(err) => return Err(err.into()),
                 }
             }

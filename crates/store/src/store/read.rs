@@ -92,9 +92,14 @@ impl Store {
                 between_plans: false,
             };
             self.journal(&mut core, rec, true)?;
+            // Only now: a write that finds an OSS failed on record down again has nothing
+            // new to record (the first record did), and a window's move home right after
+            // its END parity plan must not record that plan's kept bytes lost while the
+            // planner has not heard of the plan's completion yet (a read in flight defers
+            // it), after its `Durable` record dropped their copies (review E11 item 2).
+            self.record_losses(&mut core)?;
         }
         self.absorbed_failures.lock().clear();
-        self.record_losses(&mut core)?;
         let failed = core.state.failed_oss.len();
         let tolerance = self.tolerance();
         if failed > tolerance {

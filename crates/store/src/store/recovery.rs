@@ -99,9 +99,13 @@
 //! plan's writes on a stripe where a later plan is durable are whole (that plan ran after
 //! them), so they are not in flight there. Failures are recorded only between such plans
 //! (`fail_oss`, review H6), so every copy check sees every OSS failed before the plan's
-//! first write. The
+//! first write. An OSS that dies by itself under the plan's writes is recorded failed
+//! mid-plan (`note_failed`); the plan first journals what it holds of that OSS
+//! (`copy_columns_of_failing_oss`: bytes it read, bytes decoded from its reads and the
+//! columns it leaves alone, its own new bytes) in the same record. The
 //! parity plan of a delayed window's END rewrites parity beside the failed column the same
-//! way, and copies it the same way (review H5).
+//! way, and copies it the same way (review H5); its window bytes read from the dying OSS's
+//! cache zone are copied too (`cache: true`; review E11 item 2).
 //!
 //! A WCL write with a failed OSS has it in the cache zone (issue #4 D5): the failed OSS's
 //! acknowledged cached bytes exist only as a decode of their cache stripe, whose data and
@@ -1970,40 +1974,331 @@ impl Store {
         if !degraded && copies.is_empty() {
             return Ok(());
         }
+        self.journal_copies(&mut self.core.lock(), plan.id, copies)
+    }
+
+    /// Journal `copies` for plan `plan`: records of at most `FAILED_COPY_RECORD_BYTES_MAX`
+    /// copied bytes (a copy is at most one element), one sync after the last (one empty
+    /// record when there is nothing to copy: it still says the plan may have written).
+    fn journal_copies(
+        &self,
+        core: &mut Core,
+        plan: PlanId,
+        copies: Vec<crate::state::FailedColumnCopy>,
+    ) -> Result<(), StoreError> {
+        assert!(self.sb.element_bytes <= FAILED_COPY_RECORD_BYTES_MAX);
         if copies.is_empty() {
-            let rec = Rec::FailedColumnCopy {
-                plan: plan.id,
-                copies,
-            };
-            return self.journal(&mut self.core.lock(), rec, true);
+            let rec = Rec::FailedColumnCopy { plan, copies };
+            return self.journal(core, rec, true);
         }
-        // Records of at most `FAILED_COPY_RECORD_BYTES_MAX` copied bytes (a copy is at most one
-        // element), one sync after the last: durable before the plan's first write.
-        assert!(e as usize <= FAILED_COPY_RECORD_BYTES_MAX);
-        let mut core = self.core.lock();
         let mut batch: Vec<crate::state::FailedColumnCopy> = Vec::new();
         let mut batch_bytes = 0usize;
         let count = copies.len();
         for (n, c) in copies.into_iter().enumerate() {
+            assert!(
+                c.bytes.len() <= self.sb.element_bytes,
+                "a copy within one element"
+            );
             if batch_bytes + c.bytes.len() > FAILED_COPY_RECORD_BYTES_MAX {
                 let rec = Rec::FailedColumnCopy {
-                    plan: plan.id,
+                    plan,
                     copies: std::mem::take(&mut batch),
                 };
-                self.journal(&mut core, rec, false)?;
+                self.journal(core, rec, false)?;
                 batch_bytes = 0;
             }
             batch_bytes += c.bytes.len();
             batch.push(c);
             if n + 1 == count {
                 let rec = Rec::FailedColumnCopy {
-                    plan: plan.id,
+                    plan,
                     copies: std::mem::take(&mut batch),
                 };
-                self.journal(&mut core, rec, true)?;
+                self.journal(core, rec, true)?;
             }
         }
         Ok(())
+    }
+
+    /// Plan `plan` found OSS `oss` down half way through its writes (after its copy check
+    /// in `copy_failed_columns`, which saw it healthy): before that failure goes on record,
+    /// journal (synced) the bytes of `oss`'s data columns that the plan holds in memory, so
+    /// a crash after the record finds them as copies of a cut plan (`recover` lays them over
+    /// their stripes), and the failure loses none of them. Called once per OSS and plan,
+    /// while the plan's writes run (its reads are done: `read_bytes`).
+    /// - A delayed window's bytes the plan read from the cache zone of `oss` (the parity
+    ///   plan of END or of a timeout reads every byte of its window before its first write):
+    ///   their only copy was on `oss`. Copied as cache bytes (`cache: true`): the settle moves
+    ///   them home like cached bytes it read, and `planner_lost` does not count them lost
+    ///   (review E11 item 2: END recorded them lost and failed naming them).
+    /// - Home data of `oss` at the blocks the plan's writes tie, where those writes on the
+    ///   other columns leave data and parity of different versions (the H6 remainder): the
+    ///   bytes the plan read of it (a reconstruct-write reads the columns it does not
+    ///   write), decoded from the stripe as it was before the plan's first write where it
+    ///   did not read them (`decode_columns_of_failing_oss`: a read-modify-write reads only
+    ///   the columns it writes), and the plan's own new bytes for it (never acknowledged:
+    ///   old or new bytes are both true; the newest copy wins).
+    ///
+    /// Nothing is copied for an OSS already failed on record (the plan's copy check covered
+    /// it), for plans that copy no failed column (moves home: their bytes are elsewhere too),
+    /// or for staging files of a `put` (dropped at every open).
+    pub(super) fn copy_columns_of_failing_oss(
+        &self,
+        plan: &IoPlan,
+        client: Option<(&exaraid_plan::ClientWrite, &[u8])>,
+        read_bytes: &[Option<Vec<u8>>],
+        oss: usize,
+    ) -> Result<(), StoreError> {
+        if self.tolerance() == 0 || !copies_failed_columns(&plan.cause) {
+            return Ok(());
+        }
+        let wanted = |s: &exaraid_plan::Step| {
+            s.oss == oss
+                && match (s.op, s.zone) {
+                    (Op::Read, PlanZone::Cache) => self.kind == StrategyKind::Delayed,
+                    (_, PlanZone::Data) => true,
+                    _ => false,
+                }
+        };
+        let staging: BTreeSet<u64> = {
+            let core = self.core.lock();
+            if core.state.failed_oss.contains(&oss) {
+                return Ok(()); // its failure is on record: the plan's copy check covered it
+            }
+            let files = core.state.files.iter();
+            files
+                .filter(|(name, _)| name.contains('\0'))
+                .map(|(_, m)| m.id)
+                .collect()
+        };
+        let staging = |file: u64| staging.contains(&file);
+        // Oldest first: bytes of `oss` decoded from what the plan read and what its writes
+        // leave alone, then the bytes it read of `oss`, then its own new bytes.
+        let mut old = self.decode_columns_of_failing_oss(plan, read_bytes, oss, &staging)?;
+        let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
+        let mut new: Vec<crate::state::FailedColumnCopy> = Vec::new();
+        for (i, step) in plan.steps.iter().enumerate().filter(|(_, s)| wanted(s)) {
+            if staging(step.file) {
+                continue;
+            }
+            let mut at = 0usize;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let n = el.len_bytes as usize;
+                at += n;
+                if n == 0 || !matches!(el.cell, Cell::Data(_)) {
+                    continue;
+                }
+                let bytes = match step.op {
+                    Op::Read => read_bytes[i]
+                        .as_ref()
+                        .expect("every read of a plan runs before its first write")
+                        [at - n..at]
+                        .to_vec(),
+                    Op::Write => {
+                        let source = piece.source.expect("write pieces name their bytes");
+                        self.resolve(
+                            plan,
+                            source,
+                            el.len_bytes,
+                            client,
+                            read_bytes,
+                            &mut computed,
+                        )?
+                    }
+                };
+                assert_eq!(bytes.len(), n);
+                let copy = crate::state::FailedColumnCopy {
+                    file: step.file,
+                    stripe: el.stripe,
+                    row: el.pos.row,
+                    col: el.pos.col,
+                    offset_bytes: el.offset_bytes,
+                    bytes,
+                    cache: step.zone == PlanZone::Cache,
+                };
+                match step.op {
+                    Op::Read => old.push(copy),
+                    Op::Write => new.push(copy),
+                }
+            }
+        }
+        if old.is_empty() && new.is_empty() {
+            return Ok(());
+        }
+        // One copy per run of known bytes of an element (the newest bytes laid last). Why:
+        // recovery takes a block as known only where one copy covers it whole, and a
+        // block is often read in part and written in part.
+        let e = self.sb.element_bytes;
+        type Slot = (u64, u64, usize, usize, bool);
+        let mut merged: BTreeMap<Slot, (Vec<u8>, Ranges)> = BTreeMap::new();
+        for c in old.into_iter().chain(new) {
+            let slot = (c.file, c.stripe, c.row, c.col, c.cache);
+            let (bytes, known) = merged
+                .entry(slot)
+                .or_insert_with(|| (vec![0u8; e], Vec::new()));
+            let (a, z) = (
+                c.offset_bytes as usize,
+                c.offset_bytes as usize + c.bytes.len(),
+            );
+            assert!(a < z && z <= e, "a copy within one element");
+            bytes[a..z].copy_from_slice(&c.bytes);
+            crate::state::add_range(known, a as u64, z as u64);
+        }
+        let mut copies = Vec::new();
+        for ((file, stripe, row, col, cache), (bytes, known)) in merged {
+            for (a, z) in known {
+                copies.push(crate::state::FailedColumnCopy {
+                    file,
+                    stripe,
+                    row,
+                    col,
+                    offset_bytes: a,
+                    bytes: bytes[a as usize..z as usize].to_vec(),
+                    cache,
+                });
+            }
+        }
+        self.journal_copies(&mut self.core.lock(), plan.id, copies)
+    }
+
+    /// For `copy_columns_of_failing_oss`: the true bytes of the data elements of OSS `oss`
+    /// in the home stripes plan `plan` writes, at the 4 KiB blocks its writes tie, decoded
+    /// from the stripe as it was before the plan's first write: the plan's reads (old data
+    /// and parity of a read-modify-write) where it writes, the disk where it does not (the
+    /// plan holds the stripes' locks: nothing else changes them; its own writes elsewhere
+    /// in a block change no byte outside their ranges). Why: a read-modify-write never
+    /// reads the other data columns, so without this the dead OSS's acknowledged bytes at
+    /// the plan's offsets were decodable only from a half-rewritten stripe after a crash
+    /// (the H6 remainder). A block whose other columns are not all known (a column the plan
+    /// writes without reading its old bytes, a failed OSS, rot) beyond the code's tolerance
+    /// is left out: nothing true is known of it here.
+    fn decode_columns_of_failing_oss(
+        &self,
+        plan: &IoPlan,
+        read_bytes: &[Option<Vec<u8>>],
+        oss: usize,
+        staging: &dyn Fn(u64) -> bool,
+    ) -> Result<Vec<crate::state::FailedColumnCopy>, StoreError> {
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        // Per home stripe: the block ranges the plan's writes tie (every column at those
+        // offsets), and per element the ranges it writes and the old bytes it read.
+        let mut touched: BTreeMap<(u64, u64), Ranges> = BTreeMap::new();
+        let mut wrote: BTreeMap<(u64, u64, Pos), Ranges> = BTreeMap::new();
+        let mut read: BTreeMap<(u64, u64, Pos), Vec<(usize, &[u8])>> = BTreeMap::new();
+        for (i, step) in plan.steps.iter().enumerate() {
+            if step.zone == PlanZone::Cache || staging(step.file) {
+                continue;
+            }
+            let mut at = 0usize;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let n = el.len_bytes as usize;
+                at += n;
+                if n == 0 {
+                    continue;
+                }
+                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                assert!(z as usize <= e, "a piece within one element");
+                let slot = (step.file, el.stripe, el.pos);
+                match step.op {
+                    Op::Write => {
+                        let t = touched.entry((step.file, el.stripe)).or_default();
+                        let (ba, bz) = (a / block as u64, z.div_ceil(block as u64));
+                        crate::state::add_range(t, ba * block as u64, bz * block as u64);
+                        crate::state::add_range(wrote.entry(slot).or_default(), a, z);
+                    }
+                    Op::Read => {
+                        let bytes = read_bytes[i]
+                            .as_ref()
+                            .expect("every read of a plan runs before its first write");
+                        read.entry(slot)
+                            .or_default()
+                            .push((a as usize, &bytes[at - n..at]));
+                    }
+                }
+            }
+        }
+        let none: Ranges = Vec::new();
+        let mut copies = Vec::new();
+        for ((file, stripe), ranges) in touched {
+            let mine: Vec<Pos> = (0..g.cols)
+                .filter(|&col| self.layout.oss_of(file, stripe, col) == oss)
+                .flat_map(|col| (0..g.rows).map(move |row| Pos { row, col }))
+                .filter(|&pos| matches!(g.cell(pos), Cell::Data(_)))
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            // The stripe before the plan, and per element the byte ranges known of it.
+            let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
+            let mut known: BTreeMap<Pos, Ranges> = BTreeMap::new();
+            for col in 0..g.cols {
+                for row in 0..g.rows {
+                    let pos = Pos { row, col };
+                    let Some((holder, key)) = self.home_key(file, stripe, pos) else {
+                        continue;
+                    };
+                    let slot = (file, stripe, pos);
+                    let written = wrote.get(&slot).unwrap_or(&none);
+                    let mut k: Ranges = Vec::new();
+                    if holder != oss && self.backends[holder].healthy() {
+                        // Unverified: a block the plan is writing right now may fail its
+                        // checksum half way; its bytes outside the write are the old ones
+                        // (the write's edge blocks were verified before the first write).
+                        if let Ok(failed) =
+                            self.backends[holder].read_unverified(key, buf.element_mut(pos))
+                        {
+                            k.push((0, e as u64));
+                            for i in failed {
+                                let (a, z) = ((i * block) as u64, ((i + 1) * block) as u64);
+                                if !overlaps(written, a, z) {
+                                    crate::state::sub_range(&mut k, a, z); // rot: unknown
+                                }
+                            }
+                        }
+                        for &(a, z) in written {
+                            crate::state::sub_range(&mut k, a, z);
+                        }
+                    }
+                    for &(a, bytes) in read.get(&slot).map(|r| r.as_slice()).unwrap_or(&[]) {
+                        buf.element_mut(pos)[a..a + bytes.len()].copy_from_slice(bytes);
+                        crate::state::add_range(&mut k, a as u64, (a + bytes.len()) as u64);
+                    }
+                    known.insert(pos, k);
+                }
+            }
+            for &(a, z) in &ranges {
+                for i in (a as usize / block)..(z as usize / block) {
+                    let (ba, bz) = ((i * block) as u64, ((i + 1) * block) as u64);
+                    let mut erased: Vec<usize> = known
+                        .iter()
+                        .filter(|(_, k)| !outside(k, ba, bz).is_empty())
+                        .map(|(p, _)| p.col)
+                        .collect();
+                    erased.extend(mine.iter().map(|p| p.col));
+                    erased.sort_unstable();
+                    erased.dedup();
+                    let Some(row) = self.decode_block(&buf, i, &erased) else {
+                        continue; // beyond the tolerance: nothing true is known here
+                    };
+                    for &pos in &mine {
+                        copies.push(crate::state::FailedColumnCopy {
+                            file,
+                            stripe,
+                            row: pos.row,
+                            col: pos.col,
+                            offset_bytes: ba,
+                            bytes: row.element(pos).to_vec(),
+                            cache: false,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(copies)
     }
 
     /// `copy_failed_columns` for the WCL cache zone (issue #4 D5): before plan `plan` writes

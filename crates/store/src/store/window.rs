@@ -13,7 +13,10 @@
 //!    open. So no plan ever reads a lost byte, and no failure makes the store unusable.
 //! 3. A window write whose only copy would go to a failed OSS is refused (`write_chunk`):
 //!    acknowledging it would store it nowhere.
-//! 4. END closes the window like any END and then fails naming every range it lost.
+//! 4. END closes the window like any END and then fails naming every range it lost. An OSS
+//!    that fails during END itself takes none of the bytes END read: its parity plan
+//!    journals them before the failure goes on record (`copy_columns_of_failing_oss`), and
+//!    `planner_lost` counts them kept (review E11 item 2).
 
 use super::*;
 
@@ -145,16 +148,26 @@ impl Store {
         if self.kind != StrategyKind::Delayed || !self.any_oss_failed(core) {
             return Vec::new(); // fast path: only a failed OSS loses window bytes
         }
+        let kept = self.kept_window_bytes(core);
+        let none: Vec<(u64, u64)> = Vec::new();
         core.strategy
             .unprotected()
             .into_iter()
             // Recorded failures only: an OSS merely unavailable now (a missing mount) may
             // come back with its bytes; a write or END records its failure first.
             .filter(|u| core.state.failed_oss.contains(&u.oss))
-            .map(|u| LostRange {
+            .flat_map(|u| {
+                let (a, z) = (u.file_offset_bytes, u.file_offset_bytes + u.len_bytes);
+                let mut left = vec![(a, z)];
+                for &(p, q) in kept.get(&u.file).unwrap_or(&none) {
+                    crate::state::sub_range(&mut left, p, q);
+                }
+                left.into_iter().map(move |(a, z)| (u, a, z))
+            })
+            .map(|(u, a, z)| LostRange {
                 file: u.file,
-                offset_bytes: u.file_offset_bytes,
-                len_bytes: u.len_bytes,
+                offset_bytes: a,
+                len_bytes: z - a,
                 oss: u.oss,
                 token: core
                     .state
@@ -166,6 +179,36 @@ impl Store {
                     .unwrap_or_else(|| format!("#{}", u.window)),
             })
             .collect()
+    }
+
+    /// Per file, the window bytes a parity plan read from an OSS that then failed under it
+    /// and copied into the journal before the failure went on record
+    /// (`copy_columns_of_failing_oss`): not lost, though the planner still holds them only
+    /// on that OSS until the plan is durable (its `Durable` record drops the copies; its
+    /// parity then covers them) or a crash's recovery lays them over their stripes.
+    fn kept_window_bytes(&self, core: &Core) -> BTreeMap<u64, Vec<(u64, u64)>> {
+        let g = self.layout.geometry();
+        let mut kept: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
+        for (_, c) in core
+            .state
+            .failed_column_copies
+            .iter()
+            .filter(|(_, c)| c.cache)
+        {
+            let pos = Pos {
+                row: c.row,
+                col: c.col,
+            };
+            let Cell::Data(d) = g.cell(pos) else {
+                continue;
+            };
+            if c.bytes.is_empty() {
+                continue;
+            }
+            let a = self.layout.file_offset(c.stripe, d, c.offset_bytes);
+            crate::state::add_range(kept.entry(c.file).or_default(), a, a + c.bytes.len() as u64);
+        }
+        kept
     }
 
     pub(super) fn oss_failed(&self, core: &Core, oss: usize) -> bool {
