@@ -331,6 +331,17 @@ impl Store {
                 )));
             }
             assert!(fresh.healthy());
+            // The open-time check (`refuse_rolled_back`) did not see this directory as it is
+            // now (restored from an older copy while the OSS was failed, say).
+            let recorded = self.core.lock().state.oss_generations.get(&oss).copied();
+            let generation = fresh.generation().expect("healthy");
+            if let Some(recorded) = recorded.filter(|&r| generation < r) {
+                return Err(StoreError::BadInput(format!(
+                    "refused, nothing changed: OSS {oss} ({}): {}; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
+                    path.display(),
+                    Store::rolled_back_problem(generation, recorded)
+                )));
+            }
             self.backends[oss] = Box::new(fresh);
         }
         let mut core = self.core.lock();
