@@ -1939,7 +1939,9 @@ mod tests {
         let b = DirBackend::open(dir.path(), &label(), None).unwrap();
         assert_eq!(extents_of(&b), vec![((7, Zone::Data), 6)]);
 
-        let mut damaged = std::fs::read(&log).unwrap();
+        // The first session's log (the second one's appends rewrote the snapshot and
+        // emptied it), with its second record (the generation record) damaged.
+        let mut damaged = intact.clone();
         damaged[EXTENTS_RECORD_BYTES + 13] ^= 0x40;
         std::fs::write(&log, &damaged).unwrap();
         let b = DirBackend::open(dir.path(), &label(), None).unwrap();
