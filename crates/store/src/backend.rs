@@ -180,6 +180,13 @@ pub trait Backend: Send + Sync {
     /// `generation`): from now on it is unavailable, with `why` as its `problem`, until a
     /// rebuild recreates it. Backends without generations never get this call.
     fn set_rolled_back(&self, _why: String) {}
+    /// The slots of a zone file that hold bytes on disk (allocated, not a hole of a sparse
+    /// file), as ascending runs `start..end`, a superset. Why: scrub visits a file's
+    /// never-written stripes only where their slots hold bytes that can rot, never the
+    /// holes of a huge sparse file. Default: none known (scrub visits written stripes only).
+    fn allocated_slots(&self, _object: u64, _zone: Zone) -> Result<Vec<(u64, u64)>, BackendError> {
+        Ok(Vec::new())
+    }
     /// Read `buf.len()` bytes at `offset` of an element, verifying the checksum of every
     /// block touched. Never-written blocks of a slot that exists read as zeros; a slot that
     /// does not exist (zone file missing or shorter than the slot) is `Missing`, so that a
@@ -295,6 +302,8 @@ const EXTENTS_RECORD_RUN_MAX: u64 = (1 << 24) - 1;
 /// however scattered the writes; the gap filled is at most 1/RUNS_MAX of the zone file's
 /// span (a 1 TiB sparse file: a few hundred KiB of crcs, once).
 const EXTENTS_RUNS_PER_ZONE_MAX: usize = 1024;
+/// Runs `allocated_slots` returns at most.
+const ALLOCATED_RUNS_MAX: usize = 1 << 16;
 /// Log records after which the snapshot is rewritten and the log emptied (bounds open time).
 #[cfg(not(test))]
 const EXTENTS_LOG_RECORDS_MAX: u64 = 4096;
@@ -1349,6 +1358,89 @@ impl Backend for DirBackend {
 
     fn set_rolled_back(&self, why: String) {
         let _ = self.rolled_back.set(why);
+    }
+
+    fn allocated_slots(&self, object: u64, zone: Zone) -> Result<Vec<(u64, u64)>, BackendError> {
+        use std::os::unix::io::AsRawFd;
+        self.check_up()?;
+        let Some(file) = self.file(object, zone, false)? else {
+            return Ok(Vec::new());
+        };
+        let meta = file.metadata().map_err(|e| self.map_io(e))?;
+        let len = meta.len();
+        let slot_bytes = self.slot_bytes();
+        // The file-system blocks of the slots ever written: allocated for them. A slot is not
+        // a multiple of a block (its crc area follows the payload), so a written slot's
+        // first and last blocks hold bytes of its neighbours too; those slivers do not make
+        // a neighbour a slot with bytes on disk (else every written run would drag in the
+        // never-written slot beside it).
+        let fs_block = (std::os::unix::fs::MetadataExt::blksize(&meta)).max(1);
+        let explained: Vec<(u64, u64)> = self
+            .extents
+            .lock()
+            .slots
+            .get(&(object, zone))
+            .map(|runs| {
+                runs.0
+                    .iter()
+                    .map(|(&a, &b)| {
+                        let start = a * slot_bytes / fs_block * fs_block;
+                        (start, (b * slot_bytes).div_ceil(fs_block) * fs_block)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut explained = explained.into_iter().peekable();
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        let add = |runs: &mut Vec<(u64, u64)>, data: u64, hole: u64| {
+            let (start, end) = (data / slot_bytes, hole.div_ceil(slot_bytes));
+            let full = runs.len() >= ALLOCATED_RUNS_MAX;
+            match runs.last_mut() {
+                Some((_, last_end)) if *last_end >= start => *last_end = (*last_end).max(end),
+                // Past the bound the last run grows over the gap: more holes visited, never
+                // an allocated slot skipped, memory bounded.
+                Some((_, last_end)) if full => *last_end = end,
+                _ => runs.push((start, end)),
+            }
+        };
+        let mut at = 0u64;
+        // lseek moves the shared file offset, which no other user of the file reads (all
+        // I/O is positional).
+        while at < len {
+            let data = unsafe { libc::lseek(file.as_raw_fd(), at as libc::off_t, libc::SEEK_DATA) };
+            if data < 0 {
+                let e = io::Error::last_os_error();
+                if e.raw_os_error() == Some(libc::ENXIO) {
+                    break; // only a hole from `at` on
+                }
+                return Err(self.map_io(e));
+            }
+            let hole = unsafe { libc::lseek(file.as_raw_fd(), data, libc::SEEK_HOLE) };
+            if hole < 0 {
+                return Err(self.map_io(io::Error::last_os_error()));
+            }
+            assert!(hole > data, "SEEK_HOLE past SEEK_DATA");
+            // The allocated bytes `data..hole` less the written slots' blocks.
+            let (mut a, z) = (data as u64, hole as u64);
+            while a < z {
+                while explained.peek().is_some_and(|&(_, ez)| ez <= a) {
+                    explained.next();
+                }
+                match explained.peek() {
+                    Some(&(ea, ez)) if ea <= a => a = ez,
+                    Some(&(ea, _)) => {
+                        add(&mut runs, a, ea.min(z));
+                        a = ea.min(z);
+                    }
+                    None => {
+                        add(&mut runs, a, z);
+                        a = z;
+                    }
+                }
+            }
+            at = hole as u64;
+        }
+        Ok(runs)
     }
 
     fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
