@@ -186,6 +186,26 @@ pub trait Backend: Send + Sync {
     fn problem(&self) -> Option<String> {
         None
     }
+    /// This OSS's generation, if it keeps one (see [`EXTENTS_LOG_FILE`]): a count that only
+    /// grows while the OSS's own files are whole, and only once the growth is durable. `None`:
+    /// the backend keeps none, or it is failed or damaged (nothing to record then). Why: the
+    /// store records the generations it saw, and an OSS answering with less than that was
+    /// rolled back (a snapshot or backup restore, a stale mirror leg, a cut extents log):
+    /// its bytes may be stale under valid checksums (review s4e E4c).
+    fn generation(&self) -> Option<u64> {
+        None
+    }
+    /// The store recorded a higher generation for this OSS than it answers with (see
+    /// `generation`): from now on it is unavailable, with `why` as its `problem`, until a
+    /// rebuild recreates it. Backends without generations never get this call.
+    fn set_rolled_back(&self, _why: String) {}
+    /// The slots of a zone file that hold bytes on disk (allocated, not a hole of a sparse
+    /// file), as ascending runs `start..end`, a superset. Why: scrub visits a file's
+    /// never-written stripes only where their slots hold bytes that can rot, never the
+    /// holes of a huge sparse file. Default: none known (scrub visits written stripes only).
+    fn allocated_slots(&self, _object: u64, _zone: Zone) -> Result<Vec<(u64, u64)>, BackendError> {
+        Ok(Vec::new())
+    }
     /// Read `buf.len()` bytes at `offset` of an element, verifying the checksum of every
     /// block touched. Never-written blocks of a slot that exists read as zeros; a slot that
     /// does not exist (zone file missing or shorter than the slot) is `Missing`, so that a
@@ -272,8 +292,27 @@ pub const EXTENTS_FILE: &str = "exaraid-extents.json";
 /// with `run` > 0, slots `slot..slot + run` were written (added to the runs); with `run` 0,
 /// the zone file was removed (`slot` 0) or, in logs written before runs, holds the slots
 /// `0..slot`. Records apply in order.
+///
+/// Generation: the snapshot's `generation` plus the intact records of the log, a count that
+/// only grows (a snapshot rewrite stores the count it replaces the log with). A sync that
+/// wrote zone files appends a generation record (zone tag [`GENERATION_RECORD_TAG`]) if
+/// none was appended since this backend opened or for [`GENERATION_RECORD_INTERVAL_NS`],
+/// in the same append as the slot records of that sync, so every command or second that
+/// changes an OSS raises its generation, also when it only overwrites slots. The store
+/// records the generation each OSS reached durably (`Rec::OssGenerations`, before the
+/// `Durable` record of the plan that synced) and, at open, takes an OSS that answers with
+/// less as rolled back: unavailable until rebuilt (`Backend::set_rolled_back`). A crash
+/// can leave an OSS ahead of the store's record, never behind it.
 pub const EXTENTS_LOG_FILE: &str = "exaraid-extents.log";
 const EXTENTS_RECORD_BYTES: usize = 24;
+/// The zone tag of a generation record (`object` u64::MAX, `run` 0, `slot` the generation it
+/// makes): it changes no slot, only counts (see [`EXTENTS_LOG_FILE`], "Generation").
+const GENERATION_RECORD_TAG: u8 = b'G';
+/// How long after a generation record a sync that wrote zone files appends the next one.
+/// Why not one per sync: that is one more fdatasync (of the log) per write; per OSS at most
+/// one a second costs nothing measurable, and a copy of the OSS taken earlier than that
+/// before its last acknowledged write is still told from the real one.
+const GENERATION_RECORD_INTERVAL_NS: u64 = 1_000_000_000;
 /// Longest run one log record holds (`run` is 24 bits); longer runs take several records.
 const EXTENTS_RECORD_RUN_MAX: u64 = (1 << 24) - 1;
 /// Runs kept per zone file. Past it, the two runs with the smallest gap between them merge:
@@ -282,6 +321,8 @@ const EXTENTS_RECORD_RUN_MAX: u64 = (1 << 24) - 1;
 /// however scattered the writes; the gap filled is at most 1/RUNS_MAX of the zone file's
 /// span (a 1 TiB sparse file: a few hundred KiB of crcs, once).
 const EXTENTS_RUNS_PER_ZONE_MAX: usize = 1024;
+/// Runs `allocated_slots` returns at most.
+const ALLOCATED_RUNS_MAX: usize = 1 << 16;
 /// Log records after which the snapshot is rewritten and the log emptied (bounds open time).
 #[cfg(not(test))]
 const EXTENTS_LOG_RECORDS_MAX: u64 = 4096;
@@ -351,6 +392,8 @@ impl Runs {
 /// One change of the extents record, in the order it happened.
 #[derive(Clone, Copy, Debug)]
 enum ExtentsChange {
+    /// No slot changes: the OSS's generation grows (see [`EXTENTS_LOG_FILE`]).
+    Generation,
     Written {
         object: u64,
         zone: Zone,
@@ -373,6 +416,11 @@ struct Extents {
     log: Option<File>,
     /// Records in the log (the snapshot is rewritten past `EXTENTS_LOG_RECORDS_MAX`).
     log_records: u64,
+    /// The snapshot's generation (see [`EXTENTS_LOG_FILE`]): the OSS's generation is this
+    /// plus `log_records`.
+    snapshot_generation: u64,
+    /// When the last generation record was appended (`None`: none since open).
+    generation_at: Option<std::time::Instant>,
 }
 
 /// A log record: `run` 0 with `slot` 0 = removed (see [`EXTENTS_LOG_FILE`]).
@@ -386,6 +434,25 @@ fn extents_record(object: u64, zone: Zone, run: u64, slot: u64) -> [u8; EXTENTS_
     let crc = crc32c::crc32c(&r[..20]);
     r[20..24].copy_from_slice(&crc.to_le_bytes());
     r
+}
+
+/// A generation record making generation `generation` (see [`EXTENTS_LOG_FILE`]).
+fn generation_record(generation: u64) -> [u8; EXTENTS_RECORD_BYTES] {
+    let mut r = [0u8; EXTENTS_RECORD_BYTES];
+    r[0..8].copy_from_slice(&u64::MAX.to_le_bytes());
+    r[8] = GENERATION_RECORD_TAG;
+    r[12..20].copy_from_slice(&generation.to_le_bytes());
+    let crc = crc32c::crc32c(&r[..20]);
+    r[20..24].copy_from_slice(&crc.to_le_bytes());
+    r
+}
+
+/// Is `r` an intact generation record?
+fn is_generation_record(r: &[u8]) -> bool {
+    r.len() == EXTENTS_RECORD_BYTES
+        && r[8] == GENERATION_RECORD_TAG
+        && r[0..8] == u64::MAX.to_le_bytes()
+        && crc32c::crc32c(&r[..20]) == u32::from_le_bytes(r[20..24].try_into().unwrap())
 }
 
 /// `(object, zone, run, slot)` of a log record, or `None` if it does not check out.
@@ -411,6 +478,31 @@ fn parse_extents_record(r: &[u8]) -> Option<(u64, Zone, u64, u64)> {
 enum ExtentsRow {
     Runs(u64, Zone, Vec<(u64, u64)>),
     Count(u64, Zone, u64),
+}
+
+/// The snapshot: its rows, with the generation it was written at (see [`EXTENTS_LOG_FILE`];
+/// a bare list of rows, written before generations and by `create`, is generation 0).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ExtentsSnapshot {
+    Rows(Vec<ExtentsRow>),
+    Generation {
+        generation: u64,
+        rows: Vec<ExtentsRow>,
+    },
+}
+
+/// The runs of a snapshot (`extents_from_rows`), its generation noted in `backend`.
+fn snapshot_rows(
+    snapshot: ExtentsSnapshot,
+    backend: &mut DirBackend,
+) -> Option<HashMap<(u64, Zone), Runs>> {
+    let (generation, rows) = match snapshot {
+        ExtentsSnapshot::Rows(rows) => (0, rows),
+        ExtentsSnapshot::Generation { generation, rows } => (generation, rows),
+    };
+    backend.extents.get_mut().snapshot_generation = generation;
+    extents_from_rows(rows)
 }
 
 /// The snapshot's rows as runs per zone file; `None` if a run is out of bounds.
@@ -459,6 +551,12 @@ pub struct DirBackend {
     /// zone file from an unwritten one, so it is unavailable (never read as if its record
     /// were whole: that would read acknowledged bytes as zeros) until a rebuild recreates it.
     damage: Option<String>,
+    /// The OSS's generation as durable on its files (see [`EXTENTS_LOG_FILE`]): set at open,
+    /// raised by `persist_extents` after its fdatasync, never before.
+    generation: AtomicU64,
+    /// Set when the store finds this OSS behind its recorded generation (see
+    /// `Backend::set_rolled_back`): unavailable like `damage`.
+    rolled_back: std::sync::OnceLock<String>,
     /// Held by `sync` from taking the dirty set until its fsyncs are done. Why: a sync that
     /// found the set empty because another sync took it must not return (and let its caller
     /// acknowledge) before that other sync's fsyncs finished.
@@ -535,8 +633,12 @@ impl DirBackend {
                 changed: Vec::new(),
                 log: None,
                 log_records: 0,
+                snapshot_generation: 0,
+                generation_at: None,
             }),
             damage: None,
+            generation: AtomicU64::new(0),
+            rolled_back: std::sync::OnceLock::new(),
             sync_lock: Mutex::new(()),
             crc_areas: Mutex::new(()),
             #[cfg(test)]
@@ -585,8 +687,8 @@ impl DirBackend {
         backend.used_bytes.store(used, Ordering::SeqCst);
         let extents_path = dir.join(EXTENTS_FILE);
         let damage = match std::fs::read(&extents_path) {
-            Ok(text) => match serde_json::from_slice::<Vec<ExtentsRow>>(&text) {
-                Ok(rows) => match extents_from_rows(rows) {
+            Ok(text) => match serde_json::from_slice::<ExtentsSnapshot>(&text) {
+                Ok(snapshot) => match snapshot_rows(snapshot, &mut backend) {
                     Some(slots) => {
                         backend.extents.lock().slots = slots;
                         backend.replay_extents_log()?
@@ -649,10 +751,14 @@ impl DirBackend {
         let records: Vec<&[u8]> = bytes.chunks(EXTENTS_RECORD_BYTES).collect();
         let mut intact = 0usize;
         for (i, r) in records.iter().enumerate() {
+            if is_generation_record(r) {
+                intact += 1;
+                continue;
+            }
             let Some((object, zone, run, slot)) = parse_extents_record(r) else {
                 if records[i + 1..]
                     .iter()
-                    .any(|r| parse_extents_record(r).is_some())
+                    .any(|r| parse_extents_record(r).is_some() || is_generation_record(r))
                 {
                     return Ok(Some(format!(
                         "its extents log {} is damaged at byte {} with intact records after it",
@@ -686,6 +792,10 @@ impl DirBackend {
             f.sync_all().map_err(|e| self.map_io(e))?;
         }
         extents.log_records = intact as u64;
+        self.generation.store(
+            extents.snapshot_generation + extents.log_records,
+            Ordering::SeqCst,
+        );
         Ok(None)
     }
 
@@ -728,7 +838,7 @@ impl DirBackend {
     }
 
     fn check_up(&self) -> Result<(), BackendError> {
-        if let Some(why) = &self.damage {
+        if let Some(why) = self.damage.as_ref().or(self.rolled_back.get()) {
             return Err(BackendError::Unavailable {
                 oss: self.oss(),
                 why: why.clone(),
@@ -997,8 +1107,16 @@ impl DirBackend {
         }
         let t = std::time::Instant::now();
         let mut records = Vec::with_capacity(extents.changed.len() * EXTENTS_RECORD_BYTES);
+        let generation_before = extents.snapshot_generation + extents.log_records;
+        let mut generation_records = false;
         for &change in &extents.changed {
             match change {
+                ExtentsChange::Generation => {
+                    generation_records = true;
+                    let made =
+                        generation_before + (records.len() / EXTENTS_RECORD_BYTES) as u64 + 1;
+                    records.extend_from_slice(&generation_record(made));
+                }
                 ExtentsChange::Removed { object, zone } => {
                     records.extend_from_slice(&extents_record(object, zone, 0, 0));
                 }
@@ -1048,6 +1166,14 @@ impl DirBackend {
         }
         extents.log_records += appended;
         extents.changed.clear();
+        if generation_records {
+            extents.generation_at = Some(std::time::Instant::now());
+        }
+        let generation = extents.snapshot_generation + extents.log_records;
+        assert_eq!(generation, generation_before + appended);
+        // Durable now (the fdatasync above): the store may record it.
+        self.generation.store(generation, Ordering::SeqCst);
+        crate::torture::kill_point(crate::torture::EXTENTS_SYNCED);
         if extents.log_records > EXTENTS_LOG_RECORDS_MAX {
             let mut rows: Vec<(u64, Zone, Vec<(u64, u64)>)> = extents
                 .slots
@@ -1055,7 +1181,13 @@ impl DirBackend {
                 .map(|(&(o, z), runs)| (o, z, runs.0.iter().map(|(&s, &e)| (s, e)).collect()))
                 .collect();
             rows.sort();
-            let text = serde_json::to_vec(&rows).expect("extents serialise");
+            // The generation goes into the snapshot with the rows: a crash before the log
+            // is emptied counts the old log twice (ahead, harmless), never less.
+            let text = serde_json::to_vec(&serde_json::json!({
+                "generation": generation,
+                "rows": rows,
+            }))
+            .expect("extents serialise");
             crate::superblock::write_atomic(&self.dir.join(EXTENTS_FILE), &text)
                 .map_err(|e| self.map_io(e))?;
             let log = extents.log.as_ref().expect("opened above");
@@ -1063,6 +1195,7 @@ impl DirBackend {
                 .and_then(|()| log.sync_all())
                 .map_err(|e| self.map_io(e))?;
             extents.log_records = 0;
+            extents.snapshot_generation = generation;
         }
         crate::bench::probe_add(&crate::bench::PROBE.extents_writes, 1);
         crate::bench::probe_add(
@@ -1222,6 +1355,7 @@ fn note_change(changed: &mut Vec<ExtentsChange>, object: u64, zone: Zone, start:
                 object: o, zone: z, ..
             }
             | ExtentsChange::Removed { object: o, zone: z } => o == object && z == zone,
+            ExtentsChange::Generation => false,
         });
     if let Some(ExtentsChange::Written { end: last_end, .. }) = latest {
         if *last_end == start {
@@ -1266,6 +1400,7 @@ impl Backend for DirBackend {
     fn healthy(&self) -> bool {
         crate::bench::probe_add(&crate::bench::PROBE.healthy_calls, 1);
         self.damage.is_none()
+            && self.rolled_back.get().is_none()
             && !self.failed.load(Ordering::SeqCst)
             && self.dir.join(LABEL_FILE).exists()
     }
@@ -1275,7 +1410,106 @@ impl Backend for DirBackend {
     }
 
     fn problem(&self) -> Option<String> {
-        self.damage.clone()
+        self.damage
+            .clone()
+            .or_else(|| self.rolled_back.get().cloned())
+    }
+
+    fn generation(&self) -> Option<u64> {
+        if self.damage.is_some()
+            || self.rolled_back.get().is_some()
+            || self.failed.load(Ordering::SeqCst)
+        {
+            return None;
+        }
+        Some(self.generation.load(Ordering::SeqCst))
+    }
+
+    fn set_rolled_back(&self, why: String) {
+        let _ = self.rolled_back.set(why);
+    }
+
+    fn allocated_slots(&self, object: u64, zone: Zone) -> Result<Vec<(u64, u64)>, BackendError> {
+        use std::os::unix::io::AsRawFd;
+        self.check_up()?;
+        let Some(file) = self.file(object, zone, false)? else {
+            return Ok(Vec::new());
+        };
+        let meta = file.metadata().map_err(|e| self.map_io(e))?;
+        let len = meta.len();
+        let slot_bytes = self.slot_bytes();
+        // The file-system blocks of the slots ever written: allocated for them. A slot is not
+        // a multiple of a block (its crc area follows the payload), so a written slot's
+        // first and last blocks hold bytes of its neighbours too; those slivers do not make
+        // a neighbour a slot with bytes on disk (else every written run would drag in the
+        // never-written slot beside it).
+        let fs_block = (std::os::unix::fs::MetadataExt::blksize(&meta)).max(1);
+        let explained: Vec<(u64, u64)> = self
+            .extents
+            .lock()
+            .slots
+            .get(&(object, zone))
+            .map(|runs| {
+                runs.0
+                    .iter()
+                    .map(|(&a, &b)| {
+                        let start = a * slot_bytes / fs_block * fs_block;
+                        (start, (b * slot_bytes).div_ceil(fs_block) * fs_block)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut explained = explained.into_iter().peekable();
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        let add = |runs: &mut Vec<(u64, u64)>, data: u64, hole: u64| {
+            let (start, end) = (data / slot_bytes, hole.div_ceil(slot_bytes));
+            let full = runs.len() >= ALLOCATED_RUNS_MAX;
+            match runs.last_mut() {
+                Some((_, last_end)) if *last_end >= start => *last_end = (*last_end).max(end),
+                // Past the bound the last run grows over the gap: more holes visited, never
+                // an allocated slot skipped, memory bounded.
+                Some((_, last_end)) if full => *last_end = end,
+                _ => runs.push((start, end)),
+            }
+        };
+        let mut at = 0u64;
+        // lseek moves the shared file offset, which no other user of the file reads (all
+        // I/O is positional).
+        while at < len {
+            let data = unsafe { libc::lseek(file.as_raw_fd(), at as libc::off_t, libc::SEEK_DATA) };
+            if data < 0 {
+                let e = io::Error::last_os_error();
+                if e.raw_os_error() == Some(libc::ENXIO) {
+                    break; // only a hole from `at` on
+                }
+                return Err(self.map_io(e));
+            }
+            let hole = unsafe { libc::lseek(file.as_raw_fd(), data, libc::SEEK_HOLE) };
+            if hole < 0 {
+                return Err(self.map_io(io::Error::last_os_error()));
+            }
+            assert!(hole > data, "SEEK_HOLE past SEEK_DATA");
+            // The allocated bytes `data..hole` less the written slots' blocks.
+            let (mut a, z) = (data as u64, hole as u64);
+            while a < z {
+                while explained.peek().is_some_and(|&(_, ez)| ez <= a) {
+                    explained.next();
+                }
+                match explained.peek() {
+                    Some(&(ea, ez)) if ea <= a => a = ez,
+                    Some(&(ea, _)) => {
+                        add(&mut runs, a, ea.min(z));
+                        a = ea.min(z);
+                    }
+                    None => {
+                        add(&mut runs, a, z);
+                        a = z;
+                    }
+                }
+            }
+            at = hole as u64;
+        }
+        Ok(runs)
     }
 
     fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
@@ -1396,6 +1630,19 @@ impl Backend for DirBackend {
             }
         }
         self.sync_point("synced");
+        if !dirty.is_empty() {
+            let mut extents = self.extents.lock();
+            let due = extents.generation_at.map_or(true, |at| {
+                at.elapsed().as_nanos() >= u128::from(GENERATION_RECORD_INTERVAL_NS)
+            });
+            let pending = extents
+                .changed
+                .iter()
+                .any(|c| matches!(c, ExtentsChange::Generation));
+            if due && !pending {
+                extents.changed.push(ExtentsChange::Generation);
+            }
+        }
         self.persist_extents()?;
         if self.new_files.swap(false, Ordering::SeqCst) {
             // New zone files: their directory entries must be durable too.
@@ -1763,6 +2010,70 @@ mod tests {
         );
     }
 
+    /// The generation (see `EXTENTS_LOG_FILE`) grows with every durable change of the extents
+    /// record and once per session (backend instance) that writes, overwrites too; it
+    /// survives reopen across snapshot rewrites; a crash between a snapshot rewrite and the
+    /// log's emptying leaves it ahead, never behind; a log cut at a record boundary is behind.
+    #[test]
+    fn the_generation_grows_with_every_session_that_writes_and_a_cut_log_is_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let gen_of = |b: &DirBackend| b.generation().expect("healthy");
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        assert_eq!(gen_of(&b), 0);
+        b.write(key(0), 0, &[1u8; 16]).unwrap();
+        b.sync().unwrap();
+        assert_eq!(
+            gen_of(&b),
+            2,
+            "the slot record and the session's generation record"
+        );
+        b.write(key(0), 0, &[2u8; 16]).unwrap();
+        b.sync().unwrap();
+        assert_eq!(gen_of(&b), 2, "no record per sync within the interval");
+        b.sync().unwrap();
+        assert_eq!(gen_of(&b), 2, "a sync that wrote nothing");
+        drop(b);
+        let mut last = 2;
+        for session in 0..8u64 {
+            let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+            assert_eq!(gen_of(&b), last, "session {session}: as durable before");
+            b.write(key(0), 0, &[3u8; 16]).unwrap(); // an overwrite only
+            let log_before = std::fs::read(dir.path().join(EXTENTS_LOG_FILE)).unwrap();
+            b.sync().unwrap();
+            assert_eq!(
+                gen_of(&b),
+                last + 1,
+                "session {session}: an overwrite session"
+            );
+            last += 1;
+            let log_after = std::fs::read(dir.path().join(EXTENTS_LOG_FILE)).unwrap();
+            if log_after.len() < log_before.len() {
+                // The snapshot was rewritten: a crash before the log was emptied would have
+                // left the old log beside the new snapshot. Ahead, never behind.
+                std::fs::write(dir.path().join(EXTENTS_LOG_FILE), &log_before).unwrap();
+                let crashed = DirBackend::open(dir.path(), &label(), None).unwrap();
+                assert!(gen_of(&crashed) >= last, "session {session}");
+                assert_eq!(extents_of(&crashed), extents_of(&b));
+                std::fs::write(dir.path().join(EXTENTS_LOG_FILE), &log_after).unwrap();
+            }
+        }
+        let log = dir.path().join(EXTENTS_LOG_FILE);
+        let len = std::fs::metadata(&log).unwrap().len();
+        assert!(len >= EXTENTS_RECORD_BYTES as u64, "a record to cut");
+        let f = OpenOptions::new().write(true).open(&log).unwrap();
+        f.set_len(len - EXTENTS_RECORD_BYTES as u64).unwrap();
+        let cut = DirBackend::open(dir.path(), &label(), None).unwrap();
+        assert_eq!(
+            cut.problem(),
+            None,
+            "a boundary cut is not damage by itself"
+        );
+        assert_eq!(gen_of(&cut), last - 1, "behind: the store's record tells");
+        cut.set_rolled_back("rolled back".into());
+        assert!(!cut.healthy() && cut.generation().is_none());
+        assert!(cut.read(key(0), 0, &mut [0u8; 16]).is_err(), "never read");
+    }
+
     /// A crash cuts at most the last append: a torn record at the end is cut off (and later
     /// appends land after the intact ones); a bad record with intact ones after it is damage
     /// and the OSS is refused, never opened with written slots forgotten.
@@ -1777,7 +2088,8 @@ mod tests {
         drop(b);
         let log = dir.path().join(EXTENTS_LOG_FILE);
         let intact = std::fs::read(&log).unwrap();
-        assert_eq!(intact.len(), 3 * EXTENTS_RECORD_BYTES);
+        // Three slot records and the session's generation record (after the first).
+        assert_eq!(intact.len(), 4 * EXTENTS_RECORD_BYTES);
 
         let mut torn = intact.clone();
         torn.extend_from_slice(&extents_record(7, Zone::Data, 1, 99)[..10]);
@@ -1789,7 +2101,9 @@ mod tests {
         let b = DirBackend::open(dir.path(), &label(), None).unwrap();
         assert_eq!(extents_of(&b), vec![((7, Zone::Data), 6)]);
 
-        let mut damaged = std::fs::read(&log).unwrap();
+        // The first session's log (the second one's appends rewrote the snapshot and
+        // emptied it), with its second record (the generation record) damaged.
+        let mut damaged = intact.clone();
         damaged[EXTENTS_RECORD_BYTES + 13] ^= 0x40;
         std::fs::write(&log, &damaged).unwrap();
         let b = DirBackend::open(dir.path(), &label(), None).unwrap();

@@ -277,6 +277,15 @@ pub enum Rec {
     ObjectsRemoved {
         id: u64,
     },
+    /// These OSSs reached these generations, durably on their own files (see
+    /// `backend::EXTENTS_LOG_FILE`): `(oss, generation)`. Journaled before the `Durable`
+    /// record of a plan whose sync raised them (and at checkpoints and fsync'd records), so
+    /// an acknowledged write's OSSs are recorded at least as far as that write. Why: at open
+    /// an OSS behind its record was rolled back to an older copy (review s4e E4c) and must
+    /// not be read. Never ahead of the OSS: it is read from the OSS after its fdatasync.
+    OssGenerations {
+        generations: Vec<(usize, u64)>,
+    },
 }
 
 /// Bytes `offset_bytes..` of the data element at (`row`, `col`) of home stripe `stripe` of
@@ -352,6 +361,11 @@ pub struct State {
     /// (or the `Replace` that dropped them) to their `ObjectsRemoved`.
     #[serde(default)]
     pub removing: BTreeSet<u64>,
+    /// The generation each OSS reached as last recorded (`Rec::OssGenerations`); an OSS not
+    /// in here: 0 (nothing to check). A rebuild starts its OSS from 0 again. (Default:
+    /// state snapshots written before generations.)
+    #[serde(default)]
+    pub oss_generations: BTreeMap<usize, u64>,
 }
 
 impl State {
@@ -415,6 +429,8 @@ impl State {
             Rec::FailedColumnCopy { .. } => false,
             // Only objects of a file no longer in the table go.
             Rec::ObjectsRemoved { .. } => false,
+            // A note of what the OSSs hold already.
+            Rec::OssGenerations { .. } => false,
             _ => true,
         };
         if may_change_bytes {
@@ -500,6 +516,8 @@ impl State {
                 self.failed_at_input.entry(*oss).or_insert(at);
             }
             Rec::RebuildBegin { oss, to } => {
+                // Its directory is emptied (or a new one used) and starts from generation 0.
+                self.oss_generations.remove(oss);
                 self.failed_oss.insert(*oss);
                 self.stale_oss.insert(*oss);
                 self.rebuilding.insert(*oss, to.clone());
@@ -514,6 +532,10 @@ impl State {
                 self.stale_oss.remove(oss);
                 self.rebuilding.remove(oss);
                 self.failed_at_input.remove(oss);
+                if matches!(rec, Rec::Rebuilt { .. }) {
+                    // A fresh directory: its generation is recorded again from what it has.
+                    self.oss_generations.remove(oss);
+                }
             }
             Rec::WindowStart { token, window } => {
                 self.next_window = self.next_window.max(window.window + 1);
@@ -552,6 +574,12 @@ impl State {
                 self.copied_plans.insert(*plan);
                 self.failed_column_copies
                     .extend(copies.iter().map(|c| (*plan, c.clone())));
+            }
+            Rec::OssGenerations { generations } => {
+                for &(oss, generation) in generations {
+                    let recorded = self.oss_generations.entry(oss).or_insert(0);
+                    *recorded = (*recorded).max(generation);
+                }
             }
         }
     }

@@ -84,6 +84,10 @@ pub const INIT_STEP: &str = "init-step";
 /// it), before the store acts on it: a test sweeping `n` kills a command at every record
 /// boundary, for example between the records of one START or END of a delayed window.
 pub const JOURNAL_RECORD: &str = "journal-record";
+/// Kill point after an OSS's extents log append (slot records, a generation record) is
+/// fdatasync'd, before the store can journal the generation it reached: the OSS is then
+/// ahead of the store's record, which must never read as a rolled-back OSS.
+pub const EXTENTS_SYNCED: &str = "extents-synced";
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;

@@ -814,6 +814,8 @@ impl Store {
                     add(&probe.core_lock_wait_ns, since(waiting));
                     let journaling = Instant::now();
                     let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
+                    // The generations this plan's syncs reached, before its acknowledgement.
+                    self.note_generations(&mut core).map_err(poison)?;
                     self.journal_seq(&mut core, durable.take().expect("once"), false)
                         .map_err(poison)?
                 };
@@ -827,6 +829,7 @@ impl Store {
                 add(&probe.core_lock_wait_ns, since(waiting));
                 if let Some(durable) = durable {
                     // No fsync: the record is written, as before, under the one lock taken.
+                    self.note_generations(&mut core).map_err(poison)?;
                     self.journal(&mut core, durable, false).map_err(poison)?;
                 }
                 self.done.lock().insert(plan.id);

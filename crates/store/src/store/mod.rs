@@ -983,6 +983,7 @@ impl Store {
             }
         }
         state.ops.resize(n, OssOps::default());
+        Store::refuse_rolled_back(&backends, &state);
         for &i in &state.failed_oss {
             if i < n {
                 backends[i].set_failed(true);
@@ -1273,12 +1274,62 @@ impl Store {
 
     /// `journal`, returning the record's sequence number.
     fn journal_seq(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<u64, StoreError> {
+        if sync && !matches!(rec, Rec::OssGenerations { .. }) {
+            // Rides on this record's fsync (settles, removals, rebuilds change OSSs too).
+            self.note_generations(core)?;
+        }
         let seq = core.journal.append(&rec, sync && self.fsync)?;
         // After the append's write returned: a group commit fsync that reads this covers it.
         self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
         crate::torture::kill_point(crate::torture::JOURNAL_RECORD);
         core.state.apply(seq, &rec);
         Ok(seq)
+    }
+
+    /// Journal (unsynced: the next fsync'd record carries it) the generations the OSSs
+    /// reached beyond the store's record (see `Rec::OssGenerations`). Cheap: one atomic
+    /// load per OSS, a record only when one grew (a sync that appended to its extents log).
+    fn note_generations(&self, core: &mut Core) -> Result<(), StoreError> {
+        let generations: Vec<(usize, u64)> = self
+            .backends
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !core.state.failed_oss.contains(i))
+            .filter_map(|(i, b)| Some((i, b.generation()?)))
+            .filter(|&(i, g)| g > core.state.oss_generations.get(&i).copied().unwrap_or(0))
+            .collect();
+        if generations.is_empty() {
+            return Ok(());
+        }
+        self.journal(core, Rec::OssGenerations { generations }, false)
+    }
+
+    /// At open, before anything reads an OSS: an OSS whose generation is below the one the
+    /// store recorded for it lost changes it had made durable, so it is an older copy of
+    /// itself (a snapshot or backup restored, a stale mirror leg) or its extents log was
+    /// cut: its elements may be stale under valid checksums and its extents record may call
+    /// written slots never written (zeros). It is taken as unavailable (reads decode around
+    /// it, writes record it failed) until rebuilt (review s4e E4c). A crash never makes an
+    /// OSS behind its record: the record is taken from the OSS after its fdatasync.
+    fn refuse_rolled_back(backends: &[Box<dyn Backend>], state: &State) {
+        for (i, b) in backends.iter().enumerate() {
+            let recorded = state.oss_generations.get(&i).copied().unwrap_or(0);
+            let Some(generation) = b.generation() else {
+                continue;
+            };
+            if generation < recorded {
+                b.set_rolled_back(Store::rolled_back_problem(generation, recorded));
+            }
+        }
+    }
+
+    /// What is wrong with an OSS behind its recorded generation (see `refuse_rolled_back`).
+    pub(super) fn rolled_back_problem(generation: u64, recorded: u64) -> String {
+        assert!(generation < recorded);
+        format!(
+            "it is at generation {generation} but the store recorded generation {recorded} for it: the directory lost changes it had made durable (it was rolled back to an older copy, a snapshot or backup restore or a stale mirror, or its extents log {} was cut), so its bytes may be stale; the OSS is unavailable (its elements are rebuilt from parity) until it is rebuilt",
+            crate::backend::EXTENTS_LOG_FILE
+        )
     }
 
     // ---------------------------------------------------------------- files
@@ -2247,6 +2298,7 @@ impl Store {
     }
 
     fn checkpoint_locked(&self, core: &mut Core) -> Result<(), StoreError> {
+        self.note_generations(core)?;
         {
             let ops = self.ops.lock();
             let mut snapshot = core.state.clone();

@@ -331,6 +331,17 @@ impl Store {
                 )));
             }
             assert!(fresh.healthy());
+            // The open-time check (`refuse_rolled_back`) did not see this directory as it is
+            // now (restored from an older copy while the OSS was failed, say).
+            let recorded = self.core.lock().state.oss_generations.get(&oss).copied();
+            let generation = fresh.generation().expect("healthy");
+            if let Some(recorded) = recorded.filter(|&r| generation < r) {
+                return Err(StoreError::BadInput(format!(
+                    "refused, nothing changed: OSS {oss} ({}): {}; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
+                    path.display(),
+                    Store::rolled_back_problem(generation, recorded)
+                )));
+            }
             self.backends[oss] = Box::new(fresh);
         }
         let mut core = self.core.lock();
@@ -362,6 +373,67 @@ impl Store {
             .collect()
     }
 
+    /// The stripes of file `id` it never wrote (outside its written runs, below its size)
+    /// whose data or parity slots hold bytes on some OSS, as ascending disjoint runs. Why:
+    /// bit rot there is harmless to reads (never-written bytes are zeros by record) but
+    /// piled up unseen; scrub reports it and `--repair` rewrites it as zeros. Only slots
+    /// that exist on disk: a huge sparse file's holes are never visited.
+    fn allocated_hole_stripes(
+        &self,
+        id: u64,
+        meta: &FileMeta,
+    ) -> Result<Vec<(u64, u64)>, StoreError> {
+        let rows = self.layout.geometry().rows as u64;
+        let sdb = self.layout.stripe_data_bytes();
+        let size_stripes = meta.size_bytes.div_ceil(sdb);
+        let mut allocated: Vec<(u64, u64)> = Vec::new();
+        for b in self.backends.iter().filter(|b| b.healthy()) {
+            for zone in [Zone::Data, Zone::Parity] {
+                // Unreadable now: the OSS is reported unavailable by scrub anyway.
+                let Ok(runs) = b.allocated_slots(id, zone) else {
+                    continue;
+                };
+                for (start, end) in runs {
+                    let z = end.div_ceil(rows).min(size_stripes);
+                    if start / rows < z {
+                        allocated.push((start / rows, z));
+                    }
+                }
+            }
+        }
+        allocated.sort_unstable();
+        let mut written = meta
+            .written_runs()
+            .into_iter()
+            .map(|(a, z)| (a / sdb, z.div_ceil(sdb)))
+            .peekable();
+        let mut holes: Vec<(u64, u64)> = Vec::new();
+        let mut next = 0u64; // stripes below it are taken care of
+        for (a, z) in allocated {
+            let mut a = a.max(next);
+            while a < z {
+                // Skip written runs that end at or before `a`.
+                while written.peek().is_some_and(|&(_, wz)| wz <= a) {
+                    written.next();
+                }
+                match written.peek() {
+                    Some(&(wa, wz)) if wa <= a => a = wz,
+                    Some(&(wa, _)) => {
+                        let e = wa.min(z);
+                        push_run(&mut holes, a, e);
+                        a = e;
+                    }
+                    None => {
+                        push_run(&mut holes, a, z);
+                        a = z;
+                    }
+                }
+            }
+            next = next.max(z);
+        }
+        Ok(holes)
+    }
+
     /// Check every element's checksums and every stripe's parity; with `repair`, rewrite
     /// corrupt elements from the rest of their stripe and stale parity from the data.
     pub fn scrub(&self, repair: bool) -> Result<ScrubReport, StoreError> {
@@ -382,7 +454,9 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES;
         for (name, meta) in files {
             let id = meta.id;
-            for stripe in meta.written_stripes(sdb) {
+            let holes = self.allocated_hole_stripes(id, &meta)?;
+            let hole_stripes = holes.into_iter().flat_map(|(a, z)| a..z);
+            for stripe in meta.written_stripes(sdb).chain(hole_stripes) {
                 // Shared: a `remove` (exclusive) deletes the file's objects between two
                 // stripes, never under one; a file removed since the listing is skipped
                 // (its stripe read half-deleted reported a false parity mismatch, and
@@ -1302,5 +1376,14 @@ impl Store {
         }
         fresh.sync()?;
         Ok(fresh_dir)
+    }
+}
+
+/// Append `a..z` to ascending disjoint runs, merging with the last one it touches.
+fn push_run(runs: &mut Vec<(u64, u64)>, a: u64, z: u64) {
+    assert!(a < z);
+    match runs.last_mut() {
+        Some((_, last)) if *last >= a => *last = (*last).max(z),
+        _ => runs.push((a, z)),
     }
 }
