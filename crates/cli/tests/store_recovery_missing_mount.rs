@@ -175,3 +175,30 @@ fn store_fail_records_the_missing_oss_first_and_names_what_recovery_lost() {
     let err = fails(&["store", "get", d, "f1"], b"");
     assert!(err.contains("lost"), "{err}");
 }
+
+#[test]
+fn two_disks_gone_take_two_fails_one_oss_each() {
+    let tmp = fast_tempdir("exaraid-e13-two");
+    let dir = tmp.path().join("D");
+    let d = s(&dir);
+    let acked = store_with_a_cut_write(d);
+    for oss in [6, 7] {
+        let from = dir.join(format!("oss-{oss}"));
+        std::fs::rename(from, dir.join(format!("gone-{oss}"))).unwrap();
+    }
+    // The first `fail` records its OSS and names the other one, still waited for.
+    let err = fails(&["store", "fail", d, "--oss", "6"], b"");
+    assert!(
+        err.contains("recording OSS [6] failed as asked")
+            && err.contains(&format!("exaraid store fail {d} --oss 7")),
+        "{err}"
+    );
+    // The second records the other: recovery runs without both (raid6 tolerates two).
+    ok(&["store", "fail", d, "--oss", "7"], b"");
+    let status = String::from_utf8_lossy(&ok(&["store", "status", d], b"")).to_string();
+    assert_eq!(status.matches("FAILED").count(), 2, "{status}");
+    for i in [0, 2, 3] {
+        let got = ok(&["store", "get", d, &format!("f{i}")], b"");
+        assert!(got == acked.files[i], "f{i}");
+    }
+}

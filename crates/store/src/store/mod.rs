@@ -1127,19 +1127,22 @@ impl Store {
                 // back. (An interrupted settle's stripes are worse: copies of a column
                 // exist only for OSSs failed before the settle.) With the mount back, or
                 // the OSS failed on record by the operator, the next open recovers.
-                let gone = &options.fail_down_osses_before_recovery;
+                // The operator said the disk is gone (`store fail`): on record first, so
+                // recovery decides without it. (Even when another OSS is waited for below:
+                // two disks gone take two `fail` commands, one OSS each.)
+                let mut recorded: Vec<usize> = Vec::new();
+                for &oss in &options.fail_down_osses_before_recovery {
+                    if store.fail_down_oss_before_recovery(&mut core, oss)? {
+                        recorded.push(oss);
+                    }
+                }
                 let merely_down: BTreeSet<usize> = down
                     .iter()
                     .copied()
-                    .filter(|i| !core.state.failed_oss.contains(i) && !gone.contains(i))
+                    .filter(|i| !core.state.failed_oss.contains(i))
                     .collect();
                 if !merely_down.is_empty() {
-                    return Err(store.down_at_recovery(&merely_down));
-                }
-                // The operator said the disk is gone (`store fail`): on record first, so
-                // recovery decides without it.
-                for &oss in gone {
-                    store.fail_down_oss_before_recovery(&mut core, oss)?;
+                    return Err(store.down_at_recovery(&merely_down, &recorded));
                 }
                 // Durable plans whose completion the planner never heard (a crash between
                 // the two records): tell it first, unjournaled (the settle resets the

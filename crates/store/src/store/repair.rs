@@ -169,9 +169,15 @@ impl Store {
 
     /// The error for crash recovery with OSSs `down` down (a missing directory) but not
     /// failed on record, within the tolerance: recovery waits for them, changing nothing
-    /// (see `open_inner`). Names each OSS's directory and both ways on.
-    pub(super) fn down_at_recovery(&self, down: &BTreeSet<usize>) -> StoreError {
+    /// (see `open_inner`). Names each OSS's directory and both ways on; `recorded`: OSSs
+    /// this open recorded failed as the operator asked (the only change it made).
+    pub(super) fn down_at_recovery(
+        &self,
+        down: &BTreeSet<usize>,
+        recorded: &[usize],
+    ) -> StoreError {
         assert!(!down.is_empty());
+        assert!(recorded.iter().all(|oss| !down.contains(oss)));
         let paths: Vec<String> = down
             .iter()
             .map(|&i| match self.backends[i].problem() {
@@ -180,8 +186,13 @@ impl Store {
             })
             .collect();
         let first = *down.iter().next().expect("not empty");
+        let changed = if recorded.is_empty() {
+            "nothing was changed".to_string()
+        } else {
+            format!("nothing was changed but recording OSS {recorded:?} failed as asked")
+        };
         StoreError::Io(format!(
-            "the store needs crash recovery (a write, flush or settle was interrupted) but {} not answering: {}; recovery without it could record its bytes as lost although they are intact on its disk, so nothing was changed: mount it and retry, or, if the disk is gone for good, record it failed with `exaraid store fail {} --oss {first}` (recovery then runs without it and names any bytes it cannot tell)",
+            "the store needs crash recovery (a write, flush or settle was interrupted) but {} not answering: {}; recovery without it could record its bytes as lost although they are intact on its disk, so {changed}: mount it and retry, or, if the disk is gone for good, record it failed with `exaraid store fail {} --oss {first}` (recovery then runs without it and names any bytes it cannot tell)",
             if down.len() == 1 { "this OSS is" } else { "these OSSs are" },
             paths.join(", "),
             self.dir.display(),
@@ -194,11 +205,12 @@ impl Store {
     /// amid the plans (`between_plans: false`): the plans the crash cut ran with it healthy
     /// and copied nothing of it, so none of them may be taken as never begun for want of a
     /// copy (`wrote_nothing`). While a settle is on record it is stale (`State::apply`).
+    /// Returns whether it recorded the failure.
     pub(super) fn fail_down_oss_before_recovery(
         &self,
         core: &mut Core,
         oss: usize,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let n = self.backends.len();
         if oss >= n {
             return Err(StoreError::BadInput(format!(
@@ -207,7 +219,7 @@ impl Store {
             )));
         }
         if self.backends[oss].healthy() || core.state.failed_oss.contains(&oss) {
-            return Ok(());
+            return Ok(false);
         }
         // The caller checked the tolerance with this OSS among the unavailable ones.
         assert!(self.unavailable_set(core).len() <= self.tolerance());
@@ -218,7 +230,7 @@ impl Store {
         };
         self.journal(core, rec, true)?;
         assert!(core.state.failed_oss.contains(&oss));
-        Ok(())
+        Ok(true)
     }
 
     /// Before a write or END: an OSS unavailable now (not recorded failed) that holds bytes
