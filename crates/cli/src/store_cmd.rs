@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::{InitOptions, Store, WritePath, READ_BYTES_MAX, WRITE_CHUNK_BYTES_MAX};
+use exaraid_store::store::LostRangeStatus;
+use exaraid_store::{
+    InitOptions, OpenOptions, Store, WritePath, READ_BYTES_MAX, WRITE_CHUNK_BYTES_MAX,
+};
 
 #[derive(Args)]
 pub struct StoreArgs {
@@ -246,6 +249,32 @@ fn write_zeros(mut len_bytes: u64) -> Result<()> {
     Ok(())
 }
 
+/// `status`'s LOST lines: one per lost range on record.
+fn print_lost(lost: &[LostRangeStatus]) -> Result<()> {
+    for l in lost {
+        // A loss outside any window names its cause in place of a token.
+        if let Some(cause) = l.window.strip_prefix("none: ") {
+            out!(
+                "LOST: '{}' bytes {}..{} (OSS {}: {cause}): reads fail until written again",
+                l.file,
+                l.offset_bytes,
+                l.offset_bytes + l.len_bytes,
+                l.oss
+            );
+            continue;
+        }
+        out!(
+            "LOST: '{}' bytes {}..{} (only copy was on failed OSS {}, window {}): reads fail until written again",
+            l.file,
+            l.offset_bytes,
+            l.offset_bytes + l.len_bytes,
+            l.oss,
+            l.window
+        );
+    }
+    Ok(())
+}
+
 fn open(dir: &Path) -> Result<Store> {
     Ok(Store::open(dir)?)
 }
@@ -427,36 +456,27 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         w.unprotected_bytes
                     );
                 }
-                for l in &status.lost_ranges {
-                    // A loss outside any window names its cause in place of a token.
-                    if let Some(cause) = l.window.strip_prefix("none: ") {
-                        out!(
-                            "LOST: '{}' bytes {}..{} (OSS {}: {cause}): reads fail until written again",
-                            l.file,
-                            l.offset_bytes,
-                            l.offset_bytes + l.len_bytes,
-                            l.oss
-                        );
-                        continue;
-                    }
-                    out!(
-                        "LOST: '{}' bytes {}..{} (only copy was on failed OSS {}, window {}): reads fail until written again",
-                        l.file,
-                        l.offset_bytes,
-                        l.offset_bytes + l.len_bytes,
-                        l.oss,
-                        l.window
-                    );
-                }
+                print_lost(&status.lost_ranges)?;
             }
         }
         StoreCommand::Fail { dir, oss } => {
-            let store = open(&dir)?;
+            // A store that needs crash recovery with this OSS's directory missing: the
+            // failure goes on record before recovery, which then runs without it (review
+            // s4e E13; without `fail` the open refuses and waits for the mount).
+            let options = OpenOptions {
+                fail_down_osses_before_recovery: vec![oss],
+                ..OpenOptions::default()
+            };
+            let store = Store::open_with(&dir, options)?;
             store.fail_oss(oss)?;
             let failed = store.failed_osses();
             let tolerance = store.code().geometry().fault_tolerance;
+            let lost = store.status()?.lost_ranges;
             close(store)?;
             out!("OSS {oss} marked failed; failed OSSs now {failed:?} (the code tolerates {tolerance})");
+            // Bytes recorded lost, by this failure or before: named here, not only by a
+            // later `status`.
+            print_lost(&lost)?;
             if failed.len() > tolerance {
                 // `fail_oss` refuses to record past the tolerance; another OSS went missing.
                 eprintln!("exaraid: warning: more OSSs are failed or unavailable than the code tolerates: check the OSS directories");

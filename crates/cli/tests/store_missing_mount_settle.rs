@@ -1,6 +1,8 @@
 //! Review s4e E12/E13: an OSS directory missing for a while (a dropped mount, within the code's
 //! tolerance) while a command moves bytes home — a settle (`rm` on WCL), a `rebuild` of another
-//! OSS (it settles first), or crash recovery at the next open. The command may go on without
+//! OSS (it settles first), or crash recovery at the next open (which runs without a missing
+//! OSS only once the operator `fail`s it: it waits for the mount otherwise, E13 remainder,
+//! `store_recovery_missing_mount.rs`). The command may go on without
 //! that OSS only if it records it failed first: once the directory is back, every file still
 //! reads its acknowledged bytes (never the OSS's never-written home slots, zeros), status names
 //! the OSS failed, `online` refuses it (its bytes are stale) and a rebuild makes it whole.
@@ -129,8 +131,12 @@ fn crash_recovery_with_an_oss_directory_missing_records_it_failed() {
     let kill_at = format!("{}:1", exaraid_store::torture::SETTLE_BEGUN);
     assert!(killed_at(&["store", "rm", d, "f3"], b"", &kill_at));
     away(&dir, 0);
-    // The next open (even `status`) finishes the settle: OSS 0 holds home slots it writes.
-    ok(&["store", "status", d], b"");
+    // The next open needs recovery, which waits for a mount that is merely missing (E13
+    // remainder: `store_recovery_missing_mount.rs`); the operator records OSS 0 failed
+    // instead, and recovery finishes the settle without it (OSS 0 holds home slots it writes).
+    let err = fails(&["store", "status", d], b"");
+    assert!(err.contains("mount it and retry"), "{err}");
+    ok(&["store", "fail", d, "--oss", "0"], b"");
     back(&dir, 0);
     let mut left: Vec<Option<Vec<u8>>> = files.into_iter().map(Some).collect();
     left[3] = None;

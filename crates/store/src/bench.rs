@@ -429,6 +429,7 @@ pub fn run_path(
             fsync: opts.fsync,
             emulate: opts.emulate.clone(),
             destage_defer_max_bytes: opts.destage_defer_max_bytes,
+            ..OpenOptions::default()
         },
     )?;
     let offsets = workload(opts.threads, opts.writes_per_thread, write_bytes);

@@ -165,6 +165,12 @@ pub struct OpenOptions {
     /// A background worker (`serve_background`) holds WCL destage plans back while client
     /// writes execute, up to this many bytes of destage writes queued; 0 destages at once.
     pub destage_defer_max_bytes: u64,
+    /// OSSs the operator knows are gone (`store fail DIR --oss I`): when the store needs
+    /// crash recovery, each of them that is down now (its directory missing) is recorded
+    /// failed *before* recovery runs, which then decides without it (and may record bytes
+    /// as lost). Recovery refuses to run while an OSS not failed on record is down (review
+    /// s4e E13: it recorded the acknowledged bytes of a merely missing mount as lost).
+    pub fail_down_osses_before_recovery: Vec<usize>,
 }
 
 impl Default for OpenOptions {
@@ -173,6 +179,7 @@ impl Default for OpenOptions {
             fsync: true,
             emulate: None,
             destage_defer_max_bytes: DESTAGE_DEFER_MAX_BYTES,
+            fail_down_osses_before_recovery: Vec::new(),
         }
     }
 }
@@ -1168,6 +1175,31 @@ impl Store {
                         return Ok(store);
                     }
                     return Err(store.too_many_unavailable(&down));
+                }
+                // One OSS down but not failed on record is waited for too, changing
+                // nothing (review s4e E13): recovery would record it failed and decide the
+                // stripes the crash cut without its column, and where a cut write's torn
+                // blocks use up the rest of the code's tolerance it records that OSS's
+                // acknowledged bytes as lost, though they are intact on a mount that comes
+                // back. (An interrupted settle's stripes are worse: copies of a column
+                // exist only for OSSs failed before the settle.) With the mount back, or
+                // the OSS failed on record by the operator, the next open recovers.
+                // The operator said the disk is gone (`store fail`): on record first, so
+                // recovery decides without it. (Even when another OSS is waited for below:
+                // two disks gone take two `fail` commands, one OSS each.)
+                let mut recorded: Vec<usize> = Vec::new();
+                for &oss in &options.fail_down_osses_before_recovery {
+                    if store.fail_down_oss_before_recovery(&mut core, oss)? {
+                        recorded.push(oss);
+                    }
+                }
+                let merely_down: BTreeSet<usize> = down
+                    .iter()
+                    .copied()
+                    .filter(|i| !core.state.failed_oss.contains(i))
+                    .collect();
+                if !merely_down.is_empty() {
+                    return Err(store.down_at_recovery(&merely_down, &recorded));
                 }
                 // Durable plans whose completion the planner never heard (a crash between
                 // the two records): tell it first, unjournaled (the settle resets the

@@ -167,6 +167,72 @@ impl Store {
         ))
     }
 
+    /// The error for crash recovery with OSSs `down` down (a missing directory) but not
+    /// failed on record, within the tolerance: recovery waits for them, changing nothing
+    /// (see `open_inner`). Names each OSS's directory and both ways on; `recorded`: OSSs
+    /// this open recorded failed as the operator asked (the only change it made).
+    pub(super) fn down_at_recovery(
+        &self,
+        down: &BTreeSet<usize>,
+        recorded: &[usize],
+    ) -> StoreError {
+        assert!(!down.is_empty());
+        assert!(recorded.iter().all(|oss| !down.contains(oss)));
+        let paths: Vec<String> = down
+            .iter()
+            .map(|&i| match self.backends[i].problem() {
+                Some(problem) => format!("OSS {i} ({}: {problem})", self.backends[i].location()),
+                None => format!("OSS {i} ({})", self.backends[i].location()),
+            })
+            .collect();
+        let first = *down.iter().next().expect("not empty");
+        let changed = if recorded.is_empty() {
+            "nothing was changed".to_string()
+        } else {
+            format!("nothing was changed but recording OSS {recorded:?} failed as asked")
+        };
+        StoreError::Io(format!(
+            "the store needs crash recovery (a write, flush or settle was interrupted) but {} not answering: {}; recovery without it could record its bytes as lost although they are intact on its disk, so {changed}: mount it and retry, or, if the disk is gone for good, record it failed with `exaraid store fail {} --oss {first}` (recovery then runs without it and names any bytes it cannot tell)",
+            if down.len() == 1 { "this OSS is" } else { "these OSSs are" },
+            paths.join(", "),
+            self.dir.display(),
+        ))
+    }
+
+    /// `OpenOptions::fail_down_osses_before_recovery`: OSS `oss`, down now, goes on record as
+    /// failed before crash recovery runs (an OSS that answers is failed by `fail_oss` after
+    /// the open, as without recovery: recovery uses its bytes). Recorded as found down
+    /// amid the plans (`between_plans: false`): the plans the crash cut ran with it healthy
+    /// and copied nothing of it, so none of them may be taken as never begun for want of a
+    /// copy (`wrote_nothing`). While a settle is on record it is stale (`State::apply`).
+    /// Returns whether it recorded the failure.
+    pub(super) fn fail_down_oss_before_recovery(
+        &self,
+        core: &mut Core,
+        oss: usize,
+    ) -> Result<bool, StoreError> {
+        let n = self.backends.len();
+        if oss >= n {
+            return Err(StoreError::BadInput(format!(
+                "OSS {oss} does not exist: this store has OSSs 0 to {}",
+                n - 1
+            )));
+        }
+        if self.backends[oss].healthy() || core.state.failed_oss.contains(&oss) {
+            return Ok(false);
+        }
+        // The caller checked the tolerance with this OSS among the unavailable ones.
+        assert!(self.unavailable_set(core).len() <= self.tolerance());
+        self.backends[oss].set_failed(true);
+        let rec = Rec::Fail {
+            oss,
+            between_plans: false,
+        };
+        self.journal(core, rec, true)?;
+        assert!(core.state.failed_oss.contains(&oss));
+        Ok(true)
+    }
+
     /// Before a write or END: an OSS unavailable now (not recorded failed) that holds bytes
     /// of an open delayed window goes on record as failed (its window bytes then as lost,
     /// by `absorb_losses`), as when a write finds it down. Refused past the tolerance.

@@ -181,13 +181,18 @@ impl<H: Hook> Backend for Wrapped<H> {
 }
 
 /// Open with every OSS wrapped in `hook`; `failed` OSSs are down from the start (a failure
-/// while the store was closed).
+/// while the store was closed: a disk known to be gone, so crash recovery, if the store
+/// needs it, records them failed first, as `store fail` does; it waits for an OSS that is
+/// merely down otherwise, review s4e E13).
 pub fn open_wrapped<H: Hook>(
     dir: &Path,
     hook: &Arc<H>,
     failed: &[usize],
-    options: OpenOptions,
+    mut options: OpenOptions,
 ) -> Result<Store, StoreError> {
+    options
+        .fail_down_osses_before_recovery
+        .extend_from_slice(failed);
     let sb = Superblock::load(dir).unwrap();
     let backends: Vec<Box<dyn Backend>> = sb
         .oss_dirs
