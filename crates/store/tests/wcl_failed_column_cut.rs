@@ -121,35 +121,44 @@ fn cut_by_one_sync_eio(code: CodeSpec, oss: usize, offset: usize, len: usize, at
     hit
 }
 
+/// Cut the write of `len` bytes at `offset` at each of the first `syncs` syncs in turn.
+fn cut_at_each_sync(code: CodeSpec, oss: usize, offset: usize, len: usize, syncs: usize) {
+    let mut hits = 0;
+    for at in 1..=syncs {
+        hits += cut_by_one_sync_eio(code, oss, offset, len, at) as usize;
+    }
+    assert!(hits >= 2, "{code}: the EIO hit the write at {hits} syncs");
+}
+
 /// The reviewer's simplest case: 4 KiB at offset 0 (element 0, block 0), cut at each sync
 /// of the write in turn; the failed OSS's cached element 1 shares the cache stripe.
 #[test]
 fn raid6_wcl_write_cut_at_any_sync_keeps_the_failed_oss_cached_bytes() {
-    let mut hits = 0;
-    for at in 1..=12 {
-        if cut_by_one_sync_eio(CodeSpec::raid6(4), 6, 0, 4096, at) {
-            hits += 1;
-        }
-    }
-    assert!(hits >= 2, "the EIO hit the write at {hits} syncs");
+    cut_at_each_sync(CodeSpec::raid6(4), 6, 0, 4096, 8);
 }
 
-/// The same on single parity, on Reed-Solomon and on an array code (X-code: two rows per
-/// column, each byte offset a codeword across them), with the cut write inside block 2 of
-/// element 0 and across into element 1 (the failed OSS's, some of its bytes new).
+/// The cut write elsewhere in the cache stripe, adding bytes to it: inside block 1 of
+/// element 2, and across elements 2 and 3. (A cut write that only overwrites bytes already
+/// cached, with both its data and running parity on disk, tears nothing: the row agrees.)
 #[test]
-fn raid5_rs_and_xcode_wcl_writes_cut_at_a_sync_keep_the_failed_oss_cached_bytes() {
+fn raid6_wcl_writes_cut_elsewhere_in_the_cache_stripe_keep_the_failed_oss_cached_bytes() {
+    let e = ELEMENT_BYTES;
+    cut_at_each_sync(CodeSpec::raid6(4), 6, 2 * e + 5000, 300, 4);
+    cut_at_each_sync(CodeSpec::raid6(4), 6, 3 * e - 100, 2000, 4);
+}
+
+/// The same on Reed-Solomon and on an array code (X-code: several rows per column, each
+/// byte offset a codeword across them), and on single parity (no redundancy left beside
+/// the failed OSS: nothing to check the decode against).
+#[test]
+fn rs_xcode_and_raid5_wcl_writes_cut_at_a_sync_keep_the_failed_oss_cached_bytes() {
     let codes = [
-        (CodeSpec::raid5(3), 4),
         (CodeSpec::rs(4, 3), 7),
         (CodeSpec::array(CodeKind::Xcode, 5), 5),
+        (CodeSpec::raid5(3), 4),
     ];
     for (code, oss) in codes {
-        let mut hits = 0;
-        for at in 1..=4 {
-            hits += cut_by_one_sync_eio(code, oss, 9000, 300, at) as usize;
-            hits += cut_by_one_sync_eio(code, oss, 16000, 2000, at) as usize;
-        }
-        assert!(hits >= 2, "{code}: the EIO hit the write at {hits} syncs");
+        cut_at_each_sync(code, oss, 0, 4096, 4);
+        cut_at_each_sync(code, oss, 2 * ELEMENT_BYTES + 5000, 300, 4);
     }
 }
