@@ -207,9 +207,12 @@ fn open_image(dir: &Path, dead: Option<usize>) -> Result<Store, StoreError> {
             Box::new(b) as Box<dyn Backend>
         })
         .collect();
-    // No fsync: the image is checked, not crashed again (and 2 cores run the suite).
+    // No fsync: the image is checked, not crashed again (and 2 cores run the suite). A
+    // dead OSS not failed on record makes recovery wait for it: the operator's `store fail`
+    // (recorded before recovery) is what lets such a store open.
     let options = OpenOptions {
         fsync: false,
+        fail_down_osses_before_recovery: dead.into_iter().collect(),
         ..OpenOptions::default()
     };
     Store::open_with_backends(dir, options, backends)
