@@ -7,10 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::store::LostRangeStatus;
-use exaraid_store::{
-    InitOptions, OpenOptions, Store, WritePath, READ_BYTES_MAX, WRITE_CHUNK_BYTES_MAX,
-};
+use exaraid_store::store::{LostRangeStatus, PUT_PIECE_BYTES};
+use exaraid_store::{InitOptions, OpenOptions, Store, WritePath, WRITE_CHUNK_BYTES_MAX};
 
 #[derive(Args)]
 pub struct StoreArgs {
@@ -26,7 +24,9 @@ enum StoreCommand {
     Put { dir: PathBuf, name: String },
     /// Write file NAME to stdout.
     Get { dir: PathBuf, name: String },
-    /// Write stdin at --offset of file NAME (created if missing).
+    /// Write stdin at --offset of file NAME (created if missing), in 8 MiB pieces, each
+    /// durable before the next is read: exit 0 when all of it is durable; an error says up
+    /// to which offset it is.
     Write {
         dir: PathBuf,
         name: String,
@@ -206,25 +206,19 @@ macro_rules! out {
     };
 }
 
-/// Most bytes `write` takes from stdin: they are held in memory whole (one write is one
-/// acknowledged update), so this bounds the memory of one command; past it a clear error,
-/// not an abort. (`put` streams stdin in pieces: `Store::put_from`.)
-const STDIN_BYTES_MAX: u64 = READ_BYTES_MAX;
-
-fn read_stdin() -> Result<Vec<u8>> {
-    let mut data = Vec::new();
+/// `write`'s stdin: its first piece (up to `PUT_PIECE_BYTES`) is read before the store is
+/// opened, then the rest streams (`Store::write_from`). Why read first: a command of the
+/// same store ahead in a pipe (`exaraid store read S a ... | exaraid store write S b ...`)
+/// holds the store (one process at a time) until it has its bytes, and `read` closes the
+/// store before it prints: so that pipe works as when `write` read its stdin whole.
+fn stdin_first_piece() -> Result<Vec<u8>> {
+    let mut first = Vec::new();
     std::io::stdin()
-        .take(STDIN_BYTES_MAX + 1)
-        .read_to_end(&mut data)
+        .lock()
+        .take(PUT_PIECE_BYTES as u64)
+        .read_to_end(&mut first)
         .context("reading stdin")?;
-    if data.len() as u64 > STDIN_BYTES_MAX {
-        bail!(
-            "stdin holds more than {STDIN_BYTES_MAX} bytes, the most one put or write takes \
-             (it is held in memory whole): split it into writes of at most that many bytes \
-             with `exaraid store write --offset`, or use `exaraid store put` (any size)"
-        );
-    }
-    Ok(data)
+    Ok(first)
 }
 
 fn write_stdout(bytes: &[u8]) -> Result<()> {
@@ -354,9 +348,17 @@ pub fn run(args: StoreArgs) -> Result<()> {
             close(store)?;
         }
         StoreCommand::Write { dir, name, offset } => {
-            let data = read_stdin()?;
+            let first = stdin_first_piece()?;
             let store = open(&dir)?;
-            store.write(&name, offset, &data)?;
+            // In pieces, each acknowledged before the next is read (see `write_from`): a
+            // failure part-way says up to which offset the input is durable.
+            if first.len() < PUT_PIECE_BYTES {
+                // Stdin ended (not read again: a terminal would wait for a second end).
+                store.write_from(&name, offset, &mut first.as_slice())?;
+            } else {
+                let mut rest = first.as_slice().chain(std::io::stdin().lock());
+                store.write_from(&name, offset, &mut rest)?;
+            }
             close(store)?;
         }
         StoreCommand::Read {

@@ -35,6 +35,21 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// The same error, its message followed by `context` (what had been done when it
+    /// happened); a backend error becomes `Io` (its message kept).
+    pub fn with_context(self, context: &str) -> StoreError {
+        let add = |m: String| format!("{m}; {context}");
+        match self {
+            StoreError::NotAStore(m) => StoreError::NotAStore(add(m)),
+            StoreError::BadInput(m) => StoreError::BadInput(add(m)),
+            StoreError::Metadata(m) => StoreError::Metadata(add(m)),
+            StoreError::Io(m) => StoreError::Io(add(m)),
+            StoreError::NoSpace(m) => StoreError::NoSpace(add(m)),
+            StoreError::Backend(e) => StoreError::Io(add(e.to_string())),
+            StoreError::DataLost(m) => StoreError::DataLost(add(m)),
+        }
+    }
+
     pub(crate) fn from_io(e: std::io::Error, what: &str) -> StoreError {
         match e.raw_os_error() {
             // EFBIG: a file-size limit (`ulimit -f`) says the same: no room for this write.

@@ -500,7 +500,7 @@ fn plan_err(e: PlanError) -> StoreError {
     }
 }
 
-/// Most bytes `put_from` holds in memory at once (one piece of its input).
+/// Most bytes `put_from` and `write_from` hold in memory at once (one piece of their input).
 pub const PUT_PIECE_BYTES: usize = 8 << 20;
 
 /// Fill `piece` with the next up to [`PUT_PIECE_BYTES`] bytes of `input` (fewer only at its
@@ -510,7 +510,7 @@ fn read_piece(input: &mut dyn std::io::Read, piece: &mut Vec<u8>) -> Result<(), 
     use std::io::Read;
     Read::take(&mut *input, PUT_PIECE_BYTES as u64)
         .read_to_end(piece)
-        .map_err(|e| StoreError::Io(format!("reading the content to put: {e}")))?;
+        .map_err(|e| StoreError::Io(format!("reading the input: {e}")))?;
     assert!(piece.len() <= PUT_PIECE_BYTES);
     Ok(())
 }
@@ -1687,6 +1687,60 @@ impl Store {
             )));
         }
         Ok(())
+    }
+
+    /// `write` of everything `input` yields at `offset_bytes` of file `name` (created if
+    /// missing), read and written in pieces of at most [`PUT_PIECE_BYTES`], so memory stays
+    /// bounded whatever the size. Returns the bytes written, all durable (acknowledged).
+    ///
+    /// Each piece is one `write`: acknowledged (durable) before the next piece is read, so
+    /// at most one piece is ever unacknowledged. A failure or crash part-way (reading
+    /// `input` included) leaves the pieces before it written and durable, the failed piece's
+    /// range each byte old or new (a cut write, as for `write`), and nothing after it. Why
+    /// not atomic like `put`: a write updates the file in place (no staging name to switch),
+    /// and one `write` of more than a plan's chunk was never atomic either. The error says
+    /// how far the input is durable, so the rest can be written again from there.
+    pub fn write_from(
+        &self,
+        name: &str,
+        offset_bytes: u64,
+        input: &mut dyn std::io::Read,
+    ) -> Result<u64, StoreError> {
+        self.check_usable()?;
+        let mut piece = Vec::new();
+        read_piece(input, &mut piece)?;
+        if piece.is_empty() {
+            return Err(StoreError::BadInput(
+                "a write of 0 bytes does nothing: give at least one byte".into(),
+            ));
+        }
+        // Before the name is created, as `write` does: a write refused at once leaves no file.
+        self.check_file_end(offset_bytes, piece.len() as u64)?;
+        let file = self.file_or_create(name)?;
+        let mut done_bytes = 0u64;
+        while !piece.is_empty() {
+            assert!(piece.len() <= PUT_PIECE_BYTES);
+            // No overflow: a piece written ended at most at `file_bytes_max` (`write_id`).
+            let at_bytes = offset_bytes + done_bytes;
+            let next = self.write_id(file, at_bytes, &piece).and_then(|()| {
+                done_bytes += piece.len() as u64;
+                read_piece(input, &mut piece)
+            });
+            if let Err(e) = next {
+                if done_bytes == 0 {
+                    return Err(e); // nothing acknowledged: the error as `write` gives it
+                }
+                let durable_end = offset_bytes + done_bytes;
+                return Err(e.with_context(&format!(
+                    "the first {done_bytes} bytes of the input are written at offsets \
+                     {offset_bytes}..{durable_end} and durable; the piece from offset \
+                     {durable_end} (at most {PUT_PIECE_BYTES} bytes) was not acknowledged \
+                     (each of its bytes old or new) and nothing after it was written: write \
+                     the rest of the input from offset {durable_end}"
+                )));
+            }
+        }
+        Ok(done_bytes)
     }
 
     /// `write` to a file known by id (the temporary file of `put` has no user name).
