@@ -14,7 +14,8 @@ Usage: chain-kill.py CODE OSS UNIT PATH ROUNDS [seed] [chain]
 Env: EXARAID (binary), SHIM (killshim.so, default /tmp/s5r-killshim.so), S5R_DIR (scratch,
   default /tmp/s5r-ck), KILLMAX (largest kill point, default 80), KEEP=1 (copy a failing store
   to DIR-rN), NFILES (default 4), VERBOSE=1 (print every step), S5R_SELFTEST=1 (count killed
-  writes as acknowledged: most rounds must then report WRONG bytes; checks the checker).
+  writes as acknowledged: most rounds must then report WRONG bytes; checks the checker),
+  ONLY=N (run round N only: a repro), SKIP=i,j (skip chain steps i, j of it: to minimize one).
 Prints one block per round with a problem and "DONE ... N of R rounds with problems"."""
 import json, os, random, shutil, subprocess, sys
 
@@ -162,6 +163,15 @@ def one_round(code, noss, unit, path, seed, chain):
         kn = r.randrange(1, kmax)
         tear = r.random() < 0.5
         nm = "f%d" % r.randrange(len(model))
+        if str(step) in os.environ.get("SKIP", "").split(","):
+            # minimizing a repro: draw the same random numbers, run nothing
+            if op == "write":
+                base = max((len(a.data) for a in model[nm] if a.data is not None), default=0)
+                r.randrange(0, base + unit), r.randbytes(r.randrange(1, unit * 3))
+            elif op == "put":
+                r.randbytes(r.randrange(1, int(stripe * 2.5)))
+            log.append("  (step %d %s skipped)" % (step, op))
+            continue
         if op == "write":
             base = max((len(a.data) for a in model[nm] if a.data is not None), default=0)
             off = r.randrange(0, base + unit)
@@ -256,6 +266,8 @@ def main():
     chain = int(sys.argv[7]) if len(sys.argv) > 7 else 6
     found = 0
     for rd in range(rounds):
+        if os.environ.get("ONLY") and rd != int(os.environ["ONLY"]):
+            continue
         try:
             bad, log = one_round(code, noss, unit, path, seed * 1000 + rd, chain)
         except AssertionError as e:
