@@ -5,7 +5,7 @@ acknowledged bytes of that file OUTSIDE the killed write's range are recorded lo
 copy is unreadable beyond the code's tolerance") with one failed OSS on a 2-failure code.
 Same steps as `ONLY=5 SKIP=1,2,3,4,5 scripts/chain-kill.py raid6:4 9 65536 wcl 6 1 6`.
 Usage: repro-wcl-failed-kill.py [K] [FAILED]   (default K=20, FAILED=1)
-Env: EIO=1 (one transient EIO at call K instead of the kill), EXARAID, SHIM (default /tmp/s5r-killshim.so), S5R_DIR (scratch, default /tmp/s5r-rp/wfk).
+Env: OFF=, LEN= (offset / length of the killed write instead), EIO=1 (one transient EIO at call K instead of the kill), EXARAID, SHIM (default /tmp/s5r-killshim.so), S5R_DIR (scratch, default /tmp/s5r-rp/wfk).
 Prints the kill point, what status/get say, and PROBLEM or CLEAN; exit 1 on PROBLEM."""
 import os, random, shutil, subprocess, sys
 
@@ -45,6 +45,9 @@ r.choice(["write"] * 2 + ["put", "rm", "rebuild-to", "rebuild-to", "rebuild", "s
 nm = "f%d" % r.randrange(4)
 off = r.randrange(0, len(files[nm]) + unit)
 w = r.randbytes(r.randrange(1, unit * 3))
+if os.environ.get("OFF"):  # variants: another offset / length of the killed write
+    off = int(os.environ["OFF"])
+    w = w[:int(os.environ.get("LEN", len(w)))]
 env = dict(os.environ, LD_PRELOAD=SHIM, KILLN=str(K), KILLTEAR="0")
 if os.environ.get("EIO"):
     # one transient EIO at the K-th durable call instead of a kill (scripts/eioshim.c)
