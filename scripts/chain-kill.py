@@ -15,6 +15,7 @@ Env: EXARAID (binary), SHIM (killshim.so, default /tmp/s5r-killshim.so), S5R_DIR
   default /tmp/s5r-ck), KILLMAX (largest kill point, default 80), KEEP=1 (copy a failing store
   to DIR-rN), NFILES (default 4), VERBOSE=1 (print every step), S5R_SELFTEST=1 (count killed
   writes as acknowledged: most rounds must then report WRONG bytes; checks the checker),
+  TIMEKILL=1 (kill -9 after KILLN/4 ms, by `timeout -s KILL`, instead of at a durable call),
   ONLY=N (run round N only: a repro), SKIP=i,j (skip chain steps i, j of it: to minimize one).
 Prints one block per round with a problem and "DONE ... N of R rounds with problems"."""
 import json, os, random, shutil, subprocess, sys
@@ -41,9 +42,16 @@ def code_args(spec):
 def run(args, inp=b"", kill_n=None, tear=False):
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
-    if kill_n is not None:
+    pre = []
+    if kill_n is not None and os.environ.get("TIMEKILL"):
+        # kill -9 after a time instead (anywhere, not only at a durable call): kill_n ms / 4
+        pre = ["timeout", "-s", "KILL", "%.4f" % (kill_n / 4000.0)]
+    elif kill_n is not None:
         env.update(LD_PRELOAD=SHIM, KILLN=str(kill_n), KILLTEAR="1" if tear else "0")
-    return subprocess.run([E, "store"] + args, input=inp, capture_output=True, env=env)
+    p = subprocess.run(pre + [E, "store"] + args, input=inp, capture_output=True, env=env)
+    if pre and p.returncode == 137:
+        p.returncode = -9  # timeout reports a KILLed child as 137
+    return p
 
 
 class Alt:
