@@ -5,7 +5,7 @@ acknowledged bytes of that file OUTSIDE the killed write's range are recorded lo
 copy is unreadable beyond the code's tolerance") with one failed OSS on a 2-failure code.
 Same steps as `ONLY=5 SKIP=1,2,3,4,5 scripts/chain-kill.py raid6:4 9 65536 wcl 6 1 6`.
 Usage: repro-wcl-failed-kill.py [K] [FAILED]   (default K=20, FAILED=1)
-Env: OFF=, LEN= (offset / length of the killed write instead), EIO=1 (one transient EIO at call K instead of the kill), EXARAID, SHIM (default /tmp/s5r-killshim.so), S5R_DIR (scratch, default /tmp/s5r-rp/wfk).
+Env: WPATH (write path, default wcl), OFF=, LEN= (offset / length of the killed write instead), EIO=1 (one transient EIO at call K instead of the kill), EXARAID, SHIM (default /tmp/s5r-killshim.so), S5R_DIR (scratch, default /tmp/s5r-rp/wfk).
 Prints the kill point, what status/get say, and PROBLEM or CLEAN; exit 1 on PROBLEM."""
 import os, random, shutil, subprocess, sys
 
@@ -23,7 +23,7 @@ def run(a, inp=b"", env=None):
 r = random.Random(1005)
 shutil.rmtree(d, ignore_errors=True)
 unit, stripe = 65536, 4 * 65536
-assert run(["init", d, "--oss", "9", "--code", "raid6", "--k", "4", "--stripe-unit", str(unit), "--write-path", "wcl"]).returncode == 0
+assert run(["init", d, "--oss", "9", "--code", "raid6", "--k", "4", "--stripe-unit", str(unit), "--write-path", os.environ.get("WPATH", "wcl")]).returncode == 0
 files = {}
 for i in range(4):
     b = r.randbytes(r.randrange(stripe // 3, int(stripe * 2.3)))
