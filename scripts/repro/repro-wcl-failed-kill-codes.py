@@ -5,6 +5,7 @@ cached writes over stripe 0 (5000+128 KiB, 72536+74536 B), `fail --oss F` for ev
 Usage: repro-wcl-failed-kill-codes.py rs:8:3 13 | xcode:7 9   (CODE OSS). Scratch /tmp/s5r-rp/r5g; needs
 /tmp/s5r-killshim.so. Prints each failing case and "DONE CODE bad of n"."""
 import os, random, shutil, subprocess, sys
+E=os.environ.get("EXARAID", "/work/target-s5r/release/exaraid"); d=os.environ.get("S5R_DIR", "/tmp/s5r-rp/r5g")
 code, noss, unit = sys.argv[1], int(sys.argv[2]), 65536
 def run(a, inp=b"", env=None): return subprocess.run([E,"store"]+a, input=inp, capture_output=True, env=env)
 p=code.split(":")
