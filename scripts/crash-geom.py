@@ -23,6 +23,7 @@ Env: EIO=1 (instead of a kill, the N-th durable call fails with EIO: scripts/eio
   calls; default 40), FAILOSS (OSS failed before; default none, rebuild: 1), SECOND (OSS of
   the second failure), S4E_DIR (scratch, default /tmp/s4e-cg), KEEP=1 (keep failing stores),
   EARLY2=1 (fail SECOND right after the kill, before the command is finished; check),
+  FAILAFTER=1 (s5r: fail FAILOSS after the 4 setup writes, not before: their cached bytes sit on it),
   NFILES (files, default 4), S4E_SELFTEST=1 (write: count the killed write as acknowledged;
   must report wrong bytes at most kill points: checks the checker), FSIZE (size of f1 in stripe units' multiples of the width, float).
 Prints one line per kill point with problems and a DONE line with the counts."""
@@ -143,7 +144,7 @@ def setup(name, code, noss, unit, path, seed, d):
     tok = None
     if name == "end":
         tok = must(run(["delayed", "start", d, "f1"]), "start").stdout.decode().strip()
-    elif fail:
+    elif fail and not os.environ.get("FAILAFTER"):
         must(run(["fail", d, "--oss", fail]), "fail")
     base = files["f1"][0]
     exp = bytearray(base)
@@ -157,6 +158,9 @@ def setup(name, code, noss, unit, path, seed, d):
             exp.extend(b"\0" * (off + len(w) - len(exp)))
         exp[off:off + len(w)] = w
     files["f1"] = [bytes(exp)]
+    if fail and name != "end" and os.environ.get("FAILAFTER"):
+        # review s5r (R5): fail the OSS after the setup writes, so that cached bytes sit on it
+        must(run(["fail", d, "--oss", fail]), "fail")
     finish = []
     if name == "end":
         if fail:

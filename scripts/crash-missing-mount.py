@@ -3,14 +3,14 @@
 (crash-geom.py scenario `write`, raid6 k=4 over 9 OSSs, 64 KiB) and a missing OSS directory o in
 0,2,4,6,8: kill -9 the write, run `status` (recovery) with oss-o moved away, move it back, check
 every file (old-or-new for the killed write), then a second failure (1,3,5,7), scrub.
-Usage: crash-missing-mount.py rmw|wcl|delayed     Needs /tmp/s4e-killshim.so. Scratch: /tmp/s4e-mnt4.
+Usage: crash-missing-mount.py rmw|wcl|delayed     Needs /tmp/s4e-killshim.so. Scratch: $MNT_DIR (default /tmp/s4e-mnt4).
 Prints one line per (K, o) with a problem and "DONE PATH N" (N = cases with a problem)."""
 import os, sys, subprocess, shutil
 PATH=sys.argv[1]; sys.argv=["x"]
 here=os.path.join(os.path.dirname(os.path.abspath(__file__)), "crash-geom.py")
 cg=type(sys)("cg"); src=open(here).read().replace('\nif __name__ == "__main__":\n    main()\n','\n')
 exec(compile(src,"cg","exec"), cg.__dict__)
-d="/tmp/s4e-mnt4"
+d=os.environ.get("MNT_DIR", "/tmp/s4e-mnt4")  # scratch (MNT_DIR: a private one beside other users)
 found=0
 for k in (4, 8, 12, 16, 20):
   for o in (0, 2, 4, 6, 8):

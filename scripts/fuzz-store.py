@@ -153,7 +153,10 @@ def fuzz(seed, code, path, steps, oss_extra):
         elif op == "dstart":
             if n in windows: continue
             p = run(["delayed", "start", d, n])
-            if p.returncode == 0: windows[n] = p.stdout.decode().strip()
+            if p.returncode == 0:
+                windows[n] = p.stdout.decode().strip()
+                # START on a missing name creates it empty (review s5r R6): model it
+                if n not in model: model[n] = bytearray()
         elif op == "dend":
             if n not in windows: continue
             p = run(["delayed", "end", d, windows.pop(n)])

@@ -5,7 +5,7 @@ acknowledged bytes of that file OUTSIDE the killed write's range are recorded lo
 copy is unreadable beyond the code's tolerance") with one failed OSS on a 2-failure code.
 Same steps as `ONLY=5 SKIP=1,2,3,4,5 scripts/chain-kill.py raid6:4 9 65536 wcl 6 1 6`.
 Usage: repro-wcl-failed-kill.py [K] [FAILED]   (default K=20, FAILED=1)
-Env: CODE= (init code flags, default "raid6 --k 4"), NOSS= (default 9), OFF=, LEN= (offset / length of the killed write instead), EIO=1 (one transient EIO at call K instead of the kill), EXARAID, SHIM (default /tmp/s5g-killshim.so), S5R_DIR (scratch, default /tmp/s5g-rp/wfk).
+Env: WPATH (write path, default wcl), CODE= (init code flags, default "raid6 --k 4"), NOSS= (default 9), OFF=, LEN= (offset / length of the killed write instead), EIO=1 (one transient EIO at call K instead of the kill), EXARAID, SHIM (default /tmp/s5g-killshim.so), S5R_DIR (scratch, default /tmp/s5g-rp/wfk).
 Prints the kill point, what status/get say, and PROBLEM or CLEAN; exit 1 on PROBLEM."""
 import os, random, shutil, subprocess, sys
 
@@ -26,7 +26,7 @@ unit, stripe = 65536, 4 * 65536
 # s5g: CODE (init's code flags, default "raid6 --k 4") and NOSS (default 9) give the variants
 code = os.environ.get("CODE", "raid6 --k 4").split()
 noss = os.environ.get("NOSS", "9")
-assert run(["init", d, "--oss", noss, "--code"] + code + ["--stripe-unit", str(unit), "--write-path", "wcl"]).returncode == 0
+assert run(["init", d, "--oss", noss, "--code"] + code + ["--stripe-unit", str(unit), "--write-path", os.environ.get("WPATH", "wcl")]).returncode == 0
 files = {}
 for i in range(4):
     b = r.randbytes(r.randrange(stripe // 3, int(stripe * 2.3)))
