@@ -65,19 +65,6 @@ impl Hook for Gate {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// Overwrite every cache slot of every OSS with garbage under valid checksums (what later
 /// writes into freed slots leave).
 fn scribble_over_the_cache_zone(dir: &Path) {

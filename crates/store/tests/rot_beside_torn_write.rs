@@ -58,19 +58,6 @@ fn open(dir: &Path) -> Store {
     Store::open_with(dir, options).unwrap()
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// Put the store at `dir` back to `saved` (same absolute path: the superblock names its OSS
 /// directories).
 fn restore(dir: &Path, saved: &Path) {

@@ -77,20 +77,6 @@ fn assert_same(code: CodeSpec, what: &str, got: &[u8], want: &[u8]) {
     }
 }
 
-/// Copy a directory tree (a closed store: superblock, journal, OSS directories).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// Put the store at `dir` back to the closed state saved in `saved` (same absolute paths:
 /// the superblock names its OSS directories). Why not a new store per case: an init costs
 /// ~100 ms of fsyncs, and a rebuild in place rewrites the cache zone it reads from.

@@ -113,3 +113,18 @@ pub fn flip_home_byte(store: &Store, name: &str, pos: Pos, block: usize, at_byte
     bytes[at] ^= 0x5a;
     std::fs::write(&path, bytes).unwrap();
 }
+
+/// Copy a store (metadata and OSS directories) as it is on disk now: the disk a kill -9 at
+/// this instant leaves, for crash tests that open the copy.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
