@@ -70,6 +70,9 @@ for k in KS:
             second = (o + 1) % NOSS
             cg.run(["fail", d, "--oss", str(second)])
             bad += cg.check(d, files, "k=%d dead %d rebuilt, then OSS %d failed" % (k, o, second))
+        if lost and os.environ.get("SHOWLOST"):
+            ls = [l for l in fout.splitlines() if l.startswith("LOST")]
+            print("K=%d dead OSS %d: fail recorded %d LOST lines, first: %s" % (k, o, len(ls), ls[0][:160]), flush=True)
         if bad:
             found += 1
             print("K=%d dead OSS %d%s:" % (k, o, " (fail said LOST)" if lost else ""), *bad[:4], sep="\n  ", flush=True)
