@@ -13,7 +13,7 @@ E = os.environ.get("EXARAID", "/work/target-s5r/release/exaraid")
 SHIM = os.environ.get("SHIM", "/tmp/s5s-killshim.so")
 ROOT = os.environ.get("S5S_DIR", "/tmp/s5s-snapk")
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 4096
-d = ROOT + "/s"; base = ROOT + "/base"
+d = ROOT + "/s"; pristine = ROOT + "/pristine"  # restored to d (a copy elsewhere would share the OSS dirs)
 
 
 def run(a, inp=b"", env=None):
@@ -25,24 +25,32 @@ def logrecs(dd):
 
 
 shutil.rmtree(ROOT, ignore_errors=True)
-assert run(["init", base, "--oss", "6", "--code", "raid6", "--stripe-unit", "4096", "--write-path", os.environ.get("WPATH", "rmw")]).returncode == 0
+assert run(["init", d, "--oss", "6", "--code", "raid6", "--stripe-unit", "4096", "--write-path", os.environ.get("WPATH", "rmw")]).returncode == 0
 model = bytearray()
 i = 0
-while min(logrecs(base)) < N:
+while max(logrecs(d)) < N - 2:  # the snapshot is rewritten past N records: stop just short
     off = i * 16384 * 3
-    assert run(["write", base, "f", "--offset", str(off)], b"x").returncode == 0
+    assert run(["write", d, "f", "--offset", str(off)], b"x").returncode == 0
     model.extend(bytes(off + 1 - len(model))); model[off] = ord("x"); i += 1
-print("setup: %d writes, log records %s" % (i, logrecs(base)), flush=True)
-off = i * 16384 * 3
-shutil.copytree(base, d)
-env = dict(os.environ, LD_PRELOAD=SHIM, KILLN="0", KILLCOUNT_FILE=ROOT + "/count")
-run(["write", d, "f", "--offset", str(off)], b"y", env)
+print("setup: %d writes, log records %s" % (i, logrecs(d)), flush=True)
+# Find the write that rewrites a snapshot (some OSS's log drops): the pristine state is just
+# before it.
+while True:
+    off = i * 16384 * 3
+    shutil.rmtree(pristine, ignore_errors=True); shutil.copytree(d, pristine)
+    before = logrecs(d)
+    env = dict(os.environ, LD_PRELOAD=SHIM, KILLN="0", KILLCOUNT_FILE=ROOT + "/count")
+    assert run(["write", d, "f", "--offset", str(off)], b"y", env).returncode == 0
+    after = logrecs(d)
+    if any(x < y for x, y in zip(after, before)):
+        break
+    model.extend(bytes(off + 1 - len(model))); model[off] = ord("y"); i += 1
 total = int(open(ROOT + "/count").read().split()[0])
-print("the crossing write: %d durable calls, log records after %s" % (total, logrecs(d)), flush=True)
+print("the crossing write: %d durable calls, log records %s -> %s" % (total, before, after), flush=True)
 problems = 0
 for k in range(1, total + 1):
     for tear in "01":
-        shutil.rmtree(d); shutil.copytree(base, d)
+        shutil.rmtree(d); shutil.copytree(pristine, d)
         env = dict(os.environ, LD_PRELOAD=SHIM, KILLN=str(k), KILLTEAR=tear)
         p = run(["write", d, "f", "--offset", str(off)], b"y", env)
         where = p.stderr.decode(errors="replace").strip()[:120]
