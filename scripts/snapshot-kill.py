@@ -6,7 +6,8 @@ next write (which rewrites every OSS's snapshot and empties its log) is killed -
 its durable calls (torn and not). After each kill: `status` must show no OSS UNAVAILABLE /
 rolled back (exit 0), `scrub` exit 0, the file exact (the killed byte old or new); then one
 more write and the same checks (a second session over the rewritten snapshot).
-Usage: snapshot-kill.py [records]  Env: EXARAID, SHIM, S5S_DIR (default /tmp/s5s-snapk), WPATH (rmw).
+Usage: snapshot-kill.py [records]  Env: EXARAID, SHIM, S5S_DIR (default /tmp/s5s-snapk), WPATH (rmw),
+REUSE=1 (reuse S5S_DIR/pristine of an earlier run: skips the ~3 min setup), KSTEP, TEARS ("01").
 Prints problems and a DONE line."""
 import os, shutil, subprocess, sys
 E = os.environ.get("EXARAID", "/work/target-s5r/release/exaraid")
@@ -24,32 +25,43 @@ def logrecs(dd):
     return [os.path.getsize("%s/oss-%d/exaraid-extents.log" % (dd, o)) // 24 for o in range(6)]
 
 
-shutil.rmtree(ROOT, ignore_errors=True)
-assert run(["init", d, "--oss", "6", "--code", "raid6", "--stripe-unit", "4096", "--write-path", os.environ.get("WPATH", "rmw")]).returncode == 0
-model = bytearray()
-i = 0
-while max(logrecs(d)) < N - 2:  # the snapshot is rewritten past N records: stop just short
+if os.environ.get("REUSE") and os.path.isdir(pristine):
+    shutil.rmtree(d, ignore_errors=True); shutil.copytree(pristine, d)
+    model = bytearray(run(["get", d, "f"]).stdout)
+    i = (len(model) - 1) // (16384 * 3) + 1
     off = i * 16384 * 3
-    assert run(["write", d, "f", "--offset", str(off)], b"x").returncode == 0
-    model.extend(bytes(off + 1 - len(model))); model[off] = ord("x"); i += 1
-print("setup: %d writes, log records %s" % (i, logrecs(d)), flush=True)
-# Find the write that rewrites a snapshot (some OSS's log drops): the pristine state is just
-# before it.
-while True:
-    off = i * 16384 * 3
-    shutil.rmtree(pristine, ignore_errors=True); shutil.copytree(d, pristine)
-    before = logrecs(d)
     env = dict(os.environ, LD_PRELOAD=SHIM, KILLN="0", KILLCOUNT_FILE=ROOT + "/count")
+    before = logrecs(d)
     assert run(["write", d, "f", "--offset", str(off)], b"y", env).returncode == 0
-    after = logrecs(d)
-    if any(x < y for x, y in zip(after, before)):
-        break
-    model.extend(bytes(off + 1 - len(model))); model[off] = ord("y"); i += 1
-total = int(open(ROOT + "/count").read().split()[0])
-print("the crossing write: %d durable calls, log records %s -> %s" % (total, before, after), flush=True)
+    total = int(open(ROOT + "/count").read().split()[0])
+    print("reused: the crossing write: %d durable calls, log records %s -> %s" % (total, before, logrecs(d)), flush=True)
+else:
+    shutil.rmtree(ROOT, ignore_errors=True)
+    assert run(["init", d, "--oss", "6", "--code", "raid6", "--stripe-unit", "4096", "--write-path", os.environ.get("WPATH", "rmw")]).returncode == 0
+    model = bytearray()
+    i = 0
+    while max(logrecs(d)) < N - 2:  # the snapshot is rewritten past N records: stop just short
+        off = i * 16384 * 3
+        assert run(["write", d, "f", "--offset", str(off)], b"x").returncode == 0
+        model.extend(bytes(off + 1 - len(model))); model[off] = ord("x"); i += 1
+    print("setup: %d writes, log records %s" % (i, logrecs(d)), flush=True)
+    # Find the write that rewrites a snapshot (some OSS's log drops): the pristine state is just
+    # before it.
+    while True:
+        off = i * 16384 * 3
+        shutil.rmtree(pristine, ignore_errors=True); shutil.copytree(d, pristine)
+        before = logrecs(d)
+        env = dict(os.environ, LD_PRELOAD=SHIM, KILLN="0", KILLCOUNT_FILE=ROOT + "/count")
+        assert run(["write", d, "f", "--offset", str(off)], b"y", env).returncode == 0
+        after = logrecs(d)
+        if any(x < y for x, y in zip(after, before)):
+            break
+        model.extend(bytes(off + 1 - len(model))); model[off] = ord("y"); i += 1
+    total = int(open(ROOT + "/count").read().split()[0])
+    print("the crossing write: %d durable calls, log records %s -> %s" % (total, before, after), flush=True)
 problems = 0
-for k in range(1, total + 1):
-    for tear in "01":
+for k in range(1, total + 1, int(os.environ.get("KSTEP", "1"))):
+    for tear in os.environ.get("TEARS", "01"):
         shutil.rmtree(d); shutil.copytree(pristine, d)
         env = dict(os.environ, LD_PRELOAD=SHIM, KILLN=str(k), KILLTEAR=tear)
         p = run(["write", d, "f", "--offset", str(off)], b"y", env)
@@ -65,7 +77,8 @@ for k in range(1, total + 1):
                 msg.append("%s: scrub rc %d %s" % (step, s.returncode, (s.stdout + s.stderr).decode(errors="replace")[-300:]))
             g = run(["get", d, "f"])
             a = g.stdout
-            okk = g.returncode == 0 and (a == bytes(model) or a == bytes(model) + bytes(off - len(model)) + b"y")
+            # a killed write: each byte old or new, the length old or new
+            okk = g.returncode == 0 and (a == bytes(model) or (len(a) == off + 1 and a[:off] == bytes(model) + bytes(off - len(model)) and a[off:] in (b"y", b"\0")))
             if step != "after the kill":
                 okk = g.returncode == 0 and a[:len(model)] == bytes(model)[:len(model)] and len(a) >= len(model)
             if not okk:
@@ -80,4 +93,4 @@ for k in range(1, total + 1):
         if msg:
             problems += 1
             print("K=%d tear=%s (%s): %s" % (k, tear, where, " | ".join(msg)), flush=True)
-print("DONE snapshot-kill: %d kill points x 2, %d with problems" % (total, problems))
+print("DONE snapshot-kill: %d durable calls, every %s-th killed, tears %s, %d with problems" % (total, os.environ.get("KSTEP", "1"), os.environ.get("TEARS", "01"), problems))
