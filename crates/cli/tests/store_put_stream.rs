@@ -43,20 +43,7 @@ fn a_put_larger_than_the_memory_cap_streams_in_pieces_and_stays_atomic() {
     let out = tmp.path().join("stdout");
     let o = &out;
     // A larger unit than the other CLI tests: 256 MiB in fewer, larger elements.
-    common::ok(
-        &[
-            "store",
-            "init",
-            d,
-            "--oss",
-            "4",
-            "--code",
-            "raid5",
-            "--stripe-unit",
-            "1048576",
-        ],
-        b"",
-    );
+    init_store_unit(d, 1 << 20, &["--oss", "4", "--code", "raid5"]);
     let content = bytes(7, PUT_BYTES);
     let put = capped_at(
         PUT_ADDRESS_SPACE_BYTES,

@@ -23,20 +23,7 @@ const GET_ADDRESS_SPACE_BYTES: u64 = 160 << 20;
 const INPUT_TAKEN_WAIT_MS: u64 = 120_000;
 
 fn init_1_mib_unit(d: &str) {
-    ok(
-        &[
-            "store",
-            "init",
-            d,
-            "--oss",
-            "4",
-            "--code",
-            "raid5",
-            "--stripe-unit",
-            "1048576",
-        ],
-        b"",
-    );
+    init_store_unit(d, 1 << 20, &["--oss", "4", "--code", "raid5"]);
 }
 
 #[test]

@@ -98,7 +98,13 @@ pub fn fast_tempdir(prefix: &str) -> tempfile::TempDir {
 /// `exaraid store init DIR --stripe-unit 4096 ARGS..` (the small unit every CLI test uses, so
 /// a few KiB touch many stripes); fails the test if init fails.
 pub fn init_store(dir: &str, args: &[&str]) {
-    let mut all = vec!["store", "init", dir, "--stripe-unit", "4096"];
+    init_store_unit(dir, 4096, args);
+}
+
+/// `init_store` with another stripe unit (tests that move many MiB use larger elements).
+pub fn init_store_unit(dir: &str, unit_bytes: u64, args: &[&str]) {
+    let unit = unit_bytes.to_string();
+    let mut all = vec!["store", "init", dir, "--stripe-unit", unit.as_str()];
     all.extend_from_slice(args);
     ok(&all, b"");
 }
