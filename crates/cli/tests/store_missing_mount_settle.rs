@@ -12,8 +12,6 @@
 mod common;
 use common::*;
 
-use std::path::Path;
-
 const FILES: usize = 4;
 
 /// raid6 k=4 over 9 OSSs, WCL, 4 KiB unit; f0..f3 put through the cache zone, then 4 small
@@ -47,14 +45,6 @@ fn cached_store(d: &str) -> Vec<Vec<u8>> {
         files[1][offset..offset + w.len()].copy_from_slice(&w);
     }
     files
-}
-
-fn away(dir: &Path, oss: usize) {
-    std::fs::rename(dir.join(format!("oss-{oss}")), dir.join("away")).unwrap();
-}
-
-fn back(dir: &Path, oss: usize) {
-    std::fs::rename(dir.join("away"), dir.join(format!("oss-{oss}"))).unwrap();
 }
 
 /// Every file reads exactly its acknowledged bytes (`None`: removed).
@@ -94,10 +84,10 @@ fn a_settle_with_an_oss_directory_missing_records_it_failed() {
     let dir = tmp.path().join("D");
     let d = s(&dir);
     let files = cached_store(d);
-    away(&dir, 0);
+    oss_away(&dir, 0);
     // `rm` settles the cache zone: OSS 0 holds home slots the settle must write.
     ok(&["store", "rm", d, "f3"], b"");
-    back(&dir, 0);
+    oss_back(&dir, 0);
     let mut left: Vec<Option<Vec<u8>>> = files.into_iter().map(Some).collect();
     left[3] = None;
     recorded_failed_then_rebuilt(d, 0, &left);
@@ -114,10 +104,10 @@ fn a_rebuild_with_another_oss_directory_missing_records_it_failed() {
     ok(&["store", "write", d, "f2", "--offset", "1000"], &w);
     let mut files: Vec<Option<Vec<u8>>> = files.into_iter().map(Some).collect();
     files[2].as_mut().unwrap()[1000..7000].copy_from_slice(&w);
-    away(&dir, 0);
+    oss_away(&dir, 0);
     // The rebuild settles first (the settle writes home slots on OSS 0), then rebuilds OSS 1.
     ok(&["store", "rebuild", d, "--oss", "1"], b"");
-    back(&dir, 0);
+    oss_back(&dir, 0);
     recorded_failed_then_rebuilt(d, 0, &files);
 }
 
@@ -130,14 +120,14 @@ fn crash_recovery_with_an_oss_directory_missing_records_it_failed() {
     // Killed after its settle was on record, before it wrote anything home.
     let kill_at = format!("{}:1", exaraid_store::torture::SETTLE_BEGUN);
     assert!(killed_at(&["store", "rm", d, "f3"], b"", &kill_at));
-    away(&dir, 0);
+    oss_away(&dir, 0);
     // The next open needs recovery, which waits for a mount that is merely missing (E13
     // remainder: `store_recovery_missing_mount.rs`); the operator records OSS 0 failed
     // instead, and recovery finishes the settle without it (OSS 0 holds home slots it writes).
     let err = fails(&["store", "status", d], b"");
     assert!(err.contains("mount it and retry"), "{err}");
     ok(&["store", "fail", d, "--oss", "0"], b"");
-    back(&dir, 0);
+    oss_back(&dir, 0);
     let mut left: Vec<Option<Vec<u8>>> = files.into_iter().map(Some).collect();
     left[3] = None;
     recorded_failed_then_rebuilt(d, 0, &left);

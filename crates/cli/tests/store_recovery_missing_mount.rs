@@ -12,8 +12,6 @@
 mod common;
 use common::*;
 
-use std::path::Path;
-
 /// 64 KiB unit: the cut write tears several 4 KiB blocks of data and parity per element.
 const UNIT_BYTES: usize = 65_536;
 /// The cut write (inside f1, across the boundary of its first stripe of 4 x 64 KiB).
@@ -80,14 +78,6 @@ fn store_with_a_cut_write(d: &str) -> Acked {
     }
 }
 
-fn away(dir: &Path, oss: usize) {
-    std::fs::rename(dir.join(format!("oss-{oss}")), dir.join("away")).unwrap();
-}
-
-fn back(dir: &Path, oss: usize) {
-    std::fs::rename(dir.join("away"), dir.join(format!("oss-{oss}"))).unwrap();
-}
-
 /// Every file reads exactly its acknowledged bytes; f1 inside the cut write old or new.
 fn every_acked_byte_reads(d: &str, acked: &Acked) {
     for (i, f) in acked.files.iter().enumerate() {
@@ -116,7 +106,7 @@ fn recovery_waits_for_a_missing_oss_directory_and_records_nothing() {
     let dir = tmp.path().join("D");
     let d = s(&dir);
     let acked = store_with_a_cut_write(d);
-    away(&dir, MISSING_OSS);
+    oss_away(&dir, MISSING_OSS);
     let missing = dir.join(format!("oss-{MISSING_OSS}"));
     // Every command opens the store (and so needs recovery first), also the read-only ones:
     // a clear error naming the directory and both ways on, never a panic or a silent loss.
@@ -135,7 +125,7 @@ fn recovery_waits_for_a_missing_oss_directory_and_records_nothing() {
             "{args:?}: {err}"
         );
     }
-    back(&dir, MISSING_OSS);
+    oss_back(&dir, MISSING_OSS);
     // The mount is back: recovery runs with every OSS, nothing failed, nothing lost.
     let status = String::from_utf8_lossy(&ok(&["store", "status", d], b"")).to_string();
     assert!(!status.contains("FAILED"), "{status}");
@@ -150,7 +140,7 @@ fn store_fail_records_the_missing_oss_first_and_names_what_recovery_lost() {
     let dir = tmp.path().join("D");
     let d = s(&dir);
     let acked = store_with_a_cut_write(d);
-    away(&dir, MISSING_OSS);
+    oss_away(&dir, MISSING_OSS);
     // The disk is gone for good: `fail` records it, then recovery runs without it. The cut
     // stripe is then beyond raid6 (the failed column and the torn data and parity): its
     // bytes on that OSS are lost, and `fail` says which.

@@ -15,21 +15,11 @@ use std::process::Command;
 const UNIT: usize = 65536;
 
 fn init_raid6(d: &str, write_path: &str) {
-    let unit = UNIT.to_string();
-    let args = [
-        "store",
-        "init",
+    init_store_unit(
         d,
-        "--oss",
-        "6",
-        "--code",
-        "raid6",
-        "--stripe-unit",
-        &unit,
-        "--write-path",
-        write_path,
-    ];
-    ok(&args, b"");
+        UNIT as u64,
+        &["--oss", "6", "--code", "raid6", "--write-path", write_path],
+    );
 }
 
 /// `cp -a from to`: the copy a snapshot or backup keeps (`to` must not exist).

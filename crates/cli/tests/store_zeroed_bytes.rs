@@ -12,22 +12,10 @@ const UNIT: usize = 65536;
 const CACHE_ZONE_FILE: &str = "objects/18446744073709551615.cache";
 
 fn init_raid6(d: &str, write_path: &str) {
-    let unit = UNIT.to_string();
-    ok(
-        &[
-            "store",
-            "init",
-            d,
-            "--oss",
-            "6",
-            "--code",
-            "raid6",
-            "--stripe-unit",
-            &unit,
-            "--write-path",
-            write_path,
-        ],
-        b"",
+    init_store_unit(
+        d,
+        UNIT as u64,
+        &["--oss", "6", "--code", "raid6", "--write-path", write_path],
     );
 }
 

@@ -137,3 +137,13 @@ pub fn capped_ok_at(cap_bytes: u64, args: &[&str], stdin: &[u8], out: &Path) -> 
     );
     std::fs::read(out).unwrap()
 }
+
+/// An OSS directory's mount dropped: `DIR/oss-I` moved to `DIR/away` (one at a time).
+pub fn oss_away(dir: &Path, oss: usize) {
+    std::fs::rename(dir.join(format!("oss-{oss}")), dir.join("away")).unwrap();
+}
+
+/// The mount back: `DIR/away` moved back to `DIR/oss-I`.
+pub fn oss_back(dir: &Path, oss: usize) {
+    std::fs::rename(dir.join("away"), dir.join(format!("oss-{oss}"))).unwrap();
+}
