@@ -75,6 +75,31 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 }
 
 impl Store {
+    /// Write the checksum blocks `blocks` (ascending indices) of `element` back to `key` on
+    /// `oss`: runs of adjacent blocks, one backend write each.
+    fn write_block_runs(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        element: &[u8],
+        blocks: &[usize],
+    ) -> Result<(), StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES;
+        let mut at = 0;
+        while at < blocks.len() {
+            let first = blocks[at];
+            let mut end = at + 1;
+            while end < blocks.len() && blocks[end] == first + (end - at) {
+                end += 1;
+            }
+            let bytes = &element[first * block..(first + end - at) * block];
+            self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
+            self.backends[oss].write(key, first * block, bytes)?;
+            at = end;
+        }
+        Ok(())
+    }
+
     // ---------------------------------------------------------------- failures, scrub, rebuild
 
     /// Mark OSS `oss` failed (as if its disk died): reads rebuild its elements from parity,
@@ -622,19 +647,8 @@ impl Store {
                             c.pos.col, c.pos.row
                         ));
                     }
-                    // Whole blocks, in runs of adjacent ones (a missing slot: all of it).
-                    let mut at = 0;
-                    while at < confirmed.len() {
-                        let first = confirmed[at];
-                        let mut end = at + 1;
-                        while end < confirmed.len() && confirmed[end] == first + (end - at) {
-                            end += 1;
-                        }
-                        let bytes = &element[first * block..(first + end - at) * block];
-                        self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
-                        self.backends[oss].write(key, first * block, bytes)?;
-                        at = end;
-                    }
+                    // Whole blocks (a missing slot: all of it).
+                    self.write_block_runs(oss, key, &element, &confirmed)?;
                     if confirmed.len() == c.blocks.len() {
                         report.repaired_elements += 1;
                         report.corrupt_elements[first_finding + n].repaired = true;
@@ -703,7 +717,6 @@ impl Store {
         report: &mut ScrubReport,
     ) -> Result<(), StoreError> {
         let g = self.layout.geometry();
-        let block = CHECKSUM_BLOCK_BYTES;
         let mut rows_of_col: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
         for &(i, col) in &home.located {
             rows_of_col.entry(col).or_default().insert(i);
@@ -715,19 +728,7 @@ impl Store {
                     continue;
                 };
                 let element = home.buf.element(pos);
-                // Runs of adjacent block rows, one write each.
-                let mut at = 0;
-                while at < rows.len() {
-                    let first = rows[at];
-                    let mut end = at + 1;
-                    while end < rows.len() && rows[end] == first + (end - at) {
-                        end += 1;
-                    }
-                    let bytes = &element[first * block..(first + end - at) * block];
-                    self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
-                    self.backends[oss].write(key, first * block, bytes)?;
-                    at = end;
-                }
+                self.write_block_runs(oss, key, element, &rows)?;
                 report.repaired_elements += 1;
                 let zone = match g.cell(pos) {
                     Cell::Parity(_) => "parity",
