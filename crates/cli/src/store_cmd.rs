@@ -161,7 +161,8 @@ struct InitArgs {
     #[arg(long, default_value_t = 1 << 20)]
     stripe_unit: usize,
     /// Write path: rmw (STD-RAID), wcl (Write Cache Layer), delayed (WCL plus START/END
-    /// windows), raid0 (no parity; benchmarks only).
+    /// windows), raid0 (no parity, benchmarks only: data striped over as many columns as the
+    /// code has, parity columns included).
     #[arg(long, default_value = "rmw")]
     write_path: String,
     /// Emulate OSS disks of this many bytes each (to test a full disk).
@@ -177,6 +178,29 @@ struct InitArgs {
 
 fn code_spec(a: &InitArgs, oss_count: usize) -> Result<CodeSpec> {
     let kind = CodeKind::from_name(&a.code)?;
+    // A parameter the code does not take is refused, not dropped: the user meant something
+    // by it, and a store cannot change its code later (review s6r R6-3).
+    let given = [("--k", a.k), ("--m", a.m), ("--p", a.p)];
+    let takes: &[&str] = match kind {
+        CodeKind::Raid5 | CodeKind::Raid6 => &["--k"],
+        CodeKind::Rs => &["--k", "--m"],
+        _ => &["--p"],
+    };
+    for (flag, value) in given {
+        if value.is_some() && !takes.contains(&flag) {
+            bail!(
+                "{flag} does not apply to {}: it takes {} only ({}); drop {flag}",
+                a.code,
+                takes.join(" and "),
+                match kind {
+                    CodeKind::Raid5 => "its parity is one column",
+                    CodeKind::Raid6 => "its parity is two columns",
+                    CodeKind::Rs => "data and parity columns",
+                    _ => "an array code's geometry follows from its prime",
+                }
+            );
+        }
+    }
     Ok(match kind {
         CodeKind::Raid5 => CodeSpec::raid5(a.k.unwrap_or(oss_count.saturating_sub(1))),
         CodeKind::Raid6 => CodeSpec::raid6(a.k.unwrap_or(oss_count.saturating_sub(2))),

@@ -62,3 +62,44 @@ fn odd_names_list_one_line_each_and_long_names_are_not_echoed_whole() {
     let err = fails(&["store", "put", d, &long], b"x");
     assert!(err.contains("5000 bytes") && err.len() < 400, "{err}");
 }
+
+/// Review s6r R6-3: `init` took code parameters the code does not use (`--k` for an array
+/// code, `--p` for raid5, `--m` for raid6) and an OSS capacity below one stripe unit, and made
+/// a store anyway. Each is refused, naming the flag, and leaves no store behind.
+#[test]
+fn init_refuses_parameters_its_code_does_not_take() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    let refused: [(&[&str], &str); 5] = [
+        (
+            &["--code", "xcode", "--p", "5", "--k", "3"],
+            "--k does not apply to xcode",
+        ),
+        (
+            &["--code", "raid5", "--p", "5"],
+            "--p does not apply to raid5",
+        ),
+        (
+            &["--code", "raid6", "--m", "3"],
+            "--m does not apply to raid6",
+        ),
+        (
+            &["--code", "rs", "--m", "2", "--p", "5"],
+            "--p does not apply to rs",
+        ),
+        (
+            &["--code", "raid5", "--oss-capacity", "1"],
+            "less than one stripe unit",
+        ),
+    ];
+    for (args, expected) in refused {
+        let mut line = vec!["store", "init", d, "--oss", "6"];
+        line.extend_from_slice(args);
+        let err = fails(&line, b"");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!dir.exists(), "{args:?} left a store behind");
+    }
+    // The same codes with the parameters they take are made.
+    init_store(d, &["--oss", "6", "--code", "xcode", "--p", "5"]);
+}

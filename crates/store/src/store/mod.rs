@@ -743,6 +743,15 @@ impl Store {
                 "stripe unit {e} bytes is not allowed: use a multiple of 4096 between {ELEMENT_BYTES_MIN} and {ELEMENT_BYTES_MAX} (default 1048576)"
             )));
         }
+        if let Some(capacity) = opts.oss_capacity_bytes {
+            // Below one stripe unit an OSS could hold no element at all: every write would
+            // fail as full, a store that looks made but can hold nothing (review s6r R6-3).
+            if capacity < e as u64 {
+                return Err(StoreError::BadInput(format!(
+                    "an OSS capacity of {capacity} bytes is less than one stripe unit ({e} bytes): an OSS could hold nothing; give --oss-capacity {e} or more (or a smaller --stripe-unit)"
+                )));
+            }
+        }
         let code = Code::new(opts.code)
             .map_err(|err| StoreError::BadInput(format!("code {}: {err}", opts.code)))?;
         code.check_element_bytes(e)
