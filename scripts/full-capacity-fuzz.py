@@ -8,19 +8,26 @@ import os, random, subprocess, sys, shutil, json
 E=os.environ["EXARAID"]
 REC=os.environ.get("REC")
 NREC=[0]
+TOKNAME={}  # delayed window token -> file name (replay scripts use the token of a new run)
 def run(a, inp=b""):
     if REC and a[0] not in ("ls","get","status"):
         NREC[0]+=1
         f="%s/in%03d"%(REC,NREC[0]); open(f,"wb").write(inp)
         import shlex
-        with open(REC+"/replay.sh","a") as fh: fh.write("$E store %s < %s; echo rc=$?\n" % (" ".join(shlex.quote(x) for x in a), f))
+        if a[:2]==["delayed","start"]:
+            line="T_%s=$($E store %s < %s); echo rc=$?\n" % (a[3].encode().hex(), " ".join(shlex.quote(x) for x in a), f)
+        elif a[:2]==["delayed","end"]:
+            line="$E store delayed end %s \"$T_%s\" < %s; echo rc=$?\n" % (shlex.quote(a[2]), TOKNAME.get(a[3], "none").encode().hex(), f)
+        else:
+            line="$E store %s < %s; echo rc=$?\n" % (" ".join(shlex.quote(x) for x in a), f)
+        with open(REC+"/replay.sh","a") as fh: fh.write(line)
     return subprocess.run([E,"store"]+a, input=inp, capture_output=True)
 code, path, unit, cap, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 cargs = {"raid6":["--code","raid6","--k","4"], "dcode":["--code","dcode","--p","5"], "hdp":["--code","hdp","--p","5"], "evenodd":["--code","evenodd","--p","5"], "rs":["--code","rs","--k","3","--m","2"], "raid5":["--code","raid5","--k","4"]}[code]
 nos = {"raid6":7,"dcode":6,"hdp":5,"evenodd":8,"rs":6, "raid5":6}[code]
 rng = random.Random(seed)
 d=os.path.join(os.environ.get("FULL_DIR","/tmp/s6r-full"), "%s-%s"%(code,path)); shutil.rmtree(d, ignore_errors=True)
-p=run(["init",d,"--oss",str(nos),"--stripe-unit",str(unit),"--write-path",path,"--oss-capacity",str(cap)]+cargs); assert p.returncode==0, p.stderr
+p=run(["init",d,"--oss",str(nos),"--stripe-unit",str(unit),"--write-path",path,"--oss-capacity",str(cap)]+cargs+os.environ.get("INIT_EXTRA","").split()); assert p.returncode==0, p.stderr
 model={}; refused=0; acked=0; problems=0; windows={}
 for step in range(120):
     op = rng.choice(["put","put","write","write","write","rm","fail","rebuild","start","end"])
@@ -59,7 +66,7 @@ for step in range(120):
                 if q.returncode: print("rebuild rc",q.returncode,q.stderr.decode()[-300:])
     elif op=="start" and path=="delayed":
         q=run(["delayed","start",d,n])
-        if q.returncode==0: windows[n]=q.stdout.decode().strip(); model.setdefault(n, bytearray())
+        if q.returncode==0: windows[n]=q.stdout.decode().strip(); TOKNAME[windows[n]]=n; model.setdefault(n, bytearray())
     elif op=="end" and windows:
         n=rng.choice(list(windows)); q=run(["delayed","end",d,windows.pop(n)])
         if q.returncode: print("end rc", q.returncode, q.stderr.decode()[-300:])
