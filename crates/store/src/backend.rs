@@ -1583,7 +1583,11 @@ impl Backend for DirBackend {
             let file = self.file(key.object, key.zone, true)?.expect("created");
             let end = (key.slot + 1) * self.slot_bytes();
             let len = file.metadata().map_err(|e| self.map_io(e))?.len();
-            if end > len {
+            // A never-written slot below the file's end is a hole, no blocks under it
+            // (sparse zone files: a later slot was written first). Review s6r R6-7: only
+            // slots past the end were allocated, so a write into a hole met ENOSPC after its
+            // input was journaled and every later open's recovery met it again.
+            if end > len || !self.slot_written(key) {
                 // posix_fallocate really allocates blocks, so a full file system says ENOSPC
                 // here rather than in the middle of a write sequence.
                 use std::os::unix::io::AsRawFd;
@@ -1886,6 +1890,26 @@ mod tests {
             "a never written slot reads as zeros"
         );
         b.sync().unwrap();
+    }
+
+    /// Review s6r R6-7: a never-written slot below the zone file's end (a hole) is allocated
+    /// by `reserve` too, so a full disk refuses the write before anything is journaled,
+    /// never in the middle of its writes.
+    #[test]
+    fn reserve_allocates_a_hole_below_the_end_of_the_zone_file() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(3), 0, &vec![0xab; E]).unwrap();
+        let path = dir.path().join("objects/7.data");
+        let allocated_bytes = || std::fs::metadata(&path).unwrap().blocks() * 512;
+        let before = allocated_bytes();
+        b.reserve(&[key(1)]).unwrap();
+        let after = allocated_bytes();
+        assert!(
+            after >= before + E as u64,
+            "slot 1 (a hole below slot 3) was not allocated: {before} -> {after} bytes"
+        );
     }
 
     #[test]
