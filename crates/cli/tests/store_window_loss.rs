@@ -202,3 +202,22 @@ fn a_timeout_after_the_failure_then_a_late_end_and_rm_from_the_command_line() {
     ok(&["store", "scrub", d], b"");
     assert_eq!(ok(&["store", "get", d, "other"], b""), bytes(1, 50_000));
 }
+
+/// Review s6r R6-6: `online` after a `fail` inside an open window is refused (the fail
+/// recorded the window bytes of that OSS lost, so its bytes are no longer the store's), and
+/// the refusal names that reason, not "the store was written", which nobody did.
+#[test]
+fn online_after_a_fail_in_a_window_names_the_lost_ranges_as_the_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    let (_token, victim) = setup(d, "600000");
+    let v = victim.to_string();
+    let out = String::from_utf8(ok(&["store", "fail", d, "--oss", &v], b"")).unwrap();
+    assert!(out.contains("LOST"), "{out}");
+    let err = fails(&["store", "online", d, "--oss", &v], b"");
+    assert!(
+        err.contains("recorded lost when it failed") && err.contains("rebuild"),
+        "{err}"
+    );
+}

@@ -386,8 +386,21 @@ impl Store {
                 )));
             }
             if core.state.stale_oss.contains(&oss) {
+                // Name the reason the user can see: the `fail` itself records the window
+                // bytes whose only copy was on the OSS as lost, and that record alone makes
+                // it stale (review s6r R6-6: the message said "the store was written").
+                let lost_here = core.state.lost.iter().filter(|l| l.oss == oss).count();
+                let why = if lost_here > 0 {
+                    format!(
+                        "{lost_here} byte range(s) whose only copy was on OSS {oss} were recorded lost when it failed (`exaraid store status {dir}` lists them; they read as lost until written again), or the store was written, settled or had files removed since"
+                    )
+                } else {
+                    format!(
+                        "the store was written (or settled, or files removed) while OSS {oss} was failed"
+                    )
+                };
                 return Err(StoreError::BadInput(format!(
-                    "refused, nothing changed: the store was written (or settled, or files removed) while OSS {oss} was failed, so its bytes may be stale; rebuild it from parity: `exaraid store rebuild {dir} --oss {oss}`"
+                    "refused, nothing changed: {why}, so its bytes may be stale; rebuild it from parity: `exaraid store rebuild {dir} --oss {oss}`"
                 )));
             }
         }
