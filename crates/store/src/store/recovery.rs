@@ -119,8 +119,20 @@
 //! blocks of its row are not rewritten but marked the same way: reads of it fail with
 //! `DataLost` naming the stripe's file range (one more unreadable column than the code
 //! tolerates) instead of rebuilding wrong bytes, and scrub reports it. So do writes that
-//! need the stripe's old bytes; a write of the whole stripe (or `put`, or `rm`) clears it.
-//! Cached bytes that cover a lost block whole make it known again.
+//! need the stripe's old bytes; a write of the whole stripe (or `put`, or `rm`) clears it,
+//! and so does a client write home that covers the row's lost data blocks whole (its row
+//! is reset first: `reset_lost_rows_written_whole`). A rebuild writes the blocks of such
+//! a row on the rebuilt OSS marked lost too. Cached bytes that cover a lost block whole
+//! make it known again.
+//!
+//! # An OSS failed after the crash (`store fail` at recovery)
+//! Its column has no copies (none were made: it was up when the cut write ran) and no
+//! checksums left. Beside a cut client write its decode is taken only where the stripe
+//! proves it (`confirm_by_parity`, review s5s S1): on a one-row code with redundancy left
+//! (raid6, rs), a decode that agrees with every block read and leaves few enough columns
+//! in flight can only be the stripe before the write or after it, and both hold the
+//! failed column's true bytes. Data and parity of different versions (a kill between two
+//! of the write's block writes) prove nothing: lost, as before.
 
 use super::*;
 
