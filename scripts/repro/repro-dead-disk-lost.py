@@ -7,18 +7,21 @@ needed nothing: kills AFTER every data and parity write of the cut write was syn
 record bytes of O (outside the killed write's range) lost, though the surviving columns are
 consistent (the same kill with O present: recovery, scrub exit 0, every file right).
 Usage: repro-dead-disk-lost.py [O] [K1,K2,..]  Env: EXARAID, SHIM (default /tmp/s5s-killshim.so),
-WPATH (default rmw), S5S_DIR (default /tmp/s5s-ddl)."""
+WPATH (default rmw), S5S_DIR (default /tmp/s5s-ddl), CODE (crash-geom.py's spelling, default
+raid6:4; rs 4+2: rs:4:2), NOSS (default 9)."""
 import os, sys, subprocess, shutil
 O = int(sys.argv[1]) if len(sys.argv) > 1 else 6
 KS = [int(x) for x in sys.argv[2].split(",")] if len(sys.argv) > 2 else list(range(1, 40))
 WP = os.environ.get("WPATH", "rmw")
+CODE = os.environ.get("CODE", "raid6:4")
+NOSS = int(os.environ.get("NOSS", "9"))
 sys.argv = ["x"]
 here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg = type(sys)("cg"); src = open(here).read().replace('\nif __name__ == "__main__":\n    main()\n', '\n')
 exec(compile(src, "cg", "exec"), cg.__dict__)
 d = os.environ.get("S5S_DIR", "/tmp/s5s-ddl") + "/s"
 for k in KS:
-    files, cmd, inp, finish, fail = cg.setup("write", "raid6:4", 9, 65536, WP, 7, d)
+    files, cmd, inp, finish, fail = cg.setup("write", CODE, NOSS, 65536, WP, 7, d)
     p = cg.run(cmd, inp, kill_n=k)
     where = p.stderr.decode(errors="replace").strip().replace("KILLSHIM: kill at ", "")[:110]
     if p.returncode != -9:
@@ -27,7 +30,7 @@ for k in KS:
     # would share the OSS directories, which the superblock names by absolute path)
     s = cg.run(["scrub", d])
     sb = [b for b in cg.check(d, files, "all") if "WRONG" in b or "rc" in b]
-    files, cmd, inp, finish, fail = cg.setup("write", "raid6:4", 9, 65536, WP, 7, d)
+    files, cmd, inp, finish, fail = cg.setup("write", CODE, NOSS, 65536, WP, 7, d)
     p = cg.run(cmd, inp, kill_n=k)
     assert p.returncode == -9
     shutil.rmtree(d + "/oss-%d" % O); os.makedirs(d + "/oss-%d" % O)

@@ -990,6 +990,7 @@ impl Store {
                 plan.id
             );
         }
+        self.reset_lost_rows_written_whole(plan)?;
         let mut read_bytes: Vec<Option<Vec<u8>>> = vec![None; n];
         let nothing_to_copy = |_oss: usize| Ok(());
         for (i, bytes) in self.run_steps(plan, &reads, &[], &nothing_to_copy)? {
@@ -1118,6 +1119,98 @@ impl Store {
             .into_iter()
             .map(|(i, r)| r.map(|b| (i, b)))
             .collect()
+    }
+
+    /// A client write that overwrites whole every unreadable data block of a home block row
+    /// holding bytes lost on record (`Rec::Lost`: recovery marked the row's data and parity
+    /// lost) could not run: its read-modify-write needs the old bytes and parity of that
+    /// row, and they are the lost ones, so the documented way out, writing the lost bytes
+    /// again, failed (review s5s S1). Those rows are first made whole as if the lost
+    /// blocks held zeros: the row's parity computed from its other (readable) data and zeros
+    /// there, written with the zeros where those blocks' OSSs are up. The plan then reads
+    /// zeros and that parity, and replaces both: its new bytes and their true parity.
+    /// The lost record stays until the write is durable (`Rec::Rewritten`), so the zeros
+    /// are never read as the file's, also after a crash in between (recovery settles the
+    /// row as any cut write's). Rows with a lost block the write does not cover whole, or
+    /// whose readable blocks disagree with their parity, are left as they are (the write
+    /// fails as before, naming them). Costs nothing while no byte of the file is lost.
+    fn reset_lost_rows_written_whole(&self, plan: &IoPlan) -> Result<(), StoreError> {
+        if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) || self.tolerance() == 0 {
+            return Ok(());
+        }
+        let block = CHECKSUM_BLOCK_BYTES;
+        // The home data ranges the plan writes, per stripe and element.
+        let mut written: BTreeMap<(u64, u64), BTreeMap<Pos, Vec<(u64, u64)>>> = BTreeMap::new();
+        let home_writes = plan
+            .steps
+            .iter()
+            .filter(|s| s.op == Op::Write && s.zone == PlanZone::Data);
+        for step in home_writes {
+            for piece in step.pieces.iter().filter(|p| p.element.len_bytes > 0) {
+                let el = &piece.element;
+                let ranges = written
+                    .entry((step.file, el.stripe))
+                    .or_default()
+                    .entry(el.pos)
+                    .or_default();
+                crate::state::add_range(ranges, el.offset_bytes, el.offset_bytes + el.len_bytes);
+            }
+        }
+        let sdb = self.layout.stripe_data_bytes();
+        let lost_stripes: BTreeSet<(u64, u64)> = self.with_core(None, |c| {
+            written
+                .keys()
+                .copied()
+                .filter(|&(file, stripe)| !c.state.lost_in(file, stripe * sdb, sdb).is_empty())
+                .collect()
+        });
+        let g = self.layout.geometry();
+        for (file, stripe) in lost_stripes {
+            let mine = &written[&(file, stripe)];
+            let mut home = self.read_home_blocks(None, file, stripe)?;
+            let lost_rows = self.decode_blocks(&mut home)?;
+            for i in lost_rows.difference(&home.disagree).copied() {
+                let (a, z) = ((i * block) as u64, ((i + 1) * block) as u64);
+                let unreadable: Vec<Pos> = g
+                    .data_pos
+                    .iter()
+                    .copied()
+                    .filter(|&pos| home.is_bad(pos, i))
+                    .collect();
+                let overwritten = |pos: &Pos| {
+                    mine.get(pos)
+                        .is_some_and(|r| r.iter().any(|&(p, q)| p <= a && z <= q))
+                };
+                if unreadable.is_empty() || !unreadable.iter().all(overwritten) {
+                    continue;
+                }
+                let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+                slice_stripe_into(&home.buf, i * block..(i + 1) * block, &mut row);
+                for &pos in &unreadable {
+                    row.element_mut(pos).fill(0);
+                }
+                self.code
+                    .encode(&mut row)
+                    .map_err(|e| StoreError::Io(e.to_string()))?;
+                let rewritten = g
+                    .parity_pos
+                    .iter()
+                    .chain(&unreadable)
+                    .copied()
+                    .collect::<Vec<Pos>>();
+                for pos in rewritten {
+                    let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                        continue;
+                    };
+                    if !self.backends[oss].healthy() {
+                        continue; // failed: its bytes are decoded from the row written here
+                    }
+                    self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
+                    self.backends[oss].write(key, i * block, row.element(pos))?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Make sure every partial checksum block a write of `plan` lands in is healthy before

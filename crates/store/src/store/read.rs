@@ -299,7 +299,7 @@ impl Store {
     /// parity of zeros is zeros). The runs include a write in flight from before its first
     /// block is written (its `Input::Write` is journaled first), so the old bytes a plan
     /// reads under its own range are not known this way. A removed file: nothing is known.
-    fn note_never_written(
+    pub(super) fn note_never_written(
         &self,
         core: Option<&Core>,
         file: u64,
@@ -667,39 +667,6 @@ impl Store {
             )));
         }
         Ok(())
-    }
-
-    pub(super) fn decode(
-        &self,
-        file: u64,
-        stripe: u64,
-        buf: &mut StripeBuf,
-        erased: &[usize],
-    ) -> Result<(), StoreError> {
-        self.decode_in(None, file, stripe, buf, erased)
-    }
-
-    /// `decode` for a caller that may hold the core lock (a settle reading cached ranges):
-    /// `core` is that lock's content, where the error message finds the file's name. The
-    /// lock is not reentrant: taking it again there would wait forever.
-    pub(super) fn decode_in(
-        &self,
-        core: Option<&Core>,
-        file: u64,
-        stripe: u64,
-        buf: &mut StripeBuf,
-        erased: &[usize],
-    ) -> Result<(), StoreError> {
-        self.decode_or_lost(buf, erased, || {
-            let name = self.file_name_in(core, file);
-            let sdb = self.layout.stripe_data_bytes();
-            format!(
-                "{name} bytes {}..{} (stripe {stripe}) are lost: columns {erased:?} are unreadable but the code tolerates {}",
-                stripe * sdb,
-                (stripe + 1) * sdb,
-                self.tolerance()
-            )
-        })
     }
 
     /// The one place a stripe (home, or a cache stripe) is decoded for a read: the columns

@@ -119,8 +119,20 @@
 //! blocks of its row are not rewritten but marked the same way: reads of it fail with
 //! `DataLost` naming the stripe's file range (one more unreadable column than the code
 //! tolerates) instead of rebuilding wrong bytes, and scrub reports it. So do writes that
-//! need the stripe's old bytes; a write of the whole stripe (or `put`, or `rm`) clears it.
-//! Cached bytes that cover a lost block whole make it known again.
+//! need the stripe's old bytes; a write of the whole stripe (or `put`, or `rm`) clears it,
+//! and so does a client write home that covers the row's lost data blocks whole (its row
+//! is reset first: `reset_lost_rows_written_whole`). A rebuild writes the blocks of such
+//! a row on the rebuilt OSS marked lost too. Cached bytes that cover a lost block whole
+//! make it known again.
+//!
+//! # An OSS failed after the crash (`store fail` at recovery)
+//! Its column has no copies (none were made: it was up when the cut write ran) and no
+//! checksums left. Beside a cut client write its decode is taken only where the stripe
+//! proves it (`confirm_by_parity`, review s5s S1): on a one-row code with redundancy left
+//! (raid6, rs), a decode that agrees with every block read and leaves few enough columns
+//! in flight can only be the stripe before the write or after it, and both hold the
+//! failed column's true bytes. Data and parity of different versions (a kill between two
+//! of the write's block writes) prove nothing: lost, as before.
 
 use super::*;
 
@@ -167,6 +179,11 @@ pub(super) struct InFlight {
     /// Per file, the byte ranges only writes cut by the crash wrote (`cut_only_ranges`):
     /// zeros where home cannot tell their bytes.
     cut_only: BTreeMap<u64, Ranges>,
+    /// Per home stripe with home writes in flight, the cut plans that wrote them, and
+    /// whether each is a client write (`PlanCause::Write`): where one client write is the
+    /// only one, every in-flight block holds its old or its new bytes, both codewords, so
+    /// the stripe's own redundancy can prove a decode (`confirm_by_parity`, review s5s S1).
+    home_writers: BTreeMap<(u64, u64), BTreeMap<PlanId, bool>>,
 }
 
 /// What writes cut by the crash may have changed in one WCL cache stripe (or a delayed
@@ -378,6 +395,12 @@ impl Store {
                             continue;
                         }
                         in_flight.add(step.file, el.stripe, el.pos, el.offset_bytes, el.len_bytes);
+                        let client = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
+                        in_flight
+                            .home_writers
+                            .entry((step.file, el.stripe))
+                            .or_default()
+                            .insert(plan.id, client);
                     }
                     continue;
                 }
@@ -1242,8 +1265,25 @@ impl Store {
                 .map(|v| v.as_slice())
                 .unwrap_or(&[]);
             let cut_only = in_flight.cut_only.get(&file).unwrap_or(&no_cut);
-            let mut composed =
-                self.compose_stripe(file, stripe, ranges, copied, &pieces, &known, cut_only)?;
+            // Only where one cut client write changed the stripe may its own redundancy
+            // prove a decode (`confirm_by_parity`): a settle's writes, cached bytes laid over
+            // home or a second writer make more than an old and a new stripe.
+            let one_client_write = overlay.is_empty()
+                && !interrupted.contains(&(file, stripe))
+                && in_flight
+                    .home_writers
+                    .get(&(file, stripe))
+                    .is_some_and(|w| w.len() == 1 && w.values().all(|&client| client));
+            let mut composed = self.compose_stripe(
+                file,
+                stripe,
+                ranges,
+                copied,
+                &pieces,
+                &known,
+                cut_only,
+                one_client_write,
+            )?;
             // A lost data block's bytes only cut writes wrote: zeros (see `cut_only_ranges`),
             // laid first (cached bytes of the cut write over them are as true).
             let mut cut_zeros: Vec<CachedPiece> = Vec::new();
@@ -1511,7 +1551,9 @@ impl Store {
     /// Read a home stripe for a settle and decide, block by block, which bytes to keep (see
     /// the module docs). `ranges`: what is in flight in this stripe, per element.
     /// `copied`: true bytes of data on failed OSSs copied before interrupted plans wrote
-    /// (`Rec::FailedColumnCopy`), oldest first.
+    /// (`Rec::FailedColumnCopy`), oldest first. `one_client_write`: one cut client write is
+    /// all that may have changed the stripe (`confirm_by_parity`).
+    #[allow(clippy::too_many_arguments)]
     fn compose_stripe(
         &self,
         file: u64,
@@ -1521,6 +1563,7 @@ impl Store {
         cached: &[CachedPiece],
         known: &[CachedPiece],
         cut_only: &Ranges,
+        one_client_write: bool,
     ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
@@ -1564,6 +1607,9 @@ impl Store {
         // writing this stripe home (`write_settle_copies`), or that a plan copied into the
         // journal before its writes (`copy_failed_columns`; laid first: a settle's copy and
         // cached bytes are newer): nothing needs decoding there.
+        // What the cut writes wrote, before known bytes are taken out below: a block laid over
+        // with its old bytes is still not the same in the old and the new stripe.
+        let cut_writes = ranges;
         let mut ranges = ranges.clone();
         let mut covered: BTreeMap<Pos, Ranges> = BTreeMap::new();
         for piece in copied
@@ -1658,10 +1704,18 @@ impl Store {
                 let own = ranges.get(&pos).unwrap_or(&none);
                 let state = held[&pos][i];
                 let raw: Vec<u8> = composed.buf.element(pos)[start as usize..end as usize].to_vec();
+                // Where neither the decode nor the block's own checksum tells its bytes, the
+                // stripe may still prove them (its OSS failed after the crash, review s5s S1).
+                let proven = |keep: Option<Vec<u8>>| match keep {
+                    None if one_client_write => {
+                        self.confirm_by_parity(&composed.buf, i, pos, &held, cut_writes, &keys)
+                    }
+                    keep => Ok(keep),
+                };
                 let keep: Option<Vec<u8>> = if !overlaps(own, start, end) {
                     // Bit rot (or a lost slot): the block was whole before the crash.
                     let (oss, key) = keys[&pos];
-                    match &decoded {
+                    proven(match &decoded {
                         Some(d) if !overlaps(&anywhere, start, end) => {
                             Some(d.element(pos).to_vec())
                         }
@@ -1677,11 +1731,11 @@ impl Store {
                             &raw,
                         )?,
                         _ => None,
-                    }
+                    })?
                 } else if state == Held::Absent {
                     // A torn write on a lost slot or failed OSS: only offsets where the
                     // decode can be trusted (or that were in flight here) are known.
-                    match &decoded {
+                    proven(match &decoded {
                         Some(d)
                             if outside(own, start, end)
                                 .iter()
@@ -1690,7 +1744,7 @@ impl Store {
                             Some(d.element(pos).to_vec())
                         }
                         _ => None,
-                    }
+                    })?
                 } else {
                     // A torn write: its own ranges keep what is on disk; acknowledged bytes
                     // beside it come from the other columns where none is in flight.
@@ -2758,6 +2812,141 @@ impl Store {
             }
         }
         Ok(None)
+    }
+
+    /// Block `i` of data column `pos` where neither a plain decode (other columns are in
+    /// flight at its offsets) nor a checksum of its own (its OSS failed after the crash, or
+    /// it rotted) tells its bytes: a decode the stripe itself proves (review s5s S1: a write
+    /// killed, one disk gone for good and `store fail` recorded that OSS's acknowledged bytes
+    /// beside the cut write lost on raid6, though the second parity could confirm them).
+    ///
+    /// Only for a stripe one cut client write changed (the caller's `one_client_write`) of
+    /// a code of one row (raid6, rs: per byte offset, a column is one symbol). Then every
+    /// column read verified holds, at each byte, its old or its new bytes (a block is
+    /// verified whole old or whole new; the others are erased), and the old and the new
+    /// stripe are codewords that differ only in the columns in flight (`cut_writes`). A
+    /// decode `c` of an erasure pattern (every suspect column, and any of the verified
+    /// in-flight ones, within the code's tolerance) is taken when it agrees with every
+    /// column left in and `same + known >= 2k - 1`: `known` columns other than `pos` agree
+    /// with `c` (left in, or erased and matching their own stored checksum: their old or
+    /// new bytes whole), `same` of them not in flight. Why that proves it: two codewords of
+    /// an MDS code that agree in k columns are equal. Were `c` neither the old nor the new
+    /// stripe, it would agree with the old one in at most k-1 columns (the same ones and
+    /// those holding old bytes) and with the new one in at most k-1 (the same ones and those
+    /// holding new bytes): `2 same + (known - same) <= 2k - 2`. So `c` is the old or the new
+    /// stripe, and `pos` holds the same bytes in both outside its own cut write: its true
+    /// ones (inside it, old or new: never acknowledged). raid6 with one OSS failed beside a
+    /// write of one data column (P and Q in flight): `2 + 5 >= 7`, proven. Not proven, so
+    /// lost as before: two data columns in flight at the same offsets with one parity torn,
+    /// and anything a torn or rotten block left in would make `c` disagree with.
+    fn confirm_by_parity(
+        &self,
+        buf: &StripeBuf,
+        i: usize,
+        pos: Pos,
+        held: &BTreeMap<Pos, Vec<Held>>,
+        cut_writes: &BTreeMap<Pos, Ranges>,
+        keys: &BTreeMap<Pos, (usize, ElementKey)>,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let g = self.layout.geometry();
+        let tolerance = self.tolerance();
+        if g.rows != 1 || tolerance == 0 {
+            return Ok(None); // an array code's column is many symbols; no redundancy at all
+        }
+        assert!(matches!(g.cell(pos), Cell::Data(_)));
+        let block = CHECKSUM_BLOCK_BYTES;
+        let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
+        let col_pos = |col: usize| Pos { row: 0, col };
+        let in_flight = |col: usize| {
+            cut_writes
+                .get(&col_pos(col))
+                .is_some_and(|r| overlaps(r, start, end))
+        };
+        let verified = |col: usize| {
+            held.get(&col_pos(col))
+                .is_some_and(|h| h[i] == Held::Verified)
+        };
+        let suspects: Vec<usize> = (0..g.cols).filter(|&c| !verified(c)).collect();
+        assert!(
+            suspects.contains(&pos.col),
+            "a verified block needs no proof"
+        );
+        if suspects.len() > tolerance {
+            return Ok(None);
+        }
+        let optional: Vec<usize> = (0..g.cols)
+            .filter(|&c| verified(c) && in_flight(c))
+            .collect();
+        let room = tolerance - suspects.len();
+        // Bounds the subsets (the code's tolerance is far smaller anyway).
+        let optional = &optional[..optional.len().min(16)];
+        let mut subsets: Vec<u32> = (0u32..1 << optional.len())
+            .filter(|m| m.count_ones() as usize <= room)
+            .collect();
+        subsets.sort_by_key(|m| m.count_ones());
+        subsets.truncate(CONFIRM_PATTERNS_MAX);
+        let k = g.data_count();
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        slice_stripe_into(buf, i * block..(i + 1) * block, &mut row);
+        for subset in subsets {
+            let mut pattern = suspects.clone();
+            let chosen = optional
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| subset >> j & 1 == 1);
+            pattern.extend(chosen.map(|(_, &c)| c));
+            pattern.sort_unstable();
+            let Some(mut c) = self.decode_block(buf, i, &pattern) else {
+                continue;
+            };
+            // The codeword of the decoded data: a decoder that read only some of the columns
+            // left in gives parity that the others must agree with.
+            self.code
+                .encode(&mut c)
+                .map_err(|e| StoreError::Io(e.to_string()))?;
+            let (mut known, mut same) = (0usize, 0usize);
+            let mut agrees = true;
+            for col in (0..g.cols).filter(|&col| col != pos.col) {
+                let p = col_pos(col);
+                let counted = if !pattern.contains(&col) {
+                    agrees &= row.element(p) == c.element(p);
+                    true
+                } else {
+                    match keys.get(&p) {
+                        Some(&(oss, key)) if held.get(&p).is_some_and(|h| h[i] != Held::Absent) => {
+                            self.checksum_proves(oss, key, i, c.element(p))?
+                        }
+                        _ => false,
+                    }
+                };
+                if counted {
+                    known += 1;
+                    same += usize::from(!in_flight(col));
+                }
+            }
+            if agrees && same + known >= 2 * k - 1 {
+                return Ok(Some(c.element(pos).to_vec()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Do `bytes` match the stored checksum of block `i`, and is there one to match (a
+    /// checksum that is gone matches anything: `checksum_matches`)?
+    fn checksum_proves(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        i: usize,
+        bytes: &[u8],
+    ) -> Result<bool, StoreError> {
+        let b = &self.backends[oss];
+        if !b.checksum_matches(key, i, bytes)? {
+            return Ok(false);
+        }
+        let mut other = bytes.to_vec();
+        other[0] ^= 1;
+        Ok(!b.checksum_matches(key, i, &other)?)
     }
 
     /// Write a settled stripe: every element of a healthy OSS, except lost data blocks and

@@ -1423,22 +1423,49 @@ impl Store {
                 if cols.is_empty() {
                     continue;
                 }
-                let (mut buf, mut erased, _) = self.read_home_stripe(None, id, stripe)?;
-                erased.extend(cols.iter().copied());
-                erased.sort();
-                erased.dedup();
-                if erased.len() > self.tolerance() {
-                    self.decode(id, stripe, &mut buf, &erased)?; // its DataLost
-                }
-                // Checked against the parity left (see `decode_checked`): a stale survivor
+                // Block row by block row (`decode_blocks`): a row that other OSSs' unreadable
+                // blocks put beyond the code's tolerance stops only that row, and each row
+                // is checked against the parity left (`decode_checked`): a stale survivor
                 // would otherwise be rebuilt into this OSS under fresh checksums, for good.
-                if self.decode_checked(&mut buf, &erased)? == read::DecodeCheck::Disagree {
+                let mut home = self.read_home_blocks(None, id, stripe)?;
+                // Its columns are rebuilt whatever the OSS answers (it is failed on record).
+                home.corrupt.retain(|c| !cols.contains(&c.pos.col));
+                home.unavailable_cols.extend(cols.iter().copied());
+                self.note_never_written(None, id, stripe, &mut home);
+                let lost_rows = self.decode_blocks(&mut home)?;
+                if !home.disagree.is_empty() {
                     let sdb = self.layout.stripe_data_bytes();
                     return Err(StoreError::DataLost(format!(
                         "rebuilding OSS {oss} stopped at {} stripe {stripe} (file bytes {}..{}): the other OSSs' elements disagree with the parity and no single column explains it (a stale element with a valid checksum: a lost write, or an OSS restored from an older copy), so its elements on OSS {oss} cannot be rebuilt; nothing was written for it, and OSS {oss} stays failed; write these bytes again (or restore the file), then run the rebuild again",
                         self.file_name_in(None, id),
                         stripe * sdb,
                         (stripe + 1) * sdb
+                    )));
+                }
+                // Rows beyond the tolerance whose unreadable file bytes are all lost on
+                // record (recovery could not tell them: `Rec::Lost`) are no news: their
+                // blocks on this OSS are written marked lost, as recovery marked the rest of
+                // the row, and the rebuild goes on (review s5s S1: it stopped there for good,
+                // naming the whole stripe). Bytes lost only now stop it, named exactly.
+                let unrecorded: Vec<(u64, u64)> = {
+                    let ranges = self.lost_file_ranges(None, id, stripe, &home, &lost_rows);
+                    let core = self.core.lock();
+                    ranges
+                        .into_iter()
+                        .flat_map(|(a, z)| {
+                            let mut left = vec![(a, z)];
+                            for l in core.state.lost_in(id, a, z - a) {
+                                crate::state::sub_range(&mut left, l.offset_bytes, l.end_bytes());
+                            }
+                            left
+                        })
+                        .collect()
+                };
+                if !unrecorded.is_empty() {
+                    let lost = self.lost_blocks_error(None, id, stripe, &home, &lost_rows);
+                    return Err(StoreError::DataLost(format!(
+                        "rebuilding OSS {oss} stopped, nothing was written for {} stripe {stripe} and OSS {oss} stays failed: {lost}; then run the rebuild again",
+                        self.file_name_in(None, id),
                     )));
                 }
                 for &col in &cols {
@@ -1448,7 +1475,10 @@ impl Store {
                             continue;
                         };
                         self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
-                        fresh.write(key, 0, buf.element(pos))?;
+                        fresh.write(key, 0, home.buf.element(pos))?;
+                        for &i in lost_rows.iter().filter(|&&i| home.is_bad(pos, i)) {
+                            fresh.mark_lost(key, i)?;
+                        }
                         crate::torture::kill_point(crate::torture::REBUILD_ELEMENT);
                     }
                 }
