@@ -1843,7 +1843,9 @@ impl Backend for DirBackend {
 
     fn finish_torn_zero_crcs(&self, object: u64, zone: Zone) -> Result<usize, BackendError> {
         self.check_up()?;
-        let Some(file) = self.file(object, zone, false)? else {
+        // Opened for writing only when there is something to finish: recovery looks at
+        // zone files it may not otherwise write (a read-only OSS serves reads, E2).
+        let Some(file) = self.file_for_read(object, zone)? else {
             return Ok(0);
         };
         // Torn crcs are bytes on disk: the never-written slots that hold some, and the one
@@ -1878,6 +1880,9 @@ impl Backend for DirBackend {
             if torn > 0 {
                 // The slot stays never written (no extents record): its blocks read as the
                 // zeros they are, as they would have had the cut write finished.
+                let Some(file) = self.file(object, zone, false)? else {
+                    break; // gone behind the store's back since: nothing left to finish
+                };
                 file.write_all_at(&area, at).map_err(|e| self.map_io(e))?;
                 finished += torn;
             }
