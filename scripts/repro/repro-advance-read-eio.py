@@ -4,9 +4,18 @@
 with the N-th read of an OSS object file failing (EIO, transient): with N=12 the write exits 0 and
 earlier ACKNOWLEDGED window bytes are recorded LOST; with N=5 or 8 the write fails and OSS 7 is
 recorded failed, so every window byte on it is LOST, though all of it is still readable.
-Usage: repro-advance-read-eio.py N     Needs /tmp/s4e-eioshim.so. Scratch: /tmp/s4e-adv."""
+Usage: repro-advance-read-eio.py N     Needs /tmp/s4e-eioshim.so. Scratch: $REPRO_DIR/s4e-adv (default: under a new temporary directory)."""
 import os, subprocess, random, shutil, sys
-E=os.environ.get("EXARAID", "/work/target-s4e/release/exaraid"); d="/tmp/s4e-adv"; UNIT=65536
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
+E=os.environ.get("EXARAID", "/work/target-s4e/release/exaraid"); d=scratch("s4e-adv"); UNIT=65536
 N=int(sys.argv[1])
 def run(a, inp=b"", env=None): return subprocess.run([E,"store"]+a, input=inp, capture_output=True, env=env)
 def rnd(s,n): return random.Random(s).randbytes(n)

@@ -7,9 +7,18 @@ needed nothing: kills AFTER every data and parity write of the cut write was syn
 record bytes of O (outside the killed write's range) lost, though the surviving columns are
 consistent (the same kill with O present: recovery, scrub exit 0, every file right).
 Usage: repro-dead-disk-lost.py [O] [K1,K2,..]  Env: EXARAID, SHIM (default /tmp/s5s-killshim.so),
-WPATH (default rmw), S5S_DIR (default /tmp/s5s-ddl), CODE (crash-geom.py's spelling, default
-raid6:4; rs 4+2: rs:4:2), NOSS (default 9)."""
+WPATH (default rmw), S5S_DIR (default: $REPRO_DIR or a new temporary directory), CODE
+(crash-geom.py's spelling, default raid6:4; rs 4+2: rs:4:2), NOSS (default 9)."""
 import os, sys, subprocess, shutil
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
 O = int(sys.argv[1]) if len(sys.argv) > 1 else 6
 KS = [int(x) for x in sys.argv[2].split(",")] if len(sys.argv) > 2 else list(range(1, 40))
 WP = os.environ.get("WPATH", "rmw")
@@ -19,7 +28,7 @@ sys.argv = ["x"]
 here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg = type(sys)("cg"); src = open(here).read().replace('\nif __name__ == "__main__":\n    main()\n', '\n')
 exec(compile(src, "cg", "exec"), cg.__dict__)
-d = os.environ.get("S5S_DIR", "/tmp/s5s-ddl") + "/s"
+d = (os.environ.get("S5S_DIR") or scratch("s5s-ddl")) + "/s"
 for k in KS:
     files, cmd, inp, finish, fail = cg.setup("write", CODE, NOSS, 65536, WP, 7, d)
     p = cg.run(cmd, inp, kill_n=k)

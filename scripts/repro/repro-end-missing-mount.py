@@ -3,14 +3,23 @@
 64 KiB, 4 window writes); `delayed end` killed -9 at its K-th durable call; the next `status`
 recovers while OSS o's directory is missing; the mount comes back; open windows are ended.
 Usage: repro-end-missing-mount.py K o     (5 0 / 15 8: acked bytes "lost"; 30 8: wrong bytes exit 0)
-Needs /tmp/s4e-killshim.so. Scratch: /tmp/s4e-mnt9."""
+Needs /tmp/s4e-killshim.so. Scratch: $REPRO_DIR/s4e-mnt9 (default: under a new temporary directory)."""
 import os, sys, subprocess, shutil, json
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
 k, o = int(sys.argv[1]), int(sys.argv[2])
 sys.argv = ["x"]
 here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg = type(sys)("cg")
 exec(compile(open(here).read().replace('\nif __name__ == "__main__":\n    main()\n', '\n'), "cg", "exec"), cg.__dict__)
-d = "/tmp/s4e-mnt9"
+d = scratch("s4e-mnt9")
 files, cmd, inp, finish, fail = cg.setup("end", "raid6:4", 9, 65536, "delayed", 7, d)
 p = cg.run(cmd, inp, kill_n=k)
 print("END rc", p.returncode, [l for l in p.stderr.decode().splitlines() if "KILLSHIM" in l])

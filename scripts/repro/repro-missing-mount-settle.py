@@ -3,13 +3,22 @@
 (a mount that dropped) while `rm` settles a WCL store's cache: rm exits 0, nothing is recorded, and
 once the directory is back another file's acknowledged bytes read as zeros with exit 0 (docs promise
 "once the directories are back the store works as before").
-Usage: repro-missing-mount-settle.py      Scratch: /tmp/s4e-mnt2. EXARAID: the binary (via crash-geom.py)."""
+Usage: repro-missing-mount-settle.py      Scratch: $REPRO_DIR/s4e-mnt2 (default: under a new temporary directory). EXARAID: the binary (via crash-geom.py)."""
 import os, sys, subprocess, shutil
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
 sys.argv=["x"]
 here=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg=type(sys)("cg"); src=open(here).read().replace('\nif __name__ == "__main__":\n    main()\n','\n')
 exec(compile(src,"cg","exec"), cg.__dict__)
-d="/tmp/s4e-mnt2"
+d=scratch("s4e-mnt2")
 files, cmd, inp, finish, fail = cg.setup("flush", "raid6:4", 9, 65536, "wcl", 7, d)
 st=subprocess.run([cg.E,"store","status",d],capture_output=True).stdout.decode()
 print("\n".join(l for l in st.splitlines() if "waiting" in l))

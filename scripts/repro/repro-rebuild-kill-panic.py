@@ -4,9 +4,18 @@ cached writes (crash-geom.py scenario `rebuild`, seed 7), THEN `fail --oss 1` (F
 bytes sit on the failed OSS), then `rebuild --oss 1` killed -9 at its K-th durable call; the next
 command (and every later one) panics.
 Usage: repro-rebuild-kill-panic.py [K]   (default 31; SCEN=flush: `rm f3` killed with OSS 2 failed, default K 29)
-Env: EXARAID, SHIM (default /tmp/s5r-killshim.so; crash-geom.py's SHIM), S5R_DIR (default /tmp/s5r-rp/rkp).
+Env: EXARAID, SHIM (default /tmp/s5r-killshim.so; crash-geom.py's SHIM), S5R_DIR (default: $REPRO_DIR or a new temporary directory).
 Prints the kill, then status's exit code and the panic line; exit 1 on a panic."""
 import os, subprocess, sys
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
 os.environ.setdefault("SHIM", "/tmp/s5r-killshim.so")
 os.environ.setdefault("EXARAID", "/work/target-s5r/release/exaraid")
 SCEN = os.environ.get("SCEN", "rebuild")  # or flush: a killed `rm f3` (a settle) with OSS 2 failed
@@ -18,7 +27,7 @@ here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geo
 cg = type(sys)("cg")
 src = open(here).read().replace('\nif __name__ == "__main__":\n    main()\n', '\n')
 exec(compile(src, "cg", "exec"), cg.__dict__)
-d = os.environ.get("S5R_DIR", "/tmp/s5r-rp/rkp")
+d = (os.environ.get("S5R_DIR") or scratch("s5r-rp-rkp"))
 files, cmd, inp, finish, fail = cg.setup(SCEN, "raid6:4", 9, 65536, "wcl", 7, d)
 p = cg.run(cmd, inp, kill_n=K)
 print("store %s: rc %d %s" % (" ".join(cmd[:1] + cmd[2:]), p.returncode,

@@ -3,14 +3,23 @@
 OSS 1 failed, 4 writes (cached); `rebuild --oss 1` runs while ANOTHER OSS directory (o) is missing
 (a dropped mount; 2 down of tolerance 3): rebuild exits 0; once the mount is back, acknowledged
 bytes of f0/f1 read wrong with exit 0.
-Usage: repro-rebuild-missing-mount.py [o ...]   (default 0 3 5 7)   Scratch: /tmp/s4e-mnt8."""
+Usage: repro-rebuild-missing-mount.py [o ...]   (default 0 3 5 7)   Scratch: $REPRO_DIR/s4e-mnt8 (default: under a new temporary directory)."""
 import os, sys, subprocess, shutil
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
 osses = [int(a) for a in sys.argv[1:]] or [0, 3, 5, 7]
 sys.argv = ["x"]
 here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg = type(sys)("cg")
 exec(compile(open(here).read().replace('\nif __name__ == "__main__":\n    main()\n', '\n'), "cg", "exec"), cg.__dict__)
-d = "/tmp/s4e-mnt8"
+d = scratch("s4e-mnt8")
 for o in osses:
     files, cmd, inp, finish, fail = cg.setup("rebuild", "rs:8:3", 13, 65536, "wcl", 7, d)
     shutil.move(d + "/oss-%d" % o, d + "/away")

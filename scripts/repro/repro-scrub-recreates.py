@@ -4,9 +4,19 @@ file still reads exactly (decoded); `scrub --repair` lists ONE corrupt cache ele
 repairs it and so recreates the zone file with slots 0..4 as holes: f1 then reads wrong bytes
 (zeros) with exit 0, for good after the next settle.
 Usage: repro-scrub-recreates.py    (prints "after repair f1 rc 0 bad 8136" when the bug is there)
-Scratch: /tmp/s4e-czr (delete it afterwards). EXARAID: the binary."""
+Scratch: $REPRO_DIR/s4e-czr (default: under a new temporary directory) (delete it afterwards). EXARAID: the binary."""
 import os, subprocess, random, shutil
-E=os.environ.get("EXARAID", "/work/target-s4e/release/exaraid"); d="/tmp/s4e-czr"; UNIT=65536
+import sys
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
+E=os.environ.get("EXARAID", "/work/target-s4e/release/exaraid"); d=scratch("s4e-czr"); UNIT=65536
 def run(a, inp=b""): return subprocess.run([E,"store"]+a, input=inp, capture_output=True)
 def rnd(s,n): return random.Random(s).randbytes(n)
 shutil.rmtree(d, ignore_errors=True)

@@ -8,16 +8,25 @@ exits 0 with WRONG bytes (the acknowledged content differs), where it should ret
 fail naming lost ranges. Scrub afterwards, and the same kill with every OSS present, for
 comparison.
 Usage: repro-settle-dead-disk-wrong.py [K] [O]   (default K=35, O=0)
-Env: EXARAID, SHIM (default /tmp/s5s-killshim.so), S5S_DIR (default /tmp/s5s-sdw), TEAR=1.
+Env: EXARAID, SHIM (default /tmp/s5s-killshim.so), S5S_DIR (default: $REPRO_DIR or a new temporary directory), TEAR=1.
 Prints what each step says and PROBLEM / CLEAN; exit 1 on PROBLEM."""
 import os, sys, shutil
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
 K = int(sys.argv[1]) if len(sys.argv) > 1 else 35
 O = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 sys.argv = ["x"]
 here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geom.py")
 cg = type(sys)("cg"); src = open(here).read().replace('\nif __name__ == "__main__":\n    main()\n', '\n')
 exec(compile(src, "cg", "exec"), cg.__dict__)
-d = os.environ.get("S5S_DIR", "/tmp/s5s-sdw") + "/s"
+d = (os.environ.get("S5S_DIR") or scratch("s5s-sdw")) + "/s"
 tear = bool(os.environ.get("TEAR"))
 # 1. the same kill with every OSS present
 files, cmd, inp, finish, fail = cg.setup("flush", "raid6", 6, 65536, "wcl", 7, d)

@@ -2,10 +2,19 @@
 """Repro sweep (review s5r, finding R5 on other codes; not CI): WCL, 64 KiB unit, file f of 12 units, two
 cached writes over stripe 0 (5000+128 KiB, 72536+74536 B), `fail --oss F` for every F, then a 4 KiB write at offset
 0 killed -9 at call K in 8,10,12,14,16; get f must be old-or-new in 0..4096 and exact elsewhere.
-Usage: repro-wcl-failed-kill-codes.py rs:8:3 13 | xcode:7 9   (CODE OSS). Scratch /tmp/s5r-rp/r5g; needs
+Usage: repro-wcl-failed-kill-codes.py rs:8:3 13 | xcode:7 9   (CODE OSS). Scratch: S5R_DIR, else $REPRO_DIR/s5r-rp-r5g (default: under a new temporary directory); needs
 /tmp/s5r-killshim.so. Prints each failing case and "DONE CODE bad of n"."""
 import os, random, shutil, subprocess, sys
-E=os.environ.get("EXARAID", "/work/target-s5r/release/exaraid"); d=os.environ.get("S5R_DIR", "/tmp/s5r-rp/r5g")
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
+E=os.environ.get("EXARAID", "/work/target-s5r/release/exaraid"); d=(os.environ.get("S5R_DIR") or scratch("s5r-rp-r5g"))
 code, noss, unit = sys.argv[1], int(sys.argv[2]), 65536
 def run(a, inp=b"", env=None): return subprocess.run([E,"store"]+a, input=inp, capture_output=True, env=env)
 p=code.split(":")

@@ -5,13 +5,22 @@ acknowledged bytes of that file OUTSIDE the killed write's range are recorded lo
 copy is unreadable beyond the code's tolerance") with one failed OSS on a 2-failure code.
 Same steps as `ONLY=5 SKIP=1,2,3,4,5 scripts/chain-kill.py raid6:4 9 65536 wcl 6 1 6`.
 Usage: repro-wcl-failed-kill.py [K] [FAILED]   (default K=20, FAILED=1)
-Env: WPATH (write path, default wcl), CODE= (init code flags, default "raid6 --k 4"), NOSS= (default 9), OFF=, LEN= (offset / length of the killed write instead), EIO=1 (one transient EIO at call K instead of the kill), EXARAID, SHIM (default /tmp/s5g-killshim.so), S5R_DIR (scratch, default /tmp/s5g-rp/wfk).
+Env: WPATH (write path, default wcl), CODE= (init code flags, default "raid6 --k 4"), NOSS= (default 9), OFF=, LEN= (offset / length of the killed write instead), EIO=1 (one transient EIO at call K instead of the kill), EXARAID, SHIM (default /tmp/s5g-killshim.so), S5R_DIR (scratch; default: $REPRO_DIR/s5g-rp-wfk, or that under a new temporary directory).
 Prints the kill point, what status/get say, and PROBLEM or CLEAN; exit 1 on PROBLEM."""
 import os, random, shutil, subprocess, sys
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
 
 E = os.environ.get("EXARAID", "/work/target-s5g/release/exaraid")
 SHIM = os.environ.get("SHIM", "/tmp/s5g-killshim.so")
-d = os.environ.get("S5R_DIR", "/tmp/s5g-rp/wfk")
+d = (os.environ.get("S5R_DIR") or scratch("s5g-rp-wfk"))
 K = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 FAILED = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 

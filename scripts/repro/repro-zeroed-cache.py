@@ -3,9 +3,19 @@
 covers a cached block AND its slot's crc area reads as "never written" zeros: get exits 0 with
 wrong bytes, scrub sees nothing, and the next settle makes it permanent.
 Usage: repro-zeroed-cache.py OSS   (the OSS whose cache zone to zero; 0 holds the cached block)
-Env: none; EXARAID binary path is E below. Scratch: /tmp/s4e-cz3 (removed by the caller)."""
+Env: none; EXARAID binary path is E below. Scratch: $REPRO_DIR/s4e-cz3 (default: under a new temporary directory) (removed by the caller)."""
 import os, subprocess, random, shutil
-E=os.environ.get("EXARAID", "/work/target-s4e/release/exaraid"); d="/tmp/s4e-cz3"; UNIT=65536
+import sys
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
+E=os.environ.get("EXARAID", "/work/target-s4e/release/exaraid"); d=scratch("s4e-cz3"); UNIT=65536
 def run(a, inp=b""): return subprocess.run([E,"store"]+a, input=inp, capture_output=True)
 def rnd(s,n): return random.Random(s).randbytes(n)
 shutil.rmtree(d, ignore_errors=True)

@@ -3,9 +3,18 @@
 the store's back; a later `put h` (another file) recreates it with new slots after a hole, and
 f1's acknowledged cached bytes then read as zeros with exit 0 (permanent after the next settle).
 Usage: repro-zone-recreated.py puth     (prints "bad 496 ..." when the bug is there, "bad 0" when not)
-Scratch: /tmp/s4e-cz (delete it afterwards). EXARAID: the binary."""
+Scratch: $REPRO_DIR/s4e-cz (default: under a new temporary directory) (delete it afterwards). EXARAID: the binary."""
 import os, subprocess, random, shutil, sys
-E=os.environ.get("EXARAID", "/work/target-s4e/release/exaraid"); d="/tmp/s4e-cz"; UNIT=65536
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
+E=os.environ.get("EXARAID", "/work/target-s4e/release/exaraid"); d=scratch("s4e-cz"); UNIT=65536
 def run(a, inp=b""): return subprocess.run([E,"store"]+a, input=inp, capture_output=True)
 def rnd(s,n): return random.Random(s).randbytes(n)
 shutil.rmtree(d, ignore_errors=True)

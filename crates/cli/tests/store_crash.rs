@@ -53,6 +53,29 @@ impl Rng {
     }
 }
 
+/// After recovery from a kill (no OSS failed, no disk gone): every OSS healthy with no
+/// problem (a kill must never make one look damaged or rolled back), nothing recorded lost,
+/// no recovery pending.
+fn assert_every_oss_healthy(store: &Store, round: usize) {
+    let status = store.status().unwrap();
+    for oss in &status.oss {
+        assert!(
+            oss.healthy && oss.problem.is_none(),
+            "round {round}: OSS {} ({}) after recovery: healthy {}, problem {:?}",
+            oss.index,
+            oss.path,
+            oss.healthy,
+            oss.problem
+        );
+    }
+    assert!(
+        status.lost_ranges.is_empty() && status.recovery_pending.is_none(),
+        "round {round}: after recovery: lost {:?}, recovery pending {:?}",
+        status.lost_ranges,
+        status.recovery_pending
+    );
+}
+
 fn crash_rounds(code: CodeSpec, oss: usize, path: WritePath, seed: u64) {
     crash_rounds_with(code, oss, path, seed, rounds());
 }
@@ -197,6 +220,7 @@ fn crash_rounds_with(code: CodeSpec, oss: usize, path: WritePath, seed: u64, rou
             "round {round}: parity mismatch after recovery: {:?}",
             report.parity_mismatches
         );
+        assert_every_oss_healthy(&store, round);
         store.close().unwrap();
         // What recovery made of the write in flight is now the truth.
         model = content;
@@ -486,6 +510,7 @@ fn crash_rounds_killing_recovery(code: CodeSpec, oss: usize, path: WritePath, se
             report.corrupt_elements.is_empty() && report.parity_mismatches.is_empty(),
             "round {round}: after recovery: {report:?}"
         );
+        assert_every_oss_healthy(&store, round);
         store.close().unwrap();
         model = content;
         next = acked_end + 1;

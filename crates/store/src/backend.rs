@@ -248,6 +248,15 @@ pub trait Backend: Send + Sync {
     /// tell a block's true bytes (bit rot where an interrupted write left data and parity
     /// disagreeing), reads must report the loss instead of rebuilding wrong bytes.
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError>;
+    /// Recovery only: finish the zero-block checksums that a crash cut while they were
+    /// written into never-written slots of a zone file (a gap merge, a slot's first write:
+    /// see `torn_zero_block_crc`); returns how many blocks it finished. Why: those blocks
+    /// failed their checksums in slots nobody wrote, outside every range recovery decides,
+    /// and scrub reported them until `--repair` (review s5s S3). Default: nothing to finish
+    /// (a backend that writes no such checksums).
+    fn finish_torn_zero_crcs(&self, _object: u64, _zone: Zone) -> Result<usize, BackendError> {
+        Ok(0)
+    }
 }
 
 fn block_crc(key: ElementKey, block: usize, bytes: &[u8]) -> u32 {
@@ -528,6 +537,26 @@ fn extents_from_rows(rows: Vec<ExtentsRow>) -> Option<HashMap<(u64, Zone), Runs>
 fn zero_block_crc(key: ElementKey, block: usize) -> u32 {
     static ZEROS: [u8; CHECKSUM_BLOCK_BYTES] = [0; CHECKSUM_BLOCK_BYTES];
     block_crc(key, block, &ZEROS)
+}
+
+/// Is `stored` what a write of the zero-block crc `zero` over a crc that was never stored
+/// (0) leaves when a crash cuts it: every byte the new one or still 0, not all of them
+/// either (then it is whole, or was never written)? Where the block's payload is a hole
+/// (all zeros), such a crc is finished as `zero`. Why: a gap merge (`fill_gap`) and a
+/// slot's first write (`first_crc_area`) write zero-block crcs for blocks nobody wrote; a
+/// kill inside that write (a torn write) left a block that fails its checksum in a slot
+/// nobody wrote, which no recovery knew of and scrub reported until `--repair` (review
+/// s5s S3). Never a checksum stored on purpose: `mark_lost` stores the complement of the
+/// block's crc, no byte of which equals the crc's, so only a lost mark of 0 could pass,
+/// and 0 is never stored.
+fn torn_zero_block_crc(stored: u32, zero: u32) -> bool {
+    stored != 0
+        && stored != zero
+        && stored
+            .to_le_bytes()
+            .iter()
+            .zip(zero.to_le_bytes())
+            .all(|(&s, z)| s == 0 || s == z)
 }
 
 /// An OSS that is a directory: `<dir>/exaraid-oss.json` and `<dir>/objects/<object>.<zone>`.
@@ -1056,9 +1085,11 @@ impl DirBackend {
         for slot in start..end {
             let key = ElementKey { object, zone, slot };
             let area = self.first_crc_area(&file, key, 0, &[])?;
-            let base = slot * self.slot_bytes();
-            file.write_all_at(&area, base + self.element_bytes as u64)
-                .map_err(|e| self.map_io(e))?;
+            let at = slot * self.slot_bytes() + self.element_bytes as u64;
+            crate::torture::torn_write_point(crate::torture::GAP_FILL_TORN, || {
+                let _ = file.write_all_at(&area[..area.len() / 2], at);
+            });
+            file.write_all_at(&area, at).map_err(|e| self.map_io(e))?;
         }
         self.dirty.lock().insert((object, zone));
         Ok(())
@@ -1085,14 +1116,36 @@ impl DirBackend {
         )
         .map_err(|e| self.map_io(e))?;
         let covered = b0 * CRC_BYTES..b0 * CRC_BYTES + raw.len();
-        area[covered].copy_from_slice(raw);
+        area[covered.clone()].copy_from_slice(raw);
         for block in 0..blocks {
+            let zero = zero_block_crc(key, block);
             let crc = &mut area[block * CRC_BYTES..(block + 1) * CRC_BYTES];
-            if crc == [0u8; CRC_BYTES] {
-                crc.copy_from_slice(&zero_block_crc(key, block).to_le_bytes());
+            let stored = u32::from_le_bytes(crc.try_into().expect("CRC_BYTES"));
+            let uncovered = !covered.contains(&(block * CRC_BYTES));
+            // A torn zero-block crc over a hole (see `torn_zero_block_crc`) would become a
+            // corrupt block of a written slot: finish it.
+            if stored == 0
+                || (uncovered
+                    && torn_zero_block_crc(stored, zero)
+                    && self.block_is_hole(file, key, block)?)
+            {
+                crc.copy_from_slice(&zero.to_le_bytes());
             }
         }
         Ok(area)
+    }
+
+    /// Are the payload bytes of block `block` of the slot of `key` all zeros?
+    fn block_is_hole(
+        &self,
+        file: &File,
+        key: ElementKey,
+        block: usize,
+    ) -> Result<bool, BackendError> {
+        let mut bytes = vec![0u8; CHECKSUM_BLOCK_BYTES];
+        let at = key.slot * self.slot_bytes() + (block * CHECKSUM_BLOCK_BYTES) as u64;
+        read_at_zero_fill(file, &mut bytes, at).map_err(|e| self.map_io(e))?;
+        Ok(bytes.iter().all(|&b| b == 0))
     }
 
     /// Make the changes of the extents record durable: append them to the log (one write,
@@ -1791,6 +1844,58 @@ impl Backend for DirBackend {
         }
         self.store_crcs(&file, key, block, &wrong.to_le_bytes())
     }
+
+    fn finish_torn_zero_crcs(&self, object: u64, zone: Zone) -> Result<usize, BackendError> {
+        self.check_up()?;
+        // Opened for writing only when there is something to finish: recovery looks at
+        // zone files it may not otherwise write (a read-only OSS serves reads, E2).
+        let Some(file) = self.file_for_read(object, zone)? else {
+            return Ok(0);
+        };
+        // Torn crcs are bytes on disk: the never-written slots that hold some, and the one
+        // before each written run, whose crc area shares a file-system block with that
+        // run's first slot (`allocated_slots` leaves such slivers out).
+        let mut ranges = self.allocated_slots(object, zone)?;
+        if let Some(runs) = self.extents.lock().slots.get(&(object, zone)) {
+            ranges.extend(runs.0.keys().filter(|&&a| a > 0).map(|&a| (a - 1, a)));
+        }
+        let blocks = self.element_bytes / CHECKSUM_BLOCK_BYTES;
+        // No first write or gap merge stores crcs meanwhile (see `store_crcs`).
+        let _crc_areas = self.crc_areas.lock();
+        let mut finished = 0usize;
+        for slot in ranges.into_iter().flat_map(|(start, end)| start..end) {
+            let key = ElementKey { object, zone, slot };
+            if self.slot_written(key) {
+                continue;
+            }
+            let at = slot * self.slot_bytes() + self.element_bytes as u64;
+            let mut area = vec![0u8; blocks * CRC_BYTES];
+            read_at_zero_fill(&file, &mut area, at).map_err(|e| self.map_io(e))?;
+            let mut torn = 0usize;
+            for block in 0..blocks {
+                let zero = zero_block_crc(key, block);
+                let crc = &mut area[block * CRC_BYTES..(block + 1) * CRC_BYTES];
+                let stored = u32::from_le_bytes((&*crc).try_into().expect("CRC_BYTES"));
+                if torn_zero_block_crc(stored, zero) && self.block_is_hole(&file, key, block)? {
+                    crc.copy_from_slice(&zero.to_le_bytes());
+                    torn += 1;
+                }
+            }
+            if torn > 0 {
+                // The slot stays never written (no extents record): its blocks read as the
+                // zeros they are, as they would have had the cut write finished.
+                let Some(file) = self.file(object, zone, false)? else {
+                    break; // gone behind the store's back since: nothing left to finish
+                };
+                file.write_all_at(&area, at).map_err(|e| self.map_io(e))?;
+                finished += torn;
+            }
+        }
+        if finished > 0 {
+            self.dirty.lock().insert((object, zone));
+        }
+        Ok(finished)
+    }
 }
 
 #[cfg(test)]
@@ -2309,6 +2414,62 @@ mod tests {
             assert!(buf.iter().all(|&x| x == 0), "slot {slot}");
             assert!(b.verify(key(slot)).unwrap().is_empty());
         }
+    }
+
+    /// A kill inside the write of a zero-block crc into a never-written slot (a gap merge,
+    /// a slot's first write) leaves half of it: that block fails its checksum in a slot
+    /// nobody wrote (review s5s S3). `finish_torn_zero_crcs` finishes such crcs, also the
+    /// one whose crc area shares a file-system block with the next written slot, and
+    /// leaves the slot never written; the first write of such a slot finishes the crcs of
+    /// its blocks it does not cover; a lost mark over zeros (the complement of the
+    /// zero-block crc) and a torn crc over bytes that are not zeros stay as they are.
+    #[test]
+    fn torn_zero_block_crcs_in_never_written_slots_are_finished() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        for slot in [0, 2, 6] {
+            b.write(key(slot), 0, &[1u8; 8]).unwrap();
+        }
+        b.sync().unwrap();
+        let path = dir.path().join("objects/7.data");
+        let f = OpenOptions::new().write(true).open(&path).unwrap();
+        let crc_at =
+            |slot: u64, block: usize| slot * slot_bytes_on_disk(E) + (E + block * CRC_BYTES) as u64;
+        // Half of a zero-block crc: the first two of its four bytes.
+        let tear = |slot: u64, block: usize| {
+            let zero = zero_block_crc(key(slot), block).to_le_bytes();
+            f.write_all_at(&zero[..2], crc_at(slot, block)).unwrap();
+        };
+        tear(1, 1); // beside written slot 2
+        tear(4, 0); // amid never-written slots
+        tear(5, 1); // to be written first
+                    // Slot 3: torn over bytes that are not zeros (a cut write's payload): not ours.
+        f.write_all_at(&[9u8; 16], 3 * slot_bytes_on_disk(E) + 100)
+            .unwrap();
+        tear(3, 0);
+        for slot in [1, 3, 4, 5] {
+            assert!(!b.verify(key(slot)).unwrap().is_empty(), "slot {slot} torn");
+        }
+        // Slot 5: its first write covers block 0 only.
+        b.write(key(5), 0, &vec![5u8; CHECKSUM_BLOCK_BYTES])
+            .unwrap();
+        assert!(b.verify(key(5)).unwrap().is_empty(), "block 1 finished");
+        // Slot 7: a lost mark over zeros that a crash kept from the extents record.
+        let lost = !zero_block_crc(key(7), 0);
+        f.write_all_at(&lost.to_le_bytes(), crc_at(7, 0)).unwrap();
+        b.sync().unwrap();
+        let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+        assert_eq!(b.finish_torn_zero_crcs(7, Zone::Data).unwrap(), 2);
+        for slot in [1, 4] {
+            assert!(b.verify(key(slot)).unwrap().is_empty(), "slot {slot}");
+            assert!(
+                !b.slot_written(key(slot)),
+                "slot {slot} stays never written"
+            );
+        }
+        assert_eq!(b.verify(key(3)).unwrap(), vec![0], "a cut write's block");
+        assert_eq!(b.verify(key(7)).unwrap(), vec![0], "the lost mark");
+        assert_eq!(b.finish_torn_zero_crcs(7, Zone::Data).unwrap(), 0);
     }
 
     /// Recovery's view of a torn block: its bytes as they are, named as failing, without any

@@ -84,6 +84,10 @@ pub const INIT_STEP: &str = "init-step";
 /// it), before the store acts on it: a test sweeping `n` kills a command at every record
 /// boundary, for example between the records of one START or END of a delayed window.
 pub const JOURNAL_RECORD: &str = "journal-record";
+/// Inside a gap merge of an OSS's zone file (`EXTENTS_RUNS_PER_ZONE_MAX`), a torn write:
+/// the n-th crc area it writes into a never-written slot gets only its first half, then the
+/// process is killed (what a crash inside that one write can leave, review s5s S3).
+pub const GAP_FILL_TORN: &str = "gap-fill-torn";
 /// Kill point after an OSS's extents log append (slot records, a generation record) is
 /// fdatasync'd, before the store can journal the generation it reached: the OSS is then
 /// ahead of the store's record, which must never read as a rolled-back OSS.
@@ -120,6 +124,18 @@ pub fn kill_point(point: &str) {
         // SIGKILL to ourselves is delivered before kill(2) returns; never go on.
         std::process::abort();
     }
+}
+
+/// Pass kill point `point` of a write that a crash tears: when it fires, `write_part` runs
+/// first (it writes part of the bytes), then the process is killed.
+pub fn torn_write_point(point: &str, write_part: impl FnOnce()) {
+    let Some((armed_point, n)) = armed() else {
+        return;
+    };
+    if armed_point == point && HITS.load(Ordering::SeqCst) + 1 == *n {
+        write_part();
+    }
+    kill_point(point);
 }
 
 /// A settle starts (`true`) or ends (`false`): block writes count as [`SETTLE_TORN_BLOCK`]

@@ -21,6 +21,31 @@ use exaraid_store::{InitOptions, Store, StoreError, WritePath};
 /// Data bytes of one RAID-5 3+1 stripe.
 const STRIPE: usize = 3 * UNIT;
 
+/// How long each step of a scenario may take before the test fails as hung (a liveness
+/// limit, not a timing assertion: every step needs milliseconds). Generous, so a loaded CI
+/// machine never fails it; finite, so a step that never returns fails the test with its
+/// name instead of hanging the suite (a write here hung once under load, session 5).
+const STEP_DEADLINE: Duration = Duration::from_secs(120);
+
+/// The result of a `spawn`ed step; fails naming `what` after `STEP_DEADLINE`, first letting
+/// the parked threads go (so that they do not hold the store after the test failed).
+fn done_within<T>(rx: &mpsc::Receiver<T>, hooks: &Hooks, what: &str) -> T {
+    rx.recv_timeout(STEP_DEADLINE).unwrap_or_else(|_| {
+        hooks.release();
+        panic!("hung: {what} did not return within {STEP_DEADLINE:?}")
+    })
+}
+
+/// `store.write(name, offset, bytes)` on a thread of its own, within `STEP_DEADLINE`.
+fn write_within(store: &Arc<Store>, hooks: &Hooks, name: &'static str, offset: u64, bytes: &[u8]) {
+    let rx = {
+        let (store, bytes) = (store.clone(), bytes.to_vec());
+        spawn(move || store.write(name, offset, &bytes))
+    };
+    let what = format!("the write of {} bytes of {name} at {offset}", bytes.len());
+    done_within(&rx, hooks, &what).unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
 /// A WCL store served by a worker that is parked in a destage of file "t"; file "f" has a
 /// complete cache stripe whose destage waits in the queue, and a writer of "f" waits for
 /// that destage while it holds its share of the store. Then `exclusive` runs on another
@@ -51,14 +76,15 @@ fn writer_waits_for_a_queued_destage_while(
         rx
     };
     hooks.pause();
-    store.write("t", 0, &pattern(1, STRIPE)).unwrap();
+    write_within(&store, &hooks, "t", 0, &pattern(1, STRIPE));
     eventually("the worker parks in the destage of t", || {
         hooks.parked.load(Ordering::SeqCst) > 0
     });
     let first = pattern(2, STRIPE);
-    store.write("f", 0, &first).unwrap(); // complete: its destage is queued
-                                          // Over the end of stripe 0 into stripe 1: the stripe-1 bytes count as waiting in the
-                                          // cache zone as soon as the write is planned.
+    // Complete: its destage is queued.
+    write_within(&store, &hooks, "f", 0, &first);
+    // Over the end of stripe 0 into stripe 1: the stripe-1 bytes count as waiting in the
+    // cache zone as soon as the write is planned.
     let second = pattern(3, STRIPE + 300 - 5000);
     let waiting = store.status().unwrap().bytes_waiting_parity;
     let writer = {
@@ -76,10 +102,10 @@ fn writer_waits_for_a_queued_destage_while(
     // may not arise, and the test then passes vacuously (it never fails spuriously).
     std::thread::sleep(Duration::from_millis(200));
     hooks.release();
-    done_in_time(&writer, "the writer").expect("the writer");
-    done_in_time(&exclusive, "the exclusive call").expect("the exclusive call");
+    done_within(&writer, &hooks, "the writer").expect("the writer");
+    done_within(&exclusive, &hooks, "the exclusive call").expect("the exclusive call");
     stop.store(true, Ordering::SeqCst);
-    done_in_time(&worker, "the worker").expect("the worker");
+    done_within(&worker, &hooks, "the worker").expect("the worker");
     let mut model = first;
     model.resize(STRIPE + 300, 0);
     model[5000..].copy_from_slice(&second);
