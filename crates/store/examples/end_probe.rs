@@ -69,13 +69,19 @@ fn process_cpu_ms() -> u64 {
     (f[0] + f[1]) * 10
 }
 
+/// One line to stdout; a closed pipe (`| head -1`) is not an error of the measurement.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
 fn print_delta(what: &str, a: &[(&str, u64)], b: &[(&str, u64)]) {
     let parts: Vec<String> = a
         .iter()
         .zip(b)
         .map(|((n, x), (_, y))| format!("{n}={}", y - x))
         .collect();
-    println!("{what}: {}", parts.join(" "));
+    say(&format!("{what}: {}", parts.join(" ")));
 }
 
 fn main() {
@@ -158,12 +164,12 @@ fn main() {
         stop.store(true, Ordering::SeqCst);
         server.join().unwrap().unwrap();
         let total = start.elapsed().as_secs_f64();
-        println!(
+        say(&format!(
             "{mode} {}: writes acked {acked:.3} s, END {:.3} s, write phase {phase:.3} s ({:.1} MiB/s), total {total:.3} s",
             args[2],
             phase - acked,
             (threads * writes * write_bytes) as f64 / (1 << 20) as f64 / phase
-        );
+        ));
         print_delta("writes", &s0, &s1);
         print_delta("END", &s1, &s2);
         print_delta("background after END", &s2, &snapshot());
