@@ -1103,7 +1103,7 @@ impl Store {
                         read_bytes[i] = Some(bytes);
                     }
                     Err(e) => {
-                        if first_error.as_ref().map_or(true, |(j, _)| i < *j) {
+                        if first_error.as_ref().is_none_or(|(j, _)| i < *j) {
                             first_error = Some((i, e));
                         }
                     }
