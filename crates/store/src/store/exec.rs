@@ -992,11 +992,8 @@ impl Store {
         }
         self.reset_lost_rows_written_whole(plan)?;
         let mut read_bytes: Vec<Option<Vec<u8>>> = vec![None; n];
-        let nothing_to_copy = |_oss: usize| Ok(());
-        for (i, bytes) in self.run_steps(plan, &reads, &[], &nothing_to_copy)? {
-            read_bytes[i] = Some(bytes.expect("a read step returns its bytes"));
-        }
         let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
+        self.run_reads_computing(plan, &reads, client, &mut read_bytes, &mut computed)?;
         // With a failed OSS: its data that this plan's writes could make undecidable, made
         // durable first (see `copy_failed_columns`). After the reads, so that the plan's own
         // bytes bound for a failed OSS are known also when a read or a compute makes them
@@ -1039,6 +1036,103 @@ impl Store {
             self.run_steps(plan, &writes, &write_bytes, &copy_failing)?;
         }
         Ok(())
+    }
+
+    /// Run the read steps `reads` of `plan` as `run_steps` does (one thread per OSS, the
+    /// steps of one OSS in order, the error of the first failed step in plan order, no step
+    /// started after a failure), filling `read_bytes`; meanwhile this thread computes every
+    /// parity compute of the plan as soon as the reads it needs are in, into `computed`.
+    /// Why: a plan with many stripes (a delayed window's END: every element of the window
+    /// read, the parity of each stripe computed) spent its parity arithmetic after its last
+    /// read, with the devices idle; now it overlaps the reads of the other stripes. No write
+    /// starts before every read is done (see `execute`), and a compute is a pure function of
+    /// bytes already read, so nothing else changes: a plan whose read fails has computed
+    /// some parity for nothing.
+    fn run_reads_computing(
+        &self,
+        plan: &IoPlan,
+        reads: &[usize],
+        client: Option<(&ClientWrite, &[u8])>,
+        read_bytes: &mut [Option<Vec<u8>>],
+        computed: &mut [Option<Vec<u8>>],
+    ) -> Result<(), StoreError> {
+        assert_eq!(read_bytes.len(), plan.steps.len());
+        assert_eq!(computed.len(), plan.computes.len());
+        let mut per_oss: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &i in reads {
+            assert_eq!(plan.steps[i].op, Op::Read);
+            per_oss.entry(plan.steps[i].oss).or_default().push(i);
+        }
+        if plan.computes.is_empty() || per_oss.len() <= 1 {
+            // Nothing to overlap (the computes run when the writes need them, as before).
+            let nothing_to_copy = |_oss: usize| Ok(());
+            for (i, bytes) in self.run_steps(plan, reads, &[], &nothing_to_copy)? {
+                read_bytes[i] = Some(bytes.expect("a read step returns its bytes"));
+            }
+            return Ok(());
+        }
+        let failed = AtomicBool::new(false);
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, Result<Vec<u8>, StoreError>)>();
+        std::thread::scope(|s| {
+            for mine in per_oss.into_values() {
+                let (done_tx, failed) = (done_tx.clone(), &failed);
+                s.spawn(move || {
+                    for i in mine {
+                        if failed.load(Ordering::SeqCst) {
+                            break;
+                        }
+                        let r = self.read_step(&plan.steps[i]);
+                        let bad = r.is_err();
+                        if bad {
+                            failed.store(true, Ordering::SeqCst);
+                        }
+                        // Fails only when the receiver gave up after an error: nothing to do.
+                        let _ = done_tx.send((i, r));
+                        if bad {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(done_tx);
+            let mut first_error: Option<(usize, StoreError)> = None;
+            let mut waiting: Vec<usize> = (0..plan.computes.len()).collect();
+            for (i, r) in done_rx.iter() {
+                match r {
+                    Ok(bytes) => {
+                        assert_eq!(bytes.len() as u64, plan.steps[i].len_bytes);
+                        read_bytes[i] = Some(bytes);
+                    }
+                    Err(e) => {
+                        if first_error.as_ref().is_none_or(|(j, _)| i < *j) {
+                            first_error = Some((i, e));
+                        }
+                    }
+                }
+                if first_error.is_some() {
+                    continue; // the plan fails: its parity is not needed
+                }
+                let mut still_waiting = Vec::with_capacity(waiting.len());
+                for c in waiting {
+                    if computed[c].is_some() {
+                        continue;
+                    }
+                    if !compute_ready(plan, c, client.is_some(), read_bytes) {
+                        still_waiting.push(c);
+                        continue;
+                    }
+                    if let Err(e) = self.compute(plan, c, client, read_bytes, computed) {
+                        failed.store(true, Ordering::SeqCst);
+                        return Err(e);
+                    }
+                }
+                waiting = still_waiting;
+            }
+            match first_error {
+                Some((_, e)) => Err(e),
+                None => Ok(()),
+            }
+        })
     }
 
     /// Run `steps` of `plan` (all of one direction), one thread per OSS when they reach more
@@ -1390,32 +1484,47 @@ impl Store {
                 offset_bytes,
             } => {
                 if computed[compute].is_none() {
-                    let c = &plan.computes[compute];
-                    let engine = exaraid_codes::engine::engine();
-                    let mut out =
-                        self.resolve(plan, c.base, c.len_bytes, client, read_bytes, computed)?;
-                    for t in &c.terms {
-                        let mut x =
-                            self.resolve(plan, t.new, c.len_bytes, client, read_bytes, computed)?;
-                        if t.old != Bytes::Zero {
-                            let old = self.resolve(
-                                plan,
-                                t.old,
-                                c.len_bytes,
-                                client,
-                                read_bytes,
-                                computed,
-                            )?;
-                            engine.xor_into(&mut x, &old);
-                        }
-                        engine.gf_mul_xor(t.coef, &x, &mut out);
-                    }
-                    computed[compute] = Some(out);
+                    self.compute(plan, compute, client, read_bytes, computed)?;
                 }
                 let b = computed[compute].as_ref().expect("just computed");
                 b[offset_bytes as usize..offset_bytes as usize + len].to_vec()
             }
         })
+    }
+
+    /// Compute parity compute `compute` of `plan` into `computed` (its sources must be
+    /// there: read, client or other computes).
+    fn compute(
+        &self,
+        plan: &IoPlan,
+        compute: usize,
+        client: Option<(&ClientWrite, &[u8])>,
+        read_bytes: &[Option<Vec<u8>>],
+        computed: &mut [Option<Vec<u8>>],
+    ) -> Result<(), StoreError> {
+        assert!(computed[compute].is_none(), "a compute runs once");
+        let c = &plan.computes[compute];
+        let engine = exaraid_codes::engine::engine();
+        let mut out = self.resolve(plan, c.base, c.len_bytes, client, read_bytes, computed)?;
+        assert_eq!(out.len() as u64, c.len_bytes);
+        for t in &c.terms {
+            // A term with no old value is the new bytes themselves: read in place, not
+            // copied (an END's parity has one such term per data element of its stripe).
+            if t.old == Bytes::Zero {
+                if let Some(new) = borrowed(t.new, c.len_bytes, client, read_bytes) {
+                    engine.gf_mul_xor(t.coef, new, &mut out);
+                    continue;
+                }
+            }
+            let mut x = self.resolve(plan, t.new, c.len_bytes, client, read_bytes, computed)?;
+            if t.old != Bytes::Zero {
+                let old = self.resolve(plan, t.old, c.len_bytes, client, read_bytes, computed)?;
+                engine.xor_into(&mut x, &old);
+            }
+            engine.gf_mul_xor(t.coef, &x, &mut out);
+        }
+        computed[compute] = Some(out);
+        Ok(())
     }
 
     pub(super) fn count(&self, oss: usize, zone: Zone, op: Op, parity: bool) {
@@ -1701,4 +1810,51 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// The bytes a read or client source names, in place; `None` for other sources.
+fn borrowed<'a>(
+    source: Bytes,
+    len: u64,
+    client: Option<(&ClientWrite, &'a [u8])>,
+    read_bytes: &'a [Option<Vec<u8>>],
+) -> Option<&'a [u8]> {
+    let len = len as usize;
+    match source {
+        Bytes::Read { step, offset_bytes } => {
+            let b = read_bytes[step]
+                .as_ref()
+                .expect("a step reads before it is used");
+            Some(&b[offset_bytes as usize..offset_bytes as usize + len])
+        }
+        Bytes::Client { file_offset_bytes } => {
+            let (w, data) =
+                client.expect("a plan that copies client bytes runs with the client's buffer");
+            let at = (file_offset_bytes - w.offset_bytes) as usize;
+            Some(&data[at..at + len])
+        }
+        Bytes::Zero | Bytes::Computed { .. } => None,
+    }
+}
+
+/// Whether every source compute `compute` of `plan` needs is at hand: its reads done and the
+/// client's buffer given. A compute over another compute's output (the planner makes none:
+/// `IoPlan::validate`) is never taken as ready here; it is computed when a write needs it.
+fn compute_ready(
+    plan: &IoPlan,
+    compute: usize,
+    has_client: bool,
+    read_bytes: &[Option<Vec<u8>>],
+) -> bool {
+    let c = &plan.computes[compute];
+    let source_ready = |source: Bytes| match source {
+        Bytes::Zero => true,
+        Bytes::Client { .. } => has_client,
+        Bytes::Read { step, .. } => read_bytes[step].is_some(),
+        Bytes::Computed { .. } => false,
+    };
+    source_ready(c.base)
+        && c.terms
+            .iter()
+            .all(|t| source_ready(t.new) && source_ready(t.old))
 }
