@@ -186,12 +186,13 @@ fn a_window_without_end_gets_its_parity_at_the_timeout() {
     let mut opts = InitOptions::with_oss_count(dir.path(), 4, CodeSpec::raid5(3));
     opts.element_bytes = UNIT;
     opts.write_path = WritePath::Delayed;
-    opts.window_timeout_ms = 50;
+    // Long enough that the setup never outlasts it on a loaded machine (a 20 ms one did).
+    opts.window_timeout_ms = 400;
     let store = Store::init(dir.path(), &opts).unwrap();
     let token = store.delayed_start("f").unwrap();
     store.write("f", 0, &pattern(6, 20_000)).unwrap();
     assert!(store.status().unwrap().bytes_unprotected > 0);
-    std::thread::sleep(std::time::Duration::from_millis(120));
+    std::thread::sleep(std::time::Duration::from_millis(500));
     store.tick().unwrap();
     assert_eq!(
         store.status().unwrap().bytes_unprotected,

@@ -14,14 +14,16 @@ fn a_write_refused_for_a_full_oss_still_gives_a_timed_out_window_its_parity() {
     opts.element_bytes = UNIT;
     opts.write_path = WritePath::Delayed;
     opts.oss_capacity_bytes = Some(256 << 10);
-    opts.window_timeout_ms = 20;
+    // Long enough that the first write never outlasts it on a loaded machine (20 ms did:
+    // the timeout fired inside the first write and the window had no unprotected bytes).
+    opts.window_timeout_ms = 400;
     let store = Store::init(dir.path(), &opts).unwrap();
     let data = pattern(1, 10_000);
     let _window = store.delayed_start("f").unwrap();
     store.write("f", 0, &data).unwrap();
     assert_eq!(store.status().unwrap().bytes_unprotected, 10_000);
     // Past the timeout; `status` runs no timer, the next write does.
-    std::thread::sleep(std::time::Duration::from_millis(50));
+    std::thread::sleep(std::time::Duration::from_millis(500));
     assert_eq!(store.status().unwrap().bytes_unprotected, 10_000);
     let err = store.write("g", 0, &pattern(2, 2_000_000)).unwrap_err();
     assert!(matches!(err, StoreError::NoSpace(_)), "{err}");

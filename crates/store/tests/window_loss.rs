@@ -48,6 +48,10 @@ fn oss_of(store: &Store, name: &str, offset: u64) -> usize {
         .oss
 }
 
+/// A window timeout long enough that the setup never outlasts it on a loaded machine (a 20 ms
+/// one in full_disk_timers.rs did), short enough for a test to wait it out.
+const TIMEOUT_MS: u64 = 400;
+
 fn timeout_opts(dir: &std::path::Path, timeout_ms: u64) -> InitOptions {
     let mut opts = InitOptions::with_oss_count(dir, 4, CodeSpec::raid5(3));
     opts.element_bytes = UNIT;
@@ -300,10 +304,10 @@ fn rm_of_a_file_with_lost_bytes_works_after_the_window_ends() {
 #[test]
 fn a_window_timeout_with_lost_bytes_never_makes_the_store_unopenable() {
     let dir = tempfile::tempdir().unwrap();
-    let s = window_with_data(dir.path(), Some(timeout_opts(dir.path(), 50)));
+    let s = window_with_data(dir.path(), Some(timeout_opts(dir.path(), TIMEOUT_MS)));
     s.store.fail_oss(s.victim).unwrap();
     s.store.close().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(120));
+    std::thread::sleep(std::time::Duration::from_millis(TIMEOUT_MS + 100));
     // Every open runs the timers: the timeout fires now.
     let store = Store::open(dir.path()).unwrap();
     store.tick().unwrap();
@@ -331,9 +335,9 @@ fn a_window_timeout_with_lost_bytes_never_makes_the_store_unopenable() {
 #[test]
 fn a_timeout_during_writes_after_the_failure_keeps_the_store_working() {
     let dir = tempfile::tempdir().unwrap();
-    let s = window_with_data(dir.path(), Some(timeout_opts(dir.path(), 50)));
+    let s = window_with_data(dir.path(), Some(timeout_opts(dir.path(), TIMEOUT_MS)));
     s.store.fail_oss(s.victim).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(120));
+    std::thread::sleep(std::time::Duration::from_millis(TIMEOUT_MS + 100));
     // The write runs the timers first; the timed-out window's survivors get parity.
     s.store.write("other", 0, &pattern(47, 1000)).unwrap();
     let mut other = s.other.clone();
@@ -409,10 +413,10 @@ fn writing_lost_bytes_anew_makes_them_readable_again() {
 #[test]
 fn a_late_end_after_a_timeout_leaves_the_store_openable_while_another_window_is_open() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::init(dir.path(), &timeout_opts(dir.path(), 50)).unwrap();
+    let store = Store::init(dir.path(), &timeout_opts(dir.path(), TIMEOUT_MS)).unwrap();
     let token = store.delayed_start("f").unwrap();
     store.write("f", 0, &pattern(50, 20_000)).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(120));
+    std::thread::sleep(std::time::Duration::from_millis(TIMEOUT_MS + 100));
     store.tick().unwrap();
     let _other = store.delayed_start("g").unwrap();
     store.write("g", 0, &pattern(51, 100)).unwrap();
