@@ -36,22 +36,32 @@ fn noise(seed: u64, len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// WCL raid6 k=4 over 6 OSSs (the review's store).
+const RAID6: &[&str] = &[
+    "--oss",
+    "6",
+    "--code",
+    "raid6",
+    "--k",
+    "4",
+    "--write-path",
+    "wcl",
+];
+/// WCL raid5 k=4 over 5 OSSs: with one OSS gone, no redundancy is left to confirm a stripe.
+const RAID5: &[&str] = &[
+    "--oss",
+    "5",
+    "--code",
+    "raid5",
+    "--k",
+    "4",
+    "--write-path",
+    "wcl",
+];
+
 /// f0..f3 put, then the writes into f1 (cached). Returns every file's acknowledged bytes.
-fn cached_store(d: &str) -> Vec<Vec<u8>> {
-    init_store_unit(
-        d,
-        UNIT_BYTES,
-        &[
-            "--oss",
-            "6",
-            "--code",
-            "raid6",
-            "--k",
-            "4",
-            "--write-path",
-            "wcl",
-        ],
-    );
+fn cached_store(d: &str, geometry: &[&str]) -> Vec<Vec<u8>> {
+    init_store_unit(d, UNIT_BYTES, geometry);
     let mut files: Vec<Vec<u8>> = FILE_BYTES
         .iter()
         .enumerate()
@@ -81,11 +91,11 @@ fn disk_gone(dir: &Path, oss: usize) {
 /// `rm f3` killed at `kill_at`, OSS `oss`'s disk gone, `store fail --oss oss`: every file
 /// reads its acknowledged bytes, or fails naming bytes `fail` recorded LOST. Returns the
 /// LOST lines `fail` printed.
-fn settle_cut_then_disk_gone(kill_at: &str, oss: usize) -> Vec<String> {
+fn settle_cut_then_disk_gone(geometry: &[&str], kill_at: &str, oss: usize) -> Vec<String> {
     let tmp = fast_tempdir("exaraid-s2");
     let dir = tmp.path().join("D");
     let d = s(&dir);
-    let files = cached_store(d);
+    let files = cached_store(d, geometry);
     assert!(
         killed_at(&["store", "rm", d, "f3"], b"", kill_at),
         "rm f3 ended before {kill_at}: pick a kill point inside its settle"
@@ -133,19 +143,21 @@ fn settle_cut_then_disk_gone(kill_at: &str, oss: usize) -> Vec<String> {
     lost
 }
 
-/// Points that read wrong bytes with exit 0 before the fix: the settle cut after it wrote
-/// part of f1's first stripe home (data new on two OSSs, parity old), with the dead OSS's
-/// column new (OSS 0) and old (OSS 2, its element cut between payload and checksum); and
-/// in f1's second stripe (the review's 55,560 wrong bytes). Torn with the dead column's
-/// bytes beside the cut: `fail` records them lost (what the parity left cannot confirm).
+/// Points that read wrong bytes with exit 0 before the fix: on raid6, the settle cut after
+/// it wrote part of f1's first stripe home (data new on two OSSs, parity old), with the
+/// dead OSS's column new (OSS 0) and old (OSS 2, its element cut between payload and
+/// checksum); and in f1's second stripe (the review's 55,560 wrong bytes); on raid5, f1's
+/// first stripe cut after its data. Torn with the dead column's bytes beside the cut:
+/// `fail` records them lost (what the parity left cannot confirm).
 #[test]
 fn a_settle_cut_then_a_dead_disk_and_fail_never_read_wrong_bytes() {
-    for (kill_at, oss) in [
-        ("settle-element:8", 0),
-        ("settle-torn-block:8", 2),
-        ("settle-element:16", 0),
+    for (geometry, kill_at, oss) in [
+        (RAID6, "settle-element:8", 0),
+        (RAID6, "settle-torn-block:8", 2),
+        (RAID6, "settle-element:16", 0),
+        (RAID5, "settle-element:9", 0),
     ] {
-        let lost = settle_cut_then_disk_gone(kill_at, oss);
+        let lost = settle_cut_then_disk_gone(geometry, kill_at, oss);
         eprintln!("{kill_at} OSS {oss}: {} LOST lines", lost.len());
     }
 }
@@ -157,7 +169,19 @@ fn a_settle_cut_then_a_dead_disk_and_fail_never_read_wrong_bytes() {
 #[test]
 fn a_stripe_the_settle_wrote_whole_or_never_reached_loses_nothing() {
     for (kill_at, oss) in [("settle-element:12", 0), ("settle-torn-block:12", 0)] {
-        let lost = settle_cut_then_disk_gone(kill_at, oss);
+        let lost = settle_cut_then_disk_gone(RAID6, kill_at, oss);
+        assert!(lost.is_empty(), "{kill_at}, OSS {oss} gone: {lost:?}");
+    }
+}
+
+/// raid5 with one OSS gone has no redundancy left to confirm a stripe: recovery tells the
+/// stripes the settle never reached by an element of theirs it never wrote (a kill leaves
+/// every returned write on disk, and the settle writes stripe after stripe, element after
+/// element). Cut in f0's stripe (before f1's), nothing of f1 is lost.
+#[test]
+fn raid5_stripes_the_cut_settle_never_reached_lose_nothing() {
+    for (kill_at, oss) in [("settle-element:4", 0), ("settle-torn-block:4", 2)] {
+        let lost = settle_cut_then_disk_gone(RAID5, kill_at, oss);
         assert!(lost.is_empty(), "{kill_at}, OSS {oss} gone: {lost:?}");
     }
 }

@@ -1118,6 +1118,10 @@ impl Store {
         let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
         let no_ranges = BTreeMap::new();
         let no_cut: Ranges = Vec::new();
+        // An element the settle that began never wrote (see `settle_never_wrote`): it wrote
+        // stripe after stripe in this order, element after element, and a kill leaves every
+        // returned write on disk, so it wrote nothing of the stripes after that one.
+        let mut settle_stopped_before = false;
         for (file, stripe) in stripes {
             if !known.contains(&file) {
                 continue;
@@ -1258,9 +1262,21 @@ impl Store {
             // cached ranges are in flight, in their data element and in every parity
             // element: where nothing else tells, those bytes are lost, never decoded from a
             // torn stripe.
+            // Read before this stripe is written again below.
+            let mut untouched = settle_stopped_before;
+            if !settle_stopped_before && interrupted.contains(&(file, stripe)) {
+                if let Some(first) = self.settle_never_wrote(file, stripe, &pieces)? {
+                    settle_stopped_before = true;
+                    // Nor any element after it; and those before it are on failed OSSs:
+                    // what the decode reads of this stripe is as the settle found it.
+                    untouched = self.written_before_only_on_failed(file, stripe, first);
+                }
+            }
             let mut torn_ranges: Option<BTreeMap<Pos, Ranges>> = None;
             if written_home_unknown.contains(&(file, stripe)) {
-                if self.home_stripe_new_confirmed(core, file, stripe, &pieces)? {
+                if untouched {
+                    // Never reached by the settle: as consistent as before.
+                } else if self.home_stripe_new_confirmed(core, file, stripe, &pieces)? {
                     for piece in &mut pieces {
                         piece.parity_covers = true;
                     }
@@ -2678,6 +2694,80 @@ impl Store {
             return Ok(false);
         }
         Ok(self.code.verify(&buf).is_ok_and(|bad| bad.is_empty()))
+    }
+
+    /// The first data element (in write order) of this stripe that the settle that began
+    /// never wrote, if one tells: a home block of it verifies (whole: old bytes under their checksum, or the settle's under
+    /// its) and differs from the readable cached bytes `pieces` the settle laid over all of
+    /// it. Only a never-written element tells: bytes equal to the cached ones may be old
+    /// bytes a write repeated. Why it matters: the crash model is a kill (every returned
+    /// write is on disk) and the settle writes its stripes in order, element after element
+    /// (`write_settled_stripe`), so it never reached a later stripe either.
+    fn settle_never_wrote(
+        &self,
+        file: u64,
+        stripe: u64,
+        pieces: &[CachedPiece],
+    ) -> Result<Option<Pos>, StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let mut element = vec![0u8; self.sb.element_bytes];
+        // In write order (`write_settled_stripe`): column by column, row by row.
+        let mut first: Option<Pos> = None;
+        for piece in pieces {
+            if first.is_some_and(|f| (f.col, f.row) <= (piece.pos.col, piece.pos.row)) {
+                continue;
+            }
+            if !matches!(self.layout.geometry().cell(piece.pos), Cell::Data(_)) {
+                continue;
+            }
+            let Some((oss, key)) = self.home_key(file, stripe, piece.pos) else {
+                continue;
+            };
+            let b = &self.backends[oss];
+            if !b.healthy() {
+                continue;
+            }
+            self.count(oss, key.zone, Op::Read, false);
+            let failed = match b.read_unverified(key, &mut element) {
+                Ok(failed) => failed,
+                Err(err) if err.is_missing() || err.is_unavailable() => continue,
+                Err(err) => return Err(err.into()),
+            };
+            let (a, z) = (
+                piece.offset_bytes,
+                piece.offset_bytes + piece.bytes.len() as u64,
+            );
+            assert!(
+                z <= element.len() as u64,
+                "a cached piece within its element"
+            );
+            // Blocks the piece covers whole only: those the settle wrote (one it covers in
+            // part may have been lost, skipped and marked after the stripe's other writes).
+            for i in a.div_ceil(block)..z / block {
+                if failed.contains(&(i as usize)) {
+                    continue;
+                }
+                let (p, q) = (i * block, (i + 1) * block);
+                let on_disk = &element[p as usize..q as usize];
+                if on_disk != &piece.bytes[(p - a) as usize..(q - a) as usize] {
+                    first = Some(piece.pos);
+                    break;
+                }
+            }
+        }
+        Ok(first)
+    }
+
+    /// Are the home elements the settle writes before `first` (`write_settled_stripe`'s
+    /// order: column by column, row by row) all on OSSs failed now? Then every element a
+    /// decode reads is one the settle never wrote.
+    fn written_before_only_on_failed(&self, file: u64, stripe: u64, first: Pos) -> bool {
+        let g = self.layout.geometry();
+        (0..g.cols)
+            .flat_map(|col| (0..g.rows).map(move |row| Pos { row, col }))
+            .take_while(|p| (p.col, p.row) < (first.col, first.row))
+            .filter_map(|p| self.home_key(file, stripe, p))
+            .all(|(oss, _)| !self.backends[oss].healthy())
     }
 
     /// The copies `write_settle_copies` made of a stripe (see there), as known bytes: the
