@@ -1255,16 +1255,13 @@ impl Store {
                     }
                 }
             }
-            // A stripe the settle that began may have torn, with no copy of a column failed
-            // since (review s5s S2): where the home stripe with every cached byte laid over
-            // it satisfies the parity left, the settle wrote it home whole (data and
-            // parity new): the cached bytes are covered by the home parity. Otherwise the
-            // cached ranges are in flight, in their data element and in every parity
-            // element: where nothing else tells, those bytes are lost, never decoded from a
-            // torn stripe.
-            // Read before this stripe is written again below.
+            // Where the settle that began stopped (read before this stripe is written again
+            // below; only needed, and read, when a stripe of it is to decide).
             let mut untouched = settle_stopped_before;
-            if !settle_stopped_before && interrupted.contains(&(file, stripe)) {
+            if !written_home_unknown.is_empty()
+                && !settle_stopped_before
+                && interrupted.contains(&(file, stripe))
+            {
                 if let Some(first) = self.settle_never_wrote(file, stripe, &pieces)? {
                     settle_stopped_before = true;
                     // Nor any element after it; and those before it are on failed OSSs:
@@ -1272,6 +1269,13 @@ impl Store {
                     untouched = self.written_before_only_on_failed(file, stripe, first);
                 }
             }
+            // A stripe the settle that began may have torn, with no copy of a column failed
+            // since (review s5s S2): never reached by the settle, it is as before; where
+            // the home stripe with every cached byte laid over it satisfies the parity
+            // left, the settle wrote it home whole (data and parity new): the cached bytes
+            // are covered by the home parity. Otherwise the cached ranges are in flight, in
+            // their data element and in every parity element: where nothing else tells,
+            // those bytes are lost, never decoded from a torn stripe.
             let mut torn_ranges: Option<BTreeMap<Pos, Ranges>> = None;
             if written_home_unknown.contains(&(file, stripe)) {
                 if untouched {
