@@ -332,6 +332,11 @@ pub struct State {
     /// Stripes of a settle that began (`SettleBegin`) and has not ended (`PlannerReset`).
     #[serde(default)]
     pub settling: Option<BTreeSet<(u64, u64)>>,
+    /// OSSs recorded failed while a settle was begun and not ended (`settling`): that
+    /// settle wrote their columns home without settle copies, so a stripe of it with no
+    /// copies may still be torn (review s5s S2). Emptied when the settle ends.
+    #[serde(default)]
+    pub failed_while_settling: BTreeSet<usize>,
     /// Failed OSSs that may hold stale bytes: a record that can change what the store holds
     /// (a write, a settle, a remove, a lost range) was applied while they were failed, so a
     /// write may have skipped them. Only `rebuild` brings one of these back; a failed OSS not
@@ -511,6 +516,7 @@ impl State {
                     // Failed while a settle moves bytes home: it may have skipped writes to
                     // this OSS already (review s4e E12), so its bytes may be stale.
                     self.stale_oss.insert(*oss);
+                    self.failed_while_settling.insert(*oss);
                 }
                 let at = if *between_plans { 0 } else { self.inputs.len() };
                 self.failed_at_input.entry(*oss).or_insert(at);
@@ -561,6 +567,7 @@ impl State {
                 self.inputs.clear();
                 self.durable.clear();
                 self.settling = None;
+                self.failed_while_settling.clear();
                 self.failed_column_copies.clear();
                 self.copied_plans.clear();
                 // Failed before every input of the new planner epoch.

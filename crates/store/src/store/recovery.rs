@@ -1116,6 +1116,9 @@ impl Store {
         // Degraded stripes the settle that began wrote home: their copies of the data on
         // failed OSSs (see `write_settle_copies`).
         let mut copies: BTreeMap<(u64, u64), Vec<CachedPiece>> = BTreeMap::new();
+        // Copy-less stripes of the settle that began, with a column on an OSS failed since
+        // it began, that the parity left does not confirm as they are at home.
+        let mut written_home_unknown: BTreeSet<(u64, u64)> = BTreeSet::new();
         for &(file, stripe) in &interrupted {
             stripes.insert((file, stripe));
             let extents = cached
@@ -1125,7 +1128,25 @@ impl Store {
             if extents.is_empty() {
                 continue;
             }
+            // An OSS failed after the settle began (by the settle itself, or by the
+            // operator's `fail` at recovery of a disk gone since) has no copies in the
+            // stripes the settle wrote home before its failure, and the copies of OSSs
+            // failed before may have been on it (or are looked for elsewhere now: the copy
+            // OSS follows the failed set): there a missing copy does not mean the stripe
+            // was never written home (review s5s S2: taken as consistent, a torn stripe
+            // decoded the failed column into wrong bytes, exit 0).
+            let failed_since_begun = !core.state.failed_while_settling.is_empty();
             match self.read_settle_copies(&core.state.failed_oss, file, stripe)? {
+                // The settle may or may not have written this stripe home before the crash.
+                // Where the parity left confirms the stripe as it is, it is whole (old or
+                // new) and decodes right. Otherwise it is decided once its cached bytes are
+                // read (below): whole and new, or torn (in flight).
+                SettleCopies::Missing
+                    if failed_since_begun && !self.home_stripe_confirmed(core, file, stripe)? =>
+                {
+                    written_home_unknown.insert((file, stripe));
+                    continue;
+                }
                 // The settle never wrote this stripe home: it is as consistent as before.
                 SettleCopies::Missing => continue,
                 SettleCopies::Found(pieces) => {
@@ -1160,6 +1181,10 @@ impl Store {
         let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
         let no_ranges = BTreeMap::new();
         let no_cut: Ranges = Vec::new();
+        // An element the settle that began never wrote (see `settle_never_wrote`): it wrote
+        // stripe after stripe in this order, element after element, and a kill leaves every
+        // returned write on disk, so it wrote nothing of the stripes after that one.
+        let mut settle_stopped_before = false;
         for (file, stripe) in stripes {
             if !known.contains(&file) {
                 continue;
@@ -1293,6 +1318,49 @@ impl Store {
                     }
                 }
             }
+            // Where the settle that began stopped (read before this stripe is written again
+            // below; only needed, and read, when a stripe of it is to decide).
+            let mut untouched = settle_stopped_before;
+            if !written_home_unknown.is_empty()
+                && !settle_stopped_before
+                && interrupted.contains(&(file, stripe))
+            {
+                if let Some(first) = self.settle_never_wrote(file, stripe, &pieces)? {
+                    settle_stopped_before = true;
+                    // Nor any element after it; and those before it are on failed OSSs:
+                    // what the decode reads of this stripe is as the settle found it.
+                    untouched = self.written_before_only_on_failed(file, stripe, first);
+                }
+            }
+            // A stripe the settle that began may have torn, with no copy of a column failed
+            // since (review s5s S2): never reached by the settle, it is as before; where
+            // the home stripe with every cached byte laid over it satisfies the parity
+            // left, the settle wrote it home whole (data and parity new): the cached bytes
+            // are covered by the home parity. Otherwise the cached ranges are in flight, in
+            // their data element and in every parity element: where nothing else tells,
+            // those bytes are lost, never decoded from a torn stripe.
+            let mut torn_ranges: Option<BTreeMap<Pos, Ranges>> = None;
+            if written_home_unknown.contains(&(file, stripe)) {
+                if untouched {
+                    // Never reached by the settle: as consistent as before.
+                } else if self.home_stripe_new_confirmed(core, file, stripe, &pieces)? {
+                    for piece in &mut pieces {
+                        piece.parity_covers = true;
+                    }
+                } else {
+                    let mut torn = ranges.clone();
+                    for x in overlay {
+                        let (o, z) = (x.element.offset_bytes, x.element.offset_bytes + x.len_bytes);
+                        for pos in
+                            std::iter::once(x.element.pos).chain(g.parity_pos.iter().copied())
+                        {
+                            crate::state::add_range(torn.entry(pos).or_default(), o, z);
+                        }
+                    }
+                    torn_ranges = Some(torn);
+                }
+            }
+            let ranges = torn_ranges.as_ref().unwrap_or(ranges);
             let known = copies.remove(&(file, stripe));
             let had_copies = known.is_some();
             // Laid last, as known bytes: the settle's copies, then the never-written zeros.
@@ -2645,6 +2713,159 @@ impl Store {
             self.backends[oss].sync()?;
         }
         Ok(())
+    }
+
+    /// Does the home stripe, decoded around its unreadable columns, satisfy every parity
+    /// equation? Only where the code has redundancy left to check with: with none left
+    /// (raid5 and one failed OSS; raid6 with a failed OSS and a column a cut write left
+    /// failing its checksum) nothing confirms the decode, so the stripe is not confirmed
+    /// (review s5s S2: taken as confirmed, a torn stripe decoded into wrong bytes, exit 0).
+    fn home_stripe_confirmed(
+        &self,
+        core: &Core,
+        file: u64,
+        stripe: u64,
+    ) -> Result<bool, StoreError> {
+        let (mut buf, erased, _) = self.read_home_stripe(Some(core), file, stripe)?;
+        assert!(erased.len() <= self.layout.geometry().cols);
+        if erased.len() >= self.tolerance() {
+            return Ok(false);
+        }
+        if !erased.is_empty() && self.code.decode(&mut buf, &erased).is_err() {
+            return Ok(false);
+        }
+        Ok(self.code.verify(&buf).is_ok_and(|bad| bad.is_empty()))
+    }
+
+    /// Does the home stripe as the settle meant to write it, its bytes as on disk (checksums
+    /// not asked: a block the settle cut between its payload and its checksum holds its
+    /// new bytes) with the readable cached bytes `pieces` and zeros where the file never
+    /// wrote laid over, satisfy every parity equation around the unavailable columns? Then
+    /// the settle wrote data and parity home whole, and the decode of a failed column is its
+    /// new bytes. Only where the code has redundancy left to check with (else: false). A
+    /// single column that differs (a data element the settle did not reach, or rot) fails
+    /// the check, as does a parity the settle did not write.
+    fn home_stripe_new_confirmed(
+        &self,
+        core: &Core,
+        file: u64,
+        stripe: u64,
+        pieces: &[CachedPiece],
+    ) -> Result<bool, StoreError> {
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes;
+        let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
+        let mut erased: BTreeSet<usize> = BTreeSet::new();
+        for col in 0..g.cols {
+            for row in 0..g.rows {
+                let pos = Pos { row, col };
+                let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                    continue;
+                };
+                let b = &self.backends[oss];
+                if !b.healthy() {
+                    erased.insert(col);
+                    continue;
+                }
+                self.count(oss, key.zone, Op::Read, key.zone == Zone::Parity);
+                match b.read_unverified(key, buf.element_mut(pos)) {
+                    Ok(_) => {}
+                    Err(err) if err.is_missing() || err.is_unavailable() => {
+                        erased.insert(col);
+                    }
+                    Err(err) => return Err(err.into()),
+                }
+            }
+        }
+        if erased.len() >= self.tolerance() {
+            return Ok(false);
+        }
+        for piece in pieces
+            .iter()
+            .chain(&self.never_written_pieces(core, file, stripe))
+        {
+            let o = piece.offset_bytes as usize;
+            buf.element_mut(piece.pos)[o..o + piece.bytes.len()].copy_from_slice(&piece.bytes);
+        }
+        let erased: Vec<usize> = erased.into_iter().collect();
+        if !erased.is_empty() && self.code.decode(&mut buf, &erased).is_err() {
+            return Ok(false);
+        }
+        Ok(self.code.verify(&buf).is_ok_and(|bad| bad.is_empty()))
+    }
+
+    /// The first data element (in write order) of this stripe that the settle that began
+    /// never wrote, if one tells: a home block of it verifies (whole: old bytes under their checksum, or the settle's under
+    /// its) and differs from the readable cached bytes `pieces` the settle laid over all of
+    /// it. Only a never-written element tells: bytes equal to the cached ones may be old
+    /// bytes a write repeated. Why it matters: the crash model is a kill (every returned
+    /// write is on disk) and the settle writes its stripes in order, element after element
+    /// (`write_settled_stripe`), so it never reached a later stripe either.
+    fn settle_never_wrote(
+        &self,
+        file: u64,
+        stripe: u64,
+        pieces: &[CachedPiece],
+    ) -> Result<Option<Pos>, StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let mut element = vec![0u8; self.sb.element_bytes];
+        // In write order (`write_settled_stripe`): column by column, row by row.
+        let mut first: Option<Pos> = None;
+        for piece in pieces {
+            if first.is_some_and(|f| (f.col, f.row) <= (piece.pos.col, piece.pos.row)) {
+                continue;
+            }
+            if !matches!(self.layout.geometry().cell(piece.pos), Cell::Data(_)) {
+                continue;
+            }
+            let Some((oss, key)) = self.home_key(file, stripe, piece.pos) else {
+                continue;
+            };
+            let b = &self.backends[oss];
+            if !b.healthy() {
+                continue;
+            }
+            self.count(oss, key.zone, Op::Read, false);
+            let failed = match b.read_unverified(key, &mut element) {
+                Ok(failed) => failed,
+                Err(err) if err.is_missing() || err.is_unavailable() => continue,
+                Err(err) => return Err(err.into()),
+            };
+            let (a, z) = (
+                piece.offset_bytes,
+                piece.offset_bytes + piece.bytes.len() as u64,
+            );
+            assert!(
+                z <= element.len() as u64,
+                "a cached piece within its element"
+            );
+            // Blocks the piece covers whole only: those the settle wrote (one it covers in
+            // part may have been lost, skipped and marked after the stripe's other writes).
+            for i in a.div_ceil(block)..z / block {
+                if failed.contains(&(i as usize)) {
+                    continue;
+                }
+                let (p, q) = (i * block, (i + 1) * block);
+                let on_disk = &element[p as usize..q as usize];
+                if on_disk != &piece.bytes[(p - a) as usize..(q - a) as usize] {
+                    first = Some(piece.pos);
+                    break;
+                }
+            }
+        }
+        Ok(first)
+    }
+
+    /// Are the home elements the settle writes before `first` (`write_settled_stripe`'s
+    /// order: column by column, row by row) all on OSSs failed now? Then every element a
+    /// decode reads is one the settle never wrote.
+    fn written_before_only_on_failed(&self, file: u64, stripe: u64, first: Pos) -> bool {
+        let g = self.layout.geometry();
+        (0..g.cols)
+            .flat_map(|col| (0..g.rows).map(move |row| Pos { row, col }))
+            .take_while(|p| (p.col, p.row) < (first.col, first.row))
+            .filter_map(|p| self.home_key(file, stripe, p))
+            .all(|(oss, _)| !self.backends[oss].healthy())
     }
 
     /// The copies `write_settle_copies` made of a stripe (see there), as known bytes: the
