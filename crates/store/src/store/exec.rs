@@ -338,7 +338,7 @@ impl Store {
         };
         let e = self.sb.element_bytes as u64;
         if self.kind == StrategyKind::Wcl {
-            return self.rebuild_from_cache_stripe(core, file, stripe, pos, oss, base, (0, e));
+            return self.rebuild_from_cache_stripe(core, file, stripe, pos, oss, base, (0, e), &[]);
         }
         let whole = self.rebuild_cached(core, file, stripe, pos, oss, base, (0, e))?;
         Ok((whole, vec![(0, e)]))
@@ -415,7 +415,7 @@ impl Store {
     ) -> Result<Vec<u8>, StoreError> {
         match self.kind {
             StrategyKind::Wcl => self
-                .rebuild_from_cache_stripe(core, file, stripe, pos, oss, chunk_base, want)
+                .rebuild_from_cache_stripe(core, file, stripe, pos, oss, chunk_base, want, &[])
                 .map(|(whole, _)| whole),
             StrategyKind::Delayed => self.rebuild_from_home_parity(core, file, stripe, pos, oss, want),
             _ => Err(StoreError::DataLost(format!(
@@ -427,9 +427,12 @@ impl Store {
 
     /// WCL: `rebuild_cached` from the cache stripe of the chunk at `chunk_base` on `oss`.
     /// Only the checksum blocks around element bytes `want` (`(offset, len)`) are vouched
-    /// for: the rest of the returned element is decoded but unchecked.
+    /// for: the rest of the returned element is decoded but unchecked. `before_plan`:
+    /// element bytes `(pos, offset, bytes)` of the cache stripe as they were before a write
+    /// plan that is running now (its reads of running parity and of overwritten data), laid
+    /// over the disk and read instead of it (see `decode_cache_of_failing_oss`).
     #[allow(clippy::too_many_arguments)]
-    fn rebuild_from_cache_stripe(
+    pub(super) fn rebuild_from_cache_stripe(
         &self,
         core: Option<&Core>,
         file: u64,
@@ -438,6 +441,7 @@ impl Store {
         oss: usize,
         chunk_base: u64,
         (want_offset_bytes, want_len_bytes): (u64, u64),
+        before_plan: &[(Pos, u64, &[u8])],
     ) -> Result<RebuiltElement, StoreError> {
         let e = self.sb.element_bytes;
         assert!(want_len_bytes > 0 && want_offset_bytes + want_len_bytes <= e as u64);
@@ -568,7 +572,11 @@ impl Store {
             for row in 0..g.rows {
                 let p = Pos { row, col };
                 let key = self.key(PlanZone::Cache, file, base + row as u64 * e_bytes);
-                for &(a, z) in live_of(p) {
+                let mut from_disk = live_of(p).to_vec();
+                for &(_, a, bytes) in before_plan.iter().filter(|(q, _, _)| *q == p) {
+                    crate::state::sub_range(&mut from_disk, a, a + bytes.len() as u64);
+                }
+                for (a, z) in from_disk {
                     let (a, z) = (a as usize, z as usize);
                     if self
                         .read_retrying(oss, key, a, &mut buf.element_mut(p)[a..z])
@@ -578,6 +586,13 @@ impl Store {
                     }
                 }
             }
+        }
+        for &(p, a, bytes) in before_plan {
+            if erased.contains(&p.col) {
+                continue; // decoded (the element rebuilt, or a column unreadable)
+            }
+            let a = a as usize;
+            buf.element_mut(p)[a..a + bytes.len()].copy_from_slice(bytes);
         }
         let erased: Vec<usize> = erased.into_iter().collect();
         self.decode_or_lost(&mut buf, &erased, || {
