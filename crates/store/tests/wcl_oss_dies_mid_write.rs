@@ -246,11 +246,28 @@ fn raid5_an_oss_dying_under_a_wcl_write_then_a_crash_keeps_its_cached_bytes() {
     at_cuts(CodeSpec::raid5(3), 4, &[Cut::Parity, Cut::Durable]);
 }
 
-/// Reed-Solomon (three parities), and X-code (an array code: parity rows in every column,
-/// so the write's parity pieces reach the dead OSS too; its first-written parity ranges go
-/// out beside the data: only the crash after every write is made here).
+/// Reed-Solomon (three parities).
 #[test]
-fn rs_and_xcode_an_oss_dying_under_a_wcl_write_then_a_crash_keep_its_cached_bytes() {
+fn rs_an_oss_dying_under_a_wcl_write_then_a_crash_keeps_its_cached_bytes() {
     at_cuts(CodeSpec::rs(4, 3), 7, &[Cut::Parity, Cut::LastParity]);
-    at_cuts(CodeSpec::array(CodeKind::Xcode, 5), 5, &[Cut::Durable]);
+}
+
+/// Array codes (several rows per column; parity rows on the data OSSs for X-code, D-code,
+/// H-code and HDP, so the write's parity pieces reach the dead OSS too and its
+/// first-written parity ranges go out beside the data: only the crash after every write
+/// is made here).
+#[test]
+fn array_codes_an_oss_dying_under_a_wcl_write_then_a_crash_keep_its_cached_bytes() {
+    for kind in [
+        CodeKind::Evenodd,
+        CodeKind::Rdp,
+        CodeKind::Xcode,
+        CodeKind::Dcode,
+        CodeKind::Hcode,
+        CodeKind::Hdp,
+    ] {
+        let code = CodeSpec::array(kind, 5);
+        let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
+        at_cuts(code, cols, &[Cut::Durable]);
+    }
 }
