@@ -1010,12 +1010,12 @@ impl Store {
             });
         match recorded {
             Ok(()) => StoreError::Io(format!(
-                "the sync of {} failed after this write's bytes went out: the write was not acknowledged (its bytes read old or new); OSS {osses:?} is recorded failed (its disk may have dropped the bytes), every other byte reads degraded; reopen the store, then run `exaraid store rebuild DIR --oss I` for it (onto a new disk with --to if it keeps failing)",
-                names.join(", ")
+                "this write was not acknowledged (its bytes read old or new): the sync of OSS {osses:?} failed after its bytes went out, so that OSS is recorded failed (its disk may have dropped them) and every other byte reads degraded; reopen the store, then run `exaraid store rebuild DIR --oss I` for it (onto a new disk with --to if it keeps failing). The sync errors: {}",
+                names.join("; ")
             )),
             Err(e) => StoreError::Io(format!(
-                "the sync of {} failed after this write's bytes went out: the write was not acknowledged; recording it failed too: {e}; reopen the store (it recovers)",
-                names.join(", ")
+                "this write was not acknowledged: the sync of OSS {osses:?} failed after its bytes went out, and recording that OSS failed did not succeed ({e}); reopen the store (it recovers). The sync errors: {}",
+                names.join("; ")
             )),
         }
     }
