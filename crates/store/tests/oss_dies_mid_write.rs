@@ -183,3 +183,23 @@ fn an_oss_dying_mid_read_modify_write_then_a_crash_loses_no_byte() {
 fn raid5_an_oss_dying_mid_write_then_a_crash_loses_no_byte() {
     assert_nothing_lost(CodeSpec::raid5(3), 4, "raid5 3+1");
 }
+
+/// Array codes (several rows per column, parity rows on the data OSSs for X-code, D-code,
+/// H-code and HDP): the decode of the dead OSS's bytes goes through the same
+/// `decode_block` as on one-row codes, every byte offset a codeword across the rows.
+#[test]
+fn array_codes_an_oss_dying_mid_write_then_a_crash_lose_no_byte() {
+    use exaraid_codes::CodeKind;
+    for kind in [
+        CodeKind::Evenodd,
+        CodeKind::Rdp,
+        CodeKind::Xcode,
+        CodeKind::Dcode,
+        CodeKind::Hcode,
+        CodeKind::Hdp,
+    ] {
+        let code = CodeSpec::array(kind, 5);
+        let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
+        assert_nothing_lost(code, cols, &format!("{code}"));
+    }
+}

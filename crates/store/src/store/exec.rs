@@ -4,6 +4,8 @@ use super::*;
 
 use std::time::Instant;
 
+use crate::backend::BackendError;
+
 /// Adds the time since its start to a probe counter when dropped (also on early return).
 struct DeferAdd<'a>(&'a std::sync::atomic::AtomicU64, Instant);
 
@@ -338,7 +340,7 @@ impl Store {
         };
         let e = self.sb.element_bytes as u64;
         if self.kind == StrategyKind::Wcl {
-            return self.rebuild_from_cache_stripe(core, file, stripe, pos, oss, base, (0, e));
+            return self.rebuild_from_cache_stripe(core, file, stripe, pos, oss, base, (0, e), &[]);
         }
         let whole = self.rebuild_cached(core, file, stripe, pos, oss, base, (0, e))?;
         Ok((whole, vec![(0, e)]))
@@ -415,7 +417,7 @@ impl Store {
     ) -> Result<Vec<u8>, StoreError> {
         match self.kind {
             StrategyKind::Wcl => self
-                .rebuild_from_cache_stripe(core, file, stripe, pos, oss, chunk_base, want)
+                .rebuild_from_cache_stripe(core, file, stripe, pos, oss, chunk_base, want, &[])
                 .map(|(whole, _)| whole),
             StrategyKind::Delayed => self.rebuild_from_home_parity(core, file, stripe, pos, oss, want),
             _ => Err(StoreError::DataLost(format!(
@@ -427,9 +429,12 @@ impl Store {
 
     /// WCL: `rebuild_cached` from the cache stripe of the chunk at `chunk_base` on `oss`.
     /// Only the checksum blocks around element bytes `want` (`(offset, len)`) are vouched
-    /// for: the rest of the returned element is decoded but unchecked.
+    /// for: the rest of the returned element is decoded but unchecked. `before_plan`:
+    /// element bytes `(pos, offset, bytes)` of the cache stripe as they were before a write
+    /// plan that is running now (its reads of running parity and of overwritten data), laid
+    /// over the disk and read instead of it (see `decode_cache_of_failing_oss`).
     #[allow(clippy::too_many_arguments)]
-    fn rebuild_from_cache_stripe(
+    pub(super) fn rebuild_from_cache_stripe(
         &self,
         core: Option<&Core>,
         file: u64,
@@ -438,6 +443,7 @@ impl Store {
         oss: usize,
         chunk_base: u64,
         (want_offset_bytes, want_len_bytes): (u64, u64),
+        before_plan: &[(Pos, u64, &[u8])],
     ) -> Result<RebuiltElement, StoreError> {
         let e = self.sb.element_bytes;
         assert!(want_len_bytes > 0 && want_offset_bytes + want_len_bytes <= e as u64);
@@ -568,7 +574,11 @@ impl Store {
             for row in 0..g.rows {
                 let p = Pos { row, col };
                 let key = self.key(PlanZone::Cache, file, base + row as u64 * e_bytes);
-                for &(a, z) in live_of(p) {
+                let mut from_disk = live_of(p).to_vec();
+                for &(_, a, bytes) in before_plan.iter().filter(|(q, _, _)| *q == p) {
+                    crate::state::sub_range(&mut from_disk, a, a + bytes.len() as u64);
+                }
+                for (a, z) in from_disk {
                     let (a, z) = (a as usize, z as usize);
                     if self
                         .read_retrying(oss, key, a, &mut buf.element_mut(p)[a..z])
@@ -578,6 +588,13 @@ impl Store {
                     }
                 }
             }
+        }
+        for &(p, a, bytes) in before_plan {
+            if erased.contains(&p.col) {
+                continue; // decoded (the element rebuilt, or a column unreadable)
+            }
+            let a = a as usize;
+            buf.element_mut(p)[a..a + bytes.len()].copy_from_slice(bytes);
         }
         let erased: Vec<usize> = erased.into_iter().collect();
         self.decode_or_lost(&mut buf, &erased, || {
@@ -806,7 +823,10 @@ impl Store {
             }
             if self.fsync {
                 let syncing = Instant::now();
-                self.sync_osses(&plan.osses()).map_err(poison)?;
+                let failed = self.sync_osses(&plan.osses());
+                if !failed.is_empty() {
+                    return Err(poison(self.sync_failed(&plan, failed)));
+                }
                 add(&probe.backend_sync_ns, since(syncing));
             }
             {
@@ -926,8 +946,9 @@ impl Store {
     /// Make the writes of a plan durable on every healthy OSS it touched, the OSSs in
     /// parallel. Why parallel: each OSS is its own device (a disk, later a server); syncing
     /// them one after the other made an acknowledgement wait for the sum of their flush
-    /// latencies instead of the largest. Returns when all are durable, or the first error.
-    pub(super) fn sync_osses(&self, osses: &[usize]) -> Result<(), StoreError> {
+    /// latencies instead of the largest. Returns when all have answered: the OSSs whose sync
+    /// failed, with their errors (none: all durable).
+    pub(super) fn sync_osses(&self, osses: &[usize]) -> Vec<(usize, BackendError)> {
         let probe = &crate::bench::PROBE;
         let healthy: Vec<usize> = osses
             .iter()
@@ -935,26 +956,68 @@ impl Store {
             .filter(|&oss| self.backends[oss].healthy())
             .collect();
         crate::bench::probe_add(&probe.backend_syncs, healthy.len() as u64);
-        if healthy.len() <= 1 {
-            for oss in healthy {
-                self.backends[oss].sync()?;
-            }
-            return Ok(());
-        }
-        let results: Vec<Result<(), crate::backend::BackendError>> = std::thread::scope(|s| {
-            let handles: Vec<_> = healthy
+        let results: Vec<(usize, Result<(), BackendError>)> = if healthy.len() <= 1 {
+            healthy
                 .iter()
-                .map(|&oss| s.spawn(move || self.backends[oss].sync()))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("sync thread"))
+                .map(|&oss| (oss, self.backends[oss].sync()))
                 .collect()
-        });
-        for r in results {
-            r?;
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = healthy
+                    .iter()
+                    .map(|&oss| s.spawn(move || (oss, self.backends[oss].sync())))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("sync thread"))
+                    .collect()
+            })
+        };
+        results
+            .into_iter()
+            .filter_map(|(oss, r)| r.err().map(|err| (oss, err)))
+            .collect()
+    }
+
+    /// The syncs of `failed` OSSs failed after every write of `plan` returned (the other
+    /// OSSs it wrote are durable). The plan is not acknowledged (the caller poisons the
+    /// store and returns this error), but first each such OSS is recorded failed and then
+    /// the plan durable, so that no acknowledged byte depends on those OSSs. Why failed: an
+    /// fsync error says the OSS may have dropped the plan's bytes (Linux marks the dirty
+    /// pages clean and a later fsync succeeds), and a dropped block reads back later as its
+    /// old bytes under its old checksum, wrong and unnoticed. Why durable: the other OSSs
+    /// hold the plan's new version of every stripe it wrote, synced, so the failed OSSs'
+    /// columns decode from them; left in flight with an OSS failed, recovery had no copy
+    /// of the columns the plan's writes tie and named their acknowledged bytes lost (and a
+    /// WCL cache stripe on single parity decoded wrong bytes there). Beyond the code's
+    /// tolerance nothing is recorded (`note_failed` refuses): the plan stays in flight
+    /// and the next open recovers it as a crash cut it.
+    fn sync_failed(&self, plan: &IoPlan, failed: Vec<(usize, BackendError)>) -> StoreError {
+        assert!(!failed.is_empty());
+        let names: Vec<String> = failed
+            .iter()
+            .map(|(oss, err)| format!("OSS {oss} ({}): {err}", self.backends[*oss].location()))
+            .collect();
+        let osses: Vec<usize> = failed.iter().map(|(oss, _)| *oss).collect();
+        let recorded = osses
+            .iter()
+            .try_for_each(|&oss| self.note_failed(oss))
+            .and_then(|()| {
+                let durable = Rec::Durable {
+                    plans: vec![plan.id],
+                };
+                self.journal(&mut self.core.lock(), durable, true)
+            });
+        match recorded {
+            Ok(()) => StoreError::Io(format!(
+                "this write was not acknowledged (its bytes read old or new): the sync of OSS {osses:?} failed after its bytes went out, so that OSS is recorded failed (its disk may have dropped them) and every other byte reads degraded; reopen the store, then run `exaraid store rebuild DIR --oss I` for it (onto a new disk with --to if it keeps failing). The sync errors: {}",
+                names.join("; ")
+            )),
+            Err(e) => StoreError::Io(format!(
+                "this write was not acknowledged: the sync of OSS {osses:?} failed after its bytes went out, and recording that OSS failed did not succeed ({e}); reopen the store (it recovers). The sync errors: {}",
+                names.join("; ")
+            )),
         }
-        Ok(())
     }
 
     /// Execute one plan's steps on real bytes: every read first, then the writes in waves by

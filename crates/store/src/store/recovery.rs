@@ -145,6 +145,13 @@ type Ranges = Vec<(u64, u64)>;
 /// the parity plans of delayed windows (review H5). Moves home (WCL destage, delayed move)
 /// write data whose parity is already home: nothing of a failed column needs a decode
 /// across them.
+/// `decode_cache_of_failing_oss`: the decoded cached bytes of a failing OSS, and the
+/// marks of the cache stripes they belong to.
+type FailingCacheCopies = (
+    Vec<crate::state::FailedColumnCopy>,
+    Vec<crate::state::FailedColumnCopy>,
+);
+
 pub(super) fn copies_failed_columns(cause: &exaraid_plan::PlanCause) -> bool {
     use exaraid_plan::PlanCause;
     match cause {
@@ -2218,8 +2225,12 @@ impl Store {
             s.oss == oss
                 && match (s.op, s.zone) {
                     (Op::Read, PlanZone::Cache) => self.kind == StrategyKind::Delayed,
+                    // A WCL write's own cache bytes for `oss` (and the old ones it read of
+                    // an overwrite): their only copy would be a decode of a cache stripe
+                    // whose running parity the plan is rewriting.
+                    (_, PlanZone::Cache) => self.kind == StrategyKind::Wcl,
                     (_, PlanZone::Data) => true,
-                    _ => false,
+                    (_, PlanZone::Parity) => false,
                 }
         };
         let staging: BTreeSet<u64> = {
@@ -2237,6 +2248,8 @@ impl Store {
         // Oldest first: bytes of `oss` decoded from what the plan read and what its writes
         // leave alone, then the bytes it read of `oss`, then its own new bytes.
         let mut old = self.decode_columns_of_failing_oss(plan, read_bytes, oss, &staging)?;
+        let (cached, marks) = self.decode_cache_of_failing_oss(plan, read_bytes, oss, &staging)?;
+        old.extend(cached);
         let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
         let mut new: Vec<crate::state::FailedColumnCopy> = Vec::new();
         for (i, step) in plan.steps.iter().enumerate().filter(|(_, s)| wanted(s)) {
@@ -2285,7 +2298,7 @@ impl Store {
                 }
             }
         }
-        if old.is_empty() && new.is_empty() {
+        if old.is_empty() && new.is_empty() && marks.is_empty() {
             return Ok(());
         }
         // One copy per run of known bytes of an element (the newest bytes laid last). Why:
@@ -2321,7 +2334,150 @@ impl Store {
                 });
             }
         }
+        copies.extend(marks);
         self.journal_copies(&mut self.core.lock(), plan.id, copies)
+    }
+
+    /// For `copy_columns_of_failing_oss`, WCL: the acknowledged cached bytes of OSS `oss` in
+    /// the cache stripes plan `plan` writes, at the 4 KiB blocks its cache writes tie (every
+    /// byte offset is a codeword across the cache stripe's columns, the running parity
+    /// included), decoded from the cache stripe as it was before the plan's first write:
+    /// its reads of the running parity and of overwritten data where it writes, the disk
+    /// where it does not (bytes it adds count as nothing: `CacheStripes::unexecuted`). Why:
+    /// the plan rewrites the running parity in place, so a crash amid its writes leaves
+    /// data and running parity of different versions at those offsets, and `oss`'s cached
+    /// bytes there (their only copy was on it) were decoded to wrong bytes (raid5) or lost
+    /// (raid6) by recovery. Also returns one mark (an empty copy) per such cache stripe
+    /// holding a column of `oss`, as `copy_failed_cache_columns` does for an OSS failed
+    /// before the plan: recovery then takes no decode of `oss`'s cached bytes there that
+    /// no copy covers (a block not decodable here, a column read torn by the plan's own
+    /// write on another thread) and names them lost instead.
+    fn decode_cache_of_failing_oss(
+        &self,
+        plan: &IoPlan,
+        read_bytes: &[Option<Vec<u8>>],
+        oss: usize,
+        staging: &dyn Fn(u64) -> bool,
+    ) -> Result<FailingCacheCopies, StoreError> {
+        let (mut copies, mut marks) = (Vec::new(), Vec::new());
+        if self.kind != StrategyKind::Wcl {
+            return Ok((copies, marks));
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let e = self.sb.element_bytes as u64;
+        let g = self.layout.geometry().clone();
+        // Per home stripe: the block ranges the plan's cache writes tie, per element what it
+        // writes, and the bytes it read (as they were before it).
+        let mut touched: BTreeMap<(u64, u64), Ranges> = BTreeMap::new();
+        let mut own: BTreeMap<(u64, u64, Pos), Ranges> = BTreeMap::new();
+        type Before<'a> = Vec<(Pos, u64, &'a [u8])>;
+        let mut before: BTreeMap<(u64, u64), Before> = BTreeMap::new();
+        for (i, step) in plan.steps.iter().enumerate() {
+            if step.zone != PlanZone::Cache || staging(step.file) {
+                continue;
+            }
+            let mut at = 0usize;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let n = el.len_bytes as usize;
+                at += n;
+                if n == 0 {
+                    continue;
+                }
+                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                assert!(z <= e, "a cache piece within one element");
+                let key = (step.file, el.stripe);
+                match step.op {
+                    Op::Write => {
+                        let t = touched.entry(key).or_default();
+                        crate::state::add_range(t, a / block * block, z.div_ceil(block) * block);
+                        let mine = own.entry((step.file, el.stripe, el.pos)).or_default();
+                        crate::state::add_range(mine, a, z);
+                    }
+                    Op::Read => {
+                        let bytes = read_bytes[i]
+                            .as_ref()
+                            .expect("every read of a plan runs before its first write");
+                        before
+                            .entry(key)
+                            .or_default()
+                            .push((el.pos, a, &bytes[at - n..at]));
+                    }
+                }
+            }
+        }
+        let sdb = self.layout.stripe_data_bytes();
+        let none: Ranges = Vec::new();
+        for ((file, stripe), ranges) in touched {
+            if !(0..g.cols).any(|col| self.layout.oss_of(file, stripe, col) == oss) {
+                continue;
+            }
+            marks.push(crate::state::FailedColumnCopy {
+                file,
+                stripe,
+                row: 0,
+                col: 0,
+                offset_bytes: 0,
+                bytes: Vec::new(),
+                cache: true,
+            });
+            let extents = {
+                let core = self.core.lock();
+                core.strategy
+                    .lookup(file, stripe * sdb, sdb)
+                    .map_err(plan_err)?
+            };
+            let mine = extents.iter().filter(|x| {
+                x.zone == PlanZone::Cache && x.oss == oss && matches!(x.element.cell, Cell::Data(_))
+            });
+            let before_plan = before
+                .get(&(file, stripe))
+                .map_or(&[][..], |b| b.as_slice());
+            for x in mine {
+                let pos = x.element.pos;
+                let (o, n) = (x.element.offset_bytes, x.len_bytes);
+                let chunk_base = x.addr_bytes - o - pos.row as u64 * e;
+                // The extent's offsets the plan's writes tie, less what it writes itself
+                // (copied as its own new bytes).
+                let mut wanted: Ranges = Vec::new();
+                for &(a, z) in &ranges {
+                    let (a, z) = (a.max(o), z.min(o + n));
+                    if a < z {
+                        crate::state::add_range(&mut wanted, a, z);
+                    }
+                }
+                for &(a, z) in own.get(&(file, stripe, pos)).unwrap_or(&none) {
+                    crate::state::sub_range(&mut wanted, a, z);
+                }
+                for (a, z) in wanted {
+                    let rebuilt = self.rebuild_from_cache_stripe(
+                        None,
+                        file,
+                        stripe,
+                        pos,
+                        oss,
+                        chunk_base,
+                        (a, z - a),
+                        before_plan,
+                    );
+                    match rebuilt {
+                        Ok((whole, _)) => copies.push(crate::state::FailedColumnCopy {
+                            file,
+                            stripe,
+                            row: pos.row,
+                            col: pos.col,
+                            offset_bytes: a,
+                            bytes: whole[a as usize..z as usize].to_vec(),
+                            cache: true,
+                        }),
+                        // Not decodable now: the mark makes recovery name them lost.
+                        Err(StoreError::DataLost(_)) => {}
+                        Err(err) => return Err(err),
+                    }
+                }
+            }
+        }
+        Ok((copies, marks))
     }
 
     /// For `copy_columns_of_failing_oss`: the true bytes of the data elements of OSS `oss`
