@@ -488,6 +488,10 @@ pub struct Store {
     /// planner cannot get new lost bytes (window writes to a failed OSS are refused), so the
     /// per-write check is a set comparison, not a walk over every window range.
     absorbed_failures: Mutex<BTreeSet<usize>>,
+    /// What this process could not do and left for later without losing anything (a put's
+    /// staging content that could not be removed: review s6r R6-1), told at close (see
+    /// [`Store::close_with_warnings`]). Bounded: one per staging name left.
+    deferred_warnings: Mutex<Vec<String>>,
     _lock_file: File,
 }
 
@@ -1140,6 +1144,7 @@ impl Store {
             puts_in_progress: Mutex::new(HashSet::new()),
             put_done_cv: Condvar::new(),
             absorbed_failures: Mutex::new(BTreeSet::new()),
+            deferred_warnings: Mutex::new(Vec::new()),
             _lock_file: lock_file,
             backends,
             backends_supplied,
@@ -1410,10 +1415,15 @@ impl Store {
     }
 
     fn file_or_create(&self, name: &str) -> Result<u64, StoreError> {
+        self.file_or_create_new(name).map(|(id, _)| id)
+    }
+
+    /// `file_or_create`, and whether this call created the file.
+    fn file_or_create_new(&self, name: &str) -> Result<(u64, bool), StoreError> {
         check_name(name)?;
         let mut core = self.core.lock();
         if let Some(m) = core.state.files.get(name) {
-            return Ok(m.id);
+            return Ok((m.id, false));
         }
         let id = core.state.next_file_id;
         self.journal(
@@ -1424,7 +1434,48 @@ impl Store {
             },
             true,
         )?;
-        Ok(id)
+        Ok((id, true))
+    }
+
+    /// A write that created file `name` (#`id`) failed: the name goes again if nothing was
+    /// ever written to the file (no write admitted: a refused write journals none) and no
+    /// window is open on it, so that a write refused with "nothing was written" leaves no
+    /// new empty name behind (review s6r R6-2). Returns `e`, saying so where the name stays.
+    fn unmake_failed_new_file(&self, e: StoreError, name: &str, id: u64) -> StoreError {
+        if self.poisoned.load(Ordering::SeqCst) {
+            // Only a reopen (recovery) may change the store now.
+            return e.with_context(&format!("the write had created '{name}', which stays"));
+        }
+        let removed = (|| -> Result<bool, StoreError> {
+            // Exclusive: a concurrent writer of the name finishes (and leaves bytes) first.
+            let exclusive = self.gate_exclusive()?;
+            {
+                let mut core = self.core.lock();
+                let Some((_, meta)) = core.state.file_by_id(id) else {
+                    return Ok(true); // removed meanwhile (`rm`)
+                };
+                let window = core.state.windows.values().any(|w| w.file == id);
+                if meta.size_bytes > 0 || !meta.written_runs().is_empty() || window {
+                    return Ok(false); // written (or about to be) by another writer: stays
+                }
+                assert!(
+                    self.cached_extents(&core, id)?.is_empty(),
+                    "an empty file has nothing in the cache zone"
+                );
+                let rec = Rec::Remove {
+                    name: name.to_string(),
+                };
+                self.journal(&mut core, rec, true)?;
+            }
+            self.finish_removals(&exclusive)?;
+            Ok(true)
+        })();
+        match removed {
+            Ok(_) => e,
+            Err(cleanup) => e.with_context(&format!(
+                "the write had created '{name}', which stays, empty (removing it failed: {cleanup}); `exaraid store rm` it"
+            )),
+        }
     }
 
     /// Remove a file: its objects on every OSS and its metadata. Refused while the file has
@@ -1499,7 +1550,8 @@ impl Store {
     /// no acknowledged byte (only `Replace` makes one a user's file), yet a stripe of theirs
     /// that could not be told (written with a failed OSS, which `copy_failed_columns` does
     /// not protect for them, or bit rot beside a failed OSS) made `rebuild` fail on a file
-    /// nobody can see, until the next put of the name.
+    /// nobody can see, until the next put of the name. One that cannot be removed now stays
+    /// (see `drop_staging`): the open goes on.
     fn drop_staging_files(&self) -> Result<(), StoreError> {
         let staging: Vec<String> = {
             let core = self.core.lock();
@@ -1507,9 +1559,40 @@ impl Store {
             names.filter(|n| n.ends_with("\0put")).cloned().collect()
         };
         for name in staging {
-            self.remove(&name)?;
+            self.drop_staging(&name)?;
         }
         Ok(())
+    }
+
+    /// Remove a put's staging file (`NAME\0put`: never acknowledged, never listed). When
+    /// that fails having changed nothing (its cached bytes need a settle, refused before it
+    /// began for want of room), the staging file stays, a warning says so at close, and the
+    /// next open or put of the name tries again; returns that failure. Why not
+    /// fail (review s6r R6-1): every open removes staging files, so one that could not be
+    /// removed on a full disk failed every later command (`ls`, `get`, `rm`, `fail`), with
+    /// `--oss-capacity` for good, for bytes nobody was ever told were stored. A failure
+    /// that did change something (a settle that began and failed: the store is poisoned
+    /// and the next open recovers) is returned.
+    fn drop_staging(&self, staging: &str) -> Result<Option<StoreError>, StoreError> {
+        assert!(
+            staging.ends_with("\0put"),
+            "not a staging name: {staging:?}"
+        );
+        let Err(e) = self.remove(staging) else {
+            return Ok(None);
+        };
+        if self.poisoned.load(Ordering::SeqCst) {
+            return Err(e);
+        }
+        let warning = format!(
+            "{} (never acknowledged, not listed, read by nobody) stays in the store until the next open or put of that name removes it: removing it now failed, changing nothing: {e}",
+            read::describe_file_name(staging)
+        );
+        let mut warnings = self.deferred_warnings.lock();
+        // Bounded: at most one warning per staging name (each open or put retries).
+        warnings.retain(|w| !w.starts_with(&read::describe_file_name(staging)));
+        warnings.push(warning);
+        Ok(Some(e))
     }
 
     /// Delete the objects of every removed file still in `State::removing` on the OSSs that
@@ -1570,7 +1653,22 @@ impl Store {
         // NUL is refused in user names (`check_name`), so this name is never a user's file.
         let temp = format!("{name}\0put");
         if self.core.lock().state.files.contains_key(&temp) {
-            self.remove(&temp)?; // left by a put that crashed: never acknowledged
+            // Left by a put that crashed or failed: never acknowledged. Gone before this
+            // put writes there (the new content must not mix with the old staging bytes).
+            if let Some(e) = self.drop_staging(&temp)? {
+                return Err(e.with_context(&format!(
+                    "the unfinished content of an earlier put of '{name}' (never acknowledged, not listed) must be removed before this put and could not be: '{name}' reads as before"
+                )));
+            }
+        }
+        // The old content's cached bytes go home first (a settle, see `detach`), before the
+        // new content is written. Why first (review s6r R6-1): refused for room after the new
+        // content was written, the put left that content staged; now a refusal here leaves
+        // nothing behind. (`detach` below settles again only if a concurrent write cached
+        // bytes of the old file meanwhile.)
+        if let Some(old) = old {
+            let exclusive = self.gate_exclusive()?;
+            self.detach(&exclusive, old)?;
         }
         let id = {
             let mut core = self.core.lock();
@@ -1594,18 +1692,16 @@ impl Store {
             at_bytes += piece_bytes;
             if let Err(e) = written {
                 // Drop the partial new content; the old file was not touched.
-                if let Err(cleanup) = self.remove(&temp) {
-                    return Err(StoreError::Io(format!(
-                        "{e}; removing the partial new content failed too: {cleanup}"
-                    )));
-                }
-                return Err(e);
+                return Err(self.put_failed(e, name, &temp));
             }
         }
         // Exclusive from the record to the old content's last deleted object (see `remove`).
         let exclusive = self.gate_exclusive()?;
         if let Some(old) = old {
-            self.detach(&exclusive, old)?;
+            if let Err(e) = self.detach(&exclusive, old) {
+                drop(exclusive);
+                return Err(self.put_failed(e, name, &temp));
+            }
         }
         {
             let mut core = self.core.lock();
@@ -1618,8 +1714,7 @@ impl Store {
             if let Err(e) = refused {
                 drop(core);
                 drop(exclusive);
-                self.remove(&temp)?; // the new content, never acknowledged
-                return Err(e);
+                return Err(self.put_failed(e, name, &temp));
             }
             self.journal(
                 &mut core,
@@ -1632,6 +1727,21 @@ impl Store {
         }
         self.finish_removals(&exclusive)?;
         Ok(at_bytes)
+    }
+
+    /// A put of `name` failed with `e` before its `Replace`: the old content is whole. Its
+    /// new content (staging file `temp`, never acknowledged) goes; the error says so where
+    /// it could not go yet (see `drop_staging`) or where removing it failed too.
+    fn put_failed(&self, e: StoreError, name: &str, temp: &str) -> StoreError {
+        match self.drop_staging(temp) {
+            Ok(None) => e,
+            Ok(Some(_)) => e.with_context(&format!(
+                "'{name}' reads as before; the put's partial new content (never acknowledged, not listed) could not be removed yet (the settle that needs finds no room) and the next open or put of '{name}' removes it"
+            )),
+            Err(cleanup) => StoreError::Io(format!(
+                "{e}; removing the partial new content failed too: {cleanup}"
+            )),
+        }
     }
 
     /// The byte ranges of `name` ever written, sorted and disjoint (a superset: see
@@ -1668,8 +1778,11 @@ impl Store {
             ));
         }
         self.check_file_end(offset_bytes, data.len() as u64)?;
-        let file = self.file_or_create(name)?;
-        self.write_id(file, offset_bytes, data)
+        let (file, created) = self.file_or_create_new(name)?;
+        match self.write_id(file, offset_bytes, data) {
+            Err(e) if created => Err(self.unmake_failed_new_file(e, name, file)),
+            done => done,
+        }
     }
 
     /// The largest file (offset + length) this store holds: the planner's limit, or less where
@@ -1677,10 +1790,22 @@ impl Store {
     /// (`backend::zone_slots_max`: 2^40 slots, and the ext4 file size limit). Writes past it
     /// are refused before anything is acknowledged: an acknowledged WCL or delayed write
     /// whose home no settle could write would fail every settle (review s5r R1, R1b).
+    /// With a cache zone (WCL, delayed) the home slots may fill only half a zone file: a
+    /// settle with a failed OSS copies that OSS's data at twice the home slot
+    /// (`recovery::SETTLE_COPY_SLOTS_PER_HOME_SLOT`); past half, every degraded settle of
+    /// the file failed "File too large", so neither `rebuild` nor `rm` could ever run
+    /// (review s6r R6-5).
     pub fn file_bytes_max(&self) -> u64 {
         let rows = self.layout.rows() as u64;
         assert!(rows > 0);
-        let stripes_max = crate::backend::zone_slots_max(self.sb.element_bytes) / rows;
+        let zone_slots_max = crate::backend::zone_slots_max(self.sb.element_bytes);
+        let home_slots_max = match self.kind {
+            StrategyKind::Wcl | StrategyKind::Delayed => {
+                zone_slots_max / recovery::SETTLE_COPY_SLOTS_PER_HOME_SLOT
+            }
+            StrategyKind::Rmw | StrategyKind::Raid0 => zone_slots_max,
+        };
+        let stripes_max = home_slots_max / rows;
         stripes_max
             .saturating_mul(self.layout.stripe_data_bytes())
             .min(FILE_BYTES_MAX)
@@ -1690,7 +1815,7 @@ impl Store {
         let max = self.file_bytes_max();
         if offset_bytes.checked_add(len).map_or(true, |end| end > max) {
             return Err(StoreError::BadInput(format!(
-                "offset {offset_bytes} + {len} bytes ends beyond the largest file this store holds ({max} bytes: its home objects would outgrow what a zone file may hold, {} bytes per OSS file, with a {} byte stripe unit); nothing was written: write below it, or init a store with a larger stripe unit or more data columns for bigger files",
+                "offset {offset_bytes} + {len} bytes ends beyond the largest file this store holds ({max} bytes: its home objects would outgrow what a zone file may hold, {} bytes per OSS file, with a {} byte stripe unit; half of that with a cache zone, WCL and delayed, whose degraded settles copy data at twice the home offset); nothing was written: write below it, or init a store with a larger stripe unit or more data columns for bigger files",
                 crate::backend::ZONE_FILE_BYTES_MAX,
                 self.sb.element_bytes
             )));
@@ -1725,7 +1850,7 @@ impl Store {
         }
         // Before the name is created, as `write` does: a write refused at once leaves no file.
         self.check_file_end(offset_bytes, piece.len() as u64)?;
-        let file = self.file_or_create(name)?;
+        let (file, created) = self.file_or_create_new(name)?;
         let mut done_bytes = 0u64;
         while !piece.is_empty() {
             assert!(piece.len() <= PUT_PIECE_BYTES);
@@ -1736,6 +1861,9 @@ impl Store {
                 read_piece(input, &mut piece)
             });
             if let Err(e) = next {
+                if done_bytes == 0 && created {
+                    return Err(self.unmake_failed_new_file(e, name, file));
+                }
                 if done_bytes == 0 {
                     return Err(e); // nothing acknowledged: the error as `write` gives it
                 }
@@ -1778,9 +1906,35 @@ impl Store {
                 done += chunk;
             }
         }
-        self.enforce_unprotected_bound()?;
+        // The write is durable from here on: what follows is upkeep, and its failure must
+        // not read as a failed write (review s6r R6-4: "Nothing was changed" while the
+        // bytes were in the file, against docs/store.md F4).
+        let durable = "this write's bytes are written and durable (the file has them)";
+        if let Err(e) = self.enforce_unprotected_bound() {
+            let refused_unchanged =
+                matches!(e, StoreError::NoSpace(_)) && !self.poisoned.load(Ordering::SeqCst);
+            if !refused_unchanged {
+                return Err(e.with_context(&format!(
+                    "{durable}; what failed is the parity advance past the bound on unprotected bytes that followed it"
+                )));
+            }
+            // No room to advance the parity now (refused before it changed anything): the
+            // bytes stay unprotected past the bound until a settle finds room (as a write
+            // past the bound keeps them while a background worker lags).
+            let warning = format!(
+                "{} bytes stay without parity, past the bound of {} (--unprotected-max-bytes): advancing the parity needs room that is not there ({e}); {durable}. `exaraid store flush` once there is room",
+                self.unprotected_bytes(),
+                self.sb.unprotected_bytes_max
+            );
+            let mut warnings = self.deferred_warnings.lock();
+            // Bounded: the latest such warning only.
+            warnings.retain(|w| !w.contains("--unprotected-max-bytes"));
+            warnings.push(warning);
+        }
         if self.core.lock().journal.len_bytes() > JOURNAL_BYTES_CHECKPOINT {
-            self.checkpoint()?;
+            self.checkpoint().map_err(|e| {
+                e.with_context(&format!("{durable}; the checkpoint after it failed"))
+            })?;
         }
         Ok(())
     }
@@ -2439,10 +2593,11 @@ impl Store {
         if self.poisoned.load(Ordering::SeqCst) {
             return Ok(Vec::new()); // the next open recovers
         }
+        let mut warnings = std::mem::take(&mut *self.deferred_warnings.lock());
         let mut core = self.core.lock();
         let closed = self.close_locked(&mut core);
         let Err(err) = closed else {
-            return Ok(Vec::new());
+            return Ok(warnings);
         };
         // A settle that began and failed poisoned the store: that is not a checkpoint.
         let checkpoint_only = !self.poisoned.load(Ordering::SeqCst);
@@ -2455,11 +2610,12 @@ impl Store {
                 "{err}; and the journal could not be synced either ({sync_err}): changes since the last checkpoint may not be durable"
             )));
         }
-        Ok(vec![format!(
+        warnings.push(format!(
             "the state checkpoint was not written ({err}); nothing is lost: the journal {} holds every change and the next command replays it. Free space on the disk holding {} so that checkpoints (which keep the journal short) work again",
             self.dir.join(JOURNAL_FILE).display(),
             self.dir.display()
-        )])
+        ));
+        Ok(warnings)
     }
 
     fn close_locked(&self, core: &mut Core) -> Result<(), StoreError> {

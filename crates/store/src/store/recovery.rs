@@ -246,6 +246,12 @@ struct CachedPiece {
     parity_covers: bool,
 }
 
+/// Slots of a file's cache-zone object per home slot: a settle copies a failed OSS's data
+/// element of home slot `s` to slot `2s` and its header to `2s + 1` (`settle_copy_key`). So
+/// on write paths with a cache zone a file's home slots may fill only half a zone file
+/// (`Store::file_bytes_max`).
+pub(super) const SETTLE_COPY_SLOTS_PER_HOME_SLOT: u64 = 2;
+
 /// What a settle that began left of its copies of a degraded stripe's failed data.
 enum SettleCopies {
     /// No data element of the stripe is on a failed OSS (or the copy's OSS is down).
@@ -2776,6 +2782,7 @@ impl Store {
     }
 
     /// Where a settle copies the data element at `pos` of a home stripe when its OSS failed:
+    /// slots `SETTLE_COPY_SLOTS_PER_HOME_SLOT x home slot` (the bytes) and the next (a header)
     /// `(oss, key of the copy's bytes, key of its header)`, on the n-th OSS not failed for
     /// the n-th failed one (distinct failed OSSs never share a copy OSS, and the home slot
     /// is unique on its OSS), in zone `cache` of the file's object (the cache zone uses
@@ -2800,7 +2807,9 @@ impl Store {
             zone: Zone::Cache,
             slot,
         };
-        Some((at, key(2 * home.slot), key(2 * home.slot + 1)))
+        // Within the zone file for every home slot of a file within `file_bytes_max`.
+        let first = SETTLE_COPY_SLOTS_PER_HOME_SLOT * home.slot;
+        Some((at, key(first), key(first + 1)))
     }
 
     /// Before a settle writes home a stripe with cached bytes and data on a failed OSS, it
