@@ -110,6 +110,13 @@ fn settle_cut_then_disk_gone(geometry: &[&str], kill_at: &str, oss: usize) -> Ve
         .filter(|l| l.contains("LOST"))
         .map(String::from)
         .collect();
+    for l in &lost {
+        // The cause named is the failed OSS, not bit rot (there is none here).
+        assert!(
+            !l.contains("bit rot") && (!l.contains("could not tell") || l.contains("OSS failed")),
+            "{kill_at}: {l}"
+        );
+    }
     let listed = String::from_utf8_lossy(&ok(&["store", "ls", d], b"")).to_string();
     for (i, acked) in files.iter().enumerate() {
         let name = format!("f{i}");

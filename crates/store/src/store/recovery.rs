@@ -267,6 +267,11 @@ enum SettleCopies {
 /// by a crash beside bit rot, on single parity): its home block is marked lost.
 pub(super) const UNDECIDABLE_AFTER_CRASH: &str =
     "none: recovery could not tell its true bytes (a write cut by a crash beside bit rot)";
+/// The same where an OSS is failed: the crash cut a write or a settle of the stripe and a
+/// failed column leaves too few to tell old from new (sessions 6 S1/S2: "beside bit rot"
+/// named the wrong cause there).
+pub(super) const UNDECIDABLE_OSS_FAILED: &str =
+    "none: recovery could not tell its true bytes (a write or settle cut by a crash, with an OSS failed: too few columns left to tell)";
 
 const SETTLE_COPY_MAGIC: u64 = u64::from_le_bytes(*b"EXARCOPY");
 /// A copy header: magic, file, stripe, row, col, blocks (u64 each), then one byte per
@@ -1597,7 +1602,11 @@ impl Store {
                     offset_bytes: a,
                     len_bytes: z - a,
                     oss: self.layout.oss_of(file, stripe, pos.col),
-                    token: UNDECIDABLE_AFTER_CRASH.into(),
+                    token: if !core.state.failed_oss.is_empty() {
+                        UNDECIDABLE_OSS_FAILED.into()
+                    } else {
+                        UNDECIDABLE_AFTER_CRASH.into()
+                    },
                 });
             }
         }

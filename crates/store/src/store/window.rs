@@ -315,10 +315,13 @@ impl Store {
         // Two causes share the record: an OSS that failed inside an open window, and cached
         // bytes a settle could neither read nor rebuild (corruption beyond the code's
         // tolerance); the message names the one that happened.
-        let undecidable = super::recovery::UNDECIDABLE_AFTER_CRASH;
-        let why = if lost.iter().all(|l| l.token == undecidable) {
+        let undecidable = |token: &str| {
+            token == super::recovery::UNDECIDABLE_AFTER_CRASH
+                || token == super::recovery::UNDECIDABLE_OSS_FAILED
+        };
+        let why = if lost.iter().all(|l| undecidable(&l.token)) {
             "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside more unreadable or rotten blocks than the parity can place), so it marked them lost rather than guess"
-        } else if lost.iter().any(|l| l.token == undecidable) {
+        } else if lost.iter().any(|l| undecidable(&l.token)) {
             "these bytes are lost (an OSS failed inside a delayed window, cached bytes could not be read or rebuilt, or recovery after a crash could not tell their true bytes)"
         } else if lost.iter().all(|l| l.token == UNREADABLE_CACHE) {
             "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt (corruption or failures beyond the code's tolerance)"
