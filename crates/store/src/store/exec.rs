@@ -1338,7 +1338,25 @@ impl Store {
                     mine.get(pos)
                         .is_some_and(|r| r.iter().any(|&(p, q)| p <= a && z <= q))
                 };
-                if unreadable.is_empty() || !unreadable.iter().all(overwritten) {
+                // Only blocks whose loss is ON RECORD may be zeroed: the record keeps reads
+                // of them failing until the write is durable. An unreadable block not on
+                // record (rot found now) would read as silent zeros after a crash before
+                // that (review s6s S6-1): the write fails as before, naming it.
+                let on_record = |pos: &Pos| {
+                    let d = g
+                        .data_pos
+                        .iter()
+                        .position(|p| p == pos)
+                        .expect("an unreadable data block is in data_pos");
+                    let at = self.layout.file_offset(stripe, d, a);
+                    self.with_core(None, |c| {
+                        !c.state.lost_in(file, at, block as u64).is_empty()
+                    })
+                };
+                if unreadable.is_empty()
+                    || !unreadable.iter().all(overwritten)
+                    || !unreadable.iter().all(on_record)
+                {
                     continue;
                 }
                 let mut row = StripeBuf::zeroed(g.rows, g.cols, block);

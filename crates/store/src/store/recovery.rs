@@ -1911,7 +1911,11 @@ impl Store {
                     // Only parity is in flight beside this block's own write: the decode from
                     // the other data and the parity (old or new, each block whole: a torn one
                     // fails its checksum and is erased) gives this block's old or new bytes.
-                    let only_parity_beside = ranges.iter().all(|(p, r)| {
+                    // Judged over what the cut writes wrote, known bytes NOT taken out: a
+                    // failed column laid over with its pre-write copy was still written by
+                    // the cut write, so the parity may be new while that copy is old, and a
+                    // decode through both is neither old nor new bytes (review s6s S6-2).
+                    let only_parity_beside = cut_writes.iter().all(|(p, r)| {
                         *p == pos
                             || erased.contains(&p.col)
                             || !overlaps(r, start, end)
