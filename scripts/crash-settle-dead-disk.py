@@ -12,7 +12,9 @@ Usage: crash-settle-dead-disk.py KILLS OSSES
   OSSES: comma-separated dead OSSs (e.g. 0,1,2)
 Env: EXARAID (binary), SHIM (killshim .so, see scripts/killshim.c), CODE (default raid6, as
 crash-geom.py: rs:4:2, raid5, ...), NOSS (default 6), S6A_DIR (scratch, default
-/tmp/s6a-csdd), FAILOSS (crash-geom.py: an OSS failed before the writes; a second failure).
+/tmp/s6a-csdd), FAILOSS (crash-geom.py: an OSS failed before the writes; a second failure),
+UNIT (stripe unit bytes, default 65536), SEED (default 7), TEAR=1 (killshim tears the killed
+write: half of it lands; outside the kill -9 model rule (0) assumes, review s6s).
 Prints one line per case that is not clean and a DONE line with the counts."""
 import os, sys, shutil, subprocess
 kills, osses = sys.argv[1], [int(x) for x in sys.argv[2].split(",")]
@@ -22,16 +24,18 @@ cg = type(sys)("cg"); src = open(here).read().replace('\nif __name__ == "__main_
 exec(compile(src, "cg", "exec"), cg.__dict__)
 d = os.environ.get("S6A_DIR", "/tmp/s6a-csdd") + "/s"
 code = os.environ.get("CODE", "raid6"); noss = int(os.environ.get("NOSS", "6"))
+unit = int(os.environ.get("UNIT", "65536")); seed = int(os.environ.get("SEED", "7"))
+tear = bool(os.environ.get("TEAR"))
 points = kills.split(",") if ":" in kills else list(eval(kills))
 c = dict(wrong=0, lost=0, clean=0, other=0, notkilled=0)
 for k in points:
     for o in osses:
-        files, cmd, inp, finish, fail = cg.setup("flush", code, noss, 65536, "wcl", 7, d)
+        files, cmd, inp, finish, fail = cg.setup("flush", code, noss, unit, "wcl", seed, d)
         if isinstance(k, str):
             env = dict(os.environ); env.pop("LD_PRELOAD", None); env["EXARAID_KILL_AT"] = k
             p = subprocess.run([cg.E, "store"] + cmd, input=inp, capture_output=True, env=env)
         else:
-            p = cg.run(cmd, inp, kill_n=k)
+            p = cg.run(cmd, inp, kill_n=k, tear=tear)
         if p.returncode != -9:
             c["notkilled"] += 1; continue
         shutil.rmtree(d + "/oss-%d" % o); os.makedirs(d + "/oss-%d" % o)
