@@ -273,6 +273,37 @@ pub(super) const UNDECIDABLE_AFTER_CRASH: &str =
 pub(super) const UNDECIDABLE_OSS_FAILED: &str =
     "none: recovery could not tell its true bytes (a write or settle cut by a crash, with an OSS failed: too few columns left to tell)";
 
+/// A mark (no bytes) that a plan's copies of a cache stripe are durable: recovery then knows
+/// the plan may have written, and takes no decode of a failed OSS's cached bytes there that
+/// no copy covers (`recover`, `settle_inner`).
+fn cache_stripe_mark(file: u64, stripe: u64) -> crate::state::FailedColumnCopy {
+    crate::state::FailedColumnCopy {
+        file,
+        stripe,
+        row: 0,
+        col: 0,
+        offset_bytes: 0,
+        bytes: Vec::new(),
+        cache: true,
+    }
+}
+
+/// The offsets of an extent `[o, o + n)` that a plan's writes tie (`ranges`), less what the
+/// plan writes there itself (`own`: copied as its own new bytes).
+fn tied_offsets(ranges: &Ranges, o: u64, n: u64, own: &Ranges) -> Ranges {
+    let mut wanted: Ranges = Vec::new();
+    for &(a, z) in ranges {
+        let (a, z) = (a.max(o), z.min(o + n));
+        if a < z {
+            crate::state::add_range(&mut wanted, a, z);
+        }
+    }
+    for &(a, z) in own {
+        crate::state::sub_range(&mut wanted, a, z);
+    }
+    wanted
+}
+
 const SETTLE_COPY_MAGIC: u64 = u64::from_le_bytes(*b"EXARCOPY");
 /// A copy header: magic, file, stripe, row, col, blocks (u64 each), then one byte per
 /// block (1: the settle could not tell it).
@@ -369,6 +400,19 @@ fn outside(ranges: &[(u64, u64)], start: u64, end: u64) -> Ranges {
 }
 
 impl Store {
+    /// The planner's extents of one stripe of `file` (what is where: cache zone or home).
+    fn stripe_extents(
+        &self,
+        file: u64,
+        stripe: u64,
+    ) -> Result<Vec<exaraid_plan::Extent>, StoreError> {
+        let sdb = self.layout.stripe_data_bytes();
+        let core = self.core.lock();
+        core.strategy
+            .lookup(file, stripe * sdb, sdb)
+            .map_err(plan_err)
+    }
+
     /// Recovery after an interrupted run (see the module docs).
     /// `input_of`: the index of the planner input that made each plan (`State::inputs`).
     /// `finished_by_later`: per interrupted plan, the stripes `(file, stripe)` where a later
@@ -2425,27 +2469,13 @@ impl Store {
                 }
             }
         }
-        let sdb = self.layout.stripe_data_bytes();
         let none: Ranges = Vec::new();
         for ((file, stripe), ranges) in touched {
             if !(0..g.cols).any(|col| self.layout.oss_of(file, stripe, col) == oss) {
                 continue;
             }
-            marks.push(crate::state::FailedColumnCopy {
-                file,
-                stripe,
-                row: 0,
-                col: 0,
-                offset_bytes: 0,
-                bytes: Vec::new(),
-                cache: true,
-            });
-            let extents = {
-                let core = self.core.lock();
-                core.strategy
-                    .lookup(file, stripe * sdb, sdb)
-                    .map_err(plan_err)?
-            };
+            marks.push(cache_stripe_mark(file, stripe));
+            let extents = self.stripe_extents(file, stripe)?;
             let mine = extents.iter().filter(|x| {
                 x.zone == PlanZone::Cache && x.oss == oss && matches!(x.element.cell, Cell::Data(_))
             });
@@ -2458,16 +2488,12 @@ impl Store {
                 let chunk_base = x.addr_bytes - o - pos.row as u64 * e;
                 // The extent's offsets the plan's writes tie, less what it writes itself
                 // (copied as its own new bytes).
-                let mut wanted: Ranges = Vec::new();
-                for &(a, z) in &ranges {
-                    let (a, z) = (a.max(o), z.min(o + n));
-                    if a < z {
-                        crate::state::add_range(&mut wanted, a, z);
-                    }
-                }
-                for &(a, z) in own.get(&(file, stripe, pos)).unwrap_or(&none) {
-                    crate::state::sub_range(&mut wanted, a, z);
-                }
+                let wanted = tied_offsets(
+                    &ranges,
+                    o,
+                    n,
+                    own.get(&(file, stripe, pos)).unwrap_or(&none),
+                );
                 for (a, z) in wanted {
                     let rebuilt = self.rebuild_from_cache_stripe(
                         None,
@@ -2715,27 +2741,13 @@ impl Store {
                 });
             }
         }
-        let sdb = self.layout.stripe_data_bytes();
         let none: Ranges = Vec::new();
         for ((file, stripe), ranges) in touched {
             // A mark (no bytes) that the plan's copies of this stripe are durable: recovery
             // then knows the plan may have written, and takes no decode of a failed OSS's
             // cached bytes there that no copy covers (`recover`, `settle_inner`).
-            copies.push(crate::state::FailedColumnCopy {
-                file,
-                stripe,
-                row: 0,
-                col: 0,
-                offset_bytes: 0,
-                bytes: Vec::new(),
-                cache: true,
-            });
-            let extents = {
-                let core = self.core.lock();
-                core.strategy
-                    .lookup(file, stripe * sdb, sdb)
-                    .map_err(plan_err)?
-            };
+            copies.push(cache_stripe_mark(file, stripe));
+            let extents = self.stripe_extents(file, stripe)?;
             let on_failed = extents.iter().filter(|x| {
                 x.zone == PlanZone::Cache
                     && matches!(x.element.cell, Cell::Data(_))
@@ -2745,16 +2757,12 @@ impl Store {
                 let pos = x.element.pos;
                 let (o, n) = (x.element.offset_bytes, x.len_bytes);
                 // The extent's offsets the plan's writes tie, less what it writes itself.
-                let mut wanted: Ranges = Vec::new();
-                for &(a, z) in &ranges {
-                    let (a, z) = (a.max(o), z.min(o + n));
-                    if a < z {
-                        crate::state::add_range(&mut wanted, a, z);
-                    }
-                }
-                for &(a, z) in own.get(&(file, stripe, pos)).unwrap_or(&none) {
-                    crate::state::sub_range(&mut wanted, a, z);
-                }
+                let wanted = tied_offsets(
+                    &ranges,
+                    o,
+                    n,
+                    own.get(&(file, stripe, pos)).unwrap_or(&none),
+                );
                 for (a, z) in wanted {
                     if a >= z {
                         continue;
