@@ -8,12 +8,46 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use exaraid_codes::{CodeKind, CodeSpec};
 use exaraid_store::store::{LostRangeStatus, PUT_PIECE_BYTES};
-use exaraid_store::{InitOptions, OpenOptions, Store, WritePath, WRITE_CHUNK_BYTES_MAX};
+use exaraid_store::{
+    InitOptions, OpenOptions, Store, StoreError, WritePath, WRITE_CHUNK_BYTES_MAX,
+};
 
 #[derive(Args)]
 pub struct StoreArgs {
     #[command(subcommand)]
     command: StoreCommand,
+    /// How long a command waits for the store while another process has it open (one
+    /// process at a time: commands run one after the other), in milliseconds, before it
+    /// gives up with nothing done.
+    #[arg(long, global = true, default_value_t = LOCK_WAIT_MS_DEFAULT)]
+    lock_wait_ms: u64,
+}
+
+/// Many ranks of one job each running a command (the delayed-window example) queue on the
+/// store's lock; the library's own wait is a few seconds, too short for a queue of dozens
+/// (review s7r R7-7: 14 of 48 concurrent writes failed after 3 s).
+const LOCK_WAIT_MS_DEFAULT: u64 = 60_000;
+/// Upper limit of --lock-wait-ms: one day.
+const LOCK_WAIT_MS_MAX: u64 = 86_400_000;
+
+/// Set once at the start of `run`: every open of this one-command process waits as long.
+static LOCK_WAIT_MS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+
+/// Open the store with `opener`, again and again while another process holds it, for at most
+/// --lock-wait-ms.
+fn open_waiting(opener: impl Fn() -> Result<Store, StoreError>) -> Result<Store> {
+    let wait_ms = *LOCK_WAIT_MS.get().unwrap_or(&LOCK_WAIT_MS_DEFAULT);
+    let start = std::time::Instant::now();
+    loop {
+        match opener() {
+            // Each attempt already waited a few seconds inside `open`.
+            Err(StoreError::Busy(_)) if (start.elapsed().as_millis() as u64) < wait_ms => {}
+            Err(StoreError::Busy(m)) => {
+                bail!("{m}; gave up after waiting {wait_ms} ms (--lock-wait-ms)")
+            }
+            other => return Ok(other?),
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -51,6 +85,9 @@ enum StoreCommand {
     },
     /// Remove file NAME.
     Rm { dir: PathBuf, name: String },
+    /// Move every byte waiting in the cache zones home with parity now; bytes of open delayed
+    /// windows get their parity now too (the windows stay open).
+    Flush { dir: PathBuf },
     /// Per-OSS health and operation counters, bytes waiting for parity, open delayed windows,
     /// bytes lost with an OSS that failed inside a delayed window.
     Status {
@@ -160,8 +197,9 @@ struct InitArgs {
     /// Stripe unit in bytes: a multiple of 4096 from 4096 to 4194304.
     #[arg(long, default_value_t = 1 << 20)]
     stripe_unit: usize,
-    /// Write path: rmw (STD-RAID), wcl (Write Cache Layer), delayed (WCL plus START/END
-    /// windows), raid0 (no parity, benchmarks only: data striped over as many columns as the
+    /// Write path: rmw (STD-RAID), wcl (Write Cache Layer), delayed (rmw outside windows;
+    /// inside `delayed start` .. `end` windows cache-zone writes with no parity until END),
+    /// raid0 (no parity, benchmarks only: data striped over as many columns as the
     /// code has, parity columns included).
     #[arg(long, default_value = "rmw")]
     write_path: String,
@@ -294,7 +332,7 @@ fn print_lost(lost: &[LostRangeStatus]) -> Result<()> {
 }
 
 fn open(dir: &Path) -> Result<Store> {
-    Ok(Store::open(dir)?)
+    open_waiting(|| Store::open(dir))
 }
 
 /// Close the store; what it could not do without losing anything (a state checkpoint on a
@@ -307,6 +345,13 @@ fn close(store: Store) -> Result<()> {
 }
 
 pub fn run(args: StoreArgs) -> Result<()> {
+    if args.lock_wait_ms > LOCK_WAIT_MS_MAX {
+        bail!(
+            "--lock-wait-ms {} is more than a day ({LOCK_WAIT_MS_MAX}); give a shorter wait",
+            args.lock_wait_ms
+        );
+    }
+    let _ = LOCK_WAIT_MS.set(args.lock_wait_ms);
     match args.command {
         StoreCommand::Init(a) => {
             let dirs: Vec<PathBuf> = match (&a.oss, &a.oss_dirs) {
@@ -424,9 +469,20 @@ pub fn run(args: StoreArgs) -> Result<()> {
             store.remove(&name)?;
             close(store)?;
         }
+        StoreCommand::Flush { dir } => {
+            let store = open(&dir)?;
+            store.flush()?;
+            let status = store.status()?;
+            close(store)?;
+            out!(
+                "flushed: {} bytes waiting for parity, {} bytes unprotected",
+                status.bytes_waiting_parity,
+                status.bytes_unprotected
+            );
+        }
         StoreCommand::Status { dir, json } => {
             // Also when recovery waits for missing OSSs: status tells which are missing.
-            let store = Store::open_for_status(&dir)?;
+            let store = open_waiting(|| Store::open_for_status(&dir))?;
             let status = store.status()?;
             close(store)?;
             if json {
@@ -493,7 +549,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 fail_down_osses_before_recovery: vec![oss],
                 ..OpenOptions::default()
             };
-            let store = Store::open_with(&dir, options)?;
+            let store = open_waiting(|| Store::open_with(&dir, options.clone()))?;
             store.fail_oss(oss)?;
             let failed = store.failed_osses();
             let tolerance = store.code().geometry().fault_tolerance;

@@ -32,6 +32,10 @@ pub enum StoreError {
     Backend(#[from] backend::BackendError),
     #[error("{0}")]
     DataLost(String),
+    /// The store is open in another process (one process at a time): nothing was done;
+    /// retrying later is right.
+    #[error("{0}")]
+    Busy(String),
 }
 
 impl StoreError {
@@ -47,6 +51,7 @@ impl StoreError {
             StoreError::NoSpace(m) => StoreError::NoSpace(add(m)),
             StoreError::Backend(e) => StoreError::Io(add(e.to_string())),
             StoreError::DataLost(m) => StoreError::DataLost(add(m)),
+            StoreError::Busy(m) => StoreError::Busy(add(m)),
         }
     }
 

@@ -556,7 +556,7 @@ fn lock_dir(dir: &Path) -> Result<File, StoreError> {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
     }
-    Err(StoreError::BadInput(format!(
+    Err(StoreError::Busy(format!(
         "the store {} is open in another process; wait for it to finish (one process at a time)",
         dir.display()
     )))

@@ -1273,7 +1273,7 @@ impl Store {
                     )
                 };
                 return Err(StoreError::BadInput(format!(
-                    "refused, nothing changed: OSS {oss} is healthy, and rebuilding it would throw away its bytes and leave the store degraded meanwhile; {hint}. To move a healthy OSS to a new directory, mark it failed first (`exaraid store fail {dir} --oss {oss}`), then `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
+                    "refused, nothing changed: OSS {oss} is healthy, and rebuilding it would throw away its bytes and leave the store degraded meanwhile; {hint}. To move a healthy OSS to a new directory: `exaraid store flush {dir}` (bytes of open delayed windows get their parity; a fail throws away those on the OSS), mark it failed (`exaraid store fail {dir} --oss {oss}`), then `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
                 )));
             }
             let down = self.unavailable_set(&core);
