@@ -49,6 +49,7 @@ mod repair;
 mod window;
 
 use exec::UNREADABLE_CACHE;
+use read::ReadEnd;
 use recovery::replay;
 pub use window::DelayedWindow;
 
@@ -1759,11 +1760,9 @@ impl Store {
 
     /// The whole content of a file.
     pub fn get(&self, name: &str) -> Result<Vec<u8>, StoreError> {
-        let (_, size) = self.file(name)?;
-        if size == 0 {
-            return Ok(Vec::new());
-        }
-        self.read(name, 0, size)
+        // The size is looked up under the same hold of the gate as the read: a `put` of the
+        // name between the two made `get` return the new bytes cut to the old length (s7r R7-8).
+        self.read_to(name, 0, ReadEnd::EndOfFile)
     }
 
     // ---------------------------------------------------------------- write path

@@ -75,6 +75,14 @@ impl HomeStripe {
     }
 }
 
+/// Where a read ends.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum ReadEnd {
+    Length(u64),
+    /// The file's end when the read takes the store's gate.
+    EndOfFile,
+}
+
 impl Store {
     /// An OSS stopped answering: record it (once) and check the code still covers the loss.
     pub(super) fn note_failed(&self, oss: usize) -> Result<(), StoreError> {
@@ -699,9 +707,25 @@ impl Store {
         offset_bytes: u64,
         len_bytes: u64,
     ) -> Result<Vec<u8>, StoreError> {
+        self.read_to(name, offset_bytes, ReadEnd::Length(len_bytes))
+    }
+
+    /// `read`, its end given as a length or as the file's end (taken under the read's own
+    /// hold of the gate, so a `put` cannot come between the size and the bytes).
+    pub(super) fn read_to(
+        &self,
+        name: &str,
+        offset_bytes: u64,
+        end: ReadEnd,
+    ) -> Result<Vec<u8>, StoreError> {
         self.check_usable()?;
         let _shared = self.gate.read();
         let (file, size) = self.file(name)?;
+        let len_bytes = match end {
+            ReadEnd::Length(len_bytes) => len_bytes,
+            ReadEnd::EndOfFile if offset_bytes >= size => return Ok(Vec::new()),
+            ReadEnd::EndOfFile => size - offset_bytes,
+        };
         if len_bytes == 0 {
             return Err(StoreError::BadInput(
                 "a read of 0 bytes: give --length of at least 1".into(),
