@@ -565,6 +565,11 @@ fn opcounts(root: &Path) {
                     opts.element_bytes = unit;
                     opts.write_path = path;
                     let store = Store::init(&dir, &opts).unwrap();
+                    // OC_FAIL=I: OSS I failed before the writes (the fresh planner knows
+                    // nothing of it): shows whether the comparison can tell a different run.
+                    if let Some(f) = std::env::var("OC_FAIL").ok().and_then(|v| v.parse().ok()) {
+                        store.fail_oss(f).unwrap();
+                    }
                     let mut rng = Rng(n);
                     let span = 3 * unit as u64 * 8;
                     let offsets: Vec<u64> = (0..24).map(|_| rng.below(span)).collect();
@@ -754,6 +759,215 @@ fn concurrent(root: &Path, code: &str, bg: bool, seed: u64) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Readers beside writers on the SAME bytes: writer thread t owns a region and fills random
+/// sub-ranges of it with the byte value i+1 at its i-th write (i < 240), so every byte's
+/// value only grows. Reader threads read random ranges: a byte must never be a value its
+/// writer has not started yet, and never smaller than a value a reader already saw there
+/// after that write was acknowledged (a read returning an older value than an acknowledged
+/// one = stale). A background worker and a flushing thread move bytes home meanwhile; on
+/// delayed stores each writer round runs in windows.
+fn readers(root: &Path, code: &str, path: WritePath, unit: usize, seed: u64) {
+    use std::sync::atomic::AtomicU8;
+    let (spec, oss) = spec_of(code);
+    let name = format!("rd-{}-{}-{unit}", code.replace(':', "_"), path_name(path));
+    let dir = root.join(&name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut opts = InitOptions::with_oss_count(&dir, oss, spec);
+    opts.element_bytes = unit;
+    opts.write_path = path;
+    opts.window_timeout_ms = 200;
+    let store = Store::init(&dir, &opts).unwrap();
+    let threads = 3usize;
+    let g = store.code().geometry();
+    let stripe_data = g.data_pos.len() * unit;
+    let region = stripe_data + stripe_data / 3 + 1001;
+    let size = region * threads;
+    store.put("f", &vec![0u8; size]).unwrap();
+    // RD_FAIL=I: OSS I failed first (degraded reads and writes beside each other).
+    if let Some(f) = std::env::var("RD_FAIL").ok().and_then(|v| v.parse().ok()) {
+        store.fail_oss(f).unwrap();
+    }
+    // acked[b] = highest value whose write returned Ok covering byte b.
+    let acked: Vec<AtomicU8> = (0..size).map(|_| AtomicU8::new(0)).collect();
+    // started[t] = highest value thread t has started writing.
+    let started: Vec<AtomicU8> = (0..threads).map(|_| AtomicU8::new(0)).collect();
+    let stop = AtomicBool::new(false);
+    let writes_done = AtomicUsize::new(0);
+    let t0 = Instant::now();
+    std::thread::scope(|s| {
+        let (store, acked, started, stop, writes_done, name) = (&store, &acked, &started, &stop, &writes_done, &name);
+        s.spawn(move || {
+            if let Err(e) = store.serve_background(stop) {
+                problem(format!("{name}: serve_background {}: {e}", kind_of(&e)));
+            }
+        });
+        s.spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                if let Err(e) = store.flush() {
+                    problem(format!("flush {}: {e}", kind_of(&e)));
+                }
+                std::thread::sleep(Duration::from_millis(30));
+            }
+        });
+        for r in 0..2u64 {
+            s.spawn(move || {
+                let mut rng = Rng(seed * 7 + r);
+                while !stop.load(Ordering::SeqCst) {
+                    let off = rng.below(size as u64 - 1) as usize;
+                    let len = 1 + rng.below(((size - off) as u64).min(2 * stripe_data as u64)) as usize;
+                    // Values acknowledged before the read began are the floor.
+                    let floor: Vec<u8> = (off..off + len).map(|b| acked[b].load(Ordering::SeqCst)).collect();
+                    let got = match store.read("f", off as u64, len as u64) {
+                        Ok(b) => b,
+                        Err(e) => {
+                            problem(format!("reader: read {off}+{len} {}: {e}", kind_of(&e)));
+                            continue;
+                        }
+                    };
+                    for (i, &v) in got.iter().enumerate() {
+                        let b = off + i;
+                        let t = (b / region).min(threads - 1);
+                        let ceil = started[t].load(Ordering::SeqCst);
+                        if v < floor[i] || v > ceil {
+                            problem(format!("reader: byte {b} read {v}, acked floor {} started ceiling {ceil} (WRONG/STALE)", floor[i]));
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+        let writers: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    let mut rng = Rng(seed * 13 + t as u64);
+                    let mut window = None;
+                    for i in 0..120u8 {
+                        if path == WritePath::Delayed && i % 10 == 0 {
+                            if let Some(w) = window.take() {
+                                if let Err(e) = exaraid_store_end(w) {
+                                    problem(format!("writer {t}: end {}: {e}", kind_of(&e)));
+                                }
+                            }
+                            // one window per file: only thread 0 opens it, the others write inside
+                            if t == 0 {
+                                window = store.delayed_window("f").ok();
+                            }
+                        }
+                        let v = i + 1;
+                        let a = rng.below(region as u64 - 1) as usize;
+                        let len = 1 + rng.below(((region - a) as u64).min(stripe_data as u64)) as usize;
+                        let at = t * region + a;
+                        started[t].store(v, Ordering::SeqCst);
+                        match store.write("f", at as u64, &vec![v; len]) {
+                            Ok(()) => {
+                                for b in at..at + len {
+                                    acked[b].store(v, Ordering::SeqCst);
+                                }
+                            }
+                            Err(e) => problem(format!("writer {t}: write {}: {e}", kind_of(&e))),
+                        }
+                    }
+                    if let Some(w) = window.take() {
+                        if let Err(e) = exaraid_store_end(w) {
+                            problem(format!("writer {t}: end {}: {e}", kind_of(&e)));
+                        }
+                    }
+                    writes_done.fetch_add(1, Ordering::SeqCst);
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        stop.store(true, Ordering::SeqCst);
+    });
+    let model: Vec<u8> = acked.iter().map(|a| a.load(Ordering::SeqCst)).collect();
+    check_file(&store, "f", &model, &name);
+    check_scrub(&store, &name);
+    store.close().unwrap();
+    println!("readers {name} done in {:.1} s, problems so far {}", t0.elapsed().as_secs_f64(), PROBLEMS.load(Ordering::SeqCst));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn exaraid_store_end(w: exaraid_store::store::DelayedWindow<'_>) -> Result<(), StoreError> {
+    w.end()
+}
+
+/// API uses a file-system developer may try: a second handle in the same process, a handle
+/// dropped without close, a window surviving close/reopen, a write across the planner's
+/// chunk, names at the limits.
+fn misc(root: &Path) {
+    let mut rng = Rng(99);
+    for path in [WritePath::Rmw, WritePath::Wcl, WritePath::Delayed] {
+        let dir = root.join(format!("misc-{}", path_name(path)));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut opts = InitOptions::with_oss_count(&dir, 6, CodeSpec::raid6(4));
+        opts.element_bytes = 65536;
+        opts.write_path = path;
+        let store = Store::init(&dir, &opts).unwrap();
+        // second handle, same process
+        let t = Instant::now();
+        match Store::open(&dir) {
+            Ok(_) => problem(format!("{}: a second Store::open of an open store succeeded", path_name(path))),
+            Err(e) => println!("ok second open in {} ms: {}: {e}", t.elapsed().as_millis(), kind_of(&e)),
+        }
+        let mut model = rng.bytes(1_000_000);
+        store.put("f", &model).unwrap();
+        let d = rng.bytes(200_000);
+        store.write("f", 77_777, &d).unwrap();
+        model[77_777..277_777].copy_from_slice(&d);
+        let token = if path == WritePath::Delayed {
+            let w = store.delayed_window("f").unwrap();
+            let d = rng.bytes(100_000);
+            store.write("f", 500_000, &d).unwrap();
+            model[500_000..600_000].copy_from_slice(&d);
+            Some(w.token().to_string())
+        } else {
+            None
+        };
+        drop(store); // no close
+        match Store::open(&dir) {
+            Ok(s) => {
+                check_file(&s, "f", &model, &format!("{} after drop without close", path_name(path)));
+                if let Some(tok) = &token {
+                    let st = s.status().unwrap();
+                    println!("window after reopen: {} open, {} unprotected", st.open_windows.len(), st.bytes_unprotected);
+                    if let Err(e) = s.delayed_end(tok) {
+                        problem(format!("END after reopen {}: {e}", kind_of(&e)));
+                    }
+                }
+                check_scrub(&s, &format!("{} after drop", path_name(path)));
+                // a write across the planner's 64 MiB chunk, unaligned
+                let big = rng.bytes((64 << 20) + 12_345);
+                match s.write("big", 4095, &big) {
+                    Ok(()) => match s.read("big", 4095, big.len() as u64) {
+                        Ok(b) if b == big => println!("ok 64 MiB+ write"),
+                        Ok(b) => problem(format!("64 MiB+ write read back WRONG {}", first_diff(&b, &big))),
+                        Err(e) => problem(format!("64 MiB+ read {}: {e}", kind_of(&e))),
+                    },
+                    Err(e) => problem(format!("64 MiB+ write {}: {e}", kind_of(&e))),
+                }
+                match s.read("big", 0, 4095) {
+                    Ok(b) if b.iter().all(|&x| x == 0) => {}
+                    Ok(_) => problem("hole before big not zeros".into()),
+                    Err(e) => problem(format!("hole read {}: {e}", kind_of(&e))),
+                }
+                let long = "n".repeat(1024);
+                if let Err(e) = s.put(&long, b"x") {
+                    problem(format!("1024-byte name refused {}: {e}", kind_of(&e)));
+                }
+                expect_err("1025-byte name", s.put(&"n".repeat(1025), b"x"), "BadInput");
+                expect_err("NUL in name", s.put("a\0b", b"x"), "BadInput");
+                let _ = s.remove("big");
+                check_scrub(&s, &format!("{} end", path_name(path)));
+                s.close().unwrap();
+            }
+            Err(e) => problem(format!("reopen after drop {}: {e}", kind_of(&e))),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("");
@@ -781,6 +995,21 @@ fn main() {
         }
         "windows" => windows(&root),
         "opcounts" => opcounts(&root),
+        "misc" => misc(&root),
+        "readers" => {
+            let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+            let filter = args.get(4).cloned().unwrap_or_default();
+            for code in ["raid5:4", "raid6:4", "rs:53", "dcode:5", "xcode:5", "hdp:5"] {
+                for path in [WritePath::Rmw, WritePath::Wcl, WritePath::Delayed] {
+                    for unit in [4096usize, 65536] {
+                        let name = format!("{code}-{}-{unit}", path_name(path));
+                        if name.contains(&filter) {
+                            readers(&root, code, path, unit, seed);
+                        }
+                    }
+                }
+            }
+        }
         "concurrent" => {
             let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
             for code in ["raid5:4", "raid6:4", "dcode:5", "rs:42"] {
