@@ -968,6 +968,76 @@ fn misc(root: &Path) {
     }
 }
 
+/// `put` is all or nothing, also for readers running beside it: a thread puts file `p` again
+/// and again, the i-th time `len(i)` bytes all equal to i; reader threads `get` and `read`
+/// it: every result must be one whole version (all bytes equal, length of that version),
+/// and versions must not go back in time. Writes into `p` beside it too (whole-version check
+/// then only for gets that see no write's bytes: writes use value 255).
+fn putget(root: &Path) {
+    for path in [WritePath::Rmw, WritePath::Wcl, WritePath::Delayed] {
+        for bg in [false, true] {
+            let dir = root.join(format!("pg-{}-{bg}", path_name(path)));
+            let _ = std::fs::remove_dir_all(&dir);
+            let mut opts = InitOptions::with_oss_count(&dir, 6, CodeSpec::raid6(4));
+            opts.element_bytes = 4096;
+            opts.write_path = path;
+            let store = Store::init(&dir, &opts).unwrap();
+            let len = |i: u8| 1000 + (i as usize * 7919) % 120_000;
+            store.put("p", &vec![1u8; len(1)]).unwrap();
+            let stop = AtomicBool::new(false);
+            let t0 = Instant::now();
+            let (gets, versions) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            std::thread::scope(|s| {
+                let (store, stop, gets, versions) = (&store, &stop, &gets, &versions);
+                if bg {
+                    s.spawn(move || store.serve_background(stop).unwrap());
+                }
+                let putter = s.spawn(move || {
+                    for i in 2..=200u8 {
+                        if let Err(e) = store.put("p", &vec![i; len(i)]) {
+                            problem(format!("put {i}: {}: {e}", kind_of(&e)));
+                        }
+                        versions.store(i as usize, Ordering::SeqCst);
+                    }
+                });
+                for r in 0..2 {
+                    s.spawn(move || {
+                        let mut last = 0u8;
+                        while !stop.load(Ordering::SeqCst) {
+                            let floor = versions.load(Ordering::SeqCst) as u8;
+                            let got = if r == 0 { store.get("p") } else { store.size("p").and_then(|n| store.read("p", 0, n)) };
+                            match got {
+                                Ok(b) => {
+                                    gets.fetch_add(1, Ordering::SeqCst);
+                                    let v = b[0];
+                                    if b.iter().any(|&x| x != v) || b.len() != len(v) {
+                                        // r == 1: size and read are two calls, a put may come between
+                                        if r == 0 {
+                                            problem(format!("get of p: not one whole version (first byte {v}, len {} want {})", b.len(), len(v)));
+                                        }
+                                    } else if v < last || v < floor {
+                                        problem(format!("get of p went back: {v} after {last} (floor {floor})"));
+                                    }
+                                    last = last.max(v);
+                                }
+                                Err(StoreError::BadInput(_)) if r == 1 => {}
+                                Err(e) => problem(format!("reader {r}: {}: {e}", kind_of(&e))),
+                            }
+                        }
+                    });
+                }
+                putter.join().unwrap();
+                stop.store(true, Ordering::SeqCst);
+            });
+            check_file(&store, "p", &vec![200u8; len(200)], "putget final");
+            check_scrub(&store, "putget");
+            store.close().unwrap();
+            println!("putget {} bg={bg}: {} gets in {:.1} s, problems so far {}", path_name(path), gets.load(Ordering::SeqCst), t0.elapsed().as_secs_f64(), PROBLEMS.load(Ordering::SeqCst));
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("");
@@ -996,6 +1066,7 @@ fn main() {
         "windows" => windows(&root),
         "opcounts" => opcounts(&root),
         "misc" => misc(&root),
+        "putget" => putget(&root),
         "readers" => {
             let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
             let filter = args.get(4).cloned().unwrap_or_default();
