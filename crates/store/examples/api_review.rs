@@ -1102,6 +1102,91 @@ fn startput(root: &Path) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// END while other threads still write the window's file: writes before END are in the
+/// window, writes after it get parity at once. Afterwards no byte may be unprotected, and
+/// with the code's tolerance of OSSs failed every byte must still read (parity right).
+fn endrace(root: &Path, code: &str, unit: usize, bg: bool, seed: u64) {
+    let (spec, oss) = spec_of(code);
+    let name = format!("er-{}-{unit}-{bg}", code.replace(':', "_"));
+    let dir = root.join(&name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut opts = InitOptions::with_oss_count(&dir, oss, spec);
+    opts.element_bytes = unit;
+    opts.write_path = WritePath::Delayed;
+    let mut store = Store::init(&dir, &opts).unwrap();
+    let tolerance = store.code().geometry().fault_tolerance;
+    let stripe_data = store.code().geometry().data_pos.len() * unit;
+    let threads = 4;
+    let region = stripe_data + stripe_data / 2 + 777;
+    let mut rng = Rng(seed);
+    let mut model = rng.bytes(region * threads);
+    store.put("f", &model).unwrap();
+    let t0 = Instant::now();
+    for round in 0..6u64 {
+        let stop = AtomicBool::new(false);
+        let mut images: Vec<Vec<u8>> = (0..threads).map(|t| model[t * region..(t + 1) * region].to_vec()).collect();
+        let delay_ms = rng.below(60);
+        std::thread::scope(|s| {
+            let store = &store;
+            let stop = &stop;
+            if bg {
+                s.spawn(move || store.serve_background(stop).unwrap());
+            }
+            let w = store.delayed_window("f").unwrap();
+            let hs: Vec<_> = images
+                .iter_mut()
+                .enumerate()
+                .map(|(t, image)| {
+                    s.spawn(move || {
+                        let mut rng = Rng(seed * 1_000 + round * 10 + t as u64);
+                        for _ in 0..20 {
+                            let off = rng.below(region as u64 - 1) as usize;
+                            let len = 1 + rng.below(((region - off) as u64).min(2 * unit as u64)) as usize;
+                            let d = rng.bytes(len);
+                            match store.write("f", (t * region + off) as u64, &d) {
+                                Ok(()) => image[off..off + len].copy_from_slice(&d),
+                                Err(e) => problem(format!("endrace write {}: {e}", kind_of(&e))),
+                            }
+                        }
+                    })
+                })
+                .collect();
+            std::thread::sleep(Duration::from_millis(delay_ms));
+            if let Err(e) = w.end() {
+                problem(format!("{name} round {round}: end {}: {e}", kind_of(&e)));
+            }
+            for h in hs {
+                h.join().unwrap();
+            }
+            stop.store(true, Ordering::SeqCst);
+        });
+        for (t, image) in images.iter().enumerate() {
+            model[t * region..(t + 1) * region].copy_from_slice(image);
+        }
+        let st = store.status().unwrap();
+        if st.bytes_unprotected != 0 || !st.open_windows.is_empty() {
+            problem(format!("{name} round {round}: after END + writes: {} unprotected, {} windows", st.bytes_unprotected, st.open_windows.len()));
+        }
+        check_file(&store, "f", &model, &format!("{name} round {round}"));
+    }
+    check_scrub(&store, &name);
+    let failed: Vec<usize> = (0..tolerance).map(|i| (i * 2 + 1) % oss).collect();
+    for &o in &failed {
+        store.fail_oss(o).unwrap();
+    }
+    check_file(&store, "f", &model, &format!("{name} degraded {failed:?}"));
+    for &o in &failed {
+        if let Err(e) = store.rebuild(o, None) {
+            problem(format!("{name}: rebuild {o} {}: {e}", kind_of(&e)));
+        }
+    }
+    check_scrub(&store, &format!("{name} rebuilt"));
+    check_file(&store, "f", &model, &format!("{name} rebuilt"));
+    store.close().unwrap();
+    println!("endrace {name} done in {:.1} s, problems so far {}", t0.elapsed().as_secs_f64(), PROBLEMS.load(Ordering::SeqCst));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("");
@@ -1132,6 +1217,16 @@ fn main() {
         "misc" => misc(&root),
         "putget" => putget(&root),
         "startput" => startput(&root),
+        "endrace" => {
+            let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+            for code in ["raid5:4", "raid6:4", "dcode:5", "rs:53"] {
+                for unit in [4096usize, 65536] {
+                    for bg in [false, true] {
+                        endrace(&root, code, unit, bg, seed);
+                    }
+                }
+            }
+        }
         "readers" => {
             let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
             let filter = args.get(4).cloned().unwrap_or_default();
