@@ -723,8 +723,15 @@ fn concurrent(root: &Path, code: &str, bg: bool, seed: u64) {
                     Ok(_) => {}
                     Err(e) => problem(format!("concurrent scrub {}: {e}", kind_of(&e))),
                 }
-                let _ = store.status();
-                std::thread::sleep(Duration::from_millis(50));
+                // Counters read beside writers: a wrapped (underflowed) u64 would show here.
+                match store.status() {
+                    Ok(st) if st.bytes_unprotected > 1 << 40 || st.bytes_waiting_parity > 1 << 40 || st.bytes_unprotected > st.bytes_waiting_parity => {
+                        problem(format!("status beside writers: unprotected {} waiting {}", st.bytes_unprotected, st.bytes_waiting_parity))
+                    }
+                    Ok(_) => {}
+                    Err(e) => problem(format!("status {}: {e}", kind_of(&e))),
+                }
+                std::thread::sleep(Duration::from_millis(10));
             }
         }));
     }
