@@ -24,6 +24,9 @@ Env: EIO=1 (instead of a kill, the N-th durable call fails with EIO: scripts/eio
   the second failure), S4E_DIR (scratch, default /tmp/s4e-cg), KEEP=1 (keep failing stores),
   EARLY2=1 (fail SECOND right after the kill, before the command is finished; check),
   FAILAFTER=1 (s5r: fail FAILOSS after the 4 setup writes, not before: their cached bytes sit on it),
+  KILLAT=write-torn-block|settle-torn-block (s7b: instead of the shim, the store's own kill
+  point EXARAID_KILL_AT=KILLAT:n, n = 1.. until the command is not killed, at most POINTS:
+  every block write of the command torn between its payload and its checksums),
   NFILES (files, default 4), S4E_SELFTEST=1 (write: count the killed write as acknowledged;
   must report wrong bytes at most kill points: checks the checker), FSIZE (size of f1 in stripe units' multiples of the width, float).
 Prints one line per kill point with problems and a DONE line with the counts."""
@@ -60,6 +63,8 @@ def run(args, inp=b"", kill_n=None, tear=False, count_file=None):
         if count_file:
             env["FAILCOUNT_FILE"] = count_file
             env["READCOUNT_FILE"] = count_file + ".reads"
+    elif kill_n is not None and os.environ.get("KILLAT"):
+        env["EXARAID_KILL_AT"] = "%s:%d" % (os.environ["KILLAT"], kill_n)
     elif kill_n is not None or count_file:
         env["LD_PRELOAD"] = SHIM
         env["KILLN"] = str(kill_n or 0)
@@ -94,6 +99,45 @@ def diff_count(a, b, c=None):
     return bad, first
 
 
+def check_blockwise(d, nm, acc, label):
+    """`get` refused (bytes lost on record): read the file in 64 KiB pieces, 4 KiB inside a
+    refused piece, so that a LOST case still checks every byte that reads (s7b)."""
+    if isinstance(acc, tuple):
+        _, old, new = acc
+        cands = [old, new]
+    else:
+        cands = [a for a in acc if a is not None]
+    if not cands:
+        return []
+    size = min(len(c) for c in cands)
+    wrong, lost = [], 0
+
+    def ok(off, got):
+        if isinstance(acc, tuple):
+            o = old[off:off + len(got)] + b"\0" * max(0, off + len(got) - len(old))
+            return diff_count(got, new[off:off + len(got)], o)[0] == 0
+        return any(c[off:off + len(got)] == got for c in cands)
+
+    for a in range(0, size, 65536):
+        n = min(65536, size - a)
+        r = run(["read", d, nm, "--offset", str(a), "--length", str(n)])
+        if r.returncode == 0:
+            if not ok(a, r.stdout):
+                wrong.append(a)
+            continue
+        for b in range(a, a + n, 4096):
+            m = min(4096, a + n - b)
+            q = run(["read", d, nm, "--offset", str(b), "--length", str(m)])
+            if q.returncode != 0:
+                lost += m
+            elif not ok(b, q.stdout):
+                wrong.append(b)
+    out = ["%s: %s blockwise: %d bytes refused of %d%s" % (label, nm, lost, size, "" if wrong else ", every other byte exact")]
+    if wrong:
+        out.append("%s: read %s WRONG BYTES exit 0 (blockwise) at %s" % (label, nm, wrong[:8]))
+    return out
+
+
 def check(d, files, label):
     """files: name -> list of allowed contents (None = may be absent) or ("mix", old, new)."""
     bad = []
@@ -104,6 +148,7 @@ def check(d, files, label):
             if isinstance(acc, list) and None in acc and nm not in names:
                 continue
             bad.append("%s: get %s rc %d: %s" % (label, nm, g.returncode, g.stderr.decode(errors="replace")[-500:].strip()))
+            bad += check_blockwise(d, nm, acc, label)
             continue
         act = g.stdout
         if isinstance(acc, tuple):
@@ -216,9 +261,15 @@ def main():
     # how many durable calls the command makes when not killed
     files, cmd, inp, finish, fail = setup(name, code, noss, unit, path, seed, d)
     cf = d + ".count"
-    p = run(cmd, inp, count_file=cf)
-    total = int(open(cf).read().strip())
-    os.remove(cf)
+    killat = os.environ.get("KILLAT")
+    if killat:
+        # the store's kill point: n = 1.. until the command runs past its last such point
+        p = run(cmd, inp)
+        total = int(os.environ.get("POINTS", "40"))
+    else:
+        p = run(cmd, inp, count_file=cf)
+        total = int(open(cf).read().strip())
+        os.remove(cf)
     if os.environ.get("EIOREAD"):
         total = int(open(cf + ".reads").read().strip())
         os.remove(cf + ".reads")
@@ -227,13 +278,16 @@ def main():
         points = list(range(1, total + 1))
     else:
         points = sorted(set([1, 2, 3, total - 2, total - 1, total] + [1 + (total - 1) * i // (maxp - 6) for i in range(maxp - 6)]))
-    print("%s %s oss=%d unit=%d %s %s: %d durable calls, killing at %d points (rc unkilled %d)" % (
-        name, code, noss, unit, path, "tear" if tear else "plain", total, len(points), p.returncode), flush=True)
+    print("%s %s oss=%d unit=%d %s %s: %d %s, killing at %d points (rc unkilled %d)" % (
+        name, code, noss, unit, path, "tear" if tear else "plain", total,
+        "points at most (KILLAT=%s)" % killat if killat else "durable calls", len(points), p.returncode), flush=True)
+    killed_points = 0
     found = 0
     for n in points:
         files, cmd, inp, finish, fail = setup(name, code, noss, unit, path, seed, d)
         p = run(cmd, inp, kill_n=n, tear=tear)
         killed = p.returncode == -9
+        killed_points += killed
         if os.environ.get("EIO"):
             # the injected error: the command fails (not acknowledged) or absorbs it (rc 0)
             killed = p.returncode != 0 and b"EIOSHIM" in p.stderr
@@ -325,8 +379,11 @@ def main():
                 print("   ", b, flush=True)
             if os.environ.get("KEEP"):
                 shutil.copytree(d, d + "-n%d" % n, dirs_exist_ok=True, symlinks=True)
-    print("DONE %s %s oss=%d unit=%d %s %s seed %d: %d of %d kill points with problems" % (
-        name, code, noss, unit, path, "tear" if tear else "plain", seed, found, len(points)), flush=True)
+        if killat and not killed:
+            break  # n passed the command's last block write: it ran whole
+    print("DONE %s %s oss=%d unit=%d %s %s seed %d%s: %d of %d kill points with problems (%d killed)" % (
+        name, code, noss, unit, path, "tear" if tear else "plain", seed,
+        " KILLAT=%s" % killat if killat else "", found, len(points) if not killat else n, killed_points), flush=True)
     shutil.rmtree(d, ignore_errors=True)
 
 
