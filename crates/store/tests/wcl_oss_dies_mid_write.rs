@@ -27,7 +27,7 @@ use hooked::{open_wrapped, Hook};
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -269,5 +269,135 @@ fn array_codes_an_oss_dying_under_a_wcl_write_then_a_crash_keep_its_cached_bytes
         let code = CodeSpec::array(kind, 5);
         let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
         at_cuts(code, cols, &[Cut::Durable]);
+    }
+}
+
+/// The dead OSS refuses every write once armed; the other OSSs' writes land until it has
+/// refused one, then `land_after` more land and the crash cuts the rest (and the syncs).
+/// Why not by OSS as `DiesUnderWclWrite`: on array codes the plan writes in several waves
+/// (parity rows after the data they cover), so a write of another OSS may come waves before
+/// the dead OSS's first write and would wait for it forever. Within one wave the order of
+/// the dead OSS's refusal and the others' writes is the threads' own: every order is a
+/// crash after the death, and each must keep the cached bytes.
+#[derive(Default)]
+struct DiesThenCrash {
+    armed: AtomicBool,
+    dead: usize,
+    land_after: usize,
+    dead_refused: AtomicUsize,
+    landed_after: AtomicUsize,
+}
+
+impl DiesThenCrash {
+    fn crashed(&self) -> bool {
+        self.dead_refused.load(Ordering::SeqCst) > 0
+            && self.landed_after.load(Ordering::SeqCst) >= self.land_after
+    }
+}
+
+impl Hook for DiesThenCrash {
+    fn before_write(&self, oss: usize, _key: ElementKey) -> Result<(), BackendError> {
+        if !self.armed.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        if oss == self.dead {
+            self.dead_refused.fetch_add(1, Ordering::SeqCst);
+            return Err(BackendError::Unavailable {
+                oss: format!("oss-{oss}"),
+                why: "injected: the disk died (EIO on every write)".into(),
+            });
+        }
+        if self.dead_refused.load(Ordering::SeqCst) == 0 {
+            return Ok(());
+        }
+        if self.landed_after.fetch_add(1, Ordering::SeqCst) < self.land_after {
+            return Ok(());
+        }
+        Err(BackendError::Io {
+            oss: "test".into(),
+            why: "injected: the crash cuts this write before it lands".into(),
+        })
+    }
+    fn before_sync(&self, oss: usize) -> Result<(), BackendError> {
+        if self.armed.load(Ordering::SeqCst) && self.crashed() && oss != self.dead {
+            return Err(BackendError::Io {
+                oss: "test".into(),
+                why: "injected: the crash comes before this sync".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// `dies_under_a_wcl_write` with `DiesThenCrash`: the crash `land_after` writes after the
+/// death. Returns whether the write was cut (a crash after its last write acknowledges it).
+fn dies_then_crash(code: CodeSpec, oss_count: usize, land_after: usize) -> bool {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let s = cached_bytes_on_x(dir, code, oss_count);
+    let hook = Arc::new(DiesThenCrash {
+        dead: s.dead,
+        land_after,
+        ..Default::default()
+    });
+    let what = format!(
+        "{code}, OSS {} dies under the write, the crash {land_after} writes later",
+        s.dead
+    );
+    let store = open_wrapped(dir, &hook, &[], OpenOptions::default()).unwrap();
+    let (offset, new) = (0usize, pattern(3, ELEMENT_BYTES + 4096));
+    hook.armed.store(true, Ordering::SeqCst);
+    let written = store.write("a", offset as u64, &new);
+    assert!(
+        hook.dead_refused.load(Ordering::SeqCst) > 0,
+        "{what}: the OSS died"
+    );
+    let cut = written.is_err();
+    let mut acked = s.acked.clone();
+    if !cut {
+        acked[offset..offset + new.len()].copy_from_slice(&new);
+    }
+    drop(store); // no close: the crash
+    hook.armed.store(false, Ordering::SeqCst);
+
+    let store = open_wrapped(dir, &hook, &[s.dead], OpenOptions::default())
+        .unwrap_or_else(|e| panic!("{what}: reopen: {e}"));
+    let got = store
+        .get("a")
+        .unwrap_or_else(|e| panic!("{what}: get after the crash: {e}"));
+    assert_eq!(got.len(), acked.len(), "{what}: length");
+    for (i, &b) in got.iter().enumerate() {
+        let in_write = (offset..offset + new.len()).contains(&i);
+        assert!(
+            b == acked[i] || (cut && in_write && b == new[i - offset]),
+            "{what}: byte {i} reads {b:#04x}, acknowledged {:#04x}",
+            acked[i]
+        );
+    }
+    let lost = store.status().unwrap().lost_ranges;
+    assert!(lost.is_empty(), "{what}: recorded lost: {lost:?}");
+    assert_consistent(&store);
+    cut
+}
+
+/// Array codes, one per family (horizontal: RDP; vertical, parity rows in the data columns:
+/// X-code; hybrid: HDP), an OSS dying in the middle of a WCL write and the crash at
+/// every later write of the plan (until a crash no longer cuts it).
+#[test]
+fn array_codes_an_oss_dying_mid_wcl_write_then_a_crash_keep_its_cached_bytes() {
+    for kind in [CodeKind::Rdp, CodeKind::Xcode, CodeKind::Hdp] {
+        let code = CodeSpec::array(kind, 5);
+        let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
+        let mut cut_cases = 0;
+        for land_after in 0..32 {
+            if !dies_then_crash(code, cols, land_after) {
+                break;
+            }
+            cut_cases += 1;
+        }
+        assert!(
+            cut_cases >= 2,
+            "{code}: the crash cut the write at {cut_cases} points"
+        );
     }
 }

@@ -999,9 +999,12 @@ impl Store {
             .map(|(oss, err)| format!("OSS {oss} ({}): {err}", self.backends[*oss].location()))
             .collect();
         let osses: Vec<usize> = failed.iter().map(|(oss, _)| *oss).collect();
+        // The window bytes lost with them go on record at the next open, which knows this
+        // plan durable: recorded now, the bytes an END parity plan read from such an OSS
+        // (and protected, its parity synced elsewhere) were named lost for good.
         let recorded = osses
             .iter()
-            .try_for_each(|&oss| self.note_failed(oss))
+            .try_for_each(|&oss| self.note_failed_recording(oss, false))
             .and_then(|()| {
                 let durable = Rec::Durable {
                     plans: vec![plan.id],

@@ -86,6 +86,14 @@ pub(super) enum ReadEnd {
 impl Store {
     /// An OSS stopped answering: record it (once) and check the code still covers the loss.
     pub(super) fn note_failed(&self, oss: usize) -> Result<(), StoreError> {
+        self.note_failed_recording(oss, true)
+    }
+
+    /// `note_failed`; with `losses` false the window bytes lost with it are not recorded
+    /// here: for a caller that makes a plan durable next which protects some of them (its
+    /// parity synced on the other OSSs) and then poisons the store, so that the next open,
+    /// knowing the plan durable, records exactly the rest (`sync_failed`).
+    pub(super) fn note_failed_recording(&self, oss: usize, losses: bool) -> Result<(), StoreError> {
         self.backends[oss].set_failed(true);
         let mut core = self.core.lock();
         // Past the tolerance nothing goes on record: it could never be undone (probed, as
@@ -105,7 +113,9 @@ impl Store {
             // its END parity plan must not record that plan's kept bytes lost while the
             // planner has not heard of the plan's completion yet (a read in flight defers
             // it), after its `Durable` record dropped their copies (review E11 item 2).
-            self.record_losses(&mut core)?;
+            if losses {
+                self.record_losses(&mut core)?;
+            }
         }
         self.absorbed_failures.lock().clear();
         let failed = core.state.failed_oss.len();

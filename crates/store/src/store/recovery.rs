@@ -1520,11 +1520,15 @@ impl Store {
             self.fail_down_osses_on_record(core, false)?;
             crate::torture::kill_point(crate::torture::SETTLE_STRIPE);
         }
-        for b in self.backends.iter().filter(|b| b.healthy()) {
-            b.sync()?;
+        let all: Vec<usize> = (0..self.backends.len()).collect();
+        let sync_failed = self.sync_osses(&all);
+        for (oss, err) in &sync_failed {
+            self.distrust_after_failed_sync(*oss, err, "a settle's home writes");
         }
-        // A sync skipped: that OSS may not hold what was written; on record before the end.
-        self.fail_down_osses_on_record(core, false)?;
+        // A sync skipped or failed: that OSS may not hold what was written; on record before
+        // the end. Its columns of the settled stripes decode from the other OSSs, synced.
+        self.fail_down_osses_on_record(core, false)
+            .map_err(|e| self.sync_failed_beyond_tolerance(&sync_failed, e))?;
         crate::torture::kill_point(crate::torture::SETTLE_SYNCED);
         // Restart the planner (durably: only then may the cache zone go); this record also
         // ends the settle. Windows still open are started again in the new epoch.
@@ -2895,10 +2899,62 @@ impl Store {
                 written.insert(oss);
             }
         }
-        for oss in written {
-            self.backends[oss].sync()?;
+        // A copy whose sync failed may be dropped: its OSS is failed from now on (the
+        // stripe's home writes skip it, and it goes on record right after them, as for an
+        // OSS that went down here), so recovery looks for no copy there.
+        let written: Vec<usize> = written.into_iter().collect();
+        for (oss, err) in self.sync_osses(&written) {
+            self.distrust_after_failed_sync(oss, &err, "a settle's copies");
         }
         Ok(())
+    }
+
+    /// OSS `oss`'s sync failed after writes of `what` (`err`): failed for this process at
+    /// once, so that nothing more is written to it or read from it, and a warning says why
+    /// (the caller puts the failure on record: `fail_down_osses_on_record`). Why failed: after
+    /// an fsync error Linux may drop the dirty pages and report success to the next fsync, so
+    /// the OSS may serve old bytes of a block under their old, valid checksum: wrong and
+    /// unnoticed (see `sync_failed` for client writes). Before, such a failure left the
+    /// settle begun and the store poisoned, and every open redid it: while the disk's
+    /// fsync kept failing, no command could open the store.
+    pub(super) fn distrust_after_failed_sync(
+        &self,
+        oss: usize,
+        err: &crate::backend::BackendError,
+        what: &str,
+    ) {
+        self.backends[oss].set_failed(true);
+        let warning = format!(
+            "OSS {oss} ({}) is recorded failed: its sync failed after {what} ({err}), so its disk may have dropped bytes; every byte reads degraded. Run `exaraid store rebuild {} --oss {oss}` (onto a new disk with --to if it keeps failing)",
+            self.backends[oss].location(),
+            self.dir.display()
+        );
+        let mut warnings = self.deferred_warnings.lock();
+        // Bounded: one warning per OSS.
+        let prefix = format!("OSS {oss} (");
+        if !warnings.iter().any(|w| w.starts_with(&prefix)) {
+            warnings.push(warning);
+        }
+    }
+
+    /// The error when OSSs whose sync failed (`failed`) cannot go on record: with them,
+    /// more OSSs are unavailable than the code tolerates (`err`).
+    pub(super) fn sync_failed_beyond_tolerance(
+        &self,
+        failed: &[(usize, crate::backend::BackendError)],
+        err: StoreError,
+    ) -> StoreError {
+        if failed.is_empty() {
+            return err;
+        }
+        let names: Vec<String> = failed
+            .iter()
+            .map(|(oss, e)| format!("OSS {oss} ({}): {e}", self.backends[*oss].location()))
+            .collect();
+        StoreError::Io(format!(
+            "the sync of {} failed after its writes, and it cannot be recorded failed: {err}",
+            names.join("; ")
+        ))
     }
 
     /// Does the home stripe, decoded around its unreadable columns, satisfy every parity

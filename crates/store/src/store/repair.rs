@@ -677,11 +677,45 @@ impl Store {
         report.oss_problems = self.oss_problems();
         report.lost_ranges = self.status()?.lost_ranges;
         if repair {
-            for b in self.backends.iter().filter(|b| b.healthy()) {
-                b.sync()?;
+            // A repair whose sync failed may have been dropped (and with it bytes of other
+            // writes to that OSS since its last sync: see `distrust_after_failed_sync`): the
+            // OSS is recorded failed between plans, as by `store fail`, and scrub says so.
+            let all: Vec<usize> = (0..self.backends.len()).collect();
+            let failed = self.sync_osses(&all);
+            if !failed.is_empty() {
+                return Err(self.scrub_sync_failed(failed));
             }
         }
         Ok(report)
+    }
+
+    /// The syncs of `failed` OSSs failed after `scrub --repair` rewrote blocks: each is
+    /// recorded failed (`fail_oss`: between plans, within the code's tolerance), and the
+    /// error says what happened and what to do.
+    fn scrub_sync_failed(&self, failed: Vec<(usize, crate::backend::BackendError)>) -> StoreError {
+        let names: Vec<String> = failed
+            .iter()
+            .map(|(oss, e)| format!("OSS {oss} ({}): {e}", self.backends[*oss].location()))
+            .collect();
+        let dir = self.dir.display();
+        let mut not_recorded = Vec::new();
+        for (oss, _) in &failed {
+            if let Err(e) = self.fail_oss(*oss) {
+                not_recorded.push(format!("OSS {oss}: {e}"));
+            }
+        }
+        if not_recorded.is_empty() {
+            let osses: Vec<usize> = failed.iter().map(|(oss, _)| *oss).collect();
+            return StoreError::Io(format!(
+                "scrub --repair did not finish: the sync of {} failed after its repairs, so OSS {osses:?} is recorded failed (its disk may have dropped writes) and every byte reads degraded; run `exaraid store rebuild {dir} --oss I` for it (onto a new disk with --to if it keeps failing), then scrub again",
+                names.join("; ")
+            ));
+        }
+        StoreError::Io(format!(
+            "scrub --repair did not finish: the sync of {} failed after its repairs, and recording it failed was refused ({}); its repairs may not be on disk: scrub again once the OSS works, or rebuild the OSSs already failed first",
+            names.join("; "),
+            not_recorded.join("; ")
+        ))
     }
 
     /// A checksum-clean home stripe whose parity disagrees with its data: in each 4 KiB
@@ -1484,7 +1518,13 @@ impl Store {
                 }
             }
         }
-        fresh.sync()?;
+        // Not durable, not rebuilt: the caller leaves the OSS failed (and stale on record).
+        fresh.sync().map_err(|e| {
+            StoreError::Io(format!(
+                "rebuilding OSS {oss} wrote its elements to {} but their sync failed ({e}), so they may not be on disk: OSS {oss} stays failed and every byte reads degraded as before; run the rebuild again, onto a new disk with --to if it keeps failing",
+                fresh.location()
+            ))
+        })?;
         Ok(fresh_dir)
     }
 }
