@@ -7,12 +7,22 @@ whole cache file put back to a copy taken before the last overwrites: stale byte
 valid checksums), MODE=zero (a 4 KiB run zeroed). Every file is then read with `get`:
 exit 0 must give exactly the acknowledged bytes (a nonzero exit with a clear error is fine).
 Usage: cache-rot.py ROUNDS [seed]   Env: CODE (init code flags, default "raid6 --k 4"), NOSS
-(default 6), MODE (flip|stale|zero, default flip), EXARAID, S5S_DIR (default /tmp/s5s-rot).
+(default 6), MODE (flip|stale|zero, default flip), EXARAID, S5S_DIR (scratch, default: s5s-rot
+under $REPRO_DIR or a new temporary directory).
 Prints WRONG lines and a DONE line: rounds, gets exact, gets refused, gets WRONG."""
 import glob, os, random, shutil, subprocess, sys
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
 
 E = os.environ.get("EXARAID", "/work/target-s5r/release/exaraid")
-D = os.environ.get("S5S_DIR", "/tmp/s5s-rot")
+D = os.environ.get("S5S_DIR") or scratch("s5s-rot")
 MODE = os.environ.get("MODE", "flip")
 CODE = os.environ.get("CODE", "raid6 --k 4").split()
 NOSS = int(os.environ.get("NOSS", "6"))

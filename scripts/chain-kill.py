@@ -12,17 +12,26 @@ Usage: chain-kill.py CODE OSS UNIT PATH ROUNDS [seed] [chain]
   CODE as in crash-geom.py (raid5 | raid6[:K] | rs:K:M | xcode:P | dcode:P | hdp:P ...);
   PATH rmw | wcl | delayed (no windows here); chain: killed commands per round (default 6).
 Env: EXARAID (binary), SHIM (killshim.so, default /tmp/s5r-killshim.so), S5R_DIR (scratch,
-  default /tmp/s5r-ck), KILLMAX (largest kill point, default 80), KEEP=1 (copy a failing store
+  default: s5r-ck under $REPRO_DIR or a new temporary directory), KILLMAX (largest kill point, default 80), KEEP=1 (copy a failing store
   to DIR-rN), NFILES (default 4), VERBOSE=1 (print every step), S5R_SELFTEST=1 (count killed
   writes as acknowledged: most rounds must then report WRONG bytes; checks the checker),
   TIMEKILL=1 (kill -9 after KILLN/4 ms, by `timeout -s KILL`, instead of at a durable call),
   ONLY=N (run round N only: a repro), SKIP=i,j (skip chain steps i, j of it: to minimize one).
 Prints one block per round with a problem and "DONE ... N of R rounds with problems"."""
 import json, os, random, shutil, subprocess, sys
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
 
 E = os.environ.get("EXARAID", "/work/target-s5r/release/exaraid")
 SHIM = os.environ.get("SHIM", "/tmp/s5r-killshim.so")
-ROOT = os.environ.get("S5R_DIR", "/tmp/s5r-ck")
+ROOT = os.environ.get("S5R_DIR") or scratch("s5r-ck")
 VERBOSE = os.environ.get("VERBOSE")
 
 

@@ -9,13 +9,23 @@ a killed put: old or new file; a killed rm: there or gone. Also: no panic ever, 
 says something (non-empty stderr), and at the end (mounts still full) status, scrub and a
 failed OSS reading every file.
 Usage: full-disk.py STEPS [seed]  Env: CODE (default "raid6 --k 4"), NOSS (6), WPATH (wcl),
-OSS_MB (3), META_MB (0), KILLP (kill probability, 0.3), EXARAID, SHIM, S5S_DIR (/tmp/s5s-full).
+OSS_MB (3), META_MB (0), KILLP (kill probability, 0.3), EXARAID, SHIM, S5S_DIR (scratch: s5s-full
+under $REPRO_DIR or a new temporary directory).
 Prints problems and "DONE ... N problems"."""
 import os, random, subprocess, sys
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
 
 E = os.environ.get("EXARAID", "/work/target-s5r/release/exaraid")
 SHIM = os.environ.get("SHIM", "/tmp/s5s-killshim.so")
-ROOT = os.environ.get("S5S_DIR", "/tmp/s5s-full")
+ROOT = os.environ.get("S5S_DIR") or scratch("s5s-full")
 CODE = os.environ.get("CODE", "raid6 --k 4").split()
 NOSS = int(os.environ.get("NOSS", "6"))
 WPATH = os.environ.get("WPATH", "wcl")

@@ -4,11 +4,21 @@ store on 6 tmpfs OSS mounts of 1 MiB is filled by puts until one is refused (ful
 refused put, and a settle on the full store (`rm` of the first file), are each killed -9 at
 every durable call (the state restored at the same paths between kills). After each: every
 other file exact, the refused put's file absent or old, scrub exit 0, no panic.
-Usage: full-refused-kill.py   Env: WPATH (wcl), EXARAID, SHIM, S5S_DIR (/tmp/s5s-frk)."""
+Usage: full-refused-kill.py   Env: WPATH (wcl), EXARAID, SHIM, S5S_DIR (scratch: s5s-frk
+under $REPRO_DIR or a new temporary directory)."""
 import os, random, shutil, subprocess, sys
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
 E = os.environ.get("EXARAID", "/work/target-s5r/release/exaraid")
 SHIM = os.environ.get("SHIM", "/tmp/s5s-killshim.so")
-ROOT = os.environ.get("S5S_DIR", "/tmp/s5s-frk")
+ROOT = os.environ.get("S5S_DIR") or scratch("s5s-frk")
 WP = os.environ.get("WPATH", "wcl")
 r = random.Random(5)
 

@@ -3,9 +3,20 @@
 4 KiB unit, every other stripe, random order) so that the extents record of each zone passes
 EXTENTS_RUNS_PER_ZONE_MAX (1024 runs: gaps get merged) and the file's written runs pass WRITTEN_RUNS_MAX;
 then get, scrub, fail/rebuild each OSS, scrub. Usage: scattered-runs.py rmw|wcl|delayed N (N >= 3200 to pass
-1024 runs per data zone). Env: EXARAID, S5R_DIR (scratch, default /tmp/s5r-runs)."""
+1024 runs per data zone). Env: EXARAID, S5R_DIR (scratch, default: s5r-runs under $REPRO_DIR or a new temporary directory)."""
 import subprocess, random, sys, os, shutil
-E=os.environ.get("EXARAID", "/work/target-s5r/release/exaraid"); D=os.environ.get("S5R_DIR", "/tmp/s5r-runs")
+import tempfile
+
+
+def scratch(name):
+    """The scratch directory `name`: under $REPRO_DIR, else under a new temporary directory
+    (printed: delete it afterwards). Two runs at once never share one unless told to."""
+    base = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="exaraid-repro-")
+    print("scratch directory: %s" % os.path.join(base, name), file=sys.stderr, flush=True)
+    return os.path.join(base, name)
+
+
+E=os.environ.get("EXARAID", "/work/target-s5r/release/exaraid"); D=os.environ.get("S5R_DIR") or scratch("s5r-runs")
 path=sys.argv[1]; n=int(sys.argv[2])
 shutil.rmtree(D, ignore_errors=True)
 def run(a, inp=b"", env=None): return subprocess.run([E,"store"]+a, input=inp, capture_output=True, env=env)

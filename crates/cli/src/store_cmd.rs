@@ -93,7 +93,8 @@ enum StoreCommand {
     Status {
         dir: PathBuf,
         /// Print JSON: {oss: [{index, path, healthy, ops: {data_read, data_write, parity_read,
-        /// parity_write, cache_read, cache_write}}], bytes_waiting_parity, bytes_unprotected,
+        /// parity_write, cache_read, cache_write}, missing, problem?}], bytes_waiting_parity,
+        /// bytes_unprotected,
         /// open_windows, lost_ranges: [{file, offset_bytes, len_bytes, oss, window}], ...}.
         #[arg(long)]
         json: bool,
@@ -510,7 +511,11 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     out!(
                         "{:>4} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  {}",
                         o.index,
-                        if o.healthy { "ok" } else { "FAILED" },
+                        match (o.healthy, o.missing) {
+                            (true, _) => "ok",
+                            (false, true) => "MISSING",
+                            (false, false) => "FAILED",
+                        },
                         o.ops.data_read,
                         o.ops.data_write,
                         o.ops.parity_read,
@@ -522,7 +527,8 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 }
                 for o in &status.oss {
                     if let Some(problem) = &o.problem {
-                        out!("UNAVAILABLE: OSS {}: {problem}", o.index);
+                        let what = if o.missing { "MISSING" } else { "UNAVAILABLE" };
+                        out!("{what}: OSS {}: {problem}", o.index);
                     }
                 }
                 if let Some(why) = &status.recovery_pending {

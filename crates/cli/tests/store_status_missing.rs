@@ -37,7 +37,7 @@ fn status_lists_the_missing_osses_while_recovery_waits_for_them() {
             .lines()
             .find(|l| l.trim_start().starts_with(&format!("{i} ")))
             .unwrap_or_else(|| panic!("a row for OSS {i}: {stdout}"));
-        let health = if i < 3 { "FAILED" } else { "ok" };
+        let health = if i < 3 { "MISSING" } else { "ok" };
         assert!(row.contains(health), "OSS {i} is {health}: {row}");
     }
     assert!(
@@ -63,4 +63,61 @@ fn status_lists_the_missing_osses_while_recovery_waits_for_them() {
         assert!(fine, "byte {i} is neither old nor new");
     }
     ok(&["store", "scrub", d], b"");
+}
+
+/// The text row of OSS `oss` in `status` output.
+fn status_row(stdout: &str, oss: usize) -> &str {
+    stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{oss} ")))
+        .unwrap_or_else(|| panic!("a row for OSS {oss}: {stdout}"))
+}
+
+/// A directory merely missing (a mount dropped, nothing written without it) is not a failed
+/// OSS: `status` says MISSING and what to do (mount it, or `fail` it), in text and JSON, and
+/// FAILED only once `fail` records it (review s6r: it said FAILED while every other command
+/// said "no OSS was recorded as failed").
+#[test]
+fn status_tells_a_missing_oss_directory_from_a_failed_oss() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "5", "--code", "raid5"]);
+    ok(&["store", "put", d, "f"], &bytes(7, 30_000));
+    oss_away(&dir, 1);
+    let text = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
+    let row = status_row(&text, 1);
+    assert!(row.contains("MISSING") && !row.contains("FAILED"), "{text}");
+    let advice = format!("exaraid store fail {d} --oss 1");
+    assert!(
+        text.contains("MISSING: OSS 1: its directory")
+            && text.contains("mount it and retry")
+            && text.contains(&advice),
+        "says what to do: {text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&ok(&["store", "status", d, "--json"], b"")).unwrap();
+    let oss = &json["oss"][1];
+    assert_eq!(oss["healthy"], false, "{json}");
+    assert_eq!(oss["missing"], true, "{json}");
+    assert!(oss["problem"].as_str().unwrap().contains(&advice), "{json}");
+    assert_eq!(json["oss"][0]["missing"], false, "{json}");
+    // Mounted back: healthy as it was.
+    oss_back(&dir, 1);
+    let text = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
+    assert!(status_row(&text, 1).contains("ok"), "{text}");
+    assert!(!text.contains("MISSING"), "{text}");
+    // Gone for good and failed on record: FAILED, not missing.
+    oss_away(&dir, 1);
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    let text = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
+    let row = status_row(&text, 1);
+    assert!(
+        row.contains("FAILED") && !text.contains("MISSING"),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&ok(&["store", "status", d, "--json"], b"")).unwrap();
+    assert_eq!(json["oss"][1]["missing"], false, "{json}");
+    assert_eq!(json["oss"][1]["healthy"], false, "{json}");
 }

@@ -201,9 +201,15 @@ pub struct OssStatus {
     pub path: String,
     pub healthy: bool,
     pub ops: OssOps,
-    /// Why the OSS cannot be used although it answers (see `Store::oss_problems`).
+    /// Why the OSS cannot be used although it answers (see `Store::oss_problems`), or what
+    /// to do about a missing one (`missing`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// Not healthy because its directory (or the OSS label in it) is not found, and not
+    /// failed on record: a mount missing or a directory moved. Why apart from failed: nothing
+    /// was written without it (a write would have recorded it failed), so mounting it back
+    /// makes it healthy as it is; `exaraid store fail` records it failed (a rebuild follows).
+    pub missing: bool,
 }
 
 /// An open delayed window in `status`.
@@ -2676,12 +2682,31 @@ impl Store {
             .map(|(index, b)| {
                 let mut o = core.state.ops.get(index).copied().unwrap_or_default();
                 o.add(&ops[index]);
+                let on_record = core.state.failed_oss.contains(&index);
+                let problem = problems.remove(&index);
+                let missing = !b.healthy()
+                    && !on_record
+                    && problem.is_none()
+                    && !self.backends_supplied
+                    && !self.sb.oss_dirs[index]
+                        .join(crate::backend::LABEL_FILE)
+                        .exists();
+                let problem = problem.or_else(|| {
+                    missing.then(|| {
+                        format!(
+                            "its directory {} is not found (or holds no OSS label): mount it and retry; if the disk is gone for good, record it failed with `exaraid store fail {} --oss {index}` (then rebuild it)",
+                            self.sb.oss_dirs[index].display(),
+                            self.dir.display()
+                        )
+                    })
+                });
                 OssStatus {
                     index,
                     path: b.location(),
-                    healthy: b.healthy() && !core.state.failed_oss.contains(&index),
+                    healthy: b.healthy() && !on_record,
                     ops: o,
-                    problem: problems.remove(&index),
+                    problem,
+                    missing,
                 }
             })
             .collect();

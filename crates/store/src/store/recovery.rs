@@ -139,12 +139,6 @@ use super::*;
 /// Element byte ranges `[start, end)`, sorted, disjoint.
 type Ranges = Vec<(u64, u64)>;
 
-/// Whether plans of `cause` copy the true bytes of failed data columns into the journal
-/// before their first home write (`copy_failed_columns`), so that recovery reads one with
-/// a failed OSS and no copy on record as never begun (`wrote_nothing`): client writes, and
-/// the parity plans of delayed windows (review H5). Moves home (WCL destage, delayed move)
-/// write data whose parity is already home: nothing of a failed column needs a decode
-/// across them.
 /// `decode_cache_of_failing_oss`: the decoded cached bytes of a failing OSS, and the
 /// marks of the cache stripes they belong to.
 type FailingCacheCopies = (
@@ -152,6 +146,12 @@ type FailingCacheCopies = (
     Vec<crate::state::FailedColumnCopy>,
 );
 
+/// Whether plans of `cause` copy the true bytes of failed data columns into the journal
+/// before their first home write (`copy_failed_columns`), so that recovery reads one with
+/// a failed OSS and no copy on record as never begun (`wrote_nothing`): client writes, and
+/// the parity plans of delayed windows (review H5). Moves home (WCL destage, delayed move)
+/// write data whose parity is already home: nothing of a failed column needs a decode
+/// across them.
 pub(super) fn copies_failed_columns(cause: &exaraid_plan::PlanCause) -> bool {
     use exaraid_plan::PlanCause;
     match cause {
@@ -302,6 +302,63 @@ fn tied_offsets(ranges: &Ranges, o: u64, n: u64, own: &Ranges) -> Ranges {
         crate::state::sub_range(&mut wanted, a, z);
     }
     wanted
+}
+
+/// One piece of a plan's step that moves bytes (`len_bytes > 0`), with the place of its
+/// bytes in the step's buffer: a step's pieces lie back to back from its `addr_bytes`.
+struct StepPiece<'p> {
+    /// The step's index in `plan.steps`, and so in the plan's `read_bytes`.
+    step_index: usize,
+    step: &'p exaraid_plan::Step,
+    piece: &'p exaraid_plan::Piece,
+    /// The piece's bytes within the step's buffer.
+    at: std::ops::Range<usize>,
+}
+
+impl<'p> StepPiece<'p> {
+    /// The bytes this read piece read, as they were before the plan's first write.
+    fn read_bytes<'b>(&self, read_bytes: &'b [Option<Vec<u8>>]) -> &'b [u8] {
+        assert_eq!(self.step.op, Op::Read, "only a read piece has read bytes");
+        let bytes = read_bytes[self.step_index]
+            .as_ref()
+            .expect("every read of a plan runs before its first write");
+        &bytes[self.at.clone()]
+    }
+}
+
+/// The pieces that move bytes of the steps of `plan` that `wanted` takes, in plan order.
+/// Why one walk: the code that gathers what a plan ties, writes and read (the failing-OSS
+/// decodes of the cache zone and of home) must agree on where a piece's bytes sit.
+fn step_pieces<'p>(
+    plan: &'p IoPlan,
+    wanted: impl Fn(&exaraid_plan::Step) -> bool + 'p,
+) -> impl Iterator<Item = StepPiece<'p>> + 'p {
+    let steps = plan.steps.iter().enumerate();
+    steps
+        .filter(move |(_, step)| wanted(step))
+        .flat_map(|(step_index, step)| {
+            let mut at_end = 0usize;
+            step.pieces.iter().filter_map(move |piece| {
+                let n = piece.element.len_bytes as usize;
+                let at = at_end..at_end + n;
+                at_end += n;
+                (n > 0).then_some(StepPiece {
+                    step_index,
+                    step,
+                    piece,
+                    at,
+                })
+            })
+        })
+}
+
+/// Adds to `tied` the whole checksum blocks that element bytes `[a, z)` lie in. Why whole
+/// blocks: every byte offset is a codeword across the stripe's columns, and a write cut
+/// within a block leaves that block's checksum of neither version.
+fn tie_blocks(tied: &mut Ranges, a: u64, z: u64) {
+    assert!(a < z, "a tied range is not empty");
+    let block = CHECKSUM_BLOCK_BYTES as u64;
+    crate::state::add_range(tied, a / block * block, z.div_ceil(block) * block);
 }
 
 const SETTLE_COPY_MAGIC: u64 = u64::from_le_bytes(*b"EXARCOPY");
@@ -2319,50 +2376,39 @@ impl Store {
         old.extend(cached);
         let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
         let mut new: Vec<crate::state::FailedColumnCopy> = Vec::new();
-        for (i, step) in plan.steps.iter().enumerate().filter(|(_, s)| wanted(s)) {
-            if staging(step.file) {
+        let of_oss = |s: &exaraid_plan::Step| wanted(s) && !staging(s.file);
+        for p in step_pieces(plan, of_oss) {
+            let (step, el) = (p.step, &p.piece.element);
+            if !matches!(el.cell, Cell::Data(_)) {
                 continue;
             }
-            let mut at = 0usize;
-            for piece in &step.pieces {
-                let el = &piece.element;
-                let n = el.len_bytes as usize;
-                at += n;
-                if n == 0 || !matches!(el.cell, Cell::Data(_)) {
-                    continue;
+            let bytes = match step.op {
+                Op::Read => p.read_bytes(read_bytes).to_vec(),
+                Op::Write => {
+                    let source = p.piece.source.expect("write pieces name their bytes");
+                    self.resolve(
+                        plan,
+                        source,
+                        el.len_bytes,
+                        client,
+                        read_bytes,
+                        &mut computed,
+                    )?
                 }
-                let bytes = match step.op {
-                    Op::Read => read_bytes[i]
-                        .as_ref()
-                        .expect("every read of a plan runs before its first write")
-                        [at - n..at]
-                        .to_vec(),
-                    Op::Write => {
-                        let source = piece.source.expect("write pieces name their bytes");
-                        self.resolve(
-                            plan,
-                            source,
-                            el.len_bytes,
-                            client,
-                            read_bytes,
-                            &mut computed,
-                        )?
-                    }
-                };
-                assert_eq!(bytes.len(), n);
-                let copy = crate::state::FailedColumnCopy {
-                    file: step.file,
-                    stripe: el.stripe,
-                    row: el.pos.row,
-                    col: el.pos.col,
-                    offset_bytes: el.offset_bytes,
-                    bytes,
-                    cache: step.zone == PlanZone::Cache,
-                };
-                match step.op {
-                    Op::Read => old.push(copy),
-                    Op::Write => new.push(copy),
-                }
+            };
+            assert_eq!(bytes.len(), p.at.len());
+            let copy = crate::state::FailedColumnCopy {
+                file: step.file,
+                stripe: el.stripe,
+                row: el.pos.row,
+                col: el.pos.col,
+                offset_bytes: el.offset_bytes,
+                bytes,
+                cache: step.zone == PlanZone::Cache,
+            };
+            match step.op {
+                Op::Read => old.push(copy),
+                Op::Write => new.push(copy),
             }
         }
         if old.is_empty() && new.is_empty() && marks.is_empty() {
@@ -2430,7 +2476,6 @@ impl Store {
         if self.kind != StrategyKind::Wcl {
             return Ok((copies, marks));
         }
-        let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
         let g = self.layout.geometry().clone();
         // Per home stripe: the block ranges the plan's cache writes tie, per element what it
@@ -2439,37 +2484,21 @@ impl Store {
         let mut own: BTreeMap<(u64, u64, Pos), Ranges> = BTreeMap::new();
         type Before<'a> = Vec<(Pos, u64, &'a [u8])>;
         let mut before: BTreeMap<(u64, u64), Before> = BTreeMap::new();
-        for (i, step) in plan.steps.iter().enumerate() {
-            if step.zone != PlanZone::Cache || staging(step.file) {
-                continue;
-            }
-            let mut at = 0usize;
-            for piece in &step.pieces {
-                let el = &piece.element;
-                let n = el.len_bytes as usize;
-                at += n;
-                if n == 0 {
-                    continue;
+        let cached = |s: &exaraid_plan::Step| s.zone == PlanZone::Cache && !staging(s.file);
+        for p in step_pieces(plan, cached) {
+            let el = &p.piece.element;
+            let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+            assert!(z <= e, "a cache piece within one element");
+            let key = (p.step.file, el.stripe);
+            match p.step.op {
+                Op::Write => {
+                    tie_blocks(touched.entry(key).or_default(), a, z);
+                    let mine = own.entry((p.step.file, el.stripe, el.pos)).or_default();
+                    crate::state::add_range(mine, a, z);
                 }
-                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
-                assert!(z <= e, "a cache piece within one element");
-                let key = (step.file, el.stripe);
-                match step.op {
-                    Op::Write => {
-                        let t = touched.entry(key).or_default();
-                        crate::state::add_range(t, a / block * block, z.div_ceil(block) * block);
-                        let mine = own.entry((step.file, el.stripe, el.pos)).or_default();
-                        crate::state::add_range(mine, a, z);
-                    }
-                    Op::Read => {
-                        let bytes = read_bytes[i]
-                            .as_ref()
-                            .expect("every read of a plan runs before its first write");
-                        before
-                            .entry(key)
-                            .or_default()
-                            .push((el.pos, a, &bytes[at - n..at]));
-                    }
+                Op::Read => {
+                    let bytes = p.read_bytes(read_bytes);
+                    before.entry(key).or_default().push((el.pos, a, bytes));
                 }
             }
         }
@@ -2555,36 +2584,20 @@ impl Store {
         let mut touched: BTreeMap<(u64, u64), Ranges> = BTreeMap::new();
         let mut wrote: BTreeMap<(u64, u64, Pos), Ranges> = BTreeMap::new();
         let mut read: BTreeMap<(u64, u64, Pos), Vec<(usize, &[u8])>> = BTreeMap::new();
-        for (i, step) in plan.steps.iter().enumerate() {
-            if step.zone == PlanZone::Cache || staging(step.file) {
-                continue;
-            }
-            let mut at = 0usize;
-            for piece in &step.pieces {
-                let el = &piece.element;
-                let n = el.len_bytes as usize;
-                at += n;
-                if n == 0 {
-                    continue;
+        let home = |s: &exaraid_plan::Step| s.zone != PlanZone::Cache && !staging(s.file);
+        for p in step_pieces(plan, home) {
+            let el = &p.piece.element;
+            let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+            assert!(z as usize <= e, "a piece within one element");
+            let slot = (p.step.file, el.stripe, el.pos);
+            match p.step.op {
+                Op::Write => {
+                    tie_blocks(touched.entry((p.step.file, el.stripe)).or_default(), a, z);
+                    crate::state::add_range(wrote.entry(slot).or_default(), a, z);
                 }
-                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
-                assert!(z as usize <= e, "a piece within one element");
-                let slot = (step.file, el.stripe, el.pos);
-                match step.op {
-                    Op::Write => {
-                        let t = touched.entry((step.file, el.stripe)).or_default();
-                        let (ba, bz) = (a / block as u64, z.div_ceil(block as u64));
-                        crate::state::add_range(t, ba * block as u64, bz * block as u64);
-                        crate::state::add_range(wrote.entry(slot).or_default(), a, z);
-                    }
-                    Op::Read => {
-                        let bytes = read_bytes[i]
-                            .as_ref()
-                            .expect("every read of a plan runs before its first write");
-                        read.entry(slot)
-                            .or_default()
-                            .push((a as usize, &bytes[at - n..at]));
-                    }
+                Op::Read => {
+                    let bytes = p.read_bytes(read_bytes);
+                    read.entry(slot).or_default().push((a as usize, bytes));
                 }
             }
         }
@@ -2692,7 +2705,6 @@ impl Store {
         if self.kind != StrategyKind::Wcl {
             return Ok(Vec::new());
         }
-        let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
         // Per home stripe, the element block ranges the plan's cache writes change (data
         // and running parity: every offset is a codeword across the cache stripe's columns),
@@ -2700,50 +2712,40 @@ impl Store {
         let mut touched: BTreeMap<(u64, u64), Ranges> = BTreeMap::new();
         let mut own: BTreeMap<(u64, u64, Pos), Ranges> = BTreeMap::new();
         let mut copies = Vec::new();
-        let cache_writes = plan
-            .steps
-            .iter()
-            .filter(|s| s.op == Op::Write && s.zone == PlanZone::Cache);
-        for step in cache_writes {
-            if staging.contains(&step.file) {
+        let cache_writes = |s: &exaraid_plan::Step| {
+            s.op == Op::Write && s.zone == PlanZone::Cache && !staging.contains(&s.file)
+        };
+        for p in step_pieces(plan, cache_writes) {
+            let (step, piece, el) = (p.step, p.piece, &p.piece.element);
+            let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+            assert!(z <= e, "a piece within one element");
+            tie_blocks(touched.entry((step.file, el.stripe)).or_default(), a, z);
+            let mine = own.entry((step.file, el.stripe, el.pos)).or_default();
+            crate::state::add_range(mine, a, z);
+            if self.backends[step.oss].healthy() || !matches!(el.cell, Cell::Data(_)) {
                 continue;
             }
-            for piece in &step.pieces {
-                let el = &piece.element;
-                if el.len_bytes == 0 {
-                    continue;
+            let bytes = match piece.source {
+                Some(exaraid_plan::Bytes::Zero) => vec![0u8; el.len_bytes as usize],
+                Some(exaraid_plan::Bytes::Client { file_offset_bytes }) => {
+                    let Some((w, data)) = client else { continue };
+                    let at = (file_offset_bytes - w.offset_bytes) as usize;
+                    data[at..at + el.len_bytes as usize].to_vec()
                 }
-                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
-                assert!(z <= e, "a piece within one element");
-                let ranges = touched.entry((step.file, el.stripe)).or_default();
-                crate::state::add_range(ranges, a / block * block, z.div_ceil(block) * block);
-                let mine = own.entry((step.file, el.stripe, el.pos)).or_default();
-                crate::state::add_range(mine, a, z);
-                if self.backends[step.oss].healthy() || !matches!(el.cell, Cell::Data(_)) {
-                    continue;
-                }
-                let bytes = match piece.source {
-                    Some(exaraid_plan::Bytes::Zero) => vec![0u8; el.len_bytes as usize],
-                    Some(exaraid_plan::Bytes::Client { file_offset_bytes }) => {
-                        let Some((w, data)) = client else { continue };
-                        let at = (file_offset_bytes - w.offset_bytes) as usize;
-                        data[at..at + el.len_bytes as usize].to_vec()
-                    }
-                    // Bytes the plan read or computes: its reads ran already (this runs
-                    // between a plan's reads and its first write), so they are known.
-                    Some(source) => resolve(source, el.len_bytes)?,
-                    None => continue,
-                };
-                copies.push(crate::state::FailedColumnCopy {
-                    file: step.file,
-                    stripe: el.stripe,
-                    row: el.pos.row,
-                    col: el.pos.col,
-                    offset_bytes: a,
-                    bytes,
-                    cache: true,
-                });
-            }
+                // Bytes the plan read or computes: its reads ran already (this runs
+                // between a plan's reads and its first write), so they are known.
+                Some(source) => resolve(source, el.len_bytes)?,
+                None => continue,
+            };
+            copies.push(crate::state::FailedColumnCopy {
+                file: step.file,
+                stripe: el.stripe,
+                row: el.pos.row,
+                col: el.pos.col,
+                offset_bytes: a,
+                bytes,
+                cache: true,
+            });
         }
         let none: Ranges = Vec::new();
         for ((file, stripe), ranges) in touched {
