@@ -3533,6 +3533,7 @@ pub(super) fn replay(
             }
             Input::Tick { now_ns } => strategy.on_tick(now_ns),
             Input::Complete { plan } => strategy.on_complete(plan),
+            Input::Forget { file } => strategy.forget_file(file).map(|()| Vec::new()),
         };
         let out = out.map_err(|e| {
             StoreError::Metadata(format!(
