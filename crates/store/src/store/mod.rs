@@ -171,6 +171,11 @@ pub struct OpenOptions {
     /// as lost). Recovery refuses to run while an OSS not failed on record is down (review
     /// s4e E13: it recorded the acknowledged bytes of a merely missing mount as lost).
     pub fail_down_osses_before_recovery: Vec<usize>,
+    /// Tests only: accept WCL and delayed writes up to the largest file of a binary from
+    /// before session 6 (every slot of a zone file, not half: review s6r R6-5), to build the
+    /// store such a binary could leave (bytes past today's limit). Never set otherwise.
+    #[doc(hidden)]
+    pub file_bytes_max_before_session_6: bool,
 }
 
 impl Default for OpenOptions {
@@ -180,6 +185,7 @@ impl Default for OpenOptions {
             emulate: None,
             destage_defer_max_bytes: DESTAGE_DEFER_MAX_BYTES,
             fail_down_osses_before_recovery: Vec::new(),
+            file_bytes_max_before_session_6: false,
         }
     }
 }
@@ -289,6 +295,10 @@ pub struct ScrubReport {
     /// Cache-zone elements holding live data (WCL, delayed) whose checksums were verified.
     pub cache_elements_checked: u64,
     pub corrupt_cache_elements: Vec<CacheScrubFinding>,
+    /// Cache-zone blocks holding no live byte (stale bytes of an older cache stripe, a chunk
+    /// no cache stripe uses now) whose checksum fails: `(oss, cache slot, block, repaired)`.
+    /// With `repair` they are rewritten as zeros (they hold nothing of any file).
+    pub dead_cache_blocks: Vec<(usize, u64, usize, bool)>,
     /// OSSs failed or unavailable: their elements were not checked, and the stripes on
     /// them run without their redundancy until `rebuild`.
     pub failed_oss: Vec<usize>,
@@ -492,6 +502,8 @@ pub struct Store {
     /// staging content that could not be removed: review s6r R6-1), told at close (see
     /// [`Store::close_with_warnings`]). Bounded: one per staging name left.
     deferred_warnings: Mutex<Vec<String>>,
+    /// See `OpenOptions::file_bytes_max_before_session_6`.
+    file_bytes_max_before_session_6: bool,
     _lock_file: File,
 }
 
@@ -1151,6 +1163,7 @@ impl Store {
             put_done_cv: Condvar::new(),
             absorbed_failures: Mutex::new(BTreeSet::new()),
             deferred_warnings: Mutex::new(Vec::new()),
+            file_bytes_max_before_session_6: options.file_bytes_max_before_session_6,
             _lock_file: lock_file,
             backends,
             backends_supplied,
@@ -1866,6 +1879,7 @@ impl Store {
         assert!(rows > 0);
         let zone_slots_max = crate::backend::zone_slots_max(self.sb.element_bytes);
         let home_slots_max = match self.kind {
+            _ if self.file_bytes_max_before_session_6 => zone_slots_max,
             StrategyKind::Wcl | StrategyKind::Delayed => {
                 zone_slots_max / recovery::SETTLE_COPY_SLOTS_PER_HOME_SLOT
             }
