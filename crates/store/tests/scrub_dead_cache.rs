@@ -57,7 +57,10 @@ fn scrub_reports_and_repairs_rot_in_dead_cache_bytes() {
         vec![(0, 0, 0, true), (1, 0, 0, true)]
     );
     assert!(store.scrub(false).unwrap().dead_cache_blocks.is_empty());
-    // The chunks go to the next cache stripe: its bytes read back, and the store is clean.
+    // The chunks go to the next cache stripe (g's first column lands on OSS 0's slot 0):
+    // its bytes read back, and the store is clean. Unrepaired, this very write failed
+    // `DataLost` ("blocks [0] fail their checksum, and the bytes rebuilt from the cache
+    // stripe's parity do not match it either"; seen with the dead pass switched off).
     let g = pattern(2, 300);
     store.write("g", 100, &g).unwrap();
     assert_eq!(store.read("g", 100, 300).unwrap(), g);
