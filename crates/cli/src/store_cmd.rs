@@ -622,6 +622,12 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         if f.repaired { " (repaired)" } else { "" }
                     );
                 }
+                for &(oss, slot, block, repaired) in &report.dead_cache_blocks {
+                    out!(
+                        "corrupt dead cache block: OSS {oss} cache slot {slot} block {block} (no file's bytes: stale bytes a later cache write could fail on){}",
+                        if repaired { " (repaired: zeros)" } else { "; `scrub --repair` rewrites it as zeros" }
+                    );
+                }
                 for (f, s) in &report.parity_mismatches {
                     out!("parity mismatch: file '{f}' stripe {s}");
                 }
@@ -660,6 +666,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
             }
             let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired)
                 || report.corrupt_cache_elements.iter().any(|f| !f.repaired)
+                || report.dead_cache_blocks.iter().any(|f| !f.3)
                 || !report.unrepairable.is_empty()
                 || !report.failed_oss.is_empty()
                 || !report.lost_ranges.is_empty();

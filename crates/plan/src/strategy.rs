@@ -184,6 +184,10 @@ pub enum PlanError {
     TimeWentBackwards { now_ns: u64, last_ns: u64 },
     #[error("plan {plan} is not in flight: it was never returned or was already completed")]
     UnknownPlan { plan: PlanId },
+    #[error("file {file}'s cached bytes cannot be dropped: plan {plan} of it is still in flight; drop the file once every plan of it has completed, or move its cached bytes home first")]
+    PlansInFlight { file: FileId, plan: PlanId },
+    #[error("the {strategy} write path cannot drop a file's cached bytes: move them home first")]
+    ForgetNotSupported { strategy: &'static str },
     #[error("stripe {stripe} of file {file} has {ranges} ranges of writes still in flight in its cache stripe, the limit is {max}: nothing of this write was done; retry it once earlier writes complete")]
     CacheStripeBusy {
         file: FileId,
@@ -234,6 +238,25 @@ pub trait Strategy: Send {
     /// In-place strategies have nothing to forget (a cut home write leaves old or new bytes).
     fn forget_writes(&mut self, plans: &std::collections::BTreeSet<PlanId>) {
         let _ = plans;
+    }
+
+    /// The executor drops `file` without moving its cached bytes home: they were never
+    /// acknowledged (the store's case: the staging content of a `put` that failed). Every
+    /// cache stripe of the file is forgotten and its cache chunks are free for reuse (their
+    /// stale bytes count as nothing to the next cache stripe, as after a destage); `lookup`
+    /// then names home for every byte of it. Why an input of its own: dropping the bytes
+    /// otherwise takes a settle, which moves every cached byte home and needs room the
+    /// store may not have (review s6r R6-1). Refused, changing nothing, while a plan of the
+    /// file is in flight (a chunk it reads or writes must not be reused): `PlansInFlight`.
+    /// Home-only strategies have nothing to drop; the default refuses a file with cached
+    /// bytes (`ForgetNotSupported`).
+    fn forget_file(&mut self, file: FileId) -> Result<(), PlanError> {
+        if self.cached_stripes(file).is_empty() {
+            return Ok(());
+        }
+        Err(PlanError::ForgetNotSupported {
+            strategy: self.kind().name(),
+        })
     }
 
     /// Where the newest bytes of `[offset_bytes, offset_bytes + len_bytes)` of `file` are, in

@@ -632,6 +632,48 @@ impl Strategy for Wcl {
         }
     }
 
+    fn forget_file(&mut self, file: FileId) -> Result<(), PlanError> {
+        // Refused before anything changes: no chunk a plan in flight reads or writes may go
+        // to another stripe (the contract of `on_complete`).
+        let writing = self
+            .write_stripes
+            .iter()
+            .filter(|(_, keys)| keys.iter().any(|&(f, _)| f == file))
+            .map(|(&plan, _)| plan);
+        let moving = self
+            .destage_plans
+            .iter()
+            .filter(|(_, &(f, _))| f == file)
+            .map(|(&plan, _)| plan);
+        if let Some(plan) = writing.chain(moving).min() {
+            return Err(PlanError::PlansInFlight { file, plan });
+        }
+        // With no destage in flight the file has no destaging cache stripe (a completed
+        // destage leaves `destaging`): only open ones, none with a writer in flight.
+        assert!(
+            !self.destaging.keys().any(|&(f, _)| f == file),
+            "a destaging cache stripe without its destage plan in flight"
+        );
+        let mut keys: Vec<(FileId, u64)> = self
+            .open
+            .keys()
+            .copied()
+            .filter(|&(f, _)| f == file)
+            .collect();
+        keys.sort_unstable(); // the order chunks are freed in decides their reuse: replayable
+        for key in keys {
+            let cs = self.open.remove(&key).expect("listed above");
+            assert!(
+                cs.writers.is_empty() && cs.writes.is_empty(),
+                "an open cache stripe with a write in flight"
+            );
+            for (col, &addr) in cs.chunk_addr_bytes.iter().enumerate() {
+                self.alloc.free(self.layout.oss_of(key.0, key.1, col), addr);
+            }
+        }
+        Ok(())
+    }
+
     fn lookup(
         &self,
         file: FileId,
@@ -945,5 +987,71 @@ mod tests {
             "chunks of the completed destage reused"
         );
         assert_eq!(total_counts(&plans).data_read, 0);
+    }
+
+    fn wf(file: FileId, offset_bytes: u64, len_bytes: u64) -> ClientWrite {
+        ClientWrite {
+            file,
+            ..w(offset_bytes, len_bytes)
+        }
+    }
+
+    /// A file dropped unacknowledged (a failed put's staging content) loses its cache
+    /// stripes without a settle; another file's stay, and the freed chunks are reused.
+    #[test]
+    fn a_forgotten_file_reads_home_and_its_cache_chunks_are_reused() {
+        let mut s = wcl5();
+        let kept = s.on_write(&wf(1, 0, 100), 0).unwrap()[0].id;
+        let dropped = s.on_write(&wf(2, 0, 100), 0).unwrap()[0].id;
+        let dropped_far = s.on_write(&wf(2, 9 * E, 100), 0).unwrap()[0].id;
+        let refused = s.forget_file(2).unwrap_err();
+        assert_eq!(
+            refused,
+            PlanError::PlansInFlight {
+                file: 2,
+                plan: dropped
+            },
+            "a write of it still in flight"
+        );
+        assert_eq!(s.cached_stripes(2), vec![0, 2], "a refusal changes nothing");
+        for plan in [kept, dropped, dropped_far] {
+            s.on_complete(plan).unwrap();
+        }
+        let high = s.cache_high_water_bytes().to_vec();
+        s.forget_file(2).unwrap();
+        assert!(s.cached_stripes(2).is_empty());
+        assert!(s
+            .lookup(2, 0, 10 * E)
+            .unwrap()
+            .iter()
+            .all(|x| x.zone == Zone::Data));
+        assert_eq!(
+            s.cached_stripes(1),
+            vec![0],
+            "another file's bytes stay cached"
+        );
+        assert_eq!(s.lookup(1, 0, 100).unwrap()[0].zone, Zone::Cache);
+        // Two new cache stripes fit in the two freed ones: the cache zone does not grow.
+        s.on_write(&wf(3, 0, 100), 0).unwrap();
+        s.on_write(&wf(3, 5 * E, 100), 0).unwrap();
+        assert_eq!(s.cache_high_water_bytes(), &high[..], "freed chunks reused");
+        s.forget_file(7).unwrap(); // nothing cached: nothing to do
+    }
+
+    #[test]
+    fn a_file_whose_destage_is_in_flight_is_not_forgotten() {
+        let mut s = wcl5();
+        let plans = s.on_write(&wf(2, 0, 4 * E), 0).unwrap();
+        assert_eq!(plans.len(), 2, "a full stripe: its destage");
+        s.on_complete(plans[0].id).unwrap();
+        assert_eq!(
+            s.forget_file(2),
+            Err(PlanError::PlansInFlight {
+                file: 2,
+                plan: plans[1].id
+            })
+        );
+        s.on_complete(plans[1].id).unwrap();
+        s.forget_file(2).unwrap();
     }
 }

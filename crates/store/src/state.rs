@@ -143,6 +143,13 @@ pub enum Input {
     Complete {
         plan: u64,
     },
+    /// The planner drops `file`'s cached bytes without moving them home
+    /// (`Strategy::forget_file`): a failed put's staging content, never acknowledged, on
+    /// its way out (its `Remove` follows). Why: the settle that otherwise drops them needs
+    /// room the store may not have (review s6r R6-1).
+    Forget {
+        file: u64,
+    },
 }
 
 /// An open delayed-parity window, as the user knows it (by token).
@@ -426,6 +433,8 @@ impl State {
             // A tick or a completion changes nothing by itself; plans they start end in a
             // `Durable` record (or, cut by a crash, a settle on open).
             Rec::Input(Input::Tick { .. }) | Rec::Input(Input::Complete { .. }) => false,
+            // Only the planner's view of an unacknowledged file changes (no byte on disk).
+            Rec::Input(Input::Forget { .. }) => false,
             Rec::Create { .. } | Rec::WindowStart { .. } | Rec::WindowEnd { .. } => false,
             // A planner restart changes no bytes by itself (a settle that moves bytes home
             // begins with `SettleBegin`).
@@ -486,7 +495,7 @@ impl State {
                     Input::EndDelayed { now_ns, .. } | Input::Tick { now_ns } => {
                         self.last_now_ns = self.last_now_ns.max(*now_ns)
                     }
-                    Input::Complete { .. } => {}
+                    Input::Complete { .. } | Input::Forget { .. } => {}
                 }
                 self.inputs.push(input.clone());
             }

@@ -9,9 +9,7 @@ mod common;
 use common::*;
 
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::backend::{Backend, DirBackend, OssLabel};
-use exaraid_store::superblock::Superblock;
-use exaraid_store::{InitOptions, OpenOptions, Store, StoreError, WritePath};
+use exaraid_store::{InitOptions, Store, StoreError, WritePath};
 
 /// The reviewer's store: WCL raid6 4+2 over 7 OSSs, 4 KiB unit, each OSS 60,000 bytes.
 fn reviewer_store(dir: &std::path::Path) -> Store {
@@ -101,8 +99,12 @@ impl std::io::Read for BreaksAfter {
     }
 }
 
+/// Issue #4 OPEN 5 (s6f left): the staging content of a failed put is dropped without a
+/// settle. Before, removing its cached bytes needed a settle, which on this full degraded
+/// store found no room: the staging file stayed (a warning at every open) and every later
+/// put of the name was refused until room came back.
 #[test]
-fn a_put_whose_partial_content_cannot_be_removed_leaves_the_store_usable() {
+fn a_put_whose_partial_content_is_cached_leaves_nothing_behind_on_a_full_store() {
     let dir = tempfile::tempdir().unwrap();
     let store = reviewer_store(dir.path());
     let files = fill_degraded(&store);
@@ -111,67 +113,125 @@ fn a_put_whose_partial_content_cannot_be_removed_leaves_the_store_usable() {
         at: 0,
         ended: false,
     };
-    // The 3,000 bytes go to the cache zone; removing them needs a settle, which finds no room.
+    // The 3,000 bytes go to the cache zone (a settle of them would find no room).
     let m = store
         .put_from("f5", &mut input)
         .expect_err("the input broke part-way")
         .to_string();
-    assert!(m.contains("the input broke"), "names the first cause: {m}");
+    assert!(m.contains("the input broke"), "names the cause: {m}");
     assert!(
-        m.contains("removes it"),
-        "says the partial content stays: {m}"
+        !m.contains("removes it"),
+        "nothing of the put stays behind: {m}"
     );
     assert_files(&store, &files, "after a put whose input broke");
-    // The next put of the name retries; still no room: refused, saying why.
-    let m = store
-        .put("f5", &pattern(9, 1000))
-        .expect_err("no room to remove the earlier put's content")
-        .to_string();
     assert!(
-        m.contains("earlier put of 'f5'"),
-        "says what is in the way: {m}"
+        store.close_with_warnings().unwrap().is_empty(),
+        "no staging content left to warn of"
     );
-    assert_files(&store, &files, "after a put refused for a staging file");
-    drop(store);
-    let store = Store::open(dir.path()).expect("the store opens with a staging file left");
-    assert_files(&store, &files, "reopened with a staging file left");
-    let warnings = store.close_with_warnings().unwrap();
+    let store = Store::open(dir.path()).expect("reopened");
     assert!(
-        warnings.iter().any(|w| w.contains("put of 'f5'")),
-        "the staging content left is named as a warning: {warnings:?}"
+        store.close_with_warnings().unwrap().is_empty(),
+        "no staging content left for an open to remove"
     );
-    // Room again (the disks grew): the next open removes the staging content, and the put
-    // of the name goes through.
-    let store = open_with_room(dir.path());
-    let warnings = store.close_with_warnings().unwrap();
-    assert!(warnings.is_empty(), "nothing left behind: {warnings:?}");
-    let store = open_with_room(dir.path());
-    store
-        .put("f5", &pattern(10, 3000))
-        .expect("a put once there is room");
-    let mut after = files.clone();
-    after.push(("f5", pattern(10, 3000)));
-    assert_files(&store, &after, "after room came back");
-    assert_consistent(&store);
+    let store = Store::open(dir.path()).expect("reopened");
+    expect_put_f5_goes_through(&store, &files);
 }
 
-/// The store's OSS directories opened without its `--oss-capacity`: as if the disks grew.
-fn open_with_room(dir: &std::path::Path) -> Store {
-    let sb = Superblock::load(dir).unwrap();
-    let backends = sb
-        .oss_dirs
-        .iter()
-        .enumerate()
-        .map(|(index, d)| {
-            let label = OssLabel {
-                store_id: sb.store_id.clone(),
-                index,
-                element_bytes: sb.element_bytes,
-            };
-            Box::new(DirBackend::open(d, &label, None).unwrap()) as Box<dyn Backend>
-        })
-        .collect();
-    Store::open_with_backends(dir, OpenOptions::default(), backends).unwrap()
+/// A put of `f5` goes through (the cache chunks and home slots the dropped staging content
+/// held are free again), every file reads right, no warning, scrub clean.
+fn expect_put_f5_goes_through(store: &Store, files: &[(&'static str, Vec<u8>)]) {
+    store
+        .put("f5", &pattern(9, 1000))
+        .expect("a put of the name once its earlier staging content is gone");
+    let mut after = files.to_vec();
+    after.push(("f5", pattern(9, 1000)));
+    assert_files(store, &after, "after the put of f5");
+    assert_consistent(store);
+}
+
+/// Tells the child process of the kill sweep below where its store is.
+const CHILD_DIR_ENV: &str = "EXARAID_TEST_FULL_DISK_PUT_CHILD_DIR";
+
+/// The killed child of `a_put_whose_input_breaks_killed_anywhere_leaves_nothing_behind`:
+/// the put whose input breaks, in a process its parent set to kill itself at a kill point
+/// (`EXARAID_KILL_AT`). Run as a test of its own (no store named) it does nothing.
+#[test]
+fn child_put_whose_input_breaks() {
+    let Ok(dir) = std::env::var(CHILD_DIR_ENV) else {
+        return;
+    };
+    let store = Store::open(std::path::Path::new(&dir)).unwrap();
+    let mut input = BreaksAfter {
+        bytes: pattern(8, 3000),
+        at: 0,
+        ended: false,
+    };
+    store
+        .put_from("f5", &mut input)
+        .expect_err("the input broke");
+    store.close_with_warnings().unwrap();
+}
+
+/// Run the child above on the store in `dir`, killed at the `n`-th pass of `point`. `true`:
+/// killed there; `false`: it ended first, successfully.
+fn child_killed_at(dir: &std::path::Path, point: &str, n: u64) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_put_whose_input_breaks",
+            "--test-threads",
+            "1",
+        ])
+        .env(CHILD_DIR_ENV, dir)
+        .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
+        .output()
+        .unwrap();
+    if out.status.success() {
+        return false;
+    }
+    assert_eq!(
+        out.status.signal(),
+        Some(9),
+        "the child at {point}:{n} failed: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    true
+}
+
+/// A kill -9 anywhere in a failed put on the full degraded store, its refusal included
+/// (the drop of its staging content: the planner's `Forget`, the `Remove`, each object
+/// file deleted): the next open leaves nothing of it behind and the name can be put.
+#[test]
+fn a_put_whose_input_breaks_killed_anywhere_leaves_nothing_behind() {
+    // Bounded: the put passes far fewer points than this.
+    const KILL_POINTS_MAX: u64 = 64;
+    // Every journal record; every 6th object file deleted (3 zones on each of 6 OSSs up:
+    // a kill after one is like a kill after the next, and each round costs a new store).
+    for (point, stride) in [
+        (exaraid_store::torture::JOURNAL_RECORD, 1),
+        (exaraid_store::torture::REMOVE_ZONE, 6),
+    ] {
+        let mut n = 1;
+        loop {
+            assert!(n <= KILL_POINTS_MAX, "the put passed {point} too often");
+            let dir = tempfile::tempdir().unwrap();
+            let files = fill_degraded(&reviewer_store(dir.path()));
+            let killed = child_killed_at(dir.path(), point, n);
+            let when = format!("killed at {point}:{n}");
+            let store = Store::open(dir.path()).unwrap_or_else(|e| panic!("open {when}: {e}"));
+            assert_files(&store, &files, &when);
+            let warnings = store.close_with_warnings().unwrap();
+            assert!(warnings.is_empty(), "{when}: left behind: {warnings:?}");
+            let store = Store::open(dir.path()).unwrap();
+            expect_put_f5_goes_through(&store, &files);
+            if !killed {
+                break;
+            }
+            n += stride;
+        }
+        assert!(n > 1, "the put never passed {point}");
+    }
 }
 
 /// Review s6r R6-2: a `write` of a new name refused for room ("nothing was written") left

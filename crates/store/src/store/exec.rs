@@ -316,6 +316,24 @@ impl Store {
         }
     }
 
+    /// The planner forgot `file`'s cached bytes (`Input::Forget`): so does the store, whose
+    /// maps would otherwise name chunks the planner now gives to other stripes. Called with
+    /// no plan of the file in flight (see `Strategy::forget_file`).
+    pub(super) fn forget_cache_chunks_of(&self, file: u64) {
+        self.cache_chunks.lock().retain(|&(f, _), _| f != file);
+        let mut stripes = self.cache_stripes.lock();
+        stripes.by_stripe.retain(|&(f, _), _| f != file);
+        stripes.destage_plans.retain(|_, &mut (f, _)| f != file);
+        assert!(
+            stripes
+                .unexecuted
+                .values()
+                .flatten()
+                .all(|n| n.key.0 != file),
+            "a plan of file #{file} not executed while its cached bytes are forgotten"
+        );
+    }
+
     /// Rebuild bytes of a cache-zone element from the rest of the newest cache stripe of
     /// its home stripe (scrub's repair), with the element ranges that hold live bytes of
     /// that cache stripe (the rest is nothing: zeros in the rebuilt element).

@@ -252,6 +252,20 @@ struct CachedPiece {
 /// (`Store::file_bytes_max`).
 pub(super) const SETTLE_COPY_SLOTS_PER_HOME_SLOT: u64 = 2;
 
+/// The objects holding the settle copies of home slots in the upper half of a zone file:
+/// this bit set on the file's id for the copy's bytes, and with
+/// `SETTLE_COPY_FAR_HEADER_BIT` too for its header, both at slot `s - h` (`h`: the first
+/// home slot whose copy at `2s + 1` would lie past what a zone file holds). File ids count
+/// up from 0 and `CACHE_OBJECT` is `u64::MAX`, whose copies nobody makes. Why: a WCL or
+/// delayed file written past half the largest file by a binary from before session 6
+/// (the limit was halved for new writes, review s6r R6-5) has home slots whose copies at
+/// `2s` lie past a zone file's end; its degraded settles failed "File too large", so with
+/// an OSS failed every settle of the store (`rebuild`, `rm` or `put` over a file with
+/// cached bytes, `flush`) failed for good. Two objects, not one at `2 (s - h)`: with an odd
+/// number of slots a zone file the last home slot's header would still lie past the end.
+pub(super) const SETTLE_COPY_FAR_OBJECT_BIT: u64 = 1 << 63;
+pub(super) const SETTLE_COPY_FAR_HEADER_BIT: u64 = 1 << 62;
+
 /// What a settle that began left of its copies of a degraded stripe's failed data.
 enum SettleCopies {
     /// No data element of the stripe is on a failed OSS (or the copy's OSS is down).
@@ -2834,9 +2848,25 @@ impl Store {
             zone: Zone::Cache,
             slot,
         };
-        // Within the zone file for every home slot of a file within `file_bytes_max`.
-        let first = SETTLE_COPY_SLOTS_PER_HOME_SLOT * home.slot;
-        Some((at, key(first), key(first + 1)))
+        // Within the zone file for every home slot of a file within `file_bytes_max`; a
+        // home slot past that (written by an older binary) in the far object.
+        let zone_slots_max = crate::backend::zone_slots_max(self.sb.element_bytes);
+        let near_slots = zone_slots_max / SETTLE_COPY_SLOTS_PER_HOME_SLOT;
+        if home.slot < near_slots {
+            let first = SETTLE_COPY_SLOTS_PER_HOME_SLOT * home.slot;
+            return Some((at, key(first), key(first + 1)));
+        }
+        assert!(
+            file & (SETTLE_COPY_FAR_OBJECT_BIT | SETTLE_COPY_FAR_HEADER_BIT) == 0,
+            "file id {file} too large for a far copy object"
+        );
+        let far = |object: u64| ElementKey {
+            object,
+            zone: Zone::Cache,
+            slot: home.slot - near_slots,
+        };
+        let bytes = file | SETTLE_COPY_FAR_OBJECT_BIT;
+        Some((at, far(bytes), far(bytes | SETTLE_COPY_FAR_HEADER_BIT)))
     }
 
     /// Before a settle writes home a stripe with cached bytes and data on a failed OSS, it
@@ -3591,6 +3621,7 @@ pub(super) fn replay(
             }
             Input::Tick { now_ns } => strategy.on_tick(now_ns),
             Input::Complete { plan } => strategy.on_complete(plan),
+            Input::Forget { file } => strategy.forget_file(file).map(|()| Vec::new()),
         };
         let out = out.map_err(|e| {
             StoreError::Metadata(format!(

@@ -672,6 +672,7 @@ impl Store {
             }
         }
         self.scrub_cache(repair, &mut report)?;
+        self.scrub_dead_cache_blocks(repair, &mut report)?;
         // A scrub that is clean but for a failed OSS or lost bytes is not a clean store.
         report.failed_oss = self.failed_osses();
         report.oss_problems = self.oss_problems();
@@ -915,6 +916,110 @@ impl Store {
             };
             self.run_plans(more, None)?;
             result?;
+        }
+        Ok(())
+    }
+
+    /// Scrub the cache zone's dead blocks: blocks of each OSS's cache zone file that hold no
+    /// live byte (no newest file byte, no running parity of a cache stripe in use), which
+    /// `scrub_cache` does not read. Why: a chunk is reused by later cache stripes with its
+    /// stale bytes in place, so rot there outlived every scrub, and a later write of part of
+    /// such a block met a block failing its checksum that nothing can rebuild (no cache
+    /// stripe covers stale bytes). `repair` rewrites them as zeros: they are nothing to
+    /// every cache stripe (unwritten bytes count as zeros). Exclusive (no plan in flight,
+    /// queued background plans run first): the live set must not change under the scan,
+    /// and no write may get a chunk whose block this rewrites. Cost: one read of every
+    /// cache zone file's slots, bounded by its high water mark.
+    fn scrub_dead_cache_blocks(
+        &self,
+        repair: bool,
+        report: &mut ScrubReport,
+    ) -> Result<(), StoreError> {
+        if !matches!(self.kind, StrategyKind::Wcl | StrategyKind::Delayed) {
+            return Ok(());
+        }
+        let _exclusive = self.gate_exclusive()?;
+        let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
+        self.run_plans_from(queued, None, true)?;
+        let e = self.sb.element_bytes as u64;
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        // Per (oss, cache slot): the blocks holding live file bytes, or `None` for a whole
+        // running-parity element (checked whole by `scrub_cache`).
+        let mut live: HashMap<(usize, u64), Option<BTreeSet<u64>>> = HashMap::new();
+        {
+            let core = self.core.lock();
+            let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
+            for file in files {
+                for x in self.cached_extents(&core, file)? {
+                    let (slot, a) = (x.addr_bytes / e, x.addr_bytes % e);
+                    assert!(a + x.len_bytes <= e, "a cache extent within one element");
+                    let blocks = live.entry((x.oss, slot)).or_insert(Some(BTreeSet::new()));
+                    if let Some(blocks) = blocks {
+                        blocks.extend(a / block..(a + x.len_bytes).div_ceil(block));
+                    }
+                }
+            }
+        }
+        {
+            let g = self.layout.geometry();
+            let stripes = self.cache_stripes.lock();
+            for gens in stripes.by_stripe.values() {
+                let all = std::iter::once(&gens.open).chain(gens.destaging.iter().map(|(_, c)| c));
+                for chunks in all {
+                    for (&col, &(oss, base)) in chunks {
+                        for row in 0..g.rows {
+                            if matches!(g.cell(Pos { row, col }), Cell::Parity(_)) {
+                                live.insert((oss, (base + row as u64 * e) / e), None);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (oss, b) in self.backends.iter().enumerate() {
+            if !b.healthy() {
+                continue; // its cache zone is rebuilt whole, or not at all
+            }
+            let slots = match b.objects() {
+                Ok(objects) => objects
+                    .into_iter()
+                    .find(|&(o, z, _)| o == CACHE_OBJECT && z == Zone::Cache)
+                    .map_or(0, |(_, _, n)| n),
+                Err(err) if err.is_unavailable() => continue,
+                Err(err) => return Err(err.into()),
+            };
+            for slot in 0..slots {
+                let live_blocks = match live.get(&(oss, slot)) {
+                    Some(None) => continue,
+                    Some(Some(blocks)) => Some(blocks),
+                    None => None,
+                };
+                let key = ElementKey {
+                    object: CACHE_OBJECT,
+                    zone: Zone::Cache,
+                    slot,
+                };
+                self.count(oss, Zone::Cache, Op::Read, false);
+                let bad = match b.verify(key) {
+                    Ok(bad) => bad,
+                    Err(err) if err.is_unavailable() => break,
+                    Err(err) if err.is_missing() => continue,
+                    Err(err) => return Err(err.into()),
+                };
+                for n in bad {
+                    if live_blocks.is_some_and(|l| l.contains(&(n as u64))) {
+                        continue; // live: `scrub_cache` reports it
+                    }
+                    let repaired = repair && {
+                        let zeros = [0u8; CHECKSUM_BLOCK_BYTES];
+                        self.count(oss, Zone::Cache, Op::Write, false);
+                        b.write(key, n * CHECKSUM_BLOCK_BYTES, &zeros)?;
+                        report.repaired_elements += 1;
+                        true
+                    };
+                    report.dead_cache_blocks.push((oss, slot, n, repaired));
+                }
+            }
         }
         Ok(())
     }
