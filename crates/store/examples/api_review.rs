@@ -54,6 +54,7 @@ fn kind_of(e: &StoreError) -> &'static str {
         StoreError::NoSpace(_) => "NoSpace",
         StoreError::Backend(_) => "Backend",
         StoreError::DataLost(_) => "DataLost",
+        StoreError::Busy(_) => "Busy",
     }
 }
 
@@ -69,7 +70,10 @@ fn first_diff(a: &[u8], b: &[u8]) -> String {
 fn check_file(store: &Store, name: &str, model: &[u8], what: &str) {
     match store.get(name) {
         Ok(got) if got == model => {}
-        Ok(got) => problem(format!("{what}: get {name} WRONG BYTES: {}", first_diff(&got, model))),
+        Ok(got) => problem(format!(
+            "{what}: get {name} WRONG BYTES: {}",
+            first_diff(&got, model)
+        )),
         Err(e) => problem(format!("{what}: get {name} failed {}: {e}", kind_of(&e))),
     }
 }
@@ -128,7 +132,15 @@ fn path_name(p: WritePath) -> &'static str {
 /// Threads write random sub-ranges of their own region of `f` (regions are not stripe
 /// aligned, so neighbours share stripes); a reader thread reads `g` and checks it; the
 /// model is updated after the scope (each thread keeps its own region's image).
-fn concurrent_writes(store: &Store, model: &mut [u8], g_model: &[u8], threads: usize, writes: usize, seed: u64, what: &str) {
+fn concurrent_writes(
+    store: &Store,
+    model: &mut [u8],
+    g_model: &[u8],
+    threads: usize,
+    writes: usize,
+    seed: u64,
+    what: &str,
+) {
     let region = model.len() / threads;
     let stop = AtomicBool::new(false);
     let mut images: Vec<Vec<u8>> = (0..threads)
@@ -144,8 +156,14 @@ fn concurrent_writes(store: &Store, model: &mut [u8], g_model: &[u8], threads: u
                 let len = 1 + rng.below((g_model.len() as u64 - off).min(200_000));
                 match store.read("g", off, len) {
                     Ok(b) if b == g_model[off as usize..(off + len) as usize] => {}
-                    Ok(b) => problem(format!("{what}: concurrent read of g WRONG: {}", first_diff(&b, &g_model[off as usize..(off + len) as usize]))),
-                    Err(e) => problem(format!("{what}: concurrent read of g failed {}: {e}", kind_of(&e))),
+                    Ok(b) => problem(format!(
+                        "{what}: concurrent read of g WRONG: {}",
+                        first_diff(&b, &g_model[off as usize..(off + len) as usize])
+                    )),
+                    Err(e) => problem(format!(
+                        "{what}: concurrent read of g failed {}: {e}",
+                        kind_of(&e)
+                    )),
                 }
                 reads += 1;
                 if reads > 10_000 {
@@ -167,7 +185,10 @@ fn concurrent_writes(store: &Store, model: &mut [u8], g_model: &[u8], threads: u
                         match store.write("f", at, &data) {
                             Ok(()) => image[off..off + len].copy_from_slice(&data),
                             Err(e) => {
-                                problem(format!("{what}: thread {t} write {i} at {at} len {len} failed {}: {e}", kind_of(&e)));
+                                problem(format!(
+                                    "{what}: thread {t} write {i} at {at} len {len} failed {}: {e}",
+                                    kind_of(&e)
+                                ));
                                 return;
                             }
                         }
@@ -187,7 +208,13 @@ fn concurrent_writes(store: &Store, model: &mut [u8], g_model: &[u8], threads: u
 
 fn run_case(root: &Path, case: &Case, seed: u64) {
     let (spec, oss) = spec_of(case.code);
-    let name = format!("{}-{}-{}{}", case.code.replace(':', "_"), path_name(case.path), case.unit, if case.background { "-bg" } else { "" });
+    let name = format!(
+        "{}-{}-{}{}",
+        case.code.replace(':', "_"),
+        path_name(case.path),
+        case.unit,
+        if case.background { "-bg" } else { "" }
+    );
     let dir = root.join(&name);
     let _ = std::fs::remove_dir_all(&dir);
     let mut opts = InitOptions::with_oss_count(&dir, oss, spec);
@@ -231,27 +258,54 @@ fn run_case(root: &Path, case: &Case, seed: u64) {
                 });
             }
             // Round 1: plain writes (rmw / wcl; delayed outside windows = rmw).
-            concurrent_writes(store_ref, &mut model, &g_model, threads, 25, seed + 1, &format!("{name} round1"));
+            concurrent_writes(
+                store_ref,
+                &mut model,
+                &g_model,
+                threads,
+                25,
+                seed + 1,
+                &format!("{name} round1"),
+            );
             check_file(store_ref, "f", &model, &format!("{name} round1"));
             // Round 2 on delayed: a window shared by the threads.
             if case.path == WritePath::Delayed {
                 match store_ref.delayed_window("f") {
                     Ok(w) => {
-                        concurrent_writes(store_ref, &mut model, &g_model, threads, 25, seed + 2, &format!("{name} window"));
+                        concurrent_writes(
+                            store_ref,
+                            &mut model,
+                            &g_model,
+                            threads,
+                            25,
+                            seed + 2,
+                            &format!("{name} window"),
+                        );
                         match store_ref.status() {
                             Ok(st) if st.open_windows.len() == 1 && st.bytes_unprotected > 0 => {}
-                            Ok(st) => problem(format!("{name}: in window: status {} windows, {} unprotected", st.open_windows.len(), st.bytes_unprotected)),
+                            Ok(st) => problem(format!(
+                                "{name}: in window: status {} windows, {} unprotected",
+                                st.open_windows.len(),
+                                st.bytes_unprotected
+                            )),
                             Err(e) => problem(format!("{name}: status {}: {e}", kind_of(&e))),
                         }
                         check_file(store_ref, "f", &model, &format!("{name} in window"));
                         step("end", w.end());
                         match store_ref.status() {
                             Ok(st) if st.open_windows.is_empty() && st.bytes_unprotected == 0 => {}
-                            Ok(st) => problem(format!("{name}: after end: {} windows, {} unprotected", st.open_windows.len(), st.bytes_unprotected)),
+                            Ok(st) => problem(format!(
+                                "{name}: after end: {} windows, {} unprotected",
+                                st.open_windows.len(),
+                                st.bytes_unprotected
+                            )),
                             Err(e) => problem(format!("{name}: status {}: {e}", kind_of(&e))),
                         }
                     }
-                    Err(e) => problem(format!("{name}: delayed_window failed {}: {e}", kind_of(&e))),
+                    Err(e) => problem(format!(
+                        "{name}: delayed_window failed {}: {e}",
+                        kind_of(&e)
+                    )),
                 }
             }
             stop_bg.store(true, Ordering::SeqCst);
@@ -266,7 +320,10 @@ fn run_case(root: &Path, case: &Case, seed: u64) {
     }
     if let (false, Ok(st)) = (noflush, store.status()) {
         if st.bytes_waiting_parity != 0 || st.bytes_unprotected != 0 {
-            problem(format!("{name}: after flush {} waiting, {} unprotected", st.bytes_waiting_parity, st.bytes_unprotected));
+            problem(format!(
+                "{name}: after flush {} waiting, {} unprotected",
+                st.bytes_waiting_parity, st.bytes_unprotected
+            ));
         }
     }
     // The code's tolerance of OSSs failed (random set), degraded concurrent writes.
@@ -281,11 +338,33 @@ fn run_case(root: &Path, case: &Case, seed: u64) {
         step(&format!("fail {o}"), store.fail_oss(o));
     }
     check_file(&store, "f", &model, &format!("{name} degraded {failed:?}"));
-    check_file(&store, "g", &g_model, &format!("{name} degraded {failed:?}"));
-    concurrent_writes(&store, &mut model, &g_model, threads, 10, seed + 3, &format!("{name} degraded {failed:?}"));
-    check_file(&store, "f", &model, &format!("{name} degraded writes {failed:?}"));
+    check_file(
+        &store,
+        "g",
+        &g_model,
+        &format!("{name} degraded {failed:?}"),
+    );
+    concurrent_writes(
+        &store,
+        &mut model,
+        &g_model,
+        threads,
+        10,
+        seed + 3,
+        &format!("{name} degraded {failed:?}"),
+    );
+    check_file(
+        &store,
+        "f",
+        &model,
+        &format!("{name} degraded writes {failed:?}"),
+    );
     for (i, &o) in failed.iter().enumerate() {
-        let to = if i == 0 { Some(root.join(format!("{name}-new{o}"))) } else { None };
+        let to = if i == 0 {
+            Some(root.join(format!("{name}-new{o}")))
+        } else {
+            None
+        };
         step(&format!("rebuild {o}"), store.rebuild(o, to.as_deref()));
     }
     check_file(&store, "f", &model, &format!("{name} rebuilt"));
@@ -304,9 +383,16 @@ fn run_case(root: &Path, case: &Case, seed: u64) {
         }
         Err(e) => problem(format!("{name}: reopen {}: {e}", kind_of(&e))),
     }
-    println!("case {name} done in {:.1} s, problems so far {}", t0.elapsed().as_secs_f64(), PROBLEMS.load(Ordering::SeqCst));
+    println!(
+        "case {name} done in {:.1} s, problems so far {}",
+        t0.elapsed().as_secs_f64(),
+        PROBLEMS.load(Ordering::SeqCst)
+    );
     let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir_all(root.join(format!("{name}-new{}", failed.first().copied().unwrap_or(0))));
+    let _ = std::fs::remove_dir_all(root.join(format!(
+        "{name}-new{}",
+        failed.first().copied().unwrap_or(0)
+    )));
 }
 
 fn expect_err(what: &str, r: Result<impl std::fmt::Debug, StoreError>, kind: &str) {
@@ -346,17 +432,33 @@ fn windows(root: &Path) {
             model[5000..35000].copy_from_slice(&d);
         } // dropped
         let st = store.status().unwrap();
-        println!("drop: windows {} unprotected {}", st.open_windows.len(), st.bytes_unprotected);
+        println!(
+            "drop: windows {} unprotected {}",
+            st.open_windows.len(),
+            st.bytes_unprotected
+        );
         if st.open_windows.len() != 1 || st.bytes_unprotected == 0 {
-            problem(format!("drop: window not open after guard drop: {} {}", st.open_windows.len(), st.bytes_unprotected));
+            problem(format!(
+                "drop: window not open after guard drop: {} {}",
+                st.open_windows.len(),
+                st.bytes_unprotected
+            ));
         }
         expect_err("second START on h", store.delayed_start("h"), "BadInput");
         std::thread::sleep(Duration::from_millis(600));
         store.tick().unwrap();
         let st = store.status().unwrap();
-        println!("after timeout+tick: windows {} unprotected {} waiting {}", st.open_windows.len(), st.bytes_unprotected, st.bytes_waiting_parity);
+        println!(
+            "after timeout+tick: windows {} unprotected {} waiting {}",
+            st.open_windows.len(),
+            st.bytes_unprotected,
+            st.bytes_waiting_parity
+        );
         if st.bytes_unprotected != 0 {
-            problem(format!("timeout+tick: {} bytes still unprotected", st.bytes_unprotected));
+            problem(format!(
+                "timeout+tick: {} bytes still unprotected",
+                st.bytes_unprotected
+            ));
         }
         match store.delayed_end(&token) {
             Ok(()) => println!("ok late END after timeout"),
@@ -379,21 +481,33 @@ fn windows(root: &Path) {
         std::thread::sleep(Duration::from_millis(600));
         store.tick().unwrap();
         let st = store.status().unwrap();
-        println!("timeout-more: after tick windows {} unprotected {}", st.open_windows.len(), st.bytes_unprotected);
+        println!(
+            "timeout-more: after tick windows {} unprotected {}",
+            st.open_windows.len(),
+            st.bytes_unprotected
+        );
         let d = rng.bytes(10_000);
         match store.write("h", 50_000, &d) {
             Ok(()) => model[50_000..60_000].copy_from_slice(&d),
             Err(e) => println!("timeout-more: write after timeout: {}: {e}", kind_of(&e)),
         }
         let st = store.status().unwrap();
-        println!("timeout-more: after write windows {} unprotected {}", st.open_windows.len(), st.bytes_unprotected);
+        println!(
+            "timeout-more: after write windows {} unprotected {}",
+            st.open_windows.len(),
+            st.bytes_unprotected
+        );
         match w.end() {
             Ok(()) => {}
             Err(e) => problem(format!("timeout-more: end {}: {e}", kind_of(&e))),
         }
         let st = store.status().unwrap();
         if st.bytes_unprotected != 0 || !st.open_windows.is_empty() {
-            problem(format!("timeout-more: after END {} unprotected {} windows", st.bytes_unprotected, st.open_windows.len()));
+            problem(format!(
+                "timeout-more: after END {} unprotected {} windows",
+                st.bytes_unprotected,
+                st.open_windows.len()
+            ));
         }
         check_file(&store, "h", &model, "timeout-more");
         check_scrub(&store, "timeout-more");
@@ -419,7 +533,10 @@ fn windows(root: &Path) {
                     break;
                 }
                 if t.elapsed() > Duration::from_secs(10) {
-                    problem(format!("bg timeout: {} bytes still unprotected after 10 s", st.bytes_unprotected));
+                    problem(format!(
+                        "bg timeout: {} bytes still unprotected after 10 s",
+                        st.bytes_unprotected
+                    ));
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(20));
@@ -436,7 +553,12 @@ fn windows(root: &Path) {
     // 3. Unprotected bound, no worker: never more than the bound after a write returns.
     for bg in [false, true] {
         let bound = 20_000u64;
-        let (_dir, store) = delayed_store(root, if bg { "w-bound-bg" } else { "w-bound" }, 600_000, bound);
+        let (_dir, store) = delayed_store(
+            root,
+            if bg { "w-bound-bg" } else { "w-bound" },
+            600_000,
+            bound,
+        );
         let mut model = rng.bytes(300_000);
         store.put("h", &model).unwrap();
         let stop = AtomicBool::new(false);
@@ -456,7 +578,10 @@ fn windows(root: &Path) {
                 max_seen = max_seen.max(st.bytes_unprotected);
                 let limit = if bg { 2 * bound } else { bound };
                 if st.bytes_unprotected > limit {
-                    problem(format!("bound (bg={bg}): write {i} returned with {} unprotected > {limit}", st.bytes_unprotected));
+                    problem(format!(
+                        "bound (bg={bg}): write {i} returned with {} unprotected > {limit}",
+                        st.bytes_unprotected
+                    ));
                 }
             }
             // One write larger than the bound on its own.
@@ -464,9 +589,15 @@ fn windows(root: &Path) {
             store.write("h", 100_000, &d).unwrap();
             model[100_000..150_000].copy_from_slice(&d);
             let st = store.status().unwrap();
-            println!("bound (bg={bg}): after a 50000-byte write {} unprotected (bound {bound})", st.bytes_unprotected);
+            println!(
+                "bound (bg={bg}): after a 50000-byte write {} unprotected (bound {bound})",
+                st.bytes_unprotected
+            );
             if !bg && st.bytes_unprotected > bound {
-                problem(format!("bound: a 50000-byte write returned with {} unprotected", st.bytes_unprotected));
+                problem(format!(
+                    "bound: a 50000-byte write returned with {} unprotected",
+                    st.bytes_unprotected
+                ));
             }
             w.end().unwrap();
             stop.store(true, Ordering::SeqCst);
@@ -489,15 +620,28 @@ fn windows(root: &Path) {
         model[10_000..70_000].copy_from_slice(&d);
         store.fail_oss(1).unwrap();
         let st = store.status().unwrap();
-        println!("fail in window: lost ranges {:?}", st.lost_ranges.iter().map(|l| (l.offset_bytes, l.len_bytes, l.oss)).collect::<Vec<_>>());
+        println!(
+            "fail in window: lost ranges {:?}",
+            st.lost_ranges
+                .iter()
+                .map(|l| (l.offset_bytes, l.len_bytes, l.oss))
+                .collect::<Vec<_>>()
+        );
         if st.lost_ranges.is_empty() {
             problem("fail in window: no lost range recorded".into());
         }
-        let lost: Vec<(u64, u64)> = st.lost_ranges.iter().map(|l| (l.offset_bytes, l.offset_bytes + l.len_bytes)).collect();
+        let lost: Vec<(u64, u64)> = st
+            .lost_ranges
+            .iter()
+            .map(|l| (l.offset_bytes, l.offset_bytes + l.len_bytes))
+            .collect();
         let end = w.end();
         match &end {
             Err(StoreError::DataLost(m)) => println!("ok end after fail: DataLost: {m}"),
-            Err(e) => problem(format!("end after fail: expected DataLost, got {}: {e}", kind_of(e))),
+            Err(e) => problem(format!(
+                "end after fail: expected DataLost, got {}: {e}",
+                kind_of(e)
+            )),
             Ok(()) => problem("end after fail: Ok".into()),
         }
         // every 4 KiB piece outside lost ranges reads exact, inside fails DataLost
@@ -507,10 +651,19 @@ fn windows(root: &Path) {
             let in_lost = lost.iter().any(|&(a, b)| off < b && a < off + len);
             match store.read("h", off, len) {
                 Ok(b) if !in_lost && b == model[off as usize..(off + len) as usize] => {}
-                Ok(b) if in_lost => problem(format!("fail in window: read of lost {off}+{len} returned Ok (equal to model: {})", b == model[off as usize..(off + len) as usize])),
-                Ok(b) => problem(format!("fail in window: read {off}: WRONG {}", first_diff(&b, &model[off as usize..(off + len) as usize]))),
+                Ok(b) if in_lost => problem(format!(
+                    "fail in window: read of lost {off}+{len} returned Ok (equal to model: {})",
+                    b == model[off as usize..(off + len) as usize]
+                )),
+                Ok(b) => problem(format!(
+                    "fail in window: read {off}: WRONG {}",
+                    first_diff(&b, &model[off as usize..(off + len) as usize])
+                )),
                 Err(StoreError::DataLost(_)) if in_lost => {}
-                Err(e) => problem(format!("fail in window: read {off}+{len} (lost {in_lost}) {}: {e}", kind_of(&e))),
+                Err(e) => problem(format!(
+                    "fail in window: read {off}+{len} (lost {in_lost}) {}: {e}",
+                    kind_of(&e)
+                )),
             }
             off += len;
         }
@@ -522,13 +675,25 @@ fn windows(root: &Path) {
     {
         let (dir, store) = delayed_store(root, "w-errors", 600_000, 1 << 30);
         store.put("h", &[1u8; 10_000]).unwrap();
-        expect_err("write at u64::MAX-10", store.write("h", u64::MAX - 10, &[1u8; 20]), "BadInput");
-        expect_err("write past file_bytes_max", store.write("h", store.file_bytes_max(), &[1u8; 1]), "BadInput");
+        expect_err(
+            "write at u64::MAX-10",
+            store.write("h", u64::MAX - 10, &[1u8; 20]),
+            "BadInput",
+        );
+        expect_err(
+            "write past file_bytes_max",
+            store.write("h", store.file_bytes_max(), &[1u8; 1]),
+            "BadInput",
+        );
         expect_err("read past end", store.read("h", 9_000, 5_000), "BadInput");
         expect_err("read at u64::MAX", store.read("h", u64::MAX, 1), "BadInput");
         expect_err("get unknown", store.get("nope"), "BadInput");
         expect_err("rm unknown", store.remove("nope"), "BadInput");
-        expect_err("END unknown token", store.delayed_end("t-12345"), "BadInput");
+        expect_err(
+            "END unknown token",
+            store.delayed_end("t-12345"),
+            "BadInput",
+        );
         expect_err("END empty token", store.delayed_end(""), "BadInput");
         let w = store.delayed_window("h").unwrap();
         expect_err("second START", store.delayed_start("h"), "BadInput");
@@ -543,19 +708,49 @@ fn windows(root: &Path) {
         expect_err("open non-store", Store::open(root).map(|_| ()), "NotAStore");
         // init over an existing store
         let opts = InitOptions::with_oss_count(&dir, 6, CodeSpec::raid6(4));
-        expect_err("init over a store", Store::init(&dir, &opts).map(|_| ()), "BadInput");
+        expect_err(
+            "init over a store",
+            Store::init(&dir, &opts).map(|_| ()),
+            "BadInput",
+        );
         let mut bad = InitOptions::with_oss_count(&root.join("w-bad"), 6, CodeSpec::raid6(4));
         bad.element_bytes = 5000;
-        expect_err("init unit 5000", Store::init(&root.join("w-bad"), &bad).map(|_| ()), "BadInput");
+        expect_err(
+            "init unit 5000",
+            Store::init(&root.join("w-bad"), &bad).map(|_| ()),
+            "BadInput",
+        );
         let bad = InitOptions::with_oss_count(&root.join("w-bad2"), 3, CodeSpec::raid6(4));
-        expect_err("init raid6 k=4 over 3", Store::init(&root.join("w-bad2"), &bad).map(|_| ()), "BadInput");
-        let bad = InitOptions::with_oss_count(&root.join("w-bad3"), 6, CodeSpec::array(CodeKind::Dcode, 4));
-        expect_err("init dcode p=4", Store::init(&root.join("w-bad3"), &bad).map(|_| ()), "BadInput");
+        expect_err(
+            "init raid6 k=4 over 3",
+            Store::init(&root.join("w-bad2"), &bad).map(|_| ()),
+            "BadInput",
+        );
+        let bad = InitOptions::with_oss_count(
+            &root.join("w-bad3"),
+            6,
+            CodeSpec::array(CodeKind::Dcode, 4),
+        );
+        expect_err(
+            "init dcode p=4",
+            Store::init(&root.join("w-bad3"), &bad).map(|_| ()),
+            "BadInput",
+        );
     }
 }
 
 fn opcounts(root: &Path) {
-    let codes = ["raid5:4", "raid6:4", "rs:53", "dcode:5", "xcode:5", "evenodd:5", "rdp:5", "hcode:5", "hdp:5"];
+    let codes = [
+        "raid5:4",
+        "raid6:4",
+        "rs:53",
+        "dcode:5",
+        "xcode:5",
+        "evenodd:5",
+        "rdp:5",
+        "hcode:5",
+        "hdp:5",
+    ];
     let mut n = 0u64;
     for code in codes {
         for path in [WritePath::Rmw, WritePath::Wcl, WritePath::Delayed] {
@@ -579,7 +774,11 @@ fn opcounts(root: &Path) {
                     let offsets: Vec<u64> = (0..24).map(|_| rng.below(span)).collect();
                     let data = rng.bytes(write_bytes as usize);
                     let delayed = path == WritePath::Delayed;
-                    let token = if delayed { Some(store.delayed_start("w").unwrap()) } else { None };
+                    let token = if delayed {
+                        Some(store.delayed_start("w").unwrap())
+                    } else {
+                        None
+                    };
                     for &o in &offsets {
                         store.write("w", o, &data).unwrap();
                     }
@@ -588,17 +787,47 @@ fn opcounts(root: &Path) {
                     }
                     let got: Vec<_> = store.status().unwrap().oss.iter().map(|o| o.ops).collect();
                     let file = store.file_id("w").unwrap();
-                    let plans = exaraid_store::bench::planner_plans(&store, file, &[offsets.clone()], write_bytes, delayed).unwrap();
+                    let plans = exaraid_store::bench::planner_plans(
+                        &store,
+                        file,
+                        &[offsets.clone()],
+                        write_bytes,
+                        delayed,
+                    )
+                    .unwrap();
                     let want: Vec<_> = exaraid_plan::counts_per_oss(&plans, oss)
                         .iter()
-                        .map(|c| (c.data_read, c.data_write, c.parity_read, c.parity_write, c.cache_read(), c.cache_write()))
+                        .map(|c| {
+                            (
+                                c.data_read,
+                                c.data_write,
+                                c.parity_read,
+                                c.parity_write,
+                                c.cache_read(),
+                                c.cache_write(),
+                            )
+                        })
                         .collect();
-                    let got: Vec<_> = got.iter().map(|o| (o.data_read, o.data_write, o.parity_read, o.parity_write, o.cache_read, o.cache_write)).collect();
-                    let what = format!("{code} {} unit {unit} write {write_bytes}", path_name(path));
+                    let got: Vec<_> = got
+                        .iter()
+                        .map(|o| {
+                            (
+                                o.data_read,
+                                o.data_write,
+                                o.parity_read,
+                                o.parity_write,
+                                o.cache_read,
+                                o.cache_write,
+                            )
+                        })
+                        .collect();
+                    let what =
+                        format!("{code} {} unit {unit} write {write_bytes}", path_name(path));
                     if got != want {
                         problem(format!("opcounts {what}: store {got:?} planner {want:?}"));
                     } else {
-                        let total: u64 = got.iter().map(|t| t.0 + t.1 + t.2 + t.3 + t.4 + t.5).sum();
+                        let total: u64 =
+                            got.iter().map(|t| t.0 + t.1 + t.2 + t.3 + t.4 + t.5).sum();
                         println!("ok opcounts {what}: {total} ops equal");
                     }
                     let _ = store.close();
@@ -661,7 +890,9 @@ fn concurrent(root: &Path, code: &str, bg: bool, seed: u64) {
                             }
                             model[off..off + len].copy_from_slice(&d);
                         }
-                        Err(e) => problem(format!("{file} round {round}: write {}: {e}", kind_of(&e))),
+                        Err(e) => {
+                            problem(format!("{file} round {round}: write {}: {e}", kind_of(&e)))
+                        }
                     }
                     if rng.below(4) == 0 {
                         std::thread::sleep(Duration::from_millis(rng.below(400)));
@@ -669,7 +900,10 @@ fn concurrent(root: &Path, code: &str, bg: bool, seed: u64) {
                 }
                 match store.get(&file) {
                     Ok(b) if b == model => {}
-                    Ok(b) => problem(format!("{file} round {round}: in window WRONG {}", first_diff(&b, &model))),
+                    Ok(b) => problem(format!(
+                        "{file} round {round}: in window WRONG {}",
+                        first_diff(&b, &model)
+                    )),
                     Err(e) => problem(format!("{file} round {round}: get {}: {e}", kind_of(&e))),
                 }
                 if let Err(e) = w.end() {
@@ -717,7 +951,11 @@ fn concurrent(root: &Path, code: &str, bg: bool, seed: u64) {
                     problem(format!("flush {}: {e}", kind_of(&e)));
                 }
                 match store.scrub(false) {
-                    Ok(r) if !r.parity_mismatches.is_empty() || !r.corrupt_elements.is_empty() || !r.unrepairable.is_empty() => {
+                    Ok(r)
+                        if !r.parity_mismatches.is_empty()
+                            || !r.corrupt_elements.is_empty()
+                            || !r.unrepairable.is_empty() =>
+                    {
                         problem(format!("concurrent scrub found {r:?}"))
                     }
                     Ok(_) => {}
@@ -725,8 +963,15 @@ fn concurrent(root: &Path, code: &str, bg: bool, seed: u64) {
                 }
                 // Counters read beside writers: a wrapped (underflowed) u64 would show here.
                 match store.status() {
-                    Ok(st) if st.bytes_unprotected > 1 << 40 || st.bytes_waiting_parity > 1 << 40 || st.bytes_unprotected > st.bytes_waiting_parity => {
-                        problem(format!("status beside writers: unprotected {} waiting {}", st.bytes_unprotected, st.bytes_waiting_parity))
+                    Ok(st)
+                        if st.bytes_unprotected > 1 << 40
+                            || st.bytes_waiting_parity > 1 << 40
+                            || st.bytes_unprotected > st.bytes_waiting_parity =>
+                    {
+                        problem(format!(
+                            "status beside writers: unprotected {} waiting {}",
+                            st.bytes_unprotected, st.bytes_waiting_parity
+                        ))
                     }
                     Ok(_) => {}
                     Err(e) => problem(format!("status {}: {e}", kind_of(&e))),
@@ -752,7 +997,10 @@ fn concurrent(root: &Path, code: &str, bg: bool, seed: u64) {
     let models = models.lock().unwrap().clone();
     let mut listed: Vec<(String, u64)> = store.list();
     listed.sort();
-    let want: Vec<(String, u64)> = models.iter().map(|(k, v)| (k.clone(), v.len() as u64)).collect();
+    let want: Vec<(String, u64)> = models
+        .iter()
+        .map(|(k, v)| (k.clone(), v.len() as u64))
+        .collect();
     if listed != want {
         problem(format!("{name}: list {listed:?} != model {want:?}"));
     }
@@ -762,11 +1010,19 @@ fn concurrent(root: &Path, code: &str, bg: bool, seed: u64) {
     check_scrub(&store, &name);
     let st = store.status().unwrap();
     if !st.open_windows.is_empty() || st.bytes_unprotected != 0 {
-        problem(format!("{name}: after all ENDs {} windows {} unprotected", st.open_windows.len(), st.bytes_unprotected));
+        problem(format!(
+            "{name}: after all ENDs {} windows {} unprotected",
+            st.open_windows.len(),
+            st.bytes_unprotected
+        ));
     }
     let store = Arc::try_unwrap(store).ok().unwrap();
     store.close().unwrap();
-    println!("concurrent {name} done in {:.1} s, problems so far {}", t0.elapsed().as_secs_f64(), PROBLEMS.load(Ordering::SeqCst));
+    println!(
+        "concurrent {name} done in {:.1} s, problems so far {}",
+        t0.elapsed().as_secs_f64(),
+        PROBLEMS.load(Ordering::SeqCst)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -806,7 +1062,8 @@ fn readers(root: &Path, code: &str, path: WritePath, unit: usize, seed: u64) {
     let writes_done = AtomicUsize::new(0);
     let t0 = Instant::now();
     std::thread::scope(|s| {
-        let (store, acked, started, stop, writes_done, name) = (&store, &acked, &started, &stop, &writes_done, &name);
+        let (store, acked, started, stop, writes_done, name) =
+            (&store, &acked, &started, &stop, &writes_done, &name);
         s.spawn(move || {
             if let Err(e) = store.serve_background(stop) {
                 problem(format!("{name}: serve_background {}: {e}", kind_of(&e)));
@@ -866,7 +1123,8 @@ fn readers(root: &Path, code: &str, path: WritePath, unit: usize, seed: u64) {
                         }
                         let v = i + 1;
                         let a = rng.below(region as u64 - 1) as usize;
-                        let len = 1 + rng.below(((region - a) as u64).min(stripe_data as u64)) as usize;
+                        let len =
+                            1 + rng.below(((region - a) as u64).min(stripe_data as u64)) as usize;
                         let at = t * region + a;
                         started[t].store(v, Ordering::SeqCst);
                         match store.write("f", at as u64, &vec![v; len]) {
@@ -896,7 +1154,11 @@ fn readers(root: &Path, code: &str, path: WritePath, unit: usize, seed: u64) {
     check_file(&store, "f", &model, &name);
     check_scrub(&store, &name);
     store.close().unwrap();
-    println!("readers {name} done in {:.1} s, problems so far {}", t0.elapsed().as_secs_f64(), PROBLEMS.load(Ordering::SeqCst));
+    println!(
+        "readers {name} done in {:.1} s, problems so far {}",
+        t0.elapsed().as_secs_f64(),
+        PROBLEMS.load(Ordering::SeqCst)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -919,8 +1181,15 @@ fn misc(root: &Path) {
         // second handle, same process
         let t = Instant::now();
         match Store::open(&dir) {
-            Ok(_) => problem(format!("{}: a second Store::open of an open store succeeded", path_name(path))),
-            Err(e) => println!("ok second open in {} ms: {}: {e}", t.elapsed().as_millis(), kind_of(&e)),
+            Ok(_) => problem(format!(
+                "{}: a second Store::open of an open store succeeded",
+                path_name(path)
+            )),
+            Err(e) => println!(
+                "ok second open in {} ms: {}: {e}",
+                t.elapsed().as_millis(),
+                kind_of(&e)
+            ),
         }
         let mut model = rng.bytes(1_000_000);
         store.put("f", &model).unwrap();
@@ -939,10 +1208,19 @@ fn misc(root: &Path) {
         drop(store); // no close
         match Store::open(&dir) {
             Ok(s) => {
-                check_file(&s, "f", &model, &format!("{} after drop without close", path_name(path)));
+                check_file(
+                    &s,
+                    "f",
+                    &model,
+                    &format!("{} after drop without close", path_name(path)),
+                );
                 if let Some(tok) = &token {
                     let st = s.status().unwrap();
-                    println!("window after reopen: {} open, {} unprotected", st.open_windows.len(), st.bytes_unprotected);
+                    println!(
+                        "window after reopen: {} open, {} unprotected",
+                        st.open_windows.len(),
+                        st.bytes_unprotected
+                    );
                     if let Err(e) = s.delayed_end(tok) {
                         problem(format!("END after reopen {}: {e}", kind_of(&e)));
                     }
@@ -953,7 +1231,10 @@ fn misc(root: &Path) {
                 match s.write("big", 4095, &big) {
                     Ok(()) => match s.read("big", 4095, big.len() as u64) {
                         Ok(b) if b == big => println!("ok 64 MiB+ write"),
-                        Ok(b) => problem(format!("64 MiB+ write read back WRONG {}", first_diff(&b, &big))),
+                        Ok(b) => problem(format!(
+                            "64 MiB+ write read back WRONG {}",
+                            first_diff(&b, &big)
+                        )),
                         Err(e) => problem(format!("64 MiB+ read {}: {e}", kind_of(&e))),
                     },
                     Err(e) => problem(format!("64 MiB+ write {}: {e}", kind_of(&e))),
@@ -1043,7 +1324,13 @@ fn putget(root: &Path) {
             check_file(&store, "p", &vec![200u8; len(200)], "putget final");
             check_scrub(&store, "putget");
             store.close().unwrap();
-            println!("putget {} bg={bg}: {} gets in {:.1} s, problems so far {}", path_name(path), gets.load(Ordering::SeqCst), t0.elapsed().as_secs_f64(), PROBLEMS.load(Ordering::SeqCst));
+            println!(
+                "putget {} bg={bg}: {} gets in {:.1} s, problems so far {}",
+                path_name(path),
+                gets.load(Ordering::SeqCst),
+                t0.elapsed().as_secs_f64(),
+                PROBLEMS.load(Ordering::SeqCst)
+            );
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
@@ -1068,7 +1355,13 @@ fn startput(root: &Path) {
             let (name, content) = (&name, &content);
             let a = s.spawn(move || store.delayed_start(name));
             let b = s.spawn(move || store.put(name, content));
-            let c = s.spawn(move || if round % 3 == 0 { store.remove(name) } else { Ok(()) });
+            let c = s.spawn(move || {
+                if round % 3 == 0 {
+                    store.remove(name)
+                } else {
+                    Ok(())
+                }
+            });
             (a.join().unwrap(), b.join().unwrap(), c.join().unwrap())
         });
         let _ = r;
@@ -1082,14 +1375,30 @@ fn startput(root: &Path) {
                 match store.write(&name, 100, &d) {
                     Ok(()) => match store.read(&name, 100, 3000) {
                         Ok(b) if b == d => {}
-                        Ok(_) => problem(format!("{name}: window write does not read back (put {:?})", p.as_ref().map_err(kind_of))),
-                        Err(e) => problem(format!("{name}: read after window write {}: {e}", kind_of(&e))),
+                        Ok(_) => problem(format!(
+                            "{name}: window write does not read back (put {:?})",
+                            p.as_ref().map_err(kind_of)
+                        )),
+                        Err(e) => problem(format!(
+                            "{name}: read after window write {}: {e}",
+                            kind_of(&e)
+                        )),
                     },
                     Err(e) => problem(format!("{name}: write in window {}: {e}", kind_of(&e))),
                 }
                 let st = store.status().unwrap();
-                if !st.open_windows.iter().any(|x| x.token == tok && x.file == name) {
-                    problem(format!("{name}: window {tok} not listed on {name}: {:?}", st.open_windows.iter().map(|x| (&x.token, &x.file)).collect::<Vec<_>>()));
+                if !st
+                    .open_windows
+                    .iter()
+                    .any(|x| x.token == tok && x.file == name)
+                {
+                    problem(format!(
+                        "{name}: window {tok} not listed on {name}: {:?}",
+                        st.open_windows
+                            .iter()
+                            .map(|x| (&x.token, &x.file))
+                            .collect::<Vec<_>>()
+                    ));
                 }
                 if let Err(e) = store.delayed_end(&tok) {
                     problem(format!("{name}: END {}: {e}", kind_of(&e)));
@@ -1102,7 +1411,10 @@ fn startput(root: &Path) {
     check_scrub(&store, "startput");
     let st = store.status().unwrap();
     if !st.open_windows.is_empty() {
-        problem(format!("startput: windows left open {:?}", st.open_windows.len()));
+        problem(format!(
+            "startput: windows left open {:?}",
+            st.open_windows.len()
+        ));
     }
     store.close().unwrap();
     println!("startput: {starts} starts, {puts} puts ok of 300 rounds");
@@ -1131,7 +1443,9 @@ fn endrace(root: &Path, code: &str, unit: usize, bg: bool, seed: u64) {
     let t0 = Instant::now();
     for round in 0..6u64 {
         let stop = AtomicBool::new(false);
-        let mut images: Vec<Vec<u8>> = (0..threads).map(|t| model[t * region..(t + 1) * region].to_vec()).collect();
+        let mut images: Vec<Vec<u8>> = (0..threads)
+            .map(|t| model[t * region..(t + 1) * region].to_vec())
+            .collect();
         let delay_ms = rng.below(60);
         std::thread::scope(|s| {
             let store = &store;
@@ -1148,7 +1462,8 @@ fn endrace(root: &Path, code: &str, unit: usize, bg: bool, seed: u64) {
                         let mut rng = Rng(seed * 1_000 + round * 10 + t as u64);
                         for _ in 0..20 {
                             let off = rng.below(region as u64 - 1) as usize;
-                            let len = 1 + rng.below(((region - off) as u64).min(2 * unit as u64)) as usize;
+                            let len = 1 + rng.below(((region - off) as u64).min(2 * unit as u64))
+                                as usize;
                             let d = rng.bytes(len);
                             match store.write("f", (t * region + off) as u64, &d) {
                                 Ok(()) => image[off..off + len].copy_from_slice(&d),
@@ -1172,7 +1487,11 @@ fn endrace(root: &Path, code: &str, unit: usize, bg: bool, seed: u64) {
         }
         let st = store.status().unwrap();
         if st.bytes_unprotected != 0 || !st.open_windows.is_empty() {
-            problem(format!("{name} round {round}: after END + writes: {} unprotected, {} windows", st.bytes_unprotected, st.open_windows.len()));
+            problem(format!(
+                "{name} round {round}: after END + writes: {} unprotected, {} windows",
+                st.bytes_unprotected,
+                st.open_windows.len()
+            ));
         }
         check_file(&store, "f", &model, &format!("{name} round {round}"));
     }
@@ -1190,26 +1509,48 @@ fn endrace(root: &Path, code: &str, unit: usize, bg: bool, seed: u64) {
     check_scrub(&store, &format!("{name} rebuilt"));
     check_file(&store, "f", &model, &format!("{name} rebuilt"));
     store.close().unwrap();
-    println!("endrace {name} done in {:.1} s, problems so far {}", t0.elapsed().as_secs_f64(), PROBLEMS.load(Ordering::SeqCst));
+    println!(
+        "endrace {name} done in {:.1} s, problems so far {}",
+        t0.elapsed().as_secs_f64(),
+        PROBLEMS.load(Ordering::SeqCst)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("");
-    let root = PathBuf::from(args.get(2).expect("usage: api_review matrix|windows DIR [seed] [filter]"));
+    let root = PathBuf::from(
+        args.get(2)
+            .expect("usage: api_review matrix|windows DIR [seed] [filter]"),
+    );
     std::fs::create_dir_all(&root).unwrap();
     match mode {
         "matrix" => {
             let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
             let filter = args.get(4).cloned().unwrap_or_default();
-            let codes = ["raid5:4", "raid6:4", "rs:53", "dcode:5", "xcode:5", "evenodd:5", "rdp:5", "hcode:5", "hdp:5"];
+            let codes = [
+                "raid5:4",
+                "raid6:4",
+                "rs:53",
+                "dcode:5",
+                "xcode:5",
+                "evenodd:5",
+                "rdp:5",
+                "hcode:5",
+                "hdp:5",
+            ];
             let mut n = 0u64;
             for code in codes {
                 for path in [WritePath::Rmw, WritePath::Wcl, WritePath::Delayed] {
                     for unit in [4096usize, 65536] {
                         n += 1;
-                        let case = Case { code, path, unit, background: n % 2 == 0 };
+                        let case = Case {
+                            code,
+                            path,
+                            unit,
+                            background: n % 2 == 0,
+                        };
                         let name = format!("{code}-{}-{unit}", path_name(path));
                         if !name.contains(&filter) {
                             continue;
