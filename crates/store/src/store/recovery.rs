@@ -1592,7 +1592,7 @@ impl Store {
             crate::torture::kill_point(crate::torture::SETTLE_STRIPE);
         }
         let all: Vec<usize> = (0..self.backends.len()).collect();
-        let sync_failed = self.sync_osses(&all);
+        let sync_failed = self.sync_one_by_one(&all);
         for (oss, err) in &sync_failed {
             self.distrust_after_failed_sync(*oss, err, "a settle's home writes");
         }
@@ -2935,10 +2935,25 @@ impl Store {
         // stripe's home writes skip it, and it goes on record right after them, as for an
         // OSS that went down here), so recovery looks for no copy there.
         let written: Vec<usize> = written.into_iter().collect();
-        for (oss, err) in self.sync_osses(&written) {
+        for (oss, err) in self.sync_one_by_one(&written) {
             self.distrust_after_failed_sync(oss, &err, "a settle's copies");
         }
         Ok(())
+    }
+
+    /// Sync the healthy OSSs of `osses`, one after the other; returns those whose sync
+    /// failed, with their errors. Not in parallel (`sync_osses`): a settle runs at open too,
+    /// and a thread per OSS costs each a malloc arena, which a small address-space limit
+    /// refuses (`store_put_stream.rs`: a `get` under a 160 MiB cap aborted).
+    pub(super) fn sync_one_by_one(
+        &self,
+        osses: &[usize],
+    ) -> Vec<(usize, crate::backend::BackendError)> {
+        osses
+            .iter()
+            .filter(|&&oss| self.backends[oss].healthy())
+            .filter_map(|&oss| self.backends[oss].sync().err().map(|e| (oss, e)))
+            .collect()
     }
 
     /// OSS `oss`'s sync failed after writes of `what` (`err`): failed for this process at

@@ -682,7 +682,7 @@ impl Store {
             // writes to that OSS since its last sync: see `distrust_after_failed_sync`): the
             // OSS is recorded failed between plans, as by `store fail`, and scrub says so.
             let all: Vec<usize> = (0..self.backends.len()).collect();
-            let failed = self.sync_osses(&all);
+            let failed = self.sync_one_by_one(&all);
             if !failed.is_empty() {
                 return Err(self.scrub_sync_failed(failed));
             }
