@@ -297,6 +297,22 @@ impl Store {
             })
             .collect();
         self.forget_cache_stripes(&completed);
+        // Files whose cached bytes the planner forgot (`Input::Forget`, a failed put's
+        // staging content): their chunks went to other stripes, as they did live.
+        let forgotten: Vec<u64> = self
+            .core
+            .lock()
+            .state
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::Forget { file } => Some(*file),
+                _ => None,
+            })
+            .collect();
+        for file in forgotten {
+            self.forget_cache_chunks_of(file);
+        }
     }
 
     /// The planner heard of these plans' completion: a destaged cache stripe's chunks may go
