@@ -1327,7 +1327,9 @@ impl Store {
     /// are never read as the file's, also after a crash in between (recovery settles the
     /// row as any cut write's). Rows with a lost block the write does not cover whole, or
     /// whose readable blocks disagree with their parity, are left as they are (the write
-    /// fails as before, naming them). Costs nothing while no byte of the file is lost.
+    /// fails as before, naming them); a row with an unreadable block NOT lost on record that
+    /// the write covers whole resets no row at all (the write fails at its reads, before
+    /// any write: review s6s S6-1). Costs nothing while no byte of the file is lost.
     fn reset_lost_rows_written_whole(&self, plan: &IoPlan) -> Result<(), StoreError> {
         if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) || self.tolerance() == 0 {
             return Ok(());
@@ -1359,6 +1361,9 @@ impl Store {
                 .collect()
         });
         let g = self.layout.geometry();
+        // Every row is judged before the first reset is written: a row that must not be
+        // reset (below) fails the write at its reads, and a refused write changes nothing.
+        let mut resets: Vec<(u64, u64, usize, StripeBuf, Vec<Pos>)> = Vec::new();
         for (file, stripe) in lost_stripes {
             let mine = &written[&(file, stripe)];
             let mut home = self.read_home_blocks(None, file, stripe)?;
@@ -1378,7 +1383,8 @@ impl Store {
                 // Only blocks whose loss is ON RECORD may be zeroed: the record keeps reads
                 // of them failing until the write is durable. An unreadable block not on
                 // record (rot found now) would read as silent zeros after a crash before
-                // that (review s6s S6-1): the write fails as before, naming it.
+                // that (review s6s S6-1): the write fails as before, naming it, and no row
+                // is reset.
                 let on_record = |pos: &Pos| {
                     let d = g
                         .data_pos
@@ -1390,11 +1396,11 @@ impl Store {
                         !c.state.lost_in(file, at, block as u64).is_empty()
                     })
                 };
-                if unreadable.is_empty()
-                    || !unreadable.iter().all(overwritten)
-                    || !unreadable.iter().all(on_record)
-                {
+                if unreadable.is_empty() || !unreadable.iter().all(overwritten) {
                     continue;
+                }
+                if !unreadable.iter().all(on_record) {
+                    return Ok(());
                 }
                 let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
                 slice_stripe_into(&home.buf, i * block..(i + 1) * block, &mut row);
@@ -1404,22 +1410,25 @@ impl Store {
                 self.code
                     .encode(&mut row)
                     .map_err(|e| StoreError::Io(e.to_string()))?;
-                let rewritten = g
-                    .parity_pos
-                    .iter()
-                    .chain(&unreadable)
-                    .copied()
-                    .collect::<Vec<Pos>>();
-                for pos in rewritten {
-                    let Some((oss, key)) = self.home_key(file, stripe, pos) else {
-                        continue;
-                    };
-                    if !self.backends[oss].healthy() {
-                        continue; // failed: its bytes are decoded from the row written here
-                    }
-                    self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
-                    self.backends[oss].write(key, i * block, row.element(pos))?;
+                resets.push((file, stripe, i, row, unreadable));
+            }
+        }
+        for (file, stripe, i, row, unreadable) in resets {
+            let rewritten = g
+                .parity_pos
+                .iter()
+                .chain(&unreadable)
+                .copied()
+                .collect::<Vec<Pos>>();
+            for pos in rewritten {
+                let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                    continue;
+                };
+                if !self.backends[oss].healthy() {
+                    continue; // failed: its bytes are decoded from the row written here
                 }
+                self.count(oss, key.zone, Op::Write, key.zone == Zone::Parity);
+                self.backends[oss].write(key, i * block, row.element(pos))?;
             }
         }
         Ok(())
