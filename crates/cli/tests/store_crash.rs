@@ -1049,7 +1049,7 @@ fn a_flush_killed_mid_settle_with_a_failed_oss_loses_nothing() {
             for n in [1, 2, 3, 5, 8, 13, 21] {
                 let tmp = fast_tempdir();
                 let dir = tmp.path().join("store");
-                let mut opts = InitOptions::with_oss_count(&dir, oss, code.clone());
+                let mut opts = InitOptions::with_oss_count(&dir, oss, code);
                 opts.element_bytes = UNIT;
                 opts.write_path = WritePath::Wcl;
                 let store = Store::init(&dir, &opts).unwrap();

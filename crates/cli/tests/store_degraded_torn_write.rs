@@ -44,11 +44,7 @@ fn a_degraded_write_torn_in_a_live_column_never_reads_as_other_bytes() {
         std::fs::create_dir(dir.join("oss-0")).unwrap();
         ok(&["store", "fail", d, "--oss", "0"], b"");
         let off = at.to_string();
-        if !killed_at(
-            &["store", "write", d, "f", "--offset", &off],
-            &new,
-            &kill_at,
-        ) {
+        if !killed_at(&["store", "write", d, "f", "--offset", &off], &new, kill_at) {
             continue; // fewer block writes than n this time
         }
         for b in (at / BLOCK)..((at + new.len()) / BLOCK) {

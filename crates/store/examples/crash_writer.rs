@@ -100,7 +100,7 @@ fn check_g(dir: &Path, store: &Store, what: &str) -> Vec<String> {
         Err(exaraid_store::StoreError::BadInput(_)) => None,
         Err(e) => return vec![format!("{what}: get g: {e}")],
     };
-    if allowed.iter().any(|a| *a == got) {
+    if allowed.contains(&got) {
         Vec::new()
     } else {
         vec![format!(

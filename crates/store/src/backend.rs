@@ -559,6 +559,10 @@ fn torn_zero_block_crc(stored: u32, zero: u32) -> bool {
             .all(|(&s, z)| s == 0 || s == z)
 }
 
+/// Test only: what `DirBackend::sync` calls at its named points (see `sync_hook`).
+#[cfg(test)]
+type SyncHook = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// An OSS that is a directory: `<dir>/exaraid-oss.json` and `<dir>/objects/<object>.<zone>`.
 pub struct DirBackend {
     dir: PathBuf,
@@ -595,7 +599,7 @@ pub struct DirBackend {
     /// Test only: called at named points of `sync` ("taken": dirty set emptied; "synced":
     /// its files fsync'd), so a test can park one sync and race another against it.
     #[cfg(test)]
-    sync_hook: Mutex<Option<Arc<dyn Fn(&str) + Send + Sync>>>,
+    sync_hook: Mutex<Option<SyncHook>>,
 }
 
 impl DirBackend {
@@ -1228,7 +1232,8 @@ impl DirBackend {
         self.generation.store(generation, Ordering::SeqCst);
         crate::torture::kill_point(crate::torture::EXTENTS_SYNCED);
         if extents.log_records > EXTENTS_LOG_RECORDS_MAX {
-            let mut rows: Vec<(u64, Zone, Vec<(u64, u64)>)> = extents
+            type Row = (u64, Zone, Vec<(u64, u64)>); // object, zone, slot runs
+            let mut rows: Vec<Row> = extents
                 .slots
                 .iter()
                 .map(|(&(o, z), runs)| (o, z, runs.0.iter().map(|(&s, &e)| (s, e)).collect()))

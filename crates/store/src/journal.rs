@@ -45,9 +45,12 @@ pub struct Journal<R> {
     _records: PhantomData<R>,
 }
 
+/// `Journal::open`'s result: the journal, and every intact record with its sequence number.
+pub type Opened<R> = (Journal<R>, Vec<(u64, R)>);
+
 impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// Open (or create) the journal; returns it with every intact record, in order.
-    pub fn open(path: &Path) -> Result<(Journal<R>, Vec<(u64, R)>), StoreError> {
+    pub fn open(path: &Path) -> Result<Opened<R>, StoreError> {
         let io = |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", path.display()));
         let mut file = OpenOptions::new()
             .read(true)

@@ -30,9 +30,6 @@ use common::*;
 use std::path::{Path, PathBuf};
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::journal::Journal;
-use exaraid_store::state::{Input, Rec, State};
-use exaraid_store::superblock::read_checked;
 use exaraid_store::{OpenOptions, Store, StoreError, WritePath};
 
 /// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
@@ -58,19 +55,6 @@ const BLOCKS: [Block; 3] = [Block::Old, Block::Landed, Block::ChecksumOnly];
 
 /// A slot of an object file: `(oss, file name, slot)`.
 type Unit = (usize, String, usize);
-
-fn object_file(dir: &Path, oss: usize, name: &str) -> PathBuf {
-    dir.join(format!("oss-{oss}")).join("objects").join(name)
-}
-
-fn object_names(dir: &Path, oss: usize) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir.join(format!("oss-{oss}")).join("objects"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    v.sort();
-    v
-}
 
 /// The slots whose bytes differ between two trees of the same store.
 fn changed_units(before: &Path, after: &Path, oss_count: usize) -> Vec<Unit> {
@@ -103,21 +87,6 @@ fn copy_slot_bytes(
     let at = slot * SLOT_BYTES;
     dst[at + range.start..at + range.end].copy_from_slice(&src[at + range.start..at + range.end]);
     std::fs::write(object_file(to, *oss, name), dst).unwrap();
-}
-
-/// Leave a write in flight, as a `kill -9` right after the store journaled its input does.
-fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u64) {
-    let state: State = read_checked(&dir.join("state"), "state").unwrap();
-    let id = state.files[name].id;
-    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
-    journal.advance_to(state.last_seq + 1);
-    let rec = Rec::Input(Input::Write {
-        file: id,
-        offset_bytes,
-        len_bytes,
-        now_ns: 1,
-    });
-    journal.append(&rec, true).unwrap();
 }
 
 /// The disk of OSS `oss` is gone: its directory is there again, empty (a new disk mounted).
@@ -244,7 +213,7 @@ impl Scene {
     fn crash(&self, blocks: [Block; 3]) -> Store {
         std::fs::remove_dir_all(&self.dir).unwrap();
         copy_tree(&self.saved, &self.dir);
-        leave_write_in_flight(&self.dir, "f", self.cut_at as u64, CUT_BYTES as u64);
+        leave_write_in_flight_at(&self.dir, "f", self.cut_at as u64, CUT_BYTES as u64, 1);
         let units = std::iter::once(&self.data_unit).chain(&self.parity_units);
         for (unit, block) in units.zip(blocks) {
             match block {
@@ -353,7 +322,7 @@ fn raid6_a_stale_block_beside_the_dead_disk_is_never_taken_for_proof() {
     let s = scene(CodeSpec::raid6(4));
     std::fs::remove_dir_all(&s.dir).unwrap();
     copy_tree(&s.saved, &s.dir);
-    leave_write_in_flight(&s.dir, "f", s.cut_at as u64, CUT_BYTES as u64);
+    leave_write_in_flight_at(&s.dir, "f", s.cut_at as u64, CUT_BYTES as u64, 1);
     for unit in std::iter::once(&s.data_unit).chain(&s.parity_units) {
         copy_slot_bytes(&s.after, &s.dir, unit, 0..SLOT_BYTES);
     }
@@ -378,7 +347,7 @@ fn raid6_a_rotten_block_beside_the_dead_disk_is_rebuilt_too() {
     let s = scene(CodeSpec::raid6(4));
     std::fs::remove_dir_all(&s.dir).unwrap();
     copy_tree(&s.saved, &s.dir);
-    leave_write_in_flight(&s.dir, "f", s.cut_at as u64, CUT_BYTES as u64);
+    leave_write_in_flight_at(&s.dir, "f", s.cut_at as u64, CUT_BYTES as u64, 1);
     for unit in std::iter::once(&s.data_unit).chain(&s.parity_units) {
         copy_slot_bytes(&s.after, &s.dir, unit, 0..SLOT_BYTES);
     }

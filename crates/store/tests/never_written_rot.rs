@@ -183,27 +183,6 @@ fn wcl_cached_bytes_beside_a_rotten_never_written_home_row_read_and_go_home() {
     assert_consistent(&store);
 }
 
-/// Leave a write in flight, as a `kill -9` right after the store journaled its input does:
-/// its range counts as written from then on, though none of its blocks reached the disk.
-fn leave_write_in_flight(dir: &std::path::Path, name: &str, offset_bytes: u64, len_bytes: u64) {
-    use exaraid_store::journal::Journal;
-    use exaraid_store::state::{Input, Rec, State};
-    use exaraid_store::superblock::read_checked;
-    let state: State = read_checked(&dir.join("state"), "state").unwrap();
-    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
-    journal.advance_to(state.last_seq + 1);
-    let rec = Rec::Input(Input::Write {
-        file: state.files[name].id,
-        offset_bytes,
-        len_bytes,
-        now_ns: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64,
-    });
-    journal.append(&rec, true).unwrap();
-}
-
 /// A write cut by a crash lands on a hole whose data block 0 rotted earlier (never
 /// scrubbed: a hole), and its row's parity rotted since (on another OSS). The cut write
 /// reached nothing, yet its range counts as written (journaled before it ran), so to reads

@@ -79,6 +79,9 @@ impl Hook for DiesMidWrite {
     }
 }
 
+/// A write cut at a file offset: the offset and the bytes.
+type CutWrite = (usize, Vec<u8>);
+
 /// A store of `code` over `oss_count` OSSs holding two acknowledged stripes of "f"; then a
 /// write of stripe 0's first data element whole and the first `victim_bytes` of its second,
 /// during which the OSS of that second element dies, and a crash. The write's data lands on
@@ -90,7 +93,7 @@ fn die_mid_write_then_crash(
     code: CodeSpec,
     oss_count: usize,
     victim_bytes: usize,
-) -> (Store, Vec<u8>, (usize, Vec<u8>), (usize, usize)) {
+) -> (Store, Vec<u8>, CutWrite, (usize, usize)) {
     let store = init(dir, code, oss_count, WritePath::Rmw);
     let sdb = store.layout().stripe_data_bytes() as usize;
     let model = pattern(71, 2 * sdb);

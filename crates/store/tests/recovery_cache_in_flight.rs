@@ -14,10 +14,7 @@ use common::*;
 use std::path::{Path, PathBuf};
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::journal::Journal;
-use exaraid_store::state::{Input, Rec, State};
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::superblock::read_checked;
 use exaraid_store::{Store, StoreError, WritePath};
 
 /// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
@@ -26,25 +23,6 @@ const ACKED_BYTES: usize = 1000;
 /// The interrupted write: bytes 2000..2100 of "a", in the same checksum block as the
 /// acknowledged bytes 0..1000.
 const IN_FLIGHT: std::ops::Range<usize> = 2000..2100;
-
-/// Leave a write in flight, as a `kill -9` right after the store journaled its input does.
-fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u64) {
-    let state: State = read_checked(&dir.join("state"), "state").unwrap();
-    let id = state.files[name].id;
-    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
-    journal.advance_to(state.last_seq + 1);
-    let now_ns = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
-    let rec = Rec::Input(Input::Write {
-        file: id,
-        offset_bytes,
-        len_bytes,
-        now_ns,
-    });
-    journal.append(&rec, true).unwrap();
-}
 
 /// Change payload bytes of cache slot 0 of an OSS, leaving the checksums as they are (what a
 /// kill between a block's payload and its checksum leaves, or what bit rot does).

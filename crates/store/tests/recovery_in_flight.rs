@@ -15,33 +15,11 @@ use common::*;
 use std::path::{Path, PathBuf};
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::journal::Journal;
-use exaraid_store::state::{Input, Rec, State};
+use exaraid_store::state::State;
 use exaraid_store::superblock::read_checked;
 use exaraid_store::{Store, WritePath};
 
 const STRIPE_BYTES: usize = 3 * UNIT;
-
-/// Leave a write of file bytes `offset..offset+len` in flight, as a `kill -9` right after the
-/// store journaled its input does: its plan has no `Durable` record, so the next open
-/// recovers its stripe. What the write got onto the disks is up to each test.
-fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u64) {
-    let state: State = read_checked(&dir.join("state"), "state").unwrap();
-    let id = state.files[name].id;
-    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
-    journal.advance_to(state.last_seq + 1);
-    let rec = Rec::Input(Input::Write {
-        file: id,
-        offset_bytes,
-        len_bytes,
-        // The store's planner clock is wall time (nanoseconds since the epoch).
-        now_ns: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64,
-    });
-    journal.append(&rec, true).unwrap();
-}
 
 fn file_id(dir: &Path, name: &str) -> u64 {
     let state: State = read_checked(&dir.join("state"), "state").unwrap();

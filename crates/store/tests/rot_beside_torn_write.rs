@@ -21,9 +21,6 @@ use common::*;
 use std::path::Path;
 
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::journal::Journal;
-use exaraid_store::state::{Input, Rec, State};
-use exaraid_store::superblock::read_checked;
 use exaraid_store::{OpenOptions, Store, StoreError, WritePath};
 
 /// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
@@ -65,40 +62,8 @@ fn restore(dir: &Path, saved: &Path) {
     copy_tree(saved, dir);
 }
 
-/// Leave a write in flight, as a `kill -9` right after the store journaled its input does.
-fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u64) {
-    let state: State = read_checked(&dir.join("state"), "state").unwrap();
-    let id = state.files[name].id;
-    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
-    journal.advance_to(state.last_seq + 1);
-    let now_ns = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
-    let rec = Rec::Input(Input::Write {
-        file: id,
-        offset_bytes,
-        len_bytes,
-        now_ns,
-    });
-    journal.append(&rec, true).unwrap();
-}
-
 /// A cache slot the cut write changed: `(oss, slot)`.
 type Unit = (usize, String, usize);
-
-fn object_file(dir: &Path, oss: usize, name: &str) -> std::path::PathBuf {
-    dir.join(format!("oss-{oss}")).join("objects").join(name)
-}
-
-fn object_names(dir: &Path, oss: usize) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir.join(format!("oss-{oss}")).join("objects"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    v.sort();
-    v
-}
 
 /// Copy slot `slot` of OSS `oss`'s cache file from `from` into `to`: its payload, and its
 /// checksums too when `whole` (else the write tore between payload and checksums).

@@ -39,6 +39,7 @@ fn flip_in_place(store: &Store, name: &str, stripe: u64, pos: Pos) {
         .read(true)
         .write(true)
         .create(true)
+        .truncate(false) // rot in place: the slots around it stay
         .open(&path)
         .unwrap();
     if f.metadata().unwrap().len() < (slot + 1) * slot_bytes {

@@ -84,9 +84,9 @@ fn write_over_rot_in(
 /// Every case for one code: the write covers the rotten byte, shares only its block, or
 /// rewrites a data element whose parity block rotted.
 fn all_cases(code: CodeSpec, oss: usize) {
-    write_over_rot(code.clone(), oss, Rot::Data, 0, 50);
-    write_over_rot(code.clone(), oss, Rot::Data, 100, 50);
-    write_over_rot(code.clone(), oss, Rot::Data, 4000, 200); // the rotten block and the next element
+    write_over_rot(code, oss, Rot::Data, 0, 50);
+    write_over_rot(code, oss, Rot::Data, 100, 50);
+    write_over_rot(code, oss, Rot::Data, 4000, 200); // the rotten block and the next element
     write_over_rot(code, oss, Rot::Parity, 0, 50);
 }
 

@@ -44,15 +44,8 @@ fn a_lost_home_block_read_with_the_core_held_fails_naming_the_bytes_instead_of_h
         let x = &extents[0];
         assert_eq!(x.zone, PlanZone::Data, "rmw: the bytes are home");
         let mut buf = vec![0u8; x.len_bytes as usize];
-        let result = reader.read_range(
-            Some(&core),
-            x.oss,
-            x.zone,
-            file,
-            x.addr_bytes,
-            &x.element,
-            &mut buf,
-        );
+        let at = ElementRead::of_extent(file, x);
+        let result = reader.read_range(Some(&core), at, &mut buf);
         tx.send(result.map_err(|e| e.to_string())).unwrap();
     });
     let result = rx

@@ -62,6 +62,32 @@ pub(super) struct NewCacheBytes {
     pub(super) z: u64,
 }
 
+/// Where one read of an element range lies (`Store::read_range`): the OSS and zone that
+/// hold it, the file whose bytes they are, the address there, and the element range itself
+/// (what a block the OSS cannot give is rebuilt as). One value: every caller takes these
+/// from one extent or one plan step.
+#[derive(Clone, Copy)]
+pub(super) struct ElementRead<'a> {
+    pub(super) oss: usize,
+    pub(super) zone: PlanZone,
+    pub(super) file: u64,
+    pub(super) addr_bytes: u64,
+    pub(super) element: &'a exaraid_plan::ElementRange,
+}
+
+impl<'a> ElementRead<'a> {
+    /// The bytes of extent `x` of file `file`.
+    pub(super) fn of_extent(file: u64, x: &'a exaraid_plan::Extent) -> Self {
+        ElementRead {
+            oss: x.oss,
+            zone: x.zone,
+            file,
+            addr_bytes: x.addr_bytes,
+            element: &x.element,
+        }
+    }
+}
+
 /// Group commit of the journal (`Store::sync_journal_through`): one fsync at a time, each
 /// covering every record appended before it started.
 #[derive(Default)]
@@ -1204,7 +1230,7 @@ impl Store {
                         read_bytes[i] = Some(bytes);
                     }
                     Err(e) => {
-                        if first_error.as_ref().is_none_or(|(j, _)| i < *j) {
+                        if first_error.as_ref().map_or(true, |(j, _)| i < *j) {
                             first_error = Some((i, e));
                         }
                     }
@@ -1336,7 +1362,8 @@ impl Store {
         }
         let block = CHECKSUM_BLOCK_BYTES;
         // The home data ranges the plan writes, per stripe and element.
-        let mut written: BTreeMap<(u64, u64), BTreeMap<Pos, Vec<(u64, u64)>>> = BTreeMap::new();
+        type Ranges = Vec<(u64, u64)>;
+        let mut written: BTreeMap<(u64, u64), BTreeMap<Pos, Ranges>> = BTreeMap::new();
         let home_writes = plan
             .steps
             .iter()
@@ -1510,16 +1537,15 @@ impl Store {
                                 len_bytes: block,
                                 ..*el
                             };
-                            self.read_range_repairing(
-                                None,
-                                step.oss,
-                                step.zone,
-                                step.file,
-                                block_addr,
-                                &whole_block,
-                                &mut buf,
-                                step.zone != PlanZone::Cache,
-                            )?;
+                            let at = ElementRead {
+                                oss: step.oss,
+                                zone: step.zone,
+                                file: step.file,
+                                addr_bytes: block_addr,
+                                element: &whole_block,
+                            };
+                            let repair = step.zone != PlanZone::Cache;
+                            self.read_range_repairing(None, at, &mut buf, repair)?;
                             if step.zone == PlanZone::Cache {
                                 // Rebuilt from the cache stripe and confirmed against the
                                 // block's checksum (bytes no write of the cache stripe reached
@@ -1686,50 +1712,48 @@ impl Store {
             let addr = step.addr_bytes + at as u64;
             // Repair what the read rebuilds: a later partial-block write of this plan to the
             // same element must find healthy edge blocks, or it fails half-way (issue #4 F1).
-            self.read_range_repairing(
-                None,
-                step.oss,
-                step.zone,
-                step.file,
-                addr,
-                &piece.element,
-                buf,
-                true,
-            )?;
+            let piece_at = ElementRead {
+                oss: step.oss,
+                zone: step.zone,
+                file: step.file,
+                addr_bytes: addr,
+                element: &piece.element,
+            };
+            self.read_range_repairing(None, piece_at, buf, true)?;
             at += len;
         }
         Ok(out)
     }
 
+    /// Reads `buf.len()` bytes at `at`; a block the OSS cannot give (unavailable, corrupt,
+    /// missing) is rebuilt from the rest of its stripe.
     pub(super) fn read_range(
         &self,
         core: Option<&Core>,
-        oss: usize,
-        zone: PlanZone,
-        file: u64,
-        addr: u64,
-        element: &exaraid_plan::ElementRange,
+        at: ElementRead,
         buf: &mut [u8],
     ) -> Result<(), StoreError> {
-        self.read_range_repairing(core, oss, zone, file, addr, element, buf, false)
+        self.read_range_repairing(core, at, buf, false)
     }
 
     /// `read_range`, and with `repair` a home block that failed its checksum, was rebuilt
     /// from parity and confirmed against its stored checksum is written back whole. Only a
     /// plan's read step repairs: it holds the stripe locks of its plan, so no other write can
     /// race the write-back; a `get` holds none and must leave the disk alone.
-    #[allow(clippy::too_many_arguments)]
     fn read_range_repairing(
         &self,
         core: Option<&Core>,
-        oss: usize,
-        zone: PlanZone,
-        file: u64,
-        addr: u64,
-        element: &exaraid_plan::ElementRange,
+        at: ElementRead,
         buf: &mut [u8],
         repair: bool,
     ) -> Result<(), StoreError> {
+        let ElementRead {
+            oss,
+            zone,
+            file,
+            addr_bytes: addr,
+            element,
+        } = at;
         let e = self.sb.element_bytes as u64;
         let mut done = 0usize;
         while done < buf.len() {

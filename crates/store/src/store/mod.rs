@@ -48,6 +48,7 @@ mod recovery;
 mod repair;
 mod window;
 
+use exec::ElementRead;
 use exec::UNREADABLE_CACHE;
 use read::ReadEnd;
 use recovery::replay;
@@ -457,7 +458,7 @@ pub struct Store {
     failure_gate: parking_lot::RwLock<()>,
     /// Where the planner put each column of the newest cache stripe of each home stripe
     /// `(file, stripe)`: `col -> (oss, chunk address)`, learnt from the plans it made (scrub).
-    cache_chunks: Mutex<HashMap<(u64, u64), BTreeMap<usize, (usize, u64)>>>,
+    cache_chunks: Mutex<HashMap<(u64, u64), exec::Chunks>>,
     /// WCL: the chunks of each cache stripe, by home stripe (two may exist while an older
     /// one is destaged), so that a degraded read decodes a cache stripe from its own elements.
     cache_stripes: Mutex<exec::CacheStripes>,

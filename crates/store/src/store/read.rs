@@ -33,6 +33,10 @@ pub(super) struct CorruptElement {
     pub(super) missing: bool,
 }
 
+/// A corrupt or missing element as `read_home_stripe` names it: row, column, and the
+/// checksum block numbers that could not be read.
+pub(super) type DamagedElement = (usize, usize, Vec<usize>);
+
 /// What a decode learned from the parity equations it did not need (see
 /// `Store::decode_checked`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,7 +186,7 @@ impl Store {
         core: Option<&Core>,
         file: u64,
         stripe: u64,
-    ) -> Result<(StripeBuf, Vec<usize>, Vec<(usize, usize, Vec<usize>)>), StoreError> {
+    ) -> Result<(StripeBuf, Vec<usize>, Vec<DamagedElement>), StoreError> {
         let home = self.read_home_blocks(core, file, stripe)?;
         let erased = home.erased_cols();
         let corrupt = home
@@ -795,8 +799,7 @@ impl Store {
                     let from = (x.file_offset_bytes - offset_bytes) as usize;
                     let buf = &mut out[from..from + x.len_bytes as usize];
                     self.count(x.oss, to_backend_zone(x.zone), Op::Read, false);
-                    result =
-                        self.read_range(None, x.oss, x.zone, file, x.addr_bytes, &x.element, buf);
+                    result = self.read_range(None, ElementRead::of_extent(file, &x), buf);
                     if result.is_err() {
                         break;
                     }

@@ -1746,15 +1746,7 @@ impl Store {
     ) -> Result<Vec<usize>, StoreError> {
         let pos = x.element.pos;
         if !lost.iter().any(|&(p, _)| p == pos) {
-            let whole = self.read_range(
-                Some(core),
-                x.oss,
-                x.zone,
-                file,
-                x.addr_bytes,
-                &x.element,
-                out,
-            );
+            let whole = self.read_range(Some(core), ElementRead::of_extent(file, x), out);
             match whole {
                 Ok(()) => return Ok(Vec::new()),
                 Err(StoreError::DataLost(_)) => {} // find the blocks, one by one, below
@@ -1774,15 +1766,12 @@ impl Store {
                     ..x.element
                 };
                 let (a, z) = (at as usize, (at + n) as usize);
-                let piece = self.read_range(
-                    Some(core),
-                    x.oss,
-                    x.zone,
-                    file,
-                    x.addr_bytes + at,
-                    &element,
-                    &mut out[a..z],
-                );
+                let block_at = ElementRead {
+                    addr_bytes: x.addr_bytes + at,
+                    element: &element,
+                    ..ElementRead::of_extent(file, x)
+                };
+                let piece = self.read_range(Some(core), block_at, &mut out[a..z]);
                 match piece {
                     Ok(()) => {}
                     Err(StoreError::DataLost(_)) => {
@@ -1888,7 +1877,7 @@ impl Store {
             let base = self.layout.file_offset(stripe, d, 0);
             for i in 0..blocks {
                 let (a, z) = ((i * block) as u64, ((i + 1) * block) as u64);
-                if held.get(&pos).is_none_or(|h| h[i] == Held::Verified) {
+                if held.get(&pos).map_or(true, |h| h[i] == Held::Verified) {
                     continue;
                 }
                 let cut: Ranges =
@@ -2597,7 +2586,8 @@ impl Store {
         // offsets), and per element the ranges it writes and the old bytes it read.
         let mut touched: BTreeMap<(u64, u64), Ranges> = BTreeMap::new();
         let mut wrote: BTreeMap<(u64, u64, Pos), Ranges> = BTreeMap::new();
-        let mut read: BTreeMap<(u64, u64, Pos), Vec<(usize, &[u8])>> = BTreeMap::new();
+        type ReadAt<'a> = Vec<(usize, &'a [u8])>;
+        let mut read: BTreeMap<(u64, u64, Pos), ReadAt> = BTreeMap::new();
         let home = |s: &exaraid_plan::Step| s.zone != PlanZone::Cache && !staging(s.file);
         for p in step_pieces(plan, home) {
             let el = &p.piece.element;
@@ -2793,15 +2783,12 @@ impl Store {
                         ..x.element
                     };
                     let mut bytes = vec![0u8; (z - a) as usize];
-                    let read = self.read_range(
-                        None,
-                        x.oss,
-                        x.zone,
-                        file,
-                        x.addr_bytes + (a - o),
-                        &element,
-                        &mut bytes,
-                    );
+                    let at = ElementRead {
+                        addr_bytes: x.addr_bytes + (a - o),
+                        element: &element,
+                        ..ElementRead::of_extent(file, x)
+                    };
+                    let read = self.read_range(None, at, &mut bytes);
                     match read {
                         Ok(()) => copies.push(crate::state::FailedColumnCopy {
                             file,
@@ -3598,6 +3585,9 @@ impl Store {
     }
 }
 
+/// `replay`'s result: the planner, and every plan with the index of the input that made it.
+type Replayed = (Box<dyn Strategy>, Vec<(usize, IoPlan)>);
+
 /// A fresh strategy fed with `inputs`: the planner's state after them, and every plan they
 /// produced (in order).
 pub(super) fn replay(
@@ -3605,7 +3595,7 @@ pub(super) fn replay(
     layout: &Layout,
     config: StrategyConfig,
     inputs: &[Input],
-) -> Result<(Box<dyn Strategy>, Vec<(usize, IoPlan)>), StoreError> {
+) -> Result<Replayed, StoreError> {
     let mut strategy = exaraid_plan::new_strategy(kind, layout.clone(), config)
         .map_err(|e| StoreError::Metadata(e.to_string()))?;
     let mut plans = Vec::new();

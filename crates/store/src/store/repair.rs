@@ -661,7 +661,7 @@ impl Store {
                         ));
                     }
                     // Whole blocks (a missing slot: all of it).
-                    self.write_block_runs(oss, key, &element, &confirmed)?;
+                    self.write_block_runs(oss, key, element, &confirmed)?;
                     if confirmed.len() == c.blocks.len() {
                         report.repaired_elements += 1;
                         report.corrupt_elements[first_finding + n].repaired = true;
@@ -1125,7 +1125,7 @@ impl Store {
             }
             let listed: Vec<String> = file_ranges
                 .iter()
-                .map(|(a, z)| format!("{} bytes {a}..{z}", read::describe_file_name(&name)))
+                .map(|(a, z)| format!("{} bytes {a}..{z}", read::describe_file_name(name)))
                 .collect();
             let without_parity = file_ranges
                 .iter()
@@ -1233,7 +1233,7 @@ impl Store {
                         }
                         Err(err) => report.unrepairable.push(format!(
                             "running parity of {} stripe {stripe} in the cache zone of OSS {oss} (slot {slot}): {err}",
-                            read::describe_file_name(&name)
+                            read::describe_file_name(name)
                         )),
                     }
                 }

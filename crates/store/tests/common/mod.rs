@@ -114,6 +114,56 @@ pub fn flip_home_byte(store: &Store, name: &str, pos: Pos, block: usize, at_byte
     std::fs::write(&path, bytes).unwrap();
 }
 
+/// Leave a write of bytes `offset_bytes..offset_bytes + len_bytes` of file `name` in
+/// flight, as a `kill -9` right after the store journaled its input does: its plan has no
+/// `Durable` record, so the next open recovers its stripes. What the write got onto the
+/// disks is up to each test. The input's planner clock is wall time, as the store's is.
+pub fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u64) {
+    let now_ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    leave_write_in_flight_at(dir, name, offset_bytes, len_bytes, now_ns);
+}
+
+/// `leave_write_in_flight` with the input's planner clock `now_ns`.
+pub fn leave_write_in_flight_at(
+    dir: &Path,
+    name: &str,
+    offset_bytes: u64,
+    len_bytes: u64,
+    now_ns: u64,
+) {
+    use exaraid_store::journal::Journal;
+    use exaraid_store::state::{Input, Rec, State};
+    let state: State =
+        exaraid_store::superblock::read_checked(&dir.join("state"), "state").unwrap();
+    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
+    journal.advance_to(state.last_seq + 1);
+    let rec = Rec::Input(Input::Write {
+        file: state.files[name].id,
+        offset_bytes,
+        len_bytes,
+        now_ns,
+    });
+    journal.append(&rec, true).unwrap();
+}
+
+/// Object file `name` of OSS `oss` of the store in `dir` (default OSS directories).
+pub fn object_file(dir: &Path, oss: usize, name: &str) -> std::path::PathBuf {
+    dir.join(format!("oss-{oss}")).join("objects").join(name)
+}
+
+/// The object file names of OSS `oss` of the store in `dir`, sorted.
+pub fn object_names(dir: &Path, oss: usize) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir.join(format!("oss-{oss}")).join("objects"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    v.sort();
+    v
+}
+
 /// Copy a store (metadata and OSS directories) as it is on disk now: the disk a kill -9 at
 /// this instant leaves, for crash tests that open the copy.
 pub fn copy_tree(from: &Path, to: &Path) {
