@@ -15,6 +15,10 @@ crash-geom.py: rs:4:2, raid5, ...), NOSS (default 6), S6A_DIR (scratch, default
 /tmp/s6a-csdd), FAILOSS (crash-geom.py: an OSS failed before the writes; a second failure),
 UNIT (stripe unit bytes, default 65536), SEED (default 7), TEAR=1 (killshim tears the killed
 write: half of it lands; outside the kill -9 model rule (0) assumes, review s6s).
+REBUILD=1 (s7a, brief item 2: the S2 remainder): after the checks, `rebuild --oss O` onto the
+emptied directory, then every file is read again in 4 KiB pieces (the LOST ranges `status`
+lists must refuse, every other piece must read its acknowledged bytes) and `scrub` must exit
+0, or 2 with LOST ranges listed (and no parity mismatch). Cases counted REBUILT (clean after it) or REBUILD-BAD.
 Prints one line per case that is not clean and a DONE line with the counts."""
 import os, sys, shutil, subprocess
 kills, osses = sys.argv[1], [int(x) for x in sys.argv[2].split(",")]
@@ -27,7 +31,49 @@ code = os.environ.get("CODE", "raid6"); noss = int(os.environ.get("NOSS", "6"))
 unit = int(os.environ.get("UNIT", "65536")); seed = int(os.environ.get("SEED", "7"))
 tear = bool(os.environ.get("TEAR"))
 points = kills.split(",") if ":" in kills else list(eval(kills))
-c = dict(wrong=0, lost=0, clean=0, other=0, notkilled=0)
+c = dict(wrong=0, lost=0, clean=0, other=0, notkilled=0, rebuilt=0, rebuild_bad=0)
+import json
+
+
+def after_rebuild(d, files, o):
+    """s7a: rebuild O, then every 4 KiB piece of every file: lost ranges refuse, the rest reads
+    acknowledged bytes; scrub exits 0, or 2 with only LOST lines. Returns the problems."""
+    bad = []
+    r = cg.run(["rebuild", d, "--oss", str(o)])
+    if r.returncode != 0:
+        return ["rebuild rc %d: %s" % (r.returncode, r.stderr.decode(errors="replace")[-300:])]
+    st = json.loads(cg.run(["status", d, "--json"]).stdout)
+    lost = [(l["file"], l["offset_bytes"], l["offset_bytes"] + l["len_bytes"]) for l in st["lost_ranges"]]
+    names = set(cg.run(["ls", d]).stdout.decode().split())
+    for nm, acc in files.items():
+        allowed = [a for a in (acc[1:] if isinstance(acc, tuple) else acc) if a is not None]
+        if not allowed or (nm not in names and isinstance(acc, list) and None in acc):
+            continue
+        size = max(len(a) for a in allowed)
+        # 64 KiB pieces, 4 KiB ones where a LOST range is near (lost ranges are 4 KiB blocks)
+        pieces = []
+        for big in range(0, size, 65536):
+            if any(f == nm and a < big + 65536 and big < z for f, a, z in lost):
+                pieces += [(at, min(4096, size - at)) for at in range(big, min(size, big + 65536), 4096)]
+            else:
+                pieces.append((big, min(65536, size - big)))
+        for at, n in pieces:
+            g = cg.run(["read", d, nm, "--offset", str(at), "--length", str(n)])
+            in_lost = any(f == nm and a < at + n and at < z for f, a, z in lost)
+            if g.returncode != 0:
+                if not in_lost:
+                    bad.append("%s %d+%d rc %d: %s" % (nm, at, n, g.returncode, g.stderr.decode(errors="replace")[-200:]))
+                continue
+            if in_lost:
+                bad.append("%s %d+%d reads exit 0 inside a LOST range" % (nm, at, n))
+            if not any(g.stdout == a[at:at + n] for a in allowed):
+                bad.append("%s %d+%d WRONG BYTES exit 0 after the rebuild" % (nm, at, n))
+    s = cg.run(["scrub", d])
+    out = (s.stdout + s.stderr).decode(errors="replace")
+    # (blocks marked lost are listed as corrupt too: those lines are not told apart here)
+    if s.returncode not in (0, 2) or (s.returncode == 2 and not lost) or "parity mismatches: 0" not in out:
+        bad.append("scrub rc %d: %s" % (s.returncode, out[-300:]))
+    return bad
 for k in points:
     for o in osses:
         files, cmd, inp, finish, fail = cg.setup("flush", code, noss, unit, "wcl", seed, d)
@@ -51,5 +97,11 @@ for k in points:
             c["lost"] += 1; print("K=%s O=%d LOST %d lines" % (k, o, lost), flush=True)
         else:
             c["clean"] += 1
+        if os.environ.get("REBUILD") and f.returncode == 0:
+            rb = after_rebuild(d, files, o)
+            if rb:
+                c["rebuild_bad"] += 1; print("K=%s O=%d REBUILD-BAD" % (k, o), rb[:3], flush=True)
+            else:
+                c["rebuilt"] += 1
 shutil.rmtree(os.path.dirname(d), ignore_errors=True)
 print("DONE", code, noss, "FAILOSS=%s" % os.environ.get("FAILOSS", ""), c, flush=True)

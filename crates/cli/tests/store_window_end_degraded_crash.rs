@@ -12,6 +12,13 @@
 //! The same for a window ended by its timeout instead of END (the timeout path of H5,
 //! `PlanCause::WindowTimeout`): the window's deadline has passed when the killed command
 //! opens the store, so the open's timer run ends it, with the same plans as END.
+//!
+//! The same on raid5 (review s6s S6-4): the failed OSS holds a column (data or parity) of
+//! stripes whose other columns the move home writes in part (a 4 KiB block holding window
+//! bytes and older ones). A kill between such a block's new bytes and its checksum left it
+//! failing its old checksum; raid5 has no redundancy left beside the failed column to tell
+//! its older bytes, so recovery recorded a HEALTHY OSS's acknowledged bytes lost (and the
+//! failed OSS's beside them). The move now journals those edge blocks whole first.
 
 mod common;
 
@@ -25,8 +32,23 @@ const FILE_BYTES: usize = 50_000;
 /// The window's writes `(offset, length)`: none holds bytes of the failed OSS (checked).
 const WINDOW_WRITES: [(usize, usize); 4] =
     [(21222, 2472), (25875, 792), (4747, 8780), (6168, 5992)];
-/// Data column 0 of stripe 0 (file bytes 0..4096), beside the window's bytes.
-const FAILED_OSS: &str = "0";
+/// A code and the OSS failed inside its window.
+#[derive(Clone, Copy)]
+struct Setup {
+    code: &'static str,
+    /// raid6 over 5: data column 0 of stripe 0 (file bytes 0..4096), beside the window's
+    /// bytes. raid5 over 5: the parity of stripe 0 and data column 0 of stripe 1 (file
+    /// bytes 16384..20480), beside window bytes the move home writes in part.
+    failed_oss: &'static str,
+}
+const RAID6: Setup = Setup {
+    code: "raid6",
+    failed_oss: "0",
+};
+const RAID5: Setup = Setup {
+    code: "raid5",
+    failed_oss: "4",
+};
 /// More kill points than one END passes (the sweep stops at the first it survives).
 const KILLS_MAX: u64 = 48;
 /// The window's timeout: long enough for the setup's commands to run inside the window
@@ -49,10 +71,15 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A raid6 delayed store (window timeout `timeout_ms`) with an open window on `f` holding
-/// `WINDOW_WRITES`, then OSS `FAILED_OSS` failed. Returns the window's token and every
-/// acknowledged byte of `f`, or `None` when the window timed out during the setup.
-fn store_with_open_window_and_failed_oss(dir: &Path, timeout_ms: u64) -> Option<(String, Vec<u8>)> {
+/// A delayed store of `setup.code` over 5 OSSs (window timeout `timeout_ms`) with an open
+/// window on `f` holding `WINDOW_WRITES`, then OSS `setup.failed_oss` failed. Returns the
+/// window's token and every acknowledged byte of `f`, or `None` when the window timed out
+/// during the setup.
+fn store_with_open_window_and_failed_oss(
+    dir: &Path,
+    timeout_ms: u64,
+    setup: Setup,
+) -> Option<(String, Vec<u8>)> {
     let d = s(dir);
     let timeout = timeout_ms.to_string();
     let init = [
@@ -62,7 +89,7 @@ fn store_with_open_window_and_failed_oss(dir: &Path, timeout_ms: u64) -> Option<
         "--oss",
         "5",
         "--code",
-        "raid6",
+        setup.code,
         "--stripe-unit",
         "4096",
         "--write-path",
@@ -83,7 +110,7 @@ fn store_with_open_window_and_failed_oss(dir: &Path, timeout_ms: u64) -> Option<
         );
         model[offset..offset + len].copy_from_slice(&new);
     }
-    ok(&["store", "fail", d, "--oss", FAILED_OSS], b"");
+    ok(&["store", "fail", d, "--oss", setup.failed_oss], b"");
     // The scenario's premise: no acknowledged byte was lost with the failed OSS.
     assert!(
         ok(&["store", "get", d, "f"], b"") == model,
@@ -105,7 +132,8 @@ enum Ending {
     Timeout,
 }
 
-fn window_ending_killed_at_every(ending: Ending, point: &str) {
+fn window_ending_killed_at_every(ending: Ending, point: &str, setup: Setup) {
+    let failed_oss = setup.failed_oss;
     let what = match ending {
         Ending::End => "END",
         Ending::Timeout => "timeout",
@@ -124,7 +152,7 @@ fn window_ending_killed_at_every(ending: Ending, point: &str) {
         if dir.exists() {
             std::fs::remove_dir_all(&dir).unwrap();
         }
-        made = store_with_open_window_and_failed_oss(&dir, timeout_ms);
+        made = store_with_open_window_and_failed_oss(&dir, timeout_ms, setup);
         if made.is_some() {
             break;
         }
@@ -175,7 +203,7 @@ fn window_ending_killed_at_every(ending: Ending, point: &str) {
                 bad.last()
             );
         }
-        let rebuild = exaraid(&["store", "rebuild", d, "--oss", FAILED_OSS], b"");
+        let rebuild = exaraid(&["store", "rebuild", d, "--oss", failed_oss], b"");
         assert!(
             rebuild.status.success(),
             "{what} killed at {point}:{n}: rebuild fails: {}",
@@ -203,21 +231,35 @@ fn window_ending_killed_at_every(ending: Ending, point: &str) {
 
 #[test]
 fn a_window_end_killed_after_any_journal_record_with_a_failed_oss_keeps_every_acknowledged_byte() {
-    window_ending_killed_at_every(Ending::End, JOURNAL_RECORD);
+    window_ending_killed_at_every(Ending::End, JOURNAL_RECORD, RAID6);
 }
 
 #[test]
 fn a_window_end_killed_at_any_block_with_a_failed_oss_keeps_every_acknowledged_byte() {
-    window_ending_killed_at_every(Ending::End, WRITE_TORN_BLOCK);
+    window_ending_killed_at_every(Ending::End, WRITE_TORN_BLOCK, RAID6);
 }
 
 #[test]
 fn a_window_timeout_killed_after_any_journal_record_with_a_failed_oss_keeps_every_acknowledged_byte(
 ) {
-    window_ending_killed_at_every(Ending::Timeout, JOURNAL_RECORD);
+    window_ending_killed_at_every(Ending::Timeout, JOURNAL_RECORD, RAID6);
 }
 
 #[test]
 fn a_window_timeout_killed_at_any_block_with_a_failed_oss_keeps_every_acknowledged_byte() {
-    window_ending_killed_at_every(Ending::Timeout, WRITE_TORN_BLOCK);
+    window_ending_killed_at_every(Ending::Timeout, WRITE_TORN_BLOCK, RAID6);
+}
+
+/// Review s6s S6-4: a HEALTHY OSS's acknowledged bytes in a block the move home writes in
+/// part were recorded lost on raid5 (4 of 6 kill points).
+#[test]
+fn a_raid5_window_end_killed_at_any_block_with_a_failed_oss_keeps_every_acknowledged_byte() {
+    window_ending_killed_at_every(Ending::End, WRITE_TORN_BLOCK, RAID5);
+}
+
+/// The move home's edge-block copies are a journal record more: a kill after any record.
+#[test]
+fn a_raid5_window_end_killed_after_any_journal_record_with_a_failed_oss_keeps_every_acknowledged_byte(
+) {
+    window_ending_killed_at_every(Ending::End, JOURNAL_RECORD, RAID5);
 }

@@ -2171,14 +2171,19 @@ impl Store {
     /// then, and the window's bytes of a failed OSS were recorded lost and forgotten when
     /// the failure was absorbed. Not for the staging file of a `put` (never acknowledged:
     /// every open drops it) nor for WCL destages and delayed moves home, whose new bytes of
-    /// a failed column sit in the cache zone and reach recovery from there. A WCL client
-    /// write's cache stripes get the same, in the same records (`copy_failed_cache_columns`).
+    /// a failed column sit in the cache zone and reach recovery from there (a delayed move
+    /// home copies the healthy blocks it writes in part instead: `copy_moved_edge_blocks`).
+    /// A WCL client write's cache stripes get the same, in the same records
+    /// (`copy_failed_cache_columns`).
     pub(super) fn copy_failed_columns(
         &self,
         plan: &IoPlan,
         client: Option<(&exaraid_plan::ClientWrite, &[u8])>,
         resolve: &mut dyn FnMut(exaraid_plan::Bytes, u64) -> Result<Vec<u8>, StoreError>,
     ) -> Result<(), StoreError> {
+        if matches!(plan.cause, exaraid_plan::PlanCause::WindowMove { .. }) {
+            return self.copy_moved_edge_blocks(plan, resolve);
+        }
         if self.tolerance() == 0 || !copies_failed_columns(&plan.cause) {
             return Ok(());
         }
@@ -2268,6 +2273,132 @@ impl Store {
         }
         copies.extend(self.copy_failed_cache_columns(plan, client, resolve, &staging)?);
         if !degraded && copies.is_empty() {
+            return Ok(());
+        }
+        self.journal_copies(&mut self.core.lock(), plan.id, copies)
+    }
+
+    /// Before a delayed window's move home (`PlanCause::WindowMove`) writes a stripe with a
+    /// column on a failed OSS: journal (synced) the new bytes, whole, of every home block
+    /// it writes only in part on the OSSs that are up (the block's home bytes, read
+    /// verified, with the moved bytes laid over), as copies recovery lays over the stripe.
+    /// Why (review s6s S6-4): the backend writes such an edge block whole, new payload
+    /// first, then its checksum; a kill between the two leaves the block failing its old
+    /// checksum. Its moved bytes are known (the cache zone still holds them, and the END
+    /// parity covers them), but its other bytes only the row's decode can confirm, and with
+    /// the failed column beside it raid5 has no redundancy left: recovery recorded the
+    /// healthy OSS's acknowledged bytes lost, and the failed OSS's in the same row with
+    /// them. With the copy the block is known whole and the failed column decodes from the
+    /// END parity. The copy is the block's true bytes before and after the move (the END
+    /// parity, durable before the move begins, already covers the moved bytes, and no
+    /// other plan writes these stripes until the move is durable). Blocks the move covers
+    /// whole need none (the cache zone holds them), nor does a stripe with every OSS up (the
+    /// decode tells). Cost with an OSS failed: one 4 KiB read per edge block and one
+    /// journal sync per move; on a healthy store one health probe per OSS.
+    fn copy_moved_edge_blocks(
+        &self,
+        plan: &IoPlan,
+        resolve: &mut dyn FnMut(exaraid_plan::Bytes, u64) -> Result<Vec<u8>, StoreError>,
+    ) -> Result<(), StoreError> {
+        assert!(matches!(
+            plan.cause,
+            exaraid_plan::PlanCause::WindowMove { .. }
+        ));
+        if self.tolerance() == 0 || self.backends.iter().all(|b| b.healthy()) {
+            return Ok(());
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let g = self.layout.geometry().clone();
+        let degraded = |file: u64, stripe: u64| {
+            (0..g.cols).any(|col| !self.backends[self.layout.oss_of(file, stripe, col)].healthy())
+        };
+        // (file, stripe, pos, block) -> the block's new bytes, once its home bytes are read.
+        let mut edges: BTreeMap<(u64, u64, Pos, u64), Option<Vec<u8>>> = BTreeMap::new();
+        let home_writes = plan
+            .steps
+            .iter()
+            .filter(|s| s.op == Op::Write && s.zone != PlanZone::Cache);
+        for step in home_writes.clone() {
+            for piece in step.pieces.iter().filter(|p| p.element.len_bytes > 0) {
+                let el = &piece.element;
+                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                if !degraded(step.file, el.stripe) {
+                    continue;
+                }
+                for (i, partial) in [
+                    (a / block, a % block != 0),
+                    ((z - 1) / block, z % block != 0),
+                ] {
+                    if partial {
+                        edges.insert((step.file, el.stripe, el.pos, i), None);
+                    }
+                }
+            }
+        }
+        if edges.is_empty() {
+            return Ok(());
+        }
+        for (&(file, stripe, pos, i), bytes) in edges.iter_mut() {
+            let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                continue;
+            };
+            let b = &self.backends[oss];
+            if !b.healthy() {
+                continue; // the move writes nothing there
+            }
+            let mut home = vec![0u8; block as usize];
+            self.count(oss, key.zone, Op::Read, false);
+            // Unreadable (rot beside a failed column): no copy; the move's own write of the
+            // block fails on it before changing it, and recovery decides it as before.
+            if b.read(key, (i * block) as usize, &mut home).is_ok() {
+                *bytes = Some(home);
+            }
+        }
+        for step in home_writes {
+            for piece in step.pieces.iter().filter(|p| p.element.len_bytes > 0) {
+                let el = &piece.element;
+                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                let mut touched: Vec<u64> = [a / block, (z - 1) / block]
+                    .into_iter()
+                    .filter(|&i| {
+                        edges
+                            .get(&(step.file, el.stripe, el.pos, i))
+                            .is_some_and(|b| b.is_some())
+                    })
+                    .collect();
+                touched.dedup(); // a piece within one block
+                if touched.is_empty() {
+                    continue;
+                }
+                let source = piece.source.expect("a write piece has a source");
+                let moved = resolve(source, el.len_bytes)?;
+                assert_eq!(moved.len() as u64, el.len_bytes);
+                for i in touched {
+                    let (p, q) = ((i * block).max(a), ((i + 1) * block).min(z));
+                    let copy = edges
+                        .get_mut(&(step.file, el.stripe, el.pos, i))
+                        .and_then(|b| b.as_mut())
+                        .expect("read above");
+                    copy[(p - i * block) as usize..(q - i * block) as usize]
+                        .copy_from_slice(&moved[(p - a) as usize..(q - a) as usize]);
+                }
+            }
+        }
+        let copies: Vec<crate::state::FailedColumnCopy> = edges
+            .into_iter()
+            .filter_map(|((file, stripe, pos, i), bytes)| {
+                Some(crate::state::FailedColumnCopy {
+                    file,
+                    stripe,
+                    row: pos.row,
+                    col: pos.col,
+                    offset_bytes: i * block,
+                    bytes: bytes?,
+                    cache: false,
+                })
+            })
+            .collect();
+        if copies.is_empty() {
             return Ok(());
         }
         self.journal_copies(&mut self.core.lock(), plan.id, copies)
