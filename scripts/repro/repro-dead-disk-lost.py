@@ -8,7 +8,9 @@ record bytes of O (outside the killed write's range) lost, though the surviving 
 consistent (the same kill with O present: recovery, scrub exit 0, every file right).
 Usage: repro-dead-disk-lost.py [O] [K1,K2,..]  Env: EXARAID, SHIM (default /tmp/s5s-killshim.so),
 WPATH (default rmw), S5S_DIR (default: $REPRO_DIR or a new temporary directory), CODE
-(crash-geom.py's spelling, default raid6:4; rs 4+2: rs:4:2), NOSS (default 9)."""
+(crash-geom.py's spelling, default raid6:4; rs 4+2: rs:4:2), NOSS (default 9), OVERWRITE=1
+(session 7, s7c: an acknowledged write of other bytes over the same range first, so that on
+WCL the killed write overwrites bytes its cache stripe holds)."""
 import os, sys, subprocess, shutil
 import tempfile
 
@@ -29,8 +31,27 @@ here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crash-geo
 cg = type(sys)("cg"); src = open(here).read().replace('\nif __name__ == "__main__":\n    main()\n', '\n')
 exec(compile(src, "cg", "exec"), cg.__dict__)
 d = (os.environ.get("S5S_DIR") or scratch("s5s-ddl")) + "/s"
-for k in KS:
+
+
+def setup():
     files, cmd, inp, finish, fail = cg.setup("write", CODE, NOSS, 65536, WP, 7, d)
+    if os.environ.get("OVERWRITE"):
+        off = int(cmd[cmd.index("--offset") + 1])
+        pre = cg.rnd(777, len(inp))
+        p = cg.run(cmd, pre)
+        if p.returncode != 0:
+            raise SystemExit("OVERWRITE pre-write failed: " + p.stderr.decode(errors="replace"))
+        _, old, new = files["f1"]
+        old = bytearray(old)
+        if len(old) < off + len(pre):
+            old.extend(b"\0" * (off + len(pre) - len(old)))
+        old[off:off + len(pre)] = pre
+        files["f1"] = ("mix", bytes(old), new)
+    return files, cmd, inp, finish, fail
+
+
+for k in KS:
+    files, cmd, inp, finish, fail = setup()
     p = cg.run(cmd, inp, kill_n=k)
     where = p.stderr.decode(errors="replace").strip().replace("KILLSHIM: kill at ", "")[:110]
     if p.returncode != -9:
@@ -39,7 +60,7 @@ for k in KS:
     # would share the OSS directories, which the superblock names by absolute path)
     s = cg.run(["scrub", d])
     sb = [b for b in cg.check(d, files, "all") if "WRONG" in b or "rc" in b]
-    files, cmd, inp, finish, fail = cg.setup("write", CODE, NOSS, 65536, WP, 7, d)
+    files, cmd, inp, finish, fail = setup()
     p = cg.run(cmd, inp, kill_n=k)
     assert p.returncode == -9
     shutil.rmtree(d + "/oss-%d" % O); os.makedirs(d + "/oss-%d" % O)

@@ -133,6 +133,16 @@
 //! in flight can only be the stripe before the write or after it, and both hold the
 //! failed column's true bytes. Data and parity of different versions (a kill between two
 //! of the write's block writes) prove nothing: lost, as before.
+//!
+//! The same in a WCL cache stripe beside a cut cache write (`decide_cache_stripe`, issue #4
+//! OPEN 3): the failed column's acknowledged cached bytes are proven the same way over the
+//! cache stripe as the planner knew it before the write, where the write only overwrote
+//! bytes its cache stripe held (`cache_stripe_proof_held`), and laid over the settle's
+//! decode like a copy. Where the write put bytes its cache stripe never held, the disk
+//! may hold stale bytes of an older cache stripe there (chunks are reused), so nothing is
+//! proven beyond what the settle's decode checks; and where that decode has no redundancy
+//! left to check with (a running-parity block the write tore), those bytes are lost, not
+//! decoded through data and parity of different versions (wrong bytes before).
 
 use super::*;
 
@@ -200,6 +210,10 @@ struct CacheInFlight {
     /// `col -> (oss, chunk address)`, as the interrupted plans wrote them.
     chunks: BTreeMap<usize, (usize, u64)>,
     ranges: BTreeMap<Pos, Ranges>,
+    /// The interrupted plans that wrote into it, and whether each is a client write: where
+    /// one client write is all that may have changed it, its own redundancy can prove a
+    /// decode of a column failed after the crash (`prove_failed_cached_block`).
+    writers: BTreeMap<PlanId, bool>,
 }
 
 impl InFlight {
@@ -549,6 +563,8 @@ impl Store {
                     let base = step.addr_bytes + at - el.pos.row as u64 * e - el.offset_bytes;
                     let c = cache.entry((step.file, el.stripe)).or_default();
                     c.chunks.insert(el.pos.col, (step.oss, base));
+                    let client = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
+                    c.writers.insert(plan.id, client);
                     if el.len_bytes > 0 {
                         let ranges = c.ranges.entry(el.pos).or_default();
                         crate::state::add_range(
@@ -620,12 +636,27 @@ impl Store {
         // crash there is decided again, the same way, by the next open.
         crate::torture::settling(true);
         for ((file, stripe), c) in &cache {
-            let lost = self.decide_cache_stripe(core, *file, *stripe, c);
-            match lost {
-                Ok(lost) if !lost.is_empty() => {
-                    in_flight.lost_cached.insert((*file, *stripe), lost);
+            // A cut write into a cache stripe whose failed columns were copied first (an
+            // OSS failed before it): those copies tell the failed columns, nothing to prove.
+            let provable = !in_flight.cache_in_flight.contains_key(&(*file, *stripe))
+                && !in_flight
+                    .failed_cache_copies
+                    .contains_key(&(*file, *stripe));
+            let decided = self.decide_cache_stripe(core, *file, *stripe, c, provable);
+            match decided {
+                Ok((lost, proven)) => {
+                    if !lost.is_empty() {
+                        in_flight.lost_cached.insert((*file, *stripe), lost);
+                    }
+                    // Laid over what the settle decodes of that column, like a copy.
+                    if !proven.is_empty() {
+                        in_flight
+                            .failed_cache_copies
+                            .entry((*file, *stripe))
+                            .or_default()
+                            .extend(proven);
+                    }
                 }
-                Ok(_) => {}
                 Err(e) => {
                     crate::torture::settling(false);
                     return Err(e);
@@ -705,13 +736,17 @@ impl Store {
     /// elements have no parity at all, so a torn block of theirs keeps its bytes on disk.
     /// The running parity of every touched row is then rewritten from the decided data, so
     /// later degraded reads of the cache stripe agree with what the settle reads.
+    /// Also returned: blocks of a column without bytes (its OSS failed after the crash) that
+    /// the cache stripe proves (`prove_failed_cached_block`; `provable`: no copies of failed
+    /// columns were taken for this cache stripe), for the settle to lay over its decode.
     fn decide_cache_stripe(
         &self,
         core: &Core,
         file: u64,
         stripe: u64,
         c: &CacheInFlight,
-    ) -> Result<BTreeSet<(Pos, usize)>, StoreError> {
+        provable: bool,
+    ) -> Result<(BTreeSet<(Pos, usize)>, Vec<CachedPiece>), StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
         let block = CHECKSUM_BLOCK_BYTES;
@@ -857,10 +892,57 @@ impl Store {
             }
         }
         let mut lost: BTreeSet<(Pos, usize)> = BTreeSet::new();
+        let mut proven: Vec<CachedPiece> = Vec::new();
+        let proof_held = if provable && has_parity {
+            self.cache_stripe_proof_held(c, &chunks, &held)
+        } else {
+            None
+        };
         for i in 0..blocks {
             let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
             if !overlaps(&anywhere, start, end) {
                 continue; // not touched: the settle's verified reads cover it
+            }
+            // Acknowledged cached bytes of a column without bytes (its OSS failed after the
+            // crash) beside the cut write: proven here, before this row's blocks are written
+            // below (the proof reads stored checksums), or judged after them.
+            let absent_acked: Vec<Pos> = held
+                .iter()
+                .filter(|(p, h)| {
+                    h[i] == Held::Absent && acked.get(p).is_some_and(|r| overlaps(r, start, end))
+                })
+                .map(|(p, _)| *p)
+                .collect();
+            let mut proven_here: BTreeSet<Pos> = BTreeSet::new();
+            // Every column's bytes the cut write changed in this row lie where its cache
+            // stripe held bytes before (`buf` reads the disk there): see
+            // `cache_stripe_proof_held`.
+            let overwrites_only = c.ranges.iter().all(|(pos, r)| {
+                let before = match g.cell(*pos) {
+                    Cell::Data(_) => acked.get(pos).unwrap_or(&none),
+                    Cell::Parity(q) => &parity_live[q],
+                    Cell::Empty => &none,
+                };
+                r.iter().all(|&(a, z)| {
+                    let (a, z) = (a.max(start), z.min(end));
+                    a >= z || outside(before, a, z).is_empty()
+                })
+            });
+            if let Some(proof_held) = proof_held.as_ref().filter(|_| overwrites_only) {
+                for &pos in &absent_acked {
+                    let cut_writes = &c.ranges;
+                    if let Some(bytes) =
+                        self.confirm_by_parity(&buf, i, pos, proof_held, cut_writes, &keys)?
+                    {
+                        proven_here.insert(pos);
+                        proven.push(CachedPiece {
+                            pos,
+                            offset_bytes: start,
+                            bytes,
+                            parity_covers: false,
+                        });
+                    }
+                }
             }
             let suspects: Vec<Pos> = held
                 .iter()
@@ -985,12 +1067,26 @@ impl Store {
                         )?;
                         // Only parity is in flight beside this block's own write: the decode
                         // from the other data and the parity gives its old or new bytes.
+                        // And the decode used one version of the parity: a decode of two
+                        // erased columns (this one and a failed OSS's) reads two parities,
+                        // and with both in flight one may be old and the other new: the
+                        // decode is then neither stripe, and taken here it made the
+                        // settle's check of the failed column pass on wrong bytes.
+                        let parities_in_flight_read = g
+                            .parity_pos
+                            .iter()
+                            .filter(|p| {
+                                !erased.contains(&p.col)
+                                    && c.ranges.get(p).is_some_and(|r| overlaps(r, start, end))
+                            })
+                            .count();
                         let only_parity_beside = c.ranges.iter().all(|(p, r)| {
                             *p == pos
                                 || erased.contains(&p.col)
                                 || !overlaps(r, start, end)
                                 || matches!(g.cell(*p), Cell::Parity(_))
-                        });
+                        }) && (erased.len() <= 1
+                            || parities_in_flight_read <= 1);
                         match (confirmed, &decoded) {
                             (Some(confirmed), _) => Some(confirmed),
                             (None, None) if rot_unplaced || (!torn && !unsure.is_empty()) => None,
@@ -1026,6 +1122,30 @@ impl Store {
                     }
                 }
             }
+            // Unproven, such bytes are decoded by the settle from the cache stripe as this
+            // row leaves it, and that decode is checked by the parity equations only while
+            // fewer columns than the code tolerates are erased (a check with redundancy left
+            // is the same proof, over the stripe as the planner knows it: every column old
+            // or new). With none left (a running-parity block the cut write tore, a lost
+            // data block) the decode through data and parity of different versions gives
+            // wrong bytes: lost instead. (Only without copies: copies of failed columns are
+            // decided by the settle, `cache_in_flight`.)
+            if provable && has_parity {
+                let erased_by_settle = held
+                    .iter()
+                    .filter(|(p, h)| {
+                        h[i] == Held::Absent
+                            || lost.contains(&(**p, i))
+                            || (matches!(g.cell(**p), Cell::Parity(_)) && h[i] != Held::Verified)
+                    })
+                    .count();
+                if erased_by_settle >= self.tolerance() {
+                    for &pos in absent_acked.iter().filter(|p| !proven_here.contains(p)) {
+                        lost.insert((pos, i));
+                        row_lost = true;
+                    }
+                }
+            }
             if !has_parity || row_lost || row_unknown {
                 continue; // a lost row's parity is never read: its data is not moved home
             }
@@ -1044,7 +1164,53 @@ impl Store {
                 }
             }
         }
-        Ok(lost)
+        Ok((lost, proven))
+    }
+
+    /// The blocks held of a cache stripe for `confirm_by_parity` to prove a decode of a
+    /// column whose OSS failed after the crash (review s5s S1, on WCL: such a column's
+    /// acknowledged cached bytes beside a cut cache write were recorded lost), or `None`
+    /// where nothing can be proven that way. The stripe is `decide_cache_stripe`'s `buf`:
+    /// the cache stripe as the planner knew it before the cut write (data masked to its
+    /// acknowledged bytes, running parity to its live ranges), which is the old stripe, a
+    /// codeword; the new one (plus the write's data and the running parity it computed) is
+    /// a codeword too. Conditions, each needed by that argument:
+    /// - one client write is all that cut this cache stripe (two would make more than an
+    ///   old and a new stripe); a one-row code (checked by `confirm_by_parity`).
+    /// - (checked per row by the caller) the cut write changed only bytes its cache stripe
+    ///   held before (an overwrite inside the cache stripe): there `buf` holds the disk's
+    ///   bytes, old or new. Where the write put bytes its cache stripe never held, they
+    ///   count as zeros in the old stripe, but the disk held zeros there only in a chunk no
+    ///   other cache stripe used: chunks are reused after a destage and across planner
+    ///   restarts (`close` keeps the cache zone), so the disk may hold stale bytes of an
+    ///   older cache stripe there, neither old nor new, and with the write's blocks landed
+    ///   nothing tells them from its new bytes (with the running parity half written, one
+    ///   stale byte in 256 would pass the second parity's check): not proven, lost.
+    /// Returned: `held` with the columns the cache stripe never wrote as zeros (known).
+    fn cache_stripe_proof_held(
+        &self,
+        c: &CacheInFlight,
+        chunks: &exec::Chunks,
+        held: &BTreeMap<Pos, Vec<Held>>,
+    ) -> Option<BTreeMap<Pos, Vec<Held>>> {
+        let g = self.layout.geometry();
+        if self.kind != StrategyKind::Wcl || g.rows != 1 || self.tolerance() == 0 {
+            return None;
+        }
+        let one_client_write = c.writers.len() == 1 && c.writers.values().all(|&client| client);
+        if !one_client_write {
+            return None;
+        }
+        let blocks = self.sb.element_bytes / CHECKSUM_BLOCK_BYTES;
+        let mut proof_held = held.clone();
+        for col in 0..g.cols {
+            let pos = Pos { row: 0, col };
+            if !chunks.contains_key(&col) {
+                assert!(!c.ranges.contains_key(&pos), "a cut write names its chunk");
+                proof_held.insert(pos, vec![Held::Verified; blocks]);
+            }
+        }
+        Some(proof_held)
     }
 
     /// A data block of cache column `pos.col` that failed its checksum: the first of the

@@ -1,0 +1,469 @@
+//! WCL: a write killed by a crash into a cache stripe, and the disk of ANOTHER data column
+//! of that cache stripe gone for good before the next open (`store fail`,
+//! `OpenOptions::fail_down_osses_before_recovery`): review s5s S1 on the WCL path (issue #4
+//! OPEN 3). That column's acknowledged cached bytes exist only as a decode of the cache
+//! stripe. On a code with two parities, one failed column beside one cut write of one data
+//! column leaves one unit of redundancy: wherever the blocks left on disk are all of the
+//! cache stripe before the write or all of the one after it (the running parity included),
+//! the failed column's decode is proven by the second parity and its acknowledged bytes
+//! read back. Recovery recorded them lost instead (the images below but all-old, on main
+//! 0295300: the planner is rolled back to before the cut write, so the running parity the
+//! write left no longer matches the data the planner names, and the settle's decode of the
+//! failed column failed its parity check).
+//!
+//! Never WRONG instead of lost: data and running parity of different versions (the kill
+//! between two of the write's block writes) cannot tell the failed column, and neither can
+//! a block left in that holds wrong bytes under a valid checksum (a stale cache block): both
+//! must read `DataLost`, never other bytes. A rotten block beside the failed column (it
+//! fails its checksum) is rebuilt too.
+//!
+//! The crash is built from two runs of the same store, before the write (saved) and after
+//! it, as in `dead_disk_beside_cut_write.rs`: the write left in flight in the journal (a
+//! kill after journaling its input), each cache block it changed taken from the run before
+//! (old), after (landed), or after for its checksum only or its payload only. Every image
+//! is checked for wrong bytes (with the payload of a running-parity block landed and its
+//! checksum not, and the cut data block old, the settle's unchecked decode of the dead
+//! column read wrong bytes on main 0295300).
+
+mod common;
+use common::*;
+
+use std::path::{Path, PathBuf};
+
+use exaraid_codes::CodeSpec;
+use exaraid_store::journal::Journal;
+use exaraid_store::state::{Input, Rec, State};
+use exaraid_store::superblock::read_checked;
+use exaraid_store::{OpenOptions, Store, StoreError, WritePath};
+
+/// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
+const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
+/// The cut write: bytes 1000..1600 of data element `CUT_DATA` of stripe 0.
+const CUT_AT: u64 = 1000;
+const CUT_BYTES: usize = 600;
+const CUT_DATA: usize = 1;
+/// How the cut write meets its cache stripe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cut {
+    /// It overwrites bytes its cache stripe holds (the cut column's whole element was
+    /// written into it before): the stripe before the write is on disk wherever the write
+    /// changed it, old or new, so the second parity can prove the dead column.
+    Overwrite,
+    /// It writes bytes its cache stripe never held (beside the cut column's acknowledged
+    /// bytes at `FIRST_WRITE_BESIDE_AT..`): the old stripe counts them as zeros, but a
+    /// reused cache chunk holds stale bytes there, so nothing proves the dead column past
+    /// the stripe as the planner knows it; never wrong.
+    FirstWrite,
+}
+const FIRST_WRITE_BESIDE_AT: u64 = 3000;
+/// The data element whose OSS dies: its whole element is cached (acknowledged).
+const DEAD_DATA: usize = 0;
+/// A cached data element neither written by the cut write nor dead.
+const STALE_DATA: usize = 2;
+
+/// What a block the cut write changed holds in a crash image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Block {
+    Old,
+    Landed,
+    /// Its new checksum, its old payload (a power loss that kept the later write only).
+    ChecksumOnly,
+    /// Its new payload, its old checksum (a kill between the two: the backend writes the
+    /// payload first).
+    PayloadOnly,
+}
+const BLOCKS: [Block; 4] = [
+    Block::Old,
+    Block::Landed,
+    Block::ChecksumOnly,
+    Block::PayloadOnly,
+];
+
+/// A slot of an object file: `(oss, file name, slot)`.
+type Unit = (usize, String, usize);
+
+fn object_file(dir: &Path, oss: usize, name: &str) -> PathBuf {
+    dir.join(format!("oss-{oss}")).join("objects").join(name)
+}
+
+fn object_names(dir: &Path, oss: usize) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir.join(format!("oss-{oss}")).join("objects"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The slots whose bytes differ between two trees of the same store.
+fn changed_units(before: &Path, after: &Path, oss_count: usize) -> Vec<Unit> {
+    let mut units = Vec::new();
+    for oss in 0..oss_count {
+        for name in object_names(after, oss) {
+            let x = std::fs::read(object_file(before, oss, &name)).unwrap_or_default();
+            let y = std::fs::read(object_file(after, oss, &name)).unwrap();
+            assert_eq!(x.len(), y.len(), "{name}: the write grew no file");
+            for slot in 0..x.len() / SLOT_BYTES {
+                let r = slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES;
+                if x[r.clone()] != y[r] {
+                    units.push((oss, name.clone(), slot));
+                }
+            }
+        }
+    }
+    units
+}
+
+/// Copy the bytes `range` of slot `unit` from the tree `from` into `to`.
+fn copy_slot_bytes(
+    from: &Path,
+    to: &Path,
+    (oss, name, slot): &Unit,
+    range: std::ops::Range<usize>,
+) {
+    let src = std::fs::read(object_file(from, *oss, name)).unwrap();
+    let mut dst = std::fs::read(object_file(to, *oss, name)).unwrap();
+    let at = slot * SLOT_BYTES;
+    dst[at + range.start..at + range.end].copy_from_slice(&src[at + range.start..at + range.end]);
+    std::fs::write(object_file(to, *oss, name), dst).unwrap();
+}
+
+/// Leave a write in flight, as a `kill -9` right after the store journaled its input does.
+fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u64) {
+    let state: State = read_checked(&dir.join("state"), "state").unwrap();
+    let id = state.files[name].id;
+    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
+    journal.advance_to(state.last_seq + 1);
+    let rec = Rec::Input(Input::Write {
+        file: id,
+        offset_bytes,
+        len_bytes,
+        // The planner's clock only goes forward (the store's earlier inputs are stamped
+        // with the wall clock).
+        now_ns: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64,
+    });
+    journal.append(&rec, true).unwrap();
+}
+
+/// The disk of OSS `oss` is gone: its directory is there again, empty (a new disk mounted).
+fn lose_disk(dir: &Path, oss: usize) {
+    let d = dir.join(format!("oss-{oss}"));
+    std::fs::remove_dir_all(&d).unwrap();
+    std::fs::create_dir_all(&d).unwrap();
+}
+
+/// Open after the crash with OSS `dead` failed first, as `store fail DIR --oss dead` does.
+fn open_failing(dir: &Path, dead: usize) -> Store {
+    let options = OpenOptions {
+        fsync: false,
+        fail_down_osses_before_recovery: vec![dead],
+        ..OpenOptions::default()
+    };
+    Store::open_with(dir, options).unwrap()
+}
+
+fn open(dir: &Path) -> Store {
+    let options = OpenOptions {
+        fsync: false,
+        ..OpenOptions::default()
+    };
+    Store::open_with(dir, options).unwrap()
+}
+
+/// One store, saved before the cut write and after it, and where things are.
+struct Scene {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    /// The store before the cut write.
+    saved: PathBuf,
+    /// The store after the cut write ran whole.
+    after: PathBuf,
+    /// The store before the last acknowledged write of `STALE_DATA`'s element (its cache
+    /// slot there: the same element, older bytes, a valid checksum).
+    older: PathBuf,
+    /// Every acknowledged byte of "f" before the cut write.
+    model: Vec<u8>,
+    /// The cut write's bytes, at file offset `cut_at`.
+    new: Vec<u8>,
+    cut_at: usize,
+    /// The OSS of data element `DEAD_DATA` of stripe 0, and the file offset of its element.
+    dead: usize,
+    dead_at: u64,
+    /// The cache slots the cut write changed: its data element's, then the running parity's.
+    data_unit: Unit,
+    parity_units: Vec<Unit>,
+    stale_unit: Unit,
+}
+
+/// Write `bytes` at `at` into "f" (acknowledged) and into the model.
+fn write_acked(dir: &Path, model: &mut [u8], at: usize, bytes: &[u8]) {
+    let store = open(dir);
+    store.write("f", at as u64, bytes).unwrap();
+    model[at..at + bytes.len()].copy_from_slice(bytes);
+    store.close().unwrap();
+}
+
+fn scene(code: CodeSpec, cut: Cut) -> Scene {
+    let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let (saved, after, older) = (
+        tmp.path().join("saved"),
+        tmp.path().join("after"),
+        tmp.path().join("older"),
+    );
+    let store = init(&dir, code, cols, WritePath::Wcl);
+    let layout = store.layout().clone();
+    let sdb = layout.stripe_data_bytes() as usize;
+    let mut model = pattern(1, 2 * sdb);
+    store.put("f", &model).unwrap();
+    let id = store.file_id("f").unwrap();
+    let dead = layout.oss_of(id, 0, layout.geometry().data_pos[DEAD_DATA].col);
+    store.close().unwrap();
+    // Cached, acknowledged: the dead column's whole element, the cut column's bytes beside
+    // the cut write, and the stale column's element twice (`older` holds the first).
+    let dead_at = layout.file_offset(0, DEAD_DATA, 0);
+    write_acked(&dir, &mut model, dead_at as usize, &pattern(5, UNIT));
+    let cut_column_acked_at = match cut {
+        Cut::Overwrite => 0,
+        Cut::FirstWrite => FIRST_WRITE_BESIDE_AT,
+    };
+    let beside_at = layout.file_offset(0, CUT_DATA, cut_column_acked_at) as usize;
+    write_acked(
+        &dir,
+        &mut model,
+        beside_at,
+        &pattern(6, UNIT - cut_column_acked_at as usize),
+    );
+    let stale_at = layout.file_offset(0, STALE_DATA, 0) as usize;
+    write_acked(&dir, &mut model, stale_at, &pattern(7, UNIT));
+    copy_tree(&dir, &older);
+    let again = pattern(4, UNIT);
+    write_acked(&dir, &mut model, stale_at, &again);
+    let stale_units = changed_units(&older, &dir, cols);
+    copy_tree(&dir, &saved);
+
+    let cut_at = layout.file_offset(0, CUT_DATA, CUT_AT) as usize;
+    let new = pattern(3, CUT_BYTES);
+    let store = open(&dir);
+    store.write("f", cut_at as u64, &new).unwrap();
+    store.close().unwrap();
+    copy_tree(&dir, &after);
+
+    let units = changed_units(&saved, &after, cols);
+    let holds_new = |u: &Unit| {
+        let f = std::fs::read(object_file(&after, u.0, &u.1)).unwrap();
+        let p = u.2 * SLOT_BYTES + CUT_AT as usize;
+        f[p..p + CUT_BYTES] == new[..]
+    };
+    let data_unit = units.iter().find(|u| holds_new(u)).unwrap().clone();
+    let parity_units: Vec<Unit> = units.iter().filter(|&u| *u != data_unit).cloned().collect();
+    assert_eq!(
+        parity_units.len(),
+        2,
+        "{code}: the write rewrites two running-parity blocks: {units:?}"
+    );
+    let holds_again = |u: &Unit| {
+        let f = std::fs::read(object_file(&saved, u.0, &u.1)).unwrap();
+        f[u.2 * SLOT_BYTES..u.2 * SLOT_BYTES + UNIT] == again[..]
+    };
+    let stale_unit = stale_units.into_iter().find(holds_again).unwrap();
+    Scene {
+        _tmp: tmp,
+        dir,
+        saved,
+        after,
+        older,
+        model,
+        new,
+        cut_at,
+        dead,
+        dead_at,
+        data_unit,
+        parity_units,
+        stale_unit,
+    }
+}
+
+impl Scene {
+    /// The crash image before the dead disk: the write in flight, its data and running
+    /// parity blocks as `blocks` says.
+    fn image(&self, blocks: [Block; 3]) {
+        std::fs::remove_dir_all(&self.dir).unwrap();
+        copy_tree(&self.saved, &self.dir);
+        leave_write_in_flight(&self.dir, "f", self.cut_at as u64, CUT_BYTES as u64);
+        let units = std::iter::once(&self.data_unit).chain(&self.parity_units);
+        for (unit, block) in units.zip(blocks) {
+            match block {
+                Block::Old => {}
+                Block::Landed => copy_slot_bytes(&self.after, &self.dir, unit, 0..SLOT_BYTES),
+                Block::ChecksumOnly => {
+                    copy_slot_bytes(&self.after, &self.dir, unit, UNIT..SLOT_BYTES)
+                }
+                Block::PayloadOnly => copy_slot_bytes(&self.after, &self.dir, unit, 0..UNIT),
+            }
+        }
+    }
+
+    /// The dead OSS's disk gone; opened with that OSS failed (recovery runs).
+    fn open_dead(&self) -> Store {
+        lose_disk(&self.dir, self.dead);
+        open_failing(&self.dir, self.dead)
+    }
+
+    /// `get` of "f": `None` when it reads `DataLost`; panics on a wrong byte (outside the
+    /// cut write: the acknowledged one; inside: the old or the new one).
+    fn read_checked(&self, store: &Store, what: &str) -> Option<Vec<u8>> {
+        let got = match store.get("f") {
+            Ok(got) => got,
+            Err(StoreError::DataLost(_)) => return None,
+            Err(e) => panic!("{what}: get: {e}"),
+        };
+        assert_eq!(got.len(), self.model.len(), "{what}: length");
+        let cut = self.cut_at..self.cut_at + CUT_BYTES;
+        for (i, &x) in got.iter().enumerate() {
+            let ok = x == self.model[i] || (cut.contains(&i) && x == self.new[i - cut.start]);
+            assert!(
+                ok,
+                "{what}: WRONG byte {i}: {x:#04x}, was {:#04x}",
+                self.model[i]
+            );
+        }
+        Some(got)
+    }
+}
+
+/// Every image of the cut write's three cache blocks; returns the lost ones.
+fn images_lost(code: CodeSpec, cut: Cut) -> Vec<[Block; 3]> {
+    let mut images = Vec::new();
+    for d in BLOCKS {
+        for p in BLOCKS {
+            for q in BLOCKS {
+                images.push([d, p, q]);
+            }
+        }
+    }
+    these_images_lost(code, cut, &images)
+}
+
+/// The lost ones of `images`.
+fn these_images_lost(code: CodeSpec, cut: Cut, images: &[[Block; 3]]) -> Vec<[Block; 3]> {
+    let s = scene(code, cut);
+    let mut lost = Vec::new();
+    for &blocks in images {
+        let what = format!(
+            "{code} {cut:?}: OSS {} dead, write blocks {blocks:?}",
+            s.dead
+        );
+        s.image(blocks);
+        let store = s.open_dead();
+        if s.read_checked(&store, &what).is_none() {
+            lost.push(blocks);
+        } else {
+            // Recovery moved the cache home and wrote what it decided: consistent.
+            let report = store.scrub(false).unwrap();
+            assert!(report.parity_mismatches.is_empty(), "{what}: {report:?}");
+        }
+    }
+    lost
+}
+
+/// The images whose blocks on disk prove the dead column: all old, all landed, and one
+/// block of the write checksum-only where the others landed (the decode from the rest gives
+/// that block's new bytes, and its new checksum confirms them).
+fn provable() -> Vec<[Block; 3]> {
+    use Block::*;
+    vec![
+        [Old, Old, Old],
+        [Landed, Landed, Landed],
+        [ChecksumOnly, Landed, Landed],
+        [Landed, ChecksumOnly, Landed],
+        [Landed, Landed, ChecksumOnly],
+    ]
+}
+
+/// `all`: every image, else the provable ones and one half-written one (CI time).
+fn assert_provable_images_not_lost(code: CodeSpec, all: bool) {
+    let lost = if all {
+        images_lost(code, Cut::Overwrite)
+    } else {
+        let mut images = provable();
+        images.push([Block::Landed, Block::Landed, Block::Old]);
+        these_images_lost(code, Cut::Overwrite, &images)
+    };
+    for blocks in provable() {
+        assert!(
+            !lost.contains(&blocks),
+            "{code}: write blocks {blocks:?}: the dead OSS's acknowledged cached bytes were recorded lost, though the cache stripe proves them (lost images: {lost:?})"
+        );
+    }
+    // Data and running parity of different versions cannot be told: lost, never guessed.
+    assert!(
+        lost.contains(&[Block::Landed, Block::Landed, Block::Old]),
+        "{code}: a half-written cache stripe cannot prove the dead column, so it must be lost (lost images: {lost:?})"
+    );
+}
+
+#[test]
+fn wcl_raid6_a_dead_disk_beside_a_cut_cache_write_loses_nothing_the_second_parity_proves() {
+    assert_provable_images_not_lost(CodeSpec::raid6(4), true);
+}
+
+#[test]
+fn wcl_rs_4_2_a_dead_disk_beside_a_cut_cache_write_loses_nothing_the_second_parity_proves() {
+    assert_provable_images_not_lost(CodeSpec::rs(4, 2), false);
+}
+
+/// A cut write of bytes its cache stripe never held: every image reads right or `DataLost`
+/// (`images_lost` panics on a wrong byte), the all-old one reads right. With a
+/// running-parity block torn (payload landed, checksum not) the settle decoded the dead
+/// column through data and parity of different versions with no redundancy left to check
+/// it: WRONG bytes on main 0295300 (`[Old, Landed, PayloadOnly]`).
+#[test]
+fn wcl_raid6_a_dead_disk_beside_a_cut_first_cache_write_is_never_read_wrong() {
+    let lost = images_lost(CodeSpec::raid6(4), Cut::FirstWrite);
+    assert!(!lost.contains(&[Block::Old; 3]), "lost images: {lost:?}");
+}
+
+/// A cache block left in the decode with wrong bytes under a valid checksum (element
+/// `STALE_DATA`'s cache slot put back to an older acknowledged version, as a lost write
+/// leaves it): no decode agrees with every block, so nothing is proven, and the dead
+/// column is lost, not decoded through the stale block. Every write block landed: without
+/// the stale block this image is proven (above).
+#[test]
+fn wcl_raid6_a_stale_cache_block_beside_the_dead_disk_is_never_taken_for_proof() {
+    let s = scene(CodeSpec::raid6(4), Cut::Overwrite);
+    s.image([Block::Landed; 3]);
+    copy_slot_bytes(&s.older, &s.dir, &s.stale_unit, 0..SLOT_BYTES);
+    let store = s.open_dead();
+    match store.get("f") {
+        Err(StoreError::DataLost(msg)) => assert!(
+            msg.contains(&format!("bytes {}..", s.dead_at)),
+            "the dead OSS's bytes are named lost: {msg}"
+        ),
+        other => panic!("a stale cache block left in proved a decode: {other:?}"),
+    }
+}
+
+/// A flipped bit in a cache block beside the dead column (it fails its checksum): erased
+/// too, the rest of the landed cache stripe decodes both, and the rotten block's own
+/// checksum confirms the decode: every acknowledged byte reads back.
+#[test]
+fn wcl_raid6_a_rotten_cache_block_beside_the_dead_disk_is_rebuilt_too() {
+    let s = scene(CodeSpec::raid6(4), Cut::Overwrite);
+    s.image([Block::Landed; 3]);
+    let (oss, name, slot) = &s.stale_unit;
+    let path = object_file(&s.dir, *oss, name);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[slot * SLOT_BYTES + 77] ^= 0x04;
+    std::fs::write(&path, bytes).unwrap();
+    let store = s.open_dead();
+    let got = s.read_checked(&store, "rotten cache block beside the dead disk");
+    assert!(
+        got.is_some(),
+        "the rotten block and the dead column were both proven"
+    );
+}
