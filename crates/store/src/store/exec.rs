@@ -311,31 +311,18 @@ impl Store {
         for p in plans {
             self.learn_cache_chunks(p);
         }
-        let completed: Vec<PlanId> = self
-            .core
-            .lock()
-            .state
-            .inputs
-            .iter()
-            .filter_map(|i| match i {
-                Input::Complete { plan } => Some(*plan),
-                _ => None,
-            })
-            .collect();
+        // Destages completed before are gone; files whose cached bytes the planner forgot
+        // (`Input::Forget`, a failed put's staging content) had their chunks go to other
+        // stripes, as they did live.
+        let (mut completed, mut forgotten): (Vec<PlanId>, Vec<u64>) = (Vec::new(), Vec::new());
+        for input in self.core.lock().state.inputs.iter() {
+            match input {
+                Input::Complete { plan } => completed.push(*plan),
+                Input::Forget { file } => forgotten.push(*file),
+                _ => {}
+            }
+        }
         self.forget_cache_stripes(&completed);
-        // Files whose cached bytes the planner forgot (`Input::Forget`, a failed put's
-        // staging content): their chunks went to other stripes, as they did live.
-        let forgotten: Vec<u64> = self
-            .core
-            .lock()
-            .state
-            .inputs
-            .iter()
-            .filter_map(|i| match i {
-                Input::Forget { file } => Some(*file),
-                _ => None,
-            })
-            .collect();
         for file in forgotten {
             self.forget_cache_chunks_of(file);
         }
