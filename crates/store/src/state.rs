@@ -265,6 +265,13 @@ pub enum Rec {
     SettleBegin {
         stripes: Vec<(u64, u64)>,
     },
+    /// The settle begun has written all its home stripes and every OSS not failed on record
+    /// has synced them, except those whose sync failed (their `Fail` follows). Why: an OSS
+    /// failed after this record did not miss any of the settle's writes on the others, so
+    /// its columns decode from the settled stripes; without it, recovery took such an OSS as
+    /// failed while the settle was writing and recorded undecidable bytes lost on raid5
+    /// (review s7s S7-3).
+    SettleSynced,
     /// Before plan `plan` writes a home stripe with a data column on a failed OSS: the true
     /// bytes of that column where the plan's writes change the stripe, decoded while data and
     /// parity still agree (durable before the plan's first write; `Durable` of the plan or
@@ -344,6 +351,10 @@ pub struct State {
     /// copies may still be torn (review s5s S2). Emptied when the settle ends.
     #[serde(default)]
     pub failed_while_settling: BTreeSet<usize>,
+    /// The settle begun is synced home on every OSS not failed (`Rec::SettleSynced`): an OSS
+    /// failed from then on is not one failed while it wrote.
+    #[serde(default)]
+    pub settle_synced: bool,
     /// Failed OSSs that may hold stale bytes: a record that can change what the store holds
     /// (a write, a settle, a remove, a lost range) was applied while they were failed, so a
     /// write may have skipped them. Only `rebuild` brings one of these back; a failed OSS not
@@ -439,6 +450,7 @@ impl State {
             // A planner restart changes no bytes by itself (a settle that moves bytes home
             // begins with `SettleBegin`).
             Rec::PlannerReset => false,
+            Rec::SettleSynced => false,
             // A copy of bytes already there (the plan that follows changes bytes).
             Rec::FailedColumnCopy { .. } => false,
             // Only objects of a file no longer in the table go.
@@ -525,7 +537,9 @@ impl State {
                     // Failed while a settle moves bytes home: it may have skipped writes to
                     // this OSS already (review s4e E12), so its bytes may be stale.
                     self.stale_oss.insert(*oss);
-                    self.failed_while_settling.insert(*oss);
+                    if !self.settle_synced {
+                        self.failed_while_settling.insert(*oss);
+                    }
                 }
                 let at = if *between_plans { 0 } else { self.inputs.len() };
                 self.failed_at_input.entry(*oss).or_insert(at);
@@ -576,16 +590,25 @@ impl State {
                 self.inputs.clear();
                 self.durable.clear();
                 self.settling = None;
+                self.settle_synced = false;
                 self.failed_while_settling.clear();
                 self.failed_column_copies.clear();
                 self.copied_plans.clear();
                 // Failed before every input of the new planner epoch.
                 self.failed_at_input.values_mut().for_each(|at| *at = 0);
             }
-            Rec::SettleBegin { stripes } => self
-                .settling
-                .get_or_insert_with(BTreeSet::new)
-                .extend(stripes.iter().copied()),
+            Rec::SettleBegin { stripes } => {
+                // More home writes follow: not synced.
+                self.settle_synced = false;
+                self.settling
+                    .get_or_insert_with(BTreeSet::new)
+                    .extend(stripes.iter().copied())
+            }
+            Rec::SettleSynced => {
+                if self.settling.is_some() {
+                    self.settle_synced = true;
+                }
+            }
             Rec::FailedColumnCopy { plan, copies } => {
                 self.copied_plans.insert(*plan);
                 self.failed_column_copies

@@ -1762,6 +1762,18 @@ impl Store {
         for (oss, err) in &sync_failed {
             self.distrust_after_failed_sync(*oss, err, "a settle's home writes");
         }
+        // Every other OSS holds the settle durably: say so before the failures go on
+        // record, so that a crash before the settle's end does not take them for OSSs
+        // failed in the middle of its writes (s7s S7-3). Only when every OSS out of service
+        // now is on record or among those whose sync failed.
+        let accounted = (0..self.backends.len()).all(|oss| {
+            self.backends[oss].healthy()
+                || core.state.failed_oss.contains(&oss)
+                || sync_failed.iter().any(|(o, _)| *o == oss)
+        });
+        if !sync_failed.is_empty() && accounted {
+            self.journal(core, Rec::SettleSynced, true)?;
+        }
         // A sync skipped or failed: that OSS may not hold what was written; on record before
         // the end. Its columns of the settled stripes decode from the other OSSs, synced.
         self.fail_down_osses_on_record(core, false)
