@@ -12,6 +12,7 @@ import os, random, shutil, subprocess, sys, tempfile
 
 E = os.environ.get("EXARAID", "/work/target-s7s/release/exaraid")
 SHIM = os.environ.get("SHIM", "/tmp/s7s-killshim.so")
+PUT = os.environ.get("PUTNAME", "f1")  # the file the refused put replaces (f2: beside a window on f1)
 BASE = os.environ.get("REPRO_DIR") or tempfile.mkdtemp(prefix="s7s-forget-")
 
 
@@ -50,7 +51,14 @@ def check(d, model, alts, label):
                 continue
             bad.append("%s: get %s rc %d: %s" % (label, nm, g.returncode, g.stderr.decode(errors="replace").strip()[-250:]))
             continue
-        if g.stdout not in [c for c in cands if c is not None]:
+        if "TORN" in cands and len(cands) >= 3 and len(g.stdout) == len(cands[0]):
+            new, old = cands[1], cands[3]
+            x = g.stdout
+            nb = sum(1 for i in range(len(x)) if x[i] != new[i] and x[i] != old[i])
+            if nb:
+                bad.append("%s: WRONG BYTES get %s: %d bytes neither old nor new" % (label, nm, nb))
+            continue
+        if g.stdout not in [c for c in cands if c is not None and not isinstance(c, str)]:
             bad.append("%s: WRONG BYTES get %s (len %d; candidates %s)" % (label, nm, len(g.stdout), [len(c) for c in cands if c is not None]))
     return bad
 
@@ -82,12 +90,21 @@ def main():
         model[nm] = apply(model[nm], off, w)
     if failoss:
         must(run(["fail", d, "--oss", failoss]), "fail")
-    shutil.copytree(pd, tmpl)
     newf1 = rnd(77, big)
+    later = os.environ.get("PHASE") == "later"
+    if later:
+        # PHASE=later: the refused put runs whole first (its Forget on record, its cache
+        # chunks free); the swept command is then an overwrite of f2 reusing those chunks.
+        p = run(["put", d, PUT], newf1)
+        assert p.returncode == 1, p.stderr
+    shutil.copytree(pd, tmpl)
     cf = os.path.join(BASE, "count")
-    p = run(["put", d, "f1"], newf1, {"LD_PRELOAD": SHIM, "KILLN": "0", "KILLCOUNT_FILE": cf})
+    if later:
+        p = run(["write", d, "f2", "--offset", "2000"], rnd(555, 14000), {"LD_PRELOAD": SHIM, "KILLN": "0", "KILLCOUNT_FILE": cf})
+    else:
+        p = run(["put", d, PUT], newf1, {"LD_PRELOAD": SHIM, "KILLN": "0", "KILLCOUNT_FILE": cf})
     total = int(open(cf).read().strip())
-    print("refused put: rc %d, %d durable calls: %s" % (p.returncode, total, p.stderr.decode(errors="replace").strip()[-300:]), flush=True)
+    print(("later write" if later else "refused put") + ": rc %d, %d durable calls: %s" % (p.returncode, total, p.stderr.decode(errors="replace").strip()[-300:]), flush=True)
     ns = list(range(1, total + 2))
     if len(ns) > points:
         ns = sorted(set(ns[int(i * len(ns) / points)] for i in range(points))) + [total + 1]
@@ -98,20 +115,35 @@ def main():
         shutil.copytree(tmpl, pd)
         m = dict(model)
         alts = {}
-        p = run(["put", d, "f1"], newf1, {"LD_PRELOAD": SHIM, "KILLN": str(n)})
+        if later:
+            w = rnd(555, 14000)
+            p = run(["write", d, "f2", "--offset", "2000"], w, {"LD_PRELOAD": SHIM, "KILLN": str(n)})
+            new = apply(m["f2"], 2000, w)
+            if p.returncode == 0:
+                m["f2"] = new
+            else:
+                counts["killed"] += p.returncode != 1
+                # torn: each 4 KiB block old or new (checked in check_torn below)
+                alts["f2"] = [new] + ["TORN", m["f2"]]
+        else:
+            p = run(["put", d, PUT], newf1, {"LD_PRELOAD": SHIM, "KILLN": str(n)})
         err = p.stderr.decode(errors="replace")
         probs = []
         if "panicked" in err:
             probs.append("PANIC: " + err[-300:])
-        if p.returncode == 0:
-            m["f1"] = newf1
+        if later:
+            pass
+        elif p.returncode == 0:
+            m[PUT] = newf1
         else:
             if p.returncode != 1:
                 counts["killed"] += 1
-            alts["f1"] = [newf1]
+            alts[PUT] = [newf1]
         probs += check(d, m, alts, "after put")
         # later writes reuse the freed cache stripes
         for nm, off, n2, s in (("f3", 1000, 9000, 100 + n), ("f2", 4000, 12000, 200 + n), ("f4", 0, 20000, 300 + n)):
+            if later and nm == "f2":
+                continue
             w = rnd(s, n2)
             q = run(["put", d, nm], w) if nm == "f4" else run(["write", d, nm, "--offset", str(off)], w)
             if q.returncode == 0:
@@ -128,7 +160,7 @@ def main():
             probs.append("flush rc %d: %s" % (q.returncode, q.stderr.decode(errors="replace").strip()[-250:]))
         probs += check(d, m, alts, "after END/flush")
         s = run(["scrub", d])
-        if s.returncode != 0:
+        if s.returncode != 0 and not failoss:  # with an OSS failed scrub exits 2 (FAILED)
             probs.append("scrub rc %d: %s" % (s.returncode, s.stderr.decode(errors="replace").strip()[-250:]))
         if failoss:
             q = run(["rebuild", d, "--oss", failoss])
