@@ -8,6 +8,10 @@
 // Prints "EIOSHIM: ..." on stderr naming the call; the count at exit to FAILCOUNT_FILE if set.
 // READFAILN=N: also (or only, without FAILN) the N-th pread/pread64 on a file under an OSS
 // "objects/" directory fails with EIO (a bad sector; counted separately; sticky as above).
+// SYNCFAILN=N (s7s): instead, the N-th fsync/fdatasync (counted separately over all files) fails
+// (a sync outside a client write: settle, rm, scrub --repair, rebuild); sticky as above.
+// SYNCKILLAFTER=K (with SYNCFAILN): SIGKILL at the K-th durable call (any kind) after that
+// sync failed: a crash while the store handles the failure.
 // Build: gcc -O2 -shared -fPIC -o /tmp/s4e-eioshim.so scripts/eioshim.c -ldl
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,16 +28,29 @@ static int fail_errno = EIO;
 static int sticky = 0;
 static char dead_prefix[512] = "";
 static atomic_long read_count;
+static atomic_long sync_count;
+static long syncfailn = -1;
+static long synckillafter = -1;
+static atomic_long after_sync_failure = -1;
+#include <signal.h>
+// With SYNCKILLAFTER: counts durable calls after the sync failure, kills at the K-th.
+static void maybe_kill(const char *fn) {
+    if (synckillafter <= 0 || atomic_load(&after_sync_failure) < 0) return;
+    long c = atomic_fetch_add(&after_sync_failure, 1) + 1;
+    if (c == synckillafter) { fprintf(stderr, "EIOSHIM: kill at call %ld after the sync failure (%s)\n", c, fn); kill(getpid(), SIGKILL); }
+}
 static long readfailn = -1;
 static void fin(void) {
     const char *f = getenv("FAILCOUNT_FILE");
-    if (f) { FILE *o = fopen(f, "w"); if (o) { fprintf(o, "%ld\n", (long)count); fclose(o); } }
+    if (f) { FILE *o = fopen(f, "w"); if (o) { fprintf(o, "%ld\n", (long)(syncfailn > 0 ? sync_count : count)); fclose(o); } }
     const char *r = getenv("READCOUNT_FILE");
     if (r) { FILE *o = fopen(r, "w"); if (o) { fprintf(o, "%ld\n", (long)read_count); fclose(o); } }
 }
 __attribute__((constructor)) static void init(void) {
     const char *k = getenv("FAILN"); if (k) failn = atol(k);
     const char *e = getenv("FAILERRNO"); if (e && strcmp(e, "ENOSPC") == 0) fail_errno = ENOSPC;
+    const char *sf = getenv("SYNCFAILN"); if (sf) syncfailn = atol(sf);
+    const char *sk = getenv("SYNCKILLAFTER"); if (sk) synckillafter = atol(sk);
     const char *rf = getenv("READFAILN"); if (rf) readfailn = atol(rf);
     const char *s = getenv("FAILSTICKY"); if (s && *s == '1') sticky = 1;
     atexit(fin);
@@ -44,6 +61,7 @@ static void path_of(int fd, char *t, size_t n) {
 }
 // Should this call fail? Counts it; remembers the dead OSS directory in sticky mode.
 static int should_fail(const char *fn, int fd, size_t n, long o) {
+    maybe_kill(fn);
     long c = atomic_fetch_add(&count, 1) + 1;
     char t[512]; path_of(fd, t, sizeof t);
     if (dead_prefix[0] && strncmp(t, dead_prefix, strlen(dead_prefix)) == 0) return 1;
@@ -66,8 +84,25 @@ ssize_t pwrite(int fd, const void *b, size_t n, off_t o) { REAL(pwrite);
     if (should_fail("pwrite", fd, n, o)) { errno = fail_errno; return -1; } return real_pwrite(fd, b, n, o); }
 ssize_t write(int fd, const void *b, size_t n) { REAL(write);
     if (fd > 2 && should_fail("write", fd, n, -1)) { errno = fail_errno; return -1; } return real_write(fd, b, n); }
-int fsync(int fd) { REAL(fsync); if (should_fail("fsync", fd, 0, -1)) { errno = fail_errno; return -1; } return real_fsync(fd); }
-int fdatasync(int fd) { REAL(fdatasync); if (should_fail("fdatasync", fd, 0, -1)) { errno = fail_errno; return -1; } return real_fdatasync(fd); }
+// A sync: with SYNCFAILN the sync count decides (the dead OSS directory stays dead).
+static int should_fail_sync(const char *fn, int fd) {
+    if (syncfailn <= 0) return should_fail(fn, fd, 0, -1);
+    maybe_kill(fn);
+    long c = atomic_fetch_add(&sync_count, 1) + 1;
+    char t[512]; path_of(fd, t, sizeof t);
+    if (dead_prefix[0] && strncmp(t, dead_prefix, strlen(dead_prefix)) == 0) return 1;
+    if (c != syncfailn) return 0;
+    fprintf(stderr, "EIOSHIM: sync %ld fails: %s(%s)\n", c, fn, t);
+    atomic_store(&after_sync_failure, 0);
+    if (sticky) {
+        char *cut = strstr(t, "/objects/");
+        if (!cut) cut = strrchr(t, '/');
+        if (cut) { size_t l = (size_t)(cut - t); if (l < sizeof dead_prefix) { memcpy(dead_prefix, t, l); dead_prefix[l] = 0; } }
+    }
+    return 1;
+}
+int fsync(int fd) { REAL(fsync); if (should_fail_sync("fsync", fd)) { errno = fail_errno; return -1; } return real_fsync(fd); }
+int fdatasync(int fd) { REAL(fdatasync); if (should_fail_sync("fdatasync", fd)) { errno = fail_errno; return -1; } return real_fdatasync(fd); }
 // Reads: only of OSS object files (metadata reads stay intact).
 static int should_fail_read(const char *fn, int fd, size_t n, long o) {
     char t[512]; path_of(fd, t, sizeof t);
