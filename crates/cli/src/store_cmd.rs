@@ -18,7 +18,7 @@ pub struct StoreArgs {
     command: StoreCommand,
     /// How long a command waits for the store while another process has it open (one
     /// process at a time: commands run one after the other), in milliseconds, before it
-    /// gives up with nothing done.
+    /// gives up with nothing done (at least one attempt, about 3 s).
     #[arg(long, global = true, default_value_t = LOCK_WAIT_MS_DEFAULT)]
     lock_wait_ms: u64,
 }
@@ -43,7 +43,8 @@ fn open_waiting(opener: impl Fn() -> Result<Store, StoreError>) -> Result<Store>
             // Each attempt already waited a few seconds inside `open`.
             Err(StoreError::Busy(_)) if (start.elapsed().as_millis() as u64) < wait_ms => {}
             Err(StoreError::Busy(m)) => {
-                bail!("{m}; gave up after waiting {wait_ms} ms (--lock-wait-ms)")
+                let waited_ms = start.elapsed().as_millis();
+                bail!("{m}; gave up after waiting {waited_ms} ms (--lock-wait-ms {wait_ms}; one attempt waits about 3 s, so a shorter wait is one attempt)")
             }
             other => return Ok(other?),
         }

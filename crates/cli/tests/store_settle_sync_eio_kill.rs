@@ -1,0 +1,99 @@
+//! A settle (`flush`) whose fsync of one OSS fails (a real EIO from `scripts/eioshim.c`), then
+//! a kill -9 right after that OSS went on record failed and before the settle's end (the
+//! store's kill point `settle-synced`). Every other OSS had synced the settle's home writes,
+//! so nothing acknowledged may be lost (review s7s S7-3: raid5 recorded bytes of the first
+//! put, durable long before, LOST: recovery took the OSS for one failed while the settle
+//! wrote).
+
+mod common;
+
+use common::*;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::Command;
+
+/// Build the EIO shim into `dir`; `None` where no C compiler is found (the test says so).
+fn build_shim(dir: &Path) -> Option<std::path::PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/eioshim.c");
+    let out = dir.join("eioshim.so");
+    let status = Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .arg("-ldl")
+        .status()
+        .ok()?;
+    status.success().then_some(out)
+}
+
+fn put_over(base: &mut Vec<u8>, offset: usize, data: &[u8]) {
+    if base.len() < offset + data.len() {
+        base.resize(offset + data.len(), 0);
+    }
+    base[offset..offset + data.len()].copy_from_slice(data);
+}
+
+#[test]
+fn a_settle_whose_sync_fails_then_a_kill_loses_no_acknowledged_byte() {
+    let tmp = fast_tempdir("settlesynceio");
+    let Some(shim) = build_shim(tmp.path()) else {
+        panic!("no C compiler (cc) to build scripts/eioshim.c: install gcc (scripts/setup.sh)");
+    };
+    let mut sync_failed_and_killed = 0;
+    for sync_fail_n in 14..30 {
+        let dir = tmp.path().join(format!("s{sync_fail_n}"));
+        let d = s(&dir);
+        init_store(d, &["--oss", "5", "--code", "raid5", "--write-path", "wcl"]);
+        let mut f1 = bytes(1, 40_000);
+        let f2 = bytes(2, 9_000);
+        let mut f3 = bytes(3, 70_000);
+        ok(&["store", "put", d, "f1"], &f1);
+        ok(&["store", "put", d, "f2"], &f2);
+        ok(&["store", "put", d, "f3"], &f3);
+        for (name, offset, data) in [
+            ("f1", 5_000, bytes(11, 3_000)),
+            ("f3", 20_000, bytes(12, 9_000)),
+            ("f1", 30_000, bytes(13, 12_000)),
+        ] {
+            ok(
+                &["store", "write", d, name, "--offset", &offset.to_string()],
+                &data,
+            );
+            put_over(if name == "f1" { &mut f1 } else { &mut f3 }, offset, &data);
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(["store", "flush", d])
+            .env("LD_PRELOAD", &shim)
+            .env("SYNCFAILN", sync_fail_n.to_string())
+            .env("FAILSTICKY", "1")
+            .env(exaraid_store::torture::KILL_AT_ENV, "settle-synced:1")
+            .output()
+            .unwrap();
+        let killed = out.status.signal() == Some(9);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if killed && stderr.contains("EIOSHIM: sync") {
+            sync_failed_and_killed += 1;
+        }
+        for (name, want) in [("f1", &f1), ("f2", &f2), ("f3", &f3)] {
+            let got = exaraid(&["store", "get", d, name], b"");
+            assert!(
+                got.status.success(),
+                "sync {sync_fail_n} failed, killed {killed}: get {name}: {}",
+                String::from_utf8_lossy(&got.stderr)
+            );
+            assert!(
+                got.stdout == *want,
+                "sync {sync_fail_n}: {name} wrong bytes"
+            );
+        }
+        let status = String::from_utf8(ok(&["store", "status", d, "--json"], b"")).unwrap();
+        assert!(
+            status.contains("\"lost_ranges\": []"),
+            "sync {sync_fail_n}: nothing recorded lost: {status}"
+        );
+    }
+    assert!(
+        sync_failed_and_killed >= 2,
+        "the test reached a failed settle sync and the kill after it only {sync_failed_and_killed} times"
+    );
+}
