@@ -3,8 +3,10 @@
 #   libisal-dev        ISA-L, the baseline (and a kernel) for the erasure-code benchmarks
 #   fonts-dejavu-core  the font the figures are drawn with
 #   pkg-config         locates libisal for the build
+#   gcc, libc6-dev     the linker Rust calls, and the C compiler a store test builds
+#                      scripts/eioshim.c with (a real fsync EIO)
 set -euo pipefail
-packages=(libisal-dev fonts-dejavu-core pkg-config)
+packages=(libisal-dev fonts-dejavu-core pkg-config gcc libc6-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
