@@ -30,7 +30,7 @@ use common::*;
 use std::path::{Path, PathBuf};
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::{OpenOptions, Store, StoreError, WritePath};
+use exaraid_store::{Store, StoreError, WritePath};
 
 /// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
 const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
@@ -90,30 +90,6 @@ fn copy_slot_bytes(
 }
 
 /// The disk of OSS `oss` is gone: its directory is there again, empty (a new disk mounted).
-fn lose_disk(dir: &Path, oss: usize) {
-    let d = dir.join(format!("oss-{oss}"));
-    std::fs::remove_dir_all(&d).unwrap();
-    std::fs::create_dir_all(&d).unwrap();
-}
-
-/// Open after the crash with OSS `dead` failed first, as `store fail DIR --oss dead` does.
-fn open_failing(dir: &Path, dead: usize) -> Store {
-    let options = OpenOptions {
-        fsync: false,
-        fail_down_osses_before_recovery: vec![dead],
-        ..OpenOptions::default()
-    };
-    Store::open_with(dir, options).unwrap()
-}
-
-fn open(dir: &Path) -> Store {
-    let options = OpenOptions {
-        fsync: false,
-        ..OpenOptions::default()
-    };
-    Store::open_with(dir, options).unwrap()
-}
-
 /// One store, saved before the cut write and after it, and where things are.
 struct Scene {
     _tmp: tempfile::TempDir,
@@ -158,7 +134,7 @@ fn scene(code: CodeSpec) -> Scene {
     copy_tree(&dir, &older);
     // An acknowledged overwrite of element `STALE_DATA`: `older` holds it stale.
     let stale_at = layout.file_offset(0, STALE_DATA, 0) as usize;
-    let store = open(&dir);
+    let store = open_unsynced(&dir);
     let again = pattern(4, UNIT);
     store.write("f", stale_at as u64, &again).unwrap();
     model[stale_at..stale_at + UNIT].copy_from_slice(&again);
@@ -168,7 +144,7 @@ fn scene(code: CodeSpec) -> Scene {
 
     let cut_at = layout.file_offset(0, CUT_DATA, CUT_AT) as usize;
     let new = pattern(3, CUT_BYTES);
-    let store = open(&dir);
+    let store = open_unsynced(&dir);
     store.write("f", cut_at as u64, &new).unwrap();
     store.close().unwrap();
     copy_tree(&dir, &after);
@@ -225,7 +201,7 @@ impl Scene {
             }
         }
         lose_disk(&self.dir, self.dead);
-        open_failing(&self.dir, self.dead)
+        open_failing_unsynced(&self.dir, self.dead)
     }
 
     /// `get` of "f": `None` when it reads `DataLost`; panics on a wrong byte (outside the
@@ -328,7 +304,7 @@ fn raid6_a_stale_block_beside_the_dead_disk_is_never_taken_for_proof() {
     }
     copy_slot_bytes(&s.older, &s.dir, &s.stale_unit, 0..SLOT_BYTES);
     lose_disk(&s.dir, s.dead);
-    let store = open_failing(&s.dir, s.dead);
+    let store = open_failing_unsynced(&s.dir, s.dead);
     let dead_at = store.layout().file_offset(0, DEAD_DATA, 0);
     match store.get("f") {
         Err(StoreError::DataLost(msg)) => assert!(
@@ -357,7 +333,7 @@ fn raid6_a_rotten_block_beside_the_dead_disk_is_rebuilt_too() {
     bytes[slot * SLOT_BYTES + 77] ^= 0x04;
     std::fs::write(&path, bytes).unwrap();
     lose_disk(&s.dir, s.dead);
-    let store = open_failing(&s.dir, s.dead);
+    let store = open_failing_unsynced(&s.dir, s.dead);
     let got = s.read_checked(&store, "rotten block beside the dead disk");
     assert!(
         got.is_some(),
@@ -403,7 +379,7 @@ fn raid6_bytes_lost_beside_a_cut_write_are_written_again_and_rebuilt_around() {
         assert!(s.read_checked(&store, &what).is_some(), "{what}: reads");
         assert_consistent(&store);
         store.close().unwrap();
-        let store = open(&s.dir);
+        let store = open_unsynced(&s.dir);
         assert!(s.read_checked(&store, &what).is_some(), "{what}: reopened");
     }
 }

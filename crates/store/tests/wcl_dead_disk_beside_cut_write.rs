@@ -34,7 +34,7 @@ use exaraid_codes::CodeSpec;
 use exaraid_store::journal::Journal;
 use exaraid_store::state::{Input, Rec, State};
 use exaraid_store::superblock::read_checked;
-use exaraid_store::{OpenOptions, Store, StoreError, WritePath};
+use exaraid_store::{Store, StoreError, WritePath};
 
 /// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
 const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
@@ -149,30 +149,6 @@ fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u
 }
 
 /// The disk of OSS `oss` is gone: its directory is there again, empty (a new disk mounted).
-fn lose_disk(dir: &Path, oss: usize) {
-    let d = dir.join(format!("oss-{oss}"));
-    std::fs::remove_dir_all(&d).unwrap();
-    std::fs::create_dir_all(&d).unwrap();
-}
-
-/// Open after the crash with OSS `dead` failed first, as `store fail DIR --oss dead` does.
-fn open_failing(dir: &Path, dead: usize) -> Store {
-    let options = OpenOptions {
-        fsync: false,
-        fail_down_osses_before_recovery: vec![dead],
-        ..OpenOptions::default()
-    };
-    Store::open_with(dir, options).unwrap()
-}
-
-fn open(dir: &Path) -> Store {
-    let options = OpenOptions {
-        fsync: false,
-        ..OpenOptions::default()
-    };
-    Store::open_with(dir, options).unwrap()
-}
-
 /// One store, saved before the cut write and after it, and where things are.
 struct Scene {
     _tmp: tempfile::TempDir,
@@ -200,7 +176,7 @@ struct Scene {
 
 /// Write `bytes` at `at` into "f" (acknowledged) and into the model.
 fn write_acked(dir: &Path, model: &mut [u8], at: usize, bytes: &[u8]) {
-    let store = open(dir);
+    let store = open_unsynced(dir);
     store.write("f", at as u64, bytes).unwrap();
     model[at..at + bytes.len()].copy_from_slice(bytes);
     store.close().unwrap();
@@ -248,7 +224,7 @@ fn scene(code: CodeSpec, cut: Cut) -> Scene {
 
     let cut_at = layout.file_offset(0, CUT_DATA, CUT_AT) as usize;
     let new = pattern(3, CUT_BYTES);
-    let store = open(&dir);
+    let store = open_unsynced(&dir);
     store.write("f", cut_at as u64, &new).unwrap();
     store.close().unwrap();
     copy_tree(&dir, &after);
@@ -311,7 +287,7 @@ impl Scene {
     /// The dead OSS's disk gone; opened with that OSS failed (recovery runs).
     fn open_dead(&self) -> Store {
         lose_disk(&self.dir, self.dead);
-        open_failing(&self.dir, self.dead)
+        open_failing_unsynced(&self.dir, self.dead)
     }
 
     /// `get` of "f": `None` when it reads `DataLost`; panics on a wrong byte (outside the

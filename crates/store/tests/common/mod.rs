@@ -178,3 +178,30 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A disk gone for good: OSS `oss`'s directory emptied (the mount point stays).
+pub fn lose_disk(dir: &Path, oss: usize) {
+    let d = dir.join(format!("oss-{oss}"));
+    std::fs::remove_dir_all(&d).unwrap();
+    std::fs::create_dir_all(&d).unwrap();
+}
+
+/// Open after a crash with OSS `dead` failed first, as `store fail DIR --oss dead` does
+/// (no fsync: crash-image tests open many copies).
+pub fn open_failing_unsynced(dir: &Path, dead: usize) -> Store {
+    let options = exaraid_store::OpenOptions {
+        fsync: false,
+        fail_down_osses_before_recovery: vec![dead],
+        ..exaraid_store::OpenOptions::default()
+    };
+    Store::open_with(dir, options).unwrap()
+}
+
+/// Open without fsync (crash-image tests open many copies).
+pub fn open_unsynced(dir: &Path) -> Store {
+    let options = exaraid_store::OpenOptions {
+        fsync: false,
+        ..exaraid_store::OpenOptions::default()
+    };
+    Store::open_with(dir, options).unwrap()
+}
