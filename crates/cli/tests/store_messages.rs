@@ -103,3 +103,35 @@ fn init_refuses_parameters_its_code_does_not_take() {
     // The same codes with the parameters they take are made.
     init_store(d, &["--oss", "6", "--code", "xcode", "--p", "5"]);
 }
+
+/// Review s8r R8-3: a metadata file of another format version (another exaraid release
+/// wrote it) is refused saying what to do, and nothing is changed.
+#[test]
+fn a_state_of_another_format_version_names_the_way_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    init_store(d, &["--oss", "4", "--code", "raid5"]);
+    ok(&["store", "put", d, "f"], &bytes(1, 5_000));
+    let state = dir.join("state");
+    let on_disk = std::fs::read(&state).unwrap();
+    let header_end = on_disk.iter().position(|&b| b == b'\n').unwrap();
+    let header = String::from_utf8(on_disk[..header_end].to_vec()).unwrap();
+    assert!(header.starts_with("EXARAID state v1 "), "{header}");
+    // The checksum covers the body only: the header's version alone changes.
+    let mut other = header.replacen(" v1 ", " v99 ", 1).into_bytes();
+    other.extend_from_slice(&on_disk[header_end..]);
+    std::fs::write(&state, &other).unwrap();
+    let err = fails(&["store", "status", d], b"");
+    assert!(
+        err.contains("format version 99")
+            && err.contains("use the release that wrote the store")
+            && err.contains("nothing was changed"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&state).unwrap(),
+        other,
+        "the state was changed"
+    );
+}

@@ -221,3 +221,36 @@ fn online_after_a_fail_in_a_window_names_the_lost_ranges_as_the_reason() {
         "{err}"
     );
 }
+
+/// Review s8r R8-1: a window opened while an OSS is failed takes no write whose bytes would
+/// have their only copy there; START says so at once (a warning, the token as ever), not
+/// the first refused write.
+#[test]
+fn a_window_opened_on_a_degraded_store_warns_which_writes_it_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    init_store_unit(
+        d,
+        4096,
+        &["--oss", "6", "--code", "raid6", "--write-path", "delayed"],
+    );
+    ok(&["store", "fail", d, "--oss", "0"], b"");
+    let out = exaraid(&["store", "delayed", "start", d, "ckpt"], b"");
+    assert!(out.status.success());
+    let token = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let warning = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        warning.contains(&format!(
+            "window {token} opened on 'ckpt' with OSS [0] failed"
+        )) && warning.contains("rebuild"),
+        "{warning}"
+    );
+    // As the warning says: a write touching OSS 0 is refused, whole.
+    let err = fails(
+        &["store", "write", d, "ckpt", "--offset", "0"],
+        &bytes(1, 65_536),
+    );
+    assert!(err.contains("would go to a failed OSS"), "{err}");
+    ok(&["store", "delayed", "end", d, &token], b"");
+}

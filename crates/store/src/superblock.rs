@@ -141,11 +141,7 @@ impl Superblock {
         }
         let sb: Superblock = read_checked(&path, "superblock")?;
         if sb.format_version != FORMAT_VERSION {
-            return Err(StoreError::Metadata(format!(
-                "{}: format version {} but this exaraid reads version {FORMAT_VERSION}; use a matching exaraid",
-                path.display(),
-                sb.format_version
-            )));
+            return Err(version_mismatch(&path, sb.format_version));
         }
         Ok(sb)
     }
@@ -167,6 +163,15 @@ pub fn write_checked<T: Serialize>(path: &Path, kind: &str, value: &T) -> Result
     all.extend_from_slice(&body);
     write_atomic(path, &all)
         .map_err(|e| StoreError::from_io(e, &format!("writing {}", path.display())))
+}
+
+/// A metadata file of another format version: another exaraid release wrote it (review
+/// s8r R8-3: the state's message said what was wrong but not what to do).
+fn version_mismatch(path: &Path, version: u32) -> StoreError {
+    StoreError::Metadata(format!(
+        "{}: format version {version} but this exaraid reads version {FORMAT_VERSION}: another exaraid release wrote it; use the release that wrote the store (nothing was changed)",
+        path.display()
+    ))
 }
 
 /// Read and check a file written by [`write_checked`].
@@ -196,10 +201,7 @@ pub fn read_checked<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T, S
         .and_then(|v| v.parse().ok())
         .ok_or_else(|| bad("bad version".into()))?;
     if version != FORMAT_VERSION {
-        return Err(StoreError::Metadata(format!(
-            "{}: format version {version} but this exaraid reads version {FORMAT_VERSION}",
-            path.display()
-        )));
+        return Err(version_mismatch(path, version));
     }
     let len: usize = parts[3]
         .strip_prefix("len=")

@@ -1282,6 +1282,10 @@ impl Store {
         };
         store.run_plans(more, None)?;
         store.tick()?;
+        // A write killed after its bytes were journaled but before its parity advance
+        // leaves more unprotected bytes than the bound; nothing else would advance them
+        // until the next window write, END, flush or timeout (review s8r R8-2).
+        store.keep_unprotected_bound("the store opened and recovered")?;
         store.drop_staging_files()?;
         // Removals a crash cut after their record: their objects go now.
         store.finish_removals(&store.gate_exclusive()?)?;
@@ -1996,19 +2000,31 @@ impl Store {
         // not read as a failed write (review s6r R6-4: "Nothing was changed" while the
         // bytes were in the file, against docs/store.md F4).
         let durable = "this write's bytes are written and durable (the file has them)";
+        self.keep_unprotected_bound(durable)?;
+        if self.core.lock().journal.len_bytes() > JOURNAL_BYTES_CHECKPOINT {
+            self.checkpoint().map_err(|e| {
+                e.with_context(&format!("{durable}; the checkpoint after it failed"))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Advance the parity if more bytes are without it than the bound, after `done` (what
+    /// is already durable, said in any error). A full disk that refuses the advance before it
+    /// changed anything leaves a warning, not an error: the bytes stay unprotected past the
+    /// bound until a settle finds room.
+    fn keep_unprotected_bound(&self, done: &str) -> Result<(), StoreError> {
         if let Err(e) = self.enforce_unprotected_bound() {
             let refused_unchanged =
                 matches!(e, StoreError::NoSpace(_)) && !self.poisoned.load(Ordering::SeqCst);
             if !refused_unchanged {
                 return Err(e.with_context(&format!(
-                    "{durable}; what failed is the parity advance past the bound on unprotected bytes that followed it"
+                    "{done}; what failed is the parity advance past the bound on unprotected bytes that followed it"
                 )));
             }
-            // No room to advance the parity now (refused before it changed anything): the
-            // bytes stay unprotected past the bound until a settle finds room (as a write
-            // past the bound keeps them while a background worker lags).
+            // As a write past the bound keeps its bytes while a background worker lags.
             let warning = format!(
-                "{} bytes stay without parity, past the bound of {} (--unprotected-max-bytes): advancing the parity needs room that is not there ({e}); {durable}. `exaraid store flush` once there is room",
+                "{} bytes stay without parity, past the bound of {} (--unprotected-max-bytes): advancing the parity needs room that is not there ({e}); {done}. `exaraid store flush` once there is room",
                 self.unprotected_bytes(),
                 self.sb.unprotected_bytes_max
             );
@@ -2016,11 +2032,6 @@ impl Store {
             // Bounded: the latest such warning only.
             warnings.retain(|w| !w.contains("--unprotected-max-bytes"));
             warnings.push(warning);
-        }
-        if self.core.lock().journal.len_bytes() > JOURNAL_BYTES_CHECKPOINT {
-            self.checkpoint().map_err(|e| {
-                e.with_context(&format!("{durable}; the checkpoint after it failed"))
-            })?;
         }
         Ok(())
     }

@@ -471,6 +471,23 @@ pub(super) fn cut_only_ranges(
     cut_only
 }
 
+/// Whether a decode of block offsets `start..end` with the columns `erased` reads at most
+/// one element a cut write wrote there. Every other element it reads is the same in the
+/// stripe before and after the cut write, so it reads the old or the new stripe whole and
+/// gives their bytes; two in flight may be one old and one new, and the decode neither.
+fn reads_one_version(
+    cut_writes: &BTreeMap<Pos, Ranges>,
+    erased: &[usize],
+    start: u64,
+    end: u64,
+) -> bool {
+    cut_writes
+        .iter()
+        .filter(|(p, r)| !erased.contains(&p.col) && overlaps(r, start, end))
+        .count()
+        <= 1
+}
+
 fn overlaps(ranges: &[(u64, u64)], start: u64, end: u64) -> bool {
     ranges.iter().any(|&(a, b)| a < end && start < b)
 }
@@ -2150,12 +2167,18 @@ impl Store {
                     })?
                 } else if state == Held::Absent {
                     // A torn write on a lost slot or failed OSS: only offsets where the
-                    // decode can be trusted (or that were in flight here) are known.
+                    // decode can be trusted (or that were in flight here) are known. In
+                    // flight here, the decode must still be this block's old or new bytes:
+                    // the columns it reads must be all old or all new, so at most one of
+                    // them may be in flight (review s8r R8-7: on xcode and dcode, a torn
+                    // block and a dead column decoded through parity of both versions gave
+                    // bytes neither old nor new, exit 0, sealed by rebuild).
                     proven(match &decoded {
                         Some(d)
                             if outside(own, start, end)
                                 .iter()
-                                .all(|&(a, b)| !overlaps(&anywhere, a, b)) =>
+                                .all(|&(a, b)| !overlaps(&anywhere, a, b))
+                                && reads_one_version(cut_writes, &erased, start, end) =>
                         {
                             Some(d.element(pos).to_vec())
                         }

@@ -83,6 +83,14 @@ impl Store {
                 }),
                 true,
             )?;
+            // Review s8r R8-1: the window took writes and then refused those touching the
+            // failed OSS, which the user learned only at the first such write.
+            let failed: Vec<usize> = core.state.failed_oss.iter().copied().collect();
+            if !failed.is_empty() {
+                self.deferred_warnings.lock().push(format!(
+                    "window {token} opened on '{name}' with OSS {failed:?} failed: a write in it whose bytes would go to a failed OSS is refused (their only copy, without parity, would be on it); writes to the other OSSs go on. `exaraid store rebuild` the OSS first to write anywhere in the window"
+                ));
+            }
             (token, self.admit(plans))
         };
         self.run_plans(plans, None)?;
