@@ -1243,7 +1243,11 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
         let plan = *c.writers.keys().next()?;
-        assert_eq!(c.writers.len(), 1, "one cut client write (`cache_stripe_proof_held`)");
+        assert_eq!(
+            c.writers.len(),
+            1,
+            "one cut client write (`cache_stripe_proof_held`)"
+        );
         let none: Ranges = Vec::new();
         let mut views = Vec::new();
         for (pos, ranges) in &c.ranges {
@@ -2335,12 +2339,27 @@ impl Store {
                     // failed column laid over with its pre-write copy was still written by
                     // the cut write, so the parity may be new while that copy is old, and a
                     // decode through both is neither old nor new bytes (review s6s S6-2).
+                    // And the decode read one version of the parity: a decode of two erased
+                    // columns (this torn one and a failed OSS's) reads two parities, and
+                    // with both in flight one may be old and the other new: the decode is
+                    // then neither stripe (the flaw s7c fixed on WCL: here it read WRONG
+                    // bytes inside the cut write's range, neither old nor new, at image
+                    // `[ChecksumOnly, Old, Landed]` of `dead_disk_beside_cut_write.rs`).
+                    let parities_in_flight_read = g
+                        .parity_pos
+                        .iter()
+                        .filter(|p| {
+                            !erased.contains(&p.col)
+                                && cut_writes.get(p).is_some_and(|r| overlaps(r, start, end))
+                        })
+                        .count();
                     let only_parity_beside = cut_writes.iter().all(|(p, r)| {
                         *p == pos
                             || erased.contains(&p.col)
                             || !overlaps(r, start, end)
                             || matches!(g.cell(*p), Cell::Parity(_))
-                    });
+                    }) && (erased.len() <= 1
+                        || parities_in_flight_read <= 1);
                     if !unsure {
                         Some(bytes)
                     } else {
