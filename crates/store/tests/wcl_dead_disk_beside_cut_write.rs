@@ -51,8 +51,9 @@ enum Cut {
     Overwrite,
     /// It writes bytes its cache stripe never held (beside the cut column's acknowledged
     /// bytes at `FIRST_WRITE_BESIDE_AT..`): the old stripe counts them as zeros, but a
-    /// reused cache chunk holds stale bytes there, so nothing proves the dead column past
-    /// the stripe as the planner knows it; never wrong.
+    /// reused cache chunk holds stale bytes there under a valid checksum, and only the
+    /// write's journaled crcs (`Rec::WriteCrcs`, session 8) tell its landed data block from
+    /// the block before it; never wrong.
     FirstWrite,
 }
 const FIRST_WRITE_BESIDE_AT: u64 = 3000;

@@ -1322,8 +1322,9 @@ impl Store {
     ///   other cache stripe used: chunks are reused after a destage and across planner
     ///   restarts (`close` keeps the cache zone), so the disk may hold stale bytes of an
     ///   older cache stripe there, neither old nor new, and with the write's blocks landed
-    ///   nothing tells them from its new bytes (with the running parity half written, one
-    ///   stale byte in 256 would pass the second parity's check): not proven, lost.
+    ///   nothing on disk tells them from its new bytes (with the running parity half
+    ///   written, one stale byte in 256 would pass the second parity's check). The write's
+    ///   journaled crcs do (`first_write_views`, session 8): without them, not proven, lost.
     /// Returned: `held` with the columns the cache stripe never wrote as zeros (known).
     fn cache_stripe_proof_held(
         &self,
