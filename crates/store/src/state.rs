@@ -300,6 +300,74 @@ pub enum Rec {
     OssGenerations {
         generations: Vec<(usize, u64)>,
     },
+    /// The crc32c of a WCL client write's bytes in each checksum block they touch, appended
+    /// with its `Input::Write` (before its plans' first write; not fsync'd by itself either:
+    /// a kill keeps both). The plans' `Durable` records, or `PlannerReset`, drop it. Why: a
+    /// write cut by a crash beside a column whose OSS then failed leaves in each cache block
+    /// it wrote either the block before it or its new one, and where it wrote bytes its cache
+    /// stripe never held the block before holds stale bytes of an older cache stripe (chunks
+    /// are reused) under a valid checksum: only these crcs tell recovery which of the two a
+    /// block holds, so that its cache stripe can prove the failed column (issue #4 S1, first
+    /// writes; see `recovery.rs`, `cut_block_landed`).
+    WriteCrcs(WriteCrcs),
+}
+
+/// See `Rec::WriteCrcs`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteCrcs {
+    /// The plans of the write (client plans: they write its bytes).
+    pub plans: Vec<u64>,
+    pub file: u64,
+    pub offset_bytes: u64,
+    pub len_bytes: u64,
+    /// Entry `j`: the crc32c of the write's bytes in file block `offset_bytes / 4096 + j`
+    /// (4 KiB blocks, `backend::CHECKSUM_BLOCK_BYTES`; the first and last only in part).
+    pub block_crcs: Vec<u32>,
+}
+
+impl WriteCrcs {
+    /// Bytes per block of `block_crcs` (the backend's checksum block: a cache element's
+    /// blocks start at file offsets that are multiples of it).
+    pub const BLOCK_BYTES: u64 = crate::backend::CHECKSUM_BLOCK_BYTES as u64;
+
+    /// The crcs of `data`, written at `offset_bytes` of `file` by `plans`.
+    pub fn of(plans: Vec<u64>, file: u64, offset_bytes: u64, data: &[u8]) -> WriteCrcs {
+        let block = Self::BLOCK_BYTES;
+        let end = offset_bytes + data.len() as u64;
+        let mut block_crcs = Vec::with_capacity(data.len() / block as usize + 2);
+        let mut at = offset_bytes;
+        while at < end {
+            let next = ((at / block + 1) * block).min(end);
+            let piece = &data[(at - offset_bytes) as usize..(next - offset_bytes) as usize];
+            block_crcs.push(crc32c::crc32c(piece));
+            at = next;
+        }
+        WriteCrcs {
+            plans,
+            file,
+            offset_bytes,
+            len_bytes: data.len() as u64,
+            block_crcs,
+        }
+    }
+
+    /// The crc of the write's bytes at file range `[a, z)`, when that range is exactly the
+    /// write's part of one block (else `None`: nothing journaled to compare with).
+    pub fn crc_of(&self, a: u64, z: u64) -> Option<u32> {
+        let block = Self::BLOCK_BYTES;
+        let end = self.offset_bytes + self.len_bytes;
+        if a >= z || a < self.offset_bytes || z > end {
+            return None;
+        }
+        let b = a / block;
+        let part = (self.offset_bytes.max(b * block), end.min((b + 1) * block));
+        if part != (a, z) {
+            return None;
+        }
+        self.block_crcs
+            .get((b - self.offset_bytes / block) as usize)
+            .copied()
+    }
 }
 
 /// Bytes `offset_bytes..` of the data element at (`row`, `col`) of home stripe `stripe` of
@@ -389,6 +457,9 @@ pub struct State {
     /// state snapshots written before generations.)
     #[serde(default)]
     pub oss_generations: BTreeMap<usize, u64>,
+    /// The crcs of client writes whose plans are not all durable (`Rec::WriteCrcs`).
+    #[serde(default)]
+    pub write_crcs: Vec<WriteCrcs>,
 }
 
 impl State {
@@ -457,6 +528,8 @@ impl State {
             Rec::ObjectsRemoved { .. } => false,
             // A note of what the OSSs hold already.
             Rec::OssGenerations { .. } => false,
+            // A note of what the write that follows writes.
+            Rec::WriteCrcs(_) => false,
             _ => true,
         };
         if may_change_bytes {
@@ -514,6 +587,10 @@ impl State {
             Rec::Durable { plans } => {
                 self.durable.extend(plans.iter().copied());
                 self.copied_plans.retain(|p| !plans.contains(p));
+                for w in &mut self.write_crcs {
+                    w.plans.retain(|p| !plans.contains(p));
+                }
+                self.write_crcs.retain(|w| !w.plans.is_empty());
                 // Their writes are whole on disk: data and parity agree again. So do the
                 // writes of every plan that copied the same stripe before them (stripe
                 // locks: those ran first), whose copies would now be stale: laid over a
@@ -594,6 +671,7 @@ impl State {
                 self.failed_while_settling.clear();
                 self.failed_column_copies.clear();
                 self.copied_plans.clear();
+                self.write_crcs.clear();
                 // Failed before every input of the new planner epoch.
                 self.failed_at_input.values_mut().for_each(|at| *at = 0);
             }
@@ -613,6 +691,10 @@ impl State {
                 self.copied_plans.insert(*plan);
                 self.failed_column_copies
                     .extend(copies.iter().map(|c| (*plan, c.clone())));
+            }
+            Rec::WriteCrcs(w) => {
+                // Bounded: at most the plans not durable yet (a crash leaves some).
+                self.write_crcs.push(w.clone());
             }
             Rec::OssGenerations { generations } => {
                 for &(oss, generation) in generations {

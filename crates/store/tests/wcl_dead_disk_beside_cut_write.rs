@@ -51,8 +51,9 @@ enum Cut {
     Overwrite,
     /// It writes bytes its cache stripe never held (beside the cut column's acknowledged
     /// bytes at `FIRST_WRITE_BESIDE_AT..`): the old stripe counts them as zeros, but a
-    /// reused cache chunk holds stale bytes there, so nothing proves the dead column past
-    /// the stripe as the planner knows it; never wrong.
+    /// reused cache chunk holds stale bytes there under a valid checksum, and only the
+    /// write's journaled crcs (`Rec::WriteCrcs`, session 8) tell its landed data block from
+    /// the block before it; never wrong.
     FirstWrite,
 }
 const FIRST_WRITE_BESIDE_AT: u64 = 3000;
@@ -168,6 +169,9 @@ struct Scene {
     /// The OSS of data element `DEAD_DATA` of stripe 0, and the file offset of its element.
     dead: usize,
     dead_at: u64,
+    /// The cut write's journaled crcs (`Rec::WriteCrcs`), as the real write appended them
+    /// after its input; `None`: the store journaled none (an older binary's journal).
+    crcs: Option<Rec>,
     /// The cache slots the cut write changed: its data element's, then the running parity's.
     data_unit: Unit,
     parity_units: Vec<Unit>,
@@ -226,8 +230,17 @@ fn scene(code: CodeSpec, cut: Cut) -> Scene {
     let new = pattern(3, CUT_BYTES);
     let store = open_unsynced(&dir);
     store.write("f", cut_at as u64, &new).unwrap();
+    // The records the write journaled, before `close` checkpoints them away.
+    let journal_copy = tmp.path().join("cut-journal");
+    std::fs::copy(dir.join("journal"), &journal_copy).unwrap();
     store.close().unwrap();
     copy_tree(&dir, &after);
+    let (_, records) = Journal::<Rec>::open(&journal_copy).unwrap();
+    let crcs = records
+        .into_iter()
+        .map(|(_, rec)| rec)
+        .find(|rec| matches!(rec, Rec::WriteCrcs(_)));
+    assert!(crcs.is_some(), "{code}: a WCL write journals its crcs");
 
     let units = changed_units(&saved, &after, cols);
     let holds_new = |u: &Unit| {
@@ -247,6 +260,16 @@ fn scene(code: CodeSpec, cut: Cut) -> Scene {
         f[u.2 * SLOT_BYTES..u.2 * SLOT_BYTES + UNIT] == again[..]
     };
     let stale_unit = stale_units.into_iter().find(holds_again).unwrap();
+    if cut == Cut::FirstWrite {
+        // The case: the chunk the write goes to was used before, and the block before the
+        // write holds stale bytes (under a valid checksum) where the write puts new ones.
+        let f = std::fs::read(object_file(&saved, data_unit.0, &data_unit.1)).unwrap();
+        let p = data_unit.2 * SLOT_BYTES + CUT_AT as usize;
+        assert!(
+            f[p..p + CUT_BYTES].iter().any(|&b| b != 0) && f[p..p + CUT_BYTES] != new[..],
+            "{code}: the cut write's cache chunk held no stale bytes: the test proves nothing"
+        );
+    }
     Scene {
         _tmp: tmp,
         dir,
@@ -258,6 +281,7 @@ fn scene(code: CodeSpec, cut: Cut) -> Scene {
         cut_at,
         dead,
         dead_at,
+        crcs,
         data_unit,
         parity_units,
         stale_unit,
@@ -271,6 +295,10 @@ impl Scene {
         std::fs::remove_dir_all(&self.dir).unwrap();
         copy_tree(&self.saved, &self.dir);
         leave_write_in_flight(&self.dir, "f", self.cut_at as u64, CUT_BYTES as u64);
+        if let Some(crcs) = &self.crcs {
+            let (mut journal, _) = Journal::<Rec>::open(&self.dir.join("journal")).unwrap();
+            journal.append(crcs, true).unwrap();
+        }
         let units = std::iter::once(&self.data_unit).chain(&self.parity_units);
         for (unit, block) in units.zip(blocks) {
             match block {
@@ -310,6 +338,29 @@ impl Scene {
         }
         Some(got)
     }
+
+    /// Every byte of "f" read block by block: each block reads right (as `read_checked`)
+    /// or `DataLost`; panics on a wrong byte. Why beside `get`: one lost block fails the
+    /// whole `get`, and a wrong byte beside it (the cut column's, above all) went unseen.
+    fn read_blocks_checked(&self, store: &Store, what: &str) {
+        let cut = self.cut_at..self.cut_at + CUT_BYTES;
+        for at in (0..self.model.len()).step_by(4096) {
+            let got = match store.read("f", at as u64, 4096) {
+                Ok(got) => got,
+                Err(StoreError::DataLost(_)) => continue,
+                Err(e) => panic!("{what}: read at {at}: {e}"),
+            };
+            for (j, &x) in got.iter().enumerate() {
+                let i = at + j;
+                let ok = x == self.model[i] || (cut.contains(&i) && x == self.new[i - cut.start]);
+                assert!(
+                    ok,
+                    "{what}: WRONG byte {i}: {x:#04x}, was {:#04x}",
+                    self.model[i]
+                );
+            }
+        }
+    }
 }
 
 /// Every image of the cut write's three cache blocks; returns the lost ones.
@@ -337,6 +388,7 @@ fn these_images_lost(code: CodeSpec, cut: Cut, images: &[[Block; 3]]) -> Vec<[Bl
         s.image(blocks);
         let store = s.open_dead();
         if s.read_checked(&store, &what).is_none() {
+            s.read_blocks_checked(&store, &what);
             lost.push(blocks);
         } else {
             // Recovery moved the cache home and wrote what it decided: consistent.
@@ -349,59 +401,86 @@ fn these_images_lost(code: CodeSpec, cut: Cut, images: &[[Block; 3]]) -> Vec<[Bl
 
 /// The images whose blocks on disk prove the dead column: all old, all landed, and one
 /// block of the write checksum-only where the others landed (the decode from the rest gives
-/// that block's new bytes, and its new checksum confirms them).
-fn provable() -> Vec<[Block; 3]> {
+/// that block's new bytes, and its new checksum confirms them). On a first write the data
+/// block's new checksum confirms nothing (its block holds stale bytes beside the write,
+/// and which block a checksum is of is not known): only the parity blocks'.
+fn provable(cut: Cut) -> Vec<[Block; 3]> {
     use Block::*;
-    vec![
+    let mut images = vec![
         [Old, Old, Old],
         [Landed, Landed, Landed],
-        [ChecksumOnly, Landed, Landed],
         [Landed, ChecksumOnly, Landed],
         [Landed, Landed, ChecksumOnly],
-    ]
+    ];
+    if cut == Cut::Overwrite {
+        images.push([ChecksumOnly, Landed, Landed]);
+    }
+    images
 }
 
 /// `all`: every image, else the provable ones and one half-written one (CI time).
-fn assert_provable_images_not_lost(code: CodeSpec, all: bool) {
+fn assert_provable_images_not_lost(code: CodeSpec, cut: Cut, all: bool) {
     let lost = if all {
-        images_lost(code, Cut::Overwrite)
+        images_lost(code, cut)
     } else {
-        let mut images = provable();
+        let mut images = provable(cut);
         images.push([Block::Landed, Block::Landed, Block::Old]);
-        these_images_lost(code, Cut::Overwrite, &images)
+        these_images_lost(code, cut, &images)
     };
-    for blocks in provable() {
+    for blocks in provable(cut) {
         assert!(
             !lost.contains(&blocks),
-            "{code}: write blocks {blocks:?}: the dead OSS's acknowledged cached bytes were recorded lost, though the cache stripe proves them (lost images: {lost:?})"
+            "{code} {cut:?}: write blocks {blocks:?}: the dead OSS's acknowledged cached bytes were recorded lost, though the cache stripe proves them (lost images: {lost:?})"
         );
     }
     // Data and running parity of different versions cannot be told: lost, never guessed.
     assert!(
         lost.contains(&[Block::Landed, Block::Landed, Block::Old]),
-        "{code}: a half-written cache stripe cannot prove the dead column, so it must be lost (lost images: {lost:?})"
+        "{code} {cut:?}: a half-written cache stripe cannot prove the dead column, so it must be lost (lost images: {lost:?})"
     );
 }
 
 #[test]
 fn wcl_raid6_a_dead_disk_beside_a_cut_cache_write_loses_nothing_the_second_parity_proves() {
-    assert_provable_images_not_lost(CodeSpec::raid6(4), true);
+    assert_provable_images_not_lost(CodeSpec::raid6(4), Cut::Overwrite, true);
 }
 
 #[test]
 fn wcl_rs_4_2_a_dead_disk_beside_a_cut_cache_write_loses_nothing_the_second_parity_proves() {
-    assert_provable_images_not_lost(CodeSpec::rs(4, 2), false);
+    assert_provable_images_not_lost(CodeSpec::rs(4, 2), Cut::Overwrite, false);
 }
 
-/// A cut write of bytes its cache stripe never held: every image reads right or `DataLost`
-/// (`images_lost` panics on a wrong byte), the all-old one reads right. With a
-/// running-parity block torn (payload landed, checksum not) the settle decoded the dead
-/// column through data and parity of different versions with no redundancy left to check
-/// it: WRONG bytes on main 0295300 (`[Old, Landed, PayloadOnly]`).
+/// A cut write of bytes its cache stripe never held (issue #4 S1, first writes): its cache
+/// chunk held stale bytes there under a valid checksum, so only the write's journaled crcs
+/// tell a landed data block from the one before it; with them the provable images read
+/// right (every image: right or `DataLost`, `images_lost` panics on a wrong byte). Before
+/// session 8 every image but the all-old one was lost. With a running-parity block torn
+/// (payload landed, checksum not) the settle decoded the dead column through data and
+/// parity of different versions with no redundancy left to check it: WRONG bytes on main
+/// 0295300 (`[Old, Landed, PayloadOnly]`).
 #[test]
-fn wcl_raid6_a_dead_disk_beside_a_cut_first_cache_write_is_never_read_wrong() {
-    let lost = images_lost(CodeSpec::raid6(4), Cut::FirstWrite);
-    assert!(!lost.contains(&[Block::Old; 3]), "lost images: {lost:?}");
+fn wcl_raid6_a_dead_disk_beside_a_cut_first_cache_write_loses_nothing_the_crcs_prove() {
+    assert_provable_images_not_lost(CodeSpec::raid6(4), Cut::FirstWrite, true);
+}
+
+#[test]
+fn wcl_rs_4_2_a_dead_disk_beside_a_cut_first_cache_write_loses_nothing_the_crcs_prove() {
+    assert_provable_images_not_lost(CodeSpec::rs(4, 2), Cut::FirstWrite, false);
+}
+
+/// Without the write's crcs on record (a journal an older binary wrote) a landed first
+/// write is told from stale bytes by nothing: lost, never decoded through them.
+#[test]
+fn wcl_raid6_a_cut_first_cache_write_without_crcs_is_lost_not_guessed() {
+    let mut s = scene(CodeSpec::raid6(4), Cut::FirstWrite);
+    s.crcs = None;
+    for blocks in [[Block::Landed; 3], [Block::Old; 3]] {
+        s.image(blocks);
+        let store = s.open_dead();
+        let what = format!("no crcs, write blocks {blocks:?}");
+        let got = s.read_checked(&store, &what);
+        assert_eq!(got.is_none(), blocks == [Block::Landed; 3], "{what}: lost?");
+    }
 }
 
 /// A cache block left in the decode with wrong bytes under a valid checksum (element
@@ -409,27 +488,35 @@ fn wcl_raid6_a_dead_disk_beside_a_cut_first_cache_write_is_never_read_wrong() {
 /// leaves it): no decode agrees with every block, so nothing is proven, and the dead
 /// column is lost, not decoded through the stale block. Every write block landed: without
 /// the stale block this image is proven (above).
-#[test]
-fn wcl_raid6_a_stale_cache_block_beside_the_dead_disk_is_never_taken_for_proof() {
-    let s = scene(CodeSpec::raid6(4), Cut::Overwrite);
+fn assert_stale_cache_block_never_taken_for_proof(cut: Cut) {
+    let s = scene(CodeSpec::raid6(4), cut);
     s.image([Block::Landed; 3]);
     copy_slot_bytes(&s.older, &s.dir, &s.stale_unit, 0..SLOT_BYTES);
     let store = s.open_dead();
     match store.get("f") {
         Err(StoreError::DataLost(msg)) => assert!(
             msg.contains(&format!("bytes {}..", s.dead_at)),
-            "the dead OSS's bytes are named lost: {msg}"
+            "{cut:?}: the dead OSS's bytes are named lost: {msg}"
         ),
-        other => panic!("a stale cache block left in proved a decode: {other:?}"),
+        other => panic!("{cut:?}: a stale cache block left in proved a decode: {other:?}"),
     }
+}
+
+#[test]
+fn wcl_raid6_a_stale_cache_block_beside_the_dead_disk_is_never_taken_for_proof() {
+    assert_stale_cache_block_never_taken_for_proof(Cut::Overwrite);
+}
+
+#[test]
+fn wcl_raid6_a_stale_cache_block_beside_the_dead_disk_and_a_first_write_is_never_taken_for_proof() {
+    assert_stale_cache_block_never_taken_for_proof(Cut::FirstWrite);
 }
 
 /// A flipped bit in a cache block beside the dead column (it fails its checksum): erased
 /// too, the rest of the landed cache stripe decodes both, and the rotten block's own
 /// checksum confirms the decode: every acknowledged byte reads back.
-#[test]
-fn wcl_raid6_a_rotten_cache_block_beside_the_dead_disk_is_rebuilt_too() {
-    let s = scene(CodeSpec::raid6(4), Cut::Overwrite);
+fn assert_rotten_cache_block_rebuilt(cut: Cut) {
+    let s = scene(CodeSpec::raid6(4), cut);
     s.image([Block::Landed; 3]);
     let (oss, name, slot) = &s.stale_unit;
     let path = object_file(&s.dir, *oss, name);
@@ -437,9 +524,22 @@ fn wcl_raid6_a_rotten_cache_block_beside_the_dead_disk_is_rebuilt_too() {
     bytes[slot * SLOT_BYTES + 77] ^= 0x04;
     std::fs::write(&path, bytes).unwrap();
     let store = s.open_dead();
-    let got = s.read_checked(&store, "rotten cache block beside the dead disk");
+    let got = s.read_checked(
+        &store,
+        &format!("{cut:?}: rotten cache block beside the dead disk"),
+    );
     assert!(
         got.is_some(),
-        "the rotten block and the dead column were both proven"
+        "{cut:?}: the rotten block and the dead column were both proven"
     );
+}
+
+#[test]
+fn wcl_raid6_a_rotten_cache_block_beside_the_dead_disk_is_rebuilt_too() {
+    assert_rotten_cache_block_rebuilt(Cut::Overwrite);
+}
+
+#[test]
+fn wcl_raid6_a_rotten_cache_block_beside_the_dead_disk_and_a_first_write_is_rebuilt_too() {
+    assert_rotten_cache_block_rebuilt(Cut::FirstWrite);
 }

@@ -2183,6 +2183,9 @@ impl Store {
                 }),
                 false,
             )?;
+            if let Some(crcs) = self.write_crcs(&plans, file, offset_bytes, data) {
+                self.journal(&mut core, Rec::WriteCrcs(crcs), false)?;
+            }
             (
                 self.admit(tick_plans),
                 self.admit(plans),
@@ -2226,6 +2229,42 @@ impl Store {
             )?;
         }
         Ok(())
+    }
+
+    /// The crcs of a client write's bytes, journaled with its input (`Rec::WriteCrcs`),
+    /// where recovery can use them: its plans write a WCL cache stripe of a one-row code with
+    /// two or more parities (`confirm_by_parity` proves nothing on fewer, nor on an array
+    /// code), so a write on any other store pays nothing for them.
+    fn write_crcs(
+        &self,
+        plans: &[IoPlan],
+        file: u64,
+        offset_bytes: u64,
+        data: &[u8],
+    ) -> Option<crate::state::WriteCrcs> {
+        let g = self.layout.geometry();
+        if self.kind != StrategyKind::Wcl || g.rows != 1 || self.tolerance() < 2 {
+            return None;
+        }
+        let client_plans: Vec<u64> = plans
+            .iter()
+            .filter(|p| matches!(p.cause, exaraid_plan::PlanCause::Write { .. }))
+            .filter(|p| {
+                p.steps
+                    .iter()
+                    .any(|s| s.op == Op::Write && s.zone == PlanZone::Cache)
+            })
+            .map(|p| p.id)
+            .collect();
+        if client_plans.is_empty() {
+            return None;
+        }
+        Some(crate::state::WriteCrcs::of(
+            client_plans,
+            file,
+            offset_bytes,
+            data,
+        ))
     }
 
     /// The file bytes the plans write with no parity at all: `(oss, file offset, length)` of

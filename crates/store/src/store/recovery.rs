@@ -488,6 +488,20 @@ fn reads_one_version(
         <= 1
 }
 
+/// The offsets in both `x` and `y` (sorted disjoint ranges).
+fn intersect(x: &[(u64, u64)], y: &[(u64, u64)]) -> Ranges {
+    let mut out: Ranges = Vec::new();
+    for &(a, b) in x {
+        for &(p, q) in y {
+            let (s, e) = (a.max(p), b.min(q));
+            if s < e {
+                crate::state::add_range(&mut out, s, e);
+            }
+        }
+    }
+    out
+}
+
 fn overlaps(ranges: &[(u64, u64)], start: u64, end: u64) -> bool {
     ranges.iter().any(|&(a, b)| a < end && start < b)
 }
@@ -945,7 +959,34 @@ impl Store {
                     a >= z || outside(before, a, z).is_empty()
                 })
             });
-            if let Some(proof_held) = proof_held.as_ref().filter(|_| overwrites_only) {
+            // Else (a first write into part of the cache stripe) the journaled crcs of the
+            // write tell each such block's version (`first_write_views`): the new bytes
+            // are taken into the proof's stripe where the block holds them.
+            let views = match proof_held.as_ref() {
+                Some(_) if overwrites_only => Some(Vec::new()),
+                Some(_) if !absent_acked.is_empty() => {
+                    let parity_live_all = parity_live.iter().skip(1).fold(
+                        parity_live.first().cloned().unwrap_or_default(),
+                        |all, live| intersect(&all, live),
+                    );
+                    let ctx = (core, file, stripe);
+                    self.first_write_views(ctx, c, i, (&acked, &parity_live_all), &held, &raw)
+                }
+                _ => None,
+            };
+            let mut views_laid = false;
+            if let (Some(proof_held), Some(views)) = (proof_held.as_ref(), views) {
+                // Laid into `buf` for this row: the stripe as the disk holds it, which the
+                // decisions below decode from too (a rotten block beside the dead column
+                // decodes from the write's new bytes and the new parity). Never resealed:
+                // the dead column leaves this row unknown (asserted below).
+                for (pos, ranges) in &views {
+                    for &(a, z) in ranges {
+                        let (a, z) = (a as usize, z as usize);
+                        buf.element_mut(*pos)[a..z].copy_from_slice(&raw[pos][a..z]);
+                        views_laid = true;
+                    }
+                }
                 for &pos in &absent_acked {
                     let cut_writes = &c.ranges;
                     if let Some(bytes) =
@@ -1166,6 +1207,10 @@ impl Store {
             if !has_parity || row_lost || row_unknown {
                 continue; // a lost row's parity is never read: its data is not moved home
             }
+            assert!(
+                !views_laid,
+                "a row with a column failed holds no unacknowledged bytes resealed"
+            );
             let mut one = StripeBuf::zeroed(g.rows, g.cols, block);
             slice_stripe_into(&buf, start as usize..end as usize, &mut one);
             self.code
@@ -1182,6 +1227,99 @@ impl Store {
             }
         }
         Ok((lost, proven))
+    }
+
+    /// For `confirm_by_parity` over block `i` of a cache stripe where the one cut client
+    /// write put bytes its cache stripe never held (a first write into that part of it):
+    /// per data column, the ranges to take from the disk into the proof's stripe (`buf`
+    /// counts them as zeros, the stripe before the write), or `None` where nothing tells
+    /// what the disk holds there. Why it is needed: such a block on disk is either the block
+    /// before the write, which holds there stale bytes of an older cache stripe (chunks are
+    /// reused after a destage and across planner restarts) under a valid checksum, or the
+    /// write's new block, and only the write's journaled crcs (`Rec::WriteCrcs`) tell which
+    /// (`cut_block_landed`). With that known, every column of the proof's stripe holds, at
+    /// each byte offset, the stripe before the write or the one after it, as the proof
+    /// needs: a landed block's new bytes where the running parity covered bytes before
+    /// (`parity_live_all`: elsewhere the parity the proof reads counts zeros, the stripe
+    /// before, and so must the data), the old view (zeros) where the block is the one before,
+    /// and the running parity masked to its old live ranges as before (at an offset it
+    /// starts covering, zeros: the stripe before). Refused (`None`): a block of the write
+    /// that fails its checksum (its version is unknown, and its stored checksum, taken for a
+    /// decode, could be of the block before, stale bytes and all), no crcs on record (a
+    /// journal of an older binary), or a block the write's range meets in pieces.
+    fn first_write_views(
+        &self,
+        (core, file, stripe): (&Core, u64, u64),
+        c: &CacheInFlight,
+        i: usize,
+        (acked, parity_live_all): (&BTreeMap<Pos, Ranges>, &Ranges),
+        held: &BTreeMap<Pos, Vec<Held>>,
+        raw: &BTreeMap<Pos, Vec<u8>>,
+    ) -> Option<Vec<(Pos, Ranges)>> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        let plan = *c.writers.keys().next()?;
+        assert_eq!(
+            c.writers.len(),
+            1,
+            "one cut client write (`cache_stripe_proof_held`)"
+        );
+        let none: Ranges = Vec::new();
+        let mut views = Vec::new();
+        for (pos, ranges) in &c.ranges {
+            let Cell::Data(_) = g.cell(*pos) else {
+                continue; // the running parity: its old live ranges, old or new (see above)
+            };
+            let parts: Ranges = ranges
+                .iter()
+                .map(|&(a, z)| (a.max(start), z.min(end)))
+                .filter(|&(a, z)| a < z)
+                .collect();
+            let [(a, z)] = parts[..] else {
+                if parts.is_empty() {
+                    continue;
+                }
+                return None;
+            };
+            let mine = acked.get(pos).unwrap_or(&none);
+            if outside(mine, a, z).is_empty() {
+                continue; // an overwrite: `buf` reads the disk there, old or new
+            }
+            if held.get(pos)?[i] != Held::Verified {
+                return None;
+            }
+            let raw = raw.get(pos)?;
+            if self.cut_block_landed(core, plan, (file, stripe, *pos), (a, z), raw)? {
+                views.push((*pos, intersect(parity_live_all, &[(a, z)])));
+            }
+        }
+        Some(views)
+    }
+
+    /// Does the cache block of data column `pos` holding element bytes `[a, z)` (read
+    /// verified: whole the block before the cut write or whole its new one) hold the cut
+    /// write's bytes there? Their crc against the one `plan` journaled (`Rec::WriteCrcs`);
+    /// `None`: none on record for exactly that range.
+    fn cut_block_landed(
+        &self,
+        core: &Core,
+        plan: PlanId,
+        (file, stripe, pos): (u64, u64, Pos),
+        (a, z): (u64, u64),
+        element: &[u8],
+    ) -> Option<bool> {
+        let Cell::Data(d) = self.layout.geometry().cell(pos) else {
+            return None;
+        };
+        let crcs = core
+            .state
+            .write_crcs
+            .iter()
+            .find(|w| w.plans.contains(&plan) && w.file == file)?;
+        let at = self.layout.file_offset(stripe, d, a);
+        let journaled = crcs.crc_of(at, at + (z - a))?;
+        Some(crc32c::crc32c(&element[a as usize..z as usize]) == journaled)
     }
 
     /// The blocks held of a cache stripe for `confirm_by_parity` to prove a decode of a
@@ -1201,8 +1339,9 @@ impl Store {
     ///   other cache stripe used: chunks are reused after a destage and across planner
     ///   restarts (`close` keeps the cache zone), so the disk may hold stale bytes of an
     ///   older cache stripe there, neither old nor new, and with the write's blocks landed
-    ///   nothing tells them from its new bytes (with the running parity half written, one
-    ///   stale byte in 256 would pass the second parity's check): not proven, lost.
+    ///   nothing on disk tells them from its new bytes (with the running parity half
+    ///   written, one stale byte in 256 would pass the second parity's check). The write's
+    ///   journaled crcs do (`first_write_views`, session 8): without them, not proven, lost.
     /// Returned: `held` with the columns the cache stripe never wrote as zeros (known).
     fn cache_stripe_proof_held(
         &self,
@@ -2224,12 +2363,27 @@ impl Store {
                     // failed column laid over with its pre-write copy was still written by
                     // the cut write, so the parity may be new while that copy is old, and a
                     // decode through both is neither old nor new bytes (review s6s S6-2).
+                    // And the decode read one version of the parity: a decode of two erased
+                    // columns (this torn one and a failed OSS's) reads two parities, and
+                    // with both in flight one may be old and the other new: the decode is
+                    // then neither stripe (the flaw s7c fixed on WCL: here it read WRONG
+                    // bytes inside the cut write's range, neither old nor new, at image
+                    // `[ChecksumOnly, Old, Landed]` of `dead_disk_beside_cut_write.rs`).
+                    let parities_in_flight_read = g
+                        .parity_pos
+                        .iter()
+                        .filter(|p| {
+                            !erased.contains(&p.col)
+                                && cut_writes.get(p).is_some_and(|r| overlaps(r, start, end))
+                        })
+                        .count();
                     let only_parity_beside = cut_writes.iter().all(|(p, r)| {
                         *p == pos
                             || erased.contains(&p.col)
                             || !overlaps(r, start, end)
                             || matches!(g.cell(*p), Cell::Parity(_))
-                    });
+                    }) && (erased.len() <= 1
+                        || parities_in_flight_read <= 1);
                     if !unsure {
                         Some(bytes)
                     } else {
