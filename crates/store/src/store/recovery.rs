@@ -1735,6 +1735,21 @@ impl Store {
             // instead would fail every later open too: the store would be unusable.)
             composed.lost.extend(lost_cached.iter().copied());
             composed.lost_rows = composed.lost.iter().map(|&(_, i)| i).collect();
+            // A lost row's parity is marked lost (`write_settled_stripe`), so a data block of
+            // that row on a failed OSS (nothing is written there) has no decode left either,
+            // though its bytes were known here (a plan's pre-write copy, or a decode): lost
+            // too, on record, never unreadable with status silent and the LOST message
+            // saying "every other byte reads" (review s8r R8-5).
+            for &i in &composed.lost_rows {
+                for &pos in &g.data_pos {
+                    let failed = self
+                        .home_key(file, stripe, pos)
+                        .is_some_and(|(oss, _)| !self.backends[oss].healthy());
+                    if failed {
+                        composed.lost.insert((pos, i));
+                    }
+                }
+            }
             // On record (durably, before any block is marked) as lost ranges too, so that
             // status and scrub list every loss in one place and a rewrite or rm clears it.
             let ranges = self.undecidable_ranges(core, file, stripe, &composed.lost);
@@ -2201,12 +2216,26 @@ impl Store {
                     // failed column laid over with its pre-write copy was still written by
                     // the cut write, so the parity may be new while that copy is old, and a
                     // decode through both is neither old nor new bytes (review s6s S6-2).
+                    // And the decode used one version of the parity (as on WCL,
+                    // `decide_cache_stripe`): a decode of two erased columns (this torn
+                    // block and a failed OSS's) reads two parities, and with both in flight
+                    // one may be new and the other old: the decode is then neither stripe
+                    // (review s8r R8-4: 256 wrong bytes of the cut write read back, exit 0).
+                    let parities_in_flight_read = g
+                        .parity_pos
+                        .iter()
+                        .filter(|p| {
+                            !erased.contains(&p.col)
+                                && cut_writes.get(p).is_some_and(|r| overlaps(r, start, end))
+                        })
+                        .count();
                     let only_parity_beside = cut_writes.iter().all(|(p, r)| {
                         *p == pos
                             || erased.contains(&p.col)
                             || !overlaps(r, start, end)
                             || matches!(g.cell(*p), Cell::Parity(_))
-                    });
+                    }) && (erased.len() <= 1
+                        || parities_in_flight_read <= 1);
                     if !unsure {
                         Some(bytes)
                     } else {
@@ -3758,8 +3787,14 @@ impl Store {
                     agrees &= row.element(p) == c.element(p);
                     true
                 } else {
+                    // A failed OSS's column (laid over with a pre-write copy, so held) has
+                    // no checksum to read: asking its backend failed the whole recovery
+                    // (review s8r R8-6: `fail --oss` exited 1 naming another failed OSS).
                     match keys.get(&p) {
-                        Some(&(oss, key)) if held.get(&p).is_some_and(|h| h[i] != Held::Absent) => {
+                        Some(&(oss, key))
+                            if held.get(&p).is_some_and(|h| h[i] != Held::Absent)
+                                && self.backends[oss].healthy() =>
+                        {
                             self.checksum_proves(oss, key, i, c.element(p))?
                         }
                         _ => false,
