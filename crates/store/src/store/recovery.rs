@@ -1891,6 +1891,21 @@ impl Store {
             // instead would fail every later open too: the store would be unusable.)
             composed.lost.extend(lost_cached.iter().copied());
             composed.lost_rows = composed.lost.iter().map(|&(_, i)| i).collect();
+            // A lost row's parity is marked lost (`write_settled_stripe`), so a data block of
+            // that row on a failed OSS (nothing is written there) has no decode left either,
+            // though its bytes were known here (a plan's pre-write copy, or a decode): lost
+            // too, on record, never unreadable with status silent and the LOST message
+            // saying "every other byte reads" (review s8r R8-5).
+            for &i in &composed.lost_rows {
+                for &pos in &g.data_pos {
+                    let failed = self
+                        .home_key(file, stripe, pos)
+                        .is_some_and(|(oss, _)| !self.backends[oss].healthy());
+                    if failed {
+                        composed.lost.insert((pos, i));
+                    }
+                }
+            }
             // On record (durably, before any block is marked) as lost ranges too, so that
             // status and scrub list every loss in one place and a rewrite or rm clears it.
             let ranges = self.undecidable_ranges(core, file, stripe, &composed.lost);
@@ -2368,7 +2383,8 @@ impl Store {
                     // with both in flight one may be old and the other new: the decode is
                     // then neither stripe (the flaw s7c fixed on WCL: here it read WRONG
                     // bytes inside the cut write's range, neither old nor new, at image
-                    // `[ChecksumOnly, Old, Landed]` of `dead_disk_beside_cut_write.rs`).
+                    // `[ChecksumOnly, Old, Landed]` of `dead_disk_beside_cut_write.rs`; review s8r R8-4 met it
+                    // with a column failed before the write: 256 wrong bytes, exit 0).
                     let parities_in_flight_read = g
                         .parity_pos
                         .iter()
@@ -3935,8 +3951,14 @@ impl Store {
                     agrees &= row.element(p) == c.element(p);
                     true
                 } else {
+                    // A failed OSS's column (laid over with a pre-write copy, so held) has
+                    // no checksum to read: asking its backend failed the whole recovery
+                    // (review s8r R8-6: `fail --oss` exited 1 naming another failed OSS).
                     match keys.get(&p) {
-                        Some(&(oss, key)) if held.get(&p).is_some_and(|h| h[i] != Held::Absent) => {
+                        Some(&(oss, key))
+                            if held.get(&p).is_some_and(|h| h[i] != Held::Absent)
+                                && self.backends[oss].healthy() =>
+                        {
                             self.checksum_proves(oss, key, i, c.element(p))?
                         }
                         _ => false,
