@@ -1572,6 +1572,7 @@ impl Store {
                             len_bytes: end - start,
                             oss: x.oss,
                             token: UNREADABLE_CACHE.into(),
+                            cache_addr_bytes: None,
                         }
                     })
                     .collect();
@@ -1904,6 +1905,7 @@ impl Store {
                     } else {
                         UNDECIDABLE_AFTER_CRASH.into()
                     },
+                    cache_addr_bytes: None,
                 });
             }
         }
