@@ -108,9 +108,12 @@ enum StoreCommand {
         #[arg(long)]
         oss: usize,
     },
-    /// Use failed OSS I again as it is (no rebuild): only if its directory carries its label
-    /// and nothing was written, and no rebuild of it begun, since it failed (else `rebuild`
-    /// is needed, and said so).
+    /// Use failed OSS I again without a rebuild (a mistaken `fail`): only if its directory
+    /// carries its label at the generation on record and no rebuild of it began. What
+    /// changed while it was failed is taken back: its stale columns are rewritten from the
+    /// others, and the bytes its `fail` recorded lost are read back from its cache zone
+    /// where their checksums verify. Past the bound of changes on record, `rebuild` is
+    /// needed, and said so. Killed part way, run it again.
     Online {
         /// The store's directory (where its superblock is).
         dir: PathBuf,

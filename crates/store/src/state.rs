@@ -173,6 +173,14 @@ pub struct LostRange {
     pub oss: usize,
     /// The token of the window the bytes were written in (END names its losses).
     pub token: String,
+    /// Where the bytes are in `oss`'s cache zone (the address of `offset_bytes`, contiguous
+    /// for the range), when `fail` recorded them lost from an OSS that held them durably:
+    /// `online` may take them back from there, only where every block's checksum verifies
+    /// (review s6r R6-6). `None`: a loss found otherwise (a write or END that found the OSS
+    /// down, unreadable cache, recovery), or an address no longer trusted (a rebuild
+    /// began). (Default: records written before this field.)
+    #[serde(default)]
+    pub cache_addr_bytes: Option<u64>,
 }
 
 impl LostRange {
@@ -310,6 +318,18 @@ pub enum Rec {
     /// block holds, so that its cache stripe can prove the failed column (issue #4 S1, first
     /// writes; see `recovery.rs`, `cut_block_landed`).
     WriteCrcs(WriteCrcs),
+    /// `online` of failed OSS `oss` read these lost bytes back from its cache zone (every
+    /// block's checksum verified), before it puts the OSS back: from here on the journal
+    /// holds them, so the cache chunks may be reused. Written again after `Online`.
+    Restore {
+        oss: usize,
+        pieces: Vec<RestorePiece>,
+    },
+    /// The bytes `Restore` took back for `oss` are written again (where no write came
+    /// first) and durable.
+    Restored {
+        oss: usize,
+    },
 }
 
 /// See `Rec::WriteCrcs`.
@@ -367,6 +387,63 @@ impl WriteCrcs {
         self.block_crcs
             .get((b - self.offset_bytes / block) as usize)
             .copied()
+    }
+}
+
+/// Most changes `State::changed_while_failed` keeps per failed OSS (file byte ranges plus
+/// stripes). Past it only a rebuild brings the OSS back (its record becomes `None`): the
+/// bound keeps the state small and `online`'s rewrite of the OSS's columns short.
+pub const CHANGED_WHILE_FAILED_MAX: usize = 4096;
+
+/// What may have changed in the store while an OSS was failed: the home stripes whose
+/// columns on it may be stale. File byte ranges of client writes (their stripes) and home
+/// stripes `(file, stripe)` of settles, from its `Fail` on; at the `Fail`, every write since
+/// the planner's last restart (whatever is cached may be moved home while it is failed)
+/// and the stripes of a settle under way.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangedWhileFailed {
+    pub ranges: BTreeMap<u64, Vec<(u64, u64)>>,
+    pub stripes: BTreeSet<(u64, u64)>,
+}
+
+impl ChangedWhileFailed {
+    fn count(&self) -> usize {
+        self.stripes.len() + self.ranges.values().map(|r| r.len()).sum::<usize>()
+    }
+    fn add_range(&mut self, file: u64, offset_bytes: u64, len_bytes: u64) {
+        if len_bytes > 0 {
+            let runs = self.ranges.entry(file).or_default();
+            add_range(runs, offset_bytes, offset_bytes + len_bytes);
+        }
+    }
+}
+
+/// Bytes `online` read back from a failed OSS's cache zone (checksums verified) for lost
+/// ranges of it, journaled (`Rec::Restore`) before it puts the OSS back, and written again
+/// through the normal write path after (`Rec::Restored` ends them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RestorePiece {
+    pub oss: usize,
+    pub file: u64,
+    pub offset_bytes: u64,
+    pub bytes: Vec<u8>,
+}
+
+impl Rec {
+    /// Is this a record binaries of session 7 and before cannot parse (they were added in
+    /// session 7: such a binary read them as a torn tail or as damage)? Before the first
+    /// one goes into the journal the state file's header says so (see
+    /// `superblock::STATE_VERSION_NEWER_RECORDS`), so that an older binary refuses the store
+    /// instead. Records added later belong here too.
+    pub fn needs_newer_reader(&self) -> bool {
+        matches!(
+            self,
+            Rec::SettleSynced
+                | Rec::Input(Input::Forget { .. })
+                | Rec::Restore { .. }
+                | Rec::Restored { .. }
+                | Rec::WriteCrcs(_)
+        )
     }
 }
 
@@ -460,9 +537,28 @@ pub struct State {
     /// The crcs of client writes whose plans are not all durable (`Rec::WriteCrcs`).
     #[serde(default)]
     pub write_crcs: Vec<WriteCrcs>,
+    /// Failed OSS -> what changed while it was failed (`None`: past
+    /// [`CHANGED_WHILE_FAILED_MAX`], or recorded before this field): `online` rewrites its
+    /// columns of those stripes from the others instead of demanding a rebuild.
+    #[serde(default)]
+    pub changed_while_failed: BTreeMap<usize, Option<ChangedWhileFailed>>,
+    /// Bytes taken back by an `online` and not yet written again (see `Rec::Restore`).
+    #[serde(default)]
+    pub restoring: Vec<RestorePiece>,
 }
 
 impl State {
+    /// Does this snapshot hold something binaries of session 7 and before cannot read (see
+    /// `superblock::STATE_VERSION_NEWER_RECORDS`)? A planner input `Forget` (it stays in
+    /// `inputs` until the planner restarts), or bytes an `online` read back and has not
+    /// written again (an older binary would drop them: they would stay lost).
+    pub fn needs_newer_reader(&self) -> bool {
+        self.inputs
+            .iter()
+            .any(|i| matches!(i, Input::Forget { .. }))
+            || !self.restoring.is_empty()
+    }
+
     pub fn file_by_id(&self, id: u64) -> Option<(&String, &FileMeta)> {
         self.files.iter().find(|(_, m)| m.id == id)
     }
@@ -494,6 +590,7 @@ impl State {
                 kept.push(LostRange {
                     offset_bytes: end,
                     len_bytes: l.end_bytes() - end,
+                    cache_addr_bytes: l.cache_addr_bytes.map(|c| c + (end - l.offset_bytes)),
                     ..l.clone()
                 });
             }
@@ -530,11 +627,14 @@ impl State {
             Rec::OssGenerations { .. } => false,
             // A note of what the write that follows writes.
             Rec::WriteCrcs(_) => false,
+            // Bytes read back into the journal; their writes are journaled inputs.
+            Rec::Restore { .. } | Rec::Restored { .. } => false,
             _ => true,
         };
         if may_change_bytes {
             let failed = self.failed_oss.clone();
             self.stale_oss.extend(failed);
+            self.note_changed_while_failed(rec);
         }
         match rec {
             Rec::Create { name, id } => {
@@ -609,6 +709,25 @@ impl State {
                 });
             }
             Rec::Fail { oss, between_plans } => {
+                if !self.failed_oss.contains(oss) {
+                    // Whatever is cached may be moved home while it is failed: every write
+                    // since the planner's restart, and a settle under way.
+                    let mut seed = ChangedWhileFailed::default();
+                    for input in &self.inputs {
+                        if let Input::Write {
+                            file,
+                            offset_bytes,
+                            len_bytes,
+                            ..
+                        } = input
+                        {
+                            seed.add_range(*file, *offset_bytes, *len_bytes);
+                        }
+                    }
+                    seed.stripes.extend(self.settling.iter().flatten().copied());
+                    let bounded = (seed.count() <= CHANGED_WHILE_FAILED_MAX).then_some(seed);
+                    self.changed_while_failed.insert(*oss, bounded);
+                }
                 self.failed_oss.insert(*oss);
                 if self.settling.is_some() {
                     // Failed while a settle moves bytes home: it may have skipped writes to
@@ -622,6 +741,12 @@ impl State {
                 self.failed_at_input.entry(*oss).or_insert(at);
             }
             Rec::RebuildBegin { oss, to } => {
+                // Nothing of its old directory is trusted from here on: not its columns,
+                // not the cache chunks lost bytes were recorded at.
+                self.changed_while_failed.insert(*oss, None);
+                for l in self.lost.iter_mut().filter(|l| l.oss == *oss) {
+                    l.cache_addr_bytes = None;
+                }
                 // Its directory is emptied (or a new one used) and starts from generation 0.
                 self.oss_generations.remove(oss);
                 self.failed_oss.insert(*oss);
@@ -636,6 +761,7 @@ impl State {
                 );
                 self.failed_oss.remove(oss);
                 self.stale_oss.remove(oss);
+                self.changed_while_failed.remove(oss);
                 self.rebuilding.remove(oss);
                 self.failed_at_input.remove(oss);
                 if matches!(rec, Rec::Rebuilt { .. }) {
@@ -701,6 +827,47 @@ impl State {
                     let recorded = self.oss_generations.entry(oss).or_insert(0);
                     *recorded = (*recorded).max(generation);
                 }
+            }
+            Rec::Restore { pieces, .. } => {
+                self.restoring.extend(pieces.iter().cloned());
+            }
+            Rec::Restored { oss } => {
+                self.restoring.retain(|p| p.oss != *oss);
+            }
+        }
+    }
+
+    /// A record that may change bytes, applied while OSSs are failed: note where, for each
+    /// of them (see `changed_while_failed`). Records that name no place (a `Durable`, END,
+    /// a tick) run plans of writes already noted (since the planner's restart, see the
+    /// seed at `Fail`), a removal leaves only objects of a file id never used again.
+    fn note_changed_while_failed(&mut self, rec: &Rec) {
+        for oss in self.failed_oss.clone() {
+            let Some(Some(changed)) = self.changed_while_failed.get_mut(&oss) else {
+                continue;
+            };
+            match rec {
+                Rec::Input(Input::Write {
+                    file,
+                    offset_bytes,
+                    len_bytes,
+                    ..
+                }) => changed.add_range(*file, *offset_bytes, *len_bytes),
+                Rec::Rewritten {
+                    file,
+                    offset_bytes,
+                    len_bytes,
+                } => changed.add_range(*file, *offset_bytes, *len_bytes),
+                Rec::Lost { ranges } => {
+                    for r in ranges {
+                        changed.add_range(r.file, r.offset_bytes, r.len_bytes);
+                    }
+                }
+                Rec::SettleBegin { stripes } => changed.stripes.extend(stripes.iter().copied()),
+                _ => {}
+            }
+            if changed.count() > CHANGED_WHILE_FAILED_MAX {
+                self.changed_while_failed.insert(oss, None);
             }
         }
     }

@@ -24,6 +24,15 @@ use crate::StoreError;
 
 /// Version of the on-disk formats this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
+/// The state file's header version while its journal or its own content may hold a record
+/// that binaries of session 7 and before cannot read (`Rec::needs_newer_reader`,
+/// `State::needs_newer_reader`): they read header version 1 only and refuse anything else,
+/// changing nothing (`<DIR>/state: format version 2 but this exaraid reads version 1`).
+/// Why: an older binary parses the journal with its own record types; a record it does not
+/// know fails to parse and, as the journal's last record, was cut off as a torn tail
+/// (silently dropped) or, with records after it, refused as damage in the middle with advice
+/// to restore a backup. The header is 1 again once a checkpoint leaves no such record.
+pub const STATE_VERSION_NEWER_RECORDS: u32 = 2;
 pub const SUPERBLOCK_FILE: &str = "superblock";
 
 /// The store's write path for writes outside delayed windows.
@@ -141,7 +150,11 @@ impl Superblock {
         }
         let sb: Superblock = read_checked(&path, "superblock")?;
         if sb.format_version != FORMAT_VERSION {
-            return Err(version_mismatch(&path, sb.format_version));
+            return Err(version_mismatch(
+                &path,
+                sb.format_version,
+                &FORMAT_VERSION.to_string(),
+            ));
         }
         Ok(sb)
     }
@@ -153,9 +166,29 @@ impl Superblock {
 
 /// Serialise `value` in the checksummed format and replace `path` atomically.
 pub fn write_checked<T: Serialize>(path: &Path, kind: &str, value: &T) -> Result<(), StoreError> {
+    write_checked_version(path, kind, FORMAT_VERSION, value)
+}
+
+/// The header versions this build reads for a file of `kind`.
+fn versions_read(kind: &str) -> &'static [u32] {
+    if kind == "state" {
+        &[FORMAT_VERSION, STATE_VERSION_NEWER_RECORDS]
+    } else {
+        &[FORMAT_VERSION]
+    }
+}
+
+/// `write_checked` with header version `version` (one this build reads for `kind`).
+pub fn write_checked_version<T: Serialize>(
+    path: &Path,
+    kind: &str,
+    version: u32,
+    value: &T,
+) -> Result<(), StoreError> {
+    assert!(versions_read(kind).contains(&version), "{kind} v{version}");
     let body = serde_json::to_vec_pretty(value).expect("metadata serialises");
     let header = format!(
-        "EXARAID {kind} v{FORMAT_VERSION} len={} crc32c={:08x}\n",
+        "EXARAID {kind} v{version} len={} crc32c={:08x}\n",
         body.len(),
         crc32c::crc32c(&body)
     );
@@ -167,15 +200,54 @@ pub fn write_checked<T: Serialize>(path: &Path, kind: &str, value: &T) -> Result
 
 /// A metadata file of another format version: another exaraid release wrote it (review
 /// s8r R8-3: the state's message said what was wrong but not what to do).
-fn version_mismatch(path: &Path, version: u32) -> StoreError {
+fn version_mismatch(path: &Path, version: u32, read: &str) -> StoreError {
     StoreError::Metadata(format!(
-        "{}: format version {version} but this exaraid reads version {FORMAT_VERSION}: another exaraid release wrote it; use the release that wrote the store (nothing was changed)",
+        "{}: format version {version} but this exaraid reads version {read}: another exaraid release wrote it; use the release that wrote the store, or a newer one (nothing was changed)",
         path.display()
     ))
 }
 
 /// Read and check a file written by [`write_checked`].
 pub fn read_checked<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T, StoreError> {
+    read_checked_version(path, kind).map(|(value, _)| value)
+}
+
+/// Change the header version of `path` (a file of `kind` written by `write_checked_version`)
+/// to `version`, keeping its body, atomically. Used to tell older binaries off a state file
+/// whose journal now holds records they cannot read, before the first such record.
+pub fn set_header_version(path: &Path, kind: &str, version: u32) -> Result<(), StoreError> {
+    assert!(versions_read(kind).contains(&version), "{kind} v{version}");
+    let bytes = std::fs::read(path)
+        .map_err(|e| StoreError::from_io(e, &format!("reading {}", path.display())))?;
+    let nl = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(bytes.len());
+    let header = std::str::from_utf8(&bytes[..nl]).unwrap_or("");
+    let prefix = format!("EXARAID {kind} v");
+    let Some(rest) = header.strip_prefix(&prefix) else {
+        return Err(StoreError::Metadata(format!(
+            "{} is damaged (header is not an exaraid {kind} header); restore it from a backup",
+            path.display()
+        )));
+    };
+    let Some((_, after_version)) = rest.split_once(' ') else {
+        return Err(StoreError::Metadata(format!(
+            "{} is damaged (bad header); restore it from a backup",
+            path.display()
+        )));
+    };
+    let mut all = format!("{prefix}{version} {after_version}").into_bytes();
+    all.extend_from_slice(&bytes[nl..]);
+    write_atomic(path, &all)
+        .map_err(|e| StoreError::from_io(e, &format!("writing {}", path.display())))
+}
+
+/// `read_checked`, returning the header version too.
+pub fn read_checked_version<T: DeserializeOwned>(
+    path: &Path,
+    kind: &str,
+) -> Result<(T, u32), StoreError> {
     let bytes = std::fs::read(path)
         .map_err(|e| StoreError::Io(format!("reading {}: {e}", path.display())))?;
     let bad = |why: String| {
@@ -200,8 +272,13 @@ pub fn read_checked<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T, S
         .strip_prefix('v')
         .and_then(|v| v.parse().ok())
         .ok_or_else(|| bad("bad version".into()))?;
-    if version != FORMAT_VERSION {
-        return Err(version_mismatch(path, version));
+    if !versions_read(kind).contains(&version) {
+        let read = versions_read(kind)
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(" or ");
+        return Err(version_mismatch(path, version, &read));
     }
     let len: usize = parts[3]
         .strip_prefix("len=")
@@ -220,7 +297,9 @@ pub fn read_checked<T: DeserializeOwned>(path: &Path, kind: &str) -> Result<T, S
     if crc32c::crc32c(body) != crc {
         return Err(bad("checksum mismatch".into()));
     }
-    serde_json::from_slice(body).map_err(|e| bad(format!("unreadable content: {e}")))
+    serde_json::from_slice(body)
+        .map(|value| (value, version))
+        .map_err(|e| bad(format!("unreadable content: {e}")))
 }
 
 /// Write a file so that a crash leaves either the old or the new content.

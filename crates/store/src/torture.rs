@@ -76,6 +76,11 @@ pub const REBUILD_SWITCHED: &str = "rebuild-switched";
 /// Kill point after each object file (one zone of one object on one OSS) a removal deleted
 /// (`rm`, the old content of a `put`): a sweep kills a removal at every file.
 pub const REMOVE_ZONE: &str = "remove-zone";
+/// Kill points of `online` taking back a failed OSS: after each home stripe whose columns
+/// on it were rewritten, and after its `Online` record, before the bytes it read back from
+/// the OSS's cache zone are written again.
+pub const ONLINE_STRIPE: &str = "online-stripe";
+pub const ONLINE_BACK: &str = "online-back";
 
 /// Kill points of `init`: after its marker is written, after each OSS directory is made,
 /// and before the superblock (see `store::INIT_MARKER_FILE`).

@@ -46,6 +46,8 @@ mod exec;
 mod read;
 mod recovery;
 mod repair;
+#[cfg(test)]
+mod state_version;
 mod window;
 
 use exec::ElementRead;
@@ -75,7 +77,8 @@ use crate::backend::{
 use crate::journal::Journal;
 use crate::state::{Input, LostRange, OssOps, Rec, State, Window};
 use crate::superblock::{
-    read_checked, write_checked, StoredCode, Superblock, WritePath, FORMAT_VERSION,
+    read_checked, read_checked_version, set_header_version, write_checked, write_checked_version,
+    StoredCode, Superblock, WritePath, FORMAT_VERSION, STATE_VERSION_NEWER_RECORDS,
 };
 use crate::StoreError;
 
@@ -432,6 +435,10 @@ struct Core {
     /// before its parity plans run, and an OSS that fails during them must still record the
     /// bytes it took under the window's token, so that END names them (review E11).
     ending_windows: BTreeMap<u64, String>,
+    /// The header version of the state file on disk: `STATE_VERSION_NEWER_RECORDS` while
+    /// it or the journal may hold a record an older binary cannot read (see
+    /// `superblock::STATE_VERSION_NEWER_RECORDS`), else `FORMAT_VERSION`.
+    state_file_version: u32,
 }
 
 /// A parity-protected store over OSS directories.
@@ -1007,7 +1014,8 @@ impl Store {
                 )?));
             }
         }
-        let mut state: State = read_checked(&dir.join(STATE_FILE), "state")?;
+        let (mut state, state_file_version): (State, u32) =
+            read_checked_version(&dir.join(STATE_FILE), "state")?;
         // Each file's written runs as checkpointed, before the journal's writes: with the
         // writes that are not cut by the crash, what was written before the cut ones.
         let checkpointed_runs: HashMap<u64, Vec<(u64, u64)>> = state
@@ -1133,6 +1141,7 @@ impl Store {
                 deferred_completions: Vec::new(),
                 moved_home: BTreeMap::new(),
                 ending_windows: BTreeMap::new(),
+                state_file_version,
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
@@ -1355,12 +1364,27 @@ impl Store {
             // Rides on this record's fsync (settles, removals, rebuilds change OSSs too).
             self.note_generations(core)?;
         }
+        if rec.needs_newer_reader() && core.state_file_version != STATE_VERSION_NEWER_RECORDS {
+            self.mark_state_file_newer(core);
+        }
         let seq = core.journal.append(&rec, sync && self.fsync)?;
         // After the append's write returned: a group commit fsync that reads this covers it.
         self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
         crate::torture::kill_point(crate::torture::JOURNAL_RECORD);
         core.state.apply(seq, &rec);
         Ok(seq)
+    }
+
+    /// Before the first journal record an older binary cannot read: the state file's header
+    /// says so, so that such a binary refuses the store, changing nothing, instead of
+    /// cutting the record off as a torn tail (see `superblock::STATE_VERSION_NEWER_RECORDS`).
+    /// Best effort: a failure (a full metadata disk) must not fail the operation, which
+    /// this binary replays correctly either way; it is retried before the next such record.
+    fn mark_state_file_newer(&self, core: &mut Core) {
+        let path = self.dir.join(STATE_FILE);
+        if set_header_version(&path, "state", STATE_VERSION_NEWER_RECORDS).is_ok() {
+            core.state_file_version = STATE_VERSION_NEWER_RECORDS;
+        }
     }
 
     /// Journal (unsynced: the next fsync'd record carries it) the generations the OSSs
@@ -2690,7 +2714,16 @@ impl Store {
             for (i, o) in ops.iter().enumerate() {
                 snapshot.ops[i].add(o);
             }
-            write_checked(&self.dir.join(STATE_FILE), "state", &snapshot)?;
+            // Newer while the journal, still to be truncated, may hold newer records.
+            let version = if snapshot.needs_newer_reader()
+                || core.state_file_version == STATE_VERSION_NEWER_RECORDS
+            {
+                STATE_VERSION_NEWER_RECORDS
+            } else {
+                FORMAT_VERSION
+            };
+            write_checked_version(&self.dir.join(STATE_FILE), "state", version, &snapshot)?;
+            core.state_file_version = version;
         }
         // The snapshot now holds the counters; restart the in-memory ones from zero.
         let ops_now: Vec<OssOps> = std::mem::replace(
@@ -2701,6 +2734,16 @@ impl Store {
             core.state.ops[i].add(o);
         }
         core.journal.truncate()?;
+        if core.state_file_version == STATE_VERSION_NEWER_RECORDS
+            && !core.state.needs_newer_reader()
+        {
+            // The journal is empty and the snapshot holds nothing newer: older binaries may
+            // open the store again (a clean close usually ends here). Best effort, as above.
+            let path = self.dir.join(STATE_FILE);
+            if set_header_version(&path, "state", FORMAT_VERSION).is_ok() {
+                core.state_file_version = FORMAT_VERSION;
+            }
+        }
         Ok(())
     }
 

@@ -1728,6 +1728,7 @@ impl Store {
                             len_bytes: end - start,
                             oss: x.oss,
                             token: UNREADABLE_CACHE.into(),
+                            cache_addr_bytes: None,
                         }
                     })
                     .collect();
@@ -2075,6 +2076,7 @@ impl Store {
                     } else {
                         UNDECIDABLE_AFTER_CRASH.into()
                     },
+                    cache_addr_bytes: None,
                 });
             }
         }

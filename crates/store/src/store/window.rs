@@ -185,6 +185,7 @@ impl Store {
                     .map(|(t, _)| t.clone())
                     .or_else(|| core.ending_windows.get(&u.window).cloned())
                     .unwrap_or_else(|| format!("#{}", u.window)),
+                cache_addr_bytes: None,
             })
             .collect()
     }
@@ -237,6 +238,21 @@ impl Store {
     /// as soon as a failure is known and before anything forgets the planner's view (a
     /// settle, a planner reset): the record is then the only trace of the loss.
     pub(super) fn record_losses(&self, core: &mut Core) -> Result<(), StoreError> {
+        self.record_losses_addressed(core, None)
+    }
+
+    /// `record_losses`; the ranges on `addressed` (an OSS `fail_oss` has just recorded
+    /// failed, between plans, while it answered) carry their cache-zone address, split per
+    /// cache extent. Why only then: every plan that wrote those bytes was durable before the
+    /// `Fail` (the failure gate), so the bytes are on that OSS at that address, and no plan
+    /// writes a failed OSS afterwards; a loss found later (a window write that skipped the
+    /// failed OSS) names a cache chunk that holds older bytes under valid checksums (they
+    /// are seeded with the address, not a version), which `online` must never take back.
+    pub(super) fn record_losses_addressed(
+        &self,
+        core: &mut Core,
+        addressed: Option<usize>,
+    ) -> Result<(), StoreError> {
         let new: Vec<LostRange> = self
             .planner_lost(core)
             .into_iter()
@@ -249,6 +265,16 @@ impl Store {
                 })
             })
             .collect();
+        let new: Vec<LostRange> = match addressed {
+            None => new,
+            Some(oss) => new
+                .into_iter()
+                .map(|l| self.split_by_cache_address(core, oss, l))
+                .collect::<Result<Vec<Vec<LostRange>>, StoreError>>()?
+                .into_iter()
+                .flatten()
+                .collect(),
+        };
         if new.is_empty() {
             return Ok(());
         }
@@ -263,6 +289,44 @@ impl Store {
             )?;
         }
         Ok(())
+    }
+
+    /// Lost range `l` split where the planner's cache extents of it on `oss` split, each
+    /// piece with its cache-zone address there (`None` for a piece elsewhere).
+    fn split_by_cache_address(
+        &self,
+        core: &Core,
+        oss: usize,
+        l: LostRange,
+    ) -> Result<Vec<LostRange>, StoreError> {
+        if l.oss != oss {
+            return Ok(vec![l]);
+        }
+        let extents = core
+            .strategy
+            .lookup(l.file, l.offset_bytes, l.len_bytes)
+            .map_err(plan_err)?;
+        let mut pieces = Vec::with_capacity(extents.len());
+        for x in extents {
+            let a = x.file_offset_bytes.max(l.offset_bytes);
+            let z = (x.file_offset_bytes + x.len_bytes).min(l.end_bytes());
+            if a >= z {
+                continue;
+            }
+            let cached_here = x.zone == PlanZone::Cache && x.oss == oss;
+            pieces.push(LostRange {
+                offset_bytes: a,
+                len_bytes: z - a,
+                cache_addr_bytes: cached_here.then(|| x.addr_bytes + (a - x.file_offset_bytes)),
+                ..l.clone()
+            });
+        }
+        let covered: u64 = pieces.iter().map(|p| p.len_bytes).sum();
+        assert_eq!(
+            covered, l.len_bytes,
+            "the planner's extents cover a lost range"
+        );
+        Ok(pieces)
     }
 
     /// Make the planner forget bytes it holds only on a failed OSS: record them as lost, then

@@ -1,0 +1,71 @@
+//! The downgrade path (note7 OPEN 0/6): before the first journal record a binary of session 7
+//! or before cannot parse, the state file's header turns to version 2, which such a binary
+//! refuses (it reads version 1 only), changing nothing; a checkpoint that leaves no such
+//! record turns it back to 1.
+
+use super::*;
+
+fn header(dir: &Path) -> String {
+    let bytes = std::fs::read(dir.join(STATE_FILE)).unwrap();
+    let nl = bytes.iter().position(|&b| b == b'\n').unwrap();
+    String::from_utf8(bytes[..nl].to_vec()).unwrap()
+}
+
+/// What a binary of session 7 checks of the state file: the header version must be 1.
+fn older_binary_reads(dir: &Path) -> bool {
+    header(dir).starts_with("EXARAID state v1 ")
+}
+
+#[test]
+fn a_record_older_binaries_cannot_parse_turns_the_state_header_to_version_2_until_a_checkpoint_drops_it(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
+    opts.element_bytes = 4096;
+    let store = Store::init(dir.path(), &opts).unwrap();
+    store.put("f", &[7u8; 5000]).unwrap();
+    store.checkpoint().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    // A record every binary reads leaves the header alone.
+    store.put("g", &[8u8; 100]).unwrap();
+    assert!(older_binary_reads(dir.path()));
+    {
+        let mut core = store.core.lock();
+        // Outside a settle it changes nothing (`State::apply`): the record is the point.
+        store.journal(&mut core, Rec::SettleSynced, true).unwrap();
+    }
+    assert!(!older_binary_reads(dir.path()), "{}", header(dir.path()));
+    assert!(header(dir.path()).starts_with("EXARAID state v2 "));
+    drop(store);
+    // This binary opens it (and replays the record); the close's checkpoint empties the
+    // journal, and the header is 1 again.
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    assert!(!older_binary_reads(dir.path()));
+    store.close().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("g").unwrap(), vec![8u8; 100]);
+    store.close().unwrap();
+}
+
+/// A snapshot that itself holds a `Forget` (in the planner inputs, until the planner
+/// restarts) is written with header version 2 even after its journal is truncated.
+#[test]
+fn a_snapshot_holding_a_forget_input_keeps_version_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
+    opts.element_bytes = 4096;
+    let store = Store::init(dir.path(), &opts).unwrap();
+    {
+        let mut core = store.core.lock();
+        store
+            .journal(&mut core, Rec::Input(Input::Forget { file: 99 }), true)
+            .unwrap();
+    }
+    store.checkpoint().unwrap();
+    assert!(header(dir.path()).starts_with("EXARAID state v2 "));
+    // The planner restarts (nothing cached, no window) at a clean close: nothing newer left.
+    store.close().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+}
