@@ -26,203 +26,38 @@
 
 mod common;
 use common::*;
-
-use std::path::{Path, PathBuf};
+#[path = "common/cut_write_images.rs"]
+mod cut_write_images;
+use cut_write_images::{CutWriteScene as Scene, *};
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::{Store, StoreError, WritePath};
 
-/// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
-const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
-/// The cut write: bytes 1000..1600 of data element `CUT_DATA` of stripe 0.
-const CUT_AT: u64 = 1000;
-const CUT_BYTES: usize = 600;
-const CUT_DATA: usize = 1;
-/// The data element whose OSS dies: another column of stripe 0.
-const DEAD_DATA: usize = 0;
-/// A data element of stripe 0 neither written nor dead.
-const STALE_DATA: usize = 2;
-
-/// What a block the cut write changed holds in a crash image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Block {
-    Old,
-    Landed,
-    /// Its new checksum, its old payload (the kill came between the two).
-    ChecksumOnly,
-}
+/// The blocks of the rmw images: old, landed, or checksum-only.
 const BLOCKS: [Block; 3] = [Block::Old, Block::Landed, Block::ChecksumOnly];
 
-/// A slot of an object file: `(oss, file name, slot)`.
-type Unit = (usize, String, usize);
-
-/// The slots whose bytes differ between two trees of the same store.
-fn changed_units(before: &Path, after: &Path, oss_count: usize) -> Vec<Unit> {
-    let mut units = Vec::new();
-    for oss in 0..oss_count {
-        for name in object_names(before, oss) {
-            let x = std::fs::read(object_file(before, oss, &name)).unwrap();
-            let y = std::fs::read(object_file(after, oss, &name)).unwrap();
-            assert_eq!(x.len(), y.len(), "the write grew no file");
-            for slot in 0..x.len() / SLOT_BYTES {
-                let r = slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES;
-                if x[r.clone()] != y[r] {
-                    units.push((oss, name.clone(), slot));
-                }
-            }
-        }
-    }
-    units
-}
-
-/// Copy the bytes `range` of slot `unit` from the tree `from` into `to`.
-fn copy_slot_bytes(
-    from: &Path,
-    to: &Path,
-    (oss, name, slot): &Unit,
-    range: std::ops::Range<usize>,
-) {
-    let src = std::fs::read(object_file(from, *oss, name)).unwrap();
-    let mut dst = std::fs::read(object_file(to, *oss, name)).unwrap();
-    let at = slot * SLOT_BYTES;
-    dst[at + range.start..at + range.end].copy_from_slice(&src[at + range.start..at + range.end]);
-    std::fs::write(object_file(to, *oss, name), dst).unwrap();
-}
-
-/// The disk of OSS `oss` is gone: its directory is there again, empty (a new disk mounted).
-/// One store, saved before the cut write and after it, and where things are.
-struct Scene {
-    _tmp: tempfile::TempDir,
-    dir: PathBuf,
-    /// The store before the cut write.
-    saved: PathBuf,
-    /// The store after the cut write ran whole.
-    after: PathBuf,
-    /// The store before the last acknowledged write of `STALE_DATA`'s element (its slot
-    /// there: the same element, older bytes, a valid checksum).
-    older: PathBuf,
-    /// Every acknowledged byte of "f" before the cut write.
-    model: Vec<u8>,
-    /// The cut write's bytes, at file offset `cut_at`.
-    new: Vec<u8>,
-    cut_at: usize,
-    /// The OSS of data element `DEAD_DATA` of stripe 0.
-    dead: usize,
-    /// The slots the cut write changed: its data element, then the parity ones.
-    data_unit: Unit,
-    parity_units: Vec<Unit>,
-    stale_unit: Unit,
-}
-
 fn scene(code: CodeSpec) -> Scene {
-    let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("store");
-    let (saved, after, older) = (
-        tmp.path().join("saved"),
-        tmp.path().join("after"),
-        tmp.path().join("older"),
-    );
-    let store = init(&dir, code, cols, WritePath::Rmw);
-    let layout = store.layout().clone();
-    let sdb = layout.stripe_data_bytes() as usize;
-    let mut model = pattern(1, 2 * sdb);
-    store.put("f", &model).unwrap();
-    let id = store.file_id("f").unwrap();
-    let dead = layout.oss_of(id, 0, layout.geometry().data_pos[DEAD_DATA].col);
-    store.close().unwrap();
-    copy_tree(&dir, &older);
-    // An acknowledged overwrite of element `STALE_DATA`: `older` holds it stale.
-    let stale_at = layout.file_offset(0, STALE_DATA, 0) as usize;
-    let store = open_unsynced(&dir);
-    let again = pattern(4, UNIT);
-    store.write("f", stale_at as u64, &again).unwrap();
-    model[stale_at..stale_at + UNIT].copy_from_slice(&again);
-    store.close().unwrap();
-    let stale_units = changed_units(&older, &dir, cols);
-    copy_tree(&dir, &saved);
-
-    let cut_at = layout.file_offset(0, CUT_DATA, CUT_AT) as usize;
-    let new = pattern(3, CUT_BYTES);
-    let store = open_unsynced(&dir);
-    store.write("f", cut_at as u64, &new).unwrap();
-    store.close().unwrap();
-    copy_tree(&dir, &after);
-
-    let units = changed_units(&saved, &after, cols);
-    let holds_new = |u: &Unit| {
-        let f = std::fs::read(object_file(&after, u.0, &u.1)).unwrap();
-        let p = u.2 * SLOT_BYTES + CUT_AT as usize;
-        f[p..p + CUT_BYTES] == new[..]
-    };
-    let data_unit = units.iter().find(|u| holds_new(u)).unwrap().clone();
-    let parity_units: Vec<Unit> = units.iter().filter(|&u| *u != data_unit).cloned().collect();
-    assert_eq!(
-        parity_units.len(),
-        2,
-        "{code}: the write rewrites two parity blocks"
-    );
-    let holds_again = |u: &Unit| {
-        let f = std::fs::read(object_file(&saved, u.0, &u.1)).unwrap();
-        f[u.2 * SLOT_BYTES..u.2 * SLOT_BYTES + UNIT] == again[..]
-    };
-    let stale_unit = stale_units.into_iter().find(holds_again).unwrap();
-    Scene {
-        _tmp: tmp,
-        dir,
-        saved,
-        after,
-        older,
-        model,
-        new,
-        cut_at,
-        dead,
-        data_unit,
-        parity_units,
-        stale_unit,
-    }
+    cut_write_scene(code, WritePath::Rmw, |dir, older, layout, model| {
+        copy_tree(dir, older);
+        // An acknowledged overwrite of element `STALE_DATA`: `older` holds it stale.
+        let again = pattern(4, UNIT);
+        write_acked(
+            dir,
+            model,
+            layout.file_offset(0, STALE_DATA, 0) as usize,
+            &again,
+        );
+        again
+    })
 }
 
 impl Scene {
     /// The crash image: the write in flight, its data and parity blocks as `blocks` says,
     /// the dead OSS's disk gone; opened with that OSS failed (recovery runs).
     fn crash(&self, blocks: [Block; 3]) -> Store {
-        std::fs::remove_dir_all(&self.dir).unwrap();
-        copy_tree(&self.saved, &self.dir);
-        leave_write_in_flight_at(&self.dir, "f", self.cut_at as u64, CUT_BYTES as u64, 1);
-        let units = std::iter::once(&self.data_unit).chain(&self.parity_units);
-        for (unit, block) in units.zip(blocks) {
-            match block {
-                Block::Old => {}
-                Block::Landed => copy_slot_bytes(&self.after, &self.dir, unit, 0..SLOT_BYTES),
-                Block::ChecksumOnly => {
-                    copy_slot_bytes(&self.after, &self.dir, unit, UNIT..SLOT_BYTES)
-                }
-            }
-        }
+        self.lay_image(blocks, 1);
         lose_disk(&self.dir, self.dead);
         open_failing_unsynced(&self.dir, self.dead)
-    }
-
-    /// `get` of "f": `None` when it reads `DataLost`; panics on a wrong byte (outside the
-    /// cut write: the acknowledged one; inside: the old or the new one).
-    fn read_checked(&self, store: &Store, what: &str) -> Option<Vec<u8>> {
-        let got = match store.get("f") {
-            Ok(got) => got,
-            Err(StoreError::DataLost(_)) => return None,
-            Err(e) => panic!("{what}: get: {e}"),
-        };
-        assert_eq!(got.len(), self.model.len(), "{what}: length");
-        let cut = self.cut_at..self.cut_at + CUT_BYTES;
-        for (i, &x) in got.iter().enumerate() {
-            let ok = x == self.model[i] || (cut.contains(&i) && x == self.new[i - cut.start]);
-            assert!(
-                ok,
-                "{what}: WRONG byte {i}: {x:#04x}, was {:#04x}",
-                self.model[i]
-            );
-        }
-        Some(got)
     }
 }
 
@@ -247,20 +82,6 @@ fn images_lost(code: CodeSpec) -> Vec<[Block; 3]> {
         }
     }
     lost
-}
-
-/// The images whose blocks on disk prove the dead column (see the module docs): all old,
-/// all landed, and one block of the write checksum-only where the others landed (the
-/// decode from the rest gives that block's new bytes, and its new checksum confirms them).
-fn provable() -> Vec<[Block; 3]> {
-    use Block::*;
-    vec![
-        [Old, Old, Old],
-        [Landed, Landed, Landed],
-        [ChecksumOnly, Landed, Landed],
-        [Landed, ChecksumOnly, Landed],
-        [Landed, Landed, ChecksumOnly],
-    ]
 }
 
 fn assert_provable_images_not_lost(code: CodeSpec) {
@@ -296,12 +117,7 @@ fn rs_4_2_a_dead_disk_beside_a_cut_write_loses_nothing_the_second_parity_proves(
 #[test]
 fn raid6_a_stale_block_beside_the_dead_disk_is_never_taken_for_proof() {
     let s = scene(CodeSpec::raid6(4));
-    std::fs::remove_dir_all(&s.dir).unwrap();
-    copy_tree(&s.saved, &s.dir);
-    leave_write_in_flight_at(&s.dir, "f", s.cut_at as u64, CUT_BYTES as u64, 1);
-    for unit in std::iter::once(&s.data_unit).chain(&s.parity_units) {
-        copy_slot_bytes(&s.after, &s.dir, unit, 0..SLOT_BYTES);
-    }
+    s.lay_image([Block::Landed; 3], 1);
     copy_slot_bytes(&s.older, &s.dir, &s.stale_unit, 0..SLOT_BYTES);
     lose_disk(&s.dir, s.dead);
     let store = open_failing_unsynced(&s.dir, s.dead);
@@ -321,12 +137,7 @@ fn raid6_a_stale_block_beside_the_dead_disk_is_never_taken_for_proof() {
 #[test]
 fn raid6_a_rotten_block_beside_the_dead_disk_is_rebuilt_too() {
     let s = scene(CodeSpec::raid6(4));
-    std::fs::remove_dir_all(&s.dir).unwrap();
-    copy_tree(&s.saved, &s.dir);
-    leave_write_in_flight_at(&s.dir, "f", s.cut_at as u64, CUT_BYTES as u64, 1);
-    for unit in std::iter::once(&s.data_unit).chain(&s.parity_units) {
-        copy_slot_bytes(&s.after, &s.dir, unit, 0..SLOT_BYTES);
-    }
+    s.lay_image([Block::Landed; 3], 1);
     let (oss, name, slot) = &s.stale_unit;
     let path = object_file(&s.dir, *oss, name);
     let mut bytes = std::fs::read(&path).unwrap();

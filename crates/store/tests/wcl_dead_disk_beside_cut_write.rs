@@ -27,21 +27,13 @@
 
 mod common;
 use common::*;
-
-use std::path::{Path, PathBuf};
+#[path = "common/cut_write_images.rs"]
+mod cut_write_images;
+use cut_write_images::{CutWriteScene as Scene, *};
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::journal::Journal;
-use exaraid_store::state::{Input, Rec, State};
-use exaraid_store::superblock::read_checked;
 use exaraid_store::{Store, StoreError, WritePath};
 
-/// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
-const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
-/// The cut write: bytes 1000..1600 of data element `CUT_DATA` of stripe 0.
-const CUT_AT: u64 = 1000;
-const CUT_BYTES: usize = 600;
-const CUT_DATA: usize = 1;
 /// How the cut write meets its cache stripe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Cut {
@@ -56,22 +48,7 @@ enum Cut {
     FirstWrite,
 }
 const FIRST_WRITE_BESIDE_AT: u64 = 3000;
-/// The data element whose OSS dies: its whole element is cached (acknowledged).
-const DEAD_DATA: usize = 0;
-/// A cached data element neither written by the cut write nor dead.
-const STALE_DATA: usize = 2;
 
-/// What a block the cut write changed holds in a crash image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Block {
-    Old,
-    Landed,
-    /// Its new checksum, its old payload (a power loss that kept the later write only).
-    ChecksumOnly,
-    /// Its new payload, its old checksum (a kill between the two: the backend writes the
-    /// payload first).
-    PayloadOnly,
-}
 const BLOCKS: [Block; 4] = [
     Block::Old,
     Block::Landed,
@@ -79,236 +56,44 @@ const BLOCKS: [Block; 4] = [
     Block::PayloadOnly,
 ];
 
-/// A slot of an object file: `(oss, file name, slot)`.
-type Unit = (usize, String, usize);
-
-fn object_file(dir: &Path, oss: usize, name: &str) -> PathBuf {
-    dir.join(format!("oss-{oss}")).join("objects").join(name)
-}
-
-fn object_names(dir: &Path, oss: usize) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir.join(format!("oss-{oss}")).join("objects"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    v.sort();
-    v
-}
-
-/// The slots whose bytes differ between two trees of the same store.
-fn changed_units(before: &Path, after: &Path, oss_count: usize) -> Vec<Unit> {
-    let mut units = Vec::new();
-    for oss in 0..oss_count {
-        for name in object_names(after, oss) {
-            let x = std::fs::read(object_file(before, oss, &name)).unwrap_or_default();
-            let y = std::fs::read(object_file(after, oss, &name)).unwrap();
-            assert_eq!(x.len(), y.len(), "{name}: the write grew no file");
-            for slot in 0..x.len() / SLOT_BYTES {
-                let r = slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES;
-                if x[r.clone()] != y[r] {
-                    units.push((oss, name.clone(), slot));
-                }
-            }
-        }
-    }
-    units
-}
-
-/// Copy the bytes `range` of slot `unit` from the tree `from` into `to`.
-fn copy_slot_bytes(
-    from: &Path,
-    to: &Path,
-    (oss, name, slot): &Unit,
-    range: std::ops::Range<usize>,
-) {
-    let src = std::fs::read(object_file(from, *oss, name)).unwrap();
-    let mut dst = std::fs::read(object_file(to, *oss, name)).unwrap();
-    let at = slot * SLOT_BYTES;
-    dst[at + range.start..at + range.end].copy_from_slice(&src[at + range.start..at + range.end]);
-    std::fs::write(object_file(to, *oss, name), dst).unwrap();
-}
-
-/// Leave a write in flight, as a `kill -9` right after the store journaled its input does.
-fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u64) {
-    let state: State = read_checked(&dir.join("state"), "state").unwrap();
-    let id = state.files[name].id;
-    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
-    journal.advance_to(state.last_seq + 1);
-    let rec = Rec::Input(Input::Write {
-        file: id,
-        offset_bytes,
-        len_bytes,
-        // The planner's clock only goes forward (the store's earlier inputs are stamped
-        // with the wall clock).
-        now_ns: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64,
-    });
-    journal.append(&rec, true).unwrap();
-}
-
-/// The disk of OSS `oss` is gone: its directory is there again, empty (a new disk mounted).
-/// One store, saved before the cut write and after it, and where things are.
-struct Scene {
-    _tmp: tempfile::TempDir,
-    dir: PathBuf,
-    /// The store before the cut write.
-    saved: PathBuf,
-    /// The store after the cut write ran whole.
-    after: PathBuf,
-    /// The store before the last acknowledged write of `STALE_DATA`'s element (its cache
-    /// slot there: the same element, older bytes, a valid checksum).
-    older: PathBuf,
-    /// Every acknowledged byte of "f" before the cut write.
-    model: Vec<u8>,
-    /// The cut write's bytes, at file offset `cut_at`.
-    new: Vec<u8>,
-    cut_at: usize,
-    /// The OSS of data element `DEAD_DATA` of stripe 0, and the file offset of its element.
-    dead: usize,
-    dead_at: u64,
-    /// The cache slots the cut write changed: its data element's, then the running parity's.
-    data_unit: Unit,
-    parity_units: Vec<Unit>,
-    stale_unit: Unit,
-}
-
-/// Write `bytes` at `at` into "f" (acknowledged) and into the model.
-fn write_acked(dir: &Path, model: &mut [u8], at: usize, bytes: &[u8]) {
-    let store = open_unsynced(dir);
-    store.write("f", at as u64, bytes).unwrap();
-    model[at..at + bytes.len()].copy_from_slice(bytes);
-    store.close().unwrap();
-}
-
 fn scene(code: CodeSpec, cut: Cut) -> Scene {
-    let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("store");
-    let (saved, after, older) = (
-        tmp.path().join("saved"),
-        tmp.path().join("after"),
-        tmp.path().join("older"),
-    );
-    let store = init(&dir, code, cols, WritePath::Wcl);
-    let layout = store.layout().clone();
-    let sdb = layout.stripe_data_bytes() as usize;
-    let mut model = pattern(1, 2 * sdb);
-    store.put("f", &model).unwrap();
-    let id = store.file_id("f").unwrap();
-    let dead = layout.oss_of(id, 0, layout.geometry().data_pos[DEAD_DATA].col);
-    store.close().unwrap();
-    // Cached, acknowledged: the dead column's whole element, the cut column's bytes beside
-    // the cut write, and the stale column's element twice (`older` holds the first).
-    let dead_at = layout.file_offset(0, DEAD_DATA, 0);
-    write_acked(&dir, &mut model, dead_at as usize, &pattern(5, UNIT));
-    let cut_column_acked_at = match cut {
-        Cut::Overwrite => 0,
-        Cut::FirstWrite => FIRST_WRITE_BESIDE_AT,
-    };
-    let beside_at = layout.file_offset(0, CUT_DATA, cut_column_acked_at) as usize;
-    write_acked(
-        &dir,
-        &mut model,
-        beside_at,
-        &pattern(6, UNIT - cut_column_acked_at as usize),
-    );
-    let stale_at = layout.file_offset(0, STALE_DATA, 0) as usize;
-    write_acked(&dir, &mut model, stale_at, &pattern(7, UNIT));
-    copy_tree(&dir, &older);
-    let again = pattern(4, UNIT);
-    write_acked(&dir, &mut model, stale_at, &again);
-    let stale_units = changed_units(&older, &dir, cols);
-    copy_tree(&dir, &saved);
-
-    let cut_at = layout.file_offset(0, CUT_DATA, CUT_AT) as usize;
-    let new = pattern(3, CUT_BYTES);
-    let store = open_unsynced(&dir);
-    store.write("f", cut_at as u64, &new).unwrap();
-    store.close().unwrap();
-    copy_tree(&dir, &after);
-
-    let units = changed_units(&saved, &after, cols);
-    let holds_new = |u: &Unit| {
-        let f = std::fs::read(object_file(&after, u.0, &u.1)).unwrap();
-        let p = u.2 * SLOT_BYTES + CUT_AT as usize;
-        f[p..p + CUT_BYTES] == new[..]
-    };
-    let data_unit = units.iter().find(|u| holds_new(u)).unwrap().clone();
-    let parity_units: Vec<Unit> = units.iter().filter(|&u| *u != data_unit).cloned().collect();
-    assert_eq!(
-        parity_units.len(),
-        2,
-        "{code}: the write rewrites two running-parity blocks: {units:?}"
-    );
-    let holds_again = |u: &Unit| {
-        let f = std::fs::read(object_file(&saved, u.0, &u.1)).unwrap();
-        f[u.2 * SLOT_BYTES..u.2 * SLOT_BYTES + UNIT] == again[..]
-    };
-    let stale_unit = stale_units.into_iter().find(holds_again).unwrap();
-    Scene {
-        _tmp: tmp,
-        dir,
-        saved,
-        after,
-        older,
-        model,
-        new,
-        cut_at,
-        dead,
-        dead_at,
-        data_unit,
-        parity_units,
-        stale_unit,
-    }
+    cut_write_scene(code, WritePath::Wcl, |dir, older, layout, model| {
+        // Cached, acknowledged: the dead column's whole element (`DEAD_DATA`), the cut
+        // column's bytes beside the cut write, and the stale column's element twice
+        // (`older` holds the first).
+        let dead_at = layout.file_offset(0, DEAD_DATA, 0);
+        write_acked(dir, model, dead_at as usize, &pattern(5, UNIT));
+        let cut_column_acked_at = match cut {
+            Cut::Overwrite => 0,
+            Cut::FirstWrite => FIRST_WRITE_BESIDE_AT,
+        };
+        let beside_at = layout.file_offset(0, CUT_DATA, cut_column_acked_at) as usize;
+        write_acked(
+            dir,
+            model,
+            beside_at,
+            &pattern(6, UNIT - cut_column_acked_at as usize),
+        );
+        let stale_at = layout.file_offset(0, STALE_DATA, 0) as usize;
+        write_acked(dir, model, stale_at, &pattern(7, UNIT));
+        copy_tree(dir, older);
+        let again = pattern(4, UNIT);
+        write_acked(dir, model, stale_at, &again);
+        again
+    })
 }
 
 impl Scene {
     /// The crash image before the dead disk: the write in flight, its data and running
     /// parity blocks as `blocks` says.
     fn image(&self, blocks: [Block; 3]) {
-        std::fs::remove_dir_all(&self.dir).unwrap();
-        copy_tree(&self.saved, &self.dir);
-        leave_write_in_flight(&self.dir, "f", self.cut_at as u64, CUT_BYTES as u64);
-        let units = std::iter::once(&self.data_unit).chain(&self.parity_units);
-        for (unit, block) in units.zip(blocks) {
-            match block {
-                Block::Old => {}
-                Block::Landed => copy_slot_bytes(&self.after, &self.dir, unit, 0..SLOT_BYTES),
-                Block::ChecksumOnly => {
-                    copy_slot_bytes(&self.after, &self.dir, unit, UNIT..SLOT_BYTES)
-                }
-                Block::PayloadOnly => copy_slot_bytes(&self.after, &self.dir, unit, 0..UNIT),
-            }
-        }
+        self.lay_image(blocks, wall_clock_ns());
     }
 
     /// The dead OSS's disk gone; opened with that OSS failed (recovery runs).
     fn open_dead(&self) -> Store {
         lose_disk(&self.dir, self.dead);
         open_failing_unsynced(&self.dir, self.dead)
-    }
-
-    /// `get` of "f": `None` when it reads `DataLost`; panics on a wrong byte (outside the
-    /// cut write: the acknowledged one; inside: the old or the new one).
-    fn read_checked(&self, store: &Store, what: &str) -> Option<Vec<u8>> {
-        let got = match store.get("f") {
-            Ok(got) => got,
-            Err(StoreError::DataLost(_)) => return None,
-            Err(e) => panic!("{what}: get: {e}"),
-        };
-        assert_eq!(got.len(), self.model.len(), "{what}: length");
-        let cut = self.cut_at..self.cut_at + CUT_BYTES;
-        for (i, &x) in got.iter().enumerate() {
-            let ok = x == self.model[i] || (cut.contains(&i) && x == self.new[i - cut.start]);
-            assert!(
-                ok,
-                "{what}: WRONG byte {i}: {x:#04x}, was {:#04x}",
-                self.model[i]
-            );
-        }
-        Some(got)
     }
 }
 
@@ -345,20 +130,6 @@ fn these_images_lost(code: CodeSpec, cut: Cut, images: &[[Block; 3]]) -> Vec<[Bl
         }
     }
     lost
-}
-
-/// The images whose blocks on disk prove the dead column: all old, all landed, and one
-/// block of the write checksum-only where the others landed (the decode from the rest gives
-/// that block's new bytes, and its new checksum confirms them).
-fn provable() -> Vec<[Block; 3]> {
-    use Block::*;
-    vec![
-        [Old, Old, Old],
-        [Landed, Landed, Landed],
-        [ChecksumOnly, Landed, Landed],
-        [Landed, ChecksumOnly, Landed],
-        [Landed, Landed, ChecksumOnly],
-    ]
 }
 
 /// `all`: every image, else the provable ones and one half-written one (CI time).
