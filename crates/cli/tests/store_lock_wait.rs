@@ -53,7 +53,10 @@ fn a_command_waits_for_another_process_past_the_librarys_few_seconds() {
         ],
         &bytes(9, 100),
     );
-    assert!(err.contains("open in another process"), "{err}");
+    assert!(
+        err.contains("already open, in this process or another"),
+        "{err}"
+    );
     assert!(err.contains("--lock-wait-ms"), "{err}");
     holder.join().unwrap();
     assert_eq!(ok(&["store", "get", d, "f"], b""), data);

@@ -135,3 +135,53 @@ fn an_oss_whose_objects_directory_vanished_is_unavailable_until_rebuilt() {
     assert!(ok(&["store", "get", d, "t"], b"") == data);
     ok(&["store", "scrub", d], b"");
 }
+
+/// `rebuild --to FILE` (a file, or a path inside one, where a directory is wanted) is
+/// refused naming the file and what --to wants, not with a bare "Not a directory (os error
+/// 20)"; nothing changes: the file keeps its bytes, the OSS stays failed, and a rebuild to
+/// a directory then works.
+#[test]
+fn a_rebuild_target_that_is_a_file_is_refused_saying_what_to_give() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    let data = raid5_store(d);
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    let file = tmp.path().join("not-a-dir");
+    std::fs::write(&file, b"a file of the user's").unwrap();
+    let err = fails(
+        &["store", "rebuild", d, "--oss", "1", "--to", s(&file)],
+        b"",
+    );
+    assert!(
+        err.contains("refused, nothing changed")
+            && err.contains(&format!("{} is a file, not a directory", file.display()))
+            && err.contains("rebuild in place without one"),
+        "{err}"
+    );
+    let below = file.join("oss-1");
+    let err = fails(
+        &["store", "rebuild", d, "--oss", "1", "--to", s(&below)],
+        b"",
+    );
+    assert!(
+        err.contains(&format!("is inside {}, which is a file", file.display())),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), b"a file of the user's");
+    let status = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
+    assert!(status.contains("FAILED"), "{status}");
+    ok(
+        &[
+            "store",
+            "rebuild",
+            d,
+            "--oss",
+            "1",
+            "--to",
+            s(&tmp.path().join("new")),
+        ],
+        b"",
+    );
+    assert!(ok(&["store", "get", d, "t"], b"") == data);
+}

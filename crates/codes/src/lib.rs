@@ -427,7 +427,7 @@ impl Code {
             format!(
                 "elements are limited to {MAX_ELEMENT_BYTES} bytes (1 GiB); use smaller elements"
             )
-        } else if element_bytes % ELEMENT_ALIGN_BYTES != 0 {
+        } else if !element_bytes.is_multiple_of(ELEMENT_ALIGN_BYTES) {
             let padded = element_bytes.div_ceil(ELEMENT_ALIGN_BYTES) * ELEMENT_ALIGN_BYTES;
             format!(
                 "it must be a multiple of {ELEMENT_ALIGN_BYTES} bytes (the SIMD kernels work in 32-byte lanes); \
@@ -952,7 +952,7 @@ fn run_stage_in_place(stage: &Stage, rows: usize, element_bytes: usize, bytes: &
                 .filter(|&(_, &c)| c == 1)
                 .for_each(|(s, _)| srcs.push(s));
             combine(
-                std::iter::repeat(1).take(srcs.as_slice().len()),
+                std::iter::repeat_n(1, srcs.as_slice().len()),
                 srcs.as_slice(),
                 out,
             );
@@ -1024,7 +1024,7 @@ fn run_stage(stage: &Stage, rows: usize, elements: &mut [&mut [u8]]) {
                     .filter(|&(_, &c)| c == 1)
                     .map(|(s, _)| *s)
                     .collect();
-                combine(std::iter::repeat(1).take(srcs.len()), &srcs, out);
+                combine(std::iter::repeat_n(1, srcs.len()), &srcs, out);
             }
         } else {
             engine::engine().gf_matrix_mul(&stage.coefs, &ins, &mut outs);

@@ -598,10 +598,7 @@ fn shared_subset(g: &Geometry) -> Option<Vec<usize>> {
                 continue;
             }
             let saved = count * (common.len() - 1);
-            if saved > common.len()
-                && best
-                    .as_ref()
-                    .map_or(true, |(b, _)| saved - common.len() > *b)
+            if saved > common.len() && best.as_ref().is_none_or(|(b, _)| saved - common.len() > *b)
             {
                 best = Some((saved - common.len(), common));
             }

@@ -29,7 +29,7 @@ fn raid5_parity_is_the_xor_of_the_data() {
     for k in [1, 2, 5, 12] {
         let code = Code::new(CodeSpec::raid5(k)).unwrap();
         let s = random_stripe(&code, 64, k as u64);
-        let mut want = vec![0u8; 64];
+        let mut want = [0u8; 64];
         for j in 0..k {
             for (w, b) in want.iter_mut().zip(s.column(j)) {
                 *w ^= b;

@@ -39,10 +39,9 @@ impl CacheAllocator {
         addr
     }
 
-    #[allow(clippy::manual_is_multiple_of)] // rust-version 1.80 predates is_multiple_of
     pub fn free(&mut self, oss: usize, addr: u64) {
         assert!(
-            addr % self.chunk_bytes == 0 && addr < self.end_bytes[oss],
+            addr.is_multiple_of(self.chunk_bytes) && addr < self.end_bytes[oss],
             "freeing a chunk never allocated"
         );
         assert!(self.live_chunks > 0);

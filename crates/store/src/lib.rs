@@ -32,8 +32,8 @@ pub enum StoreError {
     Backend(#[from] backend::BackendError),
     #[error("{0}")]
     DataLost(String),
-    /// The store is open in another process (one process at a time): nothing was done;
-    /// retrying later is right.
+    /// The store is already open, in this process or another (one open at a time): nothing
+    /// was done; retrying later is right.
     #[error("{0}")]
     Busy(String),
 }

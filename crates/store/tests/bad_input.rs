@@ -219,13 +219,19 @@ fn a_full_oss_fails_the_write_before_anything_changes() {
     }
 }
 
+/// flock is per open file description: a second open in this process conflicts too, and
+/// the refusal says so (it blamed "another process" only, which sent an API user looking
+/// for a process that did not exist).
 #[test]
-fn a_store_in_use_by_another_process_is_refused() {
+fn a_second_open_in_the_same_process_is_refused_saying_so() {
     let dir = tempfile::tempdir().unwrap();
     let _store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Rmw);
-    // flock is per open file description: a second open in this process conflicts too.
     let err = err_of(Store::open(dir.path()));
-    assert!(err.contains("open in another process"), "{err}");
+    assert!(
+        err.contains("already open, in this process or another"),
+        "{err}"
+    );
+    assert!(err.contains("share the one open `Store`"), "{err}");
 }
 
 /// Review E7: deleting files in the store directory (a cleanup script removing a "stale"
@@ -238,7 +244,7 @@ fn deleting_a_lock_file_does_not_let_a_second_process_in() {
     // The lock file of stores before the directory lock, if any.
     let _ = std::fs::remove_file(dir.path().join("lock"));
     let err = err_of(Store::open(dir.path()));
-    assert!(err.contains("open in another process"), "{err}");
+    assert!(err.contains("already open"), "{err}");
     store.close().unwrap();
     Store::open(dir.path()).expect("the lock goes with the process that held it");
 }

@@ -192,17 +192,8 @@ fn raid5_an_oss_dying_mid_write_then_a_crash_loses_no_byte() {
 /// `decode_block` as on one-row codes, every byte offset a codeword across the rows.
 #[test]
 fn array_codes_an_oss_dying_mid_write_then_a_crash_lose_no_byte() {
-    use exaraid_codes::CodeKind;
-    for kind in [
-        CodeKind::Evenodd,
-        CodeKind::Rdp,
-        CodeKind::Xcode,
-        CodeKind::Dcode,
-        CodeKind::Hcode,
-        CodeKind::Hdp,
-    ] {
+    for kind in ARRAY_CODE_KINDS {
         let code = CodeSpec::array(kind, 5);
-        let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
-        assert_nothing_lost(code, cols, &format!("{code}"));
+        assert_nothing_lost(code, columns(code), &format!("{code}"));
     }
 }

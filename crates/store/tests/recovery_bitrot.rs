@@ -7,31 +7,9 @@ mod common;
 use common::*;
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::journal::Journal;
-use exaraid_store::state::{Input, Rec, State};
+use exaraid_store::state::State;
 use exaraid_store::superblock::read_checked;
 use exaraid_store::{Store, WritePath};
-
-/// Leave a write to file bytes `0..UNIT` in flight, as a `kill -9` right after the store
-/// journaled its input (and before any of its plan's steps ran) does: the input is in the
-/// journal, its plan has no `Durable` record, so the next open runs recovery on stripe 0.
-fn leave_write_in_flight(dir: &std::path::Path, name: &str) {
-    let state: State = read_checked(&dir.join("state"), "state").unwrap();
-    let id = state.files[name].id;
-    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
-    journal.advance_to(state.last_seq + 1);
-    let rec = Rec::Input(Input::Write {
-        file: id,
-        offset_bytes: 0,
-        len_bytes: UNIT as u64,
-        // The store's planner clock is wall time (nanoseconds since the epoch).
-        now_ns: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64,
-    });
-    journal.append(&rec, true).unwrap();
-}
 
 /// The OSS data-zone file holding `element` (file bytes `element*UNIT..(element+1)*UNIT`)
 /// of stripe 0 in its first slot, found by content.
@@ -71,7 +49,7 @@ fn recovery_after_an_interrupted_write_rebuilds_a_flipped_bit_in_another_block_o
     let state: State = read_checked(&dir.join("state"), "state").unwrap();
     let id = state.files["f"].id;
 
-    leave_write_in_flight(&dir, "f");
+    leave_write_in_flight(&dir, "f", 0, UNIT as u64);
     // Bit rot in element 1 of stripe 0 (file bytes UNIT..2*UNIT), which the interrupted
     // write (bytes 0..UNIT, element 0, and the stripe's parity) never touched.
     let victim =
@@ -127,7 +105,7 @@ fn recovery_moving_cached_bytes_home_rebuilds_a_flipped_bit_outside_the_cached_r
     drop(store); // a crash after the acknowledgement: no close, the cache zone stays
     let state: State = read_checked(&dir.join("state"), "state").unwrap();
     let id = state.files["f"].id;
-    leave_write_in_flight(&dir, "f");
+    leave_write_in_flight(&dir, "f", 0, UNIT as u64);
     // Bit rot at home in element 1 of stripe 0: recovery moves the cached range (element 2)
     // home and recomputes this stripe's parity, but element 1 is no business of it.
     let victim = data_file_of(&dir, oss, id, &pattern(43, 6 * UNIT), 1).expect("element 1 found");
@@ -184,9 +162,10 @@ fn recovery_rebuilds_only_the_corrupt_block_when_a_torn_write_left_a_write_hole(
             .expect("element found")
     };
     let (d0, d1) = (file_of(0), file_of(1));
-    leave_write_in_flight(&dir, "f"); // file bytes 0..UNIT: block 0 of element 0
-                                      // The interrupted write tore: its new bytes reached element 0 but not the parity, so the
-                                      // stripe's data and parity disagree in block 0 of every element (a write hole).
+    // File bytes 0..UNIT: block 0 of element 0.
+    leave_write_in_flight(&dir, "f", 0, UNIT as u64);
+    // The interrupted write tore: its new bytes reached element 0 but not the parity, so the
+    // stripe's data and parity disagree in block 0 of every element (a write hole).
     let mut bytes = std::fs::read(&d0).unwrap();
     bytes[..UNIT].copy_from_slice(&pattern(46, UNIT));
     std::fs::write(&d0, &bytes).unwrap();

@@ -32,9 +32,6 @@ use std::sync::Arc;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::backend::{BackendError, ElementKey};
-use exaraid_store::journal::Journal;
-use exaraid_store::state::{Input, Rec, State};
-use exaraid_store::superblock::read_checked;
 use exaraid_store::{InitOptions, OpenOptions, Store, StoreError, WritePath};
 use parking_lot::{Condvar, Mutex};
 
@@ -97,27 +94,6 @@ impl Hook for FreezeFrom {
     }
 }
 
-/// Leave a write in flight, as a `kill -9` right after the store journaled its input does.
-fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u64) {
-    let state: State = read_checked(&dir.join("state"), "state").unwrap();
-    let id = state.files[name].id;
-    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
-    journal.advance_to(state.last_seq + 1);
-    let rec = Rec::Input(Input::Write {
-        file: id,
-        offset_bytes,
-        len_bytes,
-        now_ns: 1,
-    });
-    journal.append(&rec, true).unwrap();
-}
-
-fn data_file(dir: &Path, oss: usize, id: u64) -> PathBuf {
-    dir.join(format!("oss-{oss}"))
-        .join("objects")
-        .join(format!("{id}.data"))
-}
-
 /// The store after the reviewer's setup, in `dir`: file "f" (one stripe, `old`), OSS
 /// `dead` (data element 0) failed with its disk gone, row `CUT_ROW` of element 0 lost on
 /// record, and row `ROT_ROW` of element 1 rotten (not on record).
@@ -160,8 +136,13 @@ fn scene() -> Scene {
     copy_tree(&dir, &after);
     std::fs::remove_dir_all(&dir).unwrap();
     copy_tree(&saved, &dir);
-    leave_write_in_flight(&dir, "f", cut_at, BLOCK_BYTES as u64);
-    std::fs::copy(data_file(&after, cut_oss, id), data_file(&dir, cut_oss, id)).unwrap();
+    leave_write_in_flight_at(&dir, "f", cut_at, BLOCK_BYTES as u64, 1);
+    let data_file = format!("{id}.data");
+    std::fs::copy(
+        object_file(&after, cut_oss, &data_file),
+        object_file(&dir, cut_oss, &data_file),
+    )
+    .unwrap();
     // The disk of element 0 is gone; the operator runs `store fail`: raid5 has nothing
     // left to decide the cut row with, so recovery records it lost.
     let d = dir.join(format!("oss-{dead}"));

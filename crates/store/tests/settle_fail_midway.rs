@@ -104,17 +104,6 @@ fn cached_files(dir: &std::path::Path) -> Vec<Vec<u8>> {
     files
 }
 
-/// On tmpfs when there is one: the test makes many small stores, each write fsync'd.
-fn scratch() -> tempfile::TempDir {
-    let shm = std::path::Path::new("/dev/shm");
-    if shm.is_dir() {
-        if let Ok(dir) = tempfile::tempdir_in(shm) {
-            return dir;
-        }
-    }
-    tempfile::tempdir().unwrap()
-}
-
 #[test]
 fn a_settle_cut_after_an_oss_failed_midway_loses_nothing() {
     // How many cache-zone reads a whole settle of this store makes (nothing fails).

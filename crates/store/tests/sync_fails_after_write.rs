@@ -15,38 +15,13 @@ mod common;
 use common::*;
 #[path = "common/hooked.rs"]
 mod hooked;
-use hooked::{open_wrapped, Hook};
+use hooked::{open_wrapped, SyncFails};
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::backend::{BackendError, ElementKey};
 use exaraid_store::{OpenOptions, Store, WritePath};
-
-/// Every sync of OSS `oss` fails once armed (an fsync EIO).
-#[derive(Default)]
-struct SyncFails {
-    armed: AtomicBool,
-    oss: AtomicUsize,
-    failed: AtomicUsize,
-}
-
-impl Hook for SyncFails {
-    fn before_write(&self, _oss: usize, _key: ElementKey) -> Result<(), BackendError> {
-        Ok(())
-    }
-    fn before_sync(&self, oss: usize) -> Result<(), BackendError> {
-        if !self.armed.load(Ordering::SeqCst) || oss != self.oss.load(Ordering::SeqCst) {
-            return Ok(());
-        }
-        self.failed.fetch_add(1, Ordering::SeqCst);
-        Err(BackendError::Io {
-            oss: format!("oss-{oss}"),
-            why: "injected: fsync EIO".into(),
-        })
-    }
-}
 
 /// "f": two stripes put, element 1 written again (acknowledged; cached on WCL); then a
 /// write of element 0 whole and the first 1,100 bytes of element 1 whose sync on element
@@ -56,14 +31,7 @@ fn sync_fails(code: CodeSpec, oss_count: usize, path: WritePath, dead_after: boo
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let store = init(dir, code, oss_count, path);
-    let sdb = store.layout().stripe_data_bytes() as usize;
-    let mut acked = pattern(11, 2 * sdb);
-    store.put("f", &acked).unwrap();
-    let again = pattern(12, UNIT);
-    store.write("f", UNIT as u64, &again).unwrap();
-    acked[UNIT..2 * UNIT].copy_from_slice(&again);
-    let id = store.file_id("f").unwrap();
-    let x = store.layout().locate(id, UNIT as u64).oss;
+    let (acked, x) = put_two_stripes_and_rewrite_element_1(&store, 11);
     store.close().unwrap();
 
     let what = format!("{code} {path:?}, fsync of OSS {x} fails, X dead after: {dead_after}");

@@ -19,59 +19,14 @@ mod common;
 use common::*;
 #[path = "common/hooked.rs"]
 mod hooked;
-use hooked::{open_wrapped, Hook};
+use hooked::{open_wrapped, SyncFails};
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use exaraid_codes::{CodeSpec, Pos};
-use exaraid_store::backend::{BackendError, ElementKey, Zone};
 use exaraid_store::{OpenOptions, Store, WritePath};
-
-/// Every sync of OSS `oss` fails while armed (an fsync EIO); `cut_home_writes` makes every
-/// home write fail (a settle cut half way: the store is left as a kill there leaves it).
-#[derive(Default)]
-struct SyncFails {
-    armed: AtomicBool,
-    oss: AtomicUsize,
-    failed: AtomicUsize,
-    cut_home_writes: AtomicBool,
-}
-
-impl SyncFails {
-    fn on(oss: usize) -> Arc<SyncFails> {
-        let hook = Arc::new(SyncFails::default());
-        hook.oss.store(oss, Ordering::SeqCst);
-        hook.armed.store(true, Ordering::SeqCst);
-        hook
-    }
-    fn disarm(&self) {
-        self.armed.store(false, Ordering::SeqCst);
-    }
-}
-
-impl Hook for SyncFails {
-    fn before_write(&self, _oss: usize, key: ElementKey) -> Result<(), BackendError> {
-        if self.cut_home_writes.load(Ordering::SeqCst) && key.zone != Zone::Cache {
-            return Err(BackendError::Io {
-                oss: "test".into(),
-                why: "injected: the settle is cut here".into(),
-            });
-        }
-        Ok(())
-    }
-    fn before_sync(&self, oss: usize) -> Result<(), BackendError> {
-        if !self.armed.load(Ordering::SeqCst) || oss != self.oss.load(Ordering::SeqCst) {
-            return Ok(());
-        }
-        self.failed.fetch_add(1, Ordering::SeqCst);
-        Err(BackendError::Io {
-            oss: format!("oss-{oss}"),
-            why: "injected: fsync EIO".into(),
-        })
-    }
-}
 
 /// What the store must hold: `(name, bytes)`.
 type Files = Vec<(String, Vec<u8>)>;
@@ -82,11 +37,7 @@ type Files = Vec<(String, Vec<u8>)>;
 fn cached_store(dir: &Path, code: CodeSpec, oss_count: usize, path: WritePath) -> (Files, usize) {
     let store = init(dir, code, oss_count, path);
     let sdb = store.layout().stripe_data_bytes() as usize;
-    let mut f = pattern(21, 2 * sdb);
-    store.put("f", &f).unwrap();
-    let again = pattern(22, UNIT);
-    store.write("f", UNIT as u64, &again).unwrap();
-    f[UNIT..2 * UNIT].copy_from_slice(&again);
+    let (f, x) = put_two_stripes_and_rewrite_element_1(&store, 21);
     let g = pattern(23, sdb - 100);
     store.put("g", &g).unwrap();
     if path == WritePath::Wcl {
@@ -95,8 +46,6 @@ fn cached_store(dir: &Path, code: CodeSpec, oss_count: usize, path: WritePath) -
             "cached bytes wait for a settle"
         );
     }
-    let id = store.file_id("f").unwrap();
-    let x = store.layout().locate(id, UNIT as u64).oss;
     store.close().unwrap();
     (vec![("f".into(), f), ("g".into(), g)], x)
 }

@@ -115,19 +115,8 @@ fn cached_files(dir: &std::path::Path, code: CodeSpec, oss_count: usize) -> Vec<
     files
 }
 
-/// On tmpfs when there is one: many small stores, each write fsync'd.
-fn scratch() -> tempfile::TempDir {
-    let shm = std::path::Path::new("/dev/shm");
-    if shm.is_dir() {
-        if let Ok(dir) = tempfile::tempdir_in(shm) {
-            return dir;
-        }
-    }
-    tempfile::tempdir().unwrap()
-}
-
 fn dies_mid_settle(code: CodeSpec) {
-    let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
+    let cols = columns(code);
     // How many cache-zone reads a whole settle of this store makes (nothing fails).
     let cache_reads = {
         let dir = scratch();

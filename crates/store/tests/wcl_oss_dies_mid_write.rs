@@ -258,17 +258,9 @@ fn rs_an_oss_dying_under_a_wcl_write_then_a_crash_keeps_its_cached_bytes() {
 /// is made here).
 #[test]
 fn array_codes_an_oss_dying_under_a_wcl_write_then_a_crash_keep_its_cached_bytes() {
-    for kind in [
-        CodeKind::Evenodd,
-        CodeKind::Rdp,
-        CodeKind::Xcode,
-        CodeKind::Dcode,
-        CodeKind::Hcode,
-        CodeKind::Hdp,
-    ] {
+    for kind in ARRAY_CODE_KINDS {
         let code = CodeSpec::array(kind, 5);
-        let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
-        at_cuts(code, cols, &[Cut::Durable]);
+        at_cuts(code, columns(code), &[Cut::Durable]);
     }
 }
 
@@ -387,7 +379,7 @@ fn dies_then_crash(code: CodeSpec, oss_count: usize, land_after: usize) -> bool 
 fn array_codes_an_oss_dying_mid_wcl_write_then_a_crash_keep_its_cached_bytes() {
     for kind in [CodeKind::Rdp, CodeKind::Xcode, CodeKind::Hdp] {
         let code = CodeSpec::array(kind, 5);
-        let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
+        let cols = columns(code);
         // The plan's writes run on one thread per OSS, so how many land after the death
         // varies from run to run: a crash point that did not cut the write once may cut it
         // the next time. Every point is checked either way (acknowledged bytes read back);

@@ -269,10 +269,10 @@ fn check_raid_args(
     if srcs.len() + dests.len() > MAX_VECTS {
         return Err(Rejected::TooManyVectors);
     }
-    if range.len() % RAID_ALIGN_BYTES != 0 {
+    if !range.len().is_multiple_of(RAID_ALIGN_BYTES) {
         return Err(Rejected::LengthNotMultipleOf32);
     }
-    let misaligned = |a: usize| a % RAID_ALIGN_BYTES != 0;
+    let misaligned = |a: usize| !a.is_multiple_of(RAID_ALIGN_BYTES);
     if srcs
         .iter()
         .any(|s| misaligned(s[range.start..].as_ptr() as usize))

@@ -583,8 +583,11 @@ fn lock_dir(dir: &Path) -> Result<File, StoreError> {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
     }
+    // flock conflicts between two opens of one process too (the lock belongs to the open
+    // file description): a second `Store::open` here is refused the same way, so the message
+    // must not blame another process only.
     Err(StoreError::Busy(format!(
-        "the store {} is open in another process; wait for it to finish (one process at a time)",
+        "the store {} is already open, in this process or another (one open at a time): wait until it is closed and retry (a program that opens it twice: share the one open `Store` between its threads)",
         dir.display()
     )))
 }

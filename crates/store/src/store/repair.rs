@@ -1508,6 +1508,19 @@ impl Store {
     /// (`REBUILD_LEFTOVERS`); it is emptied, once the new rebuild is journaled, by
     /// `clear_rebuild_target`. Changes nothing.
     fn check_rebuild_target(&self, oss: usize, to: &Path) -> Result<(), StoreError> {
+        // A file where the target or one of its parents should be a directory: name it (the
+        // reads below said only "Not a directory (os error 20)").
+        if let Some(file) = to.ancestors().find(|a| a.exists() && !a.is_dir()) {
+            let what = if file == to {
+                "is a file".to_string()
+            } else {
+                format!("is inside {}, which is a file", file.display())
+            };
+            return Err(StoreError::BadInput(format!(
+                "refused, nothing changed: the rebuild target {} {what}, not a directory: the target is the directory that is to hold OSS {oss} from now on (new, or empty; created when missing); name such a directory, or rebuild in place without one",
+                to.display()
+            )));
+        }
         // Never inside (or around) another OSS directory or the store's own: a later rebuild
         // of that OSS empties its directory, and the target with it (review E5).
         for (i, d) in self.sb.oss_dirs.iter().enumerate() {

@@ -222,3 +222,50 @@ pub fn open_wrapped<H: Hook>(
 pub fn open_hooked(dir: &Path, hooks: &Arc<Hooks>, failed: &[usize]) -> Result<Store, StoreError> {
     open_wrapped(dir, hooks, failed, OpenOptions::default())
 }
+
+/// Every sync (fsync) of OSS `oss` fails while `armed` (an fsync EIO: the OSS may have
+/// dropped the bytes written since its last sync); with `cut_home_writes`, every write
+/// outside the cache zone fails too (a settle cut half way, as a kill there leaves it).
+#[derive(Default)]
+pub struct SyncFails {
+    pub armed: AtomicBool,
+    pub oss: AtomicUsize,
+    /// How many syncs failed.
+    pub failed: AtomicUsize,
+    pub cut_home_writes: AtomicBool,
+}
+
+impl SyncFails {
+    /// Armed on OSS `oss`.
+    pub fn on(oss: usize) -> Arc<SyncFails> {
+        let hook = Arc::new(SyncFails::default());
+        hook.oss.store(oss, Ordering::SeqCst);
+        hook.armed.store(true, Ordering::SeqCst);
+        hook
+    }
+    pub fn disarm(&self) {
+        self.armed.store(false, Ordering::SeqCst);
+    }
+}
+
+impl Hook for SyncFails {
+    fn before_write(&self, _oss: usize, key: ElementKey) -> Result<(), BackendError> {
+        if self.cut_home_writes.load(Ordering::SeqCst) && key.zone != Zone::Cache {
+            return Err(BackendError::Io {
+                oss: "test".into(),
+                why: "injected: the settle is cut here".into(),
+            });
+        }
+        Ok(())
+    }
+    fn before_sync(&self, oss: usize) -> Result<(), BackendError> {
+        if !self.armed.load(Ordering::SeqCst) || oss != self.oss.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.failed.fetch_add(1, Ordering::SeqCst);
+        Err(BackendError::Io {
+            oss: format!("oss-{oss}"),
+            why: "injected: fsync EIO".into(),
+        })
+    }
+}

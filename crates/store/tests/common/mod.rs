@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use exaraid_codes::{Cell, CodeSpec, Pos};
+use exaraid_codes::{Cell, CodeKind, CodeSpec, Pos};
 use exaraid_store::{InitOptions, Store, WritePath};
 
 /// Small stripe unit so tests touch many stripes with few bytes.
@@ -204,4 +204,48 @@ pub fn open_unsynced(dir: &Path) -> Store {
         ..exaraid_store::OpenOptions::default()
     };
     Store::open_with(dir, options).unwrap()
+}
+
+/// File "f" of two stripes put (`pattern(seed)`), then its element 1 (file bytes
+/// `UNIT..2 * UNIT`) written again (`pattern(seed + 1)`; cached on WCL). Returns the
+/// acknowledged bytes of "f" and the OSS of its element 1 (the one every later write or
+/// settle of that element reaches).
+pub fn put_two_stripes_and_rewrite_element_1(store: &Store, seed: u64) -> (Vec<u8>, usize) {
+    let sdb = store.layout().stripe_data_bytes() as usize;
+    let mut acked = pattern(seed, 2 * sdb);
+    store.put("f", &acked).unwrap();
+    let again = pattern(seed + 1, UNIT);
+    store.write("f", UNIT as u64, &again).unwrap();
+    acked[UNIT..2 * UNIT].copy_from_slice(&again);
+    let id = store.file_id("f").unwrap();
+    let element_1_oss = store.layout().locate(id, UNIT as u64).oss;
+    (acked, element_1_oss)
+}
+
+/// Every RAID-6 array code: horizontal (EVENODD, RDP), vertical with parity rows in the data
+/// columns (X-code, D-code), hybrid (H-code, HDP).
+pub const ARRAY_CODE_KINDS: [CodeKind; 6] = [
+    CodeKind::Evenodd,
+    CodeKind::Rdp,
+    CodeKind::Xcode,
+    CodeKind::Dcode,
+    CodeKind::Hcode,
+    CodeKind::Hdp,
+];
+
+/// The columns of `code`'s stripe: the OSS count of a store with one OSS per column.
+pub fn columns(code: CodeSpec) -> usize {
+    exaraid_codes::Code::new(code).unwrap().geometry().cols
+}
+
+/// A scratch directory on tmpfs when there is one: for tests that make many small stores,
+/// each write fsync'd.
+pub fn scratch() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        if let Ok(dir) = tempfile::tempdir_in(shm) {
+            return dir;
+        }
+    }
+    tempfile::tempdir().unwrap()
 }
