@@ -1418,6 +1418,12 @@ impl Store {
         // Copy-less stripes of the settle that began, with a column on an OSS failed since
         // it began, that the parity left does not confirm as they are at home.
         let mut written_home_unknown: BTreeSet<(u64, u64)> = BTreeSet::new();
+        // An OSS went on record failed after the settle that began had synced its home
+        // writes on every OSS (`Rec::SettleSynced`): it wrote every stripe home whole, and
+        // its redo here rewrites the same bytes, so no stripe of it is in flight (review s7s
+        // S7-3 remainder: with that OSS's cached bytes taken for lost, a delayed window's
+        // bytes on it were recorded lost on raid5).
+        let synced_home = !core.state.failed_after_settle_synced.is_empty();
         for &(file, stripe) in &interrupted {
             stripes.insert((file, stripe));
             let extents = cached
@@ -1435,6 +1441,15 @@ impl Store {
             // was never written home (review s5s S2: taken as consistent, a torn stripe
             // decoded the failed column into wrong bytes, exit 0).
             let failed_since_begun = !core.state.failed_while_settling.is_empty();
+            if synced_home {
+                // The copies of OSSs failed before it are as true as the home decode.
+                if let SettleCopies::Found(pieces) =
+                    self.read_settle_copies(&core.state.failed_oss, file, stripe)?
+                {
+                    copies.insert((file, stripe), pieces);
+                }
+                continue;
+            }
             match self.read_settle_copies(&core.state.failed_oss, file, stripe)? {
                 // The settle may or may not have written this stripe home before the crash.
                 // Where the parity left confirms the stripe as it is, it is whole (old or
@@ -1506,6 +1521,18 @@ impl Store {
             };
             let mut pieces: Vec<CachedPiece> = Vec::new();
             for x in overlay {
+                // Cached bytes of an OSS failed after the settle that began had synced home
+                // on every OSS: home holds them, durable on the other OSSs, so the stripe's
+                // decode gives them (read or not, its cache zone is not trusted). Only where
+                // no cut client write is in flight in the stripe (then the decode is judged
+                // as before).
+                if synced_home
+                    && ranges.is_empty()
+                    && interrupted.contains(&(file, stripe))
+                    && core.state.failed_after_settle_synced.contains(&x.oss)
+                {
+                    continue;
+                }
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
                 let mut gone = self.read_cached(core, file, x, &lost_cached, &mut bytes)?;
@@ -1749,7 +1776,16 @@ impl Store {
             // An OSS whose read failed while this stripe was read goes on record before the
             // copies (they cover failed OSSs) and the home writes that skip it.
             self.fail_down_osses_on_record(core, false)?;
-            if !overlay.is_empty() && !had_copies {
+            if !overlay.is_empty()
+                && !had_copies
+                && !self.write_settle_copies(&core.state.failed_oss, file, stripe, &composed)?
+            {
+                // A copy's sync failed: that OSS is distrusted, and with it went the only
+                // copy of a failed column should this stripe's home writes be cut (review s7s
+                // S7-3, rebuild raid6: lost with a kill amid them). On record now, then the
+                // copies again, of its column too, on the OSSs left (the copy OSS follows
+                // the failed set), before any home write.
+                self.fail_down_osses_on_record(core, false)?;
                 self.write_settle_copies(&core.state.failed_oss, file, stripe, &composed)?;
             }
             self.write_settled_stripe(file, stripe, &composed)?;
@@ -1782,8 +1818,17 @@ impl Store {
         // Restart the planner (durably: only then may the cache zone go); this record also
         // ends the settle. Windows still open are started again in the new epoch.
         self.journal(core, Rec::PlannerReset, true)?;
-        for b in self.backends.iter().filter(|b| b.healthy()) {
-            b.remove_zone(CACHE_OBJECT, Zone::Cache)?;
+        for (oss, b) in self.backends.iter().enumerate() {
+            if !b.healthy() {
+                continue;
+            }
+            match b.remove_zone(CACHE_OBJECT, Zone::Cache) {
+                Ok(()) => {}
+                Err(e) if e.is_unavailable() => {
+                    self.fail_after_removal_error(core, oss, &e, false)?
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
         self.remove_settle_copies()?;
         core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
@@ -3179,7 +3224,7 @@ impl Store {
         file: u64,
         stripe: u64,
         composed: &Composed,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
         let blocks = e / CHECKSUM_BLOCK_BYTES;
@@ -3228,13 +3273,14 @@ impl Store {
             }
         }
         // A copy whose sync failed may be dropped: its OSS is failed from now on (the
-        // stripe's home writes skip it, and it goes on record right after them, as for an
-        // OSS that went down here), so recovery looks for no copy there.
+        // stripe's home writes skip it; the caller puts it on record and copies again), so
+        // recovery looks for no copy there.
         let written: Vec<usize> = written.into_iter().collect();
-        for (oss, err) in self.sync_one_by_one(&written) {
-            self.distrust_after_failed_sync(oss, &err, "a settle's copies");
+        let failed = self.sync_one_by_one(&written);
+        for (oss, err) in &failed {
+            self.distrust_after_failed_sync(*oss, err, "a settle's copies");
         }
-        Ok(())
+        Ok(failed.is_empty())
     }
 
     /// Sync the healthy OSSs of `osses`, one after the other; returns those whose sync
