@@ -1776,16 +1776,7 @@ impl Store {
             // An OSS whose read failed while this stripe was read goes on record before the
             // copies (they cover failed OSSs) and the home writes that skip it.
             self.fail_down_osses_on_record(core, false)?;
-            if !overlay.is_empty()
-                && !had_copies
-                && !self.write_settle_copies(&core.state.failed_oss, file, stripe, &composed)?
-            {
-                // A copy's sync failed: that OSS is distrusted, and with it went the only
-                // copy of a failed column should this stripe's home writes be cut (review s7s
-                // S7-3, rebuild raid6: lost with a kill amid them). On record now, then the
-                // copies again, of its column too, on the OSSs left (the copy OSS follows
-                // the failed set), before any home write.
-                self.fail_down_osses_on_record(core, false)?;
+            if !overlay.is_empty() && !had_copies {
                 self.write_settle_copies(&core.state.failed_oss, file, stripe, &composed)?;
             }
             self.write_settled_stripe(file, stripe, &composed)?;
@@ -3224,7 +3215,7 @@ impl Store {
         file: u64,
         stripe: u64,
         composed: &Composed,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<(), StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
         let blocks = e / CHECKSUM_BLOCK_BYTES;
@@ -3273,14 +3264,13 @@ impl Store {
             }
         }
         // A copy whose sync failed may be dropped: its OSS is failed from now on (the
-        // stripe's home writes skip it; the caller puts it on record and copies again), so
-        // recovery looks for no copy there.
+        // stripe's home writes skip it, and it goes on record right after them, as for an
+        // OSS that went down here), so recovery looks for no copy there.
         let written: Vec<usize> = written.into_iter().collect();
-        let failed = self.sync_one_by_one(&written);
-        for (oss, err) in &failed {
-            self.distrust_after_failed_sync(*oss, err, "a settle's copies");
+        for (oss, err) in self.sync_one_by_one(&written) {
+            self.distrust_after_failed_sync(oss, &err, "a settle's copies");
         }
-        Ok(failed.is_empty())
+        Ok(())
     }
 
     /// Sync the healthy OSSs of `osses`, one after the other; returns those whose sync
