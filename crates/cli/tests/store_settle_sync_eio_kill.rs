@@ -97,3 +97,80 @@ fn a_settle_whose_sync_fails_then_a_kill_loses_no_acknowledged_byte() {
         "the test reached a failed settle sync and the kill after it only {sync_failed_and_killed} times"
     );
 }
+
+/// The same with a delayed window open over f1 (review s7s S7-3 remainder): its bytes sit
+/// in the cache zone of their data OSS without parity until the flush's settle writes them
+/// home with parity. The settle's fsync of one OSS fails, that OSS goes on record failed,
+/// then the kill: every other OSS had synced the settle, so the window's bytes on the
+/// failed OSS decode from home; recovery recorded them lost (for every OSS whose sync
+/// failed) before it knew OSSs failed after the settle synced.
+#[test]
+fn a_delayed_window_flush_whose_sync_fails_then_a_kill_loses_no_window_byte() {
+    let tmp = fast_tempdir("settlesynceiodelayed");
+    let Some(shim) = build_shim(tmp.path()) else {
+        panic!("no C compiler (cc) to build scripts/eioshim.c: install gcc (scripts/setup.sh)");
+    };
+    let mut sync_failed_and_killed = 0;
+    // The first fsync of each OSS's data object in the settle (counted by the shim over
+    // the command: the journal's first): OSS 0, 1, 2, 3, 4.
+    for sync_fail_n in [2, 5, 8, 12, 16] {
+        let dir = tmp.path().join(format!("s{sync_fail_n}"));
+        let d = s(&dir);
+        init_store(
+            d,
+            &["--oss", "5", "--code", "raid5", "--write-path", "delayed"],
+        );
+        let mut f1 = bytes(1, 40_000);
+        let f2 = bytes(2, 9_000);
+        let mut f3 = bytes(3, 70_000);
+        ok(&["store", "put", d, "f1"], &f1);
+        ok(&["store", "put", d, "f2"], &f2);
+        ok(&["store", "put", d, "f3"], &f3);
+        ok(&["store", "delayed", "start", d, "f1"], b"");
+        for (name, offset, data) in [
+            ("f1", 5_000, bytes(11, 3_000)),
+            ("f3", 20_000, bytes(12, 9_000)),
+            ("f1", 30_000, bytes(13, 12_000)),
+        ] {
+            ok(
+                &["store", "write", d, name, "--offset", &offset.to_string()],
+                &data,
+            );
+            put_over(if name == "f1" { &mut f1 } else { &mut f3 }, offset, &data);
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(["store", "flush", d])
+            .env("LD_PRELOAD", &shim)
+            .env("SYNCFAILN", sync_fail_n.to_string())
+            .env("FAILSTICKY", "1")
+            .env(exaraid_store::torture::KILL_AT_ENV, "settle-synced:1")
+            .output()
+            .unwrap();
+        let killed = out.status.signal() == Some(9);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if killed && stderr.contains("EIOSHIM: sync") {
+            sync_failed_and_killed += 1;
+        }
+        for (name, want) in [("f1", &f1), ("f2", &f2), ("f3", &f3)] {
+            let got = exaraid(&["store", "get", d, name], b"");
+            assert!(
+                got.status.success(),
+                "sync {sync_fail_n} failed, killed {killed}: get {name}: {}",
+                String::from_utf8_lossy(&got.stderr)
+            );
+            assert!(
+                got.stdout == *want,
+                "sync {sync_fail_n}: {name} wrong bytes"
+            );
+        }
+        let status = String::from_utf8(ok(&["store", "status", d, "--json"], b"")).unwrap();
+        assert!(
+            status.contains("\"lost_ranges\": []"),
+            "sync {sync_fail_n}: nothing recorded lost: {status}"
+        );
+    }
+    assert_eq!(
+        sync_failed_and_killed, 5,
+        "every point is a failed settle sync and the kill after it"
+    );
+}

@@ -596,6 +596,15 @@ pub struct DirBackend {
     sync_lock: Mutex<()>,
     /// Held while crcs are stored (see `store_crcs`).
     crc_areas: Mutex<()>,
+    /// The first fsync of this OSS that failed, as its error: every later `sync` fails too,
+    /// until the OSS is opened again. Why: Linux reports a failed fsync once and may mark
+    /// the dropped dirty pages clean, so a later fsync of the same file can succeed though
+    /// the bytes never reached the disk; a caller acknowledging after that retry would
+    /// acknowledge lost bytes.
+    sync_failure: std::sync::OnceLock<String>,
+    /// Test only: how many of the next fsyncs of `sync` fail with EIO.
+    #[cfg(test)]
+    failing_fsyncs: AtomicU64,
     /// Test only: called at named points of `sync` ("taken": dirty set emptied; "synced":
     /// its files fsync'd), so a test can park one sync and race another against it.
     #[cfg(test)]
@@ -674,6 +683,9 @@ impl DirBackend {
             rolled_back: std::sync::OnceLock::new(),
             sync_lock: Mutex::new(()),
             crc_areas: Mutex::new(()),
+            sync_failure: std::sync::OnceLock::new(),
+            #[cfg(test)]
+            failing_fsyncs: AtomicU64::new(0),
             #[cfg(test)]
             sync_hook: Mutex::new(None),
         };
@@ -1018,6 +1030,36 @@ impl DirBackend {
         Ok(len < (key.slot + 1) * self.slot_bytes())
     }
 
+    /// An fsync of `sync` returned `result`: a failure is kept (see `sync_failure`).
+    fn fsynced(&self, result: io::Result<()>) -> Result<(), BackendError> {
+        #[cfg(test)]
+        let result = result.and_then(|()| {
+            let left = self.failing_fsyncs.load(Ordering::SeqCst);
+            if left == 0 {
+                return Ok(());
+            }
+            self.failing_fsyncs.store(left - 1, Ordering::SeqCst);
+            Err(io::Error::from_raw_os_error(libc::EIO))
+        });
+        result.map_err(|e| {
+            let _ = self.sync_failure.set(e.to_string());
+            self.map_io(e)
+        })
+    }
+
+    /// The error of a sync after an fsync of this OSS failed (see `sync_failure`).
+    fn check_no_failed_sync(&self) -> Result<(), BackendError> {
+        match self.sync_failure.get() {
+            None => Ok(()),
+            Some(why) => Err(BackendError::Unavailable {
+                oss: self.oss(),
+                why: format!(
+                    "an earlier fsync of this OSS failed ({why}): its disk may have dropped bytes written before it, which a later fsync would not report, so no sync of it succeeds until the store is opened again"
+                ),
+            }),
+        }
+    }
+
     #[cfg(test)]
     fn sync_point(&self, name: &str) {
         let hook = self.sync_hook.lock().clone();
@@ -1212,14 +1254,12 @@ impl DirBackend {
         let log = extents.log.as_ref().expect("opened above");
         let at = log.metadata().map_err(|e| self.map_io(e))?.len();
         // One write call: a crash cuts at most this append (a torn tail, see the replay).
-        if let Err(e) = log
-            .write_all_at(&records, at)
-            .and_then(|()| log.sync_data())
-        {
+        let appended_log = log.write_all_at(&records, at).map_err(|e| self.map_io(e));
+        if let Err(e) = appended_log.and_then(|()| self.fsynced(log.sync_data())) {
             // Not durable: cut what may have landed (a later append must not follow a torn
             // record) and keep the changes pending, so the next sync tries again.
             let _ = log.set_len(at);
-            return Err(self.map_io(e));
+            return Err(e);
         }
         extents.log_records += appended;
         extents.changed.clear();
@@ -1668,13 +1708,14 @@ impl Backend for DirBackend {
     fn sync(&self) -> Result<(), BackendError> {
         self.check_up()?;
         let _one_sync_at_a_time = self.sync_lock.lock();
+        self.check_no_failed_sync()?;
         let dirty: Vec<(u64, Zone)> = self.dirty.lock().drain().collect();
         self.sync_point("taken");
         for (i, &(object, zone)) in dirty.iter().enumerate() {
             let synced = match self.file(object, zone, false) {
                 Ok(Some(f)) => {
                     let t = std::time::Instant::now();
-                    let r = f.sync_data().map_err(|e| self.map_io(e));
+                    let r = self.fsynced(f.sync_data());
                     crate::bench::probe_add(&crate::bench::PROBE.zone_fsyncs, 1);
                     crate::bench::probe_add(
                         &crate::bench::PROBE.zone_fsync_ns,
@@ -1709,10 +1750,10 @@ impl Backend for DirBackend {
         if self.new_files.swap(false, Ordering::SeqCst) {
             // New zone files: their directory entries must be durable too.
             crate::bench::probe_add(&crate::bench::PROBE.dir_fsyncs, 1);
-            let synced = File::open(self.dir.join("objects")).and_then(|d| d.sync_all());
-            if let Err(e) = synced {
+            let synced = File::open(self.dir.join("objects")).map_err(|e| self.map_io(e));
+            if let Err(e) = synced.and_then(|d| self.fsynced(d.sync_all())) {
                 self.new_files.store(true, Ordering::SeqCst);
-                return Err(self.map_io(e));
+                return Err(e);
             }
         }
         Ok(())
@@ -1983,6 +2024,32 @@ mod tests {
             durable_at_return,
             "the second sync returned before the first fsync'd the write it covers"
         );
+    }
+
+    /// Linux reports a failed fsync once: the retry may succeed over dropped pages. So once
+    /// an fsync of an OSS failed, its later syncs fail too, until it is opened again.
+    #[test]
+    fn a_failed_fsync_fails_every_later_sync_until_the_oss_is_opened_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(0), 0, &vec![7u8; E]).unwrap();
+        b.failing_fsyncs.store(1, Ordering::SeqCst);
+        assert!(b.sync().is_err(), "the injected fsync error");
+        assert_eq!(b.failing_fsyncs.load(Ordering::SeqCst), 0);
+        // The fsync itself would succeed now (as Linux's would, the pages marked clean).
+        let again = b.sync().expect_err("a sync after a failed one");
+        assert!(
+            again
+                .to_string()
+                .contains("an earlier fsync of this OSS failed"),
+            "{again}"
+        );
+        b.write(key(1), 0, &vec![8u8; E]).unwrap();
+        assert!(b.sync().is_err(), "a later write's sync too");
+        drop(b);
+        let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+        b.write(key(2), 0, &vec![9u8; E]).unwrap();
+        b.sync().expect("a fresh open syncs again");
     }
 
     #[test]

@@ -227,6 +227,15 @@ pub enum Rec {
         #[serde(default)]
         between_plans: bool,
     },
+    /// `Fail { oss, between_plans: false }` and then `Durable { plans }` in one record: the
+    /// sync of `oss` failed after these plans' writes, every other OSS they wrote synced
+    /// (see `Store::sync_failed`). Why one record: with two, a kill between them left the
+    /// OSS failed and the plans in flight, and recovery named an END's window bytes on that
+    /// OSS lost, though its parity, synced on the other OSSs, covers them (review s7d/s7s).
+    SyncFailedDurable {
+        oss: usize,
+        plans: Vec<u64>,
+    },
     Rebuilt {
         oss: usize,
     },
@@ -500,6 +509,14 @@ pub struct State {
     /// failed from then on is not one failed while it wrote.
     #[serde(default)]
     pub settle_synced: bool,
+    /// OSSs recorded failed while a settle was begun and after it had synced home on every
+    /// OSS (`settle_synced`): every cached byte they held is in the settle's home stripes,
+    /// durable on the other OSSs, so it decodes from home; their cache zone is not needed
+    /// (review s7s S7-3 remainder: recovery took a delayed window's bytes on such an OSS for
+    /// lost, though the settle had written them home with parity). Emptied when the settle
+    /// ends; a redo of the settle (`SettleBegin` again) keeps them.
+    #[serde(default)]
+    pub failed_after_settle_synced: BTreeSet<usize>,
     /// Failed OSSs that may hold stale bytes: a record that can change what the store holds
     /// (a write, a settle, a remove, a lost range) was applied while they were failed, so a
     /// write may have skipped them. Only `rebuild` brings one of these back; a failed OSS not
@@ -605,6 +622,23 @@ impl State {
             self.last_seq
         );
         self.last_seq = seq;
+        self.apply_change(rec);
+    }
+
+    fn apply_change(&mut self, rec: &Rec) {
+        if let Rec::SyncFailedDurable { oss, plans } = rec {
+            // Exactly the two records it stands for, in their order.
+            let fail = Rec::Fail {
+                oss: *oss,
+                between_plans: false,
+            };
+            self.apply_change(&fail);
+            let durable = Rec::Durable {
+                plans: plans.clone(),
+            };
+            self.apply_change(&durable);
+            return;
+        }
         let may_change_bytes = match rec {
             Rec::Fail { .. } | Rec::Rebuilt { .. } | Rec::Online { .. } => false,
             // It makes its own OSS stale below; other failed OSSs' bytes stay as they are.
@@ -708,6 +742,7 @@ impl State {
                     !stale && !plans.contains(plan)
                 });
             }
+            Rec::SyncFailedDurable { .. } => unreachable!("applied as its two records above"),
             Rec::Fail { oss, between_plans } => {
                 if !self.failed_oss.contains(oss) {
                     // Whatever is cached may be moved home while it is failed: every write
@@ -733,7 +768,9 @@ impl State {
                     // Failed while a settle moves bytes home: it may have skipped writes to
                     // this OSS already (review s4e E12), so its bytes may be stale.
                     self.stale_oss.insert(*oss);
-                    if !self.settle_synced {
+                    if self.settle_synced {
+                        self.failed_after_settle_synced.insert(*oss);
+                    } else {
                         self.failed_while_settling.insert(*oss);
                     }
                 }
@@ -795,6 +832,7 @@ impl State {
                 self.settling = None;
                 self.settle_synced = false;
                 self.failed_while_settling.clear();
+                self.failed_after_settle_synced.clear();
                 self.failed_column_copies.clear();
                 self.copied_plans.clear();
                 self.write_crcs.clear();

@@ -1728,14 +1728,54 @@ impl Store {
                 self.core.lock().state.file_by_id(id).is_none(),
                 "removing the objects of file #{id}, which is still in the file table"
             );
-            for b in &self.backends {
-                if b.healthy() {
-                    b.remove_object(id)?;
+            for (oss, b) in self.backends.iter().enumerate() {
+                if !b.healthy() {
+                    continue;
+                }
+                match b.remove_object(id) {
+                    Ok(()) => {}
+                    Err(e) if e.is_unavailable() => {
+                        self.fail_after_removal_error(&mut self.core.lock(), oss, &e, true)?
+                    }
+                    Err(e) => return Err(e.into()),
                 }
             }
             // Not synced by itself: lost in a crash, the next open deletes nothing again.
             let mut core = self.core.lock();
             self.journal(&mut core, Rec::ObjectsRemoved { id }, false)?;
+        }
+        Ok(())
+    }
+
+    /// Deleting objects nothing reads any more (a removed file's, a settled cache zone) on
+    /// OSS `oss` failed with `err`, an unavailable disk: most often the fsync of its extents
+    /// log (EIO), after which its disk may have dropped bytes (see
+    /// `distrust_after_failed_sync`). On record as failed, as for any OSS found down, with a
+    /// warning naming the rebuild; the caller goes on without it. Why (review s7s S7-1): the
+    /// command failed with the backend's "writes need `exaraid store rebuild`" and recorded
+    /// nothing, so status showed every OSS healthy and nothing to rebuild. `losses`: record
+    /// the window bytes lost with it (not after a settle's end: it moved every cached byte
+    /// home, though the planner it replaces still lists them).
+    fn fail_after_removal_error(
+        &self,
+        core: &mut Core,
+        oss: usize,
+        err: &crate::backend::BackendError,
+        losses: bool,
+    ) -> Result<(), StoreError> {
+        self.backends[oss].set_failed(true);
+        self.fail_down_osses_on_record(core, losses)?;
+        assert!(core.state.failed_oss.contains(&oss));
+        let warning = format!(
+            "OSS {oss} ({}) is recorded failed: deleting objects no longer in use on it failed ({err}); every byte reads degraded. Run `exaraid store rebuild {} --oss {oss}` (onto a new disk with --to if it keeps failing)",
+            self.backends[oss].location(),
+            self.dir.display()
+        );
+        let mut warnings = self.deferred_warnings.lock();
+        // Bounded: one warning per OSS.
+        let prefix = format!("OSS {oss} (");
+        if !warnings.iter().any(|w| w.starts_with(&prefix)) {
+            warnings.push(warning);
         }
         Ok(())
     }
@@ -2792,10 +2832,22 @@ impl Store {
                 "{err}; and the journal could not be synced either ({sync_err}): changes since the last checkpoint may not be durable"
             )));
         }
+        // The advice for what happened: room for a full disk; for an I/O error (a failed
+        // fsync of the state or the journal: review s7s S7-2) freeing space does nothing,
+        // the disk itself may be failing.
+        let advice = match err {
+            StoreError::NoSpace(_) => format!(
+                "Free space on the disk holding {} so that checkpoints (which keep the journal short) work again",
+                self.dir.display()
+            ),
+            _ => format!(
+                "This was an I/O error, not a full disk: the disk holding {} may be failing. Check it (the kernel log, its SMART status) and, if errors go on, copy the store's metadata (superblock, state, journal) to a sound disk",
+                self.dir.display()
+            ),
+        };
         warnings.push(format!(
-            "the state checkpoint was not written ({err}); nothing is lost: the journal {} holds every change and the next command replays it. Free space on the disk holding {} so that checkpoints (which keep the journal short) work again",
+            "the state checkpoint was not written ({err}); nothing is lost: the journal {} holds every change and the next command replays it. {advice}",
             self.dir.join(JOURNAL_FILE).display(),
-            self.dir.display()
         ));
         Ok(warnings)
     }

@@ -98,6 +98,18 @@ impl Store {
     /// parity synced on the other OSSs) and then poisons the store, so that the next open,
     /// knowing the plan durable, records exactly the rest (`sync_failed`).
     pub(super) fn note_failed_recording(&self, oss: usize, losses: bool) -> Result<(), StoreError> {
+        self.note_failed_then_durable(oss, losses, None)
+    }
+
+    /// `note_failed_recording`; with `durable` (a plan whose sync failed on `oss` only after
+    /// every other OSS it wrote synced), that plan goes durable in the same record as the
+    /// failure (`Rec::SyncFailedDurable`): no crash falls between the two.
+    pub(super) fn note_failed_then_durable(
+        &self,
+        oss: usize,
+        losses: bool,
+        durable: Option<u64>,
+    ) -> Result<(), StoreError> {
         self.backends[oss].set_failed(true);
         let mut core = self.core.lock();
         // Past the tolerance nothing goes on record: it could never be undone (probed, as
@@ -107,9 +119,15 @@ impl Store {
             return Err(self.too_many_unavailable(&down));
         }
         if !core.state.failed_oss.contains(&oss) {
-            let rec = Rec::Fail {
-                oss,
-                between_plans: false,
+            let rec = match durable {
+                Some(plan) => Rec::SyncFailedDurable {
+                    oss,
+                    plans: vec![plan],
+                },
+                None => Rec::Fail {
+                    oss,
+                    between_plans: false,
+                },
             };
             self.journal(&mut core, rec, true)?;
             // Only now: a write that finds an OSS failed on record down again has nothing
@@ -120,6 +138,10 @@ impl Store {
             if losses {
                 self.record_losses(&mut core)?;
             }
+        } else if let Some(plan) = durable {
+            // Its failure was on record already (another plan's sync): only the plan.
+            let rec = Rec::Durable { plans: vec![plan] };
+            self.journal(&mut core, rec, true)?;
         }
         self.absorbed_failures.lock().clear();
         let failed = core.state.failed_oss.len();

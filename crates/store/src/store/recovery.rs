@@ -1574,6 +1574,12 @@ impl Store {
         // Copy-less stripes of the settle that began, with a column on an OSS failed since
         // it began, that the parity left does not confirm as they are at home.
         let mut written_home_unknown: BTreeSet<(u64, u64)> = BTreeSet::new();
+        // An OSS went on record failed after the settle that began had synced its home
+        // writes on every OSS (`Rec::SettleSynced`): it wrote every stripe home whole, and
+        // its redo here rewrites the same bytes, so no stripe of it is in flight (review s7s
+        // S7-3 remainder: with that OSS's cached bytes taken for lost, a delayed window's
+        // bytes on it were recorded lost on raid5).
+        let synced_home = !core.state.failed_after_settle_synced.is_empty();
         for &(file, stripe) in &interrupted {
             stripes.insert((file, stripe));
             let extents = cached
@@ -1591,6 +1597,15 @@ impl Store {
             // was never written home (review s5s S2: taken as consistent, a torn stripe
             // decoded the failed column into wrong bytes, exit 0).
             let failed_since_begun = !core.state.failed_while_settling.is_empty();
+            if synced_home {
+                // The copies of OSSs failed before it are as true as the home decode.
+                if let SettleCopies::Found(pieces) =
+                    self.read_settle_copies(&core.state.failed_oss, file, stripe)?
+                {
+                    copies.insert((file, stripe), pieces);
+                }
+                continue;
+            }
             match self.read_settle_copies(&core.state.failed_oss, file, stripe)? {
                 // The settle may or may not have written this stripe home before the crash.
                 // Where the parity left confirms the stripe as it is, it is whole (old or
@@ -1662,6 +1677,18 @@ impl Store {
             };
             let mut pieces: Vec<CachedPiece> = Vec::new();
             for x in overlay {
+                // Cached bytes of an OSS failed after the settle that began had synced home
+                // on every OSS: home holds them, durable on the other OSSs, so the stripe's
+                // decode gives them (read or not, its cache zone is not trusted). Only where
+                // no cut client write is in flight in the stripe (then the decode is judged
+                // as before).
+                if synced_home
+                    && ranges.is_empty()
+                    && interrupted.contains(&(file, stripe))
+                    && core.state.failed_after_settle_synced.contains(&x.oss)
+                {
+                    continue;
+                }
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
                 let mut gone = self.read_cached(core, file, x, &lost_cached, &mut bytes)?;
@@ -1954,8 +1981,17 @@ impl Store {
         // Restart the planner (durably: only then may the cache zone go); this record also
         // ends the settle. Windows still open are started again in the new epoch.
         self.journal(core, Rec::PlannerReset, true)?;
-        for b in self.backends.iter().filter(|b| b.healthy()) {
-            b.remove_zone(CACHE_OBJECT, Zone::Cache)?;
+        for (oss, b) in self.backends.iter().enumerate() {
+            if !b.healthy() {
+                continue;
+            }
+            match b.remove_zone(CACHE_OBJECT, Zone::Cache) {
+                Ok(()) => {}
+                Err(e) if e.is_unavailable() => {
+                    self.fail_after_removal_error(core, oss, &e, false)?
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
         self.remove_settle_copies()?;
         core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;

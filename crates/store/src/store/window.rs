@@ -164,6 +164,10 @@ impl Store {
             // Recorded failures only: an OSS merely unavailable now (a missing mount) may
             // come back with its bytes; a write or END records its failure first.
             .filter(|u| core.state.failed_oss.contains(&u.oss))
+            // Failed after a settle had synced its home writes on every OSS: that settle
+            // wrote these bytes home with parity, durable on the other OSSs, and the redo of
+            // the settle at open decodes them from home (`settle_inner`).
+            .filter(|u| !core.state.failed_after_settle_synced.contains(&u.oss))
             .flat_map(|u| {
                 let (a, z) = (u.file_offset_bytes, u.file_offset_bytes + u.len_bytes);
                 let mut left = vec![(a, z)];
