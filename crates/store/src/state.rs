@@ -452,6 +452,7 @@ impl Rec {
                 | Rec::Restore { .. }
                 | Rec::Restored { .. }
                 | Rec::WriteCrcs(_)
+                | Rec::SyncFailedDurable { .. }
         )
     }
 }
