@@ -901,8 +901,11 @@ impl Store {
                     let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
                     // The generations this plan's syncs reached, before its acknowledgement.
                     self.note_generations(&mut core).map_err(poison)?;
-                    self.journal_seq(&mut core, durable.take().expect("once"), false)
-                        .map_err(poison)?
+                    let seq = self
+                        .journal_seq(&mut core, durable.take().expect("once"), false)
+                        .map_err(poison)?;
+                    self.forget_move_edge_copies(&mut core, plan.id);
+                    seq
                 };
                 let journaling = Instant::now();
                 let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
@@ -916,6 +919,7 @@ impl Store {
                     // No fsync: the record is written, as before, under the one lock taken.
                     self.note_generations(&mut core).map_err(poison)?;
                     self.journal(&mut core, durable, false).map_err(poison)?;
+                    self.forget_move_edge_copies(&mut core, plan.id);
                 }
                 self.done.lock().insert(plan.id);
                 self.done_cv.notify_all();

@@ -439,6 +439,11 @@ struct Core {
     /// it or the journal may hold a record an older binary cannot read (see
     /// `superblock::STATE_VERSION_NEWER_RECORDS`), else `FORMAT_VERSION`.
     state_file_version: u32,
+    /// Delayed: per move home executing on a store with every OSS of its stripes up, the
+    /// new bytes of the home blocks it writes only in part (`copy_moved_edge_blocks`), from
+    /// before its first write until its `Durable` record is appended. A failure recorded
+    /// meanwhile journals those beside the failed OSS first (`journal_fail`).
+    move_edge_copies: BTreeMap<PlanId, Vec<crate::state::FailedColumnCopy>>,
 }
 
 /// A parity-protected store over OSS directories.
@@ -503,6 +508,10 @@ pub struct Store {
     group_commit_cv: Condvar,
     /// Set when a plan failed half way: the store must be reopened (which recovers).
     poisoned: AtomicBool,
+    /// Set (with `poisoned`) when this open's crash recovery could not finish a settle that
+    /// began before (an I/O error, a full OSS): why. Reads are served, every change is
+    /// refused, and the next open tries the settle again (see `open_inner`, review s4e E6).
+    reads_only: Mutex<Option<String>>,
     /// Names with a `put` in progress. Why: a put writes its new content under the name's
     /// staging name (`NAME\0put`); two puts of one name at once (API threads) shared it, and
     /// one could give the name the other's half-written content (review H3: wrong bytes
@@ -544,6 +553,15 @@ fn read_piece(input: &mut dyn std::io::Read, piece: &mut Vec<u8>) -> Result<(), 
         .map_err(|e| StoreError::Io(format!("reading the input: {e}")))?;
     assert!(piece.len() <= PUT_PIECE_BYTES);
     Ok(())
+}
+
+/// What a store open for reads only (`Store::reads_only`) tells the user: the cause and the
+/// way out.
+fn reads_only_why(cause: &str, dir: &Path) -> String {
+    format!(
+        "a settle (moving cached bytes home with parity) that began before could not finish when the store was opened ({cause}); reads work (one needing a decode in a stripe that settle was rewriting is refused), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the settle again. A disk that keeps failing its writes can be taken out with `exaraid store fail {} --oss I` (then `rebuild`): the settle goes on without it, though on a single-parity code its bytes in the stripes the settle was rewriting may be recorded lost",
+        dir.display()
+    )
 }
 
 fn unix_now_ns() -> u64 {
@@ -1145,6 +1163,7 @@ impl Store {
                 moved_home: BTreeMap::new(),
                 ending_windows: BTreeMap::new(),
                 state_file_version,
+                move_edge_copies: BTreeMap::new(),
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
@@ -1179,6 +1198,7 @@ impl Store {
             group_commit: Mutex::new(exec::GroupCommit::default()),
             group_commit_cv: Condvar::new(),
             poisoned: AtomicBool::new(false),
+            reads_only: Mutex::new(None),
             puts_in_progress: Mutex::new(HashSet::new()),
             put_done_cv: Condvar::new(),
             absorbed_failures: Mutex::new(BTreeSet::new()),
@@ -1270,13 +1290,37 @@ impl Store {
                 // Recovery settles (forgetting the planner's view): window bytes lost with a
                 // failed OSS go on record first, and settle skips them.
                 store.record_losses(&mut core)?;
-                store.recover(
+                let recovered = store.recover(
                     &mut core,
                     &undurable,
                     &input_of,
                     &finished_by_later,
                     cut_only,
-                )?;
+                );
+                match recovered {
+                    Ok(()) => {}
+                    // Only a settle on record and no plan a crash cut: the planner's view
+                    // (cached bytes in the cache zone, which a settle never writes) and
+                    // home (rewritten with the same bytes outside cached ranges) still
+                    // serve every acknowledged byte, except a decode in a stripe the
+                    // settle names, where data and parity may be of different versions
+                    // (`rebuild_element` refuses those). A cut plan's stripes would need
+                    // recovery's decisions to read: then the open fails as before.
+                    Err(e)
+                        if undurable.is_empty()
+                            && core.state.settling.is_some()
+                            && matches!(
+                                e,
+                                StoreError::Io(_) | StoreError::NoSpace(_) | StoreError::Backend(_)
+                            ) =>
+                    {
+                        drop(core);
+                        store.poisoned.store(true, Ordering::SeqCst);
+                        *store.reads_only.lock() = Some(e.to_string());
+                        return Ok(store);
+                    }
+                    Err(e) => return Err(e),
+                }
                 Vec::new()
             } else {
                 store.restart_windows(&mut core)?;
@@ -1327,6 +1371,13 @@ impl Store {
         unheard
     }
 
+    /// Threads waiting for their turn in the stripe queues now (plans and reads): lets a
+    /// test see a read wait behind a plan without timing it.
+    #[doc(hidden)]
+    pub fn stripe_lock_waiters(&self) -> usize {
+        self.locks.waiting.load(Ordering::SeqCst)
+    }
+
     pub fn superblock(&self) -> &Superblock {
         &self.sb
     }
@@ -1345,12 +1396,26 @@ impl Store {
 
     fn check_usable(&self) -> Result<(), StoreError> {
         if self.poisoned.load(Ordering::SeqCst) {
+            if let Some(why) = self.reads_only.lock().as_ref() {
+                return Err(StoreError::Io(format!(
+                    "the store is open for reads only: {}; this change was refused, nothing was done",
+                    reads_only_why(why, &self.dir)
+                )));
+            }
             return Err(StoreError::Io(
                 "an earlier operation failed half way; reopen the store (it recovers on open)"
                     .into(),
             ));
         }
         Ok(())
+    }
+
+    /// `check_usable` for a read: also served while the store is open for reads only.
+    fn check_readable(&self) -> Result<(), StoreError> {
+        if self.reads_only.lock().is_some() {
+            return Ok(());
+        }
+        self.check_usable()
     }
 
     fn now_ns(core: &Core) -> u64 {
@@ -2812,6 +2877,13 @@ impl Store {
     /// counters: once every journaled record is synced, the next open replays the journal
     /// to the same state, so nothing is lost without it.
     pub fn close_with_warnings(self) -> Result<Vec<String>, StoreError> {
+        if let Some(why) = self.reads_only.lock().as_ref() {
+            // Nothing was changed; the next open tries the settle again.
+            return Ok(vec![format!(
+                "the store was open for reads only: {}",
+                reads_only_why(why, &self.dir)
+            )]);
+        }
         if self.poisoned.load(Ordering::SeqCst) {
             return Ok(Vec::new()); // the next open recovers
         }
@@ -2897,6 +2969,8 @@ impl Store {
             let down = self.unavailable_set(&core);
             if down.len() > self.tolerance() {
                 self.too_many_unavailable(&down).to_string()
+            } else if let Some(why) = self.reads_only.lock().as_ref() {
+                format!("open for reads only: {}", reads_only_why(why, &self.dir))
             } else {
                 "an operation failed half way: the next open of the store recovers it".into()
             }

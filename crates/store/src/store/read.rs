@@ -119,17 +119,7 @@ impl Store {
             return Err(self.too_many_unavailable(&down));
         }
         if !core.state.failed_oss.contains(&oss) {
-            let rec = match durable {
-                Some(plan) => Rec::SyncFailedDurable {
-                    oss,
-                    plans: vec![plan],
-                },
-                None => Rec::Fail {
-                    oss,
-                    between_plans: false,
-                },
-            };
-            self.journal(&mut core, rec, true)?;
+            self.journal_fail(&mut core, oss, false, durable)?;
             // Only now: a write that finds an OSS failed on record down again has nothing
             // new to record (the first record did), and a window's move home right after
             // its END parity plan must not record that plan's kept bytes lost while the
@@ -142,6 +132,7 @@ impl Store {
             // Its failure was on record already (another plan's sync): only the plan.
             let rec = Rec::Durable { plans: vec![plan] };
             self.journal(&mut core, rec, true)?;
+            self.forget_move_edge_copies(&mut core, plan);
         }
         self.absorbed_failures.lock().clear();
         let failed = core.state.failed_oss.len();
@@ -650,6 +641,22 @@ impl Store {
     ) -> Result<Vec<u8>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES;
         assert!(len > 0 && from + len <= self.sb.element_bytes);
+        if self.reads_only.lock().is_some() {
+            // A stripe the unfinished settle names may hold data and parity of different
+            // versions (it was being rewritten): a decode there could return wrong bytes.
+            let settling = self.with_core(core, |c| {
+                c.state
+                    .settling
+                    .as_ref()
+                    .is_some_and(|s| s.contains(&(file, stripe)))
+            });
+            if settling {
+                return Err(StoreError::Io(format!(
+                    "{} stripe {stripe} needs a decode from parity to be read (a block unreadable, or its OSS failed), and the settle that could not finish was rewriting that stripe, so its parity cannot be trusted yet; nothing was read. The other stripes read; finish the settle first (see the warning)",
+                    self.file_name_in(core, file)
+                )));
+            }
+        }
         let wanted: BTreeSet<usize> = (from / block..(from + len).div_ceil(block)).collect();
         let mut home = self.read_home_blocks(core, file, stripe)?;
         if !home.unavailable_cols.contains(&pos.col) && !home.corrupt.iter().any(|c| c.pos == pos) {
@@ -754,7 +761,7 @@ impl Store {
         offset_bytes: u64,
         end: ReadEnd,
     ) -> Result<Vec<u8>, StoreError> {
-        self.check_usable()?;
+        self.check_readable()?;
         let _shared = self.gate.read();
         let (file, size) = self.file(name)?;
         let len_bytes = match end {

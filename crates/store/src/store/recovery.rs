@@ -2701,9 +2701,22 @@ impl Store {
     /// END parity. The copy is the block's true bytes before and after the move (the END
     /// parity, durable before the move begins, already covers the moved bytes, and no
     /// other plan writes these stripes until the move is durable). Blocks the move covers
-    /// whole need none (the cache zone holds them), nor does a stripe with every OSS up (the
-    /// decode tells). Cost with an OSS failed: one 4 KiB read per edge block and one
-    /// journal sync per move; on a healthy store one health probe per OSS.
+    /// whole need none (the cache zone holds them).
+    ///
+    /// A stripe with every OSS up gets the same copies, kept in memory
+    /// (`Core::move_edge_copies`) instead of journaled: an OSS may fail while the move
+    /// writes (`fail`, or found down by any thread), and the failure record journals the
+    /// copies of the stripes beside it first (`journal_fail`). Why not a health check
+    /// after the writes: a kill can come between the failure record and that check, with
+    /// an edge block torn (S6-4 left by session 7). Why not make `fail` wait for the move
+    /// (the failure gate): that covers `fail` only, not an OSS another thread finds down,
+    /// and makes `fail` wait for moves queued for the background worker. Decided under
+    /// the core lock, as every failure record is: either the failure is on record (or the
+    /// OSS seen down) when the move looks, and it journals now, or its copies are
+    /// registered before that record, which journals them. Cost on a healthy store: one
+    /// 4 KiB read per edge block (its page is usually cached: the backend's own partial
+    /// write reads it too), no journal record; with an OSS failed, one journal sync more
+    /// per move.
     fn copy_moved_edge_blocks(
         &self,
         plan: &IoPlan,
@@ -2713,14 +2726,10 @@ impl Store {
             plan.cause,
             exaraid_plan::PlanCause::WindowMove { .. }
         ));
-        if self.tolerance() == 0 || self.backends.iter().all(|b| b.healthy()) {
+        if self.tolerance() == 0 {
             return Ok(());
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        let g = self.layout.geometry().clone();
-        let degraded = |file: u64, stripe: u64| {
-            (0..g.cols).any(|col| !self.backends[self.layout.oss_of(file, stripe, col)].healthy())
-        };
         // (file, stripe, pos, block) -> the block's new bytes, once its home bytes are read.
         let mut edges: BTreeMap<(u64, u64, Pos, u64), Option<Vec<u8>>> = BTreeMap::new();
         let home_writes = plan
@@ -2731,9 +2740,6 @@ impl Store {
             for piece in step.pieces.iter().filter(|p| p.element.len_bytes > 0) {
                 let el = &piece.element;
                 let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
-                if !degraded(step.file, el.stripe) {
-                    continue;
-                }
                 for (i, partial) in [
                     (a / block, a % block != 0),
                     ((z - 1) / block, z % block != 0),
@@ -2810,7 +2816,67 @@ impl Store {
         if copies.is_empty() {
             return Ok(());
         }
-        self.journal_copies(&mut self.core.lock(), plan.id, copies)
+        let mut core = self.core.lock();
+        let degraded = |c: &crate::state::FailedColumnCopy| {
+            (0..self.layout.geometry().cols)
+                .any(|col| self.oss_failed(&core, self.layout.oss_of(c.file, c.stripe, col)))
+        };
+        let (now, later): (Vec<_>, Vec<_>) = copies.into_iter().partition(degraded);
+        if !later.is_empty() {
+            let old = core.move_edge_copies.insert(plan.id, later);
+            assert!(old.is_none(), "a move home executes once");
+        }
+        if now.is_empty() {
+            return Ok(());
+        }
+        self.journal_copies(&mut core, plan.id, now)
+    }
+
+    /// Journal `Rec::Fail` for OSS `oss` (synced), after the edge-block copies of every move
+    /// home in flight that writes a stripe with a column on `oss` (see
+    /// `copy_moved_edge_blocks`). Every failure record goes through here.
+    pub(super) fn journal_fail(
+        &self,
+        core: &mut Core,
+        oss: usize,
+        between_plans: bool,
+        durable: Option<PlanId>,
+    ) -> Result<(), StoreError> {
+        let cols = self.layout.geometry().cols;
+        let beside = |c: &crate::state::FailedColumnCopy| {
+            (0..cols).any(|col| self.layout.oss_of(c.file, c.stripe, col) == oss)
+        };
+        let plans: Vec<PlanId> = core.move_edge_copies.keys().copied().collect();
+        for plan in plans {
+            let registered = core.move_edge_copies.remove(&plan).expect("listed");
+            let (due, rest): (Vec<_>, Vec<_>) = registered.into_iter().partition(beside);
+            if !rest.is_empty() {
+                core.move_edge_copies.insert(plan, rest);
+            }
+            if !due.is_empty() {
+                self.journal_copies(core, plan, due)?;
+            }
+        }
+        // With `durable`: a plan whose sync failed on `oss` only, after every other OSS
+        // synced, goes durable in the same record (`Rec::SyncFailedDurable`, s8a).
+        let rec = match durable {
+            Some(plan) => Rec::SyncFailedDurable {
+                oss,
+                plans: vec![plan],
+            },
+            None => Rec::Fail { oss, between_plans },
+        };
+        self.journal(core, rec, true)?;
+        if let Some(plan) = durable {
+            self.forget_move_edge_copies(core, plan);
+        }
+        Ok(())
+    }
+
+    /// A move home's `Durable` record is appended: a failure after it needs none of its
+    /// edge-block copies (and a copy journaled after it would outlive the plan in the state).
+    pub(super) fn forget_move_edge_copies(&self, core: &mut Core, plan: PlanId) {
+        core.move_edge_copies.remove(&plan);
     }
 
     /// Journal `copies` for plan `plan`: records of at most `FAILED_COPY_RECORD_BYTES_MAX`

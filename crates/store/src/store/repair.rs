@@ -126,7 +126,9 @@ impl Store {
     /// begun (`between_plans`, `wrote_nothing`), whenever it was planned. That is the whole
     /// argument: no plan needs to re-check health. A poisoned store (a plan failed half way,
     /// still in flight, with no copy) is refused: reopen it first (it recovers the plan).
-    /// Moves home (WCL destage, delayed moves) do not hold the gate: they copy nothing.
+    /// Moves home (WCL destage, delayed moves) do not hold the gate: a destage copies
+    /// nothing, and a delayed move's edge-block copies go on record with the failure
+    /// itself, ahead of the `Fail` record (`journal_fail`, `copy_moved_edge_blocks`).
     pub fn fail_oss(&self, oss: usize) -> Result<(), StoreError> {
         let n = self.backends.len();
         if oss >= n {
@@ -136,7 +138,9 @@ impl Store {
             )));
         }
         let _between_plans = self.failure_gate.write();
-        self.check_usable()?;
+        // Also open for reads only (a settle that could not finish): a disk that fails its
+        // writes is taken out so that the next open's settle goes on without it.
+        self.check_readable()?;
         let mut core = self.core.lock();
         let mut down = self.unavailable_set(&core);
         down.insert(oss);
@@ -154,11 +158,7 @@ impl Store {
         self.backends[oss].set_failed(true);
         let newly_failed = !core.state.failed_oss.contains(&oss);
         if newly_failed {
-            let rec = Rec::Fail {
-                oss,
-                between_plans: true,
-            };
-            self.journal(&mut core, rec, true)?;
+            self.journal_fail(&mut core, oss, true, None)?;
         }
         // Window bytes whose only copy was there are lost: on record from now on, and out
         // of the planner at the next absorb. Recorded with their cache address when the OSS
@@ -258,11 +258,7 @@ impl Store {
         // The caller checked the tolerance with this OSS among the unavailable ones.
         assert!(self.unavailable_set(core).len() <= self.tolerance());
         self.backends[oss].set_failed(true);
-        let rec = Rec::Fail {
-            oss,
-            between_plans: false,
-        };
-        self.journal(core, rec, true)?;
+        self.journal_fail(core, oss, false, None)?;
         assert!(core.state.failed_oss.contains(&oss));
         Ok(true)
     }
@@ -339,11 +335,7 @@ impl Store {
         for oss in down {
             // Failed for this process too: a directory that comes back mid-command is stale.
             self.backends[oss].set_failed(true);
-            let rec = Rec::Fail {
-                oss,
-                between_plans: false,
-            };
-            self.journal(core, rec, true)?;
+            self.journal_fail(core, oss, false, None)?;
             assert!(core.state.failed_oss.contains(&oss));
         }
         self.absorbed_failures.lock().clear();
