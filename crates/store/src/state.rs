@@ -339,6 +339,15 @@ pub enum Rec {
     Restored {
         oss: usize,
     },
+    /// A settle (recovery, flush) is about to write this home stripe: the checksums of what
+    /// it writes and of what it found (see `StripeSums`). Journaled (not synced: a kill
+    /// leaves every returned write, and the home writes are not synced either) after the
+    /// stripe's `SettleBegin` and before its first home write; `PlannerReset` drops them.
+    /// Why: an OSS failed after the settle began has no settle copy of its column, and
+    /// with the record recovery tells each block old, new or neither, and decodes that
+    /// column from blocks of one version, checked against its checksum of that version
+    /// (review s5s S2: without it such stripes were recorded lost).
+    SettleSums(StripeSums),
 }
 
 /// See `Rec::WriteCrcs`.
@@ -453,8 +462,106 @@ impl Rec {
                 | Rec::Restored { .. }
                 | Rec::WriteCrcs(_)
                 | Rec::SyncFailedDurable { .. }
+                | Rec::SettleSums(_)
         )
     }
+}
+
+/// The crc32c of every 4 KiB block of one home stripe a settle is about to write, per
+/// element position in write order (column by column, row by row, every position of the
+/// geometry: a position with no element has no sums): `new`, of the bytes it writes (none
+/// for a block it marks lost instead); `old`, of the bytes the block held when the settle
+/// read it, where they verified and the settle kept them (its decision before it laid the
+/// cached bytes over), else none. Encoded in `sums` (`encode_block_sums`: about 9 bytes a
+/// block, where JSON numbers took about 22).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StripeSums {
+    pub file: u64,
+    pub stripe: u64,
+    pub sums: String,
+}
+
+/// The checksums of one block in a `StripeSums` (default: none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockSums {
+    pub new: Option<u32>,
+    pub old: Option<u32>,
+}
+
+/// Most bytes of one encoded `StripeSums` (`encode_block_sums` spends at most 16 bytes a
+/// block): a stripe (rows x columns x element bytes) of up to 4 GiB. A settle journals no sums for a larger stripe
+/// (recovery then decides it as before them: lost where it cannot tell, never wrong).
+pub const STRIPE_SUMS_BYTES_MAX: usize = 16 << 20;
+
+/// Per block: the new crc32c as 8 hex digits, or `-` (none); then the old one as `=` (the
+/// same as the new), `-` (none) or 8 hex digits. `None` when the sums would exceed
+/// `STRIPE_SUMS_BYTES_MAX`.
+pub fn encode_block_sums(blocks: &[BlockSums]) -> Option<String> {
+    if blocks.len().checked_mul(16)? > STRIPE_SUMS_BYTES_MAX {
+        return None;
+    }
+    use std::fmt::Write;
+    let mut out = String::with_capacity(blocks.len() * 9);
+    for b in blocks {
+        match b.new {
+            Some(crc) => write!(out, "{crc:08x}").expect("a String takes every write"),
+            None => out.push('-'),
+        }
+        match b.old {
+            Some(crc) if b.new == Some(crc) => out.push('='),
+            Some(crc) => write!(out, "{crc:08x}").expect("a String takes every write"),
+            None => out.push('-'),
+        }
+    }
+    assert!(out.len() <= STRIPE_SUMS_BYTES_MAX);
+    Some(out)
+}
+
+/// `encode_block_sums` undone; `None` for a string it did not make (then nothing is told).
+pub fn decode_block_sums(sums: &str) -> Option<Vec<BlockSums>> {
+    let bytes = sums.as_bytes();
+    if bytes.len() > STRIPE_SUMS_BYTES_MAX {
+        return None;
+    }
+    let hex = |at: usize| -> Option<u32> {
+        let digits = std::str::from_utf8(bytes.get(at..at + 8)?).ok()?;
+        if !digits
+            .bytes()
+            .all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+        {
+            return None;
+        }
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let mut blocks = Vec::with_capacity(bytes.len() / 9);
+    let mut at = 0;
+    while at < bytes.len() {
+        let new = if bytes[at] == b'-' {
+            at += 1;
+            None
+        } else {
+            let crc = hex(at)?;
+            at += 8;
+            Some(crc)
+        };
+        let old = match bytes.get(at)? {
+            b'=' => {
+                at += 1;
+                Some(new?)
+            }
+            b'-' => {
+                at += 1;
+                None
+            }
+            _ => {
+                let crc = hex(at)?;
+                at += 8;
+                Some(crc)
+            }
+        };
+        blocks.push(BlockSums { new, old });
+    }
+    Some(blocks)
 }
 
 /// Bytes `offset_bytes..` of the data element at (`row`, `col`) of home stripe `stripe` of
@@ -563,6 +670,12 @@ pub struct State {
     /// Bytes taken back by an `online` and not yet written again (see `Rec::Restore`).
     #[serde(default)]
     pub restoring: Vec<RestorePiece>,
+    /// The checksums the settle begun journaled of the stripes it was about to write
+    /// (`Rec::SettleSums`), in journal order (a stripe written again by a later settle of
+    /// the same begun one: the last is its own). Emptied when the settle ends. (Not written
+    /// into a snapshot when empty: snapshots stay readable by binaries before the field.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settle_sums: Vec<StripeSums>,
 }
 
 impl State {
@@ -664,6 +777,8 @@ impl State {
             Rec::WriteCrcs(_) => false,
             // Bytes read back into the journal; their writes are journaled inputs.
             Rec::Restore { .. } | Rec::Restored { .. } => false,
+            // Checksums of what a settle writes next (its `SettleBegin` changes bytes).
+            Rec::SettleSums(_) => false,
             _ => true,
         };
         if may_change_bytes {
@@ -837,6 +952,7 @@ impl State {
                 self.failed_column_copies.clear();
                 self.copied_plans.clear();
                 self.write_crcs.clear();
+                self.settle_sums.clear();
                 // Failed before every input of the new planner epoch.
                 self.failed_at_input.values_mut().for_each(|at| *at = 0);
             }
@@ -860,6 +976,12 @@ impl State {
             Rec::WriteCrcs(w) => {
                 // Bounded: at most the plans not durable yet (a crash leaves some).
                 self.write_crcs.push(w.clone());
+            }
+            Rec::SettleSums(sums) => {
+                // Only a settle that began writes sums (they describe its home writes).
+                if self.settling.is_some() {
+                    self.settle_sums.push(sums.clone());
+                }
             }
             Rec::OssGenerations { generations } => {
                 for &(oss, generation) in generations {
@@ -1024,6 +1146,76 @@ mod tests {
         // plan 2 is durable (it could revert bytes plan 2 wrote); plan 3's is newer.
         assert_eq!(left_after(&[2]), [(1, 5), (3, 0)]);
         assert_eq!(left_after(&[3, 1]), Vec::<(u64, u64)>::new());
+    }
+
+    #[test]
+    fn block_sums_come_back_as_encoded_and_a_string_they_did_not_make_tells_nothing() {
+        let b = |new, old| BlockSums { new, old };
+        let blocks = [
+            b(Some(0xdead_beef), Some(0xdead_beef)),
+            b(Some(0), Some(0x1234_5678)),
+            b(Some(u32::MAX), None),
+            b(None, Some(7)),
+            b(None, None),
+        ];
+        let sums = encode_block_sums(&blocks).unwrap();
+        assert_eq!(sums, "deadbeef=0000000012345678ffffffff--00000007--");
+        assert_eq!(decode_block_sums(&sums).unwrap(), blocks);
+        assert_eq!(decode_block_sums("").unwrap(), Vec::new());
+        // Cut short, a foreign character, upper case, `=` with no new sum: not ours.
+        for bad in [
+            "deadbeef",
+            "deadbee=",
+            "deadbeeg=",
+            "DEADBEEF=",
+            "-=",
+            "--x",
+        ] {
+            assert_eq!(decode_block_sums(bad), None, "{bad:?}");
+        }
+        // Past the bound: no sums at all (recovery then decides without them).
+        let many = vec![b(Some(1), Some(2)); STRIPE_SUMS_BYTES_MAX / 16 + 1];
+        assert_eq!(encode_block_sums(&many), None);
+        let most = vec![b(Some(1), Some(2)); STRIPE_SUMS_BYTES_MAX / 16];
+        assert_eq!(
+            encode_block_sums(&most).unwrap().len(),
+            STRIPE_SUMS_BYTES_MAX
+        );
+    }
+
+    /// A settle's sums live from its records to its end, and a snapshot without any reads
+    /// (and writes) as one from before the field.
+    #[test]
+    fn settle_sums_last_until_the_settle_ends_and_stay_out_of_an_empty_snapshot() {
+        let sums = StripeSums {
+            file: 3,
+            stripe: 9,
+            sums: "00000001=".into(),
+        };
+        let mut state = State::default();
+        state.apply(1, &Rec::SettleSums(sums.clone()));
+        assert!(
+            state.settle_sums.is_empty(),
+            "no settle began: nothing to tell"
+        );
+        state.apply(
+            2,
+            &Rec::SettleBegin {
+                stripes: vec![(3, 9)],
+            },
+        );
+        state.apply(3, &Rec::SettleSums(sums.clone()));
+        assert_eq!(state.settle_sums, vec![sums]);
+        assert!(state.stale_oss.is_empty());
+        let json = serde_json::to_string(&state).unwrap();
+        let back: State = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.settle_sums, state.settle_sums);
+        state.apply(4, &Rec::PlannerReset);
+        assert!(state.settle_sums.is_empty());
+        let json = serde_json::to_string(&state).unwrap();
+        assert!(!json.contains("settle_sums"), "{json}");
+        let back: State = serde_json::from_str(&json).unwrap();
+        assert!(back.settle_sums.is_empty());
     }
 
     #[test]

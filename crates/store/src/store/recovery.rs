@@ -249,6 +249,17 @@ struct Composed {
     lost: BTreeSet<(Pos, usize)>,
     /// Block rows holding a lost block: their parity is not rewritten but marked lost.
     lost_rows: BTreeSet<usize>,
+    /// Per block (`sums_index`): the crc32c of its bytes on disk, where they verified and
+    /// the decision kept them (before the settle lays cached bytes over): the `old` of the
+    /// settle's `Rec::SettleSums`.
+    old_sums: Vec<Option<u32>>,
+}
+
+/// Where block `i` of position `pos` is in a stripe's `StripeSums` (write order: column by
+/// column, row by row, as `write_settled_stripe`).
+fn sums_index(rows: usize, blocks: usize, pos: Pos, i: usize) -> usize {
+    assert!(pos.row < rows && i < blocks);
+    (pos.col * rows + pos.row) * blocks + i
 }
 
 /// Readable cached bytes a settle moves home: element byte range `offset_bytes..` of `pos`.
@@ -1651,6 +1662,14 @@ impl Store {
         let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
         let no_ranges = BTreeMap::new();
         let no_cut: Ranges = Vec::new();
+        // The checksums the settle that began journaled of those stripes (the last record
+        // of a stripe is its last writer's: see `known_by_settle_sums`).
+        let mut sums_of: BTreeMap<(u64, u64), crate::state::StripeSums> = BTreeMap::new();
+        for sums in &core.state.settle_sums {
+            if written_home_unknown.contains(&(sums.file, sums.stripe)) {
+                sums_of.insert((sums.file, sums.stripe), sums.clone());
+            }
+        }
         // An element the settle that began never wrote (see `settle_never_wrote`): it wrote
         // stripe after stripe in this order, element after element, and a kill leaves every
         // returned write on disk, so it wrote nothing of the stripes after that one.
@@ -1823,6 +1842,9 @@ impl Store {
             // their data element and in every parity element: where nothing else tells,
             // those bytes are lost, never decoded from a torn stripe.
             let mut torn_ranges: Option<BTreeMap<Pos, Ranges>> = None;
+            // Data blocks of a torn stripe its sums tell (old, new, or decoded from blocks
+            // of one version): known bytes, nothing to decide there.
+            let mut told: Vec<CachedPiece> = Vec::new();
             if written_home_unknown.contains(&(file, stripe)) {
                 if untouched {
                     // Never reached by the settle: as consistent as before.
@@ -1842,12 +1864,19 @@ impl Store {
                     }
                     torn_ranges = Some(torn);
                 }
+                // Whichever of the three: what the settle's sums prove is known (a stripe
+                // written whole may still hold blocks that fail their checksums: a kill
+                // between a block's payload and its checksum).
+                if let Some(sums) = sums_of.get(&(file, stripe)) {
+                    told = self.known_by_settle_sums(sums, file, stripe, &pieces)?;
+                }
             }
             let ranges = torn_ranges.as_ref().unwrap_or(ranges);
             let known = copies.remove(&(file, stripe));
             let had_copies = known.is_some();
             // Laid last, as known bytes: the settle's copies, then the never-written zeros.
             let mut known = known.unwrap_or_default();
+            known.extend(told);
             let zeros_from = known.len();
             known.extend(self.never_written_pieces(core, file, stripe));
             let copied = in_flight
@@ -1948,6 +1977,11 @@ impl Store {
             // An OSS whose read failed while this stripe was read goes on record before the
             // copies (they cover failed OSSs) and the home writes that skip it.
             self.fail_down_osses_on_record(core, false)?;
+            // What this stripe's blocks hold before and after its home writes, on record
+            // before the first (see `Rec::SettleSums`; a kill leaves the returned append).
+            if let Some(sums) = self.stripe_sums(file, stripe, &composed) {
+                self.journal(core, Rec::SettleSums(sums), false)?;
+            }
             if !overlay.is_empty() && !had_copies {
                 self.write_settle_copies(&core.state.failed_oss, file, stripe, &composed)?;
             }
@@ -2197,6 +2231,7 @@ impl Store {
         let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
         let mut held: BTreeMap<Pos, Vec<Held>> = BTreeMap::new();
         let mut keys: BTreeMap<Pos, (usize, ElementKey)> = BTreeMap::new();
+        let mut disk_sums: Vec<Option<u32>> = vec![None; g.rows * g.cols * blocks];
         for col in 0..g.cols {
             for row in 0..g.rows {
                 let pos = Pos { row, col };
@@ -2213,6 +2248,12 @@ impl Store {
                             state = vec![Held::Verified; blocks];
                             for i in failed {
                                 state[i] = Held::Failed;
+                            }
+                            let el = buf.element(pos);
+                            for i in (0..blocks).filter(|&i| state[i] == Held::Verified) {
+                                let bytes = &el[i * block..(i + 1) * block];
+                                disk_sums[sums_index(g.rows, blocks, pos, i)] =
+                                    Some(crc32c::crc32c(bytes));
                             }
                         }
                         Err(err) if err.is_missing() || err.is_unavailable() => {
@@ -2304,6 +2345,7 @@ impl Store {
             buf,
             lost: BTreeSet::new(),
             lost_rows: BTreeSet::new(),
+            old_sums: Vec::new(),
         };
         for i in 0..blocks {
             let suspects: Vec<Pos> = held
@@ -2481,6 +2523,19 @@ impl Store {
                 }
             }
         }
+        // The blocks whose bytes on disk the decision kept: their "old" sums.
+        for (&pos, _) in keys.iter() {
+            for i in 0..blocks {
+                let at = sums_index(g.rows, blocks, pos, i);
+                let kept = &composed.buf.element(pos)[i * block..(i + 1) * block];
+                if disk_sums[at].is_some_and(|crc| crc != crc32c::crc32c(kept))
+                    || composed.lost.contains(&(pos, i))
+                {
+                    disk_sums[at] = None;
+                }
+            }
+        }
+        composed.old_sums = disk_sums;
         Ok(composed)
     }
 
@@ -3676,6 +3731,177 @@ impl Store {
         Ok(self.code.verify(&buf).is_ok_and(|bad| bad.is_empty()))
     }
 
+    /// The data blocks of a stripe the settle that began may have torn (a column on an OSS
+    /// failed since it began, no settle copy), told by the checksums it journaled before
+    /// writing the stripe (`sums`, `Rec::SettleSums`), as the settle's new bytes: known
+    /// bytes for the settle that finishes it. Per block, every block read (checksums not
+    /// asked) is *new* when its bytes match the new sum (a data block also when they do
+    /// with the cached bytes `pieces` laid over: a block torn inside the cached range),
+    /// *old* when they match the old one (the bytes the settle found and kept), else
+    /// neither (torn, rotten, or a version nobody recorded). A data block that is new or
+    /// old tells itself (old with the cached bytes laid over is new: the same cached bytes,
+    /// the cache zone goes only after the settle's end). The others (the failed column, a
+    /// block neither old nor new) are decoded from the blocks of one version, the columns
+    /// without that version's bytes erased, within the code's tolerance, and taken only
+    /// where the decode matches that version's sum: the new stripe where the blocks the
+    /// settle wrote landed, the old stripe (old parity with the old data) where they did
+    /// not. Why both: a kill leaves each element old or new, so data partly new and both
+    /// parities old decode from the old ones (review s5s S2 remainder: recorded lost
+    /// before). Nothing is taken that its sum does not confirm: a block a decode passes
+    /// through is a version's own bytes (its sum) and the result is checked against its
+    /// own sum (crc32c, as every block checksum of the store). Last record of a stripe
+    /// wins: a later settle (the recovery of a cut one, itself cut) read the stripe as the
+    /// earlier one left it, so its old sums are of those bytes and its new ones are the
+    /// bytes it wrote; a block of the earlier settle's version that the later one changed
+    /// matches neither and is decided without it.
+    fn known_by_settle_sums(
+        &self,
+        sums: &crate::state::StripeSums,
+        file: u64,
+        stripe: u64,
+        pieces: &[CachedPiece],
+    ) -> Result<Vec<CachedPiece>, StoreError> {
+        assert_eq!((sums.file, sums.stripe), (file, stripe));
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        let blocks = e / block;
+        let Some(told) = crate::state::decode_block_sums(&sums.sums)
+            .filter(|told| told.len() == g.rows * g.cols * blocks)
+        else {
+            return Ok(Vec::new()); // not sums of this geometry: nothing told
+        };
+        // Every element as on disk, and which of them have bytes.
+        let mut disk = StripeBuf::zeroed(g.rows, g.cols, e);
+        let mut positions: Vec<Pos> = Vec::new();
+        let mut present: BTreeSet<Pos> = BTreeSet::new();
+        for col in 0..g.cols {
+            for row in 0..g.rows {
+                let pos = Pos { row, col };
+                let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                    continue;
+                };
+                positions.push(pos);
+                let b = &self.backends[oss];
+                if !b.healthy() {
+                    continue;
+                }
+                self.count(oss, key.zone, Op::Read, key.zone == Zone::Parity);
+                match b.read_unverified(key, disk.element_mut(pos)) {
+                    Ok(_) => {
+                        present.insert(pos);
+                    }
+                    Err(err) if err.is_missing() || err.is_unavailable() => {}
+                    Err(err) => return Err(err.into()),
+                }
+            }
+        }
+        let is_data = |pos: Pos| matches!(g.cell(pos), Cell::Data(_));
+        // Block `i` of data position `pos` with the cached bytes laid over.
+        let laid_over = |pos: Pos, i: usize, bytes: &mut [u8]| {
+            let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
+            for p in pieces.iter().filter(|p| p.pos == pos) {
+                let (a, z) = (
+                    p.offset_bytes.max(start),
+                    (p.offset_bytes + p.bytes.len() as u64).min(end),
+                );
+                if a < z {
+                    let from = (a - p.offset_bytes) as usize..(z - p.offset_bytes) as usize;
+                    bytes[(a - start) as usize..(z - start) as usize]
+                        .copy_from_slice(&p.bytes[from]);
+                }
+            }
+        };
+        let mut known = Vec::new();
+        for i in 0..blocks {
+            let sum = |pos: Pos| told[sums_index(g.rows, blocks, pos, i)];
+            // Per version, the positions whose block holds that version's bytes.
+            let mut new_of: BTreeMap<Pos, Vec<u8>> = BTreeMap::new();
+            let mut old_of: BTreeMap<Pos, Vec<u8>> = BTreeMap::new();
+            for &pos in &present {
+                let on_disk = &disk.element(pos)[i * block..(i + 1) * block];
+                let crc = crc32c::crc32c(on_disk);
+                let s = sum(pos);
+                if s.old == Some(crc) {
+                    old_of.insert(pos, on_disk.to_vec());
+                }
+                if s.new == Some(crc) {
+                    new_of.insert(pos, on_disk.to_vec());
+                } else if s.new.is_some() && is_data(pos) {
+                    let mut laid = on_disk.to_vec();
+                    laid_over(pos, i, &mut laid);
+                    if s.new == Some(crc32c::crc32c(&laid)) {
+                        new_of.insert(pos, laid);
+                    }
+                }
+            }
+            // The data blocks that tell themselves: their new bytes.
+            let mut told_new: BTreeMap<Pos, Vec<u8>> = BTreeMap::new();
+            for &pos in positions.iter().filter(|&&p| is_data(p)) {
+                if let Some(bytes) = new_of.get(&pos) {
+                    told_new.insert(pos, bytes.clone());
+                } else if let Some(bytes) = old_of.get(&pos) {
+                    let mut bytes = bytes.clone();
+                    laid_over(pos, i, &mut bytes);
+                    told_new.insert(pos, bytes);
+                }
+            }
+            // The others decoded from one version's blocks, confirmed by that version's sum.
+            for (new, of) in [(true, &new_of), (false, &old_of)] {
+                let untold: Vec<Pos> = positions
+                    .iter()
+                    .copied()
+                    .filter(|&p| is_data(p) && !told_new.contains_key(&p))
+                    .collect();
+                if untold.is_empty() {
+                    break;
+                }
+                let mut erased: Vec<usize> = positions
+                    .iter()
+                    .filter(|p| !of.contains_key(p))
+                    .map(|p| p.col)
+                    .collect();
+                erased.sort_unstable();
+                erased.dedup();
+                if erased.is_empty() || erased.len() > self.tolerance() {
+                    continue;
+                }
+                let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+                for (&pos, bytes) in of.iter() {
+                    row.element_mut(pos).copy_from_slice(bytes);
+                }
+                if self.code.decode(&mut row, &erased).is_err() {
+                    continue;
+                }
+                for pos in untold {
+                    assert!(
+                        erased.contains(&pos.col),
+                        "an untold block is not of this version"
+                    );
+                    let s = sum(pos);
+                    let want = if new { s.new } else { s.old };
+                    let decoded = row.element(pos);
+                    if want == Some(crc32c::crc32c(decoded)) {
+                        let mut bytes = decoded.to_vec();
+                        if !new {
+                            laid_over(pos, i, &mut bytes);
+                        }
+                        told_new.insert(pos, bytes);
+                    }
+                }
+            }
+            for (pos, bytes) in told_new {
+                known.push(CachedPiece {
+                    pos,
+                    offset_bytes: (i * block) as u64,
+                    bytes,
+                    parity_covers: true,
+                });
+            }
+        }
+        Ok(known)
+    }
+
     /// The first data element (in write order) of this stripe that the settle that began
     /// never wrote, if one tells: a home block of it verifies (whole: old bytes under their checksum, or the settle's under
     /// its) and differs from the readable cached bytes `pieces` the settle laid over all of
@@ -4096,6 +4322,47 @@ impl Store {
         let mut other = bytes.to_vec();
         other[0] ^= 1;
         Ok(!b.checksum_matches(key, i, &other)?)
+    }
+
+    /// The checksums of a settled stripe for `Rec::SettleSums`: per block of every position,
+    /// of the bytes `write_settled_stripe` writes (none for a block it marks lost) and of
+    /// the bytes it found and kept (`Composed::old_sums`). `None` for a stripe too large
+    /// for one record (`STRIPE_SUMS_BYTES_MAX`): no sums, recovery decides as without them.
+    fn stripe_sums(
+        &self,
+        file: u64,
+        stripe: u64,
+        c: &Composed,
+    ) -> Option<crate::state::StripeSums> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let blocks = self.sb.element_bytes / block;
+        assert_eq!(c.old_sums.len(), g.rows * g.cols * blocks);
+        let mut sums = vec![crate::state::BlockSums::default(); c.old_sums.len()];
+        for col in 0..g.cols {
+            for row in 0..g.rows {
+                let pos = Pos { row, col };
+                let Some((_, key)) = self.home_key(file, stripe, pos) else {
+                    continue;
+                };
+                let parity = key.zone == Zone::Parity;
+                let el = c.buf.element(pos);
+                for i in 0..blocks {
+                    let marked = if parity {
+                        c.lost_rows.contains(&i)
+                    } else {
+                        c.lost.contains(&(pos, i))
+                    };
+                    let at = sums_index(g.rows, blocks, pos, i);
+                    sums[at] = crate::state::BlockSums {
+                        new: (!marked).then(|| crc32c::crc32c(&el[i * block..(i + 1) * block])),
+                        old: c.old_sums[at],
+                    };
+                }
+            }
+        }
+        let sums = crate::state::encode_block_sums(&sums)?;
+        Some(crate::state::StripeSums { file, stripe, sums })
     }
 
     /// Write a settled stripe: every element of a healthy OSS, except lost data blocks and
