@@ -18,7 +18,10 @@ Env: EIO=1|sticky (instead of a kill the N-th durable call fails with EIO, EIOSH
   scripts/eioshim.c built; FAILS may then take the whole tolerance), EXARAID, SHIM (kill shim, scripts/killshim.c), POINTS (default 30), FAILS (comma list of
   OSSs failed before, "none" for none; default the tolerance - 1 OSSs 0, 2, 4, ...;
   `end` with OSSs failed before START refuses window writes that would go to them), LAST (the OSS of the last
-  failure; default the first healthy one after the kill), REPRO_DIR (scratch), KEEP=1.
+  failure; default the first healthy one after the kill), REPRO_DIR (scratch), KEEP=1,
+  DEAD=1 (s5s S1/S2 with more failures: after the kill the LAST OSS's directory is emptied
+  before anything reopens the store, then `fail --oss LAST`; LOST is reported, WRONG is the bug),
+  EARLY=1 (the last failure right after the kill, before the killed rebuild / scrub is rerun).
 After each kill point: every file reads its old or new bytes (per byte for a write), the rerun
 of a killed rebuild / scrub, END of open windows, the LAST failure (tolerance reached) and
 every file again, then `rebuild --oss` of each failed OSS in turn (every file read after each),
@@ -180,6 +183,30 @@ def main():
                 files["f1"] = [inp]
             elif name == "flush":
                 files["f3"] = [None]
+        if os.environ.get("DEAD") and killed:
+            # s5s S1/S2 with more failures: the LAST OSS's disk dies between the kill and
+            # the next open (its directory emptied, nothing recovered yet), then `fail`
+            dead = int(os.environ.get("LAST") or next(o for o in range(noss) if o not in fails))
+            shutil.rmtree(os.path.join(d, "oss-%d" % dead))
+            os.makedirs(os.path.join(d, "oss-%d" % dead))
+            q = run(["fail", d, "--oss", str(dead)])
+            lost = [l for l in q.stdout.decode(errors="replace").splitlines() if l.startswith("LOST")]
+            if q.returncode != 0:
+                bad.append("fail of the dead OSS %d rc %d: %s" % (dead, q.returncode, q.stderr.decode(errors="replace")[-300:].strip()))
+            if lost:
+                bad.append("dead OSS %d: fail recorded %d LOST lines, e.g. %s" % (dead, len(lost), lost[0][:160]))
+            bad += check(d, files, "dead OSS %d" % dead)
+        if os.environ.get("EARLY") and killed:
+            # the last failure BEFORE the killed rebuild / scrub is run again (a half-rebuilt
+            # OSS, a half-repaired stripe): every acknowledged byte must still read
+            down = unhealthy(d) or list(fails)
+            early = int(os.environ.get("LAST") or next(o for o in range(noss) if o not in down and o not in fails))
+            if len(down) < tol:
+                q = run(["fail", d, "--oss", str(early)])
+                if q.returncode != 0:
+                    bad.append("early last fail (OSS %d) rc %d: %s" % (early, q.returncode, q.stderr.decode(errors="replace")[-300:].strip()))
+                else:
+                    bad += check(d, files, "early last failure (OSS %d) before finishing" % early)
         for a in finish:
             q = run(a)
             if q.returncode not in (0, 2) and not (a[0] == "rebuild" and b"is healthy" in q.stderr):
