@@ -9,15 +9,15 @@ bytes of the cut write (its range must read old or new per byte).
 Without any OSS failed first (FAILS=): the same at N = 10, 13, 16 (1,881 bytes of 16384..18284);
 CODE=dcode:5 FAILS= N=11: 4,064 bytes.
 Usage: repro-xcode-dead-torn.py [N] [TRIES]   Env: EXARAID, SHIM (scripts/killshim.c built),
-REPRO_DIR, CODE (default xcode:5), NOSS (6), FAILS (OSSs failed first, default 0; empty: none), SEED (403). Prints one line per try; stops at the first wrong get."""
+REPRO_DIR, CODE (default xcode:5), NOSS (6), DEAD (the dead OSS, 3), FAILS (OSSs failed first, default 0; empty: none), SEED (403), WP (rmw). Prints one line per try; stops at the first wrong get."""
 import os, sys, shutil, importlib.util
 os.environ.setdefault("EXARAID", "/work/target-s8r/release/exaraid"); os.environ.setdefault("SHIM", "/tmp/s8r-killshim.so")
 spec = importlib.util.spec_from_file_location("mf", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "multifail-kill.py"))
 mf = importlib.util.module_from_spec(spec); spec.loader.exec_module(mf); cg = mf.cg
-n = int(sys.argv[1]) if len(sys.argv) > 1 else 14; tries = int(sys.argv[2]) if len(sys.argv) > 2 else 3; dead = 3
+n = int(sys.argv[1]) if len(sys.argv) > 1 else 14; tries = int(sys.argv[2]) if len(sys.argv) > 2 else 3; dead = int(os.environ.get("DEAD", "3"))
 d = os.path.join(os.environ.get("REPRO_DIR") or cg.scratch("s8r-xdt"), "s")
 for t in range(tries):
-    files, cmd, inp, finish, note = mf.setup("write", os.environ.get("CODE", "xcode:5"), int(os.environ.get("NOSS", "6")), 4096, "rmw", int(os.environ.get("SEED", "403")), d,
+    files, cmd, inp, finish, note = mf.setup("write", os.environ.get("CODE", "xcode:5"), int(os.environ.get("NOSS", "6")), 4096, os.environ.get("WP", "rmw"), int(os.environ.get("SEED", "403")), d,
                                           [int(x) for x in os.environ.get("FAILS", "0").split(",") if x])
     off = int(cmd[cmd.index("--offset") + 1])
     p = cg.run(cmd, inp, kill_n=n, tear=True)
