@@ -6,7 +6,7 @@ bit flips in OSS files and kill -9 of commands, on a small store (stripe unit 40
 step `get` is compared with a model. Stops at the first divergence and prints the log.
 
 Usage: scripts/fuzz-store.py CODE PATH SEED SEQUENCES STEPS
-  CODE: raid5 raid6 rs evenodd rdp xcode dcode; PATH: rmw wcl delayed
+  CODE: raid5 raid6 rs evenodd rdp xcode dcode rs83 rs43 rs64 hcode hdp; PATH: rmw wcl delayed
   EXARAID=path/to/exaraid (default target/debug/exaraid). FUZZ_UNIT=65536 (stripe unit, default
   4096), FUZZ_EXTRA_OSS=N (odd seeds get N more OSSs than the width, default 1); CODE rs83 = rs 8+3. Scratch stores go to
   $EXARAID_FUZZ_DIR (default /tmp/r3f/). put and rm of a file with an open window must be refused.
@@ -24,6 +24,11 @@ CODES = {
  "xcode": (["--code","xcode","--p","5"], 5, 2),
  "dcode": (["--code","dcode","--p","5"], 5, 2),
  "rs83": (["--code","rs","--k","8","--m","3"], 11, 3),
+ # review s8r: m = 3 and 4, and the two array codes the fuzzer never ran
+ "rs43": (["--code","rs","--k","4","--m","3"], 7, 3),
+ "rs64": (["--code","rs","--k","6","--m","4"], 10, 4),
+ "hcode": (["--code","hcode","--p","5"], 6, 2),
+ "hdp": (["--code","hdp","--p","5"], 4, 2),
 }
 LOG = []
 def run(args, inp=b"", kill=None):
