@@ -18,13 +18,9 @@
 mod common;
 use common::*;
 
-use std::path::Path;
-
 use exaraid_codes::{CodeKind, CodeSpec};
 use exaraid_store::{StoreError, WritePath};
 
-/// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
-const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
 /// Crash images per dead OSS (each one store copied and recovered).
 const IMAGES_PER_DEAD_OSS: usize = 8;
 
@@ -34,37 +30,6 @@ enum Slot {
     Landed,
     ChecksumOnly,
     PayloadOnly,
-}
-
-/// A slot of an object file: `(oss, file name, slot)`.
-type Unit = (usize, String, usize);
-
-fn changed_units(before: &Path, after: &Path, oss_count: usize) -> Vec<Unit> {
-    let mut units = Vec::new();
-    for oss in 0..oss_count {
-        for name in object_names(after, oss) {
-            let x = std::fs::read(object_file(before, oss, &name)).unwrap_or_default();
-            let y = std::fs::read(object_file(after, oss, &name)).unwrap();
-            for slot in 0..y.len() / SLOT_BYTES {
-                let r = slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES;
-                if x.get(r.clone()) != Some(&y[r]) {
-                    units.push((oss, name.clone(), slot));
-                }
-            }
-        }
-    }
-    units
-}
-
-fn copy_slot_bytes(from: &Path, to: &Path, (oss, name, slot): &Unit, r: std::ops::Range<usize>) {
-    let src = std::fs::read(object_file(from, *oss, name)).unwrap();
-    let mut dst = std::fs::read(object_file(to, *oss, name)).unwrap_or_default();
-    let at = slot * SLOT_BYTES;
-    if dst.len() < at + SLOT_BYTES {
-        dst.resize(at + SLOT_BYTES, 0);
-    }
-    dst[at + r.start..at + r.end].copy_from_slice(&src[at + r.start..at + r.end]);
-    std::fs::write(object_file(to, *oss, name), dst).unwrap();
 }
 
 /// A small deterministic generator (xorshift64*): the images are the same on every run.
@@ -129,7 +94,7 @@ fn never_wrong(code: CodeSpec, oss_count: usize) -> (usize, usize) {
     store.write("f", cut_at as u64, &new).unwrap();
     store.close().unwrap();
     copy_tree(&dir, &after);
-    let units = changed_units(&saved, &after, oss_count);
+    let units = changed_slots(&saved, &after, oss_count, |_, _| true);
     assert!(units.len() >= 4, "{code}: the cut write changed {units:?}");
 
     let mut draw = Draw(0x9e37_79b9_7f4a_7c15);

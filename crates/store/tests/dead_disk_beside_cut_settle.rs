@@ -42,8 +42,6 @@ use exaraid_store::journal::Journal;
 use exaraid_store::state::Rec;
 use exaraid_store::{OpenOptions, Store, StoreError, WritePath};
 
-/// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
-const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
 /// The cached write the settle moves home: bytes 1000..1600 of data element `CUT_DATA` of
 /// stripe 0.
 const CUT_AT: u64 = 1000;
@@ -74,9 +72,6 @@ const IMAGES: [Block; 4] = [
     Block::PayloadOnly,
 ];
 
-/// A slot of an object file: `(oss, file name, slot)`.
-type Unit = (usize, String, usize);
-
 /// Fails every home write (data and parity) once armed: the settle is cut before its first
 /// home write, with its records (`SettleBegin`, the stripe's `SettleSums`) journaled.
 #[derive(Default)]
@@ -94,42 +89,6 @@ impl Hook for CutSettle {
             why: "injected: the settle is cut here".into(),
         })
     }
-}
-
-/// The home slots (data and parity objects) whose bytes differ between two trees.
-fn changed_home_units(before: &Path, after: &Path, oss_count: usize) -> Vec<Unit> {
-    let mut units = Vec::new();
-    for oss in 0..oss_count {
-        let home = object_names(before, oss)
-            .into_iter()
-            .filter(|n| n.ends_with(".data") || n.ends_with(".parity"));
-        for name in home {
-            let x = std::fs::read(object_file(before, oss, &name)).unwrap();
-            let y = std::fs::read(object_file(after, oss, &name)).unwrap();
-            assert_eq!(x.len(), y.len(), "the settle grew no home file");
-            for slot in 0..x.len() / SLOT_BYTES {
-                let r = slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES;
-                if x[r.clone()] != y[r] {
-                    units.push((oss, name.clone(), slot));
-                }
-            }
-        }
-    }
-    units
-}
-
-/// Copy the bytes `range` of slot `unit` from the tree `from` into `to`.
-fn copy_slot_bytes(
-    from: &Path,
-    to: &Path,
-    (oss, name, slot): &Unit,
-    range: std::ops::Range<usize>,
-) {
-    let src = std::fs::read(object_file(from, *oss, name)).unwrap();
-    let mut dst = std::fs::read(object_file(to, *oss, name)).unwrap();
-    let at = slot * SLOT_BYTES;
-    dst[at + range.start..at + range.end].copy_from_slice(&src[at + range.start..at + range.end]);
-    std::fs::write(object_file(to, *oss, name), dst).unwrap();
 }
 
 /// On tmpfs when there is one: the test opens many copies of a small store.
@@ -219,7 +178,9 @@ fn scene(code: CodeSpec) -> Scene {
     assert_eq!(sums, vec![(id, 0)], "{code}: the sums of the one stripe");
     assert!(!records.iter().any(|(_, r)| matches!(r, Rec::PlannerReset)));
 
-    let units = changed_home_units(&saved, &after, cols);
+    let units = changed_slots(&saved, &after, cols, |_, name| {
+        name.ends_with(".data") || name.ends_with(".parity")
+    });
     let holds_new = |u: &Unit| {
         let f = std::fs::read(object_file(&after, u.0, &u.1)).unwrap();
         let p = u.2 * SLOT_BYTES + CUT_AT as usize;

@@ -27,13 +27,11 @@
 mod common;
 use common::*;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::{Store, StoreError, WritePath};
 
-/// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
-const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
 /// The cut write: bytes 1000..1600 of data element `CUT_DATA` of stripe 0.
 const CUT_AT: u64 = 1000;
 const CUT_BYTES: usize = 600;
@@ -54,42 +52,6 @@ enum Block {
     PayloadOnly,
 }
 const BLOCKS: [Block; 3] = [Block::Old, Block::Landed, Block::ChecksumOnly];
-
-/// A slot of an object file: `(oss, file name, slot)`.
-type Unit = (usize, String, usize);
-
-/// The slots whose bytes differ between two trees of the same store.
-fn changed_units(before: &Path, after: &Path, oss_count: usize) -> Vec<Unit> {
-    let mut units = Vec::new();
-    for oss in 0..oss_count {
-        for name in object_names(before, oss) {
-            let x = std::fs::read(object_file(before, oss, &name)).unwrap();
-            let y = std::fs::read(object_file(after, oss, &name)).unwrap();
-            assert_eq!(x.len(), y.len(), "the write grew no file");
-            for slot in 0..x.len() / SLOT_BYTES {
-                let r = slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES;
-                if x[r.clone()] != y[r] {
-                    units.push((oss, name.clone(), slot));
-                }
-            }
-        }
-    }
-    units
-}
-
-/// Copy the bytes `range` of slot `unit` from the tree `from` into `to`.
-fn copy_slot_bytes(
-    from: &Path,
-    to: &Path,
-    (oss, name, slot): &Unit,
-    range: std::ops::Range<usize>,
-) {
-    let src = std::fs::read(object_file(from, *oss, name)).unwrap();
-    let mut dst = std::fs::read(object_file(to, *oss, name)).unwrap();
-    let at = slot * SLOT_BYTES;
-    dst[at + range.start..at + range.end].copy_from_slice(&src[at + range.start..at + range.end]);
-    std::fs::write(object_file(to, *oss, name), dst).unwrap();
-}
 
 /// The disk of OSS `oss` is gone: its directory is there again, empty (a new disk mounted).
 /// One store, saved before the cut write and after it, and where things are.
@@ -141,7 +103,7 @@ fn scene(code: CodeSpec) -> Scene {
     store.write("f", stale_at as u64, &again).unwrap();
     model[stale_at..stale_at + UNIT].copy_from_slice(&again);
     store.close().unwrap();
-    let stale_units = changed_units(&older, &dir, cols);
+    let stale_units = changed_slots(&older, &dir, cols, |_, _| true);
     copy_tree(&dir, &saved);
 
     let cut_at = layout.file_offset(0, CUT_DATA, CUT_AT) as usize;
@@ -151,7 +113,7 @@ fn scene(code: CodeSpec) -> Scene {
     store.close().unwrap();
     copy_tree(&dir, &after);
 
-    let units = changed_units(&saved, &after, cols);
+    let units = changed_slots(&saved, &after, cols, |_, _| true);
     let holds_new = |u: &Unit| {
         let f = std::fs::read(object_file(&after, u.0, &u.1)).unwrap();
         let p = u.2 * SLOT_BYTES + CUT_AT as usize;

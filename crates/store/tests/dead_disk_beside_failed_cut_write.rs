@@ -32,8 +32,6 @@ use exaraid_store::journal::Journal;
 use exaraid_store::state::{Input, Rec};
 use exaraid_store::{Store, StoreError, WritePath};
 
-/// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
-const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
 /// The cut write: bytes 1000..1600 of data element `CUT_DATA` of stripe 0.
 const CUT_AT: u64 = 1000;
 const CUT_BYTES: usize = 600;
@@ -59,42 +57,6 @@ const BLOCKS: [Block; 4] = [
     Block::PayloadOnly,
     Block::ChecksumOnly,
 ];
-
-/// A slot of an object file: `(oss, file name, slot)`.
-type Unit = (usize, String, usize);
-
-/// The slots whose bytes differ between two trees of the same store (OSS `skip` left out).
-fn changed_units(before: &Path, after: &Path, oss_count: usize, skip: usize) -> Vec<Unit> {
-    let mut units = Vec::new();
-    for oss in (0..oss_count).filter(|&o| o != skip) {
-        for name in object_names(after, oss) {
-            let x = std::fs::read(object_file(before, oss, &name)).unwrap();
-            let y = std::fs::read(object_file(after, oss, &name)).unwrap();
-            assert_eq!(x.len(), y.len(), "the write grew no file");
-            for slot in 0..x.len() / SLOT_BYTES {
-                let r = slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES;
-                if x[r.clone()] != y[r] {
-                    units.push((oss, name.clone(), slot));
-                }
-            }
-        }
-    }
-    units
-}
-
-/// Copy the bytes `range` of slot `unit` from the tree `from` into `to`.
-fn copy_slot_bytes(
-    from: &Path,
-    to: &Path,
-    (oss, name, slot): &Unit,
-    range: std::ops::Range<usize>,
-) {
-    let src = std::fs::read(object_file(from, *oss, name)).unwrap();
-    let mut dst = std::fs::read(object_file(to, *oss, name)).unwrap();
-    let at = slot * SLOT_BYTES;
-    dst[at + range.start..at + range.end].copy_from_slice(&src[at + range.start..at + range.end]);
-    std::fs::write(object_file(to, *oss, name), dst).unwrap();
-}
 
 /// Rewrite the journal of the store in `dir` without its records from the first `Durable`
 /// after the write's input on (a kill after the write's block writes, before it was
@@ -172,7 +134,7 @@ fn scene(code: CodeSpec) -> Scene {
         "{code}: the write journals the failed column's copy before its block writes"
     );
 
-    let units = changed_units(&saved, &after, cols, failed);
+    let units = changed_slots(&saved, &after, cols, |oss, _| oss != failed);
     let holds_new = |u: &Unit| {
         let f = std::fs::read(object_file(&after, u.0, &u.1)).unwrap();
         let p = u.2 * SLOT_BYTES + CUT_AT as usize;

@@ -36,8 +36,6 @@ use exaraid_store::state::{Input, Rec, State};
 use exaraid_store::superblock::read_checked;
 use exaraid_store::{Store, StoreError, WritePath};
 
-/// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
-const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
 /// The cut write: bytes 1000..1600 of data element `CUT_DATA` of stripe 0.
 const CUT_AT: u64 = 1000;
 const CUT_BYTES: usize = 600;
@@ -79,55 +77,6 @@ const BLOCKS: [Block; 4] = [
     Block::ChecksumOnly,
     Block::PayloadOnly,
 ];
-
-/// A slot of an object file: `(oss, file name, slot)`.
-type Unit = (usize, String, usize);
-
-fn object_file(dir: &Path, oss: usize, name: &str) -> PathBuf {
-    dir.join(format!("oss-{oss}")).join("objects").join(name)
-}
-
-fn object_names(dir: &Path, oss: usize) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir.join(format!("oss-{oss}")).join("objects"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    v.sort();
-    v
-}
-
-/// The slots whose bytes differ between two trees of the same store.
-fn changed_units(before: &Path, after: &Path, oss_count: usize) -> Vec<Unit> {
-    let mut units = Vec::new();
-    for oss in 0..oss_count {
-        for name in object_names(after, oss) {
-            let x = std::fs::read(object_file(before, oss, &name)).unwrap_or_default();
-            let y = std::fs::read(object_file(after, oss, &name)).unwrap();
-            assert_eq!(x.len(), y.len(), "{name}: the write grew no file");
-            for slot in 0..x.len() / SLOT_BYTES {
-                let r = slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES;
-                if x[r.clone()] != y[r] {
-                    units.push((oss, name.clone(), slot));
-                }
-            }
-        }
-    }
-    units
-}
-
-/// Copy the bytes `range` of slot `unit` from the tree `from` into `to`.
-fn copy_slot_bytes(
-    from: &Path,
-    to: &Path,
-    (oss, name, slot): &Unit,
-    range: std::ops::Range<usize>,
-) {
-    let src = std::fs::read(object_file(from, *oss, name)).unwrap();
-    let mut dst = std::fs::read(object_file(to, *oss, name)).unwrap();
-    let at = slot * SLOT_BYTES;
-    dst[at + range.start..at + range.end].copy_from_slice(&src[at + range.start..at + range.end]);
-    std::fs::write(object_file(to, *oss, name), dst).unwrap();
-}
 
 /// Leave a write in flight, as a `kill -9` right after the store journaled its input does.
 fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u64) {
@@ -223,7 +172,7 @@ fn scene(code: CodeSpec, cut: Cut) -> Scene {
     copy_tree(&dir, &older);
     let again = pattern(4, UNIT);
     write_acked(&dir, &mut model, stale_at, &again);
-    let stale_units = changed_units(&older, &dir, cols);
+    let stale_units = changed_slots(&older, &dir, cols, |_, _| true);
     copy_tree(&dir, &saved);
 
     let cut_at = layout.file_offset(0, CUT_DATA, CUT_AT) as usize;
@@ -242,7 +191,7 @@ fn scene(code: CodeSpec, cut: Cut) -> Scene {
         .find(|rec| matches!(rec, Rec::WriteCrcs(_)));
     assert!(crcs.is_some(), "{code}: a WCL write journals its crcs");
 
-    let units = changed_units(&saved, &after, cols);
+    let units = changed_slots(&saved, &after, cols, |_, _| true);
     let holds_new = |u: &Unit| {
         let f = std::fs::read(object_file(&after, u.0, &u.1)).unwrap();
         let p = u.2 * SLOT_BYTES + CUT_AT as usize;

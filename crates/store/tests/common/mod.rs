@@ -249,3 +249,52 @@ pub fn scratch() -> tempfile::TempDir {
     }
     tempfile::tempdir().unwrap()
 }
+
+/// Bytes of one slot of an object file on disk: the payload, then one crc32c per 4 KiB block
+/// (crash-image tests copy slots, or parts of them, between trees of one store).
+pub const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
+
+/// A slot of an object file: `(oss, file name, slot)`.
+pub type Unit = (usize, String, usize);
+
+/// The slots whose bytes differ between two trees of the same store, in object files that
+/// `keep(oss, name)` takes (no object file grows between the two trees).
+pub fn changed_slots(
+    before: &Path,
+    after: &Path,
+    oss_count: usize,
+    keep: impl Fn(usize, &str) -> bool,
+) -> Vec<Unit> {
+    let mut units = Vec::new();
+    for oss in 0..oss_count {
+        for name in object_names(after, oss)
+            .into_iter()
+            .filter(|n| keep(oss, n))
+        {
+            let x = std::fs::read(object_file(before, oss, &name)).unwrap_or_default();
+            let y = std::fs::read(object_file(after, oss, &name)).unwrap();
+            assert_eq!(x.len(), y.len(), "{name}: no object file grew");
+            for slot in 0..x.len() / SLOT_BYTES {
+                let r = slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES;
+                if x[r.clone()] != y[r] {
+                    units.push((oss, name.clone(), slot));
+                }
+            }
+        }
+    }
+    units
+}
+
+/// Copy the bytes `range` of slot `unit` from the tree `from` into `to`.
+pub fn copy_slot_bytes(
+    from: &Path,
+    to: &Path,
+    (oss, name, slot): &Unit,
+    range: std::ops::Range<usize>,
+) {
+    let src = std::fs::read(object_file(from, *oss, name)).unwrap();
+    let mut dst = std::fs::read(object_file(to, *oss, name)).unwrap();
+    let at = slot * SLOT_BYTES;
+    dst[at + range.start..at + range.end].copy_from_slice(&src[at + range.start..at + range.end]);
+    std::fs::write(object_file(to, *oss, name), dst).unwrap();
+}
