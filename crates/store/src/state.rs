@@ -957,6 +957,14 @@ impl State {
                     // A fresh directory: its generation is recorded again from what it has.
                     self.oss_generations.remove(oss);
                 }
+                // From here on the planner may reuse the OSS's cache chunks: an address
+                // kept on a loss still on record (one `online` could not take back: a
+                // checksum failed there) would let a later `online` take back whatever was
+                // written there since, another file's bytes (review s8s S8-3). The bytes
+                // taken back are in the journal already (`Restore`).
+                for l in self.lost.iter_mut().filter(|l| l.oss == *oss) {
+                    l.cache_addr_bytes = None;
+                }
             }
             Rec::WindowStart { token, window } => {
                 self.next_window = self.next_window.max(window.window + 1);
@@ -1267,6 +1275,32 @@ mod tests {
         state.apply(1, &rec);
         state.apply(2, &Rec::PlannerReset);
         assert!(state.failed_column_copies.is_empty());
+    }
+
+    /// Review s8s S8-3: once the OSS is back, a loss left on record keeps no cache address
+    /// (its chunk may hold other bytes soon), so no later `online` takes it back.
+    #[test]
+    fn a_loss_left_on_record_at_online_forgets_its_cache_address() {
+        let mut state = State::default();
+        state.apply(
+            1,
+            &Rec::Fail {
+                oss: 2,
+                between_plans: true,
+            },
+        );
+        let lost = LostRange {
+            file: 7,
+            offset_bytes: 8192,
+            len_bytes: 4096,
+            oss: 2,
+            token: "t".into(),
+            cache_addr_bytes: Some(0),
+        };
+        state.apply(2, &Rec::Lost { ranges: vec![lost] });
+        state.apply(3, &Rec::Online { oss: 2 });
+        assert_eq!(state.lost.len(), 1, "the loss stays on record");
+        assert_eq!(state.lost[0].cache_addr_bytes, None);
     }
 
     /// Review s8s S8-1: bytes an interrupted `online` took back are written back later only
