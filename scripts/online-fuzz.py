@@ -7,7 +7,7 @@ point EXARAID_KILL_AT, then rerun). Checks: online exit 0 (or a clear refusal); 
 exactly (bytes outside status' lost ranges exact, lost ranges refuse); then the other m OSSs are
 failed so reads must decode through the onlined OSS's columns: every byte exact again.
 Usage: online-fuzz.py CODE ROUNDS [seed0]   CODE: raid5 raid6 rs:4:2
-Env: DOUBLE=1 (a second OSS Y failed after X, more writes, online X then Y), EXARAID, REPRO_DIR (/tmp/s8s-of), SHIM (killshim .so) with KILLSWEEP=1 (kill online at
+Env: INITARGS (more init options, e.g. "--window-timeout-ms 1"), DOUBLE=1 (a second OSS Y failed after X, more writes, online X then Y), EXARAID, REPRO_DIR (/tmp/s8s-of), SHIM (killshim .so) with KILLSWEEP=1 (kill online at
 each call 1..N, rerun), KILLAT=point (EXARAID_KILL_AT=point:n for n=1..4), WPATH=delayed|wcl."""
 import os, subprocess, sys, shutil, random, json
 
@@ -63,7 +63,7 @@ def one(code, seed):
     shutil.rmtree(d, ignore_errors=True)
     r = random.Random(seed)
     bad, notes = [], []
-    p = run(["init", d, "--oss", str(n), "--stripe-unit", str(UNIT), "--write-path", WPATH] + ca)
+    p = run(["init", d, "--oss", str(n), "--stripe-unit", str(UNIT), "--write-path", WPATH] + ca + os.environ.get("INITARGS", "").split())
     assert p.returncode == 0, p.stderr
     exp = {}
     for i in range(4):
