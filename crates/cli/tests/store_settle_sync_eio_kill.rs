@@ -33,6 +33,72 @@ fn put_over(base: &mut Vec<u8>, offset: usize, data: &[u8]) {
     base[offset..offset + data.len()].copy_from_slice(data);
 }
 
+/// The scene of both tests: raid5 over 5 OSSs on `write_path`, three files put and three
+/// acknowledged writes (on "delayed", inside a window open over f1), then a `flush` whose
+/// `sync_fail_n`-th fsync fails (sticky) and which is killed at `settle-synced:1`. Every
+/// acknowledged byte reads back and nothing is on record lost. Returns whether the flush
+/// met the failed sync and the kill after it.
+fn flush_sync_fails_then_killed(
+    dir: &Path,
+    shim: &Path,
+    write_path: &str,
+    sync_fail_n: u32,
+) -> bool {
+    let d = s(dir);
+    init_store(
+        d,
+        &["--oss", "5", "--code", "raid5", "--write-path", write_path],
+    );
+    let mut f1 = bytes(1, 40_000);
+    let f2 = bytes(2, 9_000);
+    let mut f3 = bytes(3, 70_000);
+    ok(&["store", "put", d, "f1"], &f1);
+    ok(&["store", "put", d, "f2"], &f2);
+    ok(&["store", "put", d, "f3"], &f3);
+    if write_path == "delayed" {
+        ok(&["store", "delayed", "start", d, "f1"], b"");
+    }
+    for (name, offset, data) in [
+        ("f1", 5_000, bytes(11, 3_000)),
+        ("f3", 20_000, bytes(12, 9_000)),
+        ("f1", 30_000, bytes(13, 12_000)),
+    ] {
+        ok(
+            &["store", "write", d, name, "--offset", &offset.to_string()],
+            &data,
+        );
+        put_over(if name == "f1" { &mut f1 } else { &mut f3 }, offset, &data);
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+        .args(["store", "flush", d])
+        .env("LD_PRELOAD", shim)
+        .env("SYNCFAILN", sync_fail_n.to_string())
+        .env("FAILSTICKY", "1")
+        .env(exaraid_store::torture::KILL_AT_ENV, "settle-synced:1")
+        .output()
+        .unwrap();
+    let killed = out.status.signal() == Some(9);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for (name, want) in [("f1", &f1), ("f2", &f2), ("f3", &f3)] {
+        let got = exaraid(&["store", "get", d, name], b"");
+        assert!(
+            got.status.success(),
+            "{write_path}: sync {sync_fail_n} failed, killed {killed}: get {name}: {}",
+            String::from_utf8_lossy(&got.stderr)
+        );
+        assert!(
+            got.stdout == *want,
+            "{write_path}: sync {sync_fail_n}: {name} wrong bytes"
+        );
+    }
+    let status = String::from_utf8(ok(&["store", "status", d, "--json"], b"")).unwrap();
+    assert!(
+        status.contains("\"lost_ranges\": []"),
+        "{write_path}: sync {sync_fail_n}: nothing recorded lost: {status}"
+    );
+    killed && stderr.contains("EIOSHIM: sync")
+}
+
 #[test]
 fn a_settle_whose_sync_fails_then_a_kill_loses_no_acknowledged_byte() {
     let tmp = fast_tempdir("settlesynceio");
@@ -42,55 +108,9 @@ fn a_settle_whose_sync_fails_then_a_kill_loses_no_acknowledged_byte() {
     let mut sync_failed_and_killed = 0;
     for sync_fail_n in 14..30 {
         let dir = tmp.path().join(format!("s{sync_fail_n}"));
-        let d = s(&dir);
-        init_store(d, &["--oss", "5", "--code", "raid5", "--write-path", "wcl"]);
-        let mut f1 = bytes(1, 40_000);
-        let f2 = bytes(2, 9_000);
-        let mut f3 = bytes(3, 70_000);
-        ok(&["store", "put", d, "f1"], &f1);
-        ok(&["store", "put", d, "f2"], &f2);
-        ok(&["store", "put", d, "f3"], &f3);
-        for (name, offset, data) in [
-            ("f1", 5_000, bytes(11, 3_000)),
-            ("f3", 20_000, bytes(12, 9_000)),
-            ("f1", 30_000, bytes(13, 12_000)),
-        ] {
-            ok(
-                &["store", "write", d, name, "--offset", &offset.to_string()],
-                &data,
-            );
-            put_over(if name == "f1" { &mut f1 } else { &mut f3 }, offset, &data);
-        }
-        let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-            .args(["store", "flush", d])
-            .env("LD_PRELOAD", &shim)
-            .env("SYNCFAILN", sync_fail_n.to_string())
-            .env("FAILSTICKY", "1")
-            .env(exaraid_store::torture::KILL_AT_ENV, "settle-synced:1")
-            .output()
-            .unwrap();
-        let killed = out.status.signal() == Some(9);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if killed && stderr.contains("EIOSHIM: sync") {
+        if flush_sync_fails_then_killed(&dir, &shim, "wcl", sync_fail_n) {
             sync_failed_and_killed += 1;
         }
-        for (name, want) in [("f1", &f1), ("f2", &f2), ("f3", &f3)] {
-            let got = exaraid(&["store", "get", d, name], b"");
-            assert!(
-                got.status.success(),
-                "sync {sync_fail_n} failed, killed {killed}: get {name}: {}",
-                String::from_utf8_lossy(&got.stderr)
-            );
-            assert!(
-                got.stdout == *want,
-                "sync {sync_fail_n}: {name} wrong bytes"
-            );
-        }
-        let status = String::from_utf8(ok(&["store", "status", d, "--json"], b"")).unwrap();
-        assert!(
-            status.contains("\"lost_ranges\": []"),
-            "sync {sync_fail_n}: nothing recorded lost: {status}"
-        );
     }
     assert!(
         sync_failed_and_killed >= 2,
@@ -118,59 +138,9 @@ fn a_delayed_window_flush_whose_sync_fails_then_a_kill_loses_no_window_byte() {
     // fails: fdatasync(.../oss-I/objects/...)" lines of a flush again).
     for sync_fail_n in [4, 7, 10, 13, 16] {
         let dir = tmp.path().join(format!("s{sync_fail_n}"));
-        let d = s(&dir);
-        init_store(
-            d,
-            &["--oss", "5", "--code", "raid5", "--write-path", "delayed"],
-        );
-        let mut f1 = bytes(1, 40_000);
-        let f2 = bytes(2, 9_000);
-        let mut f3 = bytes(3, 70_000);
-        ok(&["store", "put", d, "f1"], &f1);
-        ok(&["store", "put", d, "f2"], &f2);
-        ok(&["store", "put", d, "f3"], &f3);
-        ok(&["store", "delayed", "start", d, "f1"], b"");
-        for (name, offset, data) in [
-            ("f1", 5_000, bytes(11, 3_000)),
-            ("f3", 20_000, bytes(12, 9_000)),
-            ("f1", 30_000, bytes(13, 12_000)),
-        ] {
-            ok(
-                &["store", "write", d, name, "--offset", &offset.to_string()],
-                &data,
-            );
-            put_over(if name == "f1" { &mut f1 } else { &mut f3 }, offset, &data);
-        }
-        let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-            .args(["store", "flush", d])
-            .env("LD_PRELOAD", &shim)
-            .env("SYNCFAILN", sync_fail_n.to_string())
-            .env("FAILSTICKY", "1")
-            .env(exaraid_store::torture::KILL_AT_ENV, "settle-synced:1")
-            .output()
-            .unwrap();
-        let killed = out.status.signal() == Some(9);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if killed && stderr.contains("EIOSHIM: sync") {
+        if flush_sync_fails_then_killed(&dir, &shim, "delayed", sync_fail_n) {
             sync_failed_and_killed += 1;
         }
-        for (name, want) in [("f1", &f1), ("f2", &f2), ("f3", &f3)] {
-            let got = exaraid(&["store", "get", d, name], b"");
-            assert!(
-                got.status.success(),
-                "sync {sync_fail_n} failed, killed {killed}: get {name}: {}",
-                String::from_utf8_lossy(&got.stderr)
-            );
-            assert!(
-                got.stdout == *want,
-                "sync {sync_fail_n}: {name} wrong bytes"
-            );
-        }
-        let status = String::from_utf8(ok(&["store", "status", d, "--json"], b"")).unwrap();
-        assert!(
-            status.contains("\"lost_ranges\": []"),
-            "sync {sync_fail_n}: nothing recorded lost: {status}"
-        );
     }
     assert_eq!(
         sync_failed_and_killed, 5,
