@@ -308,7 +308,7 @@ fn rs_4_2_every_image_of_a_cut_settle_beside_a_dead_disk_reads_back() {
 /// parity tells neither (the data's old bytes are gone): lost, never guessed.
 #[test]
 fn raid5_a_cut_settle_beside_a_dead_disk_loses_only_new_data_beside_old_parity() {
-    use Block::*;
+    use self::Block::*;
     let lost = images_lost(CodeSpec::raid5(4));
     let payload_new = |b: Block| matches!(b, Landed | PayloadOnly);
     let mut expected = Vec::new();
@@ -327,7 +327,7 @@ fn raid5_a_cut_settle_beside_a_dead_disk_loses_only_new_data_beside_old_parity()
 /// is lost, never decoded through the torn block.
 #[test]
 fn raid6_a_torn_parity_block_beside_the_dead_disk_is_never_decoded_through() {
-    use Block::*;
+    use self::Block::*;
     let s = scene(CodeSpec::raid6(4));
     for blocks in [[Landed, Torn, Old], [Landed, Old, Torn]] {
         let what = format!("settle blocks {blocks:?}");
@@ -346,7 +346,7 @@ fn raid6_a_torn_parity_block_beside_the_dead_disk_is_never_decoded_through() {
 /// confirmed by its own sum and rebuilt; where it does not (the settle half landed), lost.
 #[test]
 fn raid6_a_rotten_block_beside_the_dead_disk_is_rebuilt_or_lost_never_wrong() {
-    use Block::*;
+    use self::Block::*;
     let s = scene(CodeSpec::raid6(4));
     for blocks in [[Old, Old, Old], [Landed, Landed, Landed]] {
         let what = format!("rot, settle blocks {blocks:?}");

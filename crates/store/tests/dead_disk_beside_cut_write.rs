@@ -41,16 +41,6 @@ const DEAD_DATA: usize = 0;
 /// A data element of stripe 0 neither written nor dead.
 const STALE_DATA: usize = 2;
 
-/// What a block the cut write changed holds in a crash image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Block {
-    Old,
-    Landed,
-    /// Its new checksum, its old payload (the kill came between the two).
-    ChecksumOnly,
-    /// Its new payload, its old checksum (a power loss that kept the payload write only).
-    PayloadOnly,
-}
 const BLOCKS: [Block; 3] = [Block::Old, Block::Landed, Block::ChecksumOnly];
 
 /// The disk of OSS `oss` is gone: its directory is there again, empty (a new disk mounted).
@@ -156,14 +146,7 @@ impl Scene {
         leave_write_in_flight_at(&self.dir, "f", self.cut_at as u64, CUT_BYTES as u64, 1);
         let units = std::iter::once(&self.data_unit).chain(&self.parity_units);
         for (unit, block) in units.zip(blocks) {
-            match block {
-                Block::Old => {}
-                Block::Landed => copy_slot_bytes(&self.after, &self.dir, unit, 0..SLOT_BYTES),
-                Block::ChecksumOnly => {
-                    copy_slot_bytes(&self.after, &self.dir, unit, UNIT..SLOT_BYTES)
-                }
-                Block::PayloadOnly => copy_slot_bytes(&self.after, &self.dir, unit, 0..UNIT),
-            }
+            lay_block(&self.after, &self.dir, unit, block);
         }
         lose_disk(&self.dir, self.dead);
         open_failing_unsynced(&self.dir, self.dead)

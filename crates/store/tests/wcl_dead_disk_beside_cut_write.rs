@@ -60,17 +60,6 @@ const DEAD_DATA: usize = 0;
 /// A cached data element neither written by the cut write nor dead.
 const STALE_DATA: usize = 2;
 
-/// What a block the cut write changed holds in a crash image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Block {
-    Old,
-    Landed,
-    /// Its new checksum, its old payload (a power loss that kept the later write only).
-    ChecksumOnly,
-    /// Its new payload, its old checksum (a kill between the two: the backend writes the
-    /// payload first).
-    PayloadOnly,
-}
 const BLOCKS: [Block; 4] = [
     Block::Old,
     Block::Landed,
@@ -250,14 +239,7 @@ impl Scene {
         }
         let units = std::iter::once(&self.data_unit).chain(&self.parity_units);
         for (unit, block) in units.zip(blocks) {
-            match block {
-                Block::Old => {}
-                Block::Landed => copy_slot_bytes(&self.after, &self.dir, unit, 0..SLOT_BYTES),
-                Block::ChecksumOnly => {
-                    copy_slot_bytes(&self.after, &self.dir, unit, UNIT..SLOT_BYTES)
-                }
-                Block::PayloadOnly => copy_slot_bytes(&self.after, &self.dir, unit, 0..UNIT),
-            }
+            lay_block(&self.after, &self.dir, unit, block);
         }
     }
 

@@ -298,3 +298,26 @@ pub fn copy_slot_bytes(
     dst[at + range.start..at + range.end].copy_from_slice(&src[at + range.start..at + range.end]);
     std::fs::write(object_file(to, *oss, name), dst).unwrap();
 }
+
+/// What a slot a cut write changed holds in a crash image built over the tree before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Block {
+    Old,
+    Landed,
+    /// Its new checksum, its old payload (a power loss that kept the later write only).
+    ChecksumOnly,
+    /// Its new payload, its old checksum (a kill between the two: the backend writes the
+    /// payload first).
+    PayloadOnly,
+}
+
+/// Lay `block` of slot `unit` into `dir` (a copy of the tree before the write) from `after`
+/// (the tree after it).
+pub fn lay_block(after: &Path, dir: &Path, unit: &Unit, block: Block) {
+    match block {
+        Block::Old => {}
+        Block::Landed => copy_slot_bytes(after, dir, unit, 0..SLOT_BYTES),
+        Block::ChecksumOnly => copy_slot_bytes(after, dir, unit, UNIT..SLOT_BYTES),
+        Block::PayloadOnly => copy_slot_bytes(after, dir, unit, 0..UNIT),
+    }
+}
