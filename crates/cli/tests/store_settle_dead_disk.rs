@@ -155,7 +155,10 @@ fn settle_cut_then_disk_gone(geometry: &[&str], kill_at: &str, oss: usize) -> Ve
 /// dead OSS's column new (OSS 0) and old (OSS 2, its element cut between payload and
 /// checksum); and in f1's second stripe (the review's 55,560 wrong bytes); on raid5, f1's
 /// first stripe cut after its data. Torn with the dead column's bytes beside the cut:
-/// `fail` records them lost (what the parity left cannot confirm).
+/// `fail` records them lost (what the parity left cannot confirm). (That was the old
+/// write order, data first; since session 9 the settle writes each stripe's parity first,
+/// so these points cut other elements of the same stripes, and raid6 loses nothing there:
+/// `crates/store/tests/dead_disk_beside_settle_write_order.rs`.)
 #[test]
 fn a_settle_cut_then_a_dead_disk_and_fail_never_read_wrong_bytes() {
     for (geometry, kill_at, oss) in [

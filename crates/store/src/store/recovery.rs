@@ -255,8 +255,40 @@ struct Composed {
     old_sums: Vec<Option<u32>>,
 }
 
-/// Where block `i` of position `pos` is in a stripe's `StripeSums` (write order: column by
-/// column, row by row, as `write_settled_stripe`).
+/// Benchmark only: set (to anything), a settle neither computes nor journals
+/// `Rec::SettleSums`, so that one binary measures the record's cost side by side
+/// (docs/results/s9b-s2.md). Never set by a test or in service: without the record,
+/// recovery records lost the bytes of a disk gone beside a cut settle that it decodes with
+/// it (review s5s S2).
+const BENCH_NO_SETTLE_SUMS_ENV: &str = "EXARAID_BENCH_NO_SETTLE_SUMS";
+
+/// Is [`BENCH_NO_SETTLE_SUMS_ENV`] set (read once per process)?
+fn settle_sums_skipped_for_bench() -> bool {
+    static SKIPPED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SKIPPED.get_or_init(|| std::env::var_os(BENCH_NO_SETTLE_SUMS_ENV).is_some())
+}
+
+/// The order a settle writes a stripe's elements home in (`write_settled_stripe`): every
+/// parity element first, then the data elements, each column by column, row by row. Why
+/// parity first (session 9, review s5s S2 remainder): the cached bytes the settle moves
+/// home stay in the cache zone until its end, so the new version of every data element is
+/// known, but a data element it rewrote has lost its old bytes for good. Data first, a
+/// kill between two data elements left the changed data new and the parity old: with a
+/// disk gone beside them, neither version decoded (old: the dead column and each changed
+/// data column unknown, more than the parities; new: the dead column and every parity),
+/// and `fail` recorded acknowledged bytes lost. Parity first, a kill leaves either no
+/// data element written (the old stripe decodes around the dead column and the parity
+/// elements already new, within the code's tolerance but for a parity torn inside its
+/// block) or every parity new (the new stripe decodes around the dead column alone).
+fn settle_write_order(g: &exaraid_codes::Geometry) -> Vec<Pos> {
+    let grid = || (0..g.cols).flat_map(|col| (0..g.rows).map(move |row| Pos { row, col }));
+    let parity = grid().filter(|&p| matches!(g.cell(p), Cell::Parity(_)));
+    let data = grid().filter(|&p| matches!(g.cell(p), Cell::Data(_)));
+    parity.chain(data).collect()
+}
+
+/// Where block `i` of position `pos` is in a stripe's `StripeSums` (column by column, row
+/// by row; not the write order since session 9: see `settle_write_order`).
 fn sums_index(rows: usize, blocks: usize, pos: Pos, i: usize) -> usize {
     assert!(pos.row < rows && i < blocks);
     (pos.col * rows + pos.row) * blocks + i
@@ -1979,7 +2011,12 @@ impl Store {
             self.fail_down_osses_on_record(core, false)?;
             // What this stripe's blocks hold before and after its home writes, on record
             // before the first (see `Rec::SettleSums`; a kill leaves the returned append).
-            if let Some(sums) = self.stripe_sums(file, stripe, &composed) {
+            let sums = if settle_sums_skipped_for_bench() {
+                None
+            } else {
+                self.stripe_sums(file, stripe, &composed)
+            };
+            if let Some(sums) = sums {
                 self.journal(core, Rec::SettleSums(sums), false)?;
             }
             if !overlay.is_empty() && !had_copies {
@@ -2250,7 +2287,10 @@ impl Store {
                                 state[i] = Held::Failed;
                             }
                             let el = buf.element(pos);
-                            for i in (0..blocks).filter(|&i| state[i] == Held::Verified) {
+                            let sums_wanted = !settle_sums_skipped_for_bench();
+                            for i in
+                                (0..blocks).filter(|&i| sums_wanted && state[i] == Held::Verified)
+                            {
                                 let bytes = &el[i * block..(i + 1) * block];
                                 disk_sums[sums_index(g.rows, blocks, pos, i)] =
                                     Some(crc32c::crc32c(bytes));
@@ -3917,7 +3957,8 @@ impl Store {
     ) -> Result<Option<Pos>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let mut element = vec![0u8; self.sb.element_bytes];
-        // In write order (`write_settled_stripe`): column by column, row by row.
+        // In write order among the data elements (`settle_write_order`): column by column,
+        // row by row.
         let mut first: Option<Pos> = None;
         for piece in pieces {
             if first.is_some_and(|f| (f.col, f.row) <= (piece.pos.col, piece.pos.row)) {
@@ -3964,14 +4005,13 @@ impl Store {
         Ok(first)
     }
 
-    /// Are the home elements the settle writes before `first` (`write_settled_stripe`'s
-    /// order: column by column, row by row) all on OSSs failed now? Then every element a
-    /// decode reads is one the settle never wrote.
+    /// Are the home elements the settle writes before `first` (`settle_write_order`: every
+    /// parity element, then the data elements before it) all on OSSs failed now? Then
+    /// every element a decode reads is one the settle never wrote.
     fn written_before_only_on_failed(&self, file: u64, stripe: u64, first: Pos) -> bool {
-        let g = self.layout.geometry();
-        (0..g.cols)
-            .flat_map(|col| (0..g.rows).map(move |row| Pos { row, col }))
-            .take_while(|p| (p.col, p.row) < (first.col, first.row))
+        settle_write_order(self.layout.geometry())
+            .into_iter()
+            .take_while(|&p| p != first)
             .filter_map(|p| self.home_key(file, stripe, p))
             .all(|(oss, _)| !self.backends[oss].healthy())
     }
@@ -4368,45 +4408,41 @@ impl Store {
     /// Write a settled stripe: every element of a healthy OSS, except lost data blocks and
     /// the parity of rows holding one, which are marked lost instead (see the module docs).
     fn write_settled_stripe(&self, file: u64, stripe: u64, c: &Composed) -> Result<(), StoreError> {
-        let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
         let blocks = self.sb.element_bytes / block;
         let mut marks: Vec<(usize, ElementKey, usize)> = Vec::new();
-        for col in 0..g.cols {
-            for row in 0..g.rows {
-                let pos = Pos { row, col };
-                let Some((oss, key)) = self.home_key(file, stripe, pos) else {
-                    continue;
-                };
-                let b = &self.backends[oss];
-                if !b.healthy() {
-                    // Failed on record (`fail_down_osses_on_record` before and after this
-                    // stripe's writes): a rebuild writes its slots.
-                    continue;
-                }
-                let parity = key.zone == Zone::Parity;
-                let skip = |i: usize| {
-                    if parity {
-                        c.lost_rows.contains(&i)
-                    } else {
-                        c.lost.contains(&(pos, i))
-                    }
-                };
-                let el = c.buf.element(pos);
-                let mut i = 0;
-                while i < blocks {
-                    if skip(i) {
-                        marks.push((oss, key, i));
-                        i += 1;
-                        continue;
-                    }
-                    let run_end = (i..blocks).find(|&j| skip(j)).unwrap_or(blocks);
-                    self.count(oss, key.zone, Op::Write, parity);
-                    b.write(key, i * block, &el[i * block..run_end * block])?;
-                    i = run_end;
-                }
-                crate::torture::kill_point(crate::torture::SETTLE_ELEMENT);
+        for pos in settle_write_order(self.layout.geometry()) {
+            let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                continue;
+            };
+            let b = &self.backends[oss];
+            if !b.healthy() {
+                // Failed on record (`fail_down_osses_on_record` before and after this
+                // stripe's writes): a rebuild writes its slots.
+                continue;
             }
+            let parity = key.zone == Zone::Parity;
+            let skip = |i: usize| {
+                if parity {
+                    c.lost_rows.contains(&i)
+                } else {
+                    c.lost.contains(&(pos, i))
+                }
+            };
+            let el = c.buf.element(pos);
+            let mut i = 0;
+            while i < blocks {
+                if skip(i) {
+                    marks.push((oss, key, i));
+                    i += 1;
+                    continue;
+                }
+                let run_end = (i..blocks).find(|&j| skip(j)).unwrap_or(blocks);
+                self.count(oss, key.zone, Op::Write, parity);
+                b.write(key, i * block, &el[i * block..run_end * block])?;
+                i = run_end;
+            }
+            crate::torture::kill_point(crate::torture::SETTLE_ELEMENT);
         }
         for (oss, key, i) in marks {
             self.backends[oss].mark_lost(key, i)?;
