@@ -37,7 +37,10 @@ fn rmw_scene(d: &str) -> Vec<(&'static str, Vec<u8>)> {
     ok(&["store", "put", d, "f1"], &bytes(1, 40_000));
     ok(&["store", "put", d, "f2"], &f2);
     ok(&["store", "put", d, "f3"], &f3);
-    ok(&["store", "write", d, "f1", "--offset", "5000"], &bytes(11, 3_000));
+    ok(
+        &["store", "write", d, "f1", "--offset", "5000"],
+        &bytes(11, 3_000),
+    );
     let w = bytes(12, 9_000);
     ok(&["store", "write", d, "f3", "--offset", "20000"], &w);
     f3[20_000..29_000].copy_from_slice(&w);
@@ -96,7 +99,8 @@ fn an_extents_log_sync_failing_in_rm_records_that_oss_failed_and_rm_succeeds() {
     );
     assert_eq!(rc, 0, "rm is done: {stderr}");
     assert!(
-        stderr.contains("OSS 0 (") && stderr.contains("is recorded failed")
+        stderr.contains("OSS 0 (")
+            && stderr.contains("is recorded failed")
             && stderr.contains("exaraid store rebuild"),
         "a warning names OSS 0 failed and the rebuild: {stderr}"
     );

@@ -77,7 +77,11 @@ fn a_write_whose_syncs_fail_on_two_osses_then_a_kill_at_any_record_reads_no_stal
     // and the first half of the other, whose second half (acknowledged, unchanged) shares
     // its parity rows with bytes the write changed on the first.
     let oss_of = |element: usize| store.layout().locate(id, (element * UNIT) as u64).oss;
-    let (lo, hi) = if oss_of(0) < oss_of(1) { (0, 1) } else { (1, 0) };
+    let (lo, hi) = if oss_of(0) < oss_of(1) {
+        (0, 1)
+    } else {
+        (1, 0)
+    };
     let (lo_oss, hi_oss) = (oss_of(lo), oss_of(hi));
     store.close().unwrap();
     // The two OSSs as of their last sync: what a disk that drops unsynced pages keeps.
