@@ -1709,7 +1709,11 @@ impl Backend for DirBackend {
         self.check_up()?;
         let _one_sync_at_a_time = self.sync_lock.lock();
         self.check_no_failed_sync()?;
-        let dirty: Vec<(u64, Zone)> = self.dirty.lock().drain().collect();
+        let mut dirty: Vec<(u64, Zone)> = self.dirty.lock().drain().collect();
+        // In key order, not the set's: the same command then issues the same fsyncs in the
+        // same order every run, so a fault injected at the n-th fsync
+        // (`scripts/sync-eio-sweep.py`) hits the same file each time.
+        dirty.sort_unstable();
         self.sync_point("taken");
         for (i, &(object, zone)) in dirty.iter().enumerate() {
             let synced = match self.file(object, zone, false) {

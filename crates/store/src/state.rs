@@ -236,6 +236,16 @@ pub enum Rec {
         oss: usize,
         plans: Vec<u64>,
     },
+    /// `Fail { oss, between_plans: false }` of each of `osses` in their order, and then, if
+    /// `plans` is not empty, `Durable { plans }`, in one record: the syncs of several OSSs
+    /// failed under one plan or one settle (each may have dropped what was written to it
+    /// since its last sync). Why one record: with one each, a kill after the first left the
+    /// others trusted on record, their dropped bytes read back as old bytes under their old,
+    /// valid checksums (s8a left: the first went on record alone).
+    SyncsFailed {
+        osses: Vec<usize>,
+        plans: Vec<u64>,
+    },
     Rebuilt {
         oss: usize,
     },
@@ -462,6 +472,7 @@ impl Rec {
                 | Rec::Restored { .. }
                 | Rec::WriteCrcs(_)
                 | Rec::SyncFailedDurable { .. }
+                | Rec::SyncsFailed { .. }
                 | Rec::SettleSums(_)
         )
     }
@@ -787,6 +798,23 @@ impl State {
             self.apply_change(&durable);
             return;
         }
+        if let Rec::SyncsFailed { osses, plans } = rec {
+            // Exactly the records it stands for, in their order.
+            for &oss in osses {
+                let fail = Rec::Fail {
+                    oss,
+                    between_plans: false,
+                };
+                self.apply_change(&fail);
+            }
+            if !plans.is_empty() {
+                let durable = Rec::Durable {
+                    plans: plans.clone(),
+                };
+                self.apply_change(&durable);
+            }
+            return;
+        }
         let may_change_bytes = match rec {
             Rec::Fail { .. } | Rec::Rebuilt { .. } | Rec::Online { .. } => false,
             // It makes its own OSS stale below; other failed OSSs' bytes stay as they are.
@@ -895,6 +923,7 @@ impl State {
                 });
             }
             Rec::SyncFailedDurable { .. } => unreachable!("applied as its two records above"),
+            Rec::SyncsFailed { .. } => unreachable!("applied as its records above"),
             Rec::Fail { oss, between_plans } => {
                 if !self.failed_oss.contains(oss) {
                     // Whatever is cached may be moved home while it is failed: every write

@@ -1053,16 +1053,15 @@ impl Store {
         // The window bytes lost with them go on record at the next open, which knows this
         // plan durable: recorded now, the bytes an END parity plan read from such an OSS
         // (and protected, its parity synced elsewhere) were named lost for good.
-        // The last failure and the plan's durability in one record (`SyncFailedDurable`):
+        // The failure and the plan's durability in one record (`SyncFailedDurable`):
         // a kill between two records left the plan in flight with the OSS failed, and its
         // window bytes on that OSS (an END's, read, now covered by the parity synced on the
         // other OSSs) were named lost. Never the plan before a failure: an OSS whose sync
         // failed, not yet on record, would be trusted beside a durable plan.
-        let (last, before) = osses.split_last().expect("a failed sync");
-        let recorded = before
-            .iter()
-            .try_for_each(|&oss| self.note_failed_recording(oss, false))
-            .and_then(|()| self.note_failed_then_durable(*last, false, Some(plan.id)));
+        // Several OSSs: all of them and the plan in one record (`Rec::SyncsFailed`): a kill
+        // after the first one's record alone left the others trusted (s8a left), their
+        // dropped bytes readable as old bytes under old, valid checksums.
+        let recorded = self.note_all_failed_then_durable(&osses, false, Some(plan.id));
         match recorded {
             Ok(()) => StoreError::Io(format!(
                 "this write was not acknowledged (its bytes read old or new): the sync of OSS {osses:?} failed after its bytes went out, so that OSS is recorded failed (its disk may have dropped them) and every other byte reads degraded; reopen the store, then run `exaraid store rebuild DIR --oss I` for it (onto a new disk with --to if it keeps failing). The sync errors: {}",

@@ -110,7 +110,22 @@ impl Store {
         losses: bool,
         durable: Option<u64>,
     ) -> Result<(), StoreError> {
-        self.backends[oss].set_failed(true);
+        self.note_all_failed_then_durable(&[oss], losses, durable)
+    }
+
+    /// `note_failed_then_durable` of every OSS of `osses` at once: their failures (and the
+    /// plan) in one record (`journal_fails`), so that no kill leaves one of them trusted on
+    /// record beside the others failed (several syncs failing under one plan).
+    pub(super) fn note_all_failed_then_durable(
+        &self,
+        osses: &[usize],
+        losses: bool,
+        durable: Option<u64>,
+    ) -> Result<(), StoreError> {
+        assert!(!osses.is_empty() && osses.len() <= self.backends.len());
+        for &oss in osses {
+            self.backends[oss].set_failed(true);
+        }
         let mut core = self.core.lock();
         // Past the tolerance nothing goes on record: it could never be undone (probed, as
         // one missing directory often means all are: a moved store directory).
@@ -118,8 +133,13 @@ impl Store {
         if down.len() > self.tolerance() {
             return Err(self.too_many_unavailable(&down));
         }
-        if !core.state.failed_oss.contains(&oss) {
-            self.journal_fail(&mut core, oss, false, durable)?;
+        let new: Vec<usize> = osses
+            .iter()
+            .copied()
+            .filter(|oss| !core.state.failed_oss.contains(oss))
+            .collect();
+        if !new.is_empty() {
+            self.journal_fails(&mut core, &new, false, durable)?;
             // Only now: a write that finds an OSS failed on record down again has nothing
             // new to record (the first record did), and a window's move home right after
             // its END parity plan must not record that plan's kept bytes lost while the

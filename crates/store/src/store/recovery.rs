@@ -2020,8 +2020,28 @@ impl Store {
                 self.journal(core, Rec::SettleSums(sums), false)?;
             }
             if !overlay.is_empty() && !had_copies {
-                self.write_settle_copies(&core.state.failed_oss, file, stripe, &composed)?;
+                // A copy whose sync failed took its OSS out of service, and the copies it
+                // held with it: the stripe is copied again where recovery looks with that
+                // OSS failed too (the copy OSS follows the failed set), its own column as
+                // well, synced; only then does that OSS go on record failed (below, before
+                // any home write of the stripe). Without, a kill amid the home writes,
+                // which skip both OSSs, left the stripe with two unknown columns and no copy
+                // of either (raid6: LOST, s8a). Not on record first: a kill amid the new
+                // copies then found them incomplete, beside an OSS failed since the settle
+                // began, and could not tell that the stripe was never written home. Bounded:
+                // each round takes one more OSS out; past the code's tolerance the record
+                // below refuses.
+                let mut failed = core.state.failed_oss.clone();
+                for _ in 0..=self.tolerance() {
+                    let distrusted = self.write_settle_copies(&failed, file, stripe, &composed)?;
+                    if distrusted.is_empty() || failed.len() + distrusted.len() > self.tolerance() {
+                        break;
+                    }
+                    failed.extend(distrusted);
+                }
             }
+            // An OSS whose copy sync failed: on record before the first home write.
+            self.fail_down_osses_on_record(core, false)?;
             self.write_settled_stripe(file, stripe, &composed)?;
             // One that went missing during the writes (skipped or unsynced): before the end.
             self.fail_down_osses_on_record(core, false)?;
@@ -2937,9 +2957,28 @@ impl Store {
         between_plans: bool,
         durable: Option<PlanId>,
     ) -> Result<(), StoreError> {
+        self.journal_fails(core, &[oss], between_plans, durable)
+    }
+
+    /// `journal_fail` of every OSS of `osses` (in that order), in one record when there are
+    /// several (`Rec::SyncsFailed`, then `durable` with them): a kill between one record
+    /// per OSS left the later ones trusted on record, over bytes their failed syncs may
+    /// have dropped (s8a left).
+    pub(super) fn journal_fails(
+        &self,
+        core: &mut Core,
+        osses: &[usize],
+        between_plans: bool,
+        durable: Option<PlanId>,
+    ) -> Result<(), StoreError> {
+        assert!(!osses.is_empty() && osses.len() <= self.backends.len());
+        assert!(
+            osses.len() == 1 || !between_plans,
+            "several OSSs fail at once only under a plan or a settle"
+        );
         let cols = self.layout.geometry().cols;
         let beside = |c: &crate::state::FailedColumnCopy| {
-            (0..cols).any(|col| self.layout.oss_of(c.file, c.stripe, col) == oss)
+            (0..cols).any(|col| osses.contains(&self.layout.oss_of(c.file, c.stripe, col)))
         };
         let plans: Vec<PlanId> = core.move_edge_copies.keys().copied().collect();
         for plan in plans {
@@ -2954,12 +2993,16 @@ impl Store {
         }
         // With `durable`: a plan whose sync failed on `oss` only, after every other OSS
         // synced, goes durable in the same record (`Rec::SyncFailedDurable`, s8a).
-        let rec = match durable {
-            Some(plan) => Rec::SyncFailedDurable {
+        let rec = match (osses, durable) {
+            (&[oss], Some(plan)) => Rec::SyncFailedDurable {
                 oss,
                 plans: vec![plan],
             },
-            None => Rec::Fail { oss, between_plans },
+            (&[oss], None) => Rec::Fail { oss, between_plans },
+            (_, durable) => Rec::SyncsFailed {
+                osses: osses.to_vec(),
+                plans: durable.into_iter().collect(),
+            },
         };
         self.journal(core, rec, true)?;
         if let Some(plan) = durable {
@@ -3565,13 +3608,15 @@ impl Store {
     /// apart (single parity, a failed OSS: no redundancy left to check). With the copy, the
     /// next open knows every data byte; and without a complete copy, it knows the settle
     /// never wrote the stripe home (the copy is synced before the first home write).
+    /// Returns the OSSs whose copy sync failed: out of service from now on (not yet on
+    /// record), the copies must be made again with them failed.
     fn write_settle_copies(
         &self,
         failed_oss: &BTreeSet<usize>,
         file: u64,
         stripe: u64,
         composed: &Composed,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<usize>, StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
         let blocks = e / CHECKSUM_BLOCK_BYTES;
@@ -3620,13 +3665,13 @@ impl Store {
             }
         }
         // A copy whose sync failed may be dropped: its OSS is failed from now on (the
-        // stripe's home writes skip it, and it goes on record right after them, as for an
-        // OSS that went down here), so recovery looks for no copy there.
+        // stripe's home writes skip it), and the caller puts it on record and copies again.
         let written: Vec<usize> = written.into_iter().collect();
-        for (oss, err) in self.sync_one_by_one(&written) {
-            self.distrust_after_failed_sync(oss, &err, "a settle's copies");
+        let sync_failed = self.sync_one_by_one(&written);
+        for (oss, err) in &sync_failed {
+            self.distrust_after_failed_sync(*oss, err, "a settle's copies");
         }
-        Ok(())
+        Ok(sync_failed.into_iter().map(|(oss, _)| oss).collect())
     }
 
     /// Sync the healthy OSSs of `osses`, one after the other; returns those whose sync

@@ -332,12 +332,13 @@ impl Store {
         if unavailable.len() > self.tolerance() {
             return Err(self.too_many_unavailable(&unavailable));
         }
-        for oss in down {
+        for &oss in &down {
             // Failed for this process too: a directory that comes back mid-command is stale.
             self.backends[oss].set_failed(true);
-            self.journal_fail(core, oss, false, None)?;
-            assert!(core.state.failed_oss.contains(&oss));
         }
+        // All in one record: a kill between two left the second trusted on record.
+        self.journal_fails(core, &down, false, None)?;
+        assert!(down.iter().all(|oss| core.state.failed_oss.contains(oss)));
         self.absorbed_failures.lock().clear();
         if losses {
             self.record_losses(core)?;
