@@ -827,8 +827,20 @@ impl Store {
             // Held from before the plan's copy check until its `Durable` record is on disk (or
             // the store is poisoned): `fail_oss` records a failure only between such plans
             // (review H6; see `fail_oss`). Every error return below poisons the store first.
-            let _failure_share = super::recovery::copies_failed_columns(&plan.cause)
-                .then(|| self.failure_gate.read());
+            // Taken once the plan's stripes are its own, not before it queues for them. Why
+            // (OPEN 4 of session 8, a deadlock): the gate is fair, so a share asked for while
+            // `fail_oss` waits for the gate queues behind it. A plan B that held its share
+            // while it waited for its stripes, behind plan A (queued earlier, but waiting
+            // for a move home before asking for its share), kept `fail_oss` waiting; A then
+            // asked, queued behind `fail_oss`, and A waited for `fail_oss`, `fail_oss` for B,
+            // B for A (`tests/failure_gate_queue.rs`). Taken after the stripes, a share is
+            // held only by a plan that executes, which waits for nothing a plan waiting for
+            // the gate holds (its stripes are its own; the core lock, the journal and the
+            // backends are never held across a wait for the gate), and `fail_oss` waits for
+            // executing plans only, never for queued ones. The copy check is in `execute`,
+            // after this, so the H6 argument stands. (Not `read_recursive`: it lets a share
+            // past a waiting `fail_oss`, which a steady stream of writes could then starve.)
+            let mut _failure_share = None;
             let poison = |e: StoreError| {
                 self.poisoned.store(true, Ordering::SeqCst);
                 e
@@ -839,6 +851,8 @@ impl Store {
                 let waiting = Instant::now();
                 let _guard = self.locks.acquire(ticket);
                 add(&probe.stripe_lock_wait_ns, since(waiting));
+                _failure_share = super::recovery::copies_failed_columns(&plan.cause)
+                    .then(|| self.failure_gate.read());
                 // A plan that failed half way poisons the store before it leaves its stripes,
                 // and no plan runs after that. Why: recovery takes a plan cut by a crash as
                 // whole on a stripe where a later plan of that stripe is durable (it ran

@@ -1378,6 +1378,13 @@ impl Store {
         self.locks.waiting.load(Ordering::SeqCst)
     }
 
+    /// Plans waiting for earlier plans to be done (`after_plans`) before they run: lets a
+    /// test see a plan queued behind a move home without timing it.
+    #[doc(hidden)]
+    pub fn plans_waiting_for_earlier(&self) -> usize {
+        self.plans_waiting.load(Ordering::SeqCst)
+    }
+
     pub fn superblock(&self) -> &Superblock {
         &self.sb
     }
