@@ -12,6 +12,9 @@
 // (a sync outside a client write: settle, rm, scrub --repair, rebuild); sticky as above.
 // SYNCKILLAFTER=K (with SYNCFAILN): SIGKILL at the K-th durable call (any kind) after that
 // sync failed: a crash while the store handles the failure.
+// FAILWRITESUNDER=PREFIX (s9e): every durable call (write or sync) on a file whose path starts
+// with PREFIX fails, from the first on (counted as before); reads there work (a disk that refuses its
+// writes, in every command run with it: a settle that cannot finish while the cause lasts).
 // Build: gcc -O2 -shared -fPIC -o /tmp/s4e-eioshim.so scripts/eioshim.c -ldl
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -40,6 +43,7 @@ static void maybe_kill(const char *fn) {
     if (c == synckillafter) { fprintf(stderr, "EIOSHIM: kill at call %ld after the sync failure (%s)\n", c, fn); kill(getpid(), SIGKILL); }
 }
 static long readfailn = -1;
+static char writes_dead_prefix[512] = "";
 static void fin(void) {
     const char *f = getenv("FAILCOUNT_FILE");
     if (f) { FILE *o = fopen(f, "w"); if (o) { fprintf(o, "%ld\n", (long)(syncfailn > 0 ? sync_count : count)); fclose(o); } }
@@ -53,6 +57,8 @@ __attribute__((constructor)) static void init(void) {
     const char *sk = getenv("SYNCKILLAFTER"); if (sk) synckillafter = atol(sk);
     const char *rf = getenv("READFAILN"); if (rf) readfailn = atol(rf);
     const char *s = getenv("FAILSTICKY"); if (s && *s == '1') sticky = 1;
+    const char *w = getenv("FAILWRITESUNDER");
+    if (w && strlen(w) < sizeof writes_dead_prefix) strcpy(writes_dead_prefix, w);
     atexit(fin);
 }
 static void path_of(int fd, char *t, size_t n) {
@@ -64,6 +70,7 @@ static int should_fail(const char *fn, int fd, size_t n, long o) {
     maybe_kill(fn);
     long c = atomic_fetch_add(&count, 1) + 1;
     char t[512]; path_of(fd, t, sizeof t);
+    if (writes_dead_prefix[0] && strncmp(t, writes_dead_prefix, strlen(writes_dead_prefix)) == 0) return 1;
     if (dead_prefix[0] && strncmp(t, dead_prefix, strlen(dead_prefix)) == 0) return 1;
     if (failn > 0 && c == failn) {
         fprintf(stderr, "EIOSHIM: call %ld fails (%s): %s(%s, len %zu, off %ld)\n", c,
@@ -90,6 +97,7 @@ static int should_fail_sync(const char *fn, int fd) {
     maybe_kill(fn);
     long c = atomic_fetch_add(&sync_count, 1) + 1;
     char t[512]; path_of(fd, t, sizeof t);
+    if (writes_dead_prefix[0] && strncmp(t, writes_dead_prefix, strlen(writes_dead_prefix)) == 0) return 1;
     if (dead_prefix[0] && strncmp(t, dead_prefix, strlen(dead_prefix)) == 0) return 1;
     if (c != syncfailn) return 0;
     fprintf(stderr, "EIOSHIM: sync %ld fails: %s(%s)\n", c, fn, t);

@@ -122,11 +122,15 @@ fn tear_block(
     std::fs::write(&path, bytes).unwrap();
 }
 
-/// raid5 4+1, delayed; a window writes part of block 0 of stripe 0's data element 0; END
-/// runs with its move home parked before its home write on element 0's OSS; element 1's
-/// OSS fails as `failure` says; crash image; the edge block torn in it. Returns what
-/// reading the image gives (`Err`: the bytes recorded lost).
-fn crash_with_an_oss_failed_under_the_move(failure: Failure) -> Result<(), String> {
+/// raid5 4+1, delayed; a window writes part of block 0 of stripe 0's data element 0 (and,
+/// with `window_on_failing_oss`, of element 1 too); END runs with its move home parked
+/// before its home write on element 0's OSS; element 1's OSS fails as `failure` says; crash
+/// image; the edge block torn in it. Returns what reading the image gives (`Err`: the bytes
+/// recorded lost).
+fn crash_with_an_oss_failed_under_the_move(
+    failure: Failure,
+    window_on_failing_oss: bool,
+) -> Result<(), String> {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("store");
     let image = tmp.path().join("image");
@@ -151,6 +155,14 @@ fn crash_with_an_oss_failed_under_the_move(failure: Failure) -> Result<(), Strin
     let new = pattern(2, WINDOW_BYTES);
     store.write("f", at as u64, &new).unwrap();
     model[at..at + WINDOW_BYTES].copy_from_slice(&new);
+    if window_on_failing_oss {
+        // Cache-only bytes on the OSS that dies: after the crash they decode from the END
+        // parity, across the torn edge block.
+        let at = layout.file_offset(0, 1, WINDOW_AT) as usize;
+        let new = pattern(3, WINDOW_BYTES);
+        store.write("f", at as u64, &new).unwrap();
+        model[at..at + WINDOW_BYTES].copy_from_slice(&new);
+    }
 
     hook.park.store(edge_oss, Ordering::SeqCst);
     *hook.paused.lock() = true;
@@ -218,14 +230,26 @@ fn crash_with_an_oss_failed_under_the_move(failure: Failure) -> Result<(), Strin
 
 #[test]
 fn raid5_an_oss_failed_by_the_fail_command_under_a_move_home_then_a_crash_loses_nothing() {
-    if let Err(why) = crash_with_an_oss_failed_under_the_move(Failure::FailCommand) {
+    if let Err(why) = crash_with_an_oss_failed_under_the_move(Failure::FailCommand, false) {
         panic!("acknowledged bytes recorded lost: {why}");
     }
 }
 
 #[test]
 fn raid5_an_oss_found_dead_by_a_write_under_a_move_home_then_a_crash_loses_nothing() {
-    if let Err(why) = crash_with_an_oss_failed_under_the_move(Failure::FoundDownByAWrite) {
+    if let Err(why) = crash_with_an_oss_failed_under_the_move(Failure::FoundDownByAWrite, false) {
         panic!("acknowledged bytes recorded lost: {why}");
+    }
+}
+
+/// OPEN 4 of session 8: the OSS that dies holds window bytes of its own (in its cache zone
+/// only until the move writes them home): recovery decodes them from the END parity, which
+/// needs the torn edge block's journaled copy (the read ignored it: raid5 LOST).
+#[test]
+fn raid5_the_oss_holding_window_bytes_fails_under_a_move_home_then_a_crash_loses_nothing() {
+    for failure in [Failure::FailCommand, Failure::FoundDownByAWrite] {
+        if let Err(why) = crash_with_an_oss_failed_under_the_move(failure, true) {
+            panic!("{failure:?}: acknowledged bytes recorded lost: {why}");
+        }
     }
 }

@@ -686,6 +686,73 @@ impl Store {
         Ok((buf.element(pos).to_vec(), live_of(pos).to_vec()))
     }
 
+    /// Home blocks of `home` that fail their checksum on an OSS that answers, whose payload
+    /// on disk is exactly a journaled copy of that block (`copies`): known, laid in and no
+    /// longer unreadable. Why (OPEN 4 of session 8): a move home cut by a crash between an
+    /// edge block's payload and its checksum leaves the block failing its old checksum; the
+    /// move journaled the block's new bytes whole (`copy_moved_edge_blocks`, with an OSS of
+    /// the stripe failed) and the settle lays them over the stripe, but a decode from home
+    /// parity (a failed OSS's window bytes, `rebuild_from_home_parity`) counted the block
+    /// as an erasure beside the failed column: raid5 lost the failed OSS's window bytes.
+    /// Only where the payload equals the copy: that is the torn write's own new payload
+    /// (the copy's bytes reached the disk, only the checksum did not); any other payload
+    /// (bit rot beside the tear, or a later plan's bytes) stays unreadable, never replaced
+    /// by an older copy.
+    fn prove_torn_blocks_by_copies(
+        &self,
+        home: &mut super::read::HomeStripe,
+        file: u64,
+        stripe: u64,
+        copies: &[crate::state::FailedColumnCopy],
+    ) {
+        if copies.is_empty() || home.corrupt.is_empty() {
+            return;
+        }
+        let block = CHECKSUM_BLOCK_BYTES;
+        let e = self.sb.element_bytes;
+        for corrupt in home.corrupt.iter_mut().filter(|c| !c.missing) {
+            let pos = corrupt.pos;
+            let mine: Vec<&crate::state::FailedColumnCopy> = copies
+                .iter()
+                .filter(|c| c.row == pos.row && c.col == pos.col && c.bytes.len() == block)
+                .filter(|c| c.offset_bytes % block as u64 == 0)
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                continue;
+            };
+            if !self.backends[oss].healthy() {
+                continue;
+            }
+            let mut on_disk = vec![0u8; e];
+            self.count(oss, key.zone, Op::Read, false);
+            if self.backends[oss]
+                .read_unverified(key, &mut on_disk)
+                .is_err()
+            {
+                continue; // as unreadable as before
+            }
+            let proven: Vec<usize> = corrupt
+                .blocks
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let payload = &on_disk[i * block..(i + 1) * block];
+                    mine.iter()
+                        .any(|c| c.offset_bytes as usize == i * block && c.bytes == payload)
+                })
+                .collect();
+            for i in proven {
+                home.buf.element_mut(pos)[i * block..(i + 1) * block]
+                    .copy_from_slice(&on_disk[i * block..(i + 1) * block]);
+                corrupt.blocks.remove(&i);
+            }
+        }
+        home.corrupt.retain(|c| c.missing || !c.blocks.is_empty());
+    }
+
     /// Delayed: decode a data element of an ended window from the home stripe (see
     /// `rebuild_cached`). Columns holding bytes the home parity does not cover yet (an open
     /// window, or an END whose parity is not durable) count as erased.
@@ -706,7 +773,7 @@ impl Store {
             )));
         };
         let sdb = self.layout.stripe_data_bytes();
-        let (extents, unprotected, name) = {
+        let (extents, unprotected, name, edge_copies) = {
             let held;
             let c = match core {
                 Some(c) => c,
@@ -729,7 +796,17 @@ impl Store {
                 .file_by_id(file)
                 .map(|(n, _)| read::describe_file_name(n))
                 .unwrap_or_else(|| format!("removed file #{file}"));
-            (extents, unprotected, name)
+            // Journaled edge-block copies of a move home cut by a crash (or in flight):
+            // the true bytes of home blocks it writes in part (`copy_moved_edge_blocks`).
+            let edge_copies: Vec<crate::state::FailedColumnCopy> = c
+                .state
+                .failed_column_copies
+                .iter()
+                .map(|(_, copy)| copy)
+                .filter(|copy| !copy.cache && copy.file == file && copy.stripe == stripe)
+                .cloned()
+                .collect();
+            (extents, unprotected, name, edge_copies)
         };
         let want_a = self.layout.file_offset(stripe, d, offset_bytes);
         let want_z = want_a + len_bytes;
@@ -751,8 +828,10 @@ impl Store {
                 erased.insert(el.pos.col);
             }
         }
-        let (mut buf, home_erased, _) = self.read_home_stripe(core, file, stripe)?;
-        erased.extend(home_erased);
+        let mut home = self.read_home_blocks(core, file, stripe)?;
+        self.prove_torn_blocks_by_copies(&mut home, file, stripe, &edge_copies);
+        erased.extend(home.erased_cols());
+        let mut buf = home.buf;
         // The newest bytes over home: what the END parity was computed from.
         let e = self.sb.element_bytes as u64;
         for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
@@ -827,8 +906,20 @@ impl Store {
             // Held from before the plan's copy check until its `Durable` record is on disk (or
             // the store is poisoned): `fail_oss` records a failure only between such plans
             // (review H6; see `fail_oss`). Every error return below poisons the store first.
-            let _failure_share = super::recovery::copies_failed_columns(&plan.cause)
-                .then(|| self.failure_gate.read());
+            // Taken once the plan's stripes are its own, not before it queues for them. Why
+            // (OPEN 4 of session 8, a deadlock): the gate is fair, so a share asked for while
+            // `fail_oss` waits for the gate queues behind it. A plan B that held its share
+            // while it waited for its stripes, behind plan A (queued earlier, but waiting
+            // for a move home before asking for its share), kept `fail_oss` waiting; A then
+            // asked, queued behind `fail_oss`, and A waited for `fail_oss`, `fail_oss` for B,
+            // B for A (`tests/failure_gate_queue.rs`). Taken after the stripes, a share is
+            // held only by a plan that executes, which waits for nothing a plan waiting for
+            // the gate holds (its stripes are its own; the core lock, the journal and the
+            // backends are never held across a wait for the gate), and `fail_oss` waits for
+            // executing plans only, never for queued ones. The copy check is in `execute`,
+            // after this, so the H6 argument stands. (Not `read_recursive`: it lets a share
+            // past a waiting `fail_oss`, which a steady stream of writes could then starve.)
+            let mut _failure_share = None;
             let poison = |e: StoreError| {
                 self.poisoned.store(true, Ordering::SeqCst);
                 e
@@ -839,6 +930,8 @@ impl Store {
                 let waiting = Instant::now();
                 let _guard = self.locks.acquire(ticket);
                 add(&probe.stripe_lock_wait_ns, since(waiting));
+                _failure_share = super::recovery::copies_failed_columns(&plan.cause)
+                    .then(|| self.failure_gate.read());
                 // A plan that failed half way poisons the store before it leaves its stripes,
                 // and no plan runs after that. Why: recovery takes a plan cut by a crash as
                 // whole on a stripe where a later plan of that stripe is durable (it ran

@@ -512,6 +512,11 @@ pub struct Store {
     /// began before (an I/O error, a full OSS): why. Reads are served, every change is
     /// refused, and the next open tries the settle again (see `open_inner`, review s4e E6).
     reads_only: Mutex<Option<String>>,
+    /// With `reads_only`: the stripes `(file, stripe)` of the plans a crash cut, which
+    /// recovery had to decide and could not: no read of them is served (their home and
+    /// cache may hold data and parity of different versions, torn blocks, bytes no one
+    /// acknowledged), every other stripe reads as without them.
+    reads_only_cut_stripes: Mutex<BTreeSet<(u64, u64)>>,
     /// Names with a `put` in progress. Why: a put writes its new content under the name's
     /// staging name (`NAME\0put`); two puts of one name at once (API threads) shared it, and
     /// one could give the name the other's half-written content (review H3: wrong bytes
@@ -1199,6 +1204,7 @@ impl Store {
             group_commit_cv: Condvar::new(),
             poisoned: AtomicBool::new(false),
             reads_only: Mutex::new(None),
+            reads_only_cut_stripes: Mutex::new(BTreeSet::new()),
             puts_in_progress: Mutex::new(HashSet::new()),
             put_done_cv: Condvar::new(),
             absorbed_failures: Mutex::new(BTreeSet::new()),
@@ -1299,23 +1305,30 @@ impl Store {
                 );
                 match recovered {
                     Ok(()) => {}
-                    // Only a settle on record and no plan a crash cut: the planner's view
+                    // A settle on record that could not finish: the planner's view
                     // (cached bytes in the cache zone, which a settle never writes) and
                     // home (rewritten with the same bytes outside cached ranges) still
                     // serve every acknowledged byte, except a decode in a stripe the
                     // settle names, where data and parity may be of different versions
-                    // (`rebuild_element` refuses those). A cut plan's stripes would need
-                    // recovery's decisions to read: then the open fails as before.
+                    // (`rebuild_element` refuses those). The stripes of plans a crash cut
+                    // need recovery's decisions to read (torn blocks, a write hole, bytes
+                    // never acknowledged): no read of them is served (`read_to`). Every
+                    // other stripe is as the plans before the crash left it: a cut plan
+                    // writes only its own stripes, and the planner's view of the others
+                    // does not depend on it. Before session 9 an open with a cut plan
+                    // failed here, every open, while the cause lasted (review s4e E6).
                     Err(e)
-                        if undurable.is_empty()
-                            && core.state.settling.is_some()
+                        if core.state.settling.is_some()
                             && matches!(
                                 e,
                                 StoreError::Io(_) | StoreError::NoSpace(_) | StoreError::Backend(_)
                             ) =>
                     {
                         drop(core);
+                        let cut: BTreeSet<(u64, u64)> =
+                            undurable.iter().flat_map(plan_stripes).collect();
                         store.poisoned.store(true, Ordering::SeqCst);
+                        *store.reads_only_cut_stripes.lock() = cut;
                         *store.reads_only.lock() = Some(e.to_string());
                         return Ok(store);
                     }
@@ -1376,6 +1389,13 @@ impl Store {
     #[doc(hidden)]
     pub fn stripe_lock_waiters(&self) -> usize {
         self.locks.waiting.load(Ordering::SeqCst)
+    }
+
+    /// Plans waiting for earlier plans to be done (`after_plans`) before they run: lets a
+    /// test see a plan queued behind a move home without timing it.
+    #[doc(hidden)]
+    pub fn plans_waiting_for_earlier(&self) -> usize {
+        self.plans_waiting.load(Ordering::SeqCst)
     }
 
     pub fn superblock(&self) -> &Superblock {

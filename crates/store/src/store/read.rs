@@ -822,6 +822,7 @@ impl Store {
                 return Err(self.lost_error(&core, &lost, &what));
             }
         }
+        self.refuse_cut_stripes(name, file, offset_bytes, len_bytes)?;
         let mut out = vec![0u8; len_bytes as usize];
         let mut at = offset_bytes;
         while at < offset_bytes + len_bytes {
@@ -866,6 +867,35 @@ impl Store {
             at += chunk;
         }
         Ok(out)
+    }
+
+    /// Open for reads only with plans a crash cut (`Store::reads_only_cut_stripes`): a read
+    /// touching one of their stripes is refused, naming it, never served from a stripe
+    /// recovery has not decided.
+    fn refuse_cut_stripes(
+        &self,
+        name: &str,
+        file: u64,
+        offset_bytes: u64,
+        len_bytes: u64,
+    ) -> Result<(), StoreError> {
+        assert!(len_bytes > 0);
+        let cut = self.reads_only_cut_stripes.lock();
+        if cut.is_empty() {
+            return Ok(());
+        }
+        let sdb = self.layout.stripe_data_bytes();
+        let (first, last) = (offset_bytes / sdb, (offset_bytes + len_bytes - 1) / sdb);
+        let Some(&(_, stripe)) = cut.range((file, first)..=(file, last)).next() else {
+            return Ok(());
+        };
+        let why = self.reads_only.lock().clone().unwrap_or_default();
+        Err(StoreError::Io(format!(
+            "'{name}' stripe {stripe} (file bytes {}..{}) was being written when the store last stopped, and the recovery that decides what it holds could not finish, so no byte of it is served yet; nothing was read. Stripes no cut write touched read. The store is open for reads only: {}",
+            stripe * sdb,
+            (stripe + 1) * sdb,
+            reads_only_why(&why, &self.dir)
+        )))
     }
 
     /// Where the newest bytes of `file` bytes `offset_bytes..+len_bytes` are: the planner's

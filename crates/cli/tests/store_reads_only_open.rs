@@ -1,0 +1,161 @@
+//! The read-only open from the command line (review s4e E6; OPEN 4 and 6 of session 8): a
+//! write is killed half way (a plan the crash cut), and while one OSS refuses every write
+//! (`scripts/eioshim.c`, `FAILWRITESUNDER`: a disk whose writes fail, reads work) the
+//! recovery's settle cannot finish. Before session 9 every command failed then, `get` and
+//! `status` too, for as long as the cause lasted. Now the store opens for reads only: a
+//! stripe no cut write touched reads right, a read of the cut write's stripe is refused
+//! naming it, every change is refused with the cause and what to do; once the disk takes
+//! writes again the next command finishes recovery and every acknowledged byte reads.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Build the EIO shim into `dir`; `None` where no C compiler is found (the test says so).
+fn build_shim(dir: &Path) -> Option<std::path::PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/eioshim.c");
+    let out = dir.join("eioshim.so");
+    let status = Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .arg("-ldl")
+        .status()
+        .ok()?;
+    status.success().then_some(out)
+}
+
+/// `exaraid args` with every write and sync under `refusing` failing (EIO).
+fn with_writes_failing(shim: &Path, refusing: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+        .args(args)
+        .env("LD_PRELOAD", shim)
+        .env("FAILWRITESUNDER", refusing)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_crash_cut_write_whose_recovery_cannot_finish_opens_for_reads_only() {
+    let tmp = fast_tempdir("readsonlyopen");
+    let Some(shim) = build_shim(tmp.path()) else {
+        panic!("no C compiler (cc) to build scripts/eioshim.c: install gcc (scripts/setup.sh)");
+    };
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    // raid5 4+1, 4 KiB units: 16 KiB of data per stripe.
+    init_store(d, &["--oss", "5", "--code", "raid5", "--write-path", "rmw"]);
+    let sdb = 4 * 4096;
+    let f1 = bytes(1, 3 * sdb);
+    let f2 = bytes(2, 2 * sdb);
+    ok(&["store", "put", d, "f1"], &f1);
+    ok(&["store", "put", d, "f2"], &f2);
+
+    // A write into f1's stripe 0, killed inside its second block write: a cut plan.
+    let new = bytes(3, 9000);
+    assert!(
+        killed_at(
+            &["store", "write", d, "f1", "--offset", "0"],
+            &new,
+            "write-torn-block:2"
+        ),
+        "the write reached its second block write"
+    );
+
+    // OSS 2 refuses every write from now on: recovery's settle (which rewrites every
+    // element of f1's stripe 0) cannot finish.
+    let refusing = dir.join("oss-2").join("objects");
+    let got = with_writes_failing(&shim, &refusing, &["store", "get", d, "f2"], b"");
+    assert!(
+        got.status.success(),
+        "get of a file the cut write never touched, while recovery cannot finish: {}",
+        text(&got)
+    );
+    assert!(got.stdout == f2, "f2 reads right");
+    assert!(
+        text(&got).contains("open for reads only"),
+        "get warns that the store is open for reads only: {}",
+        text(&got)
+    );
+    // f1 beyond the cut write's stripe reads; its stripe 0 is refused, naming it.
+    let (off, len) = (sdb.to_string(), (2 * sdb).to_string());
+    let read = ["store", "read", d, "f1", "--offset", &off, "--length", &len];
+    let got = with_writes_failing(&shim, &refusing, &read, b"");
+    assert!(
+        got.status.success(),
+        "read of f1 stripes 1-2: {}",
+        text(&got)
+    );
+    assert!(got.stdout == f1[sdb..], "f1 stripes 1-2 read right");
+    let got = with_writes_failing(&shim, &refusing, &["store", "get", d, "f1"], b"");
+    assert!(
+        !got.status.success(),
+        "get f1 (its stripe 0 undecided) is refused"
+    );
+    let why = text(&got);
+    assert!(
+        why.contains("stripe 0") && why.contains("nothing was read"),
+        "the refusal names the stripe and says nothing was read: {why}"
+    );
+    // Every change is refused with the cause and what to do.
+    let got = with_writes_failing(
+        &shim,
+        &refusing,
+        &["store", "write", d, "f2", "--offset", "0"],
+        b"xyz",
+    );
+    assert!(!got.status.success(), "a write while open for reads only");
+    let why = text(&got);
+    for said in [
+        "open for reads only",
+        "this change was refused, nothing was done",
+        "Fix the cause",
+        "oss-2",
+    ] {
+        assert!(why.contains(said), "the refusal says {said:?}: {why}");
+    }
+    let got = with_writes_failing(&shim, &refusing, &["store", "status", d], b"");
+    assert!(
+        String::from_utf8_lossy(&got.stdout).contains("reads only")
+            || text(&got).contains("reads only"),
+        "status shows the pending recovery: {}{}",
+        String::from_utf8_lossy(&got.stdout),
+        text(&got)
+    );
+
+    // The disk takes writes again: the next command finishes recovery.
+    let got = ok(&["store", "get", d, "f1"], b"");
+    assert_eq!(got.len(), f1.len());
+    // The cut write was never acknowledged: each of its bytes reads old or new.
+    for (i, &b) in got.iter().enumerate() {
+        let new_here = (i < new.len()).then(|| new[i]);
+        assert!(
+            b == f1[i] || Some(b) == new_here,
+            "f1 byte {i}: {b} is neither the old nor the cut write's byte"
+        );
+    }
+    assert!(
+        ok(&["store", "get", d, "f2"], b"") == f2,
+        "f2 after recovery"
+    );
+    ok(&["store", "write", d, "f2", "--offset", "0"], b"xyz");
+    let mut f2 = f2;
+    f2[..3].copy_from_slice(b"xyz");
+    assert!(
+        ok(&["store", "get", d, "f2"], b"") == f2,
+        "f2 after a write"
+    );
+    ok(&["store", "scrub", d], b"");
+}
