@@ -1,6 +1,7 @@
 //! `exaraid store ...`: the real parity-protected store (crate exaraid-store). This file only
 //! parses arguments and prints; every operation is one call of the `Store` API.
 
+use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -310,6 +311,19 @@ fn write_zeros(mut len_bytes: u64) -> Result<()> {
     Ok(())
 }
 
+/// A lost range's identity, to tell the losses a command added from those on record before.
+type LostKey = (String, u64, u64, usize, String);
+
+fn lost_key(l: &LostRangeStatus) -> LostKey {
+    (
+        l.file.clone(),
+        l.offset_bytes,
+        l.len_bytes,
+        l.oss,
+        l.window.clone(),
+    )
+}
+
 /// `status`'s LOST lines: one per lost range on record.
 fn print_lost(lost: &[LostRangeStatus]) -> Result<()> {
     for l in lost {
@@ -559,6 +573,20 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 fail_down_osses_before_recovery: vec![oss],
                 ..OpenOptions::default()
             };
+            // The losses on record before this command: a second `fail` printed them again
+            // as if it had lost them (review s8s). Read by a plain open first, because the
+            // open below may itself record losses (recovery run without this OSS); a store
+            // that plain open refuses (a missing mount with recovery to do): every line
+            // counts as new.
+            let lost_before: BTreeSet<LostKey> = Store::open(&dir)
+                .and_then(|store| {
+                    let lost = store.status()?.lost_ranges;
+                    // Its error (a store open for reads only says so at close) is the
+                    // real open's to report.
+                    let _ = store.close();
+                    Ok(lost.iter().map(lost_key).collect())
+                })
+                .unwrap_or_default();
             let store = open_waiting(|| Store::open_with(&dir, options.clone()))?;
             store.fail_oss(oss)?;
             let failed = store.failed_osses();
@@ -566,9 +594,26 @@ pub fn run(args: StoreArgs) -> Result<()> {
             let lost = store.status()?.lost_ranges;
             close(store)?;
             out!("OSS {oss} marked failed; failed OSSs now {failed:?} (the code tolerates {tolerance})");
-            // Bytes recorded lost, by this failure or before: named here, not only by a
-            // later `status`.
-            print_lost(&lost)?;
+            // Bytes this failure recorded lost: named here, not only by a later `status`.
+            let (earlier, added): (Vec<_>, Vec<_>) = lost
+                .into_iter()
+                .partition(|l| lost_before.contains(&lost_key(l)));
+            print_lost(&added)?;
+            if !earlier.is_empty() {
+                out!(
+                    "{} earlier lost range(s) stay on record (`exaraid store status {}` lists them)",
+                    earlier.len(),
+                    dir.display()
+                );
+            }
+            if added.iter().any(|l| l.restorable) {
+                // Bytes lost with their window's cache on this OSS: a disk that still reads
+                // gives them back through `online`; a rebuild makes the loss final.
+                out!(
+                    "the open windows' bytes lost with OSS {oss}'s cache zone are taken back by `exaraid store online {} --oss {oss}` once that disk works again (where their blocks still verify); a `rebuild` of it makes their loss final",
+                    dir.display()
+                );
+            }
             if failed.len() > tolerance {
                 // `fail_oss` refuses to record past the tolerance; another OSS went missing.
                 eprintln!("exaraid: warning: more OSSs are failed or unavailable than the code tolerates: check the OSS directories");
@@ -635,6 +680,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 for (f, s) in &report.parity_mismatches {
                     out!("parity mismatch: file '{f}' stripe {s}");
                 }
+                for (f, s) in &report.unsettled_stripes {
+                    out!("not compared: file '{f}' stripe {s}: the settle that could not finish rewrites it (data and parity may differ there until it finishes; checksums checked)");
+                }
                 for r in &report.stale_repaired {
                     out!("repaired: {r}");
                 }
@@ -673,7 +721,8 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 || report.dead_cache_blocks.iter().any(|f| !f.3)
                 || !report.unrepairable.is_empty()
                 || !report.failed_oss.is_empty()
-                || !report.lost_ranges.is_empty();
+                || !report.lost_ranges.is_empty()
+                || !report.unsettled_stripes.is_empty();
             if unrepaired || (!repair && !report.parity_mismatches.is_empty()) {
                 std::process::exit(2);
             }

@@ -93,3 +93,11 @@ fn online_killed_while_it_rewrites_the_oss_is_finished_by_a_rerun() {
 fn online_killed_after_its_online_record_is_finished_by_a_rerun() {
     killed_online_is_finished_by_a_rerun("online-back:1");
 }
+
+/// Note 8 OPEN 5: killed inside the write-back phase, after the first range it read back was
+/// written again and before the rest: the rerun writes only what is still lost on record
+/// (the range written stays), and every byte reads back.
+#[test]
+fn online_killed_inside_its_write_back_is_finished_by_a_rerun() {
+    killed_online_is_finished_by_a_rerun("online-back-range:1");
+}

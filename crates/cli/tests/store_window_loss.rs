@@ -220,6 +220,32 @@ fn online_after_a_fail_in_a_window_takes_the_lost_ranges_back() {
     assert!(ok(&["store", "get", d, "ckpt"], b"") == bytes(2, 3 * UNIT));
 }
 
+/// Review s8s (note 5): a second `fail` printed the losses of the first again, as if it had
+/// lost them too. It names only what it adds and how many earlier losses stay on record;
+/// the first names the way back (`online`) for window bytes it recorded with an address.
+#[test]
+fn a_second_fail_prints_only_the_losses_it_adds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    let (_token, victim) = setup(d, "600000");
+    let v = victim.to_string();
+    let first = String::from_utf8(ok(&["store", "fail", d, "--oss", &v], b"")).unwrap();
+    assert!(first.contains("LOST: 'ckpt' bytes 4096..8192"), "{first}");
+    assert!(
+        first.contains(&format!("exaraid store online {d} --oss {v}")),
+        "the first fail names the way back: {first}"
+    );
+    assert!(!first.contains("earlier lost"), "{first}");
+    let second = String::from_utf8(ok(&["store", "fail", d, "--oss", &v], b"")).unwrap();
+    assert!(!second.contains("LOST"), "nothing new is lost: {second}");
+    assert!(
+        second.contains("1 earlier lost range(s) stay on record"),
+        "{second}"
+    );
+    assert_eq!(status(d)["lost_ranges"].as_array().unwrap().len(), 1);
+}
+
 /// Review s8r R8-1: a window opened while an OSS is failed takes no write whose bytes would
 /// have their only copy there; START says so at once (a warning, the token as ever), not
 /// the first refused write.

@@ -848,6 +848,83 @@ impl DirBackend {
         &self.dir
     }
 
+    /// Zone files this OSS's extents record says were written that are not on disk as
+    /// written: missing, shorter than the end of their last written slot, or (home zones)
+    /// whose first written block has no checksum stored (zeroed). One `stat` and
+    /// one 4 KiB read per zone file of the objects `keep` names: a cheap check, not a scrub (rot
+    /// deeper in a file is scrub's). Why: `online` took back a directory whose object files
+    /// were deleted or truncated while it was failed, and the redundancy the store counted
+    /// on was gone until a scrub found it (review s8s S8-5). At most `listed_max` are
+    /// described; the count is of all.
+    pub fn zone_files_not_as_written(
+        &self,
+        keep: impl Fn(u64) -> bool,
+        listed_max: usize,
+    ) -> Result<(usize, Vec<String>), BackendError> {
+        self.check_up()?;
+        let written: Vec<((u64, Zone), u64, u64)> = self
+            .extents
+            .lock()
+            .slots
+            .iter()
+            .filter(|((object, _), runs)| keep(*object) && !runs.0.is_empty())
+            .map(|(&k, runs)| {
+                let first = *runs.0.keys().next().expect("not empty");
+                let end = *runs.0.values().next_back().expect("not empty");
+                (k, first, end)
+            })
+            .collect();
+        let mut count = 0usize;
+        let mut listed = Vec::new();
+        let mut note = |what: String| {
+            count += 1;
+            if listed.len() < listed_max {
+                listed.push(what);
+            }
+        };
+        for ((object, zone), first_slot, end_slot) in written {
+            let path = self.path(object, zone);
+            let want_bytes = end_slot * self.slot_bytes();
+            let len_bytes = match std::fs::metadata(&path) {
+                Ok(m) => m.len(),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    note(format!("{} is missing", path.display()));
+                    continue;
+                }
+                Err(e) => return Err(self.map_io(e)),
+            };
+            if len_bytes < want_bytes {
+                note(format!(
+                    "{} is {len_bytes} bytes, its written slots end at {want_bytes}",
+                    path.display()
+                ));
+                continue;
+            }
+            if zone == Zone::Cache {
+                // Its bytes are dead but for lost ones `online` reads back (each verified):
+                // rot there is the cache writes' and scrub's (review s8s S8-6).
+                continue;
+            }
+            let key = ElementKey {
+                object,
+                zone,
+                slot: first_slot,
+            };
+            // No checksum stored for a written block: the first write of a slot stores one
+            // for every block, so the file was zeroed (or recreated) from outside. A wrong
+            // checksum is not flagged here: rot, or a block recovery marked lost on purpose
+            // (`mark_lost`), is scrub's and the reads' business.
+            let (_, crcs) = self.read_blocks(key, 0, 1)?;
+            if crcs[0] == 0 {
+                note(format!(
+                    "{} holds no checksum for its written slot {first_slot} (zeroed)",
+                    path.display()
+                ));
+            }
+        }
+        Ok((count, listed))
+    }
+
     fn slot_bytes(&self) -> u64 {
         slot_bytes_on_disk(self.element_bytes)
     }

@@ -81,6 +81,9 @@ pub const REMOVE_ZONE: &str = "remove-zone";
 /// the OSS's cache zone are written again.
 pub const ONLINE_STRIPE: &str = "online-stripe";
 pub const ONLINE_BACK: &str = "online-back";
+/// Kill point of `online`'s write-back phase: after each range of the bytes it read back is
+/// written again (acknowledged), before the next (note 8 OPEN 5: no kill test inside it).
+pub const ONLINE_BACK_RANGE: &str = "online-back-range";
 
 /// Kill points of `init`: after its marker is written, after each OSS directory is made,
 /// and before the superblock (see `store::INIT_MARKER_FILE`).

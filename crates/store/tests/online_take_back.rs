@@ -177,3 +177,115 @@ fn a_rolled_back_or_foreign_directory_is_refused_and_nothing_stale_is_taken_back
         assert_consistent(&store);
     }
 }
+
+/// Review s8s S8-5: a directory whose object files were deleted, cut short or zeroed while
+/// it was failed was taken back as it was ("online again"): the store counted on its
+/// redundancy, which was gone until a scrub found it. `online` checks every zone file its
+/// extents record names (exists, long enough, first block verifies) and refuses, naming
+/// `rebuild`; the rebuild makes it whole.
+#[test]
+fn online_refuses_a_directory_whose_objects_were_deleted_cut_or_zeroed_while_failed() {
+    for damage in ["delete", "truncate", "zero"] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = init(dir.path(), CodeSpec::raid6(4), 6, WritePath::Rmw);
+        let f1 = pattern(60, 70_000);
+        store.put("f1", &f1).unwrap();
+        let victim = 2;
+        store.fail_oss(victim).unwrap();
+        let objects = dir.path().join(format!("oss-{victim}")).join("objects");
+        let mut damaged = 0;
+        for entry in std::fs::read_dir(&objects).unwrap() {
+            let path = entry.unwrap().path();
+            let len = std::fs::metadata(&path).unwrap().len();
+            if len == 0 {
+                continue;
+            }
+            damaged += 1;
+            match damage {
+                "delete" => std::fs::remove_file(&path).unwrap(),
+                "truncate" => std::fs::File::options()
+                    .write(true)
+                    .open(&path)
+                    .unwrap()
+                    .set_len(100)
+                    .unwrap(),
+                _ => std::fs::write(&path, vec![0u8; len as usize]).unwrap(),
+            }
+        }
+        assert!(damaged > 0, "OSS {victim} holds objects of f1");
+        let err = store.online_oss(victim).unwrap_err().to_string();
+        assert!(
+            err.contains("not as it was written") && err.contains("rebuild"),
+            "{damage}: {err}"
+        );
+        assert_eq!(store.failed_osses(), vec![victim], "{damage}: still failed");
+        store.rebuild(victim, None).unwrap();
+        // Two more failures: f1 reads from what the rebuilt OSS holds.
+        store.fail_oss(0).unwrap();
+        store.fail_oss(4).unwrap();
+        assert!(store.get("f1").unwrap() == f1, "{damage}");
+    }
+}
+
+/// The check costs nothing where nothing happened: an intact directory is taken back.
+#[test]
+fn online_takes_back_an_intact_directory_after_the_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = init(dir.path(), CodeSpec::raid6(4), 6, WritePath::Rmw);
+    let f1 = pattern(61, 70_000);
+    store.put("f1", &f1).unwrap();
+    store.fail_oss(2).unwrap();
+    store.online_oss(2).unwrap();
+    store.fail_oss(0).unwrap();
+    store.fail_oss(4).unwrap();
+    assert!(store.get("f1").unwrap() == f1);
+}
+
+/// Note 8 OPEN 5 (no test before): past `CHANGED_WHILE_FAILED_MAX` changes recorded while an
+/// OSS was failed, the record is dropped and `online` refuses, naming the bound and
+/// `rebuild` (its columns of the changed stripes can no longer be listed); the rebuild
+/// makes it whole. One write fewer and `online` takes it back: the bound is exact.
+#[test]
+fn online_past_the_bound_of_changes_recorded_while_failed_is_refused_naming_rebuild() {
+    use exaraid_store::state::CHANGED_WHILE_FAILED_MAX;
+    use exaraid_store::OpenOptions;
+    for past in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        drop(init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Rmw));
+        let options = OpenOptions {
+            fsync: false, // thousands of small writes; durability is not what is tested
+            ..OpenOptions::default()
+        };
+        let store = Store::open_with(dir.path(), options.clone()).unwrap();
+        let ranges = CHANGED_WHILE_FAILED_MAX + usize::from(past);
+        let mut model = pattern(70, 2 * ranges);
+        store.put("f", &model).unwrap();
+        // Reopened: the `fail` seeds its record with the writes since the planner's last
+        // restart, and the put's range would swallow every one-byte write below.
+        store.close().unwrap();
+        let mut store = Store::open_with(dir.path(), options).unwrap();
+        store.fail_oss(1).unwrap();
+        // One byte at every other offset: as many disjoint ranges (adjacent ones merge).
+        for i in 0..ranges {
+            let at = 2 * i;
+            model[at] = !model[at];
+            store.write("f", at as u64, &model[at..at + 1]).unwrap();
+        }
+        let online = store.online_oss(1);
+        if past {
+            let err = online.unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("more places than {CHANGED_WHILE_FAILED_MAX}"))
+                    && err.contains("rebuild"),
+                "{err}"
+            );
+            assert_eq!(store.failed_osses(), vec![1]);
+            store.rebuild(1, None).unwrap();
+        } else {
+            online.expect("at the bound: taken back");
+        }
+        assert!(store.failed_osses().is_empty(), "past {past}");
+        store.fail_oss(2).unwrap(); // f reads through OSS 1's columns
+        assert!(store.get("f").unwrap() == model, "past {past}");
+    }
+}

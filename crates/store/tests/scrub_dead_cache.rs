@@ -88,3 +88,73 @@ fn scrub_of_dead_cache_bytes_leaves_live_ones_to_the_live_pass() {
     assert!(repaired.corrupt_cache_elements.iter().all(|c| c.repaired));
     assert_eq!(store.read("g", 100, 300).unwrap(), g);
 }
+
+/// Review s8s S8-6: a write of part of a rotten DEAD cache block (a chunk the planner hands
+/// to a new cache stripe with stale bytes in place) needs no scrub first. Nothing lives
+/// there but the write's own bytes, so the rest of the block is zeros to the cache stripe:
+/// the write rewrites it as zeros instead of rebuilding bytes nothing covers (it failed
+/// `DataLost` before, naming the file's bytes "lost": the wrong cause).
+#[test]
+fn a_write_into_a_rotten_dead_cache_block_needs_no_scrub_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid5(4), 5, WritePath::Wcl);
+    let f = pattern(1, 4 * UNIT);
+    store.write("f", 0, &f).unwrap(); // a full stripe: home, slot 0 of every OSS dead
+    assert_eq!(store.status().unwrap().bytes_waiting_parity, 0);
+    for oss in 0..5 {
+        flip_cache_byte(&store, oss, 0, 0);
+    }
+    let g = pattern(2, 300);
+    store
+        .write("g", 100, &g)
+        .expect("a write into a dead rotten cache block");
+    assert_eq!(store.read("g", 100, 300).unwrap(), g);
+    assert_eq!(store.get("f").unwrap(), f);
+    assert_consistent(&store);
+    let report = store.scrub(false).unwrap();
+    assert!(report.corrupt_cache_elements.is_empty(), "{report:?}");
+    // The blocks g's cache stripe took were rewritten; the others stay rotten and listed.
+    assert!(report.dead_cache_blocks.len() < 5, "{report:?}");
+}
+
+/// The same in a delayed window (the reviewer's case: the cache chunk an `online`'s settle
+/// freed), on raid6: the window's write into a free chunk whose dead block is rotten.
+#[test]
+fn a_delayed_window_write_into_a_rotten_dead_cache_block_needs_no_scrub_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), CodeSpec::raid6(4), 6, WritePath::Delayed);
+    let token = store.delayed_start("f").unwrap();
+    let f = pattern(3, 4 * UNIT);
+    store.write("f", 0, &f).unwrap(); // cached: slot 0 of the data columns' OSSs
+    store.delayed_end(&token).unwrap(); // home: those chunks dead, stale bytes in place
+    assert_eq!(store.status().unwrap().bytes_waiting_parity, 0);
+    for oss in 0..6 {
+        flip_cache_byte_if_there(&store, oss, 0, 0);
+    }
+    assert!(!store.scrub(false).unwrap().dead_cache_blocks.is_empty());
+    let token = store.delayed_start("g").unwrap();
+    let g = pattern(4, 100);
+    store
+        .write("g", 8192 + 100, &g)
+        .expect("a window write into a dead rotten cache block");
+    assert_eq!(store.read("g", 8192 + 100, 100).unwrap(), g);
+    store.delayed_end(&token).unwrap();
+    assert_eq!(store.read("g", 8192 + 100, 100).unwrap(), g);
+    assert_eq!(
+        store.read("g", 0, 8192 + 100).unwrap(),
+        vec![0u8; 8192 + 100]
+    );
+    assert_eq!(store.get("f").unwrap(), f);
+    assert_consistent(&store);
+}
+
+/// `flip_cache_byte` on an OSS whose cache zone file holds slot `slot` (a delayed window's
+/// data columns land on some OSSs only).
+fn flip_cache_byte_if_there(store: &Store, oss: usize, slot: u64, block: usize) {
+    let path = store.superblock().oss_dirs[oss]
+        .join("objects")
+        .join(format!("{}.cache", u64::MAX));
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() > 0) {
+        flip_cache_byte(store, oss, slot, block);
+    }
+}

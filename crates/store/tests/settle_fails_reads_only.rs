@@ -193,3 +193,39 @@ fn with_the_settle_unfinished_a_decode_in_a_stripe_it_names_is_refused_not_guess
         }
     }
 }
+
+/// Review s8s S8-4: a verify-only `scrub` changes nothing, and it is the one tool that says
+/// what the unfinished settle left: served while the store is open for reads only (it was
+/// refused as a change). The stripes the settle names are checked for checksums but their
+/// parity is not compared (listed instead); `scrub --repair` stays refused. S8-2: the
+/// refusal's advice tells the truth about `fail` (window bytes in that OSS's cache zone are
+/// lost on every code) and names `online` as the way back.
+#[test]
+fn a_verify_only_scrub_is_served_while_open_for_reads_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let hook = Arc::new(FailingHomeWrites::default());
+    let model = store_with_a_failed_settle(&dir, &hook);
+    hook.home_writes.store(0, Ordering::SeqCst);
+    let store = open(&dir, &hook).unwrap();
+    let report = store
+        .scrub(false)
+        .expect("a verify-only scrub is served for reads only");
+    assert!(!report.unsettled_stripes.is_empty(), "{report:?}");
+    assert!(report.corrupt_elements.is_empty(), "{report:?}");
+    assert!(report.parity_mismatches.is_empty(), "{report:?}");
+    let refused = store.scrub(true).unwrap_err().to_string();
+    assert!(refused.contains("reads only"), "{refused}");
+    assert!(
+        refused.contains("on every code") && refused.contains("exaraid store online"),
+        "the advice says what `fail` costs and the way back: {refused}"
+    );
+    assert!(store.get("f").unwrap() == model);
+    drop(store);
+    hook.failing.store(false, Ordering::SeqCst);
+    let store = open(&dir, &hook).unwrap();
+    let report = store.scrub(false).unwrap();
+    assert!(report.unsettled_stripes.is_empty(), "settled: {report:?}");
+    assert!(report.parity_mismatches.is_empty(), "{report:?}");
+    assert!(store.get("f").unwrap() == model);
+}

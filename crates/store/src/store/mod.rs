@@ -241,6 +241,10 @@ pub struct LostRangeStatus {
     pub oss: usize,
     /// The window the bytes were written in.
     pub window: String,
+    /// Recorded with their cache address (a `fail` of an OSS that still answered): `online`
+    /// of that OSS reads them back where every block's checksum verifies; a `rebuild` of it
+    /// makes the loss final.
+    pub restorable: bool,
 }
 
 /// `exaraid store status --json`.
@@ -318,6 +322,10 @@ pub struct ScrubReport {
     pub oss_problems: Vec<(usize, String)>,
     /// Bytes recorded as lost (as in `status`): reads of them fail until written again.
     pub lost_ranges: Vec<LostRangeStatus>,
+    /// A verify-only scrub of a store open for reads only: the stripes of the settle that
+    /// could not finish, whose parity was not compared (data and parity may be of different
+    /// versions there until the settle finishes; their checksums were checked).
+    pub unsettled_stripes: Vec<(String, u64)>,
 }
 
 /// Per-stripe coordination, in one place. Every plan (and every read, scrub pass, rebuild
@@ -564,8 +572,8 @@ fn read_piece(input: &mut dyn std::io::Read, piece: &mut Vec<u8>) -> Result<(), 
 /// way out.
 fn reads_only_why(cause: &str, dir: &Path) -> String {
     format!(
-        "a settle (moving cached bytes home with parity) that began before could not finish when the store was opened ({cause}); reads work (one needing a decode in a stripe that settle was rewriting is refused), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the settle again. A disk that keeps failing its writes can be taken out with `exaraid store fail {} --oss I` (then `rebuild`): the settle goes on without it, though on a single-parity code its bytes in the stripes the settle was rewriting may be recorded lost",
-        dir.display()
+        "a settle (moving cached bytes home with parity) that began before could not finish when the store was opened ({cause}); reads and a verify-only `scrub` work (a read needing a decode in a stripe that settle was rewriting is refused), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the settle again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
+        dir = dir.display()
     )
 }
 
@@ -2020,10 +2028,33 @@ impl Store {
         }
         self.check_file_end(offset_bytes, data.len() as u64)?;
         let (file, created) = self.file_or_create_new(name)?;
+        let size_before_bytes = self.file_size_of(file);
         match self.write_id(file, offset_bytes, data) {
             Err(e) if created => Err(self.unmake_failed_new_file(e, name, file)),
+            Err(e) => {
+                // A write of several plans (stripes) that failed part way leaves the plans
+                // before the failure durable: their bytes, and the file's growth, stay
+                // (review s8s S8-6: `ls` showed the file grown, the error said nothing).
+                let size_after_bytes = self.file_size_of(file);
+                match (size_before_bytes, size_after_bytes) {
+                    (Some(before), Some(after)) if after > before => Err(e.with_context(&format!(
+                        "the write was not acknowledged, but part of it went through: '{name}' is now {after} bytes long (was {before}), and bytes {offset_bytes}..{} may hold new or old bytes; write them again",
+                        offset_bytes + data.len() as u64
+                    ))),
+                    _ => Err(e),
+                }
+            }
             done => done,
         }
+    }
+
+    /// The size of file `file` on record now (`None`: removed).
+    fn file_size_of(&self, file: u64) -> Option<u64> {
+        self.core
+            .lock()
+            .state
+            .file_by_id(file)
+            .map(|(_, m)| m.size_bytes)
     }
 
     /// The largest file (offset + length) this store holds: the planner's limit, or less where
@@ -3080,6 +3111,7 @@ impl Store {
                 len_bytes: l.len_bytes,
                 oss: l.oss,
                 window: l.token.clone(),
+                restorable: l.cache_addr_bytes.is_some(),
             })
             .collect();
         Ok(Status {

@@ -481,6 +481,7 @@ impl Store {
                     Store::rolled_back_problem(generation, recorded)
                 )));
             }
+            self.refuse_zone_files_not_as_written(oss, &fresh)?;
             if take_back {
                 self.take_back_oss(oss, &fresh)?;
             }
@@ -495,6 +496,43 @@ impl Store {
         self.write_back_restored(oss)?;
         let mut core = self.core.lock();
         self.checkpoint_locked(&mut core)
+    }
+
+    /// `online_oss`: refuse a directory whose zone files of live objects are not as its
+    /// extents record says they were written (deleted, cut short, zeroed while it was
+    /// failed): taken back, the store counted on redundancy that was gone until a scrub
+    /// found it (review s8s S8-5). Objects of files removed meanwhile are not checked (the
+    /// take-back deletes them).
+    fn refuse_zone_files_not_as_written(
+        &self,
+        oss: usize,
+        fresh: &DirBackend,
+    ) -> Result<(), StoreError> {
+        const LISTED_MAX: usize = 4;
+        let ids: BTreeSet<u64> = self
+            .core
+            .lock()
+            .state
+            .files
+            .values()
+            .map(|m| m.id)
+            .collect();
+        let (count, listed) = fresh
+            .zone_files_not_as_written(|o| o == CACHE_OBJECT || ids.contains(&o), LISTED_MAX)?;
+        if count == 0 {
+            return Ok(());
+        }
+        let more = if count > listed.len() {
+            format!(" and {} more", count - listed.len())
+        } else {
+            String::new()
+        };
+        Err(StoreError::BadInput(format!(
+            "refused, nothing changed: OSS {oss} ({}) is not as it was written: {}{more}; its zone files were deleted, cut short or overwritten while it was failed, so taken back it would not hold the redundancy the store counts on; rebuild it from parity: `exaraid store rebuild {} --oss {oss}`",
+            self.backends[oss].location(),
+            listed.join("; "),
+            self.dir.display()
+        )))
     }
 
     /// `online_oss` of OSS `oss`, failed on record while the store changed, before its
@@ -652,6 +690,7 @@ impl Store {
                 let from = (a - p.offset_bytes) as usize;
                 let to = (z - p.offset_bytes) as usize;
                 self.write_id(p.file, a, &p.bytes[from..to])?;
+                crate::torture::kill_point(crate::torture::ONLINE_BACK_RANGE);
             }
         }
         if !pieces.is_empty() {
@@ -748,7 +787,18 @@ impl Store {
     /// Check every element's checksums and every stripe's parity; with `repair`, rewrite
     /// corrupt elements from the rest of their stripe and stale parity from the data.
     pub fn scrub(&self, repair: bool) -> Result<ScrubReport, StoreError> {
-        self.check_usable()?;
+        // A verify-only scrub changes nothing, so a store open for reads only serves it: it
+        // tells what the settle that could not finish left (review s8s S8-4).
+        if repair {
+            self.check_usable()?;
+        } else {
+            self.check_readable()?;
+        }
+        let unsettled: BTreeSet<(u64, u64)> = if self.reads_only.lock().is_some() {
+            self.core.lock().state.settling.clone().unwrap_or_default()
+        } else {
+            BTreeSet::new()
+        };
         let sdb = self.layout.stripe_data_bytes();
         // Metadata copies (at most WRITTEN_RUNS_MAX runs each), not stripe lists: a file's
         // stripes are visited one at a time.
@@ -797,7 +847,10 @@ impl Store {
                         repaired: false,
                     });
                 }
-                if erased.is_empty() {
+                if erased.is_empty() && unsettled.contains(&(id, stripe)) {
+                    assert!(!repair, "a store open for reads only repairs nothing");
+                    report.unsettled_stripes.push((name.clone(), stripe));
+                } else if erased.is_empty() {
                     let buf = &mut home.buf;
                     if self.kind != StrategyKind::Raid0
                         && !self
