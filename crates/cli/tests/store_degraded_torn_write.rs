@@ -47,7 +47,34 @@ fn a_degraded_write_torn_in_a_live_column_never_reads_as_other_bytes() {
         if !killed_at(&["store", "write", d, "f", "--offset", &off], &new, kill_at) {
             continue; // fewer block writes than n this time
         }
-        for b in (at / BLOCK)..((at + new.len()) / BLOCK) {
+        let whole = exaraid(&["store", "get", d, "f"], b"");
+        if whole.status.success() {
+            assert_eq!(whole.stdout.len(), old.len(), "{kill_at}: length");
+            for b in 0..old.len() / BLOCK {
+                let (a, got) = (b * BLOCK, &whole.stdout[b * BLOCK..(b + 1) * BLOCK]);
+                let in_cut = (at..at + new.len()).contains(&a);
+                assert!(
+                    got == &old[a..a + BLOCK] || (in_cut && got == &new[a - at..a - at + BLOCK]),
+                    "{kill_at}: file bytes {a}..{} read with exit 0 are neither old nor new",
+                    a + BLOCK
+                );
+            }
+            continue;
+        }
+        // Block by block: a refusal is no licence for wrong bytes beside it, and it must be
+        // on record (status names the loss).
+        let status: serde_json::Value =
+            serde_json::from_slice(&ok(&["store", "status", d, "--json"], b"")).unwrap();
+        let on_record: Vec<(usize, usize)> = status["lost_ranges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                let o = l["offset_bytes"].as_u64().unwrap() as usize;
+                (o, o + l["len_bytes"].as_u64().unwrap() as usize)
+            })
+            .collect();
+        for b in 0..old.len() / BLOCK {
             let a = b * BLOCK;
             let got = exaraid(
                 &[
@@ -63,11 +90,18 @@ fn a_degraded_write_torn_in_a_live_column_never_reads_as_other_bytes() {
                 b"",
             );
             if !got.status.success() {
-                continue; // refused: named lost or unreadable, never wrong
+                assert!(
+                    on_record.iter().any(|&(x, y)| x < a + BLOCK && a < y),
+                    "{kill_at}: file bytes {a}..{} refused ({}) but not lost on record: {on_record:?}",
+                    a + BLOCK,
+                    String::from_utf8_lossy(&got.stderr)
+                );
+                continue;
             }
-            let (was, now) = (&old[a..a + BLOCK], &new[a - at..a - at + BLOCK]);
+            let was = &old[a..a + BLOCK];
+            let in_cut = (at..at + new.len()).contains(&a);
             assert!(
-                got.stdout == was || got.stdout == now,
+                got.stdout == was || (in_cut && got.stdout == new[a - at..a - at + BLOCK]),
                 "{kill_at}: file bytes {a}..{} read with exit 0 are neither old nor new",
                 a + BLOCK
             );

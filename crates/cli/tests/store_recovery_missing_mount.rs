@@ -164,6 +164,9 @@ fn store_fail_records_the_missing_oss_first_and_names_what_recovery_lost() {
     }
     let err = fails(&["store", "get", d, "f1"], b"");
     assert!(err.contains("lost"), "{err}");
+    // ... and every f1 byte outside what is on record lost reads right.
+    let (f1, cut) = (&acked.files[1], Some(acked.f1_if_written.as_slice()));
+    reads_right_outside_its_losses(d, "f1", f1, cut, "OSS 6 gone, failed");
 }
 
 #[test]

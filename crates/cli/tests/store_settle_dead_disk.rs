@@ -145,6 +145,8 @@ fn settle_cut_then_disk_gone(geometry: &[&str], kill_at: &str, oss: usize) -> Ve
                  LOST: {err}; fail said: {said}"
             );
             assert!(err.contains("lost"), "{kill_at}: {err}");
+            let what = format!("{kill_at}, OSS {oss} gone");
+            reads_right_outside_its_losses(d, &name, acked, None, &what);
         }
     }
     lost

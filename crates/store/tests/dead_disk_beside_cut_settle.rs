@@ -239,14 +239,18 @@ impl Scene {
         open_failing_unsynced(&self.dir, self.dead)
     }
 
-    /// `get` of "f": `None` when it reads `DataLost` (naming the dead OSS's bytes); panics
-    /// on a wrong byte. Read right, recovery's stripe is consistent but for the dead OSS.
+    /// `get` of "f": `None` when it reads `DataLost` (naming the dead OSS's bytes; then
+    /// every other block must read right and every block that does not must be lost on
+    /// record); panics on a wrong byte. Read right, recovery's stripe is consistent but
+    /// for the dead OSS.
     fn read_checked(&self, store: &Store, what: &str) -> Option<()> {
         let got = match store.get("f") {
             Ok(got) => got,
             Err(StoreError::DataLost(msg)) => {
                 let dead_at = store.layout().file_offset(0, DEAD_DATA, 0);
                 assert!(msg.contains(&format!("bytes {dead_at}..")), "{what}: {msg}");
+                // The settle moved acknowledged bytes only: no byte may read other bytes.
+                assert_blocks_read_or_lost_on_record(store, "f", &self.model, 0..0, &[], what);
                 return None;
             }
             Err(e) => panic!("{what}: get: {e}"),

@@ -152,12 +152,17 @@ impl Scene {
         open_failing_unsynced(&self.dir, self.dead)
     }
 
-    /// `get` of "f": `None` when it reads `DataLost`; panics on a wrong byte (outside the
-    /// cut write: the acknowledged one; inside: the old or the new one).
+    /// `get` of "f": `None` when it reads `DataLost` (then every block that reads must
+    /// read right, and every block that does not must be lost on record); panics on a
+    /// wrong byte (outside the cut write: the acknowledged one; inside: the old or the new
+    /// one).
     fn read_checked(&self, store: &Store, what: &str) -> Option<Vec<u8>> {
         let got = match store.get("f") {
             Ok(got) => got,
-            Err(StoreError::DataLost(_)) => return None,
+            Err(StoreError::DataLost(_)) => {
+                self.read_blocks_checked(store, what);
+                return None;
+            }
             Err(e) => panic!("{what}: get: {e}"),
         };
         assert_eq!(got.len(), self.model.len(), "{what}: length");
@@ -174,32 +179,12 @@ impl Scene {
     }
 
     /// Every byte of "f" read block by block: each block reads right (outside the cut
-    /// write the acknowledged byte, inside it the old or the new one) or `DataLost`; panics
-    /// on a wrong byte. Returns the blocks lost. Why not `get` alone: one lost block fails
-    /// the whole `get`, and a wrong byte beside it went unseen.
+    /// write the acknowledged byte, inside it the old or the new one) or `DataLost` with the
+    /// loss on record; panics otherwise. Returns the blocks lost. Why not `get` alone: one
+    /// lost block fails the whole `get`, and a wrong byte beside it went unseen.
     fn read_blocks_checked(&self, store: &Store, what: &str) -> Vec<usize> {
         let cut = self.cut_at..self.cut_at + CUT_BYTES;
-        let mut lost = Vec::new();
-        for at in (0..self.model.len()).step_by(4096) {
-            let got = match store.read("f", at as u64, 4096) {
-                Ok(got) => got,
-                Err(StoreError::DataLost(_)) => {
-                    lost.push(at);
-                    continue;
-                }
-                Err(e) => panic!("{what}: read at {at}: {e}"),
-            };
-            for (j, &x) in got.iter().enumerate() {
-                let i = at + j;
-                let ok = x == self.model[i] || (cut.contains(&i) && x == self.new[i - cut.start]);
-                assert!(
-                    ok,
-                    "{what}: WRONG byte {i}: {x:#04x}, was {:#04x}",
-                    self.model[i]
-                );
-            }
-        }
-        lost
+        assert_blocks_read_or_lost_on_record(store, "f", &self.model, cut, &self.new, what)
     }
 }
 

@@ -212,6 +212,10 @@ fn rot_beside_a_torn_write(code: CodeSpec, path: WritePath, case: Option<Case>) 
             Ok(got) => got,
             Err(StoreError::DataLost(msg)) => {
                 eprintln!("{what}: lost: {msg}");
+                // Lost somewhere is no licence for wrong bytes elsewhere, nor for a loss
+                // nothing records.
+                let cut = cut_at..cut_at + cut_bytes;
+                assert_blocks_read_or_lost_on_record(&store, "f", &model, cut, &new, &what);
                 lost += 1;
                 continue;
             }

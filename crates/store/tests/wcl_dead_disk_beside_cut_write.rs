@@ -249,12 +249,17 @@ impl Scene {
         open_failing_unsynced(&self.dir, self.dead)
     }
 
-    /// `get` of "f": `None` when it reads `DataLost`; panics on a wrong byte (outside the
-    /// cut write: the acknowledged one; inside: the old or the new one).
+    /// `get` of "f": `None` when it reads `DataLost` (then every block that reads must
+    /// read right, and every block that does not must be lost on record); panics on a
+    /// wrong byte (outside the cut write: the acknowledged one; inside: the old or the new
+    /// one).
     fn read_checked(&self, store: &Store, what: &str) -> Option<Vec<u8>> {
         let got = match store.get("f") {
             Ok(got) => got,
-            Err(StoreError::DataLost(_)) => return None,
+            Err(StoreError::DataLost(_)) => {
+                self.read_blocks_checked(store, what);
+                return None;
+            }
             Err(e) => panic!("{what}: get: {e}"),
         };
         assert_eq!(got.len(), self.model.len(), "{what}: length");
@@ -271,26 +276,12 @@ impl Scene {
     }
 
     /// Every byte of "f" read block by block: each block reads right (as `read_checked`)
-    /// or `DataLost`; panics on a wrong byte. Why beside `get`: one lost block fails the
-    /// whole `get`, and a wrong byte beside it (the cut column's, above all) went unseen.
+    /// or `DataLost` with the loss on record; panics otherwise. Why beside `get`: one lost
+    /// block fails the whole `get`, and a wrong byte beside it (the cut column's, above
+    /// all) went unseen.
     fn read_blocks_checked(&self, store: &Store, what: &str) {
         let cut = self.cut_at..self.cut_at + CUT_BYTES;
-        for at in (0..self.model.len()).step_by(4096) {
-            let got = match store.read("f", at as u64, 4096) {
-                Ok(got) => got,
-                Err(StoreError::DataLost(_)) => continue,
-                Err(e) => panic!("{what}: read at {at}: {e}"),
-            };
-            for (j, &x) in got.iter().enumerate() {
-                let i = at + j;
-                let ok = x == self.model[i] || (cut.contains(&i) && x == self.new[i - cut.start]);
-                assert!(
-                    ok,
-                    "{what}: WRONG byte {i}: {x:#04x}, was {:#04x}",
-                    self.model[i]
-                );
-            }
-        }
+        assert_blocks_read_or_lost_on_record(store, "f", &self.model, cut, &self.new, what);
     }
 }
 
@@ -319,7 +310,6 @@ fn these_images_lost(code: CodeSpec, cut: Cut, images: &[[Block; 3]]) -> Vec<[Bl
         s.image(blocks);
         let store = s.open_dead();
         if s.read_checked(&store, &what).is_none() {
-            s.read_blocks_checked(&store, &what);
             lost.push(blocks);
         } else {
             // Recovery moved the cache home and wrote what it decided: consistent.

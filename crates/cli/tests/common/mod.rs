@@ -147,3 +147,62 @@ pub fn oss_away(dir: &Path, oss: usize) {
 pub fn oss_back(dir: &Path, oss: usize) {
     std::fs::rename(dir.join("away"), dir.join(format!("oss-{oss}"))).unwrap();
 }
+
+/// A file that does not read whole: every byte outside its lost ranges on record (`status
+/// --json`) still reads its acknowledged bytes `acked` (one `read` per gap between losses),
+/// or where `cut` is given (the file's bytes had a write a crash cut finished) each byte
+/// may be `cut`'s instead. A loss is no licence for wrong bytes beside it.
+pub fn reads_right_outside_its_losses(
+    d: &str,
+    name: &str,
+    acked: &[u8],
+    cut: Option<&[u8]>,
+    what: &str,
+) {
+    assert!(cut.is_none_or(|c| c.len() == acked.len()), "{what}: {name}");
+    let status: serde_json::Value =
+        serde_json::from_slice(&ok(&["store", "status", d, "--json"], b"")).unwrap();
+    let mut losses: Vec<(usize, usize)> = status["lost_ranges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["file"] == name)
+        .map(|l| {
+            let o = l["offset_bytes"].as_u64().unwrap() as usize;
+            (o, o + l["len_bytes"].as_u64().unwrap() as usize)
+        })
+        .collect();
+    assert!(
+        !losses.is_empty(),
+        "{what}: {name} refused with no loss on record"
+    );
+    losses.sort();
+    let mut gaps = Vec::new();
+    let mut at = 0;
+    for &(a, z) in &losses {
+        if at < a {
+            gaps.push((at, a.min(acked.len())));
+        }
+        at = at.max(z);
+    }
+    if at < acked.len() {
+        gaps.push((at, acked.len()));
+    }
+    for (a, z) in gaps.into_iter().filter(|(a, z)| a < z) {
+        let (offset, len) = (a.to_string(), (z - a).to_string());
+        let got = ok(
+            &[
+                "store", "read", d, name, "--offset", &offset, "--length", &len,
+            ],
+            b"",
+        );
+        let wrong = (a..z)
+            .filter(|&i| got.get(i - a) != Some(&acked[i]))
+            .filter(|&i| cut.is_none_or(|c| got.get(i - a) != Some(&c[i])))
+            .count();
+        assert!(
+            got.len() == z - a && wrong == 0,
+            "{what}: {name} bytes {a}..{z} (outside its losses {losses:?}) read {wrong} wrong bytes"
+        );
+    }
+}

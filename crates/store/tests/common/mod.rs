@@ -321,3 +321,60 @@ pub fn lay_block(after: &Path, dir: &Path, unit: &Unit, block: Block) {
         Block::PayloadOnly => copy_slot_bytes(after, dir, unit, 0..UNIT),
     }
 }
+
+/// Every 4 KiB block of file `name` read on its own: each reads its acknowledged bytes
+/// `model` (inside `cut`, a write a crash cut, each byte may be the old one or the cut
+/// write's `new[i - cut.start]`), or fails with `DataLost` and overlaps a lost range of
+/// `name` on record (`status`). Panics otherwise; returns the offsets of the blocks lost.
+/// Why block by block: one lost block fails a whole `get`, and a wrong byte beside it, or a
+/// loss nothing records, went unseen.
+pub fn assert_blocks_read_or_lost_on_record(
+    store: &Store,
+    name: &str,
+    model: &[u8],
+    cut: std::ops::Range<usize>,
+    new: &[u8],
+    what: &str,
+) -> Vec<usize> {
+    assert!(
+        cut.is_empty() || cut.len() == new.len(),
+        "{what}: the cut write's bytes"
+    );
+    let block_bytes = 4096;
+    let on_record: Vec<(u64, u64)> = store
+        .status()
+        .unwrap()
+        .lost_ranges
+        .iter()
+        .filter(|l| l.file == name)
+        .map(|l| (l.offset_bytes, l.offset_bytes + l.len_bytes))
+        .collect();
+    let mut lost = Vec::new();
+    for at in (0..model.len()).step_by(block_bytes) {
+        let len = block_bytes.min(model.len() - at);
+        match store.read(name, at as u64, len as u64) {
+            Ok(got) => {
+                assert_eq!(got.len(), len, "{what}: '{name}' block {at}: length");
+                for (j, &x) in got.iter().enumerate() {
+                    let i = at + j;
+                    let ok = x == model[i] || (cut.contains(&i) && x == new[i - cut.start]);
+                    assert!(
+                        ok,
+                        "{what}: '{name}' WRONG byte {i}: {x:#04x}, acknowledged {:#04x}",
+                        model[i]
+                    );
+                }
+            }
+            Err(exaraid_store::StoreError::DataLost(msg)) => {
+                let (a, z) = (at as u64, (at + len) as u64);
+                assert!(
+                    on_record.iter().any(|&(s, e)| s < z && a < e),
+                    "{what}: '{name}' bytes {a}..{z} read DataLost ({msg}) but no loss there is on record: {on_record:?}"
+                );
+                lost.push(at);
+            }
+            Err(e) => panic!("{what}: '{name}' read at {at}: {e}"),
+        }
+    }
+    lost
+}
