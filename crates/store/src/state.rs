@@ -458,23 +458,25 @@ pub struct RestorePiece {
 }
 
 impl Rec {
-    /// Is this a record binaries of session 7 and before cannot parse (they were added in
-    /// session 7: such a binary read them as a torn tail or as damage)? Before the first
-    /// one goes into the journal the state file's header says so (see
-    /// `superblock::STATE_VERSION_NEWER_RECORDS`), so that an older binary refuses the store
-    /// instead. Records added later belong here too.
-    pub fn needs_newer_reader(&self) -> bool {
-        matches!(
-            self,
+    /// The oldest state header version whose readers parse this record: 1 for records every
+    /// binary reads; 2 (`superblock::STATE_VERSION_NEWER_RECORDS`) for records added in
+    /// session 8, which binaries of session 7 and before read as a torn tail or as damage;
+    /// 3 (`superblock::STATE_VERSION_SESSION9_RECORDS`) for records added in session 9,
+    /// which session-8 binaries cannot parse. Before the first such record goes into the
+    /// journal the state file's header says so, so that an older binary refuses the store
+    /// instead. Records added later get the next version.
+    pub fn reader_version(&self) -> u32 {
+        match self {
             Rec::SettleSynced
-                | Rec::Input(Input::Forget { .. })
-                | Rec::Restore { .. }
-                | Rec::Restored { .. }
-                | Rec::WriteCrcs(_)
-                | Rec::SyncFailedDurable { .. }
-                | Rec::SyncsFailed { .. }
-                | Rec::SettleSums(_)
-        )
+            | Rec::Input(Input::Forget { .. })
+            | Rec::Restore { .. }
+            | Rec::Restored { .. }
+            | Rec::WriteCrcs(_)
+            | Rec::SyncFailedDurable { .. }
+            | Rec::SettleSums(_) => crate::superblock::STATE_VERSION_NEWER_RECORDS,
+            Rec::SyncsFailed { .. } => crate::superblock::STATE_VERSION_SESSION9_RECORDS,
+            _ => crate::superblock::FORMAT_VERSION,
+        }
     }
 }
 
@@ -690,15 +692,21 @@ pub struct State {
 }
 
 impl State {
-    /// Does this snapshot hold something binaries of session 7 and before cannot read (see
-    /// `superblock::STATE_VERSION_NEWER_RECORDS`)? A planner input `Forget` (it stays in
-    /// `inputs` until the planner restarts), or bytes an `online` read back and has not
-    /// written again (an older binary would drop them: they would stay lost).
-    pub fn needs_newer_reader(&self) -> bool {
-        self.inputs
+    /// The oldest state header version whose readers understand this snapshot (see
+    /// `Rec::reader_version`): 2 while it holds a planner input `Forget` (it stays in
+    /// `inputs` until the planner restarts) or bytes an `online` read back and has not
+    /// written again (an older binary would drop them: they would stay lost); else 1.
+    pub fn reader_version(&self) -> u32 {
+        if self
+            .inputs
             .iter()
             .any(|i| matches!(i, Input::Forget { .. }))
             || !self.restoring.is_empty()
+        {
+            crate::superblock::STATE_VERSION_NEWER_RECORDS
+        } else {
+            crate::superblock::FORMAT_VERSION
+        }
     }
 
     pub fn file_by_id(&self, id: u64) -> Option<(&String, &FileMeta)> {

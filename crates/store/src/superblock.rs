@@ -25,14 +25,20 @@ use crate::StoreError;
 /// Version of the on-disk formats this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
 /// The state file's header version while its journal or its own content may hold a record
-/// that binaries of session 7 and before cannot read (`Rec::needs_newer_reader`,
-/// `State::needs_newer_reader`): they read header version 1 only and refuse anything else,
+/// that binaries of session 7 and before cannot read (`Rec::reader_version`,
+/// `State::reader_version`): they read header version 1 only and refuse anything else,
 /// changing nothing (`<DIR>/state: format version 2 but this exaraid reads version 1`).
 /// Why: an older binary parses the journal with its own record types; a record it does not
 /// know fails to parse and, as the journal's last record, was cut off as a torn tail
 /// (silently dropped) or, with records after it, refused as damage in the middle with advice
 /// to restore a backup. The header is 1 again once a checkpoint leaves no such record.
 pub const STATE_VERSION_NEWER_RECORDS: u32 = 2;
+/// The state file's header version while its journal or its own content may hold a record
+/// that binaries of session 8 cannot read (they read header versions 1 and 2 and refuse 3,
+/// changing nothing): the same reason as version 2, one release later (review s9d: a
+/// session-8 binary would cut a session-9 record off as a torn tail). Each later release
+/// that adds records adds a version here; `Rec::reader_version` says which a record needs.
+pub const STATE_VERSION_SESSION9_RECORDS: u32 = 3;
 pub const SUPERBLOCK_FILE: &str = "superblock";
 
 /// The store's write path for writes outside delayed windows.
@@ -172,7 +178,11 @@ pub fn write_checked<T: Serialize>(path: &Path, kind: &str, value: &T) -> Result
 /// The header versions this build reads for a file of `kind`.
 fn versions_read(kind: &str) -> &'static [u32] {
     if kind == "state" {
-        &[FORMAT_VERSION, STATE_VERSION_NEWER_RECORDS]
+        &[
+            FORMAT_VERSION,
+            STATE_VERSION_NEWER_RECORDS,
+            STATE_VERSION_SESSION9_RECORDS,
+        ]
     } else {
         &[FORMAT_VERSION]
     }

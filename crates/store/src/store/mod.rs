@@ -443,9 +443,9 @@ struct Core {
     /// before its parity plans run, and an OSS that fails during them must still record the
     /// bytes it took under the window's token, so that END names them (review E11).
     ending_windows: BTreeMap<u64, String>,
-    /// The header version of the state file on disk: `STATE_VERSION_NEWER_RECORDS` while
-    /// it or the journal may hold a record an older binary cannot read (see
-    /// `superblock::STATE_VERSION_NEWER_RECORDS`), else `FORMAT_VERSION`.
+    /// The header version of the state file on disk: the highest `Rec::reader_version` of a
+    /// record it or the journal may hold (see `superblock::STATE_VERSION_NEWER_RECORDS` and
+    /// `STATE_VERSION_SESSION9_RECORDS`), else `FORMAT_VERSION`.
     state_file_version: u32,
     /// Delayed: per move home executing on a store with every OSS of its stripes up, the
     /// new bytes of the home blocks it writes only in part (`copy_moved_edge_blocks`), from
@@ -1460,8 +1460,9 @@ impl Store {
             // Rides on this record's fsync (settles, removals, rebuilds change OSSs too).
             self.note_generations(core)?;
         }
-        if rec.needs_newer_reader() && core.state_file_version != STATE_VERSION_NEWER_RECORDS {
-            self.mark_state_file_newer(core);
+        let reader_version = rec.reader_version();
+        if reader_version > core.state_file_version {
+            self.mark_state_file_newer(core, reader_version);
         }
         let seq = core.journal.append(&rec, sync && self.fsync)?;
         // After the append's write returned: a group commit fsync that reads this covers it.
@@ -1476,10 +1477,10 @@ impl Store {
     /// cutting the record off as a torn tail (see `superblock::STATE_VERSION_NEWER_RECORDS`).
     /// Best effort: a failure (a full metadata disk) must not fail the operation, which
     /// this binary replays correctly either way; it is retried before the next such record.
-    fn mark_state_file_newer(&self, core: &mut Core) {
+    fn mark_state_file_newer(&self, core: &mut Core, version: u32) {
         let path = self.dir.join(STATE_FILE);
-        if set_header_version(&path, "state", STATE_VERSION_NEWER_RECORDS).is_ok() {
-            core.state_file_version = STATE_VERSION_NEWER_RECORDS;
+        if set_header_version(&path, "state", version).is_ok() {
+            core.state_file_version = version;
         }
     }
 
@@ -2874,13 +2875,7 @@ impl Store {
                 snapshot.ops[i].add(o);
             }
             // Newer while the journal, still to be truncated, may hold newer records.
-            let version = if snapshot.needs_newer_reader()
-                || core.state_file_version == STATE_VERSION_NEWER_RECORDS
-            {
-                STATE_VERSION_NEWER_RECORDS
-            } else {
-                FORMAT_VERSION
-            };
+            let version = snapshot.reader_version().max(core.state_file_version);
             write_checked_version(&self.dir.join(STATE_FILE), "state", version, &snapshot)?;
             core.state_file_version = version;
         }
@@ -2893,14 +2888,13 @@ impl Store {
             core.state.ops[i].add(o);
         }
         core.journal.truncate()?;
-        if core.state_file_version == STATE_VERSION_NEWER_RECORDS
-            && !core.state.needs_newer_reader()
-        {
+        let snapshot_version = core.state.reader_version();
+        if core.state_file_version > snapshot_version {
             // The journal is empty and the snapshot holds nothing newer: older binaries may
             // open the store again (a clean close usually ends here). Best effort, as above.
             let path = self.dir.join(STATE_FILE);
-            if set_header_version(&path, "state", FORMAT_VERSION).is_ok() {
-                core.state_file_version = FORMAT_VERSION;
+            if set_header_version(&path, "state", snapshot_version).is_ok() {
+                core.state_file_version = snapshot_version;
             }
         }
         Ok(())

@@ -69,3 +69,42 @@ fn a_snapshot_holding_a_forget_input_keeps_version_2() {
     store.close().unwrap();
     assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
 }
+
+/// A record session-8 binaries cannot parse (added in session 9) turns the header to version 3,
+/// which they refuse (they read 1 and 2); a checkpoint that leaves none turns it back to 1.
+/// Review s9d: with version 2 only, a session-8 binary cut such a record off as a torn tail.
+#[test]
+fn a_record_session_8_binaries_cannot_parse_turns_the_state_header_to_version_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
+    opts.element_bytes = 4096;
+    let store = Store::init(dir.path(), &opts).unwrap();
+    store.put("f", &[7u8; 5000]).unwrap();
+    store.checkpoint().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    {
+        let mut core = store.core.lock();
+        // A session-8 record first: version 2.
+        store.journal(&mut core, Rec::SettleSynced, true).unwrap();
+        assert!(header(dir.path()).starts_with("EXARAID state v2 "));
+        // No OSS and no plan: it changes nothing, the record is the point.
+        let rec = Rec::SyncsFailed {
+            osses: Vec::new(),
+            plans: Vec::new(),
+        };
+        store.journal(&mut core, rec, true).unwrap();
+        // And a session-8 record after it does not lower it.
+        store.journal(&mut core, Rec::SettleSynced, true).unwrap();
+    }
+    assert!(
+        header(dir.path()).starts_with("EXARAID state v3 "),
+        "{}",
+        header(dir.path())
+    );
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    assert!(header(dir.path()).starts_with("EXARAID state v3 "));
+    store.close().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+}
