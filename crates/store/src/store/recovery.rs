@@ -1488,8 +1488,10 @@ impl Store {
                         .iter()
                         .filter(|w| w.col == col)
                         .filter_map(|w| {
-                            let (a, z) =
-                                (w.offset_bytes.max(start), (w.offset_bytes + w.len_bytes).min(end));
+                            let (a, z) = (
+                                w.offset_bytes.max(start),
+                                (w.offset_bytes + w.len_bytes).min(end),
+                            );
                             (a < z).then(|| w.crc_of(a, z).map(|crc| (a, z, crc)))?
                         })
                         .collect();
@@ -1540,22 +1542,21 @@ impl Store {
             if self.code.encode(&mut d).is_err() {
                 return None;
             }
-            let agrees = (0..g.cols)
-                .filter(|&col| known[version][col])
-                .all(|col| {
-                    let p = Pos { row: 0, col };
-                    rows[version].element(p) == d.element(p)
-                });
-            let told = checks
-                .iter()
-                .filter(|(v, ..)| *v == version)
-                .all(|(_, col, (x, y), told)| {
-                    let bytes = &d.element(Pos { row: 0, col: *col })[*x..*y];
-                    match told {
-                        Told::Crc(crc) => crc32c::crc32c(bytes) == *crc,
-                        Told::Zeros => bytes.iter().all(|&b| b == 0),
-                    }
-                });
+            let agrees = (0..g.cols).filter(|&col| known[version][col]).all(|col| {
+                let p = Pos { row: 0, col };
+                rows[version].element(p) == d.element(p)
+            });
+            let told =
+                checks
+                    .iter()
+                    .filter(|(v, ..)| *v == version)
+                    .all(|(_, col, (x, y), told)| {
+                        let bytes = &d.element(Pos { row: 0, col: *col })[*x..*y];
+                        match told {
+                            Told::Crc(crc) => crc32c::crc32c(bytes) == *crc,
+                            Told::Zeros => bytes.iter().all(|&b| b == 0),
+                        }
+                    });
             if !agrees || !told {
                 continue;
             }
