@@ -1495,14 +1495,18 @@ impl Store {
                             (a < z).then(|| w.crc_of(a, z).map(|crc| (a, z, crc)))?
                         })
                         .collect();
-                    let [(a, z, crc)] = pieces[..] else {
-                        continue; // no parity crcs on record (or in pieces): unknown in both
-                    };
-                    if !verified(&p) {
-                        continue;
+                    if pieces.is_empty() || !verified(&p) {
+                        continue; // no parity crcs on record, or torn: unknown in both
                     }
-                    let bytes = &parity_raw.get(&p)?[a as usize..z as usize];
-                    if crc32c::crc32c(bytes) == crc {
+                    // Several pieces (a write over two data elements): each is the old
+                    // bytes or the new ones; the block is new when every piece is (a
+                    // written piece holds its new bytes), old when none is, else a state
+                    // in between: unknown.
+                    let bytes = parity_raw.get(&p)?;
+                    let landed = |&(a, z, crc): &(u64, u64, u32)| {
+                        crc32c::crc32c(&bytes[a as usize..z as usize]) == crc
+                    };
+                    if pieces.iter().all(landed) {
                         // The running parity after the write covers the data it covered
                         // before and the write's: there its bytes on disk; elsewhere zeros,
                         // as the data the view masks there.
@@ -1513,13 +1517,15 @@ impl Store {
                                 crate::state::add_range(&mut live, x, y);
                             }
                         }
-                        for (x, y) in intersect(&live, &[(a, z)]) {
-                            let r = rel((x, y));
-                            rows[1].element_mut(p)[r.0..r.1]
-                                .copy_from_slice(&parity_raw[&p][x as usize..y as usize]);
+                        for &(a, z, _) in &pieces {
+                            for (x, y) in intersect(&live, &[(a, z)]) {
+                                let r = rel((x, y));
+                                rows[1].element_mut(p)[r.0..r.1]
+                                    .copy_from_slice(&bytes[x as usize..y as usize]);
+                            }
                         }
                         known[1][col] = true;
-                    } else {
+                    } else if !pieces.iter().any(landed) {
                         known[0][col] = true;
                     }
                 }
