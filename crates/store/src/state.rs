@@ -337,6 +337,16 @@ pub enum Rec {
     /// block holds, so that its cache stripe can prove the failed column (issue #4 S1, first
     /// writes; see `recovery.rs`, `cut_block_landed`).
     WriteCrcs(WriteCrcs),
+    /// The crc32c of the running parity bytes a WCL client plan (one with a `WriteCrcs` on
+    /// record) is about to write into its cache stripes, per 4 KiB block. Appended (not
+    /// fsync'd: a kill keeps it like the `WriteCrcs` before it) after the plan computed
+    /// them and before its first write of them; its `Durable` record or `PlannerReset`
+    /// drops it. Why: a write cut between its first and its last block write leaves data
+    /// and running parity of different versions in one stripe, and the data crcs alone do
+    /// not tell which parity block is new; with these, recovery decodes a failed column
+    /// from blocks of one version, each told by its crc (issue #4 S1, see `recovery.rs`,
+    /// `confirm_by_versions`).
+    WriteParityCrcs(WriteParityCrcs),
     /// `online` of failed OSS `oss` read these lost bytes back from its cache zone (every
     /// block's checksum verified), before it puts the OSS back: from here on the journal
     /// holds them, so the cache chunks may be reused. Written again after `Online`.
@@ -418,6 +428,64 @@ impl WriteCrcs {
     }
 }
 
+/// Which write crcs a store journals (`Store::write_crcs_journaled`); ordered: each one
+/// includes the ones before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WriteCrcsJournaled {
+    Nothing,
+    Data,
+    DataAndParity,
+}
+
+/// See `Rec::WriteParityCrcs`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteParityCrcs {
+    /// The client plan that writes these parity bytes.
+    pub plan: u64,
+    pub file: u64,
+    /// One per cache write of a running parity element (at most one per parity element the
+    /// plan writes: bounded by the plan's steps).
+    pub pieces: Vec<ParityPieceCrcs>,
+}
+
+/// The crcs of one running parity write: element `(stripe, col)` (the code's column) bytes
+/// `offset_bytes..offset_bytes + len_bytes`, per 4 KiB block of the element (entry `j`:
+/// element block `offset_bytes / 4096 + j`, the first and last only in part).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParityPieceCrcs {
+    pub stripe: u64,
+    pub col: usize,
+    pub offset_bytes: u64,
+    pub len_bytes: u64,
+    pub block_crcs: Vec<u32>,
+}
+
+impl ParityPieceCrcs {
+    pub fn of(stripe: u64, col: usize, offset_bytes: u64, bytes: &[u8]) -> ParityPieceCrcs {
+        let w = WriteCrcs::of(Vec::new(), 0, offset_bytes, bytes);
+        ParityPieceCrcs {
+            stripe,
+            col,
+            offset_bytes,
+            len_bytes: w.len_bytes,
+            block_crcs: w.block_crcs,
+        }
+    }
+
+    /// The crc of the written bytes at element range `[a, z)`, when that range is exactly
+    /// this write's part of one block (else `None`).
+    pub fn crc_of(&self, a: u64, z: u64) -> Option<u32> {
+        let w = WriteCrcs {
+            plans: Vec::new(),
+            file: 0,
+            offset_bytes: self.offset_bytes,
+            len_bytes: self.len_bytes,
+            block_crcs: self.block_crcs.clone(),
+        };
+        w.crc_of(a, z)
+    }
+}
+
 /// Most changes `State::changed_while_failed` keeps per failed OSS (file byte ranges plus
 /// stripes). Past it only a rebuild brings the OSS back (its record becomes `None`): the
 /// bound keeps the state small and `online`'s rewrite of the OSS's columns short.
@@ -474,7 +542,9 @@ impl Rec {
             | Rec::WriteCrcs(_)
             | Rec::SyncFailedDurable { .. }
             | Rec::SettleSums(_) => crate::superblock::STATE_VERSION_NEWER_RECORDS,
-            Rec::SyncsFailed { .. } => crate::superblock::STATE_VERSION_SESSION9_RECORDS,
+            Rec::SyncsFailed { .. } | Rec::WriteParityCrcs(_) => {
+                crate::superblock::STATE_VERSION_SESSION9_RECORDS
+            }
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -675,6 +745,10 @@ pub struct State {
     /// The crcs of client writes whose plans are not all durable (`Rec::WriteCrcs`).
     #[serde(default)]
     pub write_crcs: Vec<WriteCrcs>,
+    /// The running parity crcs of those writes' plans (`Rec::WriteParityCrcs`). (Not
+    /// written into a snapshot when empty, as `settle_sums`.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_parity_crcs: Vec<WriteParityCrcs>,
     /// Failed OSS -> what changed while it was failed (`None`: past
     /// [`CHANGED_WHILE_FAILED_MAX`], or recorded before this field): `online` rewrites its
     /// columns of those stripes from the others instead of demanding a rebuild.
@@ -693,15 +767,22 @@ pub struct State {
 
 impl State {
     /// The oldest state header version whose readers understand this snapshot (see
-    /// `Rec::reader_version`): 2 while it holds a planner input `Forget` (it stays in
-    /// `inputs` until the planner restarts) or bytes an `online` read back and has not
-    /// written again (an older binary would drop them: they would stay lost); else 1.
+    /// `Rec::reader_version`): 3 while it holds session 9's write parity crcs; 2 while it
+    /// holds a planner input `Forget` (it stays in `inputs` until the planner restarts),
+    /// bytes an `online` read back and has not written again (an older binary would drop
+    /// them: they would stay lost), or session 8's write or settle crcs (an older binary
+    /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
-        if self
+        if !self.write_parity_crcs.is_empty() {
+            // Session 9's field: a session-8 binary would drop it unseen.
+            crate::superblock::STATE_VERSION_SESSION9_RECORDS
+        } else if self
             .inputs
             .iter()
             .any(|i| matches!(i, Input::Forget { .. }))
             || !self.restoring.is_empty()
+            || !self.write_crcs.is_empty()
+            || !self.settle_sums.is_empty()
         {
             crate::superblock::STATE_VERSION_NEWER_RECORDS
         } else {
@@ -844,7 +925,7 @@ impl State {
             // A note of what the OSSs hold already.
             Rec::OssGenerations { .. } => false,
             // A note of what the write that follows writes.
-            Rec::WriteCrcs(_) => false,
+            Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) => false,
             // Bytes read back into the journal; their writes are journaled inputs.
             Rec::Restore { .. } | Rec::Restored { .. } => false,
             // Checksums of what a settle writes next (its `SettleBegin` changes bytes).
@@ -913,6 +994,7 @@ impl State {
                     w.plans.retain(|p| !plans.contains(p));
                 }
                 self.write_crcs.retain(|w| !w.plans.is_empty());
+                self.write_parity_crcs.retain(|w| !plans.contains(&w.plan));
                 // Their writes are whole on disk: data and parity agree again. So do the
                 // writes of every plan that copied the same stripe before them (stripe
                 // locks: those ran first), whose copies would now be stale: laid over a
@@ -1036,6 +1118,7 @@ impl State {
                 self.failed_column_copies.clear();
                 self.copied_plans.clear();
                 self.write_crcs.clear();
+                self.write_parity_crcs.clear();
                 self.settle_sums.clear();
                 // Failed before every input of the new planner epoch.
                 self.failed_at_input.values_mut().for_each(|at| *at = 0);
@@ -1060,6 +1143,10 @@ impl State {
             Rec::WriteCrcs(w) => {
                 // Bounded: at most the plans not durable yet (a crash leaves some).
                 self.write_crcs.push(w.clone());
+            }
+            Rec::WriteParityCrcs(w) => {
+                // Bounded as `write_crcs`: only plans not durable yet.
+                self.write_parity_crcs.push(w.clone());
             }
             Rec::SettleSums(sums) => {
                 // Only a settle that began writes sums (they describe its home writes).

@@ -110,6 +110,9 @@ struct Scene {
     /// The cut write's journaled crcs (`Rec::WriteCrcs`), as the real write appended them
     /// after its input; `None`: the store journaled none (an older binary's journal).
     crcs: Option<Rec>,
+    /// Its running parity crcs (`Rec::WriteParityCrcs`, session 9), as its plan appended
+    /// them before its parity writes; empty: none (a session-8 binary's journal).
+    parity_crcs: Vec<Rec>,
     /// The cache slots the cut write changed: its data element's, then the running parity's.
     data_unit: Unit,
     parity_units: Vec<Unit>,
@@ -174,11 +177,20 @@ fn scene(code: CodeSpec, cut: Cut) -> Scene {
     store.close().unwrap();
     copy_tree(&dir, &after);
     let (_, records) = Journal::<Rec>::open(&journal_copy).unwrap();
+    let records: Vec<Rec> = records.into_iter().map(|(_, rec)| rec).collect();
     let crcs = records
-        .into_iter()
-        .map(|(_, rec)| rec)
-        .find(|rec| matches!(rec, Rec::WriteCrcs(_)));
+        .iter()
+        .find(|rec| matches!(rec, Rec::WriteCrcs(_)))
+        .cloned();
     assert!(crcs.is_some(), "{code}: a WCL write journals its crcs");
+    let parity_crcs: Vec<Rec> = records
+        .into_iter()
+        .filter(|rec| matches!(rec, Rec::WriteParityCrcs(_)))
+        .collect();
+    assert!(
+        !parity_crcs.is_empty(),
+        "{code}: a WCL write journals its running parity crcs"
+    );
 
     let units = changed_slots(&saved, &after, cols, |_, _| true);
     let holds_new = |u: &Unit| {
@@ -220,6 +232,7 @@ fn scene(code: CodeSpec, cut: Cut) -> Scene {
         dead,
         dead_at,
         crcs,
+        parity_crcs,
         data_unit,
         parity_units,
         stale_unit,
@@ -236,6 +249,9 @@ impl Scene {
         if let Some(crcs) = &self.crcs {
             let (mut journal, _) = Journal::<Rec>::open(&self.dir.join("journal")).unwrap();
             journal.append(crcs, true).unwrap();
+            for rec in &self.parity_crcs {
+                journal.append(rec, true).unwrap();
+            }
         }
         let units = std::iter::once(&self.data_unit).chain(&self.parity_units);
         for (unit, block) in units.zip(blocks) {
@@ -285,19 +301,6 @@ impl Scene {
     }
 }
 
-/// Every image of the cut write's three cache blocks; returns the lost ones.
-fn images_lost(code: CodeSpec, cut: Cut) -> Vec<[Block; 3]> {
-    let mut images = Vec::new();
-    for d in BLOCKS {
-        for p in BLOCKS {
-            for q in BLOCKS {
-                images.push([d, p, q]);
-            }
-        }
-    }
-    these_images_lost(code, cut, &images)
-}
-
 /// The lost ones of `images`.
 fn these_images_lost(code: CodeSpec, cut: Cut, images: &[[Block; 3]]) -> Vec<[Block; 3]> {
     let s = scene(code, cut);
@@ -320,55 +323,81 @@ fn these_images_lost(code: CodeSpec, cut: Cut, images: &[[Block; 3]]) -> Vec<[Bl
     lost
 }
 
-/// The images whose blocks on disk prove the dead column: all old, all landed, and one
-/// block of the write checksum-only where the others landed (the decode from the rest gives
-/// that block's new bytes, and its new checksum confirms them). On a first write the data
-/// block's new checksum confirms nothing (its block holds stale bytes beside the write,
-/// and which block a checksum is of is not known): only the parity blocks'.
-fn provable(cut: Cut) -> Vec<[Block; 3]> {
+/// Does the image of the cut write's blocks `[data, P, Q]` prove the dead column (session
+/// 9)? Every block of the write read verified (whole old or whole new: `Old`, `Landed`) is
+/// told by the write's crcs (data: `Rec::WriteCrcs`; running parity: `Rec::WriteParityCrcs`),
+/// and the dead column decodes from the k = 4 blocks of ONE version of the stripe: the two
+/// data columns the write did not touch, and the write's blocks of that version. A first
+/// write's data block counts in the old version either way (the stripe before it held
+/// zeros there, whatever stale bytes the chunk holds); an overwrite's only in its own. A
+/// torn block (checksum or payload only) counts in neither. Lost, never guessed: an image
+/// with no version of 4 known blocks (e.g. the data block old beside a torn P and a landed
+/// Q: the old version has 3, the new 3).
+fn provable(cut: Cut, [data, p, q]: [Block; 3]) -> bool {
     use Block::*;
-    let mut images = vec![
-        [Old, Old, Old],
-        [Landed, Landed, Landed],
-        [Landed, ChecksumOnly, Landed],
-        [Landed, Landed, ChecksumOnly],
-    ];
-    if cut == Cut::Overwrite {
-        images.push([ChecksumOnly, Landed, Landed]);
+    let beside = 2;
+    let mut known = [beside, beside]; // [old, new]
+    match data {
+        Old => known[0] += 1,
+        Landed if cut == Cut::FirstWrite => known = [known[0] + 1, known[1] + 1],
+        Landed => known[1] += 1,
+        ChecksumOnly | PayloadOnly => {}
     }
-    images
+    for parity in [p, q] {
+        match parity {
+            Old => known[0] += 1,
+            Landed => known[1] += 1,
+            ChecksumOnly | PayloadOnly => {}
+        }
+    }
+    known.iter().any(|&n| n >= 4)
 }
 
-/// `all`: every image, else the provable ones and one half-written one (CI time).
-fn assert_provable_images_not_lost(code: CodeSpec, cut: Cut, all: bool) {
-    let lost = if all {
-        images_lost(code, cut)
+/// `all`: every image, else some of each kind (CI time): the lost images are exactly the
+/// ones `provable` says nothing tells.
+fn assert_lost_exactly_the_unprovable_images(code: CodeSpec, cut: Cut, all: bool) {
+    use Block::*;
+    let mut images = Vec::new();
+    if all {
+        for d in BLOCKS {
+            for p in BLOCKS {
+                for q in BLOCKS {
+                    images.push([d, p, q]);
+                }
+            }
+        }
     } else {
-        let mut images = provable(cut);
-        images.push([Block::Landed, Block::Landed, Block::Old]);
-        these_images_lost(code, cut, &images)
-    };
-    for blocks in provable(cut) {
-        assert!(
-            !lost.contains(&blocks),
-            "{code} {cut:?}: write blocks {blocks:?}: the dead OSS's acknowledged cached bytes were recorded lost, though the cache stripe proves them (lost images: {lost:?})"
+        images = vec![
+            [Old, Old, Old],
+            [Landed, Landed, Landed],
+            [Landed, Landed, Old],
+            [Old, Landed, Old],
+            [Old, Old, Landed],
+            [Old, Landed, Landed],
+            [Landed, ChecksumOnly, Landed],
+            [Old, PayloadOnly, Landed],
+            [ChecksumOnly, Old, Old],
+            [PayloadOnly, Landed, Landed],
+        ];
+    }
+    let lost = these_images_lost(code, cut, &images);
+    for blocks in images {
+        assert_eq!(
+            lost.contains(&blocks),
+            !provable(cut, blocks),
+            "{code} {cut:?}: write blocks {blocks:?}: lost? (lost images: {lost:?})"
         );
     }
-    // Data and running parity of different versions cannot be told: lost, never guessed.
-    assert!(
-        lost.contains(&[Block::Landed, Block::Landed, Block::Old]),
-        "{code} {cut:?}: a half-written cache stripe cannot prove the dead column, so it must be lost (lost images: {lost:?})"
-    );
 }
 
 #[test]
 fn wcl_raid6_a_dead_disk_beside_a_cut_cache_write_loses_nothing_the_second_parity_proves() {
-    assert_provable_images_not_lost(CodeSpec::raid6(4), Cut::Overwrite, true);
+    assert_lost_exactly_the_unprovable_images(CodeSpec::raid6(4), Cut::Overwrite, true);
 }
 
 #[test]
 fn wcl_rs_4_2_a_dead_disk_beside_a_cut_cache_write_loses_nothing_the_second_parity_proves() {
-    assert_provable_images_not_lost(CodeSpec::rs(4, 2), Cut::Overwrite, false);
+    assert_lost_exactly_the_unprovable_images(CodeSpec::rs(4, 2), Cut::Overwrite, false);
 }
 
 /// A cut write of bytes its cache stripe never held (issue #4 S1, first writes): its cache
@@ -381,12 +410,12 @@ fn wcl_rs_4_2_a_dead_disk_beside_a_cut_cache_write_loses_nothing_the_second_pari
 /// 0295300 (`[Old, Landed, PayloadOnly]`).
 #[test]
 fn wcl_raid6_a_dead_disk_beside_a_cut_first_cache_write_loses_nothing_the_crcs_prove() {
-    assert_provable_images_not_lost(CodeSpec::raid6(4), Cut::FirstWrite, true);
+    assert_lost_exactly_the_unprovable_images(CodeSpec::raid6(4), Cut::FirstWrite, true);
 }
 
 #[test]
 fn wcl_rs_4_2_a_dead_disk_beside_a_cut_first_cache_write_loses_nothing_the_crcs_prove() {
-    assert_provable_images_not_lost(CodeSpec::rs(4, 2), Cut::FirstWrite, false);
+    assert_lost_exactly_the_unprovable_images(CodeSpec::rs(4, 2), Cut::FirstWrite, false);
 }
 
 /// Without the write's crcs on record (a journal an older binary wrote) a landed first
@@ -401,6 +430,25 @@ fn wcl_raid6_a_cut_first_cache_write_without_crcs_is_lost_not_guessed() {
         let what = format!("no crcs, write blocks {blocks:?}");
         let got = s.read_checked(&store, &what);
         assert_eq!(got.is_none(), blocks == [Block::Landed; 3], "{what}: lost?");
+    }
+}
+
+/// With the data crcs but no running parity crcs on record (a session-8 binary's journal),
+/// data and running parity of different versions tell nothing: lost, never guessed; one
+/// version whole still proves the dead column.
+#[test]
+fn wcl_raid6_a_half_written_cache_stripe_without_parity_crcs_is_lost_not_guessed() {
+    use Block::*;
+    for cut in [Cut::Overwrite, Cut::FirstWrite] {
+        let mut s = scene(CodeSpec::raid6(4), cut);
+        s.parity_crcs.clear();
+        for blocks in [[Landed, Landed, Old], [Old, Landed, Old], [Landed; 3]] {
+            s.image(blocks);
+            let store = s.open_dead();
+            let what = format!("{cut:?}: no parity crcs, write blocks {blocks:?}");
+            let got = s.read_checked(&store, &what);
+            assert_eq!(got.is_none(), blocks != [Landed; 3], "{what}: lost?");
+        }
     }
 }
 

@@ -1243,9 +1243,61 @@ impl Store {
                 assert_eq!(bytes.len() as u64, step.len_bytes);
                 write_bytes.push((i, bytes));
             }
+            if client.is_some() {
+                self.journal_parity_crcs(plan, &write_bytes)?;
+            }
             self.run_steps(plan, &writes, &write_bytes, &copy_failing)?;
         }
         Ok(())
+    }
+
+    /// Before a client plan's running parity writes (`write_bytes`: this wave's steps and
+    /// their bytes): their crcs, journaled unsynced (`Rec::WriteParityCrcs`), where its write
+    /// journaled its data crcs (`write_crcs_journaled`). A kill keeps the append, as it keeps
+    /// any write that returned. Why: a write cut between its block writes leaves data and
+    /// running parity of different versions, and recovery tells each parity block's
+    /// version by these crcs (`confirm_by_versions`).
+    fn journal_parity_crcs(
+        &self,
+        plan: &IoPlan,
+        write_bytes: &[(usize, Vec<u8>)],
+    ) -> Result<(), StoreError> {
+        if !self.write_crcs_journaled(crate::state::WriteCrcsJournaled::DataAndParity) {
+            return Ok(());
+        }
+        let mut pieces = Vec::new();
+        let mut file = None;
+        for (i, bytes) in write_bytes {
+            let step = &plan.steps[*i];
+            if step.op != Op::Write || step.zone != PlanZone::Cache || !step.is_parity() {
+                continue;
+            }
+            let mut at = 0usize;
+            for piece in &step.pieces {
+                let x = &piece.element;
+                let len = x.len_bytes as usize;
+                pieces.push(crate::state::ParityPieceCrcs::of(
+                    x.stripe,
+                    x.pos.col,
+                    x.offset_bytes,
+                    &bytes[at..at + len],
+                ));
+                at += len;
+            }
+            assert_eq!(at, bytes.len(), "a step's pieces lie back to back");
+            file = Some(step.file);
+        }
+        let Some(file) = file else {
+            return Ok(()); // no running parity in this wave
+        };
+        assert!(pieces.len() <= plan.steps.len() * self.layout.geometry().cols);
+        let rec = Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
+            plan: plan.id,
+            file,
+            pieces,
+        });
+        let mut core = self.core.lock();
+        self.journal(&mut core, rec, false)
     }
 
     /// Run the read steps `reads` of `plan` as `run_steps` does (one thread per OSS, the

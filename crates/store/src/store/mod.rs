@@ -2426,8 +2426,7 @@ impl Store {
         offset_bytes: u64,
         data: &[u8],
     ) -> Option<crate::state::WriteCrcs> {
-        let g = self.layout.geometry();
-        if self.kind != StrategyKind::Wcl || g.rows != 1 || self.tolerance() < 2 {
+        if !self.write_crcs_journaled(crate::state::WriteCrcsJournaled::Data) {
             return None;
         }
         let client_plans: Vec<u64> = plans
@@ -2449,6 +2448,31 @@ impl Store {
             offset_bytes,
             data,
         ))
+    }
+
+    /// Does a client write of this store journal its crcs of kind `what` (`Rec::WriteCrcs`
+    /// with its input, `Rec::WriteParityCrcs` before its running parity writes)? Only a WCL
+    /// store of a one-row code with two or more parities, where recovery can use them
+    /// (`confirm_by_parity` and `confirm_by_versions` prove nothing on fewer, nor on an
+    /// array code). `EXARAID_BENCH_WRITE_CRCS` (`none`, `data`; read once) turns them off
+    /// for a benchmark of their cost, side by side in one process: never set by the tests,
+    /// never set in production (recovery then proves less, as with a journal of an older
+    /// binary).
+    pub(super) fn write_crcs_journaled(&self, what: crate::state::WriteCrcsJournaled) -> bool {
+        use crate::state::WriteCrcsJournaled;
+        let g = self.layout.geometry();
+        if self.kind != StrategyKind::Wcl || g.rows != 1 || self.tolerance() < 2 {
+            return false;
+        }
+        static BENCH_LIMIT: std::sync::OnceLock<WriteCrcsJournaled> = std::sync::OnceLock::new();
+        let limit = *BENCH_LIMIT.get_or_init(|| {
+            match std::env::var("EXARAID_BENCH_WRITE_CRCS").as_deref() {
+                Ok("none") => WriteCrcsJournaled::Nothing,
+                Ok("data") => WriteCrcsJournaled::Data,
+                _ => WriteCrcsJournaled::DataAndParity,
+            }
+        });
+        what <= limit
     }
 
     /// The file bytes the plans write with no parity at all: `(oss, file offset, length)` of

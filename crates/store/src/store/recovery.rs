@@ -905,6 +905,8 @@ impl Store {
         // ranges (the running parity's view); and each data element as on disk.
         let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
         let mut raw: BTreeMap<Pos, Vec<u8>> = BTreeMap::new();
+        // Each running parity element as on disk (for `confirm_by_versions`).
+        let mut parity_raw: BTreeMap<Pos, Vec<u8>> = BTreeMap::new();
         let mut held: BTreeMap<Pos, Vec<Held>> = BTreeMap::new();
         let mut keys: BTreeMap<Pos, (usize, ElementKey)> = BTreeMap::new();
         for col in 0..g.cols {
@@ -955,6 +957,7 @@ impl Store {
                         let (a, z) = (a as usize, z as usize);
                         buf.element_mut(pos)[a..z].copy_from_slice(&bytes[a..z]);
                     }
+                    parity_raw.insert(pos, bytes);
                 }
                 held.insert(pos, state);
             }
@@ -1005,6 +1008,13 @@ impl Store {
             // Else (a first write into part of the cache stripe) the journaled crcs of the
             // write tell each such block's version (`first_write_views`): the new bytes
             // are taken into the proof's stripe where the block holds them.
+            // This row as the planner knew it before the cut write, before `views` lays
+            // new bytes into `buf` (`confirm_by_versions` builds both versions from it).
+            let old_row = (proof_held.is_some() && !absent_acked.is_empty()).then(|| {
+                let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+                slice_stripe_into(&buf, start as usize..end as usize, &mut row);
+                row
+            });
             let views = match proof_held.as_ref() {
                 Some(_) if overwrites_only => Some(Vec::new()),
                 Some(_) if !absent_acked.is_empty() => {
@@ -1018,12 +1028,12 @@ impl Store {
                 _ => None,
             };
             let mut views_laid = false;
-            if let (Some(proof_held), Some(views)) = (proof_held.as_ref(), views) {
+            if let Some(proof_held) = proof_held.as_ref() {
                 // Laid into `buf` for this row: the stripe as the disk holds it, which the
                 // decisions below decode from too (a rotten block beside the dead column
                 // decodes from the write's new bytes and the new parity). Never resealed:
                 // the dead column leaves this row unknown (asserted below).
-                for (pos, ranges) in &views {
+                for (pos, ranges) in views.iter().flatten() {
                     for &(a, z) in ranges {
                         let (a, z) = (a as usize, z as usize);
                         buf.element_mut(*pos)[a..z].copy_from_slice(&raw[pos][a..z]);
@@ -1032,9 +1042,27 @@ impl Store {
                 }
                 for &pos in &absent_acked {
                     let cut_writes = &c.ranges;
-                    if let Some(bytes) =
-                        self.confirm_by_parity(&buf, i, pos, proof_held, cut_writes, &keys)?
-                    {
+                    let mut by_parity = None;
+                    if views.is_some() {
+                        by_parity =
+                            self.confirm_by_parity(&buf, i, pos, proof_held, cut_writes, &keys)?;
+                    }
+                    // Data and running parity of different versions (the write cut between
+                    // its block writes), or a torn block of it: the blocks of one version,
+                    // each told by the write's crcs.
+                    let by_versions = match (&by_parity, &old_row) {
+                        (None, Some(old_row)) => self.confirm_by_versions(
+                            (core, file, stripe),
+                            c,
+                            (i, pos),
+                            old_row,
+                            (&acked, &parity_live),
+                            proof_held,
+                            (&raw, &parity_raw),
+                        ),
+                        _ => None,
+                    };
+                    if let Some(bytes) = by_parity.or(by_versions) {
                         proven_here.insert(pos);
                         proven.push(CachedPiece {
                             pos,
@@ -1363,6 +1391,227 @@ impl Store {
         let at = self.layout.file_offset(stripe, d, a);
         let journaled = crcs.crc_of(at, at + (z - a))?;
         Some(crc32c::crc32c(&element[a as usize..z as usize]) == journaled)
+    }
+
+    /// Block `i` of data column `pos` of a cache stripe, whose OSS failed after the crash,
+    /// beside the one cut client write (`cache_stripe_proof_held`), where `confirm_by_parity`
+    /// proved nothing: decoded from the blocks of ONE version of the stripe (before the
+    /// write, or after it), each block's version told by the write's crcs. Why: a write cut
+    /// between its first and its last block write leaves data and running parity of
+    /// different versions (two stripes fit what is on disk, and the parity equations alone
+    /// cannot tell which columns to decode from), and a torn block of it leaves too few
+    /// columns for that proof; the crcs name each block's version instead.
+    ///
+    /// Per column, for each version, its bytes in that version where the disk tells them,
+    /// else unknown (the column is erased in that version's decode):
+    /// - not in flight here, held (read verified, or never written by this cache stripe:
+    ///   zeros): the same in both versions (`old_row`, the planner's view before the write).
+    /// - a data block of the write, read verified (whole old or whole new): new where its
+    ///   bytes in the write's range match the journaled crc (`Rec::WriteCrcs`), else old.
+    ///   Its old bytes are also known where the write is a first write into its range (the
+    ///   planner's view counts zeros there, whatever stale bytes the block held).
+    /// - a running parity block of the write, read verified: new where its bytes in the
+    ///   plan's parity write range match the journaled crc (`Rec::WriteParityCrcs`), else
+    ///   old; new, its bytes count where the parity covers data after the write.
+    /// - anything else (a torn block, no crcs on record: a journal of an older binary, a
+    ///   write range meeting the block in pieces): unknown in both.
+    /// A version with at least k known columns is decoded from them (the code is MDS: k
+    /// columns of one codeword give the others) and taken when the decode agrees with
+    /// every known column of that version, and with what the crcs say of the write's data
+    /// blocks unknown in it (new: their journaled crc; old, a first write: zeros). Both
+    /// versions decoded: they must agree on `pos` outside its own cut range (the dead
+    /// column's acknowledged bytes are the same in both), else `None`. Trusted: a verified
+    /// block is whole old or whole new, and a crc32c tells new from old bytes (a block
+    /// whose old bytes match the new crc holds the new bytes anyway, or one in 2^32).
+    #[allow(clippy::too_many_arguments)]
+    fn confirm_by_versions(
+        &self,
+        (core, file, stripe): (&Core, u64, u64),
+        c: &CacheInFlight,
+        (i, pos): (usize, Pos),
+        old_row: &StripeBuf,
+        (acked, parity_live): (&BTreeMap<Pos, Ranges>, &[Ranges]),
+        held: &BTreeMap<Pos, Vec<Held>>,
+        (raw, parity_raw): (&BTreeMap<Pos, Vec<u8>>, &BTreeMap<Pos, Vec<u8>>),
+    ) -> Option<Vec<u8>> {
+        let g = self.layout.geometry();
+        if g.rows != 1 || self.tolerance() < 2 || c.writers.len() != 1 {
+            return None;
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        let plan = *c.writers.keys().next()?;
+        let none: Ranges = Vec::new();
+        let k = g.data_count();
+        // Per version (0: before the write, 1: after it): the row, and which columns it knows.
+        let mut rows = [old_row.clone(), old_row.clone()];
+        let mut known = [vec![false; g.cols], vec![false; g.cols]];
+        // Checks of the decode where a data block's bytes are unknown: (version, column,
+        // block-relative range, what the crcs say those bytes are).
+        enum Told {
+            Crc(u32),
+            Zeros,
+        }
+        let mut checks: Vec<(usize, usize, (usize, usize), Told)> = Vec::new();
+        let verified = |p: &Pos| held.get(p).is_some_and(|h| h[i] == Held::Verified);
+        let parity_crcs = core
+            .state
+            .write_parity_crcs
+            .iter()
+            .filter(|w| w.plan == plan && w.file == file)
+            .flat_map(|w| w.pieces.iter())
+            .filter(|p| p.stripe == stripe)
+            .collect::<Vec<_>>();
+        for col in 0..g.cols {
+            let p = Pos { row: 0, col };
+            let parts: Ranges = c
+                .ranges
+                .get(&p)
+                .unwrap_or(&none)
+                .iter()
+                .map(|&(a, z)| (a.max(start), z.min(end)))
+                .filter(|&(a, z)| a < z)
+                .collect();
+            if parts.is_empty() {
+                if col != pos.col && verified(&p) {
+                    known[0][col] = true;
+                    known[1][col] = true;
+                }
+                continue;
+            }
+            let rel = |(a, z): (u64, u64)| ((a - start) as usize, (z - start) as usize);
+            match g.cell(p) {
+                Cell::Data(d) => {
+                    let [(a, z)] = parts[..] else {
+                        continue; // unknown in both
+                    };
+                    let at = self.layout.file_offset(stripe, d, a);
+                    let Some(crc) = core
+                        .state
+                        .write_crcs
+                        .iter()
+                        .find(|w| w.plans.contains(&plan) && w.file == file)
+                        .and_then(|w| w.crc_of(at, at + (z - a)))
+                    else {
+                        continue; // no crcs on record: unknown in both
+                    };
+                    let first_write = outside(acked.get(&p).unwrap_or(&none), a, z) == [(a, z)];
+                    let (x, y) = rel((a, z));
+                    if !verified(&p) {
+                        checks.push((1, col, (x, y), Told::Crc(crc)));
+                        if first_write {
+                            checks.push((0, col, (x, y), Told::Zeros));
+                        }
+                        continue;
+                    }
+                    let bytes = &raw.get(&p)?[a as usize..z as usize];
+                    if crc32c::crc32c(bytes) == crc {
+                        rows[1].element_mut(p)[x..y].copy_from_slice(bytes);
+                        known[1][col] = true;
+                        // Before a first write the planner's view holds zeros there.
+                        known[0][col] = first_write;
+                    } else {
+                        known[0][col] = true;
+                        checks.push((1, col, (x, y), Told::Crc(crc)));
+                    }
+                }
+                Cell::Parity(q) => {
+                    let pieces: Vec<(u64, u64, u32)> = parity_crcs
+                        .iter()
+                        .filter(|w| w.col == col)
+                        .filter_map(|w| {
+                            let (a, z) = (
+                                w.offset_bytes.max(start),
+                                (w.offset_bytes + w.len_bytes).min(end),
+                            );
+                            (a < z).then(|| w.crc_of(a, z).map(|crc| (a, z, crc)))?
+                        })
+                        .collect();
+                    if pieces.is_empty() || !verified(&p) {
+                        continue; // no parity crcs on record, or torn: unknown in both
+                    }
+                    // Several pieces (a write over two data elements): each is the old
+                    // bytes or the new ones; the block is new when every piece is (a
+                    // written piece holds its new bytes), old when none is, else a state
+                    // in between: unknown.
+                    let bytes = parity_raw.get(&p)?;
+                    let landed = |&(a, z, crc): &(u64, u64, u32)| {
+                        crc32c::crc32c(&bytes[a as usize..z as usize]) == crc
+                    };
+                    if pieces.iter().all(landed) {
+                        // The running parity after the write covers the data it covered
+                        // before and the write's: there its bytes on disk; elsewhere zeros,
+                        // as the data the view masks there.
+                        let mut live = parity_live[q].clone();
+                        for t in &g.parity_terms[q] {
+                            let dp = g.data_pos[t.data];
+                            for &(x, y) in c.ranges.get(&dp).unwrap_or(&none) {
+                                crate::state::add_range(&mut live, x, y);
+                            }
+                        }
+                        for &(a, z, _) in &pieces {
+                            for (x, y) in intersect(&live, &[(a, z)]) {
+                                let r = rel((x, y));
+                                rows[1].element_mut(p)[r.0..r.1]
+                                    .copy_from_slice(&bytes[x as usize..y as usize]);
+                            }
+                        }
+                        known[1][col] = true;
+                    } else if !pieces.iter().any(landed) {
+                        known[0][col] = true;
+                    }
+                }
+                Cell::Empty => {}
+            }
+        }
+        // The dead column's bytes outside its own cut range: the same in both versions.
+        let beside = outside(c.ranges.get(&pos).unwrap_or(&none), start, end);
+        let mut decided: Option<Vec<u8>> = None;
+        for version in 0..2 {
+            let erased: Vec<usize> = (0..g.cols).filter(|&col| !known[version][col]).collect();
+            if g.cols - erased.len() < k || erased.len() > self.tolerance() {
+                continue;
+            }
+            assert!(erased.contains(&pos.col));
+            let Some(mut d) = self.decode_block(&rows[version], 0, &erased) else {
+                continue;
+            };
+            // The codeword of the decoded data: every known column must agree with it.
+            if self.code.encode(&mut d).is_err() {
+                return None;
+            }
+            let agrees = (0..g.cols).filter(|&col| known[version][col]).all(|col| {
+                let p = Pos { row: 0, col };
+                rows[version].element(p) == d.element(p)
+            });
+            let told =
+                checks
+                    .iter()
+                    .filter(|(v, ..)| *v == version)
+                    .all(|(_, col, (x, y), told)| {
+                        let bytes = &d.element(Pos { row: 0, col: *col })[*x..*y];
+                        match told {
+                            Told::Crc(crc) => crc32c::crc32c(bytes) == *crc,
+                            Told::Zeros => bytes.iter().all(|&b| b == 0),
+                        }
+                    });
+            if !agrees || !told {
+                continue;
+            }
+            let bytes = d.element(pos).to_vec();
+            if let Some(other) = &decided {
+                let same = beside.iter().all(|&(a, z)| {
+                    let (x, y) = ((a - start) as usize, (z - start) as usize);
+                    other[x..y] == bytes[x..y]
+                });
+                if !same {
+                    return None; // two stripes fit: nothing tells (never taken so far)
+                }
+            } else {
+                decided = Some(bytes);
+            }
+        }
+        decided
     }
 
     /// The blocks held of a cache stripe for `confirm_by_parity` to prove a decode of a
