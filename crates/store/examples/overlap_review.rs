@@ -294,7 +294,11 @@ fn check_store(what: &str, store: &Store, ops: &[Op], files: &[(String, u64)]) -
                 match std::env::var("OR_SELFTEST").as_deref() {
                     Ok("1") if !bytes.is_empty() => bytes[0] ^= 0x5a,
                     Ok("2") => {
-                        if let Some(w) = ops.iter().filter(|o| &o.file == name && o.ok && o.id != 0).max_by_key(|o| o.end) {
+                        if let Some(w) = ops
+                            .iter()
+                            .filter(|o| &o.file == name && o.ok && o.id != 0)
+                            .max_by_key(|o| o.end)
+                        {
                             for x in w.off..w.off + w.len {
                                 bytes[x as usize] = byte_of(0, x);
                             }
@@ -405,7 +409,9 @@ fn workload(store: Arc<Store>, r: &Run) -> (Vec<Op>, Vec<Read>, Vec<String>) {
         helpers.push(std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(ms));
             let r = s.fail_oss(oss);
-            er.lock().unwrap().push(format!("note: failat fail_oss({oss}): {r:?}"));
+            er.lock()
+                .unwrap()
+                .push(format!("note: failat fail_oss({oss}): {r:?}"));
         }));
     }
     if kvn(a, "flushloop", 0) == 1 {
@@ -519,11 +525,19 @@ fn workload(store: Arc<Store>, r: &Run) -> (Vec<Op>, Vec<Read>, Vec<String>) {
                     // process would fill and hang gdb with it.
                     let bt = std::fs::File::create(dir.join("hang-bt.txt")).unwrap();
                     let _ = std::process::Command::new("gdb")
-                        .args(["-p", &pid.to_string(), "-batch", "-ex", "thread apply all bt 20"])
+                        .args([
+                            "-p",
+                            &pid.to_string(),
+                            "-batch",
+                            "-ex",
+                            "thread apply all bt 20",
+                        ])
                         .stdout(bt)
                         .stderr(std::process::Stdio::null())
                         .status();
-                    eprintln!("HANG: no progress for {hang_s} s (backtraces in {dir:?}/hang-bt.txt)");
+                    eprintln!(
+                        "HANG: no progress for {hang_s} s (backtraces in {dir:?}/hang-bt.txt)"
+                    );
                     std::process::exit(3);
                 }
             }
@@ -610,7 +624,10 @@ fn main() {
                 let finished = child.try_wait().unwrap();
                 let _ = child.kill();
                 let status = child.wait().unwrap();
-                eprintln!("child {status} (finished before the kill: {})", finished.is_some());
+                eprintln!(
+                    "child {status} (finished before the kill: {})",
+                    finished.is_some()
+                );
                 if let Some(st) = finished {
                     if st.code() == Some(3) {
                         std::process::exit(3);
@@ -690,7 +707,11 @@ fn main() {
                 "{} writes logged ({} acknowledged): {}",
                 n,
                 ops.iter().filter(|o| o.id != 0 && o.ok).count(),
-                if problems.is_empty() { "CLEAN" } else { "PROBLEMS" }
+                if problems.is_empty() {
+                    "CLEAN"
+                } else {
+                    "PROBLEMS"
+                }
             );
             std::process::exit(if problems.is_empty() { 0 } else { 1 });
         }

@@ -78,7 +78,7 @@ use crate::journal::Journal;
 use crate::state::{Input, LostRange, OssOps, Rec, State, Window};
 use crate::superblock::{
     read_checked, read_checked_version, set_header_version, write_checked, write_checked_version,
-    StoredCode, Superblock, WritePath, FORMAT_VERSION, STATE_VERSION_NEWER_RECORDS,
+    StoredCode, Superblock, WritePath, FORMAT_VERSION,
 };
 use crate::StoreError;
 
