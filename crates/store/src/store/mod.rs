@@ -259,6 +259,9 @@ pub struct Status {
     /// Why the store cannot be used until it is reopened (an interrupted operation waits
     /// for its recovery, see [`Store::open_for_status`]); `None` when it can.
     pub recovery_pending: Option<String>,
+    /// The journal's last record was cut off at an open and no scrub has checked the
+    /// parity since: what happened and what to do (`Store::journal_tail_cut_warning`).
+    pub journal_tail_cut: Option<String>,
 }
 
 /// A damaged element found by scrub.
@@ -318,6 +321,10 @@ pub struct ScrubReport {
     pub oss_problems: Vec<(usize, String)>,
     /// Bytes recorded as lost (as in `status`): reads of them fail until written again.
     pub lost_ranges: Vec<LostRangeStatus>,
+    /// Journal tail cuts on record (`Rec::JournalTailCut`) this scrub dealt with: every
+    /// stripe's parity matched (or `--repair` fixed it) and every OSS was checked; 0 when
+    /// none was on record or the scrub did not clear them.
+    pub journal_tail_cuts_checked: usize,
 }
 
 /// Per-stripe coordination, in one place. Every plan (and every read, scrub pass, rebuild
@@ -1045,6 +1052,7 @@ impl Store {
             .map(|m| (m.id, m.written_runs()))
             .collect();
         let (mut journal, records) = Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?;
+        let journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
         for (seq, rec) in &records {
             if *seq > state.last_seq {
@@ -1209,6 +1217,17 @@ impl Store {
             backends_supplied,
             sb,
         };
+        if let Some(cut) = journal_tail_cut {
+            // On record at once, before anything else: the journal file is cut already, so
+            // the next open would not see it again (see `Rec::JournalTailCut`). Also when
+            // the open is only to look: a note, not a change of the store's bytes.
+            let mut core = store.core.lock();
+            let rec = Rec::JournalTailCut {
+                at_byte: cut.at_byte,
+                cut_bytes: cut.cut_bytes,
+            };
+            store.journal(&mut core, rec, true)?;
+        }
         {
             // The cache stripes of plans a crash cut before they began are not learnt: a
             // destage waiting for a cut write named its cache stripe complete (every byte
@@ -3079,7 +3098,29 @@ impl Store {
                 .filter(|n| !n.contains('\0'))
                 .count(),
             recovery_pending,
+            journal_tail_cut: self.tail_cut_warning_locked(&core),
         })
+    }
+
+    /// While a journal tail cut is on record (`Rec::JournalTailCut`): what happened, what
+    /// may be wrong and what to do. Every CLI command prints it on stderr, `status` too.
+    pub fn journal_tail_cut_warning(&self) -> Option<String> {
+        let core = self.core.lock();
+        self.tail_cut_warning_locked(&core)
+    }
+
+    fn tail_cut_warning_locked(&self, core: &Core) -> Option<String> {
+        let cuts = &core.state.journal_tail_cuts;
+        let last = cuts.last()?;
+        let earlier = match cuts.len() {
+            1 => String::new(),
+            n => format!(" ({} earlier cuts are on record too)", n - 1),
+        };
+        let dir = self.dir.display();
+        Some(format!(
+            "the journal's last record, at byte {} ({} bytes), was damaged or torn by a power cut and was cut off when the store opened{earlier}. If it was a write whose OSS writes had begun, that write was not recovered and a stripe's parity may not match its data (one more failed OSS could then lose acknowledged bytes of that stripe). Run `exaraid store scrub {dir}` to check every stripe's parity, and `exaraid store scrub {dir} --repair` if it reports mismatches; this warning stays until a scrub finds every stripe's parity matching",
+            last.at_byte, last.cut_bytes
+        ))
     }
 
     pub fn oss_count(&self) -> usize {
