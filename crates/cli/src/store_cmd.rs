@@ -47,7 +47,14 @@ fn open_waiting(opener: impl Fn() -> Result<Store, StoreError>) -> Result<Store>
                 let waited_ms = start.elapsed().as_millis();
                 bail!("{m}; gave up after waiting {waited_ms} ms (--lock-wait-ms {wait_ms}; one attempt waits about 3 s, so a shorter wait is one attempt)")
             }
-            other => return Ok(other?),
+            other => {
+                let store = other?;
+                // Every command says so until a scrub checked the parity (review s9r R9-3).
+                if let Some(warning) = store.journal_tail_cut_warning() {
+                    eprintln!("exaraid: warning: {warning}");
+                }
+                return Ok(store);
+            }
         }
     }
 }
@@ -549,6 +556,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         out!("{what}: OSS {}: {problem}", o.index);
                     }
                 }
+                if let Some(warning) = &status.journal_tail_cut {
+                    out!("JOURNAL TAIL CUT: {warning}");
+                }
                 if let Some(why) = &status.recovery_pending {
                     out!("RECOVERY PENDING (every other command waits for it): {why}");
                 }
@@ -696,6 +706,11 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     out!(
                         "FAILED: OSS {o} is failed or unavailable: its elements were not checked and its stripes lack that redundancy; `exaraid store rebuild {} --oss {o}`",
                         dir.display()
+                    );
+                }
+                if report.journal_tail_cuts_checked > 0 {
+                    out!(
+                        "journal tail cut: checked (every stripe's parity matches now); the warning is cleared"
                     );
                 }
                 for l in &report.lost_ranges {

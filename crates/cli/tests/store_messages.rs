@@ -135,3 +135,35 @@ fn a_state_of_another_format_version_names_the_way_out() {
         "the state was changed"
     );
 }
+
+/// Review s9r R9-4: `delayed end` with a garbled token is refused naming the token escaped
+/// (a control character would reach the terminal raw) and cut to 64 characters (it may be of
+/// any length), as a refused file name is; the window stays open and ends with its token.
+#[test]
+fn a_garbled_window_token_is_echoed_escaped_and_cut() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    init_store(
+        d,
+        &["--oss", "4", "--code", "raid5", "--write-path", "delayed"],
+    );
+    ok(&["store", "put", d, "f"], &bytes(1, 5_000));
+    let token = String::from_utf8(ok(&["store", "delayed", "start", d, "f"], b"")).unwrap();
+    let token = token.trim();
+    let err = fails(&["store", "delayed", "end", d, "a\tb\x1b[31m"], b"");
+    assert!(
+        err.contains("no open delayed window has token 'a\\tb\\u{1b}[31m'"),
+        "{err}"
+    );
+    assert!(!err.contains('\t') && !err.contains('\x1b'), "{err:?}");
+    let long = "7".repeat(300);
+    let err = fails(&["store", "delayed", "end", d, &long], b"");
+    assert!(
+        err.contains(&format!("token '{}... (300 bytes)'", "7".repeat(64))),
+        "{err}"
+    );
+    assert!(!err.contains(&"7".repeat(65)), "{err}");
+    ok(&["store", "delayed", "end", d, token], b"");
+    assert_eq!(ok(&["store", "get", d, "f"], b""), bytes(1, 5_000));
+}

@@ -6,9 +6,14 @@
 //! ```
 //! Records carry increasing sequence numbers. On open the log is read up to the first record
 //! that does not check out:
-//! - if no intact record starts anywhere after it, it is a *torn tail*: an append cut by a
-//!   crash, never acknowledged (appends are fsync'd before the operation returns), so it is
-//!   cut off;
+//! - if no intact record starts anywhere after it, it is a *torn tail*, and it is cut off
+//!   (a store cut by a power failure must open). But never silently (review s9r R9-3): a
+//!   kill -9 cannot tear one write() call, only a power cut or damage can, and the two are
+//!   not told apart. A power cut tears only a record not yet fsync'd (never acknowledged);
+//!   damage (a bit flip, a truncation) may hit the last record after it was fsync'd and its
+//!   plan's OSS writes began: such a write is then never recovered, and its stripe may keep
+//!   parity of the old bytes. So the cut is reported (`Journal::tail_cut`) and the store
+//!   journals it and warns until a scrub checked the parity (see `Rec::JournalTailCut`);
 //! - if an intact record follows it (whatever its damaged length field claims), the journal
 //!   is *corrupt* in the middle: the store refuses to open with a clear error naming the byte
 //!   offset rather than drop records that were acknowledged.
@@ -42,7 +47,17 @@ pub struct Journal<R> {
     file: File,
     next_seq: u64,
     len_bytes: u64,
+    /// What `open` cut off as a torn tail, if anything.
+    tail_cut: Option<TailCut>,
     _records: PhantomData<R>,
+}
+
+/// A torn tail `Journal::open` cut off: the last record, from byte `at_byte` of the journal,
+/// `cut_bytes` long (as found: a torn append, or a damaged record).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TailCut {
+    pub at_byte: u64,
+    pub cut_bytes: u64,
 }
 
 /// `Journal::open`'s result: the journal, and every intact record with its sequence number.
@@ -92,8 +107,14 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             records.push((env.seq, env.rec));
             at += len;
         }
+        let mut tail_cut = None;
         if (at as u64) < bytes.len() as u64 {
-            // Cut the torn tail so the next append starts on a record boundary.
+            // Cut the torn tail so the next append starts on a record boundary; the caller
+            // learns of it (`tail_cut`): it may have been an fsync'd record, damaged.
+            tail_cut = Some(TailCut {
+                at_byte: at as u64,
+                cut_bytes: (bytes.len() - at) as u64,
+            });
             file.set_len(at as u64).map_err(io)?;
             file.sync_all().map_err(io)?;
         }
@@ -103,9 +124,15 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             file,
             next_seq,
             len_bytes: at as u64,
+            tail_cut,
             _records: PhantomData,
         };
         Ok((journal, records))
+    }
+
+    /// The torn tail this journal's `open` cut off (`None`: the journal ended on a record).
+    pub fn tail_cut(&self) -> Option<TailCut> {
+        self.tail_cut
     }
 
     /// Append a record; with `sync` it is durable when this returns.
@@ -247,8 +274,15 @@ mod tests {
             std::fs::write(&path, &full[..cut]).unwrap();
             let (mut j, recs) = J::open(&path).unwrap();
             assert_eq!(recs.len(), 1, "cut at {cut}");
+            // Reported, never silent: where the cut record began and how much was cut.
+            let expected = (cut > keep).then_some(TailCut {
+                at_byte: keep as u64,
+                cut_bytes: (cut - keep) as u64,
+            });
+            assert_eq!(j.tail_cut(), expected, "cut at {cut}");
             j.append(&"again".to_string(), true).unwrap();
-            let (_, recs) = J::open(&path).unwrap();
+            let (j, recs) = J::open(&path).unwrap();
+            assert_eq!(j.tail_cut(), None, "the cut is done once");
             assert_eq!(
                 recs.last().unwrap().1,
                 "again",
@@ -310,8 +344,35 @@ mod tests {
         let mut bytes = std::fs::read(&path).unwrap();
         bytes.extend_from_slice(&[0u8; 100]);
         std::fs::write(&path, &bytes).unwrap();
-        let (_, recs) = J::open(&path).unwrap();
+        let (j, recs) = J::open(&path).unwrap();
         assert_eq!(recs.len(), 1);
+        assert_eq!(j.tail_cut().map(|c| c.cut_bytes), Some(100));
+    }
+
+    /// A whole last record with one bit flipped (damage after its fsync, not a torn append:
+    /// the two cannot be told apart) is cut too, and reported (review s9r R9-3).
+    #[test]
+    fn a_flipped_bit_in_the_last_record_is_cut_and_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        let keep = std::fs::metadata(&path).unwrap().len();
+        j.append(&"fsync'd, then damaged".to_string(), true)
+            .unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 3;
+        bytes[last] ^= 0x10;
+        std::fs::write(&path, &bytes).unwrap();
+        let (j, recs) = J::open(&path).unwrap();
+        assert_eq!(recs.len(), 1);
+        assert_eq!(
+            j.tail_cut(),
+            Some(TailCut {
+                at_byte: keep,
+                cut_bytes: bytes.len() as u64 - keep
+            })
+        );
     }
 
     #[test]

@@ -368,7 +368,33 @@ pub enum Rec {
     /// column from blocks of one version, checked against its checksum of that version
     /// (review s5s S2: without it such stripes were recorded lost).
     SettleSums(StripeSums),
+    /// This open cut the journal's last record off as a torn tail (`journal::TailCut`): from
+    /// byte `at_byte`, `cut_bytes` long. Journaled (fsync'd) at the open that cut it. Why
+    /// (review s9r R9-3): a power cut tears only a record not yet fsync'd, but damage (a
+    /// bit flip, a truncation) of an fsync'd record looks the same, and after such a record
+    /// its plan's OSS writes may have begun: that write is never recovered, and its stripe
+    /// may keep parity of the old bytes (one more failure then loses acknowledged bytes of
+    /// it). `State::journal_tail_cuts` keeps it, and every open warns, until a scrub finds
+    /// every stripe's parity matching (`JournalTailChecked`).
+    JournalTailCut {
+        at_byte: u64,
+        cut_bytes: u64,
+    },
+    /// A scrub checked every stripe's parity (and repaired what did not match) after the
+    /// journal tail cuts on record: they are dealt with.
+    JournalTailChecked,
 }
+
+/// See `Rec::JournalTailCut`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalTailCut {
+    pub at_byte: u64,
+    pub cut_bytes: u64,
+}
+
+/// Most journal tail cuts `State::journal_tail_cuts` keeps (the latest): one is enough to
+/// warn; the bound keeps a store cut again and again from growing its state.
+pub const JOURNAL_TAIL_CUTS_MAX: usize = 16;
 
 /// See `Rec::WriteCrcs`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -542,7 +568,10 @@ impl Rec {
             | Rec::WriteCrcs(_)
             | Rec::SyncFailedDurable { .. }
             | Rec::SettleSums(_) => crate::superblock::STATE_VERSION_NEWER_RECORDS,
-            Rec::SyncsFailed { .. } | Rec::WriteParityCrcs(_) => {
+            Rec::SyncsFailed { .. }
+            | Rec::WriteParityCrcs(_)
+            | Rec::JournalTailCut { .. }
+            | Rec::JournalTailChecked => {
                 crate::superblock::STATE_VERSION_SESSION9_RECORDS
             }
             _ => crate::superblock::FORMAT_VERSION,
@@ -763,18 +792,24 @@ pub struct State {
     /// into a snapshot when empty: snapshots stay readable by binaries before the field.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settle_sums: Vec<StripeSums>,
+    /// Journal tail cuts not yet checked by a scrub (`Rec::JournalTailCut`), oldest first,
+    /// at most [`JOURNAL_TAIL_CUTS_MAX`]. (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub journal_tail_cuts: Vec<JournalTailCut>,
 }
 
 impl State {
     /// The oldest state header version whose readers understand this snapshot (see
-    /// `Rec::reader_version`): 3 while it holds session 9's write parity crcs; 2 while it
+    /// `Rec::reader_version`): 3 while it holds session 9's write parity crcs or journal
+    /// tail cuts not yet checked; 2 while it
     /// holds a planner input `Forget` (it stays in `inputs` until the planner restarts),
     /// bytes an `online` read back and has not written again (an older binary would drop
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
-        if !self.write_parity_crcs.is_empty() {
-            // Session 9's field: a session-8 binary would drop it unseen.
+        if !self.write_parity_crcs.is_empty() || !self.journal_tail_cuts.is_empty() {
+            // Session 9's fields: a session-8 binary would drop them unseen (a tail cut on
+            // record, and its warning, with them).
             crate::superblock::STATE_VERSION_SESSION9_RECORDS
         } else if self
             .inputs
@@ -930,6 +965,8 @@ impl State {
             Rec::Restore { .. } | Rec::Restored { .. } => false,
             // Checksums of what a settle writes next (its `SettleBegin` changes bytes).
             Rec::SettleSums(_) => false,
+            // Notes about the journal and a scrub's check.
+            Rec::JournalTailCut { .. } | Rec::JournalTailChecked => false,
             _ => true,
         };
         if may_change_bytes {
@@ -1166,6 +1203,16 @@ impl State {
             Rec::Restored { oss } => {
                 self.restoring.retain(|p| p.oss != *oss);
             }
+            Rec::JournalTailCut { at_byte, cut_bytes } => {
+                if self.journal_tail_cuts.len() == JOURNAL_TAIL_CUTS_MAX {
+                    self.journal_tail_cuts.remove(0);
+                }
+                self.journal_tail_cuts.push(JournalTailCut {
+                    at_byte: *at_byte,
+                    cut_bytes: *cut_bytes,
+                });
+            }
+            Rec::JournalTailChecked => self.journal_tail_cuts.clear(),
         }
     }
 

@@ -263,6 +263,9 @@ pub struct Status {
     /// Why the store cannot be used until it is reopened (an interrupted operation waits
     /// for its recovery, see [`Store::open_for_status`]); `None` when it can.
     pub recovery_pending: Option<String>,
+    /// The journal's last record was cut off at an open and no scrub has checked the
+    /// parity since: what happened and what to do (`Store::journal_tail_cut_warning`).
+    pub journal_tail_cut: Option<String>,
 }
 
 /// A damaged element found by scrub.
@@ -326,6 +329,10 @@ pub struct ScrubReport {
     /// could not finish, whose parity was not compared (data and parity may be of different
     /// versions there until the settle finishes; their checksums were checked).
     pub unsettled_stripes: Vec<(String, u64)>,
+    /// Journal tail cuts on record (`Rec::JournalTailCut`) this scrub dealt with: every
+    /// stripe's parity matched (or `--repair` fixed it) and every OSS was checked; 0 when
+    /// none was on record or the scrub did not clear them.
+    pub journal_tail_cuts_checked: usize,
 }
 
 /// Per-stripe coordination, in one place. Every plan (and every read, scrub pass, rebuild
@@ -630,6 +637,10 @@ fn to_backend_zone(z: PlanZone) -> Zone {
         PlanZone::Cache => Zone::Cache,
     }
 }
+
+/// Most bytes of file stripes the open scrubs by itself after a journal tail cut (see
+/// `Store::verify_after_tail_cut`): reading them takes well under a second on one disk.
+const TAIL_CUT_VERIFY_BYTES_MAX: u64 = 64 << 20;
 
 fn strategy_kind(w: WritePath) -> StrategyKind {
     match w {
@@ -1058,6 +1069,7 @@ impl Store {
             .map(|m| (m.id, m.written_runs()))
             .collect();
         let (mut journal, records) = Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?;
+        let journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
         for (seq, rec) in &records {
             if *seq > state.last_seq {
@@ -1223,6 +1235,17 @@ impl Store {
             backends_supplied,
             sb,
         };
+        if let Some(cut) = journal_tail_cut {
+            // On record at once, before anything else: the journal file is cut already, so
+            // the next open would not see it again (see `Rec::JournalTailCut`). Also when
+            // the open is only to look: a note, not a change of the store's bytes.
+            let mut core = store.core.lock();
+            let rec = Rec::JournalTailCut {
+                at_byte: cut.at_byte,
+                cut_bytes: cut.cut_bytes,
+            };
+            store.journal(&mut core, rec, true)?;
+        }
         {
             // The cache stripes of plans a crash cut before they began are not learnt: a
             // destage waiting for a cut write named its cache stripe complete (every byte
@@ -1366,7 +1389,41 @@ impl Store {
         store.drop_staging_files()?;
         // Removals a crash cut after their record: their objects go now.
         store.finish_removals(&store.gate_exclusive()?)?;
+        store.verify_after_tail_cut();
         Ok(store)
+    }
+
+    /// A journal tail cut on record (`Rec::JournalTailCut`) and a small store: scrub it now
+    /// (checking only, repairing nothing), so that the common case, a power cut that tore a
+    /// record no OSS write followed, needs nothing of the user. Clean, the scrub journals
+    /// the check and the cut becomes a note at close; else the warning stays and says what
+    /// to do. Bounded: at most `TAIL_CUT_VERIFY_BYTES_MAX` bytes of stripes (a larger store
+    /// is left to the user's `scrub`, which may take long). Best effort: a scrub that fails
+    /// leaves the warning as it was.
+    fn verify_after_tail_cut(&self) {
+        let sdb = self.layout.stripe_data_bytes();
+        let stripes_bytes: u64 = {
+            let core = self.core.lock();
+            if core.state.journal_tail_cuts.is_empty() {
+                return;
+            }
+            core.state
+                .files
+                .values()
+                .map(|m| m.size_bytes.div_ceil(sdb).saturating_mul(sdb))
+                .fold(0u64, u64::saturating_add)
+        };
+        if stripes_bytes > TAIL_CUT_VERIFY_BYTES_MAX {
+            return;
+        }
+        if let Ok(report) = self.scrub(false) {
+            if report.journal_tail_cuts_checked > 0 {
+                self.deferred_warnings.lock().push(format!(
+                    "the journal's last record was damaged or torn by a power cut and was cut off when the store opened; the open checked every stripe's parity ({} stripes) and it matches: nothing to do",
+                    report.stripes_checked
+                ));
+            }
+        }
     }
 
     /// Durable plans whose `Complete` input is not journaled (a crash between the two
@@ -3149,7 +3206,29 @@ impl Store {
                 .filter(|n| !n.contains('\0'))
                 .count(),
             recovery_pending,
+            journal_tail_cut: self.tail_cut_warning_locked(&core),
         })
+    }
+
+    /// While a journal tail cut is on record (`Rec::JournalTailCut`): what happened, what
+    /// may be wrong and what to do. Every CLI command prints it on stderr, `status` too.
+    pub fn journal_tail_cut_warning(&self) -> Option<String> {
+        let core = self.core.lock();
+        self.tail_cut_warning_locked(&core)
+    }
+
+    fn tail_cut_warning_locked(&self, core: &Core) -> Option<String> {
+        let cuts = &core.state.journal_tail_cuts;
+        let last = cuts.last()?;
+        let earlier = match cuts.len() {
+            1 => String::new(),
+            n => format!(" ({} earlier cuts are on record too)", n - 1),
+        };
+        let dir = self.dir.display();
+        Some(format!(
+            "the journal's last record, at byte {} ({} bytes), was damaged or torn by a power cut and was cut off when the store opened{earlier}. If it was a write whose OSS writes had begun, that write was not recovered and a stripe's parity may not match its data (one more failed OSS could then lose acknowledged bytes of that stripe). Run `exaraid store scrub {dir}` to check every stripe's parity, and `exaraid store scrub {dir} --repair` if it reports mismatches; this warning stays until a scrub finds every stripe's parity matching",
+            last.at_byte, last.cut_bytes
+        ))
     }
 
     pub fn oss_count(&self) -> usize {

@@ -947,6 +947,23 @@ impl Store {
                 return Err(self.scrub_sync_failed(failed));
             }
         }
+        // A journal tail cut on record (`Rec::JournalTailCut`) is dealt with when every
+        // stripe of every OSS was checked and its parity matches, or was repaired: a write
+        // the cut record stood for left no stale parity behind.
+        let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired)
+            || report.corrupt_cache_elements.iter().any(|f| !f.repaired)
+            || !report.unrepairable.is_empty()
+            || !report.failed_oss.is_empty()
+            || !report.oss_problems.is_empty();
+        let parity_matches = report.parity_mismatches.is_empty() || repair;
+        if !unrepaired && parity_matches {
+            let mut core = self.core.lock();
+            let cuts = core.state.journal_tail_cuts.len();
+            if cuts > 0 {
+                self.journal(&mut core, Rec::JournalTailChecked, true)?;
+                report.journal_tail_cuts_checked = cuts;
+            }
+        }
         Ok(report)
     }
 

@@ -426,7 +426,8 @@ impl Store {
             let mut core = self.core.lock();
             let Some(w) = core.state.windows.get(token).cloned() else {
                 return Err(StoreError::BadInput(format!(
-                    "no open delayed window has token '{token}'; `exaraid store status` lists the open windows"
+                    "no open delayed window has token '{}'; `exaraid store status` lists the open windows",
+                    shown_token(token)
                 )));
             };
             let now_ns = Self::now_ns(&core);
@@ -522,4 +523,18 @@ impl DelayedWindow<'_> {
     pub fn end(self) -> Result<(), StoreError> {
         self.store.delayed_end(&self.token)
     }
+}
+
+/// A token as a refusal shows it: the caller's garbled token may hold control characters
+/// (an escape sequence would reach the terminal) or be of any length (review s9r R9-4), so
+/// escaped and cut to its first 64 characters, as a refused file name is (`check_name`).
+fn shown_token(token: &str) -> String {
+    const SHOWN_CHARS_MAX: usize = 64;
+    let shown: String = token.chars().take(SHOWN_CHARS_MAX).collect();
+    let more = if shown.len() < token.len() {
+        format!("... ({} bytes)", token.len())
+    } else {
+        String::new()
+    };
+    format!("{}{more}", shown.escape_debug())
 }
