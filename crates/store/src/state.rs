@@ -571,9 +571,7 @@ impl Rec {
             Rec::SyncsFailed { .. }
             | Rec::WriteParityCrcs(_)
             | Rec::JournalTailCut { .. }
-            | Rec::JournalTailChecked => {
-                crate::superblock::STATE_VERSION_SESSION9_RECORDS
-            }
+            | Rec::JournalTailChecked => crate::superblock::STATE_VERSION_SESSION9_RECORDS,
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
