@@ -13,20 +13,6 @@ use common::*;
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// Build the EIO shim into `dir`; `None` where no C compiler is found (the test says so).
-fn build_shim(dir: &Path) -> Option<std::path::PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/eioshim.c");
-    let out = dir.join("eioshim.so");
-    let status = Command::new("cc")
-        .args(["-O2", "-shared", "-fPIC", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .arg("-ldl")
-        .status()
-        .ok()?;
-    status.success().then_some(out)
-}
-
 /// `exaraid args` with every write and sync under `refusing` failing (EIO).
 fn with_writes_failing(shim: &Path, refusing: &Path, args: &[&str], stdin: &[u8]) -> Output {
     use std::io::Write;

@@ -16,27 +16,6 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
 
-/// Build the EIO shim into `dir`; `None` where no C compiler is found (the test says so).
-fn build_shim(dir: &Path) -> Option<std::path::PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/eioshim.c");
-    let out = dir.join("eioshim.so");
-    let status = Command::new("cc")
-        .args(["-O2", "-shared", "-fPIC", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .arg("-ldl")
-        .status()
-        .ok()?;
-    status.success().then_some(out)
-}
-
-fn put_over(base: &mut Vec<u8>, offset: usize, data: &[u8]) {
-    if base.len() < offset + data.len() {
-        base.resize(offset + data.len(), 0);
-    }
-    base[offset..offset + data.len()].copy_from_slice(data);
-}
-
 /// Copy directory `from` to `to` (files and directories only: a store holds nothing else).
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

@@ -12,27 +12,6 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
 
-/// Build the EIO shim into `dir`; `None` where no C compiler is found (the test says so).
-fn build_shim(dir: &Path) -> Option<std::path::PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/eioshim.c");
-    let out = dir.join("eioshim.so");
-    let status = Command::new("cc")
-        .args(["-O2", "-shared", "-fPIC", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .arg("-ldl")
-        .status()
-        .ok()?;
-    status.success().then_some(out)
-}
-
-fn put_over(base: &mut Vec<u8>, offset: usize, data: &[u8]) {
-    if base.len() < offset + data.len() {
-        base.resize(offset + data.len(), 0);
-    }
-    base[offset..offset + data.len()].copy_from_slice(data);
-}
-
 /// The scene of both tests: raid5 over 5 OSSs on `write_path`, three files put and three
 /// acknowledged writes (on "delayed", inside a window open over f1), then a `flush` whose
 /// `sync_fail_n`-th fsync fails (sticky) and which is killed at `settle-synced:1`. Every

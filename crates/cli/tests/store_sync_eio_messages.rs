@@ -14,20 +14,6 @@ use common::*;
 use std::path::Path;
 use std::process::Command;
 
-/// Build the EIO shim into `dir`; `None` where no C compiler is found (the test says so).
-fn build_shim(dir: &Path) -> Option<std::path::PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/eioshim.c");
-    let out = dir.join("eioshim.so");
-    let status = Command::new("cc")
-        .args(["-O2", "-shared", "-fPIC", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .arg("-ldl")
-        .status()
-        .ok()?;
-    status.success().then_some(out)
-}
-
 /// raid5 over 5 OSSs, read-modify-write: three files put, two of them written again.
 /// Returns the files that stay after `rm f1`, with their bytes.
 fn rmw_scene(d: &str) -> Vec<(&'static str, Vec<u8>)> {

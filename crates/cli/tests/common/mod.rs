@@ -206,3 +206,26 @@ pub fn reads_right_outside_its_losses(
         );
     }
 }
+
+/// Build the EIO shim (scripts/eioshim.c) into `dir`; `None` where no C compiler is found
+/// (the test says so).
+pub fn build_shim(dir: &Path) -> Option<std::path::PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/eioshim.c");
+    let out = dir.join("eioshim.so");
+    let status = Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .arg("-ldl")
+        .status()
+        .ok()?;
+    status.success().then_some(out)
+}
+
+/// Lay `data` over `base` at `offset`, growing it with zeros (a model of `write --offset`).
+pub fn put_over(base: &mut Vec<u8>, offset: usize, data: &[u8]) {
+    if base.len() < offset + data.len() {
+        base.resize(offset + data.len(), 0);
+    }
+    base[offset..offset + data.len()].copy_from_slice(data);
+}
