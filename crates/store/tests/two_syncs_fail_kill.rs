@@ -16,7 +16,6 @@ use common::*;
 mod hooked;
 use hooked::{open_wrapped, Hook};
 
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -46,21 +45,6 @@ impl Hook for SyncsFail {
 /// No fault: the disks answer again after the reboot.
 struct NoFault;
 impl Hook for NoFault {}
-
-/// Byte offsets of the journal's record boundaries from `from` on (the frame: payload
-/// length u32 LE, crc u32, payload), the end included.
-fn record_boundaries(journal: &Path, from: u64) -> Vec<u64> {
-    let bytes = std::fs::read(journal).unwrap();
-    let mut at = from as usize;
-    let mut cuts = vec![from];
-    while at + 8 <= bytes.len() {
-        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
-        at += 8 + len;
-        assert!(at <= bytes.len(), "a whole journal after a clean run");
-        cuts.push(at as u64);
-    }
-    cuts
-}
 
 #[test]
 fn a_write_whose_syncs_fail_on_two_osses_then_a_kill_at_any_record_reads_no_stale_byte() {

@@ -378,3 +378,18 @@ pub fn assert_blocks_read_or_lost_on_record(
     }
     lost
 }
+
+/// Byte offsets of the journal's record boundaries from `from` on (the frame: payload
+/// length u32 LE, crc u32, payload), the end included.
+pub fn record_boundaries(journal: &Path, from: u64) -> Vec<u64> {
+    let bytes = std::fs::read(journal).unwrap();
+    let mut at = from as usize;
+    let mut cuts = vec![from];
+    while at + 8 <= bytes.len() {
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        at += 8 + len;
+        assert!(at <= bytes.len(), "a whole journal after a clean run");
+        cuts.push(at as u64);
+    }
+    cuts
+}
