@@ -93,6 +93,10 @@ for rnd in range(rounds):
                 p = run(["delayed", "start", d, "f%d" % i])
                 log.append("start f%d rc %d %s" % (i, p.returncode, p.stdout.decode().strip()))
         overwrite(r.randrange(1, 6))
+    if os.environ.get("PREFAIL"):
+        # Degraded from here on: one OSS failed before the damage and the writes.
+        pf = r.randrange(NOSS)
+        log.append("prefail %d rc %d" % (pf, run(["fail", d, "--oss", str(pf)]).returncode))
     # Damage: bit flips in random 4 KiB blocks of cache zone files.
     caches = sorted(glob.glob("%s/oss-*/objects/*.cache" % d))
     if os.environ.get("FLIPALL") and caches:
