@@ -86,14 +86,7 @@ fn an_end_whose_sync_fails_then_a_kill_at_any_record_loses_no_window_byte() {
             "kill after END's record {i} of {} (OSS {x})",
             cuts.len() - 1
         );
-        std::fs::remove_dir_all(&dir).unwrap();
-        copy_tree(&saved, &dir);
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&journal)
-            .unwrap();
-        file.set_len(cut).unwrap();
-        drop(file);
+        restore_with_journal_cut(&saved, &dir, &journal, cut);
         let store: Store = open_wrapped(&dir, &hook, &[], OpenOptions::default())
             .unwrap_or_else(|e| panic!("{what}: open: {e}"));
         for (name, bytes) in &files {

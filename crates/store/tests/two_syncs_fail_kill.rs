@@ -123,14 +123,7 @@ fn a_write_whose_syncs_fail_on_two_osses_then_a_kill_at_any_record_reads_no_stal
             "kill after the write's record {i} of {} (syncs of OSS {lo_oss} and {hi_oss} failed, their bytes dropped)",
             cuts.len() - 1
         );
-        std::fs::remove_dir_all(&dir).unwrap();
-        copy_tree(&saved, &dir);
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&journal)
-            .unwrap();
-        file.set_len(cut).unwrap();
-        drop(file);
+        restore_with_journal_cut(&saved, &dir, &journal, cut);
         let store: Store = open_wrapped(&dir, &Arc::new(NoFault), &[], OpenOptions::default())
             .unwrap_or_else(|e| panic!("{what}: open: {e}"));
         let got_g = store

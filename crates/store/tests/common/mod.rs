@@ -393,3 +393,15 @@ pub fn record_boundaries(journal: &Path, from: u64) -> Vec<u64> {
     }
     cuts
 }
+
+/// Put the store image `saved` back at `dir` (in place: the superblock names its OSS
+/// directories by path) with its journal cut at byte `cut`: a kill after that record.
+pub fn restore_with_journal_cut(saved: &Path, dir: &Path, journal: &Path, cut: u64) {
+    std::fs::remove_dir_all(dir).unwrap();
+    copy_tree(saved, dir);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(journal)
+        .unwrap();
+    file.set_len(cut).unwrap();
+}
