@@ -24,7 +24,6 @@ use common::*;
 mod hooked;
 use hooked::*;
 
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -33,8 +32,6 @@ use exaraid_store::backend::{BackendError, ElementKey, Zone};
 use exaraid_store::{StoreError, WritePath};
 use parking_lot::{Condvar, Mutex};
 
-/// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
-const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
 /// The window's write into data element 0 (the edge block's OSS) and, for the OSS that
 /// dies under the move, into data element 1: element offset and length (within block 0).
 const WINDOW_AT: u64 = 1000;
@@ -101,25 +98,6 @@ enum Failure {
     /// Its disk dies, and a client write of another file finds it down (and records it
     /// failed) while the move waits.
     FoundDownByAWrite,
-}
-
-/// Overwrite the payload of block 0 of the slot of stripe 0's data element `data` in the
-/// store at `dir` with `payload`, leaving its checksum: a write torn between the two.
-fn tear_block(
-    dir: &Path,
-    store_layout: &exaraid_plan::Layout,
-    id: u64,
-    data: usize,
-    payload: &[u8],
-) {
-    assert_eq!(payload.len(), UNIT);
-    let pos = store_layout.geometry().data_pos[data];
-    let oss = store_layout.oss_of(id, 0, pos.col);
-    let slot = (store_layout.home_addr(0, pos, 0) / UNIT as u64) as usize;
-    let path = object_file(dir, oss, &format!("{id}.data"));
-    let mut bytes = std::fs::read(&path).unwrap();
-    bytes[slot * SLOT_BYTES..slot * SLOT_BYTES + UNIT].copy_from_slice(payload);
-    std::fs::write(&path, bytes).unwrap();
 }
 
 /// raid5 4+1, delayed; a window writes part of block 0 of stripe 0's data element 0 (and,
@@ -192,7 +170,7 @@ fn crash_with_an_oss_failed_under_the_move(
     // The disks as a kill -9 at this instant leaves them, the edge block then torn.
     copy_tree(&dir, &image);
     let e0 = layout.file_offset(0, 0, 0) as usize;
-    tear_block(&image, &layout, id, 0, &model[e0..e0 + UNIT]);
+    tear_home_block(&image, &layout, id, 0, &model[e0..e0 + UNIT]);
 
     hook.release();
     done_in_time(&end, "END").unwrap();

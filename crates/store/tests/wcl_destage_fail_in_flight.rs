@@ -18,7 +18,6 @@ use common::*;
 mod hooked;
 use hooked::*;
 
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -26,9 +25,6 @@ use exaraid_codes::CodeSpec;
 use exaraid_store::backend::{BackendError, ElementKey, Zone};
 use exaraid_store::{OpenOptions, StoreError, WritePath};
 use parking_lot::{Condvar, Mutex};
-
-/// Bytes of one slot on disk: the payload, then one crc32c per 4 KiB block.
-const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;
 
 /// Parks every home write (data and parity) of any thread while paused.
 #[derive(Default)]
@@ -60,30 +56,6 @@ impl Hook for HomeWritesHook {
         }
         Ok(())
     }
-}
-
-/// Overwrite the payload of the home slot of stripe 0's data element `data` of file `id` in
-/// the store at `dir` with `payload`, leaving its checksum: a write torn between the two.
-fn tear_home_element(
-    dir: &Path,
-    layout: &exaraid_plan::Layout,
-    id: u64,
-    data: usize,
-    payload: &[u8],
-) {
-    assert_eq!(payload.len(), UNIT);
-    let pos = layout.geometry().data_pos[data];
-    let oss = layout.oss_of(id, 0, pos.col);
-    let slot = (layout.home_addr(0, pos, 0) / UNIT as u64) as usize;
-    let path = object_file(dir, oss, &format!("{id}.data"));
-    let mut bytes = std::fs::read(&path).unwrap();
-    assert_ne!(
-        &bytes[slot * SLOT_BYTES..slot * SLOT_BYTES + UNIT],
-        payload,
-        "the destage had not written this block yet"
-    );
-    bytes[slot * SLOT_BYTES..slot * SLOT_BYTES + UNIT].copy_from_slice(payload);
-    std::fs::write(&path, bytes).unwrap();
 }
 
 #[test]
@@ -120,7 +92,12 @@ fn raid5_an_oss_failed_under_a_wcl_destage_then_a_crash_with_a_torn_home_block_l
     // The disks as a kill -9 at this instant leaves them, data element 0 then torn.
     copy_tree(&dir, &image);
     let e0 = layout.file_offset(0, 0, 0) as usize;
-    tear_home_element(&image, &layout, id, 0, &model[e0..e0 + UNIT]);
+    let before = tear_home_block(&image, &layout, id, 0, &model[e0..e0 + UNIT]);
+    assert_ne!(
+        before,
+        &model[e0..e0 + UNIT],
+        "the destage had not written this block yet"
+    );
 
     hook.release();
     done_in_time(&write, "the write and its destage").unwrap();

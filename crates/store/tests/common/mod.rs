@@ -405,3 +405,26 @@ pub fn restore_with_journal_cut(saved: &Path, dir: &Path, journal: &Path, cut: u
         .unwrap();
     file.set_len(cut).unwrap();
 }
+
+/// Overwrite the payload of block 0 of the home slot of stripe 0's data element `data` of
+/// file `id` in the store at `dir` with `payload`, leaving its checksum: a write torn between
+/// the two. Returns the payload it replaced.
+pub fn tear_home_block(
+    dir: &Path,
+    layout: &exaraid_plan::Layout,
+    id: u64,
+    data: usize,
+    payload: &[u8],
+) -> Vec<u8> {
+    assert_eq!(payload.len(), UNIT);
+    let pos = layout.geometry().data_pos[data];
+    let oss = layout.oss_of(id, 0, pos.col);
+    let slot = (layout.home_addr(0, pos, 0) / UNIT as u64) as usize;
+    let path = object_file(dir, oss, &format!("{id}.data"));
+    let mut bytes = std::fs::read(&path).unwrap();
+    let range = slot * SLOT_BYTES..slot * SLOT_BYTES + UNIT;
+    let before = bytes[range.clone()].to_vec();
+    bytes[range].copy_from_slice(payload);
+    std::fs::write(&path, bytes).unwrap();
+    before
+}
