@@ -39,6 +39,11 @@ pub const STATE_VERSION_NEWER_RECORDS: u32 = 2;
 /// session-8 binary would cut a session-9 record off as a torn tail). Each later release
 /// that adds records adds a version here; `Rec::reader_version` says which a record needs.
 pub const STATE_VERSION_SESSION9_RECORDS: u32 = 3;
+/// The state file's header version while its journal or its own content may hold a record
+/// or a field that binaries of session 9 cannot read or would drop unseen (they read header
+/// versions 1 to 3 and refuse 4, changing nothing). Records and fields added from session
+/// 11 on name this version in `Rec::reader_version` and `State::reader_version`.
+pub const STATE_VERSION_SESSION11_RECORDS: u32 = 4;
 pub const SUPERBLOCK_FILE: &str = "superblock";
 
 /// The store's write path for writes outside delayed windows.
@@ -182,6 +187,7 @@ fn versions_read(kind: &str) -> &'static [u32] {
             FORMAT_VERSION,
             STATE_VERSION_NEWER_RECORDS,
             STATE_VERSION_SESSION9_RECORDS,
+            STATE_VERSION_SESSION11_RECORDS,
         ]
     } else {
         &[FORMAT_VERSION]
