@@ -6,7 +6,7 @@ bit flips in OSS files and kill -9 of commands, on a small store (stripe unit 40
 step `get` is compared with a model. Stops at the first divergence and prints the log.
 
 Usage: scripts/fuzz-store.py CODE PATH SEED SEQUENCES STEPS
-  CODE: raid5 raid6 rs evenodd rdp xcode dcode rs83 rs43 rs64 hcode hdp; PATH: rmw wcl delayed
+  CODE: raid5 raid6 rs evenodd rdp xcode dcode rs83 rs43 rs64 hcode hdp raid5k1 rs12 raid6k2 xcode3 hcode3 dcode3; PATH: rmw wcl delayed
   EXARAID=path/to/exaraid (default target/debug/exaraid). FUZZ_UNIT=65536 (stripe unit, default
   4096), FUZZ_EXTRA_OSS=N (odd seeds get N more OSSs than the width, default 1); CODE rs83 = rs 8+3. Scratch stores go to
   $EXARAID_FUZZ_DIR (default /tmp/r3f/). put and rm of a file with an open window must be refused.
@@ -29,6 +29,13 @@ CODES = {
  "rs64": (["--code","rs","--k","6","--m","4"], 10, 4),
  "hcode": (["--code","hcode","--p","5"], 6, 2),
  "hdp": (["--code","hdp","--p","5"], 4, 2),
+ # review s11r: the narrowest geometries (k = 1 mirrors, k = 2, p = 3)
+ "raid5k1": (["--code","raid5","--k","1"], 2, 1),
+ "rs12": (["--code","rs","--k","1","--m","2"], 3, 2),
+ "raid6k2": (["--code","raid6","--k","2"], 4, 2),
+ "xcode3": (["--code","xcode","--p","3"], 3, 2),
+ "hcode3": (["--code","hcode","--p","3"], 4, 2),
+ "dcode3": (["--code","dcode","--p","3"], 3, 2),
 }
 LOG = []
 def run(args, inp=b"", kill=None):
@@ -48,7 +55,9 @@ def fuzz(seed, code, path, steps, oss_extra):
     cargs, noss, tol = CODES[code]
     noss += oss_extra * int(os.environ.get("FUZZ_EXTRA_OSS", "1"))
     unit = os.environ.get("FUZZ_UNIT", "4096")
-    p = run(["init", d, "--oss", str(noss), "--stripe-unit", unit, "--write-path", path] + cargs)
+    # FUZZ_INIT_ARGS: more init options, e.g. "--window-timeout-ms 50 --unprotected-max-bytes 20000" (review s11r)
+    extra = os.environ.get("FUZZ_INIT_ARGS", "").split()
+    p = run(["init", d, "--oss", str(noss), "--stripe-unit", unit, "--write-path", path] + cargs + extra)
     if p.returncode: raise Div("init failed %s" % p.stderr)
     model = {}
     failed = set()

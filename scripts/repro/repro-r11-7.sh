@@ -8,7 +8,7 @@
 # Part B: the same store, `flush` under limits just around what it needs: at some limits it exits
 #   0 with "OSS N ... is recorded failed: its sync failed after a settle's home writes (... Too
 #   many open files ...)": healthy OSSs recorded FAILED for a process limit (two of raid6's two).
-# Usage: EXARAID=... scripts/repro/repro-r11-7.sh [DIR]   (about 2 minutes)
+# Usage: EXARAID=... scripts/repro/repro-r11-7.sh [DIR]   (10 minutes on a loaded 2-core VM; the limits that hit move with the file system: widen FROM, TO)
 E=${EXARAID:-target/release/exaraid}; D=${1:-/tmp/repro-r11-7}
 rm -rf "$D"; mkdir -p "$D"; S="$D/s"
 $E store init "$S" --oss 6 --code raid6 --stripe-unit 4096 --write-path wcl >/dev/null
@@ -22,7 +22,7 @@ echo "== Part A: ulimit -n 1024"
   $E store rebuild "$S" --oss 2 >/dev/null 2>"$D/err"; echo "rebuild --oss 2: rc=$? $(head -c 120 "$D/err")" )
 echo "== Part B: flush under limits around what it needs"
 spurious=0
-for lim in $(seq ${FROM:-1990} ${TO:-2060}); do
+for lim in $(seq ${FROM:-2000} ${TO:-2040}); do
   rm -rf "$S"; cp -a "$D/bak" "$S"
   ( ulimit -n $lim; $E store flush "$S" >/dev/null 2>"$D/err" ); rc=$?
   failed=$($E store status "$S" | awk '$2 == "FAILED" {print $1}' | tr '\n' ' ')
