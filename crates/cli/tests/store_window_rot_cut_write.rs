@@ -210,6 +210,37 @@ fn a_window_write_killed_inside_its_block_write_keeps_the_bytes_beside_it() {
     assert!(lost_ranges(d).is_empty(), "nothing lost");
 }
 
+/// The same kill, and then the block's write torn at a sector boundary (what a power cut may
+/// leave of its one write: its first sectors new, the rest old): every sector of the block is
+/// the block before or after the write, so its acknowledged bytes beside the write are
+/// intact and kept, not recorded lost (the write journals its edge blocks' sector crcs).
+#[test]
+fn a_window_write_torn_at_a_sector_boundary_keeps_the_bytes_beside_it() {
+    let tmp = fast_tempdir("s11a-sectors");
+    let d = tmp.path().join("s");
+    let d = s(&d);
+    let f = setup(d, 100_000, &bytes(2, UNIT));
+    let cache = window_cache_file(d);
+    let before = std::fs::read(&cache).unwrap();
+    let at = (WINDOW_AT + SMALL_AT).to_string();
+    let point = format!("{}:1", exaraid_store::torture::WRITE_TORN_BLOCK);
+    assert!(
+        killed_at(&["store", "write", d, "f", "--offset", &at], b"zz", &point),
+        "killed inside the write's block write"
+    );
+    let mut torn = std::fs::read(&cache).unwrap();
+    assert_ne!(torn[..4096], before[..4096], "the new block landed");
+    // Sectors 0..4 (with the write's bytes) new, 4..8 old.
+    torn[2048..4096].copy_from_slice(&before[2048..4096]);
+    std::fs::write(&cache, &torn).unwrap();
+    let new = (WINDOW_AT + SMALL_AT, &b"zz"[..]);
+    assert!(
+        read_is_never_wrong(d, &f, Some(new)),
+        "every acknowledged byte reads"
+    );
+    assert!(lost_ranges(d).is_empty(), "nothing lost");
+}
+
 /// S9-3: a write refused with nothing written, past the end of the file, left the file grown
 /// with zeros at the next open (exit 0, no message).
 #[test]

@@ -1413,7 +1413,8 @@ impl Store {
     /// Before a delayed window client plan's cache writes (`write_bytes`: this wave's steps
     /// and their bytes): the crc32c of every whole 4 KiB block they write, as it will be
     /// after the write, journaled unsynced (`Rec::WindowBlockCrcs`). A partial block's other
-    /// bytes are read (verified) from the disk, as the backend's merge reads them; one that
+    /// bytes are read (verified) from the disk, as the backend's merge reads them (and its
+    /// sectors' crcs before and after the write journaled: a power cut may tear it); one that
     /// does not verify gets no crc (the write then fails on it, before it changes it). Why:
     /// a window block has no parity, and recovery must tell a torn block of a cut write
     /// whose new payload landed (keep it) from one holding bit rot of the block before
@@ -1460,9 +1461,11 @@ impl Store {
             return Ok(()); // no window bytes in this wave
         };
         let mut pieces: Vec<crate::state::WindowPieceCrcs> = Vec::new();
+        let mut edges: Vec<crate::state::WindowEdgeCrcs> = Vec::new();
         for ((stripe, row, col, b), (oss, element_addr, laid)) in blocks {
             let covered: u64 = laid.iter().map(|(_, x)| x.len() as u64).sum();
             let mut whole = vec![0u8; block as usize];
+            let mut old_sector_crcs = None;
             if covered < block {
                 let key = self.key(PlanZone::Cache, file, element_addr + b * block);
                 match self.read_retrying(oss, key, (b * block) as usize, &mut whole) {
@@ -1470,9 +1473,20 @@ impl Store {
                     Err(err) if err.is_missing() => whole.fill(0), // the write creates it
                     Err(_) => continue, // unknown: no crc, recovery proves nothing by it
                 }
+                old_sector_crcs = Some(crate::state::sector_crcs(&whole));
             }
             for (o, x) in &laid {
                 whole[*o as usize..*o as usize + x.len()].copy_from_slice(x);
+            }
+            if let Some(old_sector_crcs) = old_sector_crcs {
+                edges.push(crate::state::WindowEdgeCrcs {
+                    stripe,
+                    row,
+                    col,
+                    block: b,
+                    old_sector_crcs,
+                    new_sector_crcs: crate::state::sector_crcs(&whole),
+                });
             }
             let crc = crc32c::crc32c(&whole);
             match pieces.last_mut() {
@@ -1495,6 +1509,7 @@ impl Store {
             plan: plan.id,
             file,
             pieces,
+            edges,
         });
         let mut core = self.core.lock();
         self.journal(&mut core, rec, false)

@@ -1407,9 +1407,10 @@ impl Store {
     }
 
     /// Does block `i` of window element `pos` (a delayed store's cache stripe), as on disk
-    /// (`payload`), hold what one of the cut writes `c.writers` was writing there? Its crc
-    /// against the one the plan journaled (`Rec::WindowBlockCrcs`); `false` with none on
-    /// record (a plan killed before its record, or a journal of an older binary).
+    /// (`payload`), hold what one of the cut writes `c.writers` was writing there (whole, or
+    /// an edge block torn at a sector boundary, every sector old or new)? By the crcs the
+    /// plan journaled (`Rec::WindowBlockCrcs`); `false` with none on record (a plan killed
+    /// before its record, or a journal of an older binary).
     fn window_block_landed(
         &self,
         core: &Core,
@@ -1419,12 +1420,11 @@ impl Store {
         payload: &[u8],
     ) -> bool {
         assert_eq!(payload.len(), CHECKSUM_BLOCK_BYTES);
-        let crc = crc32c::crc32c(payload);
         core.state
             .window_block_crcs
             .iter()
             .filter(|w| w.file == file && c.writers.contains_key(&w.plan))
-            .any(|w| w.crc_of(stripe, pos.row, pos.col, i as u64) == Some(crc))
+            .any(|w| w.block_landed((stripe, pos.row, pos.col), i as u64, payload))
     }
 
     /// Block `i` of data column `pos` of a cache stripe, whose OSS failed after the crash,

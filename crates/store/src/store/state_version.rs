@@ -133,6 +133,7 @@ fn records_of_refused_writes_and_window_block_crcs_turn_the_state_header_to_vers
             plan: 1 << 40,
             file: 99,
             pieces: Vec::new(),
+            edges: Vec::new(),
         }),
     ] {
         {
