@@ -223,17 +223,20 @@ fn a_window_write_torn_at_a_sector_boundary_keeps_the_bytes_beside_it() {
     let cache = window_cache_file(d);
     let before = std::fs::read(&cache).unwrap();
     let at = (WINDOW_AT + SMALL_AT).to_string();
+    // Across the block's middle: torn there, it is neither the block before nor after.
+    let w = bytes(5, 1500);
+    assert!(SMALL_AT < 2048 && 2048 < SMALL_AT + w.len() && SMALL_AT + w.len() < 4096);
     let point = format!("{}:1", exaraid_store::torture::WRITE_TORN_BLOCK);
     assert!(
-        killed_at(&["store", "write", d, "f", "--offset", &at], b"zz", &point),
+        killed_at(&["store", "write", d, "f", "--offset", &at], &w, &point),
         "killed inside the write's block write"
     );
     let mut torn = std::fs::read(&cache).unwrap();
     assert_ne!(torn[..4096], before[..4096], "the new block landed");
-    // Sectors 0..4 (with the write's bytes) new, 4..8 old.
+    // Sectors 0..4 new, 4..8 old (the write's bytes from 2048 on old).
     torn[2048..4096].copy_from_slice(&before[2048..4096]);
     std::fs::write(&cache, &torn).unwrap();
-    let new = (WINDOW_AT + SMALL_AT, &b"zz"[..]);
+    let new = (WINDOW_AT + SMALL_AT, &w[..]);
     assert!(
         read_is_never_wrong(d, &f, Some(new)),
         "every acknowledged byte reads"
