@@ -383,6 +383,119 @@ pub enum Rec {
     /// A scrub checked every stripe's parity (and repaired what did not match) after the
     /// journal tail cuts on record: they are dealt with.
     JournalTailChecked,
+    /// These plans failed (or were dropped after a failure) before their first write: none
+    /// of them changed a byte of any OSS. `file_sizes`: `(file, size_bytes)` each file's
+    /// size without the refused client write (only when no plan of that write ran). Why
+    /// (review s9s S9-1, S9-3): a write refused before it wrote anything (a delayed window
+    /// write into a rotten cache block) left its `Input::Write` in the journal, and the
+    /// next open recovered it as a crash-cut write: the rotten window block counted as torn
+    /// by it and went home under a fresh checksum (wrong bytes, exit 0), and a refused
+    /// write past the end grew the file with zeros. With this record recovery takes the
+    /// input as never made (`State::wrote_nothing`, `Store::never_began`).
+    WroteNothing {
+        plans: Vec<u64>,
+        file_sizes: Vec<(u64, u64)>,
+    },
+    /// The crc32c of every whole 4 KiB cache block a delayed window client plan is about to
+    /// write, as the block will be after the write (an edge block: its bytes on disk, read
+    /// verified, with the write's bytes laid in). Appended unsynced before the plan's first
+    /// cache write (a kill keeps it, as it keeps the writes); the plan's `Durable` record or
+    /// `PlannerReset` drops it. Why (review s9s S9-1): a window block has no parity, so a
+    /// block of a cut write that fails its checksum was kept as on disk, and that may be
+    /// bit rot of the block before the write (the write killed before it wrote, or refused
+    /// on that rot). Recovery keeps such a block only when its payload matches this crc
+    /// (the write landed, its checksum not yet: `window_block_landed`), else its
+    /// acknowledged bytes are recorded lost, never resealed.
+    WindowBlockCrcs(WindowBlockCrcs),
+}
+
+/// See `Rec::WindowBlockCrcs`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowBlockCrcs {
+    /// The client plan that writes these blocks.
+    pub plan: u64,
+    pub file: u64,
+    /// One per cache write piece (element range) of the plan: bounded by its steps.
+    pub pieces: Vec<WindowPieceCrcs>,
+    /// Per partial (edge) block the plan writes: the crc32c of each 512-byte sector of the
+    /// block before the write (read verified) and after it. Why: a power cut may tear the
+    /// block's one write at a sector boundary; a block whose every sector is old or new
+    /// holds the acknowledged bytes beside the write (the same in both) and, in the write's
+    /// range, old or new bytes, both right (review s11a: without them such a block's
+    /// acknowledged bytes were recorded lost). (Default: none.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edges: Vec<WindowEdgeCrcs>,
+}
+
+/// See `WindowBlockCrcs::edges`: block `block` of data element `(stripe, row, col)`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowEdgeCrcs {
+    pub stripe: u64,
+    pub row: usize,
+    pub col: usize,
+    pub block: u64,
+    pub old_sector_crcs: Vec<u32>,
+    pub new_sector_crcs: Vec<u32>,
+}
+
+/// The sector a power cut writes whole or not at all (`WindowEdgeCrcs`).
+pub const SECTOR_BYTES: usize = 512;
+
+/// The crc32c of each `SECTOR_BYTES` sector of `block`.
+pub fn sector_crcs(block: &[u8]) -> Vec<u32> {
+    assert_eq!(block.len() % SECTOR_BYTES, 0);
+    block
+        .chunks_exact(SECTOR_BYTES)
+        .map(crc32c::crc32c)
+        .collect()
+}
+
+/// The crcs of the whole 4 KiB blocks of data element `(stripe, row, col)` that one window
+/// write piece touches: entry `j` is block `first_block + j` of the element after the write.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowPieceCrcs {
+    pub stripe: u64,
+    pub row: usize,
+    pub col: usize,
+    pub first_block: u64,
+    pub block_crcs: Vec<u32>,
+}
+
+impl WindowBlockCrcs {
+    /// The journaled crc of block `block` of element `(stripe, row, col)`, if any.
+    pub fn crc_of(&self, stripe: u64, row: usize, col: usize, block: u64) -> Option<u32> {
+        self.pieces
+            .iter()
+            .filter(|p| (p.stripe, p.row, p.col) == (stripe, row, col))
+            .find_map(|p| {
+                let j = block.checked_sub(p.first_block)?;
+                p.block_crcs.get(j as usize).copied()
+            })
+    }
+
+    /// Is `payload`, block `block` of element `(stripe, row, col)`, the block after this
+    /// write (its crc), or, an edge block, every sector of it the sector before or after?
+    pub fn block_landed(
+        &self,
+        (stripe, row, col): (u64, usize, usize),
+        block: u64,
+        payload: &[u8],
+    ) -> bool {
+        if self.crc_of(stripe, row, col, block) == Some(crc32c::crc32c(payload)) {
+            return true;
+        }
+        let sectors = sector_crcs(payload);
+        self.edges
+            .iter()
+            .filter(|e| (e.stripe, e.row, e.col, e.block) == (stripe, row, col, block))
+            .any(|e| {
+                e.old_sector_crcs.len() == sectors.len()
+                    && e.new_sector_crcs.len() == sectors.len()
+                    && sectors.iter().enumerate().all(|(s, crc)| {
+                        *crc == e.old_sector_crcs[s] || *crc == e.new_sector_crcs[s]
+                    })
+            })
+    }
 }
 
 /// See `Rec::JournalTailCut`.
@@ -572,6 +685,9 @@ impl Rec {
             | Rec::WriteParityCrcs(_)
             | Rec::JournalTailCut { .. }
             | Rec::JournalTailChecked => crate::superblock::STATE_VERSION_SESSION9_RECORDS,
+            Rec::WroteNothing { .. } | Rec::WindowBlockCrcs(_) => {
+                crate::superblock::STATE_VERSION_SESSION11_RECORDS
+            }
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -794,6 +910,15 @@ pub struct State {
     /// at most [`JOURNAL_TAIL_CUTS_MAX`]. (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub journal_tail_cuts: Vec<JournalTailCut>,
+    /// Plans of this planner epoch that wrote nothing (`Rec::WroteNothing`): recovery takes
+    /// them as never begun. Bounded: cleared by `PlannerReset`, and a store whose plan fails
+    /// is poisoned (one failure's plans per run). (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub wrote_nothing: BTreeSet<u64>,
+    /// The window block crcs of client plans not yet durable (`Rec::WindowBlockCrcs`).
+    /// (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub window_block_crcs: Vec<WindowBlockCrcs>,
 }
 
 impl State {
@@ -805,7 +930,11 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
-        if !self.write_parity_crcs.is_empty() || !self.journal_tail_cuts.is_empty() {
+        if !self.wrote_nothing.is_empty() || !self.window_block_crcs.is_empty() {
+            // Session 11's fields: an older binary would drop them unseen, and recover a
+            // refused write as a cut one (review s9s S9-1).
+            crate::superblock::STATE_VERSION_SESSION11_RECORDS
+        } else if !self.write_parity_crcs.is_empty() || !self.journal_tail_cuts.is_empty() {
             // Session 9's fields: a session-8 binary would drop them unseen (a tail cut on
             // record, and its warning, with them).
             crate::superblock::STATE_VERSION_SESSION9_RECORDS
@@ -965,6 +1094,8 @@ impl State {
             Rec::SettleSums(_) => false,
             // Notes about the journal and a scrub's check.
             Rec::JournalTailCut { .. } | Rec::JournalTailChecked => false,
+            // A note that plans changed nothing; a note of what a window write writes next.
+            Rec::WroteNothing { .. } | Rec::WindowBlockCrcs(_) => false,
             _ => true,
         };
         if may_change_bytes {
@@ -1030,6 +1161,7 @@ impl State {
                 }
                 self.write_crcs.retain(|w| !w.plans.is_empty());
                 self.write_parity_crcs.retain(|w| !plans.contains(&w.plan));
+                self.window_block_crcs.retain(|w| !plans.contains(&w.plan));
                 // Their writes are whole on disk: data and parity agree again. So do the
                 // writes of every plan that copied the same stripe before them (stripe
                 // locks: those ran first), whose copies would now be stale: laid over a
@@ -1155,6 +1287,8 @@ impl State {
                 self.write_crcs.clear();
                 self.write_parity_crcs.clear();
                 self.settle_sums.clear();
+                self.wrote_nothing.clear();
+                self.window_block_crcs.clear();
                 // Failed before every input of the new planner epoch.
                 self.failed_at_input.values_mut().for_each(|at| *at = 0);
             }
@@ -1211,6 +1345,33 @@ impl State {
                 });
             }
             Rec::JournalTailChecked => self.journal_tail_cuts.clear(),
+            Rec::WroteNothing { plans, file_sizes } => {
+                assert!(
+                    plans.iter().all(|p| !self.durable.contains(p)),
+                    "a durable plan recorded as having written nothing"
+                );
+                self.wrote_nothing.extend(plans.iter().copied());
+                self.window_block_crcs.retain(|w| !plans.contains(&w.plan));
+                for &(file, size_bytes) in file_sizes {
+                    if let Some(meta) = self.files.values_mut().find(|m| m.id == file) {
+                        // Only ever back down to the size without the refused write. Its
+                        // written run stays below that size (a superset is safe, see
+                        // `FileMeta::written`) and goes past it: runs lie within the size.
+                        assert!(
+                            size_bytes <= meta.size_bytes,
+                            "a refused write grows no file"
+                        );
+                        meta.size_bytes = size_bytes;
+                        if let Some(runs) = &mut meta.written {
+                            sub_range(runs, size_bytes, u64::MAX);
+                        }
+                    }
+                }
+            }
+            Rec::WindowBlockCrcs(w) => {
+                // Bounded as `write_crcs`: only plans not durable yet.
+                self.window_block_crcs.push(w.clone());
+            }
         }
     }
 

@@ -62,6 +62,51 @@ pub(super) struct NewCacheBytes {
     pub(super) z: u64,
 }
 
+/// A client write whose plans `run_plans_refusable` runs (or whose timers' plans it runs
+/// first): what a `Rec::WroteNothing` needs of it.
+pub(super) struct Refusal {
+    /// The write's plans that never run if this call fails (its own, while its timers'
+    /// plans run first; none while its own run: they are the call's queue).
+    pub(super) then_dropped: Vec<PlanId>,
+    pub(super) file: u64,
+    pub(super) offset_bytes: u64,
+    pub(super) len_bytes: u64,
+    /// The file's size before the write's `Input::Write`, and that input's index in
+    /// `State::inputs` (both taken under the core lock that journaled it).
+    pub(super) size_before_bytes: u64,
+    pub(super) input_index: usize,
+}
+
+impl Refusal {
+    /// `(file, size)`: the file's size without this write, when that is smaller than its
+    /// size now: the size before it, or the end of a later write's input (another writer's,
+    /// acknowledged or in flight: its own refusal restores its own part).
+    pub(super) fn size_without(&self, state: &crate::state::State) -> Option<(u64, u64)> {
+        let (_, meta) = state.file_by_id(self.file)?;
+        let own = state.inputs.get(self.input_index)?;
+        let mine = matches!(*own, Input::Write { file, offset_bytes, len_bytes, .. }
+            if (file, offset_bytes, len_bytes) == (self.file, self.offset_bytes, self.len_bytes));
+        if !mine {
+            return None; // not where it was journaled (a planner restart): keep the size
+        }
+        let later_end_bytes = state.inputs[self.input_index + 1..]
+            .iter()
+            .filter_map(|i| match *i {
+                Input::Write {
+                    file,
+                    offset_bytes,
+                    len_bytes,
+                    ..
+                } if file == self.file => Some(offset_bytes + len_bytes),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let size_bytes = self.size_before_bytes.max(later_end_bytes);
+        (size_bytes < meta.size_bytes).then_some((self.file, size_bytes))
+    }
+}
+
 /// Where one read of an element range lies (`Store::read_range`): the OSS and zone that
 /// hold it, the file whose bytes they are, the address there, and the element range itself
 /// (what a block the OSS cannot give is rebuilt as). One value: every caller takes these
@@ -881,6 +926,23 @@ impl Store {
         client: Option<(&ClientWrite, &[u8])>,
         on_server: bool,
     ) -> Result<(), StoreError> {
+        self.run_plans_refusable(plans, client, on_server, None)
+    }
+
+    /// `run_plans_from`, where a plan that fails before its first write journals so
+    /// (`Rec::WroteNothing`) with every plan that then never runs: the rest of the queue
+    /// and `refusal`'s plans (a client write's, whose timers' plans run first), and with
+    /// the file size `refusal` restores when no plan of this call finished (see
+    /// `Refusal`). Why (review s9s S9-1, S9-3): left without it, the next open recovered
+    /// the refused write as a crash-cut one.
+    pub(super) fn run_plans_refusable(
+        &self,
+        plans: Vec<Admitted>,
+        client: Option<(&ClientWrite, &[u8])>,
+        on_server: bool,
+        refusal: Option<&Refusal>,
+    ) -> Result<(), StoreError> {
+        let mut any_durable = false;
         let mut queue: VecDeque<Admitted> = plans.into();
         while let Some(Admitted { plan, ticket }) = queue.pop_front() {
             if !on_server
@@ -943,7 +1005,8 @@ impl Store {
                     self.client_plans_executing.fetch_add(1, Ordering::SeqCst);
                 }
                 let client = if is_client_plan { client } else { None };
-                let r = self.execute(&plan, client);
+                let mut began_writing = false;
+                let r = self.execute(&plan, client, &mut began_writing);
                 if is_client_plan {
                     self.client_plans_executing.fetch_sub(1, Ordering::SeqCst);
                 }
@@ -953,6 +1016,11 @@ impl Store {
                     self.cache_stripes.lock().unexecuted.remove(&plan.id);
                 } else {
                     self.poisoned.store(true, Ordering::SeqCst);
+                    if !began_writing {
+                        // Still under the stripe locks: no later plan of these stripes ran.
+                        let never_run = queue.iter().map(|a| a.plan.id);
+                        self.journal_wrote_nothing(&plan, never_run, refusal, any_durable);
+                    }
                 }
                 add(&probe.execute_ns, since(executing));
                 r
@@ -1016,6 +1084,7 @@ impl Store {
                 }
                 self.done.lock().insert(plan.id);
                 self.done_cv.notify_all();
+                any_durable = true;
                 core.deferred_completions.push(plan.id);
                 if core.reads_in_flight > 0
                     && matches!(plan.cause, exaraid_plan::PlanCause::WindowMove { .. })
@@ -1038,6 +1107,36 @@ impl Store {
             queue.extend(more);
         }
         Ok(())
+    }
+
+    /// Journal (synced) that `failed` and `never_run` wrote nothing (`Rec::WroteNothing`),
+    /// with `refusal`'s plans and, when no plan of the call finished (`any_durable`), the
+    /// size its file has without the refused write. Best effort: the store is poisoned
+    /// already and the caller returns the plan's error; without the record the next open
+    /// recovers the plans as cut by a crash, as before it existed.
+    fn journal_wrote_nothing(
+        &self,
+        failed: &IoPlan,
+        never_run: impl Iterator<Item = PlanId>,
+        refusal: Option<&Refusal>,
+        any_durable: bool,
+    ) {
+        let mut plans: Vec<PlanId> = std::iter::once(failed.id).chain(never_run).collect();
+        let mut core = self.core.lock();
+        let mut file_sizes = Vec::new();
+        if let Some(r) = refusal {
+            plans.extend(r.then_dropped.iter().copied());
+            // The write's own plans never ran, or none of this call's finished.
+            if !r.then_dropped.is_empty() || !any_durable {
+                file_sizes.extend(r.size_without(&core.state));
+            }
+        }
+        plans.sort_unstable();
+        plans.dedup();
+        plans.retain(|p| !core.state.durable.contains(p));
+        assert!(plans.contains(&failed.id), "a failed plan is not durable");
+        let rec = Rec::WroteNothing { plans, file_sizes };
+        let _best_effort = self.journal(&mut core, rec, true);
     }
 
     /// Return when the journal record `seq` is durable. Group commit: if no fsync of the
@@ -1175,10 +1274,15 @@ impl Store {
     /// leave the writes that do not depend on it (a reconstruct-write's data, a full
     /// element) already on disk. The planner's reads depend on nothing, so running them all
     /// before the first write changes no order the plan asks for.
+    /// `began_writing`: set before the plan's first write that may change what an OSS holds
+    /// (a lost-row reset that failed, the first wave of its own writes). Left `false` on an
+    /// error, the plan changed nothing (edge-block heals write back confirmed true bytes, or
+    /// zeros where nothing live is: no change of any byte read).
     pub(super) fn execute(
         &self,
         plan: &IoPlan,
         client: Option<(&ClientWrite, &[u8])>,
+        began_writing: &mut bool,
     ) -> Result<(), StoreError> {
         // The steps of one wave (no path between them, as the planner promises) run in
         // parallel, one thread per OSS, when they reach more than one OSS.
@@ -1200,7 +1304,11 @@ impl Store {
                 plan.id
             );
         }
-        self.reset_lost_rows_written_whole(plan)?;
+        if let Err(e) = self.reset_lost_rows_written_whole(plan) {
+            // It may have failed between its resets' writes: a row torn.
+            *began_writing = true;
+            return Err(e);
+        }
         let mut read_bytes: Vec<Option<Vec<u8>>> = vec![None; n];
         let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
         self.run_reads_computing(plan, &reads, client, &mut read_bytes, &mut computed)?;
@@ -1245,7 +1353,9 @@ impl Store {
             }
             if client.is_some() {
                 self.journal_parity_crcs(plan, &write_bytes)?;
+                self.journal_window_block_crcs(plan, &write_bytes)?;
             }
+            *began_writing |= !writes.is_empty();
             self.run_steps(plan, &writes, &write_bytes, &copy_failing)?;
         }
         Ok(())
@@ -1295,6 +1405,111 @@ impl Store {
             plan: plan.id,
             file,
             pieces,
+        });
+        let mut core = self.core.lock();
+        self.journal(&mut core, rec, false)
+    }
+
+    /// Before a delayed window client plan's cache writes (`write_bytes`: this wave's steps
+    /// and their bytes): the crc32c of every whole 4 KiB block they write, as it will be
+    /// after the write, journaled unsynced (`Rec::WindowBlockCrcs`). A partial block's other
+    /// bytes are read (verified) from the disk, as the backend's merge reads them (and its
+    /// sectors' crcs before and after the write journaled: a power cut may tear it); one that
+    /// does not verify gets no crc (the write then fails on it, before it changes it). Why:
+    /// a window block has no parity, and recovery must tell a torn block of a cut write
+    /// whose new payload landed (keep it) from one holding bit rot of the block before
+    /// (never reseal it: its acknowledged bytes are lost, on record).
+    fn journal_window_block_crcs(
+        &self,
+        plan: &IoPlan,
+        write_bytes: &[(usize, Vec<u8>)],
+    ) -> Result<(), StoreError> {
+        if self.kind != StrategyKind::Delayed {
+            return Ok(());
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let e = self.sb.element_bytes as u64;
+        // Per element block `(stripe, row, col, block)`: where it is and the pieces laid in.
+        type Laid = (usize, u64, Vec<(u64, Vec<u8>)>);
+        let mut blocks: BTreeMap<(u64, usize, usize, u64), Laid> = BTreeMap::new();
+        let mut file = None;
+        for (i, bytes) in write_bytes {
+            let step = &plan.steps[*i];
+            if step.op != Op::Write || step.zone != PlanZone::Cache || step.is_parity() {
+                continue;
+            }
+            file = Some(step.file);
+            let mut at = 0u64;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                assert!(z <= e, "a piece within one element");
+                let element_addr = step.addr_bytes + at - el.offset_bytes;
+                for b in a / block..z.div_ceil(block) {
+                    let (p, q) = (a.max(b * block), z.min((b + 1) * block));
+                    let from = (at + p - a) as usize..(at + q - a) as usize;
+                    let laid = blocks
+                        .entry((el.stripe, el.pos.row, el.pos.col, b))
+                        .or_insert_with(|| (step.oss, element_addr, Vec::new()));
+                    laid.2.push((p - b * block, bytes[from].to_vec()));
+                }
+                at += el.len_bytes;
+            }
+            assert_eq!(at, bytes.len() as u64, "a step's pieces lie back to back");
+        }
+        let Some(file) = file else {
+            return Ok(()); // no window bytes in this wave
+        };
+        let mut pieces: Vec<crate::state::WindowPieceCrcs> = Vec::new();
+        let mut edges: Vec<crate::state::WindowEdgeCrcs> = Vec::new();
+        for ((stripe, row, col, b), (oss, element_addr, laid)) in blocks {
+            let covered: u64 = laid.iter().map(|(_, x)| x.len() as u64).sum();
+            let mut whole = vec![0u8; block as usize];
+            let mut old_sector_crcs = None;
+            if covered < block {
+                let key = self.key(PlanZone::Cache, file, element_addr + b * block);
+                match self.read_retrying(oss, key, (b * block) as usize, &mut whole) {
+                    Ok(()) => {}
+                    Err(err) if err.is_missing() => whole.fill(0), // the write creates it
+                    Err(_) => continue, // unknown: no crc, recovery proves nothing by it
+                }
+                old_sector_crcs = Some(crate::state::sector_crcs(&whole));
+            }
+            for (o, x) in &laid {
+                whole[*o as usize..*o as usize + x.len()].copy_from_slice(x);
+            }
+            if let Some(old_sector_crcs) = old_sector_crcs {
+                edges.push(crate::state::WindowEdgeCrcs {
+                    stripe,
+                    row,
+                    col,
+                    block: b,
+                    old_sector_crcs,
+                    new_sector_crcs: crate::state::sector_crcs(&whole),
+                });
+            }
+            let crc = crc32c::crc32c(&whole);
+            match pieces.last_mut() {
+                Some(p)
+                    if (p.stripe, p.row, p.col) == (stripe, row, col)
+                        && p.first_block + p.block_crcs.len() as u64 == b =>
+                {
+                    p.block_crcs.push(crc)
+                }
+                _ => pieces.push(crate::state::WindowPieceCrcs {
+                    stripe,
+                    row,
+                    col,
+                    first_block: b,
+                    block_crcs: vec![crc],
+                }),
+            }
+        }
+        let rec = Rec::WindowBlockCrcs(crate::state::WindowBlockCrcs {
+            plan: plan.id,
+            file,
+            pieces,
+            edges,
         });
         let mut core = self.core.lock();
         self.journal(&mut core, rec, false)

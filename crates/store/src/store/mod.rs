@@ -2339,7 +2339,7 @@ impl Store {
             offset_bytes,
             len_bytes: data.len() as u64,
         };
-        let (tick_plans, plans, unprotected_writes) = {
+        let (tick_plans, plans, unprotected_writes, refusal) = {
             let mut core = self.core.lock();
             let now_ns = Self::now_ns(&core);
             let tick_plans = self.tick_locked(&mut core, now_ns)?;
@@ -2414,6 +2414,7 @@ impl Store {
                 }
                 return Err(e);
             }
+            let size_before_bytes = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
             self.journal(
                 &mut core,
                 Rec::Input(Input::Write {
@@ -2424,6 +2425,14 @@ impl Store {
                 }),
                 false,
             )?;
+            let refusal = exec::Refusal {
+                then_dropped: plans.iter().map(|p| p.id).collect(),
+                file,
+                offset_bytes,
+                len_bytes: write.len_bytes,
+                size_before_bytes,
+                input_index: core.state.inputs.len() - 1,
+            };
             if let Some(crcs) = self.write_crcs(&plans, file, offset_bytes, data) {
                 self.journal(&mut core, Rec::WriteCrcs(crcs), false)?;
             }
@@ -2431,10 +2440,18 @@ impl Store {
                 self.admit(tick_plans),
                 self.admit(plans),
                 unprotected_writes,
+                refusal,
             )
         };
-        self.run_plans(tick_plans, None)?;
-        self.run_plans(plans, Some((&write, data)))?;
+        // A plan that fails before its first write says so (`Rec::WroteNothing`), naming
+        // this write's plans that then never run: the next open takes the write as never
+        // made (review s9s S9-1, S9-3), not as cut by a crash.
+        self.run_plans_refusable(tick_plans, None, false, Some(&refusal))?;
+        let refusal = exec::Refusal {
+            then_dropped: Vec::new(),
+            ..refusal
+        };
+        self.run_plans_refusable(plans, Some((&write, data)), false, Some(&refusal))?;
         let mut core = self.core.lock();
         // An OSS that failed while this write ran took its window bytes with it (the
         // executor skips a failed OSS, relying on parity that window bytes do not have).

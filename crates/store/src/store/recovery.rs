@@ -686,7 +686,10 @@ impl Store {
             .map(|(plan, _)| *plan)
             .collect();
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        for plan in undurable.iter().filter(|p| copied_plans.contains(&p.id)) {
+        let copied_and_began = undurable
+            .iter()
+            .filter(|p| copied_plans.contains(&p.id) && !core.state.wrote_nothing.contains(&p.id));
+        for plan in copied_and_began {
             let cache_writes = plan
                 .steps
                 .iter()
@@ -1155,7 +1158,17 @@ impl Store {
                     })
                 });
                 let keep = if !has_parity {
-                    // No parity to rebuild from (a delayed window): the disk's bytes stay.
+                    // No parity to rebuild from (a delayed window). The disk's bytes stay
+                    // where they are the cut write's block, landed (its checksum not yet);
+                    // else they may be bit rot of the block before it (the write killed
+                    // before it wrote, or refused on that very rot): left failing, so the
+                    // settle's verified read records its acknowledged bytes lost (review
+                    // s9s S9-1: resealed, the rot went home, exit 0).
+                    let delayed = self.kind == StrategyKind::Delayed;
+                    if delayed && !self.window_block_landed(core, c, (file, stripe, pos), i, &bytes)
+                    {
+                        continue;
+                    }
                     Some(bytes)
                 } else if sure.is_empty() && unsure.is_empty() && !mine_disagrees {
                     Some(bytes) // nothing acknowledged beside the cut write
@@ -1391,6 +1404,27 @@ impl Store {
         let at = self.layout.file_offset(stripe, d, a);
         let journaled = crcs.crc_of(at, at + (z - a))?;
         Some(crc32c::crc32c(&element[a as usize..z as usize]) == journaled)
+    }
+
+    /// Does block `i` of window element `pos` (a delayed store's cache stripe), as on disk
+    /// (`payload`), hold what one of the cut writes `c.writers` was writing there (whole, or
+    /// an edge block torn at a sector boundary, every sector old or new)? By the crcs the
+    /// plan journaled (`Rec::WindowBlockCrcs`); `false` with none on record (a plan killed
+    /// before its record, or a journal of an older binary).
+    fn window_block_landed(
+        &self,
+        core: &Core,
+        c: &CacheInFlight,
+        (file, stripe, pos): (u64, u64, Pos),
+        i: usize,
+        payload: &[u8],
+    ) -> bool {
+        assert_eq!(payload.len(), CHECKSUM_BLOCK_BYTES);
+        core.state
+            .window_block_crcs
+            .iter()
+            .filter(|w| w.file == file && c.writers.contains_key(&w.plan))
+            .any(|w| w.block_landed((stripe, pos.row, pos.col), i as u64, payload))
     }
 
     /// Block `i` of data column `pos` of a cache stripe, whose OSS failed after the crash,
@@ -2849,7 +2883,9 @@ impl Store {
     }
 
     /// Whether the interrupted plan `plan` surely wrote nothing: it waits for another
-    /// interrupted plan (it runs only after their `Durable` records), or `wrote_nothing`.
+    /// interrupted plan (it runs only after their `Durable` records), it is on record as
+    /// having written nothing (`Rec::WroteNothing`: refused before its first write), or
+    /// `wrote_nothing`.
     pub(super) fn never_began(
         &self,
         core: &Core,
@@ -2858,6 +2894,7 @@ impl Store {
         undurable_ids: &BTreeSet<PlanId>,
     ) -> bool {
         plan.after_plans.iter().any(|p| undurable_ids.contains(p))
+            || core.state.wrote_nothing.contains(&plan.id)
             || self.wrote_nothing(core, plan, input_of.get(&plan.id).copied())
     }
 

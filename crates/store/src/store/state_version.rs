@@ -108,3 +108,47 @@ fn a_record_session_8_binaries_cannot_parse_turns_the_state_header_to_version_3(
     store.close().unwrap();
     assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
 }
+
+/// The records session 11 adds for refused writes and window block crcs (review s9s S9-1)
+/// turn the header to version 4, which a session-9 binary refuses (it would drop them, and
+/// recover a refused write as a cut one, blessing bit rot); a snapshot that holds them keeps
+/// version 4; a checkpoint that leaves none turns it back to 1.
+#[test]
+fn records_of_refused_writes_and_window_block_crcs_turn_the_state_header_to_version_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
+    opts.element_bytes = 4096;
+    let store = Store::init(dir.path(), &opts).unwrap();
+    store.put("f", &[7u8; 5000]).unwrap();
+    store.checkpoint().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    let v4 = |dir: &Path| header(dir).starts_with("EXARAID state v4 ");
+    for rec in [
+        // No such plan, no file: they change nothing, the record is the point.
+        Rec::WroteNothing {
+            plans: vec![1 << 40],
+            file_sizes: Vec::new(),
+        },
+        Rec::WindowBlockCrcs(crate::state::WindowBlockCrcs {
+            plan: 1 << 40,
+            file: 99,
+            pieces: Vec::new(),
+            edges: Vec::new(),
+        }),
+    ] {
+        {
+            let mut core = store.core.lock();
+            store.journal(&mut core, rec, true).unwrap();
+        }
+        assert!(v4(dir.path()), "{}", header(dir.path()));
+        // The snapshot holds it (a plan of this planner epoch): still version 4.
+        store.checkpoint().unwrap();
+        assert!(v4(dir.path()), "{}", header(dir.path()));
+    }
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    // The planner restarts at a clean close: nothing of session 11 left, version 1 again.
+    store.close().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+}
