@@ -245,14 +245,12 @@ fn assert_end_names_losses(end: Result<(), StoreError>, token: &str, lost: &[(u6
     }
 }
 
+/// The answer of a call running on a thread of its own.
+type Answer<T> = std::sync::mpsc::Receiver<Result<T, StoreError>>;
+
 /// Park a read of `f`'s home bytes 0..100 (stripe 0: END's parity plan queues behind it),
 /// start END on another thread and wait until its parity plan waits for the stripe.
-fn end_queued_behind_a_read(
-    s: &Setup,
-) -> (
-    std::sync::mpsc::Receiver<Result<Vec<u8>, StoreError>>,
-    std::sync::mpsc::Receiver<Result<(), StoreError>>,
-) {
+fn end_queued_behind_a_read(s: &Setup) -> (Answer<Vec<u8>>, Answer<()>) {
     s.scene
         .home_reads_of
         .store(s.store.file_id("f").unwrap(), Ordering::SeqCst);
