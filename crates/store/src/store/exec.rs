@@ -187,6 +187,8 @@ impl Store {
             return Ok(more);
         }
         let completed = std::mem::take(&mut core.deferred_completions);
+        core.window_parity_unheard
+            .retain(|plan, _| !completed.contains(plan));
         if !core.moved_home.is_empty() {
             // The planner hears of these now: its lookup stops naming their cache ranges,
             // and it may give them to another window.
@@ -830,9 +832,8 @@ impl Store {
             // The newest copy of each column (a move home already executed but not yet
             // heard by the planner reads home: see `lookup_newest`).
             let extents = self.lookup_newest(c, file, stripe * sdb, sdb)?;
-            let unprotected: Vec<_> = c
-                .strategy
-                .unprotected()
+            let unprotected: Vec<_> = self
+                .unprotected_now(c)
                 .into_iter()
                 .filter(|u| u.file == file && u.stripe == stripe)
                 .collect();
@@ -1086,6 +1087,17 @@ impl Store {
                 self.done_cv.notify_all();
                 any_durable = true;
                 core.deferred_completions.push(plan.id);
+                if let exaraid_plan::PlanCause::WindowEnd { window, .. }
+                | exaraid_plan::PlanCause::WindowTimeout { window, .. } = plan.cause
+                {
+                    // Still under the failure gate: a `fail` records its losses either
+                    // before this plan executed or after its parity counts here.
+                    core.window_parity_unheard.insert(plan.id, window);
+                    assert!(
+                        core.window_parity_unheard.len() <= core.deferred_completions.len(),
+                        "every unheard parity plan is a deferred completion"
+                    );
+                }
                 if core.reads_in_flight > 0
                     && matches!(plan.cause, exaraid_plan::PlanCause::WindowMove { .. })
                 {
@@ -1311,7 +1323,8 @@ impl Store {
         }
         let mut read_bytes: Vec<Option<Vec<u8>>> = vec![None; n];
         let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
-        self.run_reads_computing(plan, &reads, client, &mut read_bytes, &mut computed)?;
+        let lost = self.window_reads_lost(plan);
+        self.run_reads_computing(plan, &reads, client, &mut read_bytes, &mut computed, &lost)?;
         // With a failed OSS: its data that this plan's writes could make undecidable, made
         // durable first (see `copy_failed_columns`). After the reads, so that the plan's own
         // bytes bound for a failed OSS are known also when a read or a compute makes them
@@ -1356,7 +1369,13 @@ impl Store {
                 self.journal_window_block_crcs(plan, &write_bytes)?;
             }
             *began_writing |= !writes.is_empty();
-            self.run_steps(plan, &writes, &write_bytes, &copy_failing)?;
+            self.run_steps(
+                plan,
+                &writes,
+                &write_bytes,
+                &copy_failing,
+                &LostReads::new(),
+            )?;
         }
         Ok(())
     }
@@ -1532,6 +1551,7 @@ impl Store {
         client: Option<(&ClientWrite, &[u8])>,
         read_bytes: &mut [Option<Vec<u8>>],
         computed: &mut [Option<Vec<u8>>],
+        lost: &LostReads,
     ) -> Result<(), StoreError> {
         assert_eq!(read_bytes.len(), plan.steps.len());
         assert_eq!(computed.len(), plan.computes.len());
@@ -1543,7 +1563,7 @@ impl Store {
         if plan.computes.is_empty() || per_oss.len() <= 1 {
             // Nothing to overlap (the computes run when the writes need them, as before).
             let nothing_to_copy = |_oss: usize| Ok(());
-            for (i, bytes) in self.run_steps(plan, reads, &[], &nothing_to_copy)? {
+            for (i, bytes) in self.run_steps(plan, reads, &[], &nothing_to_copy, lost)? {
                 read_bytes[i] = Some(bytes.expect("a read step returns its bytes"));
             }
             return Ok(());
@@ -1558,7 +1578,7 @@ impl Store {
                         if failed.load(Ordering::SeqCst) {
                             break;
                         }
-                        let r = self.read_step(&plan.steps[i]);
+                        let r = self.read_plan_step(plan, i, lost);
                         let bad = r.is_err();
                         if bad {
                             failed.store(true, Ordering::SeqCst);
@@ -1624,11 +1644,12 @@ impl Store {
         steps: &[usize],
         write_bytes: &[(usize, Vec<u8>)],
         copy_failing: &(dyn Fn(usize) -> Result<(), StoreError> + Sync),
+        lost: &LostReads,
     ) -> Result<StepOutputs, StoreError> {
         let run = |i: usize| -> Result<Option<Vec<u8>>, StoreError> {
             let step = &plan.steps[i];
             match step.op {
-                Op::Read => self.read_step(step).map(Some),
+                Op::Read => self.read_plan_step(plan, i, lost).map(Some),
                 Op::Write => {
                     let (_, bytes) = write_bytes
                         .iter()
@@ -2152,6 +2173,120 @@ impl Store {
 
     /// One read step: one backend request, split at element boundaries. A home element that
     /// cannot be read (failed OSS, checksum mismatch) is rebuilt from the rest of its stripe.
+    /// Read step `i` of `plan`: its bytes lost on record (`window_reads_lost`) as the home
+    /// bytes under them, the rest as `read_step` reads them.
+    fn read_plan_step(
+        &self,
+        plan: &IoPlan,
+        i: usize,
+        lost: &LostReads,
+    ) -> Result<Vec<u8>, StoreError> {
+        let step = &plan.steps[i];
+        let Some(lost) = lost.get(&i) else {
+            return self.read_step(step);
+        };
+        assert!(step.op == Op::Read && step.zone == PlanZone::Cache);
+        self.count(step.oss, Zone::Cache, Op::Read, false);
+        self.emulate_device(step.oss, Op::Read, step.len_bytes);
+        let mut out = vec![0u8; step.len_bytes as usize];
+        let mut at = 0u64;
+        for piece in &step.pieces {
+            let el = &piece.element;
+            let a = self
+                .layout
+                .file_offset_of(el)
+                .expect("a window's cache read is of data");
+            let z = a + el.len_bytes;
+            // Runs of the piece, `(from, to, lost)` in file offsets, back to back.
+            let mut runs: Vec<(u64, u64, bool)> = Vec::new();
+            let mut p = a;
+            for &(la, lz) in lost.iter().filter(|&&(la, lz)| la < z && a < lz) {
+                let (la, lz) = (la.max(a), lz.min(z));
+                if p < la {
+                    runs.push((p, la, false));
+                }
+                runs.push((la, lz, true));
+                p = lz;
+            }
+            if p < z {
+                runs.push((p, z, false));
+            }
+            for (p, q, is_lost) in runs {
+                let sub = exaraid_plan::ElementRange {
+                    offset_bytes: el.offset_bytes + (p - a),
+                    len_bytes: q - p,
+                    ..*el
+                };
+                let from = (at + p - a) as usize;
+                let buf = &mut out[from..from + (q - p) as usize];
+                let read = if is_lost {
+                    // What the stripe's home parity covers there (home data and parity
+                    // agree: the window's parity is not written yet): decoded from home.
+                    ElementRead {
+                        oss: step.oss,
+                        zone: PlanZone::Data,
+                        file: step.file,
+                        addr_bytes: self.layout.home_addr(el.stripe, el.pos, sub.offset_bytes),
+                        element: &sub,
+                    }
+                } else {
+                    ElementRead {
+                        oss: step.oss,
+                        zone: step.zone,
+                        file: step.file,
+                        addr_bytes: step.addr_bytes + at + (p - a),
+                        element: &sub,
+                    }
+                };
+                self.read_range_repairing(None, read, buf, true)?;
+            }
+            at += el.len_bytes;
+        }
+        assert_eq!(at, step.len_bytes, "a step's pieces lie back to back");
+        Ok(out)
+    }
+
+    /// The parity plan of a window's END (or timeout) reads the window's bytes from the
+    /// cache zones; those on an OSS failed on record since the plan was made (`fail_oss`
+    /// while END was queued: review s9r R9-2) are lost on record and their only copy is
+    /// gone. Per read step, the file ranges it reads that are lost on its OSS: the plan
+    /// reads the home bytes under them instead, so its parity covers what home holds there
+    /// (the bytes stay lost on record, and END names them), and every other byte of the
+    /// window gets its parity. Empty for every other plan, and while no OSS is failed.
+    fn window_reads_lost(&self, plan: &IoPlan) -> LostReads {
+        let mut lost = LostReads::new();
+        if !matches!(
+            plan.cause,
+            exaraid_plan::PlanCause::WindowEnd { .. }
+                | exaraid_plan::PlanCause::WindowTimeout { .. }
+        ) {
+            return lost;
+        }
+        let core = self.core.lock();
+        if core.state.failed_oss.is_empty() || core.state.lost.is_empty() {
+            return lost;
+        }
+        let reads = plan.steps.iter().enumerate().filter(|(_, s)| {
+            s.op == Op::Read && s.zone == PlanZone::Cache && core.state.failed_oss.contains(&s.oss)
+        });
+        for (i, step) in reads {
+            for piece in &step.pieces {
+                let Some(a) = self.layout.file_offset_of(&piece.element) else {
+                    continue;
+                };
+                let len = piece.element.len_bytes;
+                for l in core.state.lost_in(step.file, a, len) {
+                    if l.oss != step.oss {
+                        continue;
+                    }
+                    let (p, q) = (l.offset_bytes.max(a), l.end_bytes().min(a + len));
+                    crate::state::add_range(lost.entry(i).or_default(), p, q);
+                }
+            }
+        }
+        lost
+    }
+
     pub(super) fn read_step(&self, step: &Step) -> Result<Vec<u8>, StoreError> {
         self.count(
             step.oss,
@@ -2418,6 +2553,10 @@ impl Store {
         Ok(())
     }
 }
+
+/// Per read step of a plan, the file ranges it reads as the home bytes under them
+/// (`Store::window_reads_lost`), sorted and disjoint.
+type LostReads = BTreeMap<usize, Vec<(u64, u64)>>;
 
 /// The bytes a read or client source names, in place; `None` for other sources.
 fn borrowed<'a>(

@@ -459,6 +459,13 @@ struct Core {
     /// before its first write until its `Durable` record is appended. A failure recorded
     /// meanwhile journals those beside the failed OSS first (`journal_fail`).
     move_edge_copies: BTreeMap<PlanId, Vec<crate::state::FailedColumnCopy>>,
+    /// Delayed: parity plans of ENDs and timeouts that are durable but whose completion
+    /// the planner has not heard yet (a read in flight holds it back), `plan -> window`.
+    /// Their windows' bytes are covered by home parity already, though the planner still
+    /// lists them unprotected: `unprotected_now` leaves them out, so an OSS failing
+    /// meanwhile records none of them lost and a move home decodes them (review s9r R9-2).
+    /// Each entry is also in `deferred_completions` and leaves with it.
+    window_parity_unheard: BTreeMap<PlanId, u64>,
 }
 
 /// A parity-protected store over OSS directories.
@@ -1189,6 +1196,7 @@ impl Store {
                 ending_windows: BTreeMap::new(),
                 state_file_version,
                 move_edge_copies: BTreeMap::new(),
+                window_parity_unheard: BTreeMap::new(),
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),

@@ -609,6 +609,16 @@ impl Store {
                 if never_began {
                     continue; // nothing of it reached the disk: its stripes are as they were
                 }
+                let move_home = matches!(plan.cause, exaraid_plan::PlanCause::WindowMove { .. });
+                if move_home && core.state.failed_oss.contains(&step.oss) {
+                    // A move home's write to a failed OSS changes nothing the stripe's
+                    // decode depends on: it writes the bytes the END parity covers there
+                    // (the window's, or, where they were lost with that OSS before END's
+                    // reads, the home bytes under them: review s9r R9-2), and nobody reads
+                    // a failed OSS. Taken as in flight, with the window's bytes there lost,
+                    // it made that OSS's block undecidable and the row's parity lost.
+                    continue;
+                }
                 if step.zone != PlanZone::Cache {
                     // Home writes: decided block by block when the stripe is settled.
                     for piece in &step.pieces {

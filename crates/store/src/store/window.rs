@@ -158,8 +158,7 @@ impl Store {
         }
         let kept = self.kept_window_bytes(core);
         let none: Vec<(u64, u64)> = Vec::new();
-        core.strategy
-            .unprotected()
+        self.unprotected_now(core)
             .into_iter()
             // Recorded failures only: an OSS merely unavailable now (a missing mount) may
             // come back with its bytes; a write or END records its failure first.
@@ -192,6 +191,17 @@ impl Store {
                 cache_addr_bytes: None,
             })
             .collect()
+    }
+
+    /// The planner's unprotected window bytes less those of windows whose parity plan is
+    /// durable but not yet heard by the planner (`Core::window_parity_unheard`): home parity
+    /// covers those already.
+    pub(super) fn unprotected_now(&self, core: &Core) -> Vec<exaraid_plan::UnprotectedRange> {
+        let mut ranges = core.strategy.unprotected();
+        if !core.window_parity_unheard.is_empty() {
+            ranges.retain(|u| !core.window_parity_unheard.values().any(|&w| w == u.window));
+        }
+        ranges
     }
 
     /// Per file, the window bytes a parity plan read from an OSS that then failed under it
