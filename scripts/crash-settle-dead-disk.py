@@ -15,6 +15,8 @@ crash-geom.py: rs:4:2, raid5, ...), NOSS (default 6), S6A_DIR (scratch, default
 /tmp/s6a-csdd), FAILOSS (crash-geom.py: an OSS failed before the writes; a second failure),
 UNIT (stripe unit bytes, default 65536), SEED (default 7), TEAR=1 (killshim tears the killed
 write: half of it lands; outside the kill -9 model rule (0) assumes, review s6s).
+REKILL=<point>:<n> (s11e): the `fail` that recovers is killed too at that store kill point (a
+redo of the cut settle cut again), then `fail` runs again and finishes it.
 REBUILD=1 (s7a, brief item 2: the S2 remainder): after the checks, `rebuild --oss O` onto the
 emptied directory, then every file is read again in 4 KiB pieces (the LOST ranges `status`
 lists must refuse, every other piece must read its acknowledged bytes) and `scrub` must exit
@@ -85,16 +87,29 @@ for k in points:
         if p.returncode != -9:
             c["notkilled"] += 1; continue
         shutil.rmtree(d + "/oss-%d" % o); os.makedirs(d + "/oss-%d" % o)
+        rekilled = ""
+        if os.environ.get("REKILL"):
+            # s11e: the recovery `fail` runs (its redo of the cut settle) killed too, at a
+            # store kill point; the next `fail` finishes it (what it prints is counted).
+            env = dict(os.environ); env.pop("LD_PRELOAD", None); env["EXARAID_KILL_AT"] = os.environ["REKILL"]
+            r = subprocess.run([cg.E, "store", "fail", d, "--oss", str(o)], capture_output=True, env=env)
+            rekilled = " (fail killed too)" if r.returncode == -9 else " (fail not killed: rc %d)" % r.returncode
+            c["rekilled"] = c.get("rekilled", 0) + (r.returncode == -9)
         f = cg.run(["fail", d, "--oss", str(o)])
         fout = (f.stdout + f.stderr).decode(errors="replace")
+        if rekilled:
+            fout = (r.stdout + r.stderr).decode(errors="replace") + fout
         bad = cg.check(d, files, "after fail")
         lost = fout.count("LOST")
+        if rekilled and "lost range(s) stay on record" in fout:
+            # Recorded by the killed `fail` before its kill: the rerun names them only.
+            lost = max(lost, 1)
         if any("WRONG" in b for b in bad):
-            c["wrong"] += 1; print("K=%s O=%d WRONG" % (k, o), bad[0][:200], flush=True)
+            c["wrong"] += 1; print("K=%s O=%d WRONG%s" % (k, o, rekilled), bad[0][:200], flush=True)
         elif f.returncode != 0 or (bad and not lost):
-            c["other"] += 1; print("K=%s O=%d OTHER fail rc %d" % (k, o, f.returncode), fout[-200:], bad[:1], flush=True)
+            c["other"] += 1; print("K=%s O=%d OTHER fail rc %d%s" % (k, o, f.returncode, rekilled), fout[-200:], bad[:1], flush=True)
         elif lost:
-            c["lost"] += 1; print("K=%s O=%d LOST %d lines" % (k, o, lost), flush=True)
+            c["lost"] += 1; print("K=%s O=%d LOST %d lines%s" % (k, o, lost, rekilled), flush=True)
         else:
             c["clean"] += 1
         if os.environ.get("REBUILD") and f.returncode == 0:

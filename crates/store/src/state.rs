@@ -291,6 +291,14 @@ pub enum Rec {
     /// may be, from the journal rather than from an argument about what a settle writes.
     SettleBegin {
         stripes: Vec<(u64, u64)>,
+        /// This settle journals a `SettleSums` record of every stripe before its first home
+        /// write of it (session 11). Why: then a stripe of a cut settle with no such record
+        /// was never written home by it, which recovery otherwise cannot always tell (raid5
+        /// with a disk gone: review s5s S2 remainder, docs/results/s11e-s2.md). Absent
+        /// (false) in records of binaries before session 11, which promised nothing: a
+        /// settle begun before session 8 journaled no sums at all.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        records_every_stripe: bool,
     },
     /// The settle begun has written all its home stripes and every OSS not failed on record
     /// has synced them, except those whose sync failed (their `Fail` follows). Why: an OSS
@@ -688,6 +696,13 @@ impl Rec {
             Rec::WroteNothing { .. } | Rec::WindowBlockCrcs(_) => {
                 crate::superblock::STATE_VERSION_SESSION11_RECORDS
             }
+            // Session-9 binaries would drop the mark unseen (harmless: their own redo of
+            // the settle journals none, which ends the promise), refused all the same as
+            // every field they would drop (`STATE_VERSION_SESSION11_RECORDS`).
+            Rec::SettleBegin {
+                records_every_stripe: true,
+                ..
+            } => crate::superblock::STATE_VERSION_SESSION11_RECORDS,
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -906,6 +921,12 @@ pub struct State {
     /// into a snapshot when empty: snapshots stay readable by binaries before the field.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settle_sums: Vec<StripeSums>,
+    /// Every `SettleBegin` of the settle begun carried `records_every_stripe`: each stripe
+    /// it (or a redo of it) wrote home has a `settle_sums` entry, so one without was never
+    /// written home by it. False from the first `SettleBegin` without the mark until the
+    /// settle ends. (Not written into a snapshot when false.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub settle_records_every_stripe: bool,
     /// Journal tail cuts not yet checked by a scrub (`Rec::JournalTailCut`), oldest first,
     /// at most [`JOURNAL_TAIL_CUTS_MAX`]. (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -930,9 +951,13 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
-        if !self.wrote_nothing.is_empty() || !self.window_block_crcs.is_empty() {
+        if self.settle_records_every_stripe
+            || !self.wrote_nothing.is_empty()
+            || !self.window_block_crcs.is_empty()
+        {
             // Session 11's fields: an older binary would drop them unseen, and recover a
-            // refused write as a cut one (review s9s S9-1).
+            // refused write as a cut one (review s9s S9-1), or drop the settle's mark
+            // (see `Rec::reader_version`).
             crate::superblock::STATE_VERSION_SESSION11_RECORDS
         } else if !self.write_parity_crcs.is_empty() || !self.journal_tail_cuts.is_empty() {
             // Session 9's fields: a session-8 binary would drop them unseen (a tail cut on
@@ -1289,12 +1314,20 @@ impl State {
                 self.settle_sums.clear();
                 self.wrote_nothing.clear();
                 self.window_block_crcs.clear();
+                self.settle_records_every_stripe = false;
                 // Failed before every input of the new planner epoch.
                 self.failed_at_input.values_mut().for_each(|at| *at = 0);
             }
-            Rec::SettleBegin { stripes } => {
+            Rec::SettleBegin {
+                stripes,
+                records_every_stripe,
+            } => {
                 // More home writes follow: not synced.
                 self.settle_synced = false;
+                // A promise of every settle since the last end, or none: a stripe written by
+                // one that made none may lack its record.
+                self.settle_records_every_stripe = *records_every_stripe
+                    && (self.settling.is_none() || self.settle_records_every_stripe);
                 self.settling
                     .get_or_insert_with(BTreeSet::new)
                     .extend(stripes.iter().copied())
@@ -1401,7 +1434,7 @@ impl State {
                         changed.add_range(r.file, r.offset_bytes, r.len_bytes);
                     }
                 }
-                Rec::SettleBegin { stripes } => changed.stripes.extend(stripes.iter().copied()),
+                Rec::SettleBegin { stripes, .. } => changed.stripes.extend(stripes.iter().copied()),
                 _ => {}
             }
             if changed.count() > CHANGED_WHILE_FAILED_MAX {
@@ -1579,6 +1612,7 @@ mod tests {
             2,
             &Rec::SettleBegin {
                 stripes: vec![(3, 9)],
+                records_every_stripe: false,
             },
         );
         state.apply(3, &Rec::SettleSums(sums.clone()));
@@ -1593,6 +1627,94 @@ mod tests {
         assert!(!json.contains("settle_sums"), "{json}");
         let back: State = serde_json::from_str(&json).unwrap();
         assert!(back.settle_sums.is_empty());
+    }
+
+    /// The mark that a settle journals every stripe's sums holds only while every
+    /// `SettleBegin` since the settle's begin carried it (a redo by an older binary promised
+    /// nothing), ends with the settle, and raises the reader version only while on record.
+    #[test]
+    fn settle_records_every_stripe_only_while_every_begin_of_the_settle_promised_it() {
+        let begin = |stripe: u64, records_every_stripe: bool| Rec::SettleBegin {
+            stripes: vec![(1, stripe)],
+            records_every_stripe,
+        };
+        let mut state = State::default();
+        state.apply(1, &begin(0, true));
+        state.apply(2, &begin(1, true));
+        assert!(state.settle_records_every_stripe, "one settle, two records");
+        assert_eq!(
+            state.reader_version(),
+            crate::superblock::STATE_VERSION_SESSION11_RECORDS
+        );
+        let json = serde_json::to_string(&state).unwrap();
+        let back: State = serde_json::from_str(&json).unwrap();
+        assert!(back.settle_records_every_stripe, "{json}");
+        // A redo of the settle (same begun settle) without the mark ends the promise for
+        // good, even if a later redo makes it again.
+        state.apply(3, &begin(2, false));
+        assert!(!state.settle_records_every_stripe);
+        state.apply(4, &begin(3, true));
+        assert!(
+            !state.settle_records_every_stripe,
+            "an earlier redo promised nothing"
+        );
+        assert_eq!(state.reader_version(), crate::superblock::FORMAT_VERSION);
+        // The settle ends: the next one starts afresh.
+        state.apply(5, &Rec::PlannerReset);
+        assert!(!state.settle_records_every_stripe);
+        state.apply(6, &begin(0, true));
+        assert!(state.settle_records_every_stripe);
+        state.apply(7, &Rec::PlannerReset);
+        assert!(!state.settle_records_every_stripe);
+        let json = serde_json::to_string(&state).unwrap();
+        assert!(!json.contains("settle_records_every_stripe"), "{json}");
+    }
+
+    /// A `SettleBegin` of a binary before session 11 (no field) reads as no promise; one
+    /// without the mark is written as before (older binaries read it), one with it needs
+    /// the session-11 reader.
+    #[test]
+    fn settle_begin_mark_defaults_to_no_promise_and_needs_version_4_only_when_set() {
+        let old: Rec = serde_json::from_str(r#"{"SettleBegin":{"stripes":[[1,2]]}}"#).unwrap();
+        let without = Rec::SettleBegin {
+            stripes: vec![(1, 2)],
+            records_every_stripe: false,
+        };
+        assert!(
+            matches!(
+                &old,
+                Rec::SettleBegin {
+                    records_every_stripe: false,
+                    ..
+                }
+            ),
+            "{old:?}"
+        );
+        assert_eq!(
+            serde_json::to_string(&without).unwrap(),
+            r#"{"SettleBegin":{"stripes":[[1,2]]}}"#
+        );
+        assert_eq!(without.reader_version(), crate::superblock::FORMAT_VERSION);
+        let with = Rec::SettleBegin {
+            stripes: vec![(1, 2)],
+            records_every_stripe: true,
+        };
+        assert_eq!(
+            with.reader_version(),
+            crate::superblock::STATE_VERSION_SESSION11_RECORDS
+        );
+        let json = serde_json::to_string(&with).unwrap();
+        let back: Rec = serde_json::from_str(&json).unwrap();
+        assert!(
+            matches!(
+                back,
+                Rec::SettleBegin {
+                    records_every_stripe: true,
+                    ..
+                }
+            ),
+            "{json}"
+        );
     }
 
     #[test]

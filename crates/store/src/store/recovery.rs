@@ -1972,11 +1972,26 @@ impl Store {
         // here, before anything changed, with a message that says what to do.
         self.reserve_settle(core, &stripes, &cached)?;
         *begun = true;
-        // Durably name the stripes before the first write (a second crash finds them).
+        // Stripes of the settle that began which it (and every redo of it) never wrote home:
+        // each settle since its begin promised a `SettleSums` record before a stripe's first
+        // home write, and a kill keeps every returned append, so a stripe without one was
+        // never reached (read before this settle's own records join them).
+        let unrecorded: BTreeSet<(u64, u64)> = if core.state.settle_records_every_stripe {
+            let recorded: BTreeSet<(u64, u64)> = (core.state.settle_sums.iter())
+                .map(|s| (s.file, s.stripe))
+                .collect();
+            interrupted.difference(&recorded).copied().collect()
+        } else {
+            BTreeSet::new()
+        };
+        // Durably name the stripes before the first write (a second crash finds them), and
+        // whether every one of them gets its sums on record before it is written.
+        let records_every_stripe = self.settle_records_every_stripe();
         let listed: Vec<(u64, u64)> = stripes.iter().copied().collect();
         for chunk in listed.chunks(SETTLE_RECORD_STRIPES_MAX) {
             let rec = Rec::SettleBegin {
                 stripes: chunk.to_vec(),
+                records_every_stripe,
             };
             self.journal(core, rec, false)?;
         }
@@ -2147,9 +2162,9 @@ impl Store {
             }
             // Where the settle that began stopped (read before this stripe is written again
             // below; only needed, and read, when a stripe of it is to decide).
-            let mut untouched = settle_stopped_before;
+            let mut untouched = settle_stopped_before || unrecorded.contains(&(file, stripe));
             if !written_home_unknown.is_empty()
-                && !settle_stopped_before
+                && !untouched
                 && interrupted.contains(&(file, stripe))
             {
                 if let Some(first) = self.settle_never_wrote(file, stripe, &pieces)? {
@@ -2309,6 +2324,10 @@ impl Store {
             } else {
                 self.stripe_sums(file, stripe, &composed)
             };
+            assert!(
+                sums.is_some() || !records_every_stripe,
+                "a settle that promised every stripe's sums journals them"
+            );
             if let Some(sums) = sums {
                 self.journal(core, Rec::SettleSums(sums), false)?;
             }
@@ -4744,6 +4763,19 @@ impl Store {
         }
         let sums = crate::state::encode_block_sums(&sums)?;
         Some(crate::state::StripeSums { file, stripe, sums })
+    }
+
+    /// Does `stripe_sums` give every stripe of this store its sums (it gives none for a
+    /// stripe past `STRIPE_SUMS_BYTES_MAX`, nor under the benchmark switch)? Then a settle
+    /// says so in its `SettleBegin` (`records_every_stripe`).
+    pub(super) fn settle_records_every_stripe(&self) -> bool {
+        let g = self.layout.geometry();
+        let blocks = g.rows * g.cols * (self.sb.element_bytes / CHECKSUM_BLOCK_BYTES);
+        // The bound `encode_block_sums` checks: 16 bytes a block at most.
+        let fits = blocks
+            .checked_mul(16)
+            .is_some_and(|bytes| bytes <= crate::state::STRIPE_SUMS_BYTES_MAX);
+        fits && !settle_sums_skipped_for_bench()
     }
 
     /// Write a settled stripe: every element of a healthy OSS, except lost data blocks and

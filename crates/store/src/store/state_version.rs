@@ -152,3 +152,44 @@ fn records_of_refused_writes_and_window_block_crcs_turn_the_state_header_to_vers
     store.close().unwrap();
     assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
 }
+
+/// A settle that promises every stripe's `SettleSums` (session 11's `SettleBegin` mark)
+/// turns the header to version 4 before its first record, which session-9 binaries refuse
+/// (they would drop the mark); the settle's end and checkpoint turn it back to 1.
+#[test]
+fn a_settle_begin_promising_every_stripes_sums_turns_the_state_header_to_version_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
+    opts.element_bytes = 4096;
+    let store = Store::init(dir.path(), &opts).unwrap();
+    store.put("f", &[7u8; 5000]).unwrap();
+    store.checkpoint().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    {
+        let mut core = store.core.lock();
+        assert!(
+            store.settle_records_every_stripe(),
+            "this build promises it"
+        );
+        // No stripe: a settle begun that writes nothing; the record is the point.
+        let rec = Rec::SettleBegin {
+            stripes: Vec::new(),
+            records_every_stripe: true,
+        };
+        store.journal(&mut core, rec, true).unwrap();
+        assert!(core.state.settle_records_every_stripe);
+    }
+    assert!(
+        header(dir.path()).starts_with("EXARAID state v4 "),
+        "{}",
+        header(dir.path())
+    );
+    drop(store);
+    // This binary opens it, finishes the settle (its end drops the mark) and the close's
+    // checkpoint turns the header back to 1.
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    assert!(!store.core.lock().state.settle_records_every_stripe);
+    store.close().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+}
