@@ -108,6 +108,8 @@ pub const LOST_RANGES_PER_RECORD_MAX: usize = 10_000;
 pub const JOURNAL_BYTES_CHECKPOINT: u64 = 16 << 20;
 
 const STATE_FILE: &str = "state";
+/// Threads telling OSSs a new metadata epoch at once (`Store::tell_osses_epoch`).
+const EPOCH_TELL_THREADS_MAX: usize = 64;
 const JOURNAL_FILE: &str = "journal";
 /// Attempts (10 ms apart) to take the store's lock before giving up: 3 s.
 const LOCK_ATTEMPTS: usize = 300;
@@ -1657,9 +1659,22 @@ impl Store {
 
     /// Best effort per OSS: one OSS told is enough for `refuse_older_metadata`, and one not
     /// told (down, failed, its disk full) keeps an older epoch, which is never refused.
+    /// All at once (their fsyncs overlap, on disks of their own): one fsync's time a bump.
     fn tell_osses_epoch(&self, epoch: MetadataEpoch) {
-        for b in self.backends.iter().filter(|b| b.healthy()) {
-            let _one_told_is_enough = b.set_metadata_epoch(epoch);
+        let healthy: Vec<&dyn Backend> = self
+            .backends
+            .iter()
+            .filter(|b| b.healthy())
+            .map(|b| &**b)
+            .collect();
+        for some in healthy.chunks(EPOCH_TELL_THREADS_MAX) {
+            std::thread::scope(|scope| {
+                for &b in some {
+                    scope.spawn(move || {
+                        let _one_told_is_enough = b.set_metadata_epoch(epoch);
+                    });
+                }
+            });
         }
     }
 
