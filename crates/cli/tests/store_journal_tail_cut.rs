@@ -129,10 +129,15 @@ fn a_damaged_last_journal_record_is_cut_with_a_warning_until_a_scrub_repairs_its
 
             // One more failed OSS, any of them: every acknowledged byte reads. The cut
             // write's range holds its old bytes or its new ones (it was never acknowledged).
-            let failed = root.path().join("failed");
-            let fd = s(&failed);
+            // Each case starts from the repaired store put back whole: a copy of the store
+            // directory would name these same OSS directories (their paths are absolute),
+            // and once its commands moved them on, this store's metadata is behind them
+            // and refused (review s10 R10-1).
+            let repaired_store = root.path().join("repaired");
+            copy_store(&store, &repaired_store);
+            let fd = d;
             for oss in 0..5 {
-                copy_store(&store, &failed);
+                copy_store(&repaired_store, &store);
                 ok(&["store", "fail", fd, "--oss", &oss.to_string()], b"");
                 let got = ok(&["store", "get", fd, "f0"], b"");
                 assert_eq!(got.len(), f0.len(), "{case}, OSS {oss} failed");

@@ -199,6 +199,17 @@ pub trait Backend: Send + Sync {
     /// `generation`): from now on it is unavailable, with `why` as its `problem`, until a
     /// rebuild recreates it. Backends without generations never get this call.
     fn set_rolled_back(&self, _why: String) {}
+    /// The metadata epoch this OSS was last told (see [`MetadataEpoch`]), if it keeps one.
+    /// `None`: the backend keeps none, or was never told one (an OSS of a store from before
+    /// epochs, or created since the last bump): nothing to check.
+    fn metadata_epoch(&self) -> Option<MetadataEpoch> {
+        None
+    }
+    /// Keep `epoch` (see [`MetadataEpoch`]) durably: it replaces the one kept. Backends
+    /// without epochs ignore it (the store then cannot tell its metadata rolled back by them).
+    fn set_metadata_epoch(&self, _epoch: MetadataEpoch) -> Result<(), BackendError> {
+        Ok(())
+    }
     /// The slots of a zone file that hold bytes on disk (allocated, not a hole of a sparse
     /// file), as ascending runs `start..end`, a superset. Why: scrub visits a file's
     /// never-written stripes only where their slots hold bytes that can rot, never the
@@ -285,6 +296,63 @@ pub struct OssLabel {
 }
 
 pub const LABEL_FILE: &str = "exaraid-oss.json";
+/// The metadata epoch the OSS was last told (`{"epoch": N, "token": T, "crc32c": C}`, see
+/// [`MetadataEpoch`]), overwritten in place and fdatasync'd: one fsync, not the three of a
+/// replacement by rename (it is written at every bump). A write torn by a crash fails its
+/// crc and reads as never told, which the check allows. Missing: never told one.
+pub const EPOCH_FILE: &str = "exaraid-epoch.json";
+
+/// Where the store's metadata (state and journal, in the store directory) stands, kept on
+/// both sides: the metadata records each epoch before any OSS is told it, so the metadata is
+/// never behind an OSS, unless it was replaced by an older copy (a restore of the store
+/// directory, a deleted or emptied journal) or belongs to another copy of the store. Why:
+/// with such metadata the store read stale bytes with exit 0 and wrote parity over data it
+/// no longer knew of (review s10 R10-1, R10-4). `number` counts bumps (the store bumps it
+/// before the first record of each session that writes, after every checkpoint that a
+/// record follows, and at a close of such a session); `token` is random per bump, so two
+/// copies of one store that each went on from the same epoch are told apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetadataEpoch {
+    pub number: u64,
+    pub token: u32,
+}
+
+/// Most bumps of a store's metadata epoch: the number is kept in 32 bits beside the token
+/// (`MetadataEpoch::packed`). At one bump a second, 136 years.
+pub const METADATA_EPOCH_NUMBER_MAX: u64 = u32::MAX as u64;
+
+/// [`EPOCH_FILE`] as stored (the token in hex, as a human compares it; `crc32c` of
+/// `"{epoch} {token}"`, in hex).
+#[derive(Serialize, Deserialize)]
+struct EpochFile {
+    epoch: u64,
+    token: String,
+    crc32c: String,
+}
+
+impl EpochFile {
+    fn crc(epoch: u64, token: &str) -> String {
+        format!(
+            "{:08x}",
+            crc32c::crc32c(format!("{epoch} {token}").as_bytes())
+        )
+    }
+}
+
+impl MetadataEpoch {
+    /// One u64: the number above the token, so that the larger of two packed epochs is the
+    /// later one (the state keeps the largest recorded: see `State::metadata_epoch`).
+    pub fn packed(self) -> u64 {
+        assert!(self.number <= METADATA_EPOCH_NUMBER_MAX, "{self:?}");
+        (self.number << 32) | self.token as u64
+    }
+    pub fn unpacked(packed: u64) -> MetadataEpoch {
+        MetadataEpoch {
+            number: packed >> 32,
+            token: packed as u32,
+        }
+    }
+}
 /// Which slots of each zone file were ever written, as runs of slots:
 /// `[[object, "zone", [[start, end], ...]], ...]` (`end` exclusive; the format before runs,
 /// `[object, "zone", slots]`, reads as the run `0..slots`). Why: a slot that is absent,
@@ -1604,6 +1672,55 @@ impl Backend for DirBackend {
         let _ = self.rolled_back.set(why);
     }
 
+    fn metadata_epoch(&self) -> Option<MetadataEpoch> {
+        // Unreadable counts as never told: the check then rests on the other OSSs.
+        let text = std::fs::read(self.dir.join(EPOCH_FILE)).ok()?;
+        let epoch: EpochFile = serde_json::from_slice(&text).ok()?;
+        if epoch.crc32c != EpochFile::crc(epoch.epoch, &epoch.token) {
+            return None;
+        }
+        Some(MetadataEpoch {
+            number: epoch.epoch,
+            token: u32::from_str_radix(&epoch.token, 16).ok()?,
+        })
+    }
+
+    fn set_metadata_epoch(&self, epoch: MetadataEpoch) -> Result<(), BackendError> {
+        // A directory without its label is a missing mount: write nothing into the mount
+        // point (the OSS is unavailable anyway).
+        if !self.dir.join(LABEL_FILE).exists() {
+            return Err(BackendError::Unavailable {
+                oss: self.dir.display().to_string(),
+                why: "its label is not found".into(),
+            });
+        }
+        let token = format!("{:08x}", epoch.token);
+        let file = EpochFile {
+            epoch: epoch.number,
+            crc32c: EpochFile::crc(epoch.number, &token),
+            token,
+        };
+        let text = serde_json::to_vec(&file).expect("epoch serialises");
+        let path = self.dir.join(EPOCH_FILE);
+        let created = !path.exists();
+        let written = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .and_then(|f| {
+                f.write_all_at(&text, 0)?;
+                f.set_len(text.len() as u64)?;
+                f.sync_data()
+            })
+            .and_then(|()| match created {
+                // Its name durable too, once.
+                true => File::open(&self.dir).and_then(|d| d.sync_all()),
+                false => Ok(()),
+            });
+        written.map_err(|e| self.map_io(e))
+    }
+
     fn allocated_slots(&self, object: u64, zone: Zone) -> Result<Vec<(u64, u64)>, BackendError> {
         use std::os::unix::io::AsRawFd;
         self.check_up()?;
@@ -2296,6 +2413,39 @@ mod tests {
     /// record and once per session (backend instance) that writes, overwrites too; it
     /// survives reopen across snapshot rewrites; a crash between a snapshot rewrite and the
     /// log's emptying leaves it ahead, never behind; a log cut at a record boundary is behind.
+    /// The epoch file is overwritten in place: a shorter epoch leaves no tail of a longer
+    /// one, and a damaged file (a torn overwrite) reads as never told, never as another
+    /// epoch.
+    #[test]
+    fn a_metadata_epoch_reads_back_and_a_damaged_one_reads_as_never_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        assert_eq!(b.metadata_epoch(), None);
+        let short = MetadataEpoch {
+            number: 7,
+            token: 0xdead_beef,
+        };
+        let long = MetadataEpoch {
+            number: 12_345_678,
+            token: 1,
+        };
+        for epoch in [short, long, short] {
+            b.set_metadata_epoch(epoch).unwrap();
+            assert_eq!(b.metadata_epoch(), Some(epoch));
+        }
+        let path = dir.path().join(EPOCH_FILE);
+        let good = std::fs::read(&path).unwrap();
+        for at in 0..good.len() {
+            let mut bytes = good.clone();
+            bytes[at] ^= 1;
+            std::fs::write(&path, &bytes).unwrap();
+            let read = b.metadata_epoch();
+            assert!(read.is_none() || read == Some(short), "byte {at}: {read:?}");
+        }
+        std::fs::write(&path, &good[..good.len() / 2]).unwrap();
+        assert_eq!(b.metadata_epoch(), None);
+    }
+
     #[test]
     fn the_generation_grows_with_every_session_that_writes_and_a_cut_log_is_behind() {
         let dir = tempfile::tempdir().unwrap();

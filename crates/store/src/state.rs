@@ -823,6 +823,16 @@ pub struct FailedColumnCopy {
     pub cache: bool,
 }
 
+/// The key of `State::oss_generations` that holds the metadata epoch
+/// (`backend::MetadataEpoch`, packed), above every OSS index. Why there and not a field or
+/// record of its own: every binary since generations (session 4) reads `Rec::OssGenerations`,
+/// keeps the largest value per key (which is what an epoch needs) in `oss_generations`,
+/// carries keys that name no OSS through its checkpoints unchanged and looks up only OSS
+/// indices. A new field would have to raise the state header for good (an older binary
+/// would drop it at its next checkpoint, and this one would then refuse its own OSSs), so
+/// that no older binary could open a store once written by this one.
+pub const METADATA_EPOCH_KEY: usize = crate::store::OSS_COUNT_MAX;
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct State {
     /// The last journal record included.
@@ -943,6 +953,14 @@ pub struct State {
 }
 
 impl State {
+    /// The metadata epoch on record (`METADATA_EPOCH_KEY`); `None`: a store from before
+    /// epochs, or never bumped (epoch 0).
+    pub fn metadata_epoch(&self) -> Option<crate::backend::MetadataEpoch> {
+        self.oss_generations
+            .get(&METADATA_EPOCH_KEY)
+            .map(|&packed| crate::backend::MetadataEpoch::unpacked(packed))
+    }
+
     /// The oldest state header version whose readers understand this snapshot (see
     /// `Rec::reader_version`): 3 while it holds session 9's write parity crcs or journal
     /// tail cuts not yet checked; 2 while it

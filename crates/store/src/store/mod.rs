@@ -43,6 +43,8 @@
 #[cfg(test)]
 mod core_held;
 mod exec;
+#[cfg(test)]
+mod lock_errors;
 mod read;
 mod recovery;
 mod repair;
@@ -71,11 +73,11 @@ use parking_lot::{Condvar, Mutex};
 use serde::Serialize;
 
 use crate::backend::{
-    Backend, DirBackend, ElementKey, OssLabel, Zone, CHECKSUM_BLOCK_BYTES, ELEMENT_BYTES_MAX,
-    ELEMENT_BYTES_MIN,
+    Backend, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone, CHECKSUM_BLOCK_BYTES,
+    ELEMENT_BYTES_MAX, ELEMENT_BYTES_MIN,
 };
 use crate::journal::Journal;
-use crate::state::{Input, LostRange, OssOps, Rec, State, Window};
+use crate::state::{Input, LostRange, OssOps, Rec, State, Window, METADATA_EPOCH_KEY};
 use crate::superblock::{
     read_checked, read_checked_version, set_header_version, write_checked, write_checked_version,
     StoredCode, Superblock, WritePath, FORMAT_VERSION,
@@ -106,6 +108,8 @@ pub const LOST_RANGES_PER_RECORD_MAX: usize = 10_000;
 pub const JOURNAL_BYTES_CHECKPOINT: u64 = 16 << 20;
 
 const STATE_FILE: &str = "state";
+/// Threads telling OSSs a new metadata epoch at once (`Store::tell_osses_epoch`).
+const EPOCH_TELL_THREADS_MAX: usize = 64;
 const JOURNAL_FILE: &str = "journal";
 /// Attempts (10 ms apart) to take the store's lock before giving up: 3 s.
 const LOCK_ATTEMPTS: usize = 300;
@@ -466,6 +470,12 @@ struct Core {
     /// meanwhile records none of them lost and a move home decodes them (review s9r R9-2).
     /// Each entry is also in `deferred_completions` and leaves with it.
     window_parity_unheard: BTreeMap<PlanId, u64>,
+    /// The metadata epoch is bumped before the next journal record (`bump_epoch`): set at
+    /// open and by every checkpoint.
+    epoch_due: bool,
+    /// This session bumped the metadata epoch (it journaled something): its close bumps it
+    /// once more (`close_locked`).
+    epoch_bumped: bool,
 }
 
 /// A parity-protected store over OSS directories.
@@ -608,21 +618,47 @@ fn random_id() -> String {
     format!("{mixed:016x}")
 }
 
+/// A random token of a metadata epoch (`MetadataEpoch::token`).
+fn random_token() -> u32 {
+    let mut bytes = [0u8; 4];
+    if let Ok(mut f) = File::open("/dev/urandom") {
+        use std::io::Read;
+        let _ = f.read_exact(&mut bytes);
+    }
+    u32::from_le_bytes(bytes) ^ (unix_now_ns() as u32) ^ std::process::id().rotate_left(16)
+}
+
 /// One process at a time: an exclusive `flock` on the store directory itself. Why the
 /// directory, not a lock file in it: a lock file deleted while a command runs (a cleanup
 /// script removing "stale" locks) let a second process create a new one and lock that, so
 /// both wrote the store and acknowledged bytes were lost (review E7); the directory cannot
 /// be deleted while it holds the store.
 fn lock_dir(dir: &Path) -> Result<File, StoreError> {
-    use std::os::unix::io::AsRawFd;
     let f = File::open(dir)
         .map_err(|e| StoreError::from_io(e, &format!("opening {}", dir.display())))?;
+    lock_open_dir(dir, f)
+}
+
+/// `lock_dir` on `f`, a handle of `dir`. Only EWOULDBLOCK says another open holds the lock
+/// (waited for, then `Busy`); any other errno is the lock call failing, refused at once and
+/// named (`lock_failed`). Why (review s10 R10-2): every failure read "already open", so a
+/// filesystem without locks (ENOLCK) sent the user looking for a process that did not exist
+/// and the CLI waited its whole `--lock-wait-ms` for an error that never passes.
+fn lock_open_dir(dir: &Path, f: File) -> Result<File, StoreError> {
+    use std::os::unix::io::AsRawFd;
     // Wait a little: a process that just ended (or a fork that has not yet exec'd and so
     // still shares the descriptor) may hold the lock for a moment.
     for attempt in 0..=LOCK_ATTEMPTS {
         let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
         if rc == 0 {
             return Ok(f);
+        }
+        let err = std::io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EWOULDBLOCK) => {}
+            // A signal (not with LOCK_NB on Linux, but allowed by POSIX): try again.
+            Some(libc::EINTR) => continue,
+            _ => return Err(lock_failed(dir, &err)),
         }
         if attempt < LOCK_ATTEMPTS {
             std::thread::sleep(std::time::Duration::from_millis(10));
@@ -635,6 +671,18 @@ fn lock_dir(dir: &Path) -> Result<File, StoreError> {
         "the store {} is already open, in this process or another (one open at a time): wait until it is closed and retry (a program that opens it twice: share the one open `Store` between its threads)",
         dir.display()
     )))
+}
+
+/// The lock call on the store directory failed (not: another open holds it), with `err`.
+fn lock_failed(dir: &Path, err: &std::io::Error) -> StoreError {
+    let why = match err.raw_os_error() {
+        Some(libc::ENOLCK) => "the filesystem holding it keeps no locks (an NFS mount without its lock service, or one mounted with `nolock`), and the store needs one so that two processes never write it at once: put the store directory on a filesystem with locks (its OSS directories may stay where they are), or enable locking on the mount".to_string(),
+        _ => "this is not another process having the store open: the lock call itself failed; check the filesystem holding the store directory (the kernel log) and retry".to_string(),
+    };
+    StoreError::Io(format!(
+        "locking the store directory {} failed ({err}): {why} (nothing was done)",
+        dir.display()
+    ))
 }
 
 fn to_backend_zone(z: PlanZone) -> Zone {
@@ -1075,6 +1123,10 @@ impl Store {
             .values()
             .map(|m| (m.id, m.written_runs()))
             .collect();
+        if !dir.join(JOURNAL_FILE).exists() {
+            // Before `Journal::open` creates it empty: a refusal then changes nothing.
+            Store::refuse_older_metadata(dir, &backends, &state)?;
+        }
         let (mut journal, records) = Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?;
         let journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
@@ -1084,6 +1136,7 @@ impl Store {
             }
         }
         state.ops.resize(n, OssOps::default());
+        Store::refuse_older_metadata(dir, &backends, &state)?;
         Store::refuse_rolled_back(&backends, &state);
         for &i in &state.failed_oss {
             if i < n {
@@ -1197,6 +1250,8 @@ impl Store {
                 state_file_version,
                 move_edge_copies: BTreeMap::new(),
                 window_parity_unheard: BTreeMap::new(),
+                epoch_due: true,
+                epoch_bumped: false,
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
@@ -1521,6 +1576,9 @@ impl Store {
 
     /// `journal`, returning the record's sequence number.
     fn journal_seq(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<u64, StoreError> {
+        if core.epoch_due {
+            self.bump_epoch(core)?;
+        }
         if sync && !matches!(rec, Rec::OssGenerations { .. }) {
             // Rides on this record's fsync (settles, removals, rebuilds change OSSs too).
             self.note_generations(core)?;
@@ -1565,6 +1623,112 @@ impl Store {
             return Ok(());
         }
         self.journal(core, Rec::OssGenerations { generations }, false)
+    }
+
+    /// The metadata epoch after the one on record, with a new token.
+    fn next_epoch(core: &Core) -> MetadataEpoch {
+        let number = core.state.metadata_epoch().map_or(0, |e| e.number) + 1;
+        assert!(
+            number <= crate::backend::METADATA_EPOCH_NUMBER_MAX,
+            "metadata epoch {number}"
+        );
+        MetadataEpoch {
+            number,
+            token: random_token(),
+        }
+    }
+
+    /// Bump the metadata epoch (see `backend::MetadataEpoch`): on record first (journaled,
+    /// fsync'd), then on every OSS that answers. Before the first record of a session and
+    /// the first after each checkpoint, so every OSS is told the new epoch before it changes
+    /// under it: a copy of the metadata from before (or a journal deleted or emptied since
+    /// the checkpoint it followed) is then behind the OSSs. Not through `journal_seq`: the
+    /// record is no operation's (kill points count operations' records). Cost: one fsync'd
+    /// record and one small file replaced per OSS, per session that writes and per
+    /// checkpoint (every `JOURNAL_BYTES_CHECKPOINT` of journal), not per write.
+    fn bump_epoch(&self, core: &mut Core) -> Result<(), StoreError> {
+        let epoch = Store::next_epoch(core);
+        let rec = Rec::OssGenerations {
+            generations: vec![(METADATA_EPOCH_KEY, epoch.packed())],
+        };
+        assert_eq!(
+            rec.reader_version(),
+            FORMAT_VERSION,
+            "every binary reads it"
+        );
+        let seq = core.journal.append(&rec, self.fsync)?;
+        self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
+        core.state.apply(seq, &rec);
+        core.epoch_due = false;
+        core.epoch_bumped = true;
+        self.tell_osses_epoch(epoch);
+        Ok(())
+    }
+
+    /// Best effort per OSS: one OSS told is enough for `refuse_older_metadata`, and one not
+    /// told (down, failed, its disk full) keeps an older epoch, which is never refused.
+    /// All at once (their fsyncs overlap, on disks of their own): one fsync's time a bump.
+    fn tell_osses_epoch(&self, epoch: MetadataEpoch) {
+        let healthy: Vec<&dyn Backend> = self
+            .backends
+            .iter()
+            .filter(|b| b.healthy())
+            .map(|b| &**b)
+            .collect();
+        for some in healthy.chunks(EPOCH_TELL_THREADS_MAX) {
+            std::thread::scope(|scope| {
+                for &b in some {
+                    scope.spawn(move || {
+                        let _one_told_is_enough = b.set_metadata_epoch(epoch);
+                    });
+                }
+            });
+        }
+    }
+
+    /// At open, before anything reads or writes an OSS: refuse metadata (state and journal)
+    /// that an OSS is ahead of, or at the same epoch with another token (see
+    /// `backend::MetadataEpoch`). An OSS behind the record is fine: a crash between the
+    /// record and telling it, or an OSS down at the bump. Review s10 R10-1 and R10-4: the
+    /// store opened such metadata silently, read stale bytes with exit 0 and wrote parity
+    /// over data it did not know of.
+    fn refuse_older_metadata(
+        dir: &Path,
+        backends: &[Box<dyn Backend>],
+        state: &State,
+    ) -> Result<(), StoreError> {
+        let on_record = state.metadata_epoch();
+        let recorded_number = on_record.map_or(0, |e| e.number);
+        for (i, b) in backends.iter().enumerate() {
+            let Some(told) = b.metadata_epoch() else {
+                continue;
+            };
+            let what_to_do = format!(
+                "Nothing was changed. Put back this store's newest state and journal ({0}/state, {0}/journal), or restore the OSS directories from the same backup as them. If those are gone for good, removing {1} from every OSS directory opens the store as it is: bytes written since this metadata was current then read back stale or as lost (run `exaraid store scrub {0}` then)",
+                dir.display(),
+                crate::backend::EPOCH_FILE
+            );
+            if told.number > recorded_number {
+                return Err(StoreError::Metadata(format!(
+                    "{}: the store's state and journal are older than its OSS directories: OSS {i} ({}) was told metadata epoch {} but the state and journal reach only epoch {recorded_number}. They were replaced by an older copy (a restore or snapshot of the store directory), the journal was deleted or emptied, or they are another copy of this store's metadata; opened, the store would read stale bytes and write parity over data it does not know of. {what_to_do}",
+                    dir.display(),
+                    b.location(),
+                    told.number,
+                )));
+            }
+            if told.number == recorded_number && Some(told) != on_record {
+                return Err(StoreError::Metadata(format!(
+                    "{}: OSS {i} ({}) belongs to another copy of this store: it was told metadata epoch {} with token {:08x}, but this store's state and journal made epoch {} with token {:08x}. A copy of the store (its directory or its OSS directories) went on on its own and its OSS directory is mixed in here; opened, the store would read that copy's bytes as its own. {what_to_do}",
+                    dir.display(),
+                    b.location(),
+                    told.number,
+                    told.token,
+                    recorded_number,
+                    on_record.map_or(0, |e| e.token),
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// At open, before anything reads an OSS: an OSS whose generation is below the one the
@@ -2994,6 +3158,9 @@ impl Store {
             core.state.ops[i].add(o);
         }
         core.journal.truncate()?;
+        // The next record follows a new epoch: a journal deleted or emptied since this
+        // checkpoint is then behind the OSSs (see `bump_epoch`).
+        core.epoch_due = true;
         let snapshot_version = core.state.reader_version();
         if core.state_file_version > snapshot_version {
             // The journal is empty and the snapshot holds nothing newer: older binaries may
@@ -3100,7 +3267,22 @@ impl Store {
             // parity, windows stay open) and start a new, empty log.
             return self.settle(core, BTreeSet::new());
         }
-        self.checkpoint_locked(core)
+        // A session that wrote ends in an epoch of its own, on record with the checkpoint and
+        // told the OSSs after it: a copy of the metadata taken while it ran is then behind the
+        // OSSs too, not only once the next session writes (see `bump_epoch`).
+        let seal = core.epoch_bumped.then(|| Store::next_epoch(core));
+        if let Some(epoch) = seal {
+            core.state
+                .oss_generations
+                .insert(METADATA_EPOCH_KEY, epoch.packed());
+            // This is the bump of what the checkpoint may still journal (generations).
+            core.epoch_due = false;
+        }
+        self.checkpoint_locked(core)?;
+        if let Some(epoch) = seal {
+            self.tell_osses_epoch(epoch);
+        }
+        Ok(())
     }
 
     // ---------------------------------------------------------------- status
