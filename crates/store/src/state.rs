@@ -383,6 +383,17 @@ pub enum Rec {
     /// A scrub checked every stripe's parity (and repaired what did not match) after the
     /// journal tail cuts on record: they are dealt with.
     JournalTailChecked,
+    /// The crc32c of the home parity bytes a delayed window's parity plan (END, or its
+    /// timeout) is about to write, per 4 KiB block (`plan`: that parity plan). Appended (not
+    /// fsync'd: a kill keeps the append, as it keeps any write that returned) after the plan
+    /// computed them and before its first parity write; its `Durable` record or
+    /// `PlannerReset` drops it. Why (review s9s S9-5): END never writes home data (the move
+    /// home waits for its parity plan's `Durable` record), so a cut END leaves every home
+    /// data block old and each parity block old or new; with a disk dead after the crash,
+    /// recovery decodes that disk's column from blocks of one version, each parity block
+    /// told by these crcs (`decide_by_end_versions`). Without them the acknowledged home
+    /// bytes of that column beside the window were recorded lost within the tolerance.
+    EndParityCrcs(WriteParityCrcs),
 }
 
 /// See `Rec::JournalTailCut`.
@@ -572,6 +583,7 @@ impl Rec {
             | Rec::WriteParityCrcs(_)
             | Rec::JournalTailCut { .. }
             | Rec::JournalTailChecked => crate::superblock::STATE_VERSION_SESSION9_RECORDS,
+            Rec::EndParityCrcs(_) => crate::superblock::STATE_VERSION_SESSION11_RECORDS,
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -794,18 +806,26 @@ pub struct State {
     /// at most [`JOURNAL_TAIL_CUTS_MAX`]. (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub journal_tail_cuts: Vec<JournalTailCut>,
+    /// The parity crcs of delayed windows' parity plans not durable yet
+    /// (`Rec::EndParityCrcs`). (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub end_parity_crcs: Vec<WriteParityCrcs>,
 }
 
 impl State {
     /// The oldest state header version whose readers understand this snapshot (see
-    /// `Rec::reader_version`): 3 while it holds session 9's write parity crcs or journal
+    /// `Rec::reader_version`): 4 while it holds session 11's END parity crcs; 3 while it
+    /// holds session 9's write parity crcs or journal
     /// tail cuts not yet checked; 2 while it
     /// holds a planner input `Forget` (it stays in `inputs` until the planner restarts),
     /// bytes an `online` read back and has not written again (an older binary would drop
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
-        if !self.write_parity_crcs.is_empty() || !self.journal_tail_cuts.is_empty() {
+        if !self.end_parity_crcs.is_empty() {
+            // Session 11's: a session-9 binary would drop them unseen.
+            crate::superblock::STATE_VERSION_SESSION11_RECORDS
+        } else if !self.write_parity_crcs.is_empty() || !self.journal_tail_cuts.is_empty() {
             // Session 9's fields: a session-8 binary would drop them unseen (a tail cut on
             // record, and its warning, with them).
             crate::superblock::STATE_VERSION_SESSION9_RECORDS
@@ -958,7 +978,7 @@ impl State {
             // A note of what the OSSs hold already.
             Rec::OssGenerations { .. } => false,
             // A note of what the write that follows writes.
-            Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) => false,
+            Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) | Rec::EndParityCrcs(_) => false,
             // Bytes read back into the journal; their writes are journaled inputs.
             Rec::Restore { .. } | Rec::Restored { .. } => false,
             // Checksums of what a settle writes next (its `SettleBegin` changes bytes).
@@ -1030,6 +1050,7 @@ impl State {
                 }
                 self.write_crcs.retain(|w| !w.plans.is_empty());
                 self.write_parity_crcs.retain(|w| !plans.contains(&w.plan));
+                self.end_parity_crcs.retain(|w| !plans.contains(&w.plan));
                 // Their writes are whole on disk: data and parity agree again. So do the
                 // writes of every plan that copied the same stripe before them (stripe
                 // locks: those ran first), whose copies would now be stale: laid over a
@@ -1154,6 +1175,7 @@ impl State {
                 self.copied_plans.clear();
                 self.write_crcs.clear();
                 self.write_parity_crcs.clear();
+                self.end_parity_crcs.clear();
                 self.settle_sums.clear();
                 // Failed before every input of the new planner epoch.
                 self.failed_at_input.values_mut().for_each(|at| *at = 0);
@@ -1182,6 +1204,10 @@ impl State {
             Rec::WriteParityCrcs(w) => {
                 // Bounded as `write_crcs`: only plans not durable yet.
                 self.write_parity_crcs.push(w.clone());
+            }
+            Rec::EndParityCrcs(w) => {
+                // Bounded: only parity plans not durable yet (one record per write wave).
+                self.end_parity_crcs.push(w.clone());
             }
             Rec::SettleSums(sums) => {
                 // Only a settle that began writes sums (they describe its home writes).
