@@ -415,6 +415,17 @@ pub enum Rec {
     /// (the write landed, its checksum not yet: `window_block_landed`), else its
     /// acknowledged bytes are recorded lost, never resealed.
     WindowBlockCrcs(WindowBlockCrcs),
+    /// The crc32c of the home parity bytes a delayed window's parity plan (END, or its
+    /// timeout) is about to write, per 4 KiB block (`plan`: that parity plan). Appended (not
+    /// fsync'd: a kill keeps the append, as it keeps any write that returned) after the plan
+    /// computed them and before its first parity write; its `Durable` record or
+    /// `PlannerReset` drops it. Why (review s9s S9-5): END never writes home data (the move
+    /// home waits for its parity plan's `Durable` record), so a cut END leaves every home
+    /// data block old and each parity block old or new; with a disk dead after the crash,
+    /// recovery decodes that disk's column from blocks of one version, each parity block
+    /// told by these crcs (`decide_by_end_versions`). Without them the acknowledged home
+    /// bytes of that column beside the window were recorded lost within the tolerance.
+    EndParityCrcs(WriteParityCrcs),
 }
 
 /// See `Rec::WindowBlockCrcs`.
@@ -703,6 +714,7 @@ impl Rec {
                 records_every_stripe: true,
                 ..
             } => crate::superblock::STATE_VERSION_SESSION11_RECORDS,
+            Rec::EndParityCrcs(_) => crate::superblock::STATE_VERSION_SESSION11_RECORDS,
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -950,6 +962,10 @@ pub struct State {
     /// (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub window_block_crcs: Vec<WindowBlockCrcs>,
+    /// The parity crcs of delayed windows' parity plans not durable yet
+    /// (`Rec::EndParityCrcs`). (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub end_parity_crcs: Vec<WriteParityCrcs>,
 }
 
 impl State {
@@ -962,7 +978,8 @@ impl State {
     }
 
     /// The oldest state header version whose readers understand this snapshot (see
-    /// `Rec::reader_version`): 3 while it holds session 9's write parity crcs or journal
+    /// `Rec::reader_version`): 4 while it holds session 11's END parity crcs; 3 while it
+    /// holds session 9's write parity crcs or journal
     /// tail cuts not yet checked; 2 while it
     /// holds a planner input `Forget` (it stays in `inputs` until the planner restarts),
     /// bytes an `online` read back and has not written again (an older binary would drop
@@ -972,10 +989,11 @@ impl State {
         if self.settle_records_every_stripe
             || !self.wrote_nothing.is_empty()
             || !self.window_block_crcs.is_empty()
+            || !self.end_parity_crcs.is_empty()
         {
             // Session 11's fields: an older binary would drop them unseen, and recover a
-            // refused write as a cut one (review s9s S9-1), or drop the settle's mark
-            // (see `Rec::reader_version`).
+            // refused write as a cut one (review s9s S9-1), drop the settle's mark (see
+            // `Rec::reader_version`) or the END parity crcs.
             crate::superblock::STATE_VERSION_SESSION11_RECORDS
         } else if !self.write_parity_crcs.is_empty() || !self.journal_tail_cuts.is_empty() {
             // Session 9's fields: a session-8 binary would drop them unseen (a tail cut on
@@ -1130,7 +1148,7 @@ impl State {
             // A note of what the OSSs hold already.
             Rec::OssGenerations { .. } => false,
             // A note of what the write that follows writes.
-            Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) => false,
+            Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) | Rec::EndParityCrcs(_) => false,
             // Bytes read back into the journal; their writes are journaled inputs.
             Rec::Restore { .. } | Rec::Restored { .. } => false,
             // Checksums of what a settle writes next (its `SettleBegin` changes bytes).
@@ -1205,6 +1223,7 @@ impl State {
                 self.write_crcs.retain(|w| !w.plans.is_empty());
                 self.write_parity_crcs.retain(|w| !plans.contains(&w.plan));
                 self.window_block_crcs.retain(|w| !plans.contains(&w.plan));
+                self.end_parity_crcs.retain(|w| !plans.contains(&w.plan));
                 // Their writes are whole on disk: data and parity agree again. So do the
                 // writes of every plan that copied the same stripe before them (stripe
                 // locks: those ran first), whose copies would now be stale: laid over a
@@ -1329,6 +1348,7 @@ impl State {
                 self.copied_plans.clear();
                 self.write_crcs.clear();
                 self.write_parity_crcs.clear();
+                self.end_parity_crcs.clear();
                 self.settle_sums.clear();
                 self.wrote_nothing.clear();
                 self.window_block_crcs.clear();
@@ -1367,6 +1387,10 @@ impl State {
             Rec::WriteParityCrcs(w) => {
                 // Bounded as `write_crcs`: only plans not durable yet.
                 self.write_parity_crcs.push(w.clone());
+            }
+            Rec::EndParityCrcs(w) => {
+                // Bounded: only parity plans not durable yet (one record per write wave).
+                self.end_parity_crcs.push(w.clone());
             }
             Rec::SettleSums(sums) => {
                 // Only a settle that began writes sums (they describe its home writes).

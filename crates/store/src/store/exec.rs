@@ -24,6 +24,9 @@ pub(super) const UNREADABLE_CACHE: &str =
 /// (see `Store::read_retrying`, `Store::write_step`): a transient error passes, a dead OSS
 /// costs little.
 const IO_TRIES_MAX: u32 = 3;
+/// Most 4 KiB parity blocks one `Rec::EndParityCrcs` names (4 GiB of parity per write wave
+/// of a window's parity plan; about 11 MiB of record, under `journal::RECORD_BYTES_MAX`).
+const END_PARITY_CRCS_MAX: usize = 1 << 20;
 
 /// Each step run, with the bytes it read (read steps) or `None` (write steps).
 type StepOutputs = Vec<(usize, Option<Vec<u8>>)>;
@@ -1368,6 +1371,7 @@ impl Store {
                 self.journal_parity_crcs(plan, &write_bytes)?;
                 self.journal_window_block_crcs(plan, &write_bytes)?;
             }
+            self.journal_end_parity_crcs(plan, &write_bytes)?;
             *began_writing |= !writes.is_empty();
             self.run_steps(
                 plan,
@@ -1529,6 +1533,91 @@ impl Store {
             file,
             pieces,
             edges,
+        });
+        let mut core = self.core.lock();
+        self.journal(&mut core, rec, false)
+    }
+
+    /// Before a delayed window's parity plan (END, or its timeout) writes home parity
+    /// (`write_bytes`: this wave's steps and their bytes): their crcs per 4 KiB block,
+    /// journaled unsynced (`Rec::EndParityCrcs`; a kill keeps the append, as it keeps any
+    /// write that returned). Why (review s9s S9-5): a kill amid them leaves each parity
+    /// block old or new beside home data that is all old, and recovery decodes a column
+    /// whose disk died after the crash from blocks of one version, each parity block told
+    /// by these crcs (`decide_by_end_versions`). Bounded: a wave with more than
+    /// `END_PARITY_CRCS_MAX` blocks journals none (recovery then decides its stripes as
+    /// without them: lost where it cannot tell, never wrong).
+    fn journal_end_parity_crcs(
+        &self,
+        plan: &IoPlan,
+        write_bytes: &[(usize, Vec<u8>)],
+    ) -> Result<(), StoreError> {
+        use exaraid_plan::PlanCause;
+        let window_parity = matches!(
+            plan.cause,
+            PlanCause::WindowEnd { .. } | PlanCause::WindowTimeout { .. }
+        );
+        // Array codes hold several parity cells in one column and the crcs name columns:
+        // only one-row geometries (every code but the array codes) journal them.
+        let one_row = self.layout.geometry().rows == 1;
+        if self.kind != StrategyKind::Delayed || !window_parity || !one_row {
+            return Ok(());
+        }
+        let mut pieces = Vec::new();
+        let mut file = None;
+        let mut blocks = 0usize;
+        for (i, bytes) in write_bytes {
+            let step = &plan.steps[*i];
+            if step.op != Op::Write || step.zone != PlanZone::Parity {
+                continue;
+            }
+            // One crc per block of the step, not per piece: the step writes each block
+            // once (new bytes, then checksum), so a block holds all of its part of the step
+            // or none, and where the new bytes of a piece equal its old ones (a data change
+            // that cancels in the parity) the step's crc still tells old from new.
+            let first = &step
+                .pieces
+                .first()
+                .expect("a write step has pieces")
+                .element;
+            let mut end = first.offset_bytes;
+            for piece in &step.pieces {
+                let x = &piece.element;
+                assert!(
+                    matches!(x.cell, Cell::Parity(_))
+                        && (x.stripe, x.pos) == (first.stripe, first.pos)
+                        && x.offset_bytes == end,
+                    "plan {}: a parity step writes one run of one parity element",
+                    plan.id
+                );
+                end += x.len_bytes;
+            }
+            assert_eq!(end - first.offset_bytes, bytes.len() as u64);
+            let crcs = crate::state::ParityPieceCrcs::of(
+                first.stripe,
+                first.pos.col,
+                first.offset_bytes,
+                bytes,
+            );
+            blocks += crcs.block_crcs.len();
+            pieces.push(crcs);
+            assert!(
+                file.is_none_or(|f| f == step.file),
+                "plan {}: a window's parity plan writes one file",
+                plan.id
+            );
+            file = Some(step.file);
+        }
+        let Some(file) = file else {
+            return Ok(()); // no parity write in this wave
+        };
+        if blocks > END_PARITY_CRCS_MAX {
+            return Ok(());
+        }
+        let rec = Rec::EndParityCrcs(crate::state::WriteParityCrcs {
+            plan: plan.id,
+            file,
+            pieces,
         });
         let mut core = self.core.lock();
         self.journal(&mut core, rec, false)

@@ -201,6 +201,10 @@ pub(super) struct InFlight {
     /// only one, every in-flight block holds its old or its new bytes, both codewords, so
     /// the stripe's own redundancy can prove a decode (`confirm_by_parity`, review s5s S1).
     home_writers: BTreeMap<(u64, u64), BTreeMap<PlanId, bool>>,
+    /// Per home stripe with home writes in flight, the cut parity plan of a delayed
+    /// window (END, or its timeout) among them: where it is the only writer, a failed data
+    /// column decodes from blocks of one version (`decide_by_end_versions`).
+    window_parity: BTreeMap<(u64, u64), PlanId>,
 }
 
 /// What writes cut by the crash may have changed in one WCL cache stripe (or a delayed
@@ -633,6 +637,15 @@ impl Store {
                             .entry((step.file, el.stripe))
                             .or_default()
                             .insert(plan.id, client);
+                        if matches!(
+                            plan.cause,
+                            exaraid_plan::PlanCause::WindowEnd { .. }
+                                | exaraid_plan::PlanCause::WindowTimeout { .. }
+                        ) {
+                            in_flight
+                                .window_parity
+                                .insert((step.file, el.stripe), plan.id);
+                        }
                     }
                     continue;
                 }
@@ -2217,6 +2230,28 @@ impl Store {
             // Laid last, as known bytes: the settle's copies, then the never-written zeros.
             let mut known = known.unwrap_or_default();
             known.extend(told);
+            // A delayed window's parity plan cut by the crash, the only writer of this
+            // stripe: a data column whose disk died since decodes from blocks of one version
+            // (review s9s S9-5: recorded lost before).
+            let only_window_parity = in_flight.window_parity.get(&(file, stripe)).filter(|plan| {
+                !had_copies
+                    && !interrupted.contains(&(file, stripe))
+                    && !in_flight.failed_column_copies.contains_key(&(file, stripe))
+                    && in_flight
+                        .home_writers
+                        .get(&(file, stripe))
+                        .is_some_and(|w| w.len() == 1 && w.contains_key(plan))
+            });
+            if let Some(&plan) = only_window_parity {
+                let decided = self.decide_by_end_versions(
+                    core,
+                    (file, stripe, plan),
+                    ranges,
+                    overlay,
+                    &pieces,
+                )?;
+                known.extend(decided);
+            }
             let zeros_from = known.len();
             known.extend(self.never_written_pieces(core, file, stripe));
             let copied = in_flight
@@ -2478,6 +2513,249 @@ impl Store {
             }
         }
         pieces
+    }
+
+    /// The home blocks of data columns on failed OSSs in a stripe whose only cut writer is a
+    /// delayed window's parity plan `plan` (END, or its timeout; `ranges`: its home writes,
+    /// per element), decoded from blocks of one version, as known bytes for the settle to
+    /// lay over its decode. Why (review s9s S9-5): that plan writes parity only (the move
+    /// home waits for its `Durable` record), so every home data block is old, and each
+    /// parity block it wrote is old or new (torn ones fail their checksum). The old stripe
+    /// is home as it is; the new one is home with the window's cached bytes (`overlay`,
+    /// read into `pieces`) laid over. Each verified parity block is told old or new by the
+    /// crcs the plan journaled before its writes (`Rec::EndParityCrcs`); a parity block
+    /// the plan never wrote at these offsets is both. Without them (killed before they were
+    /// journaled: no parity written then, or a journal of an older binary) a parity block
+    /// counts for a version only where the decode of every such block with that version's
+    /// data agrees, which takes one column more than the decode. A block is decided where
+    /// a version decodes (a code word of its known columns: all of them agree) and, where
+    /// both do, they agree outside the failed column's own window bytes (the same bytes in
+    /// both stripes); there its bytes are those of the old stripe. Elsewhere nothing is
+    /// returned, and the settle decides the block as before (lost where it cannot tell).
+    /// One-row codes only (the crcs name columns). Under a failed column's own window bytes
+    /// the bytes returned are home's, not the window's: those stay lost as recorded.
+    fn decide_by_end_versions(
+        &self,
+        core: &Core,
+        (file, stripe, plan): (u64, u64, PlanId),
+        ranges: &BTreeMap<Pos, Ranges>,
+        overlay: &[exaraid_plan::Extent],
+        pieces: &[CachedPiece],
+    ) -> Result<Vec<CachedPiece>, StoreError> {
+        let g = self.layout.geometry().clone();
+        if g.rows != 1 || self.kind != StrategyKind::Delayed {
+            return Ok(Vec::new());
+        }
+        let failed = |pos: Pos| {
+            self.home_key(file, stripe, pos)
+                .is_some_and(|(oss, _)| !self.backends[oss].healthy())
+        };
+        let dead: Vec<Pos> = g.data_pos.iter().copied().filter(|&p| failed(p)).collect();
+        // The model holds only where the plan wrote parity alone.
+        let data_written = ranges
+            .iter()
+            .any(|(p, r)| !r.is_empty() && !matches!(g.cell(*p), Cell::Parity(_)));
+        if dead.is_empty() || data_written || dead.len() > self.tolerance() {
+            return Ok(Vec::new());
+        }
+        let crcs: Vec<&crate::state::ParityPieceCrcs> = core
+            .state
+            .end_parity_crcs
+            .iter()
+            .filter(|w| w.plan == plan && w.file == file)
+            .flat_map(|w| w.pieces.iter())
+            .filter(|p| p.stripe == stripe)
+            .collect();
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        let blocks = e / block;
+        // Home as it is (the old stripe), and per column its blocks' checksums.
+        let mut old = StripeBuf::zeroed(1, g.cols, e);
+        let mut held: Vec<Vec<Held>> = vec![vec![Held::Absent; blocks]; g.cols];
+        for col in 0..g.cols {
+            let pos = Pos { row: 0, col };
+            let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                continue;
+            };
+            let b = &self.backends[oss];
+            if !b.healthy() {
+                continue;
+            }
+            self.count(oss, key.zone, Op::Read, key.zone == Zone::Parity);
+            match b.read_unverified(key, old.element_mut(pos)) {
+                Ok(bad) => {
+                    held[col] = vec![Held::Verified; blocks];
+                    for i in bad {
+                        held[col][i] = Held::Failed;
+                    }
+                }
+                Err(err) if err.is_missing() || err.is_unavailable() => {
+                    old.element_mut(pos).fill(0);
+                }
+                Err(err) => return Err(err.into()),
+            }
+        }
+        // The new stripe's data: the window's cached bytes laid over home, and per column
+        // the offsets they must cover (what the parity plan read).
+        let mut new = old.clone();
+        let mut window: BTreeMap<Pos, Ranges> = BTreeMap::new();
+        let mut laid: BTreeMap<Pos, Ranges> = BTreeMap::new();
+        for x in overlay {
+            let (a, z) = (x.element.offset_bytes, x.element.offset_bytes + x.len_bytes);
+            if a < z {
+                crate::state::add_range(window.entry(x.element.pos).or_default(), a, z);
+            }
+        }
+        for p in pieces.iter().filter(|p| !p.bytes.is_empty()) {
+            let (a, z) = (p.offset_bytes, p.offset_bytes + p.bytes.len() as u64);
+            new.element_mut(p.pos)[a as usize..z as usize].copy_from_slice(&p.bytes);
+            crate::state::add_range(laid.entry(p.pos).or_default(), a, z);
+        }
+        // Where the two stripes may differ on a failed column: its window bytes, which the
+        // settle's extents leave out once recorded lost (their only copy was on its OSS).
+        let mut may_differ = window.clone();
+        for &p in &dead {
+            let Cell::Data(d) = g.cell(p) else {
+                unreachable!("dead holds data positions")
+            };
+            let base = self.layout.file_offset(stripe, d, 0);
+            for l in core.state.lost_in(file, base, e as u64) {
+                let (a, z) = (l.offset_bytes.max(base), l.end_bytes().min(base + e as u64));
+                crate::state::add_range(may_differ.entry(p).or_default(), a - base, z - base);
+            }
+        }
+        let none: Ranges = Vec::new();
+        let k = g.data_count();
+        let mut decided = Vec::new();
+        for i in 0..blocks {
+            let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
+            // Per version (0: old, 1: new), the columns known to hold it; and the parity
+            // columns that hold one of the two, untold (no crcs on record).
+            let mut known = [vec![false; g.cols], vec![false; g.cols]];
+            let mut untold = vec![false; g.cols];
+            for col in 0..g.cols {
+                let pos = Pos { row: 0, col };
+                let verified = held[col][i] == Held::Verified;
+                match g.cell(pos) {
+                    // A failed OSS, a lost slot, a torn or rotten block: unknown in both.
+                    _ if held[col][i] == Held::Absent => {}
+                    Cell::Data(_) if !verified => {}
+                    Cell::Data(_) => {
+                        known[0][col] = true;
+                        let cached = intersect(window.get(&pos).unwrap_or(&none), &[(start, end)]);
+                        let held_all = laid.get(&pos).unwrap_or(&none);
+                        known[1][col] = cached
+                            .iter()
+                            .all(|&(a, z)| outside(held_all, a, z).is_empty());
+                    }
+                    Cell::Parity(_) => {
+                        let written = intersect(ranges.get(&pos).unwrap_or(&none), &[(start, end)]);
+                        if written.is_empty() && verified {
+                            // The plan did not write it here: both stripes hold these bytes.
+                            known[0][col] = true;
+                            known[1][col] = true;
+                            continue;
+                        }
+                        let told: Vec<(u64, u64, u32)> = crcs
+                            .iter()
+                            .filter(|w| w.col == col)
+                            .filter_map(|w| {
+                                let (a, z) = (
+                                    w.offset_bytes.max(start),
+                                    (w.offset_bytes + w.len_bytes).min(end),
+                                );
+                                (a < z).then(|| w.crc_of(a, z).map(|crc| (a, z, crc)))?
+                            })
+                            .collect();
+                        let mut told_ranges: Ranges = Vec::new();
+                        for &(a, z, _) in &told {
+                            crate::state::add_range(&mut told_ranges, a, z);
+                        }
+                        let all_told = written
+                            .iter()
+                            .all(|&(a, z)| outside(&told_ranges, a, z).is_empty());
+                        if !all_told {
+                            untold[col] = verified;
+                            continue;
+                        }
+                        // Each piece holds its old bytes or its new ones: the block is new
+                        // when every piece is, old when none is, else neither.
+                        let bytes = old.element(pos);
+                        let landed = |&&(a, z, crc): &&(u64, u64, u32)| {
+                            crc32c::crc32c(&bytes[a as usize..z as usize]) == crc
+                        };
+                        // A block failing its checksum (a kill between a block's new bytes and
+                        // its checksum) is new only where the crcs tell every byte of it.
+                        let whole = outside(&told_ranges, start, end).is_empty();
+                        if told.iter().all(|t| landed(&t)) && (verified || whole) {
+                            known[1][col] = true;
+                        } else if verified && !told.iter().any(|t| landed(&t)) {
+                            known[0][col] = true;
+                        }
+                    }
+                    Cell::Empty => {}
+                }
+            }
+            let mut found: Option<StripeBuf> = None;
+            let mut agree = true;
+            for (version, buf) in [&old, &new].into_iter().enumerate() {
+                let definite = known[version].iter().filter(|&&x| x).count();
+                // Told columns alone, or with the untold ones where one column more than
+                // the decode checks them all.
+                let with_untold = (0..g.cols)
+                    .filter(|&c| known[version][c] || untold[c])
+                    .count();
+                let use_untold = definite < k && with_untold > k;
+                if definite < k && !use_untold {
+                    continue;
+                }
+                let erased: Vec<usize> = (0..g.cols)
+                    .filter(|&c| !(known[version][c] || (use_untold && untold[c])))
+                    .collect();
+                assert!(dead.iter().all(|p| erased.contains(&p.col)));
+                let Some(mut d) = self.decode_block(buf, i, &erased) else {
+                    continue;
+                };
+                let given = d.clone();
+                if self.code.encode(&mut d).is_err() {
+                    continue;
+                }
+                // A code word: every column it did not decode agrees with it.
+                let codeword = (0..g.cols).filter(|c| !erased.contains(c)).all(|col| {
+                    let p = Pos { row: 0, col };
+                    given.element(p) == d.element(p)
+                });
+                if !codeword {
+                    continue;
+                }
+                match &found {
+                    None => found = Some(d),
+                    Some(other) => {
+                        // Both stripes decode: the failed columns' bytes beside their own
+                        // window bytes are the same in both, or nothing tells.
+                        agree = dead.iter().all(|&p| {
+                            let beside = outside(may_differ.get(&p).unwrap_or(&none), start, end);
+                            beside.iter().all(|&(a, z)| {
+                                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                                other.element(p)[x..y] == d.element(p)[x..y]
+                            })
+                        });
+                    }
+                }
+            }
+            let Some(d) = found.filter(|_| agree) else {
+                continue;
+            };
+            for &p in &dead {
+                decided.push(CachedPiece {
+                    pos: p,
+                    offset_bytes: start,
+                    bytes: d.element(p).to_vec(),
+                    parity_covers: false,
+                });
+            }
+        }
+        Ok(decided)
     }
 
     /// The file bytes of the data blocks `lost` of a home stripe (within the file's size), as

@@ -193,3 +193,49 @@ fn a_settle_begin_promising_every_stripes_sums_turns_the_state_header_to_version
     store.close().unwrap();
     assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
 }
+
+/// Session 11's record of a delayed window's END parity crcs (`Rec::EndParityCrcs`, review
+/// s9s S9-5) turns the header to version 4, which session-9 binaries refuse (they read 1 to
+/// 3: they would cut it off as a torn tail, or drop it from a snapshot unseen); while a
+/// snapshot holds such crcs it stays 4; a checkpoint that leaves none turns it back to 1.
+#[test]
+fn end_parity_crcs_turn_the_state_header_to_version_4_until_a_checkpoint_drops_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
+    opts.element_bytes = 4096;
+    let store = Store::init(dir.path(), &opts).unwrap();
+    store.put("f", &[7u8; 5000]).unwrap();
+    store.checkpoint().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    let crcs = crate::state::WriteParityCrcs {
+        // No such plan: the record stays in the state until the planner restarts.
+        plan: 99,
+        file: 0,
+        pieces: vec![crate::state::ParityPieceCrcs::of(0, 2, 0, &[1u8; 4096])],
+    };
+    {
+        let mut core = store.core.lock();
+        let rec = Rec::EndParityCrcs(crcs.clone());
+        store.journal(&mut core, rec, true).unwrap();
+        assert_eq!(core.state.end_parity_crcs, vec![crcs]);
+    }
+    assert!(
+        header(dir.path()).starts_with("EXARAID state v4 "),
+        "{}",
+        header(dir.path())
+    );
+    // A snapshot that holds them keeps version 4 after its journal is truncated.
+    store.checkpoint().unwrap();
+    assert!(
+        header(dir.path()).starts_with("EXARAID state v4 "),
+        "{}",
+        header(dir.path())
+    );
+    drop(store);
+    // This binary opens it; the close restarts the planner (nothing cached, no window),
+    // which drops the crcs, and the header is 1 again.
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    store.close().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+}
