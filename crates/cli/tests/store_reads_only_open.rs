@@ -255,6 +255,22 @@ fn wcl_a_crash_cut_write_whose_recovery_breaks_before_its_settle_opens_for_reads
         1,
         "the refusal is said once: {why}"
     );
+    // `status` names the pending recovery once (not again as a warning at close), and
+    // that reads do not wait for it.
+    let got = with_writes_failing(&shim, &refusing, &["store", "status", d], b"");
+    let said = format!("{}{}", String::from_utf8_lossy(&got.stdout), text(&got));
+    assert!(
+        said.contains("RECOVERY PENDING (reads work") && said.matches("reads only").count() == 1,
+        "status shows the pending recovery once: {said}"
+    );
+    // A verify-only scrub is served; the cut stripes' parity is not compared (undecided).
+    let got = with_writes_failing(&shim, &refusing, &["store", "scrub", d], b"");
+    let said = String::from_utf8_lossy(&got.stdout);
+    assert!(
+        said.contains("not compared: file 'f1' stripe 0") && said.contains("parity mismatches: 0"),
+        "scrub while open for reads only: {said}{}",
+        text(&got)
+    );
 
     // The disk takes writes again: the next command finishes recovery.
     let got = ok(&["store", "get", d, "f1"], b"");
