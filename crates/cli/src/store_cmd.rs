@@ -510,7 +510,13 @@ pub fn run(args: StoreArgs) -> Result<()> {
             // Also when recovery waits for missing OSSs: status tells which are missing.
             let store = open_waiting(|| Store::open_for_status(&dir))?;
             let status = store.status()?;
-            close(store)?;
+            if status.recovery_pending.is_some() {
+                // Its only close warning would be the pending recovery (a store open for
+                // reads only), which the status below names: said once, not twice.
+                store.close()?;
+            } else {
+                close(store)?;
+            }
             if json {
                 out!("{}", serde_json::to_string_pretty(&status)?);
             } else {
@@ -560,7 +566,13 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     out!("JOURNAL TAIL CUT: {warning}");
                 }
                 if let Some(why) = &status.recovery_pending {
-                    out!("RECOVERY PENDING (every other command waits for it): {why}");
+                    // Open for reads only: reads and a verify-only scrub do not wait.
+                    let waits = if why.starts_with("open for reads only") {
+                        "reads work, every change waits for it"
+                    } else {
+                        "every other command waits for it"
+                    };
+                    out!("RECOVERY PENDING ({waits}): {why}");
                 }
                 out!("bytes waiting for parity: {}", status.bytes_waiting_parity);
                 out!("bytes unprotected: {}", status.bytes_unprotected);
@@ -691,7 +703,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     out!("parity mismatch: file '{f}' stripe {s}");
                 }
                 for (f, s) in &report.unsettled_stripes {
-                    out!("not compared: file '{f}' stripe {s}: the settle that could not finish rewrites it (data and parity may differ there until it finishes; checksums checked)");
+                    out!("not compared: file '{f}' stripe {s}: the recovery that could not finish rewrites it (data and parity may differ there until it finishes; checksums checked)");
                 }
                 for r in &report.stale_repaired {
                     out!("repaired: {r}");

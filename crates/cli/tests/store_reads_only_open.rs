@@ -145,3 +145,156 @@ fn a_crash_cut_write_whose_recovery_cannot_finish_opens_for_reads_only() {
     );
     ok(&["store", "scrub", d], b"");
 }
+
+/// The same on a WCL store (review s9s S9-4): recovery decides the cut write's cache stripes
+/// (their running parity rewritten) before its settle begins, and a disk refusing those
+/// writes failed every open, `get` of files the cut write never touched too, with the
+/// backend's "reads fall back to parity" that did not happen. Now recovery breaking there
+/// opens for reads only as well: the untouched files read, the cut file's stripes are
+/// refused naming them, every change is refused once, with the cause and what to do.
+#[test]
+fn wcl_a_crash_cut_write_whose_recovery_breaks_before_its_settle_opens_for_reads_only() {
+    let tmp = fast_tempdir("readsonlywcl");
+    let Some(shim) = build_shim(tmp.path()) else {
+        panic!("no C compiler (cc) to build scripts/eioshim.c: install gcc (scripts/setup.sh)");
+    };
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    // raid6 4+2, 4 KiB units: 16 KiB of data per stripe.
+    init_store(d, &["--oss", "6", "--code", "raid6", "--write-path", "wcl"]);
+    let sdb = 4 * 4096;
+    let mut files: Vec<Vec<u8>> = (0..3u8).map(|i| bytes(10 + i, 4 * sdb - 100)).collect();
+    for (i, f) in files.iter().enumerate() {
+        ok(&["store", "put", d, &format!("f{i}")], f);
+    }
+    // Cached bytes in f0 and f2 (WCL: they wait in the cache zone under running parity).
+    for (i, offset) in [(0usize, 5000usize), (2, 100)] {
+        let new = bytes(20 + i as u8, 7000);
+        ok(
+            &[
+                "store",
+                "write",
+                d,
+                &format!("f{i}"),
+                "--offset",
+                &offset.to_string(),
+            ],
+            &new,
+        );
+        put_over(&mut files[i], offset, &new);
+    }
+    // A write over f1's stripes 0-2, killed inside its second block write: a cut plan.
+    let (cut_at, cut) = (10_000usize, bytes(30, 30_000));
+    assert!(
+        killed_at(
+            &["store", "write", d, "f1", "--offset", &cut_at.to_string()],
+            &cut,
+            "write-torn-block:2"
+        ),
+        "the write reached its second block write"
+    );
+
+    let refusing = dir.join("oss-2").join("objects");
+    for i in [0usize, 2] {
+        let got = with_writes_failing(
+            &shim,
+            &refusing,
+            &["store", "get", d, &format!("f{i}")],
+            b"",
+        );
+        assert!(
+            got.status.success(),
+            "get f{i} (the cut write never touched it) while recovery cannot finish: {}",
+            text(&got)
+        );
+        assert!(got.stdout == files[i], "f{i} reads right");
+        let warned = text(&got);
+        assert!(
+            warned.contains("open for reads only"),
+            "get warns that the store is open for reads only: {warned}"
+        );
+        assert!(
+            !warned.contains("reads fall back to parity"),
+            "no decode from parity happened, none is claimed: {warned}"
+        );
+    }
+    // f1's last stripe (bytes 49152..) is beyond the cut write (10000..40000): it reads.
+    let (off, len) = ((3 * sdb).to_string(), (sdb - 100).to_string());
+    let read = ["store", "read", d, "f1", "--offset", &off, "--length", &len];
+    let got = with_writes_failing(&shim, &refusing, &read, b"");
+    assert!(got.status.success(), "read of f1 stripe 3: {}", text(&got));
+    assert!(got.stdout == files[1][3 * sdb..], "f1 stripe 3 reads right");
+    let got = with_writes_failing(&shim, &refusing, &["store", "get", d, "f1"], b"");
+    assert!(
+        !got.status.success(),
+        "get f1 (stripes 0-2 undecided) is refused"
+    );
+    let why = text(&got);
+    assert!(
+        why.contains("stripe 0") && why.contains("nothing was read"),
+        "the refusal names the stripe and says nothing was read: {why}"
+    );
+    let got = with_writes_failing(
+        &shim,
+        &refusing,
+        &["store", "write", d, "f0", "--offset", "0"],
+        b"xyz",
+    );
+    assert!(!got.status.success(), "a write while open for reads only");
+    let why = text(&got);
+    for said in [
+        "open for reads only",
+        "this change was refused, nothing was done",
+        "Fix the cause",
+        "oss-2",
+    ] {
+        assert!(why.contains(said), "the refusal says {said:?}: {why}");
+    }
+    assert_eq!(
+        why.matches("open for reads only").count(),
+        1,
+        "the refusal is said once: {why}"
+    );
+    // `status` names the pending recovery once (not again as a warning at close), and
+    // that reads do not wait for it.
+    let got = with_writes_failing(&shim, &refusing, &["store", "status", d], b"");
+    let said = format!("{}{}", String::from_utf8_lossy(&got.stdout), text(&got));
+    assert!(
+        said.contains("RECOVERY PENDING (reads work") && said.matches("reads only").count() == 1,
+        "status shows the pending recovery once: {said}"
+    );
+    // A verify-only scrub is served; the cut stripes' parity is not compared (undecided).
+    let got = with_writes_failing(&shim, &refusing, &["store", "scrub", d], b"");
+    let said = String::from_utf8_lossy(&got.stdout);
+    assert!(
+        said.contains("not compared: file 'f1' stripe 0") && said.contains("parity mismatches: 0"),
+        "scrub while open for reads only: {said}{}",
+        text(&got)
+    );
+
+    // The disk takes writes again: the next command finishes recovery.
+    let got = ok(&["store", "get", d, "f1"], b"");
+    assert_eq!(got.len(), files[1].len());
+    for (i, &b) in got.iter().enumerate() {
+        let new_here = (cut_at..cut_at + cut.len())
+            .contains(&i)
+            .then(|| cut[i - cut_at]);
+        assert!(
+            b == files[1][i] || Some(b) == new_here,
+            "f1 byte {i}: {b} is neither the old nor the cut write's byte"
+        );
+    }
+    for i in [0usize, 2] {
+        assert!(
+            ok(&["store", "get", d, &format!("f{i}")], b"") == files[i],
+            "f{i} after recovery"
+        );
+    }
+    ok(&["store", "write", d, "f0", "--offset", "0"], b"xyz");
+    put_over(&mut files[0], 0, b"xyz");
+    assert!(
+        ok(&["store", "get", d, "f0"], b"") == files[0],
+        "f0 after a write"
+    );
+    ok(&["store", "scrub", d], b"");
+}

@@ -2010,6 +2010,49 @@ impl Store {
                             self.count(step.oss, Zone::Cache, Op::Write, false);
                             self.write_back_block(step.oss, key, first as usize, &zeros)?;
                         }
+                        Err(err) if err.is_corrupt() && self.kind == StrategyKind::Wcl => {
+                            // Rebuilt from its cache stripe and confirmed on its live
+                            // bytes only: the rest of a reused chunk's block holds stale
+                            // bytes of an older cache stripe, which the decode gives as
+                            // zeros, so the whole block never matched its checksum and
+                            // one rotten block within the code's tolerance failed the
+                            // write (review s9s S9-2).
+                            let slot_addr = addr - el.offset_bytes;
+                            let chunk_base = slot_addr - el.pos.row as u64 * e;
+                            let (whole, live) = self
+                                .rebuild_from_cache_stripe(
+                                    None,
+                                    step.file,
+                                    el.stripe,
+                                    el.pos,
+                                    step.oss,
+                                    chunk_base,
+                                    (first, block),
+                                    &[],
+                                )
+                                .map_err(|why| {
+                                    StoreError::DataLost(format!(
+                                        "{err}; rebuilding it failed: {why}"
+                                    ))
+                                })?;
+                            let i = (first / block) as usize;
+                            let bad =
+                                self.unconfirmed_cache_blocks(step.oss, key, &whole, &live, [i]);
+                            if !bad.is_empty() {
+                                return Err(StoreError::DataLost(format!(
+                                    "{} stripe {} bytes {first}..{} of the element at row {} column {} in the cache zone of OSS {}: the block fails its checksum, and its live bytes rebuilt from the cache stripe's parity do not match it either (data and parity disagree there), so those bytes cannot be told; nothing of this write was done. Write whole 4 KiB blocks over the file's bytes there to replace them",
+                                    self.file_name_in(None, step.file),
+                                    el.stripe,
+                                    first + block,
+                                    el.pos.row,
+                                    el.pos.col,
+                                    step.oss
+                                )));
+                            }
+                            let start = first as usize;
+                            buf.copy_from_slice(&whole[start..start + block as usize]);
+                            self.write_back_block(step.oss, key, start, &buf)?;
+                        }
                         Err(err) if err.is_corrupt() => {
                             let whole_block = exaraid_plan::ElementRange {
                                 offset_bytes: first,

@@ -540,8 +540,8 @@ pub struct Store {
     group_commit_cv: Condvar,
     /// Set when a plan failed half way: the store must be reopened (which recovers).
     poisoned: AtomicBool,
-    /// Set (with `poisoned`) when this open's crash recovery could not finish a settle that
-    /// began before (an I/O error, a full OSS): why. Reads are served, every change is
+    /// Set (with `poisoned`) when this open's crash recovery could not finish (an I/O error,
+    /// a full OSS), in a settle that began before or in deciding plans a crash cut: why. Reads are served, every change is
     /// refused, and the next open tries the settle again (see `open_inner`, review s4e E6).
     reads_only: Mutex<Option<String>>,
     /// With `reads_only`: the stripes `(file, stripe)` of the plans a crash cut, which
@@ -596,9 +596,22 @@ fn read_piece(input: &mut dyn std::io::Read, piece: &mut Vec<u8>) -> Result<(), 
 /// way out.
 fn reads_only_why(cause: &str, dir: &Path) -> String {
     format!(
-        "a settle (moving cached bytes home with parity) that began before could not finish when the store was opened ({cause}); reads and a verify-only `scrub` work (a read needing a decode in a stripe that settle was rewriting is refused), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the settle again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
+        "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
         dir = dir.display()
     )
+}
+
+/// The cause a store open for reads only names: the error, without a backend's advice for
+/// an unavailable OSS ("reads fall back to parity, writes need `exaraid store rebuild`"),
+/// which is wrong here: the OSS answers reads, the store is not degraded, and a rebuild is
+/// refused like every change (review s9s S9-4).
+fn reads_only_cause(e: &StoreError) -> String {
+    match e {
+        StoreError::Backend(crate::backend::BackendError::Unavailable { oss, why }) => {
+            format!("OSS {oss} failed an I/O operation ({why})")
+        }
+        other => other.to_string(),
+    }
 }
 
 fn unix_now_ns() -> u64 {
@@ -1390,6 +1403,19 @@ impl Store {
                 // Recovery settles (forgetting the planner's view): window bytes lost with a
                 // failed OSS go on record first, and settle skips them.
                 store.record_losses(&mut core)?;
+                // The stripes recovery decides, should it not finish (below): those of the
+                // cut plans, and of bytes only cut writes wrote (their planner view names
+                // slots those writes may never have reached).
+                let sdb = store.layout.stripe_data_bytes();
+                let cut_stripes: BTreeSet<(u64, u64)> = undurable
+                    .iter()
+                    .flat_map(plan_stripes)
+                    .chain(cut_only.iter().flat_map(|(&file, runs)| {
+                        runs.iter().flat_map(move |&(a, z)| {
+                            (a / sdb..z.div_ceil(sdb)).map(move |s| (file, s))
+                        })
+                    }))
+                    .collect();
                 let recovered = store.recover(
                     &mut core,
                     &undurable,
@@ -1411,19 +1437,22 @@ impl Store {
                     // writes only its own stripes, and the planner's view of the others
                     // does not depend on it. Before session 9 an open with a cut plan
                     // failed here, every open, while the cause lasted (review s4e E6).
+                    // Also when recovery broke before its settle began (no `SettleBegin`:
+                    // the WCL path decides the cut writes' cache stripes first, and a disk
+                    // refusing those writes failed every open, `get` of untouched files
+                    // too: review s9s S9-4): what it wrote by then is inside the cut
+                    // stripes, which no read is served from, and the next open decides
+                    // them again from the start, as after a crash at that point.
                     Err(e)
-                        if core.state.settling.is_some()
-                            && matches!(
-                                e,
-                                StoreError::Io(_) | StoreError::NoSpace(_) | StoreError::Backend(_)
-                            ) =>
+                        if matches!(
+                            e,
+                            StoreError::Io(_) | StoreError::NoSpace(_) | StoreError::Backend(_)
+                        ) =>
                     {
                         drop(core);
-                        let cut: BTreeSet<(u64, u64)> =
-                            undurable.iter().flat_map(plan_stripes).collect();
                         store.poisoned.store(true, Ordering::SeqCst);
-                        *store.reads_only_cut_stripes.lock() = cut;
-                        *store.reads_only.lock() = Some(e.to_string());
+                        *store.reads_only_cut_stripes.lock() = cut_stripes;
+                        *store.reads_only.lock() = Some(reads_only_cause(&e));
                         return Ok(store);
                     }
                     Err(e) => return Err(e),

@@ -795,7 +795,11 @@ impl Store {
             self.check_readable()?;
         }
         let unsettled: BTreeSet<(u64, u64)> = if self.reads_only.lock().is_some() {
-            self.core.lock().state.settling.clone().unwrap_or_default()
+            // Also the stripes of plans a crash cut, which recovery has not decided yet:
+            // their parity may be of another version than their data (a write hole).
+            let mut undecided = self.core.lock().state.settling.clone().unwrap_or_default();
+            undecided.extend(self.reads_only_cut_stripes.lock().iter().copied());
+            undecided
         } else {
             BTreeSet::new()
         };
