@@ -2049,9 +2049,11 @@ impl Store {
                                     step.oss
                                 )));
                             }
+                            // Stale bytes go back as zeros, as every decode of the cache
+                            // stripe counts them (and `cache_block_dead` writes them).
                             let start = first as usize;
-                            buf.copy_from_slice(&whole[start..start + block as usize]);
-                            self.write_back_block(step.oss, key, start, &buf)?;
+                            let healed = &whole[start..start + block as usize];
+                            self.write_back_block(step.oss, key, start, healed)?;
                         }
                         Err(err) if err.is_corrupt() => {
                             let whole_block = exaraid_plan::ElementRange {

@@ -541,8 +541,9 @@ pub struct Store {
     /// Set when a plan failed half way: the store must be reopened (which recovers).
     poisoned: AtomicBool,
     /// Set (with `poisoned`) when this open's crash recovery could not finish (an I/O error,
-    /// a full OSS), in a settle that began before or in deciding plans a crash cut: why. Reads are served, every change is
-    /// refused, and the next open tries the settle again (see `open_inner`, review s4e E6).
+    /// a full OSS), in a settle that began before or in deciding plans a crash cut: why.
+    /// Reads are served, every change is refused, and the next open tries the recovery again
+    /// (see `open_inner`, reviews s4e E6, s9s S9-4).
     reads_only: Mutex<Option<String>>,
     /// With `reads_only`: the stripes `(file, stripe)` of the plans a crash cut, which
     /// recovery had to decide and could not: no read of them is served (their home and
