@@ -1,5 +1,6 @@
-import os, random, shutil, subprocess, sys, time
+#!/usr/bin/env python3
 """s11a cost check (not CI): 150 small unaligned window writes, main vs fix binaries (env EXARAID_MAIN, EXARAID_FIX2)."""
+import os, random, shutil, subprocess, sys, time
 def run(E, a, inp=b""):
     p = subprocess.run([E, "store"] + a, input=inp, capture_output=True); assert p.returncode == 0, p.stderr; return p
 for name in ["main", "fix2", "main", "fix2"]:
