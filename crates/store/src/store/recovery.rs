@@ -2572,7 +2572,7 @@ impl Store {
         // Home as it is (the old stripe), and per column its blocks' checksums.
         let mut old = StripeBuf::zeroed(1, g.cols, e);
         let mut held: Vec<Vec<Held>> = vec![vec![Held::Absent; blocks]; g.cols];
-        for col in 0..g.cols {
+        for (col, held_col) in held.iter_mut().enumerate() {
             let pos = Pos { row: 0, col };
             let Some((oss, key)) = self.home_key(file, stripe, pos) else {
                 continue;
@@ -2584,9 +2584,9 @@ impl Store {
             self.count(oss, key.zone, Op::Read, key.zone == Zone::Parity);
             match b.read_unverified(key, old.element_mut(pos)) {
                 Ok(bad) => {
-                    held[col] = vec![Held::Verified; blocks];
+                    held_col.fill(Held::Verified);
                     for i in bad {
-                        held[col][i] = Held::Failed;
+                        held_col[i] = Held::Failed;
                     }
                 }
                 Err(err) if err.is_missing() || err.is_unavailable() => {
@@ -2633,12 +2633,12 @@ impl Store {
             // columns that hold one of the two, untold (no crcs on record).
             let mut known = [vec![false; g.cols], vec![false; g.cols]];
             let mut untold = vec![false; g.cols];
-            for col in 0..g.cols {
+            for (col, held_col) in held.iter().enumerate() {
                 let pos = Pos { row: 0, col };
-                let verified = held[col][i] == Held::Verified;
+                let verified = held_col[i] == Held::Verified;
                 match g.cell(pos) {
                     // A failed OSS, a lost slot, a torn or rotten block: unknown in both.
-                    _ if held[col][i] == Held::Absent => {}
+                    _ if held_col[i] == Held::Absent => {}
                     Cell::Data(_) if !verified => {}
                     Cell::Data(_) => {
                         known[0][col] = true;
