@@ -12,6 +12,9 @@
 //! - after END's parity is durable but before the planner hears of it (a read of another
 //!   file is in flight, which holds completions back): the bytes are protected, nothing is
 //!   lost, and END's move home must decode them instead of failing.
+//!
+//! And a kill -9 at every point of END after the failure (an image of the store before each
+//! mutating backend call, cut at each journal record boundary): the next open agrees.
 
 mod common;
 use common::*;

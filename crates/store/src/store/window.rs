@@ -16,7 +16,11 @@
 //! 4. END closes the window like any END and then fails naming every range it lost. An OSS
 //!    that fails during END itself takes none of the bytes END read: its parity plan
 //!    journals them before the failure goes on record (`copy_columns_of_failing_oss`), and
-//!    `planner_lost` counts them kept (review E11 item 2).
+//!    `planner_lost` counts them kept (review E11 item 2). An OSS that `fail_oss` fails
+//!    after END planned but before its parity plan read (another thread; the plan holds no
+//!    failure gate while queued) loses the window's bytes there as in 1.; the parity plan
+//!    reads the home bytes under them instead (`window_reads_lost`), so END still gives the
+//!    rest its parity and names the loss (review s9r R9-2).
 
 use super::*;
 
