@@ -638,9 +638,11 @@ fn to_backend_zone(z: PlanZone) -> Zone {
     }
 }
 
-/// Most bytes of file stripes the open scrubs by itself after a journal tail cut (see
-/// `Store::verify_after_tail_cut`): reading them takes well under a second on one disk.
-const TAIL_CUT_VERIFY_BYTES_MAX: u64 = 64 << 20;
+/// Most bytes of file stripes the open scrubs and repairs by itself after a journal tail
+/// cut (see `Store::repair_after_tail_cut`): reading them takes a few seconds on one disk.
+/// A larger store is left to the user's `scrub --repair` (the warning says so); until then
+/// no read decodes through its parity (`refuse_decode_after_tail_cut`).
+const TAIL_CUT_REPAIR_BYTES_MAX: u64 = 1 << 30;
 
 fn strategy_kind(w: WritePath) -> StrategyKind {
     match w {
@@ -1389,23 +1391,28 @@ impl Store {
         store.drop_staging_files()?;
         // Removals a crash cut after their record: their objects go now.
         store.finish_removals(&store.gate_exclusive()?)?;
-        store.verify_after_tail_cut();
+        store.repair_after_tail_cut();
         Ok(store)
     }
 
-    /// A journal tail cut on record (`Rec::JournalTailCut`) and a small store: scrub it now
-    /// (checking only, repairing nothing), so that the common case, a power cut that tore a
-    /// record no OSS write followed, needs nothing of the user. Clean, the scrub journals
-    /// the check and the cut becomes a note at close; else the warning stays and says what
-    /// to do. Bounded: at most `TAIL_CUT_VERIFY_BYTES_MAX` bytes of stripes (a larger store
-    /// is left to the user's `scrub`, which may take long). Best effort: a scrub that fails
-    /// leaves the warning as it was.
-    fn verify_after_tail_cut(&self) {
+    /// A journal tail cut on record (`Rec::JournalTailCut`), every OSS up and a store of at
+    /// most `TAIL_CUT_REPAIR_BYTES_MAX` bytes of stripes: scrub and repair it now, before
+    /// any OSS can fail. Why repair and not only check (review R10-5): the cut write's
+    /// stripes may keep parity that does not match their data, and one more failed OSS
+    /// then decoded wrong bytes through it with exit 0; the parity is re-encoded from the
+    /// data there (see `reencode_parity_after_tail_cut`). Clean or repaired whole, the
+    /// scrub journals the check and the cut becomes a note at close; else the warning stays
+    /// and says what to do, and reads refuse decodes meanwhile. Best effort: a scrub that
+    /// fails leaves the warning as it was, with a note saying why.
+    fn repair_after_tail_cut(&self) {
         let sdb = self.layout.stripe_data_bytes();
         let stripes_bytes: u64 = {
             let core = self.core.lock();
             if core.state.journal_tail_cuts.is_empty() {
                 return;
+            }
+            if !self.unavailable_set(&core).is_empty() {
+                return; // nothing can check a stripe's parity without all its columns
             }
             core.state
                 .files
@@ -1413,17 +1420,32 @@ impl Store {
                 .map(|m| m.size_bytes.div_ceil(sdb).saturating_mul(sdb))
                 .fold(0u64, u64::saturating_add)
         };
-        if stripes_bytes > TAIL_CUT_VERIFY_BYTES_MAX {
+        if stripes_bytes > TAIL_CUT_REPAIR_BYTES_MAX || self.check_usable().is_err() {
             return;
         }
-        if let Ok(report) = self.scrub(false) {
-            if report.journal_tail_cuts_checked > 0 {
-                self.deferred_warnings.lock().push(format!(
-                    "the journal's last record was damaged or torn by a power cut and was cut off when the store opened; the open checked every stripe's parity ({} stripes) and it matches: nothing to do",
+        let said = "the journal's last record was damaged or torn by a power cut and was cut off when the store opened; the open checked every stripe's parity";
+        let note = match self.scrub(true) {
+            Ok(report) if report.journal_tail_cuts_checked > 0 && report.repaired_elements == 0 => {
+                format!(
+                    "{said} ({} stripes) and it matches: nothing to do",
                     report.stripes_checked
-                ));
+                )
             }
-        }
+            Ok(report) if report.journal_tail_cuts_checked > 0 => format!(
+                "{said} ({} stripes) and repaired {} elements: {}",
+                report.stripes_checked,
+                report.repaired_elements,
+                report.stale_repaired.join("; ")
+            ),
+            Ok(report) => format!(
+                "{said} ({} stripes) but could not repair all of it ({}): `exaraid store scrub {}` lists what is left",
+                report.stripes_checked,
+                report.unrepairable.join("; "),
+                self.dir.display()
+            ),
+            Err(e) => format!("{said}, but that scrub did not finish: {e}"),
+        };
+        self.deferred_warnings.lock().push(note);
     }
 
     /// Durable plans whose `Complete` input is not journaled (a crash between the two
