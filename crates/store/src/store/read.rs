@@ -649,15 +649,16 @@ impl Store {
 
     /// Rebuild one home element from the rest of its stripe (degraded read), block row by
     /// block row. The caller could not read `from..from + len` of it; fails with `DataLost`
-    /// only if an unreadable block of that range is in a block row beyond the tolerance.
+    /// only if an unreadable block of that range is in a block row beyond the tolerance
+    /// (or, for a `client_read`, see `refuse_decode_after_tail_cut`).
     pub(super) fn rebuild_element(
         &self,
         core: Option<&Core>,
         file: u64,
         stripe: u64,
         pos: Pos,
-        from: usize,
-        len: usize,
+        (from, len): (usize, usize),
+        client_read: bool,
     ) -> Result<Vec<u8>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES;
         assert!(len > 0 && from + len <= self.sb.element_bytes);
@@ -687,7 +688,9 @@ impl Store {
                 missing: false,
             });
         }
-        self.refuse_decode_after_tail_cut(core, file, stripe, pos, &home)?;
+        if client_read {
+            self.refuse_decode_after_tail_cut(core, file, stripe, pos, &home)?;
+        }
         let lost = self.decode_blocks(&mut home)?;
         if wanted
             .iter()
@@ -705,7 +708,9 @@ impl Store {
     /// to check the decode (`decode_checked`: as many columns erased as the code
     /// tolerates). Why (review R10-5): the cut write may have left this stripe's parity
     /// stale, and such a decode then returns wrong bytes with nothing to notice it; a read
-    /// refused names the cause and what to do instead.
+    /// refused names the cause and what to do instead. A client's read only: a plan's read
+    /// step, recovery and rebuild still decode there (a refusal would fail them half way;
+    /// see docs/store.md, Limits, R10-5).
     fn refuse_decode_after_tail_cut(
         &self,
         core: Option<&Core>,
@@ -726,7 +731,7 @@ impl Store {
         let oss = self.layout.oss_of(file, stripe, pos.col);
         let sdb = self.layout.stripe_data_bytes();
         Err(StoreError::DataLost(format!(
-            "{} stripe {stripe} (file bytes {}..{}) needs a decode from parity to be read (OSS {oss}, which holds its column {}, is failed or not answering), and the journal's last record was cut off (at byte {}) with no scrub since that found every stripe's parity matching: the cut write may have left this stripe's parity stale, and the decode could return wrong bytes, so nothing was read. Bring OSS {oss} back (mount it; `exaraid store online {dir} --oss {oss}` if it is recorded failed) and the next open repairs the parity by itself (or run `exaraid store scrub {dir} --repair`); every stripe readable without a decode still reads",
+            "{} stripe {stripe} (file bytes {}..{}) needs a decode from parity to be read (OSS {oss}, which holds its column {}, is failed or not answering), and the journal's last record was cut off (at byte {}) with no scrub since that found every stripe's parity matching: the cut write may have left this stripe's parity stale, and the decode could return wrong bytes, so nothing was read. Bring OSS {oss} back (mount it; `exaraid store online {dir} --oss {oss}` if it is recorded failed) and the next open repairs the parity by itself; if its disk is gone for good, `exaraid store rebuild {dir} --oss {oss}` rebuilds it through this same unchecked parity. Every stripe readable without a decode still reads",
             self.file_name_in(core, file),
             stripe * sdb,
             (stripe + 1) * sdb,
@@ -888,7 +893,7 @@ impl Store {
                     let from = (x.file_offset_bytes - offset_bytes) as usize;
                     let buf = &mut out[from..from + x.len_bytes as usize];
                     self.count(x.oss, to_backend_zone(x.zone), Op::Read, false);
-                    result = self.read_range(None, ElementRead::of_extent(file, &x), buf);
+                    result = self.read_range_for_client(ElementRead::of_extent(file, &x), buf);
                     if result.is_err() {
                         break;
                     }
