@@ -532,6 +532,10 @@ pub struct Store {
     /// cache may hold data and parity of different versions, torn blocks, bytes no one
     /// acknowledged), every other stripe reads as without them.
     reads_only_cut_stripes: Mutex<BTreeSet<(u64, u64)>>,
+    /// The store's metadata directory refuses writes (a read-only file system: review
+    /// R10-3): the store is open for reads only (`reads_only` holds the cause), its journal
+    /// only read (`Journal::open_read_only`), and nothing is journaled. `Some(cause)`.
+    metadata_read_only: Option<String>,
     /// Names with a `put` in progress. Why: a put writes its new content under the name's
     /// staging name (`NAME\0put`); two puts of one name at once (API threads) shared it, and
     /// one could give the name the other's half-written content (review H3: wrong bytes
@@ -577,6 +581,35 @@ fn read_piece(input: &mut dyn std::io::Read, piece: &mut Vec<u8>) -> Result<(), 
 
 /// What a store open for reads only (`Store::reads_only`) tells the user: the cause and the
 /// way out.
+/// Does the store's metadata directory refuse writes? `Some(cause)`: a read-only file
+/// system (or, for a user other than root, no write permission). Why asked up front: the
+/// journal is opened for appends, and every command failed there with a bare EROFS
+/// (review R10-3), reads included.
+fn metadata_dir_read_only(dir: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `path` is a valid NUL-terminated string; access(2) only reads it.
+    if unsafe { libc::access(path.as_ptr(), libc::W_OK) } == 0 {
+        return None;
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
+        Some(libc::EROFS) | Some(libc::EACCES) | Some(libc::EPERM) => Some(err.to_string()),
+        _ => None, // anything else fails where it is met, as before
+    }
+}
+
+/// What a store open for reads only tells the user (see `reads_only_why`).
+fn reads_only_message(metadata_read_only: bool, cause: &str, dir: &Path) -> String {
+    if !metadata_read_only {
+        return reads_only_why(cause, dir);
+    }
+    format!(
+        "its metadata directory {} refuses writes ({cause}); reads, `ls`, `status` and a verify-only `scrub` work, every change (put, write, rm, fail, rebuild, scrub --repair, ...) is refused with nothing done. To change the store, remount that file system read-write (for example `mount -o remount,rw` of it) and retry",
+        dir.display()
+    )
+}
+
 fn reads_only_why(cause: &str, dir: &Path) -> String {
     format!(
         "a settle (moving cached bytes home with parity) that began before could not finish when the store was opened ({cause}); reads and a verify-only `scrub` work (a read needing a decode in a stripe that settle was rewriting is refused), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the settle again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
@@ -1070,7 +1103,11 @@ impl Store {
             .values()
             .map(|m| (m.id, m.written_runs()))
             .collect();
-        let (mut journal, records) = Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?;
+        let metadata_read_only = metadata_dir_read_only(dir);
+        let (mut journal, records) = match &metadata_read_only {
+            Some(_) => Journal::<Rec>::open_read_only(&dir.join(JOURNAL_FILE))?,
+            None => Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?,
+        };
         let journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
         for (seq, rec) in &records {
@@ -1227,6 +1264,7 @@ impl Store {
             poisoned: AtomicBool::new(false),
             reads_only: Mutex::new(None),
             reads_only_cut_stripes: Mutex::new(BTreeSet::new()),
+            metadata_read_only,
             puts_in_progress: Mutex::new(HashSet::new()),
             put_done_cv: Condvar::new(),
             absorbed_failures: Mutex::new(BTreeSet::new()),
@@ -1246,7 +1284,14 @@ impl Store {
                 at_byte: cut.at_byte,
                 cut_bytes: cut.cut_bytes,
             };
-            store.journal(&mut core, rec, true)?;
+            if store.metadata_read_only.is_some() {
+                // Not cut, not journaled: known to this process only (warned, and reads
+                // refuse unchecked decodes), and found again by the next open.
+                let seq = core.journal.next_seq();
+                core.state.apply(seq, &rec);
+            } else {
+                store.journal(&mut core, rec, true)?;
+            }
         }
         {
             // The cache stripes of plans a crash cut before they began are not learnt: a
@@ -1265,6 +1310,20 @@ impl Store {
                 .collect();
             drop(core);
             store.learn_replayed(&began);
+        }
+        if let Some(cause) = &store.metadata_read_only {
+            // Reads only, from the planner's view as replayed: nothing below may run, each
+            // writes the journal (recovery, restarted windows, timers, removals).
+            let settling = store.core.lock().state.settling.is_some();
+            if !undurable.is_empty() || settling {
+                return Err(StoreError::Io(format!(
+                    "the store needs crash recovery (a write or settle was cut), which writes its metadata, but its metadata directory {} refuses writes ({cause}); nothing was read or changed. Remount it read-write (for example `mount -o remount,rw` of its file system) and retry: the next open recovers",
+                    dir.display()
+                )));
+            }
+            store.poisoned.store(true, Ordering::SeqCst);
+            *store.reads_only.lock() = Some(cause.clone());
+            return Ok(store);
         }
         let more = {
             let mut core = store.core.lock();
@@ -1506,7 +1565,7 @@ impl Store {
             if let Some(why) = self.reads_only.lock().as_ref() {
                 return Err(StoreError::Io(format!(
                     "the store is open for reads only: {}; this change was refused, nothing was done",
-                    reads_only_why(why, &self.dir)
+                    reads_only_message(self.metadata_read_only.is_some(), why, &self.dir)
                 )));
             }
             return Err(StoreError::Io(
@@ -1535,6 +1594,14 @@ impl Store {
 
     /// `journal`, returning the record's sequence number.
     fn journal_seq(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<u64, StoreError> {
+        if let Some(cause) = &self.metadata_read_only {
+            // Every change goes through here first (a journal record before its effect):
+            // one place refuses all of them, those that skip `check_usable` too (`fail`).
+            return Err(StoreError::Io(format!(
+                "the store is open for reads only: {}; this change was refused, nothing was done",
+                reads_only_message(true, cause, &self.dir)
+            )));
+        }
         if sync && !matches!(rec, Rec::OssGenerations { .. }) {
             // Rides on this record's fsync (settles, removals, rebuilds change OSSs too).
             self.note_generations(core)?;
@@ -3029,7 +3096,7 @@ impl Store {
             // Nothing was changed; the next open tries the settle again.
             return Ok(vec![format!(
                 "the store was open for reads only: {}",
-                reads_only_why(why, &self.dir)
+                reads_only_message(self.metadata_read_only.is_some(), why, &self.dir)
             )]);
         }
         if self.poisoned.load(Ordering::SeqCst) {
@@ -3118,7 +3185,10 @@ impl Store {
             if down.len() > self.tolerance() {
                 self.too_many_unavailable(&down).to_string()
             } else if let Some(why) = self.reads_only.lock().as_ref() {
-                format!("open for reads only: {}", reads_only_why(why, &self.dir))
+                format!(
+                    "open for reads only: {}",
+                    reads_only_message(self.metadata_read_only.is_some(), why, &self.dir)
+                )
             } else {
                 "an operation failed half way: the next open of the store recovers it".into()
             }

@@ -971,7 +971,8 @@ impl Store {
         if !unrepaired && parity_matches {
             let mut core = self.core.lock();
             let cuts = core.state.journal_tail_cuts.len();
-            if cuts > 0 {
+            // A read-only metadata directory keeps the cut (not journaled) for the next open.
+            if cuts > 0 && self.metadata_read_only.is_none() {
                 self.journal(&mut core, Rec::JournalTailChecked, true)?;
                 report.journal_tail_cuts_checked = cuts;
             }
