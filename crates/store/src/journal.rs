@@ -388,6 +388,36 @@ mod tests {
         );
     }
 
+    /// Opened only to read (a read-only metadata directory, review R10-3): the records
+    /// and the torn tail are reported, the file is left as it is, and an append fails.
+    #[test]
+    fn a_read_only_open_reports_a_torn_tail_and_leaves_the_file_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        let keep = std::fs::metadata(&path).unwrap().len();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(&[7u8; 30]);
+        std::fs::write(&path, &bytes).unwrap();
+        let (mut j, recs) = J::open_read_only(&path).unwrap();
+        assert_eq!(recs.len(), 1);
+        assert_eq!(
+            j.tail_cut(),
+            Some(TailCut {
+                at_byte: keep,
+                cut_bytes: 30
+            })
+        );
+        assert!(j.append(&"refused".to_string(), true).is_err());
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            bytes,
+            "nothing cut, nothing written"
+        );
+        assert!(J::open_read_only(&dir.path().join("none")).is_err());
+    }
+
     #[test]
     fn damage_in_the_middle_is_an_error_not_a_silent_drop() {
         let dir = tempfile::tempdir().unwrap();
