@@ -66,11 +66,22 @@ pub type Opened<R> = (Journal<R>, Vec<(u64, R)>);
 impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// Open (or create) the journal; returns it with every intact record, in order.
     pub fn open(path: &Path) -> Result<Opened<R>, StoreError> {
+        Self::open_mode(path, true)
+    }
+
+    /// Open the journal only to read it (its directory is on a read-only file system:
+    /// review R10-3): every intact record, and a torn tail reported (`tail_cut`) but left
+    /// on disk. An append fails.
+    pub fn open_read_only(path: &Path) -> Result<Opened<R>, StoreError> {
+        Self::open_mode(path, false)
+    }
+
+    fn open_mode(path: &Path, writable: bool) -> Result<Opened<R>, StoreError> {
         let io = |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", path.display()));
         let mut file = OpenOptions::new()
             .read(true)
-            .write(true)
-            .create(true)
+            .write(writable)
+            .create(writable)
             .truncate(false)
             .open(path)
             .map_err(io)?;
@@ -115,8 +126,10 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
                 at_byte: at as u64,
                 cut_bytes: (bytes.len() - at) as u64,
             });
-            file.set_len(at as u64).map_err(io)?;
-            file.sync_all().map_err(io)?;
+            if writable {
+                file.set_len(at as u64).map_err(io)?;
+                file.sync_all().map_err(io)?;
+            }
         }
         file.seek(SeekFrom::Start(at as u64)).map_err(io)?;
         let journal = Journal {
@@ -373,6 +386,36 @@ mod tests {
                 cut_bytes: bytes.len() as u64 - keep
             })
         );
+    }
+
+    /// Opened only to read (a read-only metadata directory, review R10-3): the records
+    /// and the torn tail are reported, the file is left as it is, and an append fails.
+    #[test]
+    fn a_read_only_open_reports_a_torn_tail_and_leaves_the_file_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        let keep = std::fs::metadata(&path).unwrap().len();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(&[7u8; 30]);
+        std::fs::write(&path, &bytes).unwrap();
+        let (mut j, recs) = J::open_read_only(&path).unwrap();
+        assert_eq!(recs.len(), 1);
+        assert_eq!(
+            j.tail_cut(),
+            Some(TailCut {
+                at_byte: keep,
+                cut_bytes: 30
+            })
+        );
+        assert!(j.append(&"refused".to_string(), true).is_err());
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            bytes,
+            "nothing cut, nothing written"
+        );
+        assert!(J::open_read_only(&dir.path().join("none")).is_err());
     }
 
     #[test]

@@ -2069,7 +2069,7 @@ impl Store {
                                 element: &whole_block,
                             };
                             let repair = step.zone != PlanZone::Cache;
-                            self.read_range_repairing(None, at, &mut buf, repair)?;
+                            self.read_range_repairing(None, at, &mut buf, repair, false)?;
                             if step.zone == PlanZone::Cache {
                                 // Rebuilt from the cache stripe and confirmed against the
                                 // block's checksum (bytes no write of the cache stripe reached
@@ -2444,7 +2444,7 @@ impl Store {
                 addr_bytes: addr,
                 element: &piece.element,
             };
-            self.read_range_repairing(None, piece_at, buf, true)?;
+            self.read_range_repairing(None, piece_at, buf, true, false)?;
             at += len;
         }
         Ok(out)
@@ -2458,7 +2458,18 @@ impl Store {
         at: ElementRead,
         buf: &mut [u8],
     ) -> Result<(), StoreError> {
-        self.read_range_repairing(core, at, buf, false)
+        self.read_range_repairing(core, at, buf, false, false)
+    }
+
+    /// `read_range` for a client's read (`Store::read`): also refuses a decode nothing can
+    /// check while a journal tail cut is on record (`refuse_decode_after_tail_cut`). Only
+    /// there: a refused decode inside a plan or recovery would fail it half way.
+    pub(super) fn read_range_for_client(
+        &self,
+        at: ElementRead,
+        buf: &mut [u8],
+    ) -> Result<(), StoreError> {
+        self.read_range_repairing(None, at, buf, false, true)
     }
 
     /// `read_range`, and with `repair` a home block that failed its checksum, was rebuilt
@@ -2471,6 +2482,7 @@ impl Store {
         at: ElementRead,
         buf: &mut [u8],
         repair: bool,
+        client_read: bool,
     ) -> Result<(), StoreError> {
         let ElementRead {
             oss,
@@ -2505,8 +2517,14 @@ impl Store {
                         done += n;
                         continue;
                     }
-                    let whole =
-                        self.rebuild_element(core, file, element.stripe, element.pos, from, n)?;
+                    let whole = self.rebuild_element(
+                        core,
+                        file,
+                        element.stripe,
+                        element.pos,
+                        (from, n),
+                        client_read,
+                    )?;
                     if err.is_corrupt() {
                         self.confirm_rebuilt(core, oss, key, file, element, &whole, from, n)?;
                         if repair {

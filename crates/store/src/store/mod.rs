@@ -550,6 +550,10 @@ pub struct Store {
     /// cache may hold data and parity of different versions, torn blocks, bytes no one
     /// acknowledged), every other stripe reads as without them.
     reads_only_cut_stripes: Mutex<BTreeSet<(u64, u64)>>,
+    /// The store's metadata directory refuses writes (a read-only file system: review
+    /// R10-3): the store is open for reads only (`reads_only` holds the cause), its journal
+    /// only read (`Journal::open_read_only`), and nothing is journaled. `Some(cause)`.
+    metadata_read_only: Option<String>,
     /// Names with a `put` in progress. Why: a put writes its new content under the name's
     /// staging name (`NAME\0put`); two puts of one name at once (API threads) shared it, and
     /// one could give the name the other's half-written content (review H3: wrong bytes
@@ -595,6 +599,35 @@ fn read_piece(input: &mut dyn std::io::Read, piece: &mut Vec<u8>) -> Result<(), 
 
 /// What a store open for reads only (`Store::reads_only`) tells the user: the cause and the
 /// way out.
+/// Does the store's metadata directory refuse writes? `Some(cause)`: a read-only file
+/// system (or, for a user other than root, no write permission). Why asked up front: the
+/// journal is opened for appends, and every command failed there with a bare EROFS
+/// (review R10-3), reads included.
+fn metadata_dir_read_only(dir: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `path` is a valid NUL-terminated string; access(2) only reads it.
+    if unsafe { libc::access(path.as_ptr(), libc::W_OK) } == 0 {
+        return None;
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
+        Some(libc::EROFS) | Some(libc::EACCES) | Some(libc::EPERM) => Some(err.to_string()),
+        _ => None, // anything else fails where it is met, as before
+    }
+}
+
+/// What a store open for reads only tells the user (see `reads_only_why`).
+fn reads_only_message(metadata_read_only: bool, cause: &str, dir: &Path) -> String {
+    if !metadata_read_only {
+        return reads_only_why(cause, dir);
+    }
+    format!(
+        "its metadata directory {} refuses writes ({cause}); reads, `ls`, `status` and a verify-only `scrub` work, every change (put, write, rm, fail, rebuild, scrub --repair, ...) is refused with nothing done. To change the store, remount that file system read-write (for example `mount -o remount,rw` of it) and retry",
+        dir.display()
+    )
+}
+
 fn reads_only_why(cause: &str, dir: &Path) -> String {
     format!(
         "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
@@ -707,9 +740,11 @@ fn to_backend_zone(z: PlanZone) -> Zone {
     }
 }
 
-/// Most bytes of file stripes the open scrubs by itself after a journal tail cut (see
-/// `Store::verify_after_tail_cut`): reading them takes well under a second on one disk.
-const TAIL_CUT_VERIFY_BYTES_MAX: u64 = 64 << 20;
+/// Most bytes of file stripes the open scrubs and repairs by itself after a journal tail
+/// cut (see `Store::repair_after_tail_cut`): reading them takes a few seconds on one disk.
+/// A larger store is left to the user's `scrub --repair` (the warning says so); until then
+/// no read decodes through its parity (`refuse_decode_after_tail_cut`).
+const TAIL_CUT_REPAIR_BYTES_MAX: u64 = 1 << 30;
 
 fn strategy_kind(w: WritePath) -> StrategyKind {
     match w {
@@ -1137,11 +1172,15 @@ impl Store {
             .values()
             .map(|m| (m.id, m.written_runs()))
             .collect();
+        let metadata_read_only = metadata_dir_read_only(dir);
         if !dir.join(JOURNAL_FILE).exists() {
             // Before `Journal::open` creates it empty: a refusal then changes nothing.
             Store::refuse_older_metadata(dir, &backends, &state)?;
         }
-        let (mut journal, records) = Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?;
+        let (mut journal, records) = match &metadata_read_only {
+            Some(_) => Journal::<Rec>::open_read_only(&dir.join(JOURNAL_FILE))?,
+            None => Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?,
+        };
         let journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
         for (seq, rec) in &records {
@@ -1302,6 +1341,7 @@ impl Store {
             poisoned: AtomicBool::new(false),
             reads_only: Mutex::new(None),
             reads_only_cut_stripes: Mutex::new(BTreeSet::new()),
+            metadata_read_only,
             puts_in_progress: Mutex::new(HashSet::new()),
             put_done_cv: Condvar::new(),
             absorbed_failures: Mutex::new(BTreeSet::new()),
@@ -1321,7 +1361,14 @@ impl Store {
                 at_byte: cut.at_byte,
                 cut_bytes: cut.cut_bytes,
             };
-            store.journal(&mut core, rec, true)?;
+            if store.metadata_read_only.is_some() {
+                // Not cut, not journaled: known to this process only (warned, and reads
+                // refuse unchecked decodes), and found again by the next open.
+                let seq = core.journal.next_seq();
+                core.state.apply(seq, &rec);
+            } else {
+                store.journal(&mut core, rec, true)?;
+            }
         }
         {
             // The cache stripes of plans a crash cut before they began are not learnt: a
@@ -1340,6 +1387,20 @@ impl Store {
                 .collect();
             drop(core);
             store.learn_replayed(&began);
+        }
+        if let Some(cause) = &store.metadata_read_only {
+            // Reads only, from the planner's view as replayed: nothing below may run, each
+            // writes the journal (recovery, restarted windows, timers, removals).
+            let settling = store.core.lock().state.settling.is_some();
+            if !undurable.is_empty() || settling {
+                return Err(StoreError::Io(format!(
+                    "the store needs crash recovery (a write or settle was cut), which writes its metadata, but its metadata directory {} refuses writes ({cause}); nothing was read or changed. Remount it read-write (for example `mount -o remount,rw` of its file system) and retry: the next open recovers",
+                    dir.display()
+                )));
+            }
+            store.poisoned.store(true, Ordering::SeqCst);
+            *store.reads_only.lock() = Some(cause.clone());
+            return Ok(store);
         }
         let more = {
             let mut core = store.core.lock();
@@ -1482,23 +1543,28 @@ impl Store {
         store.drop_staging_files()?;
         // Removals a crash cut after their record: their objects go now.
         store.finish_removals(&store.gate_exclusive()?)?;
-        store.verify_after_tail_cut();
+        store.repair_after_tail_cut();
         Ok(store)
     }
 
-    /// A journal tail cut on record (`Rec::JournalTailCut`) and a small store: scrub it now
-    /// (checking only, repairing nothing), so that the common case, a power cut that tore a
-    /// record no OSS write followed, needs nothing of the user. Clean, the scrub journals
-    /// the check and the cut becomes a note at close; else the warning stays and says what
-    /// to do. Bounded: at most `TAIL_CUT_VERIFY_BYTES_MAX` bytes of stripes (a larger store
-    /// is left to the user's `scrub`, which may take long). Best effort: a scrub that fails
-    /// leaves the warning as it was.
-    fn verify_after_tail_cut(&self) {
+    /// A journal tail cut on record (`Rec::JournalTailCut`), every OSS up and a store of at
+    /// most `TAIL_CUT_REPAIR_BYTES_MAX` bytes of stripes: scrub and repair it now, before
+    /// any OSS can fail. Why repair and not only check (review R10-5): the cut write's
+    /// stripes may keep parity that does not match their data, and one more failed OSS
+    /// then decoded wrong bytes through it with exit 0; the parity is re-encoded from the
+    /// data there (see `reencode_parity_after_tail_cut`). Clean or repaired whole, the
+    /// scrub journals the check and the cut becomes a note at close; else the warning stays
+    /// and says what to do, and reads refuse decodes meanwhile. Best effort: a scrub that
+    /// fails leaves the warning as it was, with a note saying why.
+    fn repair_after_tail_cut(&self) {
         let sdb = self.layout.stripe_data_bytes();
         let stripes_bytes: u64 = {
             let core = self.core.lock();
             if core.state.journal_tail_cuts.is_empty() {
                 return;
+            }
+            if !self.unavailable_set(&core).is_empty() {
+                return; // nothing can check a stripe's parity without all its columns
             }
             core.state
                 .files
@@ -1506,17 +1572,32 @@ impl Store {
                 .map(|m| m.size_bytes.div_ceil(sdb).saturating_mul(sdb))
                 .fold(0u64, u64::saturating_add)
         };
-        if stripes_bytes > TAIL_CUT_VERIFY_BYTES_MAX {
+        if stripes_bytes > TAIL_CUT_REPAIR_BYTES_MAX || self.check_usable().is_err() {
             return;
         }
-        if let Ok(report) = self.scrub(false) {
-            if report.journal_tail_cuts_checked > 0 {
-                self.deferred_warnings.lock().push(format!(
-                    "the journal's last record was damaged or torn by a power cut and was cut off when the store opened; the open checked every stripe's parity ({} stripes) and it matches: nothing to do",
+        let said = "the journal's last record was damaged or torn by a power cut and was cut off when the store opened; the open checked every stripe's parity";
+        let note = match self.scrub(true) {
+            Ok(report) if report.journal_tail_cuts_checked > 0 && report.repaired_elements == 0 => {
+                format!(
+                    "{said} ({} stripes) and it matches: nothing to do",
                     report.stripes_checked
-                ));
+                )
             }
-        }
+            Ok(report) if report.journal_tail_cuts_checked > 0 => format!(
+                "{said} ({} stripes) and repaired {} elements: {}",
+                report.stripes_checked,
+                report.repaired_elements,
+                report.stale_repaired.join("; ")
+            ),
+            Ok(report) => format!(
+                "{said} ({} stripes) but could not repair all of it ({}): `exaraid store scrub {}` lists what is left",
+                report.stripes_checked,
+                report.unrepairable.join("; "),
+                self.dir.display()
+            ),
+            Err(e) => format!("{said}, but that scrub did not finish: {e}"),
+        };
+        self.deferred_warnings.lock().push(note);
     }
 
     /// Durable plans whose `Complete` input is not journaled (a crash between the two
@@ -1577,7 +1658,7 @@ impl Store {
             if let Some(why) = self.reads_only.lock().as_ref() {
                 return Err(StoreError::Io(format!(
                     "the store is open for reads only: {}; this change was refused, nothing was done",
-                    reads_only_why(why, &self.dir)
+                    reads_only_message(self.metadata_read_only.is_some(), why, &self.dir)
                 )));
             }
             return Err(StoreError::Io(
@@ -1606,6 +1687,14 @@ impl Store {
 
     /// `journal`, returning the record's sequence number.
     fn journal_seq(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<u64, StoreError> {
+        if let Some(cause) = &self.metadata_read_only {
+            // Every change goes through here first (a journal record before its effect):
+            // one place refuses all of them, those that skip `check_usable` too (`fail`).
+            return Err(StoreError::Io(format!(
+                "the store is open for reads only: {}; this change was refused, nothing was done",
+                reads_only_message(true, cause, &self.dir)
+            )));
+        }
         if core.epoch_due {
             self.bump_epoch(core)?;
         }
@@ -3229,7 +3318,7 @@ impl Store {
             // Nothing was changed; the next open tries the settle again.
             return Ok(vec![format!(
                 "the store was open for reads only: {}",
-                reads_only_why(why, &self.dir)
+                reads_only_message(self.metadata_read_only.is_some(), why, &self.dir)
             )]);
         }
         if self.poisoned.load(Ordering::SeqCst) {
@@ -3333,7 +3422,10 @@ impl Store {
             if down.len() > self.tolerance() {
                 self.too_many_unavailable(&down).to_string()
             } else if let Some(why) = self.reads_only.lock().as_ref() {
-                format!("open for reads only: {}", reads_only_why(why, &self.dir))
+                format!(
+                    "open for reads only: {}",
+                    reads_only_message(self.metadata_read_only.is_some(), why, &self.dir)
+                )
             } else {
                 "an operation failed half way: the next open of the store recovers it".into()
             }

@@ -649,15 +649,16 @@ impl Store {
 
     /// Rebuild one home element from the rest of its stripe (degraded read), block row by
     /// block row. The caller could not read `from..from + len` of it; fails with `DataLost`
-    /// only if an unreadable block of that range is in a block row beyond the tolerance.
+    /// only if an unreadable block of that range is in a block row beyond the tolerance
+    /// (or, for a `client_read`, see `refuse_decode_after_tail_cut`).
     pub(super) fn rebuild_element(
         &self,
         core: Option<&Core>,
         file: u64,
         stripe: u64,
         pos: Pos,
-        from: usize,
-        len: usize,
+        (from, len): (usize, usize),
+        client_read: bool,
     ) -> Result<Vec<u8>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES;
         assert!(len > 0 && from + len <= self.sb.element_bytes);
@@ -687,6 +688,9 @@ impl Store {
                 missing: false,
             });
         }
+        if client_read {
+            self.refuse_decode_after_tail_cut(core, file, stripe, pos, &home)?;
+        }
         let lost = self.decode_blocks(&mut home)?;
         if wanted
             .iter()
@@ -695,6 +699,46 @@ impl Store {
             return Err(self.lost_blocks_error(core, file, stripe, &home, &lost));
         }
         Ok(home.buf.element(pos).to_vec())
+    }
+
+    /// While a journal tail cut is on record (`Rec::JournalTailCut`, no scrub since found
+    /// every stripe's parity matching): a decode of the element at `pos` that nothing can
+    /// check is refused. That is one whose column has no checksum to confirm it (its OSS
+    /// failed or not answering, its slot missing) and whose stripe has no parity left over
+    /// to check the decode (`decode_checked`: as many columns erased as the code
+    /// tolerates). Why (review R10-5): the cut write may have left this stripe's parity
+    /// stale, and such a decode then returns wrong bytes with nothing to notice it; a read
+    /// refused names the cause and what to do instead. A client's read only: a plan's read
+    /// step, recovery and rebuild still decode there (a refusal would fail them half way;
+    /// see docs/store.md, Limits, R10-5).
+    fn refuse_decode_after_tail_cut(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        pos: Pos,
+        home: &HomeStripe,
+    ) -> Result<(), StoreError> {
+        let cut = self.with_core(core, |c| c.state.journal_tail_cuts.last().copied());
+        let Some(cut) = cut else {
+            return Ok(());
+        };
+        let unconfirmable = home.unavailable_cols.contains(&pos.col)
+            || home.corrupt.iter().any(|c| c.pos == pos && c.missing);
+        if !unconfirmable || home.erased_cols().len() < self.tolerance() {
+            return Ok(());
+        }
+        let oss = self.layout.oss_of(file, stripe, pos.col);
+        let sdb = self.layout.stripe_data_bytes();
+        Err(StoreError::DataLost(format!(
+            "{} stripe {stripe} (file bytes {}..{}) needs a decode from parity to be read (OSS {oss}, which holds its column {}, is failed or not answering), and the journal's last record was cut off (at byte {}) with no scrub since that found every stripe's parity matching: the cut write may have left this stripe's parity stale, and the decode could return wrong bytes, so nothing was read. Bring OSS {oss} back (mount it; `exaraid store online {dir} --oss {oss}` if it is recorded failed) and the next open repairs the parity by itself; if its disk is gone for good, `exaraid store rebuild {dir} --oss {oss}` rebuilds it through this same unchecked parity. Every stripe readable without a decode still reads",
+            self.file_name_in(core, file),
+            stripe * sdb,
+            (stripe + 1) * sdb,
+            pos.col,
+            cut.at_byte,
+            dir = self.dir.display(),
+        )))
     }
 
     /// A degraded read rebuilt a home element from parity because a block of it failed its
@@ -849,7 +893,7 @@ impl Store {
                     let from = (x.file_offset_bytes - offset_bytes) as usize;
                     let buf = &mut out[from..from + x.len_bytes as usize];
                     self.count(x.oss, to_backend_zone(x.zone), Op::Read, false);
-                    result = self.read_range(None, ElementRead::of_extent(file, &x), buf);
+                    result = self.read_range_for_client(ElementRead::of_extent(file, &x), buf);
                     if result.is_err() {
                         break;
                     }

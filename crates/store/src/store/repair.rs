@@ -817,6 +817,10 @@ impl Store {
         let mut report = ScrubReport::default();
         let g = self.layout.geometry().clone();
         let block = CHECKSUM_BLOCK_BYTES;
+        // A journal tail cut on record: parity that disagrees with checksum-clean data where
+        // no single column can be located is explained by the cut (see
+        // `reencode_parity_after_tail_cut`), and is re-encoded from the data.
+        let after_tail_cut = repair && !self.core.lock().state.journal_tail_cuts.is_empty();
         for (name, meta) in files {
             let id = meta.id;
             let holes = self.allocated_hole_stripes(id, &meta)?;
@@ -870,7 +874,15 @@ impl Store {
                             // from it would destroy the acknowledged bytes for good.
                             self.locate_stale_rows(&mut home)?;
                             self.rewrite_located(id, stripe, &name, &home, &mut report)?;
-                            if !home.disagree.is_empty() {
+                            if !home.disagree.is_empty() && after_tail_cut {
+                                self.reencode_parity_after_tail_cut(
+                                    id,
+                                    stripe,
+                                    &name,
+                                    &mut home,
+                                    &mut report,
+                                )?;
+                            } else if !home.disagree.is_empty() {
                                 report.unrepairable.push(self.unlocated_message(
                                     stripe,
                                     &name,
@@ -963,7 +975,8 @@ impl Store {
         if !unrepaired && parity_matches {
             let mut core = self.core.lock();
             let cuts = core.state.journal_tail_cuts.len();
-            if cuts > 0 {
+            // A read-only metadata directory keeps the cut (not journaled) for the next open.
+            if cuts > 0 && self.metadata_read_only.is_none() {
                 self.journal(&mut core, Rec::JournalTailChecked, true)?;
                 report.journal_tail_cuts_checked = cuts;
             }
@@ -1071,6 +1084,64 @@ impl Store {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// After a journal tail cut (`Rec::JournalTailCut`): the block rows `home.disagree` of a
+    /// checksum-clean home stripe, where no single column can be located, get parity
+    /// re-encoded from their data, whole blocks, and the report says so.
+    ///
+    /// Why the data is the truth there (review R10-5): the cut record was the store's last
+    /// one, so the write it stood for never got its `Durable` record, was never
+    /// acknowledged, and may hold old or new bytes in its range; its plan writes data and
+    /// parity elements, and where it was cut between them the parity is stale. Every data
+    /// block the cut write did not touch holds acknowledged bytes under a valid checksum,
+    /// and every one it touched holds its old or its new bytes, both allowed; parity
+    /// re-encoded from them keeps all of that, while a decode through the stale parity
+    /// returned wrong bytes of the other columns once one more OSS failed. A stale data
+    /// element of an acknowledged write (a lost write) is the one case this gets wrong, and
+    /// only where the parity equations cannot locate it (`locate_stale_rows` ran first:
+    /// raid6 and rs with two or more parities locate one stale column and rewrite it from
+    /// the others, the data included; raid5 cannot tell the two cases apart and takes the
+    /// cut, the cause on record, as the cause).
+    fn reencode_parity_after_tail_cut(
+        &self,
+        id: u64,
+        stripe: u64,
+        name: &str,
+        home: &mut HomeStripe,
+        report: &mut ScrubReport,
+    ) -> Result<(), StoreError> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        assert!(home.unavailable_cols.is_empty() && home.corrupt.is_empty());
+        assert!(self.kind != StrategyKind::Raid0, "raid0 has no parity");
+        let rows: Vec<usize> = home.disagree.iter().copied().collect();
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        for &i in &rows {
+            slice_stripe_into(&home.buf, i * block..(i + 1) * block, &mut row);
+            self.code
+                .encode(&mut row)
+                .map_err(|e| StoreError::Io(e.to_string()))?;
+            for pos in g.parity_pos.iter().copied() {
+                home.buf.element_mut(pos)[i * block..(i + 1) * block]
+                    .copy_from_slice(row.element(pos));
+            }
+        }
+        let mut osses = BTreeSet::new();
+        for pos in g.parity_pos.iter().copied() {
+            let Some((oss, key)) = self.home_key(id, stripe, pos) else {
+                continue;
+            };
+            self.write_block_runs(oss, key, home.buf.element(pos), &rows)?;
+            report.repaired_elements += 1;
+            osses.insert(oss);
+        }
+        report.stale_repaired.push(format!(
+            "{} stripe {stripe}: data and parity disagreed in 4 KiB block rows {rows:?}, where no single column is wrong; the journal's last record was cut off (a write never acknowledged, cut between its data and parity writes, explains it), so the parity on OSS {osses:?} was re-encoded from the checksum-clean data",
+            read::describe_file_name(name)
+        ));
+        home.disagree.clear();
         Ok(())
     }
 

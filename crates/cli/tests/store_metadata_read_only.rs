@@ -1,0 +1,179 @@
+//! Review R10-3 (BAD ERROR): a store whose metadata directory (superblock, state, journal)
+//! sits on a read-only file system failed every command, `get`, `ls` and `status` too,
+//! with a bare "journal ...: Read-only file system (os error 30)". Specification: reads
+//! work, each saying on stderr what is read-only and what to do; every change is refused
+//! with a message saying so and nothing is changed; a store that needs crash recovery
+//! (which writes) is refused naming that; once the file system is read-write again,
+//! everything works as before.
+//!
+//! The read-only file system is a read-only bind mount of the metadata directory (the OSS
+//! directories stay writable elsewhere), which needs root and a kernel that allows it: the
+//! test says so and passes without checking anything where it cannot mount.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const READ_ONLY: &str = "refuses writes (Read-only file system";
+
+/// A read-only bind mount of `from` at `at`, unmounted when dropped (also when the test
+/// fails). `None`: mounting is not permitted here.
+struct ReadOnlyMount(PathBuf);
+
+impl ReadOnlyMount {
+    fn new(from: &Path, at: &Path) -> Option<ReadOnlyMount> {
+        std::fs::create_dir_all(at).unwrap();
+        let bound = Command::new("mount")
+            .args(["--bind", s(from), s(at)])
+            .status()
+            .is_ok_and(|st| st.success());
+        if !bound {
+            return None;
+        }
+        let mount = ReadOnlyMount(at.to_path_buf());
+        let read_only = Command::new("mount")
+            .args(["-o", "remount,ro,bind", s(at)])
+            .status()
+            .is_ok_and(|st| st.success());
+        read_only.then_some(mount)
+    }
+}
+
+impl Drop for ReadOnlyMount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_read_only_metadata_directory_serves_reads_and_refuses_changes_clearly() {
+    let root = fast_tempdir("exaraid-ro-meta-");
+    let meta = root.path().join("meta");
+    let mounted = root.path().join("mounted");
+    let osses: Vec<String> = (0..4)
+        .map(|i| s(&root.path().join(format!("oss-{i}"))).to_string())
+        .collect();
+    let writable = meta.join("s");
+    init_store(
+        s(&writable),
+        &["--oss-dirs", &osses.join(","), "--code", "raid5"],
+    );
+    let f = bytes(1, 50_000);
+    ok(&["store", "put", s(&writable), "f"], &f);
+    let Some(mount) = ReadOnlyMount::new(&meta, &mounted) else {
+        eprintln!("SKIPPED: a read-only bind mount is not permitted here (needs root)");
+        return;
+    };
+    let d = mounted.join("s");
+    let d = s(&d);
+
+    // Reads work, each saying what is read-only and what to do.
+    for args in [
+        vec!["store", "get", d, "f"],
+        vec![
+            "store", "read", d, "f", "--offset", "100", "--length", "1000",
+        ],
+        vec!["store", "ls", d],
+        vec!["store", "status", d],
+        vec!["store", "status", d, "--json"],
+        vec!["store", "scrub", d],
+    ] {
+        let out = exaraid(&args, b"");
+        let err = stderr_of(&out);
+        assert!(out.status.success(), "{args:?}: {err}");
+        assert!(
+            err.contains(READ_ONLY) && err.contains("remount"),
+            "{args:?} says what is read-only and what to do: {err}"
+        );
+    }
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    let read = ok(
+        &[
+            "store", "read", d, "f", "--offset", "100", "--length", "1000",
+        ],
+        b"",
+    );
+    assert_eq!(read, f[100..1100]);
+
+    // Every change is refused, saying why, and changes nothing.
+    let journal_before = std::fs::read(meta.join("s").join("journal")).unwrap();
+    for (args, stdin) in [
+        (vec!["store", "put", d, "g"], b"new".as_slice()),
+        (vec!["store", "write", d, "f", "--offset", "0"], b"new"),
+        (vec!["store", "rm", d, "f"], b""),
+        (vec!["store", "fail", d, "--oss", "1"], b""),
+        (vec!["store", "scrub", d, "--repair"], b""),
+    ] {
+        let out = exaraid(&args, stdin);
+        let err = stderr_of(&out);
+        assert!(!out.status.success(), "{args:?} was refused");
+        assert!(
+            err.contains("open for reads only")
+                && err.contains(READ_ONLY)
+                && err.contains("nothing was done"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(meta.join("s").join("journal")).unwrap(),
+        journal_before
+    );
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+
+    // Read-write again: everything works, nothing was lost.
+    drop(mount);
+    let d = s(&writable);
+    ok(&["store", "put", d, "g"], b"new");
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    let out = exaraid(&["store", "scrub", d], b"");
+    assert!(out.status.success() && stderr_of(&out).is_empty());
+}
+
+/// A write killed mid-way leaves the store needing crash recovery, which writes: on a
+/// read-only metadata directory every command is refused naming that (not a bare EROFS),
+/// and with the file system read-write again the next command recovers.
+#[test]
+fn a_store_needing_recovery_on_a_read_only_metadata_directory_says_so() {
+    let root = fast_tempdir("exaraid-ro-meta-");
+    let meta = root.path().join("meta");
+    let mounted = root.path().join("mounted");
+    let osses: Vec<String> = (0..4)
+        .map(|i| s(&root.path().join(format!("oss-{i}"))).to_string())
+        .collect();
+    let writable = meta.join("s");
+    init_store(
+        s(&writable),
+        &["--oss-dirs", &osses.join(","), "--code", "raid5"],
+    );
+    let f = bytes(1, 50_000);
+    ok(&["store", "put", s(&writable), "f"], &f);
+    let new = bytes(2, 5000);
+    assert!(killed_at(
+        &["store", "write", s(&writable), "f", "--offset", "1000"],
+        &new,
+        "write-torn-block:1",
+    ));
+    let Some(mount) = ReadOnlyMount::new(&meta, &mounted) else {
+        eprintln!("SKIPPED: a read-only bind mount is not permitted here (needs root)");
+        return;
+    };
+    let d = mounted.join("s");
+    let out = exaraid(&["store", "get", s(&d), "f"], b"");
+    let err = stderr_of(&out);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("needs crash recovery") && err.contains(READ_ONLY) && err.contains("remount"),
+        "{err}"
+    );
+    drop(mount);
+    let got = ok(&["store", "get", s(&writable), "f"], b"");
+    assert_eq!(got.len(), f.len());
+    assert!(got[..1000] == f[..1000] && got[6000..] == f[6000..]);
+    assert!(got[1000..6000] == f[1000..6000] || got[1000..6000] == new[..]);
+}
