@@ -58,13 +58,14 @@ fn every_file_reads_back(d: &str, files: &[(&str, Vec<u8>)], point: &str) {
     assert!(!listed.contains("f1"), "{point}: f1 is removed: {listed}");
 }
 
-/// The fsyncs of `rm f1` (counted by the shim over the command): the journal first, then the
+/// The fsyncs of `rm f1` (counted by the shim over the command): the metadata epoch's (its
+/// journal record, then each OSS's epoch file: 6, session 11), the journal, then the
 /// extents log of each OSS whose objects of f1 were deleted, OSS 0 first. The check below
 /// fails if a change moves it (then list the shim's "EIOSHIM: sync N fails: ..." line of
 /// each N again).
-const OSS_0_EXTENTS_LOG_SYNC_N: u32 = 2;
+const OSS_0_EXTENTS_LOG_SYNC_N: u32 = 8;
 /// The fsync of the state checkpoint (`state.tmp`) at the end of `rm f1`.
-const STATE_CHECKPOINT_SYNC_N: u32 = 10;
+const STATE_CHECKPOINT_SYNC_N: u32 = 16;
 
 #[test]
 fn an_extents_log_sync_failing_in_rm_records_that_oss_failed_and_rm_succeeds() {

@@ -205,9 +205,14 @@ pub trait Backend: Send + Sync {
     fn metadata_epoch(&self) -> Option<MetadataEpoch> {
         None
     }
-    /// Keep `epoch` (see [`MetadataEpoch`]) durably: it replaces the one kept. Backends
-    /// without epochs ignore it (the store then cannot tell its metadata rolled back by them).
-    fn set_metadata_epoch(&self, _epoch: MetadataEpoch) -> Result<(), BackendError> {
+    /// Keep `epoch` (see [`MetadataEpoch`]), durably before returning if `durable`: it
+    /// replaces the one kept. Backends without epochs ignore it (the store then cannot tell
+    /// its metadata rolled back by them).
+    fn set_metadata_epoch(
+        &self,
+        _epoch: MetadataEpoch,
+        _durable: bool,
+    ) -> Result<(), BackendError> {
         Ok(())
     }
     /// The slots of a zone file that hold bytes on disk (allocated, not a hole of a sparse
@@ -1685,7 +1690,7 @@ impl Backend for DirBackend {
         })
     }
 
-    fn set_metadata_epoch(&self, epoch: MetadataEpoch) -> Result<(), BackendError> {
+    fn set_metadata_epoch(&self, epoch: MetadataEpoch, durable: bool) -> Result<(), BackendError> {
         // A directory without its label is a missing mount: write nothing into the mount
         // point (the OSS is unavailable anyway).
         if !self.dir.join(LABEL_FILE).exists() {
@@ -1711,9 +1716,12 @@ impl Backend for DirBackend {
             .and_then(|f| {
                 f.write_all_at(&text, 0)?;
                 f.set_len(text.len() as u64)?;
-                f.sync_data()
+                match durable {
+                    true => f.sync_data(),
+                    false => Ok(()),
+                }
             })
-            .and_then(|()| match created {
+            .and_then(|()| match created && durable {
                 // Its name durable too, once.
                 true => File::open(&self.dir).and_then(|d| d.sync_all()),
                 false => Ok(()),
@@ -2430,7 +2438,7 @@ mod tests {
             token: 1,
         };
         for epoch in [short, long, short] {
-            b.set_metadata_epoch(epoch).unwrap();
+            b.set_metadata_epoch(epoch, true).unwrap();
             assert_eq!(b.metadata_epoch(), Some(epoch));
         }
         let path = dir.path().join(EPOCH_FILE);

@@ -108,8 +108,6 @@ pub const LOST_RANGES_PER_RECORD_MAX: usize = 10_000;
 pub const JOURNAL_BYTES_CHECKPOINT: u64 = 16 << 20;
 
 const STATE_FILE: &str = "state";
-/// Threads telling OSSs a new metadata epoch at once (`Store::tell_osses_epoch`).
-const EPOCH_TELL_THREADS_MAX: usize = 64;
 const JOURNAL_FILE: &str = "journal";
 /// Attempts (10 ms apart) to take the store's lock before giving up: 3 s.
 const LOCK_ATTEMPTS: usize = 300;
@@ -1763,8 +1761,8 @@ impl Store {
     /// under it: a copy of the metadata from before (or a journal deleted or emptied since
     /// the checkpoint it followed) is then behind the OSSs. Not through `journal_seq`: the
     /// record is no operation's (kill points count operations' records). Cost: one fsync'd
-    /// record and one small file replaced per OSS, per session that writes and per
-    /// checkpoint (every `JOURNAL_BYTES_CHECKPOINT` of journal), not per write.
+    /// record and one small file overwritten and fdatasync'd per OSS, per session that
+    /// writes and per checkpoint (every `JOURNAL_BYTES_CHECKPOINT` of journal), not per write.
     fn bump_epoch(&self, core: &mut Core) -> Result<(), StoreError> {
         let epoch = Store::next_epoch(core);
         let rec = Rec::OssGenerations {
@@ -1780,28 +1778,17 @@ impl Store {
         core.state.apply(seq, &rec);
         core.epoch_due = false;
         core.epoch_bumped = true;
-        self.tell_osses_epoch(epoch);
+        self.tell_osses_epoch(epoch, true);
         Ok(())
     }
 
     /// Best effort per OSS: one OSS told is enough for `refuse_older_metadata`, and one not
     /// told (down, failed, its disk full) keeps an older epoch, which is never refused.
-    /// All at once (their fsyncs overlap, on disks of their own): one fsync's time a bump.
-    fn tell_osses_epoch(&self, epoch: MetadataEpoch) {
-        let healthy: Vec<&dyn Backend> = self
-            .backends
-            .iter()
-            .filter(|b| b.healthy())
-            .map(|b| &**b)
-            .collect();
-        for some in healthy.chunks(EPOCH_TELL_THREADS_MAX) {
-            std::thread::scope(|scope| {
-                for &b in some {
-                    scope.spawn(move || {
-                        let _one_told_is_enough = b.set_metadata_epoch(epoch);
-                    });
-                }
-            });
+    /// One OSS after the other, not a thread each: every thread's own malloc arena took 64
+    /// MiB of address space, and `get` under a memory cap failed to allocate its buffer.
+    fn tell_osses_epoch(&self, epoch: MetadataEpoch, durable: bool) {
+        for b in self.backends.iter().filter(|b| b.healthy()) {
+            let _one_told_is_enough = b.set_metadata_epoch(epoch, durable);
         }
     }
 
@@ -3388,7 +3375,10 @@ impl Store {
         }
         // A session that wrote ends in an epoch of its own, on record with the checkpoint and
         // told the OSSs after it: a copy of the metadata taken while it ran is then behind the
-        // OSSs too, not only once the next session writes (see `bump_epoch`).
+        // OSSs too, not only once the next session writes (see `bump_epoch`). Not fsync'd on
+        // the OSSs (five fsyncs of 5 OSSs per command saved): a kill keeps it; a power cut may
+        // take the OSSs back to the session's first epoch, which is allowed (behind the
+        // record), only the hot copy is not told then.
         let seal = core.epoch_bumped.then(|| Store::next_epoch(core));
         if let Some(epoch) = seal {
             core.state
@@ -3399,7 +3389,7 @@ impl Store {
         }
         self.checkpoint_locked(core)?;
         if let Some(epoch) = seal {
-            self.tell_osses_epoch(epoch);
+            self.tell_osses_epoch(epoch, false);
         }
         Ok(())
     }
