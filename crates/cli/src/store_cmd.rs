@@ -395,7 +395,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
             opts.oss_capacity_bytes = a.oss_capacity;
             opts.window_timeout_ms = a.window_timeout_ms;
             opts.unprotected_bytes_max = a.unprotected_max_bytes;
-            let store = Store::init(&a.dir, &opts)?;
+            // Waits while another process holds the directory (a racing init of it, or a
+            // command on the store it made); then refuses if that made a store.
+            let store = open_waiting(|| Store::init(&a.dir, &opts))?;
             out!(
                 "created store {} : {} over {} OSSs, stripe unit {} bytes, write path {}",
                 store.dir().display(),
