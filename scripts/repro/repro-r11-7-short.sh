@@ -1,5 +1,6 @@
 #!/bin/bash
-# reduced R11-7 Part A: raid6 4+2, 6 OSSs, WCL, 250 files of 20,000 bytes each with a cached 3,000-byte write
+# reduced R11-7 Part A (review s11r): raid6 4+2, 6 OSSs, WCL, 250 files of 20,000 bytes each with a cached 3,000-byte write,
+# then scrub, flush, fail+rebuild --oss 2, scrub under `ulimit -n LIMIT`. Usage: repro-r11-7-short.sh EXARAID DIR LIMIT
 E=$1; D=$2; LIM=$3
 rm -rf "$D"; mkdir -p "$D"; S="$D/s"
 $E store init "$S" --oss 6 --code raid6 --stripe-unit 4096 --write-path wcl >/dev/null

@@ -607,7 +607,7 @@ fn open_files_limit() -> Option<u64> {
     };
     // SAFETY: getrlimit writes one rlimit into the struct it is given.
     let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
-    (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
+    (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
 }
 
 /// Is `e` the process (EMFILE) or the system (ENFILE) out of file descriptors? Never the
