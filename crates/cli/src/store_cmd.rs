@@ -331,6 +331,13 @@ fn lost_key(l: &LostRangeStatus) -> LostKey {
     )
 }
 
+/// A file name as the CLI prints it: control characters (and quotes) escaped, as `ls` does.
+/// Why (review s11r R11-1): a name with a newline forged lines (`LOST: ...`) in the output a
+/// monitoring script parses, and an ESC sequence went raw to the terminal.
+fn shown(name: &str) -> std::str::EscapeDebug<'_> {
+    name.escape_debug()
+}
+
 /// `status`'s LOST lines: one per lost range on record.
 fn print_lost(lost: &[LostRangeStatus]) -> Result<()> {
     for l in lost {
@@ -338,7 +345,7 @@ fn print_lost(lost: &[LostRangeStatus]) -> Result<()> {
         if let Some(cause) = l.window.strip_prefix("none: ") {
             out!(
                 "LOST: '{}' bytes {}..{} (OSS {}: {cause}): reads fail until written again",
-                l.file,
+                shown(&l.file),
                 l.offset_bytes,
                 l.offset_bytes + l.len_bytes,
                 l.oss
@@ -347,7 +354,7 @@ fn print_lost(lost: &[LostRangeStatus]) -> Result<()> {
         }
         out!(
             "LOST: '{}' bytes {}..{} (only copy was on failed OSS {}, window {}): reads fail until written again",
-            l.file,
+            shown(&l.file),
             l.offset_bytes,
             l.offset_bytes + l.len_bytes,
             l.oss,
@@ -395,7 +402,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
             opts.oss_capacity_bytes = a.oss_capacity;
             opts.window_timeout_ms = a.window_timeout_ms;
             opts.unprotected_bytes_max = a.unprotected_max_bytes;
-            let store = Store::init(&a.dir, &opts)?;
+            // Waits while another process holds the directory (a racing init of it, or a
+            // command on the store it made); then refuses if that made a store.
+            let store = open_waiting(|| Store::init(&a.dir, &opts))?;
             out!(
                 "created store {} : {} over {} OSSs, stripe unit {} bytes, write path {}",
                 store.dir().display(),
@@ -580,7 +589,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     out!(
                         "open window {} on '{}': {} unprotected bytes",
                         w.token,
-                        w.file,
+                        shown(&w.file),
                         w.unprotected_bytes
                     );
                 }
@@ -666,7 +675,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     out!(
                         "corrupt: OSS {} file '{}' stripe {} {} row {} blocks {:?}{}",
                         f.oss,
-                        f.file,
+                        shown(&f.file),
                         f.stripe,
                         f.zone,
                         f.row,
@@ -686,7 +695,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         f.cache_slot,
                         f.zone,
                         f.row,
-                        f.file,
+                        shown(&f.file),
                         f.stripe,
                         ranges.join(", "),
                         f.blocks,
@@ -700,10 +709,10 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     );
                 }
                 for (f, s) in &report.parity_mismatches {
-                    out!("parity mismatch: file '{f}' stripe {s}");
+                    out!("parity mismatch: file '{}' stripe {s}", shown(f));
                 }
                 for (f, s) in &report.unsettled_stripes {
-                    out!("not compared: file '{f}' stripe {s}: the recovery that could not finish rewrites it (data and parity may differ there until it finishes; checksums checked)");
+                    out!("not compared: file '{}' stripe {s}: the recovery that could not finish rewrites it (data and parity may differ there until it finishes; checksums checked)", shown(f));
                 }
                 for r in &report.stale_repaired {
                     out!("repaired: {r}");
@@ -728,7 +737,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 for l in &report.lost_ranges {
                     out!(
                         "LOST: '{}' bytes {}..{} (OSS {}): reads fail until written again",
-                        l.file,
+                        shown(&l.file),
                         l.offset_bytes,
                         l.offset_bytes + l.len_bytes,
                         l.oss

@@ -1036,6 +1036,7 @@ impl Store {
             if self.fsync {
                 let syncing = Instant::now();
                 let failed = self.sync_osses(&plan.osses());
+                self.refuse_out_of_descriptors(&failed)?;
                 if !failed.is_empty() {
                     return Err(poison(self.sync_failed(&plan, failed)));
                 }
@@ -1250,6 +1251,25 @@ impl Store {
     /// WCL cache stripe on single parity decoded wrong bytes there). Beyond the code's
     /// tolerance nothing is recorded (`note_failed` refuses): the plan stays in flight
     /// and the next open recovers it as a crash cut it.
+    /// A sync that could not open a file for want of descriptors (EMFILE, ENFILE) never
+    /// reached the disk: nothing says the OSS dropped bytes, so it is not recorded failed
+    /// (review s11r R11-7: a flush near the limit recorded two healthy raid6 OSSs failed).
+    /// The command stops unacknowledged instead, the store poisoned: the next open redoes
+    /// what was under way, as after a crash.
+    pub(super) fn refuse_out_of_descriptors(
+        &self,
+        failed: &[(usize, BackendError)],
+    ) -> Result<(), StoreError> {
+        let Some((oss, err)) = failed.iter().find(|(_, e)| e.is_out_of_descriptors()) else {
+            return Ok(());
+        };
+        self.poisoned.store(true, Ordering::SeqCst);
+        Err(StoreError::Io(format!(
+            "the sync of OSS {oss} ({}) could not run, so this command stopped before acknowledging anything: {err}",
+            self.backends[*oss].location()
+        )))
+    }
+
     fn sync_failed(&self, plan: &IoPlan, failed: Vec<(usize, BackendError)>) -> StoreError {
         assert!(!failed.is_empty());
         let names: Vec<String> = failed

@@ -911,6 +911,32 @@ fn clear_half_made_oss_dir(d: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// What `Store::init` checks of `dir` and the OSS directories before it touches them: no
+/// store there yet, and OSS directories empty (or those of an init cut short, whose marker
+/// is returned: the init redoes it).
+fn init_checks(dir: &Path, opts: &InitOptions) -> Result<Option<InitMarker>, StoreError> {
+    if Superblock::path(dir).exists() {
+        return Err(StoreError::BadInput(format!(
+            "{} already holds an exaraid store; pick another directory or remove it first",
+            dir.display()
+        )));
+    }
+    let marker_path = dir.join(INIT_MARKER_FILE);
+    let unfinished: Option<InitMarker> = if marker_path.exists() {
+        Some(read_checked(&marker_path, "init-marker")?)
+    } else {
+        None
+    };
+    // Every OSS directory is checked before any is touched: a refusal changes nothing.
+    for d in &opts.oss_dirs {
+        match &unfinished {
+            Some(m) => check_half_made_oss_dir(d, &m.store_id)?,
+            None => check_oss_dir_empty(d)?,
+        }
+    }
+    Ok(unfinished)
+}
+
 impl Store {
     /// Create a new store in `dir` (which must not hold one) with its OSS directories.
     /// Restartable: an init cut short (see [`INIT_MARKER_FILE`]) is redone by the next one.
@@ -991,30 +1017,26 @@ impl Store {
                 )));
             }
         }
-        if Superblock::path(dir).exists() {
-            return Err(StoreError::BadInput(format!(
-                "{} already holds an exaraid store; pick another directory or remove it first",
-                dir.display()
-            )));
-        }
-        let marker_path = dir.join(INIT_MARKER_FILE);
-        let unfinished: Option<InitMarker> = if marker_path.exists() {
-            Some(read_checked(&marker_path, "init-marker")?)
-        } else {
-            None
-        };
-        // Every OSS directory is checked before any is touched: a refusal changes nothing.
-        for d in &opts.oss_dirs {
-            match &unfinished {
-                Some(m) => check_half_made_oss_dir(d, &m.store_id)?,
-                None => check_oss_dir_empty(d)?,
-            }
-        }
+        // Checked before anything is made (a refusal changes nothing), and again under the
+        // lock, where the answer cannot change (another init may have run meanwhile).
+        init_checks(dir, opts)?;
         std::fs::create_dir_all(dir)
             .map_err(|err| StoreError::from_io(err, &format!("creating {}", dir.display())))?;
         let dir = dir
             .canonicalize()
             .map_err(|err| StoreError::Io(format!("{}: {err}", dir.display())))?;
+        // The store's lock, held until the superblock is saved. Why (review s11r R11-2): two
+        // inits of one directory at once both passed the checks; the later wrote an empty
+        // state over the store the other had made, after a put into it was acknowledged.
+        let lock = lock_dir(&dir).map_err(|err| match err {
+            StoreError::Busy(_) => StoreError::Busy(format!(
+                "{} is in use by another exaraid process (another `init` of it, or a command on the store it holds): wait until that one ends and retry; if it was an init, the store it made is there to use",
+                dir.display()
+            )),
+            other => other,
+        })?;
+        let unfinished = init_checks(&dir, opts)?;
+        let marker_path = dir.join(INIT_MARKER_FILE);
         // The unfinished init's id, kept: a kill during this init leaves only labels of it.
         let store_id = match unfinished {
             Some(m) => {
@@ -1074,6 +1096,9 @@ impl Store {
             }
             _ => {}
         }
+        // `open` takes the lock itself (flock conflicts within one process too). An init that
+        // takes it in between finds the superblock and refuses.
+        drop(lock);
         Store::open(&dir)
     }
 

@@ -860,7 +860,8 @@ impl Store {
             let lost = core.state.lost_in(file, offset_bytes, len_bytes);
             if !lost.is_empty() {
                 let what = format!(
-                    "reading '{name}' bytes {offset_bytes}..{} failed",
+                    "reading {} bytes {offset_bytes}..{} failed",
+                    describe_file_name(name),
                     offset_bytes + len_bytes
                 );
                 return Err(self.lost_error(&core, &lost, &what));

@@ -2396,6 +2396,7 @@ impl Store {
         }
         let all: Vec<usize> = (0..self.backends.len()).collect();
         let sync_failed = self.sync_one_by_one(&all);
+        self.refuse_out_of_descriptors(&sync_failed)?;
         for (oss, err) in &sync_failed {
             self.distrust_after_failed_sync(*oss, err, "a settle's home writes");
         }
@@ -4261,6 +4262,7 @@ impl Store {
         // stripe's home writes skip it), and the caller puts it on record and copies again.
         let written: Vec<usize> = written.into_iter().collect();
         let sync_failed = self.sync_one_by_one(&written);
+        self.refuse_out_of_descriptors(&sync_failed)?;
         for (oss, err) in &sync_failed {
             self.distrust_after_failed_sync(*oss, err, "a settle's copies");
         }

@@ -959,6 +959,7 @@ impl Store {
             // OSS is recorded failed between plans, as by `store fail`, and scrub says so.
             let all: Vec<usize> = (0..self.backends.len()).collect();
             let failed = self.sync_one_by_one(&all);
+            self.refuse_out_of_descriptors(&failed)?;
             if !failed.is_empty() {
                 return Err(self.scrub_sync_failed(failed));
             }
