@@ -2392,7 +2392,7 @@ impl Store {
                         element: &sub,
                     }
                 };
-                self.read_range_repairing(None, read, buf, true)?;
+                self.read_range_repairing(None, read, buf, true, false)?;
             }
             at += el.len_bytes;
         }
