@@ -1391,7 +1391,6 @@ impl Store {
         let e = self.sb.element_bytes as u64;
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let g = self.layout.geometry().clone();
-        let findings_before = report.corrupt_cache_elements.len();
         let chunks = self
             .cache_chunks
             .lock()
@@ -1593,77 +1592,6 @@ impl Store {
                 }
                 report.corrupt_cache_elements.push(finding);
             }
-        }
-        if report.corrupt_cache_elements.len() == findings_before {
-            self.scrub_cache_stripe_parity(repair, (file, stripe, name), &chunks, report)?;
-        }
-        Ok(())
-    }
-
-    /// Check a WCL cache stripe's running parity against its (checksum-clean) data, as the
-    /// home scrub does for home stripes: each data element is decoded from the rest of its
-    /// cache stripe (`rebuild_cache_element`, which also checks every parity equation the
-    /// decode did not use) and compared with its live bytes on disk. Why (review s11r
-    /// R11-9): a stale cache element (a lost write: old bytes under a valid checksum) passes
-    /// every checksum, and the next destage computed home parity from it, making the wrong
-    /// bytes permanent. Only with every column of the cache stripe readable (a failed OSS's
-    /// column is what the decode would stand in for). Not repaired: which column is stale
-    /// is not located here, and rewriting a guess could destroy acknowledged bytes.
-    fn scrub_cache_stripe_parity(
-        &self,
-        repair: bool,
-        (file, stripe, name): (u64, u64, &str),
-        chunks: &exec::Chunks,
-        report: &mut ScrubReport,
-    ) -> Result<(), StoreError> {
-        let g = self.layout.geometry().clone();
-        let e = self.sb.element_bytes as u64;
-        if chunks
-            .values()
-            .any(|&(oss, _)| !self.backends[oss].healthy())
-        {
-            return Ok(());
-        }
-        let mut disagree: Option<String> = None;
-        'columns: for (&col, &(oss, base)) in chunks {
-            for row in 0..g.rows {
-                let pos = Pos { row, col };
-                if !matches!(g.cell(pos), Cell::Data(_)) {
-                    continue;
-                }
-                let (element, live) = match self.rebuild_cache_element(None, file, stripe, pos) {
-                    Ok(rebuilt) => rebuilt,
-                    Err(err) => {
-                        disagree = Some(err.to_string());
-                        break 'columns;
-                    }
-                };
-                let key = self.key(PlanZone::Cache, file, base + row as u64 * e);
-                for (a, z) in live {
-                    let (a, z) = (a as usize, z as usize);
-                    let mut on_disk = vec![0u8; z - a];
-                    self.count(oss, Zone::Cache, Op::Read, false);
-                    if self.read_retrying(oss, key, a, &mut on_disk).is_err() {
-                        return Ok(()); // unreadable now: reported by the checksum pass
-                    }
-                    if on_disk != element[a..z] {
-                        disagree = Some(format!(
-                            "row {row} column {col} (OSS {oss}) differs in element bytes {a}..{z} from what the rest of its cache stripe gives"
-                        ));
-                        break 'columns;
-                    }
-                }
-            }
-        }
-        let Some(why) = disagree else {
-            return Ok(());
-        };
-        report.parity_mismatches.push((name.to_string(), stripe));
-        if repair {
-            report.unrepairable.push(format!(
-                "{} stripe {stripe}: its cache stripe's running parity disagrees with its data ({why}); not repaired (the stale column is not located here): write the stripe's bytes again before the next flush moves them home, or restore the file",
-                read::describe_file_name(name)
-            ));
         }
         Ok(())
     }
