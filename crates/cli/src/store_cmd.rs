@@ -575,13 +575,17 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     out!("JOURNAL TAIL CUT: {warning}");
                 }
                 if let Some(why) = &status.recovery_pending {
-                    // Open for reads only: reads and a verify-only scrub do not wait.
-                    let waits = if why.starts_with("open for reads only") {
-                        "reads work, every change waits for it"
+                    // Open for reads only: reads and a verify-only scrub do not wait. A
+                    // metadata directory that refuses writes has no recovery to wait for:
+                    // every change is refused until it is remounted read-write.
+                    let (label, waits) = if why.contains("metadata directory") {
+                        ("READ ONLY", "reads work, every change is refused")
+                    } else if why.starts_with("open for reads only") {
+                        ("RECOVERY PENDING", "reads work, every change waits for it")
                     } else {
-                        "every other command waits for it"
+                        ("RECOVERY PENDING", "every other command waits for it")
                     };
-                    out!("RECOVERY PENDING ({waits}): {why}");
+                    out!("{label} ({waits}): {why}");
                 }
                 out!("bytes waiting for parity: {}", status.bytes_waiting_parity);
                 out!("bytes unprotected: {}", status.bytes_unprotected);

@@ -87,8 +87,10 @@ fn a_read_only_metadata_directory_serves_reads_and_refuses_changes_clearly() {
         let out = exaraid(&args, b"");
         let err = stderr_of(&out);
         assert!(out.status.success(), "{args:?}: {err}");
+        // `status` says it once, in its own output (the read-only notice is its data).
+        let said = format!("{err}{}", String::from_utf8_lossy(&out.stdout));
         assert!(
-            err.contains(READ_ONLY) && err.contains("remount"),
+            said.contains(READ_ONLY) && said.contains("remount"),
             "{args:?} says what is read-only and what to do: {err}"
         );
     }
