@@ -229,3 +229,54 @@ fn a_verify_only_scrub_is_served_while_open_for_reads_only() {
     assert!(report.parity_mismatches.is_empty(), "{report:?}");
     assert!(store.get("f").unwrap() == model);
 }
+
+/// Merge finding s11k: a journal tail cut on record and a store open for reads only (the
+/// settle cannot finish). A verify-only scrub skips the parity of the unsettled stripes, so
+/// it has not checked what the cut write may have left: the cut stays on record (reads
+/// keep refusing unchecked decodes) and the store, which promises that nothing changes,
+/// journals nothing. The open that finishes the settle then deals with the cut itself.
+#[test]
+fn a_verify_only_scrub_open_for_reads_only_keeps_a_tail_cut_on_record() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let hook = Arc::new(FailingHomeWrites::default());
+    let model = store_with_a_failed_settle(&dir, &hook);
+    // A torn tail (zeros a crash left past the last record): the next open cuts it.
+    let journal = dir.join("journal");
+    let mut bytes = std::fs::read(&journal).unwrap();
+    bytes.extend_from_slice(&[0u8; 100]);
+    std::fs::write(&journal, &bytes).unwrap();
+    hook.home_writes.store(0, Ordering::SeqCst);
+    let store = open(&dir, &hook).unwrap();
+    assert!(
+        store.journal_tail_cut_warning().is_some(),
+        "the cut is on record"
+    );
+    let journal_bytes = std::fs::metadata(&journal).unwrap().len();
+    let report = store.scrub(false).unwrap();
+    assert!(!report.unsettled_stripes.is_empty(), "{report:?}");
+    assert_eq!(report.journal_tail_cuts_checked, 0, "{report:?}");
+    assert!(
+        store.status().unwrap().journal_tail_cut.is_some(),
+        "a scrub that skipped stripes leaves the cut on record"
+    );
+    assert_eq!(
+        std::fs::metadata(&journal).unwrap().len(),
+        journal_bytes,
+        "a store open for reads only appends nothing to its journal"
+    );
+    drop(store);
+    let store = open(&dir, &hook).unwrap();
+    assert!(
+        store.journal_tail_cut_warning().is_some(),
+        "the next open still has the cut on record"
+    );
+    drop(store);
+    hook.failing.store(false, Ordering::SeqCst);
+    let store = open(&dir, &hook).unwrap();
+    assert!(
+        store.journal_tail_cut_warning().is_none(),
+        "the open that finishes the settle scrubs and clears the cut"
+    );
+    assert!(store.get("f").unwrap() == model);
+}

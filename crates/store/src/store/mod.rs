@@ -627,11 +627,23 @@ fn reads_only_message(metadata_read_only: bool, cause: &str, dir: &Path) -> Stri
 }
 
 fn reads_only_why(cause: &str, dir: &Path) -> String {
+    // The process's open-file limit (EMFILE) is no disk's fault: failing an OSS or freeing
+    // space would not help, and `fail` would cost redundancy (and window bytes) for nothing.
+    if cause.starts_with(OUT_OF_DESCRIPTORS_CAUSE) {
+        return format!(
+            "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work, but nothing can change until it finishes. No OSS is at fault and none is failed: raise the open-file limit (e.g. `ulimit -n 4096`) or close other files, then rerun the command on {dir}: every open tries the recovery again",
+            dir = dir.display()
+        );
+    }
     format!(
         "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
         dir = dir.display()
     )
 }
+
+/// How `reads_only_cause` starts the cause of an open that ran out of file descriptors, so
+/// `reads_only_why` can give the advice that fits (the cause is kept as a string).
+const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors";
 
 /// The cause a store open for reads only names: the error, without a backend's advice for
 /// an unavailable OSS ("reads fall back to parity, writes need `exaraid store rebuild`"),
@@ -639,6 +651,9 @@ fn reads_only_why(cause: &str, dir: &Path) -> String {
 /// refused like every change (review s9s S9-4).
 fn reads_only_cause(e: &StoreError) -> String {
     match e {
+        StoreError::Backend(crate::backend::BackendError::OutOfDescriptors { oss, why }) => {
+            format!("{OUT_OF_DESCRIPTORS_CAUSE} (OSS {oss}: {why})")
+        }
         StoreError::Backend(crate::backend::BackendError::Unavailable { oss, why }) => {
             format!("OSS {oss} failed an I/O operation ({why})")
         }
@@ -3635,5 +3650,32 @@ impl Drop for PutTurn<'_> {
         let removed = self.store.puts_in_progress.lock().remove(&self.name);
         assert!(removed, "a put's turn is taken once");
         self.store.put_done_cv.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod reads_only_message_tests {
+    use super::*;
+
+    #[test]
+    fn out_of_descriptors_advises_the_open_file_limit_not_failing_an_oss() {
+        let e = StoreError::Backend(crate::backend::BackendError::OutOfDescriptors {
+            oss: "0".to_string(),
+            why: "Too many open files (os error 24)".to_string(),
+        });
+        let msg = reads_only_message(false, &reads_only_cause(&e), Path::new("/s"));
+        assert!(msg.contains("ulimit -n"), "{msg}");
+        assert!(!msg.contains("store fail"), "{msg}");
+        assert!(!msg.contains("free space"), "{msg}");
+    }
+
+    #[test]
+    fn a_failing_oss_still_gets_the_fail_advice() {
+        let e = StoreError::Backend(crate::backend::BackendError::Unavailable {
+            oss: "1".to_string(),
+            why: "Input/output error".to_string(),
+        });
+        let msg = reads_only_message(false, &reads_only_cause(&e), Path::new("/s"));
+        assert!(msg.contains("store fail"), "{msg}");
     }
 }

@@ -967,17 +967,13 @@ impl Store {
         // A journal tail cut on record (`Rec::JournalTailCut`) is dealt with when every
         // stripe of every OSS was checked and its parity matches, or was repaired: a write
         // the cut record stood for left no stale parity behind.
-        let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired)
-            || report.corrupt_cache_elements.iter().any(|f| !f.repaired)
-            || !report.unrepairable.is_empty()
-            || !report.failed_oss.is_empty()
-            || !report.oss_problems.is_empty();
-        let parity_matches = report.parity_mismatches.is_empty() || repair;
-        if !unrepaired && parity_matches {
+        // A store open for reads only changes nothing (not even the journal), and the
+        // cut stays on record for the open that finishes recovery (review s11 merge).
+        let store_read_only = self.metadata_read_only.is_some() || self.reads_only.lock().is_some();
+        if tail_cuts_checked(&report, repair, store_read_only) {
             let mut core = self.core.lock();
             let cuts = core.state.journal_tail_cuts.len();
-            // A read-only metadata directory keeps the cut (not journaled) for the next open.
-            if cuts > 0 && self.metadata_read_only.is_none() {
+            if cuts > 0 {
                 self.journal(&mut core, Rec::JournalTailChecked, true)?;
                 report.journal_tail_cuts_checked = cuts;
             }
@@ -2032,5 +2028,57 @@ fn push_run(runs: &mut Vec<(u64, u64)>, a: u64, z: u64) {
     match runs.last_mut() {
         Some((_, last)) if *last >= a => *last = (*last).max(z),
         _ => runs.push((a, z)),
+    }
+}
+
+/// Whether a scrub that produced `report` may clear the journal tail cuts on record
+/// (`Rec::JournalTailChecked`): only when every stripe of every OSS was compared, its
+/// parity matches (or `repair` fixed it), and the store may append to its journal. A
+/// stripe left uncompared (`unsettled_stripes`) may hold the stale parity a cut write left,
+/// and clearing the cut would let reads decode through it unchecked (review R10-5).
+fn tail_cuts_checked(report: &ScrubReport, repair: bool, store_read_only: bool) -> bool {
+    let unchecked = report.corrupt_elements.iter().any(|f| !f.repaired)
+        || report.corrupt_cache_elements.iter().any(|f| !f.repaired)
+        || !report.unrepairable.is_empty()
+        || !report.failed_oss.is_empty()
+        || !report.oss_problems.is_empty()
+        || !report.unsettled_stripes.is_empty();
+    let parity_matches = report.parity_mismatches.is_empty() || repair;
+    !store_read_only && !unchecked && parity_matches
+}
+
+#[cfg(test)]
+mod tail_cut_tests {
+    use super::*;
+
+    #[test]
+    fn a_clean_scrub_of_a_writable_store_checks_the_tail_cuts() {
+        assert!(tail_cuts_checked(&ScrubReport::default(), false, false));
+        assert!(tail_cuts_checked(&ScrubReport::default(), true, false));
+    }
+
+    #[test]
+    fn a_stripe_not_compared_keeps_the_tail_cuts_on_record() {
+        let report = ScrubReport {
+            unsettled_stripes: vec![("f".to_string(), 3)],
+            ..ScrubReport::default()
+        };
+        assert!(!tail_cuts_checked(&report, false, false));
+        assert!(!tail_cuts_checked(&report, true, false));
+    }
+
+    #[test]
+    fn a_store_open_for_reads_only_keeps_the_tail_cuts_on_record() {
+        assert!(!tail_cuts_checked(&ScrubReport::default(), false, true));
+    }
+
+    #[test]
+    fn a_parity_mismatch_keeps_the_tail_cuts_unless_repaired() {
+        let report = ScrubReport {
+            parity_mismatches: vec![("f".to_string(), 0)],
+            ..ScrubReport::default()
+        };
+        assert!(!tail_cuts_checked(&report, false, false));
+        assert!(tail_cuts_checked(&report, true, false));
     }
 }
