@@ -44,6 +44,11 @@ pub const STATE_VERSION_SESSION9_RECORDS: u32 = 3;
 /// versions 1 to 3 and refuse 4, changing nothing). Records and fields added from session
 /// 11 on name this version in `Rec::reader_version` and `State::reader_version`.
 pub const STATE_VERSION_SESSION11_RECORDS: u32 = 4;
+/// The state file's header version while its journal or its own content may hold a record
+/// or a field that binaries of session 11 cannot read or would drop unseen (they read header
+/// versions 1 to 4 and refuse 5, changing nothing). Records and fields added from session
+/// 12 on name this version in `Rec::reader_version` and `State::reader_version`.
+pub const STATE_VERSION_SESSION12_RECORDS: u32 = 5;
 pub const SUPERBLOCK_FILE: &str = "superblock";
 
 /// The store's write path for writes outside delayed windows.
@@ -188,6 +193,7 @@ fn versions_read(kind: &str) -> &'static [u32] {
             STATE_VERSION_NEWER_RECORDS,
             STATE_VERSION_SESSION9_RECORDS,
             STATE_VERSION_SESSION11_RECORDS,
+            STATE_VERSION_SESSION12_RECORDS,
         ]
     } else {
         &[FORMAT_VERSION]
@@ -399,5 +405,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("does not exist"), "{err}");
+    }
+
+    /// Session-12 records name version 5; this build reads every state header from 1 to 5
+    /// and refuses the next one with the release advice, changing nothing.
+    #[test]
+    fn state_headers_up_to_the_session_12_version_are_read_and_the_next_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state");
+        for version in 1..=STATE_VERSION_SESSION12_RECORDS {
+            write_checked_version(&path, "state", version, &7u32).unwrap();
+            let (value, read) = read_checked_version::<u32>(&path, "state").unwrap();
+            assert_eq!((value, read), (7, version));
+        }
+        let next = STATE_VERSION_SESSION12_RECORDS + 1;
+        set_header_version(&path, "state", STATE_VERSION_SESSION12_RECORDS).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        let newer = text.replacen(
+            &format!(" v{STATE_VERSION_SESSION12_RECORDS} "),
+            &format!(" v{next} "),
+            1,
+        );
+        std::fs::write(&path, newer).unwrap();
+        let err = read_checked_version::<u32>(&path, "state")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("format version {next}")), "{err}");
+        assert!(err.contains("nothing was changed"), "{err}");
     }
 }
