@@ -17,9 +17,15 @@
 //! was or as the write left it (every combination: a kill leaves every returned write
 //! whole), and the write's input record appended to the journal and then damaged (so the
 //! open cuts it: the write is unknown to the store).
+//!
+//! `EXARAID_SWEEP=1` makes each test a counting sweep (the numbers of
+//! docs/results/s11h-r10.md: how many reads return a wrong byte on the code before the
+//! fix): a failed check is counted instead of ending the test at once, the counts are
+//! printed, and the test still fails at its end if any check failed.
 
 mod common;
 
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 
 use common::*;
@@ -29,6 +35,95 @@ use exaraid_store::{Store, StoreError, WritePath};
 /// Stripes of file "f": the cut write touches the first only.
 const STRIPES: usize = 3;
 const CUT_WARNING: &str = "journal's last record was cut off";
+/// Set to 1: count failed checks to the end of the test (see the module docs).
+const SWEEP_ENV: &str = "EXARAID_SWEEP";
+
+/// What a test's checks found. Outside a sweep the first failed check panics, as an
+/// `assert!` does; in a sweep it is counted here and `finish` fails the test.
+#[derive(Default)]
+struct Tally {
+    sweep: bool,
+    /// `check_reads` calls: one per image and failure set (and per image with every
+    /// OSS back).
+    reads: usize,
+    /// Of those, the ones that met a wrong byte (the first one ends the call).
+    wrong: usize,
+    /// Of those, the ones a read failed in otherwise (the failure ends the call).
+    failed: usize,
+    /// 4 KiB blocks refused naming the cut.
+    refused: usize,
+    /// Every other failed check, its message.
+    other: Vec<String>,
+}
+
+enum Failed {
+    WrongByte,
+    Read,
+    Check,
+}
+
+impl Tally {
+    fn new() -> Tally {
+        Tally {
+            sweep: std::env::var(SWEEP_ENV).is_ok_and(|v| v == "1"),
+            ..Tally::default()
+        }
+    }
+
+    fn fail(&mut self, kind: Failed, msg: String) {
+        if !self.sweep {
+            panic!("{msg}");
+        }
+        match kind {
+            Failed::WrongByte => self.wrong += 1,
+            Failed::Read => self.failed += 1,
+            Failed::Check => self.other.push(msg),
+        }
+    }
+
+    fn check(&mut self, ok: bool, msg: impl FnOnce() -> String) {
+        if !ok {
+            self.fail(Failed::Check, msg());
+        }
+    }
+
+    /// `check` for a helper that asserts on its own (`assert_consistent`).
+    fn check_panics(&mut self, what: &str, f: impl FnOnce()) {
+        if !self.sweep {
+            return f();
+        }
+        if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(f)) {
+            let why = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            self.other.push(format!("{what}: {why}"));
+        }
+    }
+
+    /// The sweep's counts printed; the test fails if any check failed.
+    fn finish(self, what: &str) {
+        if self.sweep {
+            println!(
+                "{what}: reads {}, with a WRONG byte {}, failing otherwise {}, blocks refused {}, \
+                 other checks failed {}",
+                self.reads,
+                self.wrong,
+                self.failed,
+                self.refused,
+                self.other.len()
+            );
+        }
+        assert!(
+            self.wrong == 0 && self.failed == 0 && self.other.is_empty(),
+            "{what}: {} reads met a WRONG byte, {} failed otherwise; other checks failed: {:?}",
+            self.wrong,
+            self.failed,
+            self.other
+        );
+    }
+}
 
 struct Scene {
     dir: PathBuf,
@@ -118,9 +213,10 @@ impl Scene {
     /// Every 4 KiB block of "f" read on its own: its acknowledged bytes (in the cut write's
     /// range each byte old or new), or, with `refused_ok`, a `DataLost` naming the cut.
     /// Never a wrong byte. Returns how many blocks were refused.
-    fn check_reads(&self, store: &Store, refused_ok: bool, what: &str) -> usize {
+    fn check_reads(&self, t: &mut Tally, store: &Store, refused_ok: bool, what: &str) -> usize {
         let cut = self.cut_at..self.cut_at + self.new.len();
         let mut refused = 0;
+        t.reads += 1;
         for at in (0..self.acked.len()).step_by(4096) {
             let len = 4096.min(self.acked.len() - at);
             match store.read("f", at as u64, len as u64) {
@@ -129,16 +225,24 @@ impl Scene {
                         let i = at + j;
                         let old = self.acked[i];
                         let ok = x == old || (cut.contains(&i) && x == self.new[i - cut.start]);
-                        assert!(
-                            ok,
-                            "{what}: WRONG byte {i}: {x:#04x}, acknowledged {old:#04x}"
-                        );
+                        if !ok {
+                            let msg = format!(
+                                "{what}: WRONG byte {i}: {x:#04x}, acknowledged {old:#04x}"
+                            );
+                            t.fail(Failed::WrongByte, msg);
+                            return refused;
+                        }
                     }
                 }
                 Err(StoreError::DataLost(msg)) if refused_ok && msg.contains(CUT_WARNING) => {
                     refused += 1;
+                    t.refused += 1;
                 }
-                Err(e) => panic!("{what}: read of bytes {at}..{}: {e}", at + len),
+                Err(e) => {
+                    let msg = format!("{what}: read of bytes {at}..{}: {e}", at + len);
+                    t.fail(Failed::Read, msg);
+                    return refused;
+                }
             }
         }
         refused
@@ -161,6 +265,7 @@ impl Scene {
 /// failures the code tolerates leave every acknowledged byte readable and right.
 fn the_open_repairs_the_cut_stripe(code: CodeSpec, tolerance: usize) {
     let s = scene(code, tolerance);
+    let mut t = Tally::new();
     let repaired = s._root.path().join("repaired");
     for landed in 0..1u32 << s.units.len() {
         s.crash(landed);
@@ -177,23 +282,24 @@ fn the_open_repairs_the_cut_stripe(code: CodeSpec, tolerance: usize) {
                 lose_disk(&s.dir, oss);
             }
             let store = open_unsynced(&s.dir);
-            let refused = s.check_reads(&store, false, &format!("{what}, OSSs {dead:?} lost"));
-            assert_eq!(refused, 0);
+            let what = format!("{what}, OSSs {dead:?} lost");
+            let refused = s.check_reads(&mut t, &store, false, &what);
+            t.check(refused == 0, || format!("{what}: {refused} blocks refused"));
         }
         // Checked after the reads: they are the point (wrong bytes before the fix).
-        assert_eq!(
-            warning, None,
-            "{what}: the open checked and repaired every stripe"
-        );
-        assert!(
+        t.check(warning.is_none(), || {
+            format!("{what}: the open checked and repaired every stripe: {warning:?}")
+        });
+        t.check(
             notes
                 .iter()
                 .any(|n| n.contains("the open checked every stripe's parity")),
-            "{what}: the open says what it did: {notes:?}"
+            || format!("{what}: the open says what it did: {notes:?}"),
         );
         let store = open_unsynced(&s.dir);
-        assert_consistent(&store);
+        t.check_panics(&what, || assert_consistent(&store));
     }
+    t.finish(&format!("{code:?}, the open repairs"));
 }
 
 #[test]
@@ -212,6 +318,7 @@ fn raid6_the_open_after_a_tail_cut_repairs_the_cut_stripe() {
 fn reads_refuse_unchecked_decodes_until_the_repair(code: CodeSpec, tolerance: usize) {
     let s = scene(code, tolerance);
     let image = s._root.path().join("image");
+    let mut t = Tally::new();
     let mut refused_total = 0;
     for landed in 0..1u32 << s.units.len() {
         s.crash(landed);
@@ -225,25 +332,28 @@ fn reads_refuse_unchecked_decodes_until_the_repair(code: CodeSpec, tolerance: us
                 lose_disk(&s.dir, oss);
             }
             let store = open_unsynced(&s.dir);
-            refused_total += s.check_reads(&store, true, &what);
-            assert!(
-                store.journal_tail_cut_warning().is_some(),
-                "{what}: the cut stays on record"
-            );
+            refused_total += s.check_reads(&mut t, &store, true, &what);
+            t.check(store.journal_tail_cut_warning().is_some(), || {
+                format!("{what}: the cut stays on record")
+            });
         }
         // Every disk there (a mount that came back): the open repairs, every byte reads.
         let what = format!("{code:?}, slots landed {landed:#b}, every OSS back");
         std::fs::remove_dir_all(&s.dir).unwrap();
         copy_tree(&image, &s.dir);
         let store = open_unsynced(&s.dir);
-        assert_eq!(s.check_reads(&store, false, &what), 0);
-        assert_eq!(store.journal_tail_cut_warning(), None, "{what}: repaired");
-        assert_consistent(&store);
+        let refused = s.check_reads(&mut t, &store, false, &what);
+        t.check(refused == 0, || format!("{what}: {refused} blocks refused"));
+        let warning = store.journal_tail_cut_warning();
+        t.check(warning.is_none(), || {
+            format!("{what}: repaired: {warning:?}")
+        });
+        t.check_panics(&what, || assert_consistent(&store));
     }
-    assert!(
-        refused_total > 0,
-        "{code:?}: some image needed a decode nothing could check"
-    );
+    t.check(refused_total > 0, || {
+        format!("{code:?}: some image needed a decode nothing could check")
+    });
+    t.finish(&format!("{code:?}, reads refuse until the repair"));
 }
 
 #[test]
