@@ -21,6 +21,9 @@ use common::*;
 #[path = "common/hooked.rs"]
 mod hooked;
 use hooked::*;
+#[path = "common/imaged.rs"]
+mod imaged;
+use imaged::*;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -495,135 +498,6 @@ fn raid6_two_failures_while_end_waits_are_both_named_and_a_third_is_refused() {
 
 // ---------------------------------------------------------------- a kill at any point
 
-/// The crash test's backends: every call under one lock (an image never sees half a
-/// write), the store copied aside before each mutating call once armed (the disk as a kill -9
-/// at that instant leaves it), and home reads of one object parked before the lock.
-struct World {
-    root: std::path::PathBuf,
-    io: Mutex<()>,
-    armed: AtomicBool,
-    images: Mutex<Vec<std::path::PathBuf>>,
-    park_reads_of: AtomicU64,
-    reads: Park,
-}
-
-impl World {
-    /// Copy the store as it is on disk now (call under `io`).
-    fn image(&self) {
-        if !self.armed.load(Ordering::SeqCst) {
-            return;
-        }
-        let mut images = self.images.lock();
-        let to = self
-            .root
-            .parent()
-            .unwrap()
-            .join(format!("image-{}", images.len()));
-        copy_tree(&self.root, &to);
-        images.push(to);
-    }
-}
-
-struct Imaged {
-    inner: exaraid_store::backend::DirBackend,
-    world: Arc<World>,
-}
-
-impl Imaged {
-    fn mutating<T>(&self, f: impl FnOnce() -> Result<T, BackendError>) -> Result<T, BackendError> {
-        let _io = self.world.io.lock();
-        self.world.image();
-        f()
-    }
-}
-
-impl exaraid_store::backend::Backend for Imaged {
-    fn location(&self) -> String {
-        self.inner.location()
-    }
-    fn element_bytes(&self) -> usize {
-        self.inner.element_bytes()
-    }
-    fn healthy(&self) -> bool {
-        self.inner.healthy()
-    }
-    fn set_failed(&self, failed: bool) {
-        self.inner.set_failed(failed)
-    }
-    fn problem(&self) -> Option<String> {
-        self.inner.problem()
-    }
-    fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
-        if key.zone != Zone::Cache && key.object == self.world.park_reads_of.load(Ordering::SeqCst)
-        {
-            self.world.reads.here();
-        }
-        let _io = self.world.io.lock();
-        self.inner.read(key, offset, buf)
-    }
-    fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
-        self.mutating(|| self.inner.write(key, offset, bytes))
-    }
-    fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError> {
-        self.mutating(|| self.inner.reserve(keys))
-    }
-    fn sync(&self) -> Result<(), BackendError> {
-        self.mutating(|| self.inner.sync())
-    }
-    fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError> {
-        let _io = self.world.io.lock();
-        self.inner.verify(key)
-    }
-    fn objects(&self) -> Result<Vec<(u64, Zone, u64)>, BackendError> {
-        let _io = self.world.io.lock();
-        self.inner.objects()
-    }
-    fn remove_object(&self, object: u64) -> Result<(), BackendError> {
-        self.mutating(|| self.inner.remove_object(object))
-    }
-    fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
-        self.mutating(|| self.inner.remove_zone(object, zone))
-    }
-    fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
-        let _io = self.world.io.lock();
-        self.inner.read_unverified(key, buf)
-    }
-    fn checksum_matches(
-        &self,
-        key: ElementKey,
-        block: usize,
-        bytes: &[u8],
-    ) -> Result<bool, BackendError> {
-        let _io = self.world.io.lock();
-        self.inner.checksum_matches(key, block, bytes)
-    }
-    fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
-        self.mutating(|| self.inner.mark_lost(key, block))
-    }
-}
-
-/// The store at `dir` over its own OSS directories (an image keeps the superblock's paths of
-/// the original), each wrapped by `wrap`.
-fn open_own_dirs(
-    dir: &Path,
-    options: OpenOptions,
-    wrap: impl Fn(exaraid_store::backend::DirBackend) -> Box<dyn exaraid_store::backend::Backend>,
-) -> Result<Store, StoreError> {
-    let sb = exaraid_store::superblock::Superblock::load(dir).unwrap();
-    let backends = (0..sb.oss_dirs.len())
-        .map(|index| {
-            let label = exaraid_store::backend::OssLabel {
-                store_id: sb.store_id.clone(),
-                index,
-                element_bytes: sb.element_bytes,
-            };
-            let d = dir.join(format!("oss-{index}"));
-            wrap(exaraid_store::backend::DirBackend::open(&d, &label, None).unwrap())
-        })
-        .collect();
-    Store::open_with_backends(dir, options, backends)
-}
-
 /// Every 4 KiB of `f` reads as `want` or fails as DataLost, never with other bytes; returns
 /// how many failed outside `lost` (a range lost on record, which must fail).
 fn never_wrong(store: &Store, want: &[u8], lost: (u64, u64), what: &str) -> usize {
@@ -646,21 +520,6 @@ fn never_wrong(store: &Store, want: &[u8], lost: (u64, u64), what: &str) -> usiz
     unreadable
 }
 
-/// Byte offsets where the journal's intact records end, in order.
-fn record_ends(dir: &Path) -> Vec<u64> {
-    let bytes = std::fs::read(dir.join("journal")).unwrap();
-    let (mut at, mut out) = (0usize, Vec::new());
-    while at + 8 <= bytes.len() {
-        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
-        if at + 8 + len > bytes.len() {
-            break; // a torn tail (the image caught an append half way)
-        }
-        at += 8 + len;
-        out.push(at as u64);
-    }
-    out
-}
-
 /// raid6: the OSS fails while END's parity plan waits; a kill -9 at any point of what END
 /// does after that (before each backend write, sync or removal, and at each journal record
 /// boundary in between) leaves a store whose next open reads every byte of `f` right except
@@ -676,23 +535,9 @@ fn raid6_a_kill_at_any_point_of_end_after_the_failure_loses_only_the_named_bytes
     let mut want = pattern(1, 2 * sdb as usize);
     store.put("f", &want).unwrap();
     store.close().unwrap();
-    let world = Arc::new(World {
-        root: dir.clone(),
-        io: Mutex::new(()),
-        armed: AtomicBool::new(false),
-        images: Mutex::new(Vec::new()),
-        park_reads_of: AtomicU64::new(u64::MAX),
-        reads: Park::default(),
-    });
-    let store = Arc::new(
-        open_own_dirs(&dir, OpenOptions::default(), |inner| {
-            Box::new(Imaged {
-                inner,
-                world: world.clone(),
-            })
-        })
-        .unwrap(),
-    );
+    let imager = Imager::new(&dir);
+    let scene = Scene::new();
+    let store = Arc::new(open_imaged(&dir, &imager, &scene, OpenOptions::default()).unwrap());
     let token = store.delayed_start("f").unwrap();
     let window = (WINDOW_FROM, sdb - WINDOW_FROM);
     let bytes = pattern(3, (window.1 - window.0) as usize);
@@ -709,13 +554,13 @@ fn raid6_a_kill_at_any_point_of_end_after_the_failure_loses_only_the_named_bytes
     let lost = on_data(1);
 
     // END queued behind a parked read of f; the failure goes first.
-    world.park_reads_of.store(id, Ordering::SeqCst);
-    world.reads.arm();
+    scene.home_reads_of.store(id, Ordering::SeqCst);
+    scene.reads.arm();
     let read = {
         let st = store.clone();
         spawn(move || st.read("f", 0, 100))
     };
-    eventually("the read of f parks", || world.reads.parked() == 1);
+    eventually("the read of f parks", || scene.reads.parked() == 1);
     let end = {
         let (st, token) = (store.clone(), token.clone());
         spawn(move || st.delayed_end(&token))
@@ -724,79 +569,56 @@ fn raid6_a_kill_at_any_point_of_end_after_the_failure_loses_only_the_named_bytes
         store.stripe_lock_waiters() == 1
     });
     fail_in_time(&store, victim).unwrap();
-    let journal_at_fail_bytes = *record_ends(&dir).last().unwrap();
-    world.armed.store(true, Ordering::SeqCst);
-    world.reads.release();
+    let journal_at_fail_bytes = journal_records(&dir).last().unwrap().0;
+    imager.arm();
+    scene.reads.release();
     done_in_time(&read, "the parked read").unwrap();
     let ended = done_in_time(&end, "END");
-    {
-        // Killed after END returned: the last image.
-        let _io = world.io.lock();
-        world.image();
-        world.armed.store(false, Ordering::SeqCst);
-    }
-    let images = world.images.lock().clone();
+    // Killed after END returned: the last image.
+    imager.last_image();
+    let images = imager.images();
     assert!(images.len() > 4, "END made several backend calls");
 
-    let mut before_bytes = journal_at_fail_bytes;
-    let mut kill_points = 0;
-    for (k, image) in images.iter().enumerate() {
-        let ends = record_ends(image);
-        let full_bytes = *ends.last().unwrap();
-        for &cut_bytes in ends.iter().filter(|&&e| e >= before_bytes) {
-            let what = format!("image {k}, journal cut at byte {cut_bytes} of {full_bytes}");
-            let attempt = top.path().join(format!("try-{k}-{cut_bytes}"));
-            copy_tree(image, &attempt);
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open(attempt.join("journal"))
+    let kill_points = for_each_kill_point(&images, journal_at_fail_bytes, |kill| {
+        let what = kill.what();
+        let attempt = top.path().join("try");
+        kill.lay(&attempt);
+        let image_store = open_image(&attempt, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        let on_record: Vec<(u64, u64, usize)> = image_store
+            .status()
+            .unwrap()
+            .lost_ranges
+            .iter()
+            .map(|l| (l.offset_bytes, l.offset_bytes + l.len_bytes, l.oss))
+            .collect();
+        assert_eq!(
+            on_record,
+            vec![(lost.0, lost.1, victim)],
+            "{what}: exactly the window's bytes on the failed OSS are lost on record"
+        );
+        assert_reads(&image_store, &want, &[lost], &what);
+        assert!(
+            image_store
+                .scrub(false)
                 .unwrap()
-                .set_len(cut_bytes)
-                .unwrap();
-            let options = OpenOptions {
-                fsync: false, // checked, not crashed again
-                ..OpenOptions::default()
-            };
-            let image_store = open_own_dirs(&attempt, options, |inner| Box::new(inner))
-                .unwrap_or_else(|e| panic!("{what}: open: {e}"));
-            let on_record: Vec<(u64, u64, usize)> = image_store
-                .status()
-                .unwrap()
-                .lost_ranges
-                .iter()
-                .map(|l| (l.offset_bytes, l.offset_bytes + l.len_bytes, l.oss))
-                .collect();
-            assert_eq!(
-                on_record,
-                vec![(lost.0, lost.1, victim)],
-                "{what}: exactly the window's bytes on the failed OSS are lost on record"
-            );
-            assert_reads(&image_store, &want, &[lost], &what);
-            assert!(
-                image_store
-                    .scrub(false)
-                    .unwrap()
-                    .parity_mismatches
-                    .is_empty(),
-                "{what}: parity matches the data"
-            );
-            // A second failure, within raid6's tolerance: every byte but the lost ones
-            // still reads. (Before recovery skipped a move home's writes to the failed
-            // OSS, kills after END's parity was durable left the lost block's row with its
-            // parity marked lost: bytes beside it read DataLost, 9 of 20 kill points.)
-            image_store.fail_oss(second).unwrap();
-            let what = format!("{what}, OSS {second} failed too");
-            let unreadable = never_wrong(&image_store, &want, lost, &what);
-            assert_eq!(
-                unreadable, 0,
-                "{what}: 4 KiB pieces of f outside the lost range read DataLost"
-            );
-            drop(image_store);
-            std::fs::remove_dir_all(&attempt).unwrap();
-            kill_points += 1;
-        }
-        before_bytes = full_bytes;
-    }
+                .parity_mismatches
+                .is_empty(),
+            "{what}: parity matches the data"
+        );
+        // A second failure, within raid6's tolerance: every byte but the lost ones
+        // still reads. (Before recovery skipped a move home's writes to the failed
+        // OSS, kills after END's parity was durable left the lost block's row with its
+        // parity marked lost: bytes beside it read DataLost, 9 of 20 kill points.)
+        image_store.fail_oss(second).unwrap();
+        let what = format!("{what}, OSS {second} failed too");
+        let unreadable = never_wrong(&image_store, &want, lost, &what);
+        assert_eq!(
+            unreadable, 0,
+            "{what}: 4 KiB pieces of f outside the lost range read DataLost"
+        );
+        drop(image_store);
+        std::fs::remove_dir_all(&attempt).unwrap();
+    });
     eprintln!("{} images, {kill_points} kill points", images.len());
     assert!(kill_points > images.len(), "{kill_points} kill points");
     assert_end_names_losses(ended, &token, &[lost]);
