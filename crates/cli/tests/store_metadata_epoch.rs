@@ -9,7 +9,7 @@
 mod common;
 use common::*;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The metadata files of a store directory (what a restore of it brings back).
@@ -57,6 +57,20 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     all
 }
 
+/// A raid5 WCL store of 4 OSSs at `s` in a scratch directory (kept alive by the first
+/// value) holding "f" (`bytes(1, 40_000)`, the second value).
+fn store_holding_f(prefix: &str) -> (tempfile::TempDir, PathBuf, Vec<u8>) {
+    let tmp = fast_tempdir(prefix);
+    let dir = tmp.path().join("s");
+    init_store(
+        s(&dir),
+        &["--oss", "4", "--code", "raid5", "--write-path", "wcl"],
+    );
+    let f = bytes(1, 40_000);
+    ok(&["store", "put", s(&dir), "f"], &f);
+    (tmp, dir, f)
+}
+
 /// Every command refuses with `want` and the advice, and nothing under `dir` changes.
 fn refused_changing_nothing(d: &str, want: &str) {
     let before = tree(Path::new(d));
@@ -80,12 +94,8 @@ fn refused_changing_nothing(d: &str, want: &str) {
 /// newer bytes sit in the cache zone, which only the lost journal records point at).
 #[test]
 fn metadata_restored_from_an_older_copy_is_refused_until_the_newest_is_back() {
-    let tmp = fast_tempdir("s11g-restore");
-    let dir = tmp.path().join("s");
+    let (tmp, dir, old) = store_holding_f("s11g-restore");
     let d = s(&dir);
-    init_store(d, &["--oss", "4", "--code", "raid5", "--write-path", "wcl"]);
-    let old = bytes(1, 40_000);
-    ok(&["store", "put", d, "f"], &old);
     let backup = tmp.path().join("backup");
     copy_metadata(&dir, &backup);
     let patch = bytes(2, 9000);
@@ -110,11 +120,8 @@ fn metadata_restored_from_an_older_copy_is_refused_until_the_newest_is_back() {
 /// restored is consistent: it opens, with the backup's bytes.
 #[test]
 fn a_whole_store_restored_from_one_backup_opens() {
-    let tmp = fast_tempdir("s11g-whole");
-    let dir = tmp.path().join("s");
+    let (tmp, dir, f) = store_holding_f("s11g-whole");
     let d = s(&dir);
-    init_store(d, &["--oss", "4", "--code", "raid5", "--write-path", "wcl"]);
-    ok(&["store", "put", d, "f"], &bytes(1, 40_000));
     let backup = tmp.path().join("backup");
     copy_dir(&dir, &backup);
     ok(
@@ -123,7 +130,7 @@ fn a_whole_store_restored_from_one_backup_opens() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
     copy_dir(&backup, &dir);
-    assert!(ok(&["store", "get", d, "f"], b"") == bytes(1, 40_000));
+    assert!(ok(&["store", "get", d, "f"], b"") == f);
     ok(&["store", "scrub", d], b"");
 }
 
@@ -150,12 +157,8 @@ fn kill_after_last_record(dir: &Path, pristine: &Path, args: &[&str], stdin: &[u
 /// silently recreated empty and `get` returned the old bytes with exit 0.
 #[test]
 fn a_journal_deleted_or_emptied_after_a_kill_is_refused() {
-    let tmp = fast_tempdir("s11g-journal");
-    let dir = tmp.path().join("s");
+    let (tmp, dir, old) = store_holding_f("s11g-journal");
     let d = s(&dir);
-    init_store(d, &["--oss", "4", "--code", "raid5", "--write-path", "wcl"]);
-    let old = bytes(1, 40_000);
-    ok(&["store", "put", d, "f"], &old);
     let pristine = tmp.path().join("pristine");
     copy_dir(&dir, &pristine);
     let patch = bytes(2, 9000);
@@ -186,11 +189,8 @@ fn a_journal_deleted_or_emptied_after_a_kill_is_refused() {
 /// that went on on its own) put in place of one of this store's: refused, naming the OSS.
 #[test]
 fn an_oss_directory_of_another_copy_of_the_store_is_refused() {
-    let tmp = fast_tempdir("s11g-foreign");
-    let dir = tmp.path().join("s");
+    let (tmp, dir, _) = store_holding_f("s11g-foreign");
     let d = s(&dir);
-    init_store(d, &["--oss", "4", "--code", "raid5", "--write-path", "wcl"]);
-    ok(&["store", "put", d, "f"], &bytes(1, 40_000));
     let backup = tmp.path().join("backup");
     copy_dir(&dir, &backup);
     // One copy writes, then is put aside ...

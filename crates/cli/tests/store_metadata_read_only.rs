@@ -47,30 +47,62 @@ impl Drop for ReadOnlyMount {
     }
 }
 
+/// A raid5 store whose metadata directory is `meta/s` and whose OSS directories sit beside
+/// `meta` (a read-only mount of `meta` leaves them writable), holding "f".
+struct Scene {
+    root: tempfile::TempDir,
+    meta: PathBuf,
+    /// The store's directory, read-write.
+    writable: PathBuf,
+    f: Vec<u8>,
+}
+
+impl Scene {
+    fn new() -> Scene {
+        let root = fast_tempdir("exaraid-ro-meta-");
+        let meta = root.path().join("meta");
+        let osses: Vec<String> = (0..4)
+            .map(|i| s(&root.path().join(format!("oss-{i}"))).to_string())
+            .collect();
+        let writable = meta.join("s");
+        init_store(
+            s(&writable),
+            &["--oss-dirs", &osses.join(","), "--code", "raid5"],
+        );
+        let f = bytes(1, 50_000);
+        ok(&["store", "put", s(&writable), "f"], &f);
+        Scene {
+            root,
+            meta,
+            writable,
+            f,
+        }
+    }
+
+    /// The metadata directory mounted read-only; returns the store's directory there.
+    /// `None` (the test passes without checking anything, saying so): mounting is not
+    /// permitted here.
+    fn mount_read_only(&self) -> Option<(ReadOnlyMount, PathBuf)> {
+        let mounted = self.root.path().join("mounted");
+        let Some(mount) = ReadOnlyMount::new(&self.meta, &mounted) else {
+            eprintln!("SKIPPED: a read-only bind mount is not permitted here (needs root)");
+            return None;
+        };
+        Some((mount, mounted.join("s")))
+    }
+}
+
 fn stderr_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]
 fn a_read_only_metadata_directory_serves_reads_and_refuses_changes_clearly() {
-    let root = fast_tempdir("exaraid-ro-meta-");
-    let meta = root.path().join("meta");
-    let mounted = root.path().join("mounted");
-    let osses: Vec<String> = (0..4)
-        .map(|i| s(&root.path().join(format!("oss-{i}"))).to_string())
-        .collect();
-    let writable = meta.join("s");
-    init_store(
-        s(&writable),
-        &["--oss-dirs", &osses.join(","), "--code", "raid5"],
-    );
-    let f = bytes(1, 50_000);
-    ok(&["store", "put", s(&writable), "f"], &f);
-    let Some(mount) = ReadOnlyMount::new(&meta, &mounted) else {
-        eprintln!("SKIPPED: a read-only bind mount is not permitted here (needs root)");
+    let scene = Scene::new();
+    let f = scene.f.clone();
+    let Some((mount, d)) = scene.mount_read_only() else {
         return;
     };
-    let d = mounted.join("s");
     let d = s(&d);
 
     // Reads work, each saying what is read-only and what to do.
@@ -104,7 +136,8 @@ fn a_read_only_metadata_directory_serves_reads_and_refuses_changes_clearly() {
     assert_eq!(read, f[100..1100]);
 
     // Every change is refused, saying why, and changes nothing.
-    let journal_before = std::fs::read(meta.join("s").join("journal")).unwrap();
+    let journal = scene.writable.join("journal");
+    let journal_before = std::fs::read(&journal).unwrap();
     for (args, stdin) in [
         (vec!["store", "put", d, "g"], b"new".as_slice()),
         (vec!["store", "write", d, "f", "--offset", "0"], b"new"),
@@ -122,15 +155,12 @@ fn a_read_only_metadata_directory_serves_reads_and_refuses_changes_clearly() {
             "{args:?}: {err}"
         );
     }
-    assert_eq!(
-        std::fs::read(meta.join("s").join("journal")).unwrap(),
-        journal_before
-    );
+    assert_eq!(std::fs::read(&journal).unwrap(), journal_before);
     assert_eq!(ok(&["store", "get", d, "f"], b""), f);
 
     // Read-write again: everything works, nothing was lost.
     drop(mount);
-    let d = s(&writable);
+    let d = s(&scene.writable);
     ok(&["store", "put", d, "g"], b"new");
     assert_eq!(ok(&["store", "get", d, "f"], b""), f);
     let out = exaraid(&["store", "scrub", d], b"");
@@ -142,30 +172,17 @@ fn a_read_only_metadata_directory_serves_reads_and_refuses_changes_clearly() {
 /// and with the file system read-write again the next command recovers.
 #[test]
 fn a_store_needing_recovery_on_a_read_only_metadata_directory_says_so() {
-    let root = fast_tempdir("exaraid-ro-meta-");
-    let meta = root.path().join("meta");
-    let mounted = root.path().join("mounted");
-    let osses: Vec<String> = (0..4)
-        .map(|i| s(&root.path().join(format!("oss-{i}"))).to_string())
-        .collect();
-    let writable = meta.join("s");
-    init_store(
-        s(&writable),
-        &["--oss-dirs", &osses.join(","), "--code", "raid5"],
-    );
-    let f = bytes(1, 50_000);
-    ok(&["store", "put", s(&writable), "f"], &f);
+    let scene = Scene::new();
+    let (writable, f) = (&scene.writable, scene.f.clone());
     let new = bytes(2, 5000);
     assert!(killed_at(
-        &["store", "write", s(&writable), "f", "--offset", "1000"],
+        &["store", "write", s(writable), "f", "--offset", "1000"],
         &new,
         "write-torn-block:1",
     ));
-    let Some(mount) = ReadOnlyMount::new(&meta, &mounted) else {
-        eprintln!("SKIPPED: a read-only bind mount is not permitted here (needs root)");
+    let Some((mount, d)) = scene.mount_read_only() else {
         return;
     };
-    let d = mounted.join("s");
     let out = exaraid(&["store", "get", s(&d), "f"], b"");
     let err = stderr_of(&out);
     assert!(!out.status.success());
@@ -174,7 +191,7 @@ fn a_store_needing_recovery_on_a_read_only_metadata_directory_says_so() {
         "{err}"
     );
     drop(mount);
-    let got = ok(&["store", "get", s(&writable), "f"], b"");
+    let got = ok(&["store", "get", s(writable), "f"], b"");
     assert_eq!(got.len(), f.len());
     assert!(got[..1000] == f[..1000] && got[6000..] == f[6000..]);
     assert!(got[1000..6000] == f[1000..6000] || got[1000..6000] == new[..]);

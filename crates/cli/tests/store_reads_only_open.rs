@@ -10,23 +10,84 @@
 mod common;
 
 use common::*;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// `exaraid args` with every write and sync under `refusing` failing (EIO).
-fn with_writes_failing(shim: &Path, refusing: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-        .args(args)
-        .env("LD_PRELOAD", shim)
-        .env("FAILWRITESUNDER", refusing)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+/// A store at `dir` (in a scratch directory that lives as long as this) whose OSS 2 can be
+/// made to refuse every write and sync (EIO) while reads work.
+struct Scene {
+    _tmp: tempfile::TempDir,
+    shim: PathBuf,
+    dir: PathBuf,
+    /// What refuses writes under the shim: OSS 2's objects.
+    refusing: PathBuf,
+}
+
+impl Scene {
+    fn new(prefix: &str) -> Scene {
+        let tmp = fast_tempdir(prefix);
+        let Some(shim) = build_shim(tmp.path()) else {
+            panic!("no C compiler (cc) to build scripts/eioshim.c: install gcc (scripts/setup.sh)");
+        };
+        let dir = tmp.path().join("store");
+        let refusing = dir.join("oss-2").join("objects");
+        Scene {
+            _tmp: tmp,
+            shim,
+            dir,
+            refusing,
+        }
+    }
+
+    /// `exaraid args` with every write and sync under `refusing` failing (EIO).
+    fn with_writes_failing(&self, args: &[&str], stdin: &[u8]) -> Output {
+        use std::io::Write;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(args)
+            .env("LD_PRELOAD", &self.shim)
+            .env("FAILWRITESUNDER", &self.refusing)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// A read of `file` that needs its stripe 0 (undecided: the cut write's) is refused,
+    /// naming the stripe.
+    fn get_is_refused_naming_stripe_0(&self, file: &str) {
+        let got = self.with_writes_failing(&["store", "get", s(&self.dir), file], b"");
+        assert!(
+            !got.status.success(),
+            "get {file} (its stripe 0 undecided) is refused"
+        );
+        let why = text(&got);
+        assert!(
+            why.contains("stripe 0") && why.contains("nothing was read"),
+            "the refusal names the stripe and says nothing was read: {why}"
+        );
+    }
+
+    /// A write to `file` is refused with the cause and what to do; returns what it said.
+    fn write_is_refused_with_the_cause(&self, file: &str) -> String {
+        let got = self.with_writes_failing(
+            &["store", "write", s(&self.dir), file, "--offset", "0"],
+            b"xyz",
+        );
+        assert!(!got.status.success(), "a write while open for reads only");
+        let why = text(&got);
+        for said in [
+            "open for reads only",
+            "this change was refused, nothing was done",
+            "Fix the cause",
+            "oss-2",
+        ] {
+            assert!(why.contains(said), "the refusal says {said:?}: {why}");
+        }
+        why
+    }
 }
 
 fn text(out: &Output) -> String {
@@ -35,12 +96,8 @@ fn text(out: &Output) -> String {
 
 #[test]
 fn a_crash_cut_write_whose_recovery_cannot_finish_opens_for_reads_only() {
-    let tmp = fast_tempdir("readsonlyopen");
-    let Some(shim) = build_shim(tmp.path()) else {
-        panic!("no C compiler (cc) to build scripts/eioshim.c: install gcc (scripts/setup.sh)");
-    };
-    let dir = tmp.path().join("store");
-    let d = s(&dir);
+    let scene = Scene::new("readsonlyopen");
+    let d = s(&scene.dir);
     // raid5 4+1, 4 KiB units: 16 KiB of data per stripe.
     init_store(d, &["--oss", "5", "--code", "raid5", "--write-path", "rmw"]);
     let sdb = 4 * 4096;
@@ -62,8 +119,7 @@ fn a_crash_cut_write_whose_recovery_cannot_finish_opens_for_reads_only() {
 
     // OSS 2 refuses every write from now on: recovery's settle (which rewrites every
     // element of f1's stripe 0) cannot finish.
-    let refusing = dir.join("oss-2").join("objects");
-    let got = with_writes_failing(&shim, &refusing, &["store", "get", d, "f2"], b"");
+    let got = scene.with_writes_failing(&["store", "get", d, "f2"], b"");
     assert!(
         got.status.success(),
         "get of a file the cut write never touched, while recovery cannot finish: {}",
@@ -78,41 +134,17 @@ fn a_crash_cut_write_whose_recovery_cannot_finish_opens_for_reads_only() {
     // f1 beyond the cut write's stripe reads; its stripe 0 is refused, naming it.
     let (off, len) = (sdb.to_string(), (2 * sdb).to_string());
     let read = ["store", "read", d, "f1", "--offset", &off, "--length", &len];
-    let got = with_writes_failing(&shim, &refusing, &read, b"");
+    let got = scene.with_writes_failing(&read, b"");
     assert!(
         got.status.success(),
         "read of f1 stripes 1-2: {}",
         text(&got)
     );
     assert!(got.stdout == f1[sdb..], "f1 stripes 1-2 read right");
-    let got = with_writes_failing(&shim, &refusing, &["store", "get", d, "f1"], b"");
-    assert!(
-        !got.status.success(),
-        "get f1 (its stripe 0 undecided) is refused"
-    );
-    let why = text(&got);
-    assert!(
-        why.contains("stripe 0") && why.contains("nothing was read"),
-        "the refusal names the stripe and says nothing was read: {why}"
-    );
+    scene.get_is_refused_naming_stripe_0("f1");
     // Every change is refused with the cause and what to do.
-    let got = with_writes_failing(
-        &shim,
-        &refusing,
-        &["store", "write", d, "f2", "--offset", "0"],
-        b"xyz",
-    );
-    assert!(!got.status.success(), "a write while open for reads only");
-    let why = text(&got);
-    for said in [
-        "open for reads only",
-        "this change was refused, nothing was done",
-        "Fix the cause",
-        "oss-2",
-    ] {
-        assert!(why.contains(said), "the refusal says {said:?}: {why}");
-    }
-    let got = with_writes_failing(&shim, &refusing, &["store", "status", d], b"");
+    scene.write_is_refused_with_the_cause("f2");
+    let got = scene.with_writes_failing(&["store", "status", d], b"");
     assert!(
         String::from_utf8_lossy(&got.stdout).contains("reads only")
             || text(&got).contains("reads only"),
@@ -154,12 +186,8 @@ fn a_crash_cut_write_whose_recovery_cannot_finish_opens_for_reads_only() {
 /// refused naming them, every change is refused once, with the cause and what to do.
 #[test]
 fn wcl_a_crash_cut_write_whose_recovery_breaks_before_its_settle_opens_for_reads_only() {
-    let tmp = fast_tempdir("readsonlywcl");
-    let Some(shim) = build_shim(tmp.path()) else {
-        panic!("no C compiler (cc) to build scripts/eioshim.c: install gcc (scripts/setup.sh)");
-    };
-    let dir = tmp.path().join("store");
-    let d = s(&dir);
+    let scene = Scene::new("readsonlywcl");
+    let d = s(&scene.dir);
     // raid6 4+2, 4 KiB units: 16 KiB of data per stripe.
     init_store(d, &["--oss", "6", "--code", "raid6", "--write-path", "wcl"]);
     let sdb = 4 * 4096;
@@ -194,14 +222,8 @@ fn wcl_a_crash_cut_write_whose_recovery_breaks_before_its_settle_opens_for_reads
         "the write reached its second block write"
     );
 
-    let refusing = dir.join("oss-2").join("objects");
     for i in [0usize, 2] {
-        let got = with_writes_failing(
-            &shim,
-            &refusing,
-            &["store", "get", d, &format!("f{i}")],
-            b"",
-        );
+        let got = scene.with_writes_failing(&["store", "get", d, &format!("f{i}")], b"");
         assert!(
             got.status.success(),
             "get f{i} (the cut write never touched it) while recovery cannot finish: {}",
@@ -221,35 +243,12 @@ fn wcl_a_crash_cut_write_whose_recovery_breaks_before_its_settle_opens_for_reads
     // f1's last stripe (bytes 49152..) is beyond the cut write (10000..40000): it reads.
     let (off, len) = ((3 * sdb).to_string(), (sdb - 100).to_string());
     let read = ["store", "read", d, "f1", "--offset", &off, "--length", &len];
-    let got = with_writes_failing(&shim, &refusing, &read, b"");
+    let got = scene.with_writes_failing(&read, b"");
     assert!(got.status.success(), "read of f1 stripe 3: {}", text(&got));
     assert!(got.stdout == files[1][3 * sdb..], "f1 stripe 3 reads right");
-    let got = with_writes_failing(&shim, &refusing, &["store", "get", d, "f1"], b"");
-    assert!(
-        !got.status.success(),
-        "get f1 (stripes 0-2 undecided) is refused"
-    );
-    let why = text(&got);
-    assert!(
-        why.contains("stripe 0") && why.contains("nothing was read"),
-        "the refusal names the stripe and says nothing was read: {why}"
-    );
-    let got = with_writes_failing(
-        &shim,
-        &refusing,
-        &["store", "write", d, "f0", "--offset", "0"],
-        b"xyz",
-    );
-    assert!(!got.status.success(), "a write while open for reads only");
-    let why = text(&got);
-    for said in [
-        "open for reads only",
-        "this change was refused, nothing was done",
-        "Fix the cause",
-        "oss-2",
-    ] {
-        assert!(why.contains(said), "the refusal says {said:?}: {why}");
-    }
+    // Stripes 0-2 undecided: the refusal names the first.
+    scene.get_is_refused_naming_stripe_0("f1");
+    let why = scene.write_is_refused_with_the_cause("f0");
     assert_eq!(
         why.matches("open for reads only").count(),
         1,
@@ -257,14 +256,14 @@ fn wcl_a_crash_cut_write_whose_recovery_breaks_before_its_settle_opens_for_reads
     );
     // `status` names the pending recovery once (not again as a warning at close), and
     // that reads do not wait for it.
-    let got = with_writes_failing(&shim, &refusing, &["store", "status", d], b"");
+    let got = scene.with_writes_failing(&["store", "status", d], b"");
     let said = format!("{}{}", String::from_utf8_lossy(&got.stdout), text(&got));
     assert!(
         said.contains("RECOVERY PENDING (reads work") && said.matches("reads only").count() == 1,
         "status shows the pending recovery once: {said}"
     );
     // A verify-only scrub is served; the cut stripes' parity is not compared (undecided).
-    let got = with_writes_failing(&shim, &refusing, &["store", "scrub", d], b"");
+    let got = scene.with_writes_failing(&["store", "scrub", d], b"");
     let said = String::from_utf8_lossy(&got.stdout);
     assert!(
         said.contains("not compared: file 'f1' stripe 0") && said.contains("parity mismatches: 0"),
