@@ -27,6 +27,6 @@ b = bytearray(open("s/journal", "rb").read()); at, ln = recs(bytes(b))[-1][:2]; 
 open("s/journal", "wb").write(b)
 PY
     $E store get s f > got 2> err; rc=$?
-    echo "${RM:+rm}${RM:-put} killed at call $K (last record $last), flip=$FLIP: get rc=$rc $(cmp -s got old && echo OLD || (cmp -s got new && echo NEW || echo "NEITHER old nor new ($(wc -c < got) bytes)")) $(head -c 160 err | tr '\n' ' ')"
+    OP=put; [ -n "${RM:-}" ] && OP=rm; echo "$OP killed at call $K (last record $last), flip=$FLIP: get rc=$rc $(cmp -s got old && echo OLD || (cmp -s got new && echo NEW || echo "NEITHER old nor new ($(wc -c < got) bytes)")) $(head -c 160 err | tr '\n' ' ')"
   done
 done
