@@ -45,6 +45,8 @@ mod core_held;
 mod exec;
 #[cfg(test)]
 mod lock_errors;
+#[cfg(test)]
+mod open_checks;
 mod read;
 mod recovery;
 mod repair;
@@ -641,6 +643,11 @@ fn reads_only_why(cause: &str, dir: &Path) -> String {
     )
 }
 
+/// Most bytes a damaged metadata-epoch bump record may differ in from its frame and still
+/// be told for it (`Store::cut_tail_is_bump`): a few flipped bits or bytes, far fewer than
+/// the token's 8 hex digits and the epoch's digits together.
+const BUMP_DAMAGED_BYTES_MAX: usize = 4;
+
 /// How `reads_only_cause` starts the cause of an open that ran out of file descriptors, so
 /// `reads_only_why` can give the advice that fits (the cause is kept as a string).
 const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors";
@@ -1211,13 +1218,23 @@ impl Store {
             .map(|m| (m.id, m.written_runs()))
             .collect();
         let metadata_read_only = metadata_dir_read_only(dir);
-        if !dir.join(JOURNAL_FILE).exists() {
+        let journal_path = dir.join(JOURNAL_FILE);
+        if !journal_path.exists() {
             // Before `Journal::open` creates it empty: a refusal then changes nothing.
-            Store::refuse_older_metadata(dir, &backends, &state)?;
+            Store::refuse_older_metadata(dir, &backends, &state, None)?;
+            if let Some(cause) = &metadata_read_only {
+                return Err(StoreError::Metadata(format!(
+                    "{}: the store's journal {} is missing, and its metadata directory refuses writes ({cause}), so the empty journal an open starts cannot be created; nothing was read or changed. Remount that file system read-write (for example `mount -o remount,rw` of it) and retry: the open checks the state against the OSS directories first. (If the journal was deleted, acknowledged writes since the last checkpoint may be gone: the open then refuses, saying so)",
+                    dir.display(),
+                    journal_path.display()
+                )));
+            }
         }
+        // The torn tail stays in the file until the metadata is checked against the OSSs
+        // (below): an open refused there changes nothing.
         let (mut journal, records) = match &metadata_read_only {
-            Some(_) => Journal::<Rec>::open_read_only(&dir.join(JOURNAL_FILE))?,
-            None => Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?,
+            Some(_) => Journal::<Rec>::open_read_only(&journal_path)?,
+            None => Journal::<Rec>::open_keeping_tail(&journal_path)?,
         };
         let journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
@@ -1227,7 +1244,16 @@ impl Store {
             }
         }
         state.ops.resize(n, OssOps::default());
-        Store::refuse_older_metadata(dir, &backends, &state)?;
+        let cut_tail = journal.tail_bytes().map(|b| (b, journal.next_seq()));
+        let recovered = Store::refuse_older_metadata(dir, &backends, &state, cut_tail)?;
+        if let Some((seq, rec)) = recovered {
+            // The cut tail was this epoch's bump record, damaged after its fsync (the OSSs
+            // were told it only then): its effect, which the OSS vouches for, is applied as
+            // if it had been read, so the next bump goes past the epoch that OSS holds.
+            state.apply(seq, &rec);
+            journal.advance_to(seq + 1);
+        }
+        journal.cut_tail()?;
         Store::refuse_rolled_back(&backends, &state);
         for &i in &state.failed_oss {
             if i < n {
@@ -1838,17 +1864,34 @@ impl Store {
     /// record and telling it, or an OSS down at the bump. Review s10 R10-1 and R10-4: the
     /// store opened such metadata silently, read stale bytes with exit 0 and wrote parity
     /// over data it did not know of.
+    ///
+    /// `cut_tail`: the journal's torn tail (not cut yet) and the sequence number its record
+    /// had. An OSS one epoch ahead is not refused when that tail is the bump record of the
+    /// epoch it holds, damaged (see `cut_tail_is_bump`): returned, `(seq, record)`, for the
+    /// caller to apply. Why: the bump is fsync'd before any OSS is told, so a power cut never
+    /// tears it once an OSS holds it, but damage to the journal's last record after its
+    /// fsync (review s9r R9-3) cut it, and every later open was refused as "behind".
     fn refuse_older_metadata(
         dir: &Path,
         backends: &[Box<dyn Backend>],
         state: &State,
-    ) -> Result<(), StoreError> {
+        cut_tail: Option<(&[u8], u64)>,
+    ) -> Result<Option<(u64, Rec)>, StoreError> {
         let on_record = state.metadata_epoch();
         let recorded_number = on_record.map_or(0, |e| e.number);
+        let mut recovered: Option<(u64, Rec)> = None;
         for (i, b) in backends.iter().enumerate() {
             let Some(told) = b.metadata_epoch() else {
                 continue;
             };
+            if told.number == recorded_number + 1 {
+                if let Some(rec) = cut_tail.and_then(|(bytes, seq)| {
+                    Store::cut_tail_is_bump(bytes, seq, told).map(|rec| (seq, rec))
+                }) {
+                    recovered = Some(rec);
+                    continue;
+                }
+            }
             let what_to_do = format!(
                 "Nothing was changed. Put back this store's newest state and journal ({0}/state, {0}/journal), or restore the OSS directories from the same backup as them. If those are gone for good, removing {1} from every OSS directory opens the store as it is: bytes written since this metadata was current then read back stale or as lost (run `exaraid store scrub {0}` then)",
                 dir.display(),
@@ -1874,7 +1917,29 @@ impl Store {
                 )));
             }
         }
-        Ok(())
+        Ok(recovered)
+    }
+
+    /// The bump record of `told` (`bump_epoch`'s record, as record `seq`), if the journal's
+    /// torn tail `bytes` is it, damaged: the frame of exactly its length that differs from
+    /// it in at most `BUMP_DAMAGED_BYTES_MAX` bytes. Why so strict: an older copy of the
+    /// metadata one epoch behind with a torn tail of its own (a snapshot taken during a
+    /// write) must still be refused. Its tail is another record, or this bump's record cut
+    /// short (a copy taken while it was written, before the OSSs were told and the store
+    /// went on): neither is the whole frame of the random token the OSS holds, while a bit
+    /// flip in the fsync'd record leaves that frame but for a few bytes. A bump record lost
+    /// in a larger way (zeroed, cut short) is still refused, with the message of an older
+    /// copy.
+    fn cut_tail_is_bump(bytes: &[u8], seq: u64, told: MetadataEpoch) -> Option<Rec> {
+        let rec = Rec::OssGenerations {
+            generations: vec![(METADATA_EPOCH_KEY, told.packed())],
+        };
+        let frame = Journal::<Rec>::frame(seq, &rec);
+        if frame.len() != bytes.len() {
+            return None;
+        }
+        let differing = frame.iter().zip(bytes).filter(|(a, b)| a != b).count();
+        (differing <= BUMP_DAMAGED_BYTES_MAX).then_some(rec)
     }
 
     /// At open, before anything reads an OSS: an OSS whose generation is below the one the
