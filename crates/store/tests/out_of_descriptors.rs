@@ -127,3 +127,50 @@ fn a_flush_out_of_descriptors_records_no_oss_failed() {
         None,
     );
 }
+
+/// Review of session 11's merge, item 4: the open's scrub after a journal tail cut
+/// (`repair_after_tail_cut`) is best effort. Its sync out of descriptors poisoned the
+/// store, and the `get` the open was for failed ("an earlier operation failed half way")
+/// though nothing was wrong with the store. Now the scrub is skipped as not finished: the
+/// cut stays on record (warned, checked by a later open or scrub) and the `get` reads.
+#[test]
+fn the_opens_tail_cut_scrub_out_of_descriptors_leaves_the_store_usable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let store = init(dir, CodeSpec::raid6(4), 6, WritePath::Rmw);
+    let acked = pattern(1, 8 * UNIT);
+    store.put("f", &acked).unwrap();
+    store.close().unwrap();
+    // A torn record at the journal's end: the open cuts it and scrubs.
+    let journal = dir.join("journal");
+    let mut bytes = std::fs::read(&journal).unwrap();
+    bytes.extend_from_slice(&[200, 0, 0, 0, 9, 9, 9, 9, b'{', b'"', b's']);
+    std::fs::write(&journal, &bytes).unwrap();
+
+    let hook = Arc::new(OutOfDescriptors::default());
+    hook.oss.store(1, Ordering::SeqCst);
+    hook.armed.store(true, Ordering::SeqCst);
+    let store = open_wrapped(dir, &hook, &[], OpenOptions::default()).unwrap();
+    assert!(
+        hook.failed.load(Ordering::SeqCst) > 0,
+        "the open's scrub synced"
+    );
+    let got = store.get("f").unwrap_or_else(|e| panic!("get failed: {e}"));
+    assert!(got == acked, "every acknowledged byte reads back");
+    assert!(
+        store.journal_tail_cut_warning().is_some(),
+        "the cut stays on record, not checked"
+    );
+    hook.armed.store(false, Ordering::SeqCst);
+    store.write("f", 100, &pattern(2, 3000)).unwrap();
+    store.close().unwrap();
+
+    let store = open_wrapped(dir, &hook, &[], OpenOptions::default()).unwrap();
+    assert!(
+        store.journal_tail_cut_warning().is_none(),
+        "with descriptors to spare the next open checks the cut"
+    );
+    let status = store.status().unwrap();
+    assert!(status.oss.iter().all(|o| o.healthy), "no OSS failed");
+    store.close().unwrap();
+}

@@ -1640,7 +1640,7 @@ impl Store {
             return;
         }
         let said = "the journal's last record was damaged or torn by a power cut and was cut off when the store opened; the open checked every stripe's parity";
-        let note = match self.scrub(true) {
+        let note = match self.scrub_as(true, true) {
             Ok(report) if report.journal_tail_cuts_checked > 0 && report.repaired_elements == 0 => {
                 format!(
                     "{said} ({} stripes) and it matches: nothing to do",
