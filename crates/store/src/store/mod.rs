@@ -544,7 +544,7 @@ pub struct Store {
     /// a full OSS), in a settle that began before or in deciding plans a crash cut: why.
     /// Reads are served, every change is refused, and the next open tries the recovery again
     /// (see `open_inner`, reviews s4e E6, s9s S9-4).
-    reads_only: Mutex<Option<String>>,
+    reads_only: Mutex<Option<ReadsOnly>>,
     /// With `reads_only`: the stripes `(file, stripe)` of the plans a crash cut, which
     /// recovery had to decide and could not: no read of them is served (their home and
     /// cache may hold data and parity of different versions, torn blocks, bytes no one
@@ -617,21 +617,53 @@ fn metadata_dir_read_only(dir: &Path) -> Option<String> {
     }
 }
 
-/// What a store open for reads only tells the user (see `reads_only_why`).
-fn reads_only_message(metadata_read_only: bool, cause: &str, dir: &Path) -> String {
-    if !metadata_read_only {
-        return reads_only_why(cause, dir);
+/// Why a store is open for reads only (`Store::reads_only`): the cause it names, and the
+/// cause's kind, which picks the advice (`reads_only_why`). Why a kind and not the cause's
+/// text (review of session 11's merge, item 9): a recovery whose sync ran out of
+/// descriptors failed with a message that did not start with the words the advice looked
+/// for, and was told to free space or fail a healthy OSS.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ReadsOnly {
+    kind: ReadsOnlyKind,
+    cause: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadsOnlyKind {
+    /// The metadata directory refuses writes (`Store::metadata_read_only`).
+    MetadataReadOnly,
+    /// The open's recovery could not finish: the process ran out of file descriptors.
+    OutOfDescriptors,
+    /// The open's recovery could not finish: an OSS's I/O error, a full OSS.
+    RecoveryUnfinished,
+}
+
+impl ReadsOnly {
+    fn metadata_read_only(cause: &str) -> ReadsOnly {
+        ReadsOnly {
+            kind: ReadsOnlyKind::MetadataReadOnly,
+            cause: cause.to_string(),
+        }
     }
+}
+
+/// What a store open for reads only tells the user (see `reads_only_why`).
+fn reads_only_message(metadata_read_only: bool, why: &ReadsOnly, dir: &Path) -> String {
+    if !metadata_read_only {
+        return reads_only_why(why, dir);
+    }
+    let cause = &why.cause;
     format!(
         "its metadata directory {} refuses writes ({cause}); reads, `ls`, `status` and a verify-only `scrub` work, every change (put, write, rm, fail, rebuild, scrub --repair, ...) is refused with nothing done. To change the store, remount that file system read-write (for example `mount -o remount,rw` of it) and retry",
         dir.display()
     )
 }
 
-fn reads_only_why(cause: &str, dir: &Path) -> String {
+fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
+    let cause = &why.cause;
     // The process's open-file limit (EMFILE) is no disk's fault: failing an OSS or freeing
     // space would not help, and `fail` would cost redundancy (and window bytes) for nothing.
-    if cause.starts_with(OUT_OF_DESCRIPTORS_CAUSE) {
+    if why.kind == ReadsOnlyKind::OutOfDescriptors {
         return format!(
             "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work, but nothing can change until it finishes. No OSS is at fault and none is failed: raise the open-file limit (e.g. `ulimit -n 4096`) or close other files, then rerun the command on {dir}: every open tries the recovery again",
             dir = dir.display()
@@ -648,23 +680,29 @@ fn reads_only_why(cause: &str, dir: &Path) -> String {
 /// the token's 8 hex digits and the epoch's digits together.
 const BUMP_DAMAGED_BYTES_MAX: usize = 4;
 
-/// How `reads_only_cause` starts the cause of an open that ran out of file descriptors, so
-/// `reads_only_why` can give the advice that fits (the cause is kept as a string).
+/// How `reads_only_cause` starts the cause of an open that ran out of file descriptors.
 const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors";
 
 /// The cause a store open for reads only names: the error, without a backend's advice for
 /// an unavailable OSS ("reads fall back to parity, writes need `exaraid store rebuild`"),
 /// which is wrong here: the OSS answers reads, the store is not degraded, and a rebuild is
 /// refused like every change (review s9s S9-4).
-fn reads_only_cause(e: &StoreError) -> String {
+fn reads_only_cause(e: &StoreError) -> ReadsOnly {
+    let unfinished = |cause: String| ReadsOnly {
+        kind: ReadsOnlyKind::RecoveryUnfinished,
+        cause,
+    };
     match e {
         StoreError::Backend(crate::backend::BackendError::OutOfDescriptors { oss, why }) => {
-            format!("{OUT_OF_DESCRIPTORS_CAUSE} (OSS {oss}: {why})")
+            ReadsOnly {
+                kind: ReadsOnlyKind::OutOfDescriptors,
+                cause: format!("{OUT_OF_DESCRIPTORS_CAUSE} (OSS {oss}: {why})"),
+            }
         }
         StoreError::Backend(crate::backend::BackendError::Unavailable { oss, why }) => {
-            format!("OSS {oss} failed an I/O operation ({why})")
+            unfinished(format!("OSS {oss} failed an I/O operation ({why})"))
         }
-        other => other.to_string(),
+        other => unfinished(other.to_string()),
     }
 }
 
@@ -1463,7 +1501,10 @@ impl Store {
                 )));
             }
             store.poisoned.store(true, Ordering::SeqCst);
-            *store.reads_only.lock() = Some(cause.clone());
+            *store.reads_only.lock() = Some(ReadsOnly {
+                kind: ReadsOnlyKind::MetadataReadOnly,
+                cause: cause.clone(),
+            });
             return Ok(store);
         }
         let more = {
@@ -1756,7 +1797,7 @@ impl Store {
             // one place refuses all of them, those that skip `check_usable` too (`fail`).
             return Err(StoreError::Io(format!(
                 "the store is open for reads only: {}; this change was refused, nothing was done",
-                reads_only_message(true, cause, &self.dir)
+                reads_only_message(true, &ReadsOnly::metadata_read_only(cause), &self.dir)
             )));
         }
         if core.epoch_due {
