@@ -1922,8 +1922,19 @@ impl Store {
         let recorded_number = on_record.map_or(0, |e| e.number);
         let mut recovered: Option<(u64, Rec)> = None;
         for (i, b) in backends.iter().enumerate() {
-            let Some(told) = b.metadata_epoch() else {
-                continue;
+            let told = match b.metadata_epoch() {
+                Ok(Some(told)) => told,
+                Ok(None) => continue,
+                // Failed on record, or not in service (no label: a missing mount; its own
+                // files damaged): never read as it is, so nothing to check.
+                Err(_) if state.failed_oss.contains(&i) || !b.healthy() => continue,
+                Err(e) => {
+                    return Err(StoreError::Metadata(format!(
+                        "{}: {e}, so the open cannot check that the store's state and journal are not older than its OSS directories (see `{}` in docs/store.md); nothing was changed. Make the file readable (check OSS {i}'s mount, permissions and disk) and retry. If that disk is failing, take it out of the way (unmount it, or move the directory aside): the store then opens without OSS {i}, degraded, and `exaraid store fail` and `rebuild` replace it",
+                        dir.display(),
+                        crate::backend::EPOCH_FILE
+                    )))
+                }
             };
             if told.number == recorded_number + 1 {
                 if let Some(rec) = cut_tail.and_then(|(bytes, seq)| {

@@ -50,6 +50,7 @@ fn epoch_told(dir: &Path) -> MetadataEpoch {
     DirBackend::open(&dir.join("oss-0"), &label, None)
         .unwrap()
         .metadata_epoch()
+        .unwrap()
         .expect("told an epoch")
 }
 
