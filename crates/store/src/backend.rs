@@ -208,9 +208,11 @@ pub trait Backend: Send + Sync {
     fn set_rolled_back(&self, _why: String) {}
     /// The metadata epoch this OSS was last told (see [`MetadataEpoch`]), if it keeps one.
     /// `None`: the backend keeps none, or was never told one (an OSS of a store from before
-    /// epochs, or created since the last bump): nothing to check.
-    fn metadata_epoch(&self) -> Option<MetadataEpoch> {
-        None
+    /// epochs, or created since the last bump): nothing to check. An error: the epoch kept
+    /// could not be read (an I/O error other than its absence), which the open must not
+    /// take for "never told" (review of session 11's merge, item 7).
+    fn metadata_epoch(&self) -> Result<Option<MetadataEpoch>, BackendError> {
+        Ok(None)
     }
     /// Keep `epoch` (see [`MetadataEpoch`]), durably before returning if `durable`: it
     /// replaces the one kept. Backends without epochs ignore it (the store then cannot tell
@@ -1816,17 +1818,36 @@ impl Backend for DirBackend {
         let _ = self.rolled_back.set(why);
     }
 
-    fn metadata_epoch(&self) -> Option<MetadataEpoch> {
-        // Unreadable counts as never told: the check then rests on the other OSSs.
-        let text = std::fs::read(self.dir.join(EPOCH_FILE)).ok()?;
-        let epoch: EpochFile = serde_json::from_slice(&text).ok()?;
+    fn metadata_epoch(&self) -> Result<Option<MetadataEpoch>, BackendError> {
+        // Absent: never told. Unreadable (EIO, EACCES, ...): an error naming the file, not
+        // "never told": told epochs of every OSS unreadable alike would let metadata behind
+        // them open. Damaged (a torn overwrite, see `EPOCH_FILE`): never told, as before.
+        let path = self.dir.join(EPOCH_FILE);
+        let text = match std::fs::read(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(BackendError::Io {
+                    oss: self.oss(),
+                    why: format!(
+                        "its metadata epoch file {} cannot be read: {e}",
+                        path.display()
+                    ),
+                })
+            }
+        };
+        let Ok(epoch) = serde_json::from_slice::<EpochFile>(&text) else {
+            return Ok(None);
+        };
         if epoch.crc32c != EpochFile::crc(epoch.epoch, &epoch.token) {
-            return None;
+            return Ok(None);
         }
-        Some(MetadataEpoch {
-            number: epoch.epoch,
-            token: u32::from_str_radix(&epoch.token, 16).ok()?,
-        })
+        Ok(u32::from_str_radix(&epoch.token, 16)
+            .ok()
+            .map(|token| MetadataEpoch {
+                number: epoch.epoch,
+                token,
+            }))
     }
 
     fn set_metadata_epoch(&self, epoch: MetadataEpoch, durable: bool) -> Result<(), BackendError> {
@@ -2577,7 +2598,7 @@ mod tests {
     fn a_metadata_epoch_reads_back_and_a_damaged_one_reads_as_never_told() {
         let dir = tempfile::tempdir().unwrap();
         let b = DirBackend::create(dir.path(), &label(), None).unwrap();
-        assert_eq!(b.metadata_epoch(), None);
+        assert_eq!(b.metadata_epoch().unwrap(), None);
         let short = MetadataEpoch {
             number: 7,
             token: 0xdead_beef,
@@ -2588,7 +2609,7 @@ mod tests {
         };
         for epoch in [short, long, short] {
             b.set_metadata_epoch(epoch, true).unwrap();
-            assert_eq!(b.metadata_epoch(), Some(epoch));
+            assert_eq!(b.metadata_epoch().unwrap(), Some(epoch));
         }
         let path = dir.path().join(EPOCH_FILE);
         let good = std::fs::read(&path).unwrap();
@@ -2596,11 +2617,11 @@ mod tests {
             let mut bytes = good.clone();
             bytes[at] ^= 1;
             std::fs::write(&path, &bytes).unwrap();
-            let read = b.metadata_epoch();
+            let read = b.metadata_epoch().unwrap();
             assert!(read.is_none() || read == Some(short), "byte {at}: {read:?}");
         }
         std::fs::write(&path, &good[..good.len() / 2]).unwrap();
-        assert_eq!(b.metadata_epoch(), None);
+        assert_eq!(b.metadata_epoch().unwrap(), None);
     }
 
     #[test]

@@ -35,6 +35,9 @@ use crate::StoreError;
 /// a corrupt length field from asking for a huge buffer).
 pub const RECORD_BYTES_MAX: usize = 64 << 20;
 const FRAME_HEADER_BYTES: usize = 8;
+/// Most torn-tail bytes kept for `Journal::tail_bytes`: a small record's frame (the
+/// metadata epoch bump is under 200 bytes); a longer tail is no such record.
+pub const TAIL_KEPT_BYTES_MAX: usize = 4096;
 
 #[derive(Serialize, Deserialize)]
 struct Envelope<R> {
@@ -49,6 +52,11 @@ pub struct Journal<R> {
     len_bytes: u64,
     /// What `open` cut off as a torn tail, if anything.
     tail_cut: Option<TailCut>,
+    /// The torn tail's bytes, when at most `TAIL_KEPT_BYTES_MAX` (empty otherwise): lets
+    /// the store tell a damaged record it can name (`Journal::frame`) from any other.
+    tail_bytes: Vec<u8>,
+    /// The torn tail is still in the file (`open_keeping_tail`): `cut_tail` cuts it.
+    tail_in_file: bool,
     _records: PhantomData<R>,
 }
 
@@ -66,6 +74,15 @@ pub type Opened<R> = (Journal<R>, Vec<(u64, R)>);
 impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// Open (or create) the journal; returns it with every intact record, in order.
     pub fn open(path: &Path) -> Result<Opened<R>, StoreError> {
+        let (mut journal, records) = Self::open_keeping_tail(path)?;
+        journal.cut_tail()?;
+        Ok((journal, records))
+    }
+
+    /// `open`, but a torn tail stays in the file until `cut_tail`, which must come before
+    /// any append. Why: the store checks its metadata against the OSSs first, and an open
+    /// it refuses must change nothing (review of session 11's merge, item 2).
+    pub fn open_keeping_tail(path: &Path) -> Result<Opened<R>, StoreError> {
         Self::open_mode(path, true)
     }
 
@@ -119,16 +136,16 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             at += len;
         }
         let mut tail_cut = None;
+        let mut tail_bytes = Vec::new();
         if (at as u64) < bytes.len() as u64 {
-            // Cut the torn tail so the next append starts on a record boundary; the caller
-            // learns of it (`tail_cut`): it may have been an fsync'd record, damaged.
+            // The caller learns of the torn tail (`tail_cut`): it may have been an fsync'd
+            // record, damaged.
             tail_cut = Some(TailCut {
                 at_byte: at as u64,
                 cut_bytes: (bytes.len() - at) as u64,
             });
-            if writable {
-                file.set_len(at as u64).map_err(io)?;
-                file.sync_all().map_err(io)?;
+            if bytes.len() - at <= TAIL_KEPT_BYTES_MAX {
+                tail_bytes = bytes[at..].to_vec();
             }
         }
         file.seek(SeekFrom::Start(at as u64)).map_err(io)?;
@@ -138,19 +155,37 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             next_seq,
             len_bytes: at as u64,
             tail_cut,
+            tail_bytes,
+            tail_in_file: writable && tail_cut.is_some(),
             _records: PhantomData,
         };
         Ok((journal, records))
     }
 
-    /// The torn tail this journal's `open` cut off (`None`: the journal ended on a record).
-    pub fn tail_cut(&self) -> Option<TailCut> {
-        self.tail_cut
+    /// Cut the torn tail `open_keeping_tail` left, so the next append starts on a record
+    /// boundary (nothing to do without one).
+    pub fn cut_tail(&mut self) -> Result<(), StoreError> {
+        if !self.tail_in_file {
+            return Ok(());
+        }
+        let io =
+            |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", self.path.display()));
+        self.file.set_len(self.len_bytes).map_err(io)?;
+        self.file.sync_all().map_err(io)?;
+        self.file
+            .seek(SeekFrom::Start(self.len_bytes))
+            .map_err(io)?;
+        self.tail_in_file = false;
+        Ok(())
     }
 
-    /// Append a record; with `sync` it is durable when this returns.
-    pub fn append(&mut self, rec: &R, sync: bool) -> Result<u64, StoreError> {
-        let seq = self.next_seq;
+    /// The torn tail's bytes (see `tail_cut`), if at most `TAIL_KEPT_BYTES_MAX`.
+    pub fn tail_bytes(&self) -> Option<&[u8]> {
+        (!self.tail_bytes.is_empty()).then_some(&self.tail_bytes[..])
+    }
+
+    /// The bytes `append` writes for `rec` as record `seq`.
+    pub fn frame(seq: u64, rec: &R) -> Vec<u8> {
         let payload =
             serde_json::to_vec(&Envelope { seq, rec }).expect("journal record serialises");
         assert!(
@@ -162,6 +197,22 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         frame.extend_from_slice(&(payload.len() as u32).to_le_bytes());
         frame.extend_from_slice(&crc32c::crc32c(&payload).to_le_bytes());
         frame.extend_from_slice(&payload);
+        frame
+    }
+
+    /// The torn tail this journal's `open` cut off (`None`: the journal ended on a record).
+    pub fn tail_cut(&self) -> Option<TailCut> {
+        self.tail_cut
+    }
+
+    /// Append a record; with `sync` it is durable when this returns.
+    pub fn append(&mut self, rec: &R, sync: bool) -> Result<u64, StoreError> {
+        assert!(
+            !self.tail_in_file,
+            "an append after a torn tail left in the file"
+        );
+        let seq = self.next_seq;
+        let frame = Self::frame(seq, rec);
         let path = self.path.display().to_string();
         let io = |e: std::io::Error| StoreError::from_io(e, &format!("journal {path}"));
         // One write call per record: a crash cuts at most this record (a torn tail).

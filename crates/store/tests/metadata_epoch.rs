@@ -95,3 +95,32 @@ fn sessions_that_only_read_keep_the_epoch() {
     copy_metadata(&copy, &dir);
     Store::open(&dir).unwrap().close().unwrap();
 }
+
+/// Review of session 11's merge, item 7: an epoch file that cannot be read (an I/O error,
+/// not its absence) was taken as "never told", so metadata behind every such OSS opened.
+/// The open is refused instead, naming the file and what to do; readable again, it opens.
+#[test]
+fn an_unreadable_epoch_file_refuses_the_open_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("s");
+    let store = init(&dir);
+    store.put("f", &[1u8; 20_000]).unwrap();
+    store.close().unwrap();
+    let epoch_file = dir.join("oss-1").join("exaraid-epoch.json");
+    let told = std::fs::read(&epoch_file).unwrap();
+    // A directory in its place: reading it fails (EISDIR), also for root.
+    std::fs::remove_file(&epoch_file).unwrap();
+    std::fs::create_dir(&epoch_file).unwrap();
+    let err = Store::open(&dir).err().map(|e| e.to_string());
+    assert!(
+        err.as_deref().is_some_and(
+            |e| e.contains(&epoch_file.display().to_string()) && e.contains("cannot be read")
+        ),
+        "{err:?}"
+    );
+    std::fs::remove_dir(&epoch_file).unwrap();
+    std::fs::write(&epoch_file, &told).unwrap();
+    let store = Store::open(&dir).unwrap();
+    assert!(store.get("f").unwrap() == vec![1u8; 20_000]);
+    store.close().unwrap();
+}

@@ -1264,10 +1264,14 @@ impl Store {
             return Ok(());
         };
         self.poisoned.store(true, Ordering::SeqCst);
-        Err(StoreError::Io(format!(
-            "the sync of OSS {oss} ({}) could not run, so this command stopped before acknowledging anything: {err}",
-            self.backends[*oss].location()
-        )))
+        // Kept an out-of-descriptors error: an open whose recovery stops here tells the
+        // advice that fits by the error's kind (`reads_only_cause`), not a failing disk's.
+        Err(StoreError::Backend(BackendError::OutOfDescriptors {
+            oss: format!("{oss} ({})", self.backends[*oss].location()),
+            why: format!(
+                "its sync could not run, so this command stopped before acknowledging anything: {err}"
+            ),
+        }))
     }
 
     fn sync_failed(&self, plan: &IoPlan, failed: Vec<(usize, BackendError)>) -> StoreError {

@@ -45,6 +45,8 @@ mod core_held;
 mod exec;
 #[cfg(test)]
 mod lock_errors;
+#[cfg(test)]
+mod open_checks;
 mod read;
 mod recovery;
 mod repair;
@@ -542,7 +544,7 @@ pub struct Store {
     /// a full OSS), in a settle that began before or in deciding plans a crash cut: why.
     /// Reads are served, every change is refused, and the next open tries the recovery again
     /// (see `open_inner`, reviews s4e E6, s9s S9-4).
-    reads_only: Mutex<Option<String>>,
+    reads_only: Mutex<Option<ReadsOnly>>,
     /// With `reads_only`: the stripes `(file, stripe)` of the plans a crash cut, which
     /// recovery had to decide and could not: no read of them is served (their home and
     /// cache may hold data and parity of different versions, torn blocks, bytes no one
@@ -615,21 +617,53 @@ fn metadata_dir_read_only(dir: &Path) -> Option<String> {
     }
 }
 
-/// What a store open for reads only tells the user (see `reads_only_why`).
-fn reads_only_message(metadata_read_only: bool, cause: &str, dir: &Path) -> String {
-    if !metadata_read_only {
-        return reads_only_why(cause, dir);
+/// Why a store is open for reads only (`Store::reads_only`): the cause it names, and the
+/// cause's kind, which picks the advice (`reads_only_why`). Why a kind and not the cause's
+/// text (review of session 11's merge, item 9): a recovery whose sync ran out of
+/// descriptors failed with a message that did not start with the words the advice looked
+/// for, and was told to free space or fail a healthy OSS.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ReadsOnly {
+    kind: ReadsOnlyKind,
+    cause: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadsOnlyKind {
+    /// The metadata directory refuses writes (`Store::metadata_read_only`).
+    MetadataReadOnly,
+    /// The open's recovery could not finish: the process ran out of file descriptors.
+    OutOfDescriptors,
+    /// The open's recovery could not finish: an OSS's I/O error, a full OSS.
+    RecoveryUnfinished,
+}
+
+impl ReadsOnly {
+    fn metadata_read_only(cause: &str) -> ReadsOnly {
+        ReadsOnly {
+            kind: ReadsOnlyKind::MetadataReadOnly,
+            cause: cause.to_string(),
+        }
     }
+}
+
+/// What a store open for reads only tells the user (see `reads_only_why`).
+fn reads_only_message(metadata_read_only: bool, why: &ReadsOnly, dir: &Path) -> String {
+    if !metadata_read_only {
+        return reads_only_why(why, dir);
+    }
+    let cause = &why.cause;
     format!(
         "its metadata directory {} refuses writes ({cause}); reads, `ls`, `status` and a verify-only `scrub` work, every change (put, write, rm, fail, rebuild, scrub --repair, ...) is refused with nothing done. To change the store, remount that file system read-write (for example `mount -o remount,rw` of it) and retry",
         dir.display()
     )
 }
 
-fn reads_only_why(cause: &str, dir: &Path) -> String {
+fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
+    let cause = &why.cause;
     // The process's open-file limit (EMFILE) is no disk's fault: failing an OSS or freeing
     // space would not help, and `fail` would cost redundancy (and window bytes) for nothing.
-    if cause.starts_with(OUT_OF_DESCRIPTORS_CAUSE) {
+    if why.kind == ReadsOnlyKind::OutOfDescriptors {
         return format!(
             "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work, but nothing can change until it finishes. No OSS is at fault and none is failed: raise the open-file limit (e.g. `ulimit -n 4096`) or close other files, then rerun the command on {dir}: every open tries the recovery again",
             dir = dir.display()
@@ -641,23 +675,34 @@ fn reads_only_why(cause: &str, dir: &Path) -> String {
     )
 }
 
-/// How `reads_only_cause` starts the cause of an open that ran out of file descriptors, so
-/// `reads_only_why` can give the advice that fits (the cause is kept as a string).
+/// Most bytes a damaged metadata-epoch bump record may differ in from its frame and still
+/// be told for it (`Store::cut_tail_is_bump`): a few flipped bits or bytes, far fewer than
+/// the token's 8 hex digits and the epoch's digits together.
+const BUMP_DAMAGED_BYTES_MAX: usize = 4;
+
+/// How `reads_only_cause` starts the cause of an open that ran out of file descriptors.
 const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors";
 
 /// The cause a store open for reads only names: the error, without a backend's advice for
 /// an unavailable OSS ("reads fall back to parity, writes need `exaraid store rebuild`"),
 /// which is wrong here: the OSS answers reads, the store is not degraded, and a rebuild is
 /// refused like every change (review s9s S9-4).
-fn reads_only_cause(e: &StoreError) -> String {
+fn reads_only_cause(e: &StoreError) -> ReadsOnly {
+    let unfinished = |cause: String| ReadsOnly {
+        kind: ReadsOnlyKind::RecoveryUnfinished,
+        cause,
+    };
     match e {
         StoreError::Backend(crate::backend::BackendError::OutOfDescriptors { oss, why }) => {
-            format!("{OUT_OF_DESCRIPTORS_CAUSE} (OSS {oss}: {why})")
+            ReadsOnly {
+                kind: ReadsOnlyKind::OutOfDescriptors,
+                cause: format!("{OUT_OF_DESCRIPTORS_CAUSE} (OSS {oss}: {why})"),
+            }
         }
         StoreError::Backend(crate::backend::BackendError::Unavailable { oss, why }) => {
-            format!("OSS {oss} failed an I/O operation ({why})")
+            unfinished(format!("OSS {oss} failed an I/O operation ({why})"))
         }
-        other => other.to_string(),
+        other => unfinished(other.to_string()),
     }
 }
 
@@ -1211,13 +1256,23 @@ impl Store {
             .map(|m| (m.id, m.written_runs()))
             .collect();
         let metadata_read_only = metadata_dir_read_only(dir);
-        if !dir.join(JOURNAL_FILE).exists() {
+        let journal_path = dir.join(JOURNAL_FILE);
+        if !journal_path.exists() {
             // Before `Journal::open` creates it empty: a refusal then changes nothing.
-            Store::refuse_older_metadata(dir, &backends, &state)?;
+            Store::refuse_older_metadata(dir, &backends, &state, None)?;
+            if let Some(cause) = &metadata_read_only {
+                return Err(StoreError::Metadata(format!(
+                    "{}: the store's journal {} is missing, and its metadata directory refuses writes ({cause}), so the empty journal an open starts cannot be created; nothing was read or changed. Remount that file system read-write (for example `mount -o remount,rw` of it) and retry: the open checks the state against the OSS directories first. (If the journal was deleted, acknowledged writes since the last checkpoint may be gone: the open then refuses, saying so)",
+                    dir.display(),
+                    journal_path.display()
+                )));
+            }
         }
+        // The torn tail stays in the file until the metadata is checked against the OSSs
+        // (below): an open refused there changes nothing.
         let (mut journal, records) = match &metadata_read_only {
-            Some(_) => Journal::<Rec>::open_read_only(&dir.join(JOURNAL_FILE))?,
-            None => Journal::<Rec>::open(&dir.join(JOURNAL_FILE))?,
+            Some(_) => Journal::<Rec>::open_read_only(&journal_path)?,
+            None => Journal::<Rec>::open_keeping_tail(&journal_path)?,
         };
         let journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
@@ -1227,7 +1282,16 @@ impl Store {
             }
         }
         state.ops.resize(n, OssOps::default());
-        Store::refuse_older_metadata(dir, &backends, &state)?;
+        let cut_tail = journal.tail_bytes().map(|b| (b, journal.next_seq()));
+        let recovered = Store::refuse_older_metadata(dir, &backends, &state, cut_tail)?;
+        if let Some((seq, rec)) = recovered {
+            // The cut tail was this epoch's bump record, damaged after its fsync (the OSSs
+            // were told it only then): its effect, which the OSS vouches for, is applied as
+            // if it had been read, so the next bump goes past the epoch that OSS holds.
+            state.apply(seq, &rec);
+            journal.advance_to(seq + 1);
+        }
+        journal.cut_tail()?;
         Store::refuse_rolled_back(&backends, &state);
         for &i in &state.failed_oss {
             if i < n {
@@ -1437,7 +1501,10 @@ impl Store {
                 )));
             }
             store.poisoned.store(true, Ordering::SeqCst);
-            *store.reads_only.lock() = Some(cause.clone());
+            *store.reads_only.lock() = Some(ReadsOnly {
+                kind: ReadsOnlyKind::MetadataReadOnly,
+                cause: cause.clone(),
+            });
             return Ok(store);
         }
         let more = {
@@ -1614,7 +1681,7 @@ impl Store {
             return;
         }
         let said = "the journal's last record was damaged or torn by a power cut and was cut off when the store opened; the open checked every stripe's parity";
-        let note = match self.scrub(true) {
+        let note = match self.scrub_as(true, true) {
             Ok(report) if report.journal_tail_cuts_checked > 0 && report.repaired_elements == 0 => {
                 format!(
                     "{said} ({} stripes) and it matches: nothing to do",
@@ -1730,7 +1797,7 @@ impl Store {
             // one place refuses all of them, those that skip `check_usable` too (`fail`).
             return Err(StoreError::Io(format!(
                 "the store is open for reads only: {}; this change was refused, nothing was done",
-                reads_only_message(true, cause, &self.dir)
+                reads_only_message(true, &ReadsOnly::metadata_read_only(cause), &self.dir)
             )));
         }
         if core.epoch_due {
@@ -1838,17 +1905,45 @@ impl Store {
     /// record and telling it, or an OSS down at the bump. Review s10 R10-1 and R10-4: the
     /// store opened such metadata silently, read stale bytes with exit 0 and wrote parity
     /// over data it did not know of.
+    ///
+    /// `cut_tail`: the journal's torn tail (not cut yet) and the sequence number its record
+    /// had. An OSS one epoch ahead is not refused when that tail is the bump record of the
+    /// epoch it holds, damaged (see `cut_tail_is_bump`): returned, `(seq, record)`, for the
+    /// caller to apply. Why: the bump is fsync'd before any OSS is told, so a power cut never
+    /// tears it once an OSS holds it, but damage to the journal's last record after its
+    /// fsync (review s9r R9-3) cut it, and every later open was refused as "behind".
     fn refuse_older_metadata(
         dir: &Path,
         backends: &[Box<dyn Backend>],
         state: &State,
-    ) -> Result<(), StoreError> {
+        cut_tail: Option<(&[u8], u64)>,
+    ) -> Result<Option<(u64, Rec)>, StoreError> {
         let on_record = state.metadata_epoch();
         let recorded_number = on_record.map_or(0, |e| e.number);
+        let mut recovered: Option<(u64, Rec)> = None;
         for (i, b) in backends.iter().enumerate() {
-            let Some(told) = b.metadata_epoch() else {
-                continue;
+            let told = match b.metadata_epoch() {
+                Ok(Some(told)) => told,
+                Ok(None) => continue,
+                // Failed on record, or not in service (no label: a missing mount; its own
+                // files damaged): never read as it is, so nothing to check.
+                Err(_) if state.failed_oss.contains(&i) || !b.healthy() => continue,
+                Err(e) => {
+                    return Err(StoreError::Metadata(format!(
+                        "{}: {e}, so the open cannot check that the store's state and journal are not older than its OSS directories (see `{}` in docs/store.md); nothing was changed. Make the file readable (check OSS {i}'s mount, permissions and disk) and retry. If that disk is failing, take it out of the way (unmount it, or move the directory aside): the store then opens without OSS {i}, degraded, and `exaraid store fail` and `rebuild` replace it",
+                        dir.display(),
+                        crate::backend::EPOCH_FILE
+                    )))
+                }
             };
+            if told.number == recorded_number + 1 {
+                if let Some(rec) = cut_tail.and_then(|(bytes, seq)| {
+                    Store::cut_tail_is_bump(bytes, seq, told).map(|rec| (seq, rec))
+                }) {
+                    recovered = Some(rec);
+                    continue;
+                }
+            }
             let what_to_do = format!(
                 "Nothing was changed. Put back this store's newest state and journal ({0}/state, {0}/journal), or restore the OSS directories from the same backup as them. If those are gone for good, removing {1} from every OSS directory opens the store as it is: bytes written since this metadata was current then read back stale or as lost (run `exaraid store scrub {0}` then)",
                 dir.display(),
@@ -1874,7 +1969,29 @@ impl Store {
                 )));
             }
         }
-        Ok(())
+        Ok(recovered)
+    }
+
+    /// The bump record of `told` (`bump_epoch`'s record, as record `seq`), if the journal's
+    /// torn tail `bytes` is it, damaged: the frame of exactly its length that differs from
+    /// it in at most `BUMP_DAMAGED_BYTES_MAX` bytes. Why so strict: an older copy of the
+    /// metadata one epoch behind with a torn tail of its own (a snapshot taken during a
+    /// write) must still be refused. Its tail is another record, or this bump's record cut
+    /// short (a copy taken while it was written, before the OSSs were told and the store
+    /// went on): neither is the whole frame of the random token the OSS holds, while a bit
+    /// flip in the fsync'd record leaves that frame but for a few bytes. A bump record lost
+    /// in a larger way (zeroed, cut short) is still refused, with the message of an older
+    /// copy.
+    fn cut_tail_is_bump(bytes: &[u8], seq: u64, told: MetadataEpoch) -> Option<Rec> {
+        let rec = Rec::OssGenerations {
+            generations: vec![(METADATA_EPOCH_KEY, told.packed())],
+        };
+        let frame = Journal::<Rec>::frame(seq, &rec);
+        if frame.len() != bytes.len() {
+            return None;
+        }
+        let differing = frame.iter().zip(bytes).filter(|(a, b)| a != b).count();
+        (differing <= BUMP_DAMAGED_BYTES_MAX).then_some(rec)
     }
 
     /// At open, before anything reads an OSS: an OSS whose generation is below the one the

@@ -934,7 +934,7 @@ impl Store {
         let Some(&(_, stripe)) = cut.range((file, first)..=(file, last)).next() else {
             return Ok(());
         };
-        let why = self.reads_only.lock().clone().unwrap_or_default();
+        let why = self.reads_only.lock().clone().expect("open for reads only");
         Err(StoreError::Io(format!(
             "'{name}' stripe {stripe} (file bytes {}..{}) was being written when the store last stopped, and the recovery that decides what it holds could not finish, so no byte of it is served yet; nothing was read. Stripes no cut write touched read. The store is open for reads only: {}",
             stripe * sdb,

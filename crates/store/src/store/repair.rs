@@ -787,6 +787,20 @@ impl Store {
     /// Check every element's checksums and every stripe's parity; with `repair`, rewrite
     /// corrupt elements from the rest of their stripe and stale parity from the data.
     pub fn scrub(&self, repair: bool) -> Result<ScrubReport, StoreError> {
+        self.scrub_as(repair, false)
+    }
+
+    /// `scrub`; `best_effort`: the open's own repair after a journal tail cut
+    /// (`repair_after_tail_cut`), which must not poison the store the command opened it
+    /// for: a sync out of descriptors fails the scrub without poisoning (review of session
+    /// 11's merge, item 4: the `get` after it failed). Safe: nothing was acknowledged, the
+    /// bytes the scrub wrote are re-encoded parity or blocks rebuilt to their checksums
+    /// (right whether they reach the disk or not), and the cut stays on record.
+    pub(super) fn scrub_as(
+        &self,
+        repair: bool,
+        best_effort: bool,
+    ) -> Result<ScrubReport, StoreError> {
         // A verify-only scrub changes nothing, so a store open for reads only serves it: it
         // tells what the settle that could not finish left (review s8s S8-4).
         if repair {
@@ -959,6 +973,13 @@ impl Store {
             // OSS is recorded failed between plans, as by `store fail`, and scrub says so.
             let all: Vec<usize> = (0..self.backends.len()).collect();
             let failed = self.sync_one_by_one(&all);
+            if let Some((oss, e)) = failed.iter().find(|(_, e)| e.is_out_of_descriptors()) {
+                if best_effort {
+                    return Err(StoreError::Io(format!(
+                        "the sync of OSS {oss} could not run: {e}"
+                    )));
+                }
+            }
             self.refuse_out_of_descriptors(&failed)?;
             if !failed.is_empty() {
                 return Err(self.scrub_sync_failed(failed));
