@@ -10,20 +10,44 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-/// Run the CLI where no file may grow past `fsize_bytes` (`prlimit --fsize`, SIGXFSZ
-/// ignored so that a write past it fails with EFBIG as on a full disk instead of killing
-/// the process). The state checkpoint and the journal are files like any other: none of
-/// them can be written, as on a full metadata disk.
-fn with_file_size_limit(fsize_bytes: u64, args: &[&str]) -> Output {
-    Command::new("sh")
-        .arg("-c")
-        .arg("trap '' XFSZ; exec prlimit --fsize=\"$0\" \"$@\"")
-        .arg(fsize_bytes.to_string())
-        .arg(env!("CARGO_BIN_EXE_exaraid"))
-        .args(args)
-        .stdin(Stdio::null())
+/// Run the CLI where no file may grow past `fsize_bytes` (RLIMIT_FSIZE, as `ulimit -f` sets
+/// it), with SIGXFSZ at its default disposition (kill), as a shell or batch job leaves it:
+/// the CLI itself must make a write past the limit fail with EFBIG, as on a full disk,
+/// instead of being killed (review s11r R11-6). The state checkpoint and the journal are
+/// files like any other: none of them can grow past it, as on a full metadata disk.
+/// `stdin`: a file the command reads (a put's data), or none.
+fn with_file_size_limit_reading(fsize_bytes: u64, args: &[&str], stdin: Option<&Path>) -> Output {
+    use std::os::unix::process::CommandExt;
+    let stdin = match stdin {
+        Some(path) => Stdio::from(std::fs::File::open(path).unwrap()),
+        None => Stdio::null(),
+    };
+    let mut command = Command::new(env!("CARGO_BIN_EXE_exaraid"));
+    command.args(args).stdin(stdin);
+    // SAFETY: between fork and exec only two async-signal-safe system calls run.
+    unsafe {
+        command.pre_exec(move || {
+            // Whatever the test runner inherited (CI may run it under `trap '' XFSZ`).
+            if libc::signal(libc::SIGXFSZ, libc::SIG_DFL) == libc::SIG_ERR {
+                return Err(std::io::Error::last_os_error());
+            }
+            let limit = libc::rlimit {
+                rlim_cur: fsize_bytes,
+                rlim_max: fsize_bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
         .output()
-        .expect("sh and prlimit (util-linux) run the CLI under a file-size limit")
+        .expect("the CLI runs under a file-size limit")
+}
+
+fn with_file_size_limit(fsize_bytes: u64, args: &[&str]) -> Output {
+    with_file_size_limit_reading(fsize_bytes, args, None)
 }
 
 /// Smaller than any record of the journal and than the state file: nothing grows.
@@ -78,6 +102,84 @@ fn a_full_metadata_disk_fails_writes_but_not_reads() {
     let mut expect = p0.clone();
     expect[5000..8000].copy_from_slice(&bytes(2, 3000));
     assert!(ok(&["store", "get", d, "p0"], b"") == expect);
+    ok(&["store", "scrub", d], b"");
+}
+
+/// Review s11r R11-6: under a file-size limit a put is refused with the full-disk message, or
+/// succeeds with the checkpoint warning, never killed by SIGXFSZ (exit 153) whether or not
+/// its data took effect. Every acknowledged byte reads back; the refused put is not listed.
+#[test]
+fn a_file_size_limit_refuses_cleanly_instead_of_killing_the_cli() {
+    const LIMIT_BYTES: u64 = 8 * 1024;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store_unit(d, 4096, &["--oss", "5", "--code", "raid5"]);
+    let mut acked: Vec<(String, Vec<u8>)> = Vec::new();
+    // Long names grow the state past the limit, so the closing checkpoint cannot be written.
+    for i in 0..60u8 {
+        let name = format!("longname-for-state-growth-{i}");
+        let data = bytes(i, 20);
+        ok(&["store", "put", d, &name], &data);
+        acked.push((name, data));
+    }
+    let state_bytes = std::fs::metadata(dir.join("state")).unwrap().len();
+    assert!(
+        state_bytes > LIMIT_BYTES,
+        "the test needs a state ({state_bytes} bytes) larger than the limit"
+    );
+
+    // The put's data and journal fit under the limit, its checkpoint does not: the put is
+    // durable (journaled), so it succeeds and warns about the checkpoint.
+    let small = bytes(61, 3000);
+    let small_path = tmp.path().join("small");
+    std::fs::write(&small_path, &small).unwrap();
+    let out = with_file_size_limit_reading(
+        LIMIT_BYTES,
+        &["store", "put", d, "newone"],
+        Some(&small_path),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "a put whose only oversize file is the checkpoint succeeds: exit {:?}, signal {:?}: {stderr}",
+        out.status.code(),
+        std::os::unix::process::ExitStatusExt::signal(&out.status)
+    );
+    assert!(
+        stderr.contains("warning"),
+        "the put says the checkpoint was not written: {stderr}"
+    );
+    acked.push(("newone".to_string(), small));
+
+    // A zone file passes the limit: refused before anything is acknowledged, saying why.
+    let big_path = tmp.path().join("big");
+    std::fs::write(&big_path, bytes(62, 300_000)).unwrap();
+    let out = with_file_size_limit_reading(50 * 1024, &["store", "put", d, "big"], Some(&big_path));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(1),
+        "a put past the limit is refused with exit 1: exit {:?}, signal {:?}: {stderr}",
+        out.status.code(),
+        std::os::unix::process::ExitStatusExt::signal(&out.status)
+    );
+    assert!(
+        stderr.contains("is full") && stderr.contains("nothing was written"),
+        "the refusal says which disk is full and that nothing was written: {stderr}"
+    );
+
+    // Without the limit: the refused put is not there, every acknowledged byte is.
+    let listed = String::from_utf8(ok(&["store", "ls", d], b"")).unwrap();
+    assert!(
+        !listed.lines().any(|line| line.ends_with("big")),
+        "the refused put is not listed: {listed}"
+    );
+    for (name, data) in &acked {
+        assert!(
+            &ok(&["store", "get", d, name], b"") == data,
+            "{name} reads back as acknowledged"
+        );
+    }
     ok(&["store", "scrub", d], b"");
 }
 
