@@ -580,6 +580,8 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     // every change is refused until it is remounted read-write.
                     let (label, waits) = if why.contains("metadata directory") {
                         ("READ ONLY", "reads work, every change is refused")
+                    } else if why.contains("metadata disk is full") {
+                        ("METADATA DISK FULL", "reads work, every change is refused")
                     } else if why.starts_with("open for reads only") {
                         ("RECOVERY PENDING", "reads work, every change waits for it")
                     } else {

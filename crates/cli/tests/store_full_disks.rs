@@ -183,6 +183,121 @@ fn a_file_size_limit_refuses_cleanly_instead_of_killing_the_cli() {
     ok(&["store", "scrub", d], b"");
 }
 
+/// The payload of the journal's last record (frames: length u32 LE, crc32c u32, payload).
+fn last_journal_record(dir: &Path) -> String {
+    let journal = std::fs::read(dir.join("journal")).unwrap_or_default();
+    let mut at = 0usize;
+    let mut last = String::new();
+    while at + 8 <= journal.len() {
+        let len = u32::from_le_bytes(journal[at..at + 4].try_into().unwrap()) as usize;
+        let end = (at + 8 + len).min(journal.len());
+        last = String::from_utf8_lossy(&journal[at + 8..end]).to_string();
+        at = end;
+    }
+    last
+}
+
+/// Review s11r R11-4: a put cut between its `Durable` and `Complete` records (a full
+/// metadata disk refused the second; here a kill, the same journal) leaves the next open a
+/// record to write. On a metadata disk with no room for it every command, reads too,
+/// failed until space was freed; the guide says reads keep working on a full metadata
+/// disk. Now the open serves reads, refuses changes saying why, and with room again the
+/// store takes changes and reads every acknowledged byte.
+#[test]
+fn an_open_that_cannot_journal_a_durable_plans_completion_still_serves_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let kept = bytes(7, 20_000);
+    let victim = bytes(8, 9_000);
+    // The kill point right after the put's `Durable` record: the first record count whose
+    // kill leaves it last in the journal.
+    const RECORDS_MAX: usize = 20;
+    let dir = (1..=RECORDS_MAX)
+        .find_map(|n| {
+            let dir = tmp.path().join(format!("s{n}"));
+            let d = s(&dir);
+            init_store(
+                d,
+                &["--oss", "5", "--code", "raid5", "--write-path", "delayed"],
+            );
+            ok(&["store", "put", d, "kept"], &kept);
+            let kill_at = format!("{}:{n}", exaraid_store::torture::JOURNAL_RECORD);
+            assert!(
+                killed_at(&["store", "put", d, "victim"], &victim, &kill_at),
+                "a put appends a Durable record within {RECORDS_MAX} records"
+            );
+            last_journal_record(&dir)
+                .contains("\"Durable\"")
+                .then_some(dir)
+        })
+        .expect("a kill right after the put's Durable record");
+    let d = s(&dir);
+    // No room for one more journal byte (nor for the state checkpoint).
+    let journal_bytes = std::fs::metadata(dir.join("journal")).unwrap().len();
+    for args in [
+        vec!["store", "ls", d],
+        vec!["store", "status", d],
+        vec!["store", "get", d, "kept"],
+        vec![
+            "store", "read", d, "kept", "--offset", "100", "--length", "50",
+        ],
+    ] {
+        let out = with_file_size_limit(journal_bytes, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{args:?} on a full metadata disk serves its read: exit {:?}: {stderr}",
+            out.status.code()
+        );
+        // `status` says it in its output, the others in a warning.
+        let told = if args[1] == "status" {
+            String::from_utf8_lossy(&out.stdout)
+        } else {
+            stderr.clone()
+        };
+        assert!(
+            told.contains("reads only") && told.contains("Free space"),
+            "{args:?} says the store is open for reads only and what to do: {told}"
+        );
+        match args[1] {
+            "ls" => assert!(
+                String::from_utf8_lossy(&out.stdout)
+                    .lines()
+                    .any(|l| l.ends_with("kept"))
+                    && !String::from_utf8_lossy(&out.stdout).contains("victim"),
+                "ls lists the acknowledged file only: {}",
+                String::from_utf8_lossy(&out.stdout)
+            ),
+            "get" => assert!(out.stdout == kept, "get reads the acknowledged bytes"),
+            "read" => assert!(out.stdout == kept[100..150], "read reads the range"),
+            _ => {}
+        }
+    }
+    let put = tmp.path().join("other");
+    std::fs::write(&put, bytes(9, 5_000)).unwrap();
+    let out =
+        with_file_size_limit_reading(journal_bytes, &["store", "put", d, "other"], Some(&put));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(1)
+            && stderr.contains("reads only")
+            && stderr.contains("refused, nothing was done")
+            && stderr.contains("Free space"),
+        "a change is refused, saying why and what to do: exit {:?}: {stderr}",
+        out.status.code()
+    );
+    // Room again: the open journals the completion, the store takes changes.
+    let out = exaraid(&["store", "ls", d], b"");
+    assert!(
+        out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("reads only"),
+        "with room the store opens for changes: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ok(&["store", "put", d, "other"], &bytes(9, 5_000));
+    assert!(ok(&["store", "get", d, "kept"], b"") == kept);
+    assert!(ok(&["store", "get", d, "other"], b"") == bytes(9, 5_000));
+    ok(&["store", "scrub", d], b"");
+}
+
 /// Run the CLI with stdout into a socket whose reading end is already closed: its first
 /// write fails with EPIPE, deterministically (a reader that exited, as `head -1` does).
 fn into_closed_pipe(args: &[&str]) -> Output {

@@ -635,6 +635,12 @@ fn reads_only_why(cause: &str, dir: &Path) -> String {
             dir = dir.display()
         );
     }
+    if cause.starts_with(METADATA_DISK_FULL_CAUSE) {
+        return format!(
+            "{cause}; reads, `ls`, `status` and a verify-only `scrub` work, every change is refused with nothing done. Nothing acknowledged is lost. Free space on the file system holding {dir} (its journal and state), then rerun the command: the next open journals what this one could not and the store takes changes again",
+            dir = dir.display()
+        );
+    }
     format!(
         "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
         dir = dir.display()
@@ -644,6 +650,11 @@ fn reads_only_why(cause: &str, dir: &Path) -> String {
 /// How `reads_only_cause` starts the cause of an open that ran out of file descriptors, so
 /// `reads_only_why` can give the advice that fits (the cause is kept as a string).
 const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors";
+
+/// How an open that could not journal what it must before any change (the completion of
+/// plans durable before it) on a full metadata disk starts its cause (see `reads_only_why`).
+const METADATA_DISK_FULL_CAUSE: &str =
+    "this open must journal the completion of writes that finished before it, and the store's metadata disk is full";
 
 /// The cause a store open for reads only names: the error, without a backend's advice for
 /// an unavailable OSS ("reads fall back to parity, writes need `exaraid store rebuild`"),
@@ -1563,10 +1574,33 @@ impl Store {
                 // Durable plans whose completion the planner never heard (a crash between
                 // the two records): tell it now.
                 let mut more = Vec::new();
-                for p in store.durable_unheard(&core) {
+                let unheard = store.durable_unheard(&core);
+                for (i, &p) in unheard.iter().enumerate() {
                     more.extend(core.strategy.on_complete(p).map_err(plan_err)?);
-                    store.journal(&mut core, Rec::Input(Input::Complete { plan: p }), false)?;
-                    store.forget_cache_stripes(&[p]);
+                    let complete = Rec::Input(Input::Complete { plan: p });
+                    match store.journal(&mut core, complete, false) {
+                        Ok(()) => store.forget_cache_stripes(&[p]),
+                        // A full metadata disk (review s11r R11-4: a put refused between its
+                        // `Durable` and `Complete` records left this for every later open,
+                        // which failed, `ls` and `get` too). Nothing was appended (the
+                        // journal cuts a partial record), so the next open with room does
+                        // this again. Meanwhile reads are right with the planner told, not
+                        // journaled, as recovery does: the plans are durable. The plans
+                        // they release are not run, and nothing else may be journaled
+                        // after a record the journal lacks: open for reads only.
+                        Err(e @ StoreError::NoSpace(_)) => {
+                            for &later in &unheard[i + 1..] {
+                                core.strategy.on_complete(later).map_err(plan_err)?;
+                            }
+                            store.forget_cache_stripes(&unheard[i..]);
+                            drop(core);
+                            store.poisoned.store(true, Ordering::SeqCst);
+                            *store.reads_only.lock() =
+                                Some(format!("{METADATA_DISK_FULL_CAUSE} ({e})"));
+                            return Ok(store);
+                        }
+                        Err(e) => return Err(e),
+                    }
                 }
                 more.extend(store.end_unlisted_windows(&mut core)?);
                 store.admit(more)
