@@ -672,6 +672,11 @@ fn reads_only_cause(e: &StoreError) -> String {
     }
 }
 
+/// How far the wall clock may be behind the store's time before a command journals a skew
+/// (`Store::keep_clock_skew`): nodes' clocks a little apart, or an NTP slew, hold the
+/// store's time (and window timeouts) at most this long.
+const CLOCK_BEHIND_SLACK_NS: u64 = 1_000_000_000;
+
 fn unix_now_ns() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -1607,6 +1612,7 @@ impl Store {
             }
         };
         store.run_plans(more, None)?;
+        store.keep_clock_skew();
         store.tick()?;
         // A write killed after its bytes were journaled but before its parity advance
         // leaves more unprotected bytes than the bound; nothing else would advance them
@@ -1749,8 +1755,34 @@ impl Store {
         self.check_usable()
     }
 
+    /// The store's time: the wall clock plus the skew on record, never behind the last time
+    /// any input carried (see `State::clock_skew_ns`).
     fn now_ns(core: &Core) -> u64 {
-        unix_now_ns().max(core.state.last_now_ns)
+        let skewed = unix_now_ns().saturating_add(core.state.clock_skew_ns);
+        skewed.max(core.state.last_now_ns)
+    }
+
+    /// Where the wall clock (plus the skew on record) is more than `CLOCK_BEHIND_SLACK_NS`
+    /// behind the store's time, journal the skew that makes the store's time go on from
+    /// there at the wall clock's pace (review s11r R11-5: else it stays still, and so do
+    /// window timeouts, until the real clock catches up). Within the slack (clocks of
+    /// nodes a little apart, an NTP slew) the store's time waits that little instead of
+    /// journaling a record each command. Best effort: a skew that cannot be journaled (a
+    /// full metadata disk) leaves the time as before, and the next command tries again.
+    fn keep_clock_skew(&self) {
+        if self.metadata_read_only.is_some() || self.poisoned.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut core = self.core.lock();
+        let wall_ns = unix_now_ns();
+        let last_ns = core.state.last_now_ns;
+        let skewed_ns = wall_ns.saturating_add(core.state.clock_skew_ns);
+        if skewed_ns.saturating_add(CLOCK_BEHIND_SLACK_NS) >= last_ns {
+            return;
+        }
+        let skew_ns = last_ns - wall_ns;
+        assert!(skew_ns > core.state.clock_skew_ns, "the skew only grows");
+        let _ = self.journal(&mut core, Rec::ClockSkew { skew_ns }, false);
     }
 
     fn journal(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<(), StoreError> {
@@ -3185,6 +3217,8 @@ impl Store {
     /// The background worker's share of the timers: window timeouts that are due, and the
     /// parity advance writers asked for.
     fn serve_timers(&self) -> Result<(), StoreError> {
+        // A long-lived process sees the wall clock stepped back too.
+        self.keep_clock_skew();
         let due = {
             let core = self.core.lock();
             let now_ns = Self::now_ns(&core);
