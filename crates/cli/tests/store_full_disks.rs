@@ -352,13 +352,15 @@ fn commands_into_a_closed_pipe_end_quietly_and_change_nothing() {
             out.status.code()
         );
     }
-    // `get` stops at its first piece: the store stays exactly as it was.
+    // A `get` into a closed pipe changes nothing: the journal is as it was. (Its close
+    // comes before its output, review s11r R11-8: the checkpoint it writes differs in the
+    // operation counters only.)
     let before = metadata_files(&dir);
     let out = into_closed_pipe(&["store", "get", d, "f"]);
     assert!(out.status.success(), "{out:?}");
     assert!(
-        metadata_files(&dir) == before,
-        "a get into a closed pipe left the store's state and journal as they were"
+        metadata_files(&dir)[1] == before[1],
+        "a get into a closed pipe left the store's journal as it was"
     );
     let mut expect = f.clone();
     expect[1000..1500].copy_from_slice(&bytes(4, 500));
