@@ -33,7 +33,25 @@ enum Command {
     Archive(archive_cmd::ArchiveArgs),
 }
 
+/// Under a file-size limit (`ulimit -f`, RLIMIT_FSIZE) the kernel's default for a write past
+/// it is to kill the process with SIGXFSZ (exit 153): a put whose data already took effect
+/// would report failure, and one refused in the middle would die without a word. Ignored,
+/// the write fails with EFBIG instead, which the store handles like a full disk: a clear
+/// refusal before anything is acknowledged, or a warning for a checkpoint it could not
+/// write (docs/store.md, "Durability and recovery"). Rust's runtime does the same for
+/// SIGPIPE. Children (none today) would inherit the disposition.
+fn ignore_file_size_signal() {
+    // SAFETY: setting a signal's disposition to SIG_IGN at the start of `main`, before any
+    // thread exists, installs no handler code and races with nothing.
+    let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    assert!(
+        previous != libc::SIG_ERR,
+        "SIGXFSZ is a valid signal whose disposition can always be set"
+    );
+}
+
 fn main() {
+    ignore_file_size_signal();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Codes(args) => codes_cmd::run(args),

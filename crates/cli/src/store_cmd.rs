@@ -303,6 +303,10 @@ fn write_stdout(bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Longest file `get` reads whole into memory and writes after closing the store (see
+/// `StoreCommand::Get`): one streamed piece, so no more memory than a longer file takes.
+const GET_IN_MEMORY_BYTES_MAX: u64 = WRITE_CHUNK_BYTES_MAX;
+
 /// Most zero bytes `get` writes at once for a hole of a sparse file.
 const ZEROS_PIECE_BYTES: usize = 1 << 20;
 
@@ -432,8 +436,28 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 .find(|(n, _)| *n == name)
                 .map(|(_, s)| s);
             match size_bytes {
-                None | Some(0) => write_stdout(&store.get(&name)?)?,
+                None | Some(0) => {
+                    let data = store.get(&name)?;
+                    close(store)?;
+                    write_stdout(&data)?;
+                }
+                Some(size_bytes) if size_bytes <= GET_IN_MEMORY_BYTES_MAX => {
+                    // Read whole, the store closed, then written: a reader that stops (a
+                    // pager left open, a stopped job, a slow link) then holds no lock, where
+                    // every other command of every process waited for it and gave up
+                    // (review s11r R11-8). No more memory than one streamed piece.
+                    let mut data = vec![0u8; size_bytes as usize];
+                    for (start, end) in store.written_runs(&name)? {
+                        assert!(start < end && end <= size_bytes);
+                        let run = store.read(&name, start, end - start)?;
+                        data[start as usize..end as usize].copy_from_slice(&run);
+                    }
+                    close(store)?;
+                    write_stdout(&data)?;
+                }
                 Some(size_bytes) => {
+                    // Longer than that: streamed with the store open (its lock held until
+                    // the reader has taken the last piece; docs/store.md says so).
                     // Never-written runs (holes) are zeros: written without reading them.
                     let mut at = 0;
                     for (start, end) in store.written_runs(&name)? {
@@ -447,9 +471,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         }
                     }
                     write_zeros(size_bytes - at)?;
+                    close(store)?;
                 }
             }
-            close(store)?;
         }
         StoreCommand::Write { dir, name, offset } => {
             let first = stdin_first_piece()?;
@@ -580,6 +604,8 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     // every change is refused until it is remounted read-write.
                     let (label, waits) = if why.contains("metadata directory") {
                         ("READ ONLY", "reads work, every change is refused")
+                    } else if why.contains("metadata disk is full") {
+                        ("METADATA DISK FULL", "reads work, every change is refused")
                     } else if why.starts_with("open for reads only") {
                         ("RECOVERY PENDING", "reads work, every change waits for it")
                     } else {

@@ -426,6 +426,13 @@ pub enum Rec {
     /// told by these crcs (`decide_by_end_versions`). Without them the acknowledged home
     /// bytes of that column beside the window were recorded lost within the tolerance.
     EndParityCrcs(WriteParityCrcs),
+    /// The store's clock runs `skew_ns` ahead of the wall clock from now on (see
+    /// `State::clock_skew_ns`). Journaled (not fsync'd: lost in a crash, the next open
+    /// finds the clock behind again and journals it again) when a command finds the wall
+    /// clock behind the store's time, which never goes backwards.
+    ClockSkew {
+        skew_ns: u64,
+    },
 }
 
 /// See `Rec::WindowBlockCrcs`.
@@ -715,6 +722,9 @@ impl Rec {
                 ..
             } => crate::superblock::STATE_VERSION_SESSION11_RECORDS,
             Rec::EndParityCrcs(_) => crate::superblock::STATE_VERSION_SESSION11_RECORDS,
+            // An older binary would cut it off as a torn tail (or drop the field from a
+            // snapshot) and freeze its window timeouts again (review s11r R11-5).
+            Rec::ClockSkew { .. } => crate::superblock::STATE_VERSION_SESSION12_RECORDS,
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -966,6 +976,20 @@ pub struct State {
     /// (`Rec::EndParityCrcs`). (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub end_parity_crcs: Vec<WriteParityCrcs>,
+    /// How far the store's clock runs ahead of the wall clock (`Rec::ClockSkew`): its time
+    /// is `max(last_now_ns, wall clock + clock_skew_ns)`. Why (review s11r R11-5): the
+    /// store's time never goes backwards (the planner's deadlines are on it), so one command
+    /// run with the wall clock ahead (a wrong RTC, a restored VM, an NTP step back after)
+    /// held it at that future instant, and window timeouts waited for the real clock to
+    /// catch up (years). With the skew the store's time goes on from there at the wall
+    /// clock's pace. Grows only, bounded by how far any wall clock ever ran ahead. (Not
+    /// written into a snapshot when zero.)
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub clock_skew_ns: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl State {
@@ -986,6 +1010,10 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
+        if self.clock_skew_ns != 0 {
+            // Session 12's field (`Rec::ClockSkew`): an older binary would drop it.
+            return crate::superblock::STATE_VERSION_SESSION12_RECORDS;
+        }
         if self.settle_records_every_stripe
             || !self.wrote_nothing.is_empty()
             || !self.window_block_crcs.is_empty()
@@ -1157,6 +1185,8 @@ impl State {
             Rec::JournalTailCut { .. } | Rec::JournalTailChecked => false,
             // A note that plans changed nothing; a note of what a window write writes next.
             Rec::WroteNothing { .. } | Rec::WindowBlockCrcs(_) => false,
+            // The store's clock.
+            Rec::ClockSkew { .. } => false,
             _ => true,
         };
         if may_change_bytes {
@@ -1391,6 +1421,10 @@ impl State {
             Rec::EndParityCrcs(w) => {
                 // Bounded: only parity plans not durable yet (one record per write wave).
                 self.end_parity_crcs.push(w.clone());
+            }
+            Rec::ClockSkew { skew_ns } => {
+                // Only ever raised: the store's time must not go backwards.
+                self.clock_skew_ns = self.clock_skew_ns.max(*skew_ns);
             }
             Rec::SettleSums(sums) => {
                 // Only a settle that began writes sums (they describe its home writes).

@@ -669,6 +669,12 @@ fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
             dir = dir.display()
         );
     }
+    if cause.starts_with(METADATA_DISK_FULL_CAUSE) {
+        return format!(
+            "{cause}; reads, `ls`, `status` and a verify-only `scrub` work, every change is refused with nothing done. Nothing acknowledged is lost. Free space on the file system holding {dir} (its journal and state), then rerun the command: the next open journals what this one could not and the store takes changes again",
+            dir = dir.display()
+        );
+    }
     format!(
         "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
         dir = dir.display()
@@ -682,6 +688,11 @@ const BUMP_DAMAGED_BYTES_MAX: usize = 4;
 
 /// How `reads_only_cause` starts the cause of an open that ran out of file descriptors.
 const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors";
+
+/// How an open that could not journal what it must before any change (the completion of
+/// plans durable before it) on a full metadata disk starts its cause (see `reads_only_why`).
+const METADATA_DISK_FULL_CAUSE: &str =
+    "this open must journal the completion of writes that finished before it, and the store's metadata disk is full";
 
 /// The cause a store open for reads only names: the error, without a backend's advice for
 /// an unavailable OSS ("reads fall back to parity, writes need `exaraid store rebuild`"),
@@ -705,6 +716,11 @@ fn reads_only_cause(e: &StoreError) -> ReadsOnly {
         other => unfinished(other.to_string()),
     }
 }
+
+/// How far the wall clock may be behind the store's time before a command journals a skew
+/// (`Store::keep_clock_skew`): nodes' clocks a little apart, or an NTP slew, hold the
+/// store's time (and window timeouts) at most this long.
+const CLOCK_BEHIND_SLACK_NS: u64 = 1_000_000_000;
 
 fn unix_now_ns() -> u64 {
     std::time::SystemTime::now()
@@ -1630,16 +1646,40 @@ impl Store {
                 // Durable plans whose completion the planner never heard (a crash between
                 // the two records): tell it now.
                 let mut more = Vec::new();
-                for p in store.durable_unheard(&core) {
+                let unheard = store.durable_unheard(&core);
+                for (i, &p) in unheard.iter().enumerate() {
                     more.extend(core.strategy.on_complete(p).map_err(plan_err)?);
-                    store.journal(&mut core, Rec::Input(Input::Complete { plan: p }), false)?;
-                    store.forget_cache_stripes(&[p]);
+                    let complete = Rec::Input(Input::Complete { plan: p });
+                    match store.journal(&mut core, complete, false) {
+                        Ok(()) => store.forget_cache_stripes(&[p]),
+                        // A full metadata disk (review s11r R11-4: a put refused between its
+                        // `Durable` and `Complete` records left this for every later open,
+                        // which failed, `ls` and `get` too). Nothing was appended (the
+                        // journal cuts a partial record), so the next open with room does
+                        // this again. Meanwhile reads are right with the planner told, not
+                        // journaled, as recovery does: the plans are durable. The plans
+                        // they release are not run, and nothing else may be journaled
+                        // after a record the journal lacks: open for reads only.
+                        Err(e @ StoreError::NoSpace(_)) => {
+                            for &later in &unheard[i + 1..] {
+                                core.strategy.on_complete(later).map_err(plan_err)?;
+                            }
+                            store.forget_cache_stripes(&unheard[i..]);
+                            drop(core);
+                            store.poisoned.store(true, Ordering::SeqCst);
+                            *store.reads_only.lock() =
+                                Some(format!("{METADATA_DISK_FULL_CAUSE} ({e})"));
+                            return Ok(store);
+                        }
+                        Err(e) => return Err(e),
+                    }
                 }
                 more.extend(store.end_unlisted_windows(&mut core)?);
                 store.admit(more)
             }
         };
         store.run_plans(more, None)?;
+        store.keep_clock_skew();
         store.tick()?;
         // A write killed after its bytes were journaled but before its parity advance
         // leaves more unprotected bytes than the bound; nothing else would advance them
@@ -1782,8 +1822,34 @@ impl Store {
         self.check_usable()
     }
 
+    /// The store's time: the wall clock plus the skew on record, never behind the last time
+    /// any input carried (see `State::clock_skew_ns`).
     fn now_ns(core: &Core) -> u64 {
-        unix_now_ns().max(core.state.last_now_ns)
+        let skewed = unix_now_ns().saturating_add(core.state.clock_skew_ns);
+        skewed.max(core.state.last_now_ns)
+    }
+
+    /// Where the wall clock (plus the skew on record) is more than `CLOCK_BEHIND_SLACK_NS`
+    /// behind the store's time, journal the skew that makes the store's time go on from
+    /// there at the wall clock's pace (review s11r R11-5: else it stays still, and so do
+    /// window timeouts, until the real clock catches up). Within the slack (clocks of
+    /// nodes a little apart, an NTP slew) the store's time waits that little instead of
+    /// journaling a record each command. Best effort: a skew that cannot be journaled (a
+    /// full metadata disk) leaves the time as before, and the next command tries again.
+    fn keep_clock_skew(&self) {
+        if self.metadata_read_only.is_some() || self.poisoned.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut core = self.core.lock();
+        let wall_ns = unix_now_ns();
+        let last_ns = core.state.last_now_ns;
+        let skewed_ns = wall_ns.saturating_add(core.state.clock_skew_ns);
+        if skewed_ns.saturating_add(CLOCK_BEHIND_SLACK_NS) >= last_ns {
+            return;
+        }
+        let skew_ns = last_ns - wall_ns;
+        assert!(skew_ns > core.state.clock_skew_ns, "the skew only grows");
+        let _ = self.journal(&mut core, Rec::ClockSkew { skew_ns }, false);
     }
 
     fn journal(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<(), StoreError> {
@@ -3268,6 +3334,8 @@ impl Store {
     /// The background worker's share of the timers: window timeouts that are due, and the
     /// parity advance writers asked for.
     fn serve_timers(&self) -> Result<(), StoreError> {
+        // A long-lived process sees the wall clock stepped back too.
+        self.keep_clock_skew();
         let due = {
             let core = self.core.lock();
             let now_ns = Self::now_ns(&core);

@@ -239,3 +239,52 @@ fn end_parity_crcs_turn_the_state_header_to_version_4_until_a_checkpoint_drops_t
     store.close().unwrap();
     assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
 }
+
+/// Session 12's clock skew (`Rec::ClockSkew`, review s11r R11-5) turns the header to version
+/// 5, which session-11 binaries refuse (they would cut the record off as a torn tail, or drop
+/// the field from a snapshot, and freeze window timeouts again); a snapshot holding the skew
+/// keeps version 5, and this binary reads it back.
+#[test]
+fn a_clock_skew_turns_the_state_header_to_version_5_and_stays_in_the_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
+    opts.element_bytes = 4096;
+    let store = Store::init(dir.path(), &opts).unwrap();
+    store.put("f", &[7u8; 5000]).unwrap();
+    store.checkpoint().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    const SKEW_NS: u64 = 3_600_000_000_000;
+    {
+        let mut core = store.core.lock();
+        let rec = Rec::ClockSkew { skew_ns: SKEW_NS };
+        store.journal(&mut core, rec, true).unwrap();
+        assert_eq!(core.state.clock_skew_ns, SKEW_NS);
+        let wall_ns = unix_now_ns();
+        assert!(Store::now_ns(&core) >= wall_ns + SKEW_NS);
+    }
+    let v5 = format!(
+        "EXARAID state v{} ",
+        crate::superblock::STATE_VERSION_SESSION12_RECORDS
+    );
+    assert!(
+        header(dir.path()).starts_with(&v5),
+        "{}",
+        header(dir.path())
+    );
+    store.checkpoint().unwrap();
+    assert!(
+        header(dir.path()).starts_with(&v5),
+        "{}",
+        header(dir.path())
+    );
+    store.close().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.core.lock().state.clock_skew_ns, SKEW_NS);
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    store.close().unwrap();
+    assert!(
+        header(dir.path()).starts_with(&v5),
+        "{}",
+        header(dir.path())
+    );
+}
