@@ -636,6 +636,9 @@ enum ReadsOnlyKind {
     OutOfDescriptors,
     /// The open's recovery could not finish: an OSS's I/O error, a full OSS.
     RecoveryUnfinished,
+    /// The open could not journal the completion of plans durable before it: the metadata
+    /// disk is full (review s11r R11-4).
+    MetadataDiskFull,
 }
 
 impl ReadsOnly {
@@ -669,7 +672,7 @@ fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
             dir = dir.display()
         );
     }
-    if cause.starts_with(METADATA_DISK_FULL_CAUSE) {
+    if why.kind == ReadsOnlyKind::MetadataDiskFull {
         return format!(
             "{cause}; reads, `ls`, `status` and a verify-only `scrub` work, every change is refused with nothing done. Nothing acknowledged is lost. Free space on the file system holding {dir} (its journal and state), then rerun the command: the next open journals what this one could not and the store takes changes again",
             dir = dir.display()
@@ -689,8 +692,8 @@ const BUMP_DAMAGED_BYTES_MAX: usize = 4;
 /// How `reads_only_cause` starts the cause of an open that ran out of file descriptors.
 const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors";
 
-/// How an open that could not journal what it must before any change (the completion of
-/// plans durable before it) on a full metadata disk starts its cause (see `reads_only_why`).
+/// The cause of an open that could not journal what it must before any change (the
+/// completion of plans durable before it) on a full metadata disk.
 const METADATA_DISK_FULL_CAUSE: &str =
     "this open must journal the completion of writes that finished before it, and the store's metadata disk is full";
 
@@ -1667,8 +1670,10 @@ impl Store {
                             store.forget_cache_stripes(&unheard[i..]);
                             drop(core);
                             store.poisoned.store(true, Ordering::SeqCst);
-                            *store.reads_only.lock() =
-                                Some(format!("{METADATA_DISK_FULL_CAUSE} ({e})"));
+                            *store.reads_only.lock() = Some(ReadsOnly {
+                                kind: ReadsOnlyKind::MetadataDiskFull,
+                                cause: format!("{METADATA_DISK_FULL_CAUSE} ({e})"),
+                            });
                             return Ok(store);
                         }
                         Err(e) => return Err(e),
