@@ -287,21 +287,38 @@ pub trait Backend: Send + Sync {
     }
 }
 
+/// Bytes of a block's address as its crc takes it (object, zone tag, slot, block).
+const BLOCK_ADDRESS_BYTES: usize = 8 + 1 + 8 + 8;
+
 /// `oss_seed`: the crc32c state the OSS's block crcs start from ([`BlockCrcSeed::oss_seed`]).
 fn block_crc(oss_seed: u32, key: ElementKey, block: usize, bytes: &[u8]) -> u32 {
-    debug_assert_eq!(bytes.len(), CHECKSUM_BLOCK_BYTES);
-    let mut addr = [0u8; 8 + 1 + 8 + 8];
-    addr[0..8].copy_from_slice(&key.object.to_le_bytes());
-    addr[8] = key.zone.tag();
-    addr[9..17].copy_from_slice(&key.slot.to_le_bytes());
-    addr[17..25].copy_from_slice(&(block as u64).to_le_bytes());
-    let crc = crc32c::crc32c_append(crc32c::crc32c_append(oss_seed, &addr), bytes);
+    let crc = block_crc_unmapped(oss_seed, key, block, bytes);
     // 0 is reserved for "never written".
     if crc == 0 {
         1
     } else {
         crc
     }
+}
+
+/// The crc32c of a block's address and bytes from start state `oss_seed`, before 0 is
+/// mapped to 1.
+fn block_crc_unmapped(oss_seed: u32, key: ElementKey, block: usize, bytes: &[u8]) -> u32 {
+    debug_assert_eq!(bytes.len(), CHECKSUM_BLOCK_BYTES);
+    let mut addr = [0u8; BLOCK_ADDRESS_BYTES];
+    addr[0..8].copy_from_slice(&key.object.to_le_bytes());
+    addr[8] = key.zone.tag();
+    addr[9..17].copy_from_slice(&key.slot.to_le_bytes());
+    addr[17..25].copy_from_slice(&(block as u64).to_le_bytes());
+    crc32c::crc32c_append(crc32c::crc32c_append(oss_seed, &addr), bytes)
+}
+
+/// What start state `oss_seed` XORs into the unmapped crc of every block (any address, any
+/// bytes): crc32c is linear in its start state for a given length.
+fn block_crc_delta(oss_seed: u32) -> u32 {
+    static ZEROS: [u8; BLOCK_ADDRESS_BYTES + CHECKSUM_BLOCK_BYTES] =
+        [0; BLOCK_ADDRESS_BYTES + CHECKSUM_BLOCK_BYTES];
+    crc32c::crc32c_append(oss_seed, &ZEROS) ^ crc32c::crc32c_append(0, &ZEROS)
 }
 
 /// What a store's block crcs are seeded with besides the block's bytes (see the module
@@ -823,6 +840,11 @@ pub struct DirBackend {
     element_bytes: usize,
     /// The start state of this OSS's block crcs ([`BlockCrcSeed::oss_seed`] of its label).
     oss_seed: u32,
+    /// The label the store expects (its seed names the store and this OSS's index).
+    label: OssLabel,
+    /// Made at the first block that fails its crc (see `copied_from_oss`): per other OSS
+    /// index of the store, what its seed changes in a block crc.
+    other_oss_crc_deltas: std::sync::OnceLock<HashMap<u32, usize>>,
     /// Optional capacity in bytes, to emulate a small (full) disk. `None` = the file system's.
     capacity_bytes: Option<u64>,
     used_bytes: AtomicU64,
@@ -923,6 +945,8 @@ impl DirBackend {
             oss_seed: expect
                 .block_crc_seed
                 .oss_seed(&expect.store_id, expect.index),
+            label: expect.clone(),
+            other_oss_crc_deltas: std::sync::OnceLock::new(),
             capacity_bytes,
             used_bytes: AtomicU64::new(0),
             failed: AtomicBool::new(false),
@@ -1687,6 +1711,43 @@ impl DirBackend {
         Ok((data, crcs))
     }
 
+    /// The other OSS of the store whose seed `stored` (failing as this OSS's crc of
+    /// `bytes`, block `block` of `key`) is the crc of `bytes` under, if any: the block and
+    /// its crc were copied from that OSS's same address (a zone file restored from the wrong
+    /// OSS's backup, review s11r R11-3). `None` for the address-only seed (every OSS's crc
+    /// is the same there). Why by the crc's linearity: for bytes of one length, the crc
+    /// under seed S is the crc under seed 0 XOR a value fixed by S (its "delta"), so one
+    /// crc and one lookup test every other OSS.
+    fn copied_from_oss(
+        &self,
+        key: ElementKey,
+        block: usize,
+        bytes: &[u8],
+        stored: u32,
+    ) -> Option<usize> {
+        if self.label.block_crc_seed.is_address() || stored == 0 {
+            return None;
+        }
+        let deltas = self.other_oss_crc_deltas.get_or_init(|| {
+            (0..crate::store::OSS_COUNT_MAX)
+                .filter(|&index| index != self.label.index)
+                .map(|index| {
+                    let seed = self
+                        .label
+                        .block_crc_seed
+                        .oss_seed(&self.label.store_id, index);
+                    (block_crc_delta(seed), index)
+                })
+                .collect()
+        });
+        let unseeded = block_crc_unmapped(0, key, block, bytes);
+        // A crc of 0 is stored as 1 (see `block_crc`).
+        let computed: &[u32] = if stored == 1 { &[1, 0] } else { &[stored] };
+        computed
+            .iter()
+            .find_map(|&crc| deltas.get(&(crc ^ unseeded)).copied())
+    }
+
     fn check_blocks(&self, key: ElementKey, b0: usize, data: &[u8], crcs: &[u32]) -> Vec<usize> {
         // A crc of 0 ("nothing stored") is a hole only outside the written slots: the first
         // write of a slot stores a crc for every block of it (see the module header).
@@ -2284,14 +2345,22 @@ impl Backend for DirBackend {
         self.check_up()?;
         assert_eq!(bytes.len(), CHECKSUM_BLOCK_BYTES);
         self.check_range(key, block * CHECKSUM_BLOCK_BYTES, CHECKSUM_BLOCK_BYTES)?;
-        let (_, crcs) = self.read_blocks(key, block, block + 1)?;
+        let (on_disk, crcs) = self.read_blocks(key, block, block + 1)?;
         if crcs[0] == 0 && self.slot_written(key) {
             // The block's checksum went with its bytes (zeroed, or its zone file deleted or
             // cut, review E8/E10): nothing is left to confirm or contradict a rebuild, as for
             // a missing slot, so parity is the only witness and its bytes are taken.
             return Ok(true);
         }
-        Ok(self.check_blocks(key, block, bytes, &crcs).is_empty())
+        if self.check_blocks(key, block, bytes, &crcs).is_empty() {
+            return Ok(true);
+        }
+        // A block copied here from another OSS of the store, with its crc (review s11r
+        // R11-3): that crc is the other OSS's, of other bytes, so nothing is left to
+        // confirm or contradict a rebuild, as for a checksum that is gone (above).
+        Ok(self
+            .copied_from_oss(key, block, &on_disk, crcs[0])
+            .is_some())
     }
 
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
