@@ -2717,6 +2717,49 @@ mod tests {
         assert_eq!(seeds.len(), 66, "distinct seeds, none the address-only one");
     }
 
+    /// Cost of the OSS seed (docs/results/s12s-r11-3.md; run with `--release --ignored
+    /// --nocapture`): block crcs with the address-only seed and with an OSS seed, rounds
+    /// alternating in one process; and the one-off table the first block failing its crc
+    /// builds (`copied_from_oss`).
+    #[test]
+    #[ignore]
+    fn block_crc_cost_of_the_oss_seed() {
+        use std::time::Instant;
+        const BLOCKS: usize = 16 * 1024; // 64 MiB
+        let bytes: Vec<u8> = (0..CHECKSUM_BLOCK_BYTES).map(|i| (i % 253) as u8).collect();
+        let oss = BlockCrcSeed::StoreOssAddress.oss_seed("0123456789abcdef", 5);
+        let time = |seed: u32| {
+            let start = Instant::now();
+            let mut acc = 0u32;
+            for block in 0..BLOCKS {
+                acc ^= block_crc(seed, key(block as u64 / 2), block % 2, &bytes);
+            }
+            std::hint::black_box(acc);
+            start.elapsed().as_secs_f64()
+        };
+        let (mut address_s, mut oss_s) = (f64::MAX, f64::MAX);
+        for _ in 0..7 {
+            address_s = address_s.min(time(0));
+            oss_s = oss_s.min(time(oss));
+        }
+        let mib = (BLOCKS * CHECKSUM_BLOCK_BYTES) as f64 / (1 << 20) as f64;
+        println!(
+            "block crc: address-only {:.0} MiB/s, OSS seed {:.0} MiB/s, ratio (OSS/address time) {:.3}",
+            mib / address_s,
+            mib / oss_s,
+            oss_s / address_s
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        let start = Instant::now();
+        assert_eq!(b.copied_from_oss(key(0), 0, &bytes, 7), None);
+        println!(
+            "first failing block: table of {} OSS seeds built in {:.1} ms",
+            crate::store::OSS_COUNT_MAX - 1,
+            start.elapsed().as_secs_f64() * 1e3
+        );
+    }
+
     #[test]
     fn a_capacity_limit_refuses_growth_before_writing() {
         let dir = tempfile::tempdir().unwrap();
