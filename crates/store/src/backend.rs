@@ -1728,6 +1728,13 @@ impl DirBackend {
         if self.label.block_crc_seed.is_address() || stored == 0 {
             return None;
         }
+        // A lost mark (`mark_lost`: the complement of the block's own crc) stays a loss even
+        // where, for one store in about 10^6, the complement is another OSS's crc of the
+        // same bytes: that coincidence would otherwise hold for every lost mark of this OSS.
+        let own = block_crc(self.oss_seed, key, block, bytes);
+        if stored == (if !own == 0 { 1 } else { !own }) {
+            return None;
+        }
         let deltas = self.other_oss_crc_deltas.get_or_init(|| {
             (0..crate::store::OSS_COUNT_MAX)
                 .filter(|&index| index != self.label.index)
