@@ -264,7 +264,8 @@ pub trait Backend: Send + Sync {
     /// Recovery only: do `bytes` (one whole block) match the checksum stored for block
     /// `block` of an element? Why: a block no interrupted write touched still carries the
     /// checksum of its true bytes, so a rebuilt candidate can be confirmed against it. A
-    /// written block whose checksum is gone (reads as 0) matches anything.
+    /// written block whose checksum is gone (reads as 0), or is another OSS's (the block was
+    /// copied from there with its crc, review s11r R11-3), matches anything.
     fn checksum_matches(
         &self,
         key: ElementKey,
