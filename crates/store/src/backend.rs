@@ -17,9 +17,14 @@
 //! The payload is cut in blocks of [`CHECKSUM_BLOCK_BYTES`] (4 KiB, the smallest stripe
 //! unit); each block has its own crc32c, so a 128 KiB write into a 1 MiB element touches only
 //! its own blocks (no read of the whole element to keep its checksum). The crc is seeded with
-//! the block's address (object, zone, slot, block), so a block written to the wrong place is
-//! caught too. A computed crc of 0 is stored as 1 (the 2^-32 aliasing is accepted), so a
-//! stored crc of 0 is never a checksum: it is what an unwritten (sparse) crc area reads as.
+//! the block's OSS (the store's id and the OSS index, [`BlockCrcSeed::StoreOssAddress`])
+//! and its address on that OSS (object, zone, slot, block), so a block written to the wrong
+//! place is caught too: another slot, zone or object of the OSS, the same address on
+//! another OSS of the store (a zone file copied from the wrong OSS directory, review s11r
+//! R11-3), or another store's OSS. Stores made before session 12 seed with the address
+//! only ([`BlockCrcSeed::Address`]; a copy between their OSSs passes). A computed crc of 0
+//! is stored as 1 (the 2^-32 aliasing is accepted), so a stored crc of 0 is never a
+//! checksum: it is what an unwritten (sparse) crc area reads as.
 //!
 //! ## Written slots (why: zeros on disk must never pass for "never written")
 //! A slot that was never written is a hole: its blocks read as zeros and its crcs as 0. A
@@ -261,7 +266,8 @@ pub trait Backend: Send + Sync {
     /// Recovery only: do `bytes` (one whole block) match the checksum stored for block
     /// `block` of an element? Why: a block no interrupted write touched still carries the
     /// checksum of its true bytes, so a rebuilt candidate can be confirmed against it. A
-    /// written block whose checksum is gone (reads as 0) matches anything.
+    /// written block whose checksum is gone (reads as 0), or is another OSS's (the block was
+    /// copied from there with its crc, review s11r R11-3), matches anything.
     fn checksum_matches(
         &self,
         key: ElementKey,
@@ -284,19 +290,88 @@ pub trait Backend: Send + Sync {
     }
 }
 
-fn block_crc(key: ElementKey, block: usize, bytes: &[u8]) -> u32 {
-    debug_assert_eq!(bytes.len(), CHECKSUM_BLOCK_BYTES);
-    let mut addr = [0u8; 8 + 1 + 8 + 8];
-    addr[0..8].copy_from_slice(&key.object.to_le_bytes());
-    addr[8] = key.zone.tag();
-    addr[9..17].copy_from_slice(&key.slot.to_le_bytes());
-    addr[17..25].copy_from_slice(&(block as u64).to_le_bytes());
-    let crc = crc32c::crc32c_append(crc32c::crc32c(&addr), bytes);
+/// Bytes of a block's address as its crc takes it (object, zone tag, slot, block).
+const BLOCK_ADDRESS_BYTES: usize = 8 + 1 + 8 + 8;
+
+/// `oss_seed`: the crc32c state the OSS's block crcs start from ([`BlockCrcSeed::oss_seed`]).
+fn block_crc(oss_seed: u32, key: ElementKey, block: usize, bytes: &[u8]) -> u32 {
+    let crc = block_crc_unmapped(oss_seed, key, block, bytes);
     // 0 is reserved for "never written".
     if crc == 0 {
         1
     } else {
         crc
+    }
+}
+
+/// The crc32c of a block's address and bytes from start state `oss_seed`, before 0 is
+/// mapped to 1.
+fn block_crc_unmapped(oss_seed: u32, key: ElementKey, block: usize, bytes: &[u8]) -> u32 {
+    debug_assert_eq!(bytes.len(), CHECKSUM_BLOCK_BYTES);
+    let mut addr = [0u8; BLOCK_ADDRESS_BYTES];
+    addr[0..8].copy_from_slice(&key.object.to_le_bytes());
+    addr[8] = key.zone.tag();
+    addr[9..17].copy_from_slice(&key.slot.to_le_bytes());
+    addr[17..25].copy_from_slice(&(block as u64).to_le_bytes());
+    crc32c::crc32c_append(crc32c::crc32c_append(oss_seed, &addr), bytes)
+}
+
+/// What start state `oss_seed` XORs into the unmapped crc of every block (any address, any
+/// bytes): crc32c is linear in its start state for a given length.
+fn block_crc_delta(oss_seed: u32) -> u32 {
+    static ZEROS: [u8; BLOCK_ADDRESS_BYTES + CHECKSUM_BLOCK_BYTES] =
+        [0; BLOCK_ADDRESS_BYTES + CHECKSUM_BLOCK_BYTES];
+    crc32c::crc32c_append(oss_seed, &ZEROS) ^ crc32c::crc32c_append(0, &ZEROS)
+}
+
+/// What a store's block crcs are seeded with besides the block's bytes (see the module
+/// header). Fixed when the store is made; the superblock and every OSS label say it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BlockCrcSeed {
+    /// The block's address on its OSS (object, zone, slot, block) only: stores made before
+    /// session 12, whose superblock and labels do not name a seed (hence the default). The
+    /// same address on another OSS takes the same seed, so a zone file copied between OSSs
+    /// passes its checksums (review s11r R11-3).
+    #[default]
+    Address,
+    /// The store's id and the OSS's index, then the address. Why the index and not the
+    /// directory: `rebuild --to` gives OSS #i a new directory, and the blocks rebuilt there
+    /// are OSS #i's (its label says index i); a block copied from OSS #j fails. Why the
+    /// store id: object ids repeat between stores (the first file of every store is 0).
+    StoreOssAddress,
+}
+
+impl BlockCrcSeed {
+    /// What `init` gives a new store.
+    pub const NEW_STORES: BlockCrcSeed = BlockCrcSeed::StoreOssAddress;
+
+    /// Not named in a superblock or label (serde): what stores made before session 12 are.
+    pub fn is_address(&self) -> bool {
+        *self == BlockCrcSeed::Address
+    }
+
+    /// The crc32c state that every block crc of OSS `index` of store `store_id` starts from
+    /// (then the block's address, then its bytes): 0 for [`BlockCrcSeed::Address`], which
+    /// is the crc32c of the address and bytes alone, as stores before session 12 have it.
+    /// The index is the last 4 bytes of a string of fixed length per store, so two OSSs of
+    /// one store differ in one 32-bit burst, which crc32c always detects: their seeds
+    /// differ, and as crc32c maps a start state one-to-one onto its result for given bytes,
+    /// a block and its crc copied from one OSS to the same address on another ALWAYS fail
+    /// there (only the stored-0-as-1 aliasing remains, 2^-32).
+    pub fn oss_seed(self, store_id: &str, index: usize) -> u32 {
+        match self {
+            BlockCrcSeed::Address => 0,
+            BlockCrcSeed::StoreOssAddress => {
+                let index = u32::try_from(index).expect("an OSS index fits in 32 bits");
+                let mut named = Vec::with_capacity(32 + store_id.len());
+                named.extend_from_slice(b"exaraid block crc seed\0");
+                named.extend_from_slice(store_id.as_bytes());
+                named.push(0);
+                named.extend_from_slice(&index.to_le_bytes());
+                crc32c::crc32c(&named)
+            }
+        }
     }
 }
 
@@ -307,6 +382,10 @@ pub struct OssLabel {
     pub store_id: String,
     pub index: usize,
     pub element_bytes: usize,
+    /// Not written for [`BlockCrcSeed::Address`], so a label of an older store stays as its
+    /// own binary writes it (a `rebuild --to` of such a store by this build included).
+    #[serde(default, skip_serializing_if = "BlockCrcSeed::is_address")]
+    pub block_crc_seed: BlockCrcSeed,
 }
 
 pub const LABEL_FILE: &str = "exaraid-oss.json";
@@ -616,9 +695,9 @@ fn extents_from_rows(rows: Vec<ExtentsRow>) -> Option<HashMap<(u64, Zone), Runs>
 
 /// The crc of an all-zero block at its address: what the first write of a slot stores for
 /// the blocks it does not cover.
-fn zero_block_crc(key: ElementKey, block: usize) -> u32 {
+fn zero_block_crc(oss_seed: u32, key: ElementKey, block: usize) -> u32 {
     static ZEROS: [u8; CHECKSUM_BLOCK_BYTES] = [0; CHECKSUM_BLOCK_BYTES];
-    block_crc(key, block, &ZEROS)
+    block_crc(oss_seed, key, block, &ZEROS)
 }
 
 /// Is `stored` what a write of the zero-block crc `zero` over a crc that was never stored
@@ -762,6 +841,13 @@ impl Drop for OpenZoneFiles {
 pub struct DirBackend {
     dir: PathBuf,
     element_bytes: usize,
+    /// The start state of this OSS's block crcs ([`BlockCrcSeed::oss_seed`] of its label).
+    oss_seed: u32,
+    /// The label the store expects (its seed names the store and this OSS's index).
+    label: OssLabel,
+    /// Made at the first block that fails its crc (see `copied_from_oss`): per other OSS
+    /// index of the store, what its seed changes in a block crc.
+    other_oss_crc_deltas: std::sync::OnceLock<HashMap<u32, usize>>,
     /// Optional capacity in bytes, to emulate a small (full) disk. `None` = the file system's.
     capacity_bytes: Option<u64>,
     used_bytes: AtomicU64,
@@ -859,6 +945,11 @@ impl DirBackend {
         let mut backend = DirBackend {
             dir: dir.to_path_buf(),
             element_bytes: expect.element_bytes,
+            oss_seed: expect
+                .block_crc_seed
+                .oss_seed(&expect.store_id, expect.index),
+            label: expect.clone(),
+            other_oss_crc_deltas: std::sync::OnceLock::new(),
             capacity_bytes,
             used_bytes: AtomicU64::new(0),
             failed: AtomicBool::new(false),
@@ -1455,7 +1546,7 @@ impl DirBackend {
         let covered = b0 * CRC_BYTES..b0 * CRC_BYTES + raw.len();
         area[covered.clone()].copy_from_slice(raw);
         for block in 0..blocks {
-            let zero = zero_block_crc(key, block);
+            let zero = zero_block_crc(self.oss_seed, key, block);
             let crc = &mut area[block * CRC_BYTES..(block + 1) * CRC_BYTES];
             let stored = u32::from_le_bytes(crc.try_into().expect("CRC_BYTES"));
             let uncovered = !covered.contains(&(block * CRC_BYTES));
@@ -1623,6 +1714,50 @@ impl DirBackend {
         Ok((data, crcs))
     }
 
+    /// The other OSS of the store whose seed `stored` (failing as this OSS's crc of
+    /// `bytes`, block `block` of `key`) is the crc of `bytes` under, if any: the block and
+    /// its crc were copied from that OSS's same address (a zone file restored from the wrong
+    /// OSS's backup, review s11r R11-3). `None` for the address-only seed (every OSS's crc
+    /// is the same there). Why by the crc's linearity: for bytes of one length, the crc
+    /// under seed S is the crc under seed 0 XOR a value fixed by S (its "delta"), so one
+    /// crc and one lookup test every other OSS.
+    fn copied_from_oss(
+        &self,
+        key: ElementKey,
+        block: usize,
+        bytes: &[u8],
+        stored: u32,
+    ) -> Option<usize> {
+        if self.label.block_crc_seed.is_address() || stored == 0 {
+            return None;
+        }
+        // A lost mark (`mark_lost`: the complement of the block's own crc) stays a loss even
+        // where, for one store in about 10^6, the complement is another OSS's crc of the
+        // same bytes: that coincidence would otherwise hold for every lost mark of this OSS.
+        let own = block_crc(self.oss_seed, key, block, bytes);
+        if stored == (if !own == 0 { 1 } else { !own }) {
+            return None;
+        }
+        let deltas = self.other_oss_crc_deltas.get_or_init(|| {
+            (0..crate::store::OSS_COUNT_MAX)
+                .filter(|&index| index != self.label.index)
+                .map(|index| {
+                    let seed = self
+                        .label
+                        .block_crc_seed
+                        .oss_seed(&self.label.store_id, index);
+                    (block_crc_delta(seed), index)
+                })
+                .collect()
+        });
+        let unseeded = block_crc_unmapped(0, key, block, bytes);
+        // A crc of 0 is stored as 1 (see `block_crc`).
+        let computed: &[u32] = if stored == 1 { &[1, 0] } else { &[stored] };
+        computed
+            .iter()
+            .find_map(|&crc| deltas.get(&(crc ^ unseeded)).copied())
+    }
+
     fn check_blocks(&self, key: ElementKey, b0: usize, data: &[u8], crcs: &[u32]) -> Vec<usize> {
         // A crc of 0 ("nothing stored") is a hole only outside the written slots: the first
         // write of a slot stores a crc for every block of it (see the module header).
@@ -1633,7 +1768,7 @@ impl DirBackend {
             let ok = if *stored == 0 {
                 !written && block.iter().all(|&b| b == 0)
             } else {
-                *stored == block_crc(key, b0 + i, block)
+                *stored == block_crc(self.oss_seed, key, b0 + i, block)
             };
             if !ok {
                 bad.push(b0 + i);
@@ -1648,7 +1783,7 @@ impl DirBackend {
         let mut raw = Vec::with_capacity(n * CRC_BYTES);
         for i in 0..n {
             let block = &data[i * CHECKSUM_BLOCK_BYTES..(i + 1) * CHECKSUM_BLOCK_BYTES];
-            raw.extend_from_slice(&block_crc(key, b0 + i, block).to_le_bytes());
+            raw.extend_from_slice(&block_crc(self.oss_seed, key, b0 + i, block).to_le_bytes());
         }
         self.grow_for(key)?;
         let file = self.file(key.object, key.zone, true)?.expect("created");
@@ -2239,21 +2374,29 @@ impl Backend for DirBackend {
         self.check_up()?;
         assert_eq!(bytes.len(), CHECKSUM_BLOCK_BYTES);
         self.check_range(key, block * CHECKSUM_BLOCK_BYTES, CHECKSUM_BLOCK_BYTES)?;
-        let (_, crcs) = self.read_blocks(key, block, block + 1)?;
+        let (on_disk, crcs) = self.read_blocks(key, block, block + 1)?;
         if crcs[0] == 0 && self.slot_written(key) {
             // The block's checksum went with its bytes (zeroed, or its zone file deleted or
             // cut, review E8/E10): nothing is left to confirm or contradict a rebuild, as for
             // a missing slot, so parity is the only witness and its bytes are taken.
             return Ok(true);
         }
-        Ok(self.check_blocks(key, block, bytes, &crcs).is_empty())
+        if self.check_blocks(key, block, bytes, &crcs).is_empty() {
+            return Ok(true);
+        }
+        // A block copied here from another OSS of the store, with its crc (review s11r
+        // R11-3): that crc is the other OSS's, of other bytes, so nothing is left to
+        // confirm or contradict a rebuild, as for a checksum that is gone (above).
+        Ok(self
+            .copied_from_oss(key, block, &on_disk, crcs[0])
+            .is_some())
     }
 
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
         self.check_up()?;
         self.check_range(key, block * CHECKSUM_BLOCK_BYTES, CHECKSUM_BLOCK_BYTES)?;
         let (data, _) = self.read_blocks(key, block, block + 1)?;
-        let crc = block_crc(key, block, &data);
+        let crc = block_crc(self.oss_seed, key, block, &data);
         // Never the block's checksum, and never 0 ("never written", which reads as zeros).
         let wrong = if !crc == 0 { 1 } else { !crc };
         assert!(wrong != crc && wrong != 0);
@@ -2295,7 +2438,7 @@ impl Backend for DirBackend {
             read_at_zero_fill(&file, &mut area, at).map_err(|e| self.map_io(e))?;
             let mut torn = 0usize;
             for block in 0..blocks {
-                let zero = zero_block_crc(key, block);
+                let zero = zero_block_crc(self.oss_seed, key, block);
                 let crc = &mut area[block * CRC_BYTES..(block + 1) * CRC_BYTES];
                 let stored = u32::from_le_bytes((&*crc).try_into().expect("CRC_BYTES"));
                 if torn_zero_block_crc(stored, zero) && self.block_is_hole(&file, key, block)? {
@@ -2331,6 +2474,7 @@ mod tests {
             store_id: "t".into(),
             index: 0,
             element_bytes: E,
+            block_crc_seed: BlockCrcSeed::NEW_STORES,
         }
     }
 
@@ -2498,6 +2642,150 @@ mod tests {
             b.verify(key(1)).unwrap(),
             vec![0, 1],
             "misdirected bytes fail their address-seeded crc"
+        );
+    }
+
+    /// Review s11r R11-3: a zone file copied from another OSS of the store (same object,
+    /// same slots) must fail every block's crc on the OSS it was copied to, so it is read
+    /// around from parity like rot. A store made before session 12 (address-only seed)
+    /// cannot tell: that is what the seed changes.
+    #[test]
+    fn a_zone_file_copied_from_another_oss_fails_its_crcs() {
+        for (seed, caught) in [
+            (BlockCrcSeed::StoreOssAddress, true),
+            (BlockCrcSeed::Address, false),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let oss = |index: usize| {
+                let l = OssLabel {
+                    index,
+                    block_crc_seed: seed,
+                    ..label()
+                };
+                DirBackend::create(&dir.path().join(format!("oss-{index}")), &l, None).unwrap()
+            };
+            let (a, b) = (oss(1), oss(2));
+            // Identical bytes too: the crc alone must tell the copy, not the content.
+            for backend in [&a, &b] {
+                backend.write(key(0), 0, &vec![0x5a; E]).unwrap();
+                backend.write(key(1), 0, &[0x11; 100]).unwrap();
+                backend.sync().unwrap();
+            }
+            let from = dir.path().join("oss-2/objects/7.data");
+            std::fs::copy(&from, dir.path().join("oss-1/objects/7.data")).unwrap();
+            let a = DirBackend::open(&dir.path().join("oss-1"), &a_label(seed), None).unwrap();
+            for slot in [0, 1] {
+                let bad = a.verify(key(slot)).unwrap();
+                let want: Vec<usize> = if caught {
+                    (0..E / 4096).collect()
+                } else {
+                    vec![]
+                };
+                assert_eq!(bad, want, "{seed:?} slot {slot}");
+            }
+            assert!(
+                b.verify(key(0)).unwrap().is_empty(),
+                "the original stays good"
+            );
+        }
+
+        fn a_label(block_crc_seed: BlockCrcSeed) -> OssLabel {
+            OssLabel {
+                index: 1,
+                block_crc_seed,
+                ..label()
+            }
+        }
+    }
+
+    /// A store made before session 12 keeps its on-disk crcs: for the address-only seed a
+    /// block's stored crc is crc32c(object u64 LE, zone tag u8, slot u64 LE, block u64 LE,
+    /// bytes), as those binaries wrote and read it; its label is written without a seed.
+    #[test]
+    fn an_address_seeded_oss_keeps_the_crcs_and_label_of_stores_before_session_12() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = OssLabel {
+            index: 3,
+            block_crc_seed: BlockCrcSeed::Address,
+            ..label()
+        };
+        let b = DirBackend::create(dir.path(), &old, None).unwrap();
+        let bytes: Vec<u8> = (0..E).map(|i| (i * 7 % 251) as u8).collect();
+        b.write(key(2), 0, &bytes).unwrap();
+        b.sync().unwrap();
+        let on_disk = std::fs::read(dir.path().join("objects/7.data")).unwrap();
+        let crcs_at = 2 * slot_bytes_on_disk(E) as usize + E;
+        for block in 0..E / 4096 {
+            let mut seeded = Vec::new();
+            seeded.extend_from_slice(&7u64.to_le_bytes());
+            seeded.push(1); // the data zone's tag
+            seeded.extend_from_slice(&2u64.to_le_bytes());
+            seeded.extend_from_slice(&(block as u64).to_le_bytes());
+            seeded.extend_from_slice(&bytes[block * 4096..(block + 1) * 4096]);
+            let at = crcs_at + block * CRC_BYTES;
+            let stored = u32::from_le_bytes(on_disk[at..at + CRC_BYTES].try_into().unwrap());
+            assert_eq!(stored, crc32c::crc32c(&seeded).max(1), "block {block}");
+        }
+        let text = std::fs::read_to_string(dir.path().join(LABEL_FILE)).unwrap();
+        assert!(!text.contains("seed"), "{text}");
+        let without: OssLabel =
+            serde_json::from_str(r#"{"store_id": "t", "index": 3, "element_bytes": 8192}"#)
+                .unwrap();
+        assert_eq!(without, old);
+        // The OSS seed is written, and differs per OSS (and per store).
+        let new = |store_id: &str, index| BlockCrcSeed::StoreOssAddress.oss_seed(store_id, index);
+        let text = serde_json::to_string(&label()).unwrap();
+        assert!(
+            text.contains(r#""block_crc_seed":"store-oss-address""#),
+            "{text}"
+        );
+        let seeds: HashSet<u32> = (0..64)
+            .map(|i| new("t", i))
+            .chain([new("u", 0), 0])
+            .collect();
+        assert_eq!(seeds.len(), 66, "distinct seeds, none the address-only one");
+    }
+
+    /// Cost of the OSS seed (docs/results/s12s-r11-3.md; run with `--release --ignored
+    /// --nocapture`): block crcs with the address-only seed and with an OSS seed, rounds
+    /// alternating in one process; and the one-off table the first block failing its crc
+    /// builds (`copied_from_oss`).
+    #[test]
+    #[ignore]
+    fn block_crc_cost_of_the_oss_seed() {
+        use std::time::Instant;
+        const BLOCKS: usize = 16 * 1024; // 64 MiB
+        let bytes: Vec<u8> = (0..CHECKSUM_BLOCK_BYTES).map(|i| (i % 253) as u8).collect();
+        let oss = BlockCrcSeed::StoreOssAddress.oss_seed("0123456789abcdef", 5);
+        let time = |seed: u32| {
+            let start = Instant::now();
+            let mut acc = 0u32;
+            for block in 0..BLOCKS {
+                acc ^= block_crc(seed, key(block as u64 / 2), block % 2, &bytes);
+            }
+            std::hint::black_box(acc);
+            start.elapsed().as_secs_f64()
+        };
+        let (mut address_s, mut oss_s) = (f64::MAX, f64::MAX);
+        for _ in 0..7 {
+            address_s = address_s.min(time(0));
+            oss_s = oss_s.min(time(oss));
+        }
+        let mib = (BLOCKS * CHECKSUM_BLOCK_BYTES) as f64 / (1 << 20) as f64;
+        println!(
+            "block crc: address-only {:.0} MiB/s, OSS seed {:.0} MiB/s, ratio (OSS/address time) {:.3}",
+            mib / address_s,
+            mib / oss_s,
+            oss_s / address_s
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        let start = Instant::now();
+        assert_eq!(b.copied_from_oss(key(0), 0, &bytes, 7), None);
+        println!(
+            "first failing block: table of {} OSS seeds built in {:.1} ms",
+            crate::store::OSS_COUNT_MAX - 1,
+            start.elapsed().as_secs_f64() * 1e3
         );
     }
 
@@ -2918,7 +3206,7 @@ mod tests {
             |slot: u64, block: usize| slot * slot_bytes_on_disk(E) + (E + block * CRC_BYTES) as u64;
         // Half of a zero-block crc: the first two of its four bytes.
         let tear = |slot: u64, block: usize| {
-            let zero = zero_block_crc(key(slot), block).to_le_bytes();
+            let zero = zero_block_crc(b.oss_seed, key(slot), block).to_le_bytes();
             f.write_all_at(&zero[..2], crc_at(slot, block)).unwrap();
         };
         tear(1, 1); // beside written slot 2
@@ -2936,7 +3224,7 @@ mod tests {
             .unwrap();
         assert!(b.verify(key(5)).unwrap().is_empty(), "block 1 finished");
         // Slot 7: a lost mark over zeros that a crash kept from the extents record.
-        let lost = !zero_block_crc(key(7), 0);
+        let lost = !zero_block_crc(b.oss_seed, key(7), 0);
         f.write_all_at(&lost.to_le_bytes(), crc_at(7, 0)).unwrap();
         b.sync().unwrap();
         let b = DirBackend::open(dir.path(), &label(), None).unwrap();

@@ -20,6 +20,7 @@ use exaraid_codes::{CodeKind, CodeSpec};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::backend::BlockCrcSeed;
 use crate::StoreError;
 
 /// Version of the on-disk formats this build writes and reads.
@@ -49,6 +50,14 @@ pub const STATE_VERSION_SESSION11_RECORDS: u32 = 4;
 /// versions 1 to 4 and refuse 5, changing nothing). Records and fields added from session
 /// 12 on name this version in `Rec::reader_version` and `State::reader_version`.
 pub const STATE_VERSION_SESSION12_RECORDS: u32 = 5;
+/// The superblock's header version when its store seeds block crcs with the OSS
+/// ([`BlockCrcSeed::StoreOssAddress`], every store `init` makes from session 12 on). Why a
+/// header version: binaries before session 12 read superblock header version 1 only and
+/// refuse anything else, changing nothing ("format version 2 but this exaraid reads version
+/// 1 ... use the release that wrote the store"); given a header they read, they would drop
+/// the seed field unseen and take every block of the store for rotten. A store with the
+/// address-only seed (made before session 12) keeps header version 1, whoever writes it.
+pub const SUPERBLOCK_VERSION_OSS_SEEDED_CRCS: u32 = 2;
 pub const SUPERBLOCK_FILE: &str = "superblock";
 
 /// The store's write path for writes outside delayed windows.
@@ -137,6 +146,11 @@ pub struct Superblock {
     /// When more bytes than this sit without parity in open windows, the store advances
     /// parity in the background (the paper's "advance the calculation").
     pub unprotected_bytes_max: u64,
+    /// What block crcs are seeded with (absent in stores made before session 12: the
+    /// address only); the header version says it too (see
+    /// [`SUPERBLOCK_VERSION_OSS_SEEDED_CRCS`]).
+    #[serde(default, skip_serializing_if = "BlockCrcSeed::is_address")]
+    pub block_crc_seed: BlockCrcSeed,
 }
 
 impl Superblock {
@@ -164,7 +178,7 @@ impl Superblock {
                 dir.display()
             )));
         }
-        let sb: Superblock = read_checked(&path, "superblock")?;
+        let (sb, header_version): (Superblock, u32) = read_checked_version(&path, "superblock")?;
         if sb.format_version != FORMAT_VERSION {
             return Err(version_mismatch(
                 &path,
@@ -172,11 +186,28 @@ impl Superblock {
                 &FORMAT_VERSION.to_string(),
             ));
         }
+        if header_version != sb.header_version() {
+            return Err(StoreError::Metadata(format!(
+                "{} is damaged (header version {header_version} but its block crc seed is {:?}, which version {} names); the store refuses to guess. Restore this file from a backup; the OSS directories were not touched",
+                path.display(),
+                sb.block_crc_seed,
+                sb.header_version()
+            )));
+        }
         Ok(sb)
     }
 
     pub fn save(&self, dir: &Path) -> Result<(), StoreError> {
-        write_checked(&Self::path(dir), "superblock", self)
+        write_checked_version(&Self::path(dir), "superblock", self.header_version(), self)
+    }
+
+    /// The header version this superblock is written with: the lowest whose readers know
+    /// every field it holds.
+    fn header_version(&self) -> u32 {
+        match self.block_crc_seed {
+            BlockCrcSeed::Address => FORMAT_VERSION,
+            BlockCrcSeed::StoreOssAddress => SUPERBLOCK_VERSION_OSS_SEEDED_CRCS,
+        }
     }
 }
 
@@ -195,6 +226,8 @@ fn versions_read(kind: &str) -> &'static [u32] {
             STATE_VERSION_SESSION11_RECORDS,
             STATE_VERSION_SESSION12_RECORDS,
         ]
+    } else if kind == "superblock" {
+        &[FORMAT_VERSION, SUPERBLOCK_VERSION_OSS_SEEDED_CRCS]
     } else {
         &[FORMAT_VERSION]
     }
@@ -364,6 +397,7 @@ mod tests {
             oss_capacity_bytes: None,
             window_timeout_ms: 1000,
             unprotected_bytes_max: 1 << 30,
+            block_crc_seed: BlockCrcSeed::NEW_STORES,
         }
     }
 

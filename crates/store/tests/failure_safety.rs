@@ -253,10 +253,12 @@ fn rebuild_to_accepts_its_own_unfinished_leftover_but_not_another_oss() {
     std::fs::create_dir_all(leftover.join("objects")).unwrap();
     std::fs::write(leftover.join("objects").join("junk"), b"half a rebuild").unwrap();
     let store_id = store.superblock().store_id.clone();
+    let block_crc_seed = store.superblock().block_crc_seed;
     let label = |index: usize| OssLabel {
         store_id: store_id.clone(),
         index,
         element_bytes: UNIT,
+        block_crc_seed,
     };
     let write_label = |l: &OssLabel| {
         std::fs::write(leftover.join(LABEL_FILE), serde_json::to_vec(l).unwrap()).unwrap();

@@ -75,8 +75,8 @@ use parking_lot::{Condvar, Mutex};
 use serde::Serialize;
 
 use crate::backend::{
-    Backend, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone, CHECKSUM_BLOCK_BYTES,
-    ELEMENT_BYTES_MAX, ELEMENT_BYTES_MIN,
+    Backend, BlockCrcSeed, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone,
+    CHECKSUM_BLOCK_BYTES, ELEMENT_BYTES_MAX, ELEMENT_BYTES_MIN,
 };
 use crate::journal::Journal;
 use crate::state::{Input, LostRange, OssOps, Rec, State, Window, METADATA_EPOCH_KEY};
@@ -141,6 +141,9 @@ pub struct InitOptions {
     pub oss_capacity_bytes: Option<u64>,
     pub window_timeout_ms: u64,
     pub unprotected_bytes_max: u64,
+    /// [`BlockCrcSeed::NEW_STORES`]; [`BlockCrcSeed::Address`] makes a store as binaries
+    /// before session 12 did (tests that such stores keep working).
+    pub block_crc_seed: BlockCrcSeed,
 }
 
 impl InitOptions {
@@ -153,6 +156,7 @@ impl InitOptions {
             oss_capacity_bytes: None,
             window_timeout_ms: 600_000,
             unprotected_bytes_max: 1 << 30,
+            block_crc_seed: BlockCrcSeed::NEW_STORES,
         }
     }
     /// `count` OSS directories `oss-0 .. oss-{count-1}` inside the store directory.
@@ -1139,6 +1143,7 @@ impl Store {
                 store_id: store_id.clone(),
                 index,
                 element_bytes: e,
+                block_crc_seed: opts.block_crc_seed,
             };
             DirBackend::create(d, &label, opts.oss_capacity_bytes)?;
             crate::torture::kill_point(crate::torture::INIT_STEP);
@@ -1157,6 +1162,7 @@ impl Store {
             oss_capacity_bytes: opts.oss_capacity_bytes,
             window_timeout_ms: opts.window_timeout_ms,
             unprotected_bytes_max: opts.unprotected_bytes_max,
+            block_crc_seed: opts.block_crc_seed,
         };
         let state = State {
             ops: vec![OssOps::default(); n],
@@ -1257,6 +1263,7 @@ impl Store {
                     store_id: sb.store_id.clone(),
                     index,
                     element_bytes: sb.element_bytes,
+                    block_crc_seed: sb.block_crc_seed,
                 };
                 backends.push(Box::new(DirBackend::open(
                     d,

@@ -42,10 +42,12 @@ fn bump_then_crash(store: Store, dir: &Path) -> (Vec<u8>, Vec<u8>) {
 }
 
 fn epoch_told(dir: &Path) -> MetadataEpoch {
+    let sb = Superblock::load(dir).unwrap();
     let label = OssLabel {
-        store_id: Superblock::load(dir).unwrap().store_id,
+        store_id: sb.store_id,
         index: 0,
         element_bytes: 4096,
+        block_crc_seed: sb.block_crc_seed,
     };
     DirBackend::open(&dir.join("oss-0"), &label, None)
         .unwrap()

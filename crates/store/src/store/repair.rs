@@ -448,6 +448,7 @@ impl Store {
                 store_id: self.sb.store_id.clone(),
                 index: oss,
                 element_bytes: self.sb.element_bytes,
+                block_crc_seed: self.sb.block_crc_seed,
             };
             let path = &self.sb.oss_dirs[oss];
             if !path.join(crate::backend::LABEL_FILE).exists() {
@@ -1914,6 +1915,7 @@ impl Store {
                 store_id: self.sb.store_id.clone(),
                 index: oss,
                 element_bytes: self.sb.element_bytes,
+                block_crc_seed: self.sb.block_crc_seed,
             };
             let target = match to {
                 Some(dir) => dir.to_path_buf(),

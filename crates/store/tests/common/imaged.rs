@@ -176,6 +176,7 @@ fn own_dirs(dir: &Path) -> Vec<DirBackend> {
                 store_id: sb.store_id.clone(),
                 index,
                 element_bytes: sb.element_bytes,
+                block_crc_seed: sb.block_crc_seed,
             };
             DirBackend::open(&dir.join(format!("oss-{index}")), &label, None).unwrap()
         })
