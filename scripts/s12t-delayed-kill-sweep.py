@@ -8,6 +8,9 @@ whole pwrites: what kill -9 leaves) or at the n-th pass of a store kill point
 acknowledged byte, the write in flight old or new, `scrub` clean, `status` with nothing lost.
 
 Usage: s12t-delayed-kill-sweep.py ROUNDS [rng-seed]
+       IMAGE=KEEP/round-N s12t-delayed-kill-sweep.py points FIRST LAST
+  (the second form: from that saved image every time, kill at n = FIRST..=LAST, one line per
+  kill point with a problem and a count of them: the same kill points for two binaries)
 Env: EXARAID (binary, default /work/target-s12t/debug/exaraid), SHIM (default
   /tmp/s12t/killshim.so; build: gcc -O2 -shared -fPIC -o /tmp/s12t/killshim.so
   scripts/killshim.c -ldl), KILLAT (a store kill point name instead of the shim, e.g.
@@ -64,7 +67,95 @@ def run(args, env=None, inp=None):
     return subprocess.run([E, "store"] + args, capture_output=True, env=env, input=inp)
 
 
+def check_round(d, env, nxt, model):
+    """Run one killed child from write `nxt` over the store `d` holding `model`; returns
+    (problems, content, acked_end, in-flight (offset, len))."""
+    r = run(["torture", d, "--seed", str(SEED), "--start", str(nxt), "--count", "24",
+             "--windows"], env=env)
+    acked = None
+    for line in r.stdout.decode().splitlines():
+        if line.startswith("ack "):
+            acked = int(line[4:])
+    acked_end = nxt if acked is None else acked + 1
+    model = bytearray(model)
+    for i in range(nxt, acked_end):
+        off, data = write_of(SEED, i)
+        if len(model) < off + len(data):
+            model.extend(b"\0" * (off + len(data) - len(model)))
+        model[off:off + len(data)] = data
+    fo, fdata = write_of(SEED, acked_end)
+    fe = fo + len(fdata)
+    g = run(["get", d, "torture"])
+    problems = []
+    content = g.stdout
+    if g.returncode != 0:
+        if b"No such file" in g.stderr or b"no file" in g.stderr.lower():
+            content = b""
+        else:
+            problems.append("get rc %d: %s" % (g.returncode, g.stderr.decode()[:600]))
+    if not problems:
+        if len(content) not in (len(model), max(len(model), fe)):
+            problems.append("size %d, acked %d" % (len(content), len(model)))
+        wrong = []
+        for b in range(len(content)):
+            old = model[b] if b < len(model) else 0
+            got = content[b]
+            if fo <= b < fe:
+                if got != old and got != fdata[b - fo]:
+                    wrong.append(b)
+            elif got != old:
+                wrong.append(b)
+        if wrong:
+            problems.append("WRONG: %d bytes, first %d last %d" % (len(wrong), wrong[0], wrong[-1]))
+    s = run(["scrub", d])
+    if s.returncode != 0:
+        problems.append("scrub rc %d: %s" % (s.returncode, (s.stdout + s.stderr).decode()[:300]))
+    st = run(["status", d])
+    for line in st.stdout.decode().splitlines():
+        if line.startswith("LOST") or "lost:" in line.lower() and "none" not in line.lower():
+            problems.append("status: " + line.strip())
+    return problems, content, acked_end, (fo, len(fdata)), r.returncode
+
+
+def sweep_image(img, first, last):
+    killat = os.environ.get("KILLAT")
+    with open(os.path.join(img, "model"), "rb") as f:
+        model = f.read()
+    with open(os.path.join(img, "next")) as f:
+        nxt = int(f.read())
+    with open(os.path.join(img, "dir")) as f:
+        d = f.read().strip()  # the store's own path: the superblock names its OSS directories
+    bad = killed = 0
+    n = first
+    for n in range(first, last + 1):
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(os.path.join(img, "store"), d)
+        problems, _, acked_end, (fo, fl), rc = check_round(d, kill_env(killat, n), nxt, model)
+        if rc == 0:
+            break  # the child finished: no kill point n or later
+        killed += 1
+        if problems:
+            bad += 1
+            print("kill %s:%d (writes %d..%d acked, in flight at %d+%d): %s" % (
+                killat or "shim", n, nxt, acked_end, fo, fl, " | ".join(problems)), flush=True)
+    print("DONE image %s kill points %d..%d: %d killed the child, %d with a problem" % (
+        img, first, n, killed, bad), flush=True)
+
+
+def kill_env(killat, n):
+    env = dict(os.environ)
+    if killat:
+        env["EXARAID_KILL_AT"] = "%s:%d" % (killat, n)
+    else:
+        env["LD_PRELOAD"] = SHIM
+        env["KILLN"] = str(n)
+    return env
+
+
 def main():
+    if sys.argv[1] == "points":
+        sweep_image(os.environ["IMAGE"], int(sys.argv[2]), int(sys.argv[3]))
+        return
     rounds = int(sys.argv[1])
     rng = Rng(int(sys.argv[2], 0) if len(sys.argv) > 2 else 7)
     nmax = int(os.environ.get("NMAX", "400"))
@@ -77,6 +168,9 @@ def main():
     nxt = 0
     if first:
         img = os.path.join(keep, "round-%d" % first)
+        with open(os.path.join(img, "dir")) as f:
+            d = f.read().strip()
+        shutil.rmtree(d, ignore_errors=True)
         shutil.copytree(os.path.join(img, "store"), d)
         with open(os.path.join(img, "model"), "rb") as f:
             model = bytearray(f.read())
@@ -95,60 +189,11 @@ def main():
         shutil.copytree(d, pre)
         model_start, nxt_start = bytes(model), nxt
         n = 1 + rng.below(nmax)
-        env = dict(os.environ)
-        if killat:
-            env["EXARAID_KILL_AT"] = "%s:%d" % (killat, n)
-        else:
-            env["LD_PRELOAD"] = SHIM
-            env["KILLN"] = str(n)
-        r = run(["torture", d, "--seed", str(SEED), "--start", str(nxt), "--count", "24",
-                 "--windows"], env=env)
-        acked = None
-        for line in r.stdout.decode().splitlines():
-            if line.startswith("ack "):
-                acked = int(line[4:])
-        acked_end = nxt if acked is None else acked + 1
-        for i in range(nxt, acked_end):
-            off, data = write_of(SEED, i)
-            if len(model) < off + len(data):
-                model.extend(b"\0" * (off + len(data) - len(model)))
-            model[off:off + len(data)] = data
-        fo, fdata = write_of(SEED, acked_end)
-        fe = fo + len(fdata)
-        g = run(["get", d, "torture"])
-        problems = []
-        content = g.stdout
-        if g.returncode != 0:
-            if b"No such file" in g.stderr or b"no file" in g.stderr.lower():
-                content = b""
-            else:
-                problems.append("get rc %d: %s" % (g.returncode, g.stderr.decode()[:600]))
-        if not problems:
-            if len(content) not in (len(model), max(len(model), fe)):
-                problems.append("size %d, acked %d" % (len(content), len(model)))
-            wrong = []
-            for b in range(len(content)):
-                old = model[b] if b < len(model) else 0
-                got = content[b]
-                if fo <= b < fe:
-                    if got != old and got != fdata[b - fo]:
-                        wrong.append(b)
-                elif got != old:
-                    wrong.append(b)
-            if wrong:
-                problems.append("%d wrong bytes, first %d last %d" % (len(wrong), wrong[0], wrong[-1]))
-        s = run(["scrub", d])
-        if s.returncode != 0:
-            problems.append("scrub rc %d: %s" % (s.returncode, (s.stdout + s.stderr).decode()[:300]))
-        st = run(["status", d])
-        if b"lost" in st.stdout.lower() and b"lost: none" not in st.stdout.lower():
-            for line in st.stdout.decode().splitlines():
-                if "lost" in line.lower():
-                    problems.append("status: " + line.strip())
+        problems, content, acked_end, (fo, fl), _ = check_round(d, kill_env(killat, n), nxt, model)
         if problems:
             bad += 1
             print("round %d kill %s:%d (writes %d..%d acked, in flight %d at %d+%d): %s" % (
-                rnd, killat or "shim", n, nxt, acked_end, acked_end, fo, len(fdata),
+                rnd, killat or "shim", n, nxt, acked_end, acked_end, fo, fl,
                 " | ".join(problems)), flush=True)
             if keep:
                 img = os.path.join(keep, "round-%d" % rnd)
@@ -159,9 +204,12 @@ def main():
                     f.write(model_start)
                 with open(os.path.join(img, "next"), "w") as f:
                     f.write(str(nxt_start))
-                print("  replay: KEEP=%s FROM=%d %s %d %s" % (keep, rnd, sys.argv[0], rnd + 1,
-                      sys.argv[2] if len(sys.argv) > 2 else "7"), flush=True)
-            if g.returncode != 0:
+                with open(os.path.join(img, "dir"), "w") as f:
+                    f.write(d)
+                print("  replay: KEEP=%s FROM=%d %s %d %s; one kill point: IMAGE=%s %s points %d %d" % (
+                    keep, rnd, sys.argv[0], rnd + 1, sys.argv[2] if len(sys.argv) > 2 else "7",
+                    img, sys.argv[0], n, n), flush=True)
+            if any(p.startswith("get rc") for p in problems):
                 break  # the store keeps failing; stop here
         model = bytearray(content)
         nxt = acked_end + 1
