@@ -75,6 +75,28 @@ pub fn slot_bytes_on_disk(element_bytes: usize) -> u64 {
     (element_bytes + element_bytes / CHECKSUM_BLOCK_BYTES * CRC_BYTES) as u64
 }
 
+/// Where, from the start of block `block` of slot `slot` (of a zone file of elements of
+/// `element_bytes`), a 4 KiB boundary of the zone file lies inside that block, if one does.
+/// Why: a SIGKILL that lands while the kernel copies a pwrite stops it at a page boundary
+/// (Linux `generic_perform_write` checks for a fatal signal before each page), so a block
+/// write killed that way leaves the block's bytes before this point new and those from it
+/// old. Slots are not page-aligned (each carries its checksum area), so most blocks have
+/// one. Pages are 4 KiB or a multiple of it: their boundaries are among these.
+pub fn page_cut_in_block(element_bytes: usize, slot: u64, block: usize) -> Option<usize> {
+    const PAGE_BYTES: u64 = 4096;
+    assert!(
+        block < element_bytes / CHECKSUM_BLOCK_BYTES,
+        "a block within its element"
+    );
+    let start = slot * slot_bytes_on_disk(element_bytes) + (block * CHECKSUM_BLOCK_BYTES) as u64;
+    let cut_at = ((PAGE_BYTES - start % PAGE_BYTES) % PAGE_BYTES) as usize;
+    assert!(
+        cut_at < CHECKSUM_BLOCK_BYTES,
+        "4 KiB blocks hold at most one 4 KiB boundary inside"
+    );
+    (cut_at > 0).then_some(cut_at)
+}
+
 /// Slots a zone file may hold: within both the store's own bound and the file system's.
 pub fn zone_slots_max(element_bytes: usize) -> u64 {
     SLOTS_PER_ZONE_MAX.min(ZONE_FILE_BYTES_MAX / slot_bytes_on_disk(element_bytes))

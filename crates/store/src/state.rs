@@ -451,6 +451,33 @@ pub struct WindowBlockCrcs {
     /// acknowledged bytes were recorded lost). (Default: none.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edges: Vec<WindowEdgeCrcs>,
+    /// Per block the plan writes that a page boundary of its zone file cuts
+    /// (`backend::page_cut_in_block`) and whose bytes before the write read verified: the
+    /// crc32c of its bytes before the cut after the write, and of its bytes from the cut on
+    /// before it. Why (session 12, s12t): a kill -9 that lands while the kernel copies the
+    /// block's pwrite stops it at that page boundary, leaving the head new and the tail old
+    /// (under the old checksum); the tail of a whole block overwriting earlier window bytes,
+    /// or the write's bytes on both sides of the cut, made that block fail every check above,
+    /// and its acknowledged bytes were recorded lost after a plain kill -9 (the ignored
+    /// `delayed_windows_survive_kill_9_at_random_points`). (Default: none; a record with
+    /// any needs `superblock::STATE_VERSION_SESSION12_RECORDS`.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub page_cuts: Vec<WindowPageCutCrcs>,
+}
+
+/// See `WindowBlockCrcs::page_cuts`: block `block` of data element `(stripe, row, col)`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowPageCutCrcs {
+    pub stripe: u64,
+    pub row: usize,
+    pub col: usize,
+    pub block: u64,
+    /// Bytes of the block before the page boundary (1..4096).
+    pub cut_at_bytes: u32,
+    /// crc32c of bytes `..cut_at_bytes` of the block after the write.
+    pub new_head_crc: u32,
+    /// crc32c of bytes `cut_at_bytes..` of the block before the write.
+    pub old_tail_crc: u32,
 }
 
 /// See `WindowBlockCrcs::edges`: block `block` of data element `(stripe, row, col)`.
@@ -511,7 +538,8 @@ impl WindowBlockCrcs {
             return true;
         }
         let sectors = sector_crcs(payload);
-        self.edges
+        let torn_at_sectors = self
+            .edges
             .iter()
             .filter(|e| (e.stripe, e.row, e.col, e.block) == (stripe, row, col, block))
             .any(|e| {
@@ -520,7 +548,21 @@ impl WindowBlockCrcs {
                     && sectors.iter().enumerate().all(|(s, crc)| {
                         *crc == e.old_sector_crcs[s] || *crc == e.new_sector_crcs[s]
                     })
-            })
+            });
+        // Cut at its page boundary by a kill: new up to it, old from it.
+        let cut_at_page = || {
+            self.page_cuts
+                .iter()
+                .filter(|c| (c.stripe, c.row, c.col, c.block) == (stripe, row, col, block))
+                .any(|c| {
+                    let at = c.cut_at_bytes as usize;
+                    at > 0
+                        && at < payload.len()
+                        && crc32c::crc32c(&payload[..at]) == c.new_head_crc
+                        && crc32c::crc32c(&payload[at..]) == c.old_tail_crc
+                })
+        };
+        torn_at_sectors || cut_at_page()
     }
 }
 
@@ -711,6 +753,10 @@ impl Rec {
             | Rec::WriteParityCrcs(_)
             | Rec::JournalTailCut { .. }
             | Rec::JournalTailChecked => crate::superblock::STATE_VERSION_SESSION9_RECORDS,
+            // Session-11 binaries would drop the page-cut crcs unseen.
+            Rec::WindowBlockCrcs(w) if !w.page_cuts.is_empty() => {
+                crate::superblock::STATE_VERSION_SESSION12_RECORDS
+            }
             Rec::WroteNothing { .. } | Rec::WindowBlockCrcs(_) => {
                 crate::superblock::STATE_VERSION_SESSION11_RECORDS
             }
@@ -1014,7 +1060,14 @@ impl State {
             // Session 12's field (`Rec::ClockSkew`): an older binary would drop it.
             return crate::superblock::STATE_VERSION_SESSION12_RECORDS;
         }
-        if self.settle_records_every_stripe
+        if self
+            .window_block_crcs
+            .iter()
+            .any(|w| !w.page_cuts.is_empty())
+        {
+            // Session 12's: a session-11 binary would drop the page-cut crcs unseen.
+            crate::superblock::STATE_VERSION_SESSION12_RECORDS
+        } else if self.settle_records_every_stripe
             || !self.wrote_nothing.is_empty()
             || !self.window_block_crcs.is_empty()
             || !self.end_parity_crcs.is_empty()

@@ -1509,21 +1509,45 @@ impl Store {
         };
         let mut pieces: Vec<crate::state::WindowPieceCrcs> = Vec::new();
         let mut edges: Vec<crate::state::WindowEdgeCrcs> = Vec::new();
+        let mut page_cuts: Vec<crate::state::WindowPageCutCrcs> = Vec::new();
         for ((stripe, row, col, b), (oss, element_addr, laid)) in blocks {
             let covered: u64 = laid.iter().map(|(_, x)| x.len() as u64).sum();
             let mut whole = vec![0u8; block as usize];
             let mut old_sector_crcs = None;
-            if covered < block {
-                let key = self.key(PlanZone::Cache, file, element_addr + b * block);
-                match self.read_retrying(oss, key, (b * block) as usize, &mut whole) {
-                    Ok(()) => {}
-                    Err(err) if err.is_missing() => whole.fill(0), // the write creates it
-                    Err(_) => continue, // unknown: no crc, recovery proves nothing by it
+            let key = self.key(PlanZone::Cache, file, element_addr + b * block);
+            let cut_at = crate::backend::page_cut_in_block(e as usize, key.slot, b as usize);
+            // A whole block's bytes before the write are read only for its page cut's crc.
+            let mut old_tail_crc = None;
+            if covered < block || cut_at.is_some() {
+                let old_known = match self.read_retrying(oss, key, (b * block) as usize, &mut whole)
+                {
+                    Ok(()) => true,
+                    Err(err) if err.is_missing() => true, // the write creates it: zeros
+                    Err(_) if covered < block => continue, // unknown: no crc, recovery proves nothing by it
+                    Err(_) => false, // a whole block: its crc below, no page cut's
+                };
+                if !old_known {
+                    whole.fill(0);
+                } else if covered < block {
+                    old_sector_crcs = Some(crate::state::sector_crcs(&whole));
                 }
-                old_sector_crcs = Some(crate::state::sector_crcs(&whole));
+                if old_known {
+                    old_tail_crc = cut_at.map(|at| crc32c::crc32c(&whole[at..]));
+                }
             }
             for (o, x) in &laid {
                 whole[*o as usize..*o as usize + x.len()].copy_from_slice(x);
+            }
+            if let (Some(at), Some(old_tail_crc)) = (cut_at, old_tail_crc) {
+                page_cuts.push(crate::state::WindowPageCutCrcs {
+                    stripe,
+                    row,
+                    col,
+                    block: b,
+                    cut_at_bytes: at as u32,
+                    new_head_crc: crc32c::crc32c(&whole[..at]),
+                    old_tail_crc,
+                });
             }
             if let Some(old_sector_crcs) = old_sector_crcs {
                 edges.push(crate::state::WindowEdgeCrcs {
@@ -1557,6 +1581,7 @@ impl Store {
             file,
             pieces,
             edges,
+            page_cuts,
         });
         let mut core = self.core.lock();
         self.journal(&mut core, rec, false)

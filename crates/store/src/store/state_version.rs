@@ -134,6 +134,7 @@ fn records_of_refused_writes_and_window_block_crcs_turn_the_state_header_to_vers
             file: 99,
             pieces: Vec::new(),
             edges: Vec::new(),
+            page_cuts: Vec::new(),
         }),
     ] {
         {
@@ -234,6 +235,54 @@ fn end_parity_crcs_turn_the_state_header_to_version_4_until_a_checkpoint_drops_t
     drop(store);
     // This binary opens it; the close restarts the planner (nothing cached, no window),
     // which drops the crcs, and the header is 1 again.
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    store.close().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+}
+
+/// Session 12's page-cut crcs of a delayed window write (`WindowBlockCrcs::page_cuts`, s12t)
+/// turn the header to version 5, which session-11 binaries refuse (they would drop the crcs
+/// unseen and record a block a kill -9 cut at its page boundary lost); while a snapshot
+/// holds them it stays 5; a checkpoint that leaves none turns it back to 1. The same record
+/// without them stays version 4 (above).
+#[test]
+fn window_page_cut_crcs_turn_the_state_header_to_version_5_until_a_checkpoint_drops_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
+    opts.element_bytes = 4096;
+    let store = Store::init(dir.path(), &opts).unwrap();
+    store.put("f", &[7u8; 5000]).unwrap();
+    store.checkpoint().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    let v5 = |dir: &Path| header(dir).starts_with("EXARAID state v5 ");
+    let crcs = crate::state::WindowBlockCrcs {
+        // No such plan, no file: it changes nothing, the record is the point.
+        plan: 1 << 40,
+        file: 99,
+        pieces: Vec::new(),
+        edges: Vec::new(),
+        page_cuts: vec![crate::state::WindowPageCutCrcs {
+            stripe: 0,
+            row: 0,
+            col: 0,
+            block: 0,
+            cut_at_bytes: 4092,
+            new_head_crc: 1,
+            old_tail_crc: 2,
+        }],
+    };
+    {
+        let mut core = store.core.lock();
+        store
+            .journal(&mut core, Rec::WindowBlockCrcs(crcs.clone()), true)
+            .unwrap();
+        assert_eq!(core.state.window_block_crcs, vec![crcs]);
+    }
+    assert!(v5(dir.path()), "{}", header(dir.path()));
+    store.checkpoint().unwrap();
+    assert!(v5(dir.path()), "{}", header(dir.path()));
+    drop(store);
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
     store.close().unwrap();
