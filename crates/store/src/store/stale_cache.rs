@@ -272,11 +272,14 @@ impl Store {
                 for (a, z) in live_at(p) {
                     let (a, z) = (a as usize, z as usize);
                     self.count(oss, Zone::Cache, Op::Read, false);
-                    if self
-                        .read_retrying(oss, key, a, &mut buf.element_mut(p)[a..z])
-                        .is_err()
-                    {
-                        return Ok(None);
+                    match self.read_retrying(oss, key, a, &mut buf.element_mut(p)[a..z]) {
+                        Ok(()) => {}
+                        // Down, as any read that finds it so: its caller's reads decode it.
+                        Err(err) if err.is_unavailable() => {
+                            self.note_unavailable(core, oss)?;
+                            return Ok(None);
+                        }
+                        Err(_) => return Ok(None),
                     }
                 }
             }
