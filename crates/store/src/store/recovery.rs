@@ -1907,6 +1907,9 @@ impl Store {
             }
         }
         stripes.extend(in_flight.stripes.keys().copied());
+        // Stripes cut client writes touched (recovery's), before this settle's own
+        // interrupted ranges join them below: the stale-cache check skips only these.
+        let cut_write_stripes: BTreeSet<(u64, u64)> = in_flight.stripes.keys().copied().collect();
         // A settle that began and did not end: its own home writes may be torn. They rewrote
         // identical bytes except where cached ranges went home, and the parity at the same
         // offsets (elsewhere parity was consistent with the data before, or it was rebuilt
@@ -2051,9 +2054,11 @@ impl Store {
             // home under fresh home parity (review s11r R11-9: a stale cache element, a lost
             // write, passed every checksum and was made permanent here). Only stripes no cut
             // write touched: recovery decides those by its own proofs (`decide_cache_stripe`).
-            let untouched_by_cut_writes = ranges.is_empty()
+            // A settle redone after a crash checks again (it never writes the cache zone, so
+            // its cache stripes are as the first try found them): else the redo laid the
+            // stale bytes the first try corrected over a stripe written home again.
+            let untouched_by_cut_writes = !cut_write_stripes.contains(&(file, stripe))
                 && lost_cached.is_empty()
-                && !interrupted.contains(&(file, stripe))
                 && !in_flight.cache_in_flight.contains_key(&(file, stripe));
             let stale_checks =
                 if self.kind == StrategyKind::Wcl && !overlay.is_empty() && untouched_by_cut_writes
