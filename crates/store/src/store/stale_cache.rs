@@ -33,11 +33,14 @@ use exec::Chunks;
 pub(super) const STALE_CACHE: &str =
     "none: its WCL cache stripe's running parity disagrees with its data and no single stale column explains it";
 
+/// Located stale bytes of a cache element: `(pos, element offset, right bytes)`.
+pub(super) type Fix = (Pos, u64, Vec<u8>);
+
 /// What the check of one cache stripe against its running parity found.
 #[derive(Debug, Default)]
 pub(super) struct StaleCheck {
-    /// Located stale bytes: `(pos, element offset, right bytes)`, only live ranges.
-    pub(super) fixes: Vec<(Pos, u64, Vec<u8>)>,
+    /// Located stale bytes, only live ranges.
+    pub(super) fixes: Vec<Fix>,
     /// Checksum blocks (element offset / block) that disagree and are not located: every
     /// data byte of the cache stripe there is unknown.
     pub(super) unlocated_blocks: BTreeSet<usize>,
@@ -243,7 +246,7 @@ impl Store {
         file: u64,
         stripe: u64,
         generation: &CacheGeneration,
-    ) -> Result<Option<(StaleCheck, Vec<Vec<(u64, u64)>>)>, StoreError> {
+    ) -> Result<Option<StaleCheck>, StoreError> {
         if self.kind != StrategyKind::Wcl || self.tolerance() == 0 {
             return Ok(None);
         }
@@ -292,7 +295,7 @@ impl Store {
         if unknown_col_live {
             return Ok(None);
         }
-        Ok(Some((self.check_running_parity(&buf, &live_at), live)))
+        Ok(Some(self.check_running_parity(&buf, &live_at)))
     }
 
     /// A settle's cached extent `x` of home stripe `(file, stripe)`, read into `bytes`: the
@@ -458,7 +461,7 @@ impl Store {
     ) -> Result<Vec<(Chunks, StaleCheck)>, StoreError> {
         let mut out = Vec::new();
         for generation in self.cache_generations(file, stripe) {
-            if let Some((check, _)) =
+            if let Some(check) =
                 self.check_cache_stripe_on_disk(Some(core), file, stripe, &generation)?
             {
                 if !check.is_clean() {
@@ -484,8 +487,7 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES;
         let mut reported = false;
         for generation in self.cache_generations(file, stripe) {
-            let Some((check, _)) =
-                self.check_cache_stripe_on_disk(None, file, stripe, &generation)?
+            let Some(check) = self.check_cache_stripe_on_disk(None, file, stripe, &generation)?
             else {
                 continue;
             };
@@ -500,7 +502,7 @@ impl Store {
             if !repair {
                 continue;
             }
-            let mut by_pos: BTreeMap<Pos, Vec<&(Pos, u64, Vec<u8>)>> = BTreeMap::new();
+            let mut by_pos: BTreeMap<Pos, Vec<&Fix>> = BTreeMap::new();
             for fix in &check.fixes {
                 by_pos.entry(fix.0).or_default().push(fix);
             }
