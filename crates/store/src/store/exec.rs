@@ -1352,6 +1352,10 @@ impl Store {
         let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
         let lost = self.window_reads_lost(plan);
         self.run_reads_computing(plan, &reads, client, &mut read_bytes, &mut computed, &lost)?;
+        if let exaraid_plan::PlanCause::Destage { file, stripe } = plan.cause {
+            // Never a stale cache element home as if right (review s11r R11-9).
+            self.check_destage_reads(plan, (file, stripe), &mut read_bytes)?;
+        }
         // With a failed OSS: its data that this plan's writes could make undecidable, made
         // durable first (see `copy_failed_columns`). After the reads, so that the plan's own
         // bytes bound for a failed OSS are known also when a read or a compute makes them

@@ -50,6 +50,7 @@ mod open_checks;
 mod read;
 mod recovery;
 mod repair;
+mod stale_cache;
 #[cfg(test)]
 mod state_version;
 mod window;
@@ -3387,6 +3388,29 @@ impl Store {
         // Cached bytes the settle could neither read nor rebuild are on record as lost now;
         // the caller asked for everything home, so say which did not make it.
         let core = self.core.lock();
+        let named = |token: &str| -> Vec<String> {
+            core.state
+                .lost
+                .iter()
+                .filter(|l| l.token == token && !lost_before.contains(l))
+                .map(|l| {
+                    let name = core
+                        .state
+                        .file_by_id(l.file)
+                        .map(|(n, _)| read::describe_file_name(n))
+                        .unwrap_or_else(|| format!("removed file #{}", l.file));
+                    format!("{name} bytes {}..{}", l.offset_bytes, l.end_bytes())
+                })
+                .collect()
+        };
+        // A stale WCL cache element no single column explains (review s11r R11-9).
+        let stale = named(stale_cache::STALE_CACHE);
+        if !stale.is_empty() {
+            return Err(StoreError::DataLost(format!(
+                "flush moved every other cached byte home with parity, but the cached copy of these bytes disagrees with its cache stripe's running parity (a stale element: an OSS that lost a write) and the stale column could not be located, so they are recorded as lost, not moved home as if right: {}. Reads of them fail until they are written again; `exaraid store status` lists them",
+                stale.join(", ")
+            )));
+        }
         let lost: Vec<String> = core
             .state
             .lost

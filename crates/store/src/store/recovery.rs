@@ -1907,6 +1907,9 @@ impl Store {
             }
         }
         stripes.extend(in_flight.stripes.keys().copied());
+        // Stripes cut client writes touched (recovery's), before this settle's own
+        // interrupted ranges join them below: the stale-cache check skips only these.
+        let cut_write_stripes: BTreeSet<(u64, u64)> = in_flight.stripes.keys().copied().collect();
         // A settle that began and did not end: its own home writes may be torn. They rewrote
         // identical bytes except where cached ranges went home, and the parity at the same
         // offsets (elsewhere parity was consistent with the data before, or it was rebuilt
@@ -2047,6 +2050,23 @@ impl Store {
             } else {
                 Vec::new()
             };
+            // WCL: each cache stripe checked against its running parity before its bytes go
+            // home under fresh home parity (review s11r R11-9: a stale cache element, a lost
+            // write, passed every checksum and was made permanent here). Only stripes no cut
+            // write touched: recovery decides those by its own proofs (`decide_cache_stripe`).
+            // A settle redone after a crash checks again (it never writes the cache zone, so
+            // its cache stripes are as the first try found them): else the redo laid the
+            // stale bytes the first try corrected over a stripe written home again.
+            let untouched_by_cut_writes = !cut_write_stripes.contains(&(file, stripe))
+                && lost_cached.is_empty()
+                && !in_flight.cache_in_flight.contains_key(&(file, stripe));
+            let stale_checks =
+                if self.kind == StrategyKind::Wcl && !overlay.is_empty() && untouched_by_cut_writes
+                {
+                    self.stale_cache_checks(core, file, stripe)?
+                } else {
+                    Vec::new()
+                };
             let mut pieces: Vec<CachedPiece> = Vec::new();
             for x in overlay {
                 // Cached bytes of an OSS failed after the settle that began had synced home
@@ -2064,6 +2084,8 @@ impl Store {
                 let mut bytes = vec![0u8; x.len_bytes as usize];
                 self.count(x.oss, Zone::Cache, Op::Read, false);
                 let mut gone = self.read_cached(core, file, x, &lost_cached, &mut bytes)?;
+                // Located stale bytes corrected; blocks nobody can tell are lost (below).
+                let stale = self.correct_stale_extent(&stale_checks, x, &mut bytes);
                 let (o, n) = (x.element.offset_bytes, x.len_bytes);
                 let block = CHECKSUM_BLOCK_BYTES as u64;
                 // Cached bytes of a failed OSS copied before an interrupted write tore their
@@ -2134,6 +2156,35 @@ impl Store {
                 if !ranges.is_empty() {
                     self.journal(core, Rec::Lost { ranges }, true)?;
                 }
+                // Cached bytes whose cache stripe disagrees with its running parity where no
+                // single column explains it: lost, on record, never moved home as if right
+                // (their home bytes stay, as for unreadable ones).
+                let stale: Vec<usize> = stale.into_iter().filter(|i| !gone.contains(i)).collect();
+                let stale_ranges: Vec<LostRange> = stale
+                    .iter()
+                    .map(|&i| {
+                        let start = (i as u64 * block).max(o);
+                        let end = ((i as u64 + 1) * block).min(o + n);
+                        LostRange {
+                            file,
+                            offset_bytes: x.file_offset_bytes + (start - o),
+                            len_bytes: end - start,
+                            oss: x.oss,
+                            token: super::stale_cache::STALE_CACHE.into(),
+                            cache_addr_bytes: None,
+                        }
+                    })
+                    .collect();
+                if !stale_ranges.is_empty() {
+                    self.journal(
+                        core,
+                        Rec::Lost {
+                            ranges: stale_ranges,
+                        },
+                        true,
+                    )?;
+                }
+                gone.extend(stale);
                 // Delayed: an ended window whose END parity is durable is covered by the home
                 // parity (computed from its cached bytes laid over home).
                 let (a, z) = (x.file_offset_bytes, x.file_offset_bytes + n);

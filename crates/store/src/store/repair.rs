@@ -1611,6 +1611,15 @@ impl Store {
                 report.corrupt_cache_elements.push(finding);
             }
         }
+        // Checksum-clean, the cache stripe is checked against its running parity: a stale
+        // element (a lost write) passes every checksum (review s11r R11-9).
+        if !report
+            .corrupt_cache_elements
+            .iter()
+            .any(|f| f.file == name && f.stripe == stripe)
+        {
+            self.scrub_cache_stripe_parity(repair, (file, stripe, name), report)?;
+        }
         Ok(())
     }
 

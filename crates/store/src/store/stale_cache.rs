@@ -1,0 +1,547 @@
+//! A WCL cache stripe checked against its running parity before its bytes move home, and by
+//! `scrub` (review s11r R11-9).
+//!
+//! Why: a stale cache element (a lost write on one OSS: old bytes under a valid checksum)
+//! passes every checksum. A destage copied it home beside the running parity (home then
+//! disagreed with itself), and a settle (`flush`, `rm`, ...) laid it over home and encoded
+//! fresh home parity from it: wrong bytes, read back with success, for good.
+//!
+//! What the running parity of a cache stripe covers: the bytes written into the cache
+//! stripe so far, unwritten bytes counting as zeros, for data and parity alike. Of a
+//! partial (open) cache stripe, a data element's live bytes are the ranges its writes
+//! reached; a parity element's are the union of its terms' (the planner initialises a
+//! parity range when a write of one of its terms reaches it). The rest of a reused chunk
+//! holds an older cache stripe's bytes and must be read as zeros. A column the cache
+//! stripe never wrote has no chunk the store knows of: zeros. Every byte offset of a stripe
+//! is a codeword of its own (array codes too: their rows meet at one offset), so the check
+//! and the location are per checksum block.
+//!
+//! Locating: a block whose parity disagrees is decoded once per column with that column
+//! taken as erased; where exactly one column gives a stripe that satisfies every parity
+//! equation (and nothing outside that column's live ranges), that column is the stale one
+//! and the decode gives its right bytes (a code tolerating two failures or more; like the
+//! home scrub's repair, it assumes one stale column). Otherwise the data of that block
+//! of the cache stripe cannot be told, and is recorded lost (`STALE_CACHE`), never moved
+//! home as if it were right.
+
+use super::*;
+
+use exec::Chunks;
+
+/// The window token of a lost range whose cache stripe's running parity disagreed with its
+/// data where no single stale column explains it (a settle or destage found it).
+pub(super) const STALE_CACHE: &str =
+    "none: its WCL cache stripe's running parity disagrees with its data and no single stale column explains it";
+
+/// Located stale bytes of a cache element: `(pos, element offset, right bytes)`.
+pub(super) type Fix = (Pos, u64, Vec<u8>);
+
+/// What the check of one cache stripe against its running parity found.
+#[derive(Debug, Default)]
+pub(super) struct StaleCheck {
+    /// Located stale bytes, only live ranges.
+    pub(super) fixes: Vec<Fix>,
+    /// Checksum blocks (element offset / block) that disagree and are not located: every
+    /// data byte of the cache stripe there is unknown.
+    pub(super) unlocated_blocks: BTreeSet<usize>,
+    /// Checksum blocks that disagree (located or not).
+    pub(super) bad_blocks: BTreeSet<usize>,
+}
+
+impl StaleCheck {
+    pub(super) fn is_clean(&self) -> bool {
+        self.bad_blocks.is_empty()
+    }
+}
+
+/// One cache stripe of a home stripe: its chunks and whether it is complete (being
+/// destaged: every byte written).
+pub(super) type CacheGeneration = (Chunks, bool);
+
+impl Store {
+    /// Check `buf` (each element's live bytes laid, zeros elsewhere) against its parity,
+    /// and locate a stale column where the disagreement allows (see the module docs).
+    pub(super) fn check_running_parity(
+        &self,
+        buf: &StripeBuf,
+        live_of: &dyn Fn(Pos) -> Vec<(u64, u64)>,
+    ) -> StaleCheck {
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        let blocks = e.div_ceil(block);
+        let mut out = StaleCheck::default();
+        if self.kind == StrategyKind::Raid0 || self.tolerance() == 0 {
+            return out;
+        }
+        let disagrees = |b: &StripeBuf, i: usize, skip_col: Option<usize>| -> bool {
+            let mut check = b.clone();
+            if self.code.encode(&mut check).is_err() {
+                return true;
+            }
+            let (bs, be) = (i * block, ((i + 1) * block).min(e));
+            g.parity_pos.iter().any(|p| {
+                Some(p.col) != skip_col && check.element(*p)[bs..be] != b.element(*p)[bs..be]
+            })
+        };
+        let mut encoded = buf.clone();
+        if self.code.encode(&mut encoded).is_err() {
+            return out;
+        }
+        for i in 0..blocks {
+            let (bs, be) = (i * block, ((i + 1) * block).min(e));
+            if g.parity_pos
+                .iter()
+                .any(|p| encoded.element(*p)[bs..be] != buf.element(*p)[bs..be])
+            {
+                out.bad_blocks.insert(i);
+            }
+        }
+        if out.bad_blocks.is_empty() {
+            return out;
+        }
+        // Per bad block, the columns whose erasure explains it.
+        let mut explained_by: BTreeMap<usize, Vec<(usize, StripeBuf)>> = BTreeMap::new();
+        if self.tolerance() >= 2 {
+            for col in 0..g.cols {
+                let mut trial = buf.clone();
+                if self.code.decode(&mut trial, &[col]).is_err() {
+                    continue;
+                }
+                for &i in &out.bad_blocks {
+                    let (bs, be) = (i * block, ((i + 1) * block).min(e));
+                    if disagrees(&trial, i, None) {
+                        continue;
+                    }
+                    // Bytes of this column outside its live ranges are nothing (zeros).
+                    let outside_live_zero = (0..g.rows).all(|row| {
+                        let p = Pos { row, col };
+                        let mut dead = vec![(bs as u64, be as u64)];
+                        for (a, z) in live_of(p) {
+                            crate::state::sub_range(&mut dead, a, z);
+                        }
+                        dead.iter().all(|&(a, z)| {
+                            trial.element(p)[a as usize..z as usize]
+                                .iter()
+                                .all(|&x| x == 0)
+                        })
+                    });
+                    if outside_live_zero {
+                        explained_by
+                            .entry(i)
+                            .or_default()
+                            .push((col, trial.clone()));
+                    }
+                }
+            }
+        }
+        for &i in &out.bad_blocks {
+            let (bs, be) = (i * block, ((i + 1) * block).min(e));
+            match explained_by.get(&i).map(|v| v.as_slice()) {
+                Some([(col, trial)]) => {
+                    for row in 0..g.rows {
+                        let p = Pos { row, col: *col };
+                        for (a, z) in live_of(p) {
+                            let (a, z) = ((a as usize).max(bs), (z as usize).min(be));
+                            if a < z && trial.element(p)[a..z] != buf.element(p)[a..z] {
+                                out.fixes
+                                    .push((p, a as u64, trial.element(p)[a..z].to_vec()));
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    out.unlocated_blocks.insert(i);
+                }
+            }
+        }
+        out
+    }
+
+    /// The WCL cache stripes of a home stripe the store knows of: each destaging one
+    /// (complete) and the open one.
+    pub(super) fn cache_generations(&self, file: u64, stripe: u64) -> Vec<CacheGeneration> {
+        let stripes = self.cache_stripes.lock();
+        let Some(g) = stripes.by_stripe.get(&(file, stripe)) else {
+            return Vec::new();
+        };
+        let mut out: Vec<CacheGeneration> =
+            g.destaging.iter().map(|(_, c)| (c.clone(), true)).collect();
+        if !g.open.is_empty() {
+            out.push((g.open.clone(), false));
+        }
+        out
+    }
+
+    /// The live element ranges of each position of one cache stripe (indexed as
+    /// `g.data_count() + parity index` for parity), as `rebuild_from_cache_stripe` takes
+    /// them: a complete one holds every byte; of an open one, what the planner's lookup
+    /// names in its chunks, less the bytes of plans not yet run.
+    fn cache_stripe_live(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        (chunks, complete): &CacheGeneration,
+    ) -> Result<Vec<Vec<(u64, u64)>>, StoreError> {
+        let g = self.layout.geometry().clone();
+        let e_bytes = self.sb.element_bytes as u64;
+        let mut written: Vec<Vec<(u64, u64)>> = if *complete {
+            vec![vec![(0, e_bytes)]; g.data_count()]
+        } else {
+            vec![Vec::new(); g.data_count()]
+        };
+        if !*complete {
+            let sdb = self.layout.stripe_data_bytes();
+            let extents = match core {
+                Some(c) => c.strategy.lookup(file, stripe * sdb, sdb),
+                None => self.core.lock().strategy.lookup(file, stripe * sdb, sdb),
+            }
+            .map_err(plan_err)?;
+            for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
+                let Cell::Data(d) = x.element.cell else {
+                    continue;
+                };
+                let Some(&(x_oss, base)) = chunks.get(&x.element.pos.col) else {
+                    continue;
+                };
+                let slot_addr = base + x.element.pos.row as u64 * e_bytes;
+                if x.oss != x_oss || x.addr_bytes < slot_addr || x.addr_bytes >= slot_addr + e_bytes
+                {
+                    continue; // an older cache stripe's bytes
+                }
+                let a = x.element.offset_bytes;
+                crate::state::add_range(&mut written[d], a, a + x.len_bytes);
+            }
+            let stripes = self.cache_stripes.lock();
+            for n in stripes.unexecuted.values().flatten() {
+                if n.key != (file, stripe) || chunks.get(&n.pos.col) != Some(&n.chunk) {
+                    continue;
+                }
+                if let Cell::Data(d) = g.cell(n.pos) {
+                    crate::state::sub_range(&mut written[d], n.a, n.z);
+                }
+            }
+        }
+        let mut live = written.clone();
+        for terms in &g.parity_terms {
+            let mut init: Vec<(u64, u64)> = Vec::new();
+            for t in terms {
+                for &(a, z) in &written[t.data] {
+                    crate::state::add_range(&mut init, a, z);
+                }
+            }
+            live.push(init);
+        }
+        Ok(live)
+    }
+
+    /// Read one cache stripe's live bytes and check them against its running parity. `None`:
+    /// not checked (a column on an OSS out of service or a block that does not read: the
+    /// decode of such a column checks the parity equations left itself, and unreadable
+    /// blocks are the checksum pass's).
+    pub(super) fn check_cache_stripe_on_disk(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        generation: &CacheGeneration,
+    ) -> Result<Option<StaleCheck>, StoreError> {
+        if self.kind != StrategyKind::Wcl || self.tolerance() == 0 {
+            return Ok(None);
+        }
+        let g = self.layout.geometry().clone();
+        let e_bytes = self.sb.element_bytes as u64;
+        let chunks = &generation.0;
+        if chunks
+            .values()
+            .any(|&(oss, _)| !self.backends[oss].healthy())
+        {
+            return Ok(None);
+        }
+        let live = self.cache_stripe_live(core, file, stripe, generation)?;
+        let live_at = |p: Pos| -> Vec<(u64, u64)> {
+            match g.cell(p) {
+                Cell::Data(d) => live[d].clone(),
+                Cell::Parity(q) => live[g.data_count() + q].clone(),
+                Cell::Empty => Vec::new(),
+            }
+        };
+        let mut buf = StripeBuf::zeroed(g.rows, g.cols, self.sb.element_bytes);
+        for (&col, &(oss, base)) in chunks {
+            for row in 0..g.rows {
+                let p = Pos { row, col };
+                let key = self.key(PlanZone::Cache, file, base + row as u64 * e_bytes);
+                for (a, z) in live_at(p) {
+                    let (a, z) = (a as usize, z as usize);
+                    self.count(oss, Zone::Cache, Op::Read, false);
+                    match self.read_retrying(oss, key, a, &mut buf.element_mut(p)[a..z]) {
+                        Ok(()) => {}
+                        // Down, as any read that finds it so: its caller's reads decode it.
+                        Err(err) if err.is_unavailable() => {
+                            self.note_unavailable(core, oss)?;
+                            return Ok(None);
+                        }
+                        Err(_) => return Ok(None),
+                    }
+                }
+            }
+        }
+        // A column without a chunk was never written by this cache stripe: its live ranges
+        // must be empty, or the chunk map and the planner disagree (not checked then).
+        let unknown_col_live = (0..g.cols)
+            .filter(|c| !chunks.contains_key(c))
+            .any(|col| (0..g.rows).any(|row| !live_at(Pos { row, col }).is_empty()));
+        if unknown_col_live {
+            return Ok(None);
+        }
+        Ok(Some(self.check_running_parity(&buf, &live_at)))
+    }
+
+    /// A settle's cached extent `x` of home stripe `(file, stripe)`, read into `bytes`: the
+    /// located stale bytes of its cache stripe replaced by their right value (`checks`:
+    /// each checked cache stripe of the home stripe), and the checksum blocks of the
+    /// element no single column explains returned (their bytes are unknown: lost).
+    pub(super) fn correct_stale_extent(
+        &self,
+        checks: &[(Chunks, StaleCheck)],
+        x: &exaraid_plan::Extent,
+        bytes: &mut [u8],
+    ) -> Vec<usize> {
+        let e = self.sb.element_bytes as u64;
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let pos = x.element.pos;
+        let (o, n) = (x.element.offset_bytes, x.len_bytes);
+        assert_eq!(bytes.len() as u64, n);
+        let Some((_, check)) = checks.iter().find(|(chunks, _)| {
+            chunks.get(&pos.col).is_some_and(|&(oss, base)| {
+                let slot = base + pos.row as u64 * e;
+                oss == x.oss && slot <= x.addr_bytes && x.addr_bytes < slot + e
+            })
+        }) else {
+            return Vec::new();
+        };
+        for (p, a, right) in &check.fixes {
+            let z = a + right.len() as u64;
+            let (s, t) = ((*a).max(o), z.min(o + n));
+            if *p != pos || s >= t {
+                continue;
+            }
+            bytes[(s - o) as usize..(t - o) as usize]
+                .copy_from_slice(&right[(s - a) as usize..(t - a) as usize]);
+        }
+        check
+            .unlocated_blocks
+            .iter()
+            .copied()
+            .filter(|&i| (i as u64 * block) < o + n && o < (i as u64 + 1) * block)
+            .collect()
+    }
+
+    /// A WCL destage's reads (`read_bytes`, one per read step: whole cache elements of a
+    /// complete cache stripe) checked against the running parity before they go home (see
+    /// the module docs): a located stale element goes home with its right bytes; blocks no
+    /// single column explains are recorded lost (every data byte of the cache stripe
+    /// there) and their parity is encoded from the data that goes home, so that the home
+    /// stripe agrees with itself and the rest of it stays protected. Not checked with a
+    /// column on an OSS out of service (its read is a decode that checks the parity left).
+    pub(super) fn check_destage_reads(
+        &self,
+        plan: &IoPlan,
+        (file, stripe): (u64, u64),
+        read_bytes: &mut [Option<Vec<u8>>],
+    ) -> Result<(), StoreError> {
+        if self.kind != StrategyKind::Wcl || self.tolerance() == 0 {
+            return Ok(());
+        }
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes;
+        let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
+        let mut seen: BTreeSet<Pos> = BTreeSet::new();
+        // Where each element's bytes are: (step, offset in its read).
+        let mut at: BTreeMap<Pos, (usize, usize)> = BTreeMap::new();
+        for (i, step) in plan.steps.iter().enumerate() {
+            if step.op != Op::Read || step.zone != PlanZone::Cache {
+                continue;
+            }
+            if !self.backends[step.oss].healthy() {
+                return Ok(());
+            }
+            let Some(bytes) = read_bytes[i].as_ref() else {
+                return Ok(());
+            };
+            let mut off = 0usize;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let len = el.len_bytes as usize;
+                if el.offset_bytes != 0 || len != e {
+                    return Ok(()); // not a whole-element destage read: not checked
+                }
+                buf.element_mut(el.pos)
+                    .copy_from_slice(&bytes[off..off + len]);
+                seen.insert(el.pos);
+                at.insert(el.pos, (i, off));
+                off += len;
+            }
+        }
+        let cells = (0..g.rows)
+            .flat_map(|row| (0..g.cols).map(move |col| Pos { row, col }))
+            .filter(|&p| !matches!(g.cell(p), Cell::Empty));
+        if cells.clone().any(|p| !seen.contains(&p)) {
+            return Ok(()); // not every element read here
+        }
+        let whole = |p: Pos| -> Vec<(u64, u64)> {
+            match g.cell(p) {
+                Cell::Empty => Vec::new(),
+                _ => vec![(0, e as u64)],
+            }
+        };
+        let check = self.check_running_parity(&buf, &whole);
+        if check.is_clean() {
+            return Ok(());
+        }
+        for (p, a, right) in &check.fixes {
+            let (i, off) = at[p];
+            let bytes = read_bytes[i].as_mut().expect("read above");
+            let a = off + *a as usize;
+            bytes[a..a + right.len()].copy_from_slice(right);
+        }
+        if check.unlocated_blocks.is_empty() {
+            return Ok(());
+        }
+        // Unlocated: the data stays as read (unknown, on record lost), the parity follows it.
+        let mut encoded = buf.clone();
+        self.code
+            .encode(&mut encoded)
+            .map_err(|err| StoreError::Io(err.to_string()))?;
+        let block = CHECKSUM_BLOCK_BYTES;
+        let mut ranges: Vec<LostRange> = Vec::new();
+        for &i in &check.unlocated_blocks {
+            let (bs, be) = (i * block, ((i + 1) * block).min(e));
+            for &p in &g.parity_pos {
+                let (s, off) = at[&p];
+                let bytes = read_bytes[s].as_mut().expect("read above");
+                bytes[off + bs..off + be].copy_from_slice(&encoded.element(p)[bs..be]);
+            }
+            for &p in &g.data_pos {
+                let Cell::Data(d) = g.cell(p) else {
+                    continue;
+                };
+                let oss = self.layout.oss_of(file, stripe, p.col);
+                ranges.push(LostRange {
+                    file,
+                    offset_bytes: self.layout.file_offset(stripe, d, bs as u64),
+                    len_bytes: (be - bs) as u64,
+                    oss,
+                    token: STALE_CACHE.into(),
+                    cache_addr_bytes: None,
+                });
+            }
+        }
+        let mut core = self.core.lock();
+        // Bytes past the file's end are no file bytes.
+        let size = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
+        ranges.retain_mut(|r| {
+            r.len_bytes = r.len_bytes.min(size.saturating_sub(r.offset_bytes));
+            r.len_bytes > 0
+        });
+        if !ranges.is_empty() {
+            self.journal(&mut core, Rec::Lost { ranges }, true)?;
+        }
+        Ok(())
+    }
+
+    /// `settle`: the checks of the cache stripes of home stripe `(file, stripe)` that
+    /// disagree with their running parity (clean ones are left out).
+    pub(super) fn stale_cache_checks(
+        &self,
+        core: &Core,
+        file: u64,
+        stripe: u64,
+    ) -> Result<Vec<(Chunks, StaleCheck)>, StoreError> {
+        let mut out = Vec::new();
+        for generation in self.cache_generations(file, stripe) {
+            if let Some(check) =
+                self.check_cache_stripe_on_disk(Some(core), file, stripe, &generation)?
+            {
+                if !check.is_clean() {
+                    out.push((generation.0, check));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `scrub` of one home stripe's WCL cache stripes (its stripe lock held, completions
+    /// held back): each checked against its running parity. A disagreement is a parity
+    /// mismatch of the stripe (rc 2); `repair` rewrites a located stale element's blocks
+    /// with their right bytes (in its live ranges; the rest of each block as it is) and
+    /// reports the rest unrepairable (the next move home records those bytes lost).
+    pub(super) fn scrub_cache_stripe_parity(
+        &self,
+        repair: bool,
+        (file, stripe, name): (u64, u64, &str),
+        report: &mut ScrubReport,
+    ) -> Result<(), StoreError> {
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        let mut reported = false;
+        for generation in self.cache_generations(file, stripe) {
+            let Some(check) = self.check_cache_stripe_on_disk(None, file, stripe, &generation)?
+            else {
+                continue;
+            };
+            if check.is_clean() {
+                continue;
+            }
+            if !reported {
+                report.parity_mismatches.push((name.to_string(), stripe));
+                reported = true;
+            }
+            let file_name = read::describe_file_name(name);
+            if !repair {
+                continue;
+            }
+            let mut by_pos: BTreeMap<Pos, Vec<&Fix>> = BTreeMap::new();
+            for fix in &check.fixes {
+                by_pos.entry(fix.0).or_default().push(fix);
+            }
+            for (pos, fixes) in by_pos {
+                let (oss, base) = generation.0[&pos.col];
+                let key = self.key(PlanZone::Cache, file, base + pos.row as u64 * e as u64);
+                let mut element = vec![0u8; e];
+                self.count(oss, Zone::Cache, Op::Read, false);
+                if let Err(err) = self.backends[oss].read_unverified(key, &mut element) {
+                    report.unrepairable.push(format!(
+                        "{file_name} stripe {stripe}: a stale element of its cache stripe (row {} column {}, OSS {oss}) was located but could not be read to rewrite it: {err}",
+                        pos.row, pos.col
+                    ));
+                    continue;
+                }
+                let mut blocks: BTreeSet<u64> = BTreeSet::new();
+                for (_, a, right) in fixes {
+                    let a = *a as usize;
+                    element[a..a + right.len()].copy_from_slice(right);
+                    blocks.extend((a / block..(a + right.len()).div_ceil(block)).map(|i| i as u64));
+                }
+                for &n in &blocks {
+                    let at = n as usize * block;
+                    let end = (at + block).min(e);
+                    self.count(oss, Zone::Cache, Op::Write, false);
+                    self.backends[oss].write(key, at, &element[at..end])?;
+                }
+                report.stale_repaired.push(format!(
+                    "{file_name} stripe {stripe}: cache element row {} column {} on OSS {oss} was stale (its cache stripe's running parity located it); blocks {blocks:?} rewritten",
+                    pos.row, pos.col
+                ));
+            }
+            if !check.unlocated_blocks.is_empty() {
+                report.unrepairable.push(format!(
+                    "{file_name} stripe {stripe}: its cache stripe's running parity disagrees with its data in element blocks {:?} and no single stale column explains it; the next move home (flush, destage) records those bytes lost: write them again first, or restore the file",
+                    check.unlocated_blocks
+                ));
+            }
+        }
+        Ok(())
+    }
+}
