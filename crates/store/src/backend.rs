@@ -1661,7 +1661,9 @@ impl DirBackend {
         if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
             file.set_len(end).map_err(|e| self.map_io(e))?;
         }
-        crate::torture::kill_point_between_payload_and_checksum();
+        crate::torture::kill_point_between_payload_and_checksum(&|| {
+            format!("{} {key} blocks {b0}..{}", self.dir.display(), b0 + n)
+        });
         self.store_crcs(&file, key, b0, &raw)
     }
 

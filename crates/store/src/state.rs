@@ -426,6 +426,20 @@ pub enum Rec {
     /// told by these crcs (`decide_by_end_versions`). Without them the acknowledged home
     /// bytes of that column beside the window were recorded lost within the tolerance.
     EndParityCrcs(WriteParityCrcs),
+    /// The crc32c of each partial 4 KiB home data block a delayed window's move home
+    /// (`PlanCause::WindowMove`, `plan`) is about to write, as the block will be after the
+    /// write (its home bytes, read verified, with the window's bytes laid in; `edges` is
+    /// empty). Appended unsynced before the plan's first write (a kill keeps it, as it keeps
+    /// the writes); its `Durable` record or `PlannerReset` drops it. Why (task s12u, review
+    /// s9s S9-5): a move home runs after its END parity is durable, and a kill between such
+    /// a block's payload and its checksum leaves it failing its checksum. Its bytes beside
+    /// the window are acknowledged home bytes no cached byte covers, so recovery took it as
+    /// unknown: with a disk dead after the crash, one torn block beside it (raid5), or two
+    /// on two OSSs whose write threads the kill caught at once (raid6), left too few
+    /// columns, and whole blocks of home bytes were recorded lost. Recovery takes such a
+    /// block as known where its payload, the window's cached bytes laid over, has this crc
+    /// (`known_by_move_home_crcs`). Whole blocks need none: the cached bytes cover them.
+    MoveHomeCrcs(WindowBlockCrcs),
 }
 
 /// See `Rec::WindowBlockCrcs`.
@@ -715,6 +729,8 @@ impl Rec {
                 ..
             } => crate::superblock::STATE_VERSION_SESSION11_RECORDS,
             Rec::EndParityCrcs(_) => crate::superblock::STATE_VERSION_SESSION11_RECORDS,
+            // A session-11 binary cannot parse it.
+            Rec::MoveHomeCrcs(_) => crate::superblock::STATE_VERSION_SESSION12_RECORDS,
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -966,6 +982,10 @@ pub struct State {
     /// (`Rec::EndParityCrcs`). (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub end_parity_crcs: Vec<WriteParityCrcs>,
+    /// The partial home block crcs of delayed windows' move homes not durable yet
+    /// (`Rec::MoveHomeCrcs`). (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub move_home_crcs: Vec<WindowBlockCrcs>,
 }
 
 impl State {
@@ -986,7 +1006,11 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
-        if self.settle_records_every_stripe
+        if !self.move_home_crcs.is_empty() {
+            // Session 12's field: a session-11 binary would drop it (and record lost the
+            // home bytes of torn move-home blocks beside a dead disk).
+            crate::superblock::STATE_VERSION_SESSION12_RECORDS
+        } else if self.settle_records_every_stripe
             || !self.wrote_nothing.is_empty()
             || !self.window_block_crcs.is_empty()
             || !self.end_parity_crcs.is_empty()
@@ -1149,6 +1173,7 @@ impl State {
             Rec::OssGenerations { .. } => false,
             // A note of what the write that follows writes.
             Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) | Rec::EndParityCrcs(_) => false,
+            Rec::MoveHomeCrcs(_) => false,
             // Bytes read back into the journal; their writes are journaled inputs.
             Rec::Restore { .. } | Rec::Restored { .. } => false,
             // Checksums of what a settle writes next (its `SettleBegin` changes bytes).
@@ -1224,6 +1249,7 @@ impl State {
                 self.write_parity_crcs.retain(|w| !plans.contains(&w.plan));
                 self.window_block_crcs.retain(|w| !plans.contains(&w.plan));
                 self.end_parity_crcs.retain(|w| !plans.contains(&w.plan));
+                self.move_home_crcs.retain(|w| !plans.contains(&w.plan));
                 // Their writes are whole on disk: data and parity agree again. So do the
                 // writes of every plan that copied the same stripe before them (stripe
                 // locks: those ran first), whose copies would now be stale: laid over a
@@ -1349,6 +1375,7 @@ impl State {
                 self.write_crcs.clear();
                 self.write_parity_crcs.clear();
                 self.end_parity_crcs.clear();
+                self.move_home_crcs.clear();
                 self.settle_sums.clear();
                 self.wrote_nothing.clear();
                 self.window_block_crcs.clear();
@@ -1427,6 +1454,7 @@ impl State {
                 );
                 self.wrote_nothing.extend(plans.iter().copied());
                 self.window_block_crcs.retain(|w| !plans.contains(&w.plan));
+                self.move_home_crcs.retain(|w| !plans.contains(&w.plan));
                 for &(file, size_bytes) in file_sizes {
                     if let Some(meta) = self.files.values_mut().find(|m| m.id == file) {
                         // Only ever back down to the size without the refused write. Its
@@ -1446,6 +1474,10 @@ impl State {
             Rec::WindowBlockCrcs(w) => {
                 // Bounded as `write_crcs`: only plans not durable yet.
                 self.window_block_crcs.push(w.clone());
+            }
+            Rec::MoveHomeCrcs(w) => {
+                // Bounded: only move homes not durable yet, two blocks per piece at most.
+                self.move_home_crcs.push(w.clone());
             }
         }
     }

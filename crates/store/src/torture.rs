@@ -101,8 +101,26 @@ pub const GAP_FILL_TORN: &str = "gap-fill-torn";
 /// ahead of the store's record, which must never read as a rolled-back OSS.
 pub const EXTENTS_SYNCED: &str = "extents-synced";
 
+/// Set (to anything) beside an armed kill point: every plan runs its steps one at a time in
+/// plan order, on the calling thread, instead of one thread per OSS. The `n`-th pass of a
+/// block-write kill point ([`WRITE_TORN_BLOCK`], [`SETTLE_TORN_BLOCK`]) is then the same
+/// block of the same step in every run, whatever the machine's load. Why (session 11):
+/// counted in arrival order over the per-OSS threads, `write-torn-block:12` of a delayed
+/// END landed on another block under load than alone, so a sweep over `n` did not cover
+/// each block, and a failure at one `n` could not be repeated. Opt-in: the threaded order
+/// reaches other crash states (several OSSs part-way), which the other sweeps keep.
+pub const KILL_IN_PLAN_ORDER_ENV: &str = "EXARAID_KILL_IN_PLAN_ORDER";
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
+
+/// Do plans run their steps one at a time in plan order (see [`KILL_IN_PLAN_ORDER_ENV`])?
+/// Only while a kill point is armed: never in a store that is not under a kill test.
+pub fn steps_in_plan_order() -> bool {
+    static IN_ORDER: OnceLock<bool> = OnceLock::new();
+    *IN_ORDER
+        .get_or_init(|| armed().is_some() && std::env::var_os(KILL_IN_PLAN_ORDER_ENV).is_some())
+}
 
 /// The armed point and the hit it fires on, read once.
 fn armed() -> Option<&'static (String, u64)> {
@@ -121,10 +139,20 @@ static SETTLING: AtomicBool = AtomicBool::new(false);
 
 /// Pass kill point `point`.
 pub fn kill_point(point: &str) {
+    kill_point_naming(point, &|| String::new());
+}
+
+/// Pass kill point `point`; when it fires, `what` names the place on stderr first (which
+/// block of which OSS a torn block write tore), for the test that reads it.
+fn kill_point_naming(point: &str, what: &dyn Fn() -> String) {
     let Some((armed_point, n)) = armed() else {
         return;
     };
     if armed_point == point && HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n {
+        let what = what();
+        if !what.is_empty() {
+            eprintln!("exaraid: killed at {point}:{n}: {what}");
+        }
         // SAFETY: kill(2) on our own pid has no memory-safety preconditions.
         unsafe {
             libc::kill(libc::getpid(), libc::SIGKILL);
@@ -154,14 +182,15 @@ pub fn settling(on: bool) {
     }
 }
 
-/// Called by the backend between a block write's payload and its checksums.
-pub fn kill_point_between_payload_and_checksum() {
+/// Called by the backend between a block write's payload and its checksums; `what` names
+/// the blocks (OSS, element, block range) on stderr when the point fires.
+pub fn kill_point_between_payload_and_checksum(what: &dyn Fn() -> String) {
     if armed().is_none() {
         return;
     }
     if SETTLING.load(Ordering::SeqCst) {
-        kill_point(SETTLE_TORN_BLOCK);
+        kill_point_naming(SETTLE_TORN_BLOCK, what);
     } else {
-        kill_point(WRITE_TORN_BLOCK);
+        kill_point_naming(WRITE_TORN_BLOCK, what);
     }
 }
