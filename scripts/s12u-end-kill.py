@@ -5,6 +5,7 @@ as crates/cli/tests/store_window_end_crash_dead_disk.rs does, and classify each 
 usage: s12u-end-kill.py EXARAID CODE POINT [ORDER] [ROUNDS]
   CODE: raid5 | raid6 | rs43;  POINT: write-torn-block | journal-record
   ORDER: plan (EXARAID_KILL_IN_PLAN_ORDER set: deterministic) | threads (default order)
+         | tear (plan order, EXARAID_KILL_TEAR_EVERY_OSS: every OSS caught in a torn block)
   ROUNDS: how many times to sweep (threads order differs between runs)
 Prints one line per kill point: n, killed?, the block the kill tore, LOST / WRONG.
 """
@@ -29,6 +30,7 @@ def run(args, stdin=b"", env=None, check=True):
     e = dict(os.environ)
     e.pop("EXARAID_KILL_AT", None)
     e.pop("EXARAID_KILL_IN_PLAN_ORDER", None)
+    e.pop("EXARAID_KILL_TEAR_EVERY_OSS", None)
     if env:
         e.update(env)
     r = subprocess.run([EXARAID] + args, input=stdin, capture_output=True, env=e)
@@ -57,13 +59,15 @@ def main():
             shutil.rmtree(d)
             shutil.copytree(pristine, d)
             env = {"EXARAID_KILL_AT": f"{POINT}:{n}"}
-            if ORDER == "plan":
+            if ORDER in ("plan", "tear"):
                 env["EXARAID_KILL_IN_PLAN_ORDER"] = "1"
+            if ORDER == "tear":
+                env["EXARAID_KILL_TEAR_EVERY_OSS"] = "1"
             r = run(["store", "delayed", "end", d, token], env=env, check=False)
             killed = r.returncode != 0
             if killed and r.returncode != -9:
                 sys.exit(f"END at {n}: rc {r.returncode}: {r.stderr.decode()}")
-            where = r.stderr.decode().strip().replace(base, "")
+            where = " ; ".join(r.stderr.decode().strip().replace(base, "").splitlines())
             o = os.path.join(d, f"oss-{DEAD}")
             shutil.rmtree(o)
             os.makedirs(o)

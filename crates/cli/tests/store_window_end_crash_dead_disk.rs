@@ -23,7 +23,9 @@ mod common;
 use std::path::Path;
 
 use common::{bytes, exaraid, fast_tempdir, killed_at_with, ok, s};
-use exaraid_store::torture::{JOURNAL_RECORD, WRITE_TORN_BLOCK};
+use exaraid_store::torture::{
+    JOURNAL_RECORD, KILL_IN_PLAN_ORDER_ENV, KILL_TEAR_EVERY_OSS_ENV, WRITE_TORN_BLOCK,
+};
 
 /// Data columns per stripe of every code below (the stripe unit is one 4 KiB element).
 const K: usize = 4;
@@ -138,13 +140,27 @@ fn dead_disk_then_fail(dir: &Path) -> String {
 }
 
 fn end_killed_at_every(point: &str, code: Code) {
-    end_killed_at(point, code, 1..=KILLS_MAX);
+    end_killed_at(point, code, 1..=KILLS_MAX, &[KILL_IN_PLAN_ORDER_ENV]);
+}
+
+/// END killed with every OSS caught in a torn block write at once, from its `n`-th block
+/// write on, for each `n` (`torture::KILL_TEAR_EVERY_OSS_ENV`): what a SIGKILL does to the
+/// per-OSS write threads at worst, and what the merged session-11 CI run met (two columns
+/// of one stripe torn in the move home beside the dead one, raid6: 3 blocks LOST).
+fn end_killed_with_every_oss_torn(code: Code) {
+    let envs = [KILL_IN_PLAN_ORDER_ENV, KILL_TEAR_EVERY_OSS_ENV];
+    end_killed_at(WRITE_TORN_BLOCK, code, 1..=KILLS_MAX, &envs);
 }
 
 /// Kill END at the `n`-th pass of kill point `point` for each `n` of `kill_points` (the
 /// sweep stops at the first `n` END survives), then the dead disk: every acknowledged byte
 /// must read back.
-fn end_killed_at(point: &str, code: Code, kill_points: std::ops::RangeInclusive<u64>) {
+fn end_killed_at(
+    point: &str,
+    code: Code,
+    kill_points: std::ops::RangeInclusive<u64>,
+    envs: &[&str],
+) {
     let every = *kill_points.end() == KILLS_MAX;
     let tmp = fast_tempdir("exaraid-window-end-dead-disk");
     // The superblock names its OSS directories by absolute path: every run uses the same
@@ -170,7 +186,7 @@ fn end_killed_at(point: &str, code: Code, kill_points: std::ops::RangeInclusive<
             &["store", "delayed", "end", d, &token],
             b"",
             &format!("{point}:{n}"),
-            true,
+            envs,
         );
         let fail = dead_disk_then_fail(&dir);
         let get = exaraid(&["store", "get", d, "f"], b"");
@@ -249,4 +265,22 @@ fn raid6_end_killed_at_any_block_then_a_dead_disk_keeps_every_acknowledged_byte(
 #[test]
 fn raid5_end_killed_at_any_block_then_a_dead_disk_keeps_every_acknowledged_byte() {
     end_killed_at_every(WRITE_TORN_BLOCK, RAID5);
+}
+
+#[test]
+fn raid6_end_killed_with_every_oss_in_a_torn_block_then_a_dead_disk_keeps_every_acknowledged_byte()
+{
+    end_killed_with_every_oss_torn(RAID6);
+}
+
+#[test]
+fn raid5_end_killed_with_every_oss_in_a_torn_block_then_a_dead_disk_keeps_every_acknowledged_byte()
+{
+    end_killed_with_every_oss_torn(RAID5);
+}
+
+#[test]
+fn rs_4_3_end_killed_with_every_oss_in_a_torn_block_then_a_dead_disk_keeps_every_acknowledged_byte()
+{
+    end_killed_with_every_oss_torn(RS_4_3);
 }

@@ -1401,6 +1401,7 @@ impl Store {
                 &copy_failing,
                 &LostReads::new(),
             )?;
+            crate::torture::write_wave_done();
         }
         Ok(())
     }
@@ -1581,8 +1582,9 @@ impl Store {
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
-        // Per partial home block `(stripe, row, col, block)`: the pieces laid in.
-        let mut blocks: BTreeMap<(u64, usize, usize, u64), Vec<(u64, Vec<u8>)>> = BTreeMap::new();
+        // Per home block `(stripe, row, col, block)`: the pieces laid in (offset, bytes).
+        type Laid = Vec<(u64, Vec<u8>)>;
+        let mut blocks: BTreeMap<(u64, usize, usize, u64), Laid> = BTreeMap::new();
         let mut file = None;
         for (i, bytes) in write_bytes {
             let step = &plan.steps[*i];
