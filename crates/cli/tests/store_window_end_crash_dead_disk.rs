@@ -8,13 +8,24 @@
 //! clean. They used to be recorded lost ("too few columns left to tell") at every kill
 //! point between END's record and its parity's `Durable` record, on rs 4+3 and raid6 (one
 //! dead disk beside two or three parities) and raid5.
+//!
+//! The move home after the parity writes home data blocks in part (the window's bytes laid
+//! over home's): a kill between such a block's payload and its checksum left the block's
+//! home bytes beside the window unknown, and with the dead column beside it raid5 recorded
+//! them lost (6 of its 12 block kill points), as did raid6 where a kill caught two OSSs'
+//! write threads in such a block at once (the fresh-clone CI run of session 11). The move
+//! home journals those blocks' crcs now (`Rec::MoveHomeCrcs`). Every kill here runs END's
+//! steps in plan order (`torture::KILL_IN_PLAN_ORDER_ENV`): point `n` is the same block write
+//! in every run, whatever the load (counted over the per-OSS threads it was not).
 
 mod common;
 
 use std::path::Path;
 
-use common::{bytes, exaraid, fast_tempdir, killed_at, ok, s};
-use exaraid_store::torture::{JOURNAL_RECORD, WRITE_TORN_BLOCK};
+use common::{bytes, exaraid, fast_tempdir, killed_at_with, ok, s};
+use exaraid_store::torture::{
+    JOURNAL_RECORD, KILL_IN_PLAN_ORDER_ENV, KILL_TEAR_EVERY_OSS_ENV, WRITE_TORN_BLOCK,
+};
 
 /// Data columns per stripe of every code below (the stripe unit is one 4 KiB element).
 const K: usize = 4;
@@ -129,13 +140,27 @@ fn dead_disk_then_fail(dir: &Path) -> String {
 }
 
 fn end_killed_at_every(point: &str, code: Code) {
-    end_killed_at(point, code, 1..=KILLS_MAX);
+    end_killed_at(point, code, 1..=KILLS_MAX, &[KILL_IN_PLAN_ORDER_ENV]);
+}
+
+/// END killed with every OSS caught in a torn block write at once, from its `n`-th block
+/// write on, for each `n` (`torture::KILL_TEAR_EVERY_OSS_ENV`): what a SIGKILL does to the
+/// per-OSS write threads at worst, and what the merged session-11 CI run met (two columns
+/// of one stripe torn in the move home beside the dead one, raid6: 3 blocks LOST).
+fn end_killed_with_every_oss_torn(code: Code) {
+    let envs = [KILL_IN_PLAN_ORDER_ENV, KILL_TEAR_EVERY_OSS_ENV];
+    end_killed_at(WRITE_TORN_BLOCK, code, 1..=KILLS_MAX, &envs);
 }
 
 /// Kill END at the `n`-th pass of kill point `point` for each `n` of `kill_points` (the
 /// sweep stops at the first `n` END survives), then the dead disk: every acknowledged byte
 /// must read back.
-fn end_killed_at(point: &str, code: Code, kill_points: std::ops::RangeInclusive<u64>) {
+fn end_killed_at(
+    point: &str,
+    code: Code,
+    kill_points: std::ops::RangeInclusive<u64>,
+    envs: &[&str],
+) {
     let every = *kill_points.end() == KILLS_MAX;
     let tmp = fast_tempdir("exaraid-window-end-dead-disk");
     // The superblock names its OSS directories by absolute path: every run uses the same
@@ -157,10 +182,11 @@ fn end_killed_at(point: &str, code: Code, kill_points: std::ops::RangeInclusive<
     for n in kill_points.clone() {
         std::fs::remove_dir_all(&dir).unwrap();
         copy_dir(&pristine, &dir);
-        let killed = killed_at(
+        let killed = killed_at_with(
             &["store", "delayed", "end", d, &token],
             b"",
             &format!("{point}:{n}"),
+            envs,
         );
         let fail = dead_disk_then_fail(&dir);
         let get = exaraid(&["store", "get", d, "f"], b"");
@@ -229,18 +255,32 @@ fn raid6_end_killed_after_any_journal_record_then_a_dead_disk_keeps_every_acknow
 }
 
 #[test]
-#[ignore = "OPEN (session 11): passes alone, but in the fresh-clone CI run of the merged s11int (2 cores, loaded) \
-the kill at write-torn-block:12 left 3 blocks of home bytes recorded LOST (named, 0 wrong): the per-OSS write \
-threads order block writes differently under load, so a kill point lands on other writes; the case is not \
-yet understood (see the session-11 note). Run with --ignored."]
 fn raid6_end_killed_at_any_block_then_a_dead_disk_keeps_every_acknowledged_byte() {
     end_killed_at_every(WRITE_TORN_BLOCK, RAID6);
 }
 
-/// raid5: at each of END's parity block writes (one parity block per stripe, stripes 0-2).
-/// The move home after them writes home data blocks in part, and a kill inside one of those
-/// beside the dead column is beyond single parity (docs/store.md, Limits: S9-5).
+/// raid5: at each of END's parity block writes (one parity block per stripe, stripes 0-2)
+/// and each block of its move home. A home data block the move home tore beside the dead
+/// column is told by its journaled crc: single parity has no column to spare for it.
 #[test]
-fn raid5_end_killed_at_any_parity_block_then_a_dead_disk_keeps_every_acknowledged_byte() {
-    end_killed_at(WRITE_TORN_BLOCK, RAID5, 1..=3);
+fn raid5_end_killed_at_any_block_then_a_dead_disk_keeps_every_acknowledged_byte() {
+    end_killed_at_every(WRITE_TORN_BLOCK, RAID5);
+}
+
+#[test]
+fn raid6_end_killed_with_every_oss_in_a_torn_block_then_a_dead_disk_keeps_every_acknowledged_byte()
+{
+    end_killed_with_every_oss_torn(RAID6);
+}
+
+#[test]
+fn raid5_end_killed_with_every_oss_in_a_torn_block_then_a_dead_disk_keeps_every_acknowledged_byte()
+{
+    end_killed_with_every_oss_torn(RAID5);
+}
+
+#[test]
+fn rs_4_3_end_killed_with_every_oss_in_a_torn_block_then_a_dead_disk_keeps_every_acknowledged_byte()
+{
+    end_killed_with_every_oss_torn(RS_4_3);
 }

@@ -1807,6 +1807,7 @@ impl DirBackend {
             let block = &data[i * CHECKSUM_BLOCK_BYTES..(i + 1) * CHECKSUM_BLOCK_BYTES];
             raw.extend_from_slice(&block_crc(self.oss_seed, key, b0 + i, block).to_le_bytes());
         }
+        crate::torture::before_block_write(&self.dir.to_string_lossy());
         self.grow_for(key)?;
         let file = self.file(key.object, key.zone, true)?.expect("created");
         let base = key.slot * self.slot_bytes();
@@ -1820,7 +1821,12 @@ impl DirBackend {
         if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
             file.set_len(end).map_err(|e| self.map_io(e))?;
         }
-        crate::torture::kill_point_between_payload_and_checksum();
+        let oss = self.dir.to_string_lossy();
+        if crate::torture::kill_point_between_payload_and_checksum(&oss, &|| {
+            format!("{} {key} blocks {b0}..{}", self.dir.display(), b0 + n)
+        }) {
+            return Ok(()); // a kill test's torn block: the kill follows
+        }
         self.store_crcs(&file, key, b0, &raw)
     }
 

@@ -433,6 +433,20 @@ pub enum Rec {
     ClockSkew {
         skew_ns: u64,
     },
+    /// The crc32c of each partial 4 KiB home data block a delayed window's move home
+    /// (`PlanCause::WindowMove`, `plan`) is about to write, as the block will be after the
+    /// write (its home bytes, read verified, with the window's bytes laid in; `edges` is
+    /// empty). Appended unsynced before the plan's first write (a kill keeps it, as it keeps
+    /// the writes); its `Durable` record or `PlannerReset` drops it. Why (task s12u, review
+    /// s9s S9-5): a move home runs after its END parity is durable, and a kill between such
+    /// a block's payload and its checksum leaves it failing its checksum. Its bytes beside
+    /// the window are acknowledged home bytes no cached byte covers, so recovery took it as
+    /// unknown: with a disk dead after the crash, one torn block beside it (raid5), or two
+    /// on two OSSs whose write threads the kill caught at once (raid6), left too few
+    /// columns, and whole blocks of home bytes were recorded lost. Recovery takes such a
+    /// block as known where its payload, the window's cached bytes laid over, has this crc
+    /// (`known_by_move_home_crcs`). Whole blocks need none: the cached bytes cover them.
+    MoveHomeCrcs(WindowBlockCrcs),
 }
 
 /// See `Rec::WindowBlockCrcs`.
@@ -771,6 +785,8 @@ impl Rec {
             // An older binary would cut it off as a torn tail (or drop the field from a
             // snapshot) and freeze its window timeouts again (review s11r R11-5).
             Rec::ClockSkew { .. } => crate::superblock::STATE_VERSION_SESSION12_RECORDS,
+            // A session-11 binary cannot parse it.
+            Rec::MoveHomeCrcs(_) => crate::superblock::STATE_VERSION_SESSION12_RECORDS,
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -1022,6 +1038,10 @@ pub struct State {
     /// (`Rec::EndParityCrcs`). (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub end_parity_crcs: Vec<WriteParityCrcs>,
+    /// The partial home block crcs of delayed windows' move homes not durable yet
+    /// (`Rec::MoveHomeCrcs`). (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub move_home_crcs: Vec<WindowBlockCrcs>,
     /// How far the store's clock runs ahead of the wall clock (`Rec::ClockSkew`): its time
     /// is `max(last_now_ns, wall clock + clock_skew_ns)`. Why (review s11r R11-5): the
     /// store's time never goes backwards (the planner's deadlines are on it), so one command
@@ -1064,8 +1084,11 @@ impl State {
             .window_block_crcs
             .iter()
             .any(|w| !w.page_cuts.is_empty())
+            || !self.move_home_crcs.is_empty()
         {
-            // Session 12's: a session-11 binary would drop the page-cut crcs unseen.
+            // Session 12's: a session-11 binary would drop the page-cut crcs unseen, and
+            // the move homes' crcs (and record lost the home bytes of torn move-home blocks
+            // beside a dead disk).
             crate::superblock::STATE_VERSION_SESSION12_RECORDS
         } else if self.settle_records_every_stripe
             || !self.wrote_nothing.is_empty()
@@ -1230,6 +1253,7 @@ impl State {
             Rec::OssGenerations { .. } => false,
             // A note of what the write that follows writes.
             Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) | Rec::EndParityCrcs(_) => false,
+            Rec::MoveHomeCrcs(_) => false,
             // Bytes read back into the journal; their writes are journaled inputs.
             Rec::Restore { .. } | Rec::Restored { .. } => false,
             // Checksums of what a settle writes next (its `SettleBegin` changes bytes).
@@ -1307,6 +1331,7 @@ impl State {
                 self.write_parity_crcs.retain(|w| !plans.contains(&w.plan));
                 self.window_block_crcs.retain(|w| !plans.contains(&w.plan));
                 self.end_parity_crcs.retain(|w| !plans.contains(&w.plan));
+                self.move_home_crcs.retain(|w| !plans.contains(&w.plan));
                 // Their writes are whole on disk: data and parity agree again. So do the
                 // writes of every plan that copied the same stripe before them (stripe
                 // locks: those ran first), whose copies would now be stale: laid over a
@@ -1432,6 +1457,7 @@ impl State {
                 self.write_crcs.clear();
                 self.write_parity_crcs.clear();
                 self.end_parity_crcs.clear();
+                self.move_home_crcs.clear();
                 self.settle_sums.clear();
                 self.wrote_nothing.clear();
                 self.window_block_crcs.clear();
@@ -1514,6 +1540,7 @@ impl State {
                 );
                 self.wrote_nothing.extend(plans.iter().copied());
                 self.window_block_crcs.retain(|w| !plans.contains(&w.plan));
+                self.move_home_crcs.retain(|w| !plans.contains(&w.plan));
                 for &(file, size_bytes) in file_sizes {
                     if let Some(meta) = self.files.values_mut().find(|m| m.id == file) {
                         // Only ever back down to the size without the refused write. Its
@@ -1533,6 +1560,10 @@ impl State {
             Rec::WindowBlockCrcs(w) => {
                 // Bounded as `write_crcs`: only plans not durable yet.
                 self.window_block_crcs.push(w.clone());
+            }
+            Rec::MoveHomeCrcs(w) => {
+                // Bounded: only move homes not durable yet, two blocks per piece at most.
+                self.move_home_crcs.push(w.clone());
             }
         }
     }

@@ -101,8 +101,77 @@ pub const GAP_FILL_TORN: &str = "gap-fill-torn";
 /// ahead of the store's record, which must never read as a rolled-back OSS.
 pub const EXTENTS_SYNCED: &str = "extents-synced";
 
+/// Set (to anything) beside an armed kill point: every plan runs its steps one at a time in
+/// plan order, on the calling thread, instead of one thread per OSS. The `n`-th pass of a
+/// block-write kill point ([`WRITE_TORN_BLOCK`], [`SETTLE_TORN_BLOCK`]) is then the same
+/// block of the same step in every run, whatever the machine's load. Why (session 11):
+/// counted in arrival order over the per-OSS threads, `write-torn-block:12` of a delayed
+/// END landed on another block under load than alone, so a sweep over `n` did not cover
+/// each block, and a failure at one `n` could not be repeated. Opt-in: the threaded order
+/// reaches other crash states (several OSSs part-way), which the other sweeps keep.
+pub const KILL_IN_PLAN_ORDER_ENV: &str = "EXARAID_KILL_IN_PLAN_ORDER";
+
+/// Set (to anything) beside an armed [`WRITE_TORN_BLOCK`] point and
+/// [`KILL_IN_PLAN_ORDER_ENV`]: the kill catches every OSS in a torn block write at once, as
+/// a SIGKILL can catch each per-OSS write thread between a block's payload and its
+/// checksum. From the `n`-th block write on, each block write to an OSS not caught yet
+/// writes its payload only (no checksums) and catches its OSS; the first block write to
+/// an OSS already caught, or the end of the write wave, kills the process (that thread
+/// would not have gone on). Why (session 11): the CI run that lost bytes had two OSSs'
+/// threads in torn blocks of one stripe, a state one thread at a time never reaches.
+pub const KILL_TEAR_EVERY_OSS_ENV: &str = "EXARAID_KILL_TEAR_EVERY_OSS";
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
+
+/// The OSSs (backend directories) caught in a torn block ([`KILL_TEAR_EVERY_OSS_ENV`]).
+static CAUGHT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn tear_every_oss() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| steps_in_plan_order() && std::env::var_os(KILL_TEAR_EVERY_OSS_ENV).is_some())
+}
+
+fn kill_now() -> ! {
+    // SAFETY: kill(2) on our own pid has no memory-safety preconditions.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGKILL);
+    }
+    // SIGKILL to ourselves is delivered before kill(2) returns; never go on.
+    std::process::abort();
+}
+
+/// Called by the backend before a block write's payload to OSS `oss` (its directory): with
+/// [`KILL_TEAR_EVERY_OSS_ENV`], an OSS already caught in a torn block writes nothing more.
+pub fn before_block_write(oss: &str) {
+    if armed().is_none() || !tear_every_oss() || SETTLING.load(Ordering::SeqCst) {
+        return;
+    }
+    if CAUGHT.lock().unwrap().iter().any(|o| o == oss) {
+        eprintln!("exaraid: killed at a block write to {oss}, caught in a torn block before");
+        kill_now();
+    }
+}
+
+/// Called by the store after a write wave's steps returned: with
+/// [`KILL_TEAR_EVERY_OSS_ENV`], a wave that left OSSs in torn blocks never goes on.
+pub fn write_wave_done() {
+    if armed().is_none() || !tear_every_oss() {
+        return;
+    }
+    if !CAUGHT.lock().unwrap().is_empty() {
+        eprintln!("exaraid: killed after the write wave (OSSs caught in torn blocks)");
+        kill_now();
+    }
+}
+
+/// Do plans run their steps one at a time in plan order (see [`KILL_IN_PLAN_ORDER_ENV`])?
+/// Only while a kill point is armed: never in a store that is not under a kill test.
+pub fn steps_in_plan_order() -> bool {
+    static IN_ORDER: OnceLock<bool> = OnceLock::new();
+    *IN_ORDER
+        .get_or_init(|| armed().is_some() && std::env::var_os(KILL_IN_PLAN_ORDER_ENV).is_some())
+}
 
 /// The armed point and the hit it fires on, read once.
 fn armed() -> Option<&'static (String, u64)> {
@@ -121,10 +190,20 @@ static SETTLING: AtomicBool = AtomicBool::new(false);
 
 /// Pass kill point `point`.
 pub fn kill_point(point: &str) {
+    kill_point_naming(point, &|| String::new());
+}
+
+/// Pass kill point `point`; when it fires, `what` names the place on stderr first (which
+/// block of which OSS a torn block write tore), for the test that reads it.
+fn kill_point_naming(point: &str, what: &dyn Fn() -> String) {
     let Some((armed_point, n)) = armed() else {
         return;
     };
     if armed_point == point && HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n {
+        let what = what();
+        if !what.is_empty() {
+            eprintln!("exaraid: killed at {point}:{n}: {what}");
+        }
         // SAFETY: kill(2) on our own pid has no memory-safety preconditions.
         unsafe {
             libc::kill(libc::getpid(), libc::SIGKILL);
@@ -154,14 +233,30 @@ pub fn settling(on: bool) {
     }
 }
 
-/// Called by the backend between a block write's payload and its checksums.
-pub fn kill_point_between_payload_and_checksum() {
+/// Called by the backend between a block write's payload and its checksums to OSS `oss`;
+/// `what` names the blocks (OSS, element, block range) on stderr when the point fires.
+/// `true`: leave the checksums unwritten (the OSS is caught in this torn block, see
+/// [`KILL_TEAR_EVERY_OSS_ENV`]).
+pub fn kill_point_between_payload_and_checksum(oss: &str, what: &dyn Fn() -> String) -> bool {
     if armed().is_none() {
-        return;
+        return false;
+    }
+    if tear_every_oss() && !SETTLING.load(Ordering::SeqCst) {
+        let mut caught = CAUGHT.lock().unwrap();
+        let tear = !caught.is_empty() || {
+            let (armed_point, n) = armed().expect("checked above");
+            armed_point == WRITE_TORN_BLOCK && HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n
+        };
+        if tear {
+            eprintln!("exaraid: torn (payload, no checksum): {}", what());
+            caught.push(oss.to_string());
+        }
+        return tear;
     }
     if SETTLING.load(Ordering::SeqCst) {
-        kill_point(SETTLE_TORN_BLOCK);
+        kill_point_naming(SETTLE_TORN_BLOCK, what);
     } else {
-        kill_point(WRITE_TORN_BLOCK);
+        kill_point_naming(WRITE_TORN_BLOCK, what);
     }
+    false
 }

@@ -59,7 +59,18 @@ pub fn s(p: &Path) -> &str {
 /// `false`: it finished first, successfully (it passed the point fewer than n times). Any
 /// other failure fails the test.
 pub fn killed_at(args: &[&str], stdin: &[u8], kill_at: &str) -> bool {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+    killed_at_with(args, stdin, kill_at, &[])
+}
+
+/// `killed_at` with the kill test's environment variables `envs` set, for example
+/// `torture::KILL_IN_PLAN_ORDER_ENV` (the plan's steps one at a time in plan order: the
+/// `n`-th block write is then the same one in every run, whatever the machine's load).
+pub fn killed_at_with(args: &[&str], stdin: &[u8], kill_at: &str, envs: &[&str]) -> bool {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_exaraid"));
+    for env in envs {
+        cmd.env(env, "1");
+    }
+    let mut child = cmd
         .args(args)
         .env(exaraid_store::torture::KILL_AT_ENV, kill_at)
         .stdin(Stdio::piped())

@@ -1400,6 +1400,7 @@ impl Store {
                 self.journal_window_block_crcs(plan, &write_bytes)?;
             }
             self.journal_end_parity_crcs(plan, &write_bytes)?;
+            self.journal_move_home_crcs(plan, &write_bytes)?;
             *began_writing |= !writes.is_empty();
             self.run_steps(
                 plan,
@@ -1408,6 +1409,7 @@ impl Store {
                 &copy_failing,
                 &LostReads::new(),
             )?;
+            crate::torture::write_wave_done();
         }
         Ok(())
     }
@@ -1591,6 +1593,104 @@ impl Store {
         self.journal(&mut core, rec, false)
     }
 
+    /// Before a delayed window's move home writes home data (`write_bytes`: this wave's
+    /// steps and their bytes): the crc32c of each partial 4 KiB block it writes, as the
+    /// block will be after the write (its bytes on disk, read verified as the backend's
+    /// merge reads them, with the window's bytes laid in), journaled unsynced
+    /// (`Rec::MoveHomeCrcs`; a kill keeps the append, as it keeps any write that returned).
+    /// Why (S9-5, task s12u): a kill between such a block's payload and its checksum left
+    /// its acknowledged home bytes beside the window unknown, and with a disk dead after
+    /// the crash too few columns were left to decode them; recovery now takes the block's
+    /// payload where its crc tells it is the new block (`known_by_move_home_crcs`). Whole
+    /// blocks need none (the window's cached bytes cover them); a block that does not read
+    /// verified gets none (recovery decides it as before: lost where it cannot tell).
+    fn journal_move_home_crcs(
+        &self,
+        plan: &IoPlan,
+        write_bytes: &[(usize, Vec<u8>)],
+    ) -> Result<(), StoreError> {
+        let move_home = matches!(plan.cause, exaraid_plan::PlanCause::WindowMove { .. });
+        if self.kind != StrategyKind::Delayed || !move_home {
+            return Ok(());
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let e = self.sb.element_bytes as u64;
+        // Per home block `(stripe, row, col, block)`: the pieces laid in (offset, bytes).
+        type Laid = Vec<(u64, Vec<u8>)>;
+        let mut blocks: BTreeMap<(u64, usize, usize, u64), Laid> = BTreeMap::new();
+        let mut file = None;
+        for (i, bytes) in write_bytes {
+            let step = &plan.steps[*i];
+            if step.op != Op::Write || step.zone != PlanZone::Data {
+                continue;
+            }
+            assert!(
+                file.is_none_or(|f| f == step.file),
+                "plan {}: a move home writes one file",
+                plan.id
+            );
+            file = Some(step.file);
+            let mut at = 0u64;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                assert!(z <= e, "a piece within one element");
+                for b in a / block..z.div_ceil(block) {
+                    let (p, q) = (a.max(b * block), z.min((b + 1) * block));
+                    let from = (at + p - a) as usize..(at + q - a) as usize;
+                    blocks
+                        .entry((el.stripe, el.pos.row, el.pos.col, b))
+                        .or_default()
+                        .push((p - b * block, bytes[from].to_vec()));
+                }
+                at += el.len_bytes;
+            }
+            assert_eq!(at, bytes.len() as u64, "a step's pieces lie back to back");
+        }
+        let Some(file) = file else {
+            return Ok(()); // no home data write in this wave
+        };
+        let mut pieces: Vec<crate::state::WindowPieceCrcs> = Vec::new();
+        for ((stripe, row, col, b), laid) in blocks {
+            let covered: u64 = laid.iter().map(|(_, x)| x.len() as u64).sum();
+            if covered >= block {
+                continue; // whole: the window's cached bytes tell it
+            }
+            let pos = Pos { row, col };
+            let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                continue;
+            };
+            let mut whole = vec![0u8; block as usize];
+            match self.read_retrying(oss, key, (b * block) as usize, &mut whole) {
+                Ok(()) => {}
+                Err(err) if err.is_missing() => whole.fill(0), // the write creates it
+                Err(_) => continue, // unknown: no crc, recovery proves nothing by it
+            }
+            for (o, x) in &laid {
+                whole[*o as usize..*o as usize + x.len()].copy_from_slice(x);
+            }
+            pieces.push(crate::state::WindowPieceCrcs {
+                stripe,
+                row,
+                col,
+                first_block: b,
+                block_crcs: vec![crc32c::crc32c(&whole)],
+            });
+        }
+        if pieces.is_empty() {
+            return Ok(());
+        }
+        let rec = Rec::MoveHomeCrcs(crate::state::WindowBlockCrcs {
+            plan: plan.id,
+            file,
+            pieces,
+            edges: Vec::new(),
+            page_cuts: Vec::new(),
+        });
+        let mut core = self.core.lock();
+        self.journal(&mut core, rec, false)
+    }
+
     /// Before a delayed window's parity plan (END, or its timeout) writes home parity
     /// (`write_bytes`: this wave's steps and their bytes): their crcs per 4 KiB block,
     /// journaled unsynced (`Rec::EndParityCrcs`; a kill keeps the append, as it keeps any
@@ -1702,7 +1802,8 @@ impl Store {
             assert_eq!(plan.steps[i].op, Op::Read);
             per_oss.entry(plan.steps[i].oss).or_default().push(i);
         }
-        if plan.computes.is_empty() || per_oss.len() <= 1 {
+        let in_plan_order = crate::torture::steps_in_plan_order(); // a kill test's choice
+        if plan.computes.is_empty() || per_oss.len() <= 1 || in_plan_order {
             // Nothing to overlap (the computes run when the writes need them, as before).
             let nothing_to_copy = |_oss: usize| Ok(());
             for (i, bytes) in self.run_steps(plan, reads, &[], &nothing_to_copy, lost)? {
@@ -1806,7 +1907,9 @@ impl Store {
             per_oss.entry(plan.steps[i].oss).or_default().push(i);
         }
         type StepResults = Vec<(usize, Result<Option<Vec<u8>>, StoreError>)>;
-        let mut results: StepResults = if per_oss.len() <= 1 {
+        // One at a time in plan order also when a kill test asks (deterministic kill points).
+        let one_thread = per_oss.len() <= 1 || crate::torture::steps_in_plan_order();
+        let mut results: StepResults = if one_thread {
             let mut out: StepResults = Vec::with_capacity(steps.len());
             for &i in steps {
                 let r = run(i);

@@ -2303,6 +2303,16 @@ impl Store {
                 )?;
                 known.extend(decided);
             }
+            // Home blocks a cut move home tore (its payload landed, its checksum not): known
+            // where its crcs tell (S9-5, task s12u: recorded lost beside a dead disk before).
+            if let Some(writers) = in_flight.home_writers.get(&(file, stripe)) {
+                known.extend(self.known_by_move_home_crcs(
+                    core,
+                    (file, stripe),
+                    writers,
+                    &pieces,
+                )?);
+            }
             let zeros_from = known.len();
             known.extend(self.never_written_pieces(core, file, stripe));
             let copied = in_flight
@@ -2565,6 +2575,94 @@ impl Store {
             }
         }
         pieces
+    }
+
+    /// The home data blocks of stripe `(file, stripe)` that a cut move home of a delayed
+    /// window (one of `writers`) tore, known by the crcs it journaled before its writes
+    /// (`Rec::MoveHomeCrcs`): a block failing its checksum whose payload, with the window's
+    /// cached bytes (`cached`) laid over, has the block's journaled crc holds the block the
+    /// move home wrote (home's acknowledged bytes with the window's laid in). Why (S9-5,
+    /// task s12u): such a block's bytes beside the window are acknowledged and no cached
+    /// byte covers them; taken as unknown, a disk dead after the crash left too few columns
+    /// (one torn block on raid5, two on raid6 whose write threads a kill caught at once),
+    /// and the blocks were recorded lost. Bit rot of the block fails the crc (decided as
+    /// before). Returned whole, as known bytes for the settle (`compose_stripe`).
+    fn known_by_move_home_crcs(
+        &self,
+        core: &Core,
+        (file, stripe): (u64, u64),
+        writers: &BTreeMap<PlanId, bool>,
+        cached: &[CachedPiece],
+    ) -> Result<Vec<CachedPiece>, StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES;
+        let mut crcs: BTreeMap<(Pos, usize), u32> = BTreeMap::new();
+        for w in core
+            .state
+            .move_home_crcs
+            .iter()
+            .filter(|w| w.file == file && writers.contains_key(&w.plan))
+        {
+            for p in w.pieces.iter().filter(|p| p.stripe == stripe) {
+                let pos = Pos {
+                    row: p.row,
+                    col: p.col,
+                };
+                for (j, &crc) in p.block_crcs.iter().enumerate() {
+                    crcs.insert((pos, p.first_block as usize + j), crc);
+                }
+            }
+        }
+        let mut known = Vec::new();
+        let mut element = vec![0u8; self.sb.element_bytes];
+        let mut read: Option<(Pos, Vec<usize>)> = None;
+        for ((pos, i), crc) in crcs {
+            let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+                continue;
+            };
+            if !self.backends[oss].healthy() {
+                continue;
+            }
+            if read.as_ref().is_none_or(|(p, _)| *p != pos) {
+                self.count(oss, key.zone, Op::Read, false);
+                let failed = match self.backends[oss].read_unverified(key, &mut element) {
+                    Ok(failed) => failed,
+                    Err(err) if err.is_missing() || err.is_unavailable() => {
+                        read = None;
+                        continue;
+                    }
+                    Err(err) => return Err(err.into()),
+                };
+                read = Some((pos, failed));
+            }
+            let Some((_, failed)) = &read else {
+                continue;
+            };
+            if !failed.contains(&i) {
+                continue; // verified: the settle reads it as it is
+            }
+            let (a, z) = ((i * block) as u64, ((i + 1) * block) as u64);
+            let mut candidate = element[a as usize..z as usize].to_vec();
+            for piece in cached.iter().filter(|p| p.pos == pos) {
+                let (p, q) = (
+                    piece.offset_bytes.max(a),
+                    (piece.offset_bytes + piece.bytes.len() as u64).min(z),
+                );
+                if p < q {
+                    let from = (p - piece.offset_bytes) as usize..(q - piece.offset_bytes) as usize;
+                    candidate[(p - a) as usize..(q - a) as usize]
+                        .copy_from_slice(&piece.bytes[from]);
+                }
+            }
+            if crc32c::crc32c(&candidate) == crc {
+                known.push(CachedPiece {
+                    pos,
+                    offset_bytes: a,
+                    bytes: candidate,
+                    parity_covers: false,
+                });
+            }
+        }
+        Ok(known)
     }
 
     /// The home blocks of data columns on failed OSSs in a stripe whose only cut writer is a

@@ -337,3 +337,65 @@ fn a_clock_skew_turns_the_state_header_to_version_5_and_stays_in_the_snapshot() 
         header(dir.path())
     );
 }
+     store.close().unwrap();
+     assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+ }
+
+/// Session 12's record of a delayed window's move-home partial block crcs
+/// (`Rec::MoveHomeCrcs`, task s12u) turns the header to version 5, which session-11 binaries
+/// refuse (they read 1 to 4: they would cut it off as a torn tail, or drop it from a snapshot
+/// unseen and record lost the home bytes it proves); while a snapshot holds such crcs it
+/// stays 5; a checkpoint that leaves none turns it back to 1.
+#[test]
+fn move_home_crcs_turn_the_state_header_to_version_5_until_a_checkpoint_drops_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
+    opts.element_bytes = 4096;
+    let store = Store::init(dir.path(), &opts).unwrap();
+    store.put("f", &[7u8; 5000]).unwrap();
+    store.checkpoint().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    let crcs = crate::state::WindowBlockCrcs {
+        // No such plan: the record stays in the state until the planner restarts.
+        plan: 99,
+        file: 0,
+        pieces: vec![crate::state::WindowPieceCrcs {
+            stripe: 0,
+            row: 0,
+            col: 1,
+            first_block: 0,
+            block_crcs: vec![crc32c::crc32c(&[1u8; 4096])],
+        }],
+        edges: Vec::new(),
+        page_cuts: Vec::new(),
+    };
+    let v5 = format!(
+        "EXARAID state v{} ",
+        crate::superblock::STATE_VERSION_SESSION12_RECORDS
+    );
+    {
+        let mut core = store.core.lock();
+        let rec = Rec::MoveHomeCrcs(crcs.clone());
+        store.journal(&mut core, rec, true).unwrap();
+        assert_eq!(core.state.move_home_crcs, vec![crcs]);
+    }
+    assert!(
+        header(dir.path()).starts_with(&v5),
+        "{}",
+        header(dir.path())
+    );
+    // A snapshot that holds them keeps version 5 after its journal is truncated.
+    store.checkpoint().unwrap();
+    assert!(
+        header(dir.path()).starts_with(&v5),
+        "{}",
+        header(dir.path())
+    );
+    drop(store);
+    // This binary opens it; the close restarts the planner (nothing cached, no window),
+    // which drops the crcs, and the header is 1 again.
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    store.close().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+}
