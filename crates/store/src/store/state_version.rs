@@ -337,9 +337,6 @@ fn a_clock_skew_turns_the_state_header_to_version_5_and_stays_in_the_snapshot() 
         header(dir.path())
     );
 }
-     store.close().unwrap();
-     assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
- }
 
 /// Session 12's record of a delayed window's move-home partial block crcs
 /// (`Rec::MoveHomeCrcs`, task s12u) turns the header to version 5, which session-11 binaries
