@@ -922,6 +922,19 @@ impl DirBackend {
         label: &OssLabel,
         capacity_bytes: Option<u64>,
     ) -> Result<DirBackend, BackendError> {
+        Self::create_at_generation(dir, label, capacity_bytes, 0)
+    }
+
+    /// `create`, the fresh OSS starting at generation `generation` (see [`EXTENTS_LOG_FILE`])
+    /// instead of 0. Why: a rebuilt OSS must start above every generation its old directory
+    /// can have, so that the old directory, put back, is behind the store's record and
+    /// refused (review s12r R12-4).
+    pub fn create_at_generation(
+        dir: &Path,
+        label: &OssLabel,
+        capacity_bytes: Option<u64>,
+        generation: u64,
+    ) -> Result<DirBackend, BackendError> {
         let oss = dir.display().to_string();
         let io_err = |e: io::Error| BackendError::Io {
             oss: oss.clone(),
@@ -945,7 +958,13 @@ impl DirBackend {
         }
         // An empty extents record, snapshot and log, before the label: an OSS with a label
         // always has both, so a missing one is damage (see `open`), never "nothing written".
-        crate::superblock::write_atomic(&dir.join(EXTENTS_FILE), b"[]").map_err(io_err)?;
+        let snapshot = if generation == 0 {
+            b"[]".to_vec()
+        } else {
+            serde_json::to_vec(&serde_json::json!({ "generation": generation, "rows": [] }))
+                .expect("extents serialise")
+        };
+        crate::superblock::write_atomic(&dir.join(EXTENTS_FILE), &snapshot).map_err(io_err)?;
         File::create(dir.join(EXTENTS_LOG_FILE))
             .and_then(|f| f.sync_all())
             .map_err(io_err)?;

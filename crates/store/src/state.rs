@@ -917,6 +917,21 @@ pub struct FailedColumnCopy {
 /// that no older binary could open a store once written by this one.
 pub const METADATA_EPOCH_KEY: usize = crate::store::OSS_COUNT_MAX;
 
+/// The key of `State::oss_generations` that holds OSS `oss`'s rebuild floor while its
+/// rebuild is under way: the generation its new directory starts at, above every generation
+/// its old directory can have. Journaled (`Rec::OssGenerations`, fsync'd) before the
+/// `RebuildBegin` that forgets the OSS's recorded generation, so a rebuild killed anywhere
+/// and run again still knows how high the old directory got; `Rebuilt` makes it the OSS's
+/// recorded generation (an old directory put back is then behind the record: refused,
+/// review s12r R12-4), `Online` drops it. Why a key of `oss_generations` (as
+/// `METADATA_EPOCH_KEY`): every binary since session 4 reads and keeps it, so no newer state
+/// header is needed; an older binary ignores it (its rebuild starts at generation 0, as it
+/// always did) and a floor left behind by it only raises the next rebuild's floor.
+pub fn rebuild_floor_key(oss: usize) -> usize {
+    assert!(oss < crate::store::OSS_COUNT_MAX, "OSS {oss}");
+    METADATA_EPOCH_KEY + 1 + oss
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct State {
     /// The last journal record included.
@@ -1409,9 +1424,16 @@ impl State {
                 self.changed_while_failed.remove(oss);
                 self.rebuilding.remove(oss);
                 self.failed_at_input.remove(oss);
+                let floor = self.oss_generations.remove(&rebuild_floor_key(*oss));
                 if matches!(rec, Rec::Rebuilt { .. }) {
-                    // A fresh directory: its generation is recorded again from what it has.
-                    self.oss_generations.remove(oss);
+                    // A fresh directory: it started at its rebuild floor (see
+                    // `rebuild_floor_key`), which its old directory is below; without a floor
+                    // (a caller-supplied backend, an older binary's rebuild) it started from
+                    // its own count and is recorded again from what it has.
+                    match floor {
+                        Some(floor) => self.oss_generations.insert(*oss, floor),
+                        None => self.oss_generations.remove(oss),
+                    };
                 }
                 // From here on the planner may reuse the OSS's cache chunks: an address
                 // kept on a loss still on record (one `online` could not take back: a

@@ -2096,7 +2096,7 @@ impl Store {
     pub(super) fn rolled_back_problem(generation: u64, recorded: u64) -> String {
         assert!(generation < recorded);
         format!(
-            "it is at generation {generation} but the store recorded generation {recorded} for it: the directory lost changes it had made durable (it was rolled back to an older copy, a snapshot or backup restore or a stale mirror, or its extents log {} was cut), so its bytes may be stale; the OSS is unavailable (its elements are rebuilt from parity) until it is rebuilt",
+            "it is at generation {generation} but the store recorded generation {recorded} for it: the directory lost changes it had made durable (it was rolled back to an older copy, a snapshot or backup restore or a stale mirror, or its extents log {} was cut) or it is the OSS's directory from before its last rebuild (its old disk mounted there again, a backup put back), so its bytes may be stale; the OSS is unavailable (its elements are rebuilt from parity) until it is rebuilt",
             crate::backend::EXTENTS_LOG_FILE
         )
     }

@@ -1,12 +1,19 @@
 //! Failures, scrub and rebuild.
 
 use super::*;
-use crate::state::{FileMeta, RestorePiece};
+use crate::state::{rebuild_floor_key, FileMeta, RestorePiece};
 
 /// Most lost bytes one `online` takes back from a failed OSS's cache zone: they go through
 /// the journal (`Rec::Restore`, one record, far below its limit as JSON), so the journal and
 /// the state snapshot stay bounded.
 const RESTORE_BYTES_MAX: u64 = 8 << 20;
+/// How far above the highest generation an OSS is known to have reached its rebuilt
+/// directory starts (see `journal_rebuild_floor`). Why so far: the old directory may be
+/// ahead of the store's record by what a crash or the failure left unrecorded (the extents
+/// records of the syncs in flight, a snapshot rewrite's log counted twice: thousands, not
+/// billions); 2^32 records would be 96 GiB of extents log. 2^32 rebuilds of one OSS fit in
+/// the u64 count.
+const REBUILD_GENERATION_GAP: u64 = 1 << 32;
 use read::HomeStripe;
 
 /// A range of a cache-zone data element whose bytes are the newest copy of file bytes.
@@ -1838,7 +1845,10 @@ impl Store {
         if let Some(to) = to {
             self.check_rebuild_target(oss, to)?;
         }
+        // Read before `fail_oss`: a failed OSS answers no generation.
+        let answered_generation = self.backends[oss].generation();
         self.fail_oss(oss)?;
+        let floor = self.journal_rebuild_floor(oss, answered_generation)?;
         // Durable before anything on the OSS or in `to` changes: a rebuild killed half way
         // leaves the OSS stale (`online` refuses it) and `to` recognisably its own.
         let to_journaled = to.map(|dir| {
@@ -1871,7 +1881,7 @@ impl Store {
             self.record_losses(&mut core)?; // settle skips them, forgetting the planner's view
             self.settle(&mut core, BTreeSet::new())?;
         }
-        let fresh_dir = match self.write_rebuilt_oss(oss, to) {
+        let fresh_dir = match self.write_rebuilt_oss(oss, to, floor) {
             Ok(fresh_dir) => fresh_dir,
             Err(e) => {
                 // Still failed and stale: reads keep rebuilding its elements from parity
@@ -1900,13 +1910,62 @@ impl Store {
         self.checkpoint_locked(&mut core)
     }
 
+    /// `rebuild` of OSS `oss` (a directory, not a caller-supplied backend), before its
+    /// `RebuildBegin` forgets the OSS's recorded generation: journal (fsync'd) the generation
+    /// its new directory starts at, `REBUILD_GENERATION_GAP` above the highest it is known to
+    /// have reached (recorded, answered now, or an earlier attempt's floor). Why: the old
+    /// directory (its disk mounted at the path again after a reboot, a backup put back) is
+    /// then behind the generation `Rebuilt` records and refused as rolled back; a new
+    /// directory starting at 0 was behind the old one, which passed every check and served
+    /// stale bytes with exit 0 (review s12r R12-4). Journaled before anything changes, and
+    /// raised again by every attempt, so a rebuild killed anywhere and run again starts above
+    /// the old directory and above whatever a killed attempt left.
+    fn journal_rebuild_floor(
+        &self,
+        oss: usize,
+        answered_generation: Option<u64>,
+    ) -> Result<Option<u64>, StoreError> {
+        if self.backends_supplied {
+            // A caller's backend is rebuilt through the trait, from its own count.
+            return Ok(None);
+        }
+        let mut core = self.core.lock();
+        let generations = &core.state.oss_generations;
+        let reached = [
+            generations.get(&oss).copied(),
+            generations.get(&rebuild_floor_key(oss)).copied(),
+            answered_generation,
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0);
+        let floor = reached.checked_add(REBUILD_GENERATION_GAP).ok_or_else(|| {
+            StoreError::BadInput(format!(
+                "refused, nothing changed: OSS {oss} is at generation {reached}, too high to start a rebuilt directory above it; rebuild it onto a new store"
+            ))
+        })?;
+        let rec = Rec::OssGenerations {
+            generations: vec![(rebuild_floor_key(oss), floor)],
+        };
+        assert_eq!(
+            rec.reader_version(),
+            FORMAT_VERSION,
+            "every binary reads it"
+        );
+        self.journal(&mut core, rec, true)?;
+        Ok(Some(floor))
+    }
+
     /// Write every element OSS `oss` holds, decoded from the other OSSs, onto `to` or in
-    /// place (emptied first), and sync it: the part of `rebuild` that changes the OSS. Returns
-    /// the new directory backend (none for a caller-supplied backend, rebuilt through it).
+    /// place (emptied first), and sync it: the part of `rebuild` that changes the OSS. A new
+    /// directory starts at generation `floor` (see `journal_rebuild_floor`). Returns the new
+    /// directory backend (none for a caller-supplied backend, rebuilt through it).
     fn write_rebuilt_oss(
         &self,
         oss: usize,
         to: Option<&Path>,
+        floor: Option<u64>,
     ) -> Result<Option<DirBackend>, StoreError> {
         let fresh_dir: Option<DirBackend> = if self.backends_supplied {
             // The caller's backend (say a replacement remote OSS) is rebuilt in place through
@@ -1934,10 +1993,11 @@ impl Store {
                 // Rebuild in place: what the directory holds is stale (writes skipped it).
                 clear_oss_dir_in_place(oss, &target)?;
             }
-            Some(DirBackend::create(
+            Some(DirBackend::create_at_generation(
                 &target,
                 &label,
                 self.sb.oss_capacity_bytes,
+                floor.expect("a directory's rebuild journals its floor"),
             )?)
         };
         let fresh: &dyn Backend = match &fresh_dir {
