@@ -163,6 +163,7 @@ fn label(dir: &Path, index: usize) -> OssLabel {
         store_id: sb.store_id.clone(),
         index,
         element_bytes: sb.element_bytes,
+        settings: None,
     }
 }
 

@@ -616,6 +616,7 @@ fn open_own_dirs(
                 store_id: sb.store_id.clone(),
                 index,
                 element_bytes: sb.element_bytes,
+                settings: None,
             };
             let d = dir.join(format!("oss-{index}"));
             wrap(exaraid_store::backend::DirBackend::open(&d, &label, None).unwrap())

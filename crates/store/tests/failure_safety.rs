@@ -257,6 +257,7 @@ fn rebuild_to_accepts_its_own_unfinished_leftover_but_not_another_oss() {
         store_id: store_id.clone(),
         index,
         element_bytes: UNIT,
+        settings: None,
     };
     let write_label = |l: &OssLabel| {
         std::fs::write(leftover.join(LABEL_FILE), serde_json::to_vec(l).unwrap()).unwrap();

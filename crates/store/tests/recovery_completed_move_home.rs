@@ -76,6 +76,7 @@ fn scribble_over_the_cache_zone(dir: &Path) {
             store_id: sb.store_id.clone(),
             index,
             element_bytes: sb.element_bytes,
+            settings: None,
         };
         let backend = DirBackend::open(d, &label, None).unwrap();
         for slot in 0..slots {

@@ -1075,6 +1075,11 @@ impl Store {
                 store_id: store_id.clone(),
                 index,
                 element_bytes: e,
+                settings: Some(Superblock::settings_text(
+                    &StoredCode::from_spec(opts.code),
+                    opts.write_path,
+                    n,
+                )),
             };
             DirBackend::create(d, &label, opts.oss_capacity_bytes)?;
             crate::torture::kill_point(crate::torture::INIT_STEP);
@@ -1193,6 +1198,7 @@ impl Store {
                     store_id: sb.store_id.clone(),
                     index,
                     element_bytes: sb.element_bytes,
+                    settings: Some(sb.label_settings()),
                 };
                 backends.push(Box::new(DirBackend::open(
                     d,

@@ -448,6 +448,7 @@ impl Store {
                 store_id: self.sb.store_id.clone(),
                 index: oss,
                 element_bytes: self.sb.element_bytes,
+                settings: Some(self.sb.label_settings()),
             };
             let path = &self.sb.oss_dirs[oss];
             if !path.join(crate::backend::LABEL_FILE).exists() {
@@ -1893,6 +1894,7 @@ impl Store {
                 store_id: self.sb.store_id.clone(),
                 index: oss,
                 element_bytes: self.sb.element_bytes,
+                settings: Some(self.sb.label_settings()),
             };
             let target = match to {
                 Some(dir) => dir.to_path_buf(),

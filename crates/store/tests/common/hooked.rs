@@ -203,6 +203,7 @@ pub fn open_wrapped<H: Hook>(
                 store_id: sb.store_id.clone(),
                 index,
                 element_bytes: sb.element_bytes,
+                settings: None,
             };
             let inner = DirBackend::open(d, &label, None).unwrap();
             if failed.contains(&index) {
