@@ -636,7 +636,7 @@ fn reads_only_why(cause: &str, dir: &Path) -> String {
         );
     }
     format!(
-        "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
+        "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes (`rm` included: it cannot make room here). Fix the cause (free space on the file system holding the OSS named, outside the store, or grow it; or repair the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
         dir = dir.display()
     )
 }
@@ -644,6 +644,12 @@ fn reads_only_why(cause: &str, dir: &Path) -> String {
 /// How `reads_only_cause` starts the cause of an open that ran out of file descriptors, so
 /// `reads_only_why` can give the advice that fits (the cause is kept as a string).
 const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors";
+
+/// How a settle refused for room ends its message: the way out when the store is open for
+/// changes. Cut from the cause of a store open for reads only, where `rm` is refused like
+/// every change until the recovery finishes (review s12r R12-3: the advice looped).
+pub(crate) const SETTLE_NO_SPACE_WAY_OUT: &str =
+    " Free space on that disk (or grow it), or `exaraid store rm` a file that has no bytes waiting for parity, then retry";
 
 /// The cause a store open for reads only names: the error, without a backend's advice for
 /// an unavailable OSS ("reads fall back to parity, writes need `exaraid store rebuild`"),
@@ -657,6 +663,10 @@ fn reads_only_cause(e: &StoreError) -> String {
         StoreError::Backend(crate::backend::BackendError::Unavailable { oss, why }) => {
             format!("OSS {oss} failed an I/O operation ({why})")
         }
+        StoreError::NoSpace(why) => why
+            .strip_suffix(SETTLE_NO_SPACE_WAY_OUT)
+            .unwrap_or(why)
+            .to_string(),
         other => other.to_string(),
     }
 }
@@ -3673,6 +3683,18 @@ mod reads_only_message_tests {
         assert!(msg.contains("ulimit -n"), "{msg}");
         assert!(!msg.contains("store fail"), "{msg}");
         assert!(!msg.contains("free space"), "{msg}");
+    }
+
+    #[test]
+    fn a_settle_without_room_in_a_reads_only_open_does_not_offer_rm() {
+        let e = StoreError::NoSpace(format!(
+            "moving the cached bytes home needs room that is not there: OSS 0 is full.{SETTLE_NO_SPACE_WAY_OUT}"
+        ));
+        let msg = reads_only_message(false, &reads_only_cause(&e), Path::new("/s"));
+        assert!(msg.contains("OSS 0 is full"), "{msg}");
+        assert!(!msg.contains("store rm` a file"), "{msg}");
+        assert!(msg.contains("`rm` included"), "{msg}");
+        assert!(msg.contains("grow it"), "{msg}");
     }
 
     #[test]
