@@ -615,13 +615,37 @@ fn metadata_dir_read_only(dir: &Path) -> Option<String> {
     }
 }
 
+/// Do the metadata files refuse this process's writes although their directory takes
+/// them? `Some(cause)` naming the file: no write permission (a store made by another user
+/// in a shared directory), an append-only or immutable attribute, a read-only file system.
+/// Why (review s12r R12-2): the journal's open for writing failed every command, reads
+/// too, with a bare errno, and a refused state checkpoint was blamed on a failing disk.
+/// The probe opens for writing without creating or truncating: it changes nothing.
+fn metadata_files_read_only(dir: &Path) -> Option<String> {
+    for name in [JOURNAL_FILE, STATE_FILE] {
+        let path = dir.join(name);
+        if let Err(err) = std::fs::OpenOptions::new().write(true).open(&path) {
+            match err.raw_os_error() {
+                Some(libc::EROFS) | Some(libc::EACCES) | Some(libc::EPERM) => {
+                    return Some(format!(
+                        "{} cannot be opened for writing by this user: {err}",
+                        path.display()
+                    ))
+                }
+                _ => {} // missing (made later) or anything else: met where it is used
+            }
+        }
+    }
+    None
+}
+
 /// What a store open for reads only tells the user (see `reads_only_why`).
 fn reads_only_message(metadata_read_only: bool, cause: &str, dir: &Path) -> String {
     if !metadata_read_only {
         return reads_only_why(cause, dir);
     }
     format!(
-        "its metadata directory {} refuses writes ({cause}); reads, `ls`, `status` and a verify-only `scrub` work, every change (put, write, rm, fail, rebuild, scrub --repair, ...) is refused with nothing done. To change the store, remount that file system read-write (for example `mount -o remount,rw` of it) and retry",
+        "its metadata (directory {}) refuses writes ({cause}); reads, `ls`, `status` and a verify-only `scrub` work, every change (put, write, rm, fail, rebuild, scrub --repair, ...) is refused with nothing done. To change the store, make its metadata writable for this user and retry: remount a read-only file system read-write (for example `mount -o remount,rw` of it); for a permission error give this user write permission on the directory and its `state` and `journal` files (or run as their owner), and clear an append-only or immutable attribute (`lsattr`, `chattr -a -i`)",
         dir.display()
     )
 }
@@ -1226,7 +1250,8 @@ impl Store {
             .values()
             .map(|m| (m.id, m.written_runs()))
             .collect();
-        let metadata_read_only = metadata_dir_read_only(dir);
+        let metadata_read_only =
+            metadata_dir_read_only(dir).or_else(|| metadata_files_read_only(dir));
         if !dir.join(JOURNAL_FILE).exists() {
             // Before `Journal::open` creates it empty: a refusal then changes nothing.
             Store::refuse_older_metadata(dir, &backends, &state)?;
