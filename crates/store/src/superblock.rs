@@ -188,7 +188,9 @@ impl Superblock {
             ))
         };
         let e = self.element_bytes;
-        if !(ELEMENT_BYTES_MIN..=ELEMENT_BYTES_MAX).contains(&e) || e % ELEMENT_BYTES_MIN != 0 {
+        if !(ELEMENT_BYTES_MIN..=ELEMENT_BYTES_MAX).contains(&e)
+            || !e.is_multiple_of(ELEMENT_BYTES_MIN)
+        {
             return Err(refuse(format!(
                 "a stripe unit of {e} bytes (init allows multiples of {ELEMENT_BYTES_MIN} up to {ELEMENT_BYTES_MAX})"
             )));
