@@ -408,6 +408,10 @@ pub struct OssLabel {
     /// own binary writes it (a `rebuild --to` of such a store by this build included).
     #[serde(default, skip_serializing_if = "BlockCrcSeed::is_address")]
     pub block_crc_seed: BlockCrcSeed,
+    /// [`crate::superblock::Superblock::label_settings`] as of init; `None` in labels made
+    /// before session 12 (nothing to check them against). Older binaries ignore the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<String>,
 }
 
 pub const LABEL_FILE: &str = "exaraid-oss.json";
@@ -1037,7 +1041,19 @@ impl DirBackend {
                     label_path.display()
                 ),
             })?;
-        if &label != expect {
+        if let (Some(found), Some(expected)) = (&label.settings, &expect.settings) {
+            if found != expected && label.store_id == expect.store_id {
+                return Err(BackendError::BadRequest {
+                    oss,
+                    why: format!(
+                        "the superblock says {expected} but this OSS's label (written at init) says {found}: the superblock was edited or replaced; restore it from a backup; nothing was changed"
+                    ),
+                });
+            }
+        }
+        if (&label.store_id, label.index, label.element_bytes)
+            != (&expect.store_id, expect.index, expect.element_bytes)
+        {
             return Err(BackendError::BadRequest {
                 oss,
                 why: format!(
@@ -2522,6 +2538,7 @@ mod tests {
             index: 0,
             element_bytes: E,
             block_crc_seed: BlockCrcSeed::NEW_STORES,
+            settings: None,
         }
     }
 

@@ -194,7 +194,76 @@ impl Superblock {
                 sb.header_version()
             )));
         }
+        sb.check_values(&path)?;
         Ok(sb)
+    }
+
+    /// The limits `init` applies, checked again at every open. Why (review s12r R12-6): a
+    /// superblock edited by hand with its checksum recomputed passed the checksum and an
+    /// element size of 4095 bytes hit an assert (a panic) in the OSS backend.
+    pub fn check_values(&self, path: &Path) -> Result<(), StoreError> {
+        use crate::backend::{ELEMENT_BYTES_MAX, ELEMENT_BYTES_MIN};
+        let refuse = |what: String| {
+            StoreError::Metadata(format!(
+                "superblock {} says {what}, which no `exaraid store init` makes: it was edited or damaged; restore it from a backup; nothing was changed",
+                path.display()
+            ))
+        };
+        let e = self.element_bytes;
+        if !(ELEMENT_BYTES_MIN..=ELEMENT_BYTES_MAX).contains(&e)
+            || !e.is_multiple_of(ELEMENT_BYTES_MIN)
+        {
+            return Err(refuse(format!(
+                "a stripe unit of {e} bytes (init allows multiples of {ELEMENT_BYTES_MIN} up to {ELEMENT_BYTES_MAX})"
+            )));
+        }
+        let spec = self
+            .code
+            .spec()
+            .map_err(|err| refuse(format!("code {:?} ({err})", self.code.name)))?;
+        let code =
+            exaraid_codes::Code::new(spec).map_err(|err| refuse(format!("code {spec} ({err})")))?;
+        code.check_element_bytes(e).map_err(|err| {
+            refuse(format!(
+                "a stripe unit of {e} bytes for code {spec} ({err})"
+            ))
+        })?;
+        let n = self.oss_dirs.len();
+        let cols = code.geometry().cols;
+        if n < cols || n > crate::store::OSS_COUNT_MAX {
+            return Err(refuse(format!(
+                "{n} OSS directories for code {spec} (init allows {cols} to {})",
+                crate::store::OSS_COUNT_MAX
+            )));
+        }
+        if let Some(capacity) = self.oss_capacity_bytes {
+            if capacity < e as u64 {
+                return Err(refuse(format!(
+                    "an OSS capacity of {capacity} bytes, less than one stripe unit ({e} bytes)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The settings an OSS label records at init (and `rebuild --to`), so that a superblock
+    /// whose code, write path or OSS count was changed after init is refused at open: read
+    /// through, such a superblock returned other bytes with exit 0 (review s12r R12-6).
+    pub fn label_settings(&self) -> String {
+        Superblock::settings_text(&self.code, self.write_path, self.oss_dirs.len())
+    }
+
+    pub fn settings_text(c: &StoredCode, write_path: WritePath, oss_count: usize) -> String {
+        let num = |x: Option<usize>| x.map_or("-".to_string(), |v| v.to_string());
+        format!(
+            "code {} k={} m={} p={}, write path {}, {} OSSs",
+            c.name,
+            num(c.k),
+            num(c.m),
+            num(c.p),
+            write_path.name(),
+            oss_count
+        )
     }
 
     pub fn save(&self, dir: &Path) -> Result<(), StoreError> {

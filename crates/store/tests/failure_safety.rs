@@ -259,6 +259,7 @@ fn rebuild_to_accepts_its_own_unfinished_leftover_but_not_another_oss() {
         index,
         element_bytes: UNIT,
         block_crc_seed,
+        settings: None,
     };
     let write_label = |l: &OssLabel| {
         std::fs::write(leftover.join(LABEL_FILE), serde_json::to_vec(l).unwrap()).unwrap();

@@ -77,6 +77,7 @@ fn scribble_over_the_cache_zone(dir: &Path) {
             index,
             element_bytes: sb.element_bytes,
             block_crc_seed: sb.block_crc_seed,
+            settings: None,
         };
         let backend = DirBackend::open(d, &label, None).unwrap();
         for slot in 0..slots {

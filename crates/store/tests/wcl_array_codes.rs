@@ -259,6 +259,7 @@ fn a_corrupt_cached_block_is_never_replaced_by_bytes_its_checksum_does_not_confi
         index,
         element_bytes: sb.element_bytes,
         block_crc_seed: sb.block_crc_seed,
+        settings: None,
     };
     let parity_backend =
         DirBackend::open(&sb.oss_dirs[parity_oss], &label(parity_oss), None).unwrap();
@@ -326,6 +327,7 @@ fn a_cached_element_of_a_failed_oss_is_not_rebuilt_from_a_running_parity_that_di
             index: oss,
             element_bytes: sb.element_bytes,
             block_crc_seed: sb.block_crc_seed,
+            settings: None,
         };
         let backend = DirBackend::open(&sb.oss_dirs[oss], &label, None).unwrap();
         let key = ElementKey {

@@ -622,6 +622,30 @@ fn metadata_dir_read_only(dir: &Path) -> Option<String> {
     }
 }
 
+/// Do the metadata files refuse this process's writes although their directory takes
+/// them? `Some(cause)` naming the file: no write permission (a store made by another user
+/// in a shared directory), an append-only or immutable attribute, a read-only file system.
+/// Why (review s12r R12-2): the journal's open for writing failed every command, reads
+/// too, with a bare errno, and a refused state checkpoint was blamed on a failing disk.
+/// The probe opens for writing without creating or truncating: it changes nothing.
+fn metadata_files_read_only(dir: &Path) -> Option<String> {
+    for name in [JOURNAL_FILE, STATE_FILE] {
+        let path = dir.join(name);
+        if let Err(err) = std::fs::OpenOptions::new().write(true).open(&path) {
+            match err.raw_os_error() {
+                Some(libc::EROFS) | Some(libc::EACCES) | Some(libc::EPERM) => {
+                    return Some(format!(
+                        "{} cannot be opened for writing by this user: {err}",
+                        path.display()
+                    ))
+                }
+                _ => {} // missing (made later) or anything else: met where it is used
+            }
+        }
+    }
+    None
+}
+
 /// Why a store is open for reads only (`Store::reads_only`): the cause it names, and the
 /// cause's kind, which picks the advice (`reads_only_why`). Why a kind and not the cause's
 /// text (review of session 11's merge, item 9): a recovery whose sync ran out of
@@ -662,7 +686,7 @@ fn reads_only_message(metadata_read_only: bool, why: &ReadsOnly, dir: &Path) -> 
     }
     let cause = &why.cause;
     format!(
-        "its metadata directory {} refuses writes ({cause}); reads, `ls`, `status` and a verify-only `scrub` work, every change (put, write, rm, fail, rebuild, scrub --repair, ...) is refused with nothing done. To change the store, remount that file system read-write (for example `mount -o remount,rw` of it) and retry",
+        "its metadata (directory {}) refuses writes ({cause}); reads, `ls`, `status` and a verify-only `scrub` work, every change (put, write, rm, fail, rebuild, scrub --repair, ...) is refused with nothing done. To change the store, make its metadata writable for this user and retry: remount a read-only file system read-write (for example `mount -o remount,rw` of it); for a permission error give this user write permission on the directory and its `state` and `journal` files (or run as their owner), and clear an append-only or immutable attribute (`lsattr`, `chattr -a -i`)",
         dir.display()
     )
 }
@@ -684,7 +708,7 @@ fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
         );
     }
     format!(
-        "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes. Fix the cause (free space on the OSS named, or the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
+        "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes (`rm` included: it cannot make room here). Fix the cause (free space on the file system holding the OSS named, outside the store, or grow it; or repair the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
         dir = dir.display()
     )
 }
@@ -701,6 +725,11 @@ const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors
 /// completion of plans durable before it) on a full metadata disk.
 const METADATA_DISK_FULL_CAUSE: &str =
     "this open must journal the completion of writes that finished before it, and the store's metadata disk is full";
+/// How a settle refused for room ends its message: the way out when the store is open for
+/// changes. Cut from the cause of a store open for reads only, where `rm` is refused like
+/// every change until the recovery finishes (review s12r R12-3: the advice looped).
+pub(crate) const SETTLE_NO_SPACE_WAY_OUT: &str =
+    " Free space on that disk (or grow it), or `exaraid store rm` a file that has no bytes waiting for parity, then retry";
 
 /// The cause a store open for reads only names: the error, without a backend's advice for
 /// an unavailable OSS ("reads fall back to parity, writes need `exaraid store rebuild`"),
@@ -721,6 +750,11 @@ fn reads_only_cause(e: &StoreError) -> ReadsOnly {
         StoreError::Backend(crate::backend::BackendError::Unavailable { oss, why }) => {
             unfinished(format!("OSS {oss} failed an I/O operation ({why})"))
         }
+        StoreError::NoSpace(why) => unfinished(
+            why.strip_suffix(SETTLE_NO_SPACE_WAY_OUT)
+                .unwrap_or(why)
+                .to_string(),
+        ),
         other => unfinished(other.to_string()),
     }
 }
@@ -1145,6 +1179,11 @@ impl Store {
                 index,
                 element_bytes: e,
                 block_crc_seed: opts.block_crc_seed,
+                settings: Some(Superblock::settings_text(
+                    &StoredCode::from_spec(opts.code),
+                    opts.write_path,
+                    n,
+                )),
             };
             DirBackend::create(d, &label, opts.oss_capacity_bytes)?;
             crate::torture::kill_point(crate::torture::INIT_STEP);
@@ -1265,6 +1304,7 @@ impl Store {
                     index,
                     element_bytes: sb.element_bytes,
                     block_crc_seed: sb.block_crc_seed,
+                    settings: Some(sb.label_settings()),
                 };
                 backends.push(Box::new(DirBackend::open(
                     d,
@@ -1282,7 +1322,8 @@ impl Store {
             .values()
             .map(|m| (m.id, m.written_runs()))
             .collect();
-        let metadata_read_only = metadata_dir_read_only(dir);
+        let metadata_read_only =
+            metadata_dir_read_only(dir).or_else(|| metadata_files_read_only(dir));
         let journal_path = dir.join(JOURNAL_FILE);
         if !journal_path.exists() {
             // Before `Journal::open` creates it empty: a refusal then changes nothing.
@@ -3888,6 +3929,18 @@ mod reads_only_message_tests {
         assert!(msg.contains("ulimit -n"), "{msg}");
         assert!(!msg.contains("store fail"), "{msg}");
         assert!(!msg.contains("free space"), "{msg}");
+    }
+
+    #[test]
+    fn a_settle_without_room_in_a_reads_only_open_does_not_offer_rm() {
+        let e = StoreError::NoSpace(format!(
+            "moving the cached bytes home needs room that is not there: OSS 0 is full.{SETTLE_NO_SPACE_WAY_OUT}"
+        ));
+        let msg = reads_only_message(false, &reads_only_cause(&e), Path::new("/s"));
+        assert!(msg.contains("OSS 0 is full"), "{msg}");
+        assert!(!msg.contains("store rm` a file"), "{msg}");
+        assert!(msg.contains("`rm` included"), "{msg}");
+        assert!(msg.contains("grow it"), "{msg}");
     }
 
     #[test]

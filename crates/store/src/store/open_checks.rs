@@ -48,6 +48,7 @@ fn epoch_told(dir: &Path) -> MetadataEpoch {
         index: 0,
         element_bytes: 4096,
         block_crc_seed: sb.block_crc_seed,
+        settings: None,
     };
     DirBackend::open(&dir.join("oss-0"), &label, None)
         .unwrap()

@@ -2542,7 +2542,8 @@ impl Store {
             .and_then(|()| self.reserve_keys(copies));
         match reserved {
             Err(StoreError::NoSpace(why)) => Err(StoreError::NoSpace(format!(
-                "moving the cached bytes home with parity (a settle: `rm` of a file with cached bytes, `flush`, `rebuild`, a window's END, or past the bound on unprotected bytes) needs room that is not there: {why}. Nothing was changed: the cached bytes stay in the cache zone and read as before. Free space on that disk (or grow it), or `exaraid store rm` a file that has no bytes waiting for parity, then retry"
+                "moving the cached bytes home with parity (a settle: `rm` of a file with cached bytes, `flush`, `rebuild`, a window's END, or past the bound on unprotected bytes) needs room that is not there: {why}. Nothing was changed: the cached bytes stay in the cache zone and read as before.{}",
+                super::SETTLE_NO_SPACE_WAY_OUT
             ))),
             other => other,
         }

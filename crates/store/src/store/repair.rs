@@ -456,6 +456,7 @@ impl Store {
                 index: oss,
                 element_bytes: self.sb.element_bytes,
                 block_crc_seed: self.sb.block_crc_seed,
+                settings: Some(self.sb.label_settings()),
             };
             let path = &self.sb.oss_dirs[oss];
             if !path.join(crate::backend::LABEL_FILE).exists() {
@@ -1984,6 +1985,7 @@ impl Store {
                 index: oss,
                 element_bytes: self.sb.element_bytes,
                 block_crc_seed: self.sb.block_crc_seed,
+                settings: Some(self.sb.label_settings()),
             };
             let target = match to {
                 Some(dir) => dir.to_path_buf(),

@@ -204,6 +204,7 @@ pub fn open_wrapped<H: Hook>(
                 index,
                 element_bytes: sb.element_bytes,
                 block_crc_seed: sb.block_crc_seed,
+                settings: None,
             };
             let inner = DirBackend::open(d, &label, None).unwrap();
             if failed.contains(&index) {

@@ -177,6 +177,7 @@ fn own_dirs(dir: &Path) -> Vec<DirBackend> {
                 index,
                 element_bytes: sb.element_bytes,
                 block_crc_seed: sb.block_crc_seed,
+                settings: None,
             };
             DirBackend::open(&dir.join(format!("oss-{index}")), &label, None).unwrap()
         })
