@@ -602,7 +602,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     // Open for reads only: reads and a verify-only scrub do not wait. A
                     // metadata directory that refuses writes has no recovery to wait for:
                     // every change is refused until it is remounted read-write.
-                    let (label, waits) = if why.contains("metadata directory") {
+                    let (label, waits) = if why.contains("its metadata (directory") {
                         ("READ ONLY", "reads work, every change is refused")
                     } else if why.contains("metadata disk is full") {
                         ("METADATA DISK FULL", "reads work, every change is refused")

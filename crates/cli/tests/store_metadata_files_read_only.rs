@@ -63,6 +63,14 @@ fn unwritable_metadata_files_serve_reads_and_name_the_file() {
                 && !err.contains("SMART"),
             "+{flag} {file}: names the file and what to do: {err}"
         );
+        // Nothing to recover: `status` says read only, not "recovery pending" (merge
+        // review of session 12: the label was told by the message's old wording).
+        let status =
+            String::from_utf8_lossy(&exaraid(&["store", "status", d], b"").stdout).into_owned();
+        assert!(
+            status.contains("READ ONLY") && !status.contains("RECOVERY PENDING"),
+            "+{flag} {file}: status: {status}"
+        );
         let refused = fails(&["store", "put", d, "g"], b"new");
         assert!(
             refused.contains("cannot be opened for writing"),

@@ -1051,6 +1051,18 @@ impl DirBackend {
                 });
             }
         }
+        // A superblock edited between the two seeds (its header version with it) would make
+        // every block fail its crc, and scrub --repair or recovery take them for rot
+        // (merge review of session 12, with R12-6): the label, written at init, says which.
+        if label.store_id == expect.store_id && label.block_crc_seed != expect.block_crc_seed {
+            return Err(BackendError::BadRequest {
+                oss,
+                why: format!(
+                    "the superblock says block crc seed {:?} but this OSS's label (written at init) says {:?}: the superblock was edited or replaced; restore it from a backup; nothing was changed",
+                    expect.block_crc_seed, label.block_crc_seed
+                ),
+            });
+        }
         if (&label.store_id, label.index, label.element_bytes)
             != (&expect.store_id, expect.index, expect.element_bytes)
         {

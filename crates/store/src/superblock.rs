@@ -461,7 +461,7 @@ mod tests {
                 p: None,
             },
             element_bytes: 4096,
-            oss_dirs: vec!["/a".into(), "/b".into()],
+            oss_dirs: vec!["/a".into(), "/b".into(), "/c".into(), "/d".into()],
             write_path: WritePath::Rmw,
             oss_capacity_bytes: None,
             window_timeout_ms: 1000,

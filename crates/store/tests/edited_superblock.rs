@@ -53,6 +53,15 @@ fn an_edited_superblock_is_refused_and_changes_nothing() {
         sb.oss_dirs.pop();
     });
     assert!(err.contains("restore it from a backup"), "{err}");
+    // The block crc seed (header version with it, as `save` writes): every block would
+    // fail its crc and be taken for rot (merge review of session 12).
+    let err = refusal_of(&d, |sb| {
+        sb.block_crc_seed = exaraid_store::backend::BlockCrcSeed::Address;
+    });
+    assert!(
+        err.contains("block crc seed") && err.contains("restore it from a backup"),
+        "{err}"
+    );
 
     let store = Store::open(&d).unwrap();
     assert_eq!(

@@ -1330,7 +1330,7 @@ impl Store {
             Store::refuse_older_metadata(dir, &backends, &state, None)?;
             if let Some(cause) = &metadata_read_only {
                 return Err(StoreError::Metadata(format!(
-                    "{}: the store's journal {} is missing, and its metadata directory refuses writes ({cause}), so the empty journal an open starts cannot be created; nothing was read or changed. Remount that file system read-write (for example `mount -o remount,rw` of it) and retry: the open checks the state against the OSS directories first. (If the journal was deleted, acknowledged writes since the last checkpoint may be gone: the open then refuses, saying so)",
+                    "{}: the store's journal {} is missing, and its metadata directory refuses writes ({cause}), so the empty journal an open starts cannot be created; nothing was read or changed. Make the metadata writable for this user (remount a read-only file system read-write, for example `mount -o remount,rw` of it; or fix the permissions or clear an append-only or immutable attribute of the files named, `lsattr`, `chattr -a -i`) and retry: the open checks the state against the OSS directories first. (If the journal was deleted, acknowledged writes since the last checkpoint may be gone: the open then refuses, saying so)",
                     dir.display(),
                     journal_path.display()
                 )));
@@ -1564,7 +1564,7 @@ impl Store {
             let settling = store.core.lock().state.settling.is_some();
             if !undurable.is_empty() || settling {
                 return Err(StoreError::Io(format!(
-                    "the store needs crash recovery (a write or settle was cut), which writes its metadata, but its metadata directory {} refuses writes ({cause}); nothing was read or changed. Remount it read-write (for example `mount -o remount,rw` of its file system) and retry: the next open recovers",
+                    "the store needs crash recovery (a write or settle was cut), which writes its metadata, but its metadata directory {} refuses writes ({cause}); nothing was read or changed. Make it writable for this user (remount a read-only file system read-write, for example `mount -o remount,rw` of it; or fix the permissions or clear an append-only or immutable attribute of the files named, `lsattr`, `chattr -a -i`) and retry: the next open recovers",
                     dir.display()
                 )));
             }
