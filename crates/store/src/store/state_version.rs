@@ -16,6 +16,49 @@ fn older_binary_reads(dir: &Path) -> bool {
     header(dir).starts_with("EXARAID state v1 ")
 }
 
+/// A store holding file "f" (5000 bytes of 7), checkpointed: header version 1.
+fn store_holding_f(dir: &Path) -> Store {
+    let mut opts = InitOptions::with_oss_count(dir, 3, CodeSpec::raid5(2));
+    opts.element_bytes = 4096;
+    let store = Store::init(dir, &opts).unwrap();
+    store.put("f", &[7u8; 5000]).unwrap();
+    store.checkpoint().unwrap();
+    assert!(older_binary_reads(dir), "{}", header(dir));
+    store
+}
+
+fn assert_header_version(dir: &Path, version: u32) {
+    let want = format!("EXARAID state v{version} ");
+    assert!(header(dir).starts_with(&want), "{}", header(dir));
+}
+
+/// The scene of a record that names `version` and lives in the state until the planner
+/// restarts: journaled, the header says `version`; a snapshot that holds it keeps
+/// `version` after its journal is truncated; this binary opens it, and the close restarts
+/// the planner (nothing cached, no window), which drops it: version 1 again. `held` checks
+/// that the state took the record.
+fn record_holds_the_header_version_until_the_planner_restarts(
+    rec: Rec,
+    version: u32,
+    held: impl Fn(&State) -> bool,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_holding_f(dir.path());
+    {
+        let mut core = store.core.lock();
+        store.journal(&mut core, rec, true).unwrap();
+        assert!(held(&core.state), "the state holds the record");
+    }
+    assert_header_version(dir.path(), version);
+    store.checkpoint().unwrap();
+    assert_header_version(dir.path(), version);
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    store.close().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+}
+
 #[test]
 fn a_record_older_binaries_cannot_parse_turns_the_state_header_to_version_2_until_a_checkpoint_drops_it(
 ) {
@@ -201,44 +244,17 @@ fn a_settle_begin_promising_every_stripes_sums_turns_the_state_header_to_version
 /// snapshot holds such crcs it stays 4; a checkpoint that leaves none turns it back to 1.
 #[test]
 fn end_parity_crcs_turn_the_state_header_to_version_4_until_a_checkpoint_drops_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
-    opts.element_bytes = 4096;
-    let store = Store::init(dir.path(), &opts).unwrap();
-    store.put("f", &[7u8; 5000]).unwrap();
-    store.checkpoint().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
     let crcs = crate::state::WriteParityCrcs {
         // No such plan: the record stays in the state until the planner restarts.
         plan: 99,
         file: 0,
         pieces: vec![crate::state::ParityPieceCrcs::of(0, 2, 0, &[1u8; 4096])],
     };
-    {
-        let mut core = store.core.lock();
-        let rec = Rec::EndParityCrcs(crcs.clone());
-        store.journal(&mut core, rec, true).unwrap();
-        assert_eq!(core.state.end_parity_crcs, vec![crcs]);
-    }
-    assert!(
-        header(dir.path()).starts_with("EXARAID state v4 "),
-        "{}",
-        header(dir.path())
+    record_holds_the_header_version_until_the_planner_restarts(
+        Rec::EndParityCrcs(crcs.clone()),
+        crate::superblock::STATE_VERSION_SESSION11_RECORDS,
+        |state| state.end_parity_crcs == vec![crcs.clone()],
     );
-    // A snapshot that holds them keeps version 4 after its journal is truncated.
-    store.checkpoint().unwrap();
-    assert!(
-        header(dir.path()).starts_with("EXARAID state v4 "),
-        "{}",
-        header(dir.path())
-    );
-    drop(store);
-    // This binary opens it; the close restarts the planner (nothing cached, no window),
-    // which drops the crcs, and the header is 1 again.
-    let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
-    store.close().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
 }
 
 /// Session 12's page-cut crcs of a delayed window write (`WindowBlockCrcs::page_cuts`, s12t)
@@ -248,14 +264,6 @@ fn end_parity_crcs_turn_the_state_header_to_version_4_until_a_checkpoint_drops_t
 /// without them stays version 4 (above).
 #[test]
 fn window_page_cut_crcs_turn_the_state_header_to_version_5_until_a_checkpoint_drops_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
-    opts.element_bytes = 4096;
-    let store = Store::init(dir.path(), &opts).unwrap();
-    store.put("f", &[7u8; 5000]).unwrap();
-    store.checkpoint().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
-    let v5 = |dir: &Path| header(dir).starts_with("EXARAID state v5 ");
     let crcs = crate::state::WindowBlockCrcs {
         // No such plan, no file: it changes nothing, the record is the point.
         plan: 1 << 40,
@@ -272,21 +280,11 @@ fn window_page_cut_crcs_turn_the_state_header_to_version_5_until_a_checkpoint_dr
             old_tail_crc: 2,
         }],
     };
-    {
-        let mut core = store.core.lock();
-        store
-            .journal(&mut core, Rec::WindowBlockCrcs(crcs.clone()), true)
-            .unwrap();
-        assert_eq!(core.state.window_block_crcs, vec![crcs]);
-    }
-    assert!(v5(dir.path()), "{}", header(dir.path()));
-    store.checkpoint().unwrap();
-    assert!(v5(dir.path()), "{}", header(dir.path()));
-    drop(store);
-    let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
-    store.close().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    record_holds_the_header_version_until_the_planner_restarts(
+        Rec::WindowBlockCrcs(crcs.clone()),
+        crate::superblock::STATE_VERSION_SESSION12_RECORDS,
+        |state| state.window_block_crcs == vec![crcs.clone()],
+    );
 }
 
 /// Session 12's clock skew (`Rec::ClockSkew`, review s11r R11-5) turns the header to version
@@ -296,12 +294,7 @@ fn window_page_cut_crcs_turn_the_state_header_to_version_5_until_a_checkpoint_dr
 #[test]
 fn a_clock_skew_turns_the_state_header_to_version_5_and_stays_in_the_snapshot() {
     let dir = tempfile::tempdir().unwrap();
-    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
-    opts.element_bytes = 4096;
-    let store = Store::init(dir.path(), &opts).unwrap();
-    store.put("f", &[7u8; 5000]).unwrap();
-    store.checkpoint().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    let store = store_holding_f(dir.path());
     const SKEW_NS: u64 = 3_600_000_000_000;
     {
         let mut core = store.core.lock();
@@ -311,31 +304,16 @@ fn a_clock_skew_turns_the_state_header_to_version_5_and_stays_in_the_snapshot() 
         let wall_ns = unix_now_ns();
         assert!(Store::now_ns(&core) >= wall_ns + SKEW_NS);
     }
-    let v5 = format!(
-        "EXARAID state v{} ",
-        crate::superblock::STATE_VERSION_SESSION12_RECORDS
-    );
-    assert!(
-        header(dir.path()).starts_with(&v5),
-        "{}",
-        header(dir.path())
-    );
+    let v5 = crate::superblock::STATE_VERSION_SESSION12_RECORDS;
+    assert_header_version(dir.path(), v5);
     store.checkpoint().unwrap();
-    assert!(
-        header(dir.path()).starts_with(&v5),
-        "{}",
-        header(dir.path())
-    );
+    assert_header_version(dir.path(), v5);
     store.close().unwrap();
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.core.lock().state.clock_skew_ns, SKEW_NS);
     assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
     store.close().unwrap();
-    assert!(
-        header(dir.path()).starts_with(&v5),
-        "{}",
-        header(dir.path())
-    );
+    assert_header_version(dir.path(), v5);
 }
 
 /// Session 12's record of a delayed window's move-home partial block crcs
@@ -345,13 +323,6 @@ fn a_clock_skew_turns_the_state_header_to_version_5_and_stays_in_the_snapshot() 
 /// stays 5; a checkpoint that leaves none turns it back to 1.
 #[test]
 fn move_home_crcs_turn_the_state_header_to_version_5_until_a_checkpoint_drops_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
-    opts.element_bytes = 4096;
-    let store = Store::init(dir.path(), &opts).unwrap();
-    store.put("f", &[7u8; 5000]).unwrap();
-    store.checkpoint().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
     let crcs = crate::state::WindowBlockCrcs {
         // No such plan: the record stays in the state until the planner restarts.
         plan: 99,
@@ -366,33 +337,9 @@ fn move_home_crcs_turn_the_state_header_to_version_5_until_a_checkpoint_drops_th
         edges: Vec::new(),
         page_cuts: Vec::new(),
     };
-    let v5 = format!(
-        "EXARAID state v{} ",
-        crate::superblock::STATE_VERSION_SESSION12_RECORDS
+    record_holds_the_header_version_until_the_planner_restarts(
+        Rec::MoveHomeCrcs(crcs.clone()),
+        crate::superblock::STATE_VERSION_SESSION12_RECORDS,
+        |state| state.move_home_crcs == vec![crcs.clone()],
     );
-    {
-        let mut core = store.core.lock();
-        let rec = Rec::MoveHomeCrcs(crcs.clone());
-        store.journal(&mut core, rec, true).unwrap();
-        assert_eq!(core.state.move_home_crcs, vec![crcs]);
-    }
-    assert!(
-        header(dir.path()).starts_with(&v5),
-        "{}",
-        header(dir.path())
-    );
-    // A snapshot that holds them keeps version 5 after its journal is truncated.
-    store.checkpoint().unwrap();
-    assert!(
-        header(dir.path()).starts_with(&v5),
-        "{}",
-        header(dir.path())
-    );
-    drop(store);
-    // This binary opens it; the close restarts the planner (nothing cached, no window),
-    // which drops the crcs, and the header is 1 again.
-    let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
-    store.close().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
 }
