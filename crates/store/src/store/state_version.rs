@@ -63,12 +63,7 @@ fn record_holds_the_header_version_until_the_planner_restarts(
 fn a_record_older_binaries_cannot_parse_turns_the_state_header_to_version_2_until_a_checkpoint_drops_it(
 ) {
     let dir = tempfile::tempdir().unwrap();
-    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
-    opts.element_bytes = 4096;
-    let store = Store::init(dir.path(), &opts).unwrap();
-    store.put("f", &[7u8; 5000]).unwrap();
-    store.checkpoint().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    let store = store_holding_f(dir.path());
     // A record every binary reads leaves the header alone.
     store.put("g", &[8u8; 100]).unwrap();
     assert!(older_binary_reads(dir.path()));
@@ -119,12 +114,7 @@ fn a_snapshot_holding_a_forget_input_keeps_version_2() {
 #[test]
 fn a_record_session_8_binaries_cannot_parse_turns_the_state_header_to_version_3() {
     let dir = tempfile::tempdir().unwrap();
-    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
-    opts.element_bytes = 4096;
-    let store = Store::init(dir.path(), &opts).unwrap();
-    store.put("f", &[7u8; 5000]).unwrap();
-    store.checkpoint().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    let store = store_holding_f(dir.path());
     {
         let mut core = store.core.lock();
         // A session-8 record first: version 2.
@@ -159,12 +149,7 @@ fn a_record_session_8_binaries_cannot_parse_turns_the_state_header_to_version_3(
 #[test]
 fn records_of_refused_writes_and_window_block_crcs_turn_the_state_header_to_version_4() {
     let dir = tempfile::tempdir().unwrap();
-    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
-    opts.element_bytes = 4096;
-    let store = Store::init(dir.path(), &opts).unwrap();
-    store.put("f", &[7u8; 5000]).unwrap();
-    store.checkpoint().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    let store = store_holding_f(dir.path());
     let v4 = |dir: &Path| header(dir).starts_with("EXARAID state v4 ");
     for rec in [
         // No such plan, no file: they change nothing, the record is the point.
@@ -203,12 +188,7 @@ fn records_of_refused_writes_and_window_block_crcs_turn_the_state_header_to_vers
 #[test]
 fn a_settle_begin_promising_every_stripes_sums_turns_the_state_header_to_version_4() {
     let dir = tempfile::tempdir().unwrap();
-    let mut opts = InitOptions::with_oss_count(dir.path(), 3, CodeSpec::raid5(2));
-    opts.element_bytes = 4096;
-    let store = Store::init(dir.path(), &opts).unwrap();
-    store.put("f", &[7u8; 5000]).unwrap();
-    store.checkpoint().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    let store = store_holding_f(dir.path());
     {
         let mut core = store.core.lock();
         assert!(
