@@ -21,7 +21,7 @@ w() { head -c ${1#*+} /dev/urandom > $2; $E store write "$S" f --offset ${1%+*} 
 mkdir snap; cp "$S"/oss-$V/objects/*.cache snap/ 2>/dev/null
 w $L lostw                                                          # the write OSS $V will lose
 cp snap/* "$S"/oss-$V/objects/ 2>/dev/null || rm -f "$S"/oss-$V/objects/*.cache   # ... lost (old bytes, valid crcs)
-w $A after                                                          # acknowledged, covers the lost range
+[ "$A" != none ] && w $A after                                             # acknowledged, covers the lost range
 $E store get "$S" f > got; echo "after the overwrite: get rc=$?, bytes not the acknowledged: $(cmp -l got exp | wc -l)"
 if [ -n "$REPAIR" ]; then $E store scrub "$S" --repair | grep -m1 repaired:; echo "scrub --repair rc=${PIPESTATUS[0]}"; fi
 $E store scrub "$S" | grep -E 'mismatch:'; echo "scrub rc=${PIPESTATUS[0]}"

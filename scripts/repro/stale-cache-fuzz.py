@@ -13,7 +13,7 @@ Usage: stale-cache-fuzz.py ROUNDS [seed]
 Env: CODE ("raid6", "rs --k 4 --m 3", "dcode --p 5", ...), NOSS, EXARAID, DIR (scratch),
 UNITS (comma list, default 4096,16384,65536), FAILAFTER=1 (fail another OSS after the flush
 and read again, degraded).
-Prints WRONG / NOTE lines and a DONE line."""
+ONLY=N: round N alone; KEEP=1: a copy of the store before the flush in DIR/before-flush.\nPrints WRONG / NOTE lines and a DONE line."""
 import glob, os, random, shutil, subprocess, sys
 
 E = os.environ.get("EXARAID", "/tmp/s13r/exaraid")
@@ -30,7 +30,10 @@ def run(a, inp=b""):
 
 rounds = int(sys.argv[1]); seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 stats = {"exact": 0, "refused": 0, "wrong": 0, "flushfail": 0, "scrubbad": 0}
+ONLY = os.environ.get("ONLY")  # run round ONLY alone (rounds are seeded one by one)
 for rnd in range(rounds):
+    if ONLY is not None and rnd != int(ONLY):
+        continue
     r = random.Random(seed * 1000 + rnd)
     d = D + "/s"
     shutil.rmtree(D, ignore_errors=True); os.makedirs(D)
@@ -65,11 +68,12 @@ for rnd in range(rounds):
     snap = {}
     for c in glob.glob("%s/oss-%d/objects/*.cache" % (d, victim)):
         snap[c] = open(c, "rb").read()
+    before_lost = {nm: bytes(b) for nm, b in files.items()}
     if not overwrite(r.randrange(1, 6), "lost"):
         continue
     for c, b in snap.items():
         open(c, "wb").write(b)
-    if not overwrite(r.randrange(0, 3), "after"):
+    if not overwrite(r.randrange(0, int(os.environ.get("AFTER", "2")) + 1), "after"):
         continue
     if os.environ.get("PRECHECK", "1") == "1":
         # Documented: stale reads before any move home; counted to show the damage took.
@@ -77,6 +81,8 @@ for rnd in range(rounds):
             g = run(["get", d, nm])
             if g.returncode == 0 and g.stdout != bytes(exp):
                 stats["stale_before"] = stats.get("stale_before", 0) + 1
+    if os.environ.get("KEEP"):
+        shutil.copytree(d, D + "/before-flush")
     p = run(["flush", d])
     if p.returncode != 0:
         stats["flushfail"] += 1
@@ -91,6 +97,9 @@ for rnd in range(rounds):
                 else:
                     bad = [i for i in range(min(len(g.stdout), len(exp))) if g.stdout[i] != exp[i]]
                     stats["wrong"] += 1
+                    old = before_lost.get(nm, b"")
+                    a, z = bad[0], bad[-1] + 1
+                    print("  the wrong bytes %d..%d are the bytes from before the lost writes: %s" % (a, z, g.stdout[a:z] == old[a:z]))
                     print("WRONG round %d seed %d unit %d victim %d %s: %s rc 0, %d bytes differ (first %s, last %s), len %d vs %d; log %s" % (
                         rnd, seed, unit, victim, when, nm, len(bad), bad[:1], bad[-1:], len(g.stdout), len(exp), log))
             else:
