@@ -4,7 +4,8 @@ other geometries (1 MiB / 64 KiB stripe units, rs 8+3 / 10+4, more OSSs than the
 width so files land round robin, several files), then check every acknowledged byte, finish
 the command (rebuild / scrub --repair again, END), a SECOND failure, rebuild, scrub.
 
-Usage: crash-geom.py SCENARIO CODE OSS UNIT PATH [plain|tear] [seed]
+Usage: crash-geom.py SCENARIO CODE OSS UNIT PATH [plain|tear|page] [seed]
+  (page: the killshim's KILLTEAR=page, a kill -9 that stops a pwrite at a 4 KiB file page)
   CODE: raid5 | raid6 | rs:K:M | xcode:P | ...  (rs:8:3 = --code rs --k 8 --m 3)
   OSS: number of OSSs (may exceed the stripe width); UNIT: stripe unit bytes; PATH: rmw|wcl|delayed
   SCENARIO: write   (killed write into f1 across a stripe boundary; FAILOSS= fails one first)
@@ -59,6 +60,9 @@ def code_args(spec):
     return ["--code", p[0], "--p", str(prime)], prime + width, 2
 
 
+TEARMODE = sys.argv[6] if len(sys.argv) > 6 else "plain"
+
+
 def run(args, inp=b"", kill_n=None, tear=False, count_file=None):
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
@@ -78,7 +82,8 @@ def run(args, inp=b"", kill_n=None, tear=False, count_file=None):
     elif kill_n is not None or count_file:
         env["LD_PRELOAD"] = SHIM
         env["KILLN"] = str(kill_n or 0)
-        env["KILLTEAR"] = "1" if tear else "0"
+        # tear=page (s13r): KILLTEAR=page, the kill -9 page-boundary tear (killshim).
+        env["KILLTEAR"] = ("page" if TEARMODE == "page" else "1") if tear else "0"
         if count_file:
             env["KILLCOUNT_FILE"] = count_file
     return subprocess.run([E, "store"] + args, input=inp, capture_output=True, env=env)
@@ -276,7 +281,7 @@ def setup(name, code, noss, unit, path, seed, d):
 
 def main():
     name, code, noss, unit, path = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-    tear = len(sys.argv) > 6 and sys.argv[6] == "tear"
+    tear = len(sys.argv) > 6 and sys.argv[6] in ("tear", "page")
     seed = int(sys.argv[7]) if len(sys.argv) > 7 else 7
     _, width, tol = code_args(code)
     d = os.path.join(os.environ.get("S4E_DIR") or scratch("s4e-cg"), "%s-%s-%d-%d-%s" % (name, code.replace(":", "_"), noss, unit, path))
