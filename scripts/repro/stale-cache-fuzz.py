@@ -22,6 +22,11 @@ CODE = os.environ.get("CODE", "raid6").split()
 NOSS = int(os.environ.get("NOSS", "6"))
 UNITS = [int(u) for u in os.environ.get("UNITS", "4096,16384,65536").split(",")]
 FAILAFTER = os.environ.get("FAILAFTER") == "1"
+# ZONE=data WPATH=rmw MOVE=repair: lost HOME writes on rmw, then `scrub --repair` instead of
+# the flush (review s13r R13-4; R11-9's home part).
+ZONE = os.environ.get("ZONE", "cache")
+WPATH = os.environ.get("WPATH", "wcl")
+MOVE = os.environ.get("MOVE", "flush")
 
 
 def run(a, inp=b""):
@@ -38,7 +43,7 @@ for rnd in range(rounds):
     d = D + "/s"
     shutil.rmtree(D, ignore_errors=True); os.makedirs(D)
     unit = r.choice(UNITS)
-    p = run(["init", d, "--oss", str(NOSS), "--code"] + CODE + ["--stripe-unit", str(unit), "--write-path", "wcl"])
+    p = run(["init", d, "--oss", str(NOSS), "--code"] + CODE + ["--stripe-unit", str(unit), "--write-path", WPATH])
     assert p.returncode == 0, p.stderr
     files = {}
     for i in range(r.randrange(2, 4)):
@@ -66,7 +71,7 @@ for rnd in range(rounds):
         continue
     victim = r.randrange(NOSS)
     snap = {}
-    for c in glob.glob("%s/oss-%d/objects/*.cache" % (d, victim)):
+    for c in glob.glob("%s/oss-%d/objects/*.%s" % (d, victim, ZONE)):
         snap[c] = open(c, "rb").read()
     before_lost = {nm: bytes(b) for nm, b in files.items()}
     if not overwrite(r.randrange(1, 6), "lost"):
@@ -83,8 +88,10 @@ for rnd in range(rounds):
                 stats["stale_before"] = stats.get("stale_before", 0) + 1
     if os.environ.get("KEEP"):
         shutil.copytree(d, D + "/before-flush")
-    p = run(["flush", d])
-    if p.returncode != 0:
+    p = run(["flush", d]) if MOVE == "flush" else run(["scrub", d, "--repair"])
+    if MOVE != "flush" and p.returncode == 2:
+        print("round %d: scrub --repair rc 2 (unrepairable, reported): %s" % (rnd, p.stdout.decode().strip()[-200:]))
+    elif p.returncode != 0:
         stats["flushfail"] += 1
         print("round %d: flush rc %d: %s" % (rnd, p.returncode, p.stderr.decode().strip()[:300]))
 
@@ -106,7 +113,7 @@ for rnd in range(rounds):
                 stats["refused"] += 1
                 print("round %d %s: get %s rc %d: %s" % (rnd, when, nm, g.returncode, g.stderr.decode().strip()[:200]))
 
-    check("after flush")
+    check("after " + MOVE)
     s = run(["scrub", d])
     if s.returncode != 0:
         stats["scrubbad"] += 1
