@@ -77,7 +77,8 @@ for rnd in range(rounds):
     if not overwrite(r.randrange(1, 6), "lost"):
         continue
     for c, b in snap.items():
-        open(c, "wb").write(b)
+        if os.environ.get("NODAMAGE") != "1":  # NODAMAGE=1: the control, nothing lost
+            open(c, "wb").write(b)
     if not overwrite(r.randrange(0, int(os.environ.get("AFTER", "2")) + 1), "after"):
         continue
     if os.environ.get("PRECHECK", "1") == "1":
