@@ -11,10 +11,10 @@
 # Usage: EXARAID=... scripts/repro/repro-r13-1.sh [DIR]
 #   V=OSS whose cache loses the write (default 0); L=lost write off+len (default 0+3000);
 #   A=later write off+len (default 0+8192; 0+16384 = the whole stripe: destaged at once);
-#   REPAIR=1: run `scrub --repair` before the flush.
+#   REPAIR=1: run `scrub --repair` before the flush; UNIT (stripe unit, default 4096).
 E=${EXARAID:-target/release/exaraid}; D=${1:-/tmp/repro-r13-1}; V=${V:-0}; L=${L:-0+3000}; A=${A:-0+8192}
 rm -rf "$D"; mkdir -p "$D"; S="$D/s"; cd "$D" || exit 2
-$E store init "$S" --oss ${NOSS:-6} --code ${CODE:-raid6} --stripe-unit 4096 --write-path wcl >/dev/null || exit 2
+$E store init "$S" --oss ${NOSS:-6} --code ${CODE:-raid6} --stripe-unit ${UNIT:-4096} --write-path wcl >/dev/null || exit 2
 head -c 65536 /dev/urandom > orig; $E store put "$S" f < orig; cp orig exp
 w() { head -c ${1#*+} /dev/urandom > $2; $E store write "$S" f --offset ${1%+*} < $2 || exit 2
       python3 -c "a=bytearray(open('exp','rb').read()); w=open('$2','rb').read(); a[${1%+*}:${1%+*}+len(w)]=w; open('exp','wb').write(a)"; }
