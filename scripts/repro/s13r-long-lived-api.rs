@@ -3,6 +3,9 @@
 //! threads, a background worker, window guards dropped without `end()`, then `online_oss`
 //! / `rebuild`, a reopen, and every byte checked against a per-thread model.
 //!
+//! Build: cp scripts/repro/s13r-long-lived-api.rs crates/store/examples/s13r_long_lived.rs &&
+//!   cargo build --release -p exaraid-store --example s13r_long_lived (kept here, as
+//!   repro-r12-1-api.rs is, so the crate's examples stay CI's).
 //! Usage: s13r_long_lived DIR CODE PATH [cycles] [seed]
 //!   CODE: raid5 | raid6 | rs:42 | dcode:5 | xcode:5 | ...; PATH: rmw | wcl | delayed
 //! Each thread owns one file; an acknowledged write updates the model; a failed write makes
