@@ -16,8 +16,8 @@ and read again, degraded).
 ONLY=N: round N alone; KEEP=1: a copy of the store before the flush in DIR/before-flush.\nPrints WRONG / NOTE lines and a DONE line."""
 import glob, os, random, shutil, subprocess, sys
 
-E = os.environ.get("EXARAID", "/tmp/s13r/exaraid")
-D = os.environ.get("DIR", "/tmp/s13r/stale-fuzz")
+E = os.environ.get("EXARAID", "target/release/exaraid")
+D = os.environ.get("DIR", "/tmp/s13r-stale-fuzz")
 CODE = os.environ.get("CODE", "raid6").split()
 NOSS = int(os.environ.get("NOSS", "6"))
 UNITS = [int(u) for u in os.environ.get("UNITS", "4096,16384,65536").split(",")]
