@@ -13,7 +13,7 @@ Usage: stale-cache-fuzz.py ROUNDS [seed]
 Env: CODE ("raid6", "rs --k 4 --m 3", "dcode --p 5", ...), NOSS, EXARAID, DIR (scratch),
 UNITS (comma list, default 4096,16384,65536), FAILAFTER=1 (fail another OSS after the flush
 and read again, degraded).
-ONLY=N: round N alone; KEEP=1: a copy of the store before the flush in DIR/before-flush.\nPrints WRONG / NOTE lines and a DONE line."""
+OVERLAP=1: the AFTER writes overwrite parts of the lost writes (R13-1); ONLY=N: round N alone; KEEP=1: a copy of the store before the flush in DIR/before-flush.\nPrints WRONG / NOTE lines and a DONE line."""
 import glob, os, random, shutil, subprocess, sys
 
 E = os.environ.get("EXARAID", "target/release/exaraid")
@@ -79,7 +79,22 @@ for rnd in range(rounds):
     for c, b in snap.items():
         if os.environ.get("NODAMAGE") != "1":  # NODAMAGE=1: the control, nothing lost
             open(c, "wb").write(b)
-    if not overwrite(r.randrange(0, int(os.environ.get("AFTER", "2")) + 1), "after"):
+    if os.environ.get("OVERLAP") == "1":
+        # R13-1: acknowledged overwrites of (part of) the lost writes' ranges.
+        lost = [x for x in log if x[0] == "lost"]
+        for _ in range(int(os.environ.get("AFTER", "2"))):
+            _, nm, off, n = r.choice(lost)
+            a = off + r.randrange(0, max(1, n // 2))
+            w = r.randbytes(r.randrange(1, n + 1))
+            p = run(["write", d, nm, "--offset", str(a)], w)
+            if p.returncode != 0:
+                print("round %d: overlap write rc %d" % (rnd, p.returncode))
+                break
+            log.append(("after", nm, a, len(w)))
+            if len(files[nm]) < a + len(w):
+                files[nm].extend(b"\0" * (a + len(w) - len(files[nm])))
+            files[nm][a:a + len(w)] = w
+    elif not overwrite(r.randrange(0, int(os.environ.get("AFTER", "2")) + 1), "after"):
         continue
     if os.environ.get("PRECHECK", "1") == "1":
         # Documented: stale reads before any move home; counted to show the damage took.
