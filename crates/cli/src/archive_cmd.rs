@@ -101,7 +101,7 @@ pub fn run(args: ArchiveArgs) -> Result<()> {
                     .collect();
                 println!("{}", serde_json::to_string_pretty(&rows)?);
             }
-            eprintln!(
+            eprintln_lossy!(
                 "{}: {} points in {:.1} s -> {}",
                 exp.name,
                 points.len(),
@@ -114,9 +114,9 @@ pub fn run(args: ArchiveArgs) -> Result<()> {
             let started = Instant::now();
             let done = experiment::reproduce(&a.experiments, &a.out, a.quick)?;
             for (exp, dir) in &done {
-                eprintln!("{} -> {}", exp.name, dir.display());
+                eprintln_lossy!("{} -> {}", exp.name, dir.display());
             }
-            eprintln!(
+            eprintln_lossy!(
                 "reproduced {} experiments in {:.1} s",
                 done.len(),
                 started.elapsed().as_secs_f64()

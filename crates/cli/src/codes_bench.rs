@@ -122,7 +122,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     specs.retain(|s| args.only.is_empty() || args.only.iter().any(|n| n == s.kind.name()));
     for &element_bytes in &ELEMENT_SIZES {
         for spec in &specs {
-            eprintln!("bench: {spec} element {} ...", human_bytes(element_bytes));
+            eprintln_lossy!("bench: {spec} element {} ...", human_bytes(element_bytes));
             let case = Case::new(*spec, element_bytes, &mut rng)
                 .with_context(|| format!("setting up {spec} with {element_bytes}-byte elements"))?;
             rows.extend(case.measure(budget)?);
@@ -134,7 +134,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         table.push_str(&kernel_table(budget, &mut rng));
     }
     if args.json {
-        eprint!("{table}");
+        eprint_lossy!("{table}");
         let json: Vec<&Row> = rows.iter().map(|(r, _)| r).collect();
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {

@@ -460,7 +460,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<()> {
             lines.len()
         );
     }
-    eprintln!(
+    eprintln_lossy!(
         "verified {} code instances, {patterns} erasure patterns, element size {} bytes: all ok",
         lines.len(),
         args.element_size

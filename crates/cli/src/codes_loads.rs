@@ -238,7 +238,7 @@ pub fn run(args: LoadsArgs) -> Result<()> {
     if let Some(dir) = &args.out {
         let stem = output_stem(model);
         write_outputs(dir, stem, model, &evaluations, &rows)?;
-        eprintln!(
+        eprintln_lossy!(
             "wrote {0}/{stem}.{{json,csv}} and {0}/figures/{stem}-fig{{4-lf,5-cost}}.{{png,svg}}",
             dir.display()
         );

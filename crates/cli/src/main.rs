@@ -3,6 +3,25 @@
 
 use clap::{Parser, Subcommand};
 
+/// `eprintln!` that ignores a failed write: with stderr a pipe whose reader went away
+/// (`2>&1 | head -1`, a log shipper that exited) `eprintln!` panics (exit 101), so an error
+/// lost its exit code and a read that only warned never wrote its bytes to stdout (review
+/// s13r R13-5). A message nobody can receive is dropped; the command's result stands.
+macro_rules! eprintln_lossy {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that ignores a failed write (see `eprintln_lossy!`).
+macro_rules! eprint_lossy {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod archive_cmd;
 mod codes_bench;
 mod codes_cmd;
@@ -70,7 +89,7 @@ fn main() {
         if broken_pipe {
             std::process::exit(0);
         }
-        eprintln!("exaraid: error: {err:#}");
+        eprintln_lossy!("exaraid: error: {err:#}");
         std::process::exit(1);
     }
 }

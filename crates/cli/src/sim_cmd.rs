@@ -77,7 +77,7 @@ pub fn run(args: SimArgs) -> Result<()> {
             json,
         } => {
             let exp = Experiment::load(&file, quick)?;
-            eprintln!(
+            eprintln_lossy!(
                 "{}: {} points -> {}",
                 exp.name,
                 exp.points.len(),
@@ -86,7 +86,7 @@ pub fn run(args: SimArgs) -> Result<()> {
             let start = std::time::Instant::now();
             let outcomes = experiment::run_experiment(&exp, &out)?;
             print_points(&outcomes, json);
-            eprintln!(
+            eprintln_lossy!(
                 "done in {:.1} s: {}",
                 start.elapsed().as_secs_f64(),
                 out.join("results.csv").display()
@@ -223,7 +223,7 @@ fn reproduce(
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     // All points of all four files in one parallel pool.
     let all: Vec<_> = exps.iter().flat_map(|e| e.points.iter().cloned()).collect();
-    eprintln!(
+    eprintln_lossy!(
         "Figure 3 ({}): {} points -> {}",
         if quick { "quick" } else { "full" },
         all.len(),
@@ -265,7 +265,7 @@ fn reproduce(
     };
     exaraid_report::render(&figure, &out.join("figure.png"), &out.join("figure.svg"))?;
     print_points(&outcomes, json);
-    eprintln!(
+    eprintln_lossy!(
         "done in {:.1} s: {}",
         start.elapsed().as_secs_f64(),
         out.join("results.csv").display()

@@ -51,7 +51,7 @@ fn open_waiting(opener: impl Fn() -> Result<Store, StoreError>) -> Result<Store>
                 let store = other?;
                 // Every command says so until a scrub checked the parity (review s9r R9-3).
                 if let Some(warning) = store.journal_tail_cut_warning() {
-                    eprintln!("exaraid: warning: {warning}");
+                    eprintln_lossy!("exaraid: warning: {warning}");
                 }
                 return Ok(store);
             }
@@ -376,7 +376,7 @@ fn open(dir: &Path) -> Result<Store> {
 /// full metadata disk) is a warning on stderr, not a failed command.
 fn close(store: Store) -> Result<()> {
     for warning in store.close_with_warnings()? {
-        eprintln!("exaraid: warning: {warning}");
+        eprintln_lossy!("exaraid: warning: {warning}");
     }
     Ok(())
 }
@@ -677,7 +677,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
             }
             if failed.len() > tolerance {
                 // `fail_oss` refuses to record past the tolerance; another OSS went missing.
-                eprintln!("exaraid: warning: more OSSs are failed or unavailable than the code tolerates: check the OSS directories");
+                eprintln_lossy!("exaraid: warning: more OSSs are failed or unavailable than the code tolerates: check the OSS directories");
             }
         }
         StoreCommand::Online { dir, oss } => {
@@ -985,7 +985,8 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     if a.repeat == 0 || a.repeat > 100 {
         bail!("--repeat must be between 1 and 100");
     }
-    let series = exaraid_store::bench::run_repeated(&opts, a.repeat, |line| eprintln!("{line}"));
+    let series =
+        exaraid_store::bench::run_repeated(&opts, a.repeat, |line| eprintln_lossy!("{line}"));
     let _ = std::fs::remove_dir_all(&tmp);
     let series = series?;
     let json = serde_json::to_string_pretty(&series)?;
@@ -997,7 +998,7 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         let (png, svg) = (out.with_extension("png"), out.with_extension("svg"));
         exaraid_report::render(&bench_figure(&series), &png, &svg)
             .with_context(|| format!("drawing the bench figure {}", png.display()))?;
-        eprintln!(
+        eprintln_lossy!(
             "wrote {}, {}, {} and {}",
             out.display(),
             csv.display(),

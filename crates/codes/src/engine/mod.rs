@@ -108,8 +108,10 @@ fn choose(wanted: &str) -> &'static dyn Engine {
         "" | "gfni" => fastest(),
         other => {
             // Not a panic: a typo in an environment variable should not stop a run, but it must
-            // not pass silently either.
-            eprintln!(
+            // not pass silently either. A stderr nobody reads must not make it a panic.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
                 "exaraid: {ENGINE_ENV}={other} is not an engine (use 'portable', 'isal' or 'gfni'); using the default"
             );
             fastest()
