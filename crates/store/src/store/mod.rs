@@ -725,6 +725,10 @@ const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors
 /// completion of plans durable before it) on a full metadata disk.
 const METADATA_DISK_FULL_CAUSE: &str =
     "this open must journal the completion of writes that finished before it, and the store's metadata disk is full";
+/// The cause of an open whose recovery could not journal what it decided (or checkpoint
+/// it) on a full metadata disk.
+const RECOVERY_METADATA_DISK_FULL_CAUSE: &str =
+    "the recovery this open runs must journal what it decides, and the store's metadata disk is full";
 /// How a settle refused for room ends its message: the way out when the store is open for
 /// changes. Cut from the cause of a store open for reads only, where `rm` is refused like
 /// every change until the recovery finishes (review s12r R12-3: the advice looped).
@@ -735,11 +739,24 @@ pub(crate) const SETTLE_NO_SPACE_WAY_OUT: &str =
 /// an unavailable OSS ("reads fall back to parity, writes need `exaraid store rebuild`"),
 /// which is wrong here: the OSS answers reads, the store is not degraded, and a rebuild is
 /// refused like every change (review s9s S9-4).
-fn reads_only_cause(e: &StoreError) -> ReadsOnly {
+fn reads_only_cause(e: &StoreError, dir: &Path) -> ReadsOnly {
     let unfinished = |cause: String| ReadsOnly {
         kind: ReadsOnlyKind::RecoveryUnfinished,
         cause,
     };
+    // The recovery's own journal append or state checkpoint on a full metadata disk: no OSS
+    // is full and `fail --oss` cannot help (review s13r R13-3). Told by the file the error
+    // names (the journal's and the checkpoint's I/O errors name their path).
+    if let StoreError::NoSpace(why) = e {
+        let journal = format!("journal {}", dir.join("journal").display());
+        let state = format!("writing {}", dir.join("state").display());
+        if why.starts_with(&journal) || why.starts_with(&state) {
+            return ReadsOnly {
+                kind: ReadsOnlyKind::MetadataDiskFull,
+                cause: format!("{RECOVERY_METADATA_DISK_FULL_CAUSE} ({why})"),
+            };
+        }
+    }
     match e {
         StoreError::Backend(crate::backend::BackendError::OutOfDescriptors { oss, why }) => {
             ReadsOnly {
@@ -1687,7 +1704,7 @@ impl Store {
                         drop(core);
                         store.poisoned.store(true, Ordering::SeqCst);
                         *store.reads_only_cut_stripes.lock() = cut_stripes;
-                        *store.reads_only.lock() = Some(reads_only_cause(&e));
+                        *store.reads_only.lock() = Some(reads_only_cause(&e, &store.dir));
                         return Ok(store);
                     }
                     Err(e) => return Err(e),
@@ -3925,7 +3942,11 @@ mod reads_only_message_tests {
             oss: "0".to_string(),
             why: "Too many open files (os error 24)".to_string(),
         });
-        let msg = reads_only_message(false, &reads_only_cause(&e), Path::new("/s"));
+        let msg = reads_only_message(
+            false,
+            &reads_only_cause(&e, Path::new("/s")),
+            Path::new("/s"),
+        );
         assert!(msg.contains("ulimit -n"), "{msg}");
         assert!(!msg.contains("store fail"), "{msg}");
         assert!(!msg.contains("free space"), "{msg}");
@@ -3936,11 +3957,40 @@ mod reads_only_message_tests {
         let e = StoreError::NoSpace(format!(
             "moving the cached bytes home needs room that is not there: OSS 0 is full.{SETTLE_NO_SPACE_WAY_OUT}"
         ));
-        let msg = reads_only_message(false, &reads_only_cause(&e), Path::new("/s"));
+        let msg = reads_only_message(
+            false,
+            &reads_only_cause(&e, Path::new("/s")),
+            Path::new("/s"),
+        );
         assert!(msg.contains("OSS 0 is full"), "{msg}");
         assert!(!msg.contains("store rm` a file"), "{msg}");
         assert!(msg.contains("`rm` included"), "{msg}");
         assert!(msg.contains("grow it"), "{msg}");
+    }
+
+    /// Review s13r R13-3: the recovery's journal append on a full metadata disk named "the
+    /// OSS" and advised `fail --oss`; it is the metadata disk's room that is missing.
+    #[test]
+    fn a_full_metadata_disk_in_recovery_gets_the_metadata_advice_not_the_oss_one() {
+        for file in ["journal /s/journal", "writing /s/state.tmp"] {
+            let e = StoreError::NoSpace(format!(
+                "{file}: the disk is full (No space left on device (os error 28)); free space and retry, nothing acknowledged was lost"
+            ));
+            let why = reads_only_cause(&e, Path::new("/s"));
+            assert_eq!(why.kind, ReadsOnlyKind::MetadataDiskFull, "{file}");
+            let msg = reads_only_message(false, &why, Path::new("/s"));
+            assert!(msg.contains("file system holding /s"), "{msg}");
+            assert!(!msg.contains("store fail"), "{msg}");
+            assert!(!msg.contains("the OSS named"), "{msg}");
+        }
+        // An OSS's own full disk keeps the OSS wording.
+        let e = StoreError::NoSpace(
+            "OSS 2 (/s/oss-2) is full (No space left on device (os error 28))".into(),
+        );
+        assert_eq!(
+            reads_only_cause(&e, Path::new("/s")).kind,
+            ReadsOnlyKind::RecoveryUnfinished
+        );
     }
 
     #[test]
@@ -3949,7 +3999,11 @@ mod reads_only_message_tests {
             oss: "1".to_string(),
             why: "Input/output error".to_string(),
         });
-        let msg = reads_only_message(false, &reads_only_cause(&e), Path::new("/s"));
+        let msg = reads_only_message(
+            false,
+            &reads_only_cause(&e, Path::new("/s")),
+            Path::new("/s"),
+        );
         assert!(msg.contains("store fail"), "{msg}");
     }
 }
