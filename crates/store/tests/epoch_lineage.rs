@@ -221,7 +221,7 @@ fn a_rebuild_in_place_over_another_copys_directory_then_a_crash_opens() {
         one_long_session(&s.dir, 20);
     });
     short_sessions(&s.dir, &mut want, 10);
-    let mut store = Store::open(&s.dir).unwrap();
+    let store = Store::open(&s.dir).unwrap();
     store.fail_oss(1).unwrap();
     store.close().unwrap();
     let own = s.dir.join("oss-1");
