@@ -932,6 +932,29 @@ pub fn rebuild_floor_key(oss: usize) -> usize {
     METADATA_EPOCH_KEY + 1 + oss
 }
 
+/// How many of its latest metadata epochs the state keeps the token of: the epoch lineage
+/// (`epoch_lineage_key`). Why: an OSS behind the metadata's epoch (a crash between a bump
+/// and telling it, an OSS down at the bumps) must be behind on THIS store's line, told that
+/// very epoch by this metadata; one told that number with another token is another copy's
+/// (a whole copy of the store that went on on its own), or this metadata is (review s12r
+/// R12-5: only equal numbers were compared, and such an OSS served the other copy's bytes
+/// with exit 0). Why 1024: a session that writes makes 2 epochs (one more per checkpoint),
+/// so copies are told apart until one ran some 500 writing sessions more than the other
+/// since they parted; each epoch kept is one entry (~30 bytes) of the state file, which every
+/// checkpoint rewrites (30 KiB in all). An OSS further behind, or told an epoch an older
+/// binary made (it keeps no lineage), is not checked, as before.
+pub const EPOCH_LINEAGE_LEN: u64 = 1024;
+
+/// The key of `State::oss_generations` that holds the epoch lineage's entry for epoch
+/// `number` (packed `MetadataEpoch`; the slot of `number % EPOCH_LINEAGE_LEN`, a newer epoch
+/// replacing an older one there). Why keys of `oss_generations` (as `METADATA_EPOCH_KEY`):
+/// every binary since session 4 carries them through its checkpoints unchanged, so no newer
+/// state header is needed and older binaries still open the store; they add no entries
+/// (their epochs are not checked), and their rebuild floor keys lie below these.
+pub fn epoch_lineage_key(number: u64) -> usize {
+    rebuild_floor_key(0) + crate::store::OSS_COUNT_MAX + (number % EPOCH_LINEAGE_LEN) as usize
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct State {
     /// The last journal record included.
@@ -1080,6 +1103,32 @@ impl State {
         self.oss_generations
             .get(&METADATA_EPOCH_KEY)
             .map(|&packed| crate::backend::MetadataEpoch::unpacked(packed))
+    }
+
+    /// A new metadata epoch on record without a journal record (the close's, on record with
+    /// its checkpoint): as a bump record's effect.
+    pub fn set_metadata_epoch(&mut self, epoch: crate::backend::MetadataEpoch) {
+        let recorded = self.oss_generations.entry(METADATA_EPOCH_KEY).or_insert(0);
+        assert!(epoch.packed() > *recorded, "{epoch:?} after {recorded:#x}");
+        *recorded = epoch.packed();
+        self.keep_epoch_lineage(epoch.packed());
+    }
+
+    /// The token this store made epoch `number` with, if the state still keeps it (see
+    /// `EPOCH_LINEAGE_LEN`).
+    pub fn epoch_lineage_token(&self, number: u64) -> Option<u32> {
+        let packed = *self.oss_generations.get(&epoch_lineage_key(number))?;
+        let kept = crate::backend::MetadataEpoch::unpacked(packed);
+        (kept.number == number).then_some(kept.token)
+    }
+
+    fn keep_epoch_lineage(&mut self, packed: u64) {
+        let number = crate::backend::MetadataEpoch::unpacked(packed).number;
+        let slot = self
+            .oss_generations
+            .entry(epoch_lineage_key(number))
+            .or_insert(0);
+        *slot = (*slot).max(packed);
     }
 
     /// The oldest state header version whose readers understand this snapshot (see
@@ -1537,6 +1586,9 @@ impl State {
                 for &(oss, generation) in generations {
                     let recorded = self.oss_generations.entry(oss).or_insert(0);
                     *recorded = (*recorded).max(generation);
+                    if oss == METADATA_EPOCH_KEY {
+                        self.keep_epoch_lineage(generation);
+                    }
                 }
             }
             Rec::Restore { pieces, .. } => {

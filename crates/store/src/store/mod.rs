@@ -2094,6 +2094,17 @@ impl Store {
                     told.number,
                 )));
             }
+            // One failed on record is not read: `online` checks it before taking it back.
+            let another_line = Some(told)
+                .filter(|_| !state.failed_oss.contains(&i))
+                .and_then(|told| Store::epoch_of_another_line(state, told));
+            if let Some(ours) = another_line {
+                return Err(StoreError::Metadata(format!(
+                    "{}: {} {what_to_do}. If only OSS {i}'s directory is another copy's, move it aside instead: the store then opens without OSS {i}, degraded, and `exaraid store fail` and `rebuild` replace it",
+                    dir.display(),
+                    Store::another_line_problem(i, &b.location(), told, ours, recorded_number),
+                )));
+            }
             if told.number == recorded_number && Some(told) != on_record {
                 return Err(StoreError::Metadata(format!(
                     "{}: OSS {i} ({}) belongs to another copy of this store: it was told metadata epoch {} with token {:08x}, but this store's state and journal made epoch {} with token {:08x}. A copy of the store (its directory or its OSS directories) went on on its own and its OSS directory is mixed in here; opened, the store would read that copy's bytes as its own. {what_to_do}",
@@ -2107,6 +2118,35 @@ impl Store {
             }
         }
         Ok(recovered)
+    }
+
+    /// This store's token for epoch `told.number` if `told` is not it: an OSS told `told` was
+    /// told it by another copy of the store (or this metadata is another copy's). Only epochs
+    /// behind the record, within the lineage the state keeps (`EPOCH_LINEAGE_LEN`); the
+    /// epoch on record itself is compared by the caller (as before the lineage).
+    fn epoch_of_another_line(state: &State, told: MetadataEpoch) -> Option<u32> {
+        let recorded_number = state.metadata_epoch().map_or(0, |e| e.number);
+        if told.number >= recorded_number {
+            return None;
+        }
+        state
+            .epoch_lineage_token(told.number)
+            .filter(|&ours| ours != told.token)
+    }
+
+    /// What `epoch_of_another_line` found, for the open's and `online`'s refusals.
+    pub(super) fn another_line_problem(
+        oss: usize,
+        location: &str,
+        told: MetadataEpoch,
+        ours: u32,
+        recorded_number: u64,
+    ) -> String {
+        assert!(told.token != ours && told.number < recorded_number);
+        format!(
+            "OSS {oss} ({location}) belongs to another copy of this store, or this store's state and journal are another copy's: the OSS was told metadata epoch {} with token {:08x}, but this store's state and journal made epoch {} with token {ours:08x} (and went on to epoch {recorded_number}). A copy of the store (its directory and OSS directories) went on on its own, and its OSS directory is mixed in here or its state and journal were put over this store's; opened, the store would read that copy's bytes as its own.",
+            told.number, told.token, told.number,
+        )
     }
 
     /// The bump record of `told` (`bump_epoch`'s record, as record `seq`), if the journal's
@@ -3700,9 +3740,7 @@ impl Store {
         // record), only the hot copy is not told then.
         let seal = core.epoch_bumped.then(|| Store::next_epoch(core));
         if let Some(epoch) = seal {
-            core.state
-                .oss_generations
-                .insert(METADATA_EPOCH_KEY, epoch.packed());
+            core.state.set_metadata_epoch(epoch);
             // This is the bump of what the checkpoint may still journal (generations).
             core.epoch_due = false;
         }

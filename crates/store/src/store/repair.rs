@@ -490,6 +490,7 @@ impl Store {
                     Store::rolled_back_problem(generation, recorded)
                 )));
             }
+            self.refuse_epoch_of_another_copy(oss, &fresh)?;
             self.refuse_zone_files_not_as_written(oss, &fresh)?;
             if take_back {
                 self.take_back_oss(oss, &fresh)?;
@@ -505,6 +506,41 @@ impl Store {
         self.write_back_restored(oss)?;
         let mut core = self.core.lock();
         self.checkpoint_locked(&mut core)
+    }
+
+    /// `online_oss`: refuse a directory told a metadata epoch this store's state and journal
+    /// did not make (ahead of them, or another token at that number: see
+    /// `epoch_of_another_line`). The open does not check an OSS failed on record, so another
+    /// copy's directory put in its place meanwhile would be taken back with that copy's
+    /// bytes (review s12r R12-5).
+    fn refuse_epoch_of_another_copy(
+        &self,
+        oss: usize,
+        fresh: &DirBackend,
+    ) -> Result<(), StoreError> {
+        let Some(told) = fresh.metadata_epoch()? else {
+            return Ok(());
+        };
+        let core = self.core.lock();
+        let on_record = core.state.metadata_epoch();
+        let recorded_number = on_record.map_or(0, |e| e.number);
+        let location = fresh.location();
+        let problem = if let Some(ours) = Store::epoch_of_another_line(&core.state, told) {
+            Store::another_line_problem(oss, &location, told, ours, recorded_number)
+        } else if told.number > recorded_number
+            || (told.number == recorded_number && Some(told) != on_record)
+        {
+            format!(
+                "OSS {oss} ({location}) belongs to another copy of this store: it was told metadata epoch {} with token {:08x}, which this store's state and journal (at epoch {recorded_number}) did not make.",
+                told.number, told.token
+            )
+        } else {
+            return Ok(());
+        };
+        Err(StoreError::BadInput(format!(
+            "refused, nothing changed: {problem} Put this OSS's own directory back, or rebuild it: `exaraid store rebuild {} --oss {oss}`",
+            self.dir.display()
+        )))
     }
 
     /// `online_oss`: refuse a directory whose zone files of live objects are not as its
