@@ -2429,6 +2429,20 @@ impl Store {
         _exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
     ) -> Result<(), StoreError> {
         let removing: Vec<u64> = self.core.lock().state.removing.iter().copied().collect();
+        if removing.is_empty() {
+            return Ok(());
+        }
+        {
+            // Durable before the first deletion (see `Rec::DeletionsBegin`): from here on the
+            // `Replace` or `Remove` that named these is not the journal's last record, so
+            // damage to the last record can no longer undo it after its objects went.
+            let mut core = self.core.lock();
+            let rec = Rec::DeletionsBegin {
+                objects: removing.clone(),
+                cache_zone: false,
+            };
+            self.journal(&mut core, rec, true)?;
+        }
         for id in removing {
             assert!(
                 self.core.lock().state.file_by_id(id).is_none(),
