@@ -172,3 +172,120 @@ fn a_flush_killed_while_deleting_the_cache_zone_then_its_last_record_damaged_rea
         );
     }
 }
+
+/// The kinds of the journal's records, in order (payload JSON: `{"seq": N, "rec": KIND or
+/// {KIND: ...}}`), with where each starts.
+fn journal_records(journal: &[u8]) -> Vec<(usize, String)> {
+    let mut records = Vec::new();
+    let mut at = 0usize;
+    while at + 8 <= journal.len() {
+        let len = u32::from_le_bytes(journal[at..at + 4].try_into().unwrap()) as usize;
+        let payload: serde_json::Value =
+            serde_json::from_slice(&journal[at + 8..at + 8 + len]).unwrap();
+        let kind = match &payload["rec"] {
+            serde_json::Value::String(kind) => kind.clone(),
+            rec => rec.as_object().unwrap().keys().next().unwrap().clone(),
+        };
+        records.push((at, kind));
+        at += 8 + len;
+    }
+    records
+}
+
+/// The journal as a binary before session 13 leaves it: no `DeletionsBegin` between the
+/// record that allowed the deletions (`Replace`, `Remove`, `PlannerReset`) and them. The
+/// records from the last such one on are cut back to it; `false` when there is none.
+fn as_an_older_binary_left_it(dir: &Path) -> bool {
+    let path = dir.join("journal");
+    let journal = std::fs::read(&path).unwrap();
+    let records = journal_records(&journal);
+    let Some(i) = records.iter().rposition(|(_, k)| k == "DeletionsBegin") else {
+        return false;
+    };
+    let allowed = ["Replace", "Remove", "PlannerReset"];
+    let Some(j) = records[..i]
+        .iter()
+        .rposition(|(_, k)| allowed.contains(&k.as_str()))
+    else {
+        return false;
+    };
+    let end = records.get(j + 1).map_or(journal.len(), |(at, _)| *at);
+    std::fs::write(&path, &journal[..end]).unwrap();
+    true
+}
+
+/// The safety net under the fix, for journals an older binary wrote (no `DeletionsBegin`):
+/// a put, rm or flush killed at every zone-file deletion, the journal cut back to the
+/// record that allowed the deletions, that record damaged. The open sees the deletions on
+/// the OSSs: a settle's end is rolled forward (its bytes are home), a removed file's bytes
+/// are recorded lost, named; never zeros with exit 0.
+#[test]
+fn deletions_after_a_damaged_record_of_an_older_binary_read_right_or_lost_never_zeros() {
+    let new = bytes(3, F_BYTES);
+    let old = bytes(1, F_BYTES);
+    let written = bytes(4, WRITE_BYTES);
+    let mut f_now = old.clone();
+    f_now[WRITE_AT..WRITE_AT + WRITE_BYTES].copy_from_slice(&written);
+    let lost_or = |dir: &Path, allowed: &[&[u8]], what: &str| {
+        let out = exaraid(&["store", "get", s(dir), "f"], b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            if out.status.success() {
+                allowed.iter().any(|a| out.stdout == *a)
+            } else {
+                err.contains("are lost") || err.contains("no file")
+            },
+            "{what}: 'f' read {} bytes ({} zeros), exit {:?}: {err}",
+            out.stdout.len(),
+            out.stdout.iter().filter(|&&b| b == 0).count(),
+            out.status.code()
+        );
+        reads_one_of(dir, "g", &[&bytes(2, G_BYTES)], false, what);
+    };
+    let write_f = |dir: &Path| {
+        let at = WRITE_AT.to_string();
+        ok(&["store", "write", s(dir), "f", "--offset", &at], &written);
+    };
+    let scenes: [(&str, &str, &[u8]); 4] = [
+        ("rmw", "put", &new),
+        ("rmw", "rm", b""),
+        ("wcl", "flush", b""),
+        ("wcl", "put", &new),
+    ];
+    for (write_path, command, stdin) in scenes {
+        let root = fast_tempdir("exaraid-damaged-tail-older-");
+        let mut scenes_seen = 0;
+        for k in 1..=KILLS_MAX {
+            let dir = root.path().join(format!("k{k}"));
+            store_with_f_and_g(&dir, write_path);
+            if command == "flush" {
+                write_f(&dir);
+            }
+            let mut args = vec!["store", command, s(&dir)];
+            if command != "flush" {
+                args.push("f");
+            }
+            if !killed_at(&args, stdin, &format!("{REMOVE_ZONE}:{k}")) {
+                break;
+            }
+            let what =
+                format!("{write_path} {command} killed at deletion {k}, an older binary's journal");
+            if as_an_older_binary_left_it(&dir) {
+                scenes_seen += 1;
+                damage_last_journal_record(&dir);
+                if command == "flush" {
+                    // Rolled forward: the settle had moved every cached byte home.
+                    reads_one_of(&dir, "f", &[&f_now], false, &what);
+                    reads_one_of(&dir, "g", &[&bytes(2, G_BYTES)], false, &what);
+                } else {
+                    lost_or(&dir, &[&old, &new], &what);
+                }
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        assert!(
+            scenes_seen >= 5,
+            "{write_path} {command}: {scenes_seen} scenes"
+        );
+    }
+}

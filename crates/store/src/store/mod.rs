@@ -42,6 +42,7 @@
 
 #[cfg(test)]
 mod core_held;
+mod cut_deletions;
 mod exec;
 #[cfg(test)]
 mod lock_errors;
@@ -1370,6 +1371,11 @@ impl Store {
             window_timeout_ns: sb.window_timeout_ms.saturating_mul(1_000_000),
             ..StrategyConfig::default()
         };
+        if journal_tail_cut.is_some() && metadata_read_only.is_none() {
+            // Deletions the cut record allowed may have run (an older binary's journal).
+            let (b, j) = (&backends, &mut journal);
+            cut_deletions::journal_cut_deletions(b, &layout, kind, config, &mut state, j)?;
+        }
         let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
         let undurable: Vec<(usize, IoPlan)> = plans
             .iter()
