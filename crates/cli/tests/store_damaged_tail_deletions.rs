@@ -192,30 +192,30 @@ fn journal_records(journal: &[u8]) -> Vec<(usize, String)> {
     records
 }
 
-/// The journal as a binary before session 13 leaves it: no `DeletionsBegin` between the
-/// record that allowed the deletions (`Replace`, `Remove`, `PlannerReset`) and them. The
-/// records from the last such one on are cut back to it; `false` when there is none.
+/// The journal as a binary before session 13 leaves it: no record between the one that
+/// allowed the deletions (`Replace`, `Remove`, `PlannerReset`) and them. The records after
+/// the last such one are cut off; `false` when there is none, or nothing after it.
 fn as_an_older_binary_left_it(dir: &Path) -> bool {
     let path = dir.join("journal");
     let journal = std::fs::read(&path).unwrap();
     let records = journal_records(&journal);
-    let Some(i) = records.iter().rposition(|(_, k)| k == "DeletionsBegin") else {
-        return false;
-    };
     let allowed = ["Replace", "Remove", "PlannerReset"];
-    let Some(j) = records[..i]
+    let Some(j) = records
         .iter()
         .rposition(|(_, k)| allowed.contains(&k.as_str()))
     else {
         return false;
     };
-    let end = records.get(j + 1).map_or(journal.len(), |(at, _)| *at);
+    let Some(&(end, _)) = records.get(j + 1) else {
+        return false;
+    };
     std::fs::write(&path, &journal[..end]).unwrap();
     true
 }
 
-/// The safety net under the fix, for journals an older binary wrote (no `DeletionsBegin`):
-/// a put, rm or flush killed at every zone-file deletion, the journal cut back to the
+/// The safety net under the fix, for journals an older binary wrote (no record between
+/// the one that allows deletions and them): a put, rm or flush killed at every zone-file
+/// deletion, the journal cut back to the
 /// record that allowed the deletions, that record damaged. The open sees the deletions on
 /// the OSSs: a settle's end is rolled forward (its bytes are home), a removed file's bytes
 /// are recorded lost, named; never zeros with exit 0.

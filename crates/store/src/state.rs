@@ -332,6 +332,9 @@ pub enum Rec {
     /// an acknowledged write's OSSs are recorded at least as far as that write. Why: at open
     /// an OSS behind its record was rolled back to an older copy (review s4e E4c) and must
     /// not be read. Never ahead of the OSS: it is read from the OSS after its fdatasync.
+    /// Also journaled fsync'd, with no generation maybe, as the record that follows a
+    /// `Replace`, `Remove` or a settle's `PlannerReset` before the deletions they allow
+    /// (`Store::journal_before_deletions`, review s12r R12-7, R12-8): every binary reads it.
     OssGenerations {
         generations: Vec<(usize, u64)>,
     },
@@ -447,21 +450,6 @@ pub enum Rec {
     /// block as known where its payload, the window's cached bytes laid over, has this crc
     /// (`known_by_move_home_crcs`). Whole blocks need none: the cached bytes cover them.
     MoveHomeCrcs(WindowBlockCrcs),
-    /// Deletions no replay can undo begin once this record is durable: the objects of the
-    /// removed files `objects` (`State::removing`, after a `Replace` or `Remove`) and, with
-    /// `cache_zone`, a finished settle's cache zone and settle copies (after its
-    /// `PlannerReset`). It changes nothing in the state. Why a record of its own (review s12r
-    /// R12-7, R12-8): the open cuts a damaged LAST record as a torn append, as if never
-    /// made. Were that the `Replace`, `Remove` or `PlannerReset` whose deletions had begun,
-    /// the name would point at deleted objects again, or the planner at a deleted cache
-    /// zone, and both read as never-written slots: zeros, exit 0. With this record between
-    /// them, the record that allows a deletion is never the last one once a deletion began:
-    /// a damaged last record is this one (cut, the intact records before it still say what
-    /// goes, and the next open deletes it again) or one whose deletions never began.
-    DeletionsBegin {
-        objects: Vec<u64>,
-        cache_zone: bool,
-    },
 }
 
 /// See `Rec::WindowBlockCrcs`.
@@ -802,9 +790,6 @@ impl Rec {
             Rec::ClockSkew { .. } => crate::superblock::STATE_VERSION_SESSION12_RECORDS,
             // A session-11 binary cannot parse it.
             Rec::MoveHomeCrcs(_) => crate::superblock::STATE_VERSION_SESSION12_RECORDS,
-            // A session-12 binary cannot parse it: last, it would cut it as a torn tail
-            // (harmless), but before other records it would refuse the journal as damaged.
-            Rec::DeletionsBegin { .. } => crate::superblock::STATE_VERSION_SESSION13_RECORDS,
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -1297,8 +1282,6 @@ impl State {
             Rec::WroteNothing { .. } | Rec::WindowBlockCrcs(_) => false,
             // The store's clock.
             Rec::ClockSkew { .. } => false,
-            // A note that deletions of what nothing reads any more begin.
-            Rec::DeletionsBegin { .. } => false,
             _ => true,
         };
         if may_change_bytes {
@@ -1607,8 +1590,6 @@ impl State {
                 // Bounded: only move homes not durable yet, two blocks per piece at most.
                 self.move_home_crcs.push(w.clone());
             }
-            // Only a barrier in the journal (see the record): what goes is on record before.
-            Rec::DeletionsBegin { .. } => {}
         }
     }
 

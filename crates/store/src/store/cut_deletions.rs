@@ -1,5 +1,5 @@
-//! The safety net under `Rec::DeletionsBegin` (review s12r R12-7, R12-8; task s13b). A
-//! journal written before session 13 has no such record: the `Replace`, `Remove` or
+//! The safety net under `Store::journal_before_deletions` (review s12r R12-7, R12-8; task
+//! s13b). In a journal written before session 13 the `Replace`, `Remove` or
 //! `PlannerReset` that allowed a deletion may be its LAST record while the deletion ran,
 //! and an open that cuts that record as damaged takes it as never made, though the zone
 //! files it let go are gone; a missing zone file reads as never-written slots: zeros, exit 0.

@@ -2480,15 +2480,10 @@ impl Store {
         crate::torture::kill_point(crate::torture::SETTLE_SYNCED);
         // Restart the planner (durably: only then may the cache zone go); this record also
         // ends the settle. Windows still open are started again in the new epoch. Then a
-        // record after it, and one fsync for both before the cache zone and settle copies
-        // go: a damaged last record can no longer undo the reset once they went (see
-        // `Rec::DeletionsBegin`; review s12r R12-8).
+        // record after it, one fsync for both, before the cache zone and settle copies go: a
+        // damaged last record can no longer undo the reset once they went (review s12r R12-8).
         self.journal(core, Rec::PlannerReset, false)?;
-        let deletions = Rec::DeletionsBegin {
-            objects: Vec::new(),
-            cache_zone: true,
-        };
-        self.journal(core, deletions, true)?;
+        self.journal_before_deletions(core)?;
         for (oss, b) in self.backends.iter().enumerate() {
             if !b.healthy() {
                 continue;

@@ -323,27 +323,3 @@ fn move_home_crcs_turn_the_state_header_to_version_5_until_a_checkpoint_drops_th
         |state| state.move_home_crcs == vec![crcs.clone()],
     );
 }
-
-/// Session 13's barrier before deletions (`Rec::DeletionsBegin`, task s13b: review s12r
-/// R12-7, R12-8) turns the header to version 6, which session-12 binaries refuse (they read
-/// 1 to 5 and cannot parse it: with records after it they would refuse the journal as
-/// damaged); the state holds nothing of it, so the close's checkpoint turns it back to 1.
-/// A put of a new name deletes nothing and journals none; `rm` does.
-#[test]
-fn deletions_begin_turns_the_state_header_to_version_6_until_a_checkpoint() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = store_holding_f(dir.path());
-    store.put("g", &[8u8; 100]).unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
-    store.remove("g").unwrap();
-    assert_header_version(
-        dir.path(),
-        crate::superblock::STATE_VERSION_SESSION13_RECORDS,
-    );
-    store.close().unwrap();
-    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
-    let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
-    assert!(store.get("g").is_err(), "g was removed");
-    store.close().unwrap();
-}
