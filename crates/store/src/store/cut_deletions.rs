@@ -96,7 +96,14 @@ fn settle_ended(
     let Some(settling) = &state.settling else {
         return Ok(false);
     };
-    let (strategy, _) = replay(kind, layout, config, &state.inputs)?;
+    let (strategy, plans) = replay(kind, layout, config, &state.inputs)?;
+    if plans.iter().any(|(_, p)| !state.durable.contains(&p.id)) {
+        // A plan cut by a crash may never have written the cache zone it names (the
+        // first cache write to an OSS creates its cache zone file): its absence proves
+        // nothing then. (A flush's settle runs once every plan is durable; recovery's,
+        // beside plans a crash cut, is not rolled forward.)
+        return Ok(false);
+    }
     let sdb = layout.stripe_data_bytes();
     let mut cache_gone = false;
     for meta in state.files.values() {
