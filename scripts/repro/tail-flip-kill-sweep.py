@@ -5,7 +5,8 @@
 exactly, the command's file old or new (rm: old or absent; write: each byte old or new),
 never other bytes with exit 0. Prints each bad case and a DONE line (R12-1, R12-7 found so).
 Usage: tail-flip-kill-sweep.py CMD K1-K2   CMD: put | rm | write | flush | end
-Env: EXARAID, SHIM, WPATH (rmw|wcl|delayed), CODE (raid5), REPRO_DIR."""
+Env: EXARAID, SHIM, WPATH (rmw|wcl|delayed), CODE (raid5), REPRO_DIR; EXARAID_KILLED: the
+binary of the killed command only (default EXARAID; an older one leaves an older journal)."""
 import os, sys, subprocess, shutil, random
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from importlib import import_module
@@ -13,9 +14,10 @@ recs = import_module("journal-records").recs
 E = os.environ.get("EXARAID", "exaraid"); SH = os.environ.get("SHIM", "/tmp/repro-r12-killshim.so")
 R = os.environ.get("REPRO_DIR", "/tmp/repro-r12-tf"); WP = os.environ.get("WPATH", "wcl"); CODE = os.environ.get("CODE", "raid5")
 CMD = sys.argv[1]; k1, k2 = map(int, sys.argv[2].split("-"))
-def run(a, inp=b"", env=None):
+K = os.environ.get("EXARAID_KILLED", E)
+def run(a, inp=b"", env=None, exe=None):
     e = dict(os.environ); e.pop("LD_PRELOAD", None); e.update(env or {})
-    return subprocess.run([E, "store"] + a, input=inp, capture_output=True, env=e, timeout=300)
+    return subprocess.run([exe or E, "store"] + a, input=inp, capture_output=True, env=e, timeout=300)
 rng = random.Random(5); A = rng.randbytes(30000); B = rng.randbytes(30000); G = rng.randbytes(20000)
 W = rng.randbytes(5000); O = 700
 d = R + "/s"; stats = {}
@@ -31,7 +33,7 @@ for k in range(k1, k2 + 1):
         run(["write", d, "f", "--offset", str(O)], W); cur[O:O + len(W)] = W
     args = {"put": ["put", d, "f"], "rm": ["rm", d, "f"], "write": ["write", d, "f", "--offset", str(O)],
             "flush": ["flush", d], "end": ["delayed", "end", d, tok or "x"]}[CMD]
-    p = run(args, B if CMD == "put" else W, env={"LD_PRELOAD": SH, "KILLN": str(k)})
+    p = run(args, B if CMD == "put" else W, env={"LD_PRELOAD": SH, "KILLN": str(k)}, exe=K)
     if p.returncode != -9: print("k=%d: not killed (rc %d): done" % (k, p.returncode)); break
     b = bytearray(open(d + "/journal", "rb").read()); rs = recs(bytes(b)); kind = rs[-1][2] if rs else "-"
     if rs:

@@ -332,6 +332,9 @@ pub enum Rec {
     /// an acknowledged write's OSSs are recorded at least as far as that write. Why: at open
     /// an OSS behind its record was rolled back to an older copy (review s4e E4c) and must
     /// not be read. Never ahead of the OSS: it is read from the OSS after its fdatasync.
+    /// Also journaled fsync'd, with no generation maybe, as the record that follows a
+    /// `Replace`, `Remove` or a settle's `PlannerReset` before the deletions they allow
+    /// (`Store::journal_before_deletions`, review s12r R12-7, R12-8): every binary reads it.
     OssGenerations {
         generations: Vec<(usize, u64)>,
     },

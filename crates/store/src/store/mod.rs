@@ -42,6 +42,7 @@
 
 #[cfg(test)]
 mod core_held;
+mod cut_deletions;
 mod exec;
 #[cfg(test)]
 mod lock_errors;
@@ -1387,6 +1388,11 @@ impl Store {
             window_timeout_ns: sb.window_timeout_ms.saturating_mul(1_000_000),
             ..StrategyConfig::default()
         };
+        if journal_tail_cut.is_some() && metadata_read_only.is_none() {
+            // Deletions the cut record allowed may have run (an older binary's journal).
+            let (b, j) = (&backends, &mut journal);
+            cut_deletions::journal_cut_deletions(b, &layout, kind, config, &mut state, j)?;
+        }
         let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
         let undurable: Vec<(usize, IoPlan)> = plans
             .iter()
@@ -1968,6 +1974,29 @@ impl Store {
         }
     }
 
+    /// Journal, fsync'd, a record after the `Replace`, `Remove` or settle's `PlannerReset`
+    /// that allows deletions no replay can undo (a removed file's objects, a settled cache
+    /// zone), before the first of them. Why (review s12r R12-7, R12-8): the open cuts a
+    /// damaged LAST record as a torn append, as if never made; were that the record whose
+    /// deletions had begun, the name would point at deleted objects again (or the planner
+    /// at a deleted cache zone), which read as never-written slots: zeros, exit 0. With a
+    /// record after it, a damaged last record is this one (cut, the records before it
+    /// still say what goes, and the open deletes it again) or one whose deletions never
+    /// began. Any record does; this one (the OSS generations grown since the last record,
+    /// often none) every binary reads, so the state header stays as it is.
+    fn journal_before_deletions(&self, core: &mut Core) -> Result<(), StoreError> {
+        self.note_generations(core)?;
+        let rec = Rec::OssGenerations {
+            generations: Vec::new(),
+        };
+        assert_eq!(
+            rec.reader_version(),
+            FORMAT_VERSION,
+            "every binary reads it"
+        );
+        self.journal(core, rec, true)
+    }
+
     /// Journal (unsynced: the next fsync'd record carries it) the generations the OSSs
     /// reached beyond the store's record (see `Rec::OssGenerations`). Cheap: one atomic
     /// load per OSS, a record only when one grew (a sync that appended to its extents log).
@@ -2486,6 +2515,11 @@ impl Store {
         _exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
     ) -> Result<(), StoreError> {
         let removing: Vec<u64> = self.core.lock().state.removing.iter().copied().collect();
+        if removing.is_empty() {
+            return Ok(());
+        }
+        // The `Replace` or `Remove` that named these is no longer the journal's last record.
+        self.journal_before_deletions(&mut self.core.lock())?;
         for id in removing {
             assert!(
                 self.core.lock().state.file_by_id(id).is_none(),

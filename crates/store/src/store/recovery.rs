@@ -2479,8 +2479,11 @@ impl Store {
             .map_err(|e| self.sync_failed_beyond_tolerance(&sync_failed, e))?;
         crate::torture::kill_point(crate::torture::SETTLE_SYNCED);
         // Restart the planner (durably: only then may the cache zone go); this record also
-        // ends the settle. Windows still open are started again in the new epoch.
-        self.journal(core, Rec::PlannerReset, true)?;
+        // ends the settle. Windows still open are started again in the new epoch. Then a
+        // record after it, one fsync for both, before the cache zone and settle copies go: a
+        // damaged last record can no longer undo the reset once they went (review s12r R12-8).
+        self.journal(core, Rec::PlannerReset, false)?;
+        self.journal_before_deletions(core)?;
         for (oss, b) in self.backends.iter().enumerate() {
             if !b.healthy() {
                 continue;

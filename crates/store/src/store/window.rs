@@ -409,7 +409,12 @@ impl Store {
             token == super::recovery::UNDECIDABLE_AFTER_CRASH
                 || token == super::recovery::UNDECIDABLE_OSS_FAILED
         };
-        let why = if lost.iter().all(|l| undecidable(&l.token)) {
+        let why = if lost
+            .iter()
+            .all(|l| l.token == super::cut_deletions::OBJECTS_DELETED)
+        {
+            "a removal of the file (a `put` over it or an `rm`) deleted its objects, and the journal record that said so was damaged and cut off when the store opened, so which content the name holds cannot be told"
+        } else if lost.iter().all(|l| undecidable(&l.token)) {
             "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside more unreadable or rotten blocks than the parity can place), so it marked them lost rather than guess"
         } else if lost.iter().any(|l| undecidable(&l.token)) {
             "these bytes are lost (an OSS failed inside a delayed window, cached bytes could not be read or rebuilt, or recovery after a crash could not tell their true bytes)"

@@ -1,0 +1,291 @@
+//! Review s12r R12-7 / R12-8: a command killed -9 while it deletes what nothing reads any
+//! more (a `put`'s or `rm`'s old objects, a settle's cache zone), then one bit of the
+//! journal's LAST record flipped (damage after its fsync: bit rot, a restore that cut a few
+//! bytes). The open cuts a damaged last record as a torn append, as if never made. When
+//! that record was the `Replace`, `Remove` or `PlannerReset` whose deletions had begun, the
+//! name pointed at deleted objects again, or the planner at a deleted cache zone, and both
+//! read as never-written slots: zeros, exit 0, scrub clean (13 of 61 put kill points, 13 of
+//! 36 rm, 9 of 111 WCL flush in the review's sweep). Whatever the kill point: every file
+//! reads its acknowledged bytes (the killed command's file its old or its new content),
+//! never other bytes with exit 0.
+
+mod common;
+
+use std::path::Path;
+
+use common::{bytes, exaraid, fast_tempdir, killed_at, ok, s};
+use exaraid_store::torture::REMOVE_ZONE;
+
+/// More deletions than any command here makes (5 OSSs, 3 zones per object, one cache zone
+/// per OSS, and a settle first for WCL): the command then finishes, ending the sweep.
+const KILLS_MAX: u64 = 40;
+const F_BYTES: usize = 30_000;
+const G_BYTES: usize = 20_000;
+const WRITE_AT: usize = 700;
+const WRITE_BYTES: usize = 5_000;
+
+/// raid5 4+1 over 5 OSSs, 4 KiB unit, holding f and g (their partial stripes cached on
+/// the WCL path); on the delayed path a window is open on f.
+fn store_with_f_and_g(dir: &Path, write_path: &str) {
+    common::init_store(
+        s(dir),
+        &["--oss", "5", "--code", "raid5", "--write-path", write_path],
+    );
+    ok(&["store", "put", s(dir), "f"], &bytes(1, F_BYTES));
+    ok(&["store", "put", s(dir), "g"], &bytes(2, G_BYTES));
+}
+
+/// Flip one bit in the middle of the payload of the journal's last record (records: length
+/// u32 LE, crc32c u32 LE, payload), as the review's `tail-flip-kill-sweep.py` does.
+fn damage_last_journal_record(dir: &Path) {
+    let path = dir.join("journal");
+    let mut journal = std::fs::read(&path).unwrap();
+    let mut at = 0usize;
+    let mut last = None;
+    while at + 8 <= journal.len() {
+        let len = u32::from_le_bytes(journal[at..at + 4].try_into().unwrap()) as usize;
+        last = Some((at, len));
+        at += 8 + len;
+    }
+    assert_eq!(
+        at,
+        journal.len(),
+        "the killed command's journal ends on a record"
+    );
+    let (start, len) = last.expect("the journal holds a record");
+    let flip = start + 8 + len / 2;
+    journal[flip] ^= 0x08;
+    std::fs::write(&path, &journal).unwrap();
+}
+
+/// `get name` reads exactly one of `allowed` (or, with `absent_ok`, says there is no such
+/// file); anything else, above all other bytes with exit 0, fails the test.
+fn reads_one_of(dir: &Path, name: &str, allowed: &[&[u8]], absent_ok: bool, what: &str) {
+    let out = exaraid(&["store", "get", s(dir), name], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        let zeros = out.stdout.iter().filter(|&&b| b == 0).count();
+        assert!(
+            allowed.iter().any(|a| out.stdout == *a),
+            "{what}: '{name}' read {} bytes ({zeros} zeros) that are none of its acknowledged contents, exit 0",
+            out.stdout.len()
+        );
+    } else {
+        assert!(
+            absent_ok && err.contains("no file"),
+            "{what}: '{name}' refused: {err}"
+        );
+    }
+}
+
+/// Kill `args` at its k-th deletion of a zone file, for every k until it finishes; after
+/// each kill the journal's last record is damaged and `check` reads the store.
+fn at_every_deletion(
+    write_path: &str,
+    prepare: impl Fn(&Path),
+    args: impl Fn(&str) -> Vec<String>,
+    stdin: &[u8],
+    check: impl Fn(&Path, &str),
+) {
+    let root = fast_tempdir("exaraid-damaged-tail-deletions-");
+    let mut killed_points = 0;
+    for k in 1..=KILLS_MAX {
+        let dir = root.path().join(format!("k{k}"));
+        store_with_f_and_g(&dir, write_path);
+        prepare(&dir);
+        let args = args(s(&dir));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        if !killed_at(&args, stdin, &format!("{REMOVE_ZONE}:{k}")) {
+            break;
+        }
+        killed_points += 1;
+        damage_last_journal_record(&dir);
+        check(
+            &dir,
+            &format!("{write_path} {args:?} killed at deletion {k}"),
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    assert!(killed_points >= 5, "the command deletes on every OSS");
+}
+
+/// `put f` over an existing file, killed while it deletes the old content's objects (and,
+/// on the WCL path, while its settle of the old content deletes the cache zone).
+#[test]
+fn a_put_killed_while_deleting_then_its_last_record_damaged_reads_old_or_new() {
+    let new = bytes(3, F_BYTES);
+    for write_path in ["rmw", "wcl"] {
+        at_every_deletion(
+            write_path,
+            |_| {},
+            |d| vec!["store".into(), "put".into(), d.into(), "f".into()],
+            &new,
+            |dir, what| {
+                reads_one_of(dir, "f", &[&bytes(1, F_BYTES), &new], false, what);
+                reads_one_of(dir, "g", &[&bytes(2, G_BYTES)], false, what);
+            },
+        );
+    }
+}
+
+/// `rm f`, killed while it deletes f's objects: f is gone or reads whole.
+#[test]
+fn an_rm_killed_while_deleting_then_its_last_record_damaged_leaves_f_whole_or_gone() {
+    for write_path in ["rmw", "wcl"] {
+        at_every_deletion(
+            write_path,
+            |_| {},
+            |d| vec!["store".into(), "rm".into(), d.into(), "f".into()],
+            b"",
+            |dir, what| {
+                reads_one_of(dir, "f", &[&bytes(1, F_BYTES)], true, what);
+                reads_one_of(dir, "g", &[&bytes(2, G_BYTES)], false, what);
+            },
+        );
+    }
+}
+
+/// `flush` of cached bytes (WCL) or of an open window's bytes (delayed), killed while its
+/// settle deletes the cache zone: every file reads every acknowledged byte, g too, which
+/// the flush only moved home.
+#[test]
+fn a_flush_killed_while_deleting_the_cache_zone_then_its_last_record_damaged_reads_right() {
+    let written = bytes(4, WRITE_BYTES);
+    let mut f_now = bytes(1, F_BYTES);
+    f_now[WRITE_AT..WRITE_AT + WRITE_BYTES].copy_from_slice(&written);
+    for write_path in ["wcl", "delayed"] {
+        at_every_deletion(
+            write_path,
+            |dir| {
+                if write_path == "delayed" {
+                    ok(&["store", "delayed", "start", s(dir), "f"], b"");
+                }
+                let at = WRITE_AT.to_string();
+                ok(&["store", "write", s(dir), "f", "--offset", &at], &written);
+            },
+            |d| vec!["store".into(), "flush".into(), d.into()],
+            b"",
+            |dir, what| {
+                reads_one_of(dir, "f", &[&f_now], false, what);
+                reads_one_of(dir, "g", &[&bytes(2, G_BYTES)], false, what);
+            },
+        );
+    }
+}
+
+/// The kinds of the journal's records, in order (payload JSON: `{"seq": N, "rec": KIND or
+/// {KIND: ...}}`), with where each starts.
+fn journal_records(journal: &[u8]) -> Vec<(usize, String)> {
+    let mut records = Vec::new();
+    let mut at = 0usize;
+    while at + 8 <= journal.len() {
+        let len = u32::from_le_bytes(journal[at..at + 4].try_into().unwrap()) as usize;
+        let payload: serde_json::Value =
+            serde_json::from_slice(&journal[at + 8..at + 8 + len]).unwrap();
+        let kind = match &payload["rec"] {
+            serde_json::Value::String(kind) => kind.clone(),
+            rec => rec.as_object().unwrap().keys().next().unwrap().clone(),
+        };
+        records.push((at, kind));
+        at += 8 + len;
+    }
+    records
+}
+
+/// The journal as a binary before session 13 leaves it: no record between the one that
+/// allowed the deletions (`Replace`, `Remove`, `PlannerReset`) and them. The records after
+/// the last such one are cut off; `false` when there is none, or nothing after it.
+fn as_an_older_binary_left_it(dir: &Path) -> bool {
+    let path = dir.join("journal");
+    let journal = std::fs::read(&path).unwrap();
+    let records = journal_records(&journal);
+    let allowed = ["Replace", "Remove", "PlannerReset"];
+    let Some(j) = records
+        .iter()
+        .rposition(|(_, k)| allowed.contains(&k.as_str()))
+    else {
+        return false;
+    };
+    let Some(&(end, _)) = records.get(j + 1) else {
+        return false;
+    };
+    std::fs::write(&path, &journal[..end]).unwrap();
+    true
+}
+
+/// The safety net under the fix, for journals an older binary wrote (no record between
+/// the one that allows deletions and them): a put, rm or flush killed at every zone-file
+/// deletion, the journal cut back to the
+/// record that allowed the deletions, that record damaged. The open sees the deletions on
+/// the OSSs: a settle's end is rolled forward (its bytes are home), a removed file's bytes
+/// are recorded lost, named; never zeros with exit 0.
+#[test]
+fn deletions_after_a_damaged_record_of_an_older_binary_read_right_or_lost_never_zeros() {
+    let new = bytes(3, F_BYTES);
+    let old = bytes(1, F_BYTES);
+    let written = bytes(4, WRITE_BYTES);
+    let mut f_now = old.clone();
+    f_now[WRITE_AT..WRITE_AT + WRITE_BYTES].copy_from_slice(&written);
+    let lost_or = |dir: &Path, allowed: &[&[u8]], what: &str| {
+        let out = exaraid(&["store", "get", s(dir), "f"], b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            if out.status.success() {
+                allowed.iter().any(|a| out.stdout == *a)
+            } else {
+                err.contains("are lost") || err.contains("no file")
+            },
+            "{what}: 'f' read {} bytes ({} zeros), exit {:?}: {err}",
+            out.stdout.len(),
+            out.stdout.iter().filter(|&&b| b == 0).count(),
+            out.status.code()
+        );
+        reads_one_of(dir, "g", &[&bytes(2, G_BYTES)], false, what);
+    };
+    let write_f = |dir: &Path| {
+        let at = WRITE_AT.to_string();
+        ok(&["store", "write", s(dir), "f", "--offset", &at], &written);
+    };
+    let scenes: [(&str, &str, &[u8]); 4] = [
+        ("rmw", "put", &new),
+        ("rmw", "rm", b""),
+        ("wcl", "flush", b""),
+        ("wcl", "put", &new),
+    ];
+    for (write_path, command, stdin) in scenes {
+        let root = fast_tempdir("exaraid-damaged-tail-older-");
+        let mut scenes_seen = 0;
+        for k in 1..=KILLS_MAX {
+            let dir = root.path().join(format!("k{k}"));
+            store_with_f_and_g(&dir, write_path);
+            if command == "flush" {
+                write_f(&dir);
+            }
+            let mut args = vec!["store", command, s(&dir)];
+            if command != "flush" {
+                args.push("f");
+            }
+            if !killed_at(&args, stdin, &format!("{REMOVE_ZONE}:{k}")) {
+                break;
+            }
+            let what =
+                format!("{write_path} {command} killed at deletion {k}, an older binary's journal");
+            if as_an_older_binary_left_it(&dir) {
+                scenes_seen += 1;
+                damage_last_journal_record(&dir);
+                if command == "flush" {
+                    // Rolled forward: the settle had moved every cached byte home.
+                    reads_one_of(&dir, "f", &[&f_now], false, &what);
+                    reads_one_of(&dir, "g", &[&bytes(2, G_BYTES)], false, &what);
+                } else {
+                    lost_or(&dir, &[&old, &new], &what);
+                }
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        assert!(
+            scenes_seen >= 5,
+            "{write_path} {command}: {scenes_seen} scenes"
+        );
+    }
+}

@@ -1,0 +1,189 @@
+//! The safety net under `Store::journal_before_deletions` (review s12r R12-7, R12-8; task
+//! s13b). In a journal written before session 13 the `Replace`, `Remove` or
+//! `PlannerReset` that allowed a deletion may be its LAST record while the deletion ran,
+//! and an open that cuts that record as damaged takes it as never made, though the zone
+//! files it let go are gone; a missing zone file reads as never-written slots: zeros, exit 0.
+//! So an open that cut a record looks at the OSSs, before the planner is replayed and
+//! before anything reads, for deletions that ran after it, and journals what they imply:
+//! - a settle's end: the replayed planner holds cached bytes on an OSS (up, trusted) whose
+//!   cache zone is gone, and the settle on record covers every cached stripe. Only a
+//!   settle's end deletes the cache zone, after its `PlannerReset` is durable and its home
+//!   writes are synced: the cut record was that `PlannerReset`, journaled again here
+//!   (rolled forward: every cached byte is home with parity).
+//! - a file's removal: a file without cached bytes or a cut write whose data or parity zone
+//!   is gone on an OSS (up, trusted) that holds a written element of it in that zone. Only
+//!   a removal deletes a file's objects, after the `Replace` or `Remove` that took the name
+//!   off it: the cut record was that. Which content that record gave the name cannot be
+//!   told for sure (a staged put content may be a failed put's, never acknowledged), so the
+//!   file's written bytes are recorded LOST, named (`OBJECTS_DELETED`), never read as zeros.
+//!
+//! These records come before the open's `JournalTailCut`: a kill between them loses that
+//! warning, not what they say (the cut record's effect is on record again).
+
+use std::collections::BTreeSet;
+
+use exaraid_plan::{Layout, StrategyConfig, StrategyKind, Zone as PlanZone};
+
+use super::recovery::replay;
+use super::{plan_err, plan_stripes, CACHE_OBJECT, LOST_RANGES_PER_RECORD_MAX};
+use crate::backend::{Backend, Zone};
+use crate::journal::Journal;
+use crate::state::{LostRange, Rec, State};
+use crate::StoreError;
+
+/// The token of bytes recorded lost because a removal whose record was cut deleted their
+/// file's objects (see the module).
+pub(super) const OBJECTS_DELETED: &str =
+    "none: a removal whose journal record was damaged and cut off deleted the file's objects";
+
+/// Written stripes per file whose elements are looked for: bounds the open's work (a file
+/// with more stripes has elements on every OSS well before).
+const STRIPES_CHECKED_PER_FILE_MAX: usize = 4096;
+
+/// An open that cut the journal's last record: journal (fsync'd) and apply to `state` what
+/// deletions that ran after that record imply (see the module); nothing when none did.
+pub(super) fn journal_cut_deletions(
+    backends: &[Box<dyn Backend>],
+    layout: &Layout,
+    kind: StrategyKind,
+    config: StrategyConfig,
+    state: &mut State,
+    journal: &mut Journal<Rec>,
+) -> Result<(), StoreError> {
+    // What each OSS whose directory can tell holds: up, neither failed nor stale on record,
+    // and listed (an OSS whose listing fails tells nothing here; reads find it later).
+    let listed: Vec<Option<BTreeSet<(u64, Zone)>>> = backends
+        .iter()
+        .enumerate()
+        .map(|(oss, b)| {
+            let trusted =
+                b.healthy() && !state.failed_oss.contains(&oss) && !state.stale_oss.contains(&oss);
+            let objects = trusted.then(|| b.objects().ok()).flatten()?;
+            Some(objects.into_iter().map(|(o, z, _)| (o, z)).collect())
+        })
+        .collect();
+    let gone = |oss: usize, object: u64, zone: Zone| {
+        listed[oss]
+            .as_ref()
+            .is_some_and(|held| !held.contains(&(object, zone)))
+    };
+    if settle_ended(layout, kind, config, state, &gone)? {
+        append(journal, state, Rec::PlannerReset)?;
+    }
+    let lost = deleted_files(layout, kind, config, state, &gone)?;
+    for ranges in lost.chunks(LOST_RANGES_PER_RECORD_MAX) {
+        let ranges = ranges.to_vec();
+        append(journal, state, Rec::Lost { ranges })?;
+    }
+    Ok(())
+}
+
+fn append(journal: &mut Journal<Rec>, state: &mut State, rec: Rec) -> Result<(), StoreError> {
+    let seq = journal.append(&rec, true)?;
+    state.apply(seq, &rec);
+    Ok(())
+}
+
+/// A settle on record ended (see the module): a cache zone holding cached bytes is gone on
+/// an OSS that can tell, and the settle covers every stripe with cached bytes.
+fn settle_ended(
+    layout: &Layout,
+    kind: StrategyKind,
+    config: StrategyConfig,
+    state: &State,
+    gone: &dyn Fn(usize, u64, Zone) -> bool,
+) -> Result<bool, StoreError> {
+    let Some(settling) = &state.settling else {
+        return Ok(false);
+    };
+    let (strategy, plans) = replay(kind, layout, config, &state.inputs)?;
+    if plans.iter().any(|(_, p)| !state.durable.contains(&p.id)) {
+        // A plan cut by a crash may never have written the cache zone it names (the
+        // first cache write to an OSS creates its cache zone file): its absence proves
+        // nothing then. (A flush's settle runs once every plan is durable; recovery's,
+        // beside plans a crash cut, is not rolled forward.)
+        return Ok(false);
+    }
+    let sdb = layout.stripe_data_bytes();
+    let mut cache_gone = false;
+    for meta in state.files.values() {
+        for stripe in strategy.cached_stripes(meta.id) {
+            let start = stripe * sdb;
+            if start >= meta.size_bytes {
+                continue;
+            }
+            if !settling.contains(&(meta.id, stripe)) {
+                return Ok(false); // cached bytes that settle did not move home
+            }
+            let len = sdb.min(meta.size_bytes - start);
+            let extents = strategy.lookup(meta.id, start, len).map_err(plan_err)?;
+            cache_gone |= extents
+                .iter()
+                .any(|x| x.zone == PlanZone::Cache && gone(x.oss, CACHE_OBJECT, Zone::Cache));
+        }
+    }
+    Ok(cache_gone)
+}
+
+/// The written ranges of every file a removal deleted (see the module), each named with
+/// an OSS that lost its zone.
+fn deleted_files(
+    layout: &Layout,
+    kind: StrategyKind,
+    config: StrategyConfig,
+    state: &State,
+    gone: &dyn Fn(usize, u64, Zone) -> bool,
+) -> Result<Vec<LostRange>, StoreError> {
+    let (strategy, plans) = replay(kind, layout, config, &state.inputs)?;
+    // A write cut by a crash may have written none of its elements: its stripes tell nothing.
+    let cut: BTreeSet<(u64, u64)> = plans
+        .iter()
+        .filter(|(_, p)| !state.durable.contains(&p.id))
+        .flat_map(|(_, p)| plan_stripes(p))
+        .collect();
+    let sdb = layout.stripe_data_bytes();
+    let element_bytes = layout.element_bytes();
+    let mut lost = Vec::new();
+    for (name, meta) in &state.files {
+        // A put's staging content (never acknowledged; every open drops it), and bytes in
+        // the cache zone (WCL, a window), whose home elements may not be written yet.
+        let cached = !strategy.cached_stripes(meta.id).is_empty()
+            || state.windows.values().any(|w| w.file == meta.id);
+        if name.ends_with("\0put") || cached {
+            continue;
+        }
+        let runs = meta.written_runs();
+        let written = |a: u64, z: u64| runs.iter().any(|&(ra, rz)| ra < z && a < rz);
+        let mut deleted_on = None;
+        let stripes = meta.written_stripes(sdb).take(STRIPES_CHECKED_PER_FILE_MAX);
+        'stripes: for stripe in stripes.filter(|&s| !cut.contains(&(meta.id, s))) {
+            // Every written stripe has its parity at home; a data element where written.
+            for oss in layout.parity_oss(meta.id, stripe) {
+                if gone(oss, meta.id, Zone::Parity) {
+                    deleted_on = Some(oss);
+                    break 'stripes;
+                }
+            }
+            for data in 0..layout.data_per_stripe() {
+                let at = layout.file_offset(stripe, data, 0);
+                let oss = layout.locate(meta.id, at).oss;
+                if written(at, at + element_bytes) && gone(oss, meta.id, Zone::Data) {
+                    deleted_on = Some(oss);
+                    break 'stripes;
+                }
+            }
+        }
+        let Some(oss) = deleted_on else {
+            continue;
+        };
+        lost.extend(runs.iter().map(|&(a, z)| LostRange {
+            file: meta.id,
+            offset_bytes: a,
+            len_bytes: z - a,
+            oss,
+            token: OBJECTS_DELETED.into(),
+            cache_addr_bytes: None,
+        }));
+    }
+    Ok(lost)
+}
