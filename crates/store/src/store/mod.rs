@@ -1342,7 +1342,7 @@ impl Store {
             Some(_) => Journal::<Rec>::open_read_only(&journal_path)?,
             None => Journal::<Rec>::open_keeping_tail(&journal_path)?,
         };
-        let journal_tail_cut = journal.tail_cut();
+        let mut journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
         for (seq, rec) in &records {
             if *seq > state.last_seq {
@@ -1352,14 +1352,20 @@ impl Store {
         state.ops.resize(n, OssOps::default());
         let cut_tail = journal.tail_bytes().map(|b| (b, journal.next_seq()));
         let recovered = Store::refuse_older_metadata(dir, &backends, &state, cut_tail)?;
+        let mut bump_mended = None;
         if let Some((seq, rec)) = recovered {
             // The cut tail was this epoch's bump record, damaged after its fsync (the OSSs
             // were told it only then): its effect, which the OSS vouches for, is applied as
             // if it had been read, so the next bump goes past the epoch that OSS holds.
             state.apply(seq, &rec);
+            bump_mended = Store::mend_bump_tail(&mut journal, seq, &rec, dir)?;
             journal.advance_to(seq + 1);
+            if bump_mended.is_some() {
+                journal_tail_cut = None;
+            }
         }
         journal.cut_tail()?;
+        crate::torture::kill_point(crate::torture::JOURNAL_TAIL);
         Store::refuse_rolled_back(&backends, &state);
         for &i in &state.failed_oss {
             if i < n {
@@ -1522,6 +1528,9 @@ impl Store {
             backends_supplied,
             sb,
         };
+        if let Some(note) = bump_mended {
+            store.deferred_warnings.lock().push(note);
+        }
         if let Some(cut) = journal_tail_cut {
             // On record at once, before anything else: the journal file is cut already, so
             // the next open would not see it again (see `Rec::JournalTailCut`). Also when
@@ -2112,6 +2121,33 @@ impl Store {
         }
         let differing = frame.iter().zip(bytes).filter(|(a, b)| a != b).count();
         (differing <= BUMP_DAMAGED_BYTES_MAX).then_some(rec)
+    }
+
+    /// The journal's torn tail is `rec`, record `seq`, the metadata epoch's bump damaged
+    /// after its fsync (`cut_tail_is_bump`): write its frame over it in place
+    /// (`Journal::rewrite_tail`), so that no open, even one killed right after, leaves a
+    /// journal without the epoch the OSSs hold (session 12's cut did: every later open
+    /// refused). No write's record is lost, so this is no tail cut (no warning, no scrub):
+    /// the note returned says what happened. `None`: the journal is read-only, the tail
+    /// stays and is dealt with as a cut one.
+    fn mend_bump_tail(
+        journal: &mut Journal<Rec>,
+        seq: u64,
+        rec: &Rec,
+        dir: &Path,
+    ) -> Result<Option<String>, StoreError> {
+        let frame = Journal::<Rec>::frame(seq, rec);
+        let at_byte = journal.len_bytes();
+        let differing = journal
+            .tail_bytes()
+            .map_or(0, |t| t.iter().zip(&frame).filter(|(a, b)| a != b).count());
+        if !journal.rewrite_tail(seq, &frame)? {
+            return Ok(None);
+        }
+        Ok(Some(format!(
+            "the journal's last record (record {seq}, at byte {at_byte} of {}/{JOURNAL_FILE}), the metadata epoch's bump, was damaged after it was written ({differing} bytes differed); the OSSs hold that epoch, so the record was written again in place. No acknowledged write was in it: nothing is lost. Damage to a written file points at the metadata disk: check it (SMART, `dmesg`)",
+            dir.display()
+        )))
     }
 
     /// At open, before anything reads an OSS: an OSS whose generation is below the one the
