@@ -713,6 +713,33 @@ fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
     )
 }
 
+/// The error of a streaming write's piece after earlier pieces were acknowledged, before
+/// `write_from` says what is durable: its cause speaks of the one write that failed
+/// ("nothing was written"), which, beside "the first N bytes ... are written", told two
+/// things at once (review s12r). Only the phrase goes; the kind and the rest stay.
+fn piece_failure(e: StoreError) -> StoreError {
+    let scoped = |m: String| {
+        m.replace(
+            "nothing was written to it",
+            "the failed piece was not written to it",
+        )
+        .replace(", nothing was written", "")
+        .replace("; nothing was written:", ":")
+        .replace(
+            "nothing was written",
+            "the failed piece was not acknowledged",
+        )
+    };
+    match e {
+        StoreError::NoSpace(m) => StoreError::NoSpace(scoped(m)),
+        StoreError::Backend(b) if b.is_no_space() => StoreError::NoSpace(scoped(b.to_string())),
+        StoreError::BadInput(m) => StoreError::BadInput(scoped(m)),
+        StoreError::Io(m) => StoreError::Io(scoped(m)),
+        StoreError::Backend(b) => StoreError::Io(scoped(b.to_string())),
+        other => other,
+    }
+}
+
 /// Most bytes a damaged metadata-epoch bump record may differ in from its frame and still
 /// be told for it (`Store::cut_tail_is_bump`): a few flipped bits or bytes, far fewer than
 /// the token's 8 hex digits and the epoch's digits together.
@@ -2790,7 +2817,7 @@ impl Store {
                     return Err(e); // nothing acknowledged: the error as `write` gives it
                 }
                 let durable_end = offset_bytes + done_bytes;
-                return Err(e.with_context(&format!(
+                return Err(piece_failure(e).with_context(&format!(
                     "the first {done_bytes} bytes of the input are written at offsets \
                      {offset_bytes}..{durable_end} and durable; the piece from offset \
                      {durable_end} (at most {PUT_PIECE_BYTES} bytes) was not acknowledged \
