@@ -2486,7 +2486,10 @@ impl Store {
     /// are up, then journal that they are gone. Under the gate exclusive (see `remove`). A
     /// crash part-way leaves the file out of the table and in `removing`: the next open
     /// deletes the rest (deleting is idempotent). A failed OSS keeps its objects of removed
-    /// files until it is rebuilt (which empties it; the `Remove` made it stale).
+    /// files until it is rebuilt (which empties it; the `Remove` made it stale). An OSS down
+    /// but not failed on record (its directory missing: a mount not there) keeps the removal
+    /// pending (no `ObjectsRemoved`): every open tries again, and its objects go when it is
+    /// back. Why (review s12r): they stayed on it for good, nothing listed them.
     fn finish_removals(
         &self,
         _exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
@@ -2497,8 +2500,10 @@ impl Store {
                 self.core.lock().state.file_by_id(id).is_none(),
                 "removing the objects of file #{id}, which is still in the file table"
             );
+            let mut left_on_an_oss_away = false;
             for (oss, b) in self.backends.iter().enumerate() {
                 if !b.healthy() {
+                    left_on_an_oss_away |= !self.core.lock().state.failed_oss.contains(&oss);
                     continue;
                 }
                 match b.remove_object(id) {
@@ -2508,6 +2513,9 @@ impl Store {
                     }
                     Err(e) => return Err(e.into()),
                 }
+            }
+            if left_on_an_oss_away {
+                continue;
             }
             // Not synced by itself: lost in a crash, the next open deletes nothing again.
             let mut core = self.core.lock();
