@@ -3,7 +3,8 @@
 //! error 21)", where raid5 reads around one OSS. Specification: whatever is in a zone
 //! file's place that is not a regular file holds none of its elements: they read as
 //! missing, decoded around within the code's tolerance, a clear error beyond it (never a
-//! bare errno), and once it is moved aside `scrub --repair` writes them again.
+//! bare errno), once it is moved aside `scrub --repair` writes them again, and `rm` of the
+//! file finishes (a directory there failed every later open).
 
 mod common;
 use common::*;
@@ -80,4 +81,13 @@ fn a_zone_file_replaced_by_a_directory_reads_around_it() {
     ok(&["store", "scrub", d, "--repair"], b"");
     ok(&["store", "scrub", d], b"");
     assert!(ok(&["store", "get", d, "f"], b"") == f);
+
+    // `rm` of the file with a directory in a zone file's place: the removal finishes (the
+    // directory, not exaraid's, stays), and every later command runs.
+    let kept = replace_with_directory(&one);
+    std::fs::remove_file(kept).unwrap();
+    ok(&["store", "rm", d, "f"], b"");
+    ok(&["store", "status", d], b"");
+    let listed = String::from_utf8(ok(&["store", "ls", d], b"")).unwrap();
+    assert!(listed.trim().is_empty(), "f is removed: {listed}");
 }
