@@ -127,3 +127,31 @@ fn rm_killed_after_every_journal_record_leaves_the_file_whole_or_gone() {
 fn put_killed_at_every_deleted_object_file_of_the_old_content_leaves_one_whole_content() {
     killed_at_every(Command::Put, REMOVE_ZONE);
 }
+
+/// Review s12r (small notes): `rm` while one OSS directory was missing (a mount not there)
+/// exited 0, and once the directory was back the removed file's objects stayed on it for
+/// good (nothing listed or deleted them). The removal stays pending until that OSS is
+/// back: the next command's open deletes them, and the file stays removed meanwhile.
+#[test]
+fn rm_with_an_oss_directory_missing_deletes_its_objects_when_it_is_back() {
+    let tmp = fast_tempdir("rm-oss-away");
+    let dir = tmp.path().join("store");
+    store_with_two_files(&dir);
+    let oss_1 = dir.join("oss-1");
+    let away = dir.join("away");
+    std::fs::rename(&oss_1, &away).unwrap();
+    ok(&["store", "rm", s(&dir), "f"], b"");
+    ok(&["store", "ls", s(&dir)], b"");
+    std::fs::rename(&away, &oss_1).unwrap();
+
+    assert_no_object_of_a_removed_file(&dir, "rm with OSS 1 away, then OSS 1 back");
+    let listed = String::from_utf8(ok(&["store", "ls", s(&dir)], b"")).unwrap();
+    assert!(
+        listed
+            .lines()
+            .all(|l| l.split_whitespace().last() != Some("f")),
+        "f stays removed: {listed}"
+    );
+    assert!(ok(&["store", "get", s(&dir), "other"], b"") == bytes(2, OTHER_BYTES));
+    ok(&["store", "scrub", s(&dir)], b"");
+}

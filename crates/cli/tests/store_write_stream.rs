@@ -148,6 +148,15 @@ fn a_write_failing_part_way_says_how_far_it_is_durable() {
             )),
         "the error names the full OSS and how far the input is durable: {err}"
     );
+    // Review s12r: the full OSS's own words ("nothing was written") said the opposite of
+    // the durable first piece in the same message.
+    assert!(
+        !err.contains("nothing was written")
+            && err.contains(&format!(
+                "the piece from offset {durable_end} (at most {PUT_PIECE_BYTES} bytes) was not acknowledged"
+            )),
+        "the error says only what is durable and what is not: {err}"
+    );
     let piece = PUT_PIECE_BYTES.to_string();
     let got = ok(
         &[

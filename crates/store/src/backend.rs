@@ -171,7 +171,7 @@ pub enum BackendError {
         key: ElementKey,
         block: usize,
     },
-    #[error("OSS {oss}: {key} is absent (its zone file is missing or too short: deleted or truncated outside exaraid); reads rebuild it from parity and `exaraid store scrub --repair` rewrites it")]
+    #[error("OSS {oss}: {key} is absent (its zone file is missing, too short or not a regular file: deleted, truncated or replaced, by a directory for example, outside exaraid); reads rebuild it from parity and `exaraid store scrub --repair` rewrites it (what replaced the file moved aside first)")]
     Missing { oss: String, key: ElementKey },
     #[error("OSS {oss} is full ({why}); free space or add capacity, nothing was written")]
     NoSpace { oss: String, why: String },
@@ -1414,6 +1414,20 @@ impl DirBackend {
             }
             r => r,
         };
+        // Something else in the zone file's place (a directory, a FIFO, a device: put
+        // there outside exaraid) holds none of its elements: absent for a read, so its
+        // written slots read as missing and are decoded around, as for a deleted file.
+        // Review s12r: a directory failed every read with a bare "Is a directory".
+        let not_regular = match &opened {
+            Ok(f) => f.metadata().is_ok_and(|m| !m.is_file()),
+            Err(_) => std::fs::metadata(&path).is_ok_and(|m| !m.is_file()),
+        };
+        if not_regular {
+            if create {
+                return Err(self.not_a_zone_file(&path));
+            }
+            return Ok(None);
+        }
         match opened {
             Ok(f) => {
                 if create {
@@ -1454,6 +1468,23 @@ impl DirBackend {
                 }
                 Err(self.map_io(e))
             }
+        }
+    }
+
+    /// A write needs the zone file at `path`, and something else is there (see
+    /// `file_opened`): what it is and what to do, never a bare errno.
+    fn not_a_zone_file(&self, path: &Path) -> BackendError {
+        let what = match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => "a directory",
+            Ok(_) => "not a regular file (a FIFO, socket or device)",
+            Err(_) => "not a regular file",
+        };
+        BackendError::Io {
+            oss: self.oss(),
+            why: format!(
+                "the zone file {} is {what}, put there outside exaraid, so nothing was written to it; its elements read as missing (rebuilt from parity). Move it out of the OSS directory, then `exaraid store scrub --repair` writes them again",
+                path.display()
+            ),
         }
     }
 
@@ -2416,6 +2447,11 @@ impl Backend for DirBackend {
                 Ok(())
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            // A directory in the zone file's place (see `file_opened`) is not exaraid's to
+            // delete, and nothing reads it (its extents are forgotten above). Failing here
+            // failed the removal, and every later open that finishes it, with a bare "Is a
+            // directory": no command, `status` included, could run.
+            Err(_) if path.symlink_metadata().is_ok_and(|m| m.is_dir()) => Ok(()),
             Err(e) => Err(self.map_io(e)),
         }
     }

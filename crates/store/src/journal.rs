@@ -179,6 +179,44 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         Ok(())
     }
 
+    /// Write `frame`, record `seq`, over the torn tail `open_keeping_tail` left, in place,
+    /// and make it durable: the journal then ends on that record, as if it had never been
+    /// damaged. Only for a tail the caller knows to be that very record damaged (the frame
+    /// is exactly as long as the tail). Why not `cut_tail` and append it again: between
+    /// the cut's fsync and the append's a kill left a journal without the record, which
+    /// the OSSs may vouch for (the metadata epoch bump: every later open refused). Over
+    /// the same bytes, a rewrite stopped half-way leaves that record damaged as before or
+    /// less. `false`: the journal is open read-only (nothing written; the tail stays).
+    pub fn rewrite_tail(&mut self, seq: u64, frame: &[u8]) -> Result<bool, StoreError> {
+        if !self.tail_in_file {
+            return Ok(false);
+        }
+        let tail = self.tail_cut.expect("a tail in the file was cut");
+        assert_eq!(
+            tail.cut_bytes,
+            frame.len() as u64,
+            "a rewrite over a tail of another length"
+        );
+        assert!(
+            seq >= self.next_seq,
+            "record {seq} rewritten before record {}",
+            self.next_seq
+        );
+        let io =
+            |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", self.path.display()));
+        self.file
+            .seek(SeekFrom::Start(self.len_bytes))
+            .map_err(io)?;
+        self.file.write_all(frame).map_err(io)?;
+        self.file.sync_data().map_err(io)?;
+        self.len_bytes += frame.len() as u64;
+        self.next_seq = seq + 1;
+        self.tail_in_file = false;
+        self.tail_cut = None;
+        self.tail_bytes.clear();
+        Ok(true)
+    }
+
     /// The torn tail's bytes (see `tail_cut`), if at most `TAIL_KEPT_BYTES_MAX`.
     pub fn tail_bytes(&self) -> Option<&[u8]> {
         (!self.tail_bytes.is_empty()).then_some(&self.tail_bytes[..])

@@ -92,6 +92,10 @@ pub const INIT_STEP: &str = "init-step";
 /// it), before the store acts on it: a test sweeping `n` kills a command at every record
 /// boundary, for example between the records of one START or END of a delayed window.
 pub const JOURNAL_RECORD: &str = "journal-record";
+/// Kill point of an open, right after it dealt with the journal's torn tail (cut it, or
+/// wrote a damaged epoch bump over it again) and before it appends anything: the epoch
+/// bump of the open's first record comes after (note 12 OPEN 3).
+pub const JOURNAL_TAIL: &str = "journal-tail";
 /// Inside a gap merge of an OSS's zone file (`EXTENTS_RUNS_PER_ZONE_MAX`), a torn write:
 /// the n-th crc area it writes into a never-written slot gets only its first half, then the
 /// process is killed (what a crash inside that one write can leave, review s5s S3).

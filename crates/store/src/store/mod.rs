@@ -714,6 +714,33 @@ fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
     )
 }
 
+/// The error of a streaming write's piece after earlier pieces were acknowledged, before
+/// `write_from` says what is durable: its cause speaks of the one write that failed
+/// ("nothing was written"), which, beside "the first N bytes ... are written", told two
+/// things at once (review s12r). Only the phrase goes; the kind and the rest stay.
+fn piece_failure(e: StoreError) -> StoreError {
+    let scoped = |m: String| {
+        m.replace(
+            "nothing was written to it",
+            "the failed piece was not written to it",
+        )
+        .replace(", nothing was written", "")
+        .replace("; nothing was written:", ":")
+        .replace(
+            "nothing was written",
+            "the failed piece was not acknowledged",
+        )
+    };
+    match e {
+        StoreError::NoSpace(m) => StoreError::NoSpace(scoped(m)),
+        StoreError::Backend(b) if b.is_no_space() => StoreError::NoSpace(scoped(b.to_string())),
+        StoreError::BadInput(m) => StoreError::BadInput(scoped(m)),
+        StoreError::Io(m) => StoreError::Io(scoped(m)),
+        StoreError::Backend(b) => StoreError::Io(scoped(b.to_string())),
+        other => other,
+    }
+}
+
 /// Most bytes a damaged metadata-epoch bump record may differ in from its frame and still
 /// be told for it (`Store::cut_tail_is_bump`): a few flipped bits or bytes, far fewer than
 /// the token's 8 hex digits and the epoch's digits together.
@@ -1360,7 +1387,7 @@ impl Store {
             Some(_) => Journal::<Rec>::open_read_only(&journal_path)?,
             None => Journal::<Rec>::open_keeping_tail(&journal_path)?,
         };
-        let journal_tail_cut = journal.tail_cut();
+        let mut journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
         for (seq, rec) in &records {
             if *seq > state.last_seq {
@@ -1370,14 +1397,20 @@ impl Store {
         state.ops.resize(n, OssOps::default());
         let cut_tail = journal.tail_bytes().map(|b| (b, journal.next_seq()));
         let recovered = Store::refuse_older_metadata(dir, &backends, &state, cut_tail)?;
+        let mut bump_mended = None;
         if let Some((seq, rec)) = recovered {
             // The cut tail was this epoch's bump record, damaged after its fsync (the OSSs
             // were told it only then): its effect, which the OSS vouches for, is applied as
             // if it had been read, so the next bump goes past the epoch that OSS holds.
             state.apply(seq, &rec);
+            bump_mended = Store::mend_bump_tail(&mut journal, seq, &rec, dir)?;
             journal.advance_to(seq + 1);
+            if bump_mended.is_some() {
+                journal_tail_cut = None;
+            }
         }
         journal.cut_tail()?;
+        crate::torture::kill_point(crate::torture::JOURNAL_TAIL);
         Store::refuse_rolled_back(&backends, &state);
         for &i in &state.failed_oss {
             if i < n {
@@ -1545,6 +1578,9 @@ impl Store {
             backends_supplied,
             sb,
         };
+        if let Some(note) = bump_mended {
+            store.deferred_warnings.lock().push(note);
+        }
         if let Some(cut) = journal_tail_cut {
             // On record at once, before anything else: the journal file is cut already, so
             // the next open would not see it again (see `Rec::JournalTailCut`). Also when
@@ -2200,6 +2236,33 @@ impl Store {
         (differing <= BUMP_DAMAGED_BYTES_MAX).then_some(rec)
     }
 
+    /// The journal's torn tail is `rec`, record `seq`, the metadata epoch's bump damaged
+    /// after its fsync (`cut_tail_is_bump`): write its frame over it in place
+    /// (`Journal::rewrite_tail`), so that no open, even one killed right after, leaves a
+    /// journal without the epoch the OSSs hold (session 12's cut did: every later open
+    /// refused). No write's record is lost, so this is no tail cut (no warning, no scrub):
+    /// the note returned says what happened. `None`: the journal is read-only, the tail
+    /// stays and is dealt with as a cut one.
+    fn mend_bump_tail(
+        journal: &mut Journal<Rec>,
+        seq: u64,
+        rec: &Rec,
+        dir: &Path,
+    ) -> Result<Option<String>, StoreError> {
+        let frame = Journal::<Rec>::frame(seq, rec);
+        let at_byte = journal.len_bytes();
+        let differing = journal
+            .tail_bytes()
+            .map_or(0, |t| t.iter().zip(&frame).filter(|(a, b)| a != b).count());
+        if !journal.rewrite_tail(seq, &frame)? {
+            return Ok(None);
+        }
+        Ok(Some(format!(
+            "the journal's last record (record {seq}, at byte {at_byte} of {}/{JOURNAL_FILE}), the metadata epoch's bump, was damaged after it was written ({differing} bytes differed); the OSSs hold that epoch, so the record was written again in place. No acknowledged write was in it: nothing is lost. Damage to a written file points at the metadata disk: check it (SMART, `dmesg`)",
+            dir.display()
+        )))
+    }
+
     /// At open, before anything reads an OSS: an OSS whose generation is below the one the
     /// store recorded for it lost changes it had made durable, so it is an older copy of
     /// itself (a snapshot or backup restored, a stale mirror leg) or its extents log was
@@ -2509,7 +2572,10 @@ impl Store {
     /// are up, then journal that they are gone. Under the gate exclusive (see `remove`). A
     /// crash part-way leaves the file out of the table and in `removing`: the next open
     /// deletes the rest (deleting is idempotent). A failed OSS keeps its objects of removed
-    /// files until it is rebuilt (which empties it; the `Remove` made it stale).
+    /// files until it is rebuilt (which empties it; the `Remove` made it stale). An OSS down
+    /// but not failed on record (its directory missing: a mount not there) keeps the removal
+    /// pending (no `ObjectsRemoved`): every open tries again, and its objects go when it is
+    /// back. Why (review s12r): they stayed on it for good, nothing listed them.
     fn finish_removals(
         &self,
         _exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
@@ -2525,8 +2591,10 @@ impl Store {
                 self.core.lock().state.file_by_id(id).is_none(),
                 "removing the objects of file #{id}, which is still in the file table"
             );
+            let mut left_on_an_oss_away = false;
             for (oss, b) in self.backends.iter().enumerate() {
                 if !b.healthy() {
+                    left_on_an_oss_away |= !self.core.lock().state.failed_oss.contains(&oss);
                     continue;
                 }
                 match b.remove_object(id) {
@@ -2536,6 +2604,9 @@ impl Store {
                     }
                     Err(e) => return Err(e.into()),
                 }
+            }
+            if left_on_an_oss_away {
+                continue;
             }
             // Not synced by itself: lost in a crash, the next open deletes nothing again.
             let mut core = self.core.lock();
@@ -2845,7 +2916,7 @@ impl Store {
                     return Err(e); // nothing acknowledged: the error as `write` gives it
                 }
                 let durable_end = offset_bytes + done_bytes;
-                return Err(e.with_context(&format!(
+                return Err(piece_failure(e).with_context(&format!(
                     "the first {done_bytes} bytes of the input are written at offsets \
                      {offset_bytes}..{durable_end} and durable; the piece from offset \
                      {durable_end} (at most {PUT_PIECE_BYTES} bytes) was not acknowledged \

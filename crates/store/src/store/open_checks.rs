@@ -3,8 +3,9 @@
 //! - an open refused there changes nothing: a torn tail stays in the journal;
 //! - the journal's last record damaged after its fsync when it is the metadata epoch's
 //!   bump (the OSSs were told that epoch only after the fsync) does not make every later
-//!   open refused: the store opens, every acknowledged byte reads back, and the next bump
-//!   goes past the epoch the OSSs hold;
+//!   open refused: the open writes that record again in place, every acknowledged byte
+//!   reads back, and the next bump goes past the epoch the OSSs hold (a kill right after
+//!   that open: `crates/cli/tests/store_damaged_bump_kill.rs`);
 //! - an older copy of the metadata, one epoch behind, with a torn tail of its own (a copy
 //!   taken while a record was written, even the bump's) is still refused.
 
@@ -64,7 +65,8 @@ fn a_damaged_epoch_bump_at_the_journal_tail_opens_and_the_next_bump_goes_past_it
     let (store, data) = init(dir);
     let (before, bump) = bump_then_crash(store, dir);
     let told = epoch_told(dir);
-    // One flipped bit in the bump's payload, after its fsync: the open cuts the record.
+    // One flipped bit in the bump's payload, after its fsync: the open writes the record
+    // the OSSs vouch for over it again.
     let mut damaged = before.clone();
     damaged.extend_from_slice(&bump);
     let at = before.len() + bump.len() - 5;
@@ -72,14 +74,24 @@ fn a_damaged_epoch_bump_at_the_journal_tail_opens_and_the_next_bump_goes_past_it
     std::fs::write(dir.join(JOURNAL_FILE), &damaged).unwrap();
 
     let store = Store::open(dir).unwrap_or_else(|e| panic!("refused: {e}"));
-    assert!(store.get("f").unwrap() == data);
+    let mut mended = before.clone();
+    mended.extend_from_slice(&bump);
     assert!(
-        store
-            .deferred_warnings
-            .lock()
+        journal_of(dir) == mended,
+        "the damaged record is written again in place, as it was before the damage"
+    );
+    assert!(store.get("f").unwrap() == data);
+    let warnings = store.deferred_warnings.lock().clone();
+    assert!(
+        warnings
             .iter()
-            .any(|w| w.contains("was cut off when the store opened")),
-        "the cut is told"
+            .any(|w| w.contains("written again in place"))
+            && !warnings.iter().any(|w| w.contains("cut off")),
+        "the mend is told, and it is no tail cut (no write's record was lost): {warnings:?}"
+    );
+    assert!(
+        store.core.lock().state.journal_tail_cuts.is_empty(),
+        "no tail cut on record"
     );
     store.put("g", &data[..5000]).unwrap();
     let next = epoch_told(dir);
