@@ -22,10 +22,9 @@ use std::process::Command;
 const UNIT: u64 = 65536;
 /// Each OSS's tmpfs: room for the store's few stripes and cache chunks, filled afterwards.
 const TMPFS_BYTES: u64 = 8 << 20;
-/// Room left on each OSS file system after the crash: a few pages, for the OSS's extents
-/// log, which any sync may append a record to (not reserved; see docs/store.md Limits).
-/// Far less than one unreserved element slot (16 pages) that the recovery wrote before.
-const LEFT_FREE_BYTES: u64 = 4 * 4096;
+/// Room left on each OSS file system after the crash: none. The extents log's appends
+/// (every sync makes one) go into room a write reserved too (`reserve_extents_log_room`).
+const LEFT_FREE_BYTES: u64 = 0;
 
 /// A tmpfs of `TMPFS_BYTES` mounted at a directory, unmounted when dropped.
 struct Tmpfs(PathBuf);
