@@ -8,9 +8,10 @@
 //! refused). Every later command then opened "for reads only" until the file system grew,
 //! `rm` included: nothing could free the room it asked for.
 //!
-//! Real ENOSPC: every OSS directory is on a tmpfs of its own, filled after the crash up to
-//! `LEFT_FREE_BYTES` by a preallocated filler file. Needs `mount` (root); skipped, saying
-//! so, where it is not permitted.
+//! Real ENOSPC: every OSS directory is on a tmpfs of its own, filled after the crash to 0
+//! bytes free by a preallocated filler file (the extents log's appends, one per sync, go
+//! into room a write reserved too). Needs `mount` (root); skipped, saying so, where it is
+//! not permitted.
 
 mod common;
 use common::*;
@@ -22,9 +23,6 @@ use std::process::Command;
 const UNIT: u64 = 65536;
 /// Each OSS's tmpfs: room for the store's few stripes and cache chunks, filled afterwards.
 const TMPFS_BYTES: u64 = 8 << 20;
-/// Room left on each OSS file system after the crash: none. The extents log's appends
-/// (every sync makes one) go into room a write reserved too (`reserve_extents_log_room`).
-const LEFT_FREE_BYTES: u64 = 0;
 
 /// A tmpfs of `TMPFS_BYTES` mounted at a directory, unmounted when dropped.
 struct Tmpfs(PathBuf);
@@ -40,7 +38,7 @@ impl Tmpfs {
         mounted.then(|| Tmpfs(at.to_path_buf()))
     }
 
-    /// Fill the file system up to `LEFT_FREE_BYTES` free, with a file whose blocks are
+    /// Fill the file system to 0 bytes free, with a file whose blocks are
     /// allocated (`posix_fallocate`): what the store writes next into room it has not
     /// allocated before fails ENOSPC, as on a disk that filled up.
     fn fill(&self) {
@@ -48,11 +46,11 @@ impl Tmpfs {
         let filler = std::fs::File::create(self.0.join("filler")).unwrap();
         let free = free_bytes(&self.0);
         assert!(
-            free > LEFT_FREE_BYTES,
-            "{}: {free} bytes free",
+            free > 0,
+            "{}: no bytes free before the filler",
             self.0.display()
         );
-        let len = (free - LEFT_FREE_BYTES) as libc::off_t;
+        let len = free as libc::off_t;
         // SAFETY: a plain call on an open descriptor.
         let rc = unsafe { libc::posix_fallocate(filler.as_raw_fd(), 0, len) };
         assert_eq!(
@@ -62,11 +60,7 @@ impl Tmpfs {
             self.0.display()
         );
         let left = free_bytes(&self.0);
-        assert!(
-            left <= LEFT_FREE_BYTES,
-            "{}: {left} bytes still free",
-            self.0.display()
-        );
+        assert_eq!(left, 0, "{}: {left} bytes still free", self.0.display());
     }
 }
 
