@@ -519,6 +519,11 @@ const EXTENTS_RECORD_RUN_MAX: u64 = (1 << 24) - 1;
 const EXTENTS_RUNS_PER_ZONE_MAX: usize = 1024;
 /// Runs `allocated_slots` returns at most.
 const ALLOCATED_RUNS_MAX: usize = 1 << 16;
+/// Records' worth of room kept allocated past the end of the extents log
+/// (`reserve_extents_log_room`): a sync appends one record per zone file it made durable
+/// changes in, and a generation record, so a handful; this covers many syncs between two
+/// reservations (reads that repair blocks sync without reserving).
+const EXTENTS_LOG_ROOM_RECORDS: u64 = 512;
 /// Log records after which the snapshot is rewritten and the log emptied (bounds open time).
 #[cfg(not(test))]
 const EXTENTS_LOG_RECORDS_MAX: u64 = 4096;
@@ -617,6 +622,9 @@ struct Extents {
     snapshot_generation: u64,
     /// When the last generation record was appended (`None`: none since open).
     generation_at: Option<std::time::Instant>,
+    /// The log's bytes below this offset are allocated (`reserve_extents_log_room`); 0 after
+    /// anything shortened the log (a truncation frees what was allocated past its end).
+    log_room_end_bytes: u64,
 }
 
 /// A log record: `run` 0 with `slot` 0 = removed (see [`EXTENTS_LOG_FILE`]).
@@ -1009,6 +1017,7 @@ impl DirBackend {
                 log_records: 0,
                 snapshot_generation: 0,
                 generation_at: None,
+                log_room_end_bytes: 0,
             }),
             damage: None,
             generation: AtomicU64::new(0),
@@ -1717,22 +1726,7 @@ impl DirBackend {
             }
         }
         let appended = (records.len() / EXTENTS_RECORD_BYTES) as u64;
-        if extents.log.is_none() {
-            let path = self.dir.join(EXTENTS_LOG_FILE);
-            let created = !path.exists();
-            let log = OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(&path)
-                .map_err(|e| self.map_io(e))?;
-            if created {
-                // Its directory entry must be durable before any record in it counts.
-                File::open(&self.dir)
-                    .and_then(|d| d.sync_all())
-                    .map_err(|e| self.map_io(e))?;
-            }
-            extents.log = Some(log);
-        }
+        self.open_extents_log(&mut extents)?;
         let log = extents.log.as_ref().expect("opened above");
         let at = log.metadata().map_err(|e| self.map_io(e))?.len();
         // One write call: a crash cuts at most this append (a torn tail, see the replay).
@@ -1741,6 +1735,7 @@ impl DirBackend {
             // Not durable: cut what may have landed (a later append must not follow a torn
             // record) and keep the changes pending, so the next sync tries again.
             let _ = log.set_len(at);
+            extents.log_room_end_bytes = 0;
             return Err(e);
         }
         extents.log_records += appended;
@@ -1775,6 +1770,7 @@ impl DirBackend {
                 .and_then(|()| log.sync_all())
                 .map_err(|e| self.map_io(e))?;
             extents.log_records = 0;
+            extents.log_room_end_bytes = 0;
             extents.snapshot_generation = generation;
         }
         crate::bench::probe_add(&crate::bench::PROBE.extents_writes, 1);
@@ -1782,6 +1778,66 @@ impl DirBackend {
             &crate::bench::PROBE.extents_ns,
             crate::bench::probe_ns_since(t),
         );
+        Ok(())
+    }
+
+    /// Open the extents log for appending, once (`create` made it; made again if it went).
+    fn open_extents_log(&self, extents: &mut Extents) -> Result<(), BackendError> {
+        if extents.log.is_some() {
+            return Ok(());
+        }
+        let path = self.dir.join(EXTENTS_LOG_FILE);
+        let created = !path.exists();
+        let log = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(|e| self.map_io(e))?;
+        if created {
+            // Its directory entry must be durable before any record in it counts.
+            File::open(&self.dir)
+                .and_then(|d| d.sync_all())
+                .map_err(|e| self.map_io(e))?;
+        }
+        extents.log = Some(log);
+        Ok(())
+    }
+
+    /// Keep `EXTENTS_LOG_ROOM_RECORDS` records' worth of blocks allocated past the end of
+    /// the extents log (`FALLOC_FL_KEEP_SIZE`: the log's length, all that replay reads, stays).
+    /// Why (review s12r R12-3): every sync appends the changes it makes durable to the log;
+    /// on a full disk an append that needed a new file-system block failed ENOSPC, and with
+    /// it the sync: the OSS was recorded failed, or the open of every later command failed,
+    /// reads included. Reserved with a write's slots, the room is there for its syncs and
+    /// for those of its recovery; a full disk refuses the write instead, nothing written.
+    /// A file system without `FALLOC_FL_KEEP_SIZE` keeps the old behaviour (best effort).
+    fn reserve_extents_log_room(&self) -> Result<(), BackendError> {
+        use std::os::unix::io::AsRawFd;
+        let room_bytes = EXTENTS_LOG_ROOM_RECORDS * EXTENTS_RECORD_BYTES as u64;
+        let mut extents = self.extents.lock();
+        self.open_extents_log(&mut extents)?;
+        let log = extents.log.as_ref().expect("opened above");
+        let len = log.metadata().map_err(|e| self.map_io(e))?.len();
+        if len + room_bytes / 2 <= extents.log_room_end_bytes {
+            return Ok(()); // half the room or more left: no system call
+        }
+        // SAFETY: a plain call on an open descriptor.
+        let rc = unsafe {
+            libc::fallocate(
+                log.as_raw_fd(),
+                libc::FALLOC_FL_KEEP_SIZE,
+                len as libc::off_t,
+                room_bytes as libc::off_t,
+            )
+        };
+        if rc != 0 {
+            let err = io::Error::last_os_error();
+            return match err.raw_os_error() {
+                Some(libc::ENOSPC) | Some(libc::EDQUOT) => Err(self.map_io(err)),
+                _ => Ok(()),
+            };
+        }
+        extents.log_room_end_bytes = len + room_bytes;
         Ok(())
     }
 
@@ -2305,7 +2361,7 @@ impl Backend for DirBackend {
                 }
             }
         }
-        Ok(())
+        self.reserve_extents_log_room()
     }
 
     fn sync(&self) -> Result<(), BackendError> {
@@ -3395,5 +3451,44 @@ mod tests {
         assert_eq!(b.verify(key(0)).unwrap(), vec![1], "the mark is on disk");
         b.write(key(0), 4096, &vec![5; 4096]).unwrap();
         assert!(b.verify(key(0)).unwrap().is_empty());
+    }
+
+    /// Review s12r R12-3: every sync appends to the extents log, and on a full disk an
+    /// append that needed a new file-system block failed the sync (the OSS was recorded
+    /// failed, or every later open failed, reads included). A reservation keeps room
+    /// allocated past the log's end for those appends, its length (what replay reads)
+    /// unchanged.
+    #[test]
+    fn reserve_keeps_room_allocated_past_the_end_of_the_extents_log() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(0), 0, &vec![7u8; E]).unwrap();
+        b.sync().unwrap();
+        let path = dir.path().join(EXTENTS_LOG_FILE);
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert!(len > 0, "the sync appended a record");
+        b.reserve(&[key(1)]).unwrap();
+        let room = EXTENTS_LOG_ROOM_RECORDS * EXTENTS_RECORD_BYTES as u64;
+        let allocated = |m: &std::fs::Metadata| m.blocks() * 512;
+        let m = std::fs::metadata(&path).unwrap();
+        assert_eq!(m.len(), len, "the log's length is unchanged");
+        assert!(
+            allocated(&m) >= len + room,
+            "{} bytes allocated for a log of {len}: no room for {room} more",
+            allocated(&m)
+        );
+        // The next syncs append into that room; a reopen reads the records, not the room.
+        b.write(key(1), 0, &vec![8u8; E]).unwrap();
+        b.sync().unwrap();
+        let generation = b.generation();
+        let m = std::fs::metadata(&path).unwrap();
+        assert!(m.len() > len && allocated(&m) >= len + room);
+        drop(b);
+        let b = DirBackend::open(dir.path(), &label(), None).unwrap();
+        assert_eq!(b.generation(), generation);
+        let mut got = vec![0u8; E];
+        b.read(key(1), 0, &mut got).unwrap();
+        assert_eq!(got, vec![8u8; E]);
     }
 }

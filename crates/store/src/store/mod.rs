@@ -3114,7 +3114,7 @@ impl Store {
             let reserved = match self.reserve(&tick_plans) {
                 Ok(()) => self
                     .reserve(&plans)
-                    .and_then(|()| self.reserve_home_of_cached(file, offset_bytes, write.len_bytes))
+                    .and_then(|()| self.reserve_home_of_write(file, offset_bytes, write.len_bytes))
                     .map_err(|e| (e, true)),
                 Err(e) => Err((e, false)),
             };
@@ -3320,21 +3320,24 @@ impl Store {
         Ok(())
     }
 
-    /// WCL and delayed: reserve the home slots (every data and parity element) of the
-    /// stripes a write lands in, when it is admitted into the cache zone. Why (review s4e
-    /// E6): a settle, a destage or a window's END moves cached bytes home and writes every
-    /// element of their stripes; on a nearly full OSS those home slots could not be
-    /// allocated any more, and the acknowledged bytes were stuck in the cache zone (every
-    /// later settle failed, also the one `rm` needs to free space). Reserved at admission,
-    /// a full OSS refuses the write (nothing written) and whatever is acknowledged can
-    /// always go home. Slots already allocated cost one `fstat` each.
-    fn reserve_home_of_cached(
+    /// Reserve the home slots (every data and parity element) of the stripes a write lands
+    /// in, when it is admitted. Why (review s4e E6): a settle, a destage or a window's END
+    /// moves cached bytes home and writes every element of their stripes; on a nearly full
+    /// OSS those home slots could not be allocated any more, and the acknowledged bytes were
+    /// stuck in the cache zone (every later settle failed, also the one `rm` needs to free
+    /// space). Reserved at admission, a full OSS refuses the write (nothing written) and
+    /// whatever is acknowledged can always go home. Every write path, rmw and raid0 too:
+    /// the recovery of a write a crash cut settles its stripes, and a settle writes every
+    /// element of them, also those the write itself did not touch (review s12r R12-3: an
+    /// rmw write killed on a full store left a recovery that found no room, at every open).
+    /// Slots already allocated cost one `fstat` each.
+    fn reserve_home_of_write(
         &self,
         file: u64,
         offset_bytes: u64,
         len_bytes: u64,
     ) -> Result<(), StoreError> {
-        if !matches!(self.kind, StrategyKind::Wcl | StrategyKind::Delayed) || len_bytes == 0 {
+        if len_bytes == 0 {
             return Ok(());
         }
         let sdb = self.layout.stripe_data_bytes();

@@ -1323,10 +1323,21 @@ impl Store {
             self.code
                 .encode(&mut one)
                 .map_err(|e| StoreError::Io(e.to_string()))?;
-            for &p in &g.parity_pos {
+            for (q, &p) in g.parity_pos.iter().enumerate() {
                 let Some(&(oss, key)) = keys.get(&p) else {
                     continue;
                 };
+                // Only a block some plan wrote: where the running parity is live (a write
+                // of one of its terms wrote it) or where the cut write wrote it. Every
+                // other block of the chunk is never read (readers mask the running parity
+                // to its live ranges), and its slot may be one no write reserved: an array
+                // code's write updates only the parities of the data it writes, so the
+                // other parity rows of its chunks were never allocated, and on a full disk
+                // rewriting them failed ENOSPC at every open (review s12r R12-3).
+                let cut_wrote = c.ranges.get(&p).is_some_and(|r| overlaps(r, start, end));
+                if !overlaps(&parity_live[q], start, end) && !cut_wrote {
+                    continue;
+                }
                 if self.backends[oss].healthy() && held[&p][i] != Held::Absent {
                     self.count(oss, Zone::Cache, Op::Write, true);
                     self.backends[oss].write(key, start as usize, one.element(p))?;
