@@ -57,6 +57,8 @@ pub struct Journal<R> {
     tail_bytes: Vec<u8>,
     /// The torn tail is still in the file (`open_keeping_tail`): `cut_tail` cuts it.
     tail_in_file: bool,
+    /// The torn tail is a whole record, damaged (`whole_record_damaged`).
+    tail_damaged: bool,
     _records: PhantomData<R>,
 }
 
@@ -137,6 +139,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         }
         let mut tail_cut = None;
         let mut tail_bytes = Vec::new();
+        let tail_damaged = whole_record_damaged(&bytes[at..]);
         if (at as u64) < bytes.len() as u64 {
             // The caller learns of the torn tail (`tail_cut`): it may have been an fsync'd
             // record, damaged.
@@ -157,6 +160,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             tail_cut,
             tail_bytes,
             tail_in_file: writable && tail_cut.is_some(),
+            tail_damaged,
             _records: PhantomData,
         };
         Ok((journal, records))
@@ -203,6 +207,12 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// The torn tail this journal's `open` cut off (`None`: the journal ended on a record).
     pub fn tail_cut(&self) -> Option<TailCut> {
         self.tail_cut
+    }
+
+    /// Is the torn tail a whole record that was damaged after it was written, rather than an
+    /// append torn by a kill or a power cut (see `whole_record_damaged`)?
+    pub fn tail_damaged(&self) -> bool {
+        self.tail_damaged
     }
 
     /// Append a record; with `sync` it is durable when this returns.
@@ -278,6 +288,28 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     pub fn len_bytes(&self) -> u64 {
         self.len_bytes
     }
+}
+
+/// Is `tail` (the bytes from the first record that does not check out to the end of the
+/// journal) a record written whole and damaged after, rather than an append torn by a kill
+/// or a power cut? A kill -9 tears an append only SHORT (Linux stops a write() between
+/// pages: the length field points past the end); a power cut tears only a record not yet
+/// fsync'd, short or with zeros where its pages never reached the disk (a JSON payload
+/// holds no zero byte). So a record is damaged when its length field fits in the tail and
+/// the payload it names holds no zero byte (whatever follows it is a torn append), or when
+/// the bytes after the header match the checksum (only the length field is damaged). Why it
+/// matters (review s12r R12-1): such a record may have been fsync'd and acted on (a write's
+/// `Durable`: an acknowledgement), so a check that cannot see what it did must not declare
+/// the cut harmless.
+pub fn whole_record_damaged(tail: &[u8]) -> bool {
+    if tail.len() <= FRAME_HEADER_BYTES {
+        return false;
+    }
+    let len = u32::from_le_bytes(tail[0..4].try_into().unwrap()) as usize;
+    let crc = u32::from_le_bytes(tail[4..8].try_into().unwrap());
+    let after_header = &tail[FRAME_HEADER_BYTES..];
+    let whole = len > 0 && len <= after_header.len() && !after_header[..len].contains(&0);
+    whole || crc32c::crc32c(after_header) == crc
 }
 
 /// The record at the start of `bytes` and its framed length, if it checks out: a whole

@@ -42,6 +42,7 @@
 
 #[cfg(test)]
 mod core_held;
+mod cut_durable;
 mod exec;
 #[cfg(test)]
 mod lock_errors;
@@ -1344,6 +1345,7 @@ impl Store {
         };
         let journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
+        let cut_record = cut_durable::CutRecord::of(&journal);
         for (seq, rec) in &records {
             if *seq > state.last_seq {
                 state.apply(*seq, rec);
@@ -1371,6 +1373,20 @@ impl Store {
             ..StrategyConfig::default()
         };
         let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
+        // The cut record may have been a cut cached write's acknowledgement (review s12r
+        // R12-1): finished where provably whole, else perhaps lost. (Not when an epoch bump
+        // took the cut record's place.)
+        let cut = cut_record.filter(|c| c.seq == journal.next_seq());
+        if let Some(cut) = &cut {
+            let writable = metadata_read_only.is_none();
+            cut_durable::finish_cut_cached_writes(
+                cut,
+                (&backends, &layout),
+                (&mut state, &mut journal),
+                &plans,
+                (writable, options.fsync),
+            )?;
+        }
         let undurable: Vec<(usize, IoPlan)> = plans
             .iter()
             .filter(|(_, p)| !state.durable.contains(&p.id))
@@ -1540,6 +1556,7 @@ impl Store {
                 store.journal(&mut core, rec, true)?;
             }
         }
+        store.note_tail_damage(cut.as_ref())?;
         {
             // The cache stripes of plans a crash cut before they began are not learnt: a
             // destage waiting for a cut write named its cache stripe complete (every byte
@@ -1778,8 +1795,9 @@ impl Store {
         let note = match self.scrub_as(true, true) {
             Ok(report) if report.journal_tail_cuts_checked > 0 && report.repaired_elements == 0 => {
                 format!(
-                    "{said} ({} stripes) and it matches: nothing to do",
-                    report.stripes_checked
+                    "{said} ({} stripes) and it matches: {}",
+                    report.stripes_checked,
+                    self.parity_check_settles_tail()
                 )
             }
             Ok(report) if report.journal_tail_cuts_checked > 0 => format!(
@@ -3839,8 +3857,11 @@ impl Store {
     }
 
     fn tail_cut_warning_locked(&self, core: &Core) -> Option<String> {
+        let damage = self.tail_damage_warning(core);
         let cuts = &core.state.journal_tail_cuts;
-        let last = cuts.last()?;
+        let Some(last) = cuts.last() else {
+            return damage;
+        };
         let earlier = match cuts.len() {
             1 => String::new(),
             n => format!(" ({} earlier cuts are on record too)", n - 1),
@@ -3850,6 +3871,10 @@ impl Store {
             "the journal's last record, at byte {} ({} bytes), was damaged or torn by a power cut and was cut off when the store opened{earlier}. If it was a write whose OSS writes had begun, that write was not recovered and a stripe's parity may not match its data (one more failed OSS could then lose acknowledged bytes of that stripe). Run `exaraid store scrub {dir}` to check every stripe's parity, and `exaraid store scrub {dir} --repair` if it reports mismatches; this warning stays until a scrub finds every stripe's parity matching",
             last.at_byte, last.cut_bytes
         ))
+        .map(|parity| match damage {
+            Some(damage) => format!("{damage}. And: {parity}"),
+            None => parity,
+        })
     }
 
     pub fn oss_count(&self) -> usize {
