@@ -501,6 +501,46 @@ mod tests {
         assert!(J::open_read_only(&dir.path().join("none")).is_err());
     }
 
+    /// Whole and damaged (a bit flipped in its payload, its checksum or its length field)
+    /// is told from an append torn by a kill (short) or a power cut (zeros where its pages
+    /// never landed): only the first may have been fsync'd and acted on (review s12r R12-1).
+    #[test]
+    fn a_whole_damaged_record_is_told_from_a_torn_append() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        let keep = std::fs::metadata(&path).unwrap().len() as usize;
+        j.append(&"the last record, fsync'd".to_string(), true)
+            .unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let damaged_after = |flip_at: usize, mask: u8| {
+            let mut bytes = good.clone();
+            bytes[flip_at] ^= mask;
+            std::fs::write(&path, &bytes).unwrap();
+            let (j, recs) = J::open(&path).unwrap();
+            assert_eq!(recs.len(), 1);
+            j.tail_damaged()
+        };
+        let last = good.len() - 1;
+        assert!(damaged_after(last - 3, 0x10), "a bit of its payload");
+        assert!(damaged_after(keep + 5, 0x01), "a bit of its checksum");
+        assert!(damaged_after(keep + 1, 0x01), "its length field, longer");
+        assert!(damaged_after(keep, 0x01), "its length field, shorter");
+        for cut in keep + 1..good.len() {
+            std::fs::write(&path, &good[..cut]).unwrap();
+            let (j, _) = J::open(&path).unwrap();
+            assert!(!j.tail_damaged(), "short at {cut}: a kill's torn append");
+        }
+        for zeros_from in keep + 8..good.len() {
+            let mut bytes = good.clone();
+            bytes[zeros_from..].fill(0);
+            std::fs::write(&path, &bytes).unwrap();
+            let (j, _) = J::open(&path).unwrap();
+            assert!(!j.tail_damaged(), "zeros from {zeros_from}: a power cut");
+        }
+    }
+
     #[test]
     fn damage_in_the_middle_is_an_error_not_a_silent_drop() {
         let dir = tempfile::tempdir().unwrap();
