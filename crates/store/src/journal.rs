@@ -183,6 +183,38 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         Ok(())
     }
 
+    /// `cut_tail`, with `recs` written where the torn tail began, in one write and one
+    /// sync; returns their sequence numbers. Why: records that decide what the cut record
+    /// stood for (review s12r R12-1: a cut write finished) must not be lost to a crash
+    /// between the cut and their append, which left the cut durable and the decision
+    /// forgotten; here a crash leaves the tail (perhaps partly overwritten: a torn tail
+    /// again, decided again), or the records whole. Without a tail in the file, as `append`
+    /// of each (synced).
+    pub fn cut_tail_writing(&mut self, recs: &[R]) -> Result<Vec<u64>, StoreError> {
+        if !self.tail_in_file {
+            return recs.iter().map(|rec| self.append(rec, true)).collect();
+        }
+        let io =
+            |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", self.path.display()));
+        let mut frames = Vec::new();
+        let seqs: Vec<u64> = (self.next_seq..self.next_seq + recs.len() as u64).collect();
+        for (seq, rec) in seqs.iter().zip(recs) {
+            frames.extend_from_slice(&Self::frame(*seq, rec));
+        }
+        let end = self.len_bytes + frames.len() as u64;
+        self.file
+            .seek(SeekFrom::Start(self.len_bytes))
+            .map_err(io)?;
+        self.file.write_all(&frames).map_err(io)?;
+        self.file.set_len(end).map_err(io)?;
+        self.file.sync_all().map_err(io)?;
+        self.file.seek(SeekFrom::Start(end)).map_err(io)?;
+        self.len_bytes = end;
+        self.next_seq += recs.len() as u64;
+        self.tail_in_file = false;
+        Ok(seqs)
+    }
+
     /// The torn tail's bytes (see `tail_cut`), if at most `TAIL_KEPT_BYTES_MAX`.
     pub fn tail_bytes(&self) -> Option<&[u8]> {
         (!self.tail_bytes.is_empty()).then_some(&self.tail_bytes[..])
@@ -539,6 +571,30 @@ mod tests {
             let (j, _) = J::open(&path).unwrap();
             assert!(!j.tail_damaged(), "zeros from {zeros_from}: a power cut");
         }
+    }
+
+    /// The records that replace a torn tail go where it began, and the tail is gone.
+    #[test]
+    fn cut_tail_writing_puts_its_records_in_the_tails_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        j.append(&"a long record, damaged after its fsync".to_string(), true)
+            .unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 2;
+        bytes[last] ^= 0x04;
+        std::fs::write(&path, &bytes).unwrap();
+        let (mut j, recs) = J::open_keeping_tail(&path).unwrap();
+        assert_eq!(recs.len(), 1);
+        let seqs = j.cut_tail_writing(&["decided".to_string()]).unwrap();
+        assert_eq!(seqs, vec![2]);
+        j.append(&"after".to_string(), true).unwrap();
+        let (j, recs) = J::open(&path).unwrap();
+        assert_eq!(j.tail_cut(), None);
+        let got: Vec<(u64, &str)> = recs.iter().map(|(q, r)| (*q, r.as_str())).collect();
+        assert_eq!(got, [(1, "kept"), (2, "decided"), (3, "after")]);
     }
 
     #[test]

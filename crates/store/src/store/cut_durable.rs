@@ -91,16 +91,53 @@ pub(super) struct Decided {
     pub lost: Vec<LostRange>,
 }
 
-/// Decide the cut cached client writes (see the module docs), and journal the decision
-/// (fsync'd; with `writable` false, a metadata directory that refuses writes, applied to
-/// `state` only: the next writable open decides again, the tail still in the file).
-pub(super) fn finish_cut_cached_writes(
-    cut: &CutRecord,
+/// Cut the journal's torn tail (`cut`: this open's, when no epoch bump took its place),
+/// deciding first the cut cached client writes (see the module docs): the records of the
+/// decision are written where the tail began, with the cut (`Journal::cut_tail_writing`),
+/// fsync'd. With `writable` false (a metadata directory that refuses writes) they are
+/// applied to `state` only: the next writable open decides again, the tail still there.
+pub(super) fn cut_tail_finishing(
+    cut: Option<&CutRecord>,
     (backends, layout): (&[Box<dyn Backend>], &Layout),
     (state, journal): (&mut State, &mut Journal<Rec>),
     plans: &[(usize, IoPlan)],
     (writable, fsync): (bool, bool),
 ) -> Result<Decided, StoreError> {
+    let decided = match cut {
+        Some(cut) => decide(cut, (backends, layout), state, plans, fsync),
+        None => Decided::default(),
+    };
+    let mut recs: Vec<Rec> = decided
+        .finished
+        .iter()
+        .map(|&plan| Rec::Durable { plans: vec![plan] })
+        .collect();
+    if !decided.lost.is_empty() {
+        recs.push(Rec::Lost {
+            ranges: decided.lost.clone(),
+        });
+    }
+    let seqs: Vec<u64> = if writable {
+        journal.cut_tail_writing(&recs)?
+    } else {
+        let first = journal.next_seq();
+        journal.advance_to(first + recs.len() as u64);
+        (first..first + recs.len() as u64).collect()
+    };
+    for (seq, rec) in seqs.into_iter().zip(&recs) {
+        state.apply(seq, rec);
+    }
+    Ok(decided)
+}
+
+/// Which cut cached client writes are finished, which lost (nothing journaled yet).
+fn decide(
+    cut: &CutRecord,
+    (backends, layout): (&[Box<dyn Backend>], &Layout),
+    state: &State,
+    plans: &[(usize, IoPlan)],
+    fsync: bool,
+) -> Decided {
     let undurable: BTreeSet<PlanId> = plans
         .iter()
         .map(|(_, p)| p.id)
@@ -128,39 +165,7 @@ pub(super) fn finish_cut_cached_writes(
         }
     }
     assert!(decided.finished.len() <= undurable.len());
-    for &plan in &decided.finished {
-        record(
-            state,
-            journal,
-            Rec::Durable { plans: vec![plan] },
-            writable,
-            fsync,
-        )?;
-    }
-    if !decided.lost.is_empty() {
-        let ranges = decided.lost.clone();
-        record(state, journal, Rec::Lost { ranges }, writable, fsync)?;
-    }
-    Ok(decided)
-}
-
-/// Journal `rec` (fsync'd) and apply it; read only: apply it at the next sequence number.
-fn record(
-    state: &mut State,
-    journal: &mut Journal<Rec>,
-    rec: Rec,
-    writable: bool,
-    fsync: bool,
-) -> Result<(), StoreError> {
-    let seq = if writable {
-        journal.append(&rec, fsync)?
-    } else {
-        let seq = journal.next_seq();
-        journal.advance_to(seq + 1);
-        seq
-    };
-    state.apply(seq, &rec);
-    Ok(())
+    decided
 }
 
 /// A client write's plan that writes the cache zone (WCL cache stripe, delayed window).

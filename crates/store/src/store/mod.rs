@@ -1361,7 +1361,6 @@ impl Store {
             state.apply(seq, &rec);
             journal.advance_to(seq + 1);
         }
-        journal.cut_tail()?;
         Store::refuse_rolled_back(&backends, &state);
         for &i in &state.failed_oss {
             if i < n {
@@ -1373,20 +1372,17 @@ impl Store {
             ..StrategyConfig::default()
         };
         let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
-        // The cut record may have been a cut cached write's acknowledgement (review s12r
-        // R12-1): finished where provably whole, else perhaps lost. (Not when an epoch bump
-        // took the cut record's place.)
+        // The torn tail is cut here, with the open's decision of what it may have stood for
+        // (review s12r R12-1: a cut cached write's acknowledgement; not when an epoch bump
+        // took the cut record's place) written in its place.
         let cut = cut_record.filter(|c| c.seq == journal.next_seq());
-        if let Some(cut) = &cut {
-            let writable = metadata_read_only.is_none();
-            cut_durable::finish_cut_cached_writes(
-                cut,
-                (&backends, &layout),
-                (&mut state, &mut journal),
-                &plans,
-                (writable, options.fsync),
-            )?;
-        }
+        cut_durable::cut_tail_finishing(
+            cut.as_ref(),
+            (&backends, &layout),
+            (&mut state, &mut journal),
+            &plans,
+            (metadata_read_only.is_none(), options.fsync),
+        )?;
         let undurable: Vec<(usize, IoPlan)> = plans
             .iter()
             .filter(|(_, p)| !state.durable.contains(&p.id))
