@@ -165,6 +165,10 @@ fn an_acknowledged_write_that_cannot_be_proven_is_named_lost() {
         match store.get("f") {
             Ok(got) => assert!(got == scene.acked, "open {open}: f read wrong bytes"),
             Err(StoreError::DataLost(m)) => {
+                assert!(
+                    m.contains("journal's last record was damaged"),
+                    "open {open}: the error says why: {m}"
+                );
                 let lost = store.status().unwrap().lost_ranges;
                 let covered = |i: u64| {
                     lost.iter().any(|l| {

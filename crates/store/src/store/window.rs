@@ -409,7 +409,11 @@ impl Store {
             token == super::recovery::UNDECIDABLE_AFTER_CRASH
                 || token == super::recovery::UNDECIDABLE_OSS_FAILED
         };
-        let why = if lost.iter().all(|l| undecidable(&l.token)) {
+        let cut_acknowledgement =
+            |l: &&LostRange| l.token == super::cut_durable::CUT_ACKNOWLEDGEMENT_UNPROVEN;
+        let why = if lost.iter().all(cut_acknowledgement) {
+            "the journal's last record was damaged (see the warning) and may have been the acknowledgement of the write of these bytes, whose new bytes could not be proven on disk, so they are recorded lost rather than read as they were before that write"
+        } else if lost.iter().all(|l| undecidable(&l.token)) {
             "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside more unreadable or rotten blocks than the parity can place), so it marked them lost rather than guess"
         } else if lost.iter().any(|l| undecidable(&l.token)) {
             "these bytes are lost (an OSS failed inside a delayed window, cached bytes could not be read or rebuilt, or recovery after a crash could not tell their true bytes)"
