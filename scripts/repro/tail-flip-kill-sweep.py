@@ -6,7 +6,9 @@ exactly, the command's file old or new (rm: old or absent; write: each byte old 
 never other bytes with exit 0. Prints each bad case and a DONE line (R12-1, R12-7 found so).
 Usage: tail-flip-kill-sweep.py CMD K1-K2   CMD: put | rm | write | flush | end
 Env: EXARAID, SHIM, WPATH (rmw|wcl|delayed), CODE (raid5), REPRO_DIR; EXARAID_KILLED: the
-binary of the killed command only (default EXARAID; an older one leaves an older journal)."""
+binary of the killed command only (default EXARAID; an older one leaves an older journal);
+DETAIL=1 counts ok-old / ok-new (the file read back as before the killed command, or changed)
+instead of ok."""
 import os, sys, subprocess, shutil, random
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from importlib import import_module
@@ -50,6 +52,9 @@ for k in range(k1, k2 + 1):
         if not ok: bad.append("f WRONG (%d bytes, %d zeros)" % (len(x), x.count(0)))
     elif not (CMD == "rm" and b"no file" in gf.stderr): bad.append("f rc=%d %s" % (gf.returncode, gf.stderr[:150]))
     key = "bad" if any("WRONG" in x for x in bad) else ("refused" if bad else "ok")
+    if key == "ok" and os.environ.get("DETAIL") == "1" and gf.returncode == 0:
+        # Which of the allowed outcomes (s13a): the killed command's old or new bytes.
+        key = "ok-old" if gf.stdout == A else "ok-new" if gf.stdout != A else key
     stats[key] = stats.get(key, 0) + 1
     if bad: print("k=%d last=%s: %s" % (k, kind, "; ".join(str(x) for x in bad)), flush=True)
 print("DONE %s %s %s: %s" % (CMD, WP, CODE, stats))

@@ -150,6 +150,11 @@ enum StoreCommand {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// After a clean scrub, accept the damaged journal records on record (the warning
+        /// every command prints names them): their warning ends. Check the files changed
+        /// last first: what such a record held is unknown.
+        #[arg(long)]
+        accept_journal_damage: bool,
     },
     /// Delayed-parity windows (START_DELAYED / END_DELAYED hints).
     Delayed {
@@ -693,9 +698,20 @@ pub fn run(args: StoreArgs) -> Result<()> {
             close(store)?;
             out!("OSS {oss} rebuilt");
         }
-        StoreCommand::Scrub { dir, repair, json } => {
+        StoreCommand::Scrub {
+            dir,
+            repair,
+            json,
+            accept_journal_damage,
+        } => {
             let store = open(&dir)?;
             let report = store.scrub(repair)?;
+            let clean = !scrub_left_problems(&report, repair);
+            let accepted = if accept_journal_damage && clean {
+                Some(store.accept_journal_damage()?)
+            } else {
+                None
+            };
             close(store)?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&report)?);
@@ -764,6 +780,14 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         "journal tail cut: checked (every stripe's parity matches now); the warning is cleared"
                     );
                 }
+                match accepted {
+                    Some(0) => out!("journal damage: none on record"),
+                    Some(n) => out!("journal damage: {n} damaged records accepted; their warning is cleared"),
+                    None if accept_journal_damage => out!(
+                        "journal damage: NOT accepted: this scrub found problems (above); deal with them and scrub again"
+                    ),
+                    None => {}
+                }
                 for l in &report.lost_ranges {
                     out!(
                         "LOST: '{}' bytes {}..{} (OSS {}): reads fail until written again",
@@ -782,14 +806,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     report.repaired_elements
                 );
             }
-            let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired)
-                || report.corrupt_cache_elements.iter().any(|f| !f.repaired)
-                || report.dead_cache_blocks.iter().any(|f| !f.3)
-                || !report.unrepairable.is_empty()
-                || !report.failed_oss.is_empty()
-                || !report.lost_ranges.is_empty()
-                || !report.unsettled_stripes.is_empty();
-            if unrepaired || (!repair && !report.parity_mismatches.is_empty()) {
+            if !clean {
                 std::process::exit(2);
             }
         }
@@ -1201,4 +1218,16 @@ fn tempfile_dir(dir: Option<&Path>) -> Result<PathBuf> {
     let d = base.join(format!("exaraid-store-bench-{}", std::process::id()));
     std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
     Ok(d)
+}
+
+/// Did the scrub leave anything wrong (`scrub` exits 2 then)?
+fn scrub_left_problems(report: &exaraid_store::store::ScrubReport, repair: bool) -> bool {
+    let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired)
+        || report.corrupt_cache_elements.iter().any(|f| !f.repaired)
+        || report.dead_cache_blocks.iter().any(|f| !f.3)
+        || !report.unrepairable.is_empty()
+        || !report.failed_oss.is_empty()
+        || !report.lost_ranges.is_empty()
+        || !report.unsettled_stripes.is_empty();
+    unrepaired || (!repair && !report.parity_mismatches.is_empty())
 }

@@ -12,6 +12,11 @@ use std::path::Path;
 use std::process::Command;
 
 const CUT_WARNING: &str = "was damaged or torn by a power cut and was cut off";
+/// The warning of a whole record damaged (not a torn append: review s12r R12-1), which no
+/// parity check ends: the operator's `scrub --accept-journal-damage` does.
+const DAMAGE_WARNING: &str = "was whole and damaged after it was written";
+/// The part of the warning that a scrub of the parity ends.
+const PARITY_WARNING: &str = "until a scrub finds every stripe's parity matching";
 
 fn copy_store(from: &Path, to: &Path) {
     let _ = std::fs::remove_dir_all(to);
@@ -145,7 +150,9 @@ impl CutScene {
 /// Every OSS up: the open that cuts the record scrubs the store and repairs the cut
 /// write's stripe by itself (review R10-5: before, it only checked, and a failure before
 /// the user's `scrub --repair` decoded through the stale parity), says so once, and no
-/// warning stays; then any one more failure leaves every acknowledged byte readable.
+/// parity warning stays; then any one more failure leaves every acknowledged byte readable.
+/// The record was whole and damaged, so the damage warning stays (status, every command)
+/// until `scrub --accept-journal-damage` (review s12r R12-1).
 #[test]
 fn a_damaged_last_journal_record_is_cut_and_the_open_repairs_its_stripe() {
     for block in [1, 3] {
@@ -167,13 +174,27 @@ fn a_damaged_last_journal_record_is_cut_and_the_open_repairs_its_stripe() {
                     && err.contains("repaired"),
                 "{case}: {err}"
             );
-            assert!(!String::from_utf8_lossy(&out.stdout).contains("JOURNAL TAIL CUT"));
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(text.contains("JOURNAL TAIL CUT:") && text.contains(DAMAGE_WARNING));
+            let out = exaraid(&["store", "ls", d], b"");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                out.status.success()
+                    && err.contains(DAMAGE_WARNING)
+                    && !err.contains(PARITY_WARNING)
+                    && !err.contains("the open checked"),
+                "{case}: the parity part said once, the damage every time: {err}"
+            );
+            ok(&["store", "scrub", d], b""); // clean: exit 0
+            let out = exaraid(&["store", "ls", d], b"");
+            assert!(String::from_utf8_lossy(&out.stderr).contains(DAMAGE_WARNING));
+            let said = ok(&["store", "scrub", d, "--accept-journal-damage"], b"");
+            assert!(String::from_utf8_lossy(&said).contains("1 damaged records accepted"));
             let out = exaraid(&["store", "ls", d], b"");
             assert!(
                 out.status.success() && out.stderr.is_empty(),
-                "{case}: said once"
+                "{case}: accepted"
             );
-            ok(&["store", "scrub", d], b""); // clean: exit 0
             scene.every_byte_reads_with_one_more_failure(&case);
         }
     }
@@ -222,21 +243,26 @@ fn with_an_oss_missing_the_cut_warns_until_the_open_can_repair() {
         err.contains("the open checked every stripe's parity"),
         "{err}"
     );
-    assert!(!String::from_utf8_lossy(&out.stdout).contains("JOURNAL TAIL CUT"));
-    let out = exaraid(&["store", "status", d], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        out.stderr.is_empty(),
-        "{:?}",
-        String::from_utf8_lossy(&out.stderr)
+        !text.contains(PARITY_WARNING) && text.contains(DAMAGE_WARNING),
+        "{text}"
+    );
+    let out = exaraid(&["store", "status", d], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains(PARITY_WARNING) && err.contains(DAMAGE_WARNING),
+        "{err}"
     );
     ok(&["store", "scrub", d], b"");
     scene.every_byte_reads_with_one_more_failure("OSS 4 missing first");
 }
 
 /// The common case, a power cut that tore the record of a write before any of its OSS
-/// writes (here: the write killed right after its first journal record, whose bytes are
-/// then flipped): the open finds the cut, checks every stripe's parity by itself (a small
-/// store), finds it matching and says so once; no warning stays.
+/// writes (here: the write killed right after its first journal record, whose second half
+/// then reads as zeros, pages that never reached the disk): the open finds the cut, checks
+/// every stripe's parity by itself (a small store), finds it matching and says so once; no
+/// warning stays.
 #[test]
 fn a_cut_record_whose_write_never_began_is_checked_by_the_open_itself() {
     let root = fast_tempdir("exaraid-tail-cut-");
@@ -256,8 +282,9 @@ fn a_cut_record_whose_write_never_began_is_checked_by_the_open_itself() {
     assert!(killed, "the write was cut after its first record");
     let mut journal = std::fs::read(store.join("journal")).unwrap();
     let start = last_record_start(&journal);
-    let flip = start + 8 + (journal.len() - start - 8) / 2;
-    journal[flip] ^= 1 << (flip % 8);
+    let torn_from = start + 8 + (journal.len() - start - 8) / 2;
+    let end = journal.len();
+    journal[torn_from..end].fill(0);
     std::fs::write(store.join("journal"), &journal).unwrap();
 
     let out = exaraid(&["store", "status", d], b"");

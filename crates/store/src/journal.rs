@@ -57,6 +57,8 @@ pub struct Journal<R> {
     tail_bytes: Vec<u8>,
     /// The torn tail is still in the file (`open_keeping_tail`): `cut_tail` cuts it.
     tail_in_file: bool,
+    /// The torn tail is a whole record, damaged (`whole_record_damaged`).
+    tail_damaged: bool,
     _records: PhantomData<R>,
 }
 
@@ -137,6 +139,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         }
         let mut tail_cut = None;
         let mut tail_bytes = Vec::new();
+        let tail_damaged = whole_record_damaged(&bytes[at..]);
         if (at as u64) < bytes.len() as u64 {
             // The caller learns of the torn tail (`tail_cut`): it may have been an fsync'd
             // record, damaged.
@@ -157,6 +160,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             tail_cut,
             tail_bytes,
             tail_in_file: writable && tail_cut.is_some(),
+            tail_damaged,
             _records: PhantomData,
         };
         Ok((journal, records))
@@ -217,6 +221,38 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         Ok(true)
     }
 
+    /// `cut_tail`, with `recs` written where the torn tail began, in one write and one
+    /// sync; returns their sequence numbers. Why: records that decide what the cut record
+    /// stood for (review s12r R12-1: a cut write finished) must not be lost to a crash
+    /// between the cut and their append, which left the cut durable and the decision
+    /// forgotten; here a crash leaves the tail (perhaps partly overwritten: a torn tail
+    /// again, decided again), or the records whole. Without a tail in the file, as `append`
+    /// of each (synced).
+    pub fn cut_tail_writing(&mut self, recs: &[R]) -> Result<Vec<u64>, StoreError> {
+        if !self.tail_in_file {
+            return recs.iter().map(|rec| self.append(rec, true)).collect();
+        }
+        let io =
+            |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", self.path.display()));
+        let mut frames = Vec::new();
+        let seqs: Vec<u64> = (self.next_seq..self.next_seq + recs.len() as u64).collect();
+        for (seq, rec) in seqs.iter().zip(recs) {
+            frames.extend_from_slice(&Self::frame(*seq, rec));
+        }
+        let end = self.len_bytes + frames.len() as u64;
+        self.file
+            .seek(SeekFrom::Start(self.len_bytes))
+            .map_err(io)?;
+        self.file.write_all(&frames).map_err(io)?;
+        self.file.set_len(end).map_err(io)?;
+        self.file.sync_all().map_err(io)?;
+        self.file.seek(SeekFrom::Start(end)).map_err(io)?;
+        self.len_bytes = end;
+        self.next_seq += recs.len() as u64;
+        self.tail_in_file = false;
+        Ok(seqs)
+    }
+
     /// The torn tail's bytes (see `tail_cut`), if at most `TAIL_KEPT_BYTES_MAX`.
     pub fn tail_bytes(&self) -> Option<&[u8]> {
         (!self.tail_bytes.is_empty()).then_some(&self.tail_bytes[..])
@@ -241,6 +277,12 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     /// The torn tail this journal's `open` cut off (`None`: the journal ended on a record).
     pub fn tail_cut(&self) -> Option<TailCut> {
         self.tail_cut
+    }
+
+    /// Is the torn tail a whole record that was damaged after it was written, rather than an
+    /// append torn by a kill or a power cut (see `whole_record_damaged`)?
+    pub fn tail_damaged(&self) -> bool {
+        self.tail_damaged
     }
 
     /// Append a record; with `sync` it is durable when this returns.
@@ -316,6 +358,28 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     pub fn len_bytes(&self) -> u64 {
         self.len_bytes
     }
+}
+
+/// Is `tail` (the bytes from the first record that does not check out to the end of the
+/// journal) a record written whole and damaged after, rather than an append torn by a kill
+/// or a power cut? A kill -9 tears an append only SHORT (Linux stops a write() between
+/// pages: the length field points past the end); a power cut tears only a record not yet
+/// fsync'd, short or with zeros where its pages never reached the disk (a JSON payload
+/// holds no zero byte). So a record is damaged when its length field fits in the tail and
+/// the payload it names holds no zero byte (whatever follows it is a torn append), or when
+/// the bytes after the header match the checksum (only the length field is damaged). Why it
+/// matters (review s12r R12-1): such a record may have been fsync'd and acted on (a write's
+/// `Durable`: an acknowledgement), so a check that cannot see what it did must not declare
+/// the cut harmless.
+pub fn whole_record_damaged(tail: &[u8]) -> bool {
+    if tail.len() <= FRAME_HEADER_BYTES {
+        return false;
+    }
+    let len = u32::from_le_bytes(tail[0..4].try_into().unwrap()) as usize;
+    let crc = u32::from_le_bytes(tail[4..8].try_into().unwrap());
+    let after_header = &tail[FRAME_HEADER_BYTES..];
+    let whole = len > 0 && len <= after_header.len() && !after_header[..len].contains(&0);
+    whole || crc32c::crc32c(after_header) == crc
 }
 
 /// The record at the start of `bytes` and its framed length, if it checks out: a whole
@@ -505,6 +569,70 @@ mod tests {
             "nothing cut, nothing written"
         );
         assert!(J::open_read_only(&dir.path().join("none")).is_err());
+    }
+
+    /// Whole and damaged (a bit flipped in its payload, its checksum or its length field)
+    /// is told from an append torn by a kill (short) or a power cut (zeros where its pages
+    /// never landed): only the first may have been fsync'd and acted on (review s12r R12-1).
+    #[test]
+    fn a_whole_damaged_record_is_told_from_a_torn_append() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        let keep = std::fs::metadata(&path).unwrap().len() as usize;
+        j.append(&"the last record, fsync'd".to_string(), true)
+            .unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let damaged_after = |flip_at: usize, mask: u8| {
+            let mut bytes = good.clone();
+            bytes[flip_at] ^= mask;
+            std::fs::write(&path, &bytes).unwrap();
+            let (j, recs) = J::open(&path).unwrap();
+            assert_eq!(recs.len(), 1);
+            j.tail_damaged()
+        };
+        let last = good.len() - 1;
+        assert!(damaged_after(last - 3, 0x10), "a bit of its payload");
+        assert!(damaged_after(keep + 5, 0x01), "a bit of its checksum");
+        assert!(damaged_after(keep + 1, 0x01), "its length field, longer");
+        assert!(damaged_after(keep, 0x01), "its length field, shorter");
+        for cut in keep + 1..good.len() {
+            std::fs::write(&path, &good[..cut]).unwrap();
+            let (j, _) = J::open(&path).unwrap();
+            assert!(!j.tail_damaged(), "short at {cut}: a kill's torn append");
+        }
+        for zeros_from in keep + 8..good.len() {
+            let mut bytes = good.clone();
+            bytes[zeros_from..].fill(0);
+            std::fs::write(&path, &bytes).unwrap();
+            let (j, _) = J::open(&path).unwrap();
+            assert!(!j.tail_damaged(), "zeros from {zeros_from}: a power cut");
+        }
+    }
+
+    /// The records that replace a torn tail go where it began, and the tail is gone.
+    #[test]
+    fn cut_tail_writing_puts_its_records_in_the_tails_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        j.append(&"a long record, damaged after its fsync".to_string(), true)
+            .unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 2;
+        bytes[last] ^= 0x04;
+        std::fs::write(&path, &bytes).unwrap();
+        let (mut j, recs) = J::open_keeping_tail(&path).unwrap();
+        assert_eq!(recs.len(), 1);
+        let seqs = j.cut_tail_writing(&["decided".to_string()]).unwrap();
+        assert_eq!(seqs, vec![2]);
+        j.append(&"after".to_string(), true).unwrap();
+        let (j, recs) = J::open(&path).unwrap();
+        assert_eq!(j.tail_cut(), None);
+        let got: Vec<(u64, &str)> = recs.iter().map(|(q, r)| (*q, r.as_str())).collect();
+        assert_eq!(got, [(1, "kept"), (2, "decided"), (3, "after")]);
     }
 
     #[test]

@@ -450,6 +450,16 @@ pub enum Rec {
     /// block as known where its payload, the window's cached bytes laid over, has this crc
     /// (`known_by_move_home_crcs`). Whole blocks need none: the cached bytes cover them.
     MoveHomeCrcs(WindowBlockCrcs),
+    /// The tail this open cut (its `JournalTailCut` comes with it) was a WHOLE record with a
+    /// bad checksum (`journal::whole_record_damaged`): damage after it was written, not an
+    /// append torn by a kill or a power cut. Why (review s12r R12-1): such a record may have
+    /// been fsync'd and acted on (a write's `Durable`: an acknowledgement), and no parity
+    /// check sees what it did; `State::journal_tail_damage` keeps it, and every open warns,
+    /// until the operator accepts it (`JournalTailAccepted`). A scrub does not clear it.
+    JournalTailDamaged(JournalTailCut),
+    /// The operator accepted the damaged journal tails on record (`exaraid store scrub
+    /// --accept-journal-damage`, `Store::accept_journal_damage`): their warning ends.
+    JournalTailAccepted,
 }
 
 /// See `Rec::WindowBlockCrcs`.
@@ -790,6 +800,10 @@ impl Rec {
             Rec::ClockSkew { .. } => crate::superblock::STATE_VERSION_SESSION12_RECORDS,
             // A session-11 binary cannot parse it.
             Rec::MoveHomeCrcs(_) => crate::superblock::STATE_VERSION_SESSION12_RECORDS,
+            // A session-12 binary cannot parse them (it would cut the damage note off).
+            Rec::JournalTailDamaged(_) | Rec::JournalTailAccepted => {
+                crate::superblock::STATE_VERSION_SESSION13_RECORDS
+            }
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -1093,6 +1107,11 @@ pub struct State {
     /// written into a snapshot when zero.)
     #[serde(default, skip_serializing_if = "is_zero")]
     pub clock_skew_ns: u64,
+    /// Damaged journal tails not yet accepted by the operator (`Rec::JournalTailDamaged`),
+    /// oldest first, at most [`JOURNAL_TAIL_CUTS_MAX`]. (Not written into a snapshot when
+    /// empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub journal_tail_damage: Vec<JournalTailCut>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -1143,6 +1162,10 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
+        if !self.journal_tail_damage.is_empty() {
+            // Session 13's field: an older binary would drop it, and the warning with it.
+            return crate::superblock::STATE_VERSION_SESSION13_RECORDS;
+        }
         if self.clock_skew_ns != 0 {
             // Session 12's field (`Rec::ClockSkew`): an older binary would drop it.
             return crate::superblock::STATE_VERSION_SESSION12_RECORDS;
@@ -1327,6 +1350,7 @@ impl State {
             Rec::SettleSums(_) => false,
             // Notes about the journal and a scrub's check.
             Rec::JournalTailCut { .. } | Rec::JournalTailChecked => false,
+            Rec::JournalTailDamaged(_) | Rec::JournalTailAccepted => false,
             // A note that plans changed nothing; a note of what a window write writes next.
             Rec::WroteNothing { .. } | Rec::WindowBlockCrcs(_) => false,
             // The store's clock.
@@ -1642,6 +1666,13 @@ impl State {
                 // Bounded: only move homes not durable yet, two blocks per piece at most.
                 self.move_home_crcs.push(w.clone());
             }
+            Rec::JournalTailDamaged(cut) => {
+                if self.journal_tail_damage.len() == JOURNAL_TAIL_CUTS_MAX {
+                    self.journal_tail_damage.remove(0);
+                }
+                self.journal_tail_damage.push(*cut);
+            }
+            Rec::JournalTailAccepted => self.journal_tail_damage.clear(),
         }
     }
 

@@ -35,6 +35,18 @@ use exaraid_store::{Store, StoreError, WritePath};
 /// Stripes of file "f": the cut write touches the first only.
 const STRIPES: usize = 3;
 const CUT_WARNING: &str = "journal's last record was cut off";
+/// The part of the warning that a scrub of the parity ends.
+const PARITY_WARNING: &str = "until a scrub finds every stripe's parity matching";
+
+/// The warning once the open checked and repaired the parity: the scene's cut record is a
+/// whole record with a bad checksum (damage, not a torn append), which may have done what
+/// no parity check sees, so its own warning stays until the operator accepts it (review
+/// s12r R12-1); the parity part is gone.
+fn only_the_damage_warning_left(warning: &Option<String>) -> bool {
+    warning
+        .as_deref()
+        .is_some_and(|w| w.contains("--accept-journal-damage") && !w.contains(PARITY_WARNING))
+}
 /// Set to 1: count failed checks to the end of the test (see the module docs).
 const SWEEP_ENV: &str = "EXARAID_SWEEP";
 
@@ -290,7 +302,7 @@ fn the_open_repairs_the_cut_stripe(code: CodeSpec, tolerance: usize) {
             t.check(refused == 0, || format!("{what}: {refused} blocks refused"));
         }
         // Checked after the reads: they are the point (wrong bytes before the fix).
-        t.check(warning.is_none(), || {
+        t.check(only_the_damage_warning_left(&warning), || {
             format!("{what}: the open checked and repaired every stripe: {warning:?}")
         });
         t.check(
@@ -348,7 +360,7 @@ fn reads_refuse_unchecked_decodes_until_the_repair(code: CodeSpec, tolerance: us
         let refused = s.check_reads(&mut t, &store, false, &what);
         t.check(refused == 0, || format!("{what}: {refused} blocks refused"));
         let warning = store.journal_tail_cut_warning();
-        t.check(warning.is_none(), || {
+        t.check(only_the_damage_warning_left(&warning), || {
             format!("{what}: repaired: {warning:?}")
         });
         t.check_panics(&what, || assert_consistent(&store));

@@ -79,6 +79,10 @@ pub(super) fn journal_cut_deletions(
 }
 
 fn append(journal: &mut Journal<Rec>, state: &mut State, rec: Rec) -> Result<(), StoreError> {
+    // The open keeps the torn tail in the file until it decides what the cut record stood
+    // for (`cut_durable`); a removal or settle rolled forward here is that decision (a cut
+    // cached write, `cut_durable`'s case, has plans not durable, which these need).
+    journal.cut_tail()?;
     let seq = journal.append(&rec, true)?;
     state.apply(seq, &rec);
     Ok(())

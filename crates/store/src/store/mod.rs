@@ -43,6 +43,7 @@
 #[cfg(test)]
 mod core_held;
 mod cut_deletions;
+mod cut_durable;
 mod exec;
 #[cfg(test)]
 mod lock_errors;
@@ -1389,6 +1390,7 @@ impl Store {
         };
         let mut journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
+        let cut_record = cut_durable::CutRecord::of(&journal);
         for (seq, rec) in &records {
             if *seq > state.last_seq {
                 state.apply(*seq, rec);
@@ -1409,7 +1411,9 @@ impl Store {
                 journal_tail_cut = None;
             }
         }
-        journal.cut_tail()?;
+        // The torn tail stays in the file until `cut_tail_finishing` below (or a removal's
+        // roll-forward in `journal_cut_deletions`) cuts it with its decision; a damaged
+        // epoch bump was rewritten in place above.
         crate::torture::kill_point(crate::torture::JOURNAL_TAIL);
         Store::refuse_rolled_back(&backends, &state);
         for &i in &state.failed_oss {
@@ -1427,6 +1431,17 @@ impl Store {
             cut_deletions::journal_cut_deletions(b, &layout, kind, config, &mut state, j)?;
         }
         let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
+        // The torn tail is cut here, with the open's decision of what it may have stood for
+        // (review s12r R12-1: a cut cached write's acknowledgement; not when an epoch bump
+        // took the cut record's place) written in its place.
+        let cut = cut_record.filter(|c| c.seq == journal.next_seq());
+        cut_durable::cut_tail_finishing(
+            cut.as_ref(),
+            (&backends, &layout),
+            (&mut state, &mut journal),
+            &plans,
+            (metadata_read_only.is_none(), options.fsync),
+        )?;
         let undurable: Vec<(usize, IoPlan)> = plans
             .iter()
             .filter(|(_, p)| !state.durable.contains(&p.id))
@@ -1599,6 +1614,7 @@ impl Store {
                 store.journal(&mut core, rec, true)?;
             }
         }
+        store.note_tail_damage(cut.as_ref())?;
         {
             // The cache stripes of plans a crash cut before they began are not learnt: a
             // destage waiting for a cut write named its cache stripe complete (every byte
@@ -1837,8 +1853,9 @@ impl Store {
         let note = match self.scrub_as(true, true) {
             Ok(report) if report.journal_tail_cuts_checked > 0 && report.repaired_elements == 0 => {
                 format!(
-                    "{said} ({} stripes) and it matches: nothing to do",
-                    report.stripes_checked
+                    "{said} ({} stripes) and it matches: {}",
+                    report.stripes_checked,
+                    self.parity_check_settles_tail()
                 )
             }
             Ok(report) if report.journal_tail_cuts_checked > 0 => format!(
@@ -4002,8 +4019,11 @@ impl Store {
     }
 
     fn tail_cut_warning_locked(&self, core: &Core) -> Option<String> {
+        let damage = self.tail_damage_warning(core);
         let cuts = &core.state.journal_tail_cuts;
-        let last = cuts.last()?;
+        let Some(last) = cuts.last() else {
+            return damage;
+        };
         let earlier = match cuts.len() {
             1 => String::new(),
             n => format!(" ({} earlier cuts are on record too)", n - 1),
@@ -4013,6 +4033,10 @@ impl Store {
             "the journal's last record, at byte {} ({} bytes), was damaged or torn by a power cut and was cut off when the store opened{earlier}. If it was a write whose OSS writes had begun, that write was not recovered and a stripe's parity may not match its data (one more failed OSS could then lose acknowledged bytes of that stripe). Run `exaraid store scrub {dir}` to check every stripe's parity, and `exaraid store scrub {dir} --repair` if it reports mismatches; this warning stays until a scrub finds every stripe's parity matching",
             last.at_byte, last.cut_bytes
         ))
+        .map(|parity| match damage {
+            Some(damage) => format!("{damage}. And: {parity}"),
+            None => parity,
+        })
     }
 
     pub fn oss_count(&self) -> usize {

@@ -323,3 +323,39 @@ fn move_home_crcs_turn_the_state_header_to_version_5_until_a_checkpoint_drops_th
         |state| state.move_home_crcs == vec![crcs.clone()],
     );
 }
+
+/// Session 13's damaged journal tail (`Rec::JournalTailDamaged`, review s12r R12-1) turns
+/// the header to version 6, which session-12 binaries refuse (they would cut the record off
+/// as a torn tail, or drop the field from a snapshot, and with it the warning that the cut
+/// record may have acknowledged a write); while a snapshot holds it the header stays 6; the
+/// operator's acceptance (`Rec::JournalTailAccepted`) drops it, and a checkpoint after that
+/// turns the header back to 1.
+#[test]
+fn a_damaged_journal_tail_turns_the_state_header_to_version_6_until_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_holding_f(dir.path());
+    let cut = crate::state::JournalTailCut {
+        at_byte: 1234,
+        cut_bytes: 56,
+    };
+    {
+        let mut core = store.core.lock();
+        store
+            .journal(&mut core, Rec::JournalTailDamaged(cut), true)
+            .unwrap();
+        assert_eq!(core.state.journal_tail_damage, vec![cut]);
+    }
+    let v6 = crate::superblock::STATE_VERSION_SESSION13_RECORDS;
+    assert_header_version(dir.path(), v6);
+    store.checkpoint().unwrap();
+    assert_header_version(dir.path(), v6);
+    store.close().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.core.lock().state.journal_tail_damage, vec![cut]);
+    assert!(store.journal_tail_cut_warning().is_some());
+    assert_eq!(store.accept_journal_damage().unwrap(), 1);
+    assert_eq!(store.journal_tail_cut_warning(), None);
+    store.checkpoint().unwrap();
+    store.close().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+}

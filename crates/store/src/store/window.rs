@@ -409,7 +409,11 @@ impl Store {
             token == super::recovery::UNDECIDABLE_AFTER_CRASH
                 || token == super::recovery::UNDECIDABLE_OSS_FAILED
         };
-        let why = if lost
+        let cut_acknowledgement =
+            |l: &&LostRange| l.token == super::cut_durable::CUT_ACKNOWLEDGEMENT_UNPROVEN;
+        let why = if lost.iter().all(cut_acknowledgement) {
+            "the journal's last record was damaged (see the warning) and may have been the acknowledgement of the write of these bytes, whose new bytes could not be proven on disk, so they are recorded lost rather than read as they were before that write"
+        } else if lost
             .iter()
             .all(|l| l.token == super::cut_deletions::OBJECTS_DELETED)
         {

@@ -1,0 +1,401 @@
+//! The journal's cut last record may have been a cached write's acknowledgement (review s12r
+//! R12-1).
+//!
+//! A WCL or delayed-window client write is acknowledged once its plan's `Durable` record is
+//! fsync'd; the `Complete` behind it is appended unsynced (`complete_deferred`). After a
+//! power cut the `Durable` can be the journal's last record, and damage to that record (a
+//! bit flip, a truncation) makes the open cut it as a torn tail: the plan reads as cut by
+//! the crash, recovery forgets its cached bytes, and the OLD bytes read with exit 0. No
+//! parity check sees it: the bytes were in the cache zone, and home stays consistent.
+//!
+//! So, when the open cut a tail, each cut client plan that wrote the cache zone is decided
+//! before recovery sees it:
+//! - every block it wrote reads verified (its checksum) and holds what the plan journaled
+//!   it would write (`Rec::WriteCrcs` and `Rec::WriteParityCrcs` on WCL, `Rec::
+//!   WindowBlockCrcs` in a delayed window): the write is whole on disk, so it is FINISHED
+//!   (its OSSs synced, then its `Durable` journaled again). Safe whatever the cut record
+//!   was: an unacknowledged write may read old or new, and new is provably there.
+//! - else, when the cut record was damaged whole (`Journal::tail_damaged`, not an append
+//!   torn by a kill or a power cut) and is exactly as long as that plan's `Durable` record
+//!   would be: it may have been its acknowledgement, and its bytes cannot be told, so they
+//!   are recorded LOST (`Rec::Lost`, token `CUT_ACKNOWLEDGEMENT_UNPROVEN`): reads fail
+//!   naming them and `status` lists them, instead of returning the old bytes. A torn append
+//!   (short, or zeros) was never fsync'd: never an acknowledgement, recovered as before.
+//!
+//! Decided before the store exists (the open's view of which plans are durable is built
+//! from `State::durable` right after), from the OSSs as the open found them.
+
+use std::collections::BTreeSet;
+
+use exaraid_codes::Cell;
+use exaraid_plan::{Bytes, IoPlan, Layout, Op, PlanCause, PlanId, Zone as PlanZone};
+
+use super::{Core, Store, CACHE_OBJECT};
+use crate::backend::{Backend, ElementKey, Zone, CHECKSUM_BLOCK_BYTES};
+use crate::journal::Journal;
+use crate::state::{LostRange, Rec, State};
+use crate::StoreError;
+
+/// The window token of a lost range whose write may have been acknowledged by the journal
+/// record the open cut as damaged, and whose cached bytes could not be proven whole.
+pub(super) const CUT_ACKNOWLEDGEMENT_UNPROVEN: &str =
+    "none: the journal's damaged last record may have acknowledged this write, and its cached bytes could not be proven whole on disk";
+
+/// The tail the open cut: the sequence number its record had, its length as found, the
+/// length its own length field named (when its bytes were kept), and whether it was a
+/// whole record damaged (`journal::whole_record_damaged`).
+pub(super) struct CutRecord {
+    pub seq: u64,
+    pub at_byte: u64,
+    pub cut_bytes: u64,
+    pub framed_bytes: Option<u64>,
+    pub damaged: bool,
+}
+
+impl CutRecord {
+    /// The cut tail of `journal`, if any: read before anything is appended.
+    pub(super) fn of(journal: &Journal<Rec>) -> Option<CutRecord> {
+        let cut = journal.tail_cut()?;
+        let framed_bytes = journal
+            .tail_bytes()
+            .filter(|b| b.len() >= 4)
+            .map(|b| 8 + u64::from(u32::from_le_bytes(b[0..4].try_into().expect("4 bytes"))));
+        Some(CutRecord {
+            seq: journal.next_seq(),
+            at_byte: cut.at_byte,
+            cut_bytes: cut.cut_bytes,
+            framed_bytes,
+            damaged: journal.tail_damaged(),
+        })
+    }
+
+    /// Could this cut record have been plan `plan`'s `Durable` record (damaged whole, of
+    /// that record's length)? A client write is acknowledged by that record alone (a
+    /// `SyncFailedDurable` or `SyncsFailed` ends it with an error).
+    fn could_be_durable_of(&self, plan: PlanId) -> bool {
+        if !self.damaged {
+            return false;
+        }
+        let frame_bytes =
+            Journal::<Rec>::frame(self.seq, &Rec::Durable { plans: vec![plan] }).len() as u64;
+        frame_bytes == self.cut_bytes || Some(frame_bytes) == self.framed_bytes
+    }
+}
+
+/// What `finish_cut_cached_writes` decided.
+#[derive(Debug, Default)]
+pub(super) struct Decided {
+    /// Cut plans proven whole on disk: durable now.
+    pub finished: Vec<PlanId>,
+    /// The bytes of cut plans that may have been acknowledged and could not be proven.
+    pub lost: Vec<LostRange>,
+}
+
+/// Cut the journal's torn tail (`cut`: this open's, when no epoch bump took its place),
+/// deciding first the cut cached client writes (see the module docs): the records of the
+/// decision are written where the tail began, with the cut (`Journal::cut_tail_writing`),
+/// fsync'd. With `writable` false (a metadata directory that refuses writes) they are
+/// applied to `state` only: the next writable open decides again, the tail still there.
+pub(super) fn cut_tail_finishing(
+    cut: Option<&CutRecord>,
+    (backends, layout): (&[Box<dyn Backend>], &Layout),
+    (state, journal): (&mut State, &mut Journal<Rec>),
+    plans: &[(usize, IoPlan)],
+    (writable, fsync): (bool, bool),
+) -> Result<Decided, StoreError> {
+    let decided = match cut {
+        Some(cut) => decide(cut, (backends, layout), state, plans, fsync),
+        None => Decided::default(),
+    };
+    let mut recs: Vec<Rec> = decided
+        .finished
+        .iter()
+        .map(|&plan| Rec::Durable { plans: vec![plan] })
+        .collect();
+    if !decided.lost.is_empty() {
+        recs.push(Rec::Lost {
+            ranges: decided.lost.clone(),
+        });
+    }
+    let seqs: Vec<u64> = if writable {
+        journal.cut_tail_writing(&recs)?
+    } else {
+        let first = journal.next_seq();
+        journal.advance_to(first + recs.len() as u64);
+        (first..first + recs.len() as u64).collect()
+    };
+    for (seq, rec) in seqs.into_iter().zip(&recs) {
+        state.apply(seq, rec);
+    }
+    Ok(decided)
+}
+
+/// Which cut cached client writes are finished, which lost (nothing journaled yet).
+fn decide(
+    cut: &CutRecord,
+    (backends, layout): (&[Box<dyn Backend>], &Layout),
+    state: &State,
+    plans: &[(usize, IoPlan)],
+    fsync: bool,
+) -> Decided {
+    let undurable: BTreeSet<PlanId> = plans
+        .iter()
+        .map(|(_, p)| p.id)
+        .filter(|id| !state.durable.contains(id))
+        .collect();
+    let mut decided = Decided::default();
+    for (_, plan) in plans {
+        if !undurable.contains(&plan.id) || !writes_cache_for_client(plan) {
+            continue;
+        }
+        if state.wrote_nothing.contains(&plan.id) {
+            continue; // refused before its first write: never acknowledged
+        }
+        let waits_for_cut = plan
+            .after_plans
+            .iter()
+            .any(|p| undurable.contains(p) && !decided.finished.contains(p));
+        if waits_for_cut {
+            continue; // never began: it runs only after those are durable
+        }
+        if cache_writes_proven(backends, layout, state, plan) && synced(backends, plan, fsync) {
+            decided.finished.push(plan.id);
+        } else if cut.could_be_durable_of(plan.id) {
+            decided.lost.extend(client_ranges(layout, plan));
+        }
+    }
+    assert!(decided.finished.len() <= undurable.len());
+    decided
+}
+
+/// A client write's plan that writes the cache zone (WCL cache stripe, delayed window).
+fn writes_cache_for_client(plan: &IoPlan) -> bool {
+    matches!(plan.cause, PlanCause::Write { .. })
+        && plan
+            .steps
+            .iter()
+            .any(|s| s.op == Op::Write && s.zone == PlanZone::Cache)
+}
+
+/// Does every block `plan` wrote read verified, holding what the plan journaled it would
+/// write? Only a plan that wrote nothing but the cache zone, on OSSs up and not failed, and
+/// took no copies of failed columns (a degraded write: its skipped column is not on disk).
+fn cache_writes_proven(
+    backends: &[Box<dyn Backend>],
+    layout: &Layout,
+    state: &State,
+    plan: &IoPlan,
+) -> bool {
+    if state.copied_plans.contains(&plan.id) {
+        return false;
+    }
+    let e = layout.element_bytes();
+    let block = CHECKSUM_BLOCK_BYTES as u64;
+    let crcs = JournaledCrcs::of(state, plan.id);
+    for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
+        let usable = step.oss < backends.len()
+            && backends[step.oss].healthy()
+            && !state.failed_oss.contains(&step.oss);
+        if step.zone != PlanZone::Cache || !usable {
+            return false;
+        }
+        let mut at = 0u64;
+        for piece in &step.pieces {
+            let el = &piece.element;
+            let addr = step.addr_bytes + at;
+            at += el.len_bytes;
+            if el.len_bytes == 0 {
+                continue;
+            }
+            if addr % e != el.offset_bytes {
+                return false; // not laid out as expected: nothing proven
+            }
+            let key = ElementKey {
+                object: CACHE_OBJECT,
+                zone: Zone::Cache,
+                slot: addr / e,
+            };
+            let end = el.offset_bytes + el.len_bytes;
+            let mut buf = vec![0u8; block as usize];
+            for i in el.offset_bytes / block..end.div_ceil(block) {
+                if backends[step.oss]
+                    .read(key, (i * block) as usize, &mut buf)
+                    .is_err()
+                {
+                    return false; // torn, rotten or gone: not whole
+                }
+                let (a, z) = (el.offset_bytes.max(i * block), end.min((i + 1) * block));
+                if !crcs.block_holds_write(layout, el, i, (a, z), &buf) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// The crcs a cut plan journaled of what it writes.
+struct JournaledCrcs<'s> {
+    data: Option<&'s crate::state::WriteCrcs>,
+    parity: Vec<&'s crate::state::WriteParityCrcs>,
+    window: Vec<&'s crate::state::WindowBlockCrcs>,
+}
+
+impl<'s> JournaledCrcs<'s> {
+    fn of(state: &'s State, plan: PlanId) -> JournaledCrcs<'s> {
+        JournaledCrcs {
+            data: state.write_crcs.iter().find(|w| w.plans.contains(&plan)),
+            parity: state
+                .write_parity_crcs
+                .iter()
+                .filter(|w| w.plan == plan)
+                .collect(),
+            window: state
+                .window_block_crcs
+                .iter()
+                .filter(|w| w.plan == plan)
+                .collect(),
+        }
+    }
+
+    /// Does `payload` (block `i` of the element of `el`, read verified) hold what the plan
+    /// wrote at element bytes `[a, z)` of it? A window block by its whole-block crc; a WCL
+    /// data block by the write's crc of those file bytes; running parity by its piece crc.
+    fn block_holds_write(
+        &self,
+        layout: &Layout,
+        el: &exaraid_plan::ElementRange,
+        i: u64,
+        (a, z): (u64, u64),
+        payload: &[u8],
+    ) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let part = &payload[(a - i * block) as usize..(z - i * block) as usize];
+        if !self.window.is_empty() {
+            let crc = crc32c::crc32c(payload);
+            return self
+                .window
+                .iter()
+                .any(|w| w.crc_of(el.stripe, el.pos.row, el.pos.col, i) == Some(crc));
+        }
+        match el.cell {
+            Cell::Data(d) => {
+                let at = layout.file_offset(el.stripe, d, a);
+                self.data.and_then(|w| w.crc_of(at, at + (z - a))) == Some(crc32c::crc32c(part))
+            }
+            Cell::Parity(_) => {
+                let crc = crc32c::crc32c(part);
+                self.parity
+                    .iter()
+                    .flat_map(|w| w.pieces.iter())
+                    .filter(|p| (p.stripe, p.col) == (el.stripe, el.pos.col))
+                    .any(|p| p.crc_of(a, z) == Some(crc))
+            }
+            Cell::Empty => false,
+        }
+    }
+}
+
+/// Sync the OSSs `plan` wrote (with `fsync`): the finished write's bytes are durable before
+/// its `Durable` record is (a kill before this open left them in the page cache only).
+fn synced(backends: &[Box<dyn Backend>], plan: &IoPlan, fsync: bool) -> bool {
+    if !fsync {
+        return true;
+    }
+    let osses: BTreeSet<usize> = plan
+        .steps
+        .iter()
+        .filter(|s| s.op == Op::Write)
+        .map(|s| s.oss)
+        .collect();
+    osses.iter().all(|&oss| backends[oss].sync().is_ok())
+}
+
+/// The file ranges of the client's bytes `plan` writes, each with the OSS it writes them to.
+fn client_ranges(layout: &Layout, plan: &IoPlan) -> Vec<LostRange> {
+    let mut out: Vec<LostRange> = Vec::new();
+    for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
+        for piece in &step.pieces {
+            let Some(Bytes::Client { file_offset_bytes }) = piece.source else {
+                continue;
+            };
+            if piece.element.len_bytes == 0 {
+                continue;
+            }
+            let oss = layout.locate(step.file, file_offset_bytes).oss;
+            out.push(LostRange {
+                file: step.file,
+                offset_bytes: file_offset_bytes,
+                len_bytes: piece.element.len_bytes,
+                oss,
+                token: CUT_ACKNOWLEDGEMENT_UNPROVEN.into(),
+                cache_addr_bytes: None,
+            });
+        }
+    }
+    out
+}
+
+impl Store {
+    /// On record with the open's `JournalTailCut` (`cut`: the tail this open cut): a whole
+    /// record damaged is kept as such (`Rec::JournalTailDamaged`), for the warning that
+    /// stays until the operator accepts it. A metadata directory refusing writes: known to
+    /// this process only, as the cut itself.
+    pub(super) fn note_tail_damage(&self, cut: Option<&CutRecord>) -> Result<(), StoreError> {
+        let Some(cut) = cut.filter(|c| c.damaged) else {
+            return Ok(());
+        };
+        let rec = Rec::JournalTailDamaged(crate::state::JournalTailCut {
+            at_byte: cut.at_byte,
+            cut_bytes: cut.cut_bytes,
+        });
+        let mut core = self.core.lock();
+        if self.metadata_read_only.is_some() {
+            let seq = core.state.last_seq.max(core.journal.next_seq()) + 1;
+            core.journal.advance_to(seq + 1);
+            core.state.apply(seq, &rec);
+            return Ok(());
+        }
+        self.journal(&mut core, rec, true)
+    }
+
+    /// The operator accepts the damaged journal tails on record (after checking what the
+    /// files changed last hold, see the warning): their warning ends. Returns how many.
+    pub fn accept_journal_damage(&self) -> Result<usize, StoreError> {
+        self.check_usable()?;
+        let mut core = self.core.lock();
+        let damaged = core.state.journal_tail_damage.len();
+        if damaged > 0 {
+            self.journal(&mut core, Rec::JournalTailAccepted, true)?;
+        }
+        assert!(core.state.journal_tail_damage.is_empty());
+        Ok(damaged)
+    }
+
+    /// What the open's own parity check after a tail cut settles: everything, unless the cut
+    /// record was damaged whole (a parity check cannot see what it did: the warning stays).
+    pub(super) fn parity_check_settles_tail(&self) -> &'static str {
+        if self.core.lock().state.journal_tail_damage.is_empty() {
+            "nothing to do"
+        } else {
+            "the parity is consistent, but the cut record was damaged whole and no parity check tells what it did (see the warning)"
+        }
+    }
+
+    /// While a damaged journal tail is on record: what happened, what the open did about it
+    /// and which operator action ends the warning.
+    pub(super) fn tail_damage_warning(&self, core: &Core) -> Option<String> {
+        let damage = &core.state.journal_tail_damage;
+        let last = damage.last()?;
+        let earlier = match damage.len() {
+            1 => String::new(),
+            n => format!(" ({} earlier damaged records are on record too)", n - 1),
+        };
+        Some(format!(
+            "the journal's last record, at byte {} ({} bytes), was whole and damaged after it was written (not torn by a kill or a power cut), and was cut off when the store opened{earlier}: what it recorded is unknown. It may have acknowledged a write: the open finished every cut cached write whose bytes it proved whole on disk, and recorded lost (`exaraid store status`) the bytes of those it could not prove; a record of another kind (a removal, a replacement, the end of a flush) cannot be checked. Check the files changed last (restore them from a backup where wrong), then run `exaraid store scrub {} --accept-journal-damage`: a clean scrub with that flag ends this warning",
+            last.at_byte,
+            last.cut_bytes,
+            self.dir.display()
+        ))
+    }
+}
