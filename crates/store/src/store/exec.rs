@@ -1335,7 +1335,10 @@ impl Store {
                 .max()
                 .unwrap_or(0);
         }
-        let reads: Vec<usize> = (0..n).filter(|&i| plan.steps[i].op == Op::Read).collect();
+        let unchecked = self.check_reads_not_needed(plan);
+        let reads: Vec<usize> = (0..n)
+            .filter(|&i| plan.steps[i].op == Op::Read && !unchecked.contains(&i))
+            .collect();
         for &i in &reads {
             assert_eq!(
                 depth[i], 0,
@@ -1356,6 +1359,8 @@ impl Store {
             // Never a stale cache element home as if right (review s11r R11-9).
             self.check_destage_reads(plan, (file, stripe), &mut read_bytes)?;
         }
+        // Never a stale home column into new parity (review s11r R11-9, home part).
+        self.check_reconstruct_reads(plan, &mut read_bytes, &mut computed)?;
         // With a failed OSS: its data that this plan's writes could make undecidable, made
         // durable first (see `copy_failed_columns`). After the reads, so that the plan's own
         // bytes bound for a failed OSS are known also when a read or a compute makes them

@@ -2340,6 +2340,31 @@ impl Store {
                 cut_only,
                 one_client_write,
             )?;
+            // Home as read, checked against its parity before the cached bytes go over it and
+            // the parity is encoded afresh (review s11r R11-9, home part: a stale home column
+            // was encoded into the new parity). Only where nothing is in flight and home
+            // alone is what its parity covers; recovery decides the others by its proofs.
+            let home_alone = !overlay.is_empty()
+                && ranges.values().all(|r| r.is_empty())
+                && !interrupted.contains(&(file, stripe))
+                && !had_copies
+                && zeros_from == 0
+                && copied.is_empty()
+                && lost_cached.is_empty()
+                && composed.lost.is_empty()
+                && pieces.iter().all(|p| !p.parity_covers);
+            if home_alone {
+                let mut cached_ranges: BTreeMap<Pos, Ranges> = BTreeMap::new();
+                for p in &pieces {
+                    let r = cached_ranges.entry(p.pos).or_default();
+                    crate::state::add_range(
+                        r,
+                        p.offset_bytes,
+                        p.offset_bytes + p.bytes.len() as u64,
+                    );
+                }
+                self.check_settled_home(core, (file, stripe), &mut composed.buf, &cached_ranges)?;
+            }
             // A lost data block's bytes only cut writes wrote: zeros (see `cut_only_ranges`),
             // laid first (cached bytes of the cut write over them are as true).
             let mut cut_zeros: Vec<CachedPiece> = Vec::new();
