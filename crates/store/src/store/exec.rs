@@ -1369,7 +1369,7 @@ impl Store {
         self.copy_failed_columns(plan, client, &mut |source, len| {
             self.resolve(plan, source, len, client, &read_bytes, &mut computed)
         })?;
-        self.heal_unread_edge_blocks(plan)?;
+        self.heal_unread_edge_blocks(plan, &unchecked)?;
         // An OSS that goes down under one of the writes below: what the plan holds of it in
         // memory is journaled before its failure goes on record (review E11 item 2).
         let copy_failing =
@@ -2101,13 +2101,19 @@ impl Store {
     /// (reasoned, not tested): a block with live bytes of an older cache stripe beside
     /// stale ones still cannot be confirmed: the write then fails, before any change, with
     /// `DataLost`.
-    fn heal_unread_edge_blocks(&self, plan: &IoPlan) -> Result<(), StoreError> {
+    fn heal_unread_edge_blocks(
+        &self,
+        plan: &IoPlan,
+        not_run: &BTreeSet<usize>,
+    ) -> Result<(), StoreError> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
-        // Home addresses `[a, z)` each read step of the plan verified, per (OSS, zone, file).
+        // Home addresses `[a, z)` each read step of the plan verified, per (OSS, zone, file)
+        // (a check-only read not run verified nothing).
         let covered = |oss: usize, zone: PlanZone, file: u64, a: u64, z: u64| {
-            plan.steps.iter().any(|r| {
+            plan.steps.iter().enumerate().any(|(i, r)| {
                 r.op == Op::Read
+                    && !not_run.contains(&i)
                     && (r.oss, r.zone, r.file) == (oss, zone, file)
                     && r.addr_bytes < z
                     && a < r.addr_bytes + r.len_bytes

@@ -391,13 +391,13 @@ struct StepPiece<'p> {
 }
 
 impl<'p> StepPiece<'p> {
-    /// The bytes this read piece read, as they were before the plan's first write.
-    fn read_bytes<'b>(&self, read_bytes: &'b [Option<Vec<u8>>]) -> &'b [u8] {
+    /// The bytes this read piece read, as they were before the plan's first write; `None`
+    /// for a check-only read the executor did not run (`check_reads_not_needed`: as if the
+    /// plan had not read it).
+    fn read_bytes<'b>(&self, read_bytes: &'b [Option<Vec<u8>>]) -> Option<&'b [u8]> {
         assert_eq!(self.step.op, Op::Read, "only a read piece has read bytes");
-        let bytes = read_bytes[self.step_index]
-            .as_ref()
-            .expect("every read of a plan runs before its first write");
-        &bytes[self.at.clone()]
+        let bytes = read_bytes[self.step_index].as_ref()?;
+        Some(&bytes[self.at.clone()])
     }
 }
 
@@ -3899,7 +3899,10 @@ impl Store {
                 continue;
             }
             let bytes = match step.op {
-                Op::Read => p.read_bytes(read_bytes).to_vec(),
+                Op::Read => match p.read_bytes(read_bytes) {
+                    Some(bytes) => bytes.to_vec(),
+                    None => continue,
+                },
                 Op::Write => {
                     let source = p.piece.source.expect("write pieces name their bytes");
                     self.resolve(
@@ -4013,8 +4016,9 @@ impl Store {
                     crate::state::add_range(mine, a, z);
                 }
                 Op::Read => {
-                    let bytes = p.read_bytes(read_bytes);
-                    before.entry(key).or_default().push((el.pos, a, bytes));
+                    if let Some(bytes) = p.read_bytes(read_bytes) {
+                        before.entry(key).or_default().push((el.pos, a, bytes));
+                    }
                 }
             }
         }
@@ -4113,8 +4117,9 @@ impl Store {
                     crate::state::add_range(wrote.entry(slot).or_default(), a, z);
                 }
                 Op::Read => {
-                    let bytes = p.read_bytes(read_bytes);
-                    read.entry(slot).or_default().push((a as usize, bytes));
+                    if let Some(bytes) = p.read_bytes(read_bytes) {
+                        read.entry(slot).or_default().push((a as usize, bytes));
+                    }
                 }
             }
         }
