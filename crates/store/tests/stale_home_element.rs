@@ -15,7 +15,7 @@ use common::*;
 use std::path::{Path, PathBuf};
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::{Store, WritePath};
+use exaraid_store::{InitOptions, Store, WritePath};
 
 const FILE_BYTES: usize = 65_536;
 /// Data elements per stripe in every layout here (raid5 4+1, raid6 4+2).
@@ -255,6 +255,44 @@ fn all_object_files(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> 
         }
     }
     out
+}
+
+#[test]
+fn a_reconstruct_write_inside_larger_elements_checks_the_blocks_it_reads() {
+    // raid6 3+2, 16 KiB elements (four 4 KiB blocks): a write inside one element is a
+    // reconstruct-write (it needs the two other data elements: fewer reads than data, P
+    // and Q), and it reads the stripe over blocks 1 and 2 only. Element 1 is stale in every
+    // block; the check of those two blocks must locate it there (its offsets in the
+    // element, not in the window read).
+    const ELEMENT: usize = 4 * UNIT;
+    let dir = scratch();
+    let mut expected = pattern(1, 3 * ELEMENT * 2);
+    let (stale, file, snapshot) = {
+        let mut opts = InitOptions::with_oss_count(dir.path(), 5, CodeSpec::raid6(3));
+        opts.element_bytes = ELEMENT;
+        opts.write_path = WritePath::Rmw;
+        let store = Store::init(dir.path(), &opts).unwrap();
+        store.put("f", &expected).unwrap();
+        let (stale, file) = stale_oss(&store, dir.path());
+        let snapshot = std::fs::read(&file).unwrap();
+        let whole = pattern(2, 3 * ELEMENT);
+        store.write("f", 0, &whole).unwrap();
+        expected[..whole.len()].copy_from_slice(&whole);
+        (stale, file, snapshot)
+    };
+    std::fs::write(&file, snapshot).unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let at = 2 * ELEMENT + UNIT + 100;
+    let bytes = pattern(3, UNIT);
+    store.write("f", at as u64, &bytes).unwrap();
+    expected[at..at + UNIT].copy_from_slice(&bytes);
+    store.fail_oss(stale).unwrap();
+    let got = store.get("f").unwrap();
+    assert!(
+        got == expected,
+        "with the stale OSS failed a degraded read returned {} wrong bytes with success",
+        wrong_bytes(&got, &expected)
+    );
 }
 
 /// OPEN (docs/store.md Limits, R11-9): a read-modify-write over the stale column itself.

@@ -142,12 +142,12 @@ impl Store {
         computed: &mut [Option<Vec<u8>>],
     ) -> Result<(), StoreError> {
         let g = self.layout.geometry().clone();
-        let e = self.sb.element_bytes;
-        let mut buf = StripeBuf::zeroed(g.rows, g.cols, e);
-        let mut live: RangesByPos = BTreeMap::new();
+        let e = self.sb.element_bytes as u64;
+        let block = CHECKSUM_BLOCK_BYTES as u64;
         // Each home piece read of the stripe: (pos, element offset, length, step, offset in
-        // the step's bytes).
+        // the step's bytes), and per position the ranges read.
         let mut at: Vec<(Pos, u64, u64, usize, usize)> = Vec::new();
+        let mut live: RangesByPos = BTreeMap::new();
         for (i, step) in plan.steps.iter().enumerate() {
             let home = matches!(step.zone, PlanZone::Data | PlanZone::Parity);
             if step.op != Op::Read || step.file != file || !home {
@@ -156,18 +156,15 @@ impl Store {
             let mut off = 0usize;
             for piece in &step.pieces {
                 let el = &piece.element;
-                let len = el.len_bytes as usize;
                 if el.stripe == stripe {
-                    let Some(bytes) = read_bytes[i].as_ref() else {
-                        return Ok(());
-                    };
-                    let a = el.offset_bytes as usize;
-                    buf.element_mut(el.pos)[a..a + len].copy_from_slice(&bytes[off..off + len]);
+                    if read_bytes[i].is_none() {
+                        return Ok(()); // a check-only read not run: not checked
+                    }
                     let r = live.entry(el.pos).or_default();
                     crate::state::add_range(r, el.offset_bytes, el.offset_bytes + el.len_bytes);
                     at.push((el.pos, el.offset_bytes, el.len_bytes, i, off));
                 }
-                off += len;
+                off += el.len_bytes as usize;
             }
         }
         if live.is_empty() {
@@ -180,9 +177,24 @@ impl Store {
             .filter(|&p| !matches!(g.cell(p), Cell::Empty))
             .collect();
         let first = live.get(&cells[0]).cloned().unwrap_or_default();
-        if cells.iter().any(|p| live.get(p) != Some(&first)) {
+        if first.is_empty() || cells.iter().any(|p| live.get(p) != Some(&first)) {
             return Ok(());
         }
+        // Only the blocks the reads reach are checked: a window of the stripe's elements
+        // (a 128 KiB write into 1 MiB elements encodes 128 KiB per element, not 1 MiB).
+        let lo = first[0].0 / block * block;
+        let hi = (first[first.len() - 1].1.div_ceil(block) * block).min(e);
+        assert!(lo < hi && (hi - lo) % 32 == 0, "a window of whole blocks");
+        let mut buf = StripeBuf::zeroed(g.rows, g.cols, (hi - lo) as usize);
+        for &(pos, o, n, i, off) in &at {
+            let bytes = read_bytes[i].as_ref().expect("checked above");
+            let a = (o - lo) as usize;
+            buf.element_mut(pos)[a..a + n as usize].copy_from_slice(&bytes[off..off + n as usize]);
+        }
+        let window_of = |p: Pos| -> Vec<(u64, u64)> {
+            let ranges = live.get(&p).map(|r| r.as_slice()).unwrap_or(&[]);
+            ranges.iter().map(|&(a, z)| (a - lo, z - lo)).collect()
+        };
         let out_of_service =
             (0..g.cols).any(|col| !self.backends[self.layout.oss_of(file, stripe, col)].healthy());
         let sdb = self.layout.stripe_data_bytes();
@@ -195,12 +207,12 @@ impl Store {
         if out_of_service || lost_here {
             return Ok(());
         }
-        let live_of = |p: Pos| live.get(&p).cloned().unwrap_or_default();
-        let check = self.check_running_parity(&buf, &live_of);
+        let check = self.check_running_parity(&buf, &window_of);
         if check.is_clean() {
             return Ok(());
         }
         for (p, a, right) in &check.fixes {
+            let a = &(a + lo);
             let z = a + right.len() as u64;
             for &(pos, o, n, i, off) in &at {
                 let (s, t) = ((*a).max(o), z.min(o + n));
@@ -242,12 +254,15 @@ impl Store {
             .state
             .file_by_id(file)
             .map_or(0, |(_, m)| m.size_bytes);
-        let unknown = self.unknown_home_ranges(
-            (file, stripe, size),
-            &check.unlocated_blocks,
-            &live_of,
-            &written,
-        );
+        let live_of = |p: Pos| live.get(&p).cloned().unwrap_or_default();
+        let first_block = (lo / block) as usize;
+        let unlocated: BTreeSet<usize> = check
+            .unlocated_blocks
+            .iter()
+            .map(|i| i + first_block)
+            .collect();
+        let unknown =
+            self.unknown_home_ranges((file, stripe, size), &unlocated, &live_of, &written);
         if unknown.is_empty() {
             return Ok(()); // the write replaces every byte of them
         }
@@ -265,7 +280,7 @@ impl Store {
                 .collect();
             return Err(StoreError::DataLost(format!(
                 "this write was refused, nothing was written: {name} stripe {stripe}: its data and parity disagree in 4 KiB blocks {:?} (a stale element: a lost write, or an OSS object file put back from an older copy) and no single column explains it, so bytes {} cannot be told; the write would have computed new parity from them and made the disagreement permanent. `exaraid store scrub DIR` names the stripe; if you know which OSS lost writes, `exaraid store fail DIR --oss I` reads the acknowledged bytes (then `rebuild` it), or write the whole stripe (a full-stripe write reads nothing)",
-                check.unlocated_blocks,
+                unlocated,
                 bytes.join(", ")
             )));
         }
