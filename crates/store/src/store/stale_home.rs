@@ -212,10 +212,11 @@ impl Store {
             return Ok(());
         }
         for (p, a, right) in &check.fixes {
-            let a = &(a + lo);
+            // Window offsets back to element offsets.
+            let a = a + lo;
             let z = a + right.len() as u64;
             for &(pos, o, n, i, off) in &at {
-                let (s, t) = ((*a).max(o), z.min(o + n));
+                let (s, t) = (a.max(o), z.min(o + n));
                 if pos != *p || s >= t {
                     continue;
                 }
