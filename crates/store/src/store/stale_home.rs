@@ -184,7 +184,10 @@ impl Store {
         // (a 128 KiB write into 1 MiB elements encodes 128 KiB per element, not 1 MiB).
         let lo = first[0].0 / block * block;
         let hi = (first[first.len() - 1].1.div_ceil(block) * block).min(e);
-        assert!(lo < hi && (hi - lo) % 32 == 0, "a window of whole blocks");
+        assert!(
+            lo < hi && (hi - lo).is_multiple_of(32),
+            "a window of whole blocks"
+        );
         let mut buf = StripeBuf::zeroed(g.rows, g.cols, (hi - lo) as usize);
         for &(pos, o, n, i, off) in &at {
             let bytes = read_bytes[i].as_ref().expect("checked above");
