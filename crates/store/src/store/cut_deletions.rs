@@ -17,8 +17,16 @@
 //!   told for sure (a staged put content may be a failed put's, never acknowledged), so the
 //!   file's written bytes are recorded LOST, named (`OBJECTS_DELETED`), never read as zeros.
 //!
-//! These records come before the open's `JournalTailCut`: a kill between them loses that
-//! warning, not what they say (the cut record's effect is on record again).
+//! These records are written where the torn tail was, together with the open's decision of
+//! a cut cached write (`cut_durable::cut_tail_finishing`), in one write and one sync: a
+//! kill leaves the tail (decided again by the next open) or every record (merge review
+//! s13m P1, P3: appended by themselves they moved the journal past the cut record, so a
+//! cut cached write went undecided, and a kill between the cut and the append left a
+//! journal without tail and without them). Only more zone files gone than the code
+//! tolerates count (s13m P2): a removal deletes on every OSS that is up before its command
+//! returns, so one acknowledged is gone beyond the tolerance, and one partial (never
+//! acknowledged) still decodes; a zone file missing on a few OSSs for another reason
+//! (deleted outside exaraid) is redundancy's to cover, as any missing file.
 
 use std::collections::BTreeSet;
 
@@ -27,7 +35,6 @@ use exaraid_plan::{Layout, StrategyConfig, StrategyKind, Zone as PlanZone};
 use super::recovery::replay;
 use super::{plan_err, plan_stripes, CACHE_OBJECT, LOST_RANGES_PER_RECORD_MAX};
 use crate::backend::{Backend, Zone};
-use crate::journal::Journal;
 use crate::state::{LostRange, Rec, State};
 use crate::StoreError;
 
@@ -40,16 +47,18 @@ pub(super) const OBJECTS_DELETED: &str =
 /// with more stripes has elements on every OSS well before).
 const STRIPES_CHECKED_PER_FILE_MAX: usize = 4096;
 
-/// An open that cut the journal's last record: journal (fsync'd) and apply to `state` what
-/// deletions that ran after that record imply (see the module); nothing when none did.
-pub(super) fn journal_cut_deletions(
+/// An open that cut the journal's last record: the records that deletions which ran after
+/// that record imply (see the module), applied to `state` as records `first_seq`, ... and
+/// returned for the caller to write in the tail's place; none when no deletion ran.
+pub(super) fn cut_deletion_records(
     backends: &[Box<dyn Backend>],
     layout: &Layout,
     kind: StrategyKind,
     config: StrategyConfig,
     state: &mut State,
-    journal: &mut Journal<Rec>,
-) -> Result<(), StoreError> {
+    first_seq: u64,
+) -> Result<Vec<Rec>, StoreError> {
+    let mut recs = Vec::new();
     // What each OSS whose directory can tell holds: up, neither failed nor stale on record,
     // and listed (an OSS whose listing fails tells nothing here; reads find it later).
     let listed: Vec<Option<BTreeSet<(u64, Zone)>>> = backends
@@ -67,25 +76,23 @@ pub(super) fn journal_cut_deletions(
             .as_ref()
             .is_some_and(|held| !held.contains(&(object, zone)))
     };
+    let mut push = |state: &mut State, rec: Rec| {
+        state.apply(first_seq + recs.len() as u64, &rec);
+        recs.push(rec);
+    };
     if settle_ended(layout, kind, config, state, &gone)? {
-        append(journal, state, Rec::PlannerReset)?;
+        push(state, Rec::PlannerReset);
     }
     let lost = deleted_files(layout, kind, config, state, &gone)?;
     for ranges in lost.chunks(LOST_RANGES_PER_RECORD_MAX) {
-        let ranges = ranges.to_vec();
-        append(journal, state, Rec::Lost { ranges })?;
+        push(
+            state,
+            Rec::Lost {
+                ranges: ranges.to_vec(),
+            },
+        );
     }
-    Ok(())
-}
-
-fn append(journal: &mut Journal<Rec>, state: &mut State, rec: Rec) -> Result<(), StoreError> {
-    // The open keeps the torn tail in the file until it decides what the cut record stood
-    // for (`cut_durable`); a removal or settle rolled forward here is that decision (a cut
-    // cached write, `cut_durable`'s case, has plans not durable, which these need).
-    journal.cut_tail()?;
-    let seq = journal.append(&rec, true)?;
-    state.apply(seq, &rec);
-    Ok(())
+    Ok(recs)
 }
 
 /// A settle on record ended (see the module): a cache zone holding cached bytes is gone on
@@ -109,7 +116,7 @@ fn settle_ended(
         return Ok(false);
     }
     let sdb = layout.stripe_data_bytes();
-    let mut cache_gone = false;
+    let mut cache_gone_on: BTreeSet<usize> = BTreeSet::new();
     for meta in state.files.values() {
         for stripe in strategy.cached_stripes(meta.id) {
             let start = stripe * sdb;
@@ -121,12 +128,15 @@ fn settle_ended(
             }
             let len = sdb.min(meta.size_bytes - start);
             let extents = strategy.lookup(meta.id, start, len).map_err(plan_err)?;
-            cache_gone |= extents
-                .iter()
-                .any(|x| x.zone == PlanZone::Cache && gone(x.oss, CACHE_OBJECT, Zone::Cache));
+            cache_gone_on.extend(
+                extents
+                    .iter()
+                    .filter(|x| x.zone == PlanZone::Cache && gone(x.oss, CACHE_OBJECT, Zone::Cache))
+                    .map(|x| x.oss),
+            );
         }
     }
-    Ok(cache_gone)
+    Ok(cache_gone_on.len() > layout.geometry().fault_tolerance)
 }
 
 /// The written ranges of every file a removal deleted (see the module), each named with
@@ -158,28 +168,28 @@ fn deleted_files(
         }
         let runs = meta.written_runs();
         let written = |a: u64, z: u64| runs.iter().any(|&(ra, rz)| ra < z && a < rz);
-        let mut deleted_on = None;
+        let mut deleted_on: BTreeSet<usize> = BTreeSet::new();
         let stripes = meta.written_stripes(sdb).take(STRIPES_CHECKED_PER_FILE_MAX);
-        'stripes: for stripe in stripes.filter(|&s| !cut.contains(&(meta.id, s))) {
+        for stripe in stripes.filter(|&s| !cut.contains(&(meta.id, s))) {
             // Every written stripe has its parity at home; a data element where written.
             for oss in layout.parity_oss(meta.id, stripe) {
                 if gone(oss, meta.id, Zone::Parity) {
-                    deleted_on = Some(oss);
-                    break 'stripes;
+                    deleted_on.insert(oss);
                 }
             }
             for data in 0..layout.data_per_stripe() {
                 let at = layout.file_offset(stripe, data, 0);
                 let oss = layout.locate(meta.id, at).oss;
                 if written(at, at + element_bytes) && gone(oss, meta.id, Zone::Data) {
-                    deleted_on = Some(oss);
-                    break 'stripes;
+                    deleted_on.insert(oss);
                 }
             }
         }
-        let Some(oss) = deleted_on else {
+        // Within the tolerance the bytes still decode (see the module).
+        if deleted_on.len() <= layout.geometry().fault_tolerance {
             continue;
-        };
+        }
+        let oss = *deleted_on.first().expect("more OSSs than the tolerance");
         lost.extend(runs.iter().map(|&(a, z)| LostRange {
             file: meta.id,
             offset_bytes: a,

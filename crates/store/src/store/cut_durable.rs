@@ -100,18 +100,23 @@ pub(super) fn cut_tail_finishing(
     cut: Option<&CutRecord>,
     (backends, layout): (&[Box<dyn Backend>], &Layout),
     (state, journal): (&mut State, &mut Journal<Rec>),
-    plans: &[(usize, IoPlan)],
+    (plans, applied): (&[(usize, IoPlan)], Vec<Rec>),
     (writable, fsync): (bool, bool),
 ) -> Result<Decided, StoreError> {
     let decided = match cut {
         Some(cut) => decide(cut, (backends, layout), state, plans, fsync),
         None => Decided::default(),
     };
-    let mut recs: Vec<Rec> = decided
-        .finished
-        .iter()
-        .map(|&plan| Rec::Durable { plans: vec![plan] })
-        .collect();
+    // `applied`: records the caller applied to `state` already as the next ones
+    // (`cut_deletions::cut_deletion_records`); written first, in the same write.
+    let prefix = applied.len();
+    let mut recs = applied;
+    recs.extend(
+        decided
+            .finished
+            .iter()
+            .map(|&plan| Rec::Durable { plans: vec![plan] }),
+    );
     if !decided.lost.is_empty() {
         recs.push(Rec::Lost {
             ranges: decided.lost.clone(),
@@ -124,7 +129,7 @@ pub(super) fn cut_tail_finishing(
         journal.advance_to(first + recs.len() as u64);
         (first..first + recs.len() as u64).collect()
     };
-    for (seq, rec) in seqs.into_iter().zip(&recs) {
+    for (seq, rec) in seqs.into_iter().zip(&recs).skip(prefix) {
         state.apply(seq, rec);
     }
     Ok(decided)

@@ -1412,9 +1412,9 @@ impl Store {
                 journal_tail_cut = None;
             }
         }
-        // The torn tail stays in the file until `cut_tail_finishing` below (or a removal's
-        // roll-forward in `journal_cut_deletions`) cuts it with its decision; a damaged
-        // epoch bump was rewritten in place above.
+        // The torn tail stays in the file until `cut_tail_finishing` below cuts it with the
+        // open's decisions written in its place; a damaged epoch bump was rewritten in
+        // place above.
         crate::torture::kill_point(crate::torture::JOURNAL_TAIL);
         Store::refuse_rolled_back(&backends, &state);
         for &i in &state.failed_oss {
@@ -1426,11 +1426,17 @@ impl Store {
             window_timeout_ns: sb.window_timeout_ms.saturating_mul(1_000_000),
             ..StrategyConfig::default()
         };
-        if journal_tail_cut.is_some() && metadata_read_only.is_none() {
-            // Deletions the cut record allowed may have run (an older binary's journal).
-            let (b, j) = (&backends, &mut journal);
-            cut_deletions::journal_cut_deletions(b, &layout, kind, config, &mut state, j)?;
-        }
+        // Deletions the cut record allowed may have run (an older binary's journal): on
+        // record before the replay, written with the decision below (also when the
+        // metadata refuses writes: then in memory only, as that decision; s13m P4).
+        let deletion_recs = match journal_tail_cut {
+            Some(_) => {
+                let first = journal.next_seq();
+                let b = &backends;
+                cut_deletions::cut_deletion_records(b, &layout, kind, config, &mut state, first)?
+            }
+            None => Vec::new(),
+        };
         let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
         // The torn tail is cut here, with the open's decision of what it may have stood for
         // (review s12r R12-1: a cut cached write's acknowledgement; not when an epoch bump
@@ -1440,7 +1446,7 @@ impl Store {
             cut.as_ref(),
             (&backends, &layout),
             (&mut state, &mut journal),
-            &plans,
+            (&plans, deletion_recs),
             (metadata_read_only.is_none(), options.fsync),
         )?;
         let undurable: Vec<(usize, IoPlan)> = plans
@@ -2602,8 +2608,42 @@ impl Store {
         if removing.is_empty() {
             return Ok(());
         }
+        // Ids no OSS that is up holds any more wait only for an OSS that is away (s13k):
+        // nothing to delete, so nothing to journal on every open meanwhile (merge review
+        // s13m P5: each open journaled and synced a record, and bumped the epoch). A
+        // listing that fails counts as holding everything.
+        let held: Vec<Option<BTreeSet<u64>>> = self
+            .backends
+            .iter()
+            .filter(|b| b.healthy())
+            .map(|b| {
+                b.objects()
+                    .ok()
+                    .map(|o| o.into_iter().map(|(id, ..)| id).collect())
+            })
+            .collect();
+        let still_held = |id: u64| {
+            held.iter()
+                .any(|h| h.as_ref().is_none_or(|h| h.contains(&id)))
+        };
+        // Away: down but not failed on record (a failed OSS's rebuild empties it).
+        let any_osses_away = {
+            let failed = &self.core.lock().state.failed_oss;
+            let away =
+                |(oss, b): (usize, &Box<dyn Backend>)| !b.healthy() && !failed.contains(&oss);
+            self.backends.iter().enumerate().any(away)
+        };
+        let removing: Vec<u64> = removing
+            .into_iter()
+            .filter(|&id| still_held(id) || !any_osses_away)
+            .collect();
+        if removing.is_empty() {
+            return Ok(());
+        }
         // The `Replace` or `Remove` that named these is no longer the journal's last record.
-        self.journal_before_deletions(&mut self.core.lock())?;
+        if removing.iter().any(|&id| still_held(id)) {
+            self.journal_before_deletions(&mut self.core.lock())?;
+        }
         for id in removing {
             assert!(
                 self.core.lock().state.file_by_id(id).is_none(),
