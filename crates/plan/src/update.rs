@@ -17,19 +17,6 @@
 //! original datum and the old parity and writing the new datum and the new parity"). So a
 //! one-element write is RMW on RAID-5 with k >= 3 and on RAID-6 with k >= 4 (tie on k=3..4
 //! goes to RMW), and a full-stripe write is RCW with zero reads: parity from new data only.
-//!
-//! A reconstruct-write that reads anything is *checked* (review s11r R11-9): over the byte
-//! ranges where it reads unwritten terms it reads the whole stripe, every data element (the
-//! written ones' old bytes too) and every parity element, and the executor checks those
-//! columns against the old parity before it encodes from them. Why: RCW trusts the
-//! unwritten columns, and a stale one (a lost write: old bytes under a valid checksum, seen
-//! only by the parity equations) went into the new parity: the stripe then agreed with
-//! itself around the stale bytes, and scrub could never see them again. RMW does not
-//! launder an unwritten stale column (the old parity keeps disagreeing with it), so it
-//! reads nothing more. The choice still compares the unchecked counts (RCW's check reads
-//! come on top): chosen by the checked count RCW would always lose to RMW, and RMW over a
-//! stale *written* column folds the stale bytes into the new parity (docs/store.md Limits,
-//! R11-9), where RCW overwrote them: the writes that were RCW stay RCW, now checked.
 
 use crate::layout::{ElementRange, Layout};
 use crate::plan::{
@@ -243,37 +230,13 @@ pub(crate) fn plan_home_parity(
     };
 
     if reconstruct {
-        // The whole stripe over every byte range where an unwritten term is read: every data
-        // element (the written ones' old bytes too) and every parity element, so that the
-        // executor can check the columns it encodes from against the old parity before it
-        // writes (review s11r R11-9). Without the check a stale column (a lost write: old
-        // bytes under a valid checksum) went into the new parity, and scrub, the only one
-        // that sees a stale element, was clean for good.
-        let mut checked: Vec<(u64, u64)> = Vec::new();
-        for ranges in rcw_need.values() {
-            checked.extend(ranges.iter().copied());
-        }
-        checked.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::new();
-        for (a, z) in checked {
-            match merged.last_mut() {
-                Some(last) if a <= last.1 => last.1 = last.1.max(z),
-                _ => merged.push((a, z)),
-            }
-        }
+        // Old data of the unwritten terms.
         let mut reads: BTreeMap<usize, Vec<(u64, u64, StepId)>> = BTreeMap::new();
-        for d in 0..g.data_count() {
-            for &(a, z) in &merged {
+        for (&d, ranges) in &rcw_need {
+            for &(a, z) in ranges {
                 let s = home_read(b, Zone::Data, data_range(d, a, z));
                 reads.entry(d).or_default().push((a, z, s));
                 out.old_data_reads.entry(d).or_default().push(s);
-            }
-        }
-        let mut parity_check_reads: BTreeMap<usize, Vec<StepId>> = BTreeMap::new();
-        for p in 0..g.parity_pos.len() {
-            for &(a, z) in &merged {
-                let s = home_read(b, Zone::Parity, parity_range(p, a, z));
-                parity_check_reads.entry(p).or_default().push(s);
             }
         }
         for (&p, segs) in &segments {
@@ -311,8 +274,6 @@ pub(crate) fn plan_home_parity(
                 after.sort_unstable();
                 after.dedup();
                 write_after.extend(after.iter().copied());
-                // The parity is rewritten only after its old bytes were read for the check.
-                write_after.extend(parity_check_reads.get(&p).into_iter().flatten().copied());
                 let c = b.compute(ParityCompute {
                     file,
                     stripe,

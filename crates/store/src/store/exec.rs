@@ -1335,10 +1335,7 @@ impl Store {
                 .max()
                 .unwrap_or(0);
         }
-        let unchecked = self.check_reads_not_needed(plan);
-        let reads: Vec<usize> = (0..n)
-            .filter(|&i| plan.steps[i].op == Op::Read && !unchecked.contains(&i))
-            .collect();
+        let reads: Vec<usize> = (0..n).filter(|&i| plan.steps[i].op == Op::Read).collect();
         for &i in &reads {
             assert_eq!(
                 depth[i], 0,
@@ -1359,8 +1356,6 @@ impl Store {
             // Never a stale cache element home as if right (review s11r R11-9).
             self.check_destage_reads(plan, (file, stripe), &mut read_bytes)?;
         }
-        // Never a stale home column into new parity (review s11r R11-9, home part).
-        self.check_reconstruct_reads(plan, &mut read_bytes, &mut computed)?;
         // With a failed OSS: its data that this plan's writes could make undecidable, made
         // durable first (see `copy_failed_columns`). After the reads, so that the plan's own
         // bytes bound for a failed OSS are known also when a read or a compute makes them
@@ -1369,7 +1364,7 @@ impl Store {
         self.copy_failed_columns(plan, client, &mut |source, len| {
             self.resolve(plan, source, len, client, &read_bytes, &mut computed)
         })?;
-        self.heal_unread_edge_blocks(plan, &unchecked)?;
+        self.heal_unread_edge_blocks(plan)?;
         // An OSS that goes down under one of the writes below: what the plan holds of it in
         // memory is journaled before its failure goes on record (review E11 item 2).
         let copy_failing =
@@ -2101,19 +2096,13 @@ impl Store {
     /// (reasoned, not tested): a block with live bytes of an older cache stripe beside
     /// stale ones still cannot be confirmed: the write then fails, before any change, with
     /// `DataLost`.
-    fn heal_unread_edge_blocks(
-        &self,
-        plan: &IoPlan,
-        not_run: &BTreeSet<usize>,
-    ) -> Result<(), StoreError> {
+    fn heal_unread_edge_blocks(&self, plan: &IoPlan) -> Result<(), StoreError> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
-        // Home addresses `[a, z)` each read step of the plan verified, per (OSS, zone, file)
-        // (a check-only read not run verified nothing).
+        // Home addresses `[a, z)` each read step of the plan verified, per (OSS, zone, file).
         let covered = |oss: usize, zone: PlanZone, file: u64, a: u64, z: u64| {
-            plan.steps.iter().enumerate().any(|(i, r)| {
+            plan.steps.iter().any(|r| {
                 r.op == Op::Read
-                    && !not_run.contains(&i)
                     && (r.oss, r.zone, r.file) == (oss, zone, file)
                     && r.addr_bytes < z
                     && a < r.addr_bytes + r.len_bytes

@@ -53,7 +53,6 @@ mod read;
 mod recovery;
 mod repair;
 mod stale_cache;
-mod stale_home;
 #[cfg(test)]
 mod state_version;
 mod window;
@@ -3673,14 +3672,6 @@ impl Store {
             return Err(StoreError::DataLost(format!(
                 "flush moved every other cached byte home with parity, but the cached copy of these bytes disagrees with its cache stripe's running parity (a stale element: an OSS that lost a write) and the stale column could not be located, so they are recorded as lost, not moved home as if right: {}. Reads of them fail until they are written again; `exaraid store status` lists them",
                 stale.join(", ")
-            )));
-        }
-        // A stale home element no single column explains (review s11r R11-9, home part).
-        let stale_home = named(stale_home::STALE_HOME);
-        if !stale_home.is_empty() {
-            return Err(StoreError::DataLost(format!(
-                "flush moved every cached byte home with parity, but the home stripe it laid them over disagreed with its parity (a stale element: an OSS that lost a write, or an object file put back from an older copy) and the stale column could not be located, so these home bytes are recorded as lost, not encoded into the new parity as if right: {}. Reads of them fail until they are written again; `exaraid store status` lists them",
-                stale_home.join(", ")
             )));
         }
         let lost: Vec<String> = core

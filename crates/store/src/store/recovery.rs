@@ -391,13 +391,13 @@ struct StepPiece<'p> {
 }
 
 impl<'p> StepPiece<'p> {
-    /// The bytes this read piece read, as they were before the plan's first write; `None`
-    /// for a check-only read the executor did not run (`check_reads_not_needed`: as if the
-    /// plan had not read it).
-    fn read_bytes<'b>(&self, read_bytes: &'b [Option<Vec<u8>>]) -> Option<&'b [u8]> {
+    /// The bytes this read piece read, as they were before the plan's first write.
+    fn read_bytes<'b>(&self, read_bytes: &'b [Option<Vec<u8>>]) -> &'b [u8] {
         assert_eq!(self.step.op, Op::Read, "only a read piece has read bytes");
-        let bytes = read_bytes[self.step_index].as_ref()?;
-        Some(&bytes[self.at.clone()])
+        let bytes = read_bytes[self.step_index]
+            .as_ref()
+            .expect("every read of a plan runs before its first write");
+        &bytes[self.at.clone()]
     }
 }
 
@@ -2351,31 +2351,6 @@ impl Store {
                 cut_only,
                 one_client_write,
             )?;
-            // Home as read, checked against its parity before the cached bytes go over it and
-            // the parity is encoded afresh (review s11r R11-9, home part: a stale home column
-            // was encoded into the new parity). Only where nothing is in flight and home
-            // alone is what its parity covers; recovery decides the others by its proofs.
-            let home_alone = !overlay.is_empty()
-                && ranges.values().all(|r| r.is_empty())
-                && !interrupted.contains(&(file, stripe))
-                && !had_copies
-                && zeros_from == 0
-                && copied.is_empty()
-                && lost_cached.is_empty()
-                && composed.lost.is_empty()
-                && pieces.iter().all(|p| !p.parity_covers);
-            if home_alone {
-                let mut cached_ranges: BTreeMap<Pos, Ranges> = BTreeMap::new();
-                for p in &pieces {
-                    let r = cached_ranges.entry(p.pos).or_default();
-                    crate::state::add_range(
-                        r,
-                        p.offset_bytes,
-                        p.offset_bytes + p.bytes.len() as u64,
-                    );
-                }
-                self.check_settled_home(core, (file, stripe), &mut composed.buf, &cached_ranges)?;
-            }
             // A lost data block's bytes only cut writes wrote: zeros (see `cut_only_ranges`),
             // laid first (cached bytes of the cut write over them are as true).
             let mut cut_zeros: Vec<CachedPiece> = Vec::new();
@@ -3913,10 +3888,7 @@ impl Store {
                 continue;
             }
             let bytes = match step.op {
-                Op::Read => match p.read_bytes(read_bytes) {
-                    Some(bytes) => bytes.to_vec(),
-                    None => continue,
-                },
+                Op::Read => p.read_bytes(read_bytes).to_vec(),
                 Op::Write => {
                     let source = p.piece.source.expect("write pieces name their bytes");
                     self.resolve(
@@ -4030,9 +4002,8 @@ impl Store {
                     crate::state::add_range(mine, a, z);
                 }
                 Op::Read => {
-                    if let Some(bytes) = p.read_bytes(read_bytes) {
-                        before.entry(key).or_default().push((el.pos, a, bytes));
-                    }
+                    let bytes = p.read_bytes(read_bytes);
+                    before.entry(key).or_default().push((el.pos, a, bytes));
                 }
             }
         }
@@ -4131,9 +4102,8 @@ impl Store {
                     crate::state::add_range(wrote.entry(slot).or_default(), a, z);
                 }
                 Op::Read => {
-                    if let Some(bytes) = p.read_bytes(read_bytes) {
-                        read.entry(slot).or_default().push((a as usize, bytes));
-                    }
+                    let bytes = p.read_bytes(read_bytes);
+                    read.entry(slot).or_default().push((a as usize, bytes));
                 }
             }
         }

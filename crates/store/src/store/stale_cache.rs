@@ -67,8 +67,7 @@ impl Store {
         live_of: &dyn Fn(Pos) -> Vec<(u64, u64)>,
     ) -> StaleCheck {
         let g = self.layout.geometry().clone();
-        // The buffer's elements: whole ones, or a block-aligned window of them (s13h).
-        let e = buf.element_bytes;
+        let e = self.sb.element_bytes;
         let block = CHECKSUM_BLOCK_BYTES;
         let blocks = e.div_ceil(block);
         let mut out = StaleCheck::default();
