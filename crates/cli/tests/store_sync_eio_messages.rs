@@ -60,12 +60,13 @@ fn every_file_reads_back(d: &str, files: &[(&str, Vec<u8>)], point: &str) {
 
 /// The fsyncs of `rm f1` (counted by the shim over the command): the metadata epoch's (its
 /// journal record, then each OSS's epoch file: 6, session 11), the journal, then the
-/// extents log of each OSS whose objects of f1 were deleted, OSS 0 first. The check below
+/// extents log of each OSS whose objects of f1 were deleted, OSS 0 first (after the one
+/// synced record that comes between the `Remove` and the deletions, session 13). The check below
 /// fails if a change moves it (then list the shim's "EIOSHIM: sync N fails: ..." line of
 /// each N again).
-const OSS_0_EXTENTS_LOG_SYNC_N: u32 = 8;
+const OSS_0_EXTENTS_LOG_SYNC_N: u32 = 9;
 /// The fsync of the state checkpoint (`state.tmp`) at the end of `rm f1`.
-const STATE_CHECKPOINT_SYNC_N: u32 = 16;
+const STATE_CHECKPOINT_SYNC_N: u32 = 17;
 
 #[test]
 fn an_extents_log_sync_failing_in_rm_records_that_oss_failed_and_rm_succeeds() {
