@@ -43,12 +43,17 @@ fn a_window_write_reads_its_old_blocks_once_per_element() {
     let hook = Arc::new(CountCacheReads::default());
     let store = open_wrapped(dir.path(), &hook, &[], OpenOptions::default()).unwrap();
     let token = store.delayed_start("f").unwrap();
-    let first = pattern(1, 2 * ELEMENT_BYTES);
+    // Three stripes, so that the write below lands in cache slots past the first of each
+    // OSS: a slot's blocks start at 4096 + 4 bytes times its block number from the zone
+    // file's start, so the first slot's blocks are page-aligned and later ones are not.
+    let first = pattern(1, 12 * ELEMENT_BYTES);
     store.write("f", 0, &first).unwrap();
-    // Over the first write, 4 KiB on: three elements, the first and last partial.
+    // Over the first write in its third stripe, 4 KiB on: three elements, the first and
+    // the last partial.
+    let at = 8 * ELEMENT_BYTES + 4096;
     let second = pattern(2, 2 * ELEMENT_BYTES);
     hook.reads.store(0, Ordering::SeqCst);
-    store.write("f", 4096, &second).unwrap();
+    store.write("f", at as u64, &second).unwrap();
     let reads = hook.reads.load(Ordering::SeqCst);
     assert!(
         reads <= 3,
@@ -56,8 +61,7 @@ fn a_window_write_reads_its_old_blocks_once_per_element() {
     );
     store.delayed_end(&token).unwrap();
     let mut want = first.clone();
-    want.resize(4096 + second.len(), 0);
-    want[4096..].copy_from_slice(&second);
+    want[at..at + second.len()].copy_from_slice(&second);
     assert_eq!(store.get("f").unwrap(), want);
     assert_consistent(&store);
 }
