@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use exaraid_codes::CodeSpec;
 use exaraid_plan::{ClientWrite, Hint, IoPlan, OpCounts, Strategy, StrategyConfig};
-use parking_lot::{Condvar, Mutex};
+use parking_lot::Mutex;
 use serde::Serialize;
 
 use crate::state::OssOps;
@@ -528,27 +528,28 @@ pub fn run_path(
     })
 }
 
-/// Emulated devices for raw writes (the same model the store uses per step).
+/// Emulated devices for raw writes (the same model the store uses per step, served the same
+/// way: see `Store::emulate_device`).
 struct RawDevices {
     model: Arc<dyn ServiceTime>,
-    units: Vec<(Mutex<usize>, Condvar)>,
+    /// Per directory, when each unit is free.
+    units: Vec<Mutex<Vec<Instant>>>,
 }
 
 impl RawDevices {
     fn serve(&self, oss: usize, bytes: u64) {
-        let (units, freed) = &self.units[oss];
-        {
-            let mut free = units.lock();
-            while *free == 0 {
-                freed.wait(&mut free);
-            }
-            *free -= 1;
-        }
-        std::thread::sleep(std::time::Duration::from_nanos(
-            self.model.service_ns(exaraid_plan::Op::Write, bytes),
-        ));
-        *units.lock() += 1;
-        freed.notify_one();
+        let service_ns = self.model.service_ns(exaraid_plan::Op::Write, bytes);
+        let arrived = Instant::now();
+        let done = {
+            let mut free_at = self.units[oss].lock();
+            let unit = (0..free_at.len())
+                .min_by_key(|&u| free_at[u])
+                .expect("an emulated device has a unit");
+            let start = free_at[unit].max(arrived);
+            free_at[unit] = start + std::time::Duration::from_nanos(service_ns);
+            free_at[unit]
+        };
+        std::thread::sleep(done.saturating_duration_since(Instant::now()));
     }
 }
 
@@ -579,7 +580,7 @@ fn run_raw(
     let devices = opts.emulate.as_ref().map(|m| RawDevices {
         model: m.clone(),
         units: (0..oss)
-            .map(|_| (Mutex::new(m.parallel_units()), Condvar::new()))
+            .map(|_| Mutex::new(vec![Instant::now(); m.parallel_units().max(1)]))
             .collect(),
     });
     let start = Instant::now();

@@ -161,26 +161,34 @@ pub(super) struct Generations {
 
 impl Store {
     /// Hold one unit of the emulated device of `oss` for the service time of a request.
+    /// The device serves its requests in arrival order on its own clock: a request starts on
+    /// the unit that frees first, when it frees (or on arrival), and the caller sleeps until
+    /// its service ends. Why not hand the unit from thread to thread (as until session 13):
+    /// then the unit stayed idle until the thread that held it was scheduled again to pass
+    /// it on, and the next one to take it, so the host's scheduling latency was charged to
+    /// the device, most where many threads share few cores (task s13c: at load 16-20 on 2
+    /// cores full-stripe streaming ran at 0.73-0.78 of its device bound, 0.79-0.90 with
+    /// this). A device with a queue serves the next request without the host.
     pub(super) fn emulate_device(&self, oss: usize, op: Op, bytes: u64) {
         let Some(model) = &self.emulate else { return };
-        let (units, freed) = &self.device_units[oss];
-        let queued = Instant::now();
-        {
-            let mut free = units.lock();
-            while *free == 0 {
-                freed.wait(&mut free);
-            }
-            *free -= 1;
-        }
         let service_ns = model.service_ns(op, bytes);
+        let arrived = Instant::now();
+        let done = {
+            let mut free_at = self.device_units[oss].lock();
+            let unit = (0..free_at.len())
+                .min_by_key(|&u| free_at[u])
+                .expect("an emulated device has a unit");
+            let start = free_at[unit].max(arrived);
+            free_at[unit] = start + std::time::Duration::from_nanos(service_ns);
+            free_at[unit]
+        };
         let probe = &crate::bench::PROBE;
-        crate::bench::probe_add(&probe.device_queue_ns, crate::bench::probe_ns_since(queued));
+        let queued = done.saturating_duration_since(arrived).as_nanos() as u64;
+        crate::bench::probe_add(&probe.device_queue_ns, queued.saturating_sub(service_ns));
         if let Some(busy) = probe.device_busy_ns.get(oss) {
             crate::bench::probe_add(busy, service_ns);
         }
-        std::thread::sleep(std::time::Duration::from_nanos(service_ns));
-        *units.lock() += 1;
-        freed.notify_one();
+        std::thread::sleep(done.saturating_duration_since(Instant::now()));
     }
 
     /// Tell the planner of completed plans, unless a read is in flight (see `Core`).
@@ -1513,6 +1521,7 @@ impl Store {
         let Some(file) = file else {
             return Ok(()); // no window bytes in this wave
         };
+        let mut old_blocks = self.window_old_blocks(file, &blocks);
         let mut pieces: Vec<crate::state::WindowPieceCrcs> = Vec::new();
         let mut edges: Vec<crate::state::WindowEdgeCrcs> = Vec::new();
         let mut page_cuts: Vec<crate::state::WindowPageCutCrcs> = Vec::new();
@@ -1525,8 +1534,15 @@ impl Store {
             // A whole block's bytes before the write are read only for its page cut's crc.
             let mut old_tail_crc = None;
             if covered < block || cut_at.is_some() {
-                let old_known = match self.read_retrying(oss, key, (b * block) as usize, &mut whole)
-                {
+                let read_before = old_blocks.remove(&(stripe, row, col, b));
+                let old = match read_before {
+                    Some(bytes) => {
+                        whole.copy_from_slice(&bytes);
+                        Ok(())
+                    }
+                    None => self.read_retrying(oss, key, (b * block) as usize, &mut whole),
+                };
+                let old_known = match old {
                     Ok(()) => true,
                     Err(err) if err.is_missing() => true, // the write creates it: zeros
                     Err(_) if covered < block => continue, // unknown: no crc, recovery proves nothing by it
@@ -1591,6 +1607,61 @@ impl Store {
         });
         let mut core = self.core.lock();
         self.journal(&mut core, rec, false)
+    }
+
+    /// The bytes before the write of the blocks `journal_window_block_crcs` reads (a partial
+    /// block, or one with a page boundary inside: nearly every block, zone slots being
+    /// 4096 + 4 bytes per block), one verified read per run of adjacent such blocks of an
+    /// element instead of one per block (task s13c: a 128 KiB window write made 32 reads of
+    /// three syscalls each). A run that does not read whole and verified is left out: its
+    /// blocks are read one by one there, as before, each deciding for itself.
+    #[allow(clippy::type_complexity)]
+    fn window_old_blocks(
+        &self,
+        file: u64,
+        blocks: &BTreeMap<(u64, usize, usize, u64), (usize, u64, Vec<(u64, Vec<u8>)>)>,
+    ) -> BTreeMap<(u64, usize, usize, u64), Vec<u8>> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let e = self.sb.element_bytes as u64;
+        // Runs: (element (stripe, row, col), oss, element address, first block, blocks).
+        let mut runs: Vec<((u64, usize, usize), usize, u64, u64, u64)> = Vec::new();
+        for (&(stripe, row, col, b), (oss, element_addr, laid)) in blocks {
+            let covered: u64 = laid.iter().map(|(_, x)| x.len() as u64).sum();
+            let key = self.key(PlanZone::Cache, file, element_addr + b * block);
+            let cut_at = crate::backend::page_cut_in_block(e as usize, key.slot, b as usize);
+            if covered >= block && cut_at.is_none() {
+                continue;
+            }
+            match runs.last_mut() {
+                Some((el, o, addr, first, n))
+                    if *el == (stripe, row, col)
+                        && (*o, *addr) == (*oss, *element_addr)
+                        && *first + *n == b =>
+                {
+                    *n += 1
+                }
+                _ => runs.push(((stripe, row, col), *oss, *element_addr, b, 1)),
+            }
+        }
+        let mut out = BTreeMap::new();
+        for ((stripe, row, col), oss, element_addr, first, n) in runs {
+            if n < 2 {
+                continue; // one block: read where it is used
+            }
+            assert!((first + n) * block <= e, "a run within one element");
+            let key = self.key(PlanZone::Cache, file, element_addr + first * block);
+            let mut bytes = vec![0u8; (n * block) as usize];
+            if self
+                .read_retrying(oss, key, (first * block) as usize, &mut bytes)
+                .is_err()
+            {
+                continue;
+            }
+            for (i, old) in bytes.chunks_exact(block as usize).enumerate() {
+                out.insert((stripe, row, col, first + i as u64), old.to_vec());
+            }
+        }
+        out
     }
 
     /// Before a delayed window's move home writes home data (`write_bytes`: this wave's

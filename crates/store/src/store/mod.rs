@@ -207,8 +207,9 @@ impl Default for OpenOptions {
 }
 
 /// An emulated device: the service time of one request, and how many requests it serves at
-/// once. The store sleeps that long per plan step, holding one of the OSS's units, so the
-/// write paths can be compared at a realistic device cost on one machine.
+/// once. Per plan step the store takes the OSS's unit that frees first and sleeps until the
+/// request's service there ends (`Store::emulate_device`), so the write paths can be compared
+/// at a realistic device cost on one machine.
 pub trait ServiceTime: Send + Sync {
     fn name(&self) -> String;
     fn service_ns(&self, op: Op, bytes: u64) -> u64;
@@ -532,7 +533,8 @@ pub struct Store {
     advance_cv: Condvar,
     /// Emulated device per OSS (benchmarks): service time and free units.
     emulate: Option<Arc<dyn ServiceTime>>,
-    device_units: Vec<(Mutex<usize>, Condvar)>,
+    /// Per OSS, when each of its units is free (see `emulate_device`).
+    device_units: Vec<Mutex<Vec<std::time::Instant>>>,
     /// Operations executed since open (per OSS), every kind (plans, recovery, scrub, rebuild).
     ops: Mutex<Vec<OssOps>>,
     /// Operations of executed plan steps only, per OSS, in the planner's own counting.
@@ -1571,10 +1573,8 @@ impl Store {
             advance_cv: Condvar::new(),
             device_units: (0..n)
                 .map(|_| {
-                    (
-                        Mutex::new(options.emulate.as_ref().map_or(0, |e| e.parallel_units())),
-                        Condvar::new(),
-                    )
+                    let units = options.emulate.as_ref().map_or(0, |e| e.parallel_units());
+                    Mutex::new(vec![std::time::Instant::now(); units.max(1)])
                 })
                 .collect(),
             emulate: options.emulate.clone(),

@@ -2093,8 +2093,12 @@ impl Store {
                     continue;
                 }
                 let mut bytes = vec![0u8; x.len_bytes as usize];
-                self.count(x.oss, Zone::Cache, Op::Read, false);
-                let mut gone = self.read_cached(core, file, x, &lost_cached, &mut bytes)?;
+                let mut gone = if self.cached_bytes_from_check(&stale_checks, x, &mut bytes) {
+                    Vec::new()
+                } else {
+                    self.count(x.oss, Zone::Cache, Op::Read, false);
+                    self.read_cached(core, file, x, &lost_cached, &mut bytes)?
+                };
                 // Located stale bytes corrected; blocks nobody can tell are lost (below).
                 let stale = self.correct_stale_extent(&stale_checks, x, &mut bytes);
                 let (o, n) = (x.element.offset_bytes, x.len_bytes);
