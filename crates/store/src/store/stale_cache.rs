@@ -615,8 +615,12 @@ impl Store {
                 if !of_this {
                     continue;
                 }
+                // Live bytes from the planner's lookup less the plans not run yet, also of
+                // a cache stripe marked complete: the plan that completes it may be this
+                // one, its new bytes not written yet.
+                let as_open = (generation.0.clone(), false);
                 let Some((check, buf, live)) =
-                    self.read_and_check_cache_stripe(None, file, stripe, &generation, false)?
+                    self.read_and_check_cache_stripe(None, file, stripe, &as_open, false)?
                 else {
                     continue;
                 };
