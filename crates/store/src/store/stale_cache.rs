@@ -54,6 +54,10 @@ impl StaleCheck {
     }
 }
 
+/// A cache stripe checked as read: the check, the bytes read (live bytes laid, zeros
+/// elsewhere) and each position's live ranges (see `cache_stripe_live`).
+type CheckedCacheStripe = (StaleCheck, StripeBuf, Vec<Vec<(u64, u64)>>);
+
 /// One cache stripe of a home stripe: its chunks and whether it is complete (being
 /// destaged: every byte written).
 pub(super) type CacheGeneration = (Chunks, bool);
@@ -263,7 +267,7 @@ impl Store {
         stripe: u64,
         generation: &CacheGeneration,
         counted: bool,
-    ) -> Result<Option<(StaleCheck, StripeBuf, Vec<Vec<(u64, u64)>>)>, StoreError> {
+    ) -> Result<Option<CheckedCacheStripe>, StoreError> {
         if self.kind != StrategyKind::Wcl || self.tolerance() == 0 {
             return Ok(None);
         }
