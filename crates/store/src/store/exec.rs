@@ -1358,6 +1358,8 @@ impl Store {
         }
         let mut read_bytes: Vec<Option<Vec<u8>>> = vec![None; n];
         let mut computed: Vec<Option<Vec<u8>>> = vec![None; plan.computes.len()];
+        // Never an unverified old value of a cache stripe in a delta (review s13r R13-1).
+        self.verify_cache_before_delta(plan)?;
         let lost = self.window_reads_lost(plan);
         self.run_reads_computing(plan, &reads, client, &mut read_bytes, &mut computed, &lost)?;
         if let exaraid_plan::PlanCause::Destage { file, stripe } = plan.cause {

@@ -268,17 +268,20 @@ impl Store {
         generation: &CacheGeneration,
     ) -> Result<Option<StaleCheck>, StoreError> {
         Ok(self
-            .read_and_check_cache_stripe(core, file, stripe, generation)?
+            .read_and_check_cache_stripe(core, file, stripe, generation, true)?
             .map(|c| c.check))
     }
 
-    /// `check_cache_stripe_on_disk`, keeping the bytes it read (see `CheckedCacheStripe`).
+    /// `check_cache_stripe_on_disk`, keeping the bytes it read (see `CheckedCacheStripe`);
+    /// `counted`: its reads count as ops (a check outside any plan's `IoPlan` passes
+    /// `false`, so that the counts stay the planner's and the simulator's).
     fn read_and_check_cache_stripe(
         &self,
         core: Option<&Core>,
         file: u64,
         stripe: u64,
         generation: &CacheGeneration,
+        counted: bool,
     ) -> Result<Option<CheckedCacheStripe>, StoreError> {
         if self.kind != StrategyKind::Wcl || self.tolerance() == 0 {
             return Ok(None);
@@ -307,7 +310,9 @@ impl Store {
                 let key = self.key(PlanZone::Cache, file, base + row as u64 * e_bytes);
                 for (a, z) in live_at(p) {
                     let (a, z) = (a as usize, z as usize);
-                    self.count(oss, Zone::Cache, Op::Read, false);
+                    if counted {
+                        self.count(oss, Zone::Cache, Op::Read, false);
+                    }
                     match self.read_retrying(oss, key, a, &mut buf.element_mut(p)[a..z]) {
                         Ok(()) => {}
                         // Down, as any read that finds it so: its caller's reads decode it.
@@ -537,7 +542,7 @@ impl Store {
         let mut out = Vec::new();
         for generation in self.cache_generations(file, stripe) {
             if let Some(checked) =
-                self.read_and_check_cache_stripe(Some(core), file, stripe, &generation)?
+                self.read_and_check_cache_stripe(Some(core), file, stripe, &generation, true)?
             {
                 out.push(checked);
             }
@@ -613,6 +618,231 @@ impl Store {
                     "{file_name} stripe {stripe}: its cache stripe's running parity disagrees with its data in element blocks {:?} and no single stale column explains it; the next move home (flush, destage) records those bytes lost: write them again first, or restore the file",
                     check.unlocated_blocks
                 ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A WCL client write plan that reads data bytes of its open cache stripe (the old value
+    /// its running-parity delta XORs out: an overwrite of cached bytes) checks that cache
+    /// stripe against its running parity first (review s13r R13-1). Why: a stale element
+    /// (a lost cache write: old bytes under a valid checksum) read as the old value makes
+    /// the delta encode `new ^ lost ^ stale` in every parity while the element holds `new`;
+    /// the check before the next move home then "locates" the right bytes as the stale ones
+    /// and replaces acknowledged bytes with wrong ones (or, one parity, records them lost).
+    /// A located stale element is rewritten with its right bytes before the plan reads it,
+    /// so the delta XORs out the right old value. Blocks no single column explains: every
+    /// live data byte of the cache stripe there is recorded lost (`STALE_CACHE`; this
+    /// write's own bytes are durable again when it returns, `Rec::Rewritten`) and their
+    /// running parity is encoded from the data as it is, so the delta starts from a parity
+    /// that agrees and this write's bytes go home right. Costs nothing unless the plan
+    /// overwrites cached bytes; these reads and rewrites are outside the plan's `IoPlan` and
+    /// not counted as ops (the planner and the simulator count the same plan).
+    pub(super) fn verify_cache_before_delta(&self, plan: &IoPlan) -> Result<(), StoreError> {
+        if self.kind != StrategyKind::Wcl
+            || self.tolerance() == 0
+            || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
+        {
+            return Ok(());
+        }
+        let e = self.sb.element_bytes as u64;
+        // The chunks whose data bytes this plan reads, per home stripe.
+        let mut read_chunks: BTreeMap<(u64, u64), Chunks> = BTreeMap::new();
+        for step in &plan.steps {
+            if step.op != Op::Read || step.zone != PlanZone::Cache {
+                continue;
+            }
+            let mut at = 0u64;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let base = step.addr_bytes + at - el.pos.row as u64 * e - el.offset_bytes;
+                at += el.len_bytes;
+                if matches!(el.cell, Cell::Data(_)) {
+                    read_chunks
+                        .entry((step.file, el.stripe))
+                        .or_default()
+                        .insert(el.pos.col, (step.oss, base));
+                }
+            }
+        }
+        for ((file, stripe), chunks) in read_chunks {
+            for generation in self.cache_generations(file, stripe) {
+                let of_this = chunks
+                    .iter()
+                    .all(|(col, at)| generation.0.get(col) == Some(at));
+                if !of_this {
+                    continue;
+                }
+                // Live bytes from the planner's lookup less the plans not run yet, also of
+                // a cache stripe marked complete: the plan that completes it may be this
+                // one, its new bytes not written yet.
+                let as_open = (generation.0.clone(), false);
+                let Some(CheckedCacheStripe {
+                    live,
+                    read: buf,
+                    check,
+                    ..
+                }) = self.read_and_check_cache_stripe(None, file, stripe, &as_open, false)?
+                else {
+                    continue;
+                };
+                if check.is_clean() {
+                    continue;
+                }
+                self.rewrite_located_stale(file, &generation.0, &check.fixes)?;
+                if !check.unlocated_blocks.is_empty() {
+                    self.reencode_unlocated_blocks(
+                        (file, stripe),
+                        &generation.0,
+                        &check.unlocated_blocks,
+                        &buf,
+                        &live,
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Write located stale bytes of a cache stripe (`fixes`, live ranges only) over their
+    /// elements, block by block (each block's bytes outside the fix as they are on disk).
+    fn rewrite_located_stale(
+        &self,
+        file: u64,
+        chunks: &Chunks,
+        fixes: &[Fix],
+    ) -> Result<(), StoreError> {
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        let mut by_pos: BTreeMap<Pos, Vec<&Fix>> = BTreeMap::new();
+        for fix in fixes {
+            by_pos.entry(fix.0).or_default().push(fix);
+        }
+        for (pos, fixes) in by_pos {
+            let (oss, base) = chunks[&pos.col];
+            let key = self.key(PlanZone::Cache, file, base + pos.row as u64 * e as u64);
+            let mut element = vec![0u8; e];
+            self.backends[oss]
+                .read_unverified(key, &mut element)
+                .map_err(|err| {
+                    StoreError::Io(format!(
+                        "OSS {oss}: reading a stale cache element to correct it: {err}"
+                    ))
+                })?;
+            let mut blocks: BTreeSet<usize> = BTreeSet::new();
+            for (_, a, right) in fixes {
+                let a = *a as usize;
+                element[a..a + right.len()].copy_from_slice(right);
+                blocks.extend(a / block..(a + right.len()).div_ceil(block));
+            }
+            for n in blocks {
+                let (at, end) = (n * block, ((n + 1) * block).min(e));
+                self.backends[oss]
+                    .write(key, at, &element[at..end])
+                    .map_err(|err| {
+                        StoreError::Io(format!(
+                            "OSS {oss}: correcting a stale cache element: {err}"
+                        ))
+                    })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Blocks of a cache stripe whose running parity disagrees with its data and no single
+    /// column explains: their live data bytes recorded lost (`STALE_CACHE`), then their
+    /// running parity (its live ranges) encoded from the data as read (`buf`, `live` as
+    /// `read_and_check_cache_stripe` returns them), so that it agrees with the data again.
+    fn reencode_unlocated_blocks(
+        &self,
+        (file, stripe): (u64, u64),
+        chunks: &Chunks,
+        unlocated: &BTreeSet<usize>,
+        buf: &StripeBuf,
+        live: &[Vec<(u64, u64)>],
+    ) -> Result<(), StoreError> {
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        let live_at = |p: Pos| -> &[(u64, u64)] {
+            match g.cell(p) {
+                Cell::Data(d) => &live[d],
+                Cell::Parity(q) => &live[g.data_count() + q],
+                Cell::Empty => &[],
+            }
+        };
+        let in_block = |p: Pos, i: usize| -> Vec<(usize, usize)> {
+            let (bs, be) = (i * block, ((i + 1) * block).min(e));
+            live_at(p)
+                .iter()
+                .map(|&(a, z)| ((a as usize).max(bs), (z as usize).min(be)))
+                .filter(|(a, z)| a < z)
+                .collect()
+        };
+        let mut ranges: Vec<LostRange> = Vec::new();
+        for &i in unlocated {
+            for &p in &g.data_pos {
+                let Cell::Data(d) = g.cell(p) else {
+                    continue;
+                };
+                for (a, z) in in_block(p, i) {
+                    ranges.push(LostRange {
+                        file,
+                        offset_bytes: self.layout.file_offset(stripe, d, a as u64),
+                        len_bytes: (z - a) as u64,
+                        oss: chunks.get(&p.col).map_or(0, |&(oss, _)| oss),
+                        token: STALE_CACHE.into(),
+                        cache_addr_bytes: None,
+                    });
+                }
+            }
+        }
+        {
+            let mut core = self.core.lock();
+            // Bytes past the file's end are no file bytes.
+            let size = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
+            ranges.retain_mut(|r| {
+                r.len_bytes = r.len_bytes.min(size.saturating_sub(r.offset_bytes));
+                r.len_bytes > 0
+            });
+            if !ranges.is_empty() {
+                // On record before the parity that no longer covers them is written.
+                self.journal(&mut core, Rec::Lost { ranges }, true)?;
+            }
+        }
+        let mut encoded = buf.clone();
+        self.code
+            .encode(&mut encoded)
+            .map_err(|err| StoreError::Io(err.to_string()))?;
+        for &p in &g.parity_pos {
+            let Some(&(oss, base)) = chunks.get(&p.col) else {
+                continue;
+            };
+            let key = self.key(PlanZone::Cache, file, base + p.row as u64 * e as u64);
+            let mut element = vec![0u8; e];
+            self.backends[oss]
+                .read_unverified(key, &mut element)
+                .map_err(|err| {
+                    StoreError::Io(format!(
+                        "OSS {oss}: reading a running parity element to re-encode it: {err}"
+                    ))
+                })?;
+            for &i in unlocated {
+                let ranges = in_block(p, i);
+                if ranges.is_empty() {
+                    continue;
+                }
+                for (a, z) in ranges {
+                    element[a..z].copy_from_slice(&encoded.element(p)[a..z]);
+                }
+                let (at, end) = (i * block, ((i + 1) * block).min(e));
+                self.backends[oss]
+                    .write(key, at, &element[at..end])
+                    .map_err(|err| {
+                        StoreError::Io(format!(
+                            "OSS {oss}: re-encoding a running parity block: {err}"
+                        ))
+                    })?;
             }
         }
         Ok(())

@@ -393,12 +393,16 @@ impl Store {
                     .file_by_id(l.file)
                     .map(|(n, _)| read::describe_file_name(n))
                     .unwrap_or_else(|| format!("removed file #{}", l.file));
+                // A stale cache stripe's loss has no window (review s13r R13-1).
+                let (window, token) = match l.token.strip_prefix("none: ") {
+                    Some(why) if l.token == super::stale_cache::STALE_CACHE => ("", why),
+                    _ => ("window ", l.token.as_str()),
+                };
                 format!(
-                    "{name} bytes {}..{} (OSS {}, window {})",
+                    "{name} bytes {}..{} (OSS {}, {window}{token})",
                     l.offset_bytes,
                     l.end_bytes(),
                     l.oss,
-                    l.token
                 )
             })
             .collect();
@@ -422,6 +426,16 @@ impl Store {
             "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside more unreadable or rotten blocks than the parity can place), so it marked them lost rather than guess"
         } else if lost.iter().any(|l| undecidable(&l.token)) {
             "these bytes are lost (an OSS failed inside a delayed window, cached bytes could not be read or rebuilt, or recovery after a crash could not tell their true bytes)"
+        } else if lost
+            .iter()
+            .all(|l| l.token == super::stale_cache::STALE_CACHE)
+        {
+            "these acknowledged bytes sat in a WCL cache stripe whose running parity disagrees with its data (an OSS lost a write into its cache zone: a stale element) and the code could not locate the stale column, so they were recorded lost rather than moved home as if right"
+        } else if lost
+            .iter()
+            .all(|l| l.token == UNREADABLE_CACHE || l.token == super::stale_cache::STALE_CACHE)
+        {
+            "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt, or their cache stripe's running parity disagrees with its data and the stale column could not be located"
         } else if lost.iter().all(|l| l.token == UNREADABLE_CACHE) {
             "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt (corruption or failures beyond the code's tolerance)"
         } else if lost.iter().any(|l| l.token == UNREADABLE_CACHE) {
