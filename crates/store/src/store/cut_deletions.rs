@@ -23,7 +23,8 @@
 //! s13m P1, P3: appended by themselves they moved the journal past the cut record, so a
 //! cut cached write went undecided, and a kill between the cut and the append left a
 //! journal without tail and without them). Only more zone files gone than the code
-//! tolerates count (s13m P2): a removal deletes on every OSS that is up before its command
+//! tolerates count, columns on OSSs that cannot tell counted as gone once one is (s13m P2,
+//! s13m2 N1): a removal deletes on every OSS that is up before its command
 //! returns, so one acknowledged is gone beyond the tolerance, and one partial (never
 //! acknowledged) still decodes; a zone file missing on a few OSSs for another reason
 //! (deleted outside exaraid) is redundancy's to cover, as any missing file.
@@ -80,10 +81,13 @@ pub(super) fn cut_deletion_records(
         state.apply(first_seq + recs.len() as u64, &rec);
         recs.push(rec);
     };
-    if settle_ended(layout, kind, config, state, &gone)? {
+    // An OSS that cannot tell (away, failed, stale, its listing failed): its column is
+    // missing for a decode as surely as a deleted one (merge review s13m2 N1).
+    let unknown = |oss: usize| listed[oss].is_none();
+    if settle_ended(layout, kind, config, state, (&gone, &unknown))? {
         push(state, Rec::PlannerReset);
     }
-    let lost = deleted_files(layout, kind, config, state, &gone)?;
+    let lost = deleted_files(layout, kind, config, state, (&gone, &unknown))?;
     for ranges in lost.chunks(LOST_RANGES_PER_RECORD_MAX) {
         push(
             state,
@@ -102,7 +106,7 @@ fn settle_ended(
     kind: StrategyKind,
     config: StrategyConfig,
     state: &State,
-    gone: &dyn Fn(usize, u64, Zone) -> bool,
+    (gone, unknown): (&dyn Fn(usize, u64, Zone) -> bool, &dyn Fn(usize) -> bool),
 ) -> Result<bool, StoreError> {
     let Some(settling) = &state.settling else {
         return Ok(false);
@@ -117,6 +121,7 @@ fn settle_ended(
     }
     let sdb = layout.stripe_data_bytes();
     let mut cache_gone_on: BTreeSet<usize> = BTreeSet::new();
+    let mut cache_unknown_on: BTreeSet<usize> = BTreeSet::new();
     for meta in state.files.values() {
         for stripe in strategy.cached_stripes(meta.id) {
             let start = stripe * sdb;
@@ -134,9 +139,16 @@ fn settle_ended(
                     .filter(|x| x.zone == PlanZone::Cache && gone(x.oss, CACHE_OBJECT, Zone::Cache))
                     .map(|x| x.oss),
             );
+            cache_unknown_on.extend(
+                extents
+                    .iter()
+                    .filter(|x| x.zone == PlanZone::Cache && unknown(x.oss))
+                    .map(|x| x.oss),
+            );
         }
     }
-    Ok(cache_gone_on.len() > layout.geometry().fault_tolerance)
+    let missing = cache_gone_on.len() + cache_unknown_on.len();
+    Ok(!cache_gone_on.is_empty() && missing > layout.geometry().fault_tolerance)
 }
 
 /// The written ranges of every file a removal deleted (see the module), each named with
@@ -146,7 +158,7 @@ fn deleted_files(
     kind: StrategyKind,
     config: StrategyConfig,
     state: &State,
-    gone: &dyn Fn(usize, u64, Zone) -> bool,
+    (gone, unknown): (&dyn Fn(usize, u64, Zone) -> bool, &dyn Fn(usize) -> bool),
 ) -> Result<Vec<LostRange>, StoreError> {
     let (strategy, plans) = replay(kind, layout, config, &state.inputs)?;
     // A write cut by a crash may have written none of its elements: its stripes tell nothing.
@@ -169,24 +181,34 @@ fn deleted_files(
         let runs = meta.written_runs();
         let written = |a: u64, z: u64| runs.iter().any(|&(ra, rz)| ra < z && a < rz);
         let mut deleted_on: BTreeSet<usize> = BTreeSet::new();
+        let mut unknown_on: BTreeSet<usize> = BTreeSet::new();
         let stripes = meta.written_stripes(sdb).take(STRIPES_CHECKED_PER_FILE_MAX);
         for stripe in stripes.filter(|&s| !cut.contains(&(meta.id, s))) {
             // Every written stripe has its parity at home; a data element where written.
             for oss in layout.parity_oss(meta.id, stripe) {
                 if gone(oss, meta.id, Zone::Parity) {
                     deleted_on.insert(oss);
+                } else if unknown(oss) {
+                    unknown_on.insert(oss);
                 }
             }
             for data in 0..layout.data_per_stripe() {
                 let at = layout.file_offset(stripe, data, 0);
                 let oss = layout.locate(meta.id, at).oss;
-                if written(at, at + element_bytes) && gone(oss, meta.id, Zone::Data) {
+                if !written(at, at + element_bytes) {
+                    continue;
+                }
+                if gone(oss, meta.id, Zone::Data) {
                     deleted_on.insert(oss);
+                } else if unknown(oss) {
+                    unknown_on.insert(oss);
                 }
             }
         }
-        // Within the tolerance the bytes still decode (see the module).
-        if deleted_on.len() <= layout.geometry().fault_tolerance {
+        // Within the tolerance the bytes still decode (see the module); a column on an OSS
+        // that cannot tell is missing too.
+        let missing = deleted_on.len() + unknown_on.len();
+        if deleted_on.is_empty() || missing <= layout.geometry().fault_tolerance {
             continue;
         }
         let oss = *deleted_on.first().expect("more OSSs than the tolerance");

@@ -2611,26 +2611,30 @@ impl Store {
         // nothing to delete, so nothing to journal on every open meanwhile (merge review
         // s13m P5: each open journaled and synced a record, and bumped the epoch). A
         // listing that fails counts as holding everything.
-        let held: Vec<Option<BTreeSet<u64>>> = self
-            .backends
-            .iter()
-            .filter(|b| b.healthy())
-            .map(|b| {
-                b.objects()
-                    .ok()
-                    .map(|o| o.into_iter().map(|(id, ..)| id).collect())
-            })
-            .collect();
-        let still_held = |id: u64| {
-            held.iter()
-                .any(|h| h.as_ref().is_none_or(|h| h.contains(&id)))
-        };
         // Away: down but not failed on record (a failed OSS's rebuild empties it).
         let any_osses_away = {
             let failed = &self.core.lock().state.failed_oss;
             let away =
                 |(oss, b): (usize, &Box<dyn Backend>)| !b.healthy() && !failed.contains(&oss);
             self.backends.iter().enumerate().any(away)
+        };
+        // Listed only with an OSS away (a listing costs a directory read per OSS; s13m2 N2).
+        let held: Vec<Option<BTreeSet<u64>>> = if any_osses_away {
+            self.backends
+                .iter()
+                .filter(|b| b.healthy())
+                .map(|b| {
+                    b.objects()
+                        .ok()
+                        .map(|o| o.into_iter().map(|(id, ..)| id).collect())
+                })
+                .collect()
+        } else {
+            vec![None]
+        };
+        let still_held = |id: u64| {
+            held.iter()
+                .any(|h| h.as_ref().is_none_or(|h| h.contains(&id)))
         };
         let removing: Vec<u64> = removing
             .into_iter()
