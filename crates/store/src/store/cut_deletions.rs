@@ -22,12 +22,13 @@
 //! kill leaves the tail (decided again by the next open) or every record (merge review
 //! s13m P1, P3: appended by themselves they moved the journal past the cut record, so a
 //! cut cached write went undecided, and a kill between the cut and the append left a
-//! journal without tail and without them). Only more zone files gone than the code
-//! tolerates count, columns on OSSs that cannot tell counted as gone once one is (s13m P2,
-//! s13m2 N1): a removal deletes on every OSS that is up before its command
-//! returns, so one acknowledged is gone beyond the tolerance, and one partial (never
-//! acknowledged) still decodes; a zone file missing on a few OSSs for another reason
-//! (deleted outside exaraid) is redundancy's to cover, as any missing file.
+//! journal without tail and without them). One zone file gone is enough: a removal forgets
+//! a zone's extents before it unlinks the file, so the slots of a zone it deleted on one
+//! OSS read as never written (zeros), not as missing, and no decode goes around them (a
+//! threshold at the code's tolerance, tried in the merge, read zeros so). The price: a
+//! zone file deleted outside exaraid (its extents still say written: reads decode around
+//! it) beside a cut tail is taken for a removal and its file recorded lost (named, never
+//! wrong; telling the two apart needs the OSS's extents, not only its listing).
 
 use std::collections::BTreeSet;
 
@@ -81,13 +82,10 @@ pub(super) fn cut_deletion_records(
         state.apply(first_seq + recs.len() as u64, &rec);
         recs.push(rec);
     };
-    // An OSS that cannot tell (away, failed, stale, its listing failed): its column is
-    // missing for a decode as surely as a deleted one (merge review s13m2 N1).
-    let unknown = |oss: usize| listed[oss].is_none();
-    if settle_ended(layout, kind, config, state, (&gone, &unknown))? {
+    if settle_ended(layout, kind, config, state, &gone)? {
         push(state, Rec::PlannerReset);
     }
-    let lost = deleted_files(layout, kind, config, state, (&gone, &unknown))?;
+    let lost = deleted_files(layout, kind, config, state, &gone)?;
     for ranges in lost.chunks(LOST_RANGES_PER_RECORD_MAX) {
         push(
             state,
@@ -106,7 +104,7 @@ fn settle_ended(
     kind: StrategyKind,
     config: StrategyConfig,
     state: &State,
-    (gone, unknown): (&dyn Fn(usize, u64, Zone) -> bool, &dyn Fn(usize) -> bool),
+    gone: &dyn Fn(usize, u64, Zone) -> bool,
 ) -> Result<bool, StoreError> {
     let Some(settling) = &state.settling else {
         return Ok(false);
@@ -121,7 +119,6 @@ fn settle_ended(
     }
     let sdb = layout.stripe_data_bytes();
     let mut cache_gone_on: BTreeSet<usize> = BTreeSet::new();
-    let mut cache_unknown_on: BTreeSet<usize> = BTreeSet::new();
     for meta in state.files.values() {
         for stripe in strategy.cached_stripes(meta.id) {
             let start = stripe * sdb;
@@ -139,16 +136,9 @@ fn settle_ended(
                     .filter(|x| x.zone == PlanZone::Cache && gone(x.oss, CACHE_OBJECT, Zone::Cache))
                     .map(|x| x.oss),
             );
-            cache_unknown_on.extend(
-                extents
-                    .iter()
-                    .filter(|x| x.zone == PlanZone::Cache && unknown(x.oss))
-                    .map(|x| x.oss),
-            );
         }
     }
-    let missing = cache_gone_on.len() + cache_unknown_on.len();
-    Ok(!cache_gone_on.is_empty() && missing > layout.geometry().fault_tolerance)
+    Ok(!cache_gone_on.is_empty())
 }
 
 /// The written ranges of every file a removal deleted (see the module), each named with
@@ -158,7 +148,7 @@ fn deleted_files(
     kind: StrategyKind,
     config: StrategyConfig,
     state: &State,
-    (gone, unknown): (&dyn Fn(usize, u64, Zone) -> bool, &dyn Fn(usize) -> bool),
+    gone: &dyn Fn(usize, u64, Zone) -> bool,
 ) -> Result<Vec<LostRange>, StoreError> {
     let (strategy, plans) = replay(kind, layout, config, &state.inputs)?;
     // A write cut by a crash may have written none of its elements: its stripes tell nothing.
@@ -181,15 +171,12 @@ fn deleted_files(
         let runs = meta.written_runs();
         let written = |a: u64, z: u64| runs.iter().any(|&(ra, rz)| ra < z && a < rz);
         let mut deleted_on: BTreeSet<usize> = BTreeSet::new();
-        let mut unknown_on: BTreeSet<usize> = BTreeSet::new();
         let stripes = meta.written_stripes(sdb).take(STRIPES_CHECKED_PER_FILE_MAX);
         for stripe in stripes.filter(|&s| !cut.contains(&(meta.id, s))) {
             // Every written stripe has its parity at home; a data element where written.
             for oss in layout.parity_oss(meta.id, stripe) {
                 if gone(oss, meta.id, Zone::Parity) {
                     deleted_on.insert(oss);
-                } else if unknown(oss) {
-                    unknown_on.insert(oss);
                 }
             }
             for data in 0..layout.data_per_stripe() {
@@ -200,15 +187,10 @@ fn deleted_files(
                 }
                 if gone(oss, meta.id, Zone::Data) {
                     deleted_on.insert(oss);
-                } else if unknown(oss) {
-                    unknown_on.insert(oss);
                 }
             }
         }
-        // Within the tolerance the bytes still decode (see the module); a column on an OSS
-        // that cannot tell is missing too.
-        let missing = deleted_on.len() + unknown_on.len();
-        if deleted_on.is_empty() || missing <= layout.geometry().fault_tolerance {
+        if deleted_on.is_empty() {
             continue;
         }
         let oss = *deleted_on.first().expect("more OSSs than the tolerance");
