@@ -30,27 +30,6 @@ const OLD_BYTES: usize = 65536;
 const WRITE_AT_BYTES: u64 = 1000;
 const WRITE_BYTES: usize = 3000;
 
-/// `(start, framed length, record kind)` of every record of the journal.
-fn records(journal: &[u8]) -> Vec<(usize, usize, String)> {
-    let mut out = Vec::new();
-    let mut at = 0usize;
-    while at + 8 <= journal.len() {
-        let len = u32::from_le_bytes(journal[at..at + 4].try_into().unwrap()) as usize;
-        assert!(at + 8 + len <= journal.len(), "a whole journal");
-        let env: serde_json::Value =
-            serde_json::from_slice(&journal[at + 8..at + 8 + len]).unwrap();
-        let kind = match &env["rec"] {
-            serde_json::Value::String(s) => s.clone(),
-            serde_json::Value::Object(m) => m.keys().next().unwrap().clone(),
-            other => panic!("record {other}"),
-        };
-        out.push((at, 8 + len, kind));
-        at += 8 + len;
-    }
-    assert_eq!(at, journal.len(), "the journal ends on a record");
-    out
-}
-
 struct Scene {
     _dir: tempfile::TempDir,
     store_dir: PathBuf,
@@ -88,7 +67,7 @@ fn acknowledged_write_then_damaged_durable(
 
     let journal = store_dir.join("journal");
     let mut bytes = std::fs::read(&journal).unwrap();
-    let recs = records(&bytes);
+    let recs = journal_record_kinds(&bytes);
     let last_durable = recs.iter().rposition(|r| r.2 == "Durable").unwrap();
     // What the write appended after its acknowledgement is not fsync'd: a power cut drops it.
     for r in &recs[last_durable + 1..] {

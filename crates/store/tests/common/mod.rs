@@ -428,3 +428,24 @@ pub fn tear_home_block(
     std::fs::write(&path, bytes).unwrap();
     before
 }
+
+/// `(start, framed length, record kind)` of every record of the journal.
+pub fn journal_record_kinds(journal: &[u8]) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at + 8 <= journal.len() {
+        let len = u32::from_le_bytes(journal[at..at + 4].try_into().unwrap()) as usize;
+        assert!(at + 8 + len <= journal.len(), "a whole journal");
+        let env: serde_json::Value =
+            serde_json::from_slice(&journal[at + 8..at + 8 + len]).unwrap();
+        let kind = match &env["rec"] {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Object(m) => m.keys().next().unwrap().clone(),
+            other => panic!("record {other}"),
+        };
+        out.push((at, 8 + len, kind));
+        at += 8 + len;
+    }
+    assert_eq!(at, journal.len(), "the journal ends on a record");
+    out
+}
