@@ -33,6 +33,19 @@ fn ids(store_dir: &Path) -> Vec<(usize, u64, String)> {
     out
 }
 
+/// The journal ends on its last record of `kind` (the records after it cut off, as a power
+/// cut before their sync leaves it), that record damaged by one flipped bit.
+fn end_journal_on_damaged(store_dir: &Path, kind: &str) {
+    let journal = store_dir.join("journal");
+    let mut bytes = std::fs::read(&journal).unwrap();
+    let recs = journal_record_kinds(&bytes);
+    let i = recs.iter().rposition(|r| r.2 == kind).unwrap();
+    let (start, len, _) = recs[i];
+    bytes.truncate(start + len);
+    bytes[start + 8 + (len - 8) / 2] ^= 0x10;
+    std::fs::write(&journal, &bytes).unwrap();
+}
+
 struct Scene {
     _dir: tempfile::TempDir,
     store_dir: PathBuf,
@@ -167,18 +180,7 @@ fn small_removed_then_away(
     let store = Store::open(&store_dir).unwrap();
     store.remove("g").unwrap();
     drop(store);
-    let journal = store_dir.join("journal");
-    let mut bytes = std::fs::read(&journal).unwrap();
-    let recs = journal_record_kinds(&bytes);
-    eprintln!(
-        "records: {:?}",
-        recs.iter().map(|r| r.2.clone()).collect::<Vec<_>>()
-    );
-    let i = recs.iter().rposition(|r| r.2 == "Remove").unwrap();
-    let (start, len, _) = recs[i];
-    bytes.truncate(start + len);
-    bytes[start + 8 + (len - 8) / 2] ^= 0x10;
-    std::fs::write(&journal, &bytes).unwrap();
+    end_journal_on_damaged(&store_dir, "Remove");
     let mut moved = None;
     if away_data {
         let oss = held.iter().find(|x| x.2 == "data").unwrap().0;
@@ -240,14 +242,7 @@ fn m2_small_partial_removal_within_tolerance() {
         std::fs::remove_dir_all(&d).unwrap();
         copy_tree(&image.join(format!("oss-{oss}")), &d);
     }
-    let journal = store_dir.join("journal");
-    let mut bytes = std::fs::read(&journal).unwrap();
-    let recs = journal_record_kinds(&bytes);
-    let i = recs.iter().rposition(|r| r.2 == "Remove").unwrap();
-    let (start, len, _) = recs[i];
-    bytes.truncate(start + len);
-    bytes[start + 8 + (len - 8) / 2] ^= 0x10;
-    std::fs::write(&journal, &bytes).unwrap();
+    end_journal_on_damaged(&store_dir, "Remove");
     eprintln!("ids now: {:?}", ids(&store_dir));
     let store = match Store::open(&store_dir) {
         Ok(s) => s,

@@ -2614,9 +2614,8 @@ impl Store {
         // Away: down but not failed on record (a failed OSS's rebuild empties it).
         let any_osses_away = {
             let failed = &self.core.lock().state.failed_oss;
-            let away =
-                |(oss, b): (usize, &Box<dyn Backend>)| !b.healthy() && !failed.contains(&oss);
-            self.backends.iter().enumerate().any(away)
+            let mut backends = self.backends.iter().enumerate();
+            backends.any(|(oss, b)| !b.healthy() && !failed.contains(&oss))
         };
         // Listed only with an OSS away (a listing costs a directory read per OSS; s13m2 N2).
         let held: Vec<Option<BTreeSet<u64>>> = if any_osses_away {
