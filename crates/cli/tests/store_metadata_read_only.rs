@@ -194,5 +194,43 @@ fn a_store_needing_recovery_on_a_read_only_metadata_directory_says_so() {
     let got = ok(&["store", "get", s(writable), "f"], b"");
     assert_eq!(got.len(), f.len());
     assert!(got[..1000] == f[..1000] && got[6000..] == f[6000..]);
-    assert!(got[1000..6000] == f[1000..6000] || got[1000..6000] == new[..]);
+    assert_each_block_old_or_new(&got, &f, &new, 1000);
+}
+
+/// The contract for a write cut before it was acknowledged (docs/store.md, "Durability and
+/// recovery"): each 4 KiB block it touched holds its old or its new bytes, whole; blocks
+/// may differ from one another. Why not the whole range: the kill point is counted in
+/// arrival order over the per-OSS write threads, so under load it can land where one
+/// block's write is on record and the next one's is not (a fresh-clone CI run of session
+/// 13 saw the range mixed once). A block part that is neither old nor new is wrong bytes:
+/// the message shows every 512-byte piece of the range, for the report.
+fn assert_each_block_old_or_new(got: &[u8], old: &[u8], new: &[u8], offset: usize) {
+    const BLOCK_BYTES: usize = 4096;
+    const PIECE_BYTES: usize = 512;
+    let end = offset + new.len();
+    let class = |a: usize, b: usize| {
+        if got[a..b] == old[a..b] {
+            'o'
+        } else if got[a..b] == new[a - offset..b - offset] {
+            'n'
+        } else {
+            'X'
+        }
+    };
+    let pieces: String = (offset..end)
+        .step_by(PIECE_BYTES)
+        .map(|a| class(a, (a + PIECE_BYTES).min(end)))
+        .collect();
+    let mut a = offset;
+    while a < end {
+        let b = ((a / BLOCK_BYTES + 1) * BLOCK_BYTES).min(end);
+        assert_ne!(
+            class(a, b),
+            'X',
+            "file bytes {a}..{b} (one 4 KiB block) are neither all old nor all new after the \
+             recovery of a write cut before its acknowledgment: WRONG BYTES; 512-byte pieces \
+             of {offset}..{end} (o old, n new, X neither): {pieces}"
+        );
+        a = b;
+    }
 }
