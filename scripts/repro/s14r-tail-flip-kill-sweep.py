@@ -43,7 +43,17 @@ for k in range(k1, k2 + 1):
     if p.returncode != -9: print("k=%d: not killed (rc %d): done" % (k, p.returncode)); break
     b = bytearray(open(d + "/journal", "rb").read()); rs = recs(bytes(b)); kind = rs[-1][2] if rs else "-"
     if rs:
-        at, ln = rs[-1][0], rs[-1][1]; b[at + 8 + ln // 2 - 2] ^= 0x08; open(d + "/journal", "wb").write(b)
+        at, ln = rs[-1][0], rs[-1][1]
+        # s14r: where the one damaged byte is (FLIPAT): mid (as before), len- / len+ (the
+        # length field smaller / larger), crc, first / last (payload byte).
+        fa = os.environ.get("FLIPAT", "mid")
+        if fa == "mid": b[at + 8 + ln // 2 - 2] ^= 0x08
+        elif fa == "len-": b[at] ^= (b[at] & -b[at]) or 0x01  # clear the lowest set bit
+        elif fa == "len+": b[at + 1] ^= 0x10
+        elif fa == "crc": b[at + 5] ^= 0x20
+        elif fa == "first": b[at + 8] ^= 0x01
+        elif fa == "last": b[at + ln - 1] ^= 0x01
+        open(d + "/journal", "wb").write(b)
     gf = run(["get", d, "f"]); gg = run(["get", d, "g"])
     bad = []
     if gg.returncode != 0 or gg.stdout != G: bad.append("g rc=%d %s" % (gg.returncode, "WRONG" if gg.returncode == 0 else gg.stderr[:120]))
