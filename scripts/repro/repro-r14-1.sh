@@ -19,3 +19,10 @@ echo "--- following the refusal's last advice (remove exaraid-epoch.json from ev
 rm -f t/oss-*/exaraid-epoch.json
 $E store get ./t f | xxd; echo "get original rc=${PIPESTATUS[0]} (expected: 'one', or refused naming f LOST)"
 $E store scrub ./t; echo "scrub rc=$?"
+echo "=== variant: a whole backup (cp -a of the store directory, which holds its OSSs) read where it is"
+rm -rf t2 t2bak; $E store init ./t2 --oss 3 --code raid5 --stripe-unit 4096 >/dev/null
+echo one | $E store put ./t2 f; cp -a t2 t2bak; echo two | $E store put ./t2 f
+$E store get ./t2bak f; echo "get from the backup rc=$? (its own t2bak/oss-* hold 'one', unused: $(ls t2bak/oss-0/objects))"
+echo "=== variant: mv of the store"
+rm -rf t3 t3moved; $E store init ./t3 --oss 3 --code raid5 --stripe-unit 4096 >/dev/null; echo one | $E store put ./t3 f; mv t3 t3moved
+$E store get ./t3moved f; echo "get rc=$?"; $E store status ./t3moved | grep MISSING | head -1

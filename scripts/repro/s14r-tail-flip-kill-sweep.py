@@ -39,6 +39,10 @@ for k in range(k1, k2 + 1):
             "start": ["delayed", "start", d, "f"], "online": ["online", d, "--oss", "1"], "flushdeg": ["flush", d], "fail": ["fail", d, "--oss", "1"], "rebuild": ["rebuild", d, "--oss", "1"],
             "rebuildto": ["rebuild", d, "--oss", "1", "--to", R + "/new1"], "scrubrepair": ["scrub", d, "--repair"]}[CMD]
     if CMD == "rebuildto": args = args; run(["fail", d, "--oss", "1"])
+    if CMD == "scrubrepair":  # bit rot for the repair to fix: one byte of OSS 2's first data element
+        import glob
+        for zf in sorted(glob.glob(d + "/oss-2/objects/*.data"))[:1]:
+            with open(zf, "r+b") as fh: fh.seek(100); c = fh.read(1); fh.seek(100); fh.write(bytes([c[0] ^ 0x40]))
     p = run(args, B if CMD == "put" else W, env={"LD_PRELOAD": SH, "KILLN": str(k)}, exe=K)
     if p.returncode != -9: print("k=%d: not killed (rc %d): done" % (k, p.returncode)); break
     b = bytearray(open(d + "/journal", "rb").read()); rs = recs(bytes(b)); kind = rs[-1][2] if rs else "-"
