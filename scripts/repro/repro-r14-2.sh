@@ -24,3 +24,8 @@ for n in f g; do
   echo "get $n rc=$rc: $(wc -c < out) bytes, $(tr -d '\0' < out | wc -c) non-zero (expected: the old bytes, or refused naming them lost)"
 done
 $E store scrub ./y; echo "scrub rc=$? (expected: the lost bytes named, exit 2)"
+echo "=== then: a new file reuses a file id of the lost metadata (its objects are still on the OSSs)"
+head -c 5000 /dev/urandom > h5; $E store put ./y h < h5
+printf 'TAIL' | $E store write ./y h --offset 20000        # leaves a hole 5000..20000
+echo "read of the hole (expected zeros): $($E store read ./y h --offset 5000 --length 15000 | tr -d '\0' | wc -c) non-zero bytes"
+echo "get's bytes of the hole:           $($E store get ./y h | tail -c +5001 | head -c 15000 | tr -d '\0' | wc -c) non-zero bytes"
