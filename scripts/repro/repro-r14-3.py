@@ -12,7 +12,7 @@ flipped (as tail-flip-kill-sweep.py does); then `online --oss 1` (FIX=rebuild to
 then get f: each byte must be the acknowledged one (or, in the killed write's range, old or
 new), or the read refused naming the loss.
 Build the shim: gcc -O2 -shared -fPIC -o /tmp/s14r-killshim.so scripts/killshim.c -ldl
-Usage: EXARAID=... [SHIM=...] [WPATH=rmw] [CODE=raid5] python3 repro-r14-3.py K1 K2
+Usage: EXARAID=... [SHIM=...] [WPATH=rmw] [CODE=raid5] [FAIL2="4": more OSSs failed first] python3 repro-r14-3.py K1 K2
   (main 909a69f: raid5 rmw k=20 WRONG 2988 bytes; raid5 wcl k=18 and 20 WRONG 597 bytes)"""
 import os, sys, subprocess, shutil, random
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,7 +28,7 @@ for k in range(int(sys.argv[1]), int(sys.argv[2])+1):
     rng = random.Random(5); A = rng.randbytes(30000); G = rng.randbytes(20000)
     d=R+"/s"; shutil.rmtree(R, ignore_errors=True); os.makedirs(R)
     run(["init", d, "--oss", "5", "--code", *CODE.split(), "--stripe-unit", "4096", "--write-path", WP]); run(["put", d, "f"], A); run(["put", d, "g"], G)
-    run(["fail", d, "--oss", "1"])
+    run(["fail", d, "--oss", "1"]); [run(["fail", d, "--oss", x]) for x in os.environ.get("FAIL2", "").split()]
     cur=bytearray(A)
     for c in range(4):  # one acknowledged degraded write into every data column of stripe 0
         W = rng.randbytes(1000); off=c*4096+100

@@ -7,7 +7,7 @@ writes, end). After each round: a pending fail is taken back with `online` (run 
 killed, as the guide says), then every acknowledged byte is checked (killed writes: each byte
 old or new; put/rm: old, new or absent as allowed), no panic, scrub clean.
 Usage: s14r-multiproc-mix.py CODE OSS UNIT PATH ROUNDS [SEED]   (CODE as multiproc-kill.py)
-Env: EXARAID, MP_DIR (/dev/shm/s14r-mp)."""
+Env: EXARAID, MP_DIR (/dev/shm/s14r-mp), BACK=online|rebuild (how a failed OSS comes back)."""
 import os, random, subprocess, sys, shutil, time, tempfile
 E = os.environ.get("EXARAID", "exaraid"); ROOT = os.environ.get("MP_DIR", "/dev/shm/s14r-mp")
 
@@ -53,7 +53,8 @@ def main():
             victim_oss = rng.randrange(noss)
             procs.append(("fail", spawn(["fail", d, "--oss", str(victim_oss)]), None, victim_oss))
             time.sleep(0.02)
-            procs.append(("online", spawn(["online", d, "--oss", str(victim_oss)]), None, victim_oss))
+            back = os.environ.get("BACK", "online")  # BACK=rebuild: a rebuild in place races the writers instead
+            procs.append(("online", spawn([back, d, "--oss", str(victim_oss)]), None, victim_oss))
         wtok = None
         if path == "delayed":
             st = run(["delayed", "start", d, "w"])
@@ -86,7 +87,7 @@ def main():
         except Exception: bad("round %d status json: %r" % (rnd, st[:200])); break
         for o in js["oss"]:
             if not o["healthy"]:
-                on = run(["online", d, "--oss", str(o["index"])])
+                on = run([os.environ.get("BACK", "online"), d, "--oss", str(o["index"])])
                 if on.returncode != 0:
                     print("round %d online %d rc %d: %s" % (rnd, o["index"], on.returncode, on.stderr[-300:]), flush=True)
                     rb = run(["rebuild", d, "--oss", str(o["index"])])
