@@ -13,7 +13,7 @@ then get f: each byte must be the acknowledged one (or, in the killed write's ra
 new), or the read refused naming the loss.
 Build the shim: gcc -O2 -shared -fPIC -o /tmp/s14r-killshim.so scripts/killshim.c -ldl
 Usage: EXARAID=... [SHIM=...] [WPATH=rmw] [CODE=raid5] [FAIL2="4": more OSSs failed first] python3 repro-r14-3.py K1 K2
-  (main 909a69f: raid5 rmw k=20 WRONG 2988 bytes; raid5 wcl k=18 and 20 WRONG 597 bytes)"""
+  (main 909a69f: raid5 rmw k=20 WRONG 2988 bytes; raid5 wcl k=20 (and k=18 in one of two runs) WRONG 597 bytes)"""
 import os, sys, subprocess, shutil, random
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from importlib import import_module
