@@ -24,20 +24,26 @@ struct LiveRange {
 }
 
 /// What a rebuild writes into a `rebuild --to` directory (`DirBackend`): all an unfinished
-/// one may have left there (the `.tmp` files: an atomic write cut before its rename).
-const REBUILD_LEFTOVERS: [&str; 6] = [
+/// one may have left there (the `.tmp` files: an atomic write cut before its rename), and
+/// all a former directory of the OSS holds (the epoch file the store told it: a `rebuild
+/// --to` back onto it was refused as holding a file exaraid did not write).
+const REBUILD_LEFTOVERS: [&str; 7] = [
     "objects",
     crate::backend::LABEL_FILE,
+    crate::backend::EPOCH_FILE,
     "exaraid-oss.tmp",
     crate::backend::EXTENTS_FILE,
     crate::backend::EXTENTS_LOG_FILE,
     "exaraid-extents.tmp",
 ];
 
-/// Empty an OSS directory for its in-place rebuild: its zone files and its label, nothing
-/// else (review E5: anything else in it, say another directory put there by mistake, is not
-/// exaraid's to delete). Errors stop the rebuild with what to do: a directory that could
-/// not be emptied (read-only, review E3) must not be taken for one holding another store.
+/// Empty an OSS directory for its in-place rebuild: its zone files, its epoch file and its
+/// label, nothing else (review E5: anything else in it, say another directory put there by
+/// mistake, is not exaraid's to delete). The epoch file goes too: the epoch it holds is of
+/// the bytes thrown away (another copy's, or one the lineage no longer reaches), and the
+/// rebuilt directory is told the store's epochs from the next bump on. Errors stop the rebuild with what to
+/// do: a directory that could not be emptied (read-only, review E3) must not be taken for
+/// one holding another store.
 fn clear_oss_dir_in_place(oss: usize, target: &Path) -> Result<(), StoreError> {
     let clearing = |e: std::io::Error, what: &Path| {
         StoreError::from_io(
@@ -68,11 +74,15 @@ fn clear_oss_dir_in_place(oss: usize, target: &Path) -> Result<(), StoreError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(clearing(e, &objects)),
     }
-    let label = target.join(crate::backend::LABEL_FILE);
-    match std::fs::remove_file(&label) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(clearing(e, &label)),
-        _ => Ok(()),
+    // The label last: a directory without it is never taken for a current OSS.
+    for name in [crate::backend::EPOCH_FILE, crate::backend::LABEL_FILE] {
+        let path = target.join(name);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(clearing(e, &path)),
+            _ => {}
+        }
     }
+    Ok(())
 }
 
 /// Do `a` and `b` name the same directory? (Both resolved where they exist.)
@@ -510,7 +520,7 @@ impl Store {
 
     /// `online_oss`: refuse a directory told a metadata epoch this store's state and journal
     /// did not make (ahead of them, or another token at that number: see
-    /// `epoch_of_another_line`). The open does not check an OSS failed on record, so another
+    /// `epoch_of_another_line`), or one too far behind to tell (`epoch_beyond_lineage`). The open does not check an OSS failed on record, so another
     /// copy's directory put in its place meanwhile would be taken back with that copy's
     /// bytes (review s12r R12-5).
     fn refuse_epoch_of_another_copy(
@@ -527,6 +537,8 @@ impl Store {
         let location = fresh.location();
         let problem = if let Some(ours) = Store::epoch_of_another_line(&core.state, told) {
             Store::another_line_problem(oss, &location, told, ours, recorded_number)
+        } else if Store::epoch_beyond_lineage(&core.state, told) {
+            Store::beyond_lineage_problem(oss, &location, told, recorded_number)
         } else if told.number > recorded_number
             || (told.number == recorded_number && Some(told) != on_record)
         {
