@@ -1684,7 +1684,7 @@ impl Store {
                         store.poisoned.store(true, Ordering::SeqCst);
                         return Ok(store);
                     }
-                    return Err(store.too_many_unavailable(&down));
+                    return Err(store.too_many_unavailable(&core, &down));
                 }
                 // One OSS down but not failed on record is waited for too, changing
                 // nothing (review s4e E13): recovery would record it failed and decide the
@@ -3981,7 +3981,7 @@ impl Store {
             let core = self.core.lock();
             let down = self.unavailable_set(&core);
             if down.len() > self.tolerance() {
-                self.too_many_unavailable(&down).to_string()
+                self.too_many_unavailable(&core, &down).to_string()
             } else if let Some(why) = self.reads_only.lock().as_ref() {
                 format!(
                     "open for reads only: {}",

@@ -194,15 +194,39 @@ impl Store {
 
     /// The error for more unavailable OSSs than the code tolerates: nothing goes on record
     /// (a missing mount or a moved store directory is not a dead disk, and a recorded
-    /// failure past the tolerance could never be undone), the operation stops.
-    pub(super) fn too_many_unavailable(&self, down: &BTreeSet<usize>) -> StoreError {
-        let paths: Vec<String> = down
+    /// failure past the tolerance could never be undone), the operation stops. OSSs failed
+    /// on record are named as failed, with their way back (a rebuild): "unavailable, check
+    /// the mount" sent the operator looking for a mount that was never the problem.
+    pub(super) fn too_many_unavailable(&self, core: &Core, down: &BTreeSet<usize>) -> StoreError {
+        let failed: Vec<usize> = down
             .iter()
-            .map(|&i| match self.backends[i].problem() {
-                Some(problem) => format!("OSS {i} ({}: {problem})", self.backends[i].location()),
-                None => format!("OSS {i} ({})", self.backends[i].location()),
-            })
+            .copied()
+            .filter(|i| core.state.failed_oss.contains(i))
             .collect();
+        let not_answering: Vec<usize> = down
+            .iter()
+            .copied()
+            .filter(|i| !failed.contains(i))
+            .collect();
+        let named = |i: usize| match self.backends[i].problem() {
+            Some(problem) => format!("OSS {i} ({}: {problem})", self.backends[i].location()),
+            None => format!("OSS {i} ({})", self.backends[i].location()),
+        };
+        if !failed.is_empty() && !not_answering.is_empty() {
+            let failed_named: Vec<String> = failed.iter().map(|&i| named(i)).collect();
+            let down_named: Vec<String> = not_answering.iter().map(|&i| named(i)).collect();
+            return StoreError::Io(format!(
+                "{} OSSs are out of service but {} tolerates {}: failed (on record, by `fail` or a write it failed): {}; not answering now: {}. Check that the directories of those not answering exist and are mounted (their paths are in the superblock, {}), then retry: with them back, `exaraid store rebuild {} --oss I` replaces each failed one. No new failure was recorded and the operation was not completed (an interrupted write is finished or undone when the store is next opened with them back)",
+                down.len(),
+                self.layout.code_name(),
+                self.tolerance(),
+                failed_named.join(", "),
+                down_named.join(", "),
+                self.dir.join(crate::superblock::SUPERBLOCK_FILE).display(),
+                self.dir.display(),
+            ));
+        }
+        let paths: Vec<String> = down.iter().map(|&i| named(i)).collect();
         let damaged = if down.iter().any(|&i| self.backends[i].problem().is_some()) {
             " (an OSS whose extents record is damaged needs that file restored, or, once enough other OSSs answer, a rebuild)"
         } else {
@@ -317,9 +341,10 @@ impl Store {
             // it does not start with more OSSs unavailable than the code tolerates.
             return Ok(());
         }
-        let down = self.unavailable_set(&self.core.lock());
+        let core = self.core.lock();
+        let down = self.unavailable_set(&core);
         if down.len() > self.tolerance() {
-            return Err(self.too_many_unavailable(&down));
+            return Err(self.too_many_unavailable(&core, &down));
         }
         Ok(())
     }
@@ -347,7 +372,7 @@ impl Store {
         }
         let unavailable = self.unavailable_set(core);
         if unavailable.len() > self.tolerance() {
-            return Err(self.too_many_unavailable(&unavailable));
+            return Err(self.too_many_unavailable(core, &unavailable));
         }
         for &oss in &down {
             // Failed for this process too: a directory that comes back mid-command is stale.
@@ -1936,7 +1961,7 @@ impl Store {
                 // Still failed and stale: reads keep rebuilding its elements from parity
                 // (the trait path set a caller's backend healthy to write it).
                 self.backends[oss].set_failed(true);
-                return Err(e);
+                return Err(self.rebuild_stopped(oss, to, e));
             }
         };
         if let Some(dir) = to {
@@ -1957,6 +1982,33 @@ impl Store {
         // A later failure of this OSS must be absorbed again (see `absorbed_failures`).
         self.absorbed_failures.lock().clear();
         self.checkpoint_locked(&mut core)
+    }
+
+    /// The error of a rebuild of OSS `oss` that stopped while writing its new (or emptied)
+    /// directory. A full one is said as what it is: the backend's "is full ..., nothing was
+    /// written" spoke of the one element it refused, while the elements before it were
+    /// written there (review s11r: `rebuild --to` a small file system said "nothing was
+    /// written").
+    fn rebuild_stopped(&self, oss: usize, to: Option<&Path>, e: StoreError) -> StoreError {
+        let why = match &e {
+            StoreError::Backend(crate::backend::BackendError::NoSpace { why, .. }) => why.clone(),
+            // Of the element refused, not of the rebuild: said below.
+            StoreError::NoSpace(m) => m.replace(", nothing was written", ""),
+            _ => return e,
+        };
+        let target = to.unwrap_or(&self.sb.oss_dirs[oss]).display().to_string();
+        let dir = self.dir.display();
+        let elsewhere = match to {
+            Some(_) => format!(
+                "or rebuild onto a larger one (`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`; {target} can be deleted then)"
+            ),
+            None => format!(
+                "or rebuild onto a new, larger directory (`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`)"
+            ),
+        };
+        StoreError::NoSpace(format!(
+            "rebuilding OSS {oss} stopped: the file system of {target} has no room for its elements ({why}). The elements rebuilt before that were written there (of no use until a rebuild completes); no file's bytes changed: OSS {oss} stays failed and every byte still reads from the other OSSs. Free space on that file system (or grow it) and run the same rebuild again, {elsewhere}"
+        ))
     }
 
     /// `rebuild` of OSS `oss` (a directory, not a caller-supplied backend), before its
