@@ -4211,6 +4211,36 @@ mod reads_only_message_tests {
         assert!(!msg.contains("free space"), "{msg}");
     }
 
+    /// A settle with no cached bytes (an rmw store caches nothing: here the stripes a
+    /// crash cut) that finds no room says what it was doing, not "moving the cached bytes
+    /// home" (session 14 brief s14d, item 5).
+    #[test]
+    fn a_settle_without_cached_bytes_and_without_room_does_not_speak_of_cached_bytes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut opts = InitOptions::with_oss_count(tmp.path(), 3, CodeSpec::raid5(2));
+        opts.element_bytes = 4096;
+        opts.write_path = WritePath::Rmw;
+        opts.oss_capacity_bytes = Some(64 * 1024);
+        let store = Store::init(tmp.path(), &opts).unwrap();
+        store.put("f", &[7u8; 8192]).unwrap();
+        let id = store.core.lock().state.files["f"].id;
+        // More home stripes than the OSSs have room for.
+        let stripes: BTreeSet<(u64, u64)> = (0..64).map(|stripe| (id, stripe)).collect();
+        let err = {
+            let core = store.core.lock();
+            store.reserve_settle(&core, &stripes, &BTreeMap::new())
+        };
+        let err = err.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            err.contains("rewriting home stripes with their parity")
+                && err.contains("needs room that is not there")
+                && err.contains("Nothing was changed")
+                && !err.contains("cached"),
+            "{err}"
+        );
+        assert!(err.ends_with(SETTLE_NO_SPACE_WAY_OUT), "{err}");
+    }
+
     #[test]
     fn a_settle_without_room_in_a_reads_only_open_does_not_offer_rm() {
         let e = StoreError::NoSpace(format!(
