@@ -303,9 +303,26 @@ fn stdin_first_piece() -> Result<Vec<u8>> {
 
 fn write_stdout(bytes: &[u8]) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(bytes)?;
-    out.flush()?;
+    out.write_all(bytes).map_err(stdout_failed)?;
+    out.flush().map_err(stdout_failed)?;
     Ok(())
+}
+
+/// A failed write of the bytes `get` or `read` read to stdout, said as what it is: the
+/// error alone ("File too large (os error 27)" under `ulimit -f`) read as the store's.
+/// A reader that went away stays a plain broken pipe (`main` ends quietly).
+fn stdout_failed(e: std::io::Error) -> anyhow::Error {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return e.into();
+    }
+    let what_to_do = if e.raw_os_error() == Some(libc::EFBIG) {
+        "the file stdout goes to reached the file size limit (`ulimit -f`, RLIMIT_FSIZE): raise the limit, or send stdout elsewhere, and run the command again"
+    } else {
+        "check where stdout goes (a full disk, a closed file) and run the command again"
+    };
+    anyhow::Error::new(e).context(format!(
+        "writing the bytes read to stdout failed, so it holds only part of them; nothing in the store changed; {what_to_do}"
+    ))
 }
 
 /// Longest file `get` reads whole into memory and writes after closing the store (see
@@ -320,10 +337,10 @@ fn write_zeros(mut len_bytes: u64) -> Result<()> {
     let mut out = std::io::stdout().lock();
     while len_bytes > 0 {
         let piece = len_bytes.min(ZEROS_PIECE_BYTES as u64) as usize;
-        out.write_all(&zeros[..piece])?;
+        out.write_all(&zeros[..piece]).map_err(stdout_failed)?;
         len_bytes -= piece as u64;
     }
-    out.flush()?;
+    out.flush().map_err(stdout_failed)?;
     Ok(())
 }
 

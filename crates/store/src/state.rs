@@ -958,8 +958,10 @@ pub fn rebuild_floor_key(oss: usize) -> usize {
 /// with exit 0). Why 1024: a session that writes makes 2 epochs (one more per checkpoint),
 /// so copies are told apart until one ran some 500 writing sessions more than the other
 /// since they parted; each epoch kept is one entry (~30 bytes) of the state file, which every
-/// checkpoint rewrites (30 KiB in all). An OSS further behind, or told an epoch an older
-/// binary made (it keeps no lineage), is not checked, as before.
+/// checkpoint rewrites (30 KiB in all). An OSS further behind is refused: nothing tells
+/// this store's own from another copy's (`Store::epoch_beyond_lineage`). One told an epoch
+/// within that reach that has no token kept (an older binary's, which keeps no lineage, or
+/// a number a cut journal tail made the store skip) is not checked, as before.
 pub const EPOCH_LINEAGE_LEN: u64 = 1024;
 
 /// The key of `State::oss_generations` that holds the epoch lineage's entry for epoch

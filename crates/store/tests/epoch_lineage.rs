@@ -285,3 +285,33 @@ fn the_state_keeps_the_tokens_of_the_latest_epochs_only() {
         .insert(METADATA_EPOCH_KEY, sealed.packed());
     assert_eq!(before_lineage.epoch_lineage_token(last), None);
 }
+
+/// `rebuild --to` the directory that held this OSS before an earlier `rebuild --to` moved it
+/// away: it carries this store's label for that index, its zone files and the epoch file
+/// this store told it, all exaraid's own. Emptied and rebuilt onto, not refused as holding
+/// a file exaraid did not write; the store then opens with it and reads its own bytes.
+#[test]
+fn a_rebuild_back_onto_the_osss_former_directory_takes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("s");
+    let want = store_with_file(&dir);
+    let former = dir.join("oss-1");
+    let moved = tmp.path().join("oss-1.moved");
+    let mut store = Store::open(&dir).unwrap();
+    store.fail_oss(1).unwrap();
+    store.rebuild(1, Some(&moved)).unwrap();
+    assert!(
+        former.join("exaraid-epoch.json").exists(),
+        "told by this store"
+    );
+    store.fail_oss(1).unwrap();
+    store
+        .rebuild(1, Some(&former))
+        .unwrap_or_else(|e| panic!("refused: {e}"));
+    assert!(store.get("f").unwrap() == want);
+    drop(store); // a crash: no close
+    let store = Store::open(&dir).unwrap_or_else(|e| panic!("refused: {e}"));
+    assert!(store.failed_osses().is_empty());
+    assert!(store.get("f").unwrap() == want);
+    store.close().unwrap();
+}

@@ -484,6 +484,13 @@ struct Core {
     /// This session bumped the metadata epoch (it journaled something): its close bumps it
     /// once more (`close_locked`).
     epoch_bumped: bool,
+    /// The open cut the journal's torn tail: it may have held the bump of the epoch after
+    /// the one on record (damaged after its fsync), told to OSSs missing at this open, so
+    /// its token is lost. The next bump skips that number: the lineage then holds no token
+    /// for it and those OSSs, back later, are behind on this store's line, not refused as
+    /// another copy's (with a new token at that number they were). At most one number: a
+    /// journal holds one bump, its first record (`checkpoint_locked` truncates it).
+    epoch_number_cut: bool,
 }
 
 /// A parity-protected store over OSS directories.
@@ -1554,6 +1561,7 @@ impl Store {
                 window_parity_unheard: BTreeMap::new(),
                 epoch_due: true,
                 epoch_bumped: false,
+                epoch_number_cut: journal_tail_cut.is_some(),
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
@@ -1676,7 +1684,7 @@ impl Store {
                         store.poisoned.store(true, Ordering::SeqCst);
                         return Ok(store);
                     }
-                    return Err(store.too_many_unavailable(&down));
+                    return Err(store.too_many_unavailable(&core, &down));
                 }
                 // One OSS down but not failed on record is waited for too, changing
                 // nothing (review s4e E13): recovery would record it failed and decide the
@@ -2074,9 +2082,12 @@ impl Store {
         self.journal(core, Rec::OssGenerations { generations }, false)
     }
 
-    /// The metadata epoch after the one on record, with a new token.
+    /// The metadata epoch after the one on record (after the one a cut tail may have held:
+    /// `Core::epoch_number_cut`), with a new token.
     fn next_epoch(core: &Core) -> MetadataEpoch {
-        let number = core.state.metadata_epoch().map_or(0, |e| e.number) + 1;
+        let number = core.state.metadata_epoch().map_or(0, |e| e.number)
+            + 1
+            + u64::from(core.epoch_number_cut);
         assert!(
             number <= crate::backend::METADATA_EPOCH_NUMBER_MAX,
             "metadata epoch {number}"
@@ -2110,6 +2121,7 @@ impl Store {
         core.state.apply(seq, &rec);
         core.epoch_due = false;
         core.epoch_bumped = true;
+        core.epoch_number_cut = false;
         self.tell_osses_epoch(epoch, true);
         Ok(())
     }
@@ -2193,6 +2205,13 @@ impl Store {
                     Store::another_line_problem(i, &b.location(), told, ours, recorded_number),
                 )));
             }
+            if !state.failed_oss.contains(&i) && Store::epoch_beyond_lineage(state, told) {
+                return Err(StoreError::Metadata(format!(
+                    "{}: {} Nothing was changed. Move OSS {i}'s directory aside: the store then opens without it, degraded; then `exaraid store fail {0} --oss {i}` and `exaraid store rebuild {0} --oss {i}` rebuild it from the other OSSs",
+                    dir.display(),
+                    Store::beyond_lineage_problem(i, &b.location(), told, recorded_number),
+                )));
+            }
             if told.number == recorded_number && Some(told) != on_record {
                 return Err(StoreError::Metadata(format!(
                     "{}: OSS {i} ({}) belongs to another copy of this store: it was told metadata epoch {} with token {:08x}, but this store's state and journal made epoch {} with token {:08x}. A copy of the store (its directory or its OSS directories) went on on its own and its OSS directory is mixed in here; opened, the store would read that copy's bytes as its own. {what_to_do}",
@@ -2220,6 +2239,33 @@ impl Store {
         state
             .epoch_lineage_token(told.number)
             .filter(|&ours| ours != told.token)
+    }
+
+    /// Is `told` so far behind the record that the lineage no longer keeps its token
+    /// (`EPOCH_LINEAGE_LEN`)? Then nothing tells this store's own OSS left behind from
+    /// another copy's: refused, never taken as current (its epoch may be an older binary's,
+    /// which kept no lineage: refused alike, as the same could be said of it).
+    fn epoch_beyond_lineage(state: &State, told: MetadataEpoch) -> bool {
+        let recorded_number = state.metadata_epoch().map_or(0, |e| e.number);
+        told.number < recorded_number
+            && recorded_number - told.number >= crate::state::EPOCH_LINEAGE_LEN
+    }
+
+    /// What `epoch_beyond_lineage` found, for the open's and `online`'s refusals.
+    pub(super) fn beyond_lineage_problem(
+        oss: usize,
+        location: &str,
+        told: MetadataEpoch,
+        recorded_number: u64,
+    ) -> String {
+        assert!(told.number < recorded_number);
+        format!(
+            "OSS {oss} ({location}) was told metadata epoch {} with token {:08x}, {} epochs behind this store's state and journal (epoch {recorded_number}); the state keeps the tokens of its latest {} epochs only, so it cannot prove that this directory is this store's own OSS left behind (down or not told at every bump since) and not another copy's, and does not take it as current.",
+            told.number,
+            told.token,
+            recorded_number - told.number,
+            crate::state::EPOCH_LINEAGE_LEN,
+        )
     }
 
     /// What `epoch_of_another_line` found, for the open's and `online`'s refusals.
@@ -3935,7 +3981,7 @@ impl Store {
             let core = self.core.lock();
             let down = self.unavailable_set(&core);
             if down.len() > self.tolerance() {
-                self.too_many_unavailable(&down).to_string()
+                self.too_many_unavailable(&core, &down).to_string()
             } else if let Some(why) = self.reads_only.lock().as_ref() {
                 format!(
                     "open for reads only: {}",
@@ -4163,6 +4209,36 @@ mod reads_only_message_tests {
         assert!(msg.contains("ulimit -n"), "{msg}");
         assert!(!msg.contains("store fail"), "{msg}");
         assert!(!msg.contains("free space"), "{msg}");
+    }
+
+    /// A settle with no cached bytes (an rmw store caches nothing: here the stripes a
+    /// crash cut) that finds no room says what it was doing, not "moving the cached bytes
+    /// home" (session 14 brief s14d, item 5).
+    #[test]
+    fn a_settle_without_cached_bytes_and_without_room_does_not_speak_of_cached_bytes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut opts = InitOptions::with_oss_count(tmp.path(), 3, CodeSpec::raid5(2));
+        opts.element_bytes = 4096;
+        opts.write_path = WritePath::Rmw;
+        opts.oss_capacity_bytes = Some(64 * 1024);
+        let store = Store::init(tmp.path(), &opts).unwrap();
+        store.put("f", &[7u8; 8192]).unwrap();
+        let id = store.core.lock().state.files["f"].id;
+        // More home stripes than the OSSs have room for.
+        let stripes: BTreeSet<(u64, u64)> = (0..64).map(|stripe| (id, stripe)).collect();
+        let err = {
+            let core = store.core.lock();
+            store.reserve_settle(&core, &stripes, &BTreeMap::new())
+        };
+        let err = err.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            err.contains("rewriting home stripes with their parity")
+                && err.contains("needs room that is not there")
+                && err.contains("Nothing was changed")
+                && !err.contains("cached"),
+            "{err}"
+        );
+        assert!(err.ends_with(SETTLE_NO_SPACE_WAY_OUT), "{err}");
     }
 
     #[test]

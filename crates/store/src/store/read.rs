@@ -131,7 +131,7 @@ impl Store {
         // one missing directory often means all are: a moved store directory).
         let down = self.unavailable_set(&core);
         if down.len() > self.tolerance() {
-            return Err(self.too_many_unavailable(&down));
+            return Err(self.too_many_unavailable(&core, &down));
         }
         let new: Vec<usize> = osses
             .iter()

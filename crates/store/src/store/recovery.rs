@@ -2525,7 +2525,7 @@ impl Store {
     /// file's stripe on the OSSs that are up, and the settle copies of degraded stripes
     /// with cached bytes (see `write_settle_copies`). `NoSpace` names the full OSS, says
     /// that nothing changed and what to do.
-    fn reserve_settle(
+    pub(super) fn reserve_settle(
         &self,
         core: &Core,
         stripes: &BTreeSet<(u64, u64)>,
@@ -2558,9 +2558,24 @@ impl Store {
         let reserved = self
             .reserve_home_stripes(&home)
             .and_then(|()| self.reserve_keys(copies));
+        // Said as what this settle does: with no cached bytes (an rmw store caches nothing)
+        // it rewrites home stripes with their parity, those of writes a crash cut or of a
+        // settle that did not finish; "the cached bytes" there named bytes that do not exist.
+        let moves_cached = cached.values().any(|extents| !extents.is_empty());
+        let (doing, unchanged) = if moves_cached {
+            (
+                "moving the cached bytes home with parity (a settle: `rm` of a file with cached bytes, `flush`, `rebuild`, a window's END, or past the bound on unprotected bytes)",
+                "the cached bytes stay in the cache zone and read as before",
+            )
+        } else {
+            (
+                "rewriting home stripes with their parity (the settle after a crash, of the writes it cut or of a settle it cut)",
+                "every byte reads as before",
+            )
+        };
         match reserved {
             Err(StoreError::NoSpace(why)) => Err(StoreError::NoSpace(format!(
-                "moving the cached bytes home with parity (a settle: `rm` of a file with cached bytes, `flush`, `rebuild`, a window's END, or past the bound on unprotected bytes) needs room that is not there: {why}. Nothing was changed: the cached bytes stay in the cache zone and read as before.{}",
+                "{doing} needs room that is not there: {why}. Nothing was changed: {unchanged}.{}",
                 super::SETTLE_NO_SPACE_WAY_OUT
             ))),
             other => other,

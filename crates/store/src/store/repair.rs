@@ -24,20 +24,26 @@ struct LiveRange {
 }
 
 /// What a rebuild writes into a `rebuild --to` directory (`DirBackend`): all an unfinished
-/// one may have left there (the `.tmp` files: an atomic write cut before its rename).
-const REBUILD_LEFTOVERS: [&str; 6] = [
+/// one may have left there (the `.tmp` files: an atomic write cut before its rename), and
+/// all a former directory of the OSS holds (the epoch file the store told it: a `rebuild
+/// --to` back onto it was refused as holding a file exaraid did not write).
+const REBUILD_LEFTOVERS: [&str; 7] = [
     "objects",
     crate::backend::LABEL_FILE,
+    crate::backend::EPOCH_FILE,
     "exaraid-oss.tmp",
     crate::backend::EXTENTS_FILE,
     crate::backend::EXTENTS_LOG_FILE,
     "exaraid-extents.tmp",
 ];
 
-/// Empty an OSS directory for its in-place rebuild: its zone files and its label, nothing
-/// else (review E5: anything else in it, say another directory put there by mistake, is not
-/// exaraid's to delete). Errors stop the rebuild with what to do: a directory that could
-/// not be emptied (read-only, review E3) must not be taken for one holding another store.
+/// Empty an OSS directory for its in-place rebuild: its zone files, its epoch file and its
+/// label, nothing else (review E5: anything else in it, say another directory put there by
+/// mistake, is not exaraid's to delete). The epoch file goes too: the epoch it holds is of
+/// the bytes thrown away (another copy's, or one the lineage no longer reaches), and the
+/// rebuilt directory is told the store's epochs from the next bump on. Errors stop the rebuild with what to
+/// do: a directory that could not be emptied (read-only, review E3) must not be taken for
+/// one holding another store.
 fn clear_oss_dir_in_place(oss: usize, target: &Path) -> Result<(), StoreError> {
     let clearing = |e: std::io::Error, what: &Path| {
         StoreError::from_io(
@@ -68,11 +74,15 @@ fn clear_oss_dir_in_place(oss: usize, target: &Path) -> Result<(), StoreError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(clearing(e, &objects)),
     }
-    let label = target.join(crate::backend::LABEL_FILE);
-    match std::fs::remove_file(&label) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(clearing(e, &label)),
-        _ => Ok(()),
+    // The label last: a directory without it is never taken for a current OSS.
+    for name in [crate::backend::EPOCH_FILE, crate::backend::LABEL_FILE] {
+        let path = target.join(name);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(clearing(e, &path)),
+            _ => {}
+        }
     }
+    Ok(())
 }
 
 /// Do `a` and `b` name the same directory? (Both resolved where they exist.)
@@ -184,15 +194,39 @@ impl Store {
 
     /// The error for more unavailable OSSs than the code tolerates: nothing goes on record
     /// (a missing mount or a moved store directory is not a dead disk, and a recorded
-    /// failure past the tolerance could never be undone), the operation stops.
-    pub(super) fn too_many_unavailable(&self, down: &BTreeSet<usize>) -> StoreError {
-        let paths: Vec<String> = down
+    /// failure past the tolerance could never be undone), the operation stops. OSSs failed
+    /// on record are named as failed, with their way back (a rebuild): "unavailable, check
+    /// the mount" sent the operator looking for a mount that was never the problem.
+    pub(super) fn too_many_unavailable(&self, core: &Core, down: &BTreeSet<usize>) -> StoreError {
+        let failed: Vec<usize> = down
             .iter()
-            .map(|&i| match self.backends[i].problem() {
-                Some(problem) => format!("OSS {i} ({}: {problem})", self.backends[i].location()),
-                None => format!("OSS {i} ({})", self.backends[i].location()),
-            })
+            .copied()
+            .filter(|i| core.state.failed_oss.contains(i))
             .collect();
+        let not_answering: Vec<usize> = down
+            .iter()
+            .copied()
+            .filter(|i| !failed.contains(i))
+            .collect();
+        let named = |i: usize| match self.backends[i].problem() {
+            Some(problem) => format!("OSS {i} ({}: {problem})", self.backends[i].location()),
+            None => format!("OSS {i} ({})", self.backends[i].location()),
+        };
+        if !failed.is_empty() && !not_answering.is_empty() {
+            let failed_named: Vec<String> = failed.iter().map(|&i| named(i)).collect();
+            let down_named: Vec<String> = not_answering.iter().map(|&i| named(i)).collect();
+            return StoreError::Io(format!(
+                "{} OSSs are out of service but {} tolerates {}: failed (on record, by `fail` or a write it failed): {}; not answering now: {}. Check that the directories of those not answering exist and are mounted (their paths are in the superblock, {}), then retry: with them back, `exaraid store rebuild {} --oss I` replaces each failed one. No new failure was recorded and the operation was not completed (an interrupted write is finished or undone when the store is next opened with them back)",
+                down.len(),
+                self.layout.code_name(),
+                self.tolerance(),
+                failed_named.join(", "),
+                down_named.join(", "),
+                self.dir.join(crate::superblock::SUPERBLOCK_FILE).display(),
+                self.dir.display(),
+            ));
+        }
+        let paths: Vec<String> = down.iter().map(|&i| named(i)).collect();
         let damaged = if down.iter().any(|&i| self.backends[i].problem().is_some()) {
             " (an OSS whose extents record is damaged needs that file restored, or, once enough other OSSs answer, a rebuild)"
         } else {
@@ -307,9 +341,10 @@ impl Store {
             // it does not start with more OSSs unavailable than the code tolerates.
             return Ok(());
         }
-        let down = self.unavailable_set(&self.core.lock());
+        let core = self.core.lock();
+        let down = self.unavailable_set(&core);
         if down.len() > self.tolerance() {
-            return Err(self.too_many_unavailable(&down));
+            return Err(self.too_many_unavailable(&core, &down));
         }
         Ok(())
     }
@@ -337,7 +372,7 @@ impl Store {
         }
         let unavailable = self.unavailable_set(core);
         if unavailable.len() > self.tolerance() {
-            return Err(self.too_many_unavailable(&unavailable));
+            return Err(self.too_many_unavailable(core, &unavailable));
         }
         for &oss in &down {
             // Failed for this process too: a directory that comes back mid-command is stale.
@@ -510,7 +545,7 @@ impl Store {
 
     /// `online_oss`: refuse a directory told a metadata epoch this store's state and journal
     /// did not make (ahead of them, or another token at that number: see
-    /// `epoch_of_another_line`). The open does not check an OSS failed on record, so another
+    /// `epoch_of_another_line`), or one too far behind to tell (`epoch_beyond_lineage`). The open does not check an OSS failed on record, so another
     /// copy's directory put in its place meanwhile would be taken back with that copy's
     /// bytes (review s12r R12-5).
     fn refuse_epoch_of_another_copy(
@@ -527,6 +562,8 @@ impl Store {
         let location = fresh.location();
         let problem = if let Some(ours) = Store::epoch_of_another_line(&core.state, told) {
             Store::another_line_problem(oss, &location, told, ours, recorded_number)
+        } else if Store::epoch_beyond_lineage(&core.state, told) {
+            Store::beyond_lineage_problem(oss, &location, told, recorded_number)
         } else if told.number > recorded_number
             || (told.number == recorded_number && Some(told) != on_record)
         {
@@ -1924,7 +1961,7 @@ impl Store {
                 // Still failed and stale: reads keep rebuilding its elements from parity
                 // (the trait path set a caller's backend healthy to write it).
                 self.backends[oss].set_failed(true);
-                return Err(e);
+                return Err(self.rebuild_stopped(oss, to, e));
             }
         };
         if let Some(dir) = to {
@@ -1945,6 +1982,33 @@ impl Store {
         // A later failure of this OSS must be absorbed again (see `absorbed_failures`).
         self.absorbed_failures.lock().clear();
         self.checkpoint_locked(&mut core)
+    }
+
+    /// The error of a rebuild of OSS `oss` that stopped while writing its new (or emptied)
+    /// directory. A full one is said as what it is: the backend's "is full ..., nothing was
+    /// written" spoke of the one element it refused, while the elements before it were
+    /// written there (review s11r: `rebuild --to` a small file system said "nothing was
+    /// written").
+    fn rebuild_stopped(&self, oss: usize, to: Option<&Path>, e: StoreError) -> StoreError {
+        let why = match &e {
+            StoreError::Backend(crate::backend::BackendError::NoSpace { why, .. }) => why.clone(),
+            // Of the element refused, not of the rebuild: said below.
+            StoreError::NoSpace(m) => m.replace(", nothing was written", ""),
+            _ => return e,
+        };
+        let target = to.unwrap_or(&self.sb.oss_dirs[oss]).display().to_string();
+        let dir = self.dir.display();
+        let elsewhere = match to {
+            Some(_) => format!(
+                "or rebuild onto a larger one (`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`; {target} can be deleted then)"
+            ),
+            None => format!(
+                "or rebuild onto a new, larger directory (`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`)"
+            ),
+        };
+        StoreError::NoSpace(format!(
+            "rebuilding OSS {oss} stopped: the file system of {target} has no room for its elements ({why}). The elements rebuilt before that were written there (of no use until a rebuild completes); no file's bytes changed: OSS {oss} stays failed and every byte still reads from the other OSSs. Free space on that file system (or grow it) and run the same rebuild again, {elsewhere}"
+        ))
     }
 
     /// `rebuild` of OSS `oss` (a directory, not a caller-supplied backend), before its

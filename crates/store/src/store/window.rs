@@ -393,10 +393,13 @@ impl Store {
                     .file_by_id(l.file)
                     .map(|(n, _)| read::describe_file_name(n))
                     .unwrap_or_else(|| format!("removed file #{}", l.file));
-                // A stale cache stripe's loss has no window (review s13r R13-1).
+                // A loss outside any window (a stale or unreadable cache stripe, recovery's
+                // or a cut record's) has its cause in place of a window token, "none: ..."
+                // (as `status` shows it); named as a window it read "window none: ..." on a
+                // store with no window (review s13r R13-1).
                 let (window, token) = match l.token.strip_prefix("none: ") {
-                    Some(why) if l.token == super::stale_cache::STALE_CACHE => ("", why),
-                    _ => ("window ", l.token.as_str()),
+                    Some(why) => ("", why),
+                    None => ("window ", l.token.as_str()),
                 };
                 format!(
                     "{name} bytes {}..{} (OSS {}, {window}{token})",
@@ -431,13 +434,13 @@ impl Store {
             .all(|l| l.token == super::stale_cache::STALE_CACHE)
         {
             "these acknowledged bytes sat in a WCL cache stripe whose running parity disagrees with its data (an OSS lost a write into its cache zone: a stale element) and the code could not locate the stale column, so they were recorded lost rather than moved home as if right"
+        } else if lost.iter().all(|l| l.token == UNREADABLE_CACHE) {
+            "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt (corruption or failures beyond the code's tolerance)"
         } else if lost
             .iter()
             .all(|l| l.token == UNREADABLE_CACHE || l.token == super::stale_cache::STALE_CACHE)
         {
             "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt, or their cache stripe's running parity disagrees with its data and the stale column could not be located"
-        } else if lost.iter().all(|l| l.token == UNREADABLE_CACHE) {
-            "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt (corruption or failures beyond the code's tolerance)"
         } else if lost.iter().any(|l| l.token == UNREADABLE_CACHE) {
             "these bytes had their only copy in the cache zone of a failed OSS inside an open delayed window, or could neither be read nor rebuilt from the cache zone (beyond the code's tolerance)"
         } else {

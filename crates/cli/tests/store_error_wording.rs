@@ -1,0 +1,195 @@
+//! Session 14 (s14d): an error says what went wrong, as it happened, and what to do; a
+//! message shaped for another case (a delayed window on a store without one, "unavailable"
+//! for a failed OSS, "nothing was written" after part of a rebuild was, a bare "File too
+//! large") sends the operator the wrong way.
+
+mod common;
+use common::*;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// Run the CLI with its files limited to `fsize_bytes` (RLIMIT_FSIZE, as `ulimit -f` sets
+/// it; SIGXFSZ at its default disposition, as a shell leaves it) and stdout to `stdout`.
+fn with_file_size_limit(fsize_bytes: u64, args: &[&str], stdout: &Path) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_exaraid"));
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(stdout).unwrap())
+        .stderr(Stdio::piped());
+    // SAFETY: between fork and exec only two async-signal-safe system calls run.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::signal(libc::SIGXFSZ, libc::SIG_DFL) == libc::SIG_ERR {
+                return Err(std::io::Error::last_os_error());
+            }
+            let limit = libc::rlimit {
+                rlim_cur: fsize_bytes,
+                rlim_max: fsize_bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+        .output()
+        .expect("the CLI runs under a file-size limit")
+}
+
+/// Cached bytes of a WCL store rotten on every OSS (beyond what raid5 tolerates): the flush
+/// records them lost. A read of them says so: not "an OSS failed while a delayed window was
+/// open ... window none: ..." (review s13r R13-1's raid5 paragraph: no window, no OSS
+/// failed), nor the hedge between two causes when only one happened.
+#[test]
+fn cached_bytes_lost_beyond_the_tolerance_read_as_that_not_as_a_window_loss() {
+    let tmp = fast_tempdir("s14d-cache-loss");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "3", "--code", "raid5", "--write-path", "wcl"]);
+    ok(&["store", "put", d, "f"], &bytes(1, 65_536));
+    // Less than a stripe: it stays in the cache zone (WCL destages complete stripes).
+    ok(
+        &["store", "write", d, "f", "--offset", "0"],
+        &bytes(2, 3000),
+    );
+    let cache = format!("{}.cache", u64::MAX);
+    for oss in 0..3 {
+        let path = dir.join(format!("oss-{oss}")).join("objects").join(&cache);
+        let mut on_disk = std::fs::read(&path).unwrap();
+        for at in (0..on_disk.len().min(4096)).step_by(7) {
+            on_disk[at] ^= 0x55;
+        }
+        std::fs::write(&path, on_disk).unwrap();
+    }
+    let flushed = fails(&["store", "flush", d], b"");
+    assert!(
+        flushed.contains("could be neither read nor rebuilt") && flushed.contains("bytes 0..3000"),
+        "{flushed}"
+    );
+
+    let err = fails(&["store", "get", d, "f"], b"");
+    assert!(
+        err.contains("could neither be read nor rebuilt (corruption or failures beyond the code's tolerance)")
+            && err.contains("bytes 0..3000 (OSS ")
+            && err.contains(", its cache copy is unreadable beyond the code's tolerance)"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("window") && !err.contains("stale column"),
+        "no window, no stale column: {err}"
+    );
+}
+
+/// One OSS failed on record (`fail`), another's directory missing: a write is past raid5's
+/// tolerance. The failed one is named failed, with its way back (a rebuild); only the
+/// missing one is sent to check its mount.
+#[test]
+fn a_write_past_the_tolerance_names_the_failed_oss_failed_and_the_missing_one_missing() {
+    let tmp = fast_tempdir("s14d-past-tolerance");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "3", "--code", "raid5"]);
+    let f = bytes(1, 65_536);
+    ok(&["store", "put", d, "f"], &f);
+    ok(&["store", "fail", d, "--oss", "0"], b"");
+    oss_away(&dir, 1);
+
+    let err = fails(
+        &["store", "write", d, "f", "--offset", "0"],
+        &bytes(2, 3000),
+    );
+    let failed_at = err.find("failed (on record");
+    let missing_at = err.find("not answering now:");
+    assert!(
+        failed_at.is_some() && missing_at.is_some() && !err.contains("are unavailable"),
+        "{err}"
+    );
+    let (failed, missing) = err.split_at(missing_at.unwrap());
+    assert!(
+        failed.contains("OSS 0 (") && !failed.contains("OSS 1 ("),
+        "{err}"
+    );
+    assert!(missing.contains("OSS 1 ("), "{err}");
+    assert!(
+        err.contains("mounted") && err.contains(&format!("exaraid store rebuild {d} --oss I")),
+        "{err}"
+    );
+    oss_back(&dir, 1);
+    assert!(
+        ok(&["store", "get", d, "f"], b"") == f,
+        "the write changed nothing"
+    );
+}
+
+/// `rebuild --to` a directory whose file system has too little room (a file size limit
+/// here: the same error as a full disk). It stops with part of the elements written there:
+/// the message says so (not "nothing was written"), that the OSS stays failed, and how to
+/// go on; going on that way works.
+#[test]
+fn a_rebuild_onto_too_small_a_file_system_says_what_was_written_and_how_to_go_on() {
+    let tmp = fast_tempdir("s14d-rebuild-full");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "3", "--code", "raid5"]);
+    let f = bytes(1, 200_000);
+    ok(&["store", "put", d, "f"], &f);
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    let small = tmp.path().join("small");
+    let out = with_file_size_limit(
+        40 * 1024,
+        &["store", "rebuild", d, "--oss", "1", "--to", s(&small)],
+        &tmp.path().join("stdout"),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        std::fs::read_dir(small.join("objects")).unwrap().count() > 0,
+        "elements were written there"
+    );
+    assert!(
+        err.contains("rebuilding OSS 1 stopped")
+            && err.contains("were written there")
+            && err.contains("OSS 1 stays failed")
+            && err.contains("--to NEWDIR")
+            && !err.contains("nothing was written"),
+        "{err}"
+    );
+    assert!(ok(&["store", "get", d, "f"], b"") == f);
+    // "run the same rebuild again" with room: the leftover is emptied and rebuilt onto.
+    ok(
+        &["store", "rebuild", d, "--oss", "1", "--to", s(&small)],
+        b"",
+    );
+    assert!(ok(&["store", "get", d, "f"], b"") == f);
+    let status = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
+    assert!(!status.contains("FAILED"), "{status}");
+}
+
+/// `get > file` where that file may not grow past `ulimit -f`: the error says it was
+/// stdout's file that hit the limit and that nothing in the store changed (it said only
+/// "File too large (os error 27)", which reads as the store's own disk).
+#[test]
+fn get_into_a_file_past_the_size_limit_says_so_and_that_the_store_is_unchanged() {
+    let tmp = fast_tempdir("s14d-get-fsize");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "3", "--code", "raid5"]);
+    let f = bytes(1, 200_000);
+    ok(&["store", "put", d, "f"], &f);
+    let got = tmp.path().join("got");
+    let out = with_file_size_limit(40 * 1024, &["store", "get", d, "f"], &got);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("stdout")
+            && err.contains("file size limit")
+            && err.contains("nothing in the store changed"),
+        "{err}"
+    );
+    assert!(std::fs::metadata(&got).unwrap().len() < f.len() as u64);
+    assert!(ok(&["store", "get", d, "f"], b"") == f);
+}
