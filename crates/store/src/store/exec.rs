@@ -1450,8 +1450,7 @@ impl Store {
                 let x = &piece.element;
                 let len = x.len_bytes as usize;
                 pieces.push(crate::state::ParityPieceCrcs::of(
-                    x.stripe,
-                    x.pos.col,
+                    (x.stripe, x.pos.row, x.pos.col),
                     x.offset_bytes,
                     &bytes[at..at + len],
                 ));
@@ -1463,7 +1462,8 @@ impl Store {
         let Some(file) = file else {
             return Ok(()); // no running parity in this wave
         };
-        assert!(pieces.len() <= plan.steps.len() * self.layout.geometry().cols);
+        let g = self.layout.geometry();
+        assert!(pieces.len() <= plan.steps.len() * g.cols * g.rows);
         let rec = Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
             plan: plan.id,
             file,
@@ -1820,8 +1820,7 @@ impl Store {
             }
             assert_eq!(end - first.offset_bytes, bytes.len() as u64);
             let crcs = crate::state::ParityPieceCrcs::of(
-                first.stripe,
-                first.pos.col,
+                (first.stripe, first.pos.row, first.pos.col),
                 first.offset_bytes,
                 bytes,
             );

@@ -1418,7 +1418,8 @@ impl Store {
     /// Does the cache block of data column `pos` holding element bytes `[a, z)` (read
     /// verified: whole the block before the cut write or whole its new one) hold the cut
     /// write's bytes there? Their crc against the one `plan` journaled (`Rec::WriteCrcs`);
-    /// `None`: none on record for exactly that range.
+    /// `None`: none on record for exactly that range, or a store whose parity proofs do not
+    /// take them (`parity_proofs_use_write_crcs`: raid5, an array code).
     fn cut_block_landed(
         &self,
         core: &Core,
@@ -1427,6 +1428,9 @@ impl Store {
         (a, z): (u64, u64),
         element: &[u8],
     ) -> Option<bool> {
+        if !self.parity_proofs_use_write_crcs() {
+            return None;
+        }
         let Cell::Data(d) = self.layout.geometry().cell(pos) else {
             return None;
         };
@@ -1503,7 +1507,7 @@ impl Store {
         (raw, parity_raw): (&BTreeMap<Pos, Vec<u8>>, &BTreeMap<Pos, Vec<u8>>),
     ) -> Option<Vec<u8>> {
         let g = self.layout.geometry();
-        if g.rows != 1 || self.tolerance() < 2 || c.writers.len() != 1 {
+        if !self.parity_proofs_use_write_crcs() || c.writers.len() != 1 {
             return None;
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
