@@ -136,6 +136,14 @@ pub enum Input {
     EndDelayed {
         window: u64,
         now_ns: u64,
+        /// Session 14 on: the END's window parity plan journals its `EndParityCrcs` of each
+        /// write wave fdatasync'd before the wave's first parity write (an empty one where
+        /// the wave is too large for crcs), so that no such record for the plan means it
+        /// wrote no parity (`decide_by_end_versions`). False (left out) in journals of older
+        /// binaries, whose record is unsynced: a power cut can drop it and keep a parity
+        /// write. An older binary drops the field unseen, and decides as it always did.
+        #[serde(default, skip_serializing_if = "is_false")]
+        parity_crcs_synced: bool,
     },
     Tick {
         now_ns: u64,
@@ -663,6 +671,10 @@ impl WriteCrcs {
             .get((b - self.offset_bytes / block) as usize)
             .copied()
     }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_row_zero(n: &usize) -> bool {

@@ -205,6 +205,9 @@ pub(super) struct InFlight {
     /// window (END, or its timeout) among them: where it is the only writer, a failed data
     /// column decodes from blocks of one version (`decide_by_end_versions`).
     window_parity: BTreeMap<(u64, u64), PlanId>,
+    /// Those of them that are END's, whose input promises their `EndParityCrcs` synced
+    /// before their first parity write (`Input::EndDelayed::parity_crcs_synced`).
+    end_crcs_synced: BTreeSet<PlanId>,
 }
 
 /// What writes cut by the crash may have changed in one WCL cache stripe (or a delayed
@@ -645,6 +648,14 @@ impl Store {
                             in_flight
                                 .window_parity
                                 .insert((step.file, el.stripe), plan.id);
+                        }
+                        if let exaraid_plan::PlanCause::WindowEnd { window, .. } = plan.cause {
+                            let promised = core.state.inputs.iter().any(|i| {
+                                matches!(i, Input::EndDelayed { window: w, parity_crcs_synced: true, .. } if *w == window)
+                            });
+                            if promised {
+                                in_flight.end_crcs_synced.insert(plan.id);
+                            }
                         }
                     }
                     continue;
@@ -2313,9 +2324,10 @@ impl Store {
                         .is_some_and(|w| w.len() == 1 && w.contains_key(plan))
             });
             if let Some(&plan) = only_window_parity {
+                let promised = in_flight.end_crcs_synced.contains(&plan);
                 let decided = self.decide_by_end_versions(
                     core,
-                    (file, stripe, plan),
+                    (file, stripe, plan, promised),
                     ranges,
                     overlay,
                     &pieces,
@@ -2710,7 +2722,7 @@ impl Store {
     fn decide_by_end_versions(
         &self,
         core: &Core,
-        (file, stripe, plan): (u64, u64, PlanId),
+        (file, stripe, plan, promised): (u64, u64, PlanId, bool),
         ranges: &BTreeMap<Pos, Ranges>,
         overlay: &[exaraid_plan::Extent],
         pieces: &[CachedPiece],
@@ -2731,6 +2743,13 @@ impl Store {
         if dead.is_empty() || data_written || dead.len() > self.tolerance() {
             return Ok(Vec::new());
         }
+        // END's plan journals its parity crcs synced before its first parity write
+        // (`promised`): none on record, it wrote no parity, every parity block is old.
+        // Unless the open cut a damaged whole record (on record until accepted), which may
+        // have been that synced record.
+        let wrote_no_parity = promised
+            && core.state.journal_tail_damage.is_empty()
+            && !core.state.end_parity_crcs.iter().any(|w| w.plan == plan);
         let crcs: Vec<&crate::state::ParityPieceCrcs> = core
             .state
             .end_parity_crcs
@@ -2820,6 +2839,9 @@ impl Store {
                         known[1][col] = cached
                             .iter()
                             .all(|&(a, z)| outside(held_all, a, z).is_empty());
+                    }
+                    Cell::Parity(_) if wrote_no_parity => {
+                        known[0][col] = verified;
                     }
                     Cell::Parity(_) => {
                         let written = intersect(ranges.get(&pos).unwrap_or(&none), &[(start, end)]);
@@ -5361,7 +5383,7 @@ pub(super) fn replay(
                 file,
                 now_ns,
             } => strategy.on_hint(&Hint::StartDelayed { window, file }, now_ns),
-            Input::EndDelayed { window, now_ns } => {
+            Input::EndDelayed { window, now_ns, .. } => {
                 strategy.on_hint(&Hint::EndDelayed { window }, now_ns)
             }
             Input::Tick { now_ns } => strategy.on_tick(now_ns),
