@@ -267,6 +267,15 @@ fn raid5_end_killed_at_any_block_then_a_dead_disk_keeps_every_acknowledged_byte(
     end_killed_at_every(WRITE_TORN_BLOCK, RAID5);
 }
 
+/// raid5 at each journal record of END (s13k: after its `Input(EndDelayed)` and after its
+/// `WindowEnd`, before any parity write, OSS 0's home bytes were recorded lost: single
+/// parity has no column to spare, and nothing on record said no parity was written). END's
+/// parity crcs are synced before its first parity write now, so none on record says so.
+#[test]
+fn raid5_end_killed_after_any_journal_record_then_a_dead_disk_keeps_every_acknowledged_byte() {
+    end_killed_at_every(JOURNAL_RECORD, RAID5);
+}
+
 #[test]
 fn raid6_end_killed_with_every_oss_in_a_torn_block_then_a_dead_disk_keeps_every_acknowledged_byte()
 {

@@ -136,6 +136,14 @@ pub enum Input {
     EndDelayed {
         window: u64,
         now_ns: u64,
+        /// Session 14 on: the END's window parity plan journals its `EndParityCrcs` of each
+        /// write wave fdatasync'd before the wave's first parity write (an empty one where
+        /// the wave is too large for crcs), so that no such record for the plan means it
+        /// wrote no parity (`decide_by_end_versions`). False (left out) in journals of older
+        /// binaries, whose record is unsynced: a power cut can drop it and keep a parity
+        /// write. An older binary drops the field unseen, and decides as it always did.
+        #[serde(default, skip_serializing_if = "is_false")]
+        parity_crcs_synced: bool,
     },
     Tick {
         now_ns: u64,
@@ -346,7 +354,9 @@ pub enum Rec {
     /// stripe never held the block before holds stale bytes of an older cache stripe (chunks
     /// are reused) under a valid checksum: only these crcs tell recovery which of the two a
     /// block holds, so that its cache stripe can prove the failed column (issue #4 S1, first
-    /// writes; see `recovery.rs`, `cut_block_landed`).
+    /// writes; see `recovery.rs`, `cut_block_landed`: one-row codes of two or more
+    /// parities). And on every code: the open proves by them a write whose damaged
+    /// `Durable` it cut whole on disk (`cut_durable`, session 14).
     WriteCrcs(WriteCrcs),
     /// The crc32c of the running parity bytes a WCL client plan (one with a `WriteCrcs` on
     /// record) is about to write into its cache stripes, per 4 KiB block. Appended (not
@@ -356,7 +366,8 @@ pub enum Rec {
     /// and running parity of different versions in one stripe, and the data crcs alone do
     /// not tell which parity block is new; with these, recovery decodes a failed column
     /// from blocks of one version, each told by its crc (issue #4 S1, see `recovery.rs`,
-    /// `confirm_by_versions`).
+    /// `confirm_by_versions`; one-row codes of two or more parities), and the open proves
+    /// a cut write's parity whole by them (`cut_durable`, every code).
     WriteParityCrcs(WriteParityCrcs),
     /// `online` of failed OSS `oss` read these lost bytes back from its cache zone (every
     /// block's checksum verified), before it puts the OSS back: from here on the journal
@@ -662,6 +673,14 @@ impl WriteCrcs {
     }
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_row_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// Which write crcs a store journals (`Store::write_crcs_journaled`); ordered: each one
 /// includes the ones before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -682,12 +701,18 @@ pub struct WriteParityCrcs {
     pub pieces: Vec<ParityPieceCrcs>,
 }
 
-/// The crcs of one running parity write: element `(stripe, col)` (the code's column) bytes
-/// `offset_bytes..offset_bytes + len_bytes`, per 4 KiB block of the element (entry `j`:
-/// element block `offset_bytes / 4096 + j`, the first and last only in part).
+/// The crcs of one running parity write: element `(stripe, row, col)` (the code's grid
+/// position) bytes `offset_bytes..offset_bytes + len_bytes`, per 4 KiB block of the element
+/// (entry `j`: element block `offset_bytes / 4096 + j`, the first and last only in part).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParityPieceCrcs {
     pub stripe: u64,
+    /// The element's row: 0 on a one-row code, whose records leave it out (the same bytes
+    /// as before session 14, when the crcs named columns only). An array code holds several
+    /// parity elements in one column; a record naming a row other than 0 needs a reader of
+    /// session 14 on (`Rec::reader_version`): an older one would drop it unseen.
+    #[serde(default, skip_serializing_if = "is_row_zero")]
+    pub row: usize,
     pub col: usize,
     pub offset_bytes: u64,
     pub len_bytes: u64,
@@ -695,10 +720,15 @@ pub struct ParityPieceCrcs {
 }
 
 impl ParityPieceCrcs {
-    pub fn of(stripe: u64, col: usize, offset_bytes: u64, bytes: &[u8]) -> ParityPieceCrcs {
+    pub fn of(
+        (stripe, row, col): (u64, usize, usize),
+        offset_bytes: u64,
+        bytes: &[u8],
+    ) -> ParityPieceCrcs {
         let w = WriteCrcs::of(Vec::new(), 0, offset_bytes, bytes);
         ParityPieceCrcs {
             stripe,
+            row,
             col,
             offset_bytes,
             len_bytes: w.len_bytes,
@@ -776,6 +806,11 @@ impl Rec {
             | Rec::WriteCrcs(_)
             | Rec::SyncFailedDurable { .. }
             | Rec::SettleSums(_) => crate::superblock::STATE_VERSION_NEWER_RECORDS,
+            // Session-13 binaries would drop the row unseen (and take an array code's
+            // parity block for another row's).
+            Rec::WriteParityCrcs(w) if w.pieces.iter().any(|p| p.row != 0) => {
+                crate::superblock::STATE_VERSION_SESSION14_RECORDS
+            }
             Rec::SyncsFailed { .. }
             | Rec::WriteParityCrcs(_)
             | Rec::JournalTailCut { .. }
@@ -1164,6 +1199,14 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
+        let rows_named = self
+            .write_parity_crcs
+            .iter()
+            .any(|w| w.pieces.iter().any(|p| p.row != 0));
+        if rows_named {
+            // Session 14's field (an array code's parity row): an older binary would drop it.
+            return crate::superblock::STATE_VERSION_SESSION14_RECORDS;
+        }
         if !self.journal_tail_damage.is_empty() {
             // Session 13's field: an older binary would drop it, and the warning with it.
             return crate::superblock::STATE_VERSION_SESSION13_RECORDS;

@@ -293,7 +293,7 @@ impl<'s> JournaledCrcs<'s> {
                 self.parity
                     .iter()
                     .flat_map(|w| w.pieces.iter())
-                    .filter(|p| (p.stripe, p.col) == (el.stripe, el.pos.col))
+                    .filter(|p| (p.stripe, p.row, p.col) == (el.stripe, el.pos.row, el.pos.col))
                     .any(|p| p.crc_of(a, z) == Some(crc))
             }
             Cell::Empty => false,

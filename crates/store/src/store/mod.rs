@@ -3313,9 +3313,7 @@ impl Store {
     }
 
     /// The crcs of a client write's bytes, journaled with its input (`Rec::WriteCrcs`),
-    /// where recovery can use them: its plans write a WCL cache stripe of a one-row code with
-    /// two or more parities (`confirm_by_parity` proves nothing on fewer, nor on an array
-    /// code), so a write on any other store pays nothing for them.
+    /// where its plans write a WCL cache stripe (see `write_crcs_journaled`).
     fn write_crcs(
         &self,
         plans: &[IoPlan],
@@ -3348,17 +3346,16 @@ impl Store {
     }
 
     /// Does a client write of this store journal its crcs of kind `what` (`Rec::WriteCrcs`
-    /// with its input, `Rec::WriteParityCrcs` before its running parity writes)? Only a WCL
-    /// store of a one-row code with two or more parities, where recovery can use them
-    /// (`confirm_by_parity` and `confirm_by_versions` prove nothing on fewer, nor on an
-    /// array code). `EXARAID_BENCH_WRITE_CRCS` (`none`, `data`; read once) turns them off
-    /// for a benchmark of their cost, side by side in one process: never set by the tests,
-    /// never set in production (recovery then proves less, as with a journal of an older
-    /// binary).
+    /// with its input, `Rec::WriteParityCrcs` before its running parity writes)? Every WCL
+    /// store: the open proves by them a write cut after its acknowledgement whole on disk
+    /// (`cut_durable`), on any code. Recovery's parity proofs use them only where they prove
+    /// something (`Store::parity_proofs_use_write_crcs`). `EXARAID_BENCH_WRITE_CRCS`
+    /// (`none`, `data`; read once) turns them off for a benchmark of their cost, side by
+    /// side in one process: never set by the tests, never set in production (recovery then
+    /// proves less, as with a journal of an older binary).
     pub(super) fn write_crcs_journaled(&self, what: crate::state::WriteCrcsJournaled) -> bool {
         use crate::state::WriteCrcsJournaled;
-        let g = self.layout.geometry();
-        if self.kind != StrategyKind::Wcl || g.rows != 1 || self.tolerance() < 2 {
+        if self.kind != StrategyKind::Wcl {
             return false;
         }
         static BENCH_LIMIT: std::sync::OnceLock<WriteCrcsJournaled> = std::sync::OnceLock::new();
@@ -3370,6 +3367,15 @@ impl Store {
             }
         });
         what <= limit
+    }
+
+    /// Do recovery's parity proofs of a cut WCL write (`confirm_by_parity` over the views of
+    /// `first_write_views`, `confirm_by_versions`) take the write's journaled crcs? Only on a
+    /// one-row code with two or more parities, where they were made and checked for (session
+    /// 8 and 9): on fewer, nor on an array code (a column is many symbols), they are not
+    /// relied on; there the crcs serve `cut_durable` alone.
+    pub(super) fn parity_proofs_use_write_crcs(&self) -> bool {
+        self.layout.geometry().rows == 1 && self.tolerance() >= 2
     }
 
     /// The file bytes the plans write with no parity at all: `(oss, file offset, length)` of

@@ -205,6 +205,9 @@ pub(super) struct InFlight {
     /// window (END, or its timeout) among them: where it is the only writer, a failed data
     /// column decodes from blocks of one version (`decide_by_end_versions`).
     window_parity: BTreeMap<(u64, u64), PlanId>,
+    /// Those of them that are END's, whose input promises their `EndParityCrcs` synced
+    /// before their first parity write (`Input::EndDelayed::parity_crcs_synced`).
+    end_crcs_synced: BTreeSet<PlanId>,
 }
 
 /// What writes cut by the crash may have changed in one WCL cache stripe (or a delayed
@@ -645,6 +648,14 @@ impl Store {
                             in_flight
                                 .window_parity
                                 .insert((step.file, el.stripe), plan.id);
+                        }
+                        if let exaraid_plan::PlanCause::WindowEnd { window, .. } = plan.cause {
+                            let promised = core.state.inputs.iter().any(|i| {
+                                matches!(i, Input::EndDelayed { window: w, parity_crcs_synced: true, .. } if *w == window)
+                            });
+                            if promised {
+                                in_flight.end_crcs_synced.insert(plan.id);
+                            }
                         }
                     }
                     continue;
@@ -1418,7 +1429,8 @@ impl Store {
     /// Does the cache block of data column `pos` holding element bytes `[a, z)` (read
     /// verified: whole the block before the cut write or whole its new one) hold the cut
     /// write's bytes there? Their crc against the one `plan` journaled (`Rec::WriteCrcs`);
-    /// `None`: none on record for exactly that range.
+    /// `None`: none on record for exactly that range, or a store whose parity proofs do not
+    /// take them (`parity_proofs_use_write_crcs`: raid5, an array code).
     fn cut_block_landed(
         &self,
         core: &Core,
@@ -1427,6 +1439,9 @@ impl Store {
         (a, z): (u64, u64),
         element: &[u8],
     ) -> Option<bool> {
+        if !self.parity_proofs_use_write_crcs() {
+            return None;
+        }
         let Cell::Data(d) = self.layout.geometry().cell(pos) else {
             return None;
         };
@@ -1503,7 +1518,7 @@ impl Store {
         (raw, parity_raw): (&BTreeMap<Pos, Vec<u8>>, &BTreeMap<Pos, Vec<u8>>),
     ) -> Option<Vec<u8>> {
         let g = self.layout.geometry();
-        if g.rows != 1 || self.tolerance() < 2 || c.writers.len() != 1 {
+        if !self.parity_proofs_use_write_crcs() || c.writers.len() != 1 {
             return None;
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
@@ -2309,9 +2324,10 @@ impl Store {
                         .is_some_and(|w| w.len() == 1 && w.contains_key(plan))
             });
             if let Some(&plan) = only_window_parity {
+                let promised = in_flight.end_crcs_synced.contains(&plan);
                 let decided = self.decide_by_end_versions(
                     core,
-                    (file, stripe, plan),
+                    (file, stripe, plan, promised),
                     ranges,
                     overlay,
                     &pieces,
@@ -2721,7 +2737,7 @@ impl Store {
     fn decide_by_end_versions(
         &self,
         core: &Core,
-        (file, stripe, plan): (u64, u64, PlanId),
+        (file, stripe, plan, promised): (u64, u64, PlanId, bool),
         ranges: &BTreeMap<Pos, Ranges>,
         overlay: &[exaraid_plan::Extent],
         pieces: &[CachedPiece],
@@ -2742,6 +2758,13 @@ impl Store {
         if dead.is_empty() || data_written || dead.len() > self.tolerance() {
             return Ok(Vec::new());
         }
+        // END's plan journals its parity crcs synced before its first parity write
+        // (`promised`): none on record, it wrote no parity, every parity block is old.
+        // Unless the open cut a damaged whole record (on record until accepted), which may
+        // have been that synced record.
+        let wrote_no_parity = promised
+            && core.state.journal_tail_damage.is_empty()
+            && !core.state.end_parity_crcs.iter().any(|w| w.plan == plan);
         let crcs: Vec<&crate::state::ParityPieceCrcs> = core
             .state
             .end_parity_crcs
@@ -2831,6 +2854,9 @@ impl Store {
                         known[1][col] = cached
                             .iter()
                             .all(|&(a, z)| outside(held_all, a, z).is_empty());
+                    }
+                    Cell::Parity(_) if wrote_no_parity => {
+                        known[0][col] = verified;
                     }
                     Cell::Parity(_) => {
                         let written = intersect(ranges.get(&pos).unwrap_or(&none), &[(start, end)]);
@@ -5372,7 +5398,7 @@ pub(super) fn replay(
                 file,
                 now_ns,
             } => strategy.on_hint(&Hint::StartDelayed { window, file }, now_ns),
-            Input::EndDelayed { window, now_ns } => {
+            Input::EndDelayed { window, now_ns, .. } => {
                 strategy.on_hint(&Hint::EndDelayed { window }, now_ns)
             }
             Input::Tick { now_ns } => strategy.on_tick(now_ns),

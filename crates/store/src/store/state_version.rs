@@ -228,12 +228,47 @@ fn end_parity_crcs_turn_the_state_header_to_version_4_until_a_checkpoint_drops_t
         // No such plan: the record stays in the state until the planner restarts.
         plan: 99,
         file: 0,
-        pieces: vec![crate::state::ParityPieceCrcs::of(0, 2, 0, &[1u8; 4096])],
+        pieces: vec![crate::state::ParityPieceCrcs::of(
+            (0, 0, 2),
+            0,
+            &[1u8; 4096],
+        )],
     };
     record_holds_the_header_version_until_the_planner_restarts(
         Rec::EndParityCrcs(crcs.clone()),
         crate::superblock::STATE_VERSION_SESSION11_RECORDS,
         |state| state.end_parity_crcs == vec![crcs.clone()],
+    );
+}
+
+/// Session 14's parity row of a WCL write's running parity crcs (`ParityPieceCrcs::row`: an
+/// array code holds several parity elements in one column) turns the header to version 7,
+/// which session-13 binaries refuse (they would drop the row unseen, and take one row's
+/// parity block for another's when they prove a cut write whole); while a snapshot holds
+/// such crcs it stays 7; the planner's restart drops them and turns it back to 1. Row 0 (a
+/// one-row code) is left out of the record: the same bytes, and version, as before.
+#[test]
+fn parity_crcs_naming_a_row_turn_the_state_header_to_version_7_until_dropped() {
+    let crcs = |row: usize| crate::state::WriteParityCrcs {
+        // No such plan: the record stays in the state until the planner restarts.
+        plan: 99,
+        file: 0,
+        pieces: vec![crate::state::ParityPieceCrcs::of(
+            (0, row, 2),
+            0,
+            &[1u8; 4096],
+        )],
+    };
+    let row_0 = serde_json::to_string(&Rec::WriteParityCrcs(crcs(0))).unwrap();
+    assert!(!row_0.contains("row"), "{row_0}");
+    assert_eq!(
+        Rec::WriteParityCrcs(crcs(0)).reader_version(),
+        crate::superblock::STATE_VERSION_SESSION9_RECORDS
+    );
+    record_holds_the_header_version_until_the_planner_restarts(
+        Rec::WriteParityCrcs(crcs(1)),
+        crate::superblock::STATE_VERSION_SESSION14_RECORDS,
+        |state| state.write_parity_crcs == vec![crcs(1)],
     );
 }
 

@@ -140,7 +140,11 @@ impl Store {
                 Ok(ended) => {
                     self.journal(
                         core,
-                        Rec::Input(Input::EndDelayed { window, now_ns }),
+                        Rec::Input(Input::EndDelayed {
+                            window,
+                            now_ns,
+                            parity_crcs_synced: true,
+                        }),
                         false,
                     )?;
                     plans.extend(ended);
@@ -481,6 +485,7 @@ impl Store {
                         Rec::Input(Input::EndDelayed {
                             window: w.window,
                             now_ns,
+                            parity_crcs_synced: true,
                         }),
                         false,
                     )?;
