@@ -32,7 +32,7 @@ use exaraid_plan::{Bytes, IoPlan, Layout, Op, PlanCause, PlanId, Zone as PlanZon
 
 use super::{Core, Store, CACHE_OBJECT};
 use crate::backend::{Backend, ElementKey, Zone, CHECKSUM_BLOCK_BYTES};
-use crate::journal::Journal;
+use crate::journal::{Journal, TailCut};
 use crate::state::{LostRange, Rec, State};
 use crate::StoreError;
 
@@ -93,11 +93,16 @@ pub(super) struct Decided {
 
 /// Cut the journal's torn tail (`cut`: this open's, when no epoch bump took its place),
 /// deciding first the cut cached client writes (see the module docs): the records of the
-/// decision are written where the tail began, with the cut (`Journal::cut_tail_writing`),
-/// fsync'd. With `writable` false (a metadata directory that refuses writes) they are
-/// applied to `state` only: the next writable open decides again, the tail still there.
+/// decision are written where the tail began, with the cut, all or nothing
+/// (`Journal::cut_tail_writing`), and with them the cut itself on record (`tail_cut`:
+/// `Rec::JournalTailCut`, and `Rec::JournalTailDamaged` for a whole record damaged), for
+/// the warning that stays until a scrub (or the operator) deals with it. Why together
+/// (merge review s13m N4): appended after the cut, a kill in between forgot the warning
+/// (the next open finds no tail to cut). With `writable` false (a metadata directory that
+/// refuses writes) they are applied to `state` only: the next writable open decides again,
+/// the tail still there.
 pub(super) fn cut_tail_finishing(
-    cut: Option<&CutRecord>,
+    (cut, tail_cut): (Option<&CutRecord>, Option<TailCut>),
     (backends, layout): (&[Box<dyn Backend>], &Layout),
     (state, journal): (&mut State, &mut Journal<Rec>),
     (plans, applied): (&[(usize, IoPlan)], Vec<Rec>),
@@ -121,6 +126,18 @@ pub(super) fn cut_tail_finishing(
         recs.push(Rec::Lost {
             ranges: decided.lost.clone(),
         });
+    }
+    if let Some(tail) = tail_cut {
+        recs.push(Rec::JournalTailCut {
+            at_byte: tail.at_byte,
+            cut_bytes: tail.cut_bytes,
+        });
+    }
+    if let Some(cut) = cut.filter(|c| c.damaged) {
+        recs.push(Rec::JournalTailDamaged(crate::state::JournalTailCut {
+            at_byte: cut.at_byte,
+            cut_bytes: cut.cut_bytes,
+        }));
     }
     let seqs: Vec<u64> = if writable {
         journal.cut_tail_writing(&recs)?
@@ -342,28 +359,6 @@ fn client_ranges(layout: &Layout, plan: &IoPlan) -> Vec<LostRange> {
 }
 
 impl Store {
-    /// On record with the open's `JournalTailCut` (`cut`: the tail this open cut): a whole
-    /// record damaged is kept as such (`Rec::JournalTailDamaged`), for the warning that
-    /// stays until the operator accepts it. A metadata directory refusing writes: known to
-    /// this process only, as the cut itself.
-    pub(super) fn note_tail_damage(&self, cut: Option<&CutRecord>) -> Result<(), StoreError> {
-        let Some(cut) = cut.filter(|c| c.damaged) else {
-            return Ok(());
-        };
-        let rec = Rec::JournalTailDamaged(crate::state::JournalTailCut {
-            at_byte: cut.at_byte,
-            cut_bytes: cut.cut_bytes,
-        });
-        let mut core = self.core.lock();
-        if self.metadata_read_only.is_some() {
-            let seq = core.state.last_seq.max(core.journal.next_seq()) + 1;
-            core.journal.advance_to(seq + 1);
-            core.state.apply(seq, &rec);
-            return Ok(());
-        }
-        self.journal(&mut core, rec, true)
-    }
-
     /// The operator accepts the damaged journal tails on record (after checking what the
     /// files changed last hold, see the warning): their warning ends. Returns how many.
     pub fn accept_journal_damage(&self) -> Result<usize, StoreError> {

@@ -1441,10 +1441,11 @@ impl Store {
         let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
         // The torn tail is cut here, with the open's decision of what it may have stood for
         // (review s12r R12-1: a cut cached write's acknowledgement; not when an epoch bump
-        // took the cut record's place) written in its place.
+        // took the cut record's place) and the cut itself on record (`Rec::JournalTailCut`:
+        // warned until a scrub) written in its place, all or nothing.
         let cut = cut_record.filter(|c| c.seq == journal.next_seq());
         cut_durable::cut_tail_finishing(
-            cut.as_ref(),
+            (cut.as_ref(), journal_tail_cut),
             (&backends, &layout),
             (&mut state, &mut journal),
             (&plans, deletion_recs),
@@ -1602,25 +1603,6 @@ impl Store {
         if let Some(note) = bump_mended {
             store.deferred_warnings.lock().push(note);
         }
-        if let Some(cut) = journal_tail_cut {
-            // On record at once, before anything else: the journal file is cut already, so
-            // the next open would not see it again (see `Rec::JournalTailCut`). Also when
-            // the open is only to look: a note, not a change of the store's bytes.
-            let mut core = store.core.lock();
-            let rec = Rec::JournalTailCut {
-                at_byte: cut.at_byte,
-                cut_bytes: cut.cut_bytes,
-            };
-            if store.metadata_read_only.is_some() {
-                // Not cut, not journaled: known to this process only (warned, and reads
-                // refuse unchecked decodes), and found again by the next open.
-                let seq = core.journal.next_seq();
-                core.state.apply(seq, &rec);
-            } else {
-                store.journal(&mut core, rec, true)?;
-            }
-        }
-        store.note_tail_damage(cut.as_ref())?;
         {
             // The cache stripes of plans a crash cut before they began are not learnt: a
             // destage waiting for a cut write named its cache stripe complete (every byte
