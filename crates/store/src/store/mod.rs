@@ -1450,7 +1450,17 @@ impl Store {
             (&mut state, &mut journal),
             (&plans, deletion_recs),
             (metadata_read_only.is_none(), options.fsync),
-        )?;
+        )
+        .map_err(|e| match e {
+            // The journal's replacement could not be written (see `cut_tail_writing`): no
+            // OSS is at fault, and nothing changed (item 7 of the session-13 note: this
+            // was a plain I/O error, no word of the metadata disk).
+            StoreError::NoSpace(why) => StoreError::NoSpace(format!(
+                "the store's metadata disk is full: this open must first journal what it decided about the journal's cut last record, and could not ({why}); nothing was changed, the journal keeps that record and the next open decides again. Free space on the file system holding {} (its journal and state, room for a copy of the journal), then retry",
+                dir.display()
+            )),
+            e => e,
+        })?;
         let undurable: Vec<(usize, IoPlan)> = plans
             .iter()
             .filter(|(_, p)| !state.durable.contains(&p.id))
