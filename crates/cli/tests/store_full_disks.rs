@@ -394,12 +394,12 @@ fn a_full_metadata_disk_refuses_the_opens_tail_decision_changing_nothing() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "the decision cannot be journaled");
     assert!(
-        stderr.contains("metadata disk is full") && stderr.contains("Free space"),
-        "the error names the metadata disk and what to do: {stderr}"
+        std::fs::read(&journal).unwrap() == damaged,
+        "the journal is as it was (its damaged tail neither cut nor written over): {stderr}"
     );
     assert!(
-        std::fs::read(&journal).unwrap() == damaged,
-        "the journal is as it was (nothing written over its tail)"
+        stderr.contains("metadata disk is full") && stderr.contains("Free space"),
+        "the error names the metadata disk and what to do: {stderr}"
     );
     assert!(
         !dir.join("journal.tmp").exists(),
