@@ -26,6 +26,7 @@
 //! from `State::durable` right after), from the OSSs as the open found them.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use exaraid_codes::Cell;
 use exaraid_plan::{Bytes, IoPlan, Layout, Op, PlanCause, PlanId, Zone as PlanZone};
@@ -34,6 +35,7 @@ use super::{Core, Store, CACHE_OBJECT};
 use crate::backend::{Backend, ElementKey, Zone, CHECKSUM_BLOCK_BYTES};
 use crate::journal::{Journal, TailCut};
 use crate::state::{LostRange, Rec, State};
+use crate::superblock::set_header_version;
 use crate::StoreError;
 
 /// The window token of a lost range whose write may have been acknowledged by the journal
@@ -104,7 +106,7 @@ pub(super) struct Decided {
 pub(super) fn cut_tail_finishing(
     (cut, tail_cut): (Option<&CutRecord>, Option<TailCut>),
     (backends, layout): (&[Box<dyn Backend>], &Layout),
-    (state, journal): (&mut State, &mut Journal<Rec>),
+    (state, journal, state_file): (&mut State, &mut Journal<Rec>, (&Path, &mut u32)),
     (plans, applied): (&[(usize, IoPlan)], Vec<Rec>),
     (writable, fsync): (bool, bool),
 ) -> Result<Decided, StoreError> {
@@ -140,6 +142,7 @@ pub(super) fn cut_tail_finishing(
         }));
     }
     let seqs: Vec<u64> = if writable {
+        mark_state_file_for(&recs, state_file);
         journal.cut_tail_writing(&recs)?
     } else {
         let first = journal.next_seq();
@@ -150,6 +153,18 @@ pub(super) fn cut_tail_finishing(
         state.apply(seq, rec);
     }
     Ok(decided)
+}
+
+/// Before the journal holds `recs`: the state file's header names the newest reader they
+/// need (a `JournalTailDamaged`: session 13's), as `Store::journal` does for every record,
+/// so that an older binary refuses the store instead of cutting them off as a torn tail
+/// (and the damage warning with them). Best effort, as there: a failure (a full metadata
+/// disk) fails nothing this binary replays; the next such record tries again.
+fn mark_state_file_for(recs: &[Rec], (path, version): (&Path, &mut u32)) {
+    let needed = recs.iter().map(Rec::reader_version).max().unwrap_or(0);
+    if needed > *version && set_header_version(path, "state", needed).is_ok() {
+        *version = needed;
+    }
 }
 
 /// Which cut cached client writes are finished, which lost (nothing journaled yet).

@@ -1361,7 +1361,7 @@ impl Store {
                 )?));
             }
         }
-        let (mut state, state_file_version): (State, u32) =
+        let (mut state, mut state_file_version): (State, u32) =
             read_checked_version(&dir.join(STATE_FILE), "state")?;
         // Each file's written runs as checkpointed, before the journal's writes: with the
         // writes that are not cut by the crash, what was written before the cut ones.
@@ -1447,7 +1447,11 @@ impl Store {
         cut_durable::cut_tail_finishing(
             (cut.as_ref(), journal_tail_cut),
             (&backends, &layout),
-            (&mut state, &mut journal),
+            (
+                &mut state,
+                &mut journal,
+                (&dir.join(STATE_FILE), &mut state_file_version),
+            ),
             (&plans, deletion_recs),
             (metadata_read_only.is_none(), options.fsync),
         )
