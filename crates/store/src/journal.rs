@@ -710,6 +710,37 @@ mod tests {
         assert_eq!(got, [(1, "kept"), (2, "decided"), (3, "after")]);
     }
 
+    /// The replacement the records are written to (`cut_tail_writing`) takes the journal's
+    /// place whole: its permissions kept, none left beside it, and a leftover of a crash
+    /// before its rename (a prefix of the records, never the journal) overwritten.
+    #[test]
+    fn cut_tail_writing_replaces_the_journal_whole() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(&[7u8; 30]);
+        std::fs::write(&path, &bytes).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let tmp = dir.path().join("journal.tmp");
+        std::fs::write(&tmp, b"a crash's leftover, longer than what replaces it").unwrap();
+        let (mut j, _) = J::open_keeping_tail(&path).unwrap();
+        let seqs = j
+            .cut_tail_writing(&["first".to_string(), "second".to_string()])
+            .unwrap();
+        assert_eq!(seqs, vec![2, 3]);
+        j.append(&"after".to_string(), true).unwrap();
+        assert!(!tmp.exists(), "renamed over the journal");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        let (j, recs) = J::open(&path).unwrap();
+        assert_eq!(j.tail_cut(), None);
+        let got: Vec<&str> = recs.iter().map(|(_, r)| r.as_str()).collect();
+        assert_eq!(got, ["kept", "first", "second", "after"]);
+    }
+
     #[test]
     fn damage_in_the_middle_is_an_error_not_a_silent_drop() {
         let dir = tempfile::tempdir().unwrap();
