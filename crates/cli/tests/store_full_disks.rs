@@ -366,3 +366,59 @@ fn commands_into_a_closed_pipe_end_quietly_and_change_nothing() {
     expect[1000..1500].copy_from_slice(&bytes(4, 500));
     assert!(ok(&["store", "get", d, "f"], b"") == expect);
 }
+
+/// Item 7 of the session-13 note: the open that cuts a damaged journal tail must journal
+/// its decision first (in the tail's place); on a full metadata disk that write fails. The
+/// open is refused saying the metadata disk is full (not a bare I/O error), and the journal
+/// is left exactly as it was (no part of the decision written over the tail), so the open
+/// with room decides again and warns of the damaged record.
+#[test]
+fn a_full_metadata_disk_refuses_the_opens_tail_decision_changing_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "5", "--code", "raid5"]);
+    let p0 = bytes(1, 20_000);
+    ok(&["store", "put", d, "p0"], &p0);
+    // A whole last record damaged after it was written: a short payload (no zero byte) under
+    // a wrong checksum. The open's records in its place are longer than it.
+    let journal = dir.join("journal");
+    let mut damaged = std::fs::read(&journal).unwrap();
+    let payload = br#"{"seq":900,"rec":"X"}"#;
+    damaged.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    damaged.extend_from_slice(&(crc32c_of(payload) ^ 1).to_le_bytes());
+    damaged.extend_from_slice(payload);
+    std::fs::write(&journal, &damaged).unwrap();
+    // No file may grow past the journal as it is: neither the journal nor a copy of it.
+    let out = with_file_size_limit(damaged.len() as u64, &["store", "status", d]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the decision cannot be journaled");
+    assert!(
+        std::fs::read(&journal).unwrap() == damaged,
+        "the journal is as it was (its damaged tail neither cut nor written over): {stderr}"
+    );
+    assert!(
+        stderr.contains("metadata disk is full") && stderr.contains("Free space"),
+        "the error names the metadata disk and what to do: {stderr}"
+    );
+    assert!(
+        !dir.join("journal.tmp").exists(),
+        "no partial replacement left to take room"
+    );
+    // Room again: the open decides, warns of the damaged record, and every byte reads.
+    let status = String::from_utf8_lossy(&ok(&["store", "status", d], b"")).to_string();
+    assert!(status.contains("damaged"), "{status}");
+    assert!(ok(&["store", "get", d, "p0"], b"") == p0);
+}
+
+/// crc32c (Castagnoli), bit by bit: the journal's record checksum.
+fn crc32c_of(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0x82F6_3B78 & (crc & 1).wrapping_neg());
+        }
+    }
+    !crc
+}

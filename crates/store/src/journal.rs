@@ -96,7 +96,8 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     }
 
     fn open_mode(path: &Path, writable: bool) -> Result<Opened<R>, StoreError> {
-        let io = |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", path.display()));
+        let what = format!("journal {}", path.display());
+        let io = |e: std::io::Error| StoreError::from_io(e, &what);
         let mut file = OpenOptions::new()
             .read(true)
             .write(writable)
@@ -172,8 +173,8 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         if !self.tail_in_file {
             return Ok(());
         }
-        let io =
-            |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", self.path.display()));
+        let what = format!("journal {}", self.path.display());
+        let io = |e: std::io::Error| StoreError::from_io(e, &what);
         self.file.set_len(self.len_bytes).map_err(io)?;
         self.file.sync_all().map_err(io)?;
         self.file
@@ -206,8 +207,8 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             "record {seq} rewritten before record {}",
             self.next_seq
         );
-        let io =
-            |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", self.path.display()));
+        let what = format!("journal {}", self.path.display());
+        let io = |e: std::io::Error| StoreError::from_io(e, &what);
         self.file
             .seek(SeekFrom::Start(self.len_bytes))
             .map_err(io)?;
@@ -221,36 +222,110 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         Ok(true)
     }
 
-    /// `cut_tail`, with `recs` written where the torn tail began, in one write and one
-    /// sync; returns their sequence numbers. Why: records that decide what the cut record
-    /// stood for (review s12r R12-1: a cut write finished) must not be lost to a crash
-    /// between the cut and their append, which left the cut durable and the decision
-    /// forgotten; here a crash leaves the tail (perhaps partly overwritten: a torn tail
-    /// again, decided again), or the records whole. Without a tail in the file, as `append`
-    /// of each (synced).
+    /// `cut_tail`, with `recs` written where the torn tail began; returns their sequence
+    /// numbers. All or nothing, whatever a kill or a power cut keeps: the journal as it is
+    /// to be (its records before the tail, then `recs`) is written whole beside it (see
+    /// `replacement_path`), fsync'd, and renamed over it, then the directory is fsync'd.
+    /// Why: these records decide what the cut record stood for (review s12r R12-1: a cut
+    /// write finished or its bytes recorded lost; s13b: deletions it allowed; the cut and
+    /// its damage on record), and the tail is the only evidence the decision is made from.
+    /// Written in place, a power cut could keep the first pages of the write and lose the
+    /// later ones (merge review s13m N3, N4): the tail overwritten, the journal ending
+    /// cleanly on the first records, the later ones (the `Lost` of an acknowledged write,
+    /// the damage warning) gone, and the next open, seeing no tail, read that write's old
+    /// bytes with exit 0. No order of the records makes every prefix safe (each record
+    /// protects bytes of its own). Here no prefix ever is the journal: before the rename
+    /// it is the old file, tail included (the next open decides again from the same
+    /// evidence); after it, every record. The price: room for a copy of the journal while
+    /// it is written (a full metadata disk refuses the open, naming the journal, with
+    /// nothing changed). Without a tail in the file, as `append` of each (synced).
     pub fn cut_tail_writing(&mut self, recs: &[R]) -> Result<Vec<u64>, StoreError> {
         if !self.tail_in_file {
             return recs.iter().map(|rec| self.append(rec, true)).collect();
         }
-        let io =
-            |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", self.path.display()));
-        let mut frames = Vec::new();
+        let tmp = self.replacement_path();
+        let what = format!(
+            "journal {} (writing its replacement {})",
+            self.path.display(),
+            tmp.display()
+        );
+        let io = |e: std::io::Error| StoreError::from_io(e, &what);
         let seqs: Vec<u64> = (self.next_seq..self.next_seq + recs.len() as u64).collect();
-        for (seq, rec) in seqs.iter().zip(recs) {
-            frames.extend_from_slice(&Self::frame(*seq, rec));
-        }
-        let end = self.len_bytes + frames.len() as u64;
-        self.file
-            .seek(SeekFrom::Start(self.len_bytes))
-            .map_err(io)?;
-        self.file.write_all(&frames).map_err(io)?;
-        self.file.set_len(end).map_err(io)?;
-        self.file.sync_all().map_err(io)?;
-        self.file.seek(SeekFrom::Start(end)).map_err(io)?;
+        let replaced = self
+            .write_replacement(&tmp, &seqs, recs)
+            .and_then(|file| std::fs::rename(&tmp, &self.path).map(|()| file));
+        let (file, end) = match replaced {
+            Ok(written) => written,
+            Err(e) => {
+                // The journal is as it was, its tail included: the next open decides again.
+                // The partial copy would only take room the next try needs.
+                let _ = std::fs::remove_file(&tmp);
+                return Err(io(e));
+            }
+        };
+        crate::torture::kill_point(crate::torture::JOURNAL_CUT_WRITE);
+        self.file = file;
         self.len_bytes = end;
         self.next_seq += recs.len() as u64;
         self.tail_in_file = false;
+        // The rename is durable with the directory: until then a power cut leaves the old
+        // journal or the new one, both safe (see above).
+        let parent = self
+            .path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        File::open(parent).and_then(|d| d.sync_all()).map_err(io)?;
         Ok(seqs)
+    }
+
+    /// Where `cut_tail_writing` writes the journal's replacement before renaming it over
+    /// the journal (a leftover of a crash is overwritten by the next one).
+    fn replacement_path(&self) -> PathBuf {
+        self.path.with_extension("tmp")
+    }
+
+    /// Write `tmp`: the journal's whole records (its first `len_bytes`), then `recs` as
+    /// records `seqs`, fsync'd; returns it open, positioned at its end, and its length.
+    fn write_replacement(
+        &self,
+        tmp: &Path,
+        seqs: &[u64],
+        recs: &[R],
+    ) -> std::io::Result<(File, u64)> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(tmp)?;
+        file.set_permissions(self.file.metadata()?.permissions())?;
+        let kept = File::open(&self.path)?.take(self.len_bytes);
+        let copied = std::io::copy(&mut { kept }, &mut file)?;
+        if copied != self.len_bytes {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!(
+                    "{copied} bytes of the journal's {} before its tail could be read",
+                    self.len_bytes
+                ),
+            ));
+        }
+        let mut end = self.len_bytes;
+        for (seq, rec) in seqs.iter().zip(recs) {
+            let frame = Self::frame(*seq, rec);
+            file.write_all(&frame)?;
+            end += frame.len() as u64;
+            // A kill here leaves a prefix of the records in `tmp` only.
+            crate::torture::kill_point(crate::torture::JOURNAL_CUT_WRITE);
+        }
+        file.sync_all()?;
+        assert_eq!(
+            file.stream_position()?,
+            end,
+            "the replacement ends on its last record"
+        );
+        Ok((file, end))
     }
 
     /// The torn tail's bytes (see `tail_cut`), if at most `TAIL_KEPT_BYTES_MAX`.
@@ -337,8 +412,8 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
 
     /// Drop every record (after a checkpoint that includes them). Sequence numbers go on.
     pub fn truncate(&mut self) -> Result<(), StoreError> {
-        let io =
-            |e: std::io::Error| StoreError::Io(format!("journal {}: {e}", self.path.display()));
+        let what = format!("journal {}", self.path.display());
+        let io = |e: std::io::Error| StoreError::from_io(e, &what);
         self.file.set_len(0).map_err(io)?;
         self.file.seek(SeekFrom::Start(0)).map_err(io)?;
         self.file.sync_all().map_err(io)?;
@@ -633,6 +708,37 @@ mod tests {
         assert_eq!(j.tail_cut(), None);
         let got: Vec<(u64, &str)> = recs.iter().map(|(q, r)| (*q, r.as_str())).collect();
         assert_eq!(got, [(1, "kept"), (2, "decided"), (3, "after")]);
+    }
+
+    /// The replacement the records are written to (`cut_tail_writing`) takes the journal's
+    /// place whole: its permissions kept, none left beside it, and a leftover of a crash
+    /// before its rename (a prefix of the records, never the journal) overwritten.
+    #[test]
+    fn cut_tail_writing_replaces_the_journal_whole() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(&[7u8; 30]);
+        std::fs::write(&path, &bytes).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let tmp = dir.path().join("journal.tmp");
+        std::fs::write(&tmp, b"a crash's leftover, longer than what replaces it").unwrap();
+        let (mut j, _) = J::open_keeping_tail(&path).unwrap();
+        let seqs = j
+            .cut_tail_writing(&["first".to_string(), "second".to_string()])
+            .unwrap();
+        assert_eq!(seqs, vec![2, 3]);
+        j.append(&"after".to_string(), true).unwrap();
+        assert!(!tmp.exists(), "renamed over the journal");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        let (j, recs) = J::open(&path).unwrap();
+        assert_eq!(j.tail_cut(), None);
+        let got: Vec<&str> = recs.iter().map(|(_, r)| r.as_str()).collect();
+        assert_eq!(got, ["kept", "first", "second", "after"]);
     }
 
     #[test]

@@ -96,6 +96,11 @@ pub const JOURNAL_RECORD: &str = "journal-record";
 /// wrote a damaged epoch bump over it again) and before it appends anything: the epoch
 /// bump of the open's first record comes after (note 12 OPEN 3).
 pub const JOURNAL_TAIL: &str = "journal-tail";
+/// Kill points of an open's cut of the journal's torn tail with its decisions written in
+/// its place (`Journal::cut_tail_writing`): after each record is written to the journal's
+/// replacement (not fsync'd), and after the replacement is renamed over the journal (before
+/// the directory's fsync). A sweep over `n` stops the write after every record.
+pub const JOURNAL_CUT_WRITE: &str = "journal-cut-write";
 /// Inside a gap merge of an OSS's zone file (`EXTENTS_RUNS_PER_ZONE_MAX`), a torn write:
 /// the n-th crc area it writes into a never-written slot gets only its first half, then the
 /// process is killed (what a crash inside that one write can leave, review s5s S3).

@@ -18,8 +18,9 @@
 //!   file's written bytes are recorded LOST, named (`OBJECTS_DELETED`), never read as zeros.
 //!
 //! These records are written where the torn tail was, together with the open's decision of
-//! a cut cached write (`cut_durable::cut_tail_finishing`), in one write and one sync: a
-//! kill leaves the tail (decided again by the next open) or every record (merge review
+//! a cut cached write (`cut_durable::cut_tail_finishing`), all or nothing (a replacement of
+//! the journal renamed over it, `Journal::cut_tail_writing`): a kill or a power cut leaves
+//! the tail (decided again by the next open) or every record (merge review
 //! s13m P1, P3: appended by themselves they moved the journal past the cut record, so a
 //! cut cached write went undecided, and a kill between the cut and the append left a
 //! journal without tail and without them). One zone file gone is enough: a removal forgets

@@ -26,14 +26,16 @@
 //! from `State::durable` right after), from the OSSs as the open found them.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use exaraid_codes::Cell;
 use exaraid_plan::{Bytes, IoPlan, Layout, Op, PlanCause, PlanId, Zone as PlanZone};
 
 use super::{Core, Store, CACHE_OBJECT};
 use crate::backend::{Backend, ElementKey, Zone, CHECKSUM_BLOCK_BYTES};
-use crate::journal::Journal;
+use crate::journal::{Journal, TailCut};
 use crate::state::{LostRange, Rec, State};
+use crate::superblock::set_header_version;
 use crate::StoreError;
 
 /// The window token of a lost range whose write may have been acknowledged by the journal
@@ -93,13 +95,18 @@ pub(super) struct Decided {
 
 /// Cut the journal's torn tail (`cut`: this open's, when no epoch bump took its place),
 /// deciding first the cut cached client writes (see the module docs): the records of the
-/// decision are written where the tail began, with the cut (`Journal::cut_tail_writing`),
-/// fsync'd. With `writable` false (a metadata directory that refuses writes) they are
-/// applied to `state` only: the next writable open decides again, the tail still there.
+/// decision are written where the tail began, with the cut, all or nothing
+/// (`Journal::cut_tail_writing`), and with them the cut itself on record (`tail_cut`:
+/// `Rec::JournalTailCut`, and `Rec::JournalTailDamaged` for a whole record damaged), for
+/// the warning that stays until a scrub (or the operator) deals with it. Why together
+/// (merge review s13m N4): appended after the cut, a kill in between forgot the warning
+/// (the next open finds no tail to cut). With `writable` false (a metadata directory that
+/// refuses writes) they are applied to `state` only: the next writable open decides again,
+/// the tail still there.
 pub(super) fn cut_tail_finishing(
-    cut: Option<&CutRecord>,
+    (cut, tail_cut): (Option<&CutRecord>, Option<TailCut>),
     (backends, layout): (&[Box<dyn Backend>], &Layout),
-    (state, journal): (&mut State, &mut Journal<Rec>),
+    (state, journal, state_file): (&mut State, &mut Journal<Rec>, (&Path, &mut u32)),
     (plans, applied): (&[(usize, IoPlan)], Vec<Rec>),
     (writable, fsync): (bool, bool),
 ) -> Result<Decided, StoreError> {
@@ -122,7 +129,20 @@ pub(super) fn cut_tail_finishing(
             ranges: decided.lost.clone(),
         });
     }
+    if let Some(tail) = tail_cut {
+        recs.push(Rec::JournalTailCut {
+            at_byte: tail.at_byte,
+            cut_bytes: tail.cut_bytes,
+        });
+    }
+    if let Some(cut) = cut.filter(|c| c.damaged) {
+        recs.push(Rec::JournalTailDamaged(crate::state::JournalTailCut {
+            at_byte: cut.at_byte,
+            cut_bytes: cut.cut_bytes,
+        }));
+    }
     let seqs: Vec<u64> = if writable {
+        mark_state_file_for(&recs, state_file);
         journal.cut_tail_writing(&recs)?
     } else {
         let first = journal.next_seq();
@@ -133,6 +153,18 @@ pub(super) fn cut_tail_finishing(
         state.apply(seq, rec);
     }
     Ok(decided)
+}
+
+/// Before the journal holds `recs`: the state file's header names the newest reader they
+/// need (a `JournalTailDamaged`: session 13's), as `Store::journal` does for every record,
+/// so that an older binary refuses the store instead of cutting them off as a torn tail
+/// (and the damage warning with them). Best effort, as there: a failure (a full metadata
+/// disk) fails nothing this binary replays; the next such record tries again.
+fn mark_state_file_for(recs: &[Rec], (path, version): (&Path, &mut u32)) {
+    let needed = recs.iter().map(Rec::reader_version).max().unwrap_or(0);
+    if needed > *version && set_header_version(path, "state", needed).is_ok() {
+        *version = needed;
+    }
 }
 
 /// Which cut cached client writes are finished, which lost (nothing journaled yet).
@@ -342,28 +374,6 @@ fn client_ranges(layout: &Layout, plan: &IoPlan) -> Vec<LostRange> {
 }
 
 impl Store {
-    /// On record with the open's `JournalTailCut` (`cut`: the tail this open cut): a whole
-    /// record damaged is kept as such (`Rec::JournalTailDamaged`), for the warning that
-    /// stays until the operator accepts it. A metadata directory refusing writes: known to
-    /// this process only, as the cut itself.
-    pub(super) fn note_tail_damage(&self, cut: Option<&CutRecord>) -> Result<(), StoreError> {
-        let Some(cut) = cut.filter(|c| c.damaged) else {
-            return Ok(());
-        };
-        let rec = Rec::JournalTailDamaged(crate::state::JournalTailCut {
-            at_byte: cut.at_byte,
-            cut_bytes: cut.cut_bytes,
-        });
-        let mut core = self.core.lock();
-        if self.metadata_read_only.is_some() {
-            let seq = core.state.last_seq.max(core.journal.next_seq()) + 1;
-            core.journal.advance_to(seq + 1);
-            core.state.apply(seq, &rec);
-            return Ok(());
-        }
-        self.journal(&mut core, rec, true)
-    }
-
     /// The operator accepts the damaged journal tails on record (after checking what the
     /// files changed last hold, see the warning): their warning ends. Returns how many.
     pub fn accept_journal_damage(&self) -> Result<usize, StoreError> {

@@ -1368,7 +1368,7 @@ impl Store {
                 )?));
             }
         }
-        let (mut state, state_file_version): (State, u32) =
+        let (mut state, mut state_file_version): (State, u32) =
             read_checked_version(&dir.join(STATE_FILE), "state")?;
         // Each file's written runs as checkpointed, before the journal's writes: with the
         // writes that are not cut by the crash, what was written before the cut ones.
@@ -1448,15 +1448,30 @@ impl Store {
         let (mut strategy, plans) = replay(kind, &layout, config, &state.inputs)?;
         // The torn tail is cut here, with the open's decision of what it may have stood for
         // (review s12r R12-1: a cut cached write's acknowledgement; not when an epoch bump
-        // took the cut record's place) written in its place.
+        // took the cut record's place) and the cut itself on record (`Rec::JournalTailCut`:
+        // warned until a scrub) written in its place, all or nothing.
         let cut = cut_record.filter(|c| c.seq == journal.next_seq());
         cut_durable::cut_tail_finishing(
-            cut.as_ref(),
+            (cut.as_ref(), journal_tail_cut),
             (&backends, &layout),
-            (&mut state, &mut journal),
+            (
+                &mut state,
+                &mut journal,
+                (&dir.join(STATE_FILE), &mut state_file_version),
+            ),
             (&plans, deletion_recs),
             (metadata_read_only.is_none(), options.fsync),
-        )?;
+        )
+        .map_err(|e| match e {
+            // The journal's replacement could not be written (see `cut_tail_writing`): no
+            // OSS is at fault, and nothing changed (item 7 of the session-13 note: this
+            // was a plain I/O error, no word of the metadata disk).
+            StoreError::NoSpace(why) => StoreError::NoSpace(format!(
+                "the store's metadata disk is full: this open must first journal what it decided about the journal's cut last record, and could not ({why}); nothing was changed, the journal keeps that record and the next open decides again. Free space on the file system holding {} (its journal and state, room for a copy of the journal), then retry",
+                dir.display()
+            )),
+            e => e,
+        })?;
         let undurable: Vec<(usize, IoPlan)> = plans
             .iter()
             .filter(|(_, p)| !state.durable.contains(&p.id))
@@ -1610,25 +1625,6 @@ impl Store {
         if let Some(note) = bump_mended {
             store.deferred_warnings.lock().push(note);
         }
-        if let Some(cut) = journal_tail_cut {
-            // On record at once, before anything else: the journal file is cut already, so
-            // the next open would not see it again (see `Rec::JournalTailCut`). Also when
-            // the open is only to look: a note, not a change of the store's bytes.
-            let mut core = store.core.lock();
-            let rec = Rec::JournalTailCut {
-                at_byte: cut.at_byte,
-                cut_bytes: cut.cut_bytes,
-            };
-            if store.metadata_read_only.is_some() {
-                // Not cut, not journaled: known to this process only (warned, and reads
-                // refuse unchecked decodes), and found again by the next open.
-                let seq = core.journal.next_seq();
-                core.state.apply(seq, &rec);
-            } else {
-                store.journal(&mut core, rec, true)?;
-            }
-        }
-        store.note_tail_damage(cut.as_ref())?;
         {
             // The cache stripes of plans a crash cut before they began are not learnt: a
             // destage waiting for a cut write named its cache stripe complete (every byte

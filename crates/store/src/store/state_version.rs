@@ -394,3 +394,30 @@ fn a_damaged_journal_tail_turns_the_state_header_to_version_6_until_accepted() {
     store.close().unwrap();
     assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
 }
+
+/// The open that cuts a damaged journal tail writes its `JournalTailDamaged` with the cut
+/// (`cut_durable::cut_tail_finishing`, not through `Store::journal`): the header says
+/// version 6 before the journal holds it, so a session-12 binary refuses the store rather
+/// than cut that record off (with the warning) should this process die before its close.
+#[test]
+fn an_open_that_cuts_a_damaged_tail_marks_the_header_before_its_journal_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    store_holding_f(dir.path()).close().unwrap();
+    // A whole last record damaged after it was written (a payload without a zero byte
+    // under a checksum that does not match it).
+    let journal = dir.path().join(JOURNAL_FILE);
+    let mut bytes = std::fs::read(&journal).unwrap();
+    let payload = br#"{"seq":900,"rec":"X"}"#;
+    bytes.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&(crc32c::crc32c(payload) ^ 1).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    std::fs::write(&journal, &bytes).unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.core.lock().state.journal_tail_damage.len(), 1);
+    // No close: the process may die here.
+    assert_header_version(
+        dir.path(),
+        crate::superblock::STATE_VERSION_SESSION13_RECORDS,
+    );
+    drop(store);
+}
