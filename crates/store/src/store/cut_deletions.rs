@@ -29,6 +29,10 @@
 //! zone file deleted outside exaraid (its extents still say written: reads decode around
 //! it) beside a cut tail is taken for a removal and its file recorded lost (named, never
 //! wrong; telling the two apart needs the OSS's extents, not only its listing).
+//!
+//! The same check of removed files runs at an open of metadata older than its OSSs, let in
+//! by removing every OSS's epoch file (`epoch_files_removed`, review s14r R14-2): removals
+//! only newer metadata knew of deleted objects this metadata calls written.
 
 use std::collections::BTreeSet;
 
