@@ -30,6 +30,10 @@
 //! zone file deleted outside exaraid (its extents still say written: reads decode around
 //! it) beside a cut tail is taken for a removal and its file recorded lost (named, never
 //! wrong; telling the two apart needs the OSS's extents, not only its listing).
+//!
+//! The same check of removed files runs at an open of metadata older than its OSSs, let in
+//! by removing every OSS's epoch file (`epoch_files_removed`, review s14r R14-2): removals
+//! only newer metadata knew of deleted objects this metadata calls written.
 
 use std::collections::BTreeSet;
 
@@ -46,6 +50,31 @@ use crate::StoreError;
 pub(super) const OBJECTS_DELETED: &str =
     "none: a removal whose journal record was damaged and cut off deleted the file's objects";
 
+/// The token of bytes recorded lost because their objects are gone from the OSSs while the
+/// state and journal, older than the OSSs, still call them written (see
+/// `epoch_files_removed`): a newer metadata's `put` over the file or `rm` deleted them.
+pub(super) const OBJECTS_REMOVED_SINCE: &str =
+    "none: its objects were removed from the OSSs after this state and journal were current (a `put` over it or an `rm` recorded only in newer metadata)";
+
+/// The open's signature of metadata opened through the "older than its OSS directories"
+/// refusal's escape hatch (review s14r R14-2): the state and journal made a metadata epoch,
+/// yet no OSS that is up keeps one (every `exaraid-epoch.json` was removed). The metadata
+/// may then be older than the OSSs: a removal it does not know of deleted objects it calls
+/// written, whose slots the OSSs report never written (zeros). Only the store's own OSS
+/// directories count (a caller's backends may keep no epoch at all). A first bump killed
+/// before any OSS was told matches too, harmlessly: no object was removed behind it.
+pub(super) fn epoch_files_removed(backends: &[Box<dyn Backend>], state: &State) -> bool {
+    if state.metadata_epoch().is_none() {
+        return false;
+    }
+    let mut asked = backends
+        .iter()
+        .enumerate()
+        .filter(|(oss, b)| b.healthy() && !state.failed_oss.contains(oss))
+        .peekable();
+    asked.peek().is_some() && asked.all(|(_, b)| matches!(b.metadata_epoch(), Ok(None)))
+}
+
 /// Written stripes per file whose elements are looked for: bounds the open's work (a file
 /// with more stripes has elements on every OSS well before).
 const STRIPES_CHECKED_PER_FILE_MAX: usize = 4096;
@@ -53,14 +82,18 @@ const STRIPES_CHECKED_PER_FILE_MAX: usize = 4096;
 /// An open that cut the journal's last record: the records that deletions which ran after
 /// that record imply (see the module), applied to `state` as records `first_seq`, ... and
 /// returned for the caller to write in the tail's place; none when no deletion ran.
+/// `token`: why a deleted file's bytes are lost (`OBJECTS_DELETED`, or
+/// `OBJECTS_REMOVED_SINCE` for metadata older than its OSSs: no settle is rolled forward
+/// then, since a newer metadata's settle may have deleted the cache zone).
 pub(super) fn cut_deletion_records(
     backends: &[Box<dyn Backend>],
     layout: &Layout,
     kind: StrategyKind,
     config: StrategyConfig,
     state: &mut State,
-    first_seq: u64,
+    (first_seq, token): (u64, &'static str),
 ) -> Result<Vec<Rec>, StoreError> {
+    assert!(token == OBJECTS_DELETED || token == OBJECTS_REMOVED_SINCE);
     let mut recs = Vec::new();
     // What each OSS whose directory can tell holds: up, neither failed nor stale on record,
     // and listed (an OSS whose listing fails tells nothing here; reads find it later).
@@ -83,10 +116,10 @@ pub(super) fn cut_deletion_records(
         state.apply(first_seq + recs.len() as u64, &rec);
         recs.push(rec);
     };
-    if settle_ended(layout, kind, config, state, &gone)? {
+    if token == OBJECTS_DELETED && settle_ended(layout, kind, config, state, &gone)? {
         push(state, Rec::PlannerReset);
     }
-    let lost = deleted_files(layout, kind, config, state, &gone)?;
+    let lost = deleted_files(layout, kind, config, state, (&gone, token))?;
     for ranges in lost.chunks(LOST_RANGES_PER_RECORD_MAX) {
         push(
             state,
@@ -149,7 +182,7 @@ fn deleted_files(
     kind: StrategyKind,
     config: StrategyConfig,
     state: &State,
-    gone: &dyn Fn(usize, u64, Zone) -> bool,
+    (gone, token): (&dyn Fn(usize, u64, Zone) -> bool, &str),
 ) -> Result<Vec<LostRange>, StoreError> {
     let (strategy, plans) = replay(kind, layout, config, &state.inputs)?;
     // A write cut by a crash may have written none of its elements: its stripes tell nothing.
@@ -195,14 +228,26 @@ fn deleted_files(
             continue;
         }
         let oss = *deleted_on.first().expect("more OSSs than the tolerance");
-        lost.extend(runs.iter().map(|&(a, z)| LostRange {
-            file: meta.id,
-            offset_bytes: a,
-            len_bytes: z - a,
-            oss,
-            token: OBJECTS_DELETED.into(),
-            cache_addr_bytes: None,
-        }));
+        // Already on record: an open killed after journaling them and before the OSSs
+        // were told an epoch finds the same signature again.
+        let recorded = |a: u64, z: u64| {
+            state
+                .lost
+                .iter()
+                .any(|l| l.file == meta.id && l.offset_bytes == a && l.end_bytes() == z)
+        };
+        lost.extend(
+            runs.iter()
+                .filter(|&&(a, z)| !recorded(a, z))
+                .map(|&(a, z)| LostRange {
+                    file: meta.id,
+                    offset_bytes: a,
+                    len_bytes: z - a,
+                    oss,
+                    token: token.into(),
+                    cache_addr_bytes: None,
+                }),
+        );
     }
     Ok(lost)
 }

@@ -491,6 +491,9 @@ struct Core {
     /// another copy's (with a new token at that number they were). At most one number: a
     /// journal holds one bump, its first record (`checkpoint_locked` truncates it).
     epoch_number_cut: bool,
+    /// This session looked for objects on the OSSs of file ids at or above
+    /// `State::next_file_id` (see `new_file_id`).
+    file_ids_checked: bool,
 }
 
 /// A parity-protected store over OSS directories.
@@ -1437,11 +1440,24 @@ impl Store {
         // Deletions the cut record allowed may have run (an older binary's journal): on
         // record before the replay, written with the decision below (also when the
         // metadata refuses writes: then in memory only, as that decision; s13m P4).
-        let deletion_recs = match journal_tail_cut {
-            Some(_) => {
+        // The same for metadata opened after every OSS's epoch file was removed (the escape
+        // hatch of `refuse_older_metadata`, review s14r R14-2): removals the metadata does
+        // not know of deleted objects it calls written. Their bytes are recorded lost,
+        // durably before the first epoch bump tells the OSSs an epoch again (after which
+        // no open could tell).
+        let deletions_token = match journal_tail_cut {
+            Some(_) => Some(cut_deletions::OBJECTS_DELETED),
+            None if !backends_supplied && cut_deletions::epoch_files_removed(&backends, &state) => {
+                Some(cut_deletions::OBJECTS_REMOVED_SINCE)
+            }
+            None => None,
+        };
+        let deletion_recs = match deletions_token {
+            Some(token) => {
                 let first = journal.next_seq();
                 let b = &backends;
-                cut_deletions::cut_deletion_records(b, &layout, kind, config, &mut state, first)?
+                let (s, seq) = (&mut state, (first, token));
+                cut_deletions::cut_deletion_records(b, &layout, kind, config, s, seq)?
             }
             None => Vec::new(),
         };
@@ -1577,6 +1593,7 @@ impl Store {
                 epoch_due: true,
                 epoch_bumped: false,
                 epoch_number_cut: journal_tail_cut.is_some(),
+                file_ids_checked: false,
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
@@ -2178,7 +2195,7 @@ impl Store {
                 }
             }
             let what_to_do = format!(
-                "Nothing was changed. Put back this store's newest state and journal ({0}/state, {0}/journal), or restore the OSS directories from the same backup as them. If those are gone for good, removing {1} from every OSS directory opens the store as it is: bytes written since this metadata was current then read back stale or as lost (run `exaraid store scrub {0}` then)",
+                "Nothing was changed. Put back this store's newest state and journal ({0}/state, {0}/journal), or restore the OSS directories from the same backup as them. If those are gone for good, removing {1} from every OSS directory opens the store as this older metadata has it: files made since are not listed (their space stays used), files removed or replaced since are recorded lost (`get` and `exaraid store scrub {0}` name their bytes), and bytes written since into the files it lists read back as the OSSs hold them now",
                 dir.display(),
                 crate::backend::EPOCH_FILE
             );
@@ -2396,6 +2413,33 @@ impl Store {
         self.file_or_create_new(name).map(|(id, _)| id)
     }
 
+    /// The id for a new file: `State::next_file_id`, moved past every id the OSSs hold
+    /// objects of (looked for once per session; the `Create` record of the id keeps the
+    /// move). Why (review s14r R14-2): metadata older than its OSSs (opened after every
+    /// epoch file was removed) is behind on ids, and a new file with the id of a newer
+    /// metadata's file whose objects are still there read that file's bytes in its holes.
+    /// The same after a cut `Create` record whose put had begun writing. Those objects
+    /// stay (no metadata names them; nothing reads them).
+    fn new_file_id(&self, core: &mut Core) -> u64 {
+        if !core.file_ids_checked {
+            core.file_ids_checked = true;
+            // An OSS whose listing fails tells nothing here (its reads and writes fail).
+            let held_max = self
+                .backends
+                .iter()
+                .filter(|b| b.healthy())
+                .filter_map(|b| b.objects().ok())
+                .flatten()
+                .map(|(object, ..)| object)
+                .filter(|&object| object != CACHE_OBJECT)
+                .max();
+            if let Some(held_max) = held_max.filter(|&m| m >= core.state.next_file_id) {
+                core.state.next_file_id = held_max + 1;
+            }
+        }
+        core.state.next_file_id
+    }
+
     /// `file_or_create`, and whether this call created the file.
     fn file_or_create_new(&self, name: &str) -> Result<(u64, bool), StoreError> {
         check_name(name)?;
@@ -2403,7 +2447,7 @@ impl Store {
         if let Some(m) = core.state.files.get(name) {
             return Ok((m.id, false));
         }
-        let id = core.state.next_file_id;
+        let id = self.new_file_id(&mut core);
         self.journal(
             &mut core,
             Rec::Create {
@@ -2800,7 +2844,7 @@ impl Store {
         }
         let id = {
             let mut core = self.core.lock();
-            let id = core.state.next_file_id;
+            let id = self.new_file_id(&mut core);
             self.journal(
                 &mut core,
                 Rec::Create {

@@ -872,7 +872,7 @@ impl Store {
         let mut at = offset_bytes;
         while at < offset_bytes + len_bytes {
             let chunk = (offset_bytes + len_bytes - at).min(WRITE_CHUNK_BYTES_MAX);
-            let (extents, ticket) = {
+            let (extents, ticket, holes) = {
                 let stripes: BTreeSet<(u64, u64)> = {
                     let sdb = self.layout.stripe_data_bytes();
                     (at / sdb..=(at + chunk - 1) / sdb)
@@ -882,8 +882,16 @@ impl Store {
                 let mut core = self.core.lock();
                 let ticket = self.locks.enqueue(stripes);
                 let extents = self.lookup_newest(&core, file, at, chunk)?;
+                // Never-written runs read as zeros, as `get` writes them without reading
+                // (`Store::written_runs`): taken with the lookup, so the writes ordered
+                // before this read are in them. Why (review s14r R14-2): slots of a reused
+                // file id held another file's bytes, which `read` returned and `get` not.
+                let holes = match core.state.file_by_id(file) {
+                    Some((_, meta)) => never_written_in(meta, at, at + chunk),
+                    None => Vec::new(),
+                };
                 core.reads_in_flight += 1;
-                (extents, ticket)
+                (extents, ticket, holes)
             };
             // Plans admitted before this read (in planning order) run first; plans admitted
             // later on these stripes wait for it; cache space it names is not reused meanwhile.
@@ -909,6 +917,11 @@ impl Store {
             };
             self.run_plans(more, None)?;
             result?;
+            for (a, z) in holes {
+                assert!(at <= a && a < z && z <= at + chunk);
+                let from = (a - offset_bytes) as usize;
+                out[from..(z - offset_bytes) as usize].fill(0);
+            }
             at += chunk;
         }
         Ok(out)

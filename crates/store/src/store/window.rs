@@ -429,6 +429,11 @@ impl Store {
             .all(|l| l.token == super::cut_deletions::OBJECTS_DELETED)
         {
             "a removal of the file (a `put` over it or an `rm`) deleted its objects, and the journal record that said so was damaged and cut off when the store opened, so which content the name holds cannot be told"
+        } else if lost
+            .iter()
+            .all(|l| l.token == super::cut_deletions::OBJECTS_REMOVED_SINCE)
+        {
+            "the store was opened with state and journal older than its OSS directories (every OSS's metadata epoch file was removed), and a `put` over the file or an `rm` that only newer metadata knew of deleted the objects holding these bytes, so no OSS holds them"
         } else if lost.iter().all(|l| undecidable(&l.token)) {
             "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside more unreadable or rotten blocks than the parity can place), so it marked them lost rather than guess"
         } else if lost.iter().any(|l| undecidable(&l.token)) {
