@@ -1792,15 +1792,11 @@ impl Store {
                 report.corrupt_cache_elements.push(finding);
             }
         }
-        // Checksum-clean, the cache stripe is checked against its running parity: a stale
-        // element (a lost write) passes every checksum (review s11r R11-9).
-        if !report
-            .corrupt_cache_elements
-            .iter()
-            .any(|f| f.file == name && f.stripe == stripe)
-        {
-            self.scrub_cache_stripe_parity(repair, (file, stripe, name), report)?;
-        }
+        // The cache stripe is checked against its running parity: a stale element (a lost
+        // write) passes every checksum (review s11r R11-9). Also with blocks that did not
+        // read, or were just rebuilt (review s13r R13-2: a stale element beside them in
+        // their column was moved home unchecked): the check erases the unreadable ones.
+        self.scrub_cache_stripe_parity(repair, (file, stripe, name), report)?;
         Ok(())
     }
 
