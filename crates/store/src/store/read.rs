@@ -23,9 +23,10 @@ pub(super) struct HomeStripe {
     /// `(block row, column)`: a readable column whose checksum-clean blocks in that row
     /// disagree with the rest (stale: a lost write), located and rebuilt by `decode_blocks`.
     pub(super) located: Vec<(usize, usize)>,
-    /// `(block row, column)`: a readable column the parity equations located as stale whose
-    /// rebuild would change data bytes, left as read (see `Store::keep_data_as_read`).
-    pub(super) located_data: Vec<(usize, usize)>,
+    /// `(block row, data element)`: data blocks of a readable column the parity equations
+    /// located as stale that its rebuild would change, left as read (see
+    /// `Store::keep_data_as_read`).
+    pub(super) located_data: Vec<(usize, Pos)>,
 }
 
 pub(super) struct CorruptElement {

@@ -1165,11 +1165,14 @@ impl Store {
                 .map(|row| Pos { row, col })
                 .filter(|&p| g.cell(p) != Cell::Empty);
             let blocks = i * block..(i + 1) * block;
-            let data_changed = cells.clone().any(|p| {
-                matches!(g.cell(p), Cell::Data(_))
-                    && home.buf.element(p)[blocks.clone()] != as_read.element(p)[blocks.clone()]
-            });
-            if !data_changed {
+            let changed: Vec<Pos> = cells
+                .clone()
+                .filter(|&p| {
+                    matches!(g.cell(p), Cell::Data(_))
+                        && home.buf.element(p)[blocks.clone()] != as_read.element(p)[blocks.clone()]
+                })
+                .collect();
+            if changed.is_empty() {
                 home.located.push((i, col));
                 continue;
             }
@@ -1177,41 +1180,41 @@ impl Store {
                 home.buf.element_mut(p)[blocks.clone()]
                     .copy_from_slice(&as_read.element(p)[blocks.clone()]);
             }
-            home.located_data.push((i, col));
+            home.located_data
+                .extend(changed.into_iter().map(|p| (i, p)));
         }
     }
 
-    /// The unrepairable finding for the data columns `located` (`(block row, column)`) that
-    /// disagree with parities agreeing on other bytes (see `keep_data_as_read`): names the
-    /// file bytes, the OSS, and what the operator can do.
+    /// The unrepairable finding for the data blocks `located` (`(block row, data element)`)
+    /// that disagree with parities agreeing on other bytes (see `keep_data_as_read`): names
+    /// the file bytes, the OSS, and what the operator can do.
     fn untrusted_location_message(
         &self,
         id: u64,
         stripe: u64,
         name: &str,
         size_bytes: u64,
-        located: &[(usize, usize)],
+        located: &[(usize, Pos)],
     ) -> String {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        let mut rows_of_col: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
-        for &(i, col) in located {
-            rows_of_col.entry(col).or_default().insert(i);
+        let mut of_col: BTreeMap<usize, Vec<(usize, Pos)>> = BTreeMap::new();
+        for &(i, p) in located {
+            of_col.entry(p.col).or_default().push((i, p));
         }
         let mut parts = Vec::new();
         let mut osses = BTreeSet::new();
-        for (col, rows) in rows_of_col {
+        for (col, blocks) in of_col {
+            let rows: BTreeSet<usize> = blocks.iter().map(|&(i, _)| i).collect();
             let mut ranges = Vec::new();
-            for row in 0..g.rows {
-                let Cell::Data(d) = g.cell(Pos { row, col }) else {
+            for (i, p) in blocks {
+                let Cell::Data(d) = g.cell(p) else {
                     continue;
                 };
-                for &i in &rows {
-                    let a = self.layout.file_offset(stripe, d, i as u64 * block);
-                    let z = (a + block).min(size_bytes);
-                    if a < z {
-                        crate::state::add_range(&mut ranges, a, z);
-                    }
+                let a = self.layout.file_offset(stripe, d, i as u64 * block);
+                let z = (a + block).min(size_bytes);
+                if a < z {
+                    crate::state::add_range(&mut ranges, a, z);
                 }
             }
             let listed: Vec<String> = ranges.iter().map(|(a, z)| format!("{a}..{z}")).collect();
@@ -1326,7 +1329,7 @@ impl Store {
         }
         // Data columns the equations located (`keep_data_as_read`): kept, and named, since a
         // write their OSS lost before the cut would now be for good.
-        let data_cols: BTreeSet<usize> = home.located_data.iter().map(|&(_, c)| c).collect();
+        let data_cols: BTreeSet<usize> = home.located_data.iter().map(|&(_, p)| p.col).collect();
         let kept = if data_cols.is_empty() {
             "where no single column is wrong".to_string()
         } else {
