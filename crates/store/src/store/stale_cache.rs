@@ -824,14 +824,17 @@ impl Store {
                 else {
                     continue;
                 };
-                // With blocks that do not read, as before R13-2's check: not here (the
-                // re-encode below would take their zeros for data); the settle's check
-                // and scrub see such a stripe.
-                if check.is_clean() || !erased.is_empty() {
+                if check.is_clean() {
                     continue;
                 }
+                // Also beside blocks that do not read (R13-2): a stale element located by
+                // the decode of their column, else the delta would XOR it out and make the
+                // running parity agree on a third value of that column.
                 self.rewrite_located_stale(file, &generation.0, &check.fixes)?;
-                if !check.unlocated_blocks.is_empty() {
+                // Not re-encoded beside blocks that do not read (the encode would take
+                // their zeros for data): the move home finds those rows unlocated again
+                // and records their bytes lost.
+                if !check.unlocated_blocks.is_empty() && erased.is_empty() {
                     self.reencode_unlocated_blocks(
                         (file, stripe),
                         &generation.0,
