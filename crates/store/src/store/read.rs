@@ -23,6 +23,10 @@ pub(super) struct HomeStripe {
     /// `(block row, column)`: a readable column whose checksum-clean blocks in that row
     /// disagree with the rest (stale: a lost write), located and rebuilt by `decode_blocks`.
     pub(super) located: Vec<(usize, usize)>,
+    /// `(block row, data element)`: data blocks of a readable column the parity equations
+    /// located as stale that its rebuild would change, left as read (see
+    /// `Store::keep_data_as_read`).
+    pub(super) located_data: Vec<(usize, Pos)>,
 }
 
 pub(super) struct CorruptElement {
@@ -251,6 +255,7 @@ impl Store {
             never_written: BTreeSet::new(),
             disagree: BTreeSet::new(),
             located: Vec::new(),
+            located_data: Vec::new(),
         };
         for col in 0..g.cols {
             for row in 0..g.rows {

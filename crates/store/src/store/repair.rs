@@ -967,9 +967,28 @@ impl Store {
                         if repair {
                             // Never the parity re-encoded from the data: the stale element
                             // may be a data element (a lost write), and parity rewritten
-                            // from it would destroy the acknowledged bytes for good.
+                            // from it would destroy the acknowledged bytes for good. Nor
+                            // data rewritten on the parity's word alone (review s13r R13-4,
+                            // see `keep_data_as_read`).
+                            let as_read = home.buf.clone();
                             self.locate_stale_rows(&mut home)?;
+                            self.keep_data_as_read(&mut home, &as_read);
                             self.rewrite_located(id, stripe, &name, &home, &mut report)?;
+                            if !home.located_data.is_empty() && after_tail_cut {
+                                // The cut write explains a data column that disagrees as
+                                // well as any other disagreement: its data, which reads
+                                // return, is kept and the parity follows it.
+                                let rows = home.located_data.iter().map(|&(i, _)| i);
+                                home.disagree.extend(rows);
+                            } else if !home.located_data.is_empty() {
+                                report.unrepairable.push(self.untrusted_location_message(
+                                    id,
+                                    stripe,
+                                    &name,
+                                    meta.size_bytes,
+                                    &home.located_data,
+                                ));
+                            }
                             if !home.disagree.is_empty() && after_tail_cut {
                                 self.reencode_parity_after_tail_cut(
                                     id,
@@ -999,6 +1018,7 @@ impl Store {
                 }
                 // Block row by block row: a row with at most `tolerance` unreadable blocks
                 // is rebuilt whatever the other rows hold.
+                let as_read = home.buf.clone();
                 let lost = match self.decode_blocks(&mut home) {
                     Ok(lost) => lost,
                     Err(e) => {
@@ -1039,8 +1059,19 @@ impl Store {
                         report.corrupt_elements[first_finding + n].repaired = true;
                     }
                 }
-                // A stale readable column the decode located beside the corrupt blocks.
+                // A stale readable column the decode located beside the corrupt blocks:
+                // rewritten where only its parity changes, else reported (R13-4).
+                self.keep_data_as_read(&mut home, &as_read);
                 self.rewrite_located(id, stripe, &name, &home, &mut report)?;
+                if !home.located_data.is_empty() {
+                    report.unrepairable.push(self.untrusted_location_message(
+                        id,
+                        stripe,
+                        &name,
+                        meta.size_bytes,
+                        &home.located_data,
+                    ));
+                }
             }
         }
         self.scrub_cache(repair, &mut report)?;
@@ -1147,6 +1178,102 @@ impl Store {
         Ok(())
     }
 
+    /// Of the located stale columns (`home.located`), the ones whose rebuild changes data
+    /// bytes go to `home.located_data`, their blocks put back as read (`as_read`: the
+    /// stripe before the location); `home.located` keeps the ones that only change parity.
+    ///
+    /// Why (review s13r R13-4): a data column that disagrees with parities agreeing with
+    /// each other is what a lost write leaves (the data stale, the parity right), and also
+    /// what a lost write followed by an acknowledged read-modify-write of that column leaves
+    /// (the delta XORed the stale old value out of every parity: the data right, the parity
+    /// agreeing on a third value). Checksums are not versioned, so nothing on disk tells the
+    /// two apart, and rewriting the data from the parity destroyed acknowledged bytes in the
+    /// second. The bytes a healthy read returns are never changed on the parity's word
+    /// alone: the caller reports them, or after a journal tail cut re-encodes the parity
+    /// from them. A located parity column changes nothing a read returns: rewritten. The
+    /// erased blocks `decode_blocks` rebuilt beside such a column are right either way (the
+    /// disagreement is one column's, and their decode treated that column as erased).
+    pub(super) fn keep_data_as_read(&self, home: &mut HomeStripe, as_read: &StripeBuf) {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let located = std::mem::take(&mut home.located);
+        for (i, col) in located {
+            let cells = (0..g.rows)
+                .map(|row| Pos { row, col })
+                .filter(|&p| g.cell(p) != Cell::Empty);
+            let blocks = i * block..(i + 1) * block;
+            let changed: Vec<Pos> = cells
+                .clone()
+                .filter(|&p| {
+                    matches!(g.cell(p), Cell::Data(_))
+                        && home.buf.element(p)[blocks.clone()] != as_read.element(p)[blocks.clone()]
+                })
+                .collect();
+            if changed.is_empty() {
+                home.located.push((i, col));
+                continue;
+            }
+            for p in cells {
+                home.buf.element_mut(p)[blocks.clone()]
+                    .copy_from_slice(&as_read.element(p)[blocks.clone()]);
+            }
+            home.located_data
+                .extend(changed.into_iter().map(|p| (i, p)));
+        }
+    }
+
+    /// The unrepairable finding for the data blocks `located` (`(block row, data element)`)
+    /// that disagree with parities agreeing on other bytes (see `keep_data_as_read`): names
+    /// the file bytes, the OSS, and what the operator can do.
+    fn untrusted_location_message(
+        &self,
+        id: u64,
+        stripe: u64,
+        name: &str,
+        size_bytes: u64,
+        located: &[(usize, Pos)],
+    ) -> String {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let mut of_col: BTreeMap<usize, Vec<(usize, Pos)>> = BTreeMap::new();
+        for &(i, p) in located {
+            of_col.entry(p.col).or_default().push((i, p));
+        }
+        let mut parts = Vec::new();
+        let mut osses = BTreeSet::new();
+        for (col, blocks) in of_col {
+            let rows: BTreeSet<usize> = blocks.iter().map(|&(i, _)| i).collect();
+            let mut ranges = Vec::new();
+            for (i, p) in blocks {
+                let Cell::Data(d) = g.cell(p) else {
+                    continue;
+                };
+                let a = self.layout.file_offset(stripe, d, i as u64 * block);
+                let z = (a + block).min(size_bytes);
+                if a < z {
+                    crate::state::add_range(&mut ranges, a, z);
+                }
+            }
+            let listed: Vec<String> = ranges.iter().map(|(a, z)| format!("{a}..{z}")).collect();
+            let oss = self.layout.oss_of(id, stripe, col);
+            osses.insert(oss);
+            parts.push(format!(
+                "bytes {} (column {col} on OSS {oss}, 4 KiB block rows {rows:?})",
+                if listed.is_empty() {
+                    "(none: past the end of the file)".to_string()
+                } else {
+                    listed.join(", ")
+                }
+            ));
+        }
+        let dir = self.dir.display();
+        format!(
+            "{} stripe {stripe} {}: the data there disagrees with the parity, and the parity equations agree with each other on other bytes for it; nothing on disk tells which is right (a write OSS {osses:?} lost, with the parity right; or such a lost write and then a partial write of those bytes, which took the stale bytes as their old value and updated the parity from them, with the data right), so nothing was rewritten and both versions stay on disk. Reads return the data as it is. Check those bytes (`exaraid store get {dir} ...`): if they are right, `put` the file again (a put writes fresh parity); if that OSS lost writes and the parity holds the right bytes, `exaraid store fail {dir} --oss I` and `exaraid store rebuild {dir} --oss I` decode its elements from the parity",
+            read::describe_file_name(name),
+            parts.join(", ")
+        )
+    }
+
     /// Write the blocks of the stale columns `home.located` names (their rebuilt bytes are
     /// in `home.buf`, confirmed by every parity equation), whole blocks, and say so in the
     /// report.
@@ -1237,11 +1364,24 @@ impl Store {
             report.repaired_elements += 1;
             osses.insert(oss);
         }
+        // Data columns the equations located (`keep_data_as_read`): kept, and named, since a
+        // write their OSS lost before the cut would now be for good.
+        let data_cols: BTreeSet<usize> = home.located_data.iter().map(|&(_, p)| p.col).collect();
+        let kept = if data_cols.is_empty() {
+            "where no single column is wrong".to_string()
+        } else {
+            let osses: Vec<usize> = data_cols
+                .iter()
+                .map(|&c| self.layout.oss_of(id, stripe, c))
+                .collect();
+            format!("where the data on OSS {osses:?} disagreed alone and was kept as reads return it (if that OSS lost a write before the cut, those bytes stay as they read)")
+        };
         report.stale_repaired.push(format!(
-            "{} stripe {stripe}: data and parity disagreed in 4 KiB block rows {rows:?}, where no single column is wrong; the journal's last record was cut off (a write never acknowledged, cut between its data and parity writes, explains it), so the parity on OSS {osses:?} was re-encoded from the checksum-clean data",
+            "{} stripe {stripe}: data and parity disagreed in 4 KiB block rows {rows:?}, {kept}; the journal's last record was cut off (a write never acknowledged, cut between its data and parity writes, explains it), so the parity on OSS {osses:?} was re-encoded from the checksum-clean data",
             read::describe_file_name(name)
         ));
         home.disagree.clear();
+        home.located_data.clear();
         Ok(())
     }
 
@@ -1692,15 +1832,11 @@ impl Store {
                 report.corrupt_cache_elements.push(finding);
             }
         }
-        // Checksum-clean, the cache stripe is checked against its running parity: a stale
-        // element (a lost write) passes every checksum (review s11r R11-9).
-        if !report
-            .corrupt_cache_elements
-            .iter()
-            .any(|f| f.file == name && f.stripe == stripe)
-        {
-            self.scrub_cache_stripe_parity(repair, (file, stripe, name), report)?;
-        }
+        // The cache stripe is checked against its running parity: a stale element (a lost
+        // write) passes every checksum (review s11r R11-9). Also with blocks that did not
+        // read, or were just rebuilt (review s13r R13-2: a stale element beside them in
+        // their column was moved home unchecked): the check erases the unreadable ones.
+        self.scrub_cache_stripe_parity(repair, (file, stripe, name), report)?;
         Ok(())
     }
 

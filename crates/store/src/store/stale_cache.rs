@@ -65,6 +65,9 @@ pub(super) struct CheckedCacheStripe {
     /// Live element ranges per data column, then per parity (`cache_stripe_live`).
     live: Vec<Vec<(u64, u64)>>,
     read: StripeBuf,
+    /// `(pos, checksum block)` of live elements that did not read: zeros in `read`, their
+    /// bytes are their reader's to decode.
+    erased: BTreeSet<(Pos, usize)>,
     pub(super) check: StaleCheck,
 }
 
@@ -72,10 +75,20 @@ impl Store {
     /// Check `buf` (each element's live bytes laid, zeros elsewhere) against its parity,
     /// and locate a stale column where the disagreement allows (see the module docs).
     /// `buf` is encoded in place and put back: it holds the same bytes when this returns.
+    ///
+    /// `erased`: `(pos, checksum block)` of elements that did not read (zeros in `buf`).
+    /// A block row with some is checked with their columns erased (review s13r R13-2): the
+    /// decode must satisfy every parity equation left (the caller checks no row with as
+    /// many erased columns as the code tolerates: nothing would be left to check), and then
+    /// the readable elements of those columns that differ from it are the stale ones
+    /// (`fixes`; a code decodes whole columns, so this is the erased column's own fault,
+    /// one column as everywhere here); where it does not, the row is unlocated. The erased
+    /// blocks' own bytes are not in `fixes`: the caller's read of them decodes them.
     pub(super) fn check_running_parity(
         &self,
         buf: &mut StripeBuf,
         live_of: &dyn Fn(Pos) -> Vec<(u64, u64)>,
+        erased: &BTreeSet<(Pos, usize)>,
     ) -> StaleCheck {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
@@ -95,6 +108,31 @@ impl Store {
                 Some(p.col) != skip_col && check.element(*p)[bs..be] != b.element(*p)[bs..be]
             })
         };
+        // Bytes of column `col` in block `bs..be` outside its live ranges are nothing: a
+        // decode that gives them anything else does not explain the stripe.
+        let outside_live_zero = |trial: &StripeBuf, col: usize, bs: usize, be: usize| -> bool {
+            (0..g.rows).all(|row| {
+                let p = Pos { row, col };
+                let mut dead = vec![(bs as u64, be as u64)];
+                for (a, z) in live_of(p) {
+                    crate::state::sub_range(&mut dead, a, z);
+                }
+                dead.iter().all(|&(a, z)| {
+                    trial.element(p)[a as usize..z as usize]
+                        .iter()
+                        .all(|&x| x == 0)
+                })
+            })
+        };
+        // Block rows with erased elements, by the columns erased there.
+        let mut erased_cols: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+        for &(p, i) in erased {
+            erased_cols.entry(i).or_default().insert(p.col);
+        }
+        assert!(
+            erased_cols.values().all(|c| c.len() < self.tolerance()),
+            "a parity equation left to check every decode"
+        );
         // The parity as read kept aside while the stripe is encoded in place from its data,
         // then put back: a copy of the parity rather than of the whole stripe (task s13c).
         let read_parity: Vec<Vec<u8>> = g
@@ -103,7 +141,7 @@ impl Store {
             .map(|p| buf.element(*p).to_vec())
             .collect();
         let encoded = self.code.encode(buf).is_ok();
-        for i in (0..blocks).filter(|_| encoded) {
+        for i in (0..blocks).filter(|i| encoded && !erased_cols.contains_key(i)) {
             let (bs, be) = (i * block, ((i + 1) * block).min(e));
             if g.parity_pos
                 .iter()
@@ -117,7 +155,16 @@ impl Store {
             buf.element_mut(*p).copy_from_slice(read);
         }
         let buf = &*buf;
-        if out.bad_blocks.is_empty() {
+        self.check_erased_rows(
+            buf,
+            live_of,
+            erased,
+            &erased_cols,
+            &mut out,
+            &disagrees,
+            &outside_live_zero,
+        );
+        if out.bad_blocks.iter().all(|i| erased_cols.contains_key(i)) {
             return out;
         }
         // Per bad block, the columns whose erasure explains it.
@@ -128,25 +175,16 @@ impl Store {
                 if self.code.decode(&mut trial, &[col]).is_err() {
                     continue;
                 }
-                for &i in &out.bad_blocks {
+                for &i in out
+                    .bad_blocks
+                    .iter()
+                    .filter(|i| !erased_cols.contains_key(i))
+                {
                     let (bs, be) = (i * block, ((i + 1) * block).min(e));
                     if disagrees(&trial, i, None) {
                         continue;
                     }
-                    // Bytes of this column outside its live ranges are nothing (zeros).
-                    let outside_live_zero = (0..g.rows).all(|row| {
-                        let p = Pos { row, col };
-                        let mut dead = vec![(bs as u64, be as u64)];
-                        for (a, z) in live_of(p) {
-                            crate::state::sub_range(&mut dead, a, z);
-                        }
-                        dead.iter().all(|&(a, z)| {
-                            trial.element(p)[a as usize..z as usize]
-                                .iter()
-                                .all(|&x| x == 0)
-                        })
-                    });
-                    if outside_live_zero {
+                    if outside_live_zero(&trial, col, bs, be) {
                         explained_by
                             .entry(i)
                             .or_default()
@@ -155,7 +193,13 @@ impl Store {
                 }
             }
         }
-        for &i in &out.bad_blocks {
+        let not_erased: Vec<usize> = out
+            .bad_blocks
+            .iter()
+            .copied()
+            .filter(|i| !erased_cols.contains_key(i))
+            .collect();
+        for i in not_erased {
             let (bs, be) = (i * block, ((i + 1) * block).min(e));
             match explained_by.get(&i).map(|v| v.as_slice()) {
                 Some([(col, trial)]) => {
@@ -176,6 +220,63 @@ impl Store {
             }
         }
         out
+    }
+
+    /// `check_running_parity`'s block rows with erased elements (`erased_cols`: block row
+    /// to the columns erased there): decoded with those columns erased, once per set of
+    /// columns, and checked (see `check_running_parity`).
+    #[allow(clippy::too_many_arguments)]
+    fn check_erased_rows(
+        &self,
+        buf: &StripeBuf,
+        live_of: &dyn Fn(Pos) -> Vec<(u64, u64)>,
+        erased: &BTreeSet<(Pos, usize)>,
+        erased_cols: &BTreeMap<usize, BTreeSet<usize>>,
+        out: &mut StaleCheck,
+        disagrees: &dyn Fn(&StripeBuf, usize, Option<usize>) -> bool,
+        outside_live_zero: &dyn Fn(&StripeBuf, usize, usize, usize) -> bool,
+    ) {
+        let g = self.layout.geometry();
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        let mut rows_of_set: BTreeMap<Vec<usize>, Vec<usize>> = BTreeMap::new();
+        for (&i, cols) in erased_cols {
+            rows_of_set
+                .entry(cols.iter().copied().collect())
+                .or_default()
+                .push(i);
+        }
+        for (cols, rows) in rows_of_set {
+            let mut trial = buf.clone();
+            let decoded = self.code.decode(&mut trial, &cols).is_ok();
+            for i in rows {
+                let (bs, be) = (i * block, ((i + 1) * block).min(e));
+                let explained = decoded
+                    && !disagrees(&trial, i, None)
+                    && cols.iter().all(|&c| outside_live_zero(&trial, c, bs, be));
+                if !explained {
+                    out.bad_blocks.insert(i);
+                    out.unlocated_blocks.insert(i);
+                    continue;
+                }
+                for &col in &cols {
+                    for row in 0..g.rows {
+                        let p = Pos { row, col };
+                        if erased.contains(&(p, i)) {
+                            continue;
+                        }
+                        for (a, z) in live_of(p) {
+                            let (a, z) = ((a as usize).max(bs), (z as usize).min(be));
+                            if a < z && trial.element(p)[a..z] != buf.element(p)[a..z] {
+                                out.bad_blocks.insert(i);
+                                out.fixes
+                                    .push((p, a as u64, trial.element(p)[a..z].to_vec()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// The WCL cache stripes of a home stripe the store knows of: each destaging one
@@ -304,6 +405,8 @@ impl Store {
             }
         };
         let mut buf = StripeBuf::zeroed(g.rows, g.cols, self.sb.element_bytes);
+        let block = CHECKSUM_BLOCK_BYTES;
+        let mut erased: BTreeSet<(Pos, usize)> = BTreeSet::new();
         for (&col, &(oss, base)) in chunks {
             for row in 0..g.rows {
                 let p = Pos { row, col };
@@ -320,10 +423,39 @@ impl Store {
                             self.note_unavailable(core, oss)?;
                             return Ok(None);
                         }
-                        Err(_) => return Ok(None),
+                        // Checksum-bad or missing: block by block, the blocks that do not
+                        // read are erasures of the check (review s13r R13-2: skipped, the
+                        // stripe went home through a stale element beside them). These
+                        // reads only on that path, not counted (diagnosis, not the plan's).
+                        Err(_) => {
+                            for i in a / block..z.div_ceil(block) {
+                                let (s, t) = (a.max(i * block), z.min((i + 1) * block));
+                                let into = &mut buf.element_mut(p)[s..t];
+                                match self.read_retrying(oss, key, s, into) {
+                                    Ok(()) => {}
+                                    Err(err) if err.is_unavailable() => {
+                                        self.note_unavailable(core, oss)?;
+                                        return Ok(None);
+                                    }
+                                    Err(_) => {
+                                        into.fill(0);
+                                        erased.insert((p, i));
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
             }
+        }
+        // A block row with as many erased columns as the code tolerates has no equation
+        // left to check a decode: not checked (its reads decode as before, unchecked).
+        let mut erased_cols: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+        for &(p, i) in &erased {
+            erased_cols.entry(i).or_default().insert(p.col);
+        }
+        if erased_cols.values().any(|c| c.len() >= self.tolerance()) {
+            return Ok(None);
         }
         // A column without a chunk was never written by this cache stripe: its live ranges
         // must be empty, or the chunk map and the planner disagree (not checked then).
@@ -333,11 +465,12 @@ impl Store {
         if unknown_col_live {
             return Ok(None);
         }
-        let check = self.check_running_parity(&mut buf, &live_at);
+        let check = self.check_running_parity(&mut buf, &live_at, &erased);
         Ok(Some(CheckedCacheStripe {
             chunks: chunks.clone(),
             live,
             read: buf,
+            erased,
             check,
         }))
     }
@@ -372,6 +505,10 @@ impl Store {
         };
         if o + n > e || !c.live[d].iter().any(|&(a, z)| a <= o && o + n <= z) {
             return false;
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        if (o / block..(o + n).div_ceil(block)).any(|i| c.erased.contains(&(pos, i as usize))) {
+            return false; // did not read: its reader decodes it
         }
         bytes.copy_from_slice(&c.read.element(pos)[o as usize..(o + n) as usize]);
         true
@@ -475,7 +612,7 @@ impl Store {
                 _ => vec![(0, e as u64)],
             }
         };
-        let check = self.check_running_parity(&mut buf, &whole);
+        let check = self.check_running_parity(&mut buf, &whole, &BTreeSet::new());
         if check.is_clean() {
             return Ok(());
         }
@@ -680,6 +817,7 @@ impl Store {
                 let Some(CheckedCacheStripe {
                     live,
                     read: buf,
+                    erased,
                     check,
                     ..
                 }) = self.read_and_check_cache_stripe(None, file, stripe, &as_open, false)?
@@ -689,8 +827,14 @@ impl Store {
                 if check.is_clean() {
                     continue;
                 }
+                // Also beside blocks that do not read (R13-2): a stale element located by
+                // the decode of their column, else the delta would XOR it out and make the
+                // running parity agree on a third value of that column.
                 self.rewrite_located_stale(file, &generation.0, &check.fixes)?;
-                if !check.unlocated_blocks.is_empty() {
+                // Not re-encoded beside blocks that do not read (the encode would take
+                // their zeros for data): the move home finds those rows unlocated again
+                // and records their bytes lost.
+                if !check.unlocated_blocks.is_empty() && erased.is_empty() {
                     self.reencode_unlocated_blocks(
                         (file, stripe),
                         &generation.0,
