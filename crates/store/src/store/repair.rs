@@ -24,6 +24,8 @@ pub(super) const UNCHECKED_DECODE_AFTER_TAIL_CUT: &str =
 /// Most stripes one `rebuild` records lost for want of a checked decode after a journal
 /// tail cut (`record_unchecked_rebuild_lost`): bounds its records and the state's lost list.
 const UNCHECKED_REBUILD_STRIPES_MAX: usize = crate::state::CHANGED_WHILE_FAILED_MAX;
+/// A data element's position, its data index in the stripe, and file byte runs in it.
+type ElementRuns = (Pos, usize, Vec<(u64, u64)>);
 
 /// A range of a cache-zone data element whose bytes are the newest copy of file bytes.
 struct LiveRange {
@@ -2201,7 +2203,7 @@ impl Store {
         id: u64,
         stripe: u64,
         written: &[(u64, u64)],
-    ) -> Vec<(Pos, usize, Vec<(u64, u64)>)> {
+    ) -> Vec<ElementRuns> {
         let g = self.layout.geometry();
         let eb = self.sb.element_bytes as u64;
         let mut out = Vec::new();
