@@ -16,6 +16,17 @@ const RESTORE_BYTES_MAX: u64 = 8 << 20;
 const REBUILD_GENERATION_GAP: u64 = 1 << 32;
 use read::HomeStripe;
 
+/// The window token of bytes `online` or `rebuild` recorded lost because only a decode
+/// nothing could check gave them, while a journal tail cut was on record (review s14r
+/// R14-3; see `keep_own_bytes_after_tail_cut`, `record_unchecked_rebuild_lost`).
+pub(super) const UNCHECKED_DECODE_AFTER_TAIL_CUT: &str =
+    "none: the journal's last record was cut off while this OSS was failed, and only a decode through parity the cut write may have left stale could give these bytes";
+/// Most stripes one `rebuild` records lost for want of a checked decode after a journal
+/// tail cut (`record_unchecked_rebuild_lost`): bounds its records and the state's lost list.
+const UNCHECKED_REBUILD_STRIPES_MAX: usize = crate::state::CHANGED_WHILE_FAILED_MAX;
+/// A data element's position, its data index in the stripe, and file byte runs in it.
+type ElementRuns = (Pos, usize, Vec<(u64, u64)>);
+
 /// A range of a cache-zone data element whose bytes are the newest copy of file bytes.
 struct LiveRange {
     element_offset_bytes: u64,
@@ -666,11 +677,12 @@ impl Store {
                 self.journal(&mut core, Rec::Restore { oss, pieces }, true)?;
             }
         }
-        let (stripes, ids) = {
+        let (stripes, ids, changed) = {
             let core = self.core.lock();
             let Some(Some(changed)) = core.state.changed_while_failed.get(&oss) else {
                 unreachable!("online_oss checked the record of changes");
             };
+            let changed = changed.clone();
             let ids: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
             let sdb = self.layout.stripe_data_bytes();
             let mut stripes: BTreeSet<(u64, u64)> = changed.stripes.clone();
@@ -680,10 +692,10 @@ impl Store {
                 }
             }
             stripes.retain(|(file, _)| ids.contains(file));
-            (stripes, ids)
+            (stripes, ids, changed)
         };
         for (id, stripe) in stripes {
-            self.rebuild_columns_of_stripe(oss, fresh, id, stripe)?;
+            self.rebuild_columns_of_stripe(oss, fresh, id, stripe, Some(&changed))?;
             crate::torture::kill_point(crate::torture::ONLINE_STRIPE);
         }
         // Objects of files removed while it was failed (the removal skipped it): never read
@@ -2057,7 +2069,12 @@ impl Store {
         }
         // Read before `fail_oss`: a failed OSS answers no generation.
         let answered_generation = self.backends[oss].generation();
+        let rerun = self.core.lock().state.rebuilding.contains_key(&oss);
         self.fail_oss(oss)?;
+        if !rerun {
+            // Before `RebuildBegin` forgets what changed while it was failed.
+            self.record_unchecked_rebuild_lost(oss)?;
+        }
         let floor = self.journal_rebuild_floor(oss, answered_generation)?;
         // Durable before anything on the OSS or in `to` changes: a rebuild killed half way
         // leaves the OSS stale (`online` refuses it) and `to` recognisably its own.
@@ -2247,7 +2264,7 @@ impl Store {
         for meta in files {
             let id = meta.id;
             for stripe in meta.written_stripes(sdb) {
-                self.rebuild_columns_of_stripe(oss, fresh, id, stripe)?;
+                self.rebuild_columns_of_stripe(oss, fresh, id, stripe, None)?;
             }
         }
         // Not durable, not rebuilt: the caller leaves the OSS failed (and stale on record).
@@ -2262,13 +2279,17 @@ impl Store {
 
     /// Write the elements OSS `oss` holds of home stripe `stripe` of file `id`, decoded
     /// from the other OSSs, onto `fresh` (the OSS's new or emptied directory in a rebuild,
-    /// its own directory in `online`). Elements the file never wrote are left alone (holes).
+    /// its own directory in `online`, which passes `changed`: what its `fail` recorded as
+    /// changed since). Elements the file never wrote are left alone (holes). In `online`,
+    /// where the decode is unchecked after a journal tail cut, the OSS keeps its own bytes
+    /// (`keep_own_bytes_after_tail_cut`).
     fn rebuild_columns_of_stripe(
         &self,
         oss: usize,
         fresh: &dyn Backend,
         id: u64,
         stripe: u64,
+        changed: Option<&crate::state::ChangedWhileFailed>,
     ) -> Result<(), StoreError> {
         let g = self.layout.geometry().clone();
         let cols: Vec<usize> = (0..g.cols)
@@ -2322,6 +2343,11 @@ impl Store {
                 self.file_name_in(None, id),
             )));
         }
+        if let Some(changed) = changed {
+            if self.decode_unchecked_after_tail_cut(id, stripe) {
+                self.keep_own_bytes_after_tail_cut(oss, fresh, id, stripe, changed, &mut home)?;
+            }
+        }
         let blocks_per_element = self.sb.element_bytes / CHECKSUM_BLOCK_BYTES;
         for &col in &cols {
             for row in 0..g.rows {
@@ -2347,6 +2373,248 @@ impl Store {
                 }
                 crate::torture::kill_point(crate::torture::REBUILD_ELEMENT);
             }
+        }
+        Ok(())
+    }
+
+    /// While a journal tail cut is on record (`Rec::JournalTailCut`, not yet checked by a
+    /// scrub), is a decode of home stripe `stripe` of file `id` without the OSSs failed or
+    /// unavailable now one nothing checks? That is: they hold as many of its columns as the
+    /// code tolerates, so no parity is left over to check the decode. Why it matters (review
+    /// s14r R14-3): the cut write may have left this stripe half rewritten (new data, old
+    /// parity), and such a decode then gives wrong bytes that nothing notices.
+    fn decode_unchecked_after_tail_cut(&self, id: u64, stripe: u64) -> bool {
+        let core = self.core.lock();
+        if core.state.journal_tail_cuts.is_empty() {
+            return false;
+        }
+        let down = self.unavailable_set(&core);
+        let erased_cols = (0..self.layout.geometry().cols)
+            .filter(|&c| down.contains(&self.layout.oss_of(id, stripe, c)))
+            .count();
+        erased_cols >= self.tolerance()
+    }
+
+    /// The written file bytes of the data elements OSS `oss` holds of home stripe `stripe`
+    /// of file `id`, as `(position, data index, runs)`: runs within the element's file range.
+    fn written_data_elements_of(
+        &self,
+        oss: usize,
+        id: u64,
+        stripe: u64,
+        written: &[(u64, u64)],
+    ) -> Vec<ElementRuns> {
+        let g = self.layout.geometry();
+        let eb = self.sb.element_bytes as u64;
+        let mut out = Vec::new();
+        for (d, &pos) in g.data_pos.iter().enumerate() {
+            if self.layout.oss_of(id, stripe, pos.col) != oss {
+                continue;
+            }
+            let a0 = self.layout.file_offset(stripe, d, 0);
+            let runs: Vec<(u64, u64)> = written
+                .iter()
+                .map(|&(a, z)| (a.max(a0), z.min(a0 + eb)))
+                .filter(|&(a, z)| a < z)
+                .collect();
+            if !runs.is_empty() {
+                out.push((pos, d, runs));
+            }
+        }
+        out
+    }
+
+    /// Journal (durably) `ranges` of file `id` as lost from OSS `oss`, because only a decode
+    /// nothing checks could give them (`UNCHECKED_DECODE_AFTER_TAIL_CUT`); bytes already
+    /// lost on record keep their record.
+    fn record_unchecked_decode_lost(
+        &self,
+        oss: usize,
+        id: u64,
+        ranges: &[(u64, u64)],
+    ) -> Result<(), StoreError> {
+        let mut core = self.core.lock();
+        let mut left: Vec<(u64, u64)> = Vec::new();
+        for &(a, z) in ranges {
+            let mut piece = vec![(a, z)];
+            for l in core.state.lost_in(id, a, z - a) {
+                crate::state::sub_range(&mut piece, l.offset_bytes, l.end_bytes());
+            }
+            left.extend(piece);
+        }
+        if left.is_empty() {
+            return Ok(());
+        }
+        let lost: Vec<LostRange> = left
+            .into_iter()
+            .map(|(a, z)| LostRange {
+                file: id,
+                offset_bytes: a,
+                len_bytes: z - a,
+                oss,
+                token: UNCHECKED_DECODE_AFTER_TAIL_CUT.into(),
+                cache_addr_bytes: None,
+            })
+            .collect();
+        for ranges in lost.chunks(LOST_RANGES_PER_RECORD_MAX) {
+            self.journal(
+                &mut core,
+                Rec::Lost {
+                    ranges: ranges.to_vec(),
+                },
+                true,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `online` of OSS `oss`, home stripe `stripe` of file `id`, whose decode nothing checks
+    /// after a journal tail cut (`decode_unchecked_after_tail_cut`): in `home` (decoded),
+    /// the OSS's data elements get back the bytes its own disk holds under valid checksums
+    /// wherever no write on record (`changed`: since its `fail`) changed them; the rest, which
+    /// only the unchecked decode gives, goes on record as lost (durable before anything is
+    /// written), and the stripe's parity is encoded from that data. Why (review s14r
+    /// R14-3): the decode ran through the cut write's half-rewritten stripe (new data, old
+    /// parity) and gave wrong bytes, even where the OSS held the right ones; written back,
+    /// they read with exit 0 and a scrub could not tell.
+    fn keep_own_bytes_after_tail_cut(
+        &self,
+        oss: usize,
+        fresh: &dyn Backend,
+        id: u64,
+        stripe: u64,
+        changed: &crate::state::ChangedWhileFailed,
+        home: &mut HomeStripe,
+    ) -> Result<(), StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let eb = self.sb.element_bytes as u64;
+        let written = {
+            let core = self.core.lock();
+            match core.state.files.values().find(|m| m.id == id) {
+                Some(meta) => meta.written_runs(),
+                None => return Ok(()),
+            }
+        };
+        let whole_stripe_changed = changed.stripes.contains(&(id, stripe));
+        let no_runs = Vec::new();
+        let changed_runs = changed.ranges.get(&id).unwrap_or(&no_runs);
+        let mut decode_only: Vec<(u64, u64)> = Vec::new();
+        for (pos, d, runs) in self.written_data_elements_of(oss, id, stripe, &written) {
+            let Some((_, key)) = self.home_key(id, stripe, pos) else {
+                continue;
+            };
+            let a0 = self.layout.file_offset(stripe, d, 0);
+            let mut from_decode: Vec<(u64, u64)> = Vec::new();
+            if whole_stripe_changed {
+                crate::state::add_range(&mut from_decode, a0, a0 + eb);
+            }
+            for &(a, z) in changed_runs {
+                let (a, z) = (a.max(a0), z.min(a0 + eb));
+                if a < z {
+                    crate::state::add_range(&mut from_decode, a, z);
+                }
+            }
+            let mut own = vec![0u8; block as usize];
+            for i in 0..eb / block {
+                let (ba, bz) = (a0 + i * block, a0 + (i + 1) * block);
+                if !runs.iter().any(|&(a, z)| a < bz && ba < z) {
+                    continue; // never written: a hole reads zeros, as the decode has it
+                }
+                if fresh.read(key, (i * block) as usize, &mut own).is_err() {
+                    crate::state::add_range(&mut from_decode, ba, bz);
+                    continue;
+                }
+                let mut keep = vec![(ba, bz)];
+                for &(a, z) in &from_decode {
+                    crate::state::sub_range(&mut keep, a, z);
+                }
+                let element = home.buf.element_mut(pos);
+                for (a, z) in keep {
+                    let (x, y) = ((a - a0) as usize, (z - a0) as usize);
+                    element[x..y]
+                        .copy_from_slice(&own[x - (i * block) as usize..y - (i * block) as usize]);
+                }
+            }
+            for &(a, z) in &from_decode {
+                for &(wa, wz) in &runs {
+                    let (a, z) = (a.max(wa), z.min(wz));
+                    if a < z {
+                        crate::state::add_range(&mut decode_only, a, z);
+                    }
+                }
+            }
+        }
+        self.record_unchecked_decode_lost(oss, id, &decode_only)?;
+        self.code
+            .encode(&mut home.buf)
+            .map_err(|e| StoreError::Io(e.to_string()))?;
+        Ok(())
+    }
+
+    /// `rebuild` of OSS `oss` while a journal tail cut is on record: before anything of the
+    /// OSS changes, journal as lost the written bytes of its data elements in every stripe
+    /// whose decode nothing checks (`decode_unchecked_after_tail_cut`) and which the cut
+    /// write may have touched: the stripes changed while it was failed (every written
+    /// stripe when that record is gone: past its bound, or an older exaraid's failure).
+    /// Why (review s14r R14-3): the rebuilt bytes there come from a decode through parity
+    /// the cut write may have left stale; a rebuilt OSS holds them under fresh checksums,
+    /// and they would read with exit 0. Bounded: past `UNCHECKED_REBUILD_STRIPES_MAX` such
+    /// stripes the rebuild is refused, nothing changed.
+    fn record_unchecked_rebuild_lost(&self, oss: usize) -> Result<(), StoreError> {
+        let sdb = self.layout.stripe_data_bytes();
+        let (suspects, files) = {
+            let core = self.core.lock();
+            if core.state.journal_tail_cuts.is_empty() {
+                return Ok(());
+            }
+            let files: Vec<crate::state::FileMeta> = core.state.files.values().cloned().collect();
+            let ids: BTreeSet<u64> = files.iter().map(|m| m.id).collect();
+            let suspects: Option<BTreeSet<(u64, u64)>> =
+                match core.state.changed_while_failed.get(&oss) {
+                    Some(Some(changed)) => {
+                        let mut stripes = changed.stripes.clone();
+                        for (&file, runs) in &changed.ranges {
+                            for &(a, z) in runs {
+                                stripes.extend((a / sdb..z.div_ceil(sdb)).map(|s| (file, s)));
+                            }
+                        }
+                        stripes.retain(|(file, _)| ids.contains(file));
+                        Some(stripes)
+                    }
+                    _ => None,
+                };
+            (suspects, files)
+        };
+        let mut stripes: Vec<(u64, u64)> = Vec::new();
+        for meta in &files {
+            for stripe in meta.written_stripes(sdb) {
+                if suspects
+                    .as_ref()
+                    .is_none_or(|s| s.contains(&(meta.id, stripe)))
+                    && self.decode_unchecked_after_tail_cut(meta.id, stripe)
+                {
+                    stripes.push((meta.id, stripe));
+                    if stripes.len() > UNCHECKED_REBUILD_STRIPES_MAX {
+                        return Err(StoreError::BadInput(format!(
+                            "refused, nothing changed: the journal's last record was cut off (see the warning) and no scrub has checked the parity since, and rebuilding OSS {oss} would decode more than {UNCHECKED_REBUILD_STRIPES_MAX} stripes through parity nothing can check (the cut write may have left it stale); bring OSS {oss} back if its disk still works (`exaraid store online {} --oss {oss}`: it keeps the bytes it holds), or restore the files from a backup",
+                            self.dir.display()
+                        )));
+                    }
+                }
+            }
+        }
+        for (id, stripe) in stripes {
+            let written = files
+                .iter()
+                .find(|m| m.id == id)
+                .expect("a file listed above")
+                .written_runs();
+            let ranges: Vec<(u64, u64)> = self
+                .written_data_elements_of(oss, id, stripe, &written)
+                .into_iter()
+                .flat_map(|(_, _, runs)| runs)
+                .collect();
+            self.record_unchecked_decode_lost(oss, id, &ranges)?;
         }
         Ok(())
     }

@@ -434,6 +434,11 @@ impl Store {
             .all(|l| l.token == super::cut_deletions::OBJECTS_REMOVED_SINCE)
         {
             "the store was opened with state and journal older than its OSS directories (every OSS's metadata epoch file was removed), and a `put` over the file or an `rm` that only newer metadata knew of deleted the objects holding these bytes, so no OSS holds them"
+        } else if lost
+            .iter()
+            .all(|l| l.token == super::repair::UNCHECKED_DECODE_AFTER_TAIL_CUT)
+        {
+            "the journal's last record was cut off while their OSS was failed, and when that OSS was put back (`online`) or rebuilt, only a decode through parity the cut write may have left stale could give these bytes (written while it was failed, or on a rebuilt OSS), so they were recorded lost rather than written back unchecked"
         } else if lost.iter().all(|l| undecidable(&l.token)) {
             "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside more unreadable or rotten blocks than the parity can place), so it marked them lost rather than guess"
         } else if lost.iter().any(|l| undecidable(&l.token)) {

@@ -1,0 +1,275 @@
+//! Review s14r R14-3: a degraded write (OSS 1 failed) killed -9 whose `FailedColumnCopy`
+//! record (the only true copy of the failed OSS's column, synced before the write's first
+//! write) is the journal's last record, damaged after it was written. The open cuts it and
+//! refuses reads that need a decode nothing checks; the two ways out its message offers,
+//! `online --oss 1` and `rebuild --oss 1`, rewrote OSS 1's column from a decode through the
+//! cut write's half-done stripe (new data, old parity): acknowledged bytes read wrong with
+//! exit 0, scrub clean. Whatever either command does, every acknowledged byte must then
+//! read as written (the cut write's range old or new), or the read is refused naming the
+//! bytes: lost on record, or the decode it would need.
+//!
+//! The scene is the reviewer's (`scripts/repro/repro-r14-3.py`): 4+1 (or 4+2) over 5 OSSs,
+//! 4 KiB unit; one acknowledged 1,000-byte degraded write into each data column of stripe
+//! 0 (OSS 1's column exists then only as parity); a 3,000-byte write into column 2 killed
+//! at each durable call (scripts/killshim.c) whose journal then ends on its
+//! `FailedColumnCopy`; one bit of that record flipped.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The cut write: into column 2 of stripe 0, rows 500..3500.
+const CUT_AT: usize = 2 * 4096 + 500;
+const CUT_BYTES: usize = 3000;
+/// Durable calls a killed write is swept over (the write makes fewer).
+const KILL_CALLS_MAX: u32 = 60;
+
+fn copy_store(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    let status = Command::new("cp")
+        .args(["-a", s(from), s(to)])
+        .status()
+        .unwrap();
+    assert!(status.success(), "cp -a {from:?} {to:?}");
+}
+
+/// Build the kill shim (scripts/killshim.c) into `dir`; `None` where no C compiler is found.
+fn build_kill_shim(dir: &Path) -> Option<PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/killshim.c");
+    let out = dir.join("killshim.so");
+    let status = Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .arg("-ldl")
+        .status()
+        .ok()?;
+    status.success().then_some(out)
+}
+
+/// `(start, framed length, kind)` of the journal's last record.
+fn last_record(journal: &[u8]) -> Option<(usize, usize, String)> {
+    let mut at = 0usize;
+    let mut last = None;
+    while at + 8 <= journal.len() {
+        let len = u32::from_le_bytes(journal[at..at + 4].try_into().unwrap()) as usize;
+        let payload = &journal[at + 8..at + 8 + len];
+        let kind = serde_json::from_slice::<serde_json::Value>(payload)
+            .ok()
+            .and_then(|v| match &v["rec"] {
+                serde_json::Value::String(s) => Some(s.clone()),
+                serde_json::Value::Object(m) => m.keys().next().cloned(),
+                _ => None,
+            })
+            .unwrap_or_default();
+        last = Some((at, 8 + len, kind));
+        at += 8 + len;
+    }
+    last
+}
+
+/// The store before the killed write, and the file's acknowledged bytes then.
+struct Scene {
+    root: tempfile::TempDir,
+    pristine: PathBuf,
+    acked: Vec<u8>,
+    cut_write: Vec<u8>,
+}
+
+fn scene(code: &str, write_path: &str, also_failed: Option<usize>) -> Scene {
+    let root = fast_tempdir("exaraid-r14-3-");
+    // Built where every case runs and copied away: the superblock names the OSS
+    // directories by absolute path, so a case starts from this copy put back whole.
+    let store = root.path().join("store");
+    let pristine = root.path().join("pristine");
+    let d = s(&store);
+    init_store(
+        d,
+        &["--oss", "5", "--code", code, "--write-path", write_path],
+    );
+    let mut acked = bytes(1, 30_000);
+    ok(&["store", "put", d, "f"], &acked);
+    ok(&["store", "put", d, "g"], &bytes(2, 20_000));
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    if let Some(oss) = also_failed {
+        ok(&["store", "fail", d, "--oss", &oss.to_string()], b"");
+    }
+    for col in 0..4u8 {
+        let w = bytes(10 + col, 1000);
+        let at = col as usize * 4096 + 100;
+        ok(&["store", "write", d, "f", "--offset", &at.to_string()], &w);
+        put_over(&mut acked, at, &w);
+    }
+    copy_store(&store, &pristine);
+    Scene {
+        root,
+        pristine,
+        acked,
+        cut_write: bytes(20, CUT_BYTES),
+    }
+}
+
+impl Scene {
+    /// The write killed at durable call `k` on a fresh copy of the scene. `None`: it
+    /// finished (no call `k`); `Some(false)`: the journal does not end on the write's
+    /// `FailedColumnCopy`; `Some(true)`: it does, and one bit of it is flipped.
+    fn kill_and_damage(&self, shim: &Path, k: u32) -> Option<bool> {
+        let store = self.root.path().join("store");
+        copy_store(&self.pristine, &store);
+        let d = s(&store);
+        let offset = CUT_AT.to_string();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(["store", "write", d, "f", "--offset", &offset])
+            .env("LD_PRELOAD", shim)
+            .env("KILLN", k.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            let _ = stdin.write_all(&self.cut_write);
+        }
+        let out = child.wait_with_output().unwrap();
+        if out.status.success() {
+            return None;
+        }
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            out.status.signal(),
+            Some(9),
+            "k={k}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let path = store.join("journal");
+        let mut journal = std::fs::read(&path).unwrap();
+        let Some((at, framed, kind)) = last_record(&journal) else {
+            return Some(false);
+        };
+        if kind != "FailedColumnCopy" {
+            return Some(false);
+        }
+        // Where the reviewer's sweep flips it: the middle of the payload.
+        journal[at + framed / 2 - 2] ^= 0x08;
+        std::fs::write(&path, &journal).unwrap();
+        Some(true)
+    }
+
+    /// After `fix` (`online` or `rebuild` of OSS 1, whatever it answered): `f` reads its
+    /// acknowledged bytes (the cut write's range old or new), or is refused naming what it
+    /// cannot read; then every byte outside the losses on record reads right.
+    fn every_byte_right_or_named(&self, fix: &str, case: &str) {
+        let store = self.root.path().join("store");
+        let d = s(&store);
+        let fixed = exaraid(&["store", fix, d, "--oss", "1"], b"");
+        let mut cut = self.acked.clone();
+        put_over(&mut cut, CUT_AT, &self.cut_write);
+        let got = exaraid(&["store", "get", d, "f"], b"");
+        if got.status.success() {
+            let wrong: Vec<usize> = (0..self.acked.len())
+                .filter(|&i| got.stdout.get(i) != Some(&self.acked[i]))
+                .filter(|&i| got.stdout.get(i) != Some(&cut[i]))
+                .collect();
+            assert!(
+                got.stdout.len() == self.acked.len() && wrong.is_empty(),
+                "{case}: after `{fix}` ({}) `get f` exits 0 with {} wrong bytes ({:?}..{:?})",
+                String::from_utf8_lossy(&fixed.stderr),
+                wrong.len(),
+                wrong.first(),
+                wrong.last()
+            );
+            return;
+        }
+        let err = String::from_utf8_lossy(&got.stderr).into_owned();
+        assert!(err.contains("'f'"), "{case}: `get f` refused: {err}");
+        // Refused: each 4 KiB piece reads its acknowledged bytes, or is refused naming them
+        // (lost on record, or a decode it would need and cannot check).
+        let mut refused = 0;
+        for a in (0..self.acked.len()).step_by(4096) {
+            let z = (a + 4096).min(self.acked.len());
+            let (offset, len) = (a.to_string(), (z - a).to_string());
+            let out = exaraid(
+                &[
+                    "store", "read", d, "f", "--offset", &offset, "--length", &len,
+                ],
+                b"",
+            );
+            if !out.status.success() {
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(err.contains("'f'"), "{case}: read {a}..{z} refused: {err}");
+                refused += 1;
+                continue;
+            }
+            let wrong = (a..z)
+                .filter(|&i| out.stdout.get(i - a) != Some(&self.acked[i]))
+                .filter(|&i| out.stdout.get(i - a) != Some(&cut[i]))
+                .count();
+            assert!(
+                out.stdout.len() == z - a && wrong == 0,
+                "{case}: after `{fix}` read {a}..{z} exits 0 with {wrong} wrong bytes"
+            );
+        }
+        assert!(
+            refused > 0,
+            "{case}: `get f` refused, every piece reads: {err}"
+        );
+    }
+}
+
+fn sweep(code: &str, write_path: &str, also_failed: Option<usize>, fix: &str) {
+    let scene = scene(code, write_path, also_failed);
+    let Some(shim) = build_kill_shim(scene.root.path()) else {
+        eprintln!("no C compiler: the kill sweep needs scripts/killshim.c built; skipped");
+        return;
+    };
+    let mut damaged = 0;
+    for k in 1..=KILL_CALLS_MAX {
+        let case = format!("{code} {write_path} failed {also_failed:?}, `{fix}`, kill at call {k}");
+        match scene.kill_and_damage(&shim, k) {
+            None => break,
+            Some(false) => continue,
+            Some(true) => {
+                damaged += 1;
+                scene.every_byte_right_or_named(fix, &case);
+            }
+        }
+    }
+    assert!(
+        damaged > 0,
+        "{code} {write_path}: no kill left the copy last"
+    );
+}
+
+#[test]
+fn online_after_a_damaged_failed_column_copy_raid5_rmw() {
+    sweep("raid5", "rmw", None, "online");
+}
+
+#[test]
+fn rebuild_after_a_damaged_failed_column_copy_raid5_rmw() {
+    sweep("raid5", "rmw", None, "rebuild");
+}
+
+#[test]
+fn online_after_a_damaged_failed_column_copy_raid5_wcl() {
+    sweep("raid5", "wcl", None, "online");
+}
+
+#[test]
+fn online_after_a_damaged_failed_column_copy_raid6_rmw() {
+    sweep("raid6", "rmw", None, "online");
+}
+
+#[test]
+fn online_after_a_damaged_failed_column_copy_raid6_rmw_two_failed() {
+    sweep("raid6", "rmw", Some(4), "online");
+}
+
+#[test]
+fn rebuild_after_a_damaged_failed_column_copy_raid6_rmw_two_failed() {
+    sweep("raid6", "rmw", Some(4), "rebuild");
+}
