@@ -1251,6 +1251,7 @@ impl Store {
             window_timeout_ms: opts.window_timeout_ms,
             unprotected_bytes_max: opts.unprotected_bytes_max,
             block_crc_seed: opts.block_crc_seed,
+            oss_dirs_relative: true,
         };
         let state = State {
             ops: vec![OssOps::default(); n],
