@@ -226,3 +226,28 @@ fn a_relative_oss_directory_outside_the_store_directory_is_refused_as_edited() {
     assert!(err.contains("\"../elsewhere\""), "{err}");
     assert!(err.contains("restore it from a backup"), "{err}");
 }
+
+/// OSS directories outside the store directory (`--oss-dirs`) stay absolute: a copy of the
+/// store directory alone names the same OSSs. Its first write is not refused (still open,
+/// docs/store.md Limits); the original is then refused, and the refusal names such a copy
+/// and where the guide says how to copy and move a store.
+#[test]
+fn a_copy_naming_the_same_outside_oss_directories_makes_the_original_refuse_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (t, tc) = (tmp.path().join("t"), tmp.path().join("tc"));
+    let dirs: Vec<PathBuf> = (0..3).map(|i| tmp.path().join(format!("o{i}"))).collect();
+    let mut opts = InitOptions::new(dirs, CodeSpec::raid5(2));
+    opts.element_bytes = UNIT;
+    let store = Store::init(&t, &opts).unwrap();
+    store.put("f", &pattern(10, 5_000)).unwrap();
+    store.close().unwrap();
+    cp_a(&t, &tc);
+    assert_eq!(oss_dirs_in_use(&tc), oss_dirs_in_use(&t), "the same OSSs");
+    let copy = Store::open(&tc).unwrap();
+    copy.put("f", &pattern(11, 5_000)).unwrap();
+    copy.close().unwrap();
+    let err = Store::open(&t).err().expect("refused").to_string();
+    assert!(err.contains("older than its OSS directories"), "{err}");
+    assert!(err.contains("--oss-dirs outside it"), "{err}");
+    assert!(err.contains("Copying and moving a store"), "{err}");
+}
