@@ -63,43 +63,74 @@ fn open_waiting(opener: impl Fn() -> Result<Store, StoreError>) -> Result<Store>
 enum StoreCommand {
     /// Create a store: its superblock in DIR and one directory per OSS.
     Init(InitArgs),
-    /// Store stdin as file NAME (replacing it).
-    Put { dir: PathBuf, name: String },
+    /// Store stdin as file NAME (replacing it). Refused, nothing changed, while NAME has an
+    /// open delayed window: end it first (`delayed end`).
+    Put {
+        /// The store's directory (where its superblock is).
+        dir: PathBuf,
+        /// The file's name in the store (`ls` lists them).
+        name: String,
+    },
     /// Write file NAME to stdout.
-    Get { dir: PathBuf, name: String },
+    Get {
+        /// The store's directory (where its superblock is).
+        dir: PathBuf,
+        /// The file's name in the store (`ls` lists them).
+        name: String,
+    },
     /// Write stdin at --offset of file NAME (created if missing), in 8 MiB pieces, each
     /// durable before the next is read: exit 0 when all of it is durable; an error says up
     /// to which offset it is.
     Write {
+        /// The store's directory (where its superblock is).
         dir: PathBuf,
+        /// The file's name in the store (`ls` lists them).
         name: String,
+        /// Byte offset in the file where stdin's first byte goes (past the end: the gap
+        /// reads as zeros).
         #[arg(long)]
         offset: u64,
     },
     /// Write --length bytes at --offset of file NAME to stdout.
     Read {
+        /// The store's directory (where its superblock is).
         dir: PathBuf,
+        /// The file's name in the store (`ls` lists them).
         name: String,
+        /// Byte offset in the file of the first byte to read.
         #[arg(long)]
         offset: u64,
+        /// How many bytes to read: the range must end inside the file, and one read
+        /// returns at most 4 GiB (`get` streams a whole file).
         #[arg(long)]
         length: u64,
     },
     /// List the files and their sizes.
     Ls {
+        /// The store's directory (where its superblock is).
         dir: PathBuf,
         /// Print JSON (an array of {name, size_bytes}).
         #[arg(long)]
         json: bool,
     },
-    /// Remove file NAME.
-    Rm { dir: PathBuf, name: String },
+    /// Remove file NAME. Refused, nothing changed, while NAME has an open delayed window:
+    /// end it first (`delayed end`).
+    Rm {
+        /// The store's directory (where its superblock is).
+        dir: PathBuf,
+        /// The file's name in the store (`ls` lists them).
+        name: String,
+    },
     /// Move every byte waiting in the cache zones home with parity now; bytes of open delayed
     /// windows get their parity now too (the windows stay open).
-    Flush { dir: PathBuf },
+    Flush {
+        /// The store's directory (where its superblock is).
+        dir: PathBuf,
+    },
     /// Per-OSS health and operation counters, bytes waiting for parity, open delayed windows,
     /// bytes lost with an OSS that failed inside a delayed window.
     Status {
+        /// The store's directory (where its superblock is).
         dir: PathBuf,
         /// Print JSON: {oss: [{index, path, healthy, ops: {data_read, data_write, parity_read,
         /// parity_write, cache_read, cache_write}, missing, problem?}], bytes_waiting_parity,
@@ -108,7 +139,8 @@ enum StoreCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Mark OSS I failed (as if its disk died): reads are rebuilt from parity until `rebuild`.
+    /// Mark OSS I failed (as if its disk died): reads are rebuilt from parity until `rebuild`
+    /// (or `online`, which takes a mistaken `fail` back).
     Fail {
         /// The store's directory (where its superblock is).
         dir: PathBuf,
@@ -144,7 +176,11 @@ enum StoreCommand {
     },
     /// Verify every element checksum and every stripe's parity; --repair fixes from parity.
     Scrub {
+        /// The store's directory (where its superblock is).
         dir: PathBuf,
+        /// Also rewrite what is found wrong where the rest of its stripe shows which bytes
+        /// are right (a corrupt element rebuilt from parity, its checksums confirming it);
+        /// anything else is reported (`unrepairable`) and left as it is.
         #[arg(long)]
         repair: bool,
         /// Print the report as JSON.
@@ -168,11 +204,15 @@ enum StoreCommand {
     /// and prints "ack I" after each acknowledged one.
     #[command(hide = true)]
     Torture {
+        /// The store's directory (where its superblock is).
         dir: PathBuf,
+        /// Seed of the deterministic write sequence.
         #[arg(long)]
         seed: u64,
+        /// Index of the first write of the sequence to run.
         #[arg(long)]
         start: u64,
+        /// How many writes to run.
         #[arg(long)]
         count: u64,
         /// Wrap every 8 writes in a delayed window (ends windows left open first).
@@ -185,9 +225,19 @@ enum StoreCommand {
 enum DelayedCommand {
     /// START_DELAYED on file NAME: prints the window's token. A NAME that does not exist yet
     /// is created empty (an application announces the file it is about to write).
-    Start { dir: PathBuf, name: String },
+    Start {
+        /// The store's directory (where its superblock is).
+        dir: PathBuf,
+        /// The file's name in the store (`ls` lists them).
+        name: String,
+    },
     /// END_DELAYED: returns when the parity of the window's stripes is durable.
-    End { dir: PathBuf, token: String },
+    End {
+        /// The store's directory (where its superblock is).
+        dir: PathBuf,
+        /// The window's token, as `delayed start` printed it (`status` lists open windows).
+        token: String,
+    },
 }
 
 #[derive(Args)]

@@ -83,26 +83,29 @@ fn a_rebuild_typo_keeps_the_healthy_oss_and_fail_past_the_tolerance_is_refused()
     assert_eq!(get(d), data());
 }
 
-/// `mv D D2; exaraid store write D2 ...; mv D2 D`: the OSS directories are absolute paths
-/// under D, so all are missing during the write; afterwards the store is as it was.
+/// Every OSS directory moved away (unmounted) during `exaraid store write D ...`, then put
+/// back (before session 14 also `mv D D2; write D2 ...; mv D2 D`, when the superblock named
+/// them by absolute path; now a moved store carries them along): afterwards the store is
+/// as it was.
 #[test]
-fn a_moved_store_directory_records_no_failure_and_online_undoes_a_mistaken_fail() {
+fn every_oss_directory_away_records_no_failure_and_online_undoes_a_mistaken_fail() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("D");
-    let moved = tmp.path().join("D2");
     let d = s(&dir);
     init(d);
-    std::fs::rename(&dir, &moved).unwrap();
-    let err = fails(
-        &["store", "write", s(&moved), "F", "--offset", "0"],
-        b"new bytes",
-    );
+    let aside = |i: usize| tmp.path().join(format!("away-{i}"));
+    for i in 0..5 {
+        std::fs::rename(dir.join(format!("oss-{i}")), aside(i)).unwrap();
+    }
+    let err = fails(&["store", "write", d, "F", "--offset", "0"], b"new bytes");
     assert!(
         err.contains("unavailable") && err.contains("mounted"),
         "{err}"
     );
-    let _ = exaraid(&["store", "get", s(&moved), "F"], b"");
-    std::fs::rename(&moved, &dir).unwrap();
+    let _ = exaraid(&["store", "get", d, "F"], b"");
+    for i in 0..5 {
+        std::fs::rename(aside(i), dir.join(format!("oss-{i}"))).unwrap();
+    }
     let status: serde_json::Value =
         serde_json::from_str(&ok(&["store", "status", d, "--json"], b"")).unwrap();
     for o in status["oss"].as_array().unwrap() {

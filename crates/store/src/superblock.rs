@@ -68,6 +68,16 @@ pub const STATE_VERSION_SESSION14_RECORDS: u32 = 7;
 /// the seed field unseen and take every block of the store for rotten. A store with the
 /// address-only seed (made before session 12) keeps header version 1, whoever writes it.
 pub const SUPERBLOCK_VERSION_OSS_SEEDED_CRCS: u32 = 2;
+/// The superblock's header version when it records an OSS directory relative to the store
+/// directory (the OSS directories inside it of every store `init` makes from session 14 on:
+/// the default layout `DIR/oss-N`, so a `cp -a` or `mv` of the store directory carries its
+/// OSSs along; review s14r R14-1: with absolute paths a copy drove the original's OSSs).
+/// Why a header version: binaries before session 14 read superblock header versions 1 and 2
+/// only and refuse 3, changing nothing ("format version 3 but this exaraid reads version 1
+/// or 2 ... use the release that wrote the store, or a newer one"); given a header they
+/// read, they would resolve `oss-0` against their working directory instead. A superblock
+/// whose OSS directories are all outside the store directory keeps version 2 (or 1).
+pub const SUPERBLOCK_VERSION_RELATIVE_OSS_DIRS: u32 = 3;
 pub const SUPERBLOCK_FILE: &str = "superblock";
 
 /// The store's write path for writes outside delayed windows.
@@ -146,7 +156,10 @@ pub struct Superblock {
     pub code: StoredCode,
     /// The stripe unit: bytes of one element.
     pub element_bytes: usize,
-    /// OSS directories in OSS-index order (absolute paths).
+    /// OSS directories in OSS-index order, absolute in memory. On disk those inside the
+    /// store directory are relative to it when `oss_dirs_relative` (see
+    /// [`SUPERBLOCK_VERSION_RELATIVE_OSS_DIRS`]); `load` resolves them against where the
+    /// store directory is now.
     pub oss_dirs: Vec<PathBuf>,
     pub write_path: WritePath,
     /// Emulated capacity of each OSS directory (tests of a full disk), `None` = unlimited.
@@ -161,6 +174,12 @@ pub struct Superblock {
     /// [`SUPERBLOCK_VERSION_OSS_SEEDED_CRCS`]).
     #[serde(default, skip_serializing_if = "BlockCrcSeed::is_address")]
     pub block_crc_seed: BlockCrcSeed,
+    /// Whether `save` records the OSS directories inside the store directory relative to
+    /// it: set by `init` (session 14 on) and by `load` of a superblock that holds a relative
+    /// one. Not stored. A superblock of an older store keeps its absolute paths, whoever
+    /// writes it (`rebuild --to`), so the binary that made it still reads it.
+    #[serde(skip)]
+    pub oss_dirs_relative: bool,
 }
 
 impl Superblock {
@@ -188,7 +207,8 @@ impl Superblock {
                 dir.display()
             )));
         }
-        let (sb, header_version): (Superblock, u32) = read_checked_version(&path, "superblock")?;
+        let (mut sb, header_version): (Superblock, u32) =
+            read_checked_version(&path, "superblock")?;
         if sb.format_version != FORMAT_VERSION {
             return Err(version_mismatch(
                 &path,
@@ -197,15 +217,49 @@ impl Superblock {
             ));
         }
         if header_version != sb.header_version() {
+            let relative = sb.oss_dirs.iter().any(|d| d.is_relative());
             return Err(StoreError::Metadata(format!(
-                "{} is damaged (header version {header_version} but its block crc seed is {:?}, which version {} names); the store refuses to guess. Restore this file from a backup; the OSS directories were not touched",
+                "{} is damaged (header version {header_version} but its block crc seed is {:?} and it records {} OSS directory paths, which version {} names); the store refuses to guess. Restore this file from a backup; the OSS directories were not touched",
                 path.display(),
                 sb.block_crc_seed,
+                if relative { "relative" } else { "only absolute" },
                 sb.header_version()
             )));
         }
         sb.check_values(&path)?;
+        sb.resolve_oss_dirs(dir, &path)?;
         Ok(sb)
+    }
+
+    /// Turn the OSS directories as recorded into the absolute paths the store uses: one
+    /// recorded relative is inside the store directory, wherever that is now; one recorded
+    /// absolute (every superblock before session 14) is taken as it is, unless it is the
+    /// store directory's own copy (see [`moved_oss_dir`]).
+    fn resolve_oss_dirs(&mut self, dir: &Path, path: &Path) -> Result<(), StoreError> {
+        let base = dir
+            .canonicalize()
+            .map_err(|e| StoreError::Io(format!("{}: {e}", dir.display())))?;
+        self.oss_dirs_relative = self.oss_dirs.iter().any(|d| d.is_relative());
+        for (index, d) in self.oss_dirs.iter_mut().enumerate() {
+            if d.is_relative() {
+                // Only what `save` writes: a path below the store directory. `..` or `.`
+                // would leave it or name it, which no init makes.
+                let plain = d
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)));
+                if !plain || d.as_os_str().is_empty() {
+                    return Err(StoreError::Metadata(format!(
+                        "superblock {} says OSS {index}'s directory is {:?}, a relative path that is not inside the store directory, which no `exaraid store init` makes: it was edited or damaged; restore it from a backup; nothing was changed",
+                        path.display(),
+                        d
+                    )));
+                }
+                *d = base.join(&*d);
+            } else if let Some(own) = moved_oss_dir(&base, d, &self.store_id, index) {
+                *d = own;
+            }
+        }
+        Ok(())
     }
 
     /// The limits `init` applies, checked again at every open. Why (review s12r R12-6): a
@@ -277,17 +331,71 @@ impl Superblock {
     }
 
     pub fn save(&self, dir: &Path) -> Result<(), StoreError> {
-        write_checked_version(&Self::path(dir), "superblock", self.header_version(), self)
+        let on_disk = self.on_disk(dir)?;
+        write_checked_version(
+            &Self::path(dir),
+            "superblock",
+            on_disk.header_version(),
+            &on_disk,
+        )
     }
 
-    /// The header version this superblock is written with: the lowest whose readers know
-    /// every field it holds.
+    /// This superblock as `save` writes it: with `oss_dirs_relative`, each OSS directory
+    /// inside the store directory `dir` relative to it.
+    fn on_disk(&self, dir: &Path) -> Result<Superblock, StoreError> {
+        assert!(
+            self.oss_dirs.iter().all(|d| d.is_absolute()),
+            "OSS directories are absolute in memory: {:?}",
+            self.oss_dirs
+        );
+        let mut on_disk = self.clone();
+        if self.oss_dirs_relative {
+            let base = dir
+                .canonicalize()
+                .map_err(|e| StoreError::Io(format!("{}: {e}", dir.display())))?;
+            for d in &mut on_disk.oss_dirs {
+                match d.strip_prefix(&base) {
+                    Ok(inside) if !inside.as_os_str().is_empty() => *d = inside.to_path_buf(),
+                    _ => {}
+                }
+            }
+        }
+        Ok(on_disk)
+    }
+
+    /// The header version this superblock (as on disk) is written with: the lowest whose
+    /// readers know every field it holds.
     fn header_version(&self) -> u32 {
+        if self.oss_dirs.iter().any(|d| d.is_relative()) {
+            return SUPERBLOCK_VERSION_RELATIVE_OSS_DIRS;
+        }
         match self.block_crc_seed {
             BlockCrcSeed::Address => FORMAT_VERSION,
             BlockCrcSeed::StoreOssAddress => SUPERBLOCK_VERSION_OSS_SEEDED_CRCS,
         }
     }
+}
+
+/// The store directory's own copy of the OSS directory `recorded` (absolute, as every
+/// superblock before session 14 records them): `base/NAME` where `recorded` is `P/NAME`
+/// with `P` not the store directory `base`, and `base/NAME` is labelled as this store's OSS
+/// `index`. That is the layout `init --oss N` makes (`DIR/oss-N`) after the store directory
+/// was copied (`cp -a`, a backup restored elsewhere) or moved: its superblock still names
+/// the original's OSS directories, while the OSS directories that go with its state and
+/// journal came along inside it. Why (review s14r R14-1): taken as recorded, a copy wrote
+/// into the original's OSSs and deleted the original's objects, exit 0; a moved store found
+/// every OSS missing. A label of the same store id exists only in a copy of this store's
+/// OSS, so nothing else matches.
+fn moved_oss_dir(base: &Path, recorded: &Path, store_id: &str, index: usize) -> Option<PathBuf> {
+    let parent = recorded.parent()?;
+    let name = recorded.file_name()?;
+    if parent == base {
+        return None;
+    }
+    let own = base.join(name);
+    let text = std::fs::read(own.join(crate::backend::LABEL_FILE)).ok()?;
+    let label: crate::backend::OssLabel = serde_json::from_slice(&text).ok()?;
+    (label.store_id == store_id && label.index == index).then_some(own)
 }
 
 /// Serialise `value` in the checksummed format and replace `path` atomically.
@@ -308,7 +416,11 @@ fn versions_read(kind: &str) -> &'static [u32] {
             STATE_VERSION_SESSION14_RECORDS,
         ]
     } else if kind == "superblock" {
-        &[FORMAT_VERSION, SUPERBLOCK_VERSION_OSS_SEEDED_CRCS]
+        &[
+            FORMAT_VERSION,
+            SUPERBLOCK_VERSION_OSS_SEEDED_CRCS,
+            SUPERBLOCK_VERSION_RELATIVE_OSS_DIRS,
+        ]
     } else {
         &[FORMAT_VERSION]
     }
@@ -479,6 +591,7 @@ mod tests {
             window_timeout_ms: 1000,
             unprotected_bytes_max: 1 << 30,
             block_crc_seed: BlockCrcSeed::NEW_STORES,
+            oss_dirs_relative: false,
         }
     }
 

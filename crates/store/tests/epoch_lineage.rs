@@ -19,7 +19,8 @@ use exaraid_store::{Store, WritePath};
 const ANOTHER_COPY: &str = "belongs to another copy of this store";
 const FILE_BYTES: usize = 40 * UNIT;
 
-/// `cp -a`: the superblock holds absolute OSS paths, so a copy runs swapped in at `from`.
+/// `cp -a`. (The copy runs swapped in at the store's path: before session 14 the superblock
+/// held absolute OSS paths, so a copy used its own OSS directories only there.)
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {

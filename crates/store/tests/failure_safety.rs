@@ -105,18 +105,23 @@ fn fail_past_the_tolerance_is_refused() {
     assert_eq!(store.get("f").unwrap(), data);
 }
 
-/// `mv D D2; write D2 ...; mv D2 D`: the OSS directories (absolute paths under D) are all
-/// missing during the write. Nothing may be recorded as failed.
+/// Every OSS directory moved away during a write (unmounted disks; before session 14 also
+/// `mv D D2; write D2 ...; mv D2 D`, when the superblock named them by absolute path: now
+/// a moved store carries them along, `copied_store.rs`), then put back. Nothing may be
+/// recorded as failed.
 #[test]
 fn a_write_with_every_oss_directory_missing_records_no_failure() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("d");
-    let moved = tmp.path().join("d2");
     let (store, data) = store_with_file(&dir, WritePath::Rmw);
+    let oss_dirs = store.superblock().oss_dirs.clone();
     store.close().unwrap();
-    std::fs::rename(&dir, &moved).unwrap();
+    let aside = |i: usize| tmp.path().join(format!("aside-{i}"));
+    for (i, d) in oss_dirs.iter().enumerate() {
+        std::fs::rename(d, aside(i)).unwrap();
+    }
     {
-        let store = Store::open(&moved).unwrap();
+        let store = Store::open(&dir).unwrap();
         let err = store
             .write("f", 0, &pattern(2, 100))
             .unwrap_err()
@@ -127,7 +132,9 @@ fn a_write_with_every_oss_directory_missing_records_no_failure() {
         );
         // The store does not close (a failed write); the next open recovers.
     }
-    std::fs::rename(&moved, &dir).unwrap();
+    for (i, d) in oss_dirs.iter().enumerate() {
+        std::fs::rename(aside(i), d).unwrap();
+    }
     let store = Store::open(&dir).unwrap();
     assert!(
         store.failed_osses().is_empty(),

@@ -43,6 +43,8 @@ fn init_with(dir: &Path, code: CodeSpec, oss: usize, path: WritePath, seed: Bloc
     opts.element_bytes = UNIT;
     opts.write_path = path;
     opts.block_crc_seed = seed;
+    // An address-only store is one made before session 12: absolute OSS paths too.
+    opts.oss_dirs_relative = seed != BlockCrcSeed::Address;
     Store::init(dir, &opts).unwrap()
 }
 
@@ -214,11 +216,16 @@ fn a_store_with_the_address_only_seed_keeps_working_and_keeps_its_format() {
 
 /// New stores name the seed in a superblock header version older binaries refuse
 /// (they read version 1 only), and a superblock whose header and seed disagree (a hand
-/// edit, a downgrade attempt) is refused as damaged, not taken as either.
+/// edit, a downgrade attempt) is refused as damaged, not taken as either. (OSS directories
+/// recorded absolute here, as before session 14: relative ones take header version 3, see
+/// `copied_store.rs`.)
 #[test]
 fn the_seed_is_named_by_the_superblock_header_version() {
     let dir = tempfile::tempdir().unwrap();
-    let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Rmw);
+    let mut opts = InitOptions::with_oss_count(dir.path(), 4, CodeSpec::raid5(3));
+    opts.element_bytes = UNIT;
+    opts.oss_dirs_relative = false;
+    let store = Store::init(dir.path(), &opts).unwrap();
     assert_eq!(store.superblock().block_crc_seed, BlockCrcSeed::NEW_STORES);
     drop(store);
     let path = dir.path().join(SUPERBLOCK_FILE);
@@ -235,10 +242,18 @@ fn the_seed_is_named_by_the_superblock_header_version() {
         err.contains("damaged") && err.contains("header version 1"),
         "{err}"
     );
+    // Version 3 names relative OSS directory paths, which this superblock has none of.
     let as_v3 = text.replacen(" v2 ", " v3 ", 1);
     std::fs::write(&path, as_v3).unwrap();
+    let err = Superblock::load(dir.path()).unwrap_err().to_string();
+    assert!(
+        err.contains("damaged") && err.contains("header version 3"),
+        "{err}"
+    );
+    let as_v4 = text.replacen(" v2 ", " v4 ", 1);
+    std::fs::write(&path, as_v4).unwrap();
     let err = Store::open(dir.path()).err().unwrap().to_string();
-    assert!(err.contains("format version 3"), "{err}");
+    assert!(err.contains("format version 4"), "{err}");
     std::fs::write(&path, text).unwrap();
     Store::open(dir.path()).unwrap();
 }

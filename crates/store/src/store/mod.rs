@@ -147,6 +147,10 @@ pub struct InitOptions {
     /// [`BlockCrcSeed::NEW_STORES`]; [`BlockCrcSeed::Address`] makes a store as binaries
     /// before session 12 did (tests that such stores keep working).
     pub block_crc_seed: BlockCrcSeed,
+    /// Record the OSS directories inside the store directory relative to it (superblock
+    /// header version 3, see `SUPERBLOCK_VERSION_RELATIVE_OSS_DIRS`); `false` records every
+    /// one absolute, as binaries before session 14 did (tests that such stores keep working).
+    pub oss_dirs_relative: bool,
 }
 
 impl InitOptions {
@@ -160,6 +164,7 @@ impl InitOptions {
             window_timeout_ms: 600_000,
             unprotected_bytes_max: 1 << 30,
             block_crc_seed: BlockCrcSeed::NEW_STORES,
+            oss_dirs_relative: true,
         }
     }
     /// `count` OSS directories `oss-0 .. oss-{count-1}` inside the store directory.
@@ -1261,6 +1266,7 @@ impl Store {
             window_timeout_ms: opts.window_timeout_ms,
             unprotected_bytes_max: opts.unprotected_bytes_max,
             block_crc_seed: opts.block_crc_seed,
+            oss_dirs_relative: opts.oss_dirs_relative,
         };
         let state = State {
             ops: vec![OssOps::default(); n],
@@ -2201,7 +2207,7 @@ impl Store {
             );
             if told.number > recorded_number {
                 return Err(StoreError::Metadata(format!(
-                    "{}: the store's state and journal are older than its OSS directories: OSS {i} ({}) was told metadata epoch {} but the state and journal reach only epoch {recorded_number}. They were replaced by an older copy (a restore or snapshot of the store directory), the journal was deleted or emptied, or they are another copy of this store's metadata; opened, the store would read stale bytes and write parity over data it does not know of. {what_to_do}",
+                    "{}: the store's state and journal are older than its OSS directories: OSS {i} ({}) was told metadata epoch {} but the state and journal reach only epoch {recorded_number}. They were replaced by an older copy (a restore or snapshot of the store directory), the journal was deleted or emptied, or they are another copy of this store's metadata (a copied store directory whose superblock names these same OSS directories, such as OSS directories given with --oss-dirs outside it: then that copy wrote to them; see \"Copying and moving a store\" in docs/store.md); opened, the store would read stale bytes and write parity over data it does not know of. {what_to_do}",
                     dir.display(),
                     b.location(),
                     told.number,
