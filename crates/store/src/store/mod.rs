@@ -1649,6 +1649,16 @@ impl Store {
             store.deferred_warnings.lock().push(note);
         }
         {
+            // A cut tail may have been an epoch bump told to OSSs missing now: the bump past
+            // its number (`Core::epoch_number_cut`) is due at once. Until s14a it rode on
+            // the journaled `JournalTailCut`; in the cut write, this open journals nothing,
+            // and such an OSS, back later, was ahead of the record ("older metadata").
+            let mut core = store.core.lock();
+            if core.epoch_number_cut && store.metadata_read_only.is_none() {
+                store.bump_epoch(&mut core)?;
+            }
+        }
+        {
             // The cache stripes of plans a crash cut before they began are not learnt: a
             // destage waiting for a cut write named its cache stripe complete (every byte
             // written, so decoded whole) when the write that completes it never ran, and a

@@ -2306,6 +2306,11 @@ impl Store {
         // Its columns are rebuilt whatever the OSS answers (it is failed on record).
         home.corrupt.retain(|c| !cols.contains(&c.pos.col));
         home.unavailable_cols.extend(cols.iter().copied());
+        // Columns with blocks that do not verify (a torn parity block of the cut write) are
+        // erased as the failed OSS's are: with them, no parity may be left to check the
+        // decode (raid6, one OSS failed, the cut write's Q torn: the decode went through
+        // its old P, unchecked; merge of s14e, 3,000 wrong bytes in its own raid6 test).
+        let corrupt_cols: BTreeSet<usize> = home.corrupt.iter().map(|c| c.pos.col).collect();
         self.note_never_written(None, id, stripe, &mut home);
         let lost_rows = self.decode_blocks(&mut home)?;
         if !home.disagree.is_empty() {
@@ -2344,7 +2349,7 @@ impl Store {
             )));
         }
         if let Some(changed) = changed {
-            if self.decode_unchecked_after_tail_cut(id, stripe) {
+            if self.decode_unchecked_after_tail_cut(id, stripe, &corrupt_cols) {
                 self.keep_own_bytes_after_tail_cut(oss, fresh, id, stripe, changed, &mut home)?;
             }
         }
@@ -2383,14 +2388,22 @@ impl Store {
     /// code tolerates, so no parity is left over to check the decode. Why it matters (review
     /// s14r R14-3): the cut write may have left this stripe half rewritten (new data, old
     /// parity), and such a decode then gives wrong bytes that nothing notices.
-    fn decode_unchecked_after_tail_cut(&self, id: u64, stripe: u64) -> bool {
+    /// `corrupt_cols`: columns also erased (blocks that do not verify), when known.
+    fn decode_unchecked_after_tail_cut(
+        &self,
+        id: u64,
+        stripe: u64,
+        corrupt_cols: &BTreeSet<usize>,
+    ) -> bool {
         let core = self.core.lock();
         if core.state.journal_tail_cuts.is_empty() {
             return false;
         }
         let down = self.unavailable_set(&core);
         let erased_cols = (0..self.layout.geometry().cols)
-            .filter(|&c| down.contains(&self.layout.oss_of(id, stripe, c)))
+            .filter(|&c| {
+                down.contains(&self.layout.oss_of(id, stripe, c)) || corrupt_cols.contains(&c)
+            })
             .count();
         erased_cols >= self.tolerance()
     }
@@ -2591,7 +2604,7 @@ impl Store {
                 if suspects
                     .as_ref()
                     .is_none_or(|s| s.contains(&(meta.id, stripe)))
-                    && self.decode_unchecked_after_tail_cut(meta.id, stripe)
+                    && self.decode_unchecked_after_tail_cut(meta.id, stripe, &BTreeSet::new())
                 {
                     stripes.push((meta.id, stripe));
                     if stripes.len() > UNCHECKED_REBUILD_STRIPES_MAX {
