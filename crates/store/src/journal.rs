@@ -299,7 +299,15 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             .create(true)
             .truncate(true)
             .open(tmp)?;
-        file.set_permissions(self.file.metadata()?.permissions())?;
+        let meta = self.file.metadata()?;
+        file.set_permissions(meta.permissions())?;
+        {
+            // The owner too, best effort (root can; another user owns what it makes): root
+            // running any command on another user's store that cut a tail left the journal
+            // root's, and the owner's next write was refused (merge review s14m F2).
+            use std::os::unix::fs::MetadataExt;
+            let _best_effort = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
+        }
         let kept = File::open(&self.path)?.take(self.len_bytes);
         let copied = std::io::copy(&mut { kept }, &mut file)?;
         if copied != self.len_bytes {
@@ -739,6 +747,29 @@ mod tests {
         assert_eq!(j.tail_cut(), None);
         let got: Vec<&str> = recs.iter().map(|(_, r)| r.as_str()).collect();
         assert_eq!(got, ["kept", "first", "second", "after"]);
+    }
+
+    /// The replacement keeps the journal's owner, where this process may set it (root):
+    /// root running a command on another user's store must not leave that user a journal
+    /// it cannot write (merge review s14m F2). Checks nothing where not root.
+    #[test]
+    fn cut_tail_writing_keeps_the_journals_owner() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(&[7u8; 30]);
+        std::fs::write(&path, &bytes).unwrap();
+        const NOBODY: u32 = 65534;
+        if std::os::unix::fs::chown(&path, Some(NOBODY), Some(NOBODY)).is_err() {
+            return; // not root: nobody's journal cannot be made here
+        }
+        let (mut j, _) = J::open_keeping_tail(&path).unwrap();
+        j.cut_tail_writing(&["first".to_string()]).unwrap();
+        let meta = std::fs::metadata(&path).unwrap();
+        assert_eq!((meta.uid(), meta.gid()), (NOBODY, NOBODY));
     }
 
     #[test]

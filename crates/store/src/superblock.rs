@@ -255,7 +255,12 @@ impl Superblock {
                     )));
                 }
                 *d = base.join(&*d);
-            } else if let Some(own) = moved_oss_dir(&base, d, &self.store_id, index) {
+            } else if let Some(own) = (!self.oss_dirs_relative)
+                .then(|| moved_oss_dir(&base, d, &self.store_id, index))
+                .flatten()
+            {
+                // A superblock with relative entries records absolute ones only for OSS
+                // directories put outside on purpose (`--oss-dirs`, `rebuild --to`).
                 *d = own;
             }
         }
@@ -378,24 +383,39 @@ impl Superblock {
 
 /// The store directory's own copy of the OSS directory `recorded` (absolute, as every
 /// superblock before session 14 records them): `base/NAME` where `recorded` is `P/NAME`
-/// with `P` not the store directory `base`, and `base/NAME` is labelled as this store's OSS
-/// `index`. That is the layout `init --oss N` makes (`DIR/oss-N`) after the store directory
-/// was copied (`cp -a`, a backup restored elsewhere) or moved: its superblock still names
-/// the original's OSS directories, while the OSS directories that go with its state and
-/// journal came along inside it. Why (review s14r R14-1): taken as recorded, a copy wrote
-/// into the original's OSSs and deleted the original's objects, exit 0; a moved store found
-/// every OSS missing. A label of the same store id exists only in a copy of this store's
-/// OSS, so nothing else matches.
+/// with `P` not the store directory `base`, and `base` is a copy or a move of `P`. That is
+/// the layout `init --oss N` makes (`DIR/oss-N`) after the store directory was copied
+/// (`cp -a`, a backup restored elsewhere) or moved: its superblock still names the
+/// original's OSS directories, while the OSS directories that go with its state and journal
+/// came along inside it. Why (review s14r R14-1): taken as recorded, a copy wrote into the
+/// original's OSSs and deleted the original's objects, exit 0; a moved store found every
+/// OSS missing.
+/// A copy: `P` holds a superblock and `P/NAME` is labelled as this store's OSS `index`;
+/// then `base/NAME` whatever it holds (missing from a partial copy: missing, never the
+/// original's; review s14r2 R14b-1). A move: `P` is gone and `base/NAME` is labelled so.
+/// Anything else stays as recorded: an OSS put on another disk by `rebuild --to X/NAME`
+/// left its old labelled directory `base/NAME` behind, and taking that one ran the store
+/// on a stale OSS (merge review s14m F1, review s14r2 R14b-3), as did a labelled backup
+/// copy placed in the store directory of a store with `--oss-dirs` (R14b-2).
 fn moved_oss_dir(base: &Path, recorded: &Path, store_id: &str, index: usize) -> Option<PathBuf> {
     let parent = recorded.parent()?;
     let name = recorded.file_name()?;
-    if parent == base {
+    if parent == base || parent.canonicalize().is_ok_and(|p| p == base) {
         return None;
     }
     let own = base.join(name);
-    let text = std::fs::read(own.join(crate::backend::LABEL_FILE)).ok()?;
-    let label: crate::backend::OssLabel = serde_json::from_slice(&text).ok()?;
-    (label.store_id == store_id && label.index == index).then_some(own)
+    let copied = Superblock::path(parent).is_file() && labelled_as(recorded, store_id, index);
+    let moved = !parent.exists() && labelled_as(&own, store_id, index);
+    (copied || moved).then_some(own)
+}
+
+/// Does directory `dir` hold an OSS label of store `store_id`, OSS `index`?
+fn labelled_as(dir: &Path, store_id: &str, index: usize) -> bool {
+    let Ok(text) = std::fs::read(dir.join(crate::backend::LABEL_FILE)) else {
+        return false;
+    };
+    serde_json::from_slice::<crate::backend::OssLabel>(&text)
+        .is_ok_and(|label| label.store_id == store_id && label.index == index)
 }
 
 /// Serialise `value` in the checksummed format and replace `path` atomically.

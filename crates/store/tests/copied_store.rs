@@ -251,3 +251,63 @@ fn a_copy_naming_the_same_outside_oss_directories_makes_the_original_refuse_nami
     assert!(err.contains("--oss-dirs outside it"), "{err}");
     assert!(err.contains("Copying and moving a store"), "{err}");
 }
+
+/// An OSS moved to another disk by `rebuild --to X/NAME` (the name its old directory has
+/// inside the store directory, which stays behind, labelled) is used there from then on,
+/// by a store of this format and by one of the format before (absolute paths). Why (merge
+/// review s14m F1, review s14r2 R14b-3): the copy rule took the stale directory left
+/// behind, and the store ran without redundancy after a rebuild that said it succeeded.
+#[test]
+fn an_oss_rebuilt_to_another_disk_under_its_old_name_is_used_there() {
+    for old_format in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (t, disk) = (tmp.path().join("t"), tmp.path().join("disk"));
+        std::fs::create_dir(&disk).unwrap();
+        let one = pattern(3, 20_000);
+        store_with(&t, &one);
+        if old_format {
+            write_old_style_superblock(&t, &t);
+        }
+        let mut store = Store::open(&t).unwrap();
+        store.fail_oss(1).unwrap();
+        store.rebuild(1, Some(&disk.join("oss-1"))).unwrap();
+        store.close().unwrap();
+        assert!(t.join("oss-1").is_dir(), "the old directory stays behind");
+
+        let store = Store::open(&t).unwrap();
+        let status = store.status().unwrap();
+        assert!(
+            status.oss.iter().all(|o| o.healthy),
+            "old format {old_format}: every OSS healthy after the rebuild"
+        );
+        assert_eq!(store.get("f").unwrap(), one);
+        store.close().unwrap();
+        assert_eq!(
+            oss_dirs_in_use(&t)[1],
+            disk.join("oss-1").canonicalize().unwrap(),
+            "old format {old_format}"
+        );
+    }
+}
+
+/// A copy of a store made before session 14 that lacks one OSS directory (a partial copy)
+/// finds that OSS missing: it never takes the original's. Why (review s14r2 R14b-1): the
+/// copy's put wrote into the original's OSS and deleted the original's objects there.
+#[test]
+fn a_partial_copy_of_an_older_store_never_uses_the_originals_oss() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (t, tc) = (tmp.path().join("t"), tmp.path().join("tc"));
+    let one = pattern(4, 20_000);
+    store_with(&t, &one);
+    write_old_style_superblock(&t, &t);
+    cp_a(&t, &tc);
+    std::fs::remove_dir_all(tc.join("oss-1")).unwrap();
+    let t_canon = t.canonicalize().unwrap();
+    for d in oss_dirs_in_use(&tc) {
+        assert!(
+            !d.starts_with(&t_canon),
+            "the copy names the original's {d:?}"
+        );
+    }
+    assert_eq!(get(&t, "f"), one);
+}
