@@ -35,20 +35,6 @@ fn copy_store(from: &Path, to: &Path) {
     assert!(status.success(), "cp -a {from:?} {to:?}");
 }
 
-/// Build the kill shim (scripts/killshim.c) into `dir`; `None` where no C compiler is found.
-fn build_kill_shim(dir: &Path) -> Option<PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/killshim.c");
-    let out = dir.join("killshim.so");
-    let status = Command::new("cc")
-        .args(["-O2", "-shared", "-fPIC", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .arg("-ldl")
-        .status()
-        .ok()?;
-    status.success().then_some(out)
-}
-
 /// `(start, framed length, kind)` of the journal's last record.
 fn last_record(journal: &[u8]) -> Option<(usize, usize, String)> {
     let mut at = 0usize;
@@ -222,7 +208,7 @@ impl Scene {
 
 fn sweep(code: &str, write_path: &str, also_failed: Option<usize>, fix: &str) {
     let scene = scene(code, write_path, also_failed);
-    let Some(shim) = build_kill_shim(scene.root.path()) else {
+    let Some(shim) = build_c_shim(scene.root.path(), "killshim") else {
         eprintln!("no C compiler: the kill sweep needs scripts/killshim.c built; skipped");
         return;
     };

@@ -725,12 +725,7 @@ mod tests {
     fn cut_tail_writing_replaces_the_journal_whole() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("journal");
-        let (mut j, _) = J::open(&path).unwrap();
-        j.append(&"kept".to_string(), true).unwrap();
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes.extend_from_slice(&[7u8; 30]);
-        std::fs::write(&path, &bytes).unwrap();
+        let path = journal_kept_then_torn(dir.path());
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
         let tmp = dir.path().join("journal.tmp");
         std::fs::write(&tmp, b"a crash's leftover, longer than what replaces it").unwrap();
@@ -749,6 +744,17 @@ mod tests {
         assert_eq!(got, ["kept", "first", "second", "after"]);
     }
 
+    /// A journal in `dir` with one record "kept", then 30 bytes of a torn append.
+    fn journal_kept_then_torn(dir: &Path) -> PathBuf {
+        let path = dir.join("journal");
+        let (mut j, _) = J::open(&path).unwrap();
+        j.append(&"kept".to_string(), true).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(&[7u8; 30]);
+        std::fs::write(&path, &bytes).unwrap();
+        path
+    }
+
     /// The replacement keeps the journal's owner, where this process may set it (root):
     /// root running a command on another user's store must not leave that user a journal
     /// it cannot write (merge review s14m F2). Checks nothing where not root.
@@ -756,12 +762,7 @@ mod tests {
     fn cut_tail_writing_keeps_the_journals_owner() {
         use std::os::unix::fs::MetadataExt;
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("journal");
-        let (mut j, _) = J::open(&path).unwrap();
-        j.append(&"kept".to_string(), true).unwrap();
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes.extend_from_slice(&[7u8; 30]);
-        std::fs::write(&path, &bytes).unwrap();
+        let path = journal_kept_then_torn(dir.path());
         const NOBODY: u32 = 65534;
         if std::os::unix::fs::chown(&path, Some(NOBODY), Some(NOBODY)).is_err() {
             return; // not root: nobody's journal cannot be made here

@@ -221,8 +221,14 @@ pub fn reads_right_outside_its_losses(
 /// Build the EIO shim (scripts/eioshim.c) into `dir`; `None` where no C compiler is found
 /// (the test says so).
 pub fn build_shim(dir: &Path) -> Option<std::path::PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/eioshim.c");
-    let out = dir.join("eioshim.so");
+    build_c_shim(dir, "eioshim")
+}
+
+/// Build the LD_PRELOAD shim scripts/`name`.c into `dir`; `None` where no C compiler is
+/// found (the test says so).
+pub fn build_c_shim(dir: &Path, name: &str) -> Option<std::path::PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../scripts/{name}.c"));
+    let out = dir.join(format!("{name}.so"));
     let status = Command::new("cc")
         .args(["-O2", "-shared", "-fPIC", "-o"])
         .arg(&out)
