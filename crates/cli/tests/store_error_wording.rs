@@ -12,32 +12,13 @@ use std::process::{Command, Output, Stdio};
 /// Run the CLI with its files limited to `fsize_bytes` (RLIMIT_FSIZE, as `ulimit -f` sets
 /// it; SIGXFSZ at its default disposition, as a shell leaves it) and stdout to `stdout`.
 fn with_file_size_limit(fsize_bytes: u64, args: &[&str], stdout: &Path) -> Output {
-    use std::os::unix::process::CommandExt;
     let mut command = Command::new(env!("CARGO_BIN_EXE_exaraid"));
     command
         .args(args)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(stdout).unwrap())
         .stderr(Stdio::piped());
-    // SAFETY: between fork and exec only two async-signal-safe system calls run.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::signal(libc::SIGXFSZ, libc::SIG_DFL) == libc::SIG_ERR {
-                return Err(std::io::Error::last_os_error());
-            }
-            let limit = libc::rlimit {
-                rlim_cur: fsize_bytes,
-                rlim_max: fsize_bytes,
-            };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    command
-        .output()
-        .expect("the CLI runs under a file-size limit")
+    output_under_file_size_limit(command, fsize_bytes)
 }
 
 /// Cached bytes of a WCL store rotten on every OSS (beyond what raid5 tolerates): the flush

@@ -17,33 +17,13 @@ use std::process::{Command, Output, Stdio};
 /// files like any other: none of them can grow past it, as on a full metadata disk.
 /// `stdin`: a file the command reads (a put's data), or none.
 fn with_file_size_limit_reading(fsize_bytes: u64, args: &[&str], stdin: Option<&Path>) -> Output {
-    use std::os::unix::process::CommandExt;
     let stdin = match stdin {
         Some(path) => Stdio::from(std::fs::File::open(path).unwrap()),
         None => Stdio::null(),
     };
     let mut command = Command::new(env!("CARGO_BIN_EXE_exaraid"));
     command.args(args).stdin(stdin);
-    // SAFETY: between fork and exec only two async-signal-safe system calls run.
-    unsafe {
-        command.pre_exec(move || {
-            // Whatever the test runner inherited (CI may run it under `trap '' XFSZ`).
-            if libc::signal(libc::SIGXFSZ, libc::SIG_DFL) == libc::SIG_ERR {
-                return Err(std::io::Error::last_os_error());
-            }
-            let limit = libc::rlimit {
-                rlim_cur: fsize_bytes,
-                rlim_max: fsize_bytes,
-            };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    command
-        .output()
-        .expect("the CLI runs under a file-size limit")
+    output_under_file_size_limit(command, fsize_bytes)
 }
 
 fn with_file_size_limit(fsize_bytes: u64, args: &[&str]) -> Output {

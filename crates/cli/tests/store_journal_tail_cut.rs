@@ -8,8 +8,6 @@
 mod common;
 
 use common::*;
-use std::path::Path;
-use std::process::Command;
 
 const CUT_WARNING: &str = "was damaged or torn by a power cut and was cut off";
 /// The warning of a whole record damaged (not a torn append: review s12r R12-1), which no
@@ -17,15 +15,6 @@ const CUT_WARNING: &str = "was damaged or torn by a power cut and was cut off";
 const DAMAGE_WARNING: &str = "was whole and damaged after it was written";
 /// The part of the warning that a scrub of the parity ends.
 const PARITY_WARNING: &str = "until a scrub finds every stripe's parity matching";
-
-fn copy_store(from: &Path, to: &Path) {
-    let _ = std::fs::remove_dir_all(to);
-    let status = Command::new("cp")
-        .args(["-a", s(from), s(to)])
-        .status()
-        .unwrap();
-    assert!(status.success(), "cp -a {from:?} {to:?}");
-}
 
 /// Byte offset of the journal's last record (records: length u32 LE, crc u32 LE, payload).
 fn last_record_start(journal: &[u8]) -> usize {

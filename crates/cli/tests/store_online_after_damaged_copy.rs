@@ -26,15 +26,6 @@ const CUT_BYTES: usize = 3000;
 /// Durable calls a killed write is swept over (the write makes fewer).
 const KILL_CALLS_MAX: u32 = 60;
 
-fn copy_store(from: &Path, to: &Path) {
-    let _ = std::fs::remove_dir_all(to);
-    let status = Command::new("cp")
-        .args(["-a", s(from), s(to)])
-        .status()
-        .unwrap();
-    assert!(status.success(), "cp -a {from:?} {to:?}");
-}
-
 /// `(start, framed length, kind)` of the journal's last record.
 fn last_record(journal: &[u8]) -> Option<(usize, usize, String)> {
     let mut at = 0usize;

@@ -246,3 +246,39 @@ pub fn put_over(base: &mut Vec<u8>, offset: usize, data: &[u8]) {
     }
     base[offset..offset + data.len()].copy_from_slice(data);
 }
+
+/// `cp -a FROM TO`, TO removed first (a store's image, copied back between kill points).
+pub fn copy_store(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    let status = Command::new("cp")
+        .args(["-a", s(from), s(to)])
+        .status()
+        .unwrap();
+    assert!(status.success(), "cp -a {from:?} {to:?}");
+}
+
+/// Run `command` with its files limited to `fsize_bytes` (RLIMIT_FSIZE, as `ulimit -f`
+/// sets it) and SIGXFSZ at its default disposition, as a shell leaves it (whatever the test
+/// runner inherited: CI may run it under `trap '' XFSZ`).
+pub fn output_under_file_size_limit(mut command: Command, fsize_bytes: u64) -> Output {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only two async-signal-safe system calls run.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::signal(libc::SIGXFSZ, libc::SIG_DFL) == libc::SIG_ERR {
+                return Err(std::io::Error::last_os_error());
+            }
+            let limit = libc::rlimit {
+                rlim_cur: fsize_bytes,
+                rlim_max: fsize_bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+        .output()
+        .expect("the CLI runs under a file-size limit")
+}
