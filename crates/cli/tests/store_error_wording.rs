@@ -174,3 +174,48 @@ fn get_into_a_file_past_the_size_limit_says_so_and_that_the_store_is_unchanged()
     assert!(std::fs::metadata(&got).unwrap().len() < f.len() as u64);
     assert!(ok(&["store", "get", d, "f"], b"") == f);
 }
+
+/// Review s15r R15-2: a store directory that lost its superblock (a mistaken rm, a restore
+/// that skipped it) is not "not a store": the error says restore it, and `init` over it is
+/// refused rather than writing a fresh file table over the store's. With the file put back,
+/// every byte reads as before. A lost `state` says it is missing and to restore it, not a
+/// bare "No such file or directory".
+#[test]
+fn a_store_dir_that_lost_a_metadata_file_says_restore_it_and_init_does_not_overwrite_it() {
+    let tmp = fast_tempdir("s15-lost-metadata");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store_unit(d, 4096, &["--oss", "5", "--code", "raid6"]);
+    let data = bytes(3, 40_000);
+    ok(&["store", "put", d, "f"], &data);
+
+    let superblock = std::fs::read(dir.join("superblock")).unwrap();
+    std::fs::remove_file(dir.join("superblock")).unwrap();
+    let err = fails(&["store", "get", d, "f"], b"");
+    assert!(
+        err.contains("has no superblock but holds an exaraid store's")
+            && err.contains("Restore")
+            && !err.contains("create one with"),
+        "{err}"
+    );
+    let err = fails(
+        &["store", "init", d, "--oss", "5", "--code", "raid6", "--stripe-unit", "4096"],
+        b"",
+    );
+    assert!(
+        err.contains("no superblock") && err.contains("would") && err.contains("Restore"),
+        "{err}"
+    );
+    std::fs::write(dir.join("superblock"), &superblock).unwrap();
+    assert_eq!(ok(&["store", "get", d, "f"], b""), data);
+
+    let state = std::fs::read(dir.join("state")).unwrap();
+    std::fs::remove_file(dir.join("state")).unwrap();
+    let err = fails(&["store", "status", d], b"");
+    assert!(
+        err.contains("state is missing (deleted or lost)") && err.contains("Restore this file"),
+        "{err}"
+    );
+    std::fs::write(dir.join("state"), &state).unwrap();
+    assert_eq!(ok(&["store", "get", d, "f"], b""), data);
+}

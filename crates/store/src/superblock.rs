@@ -201,6 +201,23 @@ impl Superblock {
                 dir.display()
             )));
         }
+        // Why (review s15r R15-2): a store whose superblock alone was deleted was called "not
+        // a store", and the advised `init` then refused its non-empty OSS directories.
+        let metadata_left: Vec<&str> = ["state", "journal"]
+            .into_iter()
+            .filter(|name| dir.join(name).exists())
+            .collect();
+        if !path.exists() && !metadata_left.is_empty() {
+            return Err(StoreError::Metadata(format!(
+                "{} has no superblock but holds an exaraid store's {}: the superblock file was deleted or lost. \
+                 The store cannot be opened without it (it names the OSS directories and the code) and exaraid refuses to guess. \
+                 Restore {} from a backup of {}; do not run `exaraid store init` here (the OSS directories hold the data)",
+                dir.display(),
+                metadata_left.join(" and "),
+                path.display(),
+                dir.display()
+            )));
+        }
         if !path.exists() {
             return Err(StoreError::NotAStore(format!(
                 "{} has no superblock: it is not an exaraid store (create one with `exaraid store init`)",
@@ -516,8 +533,18 @@ pub fn read_checked_version<T: DeserializeOwned>(
     path: &Path,
     kind: &str,
 ) -> Result<(T, u32), StoreError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| StoreError::Io(format!("reading {}: {e}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            // Why (review s15r R15-2): a bare "No such file" said nothing of what to do.
+            StoreError::Metadata(format!(
+                "{} is missing (deleted or lost): the store cannot be read without its {kind} file and refuses to guess. \
+                 Restore this file from a backup of the store directory; the OSS directories were not touched",
+                path.display()
+            ))
+        } else {
+            StoreError::Io(format!("reading {}: {e}", path.display()))
+        }
+    })?;
     let bad = |why: String| {
         StoreError::Metadata(format!(
             "{} is damaged ({why}); the store refuses to guess. Restore this file from a backup; the OSS directories were not touched",
@@ -653,6 +680,29 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("does not exist"), "{err}");
+    }
+
+    /// Review s15r R15-2: a store directory that lost one metadata file says which, and that a
+    /// backup copy of it is the way back, never `init` (whose OSS directories are not empty).
+    #[test]
+    fn a_store_that_lost_its_superblock_or_state_says_restore_it_not_init() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("journal"), b"").unwrap();
+        let err = Superblock::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("has no superblock but holds an exaraid store's journal"),
+            "{err}"
+        );
+        assert!(
+            err.contains("Restore") && err.contains("do not run `exaraid store init`"),
+            "{err}"
+        );
+        assert!(!err.contains("create one"), "{err}");
+        let err = read_checked_version::<u32>(&dir.path().join("state"), "state")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("state is missing (deleted or lost)"), "{err}");
+        assert!(err.contains("Restore this file from a backup"), "{err}");
     }
 
     /// Session-14 records name version 7; this build reads every state header from 1 to 7

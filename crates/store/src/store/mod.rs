@@ -1108,6 +1108,17 @@ fn init_checks(dir: &Path, opts: &InitOptions) -> Result<Option<InitMarker>, Sto
     } else {
         None
     };
+    // A store that lost only its superblock (review s15r R15-2): an init here would write a
+    // fresh state over the one naming every file's objects.
+    if unfinished.is_none() && dir.join(JOURNAL_FILE).exists() {
+        return Err(StoreError::BadInput(format!(
+            "{} holds an exaraid store's journal but no superblock: the superblock was deleted or lost, and an init here would \
+             throw away the store's file table. Restore {} from a backup of {}, or pick another directory",
+            dir.display(),
+            Superblock::path(dir).display(),
+            dir.display()
+        )));
+    }
     // Every OSS directory is checked before any is touched: a refusal changes nothing.
     for d in &opts.oss_dirs {
         match &unfinished {
