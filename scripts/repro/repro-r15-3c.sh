@@ -2,11 +2,11 @@
 # R15-3 on the default layout (OSS count = stripe width): raid6 4+2 over 6 OSSs, a job rewriting the
 # first 100 bytes of its file (a header) ~520 times while OSS 3 (a data column those writes do not touch)
 # is down: OSS 3 is never recorded failed; when it comes back every command is refused.
-# Usage: EXARAID=... repro-r15-3c.sh SCRATCH [COMMANDS]
+# Usage: EXARAID=... [WPATH=rmw|wcl] repro-r15-3c.sh SCRATCH [COMMANDS]   (both reproduce)
 set -u
 E=${EXARAID:?}; D=$1; N=${2:-530}
 rm -rf $D; mkdir -p $D; cd $D
-$E store init s --oss 6 --code raid6 --stripe-unit 4096 > /dev/null
+$E store init s --oss 6 --code raid6 --stripe-unit 4096 --write-path ${WPATH:-rmw} > /dev/null
 head -c 100000 /dev/urandom > a; $E store put s a < a
 for o in 0 1 2 3 4 5; do echo "oss-$o: $(ls s/oss-$o/objects | tr '\n' ' ')"; done
 mv s/oss-3 oss-3-away
