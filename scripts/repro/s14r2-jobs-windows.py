@@ -7,7 +7,7 @@ directory, fail, rebuild). Check: every acknowledged write reads back exactly or
 Usage: EXARAID=bin python3 s14r2-jobs-windows.py ROUNDS [CODE]"""
 import os, random, shutil, subprocess, sys, time
 E = os.environ["EXARAID"]; R = int(sys.argv[1]); CODE = sys.argv[2] if len(sys.argv) > 2 else "raid6"
-base = "/dev/shm/s14r2-jw"; problems = 0
+base = os.environ.get("JW_DIR", "/dev/shm/s14r2-jw"); problems = 0
 def run(*a, inp=None):
     return subprocess.run([E, "store", *a], input=inp, capture_output=True)
 for rnd in range(R):
