@@ -349,11 +349,13 @@ fn commands_into_a_closed_pipe_end_quietly_and_change_nothing() {
 
 /// Item 7 of the session-13 note: the open that cuts a damaged journal tail must journal
 /// its decision first (in the tail's place); on a full metadata disk that write fails. The
-/// open is refused saying the metadata disk is full (not a bare I/O error), and the journal
-/// is left exactly as it was (no part of the decision written over the tail), so the open
-/// with room decides again and warns of the damaged record.
+/// journal is left exactly as it was (no part of the decision written over the tail), so
+/// the open with room decides again and warns of the damaged record. Meanwhile (note14 item
+/// 6, session 15) the store is open for reads only with the decision in memory: `status`,
+/// `ls` and `get` work and say the metadata disk is full and what to do; a change is
+/// refused saying so (before session 15 every command failed, reads too).
 #[test]
-fn a_full_metadata_disk_refuses_the_opens_tail_decision_changing_nothing() {
+fn a_full_metadata_disk_keeps_the_opens_tail_decision_in_memory_serving_reads() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("s");
     let d = s(&dir);
@@ -370,16 +372,37 @@ fn a_full_metadata_disk_refuses_the_opens_tail_decision_changing_nothing() {
     damaged.extend_from_slice(payload);
     std::fs::write(&journal, &damaged).unwrap();
     // No file may grow past the journal as it is: neither the journal nor a copy of it.
-    let out = with_file_size_limit(damaged.len() as u64, &["store", "status", d]);
+    let full = |args: &[&str]| with_file_size_limit(damaged.len() as u64, args);
+    let out = full(&["store", "status", d]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "the decision cannot be journaled");
+    assert!(out.status.success(), "status reads: {stderr}");
+    assert!(
+        stdout.contains("METADATA DISK FULL")
+            && stdout.contains("last record")
+            && stdout.contains("Free space on the file system holding"),
+        "status names the metadata disk, the undecided record and what to do: {stdout}"
+    );
+    let out = full(&["store", "get", d, "p0"]);
+    assert!(
+        out.status.success() && out.stdout == p0,
+        "get reads the file"
+    );
+    let out = full(&["store", "ls", d]);
+    assert!(
+        out.status.success() && out.stdout.ends_with(b"p0\n"),
+        "ls lists it"
+    );
+    let out = full(&["store", "rm", d, "p0"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a change cannot be journaled");
+    assert!(
+        stderr.contains("metadata disk is full") && stderr.contains("Free space"),
+        "the refusal names the metadata disk and what to do: {stderr}"
+    );
     assert!(
         std::fs::read(&journal).unwrap() == damaged,
         "the journal is as it was (its damaged tail neither cut nor written over): {stderr}"
-    );
-    assert!(
-        stderr.contains("metadata disk is full") && stderr.contains("Free space"),
-        "the error names the metadata disk and what to do: {stderr}"
     );
     assert!(
         !dir.join("journal.tmp").exists(),
@@ -388,6 +411,7 @@ fn a_full_metadata_disk_refuses_the_opens_tail_decision_changing_nothing() {
     // Room again: the open decides, warns of the damaged record, and every byte reads.
     let status = String::from_utf8_lossy(&ok(&["store", "status", d], b"")).to_string();
     assert!(status.contains("damaged"), "{status}");
+    assert!(!status.contains("METADATA DISK FULL"), "{status}");
     assert!(ok(&["store", "get", d, "p0"], b"") == p0);
 }
 

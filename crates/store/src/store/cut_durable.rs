@@ -155,6 +155,57 @@ pub(super) fn cut_tail_finishing(
     Ok(decided)
 }
 
+/// What an open tells when it could not write its decision about the cut tail (a full
+/// metadata disk, `why`): which record, what was decided, and that it could not be written.
+pub(super) fn unwritten_decision_cause(
+    cut: Option<&CutRecord>,
+    tail_cut: Option<TailCut>,
+    decided: &Decided,
+    why: &str,
+) -> String {
+    let record = match (cut, tail_cut) {
+        (Some(c), _) => {
+            let how = if c.damaged {
+                "was whole and damaged after it was written"
+            } else {
+                "is torn (its append was cut by a kill or a power cut)"
+            };
+            format!(
+                "the journal's last record (at byte {}, {} bytes) {how}",
+                c.at_byte, c.cut_bytes
+            )
+        }
+        (None, Some(t)) => format!(
+            "the journal's last record (at byte {}, {} bytes) is torn or damaged",
+            t.at_byte, t.cut_bytes
+        ),
+        (None, None) => "the journal's last record is torn or damaged".to_string(),
+    };
+    let mut decision: Vec<String> = Vec::new();
+    if !decided.finished.is_empty() {
+        decision.push(format!(
+            "{} cut cached writes proven whole on disk finished",
+            decided.finished.len()
+        ));
+    }
+    if !decided.lost.is_empty() {
+        let bytes: u64 = decided.lost.iter().map(|r| r.len_bytes).sum();
+        decision.push(format!(
+            "{bytes} bytes of cut writes it may have acknowledged, not provably whole on disk, recorded LOST (`exaraid store status` lists them)"
+        ));
+    }
+    // Said of the journal's own write; beside bytes this decision records lost it read as
+    // if nothing were.
+    let why = why.trim_end_matches("; free space and retry, nothing acknowledged was lost");
+    if decision.is_empty() {
+        decision.push("no write it cut needs finishing or recording lost".to_string());
+    }
+    format!(
+        "{record}; this open decided about it ({}) and must journal that decision in the record's place before anything else, but the store's metadata disk is full ({why})",
+        decision.join("; ")
+    )
+}
+
 /// Before the journal holds `recs`: the state file's header names the newest reader they
 /// need (a `JournalTailDamaged`: session 13's), as `Store::journal` does for every record,
 /// so that an older binary refuses the store instead of cutting them off as a torn tail

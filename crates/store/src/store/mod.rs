@@ -576,8 +576,11 @@ pub struct Store {
     reads_only_cut_stripes: Mutex<BTreeSet<(u64, u64)>>,
     /// The store's metadata directory refuses writes (a read-only file system: review
     /// R10-3): the store is open for reads only (`reads_only` holds the cause), its journal
-    /// only read (`Journal::open_read_only`), and nothing is journaled. `Some(cause)`.
-    metadata_read_only: Option<String>,
+    /// only read (`Journal::open_read_only`), and nothing is journaled. Also (kind
+    /// `TailDecisionUnwritten`) when the open's decision about the journal's cut tail could
+    /// not be written on a full metadata disk: decided in memory, the tail left in the file,
+    /// every change refused (`journal_seq`). `Some(why)`, as `reads_only` names it.
+    metadata_read_only: Option<ReadsOnly>,
     /// Names with a `put` in progress. Why: a put writes its new content under the name's
     /// staging name (`NAME\0put`); two puts of one name at once (API threads) shared it, and
     /// one could give the name the other's half-written content (review H3: wrong bytes
@@ -687,6 +690,10 @@ enum ReadsOnlyKind {
     /// The open could not journal the completion of plans durable before it: the metadata
     /// disk is full (review s11r R11-4).
     MetadataDiskFull,
+    /// The open could not write its decision about the journal's cut last record (the
+    /// journal's replacement) on a full metadata disk: decided in memory for this process
+    /// only (note14 item 6; before session 15 the open failed, reads too).
+    TailDecisionUnwritten,
 }
 
 impl ReadsOnly {
@@ -699,8 +706,8 @@ impl ReadsOnly {
 }
 
 /// What a store open for reads only tells the user (see `reads_only_why`).
-fn reads_only_message(metadata_read_only: bool, why: &ReadsOnly, dir: &Path) -> String {
-    if !metadata_read_only {
+fn reads_only_message(why: &ReadsOnly, dir: &Path) -> String {
+    if why.kind != ReadsOnlyKind::MetadataReadOnly {
         return reads_only_why(why, dir);
     }
     let cause = &why.cause;
@@ -717,6 +724,12 @@ fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
     if why.kind == ReadsOnlyKind::OutOfDescriptors {
         return format!(
             "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work, but nothing can change until it finishes. No OSS is at fault and none is failed: raise the open-file limit (e.g. `ulimit -n 4096`) or close other files, then rerun the command on {dir}: every open tries the recovery again",
+            dir = dir.display()
+        );
+    }
+    if why.kind == ReadsOnlyKind::TailDecisionUnwritten {
+        return format!(
+            "{cause}; this command uses that decision in memory only: reads, `ls`, `status` and a verify-only `scrub` work, every change (put, write, rm, fail, rebuild, scrub --repair, ...) is refused with nothing done, and the journal is left as it was. Free space on the file system holding {dir} (its journal and state, and room for a copy of the journal), then rerun any command: its open writes the decision (made again from the same journal and disks, so the same one) and the store takes changes again",
             dir = dir.display()
         );
     }
@@ -1397,13 +1410,14 @@ impl Store {
             .values()
             .map(|m| (m.id, m.written_runs()))
             .collect();
-        let metadata_read_only =
-            metadata_dir_read_only(dir).or_else(|| metadata_files_read_only(dir));
+        let mut metadata_read_only = metadata_dir_read_only(dir)
+            .or_else(|| metadata_files_read_only(dir))
+            .map(|cause| ReadsOnly::metadata_read_only(&cause));
         let journal_path = dir.join(JOURNAL_FILE);
         if !journal_path.exists() {
             // Before `Journal::open` creates it empty: a refusal then changes nothing.
             Store::refuse_older_metadata(dir, &backends, &state, None)?;
-            if let Some(cause) = &metadata_read_only {
+            if let Some(ReadsOnly { cause, .. }) = &metadata_read_only {
                 return Err(StoreError::Metadata(format!(
                     "{}: the store's journal {} is missing, and its metadata directory refuses writes ({cause}), so the empty journal an open starts cannot be created; nothing was read or changed. Make the metadata writable for this user (remount a read-only file system read-write, for example `mount -o remount,rw` of it; or fix the permissions or clear an append-only or immutable attribute of the files named, `lsattr`, `chattr -a -i`) and retry: the open checks the state against the OSS directories first. (If the journal was deleted, acknowledged writes since the last checkpoint may be gone: the open then refuses, saying so)",
                     dir.display(),
@@ -1484,7 +1498,7 @@ impl Store {
         // took the cut record's place) and the cut itself on record (`Rec::JournalTailCut`:
         // warned until a scrub) written in its place, all or nothing.
         let cut = cut_record.filter(|c| c.seq == journal.next_seq());
-        cut_durable::cut_tail_finishing(
+        let finishing = cut_durable::cut_tail_finishing(
             (cut.as_ref(), journal_tail_cut),
             (&backends, &layout),
             (
@@ -1492,19 +1506,54 @@ impl Store {
                 &mut journal,
                 (&dir.join(STATE_FILE), &mut state_file_version),
             ),
-            (&plans, deletion_recs),
+            (&plans, deletion_recs.clone()),
             (metadata_read_only.is_none(), options.fsync),
-        )
-        .map_err(|e| match e {
+        );
+        match finishing {
+            Ok(_) => {}
+            // The journal's replacement could not be written on a full metadata disk (see
+            // `cut_tail_writing`: all or nothing, so the journal and `state` are as they
+            // were, the tail still in the file). Before session 15 the open failed here,
+            // reads too (note14 item 6). The same decision is applied in memory only, as
+            // for a metadata directory that refuses writes, and the store is open for reads
+            // only: nothing this process does may be journaled after a tail the journal
+            // still holds. The next open with room decides again from the same journal and
+            // the same OSS contents (nothing here writes them), so reads now return what it
+            // will decide. Only the replacement's write: a record appended after a tail
+            // already gone (`!tail_in_file`) is not all or nothing, so it fails as before.
+            Err(StoreError::NoSpace(why)) if journal_tail_cut.is_some() => {
+                let decided = cut_durable::cut_tail_finishing(
+                    (cut.as_ref(), journal_tail_cut),
+                    (&backends, &layout),
+                    (
+                        &mut state,
+                        &mut journal,
+                        (&dir.join(STATE_FILE), &mut state_file_version),
+                    ),
+                    (&plans, deletion_recs),
+                    (false, options.fsync),
+                )?;
+                metadata_read_only = Some(ReadsOnly {
+                    kind: ReadsOnlyKind::TailDecisionUnwritten,
+                    cause: cut_durable::unwritten_decision_cause(
+                        cut.as_ref(),
+                        journal_tail_cut,
+                        &decided,
+                        &why,
+                    ),
+                });
+            }
             // The journal's replacement could not be written (see `cut_tail_writing`): no
             // OSS is at fault, and nothing changed (item 7 of the session-13 note: this
             // was a plain I/O error, no word of the metadata disk).
-            StoreError::NoSpace(why) => StoreError::NoSpace(format!(
-                "the store's metadata disk is full: this open must first journal what it decided about the journal's cut last record, and could not ({why}); nothing was changed, the journal keeps that record and the next open decides again. Free space on the file system holding {} (its journal and state, room for a copy of the journal), then retry",
-                dir.display()
-            )),
-            e => e,
-        })?;
+            Err(StoreError::NoSpace(why)) => {
+                return Err(StoreError::NoSpace(format!(
+                    "the store's metadata disk is full: this open must first journal what it decided about the journal's cut last record, and could not ({why}); nothing was changed, the journal keeps that record and the next open decides again. Free space on the file system holding {} (its journal and state, room for a copy of the journal), then retry",
+                    dir.display()
+                )))
+            }
+            Err(e) => return Err(e),
+        }
         let undurable: Vec<(usize, IoPlan)> = plans
             .iter()
             .filter(|(_, p)| !state.durable.contains(&p.id))
@@ -1687,21 +1736,48 @@ impl Store {
             drop(core);
             store.learn_replayed(&began);
         }
-        if let Some(cause) = &store.metadata_read_only {
+        if let Some(why) = &store.metadata_read_only {
             // Reads only, from the planner's view as replayed: nothing below may run, each
             // writes the journal (recovery, restarted windows, timers, removals).
             let settling = store.core.lock().state.settling.is_some();
-            if !undurable.is_empty() || settling {
+            let cause = &why.cause;
+            let recovery_due = !undurable.is_empty() || settling;
+            if recovery_due && why.kind == ReadsOnlyKind::TailDecisionUnwritten {
+                // Recovery (which journals) decides the cut writes' stripes: until it runs,
+                // no read of them is served, and every other stripe reads as the plans
+                // before the crash left it, as when recovery could not finish (below,
+                // s4e E6). Not with an OSS failed or missing: recovery would first record
+                // window bytes lost with it, or wait for it, and reads here would not know.
+                let down = store.unavailable_set(&store.core.lock());
+                if !down.is_empty() {
+                    return Err(StoreError::NoSpace(format!(
+                        "{cause}; and the store needs crash recovery (a write or settle was cut) with OSS {down:?} failed or missing, which writes its metadata too, so nothing can be read until it runs; nothing was read or changed. Free space on the file system holding {} (its journal and state, and room for a copy of the journal), then retry: the next open decides the cut record and recovers",
+                        dir.display()
+                    )));
+                }
+                *store.reads_only_cut_stripes.lock() =
+                    store.recovery_decides(&undurable, &cut_only);
+            } else if recovery_due {
                 return Err(StoreError::Io(format!(
                     "the store needs crash recovery (a write or settle was cut), which writes its metadata, but its metadata directory {} refuses writes ({cause}); nothing was read or changed. Make it writable for this user (remount a read-only file system read-write, for example `mount -o remount,rw` of it; or fix the permissions or clear an append-only or immutable attribute of the files named, `lsattr`, `chattr -a -i`) and retry: the next open recovers",
                     dir.display()
                 )));
             }
+            if why.kind == ReadsOnlyKind::TailDecisionUnwritten {
+                // Durable plans whose completion the planner never heard (a cut write this
+                // open finished; a crash between the two records): told, not journaled, as
+                // the writable open's journaled `Complete` would, so reads see what it will
+                // (as for R11-4 below). The plans they release are not run.
+                let mut core = store.core.lock();
+                let unheard = store.durable_unheard(&core);
+                for &p in &unheard {
+                    core.strategy.on_complete(p).map_err(plan_err)?;
+                }
+                drop(core);
+                store.forget_cache_stripes(&unheard);
+            }
             store.poisoned.store(true, Ordering::SeqCst);
-            *store.reads_only.lock() = Some(ReadsOnly {
-                kind: ReadsOnlyKind::MetadataReadOnly,
-                cause: cause.clone(),
-            });
+            *store.reads_only.lock() = Some(why.clone());
             return Ok(store);
         }
         let more = {
@@ -1770,16 +1846,7 @@ impl Store {
                 // The stripes recovery decides, should it not finish (below): those of the
                 // cut plans, and of bytes only cut writes wrote (their planner view names
                 // slots those writes may never have reached).
-                let sdb = store.layout.stripe_data_bytes();
-                let cut_stripes: BTreeSet<(u64, u64)> = undurable
-                    .iter()
-                    .flat_map(plan_stripes)
-                    .chain(cut_only.iter().flat_map(|(&file, runs)| {
-                        runs.iter().flat_map(move |&(a, z)| {
-                            (a / sdb..z.div_ceil(sdb)).map(move |s| (file, s))
-                        })
-                    }))
-                    .collect();
+                let cut_stripes = store.recovery_decides(&undurable, &cut_only);
                 let recovered = store.recover(
                     &mut core,
                     &undurable,
@@ -1873,6 +1940,25 @@ impl Store {
         store.finish_removals(&store.gate_exclusive()?)?;
         store.repair_after_tail_cut();
         Ok(store)
+    }
+
+    /// The stripes an open's recovery decides: those of the cut plans, and of bytes only cut
+    /// writes wrote (their planner view names slots those writes may never have reached).
+    /// Until it has, no read of them is served (`reads_only_cut_stripes`).
+    fn recovery_decides(
+        &self,
+        undurable: &[IoPlan],
+        cut_only: &BTreeMap<u64, Vec<(u64, u64)>>,
+    ) -> BTreeSet<(u64, u64)> {
+        let sdb = self.layout.stripe_data_bytes();
+        undurable
+            .iter()
+            .flat_map(plan_stripes)
+            .chain(cut_only.iter().flat_map(|(&file, runs)| {
+                runs.iter()
+                    .flat_map(move |&(a, z)| (a / sdb..z.div_ceil(sdb)).map(move |s| (file, s)))
+            }))
+            .collect()
     }
 
     /// A journal tail cut on record (`Rec::JournalTailCut`), every OSS up and a store of at
@@ -1987,7 +2073,7 @@ impl Store {
             if let Some(why) = self.reads_only.lock().as_ref() {
                 return Err(StoreError::Io(format!(
                     "the store is open for reads only: {}; this change was refused, nothing was done",
-                    reads_only_message(self.metadata_read_only.is_some(), why, &self.dir)
+                    reads_only_message(why, &self.dir)
                 )));
             }
             return Err(StoreError::Io(
@@ -2042,12 +2128,12 @@ impl Store {
 
     /// `journal`, returning the record's sequence number.
     fn journal_seq(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<u64, StoreError> {
-        if let Some(cause) = &self.metadata_read_only {
+        if let Some(why) = &self.metadata_read_only {
             // Every change goes through here first (a journal record before its effect):
             // one place refuses all of them, those that skip `check_usable` too (`fail`).
             return Err(StoreError::Io(format!(
                 "the store is open for reads only: {}; this change was refused, nothing was done",
-                reads_only_message(true, &ReadsOnly::metadata_read_only(cause), &self.dir)
+                reads_only_message(why, &self.dir)
             )));
         }
         if core.epoch_due {
@@ -3951,7 +4037,7 @@ impl Store {
             // Nothing was changed; the next open tries the settle again.
             return Ok(vec![format!(
                 "the store was open for reads only: {}",
-                reads_only_message(self.metadata_read_only.is_some(), why, &self.dir)
+                reads_only_message(why, &self.dir)
             )]);
         }
         if self.poisoned.load(Ordering::SeqCst) {
@@ -4058,7 +4144,7 @@ impl Store {
             } else if let Some(why) = self.reads_only.lock().as_ref() {
                 format!(
                     "open for reads only: {}",
-                    reads_only_message(self.metadata_read_only.is_some(), why, &self.dir)
+                    reads_only_message(why, &self.dir)
                 )
             } else {
                 "an operation failed half way: the next open of the store recovers it".into()
@@ -4274,11 +4360,7 @@ mod reads_only_message_tests {
             oss: "0".to_string(),
             why: "Too many open files (os error 24)".to_string(),
         });
-        let msg = reads_only_message(
-            false,
-            &reads_only_cause(&e, Path::new("/s")),
-            Path::new("/s"),
-        );
+        let msg = reads_only_message(&reads_only_cause(&e, Path::new("/s")), Path::new("/s"));
         assert!(msg.contains("ulimit -n"), "{msg}");
         assert!(!msg.contains("store fail"), "{msg}");
         assert!(!msg.contains("free space"), "{msg}");
@@ -4319,11 +4401,7 @@ mod reads_only_message_tests {
         let e = StoreError::NoSpace(format!(
             "moving the cached bytes home needs room that is not there: OSS 0 is full.{SETTLE_NO_SPACE_WAY_OUT}"
         ));
-        let msg = reads_only_message(
-            false,
-            &reads_only_cause(&e, Path::new("/s")),
-            Path::new("/s"),
-        );
+        let msg = reads_only_message(&reads_only_cause(&e, Path::new("/s")), Path::new("/s"));
         assert!(msg.contains("OSS 0 is full"), "{msg}");
         assert!(!msg.contains("store rm` a file"), "{msg}");
         assert!(msg.contains("`rm` included"), "{msg}");
@@ -4340,7 +4418,7 @@ mod reads_only_message_tests {
             ));
             let why = reads_only_cause(&e, Path::new("/s"));
             assert_eq!(why.kind, ReadsOnlyKind::MetadataDiskFull, "{file}");
-            let msg = reads_only_message(false, &why, Path::new("/s"));
+            let msg = reads_only_message(&why, Path::new("/s"));
             assert!(msg.contains("file system holding /s"), "{msg}");
             assert!(!msg.contains("store fail"), "{msg}");
             assert!(!msg.contains("the OSS named"), "{msg}");
@@ -4361,11 +4439,7 @@ mod reads_only_message_tests {
             oss: "1".to_string(),
             why: "Input/output error".to_string(),
         });
-        let msg = reads_only_message(
-            false,
-            &reads_only_cause(&e, Path::new("/s")),
-            Path::new("/s"),
-        );
+        let msg = reads_only_message(&reads_only_cause(&e, Path::new("/s")), Path::new("/s"));
         assert!(msg.contains("store fail"), "{msg}");
     }
 }
