@@ -662,10 +662,16 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     out!(
                         "{:>4} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  {}",
                         o.index,
-                        match (o.healthy, o.missing) {
-                            (true, _) => "ok",
-                            (false, true) => "MISSING",
-                            (false, false) => "FAILED",
+                        // FAILED only on record (docs/store.md): an OSS that answers but
+                        // cannot be used (a stale generation, damaged own metadata) is
+                        // UNAVAIL, as its line below and `online`'s refusal call it
+                        // (review s14r2: status said FAILED, online "not recorded as
+                        // failed").
+                        match (o.healthy, o.missing, o.failed_on_record) {
+                            (true, _, _) => "ok",
+                            (false, _, true) => "FAILED",
+                            (false, true, false) => "MISSING",
+                            (false, false, false) => "UNAVAIL",
                         },
                         o.ops.data_read,
                         o.ops.data_write,
