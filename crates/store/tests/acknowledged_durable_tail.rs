@@ -60,16 +60,7 @@ fn acknowledged_write_then_damaged_durable(
     let before = dir.path().join("before");
     copy_tree(&store_dir, &before);
     let new = pattern(2, WRITE_BYTES);
-    let image = dir.path().join("image");
-    let acked = acknowledged_write_then_power_cut(
-        store,
-        &store_dir,
-        &image,
-        "f",
-        &old,
-        WRITE_AT_BYTES,
-        &new,
-    );
+    let acked = acknowledged_write_then_power_cut(store, &store_dir, &old, WRITE_AT_BYTES, &new);
 
     let dropped = end_journal_on_last(&store_dir, "Durable", RecordEnd::BitFlipped);
     // What the write appended after its acknowledgement is not fsync'd: a power cut drops it.

@@ -47,16 +47,7 @@ fn scene(damage: bool) -> Scene {
     let g = pattern(3, OLD_BYTES);
     let g_id = put_f_then_g_flushed(&store, &store_dir, 6, &old, &g);
     let new = pattern(2, WRITE_BYTES);
-    let image = dir.path().join("image");
-    let acked = acknowledged_write_then_power_cut(
-        store,
-        &store_dir,
-        &image,
-        "f",
-        &old,
-        WRITE_AT_BYTES,
-        &new,
-    );
+    let acked = acknowledged_write_then_power_cut(store, &store_dir, &old, WRITE_AT_BYTES, &new);
     let end = if damage {
         RecordEnd::BitFlipped
     } else {

@@ -70,16 +70,8 @@ fn scene() -> Scene {
     let g = pattern(3, OLD_BYTES);
     let g_id = put_f_then_g_flushed(&store, &store_dir, OSS, &f_old, &g);
     let new = pattern(2, WRITE_BYTES);
-    let image = dir.path().join("image");
-    let f_acked = acknowledged_write_then_power_cut(
-        store,
-        &store_dir,
-        &image,
-        "f",
-        &f_old,
-        WRITE_AT_BYTES,
-        &new,
-    );
+    let f_acked =
+        acknowledged_write_then_power_cut(store, &store_dir, &f_old, WRITE_AT_BYTES, &new);
 
     let dropped = end_journal_on_last(&store_dir, "Durable", RecordEnd::BitFlipped);
     for r in &dropped {

@@ -512,27 +512,26 @@ pub fn delete_zone_file(
     path
 }
 
-/// An acknowledged write of `new` at `at_bytes` of `name` (whose bytes were `old`), then the
+/// An acknowledged write of `new` at `at_bytes` of file f (whose bytes were `old`), then the
 /// power cut right after it returned: the store dropped without a close (the process died)
-/// and its directory put back as an image taken at that instant (`image`), so nothing the
-/// drop does counts. Returns `old` with the write in it (what was acknowledged).
+/// and its directory put back as an image taken at that instant (`image` beside it), so
+/// nothing the drop does counts. Returns `old` with the write in it (what was acknowledged).
 pub fn acknowledged_write_then_power_cut(
     store: Store,
     store_dir: &Path,
-    image: &Path,
-    name: &str,
     old: &[u8],
     at_bytes: u64,
     new: &[u8],
 ) -> Vec<u8> {
-    store.write(name, at_bytes, new).unwrap();
+    store.write("f", at_bytes, new).unwrap();
     let mut acked = old.to_vec();
     let at = at_bytes as usize;
     acked[at..at + new.len()].copy_from_slice(new);
-    copy_tree(store_dir, image);
+    let image = store_dir.parent().unwrap().join("image");
+    copy_tree(store_dir, &image);
     drop(store); // no close: the process died
     std::fs::remove_dir_all(store_dir).unwrap();
-    copy_tree(image, store_dir);
+    copy_tree(&image, store_dir);
     acked
 }
 
