@@ -1269,7 +1269,7 @@ fn bench_figure(series: &exaraid_store::bench::BenchSeries) -> exaraid_report::F
             if let Some(b) = &r.model_bound_foreground {
                 if r.model_bound_all
                     .as_ref()
-                    .map_or(true, |a| (a.median - b.median).abs() > 1e-3)
+                    .is_none_or(|a| (a.median - b.median).abs() > 1e-3)
                 {
                     lines.push(Series {
                         name: "device-time ratio, background free".into(),
