@@ -42,7 +42,7 @@ for k in KS:
         # to recover, the store opens with the OSS down as before (by design), so the
         # must-refuse checks apply only when recovery is pending.
         pending = "needs crash recovery" in out or "RECOVERY PENDING" in out
-        if st.returncode == 0 and "RECOVERY PENDING" not in out and "FAILED" not in out:
+        if st.returncode == 0 and "RECOVERY PENDING" not in out and "FAILED" not in out and "UNAVAIL" not in out:
             bad.append("status exit 0 naming neither RECOVERY PENDING nor a FAILED OSS: %s" % out[-300:])
         for a, i in () if not pending else ((["get", d, "f1"], b""), (["write", d, "f2", "--offset", "5"], b"xyz"),
                      (["put", d, "new"], b"abc"), (["rm", d, "f0"], b""), (["scrub", d], b""),

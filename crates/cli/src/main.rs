@@ -69,6 +69,36 @@ fn ignore_file_size_signal() {
     );
 }
 
+/// Whether file descriptor 0 was closed when the process started (`exaraid store put S f
+/// <&-`, a daemon or batch wrapper that closed it). Why it must be asked before `main`:
+/// Rust's runtime opens /dev/null on a closed fd 0 before `main` runs, so a closed stdin then
+/// reads as an empty one, and `put` replaced the file with an empty one, exit 0 (review
+/// s14r2, minor). An empty stdin (`< /dev/null`) stays a legal put of an empty file.
+pub(crate) mod stdin_at_start {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static CLOSED: AtomicBool = AtomicBool::new(false);
+
+    /// Runs from the ELF `.init_array`, i.e. before Rust's runtime sanitizes fds 0..2.
+    #[cfg(target_os = "linux")]
+    extern "C" fn probe() {
+        // SAFETY: F_GETFD only reads the descriptor's flags; it fails only with EBADF (fd 0
+        // not open). No Rust runtime state is touched: an atomic store is all this does.
+        let closed = unsafe { libc::fcntl(0, libc::F_GETFD) } == -1;
+        CLOSED.store(closed, Ordering::Relaxed);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[used]
+    #[link_section = ".init_array"]
+    static PROBE: extern "C" fn() = probe;
+
+    /// True when fd 0 was not open at start (always false where the probe cannot run).
+    pub(crate) fn was_closed() -> bool {
+        CLOSED.load(Ordering::Relaxed)
+    }
+}
+
 fn main() {
     ignore_file_size_signal();
     let cli = Cli::parse();

@@ -336,6 +336,19 @@ macro_rules! out {
     };
 }
 
+/// A closed stdin (fd 0 not open at start) is no input at all, not an empty one: refused
+/// before the store is opened, so file `name` is unchanged. Why not read it as empty: a
+/// `put` from a wrapper that closed fd 0 replaced the file with an empty one, exit 0.
+fn refuse_closed_stdin(command: &str, name: &str) -> Result<()> {
+    if crate::stdin_at_start::was_closed() {
+        bail!(
+            "refused, nothing changed: stdin is closed (file descriptor 0 was not open), so `{command}` has no input for '{}'; give the bytes on stdin (`< FILE` or a pipe); for an empty file use `< /dev/null`",
+            shown(name)
+        );
+    }
+    Ok(())
+}
+
 /// `write`'s stdin: its first piece (up to `PUT_PIECE_BYTES`) is read before the store is
 /// opened, then the rest streams (`Store::write_from`). Why read first: a command of the
 /// same store ahead in a pipe (`exaraid store read S a ... | exaraid store write S b ...`)
@@ -492,6 +505,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
             close(store)?;
         }
         StoreCommand::Put { dir, name } => {
+            refuse_closed_stdin("put", &name)?;
             let store = open(&dir)?;
             // Streamed in pieces, still atomic: the new content takes the name only once
             // stdin ended and every piece is durable.
@@ -548,6 +562,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
             }
         }
         StoreCommand::Write { dir, name, offset } => {
+            refuse_closed_stdin("write", &name)?;
             let first = stdin_first_piece()?;
             let store = open(&dir)?;
             // In pieces, each acknowledged before the next is read (see `write_from`): a
@@ -647,10 +662,16 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     out!(
                         "{:>4} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  {}",
                         o.index,
-                        match (o.healthy, o.missing) {
-                            (true, _) => "ok",
-                            (false, true) => "MISSING",
-                            (false, false) => "FAILED",
+                        // FAILED only on record (docs/store.md): an OSS that answers but
+                        // cannot be used (a stale generation, damaged own metadata) is
+                        // UNAVAIL, as its line below and `online`'s refusal call it
+                        // (review s14r2: status said FAILED, online "not recorded as
+                        // failed").
+                        match (o.healthy, o.missing, o.failed_on_record) {
+                            (true, _, _) => "ok",
+                            (false, _, true) => "FAILED",
+                            (false, true, false) => "MISSING",
+                            (false, false, false) => "UNAVAIL",
                         },
                         o.ops.data_read,
                         o.ops.data_write,
@@ -1248,7 +1269,7 @@ fn bench_figure(series: &exaraid_store::bench::BenchSeries) -> exaraid_report::F
             if let Some(b) = &r.model_bound_foreground {
                 if r.model_bound_all
                     .as_ref()
-                    .map_or(true, |a| (a.median - b.median).abs() > 1e-3)
+                    .is_none_or(|a| (a.median - b.median).abs() > 1e-3)
                 {
                     lines.push(Series {
                         name: "device-time ratio, background free".into(),

@@ -96,7 +96,7 @@ fn rebuilt_oss_costs_what_it_held(write_path: &str, kill_first: bool) {
         .map(|i| allocated_bytes(&dir.join(format!("oss-{i}"))))
         .collect();
     let mut killed = 0;
-    for oss in 0..6 {
+    for (oss, &held_bytes) in held.iter().enumerate() {
         let o = oss.to_string();
         ok(&["store", "fail", d, "--oss", &o], b"");
         let rebuild = ["store", "rebuild", d, "--oss", &o];
@@ -112,9 +112,9 @@ fn rebuilt_oss_costs_what_it_held(write_path: &str, kill_first: bool) {
         // records beside them), never a zero element where it had none: one stripe unit
         // more than before fails.
         assert!(
-            after < held[oss] + UNIT_BYTES,
+            after < held_bytes + UNIT_BYTES,
             "{write_path}: OSS {oss} held {} bytes on disk, {after} after its rebuild (kill first: {kill_first})",
-            held[oss]
+            held_bytes
         );
         every_byte_reads_right_and_scrub_is_clean(d);
     }

@@ -60,28 +60,13 @@ fn acknowledged_write_then_damaged_durable(
     let before = dir.path().join("before");
     copy_tree(&store_dir, &before);
     let new = pattern(2, WRITE_BYTES);
-    store.write("f", WRITE_AT_BYTES, &new).unwrap();
-    let mut acked = old.clone();
-    let at = WRITE_AT_BYTES as usize;
-    acked[at..at + WRITE_BYTES].copy_from_slice(&new);
-    let image = dir.path().join("image");
-    copy_tree(&store_dir, &image);
-    drop(store); // no close: the process died
-    std::fs::remove_dir_all(&store_dir).unwrap();
-    copy_tree(&image, &store_dir);
+    let acked = acknowledged_write_then_power_cut(store, &store_dir, &old, WRITE_AT_BYTES, &new);
 
-    let journal = store_dir.join("journal");
-    let mut bytes = std::fs::read(&journal).unwrap();
-    let recs = journal_record_kinds(&bytes);
-    let last_durable = recs.iter().rposition(|r| r.2 == "Durable").unwrap();
+    let dropped = end_journal_on_last(&store_dir, "Durable", RecordEnd::BitFlipped);
     // What the write appended after its acknowledgement is not fsync'd: a power cut drops it.
-    for r in &recs[last_durable + 1..] {
-        assert_eq!(r.2, "Input", "only unsynced records follow: {recs:?}");
+    for r in &dropped {
+        assert_eq!(r.2, "Input", "only unsynced records follow: {dropped:?}");
     }
-    let (start, len, _) = recs[last_durable];
-    bytes.truncate(start + len);
-    bytes[start + 8 + (len - 8) / 2] ^= 0x10;
-    std::fs::write(&journal, &bytes).unwrap();
     Scene {
         _dir: dir,
         store_dir,

@@ -17,33 +17,15 @@ const OLD_BYTES: usize = 65536;
 const WRITE_AT_BYTES: u64 = 1000;
 const WRITE_BYTES: usize = 3000;
 
+/// The object files on the store's 6 OSSs: (OSS, object id, zone).
 fn ids(store_dir: &Path) -> Vec<(usize, u64, String)> {
-    let mut out = Vec::new();
-    for i in 0..6 {
-        let d = store_dir.join(format!("oss-{i}")).join("objects");
-        for e in std::fs::read_dir(&d).unwrap() {
-            let n = e.unwrap().file_name().to_string_lossy().to_string();
-            if let Some((a, b)) = n.split_once('.') {
-                if let Ok(id) = a.parse::<u64>() {
-                    out.push((i, id, b.to_string()));
-                }
-            }
-        }
-    }
-    out
+    object_files(store_dir, 6)
 }
 
 /// The journal ends on its last record of `kind` (the records after it cut off, as a power
 /// cut before their sync leaves it), that record damaged by one flipped bit.
 fn end_journal_on_damaged(store_dir: &Path, kind: &str) {
-    let journal = store_dir.join("journal");
-    let mut bytes = std::fs::read(&journal).unwrap();
-    let recs = journal_record_kinds(&bytes);
-    let i = recs.iter().rposition(|r| r.2 == kind).unwrap();
-    let (start, len, _) = recs[i];
-    bytes.truncate(start + len);
-    bytes[start + 8 + (len - 8) / 2] ^= 0x10;
-    std::fs::write(&journal, &bytes).unwrap();
+    end_journal_on_last(store_dir, kind, RecordEnd::BitFlipped);
 }
 
 struct Scene {
@@ -62,43 +44,16 @@ fn scene(damage: bool) -> Scene {
     let store_dir = dir.path().join("s");
     let store = init(&store_dir, CodeSpec::raid6(4), 6, WritePath::Wcl);
     let old = pattern(1, OLD_BYTES);
-    store.put("f", &old).unwrap();
-    let before: Vec<u64> = ids(&store_dir).iter().map(|x| x.1).collect();
     let g = pattern(3, OLD_BYTES);
-    store.put("g", &g).unwrap();
-    store.flush().unwrap();
-    let g_id = ids(&store_dir)
-        .iter()
-        .map(|x| x.1)
-        .filter(|id| !before.contains(id) && *id != u64::MAX)
-        .max()
-        .unwrap();
+    let g_id = put_f_then_g_flushed(&store, &store_dir, 6, &old, &g);
     let new = pattern(2, WRITE_BYTES);
-    store.write("f", WRITE_AT_BYTES, &new).unwrap();
-    let mut acked = old.clone();
-    let at = WRITE_AT_BYTES as usize;
-    acked[at..at + WRITE_BYTES].copy_from_slice(&new);
-    let image = dir.path().join("image");
-    copy_tree(&store_dir, &image);
-    drop(store);
-    std::fs::remove_dir_all(&store_dir).unwrap();
-    copy_tree(&image, &store_dir);
-    let journal = store_dir.join("journal");
-    let mut bytes = std::fs::read(&journal).unwrap();
-    let recs = journal_record_kinds(&bytes);
-    eprintln!(
-        "records: {:?}",
-        recs.iter().map(|r| r.2.clone()).collect::<Vec<_>>()
-    );
-    let last_durable = recs.iter().rposition(|r| r.2 == "Durable").unwrap();
-    let (start, len, _) = recs[last_durable];
-    bytes.truncate(start + len);
-    if damage {
-        bytes[start + 8 + (len - 8) / 2] ^= 0x10;
+    let acked = acknowledged_write_then_power_cut(store, &store_dir, &old, WRITE_AT_BYTES, &new);
+    let end = if damage {
+        RecordEnd::BitFlipped
     } else {
-        bytes.truncate(start + len - 3);
-    }
-    std::fs::write(&journal, &bytes).unwrap();
+        RecordEnd::Torn
+    };
+    end_journal_on_last(&store_dir, "Durable", end);
     Scene {
         _dir: dir,
         store_dir,
@@ -112,17 +67,8 @@ fn scene(damage: bool) -> Scene {
 /// One of g's data zone files deleted outside exaraid on one OSS (the backend says: reads
 /// rebuild it from parity).
 fn delete_one_g_zone(s: &Scene) {
-    let (oss, id, zone) = ids(&s.store_dir)
-        .into_iter()
-        .find(|x| x.1 == s.g_id && x.2 == "data")
-        .unwrap();
-    let p = s
-        .store_dir
-        .join(format!("oss-{oss}"))
-        .join("objects")
-        .join(format!("{id}.{zone}"));
-    eprintln!("deleting {p:?}");
-    std::fs::remove_file(p).unwrap();
+    let p = delete_zone_file(&s.store_dir, 6, s.g_id, "data");
+    eprintln!("deleted {p:?}");
 }
 
 #[test]

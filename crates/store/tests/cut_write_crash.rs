@@ -14,7 +14,6 @@
 //! naming it lost, never old bytes with Ok, and warn of the damaged record.
 mod common;
 
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 
 use common::*;
@@ -30,23 +29,6 @@ const KILL_POINTS_MAX: u64 = 16;
 
 /// Tells the child process of the sweep below where its store is.
 const CHILD_DIR_ENV: &str = "EXARAID_TEST_CUT_WRITE_CRASH_CHILD_DIR";
-
-/// The object files on the OSSs: (OSS, object id, zone).
-fn object_files(store_dir: &Path) -> Vec<(usize, u64, String)> {
-    let mut out = Vec::new();
-    for oss in 0..OSS {
-        let objects = store_dir.join(format!("oss-{oss}")).join("objects");
-        for entry in std::fs::read_dir(&objects).unwrap() {
-            let name = entry.unwrap().file_name().to_string_lossy().to_string();
-            if let Some((id, zone)) = name.split_once('.') {
-                if let Ok(id) = id.parse::<u64>() {
-                    out.push((oss, id, zone.to_string()));
-                }
-            }
-        }
-    }
-    out
-}
 
 /// The start of the journal's last few intact records, last first (what a failure shows).
 fn last_records(store_dir: &Path) -> Vec<String> {
@@ -85,49 +67,18 @@ fn scene() -> Scene {
     let store_dir = dir.path().join("s");
     let store = init(&store_dir, CodeSpec::raid5(4), OSS, WritePath::Wcl);
     let f_old = pattern(1, OLD_BYTES);
-    store.put("f", &f_old).unwrap();
-    let before: Vec<u64> = object_files(&store_dir).iter().map(|x| x.1).collect();
     let g = pattern(3, OLD_BYTES);
-    store.put("g", &g).unwrap();
-    store.flush().unwrap();
-    let g_id = object_files(&store_dir)
-        .iter()
-        .map(|x| x.1)
-        .filter(|id| !before.contains(id) && *id != u64::MAX)
-        .max()
-        .unwrap();
+    let g_id = put_f_then_g_flushed(&store, &store_dir, OSS, &f_old, &g);
     let new = pattern(2, WRITE_BYTES);
-    store.write("f", WRITE_AT_BYTES, &new).unwrap();
-    let mut f_acked = f_old.clone();
-    let at = WRITE_AT_BYTES as usize;
-    f_acked[at..at + WRITE_BYTES].copy_from_slice(&new);
-    let image = dir.path().join("image");
-    copy_tree(&store_dir, &image);
-    drop(store); // no close: the process died
-    std::fs::remove_dir_all(&store_dir).unwrap();
-    copy_tree(&image, &store_dir);
+    let f_acked =
+        acknowledged_write_then_power_cut(store, &store_dir, &f_old, WRITE_AT_BYTES, &new);
 
-    let journal = store_dir.join("journal");
-    let mut bytes = std::fs::read(&journal).unwrap();
-    let recs = journal_record_kinds(&bytes);
-    let last_durable = recs.iter().rposition(|r| r.2 == "Durable").unwrap();
-    for r in &recs[last_durable + 1..] {
-        assert_eq!(r.2, "Input", "only unsynced records follow: {recs:?}");
+    let dropped = end_journal_on_last(&store_dir, "Durable", RecordEnd::BitFlipped);
+    for r in &dropped {
+        assert_eq!(r.2, "Input", "only unsynced records follow: {dropped:?}");
     }
-    let (start, len, _) = recs[last_durable];
-    bytes.truncate(start + len);
-    bytes[start + 8 + (len - 8) / 2] ^= 0x10;
-    std::fs::write(&journal, &bytes).unwrap();
 
-    let (oss, id, zone) = object_files(&store_dir)
-        .into_iter()
-        .find(|x| x.1 == g_id && x.2 == "data")
-        .unwrap();
-    let zone_file = store_dir
-        .join(format!("oss-{oss}"))
-        .join("objects")
-        .join(format!("{id}.{zone}"));
-    std::fs::remove_file(zone_file).unwrap();
+    delete_zone_file(&store_dir, OSS, g_id, "data");
 
     let crashed = dir.path().join("crashed");
     copy_tree(&store_dir, &crashed);
@@ -162,22 +113,7 @@ fn child_open() {
 /// Run the child above on the store in `dir`, killed at the `n`-th pass of `point`. `true`:
 /// killed there; `false`: it ended first, successfully.
 fn child_killed_at(dir: &Path, point: &str, n: u64) -> bool {
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_open", "--test-threads", "1"])
-        .env(CHILD_DIR_ENV, dir)
-        .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
-        .output()
-        .unwrap();
-    if out.status.success() {
-        return false;
-    }
-    assert_eq!(
-        out.status.signal(),
-        Some(9),
-        "the child at {point}:{n} failed: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    true
+    child_test_killed_at("child_open", CHILD_DIR_ENV, dir, point, n)
 }
 
 /// f reads its acknowledged bytes, or fails naming them lost (and `status` lists the

@@ -198,7 +198,7 @@ impl Scene {
                     let on_record = lost_ranges.iter().any(|l| {
                         l.file == "f"
                             && l.offset_bytes < (at + UNIT) as u64
-                            && at as u64 <= l.offset_bytes + l.len_bytes - 1
+                            && (at as u64) < l.offset_bytes + l.len_bytes
                     });
                     assert!(
                         on_record,

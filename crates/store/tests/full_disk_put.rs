@@ -175,28 +175,7 @@ fn child_put_whose_input_breaks() {
 /// Run the child above on the store in `dir`, killed at the `n`-th pass of `point`. `true`:
 /// killed there; `false`: it ended first, successfully.
 fn child_killed_at(dir: &std::path::Path, point: &str, n: u64) -> bool {
-    use std::os::unix::process::ExitStatusExt;
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child_put_whose_input_breaks",
-            "--test-threads",
-            "1",
-        ])
-        .env(CHILD_DIR_ENV, dir)
-        .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
-        .output()
-        .unwrap();
-    if out.status.success() {
-        return false;
-    }
-    assert_eq!(
-        out.status.signal(),
-        Some(9),
-        "the child at {point}:{n} failed: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    true
+    child_test_killed_at("child_put_whose_input_breaks", CHILD_DIR_ENV, dir, point, n)
 }
 
 /// A kill -9 anywhere in a failed put on the full degraded store, its refusal included

@@ -237,6 +237,10 @@ pub struct OssStatus {
     /// was written without it (a write would have recorded it failed), so mounting it back
     /// makes it healthy as it is; `exaraid store fail` records it failed (a rebuild follows).
     pub missing: bool,
+    /// Failed on record (`fail`, or a write or settle that went on without it): `online`
+    /// takes it back, `rebuild` replaces it. Not healthy and not on record (`problem`
+    /// says why, e.g. a stale generation): only `rebuild` helps, `online` refuses it.
+    pub failed_on_record: bool,
 }
 
 /// An open delayed window in `status`.
@@ -4185,6 +4189,7 @@ impl Store {
                     ops: o,
                     problem,
                     missing,
+                    failed_on_record: on_record,
                 }
             })
             .collect();

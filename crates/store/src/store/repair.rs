@@ -440,7 +440,7 @@ impl Store {
                 // is, only a rebuild can.
                 if let Some(problem) = self.backends[oss].problem() {
                     return Err(StoreError::BadInput(format!(
-                        "refused, nothing changed: OSS {oss} ({}) is unavailable although not recorded as failed: {problem}; `online` cannot use it as it is; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
+                        "refused, nothing changed: OSS {oss} ({}) is UNAVAILABLE (as `exaraid store status` shows it), not failed on record, so there is no failure for `online` to take back: {problem}; `online` cannot use it as it is; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
                         self.backends[oss].location()
                     )));
                 }

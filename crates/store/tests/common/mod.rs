@@ -449,3 +449,142 @@ pub fn journal_record_kinds(journal: &[u8]) -> Vec<(usize, usize, String)> {
     assert_eq!(at, journal.len(), "the journal ends on a record");
     out
 }
+
+/// The object files on OSSs `0..oss_count`: (OSS, object id, zone), as named in each OSS's
+/// `objects` directory (`ID.ZONE`; other files there are not objects).
+pub fn object_files(store_dir: &Path, oss_count: usize) -> Vec<(usize, u64, String)> {
+    let mut out = Vec::new();
+    for oss in 0..oss_count {
+        let objects = store_dir.join(format!("oss-{oss}")).join("objects");
+        for entry in std::fs::read_dir(&objects).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().to_string();
+            if let Some((id, zone)) = name.split_once('.') {
+                if let Ok(id) = id.parse::<u64>() {
+                    out.push((oss, id, zone.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// f put with `f`, then g with `g`, both flushed home. Returns g's object id: the newest id
+/// that f's put did not make (`u64::MAX` is not a file's).
+pub fn put_f_then_g_flushed(
+    store: &Store,
+    store_dir: &Path,
+    oss_count: usize,
+    f: &[u8],
+    g: &[u8],
+) -> u64 {
+    store.put("f", f).unwrap();
+    let before: Vec<u64> = object_files(store_dir, oss_count)
+        .iter()
+        .map(|x| x.1)
+        .collect();
+    store.put("g", g).unwrap();
+    store.flush().unwrap();
+    object_files(store_dir, oss_count)
+        .iter()
+        .map(|x| x.1)
+        .filter(|id| !before.contains(id) && *id != u64::MAX)
+        .max()
+        .unwrap()
+}
+
+/// Delete the `zone` file of object `id` on the first OSS holding one, outside exaraid (a
+/// file lost or deleted by hand). Returns its path.
+pub fn delete_zone_file(
+    store_dir: &Path,
+    oss_count: usize,
+    id: u64,
+    zone: &str,
+) -> std::path::PathBuf {
+    let (oss, id, zone) = object_files(store_dir, oss_count)
+        .into_iter()
+        .find(|x| x.1 == id && x.2 == zone)
+        .unwrap();
+    let path = store_dir
+        .join(format!("oss-{oss}"))
+        .join("objects")
+        .join(format!("{id}.{zone}"));
+    std::fs::remove_file(&path).unwrap();
+    path
+}
+
+/// An acknowledged write of `new` at `at_bytes` of file f (whose bytes were `old`), then the
+/// power cut right after it returned: the store dropped without a close (the process died)
+/// and its directory put back as an image taken at that instant (`image` beside it), so
+/// nothing the drop does counts. Returns `old` with the write in it (what was acknowledged).
+pub fn acknowledged_write_then_power_cut(
+    store: Store,
+    store_dir: &Path,
+    old: &[u8],
+    at_bytes: u64,
+    new: &[u8],
+) -> Vec<u8> {
+    store.write("f", at_bytes, new).unwrap();
+    let mut acked = old.to_vec();
+    let at = at_bytes as usize;
+    acked[at..at + new.len()].copy_from_slice(new);
+    let image = store_dir.parent().unwrap().join("image");
+    copy_tree(store_dir, &image);
+    drop(store); // no close: the process died
+    std::fs::remove_dir_all(store_dir).unwrap();
+    copy_tree(&image, store_dir);
+    acked
+}
+
+/// How the journal's last kept record ends in `end_journal_on_last`.
+#[derive(Clone, Copy, Debug)]
+pub enum RecordEnd {
+    /// Whole, one bit in its middle flipped (damage: its checksum fails).
+    BitFlipped,
+    /// Cut short by 3 bytes (a torn append).
+    Torn,
+}
+
+/// The journal ends on its last record of `kind` (the records after it cut off, as a power
+/// cut before their sync leaves it), that record ended as `end` says. Returns the records
+/// cut off: (start, framed length, kind).
+pub fn end_journal_on_last(
+    store_dir: &Path,
+    kind: &str,
+    end: RecordEnd,
+) -> Vec<(usize, usize, String)> {
+    let journal = store_dir.join("journal");
+    let mut bytes = std::fs::read(&journal).unwrap();
+    let mut recs = journal_record_kinds(&bytes);
+    let last = recs.iter().rposition(|r| r.2 == kind).unwrap();
+    let (start, len, _) = recs[last];
+    bytes.truncate(start + len);
+    match end {
+        RecordEnd::BitFlipped => bytes[start + 8 + (len - 8) / 2] ^= 0x10,
+        RecordEnd::Torn => bytes.truncate(start + len - 3),
+    }
+    std::fs::write(&journal, &bytes).unwrap();
+    recs.split_off(last + 1)
+}
+
+/// Run test `child` of this test executable with `dir_env` naming `dir`, set to kill itself
+/// at the `n`-th pass of kill point `point` (`EXARAID_KILL_AT`). `true`: killed there;
+/// `false`: it ended first, successfully. Any other end fails the test.
+pub fn child_test_killed_at(child: &str, dir_env: &str, dir: &Path, point: &str, n: u64) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", child, "--test-threads", "1"])
+        .env(dir_env, dir)
+        .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
+        .output()
+        .unwrap();
+    if out.status.success() {
+        return false;
+    }
+    assert_eq!(
+        out.status.signal(),
+        Some(9),
+        "the child at {point}:{n} failed: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    true
+}
