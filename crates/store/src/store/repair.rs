@@ -2348,9 +2348,24 @@ impl Store {
                 self.file_name_in(None, id),
             )));
         }
-        if let Some(changed) = changed {
-            if self.decode_unchecked_after_tail_cut(id, stripe, &corrupt_cols) {
-                self.keep_own_bytes_after_tail_cut(oss, fresh, id, stripe, changed, &mut home)?;
+        match changed {
+            Some(changed) => {
+                if self.decode_unchecked_after_tail_cut(id, stripe, &corrupt_cols) {
+                    self.keep_own_bytes_after_tail_cut(oss, fresh, id, stripe, changed, &mut home)?;
+                }
+            }
+            // A rebuild: `record_unchecked_rebuild_lost` named, before it began, the stripes
+            // the failed OSSs alone leave unchecked, but it could not see blocks that do not
+            // verify. With them erased too, the decode may have gone through parity the cut
+            // write left stale (raid6, one OSS failed, the cut write's P torn: the decode went
+            // through its old Q, 3,000 wrong bytes read with exit 0), so the OSS's written
+            // bytes of this stripe are named lost, durably, before its elements are written.
+            None => {
+                if !corrupt_cols.is_empty()
+                    && self.decode_unchecked_after_tail_cut(id, stripe, &corrupt_cols)
+                {
+                    self.record_unchecked_stripe_lost(oss, id, stripe)?;
+                }
             }
         }
         let blocks_per_element = self.sb.element_bytes / CHECKSUM_BLOCK_BYTES;
@@ -2617,19 +2632,33 @@ impl Store {
             }
         }
         for (id, stripe) in stripes {
-            let written = files
-                .iter()
-                .find(|m| m.id == id)
-                .expect("a file listed above")
-                .written_runs();
-            let ranges: Vec<(u64, u64)> = self
-                .written_data_elements_of(oss, id, stripe, &written)
-                .into_iter()
-                .flat_map(|(_, _, runs)| runs)
-                .collect();
-            self.record_unchecked_decode_lost(oss, id, &ranges)?;
+            self.record_unchecked_stripe_lost(oss, id, stripe)?;
         }
         Ok(())
+    }
+
+    /// Journal (durably) as lost the written bytes of the data elements OSS `oss` holds of
+    /// home stripe `stripe` of file `id`: only a decode nothing checks could give them
+    /// (`UNCHECKED_DECODE_AFTER_TAIL_CUT`).
+    fn record_unchecked_stripe_lost(
+        &self,
+        oss: usize,
+        id: u64,
+        stripe: u64,
+    ) -> Result<(), StoreError> {
+        let written = {
+            let core = self.core.lock();
+            match core.state.files.values().find(|m| m.id == id) {
+                Some(meta) => meta.written_runs(),
+                None => return Ok(()),
+            }
+        };
+        let ranges: Vec<(u64, u64)> = self
+            .written_data_elements_of(oss, id, stripe, &written)
+            .into_iter()
+            .flat_map(|(_, _, runs)| runs)
+            .collect();
+        self.record_unchecked_decode_lost(oss, id, &ranges)
     }
 }
 
