@@ -144,10 +144,20 @@ impl Scene {
     /// After `fix` (`online` or `rebuild` of OSS 1, whatever it answered): `f` reads its
     /// acknowledged bytes (the cut write's range old or new), or is refused naming what it
     /// cannot read; then every byte outside the losses on record reads right.
-    fn every_byte_right_or_named(&self, fix: &str, case: &str) {
+    /// `late`: an OSS failed after the crash (`store fail`), the one `fix` then runs on.
+    fn every_byte_right_or_named(&self, fix: &str, case: &str, late: Option<usize>) {
         let store = self.root.path().join("store");
         let d = s(&store);
-        let fixed = exaraid(&["store", fix, d, "--oss", "1"], b"");
+        let target = late.unwrap_or(1).to_string();
+        if late.is_some() {
+            let failed = exaraid(&["store", "fail", d, "--oss", &target], b"");
+            assert!(
+                failed.status.success(),
+                "{case}: fail --oss {target}: {}",
+                String::from_utf8_lossy(&failed.stderr)
+            );
+        }
+        let fixed = exaraid(&["store", fix, d, "--oss", &target], b"");
         let mut cut = self.acked.clone();
         put_over(&mut cut, CUT_AT, &self.cut_write);
         let got = exaraid(&["store", "get", d, "f"], b"");
@@ -208,6 +218,19 @@ fn sweep(code: &str, write_path: &str, also_failed: Option<usize>, fix: &str) {
 
 /// `sweep` with the killed pwrite torn as `KILLTEAR=tear` leaves it (scripts/killshim.c).
 fn sweep_torn(code: &str, write_path: &str, also_failed: Option<usize>, fix: &str, tear: &str) {
+    sweep_late(code, write_path, also_failed, fix, tear, None);
+}
+
+/// `sweep_torn`, and before `fix` OSS `late` (up under the cut write) is failed and `fix`
+/// runs on it rather than on OSS 1.
+fn sweep_late(
+    code: &str,
+    write_path: &str,
+    also_failed: Option<usize>,
+    fix: &str,
+    tear: &str,
+    late: Option<usize>,
+) {
     let scene = scene(code, write_path, also_failed);
     let Some(shim) = build_c_shim(scene.root.path(), "killshim") else {
         eprintln!("no C compiler: the kill sweep needs scripts/killshim.c built; skipped");
@@ -216,14 +239,14 @@ fn sweep_torn(code: &str, write_path: &str, also_failed: Option<usize>, fix: &st
     let mut damaged = 0;
     for k in 1..=KILL_CALLS_MAX {
         let case = format!(
-            "{code} {write_path} failed {also_failed:?}, `{fix}`, kill at call {k} (KILLTEAR={tear:?})"
+            "{code} {write_path} failed {also_failed:?} then {late:?}, `{fix}`, kill at call {k} (KILLTEAR={tear:?})"
         );
         match scene.kill_and_damage(&shim, k, tear) {
             None => break,
             Some(false) => continue,
             Some(true) => {
                 damaged += 1;
-                scene.every_byte_right_or_named(fix, &case);
+                scene.every_byte_right_or_named(fix, &case, late);
             }
         }
     }
@@ -277,4 +300,17 @@ fn rebuild_after_a_damaged_failed_column_copy_raid6_rmw_torn() {
 #[test]
 fn online_after_a_damaged_failed_column_copy_raid6_rmw_torn() {
     sweep_torn("raid6", "rmw", None, "online", "1");
+}
+
+/// s14e leftover 2: OSS 1 failed under the cut write (its `FailedColumnCopy` cut), another
+/// OSS failed after the crash and rebuilt. That OSS's record of what changed while it was
+/// failed does not hold the cut write, so its rebuild decoded the cut write's stripe
+/// through parity nothing checks, and its rebuilt elements made the stripe's parity agree
+/// with that decode: OSS 1's column then read 3,000 wrong bytes with exit 0 (OSS 3, a
+/// parity column there; OSS 0, a data column).
+#[test]
+fn rebuild_of_an_oss_failed_after_the_crash_raid6_rmw() {
+    for late in [0, 3] {
+        sweep_late("raid6", "rmw", None, "rebuild", "", Some(late));
+    }
 }
