@@ -32,6 +32,9 @@ fn last_record(journal: &[u8]) -> Option<(usize, usize, String)> {
     let mut last = None;
     while at + 8 <= journal.len() {
         let len = u32::from_le_bytes(journal[at..at + 4].try_into().unwrap()) as usize;
+        if at + 8 + len > journal.len() {
+            return None; // a torn record last (a killed journal write): not the scene
+        }
         let payload = &journal[at + 8..at + 8 + len];
         let kind = serde_json::from_slice::<serde_json::Value>(payload)
             .ok()
@@ -92,7 +95,8 @@ impl Scene {
     /// The write killed at durable call `k` on a fresh copy of the scene. `None`: it
     /// finished (no call `k`); `Some(false)`: the journal does not end on the write's
     /// `FailedColumnCopy`; `Some(true)`: it does, and one bit of it is flipped.
-    fn kill_and_damage(&self, shim: &Path, k: u32) -> Option<bool> {
+    /// `tear`: `KILLTEAR` of the shim ("" for none; "1": a pwrite killed half written).
+    fn kill_and_damage(&self, shim: &Path, k: u32, tear: &str) -> Option<bool> {
         let store = self.root.path().join("store");
         copy_store(&self.pristine, &store);
         let d = s(&store);
@@ -101,6 +105,7 @@ impl Scene {
             .args(["store", "write", d, "f", "--offset", &offset])
             .env("LD_PRELOAD", shim)
             .env("KILLN", k.to_string())
+            .env("KILLTEAR", tear)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -139,10 +144,20 @@ impl Scene {
     /// After `fix` (`online` or `rebuild` of OSS 1, whatever it answered): `f` reads its
     /// acknowledged bytes (the cut write's range old or new), or is refused naming what it
     /// cannot read; then every byte outside the losses on record reads right.
-    fn every_byte_right_or_named(&self, fix: &str, case: &str) {
+    /// `late`: an OSS failed after the crash (`store fail`), the one `fix` then runs on.
+    fn every_byte_right_or_named(&self, fix: &str, case: &str, late: Option<usize>) {
         let store = self.root.path().join("store");
         let d = s(&store);
-        let fixed = exaraid(&["store", fix, d, "--oss", "1"], b"");
+        let target = late.unwrap_or(1).to_string();
+        if late.is_some() {
+            let failed = exaraid(&["store", "fail", d, "--oss", &target], b"");
+            assert!(
+                failed.status.success(),
+                "{case}: fail --oss {target}: {}",
+                String::from_utf8_lossy(&failed.stderr)
+            );
+        }
+        let fixed = exaraid(&["store", fix, d, "--oss", &target], b"");
         let mut cut = self.acked.clone();
         put_over(&mut cut, CUT_AT, &self.cut_write);
         let got = exaraid(&["store", "get", d, "f"], b"");
@@ -198,6 +213,24 @@ impl Scene {
 }
 
 fn sweep(code: &str, write_path: &str, also_failed: Option<usize>, fix: &str) {
+    sweep_torn(code, write_path, also_failed, fix, "");
+}
+
+/// `sweep` with the killed pwrite torn as `KILLTEAR=tear` leaves it (scripts/killshim.c).
+fn sweep_torn(code: &str, write_path: &str, also_failed: Option<usize>, fix: &str, tear: &str) {
+    sweep_late(code, write_path, also_failed, fix, tear, None);
+}
+
+/// `sweep_torn`, and before `fix` OSS `late` (up under the cut write) is failed and `fix`
+/// runs on it rather than on OSS 1.
+fn sweep_late(
+    code: &str,
+    write_path: &str,
+    also_failed: Option<usize>,
+    fix: &str,
+    tear: &str,
+    late: Option<usize>,
+) {
     let scene = scene(code, write_path, also_failed);
     let Some(shim) = build_c_shim(scene.root.path(), "killshim") else {
         eprintln!("no C compiler: the kill sweep needs scripts/killshim.c built; skipped");
@@ -205,13 +238,15 @@ fn sweep(code: &str, write_path: &str, also_failed: Option<usize>, fix: &str) {
     };
     let mut damaged = 0;
     for k in 1..=KILL_CALLS_MAX {
-        let case = format!("{code} {write_path} failed {also_failed:?}, `{fix}`, kill at call {k}");
-        match scene.kill_and_damage(&shim, k) {
+        let case = format!(
+            "{code} {write_path} failed {also_failed:?} then {late:?}, `{fix}`, kill at call {k} (KILLTEAR={tear:?})"
+        );
+        match scene.kill_and_damage(&shim, k, tear) {
             None => break,
             Some(false) => continue,
             Some(true) => {
                 damaged += 1;
-                scene.every_byte_right_or_named(fix, &case);
+                scene.every_byte_right_or_named(fix, &case, late);
             }
         }
     }
@@ -249,4 +284,33 @@ fn online_after_a_damaged_failed_column_copy_raid6_rmw_two_failed() {
 #[test]
 fn rebuild_after_a_damaged_failed_column_copy_raid6_rmw_two_failed() {
     sweep("raid6", "rmw", Some(4), "rebuild");
+}
+
+/// s14e leftover 1: `rebuild` (not `online`) with one OSS failed on raid6, the cut write's
+/// pwrites torn where the kill lands: a parity block written whole whose checksum the kill
+/// tore does not verify, so the decode of OSS 1's column has only the other parity, which
+/// the cut write may not have reached yet (old). It gave 3,000 wrong bytes with exit 0.
+#[test]
+fn rebuild_after_a_damaged_failed_column_copy_raid6_rmw_torn() {
+    sweep_torn("raid6", "rmw", None, "rebuild", "1");
+}
+
+/// The same with `online`, whose merge fix (columns with unverified blocks erased) this
+/// keeps covered for torn pwrites.
+#[test]
+fn online_after_a_damaged_failed_column_copy_raid6_rmw_torn() {
+    sweep_torn("raid6", "rmw", None, "online", "1");
+}
+
+/// s14e leftover 2: OSS 1 failed under the cut write (its `FailedColumnCopy` cut), another
+/// OSS failed after the crash and rebuilt. That OSS's record of what changed while it was
+/// failed does not hold the cut write, so its rebuild decoded the cut write's stripe
+/// through parity nothing checks, and its rebuilt elements made the stripe's parity agree
+/// with that decode: OSS 1's column then read 3,000 wrong bytes with exit 0 (OSS 3, a
+/// parity column there; OSS 0, a data column).
+#[test]
+fn rebuild_of_an_oss_failed_after_the_crash_raid6_rmw() {
+    for late in [0, 3] {
+        sweep_late("raid6", "rmw", None, "rebuild", "", Some(late));
+    }
 }

@@ -2348,9 +2348,24 @@ impl Store {
                 self.file_name_in(None, id),
             )));
         }
-        if let Some(changed) = changed {
-            if self.decode_unchecked_after_tail_cut(id, stripe, &corrupt_cols) {
-                self.keep_own_bytes_after_tail_cut(oss, fresh, id, stripe, changed, &mut home)?;
+        match changed {
+            Some(changed) => {
+                if self.decode_unchecked_after_tail_cut(id, stripe, &corrupt_cols) {
+                    self.keep_own_bytes_after_tail_cut(oss, fresh, id, stripe, changed, &mut home)?;
+                }
+            }
+            // A rebuild: `record_unchecked_rebuild_lost` named, before it began, the stripes
+            // the failed OSSs alone leave unchecked, but it could not see blocks that do not
+            // verify. With them erased too, the decode may have gone through parity the cut
+            // write left stale (raid6, one OSS failed, the cut write's P torn: the decode went
+            // through its old Q, 3,000 wrong bytes read with exit 0), so the OSS's written
+            // bytes of this stripe are named lost, durably, before its elements are written.
+            None => {
+                if !corrupt_cols.is_empty()
+                    && self.decode_unchecked_after_tail_cut(id, stripe, &corrupt_cols)
+                {
+                    self.record_unchecked_stripe_lost(oss, id, stripe, &corrupt_cols)?;
+                }
             }
         }
         let blocks_per_element = self.sb.element_bytes / CHECKSUM_BLOCK_BYTES;
@@ -2582,20 +2597,31 @@ impl Store {
             }
             let files: Vec<crate::state::FileMeta> = core.state.files.values().cloned().collect();
             let ids: BTreeSet<u64> = files.iter().map(|m| m.id).collect();
-            let suspects: Option<BTreeSet<(u64, u64)>> =
-                match core.state.changed_while_failed.get(&oss) {
-                    Some(Some(changed)) => {
-                        let mut stripes = changed.stripes.clone();
+            // The cut write ran while some OSS now down was failed (it copied that OSS's
+            // column: `FailedColumnCopy`), not necessarily this one: an OSS failed after
+            // the crash has no record of it (review of s14e, leftover 2). So the stripes
+            // changed while any OSS down now was failed.
+            let mut suspects: Option<BTreeSet<(u64, u64)>> = Some(BTreeSet::new());
+            for down in self.unavailable_set(&core) {
+                match (
+                    core.state.changed_while_failed.get(&down),
+                    suspects.as_mut(),
+                ) {
+                    (Some(Some(changed)), Some(stripes)) => {
+                        stripes.extend(changed.stripes.iter().copied());
                         for (&file, runs) in &changed.ranges {
                             for &(a, z) in runs {
                                 stripes.extend((a / sdb..z.div_ceil(sdb)).map(|s| (file, s)));
                             }
                         }
-                        stripes.retain(|(file, _)| ids.contains(file));
-                        Some(stripes)
                     }
-                    _ => None,
-                };
+                    (Some(Some(_)), None) => {}
+                    _ => suspects = None,
+                }
+            }
+            if let Some(stripes) = suspects.as_mut() {
+                stripes.retain(|(file, _)| ids.contains(file));
+            }
             (suspects, files)
         };
         let mut stripes: Vec<(u64, u64)> = Vec::new();
@@ -2617,17 +2643,46 @@ impl Store {
             }
         }
         for (id, stripe) in stripes {
-            let written = files
+            self.record_unchecked_stripe_lost(oss, id, stripe, &BTreeSet::new())?;
+        }
+        Ok(())
+    }
+
+    /// Journal (durably) as lost the written bytes of the data elements of home stripe
+    /// `stripe` of file `id` that the rebuild of OSS `oss` decodes: its own, those of every
+    /// other OSS failed or unavailable, and those of the columns `corrupt_cols` (blocks that
+    /// do not verify): only a decode nothing checks could give them
+    /// (`UNCHECKED_DECODE_AFTER_TAIL_CUT`). Why the others' too: the rebuilt elements are
+    /// encoded with their decode, after which the stripe's parity agrees with it and later
+    /// reads take it as checked (raid6, OSS 1 failed under the cut write, OSS 3 failed
+    /// after the crash and rebuilt: 3,000 wrong bytes of OSS 1's column read with exit 0).
+    fn record_unchecked_stripe_lost(
+        &self,
+        oss: usize,
+        id: u64,
+        stripe: u64,
+        corrupt_cols: &BTreeSet<usize>,
+    ) -> Result<(), StoreError> {
+        let (written, mut erased) = {
+            let core = self.core.lock();
+            match core.state.files.values().find(|m| m.id == id) {
+                Some(meta) => (meta.written_runs(), self.unavailable_set(&core)),
+                None => return Ok(()),
+            }
+        };
+        erased.insert(oss);
+        erased.extend(
+            corrupt_cols
                 .iter()
-                .find(|m| m.id == id)
-                .expect("a file listed above")
-                .written_runs();
+                .map(|&c| self.layout.oss_of(id, stripe, c)),
+        );
+        for o in erased {
             let ranges: Vec<(u64, u64)> = self
-                .written_data_elements_of(oss, id, stripe, &written)
+                .written_data_elements_of(o, id, stripe, &written)
                 .into_iter()
                 .flat_map(|(_, _, runs)| runs)
                 .collect();
-            self.record_unchecked_decode_lost(oss, id, &ranges)?;
+            self.record_unchecked_decode_lost(o, id, &ranges)?;
         }
         Ok(())
     }
