@@ -258,6 +258,15 @@ pub trait Backend: Send + Sync {
     fn allocated_slots(&self, _object: u64, _zone: Zone) -> Result<Vec<(u64, u64)>, BackendError> {
         Ok(Vec::new())
     }
+    /// Whether this OSS's own record of written slots (its extents) names zone `zone` of
+    /// `object` written; `None`: the backend keeps no such record. Why: a removal forgets a
+    /// zone's extents, durably, before it deletes the zone file, so a zone file that is
+    /// gone while its extents still name it written was deleted outside exaraid (its slots
+    /// read `Missing`, and a read decodes around them), not by a removal (the open after a
+    /// cut journal tail must not take it for one: `cut_deletions`).
+    fn zone_written_on_record(&self, _object: u64, _zone: Zone) -> Option<bool> {
+        None
+    }
     /// Read `buf.len()` bytes at `offset` of an element, verifying the checksum of every
     /// block touched. Never-written blocks of a slot that exists read as zeros; a slot that
     /// does not exist (zone file missing or shorter than the slot) is `Missing`, so that a
@@ -2437,6 +2446,16 @@ impl Backend for DirBackend {
         let n = self.element_bytes / CHECKSUM_BLOCK_BYTES;
         let (data, crcs) = self.read_blocks(key, 0, n)?;
         Ok(self.check_blocks(key, 0, &data, &crcs))
+    }
+
+    fn zone_written_on_record(&self, object: u64, zone: Zone) -> Option<bool> {
+        let extents = self.extents.lock();
+        Some(
+            extents
+                .slots
+                .get(&(object, zone))
+                .is_some_and(|runs| !runs.0.is_empty()),
+        )
     }
 
     fn objects(&self) -> Result<Vec<(u64, Zone, u64)>, BackendError> {

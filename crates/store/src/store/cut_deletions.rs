@@ -26,10 +26,11 @@
 //! journal without tail and without them). One zone file gone is enough: a removal forgets
 //! a zone's extents before it unlinks the file, so the slots of a zone it deleted on one
 //! OSS read as never written (zeros), not as missing, and no decode goes around them (a
-//! threshold at the code's tolerance, tried in the merge, read zeros so). The price: a
-//! zone file deleted outside exaraid (its extents still say written: reads decode around
-//! it) beside a cut tail is taken for a removal and its file recorded lost (named, never
-//! wrong; telling the two apart needs the OSS's extents, not only its listing).
+//! threshold at the code's tolerance, tried in the merge, read zeros so). A zone file
+//! deleted outside exaraid is told apart by the OSS's extents (`zone_written_on_record`:
+//! they still name it written, where a removal forgot them first): not a removal, its
+//! slots read `Missing` and reads decode around them (session 15; before, its whole file
+//! was recorded lost beside a cut tail, or under the older-metadata signature below).
 //!
 //! The same check of removed files runs at an open of metadata older than its OSSs, let in
 //! by removing every OSS's epoch file (`epoch_files_removed`, review s14r R14-2): removals
@@ -107,10 +108,16 @@ pub(super) fn cut_deletion_records(
             Some(objects.into_iter().map(|(o, z, _)| (o, z)).collect())
         })
         .collect();
+    // Deleted by a removal: not listed, and not named written by the OSS's extents (a
+    // removal forgets them durably before it deletes the file). A zone file gone while its
+    // extents still name it written was deleted outside exaraid: its slots read `Missing`
+    // and reads decode around them, or name them lost beyond the code's tolerance (note14
+    // items 8, 9: it was taken for a removal and its whole file recorded lost).
     let gone = |oss: usize, object: u64, zone: Zone| {
         listed[oss]
             .as_ref()
             .is_some_and(|held| !held.contains(&(object, zone)))
+            && backends[oss].zone_written_on_record(object, zone) != Some(true)
     };
     let mut push = |state: &mut State, rec: Rec| {
         state.apply(first_seq + recs.len() as u64, &rec);

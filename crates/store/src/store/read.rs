@@ -696,7 +696,14 @@ impl Store {
         if client_read {
             self.refuse_decode_after_tail_cut(core, file, stripe, pos, &home)?;
         }
+        let as_read = home.buf.clone();
         let lost = self.decode_blocks(&mut home)?;
+        // A data column the check located as stale keeps its checksum-valid bytes as read:
+        // the parity's version may be the wrong one (a lost write an acknowledged rmw
+        // XORed out of the parity, review R13-4), and a degraded read must not return, for
+        // a readable block, other bytes than a healthy read does (note14 item 4). The
+        // erased blocks decoded beside it are right either way (see `keep_data_as_read`).
+        self.keep_data_as_read(&mut home, &as_read);
         if wanted
             .iter()
             .any(|i| lost.contains(i) && home.is_bad(pos, *i))

@@ -157,6 +157,9 @@ impl<H: Hook> Backend for Wrapped<H> {
     fn objects(&self) -> Result<Vec<(u64, Zone, u64)>, BackendError> {
         self.inner.objects()
     }
+    fn zone_written_on_record(&self, object: u64, zone: Zone) -> Option<bool> {
+        self.inner.zone_written_on_record(object, zone)
+    }
     fn remove_object(&self, object: u64) -> Result<(), BackendError> {
         self.inner.remove_object(object)
     }

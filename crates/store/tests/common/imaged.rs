@@ -142,6 +142,9 @@ impl<H: Hook> Backend for Imaged<H> {
         let _io = self.imager.io.lock();
         self.inner.objects()
     }
+    fn zone_written_on_record(&self, object: u64, zone: Zone) -> Option<bool> {
+        self.inner.zone_written_on_record(object, zone)
+    }
     fn remove_object(&self, object: u64) -> Result<(), BackendError> {
         self.mutating(|| self.inner.remove_object(object))
     }
