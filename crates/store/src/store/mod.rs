@@ -3597,7 +3597,11 @@ impl Store {
             return Ok(Vec::new());
         }
         let plans = core.strategy.on_tick(now_ns).map_err(plan_err)?;
-        self.journal(core, Rec::Input(Input::Tick { now_ns }), false)?;
+        let tick = Input::Tick {
+            now_ns,
+            parity_crcs_synced: true,
+        };
+        self.journal(core, Rec::Input(tick), false)?;
         Ok(plans)
     }
 
