@@ -1195,7 +1195,14 @@ impl Store {
         );
         drop(group);
         crate::bench::probe_add(&crate::bench::PROBE.journal_fsyncs, 1);
+        // A power-cut test's measure: what was written before the fsync began is durable.
+        let tracked_len_bytes = crate::torture::journal_syncs_tracked()
+            .then(|| self.journal_file.metadata().map(|m| m.len()).ok())
+            .flatten();
         let result = self.journal_file.sync_data();
+        if let (Ok(()), Some(len_bytes)) = (&result, tracked_len_bytes) {
+            crate::torture::journal_synced(&self.dir.join(super::JOURNAL_FILE), len_bytes);
+        }
         let mut group = self.group_commit.lock();
         group.syncing = false;
         match &result {
