@@ -112,3 +112,36 @@ fn a_new_file_after_an_older_metadata_reads_its_holes_as_zeros() {
     want.extend_from_slice(b"TAIL");
     assert!(ok(&["store", "get", d, "h"], b"") == want, "get of h");
 }
+
+/// s14m F3: the same older metadata with a torn journal tail (an append cut by a crash,
+/// here half a record) opened through the hatch. Its losses were worded as a removal whose
+/// journal record was damaged and cut off (`OBJECTS_DELETED`), and the open rolled a
+/// settle forward from a missing cache zone, although with metadata older than its OSSs a
+/// newer metadata's removal or settle explains both (as without the torn tail). The older
+/// metadata decides now, whatever the tail: named as removed since, no roll-forward.
+#[test]
+fn files_removed_since_an_older_metadata_with_a_torn_journal_tail_are_named_removed_since() {
+    use std::io::Write;
+    let tmp = fast_tempdir("s14f-torn");
+    let (dir, _) = store_behind_its_osses(tmp.path());
+    let d = s(&dir);
+    // Half a record: a length of 100 bytes, a crc, and 12 of the 100 bytes.
+    let mut torn = 100u32.to_le_bytes().to_vec();
+    torn.extend_from_slice(&[0xAB; 16]);
+    let mut journal = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("journal"))
+        .unwrap();
+    journal.write_all(&torn).unwrap();
+    drop(journal);
+    for name in ["f", "g"] {
+        let err = fails(&["store", "get", d, name], b"");
+        assert!(
+            err.contains(&format!("file '{name}' bytes 0..40000"))
+                && err.contains("its objects were removed from the OSSs")
+                && !err.contains("journal record that said so was damaged"),
+            "get {name} names its bytes lost as removed since the older metadata: {err}"
+        );
+    }
+    assert!(ok(&["store", "get", d, "k"], b"") == bytes(3, 12_000));
+}

@@ -394,6 +394,9 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         }
         self.next_seq += 1;
         self.len_bytes += frame.len() as u64;
+        if sync {
+            crate::torture::journal_synced(&self.path, self.len_bytes);
+        }
         Ok(seq)
     }
 
@@ -415,7 +418,9 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     pub fn sync(&mut self) -> Result<(), StoreError> {
         self.file
             .sync_data()
-            .map_err(|e| StoreError::from_io(e, &format!("journal {}", self.path.display())))
+            .map_err(|e| StoreError::from_io(e, &format!("journal {}", self.path.display())))?;
+        crate::torture::journal_synced(&self.path, self.len_bytes);
+        Ok(())
     }
 
     /// Drop every record (after a checkpoint that includes them). Sequence numbers go on.
@@ -426,6 +431,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         self.file.seek(SeekFrom::Start(0)).map_err(io)?;
         self.file.sync_all().map_err(io)?;
         self.len_bytes = 0;
+        crate::torture::journal_synced(&self.path, 0);
         Ok(())
     }
 

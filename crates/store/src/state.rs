@@ -147,6 +147,12 @@ pub enum Input {
     },
     Tick {
         now_ns: u64,
+        /// Session 15 on: a window timeout's parity plan made by this tick syncs its
+        /// `EndParityCrcs` before its first parity write, as END's does (see
+        /// `EndDelayed::parity_crcs_synced`; left out when false, read false from older
+        /// binaries' journals, dropped unseen by them).
+        #[serde(default, skip_serializing_if = "is_false")]
+        parity_crcs_synced: bool,
     },
     Complete {
         plan: u64,
@@ -1450,7 +1456,7 @@ impl State {
                         self.last_now_ns = self.last_now_ns.max(*now_ns);
                         self.next_window = self.next_window.max(window + 1);
                     }
-                    Input::EndDelayed { now_ns, .. } | Input::Tick { now_ns } => {
+                    Input::EndDelayed { now_ns, .. } | Input::Tick { now_ns, .. } => {
                         self.last_now_ns = self.last_now_ns.max(*now_ns)
                     }
                     Input::Complete { .. } | Input::Forget { .. } => {}

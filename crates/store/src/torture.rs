@@ -269,3 +269,52 @@ pub fn kill_point_between_payload_and_checksum(oss: &str, what: &dyn Fn() -> Str
     }
     false
 }
+
+// ---------------------------------------------------------------- power-cut emulation
+
+/// Is some test tracking journal fsyncs (`track_journal_syncs`)? Unset, each journal fsync
+/// costs one load more.
+static JOURNAL_SYNCS_TRACKED: AtomicBool = AtomicBool::new(false);
+/// Per tracked journal file, the length its last fsync made durable.
+static JOURNAL_SYNCED: Mutex<Vec<(std::path::PathBuf, u64)>> = Mutex::new(Vec::new());
+/// Tracked journals at most (tests track one or two stores).
+const JOURNALS_TRACKED_MAX: usize = 64;
+
+/// A power-cut test (crates/store/tests/common/powercut.rs) tracks how much of the journal
+/// file at `path` its fsyncs made durable, from `durable_bytes` (its length now, synced by
+/// the test's choice) on. Why in the store: the journal's fsyncs are the store's own (an
+/// append's, a group commit's on a second handle), which no backend wrapper sees, and a
+/// power cut keeps only what they made durable.
+pub fn track_journal_syncs(path: &std::path::Path, durable_bytes: u64) {
+    let mut synced = JOURNAL_SYNCED.lock().unwrap();
+    assert!(
+        synced.len() < JOURNALS_TRACKED_MAX,
+        "too many tracked journals"
+    );
+    synced.retain(|(p, _)| p != path);
+    synced.push((path.to_path_buf(), durable_bytes));
+    JOURNAL_SYNCS_TRACKED.store(true, Ordering::SeqCst);
+}
+
+/// The length of the tracked journal at `path` its last fsync made durable.
+pub fn journal_synced_bytes(path: &std::path::Path) -> Option<u64> {
+    let synced = JOURNAL_SYNCED.lock().unwrap();
+    synced.iter().find(|(p, _)| p == path).map(|&(_, n)| n)
+}
+
+/// Is any journal tracked? The caller then measures what its fsync covers.
+pub(crate) fn journal_syncs_tracked() -> bool {
+    JOURNAL_SYNCS_TRACKED.load(Ordering::Relaxed)
+}
+
+/// Called after an fsync of the journal at `path` returned: its first `len_bytes` are
+/// durable (a truncation makes the durable length shorter, so it is set, not maxed).
+pub(crate) fn journal_synced(path: &std::path::Path, len_bytes: u64) {
+    if !journal_syncs_tracked() {
+        return;
+    }
+    let mut synced = JOURNAL_SYNCED.lock().unwrap();
+    if let Some(entry) = synced.iter_mut().find(|(p, _)| p == path) {
+        entry.1 = len_bytes;
+    }
+}

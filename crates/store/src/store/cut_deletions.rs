@@ -34,7 +34,9 @@
 //!
 //! The same check of removed files runs at an open of metadata older than its OSSs, let in
 //! by removing every OSS's epoch file (`epoch_files_removed`, review s14r R14-2): removals
-//! only newer metadata knew of deleted objects this metadata calls written.
+//! only newer metadata knew of deleted objects this metadata calls written. It decides also
+//! where such an open cuts a torn tail (s14m F3): newer metadata explains what is gone as
+//! well as the cut record does.
 
 use std::collections::BTreeSet;
 

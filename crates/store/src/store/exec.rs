@@ -1195,7 +1195,14 @@ impl Store {
         );
         drop(group);
         crate::bench::probe_add(&crate::bench::PROBE.journal_fsyncs, 1);
+        // A power-cut test's measure: what was written before the fsync began is durable.
+        let tracked_len_bytes = crate::torture::journal_syncs_tracked()
+            .then(|| self.journal_file.metadata().map(|m| m.len()).ok())
+            .flatten();
         let result = self.journal_file.sync_data();
+        if let (Ok(()), Some(len_bytes)) = (&result, tracked_len_bytes) {
+            crate::torture::journal_synced(&self.dir.join(super::JOURNAL_FILE), len_bytes);
+        }
         let mut group = self.group_commit.lock();
         group.syncing = false;
         match &result {
@@ -1766,13 +1773,12 @@ impl Store {
 
     /// Before a delayed window's parity plan (END, or its timeout) writes home parity
     /// (`write_bytes`: this wave's steps and their bytes): their crcs per 4 KiB block,
-    /// journaled unsynced (`Rec::EndParityCrcs`; a kill keeps the append, as it keeps any
-    /// write that returned). Why (review s9s S9-5): a kill amid them leaves each parity
+    /// journaled and synced (`Rec::EndParityCrcs`). Why (review s9s S9-5): a kill amid them leaves each parity
     /// block old or new beside home data that is all old, and recovery decodes a column
     /// whose disk died after the crash from blocks of one version, each parity block told
     /// by these crcs (`decide_by_end_versions`). Bounded: a wave with more than
-    /// `END_PARITY_CRCS_MAX` blocks journals none (recovery then decides its stripes as
-    /// without them: lost where it cannot tell, never wrong), or, for END, an empty one.
+    /// `END_PARITY_CRCS_MAX` blocks journals an empty one (recovery then decides its stripes
+    /// as without them: lost where it cannot tell, never wrong).
     fn journal_end_parity_crcs(
         &self,
         plan: &IoPlan,
@@ -1836,17 +1842,13 @@ impl Store {
         let Some(file) = file else {
             return Ok(()); // no parity write in this wave
         };
-        // END's plan (its input says so: `Input::EndDelayed::parity_crcs_synced`) syncs the
-        // record before the wave's first parity write, so that a power cut cannot keep a
-        // parity write and drop the record: with none on record for the plan, recovery
-        // knows it wrote no parity (S9-5 left on raid5, s13k). A wave too large for crcs
-        // journals an empty one, which says only "may have written". A timeout's plan
-        // (whose input, a tick, carries no such promise) journals it unsynced as before.
-        let synced = matches!(plan.cause, PlanCause::WindowEnd { .. });
+        // END's plan and a timeout's (their inputs say so: `parity_crcs_synced` of
+        // `Input::EndDelayed` and `Input::Tick`) sync the record before the wave's first
+        // parity write, so that a power cut cannot keep a parity write and drop the record:
+        // with none on record for the plan, recovery knows it wrote no parity (S9-5 left on
+        // raid5, s13k; the timeout since session 15). A wave too large for crcs journals an
+        // empty one, which says only "may have written".
         if blocks > END_PARITY_CRCS_MAX {
-            if !synced {
-                return Ok(());
-            }
             pieces.clear();
         }
         let rec = Rec::EndParityCrcs(crate::state::WriteParityCrcs {
@@ -1855,7 +1857,7 @@ impl Store {
             pieces,
         });
         let mut core = self.core.lock();
-        self.journal(&mut core, rec, synced)
+        self.journal(&mut core, rec, true)
     }
 
     /// Run the read steps `reads` of `plan` as `run_steps` does (one thread per OSS, the

@@ -1480,11 +1480,15 @@ impl Store {
         // not know of deleted objects it calls written. Their bytes are recorded lost,
         // durably before the first epoch bump tells the OSSs an epoch again (after which
         // no open could tell).
+        // Older metadata first, whatever its tail (s14m F3): a newer metadata's removal
+        // or settle explains a deleted object or cache zone as well as the cut record
+        // does, so no settle is rolled forward on the cut record's word, and the losses
+        // are named as removed since (they were worded as the cut record's).
+        let older_metadata =
+            !backends_supplied && cut_deletions::epoch_files_removed(&backends, &state);
         let deletions_token = match journal_tail_cut {
+            _ if older_metadata => Some(cut_deletions::OBJECTS_REMOVED_SINCE),
             Some(_) => Some(cut_deletions::OBJECTS_DELETED),
-            None if !backends_supplied && cut_deletions::epoch_files_removed(&backends, &state) => {
-                Some(cut_deletions::OBJECTS_REMOVED_SINCE)
-            }
             None => None,
         };
         let deletion_recs = match deletions_token {
@@ -3698,7 +3702,11 @@ impl Store {
             return Ok(Vec::new());
         }
         let plans = core.strategy.on_tick(now_ns).map_err(plan_err)?;
-        self.journal(core, Rec::Input(Input::Tick { now_ns }), false)?;
+        let tick = Input::Tick {
+            now_ns,
+            parity_crcs_synced: true,
+        };
+        self.journal(core, Rec::Input(tick), false)?;
         Ok(plans)
     }
 

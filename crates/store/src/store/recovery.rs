@@ -205,8 +205,8 @@ pub(super) struct InFlight {
     /// window (END, or its timeout) among them: where it is the only writer, a failed data
     /// column decodes from blocks of one version (`decide_by_end_versions`).
     window_parity: BTreeMap<(u64, u64), PlanId>,
-    /// Those of them that are END's, whose input promises their `EndParityCrcs` synced
-    /// before their first parity write (`Input::EndDelayed::parity_crcs_synced`).
+    /// Those of them whose input (END's, or a timeout's tick) promises their
+    /// `EndParityCrcs` synced before their first parity write (`parity_crcs_synced`).
     end_crcs_synced: BTreeSet<PlanId>,
 }
 
@@ -649,13 +649,22 @@ impl Store {
                                 .window_parity
                                 .insert((step.file, el.stripe), plan.id);
                         }
-                        if let exaraid_plan::PlanCause::WindowEnd { window, .. } = plan.cause {
-                            let promised = core.state.inputs.iter().any(|i| {
-                                matches!(i, Input::EndDelayed { window: w, parity_crcs_synced: true, .. } if *w == window)
-                            });
-                            if promised {
-                                in_flight.end_crcs_synced.insert(plan.id);
-                            }
+                        // The input that made the plan (END, or the tick of its timeout)
+                        // promises its parity crcs synced before its first parity write.
+                        let promised = input_of.get(&plan.id).is_some_and(|&i| {
+                            matches!(
+                                core.state.inputs.get(i),
+                                Some(Input::EndDelayed {
+                                    parity_crcs_synced: true,
+                                    ..
+                                }) | Some(Input::Tick {
+                                    parity_crcs_synced: true,
+                                    ..
+                                })
+                            )
+                        });
+                        if promised {
+                            in_flight.end_crcs_synced.insert(plan.id);
                         }
                     }
                     continue;
@@ -2758,8 +2767,8 @@ impl Store {
         if dead.is_empty() || data_written || dead.len() > self.tolerance() {
             return Ok(Vec::new());
         }
-        // END's plan journals its parity crcs synced before its first parity write
-        // (`promised`): none on record, it wrote no parity, every parity block is old.
+        // END's plan and a timeout's journal their parity crcs synced before their first
+        // parity write (`promised`): none on record, it wrote no parity, every parity block is old.
         // Unless the open cut a damaged whole record (on record until accepted), which may
         // have been that synced record.
         let wrote_no_parity = promised
@@ -5401,7 +5410,7 @@ pub(super) fn replay(
             Input::EndDelayed { window, now_ns, .. } => {
                 strategy.on_hint(&Hint::EndDelayed { window }, now_ns)
             }
-            Input::Tick { now_ns } => strategy.on_tick(now_ns),
+            Input::Tick { now_ns, .. } => strategy.on_tick(now_ns),
             Input::Complete { plan } => strategy.on_complete(plan),
             Input::Forget { file } => strategy.forget_file(file).map(|()| Vec::new()),
         };

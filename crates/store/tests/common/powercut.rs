@@ -1,0 +1,396 @@
+#![allow(dead_code)]
+//! A power cut at any point of one operation, in process: "a power cut keeps only what was
+//! fsync'd". The smallest honest emulation, a test tool. A test module that uses it also
+//! declares `common`.
+//!
+//! Every backend call of the store runs under one lock. While armed, before each mutating
+//! call the whole store (metadata and OSS directories) is copied aside (an image: the disk
+//! a kill -9 at that instant leaves), with what was durable then: the journal's length its
+//! last fsync covered (`torture::journal_synced_bytes`, the store's own fsyncs, appends'
+//! and group commits'), and per OSS a copy of its directory as its last `sync` left it.
+//! A power cut at that instant keeps (`PowerCutImage::lay`):
+//! - the journal cut at any record boundary from its durable length to its length then;
+//! - per OSS, either everything written to it (its image) or only what its last `sync` made
+//!   durable (that copy): every unsynced write of that OSS dropped, its old bytes back.
+//!
+//! Not modelled (say so where it matters): an OSS keeping some of its unsynced writes and
+//! dropping others (torn blocks have their own kill tests), a journal keeping a later page
+//! of unsynced appends without an earlier one, a checkpoint (state file) or any other
+//! metadata file written during the operation (`arm` and the caller's checks assume none).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use exaraid_store::backend::{Backend, BackendError, DirBackend, ElementKey, OssLabel, Zone};
+use exaraid_store::superblock::Superblock;
+use exaraid_store::{OpenOptions, Store, StoreError};
+use parking_lot::Mutex;
+
+use crate::common::copy_tree;
+
+/// Power-cut images of the store at `root`, taken beside it (in `root`'s parent).
+pub struct PowerCut {
+    root: PathBuf,
+    oss_count: usize,
+    io: Mutex<()>,
+    armed: AtomicBool,
+    /// Per OSS, its directory as its last sync left it (a copy).
+    durable: Mutex<Vec<PathBuf>>,
+    copies: Mutex<usize>,
+    images: Mutex<Vec<PowerCutImage>>,
+}
+
+/// The disk as it was before one mutating backend call, and what was durable then.
+#[derive(Clone)]
+pub struct PowerCutImage {
+    pub dir: PathBuf,
+    pub journal_durable_bytes: u64,
+    pub oss_durable: Vec<PathBuf>,
+}
+
+fn journal_of(dir: &Path) -> PathBuf {
+    dir.join("journal")
+}
+
+impl PowerCut {
+    pub fn new(root: &Path) -> Arc<PowerCut> {
+        let oss_count = Superblock::load(root).unwrap().oss_dirs.len();
+        Arc::new(PowerCut {
+            root: root.to_path_buf(),
+            oss_count,
+            io: Mutex::new(()),
+            armed: AtomicBool::new(false),
+            durable: Mutex::new(Vec::new()),
+            copies: Mutex::new(0),
+            images: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn fresh(&self, what: &str) -> PathBuf {
+        let mut n = self.copies.lock();
+        *n += 1;
+        self.root.parent().unwrap().join(format!("{what}-{n}"))
+    }
+
+    fn copy_oss(&self, oss: usize) -> PathBuf {
+        let to = self.fresh(&format!("durable-oss-{oss}"));
+        copy_tree(&self.root.join(format!("oss-{oss}")), &to);
+        to
+    }
+
+    /// From now on, an image before each mutating backend call. The store must be quiet
+    /// (no operation running) and everything on disk durable now (the caller synced it:
+    /// the last operation returned, its `Durable` record and OSS syncs done).
+    pub fn arm(&self) {
+        let _io = self.io.lock();
+        let journal = journal_of(&self.root);
+        let len = std::fs::metadata(&journal).unwrap().len();
+        exaraid_store::torture::track_journal_syncs(&journal, len);
+        *self.durable.lock() = (0..self.oss_count).map(|i| self.copy_oss(i)).collect();
+        self.armed.store(true, Ordering::SeqCst);
+    }
+
+    /// The store as it is now as the last image (a power cut after the operation
+    /// returned); no more images after it.
+    pub fn last_image(&self) {
+        let _io = self.io.lock();
+        self.image();
+        self.armed.store(false, Ordering::SeqCst);
+    }
+
+    pub fn images(&self) -> Vec<PowerCutImage> {
+        self.images.lock().clone()
+    }
+
+    /// Call under `io`.
+    fn image(&self) {
+        let dir = self.fresh("image");
+        copy_tree(&self.root, &dir);
+        let journal_durable_bytes =
+            exaraid_store::torture::journal_synced_bytes(&journal_of(&self.root))
+                .expect("the journal is tracked");
+        let journal_bytes = std::fs::metadata(journal_of(&dir)).unwrap().len();
+        assert!(
+            journal_durable_bytes <= journal_bytes,
+            "the journal shrank while armed (a checkpoint?): not modelled"
+        );
+        self.images.lock().push(PowerCutImage {
+            dir,
+            journal_durable_bytes,
+            oss_durable: self.durable.lock().clone(),
+        });
+    }
+}
+
+/// A power cut's disk: which OSSs lose their unsynced writes (`dropped[oss]`), and where
+/// the journal ends.
+pub struct PowerCutPoint<'a> {
+    pub image_index: usize,
+    pub image: &'a PowerCutImage,
+    pub journal_cut_bytes: u64,
+    pub dropped: Vec<bool>,
+}
+
+impl PowerCutPoint<'_> {
+    pub fn what(&self) -> String {
+        let dropped: Vec<usize> = (0..self.dropped.len())
+            .filter(|&i| self.dropped[i])
+            .collect();
+        format!(
+            "power cut before mutating call {} (image {}), journal kept to byte {} (durable {}), unsynced writes of OSS {dropped:?} dropped",
+            self.image_index,
+            self.image.dir.display(),
+            self.journal_cut_bytes,
+            self.image.journal_durable_bytes
+        )
+    }
+
+    /// The disk this power cut leaves, laid at `to` (which must not exist).
+    pub fn lay(&self, to: &Path) {
+        copy_tree(&self.image.dir, to);
+        for (oss, &drop) in self.dropped.iter().enumerate() {
+            if drop {
+                let d = to.join(format!("oss-{oss}"));
+                std::fs::remove_dir_all(&d).unwrap();
+                copy_tree(&self.image.oss_durable[oss], &d);
+            }
+        }
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(journal_of(to))
+            .unwrap()
+            .set_len(self.journal_cut_bytes)
+            .unwrap();
+    }
+}
+
+/// Do the directories `a` and `b` hold the same files with the same bytes?
+fn same_tree(a: &Path, b: &Path) -> bool {
+    let names = |d: &Path| {
+        let mut v: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    let (na, nb) = (names(a), names(b));
+    na == nb
+        && na.iter().all(|n| {
+            let (pa, pb) = (a.join(n), b.join(n));
+            if pa.is_dir() {
+                pb.is_dir() && same_tree(&pa, &pb)
+            } else {
+                std::fs::read(&pa).unwrap() == std::fs::read(&pb).unwrap()
+            }
+        })
+}
+
+/// The end offsets of the journal's whole records at `dir` (a torn tail left out).
+fn record_ends(dir: &Path) -> Vec<u64> {
+    let bytes = std::fs::read(journal_of(dir)).unwrap();
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at + 8 <= bytes.len() {
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        if at + 8 + len > bytes.len() {
+            break;
+        }
+        at += 8 + len;
+        out.push(at as u64);
+    }
+    out
+}
+
+/// Calls `check` at every power cut of `images`: each image with its journal cut at each
+/// record boundary from its durable length on, and, per cut, the OSSs' unsynced writes all
+/// kept, all dropped, each OSS's alone dropped and each OSS's alone kept (OSSs without
+/// unsynced writes left out: the same disk either way). Returns how many.
+pub fn for_each_power_cut(
+    images: &[PowerCutImage],
+    mut check: impl FnMut(&PowerCutPoint),
+) -> usize {
+    let mut points = 0;
+    for (image_index, image) in images.iter().enumerate() {
+        let n = image.oss_durable.len();
+        // An OSS without unsynced writes keeps the same disk either way: never dropped.
+        let unsynced: Vec<bool> = (0..n)
+            .map(|oss| {
+                !same_tree(
+                    &image.dir.join(format!("oss-{oss}")),
+                    &image.oss_durable[oss],
+                )
+            })
+            .collect();
+        let mut masks: Vec<Vec<bool>> = vec![vec![false; n], unsynced.clone()];
+        for oss in (0..n).filter(|&oss| unsynced[oss]) {
+            masks.push((0..n).map(|i| i == oss).collect());
+            masks.push((0..n).map(|i| i != oss && unsynced[i]).collect());
+        }
+        masks.sort();
+        masks.dedup();
+        let ends = record_ends(&image.dir);
+        let cuts: Vec<u64> = ends
+            .iter()
+            .copied()
+            .filter(|&end| end >= image.journal_durable_bytes)
+            .collect();
+        assert!(
+            ends.contains(&image.journal_durable_bytes) || image.journal_durable_bytes == 0,
+            "the journal's durable length {} is a record boundary",
+            image.journal_durable_bytes
+        );
+        for &journal_cut_bytes in &cuts {
+            for dropped in &masks {
+                check(&PowerCutPoint {
+                    image_index,
+                    image,
+                    journal_cut_bytes,
+                    dropped: dropped.clone(),
+                });
+                points += 1;
+            }
+        }
+    }
+    points
+}
+
+/// A `DirBackend` whose calls run under the power cut's lock, imaged before each mutating
+/// call, its durable copy taken after each sync.
+pub struct PowerCutBackend {
+    index: usize,
+    inner: DirBackend,
+    cut: Arc<PowerCut>,
+}
+
+impl PowerCutBackend {
+    fn mutating<T>(&self, f: impl FnOnce() -> Result<T, BackendError>) -> Result<T, BackendError> {
+        let _io = self.cut.io.lock();
+        if self.cut.armed.load(Ordering::SeqCst) {
+            self.cut.image();
+        }
+        f()
+    }
+}
+
+impl Backend for PowerCutBackend {
+    fn location(&self) -> String {
+        self.inner.location()
+    }
+    fn element_bytes(&self) -> usize {
+        self.inner.element_bytes()
+    }
+    fn healthy(&self) -> bool {
+        self.inner.healthy()
+    }
+    fn set_failed(&self, failed: bool) {
+        self.inner.set_failed(failed)
+    }
+    fn problem(&self) -> Option<String> {
+        self.inner.problem()
+    }
+    fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
+        let _io = self.cut.io.lock();
+        self.inner.read(key, offset, buf)
+    }
+    fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
+        self.mutating(|| self.inner.write(key, offset, bytes))
+    }
+    fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError> {
+        self.mutating(|| self.inner.reserve(keys))
+    }
+    fn sync(&self) -> Result<(), BackendError> {
+        let _io = self.cut.io.lock();
+        self.inner.sync()?;
+        if self.cut.armed.load(Ordering::SeqCst) {
+            let copy = self.cut.copy_oss(self.index);
+            self.cut.durable.lock()[self.index] = copy;
+        }
+        Ok(())
+    }
+    fn verify(&self, key: ElementKey) -> Result<Vec<usize>, BackendError> {
+        let _io = self.cut.io.lock();
+        self.inner.verify(key)
+    }
+    fn objects(&self) -> Result<Vec<(u64, Zone, u64)>, BackendError> {
+        let _io = self.cut.io.lock();
+        self.inner.objects()
+    }
+    fn remove_object(&self, object: u64) -> Result<(), BackendError> {
+        self.mutating(|| self.inner.remove_object(object))
+    }
+    fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
+        self.mutating(|| self.inner.remove_zone(object, zone))
+    }
+    fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
+        let _io = self.cut.io.lock();
+        self.inner.read_unverified(key, buf)
+    }
+    fn checksum_matches(
+        &self,
+        key: ElementKey,
+        block: usize,
+        bytes: &[u8],
+    ) -> Result<bool, BackendError> {
+        let _io = self.cut.io.lock();
+        self.inner.checksum_matches(key, block, bytes)
+    }
+    fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
+        self.mutating(|| self.inner.mark_lost(key, block))
+    }
+}
+
+fn own_dirs(dir: &Path) -> Vec<DirBackend> {
+    let sb = Superblock::load(dir).unwrap();
+    (0..sb.oss_dirs.len())
+        .map(|index| {
+            let label = OssLabel {
+                store_id: sb.store_id.clone(),
+                index,
+                element_bytes: sb.element_bytes,
+                block_crc_seed: sb.block_crc_seed,
+                settings: None,
+            };
+            DirBackend::open(&dir.join(format!("oss-{index}")), &label, None).unwrap()
+        })
+        .collect()
+}
+
+/// The store at `dir` with every OSS behind `cut`.
+pub fn open_power_cut(dir: &Path, cut: &Arc<PowerCut>) -> Result<Store, StoreError> {
+    let backends = own_dirs(dir)
+        .into_iter()
+        .enumerate()
+        .map(|(index, inner)| {
+            Box::new(PowerCutBackend {
+                index,
+                inner,
+                cut: cut.clone(),
+            }) as Box<dyn Backend>
+        })
+        .collect();
+    Store::open_with_backends(dir, OpenOptions::default(), backends)
+}
+
+/// Open a laid power cut over its own OSS directories; the `failed` OSSs are down from the
+/// start (their disks died with the power cut), failed on record before recovery as
+/// `store fail` does. No fsync: the disk is checked, not cut again.
+pub fn open_laid(dir: &Path, failed: &[usize]) -> Result<Store, StoreError> {
+    let backends = own_dirs(dir)
+        .into_iter()
+        .enumerate()
+        .map(|(index, b)| {
+            if failed.contains(&index) {
+                b.set_failed(true);
+            }
+            Box::new(b) as Box<dyn Backend>
+        })
+        .collect();
+    let options = OpenOptions {
+        fsync: false,
+        fail_down_osses_before_recovery: failed.to_vec(),
+        ..OpenOptions::default()
+    };
+    Store::open_with_backends(dir, options, backends)
+}
