@@ -3154,6 +3154,67 @@ mod tests {
         assert_eq!(b.metadata_epoch().unwrap(), None);
     }
 
+    /// Since session 15 the epoch file names the store directory that told it (review s14r2
+    /// R14b-5). Older binaries read the file as before (the fields they know, the same
+    /// crc) and write it without the name, which then reads as none; a damaged name reads
+    /// as none, never as another directory, and leaves the epoch readable.
+    #[test]
+    fn the_epoch_file_names_the_store_directory_that_told_it() {
+        #[derive(Deserialize)]
+        struct BeforeSession15 {
+            epoch: u64,
+            token: String,
+            crc32c: String,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        let epoch = MetadataEpoch {
+            number: 41,
+            token: 0x0123_4567,
+        };
+        let store_dir = Path::new("/data/stores/s");
+        b.set_metadata_epoch(epoch, Some(store_dir), true).unwrap();
+        assert_eq!(b.metadata_epoch().unwrap(), Some(epoch));
+        assert_eq!(epoch_file_store_dir(dir.path()).as_deref(), Some(store_dir));
+        assert_eq!(epoch_file_epoch(dir.path()), Some(epoch));
+
+        let path = dir.path().join(EPOCH_FILE);
+        let good = std::fs::read(&path).unwrap();
+        let old: BeforeSession15 = serde_json::from_slice(&good).unwrap();
+        assert_eq!((old.epoch, old.token.as_str()), (41, "01234567"));
+        assert_eq!(
+            old.crc32c,
+            EpochFile::crc(41, "01234567"),
+            "its crc unchanged"
+        );
+
+        let text = String::from_utf8(good.clone()).unwrap();
+        let at = text.find("/data/stores/s").unwrap() + 6;
+        let mut bytes = good.clone();
+        bytes[at] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(b.metadata_epoch().unwrap(), Some(epoch));
+        assert_eq!(
+            epoch_file_store_dir(dir.path()),
+            None,
+            "a damaged name is none"
+        );
+
+        // As an older binary writes it: no name.
+        let plain = format!(
+            r#"{{"epoch":41,"token":"01234567","crc32c":"{}"}}"#,
+            EpochFile::crc(41, "01234567")
+        );
+        std::fs::write(&path, plain).unwrap();
+        assert_eq!(b.metadata_epoch().unwrap(), Some(epoch));
+        assert_eq!(epoch_file_store_dir(dir.path()), None);
+        // Told again without a name (a path that is not UTF-8, say): none is left behind.
+        b.set_metadata_epoch(epoch, Some(store_dir), true).unwrap();
+        b.set_metadata_epoch(epoch, None, true).unwrap();
+        assert_eq!(epoch_file_store_dir(dir.path()), None);
+        assert_eq!(b.metadata_epoch().unwrap(), Some(epoch));
+    }
+
     #[test]
     fn the_generation_grows_with_every_session_that_writes_and_a_cut_log_is_behind() {
         let dir = tempfile::tempdir().unwrap();

@@ -82,8 +82,15 @@ impl Store {
                 true => String::new(),
                 false => format!(" (as its OSS {j})"),
             };
+            let real = oss_dir
+                .canonicalize()
+                .ok()
+                .filter(|real| real != oss_dir)
+                .map_or(String::new(), |real| {
+                    format!(", which is {}", real.display())
+                });
             return Err(StoreError::Metadata(format!(
-                "{}: OSS {i} ({}) is also an OSS directory of the store directory {}{index}, which told it the latest metadata epoch and still names it. Two store directories must never run on one OSS directory: each overwrites the other's bytes, and the one that writes second is refused for good. One of the two is a copy of the other that shares this OSS directory (`cp -a` copies an OSS directory that is a symlink as the symlink, so both name its target; a copy of a store whose OSS directories are outside it, `--oss-dirs`, names the very same ones), or one was restored beside the other. Nothing was changed. If {2} is an old copy no longer used, delete it or move it away (a store that was moved opens) and retry. To keep both as separate stores, this one needs its own copy of every OSS directory: copy it again from {2} while that is closed, with `cp -aL` (which copies what a symlink points at), or make a new store (`exaraid store init`) and put the files into it; see \"Copying and moving a store\" in docs/store.md",
+                "{}: OSS {i} ({}{real}) is also an OSS directory of the store directory {}{index}, which told it the latest metadata epoch and still names it. Two store directories must never run on one OSS directory: each overwrites the other's bytes, and the one that writes second is refused for good. One of the two is a copy of the other that shares this OSS directory (`cp -a` copies an OSS directory that is a symlink as the symlink, so both name its target; a copy of a store whose OSS directories are outside it, `--oss-dirs`, names the very same ones), or one was restored beside the other. Nothing was changed. If {2} is an old copy no longer used, delete it (an OSS directory it reaches through a symlink is not deleted with it) and retry; never run the two side by side. To keep both as separate stores, this one needs its own copy of every OSS directory: copy it again from {2} while that is closed, with `cp -aL` (which copies what a symlink points at), or make a new store (`exaraid store init`) and put the files into it; see \"Copying and moving a store\" in docs/store.md",
                 dir.display(),
                 oss_dir.display(),
                 other.display(),
