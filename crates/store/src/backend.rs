@@ -243,10 +243,13 @@ pub trait Backend: Send + Sync {
     }
     /// Keep `epoch` (see [`MetadataEpoch`]), durably before returning if `durable`: it
     /// replaces the one kept. Backends without epochs ignore it (the store then cannot tell
-    /// its metadata rolled back by them).
+    /// its metadata rolled back by them). `store_dir`: the store directory telling it
+    /// (canonical), kept beside the epoch where the backend can (see
+    /// [`epoch_file_store_dir`]); `None` when the store cannot name it.
     fn set_metadata_epoch(
         &self,
         _epoch: MetadataEpoch,
+        _store_dir: Option<&Path>,
         _durable: bool,
     ) -> Result<(), BackendError> {
         Ok(())
@@ -450,13 +453,30 @@ pub struct MetadataEpoch {
 pub const METADATA_EPOCH_NUMBER_MAX: u64 = u32::MAX as u64;
 
 /// [`EPOCH_FILE`] as stored (the token in hex, as a human compares it; `crc32c` of
-/// `"{epoch} {token}"`, in hex).
+/// `"{epoch} {token}"`, in hex), and since session 15 the store directory that told it.
+/// Binaries before session 15 ignore the two added fields (serde skips unknown fields) and
+/// write the file without them: read then as naming no store directory.
 #[derive(Serialize, Deserialize)]
 struct EpochFile {
     epoch: u64,
     token: String,
     crc32c: String,
+    /// The canonical path of the store directory that told this epoch. Why (review s14r2
+    /// R14b-5): two store directories can name one OSS directory (a `cp -a` copies a
+    /// symlinked OSS directory as the symlink; a copy of a store with `--oss-dirs` names
+    /// the same ones); an open through another directory then finds this one still there
+    /// naming the same OSS directory, and refuses before either overwrites the other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    store_dir: Option<String>,
+    /// `crc32c` of `"{epoch} {token} {store_dir}"`: a torn overwrite that mixes a new epoch
+    /// with an old path (the path can span more than one disk block) reads as naming none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    store_dir_crc32c: Option<String>,
 }
+
+/// Longest store directory path the epoch file records (Linux's `PATH_MAX`); a longer one
+/// is not recorded (the OSS then names no store directory, as before session 15).
+pub const EPOCH_STORE_DIR_BYTES_MAX: usize = 4096;
 
 impl EpochFile {
     fn crc(epoch: u64, token: &str) -> String {
@@ -465,6 +485,61 @@ impl EpochFile {
             crc32c::crc32c(format!("{epoch} {token}").as_bytes())
         )
     }
+    fn store_dir_crc(epoch: u64, token: &str, store_dir: &str) -> String {
+        format!(
+            "{:08x}",
+            crc32c::crc32c(format!("{epoch} {token} {store_dir}").as_bytes())
+        )
+    }
+    /// Parsed and its epoch's crc checked; `None` if absent, unreadable or damaged.
+    fn read(path: &Path) -> io::Result<Option<EpochFile>> {
+        let text = match std::fs::read(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let Ok(file) = serde_json::from_slice::<EpochFile>(&text) else {
+            return Ok(None);
+        };
+        Ok((file.crc32c == EpochFile::crc(file.epoch, &file.token)).then_some(file))
+    }
+    fn metadata_epoch(&self) -> Option<MetadataEpoch> {
+        u32::from_str_radix(&self.token, 16)
+            .ok()
+            .map(|token| MetadataEpoch {
+                number: self.epoch,
+                token,
+            })
+    }
+    /// The recorded store directory, if whole (its own crc matches).
+    fn store_dir(&self) -> Option<PathBuf> {
+        let dir = self.store_dir.as_deref()?;
+        let crc = self.store_dir_crc32c.as_deref()?;
+        let whole = dir.len() <= EPOCH_STORE_DIR_BYTES_MAX
+            && crc == EpochFile::store_dir_crc(self.epoch, &self.token, dir);
+        whole.then(|| PathBuf::from(dir))
+    }
+}
+
+/// The store directory that last told OSS directory `oss_dir` a metadata epoch (see
+/// [`EpochFile::store_dir`]), as that store saw its own path then. `None`: no epoch file,
+/// one that cannot be read or is damaged, or one written by a binary before session 15 or
+/// by a store whose path is not UTF-8 or longer than [`EPOCH_STORE_DIR_BYTES_MAX`].
+pub fn epoch_file_store_dir(oss_dir: &Path) -> Option<PathBuf> {
+    EpochFile::read(&oss_dir.join(EPOCH_FILE))
+        .ok()
+        .flatten()?
+        .store_dir()
+}
+
+/// The metadata epoch OSS directory `oss_dir` was last told, if its epoch file is there,
+/// readable and whole (what [`Backend::metadata_epoch`] answers, for a directory the store
+/// has not opened as an OSS: a `rebuild --to` target).
+pub fn epoch_file_epoch(oss_dir: &Path) -> Option<MetadataEpoch> {
+    EpochFile::read(&oss_dir.join(EPOCH_FILE))
+        .ok()
+        .flatten()?
+        .metadata_epoch()
 }
 
 impl MetadataEpoch {
@@ -2129,9 +2204,9 @@ impl Backend for DirBackend {
         // "never told": told epochs of every OSS unreadable alike would let metadata behind
         // them open. Damaged (a torn overwrite, see `EPOCH_FILE`): never told, as before.
         let path = self.dir.join(EPOCH_FILE);
-        let text = match std::fs::read(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        let epoch = match EpochFile::read(&path) {
+            Ok(Some(epoch)) => epoch,
+            Ok(None) => return Ok(None),
             Err(e) => {
                 return Err(BackendError::Io {
                     oss: self.oss(),
@@ -2142,21 +2217,15 @@ impl Backend for DirBackend {
                 })
             }
         };
-        let Ok(epoch) = serde_json::from_slice::<EpochFile>(&text) else {
-            return Ok(None);
-        };
-        if epoch.crc32c != EpochFile::crc(epoch.epoch, &epoch.token) {
-            return Ok(None);
-        }
-        Ok(u32::from_str_radix(&epoch.token, 16)
-            .ok()
-            .map(|token| MetadataEpoch {
-                number: epoch.epoch,
-                token,
-            }))
+        Ok(epoch.metadata_epoch())
     }
 
-    fn set_metadata_epoch(&self, epoch: MetadataEpoch, durable: bool) -> Result<(), BackendError> {
+    fn set_metadata_epoch(
+        &self,
+        epoch: MetadataEpoch,
+        store_dir: Option<&Path>,
+        durable: bool,
+    ) -> Result<(), BackendError> {
         // A directory without its label is a missing mount: write nothing into the mount
         // point (the OSS is unavailable anyway).
         if !self.dir.join(LABEL_FILE).exists() {
@@ -2166,9 +2235,14 @@ impl Backend for DirBackend {
             });
         }
         let token = format!("{:08x}", epoch.token);
+        let store_dir = store_dir
+            .and_then(Path::to_str)
+            .filter(|d| d.len() <= EPOCH_STORE_DIR_BYTES_MAX);
         let file = EpochFile {
             epoch: epoch.number,
             crc32c: EpochFile::crc(epoch.number, &token),
+            store_dir_crc32c: store_dir.map(|d| EpochFile::store_dir_crc(epoch.number, &token, d)),
+            store_dir: store_dir.map(str::to_string),
             token,
         };
         let text = serde_json::to_vec(&file).expect("epoch serialises");
@@ -3083,7 +3157,7 @@ mod tests {
             token: 1,
         };
         for epoch in [short, long, short] {
-            b.set_metadata_epoch(epoch, true).unwrap();
+            b.set_metadata_epoch(epoch, None, true).unwrap();
             assert_eq!(b.metadata_epoch().unwrap(), Some(epoch));
         }
         let path = dir.path().join(EPOCH_FILE);
@@ -3097,6 +3171,67 @@ mod tests {
         }
         std::fs::write(&path, &good[..good.len() / 2]).unwrap();
         assert_eq!(b.metadata_epoch().unwrap(), None);
+    }
+
+    /// Since session 15 the epoch file names the store directory that told it (review s14r2
+    /// R14b-5). Older binaries read the file as before (the fields they know, the same
+    /// crc) and write it without the name, which then reads as none; a damaged name reads
+    /// as none, never as another directory, and leaves the epoch readable.
+    #[test]
+    fn the_epoch_file_names_the_store_directory_that_told_it() {
+        #[derive(Deserialize)]
+        struct BeforeSession15 {
+            epoch: u64,
+            token: String,
+            crc32c: String,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        let epoch = MetadataEpoch {
+            number: 41,
+            token: 0x0123_4567,
+        };
+        let store_dir = Path::new("/data/stores/s");
+        b.set_metadata_epoch(epoch, Some(store_dir), true).unwrap();
+        assert_eq!(b.metadata_epoch().unwrap(), Some(epoch));
+        assert_eq!(epoch_file_store_dir(dir.path()).as_deref(), Some(store_dir));
+        assert_eq!(epoch_file_epoch(dir.path()), Some(epoch));
+
+        let path = dir.path().join(EPOCH_FILE);
+        let good = std::fs::read(&path).unwrap();
+        let old: BeforeSession15 = serde_json::from_slice(&good).unwrap();
+        assert_eq!((old.epoch, old.token.as_str()), (41, "01234567"));
+        assert_eq!(
+            old.crc32c,
+            EpochFile::crc(41, "01234567"),
+            "its crc unchanged"
+        );
+
+        let text = String::from_utf8(good.clone()).unwrap();
+        let at = text.find("/data/stores/s").unwrap() + 6;
+        let mut bytes = good.clone();
+        bytes[at] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(b.metadata_epoch().unwrap(), Some(epoch));
+        assert_eq!(
+            epoch_file_store_dir(dir.path()),
+            None,
+            "a damaged name is none"
+        );
+
+        // As an older binary writes it: no name.
+        let plain = format!(
+            r#"{{"epoch":41,"token":"01234567","crc32c":"{}"}}"#,
+            EpochFile::crc(41, "01234567")
+        );
+        std::fs::write(&path, plain).unwrap();
+        assert_eq!(b.metadata_epoch().unwrap(), Some(epoch));
+        assert_eq!(epoch_file_store_dir(dir.path()), None);
+        // Told again without a name (a path that is not UTF-8, say): none is left behind.
+        b.set_metadata_epoch(epoch, Some(store_dir), true).unwrap();
+        b.set_metadata_epoch(epoch, None, true).unwrap();
+        assert_eq!(epoch_file_store_dir(dir.path()), None);
+        assert_eq!(b.metadata_epoch().unwrap(), Some(epoch));
     }
 
     #[test]

@@ -227,29 +227,165 @@ fn a_relative_oss_directory_outside_the_store_directory_is_refused_as_edited() {
     assert!(err.contains("restore it from a backup"), "{err}");
 }
 
+/// A store over three OSS directories outside its directory (`--oss-dirs`), holding `f` =
+/// `data`; closed. Returns the OSS directories.
+fn store_with_outside_oss_dirs(dir: &Path, data: &[u8]) -> Vec<PathBuf> {
+    let parent = dir.parent().unwrap();
+    let name = dir.file_name().unwrap().to_str().unwrap();
+    let dirs: Vec<PathBuf> = (0..3)
+        .map(|i| parent.join(format!("{name}-o{i}")))
+        .collect();
+    let mut opts = InitOptions::new(dirs.clone(), CodeSpec::raid5(2));
+    opts.element_bytes = UNIT;
+    let store = Store::init(dir, &opts).unwrap();
+    store.put("f", data).unwrap();
+    store.close().unwrap();
+    dirs
+}
+
+/// The refusal of a store directory that shares an OSS directory with another one.
+const SHARED: &str = "is also an OSS directory of the store directory";
+
+fn open_error(dir: &Path) -> String {
+    match Store::open(dir) {
+        Ok(store) => format!("opened (get f: {:?})", store.get("f").map(|b| b.len())),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// OSS directories outside the store directory (`--oss-dirs`) stay absolute: a copy of the
-/// store directory alone names the same OSSs. Its first write is not refused (still open,
-/// docs/store.md Limits); the original is then refused, and the refusal names such a copy
-/// and where the guide says how to copy and move a store.
+/// store directory alone names the same OSSs. Before session 15 the copy's first write went
+/// through (exit 0, into the original's OSSs) and the original was refused for good
+/// afterwards ("older than its OSS directories"). Now the copy is refused at its open,
+/// naming the original and what to do, changing nothing; the original goes on. Once the
+/// original is deleted the copy is what is left (a move made by copying) and opens.
 #[test]
-fn a_copy_naming_the_same_outside_oss_directories_makes_the_original_refuse_naming_it() {
+fn a_copy_naming_the_same_outside_oss_directories_is_refused_before_it_writes() {
     let tmp = tempfile::tempdir().unwrap();
     let (t, tc) = (tmp.path().join("t"), tmp.path().join("tc"));
-    let dirs: Vec<PathBuf> = (0..3).map(|i| tmp.path().join(format!("o{i}"))).collect();
-    let mut opts = InitOptions::new(dirs, CodeSpec::raid5(2));
-    opts.element_bytes = UNIT;
-    let store = Store::init(&t, &opts).unwrap();
-    store.put("f", &pattern(10, 5_000)).unwrap();
-    store.close().unwrap();
+    let one = pattern(10, 5_000);
+    store_with_outside_oss_dirs(&t, &one);
     cp_a(&t, &tc);
     assert_eq!(oss_dirs_in_use(&tc), oss_dirs_in_use(&t), "the same OSSs");
-    let copy = Store::open(&tc).unwrap();
-    copy.put("f", &pattern(11, 5_000)).unwrap();
-    copy.close().unwrap();
-    let err = Store::open(&t).err().expect("refused").to_string();
+    let journal_before = std::fs::read(tc.join("journal")).unwrap();
+
+    let err = open_error(&tc);
+    assert!(err.contains(SHARED), "{err}");
+    assert!(
+        err.contains(&format!(
+            "store directory {}",
+            t.canonicalize().unwrap().display()
+        )),
+        "names the other store directory: {err}"
+    );
+    assert!(err.contains("Nothing was changed"), "{err}");
+    assert!(
+        err.contains("cp -aL"),
+        "says how to make a copy of its own: {err}"
+    );
+    assert_eq!(std::fs::read(tc.join("journal")).unwrap(), journal_before);
+
+    let original = Store::open(&t).unwrap_or_else(|e| panic!("the original refused: {e}"));
+    assert_eq!(original.get("f").unwrap(), one);
+    original.put("g", &one).unwrap();
+    original.close().unwrap();
+    assert!(open_error(&tc).contains(SHARED), "still refused");
+
+    // The original deleted (its OSS directories kept): the copy is the store now. It is
+    // behind them by the original's last session, and refused as such: the copy above
+    // would have been too, after writing.
+    std::fs::remove_dir_all(&t).unwrap();
+    let err = open_error(&tc);
+    assert!(!err.contains(SHARED), "{err}");
     assert!(err.contains("older than its OSS directories"), "{err}");
-    assert!(err.contains("--oss-dirs outside it"), "{err}");
-    assert!(err.contains("Copying and moving a store"), "{err}");
+}
+
+/// A store with `--oss-dirs` whose store directory alone is moved opens at its new place
+/// (its old directory is gone) and goes on writing; moved back, too. The check against
+/// shared OSS directories must not take a move for a copy.
+#[test]
+fn a_moved_store_with_outside_oss_directories_opens() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (t, moved) = (tmp.path().join("t"), tmp.path().join("moved"));
+    let one = pattern(12, 8_000);
+    store_with_outside_oss_dirs(&t, &one);
+    std::fs::rename(&t, &moved).unwrap();
+    let store = Store::open(&moved).unwrap_or_else(|e| panic!("refused: {e}"));
+    assert_eq!(store.get("f").unwrap(), one);
+    store.put("g", &one).unwrap();
+    store.close().unwrap();
+    std::fs::rename(&moved, &t).unwrap();
+    assert_eq!(get(&t, "g"), one);
+}
+
+/// A store directory reached through a symlink is the same store: opened and written
+/// through the link and through its real path in turn, never refused as a copy of itself.
+#[test]
+fn a_store_directory_reached_through_a_symlink_is_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (t, link) = (tmp.path().join("t"), tmp.path().join("link"));
+    let one = pattern(13, 8_000);
+    store_with_outside_oss_dirs(&t, &one);
+    std::os::unix::fs::symlink(&t, &link).unwrap();
+    for (i, dir) in [&link, &t, &link].into_iter().enumerate() {
+        let store = Store::open(dir).unwrap_or_else(|e| panic!("{dir:?} refused: {e}"));
+        store.put("g", &pattern(i as u64, 3_000)).unwrap();
+        store.close().unwrap();
+    }
+    assert_eq!(get(&t, "g"), pattern(2, 3_000));
+}
+
+/// Review s14r2 R14b-5: an `init DIR --oss N` store whose OSS 1 was put on its own disk the
+/// usual way (the directory moved there, a symlink left in its place; the superblock keeps
+/// the relative `oss-1`). `cp -a` copies the symlink: the copy names the original's OSS 1.
+/// Before session 15 the copy's put exited 0 writing there, and the original was refused
+/// for good. Now the copy is refused at open, naming the OSS and the original; the
+/// original keeps its bytes and goes on; a copy made with `cp -aL` (the advice) is a store
+/// of its own.
+#[test]
+fn a_cp_a_copy_sharing_a_symlinked_oss_directory_is_refused_and_the_original_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (t, tc, disk) = (
+        tmp.path().join("t"),
+        tmp.path().join("tc"),
+        tmp.path().join("disk1"),
+    );
+    let one = pattern(14, 20_000);
+    store_with(&t, &one);
+    std::fs::create_dir(&disk).unwrap();
+    std::fs::rename(t.join("oss-1"), disk.join("oss-1")).unwrap();
+    std::os::unix::fs::symlink(disk.join("oss-1"), t.join("oss-1")).unwrap();
+    assert_eq!(get(&t, "f"), one, "the store reads through the symlink");
+    cp_a(&t, &tc);
+
+    let err = open_error(&tc);
+    assert!(err.contains(SHARED), "{err}");
+    assert!(err.contains("OSS 1 ("), "names the OSS: {err}");
+    assert!(
+        err.contains(&format!(
+            "store directory {}",
+            t.canonicalize().unwrap().display()
+        )),
+        "names the other store directory: {err}"
+    );
+    assert!(err.contains("Nothing was changed"), "{err}");
+
+    assert_eq!(get(&t, "f"), one, "the original reads its own f");
+    let two = pattern(15, 20_000);
+    let original = Store::open(&t).unwrap_or_else(|e| panic!("the original refused: {e}"));
+    original.put("f", &two).unwrap();
+    original.close().unwrap();
+    assert_eq!(get(&t, "f"), two);
+
+    // The advice: a copy that takes what the symlink points at is a store of its own.
+    let tl = tmp.path().join("tl");
+    let status = Command::new("cp").arg("-aL").arg(&t).arg(&tl).status();
+    assert!(status.unwrap().success());
+    let copy = Store::open(&tl).unwrap_or_else(|e| panic!("the cp -aL copy refused: {e}"));
+    copy.put("f", &one).unwrap();
+    copy.close().unwrap();
+    assert_eq!(get(&tl, "f"), one);
+    assert_eq!(get(&t, "f"), two, "the original is untouched by it");
 }
 
 /// An OSS moved to another disk by `rebuild --to X/NAME` (the name its old directory has
@@ -310,4 +446,86 @@ fn a_partial_copy_of_an_older_store_never_uses_the_originals_oss() {
         );
     }
     assert_eq!(get(&t, "f"), one);
+}
+
+/// `rebuild --to` a directory that carries this store's label for the OSS but is a copy's
+/// OSS in use: refused, naming it, and the copy keeps every byte. Item 7 of the session-14
+/// note: the target check accepted any directory labelled as this OSS of this store that
+/// held only what exaraid writes, and the rebuild emptied the copy's OSS. Three ways the
+/// copy is known: its store directory holds the target (the `cp -a` layout, the copy never
+/// wrote); its OSS directory is a symlink elsewhere and the target's epoch file names the
+/// copy's directory; that directory was moved away since, and only the epoch tells (the
+/// copy went on on its own, which this store's state and journal did not make).
+#[test]
+fn rebuild_to_an_oss_directory_of_a_copy_is_refused_and_empties_nothing() {
+    for way in ["inside the copy", "symlinked", "copy moved away"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (t, tc) = (tmp.path().join("t"), tmp.path().join("tc"));
+        let one = pattern(16, 20_000);
+        store_with(&t, &one);
+        cp_a(&t, &tc);
+        let mut copy_dir = tc.clone();
+        let mut target = tc.join("oss-1");
+        let two = pattern(17, 20_000);
+        if way != "inside the copy" {
+            let disk = tmp.path().join("disk1");
+            std::fs::create_dir(&disk).unwrap();
+            std::fs::rename(tc.join("oss-1"), disk.join("oss-1")).unwrap();
+            std::os::unix::fs::symlink(disk.join("oss-1"), tc.join("oss-1")).unwrap();
+            target = disk.join("oss-1");
+            let copy = Store::open(&tc).unwrap();
+            copy.put("f", &two).unwrap();
+            copy.close().unwrap();
+        }
+        if way == "copy moved away" {
+            copy_dir = tmp.path().join("tc-moved");
+            std::fs::rename(&tc, &copy_dir).unwrap();
+        }
+        let copy_holds = if way == "inside the copy" { &one } else { &two };
+        let objects_before = zone_files_in(&target);
+
+        let mut store = Store::open(&t).unwrap();
+        store.fail_oss(1).unwrap();
+        let err = store
+            .rebuild(1, Some(&target))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_else(|| panic!("{way}: rebuilt onto the copy's OSS"));
+        assert!(err.contains("refused, nothing changed"), "{way}: {err}");
+        assert!(
+            err.contains(&target.display().to_string()),
+            "{way}: names the target: {err}"
+        );
+        if way == "copy moved away" {
+            assert!(
+                err.contains("which this store's state and journal (at epoch"),
+                "{way}: says why it is another copy's: {err}"
+            );
+        } else {
+            let copy_canon = tc.canonicalize().unwrap();
+            assert!(
+                err.contains(&format!("of the store directory {}", copy_canon.display())),
+                "{way}: names the copy: {err}"
+            );
+        }
+        assert_eq!(zone_files_in(&target), objects_before, "{way}: emptied");
+        // The advice: an empty directory.
+        store
+            .rebuild(1, Some(&tmp.path().join("new-oss-1")))
+            .unwrap_or_else(|e| panic!("{way}: {e}"));
+        assert_eq!(store.get("f").unwrap(), one, "{way}");
+        store.close().unwrap();
+        assert_eq!(get(&copy_dir, "f"), *copy_holds, "{way}: the copy's bytes");
+    }
+}
+
+/// The zone file names in OSS directory `dir`, sorted (some, or the test proves nothing).
+fn zone_files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("objects"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "{dir:?} holds zone files");
+    names
 }

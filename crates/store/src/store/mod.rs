@@ -52,6 +52,7 @@ mod open_checks;
 mod read;
 mod recovery;
 mod repair;
+mod shared_oss;
 mod stale_cache;
 #[cfg(test)]
 mod state_version;
@@ -1404,6 +1405,7 @@ impl Store {
                     sb.oss_capacity_bytes,
                 )?));
             }
+            Store::refuse_shared_oss_dirs(dir, &sb)?;
         }
         let (mut state, mut state_file_version): (State, u32) =
             read_checked_version(&dir.join(STATE_FILE), "state")?;
@@ -2265,8 +2267,9 @@ impl Store {
     /// One OSS after the other, not a thread each: every thread's own malloc arena took 64
     /// MiB of address space, and `get` under a memory cap failed to allocate its buffer.
     fn tell_osses_epoch(&self, epoch: MetadataEpoch, durable: bool) {
+        let store_dir = self.epoch_store_dir();
         for b in self.backends.iter().filter(|b| b.healthy()) {
-            let _one_told_is_enough = b.set_metadata_epoch(epoch, durable);
+            let _one_told_is_enough = b.set_metadata_epoch(epoch, store_dir.as_deref(), durable);
         }
     }
 

@@ -1962,6 +1962,7 @@ impl Store {
         if !to.exists() {
             return Ok(());
         }
+        self.refuse_rebuild_target_in_use(oss, to)?;
         // An unfinished earlier `rebuild --to` of this OSS: the superblock never pointed at
         // it (it switches only after the rebuild completed), so it holds nothing of use.
         // Anything else in it is not ours to remove.
