@@ -614,6 +614,11 @@ const EXTENTS_LOG_RECORDS_MAX: u64 = 4096;
 /// Small in unit tests, so that they cross a snapshot rewrite.
 #[cfg(test)]
 const EXTENTS_LOG_RECORDS_MAX: u64 = 5;
+/// Log records up to which a snapshot rewrite refused for room (ENOSPC, EDQUOT) is put off
+/// to a later sync, the log kept (`persist_extents`); past it, such a refusal fails the sync,
+/// as every refusal did before session 15. Bounds the log an open replays while the disk
+/// stays full: 16 times the usual length (about 1.5 MiB, still read in milliseconds).
+const EXTENTS_LOG_RECORDS_DEFERRED_MAX: u64 = 16 * EXTENTS_LOG_RECORDS_MAX;
 
 /// The slots ever written of one zone file: disjoint, non-adjacent runs `start -> end`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -1847,15 +1852,32 @@ impl DirBackend {
                 "rows": rows,
             }))
             .expect("extents serialise");
-            crate::superblock::write_atomic(&self.dir.join(EXTENTS_FILE), &text)
-                .map_err(|e| self.map_io(e))?;
-            let log = extents.log.as_ref().expect("opened above");
-            log.set_len(0)
-                .and_then(|()| log.sync_all())
-                .map_err(|e| self.map_io(e))?;
-            extents.log_records = 0;
-            extents.log_room_end_bytes = 0;
-            extents.snapshot_generation = generation;
+            let snapshot = self.dir.join(EXTENTS_FILE);
+            match crate::superblock::write_atomic(&snapshot, &text) {
+                Ok(()) => {
+                    let log = extents.log.as_ref().expect("opened above");
+                    log.set_len(0)
+                        .and_then(|()| log.sync_all())
+                        .map_err(|e| self.map_io(e))?;
+                    extents.log_records = 0;
+                    extents.log_room_end_bytes = 0;
+                    extents.snapshot_generation = generation;
+                }
+                // Nothing is lost: the log is durable and whole (its append was synced
+                // above, its generation published), and the old snapshot plus the log
+                // replay to this state. Only the log's length, the open's replay time,
+                // waits: the next sync tries again, up to a bound. Why (s13g leftover):
+                // failing the sync here recorded a healthy OSS failed on a full disk.
+                Err(e)
+                    if matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
+                        && extents.log_records <= EXTENTS_LOG_RECORDS_DEFERRED_MAX =>
+                {
+                    // A refused rename leaves the copy (`write_atomic` removes it only when
+                    // its write failed): it would take room the next try needs.
+                    let _ = std::fs::remove_file(snapshot.with_extension("tmp"));
+                }
+                Err(e) => return Err(self.map_io(e)),
+            }
         }
         crate::bench::probe_add(&crate::bench::PROBE.extents_writes, 1);
         crate::bench::probe_add(
@@ -3134,6 +3156,127 @@ mod tests {
                 ((2, Zone::Cache), 12)
             ]
         );
+    }
+
+    /// Where `a_snapshot_rewrite_refused_for_room_keeps_the_log_and_the_sync` tells its child
+    /// process the OSS directory (the child runs under the ENOSPC shim).
+    const SNAPSHOT_NO_ROOM_DIR_ENV: &str = "EXARAID_TEST_SNAPSHOT_NO_ROOM_DIR";
+
+    /// Write slot `step` of object `step % 3` and sync: the steps of the snapshot tests.
+    fn write_step_and_sync(b: &DirBackend, step: u64) -> Result<(), BackendError> {
+        let k = ElementKey {
+            object: step % 3,
+            zone: Zone::Cache,
+            slot: step,
+        };
+        b.write(k, 0, &[1u8; 16]).unwrap();
+        b.sync()
+    }
+
+    /// s13g leftover: the snapshot rewrite (past `EXTENTS_LOG_RECORDS_MAX` log records) comes
+    /// after the log append is durable and its generation published, so a rewrite refused
+    /// for room (a full disk) loses nothing; it failed the sync, and the store recorded a
+    /// healthy OSS failed. Specification: such a sync succeeds, the log is kept whole (the
+    /// old snapshot plus the log reopen to the same extents and generation), the next sync
+    /// tries again, and once there is room the snapshot is rewritten and the log emptied.
+    /// Put off only up to `EXTENTS_LOG_RECORDS_DEFERRED_MAX` log records: past them the
+    /// refusal fails the sync, as before (the bound on what an open replays).
+    /// The refusal is `scripts/eioshim.c` (ENOSPC on every write to the snapshot's temporary
+    /// copy) preloaded into a child run of this test binary: the test says so and passes
+    /// without checking anything where no C compiler builds it.
+    #[test]
+    fn a_snapshot_rewrite_refused_for_room_keeps_the_log_and_the_sync() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/eioshim.c");
+        let shim = dir.path().join("eioshim.so");
+        let built = std::process::Command::new("cc")
+            .args(["-O2", "-shared", "-fPIC", "-o"])
+            .arg(&shim)
+            .arg(&src)
+            .arg("-ldl")
+            .status()
+            .is_ok_and(|st| st.success());
+        if !built {
+            eprintln!("SKIPPED: no C compiler built scripts/eioshim.c");
+            return;
+        }
+        let oss = dir.path().join("oss");
+        std::fs::create_dir(&oss).unwrap();
+        drop(DirBackend::create(&oss, &label(), None).unwrap());
+        let child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "backend::tests::snapshot_no_room_child",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("LD_PRELOAD", &shim)
+            .env("FAILERRNO", "ENOSPC")
+            .env(
+                "FAILWRITESUNDER",
+                oss.join(EXTENTS_FILE).with_extension("tmp"),
+            )
+            .env(SNAPSHOT_NO_ROOM_DIR_ENV, &oss)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&child.stdout);
+        assert!(
+            child.status.success() && out.contains("1 passed"),
+            "the child under the shim: {out}{}",
+            String::from_utf8_lossy(&child.stderr)
+        );
+        // Room again: the next sync rewrites the snapshot and empties the log.
+        let b = DirBackend::open(&oss, &label(), None).unwrap();
+        let before = extents_of(&b);
+        let generation = b.generation().unwrap();
+        assert!(b.extents.lock().log_records > EXTENTS_LOG_RECORDS_DEFERRED_MAX);
+        write_step_and_sync(&b, 1_000).unwrap();
+        assert_eq!(
+            b.extents.lock().log_records,
+            0,
+            "the snapshot was rewritten"
+        );
+        assert!(b.generation().unwrap() > generation);
+        let reopened = DirBackend::open(&oss, &label(), None).unwrap();
+        let mut expect = before;
+        expect.retain(|(key, _)| *key != (1_000 % 3, Zone::Cache));
+        expect.push(((1_000 % 3, Zone::Cache), 1_001));
+        expect.sort();
+        assert_eq!(extents_of(&reopened), expect);
+        assert_eq!(reopened.generation(), b.generation());
+    }
+
+    /// The child of `a_snapshot_rewrite_refused_for_room_keeps_the_log_and_the_sync`: every
+    /// write of the snapshot's temporary copy fails ENOSPC here.
+    #[test]
+    #[ignore = "run by a_snapshot_rewrite_refused_for_room_keeps_the_log_and_the_sync"]
+    fn snapshot_no_room_child() {
+        let oss = std::path::PathBuf::from(std::env::var_os(SNAPSHOT_NO_ROOM_DIR_ENV).unwrap());
+        let b = DirBackend::open(&oss, &label(), None).unwrap();
+        // Past `EXTENTS_LOG_RECORDS_MAX`, each sync tries the rewrite, is refused, succeeds.
+        for step in 0.. {
+            let synced = write_step_and_sync(&b, step);
+            if b.extents.lock().log_records > EXTENTS_LOG_RECORDS_DEFERRED_MAX {
+                // Past the bound the refusal fails the sync, as before.
+                let e = synced.unwrap_err();
+                assert!(e.is_no_space(), "{e:?}");
+                break;
+            }
+            synced.unwrap_or_else(|e| {
+                panic!("sync of step {step}, the snapshot refused for room: {e:?}")
+            });
+            assert!(
+                !oss.join(EXTENTS_FILE).with_extension("tmp").exists(),
+                "no partial copy is left to take room"
+            );
+            let reopened = DirBackend::open(&oss, &label(), None).unwrap();
+            assert_eq!(extents_of(&reopened), extents_of(&b), "after step {step}");
+            assert_eq!(reopened.generation(), b.generation(), "after step {step}");
+        }
+        // Nothing lost there either: the log append before the rewrite is durable.
+        let reopened = DirBackend::open(&oss, &label(), None).unwrap();
+        assert_eq!(extents_of(&reopened), extents_of(&b));
     }
 
     /// The generation (see `EXTENTS_LOG_FILE`) grows with every durable change of the extents
