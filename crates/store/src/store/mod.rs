@@ -1825,7 +1825,7 @@ impl Store {
                 }
                 Vec::new()
             } else {
-                store.restart_windows(&mut core)?;
+                store.restart_windows(&mut core, &BTreeSet::new())?;
                 // Durable plans whose completion the planner never heard (a crash between
                 // the two records): tell it now.
                 let mut more = Vec::new();
