@@ -2215,7 +2215,7 @@ impl Store {
         let recorded = core.state.oss_left_at(oss);
         let at = core.epochs_held[oss].or(recorded).or(before)?;
         recorded
-            .map_or(true, |r| at.packed() > r.packed())
+            .is_none_or(|r| at.packed() > r.packed())
             .then_some(at)
     }
 
