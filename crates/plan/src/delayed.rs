@@ -501,6 +501,10 @@ impl Strategy for Delayed {
         self.deadlines.first().map(|&(d, _)| d)
     }
 
+    fn window_open(&self, window: WindowId) -> bool {
+        self.windows.contains_key(&window)
+    }
+
     fn on_complete(&mut self, plan: PlanId) -> Result<Vec<IoPlan>, PlanError> {
         if plan >= self.next_plan {
             return Err(PlanError::UnknownPlan { plan });

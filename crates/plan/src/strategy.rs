@@ -276,6 +276,14 @@ pub trait Strategy: Send {
         Vec::new()
     }
 
+    /// Is delayed-parity window `window` open (started, neither ended nor timed out)? An
+    /// executor that starts the planner again (a reset) starts again only the windows that
+    /// were open: one that timed out stays closed. False for every other strategy.
+    fn window_open(&self, window: WindowId) -> bool {
+        let _ = window;
+        false
+    }
+
     /// Ranges whose only copy is unprotected (delayed parity windows still open). Empty for
     /// every other strategy (RAID-0 is unprotected by design and reports nothing here).
     fn unprotected(&self) -> Vec<UnprotectedRange> {

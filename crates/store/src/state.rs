@@ -1015,6 +1015,22 @@ pub fn epoch_lineage_key(number: u64) -> usize {
     rebuild_floor_key(0) + crate::store::OSS_COUNT_MAX + (number % EPOCH_LINEAGE_LEN) as usize
 }
 
+/// The key of `State::oss_generations` that holds the metadata epoch OSS `oss` was left at
+/// (packed `MetadataEpoch`): the one it held when a bump could not tell it (down, its label
+/// missing, its epoch file refusing writes), recorded once when it is first left behind
+/// (`Store::note_osses_left_behind`). Why: the lineage keeps only the latest
+/// `EPOCH_LINEAGE_LEN` epochs, and an OSS away while some 500 writing commands ran was
+/// refused on its return, taking the whole store down with it (review s15r R15-3); an OSS
+/// holding exactly the epoch recorded here is this store's own, left behind by the bumps
+/// since, at any distance. Only ever a proof, never a refusal: an entry that is not what the
+/// OSS holds (a crash between a bump and telling it, a guess for an OSS down at the open)
+/// says nothing, and the lineage rules apply as before. A key of `oss_generations` for the
+/// reasons of `METADATA_EPOCH_KEY` (older binaries carry it, no newer header).
+pub fn left_behind_key(oss: usize) -> usize {
+    assert!(oss < crate::store::OSS_COUNT_MAX, "OSS {oss}");
+    epoch_lineage_key(0) + EPOCH_LINEAGE_LEN as usize + oss
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct State {
     /// The last journal record included.
@@ -1185,6 +1201,23 @@ impl State {
         let packed = *self.oss_generations.get(&epoch_lineage_key(number))?;
         let kept = crate::backend::MetadataEpoch::unpacked(packed);
         (kept.number == number).then_some(kept.token)
+    }
+
+    /// The metadata epoch OSS `oss` was recorded left at (see `left_behind_key`).
+    pub fn oss_left_at(&self, oss: usize) -> Option<crate::backend::MetadataEpoch> {
+        self.oss_generations
+            .get(&left_behind_key(oss))
+            .map(|&packed| crate::backend::MetadataEpoch::unpacked(packed))
+    }
+
+    /// Record OSS `oss` left at `epoch` without a journal record (the close's, on record
+    /// with its checkpoint). The larger packed epoch wins, as a journaled entry's does.
+    pub fn set_oss_left_at(&mut self, oss: usize, epoch: crate::backend::MetadataEpoch) {
+        let slot = self
+            .oss_generations
+            .entry(left_behind_key(oss))
+            .or_insert(0);
+        *slot = (*slot).max(epoch.packed());
     }
 
     fn keep_epoch_lineage(&mut self, packed: u64) {

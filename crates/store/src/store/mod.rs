@@ -501,6 +501,10 @@ struct Core {
     /// another copy's (with a new token at that number they were). At most one number: a
     /// journal holds one bump, its first record (`checkpoint_locked` truncates it).
     epoch_number_cut: bool,
+    /// Per OSS, the metadata epoch this process knows it holds: read at the open, then each
+    /// epoch told it. `None`: not known (down at the open, never told). What a bump that
+    /// cannot tell it records it left at (`Store::note_osses_left_behind`).
+    epochs_held: Vec<Option<MetadataEpoch>>,
     /// This session looked for objects on the OSSs of file ids at or above
     /// `State::next_file_id` (see `new_file_id`).
     file_ids_checked: bool,
@@ -1649,6 +1653,14 @@ impl Store {
         let undurable: Vec<IoPlan> = undurable.into_iter().map(|(_, p)| p).collect();
         let replayed: Vec<IoPlan> = plans.into_iter().map(|(_, p)| p).collect();
         let journal_file = journal.sync_handle()?;
+        // Checked by `refuse_older_metadata` above; one small read more per OSS and open.
+        let epochs_held: Vec<Option<MetadataEpoch>> = backends
+            .iter()
+            .map(|b| match b.healthy() {
+                true => b.metadata_epoch().ok().flatten(),
+                false => None,
+            })
+            .collect();
         let store = Store {
             dir: dir.to_path_buf(),
             code,
@@ -1669,6 +1681,7 @@ impl Store {
                 epoch_due: true,
                 epoch_bumped: false,
                 epoch_number_cut: journal_tail_cut.is_some(),
+                epochs_held,
                 file_ids_checked: false,
             }),
             done: Mutex::new(HashSet::new()),
@@ -1900,7 +1913,7 @@ impl Store {
                 }
                 Vec::new()
             } else {
-                store.restart_windows(&mut core)?;
+                store.restart_windows(&mut core, &BTreeSet::new())?;
                 // Durable plans whose completion the planner never heard (a crash between
                 // the two records): tell it now.
                 let mut more = Vec::new();
@@ -2243,6 +2256,7 @@ impl Store {
     /// record and one small file overwritten and fdatasync'd per OSS, per session that
     /// writes and per checkpoint (every `JOURNAL_BYTES_CHECKPOINT` of journal), not per write.
     fn bump_epoch(&self, core: &mut Core) -> Result<(), StoreError> {
+        let before = core.state.metadata_epoch();
         let epoch = Store::next_epoch(core);
         let rec = Rec::OssGenerations {
             generations: vec![(METADATA_EPOCH_KEY, epoch.packed())],
@@ -2258,19 +2272,76 @@ impl Store {
         core.epoch_due = false;
         core.epoch_bumped = true;
         core.epoch_number_cut = false;
-        self.tell_osses_epoch(epoch, true);
+        let told = self.tell_osses_epoch(epoch, true);
+        self.note_osses_left_behind(core, before, epoch, &told)
+    }
+
+    /// After a bump to `epoch` (from `before`) told the OSSs `told`: record each OSS not
+    /// told at the epoch it holds (`State::oss_left_at`), so that back later at any
+    /// distance it is recognised as this store's own (review s15r R15-3). One fsync'd
+    /// record, only when an entry grows: an OSS down for many bumps costs one. Not through
+    /// `journal_seq`, as the bump's.
+    fn note_osses_left_behind(
+        &self,
+        core: &mut Core,
+        before: Option<MetadataEpoch>,
+        epoch: MetadataEpoch,
+        told: &[bool],
+    ) -> Result<(), StoreError> {
+        assert_eq!(told.len(), core.epochs_held.len());
+        let mut left = Vec::new();
+        for (i, &told) in told.iter().enumerate() {
+            if told {
+                core.epochs_held[i] = Some(epoch);
+                continue;
+            }
+            if let Some(at) = Store::left_behind_at(core, i, before) {
+                left.push((crate::state::left_behind_key(i), at.packed()));
+            }
+        }
+        if left.is_empty() {
+            return Ok(());
+        }
+        let rec = Rec::OssGenerations { generations: left };
+        let seq = core.journal.append(&rec, self.fsync)?;
+        self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
+        core.state.apply(seq, &rec);
         Ok(())
+    }
+
+    /// The epoch OSS `oss`, not told a bump past `before`, is left at, if that is not on
+    /// record yet: the one this process knows it holds; else the one on record for it (left
+    /// behind by an earlier session); else `before` (it missed no bump before this one, so
+    /// it was told that one, unless a crash came between a bump and telling it: then the
+    /// entry is no proof, and the lineage rules apply as without it).
+    fn left_behind_at(
+        core: &Core,
+        oss: usize,
+        before: Option<MetadataEpoch>,
+    ) -> Option<MetadataEpoch> {
+        let recorded = core.state.oss_left_at(oss);
+        let at = core.epochs_held[oss].or(recorded).or(before)?;
+        recorded
+            .is_none_or(|r| at.packed() > r.packed())
+            .then_some(at)
     }
 
     /// Best effort per OSS: one OSS told is enough for `refuse_older_metadata`, and one not
     /// told (down, failed, its disk full) keeps an older epoch, which is never refused.
     /// One OSS after the other, not a thread each: every thread's own malloc arena took 64
     /// MiB of address space, and `get` under a memory cap failed to allocate its buffer.
-    fn tell_osses_epoch(&self, epoch: MetadataEpoch, durable: bool) {
+    /// Returns, per OSS, whether it was told (one not told is recorded by the caller:
+    /// `note_osses_left_behind`).
+    fn tell_osses_epoch(&self, epoch: MetadataEpoch, durable: bool) -> Vec<bool> {
         let store_dir = self.epoch_store_dir();
-        for b in self.backends.iter().filter(|b| b.healthy()) {
-            let _one_told_is_enough = b.set_metadata_epoch(epoch, store_dir.as_deref(), durable);
-        }
+        self.backends
+            .iter()
+            .map(|b| {
+                b.healthy()
+                    && b.set_metadata_epoch(epoch, store_dir.as_deref(), durable)
+                        .is_ok()
+            })
+            .collect()
     }
 
     /// At open, before anything reads or writes an OSS: refuse metadata (state and journal)
@@ -2342,7 +2413,10 @@ impl Store {
                     Store::another_line_problem(i, &b.location(), told, ours, recorded_number),
                 )));
             }
-            if !state.failed_oss.contains(&i) && Store::epoch_beyond_lineage(state, told) {
+            if !state.failed_oss.contains(&i)
+                && Store::epoch_beyond_lineage(state, told)
+                && state.oss_left_at(i) != Some(told)
+            {
                 return Err(StoreError::Metadata(format!(
                     "{}: {} Nothing was changed. Move OSS {i}'s directory aside: the store then opens without it, degraded; then `exaraid store fail {0} --oss {i}` and `exaraid store rebuild {0} --oss {i}` rebuild it from the other OSSs",
                     dir.display(),
@@ -4128,13 +4202,37 @@ impl Store {
         // record), only the hot copy is not told then.
         let seal = core.epoch_bumped.then(|| Store::next_epoch(core));
         if let Some(epoch) = seal {
+            let before = core.state.metadata_epoch();
             core.state.set_metadata_epoch(epoch);
             // This is the bump of what the checkpoint may still journal (generations).
             core.epoch_due = false;
+            // Who is left behind goes on record with the checkpoint, before the telling:
+            // an OSS down now is left at what it holds; one with an entry told an epoch
+            // since (back, healthy) gets the seal as its entry, which it is told next, so
+            // that down at the next open it is still known (an OSS refusing the seal keeps
+            // an entry it does not hold: no proof, as a crash's).
+            for (i, b) in self.backends.iter().enumerate() {
+                let at = match b.healthy() {
+                    false => Store::left_behind_at(core, i, before),
+                    true => core
+                        .state
+                        .oss_left_at(i)
+                        .zip(core.epochs_held[i])
+                        .filter(|(left, held)| held.number > left.number)
+                        .map(|_| epoch),
+                };
+                if let Some(at) = at {
+                    core.state.set_oss_left_at(i, at);
+                }
+            }
         }
         self.checkpoint_locked(core)?;
         if let Some(epoch) = seal {
-            self.tell_osses_epoch(epoch, false);
+            for (i, told) in self.tell_osses_epoch(epoch, false).into_iter().enumerate() {
+                if told {
+                    core.epochs_held[i] = Some(epoch);
+                }
+            }
         }
         Ok(())
     }

@@ -289,3 +289,115 @@ fn an_oss_behind_by_the_whole_lineage_is_refused_and_rebuilt() {
     assert!(store.get("f").unwrap() == data);
     store.close().unwrap();
 }
+
+/// `n` writing sessions (a command that writes: its first record's bump, its close's seal,
+/// two epochs each), none touching the OSSs' bytes.
+fn sessions(dir: &Path, n: u64) {
+    for _ in 0..n {
+        let store = Store::open(dir).unwrap();
+        {
+            let mut core = store.core.lock();
+            store.bump_epoch(&mut core).unwrap();
+        }
+        store.close().unwrap();
+    }
+}
+
+fn backend_of(dir: &Path, oss: usize) -> DirBackend {
+    let sb = Superblock::load(dir).unwrap();
+    let label = OssLabel {
+        store_id: sb.store_id,
+        index: oss,
+        element_bytes: 4096,
+        block_crc_seed: sb.block_crc_seed,
+        settings: None,
+    };
+    DirBackend::open(&dir.join(format!("oss-{oss}")), &label, None).unwrap()
+}
+
+/// Review s15r R15-3: an OSS directory away (unmounted, moved aside) while more writing
+/// sessions ran than the lineage keeps epochs of, none of them touching its bytes (never
+/// recorded failed), comes back. It is this store's own OSS left behind, current for every
+/// byte it holds: the store opens with it (it was refused, and the store with it, until a
+/// full rebuild), every byte reads right, and the next session tells it the current epoch.
+/// Another copy's directory holding that epoch's number with another token is still
+/// refused: the store recorded which epoch it was left at, token and all.
+#[test]
+fn an_oss_away_while_the_lineage_went_by_is_taken_back_as_this_stores_own() {
+    use crate::state::EPOCH_LINEAGE_LEN;
+    let tmp = fast_tempdir();
+    let dir = tmp.path();
+    let (store, data) = init(dir);
+    store.close().unwrap();
+    let left_at = backend_of(dir, 2).metadata_epoch().unwrap().unwrap();
+    let away = dir.join("oss-2.away");
+    std::fs::rename(dir.join("oss-2"), &away).unwrap();
+    sessions(dir, EPOCH_LINEAGE_LEN / 2 + 4);
+    let store = Store::open(dir).unwrap();
+    assert!(store.get("f").unwrap() == data, "decoded without OSS 2");
+    let recorded = store.core.lock().state.metadata_epoch().unwrap();
+    assert!(recorded.number - left_at.number > EPOCH_LINEAGE_LEN);
+    drop(store);
+
+    std::fs::rename(&away, dir.join("oss-2")).unwrap();
+    let told_then = std::fs::read(epoch_file(dir, 2)).unwrap();
+    let forged = MetadataEpoch {
+        number: left_at.number,
+        token: left_at.token ^ 1,
+    };
+    backend_of(dir, 2)
+        .set_metadata_epoch(forged, None, true)
+        .unwrap();
+    let err = Store::open(dir).err().map(|e| e.to_string());
+    assert!(
+        err.as_deref()
+            .is_some_and(|e| e.contains("OSS 2") && e.contains("cannot prove")),
+        "another token at the epoch OSS 2 was left at: {err:?}"
+    );
+    std::fs::write(epoch_file(dir, 2), &told_then).unwrap();
+
+    let store = Store::open(dir).unwrap_or_else(|e| panic!("its own OSS 2 refused: {e}"));
+    assert!(store.failed_osses().is_empty());
+    assert!(store.get("f").unwrap() == data);
+    let mut written = data.clone();
+    written[5000..5100].fill(0xab);
+    store.write("f", 5000, &[0xab; 100]).unwrap();
+    store.close().unwrap();
+    assert_eq!(
+        backend_of(dir, 2)
+            .metadata_epoch()
+            .unwrap()
+            .map(|e| e.number),
+        Some(recorded.number + 2),
+        "told the epochs of the session after its return"
+    );
+    let store = Store::open(dir).unwrap();
+    assert!(store.get("f").unwrap() == written);
+    assert!(store.failed_osses().is_empty());
+    store.close().unwrap();
+}
+
+/// An OSS away for a while (on record as left behind), back and told the epochs of a few
+/// sessions, then away again for longer than the lineage reaches (down at the open of the
+/// session after its last: nothing reads what it holds then) is still recognised: each
+/// close puts the epoch it tells on record for an OSS that was left behind before.
+#[test]
+fn an_oss_away_twice_is_recognised_the_second_time() {
+    use crate::state::EPOCH_LINEAGE_LEN;
+    let tmp = fast_tempdir();
+    let dir = tmp.path();
+    let (store, data) = init(dir);
+    store.close().unwrap();
+    let away = dir.join("oss-1.away");
+    std::fs::rename(dir.join("oss-1"), &away).unwrap();
+    sessions(dir, 3);
+    std::fs::rename(&away, dir.join("oss-1")).unwrap();
+    sessions(dir, 3);
+    std::fs::rename(dir.join("oss-1"), &away).unwrap();
+    sessions(dir, EPOCH_LINEAGE_LEN / 2 + 4);
+    std::fs::rename(&away, dir.join("oss-1")).unwrap();
+    let store = Store::open(dir).unwrap_or_else(|e| panic!("its own OSS 1 refused: {e}"));
+    assert!(store.failed_osses().is_empty());
+    assert!(store.get("f").unwrap() == data);
+    store.close().unwrap();
+}

@@ -2537,12 +2537,22 @@ impl Store {
             }
         }
         self.remove_settle_copies()?;
+        // Windows the state lists that the planner closed already (timed out; started again
+        // closed by an earlier reset): they stay closed (review s15r R15-1: started again
+        // as fresh ones, writes to their files went unprotected again after a timeout).
+        let closed: BTreeSet<u64> = core
+            .state
+            .windows
+            .values()
+            .map(|w| w.window)
+            .filter(|&w| !core.strategy.window_open(w))
+            .collect();
         core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
         self.done.lock().clear();
         // The cache zone is empty and plan ids start again.
         self.cache_chunks.lock().clear();
         *self.cache_stripes.lock() = exec::CacheStripes::default();
-        self.restart_windows(core)?;
+        self.restart_windows(core, &closed)?;
         self.checkpoint_locked(core)
     }
 
@@ -5323,8 +5333,17 @@ impl Store {
     }
 
     /// Windows open in the store's state but unknown to the planner's current epoch (after a
-    /// reset, or a crash right after one) are started again.
-    pub(super) fn restart_windows(&self, core: &mut Core) -> Result<(), StoreError> {
+    /// reset, or a crash right after one) are started again. Those in `closed` (the planner
+    /// before the reset had closed them: a timeout) are started and ended at once, both as
+    /// inputs: the planner's epoch then knows them closed, as the store's, and a later reset
+    /// or open does not start them again; writes to their files stay protected at once.
+    /// Empty, no bytes: the END plans no I/O. The user's END of such a window is taken as
+    /// after a timeout.
+    pub(super) fn restart_windows(
+        &self,
+        core: &mut Core,
+        closed: &BTreeSet<u64>,
+    ) -> Result<(), StoreError> {
         let started: HashSet<u64> = core
             .state
             .inputs
@@ -5357,6 +5376,7 @@ impl Store {
                 )
                 .map_err(plan_err)?;
             assert!(plans.is_empty(), "START_DELAYED plans no I/O");
+            let closed_before = closed.contains(&w.window);
             self.journal(
                 core,
                 Rec::Input(Input::StartDelayed {
@@ -5364,8 +5384,26 @@ impl Store {
                     file: w.file,
                     now_ns,
                 }),
-                true,
+                // Closed: fsync'd with its END below (a crash between leaves it started
+                // fresh, as before session 15).
+                !closed_before,
             )?;
+            if closed_before {
+                let plans = core
+                    .strategy
+                    .on_hint(&Hint::EndDelayed { window: w.window }, now_ns)
+                    .map_err(plan_err)?;
+                assert!(plans.is_empty(), "an empty window's END plans no I/O");
+                self.journal(
+                    core,
+                    Rec::Input(Input::EndDelayed {
+                        window: w.window,
+                        now_ns,
+                        parity_crcs_synced: true,
+                    }),
+                    true,
+                )?;
+            }
         }
         Ok(())
     }

@@ -573,7 +573,9 @@ impl Store {
         let location = fresh.location();
         let problem = if let Some(ours) = Store::epoch_of_another_line(&core.state, told) {
             Store::another_line_problem(oss, &location, told, ours, recorded_number)
-        } else if Store::epoch_beyond_lineage(&core.state, told) {
+        } else if Store::epoch_beyond_lineage(&core.state, told)
+            && core.state.oss_left_at(oss) != Some(told)
+        {
             Store::beyond_lineage_problem(oss, &location, told, recorded_number)
         } else if told.number > recorded_number
             || (told.number == recorded_number && Some(told) != on_record)
