@@ -572,7 +572,7 @@ impl Store {
     /// caller-supplied backend (not taken back).
     fn online_refuses_as_stale(&self, state: &crate::state::State, oss: usize) -> bool {
         let changed_on_record = matches!(state.changed_while_failed.get(&oss), Some(Some(_)));
-        state.stale_oss.contains(&oss) && !(changed_on_record && !self.backends_supplied)
+        state.stale_oss.contains(&oss) && (self.backends_supplied || !changed_on_record)
     }
 
     /// `online_oss`: refuse a directory told a metadata epoch this store's state and journal
