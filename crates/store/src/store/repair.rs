@@ -470,7 +470,7 @@ impl Store {
                     )
                 } else if lost_here > 0 {
                     format!(
-                        "{lost_here} byte range(s) whose only copy was on OSS {oss} were recorded lost when it failed (`exaraid store status {dir}` lists them; they read as lost until written again), and the store changed in more places than {} while it was failed (or its failure was recorded by an older exaraid)",
+                        "{lost_here} byte range(s) whose only copy was on OSS {oss} were recorded lost when it failed (`exaraid store status {dir}` lists them; they read as lost until written again), and the store changed in more places than {} (byte ranges written or recorded lost, stripes settled) while it was failed, so the record of those places was dropped (or its failure was recorded by an older exaraid) and `online` cannot tell which of its columns are stale",
                         crate::state::CHANGED_WHILE_FAILED_MAX
                     )
                 } else {
