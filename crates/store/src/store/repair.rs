@@ -458,10 +458,8 @@ impl Store {
                     "refused, nothing changed: a rebuild of OSS {oss} began and did not finish, so its directory may hold only part of its elements; run the rebuild again: `{again}`"
                 )));
             }
-            let changed_on_record =
-                matches!(core.state.changed_while_failed.get(&oss), Some(Some(_)));
             let stale = core.state.stale_oss.contains(&oss);
-            if stale && !(changed_on_record && !self.backends_supplied) {
+            if self.online_refuses_as_stale(&core.state, oss) {
                 // Name the reason the user can see: the `fail` itself records the window
                 // bytes whose only copy was on the OSS as lost, and that record alone makes
                 // it stale (review s6r R6-6: the message said "the store was written").
@@ -472,12 +470,12 @@ impl Store {
                     )
                 } else if lost_here > 0 {
                     format!(
-                        "{lost_here} byte range(s) whose only copy was on OSS {oss} were recorded lost when it failed (`exaraid store status {dir}` lists them; they read as lost until written again), and the store changed in more places than {} while it was failed (or its failure was recorded by an older exaraid)",
+                        "{lost_here} byte range(s) whose only copy was on OSS {oss} were recorded lost when it failed (`exaraid store status {dir}` lists them; they read as lost until written again), and the store changed in more places than {} (byte ranges written or recorded lost, stripes settled) while it was failed, so the record of those places was dropped (or its failure was recorded by an older exaraid) and `online` cannot tell which of its columns are stale",
                         crate::state::CHANGED_WHILE_FAILED_MAX
                     )
                 } else {
                     format!(
-                        "the store changed in more places than {} (writes, settles) while OSS {oss} was failed (or its failure was recorded by an older exaraid)",
+                        "the store changed in more places than {} (byte ranges written or recorded lost, stripes settled) while OSS {oss} was failed, so the record of those places was dropped (or its failure was recorded by an older exaraid) and `online` cannot tell which of its columns are stale",
                         crate::state::CHANGED_WHILE_FAILED_MAX
                     )
                 };
@@ -497,47 +495,7 @@ impl Store {
                 )));
             }
         } else {
-            let label = OssLabel {
-                store_id: self.sb.store_id.clone(),
-                index: oss,
-                element_bytes: self.sb.element_bytes,
-                block_crc_seed: self.sb.block_crc_seed,
-                settings: Some(self.sb.label_settings()),
-            };
-            let path = &self.sb.oss_dirs[oss];
-            if !path.join(crate::backend::LABEL_FILE).exists() {
-                return Err(StoreError::BadInput(format!(
-                    "OSS {oss} directory {} holds no OSS label (missing or not mounted); nothing changed",
-                    path.display()
-                )));
-            }
-            // Opening checks the label names this store and this index.
-            let fresh = DirBackend::open(path, &label, self.sb.oss_capacity_bytes).map_err(|e| {
-                StoreError::BadInput(format!(
-                    "refused, nothing changed: OSS {oss} ({}) is not the directory that failed: {e}; if its disk was replaced, rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
-                    path.display()
-                ))
-            })?;
-            if let Some(problem) = fresh.problem() {
-                return Err(StoreError::BadInput(format!(
-                    "refused, nothing changed: OSS {oss} ({}): {problem}; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
-                    path.display()
-                )));
-            }
-            assert!(fresh.healthy());
-            // The open-time check (`refuse_rolled_back`) did not see this directory as it is
-            // now (restored from an older copy while the OSS was failed, say).
-            let recorded = self.core.lock().state.oss_generations.get(&oss).copied();
-            let generation = fresh.generation().expect("healthy");
-            if let Some(recorded) = recorded.filter(|&r| generation < r) {
-                return Err(StoreError::BadInput(format!(
-                    "refused, nothing changed: OSS {oss} ({}): {}; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
-                    path.display(),
-                    Store::rolled_back_problem(generation, recorded)
-                )));
-            }
-            self.refuse_epoch_of_another_copy(oss, &fresh)?;
-            self.refuse_zone_files_not_as_written(oss, &fresh)?;
+            let fresh = self.open_failed_oss_dir(oss)?;
             if take_back {
                 self.take_back_oss(oss, &fresh)?;
             }
@@ -552,6 +510,69 @@ impl Store {
         self.write_back_restored(oss)?;
         let mut core = self.core.lock();
         self.checkpoint_locked(&mut core)
+    }
+
+    /// `online_oss`: open failed OSS `oss`'s directory as it is now, refused (nothing
+    /// changed) unless it answers with this store's label for that index, no problem, its
+    /// generation not behind the store's record, no epoch of another copy and its zone files
+    /// as written. Also how `rebuild` tells whether `online` could take it back.
+    fn open_failed_oss_dir(&self, oss: usize) -> Result<DirBackend, StoreError> {
+        assert!(
+            !self.backends_supplied,
+            "only OSS directories are taken back"
+        );
+        let dir = self.dir.display().to_string();
+        let label = OssLabel {
+            store_id: self.sb.store_id.clone(),
+            index: oss,
+            element_bytes: self.sb.element_bytes,
+            block_crc_seed: self.sb.block_crc_seed,
+            settings: Some(self.sb.label_settings()),
+        };
+        let path = &self.sb.oss_dirs[oss];
+        if !path.join(crate::backend::LABEL_FILE).exists() {
+            return Err(StoreError::BadInput(format!(
+                "OSS {oss} directory {} holds no OSS label (missing or not mounted); nothing changed",
+                path.display()
+            )));
+        }
+        // Opening checks the label names this store and this index.
+        let fresh = DirBackend::open(path, &label, self.sb.oss_capacity_bytes).map_err(|e| {
+            StoreError::BadInput(format!(
+                "refused, nothing changed: OSS {oss} ({}) is not the directory that failed: {e}; if its disk was replaced, rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
+                path.display()
+            ))
+        })?;
+        if let Some(problem) = fresh.problem() {
+            return Err(StoreError::BadInput(format!(
+                "refused, nothing changed: OSS {oss} ({}): {problem}; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
+                path.display()
+            )));
+        }
+        assert!(fresh.healthy());
+        // The open-time check (`refuse_rolled_back`) did not see this directory as it is
+        // now (restored from an older copy while the OSS was failed, say).
+        let recorded = self.core.lock().state.oss_generations.get(&oss).copied();
+        let generation = fresh.generation().expect("healthy");
+        if let Some(recorded) = recorded.filter(|&r| generation < r) {
+            return Err(StoreError::BadInput(format!(
+                "refused, nothing changed: OSS {oss} ({}): {}; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
+                path.display(),
+                Store::rolled_back_problem(generation, recorded)
+            )));
+        }
+        self.refuse_epoch_of_another_copy(oss, &fresh)?;
+        self.refuse_zone_files_not_as_written(oss, &fresh)?;
+        Ok(fresh)
+    }
+
+    /// Whether `online_oss` refuses failed OSS `oss` as stale (the store changed while it
+    /// was failed) and names `rebuild` as the only way back: its record of what changed is
+    /// gone (past `CHANGED_WHILE_FAILED_MAX`, or an older exaraid's failure), or it is a
+    /// caller-supplied backend (not taken back).
+    fn online_refuses_as_stale(&self, state: &crate::state::State, oss: usize) -> bool {
+        let changed_on_record = matches!(state.changed_while_failed.get(&oss), Some(Some(_)));
+        state.stale_oss.contains(&oss) && (self.backends_supplied || !changed_on_record)
     }
 
     /// `online_oss`: refuse a directory told a metadata epoch this store's state and journal
@@ -2589,15 +2610,21 @@ impl Store {
     /// stripe when that record is gone: past its bound, or an older exaraid's failure).
     /// Why (review s14r R14-3): the rebuilt bytes there come from a decode through parity
     /// the cut write may have left stale; a rebuilt OSS holds them under fresh checksums,
-    /// and they would read with exit 0. Bounded: past `UNCHECKED_REBUILD_STRIPES_MAX` such
-    /// stripes the rebuild is refused, nothing changed.
+    /// and they would read with exit 0. Past `UNCHECKED_REBUILD_STRIPES_MAX` such stripes
+    /// the rebuild is refused, nothing changed, while `online` can take the OSS back (it
+    /// keeps the bytes its disk holds); when it cannot (its record of changes was dropped:
+    /// `online_refuses_as_stale`; its directory is gone or not as it was:
+    /// `open_failed_oss_dir`), the rebuild is the only way back, so it goes on and the lost
+    /// list grows with the store's written stripes (review of s15a: refused, it pointed to
+    /// `online`, which pointed back to `rebuild`).
     fn record_unchecked_rebuild_lost(&self, oss: usize) -> Result<(), StoreError> {
         let sdb = self.layout.stripe_data_bytes();
-        let (suspects, files) = {
+        let (suspects, files, online_refused) = {
             let core = self.core.lock();
             if core.state.journal_tail_cuts.is_empty() {
                 return Ok(());
             }
+            let online_refused = self.online_refuses_as_stale(&core.state, oss);
             let files: Vec<crate::state::FileMeta> = core.state.files.values().cloned().collect();
             let ids: BTreeSet<u64> = files.iter().map(|m| m.id).collect();
             // The cut write ran while some OSS now down was failed (it copied that OSS's
@@ -2625,9 +2652,12 @@ impl Store {
             if let Some(stripes) = suspects.as_mut() {
                 stripes.retain(|(file, _)| ids.contains(file));
             }
-            (suspects, files)
+            (suspects, files, online_refused)
         };
         let mut stripes: Vec<(u64, u64)> = Vec::new();
+        // Whether `online` would take the OSS back as its directory is now: asked once,
+        // past the bound only (it reads every zone file's first block).
+        let mut online_takes_back: Option<bool> = None;
         for meta in &files {
             for stripe in meta.written_stripes(sdb) {
                 if suspects
@@ -2636,7 +2666,13 @@ impl Store {
                     && self.decode_unchecked_after_tail_cut(meta.id, stripe, &BTreeSet::new())
                 {
                     stripes.push((meta.id, stripe));
-                    if stripes.len() > UNCHECKED_REBUILD_STRIPES_MAX {
+                    if stripes.len() > UNCHECKED_REBUILD_STRIPES_MAX
+                        && *online_takes_back.get_or_insert_with(|| {
+                            !online_refused
+                                && !self.backends_supplied
+                                && self.open_failed_oss_dir(oss).is_ok()
+                        })
+                    {
                         return Err(StoreError::BadInput(format!(
                             "refused, nothing changed: the journal's last record was cut off (see the warning) and no scrub has checked the parity since, and rebuilding OSS {oss} would decode more than {UNCHECKED_REBUILD_STRIPES_MAX} stripes through parity nothing can check (the cut write may have left it stale); bring OSS {oss} back if its disk still works (`exaraid store online {} --oss {oss}`: it keeps the bytes it holds), or restore the files from a backup",
                             self.dir.display()
@@ -2645,8 +2681,16 @@ impl Store {
                 }
             }
         }
+        // Gathered per OSS and file, so that thousands of stripes take a few durable
+        // records, not one each.
+        let mut lost: BTreeMap<(usize, u64), Vec<(u64, u64)>> = BTreeMap::new();
         for (id, stripe) in stripes {
-            self.record_unchecked_stripe_lost(oss, id, stripe, &BTreeSet::new())?;
+            for (o, ranges) in self.unchecked_stripe_ranges(oss, id, stripe, &BTreeSet::new()) {
+                lost.entry((o, id)).or_default().extend(ranges);
+            }
+        }
+        for ((o, id), ranges) in lost {
+            self.record_unchecked_decode_lost(o, id, &ranges)?;
         }
         Ok(())
     }
@@ -2666,11 +2710,27 @@ impl Store {
         stripe: u64,
         corrupt_cols: &BTreeSet<usize>,
     ) -> Result<(), StoreError> {
+        for (o, ranges) in self.unchecked_stripe_ranges(oss, id, stripe, corrupt_cols) {
+            self.record_unchecked_decode_lost(o, id, &ranges)?;
+        }
+        Ok(())
+    }
+
+    /// The file byte ranges `record_unchecked_stripe_lost` names lost, per OSS: the written
+    /// bytes of the data elements of the stripe on `oss`, on every OSS down and in the
+    /// columns `corrupt_cols`. None when the file is gone.
+    fn unchecked_stripe_ranges(
+        &self,
+        oss: usize,
+        id: u64,
+        stripe: u64,
+        corrupt_cols: &BTreeSet<usize>,
+    ) -> Vec<(usize, Vec<(u64, u64)>)> {
         let (written, mut erased) = {
             let core = self.core.lock();
             match core.state.files.values().find(|m| m.id == id) {
                 Some(meta) => (meta.written_runs(), self.unavailable_set(&core)),
-                None => return Ok(()),
+                None => return Vec::new(),
             }
         };
         erased.insert(oss);
@@ -2679,15 +2739,17 @@ impl Store {
                 .iter()
                 .map(|&c| self.layout.oss_of(id, stripe, c)),
         );
-        for o in erased {
-            let ranges: Vec<(u64, u64)> = self
-                .written_data_elements_of(o, id, stripe, &written)
-                .into_iter()
-                .flat_map(|(_, _, runs)| runs)
-                .collect();
-            self.record_unchecked_decode_lost(o, id, &ranges)?;
-        }
-        Ok(())
+        erased
+            .into_iter()
+            .map(|o| {
+                let ranges: Vec<(u64, u64)> = self
+                    .written_data_elements_of(o, id, stripe, &written)
+                    .into_iter()
+                    .flat_map(|(_, _, runs)| runs)
+                    .collect();
+                (o, ranges)
+            })
+            .collect()
     }
 }
 
