@@ -21,7 +21,7 @@ use std::sync::Arc;
 use exaraid_codes::CodeSpec;
 use exaraid_store::backend::{BackendError, ElementKey, Zone};
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{Store, WritePath};
+use exaraid_store::{Store, StoreError, WritePath};
 
 fn cache_zone_file(dir: &Path, oss: usize) -> PathBuf {
     object_file(dir, oss, &format!("{CACHE_OBJECT}.cache"))
@@ -231,5 +231,65 @@ fn a_destage_moves_a_located_stale_element_home_corrected() {
         "after the destage a read returned {} wrong bytes with success",
         wrong_bytes(&got, &expected)
     );
+    assert_consistent(&store);
+}
+
+#[test]
+fn a_destage_that_cannot_locate_a_stale_element_names_the_writes_bytes_lost() {
+    // As above on raid5, which cannot tell which column is stale: the destage that runs
+    // inline after the write completing the cache stripe is durable records the cache
+    // stripe's data in the disagreeing blocks lost. Those are that write's own bytes, lost
+    // after it was durable: the write says so, and its end must not take them as
+    // rewritten (no stale byte home may read as the write's with success).
+    let dir = scratch();
+    let mut expected = pattern(1, 65_536);
+    {
+        let store = init(dir.path(), CodeSpec::raid5(4), 5, WritePath::Wcl);
+        store.put("f", &expected).unwrap();
+        for (offset, seed, len) in [(20_000usize, 2u64, 1_000usize), (0, 3, 16_384)] {
+            let bytes = pattern(seed, len);
+            store.write("f", offset as u64, &bytes).unwrap();
+            expected[offset..offset + len].copy_from_slice(&bytes);
+        }
+    }
+    let path = cache_zone_file(dir.path(), STALE_OSS);
+    let hook = Arc::new(StaleAtFirstCacheRead {
+        armed: AtomicBool::new(true),
+        oss: STALE_OSS,
+        snapshot: std::fs::read(&path).unwrap(),
+        path,
+    });
+    let store = open_wrapped(dir.path(), &hook, &[], Default::default()).unwrap();
+    let bytes = pattern(4, 16_384);
+    let wrote = store.write("f", 0, &bytes);
+    expected[..16_384].copy_from_slice(&bytes);
+    assert!(
+        !hook.armed.load(Ordering::SeqCst),
+        "the destage read the stale cache element"
+    );
+    assert!(
+        matches!(&wrote, Err(StoreError::DataLost(m)) if m.contains("could not tell")),
+        "the write whose bytes its destage recorded lost: {wrote:?}"
+    );
+    let mut lost = 0;
+    for at in (0..expected.len()).step_by(4096) {
+        match store.read("f", at as u64, 4096) {
+            Ok(got) => assert!(
+                got[..] == expected[at..at + 4096],
+                "bytes {at}..{} read {} wrong bytes with success",
+                at + 4096,
+                wrong_bytes(&got, &expected[at..at + 4096])
+            ),
+            Err(e) => {
+                assert!(
+                    matches!(&e, StoreError::DataLost(m) if m.contains("They are lost")),
+                    "bytes {at}..: {e}"
+                );
+                assert!(at < 16_384, "only the destaged stripe's bytes are lost");
+                lost += 1;
+            }
+        }
+    }
+    assert!(lost > 0, "the bytes the write named lost read lost");
     assert_consistent(&store);
 }

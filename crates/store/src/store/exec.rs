@@ -938,7 +938,7 @@ impl Store {
         client: Option<(&ClientWrite, &[u8])>,
         on_server: bool,
     ) -> Result<(), StoreError> {
-        self.run_plans_refusable(plans, client, on_server, None)
+        self.run_plans_refusable(plans, client, on_server, None, &mut Vec::new())
     }
 
     /// `run_plans_from`, where a plan that fails before its first write journals so
@@ -947,12 +947,15 @@ impl Store {
     /// the file size `refusal` restores when no plan of this call finished (see
     /// `Refusal`). Why (review s9s S9-1, S9-3): left without it, the next open recovered
     /// the refused write as a crash-cut one.
+    /// `destage_lost`: the ranges its destages recorded lost are added (a client write's
+    /// own bytes among them are lost after it was durable: see `Store::write`).
     pub(super) fn run_plans_refusable(
         &self,
         plans: Vec<Admitted>,
         client: Option<(&ClientWrite, &[u8])>,
         on_server: bool,
         refusal: Option<&Refusal>,
+        destage_lost: &mut Vec<LostRange>,
     ) -> Result<(), StoreError> {
         let mut any_durable = false;
         let mut queue: VecDeque<Admitted> = plans.into();
@@ -1018,7 +1021,7 @@ impl Store {
                 }
                 let client = if is_client_plan { client } else { None };
                 let mut began_writing = false;
-                let r = self.execute(&plan, client, &mut began_writing);
+                let r = self.execute(&plan, client, &mut began_writing, destage_lost);
                 if is_client_plan {
                     self.client_plans_executing.fetch_sub(1, Ordering::SeqCst);
                 }
@@ -1332,11 +1335,13 @@ impl Store {
     /// (a lost-row reset that failed, the first wave of its own writes). Left `false` on an
     /// error, the plan changed nothing (edge-block heals write back confirmed true bytes, or
     /// zeros where nothing live is: no change of any byte read).
+    /// `destage_lost`: where a destage records bytes lost, their ranges are added.
     pub(super) fn execute(
         &self,
         plan: &IoPlan,
         client: Option<(&ClientWrite, &[u8])>,
         began_writing: &mut bool,
+        destage_lost: &mut Vec<LostRange>,
     ) -> Result<(), StoreError> {
         // The steps of one wave (no path between them, as the planner promises) run in
         // parallel, one thread per OSS, when they reach more than one OSS.
@@ -1368,10 +1373,17 @@ impl Store {
         // Never an unverified old value of a cache stripe in a delta (review s13r R13-1).
         self.verify_cache_before_delta(plan)?;
         let lost = self.window_reads_lost(plan);
-        self.run_reads_computing(plan, &reads, client, &mut read_bytes, &mut computed, &lost)?;
+        let read =
+            self.run_reads_computing(plan, &reads, client, &mut read_bytes, &mut computed, &lost);
         if let exaraid_plan::PlanCause::Destage { file, stripe } = plan.cause {
-            // Never a stale cache element home as if right (review s11r R11-9).
-            self.check_destage_reads(plan, (file, stripe), &mut read_bytes)?;
+            // Never a stale cache element home as if right (review s11r R11-9); a block no
+            // read could rebuild is decided as a settle decides it (s15j).
+            destage_lost.extend(match read {
+                Ok(()) => self.check_destage_reads(plan, (file, stripe), &mut read_bytes)?,
+                Err(e) => self.destage_reads_by_check(plan, (file, stripe), &mut read_bytes, e)?,
+            });
+        } else {
+            read?;
         }
         // With a failed OSS: its data that this plan's writes could make undecidable, made
         // durable first (see `copy_failed_columns`). After the reads, so that the plan's own

@@ -3507,12 +3507,19 @@ impl Store {
         // A plan that fails before its first write says so (`Rec::WroteNothing`), naming
         // this write's plans that then never run: the next open takes the write as never
         // made (review s9s S9-1, S9-3), not as cut by a crash.
-        self.run_plans_refusable(tick_plans, None, false, Some(&refusal))?;
+        self.run_plans_refusable(tick_plans, None, false, Some(&refusal), &mut Vec::new())?;
         let refusal = exec::Refusal {
             then_dropped: Vec::new(),
             ..refusal
         };
-        self.run_plans_refusable(plans, Some((&write, data)), false, Some(&refusal))?;
+        let mut destage_lost: Vec<LostRange> = Vec::new();
+        self.run_plans_refusable(
+            plans,
+            Some((&write, data)),
+            false,
+            Some(&refusal),
+            &mut destage_lost,
+        )?;
         let mut core = self.core.lock();
         // An OSS that failed while this write ran took its window bytes with it (the
         // executor skips a failed OSS, relying on parity that window bytes do not have).
@@ -3546,6 +3553,39 @@ impl Store {
                 },
                 true,
             )?;
+        }
+        // Bytes of this write that a destage of its cache stripe, run after the write was
+        // durable, could not tell (see `destage_reads_by_check`): lost after this write,
+        // so never cleared as rewritten above (on record again, after that record), and
+        // the write says so rather than return as if every byte of it reads.
+        let end_bytes = offset_bytes + write.len_bytes;
+        let own_lost: Vec<LostRange> = destage_lost
+            .into_iter()
+            .filter(|l| l.overlaps(file, offset_bytes, write.len_bytes))
+            .map(|l| {
+                let a = l.offset_bytes.max(offset_bytes);
+                let z = l.end_bytes().min(end_bytes);
+                LostRange {
+                    offset_bytes: a,
+                    len_bytes: z - a,
+                    ..l
+                }
+            })
+            .collect();
+        if !own_lost.is_empty() {
+            self.journal(
+                &mut core,
+                Rec::Lost {
+                    ranges: own_lost.clone(),
+                },
+                true,
+            )?;
+            let refs: Vec<&LostRange> = own_lost.iter().collect();
+            return Err(self.lost_error(
+                &core,
+                &refs,
+                "write: every byte of it is durable but these, which the move home of its complete WCL cache stripe (a destage) could not tell",
+            ));
         }
         Ok(())
     }

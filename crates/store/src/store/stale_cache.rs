@@ -561,14 +561,15 @@ impl Store {
     /// there) and their parity is encoded from the data that goes home, so that the home
     /// stripe agrees with itself and the rest of it stays protected. Not checked with a
     /// column on an OSS out of service (its read is a decode that checks the parity left).
+    /// Returns the ranges recorded lost.
     pub(super) fn check_destage_reads(
         &self,
         plan: &IoPlan,
         (file, stripe): (u64, u64),
         read_bytes: &mut [Option<Vec<u8>>],
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<LostRange>, StoreError> {
         if self.kind != StrategyKind::Wcl || self.tolerance() == 0 {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
@@ -581,17 +582,17 @@ impl Store {
                 continue;
             }
             if !self.backends[step.oss].healthy() {
-                return Ok(());
+                return Ok(Vec::new());
             }
             let Some(bytes) = read_bytes[i].as_ref() else {
-                return Ok(());
+                return Ok(Vec::new());
             };
             let mut off = 0usize;
             for piece in &step.pieces {
                 let el = &piece.element;
                 let len = el.len_bytes as usize;
                 if el.offset_bytes != 0 || len != e {
-                    return Ok(()); // not a whole-element destage read: not checked
+                    return Ok(Vec::new()); // not a whole-element destage read: not checked
                 }
                 buf.element_mut(el.pos)
                     .copy_from_slice(&bytes[off..off + len]);
@@ -604,7 +605,7 @@ impl Store {
             .flat_map(|row| (0..g.cols).map(move |col| Pos { row, col }))
             .filter(|&p| !matches!(g.cell(p), Cell::Empty));
         if cells.clone().any(|p| !seen.contains(&p)) {
-            return Ok(()); // not every element read here
+            return Ok(Vec::new()); // not every element read here
         }
         let whole = |p: Pos| -> Vec<(u64, u64)> {
             match g.cell(p) {
@@ -614,7 +615,7 @@ impl Store {
         };
         let check = self.check_running_parity(&mut buf, &whole, &BTreeSet::new());
         if check.is_clean() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         for (p, a, right) in &check.fixes {
             let (i, off) = at[p];
@@ -623,7 +624,7 @@ impl Store {
             bytes[a..a + right.len()].copy_from_slice(right);
         }
         if check.unlocated_blocks.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         // Unlocated: the data stays as read (unknown, on record lost), the parity follows it.
         let mut encoded = buf.clone();
@@ -662,9 +663,164 @@ impl Store {
             r.len_bytes > 0
         });
         if !ranges.is_empty() {
-            self.journal(&mut core, Rec::Lost { ranges }, true)?;
+            self.journal(
+                &mut core,
+                Rec::Lost {
+                    ranges: ranges.clone(),
+                },
+                true,
+            )?;
         }
-        Ok(())
+        Ok(ranges)
+    }
+
+    /// A WCL destage whose reads failed (`err`): a cache block neither read nor rebuilt,
+    /// typically a rotten block whose rebuild the parity left refuses (a stale element
+    /// beside it in the same block row: one parity fewer than the check needs). Instead of
+    /// failing, the destage does what a settle does (`read_and_check_cache_stripe`: the
+    /// blocks that do not read are erasures of the check): located stale bytes go home
+    /// right, an unreadable block whose row the parity left explains goes home decoded,
+    /// and in the block rows nothing explains every data byte of the cache stripe is
+    /// recorded lost (`UNREADABLE_CACHE` for the blocks that did not read, `STALE_CACHE`
+    /// for the rest) and their parity is encoded from the data that goes home, so the home
+    /// stripe agrees with itself. Why: failing here failed the client write whose bytes
+    /// were durable (the destage runs after its acknowledgement is on record) and
+    /// poisoned the store, only for the reopen's recovery to record the same bytes lost.
+    /// Returns the ranges recorded lost (journaled, synced). Returns `err` where the check
+    /// cannot decide (an OSS out of service, a block row with as many unreadable columns
+    /// as the code tolerates, not a whole-stripe read): the destage fails as before.
+    pub(super) fn destage_reads_by_check(
+        &self,
+        plan: &IoPlan,
+        (file, stripe): (u64, u64),
+        read_bytes: &mut [Option<Vec<u8>>],
+        err: StoreError,
+    ) -> Result<Vec<LostRange>, StoreError> {
+        if self.kind != StrategyKind::Wcl
+            || self.tolerance() == 0
+            || !matches!(err, StoreError::DataLost(_))
+        {
+            return Err(err);
+        }
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes;
+        // Each element's read: (step, offset in its read); each column's chunk.
+        let mut at: BTreeMap<Pos, (usize, usize)> = BTreeMap::new();
+        let mut chunks: Chunks = Chunks::new();
+        for (i, step) in plan.steps.iter().enumerate() {
+            if step.op != Op::Read {
+                continue;
+            }
+            if step.zone != PlanZone::Cache {
+                return Err(err); // not a destage's read: not checked
+            }
+            let mut off = 0usize;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                if el.offset_bytes != 0 || el.len_bytes as usize != e {
+                    return Err(err); // not a whole-element destage read
+                }
+                let base = step.addr_bytes + off as u64 - el.pos.row as u64 * e as u64;
+                if *chunks.entry(el.pos.col).or_insert((step.oss, base)) != (step.oss, base) {
+                    return Err(err); // one column in two chunks: not one cache stripe
+                }
+                at.insert(el.pos, (i, off));
+                off += e;
+            }
+        }
+        let cells = (0..g.rows)
+            .flat_map(|row| (0..g.cols).map(move |col| Pos { row, col }))
+            .filter(|&p| !matches!(g.cell(p), Cell::Empty));
+        if cells.clone().any(|p| !at.contains_key(&p)) {
+            return Err(err); // not every element read here
+        }
+        let Some(checked) =
+            self.read_and_check_cache_stripe(None, file, stripe, &(chunks, true), false)?
+        else {
+            return Err(err);
+        };
+        let check = &checked.check;
+        let mut buf = checked.read.clone();
+        for (p, a, right) in &check.fixes {
+            let a = *a as usize;
+            buf.element_mut(*p)[a..a + right.len()].copy_from_slice(right);
+        }
+        let block = CHECKSUM_BLOCK_BYTES;
+        // Unreadable blocks of rows the parity left explains: decoded (as the check did).
+        let mut cols_of_row: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+        for &(p, i) in &checked.erased {
+            if !check.unlocated_blocks.contains(&i) {
+                cols_of_row.entry(i).or_default().insert(p.col);
+            }
+        }
+        for (i, cols) in cols_of_row {
+            let mut trial = checked.read.clone();
+            let cols: Vec<usize> = cols.into_iter().collect();
+            if self.code.decode(&mut trial, &cols).is_err() {
+                return Err(err);
+            }
+            let (bs, be) = (i * block, ((i + 1) * block).min(e));
+            for &(p, j) in checked.erased.iter().filter(|&&(_, j)| j == i) {
+                assert_eq!(j, i);
+                buf.element_mut(p)[bs..be].copy_from_slice(&trial.element(p)[bs..be]);
+            }
+        }
+        // Unlocated rows: the data stays as read (unknown, on record lost; zeros where it
+        // did not read), the parity follows it.
+        let mut ranges: Vec<LostRange> = Vec::new();
+        if !check.unlocated_blocks.is_empty() {
+            let mut encoded = buf.clone();
+            self.code
+                .encode(&mut encoded)
+                .map_err(|err| StoreError::Io(err.to_string()))?;
+            for &i in &check.unlocated_blocks {
+                let (bs, be) = (i * block, ((i + 1) * block).min(e));
+                for &p in &g.parity_pos {
+                    buf.element_mut(p)[bs..be].copy_from_slice(&encoded.element(p)[bs..be]);
+                }
+                for &p in &g.data_pos {
+                    let Cell::Data(d) = g.cell(p) else {
+                        continue;
+                    };
+                    let token = if checked.erased.contains(&(p, i)) {
+                        super::exec::UNREADABLE_CACHE
+                    } else {
+                        STALE_CACHE
+                    };
+                    ranges.push(LostRange {
+                        file,
+                        offset_bytes: self.layout.file_offset(stripe, d, bs as u64),
+                        len_bytes: (be - bs) as u64,
+                        oss: self.layout.oss_of(file, stripe, p.col),
+                        token: token.into(),
+                        cache_addr_bytes: None,
+                    });
+                }
+            }
+        }
+        for (p, (i, off)) in at {
+            let bytes =
+                read_bytes[i].get_or_insert_with(|| vec![0u8; plan.steps[i].len_bytes as usize]);
+            bytes[off..off + e].copy_from_slice(buf.element(p));
+        }
+        let mut core = self.core.lock();
+        // Bytes past the file's end are no file bytes.
+        let size = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
+        ranges.retain_mut(|r| {
+            r.len_bytes = r.len_bytes.min(size.saturating_sub(r.offset_bytes));
+            r.len_bytes > 0
+        });
+        assert!(ranges.len() <= g.data_count() * e.div_ceil(block));
+        if !ranges.is_empty() {
+            self.journal(
+                &mut core,
+                Rec::Lost {
+                    ranges: ranges.clone(),
+                },
+                true,
+            )?;
+        }
+        Ok(ranges)
     }
 
     /// `settle`: the cache stripes of home stripe `(file, stripe)` checked against their
