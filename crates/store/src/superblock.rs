@@ -339,6 +339,17 @@ impl Superblock {
         Superblock::settings_text(&self.code, self.write_path, self.oss_dirs.len())
     }
 
+    /// The label OSS `index` of this store carries (and is checked against at open).
+    pub fn oss_label(&self, index: usize) -> crate::backend::OssLabel {
+        crate::backend::OssLabel {
+            store_id: self.store_id.clone(),
+            index,
+            element_bytes: self.element_bytes,
+            block_crc_seed: self.block_crc_seed,
+            settings: Some(self.label_settings()),
+        }
+    }
+
     pub fn settings_text(c: &StoredCode, write_path: WritePath, oss_count: usize) -> String {
         let num = |x: Option<usize>| x.map_or("-".to_string(), |v| v.to_string());
         format!(

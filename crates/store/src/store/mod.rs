@@ -1396,13 +1396,7 @@ impl Store {
             backends = supplied;
         } else {
             for (index, d) in sb.oss_dirs.iter().enumerate() {
-                let label = OssLabel {
-                    store_id: sb.store_id.clone(),
-                    index,
-                    element_bytes: sb.element_bytes,
-                    block_crc_seed: sb.block_crc_seed,
-                    settings: Some(sb.label_settings()),
-                };
+                let label = sb.oss_label(index);
                 backends.push(Box::new(DirBackend::open(
                     d,
                     &label,

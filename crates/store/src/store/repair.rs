@@ -522,13 +522,7 @@ impl Store {
             "only OSS directories are taken back"
         );
         let dir = self.dir.display().to_string();
-        let label = OssLabel {
-            store_id: self.sb.store_id.clone(),
-            index: oss,
-            element_bytes: self.sb.element_bytes,
-            block_crc_seed: self.sb.block_crc_seed,
-            settings: Some(self.sb.label_settings()),
-        };
+        let label = self.sb.oss_label(oss);
         let path = &self.sb.oss_dirs[oss];
         if !path.join(crate::backend::LABEL_FILE).exists() {
             return Err(StoreError::BadInput(format!(
@@ -2257,13 +2251,7 @@ impl Store {
             }
             None
         } else {
-            let label = OssLabel {
-                store_id: self.sb.store_id.clone(),
-                index: oss,
-                element_bytes: self.sb.element_bytes,
-                block_crc_seed: self.sb.block_crc_seed,
-                settings: Some(self.sb.label_settings()),
-            };
+            let label = self.sb.oss_label(oss);
             let target = match to {
                 Some(dir) => dir.to_path_buf(),
                 None => self.sb.oss_dirs[oss].clone(),

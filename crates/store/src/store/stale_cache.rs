@@ -655,8 +655,17 @@ impl Store {
                 });
             }
         }
+        self.journal_lost_in_file(file, ranges)
+    }
+
+    /// Journal (synced) `ranges` of `file` LOST, clipped to the file's size first (bytes past
+    /// its end are no file bytes); returns what was recorded.
+    fn journal_lost_in_file(
+        &self,
+        file: u64,
+        mut ranges: Vec<LostRange>,
+    ) -> Result<Vec<LostRange>, StoreError> {
         let mut core = self.core.lock();
-        // Bytes past the file's end are no file bytes.
         let size = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
         ranges.retain_mut(|r| {
             r.len_bytes = r.len_bytes.min(size.saturating_sub(r.offset_bytes));
@@ -803,24 +812,8 @@ impl Store {
                 read_bytes[i].get_or_insert_with(|| vec![0u8; plan.steps[i].len_bytes as usize]);
             bytes[off..off + e].copy_from_slice(buf.element(p));
         }
-        let mut core = self.core.lock();
-        // Bytes past the file's end are no file bytes.
-        let size = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
-        ranges.retain_mut(|r| {
-            r.len_bytes = r.len_bytes.min(size.saturating_sub(r.offset_bytes));
-            r.len_bytes > 0
-        });
         assert!(ranges.len() <= g.data_count() * e.div_ceil(block));
-        if !ranges.is_empty() {
-            self.journal(
-                &mut core,
-                Rec::Lost {
-                    ranges: ranges.clone(),
-                },
-                true,
-            )?;
-        }
-        Ok(ranges)
+        self.journal_lost_in_file(file, ranges)
     }
 
     /// `settle`: the cache stripes of home stripe `(file, stripe)` checked against their
