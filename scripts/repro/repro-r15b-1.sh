@@ -9,12 +9,20 @@
 # last fsync; "power cut" copies that back (what the disk holds without the unsynced write).
 # Usage: EXARAID=... SNAPSHIM=/tmp/s15r2-syncsnapshim.so repro-r15b-1.sh SCRATCH [COMMANDS] [NOCUT]
 #   gcc -O2 -shared -fPIC -o /tmp/s15r2-syncsnapshim.so scripts/repro/s15r2-syncsnapshim.c -ldl
-# NOCUT=1: the same without the power cut (control: OSS 3 taken back).
+# NOCUT=1: the same without the power cut (control: OSS 3 taken back). TWICE=1: see below.
 set -u
 E=${EXARAID:?}; SHIM=${SNAPSHIM:?}; D=$1; N=${2:-530}; NOCUT=${3:-0}
 rm -rf $D; mkdir -p $D/snap; cd $D
 $E store init s --oss 6 --code raid6 --stripe-unit 4096 > /dev/null
 head -c 100000 /dev/urandom > a; $E store put s a < a
+# TWICE=1: OSS 3 was away once before (3 writes), so the store holds an entry for it, which each
+# close then sets to its unsynced seal (the close loop's "back, healthy" branch).
+if [ "${TWICE:-0}" = 1 ]; then
+  mv s/oss-3 oss-3-away
+  for i in 1 2 3; do head -c 100 /dev/urandom > w; $E store write s a --offset 0 < w; dd if=w of=a bs=1 conv=notrunc status=none; done
+  mv oss-3-away s/oss-3
+  head -c 100 /dev/urandom > w; $E store write s a --offset 0 < w; dd if=w of=a bs=1 conv=notrunc status=none
+fi
 # The last writing command before the cut, its epoch file syncs recorded.
 head -c 100 /dev/urandom > w
 LD_PRELOAD=$SHIM SNAPDIR=$D/snap $E store write s a --offset 0 < w; dd if=w of=a bs=1 conv=notrunc status=none
