@@ -199,7 +199,17 @@ fn a_store_dir_that_lost_a_metadata_file_says_restore_it_and_init_does_not_overw
         "{err}"
     );
     let err = fails(
-        &["store", "init", d, "--oss", "5", "--code", "raid6", "--stripe-unit", "4096"],
+        &[
+            "store",
+            "init",
+            d,
+            "--oss",
+            "5",
+            "--code",
+            "raid6",
+            "--stripe-unit",
+            "4096",
+        ],
         b"",
     );
     assert!(
@@ -217,5 +227,35 @@ fn a_store_dir_that_lost_a_metadata_file_says_restore_it_and_init_does_not_overw
         "{err}"
     );
     std::fs::write(dir.join("state"), &state).unwrap();
+    assert_eq!(ok(&["store", "get", d, "f"], b""), data);
+
+    // Superblock and journal both gone (merge review s15m M15-3): the state alone still names
+    // every object, and an init onto new OSS directories must not replace it.
+    let journal = std::fs::read(dir.join("journal")).unwrap();
+    let state = std::fs::read(dir.join("state")).unwrap();
+    std::fs::remove_file(dir.join("superblock")).unwrap();
+    std::fs::remove_file(dir.join("journal")).unwrap();
+    let fresh: Vec<String> = (0..5)
+        .map(|i| s(&tmp.path().join(format!("new-{i}"))).to_string())
+        .collect();
+    let err = fails(
+        &[
+            "store",
+            "init",
+            d,
+            "--oss-dirs",
+            &fresh.join(","),
+            "--code",
+            "raid6",
+        ],
+        b"",
+    );
+    assert!(
+        err.contains("holds an exaraid store's state but no superblock"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(dir.join("state")).unwrap(), state);
+    std::fs::write(dir.join("superblock"), &superblock).unwrap();
+    std::fs::write(dir.join("journal"), &journal).unwrap();
     assert_eq!(ok(&["store", "get", d, "f"], b""), data);
 }

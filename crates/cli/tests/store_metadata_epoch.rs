@@ -211,3 +211,50 @@ fn an_oss_directory_of_another_copy_of_the_store_is_refused() {
         "{err}"
     );
 }
+
+/// Review s15r2 R15b-1: after a clean writing command, every OSS holds the command's last
+/// epoch (its seal) durably, as of its epoch file's last fsync. An OSS down at the next open
+/// is recorded as left at that seal, and taken back however far behind only if it holds
+/// exactly that; with the seal unsynced, a power cut in the writeback seconds after the
+/// command left it at the command's first epoch, and its return ~512 commands later refused
+/// the whole store. The shim keeps each epoch file as its last fsync left it (what a power
+/// cut keeps).
+#[test]
+fn a_clean_writing_command_leaves_every_oss_holding_its_seal_durably() {
+    let tmp = fast_tempdir("s15-seal-durable");
+    let Some(shim) = build_c_shim(tmp.path(), "repro/s15r2-syncsnapshim") else {
+        eprintln!("no C compiler: skipped");
+        return;
+    };
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store_unit(d, 4096, &["--oss", "6", "--code", "raid6"]);
+    ok(&["store", "put", d, "a"], &bytes(1, 100_000));
+    let snapshots = tmp.path().join("snap");
+    std::fs::create_dir(&snapshots).unwrap();
+    std::fs::write(tmp.path().join("w"), bytes(2, 100)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
+        .args(["store", "write", d, "a", "--offset", "0"])
+        .env("LD_PRELOAD", &shim)
+        .env("SNAPDIR", &snapshots)
+        .stdin(std::fs::File::open(tmp.path().join("w")).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for oss in 0..6 {
+        let path = dir.join(format!("oss-{oss}")).join("exaraid-epoch.json");
+        let flat = path.to_str().unwrap().replace('/', "%");
+        let synced = std::fs::read(snapshots.join(&flat))
+            .unwrap_or_else(|_| panic!("OSS {oss}: its epoch file was never fsync'd by the write"));
+        let now = std::fs::read(&path).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&synced),
+            String::from_utf8_lossy(&now),
+            "OSS {oss}: the epoch it holds is not durable (a power cut would take it back)"
+        );
+    }
+}

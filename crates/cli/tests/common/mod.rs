@@ -228,7 +228,11 @@ pub fn build_shim(dir: &Path) -> Option<std::path::PathBuf> {
 /// found (the test says so).
 pub fn build_c_shim(dir: &Path, name: &str) -> Option<std::path::PathBuf> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../scripts/{name}.c"));
-    let out = dir.join(format!("{name}.so"));
+    let stem = Path::new(name)
+        .file_name()
+        .expect("a shim name")
+        .to_string_lossy();
+    let out = dir.join(format!("{stem}.so"));
     let status = Command::new("cc")
         .args(["-O2", "-shared", "-fPIC", "-o"])
         .arg(&out)

@@ -1132,11 +1132,18 @@ fn init_checks(dir: &Path, opts: &InitOptions) -> Result<Option<InitMarker>, Sto
     };
     // A store that lost only its superblock (review s15r R15-2): an init here would write a
     // fresh state over the one naming every file's objects.
-    if unfinished.is_none() && dir.join(JOURNAL_FILE).exists() {
+    // Both files (merge review s15m M15-3): with the journal gone too, an init over the state
+    // still replaced the file table naming every object.
+    let metadata_left: Vec<&str> = [STATE_FILE, JOURNAL_FILE]
+        .into_iter()
+        .filter(|name| dir.join(name).exists())
+        .collect();
+    if unfinished.is_none() && !metadata_left.is_empty() {
         return Err(StoreError::BadInput(format!(
-            "{} holds an exaraid store's journal but no superblock: the superblock was deleted or lost, and an init here would \
+            "{} holds an exaraid store's {} but no superblock: the superblock was deleted or lost, and an init here would \
              throw away the store's file table. Restore {} from a backup of {}, or pick another directory",
             dir.display(),
+            metadata_left.join(" and "),
             Superblock::path(dir).display(),
             dir.display()
         )));
@@ -4230,10 +4237,12 @@ impl Store {
         }
         // A session that wrote ends in an epoch of its own, on record with the checkpoint and
         // told the OSSs after it: a copy of the metadata taken while it ran is then behind the
-        // OSSs too, not only once the next session writes (see `bump_epoch`). Not fsync'd on
-        // the OSSs (five fsyncs of 5 OSSs per command saved): a kill keeps it; a power cut may
-        // take the OSSs back to the session's first epoch, which is allowed (behind the
-        // record), only the hot copy is not told then.
+        // OSSs too, not only once the next session writes (see `bump_epoch`). Fsync'd on the
+        // OSSs (one small fdatasync per OSS per writing session): an OSS down at the next open
+        // is recorded as left at this seal (`left_behind_at`), which is proof only if it holds
+        // it; unsynced, a power cut in the writeback seconds after any clean command left it
+        // at the session's first epoch, and ~512 commands later its return refused the whole
+        // store (review s15r2 R15b-1).
         let seal = core.epoch_bumped.then(|| Store::next_epoch(core));
         if let Some(epoch) = seal {
             let before = core.state.metadata_epoch();
@@ -4262,7 +4271,7 @@ impl Store {
         }
         self.checkpoint_locked(core)?;
         if let Some(epoch) = seal {
-            for (i, told) in self.tell_osses_epoch(epoch, false).into_iter().enumerate() {
+            for (i, told) in self.tell_osses_epoch(epoch, true).into_iter().enumerate() {
                 if told {
                     core.epochs_held[i] = Some(epoch);
                 }

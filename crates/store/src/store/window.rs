@@ -514,8 +514,10 @@ impl Store {
             // The window leaves the state in the same breath as its END input, before the
             // parity plans run: a crash after both records leaves the window gone and its
             // plans undurable, which recovery settles (everything home with parity); a crash
-            // between them leaves it listed, recovery settles its bytes and starts it again
-            // (empty), and a second END ends it. Journaled after the plans, a crash between
+            // between them leaves it listed, recovery settles its bytes and, the planner having
+            // closed it, starts it and ends it again at once (s15g: a settle's reset keeps a
+            // closed window closed); `status` lists it until a second END takes it off the
+            // state (merge review s15m M15-4). Journaled after the plans, a crash between
             // left a window listed forever that END said was never started (review d, D1).
             self.journal_after_hint(
                 &mut core,
