@@ -2065,6 +2065,22 @@ impl Store {
                     self.tolerance()
                 )));
             }
+            // After a journal tail cut the rebuild names LOST what an unchecked decode would
+            // give in the stripes changed while an OSS down now was failed; an OSS merely
+            // unmounted has no such record and all its written bytes would be named LOST,
+            // though they are intact on its disk (merge review s15m M15-1). Recovery waits
+            // for a missing mount the same way (review s4e E13).
+            let unmounted: Vec<usize> = down
+                .iter()
+                .copied()
+                .filter(|&i| i != oss && !core.state.failed_oss.contains(&i))
+                .collect();
+            if !core.state.journal_tail_cuts.is_empty() && !unmounted.is_empty() {
+                let first = unmounted[0];
+                return Err(StoreError::BadInput(format!(
+                    "refused, nothing changed: OSSs {unmounted:?} are unavailable but not failed on record, and after the journal tail cut on record this rebuild would name their bytes lost: mount their directories back and retry, or, for a disk that is gone, `exaraid store fail {dir} --oss {first}` first"
+                )));
+            }
         }
         // A retry of a `rebuild --to X` killed after the superblock switched to X (before
         // its `Rebuilt` record): X is the OSS's directory now, so the retry is in place.
