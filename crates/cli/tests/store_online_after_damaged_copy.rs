@@ -375,3 +375,46 @@ fn rebuild_after_a_tail_cut_waits_for_an_unmounted_oss_instead_of_naming_its_byt
         assert!(err.contains("lost"), "{err}");
     }
 }
+
+/// Review s15l L15-2: the refusal above only where the OSSs down use up the tolerance. On rs
+/// 3+3 with OSS 1 failed and OSS 3 unmounted every decode keeps parity to check it: the
+/// rebuild runs, and nothing of OSS 3 is named lost.
+#[test]
+fn rebuild_after_a_tail_cut_with_tolerance_left_runs_beside_an_unmounted_oss() {
+    let tmp = fast_tempdir("s15-l15-2");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store_unit(
+        d,
+        4096,
+        &["--oss", "6", "--code", "rs", "--k", "3", "--m", "3"],
+    );
+    let mut want = bytes(6, 60_000);
+    ok(&["store", "put", d, "f"], &want);
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    ok(
+        &["store", "write", d, "f", "--offset", "100"],
+        &[0xab; 1000],
+    );
+    put_over(&mut want, 100, &[0xab; 1000]);
+    let mut journal = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("journal"))
+        .unwrap();
+    std::io::Write::write_all(&mut journal, &[0x10, 0, 0, 0, 0]).unwrap();
+    drop(journal);
+    std::fs::rename(dir.join("oss-3"), dir.join("oss-3.away")).unwrap();
+    ok(&["store", "rebuild", d, "--oss", "1"], b"");
+    std::fs::rename(dir.join("oss-3.away"), dir.join("oss-3")).unwrap();
+    let status = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
+    for line in status.lines().filter(|l| l.starts_with("LOST")) {
+        assert!(!line.contains("OSS 3"), "OSS 3 was never failed: {line}");
+    }
+    let got = exaraid(&["store", "get", d, "f"], b"");
+    if got.status.success() {
+        assert_eq!(got.stdout, want);
+    } else {
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(err.contains("lost"), "{err}");
+    }
+}

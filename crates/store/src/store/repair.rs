@@ -2075,7 +2075,13 @@ impl Store {
                 .copied()
                 .filter(|&i| i != oss && !core.state.failed_oss.contains(&i))
                 .collect();
-            if !core.state.journal_tail_cuts.is_empty() && !unmounted.is_empty() {
+            // Only when the OSSs down use up the tolerance is some decode left with no parity
+            // to check it (review s15l L15-2: rs 3+3 with one failed and one unmounted lost
+            // nothing before and must not be refused).
+            if !core.state.journal_tail_cuts.is_empty()
+                && !unmounted.is_empty()
+                && down.len() >= self.tolerance()
+            {
                 let first = unmounted[0];
                 return Err(StoreError::BadInput(format!(
                     "refused, nothing changed: OSSs {unmounted:?} are unavailable but not failed on record, and after the journal tail cut on record this rebuild would name their bytes lost: mount their directories back and retry, or, for a disk that is gone, `exaraid store fail {dir} --oss {first}` first"
