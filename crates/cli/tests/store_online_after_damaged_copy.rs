@@ -315,21 +315,15 @@ fn rebuild_of_an_oss_failed_after_the_crash_raid6_rmw() {
     }
 }
 
-/// Merge review s15m M15-1: after a journal tail cut, a `rebuild` of failed OSS 1 while OSS
-/// 3 is merely unmounted (never failed on record, every byte intact on its disk) named OSS
-/// 3's written bytes LOST in every written stripe, and they stayed LOST once it was mounted
-/// back. The rebuild is refused instead, nothing changed, saying to mount it back (or `fail`
-/// a disk that is gone); with it back the rebuild runs and names nothing of OSS 3 lost.
-#[test]
-fn rebuild_after_a_tail_cut_waits_for_an_unmounted_oss_instead_of_naming_its_bytes_lost() {
-    let tmp = fast_tempdir("s15-m15-1");
+/// The scene of the two tests below: OSS 1 failed on record, an acknowledged degraded write,
+/// a torn last journal record (an append a kill cut short: the open cuts it), and OSS 3's
+/// directory moved away (unmounted, never failed). Returns the scratch dir (store at `s`)
+/// and the file's bytes as acknowledged.
+fn tail_cut_with_oss_3_unmounted(init_args: &[&str]) -> (tempfile::TempDir, Vec<u8>) {
+    let tmp = fast_tempdir("s15-tail-cut-unmounted");
     let dir = tmp.path().join("s");
     let d = s(&dir);
-    init_store_unit(
-        d,
-        4096,
-        &["--oss", "5", "--code", "raid6", "--write-path", "rmw"],
-    );
+    init_store_unit(d, 4096, init_args);
     let mut want = bytes(5, 60_000);
     ok(&["store", "put", d, "f"], &want);
     ok(&["store", "fail", d, "--oss", "1"], b"");
@@ -338,7 +332,6 @@ fn rebuild_after_a_tail_cut_waits_for_an_unmounted_oss_instead_of_naming_its_byt
         &[0xab; 1000],
     );
     put_over(&mut want, 100, &[0xab; 1000]);
-    // A torn last record (an append a kill cut short): the open cuts it.
     let mut journal = std::fs::OpenOptions::new()
         .append(true)
         .open(dir.join("journal"))
@@ -346,7 +339,37 @@ fn rebuild_after_a_tail_cut_waits_for_an_unmounted_oss_instead_of_naming_its_byt
     std::io::Write::write_all(&mut journal, &[0x10, 0, 0, 0, 0]).unwrap();
     drop(journal);
     std::fs::rename(dir.join("oss-3"), dir.join("oss-3.away")).unwrap();
+    (tmp, want)
+}
 
+/// With OSS 3 back: nothing of it on the LOST list, and every byte reads as written or the
+/// read is refused naming bytes lost on record.
+fn nothing_of_oss_3_lost_and_every_byte_right_or_named(d: &str, want: &[u8]) {
+    let status = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
+    for line in status.lines().filter(|l| l.starts_with("LOST")) {
+        assert!(!line.contains("OSS 3"), "OSS 3 was never failed: {line}");
+    }
+    let got = exaraid(&["store", "get", d, "f"], b"");
+    if got.status.success() {
+        assert_eq!(got.stdout, want);
+    } else {
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(err.contains("lost"), "{err}");
+    }
+}
+
+/// Merge review s15m M15-1: after a journal tail cut, a `rebuild` of failed OSS 1 while OSS
+/// 3 is merely unmounted (never failed on record, every byte intact on its disk) named OSS
+/// 3's written bytes LOST in every written stripe, and they stayed LOST once it was mounted
+/// back. On raid6 the two OSSs down use up the tolerance: the rebuild is refused instead,
+/// nothing changed, saying to mount it back (or `fail` a disk that is gone); with it back
+/// the rebuild runs and names nothing of OSS 3 lost.
+#[test]
+fn rebuild_after_a_tail_cut_waits_for_an_unmounted_oss_instead_of_naming_its_bytes_lost() {
+    let (tmp, want) =
+        tail_cut_with_oss_3_unmounted(&["--oss", "5", "--code", "raid6", "--write-path", "rmw"]);
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
     let err = fails(&["store", "rebuild", d, "--oss", "1"], b"");
     assert!(
         err.contains("refused, nothing changed")
@@ -360,20 +383,8 @@ fn rebuild_after_a_tail_cut_waits_for_an_unmounted_oss_instead_of_naming_its_byt
         !status.contains("LOST"),
         "the refusal recorded losses:\n{status}"
     );
-
     ok(&["store", "rebuild", d, "--oss", "1"], b"");
-    let status = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
-    for line in status.lines().filter(|l| l.starts_with("LOST")) {
-        assert!(!line.contains("OSS 3"), "OSS 3 was never failed: {line}");
-    }
-    // Every byte reads as written, or the read is refused naming bytes lost on record.
-    let got = exaraid(&["store", "get", d, "f"], b"");
-    if got.status.success() {
-        assert_eq!(got.stdout, want);
-    } else {
-        let err = String::from_utf8_lossy(&got.stderr);
-        assert!(err.contains("lost"), "{err}");
-    }
+    nothing_of_oss_3_lost_and_every_byte_right_or_named(d, &want);
 }
 
 /// Review s15l L15-2: the refusal above only where the OSSs down use up the tolerance. On rs
@@ -381,40 +392,11 @@ fn rebuild_after_a_tail_cut_waits_for_an_unmounted_oss_instead_of_naming_its_byt
 /// rebuild runs, and nothing of OSS 3 is named lost.
 #[test]
 fn rebuild_after_a_tail_cut_with_tolerance_left_runs_beside_an_unmounted_oss() {
-    let tmp = fast_tempdir("s15-l15-2");
+    let (tmp, want) =
+        tail_cut_with_oss_3_unmounted(&["--oss", "6", "--code", "rs", "--k", "3", "--m", "3"]);
     let dir = tmp.path().join("s");
     let d = s(&dir);
-    init_store_unit(
-        d,
-        4096,
-        &["--oss", "6", "--code", "rs", "--k", "3", "--m", "3"],
-    );
-    let mut want = bytes(6, 60_000);
-    ok(&["store", "put", d, "f"], &want);
-    ok(&["store", "fail", d, "--oss", "1"], b"");
-    ok(
-        &["store", "write", d, "f", "--offset", "100"],
-        &[0xab; 1000],
-    );
-    put_over(&mut want, 100, &[0xab; 1000]);
-    let mut journal = std::fs::OpenOptions::new()
-        .append(true)
-        .open(dir.join("journal"))
-        .unwrap();
-    std::io::Write::write_all(&mut journal, &[0x10, 0, 0, 0, 0]).unwrap();
-    drop(journal);
-    std::fs::rename(dir.join("oss-3"), dir.join("oss-3.away")).unwrap();
     ok(&["store", "rebuild", d, "--oss", "1"], b"");
     std::fs::rename(dir.join("oss-3.away"), dir.join("oss-3")).unwrap();
-    let status = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
-    for line in status.lines().filter(|l| l.starts_with("LOST")) {
-        assert!(!line.contains("OSS 3"), "OSS 3 was never failed: {line}");
-    }
-    let got = exaraid(&["store", "get", d, "f"], b"");
-    if got.status.success() {
-        assert_eq!(got.stdout, want);
-    } else {
-        let err = String::from_utf8_lossy(&got.stderr);
-        assert!(err.contains("lost"), "{err}");
-    }
+    nothing_of_oss_3_lost_and_every_byte_right_or_named(d, &want);
 }
