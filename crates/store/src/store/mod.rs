@@ -2273,7 +2273,7 @@ impl Store {
         core.epoch_due = false;
         core.epoch_bumped = true;
         core.epoch_number_cut = false;
-        let told = self.tell_osses_epoch(epoch, true);
+        let told = self.tell_osses_epoch(epoch);
         self.note_osses_left_behind(core, before, epoch, &told)
     }
 
@@ -2333,13 +2333,15 @@ impl Store {
     /// MiB of address space, and `get` under a memory cap failed to allocate its buffer.
     /// Returns, per OSS, whether it was told (one not told is recorded by the caller:
     /// `note_osses_left_behind`).
-    fn tell_osses_epoch(&self, epoch: MetadataEpoch, durable: bool) -> Vec<bool> {
+    /// Always fsync'd: a bump's epoch is what an OSS down later is recorded as left at, and so
+    /// is the close's seal (review s15r2 R15b-1).
+    fn tell_osses_epoch(&self, epoch: MetadataEpoch) -> Vec<bool> {
         let store_dir = self.epoch_store_dir();
         self.backends
             .iter()
             .map(|b| {
                 b.healthy()
-                    && b.set_metadata_epoch(epoch, store_dir.as_deref(), durable)
+                    && b.set_metadata_epoch(epoch, store_dir.as_deref(), true)
                         .is_ok()
             })
             .collect()
@@ -4271,7 +4273,7 @@ impl Store {
         }
         self.checkpoint_locked(core)?;
         if let Some(epoch) = seal {
-            for (i, told) in self.tell_osses_epoch(epoch, true).into_iter().enumerate() {
+            for (i, told) in self.tell_osses_epoch(epoch).into_iter().enumerate() {
                 if told {
                     core.epochs_held[i] = Some(epoch);
                 }
