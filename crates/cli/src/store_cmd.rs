@@ -346,7 +346,32 @@ fn refuse_closed_stdin(command: &str, name: &str) -> Result<()> {
             shown(name)
         );
     }
+    if let Some(why) = stdin_unreadable() {
+        bail!(
+            "refused, nothing changed: stdin {why}, so `{command}` cannot read input for '{}'; give the bytes on stdin opened for reading (`< FILE` or a pipe); for an empty file use `< /dev/null`",
+            shown(name)
+        );
+    }
     Ok(())
+}
+
+/// Why fd 0, open, cannot be read, if it cannot. Rust's `Stdin` takes EBADF as end of
+/// input, and a read of an fd opened write-only (`0> FILE`) or as a bare path (O_PATH) fails
+/// EBADF: `put` then replaced the file with an empty one, exit 0 (review s16r R16-2).
+fn stdin_unreadable() -> Option<&'static str> {
+    // SAFETY: F_GETFL only reads the open file description's status flags of fd 0.
+    let flags = unsafe { libc::fcntl(0, libc::F_GETFL) };
+    if flags == -1 {
+        return Some("is not an open file descriptor");
+    }
+    if flags & libc::O_ACCMODE == libc::O_WRONLY {
+        return Some("is open for writing only (`0> FILE`?)");
+    }
+    #[cfg(target_os = "linux")]
+    if flags & libc::O_PATH != 0 {
+        return Some("is a path-only descriptor (O_PATH)");
+    }
+    None
 }
 
 /// `write`'s stdin: its first piece (up to `PUT_PIECE_BYTES`) is read before the store is

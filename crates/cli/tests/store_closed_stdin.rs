@@ -88,3 +88,46 @@ fn put_of_an_empty_stdin_still_stores_an_empty_file() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(ok(&["store", "get", d, "f"], b""), b"");
 }
+
+/// Runs exaraid with file descriptor 0 open but for writing only (the shell's `0> FILE`).
+fn with_stdin_write_only(args: &[&str], file: &std::path::Path) -> Output {
+    let write_only = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(file)
+        .unwrap();
+    Command::new(env!("CARGO_BIN_EXE_exaraid"))
+        .args(args)
+        .stdin(Stdio::from(write_only))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// Review s16r R16-2: a read of a write-only fd 0 fails EBADF, which Rust's `Stdin` takes
+/// as end of input: `put` replaced the file with an empty one, exit 0. No input is not an
+/// empty input: refused, the file unchanged.
+#[test]
+fn put_and_write_with_stdin_open_for_writing_only_are_refused_and_the_file_is_unchanged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    let content = bytes(6, 20_000);
+    store_holding_f(&dir, &content);
+    let sink = tmp.path().join("sink");
+    for args in [
+        &["store", "put", d, "f"][..],
+        &["store", "write", d, "f", "--offset", "100"][..],
+    ] {
+        let out = with_stdin_write_only(args, &sink);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        assert!(
+            err.contains("open for writing only") && err.contains("nothing changed"),
+            "{err}"
+        );
+        assert!(ok(&["store", "get", d, "f"], b"") == content);
+    }
+}
