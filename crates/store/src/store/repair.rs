@@ -2615,7 +2615,9 @@ impl Store {
     /// OSS changes, journal as lost the written bytes of its data elements in every stripe
     /// whose decode nothing checks (`decode_unchecked_after_tail_cut`) and which the cut
     /// write may have touched: the stripes changed while it was failed (every written
-    /// stripe when that record is gone: past its bound, or an older exaraid's failure).
+    /// stripe when that record is gone: past its bound, or an older exaraid's failure or
+    /// unfinished rebuild). Run by every attempt of a rebuild (the record is kept from
+    /// `RebuildBegin` to `Rebuilt`): a rerun may have more OSSs down than the first run.
     /// Why (review s14r R14-3): the rebuilt bytes there come from a decode through parity
     /// the cut write may have left stale; a rebuilt OSS holds them under fresh checksums,
     /// and they would read with exit 0. Past `UNCHECKED_REBUILD_STRIPES_MAX` such stripes
