@@ -1561,9 +1561,12 @@ impl State {
                 self.failed_at_input.entry(*oss).or_insert(at);
             }
             Rec::RebuildBegin { oss, to } => {
-                // Nothing of its old directory is trusted from here on: not its columns,
-                // not the cache chunks lost bytes were recorded at.
-                self.changed_while_failed.insert(*oss, None);
+                // Nothing of its old directory is trusted from here on: not its columns
+                // (`online` refuses an OSS in `rebuilding`), not the cache chunks lost bytes
+                // were recorded at. Its record of what changed while it was failed is kept
+                // until `Rebuilt`: a rerun of a killed rebuild needs it to name what only an
+                // unchecked decode could give after a journal tail cut (review s15l L15-1:
+                // forgotten here, the rerun named nothing and rebuilt wrong bytes).
                 for l in self.lost.iter_mut().filter(|l| l.oss == *oss) {
                     l.cache_addr_bytes = None;
                 }

@@ -2109,12 +2109,10 @@ impl Store {
         }
         // Read before `fail_oss`: a failed OSS answers no generation.
         let answered_generation = self.backends[oss].generation();
-        let rerun = self.core.lock().state.rebuilding.contains_key(&oss);
         self.fail_oss(oss)?;
-        if !rerun {
-            // Before `RebuildBegin` forgets what changed while it was failed.
-            self.record_unchecked_rebuild_lost(oss)?;
-        }
+        // On a rerun of a killed rebuild too: the OSSs down may not be those of the first
+        // run, whose check then found parity left for every decode (review s15l L15-1).
+        self.record_unchecked_rebuild_lost(oss)?;
         let floor = self.journal_rebuild_floor(oss, answered_generation)?;
         // Durable before anything on the OSS or in `to` changes: a rebuild killed half way
         // leaves the OSS stale (`online` refuses it) and `to` recognisably its own.
@@ -2617,7 +2615,9 @@ impl Store {
     /// OSS changes, journal as lost the written bytes of its data elements in every stripe
     /// whose decode nothing checks (`decode_unchecked_after_tail_cut`) and which the cut
     /// write may have touched: the stripes changed while it was failed (every written
-    /// stripe when that record is gone: past its bound, or an older exaraid's failure).
+    /// stripe when that record is gone: past its bound, or an older exaraid's failure or
+    /// unfinished rebuild). Run by every attempt of a rebuild (the record is kept from
+    /// `RebuildBegin` to `Rebuilt`): a rerun may have more OSSs down than the first run.
     /// Why (review s14r R14-3): the rebuilt bytes there come from a decode through parity
     /// the cut write may have left stale; a rebuilt OSS holds them under fresh checksums,
     /// and they would read with exit 0. Past `UNCHECKED_REBUILD_STRIPES_MAX` such stripes
@@ -2634,7 +2634,9 @@ impl Store {
             if core.state.journal_tail_cuts.is_empty() {
                 return Ok(());
             }
-            let online_refused = self.online_refuses_as_stale(&core.state, oss);
+            // `online` refuses an OSS whose rebuild began and did not finish.
+            let online_refused = core.state.rebuilding.contains_key(&oss)
+                || self.online_refuses_as_stale(&core.state, oss);
             let files: Vec<crate::state::FileMeta> = core.state.files.values().cloned().collect();
             let ids: BTreeSet<u64> = files.iter().map(|m| m.id).collect();
             // The cut write ran while some OSS now down was failed (it copied that OSS's
