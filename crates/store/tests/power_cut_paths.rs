@@ -300,3 +300,57 @@ fn raid6_power_cut_at_any_point_of_end_beside_dead_disks() {
 fn rs_3_3_power_cut_at_any_point_of_end_beside_dead_disks() {
     end_beside(CodeSpec::rs(3, 3));
 }
+
+/// The first change after an open bumps the metadata epoch and tells every OSS (their epoch
+/// files): a `put` right after the open, power cut at every point, the OSS epoch files kept
+/// or dropped with each OSS's other unsynced writes. "f" is absent (the put never
+/// acknowledged) or reads the put's bytes, never other bytes; with every disk nothing is
+/// lost after the put returned; the open never refuses.
+#[test]
+fn raid5_power_cut_at_any_point_of_the_first_put_after_an_open_and_its_epoch_telling() {
+    let s = scene(CodeSpec::raid5(3), WritePath::Rmw);
+    let Scene {
+        top, cut, store, k, ..
+    } = s;
+    let new = pattern(3, 2 * k * UNIT - 700);
+    cut.arm();
+    store.put("f", &new).unwrap();
+    cut.last_image();
+    drop(store);
+    assert!(
+        cut.epochs_told.load(std::sync::atomic::Ordering::SeqCst) > 0,
+        "the put's first record told the OSSs a new epoch"
+    );
+    let images = cut.images();
+    let last = images.len() - 1;
+    let mut present = 0;
+    let points = for_each_power_cut(&images, |point| {
+        for failed in [vec![], vec![1]] {
+            let what = format!("{}, OSS {failed:?} dead", point.what());
+            let laid = top.path().join("try");
+            point.lay(&laid);
+            {
+                let store =
+                    open_laid(&laid, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+                let returned = point.image_index == last;
+                if store.list().iter().any(|(name, _)| name == "f") {
+                    present += 1;
+                    let lost =
+                        assert_blocks_read_or_lost_on_record(&store, "f", &new, 0..0, &[], &what);
+                    assert!(
+                        !(returned && failed.is_empty()) || lost.is_empty(),
+                        "{what}: acknowledged blocks at {lost:?} LOST"
+                    );
+                } else {
+                    assert!(!returned, "{what}: the put returned, 'f' is gone");
+                }
+            }
+            std::fs::remove_dir_all(&laid).unwrap();
+        }
+    });
+    assert!(points > 1 && present > 0);
+    eprintln!(
+        "{} images, {points} power cuts, 'f' there in {present}",
+        images.len()
+    );
+}

@@ -11,9 +11,12 @@
 //! A power cut at that instant keeps (`PowerCutImage::lay`):
 //! - the journal cut at any record boundary from its durable length to its length then;
 //! - per OSS, either everything written to it (its image) or only what its last `sync` made
-//!   durable (that copy): every unsynced write of that OSS dropped, its old bytes back.
+//!   durable (that copy): every unsynced write of that OSS dropped, its old bytes back,
+//!   its epoch file (`set_metadata_epoch`) as its last durable telling left it.
 //!
-//! Not modelled (say so where it matters): an OSS keeping some of its unsynced writes and
+//! Not modelled (say so where it matters): an epoch file told without `durable` and then
+//! kept by the OSS's next `sync` (the copy takes it as durable; `DirBackend::sync` may not
+//! cover it), an OSS keeping some of its unsynced writes and
 //! dropping others (torn blocks have their own kill tests), a journal keeping a later page
 //! of unsynced appends without an earlier one, a checkpoint (state file) or any other
 //! metadata file written during the operation (`arm` and the caller's checks assume none).
@@ -22,7 +25,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use exaraid_store::backend::{Backend, BackendError, DirBackend, ElementKey, OssLabel, Zone};
+use exaraid_store::backend::{
+    Backend, BackendError, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone, EPOCH_FILE,
+};
 use exaraid_store::superblock::Superblock;
 use exaraid_store::{OpenOptions, Store, StoreError};
 use parking_lot::Mutex;
@@ -39,6 +44,8 @@ pub struct PowerCut {
     durable: Mutex<Vec<PathBuf>>,
     copies: Mutex<usize>,
     images: Mutex<Vec<PowerCutImage>>,
+    /// `set_metadata_epoch` calls while armed (a test that means to cut them says so).
+    pub epochs_told: std::sync::atomic::AtomicUsize,
 }
 
 /// The disk as it was before one mutating backend call, and what was durable then.
@@ -64,6 +71,7 @@ impl PowerCut {
             durable: Mutex::new(Vec::new()),
             copies: Mutex::new(0),
             images: Mutex::new(Vec::new()),
+            epochs_told: Default::default(),
         })
     }
 
@@ -338,6 +346,53 @@ impl Backend for PowerCutBackend {
     }
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
         self.mutating(|| self.inner.mark_lost(key, block))
+    }
+    // The OSS's own metadata, forwarded: without, the store under test kept no generation
+    // and told no OSS its epoch (the trait's defaults), unlike over its real directories.
+    fn generation(&self) -> Option<u64> {
+        let _io = self.cut.io.lock();
+        self.inner.generation()
+    }
+    fn set_rolled_back(&self, why: String) {
+        self.inner.set_rolled_back(why)
+    }
+    fn metadata_epoch(&self) -> Result<Option<MetadataEpoch>, BackendError> {
+        let _io = self.cut.io.lock();
+        self.inner.metadata_epoch()
+    }
+    /// A mutating call; a durable one is its own fsync of the epoch file (and, created, of
+    /// its name): that file alone joins what a power cut keeps of this OSS.
+    fn set_metadata_epoch(
+        &self,
+        epoch: MetadataEpoch,
+        store_dir: Option<&Path>,
+        durable: bool,
+    ) -> Result<(), BackendError> {
+        self.mutating(|| self.inner.set_metadata_epoch(epoch, store_dir, durable))?;
+        if self.cut.armed.load(Ordering::SeqCst) {
+            self.cut.epochs_told.fetch_add(1, Ordering::SeqCst);
+        }
+        if durable && self.cut.armed.load(Ordering::SeqCst) {
+            let _io = self.cut.io.lock();
+            let before = self.cut.durable.lock()[self.index].clone();
+            let copy = self.cut.fresh(&format!("durable-oss-{}", self.index));
+            copy_tree(&before, &copy);
+            let oss_dir = self.cut.root.join(format!("oss-{}", self.index));
+            std::fs::copy(oss_dir.join(EPOCH_FILE), copy.join(EPOCH_FILE)).unwrap();
+            self.cut.durable.lock()[self.index] = copy;
+        }
+        Ok(())
+    }
+    fn allocated_slots(&self, object: u64, zone: Zone) -> Result<Vec<(u64, u64)>, BackendError> {
+        let _io = self.cut.io.lock();
+        self.inner.allocated_slots(object, zone)
+    }
+    fn zone_written_on_record(&self, object: u64, zone: Zone) -> Option<bool> {
+        let _io = self.cut.io.lock();
+        self.inner.zone_written_on_record(object, zone)
+    }
+    fn finish_torn_zero_crcs(&self, object: u64, zone: Zone) -> Result<usize, BackendError> {
+        self.mutating(|| self.inner.finish_torn_zero_crcs(object, zone))
     }
 }
 
