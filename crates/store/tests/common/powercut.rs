@@ -12,7 +12,8 @@
 //! - the journal cut at any record boundary from its durable length to its length then;
 //! - per OSS, either everything written to it (its image) or only what its last `sync` made
 //!   durable (that copy): every unsynced write of that OSS dropped, its old bytes back,
-//!   its epoch file (`set_metadata_epoch`) as its last durable telling left it.
+//!   its epoch file (`set_metadata_epoch`) as its last durable telling left it, its
+//!   extents (snapshot and log) as its last removal (which fsyncs them) left them.
 //!
 //! Not modelled (say so where it matters): an epoch file told without `durable` and then
 //! kept by the OSS's next `sync` (the copy takes it as durable; `DirBackend::sync` may not
@@ -27,6 +28,7 @@ use std::sync::Arc;
 
 use exaraid_store::backend::{
     Backend, BackendError, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone, EPOCH_FILE,
+    EXTENTS_FILE, EXTENTS_LOG_FILE,
 };
 use exaraid_store::superblock::Superblock;
 use exaraid_store::{OpenOptions, Store, StoreError};
@@ -104,6 +106,13 @@ impl PowerCut {
     pub fn last_image(&self) {
         let _io = self.io.lock();
         self.image();
+        self.armed.store(false, Ordering::SeqCst);
+    }
+
+    /// No more images, none taken of the store as it is now: for an operation that ends
+    /// with a checkpoint (its state file and emptied journal are not modelled).
+    pub fn disarm(&self) {
+        let _io = self.io.lock();
         self.armed.store(false, Ordering::SeqCst);
     }
 
@@ -282,6 +291,29 @@ impl PowerCutBackend {
     }
 }
 
+impl PowerCutBackend {
+    /// The OSS made its files `names` durable on its own (not by `sync`): a power cut
+    /// keeps them as they are now, with the rest of the OSS as its last sync left it. A new
+    /// copy: the earlier images share the old one.
+    fn made_durable(&self, names: &[&str]) {
+        if !self.cut.armed.load(Ordering::SeqCst) {
+            return;
+        }
+        let _io = self.cut.io.lock();
+        let before = self.cut.durable.lock()[self.index].clone();
+        let copy = self.cut.fresh(&format!("durable-oss-{}", self.index));
+        copy_tree(&before, &copy);
+        let oss_dir = self.cut.root.join(format!("oss-{}", self.index));
+        for name in names {
+            let _ = std::fs::remove_file(copy.join(name));
+            if oss_dir.join(name).exists() {
+                std::fs::copy(oss_dir.join(name), copy.join(name)).unwrap();
+            }
+        }
+        self.cut.durable.lock()[self.index] = copy;
+    }
+}
+
 impl Backend for PowerCutBackend {
     fn location(&self) -> String {
         self.inner.location()
@@ -325,11 +357,17 @@ impl Backend for PowerCutBackend {
         let _io = self.cut.io.lock();
         self.inner.objects()
     }
+    // A removal makes its extents change durable (fdatasync'd) before it deletes the file,
+    // whose deletion is not: the file may come back, its extents say nobody reads it.
     fn remove_object(&self, object: u64) -> Result<(), BackendError> {
-        self.mutating(|| self.inner.remove_object(object))
+        self.mutating(|| self.inner.remove_object(object))?;
+        self.made_durable(&[EXTENTS_FILE, EXTENTS_LOG_FILE]);
+        Ok(())
     }
     fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
-        self.mutating(|| self.inner.remove_zone(object, zone))
+        self.mutating(|| self.inner.remove_zone(object, zone))?;
+        self.made_durable(&[EXTENTS_FILE, EXTENTS_LOG_FILE]);
+        Ok(())
     }
     fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
         let _io = self.cut.io.lock();
@@ -372,14 +410,8 @@ impl Backend for PowerCutBackend {
         if self.cut.armed.load(Ordering::SeqCst) {
             self.cut.epochs_told.fetch_add(1, Ordering::SeqCst);
         }
-        if durable && self.cut.armed.load(Ordering::SeqCst) {
-            let _io = self.cut.io.lock();
-            let before = self.cut.durable.lock()[self.index].clone();
-            let copy = self.cut.fresh(&format!("durable-oss-{}", self.index));
-            copy_tree(&before, &copy);
-            let oss_dir = self.cut.root.join(format!("oss-{}", self.index));
-            std::fs::copy(oss_dir.join(EPOCH_FILE), copy.join(EPOCH_FILE)).unwrap();
-            self.cut.durable.lock()[self.index] = copy;
+        if durable {
+            self.made_durable(&[EPOCH_FILE]);
         }
         Ok(())
     }
