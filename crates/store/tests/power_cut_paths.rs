@@ -63,6 +63,27 @@ fn scene(code: CodeSpec, path: WritePath) -> Scene {
     }
 }
 
+/// The disk of power cut `point` laid under `top`, opened with the `failed` OSSs dead and
+/// handed to `check`, removed after. Debugging: `POWER_CUT_KEEP=DIR` keeps a copy of the
+/// disk checked last (a failing one) at DIR.
+fn opened(
+    top: &std::path::Path,
+    point: &PowerCutPoint,
+    failed: &[usize],
+    what: &str,
+    check: impl FnOnce(Store),
+) {
+    let laid = top.join("try");
+    point.lay(&laid);
+    if let Some(keep) = std::env::var_os("POWER_CUT_KEEP") {
+        let keep = std::path::Path::new(&keep);
+        let _ = std::fs::remove_dir_all(keep);
+        copy_tree(&laid, keep);
+    }
+    check(open_laid(&laid, failed).unwrap_or_else(|e| panic!("{what}: open: {e}")));
+    std::fs::remove_dir_all(&laid).unwrap();
+}
+
 /// What the operation under test may leave in file "f".
 struct Expect<'a> {
     /// "f" as acknowledged before the operation.
@@ -107,17 +128,7 @@ fn power_cut_at_every_point(s: Scene, op: impl FnOnce(&Store), expect: &Expect) 
         };
         for failed in std::iter::once(vec![]).chain(expect.failed.iter().cloned()) {
             let what = format!("{}, OSS {failed:?} dead", point.what());
-            let laid = top.path().join("try");
-            point.lay(&laid);
-            if let Some(keep) = std::env::var_os("POWER_CUT_KEEP") {
-                // Debugging: the disk of the power cut checked last (a failing one), kept.
-                let keep = std::path::Path::new(&keep);
-                let _ = std::fs::remove_dir_all(keep);
-                copy_tree(&laid, keep);
-            }
-            {
-                let store =
-                    open_laid(&laid, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+            opened(top.path(), point, &failed, &what, |store| {
                 let lost = assert_blocks_read_or_lost_on_record(
                     &store,
                     "f",
@@ -142,8 +153,7 @@ fn power_cut_at_every_point(s: Scene, op: impl FnOnce(&Store), expect: &Expect) 
                         eprintln!("{what}: lost {lost:?}");
                     }
                 }
-            }
-            std::fs::remove_dir_all(&laid).unwrap();
+            });
         }
     });
     drop(std::mem::ManuallyDrop::into_inner(top));
@@ -330,11 +340,7 @@ fn raid5_power_cut_at_any_point_of_the_first_put_after_an_open_and_its_epoch_tel
     let points = for_each_power_cut(&images, |point| {
         for failed in [vec![], vec![1]] {
             let what = format!("{}, OSS {failed:?} dead", point.what());
-            let laid = top.path().join("try");
-            point.lay(&laid);
-            {
-                let store =
-                    open_laid(&laid, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+            opened(top.path(), point, &failed, &what, |store| {
                 let returned = point.image_index == last;
                 if store.list().iter().any(|(name, _)| name == "f") {
                     present += 1;
@@ -347,8 +353,7 @@ fn raid5_power_cut_at_any_point_of_the_first_put_after_an_open_and_its_epoch_tel
                 } else {
                     assert!(!returned, "{what}: the put returned, 'f' is gone");
                 }
-            }
-            std::fs::remove_dir_all(&laid).unwrap();
+            });
         }
     });
     assert!(points > 1 && present > 0);
@@ -398,16 +403,7 @@ fn rebuild_rerun(code: CodeSpec, also_dead: &[usize]) {
     let points = for_each_power_cut(&images, |point| {
         for failed in [vec![], also_dead.to_vec()] {
             let what = format!("{}, OSS {failed:?} dead", point.what());
-            let laid = top.path().join("try");
-            point.lay(&laid);
-            if let Some(keep) = std::env::var_os("POWER_CUT_KEEP") {
-                let keep = std::path::Path::new(&keep);
-                let _ = std::fs::remove_dir_all(keep);
-                copy_tree(&laid, keep);
-            }
-            {
-                let mut store =
-                    open_laid(&laid, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+            opened(top.path(), point, &failed, &what, |mut store| {
                 let lost = assert_blocks_read_or_lost_on_record(
                     &store,
                     "f",
@@ -446,8 +442,7 @@ fn rebuild_rerun(code: CodeSpec, also_dead: &[usize]) {
                         eprintln!("{what}: lost {lost:?}");
                     }
                 }
-            }
-            std::fs::remove_dir_all(&laid).unwrap();
+            });
         }
     });
     drop(std::mem::ManuallyDrop::into_inner(top));

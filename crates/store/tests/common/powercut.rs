@@ -27,14 +27,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use exaraid_store::backend::{
-    Backend, BackendError, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone, EPOCH_FILE,
-    EXTENTS_FILE, EXTENTS_LOG_FILE,
+    Backend, BackendError, DirBackend, ElementKey, MetadataEpoch, Zone, EPOCH_FILE, EXTENTS_FILE,
+    EXTENTS_LOG_FILE,
 };
 use exaraid_store::superblock::Superblock;
 use exaraid_store::{OpenOptions, Store, StoreError};
 use parking_lot::Mutex;
 
-use crate::common::copy_tree;
+use crate::common::{copy_tree, open_own_dirs_unsynced, own_oss_dirs};
 
 /// Power-cut images of the store at `root`, taken beside it (in `root`'s parent).
 pub struct PowerCut {
@@ -428,25 +428,9 @@ impl Backend for PowerCutBackend {
     }
 }
 
-fn own_dirs(dir: &Path) -> Vec<DirBackend> {
-    let sb = Superblock::load(dir).unwrap();
-    (0..sb.oss_dirs.len())
-        .map(|index| {
-            let label = OssLabel {
-                store_id: sb.store_id.clone(),
-                index,
-                element_bytes: sb.element_bytes,
-                block_crc_seed: sb.block_crc_seed,
-                settings: None,
-            };
-            DirBackend::open(&dir.join(format!("oss-{index}")), &label, None).unwrap()
-        })
-        .collect()
-}
-
 /// The store at `dir` with every OSS behind `cut`.
 pub fn open_power_cut(dir: &Path, cut: &Arc<PowerCut>) -> Result<Store, StoreError> {
-    let backends = own_dirs(dir)
+    let backends = own_oss_dirs(dir)
         .into_iter()
         .enumerate()
         .map(|(index, inner)| {
@@ -464,20 +448,5 @@ pub fn open_power_cut(dir: &Path, cut: &Arc<PowerCut>) -> Result<Store, StoreErr
 /// start (their disks died with the power cut), failed on record before recovery as
 /// `store fail` does. No fsync: the disk is checked, not cut again.
 pub fn open_laid(dir: &Path, failed: &[usize]) -> Result<Store, StoreError> {
-    let backends = own_dirs(dir)
-        .into_iter()
-        .enumerate()
-        .map(|(index, b)| {
-            if failed.contains(&index) {
-                b.set_failed(true);
-            }
-            Box::new(b) as Box<dyn Backend>
-        })
-        .collect();
-    let options = OpenOptions {
-        fsync: false,
-        fail_down_osses_before_recovery: failed.to_vec(),
-        ..OpenOptions::default()
-    };
-    Store::open_with_backends(dir, options, backends)
+    open_own_dirs_unsynced(dir, failed)
 }
