@@ -86,7 +86,8 @@ fn check(laid: &std::path::Path, failed: &[usize], want: &[u8], what: &str) {
 
 /// The window's parity by `end` (END, or else the timeout), power cut at every point.
 fn power_cut_during_window_parity(end: bool) {
-    let top = tempfile::tempdir().unwrap();
+    // tmpfs: every power cut copies the store twice and opens it.
+    let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();
     let mut opts = InitOptions::with_oss_count(&dir, OSS, CodeSpec::raid5(K));

@@ -2454,7 +2454,13 @@ impl Store {
             // copies (they cover failed OSSs) and the home writes that skip it.
             self.fail_down_osses_on_record(core, false)?;
             // What this stripe's blocks hold before and after its home writes, on record
-            // before the first (see `Rec::SettleSums`; a kill leaves the returned append).
+            // before the first (see `Rec::SettleSums`) and durable: recovery takes a stripe
+            // without the record as one this settle never wrote home (`SettleBegin`'s
+            // promise). A kill leaves the returned append, but a power cut may keep the
+            // stripe's first home write (its parity) and drop an unsynced record: with a
+            // disk gone beside it recovery then decoded that column through the new parity
+            // as old (raid5 WCL, 4076 wrong bytes, s16e power_cut_paths.rs). One fsync per
+            // settled stripe.
             let sums = if settle_sums_skipped_for_bench() {
                 None
             } else {
@@ -2465,7 +2471,7 @@ impl Store {
                 "a settle that promised every stripe's sums journals them"
             );
             if let Some(sums) = sums {
-                self.journal(core, Rec::SettleSums(sums), false)?;
+                self.journal(core, Rec::SettleSums(sums), true)?;
             }
             if !overlay.is_empty() && !had_copies {
                 // A copy whose sync failed took its OSS out of service, and the copies it

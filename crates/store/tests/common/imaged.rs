@@ -14,12 +14,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use exaraid_store::backend::{Backend, BackendError, DirBackend, ElementKey, OssLabel, Zone};
-use exaraid_store::superblock::Superblock;
+use exaraid_store::backend::{Backend, BackendError, DirBackend, ElementKey, Zone};
 use exaraid_store::{OpenOptions, Store, StoreError};
 use parking_lot::Mutex;
 
-use crate::common::copy_tree;
+use crate::common::{copy_tree, open_own_dirs_unsynced, own_oss_dirs};
 use crate::hooked::Hook;
 
 /// The lock every backend call of one store runs under, and the images taken.
@@ -169,24 +168,6 @@ impl<H: Hook> Backend for Imaged<H> {
     }
 }
 
-/// The OSS directories of the store at `dir`, as found under `dir` itself (an image keeps
-/// the superblock's paths of the original).
-fn own_dirs(dir: &Path) -> Vec<DirBackend> {
-    let sb = Superblock::load(dir).unwrap();
-    (0..sb.oss_dirs.len())
-        .map(|index| {
-            let label = OssLabel {
-                store_id: sb.store_id.clone(),
-                index,
-                element_bytes: sb.element_bytes,
-                block_crc_seed: sb.block_crc_seed,
-                settings: None,
-            };
-            DirBackend::open(&dir.join(format!("oss-{index}")), &label, None).unwrap()
-        })
-        .collect()
-}
-
 /// The store at `dir` with every OSS imaged by `imager` and hooked by `hook`.
 pub fn open_imaged<H: Hook>(
     dir: &Path,
@@ -194,7 +175,7 @@ pub fn open_imaged<H: Hook>(
     hook: &Arc<H>,
     options: OpenOptions,
 ) -> Result<Store, StoreError> {
-    let backends = own_dirs(dir)
+    let backends = own_oss_dirs(dir)
         .into_iter()
         .enumerate()
         .map(|(index, inner)| {
@@ -211,25 +192,7 @@ pub fn open_imaged<H: Hook>(
 
 /// Open an image over its own OSS directories; the `failed` OSSs are down from the start.
 pub fn open_image(dir: &Path, failed: &[usize]) -> Result<Store, StoreError> {
-    let backends = own_dirs(dir)
-        .into_iter()
-        .enumerate()
-        .map(|(index, b)| {
-            if failed.contains(&index) {
-                b.set_failed(true);
-            }
-            Box::new(b) as Box<dyn Backend>
-        })
-        .collect();
-    // No fsync: the image is checked, not crashed again (and 2 cores run the suite). A
-    // dead OSS not failed on record makes recovery wait for it: the operator's `store fail`
-    // (recorded before recovery) is what lets such a store open.
-    let options = OpenOptions {
-        fsync: false,
-        fail_down_osses_before_recovery: failed.to_vec(),
-        ..OpenOptions::default()
-    };
-    Store::open_with_backends(dir, options, backends)
+    open_own_dirs_unsynced(dir, failed)
 }
 
 /// The journal's records: `(end offset, payload)` of each intact one, in order.

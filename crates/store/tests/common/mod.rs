@@ -197,6 +197,56 @@ pub fn open_failing_unsynced(dir: &Path, dead: usize) -> Store {
     Store::open_with(dir, options).unwrap()
 }
 
+/// The OSS directories of the store at `dir`, as found under `dir` itself (a crash image
+/// copied aside keeps the superblock's paths of the original).
+pub fn own_oss_dirs(dir: &Path) -> Vec<exaraid_store::backend::DirBackend> {
+    let sb = exaraid_store::superblock::Superblock::load(dir).unwrap();
+    (0..sb.oss_dirs.len())
+        .map(|index| {
+            let label = exaraid_store::backend::OssLabel {
+                store_id: sb.store_id.clone(),
+                index,
+                element_bytes: sb.element_bytes,
+                block_crc_seed: sb.block_crc_seed,
+                settings: None,
+            };
+            exaraid_store::backend::DirBackend::open(
+                &dir.join(format!("oss-{index}")),
+                &label,
+                None,
+            )
+            .unwrap()
+        })
+        .collect()
+}
+
+/// Open a crash image over its own OSS directories; the `failed` OSSs are down from the
+/// start (their disks died with the crash), failed on record before recovery as `store
+/// fail` does (a dead OSS not failed on record makes recovery wait for it). No fsync: the
+/// image is checked, not crashed again (and 2 cores run the suite).
+pub fn open_own_dirs_unsynced(
+    dir: &Path,
+    failed: &[usize],
+) -> Result<Store, exaraid_store::StoreError> {
+    use exaraid_store::backend::Backend;
+    let backends = own_oss_dirs(dir)
+        .into_iter()
+        .enumerate()
+        .map(|(index, b)| {
+            if failed.contains(&index) {
+                b.set_failed(true);
+            }
+            Box::new(b) as Box<dyn Backend>
+        })
+        .collect();
+    let options = exaraid_store::OpenOptions {
+        fsync: false,
+        fail_down_osses_before_recovery: failed.to_vec(),
+        ..exaraid_store::OpenOptions::default()
+    };
+    Store::open_with_backends(dir, options, backends)
+}
+
 /// Open without fsync (crash-image tests open many copies).
 pub fn open_unsynced(dir: &Path) -> Store {
     let options = exaraid_store::OpenOptions {

@@ -11,9 +11,13 @@
 //! A power cut at that instant keeps (`PowerCutImage::lay`):
 //! - the journal cut at any record boundary from its durable length to its length then;
 //! - per OSS, either everything written to it (its image) or only what its last `sync` made
-//!   durable (that copy): every unsynced write of that OSS dropped, its old bytes back.
+//!   durable (that copy): every unsynced write of that OSS dropped, its old bytes back,
+//!   its epoch file (`set_metadata_epoch`) as its last durable telling left it, its
+//!   extents (snapshot and log) as its last removal (which fsyncs them) left them.
 //!
-//! Not modelled (say so where it matters): an OSS keeping some of its unsynced writes and
+//! Not modelled (say so where it matters): an epoch file told without `durable` and then
+//! kept by the OSS's next `sync` (the copy takes it as durable; `DirBackend::sync` may not
+//! cover it), an OSS keeping some of its unsynced writes and
 //! dropping others (torn blocks have their own kill tests), a journal keeping a later page
 //! of unsynced appends without an earlier one, a checkpoint (state file) or any other
 //! metadata file written during the operation (`arm` and the caller's checks assume none).
@@ -22,12 +26,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use exaraid_store::backend::{Backend, BackendError, DirBackend, ElementKey, OssLabel, Zone};
+use exaraid_store::backend::{
+    Backend, BackendError, DirBackend, ElementKey, MetadataEpoch, Zone, EPOCH_FILE, EXTENTS_FILE,
+    EXTENTS_LOG_FILE,
+};
 use exaraid_store::superblock::Superblock;
 use exaraid_store::{OpenOptions, Store, StoreError};
 use parking_lot::Mutex;
 
-use crate::common::copy_tree;
+use crate::common::{copy_tree, open_own_dirs_unsynced, own_oss_dirs};
 
 /// Power-cut images of the store at `root`, taken beside it (in `root`'s parent).
 pub struct PowerCut {
@@ -39,6 +46,8 @@ pub struct PowerCut {
     durable: Mutex<Vec<PathBuf>>,
     copies: Mutex<usize>,
     images: Mutex<Vec<PowerCutImage>>,
+    /// `set_metadata_epoch` calls while armed (a test that means to cut them says so).
+    pub epochs_told: std::sync::atomic::AtomicUsize,
 }
 
 /// The disk as it was before one mutating backend call, and what was durable then.
@@ -64,6 +73,7 @@ impl PowerCut {
             durable: Mutex::new(Vec::new()),
             copies: Mutex::new(0),
             images: Mutex::new(Vec::new()),
+            epochs_told: Default::default(),
         })
     }
 
@@ -96,6 +106,13 @@ impl PowerCut {
     pub fn last_image(&self) {
         let _io = self.io.lock();
         self.image();
+        self.armed.store(false, Ordering::SeqCst);
+    }
+
+    /// No more images, none taken of the store as it is now: for an operation that ends
+    /// with a checkpoint (its state file and emptied journal are not modelled).
+    pub fn disarm(&self) {
+        let _io = self.io.lock();
         self.armed.store(false, Ordering::SeqCst);
     }
 
@@ -274,6 +291,29 @@ impl PowerCutBackend {
     }
 }
 
+impl PowerCutBackend {
+    /// The OSS made its files `names` durable on its own (not by `sync`): a power cut
+    /// keeps them as they are now, with the rest of the OSS as its last sync left it. A new
+    /// copy: the earlier images share the old one.
+    fn made_durable(&self, names: &[&str]) {
+        if !self.cut.armed.load(Ordering::SeqCst) {
+            return;
+        }
+        let _io = self.cut.io.lock();
+        let before = self.cut.durable.lock()[self.index].clone();
+        let copy = self.cut.fresh(&format!("durable-oss-{}", self.index));
+        copy_tree(&before, &copy);
+        let oss_dir = self.cut.root.join(format!("oss-{}", self.index));
+        for name in names {
+            let _ = std::fs::remove_file(copy.join(name));
+            if oss_dir.join(name).exists() {
+                std::fs::copy(oss_dir.join(name), copy.join(name)).unwrap();
+            }
+        }
+        self.cut.durable.lock()[self.index] = copy;
+    }
+}
+
 impl Backend for PowerCutBackend {
     fn location(&self) -> String {
         self.inner.location()
@@ -317,11 +357,17 @@ impl Backend for PowerCutBackend {
         let _io = self.cut.io.lock();
         self.inner.objects()
     }
+    // A removal makes its extents change durable (fdatasync'd) before it deletes the file,
+    // whose deletion is not: the file may come back, its extents say nobody reads it.
     fn remove_object(&self, object: u64) -> Result<(), BackendError> {
-        self.mutating(|| self.inner.remove_object(object))
+        self.mutating(|| self.inner.remove_object(object))?;
+        self.made_durable(&[EXTENTS_FILE, EXTENTS_LOG_FILE]);
+        Ok(())
     }
     fn remove_zone(&self, object: u64, zone: Zone) -> Result<(), BackendError> {
-        self.mutating(|| self.inner.remove_zone(object, zone))
+        self.mutating(|| self.inner.remove_zone(object, zone))?;
+        self.made_durable(&[EXTENTS_FILE, EXTENTS_LOG_FILE]);
+        Ok(())
     }
     fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
         let _io = self.cut.io.lock();
@@ -339,27 +385,52 @@ impl Backend for PowerCutBackend {
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
         self.mutating(|| self.inner.mark_lost(key, block))
     }
-}
-
-fn own_dirs(dir: &Path) -> Vec<DirBackend> {
-    let sb = Superblock::load(dir).unwrap();
-    (0..sb.oss_dirs.len())
-        .map(|index| {
-            let label = OssLabel {
-                store_id: sb.store_id.clone(),
-                index,
-                element_bytes: sb.element_bytes,
-                block_crc_seed: sb.block_crc_seed,
-                settings: None,
-            };
-            DirBackend::open(&dir.join(format!("oss-{index}")), &label, None).unwrap()
-        })
-        .collect()
+    // The OSS's own metadata, forwarded: without, the store under test kept no generation
+    // and told no OSS its epoch (the trait's defaults), unlike over its real directories.
+    fn generation(&self) -> Option<u64> {
+        let _io = self.cut.io.lock();
+        self.inner.generation()
+    }
+    fn set_rolled_back(&self, why: String) {
+        self.inner.set_rolled_back(why)
+    }
+    fn metadata_epoch(&self) -> Result<Option<MetadataEpoch>, BackendError> {
+        let _io = self.cut.io.lock();
+        self.inner.metadata_epoch()
+    }
+    /// A mutating call; a durable one is its own fsync of the epoch file (and, created, of
+    /// its name): that file alone joins what a power cut keeps of this OSS.
+    fn set_metadata_epoch(
+        &self,
+        epoch: MetadataEpoch,
+        store_dir: Option<&Path>,
+        durable: bool,
+    ) -> Result<(), BackendError> {
+        self.mutating(|| self.inner.set_metadata_epoch(epoch, store_dir, durable))?;
+        if self.cut.armed.load(Ordering::SeqCst) {
+            self.cut.epochs_told.fetch_add(1, Ordering::SeqCst);
+        }
+        if durable {
+            self.made_durable(&[EPOCH_FILE]);
+        }
+        Ok(())
+    }
+    fn allocated_slots(&self, object: u64, zone: Zone) -> Result<Vec<(u64, u64)>, BackendError> {
+        let _io = self.cut.io.lock();
+        self.inner.allocated_slots(object, zone)
+    }
+    fn zone_written_on_record(&self, object: u64, zone: Zone) -> Option<bool> {
+        let _io = self.cut.io.lock();
+        self.inner.zone_written_on_record(object, zone)
+    }
+    fn finish_torn_zero_crcs(&self, object: u64, zone: Zone) -> Result<usize, BackendError> {
+        self.mutating(|| self.inner.finish_torn_zero_crcs(object, zone))
+    }
 }
 
 /// The store at `dir` with every OSS behind `cut`.
 pub fn open_power_cut(dir: &Path, cut: &Arc<PowerCut>) -> Result<Store, StoreError> {
-    let backends = own_dirs(dir)
+    let backends = own_oss_dirs(dir)
         .into_iter()
         .enumerate()
         .map(|(index, inner)| {
@@ -377,20 +448,5 @@ pub fn open_power_cut(dir: &Path, cut: &Arc<PowerCut>) -> Result<Store, StoreErr
 /// start (their disks died with the power cut), failed on record before recovery as
 /// `store fail` does. No fsync: the disk is checked, not cut again.
 pub fn open_laid(dir: &Path, failed: &[usize]) -> Result<Store, StoreError> {
-    let backends = own_dirs(dir)
-        .into_iter()
-        .enumerate()
-        .map(|(index, b)| {
-            if failed.contains(&index) {
-                b.set_failed(true);
-            }
-            Box::new(b) as Box<dyn Backend>
-        })
-        .collect();
-    let options = OpenOptions {
-        fsync: false,
-        fail_down_osses_before_recovery: failed.to_vec(),
-        ..OpenOptions::default()
-    };
-    Store::open_with_backends(dir, options, backends)
+    open_own_dirs_unsynced(dir, failed)
 }
