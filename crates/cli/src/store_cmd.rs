@@ -819,6 +819,10 @@ pub fn run(args: StoreArgs) -> Result<()> {
         } => {
             let store = open(&dir)?;
             let report = store.scrub(repair)?;
+            // Each OSS down is worded as `status` words it (FAILED on record, MISSING, or
+            // UNAVAILABLE), with what to do about that one (session 15's s15f leftover: a
+            // merely unmounted OSS was "failed or unavailable" and told to rebuild).
+            let oss_status = store.status()?.oss;
             let clean = !scrub_left_problems(&report, repair);
             let accepted = if accept_journal_damage && clean {
                 Some(store.accept_journal_damage()?)
@@ -879,14 +883,41 @@ pub fn run(args: StoreArgs) -> Result<()> {
                 for u in &report.unrepairable {
                     out!("unrepairable: {u}");
                 }
-                for (o, problem) in &report.oss_problems {
-                    out!("UNAVAILABLE: OSS {o}: {problem}");
-                }
                 for o in &report.failed_oss {
-                    out!(
-                        "FAILED: OSS {o} is failed or unavailable: its elements were not checked and its stripes lack that redundancy; `exaraid store rebuild {} --oss {o}`",
-                        dir.display()
-                    );
+                    let status = oss_status.iter().find(|s| s.index == *o);
+                    let problem = report
+                        .oss_problems
+                        .iter()
+                        .find(|(p, _)| p == o)
+                        .map(|(_, problem)| problem.clone())
+                        .or_else(|| status.and_then(|s| s.problem.clone()));
+                    let not_checked =
+                        "its elements were not checked and its stripes lack that redundancy";
+                    match (status.is_some_and(|s| s.failed_on_record), status.is_some_and(|s| s.missing), problem) {
+                        (true, _, Some(problem)) => out!(
+                            "FAILED: OSS {o} is failed on record: {not_checked}: {problem}"
+                        ),
+                        (true, _, None) => out!(
+                            "FAILED: OSS {o} is failed on record: {not_checked}; `exaraid store rebuild {} --oss {o}` (or `exaraid store online {} --oss {o}` if its disk works again)",
+                            dir.display(),
+                            dir.display()
+                        ),
+                        (false, true, Some(problem)) => out!(
+                            "MISSING: OSS {o} (not failed on record): {not_checked}: {problem}"
+                        ),
+                        (false, _, Some(problem)) => out!(
+                            "UNAVAILABLE: OSS {o} (not failed on record): {not_checked}: {problem}"
+                        ),
+                        (false, _, None) => out!(
+                            "UNAVAILABLE: OSS {o} (not failed on record): {not_checked}; `exaraid store status {}` says why",
+                            dir.display()
+                        ),
+                    }
+                }
+                for (o, problem) in &report.oss_problems {
+                    if !report.failed_oss.contains(o) {
+                        out!("UNAVAILABLE: OSS {o}: {problem}");
+                    }
                 }
                 if report.journal_tail_cuts_checked > 0 {
                     out!(

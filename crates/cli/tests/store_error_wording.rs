@@ -259,3 +259,84 @@ fn a_store_dir_that_lost_a_metadata_file_says_restore_it_and_init_does_not_overw
     std::fs::write(dir.join("journal"), &journal).unwrap();
     assert_eq!(ok(&["store", "get", d, "f"], b""), data);
 }
+
+/// Review s15l L15-4: a directory without a superblock that holds a file exaraid did not
+/// write, only named `journal` or `state` (notes, another program's files), is not "an
+/// exaraid store" that lost its superblock: `status` says it is not a store and names the
+/// file as not exaraid's (no advice to restore a superblock it never had), and `init` there
+/// is refused naming the file (it would write its own state and journal over it), the file
+/// left as it was. A store's own files keep R15-2's wording (the test above).
+#[test]
+fn a_file_named_journal_or_state_that_exaraid_did_not_write_is_named_not_taken_for_a_store() {
+    let tmp = fast_tempdir("s16f-foreign-metadata");
+    for name in ["journal", "state"] {
+        let dir = tmp.path().join(format!("notes-{name}"));
+        let d = s(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        let notes = b"notes\nthings to do\n".to_vec();
+        let file = dir.join(name);
+        std::fs::write(&file, &notes).unwrap();
+        let named = format!("{} is a file not written by exaraid", file.display());
+
+        let err = fails(&["store", "status", d], b"");
+        assert!(
+            err.contains("is not an exaraid store")
+                && err.contains(&named)
+                && !err.contains("exaraid store's")
+                && !err.contains("Restore"),
+            "{name}: {err}"
+        );
+        let err = fails(&["store", "init", d, "--oss", "3", "--code", "raid5"], b"");
+        assert!(
+            err.contains(&named)
+                && err.contains("pick another directory")
+                && !err.contains("exaraid store's")
+                && !err.contains("Restore"),
+            "{name}: {err}"
+        );
+        assert_eq!(std::fs::read(&file).unwrap(), notes, "{name}");
+        assert!(!dir.join("superblock").exists() && !dir.join("oss-0").exists());
+    }
+}
+
+/// Session 15's s15f leftover: `scrub` said `FAILED: OSS 2 is failed or unavailable ...
+/// rebuild` for an OSS whose directory is only not mounted, which `status` calls `MISSING`
+/// (mount it back; `fail` only if the disk is gone), and which a rebuild does not need.
+/// Specification: scrub words each OSS it could not check as `status` does, with that
+/// case's advice, and still exits 2 (the store is not whole); once recorded failed it is
+/// `FAILED`, with the rebuild.
+#[test]
+fn scrub_words_an_unmounted_oss_as_status_does_not_as_failed() {
+    let tmp = fast_tempdir("s16f-scrub-missing");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "4", "--code", "raid5"]);
+    ok(&["store", "put", d, "f"], &bytes(4, 50_000));
+    let away = tmp.path().join("oss-2.away");
+    std::fs::rename(dir.join("oss-2"), &away).unwrap();
+
+    let status = ok(&["store", "status", d], b"");
+    let status = String::from_utf8_lossy(&status);
+    assert!(status.contains("MISSING: OSS 2: its directory"), "{status}");
+    let out = exaraid(&["store", "scrub", d], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("MISSING: OSS 2 (not failed on record): its elements were not checked")
+            && text.contains("mount it and retry")
+            && !text.contains("FAILED")
+            && !text.contains(&format!("rebuild {d}")),
+        "{text}"
+    );
+
+    ok(&["store", "fail", d, "--oss", "2"], b"");
+    let out = exaraid(&["store", "scrub", d], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("FAILED: OSS 2 is failed on record")
+            && text.contains(&format!("exaraid store rebuild {d} --oss 2"))
+            && !text.contains("MISSING"),
+        "{text}"
+    );
+}

@@ -39,6 +39,29 @@ const FRAME_HEADER_BYTES: usize = 8;
 /// metadata epoch bump is under 200 bytes); a longer tail is no such record.
 pub const TAIL_KEPT_BYTES_MAX: usize = 4096;
 
+/// How every record's payload begins (`frame`: the JSON of [`Envelope`], `seq` first).
+const PAYLOAD_START: &[u8] = b"{\"seq\":";
+/// Bytes of a file's beginning [`may_begin_a_journal`] looks at.
+pub const JOURNAL_START_BYTES: usize = FRAME_HEADER_BYTES + PAYLOAD_START.len();
+
+/// Could `first`, the first bytes of a file (up to [`JOURNAL_START_BYTES`]), begin a journal
+/// this format writes? Why (review s15l L15-4): a directory without a superblock holding any
+/// file named `journal` was said to hold "an exaraid store's journal", and told to restore a
+/// superblock it never had. `true` also where nothing can tell: an empty journal (what a
+/// checkpoint leaves) and one torn inside its first record's length field.
+pub fn may_begin_a_journal(first: &[u8]) -> bool {
+    if first.len() < 4 {
+        return true;
+    }
+    let len = u32::from_le_bytes(first[..4].try_into().expect("4 bytes")) as usize;
+    if len <= PAYLOAD_START.len() || len > RECORD_BYTES_MAX {
+        return false;
+    }
+    let payload = first.get(FRAME_HEADER_BYTES..).unwrap_or(&[]);
+    let n = payload.len().min(PAYLOAD_START.len());
+    payload[..n] == PAYLOAD_START[..n]
+}
+
 #[derive(Serialize, Deserialize)]
 struct Envelope<R> {
     seq: u64,
@@ -514,6 +537,22 @@ mod tests {
             ["r0", "r1", "r2", "r3", "r4"]
         );
         assert_eq!(j2.next_seq(), 6);
+    }
+
+    /// Review s15l L15-4: what tells a journal from any file named `journal`. Every prefix
+    /// of a journal this format wrote may begin one (a checkpoint's empty journal, a first
+    /// record torn anywhere); a text file or zeros do not.
+    #[test]
+    fn only_a_journal_or_its_torn_first_record_may_begin_a_journal() {
+        let frame = J::frame(1, &"first".to_string());
+        for cut in 0..=frame.len() {
+            let first = &frame[..cut.min(JOURNAL_START_BYTES)];
+            assert!(may_begin_a_journal(first), "cut at {cut}");
+        }
+        for foreign in [&b"notes\n"[..], &[0u8; 16][..], b"EXARAID state v1 len=2"] {
+            let first = &foreign[..foreign.len().min(JOURNAL_START_BYTES)];
+            assert!(!may_begin_a_journal(first), "{foreign:?}");
+        }
     }
 
     #[test]

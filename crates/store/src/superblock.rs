@@ -203,10 +203,7 @@ impl Superblock {
         }
         // Why (review s15r R15-2): a store whose superblock alone was deleted was called "not
         // a store", and the advised `init` then refused its non-empty OSS directories.
-        let metadata_left: Vec<&str> = ["state", "journal"]
-            .into_iter()
-            .filter(|name| dir.join(name).exists())
-            .collect();
+        let (metadata_left, foreign) = store_metadata_files(dir);
         if !path.exists() && !metadata_left.is_empty() {
             return Err(StoreError::Metadata(format!(
                 "{} has no superblock but holds an exaraid store's {}: the superblock file was deleted or lost. \
@@ -216,6 +213,13 @@ impl Superblock {
                 metadata_left.join(" and "),
                 path.display(),
                 dir.display()
+            )));
+        }
+        if !path.exists() && !foreign.is_empty() {
+            return Err(StoreError::NotAStore(format!(
+                "{} has no superblock: it is not an exaraid store. {}; create a store with `exaraid store init` in an empty directory",
+                dir.display(),
+                foreign_metadata_files(dir, &foreign)
             )));
         }
         if !path.exists() {
@@ -444,6 +448,63 @@ fn labelled_as(dir: &Path, store_id: &str, index: usize) -> bool {
     };
     serde_json::from_slice::<crate::backend::OssLabel>(&text)
         .is_ok_and(|label| label.store_id == store_id && label.index == index)
+}
+
+/// The store metadata files (`state`, `journal`) in `dir`, as `(exaraid's, foreign)`: a
+/// file of that name is exaraid's if its first bytes are what exaraid writes there (the
+/// state's header, a journal record's start: `journal::may_begin_a_journal`), else
+/// foreign. Why (review s15l L15-4): a directory without a superblock holding any file
+/// named `journal` was said to hold "an exaraid store's journal" and told to restore a
+/// superblock it never had. Reads at most `JOURNAL_START_BYTES` of each file.
+pub fn store_metadata_files(dir: &Path) -> (Vec<&'static str>, Vec<&'static str>) {
+    const STATE_START: &[u8] = b"EXARAID state v";
+    let exaraids = |name: &str| -> Option<bool> {
+        use std::io::Read;
+        let file = File::open(dir.join(name));
+        if file
+            .as_ref()
+            .is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+        {
+            return None;
+        }
+        let limit = crate::journal::JOURNAL_START_BYTES.max(STATE_START.len());
+        let mut first = Vec::with_capacity(limit);
+        // Unreadable (no permission, an I/O error): counted as exaraid's, whose refusal
+        // keeps the file; the open names the error where it reads it.
+        let Ok(()) = file.and_then(|f| f.take(limit as u64).read_to_end(&mut first).map(drop))
+        else {
+            return Some(true);
+        };
+        Some(if name == "state" {
+            first.starts_with(STATE_START)
+        } else {
+            let n = first.len().min(crate::journal::JOURNAL_START_BYTES);
+            crate::journal::may_begin_a_journal(&first[..n])
+        })
+    };
+    let (mut ours, mut foreign) = (Vec::new(), Vec::new());
+    for name in ["state", "journal"] {
+        match exaraids(name) {
+            Some(true) => ours.push(name),
+            Some(false) => foreign.push(name),
+            None => {}
+        }
+    }
+    (ours, foreign)
+}
+
+/// The words naming the `foreign` files of [`store_metadata_files`] in `dir`.
+pub fn foreign_metadata_files(dir: &Path, foreign: &[&str]) -> String {
+    let paths: Vec<String> = foreign
+        .iter()
+        .map(|name| dir.join(name).display().to_string())
+        .collect();
+    format!(
+        "{} {} not written by exaraid (its first bytes are not what exaraid writes in a store's {})",
+        paths.join(" and "),
+        if paths.len() == 1 { "is a file" } else { "are files" },
+        foreign.join(" or ")
+    )
 }
 
 /// Serialise `value` in the checksummed format and replace `path` atomically.

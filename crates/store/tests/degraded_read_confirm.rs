@@ -12,7 +12,7 @@ use common::*;
 use std::path::{Path, PathBuf};
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::{Store, StoreError, WritePath};
+use exaraid_store::{InitOptions, Store, StoreError, WritePath};
 
 const STRIPE_BYTES: usize = 3 * UNIT;
 
@@ -74,8 +74,9 @@ fn a_degraded_read_through_stale_parity_fails_with_data_lost_instead_of_wrong_by
             let msg = e.to_string();
             eprintln!("reported: {msg}");
             assert!(matches!(e, StoreError::DataLost(_)), "{msg}");
+            // Element 1's bytes, not the whole stripe's 0..12288 (s16f).
             assert!(
-                msg.contains("'f'") && msg.contains("bytes 0..12288"),
+                msg.contains("'f' bytes 4096..8192 are lost") && !msg.contains("0..12288"),
                 "the error names the file and range: {msg}"
             );
         }
@@ -101,4 +102,66 @@ fn a_degraded_read_of_a_block_whose_checksum_rotted_returns_the_bytes() {
     let store = Store::open(&dir).unwrap();
     assert!(store.read("f", UNIT as u64, UNIT as u64).unwrap() == data[UNIT..2 * UNIT]);
     assert!(store.get("f").unwrap() == data);
+}
+
+/// Session 15's s15e leftover: the read's error named the whole stripe lost and blamed the
+/// first unconfirmed block alone. Elements of four 4 KiB blocks (raid5 3+1, one stripe =
+/// file bytes 0..49152; element 1 = 16384..32768): element 0 is rewritten in its blocks 1
+/// and 2 and the parity goes back to its old bytes (valid checksums), then element 1 rots in
+/// its blocks 1, 2 and 3. Specification: a read of element 1 fails naming exactly the bytes
+/// of its blocks 1 and 2 (20480..28672: the rebuilt bytes there match no checksum), their
+/// column and OSS, not the stripe; block 3 (the parity right there) and block 0 read right.
+#[test]
+fn a_degraded_read_names_exactly_the_blocks_it_could_not_confirm() {
+    const BLOCK: usize = 4096;
+    const ELEMENT_BYTES: usize = 4 * BLOCK;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let mut opts = InitOptions::with_oss_count(&dir, 4, CodeSpec::raid5(3));
+    opts.element_bytes = ELEMENT_BYTES;
+    opts.write_path = WritePath::Rmw;
+    let store = Store::init(&dir, &opts).unwrap();
+    let data = pattern(94, 3 * ELEMENT_BYTES);
+    store.put("f", &data).unwrap();
+    let old_parity: Vec<(PathBuf, Vec<u8>)> = zone_files(&store, "parity")
+        .into_iter()
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect();
+    store
+        .write("f", BLOCK as u64, &pattern(95, 2 * BLOCK))
+        .unwrap();
+    let id = store.file_id("f").unwrap();
+    let layout = store.layout().clone();
+    let element_1 = layout.geometry().data_pos[1];
+    let oss = layout.oss_of(id, 0, element_1.col);
+    for block in 1..4 {
+        flip_home_byte(&store, "f", element_1, block, 100);
+    }
+    store.close().unwrap();
+    for (p, bytes) in &old_parity {
+        std::fs::write(p, bytes).unwrap();
+    }
+
+    let store = Store::open(&dir).unwrap();
+    let e1 = ELEMENT_BYTES as u64;
+    let err = store
+        .read("f", e1, e1)
+        .expect_err("blocks 1 and 2 of element 1 decode through stale parity");
+    let msg = err.to_string();
+    assert!(matches!(err, StoreError::DataLost(_)), "{msg}");
+    assert!(
+        msg.contains("'f' bytes 20480..28672 are lost")
+            && msg.contains("blocks [1, 2]")
+            && msg.contains(&format!("column {} (OSS {oss})", element_1.col))
+            && !msg.contains("0..49152"),
+        "the error names the bytes that failed, not the stripe: {msg}"
+    );
+    let block_3 = (2 * ELEMENT_BYTES - BLOCK) as u64;
+    assert!(
+        store.read("f", block_3, BLOCK as u64).unwrap()
+            == data[block_3 as usize..2 * ELEMENT_BYTES]
+    );
+    assert!(
+        store.read("f", e1, BLOCK as u64).unwrap() == data[ELEMENT_BYTES..ELEMENT_BYTES + BLOCK]
+    );
 }

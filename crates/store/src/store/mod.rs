@@ -1134,10 +1134,7 @@ fn init_checks(dir: &Path, opts: &InitOptions) -> Result<Option<InitMarker>, Sto
     // fresh state over the one naming every file's objects.
     // Both files (merge review s15m M15-3): with the journal gone too, an init over the state
     // still replaced the file table naming every object.
-    let metadata_left: Vec<&str> = [STATE_FILE, JOURNAL_FILE]
-        .into_iter()
-        .filter(|name| dir.join(name).exists())
-        .collect();
+    let (metadata_left, foreign) = crate::superblock::store_metadata_files(dir);
     if unfinished.is_none() && !metadata_left.is_empty() {
         return Err(StoreError::BadInput(format!(
             "{} holds an exaraid store's {} but no superblock: the superblock was deleted or lost, and an init here would \
@@ -1145,6 +1142,14 @@ fn init_checks(dir: &Path, opts: &InitOptions) -> Result<Option<InitMarker>, Sto
             dir.display(),
             metadata_left.join(" and "),
             Superblock::path(dir).display(),
+            dir.display()
+        )));
+    }
+    // Not a store's (review s15l L15-4), but an init writes its state and journal there.
+    if unfinished.is_none() && !foreign.is_empty() {
+        return Err(StoreError::BadInput(format!(
+            "{}, and an init in {} would write over it; pick another directory for the store, or move that file away; nothing was changed",
+            crate::superblock::foreign_metadata_files(dir, &foreign),
             dir.display()
         )));
     }

@@ -776,24 +776,50 @@ impl Store {
         let b = &self.backends[oss];
         let mut on_disk = vec![0u8; whole.len()];
         let on_disk_read = b.read_unverified(key, &mut on_disk).is_ok();
-        for i in from / block..(from + len).div_ceil(block) {
-            let rebuilt = &whole[i * block..(i + 1) * block];
-            let confirmed = b.checksum_matches(key, i, rebuilt).unwrap_or(false)
-                || (on_disk_read && on_disk[i * block..(i + 1) * block] == *rebuilt);
-            if confirmed {
-                continue;
-            }
-            let name = self.file_name_in(core, file);
-            let sdb = self.layout.stripe_data_bytes();
-            let stripe = element.stripe;
-            return Err(StoreError::DataLost(format!(
-                "{name} bytes {}..{} (stripe {stripe}) are lost: block {i} of column {} fails its checksum, and the bytes rebuilt from parity do not match it either (data and parity disagree there); write the stripe again, or restore the file",
-                stripe * sdb,
-                (stripe + 1) * sdb,
-                element.pos.col
-            )));
+        let unconfirmed: Vec<usize> = (from / block..(from + len).div_ceil(block))
+            .filter(|&i| {
+                let rebuilt = &whole[i * block..(i + 1) * block];
+                let confirmed = b.checksum_matches(key, i, rebuilt).unwrap_or(false)
+                    || (on_disk_read && on_disk[i * block..(i + 1) * block] == *rebuilt);
+                !confirmed
+            })
+            .collect();
+        if unconfirmed.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        // Named exactly (session 15's s15e leftover): the file bytes of the blocks that
+        // failed, on which OSS and column; before, the whole stripe was named lost for the
+        // first such block alone, though its other blocks read.
+        let name = self.file_name_in(core, file);
+        let stripe = element.stripe;
+        let (row, col) = (element.pos.row, element.pos.col);
+        let why = format!(
+            "4 KiB blocks {unconfirmed:?} of the element at row {row} column {col} (OSS {oss}) fail their checksums, and the bytes rebuilt from parity do not match them either (data and parity disagree there: an element stale under a valid checksum, or a write that did not finish)"
+        );
+        let Cell::Data(d) = element.cell else {
+            return Err(StoreError::DataLost(format!(
+                "{name} stripe {stripe}'s parity cannot be read: {why}; no file byte is in it, and the stripe's data reads; write the stripe again to rewrite its parity"
+            )));
+        };
+        let size = self.with_core(core, |c| {
+            c.state
+                .file_by_id(file)
+                .map(|(_, m)| m.size_bytes)
+                .unwrap_or(u64::MAX)
+        });
+        let mut ranges = Vec::new();
+        for &i in &unconfirmed {
+            let a = self.layout.file_offset(stripe, d, (i * block) as u64);
+            let z = (a + block as u64).min(size);
+            if a < z {
+                crate::state::add_range(&mut ranges, a, z);
+            }
+        }
+        let listed: Vec<String> = ranges.iter().map(|(a, z)| format!("{a}..{z}")).collect();
+        Err(StoreError::DataLost(format!(
+            "{name} bytes {} are lost (stripe {stripe}): {why}; the stripe's other bytes read; write these bytes again, or restore the file",
+            listed.join(", ")
+        )))
     }
 
     /// The one place a stripe (home, or a cache stripe) is decoded for a read: the columns
