@@ -208,6 +208,145 @@ impl LostRange {
     }
 }
 
+/// The most byte ranges a single operation may add to the lost list beyond which it is
+/// refused, nothing changed (`rebuild` after a journal tail cut names every written stripe it
+/// cannot check: the one place the list grows with the store, not with one operation's
+/// bytes). Why this many: each range costs about 150 bytes in memory and 130 in the state
+/// file, so 1 Mi ranges keep both under about 160 MiB.
+pub const LOST_RANGES_MAX: usize = 1 << 20;
+
+/// The lost ranges of a store, disjoint, ordered by file and offset. Why an index, not a
+/// list: past the changed-while-failed bound a rebuild names LOST every written stripe it
+/// cannot check, so the list grows with the store, and a linear look-up per write, read or
+/// recorded range made writes and the journal replay quadratic (note15 item 3). On disk it
+/// is still the list it always was (`Vec<LostRange>`): no format change.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Vec<LostRange>", into = "Vec<LostRange>")]
+pub struct LostList {
+    /// By `(file, offset_bytes)`; disjoint within a file, so at most one range starting at
+    /// or before an offset can cover it.
+    by_start: BTreeMap<(u64, u64), LostRange>,
+}
+
+impl From<Vec<LostRange>> for LostList {
+    fn from(ranges: Vec<LostRange>) -> LostList {
+        let mut list = LostList::default();
+        // In the order found: a range found again replaces its old record, as when applied.
+        for r in ranges {
+            list.record(r);
+        }
+        list
+    }
+}
+
+impl From<LostList> for Vec<LostRange> {
+    fn from(list: LostList) -> Vec<LostRange> {
+        list.by_start.into_values().collect()
+    }
+}
+
+impl LostList {
+    pub fn len(&self) -> usize {
+        self.by_start.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.by_start.is_empty()
+    }
+    /// Every range, by file and offset.
+    pub fn iter(&self) -> impl Iterator<Item = &LostRange> {
+        self.by_start.values()
+    }
+    pub fn contains(&self, range: &LostRange) -> bool {
+        self.by_start.get(&(range.file, range.offset_bytes)) == Some(range)
+    }
+
+    /// Ranges overlapping `[offset, offset + len)` of `file`, by offset.
+    pub fn overlapping(&self, file: u64, offset_bytes: u64, len_bytes: u64) -> Vec<&LostRange> {
+        let end = offset_bytes.saturating_add(len_bytes);
+        // Disjoint: only the last range starting at or before `offset_bytes` can reach it.
+        let before = self
+            .by_start
+            .range(..=(file, offset_bytes))
+            .next_back()
+            .map(|(_, l)| l);
+        let inside = (end > offset_bytes)
+            .then(|| {
+                self.by_start.range((
+                    std::ops::Bound::Excluded((file, offset_bytes)),
+                    std::ops::Bound::Excluded((file, end)),
+                ))
+            })
+            .into_iter()
+            .flatten()
+            .map(|(_, l)| l);
+        before
+            .into_iter()
+            .chain(inside)
+            .filter(|l| l.overlaps(file, offset_bytes, len_bytes))
+            .collect()
+    }
+
+    /// Record `range` lost, replacing what overlaps it (a range found again).
+    pub fn record(&mut self, range: LostRange) {
+        assert!(range.len_bytes > 0, "an empty lost range");
+        self.unlose(range.file, range.offset_bytes, range.len_bytes);
+        let key = (range.file, range.offset_bytes);
+        let old = self.by_start.insert(key, range);
+        assert!(old.is_none(), "lost ranges are disjoint");
+    }
+
+    /// Drop `[offset, offset + len)` of `file` (splitting ranges).
+    pub fn unlose(&mut self, file: u64, offset_bytes: u64, len_bytes: u64) {
+        let end = offset_bytes + len_bytes;
+        let keys: Vec<(u64, u64)> = self
+            .overlapping(file, offset_bytes, len_bytes)
+            .into_iter()
+            .map(|l| (l.file, l.offset_bytes))
+            .collect();
+        for key in keys {
+            let l = self
+                .by_start
+                .remove(&key)
+                .expect("an overlapping range is indexed");
+            if l.offset_bytes < offset_bytes {
+                let head = LostRange {
+                    len_bytes: offset_bytes - l.offset_bytes,
+                    ..l.clone()
+                };
+                self.by_start.insert((file, head.offset_bytes), head);
+            }
+            if l.end_bytes() > end {
+                let tail = LostRange {
+                    offset_bytes: end,
+                    len_bytes: l.end_bytes() - end,
+                    cache_addr_bytes: l.cache_addr_bytes.map(|c| c + (end - l.offset_bytes)),
+                    ..l
+                };
+                self.by_start.insert((file, end), tail);
+            }
+        }
+    }
+
+    /// Drop every range of `file` (removed).
+    pub fn remove_file(&mut self, file: u64) {
+        let keys: Vec<(u64, u64)> = self
+            .by_start
+            .range((file, 0)..=(file, u64::MAX))
+            .map(|(k, _)| *k)
+            .collect();
+        for key in keys {
+            self.by_start.remove(&key);
+        }
+    }
+
+    /// Forget where `oss`'s lost bytes were in its cache zone (no longer trusted).
+    pub fn forget_cache_addrs(&mut self, oss: usize) {
+        for l in self.by_start.values_mut().filter(|l| l.oss == oss) {
+            l.cache_addr_bytes = None;
+        }
+    }
+}
+
 /// Journal records: every change of [`State`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Rec {
@@ -1050,10 +1189,11 @@ pub struct State {
     /// Operation counters as of the last checkpoint (statistics: counts since the last
     /// checkpoint are lost in a crash).
     pub ops: Vec<OssOps>,
-    /// Bytes whose only copy was lost, disjoint, in the order they were found. (Default:
-    /// state snapshots written before this field existed have none.)
+    /// Bytes whose only copy was lost, disjoint (on disk a list, in the order of file and
+    /// offset since session 16, found order before). (Default: state snapshots written
+    /// before this field existed have none.)
     #[serde(default)]
-    pub lost: Vec<LostRange>,
+    pub lost: LostList,
     /// Stripes of a settle that began (`SettleBegin`) and has not ended (`PlannerReset`).
     #[serde(default)]
     pub settling: Option<BTreeSet<(u64, u64)>>,
@@ -1297,37 +1437,12 @@ impl State {
 
     /// Lost ranges overlapping `[offset, offset + len)` of `file`.
     pub fn lost_in(&self, file: u64, offset_bytes: u64, len_bytes: u64) -> Vec<&LostRange> {
-        self.lost
-            .iter()
-            .filter(|l| l.overlaps(file, offset_bytes, len_bytes))
-            .collect()
+        self.lost.overlapping(file, offset_bytes, len_bytes)
     }
 
     /// Drop `[offset, offset + len)` of `file` from the lost ranges (splitting records).
     fn unlose(&mut self, file: u64, offset_bytes: u64, len_bytes: u64) {
-        let end = offset_bytes + len_bytes;
-        let mut kept = Vec::with_capacity(self.lost.len() + 1);
-        for l in std::mem::take(&mut self.lost) {
-            if !l.overlaps(file, offset_bytes, len_bytes) {
-                kept.push(l);
-                continue;
-            }
-            if l.offset_bytes < offset_bytes {
-                kept.push(LostRange {
-                    len_bytes: offset_bytes - l.offset_bytes,
-                    ..l.clone()
-                });
-            }
-            if l.end_bytes() > end {
-                kept.push(LostRange {
-                    offset_bytes: end,
-                    len_bytes: l.end_bytes() - end,
-                    cache_addr_bytes: l.cache_addr_bytes.map(|c| c + (end - l.offset_bytes)),
-                    ..l.clone()
-                });
-            }
-        }
-        self.lost = kept;
+        self.lost.unlose(file, offset_bytes, len_bytes);
     }
 
     /// Drop `[offset, offset + len)` of `file` from the bytes an `online` took back and has
@@ -1455,7 +1570,7 @@ impl State {
                 if let Some(meta) = self.files.remove(from) {
                     if let Some(old) = self.files.insert(to.clone(), meta) {
                         self.windows.retain(|_, w| w.file != old.id);
-                        self.lost.retain(|l| l.file != old.id);
+                        self.lost.remove_file(old.id);
                         self.restoring.retain(|p| p.file != old.id);
                         self.removing.insert(old.id);
                     }
@@ -1464,7 +1579,7 @@ impl State {
             Rec::Remove { name } => {
                 if let Some(meta) = self.files.remove(name) {
                     self.windows.retain(|_, w| w.file != meta.id);
-                    self.lost.retain(|l| l.file != meta.id);
+                    self.lost.remove_file(meta.id);
                     self.restoring.retain(|p| p.file != meta.id);
                     self.removing.insert(meta.id);
                 }
@@ -1564,9 +1679,7 @@ impl State {
                 // Nothing of its old directory is trusted from here on: not its columns,
                 // not the cache chunks lost bytes were recorded at.
                 self.changed_while_failed.insert(*oss, None);
-                for l in self.lost.iter_mut().filter(|l| l.oss == *oss) {
-                    l.cache_addr_bytes = None;
-                }
+                self.lost.forget_cache_addrs(*oss);
                 // Its directory is emptied (or a new one used) and starts from generation 0.
                 self.oss_generations.remove(oss);
                 self.failed_oss.insert(*oss);
@@ -1600,9 +1713,7 @@ impl State {
                 // checksum failed there) would let a later `online` take back whatever was
                 // written there since, another file's bytes (review s8s S8-3). The bytes
                 // taken back are in the journal already (`Restore`).
-                for l in self.lost.iter_mut().filter(|l| l.oss == *oss) {
-                    l.cache_addr_bytes = None;
-                }
+                self.lost.forget_cache_addrs(*oss);
             }
             Rec::WindowStart { token, window } => {
                 self.next_window = self.next_window.max(window.window + 1);
@@ -1613,10 +1724,8 @@ impl State {
             }
             Rec::Lost { ranges } => {
                 for r in ranges {
-                    assert!(r.len_bytes > 0, "an empty lost range");
                     // Keep the list disjoint: a range found again replaces its old record.
-                    self.unlose(r.file, r.offset_bytes, r.len_bytes);
-                    self.lost.push(r.clone());
+                    self.lost.record(r.clone());
                 }
             }
             Rec::Rewritten {
@@ -2104,7 +2213,7 @@ mod tests {
         state.apply(2, &Rec::Lost { ranges: vec![lost] });
         state.apply(3, &Rec::Online { oss: 2 });
         assert_eq!(state.lost.len(), 1, "the loss stays on record");
-        assert_eq!(state.lost[0].cache_addr_bytes, None);
+        assert_eq!(state.lost.iter().next().unwrap().cache_addr_bytes, None);
     }
 
     /// Review s8s S8-1: bytes an interrupted `online` took back are written back later only
