@@ -2259,4 +2259,139 @@ mod tests {
         state.apply(4, &Rec::Remove { name: "f".into() });
         assert!(state.restoring.is_empty(), "removed with its file");
     }
+
+    fn lost(file: u64, offset_bytes: u64, len_bytes: u64, cache: Option<u64>) -> LostRange {
+        LostRange {
+            file,
+            offset_bytes,
+            len_bytes,
+            oss: 1,
+            token: "t".into(),
+            cache_addr_bytes: cache,
+        }
+    }
+
+    fn spans(list: &[&LostRange]) -> Vec<(u64, u64, u64)> {
+        list.iter()
+            .map(|l| (l.file, l.offset_bytes, l.end_bytes()))
+            .collect()
+    }
+
+    /// The index answers `lost_in` as the linear list did: every range overlapping the
+    /// query (half-open on both sides), of that file only, none that merely touches it.
+    #[test]
+    fn the_lost_index_finds_exactly_the_overlapping_ranges() {
+        let list = LostList::from(vec![
+            lost(1, 100, 50, None),
+            lost(1, 200, 50, None),
+            lost(2, 0, 1000, None),
+            lost(1, 300, 1, None),
+        ]);
+        let q = |a, n| spans(&list.overlapping(1, a, n));
+        assert_eq!(q(0, 100), vec![], "ends where the first begins");
+        assert_eq!(q(150, 50), vec![], "between two ranges");
+        assert_eq!(q(149, 1), vec![(1, 100, 150)], "the last byte");
+        assert_eq!(
+            q(120, 1),
+            vec![(1, 100, 150)],
+            "inside, from a range begun before"
+        );
+        assert_eq!(
+            q(0, 1000),
+            vec![(1, 100, 150), (1, 200, 250), (1, 300, 301)]
+        );
+        assert_eq!(q(149, 52), vec![(1, 100, 150), (1, 200, 250)]);
+        assert_eq!(spans(&list.overlapping(3, 0, u64::MAX)), vec![]);
+        assert_eq!(spans(&list.overlapping(2, 999, 1)), vec![(2, 0, 1000)]);
+        for a in 0..400 {
+            for n in [0, 1, 7, 50, 101] {
+                let linear: Vec<(u64, u64, u64)> = list
+                    .iter()
+                    .filter(|l| l.overlaps(1, a, n))
+                    .map(|l| (l.file, l.offset_bytes, l.end_bytes()))
+                    .collect();
+                assert_eq!(q(a, n), linear, "query {a}+{n}");
+            }
+        }
+    }
+
+    /// Recording keeps the list disjoint (a range found again replaces what it overlaps,
+    /// the pieces outside it kept with their cache addresses moved along); a rewrite splits;
+    /// a removed file takes its ranges; on disk it is the list it always was.
+    #[test]
+    fn the_lost_index_records_splits_and_saves_as_a_list() {
+        let mut state = State::default();
+        state.apply(
+            1,
+            &Rec::Lost {
+                ranges: vec![lost(1, 0, 100, Some(4096)), lost(2, 0, 10, None)],
+            },
+        );
+        state.apply(
+            2,
+            &Rec::Lost {
+                ranges: vec![LostRange {
+                    oss: 3,
+                    ..lost(1, 40, 20, None)
+                }],
+            },
+        );
+        let all: Vec<(u64, u64, u64, usize, Option<u64>)> = state
+            .lost
+            .iter()
+            .map(|l| {
+                (
+                    l.file,
+                    l.offset_bytes,
+                    l.end_bytes(),
+                    l.oss,
+                    l.cache_addr_bytes,
+                )
+            })
+            .collect();
+        assert_eq!(
+            all,
+            vec![
+                (1, 0, 40, 1, Some(4096)),
+                (1, 40, 60, 3, None),
+                (1, 60, 100, 1, Some(4096 + 60)),
+                (2, 0, 10, 1, None),
+            ]
+        );
+        state.apply(
+            3,
+            &Rec::Rewritten {
+                file: 1,
+                offset_bytes: 30,
+                len_bytes: 40,
+            },
+        );
+        assert_eq!(
+            spans(&state.lost_in(1, 0, 1000)),
+            vec![(1, 0, 30), (1, 70, 100)]
+        );
+        assert_eq!(
+            state.lost_in(1, 70, 1)[0].cache_addr_bytes,
+            Some(4096 + 70),
+            "the address follows the piece"
+        );
+        // Saved and loaded as a plain list (older binaries read the same field).
+        let json = serde_json::to_string(&state.lost).unwrap();
+        let as_list: Vec<LostRange> = serde_json::from_str(&json).unwrap();
+        assert_eq!(as_list.len(), 3);
+        assert_eq!(LostList::from(as_list), state.lost);
+        // A list saved in found order (before session 16) loads the same as applied.
+        let found_order = vec![lost(1, 70, 30, None), lost(1, 0, 30, None)];
+        let loaded: LostList =
+            serde_json::from_str(&serde_json::to_string(&found_order).unwrap()).unwrap();
+        assert_eq!(
+            spans(&loaded.overlapping(1, 0, 100)),
+            vec![(1, 0, 30), (1, 70, 100)]
+        );
+        state.lost.remove_file(1);
+        assert_eq!(
+            spans(&state.lost.iter().collect::<Vec<_>>()),
+            vec![(2, 0, 10)]
+        );
+    }
 }
