@@ -114,3 +114,91 @@ fn a_store_with_a_hundred_thousand_lost_ranges_opens_writes_and_reads_in_seconds
     assert!(store.read("lost", at + STEP_BYTES, LEN_BYTES).is_err());
     store.close().unwrap();
 }
+
+const FAILED: usize = 1;
+
+/// The journal's last record: a write of "f" left in flight, then damaged (the open cuts it
+/// and cannot know what it changed).
+fn cut_a_write_at_the_tail(dir: &std::path::Path) {
+    let journal = dir.join("journal");
+    let start = std::fs::metadata(&journal).unwrap().len() as usize;
+    leave_write_in_flight(dir, "f", 0, UNIT as u64);
+    let mut bytes = std::fs::read(&journal).unwrap();
+    assert!(bytes.len() > start + 8, "the input record was appended");
+    let flip = start + 8 + (bytes.len() - start - 8) / 2;
+    bytes[flip] ^= 0x10;
+    std::fs::write(&journal, bytes).unwrap();
+}
+
+/// The bound's refusal: a rebuild after a tail cut that would take the lost list past
+/// `LOST_RANGES_MAX` changes nothing and says what to do; doing it (removing the file whose
+/// ranges fill the list) lets the rebuild go on.
+#[test]
+fn a_rebuild_that_would_take_the_lost_list_past_its_bound_is_refused_changing_nothing() {
+    let root = scratch();
+    let dir = root.path().join("store");
+    let store = init(&dir, CodeSpec::raid5(3), 4, WritePath::Rmw);
+    let sdb = store.layout().stripe_data_bytes() as usize;
+    store.put("f", &pattern(71, 8 * sdb)).unwrap();
+    store
+        .put("other", &pattern(3, 2 * LOST_RANGES_MAX))
+        .unwrap();
+    let other = store.file_id("other").unwrap();
+    store.close().unwrap();
+    let store = open_unsynced(&dir);
+    store.fail_oss(FAILED).unwrap();
+    store.write("f", 0, &pattern(72, 8 * sdb)).unwrap();
+    store.close().unwrap();
+    // One range short of the bound on record (as earlier rebuilds would have left them).
+    {
+        let state: exaraid_store::state::State =
+            exaraid_store::superblock::read_checked(&dir.join("state"), "state").unwrap();
+        let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
+        journal.advance_to(state.last_seq + 1);
+        let ranges: Vec<LostRange> = (0..LOST_RANGES_MAX as u64 - 1)
+            .map(|i| LostRange {
+                file: other,
+                offset_bytes: 2 * i,
+                len_bytes: 1,
+                oss: 2,
+                token: "UNCHECKED_DECODE_AFTER_TAIL_CUT".into(),
+                cache_addr_bytes: None,
+            })
+            .collect();
+        for chunk in ranges.chunks(10_000) {
+            let rec = Rec::Lost {
+                ranges: chunk.to_vec(),
+            };
+            journal.append(&rec, true).unwrap();
+        }
+    }
+    cut_a_write_at_the_tail(&dir);
+    let mut store = open_unsynced(&dir);
+    assert!(store.status().unwrap().journal_tail_cut.is_some());
+
+    let refused = store.rebuild(FAILED, None).unwrap_err().to_string();
+    assert!(
+        refused.contains("refused, nothing changed")
+            && refused.contains(&format!("more than the {LOST_RANGES_MAX}"))
+            && refused.contains("remove files"),
+        "{refused}"
+    );
+    assert_eq!(store.failed_osses(), vec![FAILED], "still failed");
+    let status = store.status().unwrap();
+    assert_eq!(
+        status.lost_ranges.len(),
+        LOST_RANGES_MAX - 1,
+        "nothing recorded"
+    );
+
+    store.remove("other").unwrap();
+    store
+        .rebuild(FAILED, None)
+        .unwrap_or_else(|e| panic!("with the list emptied the rebuild goes on: {e}"));
+    assert!(store.failed_osses().is_empty());
+    assert!(
+        !store.status().unwrap().lost_ranges.is_empty(),
+        "and names what it cannot check"
+    );
+    store.close().unwrap();
+}
