@@ -208,6 +208,145 @@ impl LostRange {
     }
 }
 
+/// The most byte ranges a single operation may add to the lost list beyond which it is
+/// refused, nothing changed (`rebuild` after a journal tail cut names every written stripe it
+/// cannot check: the one place the list grows with the store, not with one operation's
+/// bytes). Why this many: each range costs about 150 bytes in memory and 130 in the state
+/// file, so 1 Mi ranges keep both under about 160 MiB.
+pub const LOST_RANGES_MAX: usize = 1 << 20;
+
+/// The lost ranges of a store, disjoint, ordered by file and offset. Why an index, not a
+/// list: past the changed-while-failed bound a rebuild names LOST every written stripe it
+/// cannot check, so the list grows with the store, and a linear look-up per write, read or
+/// recorded range made writes and the journal replay quadratic (note15 item 3). On disk it
+/// is still the list it always was (`Vec<LostRange>`): no format change.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Vec<LostRange>", into = "Vec<LostRange>")]
+pub struct LostList {
+    /// By `(file, offset_bytes)`; disjoint within a file, so at most one range starting at
+    /// or before an offset can cover it.
+    by_start: BTreeMap<(u64, u64), LostRange>,
+}
+
+impl From<Vec<LostRange>> for LostList {
+    fn from(ranges: Vec<LostRange>) -> LostList {
+        let mut list = LostList::default();
+        // In the order found: a range found again replaces its old record, as when applied.
+        for r in ranges {
+            list.record(r);
+        }
+        list
+    }
+}
+
+impl From<LostList> for Vec<LostRange> {
+    fn from(list: LostList) -> Vec<LostRange> {
+        list.by_start.into_values().collect()
+    }
+}
+
+impl LostList {
+    pub fn len(&self) -> usize {
+        self.by_start.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.by_start.is_empty()
+    }
+    /// Every range, by file and offset.
+    pub fn iter(&self) -> impl Iterator<Item = &LostRange> {
+        self.by_start.values()
+    }
+    pub fn contains(&self, range: &LostRange) -> bool {
+        self.by_start.get(&(range.file, range.offset_bytes)) == Some(range)
+    }
+
+    /// Ranges overlapping `[offset, offset + len)` of `file`, by offset.
+    pub fn overlapping(&self, file: u64, offset_bytes: u64, len_bytes: u64) -> Vec<&LostRange> {
+        let end = offset_bytes.saturating_add(len_bytes);
+        // Disjoint: only the last range starting at or before `offset_bytes` can reach it.
+        let before = self
+            .by_start
+            .range(..=(file, offset_bytes))
+            .next_back()
+            .map(|(_, l)| l);
+        let inside = (end > offset_bytes)
+            .then(|| {
+                self.by_start.range((
+                    std::ops::Bound::Excluded((file, offset_bytes)),
+                    std::ops::Bound::Excluded((file, end)),
+                ))
+            })
+            .into_iter()
+            .flatten()
+            .map(|(_, l)| l);
+        before
+            .into_iter()
+            .chain(inside)
+            .filter(|l| l.overlaps(file, offset_bytes, len_bytes))
+            .collect()
+    }
+
+    /// Record `range` lost, replacing what overlaps it (a range found again).
+    pub fn record(&mut self, range: LostRange) {
+        assert!(range.len_bytes > 0, "an empty lost range");
+        self.unlose(range.file, range.offset_bytes, range.len_bytes);
+        let key = (range.file, range.offset_bytes);
+        let old = self.by_start.insert(key, range);
+        assert!(old.is_none(), "lost ranges are disjoint");
+    }
+
+    /// Drop `[offset, offset + len)` of `file` (splitting ranges).
+    pub fn unlose(&mut self, file: u64, offset_bytes: u64, len_bytes: u64) {
+        let end = offset_bytes + len_bytes;
+        let keys: Vec<(u64, u64)> = self
+            .overlapping(file, offset_bytes, len_bytes)
+            .into_iter()
+            .map(|l| (l.file, l.offset_bytes))
+            .collect();
+        for key in keys {
+            let l = self
+                .by_start
+                .remove(&key)
+                .expect("an overlapping range is indexed");
+            if l.offset_bytes < offset_bytes {
+                let head = LostRange {
+                    len_bytes: offset_bytes - l.offset_bytes,
+                    ..l.clone()
+                };
+                self.by_start.insert((file, head.offset_bytes), head);
+            }
+            if l.end_bytes() > end {
+                let tail = LostRange {
+                    offset_bytes: end,
+                    len_bytes: l.end_bytes() - end,
+                    cache_addr_bytes: l.cache_addr_bytes.map(|c| c + (end - l.offset_bytes)),
+                    ..l
+                };
+                self.by_start.insert((file, end), tail);
+            }
+        }
+    }
+
+    /// Drop every range of `file` (removed).
+    pub fn remove_file(&mut self, file: u64) {
+        let keys: Vec<(u64, u64)> = self
+            .by_start
+            .range((file, 0)..=(file, u64::MAX))
+            .map(|(k, _)| *k)
+            .collect();
+        for key in keys {
+            self.by_start.remove(&key);
+        }
+    }
+
+    /// Forget where `oss`'s lost bytes were in its cache zone (no longer trusted).
+    pub fn forget_cache_addrs(&mut self, oss: usize) {
+        for l in self.by_start.values_mut().filter(|l| l.oss == oss) {
+            l.cache_addr_bytes = None;
+        }
+    }
+}
+
 /// Journal records: every change of [`State`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Rec {
@@ -1050,10 +1189,11 @@ pub struct State {
     /// Operation counters as of the last checkpoint (statistics: counts since the last
     /// checkpoint are lost in a crash).
     pub ops: Vec<OssOps>,
-    /// Bytes whose only copy was lost, disjoint, in the order they were found. (Default:
-    /// state snapshots written before this field existed have none.)
+    /// Bytes whose only copy was lost, disjoint (on disk a list, in the order of file and
+    /// offset since session 16, found order before). (Default: state snapshots written
+    /// before this field existed have none.)
     #[serde(default)]
-    pub lost: Vec<LostRange>,
+    pub lost: LostList,
     /// Stripes of a settle that began (`SettleBegin`) and has not ended (`PlannerReset`).
     #[serde(default)]
     pub settling: Option<BTreeSet<(u64, u64)>>,
@@ -1297,37 +1437,12 @@ impl State {
 
     /// Lost ranges overlapping `[offset, offset + len)` of `file`.
     pub fn lost_in(&self, file: u64, offset_bytes: u64, len_bytes: u64) -> Vec<&LostRange> {
-        self.lost
-            .iter()
-            .filter(|l| l.overlaps(file, offset_bytes, len_bytes))
-            .collect()
+        self.lost.overlapping(file, offset_bytes, len_bytes)
     }
 
     /// Drop `[offset, offset + len)` of `file` from the lost ranges (splitting records).
     fn unlose(&mut self, file: u64, offset_bytes: u64, len_bytes: u64) {
-        let end = offset_bytes + len_bytes;
-        let mut kept = Vec::with_capacity(self.lost.len() + 1);
-        for l in std::mem::take(&mut self.lost) {
-            if !l.overlaps(file, offset_bytes, len_bytes) {
-                kept.push(l);
-                continue;
-            }
-            if l.offset_bytes < offset_bytes {
-                kept.push(LostRange {
-                    len_bytes: offset_bytes - l.offset_bytes,
-                    ..l.clone()
-                });
-            }
-            if l.end_bytes() > end {
-                kept.push(LostRange {
-                    offset_bytes: end,
-                    len_bytes: l.end_bytes() - end,
-                    cache_addr_bytes: l.cache_addr_bytes.map(|c| c + (end - l.offset_bytes)),
-                    ..l.clone()
-                });
-            }
-        }
-        self.lost = kept;
+        self.lost.unlose(file, offset_bytes, len_bytes);
     }
 
     /// Drop `[offset, offset + len)` of `file` from the bytes an `online` took back and has
@@ -1455,7 +1570,7 @@ impl State {
                 if let Some(meta) = self.files.remove(from) {
                     if let Some(old) = self.files.insert(to.clone(), meta) {
                         self.windows.retain(|_, w| w.file != old.id);
-                        self.lost.retain(|l| l.file != old.id);
+                        self.lost.remove_file(old.id);
                         self.restoring.retain(|p| p.file != old.id);
                         self.removing.insert(old.id);
                     }
@@ -1464,7 +1579,7 @@ impl State {
             Rec::Remove { name } => {
                 if let Some(meta) = self.files.remove(name) {
                     self.windows.retain(|_, w| w.file != meta.id);
-                    self.lost.retain(|l| l.file != meta.id);
+                    self.lost.remove_file(meta.id);
                     self.restoring.retain(|p| p.file != meta.id);
                     self.removing.insert(meta.id);
                 }
@@ -1567,9 +1682,7 @@ impl State {
                 // until `Rebuilt`: a rerun of a killed rebuild needs it to name what only an
                 // unchecked decode could give after a journal tail cut (review s15l L15-1:
                 // forgotten here, the rerun named nothing and rebuilt wrong bytes).
-                for l in self.lost.iter_mut().filter(|l| l.oss == *oss) {
-                    l.cache_addr_bytes = None;
-                }
+                self.lost.forget_cache_addrs(*oss);
                 // Its directory is emptied (or a new one used) and starts from generation 0.
                 self.oss_generations.remove(oss);
                 self.failed_oss.insert(*oss);
@@ -1603,9 +1716,7 @@ impl State {
                 // checksum failed there) would let a later `online` take back whatever was
                 // written there since, another file's bytes (review s8s S8-3). The bytes
                 // taken back are in the journal already (`Restore`).
-                for l in self.lost.iter_mut().filter(|l| l.oss == *oss) {
-                    l.cache_addr_bytes = None;
-                }
+                self.lost.forget_cache_addrs(*oss);
             }
             Rec::WindowStart { token, window } => {
                 self.next_window = self.next_window.max(window.window + 1);
@@ -1616,10 +1727,8 @@ impl State {
             }
             Rec::Lost { ranges } => {
                 for r in ranges {
-                    assert!(r.len_bytes > 0, "an empty lost range");
                     // Keep the list disjoint: a range found again replaces its old record.
-                    self.unlose(r.file, r.offset_bytes, r.len_bytes);
-                    self.lost.push(r.clone());
+                    self.lost.record(r.clone());
                 }
             }
             Rec::Rewritten {
@@ -2107,7 +2216,7 @@ mod tests {
         state.apply(2, &Rec::Lost { ranges: vec![lost] });
         state.apply(3, &Rec::Online { oss: 2 });
         assert_eq!(state.lost.len(), 1, "the loss stays on record");
-        assert_eq!(state.lost[0].cache_addr_bytes, None);
+        assert_eq!(state.lost.iter().next().unwrap().cache_addr_bytes, None);
     }
 
     /// Review s8s S8-1: bytes an interrupted `online` took back are written back later only
@@ -2152,5 +2261,140 @@ mod tests {
         assert_eq!(left, vec![(8192, 808), (10000, 2288)]);
         state.apply(4, &Rec::Remove { name: "f".into() });
         assert!(state.restoring.is_empty(), "removed with its file");
+    }
+
+    fn lost(file: u64, offset_bytes: u64, len_bytes: u64, cache: Option<u64>) -> LostRange {
+        LostRange {
+            file,
+            offset_bytes,
+            len_bytes,
+            oss: 1,
+            token: "t".into(),
+            cache_addr_bytes: cache,
+        }
+    }
+
+    fn spans(list: &[&LostRange]) -> Vec<(u64, u64, u64)> {
+        list.iter()
+            .map(|l| (l.file, l.offset_bytes, l.end_bytes()))
+            .collect()
+    }
+
+    /// The index answers `lost_in` as the linear list did: every range overlapping the
+    /// query (half-open on both sides), of that file only, none that merely touches it.
+    #[test]
+    fn the_lost_index_finds_exactly_the_overlapping_ranges() {
+        let list = LostList::from(vec![
+            lost(1, 100, 50, None),
+            lost(1, 200, 50, None),
+            lost(2, 0, 1000, None),
+            lost(1, 300, 1, None),
+        ]);
+        let q = |a, n| spans(&list.overlapping(1, a, n));
+        assert_eq!(q(0, 100), vec![], "ends where the first begins");
+        assert_eq!(q(150, 50), vec![], "between two ranges");
+        assert_eq!(q(149, 1), vec![(1, 100, 150)], "the last byte");
+        assert_eq!(
+            q(120, 1),
+            vec![(1, 100, 150)],
+            "inside, from a range begun before"
+        );
+        assert_eq!(
+            q(0, 1000),
+            vec![(1, 100, 150), (1, 200, 250), (1, 300, 301)]
+        );
+        assert_eq!(q(149, 52), vec![(1, 100, 150), (1, 200, 250)]);
+        assert_eq!(spans(&list.overlapping(3, 0, u64::MAX)), vec![]);
+        assert_eq!(spans(&list.overlapping(2, 999, 1)), vec![(2, 0, 1000)]);
+        for a in 0..400 {
+            for n in [0, 1, 7, 50, 101] {
+                let linear: Vec<(u64, u64, u64)> = list
+                    .iter()
+                    .filter(|l| l.overlaps(1, a, n))
+                    .map(|l| (l.file, l.offset_bytes, l.end_bytes()))
+                    .collect();
+                assert_eq!(q(a, n), linear, "query {a}+{n}");
+            }
+        }
+    }
+
+    /// Recording keeps the list disjoint (a range found again replaces what it overlaps,
+    /// the pieces outside it kept with their cache addresses moved along); a rewrite splits;
+    /// a removed file takes its ranges; on disk it is the list it always was.
+    #[test]
+    fn the_lost_index_records_splits_and_saves_as_a_list() {
+        let mut state = State::default();
+        state.apply(
+            1,
+            &Rec::Lost {
+                ranges: vec![lost(1, 0, 100, Some(4096)), lost(2, 0, 10, None)],
+            },
+        );
+        state.apply(
+            2,
+            &Rec::Lost {
+                ranges: vec![LostRange {
+                    oss: 3,
+                    ..lost(1, 40, 20, None)
+                }],
+            },
+        );
+        let all: Vec<(u64, u64, u64, usize, Option<u64>)> = state
+            .lost
+            .iter()
+            .map(|l| {
+                (
+                    l.file,
+                    l.offset_bytes,
+                    l.end_bytes(),
+                    l.oss,
+                    l.cache_addr_bytes,
+                )
+            })
+            .collect();
+        assert_eq!(
+            all,
+            vec![
+                (1, 0, 40, 1, Some(4096)),
+                (1, 40, 60, 3, None),
+                (1, 60, 100, 1, Some(4096 + 60)),
+                (2, 0, 10, 1, None),
+            ]
+        );
+        state.apply(
+            3,
+            &Rec::Rewritten {
+                file: 1,
+                offset_bytes: 30,
+                len_bytes: 40,
+            },
+        );
+        assert_eq!(
+            spans(&state.lost_in(1, 0, 1000)),
+            vec![(1, 0, 30), (1, 70, 100)]
+        );
+        assert_eq!(
+            state.lost_in(1, 70, 1)[0].cache_addr_bytes,
+            Some(4096 + 70),
+            "the address follows the piece"
+        );
+        // Saved and loaded as a plain list (older binaries read the same field).
+        let json = serde_json::to_string(&state.lost).unwrap();
+        let as_list: Vec<LostRange> = serde_json::from_str(&json).unwrap();
+        assert_eq!(as_list.len(), 3);
+        assert_eq!(LostList::from(as_list), state.lost);
+        // A list saved in found order (before session 16) loads the same as applied.
+        let found_order = vec![lost(1, 70, 30, None), lost(1, 0, 30, None)];
+        let loaded: LostList =
+            serde_json::from_str(&serde_json::to_string(&found_order).unwrap()).unwrap();
+        assert_eq!(
+            spans(&loaded.overlapping(1, 0, 100)),
+            vec![(1, 0, 30), (1, 70, 100)]
+        );
+        state.lost.remove_file(1);
+        assert_eq!(
+            spans(&state.lost.iter().collect::<Vec<_>>()),
+            vec![(2, 0, 10)]
+        );
     }
 }

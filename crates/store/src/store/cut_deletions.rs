@@ -241,9 +241,9 @@ fn deleted_files(
         // were told an epoch finds the same signature again.
         let recorded = |a: u64, z: u64| {
             state
-                .lost
+                .lost_in(meta.id, a, z - a)
                 .iter()
-                .any(|l| l.file == meta.id && l.offset_bytes == a && l.end_bytes() == z)
+                .any(|l| l.offset_bytes == a && l.end_bytes() == z)
         };
         lost.extend(
             runs.iter()

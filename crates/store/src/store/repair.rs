@@ -2701,6 +2701,17 @@ impl Store {
                 lost.entry((o, id)).or_default().extend(ranges);
             }
         }
+        // The one place the lost list grows with the store rather than with one operation's
+        // bytes: bounded before anything is journaled, so a refusal changes nothing.
+        let adding: usize = lost.values().map(Vec::len).sum();
+        let on_record = self.core.lock().state.lost.len();
+        if on_record + adding > crate::state::LOST_RANGES_MAX {
+            return Err(StoreError::BadInput(format!(
+                "refused, nothing changed: the journal's last record was cut off (see the warning) and no scrub has checked the parity since, so rebuilding OSS {oss} would name {adding} byte ranges lost (bytes only a decode nothing can check gives); with the {on_record} on record that is more than the {} the store keeps; bring OSS {oss} back if its disk still works (`exaraid store online {} --oss {oss}`: it keeps the bytes it holds), or remove files you can restore from a backup (their lost ranges go with them) and rebuild again",
+                crate::state::LOST_RANGES_MAX,
+                self.dir.display()
+            )));
+        }
         for ((o, id), ranges) in lost {
             self.record_unchecked_decode_lost(o, id, &ranges)?;
         }

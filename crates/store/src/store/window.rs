@@ -280,11 +280,11 @@ impl Store {
             .into_iter()
             .filter(|l| {
                 // Already recorded when one record covers it (records are disjoint).
-                !core.state.lost.iter().any(|r| {
-                    r.file == l.file
-                        && r.offset_bytes <= l.offset_bytes
-                        && l.end_bytes() <= r.end_bytes()
-                })
+                !core
+                    .state
+                    .lost_in(l.file, l.offset_bytes, l.len_bytes)
+                    .iter()
+                    .any(|r| r.offset_bytes <= l.offset_bytes && l.end_bytes() <= r.end_bytes())
             })
             .collect();
         let new: Vec<LostRange> = match addressed {
