@@ -173,6 +173,16 @@ pub struct Window {
     pub file: u64,
     pub name: String,
     pub started_unix_ns: u64,
+    /// The planner closed the window (its timeout fired, or it was started closed) before a
+    /// settle restarted the planner: every restart after it (the settle's own, an open's
+    /// after a crash inside the settle) starts it closed, so writes to its file stay
+    /// protected at once. Set by a `WindowStart` record journaled again with it, before the
+    /// settle's `PlannerReset` (the reset drops the `Tick` that told the planner; review
+    /// s15r2 R15b-2: a kill between the reset and the re-ended window started it fresh).
+    /// (Default: false. An older binary drops it unseen and starts such a window fresh
+    /// after a crash in a settle, as before session 16: a new timeout, no byte changed.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
 }
 
 /// File bytes whose only copy was lost: written inside a delayed window (no parity yet) into

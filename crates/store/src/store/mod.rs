@@ -1919,7 +1919,7 @@ impl Store {
                 }
                 Vec::new()
             } else {
-                store.restart_windows(&mut core, &BTreeSet::new())?;
+                store.restart_windows(&mut core)?;
                 // Durable plans whose completion the planner never heard (a crash between
                 // the two records): tell it now.
                 let mut more = Vec::new();

@@ -2524,6 +2524,10 @@ impl Store {
         self.fail_down_osses_on_record(core, false)
             .map_err(|e| self.sync_failed_beyond_tolerance(&sync_failed, e))?;
         crate::torture::kill_point(crate::torture::SETTLE_SYNCED);
+        // Windows the planner closed go on record so first (the reset drops what told it):
+        // the fsync below covers them before the reset, so every open after it starts them
+        // closed again (review s15r2 R15b-2).
+        self.record_closed_windows(core)?;
         // Restart the planner (durably: only then may the cache zone go); this record also
         // ends the settle. Windows still open are started again in the new epoch. Then a
         // record after it, one fsync for both, before the cache zone and settle copies go: a
@@ -2543,22 +2547,12 @@ impl Store {
             }
         }
         self.remove_settle_copies()?;
-        // Windows the state lists that the planner closed already (timed out; started again
-        // closed by an earlier reset): they stay closed (review s15r R15-1: started again
-        // as fresh ones, writes to their files went unprotected again after a timeout).
-        let closed: BTreeSet<u64> = core
-            .state
-            .windows
-            .values()
-            .map(|w| w.window)
-            .filter(|&w| !core.strategy.window_open(w))
-            .collect();
         core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
         self.done.lock().clear();
         // The cache zone is empty and plan ids start again.
         self.cache_chunks.lock().clear();
         *self.cache_stripes.lock() = exec::CacheStripes::default();
-        self.restart_windows(core, &closed)?;
+        self.restart_windows(core)?;
         self.checkpoint_locked(core)
     }
 
@@ -5339,17 +5333,14 @@ impl Store {
     }
 
     /// Windows open in the store's state but unknown to the planner's current epoch (after a
-    /// reset, or a crash right after one) are started again. Those in `closed` (the planner
-    /// before the reset had closed them: a timeout) are started and ended at once, both as
-    /// inputs: the planner's epoch then knows them closed, as the store's, and a later reset
-    /// or open does not start them again; writes to their files stay protected at once.
-    /// Empty, no bytes: the END plans no I/O. The user's END of such a window is taken as
-    /// after a timeout.
-    pub(super) fn restart_windows(
-        &self,
-        core: &mut Core,
-        closed: &BTreeSet<u64>,
-    ) -> Result<(), StoreError> {
+    /// reset, or a crash right after one) are started again. Those on record as closed
+    /// (`Window::timed_out`: the planner before a reset had closed them, a timeout) are
+    /// started and ended at once, both as inputs, and one whose START alone made it into
+    /// this epoch (a crash between the two) is ended: the planner's epoch then knows them
+    /// closed, as the store's, and writes to their files stay protected at once (review
+    /// s15r R15-1, s15r2 R15b-2). Empty, no bytes: the END plans no I/O. The user's END of
+    /// such a window is taken as after a timeout.
+    pub(super) fn restart_windows(&self, core: &mut Core) -> Result<(), StoreError> {
         let started: HashSet<u64> = core
             .state
             .inputs
@@ -5362,39 +5353,44 @@ impl Store {
                 }
             })
             .collect();
-        let windows: Vec<Window> = core
-            .state
-            .windows
-            .values()
-            .filter(|w| !started.contains(&w.window))
-            .cloned()
-            .collect();
+        let windows: Vec<Window> = core.state.windows.values().cloned().collect();
         for w in windows {
             let now_ns = Self::now_ns(core);
-            let plans = core
-                .strategy
-                .on_hint(
-                    &Hint::StartDelayed {
+            if !started.contains(&w.window) {
+                let plans = core
+                    .strategy
+                    .on_hint(
+                        &Hint::StartDelayed {
+                            window: w.window,
+                            file: w.file,
+                        },
+                        now_ns,
+                    )
+                    .map_err(plan_err)?;
+                assert!(plans.is_empty(), "START_DELAYED plans no I/O");
+                self.journal(
+                    core,
+                    Rec::Input(Input::StartDelayed {
                         window: w.window,
                         file: w.file,
-                    },
-                    now_ns,
-                )
-                .map_err(plan_err)?;
-            assert!(plans.is_empty(), "START_DELAYED plans no I/O");
-            let closed_before = closed.contains(&w.window);
-            self.journal(
-                core,
-                Rec::Input(Input::StartDelayed {
-                    window: w.window,
-                    file: w.file,
-                    now_ns,
-                }),
-                // Closed: fsync'd with its END below (a crash between leaves it started
-                // fresh, as before session 15).
-                !closed_before,
-            )?;
-            if closed_before {
+                        now_ns,
+                    }),
+                    // Closed: fsync'd with its END below; a crash between leaves a START
+                    // the next open ends here.
+                    !w.timed_out,
+                )?;
+            }
+            // Only an empty one: a window an older binary (which drops `timed_out` unseen)
+            // started fresh and wrote to before a crash keeps running, as it would there,
+            // until its END or timeout gives its bytes parity.
+            let empty = || {
+                !core
+                    .strategy
+                    .unprotected()
+                    .iter()
+                    .any(|u| u.window == w.window)
+            };
+            if w.timed_out && core.strategy.window_open(w.window) && empty() {
                 let plans = core
                     .strategy
                     .on_hint(&Hint::EndDelayed { window: w.window }, now_ns)

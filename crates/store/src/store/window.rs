@@ -64,6 +64,7 @@ impl Store {
                 file,
                 name: name.to_string(),
                 started_unix_ns: unix_now_ns(),
+                timed_out: false,
             };
             // The user's record first, the planner's input second (durable together): a
             // crash between them leaves a window the state lists and the planner lacks, which
@@ -111,6 +112,47 @@ impl Store {
             self.poisoned
                 .store(true, std::sync::atomic::Ordering::SeqCst)
         })
+    }
+
+    /// Before a settle's planner reset: journal every window the state lists that the
+    /// planner started in this epoch and has closed (its timeout fired, or a restart
+    /// started it closed), not yet on record so, again with `Window::timed_out` set. The
+    /// reset drops the inputs that told the planner; with this on record first, every
+    /// restart after it (the settle's own, an open's after a crash anywhere in between)
+    /// starts the window closed (review s15r2 R15b-2: a kill between the reset and the
+    /// re-ended window started it fresh: writes to its file went unprotected again, for a
+    /// new timeout). Unsynced: the reset after them rides on the same fsync, and a journal
+    /// keeps a prefix. A window the planner never heard of in this epoch (a crash between
+    /// START's two records) is left to start as the restart finds it. Bounded by the
+    /// windows listed.
+    pub(super) fn record_closed_windows(&self, core: &mut Core) -> Result<(), StoreError> {
+        let started: BTreeSet<u64> = core
+            .state
+            .inputs
+            .iter()
+            .filter_map(|i| match *i {
+                Input::StartDelayed { window, .. } => Some(window),
+                _ => None,
+            })
+            .collect();
+        let closed: Vec<(String, Window)> = core
+            .state
+            .windows
+            .iter()
+            .filter(|(_, w)| !w.timed_out && started.contains(&w.window))
+            .filter(|(_, w)| !core.strategy.window_open(w.window))
+            .map(|(token, w)| {
+                let window = Window {
+                    timed_out: true,
+                    ..w.clone()
+                };
+                (token.clone(), window)
+            })
+            .collect();
+        for (token, window) in closed {
+            self.journal(core, Rec::WindowStart { token, window }, false)?;
+        }
+        Ok(())
     }
 
     /// End every window the planner holds open and the state does not list, returning the

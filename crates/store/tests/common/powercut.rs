@@ -109,8 +109,9 @@ impl PowerCut {
         self.armed.store(false, Ordering::SeqCst);
     }
 
-    /// No more images, none taken of the store as it is now: for an operation that ends
-    /// with a checkpoint (its state file and emptied journal are not modelled).
+    /// No more images, none of the store as it is now: for an operation that ends in a
+    /// checkpoint (a settle: `flush`), whose state file and truncated journal are not
+    /// modelled. The images before cover every mutating call before it.
     pub fn disarm(&self) {
         let _io = self.io.lock();
         self.armed.store(false, Ordering::SeqCst);
