@@ -4752,3 +4752,52 @@ mod reads_only_message_tests {
         assert!(msg.contains("store fail"), "{msg}");
     }
 }
+
+#[cfg(test)]
+mod write_in_flight_tests {
+    use super::*;
+
+    fn write_at(offset_bytes: u64, len_bytes: u64) -> WriteInFlight {
+        WriteInFlight {
+            file: 7,
+            offset_bytes,
+            len_bytes,
+            lost_since: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_end_clears_only_what_no_loss_recorded_meanwhile_named() {
+        let mut w = write_at(1000, 9000);
+        assert_eq!(
+            w.not_lost_since(),
+            vec![(1000, 10_000)],
+            "no loss: all of it"
+        );
+        w.note_lost(8, 0, 100_000); // another file
+        w.note_lost(7, 0, 500); // before the write
+        w.note_lost(7, 500, 1500); // 500..2000: clipped to 1000..2000
+        w.note_lost(7, 4000, 1000);
+        w.note_lost(7, 4500, 1000); // merged: 4000..5500
+        w.note_lost(7, 9999, 10); // clipped at the write's end
+        assert_eq!(
+            w.lost_since,
+            vec![(1000, 2000), (4000, 5500), (9999, 10_000)]
+        );
+        assert_eq!(w.not_lost_since(), vec![(2000, 4000), (5500, 9999)]);
+    }
+
+    #[test]
+    fn past_the_bound_the_whole_write_counts_as_lost_since() {
+        let mut w = write_at(0, 1 << 20);
+        for i in 0..=WRITE_LOST_SINCE_RANGES_MAX as u64 {
+            w.note_lost(7, i * 100, 10);
+        }
+        assert_eq!(
+            w.lost_since,
+            vec![(0, 1 << 20)],
+            "named lost, never cleared"
+        );
+        assert!(w.not_lost_since().is_empty());
+    }
+}
