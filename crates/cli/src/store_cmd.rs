@@ -713,6 +713,11 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         out!("{what}: OSS {}: {problem}", o.index);
                     }
                 }
+                for o in &status.oss {
+                    if let Some(warning) = &o.epoch_not_told {
+                        out!("EPOCH NOT TOLD: OSS {}: {warning}", o.index);
+                    }
+                }
                 if let Some(warning) = &status.journal_tail_cut {
                     out!("JOURNAL TAIL CUT: {warning}");
                 }

@@ -231,7 +231,9 @@ pub trait Backend: Send + Sync {
     }
     /// The store recorded a higher generation for this OSS than it answers with (see
     /// `generation`): from now on it is unavailable, with `why` as its `problem`, until a
-    /// rebuild recreates it. Backends without generations never get this call.
+    /// rebuild recreates it. Backends without generations never get this call. Also called
+    /// for an OSS past the epoch lineage that nothing proves this store's (session 16): a
+    /// backend that stays healthy after it is refused at open instead.
     fn set_rolled_back(&self, _why: String) {}
     /// The metadata epoch this OSS was last told (see [`MetadataEpoch`]), if it keeps one.
     /// `None`: the backend keeps none, or was never told one (an OSS of a store from before

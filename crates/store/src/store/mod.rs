@@ -40,6 +40,7 @@
 //! it rewrote as in flight. Open recovers when an unacknowledged plan is left *or* a settle
 //! began and did not end (a killed flush leaves no unacknowledged plan, only its torn blocks).
 
+mod beyond_lineage;
 #[cfg(test)]
 mod core_held;
 mod cut_deletions;
@@ -58,6 +59,7 @@ mod stale_cache;
 mod state_version;
 mod window;
 
+use beyond_lineage::OssEpochsChecked;
 use exec::ElementRead;
 use exec::UNREADABLE_CACHE;
 use read::ReadEnd;
@@ -242,6 +244,11 @@ pub struct OssStatus {
     /// takes it back, `rebuild` replaces it. Not healthy and not on record (`problem`
     /// says why, e.g. a stale generation): only `rebuild` helps, `online` refuses it.
     pub failed_on_record: bool,
+    /// In service but not told the store's latest metadata epoch (its epoch file refuses
+    /// writes, or it was away at the last writing command): what that risks and what to do
+    /// (`Store::epoch_not_told_warning`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epoch_not_told: Option<String>,
 }
 
 /// An open delayed window in `status`.
@@ -1494,7 +1501,8 @@ impl Store {
         let journal_path = dir.join(JOURNAL_FILE);
         if !journal_path.exists() {
             // Before `Journal::open` creates it empty: a refusal then changes nothing.
-            Store::refuse_older_metadata(dir, &backends, &state, None)?;
+            let checked = Store::refuse_older_metadata(dir, &backends, &state, None)?;
+            Store::take_beyond_lineage_out(dir, (&backends, &state), &checked, &layout)?;
             if let Some(ReadsOnly { cause, .. }) = &metadata_read_only {
                 return Err(StoreError::Metadata(format!(
                     "{}: the store's journal {} is missing, and its metadata directory refuses writes ({cause}), so the empty journal an open starts cannot be created; nothing was read or changed. Make the metadata writable for this user (remount a read-only file system read-write, for example `mount -o remount,rw` of it; or fix the permissions or clear an append-only or immutable attribute of the files named, `lsattr`, `chattr -a -i`) and retry: the open checks the state against the OSS directories first. (If the journal was deleted, acknowledged writes since the last checkpoint may be gone: the open then refuses, saying so)",
@@ -1519,9 +1527,11 @@ impl Store {
         }
         state.ops.resize(n, OssOps::default());
         let cut_tail = journal.tail_bytes().map(|b| (b, journal.next_seq()));
-        let recovered = Store::refuse_older_metadata(dir, &backends, &state, cut_tail)?;
+        let checked = Store::refuse_older_metadata(dir, &backends, &state, cut_tail)?;
+        // Before anything is written (the mend below): a refusal changes nothing.
+        Store::take_beyond_lineage_out(dir, (&backends, &state), &checked, &layout)?;
         let mut bump_mended = None;
-        if let Some((seq, rec)) = recovered {
+        if let Some((seq, rec)) = checked.recovered {
             // The cut tail was this epoch's bump record, damaged after its fsync (the OSSs
             // were told it only then): its effect, which the OSS vouches for, is applied as
             // if it had been read, so the next bump goes past the epoch that OSS holds.
@@ -2435,16 +2445,18 @@ impl Store {
     /// epoch it holds, damaged (see `cut_tail_is_bump`): returned, `(seq, record)`, for the
     /// caller to apply. Why: the bump is fsync'd before any OSS is told, so a power cut never
     /// tears it once an OSS holds it, but damage to the journal's last record after its
-    /// fsync (review s9r R9-3) cut it, and every later open was refused as "behind".
+    /// fsync (review s9r R9-3) cut it, and every later open was refused as "behind". An
+    /// OSS past the epoch lineage that nothing proves this store's is returned too, for the
+    /// caller to take out of service (`take_beyond_lineage_out`).
     fn refuse_older_metadata(
         dir: &Path,
         backends: &[Box<dyn Backend>],
         state: &State,
         cut_tail: Option<(&[u8], u64)>,
-    ) -> Result<Option<(u64, Rec)>, StoreError> {
+    ) -> Result<OssEpochsChecked, StoreError> {
         let on_record = state.metadata_epoch();
         let recorded_number = on_record.map_or(0, |e| e.number);
-        let mut recovered: Option<(u64, Rec)> = None;
+        let mut checked = OssEpochsChecked::default();
         for (i, b) in backends.iter().enumerate() {
             let told = match b.metadata_epoch() {
                 Ok(Some(told)) => told,
@@ -2464,7 +2476,7 @@ impl Store {
                 if let Some(rec) = cut_tail.and_then(|(bytes, seq)| {
                     Store::cut_tail_is_bump(bytes, seq, told).map(|rec| (seq, rec))
                 }) {
-                    recovered = Some(rec);
+                    checked.recovered = Some(rec);
                     continue;
                 }
             }
@@ -2492,15 +2504,14 @@ impl Store {
                     Store::another_line_problem(i, &b.location(), told, ours, recorded_number),
                 )));
             }
+            // Not provably this store's, but no proof of another copy either: the caller
+            // takes it out of service (`take_beyond_lineage_out`), not the whole store.
             if !state.failed_oss.contains(&i)
                 && Store::epoch_beyond_lineage(state, told)
                 && state.oss_left_at(i) != Some(told)
             {
-                return Err(StoreError::Metadata(format!(
-                    "{}: {} Nothing was changed. Move OSS {i}'s directory aside: the store then opens without it, degraded; then `exaraid store fail {0} --oss {i}` and `exaraid store rebuild {0} --oss {i}` rebuild it from the other OSSs",
-                    dir.display(),
-                    Store::beyond_lineage_problem(i, &b.location(), told, recorded_number),
-                )));
+                checked.beyond_lineage.push((i, told));
+                continue;
             }
             if told.number == recorded_number && Some(told) != on_record {
                 return Err(StoreError::Metadata(format!(
@@ -2514,7 +2525,7 @@ impl Store {
                 )));
             }
         }
-        Ok(recovered)
+        Ok(checked)
     }
 
     /// This store's token for epoch `told.number` if `told` is not it: an OSS told `told` was
@@ -4507,6 +4518,7 @@ impl Store {
                     problem,
                     missing,
                     failed_on_record: on_record,
+                    epoch_not_told: self.epoch_not_told_warning(&core, index),
                 }
             })
             .collect();

@@ -233,14 +233,37 @@ fn bumps(dir: &Path, n: u64) {
     drop(store);
 }
 
-/// An OSS left behind by the whole lineage (`EPOCH_LINEAGE_LEN` epochs) or more: the
-/// state no longer keeps the token of the epoch it holds, so nothing can tell this store's
-/// own OSS left behind from another copy's. Refused, saying so and what to do, never
-/// taken as current (one epoch less far behind, still in the lineage, opens). The advice
-/// works: moved aside the store opens; failed, put back, `online` refuses it alike; a
-/// rebuild in place empties it and the store opens with it.
+/// Every element OSS `oss` holds, its bytes changed (checksums valid): a directory that is
+/// not this store's own OSS (another copy's, which went on) holds other bytes at the same
+/// places, which only decoding around it gets right.
+fn other_bytes_on(dir: &Path, oss: usize) {
+    let b = backend_of(dir, oss);
+    let mut changed = 0;
+    for (object, zone, slots) in b.objects().unwrap() {
+        for slot in 0..slots {
+            let key = ElementKey { object, zone, slot };
+            let mut bytes = vec![0u8; 4096];
+            b.read(key, 0, &mut bytes).unwrap();
+            bytes.iter_mut().for_each(|x| *x ^= 0x5a);
+            b.write(key, 0, &bytes).unwrap();
+            changed += 1;
+        }
+    }
+    b.sync().unwrap();
+    assert!(changed > 0, "OSS {oss} holds elements of f");
+}
+
+/// An OSS left behind by the whole lineage (`EPOCH_LINEAGE_LEN` epochs) or more, not
+/// holding the epoch it was recorded left at: the state no longer keeps the token of the
+/// epoch it holds, so nothing can tell this store's own OSS left behind from another copy's.
+/// Since session 16 (review s15r R15-3, direction a) the store opens with it UNAVAILABLE,
+/// as a rolled-back OSS, instead of refusing every command (one epoch less far behind,
+/// still in the lineage, opens with it in service, as before). Its bytes are never read as
+/// current (here they are another copy's, different under valid checksums): reads and
+/// writes decode around it, scrub names it, `online` refuses it, and a rebuild in place
+/// empties it and the store opens with it.
 #[test]
-fn an_oss_behind_by_the_whole_lineage_is_refused_and_rebuilt() {
+fn an_oss_behind_by_the_whole_lineage_opens_unavailable_and_is_rebuilt() {
     use crate::state::EPOCH_LINEAGE_LEN;
     let tmp = fast_tempdir();
     let dir = tmp.path();
@@ -252,32 +275,61 @@ fn an_oss_behind_by_the_whole_lineage_is_refused_and_rebuilt() {
     std::fs::write(&left_behind, &told_then).unwrap();
     let store = Store::open(dir).unwrap_or_else(|e| panic!("refused within the lineage: {e}"));
     assert!(store.get("f").unwrap() == data);
+    assert!(store.backends[2].healthy(), "in service within the lineage");
     drop(store);
 
     bumps(dir, 1);
     std::fs::write(&left_behind, &told_then).unwrap();
-    let err = Store::open(dir).err().map(|e| e.to_string());
-    let refused = |err: &Option<String>| {
-        err.as_deref().is_some_and(|e| {
-            e.contains("OSS 2")
-                && e.contains("epochs behind")
-                && e.contains(&format!("latest {EPOCH_LINEAGE_LEN} epochs only"))
-                && e.contains("cannot prove")
-        })
+    other_bytes_on(dir, 2);
+    let unprovable = |e: &str| {
+        e.contains("OSS 2")
+            && e.contains("epochs behind")
+            && e.contains(&format!("latest {EPOCH_LINEAGE_LEN} epochs only"))
+            && e.contains("cannot prove")
     };
-    assert!(refused(&err), "{err:?}");
-    assert!(err.unwrap().contains("Move OSS 2's directory aside"));
-
-    let aside = dir.join("oss-2.aside");
-    std::fs::rename(dir.join("oss-2"), &aside).unwrap();
-    let store = Store::open(dir).unwrap_or_else(|e| panic!("refused without OSS 2: {e}"));
-    assert!(store.get("f").unwrap() == data);
-    store.fail_oss(2).unwrap();
-    store.close().unwrap();
-    std::fs::rename(&aside, dir.join("oss-2")).unwrap();
-    let mut store = Store::open(dir).unwrap_or_else(|e| panic!("refused, failed: {e}"));
+    let mut store = Store::open(dir).unwrap_or_else(|e| panic!("refused past the lineage: {e}"));
+    let status = store.status().unwrap();
+    let o = &status.oss[2];
+    assert!(!o.healthy && !o.failed_on_record && !o.missing, "{o:?}");
+    let problem = o.problem.clone().unwrap_or_default();
+    assert!(
+        unprovable(&problem)
+            && problem.contains("UNAVAILABLE")
+            && problem.contains(&format!("exaraid store rebuild {} --oss 2", dir.display())),
+        "status names it, why and what to do: {problem}"
+    );
+    assert!(store.get("f").unwrap() == data, "decoded around OSS 2");
+    let report = store.scrub(true).unwrap();
+    assert!(
+        report
+            .oss_problems
+            .iter()
+            .any(|(i, p)| *i == 2 && unprovable(p))
+            && report.corrupt_elements.is_empty()
+            && report.parity_mismatches.is_empty(),
+        "{report:?}"
+    );
     let err = store.online_oss(2).err().map(|e| e.to_string());
-    assert!(refused(&err), "{err:?}");
+    assert!(
+        err.as_deref().is_some_and(|e| e.contains("UNAVAILABLE")),
+        "{err:?}"
+    );
+    let mut written = data.clone();
+    written[5000..5100].fill(0xab);
+    store.write("f", 5000, &[0xab; 100]).unwrap();
+    assert!(
+        store.failed_osses() == vec![2],
+        "the write recorded it failed (as the problem says)"
+    );
+    assert!(store.get("f").unwrap() == written);
+    drop(store); // a crash: no close
+
+    // Reopened: failed on record now, and `online` still does not take it as current.
+    let mut store = Store::open(dir).unwrap_or_else(|e| panic!("refused after a crash: {e}"));
+    assert!(store.failed_osses() == vec![2]);
+    assert!(store.get("f").unwrap() == written);
+    let err = store.online_oss(2).err().map(|e| e.to_string());
+    assert!(err.as_deref().is_some_and(unprovable), "{err:?}");
     store.rebuild(2, None).unwrap();
     assert!(
         std::fs::read(&left_behind).ok() != Some(told_then.clone()),
@@ -285,8 +337,71 @@ fn an_oss_behind_by_the_whole_lineage_is_refused_and_rebuilt() {
     );
     drop(store); // a crash: no close
     let store = Store::open(dir).unwrap_or_else(|e| panic!("refused, rebuilt: {e}"));
+    assert!(store.failed_osses().is_empty() && store.backends[2].healthy());
+    assert!(store.get("f").unwrap() == written);
+    let report = store.scrub(false).unwrap();
+    assert!(
+        report.corrupt_elements.is_empty() && report.parity_mismatches.is_empty(),
+        "{report:?}"
+    );
+    store.close().unwrap();
+}
+
+/// Review s15r R15-3d: OSS 1 failed on record (a dead disk awaiting its replacement, raid5
+/// tolerating one), OSS 2 back past the lineage and not provably this store's. Out of
+/// service it would leave two OSSs out and nothing readable that needs both, and no
+/// command could help (`fail` refused past the tolerance, OSS 1 not rebuildable without
+/// it): the open is refused, nothing changed, naming OSS 2 and the ways out. The first way
+/// (this store's own OSS only away: remove its epoch file) works: every byte reads right,
+/// and OSS 1 is rebuilt.
+#[test]
+fn an_oss_past_the_lineage_beyond_the_tolerance_refuses_the_open_naming_the_way_out() {
+    use crate::state::EPOCH_LINEAGE_LEN;
+    let tmp = fast_tempdir();
+    let dir = tmp.path();
+    let (store, data) = init(dir);
+    store.fail_oss(1).unwrap();
+    store.close().unwrap();
+    let left_behind = epoch_file(dir, 2);
+    let told_then = std::fs::read(&left_behind).unwrap();
+    bumps(dir, EPOCH_LINEAGE_LEN);
+    std::fs::write(&left_behind, &told_then).unwrap();
+    let metadata = |dir: &Path| {
+        (
+            journal_of(dir),
+            std::fs::read(dir.join(STATE_FILE)).unwrap(),
+        )
+    };
+    let before = metadata(dir);
+
+    let err = Store::open(dir).err().map(|e| e.to_string());
+    let e = err.as_deref().unwrap_or_default();
+    assert!(
+        e.contains("OSS 2")
+            && e.contains("cannot prove")
+            && e.contains("Nothing was changed")
+            && e.contains("OSS 1 failed on record")
+            && e.contains("tolerates 1")
+            && e.contains(&format!("remove {}", left_behind.display()))
+            && e.contains(&format!("exaraid store rebuild {} --oss 1", dir.display())),
+        "{err:?}"
+    );
+    assert!(metadata(dir) == before, "a refused open changes nothing");
+
+    std::fs::remove_file(&left_behind).unwrap();
+    let mut store = Store::open(dir).unwrap_or_else(|e| panic!("refused, epoch file removed: {e}"));
+    assert!(store.backends[2].healthy());
+    assert!(store.get("f").unwrap() == data);
+    store.rebuild(1, None).unwrap();
+    store.close().unwrap();
+    let store = Store::open(dir).unwrap();
     assert!(store.failed_osses().is_empty());
     assert!(store.get("f").unwrap() == data);
+    assert_eq!(
+        backend_of(dir, 2).metadata_epoch().unwrap(),
+        store.core.lock().state.metadata_epoch(),
+        "told again"
+    );
     store.close().unwrap();
 }
 
@@ -320,8 +435,9 @@ fn backend_of(dir: &Path, oss: usize) -> DirBackend {
 /// recorded failed), comes back. It is this store's own OSS left behind, current for every
 /// byte it holds: the store opens with it (it was refused, and the store with it, until a
 /// full rebuild), every byte reads right, and the next session tells it the current epoch.
-/// Another copy's directory holding that epoch's number with another token is still
-/// refused: the store recorded which epoch it was left at, token and all.
+/// Another copy's directory holding that epoch's number with another token is still not
+/// taken as current (out of service): the store recorded which epoch it was left at, token
+/// and all.
 #[test]
 fn an_oss_away_while_the_lineage_went_by_is_taken_back_as_this_stores_own() {
     use crate::state::EPOCH_LINEAGE_LEN;
@@ -348,12 +464,17 @@ fn an_oss_away_while_the_lineage_went_by_is_taken_back_as_this_stores_own() {
     backend_of(dir, 2)
         .set_metadata_epoch(forged, None, true)
         .unwrap();
-    let err = Store::open(dir).err().map(|e| e.to_string());
+    // Not taken as current (since session 16 out of service, not the whole store refused).
+    let store = Store::open(dir).unwrap_or_else(|e| panic!("refused: {e}"));
+    let problem = store.status().unwrap().oss[2].problem.clone();
     assert!(
-        err.as_deref()
+        problem
+            .as_deref()
             .is_some_and(|e| e.contains("OSS 2") && e.contains("cannot prove")),
-        "another token at the epoch OSS 2 was left at: {err:?}"
+        "another token at the epoch OSS 2 was left at: {problem:?}"
     );
+    assert!(store.get("f").unwrap() == data, "decoded without OSS 2");
+    store.close().unwrap();
     std::fs::write(epoch_file(dir, 2), &told_then).unwrap();
 
     let store = Store::open(dir).unwrap_or_else(|e| panic!("its own OSS 2 refused: {e}"));
@@ -399,5 +520,46 @@ fn an_oss_away_twice_is_recognised_the_second_time() {
     let store = Store::open(dir).unwrap_or_else(|e| panic!("its own OSS 1 refused: {e}"));
     assert!(store.failed_osses().is_empty());
     assert!(store.get("f").unwrap() == data);
+    store.close().unwrap();
+}
+
+/// Review s15r R15-3b: an OSS in service that was not told the store's latest epochs (its
+/// epoch file refused the writes; here: put back as it was after each) is named by
+/// `status`, with what it risks and what to do, from the first epoch it missed; told again
+/// (the file writable), the warning goes.
+#[test]
+fn status_warns_of_an_oss_in_service_not_told_the_latest_epoch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (store, _) = init(dir);
+    let status = store.status().unwrap();
+    assert!(
+        status.oss.iter().all(|o| o.epoch_not_told.is_none()),
+        "every OSS holds the latest epoch: {status:?}"
+    );
+    store.close().unwrap();
+    let told_then = std::fs::read(epoch_file(dir, 2)).unwrap();
+    sessions(dir, 1);
+    std::fs::write(epoch_file(dir, 2), &told_then).unwrap();
+
+    let store = Store::open(dir).unwrap();
+    let status = store.status().unwrap();
+    let warning = status.oss[2].epoch_not_told.clone().unwrap_or_default();
+    assert!(
+        warning.contains("epochs behind")
+            && warning.contains("not told")
+            && warning.contains(&format!("{} refuses writes", epoch_file(dir, 2).display()))
+            && warning.contains("make it writable"),
+        "{warning:?}"
+    );
+    assert!(status.oss[2].healthy && status.oss[2].problem.is_none());
+    assert!(status.oss[..2].iter().all(|o| o.epoch_not_told.is_none()));
+    store.put("g", &[1u8; 100]).unwrap();
+    store.close().unwrap();
+    let store = Store::open(dir).unwrap();
+    assert!(
+        store.status().unwrap().oss[2].epoch_not_told.is_none(),
+        "told again"
+    );
     store.close().unwrap();
 }
