@@ -141,13 +141,22 @@ fn one_label_disagreeing_on_settings_is_that_label_damaged_all_of_them_blame_the
 #[test]
 fn a_label_naming_another_index_still_refuses_the_store() {
     let tmp = fast_tempdir("s16h-label-index");
-    let (dir, _f) = store_with_f(tmp.path());
+    let (dir, f) = store_with_f(tmp.path());
     edit(&label_of(&dir, 1), "\"index\": 1", "\"index\": 3");
     let err = fails(&["store", "get", s(&dir), "f"], b"");
     assert!(
-        err.contains("check the order of the OSS directories"),
-        "misordered directories are refused as before: {err}"
+        err.contains("check the order of the OSS directories") && err.contains("move it aside"),
+        "misordered directories are refused as before, with the way out for a damaged label: {err}"
     );
+    // The way out the message gives: the label moved aside, the OSS is missing and decoded
+    // around, then `fail` and `rebuild` restore it.
+    let label = label_of(&dir, 1);
+    std::fs::rename(&label, label.with_extension("damaged")).unwrap();
+    assert_eq!(ok(&["store", "get", s(&dir), "f"], b""), f);
+    ok(&["store", "fail", s(&dir), "--oss", "1"], b"");
+    ok(&["store", "rebuild", s(&dir), "--oss", "1"], b"");
+    assert_eq!(ok(&["store", "get", s(&dir), "f"], b""), f);
+    scrub_clean(&dir);
 }
 
 /// A directory where OSS 1's file `name` was (its read fails EISDIR, as EIO under a bad
