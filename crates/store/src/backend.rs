@@ -991,6 +991,12 @@ pub struct DirBackend {
     /// zone file from an unwritten one, so it is unavailable (never read as if its record
     /// were whole: that would read acknowledged bytes as zeros) until a rebuild recreates it.
     damage: Option<String>,
+    /// Set at open when the label (parsed, this store's) disagrees with the superblock on
+    /// settings or block crc seed: the refusal to give if the superblock is the one wrong
+    /// (`Store::open` decides; see [`DirBackend::settings_disagreement`]).
+    settings_disagreement: Option<String>,
+    /// Set at open when the label was read, parsed and matched the superblock in full.
+    label_agrees: bool,
     /// The OSS's generation as durable on its files (see [`EXTENTS_LOG_FILE`]): set at open,
     /// raised by `persist_extents` after its fdatasync, never before.
     generation: AtomicU64,
@@ -1111,6 +1117,8 @@ impl DirBackend {
                 log_room_end_bytes: 0,
             }),
             damage: None,
+            settings_disagreement: None,
+            label_agrees: false,
             generation: AtomicU64::new(0),
             rolled_back: std::sync::OnceLock::new(),
             sync_lock: Mutex::new(()),
@@ -1126,42 +1134,62 @@ impl DirBackend {
         );
         assert_eq!(expect.element_bytes % CHECKSUM_BLOCK_BYTES, 0);
         let label_path = dir.join(LABEL_FILE);
+        // Why an unreadable or unparseable label is this OSS's damage, not the store's error
+        // (review s16r R16-1, R16-4): it is one small file on one disk (a bad sector, a
+        // flipped bit: the label has no checksum), and refusing the open would refuse the
+        // very `status`, `fail` and `rebuild` that replace the disk. The OSS is decoded around;
+        // nothing on it is read. A missing one (an unmounted disk) is "failed", as before.
+        let label_damage = |what: String| {
+            format!(
+                "its label {} {what}, so the OSS is unavailable (its elements are rebuilt from parity) until it is rebuilt (`exaraid store fail` then `exaraid store rebuild` of this OSS, or `rebuild --to` a new directory) or the file is restored",
+                label_path.display()
+            )
+        };
         let text = match std::fs::read(&label_path) {
             Ok(t) => t,
-            Err(_) => {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 backend.failed.store(true, Ordering::SeqCst);
                 return Ok(backend);
             }
+            Err(e) => {
+                backend.damage = Some(label_damage(format!("cannot be read ({e})")));
+                return Ok(backend);
+            }
         };
-        let label: OssLabel =
-            serde_json::from_slice(&text).map_err(|e| BackendError::BadRequest {
-                oss: oss.clone(),
-                why: format!(
-                    "its label {} is unreadable ({e}); the directory is not an exaraid OSS",
-                    label_path.display()
-                ),
-            })?;
+        let label: OssLabel = match serde_json::from_slice(&text) {
+            Ok(label) => label,
+            Err(e) => {
+                backend.damage = Some(label_damage(format!("does not parse ({e})")));
+                return Ok(backend);
+            }
+        };
+        // A settings or seed disagreement is this label's damage when the other labels agree
+        // with the superblock, and the superblock's when they do not: `Store::open` decides
+        // (see `settings_disagreement`), so both are kept here.
         if let (Some(found), Some(expected)) = (&label.settings, &expect.settings) {
             if found != expected && label.store_id == expect.store_id {
-                return Err(BackendError::BadRequest {
-                    oss,
-                    why: format!(
-                        "the superblock says {expected} but this OSS's label (written at init) says {found}: the superblock was edited or replaced; restore it from a backup; nothing was changed"
-                    ),
-                });
+                backend.damage = Some(label_damage(format!(
+                    "says {found} but the superblock (and the other OSSs' labels) say {expected}"
+                )));
+                backend.settings_disagreement = Some(format!(
+                    "the superblock says {expected} but this OSS's label (written at init) says {found}: the superblock was edited or replaced; restore it from a backup; nothing was changed"
+                ));
+                return Ok(backend);
             }
         }
         // A superblock edited between the two seeds (its header version with it) would make
         // every block fail its crc, and scrub --repair or recovery take them for rot
         // (merge review of session 12, with R12-6): the label, written at init, says which.
         if label.store_id == expect.store_id && label.block_crc_seed != expect.block_crc_seed {
-            return Err(BackendError::BadRequest {
-                oss,
-                why: format!(
-                    "the superblock says block crc seed {:?} but this OSS's label (written at init) says {:?}: the superblock was edited or replaced; restore it from a backup; nothing was changed",
-                    expect.block_crc_seed, label.block_crc_seed
-                ),
-            });
+            backend.damage = Some(label_damage(format!(
+                "says block crc seed {:?} but the superblock (and the other OSSs' labels) say {:?}",
+                label.block_crc_seed, expect.block_crc_seed
+            )));
+            backend.settings_disagreement = Some(format!(
+                "the superblock says block crc seed {:?} but this OSS's label (written at init) says {:?}: the superblock was edited or replaced; restore it from a backup; nothing was changed",
+                expect.block_crc_seed, label.block_crc_seed
+            ));
+            return Ok(backend);
         }
         if (&label.store_id, label.index, label.element_bytes)
             != (&expect.store_id, expect.index, expect.element_bytes)
@@ -1169,11 +1197,12 @@ impl DirBackend {
             return Err(BackendError::BadRequest {
                 oss,
                 why: format!(
-                    "its label says store {} OSS #{} ({} byte elements) but the superblock expects store {} OSS #{} ({} byte elements); check the order of the OSS directories",
+                    "its label says store {} OSS #{} ({} byte elements) but the superblock expects store {} OSS #{} ({} byte elements); check the order of the OSS directories (if they are in order, this label was damaged: move it aside, the store then opens with this OSS missing and decodes around it, then `fail` and `rebuild` it)",
                     label.store_id, label.index, label.element_bytes, expect.store_id, expect.index, expect.element_bytes
                 ),
             });
         }
+        backend.label_agrees = true;
         let mut used = 0u64;
         let objects_path = dir.join("objects");
         let objects_missing = match std::fs::read_dir(&objects_path) {
@@ -1209,7 +1238,12 @@ impl DirBackend {
                 "its extents record {} is missing",
                 extents_path.display()
             )),
-            Err(e) => return Err(backend.map_io(e)),
+            // Any other read error (EIO under a bad sector, EISDIR) is this OSS's damage too,
+            // never the store's error (review s16r R16-3): the record cannot be trusted.
+            Err(e) => Some(format!(
+                "its extents record {} cannot be read ({e})",
+                extents_path.display()
+            )),
         };
         if damage.is_none() && objects_missing {
             // `create` makes it before the label. Why damage, not "unavailable now": a write
@@ -1231,6 +1265,20 @@ impl DirBackend {
         Ok(backend)
     }
 
+    /// The refusal to give, blaming the superblock, if this OSS's label disagrees with it on
+    /// settings or block crc seed (the OSS is then damaged: see `open`). Why not refused
+    /// here: one label that disagrees while the others agree is that label's damage (one
+    /// rotten file on one disk, review s16r R16-1), while labels that all disagree mean the
+    /// superblock was edited or replaced (R12-6); only the store sees every label.
+    pub fn settings_disagreement(&self) -> Option<&str> {
+        self.settings_disagreement.as_deref()
+    }
+
+    /// Did the label read, parse and match the superblock in full at open?
+    pub fn label_agrees(&self) -> bool {
+        self.label_agrees
+    }
+
     /// Apply the extents log over the snapshot. A crash cuts at most the last append (never
     /// acknowledged: appends are fdatasync'd before `sync` returns), so a record that does not
     /// check out is a torn tail, cut off here, only if no intact record follows it; otherwise
@@ -1246,7 +1294,13 @@ impl DirBackend {
                     path.display()
                 )))
             }
-            Err(e) => return Err(self.map_io(e)),
+            // As for the snapshot (review s16r R16-3): damage, not the store's error.
+            Err(e) => {
+                return Ok(Some(format!(
+                    "its extents log {} cannot be read ({e})",
+                    path.display()
+                )))
+            }
         };
         let mut extents = self.extents.lock();
         let records: Vec<&[u8]> = bytes.chunks(EXTENTS_RECORD_BYTES).collect();

@@ -1476,14 +1476,13 @@ impl Store {
             }
             backends = supplied;
         } else {
+            let mut opened: Vec<DirBackend> = Vec::with_capacity(n);
             for (index, d) in sb.oss_dirs.iter().enumerate() {
                 let label = sb.oss_label(index);
-                backends.push(Box::new(DirBackend::open(
-                    d,
-                    &label,
-                    sb.oss_capacity_bytes,
-                )?));
+                opened.push(DirBackend::open(d, &label, sb.oss_capacity_bytes)?);
             }
+            Store::refuse_superblock_against_labels(&opened)?;
+            backends.extend(opened.into_iter().map(|b| Box::new(b) as Box<dyn Backend>));
             Store::refuse_shared_oss_dirs(dir, &sb)?;
         }
         let (mut state, mut state_file_version): (State, u32) =
@@ -2431,6 +2430,35 @@ impl Store {
                         .is_ok()
             })
             .collect()
+    }
+
+    /// Refuse the open when the OSS labels that disagree with the superblock on settings or
+    /// block crc seed are not outnumbered by labels that agree in full: then the superblock
+    /// is the likely one edited or replaced (R12-6), and reading with it could read wrong
+    /// bytes. Otherwise each disagreeing label is that OSS's damage (review s16r R16-1: one
+    /// rotten label on one disk), already set by `DirBackend::open`: the OSS is decoded
+    /// around and `status` names the label file.
+    fn refuse_superblock_against_labels(opened: &[DirBackend]) -> Result<(), StoreError> {
+        let disagreeing: Vec<&DirBackend> = opened
+            .iter()
+            .filter(|b| b.settings_disagreement().is_some())
+            .collect();
+        let agreeing = opened.iter().filter(|b| b.label_agrees()).count();
+        assert!(agreeing + disagreeing.len() <= opened.len());
+        match disagreeing.first() {
+            Some(first) if agreeing <= disagreeing.len() => Err(StoreError::Backend(
+                crate::backend::BackendError::BadRequest {
+                    oss: first.location(),
+                    why: format!(
+                        "{} ({} of {} OSS labels disagree with the superblock, {agreeing} agree)",
+                        first.settings_disagreement().expect("filtered"),
+                        disagreeing.len(),
+                        opened.len()
+                    ),
+                },
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// At open, before anything reads or writes an OSS: refuse metadata (state and journal)

@@ -543,7 +543,13 @@ impl Store {
                 path.display()
             )));
         }
-        assert!(fresh.healthy());
+        if !fresh.healthy() {
+            // The label went between the check above and the open (an unmount): as missing.
+            return Err(StoreError::BadInput(format!(
+                "OSS {oss} directory {} holds no OSS label (missing or not mounted); nothing changed",
+                path.display()
+            )));
+        }
         // The open-time check (`refuse_rolled_back`) did not see this directory as it is
         // now (restored from an older copy while the OSS was failed, say).
         let recorded = self.core.lock().state.oss_generations.get(&oss).copied();

@@ -1,0 +1,222 @@
+//! Review s16r R16-1, R16-3, R16-4: ONE OSS's own metadata that cannot be read (EIO, EISDIR)
+//! or does not parse (a flipped bit in its label, which has no checksum) refused every
+//! command of the store, `status`, `fail` and `rebuild` of that OSS included, even with the
+//! OSS failed on record; `online` of it panicked. Specification:
+//! - an OSS whose label or extents record cannot be read or parsed is that OSS unavailable,
+//!   as when the file is missing: `get` decodes around it (exact bytes, nothing read from
+//!   it), `status` names the file, and `fail` + `rebuild` (in place, or `--to`) replace it;
+//! - a label disagreeing with the superblock on its settings while the other labels agree is
+//!   that label's damage (the advice names the label, not the superblock); every label
+//!   disagreeing still refuses the open, blaming the superblock (R12-6);
+//! - a parseable label naming another index (misordered directories) still refuses the open;
+//! - `online` of an OSS whose label does not read is refused, nothing changed (no panic).
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+
+const LABEL: &str = "exaraid-oss.json";
+
+fn label_of(dir: &Path, oss: usize) -> PathBuf {
+    dir.join(format!("oss-{oss}")).join(LABEL)
+}
+
+/// raid6 over 6 OSSs (two may be down) holding `f`.
+fn store_with_f(tmp: &Path) -> (PathBuf, Vec<u8>) {
+    let dir = tmp.join("s");
+    init_store(s(&dir), &["--oss", "6", "--code", "raid6"]);
+    let f = bytes(7, 50_000);
+    ok(&["store", "put", s(&dir), "f"], &f);
+    (dir, f)
+}
+
+/// Replace `from` with `to` in the file at `path`, once (a byte-level edit of a label).
+fn edit(path: &Path, from: &str, to: &str) {
+    assert_eq!(from.len(), to.len(), "an edit in place keeps the length");
+    let text = std::fs::read_to_string(path).unwrap();
+    assert_eq!(text.matches(from).count(), 1, "{from:?} once in {text}");
+    std::fs::write(path, text.replace(from, to)).unwrap();
+}
+
+fn said(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// `status` exits 0 and names `file` (the damaged metadata) for the OSS.
+fn status_names(dir: &Path, file: &Path) {
+    let out = exaraid(&["store", "status", s(dir)], b"");
+    let text = said(&out);
+    assert!(
+        out.status.success() && text.contains(s(file)),
+        "status opens and names {}: {text}",
+        file.display()
+    );
+}
+
+fn scrub_clean(dir: &Path) {
+    let out = exaraid(&["store", "scrub", s(dir)], b"");
+    assert!(out.status.success(), "scrub clean: {}", said(&out));
+}
+
+#[test]
+fn a_label_that_does_not_parse_is_that_oss_down_and_fail_rebuild_replace_it() {
+    let tmp = fast_tempdir("s16h-label-parse");
+    let (dir, f) = store_with_f(tmp.path());
+    let d = s(&dir);
+    // One bit of the quote opening the settings value: `"` (0x22) becomes `#` (0x23).
+    edit(&label_of(&dir, 1), "\"settings\": \"", "\"settings\": #");
+    assert_eq!(
+        ok(&["store", "get", d, "f"], b""),
+        f,
+        "decoded around OSS 1"
+    );
+    status_names(&dir, &label_of(&dir, 1));
+    let err = fails(&["store", "online", d, "--oss", "1"], b"");
+    assert!(
+        err.contains(LABEL),
+        "online refused naming the label: {err}"
+    );
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    ok(&["store", "rebuild", d, "--oss", "1"], b"");
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    scrub_clean(&dir);
+    let label = std::fs::read_to_string(label_of(&dir, 1)).unwrap();
+    assert!(
+        label.contains("\"settings\": \""),
+        "the rebuild wrote a whole label: {label}"
+    );
+}
+
+#[test]
+fn an_oss_failed_on_record_whose_label_rots_is_still_read_around_and_rebuilt_to_a_new_dir() {
+    let tmp = fast_tempdir("s16h-label-failed");
+    let (dir, f) = store_with_f(tmp.path());
+    let d = s(&dir);
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    edit(&label_of(&dir, 1), "\"store_id\"", "#store_id\"");
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    let new = tmp.path().join("newdisk");
+    ok(&["store", "rebuild", d, "--oss", "1", "--to", s(&new)], b"");
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    scrub_clean(&dir);
+}
+
+#[test]
+fn one_label_disagreeing_on_settings_is_that_label_damaged_all_of_them_blame_the_superblock() {
+    let tmp = fast_tempdir("s16h-label-settings");
+    let (dir, f) = store_with_f(tmp.path());
+    let d = s(&dir);
+    edit(&label_of(&dir, 1), "code raid6", "cnde raid6");
+    assert_eq!(
+        ok(&["store", "get", d, "f"], b""),
+        f,
+        "decoded around OSS 1"
+    );
+    status_names(&dir, &label_of(&dir, 1));
+    let out = exaraid(&["store", "status", d], b"");
+    assert!(
+        !said(&out).contains("restore it from a backup"),
+        "the superblock is not blamed: {}",
+        said(&out)
+    );
+    // The same disagreement on every label: the superblock is the odd one out.
+    for oss in 0..6 {
+        if oss != 1 {
+            edit(&label_of(&dir, oss), "code raid6", "cnde raid6");
+        }
+    }
+    let err = fails(&["store", "get", d, "f"], b"");
+    assert!(
+        err.contains("the superblock was edited or replaced"),
+        "all labels against the superblock: refused, blaming it: {err}"
+    );
+    // Put back: the store is whole again.
+    for oss in 0..6 {
+        edit(&label_of(&dir, oss), "cnde raid6", "code raid6");
+    }
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    scrub_clean(&dir);
+}
+
+#[test]
+fn a_label_naming_another_index_still_refuses_the_store() {
+    let tmp = fast_tempdir("s16h-label-index");
+    let (dir, f) = store_with_f(tmp.path());
+    edit(&label_of(&dir, 1), "\"index\": 1", "\"index\": 3");
+    let err = fails(&["store", "get", s(&dir), "f"], b"");
+    assert!(
+        err.contains("check the order of the OSS directories") && err.contains("move it aside"),
+        "misordered directories are refused as before, with the way out for a damaged label: {err}"
+    );
+    // The way out the message gives: the label moved aside, the OSS is missing and decoded
+    // around, then `fail` and `rebuild` restore it.
+    let label = label_of(&dir, 1);
+    std::fs::rename(&label, label.with_extension("damaged")).unwrap();
+    assert_eq!(ok(&["store", "get", s(&dir), "f"], b""), f);
+    ok(&["store", "fail", s(&dir), "--oss", "1"], b"");
+    ok(&["store", "rebuild", s(&dir), "--oss", "1"], b"");
+    assert_eq!(ok(&["store", "get", s(&dir), "f"], b""), f);
+    scrub_clean(&dir);
+}
+
+/// A directory where OSS 1's file `name` was (its read fails EISDIR, as EIO under a bad
+/// sector would): the OSS is down, read around, and replaced by `rebuild --to`.
+fn unreadable_extents_file_is_that_oss_down(name: &str) {
+    let tmp = fast_tempdir("s16h-extents");
+    let (dir, f) = store_with_f(tmp.path());
+    let d = s(&dir);
+    let path = dir.join("oss-1").join(name);
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir(&path).unwrap();
+    assert_eq!(
+        ok(&["store", "get", d, "f"], b""),
+        f,
+        "decoded around OSS 1"
+    );
+    status_names(&dir, &path);
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    let new = tmp.path().join("newdisk");
+    ok(&["store", "rebuild", d, "--oss", "1", "--to", s(&new)], b"");
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    scrub_clean(&dir);
+}
+
+#[test]
+fn an_extents_snapshot_that_cannot_be_read_is_that_oss_down() {
+    unreadable_extents_file_is_that_oss_down("exaraid-extents.json");
+}
+
+#[test]
+fn an_extents_log_that_cannot_be_read_is_that_oss_down() {
+    unreadable_extents_file_is_that_oss_down("exaraid-extents.log");
+}
+
+#[test]
+fn online_of_an_oss_whose_label_does_not_read_is_refused_not_a_panic() {
+    let tmp = fast_tempdir("s16h-online");
+    let (dir, f) = store_with_f(tmp.path());
+    let d = s(&dir);
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    let label = label_of(&dir, 1);
+    let kept = label.with_extension("kept");
+    std::fs::rename(&label, &kept).unwrap();
+    std::fs::create_dir(&label).unwrap();
+    let out = exaraid(&["store", "online", d, "--oss", "1"], b"");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "refused, no panic: {}",
+        said(&out)
+    );
+    assert!(
+        said(&out).contains(s(&label)),
+        "names the label: {}",
+        said(&out)
+    );
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    std::fs::remove_dir(&label).unwrap();
+    std::fs::rename(&kept, &label).unwrap();
+    ok(&["store", "online", d, "--oss", "1"], b"");
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    scrub_clean(&dir);
+}
