@@ -5,6 +5,8 @@
 //! it could not read and exits 2; `scrub --repair`, whose rewrite here still does not read
 //! back (the shim fails every read of the file), records the OSS failed and says to
 //! rebuild it; after the rebuild (the disk replaced: no shim) the store is clean and exact.
+//! A `get` that decodes around the error says so on stderr (it was silent); a `get` with
+//! the OSS unmounted stays as it was (no such warning: `status` and `scrub` say it).
 
 mod common;
 
@@ -40,7 +42,10 @@ fn scrub_finds_and_repair_fails_the_oss(code: &str, oss: &str, write_path: &str)
     };
     let dir = tmp.path().join("s");
     let d = s(&dir);
-    init_store(d, &["--oss", oss, "--code", code, "--write-path", write_path]);
+    init_store(
+        d,
+        &["--oss", oss, "--code", code, "--write-path", write_path],
+    );
     let f = bytes(5, 50_000);
     ok(&["store", "put", d, "f"], &f);
     ok(&["store", "flush", d], b"");
@@ -49,13 +54,21 @@ fn scrub_finds_and_repair_fails_the_oss(code: &str, oss: &str, write_path: &str)
     let out = with_bad_sectors(&shim, &["store", "scrub", d]);
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{what}: scrub: {t}");
-    assert!(t.contains("unreadable: OSS 1 file 'f' stripe 0"), "{what}: {t}");
+    assert!(
+        t.contains("unreadable: OSS 1 file 'f' stripe 0"),
+        "{what}: {t}"
+    );
     assert!(t.contains("Input/output error"), "{what}: {t}");
     assert!(t.contains("scrub --repair"), "{what}: says what to do: {t}");
 
     let out = with_bad_sectors(&shim, &["store", "get", d, "f"]);
     assert!(out.status.success(), "{what}: get: {}", text(&out));
     assert!(out.stdout == f, "{what}: get decodes the exact bytes");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: OSS 1") && err.contains("a read failed") && err.contains("scrub"),
+        "{what}: get says it decoded around a read error of an OSS that is up: {err}"
+    );
 
     let out = with_bad_sectors(&shim, &["store", "scrub", d, "--repair"]);
     let t = text(&out);
@@ -92,4 +105,23 @@ fn raid6_rmw_scrub_names_unreadable_elements() {
 #[test]
 fn raid6_wcl_scrub_names_unreadable_elements() {
     scrub_finds_and_repair_fails_the_oss("raid6", "6", "wcl");
+}
+
+/// An OSS away (its directory moved aside: an unmount) is not a read error of its disk: the
+/// `get` decodes without the bad-sector warning.
+#[test]
+fn an_unmounted_oss_gets_no_read_error_warning() {
+    let tmp = fast_tempdir("scrubeioaway");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "5", "--code", "raid5", "--write-path", "rmw"]);
+    let f = bytes(6, 50_000);
+    ok(&["store", "put", d, "f"], &f);
+    oss_away(&dir, 1);
+    let out = exaraid(&["store", "get", d, "f"], b"");
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.stdout == f, "f exact, decoded");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("a read failed"), "{err}");
+    oss_back(&dir, 1);
 }

@@ -115,7 +115,11 @@ fn scrub_names_every_element_that_does_not_read() {
             assert!(f.why.contains("Input/output error"), "{what}: {f:?}");
             assert!(!f.repaired, "{what}: a verify-only scrub repairs nothing");
         }
-        let stripes: BTreeSet<u64> = report.unreadable_elements.iter().map(|f| f.stripe).collect();
+        let stripes: BTreeSet<u64> = report
+            .unreadable_elements
+            .iter()
+            .map(|f| f.stripe)
+            .collect();
         assert_eq!(stripes, (0..STRIPES as u64).collect(), "{what}");
         assert!(report.corrupt_elements.is_empty(), "{what}: {report:?}");
         assert_eq!(store.get("f").unwrap(), acked, "{what}");
@@ -132,7 +136,11 @@ fn scrub_repair_rewrites_elements_that_do_not_read() {
         let tmp = scratch();
         let (store, hook, acked) = bad_sectors_under_f(tmp.path(), code, oss_count, path);
         let report = store.scrub(true).unwrap();
-        assert_eq!(report.unreadable_elements.len(), STRIPES, "{what}: {report:?}");
+        assert_eq!(
+            report.unreadable_elements.len(),
+            STRIPES,
+            "{what}: {report:?}"
+        );
         assert!(
             report.unreadable_elements.iter().all(|f| f.repaired),
             "{what}: every element rewritten and read back: {report:?}"
@@ -140,7 +148,11 @@ fn scrub_repair_rewrites_elements_that_do_not_read() {
         assert_eq!(report.repaired_elements, STRIPES as u64, "{what}");
         assert!(report.unrepairable.is_empty(), "{what}: {report:?}");
         assert!(report.failed_oss.is_empty(), "{what}: {report:?}");
-        assert_eq!(hook.remapped.lock().len(), STRIPES, "{what}: rewritten elements");
+        assert_eq!(
+            hook.remapped.lock().len(),
+            STRIPES,
+            "{what}: rewritten elements"
+        );
         let again = store.scrub(false).unwrap();
         assert!(again.unreadable_elements.is_empty(), "{what}: {again:?}");
         assert_consistent(&store);
@@ -148,7 +160,11 @@ fn scrub_repair_rewrites_elements_that_do_not_read() {
         store.close().unwrap();
         let store = exaraid_store::Store::open(tmp.path()).unwrap();
         assert_consistent(&store);
-        assert_eq!(store.get("f").unwrap(), acked, "{what}: reopened without the hook");
+        assert_eq!(
+            store.get("f").unwrap(),
+            acked,
+            "{what}: reopened without the hook"
+        );
         store.close().unwrap();
     }
 }
@@ -169,8 +185,10 @@ fn scrub_repair_records_the_oss_failed_when_the_rewrite_fails() {
         );
         assert_eq!(report.failed_oss, vec![VICTIM], "{what}: {report:?}");
         assert!(
-            report.unrepairable.iter().any(|u| u.contains("rebuild")
-                && u.contains(&format!("OSS {VICTIM}"))),
+            report
+                .unrepairable
+                .iter()
+                .any(|u| u.contains("rebuild") && u.contains(&format!("OSS {VICTIM}"))),
             "{what}: the scrub says to rebuild OSS {VICTIM}: {report:?}"
         );
         assert_eq!(store.failed_osses(), vec![VICTIM], "{what}");

@@ -337,6 +337,30 @@ impl Store {
         Ok(())
     }
 
+    /// A read of OSS `oss` failed as unavailable (`err`) while the OSS is up (not failed,
+    /// not unmounted): bad sectors, most likely. The read decodes around it and records
+    /// nothing, so the command says it on closing (one warning per OSS): unsaid, the store
+    /// ran without that redundancy while every command was silent (review s16r R16-5).
+    pub(super) fn warn_read_error_of_up_oss(&self, oss: usize, err: &crate::backend::BackendError) {
+        let b = &self.backends[oss];
+        if !b.healthy() {
+            return; // away or failed: `status` and `scrub` say so already
+        }
+        let why = match err {
+            crate::backend::BackendError::Unavailable { why, .. } => why.clone(),
+            other => other.to_string(),
+        };
+        let head = format!("OSS {oss} ({}): a read failed", b.location());
+        let dir = self.dir.display();
+        let mut warnings = self.deferred_warnings.lock();
+        if warnings.iter().any(|w| w.starts_with(&head)) {
+            return;
+        }
+        warnings.push(format!(
+            "{head} ({why}) although the OSS is up: the bytes were rebuilt from parity and are right, but its stripes lack that redundancy (bad sectors?). Run `exaraid store scrub {dir} --repair`: it rewrites the elements that do not read, or records the OSS failed for `exaraid store rebuild`"
+        ));
+    }
+
     /// A read found OSS `oss` not answering: it is unavailable for this process (reads
     /// rebuild from parity) but nothing goes on record. Why: a read changes nothing, so
     /// the OSS's bytes stay current; recording it would make them lost or stale for good
@@ -1102,7 +1126,16 @@ impl Store {
                     if failing.contains_key(&oss) {
                         continue; // recorded failed below: `rebuild` rewrites it all
                     }
-                    if self.rewrite_unreadable(id, stripe, &name, &home, *pos, &lost, &mut report, &mut failing) {
+                    if self.rewrite_unreadable(
+                        id,
+                        stripe,
+                        &name,
+                        &home,
+                        *pos,
+                        &lost,
+                        &mut report,
+                        &mut failing,
+                    ) {
                         report.repaired_elements += 1;
                         report.unreadable_elements[first_unreadable + n].repaired = true;
                     }
@@ -2930,4 +2963,3 @@ mod tail_cut_tests {
         assert!(tail_cuts_checked(&report, true, false));
     }
 }
-
