@@ -1259,7 +1259,11 @@ impl Store {
         let mut back = vec![0u8; self.sb.element_bytes];
         match self.read_retrying(oss, key, 0, &mut back) {
             Err(e) => {
-                failing.insert(oss, format!("rewritten, it still does not read: {e}"));
+                let why = match e {
+                    crate::backend::BackendError::Unavailable { why, .. } => why,
+                    other => other.to_string(),
+                };
+                failing.insert(oss, format!("rewritten, it still does not read: {why}"));
                 return false;
             }
             Ok(()) => {
