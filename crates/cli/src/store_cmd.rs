@@ -851,6 +851,24 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         if f.repaired { " (repaired)" } else { "" }
                     );
                 }
+                for f in &report.unreadable_elements {
+                    out!(
+                        "unreadable: OSS {} file '{}' stripe {} {} row {}: {}{}",
+                        f.oss,
+                        shown(&f.file),
+                        f.stripe,
+                        f.zone,
+                        f.row,
+                        f.why,
+                        if f.repaired {
+                            " (repaired: rewritten from parity and read back)"
+                        } else if repair {
+                            ""
+                        } else {
+                            "; its stripe lacks that redundancy: `scrub --repair` rewrites it from parity (a write remaps a bad sector), or records the OSS failed if it cannot"
+                        }
+                    );
+                }
                 for f in &report.corrupt_cache_elements {
                     let ranges: Vec<String> = f
                         .file_ranges
@@ -947,8 +965,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     );
                 }
                 out!(
-                    "corrupt elements: {}, corrupt cache elements: {} (of {} checked), parity mismatches: {}, repaired: {}",
+                    "corrupt elements: {}, unreadable elements: {}, corrupt cache elements: {} (of {} checked), parity mismatches: {}, repaired: {}",
                     report.corrupt_elements.len(),
+                    report.unreadable_elements.len(),
                     report.corrupt_cache_elements.len(),
                     report.cache_elements_checked,
                     report.parity_mismatches.len(),
@@ -1372,6 +1391,7 @@ fn tempfile_dir(dir: Option<&Path>) -> Result<PathBuf> {
 /// Did the scrub leave anything wrong (`scrub` exits 2 then)?
 fn scrub_left_problems(report: &exaraid_store::store::ScrubReport, repair: bool) -> bool {
     let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired)
+        || report.unreadable_elements.iter().any(|f| !f.repaired)
         || report.corrupt_cache_elements.iter().any(|f| !f.repaired)
         || report.dead_cache_blocks.iter().any(|f| !f.3)
         || !report.unrepairable.is_empty()

@@ -2759,6 +2759,7 @@ impl Store {
                         && zone != PlanZone::Cache =>
                 {
                     if err.is_unavailable() {
+                        self.warn_read_error_of_up_oss(oss, &err);
                         self.note_unavailable(core, oss)?; // a read records nothing
                     }
                     let from = element.offset_bytes as usize + done;
@@ -2787,6 +2788,7 @@ impl Store {
                 }
                 Err(err) if err.is_unavailable() || err.is_corrupt() || err.is_missing() => {
                     if err.is_unavailable() {
+                        self.warn_read_error_of_up_oss(oss, &err);
                         self.note_unavailable(core, oss)?; // a read records nothing
                     }
                     // The element's cache chunk (a column of one cache stripe).

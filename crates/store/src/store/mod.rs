@@ -309,6 +309,21 @@ pub struct ScrubFinding {
     pub repaired: bool,
 }
 
+/// An element scrub could not read although its OSS is up (see
+/// `ScrubReport::unreadable_elements`).
+#[derive(Clone, Debug, Serialize)]
+pub struct UnreadableFinding {
+    pub oss: usize,
+    pub file: String,
+    pub stripe: u64,
+    pub zone: String,
+    pub row: usize,
+    /// The read error (e.g. "Input/output error (os error 5)").
+    pub why: String,
+    /// `repair`: rewritten from the decode and read back right.
+    pub repaired: bool,
+}
+
 /// A damaged element of an OSS's cache zone that holds live data, found by scrub.
 #[derive(Clone, Debug, Serialize)]
 pub struct CacheScrubFinding {
@@ -332,6 +347,11 @@ pub struct CacheScrubFinding {
 pub struct ScrubReport {
     pub stripes_checked: u64,
     pub corrupt_elements: Vec<ScrubFinding>,
+    /// Elements of an OSS that is up whose read failed (EIO: bad sectors), found by scrub:
+    /// the stripe verified on the other columns, without that redundancy. With `repair`
+    /// each is rewritten from the decode (a write remaps a bad sector) and read back, or,
+    /// where that fails, its OSS is recorded failed (see `failed_oss`).
+    pub unreadable_elements: Vec<UnreadableFinding>,
     /// Stripes whose parity does not match their (checksum-clean) data.
     pub parity_mismatches: Vec<(String, u64)>,
     /// With `repair`: stale elements (valid checksum, wrong content) located by the parity

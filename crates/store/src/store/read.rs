@@ -7,6 +7,12 @@ pub(super) struct HomeStripe {
     pub(super) buf: StripeBuf,
     /// Columns on an OSS that did not answer: every block of theirs is unreadable.
     pub(super) unavailable_cols: BTreeSet<usize>,
+    /// Of the elements in `unavailable_cols`, those of an OSS that is up (healthy, not
+    /// failed on record) whose read failed all the same (EIO: bad sectors under them), with
+    /// the error. Why: they are erased like a failed OSS's column, but nothing else records
+    /// them, and scrub said clean while the stripe had lost that redundancy (review s16r
+    /// R16-5).
+    pub(super) unreadable: Vec<(Pos, String)>,
     /// Elements with blocks that fail their checksum or are gone; their other blocks are
     /// in `buf`.
     pub(super) corrupt: Vec<CorruptElement>,
@@ -251,6 +257,7 @@ impl Store {
         let mut home = HomeStripe {
             buf: StripeBuf::zeroed(g.rows, g.cols, e),
             unavailable_cols: BTreeSet::new(),
+            unreadable: Vec::new(),
             corrupt: Vec::new(),
             never_written: BTreeSet::new(),
             disagree: BTreeSet::new(),
@@ -316,6 +323,15 @@ impl Store {
                     }
                     Err(err) if err.is_unavailable() => {
                         home.unavailable_cols.insert(col);
+                        // An OSS still up after the retries: the error is of its disk under
+                        // this element, not of the OSS being away (unmounted, failed).
+                        if b.healthy() {
+                            let why = match err {
+                                crate::backend::BackendError::Unavailable { why, .. } => why,
+                                other => other.to_string(),
+                            };
+                            home.unreadable.push((pos, why));
+                        }
                     }
                     Err(err) => return Err(err.into()),
                 }

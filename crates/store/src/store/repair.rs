@@ -337,6 +337,30 @@ impl Store {
         Ok(())
     }
 
+    /// A read of OSS `oss` failed as unavailable (`err`) while the OSS is up (not failed,
+    /// not unmounted): bad sectors, most likely. The read decodes around it and records
+    /// nothing, so the command says it on closing (one warning per OSS): unsaid, the store
+    /// ran without that redundancy while every command was silent (review s16r R16-5).
+    pub(super) fn warn_read_error_of_up_oss(&self, oss: usize, err: &crate::backend::BackendError) {
+        let b = &self.backends[oss];
+        if !b.healthy() {
+            return; // away or failed: `status` and `scrub` say so already
+        }
+        let why = match err {
+            crate::backend::BackendError::Unavailable { why, .. } => why.clone(),
+            other => other.to_string(),
+        };
+        let head = format!("OSS {oss} ({}): a read failed", b.location());
+        let dir = self.dir.display();
+        let mut warnings = self.deferred_warnings.lock();
+        if warnings.iter().any(|w| w.starts_with(&head)) {
+            return;
+        }
+        warnings.push(format!(
+            "{head} ({why}) although the OSS is up: the bytes were rebuilt from parity and are right, but its stripes lack that redundancy (bad sectors?). Run `exaraid store scrub {dir} --repair`: it rewrites the elements that do not read, or records the OSS failed for `exaraid store rebuild`"
+        ));
+    }
+
     /// A read found OSS `oss` not answering: it is unavailable for this process (reads
     /// rebuild from parity) but nothing goes on record. Why: a read changes nothing, so
     /// the OSS's bytes stay current; recording it would make them lost or stale for good
@@ -952,6 +976,8 @@ impl Store {
         // no single column can be located is explained by the cut (see
         // `reencode_parity_after_tail_cut`), and is re-encoded from the data.
         let after_tail_cut = repair && !self.core.lock().state.journal_tail_cuts.is_empty();
+        // `repair`: OSSs an unreadable element of which could not be rewritten, and why.
+        let mut failing: BTreeMap<usize, String> = BTreeMap::new();
         for (name, meta) in files {
             let id = meta.id;
             let holes = self.allocated_hole_stripes(id, &meta)?;
@@ -971,18 +997,25 @@ impl Store {
                 let erased = home.erased_cols();
                 let first_finding = report.corrupt_elements.len();
                 for c in &home.corrupt {
-                    let zone = if matches!(g.cell(c.pos), Cell::Parity(_)) {
-                        "parity"
-                    } else {
-                        "data"
-                    };
                     report.corrupt_elements.push(ScrubFinding {
                         oss: self.layout.oss_of(id, stripe, c.pos.col),
                         file: name.clone(),
                         stripe,
-                        zone: zone.into(),
+                        zone: zone_name(&g, c.pos).into(),
                         row: c.pos.row,
                         blocks: c.blocks.iter().copied().collect(),
+                        repaired: false,
+                    });
+                }
+                let first_unreadable = report.unreadable_elements.len();
+                for (pos, why) in &home.unreadable {
+                    report.unreadable_elements.push(UnreadableFinding {
+                        oss: self.layout.oss_of(id, stripe, pos.col),
+                        file: name.clone(),
+                        stripe,
+                        zone: zone_name(&g, *pos).into(),
+                        row: pos.row,
+                        why: why.clone(),
                         repaired: false,
                     });
                 }
@@ -1048,7 +1081,7 @@ impl Store {
                         continue;
                     }
                 }
-                if home.corrupt.is_empty() || !repair {
+                if (home.corrupt.is_empty() && home.unreadable.is_empty()) || !repair {
                     continue;
                 }
                 // Block row by block row: a row with at most `tolerance` unreadable blocks
@@ -1094,6 +1127,25 @@ impl Store {
                         report.corrupt_elements[first_finding + n].repaired = true;
                     }
                 }
+                for (n, (pos, _)) in home.unreadable.iter().enumerate() {
+                    let oss = self.layout.oss_of(id, stripe, pos.col);
+                    if failing.contains_key(&oss) {
+                        continue; // recorded failed below: `rebuild` rewrites it all
+                    }
+                    if self.rewrite_unreadable(
+                        id,
+                        stripe,
+                        &name,
+                        &home,
+                        *pos,
+                        &lost,
+                        &mut report,
+                        &mut failing,
+                    ) {
+                        report.repaired_elements += 1;
+                        report.unreadable_elements[first_unreadable + n].repaired = true;
+                    }
+                }
                 // A stale readable column the decode located beside the corrupt blocks:
                 // rewritten where only its parity changes, else reported (R13-4).
                 self.keep_data_as_read(&mut home, &as_read);
@@ -1108,6 +1160,21 @@ impl Store {
                     ));
                 }
             }
+        }
+        // OSSs whose unreadable elements could not be rewritten: recorded failed, as a
+        // write meeting the same error records it (here, out of every stripe lock).
+        for (oss, why) in failing {
+            let dir = self.dir.display();
+            report.unrepairable.push(match self.fail_oss(oss) {
+                Ok(()) => format!(
+                    "OSS {oss} ({}): elements that do not read could not be rewritten ({why}): it is recorded failed and its stripes read degraded; replace its disk and run `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`",
+                    self.backends[oss].location()
+                ),
+                Err(e) => format!(
+                    "OSS {oss} ({}): elements that do not read could not be rewritten ({why}), and recording it failed was refused ({e}); its stripes lack that redundancy: rebuild the OSSs already failed, then scrub --repair again",
+                    self.backends[oss].location()
+                ),
+            });
         }
         self.scrub_cache(repair, &mut report)?;
         self.scrub_dead_cache_blocks(repair, &mut report)?;
@@ -1148,6 +1215,74 @@ impl Store {
             }
         }
         Ok(report)
+    }
+
+    /// `scrub --repair` of an element of an up OSS that did not read (`HomeStripe::
+    /// unreadable`): its decoded bytes (in `home.buf`) are written over it, which remaps
+    /// a bad sector on a real disk, and read back. Blocks whose stored checksum readably
+    /// contradicts the decode are left and reported (data and parity disagree there); a
+    /// checksum that does not read either cannot contradict it, and every read already
+    /// returns the decoded bytes, so writing them changes no byte a read returns. Returns
+    /// whether every block was rewritten and read back right; a write or read-back that
+    /// fails puts the OSS in `failing` (recorded failed by the caller).
+    #[allow(clippy::too_many_arguments)]
+    fn rewrite_unreadable(
+        &self,
+        id: u64,
+        stripe: u64,
+        name: &str,
+        home: &read::HomeStripe,
+        pos: Pos,
+        lost: &BTreeSet<usize>,
+        report: &mut ScrubReport,
+        failing: &mut BTreeMap<usize, String>,
+    ) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES;
+        let Some((oss, key)) = self.home_key(id, stripe, pos) else {
+            return false;
+        };
+        let blocks_per_element = self.sb.element_bytes / block;
+        let element = home.buf.element(pos);
+        let b = &self.backends[oss];
+        let mut blocks: Vec<usize> = Vec::with_capacity(blocks_per_element);
+        for i in (0..blocks_per_element).filter(|i| !lost.contains(i)) {
+            let bytes = &element[i * block..(i + 1) * block];
+            if b.checksum_matches(key, i, bytes).unwrap_or(true) {
+                blocks.push(i);
+                continue;
+            }
+            report.unrepairable.push(format!(
+                "{} stripe {stripe} column {} row {} block {i} on OSS {oss}: does not read, and the bytes rebuilt from parity do not match its stored checksum (data and parity disagree there); left as it is: write the stripe again, or restore the file",
+                read::describe_file_name(name),
+                pos.col,
+                pos.row
+            ));
+        }
+        if let Err(e) = self.write_block_runs(oss, key, element, &blocks) {
+            failing.insert(oss, format!("the rewrite failed: {e}"));
+            return false;
+        }
+        let mut back = vec![0u8; self.sb.element_bytes];
+        match self.read_retrying(oss, key, 0, &mut back) {
+            Err(e) => {
+                let why = match e {
+                    crate::backend::BackendError::Unavailable { why, .. } => why,
+                    other => other.to_string(),
+                };
+                failing.insert(oss, format!("rewritten, it still does not read: {why}"));
+                return false;
+            }
+            Ok(()) => {
+                for &i in &blocks {
+                    assert_eq!(
+                        back[i * block..(i + 1) * block],
+                        element[i * block..(i + 1) * block],
+                        "a block read back verified but other than was just written"
+                    );
+                }
+            }
+        }
+        blocks.len() == blocks_per_element
     }
 
     /// The syncs of `failed` OSSs failed after `scrub --repair` rewrote blocks: each is
@@ -2805,6 +2940,15 @@ fn tail_cuts_checked(report: &ScrubReport, repair: bool, store_read_only: bool) 
         || !report.unsettled_stripes.is_empty();
     let parity_matches = report.parity_mismatches.is_empty() || repair;
     !store_read_only && !unchecked && parity_matches
+}
+
+/// "parity" or "data": the zone of the element at `pos` as scrub names it.
+fn zone_name(g: &exaraid_codes::Geometry, pos: Pos) -> &'static str {
+    if matches!(g.cell(pos), Cell::Parity(_)) {
+        "parity"
+    } else {
+        "data"
+    }
 }
 
 #[cfg(test)]

@@ -54,6 +54,11 @@ pub fn assert_consistent(store: &Store) {
         report.corrupt_elements
     );
     assert!(
+        report.unreadable_elements.is_empty(),
+        "unreadable elements: {:?}",
+        report.unreadable_elements
+    );
+    assert!(
         report.parity_mismatches.is_empty(),
         "parity mismatches: {:?}",
         report.parity_mismatches

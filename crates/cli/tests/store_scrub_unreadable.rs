@@ -1,0 +1,127 @@
+//! A real EIO on every read of one OSS's zone file (`scripts/repro/s16r-readeio-shim.c`:
+//! bad sectors under it; review s16r R16-5). Before, `scrub` and `scrub --repair` exited 0
+//! with "corrupt elements: 0", rewrote nothing and `status` showed the OSS ok, while the
+//! stripes ran without that redundancy (on raid5, all of it). Now `scrub` names each element
+//! it could not read and exits 2; `scrub --repair`, whose rewrite here still does not read
+//! back (the shim fails every read of the file), records the OSS failed and says to
+//! rebuild it; after the rebuild (the disk replaced: no shim) the store is clean and exact.
+//! A `get` that decodes around the error says so on stderr (it was silent); a `get` with
+//! the OSS unmounted stays as it was (no such warning: `status` and `scrub` say it).
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The zone file of the first file's home data on OSS 1.
+const BAD_FILE: &str = "oss-1/objects/0.data";
+
+fn with_bad_sectors(shim: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_exaraid"))
+        .args(args)
+        .env("LD_PRELOAD", shim)
+        .env("EIOREAD", BAD_FILE)
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn scrub_finds_and_repair_fails_the_oss(code: &str, oss: &str, write_path: &str) {
+    let what = format!("{code} {write_path}");
+    let tmp = fast_tempdir("scrubeio");
+    let Some(shim) = build_c_shim(tmp.path(), "repro/s16r-readeio-shim") else {
+        panic!("no C compiler (cc) to build scripts/repro/s16r-readeio-shim.c: install gcc (scripts/setup.sh)");
+    };
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(
+        d,
+        &["--oss", oss, "--code", code, "--write-path", write_path],
+    );
+    let f = bytes(5, 50_000);
+    ok(&["store", "put", d, "f"], &f);
+    ok(&["store", "flush", d], b"");
+    assert!(dir.join(BAD_FILE).exists(), "{what}: the scene's zone file");
+
+    let out = with_bad_sectors(&shim, &["store", "scrub", d]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{what}: scrub: {t}");
+    assert!(
+        t.contains("unreadable: OSS 1 file 'f' stripe 0"),
+        "{what}: {t}"
+    );
+    assert!(t.contains("Input/output error"), "{what}: {t}");
+    assert!(t.contains("scrub --repair"), "{what}: says what to do: {t}");
+
+    let out = with_bad_sectors(&shim, &["store", "get", d, "f"]);
+    assert!(out.status.success(), "{what}: get: {}", text(&out));
+    assert!(out.stdout == f, "{what}: get decodes the exact bytes");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: OSS 1") && err.contains("a read failed") && err.contains("scrub"),
+        "{what}: get says it decoded around a read error of an OSS that is up: {err}"
+    );
+
+    let out = with_bad_sectors(&shim, &["store", "scrub", d, "--repair"]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{what}: scrub --repair: {t}");
+    assert!(t.contains("FAILED: OSS 1"), "{what}: {t}");
+    assert!(t.contains("store rebuild"), "{what}: {t}");
+
+    let status = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
+    assert!(
+        status.to_lowercase().contains("failed"),
+        "{what}: status shows OSS 1 failed: {status}"
+    );
+    ok(&["store", "rebuild", d, "--oss", "1"], b"");
+    let t = String::from_utf8(ok(&["store", "scrub", d], b"")).unwrap();
+    assert!(t.contains("unreadable elements: 0"), "{what}: {t}");
+    assert!(ok(&["store", "get", d, "f"], b"") == f, "{what}: f exact");
+}
+
+#[test]
+fn raid5_rmw_scrub_names_unreadable_elements() {
+    scrub_finds_and_repair_fails_the_oss("raid5", "5", "rmw");
+}
+
+#[test]
+fn raid5_wcl_scrub_names_unreadable_elements() {
+    scrub_finds_and_repair_fails_the_oss("raid5", "5", "wcl");
+}
+
+#[test]
+fn raid6_rmw_scrub_names_unreadable_elements() {
+    scrub_finds_and_repair_fails_the_oss("raid6", "6", "rmw");
+}
+
+#[test]
+fn raid6_wcl_scrub_names_unreadable_elements() {
+    scrub_finds_and_repair_fails_the_oss("raid6", "6", "wcl");
+}
+
+/// An OSS away (its directory moved aside: an unmount) is not a read error of its disk: the
+/// `get` decodes without the bad-sector warning.
+#[test]
+fn an_unmounted_oss_gets_no_read_error_warning() {
+    let tmp = fast_tempdir("scrubeioaway");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "5", "--code", "raid5", "--write-path", "rmw"]);
+    let f = bytes(6, 50_000);
+    ok(&["store", "put", d, "f"], &f);
+    oss_away(&dir, 1);
+    let out = exaraid(&["store", "get", d, "f"], b"");
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.stdout == f, "f exact, decoded");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("a read failed"), "{err}");
+    oss_back(&dir, 1);
+}
