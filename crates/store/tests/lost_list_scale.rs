@@ -130,6 +130,103 @@ fn cut_a_write_at_the_tail(dir: &std::path::Path) {
     std::fs::write(&journal, bytes).unwrap();
 }
 
+/// Appends `ranges` to the store's journal as `Rec::Lost` records of 10,000, as a rebuild
+/// that records them durably leaves them.
+fn journal_lost(dir: &std::path::Path, ranges: &[LostRange]) {
+    let state: exaraid_store::state::State =
+        exaraid_store::superblock::read_checked(&dir.join("state"), "state").unwrap();
+    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
+    journal.advance_to(state.last_seq + 1);
+    for chunk in ranges.chunks(10_000) {
+        let rec = Rec::Lost {
+            ranges: chunk.to_vec(),
+        };
+        journal.append(&rec, true).unwrap();
+    }
+}
+
+/// `count` one-byte ranges of file `file`, two bytes apart: room on the lost list taken.
+fn filler(file: u64, count: usize) -> Vec<LostRange> {
+    (0..count as u64)
+        .map(|i| 2 * i)
+        .map(|at| LostRange {
+            file,
+            offset_bytes: at,
+            len_bytes: 1,
+            oss: 2,
+            token: "UNCHECKED_DECODE_AFTER_TAIL_CUT".into(),
+            cache_addr_bytes: None,
+        })
+        .collect()
+}
+
+/// The scene of the bound's tests: "f" written while OSS 1 was failed, "other" beside it;
+/// `room_taken` one-byte lost ranges of "other" on record from before the failure (so the
+/// failed OSS's record of changes does not grow with them). Returns "other"'s id.
+fn written_while_failed_beside(dir: &std::path::Path, room_taken: usize) -> u64 {
+    let store = init(dir, CodeSpec::raid5(3), 4, WritePath::Rmw);
+    let sdb = store.layout().stripe_data_bytes() as usize;
+    store.put("f", &pattern(71, 8 * sdb)).unwrap();
+    store
+        .put("other", &pattern(3, 2 * LOST_RANGES_MAX))
+        .unwrap();
+    let other = store.file_id("other").unwrap();
+    store.close().unwrap();
+    journal_lost(dir, &filler(other, room_taken));
+    let store = open_unsynced(dir);
+    store.fail_oss(FAILED).unwrap();
+    store.write("f", 0, &pattern(72, 8 * sdb)).unwrap();
+    store.close().unwrap();
+    other
+}
+
+/// Review s16m M16-1: the bound counts only ranges not on record yet. A rerun of a rebuild
+/// killed after it recorded what it cannot check names the same ranges again (every run
+/// does the check since s16a); counted twice, a first run that recorded more than the
+/// room left after it could never be rerun (the OSS stuck rebuilding: `online` refuses it,
+/// the rebuild refused it). Here the first run's ranges are on record and the list is one
+/// short of its bound: the rebuild goes on and names nothing twice.
+#[test]
+fn a_rebuild_whose_ranges_are_already_on_record_is_not_refused_by_the_bound() {
+    let root = scratch();
+    // What the rebuild names, learnt on the same scene rebuilt to the end: the first run's
+    // records.
+    let probe = root.path().join("probe");
+    written_while_failed_beside(&probe, 0);
+    cut_a_write_at_the_tail(&probe);
+    let mut first = open_unsynced(&probe);
+    first.rebuild(FAILED, None).unwrap();
+    first.close().unwrap();
+    let state: exaraid_store::state::State =
+        exaraid_store::superblock::read_checked(&probe.join("state"), "state").unwrap();
+    let named: Vec<LostRange> = state.lost.iter().cloned().collect();
+    assert!(
+        named.len() >= 2,
+        "the scene names ranges the bound would count twice: {named:?}"
+    );
+
+    let dir = root.path().join("store");
+    written_while_failed_beside(&dir, LOST_RANGES_MAX - 1 - named.len());
+    journal_lost(&dir, &named);
+    cut_a_write_at_the_tail(&dir);
+    let mut store = open_unsynced(&dir);
+    assert!(store.status().unwrap().journal_tail_cut.is_some());
+    assert_eq!(
+        store.status().unwrap().lost_ranges.len(),
+        LOST_RANGES_MAX - 1
+    );
+    store
+        .rebuild(FAILED, None)
+        .unwrap_or_else(|e| panic!("nothing new to name, so nothing past the bound: {e}"));
+    assert!(store.failed_osses().is_empty());
+    assert_eq!(
+        store.status().unwrap().lost_ranges.len(),
+        LOST_RANGES_MAX - 1,
+        "the first run's ranges named once"
+    );
+    store.close().unwrap();
+}
+
 /// The bound's refusal: a rebuild after a tail cut that would take the lost list past
 /// `LOST_RANGES_MAX` changes nothing and says what to do; doing it (removing the file whose
 /// ranges fill the list) lets the rebuild go on.
@@ -150,28 +247,7 @@ fn a_rebuild_that_would_take_the_lost_list_past_its_bound_is_refused_changing_no
     store.write("f", 0, &pattern(72, 8 * sdb)).unwrap();
     store.close().unwrap();
     // One range short of the bound on record (as earlier rebuilds would have left them).
-    {
-        let state: exaraid_store::state::State =
-            exaraid_store::superblock::read_checked(&dir.join("state"), "state").unwrap();
-        let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
-        journal.advance_to(state.last_seq + 1);
-        let ranges: Vec<LostRange> = (0..LOST_RANGES_MAX as u64 - 1)
-            .map(|i| LostRange {
-                file: other,
-                offset_bytes: 2 * i,
-                len_bytes: 1,
-                oss: 2,
-                token: "UNCHECKED_DECODE_AFTER_TAIL_CUT".into(),
-                cache_addr_bytes: None,
-            })
-            .collect();
-        for chunk in ranges.chunks(10_000) {
-            let rec = Rec::Lost {
-                ranges: chunk.to_vec(),
-            };
-            journal.append(&rec, true).unwrap();
-        }
-    }
+    journal_lost(&dir, &filler(other, LOST_RANGES_MAX - 1));
     cut_a_write_at_the_tail(&dir);
     let mut store = open_unsynced(&dir);
     assert!(store.status().unwrap().journal_tail_cut.is_some());

@@ -2635,14 +2635,7 @@ impl Store {
         ranges: &[(u64, u64)],
     ) -> Result<(), StoreError> {
         let mut core = self.core.lock();
-        let mut left: Vec<(u64, u64)> = Vec::new();
-        for &(a, z) in ranges {
-            let mut piece = vec![(a, z)];
-            for l in core.state.lost_in(id, a, z - a) {
-                crate::state::sub_range(&mut piece, l.offset_bytes, l.end_bytes());
-            }
-            left.extend(piece);
-        }
+        let left = not_on_record(&core.state, id, ranges);
         if left.is_empty() {
             return Ok(());
         }
@@ -2844,8 +2837,17 @@ impl Store {
         }
         // The one place the lost list grows with the store rather than with one operation's
         // bytes: bounded before anything is journaled, so a refusal changes nothing.
-        let adding: usize = lost.values().map(Vec::len).sum();
-        let on_record = self.core.lock().state.lost.len();
+        // Only what is not on record yet counts: a rerun of a killed rebuild names again
+        // what its first run recorded (review s16m M16-1: counted twice, a first run that
+        // recorded more than half the room left could never be rerun).
+        let (adding, on_record) = {
+            let core = self.core.lock();
+            let adding: usize = lost
+                .iter()
+                .map(|((_, id), ranges)| not_on_record(&core.state, *id, ranges).len())
+                .sum();
+            (adding, core.state.lost.len())
+        };
         if on_record + adding > crate::state::LOST_RANGES_MAX {
             return Err(StoreError::BadInput(format!(
                 "refused, nothing changed: the journal's last record was cut off (see the warning) and no scrub has checked the parity since, so rebuilding OSS {oss} would name {adding} byte ranges lost (bytes only a decode nothing can check gives); with the {on_record} on record that is more than the {} the store keeps; bring OSS {oss} back if its disk still works (`exaraid store online {} --oss {oss}`: it keeps the bytes it holds), or remove files you can restore from a backup (their lost ranges go with them) and rebuild again",
@@ -2949,6 +2951,20 @@ fn zone_name(g: &exaraid_codes::Geometry, pos: Pos) -> &'static str {
     } else {
         "data"
     }
+}
+
+/// The parts of file `id`'s byte ranges `ranges` (`(start, end)`) that no lost range on
+/// record covers.
+fn not_on_record(state: &crate::state::State, id: u64, ranges: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut left: Vec<(u64, u64)> = Vec::new();
+    for &(a, z) in ranges {
+        let mut piece = vec![(a, z)];
+        for l in state.lost_in(id, a, z - a) {
+            crate::state::sub_range(&mut piece, l.offset_bytes, l.end_bytes());
+        }
+        left.extend(piece);
+    }
+    left
 }
 
 #[cfg(test)]
