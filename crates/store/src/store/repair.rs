@@ -2939,7 +2939,11 @@ fn tail_cuts_checked(report: &ScrubReport, repair: bool, store_read_only: bool) 
         || !report.unrepairable.is_empty()
         || !report.failed_oss.is_empty()
         || !report.oss_problems.is_empty()
-        || !report.unsettled_stripes.is_empty();
+        || !report.unsettled_stripes.is_empty()
+        // A stripe with an element that did not read was checked without it (raid5: not
+        // at all), and a rewrite of it came from that decode: the next scrub, reading it,
+        // checks the stripe whole.
+        || !report.unreadable_elements.is_empty();
     let parity_matches = report.parity_mismatches.is_empty() || repair;
     !store_read_only && !unchecked && parity_matches
 }
@@ -3000,5 +3004,27 @@ mod tail_cut_tests {
         };
         assert!(!tail_cuts_checked(&report, false, false));
         assert!(tail_cuts_checked(&report, true, false));
+    }
+
+    /// A raid5 stripe with an element that does not read verifies nothing, and its
+    /// rewrite comes from that unchecked decode: a cut write's stale parity would pass.
+    #[test]
+    fn an_element_that_did_not_read_keeps_the_tail_cuts_even_when_rewritten() {
+        for repaired in [false, true] {
+            let report = ScrubReport {
+                unreadable_elements: vec![UnreadableFinding {
+                    oss: 1,
+                    file: "f".to_string(),
+                    stripe: 0,
+                    zone: "data".to_string(),
+                    row: 0,
+                    why: "Input/output error (os error 5)".to_string(),
+                    repaired,
+                }],
+                ..ScrubReport::default()
+            };
+            assert!(!tail_cuts_checked(&report, false, false), "{repaired}");
+            assert!(!tail_cuts_checked(&report, true, false), "{repaired}");
+        }
     }
 }
