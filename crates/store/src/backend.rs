@@ -995,7 +995,8 @@ pub struct DirBackend {
     /// settings or block crc seed: the refusal to give if the superblock is the one wrong
     /// (`Store::open` decides; see [`DirBackend::settings_disagreement`]).
     settings_disagreement: Option<String>,
-    /// Set at open when the label was read, parsed and matched the superblock in full.
+    /// Set at open when the label was read, parsed, carries settings and matched the
+    /// superblock in full.
     label_agrees: bool,
     /// The OSS's generation as durable on its files (see [`EXTENTS_LOG_FILE`]): set at open,
     /// raised by `persist_extents` after its fdatasync, never before.
@@ -1202,7 +1203,10 @@ impl DirBackend {
                 ),
             });
         }
-        backend.label_agrees = true;
+        // Only a label that carries the settings can vouch for the superblock's: one made
+        // before session 12 has none, and counted as agreeing, such labels outvoted the one
+        // that carries them and an edited superblock opened (merge review s16m M16-2).
+        backend.label_agrees = label.settings.is_some() && expect.settings.is_some();
         let mut used = 0u64;
         let objects_path = dir.join("objects");
         let objects_missing = match std::fs::read_dir(&objects_path) {

@@ -71,3 +71,36 @@ fn an_edited_superblock_is_refused_and_changes_nothing() {
     );
     store.close().unwrap();
 }
+
+/// Merge review s16m M16-2: labels made before session 12 carry no settings, so they cannot
+/// vouch for the superblock's. Counted as agreeing, three of them outvoted the one label
+/// that carries settings (an OSS rebuilt by a newer binary): an edited superblock (k=3 ->
+/// k=2) opened with that OSS taken as damaged, and `get` returned other bytes with exit 0.
+#[test]
+fn labels_without_settings_do_not_outvote_one_that_disagrees_with_an_edited_superblock() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("s");
+    let store = init(&d, CodeSpec::raid5(3), 4, WritePath::Rmw);
+    let data = pattern(7, 300_000);
+    store.put("f", &data).unwrap();
+    store.close().unwrap();
+    for i in [0, 2, 3] {
+        let label = d
+            .join(format!("oss-{i}"))
+            .join(exaraid_store::backend::LABEL_FILE);
+        let mut json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&label).unwrap()).unwrap();
+        assert!(
+            json.as_object_mut().unwrap().remove("settings").is_some(),
+            "a label written now carries settings"
+        );
+        std::fs::write(&label, serde_json::to_vec_pretty(&json).unwrap()).unwrap();
+    }
+
+    let err = refusal_of(&d, |sb| sb.code.k = Some(2));
+    assert!(err.contains("restore it from a backup"), "{err}");
+
+    let store = Store::open(&d).unwrap();
+    assert_eq!(store.get("f").unwrap(), data, "the refusal changed nothing");
+    store.close().unwrap();
+}
