@@ -194,6 +194,17 @@ impl Store {
         }
     }
 
+    /// File `file`'s size, to clip the byte ranges a message names; `u64::MAX` (nothing
+    /// clipped) once it is removed.
+    fn file_size_for_clipping(&self, core: Option<&Core>, file: u64) -> u64 {
+        self.with_core(core, |c| {
+            c.state
+                .file_by_id(file)
+                .map(|(_, m)| m.size_bytes)
+                .unwrap_or(u64::MAX)
+        })
+    }
+
     /// File `file` as messages name it (see [`describe_file_name`]; `removed file #id` once
     /// it is removed).
     pub(super) fn file_name_in(&self, core: Option<&Core>, file: u64) -> String {
@@ -594,12 +605,7 @@ impl Store {
     ) -> Vec<(u64, u64)> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        let size = self.with_core(core, |c| {
-            c.state
-                .file_by_id(file)
-                .map(|(_, m)| m.size_bytes)
-                .unwrap_or(u64::MAX)
-        });
+        let size = self.file_size_for_clipping(core, file);
         let mut ranges = Vec::new();
         for &i in lost {
             for (d, &pos) in g.data_pos.iter().enumerate() {
@@ -817,12 +823,7 @@ impl Store {
                 "{name} stripe {stripe}'s parity cannot be read: {why}; no file byte is in it, and the stripe's data reads; write the stripe again to rewrite its parity"
             )));
         };
-        let size = self.with_core(core, |c| {
-            c.state
-                .file_by_id(file)
-                .map(|(_, m)| m.size_bytes)
-                .unwrap_or(u64::MAX)
-        });
+        let size = self.file_size_for_clipping(core, file);
         let mut ranges = Vec::new();
         for &i in &unconfirmed {
             let a = self.layout.file_offset(stripe, d, (i * block) as u64);
