@@ -84,8 +84,9 @@ fn every_byte_reads_back(d: &str, model: &Model, point: &str) {
 /// the shim's "EIOSHIM: sync N fails: fdatasync(...)" line of each N of a rebuild again.
 /// (Session 11: 6 later, after the metadata epoch's syncs: its journal record and the epoch
 /// file of each of the 5 OSSs not failed. Session 12: 1 later, after the rebuild floor's
-/// journal record, fsync'd before `RebuildBegin`.)
-const COPY_SYNCS: [(u32, &[u32]); 2] = [(12, &[10, 11, 12, 13, 14]), (19, &[10, 12, 14])];
+/// journal record, fsync'd before `RebuildBegin`. Session 16: one more before each settled
+/// stripe's home writes, its `SettleSums` record, fsync'd since s16e: 12 -> 13, 19 -> 22.)
+const COPY_SYNCS: [(u32, &[u32]); 2] = [(13, &[10, 11, 12, 13, 14]), (22, &[10, 12, 14])];
 
 #[test]
 fn a_settle_copy_whose_sync_fails_then_a_kill_loses_no_acknowledged_byte() {
