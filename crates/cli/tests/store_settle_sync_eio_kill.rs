@@ -115,8 +115,10 @@ fn a_delayed_window_flush_whose_sync_fails_then_a_kill_loses_no_window_byte() {
     // file (session 11), then the state file and its directory, rewritten with the v2 header
     // before the settle's first record an older binary cannot read): OSS 0, 1, 2, 3, 4.
     // The count below fails if a change moves them (then list the shim's "EIOSHIM: sync N
-    // fails: fdatasync(.../oss-I/objects/...)" lines of a flush again).
-    for sync_fail_n in [10, 13, 16, 19, 22] {
+    // fails: fdatasync(.../oss-I/objects/...)" lines of a flush again). Session 16: after
+    // the two settled stripes' `SettleSums` records (fsync'd since s16e), and OSSs 2..4
+    // sync a parity object too.
+    for sync_fail_n in [13, 16, 19, 23, 27] {
         let dir = tmp.path().join(format!("s{sync_fail_n}"));
         if flush_sync_fails_then_killed(&dir, &shim, "delayed", sync_fail_n) {
             sync_failed_and_killed += 1;
