@@ -535,68 +535,6 @@ struct Core {
     /// This session looked for objects on the OSSs of file ids at or above
     /// `State::next_file_id` (see `new_file_id`).
     file_ids_checked: bool,
-    /// Client writes between their `Input` record and their end (`Store::write_chunk`), by
-    /// a number of this session, with the ranges of them recorded lost meanwhile (see
-    /// `WriteInFlight`). Memory only: a crash ends every write in flight.
-    writes_in_flight: BTreeMap<u64, WriteInFlight>,
-    /// The number the next write in flight gets.
-    write_in_flight_next: u64,
-}
-
-/// A client write in flight: the ranges of it that any `Rec::Lost` journaled since its
-/// `Input` named (sorted, disjoint, inside the write). Its end clears from the lost record
-/// (`Rec::Rewritten`) only the rest. Why (note15 OPEN 1): a loss recorded while the write
-/// ran may describe the write's own bytes (the destage of the cache stripe it completed,
-/// run by the background worker, found a stale element): cleared as rewritten, the stale
-/// bytes home read as the write's with success. Bytes an older write left lost and this one
-/// overwrote are cleared as before.
-struct WriteInFlight {
-    file: u64,
-    offset_bytes: u64,
-    len_bytes: u64,
-    lost_since: Vec<(u64, u64)>,
-}
-
-/// Bound on `WriteInFlight::lost_since`: past it the whole write counts as lost since (its
-/// end clears nothing: named lost rather than maybe wrong).
-const WRITE_LOST_SINCE_RANGES_MAX: usize = 64;
-
-impl WriteInFlight {
-    /// Note `[offset, offset + len)` of `file` recorded lost (the part inside the write).
-    fn note_lost(&mut self, file: u64, offset_bytes: u64, len_bytes: u64) {
-        let end_bytes = self.offset_bytes + self.len_bytes;
-        let a = offset_bytes.max(self.offset_bytes);
-        let z = (offset_bytes + len_bytes).min(end_bytes);
-        if file != self.file || a >= z {
-            return;
-        }
-        crate::state::add_range(&mut self.lost_since, a, z);
-        if self.lost_since.len() > WRITE_LOST_SINCE_RANGES_MAX {
-            self.lost_since = vec![(self.offset_bytes, end_bytes)];
-        }
-    }
-
-    /// The parts of the write no loss recorded since its `Input` named.
-    fn not_lost_since(&self) -> Vec<(u64, u64)> {
-        let mut parts = Vec::with_capacity(self.lost_since.len() + 1);
-        let mut at = self.offset_bytes;
-        for &(a, z) in &self.lost_since {
-            assert!(
-                at <= a && a < z,
-                "lost_since sorted, disjoint, inside the write"
-            );
-            if at < a {
-                parts.push((at, a));
-            }
-            at = z;
-        }
-        let end_bytes = self.offset_bytes + self.len_bytes;
-        assert!(at <= end_bytes, "lost_since inside the write");
-        if at < end_bytes {
-            parts.push((at, end_bytes));
-        }
-        parts
-    }
 }
 
 /// A parity-protected store over OSS directories.
@@ -1780,8 +1718,6 @@ impl Store {
                 epoch_number_cut: journal_tail_cut.is_some(),
                 epochs_held,
                 file_ids_checked: false,
-                writes_in_flight: BTreeMap::new(),
-                write_in_flight_next: 0,
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
@@ -2273,13 +2209,6 @@ impl Store {
         // After the append's write returned: a group commit fsync that reads this covers it.
         self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
         crate::torture::kill_point(crate::torture::JOURNAL_RECORD);
-        if let Rec::Lost { ranges } = &rec {
-            for w in core.writes_in_flight.values_mut() {
-                for r in ranges {
-                    w.note_lost(r.file, r.offset_bytes, r.len_bytes);
-                }
-            }
-        }
         core.state.apply(seq, &rec);
         Ok(seq)
     }
@@ -3538,7 +3467,7 @@ impl Store {
             offset_bytes,
             len_bytes: data.len() as u64,
         };
-        let (tick_plans, plans, unprotected_writes, refusal, in_flight_id) = {
+        let (tick_plans, plans, unprotected_writes, refusal) = {
             let mut core = self.core.lock();
             let now_ns = Self::now_ns(&core);
             let tick_plans = self.tick_locked(&mut core, now_ns)?;
@@ -3635,55 +3564,30 @@ impl Store {
             if let Some(crcs) = self.write_crcs(&plans, file, offset_bytes, data) {
                 self.journal(&mut core, Rec::WriteCrcs(crcs), false)?;
             }
-            // Under the lock that journaled the input: no loss is recorded in between.
-            let in_flight_id = core.write_in_flight_next;
-            core.write_in_flight_next += 1;
-            let in_flight = WriteInFlight {
-                file,
-                offset_bytes,
-                len_bytes: write.len_bytes,
-                lost_since: Vec::new(),
-            };
-            assert!(core
-                .writes_in_flight
-                .insert(in_flight_id, in_flight)
-                .is_none());
             (
                 self.admit(tick_plans),
                 self.admit(plans),
                 unprotected_writes,
                 refusal,
-                in_flight_id,
             )
         };
         // A plan that fails before its first write says so (`Rec::WroteNothing`), naming
         // this write's plans that then never run: the next open takes the write as never
         // made (review s9s S9-1, S9-3), not as cut by a crash.
+        self.run_plans_refusable(tick_plans, None, false, Some(&refusal), &mut Vec::new())?;
+        let refusal = exec::Refusal {
+            then_dropped: Vec::new(),
+            ..refusal
+        };
         let mut destage_lost: Vec<LostRange> = Vec::new();
-        let ran = self
-            .run_plans_refusable(tick_plans, None, false, Some(&refusal), &mut Vec::new())
-            .and_then(|()| {
-                let refusal = exec::Refusal {
-                    then_dropped: Vec::new(),
-                    ..refusal
-                };
-                self.run_plans_refusable(
-                    plans,
-                    Some((&write, data)),
-                    false,
-                    Some(&refusal),
-                    &mut destage_lost,
-                )
-            });
-        if ran.is_ok() {
-            crate::torture::pause_point(crate::torture::WRITE_PLANS_RAN);
-        }
+        self.run_plans_refusable(
+            plans,
+            Some((&write, data)),
+            false,
+            Some(&refusal),
+            &mut destage_lost,
+        )?;
         let mut core = self.core.lock();
-        let in_flight = core
-            .writes_in_flight
-            .remove(&in_flight_id)
-            .expect("a write stays in flight until its end");
-        ran?;
         // An OSS that failed while this write ran took its window bytes with it (the
         // executor skips a failed OSS, relying on parity that window bytes do not have).
         let lost: Vec<&(usize, u64, u64)> = unprotected_writes
@@ -3701,110 +3605,56 @@ impl Store {
                 list.join(", ")
             )));
         }
-        let end_bytes = offset_bytes + write.len_bytes;
-        let clip = |l: &LostRange, a: u64, z: u64| LostRange {
-            offset_bytes: l.offset_bytes.max(a),
-            len_bytes: l.end_bytes().min(z) - l.offset_bytes.max(a),
-            ..l.clone()
-        };
-        // What is lost of this write's bytes now, recorded while it was in flight: maybe its
-        // own bytes (a destage of the cache stripe it completed, inline or by the background
-        // worker, a scrub or a settle beside it could not tell them). Never cleared below.
-        let lost_since: Vec<LostRange> = in_flight
-            .lost_since
-            .iter()
-            .flat_map(|&(a, z)| {
-                let state = &core.state;
-                state
-                    .lost_in(file, a, z - a)
-                    .into_iter()
-                    .map(move |l| clip(l, a, z))
-            })
-            .collect();
         if !core
             .state
             .lost_in(file, offset_bytes, write.len_bytes)
             .is_empty()
         {
-            // Durable again: these bytes read as written from now on, but for those lost
-            // since the write's input, which stay on record.
-            for (a, z) in in_flight.not_lost_since() {
-                if !core.state.lost_in(file, a, z - a).is_empty() {
-                    self.journal(
-                        &mut core,
-                        Rec::Rewritten {
-                            file,
-                            offset_bytes: a,
-                            len_bytes: z - a,
-                        },
-                        true,
-                    )?;
-                }
-            }
-            // Bytes an interrupted `online` took back from before this write are no longer
-            // to be written back where this write wrote (see `State::unrestore`), also where
-            // its bytes are lost since: only a `Rewritten` drops them, and the losses are
-            // put back on record right after it (one fsync for both). A power cut that keeps
-            // the first record and not the second clears them (narrow: an unfinished
-            // `online`, a loss while this write ran, and a crash before it returned).
-            for &(a, z) in &in_flight.lost_since {
-                let restores = core.state.restoring.iter().any(|p| {
-                    p.file == file
-                        && p.offset_bytes < z
-                        && a < p.offset_bytes + p.bytes.len() as u64
-                });
-                if !restores {
-                    continue;
-                }
-                let kept: Vec<LostRange> = lost_since
-                    .iter()
-                    .filter(|l| l.offset_bytes < z && a < l.end_bytes())
-                    .cloned()
-                    .collect();
-                self.journal(
-                    &mut core,
-                    Rec::Rewritten {
-                        file,
-                        offset_bytes: a,
-                        len_bytes: z - a,
-                    },
-                    kept.is_empty(),
-                )?;
-                if !kept.is_empty() {
-                    self.journal(&mut core, Rec::Lost { ranges: kept }, true)?;
-                }
-            }
+            // Durable again: these bytes read as written from now on.
+            self.journal(
+                &mut core,
+                Rec::Rewritten {
+                    file,
+                    offset_bytes,
+                    len_bytes: write.len_bytes,
+                },
+                true,
+            )?;
         }
-        if lost_since.is_empty() {
-            return Ok(());
-        }
-        // Bytes of this write that a destage of its own cache stripe, run inline after the
-        // write was durable, could not tell (see `destage_reads_by_check`): on record since.
+        // Bytes of this write that a destage of its cache stripe, run after the write was
+        // durable, could not tell (see `destage_reads_by_check`): lost after this write,
+        // so never cleared as rewritten above (on record again, after that record), and
+        // the write says so rather than return as if every byte of it reads.
+        let end_bytes = offset_bytes + write.len_bytes;
         let own_lost: Vec<LostRange> = destage_lost
-            .iter()
+            .into_iter()
             .filter(|l| l.overlaps(file, offset_bytes, write.len_bytes))
-            .map(|l| clip(l, offset_bytes, end_bytes))
+            .map(|l| {
+                let a = l.offset_bytes.max(offset_bytes);
+                let z = l.end_bytes().min(end_bytes);
+                LostRange {
+                    offset_bytes: a,
+                    len_bytes: z - a,
+                    ..l
+                }
+            })
             .collect();
-        for l in &own_lost {
-            assert!(
-                in_flight
-                    .lost_since
-                    .iter()
-                    .any(|&(a, z)| a <= l.offset_bytes && l.end_bytes() <= z),
-                "a loss the write's own destage journaled is one recorded while it was in flight"
-            );
+        if !own_lost.is_empty() {
+            self.journal(
+                &mut core,
+                Rec::Lost {
+                    ranges: own_lost.clone(),
+                },
+                true,
+            )?;
+            let refs: Vec<&LostRange> = own_lost.iter().collect();
+            return Err(self.lost_error(
+                &core,
+                &refs,
+                "write: every byte of it is durable but these, which the move home of its complete WCL cache stripe (a destage) could not tell",
+            ));
         }
-        // The write says so rather than return as if every byte of it reads.
-        let refs: Vec<&LostRange> = lost_since.iter().collect();
-        Err(self.lost_error(
-            &core,
-            &refs,
-            if own_lost.is_empty() {
-                "write: every byte of it is durable but these, recorded lost while it was in flight (a move home of its WCL cache stripe by the background worker, a scrub or a settle beside it could not tell them)"
-            } else {
-                "write: every byte of it is durable but these, which the move home of its complete WCL cache stripe (a destage) could not tell"
-            },
-        ))
+        Ok(())
     }
 
     /// The crcs of a client write's bytes, journaled with its input (`Rec::WriteCrcs`),
@@ -4066,14 +3916,6 @@ impl Store {
             self.admit(plans)
         };
         self.run_plans(plans, None)
-    }
-
-    /// Whether a thread serves background plans now (`serve_background` began and has not
-    /// returned): writes queue their background plans for it instead of running them. For
-    /// tests, which must not write before the worker they spawned serves.
-    #[doc(hidden)]
-    pub fn serving_background(&self) -> bool {
-        self.background_served.load(Ordering::SeqCst)
     }
 
     /// Serve background plans (WCL destage, delayed-parity moves, timeouts) in this thread
@@ -4823,54 +4665,5 @@ mod reads_only_message_tests {
         });
         let msg = reads_only_message(&reads_only_cause(&e, Path::new("/s")), Path::new("/s"));
         assert!(msg.contains("store fail"), "{msg}");
-    }
-}
-
-#[cfg(test)]
-mod write_in_flight_tests {
-    use super::*;
-
-    fn write_at(offset_bytes: u64, len_bytes: u64) -> WriteInFlight {
-        WriteInFlight {
-            file: 7,
-            offset_bytes,
-            len_bytes,
-            lost_since: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn the_end_clears_only_what_no_loss_recorded_meanwhile_named() {
-        let mut w = write_at(1000, 9000);
-        assert_eq!(
-            w.not_lost_since(),
-            vec![(1000, 10_000)],
-            "no loss: all of it"
-        );
-        w.note_lost(8, 0, 100_000); // another file
-        w.note_lost(7, 0, 500); // before the write
-        w.note_lost(7, 500, 1500); // 500..2000: clipped to 1000..2000
-        w.note_lost(7, 4000, 1000);
-        w.note_lost(7, 4500, 1000); // merged: 4000..5500
-        w.note_lost(7, 9999, 10); // clipped at the write's end
-        assert_eq!(
-            w.lost_since,
-            vec![(1000, 2000), (4000, 5500), (9999, 10_000)]
-        );
-        assert_eq!(w.not_lost_since(), vec![(2000, 4000), (5500, 9999)]);
-    }
-
-    #[test]
-    fn past_the_bound_the_whole_write_counts_as_lost_since() {
-        let mut w = write_at(0, 1 << 20);
-        for i in 0..=WRITE_LOST_SINCE_RANGES_MAX as u64 {
-            w.note_lost(7, i * 100, 10);
-        }
-        assert_eq!(
-            w.lost_since,
-            vec![(0, 1 << 20)],
-            "named lost, never cleared"
-        );
-        assert!(w.not_lost_since().is_empty());
     }
 }
