@@ -42,6 +42,40 @@ pub fn write_of(seed: u64, index: u64) -> TortureWrite {
     TortureWrite { offset_bytes, data }
 }
 
+// ---------------------------------------------------------------- pause points
+
+/// A pause point in `Store::write`: the write's plans ran (its bytes are durable, a
+/// background worker may now run the destage of the cache stripe it completed), its end
+/// (what it clears from the lost record) has not begun. Tests hold the writer here to run
+/// what a slow writer would let run first (`tests/background_destage_lost.rs`).
+pub const WRITE_PLANS_RAN: &str = "write-plans-ran";
+
+type PauseHook = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
+static PAUSE_HOOK: Mutex<Option<PauseHook>> = Mutex::new(None);
+static PAUSE_HOOK_SET: AtomicBool = AtomicBool::new(false);
+
+/// Tests only: `hook` is called with the point's name by every thread of this process that
+/// passes a pause point (it may hold the thread there); `None` removes it. Process-wide: a
+/// test that sets it filters on its own threads (their names). Never set by the store.
+#[doc(hidden)]
+pub fn set_pause_hook(hook: Option<PauseHook>) {
+    let mut slot = PAUSE_HOOK.lock().unwrap();
+    PAUSE_HOOK_SET.store(hook.is_some(), Ordering::SeqCst);
+    *slot = hook;
+}
+
+/// Pass pause point `point`: one load unless a test set a hook (`set_pause_hook`). The
+/// hook runs outside the slot's lock, so it may wait as long as it likes.
+pub fn pause_point(point: &str) {
+    if !PAUSE_HOOK_SET.load(Ordering::Relaxed) {
+        return;
+    }
+    let hook = PAUSE_HOOK.lock().unwrap().clone();
+    if let Some(hook) = hook {
+        hook(point);
+    }
+}
+
 // ---------------------------------------------------------------- kill points
 
 /// The environment variable that arms one kill point: `EXARAID_KILL_AT=<point>:<n>` makes

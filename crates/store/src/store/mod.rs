@@ -3587,6 +3587,7 @@ impl Store {
             Some(&refusal),
             &mut destage_lost,
         )?;
+        crate::torture::pause_point(crate::torture::WRITE_PLANS_RAN);
         let mut core = self.core.lock();
         // An OSS that failed while this write ran took its window bytes with it (the
         // executor skips a failed OSS, relying on parity that window bytes do not have).
