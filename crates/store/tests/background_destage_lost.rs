@@ -176,6 +176,8 @@ fn a_loss_the_worker_records_while_the_write_is_in_flight_is_never_cleared_as_re
             .name(WORKER.into())
             .spawn_scoped(s, || store.serve_background(&stop))
             .unwrap();
+        // Else the write runs the destage inline (no worker serves yet).
+        eventually("the worker serves", || store.serving_background());
         let writer = std::thread::Builder::new()
             .name(WRITER.into())
             .spawn_scoped(s, || store.write("f", 0, &bytes))
@@ -226,6 +228,8 @@ fn a_loss_the_worker_records_after_the_write_returned_is_listed_and_read_as_lost
             .name(WORKER.into())
             .spawn_scoped(s, || store.serve_background(&stop))
             .unwrap();
+        // Else the write runs the destage inline (no worker serves yet).
+        eventually("the worker serves", || store.serving_background());
         store
             .write("f", 0, &bytes)
             .expect("the write returns before its destage ran");
