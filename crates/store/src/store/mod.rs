@@ -535,6 +535,59 @@ struct Core {
     /// This session looked for objects on the OSSs of file ids at or above
     /// `State::next_file_id` (see `new_file_id`).
     file_ids_checked: bool,
+    /// Client writes between their `Input` record and their end (`Store::write_chunk`), by
+    /// a number of this session (see `WriteInFlight`). Memory only: a crash ends every
+    /// write in flight.
+    writes_in_flight: BTreeMap<u64, WriteInFlight>,
+    /// The number the next write in flight gets.
+    write_in_flight_next: u64,
+}
+
+/// A client write in flight: the moves home (destages) admitted with it, of the WCL cache
+/// stripes it completed, and the ranges they recorded lost so far. Why (note16 OPEN 0,
+/// WRONG BYTES): such a destage reads the cache stripe after the write's bytes are in it,
+/// so what it records lost are the write's own bytes (or stale bytes standing for them);
+/// run by the background worker while the write is between its plans and its end, its
+/// `Rec::Lost` came before the write's `Rec::Rewritten`, which cleared it: stale bytes then
+/// read as the write's with success. The write's end puts these on record again after its
+/// `Rewritten` (as it does for a destage it ran inline) and fails naming them. A loss any
+/// other plan records meanwhile (e.g. the check of the write's own plan before its delta,
+/// which reads the OLDER bytes the write then overwrites whole: `stale_cache_overwrite.rs`)
+/// is cleared by the `Rewritten` as before: those bytes are gone for good.
+struct WriteInFlight {
+    file: u64,
+    offset_bytes: u64,
+    len_bytes: u64,
+    /// The destage plans admitted with the write (sorted).
+    destages: Vec<PlanId>,
+    /// What they recorded lost while the write was in flight, at most
+    /// `WRITE_DESTAGE_LOST_RANGES_MAX`; past it, the whole write (named lost rather than
+    /// maybe wrong).
+    lost: Vec<LostRange>,
+}
+
+/// Bound on `WriteInFlight::lost` (memory: a 64 MiB chunk's destages may name one range per
+/// block and column).
+const WRITE_DESTAGE_LOST_RANGES_MAX: usize = 1 << 16;
+
+impl WriteInFlight {
+    /// Note `ranges`, which destage `plan` journaled lost, if it is one of this write's.
+    fn note_destage_lost(&mut self, plan: PlanId, ranges: &[LostRange]) {
+        if ranges.is_empty() || self.destages.binary_search(&plan).is_err() {
+            return;
+        }
+        if self.lost.len() + ranges.len() <= WRITE_DESTAGE_LOST_RANGES_MAX {
+            self.lost.extend_from_slice(ranges);
+            return;
+        }
+        let first = self.lost.first().unwrap_or(&ranges[0]).clone();
+        self.lost = vec![LostRange {
+            file: self.file,
+            offset_bytes: self.offset_bytes,
+            len_bytes: self.len_bytes,
+            ..first
+        }];
+    }
 }
 
 /// A parity-protected store over OSS directories.
@@ -1718,6 +1771,8 @@ impl Store {
                 epoch_number_cut: journal_tail_cut.is_some(),
                 epochs_held,
                 file_ids_checked: false,
+                writes_in_flight: BTreeMap::new(),
+                write_in_flight_next: 0,
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
@@ -3467,7 +3522,7 @@ impl Store {
             offset_bytes,
             len_bytes: data.len() as u64,
         };
-        let (tick_plans, plans, unprotected_writes, refusal) = {
+        let (tick_plans, plans, unprotected_writes, refusal, in_flight_id) = {
             let mut core = self.core.lock();
             let now_ns = Self::now_ns(&core);
             let tick_plans = self.tick_locked(&mut core, now_ns)?;
@@ -3564,31 +3619,65 @@ impl Store {
             if let Some(crcs) = self.write_crcs(&plans, file, offset_bytes, data) {
                 self.journal(&mut core, Rec::WriteCrcs(crcs), false)?;
             }
+            // Before any of its plans can run (they are admitted below, under this lock): a
+            // destage of them that records a loss finds the write in flight.
+            let mut destages: Vec<PlanId> = plans
+                .iter()
+                .filter(|p| matches!(p.cause, exaraid_plan::PlanCause::Destage { .. }))
+                .map(|p| p.id)
+                .collect();
+            destages.sort_unstable();
+            let in_flight_id = core.write_in_flight_next;
+            core.write_in_flight_next += 1;
+            let in_flight = WriteInFlight {
+                file,
+                offset_bytes,
+                len_bytes: write.len_bytes,
+                destages,
+                lost: Vec::new(),
+            };
+            assert!(
+                core.writes_in_flight
+                    .insert(in_flight_id, in_flight)
+                    .is_none(),
+                "write in flight numbers are unique"
+            );
             (
                 self.admit(tick_plans),
                 self.admit(plans),
                 unprotected_writes,
                 refusal,
+                in_flight_id,
             )
         };
         // A plan that fails before its first write says so (`Rec::WroteNothing`), naming
         // this write's plans that then never run: the next open takes the write as never
         // made (review s9s S9-1, S9-3), not as cut by a crash.
-        self.run_plans_refusable(tick_plans, None, false, Some(&refusal), &mut Vec::new())?;
-        let refusal = exec::Refusal {
-            then_dropped: Vec::new(),
-            ..refusal
-        };
         let mut destage_lost: Vec<LostRange> = Vec::new();
-        self.run_plans_refusable(
-            plans,
-            Some((&write, data)),
-            false,
-            Some(&refusal),
-            &mut destage_lost,
-        )?;
-        crate::torture::pause_point(crate::torture::WRITE_PLANS_RAN);
+        let ran = self
+            .run_plans_refusable(tick_plans, None, false, Some(&refusal), &mut Vec::new())
+            .and_then(|()| {
+                let refusal = exec::Refusal {
+                    then_dropped: Vec::new(),
+                    ..refusal
+                };
+                self.run_plans_refusable(
+                    plans,
+                    Some((&write, data)),
+                    false,
+                    Some(&refusal),
+                    &mut destage_lost,
+                )
+            });
+        if ran.is_ok() {
+            crate::torture::pause_point(crate::torture::WRITE_PLANS_RAN);
+        }
         let mut core = self.core.lock();
+        let in_flight = core
+            .writes_in_flight
+            .remove(&in_flight_id)
+            .expect("a write stays in flight until its end");
+        ran?;
         // An OSS that failed while this write ran took its window bytes with it (the
         // executor skips a failed OSS, relying on parity that window bytes do not have).
         let lost: Vec<&(usize, u64, u64)> = unprotected_writes
@@ -3625,9 +3714,18 @@ impl Store {
         // Bytes of this write that a destage of its cache stripe, run after the write was
         // durable, could not tell (see `destage_reads_by_check`): lost after this write,
         // so never cleared as rewritten above (on record again, after that record), and
-        // the write says so rather than return as if every byte of it reads.
+        // the write says so rather than return as if every byte of it reads. Inline, the
+        // destage ran in this thread (`destage_lost`); run by the background worker while
+        // this write was in flight, its losses were noted on `in_flight` (both, inline).
+        for l in &destage_lost {
+            assert!(
+                in_flight.lost.len() == 1 || in_flight.lost.contains(l),
+                "a destage of this write's plans noted its losses on the write in flight"
+            );
+        }
         let end_bytes = offset_bytes + write.len_bytes;
-        let own_lost: Vec<LostRange> = destage_lost
+        let own_lost: Vec<LostRange> = in_flight
+            .lost
             .into_iter()
             .filter(|l| l.overlaps(file, offset_bytes, write.len_bytes))
             .map(|l| {
@@ -3652,7 +3750,7 @@ impl Store {
             return Err(self.lost_error(
                 &core,
                 &refs,
-                "write: every byte of it is durable but these, which the move home of its complete WCL cache stripe (a destage) could not tell",
+                "write: every byte of it is durable but these, which the move home of its complete WCL cache stripe (a destage, run while it was in flight, by the background worker or by the write itself) could not tell",
             ));
         }
         Ok(())
@@ -4674,5 +4772,57 @@ mod reads_only_message_tests {
         });
         let msg = reads_only_message(&reads_only_cause(&e, Path::new("/s")), Path::new("/s"));
         assert!(msg.contains("store fail"), "{msg}");
+    }
+}
+
+#[cfg(test)]
+mod write_in_flight_tests {
+    use super::*;
+
+    fn write_with_destages(destages: Vec<PlanId>) -> WriteInFlight {
+        WriteInFlight {
+            file: 7,
+            offset_bytes: 4096,
+            len_bytes: 16_384,
+            destages,
+            lost: Vec::new(),
+        }
+    }
+
+    fn lost(offset_bytes: u64, len_bytes: u64) -> LostRange {
+        LostRange {
+            file: 7,
+            offset_bytes,
+            len_bytes,
+            oss: 1,
+            token: "t".into(),
+            cache_addr_bytes: None,
+        }
+    }
+
+    #[test]
+    fn only_the_losses_of_the_writes_own_destages_are_noted() {
+        let mut w = write_with_destages(vec![3, 9]);
+        w.note_destage_lost(4, &[lost(4096, 100)]); // another write's destage
+        assert!(w.lost.is_empty());
+        w.note_destage_lost(9, &[lost(4096, 100), lost(8192, 50)]);
+        w.note_destage_lost(3, &[]);
+        assert_eq!(w.lost, vec![lost(4096, 100), lost(8192, 50)]);
+    }
+
+    #[test]
+    fn past_the_bound_the_whole_write_is_noted_lost() {
+        let mut w = write_with_destages(vec![1]);
+        let many: Vec<LostRange> = (0..WRITE_DESTAGE_LOST_RANGES_MAX as u64)
+            .map(|i| lost(i, 1))
+            .collect();
+        w.note_destage_lost(1, &many);
+        assert_eq!(w.lost.len(), WRITE_DESTAGE_LOST_RANGES_MAX);
+        w.note_destage_lost(1, &[lost(5000, 1)]);
+        assert_eq!(
+            w.lost,
+            vec![lost(4096, 16_384)],
+            "named lost whole rather than a range dropped"
+        );
     }
 }

@@ -655,13 +655,16 @@ impl Store {
                 });
             }
         }
-        self.journal_lost_in_file(file, ranges)
+        self.journal_lost_in_file(plan.id, file, ranges)
     }
 
     /// Journal (synced) `ranges` of `file` LOST, clipped to the file's size first (bytes past
-    /// its end are no file bytes); returns what was recorded.
+    /// its end are no file bytes), for destage `plan`; returns what was recorded. Under the
+    /// same lock, the write in flight that admitted `plan` notes them (`WriteInFlight`): its
+    /// end, which clears its range from the lost record, then puts them back.
     fn journal_lost_in_file(
         &self,
+        plan: PlanId,
         file: u64,
         mut ranges: Vec<LostRange>,
     ) -> Result<Vec<LostRange>, StoreError> {
@@ -679,6 +682,9 @@ impl Store {
                 },
                 true,
             )?;
+            for w in core.writes_in_flight.values_mut() {
+                w.note_destage_lost(plan, &ranges);
+            }
         }
         Ok(ranges)
     }
@@ -813,7 +819,7 @@ impl Store {
             bytes[off..off + e].copy_from_slice(buf.element(p));
         }
         assert!(ranges.len() <= g.data_count() * e.div_ceil(block));
-        self.journal_lost_in_file(file, ranges)
+        self.journal_lost_in_file(plan.id, file, ranges)
     }
 
     /// `settle`: the cache stripes of home stripe `(file, stripe)` checked against their
