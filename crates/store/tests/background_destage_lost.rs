@@ -32,6 +32,8 @@ const STALE_OSS: usize = 1;
 const STRIPE_BYTES: usize = 16_384;
 /// No test waits longer for the other thread (a failing test ends instead of hanging).
 const WAIT: Duration = Duration::from_secs(60);
+/// Held by a test that sets the pause hook: it is process-wide, and tests run in parallel.
+static PAUSE_HOOK_USER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn cache_zone_file(dir: &Path, oss: usize) -> PathBuf {
     object_file(dir, oss, &format!("{CACHE_OBJECT}.cache"))
@@ -153,6 +155,7 @@ fn a_loss_the_worker_records_while_the_write_is_in_flight_is_never_cleared_as_re
     // then took the loss as one it rewrote (`Rewritten`): stale bytes read with success.
     let dir = scratch();
     let (store, hook, mut expected) = scene(dir.path(), false);
+    let _hook_user = PAUSE_HOOK_USER.lock().unwrap_or_else(|e| e.into_inner());
     let (at_end_tx, at_end) = mpsc::channel::<()>();
     let (go, go_rx) = mpsc::channel::<()>();
     let go_rx = std::sync::Mutex::new(go_rx);
@@ -245,4 +248,77 @@ fn a_loss_the_worker_records_after_the_write_returned_is_listed_and_read_as_lost
     let lost = assert_reads_right_or_lost(&store, &expected);
     assert!(lost > 0, "the bytes recorded lost read lost");
     assert_consistent(&store);
+}
+
+#[test]
+fn a_loss_a_later_writes_destage_records_while_an_earlier_write_is_in_flight_stays() {
+    // No background worker: the destage runs inline, in the thread of the write that
+    // completes the cache stripe. An earlier write of the same cache stripe (its column on
+    // `STALE_OSS`) is held after its plans ran; the completing write's destage reads its
+    // bytes stale and records them lost. On main, the earlier write's end then took the
+    // loss as one it rewrote (`Rewritten`): stale bytes read with success.
+    let dir = scratch();
+    let (store, hook, mut expected) = scene(dir.path(), false);
+    let _hook_user = PAUSE_HOOK_USER.lock().unwrap_or_else(|e| e.into_inner());
+    let (at_end_tx, at_end) = mpsc::channel::<()>();
+    let (go, go_rx) = mpsc::channel::<()>();
+    let go_rx = std::sync::Mutex::new(go_rx);
+    exaraid_store::torture::set_pause_hook(Some(Arc::new(move |point: &str| {
+        if point == exaraid_store::torture::WRITE_PLANS_RAN
+            && std::thread::current().name() == Some(WRITER)
+        {
+            at_end_tx.send(()).unwrap();
+            go_rx
+                .lock()
+                .unwrap()
+                .recv_timeout(WAIT)
+                .expect("the test lets the writer go on");
+        }
+    })));
+    // Column 1 of stripe 0 (on `STALE_OSS`), then columns 0 and 2..3 (the last completes it).
+    let held = (4_096usize, pattern(5, 4_096));
+    let others = [(0usize, pattern(6, 4_096)), (8_192, pattern(7, 8_192))];
+    let stop = AtomicBool::new(true);
+    let (held_wrote, completing_wrote) = std::thread::scope(|s| {
+        let _stop = StopOnDrop(&stop, hook.clone(), true);
+        let writer = std::thread::Builder::new()
+            .name(WRITER.into())
+            .spawn_scoped(s, || store.write("f", held.0 as u64, &held.1))
+            .unwrap();
+        at_end
+            .recv_timeout(WAIT)
+            .expect("the held writer reaches the end of its write");
+        store
+            .write("f", others[0].0 as u64, &others[0].1)
+            .expect("the stripe is not complete yet: no destage");
+        let completing = store.write("f", others[1].0 as u64, &others[1].1);
+        go.send(()).unwrap();
+        (writer.join().unwrap(), completing)
+    });
+    for (at, bytes) in [&held, &others[0], &others[1]] {
+        expected[*at..*at + bytes.len()].copy_from_slice(bytes);
+    }
+    assert!(
+        !hook.armed.load(Ordering::SeqCst),
+        "the destage read the stale cache element"
+    );
+    assert!(
+        matches!(&completing_wrote, Err(StoreError::DataLost(_))),
+        "the completing write's destage recorded its bytes lost: {completing_wrote:?}"
+    );
+    let lost = assert_reads_right_or_lost(&store, &expected);
+    assert!(
+        store.read("f", held.0 as u64, 4096).is_err(),
+        "the held write's bytes, read stale by the destage, read lost"
+    );
+    assert!(lost > 0);
+    assert!(
+        matches!(&held_wrote, Err(StoreError::DataLost(m)) if m.contains("while it was in flight")),
+        "the held write whose bytes were recorded lost before it returned says so: {held_wrote:?}"
+    );
+    assert_consistent(&store);
+    // The journal replays to the same record.
+    store.close().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(assert_reads_right_or_lost(&store, &expected), lost);
 }

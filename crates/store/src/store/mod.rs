@@ -543,50 +543,59 @@ struct Core {
     write_in_flight_next: u64,
 }
 
-/// A client write in flight: the moves home (destages) admitted with it, of the WCL cache
-/// stripes it completed, and the ranges they recorded lost so far. Why (note16 OPEN 0,
-/// WRONG BYTES): such a destage reads the cache stripe after the write's bytes are in it,
-/// so what it records lost are the write's own bytes (or stale bytes standing for them);
-/// run by the background worker while the write is between its plans and its end, its
-/// `Rec::Lost` came before the write's `Rec::Rewritten`, which cleared it: stale bytes then
-/// read as the write's with success. The write's end puts these on record again after its
-/// `Rewritten` (as it does for a destage it ran inline) and fails naming them. A loss any
-/// other plan records meanwhile (e.g. the check of the write's own plan before its delta,
-/// which reads the OLDER bytes the write then overwrites whole: `stale_cache_overwrite.rs`)
-/// is cleared by the `Rewritten` as before: those bytes are gone for good.
+/// A client write in flight and the ranges that plans admitted after its write plan
+/// recorded lost so far. Why (note16 OPEN 0, WRONG BYTES): such a plan reads a cache stripe
+/// after this write's bytes are in it (plans of a stripe run in the order they were
+/// admitted), so what it records lost are this write's own bytes (or stale bytes standing
+/// for them) or newer ones, never older: the move home (destage) of the cache stripe this
+/// write or a later one completed, run by the background worker while this write is between
+/// its plans and its end, or a later write's check of the running parity before its delta
+/// (`verify_cache_before_delta`). Their `Rec::Lost` came before this write's
+/// `Rec::Rewritten`, which cleared them: stale bytes then read as this write's with success.
+/// The write's end puts these back on record after its `Rewritten` and fails naming them.
+/// A loss recorded by its own write plan's check (which reads the OLDER bytes this write
+/// then overwrites whole: `stale_cache_overwrite.rs`) or by a plan admitted before it is
+/// cleared by the `Rewritten` as before: those bytes are gone for good.
 struct WriteInFlight {
     file: u64,
     offset_bytes: u64,
     len_bytes: u64,
-    /// The destage plans admitted with the write (sorted).
-    destages: Vec<PlanId>,
-    /// What they recorded lost while the write was in flight, at most
-    /// `WRITE_DESTAGE_LOST_RANGES_MAX`; past it, the whole write (named lost rather than
-    /// maybe wrong).
+    /// The write's own write plan (the highest of them): losses of later plans are noted.
+    write_plan: PlanId,
+    /// What they recorded lost while the write was in flight (any range; the end keeps
+    /// those inside the write), at most `WRITE_IN_FLIGHT_LOST_RANGES_MAX`; past it, the
+    /// whole write (named lost rather than maybe wrong).
     lost: Vec<LostRange>,
 }
 
 /// Bound on `WriteInFlight::lost` (memory: a 64 MiB chunk's destages may name one range per
 /// block and column).
-const WRITE_DESTAGE_LOST_RANGES_MAX: usize = 1 << 16;
+const WRITE_IN_FLIGHT_LOST_RANGES_MAX: usize = 1 << 16;
 
 impl WriteInFlight {
-    /// Note `ranges`, which destage `plan` journaled lost, if it is one of this write's.
-    fn note_destage_lost(&mut self, plan: PlanId, ranges: &[LostRange]) {
-        if ranges.is_empty() || self.destages.binary_search(&plan).is_err() {
+    /// Note `ranges` of `self.file`, which `plan` (a destage or a write's check) journaled
+    /// lost, if `plan` was admitted after this write's write plan.
+    fn note_lost_by_plan(&mut self, plan: PlanId, ranges: &[LostRange]) {
+        if plan <= self.write_plan {
             return;
         }
-        if self.lost.len() + ranges.len() <= WRITE_DESTAGE_LOST_RANGES_MAX {
-            self.lost.extend_from_slice(ranges);
+        let mut mine = ranges
+            .iter()
+            .filter(|l| l.overlaps(self.file, self.offset_bytes, self.len_bytes))
+            .peekable();
+        let Some(&first) = mine.peek() else {
             return;
+        };
+        let first = first.clone();
+        self.lost.extend(mine.cloned());
+        if self.lost.len() > WRITE_IN_FLIGHT_LOST_RANGES_MAX {
+            self.lost = vec![LostRange {
+                file: self.file,
+                offset_bytes: self.offset_bytes,
+                len_bytes: self.len_bytes,
+                ..first
+            }];
         }
-        let first = self.lost.first().unwrap_or(&ranges[0]).clone();
-        self.lost = vec![LostRange {
-            file: self.file,
-            offset_bytes: self.offset_bytes,
-            len_bytes: self.len_bytes,
-            ..first
-        }];
     }
 }
 
@@ -3620,20 +3629,21 @@ impl Store {
                 self.journal(&mut core, Rec::WriteCrcs(crcs), false)?;
             }
             // Before any of its plans can run (they are admitted below, under this lock): a
-            // destage of them that records a loss finds the write in flight.
-            let mut destages: Vec<PlanId> = plans
+            // later plan that records a loss finds the write in flight. Ids are given in
+            // order: a plan with a higher id was planned (and admitted) after these.
+            let write_plan = plans
                 .iter()
-                .filter(|p| matches!(p.cause, exaraid_plan::PlanCause::Destage { .. }))
+                .filter(|p| matches!(p.cause, exaraid_plan::PlanCause::Write { .. }))
                 .map(|p| p.id)
-                .collect();
-            destages.sort_unstable();
+                .max()
+                .unwrap_or(PlanId::MAX);
             let in_flight_id = core.write_in_flight_next;
             core.write_in_flight_next += 1;
             let in_flight = WriteInFlight {
                 file,
                 offset_bytes,
                 len_bytes: write.len_bytes,
-                destages,
+                write_plan,
                 lost: Vec::new(),
             };
             assert!(
@@ -3715,9 +3725,13 @@ impl Store {
         // durable, could not tell (see `destage_reads_by_check`): lost after this write,
         // so never cleared as rewritten above (on record again, after that record), and
         // the write says so rather than return as if every byte of it reads. Inline, the
-        // destage ran in this thread (`destage_lost`); run by the background worker while
-        // this write was in flight, its losses were noted on `in_flight` (both, inline).
-        for l in &destage_lost {
+        // destage ran in this thread (`destage_lost`); run by the background worker, or any
+        // later plan's check, while this write was in flight: noted on `in_flight` (both,
+        // inline).
+        for l in destage_lost
+            .iter()
+            .filter(|l| l.overlaps(file, offset_bytes, write.len_bytes))
+        {
             assert!(
                 in_flight.lost.len() == 1 || in_flight.lost.contains(l),
                 "a destage of this write's plans noted its losses on the write in flight"
@@ -3750,7 +3764,7 @@ impl Store {
             return Err(self.lost_error(
                 &core,
                 &refs,
-                "write: every byte of it is durable but these, which the move home of its complete WCL cache stripe (a destage, run while it was in flight, by the background worker or by the write itself) could not tell",
+                "write: every byte of it is durable but these, which the move home of its complete WCL cache stripe (a destage), or a later write's check, run while it was in flight, could not tell",
             ));
         }
         Ok(())
@@ -4779,19 +4793,20 @@ mod reads_only_message_tests {
 mod write_in_flight_tests {
     use super::*;
 
-    fn write_with_destages(destages: Vec<PlanId>) -> WriteInFlight {
+    /// Bytes 4096..20480 of file 7, write plan 5.
+    fn write_in_flight() -> WriteInFlight {
         WriteInFlight {
             file: 7,
             offset_bytes: 4096,
             len_bytes: 16_384,
-            destages,
+            write_plan: 5,
             lost: Vec::new(),
         }
     }
 
-    fn lost(offset_bytes: u64, len_bytes: u64) -> LostRange {
+    fn lost(file: u64, offset_bytes: u64, len_bytes: u64) -> LostRange {
         LostRange {
-            file: 7,
+            file,
             offset_bytes,
             len_bytes,
             oss: 1,
@@ -4801,27 +4816,38 @@ mod write_in_flight_tests {
     }
 
     #[test]
-    fn only_the_losses_of_the_writes_own_destages_are_noted() {
-        let mut w = write_with_destages(vec![3, 9]);
-        w.note_destage_lost(4, &[lost(4096, 100)]); // another write's destage
+    fn only_losses_of_later_plans_inside_the_write_are_noted() {
+        let mut w = write_in_flight();
+        // Its own write plan's check (older bytes it overwrites) and an earlier plan's.
+        w.note_lost_by_plan(5, &[lost(7, 4096, 100)]);
+        w.note_lost_by_plan(2, &[lost(7, 4096, 100)]);
         assert!(w.lost.is_empty());
-        w.note_destage_lost(9, &[lost(4096, 100), lost(8192, 50)]);
-        w.note_destage_lost(3, &[]);
-        assert_eq!(w.lost, vec![lost(4096, 100), lost(8192, 50)]);
+        // A later plan (its destage): the ranges inside the write, whole.
+        w.note_lost_by_plan(
+            6,
+            &[
+                lost(7, 0, 4096),
+                lost(7, 4000, 200),
+                lost(8, 8192, 50),
+                lost(7, 8192, 50),
+            ],
+        );
+        w.note_lost_by_plan(9, &[]);
+        assert_eq!(w.lost, vec![lost(7, 4000, 200), lost(7, 8192, 50)]);
     }
 
     #[test]
     fn past_the_bound_the_whole_write_is_noted_lost() {
-        let mut w = write_with_destages(vec![1]);
-        let many: Vec<LostRange> = (0..WRITE_DESTAGE_LOST_RANGES_MAX as u64)
-            .map(|i| lost(i, 1))
+        let mut w = write_in_flight();
+        let many: Vec<LostRange> = (0..WRITE_IN_FLIGHT_LOST_RANGES_MAX as u64)
+            .map(|i| lost(7, 4096 + i % 16_384, 1))
             .collect();
-        w.note_destage_lost(1, &many);
-        assert_eq!(w.lost.len(), WRITE_DESTAGE_LOST_RANGES_MAX);
-        w.note_destage_lost(1, &[lost(5000, 1)]);
+        w.note_lost_by_plan(6, &many);
+        assert_eq!(w.lost.len(), WRITE_IN_FLIGHT_LOST_RANGES_MAX);
+        w.note_lost_by_plan(6, &[lost(7, 5000, 1)]);
         assert_eq!(
             w.lost,
-            vec![lost(4096, 16_384)],
+            vec![lost(7, 4096, 16_384)],
             "named lost whole rather than a range dropped"
         );
     }

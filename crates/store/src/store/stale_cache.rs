@@ -660,8 +660,8 @@ impl Store {
 
     /// Journal (synced) `ranges` of `file` LOST, clipped to the file's size first (bytes past
     /// its end are no file bytes), for destage `plan`; returns what was recorded. Under the
-    /// same lock, the write in flight that admitted `plan` notes them (`WriteInFlight`): its
-    /// end, which clears its range from the lost record, then puts them back.
+    /// same lock, every write in flight admitted before `plan` notes them (`WriteInFlight`):
+    /// its end, which clears its range from the lost record, then puts them back.
     fn journal_lost_in_file(
         &self,
         plan: PlanId,
@@ -683,7 +683,7 @@ impl Store {
                 true,
             )?;
             for w in core.writes_in_flight.values_mut() {
-                w.note_destage_lost(plan, &ranges);
+                w.note_lost_by_plan(plan, &ranges);
             }
         }
         Ok(ranges)
@@ -991,6 +991,7 @@ impl Store {
                 // and records their bytes lost.
                 if !check.unlocated_blocks.is_empty() && erased.is_empty() {
                     self.reencode_unlocated_blocks(
+                        plan.id,
                         (file, stripe),
                         &generation.0,
                         &check.unlocated_blocks,
@@ -1054,6 +1055,7 @@ impl Store {
     /// `read_and_check_cache_stripe` returns them), so that it agrees with the data again.
     fn reencode_unlocated_blocks(
         &self,
+        plan: PlanId,
         (file, stripe): (u64, u64),
         chunks: &Chunks,
         unlocated: &BTreeSet<usize>,
@@ -1106,7 +1108,18 @@ impl Store {
             });
             if !ranges.is_empty() {
                 // On record before the parity that no longer covers them is written.
-                self.journal(&mut core, Rec::Lost { ranges }, true)?;
+                self.journal(
+                    &mut core,
+                    Rec::Lost {
+                        ranges: ranges.clone(),
+                    },
+                    true,
+                )?;
+                // The bytes of earlier writes still in flight among them: see
+                // `WriteInFlight` (this plan's own write has a Rewritten for them).
+                for w in core.writes_in_flight.values_mut() {
+                    w.note_lost_by_plan(plan, &ranges);
+                }
             }
         }
         let mut encoded = buf.clone();
