@@ -3954,6 +3954,14 @@ impl Store {
         self.run_plans(plans, None)
     }
 
+    /// Whether a thread serves background plans now (`serve_background` began and has not
+    /// returned): writes queue their background plans for it instead of running them. For
+    /// tests, which must not write before the worker they spawned serves.
+    #[doc(hidden)]
+    pub fn serving_background(&self) -> bool {
+        self.background_served.load(Ordering::SeqCst)
+    }
+
     /// Serve background plans (WCL destage, delayed-parity moves, timeouts) in this thread
     /// until `stop` is set and none is left. While it runs, writes return as soon as their
     /// foreground plans are durable. Without a server, background plans run inline.
