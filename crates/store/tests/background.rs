@@ -46,6 +46,8 @@ fn the_worker_gives_a_window_its_parity_at_the_timeout_without_any_command() {
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
         let worker = s.spawn(|| store.serve_background(&stop));
+        // Else a write runs its background plans inline (no worker serves yet).
+        eventually("the worker serves", || store.serving_background());
         let _stop = StopOnDrop(&stop, None);
         let token = store.delayed_start("f").unwrap();
         store.write("f", 0, &pattern(1, 20_000)).unwrap();
@@ -98,6 +100,8 @@ fn past_the_bound_the_worker_advances_the_parity_and_the_writer_waits_only_past_
             .name(WORKER.into())
             .spawn_scoped(s, || store.serve_background(&stop))
             .unwrap();
+        // Else a write runs its background plans inline (no worker serves yet).
+        eventually("the worker serves", || store.serving_background());
         let _stop = StopOnDrop(&stop, Some(pause.clone()));
         let window = store.delayed_window("f").unwrap();
 

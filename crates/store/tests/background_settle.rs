@@ -50,6 +50,8 @@ fn round(seed: u64) {
         let (store, stop) = (store.clone(), stop.clone());
         spawn(move || store.serve_background(&stop))
     };
+    // Else a write runs its background plans inline (no worker serves yet).
+    eventually("the worker serves", || store.serving_background());
     let flusher = {
         let (store, stop) = (store.clone(), stop.clone());
         spawn(move || -> Result<u64, String> {

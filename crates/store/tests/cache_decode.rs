@@ -96,6 +96,8 @@ fn ended_window_waiting_for_its_move(
             .name(WORKER.into())
             .spawn_scoped(s, || store.serve_background(&stop))
             .unwrap();
+        // Else a write runs its background plans inline (no worker serves yet).
+        eventually("the worker serves", || store.serving_background());
         let _stop = StopOnDrop(&stop, hooks.clone());
         park_the_worker(&store, &hooks, "x", 3);
         let w = store.delayed_window("f").unwrap();
@@ -304,6 +306,8 @@ fn a_destaging_wcl_cache_stripe_is_decoded_from_its_own_elements_not_the_newer_o
             .name(WORKER.into())
             .spawn_scoped(s, || store.serve_background(&stop))
             .unwrap();
+        // Else a write runs its background plans inline (no worker serves yet).
+        eventually("the worker serves", || store.serving_background());
         let _stop = StopOnDrop(&stop, hooks.clone());
         park_the_wcl_worker(&store, &hooks, "t", 11);
         // The older cache stripe of "f" stripe 0 is complete: its destage waits in the queue.
@@ -359,6 +363,8 @@ fn columns_with_bytes_of_an_open_window_are_not_used_to_decode_an_ended_ones() {
             .name(WORKER.into())
             .spawn_scoped(s, || store.serve_background(&stop))
             .unwrap();
+        // Else a write runs its background plans inline (no worker serves yet).
+        eventually("the worker serves", || store.serving_background());
         let _stop = StopOnDrop(&stop, hooks.clone());
         park_the_worker(&store, &hooks, "x", 3);
         let w = store.delayed_window("f").unwrap();
@@ -402,6 +408,8 @@ fn every_element_of_a_destaging_wcl_cache_stripe_is_rebuilt_from_its_own_cache_s
             .name(WORKER.into())
             .spawn_scoped(s, || store.serve_background(&stop))
             .unwrap();
+        // Else a write runs its background plans inline (no worker serves yet).
+        eventually("the worker serves", || store.serving_background());
         let _stop = StopOnDrop(&stop, hooks.clone());
         // Each round rots another element of the older cache stripe: data 0, 1, 2, then
         // the running parity (RAID-5: the XOR of the data elements).

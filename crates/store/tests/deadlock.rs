@@ -75,6 +75,8 @@ fn writer_waits_for_a_queued_destage_while(
             .unwrap();
         rx
     };
+    // Else a write runs its background plans inline (no worker serves yet).
+    eventually("the worker serves", || store.serving_background());
     hooks.pause();
     write_within(&store, &hooks, "t", 0, &pattern(1, STRIPE));
     eventually("the worker parks in the destage of t", || {

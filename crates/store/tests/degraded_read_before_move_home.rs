@@ -45,6 +45,8 @@ fn a_degraded_read_of_a_failed_column_waits_for_the_window_move_home_and_reads_r
             .spawn(move || store.serve_background(&stop))
             .unwrap()
     };
+    // Else a write runs its background plans inline (no worker serves yet).
+    eventually("the worker serves", || store.serving_background());
     // The window writes data element 0 of stripe 0 in part (blocks beside it stay older).
     let token = store.delayed_start("f").unwrap();
     let (at, len) = (1000usize, 600usize);

@@ -117,6 +117,8 @@ fn scene(destage_defer_max_bytes: u64) -> Scene {
         let (store, stop) = (store.clone(), stop.clone());
         spawn(move || store.serve_background(&stop))
     };
+    // Else a write runs its background plans inline (no worker serves yet).
+    eventually("the worker serves", || store.serving_background());
     let b_first = pattern(1, 100);
     store.write("b", 0, &b_first).unwrap();
     probe.park_next_cache_write();

@@ -3705,26 +3705,11 @@ impl Store {
                 list.join(", ")
             )));
         }
-        if !core
-            .state
-            .lost_in(file, offset_bytes, write.len_bytes)
-            .is_empty()
-        {
-            // Durable again: these bytes read as written from now on.
-            self.journal(
-                &mut core,
-                Rec::Rewritten {
-                    file,
-                    offset_bytes,
-                    len_bytes: write.len_bytes,
-                },
-                true,
-            )?;
-        }
         // Bytes of this write that a destage of its cache stripe, run after the write was
         // durable, could not tell (see `destage_reads_by_check`): lost after this write,
-        // so never cleared as rewritten above (on record again, after that record), and
-        // the write says so rather than return as if every byte of it reads. Inline, the
+        // on record already (the destage journaled them, synced), never cleared as
+        // rewritten below, and the write says so rather than return as if every byte of
+        // it reads. Inline, the
         // destage ran in this thread (`destage_lost`); run by the background worker, or any
         // later plan's check, while this write was in flight: noted on `in_flight` (both,
         // inline).
@@ -3752,7 +3737,18 @@ impl Store {
                 }
             })
             .collect();
-        if !own_lost.is_empty() {
+        // On record already, unless something since took part of them off (nothing
+        // should): then again, before any `Rewritten` (which never covers them, below).
+        let off_record = own_lost.iter().any(|l| {
+            let on_record_bytes: u64 = core
+                .state
+                .lost_in(file, l.offset_bytes, l.len_bytes)
+                .iter()
+                .map(|r| r.end_bytes().min(l.end_bytes()) - r.offset_bytes.max(l.offset_bytes))
+                .sum();
+            on_record_bytes < l.len_bytes
+        });
+        if off_record {
             self.journal(
                 &mut core,
                 Rec::Lost {
@@ -3760,6 +3756,47 @@ impl Store {
                 },
                 true,
             )?;
+        }
+        // Durable again: the rest of this write's bytes read as written from now on. Never
+        // its own bytes lost since (`own_lost`): a `Rewritten` over them would clear the
+        // destage's record of them, and journaling them lost again after it left a power
+        // cut between the two records that kept the stale bytes home with no loss on
+        // record, read with success (s17f, note16 OPEN 6a). So one `Rewritten` per part of
+        // the write between them, the last one synced: a cut before it leaves older losses
+        // of the write's range on record (named, never wrong; the write had not returned).
+        let mut rewritten: Vec<(u64, u64)> = Vec::new();
+        let mut at = offset_bytes;
+        let mut holes: Vec<(u64, u64)> = own_lost
+            .iter()
+            .map(|l| (l.offset_bytes, l.end_bytes()))
+            .collect();
+        holes.sort_unstable();
+        for (a, z) in holes
+            .into_iter()
+            .chain(std::iter::once((end_bytes, end_bytes)))
+        {
+            if at < a && !core.state.lost_in(file, at, a - at).is_empty() {
+                rewritten.push((at, a));
+            }
+            at = at.max(z);
+        }
+        assert!(
+            rewritten.len() <= own_lost.len() + 1,
+            "one part of the write before, between and after its own lost ranges"
+        );
+        let last = rewritten.len().saturating_sub(1);
+        for (i, &(a, z)) in rewritten.iter().enumerate() {
+            self.journal(
+                &mut core,
+                Rec::Rewritten {
+                    file,
+                    offset_bytes: a,
+                    len_bytes: z - a,
+                },
+                i == last,
+            )?;
+        }
+        if !own_lost.is_empty() {
             let refs: Vec<&LostRange> = own_lost.iter().collect();
             return Err(self.lost_error(
                 &core,

@@ -823,7 +823,15 @@ impl Store {
                 core.state
                     .lost_in(p.file, p.offset_bytes, p.bytes.len() as u64)
                     .into_iter()
-                    .filter(|l| l.oss == oss)
+                    // Never over a loss a cache stripe's check recorded since (a destage's
+                    // of a write's own bytes: a write's end keeps those on record and its
+                    // `Rewritten` skips them, leaving this piece there, s17f): those bytes
+                    // are newer than the piece's; they stay lost.
+                    .filter(|l| {
+                        l.oss == oss
+                            && l.token != stale_cache::STALE_CACHE
+                            && l.token != exec::UNREADABLE_CACHE
+                    })
                     .map(|l| (l.offset_bytes.max(p.offset_bytes), l.end_bytes().min(end)))
                     .collect()
             };

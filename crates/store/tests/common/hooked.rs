@@ -8,7 +8,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use exaraid_store::backend::{Backend, BackendError, DirBackend, ElementKey, OssLabel, Zone};
+use exaraid_store::backend::{
+    Backend, BackendError, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone,
+};
 use exaraid_store::superblock::Superblock;
 use exaraid_store::{OpenOptions, Store, StoreError};
 use parking_lot::{Condvar, Mutex};
@@ -180,6 +182,32 @@ impl<H: Hook> Backend for Wrapped<H> {
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
         self.hook.before_write(self.index, key)?;
         self.inner.mark_lost(key, block)
+    }
+    // The OSS's own metadata, forwarded (note16 OPEN 5d): without, the store under test
+    // kept no generation, told no OSS its epoch and took none back as rolled back (the
+    // trait's defaults), unlike over its real directories.
+    fn generation(&self) -> Option<u64> {
+        self.inner.generation()
+    }
+    fn set_rolled_back(&self, why: String) {
+        self.inner.set_rolled_back(why)
+    }
+    fn metadata_epoch(&self) -> Result<Option<MetadataEpoch>, BackendError> {
+        self.inner.metadata_epoch()
+    }
+    fn set_metadata_epoch(
+        &self,
+        epoch: MetadataEpoch,
+        store_dir: Option<&Path>,
+        durable: bool,
+    ) -> Result<(), BackendError> {
+        self.inner.set_metadata_epoch(epoch, store_dir, durable)
+    }
+    fn allocated_slots(&self, object: u64, zone: Zone) -> Result<Vec<(u64, u64)>, BackendError> {
+        self.inner.allocated_slots(object, zone)
+    }
+    fn finish_torn_zero_crcs(&self, object: u64, zone: Zone) -> Result<usize, BackendError> {
+        self.inner.finish_torn_zero_crcs(object, zone)
     }
 }
 

@@ -484,6 +484,21 @@ pub fn tear_home_block(
     before
 }
 
+/// Where a kill test of one operation begins its journal cuts when the operation was the
+/// first change of its open (the journal's length was `before`): after the metadata epoch's
+/// record (`OssGenerations`), which the store journals, fsyncs and then tells every OSS
+/// (their epoch files) before the operation's own records. A cut before it with the epoch
+/// files of the operation's end is no disk a kill leaves (refused at open as metadata older
+/// than its OSSs), and a kill there leaves the disk as before the operation.
+pub fn cuts_after_epoch_bump(journal: &Path, before: u64) -> u64 {
+    let bytes = std::fs::read(journal).unwrap();
+    journal_record_kinds(&bytes)
+        .into_iter()
+        .find(|&(at, _, _)| at as u64 == before)
+        .filter(|(_, _, kind)| kind == "OssGenerations")
+        .map_or(before, |(at, len, _)| (at + len) as u64)
+}
+
 /// `(start, framed length, record kind)` of every record of the journal.
 pub fn journal_record_kinds(journal: &[u8]) -> Vec<(usize, usize, String)> {
     let mut out = Vec::new();

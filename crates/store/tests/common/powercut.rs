@@ -15,6 +15,9 @@
 //!   its epoch file (`set_metadata_epoch`) as its last durable telling left it, its
 //!   extents (snapshot and log) as its last removal (which fsyncs them) left them.
 //!
+//! With `cut_journal_since_previous_call`, also the journal cut between two of its own
+//! fsyncs that no OSS call separates (the OSSs as the next image has them).
+//!
 //! Not modelled (say so where it matters): an epoch file told without `durable` and then
 //! kept by the OSS's next `sync` (the copy takes it as durable; `DirBackend::sync` may not
 //! cover it), an OSS keeping some of its unsynced writes and
@@ -48,13 +51,25 @@ pub struct PowerCut {
     images: Mutex<Vec<PowerCutImage>>,
     /// `set_metadata_epoch` calls while armed (a test that means to cut them says so).
     pub epochs_told: std::sync::atomic::AtomicUsize,
+    /// See `cut_journal_since_previous_call`.
+    journal_cuts_since_previous_call: AtomicBool,
+    /// Called before each read (OSS, key), under the lock: a test's change of an OSS's
+    /// files (a lost write put back, say) that no image sees half done.
+    before_read: Mutex<Option<BeforeRead>>,
 }
+
+/// A test's action before a read of OSS `oss`: see `PowerCut::before_read`.
+pub type BeforeRead = Box<dyn Fn(usize, ElementKey) + Send + Sync>;
 
 /// The disk as it was before one mutating backend call, and what was durable then.
 #[derive(Clone)]
 pub struct PowerCutImage {
     pub dir: PathBuf,
     pub journal_durable_bytes: u64,
+    /// Where this image's journal cuts begin: `journal_durable_bytes`, or, with
+    /// `cut_journal_since_previous_call`, what was durable when the previous mutating call
+    /// began (a power cut between two journal fsyncs with no OSS call between them).
+    pub journal_cuts_from_bytes: u64,
     pub oss_durable: Vec<PathBuf>,
 }
 
@@ -74,7 +89,26 @@ impl PowerCut {
             copies: Mutex::new(0),
             images: Mutex::new(Vec::new()),
             epochs_told: Default::default(),
+            journal_cuts_since_previous_call: AtomicBool::new(false),
+            before_read: Mutex::new(None),
         })
+    }
+
+    /// Also cut each image's journal at the record boundaries its fsyncs since the previous
+    /// mutating call made durable: the OSSs are as this image has them from the end of
+    /// that call on, and the journal may have been cut anywhere it was appended and synced
+    /// meanwhile (records that only the journal's fsyncs order, with no OSS call between
+    /// them). Not the default: a journal fsync on another thread while that call ran (the
+    /// background worker) would make some of those cuts disks that never were; use it
+    /// where only the caller's thread journals.
+    pub fn cut_journal_since_previous_call(&self) {
+        self.journal_cuts_since_previous_call
+            .store(true, Ordering::SeqCst);
+    }
+
+    /// Run `f` before each read of the store's OSSs (see `BeforeRead`).
+    pub fn before_read(&self, f: BeforeRead) {
+        *self.before_read.lock() = Some(f);
     }
 
     fn fresh(&self, what: &str) -> PathBuf {
@@ -133,9 +167,17 @@ impl PowerCut {
             journal_durable_bytes <= journal_bytes,
             "the journal shrank while armed (a checkpoint?): not modelled"
         );
-        self.images.lock().push(PowerCutImage {
+        let mut images = self.images.lock();
+        let journal_cuts_from_bytes = match images.last() {
+            Some(previous) if self.journal_cuts_since_previous_call.load(Ordering::SeqCst) => {
+                previous.journal_durable_bytes
+            }
+            _ => journal_durable_bytes,
+        };
+        images.push(PowerCutImage {
             dir,
             journal_durable_bytes,
+            journal_cuts_from_bytes,
             oss_durable: self.durable.lock().clone(),
         });
     }
@@ -252,13 +294,14 @@ pub fn for_each_power_cut(
         let cuts: Vec<u64> = ends
             .iter()
             .copied()
-            .filter(|&end| end >= image.journal_durable_bytes)
+            .filter(|&end| end >= image.journal_cuts_from_bytes)
             .collect();
-        assert!(
-            ends.contains(&image.journal_durable_bytes) || image.journal_durable_bytes == 0,
-            "the journal's durable length {} is a record boundary",
-            image.journal_durable_bytes
-        );
+        for durable in [image.journal_durable_bytes, image.journal_cuts_from_bytes] {
+            assert!(
+                ends.contains(&durable) || durable == 0,
+                "the journal's durable length {durable} is a record boundary"
+            );
+        }
         for &journal_cut_bytes in &cuts {
             for dropped in &masks {
                 check(&PowerCutPoint {
@@ -333,6 +376,9 @@ impl Backend for PowerCutBackend {
     }
     fn read(&self, key: ElementKey, offset: usize, buf: &mut [u8]) -> Result<(), BackendError> {
         let _io = self.cut.io.lock();
+        if let Some(f) = self.cut.before_read.lock().as_ref() {
+            f(self.index, key);
+        }
         self.inner.read(key, offset, buf)
     }
     fn write(&self, key: ElementKey, offset: usize, bytes: &[u8]) -> Result<(), BackendError> {
