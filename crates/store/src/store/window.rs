@@ -37,7 +37,9 @@ impl Store {
                 self.sb.write_path.name()
             )));
         }
-        let file = self.file_or_create(name)?;
+        // Unconfirmed until its `WindowStart` (a START refused or killed before it leaves no
+        // name behind: the next open removes it).
+        let file = self.file_or_create(name, true)?;
         let _shared = self.gate.read();
         let (token, plans) = {
             let mut core = self.core.lock();
