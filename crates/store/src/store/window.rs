@@ -49,7 +49,16 @@ impl Store {
                     "'{name}' was removed (`rm`, or replaced by a `put`) while START waited to run; no window was started: START again"
                 )));
             }
-            if let Some((t, _)) = core.state.windows.iter().find(|(_, w)| w.file == file) {
+            if let Some((t, w)) = core.state.windows.iter().find(|(_, w)| w.file == file) {
+                // A window whose timeout fired is no longer open to the planner, but stays
+                // listed until its END: "already open" sent the user looking for a writer
+                // that may be long gone (note16 OPEN 8).
+                if w.timed_out || !core.strategy.window_open(w.window) {
+                    return Err(StoreError::BadInput(format!(
+                        "file '{name}' has a delayed window (token {t}) that timed out: its parity was computed at the timeout (writes to the file since are protected at once), but it was never ended; nothing was started: end it with `exaraid store delayed end {} {t}` (it says whether any of its bytes were lost), then start a new window",
+                        self.dir.display()
+                    )));
+                }
                 return Err(StoreError::BadInput(format!(
                     "file '{name}' already has an open delayed window (token {t}); end it with `exaraid store delayed end` first"
                 )));
