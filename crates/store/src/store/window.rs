@@ -137,31 +137,8 @@ impl Store {
     /// START's two records) is left to start as the restart finds it. Bounded by the
     /// windows listed.
     pub(super) fn record_closed_windows(&self, core: &mut Core) -> Result<(), StoreError> {
-        let started: BTreeSet<u64> = core
-            .state
-            .inputs
-            .iter()
-            .filter_map(|i| match *i {
-                Input::StartDelayed { window, .. } => Some(window),
-                _ => None,
-            })
-            .collect();
-        let closed: Vec<(String, Window)> = core
-            .state
-            .windows
-            .iter()
-            .filter(|(_, w)| !w.timed_out && started.contains(&w.window))
-            .filter(|(_, w)| !core.strategy.window_open(w.window))
-            .map(|(token, w)| {
-                let window = Window {
-                    timed_out: true,
-                    ..w.clone()
-                };
-                (token.clone(), window)
-            })
-            .collect();
-        for (token, window) in closed {
-            self.journal(core, Rec::WindowStart { token, window }, false)?;
+        for rec in closed_window_records(&core.state, core.strategy.as_ref()) {
+            self.journal(core, rec, false)?;
         }
         Ok(())
     }
@@ -647,4 +624,34 @@ fn shown_token(token: &str) -> String {
         String::new()
     };
     format!("{}{more}", shown.escape_debug())
+}
+
+/// The `WindowStart` records, marked `timed_out`, of every window `state` lists that
+/// `strategy` (the planner of `state.inputs`) started in this epoch and has closed, not yet
+/// on record so: what a settle journals before its planner reset (see
+/// `Store::record_closed_windows`), and what an open that rolls a settle's end forward
+/// (`cut_deletions`) journals before the `PlannerReset` it infers. Bounded by the windows
+/// listed.
+pub(super) fn closed_window_records(state: &State, strategy: &dyn Strategy) -> Vec<Rec> {
+    let started: BTreeSet<u64> = state
+        .inputs
+        .iter()
+        .filter_map(|i| match *i {
+            Input::StartDelayed { window, .. } => Some(window),
+            _ => None,
+        })
+        .collect();
+    state
+        .windows
+        .iter()
+        .filter(|(_, w)| !w.timed_out && started.contains(&w.window))
+        .filter(|(_, w)| !strategy.window_open(w.window))
+        .map(|(token, w)| Rec::WindowStart {
+            token: token.clone(),
+            window: Window {
+                timed_out: true,
+                ..w.clone()
+            },
+        })
+        .collect()
 }
