@@ -289,3 +289,99 @@ fn deletions_after_a_damaged_record_of_an_older_binary_read_right_or_lost_never_
         );
     }
 }
+
+/// A delayed window's timeout in the test below: long enough that the commands between
+/// a window's START and the flush never outlast it on a loaded machine (a fresh window
+/// that timed out again would hide the fault), short enough to wait for once.
+const WINDOW_TIMEOUT_MS: u64 = 3_000;
+
+/// `journal` without the `WindowStart` records marked `timed_out` (what a binary before
+/// session 16 never wrote: its settle journaled no marks before its reset). Sequence
+/// numbers only need to increase. Returns how many it dropped.
+fn without_timed_out_marks(dir: &Path) -> usize {
+    let path = dir.join("journal");
+    let journal = std::fs::read(&path).unwrap();
+    let records = journal_records(&journal);
+    let mut kept = Vec::new();
+    let mut dropped = 0;
+    for (i, &(at, ref kind)) in records.iter().enumerate() {
+        let end = records.get(i + 1).map_or(journal.len(), |&(next, _)| next);
+        let payload: serde_json::Value = serde_json::from_slice(&journal[at + 8..end]).unwrap();
+        if kind == "WindowStart" && payload["rec"]["WindowStart"]["window"]["timed_out"] == true {
+            dropped += 1;
+            continue;
+        }
+        kept.extend_from_slice(&journal[at..end]);
+    }
+    std::fs::write(&path, &kept).unwrap();
+    dropped
+}
+
+/// note16 OPEN 8 (s16d leftover): an open that rolls a settle's end forward from the OSSs
+/// (a `flush` killed while it deletes the cache zone, its `PlannerReset` the journal's
+/// damaged last record, written by a binary before session 16: no `timed_out` marks before
+/// the reset) journaled the reset without marking the windows the planner had closed: a
+/// window whose timeout had fired started fresh, and writes to its file went unprotected
+/// again for a new timeout. The open now journals the marks before the reset it infers, as
+/// the settle does: a write to that file is protected at once.
+#[test]
+fn a_settle_end_rolled_forward_keeps_a_timed_out_window_closed() {
+    use exaraid_store::Store;
+    let root = fast_tempdir("exaraid-damaged-tail-timed-out-");
+    let mut scenes_seen = 0;
+    let timeout = WINDOW_TIMEOUT_MS.to_string();
+    for k in 1..=KILLS_MAX {
+        let dir = root.path().join(format!("k{k}"));
+        let args = [
+            "--oss",
+            "5",
+            "--code",
+            "raid5",
+            "--write-path",
+            "delayed",
+            "--window-timeout-ms",
+            &timeout,
+        ];
+        common::init_store(s(&dir), &args);
+        ok(&["store", "put", s(&dir), "f"], &bytes(1, F_BYTES));
+        ok(&["store", "delayed", "start", s(&dir), "f"], b"");
+        let at = WRITE_AT.to_string();
+        let written = bytes(4, WRITE_BYTES);
+        ok(&["store", "write", s(&dir), "f", "--offset", &at], &written);
+        std::thread::sleep(std::time::Duration::from_millis(WINDOW_TIMEOUT_MS + 500));
+        // This command's open fires f's timeout; h's window is fresh and holds cached bytes
+        // for the flush's settle to move home.
+        ok(&["store", "delayed", "start", s(&dir), "h"], b"");
+        ok(
+            &["store", "write", s(&dir), "h", "--offset", "0"],
+            &bytes(5, G_BYTES),
+        );
+        if !killed_at(
+            &["store", "flush", s(&dir)],
+            b"",
+            &format!("{REMOVE_ZONE}:{k}"),
+        ) {
+            break;
+        }
+        let what = format!("flush killed at deletion {k}, a session-15 binary's journal");
+        if as_an_older_binary_left_it(&dir) && without_timed_out_marks(&dir) > 0 {
+            scenes_seen += 1;
+            damage_last_journal_record(&dir);
+            let store = Store::open(&dir).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+            store.write("f", 20_000, &bytes(6, 500)).unwrap();
+            assert_eq!(
+                store.status().unwrap().bytes_unprotected,
+                0,
+                "{what}: f's window had timed out, a write to its file is protected at once"
+            );
+            let mut f_now = bytes(1, F_BYTES);
+            f_now[WRITE_AT..WRITE_AT + WRITE_BYTES].copy_from_slice(&written);
+            f_now[20_000..20_500].copy_from_slice(&bytes(6, 500));
+            assert!(store.get("f").unwrap() == f_now, "{what}: f");
+            assert!(store.get("h").unwrap() == bytes(5, G_BYTES), "{what}: h");
+            store.close().unwrap();
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    assert!(scenes_seen >= 1, "{scenes_seen} scenes");
+}

@@ -49,6 +49,17 @@ pub struct FileMeta {
     /// `None`: a state written before this field existed; the whole file counts as written.
     #[serde(default)]
     pub written: Option<Vec<(u64, u64)>>,
+    /// Created by a `write` or `delayed start` of a new name (`Rec::Create::unconfirmed`),
+    /// and no `delayed start` on it since. Such a file is the user's only once a byte of it
+    /// is written or a window started on it: an open removes one still empty with no window
+    /// (`Store::drop_unconfirmed_files`). Why (review s16r2 R16b-3): a write refused after
+    /// its plans were admitted (too many OSSs out of service), or killed before any byte,
+    /// left the name in the store, 0 bytes long, for good; an application that tests for a
+    /// file's presence saw a file that was never written. An empty `put` creates its name
+    /// confirmed (acknowledged: it stays). (Default false: a state written before session
+    /// 17, or by a binary that drops it, keeps every name, as before.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unconfirmed: bool,
 }
 
 /// Most written runs remembered per file (bounds the state snapshot: 16 bytes a run).
@@ -60,6 +71,7 @@ impl FileMeta {
             id,
             size_bytes: 0,
             written: Some(Vec::new()),
+            unconfirmed: false,
         }
     }
 
@@ -363,6 +375,12 @@ pub enum Rec {
     Create {
         name: String,
         id: u64,
+        /// Created for a `write` or `delayed start` (see `FileMeta::unconfirmed`): the name
+        /// stays only with a byte written or a window started in it. Absent (false) for an
+        /// empty `put` and a put's staging name, and in records of binaries before session
+        /// 17; an older binary drops it and keeps the name, as before.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        unconfirmed: bool,
     },
     Remove {
         name: String,
@@ -1572,8 +1590,16 @@ impl State {
             self.note_changed_while_failed(rec);
         }
         match rec {
-            Rec::Create { name, id } => {
-                self.files.insert(name.clone(), FileMeta::new(*id));
+            Rec::Create {
+                name,
+                id,
+                unconfirmed,
+            } => {
+                let meta = FileMeta {
+                    unconfirmed: *unconfirmed,
+                    ..FileMeta::new(*id)
+                };
+                self.files.insert(name.clone(), meta);
                 self.next_file_id = self.next_file_id.max(id + 1);
             }
             Rec::Replace { from, to } => {
@@ -1730,6 +1756,10 @@ impl State {
             }
             Rec::WindowStart { token, window } => {
                 self.next_window = self.next_window.max(window.window + 1);
+                // A started window confirms the name (START was acknowledged on it).
+                if let Some(meta) = self.files.values_mut().find(|m| m.id == window.file) {
+                    meta.unconfirmed = false;
+                }
                 self.windows.insert(token.clone(), window.clone());
             }
             Rec::WindowEnd { token } => {
@@ -1986,6 +2016,7 @@ mod tests {
             id: 0,
             size_bytes: 10_000,
             written: None,
+            unconfirmed: false,
         };
         assert_eq!(old.written_stripes(4096).collect::<Vec<_>>(), vec![0, 1, 2]);
     }
@@ -2240,6 +2271,7 @@ mod tests {
             &Rec::Create {
                 name: "f".into(),
                 id: 7,
+                unconfirmed: false,
             },
         );
         let piece = RestorePiece {

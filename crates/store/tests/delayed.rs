@@ -229,3 +229,44 @@ fn past_the_unprotected_bound_the_store_advances_the_parity() {
     assert_eq!(store.get("f").unwrap(), data);
     assert_consistent(&store);
 }
+
+/// note16 OPEN 8 (s16d leftover): START on a file whose window timed out (its parity
+/// computed at the timeout, the window never ended) said "already has an open delayed
+/// window", which sent the user looking for a writer that may be long gone. It says the
+/// window timed out and how to end it, before and after a settle (which journals the
+/// window again marked timed out); after its END a new window starts.
+#[test]
+fn start_on_a_file_whose_window_timed_out_says_so_and_how_to_end_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = InitOptions::with_oss_count(dir.path(), 4, CodeSpec::raid5(3));
+    opts.element_bytes = UNIT;
+    opts.write_path = WritePath::Delayed;
+    opts.window_timeout_ms = 400;
+    let store = Store::init(dir.path(), &opts).unwrap();
+    let token = store.delayed_start("f").unwrap();
+    store.write("f", 0, &pattern(7, 20_000)).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    store.tick().unwrap();
+    assert_eq!(store.status().unwrap().bytes_unprotected, 0, "timed out");
+    let says_timed_out = |store: &Store, when: &str| {
+        let err = store.delayed_start("f").unwrap_err().to_string();
+        assert!(
+            err.contains("timed out")
+                && err.contains(&format!("delayed end {} {token}", dir.path().display()))
+                && !err.contains("already has an open delayed window"),
+            "{when}: {err}"
+        );
+    };
+    says_timed_out(&store, "after the timeout");
+    store.flush().unwrap();
+    says_timed_out(&store, "after a settle");
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    says_timed_out(&store, "reopened");
+    store.delayed_end(&token).unwrap();
+    let again = store.delayed_start("f").unwrap();
+    assert_ne!(again, token);
+    store.delayed_end(&again).unwrap();
+    assert_eq!(store.get("f").unwrap(), pattern(7, 20_000));
+    assert_consistent(&store);
+}

@@ -126,6 +126,15 @@ pub(super) fn cut_deletion_records(
         recs.push(rec);
     };
     if token == OBJECTS_DELETED && settle_ended(layout, kind, config, state, &gone)? {
+        // The timed-out windows first, as the settle itself journals them before its reset
+        // (`Store::record_closed_windows`): the reset drops the inputs that closed them, and
+        // without the marks the open after it started them fresh, their files' writes
+        // unprotected again for a new timeout (note16 OPEN 8; a journal of a binary before
+        // session 16 lacks the settle's own marks).
+        let (strategy, _) = replay(kind, layout, config, &state.inputs)?;
+        for rec in super::window::closed_window_records(state, strategy.as_ref()) {
+            push(state, rec);
+        }
         push(state, Rec::PlannerReset);
     }
     let lost = deleted_files(layout, kind, config, state, (&gone, token))?;

@@ -2058,6 +2058,7 @@ impl Store {
         // until the next window write, END, flush or timeout (review s8r R8-2).
         store.keep_unprotected_bound("the store opened and recovered")?;
         store.drop_staging_files()?;
+        store.drop_unconfirmed_files()?;
         // Removals a crash cut after their record: their objects go now.
         store.finish_removals(&store.gate_exclusive()?)?;
         store.repair_after_tail_cut();
@@ -2738,8 +2739,9 @@ impl Store {
             })
     }
 
-    fn file_or_create(&self, name: &str) -> Result<u64, StoreError> {
-        self.file_or_create_new(name).map(|(id, _)| id)
+    /// `unconfirmed`: see `Rec::Create::unconfirmed`.
+    fn file_or_create(&self, name: &str, unconfirmed: bool) -> Result<u64, StoreError> {
+        self.file_or_create_new(name, unconfirmed).map(|(id, _)| id)
     }
 
     /// The id for a new file: `State::next_file_id`, moved past every id the OSSs hold
@@ -2770,7 +2772,7 @@ impl Store {
     }
 
     /// `file_or_create`, and whether this call created the file.
-    fn file_or_create_new(&self, name: &str) -> Result<(u64, bool), StoreError> {
+    fn file_or_create_new(&self, name: &str, unconfirmed: bool) -> Result<(u64, bool), StoreError> {
         check_name(name)?;
         let mut core = self.core.lock();
         if let Some(m) = core.state.files.get(name) {
@@ -2782,6 +2784,7 @@ impl Store {
             Rec::Create {
                 name: name.to_string(),
                 id,
+                unconfirmed,
             },
             true,
         )?;
@@ -2795,7 +2798,9 @@ impl Store {
     fn unmake_failed_new_file(&self, e: StoreError, name: &str, id: u64) -> StoreError {
         if self.poisoned.load(Ordering::SeqCst) {
             // Only a reopen (recovery) may change the store now.
-            return e.with_context(&format!("the write had created '{name}', which stays"));
+            return e.with_context(&format!(
+                "the write had created '{name}': the next open of the store removes it again if no byte of it was written"
+            ));
         }
         let removed = (|| -> Result<bool, StoreError> {
             // Exclusive: a concurrent writer of the name finishes (and leaves bytes) first.
@@ -2911,6 +2916,49 @@ impl Store {
         };
         for name in staging {
             self.drop_staging(&name)?;
+        }
+        Ok(())
+    }
+
+    /// At open, after recovery: remove every file a `write` or `delayed start` created
+    /// (`FileMeta::unconfirmed`) that is still empty, with no window: no byte of it was
+    /// ever written (an acknowledged write leaves its size past 0, and only a refused
+    /// write's `WroteNothing` takes a size back) and no START on it took effect, so its
+    /// name was never the user's (review s16r2 R16b-3: a write refused for too many OSSs
+    /// out of service, which poisons the store before the write can take its name back,
+    /// or killed before any byte, left it 0 bytes long for good). An empty `put`'s name is
+    /// confirmed and stays. One with cached bytes on record (none is expected: the size is
+    /// 0) stays as before. Bounded by the files listed.
+    fn drop_unconfirmed_files(&self) -> Result<(), StoreError> {
+        if self.metadata_read_only.is_some() || self.poisoned.load(Ordering::SeqCst) {
+            return Ok(()); // nothing may be journaled: the names stay until an open that may
+        }
+        let mut core = self.core.lock();
+        let unconfirmed: Vec<(String, u64)> = core
+            .state
+            .files
+            .iter()
+            .filter(|(_, m)| m.unconfirmed && m.size_bytes == 0)
+            .map(|(name, m)| (name.clone(), m.id))
+            .collect();
+        for (name, id) in unconfirmed {
+            let window = core.state.windows.values().any(|w| w.file == id);
+            if window || !self.cached_extents(&core, id)?.is_empty() {
+                continue;
+            }
+            // Synced: a removal's objects go only after its record is durable
+            // (`finish_removals`, which the open runs next).
+            let removed = self.journal(&mut core, Rec::Remove { name: name.clone() }, true);
+            if let Err(e) = removed {
+                // Best effort, as for a put's staging file: the open goes on (a full
+                // metadata disk must not refuse `ls` and `get`), the next open tries again.
+                let warning = format!(
+                    "{} was created by a write that wrote no byte of it (never acknowledged) and stays, empty, until an open removes it: removing it now failed: {e}",
+                    read::describe_file_name(&name)
+                );
+                self.deferred_warnings.lock().push(warning);
+                break;
+            }
         }
         Ok(())
     }
@@ -3146,7 +3194,8 @@ impl Store {
         let mut piece = Vec::new();
         read_piece(input, &mut piece)?;
         if old.is_none() && piece.is_empty() {
-            self.file_or_create(name)?;
+            // Confirmed: an empty put is acknowledged with its name alone.
+            self.file_or_create(name, false)?;
             return Ok(0);
         }
         // A new name too: a put cut by a crash must leave no file rather than part of the
@@ -3179,6 +3228,7 @@ impl Store {
                 Rec::Create {
                     name: temp.clone(),
                     id,
+                    unconfirmed: false,
                 },
                 true,
             )?;
@@ -3277,7 +3327,7 @@ impl Store {
             ));
         }
         self.check_file_end(offset_bytes, data.len() as u64)?;
-        let (file, created) = self.file_or_create_new(name)?;
+        let (file, created) = self.file_or_create_new(name, true)?;
         let size_before_bytes = self.file_size_of(file);
         match self.write_id(file, offset_bytes, data) {
             Err(e) if created => Err(self.unmake_failed_new_file(e, name, file)),
@@ -3373,7 +3423,7 @@ impl Store {
         }
         // Before the name is created, as `write` does: a write refused at once leaves no file.
         self.check_file_end(offset_bytes, piece.len() as u64)?;
-        let (file, created) = self.file_or_create_new(name)?;
+        let (file, created) = self.file_or_create_new(name, true)?;
         let mut done_bytes = 0u64;
         while !piece.is_empty() {
             assert!(piece.len() <= PUT_PIECE_BYTES);

@@ -37,7 +37,9 @@ impl Store {
                 self.sb.write_path.name()
             )));
         }
-        let file = self.file_or_create(name)?;
+        // Unconfirmed until its `WindowStart` (a START refused or killed before it leaves no
+        // name behind: the next open removes it).
+        let file = self.file_or_create(name, true)?;
         let _shared = self.gate.read();
         let (token, plans) = {
             let mut core = self.core.lock();
@@ -47,7 +49,16 @@ impl Store {
                     "'{name}' was removed (`rm`, or replaced by a `put`) while START waited to run; no window was started: START again"
                 )));
             }
-            if let Some((t, _)) = core.state.windows.iter().find(|(_, w)| w.file == file) {
+            if let Some((t, w)) = core.state.windows.iter().find(|(_, w)| w.file == file) {
+                // A window whose timeout fired is no longer open to the planner, but stays
+                // listed until its END: "already open" sent the user looking for a writer
+                // that may be long gone (note16 OPEN 8).
+                if w.timed_out || !core.strategy.window_open(w.window) {
+                    return Err(StoreError::BadInput(format!(
+                        "file '{name}' has a delayed window (token {t}) that timed out: its parity was computed at the timeout (writes to the file since are protected at once), but it was never ended; nothing was started: end it with `exaraid store delayed end {} {t}` (it says whether any of its bytes were lost), then start a new window",
+                        self.dir.display()
+                    )));
+                }
                 return Err(StoreError::BadInput(format!(
                     "file '{name}' already has an open delayed window (token {t}); end it with `exaraid store delayed end` first"
                 )));
@@ -126,31 +137,8 @@ impl Store {
     /// START's two records) is left to start as the restart finds it. Bounded by the
     /// windows listed.
     pub(super) fn record_closed_windows(&self, core: &mut Core) -> Result<(), StoreError> {
-        let started: BTreeSet<u64> = core
-            .state
-            .inputs
-            .iter()
-            .filter_map(|i| match *i {
-                Input::StartDelayed { window, .. } => Some(window),
-                _ => None,
-            })
-            .collect();
-        let closed: Vec<(String, Window)> = core
-            .state
-            .windows
-            .iter()
-            .filter(|(_, w)| !w.timed_out && started.contains(&w.window))
-            .filter(|(_, w)| !core.strategy.window_open(w.window))
-            .map(|(token, w)| {
-                let window = Window {
-                    timed_out: true,
-                    ..w.clone()
-                };
-                (token.clone(), window)
-            })
-            .collect();
-        for (token, window) in closed {
-            self.journal(core, Rec::WindowStart { token, window }, false)?;
+        for rec in closed_window_records(&core.state, core.strategy.as_ref()) {
+            self.journal(core, rec, false)?;
         }
         Ok(())
     }
@@ -636,4 +624,34 @@ fn shown_token(token: &str) -> String {
         String::new()
     };
     format!("{}{more}", shown.escape_debug())
+}
+
+/// The `WindowStart` records, marked `timed_out`, of every window `state` lists that
+/// `strategy` (the planner of `state.inputs`) started in this epoch and has closed, not yet
+/// on record so: what a settle journals before its planner reset (see
+/// `Store::record_closed_windows`), and what an open that rolls a settle's end forward
+/// (`cut_deletions`) journals before the `PlannerReset` it infers. Bounded by the windows
+/// listed.
+pub(super) fn closed_window_records(state: &State, strategy: &dyn Strategy) -> Vec<Rec> {
+    let started: BTreeSet<u64> = state
+        .inputs
+        .iter()
+        .filter_map(|i| match *i {
+            Input::StartDelayed { window, .. } => Some(window),
+            _ => None,
+        })
+        .collect();
+    state
+        .windows
+        .iter()
+        .filter(|(_, w)| !w.timed_out && started.contains(&w.window))
+        .filter(|(_, w)| !strategy.window_open(w.window))
+        .map(|(token, w)| Rec::WindowStart {
+            token: token.clone(),
+            window: Window {
+                timed_out: true,
+                ..w.clone()
+            },
+        })
+        .collect()
 }

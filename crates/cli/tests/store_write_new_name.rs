@@ -1,0 +1,174 @@
+//! A `write` to a NEW name creates the name only together with its bytes (review s16r2
+//! R16b-3). A write refused because too many OSSs are out of service ("... the operation was
+//! not completed", which poisons the store before the write can take its name back), or one
+//! killed -9 before any byte of it went on record, left the name in the store, 0 bytes
+//! long, for good: an application that tests for a file's presence (a checkpoint, a flag
+//! file) saw a file that was never written. Now the next open removes such a name. An empty
+//! `put` is acknowledged with its name alone: that name stays, also when a later write to it
+//! is killed.
+
+mod common;
+
+use std::path::Path;
+
+use common::{bytes, exaraid, fails, fast_tempdir, killed_at, ok, s};
+use exaraid_store::torture::JOURNAL_RECORD;
+
+/// More journal records than a `write` of a new name passes (it then finishes).
+const KILLS_MAX: u64 = 40;
+const OLD_BYTES: usize = 50_000;
+const NEW_BYTES: usize = 7_552;
+
+/// The names `ls` lists with their sizes.
+fn listed(dir: &Path) -> Vec<(String, u64)> {
+    let out = ok(&["store", "ls", s(dir), "--json"], b"");
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let name = f["name"].as_str().unwrap().to_string();
+            (name, f["size_bytes"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+/// raid6 4+2 holding `f`.
+fn store_with_one_file(dir: &Path) {
+    common::init_store(s(dir), &["--code", "raid6", "--k", "4", "--oss", "6"]);
+    ok(&["store", "put", s(dir), "f"], &bytes(1, OLD_BYTES));
+}
+
+/// The reviewer's case: raid6, OSS 0 and 4 failed on record (the tolerance used up), OSS
+/// 2's directory not mounted. `write` to a new name is refused; once OSS 2 is back, `ls`
+/// lists `f` only and `get` of the new name says there is no such file.
+#[test]
+fn a_write_to_a_new_name_refused_for_osses_out_of_service_leaves_no_name() {
+    let tmp = fast_tempdir("write-new-name-refused");
+    let dir = tmp.path().join("store");
+    store_with_one_file(&dir);
+    ok(&["store", "fail", s(&dir), "--oss", "0"], b"");
+    ok(&["store", "fail", s(&dir), "--oss", "4"], b"");
+    common::oss_away(&dir, 2);
+    let new = bytes(2, NEW_BYTES);
+    let err = fails(
+        &["store", "write", s(&dir), "newfile", "--offset", "0"],
+        &new,
+    );
+    assert!(
+        err.contains("the operation was not completed") && err.contains("removes it"),
+        "the refusal says nothing was done and that the name goes: {err}"
+    );
+    common::oss_back(&dir, 2);
+
+    assert_eq!(
+        listed(&dir),
+        vec![("f".to_string(), OLD_BYTES as u64)],
+        "the refused write's name is gone"
+    );
+    let err = fails(&["store", "get", s(&dir), "newfile"], b"");
+    assert!(err.contains("no file named 'newfile'"), "{err}");
+    assert!(ok(&["store", "get", s(&dir), "f"], b"") == bytes(1, OLD_BYTES));
+    // The name is free for a write that goes through.
+    ok(&["store", "rebuild", s(&dir), "--oss", "0"], b"");
+    ok(&["store", "rebuild", s(&dir), "--oss", "4"], b"");
+    ok(
+        &["store", "write", s(&dir), "newfile", "--offset", "0"],
+        &new,
+    );
+    assert!(ok(&["store", "get", s(&dir), "newfile"], b"") == new);
+    ok(&["store", "scrub", s(&dir)], b"");
+}
+
+/// After a kill: `f` whole, and the new name either not listed or listed with bytes, each
+/// of them old (zero: the name had none) or the write's.
+fn check_after_kill(dir: &Path, name: &str, new: &[u8], what: &str) {
+    let files = listed(dir);
+    assert!(
+        ok(&["store", "get", s(dir), "f"], b"") == bytes(1, OLD_BYTES),
+        "{what}: f"
+    );
+    match files.iter().find(|(n, _)| n == name) {
+        None => {}
+        Some((_, size)) => {
+            assert!(
+                *size > 0,
+                "{what}: '{name}' is listed 0 bytes long: {files:?}"
+            );
+            let got = ok(&["store", "get", s(dir), name], b"");
+            assert!(
+                got.iter().enumerate().all(|(i, &b)| b == 0 || b == new[i]),
+                "{what}: '{name}' holds bytes the write never wrote"
+            );
+        }
+    }
+    ok(&["store", "scrub", s(dir)], b"");
+}
+
+/// A `write` to a new name killed -9 after every journal record it appends (the name's
+/// `Create` among them): no kill leaves the name listed empty. On the code before, the kill
+/// right after the `Create` record left it 0 bytes long for good.
+#[test]
+fn a_write_to_a_new_name_killed_after_every_journal_record_leaves_no_empty_name() {
+    let new = bytes(3, NEW_BYTES);
+    let mut finished = false;
+    for n in 1..=KILLS_MAX {
+        let tmp = fast_tempdir("write-new-name-kill");
+        let dir = tmp.path().join("store");
+        store_with_one_file(&dir);
+        let args = ["store", "write", s(&dir), "newfile", "--offset", "0"];
+        let what = format!("write killed at {JOURNAL_RECORD}:{n}");
+        if !killed_at(&args, &new, &format!("{JOURNAL_RECORD}:{n}")) {
+            assert!(
+                ok(&["store", "get", s(&dir), "newfile"], b"") == new,
+                "{what}"
+            );
+            finished = true;
+            break;
+        }
+        check_after_kill(&dir, "newfile", &new, &what);
+    }
+    assert!(finished, "the write passed more than {KILLS_MAX} records");
+}
+
+/// An empty `put` is acknowledged with its name alone: it stays, 0 bytes long, across
+/// reopens, and also after a later write to it killed -9 after every journal record.
+#[test]
+fn an_acknowledged_empty_put_stays_also_when_a_later_write_to_it_is_killed() {
+    let new = bytes(4, NEW_BYTES);
+    let mut finished = false;
+    for n in 1..=KILLS_MAX {
+        let tmp = fast_tempdir("empty-put-stays");
+        let dir = tmp.path().join("store");
+        store_with_one_file(&dir);
+        ok(&["store", "put", s(&dir), "empty"], b"");
+        assert!(
+            listed(&dir).contains(&("empty".to_string(), 0)),
+            "the empty put"
+        );
+        let args = ["store", "write", s(&dir), "empty", "--offset", "0"];
+        let what = format!("write to the empty file killed at {JOURNAL_RECORD}:{n}");
+        let killed = killed_at(&args, &new, &format!("{JOURNAL_RECORD}:{n}"));
+        let files = listed(&dir);
+        let size = files.iter().find(|(n, _)| n == "empty").map(|(_, s)| *s);
+        assert!(
+            size.is_some(),
+            "{what}: the empty put's name is gone: {files:?}"
+        );
+        let got = exaraid(&["store", "get", s(&dir), "empty"], b"");
+        assert!(got.status.success(), "{what}");
+        assert!(
+            got.stdout
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| b == 0 || b == new[i]),
+            "{what}: bytes the write never wrote"
+        );
+        if !killed {
+            assert!(got.stdout == new, "{what}");
+            finished = true;
+            break;
+        }
+    }
+    assert!(finished, "the write passed more than {KILLS_MAX} records");
+}
