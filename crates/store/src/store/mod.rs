@@ -2506,7 +2506,7 @@ impl Store {
             );
             if told.number > recorded_number {
                 return Err(StoreError::Metadata(format!(
-                    "{}: the store's state and journal are older than its OSS directories: OSS {i} ({}) was told metadata epoch {} but the state and journal reach only epoch {recorded_number}. They were replaced by an older copy (a restore or snapshot of the store directory), the journal was deleted or emptied, or they are another copy of this store's metadata (a copied store directory whose superblock names these same OSS directories, such as OSS directories given with --oss-dirs outside it: then that copy wrote to them; see \"Copying and moving a store\" in docs/store.md); opened, the store would read stale bytes and write parity over data it does not know of. {what_to_do}",
+                    "{}: the store's state and journal are older than its OSS directories: OSS {i} ({}) was told metadata epoch {} but the state and journal reach only epoch {recorded_number}. They were replaced by an older copy (a restore or snapshot of the store directory), the journal was deleted or emptied, or they are another copy of this store's metadata (a copied store directory whose superblock names these same OSS directories, such as OSS directories given with --oss-dirs outside it: then that copy wrote to them; or a hard-link copy, `cp -al`, written by a binary before session 17, which wrote into these very files; see \"Copying and moving a store\" in docs/store.md); opened, the store would read stale bytes and write parity over data it does not know of. {what_to_do}",
                     dir.display(),
                     b.location(),
                     told.number,
