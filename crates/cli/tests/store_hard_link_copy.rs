@@ -192,3 +192,50 @@ fn a_copy_without_hard_links_takes_writes() {
     writes_work(&b, &f);
     writes_work(&a, &f);
 }
+
+/// A store a write was killed in (its open must run crash recovery, which writes), copied
+/// with `cp -al`: the copy's open, a read too, is refused naming the recovery and the hard
+/// links, nothing changed in either directory; once the copy is deleted, the original
+/// recovers and reads each byte of the cut write old or new, every other byte as it was.
+#[test]
+fn a_hard_link_copy_of_a_store_that_needs_recovery_is_refused_changing_nothing() {
+    let root = fast_tempdir("exaraid-hard-link-copy-");
+    let (a, b) = (root.path().join("a"), root.path().join("b"));
+    init_store(s(&a), &["--oss", "6", "--code", "raid6"]);
+    let f = bytes(1, 50_000);
+    ok(&["store", "put", s(&a), "f"], &f);
+    let w = bytes(2, 20_000);
+    let args = ["store", "write", s(&a), "f", "--offset", "5000"];
+    assert!(
+        killed_at(&args, &w, "write-torn-block:1"),
+        "the write was not killed at its block write"
+    );
+    copy_hard_linked(&a, &b);
+    let (a_before, b_before) = (tree(&a), tree(&b));
+    for dir in [&b, &a] {
+        let err = fails(&["store", "get", s(dir), "f"], b"");
+        assert!(
+            err.contains("needs crash recovery")
+                && err.contains("hard links")
+                && err.contains("nothing was read or changed")
+                && err.contains("`cp -a` (without -l)"),
+            "{err}"
+        );
+    }
+    assert!(
+        tree(&a) == a_before && tree(&b) == b_before,
+        "nothing changed"
+    );
+    std::fs::remove_dir_all(&b).unwrap();
+    let out = exaraid(&["store", "get", s(&a), "f"], b"");
+    assert!(out.status.success(), "{out:?}");
+    let got = out.stdout;
+    assert_eq!(got.len(), f.len());
+    for (i, &byte) in got.iter().enumerate() {
+        let written = (5000..25_000).contains(&i);
+        assert!(
+            byte == f[i] || (written && byte == w[i - 5000]),
+            "byte {i}: {byte} is neither the old nor (inside the cut write) the new byte"
+        );
+    }
+}

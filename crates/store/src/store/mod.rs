@@ -1432,7 +1432,7 @@ impl Store {
         .map_err(|e| StoreError::Metadata(e.to_string()))?;
         let backends_supplied = supplied.is_some();
         let mut backends: Vec<Box<dyn Backend>> = Vec::with_capacity(n);
-        let mut hard_linked = Store::hard_linked_cause(dir, &[]);
+        let mut hard_linked = None;
         if let Some(supplied) = supplied {
             if supplied.len() != n {
                 return Err(StoreError::BadInput(format!(
@@ -1451,6 +1451,7 @@ impl Store {
                 }
             }
             backends = supplied;
+            hard_linked = Store::hard_linked_cause(dir, &[]);
         } else {
             let mut opened: Vec<DirBackend> = Vec::with_capacity(n);
             for (index, d) in sb.oss_dirs.iter().enumerate() {

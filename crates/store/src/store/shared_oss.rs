@@ -76,7 +76,6 @@ impl Store {
     /// `dir`, and the files of OSS directories `opened` (none for caller-supplied backends).
     /// One stat for the journal here; the OSSs' were taken by `DirBackend::open`.
     pub(super) fn hard_linked_cause(dir: &Path, opened: &[DirBackend]) -> Option<String> {
-        use std::os::unix::fs::MetadataExt;
         let journal = dir.join(JOURNAL_FILE);
         let mut found: Vec<(String, &Path, u64)> = Vec::new();
         let mut count = 0usize;
