@@ -727,6 +727,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     // every change is refused until it is remounted read-write.
                     let (label, waits) = if why.contains("its metadata (directory") {
                         ("READ ONLY", "reads work, every change is refused")
+                    } else if why.contains("shares its files with another directory") {
+                        // A hard-link copy (`cp -al`): no recovery to wait for either.
+                        ("HARD-LINKED", "reads work, every change is refused")
                     } else if why.contains("metadata disk is full") {
                         ("METADATA DISK FULL", "reads work, every change is refused")
                     } else if why.starts_with("open for reads only") {

@@ -41,7 +41,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -448,6 +448,34 @@ pub const EPOCH_FILE: &str = "exaraid-epoch.json";
 pub struct MetadataEpoch {
     pub number: u64,
     pub token: u32,
+}
+
+/// Files of an OSS (directory) with more than one hard link among those the store writes in
+/// place (see [`DirBackend::hard_linked`]): the first found, its link count, and how many.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HardLinkedFiles {
+    pub first: PathBuf,
+    pub first_links: u64,
+    pub count: usize,
+}
+
+impl HardLinkedFiles {
+    /// Note `path`, which has `links` hard links, if more than one.
+    fn note(found: &mut Option<HardLinkedFiles>, path: &Path, links: u64) {
+        if links <= 1 {
+            return;
+        }
+        match found {
+            Some(f) => f.count += 1,
+            None => {
+                *found = Some(HardLinkedFiles {
+                    first: path.to_path_buf(),
+                    first_links: links,
+                    count: 1,
+                })
+            }
+        }
+    }
 }
 
 /// Most bumps of a store's metadata epoch: the number is kept in 32 bits beside the token
@@ -991,6 +1019,9 @@ pub struct DirBackend {
     /// zone file from an unwritten one, so it is unavailable (never read as if its record
     /// were whole: that would read acknowledged bytes as zeros) until a rebuild recreates it.
     damage: Option<String>,
+    /// Set at open when files this OSS writes in place (the epoch file, the extents log, the
+    /// zone files) or its label have more than one hard link: see [`DirBackend::hard_linked`].
+    hard_linked: Option<HardLinkedFiles>,
     /// Set at open when the label (parsed, this store's) disagrees with the superblock on
     /// settings or block crc seed: the refusal to give if the superblock is the one wrong
     /// (`Store::open` decides; see [`DirBackend::settings_disagreement`]).
@@ -1118,6 +1149,7 @@ impl DirBackend {
                 log_room_end_bytes: 0,
             }),
             damage: None,
+            hard_linked: None,
             settings_disagreement: None,
             label_agrees: false,
             generation: AtomicU64::new(0),
@@ -1208,16 +1240,34 @@ impl DirBackend {
         // that carries them and an edited superblock opened (merge review s16m M16-2).
         backend.label_agrees = label.settings.is_some() && expect.settings.is_some();
         let mut used = 0u64;
+        let mut hard_linked = None;
+        // One stat per file, at open (the zone files' comes with the scan for `used`): the
+        // files written in place (pwrite, append, truncate), and the label, never written
+        // after init but always there, so it shows a hard-link copy of an OSS that holds
+        // nothing else yet. The extents snapshot is replaced by rename, which breaks a link.
+        for name in [LABEL_FILE, EPOCH_FILE, EXTENTS_LOG_FILE] {
+            let path = dir.join(name);
+            if let Ok(meta) = std::fs::symlink_metadata(&path) {
+                HardLinkedFiles::note(&mut hard_linked, &path, meta.nlink());
+            }
+        }
         let objects_path = dir.join("objects");
         let objects_missing = match std::fs::read_dir(&objects_path) {
             Ok(entries) => {
                 for e in entries.flatten() {
-                    used += e.metadata().map(|m| m.len()).unwrap_or(0);
+                    let Ok(meta) = e.metadata() else {
+                        continue;
+                    };
+                    used += meta.len();
+                    if meta.is_file() && e.file_name().to_str().is_some_and(is_zone_file_name) {
+                        HardLinkedFiles::note(&mut hard_linked, &e.path(), meta.nlink());
+                    }
                 }
                 false
             }
             Err(e) => e.kind() == io::ErrorKind::NotFound,
         };
+        backend.hard_linked = hard_linked;
         backend.used_bytes.store(used, Ordering::SeqCst);
         let extents_path = dir.join(EXTENTS_FILE);
         let damage = match std::fs::read(&extents_path) {
@@ -1283,6 +1333,17 @@ impl DirBackend {
         self.label_agrees
     }
 
+    /// Files of this OSS found at open with more than one hard link, among its label and
+    /// the files the store writes in place (epoch file, extents log, zone files). Why
+    /// (review s16r2 R16b-1): a hard-link copy of a store (`cp -al`, an rsnapshot-style
+    /// snapshot) shares them with the original, so a write through either changes both,
+    /// and the other is refused for good afterwards; the store opens for reads only.
+    /// `None` for a directory opened damaged (label unreadable or not this store's):
+    /// nothing of it is written then but by a rebuild, which makes new files.
+    pub fn hard_linked(&self) -> Option<&HardLinkedFiles> {
+        self.hard_linked.as_ref()
+    }
+
     /// Apply the extents log over the snapshot. A crash cuts at most the last append (never
     /// acknowledged: appends are fdatasync'd before `sync` returns), so a record that does not
     /// check out is a torn tail, cut off here, only if no intact record follows it; otherwise
@@ -1341,7 +1402,9 @@ impl DirBackend {
             intact += 1;
         }
         let intact_bytes = (intact * EXTENTS_RECORD_BYTES) as u64;
-        if intact_bytes < bytes.len() as u64 {
+        // A hard-linked log is another copy's too: its torn tail stays (the store opens for
+        // reads only then, and appends nothing; see `hard_linked`).
+        if intact_bytes < bytes.len() as u64 && self.hard_linked.is_none() {
             // The torn tail goes, so that appends stay aligned to records.
             let f = OpenOptions::new()
                 .write(true)

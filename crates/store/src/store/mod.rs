@@ -792,6 +792,9 @@ enum ReadsOnlyKind {
     /// journal's replacement) on a full metadata disk: decided in memory for this process
     /// only (note14 item 6; before session 15 the open failed, reads too).
     TailDecisionUnwritten,
+    /// Files the store writes in place are hard-linked: shared with another copy of the
+    /// store (`Store::hard_linked_cause`; review s16r2 R16b-1).
+    HardLinked,
 }
 
 impl ReadsOnly {
@@ -831,6 +834,12 @@ fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
             dir = dir.display()
         );
     }
+    if why.kind == ReadsOnlyKind::HardLinked {
+        return format!(
+            "{cause}; reads, `ls`, `status` and a verify-only `scrub` work, every change (put, write, rm, fail, online, rebuild, scrub --repair, ...) is refused with nothing done. {}",
+            hard_linked_way_out(dir)
+        );
+    }
     if why.kind == ReadsOnlyKind::MetadataDiskFull {
         return format!(
             "{cause}; reads, `ls`, `status` and a verify-only `scrub` work, every change is refused with nothing done. Nothing acknowledged is lost. Free space on the file system holding {dir} (its journal and state), then rerun the command: the next open journals what this one could not and the store takes changes again",
@@ -839,6 +848,14 @@ fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
     }
     format!(
         "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes (`rm` included: it cannot make room here). Fix the cause (free space on the file system holding the OSS named, outside the store, or grow it; or repair the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
+        dir = dir.display()
+    )
+}
+
+/// What to do about a store whose files are hard-linked (`ReadsOnlyKind::HardLinked`).
+fn hard_linked_way_out(dir: &Path) -> String {
+    format!(
+        "The store needs files of its own to change: if the other copy is not wanted, delete it (`find {dir} -type f -links +1` lists the files still shared; once none is, the store takes changes again); to keep two stores, delete the hard-link copy and copy the store again, closed, with `cp -a` (without -l), which copies the bytes. See \"Copying and moving a store\" in docs/store.md",
         dir = dir.display()
     )
 }
@@ -1477,6 +1494,7 @@ impl Store {
         .map_err(|e| StoreError::Metadata(e.to_string()))?;
         let backends_supplied = supplied.is_some();
         let mut backends: Vec<Box<dyn Backend>> = Vec::with_capacity(n);
+        let mut hard_linked = None;
         if let Some(supplied) = supplied {
             if supplied.len() != n {
                 return Err(StoreError::BadInput(format!(
@@ -1495,6 +1513,7 @@ impl Store {
                 }
             }
             backends = supplied;
+            hard_linked = Store::hard_linked_cause(dir, &[]);
         } else {
             let mut opened: Vec<DirBackend> = Vec::with_capacity(n);
             for (index, d) in sb.oss_dirs.iter().enumerate() {
@@ -1502,6 +1521,7 @@ impl Store {
                 opened.push(DirBackend::open(d, &label, sb.oss_capacity_bytes)?);
             }
             Store::refuse_superblock_against_labels(&opened)?;
+            hard_linked = Store::hard_linked_cause(dir, &opened);
             backends.extend(opened.into_iter().map(|b| Box::new(b) as Box<dyn Backend>));
             Store::refuse_shared_oss_dirs(dir, &sb)?;
         }
@@ -1516,12 +1536,30 @@ impl Store {
             .collect();
         let mut metadata_read_only = metadata_dir_read_only(dir)
             .or_else(|| metadata_files_read_only(dir))
-            .map(|cause| ReadsOnly::metadata_read_only(&cause));
+            .map(|cause| ReadsOnly::metadata_read_only(&cause))
+            .or_else(|| {
+                hard_linked.take().map(|cause| ReadsOnly {
+                    kind: ReadsOnlyKind::HardLinked,
+                    cause,
+                })
+            });
         let journal_path = dir.join(JOURNAL_FILE);
         if !journal_path.exists() {
             // Before `Journal::open` creates it empty: a refusal then changes nothing.
             let checked = Store::refuse_older_metadata(dir, &backends, &state, None)?;
             Store::take_beyond_lineage_out(dir, (&backends, &state), &checked, &layout)?;
+            if let Some(why) = metadata_read_only
+                .as_ref()
+                .filter(|why| why.kind == ReadsOnlyKind::HardLinked)
+            {
+                return Err(StoreError::Metadata(format!(
+                    "{}: the store's journal {} is missing, and {}; an open needs the journal (it would start an empty one, a change), so nothing was read or changed. {}",
+                    dir.display(),
+                    journal_path.display(),
+                    why.cause,
+                    hard_linked_way_out(dir)
+                )));
+            }
             if let Some(ReadsOnly { cause, .. }) = &metadata_read_only {
                 return Err(StoreError::Metadata(format!(
                     "{}: the store's journal {} is missing, and its metadata directory refuses writes ({cause}), so the empty journal an open starts cannot be created; nothing was read or changed. Make the metadata writable for this user (remount a read-only file system read-write, for example `mount -o remount,rw` of it; or fix the permissions or clear an append-only or immutable attribute of the files named, `lsattr`, `chattr -a -i`) and retry: the open checks the state against the OSS directories first. (If the journal was deleted, acknowledged writes since the last checkpoint may be gone: the open then refuses, saying so)",
@@ -1879,6 +1917,11 @@ impl Store {
                 }
                 *store.reads_only_cut_stripes.lock() =
                     store.recovery_decides(&undurable, &cut_only);
+            } else if recovery_due && why.kind == ReadsOnlyKind::HardLinked {
+                return Err(StoreError::Io(format!(
+                    "the store needs crash recovery (a write or settle was cut), which writes its journal and OSS files, and {cause}; nothing was read or changed. {}",
+                    hard_linked_way_out(dir)
+                )));
             } else if recovery_due {
                 return Err(StoreError::Io(format!(
                     "the store needs crash recovery (a write or settle was cut), which writes its metadata, but its metadata directory {} refuses writes ({cause}); nothing was read or changed. Make it writable for this user (remount a read-only file system read-write, for example `mount -o remount,rw` of it; or fix the permissions or clear an append-only or immutable attribute of the files named, `lsattr`, `chattr -a -i`) and retry: the next open recovers",
@@ -2529,7 +2572,7 @@ impl Store {
             );
             if told.number > recorded_number {
                 return Err(StoreError::Metadata(format!(
-                    "{}: the store's state and journal are older than its OSS directories: OSS {i} ({}) was told metadata epoch {} but the state and journal reach only epoch {recorded_number}. They were replaced by an older copy (a restore or snapshot of the store directory), the journal was deleted or emptied, or they are another copy of this store's metadata (a copied store directory whose superblock names these same OSS directories, such as OSS directories given with --oss-dirs outside it: then that copy wrote to them; see \"Copying and moving a store\" in docs/store.md); opened, the store would read stale bytes and write parity over data it does not know of. {what_to_do}",
+                    "{}: the store's state and journal are older than its OSS directories: OSS {i} ({}) was told metadata epoch {} but the state and journal reach only epoch {recorded_number}. They were replaced by an older copy (a restore or snapshot of the store directory), the journal was deleted or emptied, or they are another copy of this store's metadata (a copied store directory whose superblock names these same OSS directories, such as OSS directories given with --oss-dirs outside it: then that copy wrote to them; or a hard-link copy, `cp -al`, written by a binary before session 17, which wrote into these very files; see \"Copying and moving a store\" in docs/store.md); opened, the store would read stale bytes and write parity over data it does not know of. {what_to_do}",
                     dir.display(),
                     b.location(),
                     told.number,

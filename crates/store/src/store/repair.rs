@@ -567,6 +567,17 @@ impl Store {
                 path.display()
             )));
         }
+        if let Some(h) = fresh.hard_linked() {
+            // Taken back, it would be written in place (review s16r2 R16b-1).
+            return Err(StoreError::BadInput(format!(
+                "refused, nothing changed: OSS {oss} ({}): its file {} has {} hard links ({} such file{} in all): the directory shares its files with another copy of it (`cp -al`?), and taken back here it would be written in place, changing that copy too. Give it files of its own (delete the other copy, or copy the directory again with `cp -a`, without -l) and retry, or rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
+                path.display(),
+                h.first.display(),
+                h.first_links,
+                h.count,
+                if h.count == 1 { "" } else { "s" },
+            )));
+        }
         if !fresh.healthy() {
             // The label went between the check above and the open (an unmount): as missing.
             return Err(StoreError::BadInput(format!(

@@ -14,6 +14,17 @@
 //! Directories are compared as the file system knows them (device and inode, symlinks
 //! followed), so a store directory reached through a symlink or a bind mount is itself, and
 //! an OSS directory reached through a symlink is its target.
+//!
+//! Files shared by hard links (review s16r2 R16b-1). A hard-link copy of a store (`cp -al`,
+//! `cp -l`, an rsnapshot-style snapshot; the store closed) makes new directories, which the
+//! check above tells apart, around the very same files: every zone, epoch and extents file
+//! of every OSS and the journal. The store writes those in place (pwrite, append,
+//! truncate), so the copy's first write changed the original's bytes, and the original was
+//! refused for good afterwards ("older than its OSS directories"). A store whose files it
+//! writes in place have more than one link opens for reads only (`hard_linked_cause`),
+//! the original as well as the copy: the store cannot tell which is which, and either one
+//! writing changes the other. Files the store replaces by rename (state, superblock, the
+//! extents snapshot) are not checked: a rename breaks the link.
 
 use std::os::unix::fs::MetadataExt;
 
@@ -60,6 +71,48 @@ fn other_store_naming(
 }
 
 impl Store {
+    /// At open: why the store must open for reads only because files it writes in place
+    /// are hard-linked (see the module's comment), if so: the journal of store directory
+    /// `dir`, and the files of OSS directories `opened` (none for caller-supplied backends).
+    /// One stat for the journal here; the OSSs' were taken by `DirBackend::open`.
+    pub(super) fn hard_linked_cause(dir: &Path, opened: &[DirBackend]) -> Option<String> {
+        let journal = dir.join(JOURNAL_FILE);
+        let mut found: Vec<(String, &Path, u64)> = Vec::new();
+        let mut count = 0usize;
+        for (i, b) in opened.iter().enumerate() {
+            if let Some(h) = b.hard_linked() {
+                found.push((format!("OSS {i}'s file"), &h.first, h.first_links));
+                count += h.count;
+            }
+        }
+        let journal_links = std::fs::symlink_metadata(&journal).map_or(1, |m| m.nlink());
+        if journal_links > 1 {
+            found.push(("the store's journal".into(), &journal, journal_links));
+            count += 1;
+        }
+        let (what, path, links) = found.first()?;
+        assert!(count >= found.len());
+        let osses = opened.iter().filter(|b| b.hard_linked().is_some()).count();
+        let more = match count - 1 {
+            0 => String::new(),
+            n => format!(
+                " (and {n} more such file{}; {osses} of its {} OSSs hold such files{})",
+                if n == 1 { "" } else { "s" },
+                opened.len(),
+                if journal_links > 1 && osses > 0 {
+                    ", and so does the store's journal"
+                } else {
+                    ""
+                },
+            ),
+        };
+        Some(format!(
+            "{what} {} has {links} hard links{more}: the store directory {} shares its files with another directory, a hard-link copy of this store (`cp -al`, `cp -l`, an rsnapshot-style snapshot) or the store such a copy was made of. The store writes these files in place, so any change made here would change the other copy's bytes too (and that copy would be refused for good afterwards)",
+            path.display(),
+            dir.display()
+        ))
+    }
+
     /// The canonical path of the store directory, as told to the OSSs with every epoch.
     pub(super) fn epoch_store_dir(&self) -> Option<PathBuf> {
         self.dir.canonicalize().ok()
