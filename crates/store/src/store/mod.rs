@@ -45,6 +45,7 @@ mod beyond_lineage;
 mod core_held;
 mod cut_deletions;
 mod cut_durable;
+mod label_repair;
 mod exec;
 #[cfg(test)]
 mod lock_errors;
@@ -64,6 +65,7 @@ use exec::ElementRead;
 use exec::UNREADABLE_CACHE;
 use read::ReadEnd;
 use recovery::replay;
+pub use label_repair::LabelRepair;
 pub use window::DelayedWindow;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
