@@ -75,15 +75,21 @@ impl Store {
             )));
         }
         let relabelled = DirBackend::open_as_labelled(&path, &expect, self.sb.oss_capacity_bytes)
-            .map_err(|e| refused(format!("its label {what}, and opening it under the label it should have failed ({e})")))?;
+            .map_err(|e| {
+            refused(format!(
+                "its label {what}, and opening it under the label it should have failed ({e})"
+            ))
+        })?;
         if let Some(problem) = relabelled.problem() {
             return Err(refused(format!(
                 "its label {what}, and the label is not its only damage: {problem}; rebuild it: `exaraid store fail {dir} --oss {oss}` then `exaraid store rebuild {dir} --oss {oss}`"
             )));
         }
-        let (blocks_checked, blocks_failed) = relabelled
-            .written_blocks_checked()
-            .map_err(|e| refused(format!("its label {what}, and its data could not be checked ({e})")))?;
+        let (blocks_checked, blocks_failed) = relabelled.written_blocks_checked().map_err(|e| {
+            refused(format!(
+                "its label {what}, and its data could not be checked ({e})"
+            ))
+        })?;
         drop(relabelled);
         if blocks_failed > 0 {
             return Err(refused(format!(
@@ -112,9 +118,13 @@ impl Store {
         let here = self.epoch_store_dir();
         match (crate::backend::epoch_file_store_dir(path), here) {
             (Some(told_by), Some(here)) if told_by == here => {}
+            // The store directory was moved (or the copy it came from is gone) since its
+            // last write: no other store runs on this OSS; the data check below still shows
+            // whether it is this store's (its crcs are seeded by the store id and index).
+            (Some(told_by), Some(_)) if !told_by.exists() => {}
             (Some(told_by), _) => {
                 return Err(format!(
-                    "its epoch file ({}) says the store directory {} told it last, not this one: it may be another store's (or a copy's) OSS, and a label written here would make its elements this store's; the label is not rewritten. If that store is an old copy of this one that is gone, rebuild this OSS instead",
+                    "its epoch file ({}) says the store directory {} told it last, not this one: it may be another store's (or a copy's) OSS, and a label written here would make its elements this store's; the label is not rewritten. If that directory is an old copy of this store that is no longer used, delete it and run the command again; otherwise rebuild this OSS",
                     crate::backend::EPOCH_FILE,
                     told_by.display()
                 ))

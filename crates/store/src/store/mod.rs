@@ -45,8 +45,8 @@ mod beyond_lineage;
 mod core_held;
 mod cut_deletions;
 mod cut_durable;
-mod label_repair;
 mod exec;
+mod label_repair;
 #[cfg(test)]
 mod lock_errors;
 #[cfg(test)]
@@ -63,9 +63,9 @@ mod window;
 use beyond_lineage::OssEpochsChecked;
 use exec::ElementRead;
 use exec::UNREADABLE_CACHE;
+pub use label_repair::LabelRepair;
 use read::ReadEnd;
 use recovery::replay;
-pub use label_repair::LabelRepair;
 pub use window::DelayedWindow;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};

@@ -319,8 +319,9 @@ fn an_oss_behind_by_the_whole_lineage_opens_unavailable_and_is_rebuilt() {
     );
     let err = store.online_oss(2).err().map(|e| e.to_string());
     assert!(
-        err.as_deref().is_some_and(|e| e.contains("UNAVAILABLE")
-            && e.matches("exaraid store rebuild").count() == 1),
+        err.as_deref().is_some_and(
+            |e| e.contains("UNAVAILABLE") && e.matches("exaraid store rebuild").count() == 1
+        ),
         "{err:?}"
     );
     let mut written = data.clone();

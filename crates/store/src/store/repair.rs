@@ -848,9 +848,12 @@ impl Store {
     pub fn oss_problems(&self) -> Vec<(usize, String)> {
         (0..self.backends.len())
             .filter_map(|i| {
-                self.backends[i]
-                    .problem()
-                    .map(|p| (i, format!("{p}{}", self.ways_out(i, self.backends[i].as_ref(), &p))))
+                self.backends[i].problem().map(|p| {
+                    (
+                        i,
+                        format!("{p}{}", self.ways_out(i, self.backends[i].as_ref(), &p)),
+                    )
+                })
             })
             .collect()
     }
