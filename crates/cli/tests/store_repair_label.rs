@@ -149,3 +149,52 @@ fn an_oss_directory_holding_another_oss_elements_is_refused() {
         "decoded around OSS 1"
     );
 }
+
+/// A flip that keeps the label parseable (the index digit 1 -> 3, another valid index)
+/// refuses the open as misordered directories; moved aside, the label is rewritten once the
+/// data verifies as OSS 1's.
+#[test]
+fn a_parseable_flip_moved_aside_is_rewritten() {
+    let tmp = fast_tempdir("s17d-label");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    let f = raid5_with_f(&dir);
+    ok(&["store", "fail", d, "--oss", "0"], b"");
+    let label = label_of(&dir, 1);
+    let good = std::fs::read(&label).unwrap();
+    let text = String::from_utf8(good.clone()).unwrap();
+    assert_eq!(text.matches("\"index\": 1").count(), 1, "{text}");
+    std::fs::write(&label, text.replace("\"index\": 1", "\"index\": 3")).unwrap();
+    let err = fails(&["store", "get", d, "f"], b"");
+    assert!(
+        err.contains("move it aside") && err.contains("repair-label"),
+        "{err}"
+    );
+    std::fs::rename(&label, tmp.path().join("bad-label")).unwrap();
+    ok(&["store", "repair-label", d, "--oss", "1"], b"");
+    assert_eq!(std::fs::read(&label).unwrap(), good);
+    assert!(ok(&["store", "get", d, "f"], b"") == f, "byte-exact");
+}
+
+/// An empty directory where OSS 1's should be (a disk not mounted): no epoch file of this
+/// store, so nothing is written there.
+#[test]
+fn an_empty_mount_point_is_refused() {
+    let tmp = fast_tempdir("s17d-label");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    let f = raid5_with_f(&dir);
+    let one = dir.join("oss-1");
+    std::fs::rename(&one, tmp.path().join("away")).unwrap();
+    std::fs::create_dir(&one).unwrap();
+    let err = fails(&["store", "repair-label", d, "--oss", "1"], b"");
+    assert!(
+        err.contains("refused, nothing changed") && err.contains("names no store directory"),
+        "{err}"
+    );
+    assert!(
+        std::fs::read_dir(&one).unwrap().next().is_none(),
+        "nothing written"
+    );
+    assert!(ok(&["store", "get", d, "f"], b"") == f);
+}

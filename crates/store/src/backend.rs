@@ -1172,7 +1172,7 @@ impl DirBackend {
             return Err(BackendError::BadRequest {
                 oss,
                 why: format!(
-                    "its label says store {} OSS #{} ({} byte elements) but the superblock expects store {} OSS #{} ({} byte elements); check the order of the OSS directories (if they are in order, this label was damaged: move it aside, the store then opens with this OSS missing and decodes around it, then `fail` and `rebuild` it)",
+                    "its label says store {} OSS #{} ({} byte elements) but the superblock expects store {} OSS #{} ({} byte elements); check the order of the OSS directories (if they are in order, this label was damaged: move it aside, the store then opens with this OSS missing and decodes around it, then `exaraid store repair-label` of it, which checks its data first, or `fail` and `rebuild` it)",
                     label.store_id, label.index, label.element_bytes, expect.store_id, expect.index, expect.element_bytes
                 ),
             });

@@ -5,10 +5,11 @@
 //! every field of the label is known from the superblock and the OSS's data is intact.
 //!
 //! Never automatic, and never on trust: the label is rewritten only when the directory is
-//! shown to be this OSS of this store. Its epoch file must name this store directory, it must
-//! not be another OSS's directory of this store, its label must be damaged (one that parses
-//! and agrees is left alone; one that names another store or index is never overwritten: that
-//! is a misordered or foreign directory as often as damage), and every written block on it
+//! shown to be this OSS of this store. Its epoch file must name this store directory (or one
+//! that no longer exists: a moved store), it must not be another OSS's directory of this
+//! store, its label must be damaged or moved aside (one that parses and agrees is left alone;
+//! one that names another store or index is never overwritten: that is a misordered or
+//! foreign directory as often as damage), and every written block on it
 //! must verify under the checksums of this store and index (they are seeded by both) before
 //! the new label is written (temp file, fsync, rename, directory fsync). The OSS is not taken
 //! into service by this command: the next open checks it like any other (label, epoch,
@@ -56,7 +57,9 @@ impl Store {
             ))
         };
         let what = label_damage(&label_path, &expect).map_err(refused)?;
-        if !self.backends[oss].label_damaged() {
+        // A missing label leaves the OSS failed for this process with no problem of its own.
+        let label_missing = !label_path.exists() && self.backends[oss].problem().is_none();
+        if !self.backends[oss].label_damaged() && !label_missing {
             // The label file changed since the open (or another damage came first): the
             // store's own view must agree before anything is written.
             return Err(refused(format!(
@@ -161,9 +164,11 @@ impl Store {
 fn label_damage(label_path: &Path, expect: &OssLabel) -> Result<String, String> {
     let text = match std::fs::read(label_path) {
         Ok(text) => text,
+        // Moved aside (the way out of a flip that still parses, which refuses the open) or
+        // deleted. An unmounted disk's empty mount point is refused by the epoch file check.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(format!(
-                "it holds no label {} (a missing mount, or a deleted label); only a damaged label is rewritten; if its disk is not mounted, mount it",
+            return Ok(format!(
+                "{} is missing (moved aside or deleted)",
                 label_path.display()
             ))
         }
@@ -179,7 +184,7 @@ fn label_damage(label_path: &Path, expect: &OssLabel) -> Result<String, String> 
         // A bit flipped in the store id or index parses as well as a directory of another
         // store or another OSS; nothing tells them apart, so neither is overwritten.
         return Err(format!(
-            "its label {} parses and says store {} OSS #{} ({} byte elements), where the superblock expects store {} OSS #{} ({} byte elements); a label that names another store or OSS is never rewritten (the directories may be out of order, or it may be another store's)",
+            "its label {} parses and says store {} OSS #{} ({} byte elements), where the superblock expects store {} OSS #{} ({} byte elements); a label that names another store or OSS is never rewritten (the directories may be out of order, or it may be another store's); if they are in order and this label was damaged, move it aside and run this command again: it checks the data under this store's id and index first",
             label_path.display(),
             found.store_id,
             found.index,
