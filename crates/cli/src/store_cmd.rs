@@ -161,6 +161,19 @@ enum StoreCommand {
         #[arg(long)]
         oss: usize,
     },
+    /// Rewrite OSS I's damaged label (`exaraid-oss.json`: unreadable, unparseable, or
+    /// disagreeing with the superblock) from the superblock. Refused, nothing changed, unless
+    /// the directory is shown to be that OSS of this store: its epoch file names this store
+    /// directory, and every written block on it verifies under this store's and this OSS's
+    /// checksums. A label that parses and names another store or OSS is never rewritten. An
+    /// OSS failed on record still needs `online` (or `rebuild`) afterwards.
+    RepairLabel {
+        /// The store's directory (where its superblock is).
+        dir: PathBuf,
+        /// The index I of the OSS whose label is damaged (`status` names it).
+        #[arg(long)]
+        oss: usize,
+    },
     /// Rebuild everything failed OSS I holds from the other OSSs, onto --to NEWDIR or in place.
     /// A rebuild that was interrupted is finished by running the same command again.
     Rebuild {
@@ -812,6 +825,23 @@ pub fn run(args: StoreArgs) -> Result<()> {
             let failed = store.failed_osses();
             close(store)?;
             out!("OSS {oss} is online again; failed OSSs now {failed:?}");
+        }
+        StoreCommand::RepairLabel { dir, oss } => {
+            let mut store = open(&dir)?;
+            let done = store.repair_label(oss)?;
+            close(store)?;
+            let next = if done.failed_on_record {
+                format!(
+                    "; it is still failed on record: take it back with `exaraid store online {} --oss {oss}` (or rebuild it)",
+                    dir.display()
+                )
+            } else {
+                "; the next command checks it like any other OSS (label, epoch, generation) and uses it".to_string()
+            };
+            out!(
+                "OSS {oss}: label rewritten from the superblock after {} written 4 KiB blocks on it verified under its checksums{next}",
+                done.blocks_checked
+            );
         }
         StoreCommand::Rebuild { dir, oss, to } => {
             let mut store = open(&dir)?;

@@ -220,6 +220,11 @@ pub trait Backend: Send + Sync {
     fn problem(&self) -> Option<String> {
         None
     }
+    /// Is `problem` this OSS's label's own damage, and nothing else (see
+    /// `Store::repair_label`)? Backends without labels never have it.
+    fn label_damaged(&self) -> bool {
+        false
+    }
     /// This OSS's generation, if it keeps one (see [`EXTENTS_LOG_FILE`]): a count that only
     /// grows while the OSS's own files are whole, and only once the growth is durable. `None`:
     /// the backend keeps none, or it is failed or damaged (nothing to record then). Why: the
@@ -1029,6 +1034,10 @@ pub struct DirBackend {
     /// Set at open when the label was read, parsed, carries settings and matched the
     /// superblock in full.
     label_agrees: bool,
+    /// Set at open when `damage` is the label's own (it cannot be read, does not parse, or
+    /// disagrees with the superblock on settings or seed while naming this store): the one
+    /// damage `Store::repair_label` can undo.
+    label_damaged: bool,
     /// The OSS's generation as durable on its files (see [`EXTENTS_LOG_FILE`]): set at open,
     /// raised by `persist_extents` after its fdatasync, never before.
     generation: AtomicU64,
@@ -1124,7 +1133,102 @@ impl DirBackend {
         capacity_bytes: Option<u64>,
     ) -> Result<DirBackend, BackendError> {
         let oss = dir.display().to_string();
-        let mut backend = DirBackend {
+        let mut backend = Self::unopened(dir, expect, capacity_bytes);
+        let label_path = dir.join(LABEL_FILE);
+        // Why an unreadable or unparseable label is this OSS's damage, not the store's error
+        // (review s16r R16-1, R16-4): it is one small file on one disk (a bad sector, a
+        // flipped bit: the label has no checksum), and refusing the open would refuse the
+        // very `status`, `fail` and `rebuild` that replace the disk. The OSS is decoded around;
+        // nothing on it is read. A missing one (an unmounted disk) is "failed", as before.
+        let label_damage = |what: String| {
+            format!(
+                "its label {} {what}, so the OSS is unavailable (its elements are rebuilt from parity) until its label is rewritten from the superblock (`exaraid store repair-label` with `--oss {}`, which first checks the OSS's data against it) or it is rebuilt (`exaraid store fail` then `exaraid store rebuild` of this OSS, or `rebuild --to` a new directory)",
+                label_path.display(),
+                expect.index
+            )
+        };
+        let text = match std::fs::read(&label_path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                backend.failed.store(true, Ordering::SeqCst);
+                return Ok(backend);
+            }
+            Err(e) => {
+                backend.damage = Some(label_damage(format!("cannot be read ({e})")));
+                backend.label_damaged = true;
+                return Ok(backend);
+            }
+        };
+        let label: OssLabel = match serde_json::from_slice(&text) {
+            Ok(label) => label,
+            Err(e) => {
+                backend.damage = Some(label_damage(format!("does not parse ({e})")));
+                backend.label_damaged = true;
+                return Ok(backend);
+            }
+        };
+        // A settings or seed disagreement is this label's damage when the other labels agree
+        // with the superblock, and the superblock's when they do not: `Store::open` decides
+        // (see `settings_disagreement`), so both are kept here.
+        if let (Some(found), Some(expected)) = (&label.settings, &expect.settings) {
+            if found != expected && label.store_id == expect.store_id {
+                backend.damage = Some(label_damage(format!(
+                    "says {found} but the superblock (and the other OSSs' labels) say {expected}"
+                )));
+                backend.settings_disagreement = Some(format!(
+                    "the superblock says {expected} but this OSS's label (written at init) says {found}: the superblock was edited or replaced; restore it from a backup; nothing was changed"
+                ));
+                backend.label_damaged = true;
+                return Ok(backend);
+            }
+        }
+        // A superblock edited between the two seeds (its header version with it) would make
+        // every block fail its crc, and scrub --repair or recovery take them for rot
+        // (merge review of session 12, with R12-6): the label, written at init, says which.
+        if label.store_id == expect.store_id && label.block_crc_seed != expect.block_crc_seed {
+            backend.damage = Some(label_damage(format!(
+                "says block crc seed {:?} but the superblock (and the other OSSs' labels) say {:?}",
+                label.block_crc_seed, expect.block_crc_seed
+            )));
+            backend.settings_disagreement = Some(format!(
+                "the superblock says block crc seed {:?} but this OSS's label (written at init) says {:?}: the superblock was edited or replaced; restore it from a backup; nothing was changed",
+                expect.block_crc_seed, label.block_crc_seed
+            ));
+            backend.label_damaged = true;
+            return Ok(backend);
+        }
+        if (&label.store_id, label.index, label.element_bytes)
+            != (&expect.store_id, expect.index, expect.element_bytes)
+        {
+            return Err(BackendError::BadRequest {
+                oss,
+                why: format!(
+                    "its label says store {} OSS #{} ({} byte elements) but the superblock expects store {} OSS #{} ({} byte elements); check the order of the OSS directories (if they are in order, this label was damaged: move it aside, the store then opens with this OSS missing and decodes around it, then `exaraid store repair-label` of it, which checks its data first, or `fail` and `rebuild` it)",
+                    label.store_id, label.index, label.element_bytes, expect.store_id, expect.index, expect.element_bytes
+                ),
+            });
+        }
+        // Only a label that carries the settings can vouch for the superblock's: one made
+        // before session 12 has none, and counted as agreeing, such labels outvoted the one
+        // that carries them and an edited superblock opened (merge review s16m M16-2).
+        backend.label_agrees = label.settings.is_some() && expect.settings.is_some();
+        Self::load_contents(backend)
+    }
+
+    /// `open` taking `expect` as the OSS's label without reading its label file: for
+    /// `Store::repair_label`, which checks the OSS's data under the label it would write
+    /// before it writes it. Its `label_agrees` is false (nothing vouched for the superblock).
+    pub fn open_as_labelled(
+        dir: &Path,
+        expect: &OssLabel,
+        capacity_bytes: Option<u64>,
+    ) -> Result<DirBackend, BackendError> {
+        Self::load_contents(Self::unopened(dir, expect, capacity_bytes))
+    }
+
+    /// A backend for OSS directory `dir` with `expect` as its label, nothing read yet.
+    fn unopened(dir: &Path, expect: &OssLabel, capacity_bytes: Option<u64>) -> DirBackend {
+        let backend = DirBackend {
             dir: dir.to_path_buf(),
             element_bytes: expect.element_bytes,
             oss_seed: expect
@@ -1152,6 +1256,7 @@ impl DirBackend {
             hard_linked: None,
             settings_disagreement: None,
             label_agrees: false,
+            label_damaged: false,
             generation: AtomicU64::new(0),
             rolled_back: std::sync::OnceLock::new(),
             sync_lock: Mutex::new(()),
@@ -1166,79 +1271,13 @@ impl DirBackend {
             expect.element_bytes >= ELEMENT_BYTES_MIN && expect.element_bytes <= ELEMENT_BYTES_MAX
         );
         assert_eq!(expect.element_bytes % CHECKSUM_BLOCK_BYTES, 0);
-        let label_path = dir.join(LABEL_FILE);
-        // Why an unreadable or unparseable label is this OSS's damage, not the store's error
-        // (review s16r R16-1, R16-4): it is one small file on one disk (a bad sector, a
-        // flipped bit: the label has no checksum), and refusing the open would refuse the
-        // very `status`, `fail` and `rebuild` that replace the disk. The OSS is decoded around;
-        // nothing on it is read. A missing one (an unmounted disk) is "failed", as before.
-        let label_damage = |what: String| {
-            format!(
-                "its label {} {what}, so the OSS is unavailable (its elements are rebuilt from parity) until it is rebuilt (`exaraid store fail` then `exaraid store rebuild` of this OSS, or `rebuild --to` a new directory) or the file is restored",
-                label_path.display()
-            )
-        };
-        let text = match std::fs::read(&label_path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                backend.failed.store(true, Ordering::SeqCst);
-                return Ok(backend);
-            }
-            Err(e) => {
-                backend.damage = Some(label_damage(format!("cannot be read ({e})")));
-                return Ok(backend);
-            }
-        };
-        let label: OssLabel = match serde_json::from_slice(&text) {
-            Ok(label) => label,
-            Err(e) => {
-                backend.damage = Some(label_damage(format!("does not parse ({e})")));
-                return Ok(backend);
-            }
-        };
-        // A settings or seed disagreement is this label's damage when the other labels agree
-        // with the superblock, and the superblock's when they do not: `Store::open` decides
-        // (see `settings_disagreement`), so both are kept here.
-        if let (Some(found), Some(expected)) = (&label.settings, &expect.settings) {
-            if found != expected && label.store_id == expect.store_id {
-                backend.damage = Some(label_damage(format!(
-                    "says {found} but the superblock (and the other OSSs' labels) say {expected}"
-                )));
-                backend.settings_disagreement = Some(format!(
-                    "the superblock says {expected} but this OSS's label (written at init) says {found}: the superblock was edited or replaced; restore it from a backup; nothing was changed"
-                ));
-                return Ok(backend);
-            }
-        }
-        // A superblock edited between the two seeds (its header version with it) would make
-        // every block fail its crc, and scrub --repair or recovery take them for rot
-        // (merge review of session 12, with R12-6): the label, written at init, says which.
-        if label.store_id == expect.store_id && label.block_crc_seed != expect.block_crc_seed {
-            backend.damage = Some(label_damage(format!(
-                "says block crc seed {:?} but the superblock (and the other OSSs' labels) say {:?}",
-                label.block_crc_seed, expect.block_crc_seed
-            )));
-            backend.settings_disagreement = Some(format!(
-                "the superblock says block crc seed {:?} but this OSS's label (written at init) says {:?}: the superblock was edited or replaced; restore it from a backup; nothing was changed",
-                expect.block_crc_seed, label.block_crc_seed
-            ));
-            return Ok(backend);
-        }
-        if (&label.store_id, label.index, label.element_bytes)
-            != (&expect.store_id, expect.index, expect.element_bytes)
-        {
-            return Err(BackendError::BadRequest {
-                oss,
-                why: format!(
-                    "its label says store {} OSS #{} ({} byte elements) but the superblock expects store {} OSS #{} ({} byte elements); check the order of the OSS directories (if they are in order, this label was damaged: move it aside, the store then opens with this OSS missing and decodes around it, then `fail` and `rebuild` it)",
-                    label.store_id, label.index, label.element_bytes, expect.store_id, expect.index, expect.element_bytes
-                ),
-            });
-        }
-        // Only a label that carries the settings can vouch for the superblock's: one made
-        // before session 12 has none, and counted as agreeing, such labels outvoted the one
-        // that carries them and an edited superblock opened (merge review s16m M16-2).
-        backend.label_agrees = label.settings.is_some() && expect.settings.is_some();
+        backend
+    }
+
+    /// The rest of `open` once the label is taken: the extents record and the objects
+    /// directory.
+    fn load_contents(mut backend: DirBackend) -> Result<DirBackend, BackendError> {
+        let dir = backend.dir.clone();
         let mut used = 0u64;
         let mut hard_linked = None;
         // One stat per file, at open (the zone files' comes with the scan for `used`): the
@@ -1342,6 +1381,32 @@ impl DirBackend {
     /// nothing of it is written then but by a rebuild, which makes new files.
     pub fn hard_linked(&self) -> Option<&HardLinkedFiles> {
         self.hard_linked.as_ref()
+    }
+
+    /// Verify every block of every slot this OSS's extents record names written: `(blocks
+    /// checked, blocks that failed their checksum or did not read)`. Why: under a label it
+    /// does not carry yet (`open_as_labelled`), the crcs, seeded by store id and OSS index,
+    /// are what shows the directory holds this OSS's elements (`Store::repair_label`).
+    /// Bounded by the OSS's size: one element read at a time.
+    pub fn written_blocks_checked(&self) -> Result<(u64, u64), BackendError> {
+        let blocks_per_element = (self.element_bytes / CHECKSUM_BLOCK_BYTES) as u64;
+        let (mut checked, mut failed) = (0u64, 0u64);
+        for (object, zone, slots) in self.objects()? {
+            for slot in 0..slots {
+                let key = ElementKey { object, zone, slot };
+                if !self.slot_written(key) {
+                    continue;
+                }
+                checked += blocks_per_element;
+                match self.verify(key) {
+                    Ok(bad) => failed += bad.len() as u64,
+                    Err(e) if e.is_corrupt() || e.is_missing() => failed += blocks_per_element,
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        assert!(failed <= checked);
+        Ok((checked, failed))
     }
 
     /// Apply the extents log over the snapshot. A crash cuts at most the last append (never
@@ -2328,6 +2393,10 @@ impl Backend for DirBackend {
         self.damage
             .clone()
             .or_else(|| self.rolled_back.get().cloned())
+    }
+
+    fn label_damaged(&self) -> bool {
+        self.label_damaged && self.rolled_back.get().is_none()
     }
 
     fn generation(&self) -> Option<u64> {

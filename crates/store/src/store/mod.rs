@@ -46,6 +46,7 @@ mod core_held;
 mod cut_deletions;
 mod cut_durable;
 mod exec;
+mod label_repair;
 #[cfg(test)]
 mod lock_errors;
 #[cfg(test)]
@@ -62,6 +63,7 @@ mod window;
 use beyond_lineage::OssEpochsChecked;
 use exec::ElementRead;
 use exec::UNREADABLE_CACHE;
+pub use label_repair::LabelRepair;
 use read::ReadEnd;
 use recovery::replay;
 pub use window::DelayedWindow;

@@ -464,8 +464,9 @@ impl Store {
                 // is, only a rebuild can.
                 if let Some(problem) = self.backends[oss].problem() {
                     return Err(StoreError::BadInput(format!(
-                        "refused, nothing changed: OSS {oss} ({}) is UNAVAILABLE (as `exaraid store status` shows it), not failed on record, so there is no failure for `online` to take back: {problem}; `online` cannot use it as it is; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
-                        self.backends[oss].location()
+                        "refused, nothing changed: OSS {oss} ({}) is UNAVAILABLE (as `exaraid store status` shows it), not failed on record, so there is no failure for `online` to take back: {problem}; `online` cannot use it as it is{}",
+                        self.backends[oss].location(),
+                        self.ways_out(oss, self.backends[oss].as_ref(), &problem)
                     )));
                 }
                 return Err(StoreError::BadInput(format!(
@@ -563,8 +564,9 @@ impl Store {
         })?;
         if let Some(problem) = fresh.problem() {
             return Err(StoreError::BadInput(format!(
-                "refused, nothing changed: OSS {oss} ({}): {problem}; rebuild it: `exaraid store rebuild {dir} --oss {oss}`",
-                path.display()
+                "refused, nothing changed: OSS {oss} ({}): {problem}{}",
+                path.display(),
+                self.ways_out(oss, &fresh, &problem)
             )));
         }
         if let Some(h) = fresh.hard_linked() {
@@ -863,17 +865,32 @@ impl Store {
     /// The OSSs that answer but cannot be used (their own metadata is damaged), with what
     /// is wrong and what to do: `(oss, message)`.
     pub fn oss_problems(&self) -> Vec<(usize, String)> {
-        let dir = self.dir.display();
         (0..self.backends.len())
             .filter_map(|i| {
                 self.backends[i].problem().map(|p| {
                     (
                         i,
-                        format!("{p}; rebuild it: `exaraid store rebuild {dir} --oss {i}`"),
+                        format!("{p}{}", self.ways_out(i, self.backends[i].as_ref(), &p)),
                     )
                 })
             })
             .collect()
+    }
+
+    /// What to do about OSS `oss` (backend `b`) unusable for `problem`, to follow it: the
+    /// commands, with this store's directory and the index filled in.
+    fn ways_out(&self, oss: usize, b: &dyn Backend, problem: &str) -> String {
+        let dir = self.dir.display();
+        if b.label_damaged() {
+            format!("; here: `exaraid store repair-label {dir} --oss {oss}`, or `exaraid store fail {dir} --oss {oss}` then `exaraid store rebuild {dir} --oss {oss}`")
+        } else if problem.contains("`exaraid store rebuild ") {
+            // The problem names its own ways out (an OSS past the lineage: rebuild, or
+            // remove its epoch file): a second, generic instruction after them read as the
+            // last word (merge review s16m M16-3).
+            String::new()
+        } else {
+            format!("; rebuild it: `exaraid store rebuild {dir} --oss {oss}`")
+        }
     }
 
     pub fn failed_osses(&self) -> Vec<usize> {
