@@ -220,3 +220,51 @@ fn online_of_an_oss_whose_label_does_not_read_is_refused_not_a_panic() {
     assert_eq!(ok(&["store", "get", d, "f"], b""), f);
     scrub_clean(&dir);
 }
+
+/// OSS 1's extents log ends in a torn record (a crash inside its last append) and cutting
+/// it off at open fails (note16 OPEN 9: the file's writes fail, scripts/eioshim.c
+/// FAILWRITESUNDER; a read-only file or mount does the same). Before, that refused every
+/// command of the store; now the OSS is unavailable for that command, decoded around, and
+/// `status` names the log; once the file can be written again the next command cuts the
+/// tail and the store is whole.
+#[test]
+fn an_extents_log_whose_torn_tail_cannot_be_cut_is_that_oss_down() {
+    let tmp = fast_tempdir("s17e-torn-log");
+    let Some(shim) = build_c_shim(tmp.path(), "eioshim") else {
+        panic!("no C compiler (cc) to build scripts/eioshim.c: install gcc (scripts/setup.sh)");
+    };
+    let (dir, f) = store_with_f(tmp.path());
+    let d = s(&dir);
+    let log = dir.join("oss-1").join("exaraid-extents.log");
+    let intact = std::fs::metadata(&log).unwrap().len();
+    let mut torn = std::fs::read(&log).unwrap();
+    torn.extend_from_slice(&[0xff; 7]);
+    // Torn again before each command: the shim fails the cut's sync, not its truncate.
+    let cut_fails = |args: &[&str]| {
+        std::fs::write(&log, &torn).unwrap();
+        std::process::Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(args)
+            .env("LD_PRELOAD", &shim)
+            .env("FAILWRITESUNDER", s(&log))
+            .output()
+            .unwrap()
+    };
+    let out = cut_fails(&["store", "get", d, "f"]);
+    assert!(out.status.success(), "get opens: {}", said(&out));
+    assert!(out.stdout == f, "decoded around OSS 1");
+    let out = cut_fails(&["store", "status", d]);
+    let text = said(&out);
+    assert!(
+        out.status.success() && text.contains(s(&log)) && text.contains("torn record"),
+        "status names the log and why: {text}"
+    );
+    // The file can be written again: the next open cuts the tail, and OSS 1 is back.
+    std::fs::write(&log, &torn).unwrap();
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    assert_eq!(
+        std::fs::metadata(&log).unwrap().len(),
+        intact,
+        "the torn tail cut"
+    );
+    scrub_clean(&dir);
+}
