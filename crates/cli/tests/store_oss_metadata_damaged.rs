@@ -268,3 +268,48 @@ fn an_extents_log_whose_torn_tail_cannot_be_cut_is_that_oss_down() {
     );
     scrub_clean(&dir);
 }
+
+/// A directory where OSS 1's label or extents file belongs (EISDIR): an in-place `rebuild`
+/// stopped midway on "Is a directory", with advice to make the directory writable (note16
+/// OPEN 9). Now it is refused before anything changes, naming the path and the ways out
+/// (move it aside, or `--to`); moved aside, the in-place rebuild finishes and the store is
+/// whole.
+fn in_place_rebuild_over_a_directory(name: &str) {
+    let tmp = fast_tempdir("s17e-eisdir");
+    let (dir, f) = store_with_f(tmp.path());
+    let d = s(&dir);
+    let path = dir.join("oss-1").join(name);
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir(&path).unwrap();
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    let out = exaraid(&["store", "rebuild", d, "--oss", "1"], b"");
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(1), "refused: {text}");
+    assert!(
+        text.contains("nothing changed")
+            && text.contains(&format!("{} is a directory", s(&path)))
+            && text.contains("mv ")
+            && text.contains("--to"),
+        "names the path and the ways out: {text}"
+    );
+    assert!(path.is_dir(), "not deleted");
+    assert_eq!(
+        ok(&["store", "get", d, "f"], b""),
+        f,
+        "decoded around OSS 1"
+    );
+    std::fs::rename(&path, path.with_extension("aside")).unwrap();
+    ok(&["store", "rebuild", d, "--oss", "1"], b"");
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    scrub_clean(&dir);
+}
+
+#[test]
+fn in_place_rebuild_over_a_label_that_is_a_directory_says_the_way_out() {
+    in_place_rebuild_over_a_directory(LABEL);
+}
+
+#[test]
+fn in_place_rebuild_over_an_extents_file_that_is_a_directory_says_the_way_out() {
+    in_place_rebuild_over_a_directory("exaraid-extents.json");
+}

@@ -96,6 +96,35 @@ fn clear_oss_dir_in_place(oss: usize, target: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// An in-place rebuild replaces the OSS's own files (`REBUILD_LEFTOVERS` but `objects`) in
+/// its directory: refused, nothing changed, when one of them is not a file (a directory in
+/// its place: the rebuild stopped midway on EISDIR, note16 OPEN 9). Not deleted: what
+/// exaraid did not make is not exaraid's to delete (review E5).
+fn check_in_place_files(oss: usize, oss_dir: &Path, store_dir: &Path) -> Result<(), StoreError> {
+    for name in REBUILD_LEFTOVERS.iter().filter(|&&n| n != "objects") {
+        let path = oss_dir.join(name);
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue; // missing: written fresh
+        };
+        if meta.is_file() {
+            continue;
+        }
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        };
+        return Err(StoreError::BadInput(format!(
+            "refused, nothing changed: {} is {what} where OSS {oss}'s own file of that name belongs, and an in-place rebuild does not delete what exaraid did not make; move it aside (e.g. `mv {} {}.aside`) and run the rebuild again, or rebuild onto a new directory: `exaraid store rebuild {} --oss {oss} --to NEWDIR`",
+            path.display(),
+            path.display(),
+            path.display(),
+            store_dir.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Do `a` and `b` name the same directory? (Both resolved where they exist.)
 fn same_dir(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
@@ -2497,6 +2526,8 @@ impl Store {
         });
         if let Some(to) = to {
             self.check_rebuild_target(oss, to)?;
+        } else if !self.backends_supplied {
+            check_in_place_files(oss, &self.sb.oss_dirs[oss], &self.dir)?;
         }
         // Read before `fail_oss`: a failed OSS answers no generation.
         let answered_generation = self.backends[oss].generation();
