@@ -313,3 +313,27 @@ fn in_place_rebuild_over_a_label_that_is_a_directory_says_the_way_out() {
 fn in_place_rebuild_over_an_extents_file_that_is_a_directory_says_the_way_out() {
     in_place_rebuild_over_a_directory("exaraid-extents.json");
 }
+
+/// `status` and `online` of an OSS whose label does not parse give the way out once: the
+/// exact `rebuild` command (note16 OPEN 9: the label's own text told a generic "fail then
+/// rebuild, or rebuild --to" before the caller's command).
+#[test]
+fn a_damaged_label_s_way_out_is_told_once() {
+    let tmp = fast_tempdir("s17e-once");
+    let (dir, _f) = store_with_f(tmp.path());
+    let d = s(&dir);
+    std::fs::write(label_of(&dir, 1), b"garbage").unwrap();
+    let status = said(&exaraid(&["store", "status", d], b""));
+    let online = said(&exaraid(&["store", "online", d, "--oss", "1"], b""));
+    for text in [status, online] {
+        assert_eq!(
+            text.matches("store rebuild").count(),
+            1,
+            "one way out, the exact command: {text}"
+        );
+        assert!(
+            text.contains(&format!("`exaraid store rebuild {d} --oss 1`")),
+            "{text}"
+        );
+    }
+}

@@ -1140,9 +1140,12 @@ impl DirBackend {
         // flipped bit: the label has no checksum), and refusing the open would refuse the
         // very `status`, `fail` and `rebuild` that replace the disk. The OSS is decoded around;
         // nothing on it is read. A missing one (an unmounted disk) is "failed", as before.
+        // The way out is given once, by whoever reports the problem (the exact `rebuild`
+        // command, or restoring the file when too many OSSs are down to rebuild): it was
+        // told twice in `status` and `online` (note16 OPEN 9).
         let label_damage = |what: String| {
             format!(
-                "its label {} {what}, so the OSS is unavailable (its elements are rebuilt from parity) until it is rebuilt (`exaraid store fail` then `exaraid store rebuild` of this OSS, or `rebuild --to` a new directory) or the file is restored",
+                "its label {} {what}, so the OSS is unavailable (its elements are rebuilt from parity) until it is rebuilt or the file is restored",
                 label_path.display()
             )
         };
