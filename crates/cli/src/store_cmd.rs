@@ -921,6 +921,40 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         if f.repaired { " (repaired)" } else { "" }
                     );
                 }
+                for f in &report.unreadable_cache_elements {
+                    let ranges: Vec<String> = f
+                        .file_ranges
+                        .iter()
+                        .map(|(a, z)| format!("{a}..{z}"))
+                        .collect();
+                    let at_risk = if f.zone == "parity" {
+                        "the running parity of a cache stripe waiting to be moved home: those cached bytes lack that redundancy".to_string()
+                    } else if f.without_parity {
+                        format!(
+                            "the only copy of bytes [{}] (an open delayed window, no parity)",
+                            ranges.join(", ")
+                        )
+                    } else {
+                        format!("the newest copy of bytes [{}], waiting to be moved home (reads decode them from parity)", ranges.join(", "))
+                    };
+                    out!(
+                        "unreadable cache: OSS {} cache slot {} ({} row {}) file '{}' stripe {}: {}; it holds {at_risk}{}",
+                        f.oss,
+                        f.cache_slot,
+                        f.zone,
+                        f.row,
+                        shown(&f.file),
+                        f.stripe,
+                        f.why,
+                        if f.repaired {
+                            " (repaired: rewritten from the cache stripe's parity and read back)"
+                        } else if repair || f.without_parity {
+                            ""
+                        } else {
+                            "; `scrub --repair` rewrites it from the cache stripe's parity (a write remaps a bad sector), or records the OSS failed if it cannot"
+                        }
+                    );
+                }
                 for &(oss, slot, block, repaired) in &report.dead_cache_blocks {
                     out!(
                         "corrupt dead cache block: OSS {oss} cache slot {slot} block {block} (no file's bytes: stale bytes a later cache write could fail on){}",
@@ -998,10 +1032,11 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     );
                 }
                 out!(
-                    "corrupt elements: {}, unreadable elements: {}, corrupt cache elements: {} (of {} checked), parity mismatches: {}, repaired: {}",
+                    "corrupt elements: {}, unreadable elements: {}, corrupt cache elements: {}, unreadable cache elements: {} (of {} checked), parity mismatches: {}, repaired: {}",
                     report.corrupt_elements.len(),
                     report.unreadable_elements.len(),
                     report.corrupt_cache_elements.len(),
+                    report.unreadable_cache_elements.len(),
                     report.cache_elements_checked,
                     report.parity_mismatches.len(),
                     report.repaired_elements
@@ -1426,6 +1461,7 @@ fn scrub_left_problems(report: &exaraid_store::store::ScrubReport, repair: bool)
     let unrepaired = report.corrupt_elements.iter().any(|f| !f.repaired)
         || report.unreadable_elements.iter().any(|f| !f.repaired)
         || report.corrupt_cache_elements.iter().any(|f| !f.repaired)
+        || report.unreadable_cache_elements.iter().any(|f| !f.repaired)
         || report.dead_cache_blocks.iter().any(|f| !f.3)
         || !report.unrepairable.is_empty()
         || !report.failed_oss.is_empty()

@@ -220,3 +220,120 @@ fn online_of_an_oss_whose_label_does_not_read_is_refused_not_a_panic() {
     assert_eq!(ok(&["store", "get", d, "f"], b""), f);
     scrub_clean(&dir);
 }
+
+/// OSS 1's extents log ends in a torn record (a crash inside its last append) and cutting
+/// it off at open fails (note16 OPEN 9: the file's writes fail, scripts/eioshim.c
+/// FAILWRITESUNDER; a read-only file or mount does the same). Before, that refused every
+/// command of the store; now the OSS is unavailable for that command, decoded around, and
+/// `status` names the log; once the file can be written again the next command cuts the
+/// tail and the store is whole.
+#[test]
+fn an_extents_log_whose_torn_tail_cannot_be_cut_is_that_oss_down() {
+    let tmp = fast_tempdir("s17e-torn-log");
+    let Some(shim) = build_c_shim(tmp.path(), "eioshim") else {
+        panic!("no C compiler (cc) to build scripts/eioshim.c: install gcc (scripts/setup.sh)");
+    };
+    let (dir, f) = store_with_f(tmp.path());
+    let d = s(&dir);
+    let log = dir.join("oss-1").join("exaraid-extents.log");
+    let intact = std::fs::metadata(&log).unwrap().len();
+    let mut torn = std::fs::read(&log).unwrap();
+    torn.extend_from_slice(&[0xff; 7]);
+    // Torn again before each command: the shim fails the cut's sync, not its truncate.
+    let cut_fails = |args: &[&str]| {
+        std::fs::write(&log, &torn).unwrap();
+        std::process::Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(args)
+            .env("LD_PRELOAD", &shim)
+            .env("FAILWRITESUNDER", s(&log))
+            .output()
+            .unwrap()
+    };
+    let out = cut_fails(&["store", "get", d, "f"]);
+    assert!(out.status.success(), "get opens: {}", said(&out));
+    assert!(out.stdout == f, "decoded around OSS 1");
+    let out = cut_fails(&["store", "status", d]);
+    let text = said(&out);
+    assert!(
+        out.status.success() && text.contains(s(&log)) && text.contains("torn record"),
+        "status names the log and why: {text}"
+    );
+    // The file can be written again: the next open cuts the tail, and OSS 1 is back.
+    std::fs::write(&log, &torn).unwrap();
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    assert_eq!(
+        std::fs::metadata(&log).unwrap().len(),
+        intact,
+        "the torn tail cut"
+    );
+    scrub_clean(&dir);
+}
+
+/// A directory where OSS 1's label or extents file belongs (EISDIR): an in-place `rebuild`
+/// stopped midway on "Is a directory", with advice to make the directory writable (note16
+/// OPEN 9). Now it is refused before anything changes, naming the path and the ways out
+/// (move it aside, or `--to`); moved aside, the in-place rebuild finishes and the store is
+/// whole.
+fn in_place_rebuild_over_a_directory(name: &str) {
+    let tmp = fast_tempdir("s17e-eisdir");
+    let (dir, f) = store_with_f(tmp.path());
+    let d = s(&dir);
+    let path = dir.join("oss-1").join(name);
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir(&path).unwrap();
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    let out = exaraid(&["store", "rebuild", d, "--oss", "1"], b"");
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(1), "refused: {text}");
+    assert!(
+        text.contains("nothing changed")
+            && text.contains(&format!("{} is a directory", s(&path)))
+            && text.contains("mv ")
+            && text.contains("--to"),
+        "names the path and the ways out: {text}"
+    );
+    assert!(path.is_dir(), "not deleted");
+    assert_eq!(
+        ok(&["store", "get", d, "f"], b""),
+        f,
+        "decoded around OSS 1"
+    );
+    std::fs::rename(&path, path.with_extension("aside")).unwrap();
+    ok(&["store", "rebuild", d, "--oss", "1"], b"");
+    assert_eq!(ok(&["store", "get", d, "f"], b""), f);
+    scrub_clean(&dir);
+}
+
+#[test]
+fn in_place_rebuild_over_a_label_that_is_a_directory_says_the_way_out() {
+    in_place_rebuild_over_a_directory(LABEL);
+}
+
+#[test]
+fn in_place_rebuild_over_an_extents_file_that_is_a_directory_says_the_way_out() {
+    in_place_rebuild_over_a_directory("exaraid-extents.json");
+}
+
+/// `status` and `online` of an OSS whose label does not parse give the way out once: the
+/// exact `rebuild` command (note16 OPEN 9: the label's own text told a generic "fail then
+/// rebuild, or rebuild --to" before the caller's command).
+#[test]
+fn a_damaged_label_s_way_out_is_told_once() {
+    let tmp = fast_tempdir("s17e-once");
+    let (dir, _f) = store_with_f(tmp.path());
+    let d = s(&dir);
+    std::fs::write(label_of(&dir, 1), b"garbage").unwrap();
+    let status = said(&exaraid(&["store", "status", d], b""));
+    let online = said(&exaraid(&["store", "online", d, "--oss", "1"], b""));
+    for text in [status, online] {
+        assert_eq!(
+            text.matches("store rebuild").count(),
+            1,
+            "one way out, the exact command: {text}"
+        );
+        assert!(
+            text.contains(&format!("`exaraid store rebuild {d} --oss 1`")),
+            "{text}"
+        );
+    }
+}

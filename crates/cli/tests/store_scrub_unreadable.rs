@@ -125,3 +125,76 @@ fn an_unmounted_oss_gets_no_read_error_warning() {
     assert!(!err.contains("a read failed"), "{err}");
     oss_back(&dir, 1);
 }
+
+/// The cache zone file of a WCL OSS (note16 OPEN 4): every read of OSS `oss`'s cache zone
+/// file fails EIO while 5000 bytes wait there for destage. Before, `scrub` named nothing of
+/// it (the element was skipped; the cache stripe's check then took the OSS out for the rest
+/// of the run and called it "UNAVAILABLE ... not checked" while `status` showed it ok). Now
+/// it names the element and what it holds and exits 2; `--repair` (its rewrite does not
+/// read back under the shim) records the OSS failed; after the rebuild the store is clean.
+fn wcl_cache_eio(oss: usize, holds: &str) {
+    let tmp = fast_tempdir("scrubcacheeio");
+    let Some(shim) = build_c_shim(tmp.path(), "repro/s16r-readeio-shim") else {
+        panic!("no C compiler (cc) to build scripts/repro/s16r-readeio-shim.c: install gcc (scripts/setup.sh)");
+    };
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "4", "--code", "raid5", "--write-path", "wcl"]);
+    let f = bytes(7, 5000);
+    ok(&["store", "put", d, "f"], &f);
+    let cache_file = format!("oss-{oss}/objects/18446744073709551615.cache");
+    assert!(
+        dir.join(&cache_file).exists(),
+        "the scene's cache zone file"
+    );
+    let bad = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(args)
+            .env("LD_PRELOAD", &shim)
+            .env("EIOREAD", &cache_file)
+            .output()
+            .unwrap()
+    };
+
+    let out = bad(&["store", "scrub", d]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "scrub: {t}");
+    assert!(
+        t.contains(&format!("unreadable cache: OSS {oss} cache slot 0")) && t.contains(holds),
+        "names the element and what it holds: {t}"
+    );
+    assert!(
+        t.contains("Input/output error") && t.contains("scrub --repair"),
+        "{t}"
+    );
+    assert!(
+        !t.contains("UNAVAILABLE"),
+        "the OSS is up (as status says): {t}"
+    );
+
+    let out = bad(&["store", "scrub", d, "--repair"]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "scrub --repair: {t}");
+    assert!(
+        t.contains(&format!("FAILED: OSS {oss}")) && t.contains("store rebuild"),
+        "{t}"
+    );
+    assert!(ok(&["store", "get", d, "f"], b"") == f, "f exact, decoded");
+    ok(&["store", "rebuild", d, "--oss", &oss.to_string()], b"");
+    let t = String::from_utf8(ok(&["store", "scrub", d], b"")).unwrap();
+    assert!(t.contains("unreadable cache elements: 0"), "{t}");
+    assert!(
+        ok(&["store", "get", d, "f"], b"") == f,
+        "f exact after the rebuild"
+    );
+}
+
+#[test]
+fn wcl_scrub_names_an_unreadable_cache_data_element() {
+    wcl_cache_eio(0, "the newest copy of bytes [0..4096]");
+}
+
+#[test]
+fn wcl_scrub_names_an_unreadable_cache_running_parity() {
+    wcl_cache_eio(3, "the running parity of a cache stripe");
+}

@@ -1470,13 +1470,21 @@ impl DirBackend {
         // A hard-linked log is another copy's too: its torn tail stays (the store opens for
         // reads only then, and appends nothing; see `hard_linked`).
         if intact_bytes < bytes.len() as u64 && self.hard_linked.is_none() {
-            // The torn tail goes, so that appends stay aligned to records.
-            let f = OpenOptions::new()
+            // The torn tail goes, so that appends stay aligned to records. A cut that fails
+            // (a read-only file or mount, EIO under the log) is this OSS's damage, not the
+            // store's error (note16 OPEN 9, as s16h made an unreadable log): refusing the
+            // open refused every command of the store, `fail` and `rebuild` included.
+            let cut = OpenOptions::new()
                 .write(true)
                 .open(&path)
-                .map_err(|e| self.map_io(e))?;
-            f.set_len(intact_bytes).map_err(|e| self.map_io(e))?;
-            f.sync_all().map_err(|e| self.map_io(e))?;
+                .and_then(|f| f.set_len(intact_bytes).and_then(|()| f.sync_all()));
+            if let Err(e) = cut {
+                return Ok(Some(format!(
+                    "its extents log {} ends in a torn record ({} bytes after the last intact one) that could not be cut off ({e}); once the file can be written again (a read-only file or mount, a failing disk) the next command cuts it and the OSS is back",
+                    path.display(),
+                    bytes.len() as u64 - intact_bytes
+                )));
+            }
         }
         extents.log_records = intact as u64;
         self.generation.store(

@@ -345,6 +345,31 @@ pub struct CacheScrubFinding {
     pub repaired: bool,
 }
 
+/// A cache-zone element of an OSS that is up whose read failed (EIO: bad sectors), found by
+/// scrub (see `ScrubReport::unreadable_cache_elements`).
+#[derive(Clone, Debug, Serialize)]
+pub struct UnreadableCacheFinding {
+    pub oss: usize,
+    /// The element's slot in the OSS's cache zone (object [`CACHE_OBJECT`], zone `cache`).
+    pub cache_slot: u64,
+    pub file: String,
+    /// The home stripe whose newest bytes (or WCL running parity) the element holds.
+    pub stripe: u64,
+    /// `data`, or `parity` (the running parity of a WCL cache stripe).
+    pub zone: String,
+    pub row: usize,
+    /// File byte ranges `[start, end)` whose newest copy lies in the element and did not
+    /// read (data elements; empty for parity: then the cache stripe's redundancy is at risk).
+    pub file_ranges: Vec<(u64, u64)>,
+    /// Some of `file_ranges` have no parity anywhere (an open delayed window): the element
+    /// holds their only copy.
+    pub without_parity: bool,
+    /// The read error (e.g. "Input/output error (os error 5)").
+    pub why: String,
+    /// `repair`: rewritten from the cache stripe's parity and read back right.
+    pub repaired: bool,
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ScrubReport {
     pub stripes_checked: u64,
@@ -364,6 +389,13 @@ pub struct ScrubReport {
     /// Cache-zone elements holding live data (WCL, delayed) whose checksums were verified.
     pub cache_elements_checked: u64,
     pub corrupt_cache_elements: Vec<CacheScrubFinding>,
+    /// Cache-zone elements holding live data or WCL running parity, of an OSS that is up,
+    /// whose read failed (review s16r R16-5's cache half): the newest copy of those bytes
+    /// (waiting for destage) or the cache stripe's redundancy is at risk. With `repair` a
+    /// WCL element is rewritten from its cache stripe and read back, or, where that fails,
+    /// its OSS is recorded failed (as for `unreadable_elements`); bytes without parity are
+    /// named in `unrepairable`.
+    pub unreadable_cache_elements: Vec<UnreadableCacheFinding>,
     /// Cache-zone blocks holding no live byte (stale bytes of an older cache stripe, a chunk
     /// no cache stripe uses now) whose checksum fails: `(oss, cache slot, block, repaired)`.
     /// With `repair` they are rewritten as zeros (they hold nothing of any file).

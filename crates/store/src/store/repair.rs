@@ -96,6 +96,35 @@ fn clear_oss_dir_in_place(oss: usize, target: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// An in-place rebuild replaces the OSS's own files (`REBUILD_LEFTOVERS` but `objects`) in
+/// its directory: refused, nothing changed, when one of them is not a file (a directory in
+/// its place: the rebuild stopped midway on EISDIR, note16 OPEN 9). Not deleted: what
+/// exaraid did not make is not exaraid's to delete (review E5).
+fn check_in_place_files(oss: usize, oss_dir: &Path, store_dir: &Path) -> Result<(), StoreError> {
+    for name in REBUILD_LEFTOVERS.iter().filter(|&&n| n != "objects") {
+        let path = oss_dir.join(name);
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue; // missing: written fresh
+        };
+        if meta.is_file() {
+            continue;
+        }
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        };
+        return Err(StoreError::BadInput(format!(
+            "refused, nothing changed: {} is {what} where OSS {oss}'s own file of that name belongs, and an in-place rebuild does not delete what exaraid did not make; move it aside (e.g. `mv {} {}.aside`) and run the rebuild again, or rebuild onto a new directory: `exaraid store rebuild {} --oss {oss} --to NEWDIR`",
+            path.display(),
+            path.display(),
+            path.display(),
+            store_dir.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Do `a` and `b` name the same directory? (Both resolved where they exist.)
 fn same_dir(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
@@ -1197,22 +1226,12 @@ impl Store {
                 }
             }
         }
-        // OSSs whose unreadable elements could not be rewritten: recorded failed, as a
-        // write meeting the same error records it (here, out of every stripe lock).
-        for (oss, why) in failing {
-            let dir = self.dir.display();
-            report.unrepairable.push(match self.fail_oss(oss) {
-                Ok(()) => format!(
-                    "OSS {oss} ({}): elements that do not read could not be rewritten ({why}): it is recorded failed and its stripes read degraded; replace its disk and run `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`",
-                    self.backends[oss].location()
-                ),
-                Err(e) => format!(
-                    "OSS {oss} ({}): elements that do not read could not be rewritten ({why}), and recording it failed was refused ({e}); its stripes lack that redundancy: rebuild the OSSs already failed, then scrub --repair again",
-                    self.backends[oss].location()
-                ),
-            });
-        }
-        self.scrub_cache(repair, &mut report)?;
+        self.fail_unrewritable(failing, &mut report);
+        // The cache zones: an OSS failed just above is skipped there (`rebuild` rewrites
+        // its cache zone whole).
+        let mut failing: BTreeMap<usize, String> = BTreeMap::new();
+        self.scrub_cache(repair, &mut report, &mut failing)?;
+        self.fail_unrewritable(failing, &mut report);
         self.scrub_dead_cache_blocks(repair, &mut report)?;
         // A scrub that is clean but for a failed OSS or lost bytes is not a clean store.
         report.failed_oss = self.failed_osses();
@@ -1251,6 +1270,25 @@ impl Store {
             }
         }
         Ok(report)
+    }
+
+    /// `scrub --repair`: OSSs whose unreadable elements (home or cache zone) could not be
+    /// rewritten are recorded failed, as a write meeting the same error records it (here,
+    /// out of every stripe lock), and the report says to rebuild them.
+    fn fail_unrewritable(&self, failing: BTreeMap<usize, String>, report: &mut ScrubReport) {
+        for (oss, why) in failing {
+            let dir = self.dir.display();
+            report.unrepairable.push(match self.fail_oss(oss) {
+                Ok(()) => format!(
+                    "OSS {oss} ({}): elements that do not read could not be rewritten ({why}): it is recorded failed and its stripes read degraded; replace its disk and run `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`",
+                    self.backends[oss].location()
+                ),
+                Err(e) => format!(
+                    "OSS {oss} ({}): elements that do not read could not be rewritten ({why}), and recording it failed was refused ({e}); its stripes lack that redundancy: rebuild the OSSs already failed, then scrub --repair again",
+                    self.backends[oss].location()
+                ),
+            });
+        }
     }
 
     /// `scrub --repair` of an element of an up OSS that did not read (`HomeStripe::
@@ -1645,8 +1683,16 @@ impl Store {
     /// (data elements: the blocks under live ranges; WCL cache stripes: also their running
     /// parity). With `repair`, a WCL element is rebuilt from the rest of its cache stripe.
     /// Bytes of an open delayed window have no parity: their corruption is reported as
-    /// unrepairable, naming the file and byte range, in both modes.
-    fn scrub_cache(&self, repair: bool, report: &mut ScrubReport) -> Result<(), StoreError> {
+    /// unrepairable, naming the file and byte range, in both modes. An element of an OSS
+    /// that is up which does not read is named (`unreadable_cache_elements`); with `repair`
+    /// a WCL one is rewritten and read back, or its OSS goes into `failing` (recorded
+    /// failed by the caller, out of the gate and every stripe lock).
+    fn scrub_cache(
+        &self,
+        repair: bool,
+        report: &mut ScrubReport,
+        failing: &mut BTreeMap<usize, String>,
+    ) -> Result<(), StoreError> {
         if !matches!(self.kind, StrategyKind::Wcl | StrategyKind::Delayed) {
             return Ok(());
         }
@@ -1704,6 +1750,7 @@ impl Store {
                     &extents,
                     &unprotected,
                     report,
+                    failing,
                 )
             };
             let more = {
@@ -1825,6 +1872,7 @@ impl Store {
     /// Scrub the cache elements of one home stripe (its stripe lock held): `extents` are its
     /// ranges whose newest bytes are in the cache zone, `unprotected` its file ranges without
     /// any parity (open delayed windows).
+    #[allow(clippy::too_many_arguments)]
     fn scrub_cache_stripe(
         &self,
         repair: bool,
@@ -1832,6 +1880,7 @@ impl Store {
         extents: &[exaraid_plan::Extent],
         unprotected: &[(u64, u64)],
         report: &mut ScrubReport,
+        failing: &mut BTreeMap<usize, String>,
     ) -> Result<(), StoreError> {
         let e = self.sb.element_bytes as u64;
         let block = CHECKSUM_BLOCK_BYTES as u64;
@@ -1847,6 +1896,9 @@ impl Store {
         // Every live cache range belongs to the cache stripe the store knows the chunks of
         // (else a newer cache stripe of the same home stripe replaced the chunk map entry).
         let mut chunks_known = self.kind == StrategyKind::Wcl;
+        // An element of an up OSS that did not read and was not rewritten: the running-parity
+        // check below is skipped (see there).
+        let mut unreadable_left = false;
         for x in extents {
             assert_eq!(x.zone, PlanZone::Cache);
             assert_eq!(x.element.stripe, stripe);
@@ -1876,6 +1928,9 @@ impl Store {
             if !b.healthy() {
                 continue; // a failed OSS: reads and `rebuild` take its cache bytes from parity
             }
+            if failing.contains_key(&oss) {
+                continue; // recorded failed after this pass: `rebuild` rewrites it all
+            }
             report.cache_elements_checked += 1;
             let key = ElementKey {
                 object: CACHE_OBJECT,
@@ -1883,6 +1938,9 @@ impl Store {
                 slot,
             };
             let mut bad: BTreeSet<u64> = BTreeSet::new();
+            // The read error of an OSS still up (bad sectors under the element): every
+            // live block of it counts as unreadable.
+            let mut unreadable: Option<String> = None;
             for r in &ranges {
                 let (offset, len) = (r.element_offset_bytes, r.len_bytes);
                 let touched = offset / block..(offset + len).div_ceil(block);
@@ -1897,9 +1955,29 @@ impl Store {
                             .filter(|n| touched.contains(n)),
                     ),
                     Err(err) if err.is_missing() => bad.extend(touched),
-                    Err(err) if err.is_unavailable() => break,
+                    Err(err) if err.is_unavailable() => {
+                        // An OSS away (unmounted, failed meanwhile): reads and `rebuild`
+                        // take its cache bytes from parity, as above.
+                        if b.healthy() {
+                            unreadable = Some(unavailable_why(err));
+                        }
+                        break;
+                    }
                     Err(err) => return Err(err.into()),
                 }
+            }
+            if let Some(why) = unreadable {
+                unreadable_left |= !self.unreadable_cache_data(
+                    repair,
+                    (file, stripe, name),
+                    (oss, slot, pos, chunks_known),
+                    &ranges,
+                    unprotected,
+                    why,
+                    report,
+                    failing,
+                );
+                continue;
             }
             if bad.is_empty() {
                 continue;
@@ -1996,11 +2074,26 @@ impl Store {
                     zone: Zone::Cache,
                     slot,
                 };
+                if failing.contains_key(&oss) {
+                    continue; // recorded failed after this pass
+                }
                 report.cache_elements_checked += 1;
                 self.count(oss, Zone::Cache, Op::Read, true);
                 let bad: BTreeSet<u64> = match b.verify(key) {
                     Ok(blocks) => blocks.into_iter().map(|n| n as u64).collect(),
-                    Err(err) if err.is_unavailable() => continue,
+                    Err(err) if err.is_unavailable() => {
+                        if b.healthy() {
+                            unreadable_left |= !self.unreadable_cache_parity(
+                                repair,
+                                (file, stripe, name),
+                                (oss, slot, pos),
+                                unavailable_why(err),
+                                report,
+                                failing,
+                            );
+                        }
+                        continue;
+                    }
                     Err(err) => return Err(err.into()),
                 };
                 if bad.is_empty() {
@@ -2042,8 +2135,194 @@ impl Store {
         // write) passes every checksum (review s11r R11-9). Also with blocks that did not
         // read, or were just rebuilt (review s13r R13-2: a stale element beside them in
         // their column was moved home unchecked): the check erases the unreadable ones.
+        // Not beside an element of an up OSS that still does not read: the check's read of
+        // it would take the OSS out for the rest of this process (as any read meeting EIO
+        // does), and every later element of it would go unchecked and the OSS be reported
+        // UNAVAILABLE, while `status` shows it up; the finding already says the stripe is
+        // not whole (exit 2).
+        if unreadable_left {
+            return Ok(());
+        }
         self.scrub_cache_stripe_parity(repair, (file, stripe, name), report)?;
         Ok(())
+    }
+
+    /// `scrub_cache_stripe`'s data element at `slot` of `oss` (up) that did not read: the
+    /// newest copy of its live `ranges` (waiting for destage) is at risk. Named; with
+    /// `repair` rewritten from its WCL cache stripe and read back (a write remaps a bad
+    /// sector), or its OSS put in `failing` when that fails. Bytes of an open delayed
+    /// window (no parity) and delayed bytes whose cache stripe is not known are named in
+    /// `unrepairable` (never recorded lost here: the next read may still succeed, and
+    /// failing the OSS would lose them for certain). Returns whether it was rewritten.
+    #[allow(clippy::too_many_arguments)]
+    fn unreadable_cache_data(
+        &self,
+        repair: bool,
+        (file, stripe, name): (u64, u64, &str),
+        (oss, slot, pos, chunks_known): (usize, u64, Pos, bool),
+        ranges: &[LiveRange],
+        unprotected: &[(u64, u64)],
+        why: String,
+        report: &mut ScrubReport,
+        failing: &mut BTreeMap<usize, String>,
+    ) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let key = ElementKey {
+            object: CACHE_OBJECT,
+            zone: Zone::Cache,
+            slot,
+        };
+        let mut file_ranges: Vec<(u64, u64)> = Vec::new();
+        let mut blocks: BTreeSet<u64> = BTreeSet::new();
+        for r in ranges {
+            assert!(r.len_bytes > 0, "a live range holds bytes");
+            crate::state::add_range(
+                &mut file_ranges,
+                r.file_offset_bytes,
+                r.file_offset_bytes + r.len_bytes,
+            );
+            let (offset, len) = (r.element_offset_bytes, r.len_bytes);
+            blocks.extend(offset / block..(offset + len).div_ceil(block));
+        }
+        let without_parity = file_ranges
+            .iter()
+            .any(|&(a, z)| unprotected.iter().any(|&(ua, uz)| a < uz && ua < z));
+        let listed: Vec<String> = file_ranges
+            .iter()
+            .map(|(a, z)| format!("{} bytes {a}..{z}", read::describe_file_name(name)))
+            .collect();
+        let mut finding = UnreadableCacheFinding {
+            oss,
+            cache_slot: slot,
+            file: name.to_string(),
+            stripe,
+            zone: "data".into(),
+            row: pos.row,
+            file_ranges,
+            without_parity,
+            why: why.clone(),
+            repaired: false,
+        };
+        if without_parity {
+            report.unrepairable.push(format!(
+                "{}: their only copy, in the cache zone of OSS {oss} (slot {slot}), does not read ({why}) and has no parity (an open delayed window): copy them out while a read still succeeds, or write these bytes again",
+                listed.join(", ")
+            ));
+        } else if repair {
+            let rebuilt = if chunks_known {
+                self.rebuild_cache_element(None, file, stripe, pos)
+                    .map(|(element, _)| element)
+            } else {
+                Err(StoreError::DataLost(
+                    "no cache-stripe parity to rebuild from: the bytes are protected by home parity or their cache stripe is being moved home; run `flush` to move them home (reads decode around the element), then scrub again".into(),
+                ))
+            };
+            match rebuilt {
+                Ok(element) => {
+                    finding.repaired =
+                        self.rewrite_unreadable_cache(oss, key, &blocks, &element, failing);
+                    if finding.repaired {
+                        report.repaired_elements += 1;
+                    }
+                }
+                Err(err) => report.unrepairable.push(format!(
+                    "{} in the cache zone of OSS {oss} (slot {slot}): does not read ({why}) and {err}",
+                    listed.join(", ")
+                )),
+            }
+        }
+        let repaired = finding.repaired;
+        report.unreadable_cache_elements.push(finding);
+        repaired
+    }
+
+    /// `scrub_cache_stripe`'s WCL running-parity element at `slot` of `oss` (up) that did
+    /// not read: the cache stripe waiting for destage runs without that redundancy. Named;
+    /// with `repair` rebuilt from the cache stripe's data, rewritten and read back, or its
+    /// OSS put in `failing`. Returns whether it was rewritten.
+    fn unreadable_cache_parity(
+        &self,
+        repair: bool,
+        (file, stripe, name): (u64, u64, &str),
+        (oss, slot, pos): (usize, u64, Pos),
+        why: String,
+        report: &mut ScrubReport,
+        failing: &mut BTreeMap<usize, String>,
+    ) -> bool {
+        let key = ElementKey {
+            object: CACHE_OBJECT,
+            zone: Zone::Cache,
+            slot,
+        };
+        let mut finding = UnreadableCacheFinding {
+            oss,
+            cache_slot: slot,
+            file: name.to_string(),
+            stripe,
+            zone: "parity".into(),
+            row: pos.row,
+            file_ranges: Vec::new(),
+            without_parity: false,
+            why: why.clone(),
+            repaired: false,
+        };
+        if repair {
+            let blocks: BTreeSet<u64> =
+                (0..(self.sb.element_bytes / CHECKSUM_BLOCK_BYTES) as u64).collect();
+            match self.rebuild_cache_element(None, file, stripe, pos) {
+                Ok((element, _)) => {
+                    finding.repaired =
+                        self.rewrite_unreadable_cache(oss, key, &blocks, &element, failing);
+                    if finding.repaired {
+                        report.repaired_elements += 1;
+                    }
+                }
+                Err(err) => report.unrepairable.push(format!(
+                    "running parity of {} stripe {stripe} in the cache zone of OSS {oss} (slot {slot}): does not read ({why}) and {err}",
+                    read::describe_file_name(name)
+                )),
+            }
+        }
+        let repaired = finding.repaired;
+        report.unreadable_cache_elements.push(finding);
+        repaired
+    }
+
+    /// Write the rebuilt bytes of cache element `key` on `oss` over its `blocks` that did
+    /// not read, and read them back (verified). Whether all went right; a write or read
+    /// back that fails puts the OSS in `failing` (recorded failed by the caller), and a
+    /// block read back verified but other than written is a bug.
+    fn rewrite_unreadable_cache(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        blocks: &BTreeSet<u64>,
+        element: &[u8],
+        failing: &mut BTreeMap<usize, String>,
+    ) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES;
+        if let Err(e) = self.rewrite_cache_blocks(oss, key, blocks, element) {
+            failing.insert(oss, format!("the cache-zone rewrite failed: {e}"));
+            return false;
+        }
+        let mut back = vec![0u8; block];
+        for &n in blocks {
+            let at = n as usize * block;
+            self.count(oss, Zone::Cache, Op::Read, false);
+            if let Err(e) = self.backends[oss].read(key, at, &mut back) {
+                failing.insert(
+                    oss,
+                    format!("rewritten, its cache zone still does not read: {e}"),
+                );
+                return false;
+            }
+            assert_eq!(
+                back[..],
+                element[at..at + block],
+                "a cache block read back verified but other than was just written"
+            );
+        }
+        true
     }
 
     /// The rebuilt cache element if its bytes in the corrupt blocks `bad` are confirmed
@@ -2283,6 +2562,8 @@ impl Store {
         });
         if let Some(to) = to {
             self.check_rebuild_target(oss, to)?;
+        } else if !self.backends_supplied {
+            check_in_place_files(oss, &self.sb.oss_dirs[oss], &self.dir)?;
         }
         // Read before `fail_oss`: a failed OSS answers no generation.
         let answered_generation = self.backends[oss].generation();
@@ -2982,6 +3263,15 @@ fn tail_cuts_checked(report: &ScrubReport, repair: bool, store_read_only: bool) 
         || !report.unreadable_elements.is_empty();
     let parity_matches = report.parity_mismatches.is_empty() || repair;
     !store_read_only && !unchecked && parity_matches
+}
+
+/// The words of a read error of an OSS that is up (the `why` of `Unavailable`), for scrub's
+/// unreadable findings.
+fn unavailable_why(err: crate::backend::BackendError) -> String {
+    match err {
+        crate::backend::BackendError::Unavailable { why, .. } => why,
+        other => other.to_string(),
+    }
 }
 
 /// "parity" or "data": the zone of the element at `pos` as scrub names it.

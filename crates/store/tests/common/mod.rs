@@ -59,6 +59,11 @@ pub fn assert_consistent(store: &Store) {
         report.unreadable_elements
     );
     assert!(
+        report.unreadable_cache_elements.is_empty(),
+        "unreadable cache elements: {:?}",
+        report.unreadable_cache_elements
+    );
+    assert!(
         report.parity_mismatches.is_empty(),
         "parity mismatches: {:?}",
         report.parity_mismatches
