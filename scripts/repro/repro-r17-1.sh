@@ -2,7 +2,8 @@
 # R17-1: a window's END refused for room (one OSS's disk full) with another OSS failed inside the
 # window leaves the store unopenable for EVERY command (get, read, status, ls) until room comes
 # back; docs: "the cached bytes stay readable in the cache zone, and the next command does not redo it".
-# Needs root (a 2 MiB tmpfs for OSS 0). usage: EXARAID=... repro-r17-1.sh DIR
+# AWAY=1: OSS 2's directory moved away (unmounted) instead of `fail`.
+# Needs root (a 2 MiB tmpfs for OSS 0). usage: EXARAID=... [AWAY=1] repro-r17-1.sh DIR
 set -u; E="timeout 60 ${EXARAID:?}"; D=$1
 umount $D/mnt 2>/dev/null; rm -rf $D; mkdir -p $D/mnt; cd $D
 mount -t tmpfs -o size=2m tmpfs $D/mnt
@@ -22,7 +23,7 @@ for c in (65536,4096,1):
         except OSError: break
 PY
 df -k $D/mnt | tail -1
-$E store fail s --oss 2; echo "fail rc $?"
+if [ "${AWAY:-0}" = 1 ]; then mv $D/o2 $D/o2.away; echo "OSS 2 dir moved away (unmounted)"; else $E store fail s --oss 2; echo "fail rc $?"; fi
 $E store status s >/dev/null 2>err; echo "status after fail, before END: rc $? $(head -c 200 err)"
 $E store delayed end s $tok; echo "END rc $? (refused for room: fine)"
 for c in "get s b" "get s a" "read s a --offset 0 --length 100" "status s" "ls s" "rm s b" "online s --oss 2" "flush s"; do

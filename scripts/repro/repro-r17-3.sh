@@ -1,12 +1,14 @@
 #!/bin/bash
 # R17-3: a delayed window whose timeout is due when the METADATA disk is full: the timeout fires
 # at the next command's open (CLI), its END must journal, the disk refuses: are get/status/ls refused?
-# Needs root. usage: EXARAID=... repro-r17-3.sh DIR
+# Controls: FULLOSS=1 (OSS 0 on the tmpfs, the store dir elsewhere), NODUE=1 (the same, before the timeout is due): reads work.
+# Needs root. usage: EXARAID=... [NODUE=1|FULLOSS=1] repro-r17-3.sh DIR
 set -u; E="timeout 60 ${EXARAID:?}"; D=$1
 umount $D/mnt 2>/dev/null; rm -rf $D; mkdir -p $D/mnt; cd $D
-mount -t tmpfs -o size=1m tmpfs $D/mnt
-$E store init $D/mnt/s --oss-dirs $(echo $D/o{0..6} | tr ' ' ,) --code rs --k 4 --m 3 --stripe-unit 4096 --write-path delayed --window-timeout-ms 1500 >/dev/null
-S=$D/mnt/s
+mount -t tmpfs -o size=2m tmpfs $D/mnt
+if [ "${FULLOSS:-0}" = 1 ]; then MS=$D/s; DIRS=$D/mnt/o0,$(echo $D/o{1..6} | tr ' ' ,); echo "control: OSS 0's disk full instead"; else MS=$D/mnt/s; DIRS=$(echo $D/o{0..6} | tr ' ' ,); fi
+$E store init $MS --oss-dirs $DIRS --code rs --k 4 --m 3 --stripe-unit 4096 --write-path delayed --window-timeout-ms 1500 >/dev/null
+S=$MS
 head -c 70000 /dev/urandom > a; $E store put $S a < a; cp a model
 head -c 5000 /dev/urandom > b; $E store put $S b < b
 tok=$($E store delayed start $S a)
@@ -22,7 +24,7 @@ for c in (65536,4096,1):
         except OSError: break
 PY
 df -k $D/mnt | tail -1
-sleep 2   # the window's timeout is due now
+if [ "${NODUE:-0}" = 1 ]; then echo "control: the timeout is not due yet"; else sleep 2; fi   # the window's timeout is due now
 for c in "get $S b" "status $S" "ls $S" "get $S a"; do
   $E store $c > out 2>err; echo "$c: rc $? $(head -c 300 err)"; done
 cmp out model && echo "a exact"
