@@ -33,3 +33,4 @@ rm $D/mnt/filler
 $E store get s b | cmp - b && echo "get b exact"
 $E store get s a > got 2>err; echo "get a rc $? (expected 1 naming only OSS 2's window bytes) $(head -c 300 err)"
 $E store status s | grep LOST
+umount $D/mnt
