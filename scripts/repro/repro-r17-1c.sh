@@ -1,5 +1,5 @@
 #!/bin/bash
-# R17-1c (variant of R17-1b): the OSS goes missing (unmounted) only AFTER the metadata disk filled.
+# Control for R17-1b (CLEAN on 0566b25): the OSS goes missing (unmounted) only AFTER the metadata disk filled; reads work.
 # R17-1b: as R17-1, but the full disk is the METADATA disk (store dir on a small tmpfs; OSSs
 # elsewhere) and it fills after `fail` (which had room): every later command is refused?
 # Needs root. usage: EXARAID=... repro-r17-1b.sh DIR
