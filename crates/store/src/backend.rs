@@ -1142,7 +1142,7 @@ impl DirBackend {
         // nothing on it is read. A missing one (an unmounted disk) is "failed", as before.
         let label_damage = |what: String| {
             format!(
-                "its label {} {what}, so the OSS is unavailable (its elements are rebuilt from parity) until its label is rewritten from the superblock (`exaraid store repair-label` with `--oss {}`, which first checks the OSS's data against it) or it is rebuilt (`exaraid store fail` then `exaraid store rebuild` of this OSS, or `rebuild --to` a new directory)",
+                "its label {} {what}, so the OSS is unavailable (its elements are rebuilt from parity) until its label is rewritten from the superblock (`exaraid store repair-label` with `--oss {}`, which first checks the OSS's data against it) or the OSS is rebuilt",
                 label_path.display(),
                 expect.index
             )
@@ -1286,8 +1286,12 @@ impl DirBackend {
         // nothing else yet. The extents snapshot is replaced by rename, which breaks a link.
         for name in [LABEL_FILE, EPOCH_FILE, EXTENTS_LOG_FILE] {
             let path = dir.join(name);
+            // Files only: a directory in a file's place (its own damage, s16h) counts its
+            // subdirectories' links, not copies.
             if let Ok(meta) = std::fs::symlink_metadata(&path) {
-                HardLinkedFiles::note(&mut hard_linked, &path, meta.nlink());
+                if meta.is_file() {
+                    HardLinkedFiles::note(&mut hard_linked, &path, meta.nlink());
+                }
             }
         }
         let objects_path = dir.join("objects");

@@ -85,7 +85,10 @@ impl Store {
                 count += h.count;
             }
         }
-        let journal_links = std::fs::symlink_metadata(&journal).map_or(1, |m| m.nlink());
+        let journal_links = std::fs::symlink_metadata(&journal)
+            .ok()
+            .filter(|m| m.is_file())
+            .map_or(1, |m| m.nlink());
         if journal_links > 1 {
             found.push(("the store's journal".into(), &journal, journal_links));
             count += 1;
