@@ -1528,7 +1528,7 @@ impl Store {
         .map_err(|e| StoreError::Metadata(e.to_string()))?;
         let backends_supplied = supplied.is_some();
         let mut backends: Vec<Box<dyn Backend>> = Vec::with_capacity(n);
-        let mut hard_linked = None;
+        let mut hard_linked;
         if let Some(supplied) = supplied {
             if supplied.len() != n {
                 return Err(StoreError::BadInput(format!(
