@@ -119,6 +119,18 @@ pub const JOURNAL_BYTES_CHECKPOINT: u64 = 16 << 20;
 
 const STATE_FILE: &str = "state";
 const JOURNAL_FILE: &str = "journal";
+/// Every name the store writes directly in its directory, besides the OSS directories: its
+/// metadata files, the temporary names of their atomic replacement (`with_extension("tmp")`)
+/// and the init marker. A directory under one of these names breaks the store for good.
+const STORE_DIR_OWN_FILES: [&str; 7] = [
+    STATE_FILE,
+    "state.tmp",
+    JOURNAL_FILE,
+    "journal.tmp",
+    crate::superblock::SUPERBLOCK_FILE,
+    "superblock.tmp",
+    INIT_MARKER_FILE,
+];
 /// Attempts (10 ms apart) to take the store's lock before giving up: 3 s.
 const LOCK_ATTEMPTS: usize = 300;
 /// While a background worker serves, it advances the parity once the unprotected bytes pass
