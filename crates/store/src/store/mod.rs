@@ -4052,18 +4052,7 @@ impl Store {
                 }
             }
         }
-        for (oss, keys) in per_oss {
-            let b = &self.backends[oss];
-            if !b.healthy() {
-                continue; // a failed OSS: its writes are skipped (degraded mode)
-            }
-            let keys: Vec<ElementKey> = keys.into_iter().collect();
-            b.reserve(&keys).map_err(|e| match e {
-                crate::backend::BackendError::NoSpace { .. } => StoreError::NoSpace(format!("{e}")),
-                other => StoreError::Backend(other),
-            })?;
-        }
-        Ok(())
+        self.reserve_keys(per_oss)
     }
 
     /// Reserve the home slots (every data and parity element) of the stripes a write lands
@@ -4127,6 +4116,14 @@ impl Store {
             let keys: Vec<ElementKey> = keys.into_iter().collect();
             b.reserve(&keys).map_err(|e| match e {
                 crate::backend::BackendError::NoSpace { .. } => StoreError::NoSpace(format!("{e}")),
+                // Not the backend's "writes need `exaraid store rebuild`": nothing recorded
+                // this OSS failed, so that rebuild is refused as healthy (review s17r R17-4).
+                crate::backend::BackendError::Unavailable { oss: name, why } => {
+                    let dir = self.dir.display();
+                    StoreError::Io(format!(
+                        "OSS {oss} ({name}): its disk returned an I/O error on reserving room for new elements ({why}); the command stopped there. The disk may be failing: record the OSS failed with `exaraid store fail {dir} --oss {oss}` (every byte then reads degraded), then rebuild it, onto a new disk: `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
+                    ))
+                }
                 other => StoreError::Backend(other),
             })?;
         }
