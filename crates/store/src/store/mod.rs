@@ -336,6 +336,9 @@ pub struct UnreadableFinding {
     pub why: String,
     /// `repair`: rewritten from the decode and read back right.
     pub repaired: bool,
+    /// Plain scrub: its stripe is past the code's tolerance (other columns down too), so no
+    /// decode rebuilds it and no repair can rewrite it: the bytes that do not read now.
+    pub lost: Option<String>,
 }
 
 /// A damaged element of an OSS's cache zone that holds live data, found by scrub.

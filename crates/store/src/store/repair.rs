@@ -1082,7 +1082,24 @@ impl Store {
                         row: pos.row,
                         why: why.clone(),
                         repaired: false,
+                        lost: None,
                     });
+                }
+                if !repair && !home.unreadable.is_empty() {
+                    // Whether the decode can rebuild them, so that plain scrub does not
+                    // advise a repair that cannot be (review s17r R17-2: raid5, one OSS
+                    // failed, EIO on a second). `home` is not used after this without
+                    // `repair`: its erased columns skip the parity check below.
+                    if let Ok(lost) = self.decode_blocks(&mut home) {
+                        if !lost.is_empty() {
+                            let why = self
+                                .lost_blocks_error(None, id, stripe, &home, &lost)
+                                .to_string();
+                            for f in &mut report.unreadable_elements[first_unreadable..] {
+                                f.lost = Some(why.clone());
+                            }
+                        }
+                    }
                 }
                 if erased.is_empty() && unsettled.contains(&(id, stripe)) {
                     assert!(!repair, "a store open for reads only repairs nothing");
@@ -3365,6 +3382,7 @@ mod tail_cut_tests {
                     row: 0,
                     why: "Input/output error (os error 5)".to_string(),
                     repaired,
+                    lost: None,
                 }],
                 ..ScrubReport::default()
             };
