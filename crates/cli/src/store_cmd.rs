@@ -894,11 +894,13 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         f.row,
                         f.why,
                         if f.repaired {
-                            " (repaired: rewritten from parity and read back)"
+                            " (repaired: rewritten from parity and read back)".to_string()
                         } else if repair {
-                            ""
+                            String::new()
+                        } else if let Some(lost) = &f.lost {
+                            format!("; its stripe is past the code's tolerance (other OSSs down), so it cannot be rebuilt, by `scrub --repair` or otherwise, while it does not read: {lost}")
                         } else {
-                            "; its stripe lacks that redundancy: `scrub --repair` rewrites it from parity (a write remaps a bad sector), or records the OSS failed if it cannot"
+                            "; its stripe lacks that redundancy: `scrub --repair` rewrites it from parity (a write remaps a bad sector), or records the OSS failed if it cannot".to_string()
                         }
                     );
                 }

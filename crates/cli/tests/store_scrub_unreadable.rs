@@ -198,3 +198,41 @@ fn wcl_scrub_names_an_unreadable_cache_data_element() {
 fn wcl_scrub_names_an_unreadable_cache_running_parity() {
     wcl_cache_eio(3, "the running parity of a cache stripe");
 }
+
+/// raid5 with OSS 0 failed on record (a dead disk awaiting replacement) and OSS 1's zone file
+/// unreadable: the unreadable elements are past the tolerance, so plain `scrub` says they
+/// cannot be rebuilt and names the bytes that do not read, instead of advising a `--repair`
+/// that cannot rewrite them (review s17r R17-2).
+#[test]
+fn raid5_scrub_past_the_tolerance_says_not_rebuildable() {
+    let tmp = fast_tempdir("scrubeio-past");
+    let Some(shim) = build_c_shim(tmp.path(), "repro/s16r-readeio-shim") else {
+        panic!("no C compiler (cc) to build scripts/repro/s16r-readeio-shim.c: install gcc (scripts/setup.sh)");
+    };
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "5", "--code", "raid5"]);
+    let f = bytes(5, 50_000);
+    ok(&["store", "put", d, "f"], &f);
+    ok(&["store", "fail", d, "--oss", "0"], b"");
+
+    let out = with_bad_sectors(&shim, &["store", "scrub", d]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "scrub: {t}");
+    assert!(t.contains("unreadable: OSS 1 file 'f' stripe 0"), "{t}");
+    assert!(
+        t.contains("past the code's tolerance") && t.contains("cannot be rebuilt"),
+        "{t}"
+    );
+    assert!(
+        t.contains("file 'f' bytes 0..") && t.contains("lost"),
+        "names the bytes: {t}"
+    );
+    assert!(
+        !t.contains("rewrites it from parity"),
+        "no repair advice: {t}"
+    );
+
+    // The disk's errors gone, every byte is exact.
+    assert!(ok(&["store", "get", d, "f"], b"") == f, "f exact");
+}

@@ -119,6 +119,18 @@ pub const JOURNAL_BYTES_CHECKPOINT: u64 = 16 << 20;
 
 const STATE_FILE: &str = "state";
 const JOURNAL_FILE: &str = "journal";
+/// Every name the store writes directly in its directory, besides the OSS directories: its
+/// metadata files, the temporary names of their atomic replacement (`with_extension("tmp")`)
+/// and the init marker. A directory under one of these names breaks the store for good.
+const STORE_DIR_OWN_FILES: [&str; 7] = [
+    STATE_FILE,
+    "state.tmp",
+    JOURNAL_FILE,
+    "journal.tmp",
+    crate::superblock::SUPERBLOCK_FILE,
+    "superblock.tmp",
+    INIT_MARKER_FILE,
+];
 /// Attempts (10 ms apart) to take the store's lock before giving up: 3 s.
 const LOCK_ATTEMPTS: usize = 300;
 /// While a background worker serves, it advances the parity once the unprotected bytes pass
@@ -324,6 +336,9 @@ pub struct UnreadableFinding {
     pub why: String,
     /// `repair`: rewritten from the decode and read back right.
     pub repaired: bool,
+    /// Plain scrub: its stripe is past the code's tolerance (other columns down too), so no
+    /// decode rebuilds it and no repair can rewrite it: the bytes that do not read now.
+    pub lost: Option<String>,
 }
 
 /// A damaged element of an OSS's cache zone that holds live data, found by scrub.
@@ -4040,18 +4055,7 @@ impl Store {
                 }
             }
         }
-        for (oss, keys) in per_oss {
-            let b = &self.backends[oss];
-            if !b.healthy() {
-                continue; // a failed OSS: its writes are skipped (degraded mode)
-            }
-            let keys: Vec<ElementKey> = keys.into_iter().collect();
-            b.reserve(&keys).map_err(|e| match e {
-                crate::backend::BackendError::NoSpace { .. } => StoreError::NoSpace(format!("{e}")),
-                other => StoreError::Backend(other),
-            })?;
-        }
-        Ok(())
+        self.reserve_keys(per_oss)
     }
 
     /// Reserve the home slots (every data and parity element) of the stripes a write lands
@@ -4115,6 +4119,14 @@ impl Store {
             let keys: Vec<ElementKey> = keys.into_iter().collect();
             b.reserve(&keys).map_err(|e| match e {
                 crate::backend::BackendError::NoSpace { .. } => StoreError::NoSpace(format!("{e}")),
+                // Not the backend's "writes need `exaraid store rebuild`": nothing recorded
+                // this OSS failed, so that rebuild is refused as healthy (review s17r R17-4).
+                crate::backend::BackendError::Unavailable { oss: name, why } => {
+                    let dir = self.dir.display();
+                    StoreError::Io(format!(
+                        "OSS {oss} ({name}): its disk returned an I/O error on reserving room for new elements ({why}); the command stopped there. The disk may be failing: record the OSS failed with `exaraid store fail {dir} --oss {oss}` (every byte then reads degraded), then rebuild it, onto a new disk: `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
+                    ))
+                }
                 other => StoreError::Backend(other),
             })?;
         }

@@ -1082,7 +1082,24 @@ impl Store {
                         row: pos.row,
                         why: why.clone(),
                         repaired: false,
+                        lost: None,
                     });
+                }
+                if !repair && !home.unreadable.is_empty() {
+                    // Whether the decode can rebuild them, so that plain scrub does not
+                    // advise a repair that cannot be (review s17r R17-2: raid5, one OSS
+                    // failed, EIO on a second). `home` is not used after this without
+                    // `repair`: its erased columns skip the parity check below.
+                    if let Ok(lost) = self.decode_blocks(&mut home) {
+                        if !lost.is_empty() {
+                            let why = self
+                                .lost_blocks_error(None, id, stripe, &home, &lost)
+                                .to_string();
+                            for f in &mut report.unreadable_elements[first_unreadable..] {
+                                f.lost = Some(why.clone());
+                            }
+                        }
+                    }
                 }
                 if erased.is_empty() && unsettled.contains(&(id, stripe)) {
                     assert!(!repair, "a store open for reads only repairs nothing");
@@ -2407,6 +2424,25 @@ impl Store {
                 self.dir.display()
             )));
         }
+        // Never one of the store directory's own files (or the temporary names of their
+        // atomic replacement): a directory there makes every later checkpoint fail for good
+        // (review s17r R17-5: `--to DIR/state.tmp`).
+        let store_dir = super::resolved_dir(&self.dir);
+        let own_name = super::resolved_dir(to)
+            .strip_prefix(&store_dir)
+            .ok()
+            .and_then(|rest| rest.components().next())
+            .map(|first| first.as_os_str().to_string_lossy().into_owned())
+            .filter(|first| super::STORE_DIR_OWN_FILES.contains(&first.as_str()));
+        if let Some(name) = own_name {
+            return Err(StoreError::BadInput(format!(
+                "refused, nothing changed: the rebuild target {} is (or is inside) {}, a file of the store's own (its metadata and their temporary copies: {}); pick another directory, e.g. {}",
+                to.display(),
+                store_dir.join(&name).display(),
+                super::STORE_DIR_OWN_FILES.join(", "),
+                self.dir.join(format!("oss-{oss}-new")).display()
+            )));
+        }
         let journaled = match self.core.lock().state.rebuilding.get(&oss) {
             Some(Some(target)) => same_dir(Path::new(target), to),
             _ => false,
@@ -3346,6 +3382,7 @@ mod tail_cut_tests {
                     row: 0,
                     why: "Input/output error (os error 5)".to_string(),
                     repaired,
+                    lost: None,
                 }],
                 ..ScrubReport::default()
             };
