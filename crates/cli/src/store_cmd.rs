@@ -905,11 +905,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     );
                 }
                 for f in &report.corrupt_cache_elements {
-                    let ranges: Vec<String> = f
-                        .file_ranges
-                        .iter()
-                        .map(|(a, z)| format!("{a}..{z}"))
-                        .collect();
+                    let ranges = byte_ranges(&f.file_ranges);
                     out!(
                         "corrupt cache: OSS {} cache slot {} ({} row {}) file '{}' stripe {} bytes [{}] blocks {:?}{}",
                         f.oss,
@@ -918,26 +914,22 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         f.row,
                         shown(&f.file),
                         f.stripe,
-                        ranges.join(", "),
+                        ranges,
                         f.blocks,
                         if f.repaired { " (repaired)" } else { "" }
                     );
                 }
                 for f in &report.unreadable_cache_elements {
-                    let ranges: Vec<String> = f
-                        .file_ranges
-                        .iter()
-                        .map(|(a, z)| format!("{a}..{z}"))
-                        .collect();
+                    let ranges = byte_ranges(&f.file_ranges);
                     let at_risk = if f.zone == "parity" {
                         "the running parity of a cache stripe waiting to be moved home: those cached bytes lack that redundancy".to_string()
                     } else if f.without_parity {
                         format!(
                             "the only copy of bytes [{}] (an open delayed window, no parity)",
-                            ranges.join(", ")
+                            ranges
                         )
                     } else {
-                        format!("the newest copy of bytes [{}], waiting to be moved home (reads decode them from parity)", ranges.join(", "))
+                        format!("the newest copy of bytes [{}], waiting to be moved home (reads decode them from parity)", ranges)
                     };
                     out!(
                         "unreadable cache: OSS {} cache slot {} ({} row {}) file '{}' stripe {}: {}; it holds {at_risk}{}",
@@ -1470,4 +1462,10 @@ fn scrub_left_problems(report: &exaraid_store::store::ScrubReport, repair: bool)
         || !report.lost_ranges.is_empty()
         || !report.unsettled_stripes.is_empty();
     unrepaired || (!repair && !report.parity_mismatches.is_empty())
+}
+
+/// A scrub finding's file byte ranges as `a..z, ...` (corrupt and unreadable cache elements).
+fn byte_ranges(ranges: &[(u64, u64)]) -> String {
+    let parts: Vec<String> = ranges.iter().map(|(a, z)| format!("{a}..{z}")).collect();
+    parts.join(", ")
 }
