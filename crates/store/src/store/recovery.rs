@@ -208,6 +208,10 @@ pub(super) struct InFlight {
     /// Those of them whose input (END's, or a timeout's tick) promises their
     /// `EndParityCrcs` synced before their first parity write (`parity_crcs_synced`).
     end_crcs_synced: BTreeSet<PlanId>,
+    /// The cut WCL destages among the home writers: they write home from a complete cache
+    /// stripe and never write the cache zone, so that cache stripe is as the destage found
+    /// it and the settle checks it against its running parity as the destage would have.
+    destages: BTreeSet<PlanId>,
 }
 
 /// What writes cut by the crash may have changed in one WCL cache stripe (or a delayed
@@ -640,6 +644,9 @@ impl Store {
                             .entry((step.file, el.stripe))
                             .or_default()
                             .insert(plan.id, client);
+                        if matches!(plan.cause, exaraid_plan::PlanCause::Destage { .. }) {
+                            in_flight.destages.insert(plan.id);
+                        }
                         if matches!(
                             plan.cause,
                             exaraid_plan::PlanCause::WindowEnd { .. }
@@ -1942,9 +1949,18 @@ impl Store {
             }
         }
         stripes.extend(in_flight.stripes.keys().copied());
-        // Stripes cut client writes touched (recovery's), before this settle's own
-        // interrupted ranges join them below: the stale-cache check skips only these.
-        let cut_write_stripes: BTreeSet<(u64, u64)> = in_flight.stripes.keys().copied().collect();
+        // Stripes cut client writes touched at home (recovery's), before this settle's own
+        // interrupted ranges join them below: the stale-cache check skips only these. Not
+        // a stripe only cut destages wrote home: skipped, a crash after a destage's plan
+        // input and before its check's `Lost` moved a stale cache element home unchecked,
+        // read back with success (s17f; the destage's own check never ran or its loss was
+        // not durable, so this check is the only one).
+        let cut_write_stripes: BTreeSet<(u64, u64)> = in_flight
+            .home_writers
+            .iter()
+            .filter(|(_, writers)| writers.keys().any(|p| !in_flight.destages.contains(p)))
+            .map(|(&stripe, _)| stripe)
+            .collect();
         // A settle that began and did not end: its own home writes may be torn. They rewrote
         // identical bytes except where cached ranges went home, and the parity at the same
         // offsets (elsewhere parity was consistent with the data before, or it was rebuilt
