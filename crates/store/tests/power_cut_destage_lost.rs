@@ -11,6 +11,10 @@
 //! acknowledged bytes, or inside the write (never acknowledged: it fails naming its lost
 //! bytes) the old or the new ones, or is named LOST on record; outside the write nothing is
 //! lost.
+//!
+//! On raid6 the destage's check locates the stale element and moves its right bytes home:
+//! at every power cut every block reads its acknowledged bytes (or the cut write's), none
+//! is lost.
 
 mod common;
 use common::*;
@@ -80,7 +84,10 @@ fn power_cut_destage_lost(code: CodeSpec, checked: impl Fn(usize, usize) -> bool
     cut.last_image();
     drop(store);
     if locates {
-        assert!(wrote.is_ok(), "the scene: the write's destage located and corrected its stale element: {wrote:?}");
+        assert!(
+            wrote.is_ok(),
+            "the scene: the write's destage located and corrected its stale element: {wrote:?}"
+        );
     } else {
         assert!(
             matches!(&wrote, Err(StoreError::DataLost(m)) if m.contains("could not tell")),
