@@ -228,6 +228,31 @@ impl LostRange {
             && self.offset_bytes < offset_bytes + len_bytes
             && offset_bytes < self.end_bytes()
     }
+    /// What is left of this range with `[offset_bytes, offset_bytes + len_bytes)` of `file`
+    /// taken out: itself where they do not overlap, else the piece before and the piece
+    /// after (each kept only if not empty), the latter with its cache address moved along.
+    pub fn outside(&self, file: u64, offset_bytes: u64, len_bytes: u64) -> Vec<LostRange> {
+        if !self.overlaps(file, offset_bytes, len_bytes) {
+            return vec![self.clone()];
+        }
+        let end = offset_bytes + len_bytes;
+        let mut left = Vec::with_capacity(2);
+        if self.offset_bytes < offset_bytes {
+            left.push(LostRange {
+                len_bytes: offset_bytes - self.offset_bytes,
+                ..self.clone()
+            });
+        }
+        if self.end_bytes() > end {
+            left.push(LostRange {
+                offset_bytes: end,
+                len_bytes: self.end_bytes() - end,
+                cache_addr_bytes: self.cache_addr_bytes.map(|c| c + (end - self.offset_bytes)),
+                ..self.clone()
+            });
+        }
+        left
+    }
 }
 
 /// The most byte ranges a single operation may add to the lost list beyond which it is
@@ -319,7 +344,6 @@ impl LostList {
 
     /// Drop `[offset, offset + len)` of `file` (splitting ranges).
     pub fn unlose(&mut self, file: u64, offset_bytes: u64, len_bytes: u64) {
-        let end = offset_bytes + len_bytes;
         let keys: Vec<(u64, u64)> = self
             .overlapping(file, offset_bytes, len_bytes)
             .into_iter()
@@ -330,21 +354,8 @@ impl LostList {
                 .by_start
                 .remove(&key)
                 .expect("an overlapping range is indexed");
-            if l.offset_bytes < offset_bytes {
-                let head = LostRange {
-                    len_bytes: offset_bytes - l.offset_bytes,
-                    ..l.clone()
-                };
-                self.by_start.insert((file, head.offset_bytes), head);
-            }
-            if l.end_bytes() > end {
-                let tail = LostRange {
-                    offset_bytes: end,
-                    len_bytes: l.end_bytes() - end,
-                    cache_addr_bytes: l.cache_addr_bytes.map(|c| c + (end - l.offset_bytes)),
-                    ..l
-                };
-                self.by_start.insert((file, end), tail);
+            for piece in l.outside(file, offset_bytes, len_bytes) {
+                self.by_start.insert((file, piece.offset_bytes), piece);
             }
         }
     }

@@ -147,15 +147,15 @@ impl Drop for StopOnDrop<'_> {
     }
 }
 
-#[test]
-fn a_loss_the_worker_records_while_the_write_is_in_flight_is_never_cleared_as_rewritten() {
-    // The writer is held after its plans ran (its bytes durable, the destage of the cache
-    // stripe it completed queued for the worker) until the worker's destage recorded the
-    // stale bytes lost: what a writer descheduled there meets. On main the write's end
-    // then took the loss as one it rewrote (`Rewritten`): stale bytes read with success.
-    let dir = scratch();
-    let (store, hook, mut expected) = scene(dir.path(), false);
-    let _hook_user = PAUSE_HOOK_USER.lock().unwrap_or_else(|e| e.into_inner());
+/// Sets the pause hook: the thread named `WRITER` stops after its write's plans ran (before
+/// its end), says so on the first channel and goes on when the second says so. Holds
+/// `PAUSE_HOOK_USER` (the hook is process-wide) while the guard lives.
+fn hold_the_writer_at_its_end() -> (
+    std::sync::MutexGuard<'static, ()>,
+    mpsc::Receiver<()>,
+    mpsc::Sender<()>,
+) {
+    let hook_user = PAUSE_HOOK_USER.lock().unwrap_or_else(|e| e.into_inner());
     let (at_end_tx, at_end) = mpsc::channel::<()>();
     let (go, go_rx) = mpsc::channel::<()>();
     let go_rx = std::sync::Mutex::new(go_rx);
@@ -171,6 +171,18 @@ fn a_loss_the_worker_records_while_the_write_is_in_flight_is_never_cleared_as_re
                 .expect("the test lets the writer go on");
         }
     })));
+    (hook_user, at_end, go)
+}
+
+#[test]
+fn a_loss_the_worker_records_while_the_write_is_in_flight_is_never_cleared_as_rewritten() {
+    // The writer is held after its plans ran (its bytes durable, the destage of the cache
+    // stripe it completed queued for the worker) until the worker's destage recorded the
+    // stale bytes lost: what a writer descheduled there meets. On main the write's end
+    // then took the loss as one it rewrote (`Rewritten`): stale bytes read with success.
+    let dir = scratch();
+    let (store, hook, mut expected) = scene(dir.path(), false);
+    let (_hook_user, at_end, go) = hold_the_writer_at_its_end();
     let bytes = pattern(4, STRIPE_BYTES);
     let stop = AtomicBool::new(false);
     let wrote = std::thread::scope(|s| {
@@ -259,27 +271,50 @@ fn a_loss_a_later_writes_destage_records_while_an_earlier_write_is_in_flight_sta
     // loss as one it rewrote (`Rewritten`): stale bytes read with success.
     let dir = scratch();
     let (store, hook, mut expected) = scene(dir.path(), false);
-    let _hook_user = PAUSE_HOOK_USER.lock().unwrap_or_else(|e| e.into_inner());
-    let (at_end_tx, at_end) = mpsc::channel::<()>();
-    let (go, go_rx) = mpsc::channel::<()>();
-    let go_rx = std::sync::Mutex::new(go_rx);
-    exaraid_store::torture::set_pause_hook(Some(Arc::new(move |point: &str| {
-        if point == exaraid_store::torture::WRITE_PLANS_RAN
-            && std::thread::current().name() == Some(WRITER)
-        {
-            at_end_tx.send(()).unwrap();
-            go_rx
-                .lock()
-                .unwrap()
-                .recv_timeout(WAIT)
-                .expect("the test lets the writer go on");
-        }
-    })));
-    // Column 1 of stripe 0 (on `STALE_OSS`), then columns 0 and 2..3 (the last completes it).
+    let (held_wrote, completing_wrote, _) = held_write_scene(&store, &hook, &mut expected, None);
+    assert!(
+        matches!(&completing_wrote, Err(StoreError::DataLost(_))),
+        "the completing write's destage recorded its bytes lost: {completing_wrote:?}"
+    );
+    let lost = assert_reads_right_or_lost(&store, &expected);
+    assert!(
+        store.read("f", 4_096, 4096).is_err(),
+        "the held write's bytes, read stale by the destage, read lost"
+    );
+    assert!(lost > 0);
+    assert!(
+        matches!(&held_wrote, Err(StoreError::DataLost(m)) if m.contains("while it was in flight")),
+        "the held write whose bytes were recorded lost before it returned says so: {held_wrote:?}"
+    );
+    assert_consistent(&store);
+    // The journal replays to the same record.
+    store.close().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(assert_reads_right_or_lost(&store, &expected), lost);
+}
+
+/// The scene of `a_loss_a_later_writes_destage_records_while_an_earlier_write_is_in_flight_stays`:
+/// write A of column 1 of stripe 0 (on `STALE_OSS`) held after its plans ran; columns 0,
+/// then 2..3 written, the last completes the cache stripe and destages it inline, recording
+/// A's bytes (read stale) lost; then, while A is still held, write C of `again` if any; then
+/// A ends. Returns the results of A, of the completing write and of C, with `expected` the
+/// bytes acknowledged in that order.
+#[allow(clippy::type_complexity)]
+fn held_write_scene(
+    store: &Store,
+    hook: &Arc<StaleAtFirstCacheRead>,
+    expected: &mut [u8],
+    again: Option<(usize, &[u8])>,
+) -> (
+    Result<(), StoreError>,
+    Result<(), StoreError>,
+    Option<Result<(), StoreError>>,
+) {
+    let (_hook_user, at_end, go) = hold_the_writer_at_its_end();
     let held = (4_096usize, pattern(5, 4_096));
     let others = [(0usize, pattern(6, 4_096)), (8_192, pattern(7, 8_192))];
     let stop = AtomicBool::new(true);
-    let (held_wrote, completing_wrote) = std::thread::scope(|s| {
+    let results = std::thread::scope(|s| {
         let _stop = StopOnDrop(&stop, hook.clone(), true);
         let writer = std::thread::Builder::new()
             .name(WRITER.into())
@@ -292,33 +327,123 @@ fn a_loss_a_later_writes_destage_records_while_an_earlier_write_is_in_flight_sta
             .write("f", others[0].0 as u64, &others[0].1)
             .expect("the stripe is not complete yet: no destage");
         let completing = store.write("f", others[1].0 as u64, &others[1].1);
+        let again_wrote = again.map(|(at, bytes)| {
+            assert!(
+                lost_overlapping(store, held.0 as u64, 4096),
+                "the destage recorded the held write's bytes lost before C ran"
+            );
+            store.write("f", at as u64, bytes)
+        });
         go.send(()).unwrap();
-        (writer.join().unwrap(), completing)
+        (writer.join().unwrap(), completing, again_wrote)
     });
-    for (at, bytes) in [&held, &others[0], &others[1]] {
-        expected[*at..*at + bytes.len()].copy_from_slice(bytes);
-    }
     assert!(
         !hook.armed.load(Ordering::SeqCst),
         "the destage read the stale cache element"
     );
+    for (at, bytes) in [
+        (held.0, &held.1[..]),
+        (others[0].0, &others[0].1[..]),
+        (others[1].0, &others[1].1[..]),
+    ]
+    .into_iter()
+    .chain(again)
+    {
+        expected[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+    results
+}
+
+/// Does `status` list a loss of `f` overlapping `at..at + len`?
+fn lost_overlapping(store: &Store, at: u64, len: u64) -> bool {
+    store
+        .status()
+        .unwrap()
+        .lost_ranges
+        .iter()
+        .any(|l| l.file == "f" && l.offset_bytes < at + len && at < l.offset_bytes + l.len_bytes)
+}
+
+/// Reads `f`'s bytes `at..at + bytes.len()`: they must read back as `bytes`.
+fn assert_reads_back(store: &Store, (at, bytes): (usize, &[u8]), what: &str) {
+    let got = store.read("f", at as u64, bytes.len() as u64);
+    assert!(
+        matches!(&got, Ok(b) if b[..] == bytes[..]),
+        "{what}: bytes {at}..{} read {:?}",
+        at + bytes.len(),
+        got.map(|b| format!("{} wrong bytes", wrong_bytes(&b, bytes)))
+    );
+}
+
+#[test]
+fn a_later_writes_acknowledged_bytes_over_an_in_flight_writes_noted_loss_are_never_recorded_lost() {
+    // Review s17m M17-1. C overwrites the held write A's lost range whole and returns Ok (its
+    // `Rewritten` takes the loss off the record: C's bytes are durable and newer). On main A's
+    // end still held the loss on its notes, found it off record and journaled it lost again:
+    // C's acknowledged bytes read as LOST, for good (journaled).
+    let dir = scratch();
+    let (store, hook, mut expected) = scene(dir.path(), false);
+    let c = pattern(8, 4_096);
+    let (held_wrote, completing_wrote, again_wrote) =
+        held_write_scene(&store, &hook, &mut expected, Some((4_096, &c)));
+    let again_wrote = again_wrote.expect("C ran");
     assert!(
         matches!(&completing_wrote, Err(StoreError::DataLost(_))),
         "the completing write's destage recorded its bytes lost: {completing_wrote:?}"
     );
+    assert!(again_wrote.is_ok(), "C is acknowledged: {again_wrote:?}");
+    assert_reads_back(&store, (4_096, &c), "C's acknowledged bytes");
+    assert!(
+        held_wrote.is_ok(),
+        "every byte of A recorded lost was rewritten by C, acknowledged: nothing of A is lost: {held_wrote:?}"
+    );
+    assert!(
+        !lost_overlapping(&store, 4_096, 4_096),
+        "no loss on record over C's bytes"
+    );
     let lost = assert_reads_right_or_lost(&store, &expected);
-    assert!(
-        store.read("f", held.0 as u64, 4096).is_err(),
-        "the held write's bytes, read stale by the destage, read lost"
-    );
-    assert!(lost > 0);
-    assert!(
-        matches!(&held_wrote, Err(StoreError::DataLost(m)) if m.contains("while it was in flight")),
-        "the held write whose bytes were recorded lost before it returned says so: {held_wrote:?}"
-    );
+    assert!(lost > 0, "the rest of the destaged stripe stays lost");
     assert_consistent(&store);
-    // The journal replays to the same record.
     store.close().unwrap();
     let store = Store::open(dir.path()).unwrap();
+    assert_reads_back(&store, (4_096, &c), "C's bytes after a reopen");
+    assert_eq!(assert_reads_right_or_lost(&store, &expected), lost);
+}
+
+#[test]
+fn a_later_write_over_part_of_an_in_flight_writes_noted_loss_clears_only_that_part() {
+    // C rewrites the first half of A's lost range: that half reads C's bytes; the other
+    // half, A's bytes read stale by the destage, stays lost and A's end names it.
+    let dir = scratch();
+    let (store, hook, mut expected) = scene(dir.path(), false);
+    let c = pattern(8, 2_048);
+    let (held_wrote, _, again_wrote) =
+        held_write_scene(&store, &hook, &mut expected, Some((4_096, &c)));
+    let again_wrote = again_wrote.expect("C ran");
+    assert!(again_wrote.is_ok(), "C is acknowledged: {again_wrote:?}");
+    assert_reads_back(&store, (4_096, &c), "C's acknowledged bytes");
+    assert!(
+        matches!(&held_wrote, Err(StoreError::DataLost(m))
+            if m.contains("while it was in flight") && m.contains("bytes 6144..8192")
+                && !m.contains("bytes 4096..")),
+        "A names the part of its loss C did not rewrite, only it: {held_wrote:?}"
+    );
+    assert!(
+        lost_overlapping(&store, 6_144, 2_048) && !lost_overlapping(&store, 4_096, 2_048),
+        "on record: A's part, not C's"
+    );
+    assert!(
+        matches!(store.read("f", 6_144, 2_048), Err(StoreError::DataLost(_))),
+        "A's bytes C did not rewrite read lost"
+    );
+    let lost = assert_reads_right_or_lost(&store, &expected);
+    assert_consistent(&store);
+    store.close().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_reads_back(&store, (4_096, &c), "C's bytes after a reopen");
+    assert!(matches!(
+        store.read("f", 6_144, 2_048),
+        Err(StoreError::DataLost(_))
+    ));
     assert_eq!(assert_reads_right_or_lost(&store, &expected), lost);
 }

@@ -612,8 +612,9 @@ struct WriteInFlight {
     /// The write's own write plan (the highest of them): losses of later plans are noted.
     write_plan: PlanId,
     /// What they recorded lost while the write was in flight (any range; the end keeps
-    /// those inside the write), at most `WRITE_IN_FLIGHT_LOST_RANGES_MAX`; past it, the
-    /// whole write (named lost rather than maybe wrong).
+    /// those inside the write), less what a later write rewrote since (`forget_rewritten`),
+    /// at most `WRITE_IN_FLIGHT_LOST_RANGES_MAX`; past it, the whole write (named lost
+    /// rather than maybe wrong).
     lost: Vec<LostRange>,
 }
 
@@ -645,6 +646,19 @@ impl WriteInFlight {
                 ..first
             }];
         }
+    }
+
+    /// Take `[offset_bytes, offset_bytes + len_bytes)` of `file` out of the noted losses,
+    /// as a later write's `Rec::Rewritten` takes it off the record (review s17m M17-1): that
+    /// write was admitted after this one, so its bytes there are newer (plans of a stripe run
+    /// in admission order) and durable; a loss it had not rewritten is on its own notes and
+    /// never in its `Rewritten`. Kept, this write's end found the range off record and
+    /// journaled it lost again over the later write's acknowledged bytes (a false LOST).
+    fn forget_rewritten(&mut self, file: u64, offset_bytes: u64, len_bytes: u64) {
+        self.lost = std::mem::take(&mut self.lost)
+            .into_iter()
+            .flat_map(|l| l.outside(file, offset_bytes, len_bytes))
+            .collect();
     }
 }
 
@@ -3879,8 +3893,10 @@ impl Store {
                 }
             })
             .collect();
-        // On record already, unless something since took part of them off (nothing
-        // should): then again, before any `Rewritten` (which never covers them, below).
+        // On record already (a later write's `Rewritten` takes its range off the notes of
+        // the writes in flight before it, as off the record), unless the notes outgrew
+        // their bound and name the whole write: then again, before any `Rewritten` (which
+        // never covers them, below).
         let off_record = own_lost.iter().any(|l| {
             let on_record_bytes: u64 = core
                 .state
@@ -3906,6 +3922,15 @@ impl Store {
         // record, read with success (s17f, note16 OPEN 6a). So one `Rewritten` per part of
         // the write between them, the last one synced: a cut before it leaves older losses
         // of the write's range on record (named, never wrong; the write had not returned).
+        // Losses recorded outside plans while this write was in flight are not noted, and
+        // cleared here: rightly (s17a's leftover, s18e). The write holds the gate shared and
+        // the store borrowed, so settle, recovery, `online`, `rebuild`, a removal's records
+        // (exclusive gate, `&mut self`, the open) never run meanwhile and scrub records no
+        // loss; what can is `record_losses` (`fail_oss`, a tick, a read, another write's
+        // end): a delayed window's bytes whose only copy is on a failed OSS. Were they this
+        // write's, the check above (same lock hold) found its unprotected write on that
+        // failed OSS and returned before any `Rewritten`; else they are older bytes this
+        // write replaced with its own, durable.
         let mut rewritten: Vec<(u64, u64)> = Vec::new();
         let mut at = offset_bytes;
         let mut holes: Vec<(u64, u64)> = own_lost
@@ -3937,6 +3962,17 @@ impl Store {
                 },
                 i == last,
             )?;
+            // Under the same lock as the record changes: see `forget_rewritten`. Only the
+            // writes admitted before this one (lower numbers): a loss noted on a later one
+            // came from a plan admitted after this write's plans, so it is on this write's
+            // notes too (`own_lost`) and outside every `Rewritten` here.
+            for w in core
+                .writes_in_flight
+                .range_mut(..in_flight_id)
+                .map(|(_, w)| w)
+            {
+                w.forget_rewritten(file, a, z - a);
+            }
         }
         if !own_lost.is_empty() {
             let refs: Vec<&LostRange> = own_lost.iter().collect();
@@ -5026,5 +5062,51 @@ mod write_in_flight_tests {
             vec![lost(7, 4096, 16_384)],
             "named lost whole rather than a range dropped"
         );
+    }
+
+    #[test]
+    fn a_later_writes_rewritten_range_leaves_the_notes_and_only_it() {
+        let mut w = write_in_flight();
+        w.note_lost_by_plan(6, &[lost(7, 4096, 8192), lost(7, 16_384, 100)]);
+        // Another file's rewrite, then bytes 6000..8000 of this one.
+        w.forget_rewritten(8, 4096, 16_384);
+        w.forget_rewritten(7, 6000, 2000);
+        assert_eq!(
+            w.lost,
+            vec![
+                lost(7, 4096, 1904),
+                lost(7, 8000, 4288),
+                lost(7, 16_384, 100)
+            ],
+            "what was not rewritten stays noted"
+        );
+        w.forget_rewritten(7, 0, 20_480);
+        assert!(w.lost.is_empty());
+    }
+
+    #[test]
+    fn a_lost_range_split_by_a_rewrite_keeps_each_pieces_cache_address() {
+        let l = LostRange {
+            cache_addr_bytes: Some(1_000_000),
+            ..lost(7, 4096, 8192)
+        };
+        assert_eq!(l.outside(7, 0, 100), vec![l.clone()], "no overlap");
+        assert_eq!(l.outside(8, 4096, 8192), vec![l.clone()], "another file");
+        assert_eq!(
+            l.outside(7, 6000, 2000),
+            vec![
+                LostRange {
+                    len_bytes: 1904,
+                    ..l.clone()
+                },
+                LostRange {
+                    offset_bytes: 8000,
+                    len_bytes: 4288,
+                    cache_addr_bytes: Some(1_000_000 + 3904),
+                    ..l.clone()
+                },
+            ]
+        );
+        assert!(l.outside(7, 4096, 8192).is_empty());
     }
 }

@@ -659,9 +659,10 @@ impl Store {
     }
 
     /// Journal (synced) `ranges` of `file` LOST, clipped to the file's size first (bytes past
-    /// its end are no file bytes), for destage `plan`; returns what was recorded. Under the
-    /// same lock, every write in flight admitted before `plan` notes them (`WriteInFlight`):
-    /// its end, which clears its range from the lost record, then puts them back.
+    /// its end are no file bytes), for `plan` (a destage, or a write's check of its cache
+    /// stripe); returns what was recorded. Under the same lock, every write in flight
+    /// admitted before `plan` notes them (`WriteInFlight`): its end never clears them from
+    /// the lost record as rewritten, and fails naming them.
     fn journal_lost_in_file(
         &self,
         plan: PlanId,
@@ -1098,30 +1099,10 @@ impl Store {
                 }
             }
         }
-        {
-            let mut core = self.core.lock();
-            // Bytes past the file's end are no file bytes.
-            let size = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
-            ranges.retain_mut(|r| {
-                r.len_bytes = r.len_bytes.min(size.saturating_sub(r.offset_bytes));
-                r.len_bytes > 0
-            });
-            if !ranges.is_empty() {
-                // On record before the parity that no longer covers them is written.
-                self.journal(
-                    &mut core,
-                    Rec::Lost {
-                        ranges: ranges.clone(),
-                    },
-                    true,
-                )?;
-                // The bytes of earlier writes still in flight among them: see
-                // `WriteInFlight` (this plan's own write has a Rewritten for them).
-                for w in core.writes_in_flight.values_mut() {
-                    w.note_lost_by_plan(plan, &ranges);
-                }
-            }
-        }
+        // On record before the parity that no longer covers them is written; the bytes of
+        // earlier writes still in flight among them noted on those writes (this plan's own
+        // write has a `Rewritten` for them).
+        self.journal_lost_in_file(plan, file, ranges)?;
         let mut encoded = buf.clone();
         self.code
             .encode(&mut encoded)
