@@ -625,7 +625,9 @@ impl WriteInFlight {
     /// Note `ranges` of `self.file`, which `plan` (a destage or a write's check) journaled
     /// lost, if `plan` was admitted after this write's write plan.
     fn note_lost_by_plan(&mut self, plan: PlanId, ranges: &[LostRange]) {
-        if plan <= self.write_plan {
+        if plan <= self.write_plan || self.lost_whole() {
+            // Once the whole write is noted, a later note adds nothing; extended, the list
+            // would no longer be the collapse the end relies on (one range: the whole write).
             return;
         }
         let mut mine = ranges
@@ -645,6 +647,13 @@ impl WriteInFlight {
                 ..first
             }];
         }
+    }
+
+    /// The notes are the collapse past the bound: one range, the whole write.
+    fn lost_whole(&self) -> bool {
+        matches!(self.lost.as_slice(), [l] if l.file == self.file
+            && l.offset_bytes == self.offset_bytes
+            && l.len_bytes == self.len_bytes)
     }
 }
 
@@ -5010,6 +5019,26 @@ mod write_in_flight_tests {
         );
         w.note_lost_by_plan(9, &[]);
         assert_eq!(w.lost, vec![lost(7, 4000, 200), lost(7, 8192, 50)]);
+    }
+
+    #[test]
+    fn once_collapsed_to_the_whole_write_later_notes_do_not_extend_it() {
+        // Review s17m (minor): a note after the collapse made the list 2 long, and the end's
+        // check that every destage loss is noted (`len() == 1 || contains`) could then fail
+        // for a range the collapse had folded in.
+        let mut w = write_in_flight();
+        let many: Vec<LostRange> = (0..=WRITE_IN_FLIGHT_LOST_RANGES_MAX as u64)
+            .map(|i| lost(7, 4096 + i % 16_384, 1))
+            .collect();
+        w.note_lost_by_plan(6, &many);
+        let whole = vec![lost(7, 4096, 16_384)];
+        assert_eq!(w.lost, whole);
+        w.note_lost_by_plan(7, &[lost(7, 5000, 1), lost(7, 9000, 3)]);
+        w.note_lost_by_plan(8, &[lost(7, 4096, 16_384)]);
+        assert_eq!(
+            w.lost, whole,
+            "the collapse holds: one range, the whole write"
+        );
     }
 
     #[test]
