@@ -193,6 +193,18 @@ impl InitOptions {
     }
 }
 
+/// What an open is for, where crash recovery is due and cannot run for OSSs not answering:
+/// `Use` refuses; `Status` opens without recovering past the tolerance (every operation
+/// refused but `status`: `Store::open_for_status`); `LabelRepair` opens without recovering
+/// whenever an OSS not failed on record does not answer (every operation refused but
+/// `repair_label`: `Store::open_for_label_repair`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum OpenFor {
+    Use,
+    Status,
+    LabelRepair,
+}
+
 /// How to open a store.
 #[derive(Clone)]
 pub struct OpenOptions {
@@ -720,6 +732,9 @@ pub struct Store {
     group_commit_cv: Condvar,
     /// Set when a plan failed half way: the store must be reopened (which recovers).
     poisoned: AtomicBool,
+    /// Set (with `poisoned`) by `open_for_label_repair` when crash recovery is due but could
+    /// not run (OSSs not answering): nothing was recovered, only `repair_label` may run.
+    recovery_waits: AtomicBool,
     /// Set (with `poisoned`) when this open's crash recovery could not finish (an I/O error,
     /// a full OSS), in a settle that began before or in deciding plans a crash cut: why.
     /// Reads are served, every change is refused, and the next open tries the recovery again
@@ -1506,7 +1521,7 @@ impl Store {
 
     /// Open a store, replay its journal and recover from an interrupted run if needed.
     pub fn open_with(dir: &Path, options: OpenOptions) -> Result<Store, StoreError> {
-        Store::open_inner(dir, options, None, false)
+        Store::open_inner(dir, options, None, OpenFor::Use)
     }
 
     /// Open only to look: where recovery must run but more OSSs are unavailable than the
@@ -1515,7 +1530,19 @@ impl Store {
     /// lists each OSS's health and says why (`Status::recovery_pending`). Why: `status` is
     /// the command that tells which OSSs are missing; it failed in just that case.
     pub fn open_for_status(dir: &Path) -> Result<Store, StoreError> {
-        Store::open_inner(dir, OpenOptions::default(), None, true)
+        Store::open_inner(dir, OpenOptions::default(), None, OpenFor::Status)
+    }
+
+    /// Open for `repair_label` only: where crash recovery is due but cannot run (an OSS not
+    /// answering and not failed on record, or more than the code tolerates), the store opens
+    /// without recovering, as for `open_for_status`, and only `repair_label` runs on it;
+    /// recovery waits for the next open. Why (merge review s17m M17-2): recovery refuses while
+    /// an OSS does not answer, and an OSS whose label is damaged does not answer until
+    /// `repair_label` rewrites it, which needed an open that recovered first: a loop, the
+    /// refusal naming `repair-label` as the way out. The label's rewrite needs no recovery:
+    /// it checks that OSS's written blocks and writes one file in its directory.
+    pub fn open_for_label_repair(dir: &Path) -> Result<Store, StoreError> {
+        Store::open_inner(dir, OpenOptions::default(), None, OpenFor::LabelRepair)
     }
 
     /// Open a store whose OSSs are the caller's backends (for example clients of remote OSS
@@ -1528,14 +1555,14 @@ impl Store {
         options: OpenOptions,
         backends: Vec<Box<dyn Backend>>,
     ) -> Result<Store, StoreError> {
-        Store::open_inner(dir, options, Some(backends), false)
+        Store::open_inner(dir, options, Some(backends), OpenFor::Use)
     }
 
     fn open_inner(
         dir: &Path,
         options: OpenOptions,
         supplied: Option<Vec<Box<dyn Backend>>>,
-        only_to_look: bool,
+        open_for: OpenFor,
     ) -> Result<Store, StoreError> {
         let sb = Superblock::load(dir)?;
         let lock_file = lock_dir(dir)?;
@@ -1910,6 +1937,7 @@ impl Store {
             group_commit: Mutex::new(exec::GroupCommit::default()),
             group_commit_cv: Condvar::new(),
             poisoned: AtomicBool::new(false),
+            recovery_waits: AtomicBool::new(false),
             reads_only: Mutex::new(None),
             reads_only_cut_stripes: Mutex::new(BTreeSet::new()),
             metadata_read_only,
@@ -2016,11 +2044,13 @@ impl Store {
                 // the likely cause is a missing mount. Wait for them, changing nothing.
                 let down = store.unavailable_set(&core);
                 if down.len() > store.tolerance() {
-                    if only_to_look {
+                    if open_for != OpenFor::Use {
                         // Nothing recovered, nothing written: every operation refuses
                         // (`check_usable`) and close writes no checkpoint.
                         drop(core);
                         store.poisoned.store(true, Ordering::SeqCst);
+                        let label_repair = open_for == OpenFor::LabelRepair;
+                        store.recovery_waits.store(label_repair, Ordering::SeqCst);
                         return Ok(store);
                     }
                     return Err(store.too_many_unavailable(&core, &down));
@@ -2048,6 +2078,14 @@ impl Store {
                     .filter(|i| !core.state.failed_oss.contains(i))
                     .collect();
                 if !merely_down.is_empty() {
+                    if open_for == OpenFor::LabelRepair {
+                        // As past the tolerance above: nothing recovered or written.
+                        assert!(recorded.is_empty(), "a label repair fails no OSS");
+                        drop(core);
+                        store.poisoned.store(true, Ordering::SeqCst);
+                        store.recovery_waits.store(true, Ordering::SeqCst);
+                        return Ok(store);
+                    }
                     return Err(store.down_at_recovery(&merely_down, &recorded));
                 }
                 // Durable plans whose completion the planner never heard (a crash between
