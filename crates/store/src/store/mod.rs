@@ -1662,9 +1662,19 @@ impl Store {
         let mut journal_tail_cut = journal.tail_cut();
         journal.advance_to(state.last_seq + 1);
         let cut_record = cut_durable::CutRecord::of(&journal);
+        // Files created since the planner's last reset: every write to each of them is
+        // among the planner's inputs (`recovery::cut_writes_only_files`).
+        let mut created_since_reset: BTreeSet<u64> = BTreeSet::new();
         for (seq, rec) in &records {
             if *seq > state.last_seq {
                 state.apply(*seq, rec);
+                match rec {
+                    Rec::Create { id, .. } => {
+                        created_since_reset.insert(*id);
+                    }
+                    Rec::PlannerReset => created_since_reset.clear(),
+                    _ => {}
+                }
             }
         }
         state.ops.resize(n, OssOps::default());
@@ -1843,6 +1853,7 @@ impl Store {
         }
         let input_of: HashMap<PlanId, usize> = undurable.iter().map(|(i, p)| (p.id, *i)).collect();
         let cut_only = recovery::cut_only_ranges(&state, &plans, &checkpointed_runs);
+        let cut_writes_only = recovery::cut_writes_only_files(&state, &plans, &created_since_reset);
         // Per interrupted plan, its stripes that a later plan (in stripe-lock order, which is
         // planning order) made durable: its writes there returned before that plan began
         // (and no plan runs after one that failed: `run_plans_from`), so they are whole, not
@@ -2197,7 +2208,7 @@ impl Store {
         // until the next window write, END, flush or timeout (review s8r R8-2).
         store.keep_unprotected_bound("the store opened and recovered")?;
         store.drop_staging_files()?;
-        store.drop_unconfirmed_files()?;
+        store.drop_unconfirmed_files(&cut_writes_only)?;
         // Removals a crash cut after their record: their objects go now.
         store.finish_removals(&store.gate_exclusive()?)?;
         store.repair_after_tail_cut();
@@ -3068,7 +3079,13 @@ impl Store {
     /// or killed before any byte, left it 0 bytes long for good). An empty `put`'s name is
     /// confirmed and stays. One with cached bytes on record (none is expected: the size is
     /// 0) stays as before. Bounded by the files listed.
-    fn drop_unconfirmed_files(&self) -> Result<(), StoreError> {
+    /// Also, whatever their size, the files of `cut_writes_only` (this open's recovery
+    /// decided every write ever made to them as cut, never acknowledged:
+    /// `recovery::cut_writes_only_files`): their bytes are zeros or a cut write's, and the
+    /// name was never the user's either (merge review s17m M17-3: a WCL write refused part
+    /// way, after it began, left the name at its length, zero-filled, reading with success,
+    /// though its refusal said the next open removes it).
+    fn drop_unconfirmed_files(&self, cut_writes_only: &BTreeSet<u64>) -> Result<(), StoreError> {
         if self.metadata_read_only.is_some() || self.poisoned.load(Ordering::SeqCst) {
             return Ok(()); // nothing may be journaled: the names stay until an open that may
         }
@@ -3077,7 +3094,9 @@ impl Store {
             .state
             .files
             .iter()
-            .filter(|(_, m)| m.unconfirmed && m.size_bytes == 0)
+            .filter(|(_, m)| {
+                m.unconfirmed && (m.size_bytes == 0 || cut_writes_only.contains(&m.id))
+            })
             .map(|(name, m)| (name.clone(), m.id))
             .collect();
         for (name, id) in unconfirmed {
