@@ -827,10 +827,25 @@ pub fn run(args: StoreArgs) -> Result<()> {
             out!("OSS {oss} is online again; failed OSSs now {failed:?}");
         }
         StoreCommand::RepairLabel { dir, oss } => {
-            let mut store = open(&dir)?;
+            // Also when crash recovery is due and waits for OSSs that do not answer (this
+            // one among them): the label does not need it (review s17m M17-2).
+            let mut store = open_waiting(|| Store::open_for_label_repair(&dir))?;
             let done = store.repair_label(oss)?;
             close(store)?;
-            let next = if done.failed_on_record {
+            let next = if done.recovery_pending {
+                format!(
+                    "; the store still needs crash recovery (a write was cut while OSSs did not answer): the next command runs it once the OSSs answer, this one now among them (a command refused meanwhile names those that still do not, e.g. `exaraid store ls {}`){}",
+                    dir.display(),
+                    if done.failed_on_record {
+                        format!(
+                            "; it is still failed on record: take it back with `exaraid store online {} --oss {oss}` (or rebuild it)",
+                            dir.display()
+                        )
+                    } else {
+                        String::new()
+                    }
+                )
+            } else if done.failed_on_record {
                 format!(
                     "; it is still failed on record: take it back with `exaraid store online {} --oss {oss}` (or rebuild it)",
                     dir.display()

@@ -239,3 +239,43 @@ fn a_hard_link_copy_of_a_store_that_needs_recovery_is_refused_changing_nothing()
         );
     }
 }
+
+/// Review s17m (minor): a damaged label on a hard-link copy. `status` named `repair-label`,
+/// or `fail` then `rebuild`, each refused on a store that shares its files; it now says
+/// those are refused here and what to do first (files of its own: delete the other copy,
+/// or `cp -a` without -l), and `repair-label` is still refused, nothing changed.
+#[test]
+fn status_of_a_hard_linked_store_with_a_damaged_label_names_no_refused_way_out() {
+    let scene = Scene::new("rmw");
+    let b = s(&scene.b);
+    // Written in place: the label file is shared, so both stores see it damaged.
+    let label = scene.b.join("oss-1").join("exaraid-oss.json");
+    std::fs::write(&label, b"garbage\n").unwrap();
+    let status = String::from_utf8_lossy(&ok(&["store", "status", b], b"")).to_string();
+    assert!(
+        status.contains("HARD-LINKED") && status.contains("UNAVAILABLE: OSS 1"),
+        "{status}"
+    );
+    for refused in [
+        format!("exaraid store repair-label {b} --oss 1"),
+        format!("exaraid store fail {b} --oss 1"),
+        format!("exaraid store rebuild {b} --oss 1"),
+    ] {
+        assert!(
+            !status.contains(&refused),
+            "status advises `{refused}`, refused on this store: {status}"
+        );
+    }
+    assert!(
+        status.contains("are refused here") && status.contains("`cp -a`, without -l"),
+        "{status}"
+    );
+    let before = tree(&scene.b);
+    let err = fails(&["store", "repair-label", b, "--oss", "1"], b"");
+    assert!(err.contains("reads only"), "{err}");
+    assert!(tree(&scene.b) == before, "nothing changed");
+    assert!(
+        ok(&["store", "get", b, "f"], b"") == scene.f,
+        "decoded around OSS 1"
+    );
+}

@@ -7,6 +7,11 @@
 //! - `repair-label DIR --oss I` rewrites the label from the superblock once every written
 //!   block on the OSS verifies under this store's and this index's checksums; then `get` is
 //!   byte-exact and `rebuild --to` of the dead disk works;
+//! - also once a write was cut while labels were damaged (crash recovery then due, and
+//!   refused while those OSSs do not answer): `repair-label` runs without recovery, which
+//!   waits for the next command (merge review s17m M17-2: every command, `repair-label`
+//!   too, was refused naming `repair-label`, a loop), one damaged label or two (past
+//!   raid5's tolerance);
 //! - refused, nothing changed: when the OSS's epoch file names another store directory
 //!   (here: a copy's OSS, told by the original), when the label parses and agrees, and when
 //!   the directory's elements are another OSS's (they fail this index's checksums).
@@ -197,4 +202,103 @@ fn an_empty_mount_point_is_refused() {
         "nothing written"
     );
     assert!(ok(&["store", "get", d, "f"], b"") == f);
+}
+
+/// raid5 over 4 OSSs, WCL, 4 KiB stripe units, holding `f`; the labels of OSS 1 and 2 are
+/// garbage and a `write` of a new name is refused part way (2 OSSs unavailable): a cut write,
+/// so every open needs crash recovery. The review's scene (`scripts/repro/repro-m17-2.sh`).
+/// Returns `f`'s bytes and the good labels of OSS 1 and 2.
+fn cut_write_beside_two_damaged_labels(dir: &Path) -> (Vec<u8>, Vec<Vec<u8>>) {
+    let d = s(dir);
+    init_store_unit(
+        d,
+        4096,
+        &["--oss", "4", "--code", "raid5", "--write-path", "wcl"],
+    );
+    let f = bytes(17, 20_000);
+    ok(&["store", "put", d, "f"], &f);
+    let good: Vec<Vec<u8>> = [1, 2]
+        .iter()
+        .map(|&i| std::fs::read(label_of(dir, i)).unwrap())
+        .collect();
+    for i in [1, 2] {
+        std::fs::write(label_of(dir, i), b"garbage\n").unwrap();
+    }
+    ok(&["store", "ls", d], b"");
+    let err = fails(&["store", "write", d, "g", "--offset", "0"], &f);
+    assert!(err.contains("2 OSSs are unavailable"), "{err}");
+    (f, good)
+}
+
+/// `repair-label --oss I` after a cut write: it succeeds, says recovery is still due, and
+/// writes the label init wrote.
+fn repaired_with_recovery_due(dir: &Path, oss: usize, good: &[u8]) {
+    let i = oss.to_string();
+    let said = String::from_utf8(ok(&["store", "repair-label", s(dir), "--oss", &i], b"")).unwrap();
+    assert!(
+        said.contains("verified") && said.contains("still needs crash recovery"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(label_of(dir, oss)).unwrap(), good);
+}
+
+/// Two labels damaged (past raid5's tolerance) and a cut write: every command is refused
+/// naming `repair-label`, and `repair-label` of each works; then recovery runs, `f` reads as
+/// put, and the store is whole.
+#[test]
+fn repair_label_runs_after_a_cut_write_with_two_labels_damaged() {
+    let tmp = fast_tempdir("s18d-label-cut");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    let (f, good) = cut_write_beside_two_damaged_labels(&dir);
+    let err = fails(&["store", "ls", d], b"");
+    assert!(
+        err.contains("exaraid store repair-label") && err.contains("--oss 1"),
+        "the refusal names the way out: {err}"
+    );
+
+    repaired_with_recovery_due(&dir, 1, &good[0]);
+    // One OSS still does not answer: recovery still waits, naming it and its way out.
+    let err = fails(&["store", "ls", d], b"");
+    assert!(
+        err.contains("exaraid store repair-label") && err.contains("--oss 2"),
+        "{err}"
+    );
+    repaired_with_recovery_due(&dir, 2, &good[1]);
+
+    assert!(ok(&["store", "get", d, "f"], b"") == f, "f reads as put");
+    let status = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
+    assert!(
+        !status.contains("UNAVAIL") && !status.contains("FAILED") && !status.contains("RECOVERY"),
+        "{status}"
+    );
+    ok(&["store", "scrub", d], b"");
+}
+
+/// One label damaged and a cut write (the other label restored by hand): recovery waits for
+/// that OSS, and the refusal's way out, `repair-label`, works.
+#[test]
+fn repair_label_runs_after_a_cut_write_with_one_label_damaged() {
+    let tmp = fast_tempdir("s18d-label-cut");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    let (f, good) = cut_write_beside_two_damaged_labels(&dir);
+    std::fs::write(label_of(&dir, 1), &good[0]).unwrap();
+    let err = fails(&["store", "ls", d], b"");
+    assert!(
+        err.contains("needs crash recovery")
+            && err.contains("exaraid store repair-label")
+            && err.contains("--oss 2"),
+        "the refusal names the way out: {err}"
+    );
+
+    repaired_with_recovery_due(&dir, 2, &good[1]);
+
+    assert!(ok(&["store", "get", d, "f"], b"") == f, "f reads as put");
+    let status = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
+    assert!(
+        !status.contains("UNAVAIL") && !status.contains("FAILED") && !status.contains("RECOVERY"),
+        "{status}"
+    );
+    ok(&["store", "scrub", d], b"");
 }

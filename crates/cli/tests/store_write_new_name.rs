@@ -80,6 +80,52 @@ fn a_write_to_a_new_name_refused_for_osses_out_of_service_leaves_no_name() {
     ok(&["store", "scrub", s(&dir)], b"");
 }
 
+/// Merge review s17m M17-3: with WCL the refused write had begun (its columns on the OSSs
+/// that answer, `FailedColumnCopy` records), so the next open's recovery decided it as a cut
+/// write and kept the name at the write's length: `ls` listed it 20000 bytes long and `get`
+/// returned 20000 zero bytes with exit 0, though the refusal said the name would go. Every
+/// write path: raid5 over 4, 4 KiB stripe units, OSS 1 and 2 not mounted for the write.
+#[test]
+fn a_write_to_a_new_name_refused_part_way_leaves_no_name_on_every_write_path() {
+    for write_path in ["rmw", "delayed", "wcl"] {
+        let tmp = fast_tempdir("write-new-name-refused-wcl");
+        let dir = tmp.path().join("store");
+        let d = s(&dir);
+        common::init_store(
+            d,
+            &["--oss", "4", "--code", "raid5", "--write-path", write_path],
+        );
+        let old = bytes(5, 20_000);
+        ok(&["store", "put", d, "f"], &old);
+        for i in [1, 2] {
+            let oss = dir.join(format!("oss-{i}"));
+            std::fs::rename(&oss, dir.join(format!("away-{i}"))).unwrap();
+        }
+        let err = fails(
+            &["store", "write", d, "g", "--offset", "0"],
+            &bytes(6, 20_000),
+        );
+        assert!(
+            err.contains("the operation was not completed") && err.contains("removes it"),
+            "{write_path}: the refusal says the name goes: {err}"
+        );
+        for i in [1, 2] {
+            let oss = dir.join(format!("oss-{i}"));
+            std::fs::rename(dir.join(format!("away-{i}")), &oss).unwrap();
+        }
+
+        assert_eq!(
+            listed(&dir),
+            vec![("f".to_string(), old.len() as u64)],
+            "{write_path}: the refused write's name is gone"
+        );
+        let err = fails(&["store", "get", d, "g"], b"");
+        assert!(err.contains("no file named 'g'"), "{write_path}: {err}");
+        assert!(ok(&["store", "get", d, "f"], b"") == old, "{write_path}: f");
+        ok(&["store", "scrub", d], b"");
+    }
+}
+
 /// After a kill: `f` whole, and the new name either not listed or listed with bytes, each
 /// of them old (zero: the name had none) or the write's.
 fn check_after_kill(dir: &Path, name: &str, new: &[u8], what: &str) {

@@ -27,13 +27,26 @@ pub struct LabelRepair {
     pub blocks_checked: u64,
     /// The OSS is failed on record: the label alone does not bring it back (`online` does).
     pub failed_on_record: bool,
+    /// Crash recovery is still due (a write was cut while OSSs did not answer): the next
+    /// open runs it, with this OSS answering.
+    pub recovery_pending: bool,
 }
 
 impl Store {
     /// Rewrite OSS `oss`'s damaged label from the superblock; refused, nothing changed, unless
     /// the directory is shown to be that OSS of this store (see the module).
     pub fn repair_label(&mut self, oss: usize) -> Result<LabelRepair, StoreError> {
-        self.check_usable()?;
+        // Crash recovery left for the next open (`open_for_label_repair`: OSSs not answering)
+        // is no reason to refuse: the checks below read only this OSS's directory and the
+        // superblock, and the label file is all that is written. A store open for reads only
+        // (hard links, read-only metadata) or poisoned by this process still refuses.
+        let recovery_waits = self
+            .recovery_waits
+            .load(std::sync::atomic::Ordering::SeqCst);
+        if !recovery_waits || self.metadata_read_only.is_some() || self.reads_only.lock().is_some()
+        {
+            self.check_usable()?;
+        }
         let n = self.backends.len();
         if oss >= n {
             return Err(StoreError::BadInput(format!(
@@ -111,6 +124,7 @@ impl Store {
         Ok(LabelRepair {
             blocks_checked,
             failed_on_record,
+            recovery_pending: recovery_waits,
         })
     }
 

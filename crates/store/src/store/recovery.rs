@@ -525,6 +525,46 @@ pub(super) fn cut_only_ranges(
     cut_only
 }
 
+/// The files created since the planner's last reset (`created_since_reset`: their `Create`
+/// records are journaled after it, so every write ever made to them is among
+/// `state.inputs`), still unconfirmed (`FileMeta::unconfirmed`), written by at least one
+/// write and every one of those writes cut by the crash (its plans all undurable: never
+/// acknowledged; a write with no plan or a durable one counts as made, as in
+/// `cut_only_ranges`). No byte of such a file was ever acknowledged: each is zero or a cut
+/// write's, so the open removes its name after recovery (`Store::drop_unconfirmed_files`).
+/// Why only files created since the reset: a reset drops the inputs before it, and with
+/// them the writes that an older file's acknowledged bytes came from.
+pub(super) fn cut_writes_only_files(
+    state: &crate::state::State,
+    plans: &[(usize, IoPlan)],
+    created_since_reset: &BTreeSet<u64>,
+) -> BTreeSet<u64> {
+    let mut plans_of: BTreeMap<usize, bool> = BTreeMap::new(); // input -> every plan undurable
+    for (i, p) in plans {
+        let undurable = !state.durable.contains(&p.id);
+        *plans_of.entry(*i).or_insert(true) &= undurable;
+    }
+    let unconfirmed: BTreeSet<u64> = state
+        .files
+        .values()
+        .filter(|m| m.unconfirmed && created_since_reset.contains(&m.id))
+        .map(|m| m.id)
+        .collect();
+    let mut every_write_cut: BTreeMap<u64, bool> = BTreeMap::new();
+    for (i, input) in state.inputs.iter().enumerate() {
+        if let Input::Write { file, .. } = *input {
+            if unconfirmed.contains(&file) {
+                let cut = plans_of.get(&i).copied().unwrap_or(false);
+                *every_write_cut.entry(file).or_insert(true) &= cut;
+            }
+        }
+    }
+    every_write_cut
+        .into_iter()
+        .filter_map(|(file, cut)| cut.then_some(file))
+        .collect()
+}
+
 /// Whether a decode of block offsets `start..end` with the columns `erased` reads at most
 /// one element a cut write wrote there. Every other element it reads is the same in the
 /// stripe before and after the cut write, so it reads the old or the new stripe whole and

@@ -910,6 +910,18 @@ impl Store {
     /// commands, with this store's directory and the index filled in.
     fn ways_out(&self, oss: usize, b: &dyn Backend, problem: &str) -> String {
         let dir = self.dir.display();
+        let hard_linked = self
+            .metadata_read_only
+            .as_ref()
+            .is_some_and(|why| why.kind == ReadsOnlyKind::HardLinked);
+        if hard_linked {
+            // Every way out writes the store (a label, a failure on record, a rebuild) and is
+            // refused on a hard-link copy: naming them sent the user into refusals (review
+            // s17m, minor). The store must own its files first.
+            return format!(
+                "; this store shares its files with another directory (a hard-link copy, open for reads only), so `repair-label`, `fail` and `rebuild` are refused here: give it files of its own first (delete the other copy, or copy the store with `cp -a`, without -l, and use that copy; `find {dir} -type f -links +1` lists the files still shared), then run `exaraid store status {dir}` again for the ways out"
+            );
+        }
         if b.label_damaged() {
             format!("; here: `exaraid store repair-label {dir} --oss {oss}`, or `exaraid store fail {dir} --oss {oss}` then `exaraid store rebuild {dir} --oss {oss}`")
         } else if problem.contains("`exaraid store rebuild ") {
