@@ -1148,6 +1148,36 @@ pub(super) fn dirs_nest(a: &Path, b: &Path) -> bool {
     a.starts_with(&b) || b.starts_with(&a)
 }
 
+/// Refuses `target` (a directory exaraid is to own: an OSS directory, a rebuild target) when it
+/// is, or is inside, one of the store directory's own files (`STORE_DIR_OWN_FILES`). Why
+/// (review s17r R17-5): a directory at `DIR/state.tmp` makes every later checkpoint fail for
+/// good; one at `DIR/state` makes the init itself fail after labelling its OSSs. `what` names
+/// the target in the message, `example` is a directory to offer instead. Changes nothing.
+pub(super) fn refuse_store_own_file(
+    store_dir: &Path,
+    target: &Path,
+    what: &str,
+    example: &Path,
+) -> Result<(), StoreError> {
+    let resolved_store = resolved_dir(store_dir);
+    let own_name = resolved_dir(target)
+        .strip_prefix(&resolved_store)
+        .ok()
+        .and_then(|rest| rest.components().next())
+        .map(|first| first.as_os_str().to_string_lossy().into_owned())
+        .filter(|first| STORE_DIR_OWN_FILES.contains(&first.as_str()));
+    match own_name {
+        Some(name) => Err(StoreError::BadInput(format!(
+            "refused, nothing changed: {what} {} is (or is inside) {}, a file of the store's own (its metadata and their temporary copies: {}); pick another directory, e.g. {}",
+            target.display(),
+            resolved_store.join(&name).display(),
+            STORE_DIR_OWN_FILES.join(", "),
+            example.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The OSS directory of some store (it holds an OSS label) that `d` is inside or is, if any.
 /// Why: exaraid owns everything in an OSS directory; a store made inside one (review s5r R4)
 /// lives at the mercy of the other store's rebuilds.
@@ -1370,6 +1400,7 @@ impl Store {
                     )));
                 }
             }
+            refuse_store_own_file(dir, a, "OSS directory", &dir.join(format!("oss-{i}")))?;
             if resolved_dir(dir).starts_with(resolved_dir(a)) {
                 return Err(StoreError::BadInput(format!(
                     "OSS directory {} is (or contains) the store directory {}: give each OSS a directory of its own (the default puts them inside the store directory)",

@@ -2427,22 +2427,12 @@ impl Store {
         // Never one of the store directory's own files (or the temporary names of their
         // atomic replacement): a directory there makes every later checkpoint fail for good
         // (review s17r R17-5: `--to DIR/state.tmp`).
-        let store_dir = super::resolved_dir(&self.dir);
-        let own_name = super::resolved_dir(to)
-            .strip_prefix(&store_dir)
-            .ok()
-            .and_then(|rest| rest.components().next())
-            .map(|first| first.as_os_str().to_string_lossy().into_owned())
-            .filter(|first| super::STORE_DIR_OWN_FILES.contains(&first.as_str()));
-        if let Some(name) = own_name {
-            return Err(StoreError::BadInput(format!(
-                "refused, nothing changed: the rebuild target {} is (or is inside) {}, a file of the store's own (its metadata and their temporary copies: {}); pick another directory, e.g. {}",
-                to.display(),
-                store_dir.join(&name).display(),
-                super::STORE_DIR_OWN_FILES.join(", "),
-                self.dir.join(format!("oss-{oss}-new")).display()
-            )));
-        }
+        super::refuse_store_own_file(
+            &self.dir,
+            to,
+            "the rebuild target",
+            &self.dir.join(format!("oss-{oss}-new")),
+        )?;
         let journaled = match self.core.lock().state.rebuilding.get(&oss) {
             Some(Some(target)) => same_dir(Path::new(target), to),
             _ => false,
