@@ -321,6 +321,10 @@ pub struct ScrubFinding {
     pub row: usize,
     pub blocks: Vec<usize>,
     pub repaired: bool,
+    /// Some of `blocks` lie in block rows past the code's tolerance (more bad blocks there,
+    /// in this and other elements, than parity rebuilds), so no repair can rebuild them:
+    /// the file bytes lost there and why (as `UnreadableFinding::lost`).
+    pub lost: Option<String>,
 }
 
 /// An element scrub could not read although its OSS is up (see

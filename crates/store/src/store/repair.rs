@@ -1070,6 +1070,7 @@ impl Store {
                         row: c.pos.row,
                         blocks: c.blocks.iter().copied().collect(),
                         repaired: false,
+                        lost: None,
                     });
                 }
                 let first_unreadable = report.unreadable_elements.len();
@@ -1085,11 +1086,15 @@ impl Store {
                         lost: None,
                     });
                 }
-                if !repair && !home.unreadable.is_empty() {
+                if !repair
+                    && !erased.is_empty()
+                    && (!home.unreadable.is_empty() || !home.corrupt.is_empty())
+                {
                     // Whether the decode can rebuild them, so that plain scrub does not
                     // advise a repair that cannot be (review s17r R17-2: raid5, one OSS
-                    // failed, EIO on a second). `home` is not used after this without
-                    // `repair`: its erased columns skip the parity check below.
+                    // failed, EIO on a second; or bit flips in two elements of one block
+                    // row). `home` is not used after this without `repair`: its erased
+                    // columns skip the parity check below.
                     if let Ok(lost) = self.decode_blocks(&mut home) {
                         if !lost.is_empty() {
                             let why = self
@@ -1098,6 +1103,8 @@ impl Store {
                             for f in &mut report.unreadable_elements[first_unreadable..] {
                                 f.lost = Some(why.clone());
                             }
+                            let found = &mut report.corrupt_elements[first_finding..];
+                            note_lost_corrupt(found, &lost, &why);
                         }
                     }
                 }
@@ -1177,10 +1184,11 @@ impl Store {
                     }
                 };
                 if !lost.is_empty() {
-                    report.unrepairable.push(
-                        self.lost_blocks_error(None, id, stripe, &home, &lost)
-                            .to_string(),
-                    );
+                    let why = self
+                        .lost_blocks_error(None, id, stripe, &home, &lost)
+                        .to_string();
+                    note_lost_corrupt(&mut report.corrupt_elements[first_finding..], &lost, &why);
+                    report.unrepairable.push(why);
                 }
                 // Rewrite only the unreadable blocks (their elements' other blocks are clean),
                 // each confirmed against its stored checksum first where it has one.
@@ -3321,6 +3329,17 @@ fn not_on_record(state: &crate::state::State, id: u64, ranges: &[(u64, u64)]) ->
         left.extend(piece);
     }
     left
+}
+
+/// Marks the corrupt elements of one stripe (`findings`) with blocks in the block rows
+/// `lost` (past the code's tolerance) as not repairable, with `why` (the bytes lost there).
+/// Why (review s17r R17-2): scrub said of them only "corrupt", as of any element it rebuilds.
+fn note_lost_corrupt(findings: &mut [ScrubFinding], lost: &BTreeSet<usize>, why: &str) {
+    for f in findings {
+        if f.blocks.iter().any(|b| lost.contains(b)) {
+            f.lost = Some(why.to_string());
+        }
+    }
 }
 
 #[cfg(test)]
