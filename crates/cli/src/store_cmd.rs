@@ -896,7 +896,13 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         f.zone,
                         f.row,
                         f.blocks,
-                        if f.repaired { " (repaired)" } else { "" }
+                        if f.repaired {
+                            " (repaired)".to_string()
+                        } else if let Some(lost) = &f.lost {
+                            past_tolerance("they are bad", lost)
+                        } else {
+                            String::new()
+                        }
                     );
                 }
                 for f in &report.unreadable_elements {
@@ -913,7 +919,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
                         } else if repair {
                             String::new()
                         } else if let Some(lost) = &f.lost {
-                            format!("; its stripe is past the code's tolerance (other OSSs down), so it cannot be rebuilt, by `scrub --repair` or otherwise, while it does not read: {lost}")
+                            past_tolerance("it does not read", lost)
                         } else {
                             "; its stripe lacks that redundancy: `scrub --repair` rewrites it from parity (a write remaps a bad sector), or records the OSS failed if it cannot".to_string()
                         }
@@ -1477,6 +1483,13 @@ fn scrub_left_problems(report: &exaraid_store::store::ScrubReport, repair: bool)
         || !report.lost_ranges.is_empty()
         || !report.unsettled_stripes.is_empty();
     unrepaired || (!repair && !report.parity_mismatches.is_empty())
+}
+
+/// What scrub says of a damaged element past the code's tolerance (`lost`: the bytes that do
+/// not read, and why), so that it advises no `--repair` that cannot rebuild it (review s17r
+/// R17-2); `while_`: how long that lasts ("it does not read", "they are bad").
+fn past_tolerance(while_: &str, lost: &str) -> String {
+    format!("; its stripe is past the code's tolerance (other elements of it down or bad too), so it cannot be rebuilt, by `scrub --repair` or otherwise, while {while_}: {lost}")
 }
 
 /// A scrub finding's file byte ranges as `a..z, ...` (corrupt and unreadable cache elements).

@@ -6,6 +6,7 @@
 
 mod common;
 use common::*;
+use std::path::Path;
 
 /// The store directory's own names that are not there between commands (the temporary names
 /// of its metadata's atomic replacement, the init marker), and a path inside one of them.
@@ -84,4 +85,77 @@ fn rebuild_onto_a_store_file_name_is_refused_and_changes_nothing() {
     ok(&["store", "fail", s(&dir), "--oss", "2"], b"");
     assert_eq!(ok(&["store", "get", s(&dir), "a"], b""), data);
     assert_eq!(ok(&["store", "get", s(&dir), "b"], b""), data);
+}
+
+/// The same rule at `init` (review s17r R17-5, left by s17h): an OSS directory that is (or is
+/// inside) one of the store directory's own names was accepted; `--oss-dirs s/state,...`
+/// failed only after labelling every OSS directory ("writing s/state: Is a directory"),
+/// `s/journal.tmp` made a store whose every torn-tail decision would meet a directory. Now
+/// refused before anything is made, and the store's own directory is not even created.
+#[test]
+fn init_with_an_oss_directory_named_like_a_store_file_is_refused_and_makes_nothing() {
+    let tmp = fast_tempdir("exaraid-init-own-");
+    let dir = tmp.path().join("s");
+    let others: Vec<String> = (1..4)
+        .map(|i| s(&tmp.path().join(format!("o{i}"))).to_string())
+        .collect();
+    for name in [
+        "state",
+        "state.tmp",
+        "journal",
+        "journal.tmp",
+        "superblock",
+        "state.tmp/sub",
+    ] {
+        let own = dir.join(name);
+        let dirs = [s(&own), &others[0], &others[1], &others[2]].join(",");
+        let err = fails(
+            &[
+                "store",
+                "init",
+                s(&dir),
+                "--code",
+                "raid5",
+                "--oss-dirs",
+                &dirs,
+            ],
+            b"",
+        );
+        assert!(
+            err.contains("refused, nothing changed")
+                && err.contains("OSS directory")
+                && err.contains("a file of the store's own")
+                && err.contains("pick another directory"),
+            "--oss-dirs {name}: {err}"
+        );
+        assert!(
+            !dir.exists(),
+            "--oss-dirs {name}: the store directory is not made"
+        );
+        for o in &others {
+            assert!(
+                !Path::new(o).exists(),
+                "--oss-dirs {name}: {o} not labelled"
+            );
+        }
+    }
+
+    // An OSS directory of its own inside the store directory is still fine.
+    let inside = dir.join("disk-0");
+    let dirs = [s(&inside), &others[0], &others[1], &others[2]].join(",");
+    ok(
+        &[
+            "store",
+            "init",
+            s(&dir),
+            "--code",
+            "raid5",
+            "--oss-dirs",
+            &dirs,
+        ],
+        b"",
+    );
+    let data = bytes(9, 50_000);
+    ok(&["store", "put", s(&dir), "a"], &data);
+    assert_eq!(ok(&["store", "get", s(&dir), "a"], b""), data);
 }

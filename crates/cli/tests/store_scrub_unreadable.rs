@@ -236,3 +236,106 @@ fn raid5_scrub_past_the_tolerance_says_not_rebuildable() {
     // The disk's errors gone, every byte is exact.
     assert!(ok(&["store", "get", d, "f"], b"") == f, "f exact");
 }
+
+/// Flip one bit at byte `at` of `path` (silent corruption under a valid checksum).
+fn flip_bit(path: &Path, at: usize) {
+    let mut b = std::fs::read(path).unwrap();
+    b[at] ^= 0x10;
+    std::fs::write(path, b).unwrap();
+}
+
+/// raid5 (tolerance 1), real bit flips in two elements of the same 4 KiB block row of stripe
+/// 0 (OSS 0 and OSS 1): past the tolerance. Plain `scrub` said only "corrupt: ..." of each,
+/// as of any element it rebuilds (review s17r R17-2, left by s17h); now it says that they
+/// cannot be rebuilt and names the bytes lost, as for unreadable elements. `--repair` writes
+/// none of them (no wrong bytes made "clean"), exits 2 naming them unrepairable; `get` refuses
+/// the bytes. A single flip in stripe 1 (within the tolerance) is repaired as before.
+#[test]
+fn raid5_scrub_names_bit_flips_past_the_tolerance_and_repair_leaves_them() {
+    let tmp = fast_tempdir("scrub-flips-past");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "5", "--code", "raid5"]);
+    let f = bytes(5, 50_000);
+    ok(&["store", "put", d, "f"], &f);
+    let slot_on_disk_bytes = 4096 + 4; // one 4 KiB block and its crc
+    let zone = |oss: usize| dir.join(format!("oss-{oss}/objects/0.data"));
+    flip_bit(&zone(0), 100);
+    flip_bit(&zone(1), 100);
+    flip_bit(&zone(2), slot_on_disk_bytes + 100);
+    let flipped: Vec<Vec<u8>> = (0..2)
+        .map(|oss| std::fs::read(zone(oss)).unwrap())
+        .collect();
+
+    let out = exaraid(&["store", "scrub", d], b"");
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "scrub: {t}");
+    let lines: Vec<&str> = t.lines().filter(|l| l.starts_with("corrupt: ")).collect();
+    assert_eq!(lines.len(), 3, "{t}");
+    for oss in [0, 1] {
+        let line = lines
+            .iter()
+            .find(|l| l.contains(&format!("OSS {oss} file 'f' stripe 0 ")))
+            .unwrap_or_else(|| panic!("OSS {oss} stripe 0 named: {t}"));
+        assert!(
+            line.contains("past the code's tolerance") && line.contains("cannot be rebuilt"),
+            "{line}"
+        );
+        assert!(
+            line.contains("file 'f' bytes ") && line.contains("lost"),
+            "names the bytes: {line}"
+        );
+    }
+    let within = lines
+        .iter()
+        .find(|l| l.contains("OSS 2 file 'f' stripe 1 "))
+        .unwrap_or_else(|| panic!("OSS 2 stripe 1 named: {t}"));
+    assert!(
+        !within.contains("tolerance"),
+        "within the tolerance: {within}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&exaraid(&["store", "scrub", d, "--json"], b"").stdout).unwrap();
+    let lost_noted = json["corrupt_elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["lost"].is_string())
+        .count();
+    assert_eq!(lost_noted, 2, "{json}");
+
+    let err = fails(&["store", "get", d, "f"], b"");
+    assert!(err.contains("lost"), "get refuses the bytes: {err}");
+
+    let out = exaraid(&["store", "scrub", d, "--repair"], b"");
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "scrub --repair: {t}");
+    assert!(
+        t.lines()
+            .any(|l| l.starts_with("unrepairable: ") && l.contains("file 'f' bytes ")),
+        "{t}"
+    );
+    assert!(
+        t.contains("stripe 1") && t.contains("(repaired)"),
+        "the flip within the tolerance is repaired: {t}"
+    );
+    for oss in 0..2 {
+        assert_eq!(
+            std::fs::read(zone(oss)).unwrap(),
+            flipped[oss],
+            "OSS {oss}: nothing rebuilt into its past-tolerance block"
+        );
+    }
+    let err = fails(&["store", "get", d, "f"], b"");
+    assert!(
+        err.contains("lost"),
+        "still refused, never wrong bytes: {err}"
+    );
+    let rest = ok(
+        &[
+            "store", "read", d, "f", "--offset", "16384", "--length", "33616",
+        ],
+        b"",
+    );
+    assert!(rest == f[16_384..], "the other stripes read exact");
+}

@@ -23,7 +23,7 @@ pub(super) const UNREADABLE_CACHE: &str =
 /// Tries of one backend read or write that fails as unavailable on an OSS not marked failed
 /// (see `Store::read_retrying`, `Store::write_step`): a transient error passes, a dead OSS
 /// costs little.
-const IO_TRIES_MAX: u32 = 3;
+pub(super) const IO_TRIES_MAX: u32 = 3;
 /// Most 4 KiB parity blocks one `Rec::EndParityCrcs` names (4 GiB of parity per write wave
 /// of a window's parity plan; about 11 MiB of record, under `journal::RECORD_BYTES_MAX`).
 const END_PARITY_CRCS_MAX: usize = 1 << 20;

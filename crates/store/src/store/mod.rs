@@ -333,6 +333,10 @@ pub struct ScrubFinding {
     pub row: usize,
     pub blocks: Vec<usize>,
     pub repaired: bool,
+    /// Some of `blocks` lie in block rows past the code's tolerance (more bad blocks there,
+    /// in this and other elements, than parity rebuilds), so no repair can rebuild them:
+    /// the file bytes lost there and why (as `UnreadableFinding::lost`).
+    pub lost: Option<String>,
 }
 
 /// An element scrub could not read although its OSS is up (see
@@ -1069,6 +1073,19 @@ fn random_token() -> u32 {
     u32::from_le_bytes(bytes) ^ (unix_now_ns() as u32) ^ std::process::id().rotate_left(16)
 }
 
+/// Why a reservation (`Store::try_reserve_keys`) failed.
+pub(super) enum ReserveError {
+    /// Anything but a disk failing: no room (`NoSpace`), another backend error.
+    Store(StoreError),
+    /// OSS `oss` (at `name`), up until now, failed the reservation as unavailable over
+    /// `IO_TRIES_MAX` tries (`why`: an EIO from `fallocate`, a dying disk).
+    Down {
+        oss: usize,
+        name: String,
+        why: String,
+    },
+}
+
 /// One process at a time: an exclusive `flock` on the store directory itself. Why the
 /// directory, not a lock file in it: a lock file deleted while a command runs (a cleanup
 /// script removing "stale" locks) let a second process create a new one and lock that, so
@@ -1184,6 +1201,36 @@ pub(super) fn resolved_dir(p: &Path) -> PathBuf {
 pub(super) fn dirs_nest(a: &Path, b: &Path) -> bool {
     let (a, b) = (resolved_dir(a), resolved_dir(b));
     a.starts_with(&b) || b.starts_with(&a)
+}
+
+/// Refuses `target` (a directory exaraid is to own: an OSS directory, a rebuild target) when it
+/// is, or is inside, one of the store directory's own files (`STORE_DIR_OWN_FILES`). Why
+/// (review s17r R17-5): a directory at `DIR/state.tmp` makes every later checkpoint fail for
+/// good; one at `DIR/state` makes the init itself fail after labelling its OSSs. `what` names
+/// the target in the message, `example` is a directory to offer instead. Changes nothing.
+pub(super) fn refuse_store_own_file(
+    store_dir: &Path,
+    target: &Path,
+    what: &str,
+    example: &Path,
+) -> Result<(), StoreError> {
+    let resolved_store = resolved_dir(store_dir);
+    let own_name = resolved_dir(target)
+        .strip_prefix(&resolved_store)
+        .ok()
+        .and_then(|rest| rest.components().next())
+        .map(|first| first.as_os_str().to_string_lossy().into_owned())
+        .filter(|first| STORE_DIR_OWN_FILES.contains(&first.as_str()));
+    match own_name {
+        Some(name) => Err(StoreError::BadInput(format!(
+            "refused, nothing changed: {what} {} is (or is inside) {}, a file of the store's own (its metadata and their temporary copies: {}); pick another directory, e.g. {}",
+            target.display(),
+            resolved_store.join(&name).display(),
+            STORE_DIR_OWN_FILES.join(", "),
+            example.display()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The OSS directory of some store (it holds an OSS label) that `d` is inside or is, if any.
@@ -1408,6 +1455,7 @@ impl Store {
                     )));
                 }
             }
+            refuse_store_own_file(dir, a, "OSS directory", &dir.join(format!("oss-{i}")))?;
             if resolved_dir(dir).starts_with(resolved_dir(a)) {
                 return Err(StoreError::BadInput(format!(
                     "OSS directory {} is (or contains) the store directory {}: give each OSS a directory of its own (the default puts them inside the store directory)",
@@ -3746,6 +3794,28 @@ impl Store {
     }
 
     fn write_chunk(&self, file: u64, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
+        // Admitted again only after an OSS whose disk failed the reservation was recorded
+        // failed (a failed OSS is not reserved on): once per OSS at most, and past the
+        // tolerance the recording refuses.
+        for _ in 0..=self.backends.len() {
+            let mut admit_again = false;
+            self.write_chunk_once(file, offset_bytes, data, &mut admit_again)?;
+            if !admit_again {
+                return Ok(());
+            }
+        }
+        unreachable!("each new admission follows one more OSS recorded failed");
+    }
+
+    /// `write_chunk`, one admission; `admit_again` set (and nothing of the write done) when
+    /// its reservation recorded an OSS failed.
+    fn write_chunk_once(
+        &self,
+        file: u64,
+        offset_bytes: u64,
+        data: &[u8],
+        admit_again: &mut bool,
+    ) -> Result<(), StoreError> {
         let write = ClientWrite {
             client: 0,
             app: 0,
@@ -3821,12 +3891,32 @@ impl Store {
                 // for them): they run now when they have room, so a window that timed out
                 // gets its parity now, not at the next open.
                 core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
+                // A disk that failed the reservation (review s17r R17-4: an EIO from
+                // `fallocate`) is recorded failed as a write step that meets it records it,
+                // and the write is admitted again, degraded; refused alike it was refused at
+                // every retry, and the `rebuild` the backend's message named was refused as
+                // "healthy". Not with timers' plans made: a window timeout planned with
+                // that OSS up may read window bytes the failure makes lost, a plan that
+                // could never run (see `tick_locked`); the message names `fail` then.
+                let err = match e {
+                    ReserveError::Down { oss, name, why } if tick_plans.is_empty() => {
+                        self.note_reserve_failed(&mut core, oss, &name, &why)?;
+                        None
+                    }
+                    other => Some(self.reserve_error(other)),
+                };
                 if tick_plans_fit {
                     let tick_plans = self.admit(tick_plans);
                     drop(core);
                     self.run_plans(tick_plans, None)?;
                 }
-                return Err(e);
+                return match err {
+                    Some(e) => Err(e),
+                    None => {
+                        *admit_again = true;
+                        Ok(())
+                    }
+                };
             }
             let size_before_bytes = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
             self.journal(
@@ -4141,7 +4231,7 @@ impl Store {
     }
 
     /// Reserve every slot the plans write, so that a full OSS fails before any write.
-    fn reserve(&self, plans: &[IoPlan]) -> Result<(), StoreError> {
+    fn reserve(&self, plans: &[IoPlan]) -> Result<(), ReserveError> {
         let mut per_oss: BTreeMap<usize, BTreeSet<ElementKey>> = BTreeMap::new();
         for plan in plans {
             for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
@@ -4157,7 +4247,7 @@ impl Store {
                 }
             }
         }
-        self.reserve_keys(per_oss)
+        self.try_reserve_keys(per_oss)
     }
 
     /// Reserve the home slots (every data and parity element) of the stripes a write lands
@@ -4176,7 +4266,7 @@ impl Store {
         file: u64,
         offset_bytes: u64,
         len_bytes: u64,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), ReserveError> {
         if len_bytes == 0 {
             return Ok(());
         }
@@ -4193,7 +4283,7 @@ impl Store {
     pub(super) fn reserve_home_stripes(
         &self,
         stripes: &BTreeSet<(u64, u64)>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), ReserveError> {
         let g = self.layout.geometry();
         let mut per_oss: BTreeMap<usize, BTreeSet<ElementKey>> = BTreeMap::new();
         for &(file, stripe) in stripes {
@@ -4205,33 +4295,93 @@ impl Store {
                 }
             }
         }
-        self.reserve_keys(per_oss)
+        self.try_reserve_keys(per_oss)
     }
 
-    /// Reserve `keys` on each OSS that is up; a full one is `NoSpace`.
+    /// Reserve `keys` on each OSS that is up; a full one is `NoSpace`, an OSS whose disk
+    /// fails the reservation is named with the way out (`reserve_down_error`).
     pub(super) fn reserve_keys(
         &self,
         per_oss: BTreeMap<usize, BTreeSet<ElementKey>>,
     ) -> Result<(), StoreError> {
+        self.try_reserve_keys(per_oss)
+            .map_err(|e| self.reserve_error(e))
+    }
+
+    /// `reserve_keys`, telling an OSS whose disk failed the reservation apart
+    /// (`ReserveError::Down`): a write records that OSS failed and goes on degraded, as a
+    /// write step does (review s17r R17-4). Tried again like a write step (`IO_TRIES_MAX`):
+    /// reserving a slot that is reserved already changes nothing.
+    pub(super) fn try_reserve_keys(
+        &self,
+        per_oss: BTreeMap<usize, BTreeSet<ElementKey>>,
+    ) -> Result<(), ReserveError> {
         for (oss, keys) in per_oss {
             let b = &self.backends[oss];
             if !b.healthy() {
                 continue;
             }
             let keys: Vec<ElementKey> = keys.into_iter().collect();
-            b.reserve(&keys).map_err(|e| match e {
-                crate::backend::BackendError::NoSpace { .. } => StoreError::NoSpace(format!("{e}")),
-                // Not the backend's "writes need `exaraid store rebuild`": nothing recorded
-                // this OSS failed, so that rebuild is refused as healthy (review s17r R17-4).
-                crate::backend::BackendError::Unavailable { oss: name, why } => {
-                    let dir = self.dir.display();
-                    StoreError::Io(format!(
-                        "OSS {oss} ({name}): its disk returned an I/O error on reserving room for new elements ({why}); the command stopped there. The disk may be failing: record the OSS failed with `exaraid store fail {dir} --oss {oss}` (every byte then reads degraded), then rebuild it, onto a new disk: `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
-                    ))
+            let mut tries = 1;
+            loop {
+                match b.reserve(&keys) {
+                    Ok(()) => break,
+                    Err(e) if e.is_unavailable() && b.healthy() && tries < exec::IO_TRIES_MAX => {
+                        tries += 1;
+                    }
+                    Err(crate::backend::BackendError::Unavailable { oss: name, why }) => {
+                        return Err(ReserveError::Down { oss, name, why });
+                    }
+                    Err(e @ crate::backend::BackendError::NoSpace { .. }) => {
+                        return Err(ReserveError::Store(StoreError::NoSpace(format!("{e}"))));
+                    }
+                    Err(other) => return Err(ReserveError::Store(StoreError::Backend(other))),
                 }
-                other => StoreError::Backend(other),
-            })?;
+            }
         }
+        Ok(())
+    }
+
+    /// A `ReserveError` as the caller's error: `Down` names `fail` then `rebuild`, not the
+    /// backend's "writes need `exaraid store rebuild`" (nothing recorded this OSS failed, so
+    /// that rebuild was refused as healthy: review s17r R17-4).
+    pub(super) fn reserve_error(&self, e: ReserveError) -> StoreError {
+        match e {
+            ReserveError::Store(e) => e,
+            ReserveError::Down { oss, name, why } => {
+                let dir = self.dir.display();
+                StoreError::Io(format!(
+                    "OSS {oss} ({name}): its disk returned an I/O error on reserving room for new elements ({why}); the command stopped there. The disk may be failing: record the OSS failed with `exaraid store fail {dir} --oss {oss}` (every byte then reads degraded), then rebuild it, onto a new disk: `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
+                ))
+            }
+        }
+    }
+
+    /// A write's reservation met OSS `oss`'s disk failing (`ReserveError::Down`): record the
+    /// OSS failed as a write step that meets the EIO does (`note_all_failed_then_durable`),
+    /// so the write can be admitted again, degraded. Called with the planner rebuilt without
+    /// the write (its bytes are not on record: none of them may count as lost). Past the
+    /// tolerance nothing goes on record and the error says so.
+    fn note_reserve_failed(
+        &self,
+        core: &mut Core,
+        oss: usize,
+        name: &str,
+        why: &str,
+    ) -> Result<(), StoreError> {
+        self.backends[oss].set_failed(true);
+        let down = self.unavailable_set(core);
+        if down.len() > self.tolerance() {
+            return Err(StoreError::Io(format!(
+                "OSS {oss} ({name}): its disk returned an I/O error on reserving room for new elements ({why}), and it cannot be recorded failed: {}",
+                self.too_many_unavailable(core, &down)
+            )));
+        }
+        if !core.state.failed_oss.contains(&oss) {
+            self.journal_fails(core, &[oss], false, None)?;
+            self.record_losses(core)?;
+        }
+        self.absorbed_failures.lock().clear();
         Ok(())
     }
 

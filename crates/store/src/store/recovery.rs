@@ -2648,6 +2648,7 @@ impl Store {
         }
         let reserved = self
             .reserve_home_stripes(&home)
+            .map_err(|e| self.reserve_error(e))
             .and_then(|()| self.reserve_keys(copies));
         // Said as what this settle does: with no cached bytes (an rmw store caches nothing)
         // it rewrites home stripes with their parity, those of writes a crash cut or of a

@@ -1082,6 +1082,7 @@ impl Store {
                         row: c.pos.row,
                         blocks: c.blocks.iter().copied().collect(),
                         repaired: false,
+                        lost: None,
                     });
                 }
                 let first_unreadable = report.unreadable_elements.len();
@@ -1097,11 +1098,15 @@ impl Store {
                         lost: None,
                     });
                 }
-                if !repair && !home.unreadable.is_empty() {
+                if !repair
+                    && !erased.is_empty()
+                    && (!home.unreadable.is_empty() || !home.corrupt.is_empty())
+                {
                     // Whether the decode can rebuild them, so that plain scrub does not
                     // advise a repair that cannot be (review s17r R17-2: raid5, one OSS
-                    // failed, EIO on a second). `home` is not used after this without
-                    // `repair`: its erased columns skip the parity check below.
+                    // failed, EIO on a second; or bit flips in two elements of one block
+                    // row). `home` is not used after this without `repair`: its erased
+                    // columns skip the parity check below.
                     if let Ok(lost) = self.decode_blocks(&mut home) {
                         if !lost.is_empty() {
                             let why = self
@@ -1110,6 +1115,8 @@ impl Store {
                             for f in &mut report.unreadable_elements[first_unreadable..] {
                                 f.lost = Some(why.clone());
                             }
+                            let found = &mut report.corrupt_elements[first_finding..];
+                            note_lost_corrupt(found, &lost, &why);
                         }
                     }
                 }
@@ -1189,10 +1196,11 @@ impl Store {
                     }
                 };
                 if !lost.is_empty() {
-                    report.unrepairable.push(
-                        self.lost_blocks_error(None, id, stripe, &home, &lost)
-                            .to_string(),
-                    );
+                    let why = self
+                        .lost_blocks_error(None, id, stripe, &home, &lost)
+                        .to_string();
+                    note_lost_corrupt(&mut report.corrupt_elements[first_finding..], &lost, &why);
+                    report.unrepairable.push(why);
                 }
                 // Rewrite only the unreadable blocks (their elements' other blocks are clean),
                 // each confirmed against its stored checksum first where it has one.
@@ -2439,22 +2447,12 @@ impl Store {
         // Never one of the store directory's own files (or the temporary names of their
         // atomic replacement): a directory there makes every later checkpoint fail for good
         // (review s17r R17-5: `--to DIR/state.tmp`).
-        let store_dir = super::resolved_dir(&self.dir);
-        let own_name = super::resolved_dir(to)
-            .strip_prefix(&store_dir)
-            .ok()
-            .and_then(|rest| rest.components().next())
-            .map(|first| first.as_os_str().to_string_lossy().into_owned())
-            .filter(|first| super::STORE_DIR_OWN_FILES.contains(&first.as_str()));
-        if let Some(name) = own_name {
-            return Err(StoreError::BadInput(format!(
-                "refused, nothing changed: the rebuild target {} is (or is inside) {}, a file of the store's own (its metadata and their temporary copies: {}); pick another directory, e.g. {}",
-                to.display(),
-                store_dir.join(&name).display(),
-                super::STORE_DIR_OWN_FILES.join(", "),
-                self.dir.join(format!("oss-{oss}-new")).display()
-            )));
-        }
+        super::refuse_store_own_file(
+            &self.dir,
+            to,
+            "the rebuild target",
+            &self.dir.join(format!("oss-{oss}-new")),
+        )?;
         let journaled = match self.core.lock().state.rebuilding.get(&oss) {
             Some(Some(target)) => same_dir(Path::new(target), to),
             _ => false,
@@ -3343,6 +3341,17 @@ fn not_on_record(state: &crate::state::State, id: u64, ranges: &[(u64, u64)]) ->
         left.extend(piece);
     }
     left
+}
+
+/// Marks the corrupt elements of one stripe (`findings`) with blocks in the block rows
+/// `lost` (past the code's tolerance) as not repairable, with `why` (the bytes lost there).
+/// Why (review s17r R17-2): scrub said of them only "corrupt", as of any element it rebuilds.
+fn note_lost_corrupt(findings: &mut [ScrubFinding], lost: &BTreeSet<usize>, why: &str) {
+    for f in findings {
+        if f.blocks.iter().any(|b| lost.contains(b)) {
+            f.lost = Some(why.to_string());
+        }
+    }
 }
 
 #[cfg(test)]
