@@ -164,6 +164,19 @@ impl Store {
 
     // ---------------------------------------------------------------- failures, scrub, rebuild
 
+    /// An OSS index given by the caller (`fail`, `online`, `rebuild`, `repair-label`...) must
+    /// be one of this store's: else `BadInput` naming the indices that exist, nothing changed.
+    pub(super) fn check_oss_index(&self, oss: usize) -> Result<(), StoreError> {
+        let n = self.backends.len();
+        if oss >= n {
+            return Err(StoreError::BadInput(format!(
+                "OSS {oss} does not exist: this store has OSSs 0 to {}",
+                n - 1
+            )));
+        }
+        Ok(())
+    }
+
     /// Mark OSS `oss` failed (as if its disk died): reads rebuild its elements from parity,
     /// writes skip it, until `rebuild` (or `online_oss`, while no write skipped it).
     /// Refused, changing nothing, when the OSSs failed or unavailable would then be more
@@ -187,13 +200,7 @@ impl Store {
     /// nothing, and a delayed move's edge-block copies go on record with the failure
     /// itself, ahead of the `Fail` record (`journal_fail`, `copy_moved_edge_blocks`).
     pub fn fail_oss(&self, oss: usize) -> Result<(), StoreError> {
-        let n = self.backends.len();
-        if oss >= n {
-            return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}",
-                n - 1
-            )));
-        }
+        self.check_oss_index(oss)?;
         let _between_plans = self.failure_gate.write();
         // Also open for reads only (a settle that could not finish): a disk that fails its
         // writes is taken out so that the next open's settle goes on without it.
@@ -326,13 +333,7 @@ impl Store {
         core: &mut Core,
         oss: usize,
     ) -> Result<bool, StoreError> {
-        let n = self.backends.len();
-        if oss >= n {
-            return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}",
-                n - 1
-            )));
-        }
+        self.check_oss_index(oss)?;
         if self.backends[oss].healthy() || core.state.failed_oss.contains(&oss) {
             return Ok(false);
         }
@@ -467,13 +468,7 @@ impl Store {
     /// is safe. Killed part way, the same command finishes it (also after `Online`).
     pub fn online_oss(&mut self, oss: usize) -> Result<(), StoreError> {
         self.check_usable()?;
-        let n = self.backends.len();
-        if oss >= n {
-            return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}",
-                n - 1
-            )));
-        }
+        self.check_oss_index(oss)?;
         let dir = self.dir.display().to_string();
         let take_back = {
             let core = self.core.lock();
@@ -2512,13 +2507,7 @@ impl Store {
     /// (emptied first). Cached data is moved home first.
     pub fn rebuild(&mut self, oss: usize, to: Option<&Path>) -> Result<(), StoreError> {
         self.check_usable()?;
-        let n = self.backends.len();
-        if oss >= n {
-            return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}",
-                n - 1
-            )));
-        }
+        self.check_oss_index(oss)?;
         if self.tolerance() == 0 {
             return Err(StoreError::BadInput(
                 "a raid0 store has no parity to rebuild from".into(),
