@@ -2019,13 +2019,15 @@ impl Store {
                 .iter()
                 .any(|&(a, z)| unprotected.iter().any(|&(ua, uz)| a < uz && ua < z));
             let mut finding = CacheScrubFinding {
-                oss,
-                cache_slot: slot,
-                file: name.to_string(),
-                stripe,
-                zone: "data".into(),
-                row: pos.row,
-                file_ranges,
+                at: CacheElementAt {
+                    oss,
+                    cache_slot: slot,
+                    file: name.to_string(),
+                    stripe,
+                    zone: "data".into(),
+                    row: pos.row,
+                    file_ranges,
+                },
                 blocks: bad.iter().map(|&n| n as usize).collect(),
                 repaired: false,
             };
@@ -2112,13 +2114,15 @@ impl Store {
                     continue;
                 }
                 let mut finding = CacheScrubFinding {
-                    oss,
-                    cache_slot: slot,
-                    file: name.to_string(),
-                    stripe,
-                    zone: "parity".into(),
-                    row,
-                    file_ranges: Vec::new(),
+                    at: CacheElementAt {
+                        oss,
+                        cache_slot: slot,
+                        file: name.to_string(),
+                        stripe,
+                        zone: "parity".into(),
+                        row,
+                        file_ranges: Vec::new(),
+                    },
                     blocks: bad.iter().map(|&n| n as usize).collect(),
                     repaired: false,
                 };
@@ -2204,13 +2208,15 @@ impl Store {
             .map(|(a, z)| format!("{} bytes {a}..{z}", read::describe_file_name(name)))
             .collect();
         let mut finding = UnreadableCacheFinding {
-            oss,
-            cache_slot: slot,
-            file: name.to_string(),
-            stripe,
-            zone: "data".into(),
-            row: pos.row,
-            file_ranges,
+            at: CacheElementAt {
+                oss,
+                cache_slot: slot,
+                file: name.to_string(),
+                stripe,
+                zone: "data".into(),
+                row: pos.row,
+                file_ranges,
+            },
             without_parity,
             why: why.clone(),
             repaired: false,
@@ -2267,13 +2273,15 @@ impl Store {
             slot,
         };
         let mut finding = UnreadableCacheFinding {
-            oss,
-            cache_slot: slot,
-            file: name.to_string(),
-            stripe,
-            zone: "parity".into(),
-            row: pos.row,
-            file_ranges: Vec::new(),
+            at: CacheElementAt {
+                oss,
+                cache_slot: slot,
+                file: name.to_string(),
+                stripe,
+                zone: "parity".into(),
+                row: pos.row,
+                file_ranges: Vec::new(),
+            },
             without_parity: false,
             why: why.clone(),
             repaired: false,
