@@ -2183,11 +2183,6 @@ impl Store {
         failing: &mut BTreeMap<usize, String>,
     ) -> bool {
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        let key = ElementKey {
-            object: CACHE_OBJECT,
-            zone: Zone::Cache,
-            slot,
-        };
         let mut file_ranges: Vec<(u64, u64)> = Vec::new();
         let mut blocks: BTreeSet<u64> = BTreeSet::new();
         for r in ranges {
@@ -2207,7 +2202,7 @@ impl Store {
             .iter()
             .map(|(a, z)| format!("{} bytes {a}..{z}", read::describe_file_name(name)))
             .collect();
-        let mut finding = UnreadableCacheFinding {
+        let finding = UnreadableCacheFinding {
             at: CacheElementAt {
                 oss,
                 cache_slot: slot,
@@ -2221,37 +2216,32 @@ impl Store {
             why: why.clone(),
             repaired: false,
         };
-        if without_parity {
+        let rebuilt = if without_parity {
             report.unrepairable.push(format!(
                 "{}: their only copy, in the cache zone of OSS {oss} (slot {slot}), does not read ({why}) and has no parity (an open delayed window): copy them out while a read still succeeds, or write these bytes again",
                 listed.join(", ")
             ));
-        } else if repair {
-            let rebuilt = if chunks_known {
+            None
+        } else if !repair {
+            None
+        } else if chunks_known {
+            Some(
                 self.rebuild_cache_element(None, file, stripe, pos)
-                    .map(|(element, _)| element)
-            } else {
-                Err(StoreError::DataLost(
-                    "no cache-stripe parity to rebuild from: the bytes are protected by home parity or their cache stripe is being moved home; run `flush` to move them home (reads decode around the element), then scrub again".into(),
-                ))
-            };
-            match rebuilt {
-                Ok(element) => {
-                    finding.repaired =
-                        self.rewrite_unreadable_cache(oss, key, &blocks, &element, failing);
-                    if finding.repaired {
-                        report.repaired_elements += 1;
-                    }
-                }
-                Err(err) => report.unrepairable.push(format!(
-                    "{} in the cache zone of OSS {oss} (slot {slot}): does not read ({why}) and {err}",
-                    listed.join(", ")
-                )),
-            }
-        }
-        let repaired = finding.repaired;
-        report.unreadable_cache_elements.push(finding);
-        repaired
+                    .map(|(element, _)| element),
+            )
+        } else {
+            Some(Err(StoreError::DataLost(
+                "no cache-stripe parity to rebuild from: the bytes are protected by home parity or their cache stripe is being moved home; run `flush` to move them home (reads decode around the element), then scrub again".into(),
+            )))
+        };
+        self.report_unreadable_cache(
+            finding,
+            &listed.join(", "),
+            &blocks,
+            rebuilt,
+            report,
+            failing,
+        )
     }
 
     /// `scrub_cache_stripe`'s WCL running-parity element at `slot` of `oss` (up) that did
@@ -2267,12 +2257,7 @@ impl Store {
         report: &mut ScrubReport,
         failing: &mut BTreeMap<usize, String>,
     ) -> bool {
-        let key = ElementKey {
-            object: CACHE_OBJECT,
-            zone: Zone::Cache,
-            slot,
-        };
-        let mut finding = UnreadableCacheFinding {
+        let finding = UnreadableCacheFinding {
             at: CacheElementAt {
                 oss,
                 cache_slot: slot,
@@ -2283,25 +2268,54 @@ impl Store {
                 file_ranges: Vec::new(),
             },
             without_parity: false,
-            why: why.clone(),
+            why,
             repaired: false,
         };
-        if repair {
-            let blocks: BTreeSet<u64> =
-                (0..(self.sb.element_bytes / CHECKSUM_BLOCK_BYTES) as u64).collect();
-            match self.rebuild_cache_element(None, file, stripe, pos) {
-                Ok((element, _)) => {
-                    finding.repaired =
-                        self.rewrite_unreadable_cache(oss, key, &blocks, &element, failing);
-                    if finding.repaired {
-                        report.repaired_elements += 1;
-                    }
+        let blocks: BTreeSet<u64> =
+            (0..(self.sb.element_bytes / CHECKSUM_BLOCK_BYTES) as u64).collect();
+        let rebuilt = repair.then(|| {
+            self.rebuild_cache_element(None, file, stripe, pos)
+                .map(|(element, _)| element)
+        });
+        let what = format!(
+            "running parity of {} stripe {stripe}",
+            read::describe_file_name(name)
+        );
+        self.report_unreadable_cache(finding, &what, &blocks, rebuilt, report, failing)
+    }
+
+    /// The end of `unreadable_cache_data` / `_parity`: with the `rebuilt` element (`None`:
+    /// no repair to try), its `blocks` that did not read are rewritten and read back (see
+    /// `rewrite_unreadable_cache`); a rebuild that failed is named in `unrepairable` as
+    /// `what`'s. The finding is reported either way. Returns whether it was rewritten.
+    fn report_unreadable_cache(
+        &self,
+        mut finding: UnreadableCacheFinding,
+        what: &str,
+        blocks: &BTreeSet<u64>,
+        rebuilt: Option<Result<Vec<u8>, StoreError>>,
+        report: &mut ScrubReport,
+        failing: &mut BTreeMap<usize, String>,
+    ) -> bool {
+        let (oss, slot) = (finding.oss, finding.cache_slot);
+        let key = ElementKey {
+            object: CACHE_OBJECT,
+            zone: Zone::Cache,
+            slot,
+        };
+        match rebuilt {
+            None => {}
+            Some(Ok(element)) => {
+                finding.repaired =
+                    self.rewrite_unreadable_cache(oss, key, blocks, &element, failing);
+                if finding.repaired {
+                    report.repaired_elements += 1;
                 }
-                Err(err) => report.unrepairable.push(format!(
-                    "running parity of {} stripe {stripe} in the cache zone of OSS {oss} (slot {slot}): does not read ({why}) and {err}",
-                    read::describe_file_name(name)
-                )),
             }
+            Some(Err(err)) => report.unrepairable.push(format!(
+                "{what} in the cache zone of OSS {oss} (slot {slot}): does not read ({}) and {err}",
+                finding.why
+            )),
         }
         let repaired = finding.repaired;
         report.unreadable_cache_elements.push(finding);
