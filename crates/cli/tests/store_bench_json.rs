@@ -8,6 +8,50 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+const SPREAD: &[&str] = &["max", "median", "min"];
+const OPS: &[&str] = &[
+    "cache_read",
+    "cache_write",
+    "data_read",
+    "data_write",
+    "parity_read",
+    "parity_write",
+];
+/// A write path's result (`results[]`, `streaming[]`).
+const PATH_RESULT: &[&str] = &[
+    "bytes",
+    "code",
+    "model_bound_all_s",
+    "model_bound_foreground_s",
+    "ops_match_planner",
+    "ops_per_oss",
+    "path",
+    "planner_ops_per_oss",
+    "throughput_mib_s",
+    "time",
+    "total_s",
+    "write_phase_s",
+    "writes_acked_s",
+];
+const TIME: &[&str] = &[
+    "backend_sync_s",
+    "backend_syncs",
+    "core_lock_wait_s",
+    "device_busy_s",
+    "device_queue_s",
+    "dir_fsyncs",
+    "execute_s",
+    "extents_s",
+    "extents_writes",
+    "healthy_calls",
+    "journal_durable_s",
+    "journal_fsyncs",
+    "plans",
+    "stripe_lock_wait_s",
+    "zone_fsync_s",
+    "zone_fsyncs",
+];
+
 /// The report's keys at each path (`[]`: every element of an array), as scripts read them.
 const KEYS: &[(&str, &[&str])] = &[
     (".", &["ratios", "repetitions", "runs", "throughput"]),
@@ -24,12 +68,12 @@ const KEYS: &[(&str, &[&str])] = &[
             "what",
         ],
     ),
-    (".ratios[].spread", &["max", "median", "min"]),
+    (".ratios[].spread", SPREAD),
     (
         ".throughput[]",
         &["code", "path", "spread_mib_s", "values_mib_s"],
     ),
-    (".throughput[].spread_mib_s", &["max", "median", "min"]),
+    (".throughput[].spread_mib_s", SPREAD),
     (
         ".runs[]",
         &[
@@ -46,67 +90,10 @@ const KEYS: &[(&str, &[&str])] = &[
             "writes_per_thread",
         ],
     ),
-    (
-        ".runs[].results[]",
-        &[
-            "bytes",
-            "code",
-            "model_bound_all_s",
-            "model_bound_foreground_s",
-            "ops_match_planner",
-            "ops_per_oss",
-            "path",
-            "planner_ops_per_oss",
-            "throughput_mib_s",
-            "time",
-            "total_s",
-            "write_phase_s",
-            "writes_acked_s",
-        ],
-    ),
-    (
-        ".runs[].results[].ops_per_oss[]",
-        &[
-            "cache_read",
-            "cache_write",
-            "data_read",
-            "data_write",
-            "parity_read",
-            "parity_write",
-        ],
-    ),
-    (
-        ".runs[].results[].planner_ops_per_oss[]",
-        &[
-            "cache_read",
-            "cache_write",
-            "data_read",
-            "data_write",
-            "parity_read",
-            "parity_write",
-        ],
-    ),
-    (
-        ".runs[].results[].time",
-        &[
-            "backend_sync_s",
-            "backend_syncs",
-            "core_lock_wait_s",
-            "device_busy_s",
-            "device_queue_s",
-            "dir_fsyncs",
-            "execute_s",
-            "extents_s",
-            "extents_writes",
-            "healthy_calls",
-            "journal_durable_s",
-            "journal_fsyncs",
-            "plans",
-            "stripe_lock_wait_s",
-            "zone_fsync_s",
-            "zone_fsyncs",
-        ],
-    ),
+    (".runs[].results[]", PATH_RESULT),
+    (".runs[].results[].ops_per_oss[]", OPS),
+    (".runs[].results[].planner_ops_per_oss[]", OPS),
+    (".runs[].results[].time", TIME),
     (
         ".runs[].raw[]",
         &[
@@ -119,24 +106,10 @@ const KEYS: &[(&str, &[&str])] = &[
             "write_bytes",
         ],
     ),
-    (
-        ".runs[].streaming[]",
-        &[
-            "bytes",
-            "code",
-            "model_bound_all_s",
-            "model_bound_foreground_s",
-            "ops_match_planner",
-            "ops_per_oss",
-            "path",
-            "planner_ops_per_oss",
-            "throughput_mib_s",
-            "time",
-            "total_s",
-            "write_phase_s",
-            "writes_acked_s",
-        ],
-    ),
+    (".runs[].streaming[]", PATH_RESULT),
+    (".runs[].streaming[].ops_per_oss[]", OPS),
+    (".runs[].streaming[].planner_ops_per_oss[]", OPS),
+    (".runs[].streaming[].time", TIME),
     (
         ".runs[].ratios[]",
         &[

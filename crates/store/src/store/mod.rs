@@ -386,6 +386,28 @@ pub struct UnreadableCacheFinding {
     pub repaired: bool,
 }
 
+impl CacheElementAt {
+    /// Cache slot `slot` of OSS `oss`, holding row `row` of `zone` (`data` / `parity`) of
+    /// stripe `stripe` of file `name`.
+    pub(crate) fn new(
+        (oss, cache_slot): (usize, u64),
+        (name, stripe): (&str, u64),
+        zone: &str,
+        row: usize,
+        file_ranges: Vec<(u64, u64)>,
+    ) -> CacheElementAt {
+        CacheElementAt {
+            oss,
+            cache_slot,
+            file: name.to_string(),
+            stripe,
+            zone: zone.to_string(),
+            row,
+            file_ranges,
+        }
+    }
+}
+
 // Why Deref: the location reads as each finding's own fields (`f.oss`, `f.cache_slot`), as
 // its JSON shows them and as callers read them before the type was shared.
 impl std::ops::Deref for CacheScrubFinding {

@@ -2019,15 +2019,7 @@ impl Store {
                 .iter()
                 .any(|&(a, z)| unprotected.iter().any(|&(ua, uz)| a < uz && ua < z));
             let mut finding = CacheScrubFinding {
-                at: CacheElementAt {
-                    oss,
-                    cache_slot: slot,
-                    file: name.to_string(),
-                    stripe,
-                    zone: "data".into(),
-                    row: pos.row,
-                    file_ranges,
-                },
+                at: CacheElementAt::new((oss, slot), (name, stripe), "data", pos.row, file_ranges),
                 blocks: bad.iter().map(|&n| n as usize).collect(),
                 repaired: false,
             };
@@ -2114,15 +2106,7 @@ impl Store {
                     continue;
                 }
                 let mut finding = CacheScrubFinding {
-                    at: CacheElementAt {
-                        oss,
-                        cache_slot: slot,
-                        file: name.to_string(),
-                        stripe,
-                        zone: "parity".into(),
-                        row,
-                        file_ranges: Vec::new(),
-                    },
+                    at: CacheElementAt::new((oss, slot), (name, stripe), "parity", row, Vec::new()),
                     blocks: bad.iter().map(|&n| n as usize).collect(),
                     repaired: false,
                 };
@@ -2203,15 +2187,7 @@ impl Store {
             .map(|(a, z)| format!("{} bytes {a}..{z}", read::describe_file_name(name)))
             .collect();
         let finding = UnreadableCacheFinding {
-            at: CacheElementAt {
-                oss,
-                cache_slot: slot,
-                file: name.to_string(),
-                stripe,
-                zone: "data".into(),
-                row: pos.row,
-                file_ranges,
-            },
+            at: CacheElementAt::new((oss, slot), (name, stripe), "data", pos.row, file_ranges),
             without_parity,
             why: why.clone(),
             repaired: false,
@@ -2258,15 +2234,7 @@ impl Store {
         failing: &mut BTreeMap<usize, String>,
     ) -> bool {
         let finding = UnreadableCacheFinding {
-            at: CacheElementAt {
-                oss,
-                cache_slot: slot,
-                file: name.to_string(),
-                stripe,
-                zone: "parity".into(),
-                row: pos.row,
-                file_ranges: Vec::new(),
-            },
+            at: CacheElementAt::new((oss, slot), (name, stripe), "parity", pos.row, Vec::new()),
             without_parity: false,
             why,
             repaired: false,
