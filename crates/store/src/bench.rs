@@ -612,6 +612,8 @@ pub fn prepare_raw_files(plan: &RawPlan, dir: &Path) -> Result<Vec<std::fs::File
             .read(true)
             .write(true)
             .create(true)
+            // The directory was just emptied; no O_TRUNC, as a zone file's open.
+            .truncate(false)
             .open(plan.file_path(dir, t))
             .map_err(io)?;
         let rc =
