@@ -47,13 +47,7 @@ impl Store {
         {
             self.check_usable()?;
         }
-        let n = self.backends.len();
-        if oss >= n {
-            return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}",
-                n - 1
-            )));
-        }
+        self.check_oss_index(oss)?;
         if self.backends_supplied {
             return Err(StoreError::BadInput(
                 "refused, nothing changed: the backends came from the caller, which keeps no label files".into(),

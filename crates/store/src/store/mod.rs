@@ -357,9 +357,10 @@ pub struct UnreadableFinding {
     pub lost: Option<String>,
 }
 
-/// A damaged element of an OSS's cache zone that holds live data, found by scrub.
+/// Where a cache-zone element that scrub found damaged or unreadable lies, and what it
+/// holds (`CacheScrubFinding`, `UnreadableCacheFinding`).
 #[derive(Clone, Debug, Serialize)]
-pub struct CacheScrubFinding {
+pub struct CacheElementAt {
     pub oss: usize,
     /// The element's slot in the OSS's cache zone (object [`CACHE_OBJECT`], zone `cache`).
     pub cache_slot: u64,
@@ -369,9 +370,18 @@ pub struct CacheScrubFinding {
     /// `data`, or `parity` (the running parity of a WCL cache stripe).
     pub zone: String,
     pub row: usize,
-    /// File byte ranges `[start, end)` whose newest copy lies in the corrupt blocks (data
-    /// elements; empty for parity).
+    /// File byte ranges `[start, end)` whose newest copy lies in the damaged blocks (the
+    /// corrupt ones; all of an unreadable element) of a data element; empty for parity
+    /// (then the cache stripe's redundancy is at risk).
     pub file_ranges: Vec<(u64, u64)>,
+}
+
+/// A damaged element of an OSS's cache zone that holds live data, found by scrub.
+#[derive(Clone, Debug, Serialize)]
+pub struct CacheScrubFinding {
+    /// Flattened: the JSON keys stay the finding's own, as before the type was shared.
+    #[serde(flatten)]
+    pub at: CacheElementAt,
     pub blocks: Vec<usize>,
     pub repaired: bool,
 }
@@ -380,18 +390,9 @@ pub struct CacheScrubFinding {
 /// scrub (see `ScrubReport::unreadable_cache_elements`).
 #[derive(Clone, Debug, Serialize)]
 pub struct UnreadableCacheFinding {
-    pub oss: usize,
-    /// The element's slot in the OSS's cache zone (object [`CACHE_OBJECT`], zone `cache`).
-    pub cache_slot: u64,
-    pub file: String,
-    /// The home stripe whose newest bytes (or WCL running parity) the element holds.
-    pub stripe: u64,
-    /// `data`, or `parity` (the running parity of a WCL cache stripe).
-    pub zone: String,
-    pub row: usize,
-    /// File byte ranges `[start, end)` whose newest copy lies in the element and did not
-    /// read (data elements; empty for parity: then the cache stripe's redundancy is at risk).
-    pub file_ranges: Vec<(u64, u64)>,
+    /// Flattened: the JSON keys stay the finding's own, as before the type was shared.
+    #[serde(flatten)]
+    pub at: CacheElementAt,
     /// Some of `file_ranges` have no parity anywhere (an open delayed window): the element
     /// holds their only copy.
     pub without_parity: bool,
@@ -399,6 +400,44 @@ pub struct UnreadableCacheFinding {
     pub why: String,
     /// `repair`: rewritten from the cache stripe's parity and read back right.
     pub repaired: bool,
+}
+
+impl CacheElementAt {
+    /// Cache slot `slot` of OSS `oss`, holding row `row` of `zone` (`data` / `parity`) of
+    /// stripe `stripe` of file `name`.
+    pub(crate) fn new(
+        (oss, cache_slot): (usize, u64),
+        (name, stripe): (&str, u64),
+        zone: &str,
+        row: usize,
+        file_ranges: Vec<(u64, u64)>,
+    ) -> CacheElementAt {
+        CacheElementAt {
+            oss,
+            cache_slot,
+            file: name.to_string(),
+            stripe,
+            zone: zone.to_string(),
+            row,
+            file_ranges,
+        }
+    }
+}
+
+// Why Deref: the location reads as each finding's own fields (`f.oss`, `f.cache_slot`), as
+// its JSON shows them and as callers read them before the type was shared.
+impl std::ops::Deref for CacheScrubFinding {
+    type Target = CacheElementAt;
+    fn deref(&self) -> &CacheElementAt {
+        &self.at
+    }
+}
+
+impl std::ops::Deref for UnreadableCacheFinding {
+    type Target = CacheElementAt;
+    fn deref(&self) -> &CacheElementAt {
+        &self.at
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

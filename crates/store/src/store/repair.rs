@@ -164,6 +164,19 @@ impl Store {
 
     // ---------------------------------------------------------------- failures, scrub, rebuild
 
+    /// An OSS index given by the caller (`fail`, `online`, `rebuild`, `repair-label`...) must
+    /// be one of this store's: else `BadInput` naming the indices that exist, nothing changed.
+    pub(super) fn check_oss_index(&self, oss: usize) -> Result<(), StoreError> {
+        let n = self.backends.len();
+        if oss >= n {
+            return Err(StoreError::BadInput(format!(
+                "OSS {oss} does not exist: this store has OSSs 0 to {}",
+                n - 1
+            )));
+        }
+        Ok(())
+    }
+
     /// Mark OSS `oss` failed (as if its disk died): reads rebuild its elements from parity,
     /// writes skip it, until `rebuild` (or `online_oss`, while no write skipped it).
     /// Refused, changing nothing, when the OSSs failed or unavailable would then be more
@@ -187,13 +200,7 @@ impl Store {
     /// nothing, and a delayed move's edge-block copies go on record with the failure
     /// itself, ahead of the `Fail` record (`journal_fail`, `copy_moved_edge_blocks`).
     pub fn fail_oss(&self, oss: usize) -> Result<(), StoreError> {
-        let n = self.backends.len();
-        if oss >= n {
-            return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}",
-                n - 1
-            )));
-        }
+        self.check_oss_index(oss)?;
         let _between_plans = self.failure_gate.write();
         // Also open for reads only (a settle that could not finish): a disk that fails its
         // writes is taken out so that the next open's settle goes on without it.
@@ -326,13 +333,7 @@ impl Store {
         core: &mut Core,
         oss: usize,
     ) -> Result<bool, StoreError> {
-        let n = self.backends.len();
-        if oss >= n {
-            return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}",
-                n - 1
-            )));
-        }
+        self.check_oss_index(oss)?;
         if self.backends[oss].healthy() || core.state.failed_oss.contains(&oss) {
             return Ok(false);
         }
@@ -467,13 +468,7 @@ impl Store {
     /// is safe. Killed part way, the same command finishes it (also after `Online`).
     pub fn online_oss(&mut self, oss: usize) -> Result<(), StoreError> {
         self.check_usable()?;
-        let n = self.backends.len();
-        if oss >= n {
-            return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}",
-                n - 1
-            )));
-        }
+        self.check_oss_index(oss)?;
         let dir = self.dir.display().to_string();
         let take_back = {
             let core = self.core.lock();
@@ -2044,13 +2039,7 @@ impl Store {
                 .iter()
                 .any(|&(a, z)| unprotected.iter().any(|&(ua, uz)| a < uz && ua < z));
             let mut finding = CacheScrubFinding {
-                oss,
-                cache_slot: slot,
-                file: name.to_string(),
-                stripe,
-                zone: "data".into(),
-                row: pos.row,
-                file_ranges,
+                at: CacheElementAt::new((oss, slot), (name, stripe), "data", pos.row, file_ranges),
                 blocks: bad.iter().map(|&n| n as usize).collect(),
                 repaired: false,
             };
@@ -2137,13 +2126,7 @@ impl Store {
                     continue;
                 }
                 let mut finding = CacheScrubFinding {
-                    oss,
-                    cache_slot: slot,
-                    file: name.to_string(),
-                    stripe,
-                    zone: "parity".into(),
-                    row,
-                    file_ranges: Vec::new(),
+                    at: CacheElementAt::new((oss, slot), (name, stripe), "parity", row, Vec::new()),
                     blocks: bad.iter().map(|&n| n as usize).collect(),
                     repaired: false,
                 };
@@ -2204,11 +2187,6 @@ impl Store {
         failing: &mut BTreeMap<usize, String>,
     ) -> bool {
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        let key = ElementKey {
-            object: CACHE_OBJECT,
-            zone: Zone::Cache,
-            slot,
-        };
         let mut file_ranges: Vec<(u64, u64)> = Vec::new();
         let mut blocks: BTreeSet<u64> = BTreeSet::new();
         for r in ranges {
@@ -2228,49 +2206,38 @@ impl Store {
             .iter()
             .map(|(a, z)| format!("{} bytes {a}..{z}", read::describe_file_name(name)))
             .collect();
-        let mut finding = UnreadableCacheFinding {
-            oss,
-            cache_slot: slot,
-            file: name.to_string(),
-            stripe,
-            zone: "data".into(),
-            row: pos.row,
-            file_ranges,
+        let finding = UnreadableCacheFinding {
+            at: CacheElementAt::new((oss, slot), (name, stripe), "data", pos.row, file_ranges),
             without_parity,
             why: why.clone(),
             repaired: false,
         };
-        if without_parity {
+        let rebuilt = if without_parity {
             report.unrepairable.push(format!(
                 "{}: their only copy, in the cache zone of OSS {oss} (slot {slot}), does not read ({why}) and has no parity (an open delayed window): copy them out while a read still succeeds, or write these bytes again",
                 listed.join(", ")
             ));
-        } else if repair {
-            let rebuilt = if chunks_known {
+            None
+        } else if !repair {
+            None
+        } else if chunks_known {
+            Some(
                 self.rebuild_cache_element(None, file, stripe, pos)
-                    .map(|(element, _)| element)
-            } else {
-                Err(StoreError::DataLost(
-                    "no cache-stripe parity to rebuild from: the bytes are protected by home parity or their cache stripe is being moved home; run `flush` to move them home (reads decode around the element), then scrub again".into(),
-                ))
-            };
-            match rebuilt {
-                Ok(element) => {
-                    finding.repaired =
-                        self.rewrite_unreadable_cache(oss, key, &blocks, &element, failing);
-                    if finding.repaired {
-                        report.repaired_elements += 1;
-                    }
-                }
-                Err(err) => report.unrepairable.push(format!(
-                    "{} in the cache zone of OSS {oss} (slot {slot}): does not read ({why}) and {err}",
-                    listed.join(", ")
-                )),
-            }
-        }
-        let repaired = finding.repaired;
-        report.unreadable_cache_elements.push(finding);
-        repaired
+                    .map(|(element, _)| element),
+            )
+        } else {
+            Some(Err(StoreError::DataLost(
+                "no cache-stripe parity to rebuild from: the bytes are protected by home parity or their cache stripe is being moved home; run `flush` to move them home (reads decode around the element), then scrub again".into(),
+            )))
+        };
+        self.report_unreadable_cache(
+            finding,
+            &listed.join(", "),
+            &blocks,
+            rebuilt,
+            report,
+            failing,
+        )
     }
 
     /// `scrub_cache_stripe`'s WCL running-parity element at `slot` of `oss` (up) that did
@@ -2286,39 +2253,57 @@ impl Store {
         report: &mut ScrubReport,
         failing: &mut BTreeMap<usize, String>,
     ) -> bool {
+        let finding = UnreadableCacheFinding {
+            at: CacheElementAt::new((oss, slot), (name, stripe), "parity", pos.row, Vec::new()),
+            without_parity: false,
+            why,
+            repaired: false,
+        };
+        let blocks: BTreeSet<u64> =
+            (0..(self.sb.element_bytes / CHECKSUM_BLOCK_BYTES) as u64).collect();
+        let rebuilt = repair.then(|| {
+            self.rebuild_cache_element(None, file, stripe, pos)
+                .map(|(element, _)| element)
+        });
+        let what = format!(
+            "running parity of {} stripe {stripe}",
+            read::describe_file_name(name)
+        );
+        self.report_unreadable_cache(finding, &what, &blocks, rebuilt, report, failing)
+    }
+
+    /// The end of `unreadable_cache_data` / `_parity`: with the `rebuilt` element (`None`:
+    /// no repair to try), its `blocks` that did not read are rewritten and read back (see
+    /// `rewrite_unreadable_cache`); a rebuild that failed is named in `unrepairable` as
+    /// `what`'s. The finding is reported either way. Returns whether it was rewritten.
+    fn report_unreadable_cache(
+        &self,
+        mut finding: UnreadableCacheFinding,
+        what: &str,
+        blocks: &BTreeSet<u64>,
+        rebuilt: Option<Result<Vec<u8>, StoreError>>,
+        report: &mut ScrubReport,
+        failing: &mut BTreeMap<usize, String>,
+    ) -> bool {
+        let (oss, slot) = (finding.oss, finding.cache_slot);
         let key = ElementKey {
             object: CACHE_OBJECT,
             zone: Zone::Cache,
             slot,
         };
-        let mut finding = UnreadableCacheFinding {
-            oss,
-            cache_slot: slot,
-            file: name.to_string(),
-            stripe,
-            zone: "parity".into(),
-            row: pos.row,
-            file_ranges: Vec::new(),
-            without_parity: false,
-            why: why.clone(),
-            repaired: false,
-        };
-        if repair {
-            let blocks: BTreeSet<u64> =
-                (0..(self.sb.element_bytes / CHECKSUM_BLOCK_BYTES) as u64).collect();
-            match self.rebuild_cache_element(None, file, stripe, pos) {
-                Ok((element, _)) => {
-                    finding.repaired =
-                        self.rewrite_unreadable_cache(oss, key, &blocks, &element, failing);
-                    if finding.repaired {
-                        report.repaired_elements += 1;
-                    }
+        match rebuilt {
+            None => {}
+            Some(Ok(element)) => {
+                finding.repaired =
+                    self.rewrite_unreadable_cache(oss, key, blocks, &element, failing);
+                if finding.repaired {
+                    report.repaired_elements += 1;
                 }
-                Err(err) => report.unrepairable.push(format!(
-                    "running parity of {} stripe {stripe} in the cache zone of OSS {oss} (slot {slot}): does not read ({why}) and {err}",
-                    read::describe_file_name(name)
-                )),
             }
+            Some(Err(err)) => report.unrepairable.push(format!(
+                "{what} in the cache zone of OSS {oss} (slot {slot}): does not read ({}) and {err}",
+                finding.why
+            )),
         }
         let repaired = finding.repaired;
         report.unreadable_cache_elements.push(finding);
@@ -2522,13 +2507,7 @@ impl Store {
     /// (emptied first). Cached data is moved home first.
     pub fn rebuild(&mut self, oss: usize, to: Option<&Path>) -> Result<(), StoreError> {
         self.check_usable()?;
-        let n = self.backends.len();
-        if oss >= n {
-            return Err(StoreError::BadInput(format!(
-                "OSS {oss} does not exist: this store has OSSs 0 to {}",
-                n - 1
-            )));
-        }
+        self.check_oss_index(oss)?;
         if self.tolerance() == 0 {
             return Err(StoreError::BadInput(
                 "a raid0 store has no parity to rebuild from".into(),
