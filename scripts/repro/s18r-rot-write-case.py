@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # s18r: one rot-then-write case of s18r-rot-write-fuzz.py, repeated N times (the outcome depends on thread timing).
 # usage: EXARAID=... s18r-rot-write-case.py DIR CODE UNIT FIRSTOFF FIRSTLEN ROTFILE ROTOFF WRITEOFF WRITELEN N
-#   ROTFILE relative to the store dir, e.g. /oss-2/objects/0.data
+#   ROTFILE relative to the store dir, e.g. /oss-2/objects/0.data; FAIL=I: OSS I failed before the second write,
+#   rebuilt after it
 import os, random, subprocess, sys
 E = os.environ['EXARAID']; D, code, unit = sys.argv[1], sys.argv[2], int(sys.argv[3])
 o1, l1, rf, ro, o2, l2, n = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], int(sys.argv[7]), int(sys.argv[8]), int(sys.argv[9]), int(sys.argv[10])
@@ -18,7 +19,9 @@ for t in range(n):
     run(['write', S, 'f', '--offset', str(o1)], a)
     with open(S + rf, 'r+b') as h:
         h.seek(ro); x = h.read(1); h.seek(ro); h.write(bytes([x[0] ^ 0x5a]))
+    if os.environ.get('FAIL'): run(['fail', S, '--oss', os.environ['FAIL']])
     w = run(['write', S, 'f', '--offset', str(o2)], b)
+    if os.environ.get('FAIL'): run(['rebuild', S, '--oss', os.environ['FAIL']])
     old = bytearray(o1) + a; new = bytearray(old); new.extend(bytearray(max(0, o2 + l2 - len(new)))); new[o2:o2 + l2] = b
     g = run(['get', S, 'f'])
     bad = [i for i in range(len(g.stdout)) if g.stdout[i] != new[i] and g.stdout[i] != (old[i] if i < len(old) else 0)] if g.returncode == 0 else None
