@@ -16,67 +16,12 @@
 mod common;
 use common::*;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 /// The review's stripe unit: a slot's 16 blocks span pages no neighbouring slot allocates.
 const UNIT: u64 = 65536;
 /// Each OSS's tmpfs: room for the store's few stripes and cache chunks, filled afterwards.
 const TMPFS_BYTES: u64 = 8 << 20;
-
-/// A tmpfs of `TMPFS_BYTES` mounted at a directory, unmounted when dropped.
-struct Tmpfs(PathBuf);
-
-impl Tmpfs {
-    fn mount(at: &Path) -> Option<Tmpfs> {
-        std::fs::create_dir_all(at).unwrap();
-        let size = format!("size={TMPFS_BYTES}");
-        let mounted = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &size, "tmpfs", s(at)])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        mounted.then(|| Tmpfs(at.to_path_buf()))
-    }
-
-    /// Fill the file system to 0 bytes free, with a file whose blocks are
-    /// allocated (`posix_fallocate`): what the store writes next into room it has not
-    /// allocated before fails ENOSPC, as on a disk that filled up.
-    fn fill(&self) {
-        use std::os::fd::AsRawFd;
-        let filler = std::fs::File::create(self.0.join("filler")).unwrap();
-        let free = free_bytes(&self.0);
-        assert!(
-            free > 0,
-            "{}: no bytes free before the filler",
-            self.0.display()
-        );
-        let len = free as libc::off_t;
-        // SAFETY: a plain call on an open descriptor.
-        let rc = unsafe { libc::posix_fallocate(filler.as_raw_fd(), 0, len) };
-        assert_eq!(
-            rc,
-            0,
-            "posix_fallocate of the filler on {}",
-            self.0.display()
-        );
-        let left = free_bytes(&self.0);
-        assert_eq!(left, 0, "{}: {left} bytes still free", self.0.display());
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
-
-fn free_bytes(at: &Path) -> u64 {
-    let c = std::ffi::CString::new(s(at)).unwrap();
-    // SAFETY: statvfs fills the zeroed struct; the path is a valid C string.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut st) }, 0);
-    st.f_bavail as u64 * st.f_frsize as u64
-}
 
 /// A store at `root/store` (metadata on the ordinary disk) whose OSS directories are each
 /// on a tmpfs of their own; `None` where mounting is not permitted.
@@ -91,7 +36,7 @@ impl Scene {
         let tmp = tempfile::tempdir().unwrap();
         let mut mounts = Vec::new();
         for i in 0..osses {
-            mounts.push(Tmpfs::mount(&tmp.path().join(format!("m{i}")))?);
+            mounts.push(Tmpfs::mount(&tmp.path().join(format!("m{i}")), TMPFS_BYTES)?);
         }
         let dir = tmp.path().join("store");
         let oss_dirs: Vec<String> = mounts
@@ -166,16 +111,12 @@ impl Scene {
     }
 }
 
-fn skipped() {
-    eprintln!("SKIPPED: mounting a tmpfs is not permitted here (needs root)");
-}
-
 /// D-code p=5 (parity rows in every column), WCL: the recovery rewrote the running parity
 /// of parity rows the cut write's cache chunks never had allocated.
 #[test]
 fn a_cut_wcl_write_on_an_array_code_recovers_on_full_disks() {
     let Some(scene) = Scene::new(5, &["--code", "dcode", "--p", "5"], "wcl") else {
-        return skipped();
+        return tmpfs_skipped();
     };
     // One acknowledged write over the first data elements of stripe 0, then a cut one
     // beside it in the same cache stripe.
@@ -189,7 +130,7 @@ fn a_cut_wcl_write_on_an_array_code_recovers_on_full_disks() {
 #[test]
 fn a_cut_rmw_write_on_an_array_code_recovers_on_full_disks() {
     let Some(scene) = Scene::new(7, &["--code", "evenodd", "--p", "5"], "rmw") else {
-        return skipped();
+        return tmpfs_skipped();
     };
     // EVENODD p=5: 4 rows by 5 data columns, 20 elements a stripe. The cut write lands in
     // stripe 1, which the acknowledged one never reached.

@@ -40,3 +40,83 @@ fn a_write_refused_for_a_full_oss_still_gives_a_timed_out_window_its_parity() {
         .unwrap();
     assert!(store.get("f").unwrap() == data);
 }
+
+/// A tmpfs of `bytes` at `at` (a small metadata disk), unmounted when dropped; `None` where
+/// mounting is not permitted (it needs root).
+struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    fn mount(at: &std::path::Path, bytes: u64) -> Option<Tmpfs> {
+        std::fs::create_dir_all(at).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
+            .arg(at)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        mounted.then(|| Tmpfs(at.to_path_buf()))
+    }
+
+    /// Every free block taken by one file: an append that needs a new block fails ENOSPC.
+    fn fill(&self) {
+        let filler = self.0.join("filler");
+        let mut f = std::fs::File::create(&filler).unwrap();
+        use std::io::Write;
+        let page = vec![0u8; 4096];
+        while f.write_all(&page).is_ok() {}
+        let _ = f.write_all(&[0u8; 1]);
+    }
+
+    fn unfill(&self) {
+        std::fs::remove_file(self.0.join("filler")).unwrap();
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Review s17r R17-3, in one process: a due timeout whose record a full metadata disk
+/// refuses must leave the planner as the journal has it. Before, the planner kept the
+/// tick: its parity plans were dropped unrun, the timeout never fired again, and the
+/// window's bytes stayed without parity while the planner took them for protected.
+#[test]
+fn a_timeout_the_full_metadata_disk_refused_fires_once_there_is_room() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(meta) = Tmpfs::mount(&dir.path().join("meta"), 1 << 20) else {
+        eprintln!("SKIPPED: mounting a tmpfs is not permitted here (needs root)");
+        return;
+    };
+    let store_dir = meta.0.join("s");
+    let oss_dirs = (0..4).map(|i| dir.path().join(format!("o{i}"))).collect();
+    let mut opts = InitOptions::new(oss_dirs, CodeSpec::raid5(3));
+    opts.element_bytes = UNIT;
+    opts.write_path = WritePath::Delayed;
+    opts.window_timeout_ms = 400;
+    let store = Store::init(&store_dir, &opts).unwrap();
+    let data = pattern(1, 10_000);
+    let _window = store.delayed_start("f").unwrap();
+    store.write("f", 0, &data).unwrap();
+    // An empty journal: its next record needs a new block of the full disk.
+    store.checkpoint().unwrap();
+    meta.fill();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let err = store.tick().unwrap_err();
+    assert!(matches!(err, StoreError::NoSpace(_)), "{err}");
+    assert_eq!(store.status().unwrap().bytes_unprotected, 10_000);
+
+    meta.unfill();
+    store.tick().unwrap();
+    assert_eq!(
+        store.status().unwrap().bytes_unprotected,
+        0,
+        "the timeout fired with room: the window's bytes have parity"
+    );
+    assert!(store.get("f").unwrap() == data);
+    assert_consistent(&store);
+    store
+        .fail_oss(store.layout().locate(store.file_id("f").unwrap(), 0).oss)
+        .unwrap();
+    assert!(store.get("f").unwrap() == data, "decoded through the timeout's parity");
+}

@@ -286,3 +286,72 @@ pub fn output_under_file_size_limit(mut command: Command, fsize_bytes: u64) -> O
         .output()
         .expect("the CLI runs under a file-size limit")
 }
+
+/// A tmpfs of a given size mounted at a directory (a small disk to fill), unmounted when
+/// dropped. Mounting needs root: `mount` returns `None` where it is not permitted.
+pub struct Tmpfs(pub std::path::PathBuf);
+
+impl Tmpfs {
+    pub fn mount(at: &Path, size_bytes: u64) -> Option<Tmpfs> {
+        std::fs::create_dir_all(at).unwrap();
+        let size = format!("size={size_bytes}");
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &size, "tmpfs", s(at)])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        mounted.then(|| Tmpfs(at.to_path_buf()))
+    }
+
+    /// Fill the file system to 0 bytes free, with a file whose blocks are allocated
+    /// (`posix_fallocate`): what the store writes next into room it has not allocated
+    /// before fails ENOSPC, as on a disk that filled up.
+    pub fn fill(&self) {
+        use std::os::fd::AsRawFd;
+        let filler = std::fs::File::create(self.filler()).unwrap();
+        let free = free_bytes(&self.0);
+        assert!(
+            free > 0,
+            "{}: no bytes free before the filler",
+            self.0.display()
+        );
+        let len = free as libc::off_t;
+        // SAFETY: a plain call on an open descriptor.
+        let rc = unsafe { libc::posix_fallocate(filler.as_raw_fd(), 0, len) };
+        assert_eq!(
+            rc,
+            0,
+            "posix_fallocate of the filler on {}",
+            self.0.display()
+        );
+        let left = free_bytes(&self.0);
+        assert_eq!(left, 0, "{}: {left} bytes still free", self.0.display());
+    }
+
+    /// Room back: the filler removed.
+    pub fn unfill(&self) {
+        std::fs::remove_file(self.filler()).unwrap();
+    }
+
+    fn filler(&self) -> std::path::PathBuf {
+        self.0.join("filler")
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+pub fn free_bytes(at: &Path) -> u64 {
+    let c = std::ffi::CString::new(s(at)).unwrap();
+    // SAFETY: statvfs fills the zeroed struct; the path is a valid C string.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut st) }, 0);
+    st.f_bavail as u64 * st.f_frsize as u64
+}
+
+/// For a test that needs `Tmpfs` where mounting is not permitted.
+pub fn tmpfs_skipped() {
+    eprintln!("SKIPPED: mounting a tmpfs is not permitted here (needs root)");
+}

@@ -2303,7 +2303,7 @@ impl Store {
         };
         store.run_plans(more, None)?;
         store.keep_clock_skew();
-        store.tick()?;
+        store.upkeep_at_open()?;
         // A write killed after its bytes were journaled but before its parity advance
         // leaves more unprotected bytes than the bound; nothing else would advance them
         // until the next window write, END, flush or timeout (review s8r R8-2).
@@ -3751,6 +3751,43 @@ impl Store {
         Ok(())
     }
 
+    /// The upkeep every open runs on its own: losses of an OSS failed inside a delayed
+    /// window absorbed (their settle), then due window timeouts fired. Refused for room (a
+    /// full OSS or metadata disk) before it changed anything, it is deferred with a warning
+    /// told at close, as `keep_unprotected_bound` does, and the open goes on. Why (review
+    /// s17r R17-1, R17-1b, R17-3): the refusal failed the open, so every command, `get` of
+    /// an untouched file and `status` included, was refused while the disk was full, and
+    /// the way out the message named (`rm`) too. Deferred, nothing is lost or misread: the
+    /// lost bytes are on record (reads of them are refused naming them), the window's other
+    /// bytes read from the cache zone, and every write, END, timeout and flush runs this
+    /// upkeep first, refused the same way until there is room; the next open tries again.
+    fn upkeep_at_open(&self) -> Result<(), StoreError> {
+        let deferred = |e: StoreError, what: &str, refused: &str| -> Result<(), StoreError> {
+            let refused_unchanged =
+                matches!(e, StoreError::NoSpace(_)) && !self.poisoned.load(Ordering::SeqCst);
+            if !refused_unchanged {
+                return Err(e);
+            }
+            self.deferred_warnings.lock().push(format!(
+                "{what} was deferred: {e}. This command went on without it, and what it read is right; every later command tries it again first{refused}"
+            ));
+            Ok(())
+        };
+        if let Err(e) = self.absorb_losses() {
+            // Its error says what is refused meanwhile (see `absorb_losses`).
+            let what = "the store's own settle after an OSS failure inside a delayed window";
+            return deferred(e, what, "");
+        }
+        if let Err(e) = self.tick() {
+            return deferred(
+                e,
+                "a delayed window's due timeout (its parity; `exaraid store status` lists the open windows, whose bytes stay readable in the cache zone meanwhile)",
+                ", and writes and END are refused until it is done",
+            );
+        }
+        Ok(())
+    }
+
     /// Advance the parity if more bytes are without it than the bound, after `done` (what
     /// is already durable, said in any error). A full disk that refuses the advance before it
     /// changed anything leaves a warning, not an error: the bytes stay unprotected past the
@@ -4470,7 +4507,15 @@ impl Store {
             now_ns,
             parity_crcs_synced: true,
         };
-        self.journal(core, Rec::Input(tick), false)?;
+        if let Err(e) = self.journal(core, Rec::Input(tick), false) {
+            // Refused (a full metadata disk: review s17r R17-3), nothing appended. The
+            // planner must not keep a tick the journal lacks: its later records would
+            // follow an input replay never sees, and the timeout's plans, never admitted,
+            // would hold their window's stripes. Rebuilt from the inputs on record, it
+            // still has the timeout due: the next tick with room fires it.
+            core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
+            return Err(e);
+        }
         Ok(plans)
     }
 

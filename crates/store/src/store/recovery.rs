@@ -1961,10 +1961,11 @@ impl Store {
             // Half settled: only a reopen (which finishes the settle) may go on.
             self.poisoned.store(true, Ordering::SeqCst);
         }
-        // Failed before its `SettleBegin` (no room for its home writes): nothing of the
-        // store changed, the cached bytes stay where they are, readable, and no open
-        // redoes this settle (review s4e E6: one that began and failed on a full OSS was
-        // redone, and failed, at every later open, also of `get` and `status`).
+        // Failed before its `SettleBegin` (no room for its home writes, or for that record
+        // on the metadata disk): nothing of the store changed, the cached bytes stay where
+        // they are, readable, and no open redoes this settle (review s4e E6: one that began
+        // and failed on a full OSS was redone, and failed, at every later open, also of
+        // `get` and `status`).
         result
     }
 
@@ -2078,7 +2079,6 @@ impl Store {
         // Room for every home write (and settle copy) first: a full OSS stops the settle
         // here, before anything changed, with a message that says what to do.
         self.reserve_settle(core, &stripes, &cached)?;
-        *begun = true;
         // Stripes of the settle that began which it (and every redo of it) never wrote home:
         // each settle since its begin promised a `SettleSums` record before a stripe's first
         // home write, and a kill keeps every returned append, so a stripe without one was
@@ -2095,12 +2095,18 @@ impl Store {
         // whether every one of them gets its sums on record before it is written.
         let records_every_stripe = self.settle_records_every_stripe();
         let listed: Vec<(u64, u64)> = stripes.iter().copied().collect();
+        // Begun once a record says so. The first one refused (a full metadata disk: review
+        // s17r R17-1b) appended nothing and changed nothing, as a refused reservation: no
+        // reopen is needed, and the caller may defer the settle. With no stripe to name, at
+        // once (what follows changes the store).
+        *begun = listed.is_empty();
         for chunk in listed.chunks(SETTLE_RECORD_STRIPES_MAX) {
             let rec = Rec::SettleBegin {
                 stripes: chunk.to_vec(),
                 records_every_stripe,
             };
             self.journal(core, rec, false)?;
+            *begun = true;
         }
         if self.fsync {
             core.journal.sync()?;

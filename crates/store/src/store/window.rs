@@ -407,7 +407,21 @@ impl Store {
         self.record_losses(&mut core)?;
         let failed = self.failed_set(&core);
         if !self.planner_lost(&core).is_empty() {
-            self.settle(&mut core, BTreeSet::new())?;
+            self.settle(&mut core, BTreeSet::new()).map_err(|e| {
+                if !matches!(e, StoreError::NoSpace(_)) || self.poisoned.load(Ordering::SeqCst) {
+                    return e;
+                }
+                // Refused unchanged: said as why this settle runs, which the user did not
+                // ask for (review s17r R17-1).
+                let list: Vec<String> = failed.iter().map(|o| o.to_string()).collect();
+                let osses = match list.len() {
+                    1 => format!("OSS {}", list[0]),
+                    _ => format!("OSSs {}", list.join(", ")),
+                };
+                e.with_context(&format!(
+                    "this settle is the store's own: {osses} failed while a delayed window was open, the window bytes whose only copy was there are recorded lost (`exaraid store status` lists them), and the window's other cached bytes must go home with parity before any write, END, window timeout or flush runs; until then those are refused, and reads work"
+                ))
+            })?;
         }
         assert!(
             self.planner_lost(&core).is_empty(),
