@@ -6,4 +6,4 @@
 # Expected (a fix): the held write returns Ok, the later write's bytes read back.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo test -p exaraid-store --test review_m18_rewritten_over_own_destage_loss
+cargo test -p exaraid-store --test review_m18_rewritten_over_own_destage_loss -- --ignored
