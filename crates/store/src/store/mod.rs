@@ -5385,6 +5385,30 @@ mod write_in_flight_tests {
     }
 
     #[test]
+    #[ignore = "merge review s18m M18-3: fails on s18int b90b3ea; run with --ignored"]
+    fn a_range_a_later_write_rewrote_never_returns_to_the_notes_by_a_collapse() {
+        // Merge review s18m M18-3 (s18d collapse vs s18e forget_rewritten), a repro: the end
+        // journals the notes lost where they are off record, so a range a later write rewrote
+        // (and took off the record) must never come back to the notes. The collapse past the
+        // bound names the whole write, rewritten ranges included: a false LOST over the later
+        // write's acknowledged bytes (M17-1 again, past the bound).
+        let mut w = write_in_flight();
+        w.note_lost_by_plan(6, &[lost(7, 4096, 100)]);
+        w.forget_rewritten(7, 8192, 4096);
+        let many: Vec<LostRange> = (0..=WRITE_IN_FLIGHT_LOST_RANGES_MAX as u64)
+            .map(|i| lost(7, 4096 + i % 4096, 1))
+            .collect();
+        w.note_lost_by_plan(7, &many);
+        assert!(
+            w.lost
+                .iter()
+                .all(|l| l.outside(7, 8192, 4096) == vec![l.clone()]),
+            "the rewritten bytes 8192..12288 are back on the notes: {:?}",
+            w.lost
+        );
+    }
+
+    #[test]
     fn a_later_writes_rewritten_range_leaves_the_notes_and_only_it() {
         let mut w = write_in_flight();
         w.note_lost_by_plan(6, &[lost(7, 4096, 8192), lost(7, 16_384, 100)]);
