@@ -64,7 +64,6 @@ fn scene(dir: &Path) -> (Store, Arc<StaleAtFirstCacheRead>) {
 }
 
 #[test]
-#[ignore = "merge review s18m M18-1: fails on s18int b90b3ea (panic); run with --ignored, un-ignore with the fix"]
 fn a_later_write_over_every_byte_an_in_flight_writes_own_destage_lost_lets_it_end() {
     let dir = scratch();
     let (store, hook) = scene(dir.path());
