@@ -107,3 +107,26 @@ fn hdp_write_over_one_rotten_byte_never_keeps_it_under_a_valid_checksum_50_runs(
         assert_exact_and_clean(dir.path(), store, &model, &what);
     }
 }
+
+/// The reviewer's rs 5+3 scene (R18-1): OSS 7's data zone file, slot 2 block 0 byte 3200
+/// rots after a write of 12,468 bytes at 32,468; a write of 10,524 bytes at 36,467 must
+/// succeed and leave the file exact.
+#[test]
+fn rs_5_3_write_over_one_rotten_byte_beside_never_written_bytes_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = rmw_store(dir.path(), CodeSpec::rs(5, 3), 8);
+    let a = pattern(21, 12468);
+    store.write("f", 32468, &a).unwrap();
+    flip_data_file_byte(&store, "f", 7, 2 * (UNIT + 4) + 3200);
+    assert_eq!(store.scrub(false).unwrap().corrupt_elements.len(), 1);
+    let b = pattern(22, 10524);
+    let what = "rs 5+3: write 36467..46991 over one rotten byte";
+    store
+        .write("f", 36467, &b)
+        .unwrap_or_else(|e| panic!("{what}: write refused: {e}"));
+    let mut model = vec![0u8; 32468];
+    model.extend_from_slice(&a);
+    model.resize(36467 + b.len(), 0);
+    model[36467..].copy_from_slice(&b);
+    assert_exact_and_clean(dir.path(), store, &model, what);
+}
