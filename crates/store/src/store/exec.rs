@@ -2196,12 +2196,35 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
         // Home addresses `[a, z)` each read step of the plan verified, per (OSS, zone, file).
+        // A read of bytes the file never wrote does not count: when their block fails its
+        // checksum, `read_range_repairing` serves them as zeros from the store's record
+        // without verifying or healing the block, and the partial write into it then failed
+        // half-way through the plan (review s18r R18-1; on hdp the next open's recovery of
+        // that cut write kept the rotten byte under a valid checksum, R18-4).
         let covered = |oss: usize, zone: PlanZone, file: u64, a: u64, z: u64| {
             plan.steps.iter().any(|r| {
-                r.op == Op::Read
-                    && (r.oss, r.zone, r.file) == (oss, zone, file)
-                    && r.addr_bytes < z
-                    && a < r.addr_bytes + r.len_bytes
+                if r.op != Op::Read
+                    || (r.oss, r.zone, r.file) != (oss, zone, file)
+                    || r.addr_bytes >= z
+                    || a >= r.addr_bytes + r.len_bytes
+                {
+                    return false;
+                }
+                let mut at = r.addr_bytes;
+                r.pieces.iter().all(|piece| {
+                    let el = &piece.element;
+                    let (pa, pz) = (at, at + el.len_bytes);
+                    at = pz;
+                    let (oa, oz) = (pa.max(a), pz.min(z));
+                    oa >= oz
+                        || !self.never_written(
+                            None,
+                            file,
+                            el,
+                            (el.offset_bytes + (oa - pa)) as usize,
+                            (oz - oa) as usize,
+                        )
+                })
             })
         };
         for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
