@@ -36,7 +36,10 @@ impl Scene {
         let tmp = tempfile::tempdir().unwrap();
         let mut mounts = Vec::new();
         for i in 0..osses {
-            mounts.push(Tmpfs::mount(&tmp.path().join(format!("m{i}")), TMPFS_BYTES)?);
+            mounts.push(Tmpfs::mount(
+                &tmp.path().join(format!("m{i}")),
+                TMPFS_BYTES,
+            )?);
         }
         let dir = tmp.path().join("store");
         let oss_dirs: Vec<String> = mounts

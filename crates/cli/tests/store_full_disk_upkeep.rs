@@ -213,20 +213,32 @@ fn a_due_window_timeout_on_a_full_metadata_disk_is_deferred_and_reads_work() {
         refused.contains(s(&journal)) && refused.contains("full"),
         "{what}: the write is refused naming the full metadata disk: {refused}"
     );
-    assert!(ok(&["store", "get", d, "a"], b"") == scene.a, "{what}: a unchanged");
+    assert!(
+        ok(&["store", "get", d, "a"], b"") == scene.a,
+        "{what}: a unchanged"
+    );
 
     scene.disk.unfill();
     let out = exaraid(&["store", "status", d, "--json"], b"");
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("deferred"), "room back: nothing deferred: {stderr}");
+    assert!(
+        !stderr.contains("deferred"),
+        "room back: nothing deferred: {stderr}"
+    );
     let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         status["bytes_unprotected"], 0,
         "room back: this command's open fired the timeout, the window's bytes have parity"
     );
-    assert!(ok(&["store", "get", d, "a"], b"") == scene.a, "room back: a");
-    assert!(ok(&["store", "get", d, "b"], b"") == scene.b, "room back: b");
+    assert!(
+        ok(&["store", "get", d, "a"], b"") == scene.a,
+        "room back: a"
+    );
+    assert!(
+        ok(&["store", "get", d, "b"], b"") == scene.b,
+        "room back: b"
+    );
     ok(&["store", "scrub", d], b"");
     ok(&["store", "delayed", "end", d, &scene.token], b"");
     // Parity protects the window's bytes: one OSS less, every byte still reads.
@@ -241,7 +253,10 @@ fn a_due_window_timeout_on_a_full_metadata_disk_is_deferred_and_reads_work() {
 fn failed_oss_inside_a_window_on_a_full_disk(scene: Scene, disk_named: &Path, what: &str) {
     let d = scene.d();
     let lost = scene.lost();
-    assert!(!lost.is_empty(), "{what}: fail recorded the window's bytes on it lost");
+    assert!(
+        !lost.is_empty(),
+        "{what}: fail recorded the window's bytes on it lost"
+    );
     for (file, at, len, oss) in &lost {
         assert!(
             file == "a"
@@ -254,7 +269,10 @@ fn failed_oss_inside_a_window_on_a_full_disk(scene: Scene, disk_named: &Path, wh
     }
 
     let status = scene.reads_work_while_full(disk_named, what);
-    assert!(status.contains("LOST"), "{what}: status lists the losses: {status}");
+    assert!(
+        status.contains("LOST"),
+        "{what}: status lists the losses: {status}"
+    );
     assert_eq!(scene.lost(), lost, "{what}: the losses on record, exactly");
     let refused = fails(&["store", "get", d, "a"], b"");
     assert!(
@@ -268,13 +286,20 @@ fn failed_oss_inside_a_window_on_a_full_disk(scene: Scene, disk_named: &Path, wh
         refused.contains(s(disk_named)) && refused.contains("full"),
         "{what}: END is refused naming the full disk: {refused}"
     );
-    assert_eq!(scene.lost(), lost, "{what}: the refused END changed no loss");
+    assert_eq!(
+        scene.lost(),
+        lost,
+        "{what}: the refused END changed no loss"
+    );
 
     scene.disk.unfill();
     let out = exaraid(&["store", "status", d, "--json"], b"");
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("deferred"), "{what}, room back: nothing deferred: {stderr}");
+    assert!(
+        !stderr.contains("deferred"),
+        "{what}, room back: nothing deferred: {stderr}"
+    );
     let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         status["bytes_unprotected"], 0,
@@ -287,7 +312,10 @@ fn failed_oss_inside_a_window_on_a_full_disk(scene: Scene, disk_named: &Path, wh
         "{what}, room back: END ends the window and names its losses: {refused}"
     );
     assert_eq!(scene.lost(), lost, "{what}, after END: the same losses");
-    assert!(ok(&["store", "get", d, "b"], b"") == scene.b, "{what}, room back: b");
+    assert!(
+        ok(&["store", "get", d, "b"], b"") == scene.b,
+        "{what}, room back: b"
+    );
     reads_right_outside_its_losses(d, "a", &scene.a, None, what);
 }
 
@@ -304,7 +332,11 @@ fn a_failed_oss_inside_a_window_on_a_full_oss_disk_defers_the_absorb_and_reads_w
         b"",
     );
     let oss0 = scene.disk.0.join("o0");
-    failed_oss_inside_a_window_on_a_full_disk(scene, &oss0, "OSS 2 failed in the window, OSS 0 full");
+    failed_oss_inside_a_window_on_a_full_disk(
+        scene,
+        &oss0,
+        "OSS 2 failed in the window, OSS 0 full",
+    );
 }
 
 /// R17-1b: the same with the store's metadata disk full after the `fail` (which had room):

@@ -118,5 +118,8 @@ fn a_timeout_the_full_metadata_disk_refused_fires_once_there_is_room() {
     store
         .fail_oss(store.layout().locate(store.file_id("f").unwrap(), 0).oss)
         .unwrap();
-    assert!(store.get("f").unwrap() == data, "decoded through the timeout's parity");
+    assert!(
+        store.get("f").unwrap() == data,
+        "decoded through the timeout's parity"
+    );
 }

@@ -38,7 +38,8 @@ impl Hook for RotAfterParity {
         }
         let hit = {
             let t = self.target.lock();
-            t.as_ref().is_some_and(|(o, k, _, _)| (*o, *k) == (oss, key))
+            t.as_ref()
+                .is_some_and(|(o, k, _, _)| (*o, *k) == (oss, key))
         };
         if hit {
             let deadline = Instant::now() + Duration::from_secs(5);

@@ -88,7 +88,10 @@ fn a_later_write_over_every_byte_an_in_flight_writes_own_destage_lost_lets_it_en
             .spawn_scoped(s, || store.write("f", 0, &a))
             .unwrap();
         at_end.recv_timeout(WAIT).expect("A reaches its end");
-        assert!(!hook.armed.load(Ordering::SeqCst), "A's destage read the stale element");
+        assert!(
+            !hook.armed.load(Ordering::SeqCst),
+            "A's destage read the stale element"
+        );
         assert!(
             !store.status().unwrap().lost_ranges.is_empty(),
             "A's destage recorded its stripe's bytes lost"
@@ -108,7 +111,14 @@ fn a_later_write_over_every_byte_an_in_flight_writes_own_destage_lost_lets_it_en
                 .or_else(|| p.downcast_ref::<&str>().copied())
         ),
     };
-    assert!(held_wrote.is_ok(), "every byte of A recorded lost was rewritten by C: {held_wrote:?}");
-    assert_eq!(store.read("f", 0, STRIPE_BYTES as u64).unwrap(), c, "C's acknowledged bytes");
+    assert!(
+        held_wrote.is_ok(),
+        "every byte of A recorded lost was rewritten by C: {held_wrote:?}"
+    );
+    assert_eq!(
+        store.read("f", 0, STRIPE_BYTES as u64).unwrap(),
+        c,
+        "C's acknowledged bytes"
+    );
     assert_consistent(&store);
 }

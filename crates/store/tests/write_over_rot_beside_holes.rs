@@ -34,7 +34,10 @@ fn flip_data_file_byte(store: &Store, name: &str, oss: usize, at_bytes: usize) {
 /// Every byte the store returns is the model's (the write's new bytes included), before
 /// and after reopening, and scrub finds nothing.
 fn assert_exact_and_clean(dir: &std::path::Path, store: Store, model: &[u8], what: &str) {
-    assert!(store.get("f").unwrap() == model, "{what}: get after the write");
+    assert!(
+        store.get("f").unwrap() == model,
+        "{what}: get after the write"
+    );
     assert_consistent(&store);
     drop(store);
     let store = Store::open(dir).unwrap();
@@ -102,7 +105,9 @@ fn hdp_write_over_one_rotten_byte_never_keeps_it_under_a_valid_checksum_50_runs(
             let wrong: Vec<usize> = (0..got.len())
                 .filter(|&i| got[i] != old[i] && got[i] != model[i])
                 .collect();
-            panic!("{what}: write refused ({e}); bytes neither old nor new after reopen: {wrong:?}");
+            panic!(
+                "{what}: write refused ({e}); bytes neither old nor new after reopen: {wrong:?}"
+            );
         }
         assert_exact_and_clean(dir.path(), store, &model, &what);
     }
