@@ -219,14 +219,7 @@ fn a_due_window_timeout_on_a_full_metadata_disk_is_deferred_and_reads_work() {
     );
 
     scene.disk.unfill();
-    let out = exaraid(&["store", "status", d, "--json"], b"");
-    assert!(out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !stderr.contains("deferred"),
-        "room back: nothing deferred: {stderr}"
-    );
-    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let status = status_with_nothing_deferred(d, what);
     assert_eq!(
         status["bytes_unprotected"], 0,
         "room back: this command's open fired the timeout, the window's bytes have parity"
@@ -293,14 +286,7 @@ fn failed_oss_inside_a_window_on_a_full_disk(scene: Scene, disk_named: &Path, wh
     );
 
     scene.disk.unfill();
-    let out = exaraid(&["store", "status", d, "--json"], b"");
-    assert!(out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !stderr.contains("deferred"),
-        "{what}, room back: nothing deferred: {stderr}"
-    );
-    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let status = status_with_nothing_deferred(d, what);
     assert_eq!(
         status["bytes_unprotected"], 0,
         "{what}, room back: the losses were absorbed (the window's other bytes have parity)"
@@ -354,4 +340,17 @@ fn a_failed_oss_inside_a_window_on_a_full_metadata_disk_defers_the_absorb_and_re
     let journal = scene.dir.join("journal");
     let what = "OSS 2 failed in the window, metadata disk full";
     failed_oss_inside_a_window_on_a_full_disk(scene, &journal, what);
+}
+
+/// `status --json` once there is room again: it succeeds and defers nothing (its open did the
+/// upkeep the full disk had put off).
+fn status_with_nothing_deferred(d: &str, what: &str) -> serde_json::Value {
+    let out = exaraid(&["store", "status", d, "--json"], b"");
+    assert!(out.status.success(), "{what}, room back: status exits 0");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("deferred"),
+        "{what}, room back: nothing deferred: {stderr}"
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
