@@ -5,6 +5,11 @@
 //!   (then remove the copy).
 //! Usage: s19r_rotrace DIR CODE PATH [rounds] [seed] [failed OSSs]   (CODE raid6, rs:43, hdp:5 ...)
 //!        s19r_rotrace DIR CODE winfail [rounds] [seed]   (delayed windows per thread, one OSS failed mid-round)
+//! rotrace env: S19R_THREADS (writers, default 3), S19R_ONEFLIP (one flip per round, no scrub
+//!   beside the writers), S19R_NOFLIP (no flips), S19R_FLIPGATE (flips never inside a write).
+//!   A handle poisoned by a write that failed half way is reopened after the round and every
+//!   byte checked old-or-new (review R19-1). winfail: review R19-3 (`online`), R19-4 (END Io).
+//! CODE: raid5 / raid6 are 4 data columns (+1 spare OSS), rs:KM (rs:43 = 4+3), array codes :P.
 //! Prints PROBLEM lines; exit 1 if any.
 
 use std::path::{Path, PathBuf};
@@ -331,11 +336,12 @@ fn winfail(dir: &Path, code: &str, rounds: usize, seed: u64) {
     let mut r = Rng(seed);
     // Per file: candidates per byte are hard: keep a model of acknowledged bytes and a
     // "maybe" overlay for window writes whose end failed (old or new allowed, or refused).
-    let models: Vec<Mutex<(Vec<u8>, Vec<Option<u8>>)>> = (0..threads)
+    #[allow(clippy::type_complexity)]
+    let models: Vec<Mutex<(Vec<u8>, Vec<Vec<u8>>, Option<Vec<u8>>, Vec<Vec<u8>>)>> = (0..threads)
         .map(|t| {
             let m = r.bytes(size);
             store.put(&format!("w{t}"), &m).unwrap();
-            Mutex::new((m, vec![None; size]))
+            Mutex::new((m.clone(), vec![Vec::new(); size], Some(m), vec![Vec::new(); size]))
         })
         .collect();
     store.flush().unwrap();
@@ -360,45 +366,35 @@ fn winfail(dir: &Path, code: &str, rounds: usize, seed: u64) {
                                 continue;
                             }
                         };
-                        let mut pending: Vec<(usize, Vec<u8>)> = Vec::new();
+                        // In order: (offset, bytes, acknowledged). Applied at END in order: an
+                        // acknowledged write replaces the bytes (and every earlier candidate), a
+                        // refused one adds its bytes as candidates (each byte old or new).
+                        let mut pending: Vec<(usize, Vec<u8>, bool)> = Vec::new();
                         for _ in 0..1 + r.below(4) {
                             let len = 1 + r.below(9000) as usize;
                             let off = r.below((size - len) as u64) as usize;
                             let data = r.bytes(len);
-                            match store.write(&name, off as u64, &data) {
-                                Ok(()) => pending.push((off, data)),
-                                Err(e) => {
-                                    // refused: each byte old or new
-                                    let mut m = models[t].lock().unwrap();
-                                    for i in 0..len {
-                                        m.1[off + i] = Some(data[i]);
-                                    }
-                                    let _ = e;
-                                }
-                            }
+                            let ok = store.write(&name, off as u64, &data).is_ok();
+                            pending.push((off, data, ok));
                             std::thread::sleep(Duration::from_millis(r.below(5)));
                         }
                         let res = g.end();
                         let mut m = models[t].lock().unwrap();
-                        for (off, data) in pending {
-                            match &res {
-                                Ok(()) => {
-                                    m.0[off..off + data.len()].copy_from_slice(&data);
-                                    for i in off..off + data.len() {
-                                        m.1[i] = None;
-                                    }
-                                }
-                                Err(_) => {
-                                    // acknowledged writes, an END naming losses: each byte new or refused
-                                    m.0[off..off + data.len()].copy_from_slice(&data);
-                                    for i in off..off + data.len() {
-                                        m.1[i] = None;
-                                    }
+                        for (off, data, acked) in pending {
+                            for i in 0..data.len() {
+                                m.3[off + i].push(data[i]);
+                                if acked {
+                                    m.0[off + i] = data[i];
+                                    m.1[off + i].clear();
+                                } else {
+                                    m.1[off + i].push(data[i]);
                                 }
                             }
                         }
                         if let Err(e) = res {
-                            println!("  round {round}: {name} end {}: {}", kind_of(&e), &e.to_string()[..e.to_string().len().min(200)]);
+                            let full = std::env::var("S19R_FULL").is_ok() || matches!(e, StoreError::Io(_));
+                            let msg = e.to_string();
+                            println!("  round {round}: {name} end {}: {}", kind_of(&e), if full { &msg[..] } else { &msg[..msg.len().min(200)] });
                         }
                     }
                 });
@@ -416,23 +412,33 @@ fn winfail(dir: &Path, code: &str, rounds: usize, seed: u64) {
                 let name = format!("w{t}");
                 let m = models[t].lock().unwrap();
                 let mut refused = 0;
+                let mut refused_at = Vec::new();
                 for b in (0..size).step_by(4096) {
                     let n = 4096.min(size - b);
                     match store.read(&name, b as u64, n as u64) {
                         Ok(got) => {
                             for i in 0..n {
-                                let ok = got[i] == m.0[b + i] || m.1[b + i] == Some(got[i]);
+                                let ok = got[i] == m.0[b + i] || m.1[b + i].contains(&got[i]);
                                 if !ok {
-                                    problem(format!("round {round} {what}: {name} WRONG BYTE at {} (block {b})", b + i));
+                                    let bad = (0..n).filter(|&j| got[j] != m.0[b + j] && !m.1[b + j].contains(&got[j])).count();
+                                    let zeros = (0..n).filter(|&j| got[j] != m.0[b + j] && !m.1[b + j].contains(&got[j]) && got[j] == 0).count();
+                                    let hist = (0..n).filter(|&j| got[j] != m.0[b + j] && !m.1[b + j].contains(&got[j]) && m.3[b + j].contains(&got[j])).count();
+                                    let prev = m.2.as_ref().map_or(0, |p: &Vec<u8>| (0..n).filter(|&j| got[j] != m.0[b + j] && !m.1[b + j].contains(&got[j]) && got[j] == p[b + j]).count());
+                                    problem(format!("round {round} {what}: {name} WRONG BYTE at {} (block {b}): got {:#04x} model {:#04x} refused writes' bytes {:?}; {bad} wrong in the block, {zeros} of them zero, {prev} equal to the bytes before this round, {hist} equal to an earlier write of this round; lost on record: {:?}",
+                                        b + i, got[i], m.0[b + i], m.1[b + i],
+                                        store.status().map(|st| st.lost_ranges.iter().filter(|l| l.file == name).map(|l| (l.offset_bytes, l.len_bytes)).collect::<Vec<_>>()).unwrap_or_default()));
                                     break;
                                 }
                             }
                         }
-                        Err(_) => refused += 1,
+                        Err(_) => {
+                            refused += 1;
+                            refused_at.push(b);
+                        }
                     }
                 }
                 if refused > 0 {
-                    println!("  round {round} {what}: {name} {refused} blocks refused (lost)");
+                    println!("  round {round} {what}: {name} {refused} blocks refused (lost): {refused_at:?}");
                 }
             }
         };
@@ -454,7 +460,7 @@ fn winfail(dir: &Path, code: &str, rounds: usize, seed: u64) {
             if let Err(e) = store.put(&format!("w{t}"), &fresh) {
                 problem(format!("round {round}: reset put {}: {e}", kind_of(&e)));
             }
-            *m = (fresh, vec![None; size]);
+            *m = (fresh.clone(), vec![Vec::new(); size], Some(fresh), vec![Vec::new(); size]);
         }
         let _ = store.flush();
         scrub_clean(&store, &format!("round {round} after reset"));
