@@ -443,7 +443,13 @@ fn winfail(dir: &Path, code: &str, rounds: usize, seed: u64) {
             }
         };
         verify(&store, "after the failure");
-        match store.online_oss(victim) {
+        // S19R_REBUILD=1: rebuild the failed OSS in place instead of `online`.
+        let taken_back = if std::env::var("S19R_REBUILD").is_ok() {
+            store.rebuild(victim, None)
+        } else {
+            store.online_oss(victim)
+        };
+        match taken_back {
             Ok(()) => {}
             Err(e) => {
                 println!("  round {round}: online {victim} {}: {e}", kind_of(&e));
