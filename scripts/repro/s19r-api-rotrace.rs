@@ -225,7 +225,18 @@ fn rotrace(dir: &Path, code: &str, path: &str, rounds: usize, seed: u64, fail: u
             }
             // Rot thread (this one): one flip, a pause, then scrub --repair.
             let mut flips = 0;
+            // S19R_RACEFAIL=1: one OSS failed by this thread while the writers run (taken back
+            // with `online` after the round): `fail_oss` racing WCL/rmw writes and destages.
+            let race_fail = std::env::var("S19R_RACEFAIL").is_ok();
+            let race_victim = (seed as usize + round) % oss;
+            let mut raced = false;
             while !writers.iter().all(|w| w.is_finished()) {
+                if race_fail && !raced && r.below(4) == 0 {
+                    raced = true;
+                    if let Err(e) = store.fail_oss(race_victim) {
+                        problem(format!("round {round}: fail {race_victim} {}: {e}", kind_of(&e)));
+                    }
+                }
                 let files: Vec<PathBuf> = (0..oss)
                     .filter(|o| !failed.contains(o))
                     .flat_map(|o| {
@@ -267,6 +278,18 @@ fn rotrace(dir: &Path, code: &str, path: &str, rounds: usize, seed: u64, fail: u
             bg_stop.store(true, Ordering::SeqCst);
             println!("round {round}: {} writes, {flips} flips", writes.load(Ordering::SeqCst));
         });
+        if std::env::var("S19R_RACEFAIL").is_ok() {
+            let v = (seed as usize + round) % oss;
+            if store.failed_osses().contains(&v) {
+                let model_now = model.lock().unwrap().clone();
+                check(&store, "w", &model_now, &format!("round {round} degraded (OSS {v} failed)"));
+                match store.online_oss(v) {
+                    Ok(()) => println!("  round {round}: OSS {v} failed mid-round, online"),
+                    Err(e) => println!("  round {round}: online {v} {}: {e}", kind_of(&e)),
+                }
+                check(&store, "w", &model_now, &format!("round {round} after online {v}"));
+            }
+        }
         if let Err(StoreError::Io(_)) = store.get("w") {
             // Poisoned by a write that failed half way: reopen (recovery), then every byte must
             // be the model's or that of a refused write covering it (review R18-4's question on
