@@ -368,6 +368,11 @@ fn winfail(dir: &Path, code: &str, rounds: usize, seed: u64) {
         })
         .collect();
     store.flush().unwrap();
+    // S19R_FAILGATE=1: `fail_oss` never lands while a window write or END runs (writers hold a
+    // read lock around each call, the failure takes the write lock): the control for R19-3.
+    let gate = std::sync::RwLock::new(());
+    let gate_on = std::env::var("S19R_FAILGATE").is_ok();
+    let gate = &gate;
     for round in 0..rounds {
         let stop = AtomicBool::new(false);
         let victim = r.below(oss as u64) as usize;
@@ -397,11 +402,17 @@ fn winfail(dir: &Path, code: &str, rounds: usize, seed: u64) {
                             let len = 1 + r.below(9000) as usize;
                             let off = r.below((size - len) as u64) as usize;
                             let data = r.bytes(len);
-                            let ok = store.write(&name, off as u64, &data).is_ok();
+                            let ok = {
+                                let _g = if gate_on { Some(gate.read().unwrap()) } else { None };
+                                store.write(&name, off as u64, &data).is_ok()
+                            };
                             pending.push((off, data, ok));
                             std::thread::sleep(Duration::from_millis(r.below(5)));
                         }
-                        let res = g.end();
+                        let res = {
+                            let _g = if gate_on { Some(gate.read().unwrap()) } else { None };
+                            g.end()
+                        };
                         let mut m = models[t].lock().unwrap();
                         for (off, data, acked) in pending {
                             for i in 0..data.len() {
@@ -423,10 +434,12 @@ fn winfail(dir: &Path, code: &str, rounds: usize, seed: u64) {
                 });
             }
             std::thread::sleep(Duration::from_millis(10 + r.below(60)));
+            let _fg = if gate_on { Some(gate.write().unwrap()) } else { None };
             match store.fail_oss(victim) {
                 Ok(()) => {}
                 Err(e) => problem(format!("round {round}: fail {victim} {}: {e}", kind_of(&e))),
             }
+            drop(_fg);
             std::thread::sleep(Duration::from_millis(10 + r.below(60)));
             stop.store(true, Ordering::SeqCst);
         });
