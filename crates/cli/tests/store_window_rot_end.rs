@@ -38,7 +38,10 @@ fn after_a_timeout_over_a_rotten_window_block_other_files_read_and_end_exits_non
         .unwrap()
         .trim()
         .to_string();
-    ok(&["store", "write", d, "w", "--offset", "0"], &bytes(2, 5000));
+    ok(
+        &["store", "write", d, "w", "--offset", "0"],
+        &bytes(2, 5000),
+    );
     // File `w` bytes 4096..5000 (column 1 of stripe 0): their only copy, in OSS 1's cache.
     let cache = dir
         .join("oss-1")
@@ -50,7 +53,9 @@ fn after_a_timeout_over_a_rotten_window_block_other_files_read_and_end_exits_non
     std::thread::sleep(std::time::Duration::from_millis(timeout_ms + 200));
 
     let read = exaraid(
-        &["store", "read", d, "other", "--offset", "0", "--length", "100"],
+        &[
+            "store", "read", d, "other", "--offset", "0", "--length", "100",
+        ],
         b"",
     );
     assert!(

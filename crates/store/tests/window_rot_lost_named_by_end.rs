@@ -79,9 +79,9 @@ fn end_names_the_loss(store: &Store, token: &str) {
                 "no OSS failed: the only copy rotted: {m}"
             );
         }
-        other => panic!(
-            "END of a window that lost bytes must fail DataLost naming them, got {other:?}"
-        ),
+        other => {
+            panic!("END of a window that lost bytes must fail DataLost naming them, got {other:?}")
+        }
     }
 }
 

@@ -448,7 +448,11 @@ impl Store {
             .filter(|u| u.file == file)
             .find(|u| u.file_offset_bytes < z && a < u.file_offset_bytes + u.len_bytes)
             .and_then(|u| {
-                let listed = core.state.windows.iter().find(|(_, w)| w.window == u.window);
+                let listed = core
+                    .state
+                    .windows
+                    .iter()
+                    .find(|(_, w)| w.window == u.window);
                 listed
                     .map(|(t, _)| t.clone())
                     .or_else(|| core.ending_windows.get(&u.window).cloned())
@@ -545,10 +549,10 @@ impl Store {
             .all(|l| l.token == super::stale_cache::STALE_CACHE)
         {
             "these acknowledged bytes sat in a WCL cache stripe whose running parity disagrees with its data (an OSS lost a write into its cache zone: a stale element) and the code could not locate the stale column, so they were recorded lost rather than moved home as if right"
-        } else if lost.iter().all(|l| {
-            l.token
-                .starts_with(super::exec::WINDOW_CACHE_UNREADABLE)
-        }) {
+        } else if lost
+            .iter()
+            .all(|l| l.token.starts_with(super::exec::WINDOW_CACHE_UNREADABLE))
+        {
             "these bytes of a delayed window had their only copy in the cache zone, without parity yet, and it could neither be read nor rebuilt (a corrupted block: bit rot) when the window's parity was computed (at its END, its timeout, a flush or the bound on unprotected bytes)"
         } else if lost.iter().all(|l| unreadable(&l.token)) {
             "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt (corruption or failures beyond the code's tolerance)"
