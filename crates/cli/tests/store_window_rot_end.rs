@@ -64,6 +64,11 @@ fn after_a_timeout_over_a_rotten_window_block_other_files_read_and_end_exits_non
         String::from_utf8_lossy(&read.stderr)
     );
     assert_eq!(read.stdout, other[..100]);
+    let warned = String::from_utf8_lossy(&read.stderr);
+    assert!(
+        warned.contains("warning") && warned.contains("file 'w' bytes 4096..5000"),
+        "the read warns of the window's loss it went on beside: {warned}"
+    );
     let status = String::from_utf8(ok(&["store", "status", d], b"")).unwrap();
     assert!(
         status.contains("LOST: 'w' bytes 4096..5000") && status.contains(&token),

@@ -1731,7 +1731,7 @@ impl Store {
                     )
                 } else {
                     format!(
-                        "a delayed window's due timeout met window bytes whose only copy (in the cache zone, without parity yet) could not be read: {}. They are recorded lost (reads of them fail; `exaraid store status` lists them) and their window's `delayed end` fails naming them; every other byte got its parity, and this command went on. Write the lost bytes again",
+                        "a delayed window's due timeout met window bytes whose only copy (in the cache zone, without parity yet) could not be read, and failed; the store reopened and recovered, and this command went on. Window bytes on record lost so (reads of them fail, `exaraid store status` lists them, their window's `delayed end` fails naming them): {}; every other byte has its parity. Write the lost bytes again",
                         named_at_most(&lost, WARNING_RANGES_NAMED_MAX)
                     )
                 };
