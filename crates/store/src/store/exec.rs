@@ -20,6 +20,33 @@ impl Drop for DeferAdd<'_> {
 pub(super) const UNREADABLE_CACHE: &str =
     "none: its cache copy is unreadable beyond the code's tolerance";
 
+/// The start of the token of a lost range of a delayed window's bytes whose only copy (the
+/// cache zone, no parity yet) a settle could neither read nor rebuild; the window's token
+/// follows. Why both: the cause is not an OSS failure (status and reads say what it is), and
+/// the window's END must name the loss whoever found it: the window's own END, its timeout,
+/// the bound on unprotected bytes or a flush (review s18r R18-3: recorded as
+/// `UNREADABLE_CACHE`, the loss was never told to the END, which exited 0).
+pub(super) const WINDOW_CACHE_UNREADABLE: &str =
+    "none: its only copy, in the cache zone without parity yet, is unreadable; delayed window ";
+
+/// The lost-range token of window `token`'s bytes whose only copy is unreadable.
+pub(super) fn window_cache_unreadable(token: &str) -> String {
+    format!("{WINDOW_CACHE_UNREADABLE}{token}")
+}
+
+/// Whether a lost range's token says its cached copy could neither be read nor rebuilt
+/// (in or out of a delayed window).
+pub(super) fn is_unreadable_cache(token: &str) -> bool {
+    token == UNREADABLE_CACHE || token.starts_with(WINDOW_CACHE_UNREADABLE)
+}
+
+/// Whether a lost range's token names window `window` as the one whose bytes it lost (an
+/// OSS failure's loss carries the bare token; an unreadable copy's, the token after its
+/// cause).
+pub(super) fn lost_by_window(lost_token: &str, window: &str) -> bool {
+    lost_token == window || lost_token.strip_prefix(WINDOW_CACHE_UNREADABLE) == Some(window)
+}
+
 /// Tries of one backend read or write that fails as unavailable on an OSS not marked failed
 /// (see `Store::read_retrying`, `Store::write_step`): a transient error passes, a dead OSS
 /// costs little.

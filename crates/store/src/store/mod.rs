@@ -294,7 +294,9 @@ pub struct LostRangeStatus {
     pub len_bytes: u64,
     /// The failed OSS that held the only copy.
     pub oss: usize,
-    /// The window the bytes were written in.
+    /// The token of the window the bytes were written in (lost with a failed OSS), or
+    /// `none: CAUSE` for a loss with another cause; a window's bytes whose only copy was
+    /// unreadable: `none: ...; delayed window TOKEN` (its END names them).
     pub window: String,
     /// Recorded with their cache address (a `fail` of an OSS that still answered): `online`
     /// of that OSS reads them back where every block's checksum verifies; a `rebuild` of it
@@ -852,6 +854,18 @@ pub struct Store {
     /// See `OpenOptions::file_bytes_max_before_session_6`.
     file_bytes_max_before_session_6: bool,
     _lock_file: File,
+}
+
+/// Most lost ranges a warning names one by one (the list on record may be long).
+const WARNING_RANGES_NAMED_MAX: usize = 8;
+
+/// `items` joined, the first `max` of them, then how many more.
+fn named_at_most(items: &[String], max: usize) -> String {
+    let shown = items[..items.len().min(max)].join(", ");
+    match items.len().saturating_sub(max) {
+        0 => shown,
+        more => format!("{shown} and {more} more"),
+    }
 }
 
 fn plan_err(e: PlanError) -> StoreError {
@@ -1691,6 +1705,52 @@ impl Store {
         supplied: Option<Vec<Box<dyn Backend>>>,
         open_for: OpenFor,
     ) -> Result<Store, StoreError> {
+        // Backends the caller supplied are gone with the first try's store: no second try.
+        let may_reopen = supplied.is_none();
+        let mut timeout_met_lost_bytes = false;
+        match Store::open_once(
+            dir,
+            options.clone(),
+            supplied,
+            open_for,
+            &mut timeout_met_lost_bytes,
+        ) {
+            // A due window timeout whose parity plan met window bytes it could not read
+            // (their only copy rotten: no parity yet) failed half way, and the open with
+            // it, whatever the command was for (review s18r R18-3 (a): a read of another
+            // file was refused with the window file's error; the next command worked). The
+            // reopen's recovery settles: the unreadable bytes go on record lost under the
+            // window's token (status lists them, reads name them, the window's END fails
+            // naming them) and every other byte gets its parity; then the command goes on.
+            Err(e) if may_reopen && timeout_met_lost_bytes => {
+                let store = Store::open_once(dir, options, None, open_for, &mut false)?;
+                let lost = store.window_bytes_unreadable_on_record();
+                let warning = if lost.is_empty() {
+                    format!(
+                        "a delayed window's due timeout could not compute its parity ({e}); the store reopened and recovered, and this command went on"
+                    )
+                } else {
+                    format!(
+                        "a delayed window's due timeout met window bytes whose only copy (in the cache zone, without parity yet) could not be read, and failed; the store reopened and recovered, and this command went on. Window bytes on record lost so (reads of them fail, `exaraid store status` lists them, their window's `delayed end` fails naming them): {}; every other byte has its parity. Write the lost bytes again",
+                        named_at_most(&lost, WARNING_RANGES_NAMED_MAX)
+                    )
+                };
+                store.deferred_warnings.lock().push(warning);
+                Ok(store)
+            }
+            r => r,
+        }
+    }
+
+    /// `open_inner`, once; `timeout_met_lost_bytes` is set when it failed because a due
+    /// window timeout met window bytes it could not read (see `upkeep_at_open`).
+    fn open_once(
+        dir: &Path,
+        options: OpenOptions,
+        supplied: Option<Vec<Box<dyn Backend>>>,
+        open_for: OpenFor,
+        timeout_met_lost_bytes: &mut bool,
+    ) -> Result<Store, StoreError> {
         let sb = Superblock::load(dir)?;
         let lock_file = lock_dir(dir)?;
         let spec = sb.code.spec()?;
@@ -2329,7 +2389,7 @@ impl Store {
         };
         store.run_plans(more, None)?;
         store.keep_clock_skew();
-        store.upkeep_at_open()?;
+        store.upkeep_at_open(timeout_met_lost_bytes)?;
         // A write killed after its bytes were journaled but before its parity advance
         // leaves more unprotected bytes than the bound; nothing else would advance them
         // until the next window write, END, flush or timeout (review s8r R8-2).
@@ -3787,7 +3847,10 @@ impl Store {
     /// lost bytes are on record (reads of them are refused naming them), the window's other
     /// bytes read from the cache zone, and every write, END, timeout and flush runs this
     /// upkeep first, refused the same way until there is room; the next open tries again.
-    fn upkeep_at_open(&self) -> Result<(), StoreError> {
+    /// `timeout_met_lost_bytes` is set when a due timeout's parity plan failed half way on
+    /// window bytes it could neither read nor rebuild (the store is poisoned; a reopen
+    /// recovers, recording them lost).
+    fn upkeep_at_open(&self, timeout_met_lost_bytes: &mut bool) -> Result<(), StoreError> {
         let deferred = |e: StoreError, what: &str, refused: &str| -> Result<(), StoreError> {
             let refused_unchanged =
                 matches!(e, StoreError::NoSpace(_)) && !self.poisoned.load(Ordering::SeqCst);
@@ -3805,6 +3868,9 @@ impl Store {
             return deferred(e, what, "");
         }
         if let Err(e) = self.tick() {
+            *timeout_met_lost_bytes = matches!(e, StoreError::DataLost(_))
+                && self.poisoned.load(Ordering::SeqCst)
+                && self.reads_only.lock().is_none();
             return deferred(
                 e,
                 "a delayed window's due timeout (its parity; `exaraid store status` lists the open windows, whose bytes stay readable in the cache zone meanwhile)",
@@ -4744,15 +4810,21 @@ impl Store {
             .state
             .lost
             .iter()
-            .filter(|l| l.token == exec::UNREADABLE_CACHE && !lost_before.contains(l))
+            .filter(|l| exec::is_unreadable_cache(&l.token) && !lost_before.contains(l))
             .map(|l| {
                 let name = core
                     .state
                     .file_by_id(l.file)
                     .map(|(n, _)| read::describe_file_name(n))
                     .unwrap_or_else(|| format!("removed file #{}", l.file));
+                // A delayed window's bytes: which window (its END names them too).
+                let window = l
+                    .token
+                    .strip_prefix(exec::WINDOW_CACHE_UNREADABLE)
+                    .map(|t| format!(", delayed window {t}, no parity yet"))
+                    .unwrap_or_default();
                 format!(
-                    "{name} bytes {}..{} (OSS {})",
+                    "{name} bytes {}..{} (OSS {}{window})",
                     l.offset_bytes,
                     l.end_bytes(),
                     l.oss
@@ -4761,7 +4833,7 @@ impl Store {
             .collect();
         if !lost.is_empty() {
             return Err(StoreError::DataLost(format!(
-                "flush moved every other cached byte home with parity, but these cached bytes could be neither read nor rebuilt (more unreadable elements than the code tolerates) and are recorded as lost: {}. Reads of them fail until they are written again; `exaraid store status` lists them",
+                "flush moved every other cached byte home with parity, but these cached bytes could be neither read nor rebuilt (more unreadable elements than the code tolerates, or a delayed window's only copy) and are recorded as lost: {}. Reads of them fail until they are written again; `exaraid store status` lists them",
                 lost.join(", ")
             )));
         }

@@ -2244,12 +2244,19 @@ impl Store {
                         let start = (i as u64 * block).max(o);
                         let end = ((i as u64 + 1) * block).min(o + n);
                         assert!(start < end, "an unreadable block outside its extent");
+                        let offset_bytes = x.file_offset_bytes + (start - o);
+                        let len_bytes = end - start;
                         LostRange {
                             file,
-                            offset_bytes: x.file_offset_bytes + (start - o),
-                            len_bytes: end - start,
+                            offset_bytes,
+                            len_bytes,
                             oss: x.oss,
-                            token: UNREADABLE_CACHE.into(),
+                            token: self.unreadable_cache_token(
+                                core,
+                                &unprotected,
+                                file,
+                                (offset_bytes, offset_bytes + len_bytes),
+                            ),
                             cache_addr_bytes: None,
                         }
                     })

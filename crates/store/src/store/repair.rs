@@ -867,7 +867,7 @@ impl Store {
                     .filter(|l| {
                         l.oss == oss
                             && l.token != stale_cache::STALE_CACHE
-                            && l.token != exec::UNREADABLE_CACHE
+                            && !exec::is_unreadable_cache(&l.token)
                     })
                     .map(|l| (l.offset_bytes.max(p.offset_bytes), l.end_bytes().min(end)))
                     .collect()

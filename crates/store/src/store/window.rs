@@ -431,6 +431,62 @@ impl Store {
         Ok(())
     }
 
+    /// The token of the lost range `[a, z)` of `file` whose cached copy a settle could
+    /// neither read nor rebuild. Bytes of a window (in the planner's `unprotected` ranges)
+    /// the state still lists, or whose END runs, carry its token after the cause, so that
+    /// its END names them whatever settle found them (review s18r R18-3); other cached bytes
+    /// carry the cause alone (`UNREADABLE_CACHE`).
+    pub(super) fn unreadable_cache_token(
+        &self,
+        core: &Core,
+        unprotected: &[exaraid_plan::UnprotectedRange],
+        file: u64,
+        (a, z): (u64, u64),
+    ) -> String {
+        unprotected
+            .iter()
+            .filter(|u| u.file == file)
+            .find(|u| u.file_offset_bytes < z && a < u.file_offset_bytes + u.len_bytes)
+            .and_then(|u| {
+                let listed = core
+                    .state
+                    .windows
+                    .iter()
+                    .find(|(_, w)| w.window == u.window);
+                listed
+                    .map(|(t, _)| t.clone())
+                    .or_else(|| core.ending_windows.get(&u.window).cloned())
+            })
+            .map_or_else(
+                || UNREADABLE_CACHE.to_string(),
+                |token| super::exec::window_cache_unreadable(&token),
+            )
+    }
+
+    /// Every lost range on record of a window's bytes whose only copy was unreadable, named
+    /// with its window (for a warning).
+    pub(super) fn window_bytes_unreadable_on_record(&self) -> Vec<String> {
+        let core = self.core.lock();
+        core.state
+            .lost
+            .iter()
+            .filter_map(|l| {
+                let window = l.token.strip_prefix(super::exec::WINDOW_CACHE_UNREADABLE)?;
+                let name = core
+                    .state
+                    .file_by_id(l.file)
+                    .map(|(n, _)| read::describe_file_name(n))
+                    .unwrap_or_else(|| format!("removed file #{}", l.file));
+                Some(format!(
+                    "{name} bytes {}..{} (OSS {}, delayed window {window})",
+                    l.offset_bytes,
+                    l.end_bytes(),
+                    l.oss
+                ))
+            })
+            .collect()
+    }
+
     /// The error for reading (or ending a window with) lost bytes, naming every range.
     pub(super) fn lost_error(&self, core: &Core, lost: &[&LostRange], what: &str) -> StoreError {
         let list: Vec<String> = lost
@@ -464,6 +520,7 @@ impl Store {
             token == super::recovery::UNDECIDABLE_AFTER_CRASH
                 || token == super::recovery::UNDECIDABLE_OSS_FAILED
         };
+        let unreadable = |token: &str| super::exec::is_unreadable_cache(token);
         let cut_acknowledgement =
             |l: &&LostRange| l.token == super::cut_durable::CUT_ACKNOWLEDGEMENT_UNPROVEN;
         let why = if lost.iter().all(cut_acknowledgement) {
@@ -492,14 +549,19 @@ impl Store {
             .all(|l| l.token == super::stale_cache::STALE_CACHE)
         {
             "these acknowledged bytes sat in a WCL cache stripe whose running parity disagrees with its data (an OSS lost a write into its cache zone: a stale element) and the code could not locate the stale column, so they were recorded lost rather than moved home as if right"
-        } else if lost.iter().all(|l| l.token == UNREADABLE_CACHE) {
+        } else if lost
+            .iter()
+            .all(|l| l.token.starts_with(super::exec::WINDOW_CACHE_UNREADABLE))
+        {
+            "these bytes of a delayed window had their only copy in the cache zone, without parity yet, and it could neither be read nor rebuilt (a corrupted block: bit rot) when the window's parity was computed (at its END, its timeout, a flush or the bound on unprotected bytes)"
+        } else if lost.iter().all(|l| unreadable(&l.token)) {
             "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt (corruption or failures beyond the code's tolerance)"
         } else if lost
             .iter()
-            .all(|l| l.token == UNREADABLE_CACHE || l.token == super::stale_cache::STALE_CACHE)
+            .all(|l| unreadable(&l.token) || l.token == super::stale_cache::STALE_CACHE)
         {
             "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt, or their cache stripe's running parity disagrees with its data and the stale column could not be located"
-        } else if lost.iter().any(|l| l.token == UNREADABLE_CACHE) {
+        } else if lost.iter().any(|l| unreadable(&l.token)) {
             "these bytes had their only copy in the cache zone of a failed OSS inside an open delayed window, or could neither be read nor rebuilt from the cache zone (beyond the code's tolerance)"
         } else {
             "an OSS failed while a delayed window was open, and these bytes had their only copy in its cache zone, without parity"
@@ -584,7 +646,7 @@ impl Store {
             .state
             .lost
             .iter()
-            .filter(|l| l.token == token)
+            .filter(|l| super::exec::lost_by_window(&l.token, token))
             .collect();
         if !lost.is_empty() {
             let what = match &ran {
