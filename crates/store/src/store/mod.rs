@@ -1298,6 +1298,34 @@ pub(super) fn refuse_store_own_file(
     }
 }
 
+/// Refuses a new store directory `dir` that is, or is inside, one of another store
+/// directory's own names (`STORE_DIR_OWN_FILES`). Why (review s18r R18-2): `init S1/state.tmp`
+/// was accepted, and S1 could never write its checkpoint again (every command warned of a
+/// failing disk, its journal grew without end). A store directory: one holding a
+/// superblock, an init marker or exaraid's metadata files. Changes nothing.
+fn refuse_store_dir_in_store_own_file(dir: &Path) -> Result<(), StoreError> {
+    let resolved = resolved_dir(dir);
+    for store in resolved.ancestors().skip(1) {
+        let under_own_name = resolved
+            .strip_prefix(store)
+            .ok()
+            .and_then(|rest| rest.components().next())
+            .is_some_and(|first| {
+                STORE_DIR_OWN_FILES.contains(&first.as_os_str().to_string_lossy().as_ref())
+            });
+        if !under_own_name {
+            continue;
+        }
+        let a_store = Superblock::path(store).exists()
+            || store.join(INIT_MARKER_FILE).exists()
+            || !crate::superblock::store_metadata_files(store).0.is_empty();
+        if a_store {
+            refuse_store_own_file(store, dir, "store directory", &store.join("new-store"))?;
+        }
+    }
+    Ok(())
+}
+
 /// The OSS directory of some store (it holds an OSS label) that `d` is inside or is, if any.
 /// Why: exaraid owns everything in an OSS directory; a store made inside one (review s5r R4)
 /// lives at the mercy of the other store's rebuilds.
@@ -1429,6 +1457,18 @@ fn init_checks(dir: &Path, opts: &InitOptions) -> Result<Option<InitMarker>, Sto
             dir.display()
         )));
     }
+    // The other order of R18-2 (`refuse_store_dir_in_store_own_file`): a directory already at
+    // one of the store's own names, where the store could never write its metadata.
+    for name in STORE_DIR_OWN_FILES {
+        let own = dir.join(name);
+        if std::fs::symlink_metadata(&own).is_ok_and(|m| m.is_dir()) {
+            return Err(StoreError::BadInput(format!(
+                "refused, nothing changed: {} is a directory, but {name} is a file of the store's own (its metadata and their temporary copies: {}), which the store could then never write; move that directory away, or pick another directory for the store",
+                own.display(),
+                STORE_DIR_OWN_FILES.join(", ")
+            )));
+        }
+    }
     let marker_path = dir.join(INIT_MARKER_FILE);
     let unfinished: Option<InitMarker> = if marker_path.exists() {
         Some(read_checked(&marker_path, "init-marker")?)
@@ -1529,6 +1569,7 @@ impl Store {
                 )));
             }
         }
+        refuse_store_dir_in_store_own_file(dir)?;
         // An OSS directory that holds a label itself is refused below (not empty) unless it
         // is one of an init cut short: only what encloses it counts here.
         let enclosing = std::iter::once(enclosing_oss_dir(dir)).chain(
