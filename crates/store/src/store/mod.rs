@@ -3258,16 +3258,16 @@ impl Store {
             return Ok(()); // nothing may be journaled: the names stay until an open that may
         }
         let mut core = self.core.lock();
-        let unconfirmed: Vec<(String, u64)> = core
+        let unconfirmed: Vec<(String, u64, u64)> = core
             .state
             .files
             .iter()
             .filter(|(_, m)| {
                 m.unconfirmed && (m.size_bytes == 0 || cut_writes_only.contains(&m.id))
             })
-            .map(|(name, m)| (name.clone(), m.id))
+            .map(|(name, m)| (name.clone(), m.id, m.size_bytes))
             .collect();
-        for (name, id) in unconfirmed {
+        for (name, id, size_bytes) in unconfirmed {
             let window = core.state.windows.values().any(|w| w.file == id);
             if window || !self.cached_extents(&core, id)?.is_empty() {
                 continue;
@@ -3278,8 +3278,15 @@ impl Store {
             if let Err(e) = removed {
                 // Best effort, as for a put's staging file: the open goes on (a full
                 // metadata disk must not refuse `ls` and `get`), the next open tries again.
+                // A name whose every write was cut keeps the cut write's length (merge
+                // review s18m M18-4: "stays, empty" was said of it too).
+                let stays = if size_bytes == 0 {
+                    "that wrote no byte of it (never acknowledged) and stays, empty,".to_string()
+                } else {
+                    format!("and every write to it was cut (none acknowledged); it stays, {size_bytes} bytes long (zeros or a cut write's bytes),")
+                };
                 let warning = format!(
-                    "{} was created by a write that wrote no byte of it (never acknowledged) and stays, empty, until an open removes it: removing it now failed: {e}",
+                    "{} was created by a write {stays} until an open removes it: removing it now failed: {e}",
                     read::describe_file_name(&name)
                 );
                 self.deferred_warnings.lock().push(warning);
