@@ -15,6 +15,19 @@ const DYING_OSS: usize = 3;
 /// `store write DIR a --offset OFFSET` of `data` with every `fallocate` on `DYING_OSS`'s
 /// objects failing EIO.
 fn write_with_falloc_eio(shim: &Path, dir: &Path, offset: u64, data: &[u8]) -> Output {
+    write_with_eio(shim, dir, "a", offset, data, "falloc")
+}
+
+/// `store write DIR NAME --offset OFFSET` of `data` with every call of `kind` (`falloc`:
+/// `fallocate`; `write`: the write calls) on `DYING_OSS`'s objects failing EIO.
+fn write_with_eio(
+    shim: &Path,
+    dir: &Path,
+    name: &str,
+    offset: u64,
+    data: &[u8],
+    kind: &str,
+) -> Output {
     let input = dir.with_extension("input");
     std::fs::write(&input, data).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
@@ -22,7 +35,7 @@ fn write_with_falloc_eio(shim: &Path, dir: &Path, offset: u64, data: &[u8]) -> O
             "store",
             "write",
             s(dir),
-            "a",
+            name,
             "--offset",
             &offset.to_string(),
         ])
@@ -33,7 +46,7 @@ fn write_with_falloc_eio(shim: &Path, dir: &Path, offset: u64, data: &[u8]) -> O
         .env("NOSPCFILE", format!("oss-{DYING_OSS}/objects"))
         .env("NOSPCAFTER", "0")
         .env("NOSPCERRNO", "5")
-        .env("NOSPCKIND", "falloc")
+        .env("NOSPCKIND", kind)
         .output()
         .unwrap();
     std::fs::remove_file(&input).unwrap();
@@ -144,4 +157,164 @@ fn falloc_eio_past_the_tolerance_refuses_the_write_and_changes_nothing() {
     assert_eq!(ok(&["store", "get", s(&dir), "a"], b""), base);
     let up = healthy(&dir);
     assert!(up[DYING_OSS], "OSS {DYING_OSS} not recorded failed: {up:?}");
+}
+
+/// `(offset_bytes, end_bytes)` of every range `status` lists lost, in file `name`.
+fn lost_ranges(dir: &Path, name: &str) -> Vec<(u64, u64)> {
+    let status: serde_json::Value =
+        serde_json::from_slice(&ok(&["store", "status", s(dir), "--json"], b"")).unwrap();
+    status["lost_ranges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["file"] == name)
+        .map(|l| {
+            let at = l["offset_bytes"].as_u64().unwrap();
+            (at, at + l["len_bytes"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+/// A raid5 delayed store over 5 OSSs with file `a` (`A_BYTES`) and a window open on it,
+/// `WINDOW_BYTES` written at 0 inside the window (acknowledged, cached without parity, one
+/// element on each data OSS, `DYING_OSS` among them).
+const A_BYTES: usize = 65_536;
+const WINDOW_BYTES: usize = 16_384;
+
+fn window_scene(tmp: &Path, window_bytes: usize) -> std::path::PathBuf {
+    let dir = tmp.join("s");
+    init_store(
+        s(&dir),
+        &["--oss", "5", "--code", "raid5", "--write-path", "delayed"],
+    );
+    ok(&["store", "put", s(&dir), "a"], &bytes(3, A_BYTES));
+    ok(&["store", "delayed", "start", s(&dir), "a"], b"");
+    if window_bytes > 0 {
+        ok(
+            &["store", "write", s(&dir), "a", "--offset", "0"],
+            &bytes(5, window_bytes),
+        );
+    }
+    dir
+}
+
+/// Every lost range of `a` lies inside the window's acknowledged bytes, and `err` names each
+/// as `file 'a' bytes A..Z`; at least one is.
+fn assert_names_window_losses(dir: &Path, err: &str) {
+    let lost = lost_ranges(dir, "a");
+    assert!(!lost.is_empty(), "the failure lost window bytes: {err}");
+    for (at, end) in lost {
+        assert!(
+            end <= WINDOW_BYTES as u64,
+            "only the window's acknowledged bytes are lost: {at}..{end}"
+        );
+        assert!(
+            err.contains(&format!("file 'a' bytes {at}..{end}")),
+            "the message names lost bytes {at}..{end}: {err}"
+        );
+    }
+}
+
+/// Merge review s18m M18-2: a window write whose reservation meets the EIO records
+/// `DYING_OSS` failed (s18c), which takes the window's earlier acknowledged bytes cached only
+/// there; the write itself is then refused (its own bytes would go to the failed OSS). Its
+/// refusal said neither: the user learnt of the loss only from `status`, a read or END.
+#[test]
+fn a_refused_window_write_names_the_oss_it_recorded_failed_and_the_acknowledged_bytes_lost() {
+    let tmp = fast_tempdir("exaraid-reserve-eio-window-");
+    let Some(shim) = build_c_shim(tmp.path(), "repro/s17r-nospc-shim") else {
+        eprintln!("no C compiler: the fallocate EIO shim was not built, test skipped");
+        return;
+    };
+    let dir = window_scene(tmp.path(), WINDOW_BYTES);
+    let out = write_with_falloc_eio(&shim, &dir, A_BYTES as u64, &bytes(9, 262_144));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "its bytes would go to the failed OSS: {err}"
+    );
+    assert!(
+        err.contains("nothing of it was written"),
+        "the refusal as before: {err}"
+    );
+    assert!(
+        err.contains(&format!("OSS {DYING_OSS} was recorded failed")),
+        "{err}"
+    );
+    assert_names_window_losses(&dir, &err);
+    assert!(err.contains("written again"), "what to do: {err}");
+    assert!(!healthy(&dir)[DYING_OSS]);
+}
+
+/// The same refusal with no acknowledged byte on the failed OSS says none was lost.
+#[test]
+fn a_refused_window_write_that_lost_nothing_says_none_was_lost() {
+    let tmp = fast_tempdir("exaraid-reserve-eio-window-none-");
+    let Some(shim) = build_c_shim(tmp.path(), "repro/s17r-nospc-shim") else {
+        eprintln!("no C compiler: the fallocate EIO shim was not built, test skipped");
+        return;
+    };
+    let dir = window_scene(tmp.path(), 0);
+    let out = write_with_falloc_eio(&shim, &dir, A_BYTES as u64, &bytes(9, 262_144));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("OSS {DYING_OSS} was recorded failed"))
+            && err.contains("none was lost"),
+        "{err}"
+    );
+    assert!(lost_ranges(&dir, "a").is_empty());
+}
+
+/// A write outside any window (file `b`) that records `DYING_OSS` failed goes on degraded,
+/// exit 0, and warns naming the window bytes of `a` the failure lost.
+#[test]
+fn a_write_that_goes_on_degraded_warns_of_the_window_bytes_its_oss_failure_lost() {
+    let tmp = fast_tempdir("exaraid-reserve-eio-other-file-");
+    let Some(shim) = build_c_shim(tmp.path(), "repro/s17r-nospc-shim") else {
+        eprintln!("no C compiler: the fallocate EIO shim was not built, test skipped");
+        return;
+    };
+    let dir = window_scene(tmp.path(), WINDOW_BYTES);
+    let b = bytes(11, 262_144);
+    let out = write_with_eio(&shim, &dir, "b", 0, &b, "falloc");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "b goes on degraded: {err}");
+    assert!(
+        err.contains("warning") && err.contains(&format!("OSS {DYING_OSS} was recorded failed")),
+        "{err}"
+    );
+    assert_names_window_losses(&dir, &err);
+    assert_eq!(ok(&["store", "get", s(&dir), "b"], b""), b);
+}
+
+/// The write step's EIO (not the reservation's) in the same scene: the refused write named
+/// only its own bytes on the failed OSS, not the window's earlier ones that failure lost.
+#[test]
+fn a_window_write_step_eio_names_the_earlier_acknowledged_bytes_its_oss_failure_lost() {
+    let tmp = fast_tempdir("exaraid-write-eio-window-");
+    let Some(shim) = build_c_shim(tmp.path(), "repro/s17r-nospc-shim") else {
+        eprintln!("no C compiler: the EIO shim was not built, test skipped");
+        return;
+    };
+    let dir = window_scene(tmp.path(), WINDOW_BYTES);
+    let out = write_with_eio(&shim, &dir, "a", 20_480, &bytes(9, 20_480), "write");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("OSS {DYING_OSS} was recorded failed")),
+        "{err}"
+    );
+    let lost = lost_ranges(&dir, "a");
+    let earlier: Vec<&(u64, u64)> = lost
+        .iter()
+        .filter(|(_, end)| *end <= WINDOW_BYTES as u64)
+        .collect();
+    assert!(!earlier.is_empty(), "earlier window bytes lost: {lost:?}");
+    for (at, end) in earlier {
+        assert!(
+            err.contains(&format!("file 'a' bytes {at}..{end}")),
+            "the message names earlier lost bytes {at}..{end}: {err}"
+        );
+    }
 }

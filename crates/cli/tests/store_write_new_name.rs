@@ -218,3 +218,70 @@ fn an_acknowledged_empty_put_stays_also_when_a_later_write_to_it_is_killed() {
     }
     assert!(finished, "the write passed more than {KILLS_MAX} records");
 }
+
+/// Merge review s18m M18-4: when the open that recovers cannot remove such a name (a full
+/// metadata disk refuses its `Remove` record: best effort, the open goes on), the warning
+/// said the name "stays, empty", though a name whose every write was cut keeps the cut
+/// write's length (its bytes zeros or the cut write's). The scene of the test above (wcl),
+/// then the next open with every journal write after the first `n` failing ENOSPC (the
+/// nospc shim), `n` from 0 up: one `n` refuses exactly the open's `Remove` of `g`.
+#[test]
+fn the_warning_for_a_cut_new_name_kept_on_a_full_metadata_disk_does_not_call_it_empty() {
+    let tmp = fast_tempdir("write-new-name-full-metadata");
+    let Some(shim) = common::build_c_shim(tmp.path(), "repro/s17r-nospc-shim") else {
+        eprintln!("no C compiler: the nospc shim was not built, test skipped");
+        return;
+    };
+    let image = tmp.path().join("image");
+    let d = s(&image);
+    common::init_store(d, &["--oss", "4", "--code", "raid5", "--write-path", "wcl"]);
+    ok(&["store", "put", d, "f"], &bytes(5, 20_000));
+    for i in [1, 2] {
+        std::fs::rename(
+            image.join(format!("oss-{i}")),
+            image.join(format!("away-{i}")),
+        )
+        .unwrap();
+    }
+    fails(
+        &["store", "write", d, "g", "--offset", "0"],
+        &bytes(6, 20_000),
+    );
+    for i in [1, 2] {
+        std::fs::rename(
+            image.join(format!("away-{i}")),
+            image.join(format!("oss-{i}")),
+        )
+        .unwrap();
+    }
+
+    let mut warned = 0;
+    for n in 0..KILLS_MAX {
+        let dir = tmp.path().join("store");
+        common::copy_store(&image, &dir);
+        let dir = dir.canonicalize().unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_exaraid"))
+            .args(["store", "ls", s(&dir)])
+            .env("LD_PRELOAD", &shim)
+            .env("NOSPCFILE", format!("{}/journal", s(&dir)))
+            .env("NOSPCAFTER", n.to_string())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let Some(warning) = err
+            .lines()
+            .find(|l| l.contains("file 'g' was created by a write"))
+        else {
+            continue;
+        };
+        warned += 1;
+        assert!(
+            !warning.contains("empty") && warning.contains("every write to it was cut"),
+            "journal writes past {n} refused: {warning}"
+        );
+    }
+    assert!(
+        warned > 0,
+        "some open had its Remove of 'g' refused and warned"
+    );
+}

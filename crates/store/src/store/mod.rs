@@ -682,6 +682,46 @@ struct WriteInFlight {
     /// At most `WRITE_IN_FLIGHT_LOST_RANGES_MAX`; past it `rewritten_overflow`.
     rewritten: Vec<(u64, u64, u64)>,
     rewritten_overflow: bool,
+    /// Window bytes `record_losses` recorded lost while the write was in flight (an OSS
+    /// recorded failed meanwhile: by a step of this write, or otherwise), at most
+    /// `FAILURE_LOST_NOTED_MAX` (`failure_lost_more` past it): the write's result names them
+    /// (merge review s18m M18-2).
+    failure_lost: Vec<LostRange>,
+    failure_lost_more: bool,
+}
+
+/// Bound on the window byte ranges a write keeps to name as lost by an OSS failure while it
+/// ran (`WriteInFlight::failure_lost`, `FailureNotes`); `status` lists them all.
+const FAILURE_LOST_NOTED_MAX: usize = 1 << 10;
+/// How many of them a message names.
+const FAILURE_LOST_NAMED_MAX: usize = 32;
+
+/// What a client write (one chunk) learnt of OSS failures while it ran, told with its result.
+/// Why (merge review s18m M18-2): such a failure records the window bytes whose only copy was
+/// on that OSS lost, and the write's refusal (or success) said nothing of them: only a later
+/// `status`, read or END named them.
+#[derive(Default)]
+struct FailureNotes {
+    /// OSSs this write recorded failed because their disk failed its reservation with an I/O
+    /// error, with that error.
+    reserve_failed: Vec<(usize, String)>,
+    /// Window bytes recorded lost by those failures or while the write was in flight, not
+    /// the write's own (its own message names those), at most `FAILURE_LOST_NOTED_MAX`.
+    lost: Vec<LostRange>,
+    /// More were lost than kept (`status` lists them all).
+    lost_more: bool,
+}
+
+impl FailureNotes {
+    fn note_lost(&mut self, ranges: impl IntoIterator<Item = LostRange>) {
+        for l in ranges {
+            if self.lost.len() < FAILURE_LOST_NOTED_MAX {
+                self.lost.push(l);
+            } else {
+                self.lost_more = true;
+            }
+        }
+    }
 }
 
 /// Bound on `WriteInFlight::lost` (memory: a 64 MiB chunk's destages may name one range per
@@ -689,6 +729,13 @@ struct WriteInFlight {
 const WRITE_IN_FLIGHT_LOST_RANGES_MAX: usize = 1 << 16;
 
 impl WriteInFlight {
+    /// Note window bytes `record_losses` has just recorded lost (see `failure_lost`).
+    fn note_failure_lost(&mut self, ranges: &[LostRange]) {
+        let room = FAILURE_LOST_NOTED_MAX.saturating_sub(self.failure_lost.len());
+        self.failure_lost_more |= ranges.len() > room;
+        self.failure_lost.extend(ranges.iter().take(room).cloned());
+    }
+
     /// Note `ranges` of `self.file`, which `plan` (a destage or a write's check) journaled
     /// lost, if `plan` was admitted after this write's write plan.
     fn note_lost_by_plan(&mut self, plan: PlanId, ranges: &[LostRange]) {
@@ -1312,6 +1359,34 @@ pub(super) fn refuse_store_own_file(
     }
 }
 
+/// Refuses a new store directory `dir` that is, or is inside, one of another store
+/// directory's own names (`STORE_DIR_OWN_FILES`). Why (review s18r R18-2): `init S1/state.tmp`
+/// was accepted, and S1 could never write its checkpoint again (every command warned of a
+/// failing disk, its journal grew without end). A store directory: one holding a
+/// superblock, an init marker or exaraid's metadata files. Changes nothing.
+fn refuse_store_dir_in_store_own_file(dir: &Path) -> Result<(), StoreError> {
+    let resolved = resolved_dir(dir);
+    for store in resolved.ancestors().skip(1) {
+        let under_own_name = resolved
+            .strip_prefix(store)
+            .ok()
+            .and_then(|rest| rest.components().next())
+            .is_some_and(|first| {
+                STORE_DIR_OWN_FILES.contains(&first.as_os_str().to_string_lossy().as_ref())
+            });
+        if !under_own_name {
+            continue;
+        }
+        let a_store = Superblock::path(store).exists()
+            || store.join(INIT_MARKER_FILE).exists()
+            || !crate::superblock::store_metadata_files(store).0.is_empty();
+        if a_store {
+            refuse_store_own_file(store, dir, "store directory", &store.join("new-store"))?;
+        }
+    }
+    Ok(())
+}
+
 /// The OSS directory of some store (it holds an OSS label) that `d` is inside or is, if any.
 /// Why: exaraid owns everything in an OSS directory; a store made inside one (review s5r R4)
 /// lives at the mercy of the other store's rebuilds.
@@ -1443,6 +1518,18 @@ fn init_checks(dir: &Path, opts: &InitOptions) -> Result<Option<InitMarker>, Sto
             dir.display()
         )));
     }
+    // The other order of R18-2 (`refuse_store_dir_in_store_own_file`): a directory already at
+    // one of the store's own names, where the store could never write its metadata.
+    for name in STORE_DIR_OWN_FILES {
+        let own = dir.join(name);
+        if std::fs::symlink_metadata(&own).is_ok_and(|m| m.is_dir()) {
+            return Err(StoreError::BadInput(format!(
+                "refused, nothing changed: {} is a directory, but {name} is a file of the store's own (its metadata and their temporary copies: {}), which the store could then never write; move that directory away, or pick another directory for the store",
+                own.display(),
+                STORE_DIR_OWN_FILES.join(", ")
+            )));
+        }
+    }
     let marker_path = dir.join(INIT_MARKER_FILE);
     let unfinished: Option<InitMarker> = if marker_path.exists() {
         Some(read_checked(&marker_path, "init-marker")?)
@@ -1543,6 +1630,7 @@ impl Store {
                 )));
             }
         }
+        refuse_store_dir_in_store_own_file(dir)?;
         // An OSS directory that holds a label itself is refused below (not empty) unless it
         // is one of an init cut short: only what encloses it counts here.
         let enclosing = std::iter::once(enclosing_oss_dir(dir)).chain(
@@ -3277,16 +3365,16 @@ impl Store {
             return Ok(()); // nothing may be journaled: the names stay until an open that may
         }
         let mut core = self.core.lock();
-        let unconfirmed: Vec<(String, u64)> = core
+        let unconfirmed: Vec<(String, u64, u64)> = core
             .state
             .files
             .iter()
             .filter(|(_, m)| {
                 m.unconfirmed && (m.size_bytes == 0 || cut_writes_only.contains(&m.id))
             })
-            .map(|(name, m)| (name.clone(), m.id))
+            .map(|(name, m)| (name.clone(), m.id, m.size_bytes))
             .collect();
-        for (name, id) in unconfirmed {
+        for (name, id, size_bytes) in unconfirmed {
             let window = core.state.windows.values().any(|w| w.file == id);
             if window || !self.cached_extents(&core, id)?.is_empty() {
                 continue;
@@ -3297,8 +3385,15 @@ impl Store {
             if let Err(e) = removed {
                 // Best effort, as for a put's staging file: the open goes on (a full
                 // metadata disk must not refuse `ls` and `get`), the next open tries again.
+                // A name whose every write was cut keeps the cut write's length (merge
+                // review s18m M18-4: "stays, empty" was said of it too).
+                let stays = if size_bytes == 0 {
+                    "that wrote no byte of it (never acknowledged) and stays, empty,".to_string()
+                } else {
+                    format!("and every write to it was cut (none acknowledged); it stays, {size_bytes} bytes long (zeros or a cut write's bytes),")
+                };
                 let warning = format!(
-                    "{} was created by a write that wrote no byte of it (never acknowledged) and stays, empty, until an open removes it: removing it now failed: {e}",
+                    "{} was created by a write {stays} until an open removes it: removing it now failed: {e}",
                     read::describe_file_name(&name)
                 );
                 self.deferred_warnings.lock().push(warning);
@@ -3962,27 +4057,158 @@ impl Store {
     }
 
     fn write_chunk(&self, file: u64, offset_bytes: u64, data: &[u8]) -> Result<(), StoreError> {
+        let failed_before = self.core.lock().state.failed_oss.clone();
+        let mut notes = FailureNotes::default();
         // Admitted again only after an OSS whose disk failed the reservation was recorded
         // failed (a failed OSS is not reserved on): once per OSS at most, and past the
         // tolerance the recording refuses.
-        for _ in 0..=self.backends.len() {
-            let mut admit_again = false;
-            self.write_chunk_once(file, offset_bytes, data, &mut admit_again)?;
-            if !admit_again {
-                return Ok(());
+        let mut written = || -> Result<(), StoreError> {
+            for _ in 0..=self.backends.len() {
+                let mut admit_again = false;
+                self.write_chunk_once(file, offset_bytes, data, &mut admit_again, &mut notes)?;
+                if !admit_again {
+                    return Ok(());
+                }
+            }
+            unreachable!("each new admission follows one more OSS recorded failed");
+        };
+        let written = written();
+        let len_bytes = data.len() as u64;
+        self.tell_failure_notes(
+            written,
+            &failed_before,
+            notes,
+            (file, offset_bytes, len_bytes),
+        )
+    }
+
+    /// `written`, a write chunk's result, with what `notes` and the OSSs recorded failed
+    /// since `failed_before` tell (merge review s18m M18-2): a refusal names the OSSs recorded
+    /// failed while the write ran and the acknowledged window bytes that lost their only copy
+    /// with them (those still lost on record), or says none did; a write that went on
+    /// degraded stays Ok and warns (told at close) naming them, if any.
+    fn tell_failure_notes(
+        &self,
+        written: Result<(), StoreError>,
+        failed_before: &BTreeSet<usize>,
+        notes: FailureNotes,
+        (file, offset_bytes, len_bytes): (u64, u64, u64),
+    ) -> Result<(), StoreError> {
+        let core = self.core.lock();
+        let newly: Vec<usize> = core
+            .state
+            .failed_oss
+            .difference(failed_before)
+            .copied()
+            .collect();
+        if newly.is_empty() && notes.lost.is_empty() {
+            return written;
+        }
+        let mut lost: Vec<LostRange> = Vec::new();
+        for l in &notes.lost {
+            for r in core.state.lost_in(l.file, l.offset_bytes, l.len_bytes) {
+                let (a, z) = (
+                    r.offset_bytes.max(l.offset_bytes),
+                    r.end_bytes().min(l.end_bytes()),
+                );
+                if a < z {
+                    lost.push(LostRange {
+                        offset_bytes: a,
+                        len_bytes: z - a,
+                        ..l.clone()
+                    });
+                }
             }
         }
-        unreachable!("each new admission follows one more OSS recorded failed");
+        lost.sort_by(|x, y| {
+            (x.file, x.offset_bytes, x.len_bytes).cmp(&(y.file, y.offset_bytes, y.len_bytes))
+        });
+        lost.dedup_by(|x, y| {
+            (x.file, x.offset_bytes, x.len_bytes) == (y.file, y.offset_bytes, y.len_bytes)
+        });
+        if written.is_ok() && lost.is_empty() {
+            return written; // degraded, nothing lost: as any write past a failed OSS
+        }
+        let dir = self.dir.display();
+        let failed = if newly.is_empty() {
+            "an OSS failed".to_string()
+        } else {
+            newly
+                .iter()
+                .map(|&oss| match notes.reserve_failed.iter().find(|(o, _)| *o == oss) {
+                    Some((_, why)) => format!(
+                        "OSS {oss} was recorded failed (its disk returned an I/O error on reserving room for new elements: {why})"
+                    ),
+                    None => format!("OSS {oss} was recorded failed"),
+                })
+                .collect::<Vec<String>>()
+                .join(", ")
+        };
+        let rebuild = match newly.first() {
+            Some(oss) => format!(
+                "; rebuild it onto a new disk: `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
+            ),
+            None => String::new(),
+        };
+        // Window bytes on a failed OSS not yet on record (a failure recorded without its
+        // losses, which the next open records: a poisoned store): none can be said lost or not.
+        let unrecorded = self.poisoned.load(Ordering::SeqCst)
+            || self.planner_lost(&core).iter().any(|l| {
+                let on_record_bytes: u64 = core
+                    .state
+                    .lost_in(l.file, l.offset_bytes, l.len_bytes)
+                    .iter()
+                    .map(|r| r.end_bytes().min(l.end_bytes()) - r.offset_bytes.max(l.offset_bytes))
+                    .sum();
+                on_record_bytes < l.len_bytes
+            });
+        let later = if unrecorded {
+            "; more may go on record when the store is next opened"
+        } else {
+            ""
+        };
+        let what = if lost.is_empty() && unrecorded {
+            format!("the window bytes it lost, if any, go on record when the store is next opened (`exaraid store status {dir}` lists every lost range){rebuild}")
+        } else if lost.is_empty() {
+            format!("no acknowledged byte had its only copy there: none was lost{rebuild}")
+        } else {
+            let refs: Vec<&LostRange> = lost.iter().take(FAILURE_LOST_NAMED_MAX).collect();
+            let mut names = self.lost_range_names(&core, &refs);
+            let unnamed = lost.len() - refs.len();
+            if unnamed > 0 || notes.lost_more {
+                names.push(format!("and more ({unnamed}+ ranges)"));
+            }
+            format!(
+                "that lost the only copy of these acknowledged bytes, written inside a delayed window and without parity yet: {}. Reads of them fail until they are written again (`exaraid store status {dir}` lists every lost range){later}{rebuild}",
+                names.join(", ")
+            )
+        };
+        match written {
+            Err(e) => Err(e.with_context(&format!("while this write ran, {failed}: {what}"))),
+            Ok(()) => {
+                let name = core
+                    .state
+                    .file_by_id(file)
+                    .map(|(n, _)| read::describe_file_name(n))
+                    .unwrap_or_else(|| format!("file #{file}"));
+                self.deferred_warnings.lock().push(format!(
+                    "the write of {name} bytes {offset_bytes}..{} went on degraded, but while it ran {failed}: {what}",
+                    offset_bytes + len_bytes
+                ));
+                Ok(())
+            }
+        }
     }
 
     /// `write_chunk`, one admission; `admit_again` set (and nothing of the write done) when
-    /// its reservation recorded an OSS failed.
+    /// its reservation recorded an OSS failed (noted on `notes` with the bytes it lost).
     fn write_chunk_once(
         &self,
         file: u64,
         offset_bytes: u64,
         data: &[u8],
         admit_again: &mut bool,
+        notes: &mut FailureNotes,
     ) -> Result<(), StoreError> {
         let write = ClientWrite {
             client: 0,
@@ -4068,7 +4294,9 @@ impl Store {
                 // could never run (see `tick_locked`); the message names `fail` then.
                 let err = match e {
                     ReserveError::Down { oss, name, why } if tick_plans.is_empty() => {
-                        self.note_reserve_failed(&mut core, oss, &name, &why)?;
+                        let lost = self.note_reserve_failed(&mut core, oss, &name, &why)?;
+                        notes.reserve_failed.push((oss, why));
+                        notes.note_lost(lost);
                         None
                     }
                     other => Some(self.reserve_error(other)),
@@ -4128,6 +4356,8 @@ impl Store {
                 collapsed: false,
                 rewritten: Vec::new(),
                 rewritten_overflow: false,
+                failure_lost: Vec::new(),
+                failure_lost_more: false,
             };
             assert!(
                 core.writes_in_flight
@@ -4170,6 +4400,19 @@ impl Store {
             .writes_in_flight
             .remove(&in_flight_id)
             .expect("a write stays in flight until its end");
+        // Window bytes an OSS failure took while this write ran, less this write's own
+        // (named below): told with the write's result (`write_chunk`).
+        let not_own = |l: &LostRange| -> Vec<LostRange> {
+            unprotected_writes
+                .iter()
+                .fold(vec![l.clone()], |left, &(_, at, n)| {
+                    left.into_iter()
+                        .flat_map(|l| l.outside(file, at, n))
+                        .collect()
+                })
+        };
+        notes.lost_more |= in_flight.failure_lost_more;
+        notes.note_lost(in_flight.failure_lost.iter().flat_map(not_own));
         ran?;
         // An OSS that failed while this write ran took its window bytes with it (the
         // executor skips a failed OSS, relying on parity that window bytes do not have).
@@ -4182,7 +4425,9 @@ impl Store {
                 .iter()
                 .map(|(oss, at, n)| format!("bytes {at}..{} (OSS {oss})", at + n))
                 .collect();
-            self.record_losses(&mut core)?;
+            // Earlier window bytes too when the failure left them off record till now.
+            let recorded = self.record_losses(&mut core)?;
+            notes.note_lost(recorded.iter().flat_map(not_own));
             return Err(StoreError::DataLost(format!(
                 "write failed: an OSS failed while it was written inside a delayed window, and these bytes had their only copy there: {}; they are recorded as lost (`exaraid store status`), write them again",
                 list.join(", ")
@@ -4533,13 +4778,14 @@ impl Store {
     /// so the write can be admitted again, degraded. Called with the planner rebuilt without
     /// the write (its bytes are not on record: none of them may count as lost). Past the
     /// tolerance nothing goes on record and the error says so.
+    /// Returns the window bytes recorded lost with it.
     fn note_reserve_failed(
         &self,
         core: &mut Core,
         oss: usize,
         name: &str,
         why: &str,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<LostRange>, StoreError> {
         self.backends[oss].set_failed(true);
         let down = self.unavailable_set(core);
         if down.len() > self.tolerance() {
@@ -4548,12 +4794,13 @@ impl Store {
                 self.too_many_unavailable(core, &down)
             )));
         }
+        let mut lost = Vec::new();
         if !core.state.failed_oss.contains(&oss) {
             self.journal_fails(core, &[oss], false, None)?;
-            self.record_losses(core)?;
+            lost = self.record_losses(core)?;
         }
         self.absorbed_failures.lock().clear();
-        Ok(())
+        Ok(lost)
     }
 
     fn key(&self, zone: PlanZone, file: u64, addr_bytes: u64) -> ElementKey {
@@ -5417,6 +5664,8 @@ mod write_in_flight_tests {
             collapsed: false,
             rewritten: Vec::new(),
             rewritten_overflow: false,
+            failure_lost: Vec::new(),
+            failure_lost_more: false,
         }
     }
 
@@ -5555,5 +5804,22 @@ mod write_in_flight_tests {
             ]
         );
         assert!(l.outside(7, 4096, 8192).is_empty());
+    }
+
+    /// The window bytes an OSS failure lost while a write was in flight are kept to name,
+    /// up to the bound; past it the write says more were lost (`status` lists them).
+    #[test]
+    fn failure_losses_noted_on_a_write_in_flight_stop_at_the_bound_and_say_more() {
+        let mut w = write_in_flight();
+        let first: Vec<LostRange> = (0..FAILURE_LOST_NOTED_MAX as u64 - 1)
+            .map(|i| lost(9, i * 8192, 4096))
+            .collect();
+        w.note_failure_lost(&first);
+        assert_eq!(w.failure_lost, first);
+        assert!(!w.failure_lost_more);
+        w.note_failure_lost(&[lost(9, 1 << 40, 4096), lost(9, 1 << 41, 4096)]);
+        assert_eq!(w.failure_lost.len(), FAILURE_LOST_NOTED_MAX);
+        assert_eq!(w.failure_lost.last(), Some(&lost(9, 1 << 40, 4096)));
+        assert!(w.failure_lost_more);
     }
 }

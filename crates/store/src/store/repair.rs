@@ -229,7 +229,7 @@ impl Store {
         // answered until now (`online` may take them back, see `record_losses_addressed`).
         self.absorbed_failures.lock().clear();
         let addressed = (newly_failed && answered).then_some(oss);
-        self.record_losses_addressed(&mut core, addressed)
+        self.record_losses_addressed(&mut core, addressed).map(drop)
     }
 
     /// OSSs recorded failed or not answering now (a missing directory or label).

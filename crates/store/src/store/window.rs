@@ -289,7 +289,8 @@ impl Store {
     /// Journal (durably) every lost range the planner holds that is not recorded yet. Called
     /// as soon as a failure is known and before anything forgets the planner's view (a
     /// settle, a planner reset): the record is then the only trace of the loss.
-    pub(super) fn record_losses(&self, core: &mut Core) -> Result<(), StoreError> {
+    /// Returns the ranges it recorded.
+    pub(super) fn record_losses(&self, core: &mut Core) -> Result<Vec<LostRange>, StoreError> {
         self.record_losses_addressed(core, None)
     }
 
@@ -304,7 +305,7 @@ impl Store {
         &self,
         core: &mut Core,
         addressed: Option<usize>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<LostRange>, StoreError> {
         let new: Vec<LostRange> = self
             .planner_lost(core)
             .into_iter()
@@ -328,7 +329,7 @@ impl Store {
                 .collect(),
         };
         if new.is_empty() {
-            return Ok(());
+            return Ok(new);
         }
         // Several records if need be: one record stays far below the journal's record limit.
         for ranges in new.chunks(LOST_RANGES_PER_RECORD_MAX) {
@@ -340,7 +341,11 @@ impl Store {
                 true,
             )?;
         }
-        Ok(())
+        // A write in flight names them with its result (merge review s18m M18-2).
+        for w in core.writes_in_flight.values_mut() {
+            w.note_failure_lost(&new);
+        }
+        Ok(new)
     }
 
     /// Lost range `l` split where the planner's cache extents of it on `oss` split, each
@@ -489,8 +494,13 @@ impl Store {
 
     /// The error for reading (or ending a window with) lost bytes, naming every range.
     pub(super) fn lost_error(&self, core: &Core, lost: &[&LostRange], what: &str) -> StoreError {
-        let list: Vec<String> = lost
-            .iter()
+        let list = self.lost_range_names(core, lost);
+        self.lost_error_named(lost, &list, what)
+    }
+
+    /// Each of `lost` as "file 'NAME' bytes A..Z (OSS I, window TOKEN)".
+    pub(super) fn lost_range_names(&self, core: &Core, lost: &[&LostRange]) -> Vec<String> {
+        lost.iter()
             .map(|l| {
                 let name = core
                     .state
@@ -512,7 +522,11 @@ impl Store {
                     l.oss,
                 )
             })
-            .collect();
+            .collect()
+    }
+
+    /// `lost_error` with the ranges named (`list`).
+    fn lost_error_named(&self, lost: &[&LostRange], list: &[String], what: &str) -> StoreError {
         // Two causes share the record: an OSS that failed inside an open window, and cached
         // bytes a settle could neither read nor rebuild (corruption beyond the code's
         // tolerance); the message names the one that happened.
