@@ -2370,10 +2370,10 @@ impl Store {
                 }
                 for first in edges {
                     let block_addr = addr - el.offset_bytes + first;
-                    // The addresses this piece writes in the block: a home data block whose
-                    // old bytes there no read step of the plan holds is read here too (a
-                    // reconstruct write), so that a write refused on it (it rotted after
-                    // this check) can journal its change (`journal_refused_blocks`).
+                    // The addresses this piece writes in the block: a client write's home
+                    // data block whose old bytes there no read step of the plan holds is read
+                    // here too (a reconstruct write), so that a write refused on it (it rotted
+                    // after this check) can journal its change (`journal_refused_blocks`).
                     let (oa, oz) = (
                         block_addr + a.max(first) - first,
                         block_addr + z.min(first + block) - first,
@@ -2384,7 +2384,9 @@ impl Store {
                             && r.addr_bytes <= oa
                             && oz <= r.addr_bytes + r.len_bytes
                     });
-                    let home_data = step.zone == PlanZone::Data && !step.is_parity();
+                    let home_data = step.zone == PlanZone::Data
+                        && !step.is_parity()
+                        && matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
                     // (A cache-zone read rebuilds without writing back: checked anyway.)
                     if step.zone != PlanZone::Cache
                         && (own_read || !home_data)

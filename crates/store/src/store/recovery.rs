@@ -37,6 +37,12 @@
 //!   there is bit rot in a suspect block that single parity cannot place, so the row's
 //!   suspect data blocks are lost.
 //!
+//! A block a cut client write was refused on (`Rec::RefusedBlocks`: it rotted after the
+//! plan's checks, and the backend wrote nothing of that call) is not torn: its bytes on disk
+//! are the old block with the rot. It takes only a decode its stored checksum proves the
+//! block before the write or, with the journaled change, after it (`decide_refused_block`),
+//! else it is lost; its bytes on disk are never kept (review s18r R18-4).
+//!
 //! Known limit: a torn block whose decode cannot be confirmed at offsets where another
 //! column is in flight too (its new bytes reached the disk under its old checksum, or a
 //! write hole sits at those offsets, on single parity) keeps its bytes on disk there. Bit
