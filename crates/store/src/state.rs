@@ -652,9 +652,44 @@ pub enum Rec {
     /// check sees what it did; `State::journal_tail_damage` keeps it, and every open warns,
     /// until the operator accepts it (`JournalTailAccepted`). A scrub does not clear it.
     JournalTailDamaged(JournalTailCut),
+    /// A client plan's home data write was refused on these blocks: each failed its
+    /// checksum when the backend read it to merge a partial write (it rotted after the
+    /// plan's checks), so the backend wrote nothing of that call, and the block on disk is
+    /// the one before the plan with its rot. Journaled (fsync'd) when the plan fails, before
+    /// its error returns; `PlannerReset` drops it. Why (review s18r R18-4): to recovery a
+    /// refused block and a torn one (new bytes under the old checksum) look the same, and it
+    /// kept the bytes on disk, the rot under a fresh checksum, where other columns were in
+    /// flight. With this record recovery takes only a decode the block's stored checksum
+    /// proves to be its bytes before the write, or (with `delta`) after it
+    /// (`decide_refused_block`), else records the block lost.
+    RefusedBlocks(RefusedBlocks),
     /// The operator accepted the damaged journal tails on record (`exaraid store scrub
     /// --accept-journal-damage`, `Store::accept_journal_damage`): their warning ends.
     JournalTailAccepted,
+}
+
+/// See `Rec::RefusedBlocks`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedBlocks {
+    /// The client plan refused.
+    pub plan: u64,
+    pub file: u64,
+    pub blocks: Vec<RefusedBlock>,
+}
+
+/// Block `block` of home data element `(stripe, row, col)` of `RefusedBlocks::file`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedBlock {
+    pub stripe: u64,
+    pub row: usize,
+    pub col: usize,
+    pub block: u64,
+    /// The whole block's change the write meant (its old bytes, read verified by the plan
+    /// before the rot, XOR its new bytes; zero outside the write): the block after the
+    /// write is the block before it XOR this. `None` when the plan never read the old
+    /// bytes it overwrites there (a reconstruct write).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta: Option<Vec<u8>>,
 }
 
 /// See `Rec::WindowBlockCrcs`.
@@ -1023,6 +1058,8 @@ impl Rec {
             Rec::JournalTailDamaged(_) | Rec::JournalTailAccepted => {
                 crate::superblock::STATE_VERSION_SESSION13_RECORDS
             }
+            // A session-14 binary cannot parse it.
+            Rec::RefusedBlocks(_) => crate::superblock::STATE_VERSION_SESSION19_RECORDS,
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -1323,6 +1360,10 @@ pub struct State {
     /// is poisoned (one failure's plans per run). (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub wrote_nothing: BTreeSet<u64>,
+    /// The blocks client plans of this planner epoch were refused on (`Rec::RefusedBlocks`).
+    /// Bounded like `wrote_nothing`. (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_blocks: Vec<RefusedBlocks>,
     /// The window block crcs of client plans not yet durable (`Rec::WindowBlockCrcs`).
     /// (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -1417,6 +1458,10 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
+        if !self.refused_blocks.is_empty() {
+            // Session 19's field: an older binary would drop it and reseal the rot.
+            return crate::superblock::STATE_VERSION_SESSION19_RECORDS;
+        }
         let rows_named = self
             .write_parity_crcs
             .iter()
@@ -1591,6 +1636,8 @@ impl State {
             Rec::JournalTailDamaged(_) | Rec::JournalTailAccepted => false,
             // A note that plans changed nothing; a note of what a window write writes next.
             Rec::WroteNothing { .. } | Rec::WindowBlockCrcs(_) => false,
+            // A note that a write wrote nothing on these blocks.
+            Rec::RefusedBlocks(_) => false,
             // The store's clock.
             Rec::ClockSkew { .. } => false,
             _ => true,
@@ -1805,6 +1852,7 @@ impl State {
                 self.move_home_crcs.clear();
                 self.settle_sums.clear();
                 self.wrote_nothing.clear();
+                self.refused_blocks.clear();
                 self.window_block_crcs.clear();
                 self.settle_records_every_stripe = false;
                 // Failed before every input of the new planner epoch.
@@ -1881,6 +1929,7 @@ impl State {
                 });
             }
             Rec::JournalTailChecked => self.journal_tail_cuts.clear(),
+            Rec::RefusedBlocks(r) => self.refused_blocks.push(r.clone()),
             Rec::WroteNothing { plans, file_sizes } => {
                 assert!(
                     plans.iter().all(|p| !self.durable.contains(p)),

@@ -60,6 +60,10 @@ pub const STATE_VERSION_SESSION13_RECORDS: u32 = 6;
 /// versions 1 to 6 and refuse 7, changing nothing). Records and fields added from session
 /// 14 on name this version in `Rec::reader_version` and `State::reader_version`.
 pub const STATE_VERSION_SESSION14_RECORDS: u32 = 7;
+/// The state file's header version while its journal or its own content may hold a record
+/// or a field that binaries of session 14 to 18 cannot read or would drop unseen (they read
+/// header versions 1 to 7 and refuse 8, changing nothing): session 19's `Rec::RefusedBlocks`.
+pub const STATE_VERSION_SESSION19_RECORDS: u32 = 8;
 /// The superblock's header version when its store seeds block crcs with the OSS
 /// ([`BlockCrcSeed::StoreOssAddress`], every store `init` makes from session 12 on). Why a
 /// header version: binaries before session 12 read superblock header version 1 only and
@@ -523,6 +527,7 @@ fn versions_read(kind: &str) -> &'static [u32] {
             STATE_VERSION_SESSION12_RECORDS,
             STATE_VERSION_SESSION13_RECORDS,
             STATE_VERSION_SESSION14_RECORDS,
+            STATE_VERSION_SESSION19_RECORDS,
         ]
     } else if kind == "superblock" {
         &[
@@ -777,23 +782,23 @@ mod tests {
         assert!(err.contains("Restore this file from a backup"), "{err}");
     }
 
-    /// Session-14 records name version 7; this build reads every state header from 1 to 7
+    /// Session-19 records name version 8; this build reads every state header from 1 to 8
     /// and refuses the next one with the release advice, changing nothing.
     #[test]
-    fn state_headers_up_to_the_session_14_version_are_read_and_the_next_is_refused() {
+    fn state_headers_up_to_the_session_19_version_are_read_and_the_next_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state");
-        for version in 1..=STATE_VERSION_SESSION14_RECORDS {
+        for version in 1..=STATE_VERSION_SESSION19_RECORDS {
             write_checked_version(&path, "state", version, &7u32).unwrap();
             let (value, read) = read_checked_version::<u32>(&path, "state").unwrap();
             assert_eq!((value, read), (7, version));
         }
-        let next = STATE_VERSION_SESSION14_RECORDS + 1;
-        set_header_version(&path, "state", STATE_VERSION_SESSION14_RECORDS).unwrap();
+        let next = STATE_VERSION_SESSION19_RECORDS + 1;
+        set_header_version(&path, "state", STATE_VERSION_SESSION19_RECORDS).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let text = String::from_utf8(bytes).unwrap();
         let newer = text.replacen(
-            &format!(" v{STATE_VERSION_SESSION14_RECORDS} "),
+            &format!(" v{STATE_VERSION_SESSION19_RECORDS} "),
             &format!(" v{next} "),
             1,
         );

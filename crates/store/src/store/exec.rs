@@ -1420,7 +1420,7 @@ impl Store {
         self.copy_failed_columns(plan, client, &mut |source, len| {
             self.resolve(plan, source, len, client, &read_bytes, &mut computed)
         })?;
-        self.heal_unread_edge_blocks(plan)?;
+        let edge_old = self.heal_unread_edge_blocks(plan)?;
         // An OSS that goes down under one of the writes below: what the plan holds of it in
         // memory is journaled before its failure goes on record (review E11 item 2).
         let copy_failing =
@@ -1458,16 +1458,125 @@ impl Store {
             self.journal_end_parity_crcs(plan, &write_bytes)?;
             self.journal_move_home_crcs(plan, &write_bytes)?;
             *began_writing |= !writes.is_empty();
-            self.run_steps(
+            let refused = Mutex::new(Vec::new());
+            let wave = self.run_steps(
                 plan,
                 &writes,
                 &write_bytes,
                 &copy_failing,
                 &LostReads::new(),
-            )?;
+                &refused,
+            );
+            if let Err(e) = wave {
+                let refused = refused.into_inner();
+                self.journal_refused_blocks(plan, &write_bytes, &read_bytes, &edge_old, refused);
+                return Err(e);
+            }
             crate::torture::write_wave_done();
         }
         Ok(())
+    }
+
+    /// A client plan's home data writes refused on blocks that failed their checksum
+    /// (`refused`: write step, key, block of the key's element, as `run_steps` met them):
+    /// journaled, synced, as `Rec::RefusedBlocks` with each block's change (see
+    /// `RefusedBlock::delta`) where a read step of the plan read the old bytes the write
+    /// overwrites in it (verified, before the rot). The backend verifies a partial block
+    /// before it writes any byte of that call, so nothing of these blocks changed. Best
+    /// effort: the plan's own error is what the caller hears; without the record recovery
+    /// decides the block as before.
+    fn journal_refused_blocks(
+        &self,
+        plan: &IoPlan,
+        write_bytes: &[(usize, Vec<u8>)],
+        read_bytes: &[Option<Vec<u8>>],
+        edge_old: &EdgeBlocks,
+        refused: Vec<(usize, ElementKey, usize)>,
+    ) {
+        if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
+            return;
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let e = self.sb.element_bytes as u64;
+        let mut blocks = Vec::new();
+        let mut file = None;
+        for (i, key, b) in refused {
+            let step = &plan.steps[i];
+            if step.zone != PlanZone::Data || step.is_parity() || key.zone != Zone::Data {
+                continue;
+            }
+            // The block's addresses, and the part of them the step writes.
+            let at = key.slot * e + b as u64 * block;
+            let (a, z) = (
+                at.max(step.addr_bytes),
+                (at + block).min(step.addr_bytes + step.len_bytes),
+            );
+            if a >= z {
+                continue;
+            }
+            // Its element, from the step's pieces (back to back from the step's address).
+            let mut piece_at = step.addr_bytes;
+            let mut element = None;
+            for piece in &step.pieces {
+                let x = &piece.element;
+                if piece_at <= a && a < piece_at + x.len_bytes {
+                    element = Some((x.stripe, x.pos, x.offset_bytes + (a - piece_at)));
+                }
+                piece_at += x.len_bytes;
+            }
+            let Some((stripe, pos, offset_bytes)) = element else {
+                continue;
+            };
+            if offset_bytes / block != b as u64 {
+                continue; // not the block the step's pieces say: record nothing of it
+            }
+            let Some((_, new)) = write_bytes.iter().find(|(w, _)| *w == i) else {
+                continue;
+            };
+            let new = &new[(a - step.addr_bytes) as usize..(z - step.addr_bytes) as usize];
+            let old = plan.steps.iter().enumerate().find_map(|(r, s)| {
+                let covers = s.op == Op::Read
+                    && s.oss == step.oss
+                    && s.zone == step.zone
+                    && s.file == step.file
+                    && s.addr_bytes <= a
+                    && z <= s.addr_bytes + s.len_bytes;
+                let bytes = read_bytes.get(r)?.as_ref().filter(|_| covers)?;
+                Some(&bytes[(a - s.addr_bytes) as usize..(z - s.addr_bytes) as usize])
+            });
+            let old = old.or_else(|| {
+                let whole = edge_old.get(&(step.oss, key, b))?;
+                Some(&whole[(a - at) as usize..(z - at) as usize])
+            });
+            let delta = old.map(|old| {
+                let mut d = vec![0u8; block as usize];
+                let skip = (a - at) as usize;
+                for (j, (o, n)) in old.iter().zip(new).enumerate() {
+                    d[skip + j] = o ^ n;
+                }
+                d
+            });
+            file = Some(step.file);
+            blocks.push(crate::state::RefusedBlock {
+                stripe,
+                row: pos.row,
+                col: pos.col,
+                block: b as u64,
+                delta,
+            });
+        }
+        let Some(file) = file else {
+            return;
+        };
+        let rec = Rec::RefusedBlocks(crate::state::RefusedBlocks {
+            plan: plan.id,
+            file,
+            blocks,
+        });
+        let mut core = self.core.lock();
+        if let Err(e) = self.journal(&mut core, rec, true) {
+            eprintln!("exaraid: warning: the blocks plan {} was refused on were not journaled ({e}); the next open decides them as a cut write's", plan.id);
+        }
     }
 
     /// Before a client plan's running parity writes (`write_bytes`: this wave's steps and
@@ -1929,7 +2038,8 @@ impl Store {
         if plan.computes.is_empty() || per_oss.len() <= 1 || in_plan_order {
             // Nothing to overlap (the computes run when the writes need them, as before).
             let nothing_to_copy = |_oss: usize| Ok(());
-            for (i, bytes) in self.run_steps(plan, reads, &[], &nothing_to_copy, lost)? {
+            let refused = Mutex::new(Vec::new());
+            for (i, bytes) in self.run_steps(plan, reads, &[], &nothing_to_copy, lost, &refused)? {
                 read_bytes[i] = Some(bytes.expect("a read step returns its bytes"));
             }
             return Ok(());
@@ -2011,6 +2121,7 @@ impl Store {
         write_bytes: &[(usize, Vec<u8>)],
         copy_failing: &(dyn Fn(usize) -> Result<(), StoreError> + Sync),
         lost: &LostReads,
+        refused: &Mutex<Vec<(usize, ElementKey, usize)>>,
     ) -> Result<StepOutputs, StoreError> {
         let run = |i: usize| -> Result<Option<Vec<u8>>, StoreError> {
             let step = &plan.steps[i];
@@ -2021,7 +2132,11 @@ impl Store {
                         .iter()
                         .find(|(w, _)| *w == i)
                         .expect("a write step's bytes are resolved before it runs");
-                    self.write_step(step, bytes, copy_failing).map(|_| None)
+                    let r = self.write_step(step, bytes, copy_failing).map(|_| None);
+                    if let Err(StoreError::Backend(BackendError::Corrupt { key, block, .. })) = &r {
+                        refused.lock().push((i, *key, *block));
+                    }
+                    r
                 }
             }
         };
@@ -2219,7 +2334,8 @@ impl Store {
     /// (reasoned, not tested): a block with live bytes of an older cache stripe beside
     /// stale ones still cannot be confirmed: the write then fails, before any change, with
     /// `DataLost`.
-    fn heal_unread_edge_blocks(&self, plan: &IoPlan) -> Result<(), StoreError> {
+    fn heal_unread_edge_blocks(&self, plan: &IoPlan) -> Result<EdgeBlocks, StoreError> {
+        let mut edge_old = EdgeBlocks::new();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
         // Home addresses `[a, z)` each read step of the plan verified, per (OSS, zone, file).
@@ -2281,8 +2397,26 @@ impl Store {
                 }
                 for first in edges {
                     let block_addr = addr - el.offset_bytes + first;
+                    // The addresses this piece writes in the block: a client write's home
+                    // data block whose old bytes there no read step of the plan holds is read
+                    // here too (a reconstruct write), so that a write refused on it (it rotted
+                    // after this check) can journal its change (`journal_refused_blocks`).
+                    let (oa, oz) = (
+                        block_addr + a.max(first) - first,
+                        block_addr + z.min(first + block) - first,
+                    );
+                    let own_read = plan.steps.iter().any(|r| {
+                        r.op == Op::Read
+                            && (r.oss, r.zone, r.file) == (step.oss, step.zone, step.file)
+                            && r.addr_bytes <= oa
+                            && oz <= r.addr_bytes + r.len_bytes
+                    });
+                    let home_data = step.zone == PlanZone::Data
+                        && !step.is_parity()
+                        && matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
                     // (A cache-zone read rebuilds without writing back: checked anyway.)
                     if step.zone != PlanZone::Cache
+                        && (own_read || !home_data)
                         && covered(
                             step.oss,
                             step.zone,
@@ -2295,8 +2429,13 @@ impl Store {
                     }
                     let key = self.key(step.zone, step.file, block_addr);
                     let mut buf = vec![0u8; block as usize];
+                    let i = (first / block) as usize;
                     match self.read_retrying(step.oss, key, first as usize, &mut buf) {
-                        Ok(()) => {}
+                        Ok(()) => {
+                            if home_data {
+                                edge_old.insert((step.oss, key, i), buf);
+                            }
+                        }
                         Err(err)
                             if err.is_corrupt()
                                 && step.zone == PlanZone::Cache
@@ -2372,6 +2511,9 @@ impl Store {
                             };
                             let repair = step.zone != PlanZone::Cache;
                             self.read_range_repairing(None, at, &mut buf, repair, false)?;
+                            if home_data {
+                                edge_old.insert((step.oss, key, i), buf.clone());
+                            }
                             if step.zone == PlanZone::Cache {
                                 // Rebuilt from the cache stripe and confirmed against the
                                 // block's checksum (bytes no write of the cache stripe reached
@@ -2386,7 +2528,7 @@ impl Store {
                 }
             }
         }
-        Ok(())
+        Ok(edge_old)
     }
 
     /// Whether the cache-zone block `[block_addr, block_addr + block_bytes)` of OSS `oss`
@@ -3009,6 +3151,10 @@ impl Store {
         Ok(())
     }
 }
+
+/// Home data edge blocks a plan read verified (or rebuilt) before its first write
+/// (`heal_unread_edge_blocks`), by `(oss, key, block of the element)`.
+type EdgeBlocks = BTreeMap<(usize, ElementKey, usize), Vec<u8>>;
 
 /// Per read step of a plan, the file ranges it reads as the home bytes under them
 /// (`Store::window_reads_lost`), sorted and disjoint.

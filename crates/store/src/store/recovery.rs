@@ -37,6 +37,12 @@
 //!   there is bit rot in a suspect block that single parity cannot place, so the row's
 //!   suspect data blocks are lost.
 //!
+//! A block a cut client write was refused on (`Rec::RefusedBlocks`: it rotted after the
+//! plan's checks, and the backend wrote nothing of that call) is not torn: its bytes on disk
+//! are the old block with the rot. It takes only a decode its stored checksum proves the
+//! block before the write or, with the journaled change, after it (`decide_refused_block`),
+//! else it is lost; its bytes on disk are never kept (review s18r R18-4).
+//!
 //! Known limit: a torn block whose decode cannot be confirmed at offsets where another
 //! column is in flight too (its new bytes reached the disk under its old checksum, or a
 //! write hole sits at those offsets, on single parity) keeps its bytes on disk there. Bit
@@ -2439,6 +2445,23 @@ impl Store {
                     .home_writers
                     .get(&(file, stripe))
                     .is_some_and(|w| w.len() == 1 && w.values().all(|&client| client));
+            // Blocks a cut client write was refused on (`Rec::RefusedBlocks`), with their
+            // changes where known.
+            let refused: BTreeMap<(Pos, usize), Option<Vec<u8>>> = core
+                .state
+                .refused_blocks
+                .iter()
+                .filter(|r| r.file == file)
+                .flat_map(|r| r.blocks.iter())
+                .filter(|b| b.stripe == stripe)
+                .map(|b| {
+                    let pos = Pos {
+                        row: b.row,
+                        col: b.col,
+                    };
+                    ((pos, b.block as usize), b.delta.clone())
+                })
+                .collect();
             let mut composed = self.compose_stripe(
                 file,
                 stripe,
@@ -2448,6 +2471,7 @@ impl Store {
                 &known,
                 cut_only,
                 one_client_write,
+                &refused,
             )?;
             // A lost data block's bytes only cut writes wrote: zeros (see `cut_only_ranges`),
             // laid first (cached bytes of the cut write over them are as true).
@@ -3169,6 +3193,7 @@ impl Store {
         known: &[CachedPiece],
         cut_only: &Ranges,
         one_client_write: bool,
+        refused: &BTreeMap<(Pos, usize), Option<Vec<u8>>>,
     ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
@@ -3328,7 +3353,27 @@ impl Store {
                     }
                     keep => Ok(keep),
                 };
-                let keep: Option<Vec<u8>> = if !overlaps(own, start, end) {
+                // A write refused on this block (it rotted): its bytes on disk are the block
+                // before the write with the rot, never new bytes (R18-4).
+                let refused_keep = match refused.get(&(pos, i)) {
+                    Some(delta) if state == Held::Failed => {
+                        let (oss, key) = keys[&pos];
+                        let args = (oss, key, delta.as_deref());
+                        let d = self.decide_refused_block(
+                            &composed.buf,
+                            i,
+                            pos,
+                            &erased,
+                            ranges,
+                            args,
+                        )?;
+                        Some(proven(d)?)
+                    }
+                    _ => None,
+                };
+                let keep: Option<Vec<u8>> = if let Some(keep) = refused_keep {
+                    keep
+                } else if !overlaps(own, start, end) {
                     // Bit rot (or a lost slot): the block was whole before the crash.
                     let (oss, key) = keys[&pos];
                     proven(match &decoded {
@@ -5156,6 +5201,57 @@ impl Store {
             // never reached it, issue #4 F1).
             if !mine.is_empty() && b.checksum_matches(key, i, decoded)? {
                 return Ok(Some(decoded.to_vec()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Block `i` of data column `pos`, which a cut client write was refused on
+    /// (`Rec::RefusedBlocks`): its bytes on disk failed their checksum before the write
+    /// changed any of them, so its stored checksum is that of its true bytes before the
+    /// write, `old`, and its bytes after the write would have been `old ^ delta`. Both are
+    /// right (outside the write they are the same acknowledged bytes; inside it the write
+    /// was never acknowledged). A decode of any erasure pattern (the suspect columns, then
+    /// the block's column with sets of the in-flight ones, as `confirm_block` tries) is
+    /// taken only when that checksum proves it one of the two: `crc(d) == crc(old)`, or
+    /// `crc(d ^ delta) == crc(old)`, i.e. `d == old ^ delta`. Whatever versions the other
+    /// columns hold, a decode that is neither fails both (but for a crc32c collision, the
+    /// bound of every checksum here). The bytes on disk are never kept (R18-4: they held
+    /// the rot). `None`: nothing proves a version; the caller records the block lost.
+    fn decide_refused_block(
+        &self,
+        buf: &StripeBuf,
+        i: usize,
+        pos: Pos,
+        erased: &[usize],
+        ranges: &BTreeMap<Pos, Ranges>,
+        (oss, key, delta): (usize, ElementKey, Option<&[u8]>),
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES;
+        let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
+        let mut extra: Vec<usize> = ranges
+            .iter()
+            .filter(|(p, r)| overlaps(r, start, end) && !erased.contains(&p.col))
+            .map(|(p, _)| p.col)
+            .collect();
+        extra.sort_unstable();
+        extra.dedup();
+        for pattern in self.erasure_patterns(pos.col, erased, &extra) {
+            if !pattern.contains(&pos.col) {
+                continue;
+            }
+            let Some(d) = self.decode_block(buf, i, &pattern) else {
+                continue;
+            };
+            let d = d.element(pos);
+            if self.checksum_proves(oss, key, i, d)? {
+                return Ok(Some(d.to_vec()));
+            }
+            if let Some(delta) = delta.filter(|x| x.len() == block) {
+                let before: Vec<u8> = d.iter().zip(delta).map(|(x, y)| x ^ y).collect();
+                if self.checksum_proves(oss, key, i, &before)? {
+                    return Ok(Some(d.to_vec()));
+                }
             }
         }
         Ok(None)

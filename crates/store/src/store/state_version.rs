@@ -421,3 +421,32 @@ fn an_open_that_cuts_a_damaged_tail_marks_the_header_before_its_journal_says_so(
     );
     drop(store);
 }
+
+/// Session 19's record of the blocks a client write was refused on (review s18r R18-4)
+/// turns the header to version 8, which binaries of sessions 14 to 18 refuse (they cannot
+/// parse it; dropped, their recovery would reseal the rot as before); a snapshot that holds
+/// it keeps version 8; the open's settle drops it and the header is 1 again.
+#[test]
+fn a_refused_blocks_record_turns_the_state_header_to_version_8_until_the_planner_restarts() {
+    let rec = crate::state::RefusedBlocks {
+        // No such plan, no file: it changes nothing, the record is the point.
+        plan: 1 << 40,
+        file: 99,
+        blocks: vec![crate::state::RefusedBlock {
+            stripe: 0,
+            row: 0,
+            col: 1,
+            block: 0,
+            delta: Some(vec![3u8; 4096]),
+        }],
+    };
+    assert_eq!(
+        Rec::RefusedBlocks(rec.clone()).reader_version(),
+        crate::superblock::STATE_VERSION_SESSION19_RECORDS
+    );
+    record_holds_the_header_version_until_the_planner_restarts(
+        Rec::RefusedBlocks(rec.clone()),
+        crate::superblock::STATE_VERSION_SESSION19_RECORDS,
+        |state| state.refused_blocks == vec![rec.clone()],
+    );
+}
