@@ -69,6 +69,8 @@ fn raid6_end_over_a_rotten_block_beside_written_bytes_succeeds() {
     end_over_rot_beside_hole(CodeSpec::raid6(4), 6, 6000);
 }
 
+/// raid5 (a guard, as below); the 8192-byte first write (rot in written bytes) on raid5 and
+/// rs are guards too: the END parity's read of the block heals it first.
 #[test]
 fn raid5_end_over_a_rotten_block_beside_the_window_succeeds() {
     end_over_rot_beside_hole(CodeSpec::raid5(4), 5, 3000);
@@ -83,16 +85,20 @@ fn rs_4_3_end_over_a_rotten_block_beside_the_window_succeeds() {
 }
 
 /// Rot in the window's own bytes of the edge block (file byte 5096, which the move
-/// replaces), the rest of the block never written. The END parity read that rest as zeros
-/// by the store's record (its reconstruct-write reads no other byte of the block, so nothing
-/// healed it), and the move's heal confirms the rest by that record (raid5) or by the
-/// parity equation its decode leaves over (raid6).
+/// replaces), the rest of the block never written. raid6's END parity is a reconstruct-write
+/// that reads only that rest, served as zeros by the store's record without touching the
+/// block, so nothing healed it; the move's heal confirms the rest by that record (the decode
+/// with the moved bytes laid over gives zeros there), not by the block's checksum, which
+/// covers the rotten byte.
 #[test]
 fn raid6_end_over_a_rotten_byte_under_the_window_beside_a_hole_succeeds() {
     let (_dir, ended, what) = end_over_rot(CodeSpec::raid6(4), 6, 3000, WINDOW_BYTES, (1, 1000));
     ended.unwrap_or_else(|e| panic!("{what}: END failed: {e}"));
 }
 
+/// raid5 (a guard: it passes without the fix too): its END parity is a read-modify-write
+/// whose read of the block's old bytes under the window heals the block before the parity
+/// changes.
 #[test]
 fn raid5_end_over_a_rotten_byte_under_the_window_beside_a_hole_succeeds() {
     for first_len_bytes in [3000, 6000] {
