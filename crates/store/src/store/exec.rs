@@ -2399,10 +2399,11 @@ impl Store {
     /// more unreadable blocks than the code tolerates, data and parity disagreeing) fails
     /// the move before any write, naming the block's file bytes. Not done: a decode that the
     /// code's spare parity checks taken as confirmation (it would heal such rot under the
-    /// moved bytes on raid6/rs; no test reaches that case yet). Where it arises: a read of the block by the END parity plan heals it
-    /// before the parity changes, so only a block whose bytes that plan reads are all
-    /// never written (served as zeros, unhealed), or that rotted between the END parity
-    /// and the move (a move queued for the background worker), gets here.
+    /// moved bytes on raid6/rs; no test reaches that case yet). Where it arises: a read of
+    /// the block by the END parity plan heals it before the parity changes, so only a
+    /// block whose bytes that plan reads are all never written (served as zeros, unhealed),
+    /// or that rotted between the END parity and the move (a move queued for the
+    /// background worker), gets here.
     #[allow(clippy::too_many_arguments)]
     fn heal_moved_edge_block(
         &self,
