@@ -2390,20 +2390,22 @@ impl Store {
     /// read gave back exact. The stripe's true data is its home data with the moved bytes
     /// laid over (as recovery composes it, see `copy_moved_edge_blocks`): that is decoded,
     /// block row by block row. The block's bytes the move leaves as they are come from the
-    /// decode, and are confirmed by one of two: the block's stored checksum over them with its
+    /// decode, and are confirmed by one of: the block's stored checksum over them with its
     /// own bytes on disk under the moved range (the block as it was, rot mended: written
     /// back so, a pure heal); the file never wrote them (zeros by the store's record, as the
-    /// END parity read them) and the decode gives zeros (then written back as the block is
-    /// after the move). Either way the move's partial write then finds the block healthy.
-    /// One confirmed by neither (rot under the moved bytes beside written ones, a row with
-    /// more unreadable blocks than the code tolerates, data and parity disagreeing) fails
-    /// the move before any write, naming the block's file bytes. Not done: a decode that the
-    /// code's spare parity checks taken as confirmation (it would heal such rot under the
-    /// moved bytes on raid6/rs; no test reaches that case yet). Where it arises: a read of
-    /// the block by the END parity plan heals it before the parity changes, so only a
-    /// block whose bytes that plan reads are all never written (served as zeros, unhealed),
-    /// or that rotted between the END parity and the move (a move queued for the
-    /// background worker), gets here.
+    /// END parity read them) and the decode gives zeros; a parity equation the decode did
+    /// not need holds (fewer columns erased in the row than the code tolerates: the rot
+    /// under the moved bytes, beside written ones). The last two write the block back as
+    /// it is after the move. Either way the move's partial write then finds the block
+    /// healthy. One confirmed by none (rot under the moved bytes beside written ones on a
+    /// code with no spare parity left, a row with more unreadable blocks than the code
+    /// tolerates, data and parity disagreeing) fails the move before any write, naming the
+    /// block's file bytes. Where it arises: a read of the block by the END parity plan
+    /// heals it before the parity changes, but a reconstruct-write reads only the other
+    /// columns over the window's byte ranges and this column's bytes beside them, so a
+    /// block whose bytes it reads are all never written (served as zeros, unhealed), or
+    /// none of it (rs 4+3, a window inside one element), or one that rotted after the END
+    /// parity (a move queued for the background worker), gets here.
     #[allow(clippy::too_many_arguments)]
     fn heal_moved_edge_block(
         &self,
@@ -2463,7 +2465,20 @@ impl Store {
                 missing: false,
             });
         }
+        // Whether the decode of row `i` is checked by a parity equation it did not need:
+        // fewer columns erased there than the code tolerates, and none located as stale.
+        let g = self.layout.geometry();
+        let erased_in_row = (0..g.cols)
+            .filter(|&col| {
+                (0..g.rows).any(|row| {
+                    let p = Pos { row, col };
+                    g.cell(p) != Cell::Empty && home.is_bad(p, i)
+                })
+            })
+            .count();
         let lost = self.decode_blocks(&mut home)?;
+        let checked_by_parity =
+            erased_in_row < self.tolerance() && !home.located.iter().any(|&(r, _)| r == i);
         let name = self.file_name_in(None, file);
         if lost.contains(&i) {
             return Err(StoreError::DataLost(format!(
@@ -2510,12 +2525,20 @@ impl Store {
             self.count(step.oss, Zone::Data, Op::Write, false);
             return self.write_back_block(step.oss, key, first as usize, after);
         }
+        if checked_by_parity {
+            // The rot lies under the moved bytes (they replace it) beside written ones: the
+            // block's checksum covers the rotten old bytes, but the decode satisfied every
+            // parity equation of the stripe the END parity encodes. Written back as after
+            // the move, as above.
+            self.count(step.oss, Zone::Data, Op::Write, false);
+            return self.write_back_block(step.oss, key, first as usize, after);
+        }
         let Cell::Data(d) = el.cell else {
             unreachable!("a move home writes data elements")
         };
         let at = self.layout.file_offset(stripe, d, (i * block) as u64);
         Err(StoreError::DataLost(format!(
-            "{name} bytes {at}..{} (stripe {stripe}, 4 KiB block {i} of the element at row {} column {} on OSS {}) cannot be confirmed: the block fails its checksum ({err}), and its bytes the delayed window's move home does not replace, rebuilt from the stripe with the window's bytes laid over, do not match that checksum with the block's bytes on disk under the window's, and are not all bytes the file never wrote (the rot lies under the window's bytes, or data and parity disagree); nothing of the move was written (the window's bytes stay in the cache zone, their END parity durable). `exaraid store scrub` names the damaged block; write these file bytes again to replace it",
+            "{name} bytes {at}..{} (stripe {stripe}, 4 KiB block {i} of the element at row {} column {} on OSS {}) cannot be confirmed: the block fails its checksum ({err}), and its bytes the delayed window's move home does not replace, rebuilt from the stripe with the window's bytes laid over, do not match that checksum with the block's bytes on disk under the window's, are not all bytes the file never wrote, and no spare parity is left to check them (the rot lies under the window's bytes on a code with no spare parity in that row, or data and parity disagree); nothing of the move was written (the window's bytes stay in the cache zone, their END parity durable). `exaraid store scrub` names the damaged block; write these file bytes again to replace it",
             at + block as u64,
             pos.row,
             pos.col,
