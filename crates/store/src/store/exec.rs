@@ -1420,7 +1420,9 @@ impl Store {
         self.copy_failed_columns(plan, client, &mut |source, len| {
             self.resolve(plan, source, len, client, &read_bytes, &mut computed)
         })?;
-        let edge_old = self.heal_unread_edge_blocks(plan)?;
+        let edge_old = self.heal_unread_edge_blocks(plan, &mut |source, len| {
+            self.resolve(plan, source, len, client, &read_bytes, &mut computed)
+        })?;
         // An OSS that goes down under one of the writes below: what the plan holds of it in
         // memory is journaled before its failure goes on record (review E11 item 2).
         let copy_failing =
@@ -2334,7 +2336,14 @@ impl Store {
     /// (reasoned, not tested): a block with live bytes of an older cache stripe beside
     /// stale ones still cannot be confirmed: the write then fails, before any change, with
     /// `DataLost`.
-    fn heal_unread_edge_blocks(&self, plan: &IoPlan) -> Result<EdgeBlocks, StoreError> {
+    /// A delayed window's move home (`PlanCause::WindowMove`) heals its home edge blocks
+    /// from the stripe with the moved bytes laid over (`heal_moved_edge_block`); `resolve`
+    /// gives a write piece's bytes (the plan's reads have run).
+    fn heal_unread_edge_blocks(
+        &self,
+        plan: &IoPlan,
+        resolve: &mut dyn FnMut(Bytes, u64) -> Result<Vec<u8>, StoreError>,
+    ) -> Result<EdgeBlocks, StoreError> {
         let mut edge_old = EdgeBlocks::new();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
@@ -2496,6 +2505,16 @@ impl Store {
                             let healed = &whole[start..start + block as usize];
                             self.write_back_block(step.oss, key, start, healed)?;
                         }
+                        Err(err)
+                            if err.is_corrupt()
+                                && step.zone == PlanZone::Data
+                                && matches!(
+                                    plan.cause,
+                                    exaraid_plan::PlanCause::WindowMove { .. }
+                                ) =>
+                        {
+                            self.heal_moved_edge_block(plan, resolve, step, el, key, first, err)?;
+                        }
                         Err(err) if err.is_corrupt() => {
                             let whole_block = exaraid_plan::ElementRange {
                                 offset_bytes: first,
@@ -2529,6 +2548,171 @@ impl Store {
             }
         }
         Ok(edge_old)
+    }
+
+    /// Heal the rotten home block at byte `first` of the element `el` of the move home
+    /// `plan` (step `step` writes part of it), before the move's first write. Why (review
+    /// s18r R18-5): the window's END parity, durable before the move runs, covers the
+    /// window's bytes while the home data under them is still the old one, so the home
+    /// stripe as it stands disagrees with its parity and a rebuild from it (`read_range_
+    /// repairing`) failed the move, and END with it, naming window bytes lost that every
+    /// read gave back exact. The stripe's true data is its home data with the moved bytes
+    /// laid over (as recovery composes it, see `copy_moved_edge_blocks`): that is decoded,
+    /// block row by block row. The block's bytes the move leaves as they are come from the
+    /// decode, and are confirmed by one of: the block's stored checksum over them with its
+    /// own bytes on disk under the moved range (the block as it was, rot mended: written
+    /// back so, a pure heal); the file never wrote them (zeros by the store's record, as the
+    /// END parity read them) and the decode gives zeros; a parity equation the decode did
+    /// not need holds (fewer columns erased in the row than the code tolerates: the rot
+    /// under the moved bytes, beside written ones). The last two write the block back as
+    /// it is after the move. Either way the move's partial write then finds the block
+    /// healthy. One confirmed by none (rot under the moved bytes beside written ones on a
+    /// code with no spare parity left, a row with more unreadable blocks than the code
+    /// tolerates, data and parity disagreeing) fails the move before any write, naming the
+    /// block's file bytes. Where it arises: a read of the block by the END parity plan
+    /// heals it before the parity changes, but a reconstruct-write reads only the other
+    /// columns over the window's byte ranges and this column's bytes beside them, so a
+    /// block whose bytes it reads are all never written (served as zeros, unhealed), or
+    /// none of it (rs 4+3, a window inside one element), or one that rotted after the END
+    /// parity (a move queued for the background worker), gets here.
+    #[allow(clippy::too_many_arguments)]
+    fn heal_moved_edge_block(
+        &self,
+        plan: &IoPlan,
+        resolve: &mut dyn FnMut(Bytes, u64) -> Result<Vec<u8>, StoreError>,
+        step: &Step,
+        el: &exaraid_plan::ElementRange,
+        key: ElementKey,
+        first: u64,
+        err: BackendError,
+    ) -> Result<(), StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES;
+        let e = self.sb.element_bytes;
+        let (file, stripe, pos) = (step.file, el.stripe, el.pos);
+        let i = first as usize / block;
+        let mut home = self.read_home_blocks(None, file, stripe)?;
+        // The moved runs of this stripe, per element: its newest data, which the END
+        // parity covers.
+        let mut moved: BTreeMap<Pos, Vec<(usize, usize)>> = BTreeMap::new();
+        let home_writes = plan
+            .steps
+            .iter()
+            .filter(|s| s.op == Op::Write && s.zone == PlanZone::Data && s.file == file);
+        for s in home_writes {
+            for piece in &s.pieces {
+                let x = &piece.element;
+                if x.stripe != stripe || x.len_bytes == 0 {
+                    continue;
+                }
+                let source = piece.source.expect("a write piece has a source");
+                let bytes = resolve(source, x.len_bytes)?;
+                let (a, z) = (
+                    x.offset_bytes as usize,
+                    (x.offset_bytes + x.len_bytes) as usize,
+                );
+                home.buf.element_mut(x.pos)[a..z].copy_from_slice(&bytes);
+                moved.entry(x.pos).or_default().push((a, z));
+            }
+        }
+        let covers_whole = |p: Pos, b: usize| {
+            let (a, z) = (b * block, (b + 1) * block);
+            let runs = moved.get(&p).map(Vec::as_slice).unwrap_or(&[]);
+            (a..z).all(|at| runs.iter().any(|&(p, q)| p <= at && at < q))
+        };
+        // A block the move writes whole is known (its bytes are the moved ones): no erasure.
+        for c in home.corrupt.iter_mut() {
+            let p = c.pos;
+            c.blocks.retain(|&b| !covers_whole(p, b));
+        }
+        home.corrupt.retain(|c| !c.blocks.is_empty());
+        if !home.unavailable_cols.contains(&pos.col) && !home.is_bad(pos, i) {
+            // The edge read failed even if this pass read the block.
+            home.never_written.remove(&(pos, i));
+            home.corrupt.push(super::read::CorruptElement {
+                pos,
+                blocks: [i].into(),
+                missing: false,
+            });
+        }
+        // Whether the decode of row `i` is checked by a parity equation it did not need:
+        // fewer columns erased there than the code tolerates, and none located as stale.
+        let g = self.layout.geometry();
+        let erased_in_row = (0..g.cols)
+            .filter(|&col| {
+                (0..g.rows).any(|row| {
+                    let p = Pos { row, col };
+                    g.cell(p) != Cell::Empty && home.is_bad(p, i)
+                })
+            })
+            .count();
+        let lost = self.decode_blocks(&mut home)?;
+        let checked_by_parity =
+            erased_in_row < self.tolerance() && !home.located.iter().any(|&(r, _)| r == i);
+        let name = self.file_name_in(None, file);
+        if lost.contains(&i) {
+            return Err(StoreError::DataLost(format!(
+                "{err}; rebuilding it from the stripe with the delayed window's bytes laid over failed: {}; nothing of the window's move home was written",
+                self.lost_blocks_error(None, file, stripe, &home, &lost)
+            )));
+        }
+        let mut before = home.buf.element(pos)[i * block..(i + 1) * block].to_vec();
+        let mut on_disk = vec![0u8; e];
+        let b = &self.backends[step.oss];
+        let on_disk_read = b.read_unverified(key, &mut on_disk).is_ok();
+        for &(a, z) in moved.get(&pos).map(Vec::as_slice).unwrap_or(&[]) {
+            let (p, q) = (a.max(i * block), z.min((i + 1) * block));
+            if p < q {
+                before[p - i * block..q - i * block].copy_from_slice(&on_disk[p..q]);
+            }
+        }
+        if on_disk_read && b.checksum_matches(key, i, &before).unwrap_or(false) {
+            self.count(step.oss, Zone::Data, Op::Write, false);
+            return self.write_back_block(step.oss, key, first as usize, &before);
+        }
+        let after = &home.buf.element(pos)[i * block..(i + 1) * block];
+        // The block's bytes the move keeps, as runs within the element.
+        let mut kept: Vec<(usize, usize)> = Vec::new();
+        let mut at = i * block;
+        for (a, z) in moved_runs_in(moved.get(&pos), i * block, (i + 1) * block) {
+            if at < a {
+                kept.push((at, a));
+            }
+            at = at.max(z);
+        }
+        if at < (i + 1) * block {
+            kept.push((at, (i + 1) * block));
+        }
+        let holes_decoded_as_zeros = kept.iter().all(|&(a, z)| {
+            self.never_written(None, file, el, a, z - a)
+                && after[a - i * block..z - i * block].iter().all(|&x| x == 0)
+        });
+        if holes_decoded_as_zeros {
+            // Bytes the file never wrote are zeros by the store's record (the END parity
+            // read them so), and the decode gives zeros there: both agree. Written back as
+            // the block is after the move: a crash before the move is durable finds it as a
+            // move cut after this block (recovery lays the moved bytes over home, equal).
+            self.count(step.oss, Zone::Data, Op::Write, false);
+            return self.write_back_block(step.oss, key, first as usize, after);
+        }
+        if checked_by_parity {
+            // The rot lies under the moved bytes (they replace it) beside written ones: the
+            // block's checksum covers the rotten old bytes, but the decode satisfied every
+            // parity equation of the stripe the END parity encodes. Written back as after
+            // the move, as above.
+            self.count(step.oss, Zone::Data, Op::Write, false);
+            return self.write_back_block(step.oss, key, first as usize, after);
+        }
+        let Cell::Data(d) = el.cell else {
+            unreachable!("a move home writes data elements")
+        };
+        let at = self.layout.file_offset(stripe, d, (i * block) as u64);
+        Err(StoreError::DataLost(format!(
+            "{name} bytes {at}..{} (stripe {stripe}, 4 KiB block {i} of the element at row {} column {} on OSS {}) cannot be confirmed: the block fails its checksum ({err}), and its bytes the delayed window's move home does not replace, rebuilt from the stripe with the window's bytes laid over, do not match that checksum with the block's bytes on disk under the window's, are not all bytes the file never wrote, and no spare parity is left to check them (the rot lies under the window's bytes on a code with no spare parity in that row, or data and parity disagree); nothing of the move was written (the window's bytes stay in the cache zone, their END parity durable). `exaraid store scrub` names the damaged block; write these file bytes again to replace it",
+            at + block as u64,
+            pos.row,
+            pos.col,
+            step.oss
+        )))
     }
 
     /// Whether the cache-zone block `[block_addr, block_addr + block_bytes)` of OSS `oss`
@@ -3155,6 +3339,26 @@ impl Store {
 /// Home data edge blocks a plan read verified (or rebuilt) before its first write
 /// (`heal_unread_edge_blocks`), by `(oss, key, block of the element)`.
 type EdgeBlocks = BTreeMap<(usize, ElementKey, usize), Vec<u8>>;
+
+/// The runs of `runs` (unsorted, may overlap) within `[a, z)`, clipped, sorted and merged.
+fn moved_runs_in(runs: Option<&Vec<(usize, usize)>>, a: usize, z: usize) -> Vec<(usize, usize)> {
+    let mut inside: Vec<(usize, usize)> = runs
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .map(|&(p, q)| (p.max(a), q.min(z)))
+        .filter(|&(p, q)| p < q)
+        .collect();
+    inside.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(inside.len());
+    for (p, q) in inside {
+        match merged.last_mut() {
+            Some(last) if p <= last.1 => last.1 = last.1.max(q),
+            _ => merged.push((p, q)),
+        }
+    }
+    merged
+}
 
 /// Per read step of a plan, the file ranges it reads as the home bytes under them
 /// (`Store::window_reads_lost`), sorted and disjoint.
