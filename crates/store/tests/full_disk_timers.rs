@@ -123,3 +123,84 @@ fn a_timeout_the_full_metadata_disk_refused_fires_once_there_is_room() {
         "decoded through the timeout's parity"
     );
 }
+
+/// Session 18 leftover (s18b): the background worker (`serve_background`) of a long-lived
+/// store meets a due timeout whose record the full metadata disk refuses. It must keep
+/// serving and try again at a bounded pace, so that the timeout fires once there is room,
+/// with no command and no restart. Before, the refusal ended the worker: the window's
+/// bytes stayed without parity for good, silently (the store no longer settled by itself).
+#[test]
+fn the_background_worker_keeps_serving_through_a_full_metadata_disk_and_fires_the_timeout_with_room(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(meta) = Tmpfs::mount(&dir.path().join("meta"), 1 << 20) else {
+        eprintln!("SKIPPED: mounting a tmpfs is not permitted here (needs root)");
+        return;
+    };
+    let store_dir = meta.0.join("s");
+    let oss_dirs = (0..4).map(|i| dir.path().join(format!("o{i}"))).collect();
+    let mut opts = InitOptions::new(oss_dirs, CodeSpec::raid5(3));
+    opts.element_bytes = UNIT;
+    opts.write_path = WritePath::Delayed;
+    const TIMEOUT_MS: u64 = 400;
+    opts.window_timeout_ms = TIMEOUT_MS;
+    let store = Store::init(&store_dir, &opts).unwrap();
+    let data = pattern(1, 10_000);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let served = std::thread::scope(|s| {
+        let worker = s.spawn(|| store.serve_background(&stop));
+        while !store.serving_background() {
+            std::thread::yield_now();
+        }
+        let _window = store.delayed_start("f").unwrap();
+        store.write("f", 0, &data).unwrap();
+        // An empty journal: the timeout's record needs a new block of the full disk.
+        store.checkpoint().unwrap();
+        meta.fill();
+        // Past the timeout: the worker has tried it, refused, a few times.
+        std::thread::sleep(std::time::Duration::from_millis(3 * TIMEOUT_MS));
+        assert!(
+            store.serving_background(),
+            "the worker keeps serving through the refusal"
+        );
+        assert_eq!(store.status().unwrap().bytes_unprotected, 10_000);
+        assert!(store.get("f").unwrap() == data, "read from the cache zone");
+
+        meta.unfill();
+        // The worker retries at least every second (`BACKGROUND_RETRY_MAX_MS`); a loaded
+        // machine gets ten times that.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while store.status().unwrap().bytes_unprotected != 0
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(
+            store.status().unwrap().bytes_unprotected,
+            0,
+            "with room the worker fired the timeout by itself: the window's bytes have parity"
+        );
+        assert!(store.serving_background(), "still serving");
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        worker.join().unwrap()
+    });
+    assert!(served.is_ok(), "the worker ends when told: {served:?}");
+    assert!(store.get("f").unwrap() == data);
+    assert_consistent(&store);
+    store
+        .fail_oss(store.layout().locate(store.file_id("f").unwrap(), 0).oss)
+        .unwrap();
+    assert!(
+        store.get("f").unwrap() == data,
+        "decoded through the timeout's parity"
+    );
+    let warnings = store.close_with_warnings().unwrap();
+    let told: Vec<&String> = warnings
+        .iter()
+        .filter(|w| w.starts_with("the background worker's timers"))
+        .collect();
+    assert!(
+        told.len() == 1 && told[0].contains("room came back"),
+        "one warning tells the refusal's end (bounded: not one per try): {warnings:?}"
+    );
+}

@@ -141,6 +141,21 @@ const SERVE_POLL_MS: u64 = 5;
 /// How long the worker waits for exclusive use of the store before serving its queue again
 /// (a writer holding the store may wait for a queued background plan only it runs).
 const ADVANCE_GATE_WAIT_MS: u64 = 20;
+/// Longest wait of the background worker between tries of its timers refused for room (a
+/// full metadata or OSS disk): the wait doubles from [`SERVE_POLL_MS`] up to this, so a
+/// full disk costs a few refused tries a second, and a timeout fires within this of the
+/// room coming back.
+pub const BACKGROUND_RETRY_MAX_MS: u64 = 1000;
+
+/// The background worker's pace of retries of its timers refused for room
+/// (`Store::serve_timers_retrying`).
+#[derive(Default)]
+struct TimersRetry {
+    /// Not before this instant; `None`: the timers are not refused.
+    next_try: Option<std::time::Instant>,
+    /// The wait before `next_try`, doubled on each refusal.
+    wait_ms: u64,
+}
 /// Default bound on the WCL destage writes the background worker holds back while client
 /// writes run (`OpenOptions::destage_defer_max_bytes`). Why defer at all: a destage moves a
 /// complete cache stripe home, work "out of the critical path" (the seed, section 2.1) that
@@ -784,6 +799,9 @@ pub struct Store {
     background: Mutex<VecDeque<Admitted>>,
     background_cv: Condvar,
     background_served: AtomicBool,
+    /// Why the background worker's timers (due timeouts, the parity advance) are refused
+    /// now (a full disk), while it retries them (`serve_background`); `None` when they run.
+    background_refused: Mutex<Option<String>>,
     /// See `OpenOptions::destage_defer_max_bytes`.
     destage_defer_max_bytes: u64,
     /// Client write plans executing their steps now (the foreground a destage is held back
@@ -2054,6 +2072,7 @@ impl Store {
             background: Mutex::new(VecDeque::new()),
             background_cv: Condvar::new(),
             background_served: AtomicBool::new(false),
+            background_refused: Mutex::new(None),
             destage_defer_max_bytes: options.destage_defer_max_bytes,
             client_plans_executing: AtomicUsize::new(0),
             plans_waiting: AtomicUsize::new(0),
@@ -3873,7 +3892,10 @@ impl Store {
         }
         let mut advances = self.advances.lock();
         while *advances == epoch {
-            if !self.background_served.load(Ordering::SeqCst) {
+            // A worker whose timers a full disk refuses retries them at its pace: this writer
+            // tries the advance itself (refused the same way, a warning: `keep_unprotected_bound`).
+            let refused = self.background_refused.lock().is_some();
+            if !self.background_served.load(Ordering::SeqCst) || refused {
                 drop(advances);
                 return self.settle_all();
             }
@@ -4590,6 +4612,7 @@ impl Store {
     /// the worker advances the parity (see `enforce_unprotected_bound` for the rule).
     pub fn serve_background(&self, stop: &AtomicBool) -> Result<(), StoreError> {
         self.background_served.store(true, Ordering::SeqCst);
+        let mut retry = TimersRetry::default();
         let result = (|| loop {
             let ready = {
                 let mut q = self.background.lock();
@@ -4615,7 +4638,7 @@ impl Store {
                     self.run_plans_from(vec![a], None, true)?;
                 }
             }
-            self.serve_timers()?;
+            self.serve_timers_retrying(&mut retry)?;
         })();
         self.background_served.store(false, Ordering::SeqCst);
         // A writer waiting for this worker's advance advances the parity itself now.
@@ -4673,6 +4696,64 @@ impl Store {
         held_bytes < self.destage_defer_max_bytes
     }
 
+    /// `serve_timers`, which a full disk refuses before it changed anything (a timeout's
+    /// record or a settle's first record refused by the metadata disk, a settle's home room
+    /// by an OSS: `NoSpace`, the store not poisoned): the worker goes on serving its queue
+    /// and tries again after a wait that doubles up to [`BACKGROUND_RETRY_MAX_MS`]. The
+    /// refusal is told once when it begins and once when it ends (a warning at close each,
+    /// and `Store::background_refused` meanwhile), not per try. Why (session 18 leftover of
+    /// s18b): the refusal ended the worker, so with an API user's long-lived store the
+    /// timeouts and the parity advance silently stopped for good, though the disk got room
+    /// again. Writers waiting at the hard limit on unprotected bytes advance the parity
+    /// themselves meanwhile (`enforce_unprotected_bound`), refused the same way.
+    fn serve_timers_retrying(&self, retry: &mut TimersRetry) -> Result<(), StoreError> {
+        let now = std::time::Instant::now();
+        if retry.next_try.is_some_and(|at| now < at) {
+            return Ok(());
+        }
+        let e = match self.serve_timers() {
+            Ok(()) => {
+                if retry.next_try.take().is_some() {
+                    retry.wait_ms = 0;
+                    let why = self.background_refused.lock().take().unwrap_or_default();
+                    self.tell_background_refusal(format!(
+                        "the background worker's timers (due window timeouts, the parity advance past the bound), refused for room ({why}), run again: room came back"
+                    ));
+                }
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        if !matches!(e, StoreError::NoSpace(_)) || self.poisoned.load(Ordering::SeqCst) {
+            return Err(e);
+        }
+        retry.wait_ms = (retry.wait_ms * 2).clamp(SERVE_POLL_MS, BACKGROUND_RETRY_MAX_MS);
+        retry.next_try = Some(now + std::time::Duration::from_millis(retry.wait_ms));
+        let mut refused = self.background_refused.lock();
+        if refused.is_none() {
+            self.tell_background_refusal(format!(
+                "the background worker's timers (due window timeouts, the parity advance past the bound) were refused for room: {e}. The worker keeps serving and tries them again at least every {BACKGROUND_RETRY_MAX_MS} ms; the window bytes waiting for them stay readable in the cache zone"
+            ));
+        }
+        *refused = Some(e.to_string());
+        Ok(())
+    }
+
+    /// A change of the background worker's refusal state, told at close: bounded, the
+    /// latest only (a long-lived store whose disk fills and empties many times keeps one).
+    fn tell_background_refusal(&self, warning: String) {
+        let mut warnings = self.deferred_warnings.lock();
+        warnings.retain(|w| !w.starts_with("the background worker's timers"));
+        warnings.push(warning);
+    }
+
+    /// Why the background worker's timers (due window timeouts, the parity advance past the
+    /// bound) are refused now, a full disk named, while `serve_background` retries them;
+    /// `None` while they run. For an API user's monitoring: the worker does not stop.
+    pub fn background_refused(&self) -> Option<String> {
+        self.background_refused.lock().clone()
+    }
+
     /// The background worker's share of the timers: window timeouts that are due, and the
     /// parity advance writers asked for.
     fn serve_timers(&self) -> Result<(), StoreError> {
@@ -4700,7 +4781,12 @@ impl Store {
                 return Ok(());
             };
             self.check_usable()?;
-            return self.flush_exclusive(exclusive);
+            // Refused (a full disk), the request stands: the worker's retry advances then.
+            let advanced = self.flush_exclusive(exclusive);
+            if advanced.is_err() {
+                self.advance_requested.store(true, Ordering::SeqCst);
+            }
+            return advanced;
         }
         // The bound holds again (END or a timeout gave the bytes parity): writers waiting at
         // the hard limit may go on.
