@@ -1073,6 +1073,14 @@ const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors
 /// completion of plans durable before it) on a full metadata disk.
 const METADATA_DISK_FULL_CAUSE: &str =
     "this open must journal the completion of writes that finished before it, and the store's metadata disk is full";
+/// The cause of an open that could not journal the START (or END) of delayed windows the
+/// planner's epoch lacks (`Store::restart_windows`) on a full metadata disk.
+const RESTART_WINDOWS_CAUSE: &str =
+    "this open must journal the restart of open delayed windows (a settle, or a crash right after one, left the planner without them), and the store's metadata disk is full";
+/// The cause of an open that could not journal the END of a window a crash left without a
+/// token (`Store::end_unlisted_windows`) on a full metadata disk.
+const END_UNLISTED_WINDOWS_CAUSE: &str =
+    "this open must journal the end of a delayed window a crash left without its token (its bytes then get parity), and the store's metadata disk is full";
 /// The cause of an open whose recovery could not journal what it decided (or checkpoint
 /// it) on a full metadata disk.
 const RECOVERY_METADATA_DISK_FULL_CAUSE: &str =
@@ -2308,42 +2316,21 @@ impl Store {
                 }
                 Vec::new()
             } else {
-                store.restart_windows(&mut core)?;
-                // Durable plans whose completion the planner never heard (a crash between
-                // the two records): tell it now.
-                let mut more = Vec::new();
-                let unheard = store.durable_unheard(&core);
-                for (i, &p) in unheard.iter().enumerate() {
-                    more.extend(core.strategy.on_complete(p).map_err(plan_err)?);
-                    let complete = Rec::Input(Input::Complete { plan: p });
-                    match store.journal(&mut core, complete, false) {
-                        Ok(()) => store.forget_cache_stripes(&[p]),
-                        // A full metadata disk (review s11r R11-4: a put refused between its
-                        // `Durable` and `Complete` records left this for every later open,
-                        // which failed, `ls` and `get` too). Nothing was appended (the
-                        // journal cuts a partial record), so the next open with room does
-                        // this again. Meanwhile reads are right with the planner told, not
-                        // journaled, as recovery does: the plans are durable. The plans
-                        // they release are not run, and nothing else may be journaled
-                        // after a record the journal lacks: open for reads only.
-                        Err(e @ StoreError::NoSpace(_)) => {
-                            for &later in &unheard[i + 1..] {
-                                core.strategy.on_complete(later).map_err(plan_err)?;
-                            }
-                            store.forget_cache_stripes(&unheard[i..]);
-                            drop(core);
-                            store.poisoned.store(true, Ordering::SeqCst);
-                            *store.reads_only.lock() = Some(ReadsOnly {
-                                kind: ReadsOnlyKind::MetadataDiskFull,
-                                cause: format!("{METADATA_DISK_FULL_CAUSE} ({e})"),
-                            });
-                            return Ok(store);
-                        }
-                        Err(e) => return Err(e),
+                match store.journal_open_records(&mut core) {
+                    Ok(more) => store.admit(more),
+                    // A full metadata disk (review s11r R11-4 for the completions; session
+                    // 19 for the windows' records): nothing after the refused record was
+                    // appended, so the next open with room does the rest. Meanwhile reads
+                    // are right from the planner as the journal has it, and nothing else
+                    // may be journaled after a record the journal lacks: reads only (see
+                    // `open_for_reads_on_full_metadata`). Before session 19 a refused
+                    // window record failed the open, `ls` and `get` too.
+                    Err((e @ StoreError::NoSpace(_), cause)) => {
+                        store.open_for_reads_on_full_metadata(core, &format!("{cause} ({e})"))?;
+                        return Ok(store);
                     }
+                    Err((e, _)) => return Err(e),
                 }
-                more.extend(store.end_unlisted_windows(&mut core)?);
-                store.admit(more)
             }
         };
         store.run_plans(more, None)?;
@@ -2356,7 +2343,7 @@ impl Store {
         store.drop_staging_files()?;
         store.drop_unconfirmed_files(&cut_writes_only)?;
         // Removals a crash cut after their record: their objects go now.
-        store.finish_removals(&store.gate_exclusive()?)?;
+        store.finish_removals_at_open()?;
         store.repair_after_tail_cut();
         Ok(store)
     }
@@ -2455,6 +2442,63 @@ impl Store {
             .collect();
         unheard.sort_unstable();
         unheard
+    }
+
+    /// The records a writable open journals first when no recovery is due: windows the
+    /// planner's epoch lacks started again (`restart_windows`), completions of durable plans
+    /// the planner never heard (a crash between the two records; the plans they release are
+    /// returned), then the end of windows a crash left without a token
+    /// (`end_unlisted_windows`; their parity plans are returned). A refusal comes with what
+    /// was being journaled, in the user's words.
+    fn journal_open_records(
+        &self,
+        core: &mut Core,
+    ) -> Result<Vec<IoPlan>, (StoreError, &'static str)> {
+        self.restart_windows(core)
+            .map_err(|e| (e, RESTART_WINDOWS_CAUSE))?;
+        let mut more = Vec::new();
+        for p in self.durable_unheard(core) {
+            let released = core.strategy.on_complete(p).map_err(plan_err);
+            more.extend(released.map_err(|e| (e, METADATA_DISK_FULL_CAUSE))?);
+            let complete = Rec::Input(Input::Complete { plan: p });
+            self.journal(core, complete, false)
+                .map_err(|e| (e, METADATA_DISK_FULL_CAUSE))?;
+            self.forget_cache_stripes(&[p]);
+        }
+        let ended = self.end_unlisted_windows(core);
+        more.extend(ended.map_err(|e| (e, END_UNLISTED_WINDOWS_CAUSE))?);
+        Ok(more)
+    }
+
+    /// An open whose own first records (`journal_open_records`) a full metadata disk
+    /// refused goes on for reads only (`ReadsOnlyKind::MetadataDiskFull`), with the planner
+    /// as the journal has it (rebuilt from the inputs on record: the refused record told the
+    /// next open nothing) and told, unjournaled, of every durable plan's completion, as
+    /// recovery does: the plans are durable. The plans they release are not run. Reads are
+    /// then what the next open with room serves: an empty window's START or END, which a
+    /// restart journals, plans no I/O and moves no byte; a window left unended keeps its
+    /// bytes in the cache zone, which reads serve. Why not writable: a write to such a
+    /// window's file would be planned by a planner that differs from the next open's (a
+    /// timed-out window not closed again takes it unprotected, review s15r R15-1), and a
+    /// record after one the journal lacks would be replayed without it.
+    fn open_for_reads_on_full_metadata(
+        &self,
+        mut core: parking_lot::MutexGuard<'_, Core>,
+        cause: &str,
+    ) -> Result<(), StoreError> {
+        core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
+        let unheard = self.durable_unheard(&core);
+        for &p in &unheard {
+            core.strategy.on_complete(p).map_err(plan_err)?;
+        }
+        self.forget_cache_stripes(&unheard);
+        drop(core);
+        self.poisoned.store(true, Ordering::SeqCst);
+        *self.reads_only.lock() = Some(ReadsOnly {
+            kind: ReadsOnlyKind::MetadataDiskFull,
+            cause: cause.to_string(),
+        });
+        Ok(())
     }
 
     /// Threads waiting for their turn in the stripe queues now (plans and reads): lets a
@@ -3439,6 +3483,30 @@ impl Store {
             let mut core = self.core.lock();
             self.journal(&mut core, Rec::ObjectsRemoved { id }, false)?;
         }
+        Ok(())
+    }
+
+    /// `finish_removals` at open (removals a crash cut after their record, or that waited for
+    /// an OSS away). Refused for room (a full metadata disk refused the record before the
+    /// deletions, or the `ObjectsRemoved` after them) it is deferred with a warning told at
+    /// close and the open goes on. Why it is safe: the removed names are gone from the file
+    /// table for good (their `Remove` or `Replace` is durable) and file ids are never
+    /// reused, so objects left on the OSSs are read by nobody; the ids stay in
+    /// `State::removing`, and every open deletes them again (deleting is idempotent).
+    /// Nothing the open journaled is missing (a refused append leaves no record), so the
+    /// store stays writable. Before session 19 the refusal failed the open, so every
+    /// command (`ls`, `get`) failed while the metadata disk was full.
+    fn finish_removals_at_open(&self) -> Result<(), StoreError> {
+        let Err(e) = self.finish_removals(&self.gate_exclusive()?) else {
+            return Ok(());
+        };
+        if !matches!(e, StoreError::NoSpace(_)) || self.poisoned.load(Ordering::SeqCst) {
+            return Err(e);
+        }
+        let files = self.core.lock().state.removing.len();
+        self.deferred_warnings.lock().push(format!(
+            "deleting the objects of {files} removed file(s) (their names are gone; a crash or an OSS away had cut the deletion) was deferred: {e}. No file's bytes are affected: the objects only take space on the OSSs until an open with room deletes them (every open tries again)"
+        ));
         Ok(())
     }
 
