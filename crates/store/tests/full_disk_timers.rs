@@ -41,42 +41,6 @@ fn a_write_refused_for_a_full_oss_still_gives_a_timed_out_window_its_parity() {
     assert!(store.get("f").unwrap() == data);
 }
 
-/// A tmpfs of `bytes` at `at` (a small metadata disk), unmounted when dropped; `None` where
-/// mounting is not permitted (it needs root).
-struct Tmpfs(std::path::PathBuf);
-
-impl Tmpfs {
-    fn mount(at: &std::path::Path, bytes: u64) -> Option<Tmpfs> {
-        std::fs::create_dir_all(at).unwrap();
-        let mounted = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
-            .arg(at)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        mounted.then(|| Tmpfs(at.to_path_buf()))
-    }
-
-    /// Every free block taken by one file: an append that needs a new block fails ENOSPC.
-    fn fill(&self) {
-        let filler = self.0.join("filler");
-        let mut f = std::fs::File::create(&filler).unwrap();
-        use std::io::Write;
-        let page = vec![0u8; 4096];
-        while f.write_all(&page).is_ok() {}
-        let _ = f.write_all(&[0u8; 1]);
-    }
-
-    fn unfill(&self) {
-        std::fs::remove_file(self.0.join("filler")).unwrap();
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(&self.0).status();
-    }
-}
-
 /// Review s17r R17-3, in one process: a due timeout whose record a full metadata disk
 /// refuses must leave the planner as the journal has it. Before, the planner kept the
 /// tick: its parity plans were dropped unrun, the timeout never fired again, and the

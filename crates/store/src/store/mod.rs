@@ -112,6 +112,16 @@ pub const READ_BYTES_MAX: u64 = 1 << 32;
 pub const OSS_COUNT_MAX: usize = 4096;
 /// Planner inputs kept for replay before a close settles the store to start a new log.
 pub const PLANNER_INPUTS_MAX: usize = 100_000;
+
+/// The step of `Store::close_locked` that failed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum CloseStep {
+    /// The settle that replaces a planner input log past [`PLANNER_INPUTS_MAX`].
+    InputLogSettle,
+    /// The planner reset or the state checkpoint (with its losses on record first).
+    Checkpoint,
+}
+
 /// Lost ranges in one journal record (about 100 bytes each: far below the record limit).
 pub const LOST_RANGES_PER_RECORD_MAX: usize = 10_000;
 /// Checkpoint (snapshot the state, truncate the journal) when the journal grows past this.
@@ -5058,7 +5068,7 @@ impl Store {
         let mut warnings = std::mem::take(&mut *self.deferred_warnings.lock());
         let mut core = self.core.lock();
         let closed = self.close_locked(&mut core);
-        let Err(err) = closed else {
+        let Err((err, refused)) = closed else {
             return Ok(warnings);
         };
         // A settle that began and failed poisoned the store: that is not a checkpoint.
@@ -5071,6 +5081,16 @@ impl Store {
             return Err(StoreError::Io(format!(
                 "{err}; and the journal could not be synced either ({sync_err}): changes since the last checkpoint may not be durable"
             )));
+        }
+        if refused == CloseStep::InputLogSettle {
+            // Not the checkpoint's disk (session 18 leftover: the warning said "the state
+            // checkpoint was not written" and told to free the metadata disk, when the settle
+            // had been refused, often for room on an OSS): its error names the disk to free.
+            warnings.push(format!(
+                "the settle that starts a new planner input log at close was refused ({err}); nothing is lost: the journal {} holds every change, and the state checkpoint after that settle waits with it. The log holds more than {PLANNER_INPUTS_MAX} inputs, which every open replays (slower opens meanwhile); every close tries that settle again",
+                self.dir.join(JOURNAL_FILE).display(),
+            ));
+            return Ok(warnings);
         }
         // The advice for what happened: room for a full disk; for an I/O error (a failed
         // fsync of the state or the journal: review s7s S7-2) freeing space does nothing,
@@ -5092,9 +5112,12 @@ impl Store {
         Ok(warnings)
     }
 
-    fn close_locked(&self, core: &mut Core) -> Result<(), StoreError> {
+    /// What `close_with_warnings` does: a planner reset or settle of a long input log, then
+    /// the checkpoint. A failure comes with the step it failed in, for the warning.
+    fn close_locked(&self, core: &mut Core) -> Result<(), (StoreError, CloseStep)> {
+        let checkpoint = |e| (e, CloseStep::Checkpoint);
         // Both ways below forget the planner's view: lost window bytes must be on record.
-        self.record_losses(core)?;
+        self.record_losses(core).map_err(checkpoint)?;
         let all_durable = {
             let done = self.done.lock();
             core.state.durable.iter().all(|p| done.contains(p))
@@ -5103,19 +5126,30 @@ impl Store {
         if quiet {
             let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
             for f in files {
-                if !self.cached_extents(core, f)?.is_empty() {
+                if !self.cached_extents(core, f).map_err(checkpoint)?.is_empty() {
                     quiet = false;
                     break;
                 }
             }
         }
         if quiet && !core.state.inputs.is_empty() {
-            self.journal(core, Rec::PlannerReset, true)?;
-            core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
+            self.journal(core, Rec::PlannerReset, true)
+                .map_err(checkpoint)?;
+            core.strategy = replay(self.kind, &self.layout, self.config, &[])
+                .map_err(checkpoint)?
+                .0;
         } else if all_durable && core.state.inputs.len() > PLANNER_INPUTS_MAX {
             // The input log would make every open slow: settle (everything home with
             // parity, windows stay open) and start a new, empty log.
-            return self.settle(core, BTreeSet::new());
+            let settled = self.settle(core, BTreeSet::new());
+            return settled.map_err(|e| {
+                // With the new log begun (the reset on record), what failed is the
+                // settle's own checkpoint at its end.
+                match core.state.inputs.len() > PLANNER_INPUTS_MAX {
+                    true => (e, CloseStep::InputLogSettle),
+                    false => (e, CloseStep::Checkpoint),
+                }
+            });
         }
         // A session that wrote ends in an epoch of its own, on record with the checkpoint and
         // told the OSSs after it: a copy of the metadata taken while it ran is then behind the
@@ -5151,7 +5185,7 @@ impl Store {
                 }
             }
         }
-        self.checkpoint_locked(core)?;
+        self.checkpoint_locked(core).map_err(checkpoint)?;
         if let Some(epoch) = seal {
             for (i, told) in self.tell_osses_epoch(epoch).into_iter().enumerate() {
                 if told {
