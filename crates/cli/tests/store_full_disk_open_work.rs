@@ -128,6 +128,104 @@ fn a_window_restart_refused_by_a_full_metadata_disk_opens_for_reads_naming_the_d
     assert!(ok(&["store", "get", d, "b"], b"") == b, "degraded: b");
 }
 
+/// A window the planner holds open and the state does not list (no token: an exaraid
+/// before review d, D2, journaled START's planner input before its `WindowStart`, and was
+/// killed between the two): the next open ends it (`end_unlisted_windows`), which journals.
+/// Made here from a START killed right after its input, its `WindowStart` record replaced
+/// by a record every binary skips (same sequence number, a valid frame).
+#[test]
+fn ending_an_unlisted_window_refused_by_a_full_metadata_disk_opens_for_reads_naming_the_disk()
+{
+    use exaraid_store::journal::Journal;
+    use exaraid_store::state::Rec;
+    let tmp = tempfile::tempdir().unwrap();
+    let a = bytes(1, 30_000);
+    const RECORDS_MAX: usize = 12;
+    let dir = (1..=RECORDS_MAX)
+        .find_map(|n| {
+            let dir = tmp.path().join(format!("s{n}"));
+            let d = s(&dir);
+            init_store(
+                d,
+                &["--oss", "5", "--code", "raid5", "--write-path", "delayed"],
+            );
+            ok(&["store", "put", d, "a"], &a);
+            let kill_at = format!("{}:{n}", exaraid_store::torture::JOURNAL_RECORD);
+            let killed = killed_at(&["store", "delayed", "start", d, "a"], b"", &kill_at);
+            let last = journal_records(&dir).pop().unwrap_or_default();
+            (killed && last.contains("\"StartDelayed\"")).then_some(dir)
+        })
+        .expect("a kill right after START's planner input");
+    let journal = std::fs::read(dir.join("journal")).unwrap();
+    let records = journal_records(&dir);
+    let mut rewritten = Vec::new();
+    let mut at = 0;
+    for record in &records {
+        let len = 8 + record.len();
+        let json: serde_json::Value = serde_json::from_str(record).unwrap();
+        match json["rec"].get("WindowStart") {
+            Some(_) => {
+                let skipped = Rec::OssGenerations {
+                    generations: Vec::new(),
+                };
+                let seq = json["seq"].as_u64().unwrap();
+                rewritten.extend(Journal::<Rec>::frame(seq, &skipped));
+            }
+            None => rewritten.extend_from_slice(&journal[at..at + len]),
+        }
+        at += len;
+    }
+    assert_eq!(at, journal.len(), "whole records");
+    assert_ne!(rewritten, journal, "START's WindowStart record replaced");
+    std::fs::write(dir.join("journal"), &rewritten).unwrap();
+    let d = s(&dir);
+    for args in [
+        vec!["store", "get", d, "a"],
+        vec!["store", "ls", d],
+        vec!["store", "status", d],
+    ] {
+        let out = on_a_full_metadata_disk(&dir, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{args:?} on a full metadata disk serves its read: exit {:?}: {stderr}",
+            out.status.code()
+        );
+        let told = match args[1] {
+            "status" => String::from_utf8_lossy(&out.stdout),
+            _ => stderr.clone(),
+        };
+        assert!(
+            told.contains("reads only")
+                && told.contains("end of a delayed window a crash left without its token")
+                && told.contains(&format!("Free space on the file system holding {d}")),
+            "{args:?} says what waits, that the store is open for reads only, and which disk to free: {told}"
+        );
+        if args[1] == "get" {
+            assert!(out.stdout == a, "a reads its bytes");
+        }
+    }
+    // Room again: the open ends the window; writes to a get parity at once.
+    let out = exaraid(&["store", "ls", d], b"");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && !stderr.contains("reads only"),
+        "with room the store opens for changes: {stderr}"
+    );
+    let mut a_now = a.clone();
+    let w = bytes(3, 9_000);
+    ok(&["store", "write", d, "a", "--offset", "4000"], &w);
+    put_over(&mut a_now, 4000, &w);
+    let status: serde_json::Value =
+        serde_json::from_slice(&ok(&["store", "status", d, "--json"], b"")).unwrap();
+    assert!(
+        status["bytes_unprotected"] == 0 && status["open_windows"].as_array().unwrap().is_empty(),
+        "the unlisted window was ended: the write has parity: {status}"
+    );
+    ok(&["store", "fail", d, "--oss", "1"], b"");
+    assert!(ok(&["store", "get", d, "a"], b"") == a_now, "degraded: a");
+}
+
 /// A removal whose objects wait for an OSS that was away during `rm` (a mount not there):
 /// every open deletes them once it is back (`finish_removals`), journaling a record first.
 #[test]
