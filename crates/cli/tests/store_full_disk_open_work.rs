@@ -305,3 +305,84 @@ fn deleting_a_removed_files_objects_on_a_full_metadata_disk_is_deferred_and_read
     assert!(ok(&["store", "get", d, "b"], b"") == b);
     ok(&["store", "scrub", d], b"");
 }
+
+/// A `put` over `a` killed after its bytes were durable and before its `Replace` leaves its
+/// staging file (`drop_staging_files`), and a `write` creating `new` killed right after its
+/// `Create` leaves an empty unconfirmed name (`drop_unconfirmed_files`): every open removes
+/// them, journaling. Already best effort before session 19 (reviews s6r R6-1, s16r2
+/// R16b-3): kept so, the open goes on with a warning naming the refused journal.
+#[test]
+fn a_staging_file_or_unconfirmed_name_left_on_a_full_metadata_disk_stays_with_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = bytes(1, 20_000);
+    let scene = |name: &str, args: &[&str], stdin: &[u8], left: &dyn Fn(&[String]) -> bool| {
+        (1..=12)
+            .find_map(|n| {
+                let dir = tmp.path().join(format!("{name}{n}"));
+                let d = s(&dir);
+                init_store(d, &["--oss", "5", "--code", "raid5"]);
+                ok(&["store", "put", d, "a"], &a);
+                let kill_at = format!("{}:{n}", exaraid_store::torture::JOURNAL_RECORD);
+                let mut all = args.to_vec();
+                all.insert(2, d);
+                let killed = killed_at(&all, stdin, &kill_at);
+                (killed && left(&journal_records(&dir))).then_some(dir)
+            })
+            .unwrap_or_else(|| panic!("{name}: no kill leaves the scene"))
+    };
+    let staging = scene(
+        "staging",
+        &["store", "put", "a"],
+        &bytes(2, 20_000),
+        &|records| {
+            records.iter().any(|r| r.contains("a\\u0000put"))
+                && records.last().is_some_and(|r| r.contains("\"Complete\""))
+        },
+    );
+    let unconfirmed = scene(
+        "unconfirmed",
+        &["store", "write", "new", "--offset", "0"],
+        &bytes(3, 2_000),
+        &|records| {
+            records
+                .last()
+                .is_some_and(|r| r.contains("\"Create\"") && r.contains("\"unconfirmed\":true"))
+        },
+    );
+    for (dir, said, listed) in [
+        (&staging, "the new content of a put of 'a'", "a"),
+        (&unconfirmed, "file 'new' was created by a write", "new"),
+    ] {
+        let d = s(dir);
+        let journal = dir.join("journal");
+        for args in [vec!["store", "get", d, "a"], vec!["store", "ls", d]] {
+            let out = on_a_full_metadata_disk(dir, &args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                out.status.success()
+                    && stderr.contains(said)
+                    && stderr.contains(s(&journal))
+                    && stderr.contains("the disk is full"),
+                "{args:?} reads and says what stays and the full disk: {stderr}"
+            );
+            match args[1] {
+                "get" => assert!(out.stdout == a, "a reads its acknowledged bytes"),
+                _ => assert!(
+                    String::from_utf8_lossy(&out.stdout).contains(&format!(" {listed}\n")),
+                    "ls: {}",
+                    String::from_utf8_lossy(&out.stdout)
+                ),
+            }
+        }
+        // Room again: the open removes what stayed.
+        let out = exaraid(&["store", "ls", d], b"");
+        let listing = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && out.stderr.is_empty() && !listing.contains(" new\n"),
+            "with room the open removes it, silently: {listing} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(ok(&["store", "get", d, "a"], b"") == a);
+        ok(&["store", "scrub", d], b"");
+    }
+}
