@@ -106,7 +106,9 @@ fn the_background_worker_keeps_serving_through_a_full_metadata_disk_and_fires_th
     let mut opts = InitOptions::new(oss_dirs, CodeSpec::raid5(3));
     opts.element_bytes = UNIT;
     opts.write_path = WritePath::Delayed;
-    const TIMEOUT_MS: u64 = 400;
+    // Long enough that START, the write, the checkpoint and the fill end before it on a
+    // loaded machine (checked below).
+    const TIMEOUT_MS: u64 = 1500;
     opts.window_timeout_ms = TIMEOUT_MS;
     let store = Store::init(&store_dir, &opts).unwrap();
     let data = pattern(1, 10_000);
@@ -116,13 +118,20 @@ fn the_background_worker_keeps_serving_through_a_full_metadata_disk_and_fires_th
         while !store.serving_background() {
             std::thread::yield_now();
         }
+        let started = std::time::Instant::now();
         let _window = store.delayed_start("f").unwrap();
         store.write("f", 0, &data).unwrap();
         // An empty journal: the timeout's record needs a new block of the full disk.
         store.checkpoint().unwrap();
         meta.fill();
+        assert_eq!(
+            store.status().unwrap().bytes_unprotected,
+            10_000,
+            "the timeout is not due yet (else this machine is too slow for {TIMEOUT_MS} ms)"
+        );
         // Past the timeout: the worker has tried it, refused, a few times.
-        std::thread::sleep(std::time::Duration::from_millis(3 * TIMEOUT_MS));
+        let refused_a_while = std::time::Duration::from_millis(TIMEOUT_MS + 1000);
+        std::thread::sleep(refused_a_while.saturating_sub(started.elapsed()));
         assert!(
             store.serving_background(),
             "the worker keeps serving through the refusal"
@@ -164,7 +173,7 @@ fn the_background_worker_keeps_serving_through_a_full_metadata_disk_and_fires_th
         .filter(|w| w.starts_with("the background worker's timers"))
         .collect();
     assert!(
-        told.len() == 1 && told[0].contains("room came back"),
+        told.len() == 1 && told[0].contains("ran again without a refusal"),
         "one warning tells the refusal's end (bounded: not one per try): {warnings:?}"
     );
 }

@@ -4795,7 +4795,7 @@ impl Store {
                     retry.wait_ms = 0;
                     let why = self.background_refused.lock().take().unwrap_or_default();
                     self.tell_background_refusal(format!(
-                        "the background worker's timers (due window timeouts, the parity advance past the bound), refused for room ({why}), run again: room came back"
+                        "the background worker's timers (due window timeouts, the parity advance past the bound), refused for room ({why}), ran again without a refusal"
                     ));
                 }
                 return Ok(());
