@@ -96,7 +96,10 @@ fn a_window_restart_refused_by_a_full_metadata_disk_opens_for_reads_naming_the_d
         "a change is refused naming the disk to free: exit {:?}: {stderr}",
         out.status.code()
     );
-    assert!(ok(&["store", "get", d, "b"], b"") == b, "rm refused: b stays");
+    assert!(
+        ok(&["store", "get", d, "b"], b"") == b,
+        "rm refused: b stays"
+    );
 
     // Room again: the open restarts the window; START took effect whole.
     let out = exaraid(&["store", "status", d, "--json"], b"");
@@ -134,8 +137,7 @@ fn a_window_restart_refused_by_a_full_metadata_disk_opens_for_reads_naming_the_d
 /// Made here from a START killed right after its input, its `WindowStart` record replaced
 /// by a record every binary skips (same sequence number, a valid frame).
 #[test]
-fn ending_an_unlisted_window_refused_by_a_full_metadata_disk_opens_for_reads_naming_the_disk()
-{
+fn ending_an_unlisted_window_refused_by_a_full_metadata_disk_opens_for_reads_naming_the_disk() {
     use exaraid_store::journal::Journal;
     use exaraid_store::state::Rec;
     let tmp = tempfile::tempdir().unwrap();
@@ -238,11 +240,12 @@ fn deleting_a_removed_files_objects_on_a_full_metadata_disk_is_deferred_and_read
     let d = s(&dir);
     let oss_dir = |i: usize| tmp.path().join(format!("o{i}"));
     let oss_dirs: Vec<String> = (0..5).map(|i| s(&oss_dir(i)).to_string()).collect();
-    let objects_on_3 = || std::fs::read_dir(oss_dir(3).join("objects")).unwrap().count();
-    init_store(
-        d,
-        &["--oss-dirs", &oss_dirs.join(","), "--code", "raid5"],
-    );
+    let objects_on_3 = || {
+        std::fs::read_dir(oss_dir(3).join("objects"))
+            .unwrap()
+            .count()
+    };
+    init_store(d, &["--oss-dirs", &oss_dirs.join(","), "--code", "raid5"]);
     let a = bytes(1, 30_000);
     let b = bytes(2, 5_000);
     ok(&["store", "put", d, "b"], &b);
@@ -269,7 +272,8 @@ fn deleting_a_removed_files_objects_on_a_full_metadata_disk_is_deferred_and_read
             "{args:?} on the full metadata disk: {stderr}"
         );
         assert!(
-            stderr.contains("removed file") && stderr.contains("deferred")
+            stderr.contains("removed file")
+                && stderr.contains("deferred")
                 && stderr.contains(s(&journal)),
             "{args:?} tells the deletion it deferred and the disk to free: {stderr}"
         );

@@ -143,8 +143,7 @@ fn the_background_worker_keeps_serving_through_a_full_metadata_disk_and_fires_th
         // The worker retries at least every second (`BACKGROUND_RETRY_MAX_MS`); a loaded
         // machine gets ten times that.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while store.status().unwrap().bytes_unprotected != 0
-            && std::time::Instant::now() < deadline
+        while store.status().unwrap().bytes_unprotected != 0 && std::time::Instant::now() < deadline
         {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
