@@ -165,16 +165,7 @@ fn a_file_size_limit_refuses_cleanly_instead_of_killing_the_cli() {
 
 /// The payload of the journal's last record (frames: length u32 LE, crc32c u32, payload).
 fn last_journal_record(dir: &Path) -> String {
-    let journal = std::fs::read(dir.join("journal")).unwrap_or_default();
-    let mut at = 0usize;
-    let mut last = String::new();
-    while at + 8 <= journal.len() {
-        let len = u32::from_le_bytes(journal[at..at + 4].try_into().unwrap()) as usize;
-        let end = (at + 8 + len).min(journal.len());
-        last = String::from_utf8_lossy(&journal[at + 8..end]).to_string();
-        at = end;
-    }
-    last
+    journal_records(dir).pop().unwrap_or_default()
 }
 
 /// Review s11r R11-4: a put cut between its `Durable` and `Complete` records (a full

@@ -41,42 +41,6 @@ fn a_write_refused_for_a_full_oss_still_gives_a_timed_out_window_its_parity() {
     assert!(store.get("f").unwrap() == data);
 }
 
-/// A tmpfs of `bytes` at `at` (a small metadata disk), unmounted when dropped; `None` where
-/// mounting is not permitted (it needs root).
-struct Tmpfs(std::path::PathBuf);
-
-impl Tmpfs {
-    fn mount(at: &std::path::Path, bytes: u64) -> Option<Tmpfs> {
-        std::fs::create_dir_all(at).unwrap();
-        let mounted = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
-            .arg(at)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        mounted.then(|| Tmpfs(at.to_path_buf()))
-    }
-
-    /// Every free block taken by one file: an append that needs a new block fails ENOSPC.
-    fn fill(&self) {
-        let filler = self.0.join("filler");
-        let mut f = std::fs::File::create(&filler).unwrap();
-        use std::io::Write;
-        let page = vec![0u8; 4096];
-        while f.write_all(&page).is_ok() {}
-        let _ = f.write_all(&[0u8; 1]);
-    }
-
-    fn unfill(&self) {
-        std::fs::remove_file(self.0.join("filler")).unwrap();
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(&self.0).status();
-    }
-}
-
 /// Review s17r R17-3, in one process: a due timeout whose record a full metadata disk
 /// refuses must leave the planner as the journal has it. Before, the planner kept the
 /// tick: its parity plans were dropped unrun, the timeout never fired again, and the
@@ -121,5 +85,94 @@ fn a_timeout_the_full_metadata_disk_refused_fires_once_there_is_room() {
     assert!(
         store.get("f").unwrap() == data,
         "decoded through the timeout's parity"
+    );
+}
+
+/// Session 18 leftover (s18b): the background worker (`serve_background`) of a long-lived
+/// store meets a due timeout whose record the full metadata disk refuses. It must keep
+/// serving and try again at a bounded pace, so that the timeout fires once there is room,
+/// with no command and no restart. Before, the refusal ended the worker: the window's
+/// bytes stayed without parity for good, silently (the store no longer settled by itself).
+#[test]
+fn the_background_worker_keeps_serving_through_a_full_metadata_disk_and_fires_the_timeout_with_room(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(meta) = Tmpfs::mount(&dir.path().join("meta"), 1 << 20) else {
+        eprintln!("SKIPPED: mounting a tmpfs is not permitted here (needs root)");
+        return;
+    };
+    let store_dir = meta.0.join("s");
+    let oss_dirs = (0..4).map(|i| dir.path().join(format!("o{i}"))).collect();
+    let mut opts = InitOptions::new(oss_dirs, CodeSpec::raid5(3));
+    opts.element_bytes = UNIT;
+    opts.write_path = WritePath::Delayed;
+    // Long enough that START, the write, the checkpoint and the fill end before it on a
+    // loaded machine (checked below).
+    const TIMEOUT_MS: u64 = 1500;
+    opts.window_timeout_ms = TIMEOUT_MS;
+    let store = Store::init(&store_dir, &opts).unwrap();
+    let data = pattern(1, 10_000);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let served = std::thread::scope(|s| {
+        let worker = s.spawn(|| store.serve_background(&stop));
+        while !store.serving_background() {
+            std::thread::yield_now();
+        }
+        let started = std::time::Instant::now();
+        let _window = store.delayed_start("f").unwrap();
+        store.write("f", 0, &data).unwrap();
+        // An empty journal: the timeout's record needs a new block of the full disk.
+        store.checkpoint().unwrap();
+        meta.fill();
+        assert_eq!(
+            store.status().unwrap().bytes_unprotected,
+            10_000,
+            "the timeout is not due yet (else this machine is too slow for {TIMEOUT_MS} ms)"
+        );
+        // Past the timeout: the worker has tried it, refused, a few times.
+        let refused_a_while = std::time::Duration::from_millis(TIMEOUT_MS + 1000);
+        std::thread::sleep(refused_a_while.saturating_sub(started.elapsed()));
+        assert!(
+            store.serving_background(),
+            "the worker keeps serving through the refusal"
+        );
+        assert_eq!(store.status().unwrap().bytes_unprotected, 10_000);
+        assert!(store.get("f").unwrap() == data, "read from the cache zone");
+
+        meta.unfill();
+        // The worker retries at least every second (`BACKGROUND_RETRY_MAX_MS`); a loaded
+        // machine gets ten times that.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while store.status().unwrap().bytes_unprotected != 0 && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(
+            store.status().unwrap().bytes_unprotected,
+            0,
+            "with room the worker fired the timeout by itself: the window's bytes have parity"
+        );
+        assert!(store.serving_background(), "still serving");
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        worker.join().unwrap()
+    });
+    assert!(served.is_ok(), "the worker ends when told: {served:?}");
+    assert!(store.get("f").unwrap() == data);
+    assert_consistent(&store);
+    store
+        .fail_oss(store.layout().locate(store.file_id("f").unwrap(), 0).oss)
+        .unwrap();
+    assert!(
+        store.get("f").unwrap() == data,
+        "decoded through the timeout's parity"
+    );
+    let warnings = store.close_with_warnings().unwrap();
+    let told: Vec<&String> = warnings
+        .iter()
+        .filter(|w| w.starts_with("the background worker's timers"))
+        .collect();
+    assert!(
+        told.len() == 1 && told[0].contains("ran again without a refusal"),
+        "one warning tells the refusal's end (bounded: not one per try): {warnings:?}"
     );
 }

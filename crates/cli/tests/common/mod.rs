@@ -355,3 +355,18 @@ pub fn free_bytes(at: &Path) -> u64 {
 pub fn tmpfs_skipped() {
     eprintln!("SKIPPED: mounting a tmpfs is not permitted here (needs root)");
 }
+
+/// The payloads (JSON) of the records of the store's journal at `dir`, in order (frames:
+/// length u32 LE, crc32c u32, payload); a torn last record cut to what is there.
+pub fn journal_records(dir: &Path) -> Vec<String> {
+    let journal = std::fs::read(dir.join("journal")).unwrap_or_default();
+    let mut at = 0usize;
+    let mut records = Vec::new();
+    while at + 8 <= journal.len() {
+        let len = u32::from_le_bytes(journal[at..at + 4].try_into().unwrap()) as usize;
+        let end = (at + 8 + len).min(journal.len());
+        records.push(String::from_utf8_lossy(&journal[at + 8..end]).to_string());
+        at = end;
+    }
+    records
+}

@@ -112,6 +112,16 @@ pub const READ_BYTES_MAX: u64 = 1 << 32;
 pub const OSS_COUNT_MAX: usize = 4096;
 /// Planner inputs kept for replay before a close settles the store to start a new log.
 pub const PLANNER_INPUTS_MAX: usize = 100_000;
+
+/// The step of `Store::close_locked` that failed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum CloseStep {
+    /// The settle that replaces a planner input log past [`PLANNER_INPUTS_MAX`].
+    InputLogSettle,
+    /// The planner reset or the state checkpoint (with its losses on record first).
+    Checkpoint,
+}
+
 /// Lost ranges in one journal record (about 100 bytes each: far below the record limit).
 pub const LOST_RANGES_PER_RECORD_MAX: usize = 10_000;
 /// Checkpoint (snapshot the state, truncate the journal) when the journal grows past this.
@@ -141,6 +151,21 @@ const SERVE_POLL_MS: u64 = 5;
 /// How long the worker waits for exclusive use of the store before serving its queue again
 /// (a writer holding the store may wait for a queued background plan only it runs).
 const ADVANCE_GATE_WAIT_MS: u64 = 20;
+/// Longest wait of the background worker between tries of its timers refused for room (a
+/// full metadata or OSS disk): the wait doubles from [`SERVE_POLL_MS`] up to this, so a
+/// full disk costs a few refused tries a second, and a timeout fires within this of the
+/// room coming back.
+pub const BACKGROUND_RETRY_MAX_MS: u64 = 1000;
+
+/// The background worker's pace of retries of its timers refused for room
+/// (`Store::serve_timers_retrying`).
+#[derive(Default)]
+struct TimersRetry {
+    /// Not before this instant; `None`: the timers are not refused.
+    next_try: Option<std::time::Instant>,
+    /// The wait before `next_try`, doubled on each refusal.
+    wait_ms: u64,
+}
 /// Default bound on the WCL destage writes the background worker holds back while client
 /// writes run (`OpenOptions::destage_defer_max_bytes`). Why defer at all: a destage moves a
 /// complete cache stripe home, work "out of the critical path" (the seed, section 2.1) that
@@ -833,6 +858,9 @@ pub struct Store {
     background: Mutex<VecDeque<Admitted>>,
     background_cv: Condvar,
     background_served: AtomicBool,
+    /// Why the background worker's timers (due timeouts, the parity advance) are refused
+    /// now (a full disk), while it retries them (`serve_background`); `None` when they run.
+    background_refused: Mutex<Option<String>>,
     /// See `OpenOptions::destage_defer_max_bytes`.
     destage_defer_max_bytes: u64,
     /// Client write plans executing their steps now (the foreground a destage is held back
@@ -1116,6 +1144,14 @@ const OUT_OF_DESCRIPTORS_CAUSE: &str = "this process ran out of file descriptors
 /// completion of plans durable before it) on a full metadata disk.
 const METADATA_DISK_FULL_CAUSE: &str =
     "this open must journal the completion of writes that finished before it, and the store's metadata disk is full";
+/// The cause of an open that could not journal the START (or END) of delayed windows the
+/// planner's epoch lacks (`Store::restart_windows`) on a full metadata disk.
+const RESTART_WINDOWS_CAUSE: &str =
+    "this open must journal the restart of open delayed windows (a settle, or a crash right after one, left the planner without them), and the store's metadata disk is full";
+/// The cause of an open that could not journal the END of a window a crash left without a
+/// token (`Store::end_unlisted_windows`) on a full metadata disk.
+const END_UNLISTED_WINDOWS_CAUSE: &str =
+    "this open must journal the end of a delayed window a crash left without its token (its bytes then get parity), and the store's metadata disk is full";
 /// The cause of an open whose recovery could not journal what it decided (or checkpoint
 /// it) on a full metadata disk.
 const RECOVERY_METADATA_DISK_FULL_CAUSE: &str =
@@ -2202,6 +2238,7 @@ impl Store {
             background: Mutex::new(VecDeque::new()),
             background_cv: Condvar::new(),
             background_served: AtomicBool::new(false),
+            background_refused: Mutex::new(None),
             destage_defer_max_bytes: options.destage_defer_max_bytes,
             client_plans_executing: AtomicUsize::new(0),
             plans_waiting: AtomicUsize::new(0),
@@ -2437,42 +2474,21 @@ impl Store {
                 }
                 Vec::new()
             } else {
-                store.restart_windows(&mut core)?;
-                // Durable plans whose completion the planner never heard (a crash between
-                // the two records): tell it now.
-                let mut more = Vec::new();
-                let unheard = store.durable_unheard(&core);
-                for (i, &p) in unheard.iter().enumerate() {
-                    more.extend(core.strategy.on_complete(p).map_err(plan_err)?);
-                    let complete = Rec::Input(Input::Complete { plan: p });
-                    match store.journal(&mut core, complete, false) {
-                        Ok(()) => store.forget_cache_stripes(&[p]),
-                        // A full metadata disk (review s11r R11-4: a put refused between its
-                        // `Durable` and `Complete` records left this for every later open,
-                        // which failed, `ls` and `get` too). Nothing was appended (the
-                        // journal cuts a partial record), so the next open with room does
-                        // this again. Meanwhile reads are right with the planner told, not
-                        // journaled, as recovery does: the plans are durable. The plans
-                        // they release are not run, and nothing else may be journaled
-                        // after a record the journal lacks: open for reads only.
-                        Err(e @ StoreError::NoSpace(_)) => {
-                            for &later in &unheard[i + 1..] {
-                                core.strategy.on_complete(later).map_err(plan_err)?;
-                            }
-                            store.forget_cache_stripes(&unheard[i..]);
-                            drop(core);
-                            store.poisoned.store(true, Ordering::SeqCst);
-                            *store.reads_only.lock() = Some(ReadsOnly {
-                                kind: ReadsOnlyKind::MetadataDiskFull,
-                                cause: format!("{METADATA_DISK_FULL_CAUSE} ({e})"),
-                            });
-                            return Ok(store);
-                        }
-                        Err(e) => return Err(e),
+                match store.journal_open_records(&mut core) {
+                    Ok(more) => store.admit(more),
+                    // A full metadata disk (review s11r R11-4 for the completions; session
+                    // 19 for the windows' records): nothing after the refused record was
+                    // appended, so the next open with room does the rest. Meanwhile reads
+                    // are right from the planner as the journal has it, and nothing else
+                    // may be journaled after a record the journal lacks: reads only (see
+                    // `open_for_reads_on_full_metadata`). Before session 19 a refused
+                    // window record failed the open, `ls` and `get` too.
+                    Err((e @ StoreError::NoSpace(_), cause)) => {
+                        store.open_for_reads_on_full_metadata(core, &format!("{cause} ({e})"))?;
+                        return Ok(store);
                     }
+                    Err((e, _)) => return Err(e),
                 }
-                more.extend(store.end_unlisted_windows(&mut core)?);
-                store.admit(more)
             }
         };
         store.run_plans(more, None)?;
@@ -2485,7 +2501,7 @@ impl Store {
         store.drop_staging_files()?;
         store.drop_unconfirmed_files(&cut_writes_only)?;
         // Removals a crash cut after their record: their objects go now.
-        store.finish_removals(&store.gate_exclusive()?)?;
+        store.finish_removals_at_open()?;
         store.repair_after_tail_cut();
         Ok(store)
     }
@@ -2584,6 +2600,63 @@ impl Store {
             .collect();
         unheard.sort_unstable();
         unheard
+    }
+
+    /// The records a writable open journals first when no recovery is due: windows the
+    /// planner's epoch lacks started again (`restart_windows`), completions of durable plans
+    /// the planner never heard (a crash between the two records; the plans they release are
+    /// returned), then the end of windows a crash left without a token
+    /// (`end_unlisted_windows`; their parity plans are returned). A refusal comes with what
+    /// was being journaled, in the user's words.
+    fn journal_open_records(
+        &self,
+        core: &mut Core,
+    ) -> Result<Vec<IoPlan>, (StoreError, &'static str)> {
+        self.restart_windows(core)
+            .map_err(|e| (e, RESTART_WINDOWS_CAUSE))?;
+        let mut more = Vec::new();
+        for p in self.durable_unheard(core) {
+            let released = core.strategy.on_complete(p).map_err(plan_err);
+            more.extend(released.map_err(|e| (e, METADATA_DISK_FULL_CAUSE))?);
+            let complete = Rec::Input(Input::Complete { plan: p });
+            self.journal(core, complete, false)
+                .map_err(|e| (e, METADATA_DISK_FULL_CAUSE))?;
+            self.forget_cache_stripes(&[p]);
+        }
+        let ended = self.end_unlisted_windows(core);
+        more.extend(ended.map_err(|e| (e, END_UNLISTED_WINDOWS_CAUSE))?);
+        Ok(more)
+    }
+
+    /// An open whose own first records (`journal_open_records`) a full metadata disk
+    /// refused goes on for reads only (`ReadsOnlyKind::MetadataDiskFull`), with the planner
+    /// as the journal has it (rebuilt from the inputs on record: the refused record told the
+    /// next open nothing) and told, unjournaled, of every durable plan's completion, as
+    /// recovery does: the plans are durable. The plans they release are not run. Reads are
+    /// then what the next open with room serves: an empty window's START or END, which a
+    /// restart journals, plans no I/O and moves no byte; a window left unended keeps its
+    /// bytes in the cache zone, which reads serve. Why not writable: a write to such a
+    /// window's file would be planned by a planner that differs from the next open's (a
+    /// timed-out window not closed again takes it unprotected, review s15r R15-1), and a
+    /// record after one the journal lacks would be replayed without it.
+    fn open_for_reads_on_full_metadata(
+        &self,
+        mut core: parking_lot::MutexGuard<'_, Core>,
+        cause: &str,
+    ) -> Result<(), StoreError> {
+        core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
+        let unheard = self.durable_unheard(&core);
+        for &p in &unheard {
+            core.strategy.on_complete(p).map_err(plan_err)?;
+        }
+        self.forget_cache_stripes(&unheard);
+        drop(core);
+        self.poisoned.store(true, Ordering::SeqCst);
+        *self.reads_only.lock() = Some(ReadsOnly {
+            kind: ReadsOnlyKind::MetadataDiskFull,
+            cause: cause.to_string(),
+        });
+        Ok(())
     }
 
     /// Threads waiting for their turn in the stripe queues now (plans and reads): lets a
@@ -3578,6 +3651,30 @@ impl Store {
         Ok(())
     }
 
+    /// `finish_removals` at open (removals a crash cut after their record, or that waited for
+    /// an OSS away). Refused for room (a full metadata disk refused the record before the
+    /// deletions, or the `ObjectsRemoved` after them) it is deferred with a warning told at
+    /// close and the open goes on. Why it is safe: the removed names are gone from the file
+    /// table for good (their `Remove` or `Replace` is durable) and file ids are never
+    /// reused, so objects left on the OSSs are read by nobody; the ids stay in
+    /// `State::removing`, and every open deletes them again (deleting is idempotent).
+    /// Nothing the open journaled is missing (a refused append leaves no record), so the
+    /// store stays writable. Before session 19 the refusal failed the open, so every
+    /// command (`ls`, `get`) failed while the metadata disk was full.
+    fn finish_removals_at_open(&self) -> Result<(), StoreError> {
+        let Err(e) = self.finish_removals(&self.gate_exclusive()?) else {
+            return Ok(());
+        };
+        if !matches!(e, StoreError::NoSpace(_)) || self.poisoned.load(Ordering::SeqCst) {
+            return Err(e);
+        }
+        let files = self.core.lock().state.removing.len();
+        self.deferred_warnings.lock().push(format!(
+            "deleting the objects of {files} removed file(s) (their names are gone; a crash or an OSS away had cut the deletion) was deferred: {e}. No file's bytes are affected: the objects only take space on the OSSs until an open with room deletes them (every open tries again)"
+        ));
+        Ok(())
+    }
+
     /// Deleting objects nothing reads any more (a removed file's, a settled cache zone) on
     /// OSS `oss` failed with `err`, an unavailable disk: most often the fsync of its extents
     /// log (EIO), after which its disk may have dropped bytes (see
@@ -4034,7 +4131,10 @@ impl Store {
         }
         let mut advances = self.advances.lock();
         while *advances == epoch {
-            if !self.background_served.load(Ordering::SeqCst) {
+            // A worker whose timers a full disk refuses retries them at its pace: this writer
+            // tries the advance itself (refused the same way, a warning: `keep_unprotected_bound`).
+            let refused = self.background_refused.lock().is_some();
+            if !self.background_served.load(Ordering::SeqCst) || refused {
                 drop(advances);
                 return self.settle_all();
             }
@@ -4903,6 +5003,7 @@ impl Store {
     /// the worker advances the parity (see `enforce_unprotected_bound` for the rule).
     pub fn serve_background(&self, stop: &AtomicBool) -> Result<(), StoreError> {
         self.background_served.store(true, Ordering::SeqCst);
+        let mut retry = TimersRetry::default();
         let result = (|| loop {
             let ready = {
                 let mut q = self.background.lock();
@@ -4928,7 +5029,7 @@ impl Store {
                     self.run_plans_from(vec![a], None, true)?;
                 }
             }
-            self.serve_timers()?;
+            self.serve_timers_retrying(&mut retry)?;
         })();
         self.background_served.store(false, Ordering::SeqCst);
         // A writer waiting for this worker's advance advances the parity itself now.
@@ -4986,6 +5087,64 @@ impl Store {
         held_bytes < self.destage_defer_max_bytes
     }
 
+    /// `serve_timers`, which a full disk refuses before it changed anything (a timeout's
+    /// record or a settle's first record refused by the metadata disk, a settle's home room
+    /// by an OSS: `NoSpace`, the store not poisoned): the worker goes on serving its queue
+    /// and tries again after a wait that doubles up to [`BACKGROUND_RETRY_MAX_MS`]. The
+    /// refusal is told once when it begins and once when it ends (a warning at close each,
+    /// and `Store::background_refused` meanwhile), not per try. Why (session 18 leftover of
+    /// s18b): the refusal ended the worker, so with an API user's long-lived store the
+    /// timeouts and the parity advance silently stopped for good, though the disk got room
+    /// again. Writers waiting at the hard limit on unprotected bytes advance the parity
+    /// themselves meanwhile (`enforce_unprotected_bound`), refused the same way.
+    fn serve_timers_retrying(&self, retry: &mut TimersRetry) -> Result<(), StoreError> {
+        let now = std::time::Instant::now();
+        if retry.next_try.is_some_and(|at| now < at) {
+            return Ok(());
+        }
+        let e = match self.serve_timers() {
+            Ok(()) => {
+                if retry.next_try.take().is_some() {
+                    retry.wait_ms = 0;
+                    let why = self.background_refused.lock().take().unwrap_or_default();
+                    self.tell_background_refusal(format!(
+                        "the background worker's timers (due window timeouts, the parity advance past the bound), refused for room ({why}), ran again without a refusal"
+                    ));
+                }
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        if !matches!(e, StoreError::NoSpace(_)) || self.poisoned.load(Ordering::SeqCst) {
+            return Err(e);
+        }
+        retry.wait_ms = (retry.wait_ms * 2).clamp(SERVE_POLL_MS, BACKGROUND_RETRY_MAX_MS);
+        retry.next_try = Some(now + std::time::Duration::from_millis(retry.wait_ms));
+        let mut refused = self.background_refused.lock();
+        if refused.is_none() {
+            self.tell_background_refusal(format!(
+                "the background worker's timers (due window timeouts, the parity advance past the bound) were refused for room: {e}. The worker keeps serving and tries them again at least every {BACKGROUND_RETRY_MAX_MS} ms; the window bytes waiting for them stay readable in the cache zone"
+            ));
+        }
+        *refused = Some(e.to_string());
+        Ok(())
+    }
+
+    /// A change of the background worker's refusal state, told at close: bounded, the
+    /// latest only (a long-lived store whose disk fills and empties many times keeps one).
+    fn tell_background_refusal(&self, warning: String) {
+        let mut warnings = self.deferred_warnings.lock();
+        warnings.retain(|w| !w.starts_with("the background worker's timers"));
+        warnings.push(warning);
+    }
+
+    /// Why the background worker's timers (due window timeouts, the parity advance past the
+    /// bound) are refused now, a full disk named, while `serve_background` retries them;
+    /// `None` while they run. For an API user's monitoring: the worker does not stop.
+    pub fn background_refused(&self) -> Option<String> {
+        self.background_refused.lock().clone()
+    }
+
     /// The background worker's share of the timers: window timeouts that are due, and the
     /// parity advance writers asked for.
     fn serve_timers(&self) -> Result<(), StoreError> {
@@ -5013,7 +5172,12 @@ impl Store {
                 return Ok(());
             };
             self.check_usable()?;
-            return self.flush_exclusive(exclusive);
+            // Refused (a full disk), the request stands: the worker's retry advances then.
+            let advanced = self.flush_exclusive(exclusive);
+            if advanced.is_err() {
+                self.advance_requested.store(true, Ordering::SeqCst);
+            }
+            return advanced;
         }
         // The bound holds again (END or a timeout gave the bytes parity): writers waiting at
         // the hard limit may go on.
@@ -5223,7 +5387,7 @@ impl Store {
         let mut warnings = std::mem::take(&mut *self.deferred_warnings.lock());
         let mut core = self.core.lock();
         let closed = self.close_locked(&mut core);
-        let Err(err) = closed else {
+        let Err((err, refused)) = closed else {
             return Ok(warnings);
         };
         // A settle that began and failed poisoned the store: that is not a checkpoint.
@@ -5236,6 +5400,16 @@ impl Store {
             return Err(StoreError::Io(format!(
                 "{err}; and the journal could not be synced either ({sync_err}): changes since the last checkpoint may not be durable"
             )));
+        }
+        if refused == CloseStep::InputLogSettle {
+            // Not the checkpoint's disk (session 18 leftover: the warning said "the state
+            // checkpoint was not written" and told to free the metadata disk, when the settle
+            // had been refused, often for room on an OSS): its error names the disk to free.
+            warnings.push(format!(
+                "the settle that starts a new planner input log at close was refused ({err}); nothing is lost: the journal {} holds every change, and the state checkpoint after that settle waits with it. The log holds more than {PLANNER_INPUTS_MAX} inputs, which every open replays (slower opens meanwhile); every close tries that settle again",
+                self.dir.join(JOURNAL_FILE).display(),
+            ));
+            return Ok(warnings);
         }
         // The advice for what happened: room for a full disk; for an I/O error (a failed
         // fsync of the state or the journal: review s7s S7-2) freeing space does nothing,
@@ -5257,9 +5431,12 @@ impl Store {
         Ok(warnings)
     }
 
-    fn close_locked(&self, core: &mut Core) -> Result<(), StoreError> {
+    /// What `close_with_warnings` does: a planner reset or settle of a long input log, then
+    /// the checkpoint. A failure comes with the step it failed in, for the warning.
+    fn close_locked(&self, core: &mut Core) -> Result<(), (StoreError, CloseStep)> {
+        let checkpoint = |e| (e, CloseStep::Checkpoint);
         // Both ways below forget the planner's view: lost window bytes must be on record.
-        self.record_losses(core)?;
+        self.record_losses(core).map_err(checkpoint)?;
         let all_durable = {
             let done = self.done.lock();
             core.state.durable.iter().all(|p| done.contains(p))
@@ -5268,19 +5445,30 @@ impl Store {
         if quiet {
             let files: Vec<u64> = core.state.files.values().map(|m| m.id).collect();
             for f in files {
-                if !self.cached_extents(core, f)?.is_empty() {
+                if !self.cached_extents(core, f).map_err(checkpoint)?.is_empty() {
                     quiet = false;
                     break;
                 }
             }
         }
         if quiet && !core.state.inputs.is_empty() {
-            self.journal(core, Rec::PlannerReset, true)?;
-            core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
+            self.journal(core, Rec::PlannerReset, true)
+                .map_err(checkpoint)?;
+            core.strategy = replay(self.kind, &self.layout, self.config, &[])
+                .map_err(checkpoint)?
+                .0;
         } else if all_durable && core.state.inputs.len() > PLANNER_INPUTS_MAX {
             // The input log would make every open slow: settle (everything home with
             // parity, windows stay open) and start a new, empty log.
-            return self.settle(core, BTreeSet::new());
+            let settled = self.settle(core, BTreeSet::new());
+            return settled.map_err(|e| {
+                // With the new log begun (the reset on record), what failed is the
+                // settle's own checkpoint at its end.
+                match core.state.inputs.len() > PLANNER_INPUTS_MAX {
+                    true => (e, CloseStep::InputLogSettle),
+                    false => (e, CloseStep::Checkpoint),
+                }
+            });
         }
         // A session that wrote ends in an epoch of its own, on record with the checkpoint and
         // told the OSSs after it: a copy of the metadata taken while it ran is then behind the
@@ -5316,7 +5504,7 @@ impl Store {
                 }
             }
         }
-        self.checkpoint_locked(core)?;
+        self.checkpoint_locked(core).map_err(checkpoint)?;
         if let Some(epoch) = seal {
             for (i, told) in self.tell_osses_epoch(epoch).into_iter().enumerate() {
                 if told {

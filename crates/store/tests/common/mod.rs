@@ -663,3 +663,39 @@ pub fn child_test_killed_at(child: &str, dir_env: &str, dir: &Path, point: &str,
     );
     true
 }
+
+/// A tmpfs of `bytes` at `at` (a small disk), unmounted when dropped; `None` where
+/// mounting is not permitted (it needs root).
+pub struct Tmpfs(pub std::path::PathBuf);
+
+impl Tmpfs {
+    pub fn mount(at: &std::path::Path, bytes: u64) -> Option<Tmpfs> {
+        std::fs::create_dir_all(at).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
+            .arg(at)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        mounted.then(|| Tmpfs(at.to_path_buf()))
+    }
+
+    /// Every free block taken by one file: an append that needs a new block fails ENOSPC.
+    pub fn fill(&self) {
+        let filler = self.0.join("filler");
+        let mut f = std::fs::File::create(&filler).unwrap();
+        use std::io::Write;
+        let page = vec![0u8; 4096];
+        while f.write_all(&page).is_ok() {}
+        let _ = f.write_all(&[0u8; 1]);
+    }
+
+    pub fn unfill(&self) {
+        std::fs::remove_file(self.0.join("filler")).unwrap();
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
