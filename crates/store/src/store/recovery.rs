@@ -174,7 +174,7 @@ pub(super) fn copies_failed_columns(cause: &exaraid_plan::PlanCause) -> bool {
 
 /// What writes cut by the crash may have changed at home: per stripe `(file, stripe)`, per
 /// element position, element byte ranges.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(super) struct InFlight {
     stripes: BTreeMap<(u64, u64), BTreeMap<Pos, Ranges>>,
     /// Per home stripe, the cache blocks `(pos, block)` holding acknowledged bytes that
@@ -306,6 +306,7 @@ fn sums_index(rows: usize, blocks: usize, pos: Pos, i: usize) -> usize {
 }
 
 /// Readable cached bytes a settle moves home: element byte range `offset_bytes..` of `pos`.
+#[derive(Clone)]
 struct CachedPiece {
     pos: Pos,
     offset_bytes: u64,
@@ -1955,7 +1956,40 @@ impl Store {
     ) -> Result<(), StoreError> {
         crate::torture::settling(true);
         let mut begun = false;
-        let result = self.settle_inner(core, stripes, in_flight, &mut begun);
+        // Again after an OSS whose disk failed the settle's reservation was recorded failed
+        // (review s17r R17-4 for a settle, as s18c for a write: it stopped, naming `fail`
+        // then `rebuild`): from the start, which puts its losses on record and decides
+        // without it. Once per OSS at most: past the tolerance the recording refuses.
+        let mut result = Err(StoreError::Io("a settle that never ran".into()));
+        for _ in 0..=self.backends.len() {
+            let mut reserve_down = None;
+            result = self.settle_inner(
+                core,
+                stripes.clone(),
+                in_flight.clone(),
+                &mut begun,
+                &mut reserve_down,
+            );
+            let Some((oss, name, why)) = reserve_down else {
+                break;
+            };
+            assert!(
+                result.is_ok() && !begun,
+                "a settle refused its reservation whole"
+            );
+            result = Err(StoreError::Io(format!(
+                "a settle's reservation met a failing disk at each of its {} tries",
+                self.backends.len() + 1
+            )));
+            if let Err(e) = self.note_reserve_failed(core, oss, &name, &why) {
+                result = Err(e);
+                break;
+            }
+            assert!(
+                !self.backends[oss].healthy(),
+                "each new try follows one more OSS recorded failed"
+            );
+        }
         crate::torture::settling(false);
         if result.is_err() && begun {
             // Half settled: only a reopen (which finishes the settle) may go on.
@@ -1975,6 +2009,7 @@ impl Store {
         mut stripes: BTreeSet<(u64, u64)>,
         mut in_flight: InFlight,
         begun: &mut bool,
+        reserve_down: &mut Option<(usize, String, String)>,
     ) -> Result<(), StoreError> {
         // Every home write below skips an OSS that is down: on record first (review s4e E12).
         self.fail_down_osses_on_record(core, true)?;
@@ -2078,7 +2113,16 @@ impl Store {
         }
         // Room for every home write (and settle copy) first: a full OSS stops the settle
         // here, before anything changed, with a message that says what to do.
-        self.reserve_settle(core, &stripes, &cached)?;
+        // An OSS whose disk fails it is handed back (nothing of the settle done): recorded
+        // failed, the settle starts again (`settle_with`).
+        match self.reserve_settle(core, &stripes, &cached) {
+            Ok(()) => {}
+            Err(super::ReserveError::Down { oss, name, why }) => {
+                *reserve_down = Some((oss, name, why));
+                return Ok(());
+            }
+            Err(super::ReserveError::Store(e)) => return Err(e),
+        }
         // Stripes of the settle that began which it (and every redo of it) never wrote home:
         // each settle since its begin promised a `SettleSums` record before a stripe's first
         // home write, and a kill keeps every returned append, so a stripe without one was
@@ -2621,13 +2665,14 @@ impl Store {
     /// Reserve the slots a settle of `stripes` writes: every home element of a known
     /// file's stripe on the OSSs that are up, and the settle copies of degraded stripes
     /// with cached bytes (see `write_settle_copies`). `NoSpace` names the full OSS, says
-    /// that nothing changed and what to do.
+    /// that nothing changed and what to do; an OSS whose disk fails the reservation is
+    /// `ReserveError::Down`.
     pub(super) fn reserve_settle(
         &self,
         core: &Core,
         stripes: &BTreeSet<(u64, u64)>,
         cached: &BTreeMap<(u64, u64), Vec<exaraid_plan::Extent>>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), super::ReserveError> {
         let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
         let home: BTreeSet<(u64, u64)> = stripes
             .iter()
@@ -2654,8 +2699,7 @@ impl Store {
         }
         let reserved = self
             .reserve_home_stripes(&home)
-            .map_err(|e| self.reserve_error(e))
-            .and_then(|()| self.reserve_keys(copies));
+            .and_then(|()| self.try_reserve_keys(copies));
         // Said as what this settle does: with no cached bytes (an rmw store caches nothing)
         // it rewrites home stripes with their parity, those of writes a crash cut or of a
         // settle that did not finish; "the cached bytes" there named bytes that do not exist.
@@ -2672,10 +2716,12 @@ impl Store {
             )
         };
         match reserved {
-            Err(StoreError::NoSpace(why)) => Err(StoreError::NoSpace(format!(
-                "{doing} needs room that is not there: {why}. Nothing was changed: {unchanged}.{}",
-                super::SETTLE_NO_SPACE_WAY_OUT
-            ))),
+            Err(super::ReserveError::Store(StoreError::NoSpace(why))) => {
+                Err(super::ReserveError::Store(StoreError::NoSpace(format!(
+                    "{doing} needs room that is not there: {why}. Nothing was changed: {unchanged}.{}",
+                    super::SETTLE_NO_SPACE_WAY_OUT
+                ))))
+            }
             other => other,
         }
     }
