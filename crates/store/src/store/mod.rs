@@ -2252,6 +2252,7 @@ impl Store {
                     &input_of,
                     &finished_by_later,
                     cut_only,
+                    &cut_writes_only,
                 );
                 match recovered {
                     Ok(()) => {}

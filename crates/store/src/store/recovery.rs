@@ -196,6 +196,9 @@ pub(super) struct InFlight {
     /// Per file, the byte ranges only writes cut by the crash wrote (`cut_only_ranges`):
     /// zeros where home cannot tell their bytes.
     cut_only: BTreeMap<u64, Ranges>,
+    /// The files whose every write the crash cut, never confirmed
+    /// (`cut_writes_only_files`): their names go before the settle's `PlannerReset`.
+    cut_writes_only: BTreeSet<u64>,
     /// Per home stripe with home writes in flight, the cut plans that wrote them, and
     /// whether each is a client write (`PlanCause::Write`): where one client write is the
     /// only one, every in-flight block holds its old or its new bytes, both codewords, so
@@ -635,6 +638,7 @@ impl Store {
         input_of: &HashMap<PlanId, usize>,
         finished_by_later: &HashMap<PlanId, BTreeSet<(u64, u64)>>,
         cut_only: BTreeMap<u64, Ranges>,
+        cut_writes_only: &BTreeSet<u64>,
     ) -> Result<(), StoreError> {
         let none = BTreeSet::new();
         let whole = |plan: &IoPlan, file: u64, stripe: u64| {
@@ -843,6 +847,7 @@ impl Store {
             }
         }
         in_flight.cut_only = cut_only;
+        in_flight.cut_writes_only = cut_writes_only.clone();
         self.settle_with(core, stripes, in_flight)
     }
 
@@ -2630,6 +2635,12 @@ impl Store {
         self.fail_down_osses_on_record(core, false)
             .map_err(|e| self.sync_failed_beyond_tolerance(&sync_failed, e))?;
         crate::torture::kill_point(crate::torture::SETTLE_SYNCED);
+        // The names of files whose every write the crash cut go before the reset, which
+        // drops the inputs that tell so: removed after it (`drop_unconfirmed_files`), a
+        // kill in between kept such a name for good, zero or cut bytes read with success
+        // (s18d's leftover). A kill after these records and before the reset redoes the
+        // settle with the files gone (it skips their stripes, as those of any removed file).
+        self.remove_cut_writes_only_names(core, &in_flight.cut_writes_only)?;
         // Windows the planner closed go on record so first (the reset drops what told it):
         // the fsync below covers them before the reset, so every open after it starts them
         // closed again (review s15r2 R15b-2).
@@ -2660,6 +2671,29 @@ impl Store {
         *self.cache_stripes.lock() = exec::CacheStripes::default();
         self.restart_windows(core)?;
         self.checkpoint_locked(core)
+    }
+
+    /// Journal the removal (not synced: the reset's sync after it covers it) of each file of
+    /// `cut_writes_only` still listed, never confirmed, without a window or cached bytes: the
+    /// names `Store::drop_unconfirmed_files` removes after recovery, by the same rule. Their
+    /// objects go with every removal's (`finish_removals`).
+    fn remove_cut_writes_only_names(
+        &self,
+        core: &mut Core,
+        cut_writes_only: &BTreeSet<u64>,
+    ) -> Result<(), StoreError> {
+        let names: Vec<(String, u64)> = (core.state.files.iter())
+            .filter(|(_, m)| m.unconfirmed && cut_writes_only.contains(&m.id))
+            .map(|(name, m)| (name.clone(), m.id))
+            .collect();
+        for (name, id) in names {
+            let window = core.state.windows.values().any(|w| w.file == id);
+            if window || !self.cached_extents(core, id)?.is_empty() {
+                continue;
+            }
+            self.journal(core, Rec::Remove { name }, false)?;
+        }
+        Ok(())
     }
 
     /// Reserve the slots a settle of `stripes` writes: every home element of a known
