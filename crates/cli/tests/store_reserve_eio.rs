@@ -30,27 +30,33 @@ fn write_with_eio(
 ) -> Output {
     let input = dir.with_extension("input");
     std::fs::write(&input, data).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_exaraid"))
-        .args([
-            "store",
-            "write",
-            s(dir),
-            name,
-            "--offset",
-            &offset.to_string(),
-        ])
-        .stdin(std::fs::File::open(&input).unwrap())
+    let offset = offset.to_string();
+    let out = with_eio(
+        shim,
+        DYING_OSS,
+        &["store", "write", s(dir), name, "--offset", &offset],
+        std::fs::File::open(&input).unwrap().into(),
+        kind,
+    );
+    std::fs::remove_file(&input).unwrap();
+    out
+}
+
+/// `exaraid ARGS` with every call of `kind` (as in `write_with_eio`) on OSS `dying`'s
+/// objects failing EIO.
+fn with_eio(shim: &Path, dying: usize, args: &[&str], stdin: Stdio, kind: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_exaraid"))
+        .args(args)
+        .stdin(stdin)
         .stderr(Stdio::piped())
         .stdout(Stdio::piped())
         .env("LD_PRELOAD", shim)
-        .env("NOSPCFILE", format!("oss-{DYING_OSS}/objects"))
+        .env("NOSPCFILE", format!("oss-{dying}/objects"))
         .env("NOSPCAFTER", "0")
         .env("NOSPCERRNO", "5")
         .env("NOSPCKIND", kind)
         .output()
-        .unwrap();
-    std::fs::remove_file(&input).unwrap();
-    out
+        .unwrap()
 }
 
 fn healthy(dir: &Path) -> Vec<bool> {
@@ -154,9 +160,173 @@ fn falloc_eio_past_the_tolerance_refuses_the_write_and_changes_nothing() {
             && err.contains("tolerates 3"),
         "{err}"
     );
+    // Its disk answered (EIO): no mount to check (the message said to check those "not
+    // answering" were mounted, OSS 3 among them, before session 19).
+    assert!(!err.contains("mounted"), "{err}");
     assert_eq!(ok(&["store", "get", s(&dir), "a"], b""), base);
     let up = healthy(&dir);
     assert!(up[DYING_OSS], "OSS {DYING_OSS} not recorded failed: {up:?}");
+}
+
+/// The OSS of the settle scene whose disk fails: the settle copies of `FAILED_FIRST`'s
+/// cached column go there (new slots, `fallocate`d: a WCL write reserved every home slot it
+/// lands in, so a settle meets the disk only there).
+const SETTLE_DYING_OSS: usize = 0;
+/// A data column of the cached stripe, failed before the settle.
+const FAILED_FIRST: usize = 1;
+
+/// A WCL store (rs 4+3) holding `a` (100000 bytes, home) and a write past its end that is
+/// still in the cache zone, with OSS `FAILED_FIRST` failed. Returns the bytes `a` reads.
+fn wcl_store_with_cached_bytes(dir: &Path) -> Vec<u8> {
+    init_store(
+        s(dir),
+        &[
+            "--oss",
+            "7",
+            "--code",
+            "rs",
+            "--k",
+            "4",
+            "--m",
+            "3",
+            "--write-path",
+            "wcl",
+        ],
+    );
+    let mut want = bytes(3, 100_000);
+    ok(&["store", "put", s(dir), "a"], &want);
+    ok(&["store", "flush", s(dir)], b"");
+    let more = bytes(9, 5_000);
+    ok(
+        &["store", "write", s(dir), "a", "--offset", "100000"],
+        &more,
+    );
+    want.extend_from_slice(&more);
+    let status: serde_json::Value =
+        serde_json::from_slice(&ok(&["store", "status", s(dir), "--json"], b"")).unwrap();
+    assert_eq!(
+        status["bytes_waiting_parity"], 5_000,
+        "the scene: the write waits in the cache zone"
+    );
+    let failed = FAILED_FIRST.to_string();
+    ok(&["store", "fail", s(dir), "--oss", &failed], b"");
+    want
+}
+
+fn flush_with_falloc_eio(shim: &Path, dir: &Path) -> Output {
+    with_eio(
+        shim,
+        SETTLE_DYING_OSS,
+        &["store", "flush", s(dir)],
+        Stdio::null(),
+        "falloc",
+    )
+}
+
+/// A settle's reservation (`flush`: moving cached bytes home, here degraded) meeting the
+/// EIO is treated as a write's is: the OSS is recorded failed and the settle goes on
+/// degraded, exit 0, every byte exact and home with parity. On the code before, the flush
+/// stopped: "its disk returned an I/O error on reserving room for new elements ...; the
+/// command stopped there", every retry alike.
+#[test]
+fn falloc_eio_on_a_settles_reservation_records_the_oss_failed_and_the_settle_goes_on_degraded() {
+    let tmp = fast_tempdir("exaraid-reserve-eio-settle-");
+    let Some(shim) = build_c_shim(tmp.path(), "repro/s17r-nospc-shim") else {
+        eprintln!("no C compiler: the fallocate EIO shim was not built, test skipped");
+        return;
+    };
+    let dir = tmp.path().join("s");
+    let want = wcl_store_with_cached_bytes(&dir);
+
+    let out = flush_with_falloc_eio(&shim, &dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the settle goes on degraded: {err}");
+    let down: Vec<usize> = (healthy(&dir).iter().enumerate())
+        .filter(|(_, h)| !**h)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(
+        down,
+        vec![SETTLE_DYING_OSS, FAILED_FIRST],
+        "recorded failed"
+    );
+    let status: serde_json::Value =
+        serde_json::from_slice(&ok(&["store", "status", s(&dir), "--json"], b"")).unwrap();
+    assert_eq!(status["bytes_waiting_parity"], 0, "settled: {status}");
+    assert_eq!(ok(&["store", "get", s(&dir), "a"], b""), want);
+    // Home with parity: both OSSs rebuilt, then three others failed, every byte exact.
+    for oss in [SETTLE_DYING_OSS, FAILED_FIRST] {
+        let new = tmp.path().join(format!("new-disk-{oss}"));
+        let oss = oss.to_string();
+        ok(
+            &["store", "rebuild", s(&dir), "--oss", &oss, "--to", s(&new)],
+            b"",
+        );
+    }
+    for other in ["2", "3", "4"] {
+        ok(&["store", "fail", s(&dir), "--oss", other], b"");
+    }
+    assert_eq!(
+        ok(&["store", "get", s(&dir), "a"], b""),
+        want,
+        "rebuilt right"
+    );
+}
+
+/// Past the tolerance (OSSs 1, 2, 3 failed) the settle is refused, nothing changed: the
+/// message says the disk failed the reservation, that its directory answers (no mount to
+/// check for it), and names the rebuild of a failed OSS that makes room for the failure,
+/// which then works. On the code before, it named `fail` for that OSS (refused past the
+/// tolerance) and said nothing of the OSSs out.
+#[test]
+fn falloc_eio_on_a_settles_reservation_past_the_tolerance_changes_nothing_and_names_the_way_out() {
+    let tmp = fast_tempdir("exaraid-reserve-eio-settle-past-");
+    let Some(shim) = build_c_shim(tmp.path(), "repro/s17r-nospc-shim") else {
+        eprintln!("no C compiler: the fallocate EIO shim was not built, test skipped");
+        return;
+    };
+    let dir = tmp.path().join("s");
+    let want = wcl_store_with_cached_bytes(&dir);
+    for other in ["2", "3"] {
+        ok(&["store", "fail", s(&dir), "--oss", other], b"");
+    }
+
+    let out = flush_with_falloc_eio(&shim, &dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "past the tolerance: {err}");
+    assert!(
+        err.contains(&format!("OSS {SETTLE_DYING_OSS}"))
+            && err.contains("I/O error on reserving room")
+            && err.contains("cannot be recorded failed")
+            && err.contains("tolerates 3")
+            && err.contains("Nothing was changed")
+            && err.contains(&format!("--oss {FAILED_FIRST} --to NEWDIR")),
+        "{err}"
+    );
+    assert!(
+        !err.contains("mounted") && !err.contains("store fail"),
+        "no mount to check, no `fail` refused past the tolerance: {err}"
+    );
+    let up = healthy(&dir);
+    assert!(up[SETTLE_DYING_OSS], "not recorded failed: {up:?}");
+    assert_eq!(ok(&["store", "get", s(&dir), "a"], b""), want);
+    // The way out the message names: one failed OSS rebuilt (its settle, with the disk
+    // sound then, moves the cached bytes home).
+    let new = tmp.path().join("new-disk");
+    let failed = FAILED_FIRST.to_string();
+    ok(
+        &[
+            "store",
+            "rebuild",
+            s(&dir),
+            "--oss",
+            &failed,
+            "--to",
+            s(&new),
+        ],
+        b"",
+    );
+    assert_eq!(ok(&["store", "get", s(&dir), "a"], b""), want);
 }
 
 /// `(offset_bytes, end_bytes)` of every range `status` lists lost, in file `name`.

@@ -12,7 +12,7 @@ mod common;
 use std::path::Path;
 
 use common::{bytes, exaraid, fails, fast_tempdir, killed_at, ok, s};
-use exaraid_store::torture::JOURNAL_RECORD;
+use exaraid_store::torture::{JOURNAL_RECORD, WRITE_TORN_BLOCK};
 
 /// More journal records than a `write` of a new name passes (it then finishes).
 const KILLS_MAX: u64 = 40;
@@ -217,6 +217,54 @@ fn an_acknowledged_empty_put_stays_also_when_a_later_write_to_it_is_killed() {
         }
     }
     assert!(finished, "the write passed more than {KILLS_MAX} records");
+}
+
+/// s18d's leftover: the open that recovers a write to a new name killed -9 inside its first
+/// block (every write to the name cut, never acknowledged) removes the name; killed -9 after
+/// any journal record of its own, the open after it still removes it: the name is never
+/// listed again, on any write path. On the code before, a kill after the recovery's
+/// `PlannerReset` and before the removal kept it for good, listed at the write's length.
+#[test]
+fn a_cut_new_name_stays_gone_when_the_recovering_open_is_killed_after_any_record() {
+    let new = bytes(7, NEW_BYTES);
+    for write_path in ["wcl", "rmw", "delayed"] {
+        let mut finished = false;
+        for n in 1..=KILLS_MAX {
+            let tmp = fast_tempdir("cut-new-name-recovery-kill");
+            let dir = tmp.path().join("store");
+            let d = s(&dir);
+            common::init_store(
+                d,
+                &["--oss", "4", "--code", "raid5", "--write-path", write_path],
+            );
+            ok(&["store", "put", d, "f"], &bytes(1, OLD_BYTES));
+            let args = ["store", "write", d, "newfile", "--offset", "0"];
+            assert!(
+                killed_at(&args, &new, &format!("{WRITE_TORN_BLOCK}:1")),
+                "{write_path}: the scene: the write is killed in its first block"
+            );
+            let what = format!("{write_path}: recovering open killed at {JOURNAL_RECORD}:{n}");
+            let killed = killed_at(&["store", "ls", d], b"", &format!("{JOURNAL_RECORD}:{n}"));
+            let files = listed(&dir);
+            assert!(
+                !files.iter().any(|(name, _)| name == "newfile"),
+                "{what}: the cut write's name is listed: {files:?}"
+            );
+            assert!(
+                ok(&["store", "get", d, "f"], b"") == bytes(1, OLD_BYTES),
+                "{what}: f"
+            );
+            ok(&["store", "scrub", d], b"");
+            if !killed {
+                finished = true;
+                break;
+            }
+        }
+        assert!(
+            finished,
+            "{write_path}: the recovering open passed more than {KILLS_MAX} records"
+        );
+    }
 }
 
 /// Merge review s18m M18-4: when the open that recovers cannot remove such a name (a full

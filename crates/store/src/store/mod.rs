@@ -2437,6 +2437,7 @@ impl Store {
                     &input_of,
                     &finished_by_later,
                     cut_only,
+                    &cut_writes_only,
                 );
                 match recovered {
                     Ok(()) => {}
@@ -4814,19 +4815,10 @@ impl Store {
         self.try_reserve_keys(per_oss)
     }
 
-    /// Reserve `keys` on each OSS that is up; a full one is `NoSpace`, an OSS whose disk
-    /// fails the reservation is named with the way out (`reserve_down_error`).
-    pub(super) fn reserve_keys(
-        &self,
-        per_oss: BTreeMap<usize, BTreeSet<ElementKey>>,
-    ) -> Result<(), StoreError> {
-        self.try_reserve_keys(per_oss)
-            .map_err(|e| self.reserve_error(e))
-    }
-
-    /// `reserve_keys`, telling an OSS whose disk failed the reservation apart
-    /// (`ReserveError::Down`): a write records that OSS failed and goes on degraded, as a
-    /// write step does (review s17r R17-4). Tried again like a write step (`IO_TRIES_MAX`):
+    /// Reserve `keys` on each OSS that is up; a full one is `NoSpace`. An OSS whose disk
+    /// fails the reservation is told apart (`ReserveError::Down`): a write or a settle
+    /// records that OSS failed and goes on degraded, as a write step does (review s17r
+    /// R17-4). Tried again like a write step (`IO_TRIES_MAX`):
     /// reserving a slot that is reserved already changes nothing.
     pub(super) fn try_reserve_keys(
         &self,
@@ -4873,10 +4865,11 @@ impl Store {
         }
     }
 
-    /// A write's reservation met OSS `oss`'s disk failing (`ReserveError::Down`): record the
-    /// OSS failed as a write step that meets the EIO does (`note_all_failed_then_durable`),
-    /// so the write can be admitted again, degraded. Called with the planner rebuilt without
-    /// the write (its bytes are not on record: none of them may count as lost). Past the
+    /// A reservation met OSS `oss`'s disk failing (`ReserveError::Down`): record the OSS
+    /// failed as a write step that meets the EIO does (`note_all_failed_then_durable`), so
+    /// the write (or settle) can be admitted again, degraded. A write calls it with the
+    /// planner rebuilt without the write (its bytes are not on record: none of them may
+    /// count as lost); a settle before its `SettleBegin` (nothing of it done). Past the
     /// tolerance nothing goes on record and the error says so.
     /// Returns the window bytes recorded lost with it.
     fn note_reserve_failed(
@@ -4889,10 +4882,10 @@ impl Store {
         self.backends[oss].set_failed(true);
         let down = self.unavailable_set(core);
         if down.len() > self.tolerance() {
-            return Err(StoreError::Io(format!(
-                "OSS {oss} ({name}): its disk returned an I/O error on reserving room for new elements ({why}), and it cannot be recorded failed: {}",
-                self.too_many_unavailable(core, &down)
-            )));
+            // Up again for this process, as it was: the refusal changed nothing (reads of
+            // it still work, past the tolerance they are the only way to the bytes).
+            self.backends[oss].set_failed(false);
+            return Err(self.reserve_down_past_tolerance(core, oss, name, why, &down));
         }
         let mut lost = Vec::new();
         if !core.state.failed_oss.contains(&oss) {
@@ -4901,6 +4894,86 @@ impl Store {
         }
         self.absorbed_failures.lock().clear();
         Ok(lost)
+    }
+
+    /// The refusal when OSS `oss`'s disk failed a reservation (`name`, `why`) and recording
+    /// it failed would put the OSSs out of service (`down`, `oss` among them) past the
+    /// tolerance. Why not `too_many_unavailable`: it counted that OSS among those "not
+    /// answering" and told to check that their directories are mounted, but its disk
+    /// answered, with an I/O error; only OSSs whose directory does not answer are named to
+    /// mount, each with its path.
+    fn reserve_down_past_tolerance(
+        &self,
+        core: &Core,
+        oss: usize,
+        name: &str,
+        why: &str,
+        down: &BTreeSet<usize>,
+    ) -> StoreError {
+        let named = |i: usize| match self.backends[i].problem() {
+            Some(problem) => format!("OSS {i} ({}: {problem})", self.backends[i].location()),
+            None => format!("OSS {i} ({})", self.backends[i].location()),
+        };
+        let failed: Vec<usize> = (down.iter().copied())
+            .filter(|i| *i != oss && core.state.failed_oss.contains(i))
+            .collect();
+        let missing: Vec<usize> = (down.iter().copied())
+            .filter(|i| *i != oss && !core.state.failed_oss.contains(i))
+            .collect();
+        let list = |osses: &[usize]| {
+            osses
+                .iter()
+                .map(|&i| named(i))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let dir = self.dir.display();
+        let mut out_already = Vec::new();
+        if !failed.is_empty() {
+            out_already.push(format!("failed on record: {}", list(&failed)));
+        }
+        if !missing.is_empty() {
+            out_already.push(format!("not answering now: {}", list(&missing)));
+        }
+        // A directory that does not answer may be a missing mount; one whose own metadata
+        // is damaged answers (named with its problem above).
+        let unmounted: Vec<usize> = (missing.iter().copied())
+            .filter(|&i| self.backends[i].problem().is_none())
+            .collect();
+        let mut ways = Vec::new();
+        if !unmounted.is_empty() {
+            ways.push(format!(
+                "mount the directories of those not answering again ({}: their paths are in the superblock, {})",
+                list(&unmounted),
+                self.dir.join(crate::superblock::SUPERBLOCK_FILE).display()
+            ));
+        }
+        if let Some(&first) = failed.first() {
+            ways.push(format!(
+                "bring a failed one back (`exaraid store rebuild {dir} --oss {first} --to NEWDIR`, or `exaraid store online {dir} --oss {first}` if its disk works again)"
+            ));
+        }
+        let way_out = match ways.is_empty() {
+            // No redundancy (raid0): nothing to wait for.
+            true => format!(
+                "{} keeps no redundancy: copy the files off while they read (`exaraid store get`)",
+                self.layout.code_name()
+            ),
+            false => format!(
+                "it can be recorded failed only with fewer OSSs out: {}, then retry; the command then records OSS {oss} failed and goes on degraded, and `exaraid store rebuild {dir} --oss {oss} --to NEWDIR` replaces its disk. A rebuild or online that first moves cached bytes home may need room on OSS {oss} too and is refused alike; reads work meanwhile: copy the files off (`exaraid store get`)",
+                ways.join(", or ")
+            ),
+        };
+        let out = match out_already.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", out_already.join("; ")),
+        };
+        StoreError::Io(format!(
+            "OSS {oss} ({name}): its disk returned an I/O error on reserving room for new elements ({why}), and it cannot be recorded failed: {} tolerates {} OSSs out of service and {} are out already{out}. Nothing was changed: no OSS was recorded failed and every byte reads as before. The disk of OSS {oss} may be failing (its directory answers: no mount to check); {way_out}",
+            self.layout.code_name(),
+            self.tolerance(),
+            down.len() - 1,
+        ))
     }
 
     fn key(&self, zone: PlanZone, file: u64, addr_bytes: u64) -> ElementKey {
@@ -5776,7 +5849,8 @@ mod reads_only_message_tests {
         let stripes: BTreeSet<(u64, u64)> = (0..64).map(|stripe| (id, stripe)).collect();
         let err = {
             let core = store.core.lock();
-            store.reserve_settle(&core, &stripes, &BTreeMap::new())
+            (store.reserve_settle(&core, &stripes, &BTreeMap::new()))
+                .map_err(|e| store.reserve_error(e))
         };
         let err = err.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(

@@ -180,7 +180,7 @@ pub(super) fn copies_failed_columns(cause: &exaraid_plan::PlanCause) -> bool {
 
 /// What writes cut by the crash may have changed at home: per stripe `(file, stripe)`, per
 /// element position, element byte ranges.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(super) struct InFlight {
     stripes: BTreeMap<(u64, u64), BTreeMap<Pos, Ranges>>,
     /// Per home stripe, the cache blocks `(pos, block)` holding acknowledged bytes that
@@ -202,6 +202,9 @@ pub(super) struct InFlight {
     /// Per file, the byte ranges only writes cut by the crash wrote (`cut_only_ranges`):
     /// zeros where home cannot tell their bytes.
     cut_only: BTreeMap<u64, Ranges>,
+    /// The files whose every write the crash cut, never confirmed
+    /// (`cut_writes_only_files`): their names go before the settle's `PlannerReset`.
+    cut_writes_only: BTreeSet<u64>,
     /// Per home stripe with home writes in flight, the cut plans that wrote them, and
     /// whether each is a client write (`PlanCause::Write`): where one client write is the
     /// only one, every in-flight block holds its old or its new bytes, both codewords, so
@@ -312,6 +315,7 @@ fn sums_index(rows: usize, blocks: usize, pos: Pos, i: usize) -> usize {
 }
 
 /// Readable cached bytes a settle moves home: element byte range `offset_bytes..` of `pos`.
+#[derive(Clone)]
 struct CachedPiece {
     pos: Pos,
     offset_bytes: u64,
@@ -640,6 +644,7 @@ impl Store {
         input_of: &HashMap<PlanId, usize>,
         finished_by_later: &HashMap<PlanId, BTreeSet<(u64, u64)>>,
         cut_only: BTreeMap<u64, Ranges>,
+        cut_writes_only: &BTreeSet<u64>,
     ) -> Result<(), StoreError> {
         let none = BTreeSet::new();
         let whole = |plan: &IoPlan, file: u64, stripe: u64| {
@@ -848,6 +853,7 @@ impl Store {
             }
         }
         in_flight.cut_only = cut_only;
+        in_flight.cut_writes_only = cut_writes_only.clone();
         self.settle_with(core, stripes, in_flight)
     }
 
@@ -1961,7 +1967,40 @@ impl Store {
     ) -> Result<(), StoreError> {
         crate::torture::settling(true);
         let mut begun = false;
-        let result = self.settle_inner(core, stripes, in_flight, &mut begun);
+        // Again after an OSS whose disk failed the settle's reservation was recorded failed
+        // (review s17r R17-4 for a settle, as s18c for a write: it stopped, naming `fail`
+        // then `rebuild`): from the start, which puts its losses on record and decides
+        // without it. Once per OSS at most: past the tolerance the recording refuses.
+        let mut result = Err(StoreError::Io("a settle that never ran".into()));
+        for _ in 0..=self.backends.len() {
+            let mut reserve_down = None;
+            result = self.settle_inner(
+                core,
+                stripes.clone(),
+                in_flight.clone(),
+                &mut begun,
+                &mut reserve_down,
+            );
+            let Some((oss, name, why)) = reserve_down else {
+                break;
+            };
+            assert!(
+                result.is_ok() && !begun,
+                "a settle refused its reservation whole"
+            );
+            result = Err(StoreError::Io(format!(
+                "a settle's reservation met a failing disk at each of its {} tries",
+                self.backends.len() + 1
+            )));
+            if let Err(e) = self.note_reserve_failed(core, oss, &name, &why) {
+                result = Err(e);
+                break;
+            }
+            assert!(
+                !self.backends[oss].healthy(),
+                "each new try follows one more OSS recorded failed"
+            );
+        }
         crate::torture::settling(false);
         if result.is_err() && begun {
             // Half settled: only a reopen (which finishes the settle) may go on.
@@ -1981,6 +2020,7 @@ impl Store {
         mut stripes: BTreeSet<(u64, u64)>,
         mut in_flight: InFlight,
         begun: &mut bool,
+        reserve_down: &mut Option<(usize, String, String)>,
     ) -> Result<(), StoreError> {
         // Every home write below skips an OSS that is down: on record first (review s4e E12).
         self.fail_down_osses_on_record(core, true)?;
@@ -2084,7 +2124,16 @@ impl Store {
         }
         // Room for every home write (and settle copy) first: a full OSS stops the settle
         // here, before anything changed, with a message that says what to do.
-        self.reserve_settle(core, &stripes, &cached)?;
+        // An OSS whose disk fails it is handed back (nothing of the settle done): recorded
+        // failed, the settle starts again (`settle_with`).
+        match self.reserve_settle(core, &stripes, &cached) {
+            Ok(()) => {}
+            Err(super::ReserveError::Down { oss, name, why }) => {
+                *reserve_down = Some((oss, name, why));
+                return Ok(());
+            }
+            Err(super::ReserveError::Store(e)) => return Err(e),
+        }
         // Stripes of the settle that began which it (and every redo of it) never wrote home:
         // each settle since its begin promised a `SettleSums` record before a stripe's first
         // home write, and a kill keeps every returned append, so a stripe without one was
@@ -2617,6 +2666,12 @@ impl Store {
         self.fail_down_osses_on_record(core, false)
             .map_err(|e| self.sync_failed_beyond_tolerance(&sync_failed, e))?;
         crate::torture::kill_point(crate::torture::SETTLE_SYNCED);
+        // The names of files whose every write the crash cut go before the reset, which
+        // drops the inputs that tell so: removed after it (`drop_unconfirmed_files`), a
+        // kill in between kept such a name for good, zero or cut bytes read with success
+        // (s18d's leftover). A kill after these records and before the reset redoes the
+        // settle with the files gone (it skips their stripes, as those of any removed file).
+        self.remove_cut_writes_only_names(core, &in_flight.cut_writes_only)?;
         // Windows the planner closed go on record so first (the reset drops what told it):
         // the fsync below covers them before the reset, so every open after it starts them
         // closed again (review s15r2 R15b-2).
@@ -2649,16 +2704,40 @@ impl Store {
         self.checkpoint_locked(core)
     }
 
+    /// Journal the removal (not synced: the reset's sync after it covers it) of each file of
+    /// `cut_writes_only` still listed, never confirmed, without a window or cached bytes: the
+    /// names `Store::drop_unconfirmed_files` removes after recovery, by the same rule. Their
+    /// objects go with every removal's (`finish_removals`).
+    fn remove_cut_writes_only_names(
+        &self,
+        core: &mut Core,
+        cut_writes_only: &BTreeSet<u64>,
+    ) -> Result<(), StoreError> {
+        let names: Vec<(String, u64)> = (core.state.files.iter())
+            .filter(|(_, m)| m.unconfirmed && cut_writes_only.contains(&m.id))
+            .map(|(name, m)| (name.clone(), m.id))
+            .collect();
+        for (name, id) in names {
+            let window = core.state.windows.values().any(|w| w.file == id);
+            if window || !self.cached_extents(core, id)?.is_empty() {
+                continue;
+            }
+            self.journal(core, Rec::Remove { name }, false)?;
+        }
+        Ok(())
+    }
+
     /// Reserve the slots a settle of `stripes` writes: every home element of a known
     /// file's stripe on the OSSs that are up, and the settle copies of degraded stripes
     /// with cached bytes (see `write_settle_copies`). `NoSpace` names the full OSS, says
-    /// that nothing changed and what to do.
+    /// that nothing changed and what to do; an OSS whose disk fails the reservation is
+    /// `ReserveError::Down`.
     pub(super) fn reserve_settle(
         &self,
         core: &Core,
         stripes: &BTreeSet<(u64, u64)>,
         cached: &BTreeMap<(u64, u64), Vec<exaraid_plan::Extent>>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), super::ReserveError> {
         let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
         let home: BTreeSet<(u64, u64)> = stripes
             .iter()
@@ -2685,8 +2764,7 @@ impl Store {
         }
         let reserved = self
             .reserve_home_stripes(&home)
-            .map_err(|e| self.reserve_error(e))
-            .and_then(|()| self.reserve_keys(copies));
+            .and_then(|()| self.try_reserve_keys(copies));
         // Said as what this settle does: with no cached bytes (an rmw store caches nothing)
         // it rewrites home stripes with their parity, those of writes a crash cut or of a
         // settle that did not finish; "the cached bytes" there named bytes that do not exist.
@@ -2703,10 +2781,12 @@ impl Store {
             )
         };
         match reserved {
-            Err(StoreError::NoSpace(why)) => Err(StoreError::NoSpace(format!(
-                "{doing} needs room that is not there: {why}. Nothing was changed: {unchanged}.{}",
-                super::SETTLE_NO_SPACE_WAY_OUT
-            ))),
+            Err(super::ReserveError::Store(StoreError::NoSpace(why))) => {
+                Err(super::ReserveError::Store(StoreError::NoSpace(format!(
+                    "{doing} needs room that is not there: {why}. Nothing was changed: {unchanged}.{}",
+                    super::SETTLE_NO_SPACE_WAY_OUT
+                ))))
+            }
             other => other,
         }
     }
