@@ -50,6 +50,12 @@ pub fn write_of(seed: u64, index: u64) -> TortureWrite {
 /// what a slow writer would let run first (`tests/background_destage_lost.rs`).
 pub const WRITE_PLANS_RAN: &str = "write-plans-ran";
 
+/// A pause point in `Store::write`: the write's plans are planned and admitted (a delayed
+/// window write's cache address is reserved, its bytes count as the window's), none has
+/// begun to run (none holds the failure gate). Tests hold the writer here to fail an OSS
+/// in that gap (`tests/window_write_fail_race_online.rs`).
+pub const WRITE_PLANS_ADMITTED: &str = "write-plans-admitted";
+
 type PauseHook = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
 static PAUSE_HOOK: Mutex<Option<PauseHook>> = Mutex::new(None);
 static PAUSE_HOOK_SET: AtomicBool = AtomicBool::new(false);

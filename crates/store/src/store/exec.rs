@@ -1073,7 +1073,8 @@ impl Store {
             }
             if self.fsync {
                 let syncing = Instant::now();
-                let failed = self.sync_osses(&plan.osses());
+                let mut failed = self.sync_osses(&plan.osses());
+                self.drop_syncs_of_osses_failed_on_record(&mut failed);
                 self.refuse_out_of_descriptors(&failed)?;
                 if !failed.is_empty() {
                     return Err(poison(self.sync_failed(&plan, failed)));
@@ -1281,6 +1282,25 @@ impl Store {
             .into_iter()
             .filter_map(|(oss, r)| r.err().map(|err| (oss, err)))
             .collect()
+    }
+
+    /// Drop from `failed` (a plan's sync errors) those of OSSs failed on record by now: a
+    /// `fail_oss` (or another plan's failed step) that landed between the plan's writes and
+    /// its syncs, whose sync then refused "unavailable (marked failed)". Such an OSS is
+    /// skipped as one failed before the sync (`sync_osses` filters those): nothing counts
+    /// on its bytes until `rebuild`, or `online` rewrites its stripes changed since the
+    /// failure, and the plan's durability rests on the other OSSs. Why (review s19r R19-4):
+    /// taken as a dropped fsync, END returned "not acknowledged" and poisoned the handle,
+    /// where a failure during END is a defined window-loss event (R9-2). An OSS not on
+    /// record (a real fsync error, a missing mount) still goes through `sync_failed`.
+    fn drop_syncs_of_osses_failed_on_record(&self, failed: &mut Vec<(usize, BackendError)>) {
+        if failed.is_empty() {
+            return;
+        }
+        let core = self.core.lock();
+        failed.retain(|(oss, _)| {
+            !(core.state.failed_oss.contains(oss) && !self.backends[*oss].healthy())
+        });
     }
 
     /// The syncs of `failed` OSSs failed after every write of `plan` returned (the other

@@ -4474,6 +4474,7 @@ impl Store {
                 in_flight_id,
             )
         };
+        crate::torture::pause_point(crate::torture::WRITE_PLANS_ADMITTED);
         // A plan that fails before its first write says so (`Rec::WroteNothing`), naming
         // this write's plans that then never run: the next open takes the write as never
         // made (review s9s S9-1, S9-3), not as cut by a crash.

@@ -296,11 +296,13 @@ impl Store {
 
     /// `record_losses`; the ranges on `addressed` (an OSS `fail_oss` has just recorded
     /// failed, between plans, while it answered) carry their cache-zone address, split per
-    /// cache extent. Why only then: every plan that wrote those bytes was durable before the
-    /// `Fail` (the failure gate), so the bytes are on that OSS at that address, and no plan
-    /// writes a failed OSS afterwards; a loss found later (a window write that skipped the
-    /// failed OSS) names a cache chunk that holds older bytes under valid checksums (they
-    /// are seeded with the address, not a version), which `online` must never take back.
+    /// cache extent. Why only then: every plan that began writing those bytes was durable
+    /// before the `Fail` (the failure gate), so the bytes are on that OSS at that address,
+    /// and no plan writes a failed OSS afterwards; a loss found later (a window write that
+    /// skipped the failed OSS) names a cache chunk that holds older bytes under valid
+    /// checksums (they are seeded with the address, not a version), which `online` must
+    /// never take back. Not the bytes of a write in flight: its plans hold the gate only
+    /// once they run, so an admitted one may not have run yet (review s19r R19-3).
     pub(super) fn record_losses_addressed(
         &self,
         core: &mut Core,
@@ -363,6 +365,18 @@ impl Store {
             .strategy
             .lookup(l.file, l.offset_bytes, l.len_bytes)
             .map_err(plan_err)?;
+        // Bytes of writes in flight: their plans were admitted (the planner names their
+        // cache address) but may not have run, and none runs now on `oss` (review s19r
+        // R19-3: taken back, such an address gave a hole or an older chunk as the file's
+        // bytes). Not addressed: they stay lost. A write whose plans did run before the
+        // failure is refused all the same (`write_chunk_once`), so nothing acknowledged is
+        // given up.
+        let in_flight: Vec<(u64, u64)> = core
+            .writes_in_flight
+            .values()
+            .filter(|w| w.file == l.file)
+            .map(|w| (w.offset_bytes, w.offset_bytes + w.len_bytes))
+            .collect();
         let mut pieces = Vec::with_capacity(extents.len());
         for x in extents {
             let a = x.file_offset_bytes.max(l.offset_bytes);
@@ -371,12 +385,25 @@ impl Store {
                 continue;
             }
             let cached_here = x.zone == PlanZone::Cache && x.oss == oss;
-            pieces.push(LostRange {
-                offset_bytes: a,
-                len_bytes: z - a,
-                cache_addr_bytes: cached_here.then(|| x.addr_bytes + (a - x.file_offset_bytes)),
-                ..l.clone()
-            });
+            let mut cuts: Vec<u64> = vec![a, z];
+            if cached_here {
+                for &(p, q) in &in_flight {
+                    cuts.extend([p, q].into_iter().filter(|&c| a < c && c < z));
+                }
+            }
+            cuts.sort_unstable();
+            cuts.dedup();
+            for cut in cuts.windows(2) {
+                let (s, e) = (cut[0], cut[1]);
+                let unconfirmed = in_flight.iter().any(|&(p, q)| p < e && s < q);
+                pieces.push(LostRange {
+                    offset_bytes: s,
+                    len_bytes: e - s,
+                    cache_addr_bytes: (cached_here && !unconfirmed)
+                        .then(|| x.addr_bytes + (s - x.file_offset_bytes)),
+                    ..l.clone()
+                });
+            }
         }
         let covered: u64 = pieces.iter().map(|p| p.len_bytes).sum();
         assert_eq!(
