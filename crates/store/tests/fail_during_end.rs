@@ -486,9 +486,10 @@ fn fail_between_end_move_writes_and_syncs(code: CodeSpec, oss_count: usize, tole
         let (st, token) = (s.store.clone(), s.token.clone());
         spawn(move || st.delayed_end(&token))
     };
-    eventually("END's move home parks before its sync of the victim", || {
-        s.scene.before_sync.parked() == 1
-    });
+    eventually(
+        "END's move home parks before its sync of the victim",
+        || s.scene.before_sync.parked() == 1,
+    );
     fail_in_time(&s.store, victim).unwrap();
     s.scene.before_sync.release();
     done_in_time(&end, "END").expect("END: every window byte has its parity, nothing is lost");

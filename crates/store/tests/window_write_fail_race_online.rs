@@ -121,7 +121,8 @@ fn fail_racing_an_admitted_window_write_then_online(code: CodeSpec, oss_count: u
             .name(WRITER.into())
             .spawn_scoped(s, || store.write("f", refused_at as u64, &refused))
             .unwrap();
-        at.recv_timeout(WAIT).expect("the writer reaches its admission");
+        at.recv_timeout(WAIT)
+            .expect("the writer reaches its admission");
         store.fail_oss(victim).unwrap();
         go.send(()).unwrap();
         writer.join().unwrap()

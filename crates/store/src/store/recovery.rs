@@ -5240,13 +5240,7 @@ impl Store {
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES;
         let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
-        let mut extra: Vec<usize> = ranges
-            .iter()
-            .filter(|(p, r)| overlaps(r, start, end) && !erased.contains(&p.col))
-            .map(|(p, _)| p.col)
-            .collect();
-        extra.sort_unstable();
-        extra.dedup();
+        let extra = in_flight_columns_over_block(ranges, erased, i);
         // Erasure patterns: `erased`, then `pos.col` with each set of the other suspect and
         // in-flight columns the code tolerates beside it (`erasure_patterns`: also those
         // that leave a torn column in, review D3).
@@ -5308,14 +5302,7 @@ impl Store {
         (oss, key, delta): (usize, ElementKey, Option<&[u8]>),
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES;
-        let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
-        let mut extra: Vec<usize> = ranges
-            .iter()
-            .filter(|(p, r)| overlaps(r, start, end) && !erased.contains(&p.col))
-            .map(|(p, _)| p.col)
-            .collect();
-        extra.sort_unstable();
-        extra.dedup();
+        let extra = in_flight_columns_over_block(ranges, erased, i);
         for pattern in self.erasure_patterns(pos.col, erased, &extra) {
             if !pattern.contains(&pos.col) {
                 continue;
@@ -5708,4 +5695,23 @@ pub(super) fn replay(
         plans.extend(out.into_iter().map(|p| (i, p)));
     }
     Ok((strategy, plans))
+}
+
+/// The columns, `erased` left out, whose in-flight `ranges` overlap checksum block `i` of
+/// the element, sorted and once each: the other suspects a block's decode may erase beside it.
+fn in_flight_columns_over_block(
+    ranges: &BTreeMap<Pos, Ranges>,
+    erased: &[usize],
+    i: usize,
+) -> Vec<usize> {
+    let block = CHECKSUM_BLOCK_BYTES as u64;
+    let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+    let mut extra: Vec<usize> = ranges
+        .iter()
+        .filter(|(p, r)| overlaps(r, start, end) && !erased.contains(&p.col))
+        .map(|(p, _)| p.col)
+        .collect();
+    extra.sort_unstable();
+    extra.dedup();
+    extra
 }
