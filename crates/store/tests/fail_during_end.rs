@@ -446,13 +446,7 @@ fn fail_after_end_parity(code: CodeSpec, oss_count: usize, tolerance: usize) {
     s.scene.reads.release();
     assert_eq!(done_in_time(&read, "the parked read").unwrap(), &s.g[..100]);
     ended.expect("END: every window byte has its parity, nothing is lost");
-    let mut failed = vec![victim];
-    if tolerance >= 2 {
-        let second = oss_of_data(&s.store, 0);
-        s.store.fail_oss(second).unwrap();
-        failed.push(second);
-    }
-    assert_after(&dir, s, &failed, &[]);
+    fail_a_second_within_tolerance_then_assert_after(&dir, s, victim, tolerance);
 }
 
 #[test]
@@ -493,13 +487,7 @@ fn fail_between_end_move_writes_and_syncs(code: CodeSpec, oss_count: usize, tole
     fail_in_time(&s.store, victim).unwrap();
     s.scene.before_sync.release();
     done_in_time(&end, "END").expect("END: every window byte has its parity, nothing is lost");
-    let mut failed = vec![victim];
-    if tolerance >= 2 {
-        let second = oss_of_data(&s.store, 0);
-        s.store.fail_oss(second).unwrap();
-        failed.push(second);
-    }
-    assert_after(&dir, s, &failed, &[]);
+    fail_a_second_within_tolerance_then_assert_after(&dir, s, victim, tolerance);
 }
 
 #[test]
@@ -690,4 +678,21 @@ fn raid6_a_kill_at_any_point_of_end_after_the_failure_loses_only_the_named_bytes
     eprintln!("{} images, {kill_points} kill points", images.len());
     assert!(kill_points > images.len(), "{kill_points} kill points");
     assert_end_names_losses(ended, &token, &[lost]);
+}
+
+/// With `victim` failed: a second data OSS failed too where the code tolerates two, then
+/// every byte checked (`assert_after`) with those OSSs down.
+fn fail_a_second_within_tolerance_then_assert_after(
+    dir: &Path,
+    s: Setup,
+    victim: usize,
+    tolerance: usize,
+) {
+    let mut failed = vec![victim];
+    if tolerance >= 2 {
+        let second = oss_of_data(&s.store, 0);
+        s.store.fail_oss(second).unwrap();
+        failed.push(second);
+    }
+    assert_after(dir, s, &failed, &[]);
 }
