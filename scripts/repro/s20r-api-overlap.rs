@@ -1,0 +1,200 @@
+//! Review tool (s20r, not CI): writer threads on OVERLAPPING ranges of one file through the Rust
+//! API (the repo's concurrency tests use disjoint ranges), optionally with `serve_background`,
+//! readers, and `flush` beside them. After the threads: every byte must come from a write that
+//! covered it (or be zero where none did); the parity must agree (`scrub(false)` clean); every
+//! set of `tolerance` OSSs failed must read the same bytes as the healthy store (degraded decode
+//! over the parity the racing writes left); reopen and read again.
+//!
+//! Build: cp scripts/repro/s20r-api-overlap.rs crates/store/examples/s20r_overlap.rs &&
+//!   CARGO_TARGET_DIR=/work/target-s20r cargo build --release -p exaraid-store --example s20r_overlap
+//!   (then remove the copy).
+//! Usage: s20r_overlap DIR CODE PATH [seed] [threads] [writes] [unit]   (CODE raid5 raid6 rs:43 hdp:5 ...)
+//! Env: S20R_BG=1 (background worker), S20R_FLUSH=1 (a thread flushing), S20R_READERS=1.
+//! Prints PROBLEM lines; exit 1 if any.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use exaraid_codes::{Code, CodeKind, CodeSpec};
+use exaraid_store::{InitOptions, Store, WritePath};
+
+static PROBLEMS: AtomicUsize = AtomicUsize::new(0);
+fn problem(msg: String) {
+    PROBLEMS.fetch_add(1, Ordering::SeqCst);
+    println!("PROBLEM {msg}");
+}
+
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+/// The byte write `id` puts at file offset `x`: tells every write apart at every byte.
+fn byte_of(id: u64, x: u64) -> u8 {
+    (mix(id.wrapping_mul(1_000_003) ^ x) as u8) | 1
+}
+
+fn spec_of(name: &str) -> (CodeSpec, usize) {
+    let (kind, param) = name.split_once(':').unwrap_or((name, "0"));
+    let param: usize = param.parse().unwrap();
+    let spec = match CodeKind::from_name(kind).unwrap() {
+        CodeKind::Raid5 => CodeSpec::raid5(4),
+        CodeKind::Raid6 => CodeSpec::raid6(4),
+        CodeKind::Rs => CodeSpec::rs(param / 10, param % 10),
+        k => CodeSpec::array(k, param),
+    };
+    let cols = Code::new(spec).unwrap().geometry().cols;
+    (spec, cols)
+}
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let dir = Path::new(&a[1]);
+    let (spec, oss) = spec_of(&a[2]);
+    let path = match a[3].as_str() {
+        "rmw" => WritePath::Rmw,
+        "wcl" => WritePath::Wcl,
+        _ => WritePath::Delayed,
+    };
+    let seed: u64 = a.get(4).map_or(1, |s| s.parse().unwrap());
+    let threads: u64 = a.get(5).map_or(4, |s| s.parse().unwrap());
+    let writes: u64 = a.get(6).map_or(40, |s| s.parse().unwrap());
+    let unit: usize = a.get(7).map_or(4096, |s| s.parse().unwrap());
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let mut opts = InitOptions::with_oss_count(dir, oss, spec);
+    opts.element_bytes = unit;
+    opts.write_path = path;
+    let store = Store::init(dir, &opts).unwrap();
+    let tol = store.code().geometry().fault_tolerance;
+    let span = (unit * 10) as u64;
+    // (id, offset, len) of every acknowledged write
+    let done: Mutex<Vec<(u64, u64, u64)>> = Mutex::new(Vec::new());
+    let stop = AtomicBool::new(false);
+    let bg = std::env::var_os("S20R_BG").is_some();
+    std::thread::scope(|s| {
+        if bg {
+            s.spawn(|| store.serve_background(&stop));
+        }
+        if std::env::var_os("S20R_FLUSH").is_some() {
+            s.spawn(|| {
+                while !stop.load(Ordering::SeqCst) {
+                    if let Err(e) = store.flush() {
+                        problem(format!("flush: {e}"));
+                        return;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(3));
+                }
+            });
+        }
+        let mut hs = Vec::new();
+        for t in 0..threads {
+            let (store, done) = (&store, &done);
+            hs.push(s.spawn(move || {
+                for i in 0..writes {
+                    let id = 1 + t * 100_000 + i;
+                    let h = mix(seed ^ mix(id));
+                    let len = 1 + h % (unit as u64 * 2 + 500);
+                    let off = mix(h) % (span - len);
+                    let data: Vec<u8> = (off..off + len).map(|x| byte_of(id, x)).collect();
+                    match store.write("f", off, &data) {
+                        Ok(()) => done.lock().unwrap().push((id, off, len)),
+                        Err(e) => {
+                            problem(format!("write {id} {off}+{len}: {e}"));
+                            return;
+                        }
+                    }
+                    if std::env::var_os("S20R_READERS").is_some() {
+                        let _ = store.read("f", off, len);
+                    }
+                }
+            }));
+        }
+        for h in hs {
+            h.join().unwrap();
+        }
+        stop.store(true, Ordering::SeqCst);
+    });
+    let done = done.into_inner().unwrap();
+    let check = |store: &Store, tag: &str| -> Option<Vec<u8>> {
+        let got = match store.get("f") {
+            Ok(g) => g,
+            Err(e) => {
+                problem(format!("{tag}: get: {e}"));
+                return None;
+            }
+        };
+        let mut bad = 0;
+        for (x, &b) in got.iter().enumerate() {
+            let x = x as u64;
+            let ok = (b == 0 && !done.iter().any(|&(_, o, l)| o <= x && x < o + l))
+                || done
+                    .iter()
+                    .any(|&(id, o, l)| o <= x && x < o + l && byte_of(id, x) == b);
+            if !ok {
+                if bad < 3 {
+                    problem(format!("{tag}: byte {x} = {b:#x} from no write over it"));
+                }
+                bad += 1;
+            }
+        }
+        Some(got)
+    };
+    let healthy = check(&store, "healthy");
+    match store.scrub(false) {
+        Ok(r) => {
+            if !r.parity_mismatches.is_empty() || !r.unrepairable.is_empty() || !r.corrupt_elements.is_empty() {
+                problem(format!(
+                    "scrub: mismatches {:?} unrepairable {:?} corrupt {}",
+                    r.parity_mismatches,
+                    r.unrepairable,
+                    r.corrupt_elements.len()
+                ));
+            }
+        }
+        Err(e) => problem(format!("scrub: {e}")),
+    }
+    drop(store);
+    // degraded reads: every pair (or single) of OSSs failed must give the healthy bytes
+    let sets: Vec<Vec<usize>> = if tol >= 2 {
+        (0..oss).flat_map(|i| (i + 1..oss).map(move |j| vec![i, j])).collect()
+    } else {
+        (0..oss).map(|i| vec![i]).collect()
+    };
+    let copy = dir.with_extension("copy");
+    for set in sets.iter().take(12) {
+        let _ = std::fs::remove_dir_all(&copy);
+        let st = std::process::Command::new("cp").arg("-a").arg(dir).arg(&copy).status().unwrap();
+        assert!(st.success());
+        // the copy's superblock names OSS dirs relative to the store: opening the copy is a copy
+        let s2 = match Store::open(&copy) {
+            Ok(s) => s,
+            Err(e) => {
+                problem(format!("open copy: {e}"));
+                break;
+            }
+        };
+        for &o in set {
+            if let Err(e) = s2.fail_oss(o) {
+                problem(format!("fail {o}: {e}"));
+            }
+        }
+        match s2.get("f") {
+            Ok(g) => {
+                if Some(&g) != healthy.as_ref() {
+                    let h = healthy.as_ref().unwrap();
+                    let d: Vec<usize> = (0..g.len().min(h.len())).filter(|&i| g[i] != h[i]).collect();
+                    problem(format!("degraded {set:?}: differs from healthy at {} bytes, first {:?}", d.len(), &d[..d.len().min(4)]));
+                }
+            }
+            Err(e) => problem(format!("degraded {set:?}: get: {e}")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&copy);
+    let store = Store::open(dir).unwrap();
+    check(&store, "reopened");
+    println!("writes {} problems {}", done.len(), PROBLEMS.load(Ordering::SeqCst));
+    std::process::exit(if PROBLEMS.load(Ordering::SeqCst) > 0 { 1 } else { 0 });
+}
