@@ -69,7 +69,10 @@ damaged = set()  # OSSs flipped/cut since the last clean scrub --repair: kept wi
 def budget(o=None):
     return len(failed | damaged | ({o} if o is not None else set())) <= tol
 def after_kill():
-    # the next open recovers; sometimes kill that recovery too (chained), then open clean
+    # the next open recovers; sometimes kill that recovery too (chained), then open clean;
+    # with KILLFLIP=1, damage (within the budget) lands between the crash and the recovery first
+    if os.environ.get('KILLFLIP') == '1' and rnd.random() < 0.6:
+        print('  flip before recovery', flip() if rnd.random() < 0.8 else trunc())
     if rnd.random() < 0.4:
         k2 = '%s:%d' % (rnd.choice(POINTS['open']), rnd.randrange(1, 5))
         r = run(['status', S], None, k2)

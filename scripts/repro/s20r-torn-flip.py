@@ -28,14 +28,25 @@ for t in range(trials):
     assert r[0] == 0, r
     size = rnd.randrange(unit, unit * 16)
     old = os.urandom(size); assert run(['put', S, 'f'], old)[0] == 0
-    if wp == 'delayed' and rnd.random() < 0.5:
+    tok = None
+    if wp == 'delayed' and os.environ.get('OP', 'write') == 'write' and rnd.random() < 0.5:
         tok = run(['delayed', 'start', S, 'f'])[1].decode().strip()
     off = rnd.randrange(0, size); ln = rnd.randrange(1, unit * 6)
     data = os.urandom(ln)
     new = bytearray(old); new.extend(b'\0' * max(0, off + ln - len(new))); new[off:off + ln] = data
     kill = {'EXARAID_KILL_AT': 'write-torn-block:%d' % rnd.randrange(1, 8), 'EXARAID_KILL_IN_PLAN_ORDER': '1'}
     if os.environ.get('TEAR') == '1': kill['EXARAID_KILL_TEAR_EVERY_OSS'] = '1'
-    w = run(['write', S, 'f', '--offset', str(off)], data, kill)
+    OP = os.environ.get('OP', 'write')
+    if OP == 'write':
+        w = run(['write', S, 'f', '--offset', str(off)], data, kill)
+    else:
+        # OP=flush (wcl) / end (delayed): the write is acknowledged, the settle or END that moves it is cut
+        if OP == 'end' and not tok: tok = run(['delayed', 'start', S, 'f'])[1].decode().strip()
+        assert run(['write', S, 'f', '--offset', str(off)], data)[0] == 0
+        old = bytes(new)  # acknowledged: only the new bytes are right now
+        pt = rnd.choice(['settle-torn-block', 'write-torn-block'])
+        kill['EXARAID_KILL_AT'] = '%s:%d' % (pt, rnd.randrange(1, 8))
+        w = run(['flush', S] if OP == 'flush' else ['delayed', 'end', S, tok], b'', kill)
     if w[0] not in (137, -9):
         continue
     killed += 1
@@ -53,6 +64,12 @@ for t in range(trials):
         with open(f, 'r+b') as h:
             h.seek(o); b = h.read(1); h.seek(o); h.write(bytes([b[0] ^ (1 << rnd.randrange(8))]))
         fl.append('%s@%d' % (f[len(S):], o))
+    if os.environ.get('DEAD') == '1':
+        # the disk of another column dies with the crash: failed on record before the recovery
+        x = rnd.choice([o for o in range(n) if str(o) not in torn]); fl.append('fail %d' % x)
+        if os.environ.get('AWAYDEAD') == '1': os.rename(S + '/oss-%d' % x, S + '/oss-%d.x' % x)
+        fr = run(['fail', S, '--oss', str(x)])
+        if fr[0] != 0: print('  fail refused', fr[2][-200:])
     g = run(['get', S, 'f'])
     desc = 'trial %d size %d write %d+%d kill %s torn %s flips %s' % (t, size, off, ln, kill, sorted(torn), fl)
     if g[0] == 0:
