@@ -33,6 +33,9 @@ fn mix(mut x: u64) -> u64 {
 }
 /// The byte write `id` puts at file offset `x`: tells every write apart at every byte.
 fn byte_of(id: u64, x: u64) -> u8 {
+    if id == 0 {
+        return 0;
+    }
     (mix(id.wrapping_mul(1_000_003) ^ x) as u8) | 1
 }
 
@@ -74,6 +77,14 @@ fn main() {
     let done: Mutex<Vec<(u64, u64, u64)>> = Mutex::new(Vec::new());
     let stop = AtomicBool::new(false);
     let bg = std::env::var_os("S20R_BG").is_some();
+    // S20R_WINDOW=1 (delayed path): every writer writes into one delayed window on f, ended after
+    let window = if std::env::var_os("S20R_WINDOW").is_some() {
+        store.write("f", 0, &[0u8; 1]).unwrap();
+        done.lock().unwrap().push((0, 0, 1));
+        Some(store.delayed_window("f").unwrap())
+    } else {
+        None
+    };
     std::thread::scope(|s| {
         if bg {
             s.spawn(|| store.serve_background(&stop));
@@ -117,6 +128,11 @@ fn main() {
         }
         stop.store(true, Ordering::SeqCst);
     });
+    if let Some(w) = window {
+        if let Err(e) = w.end() {
+            problem(format!("END: {e}"));
+        }
+    }
     let done = done.into_inner().unwrap();
     let check = |store: &Store, tag: &str| -> Option<Vec<u8>> {
         let got = match store.get("f") {

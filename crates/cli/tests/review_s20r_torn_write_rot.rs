@@ -90,3 +90,51 @@ fn raid6_write_cut_with_a_torn_block_then_one_rotten_byte_reads_old_or_new_or_lo
         "get exited 0 with bytes that are neither old nor the cut write's: {wrong:?}"
     );
 }
+
+/// Review s20r R20-3 (OPEN): raid6, delayed. A window write is acknowledged; END is killed at its
+/// 3rd block write (plan order: stripe 0's two new parity blocks are written, then stripe 1's
+/// parity is torn); then one bit rots in stripe 0's home data column 1 (bytes the `put` wrote,
+/// outside the window). Stripe 0 then holds one unreadable block beside parity that END made
+/// over the window's bytes, whose copies are in the cache zone: the block decodes (and its
+/// stored checksum confirms it). The open's recovery names those acknowledged bytes LOST.
+#[test]
+#[ignore = "OPEN (session 20): R20-3 raid6 END cut after its parity, one rotten home block beside: recovery records acknowledged bytes LOST"]
+fn raid6_end_cut_after_its_parity_then_one_rotten_home_block_reads_back() {
+    let tmp = fast_tempdir("exaraid-s20r-end-rot");
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    init_store_unit(
+        d,
+        UNIT_BYTES,
+        &["--oss", "6", "--code", "raid6", "--write-path", "delayed"],
+    );
+    let old = bytes(7, 10_263);
+    ok(&["store", "put", d, "f"], &old);
+    let token = String::from_utf8(ok(&["store", "delayed", "start", d, "f"], b"")).unwrap();
+    let window = bytes(8, 18_952);
+    ok(&["store", "write", d, "f", "--offset", "9419"], &window);
+    assert!(
+        killed_at_with(
+            &["store", "delayed", "end", d, token.trim()],
+            b"",
+            "write-torn-block:3",
+            &[exaraid_store::torture::KILL_IN_PLAN_ORDER_ENV],
+        ),
+        "END finished before its 3rd block write"
+    );
+    // File byte 4096 + 829: stripe 0, data column 1 (OSS 1), acknowledged by the put.
+    flip_bit(&dir.join("oss-1/objects/0.data"), 829, 0x10);
+
+    let mut model = old.clone();
+    put_over(&mut model, 9419, &window);
+    let got = exaraid(&["store", "get", d, "f"], b"");
+    assert!(
+        got.status.success(),
+        "one rotten block beside a cut END (raid6): get failed: {}",
+        String::from_utf8_lossy(&got.stderr)
+    );
+    assert!(
+        got.stdout == model,
+        "get exited 0 with bytes other than the acknowledged ones"
+    );
+}
