@@ -39,6 +39,17 @@ for t in range(trials):
     OP = os.environ.get('OP', 'write')
     if OP == 'write':
         w = run(['write', S, 'f', '--offset', str(off)], data, kill)
+    elif OP in ('rebuild', 'online'):
+        # an OSS failed, a degraded write acknowledged, then its rebuild / online cut; damage; rerun
+        x = rnd.randrange(n); run(['fail', S, '--oss', str(x)])
+        assert run(['write', S, 'f', '--offset', str(off)], data)[0] == 0
+        old = bytes(new)
+        pts = {'rebuild': ['rebuild-element', 'rebuild-begun', 'settle-element', 'journal-record'],
+               'online': ['online-stripe', 'online-back', 'settle-element', 'journal-record']}[OP]
+        kill['EXARAID_KILL_AT'] = '%s:%d' % (rnd.choice(pts), rnd.randrange(1, 5))
+        kill.pop('EXARAID_KILL_IN_PLAN_ORDER', None)
+        w = run([OP, S, '--oss', str(x)], b'', kill)
+        if w[0] in (137, -9): w = (137, b'', ('/oss-%d\n' % x).encode() + w[2])
     else:
         # OP=flush (wcl) / end (delayed): the write is acknowledged, the settle or END that moves it is cut
         if OP == 'end' and not tok: tok = run(['delayed', 'start', S, 'f'])[1].decode().strip()
@@ -70,6 +81,9 @@ for t in range(trials):
         if os.environ.get('AWAYDEAD') == '1': os.rename(S + '/oss-%d' % x, S + '/oss-%d.x' % x)
         fr = run(['fail', S, '--oss', str(x)])
         if fr[0] != 0: print('  fail refused', fr[2][-200:])
+    if OP in ('rebuild', 'online'):
+        rr = run([OP, S, '--oss', str(x)])
+        if rr[0] != 0: print('  rerun', OP, rr[0], rr[2][-300:])
     g = run(['get', S, 'f'])
     desc = 'trial %d size %d write %d+%d kill %s torn %s flips %s' % (t, size, off, ln, kill, sorted(torn), fl)
     if g[0] == 0:
