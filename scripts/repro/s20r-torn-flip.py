@@ -63,6 +63,8 @@ for t in range(trials):
     killed += 1
     torn = set(l.split('/oss-')[1].split()[0].rstrip(',') for l in w[2].decode(errors='replace').split('\n') if '/oss-' in l)
     files = [f for f in glob.glob(S + '/oss-*/objects/*') if os.path.getsize(f) > 0]
+    if os.environ.get('HOMEONLY') == '1':  # no flip in a cache zone (a window's only copy is lost by design)
+        files = [f for f in files if not f.endswith('.cache')]
     if os.environ.get('SAME') == '1':  # the rot on the torn OSS itself: one column damaged
         files = [f for f in files if f.split('/oss-')[1].split('/')[0] in torn]
     elif os.environ.get('ANY') != '1':
