@@ -37,6 +37,8 @@ for t in range(trials):
     kill = {'EXARAID_KILL_AT': 'write-torn-block:%d' % rnd.randrange(1, 8), 'EXARAID_KILL_IN_PLAN_ORDER': '1'}
     if os.environ.get('TEAR') == '1': kill['EXARAID_KILL_TEAR_EVERY_OSS'] = '1'
     OP = os.environ.get('OP', 'write')
+    if os.environ.get('PREFAIL') == '1':  # the write runs degraded: one OSS failed before it
+        run(['fail', S, '--oss', str(rnd.randrange(n))])
     if OP == 'write':
         w = run(['write', S, 'f', '--offset', str(off)], data, kill)
     elif OP in ('rebuild', 'online'):
