@@ -70,7 +70,7 @@ fn main() {
     let mut opts = InitOptions::with_oss_count(dir, oss, spec);
     opts.element_bytes = unit;
     opts.write_path = path;
-    let store = Store::init(dir, &opts).unwrap();
+    let mut store = Store::init(dir, &opts).unwrap();
     let tol = store.code().geometry().fault_tolerance;
     let span = (unit * 10) as u64;
     // (id, offset, len) of every acknowledged write
@@ -123,6 +123,13 @@ fn main() {
                 }
             }));
         }
+        // S20R_FAILMID=V: OSS V fails (fail_oss) while the writers run; `online` after them
+        if let Some(v) = std::env::var("S20R_FAILMID").ok().and_then(|v| v.parse::<usize>().ok()) {
+            std::thread::sleep(std::time::Duration::from_millis(20 + seed % 40));
+            if let Err(e) = store.fail_oss(v) {
+                println!("fail_oss {v}: {e}");
+            }
+        }
         for h in hs {
             h.join().unwrap();
         }
@@ -131,6 +138,11 @@ fn main() {
     if let Some(w) = window {
         if let Err(e) = w.end() {
             problem(format!("END: {e}"));
+        }
+    }
+    if let Some(v) = std::env::var("S20R_FAILMID").ok().and_then(|v| v.parse::<usize>().ok()) {
+        if let Err(e) = store.online_oss(v) {
+            problem(format!("online {v}: {e}"));
         }
     }
     let done = done.into_inner().unwrap();
