@@ -1972,6 +1972,7 @@ impl Store {
         // then `rebuild`): from the start, which puts its losses on record and decides
         // without it. Once per OSS at most: past the tolerance the recording refuses.
         let mut result = Err(StoreError::Io("a settle that never ran".into()));
+        let mut reserve_failed: Vec<super::reserve_losses::SettleReserveFailure> = Vec::new();
         for _ in 0..=self.backends.len() {
             let mut reserve_down = None;
             result = self.settle_inner(
@@ -1992,9 +1993,12 @@ impl Store {
                 "a settle's reservation met a failing disk at each of its {} tries",
                 self.backends.len() + 1
             )));
-            if let Err(e) = self.note_reserve_failed(core, oss, &name, &why) {
-                result = Err(e);
-                break;
+            match self.note_reserve_failed(core, oss, &name, &why) {
+                Ok(lost) => reserve_failed.push((oss, why, lost)),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
             }
             assert!(
                 !self.backends[oss].healthy(),
@@ -2011,7 +2015,7 @@ impl Store {
         // they are, readable, and no open redoes this settle (review s4e E6: one that began
         // and failed on a full OSS was redone, and failed, at every later open, also of
         // `get` and `status`).
-        result
+        self.tell_settle_reserve_failures(core, &reserve_failed, result)
     }
 
     fn settle_inner(
