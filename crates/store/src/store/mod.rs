@@ -4404,7 +4404,7 @@ impl Store {
                 // could never run (see `tick_locked`); the message names `fail` then.
                 let err = match e {
                     ReserveError::Down { oss, name, why } if tick_plans.is_empty() => {
-                        let lost = self.note_reserve_failed(&mut core, oss, &name, &why)?;
+                        let lost = self.note_reserve_failed(&mut core, oss, &name, &why, true)?;
                         notes.reserve_failed.push((oss, why));
                         notes.note_lost(lost);
                         None
@@ -4882,18 +4882,20 @@ impl Store {
     /// count as lost); a settle before its `SettleBegin` (nothing of it done). Past the
     /// tolerance nothing goes on record and the error says so.
     /// Returns the window bytes recorded lost with it, with their cache address when the
-    /// OSS answered until now: only its `fallocate` failed, its disk may still read them, and
-    /// `online` takes back what verifies (as after `fail_oss`; the same argument holds, see
-    /// `record_losses_addressed`: under the core lock no plan is admitted, and bytes of
-    /// writes in flight stay unaddressed).
+    /// OSS answered until now and `planner_addresses_filled` (the caller's planner names no
+    /// address a cut write never filled: not in recovery): only its `fallocate` failed, its
+    /// disk may still read them, and `online` takes back what verifies (as after
+    /// `fail_oss`; the same argument holds, see `record_losses_addressed`: under the core
+    /// lock no plan is admitted, and bytes of writes in flight stay unaddressed).
     fn note_reserve_failed(
         &self,
         core: &mut Core,
         oss: usize,
         name: &str,
         why: &str,
+        planner_addresses_filled: bool,
     ) -> Result<Vec<LostRange>, StoreError> {
-        let answered = self.backends[oss].healthy();
+        let keep_addresses = self.backends[oss].healthy() && planner_addresses_filled;
         self.backends[oss].set_failed(true);
         let down = self.unavailable_set(core);
         if down.len() > self.tolerance() {
@@ -4905,7 +4907,7 @@ impl Store {
         let mut lost = Vec::new();
         if !core.state.failed_oss.contains(&oss) {
             self.journal_fails(core, &[oss], false, None)?;
-            lost = self.record_losses_addressed(core, answered.then_some(oss))?;
+            lost = self.record_losses_addressed(core, keep_addresses.then_some(oss))?;
         }
         self.absorbed_failures.lock().clear();
         Ok(lost)

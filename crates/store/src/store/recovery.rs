@@ -854,7 +854,10 @@ impl Store {
         }
         in_flight.cut_only = cut_only;
         in_flight.cut_writes_only = cut_writes_only.clone();
-        self.settle_with(core, stripes, in_flight)
+        // Not `planner_addresses_filled`: the planner still holds the cut writes, whose
+        // cache addresses may never have been written (or hold another window's older
+        // bytes under valid checksums).
+        self.settle_with(core, stripes, in_flight, false)
     }
 
     /// Finish the zero-block checksums the crash may have cut in never-written slots
@@ -1955,15 +1958,19 @@ impl Store {
         core: &mut Core,
         stripes: BTreeSet<(u64, u64)>,
     ) -> Result<(), StoreError> {
-        self.settle_with(core, stripes, InFlight::default())
+        self.settle_with(core, stripes, InFlight::default(), true)
     }
 
-    /// `settle`, knowing what interrupted writes may have changed at home.
+    /// `settle`, knowing what interrupted writes may have changed at home;
+    /// `planner_addresses_filled`: every cache address the planner names outside writes in
+    /// flight holds the bytes it names (not so in recovery), so window bytes an OSS failure
+    /// here loses keep their address (`note_reserve_failed`).
     fn settle_with(
         &self,
         core: &mut Core,
         stripes: BTreeSet<(u64, u64)>,
         in_flight: InFlight,
+        planner_addresses_filled: bool,
     ) -> Result<(), StoreError> {
         crate::torture::settling(true);
         let mut begun = false;
@@ -1993,7 +2000,7 @@ impl Store {
                 "a settle's reservation met a failing disk at each of its {} tries",
                 self.backends.len() + 1
             )));
-            match self.note_reserve_failed(core, oss, &name, &why) {
+            match self.note_reserve_failed(core, oss, &name, &why, planner_addresses_filled) {
                 Ok(lost) => reserve_failed.push((oss, why, lost)),
                 Err(e) => {
                     result = Err(e);
