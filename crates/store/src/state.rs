@@ -210,7 +210,8 @@ pub struct LostRange {
     /// The token of the window the bytes were written in (END names its losses).
     pub token: String,
     /// Where the bytes are in `oss`'s cache zone (the address of `offset_bytes`, contiguous
-    /// for the range), when `fail` recorded them lost from an OSS that held them durably:
+    /// for the range), when `fail` (or, since s20c, a reservation's EIO) recorded them lost
+    /// from an OSS that held them durably and answered:
     /// `online` may take them back from there, only where every block's checksum verifies
     /// (review s6r R6-6). `None`: a loss found otherwise (a write or END that found the OSS
     /// down, unreadable cache, recovery), or an address no longer trusted (a rebuild
@@ -219,7 +220,24 @@ pub struct LostRange {
     pub cache_addr_bytes: Option<u64>,
 }
 
+/// The start of the token of a lost range of a delayed window's bytes whose only copy (the
+/// cache zone, no parity yet) a settle could neither read nor rebuild; the window's token
+/// follows (session 19, s19b; `store::exec::WINDOW_CACHE_UNREADABLE` says why).
+pub(crate) const WINDOW_CACHE_UNREADABLE_TOKEN: &str =
+    "none: its only copy, in the cache zone without parity yet, is unreadable; delayed window ";
+
 impl LostRange {
+    /// Whether binaries of sessions 14 to 18 misread this range (its token is session 19's
+    /// form, `WINDOW_CACHE_UNREADABLE_TOKEN`): their window END does not name it (it exits
+    /// 0 for a window that lost bytes: review s18r R18-3 again), their reads name the wrong
+    /// cause (an OSS failure), and their `online` write-back, which filters only the bare
+    /// unreadable-cache token, does not keep an older restored piece off it (review s19m).
+    /// While one is on record the state header says
+    /// `superblock::STATE_VERSION_SESSION19_RECORDS`, which they refuse, changing nothing.
+    pub fn needs_session19_reader(&self) -> bool {
+        self.token.starts_with(WINDOW_CACHE_UNREADABLE_TOKEN)
+    }
+
     pub fn end_bytes(&self) -> u64 {
         self.offset_bytes + self.len_bytes
     }
@@ -1060,6 +1078,10 @@ impl Rec {
             }
             // A session-14 binary cannot parse it.
             Rec::RefusedBlocks(_) => crate::superblock::STATE_VERSION_SESSION19_RECORDS,
+            // Parsed, but misread (see `LostRange::needs_session19_reader`).
+            Rec::Lost { ranges } if ranges.iter().any(LostRange::needs_session19_reader) => {
+                crate::superblock::STATE_VERSION_SESSION19_RECORDS
+            }
             _ => crate::superblock::FORMAT_VERSION,
         }
     }
@@ -1460,6 +1482,11 @@ impl State {
     pub fn reader_version(&self) -> u32 {
         if !self.refused_blocks.is_empty() {
             // Session 19's field: an older binary would drop it and reseal the rot.
+            return crate::superblock::STATE_VERSION_SESSION19_RECORDS;
+        }
+        if self.lost.iter().any(LostRange::needs_session19_reader) {
+            // For as long as such a loss is on record (until rewritten or removed): an
+            // older binary would misread it (`LostRange::needs_session19_reader`).
             return crate::superblock::STATE_VERSION_SESSION19_RECORDS;
         }
         let rows_named = self

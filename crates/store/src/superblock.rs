@@ -62,7 +62,9 @@ pub const STATE_VERSION_SESSION13_RECORDS: u32 = 6;
 pub const STATE_VERSION_SESSION14_RECORDS: u32 = 7;
 /// The state file's header version while its journal or its own content may hold a record
 /// or a field that binaries of session 14 to 18 cannot read or would drop unseen (they read
-/// header versions 1 to 7 and refuse 8, changing nothing): session 19's `Rec::RefusedBlocks`.
+/// header versions 1 to 7 and refuse 8, changing nothing): session 19's `Rec::RefusedBlocks`,
+/// and, while one is on record, a lost range whose token is session 19's form for a window's
+/// unreadable only copy (parsed, but misread: `LostRange::needs_session19_reader`).
 pub const STATE_VERSION_SESSION19_RECORDS: u32 = 8;
 /// The superblock's header version when its store seeds block crcs with the OSS
 /// ([`BlockCrcSeed::StoreOssAddress`], every store `init` makes from session 12 on). Why a

@@ -26,8 +26,8 @@ pub(super) const UNREADABLE_CACHE: &str =
 /// the window's END must name the loss whoever found it: the window's own END, its timeout,
 /// the bound on unprotected bytes or a flush (review s18r R18-3: recorded as
 /// `UNREADABLE_CACHE`, the loss was never told to the END, which exited 0).
-pub(super) const WINDOW_CACHE_UNREADABLE: &str =
-    "none: its only copy, in the cache zone without parity yet, is unreadable; delayed window ";
+/// On record, it makes the state header version 8 (`LostRange::needs_session19_reader`).
+pub(super) const WINDOW_CACHE_UNREADABLE: &str = crate::state::WINDOW_CACHE_UNREADABLE_TOKEN;
 
 /// The lost-range token of window `token`'s bytes whose only copy is unreadable.
 pub(super) fn window_cache_unreadable(token: &str) -> String {

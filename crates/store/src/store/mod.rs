@@ -54,6 +54,7 @@ mod open_checks;
 mod read;
 mod recovery;
 mod repair;
+mod reserve_losses;
 mod shared_oss;
 mod stale_cache;
 #[cfg(test)]
@@ -4279,9 +4280,11 @@ impl Store {
             if unnamed > 0 || notes.lost_more {
                 names.push(format!("and more ({unnamed}+ ranges)"));
             }
+            let all: Vec<&LostRange> = lost.iter().collect();
             format!(
-                "that lost the only copy of these acknowledged bytes, written inside a delayed window and without parity yet: {}. Reads of them fail until they are written again (`exaraid store status {dir}` lists every lost range){later}{rebuild}",
-                names.join(", ")
+                "that lost the only copy of these acknowledged bytes, written inside a delayed window and without parity yet: {}. Reads of them fail until they are written again (`exaraid store status {dir}` lists every lost range){later}{}{rebuild}",
+                names.join(", "),
+                Self::restorable_hint(&dir.to_string(), &all),
             )
         };
         match written {
@@ -4363,12 +4366,18 @@ impl Store {
                 let tick_plans = self.admit(tick_plans);
                 drop(core);
                 self.run_plans(tick_plans, None)?;
+                let oss = doomed[0].0;
+                let dir = self.dir.display();
+                // Its disk failed this write's reservation: rebuilt in place, the new
+                // elements would go to that failing disk again.
+                let rebuild = match notes.reserve_failed.iter().any(|(o, _)| *o == oss) {
+                    true => format!("rebuild the OSS onto a new disk (`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`)"),
+                    false => format!("rebuild the OSS (`exaraid store rebuild {dir} --oss {oss}`)"),
+                };
                 return Err(StoreError::Io(format!(
-                    "write of '{name}' bytes {offset_bytes}..{} refused, nothing of it was written: the file has the open delayed window {token}, which keeps written bytes only in the cache zone of their data OSS, without parity, and {} of them would go to a failed OSS. End the window first (`exaraid store delayed end {dir} {token}`: writes outside a window get parity, also with a failed OSS) or rebuild the OSS (`exaraid store rebuild {dir} --oss {oss}`)",
+                    "write of '{name}' bytes {offset_bytes}..{} refused, nothing of it was written: the file has the open delayed window {token}, which keeps written bytes only in the cache zone of their data OSS, without parity, and {} of them would go to a failed OSS. End the window first (`exaraid store delayed end {dir} {token}`: writes outside a window get parity, also with a failed OSS) or {rebuild}",
                     offset_bytes + write.len_bytes,
                     list.join(", "),
-                    dir = self.dir.display(),
-                    oss = doomed[0].0,
                 )));
             }
             // The timers' plans first: the room this write asks for must not be what they
@@ -4395,7 +4404,7 @@ impl Store {
                 // could never run (see `tick_locked`); the message names `fail` then.
                 let err = match e {
                     ReserveError::Down { oss, name, why } if tick_plans.is_empty() => {
-                        let lost = self.note_reserve_failed(&mut core, oss, &name, &why)?;
+                        let lost = self.note_reserve_failed(&mut core, oss, &name, &why, true)?;
                         notes.reserve_failed.push((oss, why));
                         notes.note_lost(lost);
                         None
@@ -4872,14 +4881,21 @@ impl Store {
     /// planner rebuilt without the write (its bytes are not on record: none of them may
     /// count as lost); a settle before its `SettleBegin` (nothing of it done). Past the
     /// tolerance nothing goes on record and the error says so.
-    /// Returns the window bytes recorded lost with it.
+    /// Returns the window bytes recorded lost with it, with their cache address when the
+    /// OSS answered until now and `planner_addresses_filled` (the caller's planner names no
+    /// address a cut write never filled: not in recovery): only its `fallocate` failed, its
+    /// disk may still read them, and `online` takes back what verifies (as after
+    /// `fail_oss`; the same argument holds, see `record_losses_addressed`: under the core
+    /// lock no plan is admitted, and bytes of writes in flight stay unaddressed).
     fn note_reserve_failed(
         &self,
         core: &mut Core,
         oss: usize,
         name: &str,
         why: &str,
+        planner_addresses_filled: bool,
     ) -> Result<Vec<LostRange>, StoreError> {
+        let keep_addresses = self.backends[oss].healthy() && planner_addresses_filled;
         self.backends[oss].set_failed(true);
         let down = self.unavailable_set(core);
         if down.len() > self.tolerance() {
@@ -4891,7 +4907,7 @@ impl Store {
         let mut lost = Vec::new();
         if !core.state.failed_oss.contains(&oss) {
             self.journal_fails(core, &[oss], false, None)?;
-            lost = self.record_losses(core)?;
+            lost = self.record_losses_addressed(core, keep_addresses.then_some(oss))?;
         }
         self.absorbed_failures.lock().clear();
         Ok(lost)

@@ -854,7 +854,10 @@ impl Store {
         }
         in_flight.cut_only = cut_only;
         in_flight.cut_writes_only = cut_writes_only.clone();
-        self.settle_with(core, stripes, in_flight)
+        // Not `planner_addresses_filled`: the planner still holds the cut writes, whose
+        // cache addresses may never have been written (or hold another window's older
+        // bytes under valid checksums).
+        self.settle_with(core, stripes, in_flight, false)
     }
 
     /// Finish the zero-block checksums the crash may have cut in never-written slots
@@ -1955,15 +1958,19 @@ impl Store {
         core: &mut Core,
         stripes: BTreeSet<(u64, u64)>,
     ) -> Result<(), StoreError> {
-        self.settle_with(core, stripes, InFlight::default())
+        self.settle_with(core, stripes, InFlight::default(), true)
     }
 
-    /// `settle`, knowing what interrupted writes may have changed at home.
+    /// `settle`, knowing what interrupted writes may have changed at home;
+    /// `planner_addresses_filled`: every cache address the planner names outside writes in
+    /// flight holds the bytes it names (not so in recovery), so window bytes an OSS failure
+    /// here loses keep their address (`note_reserve_failed`).
     fn settle_with(
         &self,
         core: &mut Core,
         stripes: BTreeSet<(u64, u64)>,
         in_flight: InFlight,
+        planner_addresses_filled: bool,
     ) -> Result<(), StoreError> {
         crate::torture::settling(true);
         let mut begun = false;
@@ -1972,6 +1979,7 @@ impl Store {
         // then `rebuild`): from the start, which puts its losses on record and decides
         // without it. Once per OSS at most: past the tolerance the recording refuses.
         let mut result = Err(StoreError::Io("a settle that never ran".into()));
+        let mut reserve_failed: Vec<super::reserve_losses::SettleReserveFailure> = Vec::new();
         for _ in 0..=self.backends.len() {
             let mut reserve_down = None;
             result = self.settle_inner(
@@ -1992,9 +2000,12 @@ impl Store {
                 "a settle's reservation met a failing disk at each of its {} tries",
                 self.backends.len() + 1
             )));
-            if let Err(e) = self.note_reserve_failed(core, oss, &name, &why) {
-                result = Err(e);
-                break;
+            match self.note_reserve_failed(core, oss, &name, &why, planner_addresses_filled) {
+                Ok(lost) => reserve_failed.push((oss, why, lost)),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
             }
             assert!(
                 !self.backends[oss].healthy(),
@@ -2011,7 +2022,7 @@ impl Store {
         // they are, readable, and no open redoes this settle (review s4e E6: one that began
         // and failed on a full OSS was redone, and failed, at every later open, also of
         // `get` and `status`).
-        result
+        self.tell_settle_reserve_failures(core, &reserve_failed, result)
     }
 
     fn settle_inner(

@@ -594,7 +594,12 @@ impl Store {
             .iter()
             .all(|l| l.token.starts_with(super::exec::WINDOW_CACHE_UNREADABLE))
         {
-            "these bytes of a delayed window had their only copy in the cache zone, without parity yet, and it could neither be read nor rebuilt (a corrupted block: bit rot) when the window's parity was computed (at its END, its timeout, a flush or the bound on unprotected bytes)"
+            // Only a settle records this token (`unreadable_cache_token`), and every settle
+            // moves open windows' bytes home: a `rebuild` or `online` of another OSS, an `rm`
+            // or an open's recovery too, not only what computes the window's parity (review
+            // s19r R19-2: the END of a loss a rebuild found said "when the window's parity
+            // was computed").
+            "these bytes of a delayed window had their only copy in the cache zone, without parity yet, and it could neither be read nor rebuilt (a corrupted block: bit rot) when the store moved the window's cached bytes home with parity (a settle: at the window's END, its timeout or the bound on unprotected bytes, or in a `flush`, a `rebuild` or `online` of any OSS, an `rm`, or an open's recovery)"
         } else if lost.iter().all(|l| unreadable(&l.token)) {
             "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt (corruption or failures beyond the code's tolerance)"
         } else if lost
