@@ -36,7 +36,14 @@ impl Store {
                 .strategy
                 .next_deadline_ns()
                 .is_some_and(|d| d <= now_ns);
-            if !due {
+            // Not while window bytes sit on an OSS unavailable now and not recorded failed:
+            // the timeout waits for it (`tick_locked`), and a read per write meanwhile
+            // would be for nothing.
+            let waits =
+                core.strategy.unprotected().iter().any(|u| {
+                    self.oss_failed(&core, u.oss) && !core.state.failed_oss.contains(&u.oss)
+                });
+            if !due || waits {
                 return Ok(());
             }
             self.window_cache_extents(&core, None)?
