@@ -60,6 +60,7 @@ mod stale_cache;
 #[cfg(test)]
 mod state_version;
 mod window;
+mod window_rot;
 
 use beyond_lineage::OssEpochsChecked;
 use exec::ElementRead;
@@ -931,6 +932,9 @@ pub struct Store {
     file_bytes_max_before_session_6: bool,
     _lock_file: File,
 }
+
+/// Who settles past the bound on unprotected bytes, as its warnings name it.
+const BOUND_SETTLE: &str = "the parity advance past the bound on unprotected bytes";
 
 /// Most lost ranges a warning names one by one (the list on record may be long).
 const WARNING_RANGES_NAMED_MAX: usize = 8;
@@ -4000,6 +4004,8 @@ impl Store {
         // lost), so that this write's plans (and the timers it runs) never read them.
         self.record_unavailable_window_osses()?;
         self.absorb_losses()?;
+        // The timers this write runs must not meet a window's unreadable only copy.
+        self.settle_before_timeout_over_unreadable_window_bytes()?;
         {
             let _shared = self.gate.read();
             // A removal (exclusive) may have run between the name's lookup and this share:
@@ -4121,7 +4127,7 @@ impl Store {
             return Ok(());
         }
         if !self.background_served.load(Ordering::SeqCst) {
-            return self.settle_all();
+            return self.settle_telling_cache_losses(BOUND_SETTLE);
         }
         // Every advance that ends after this point started after this write was done (the
         // write held the gate shared, an advance holds it exclusively), so it covers it.
@@ -4138,7 +4144,7 @@ impl Store {
             let refused = self.background_refused.lock().is_some();
             if !self.background_served.load(Ordering::SeqCst) || refused {
                 drop(advances);
-                return self.settle_all();
+                return self.settle_telling_cache_losses(BOUND_SETTLE);
             }
             self.check_usable()?;
             self.advance_cv.wait_for(
@@ -5061,6 +5067,7 @@ impl Store {
     fn run_timers(&self, on_server: bool) -> Result<(), StoreError> {
         self.check_usable()?;
         self.absorb_losses()?;
+        self.settle_before_timeout_over_unreadable_window_bytes()?;
         let _shared = if on_server {
             self.gate_shared_on_server()
         } else {
@@ -5262,10 +5269,12 @@ impl Store {
                 return Ok(());
             };
             self.check_usable()?;
+            let lost_before = self.core.lock().state.lost.clone();
             // Refused (a full disk), the request stands: the worker's retry advances then.
             let advanced = self.flush_exclusive(exclusive);
-            if advanced.is_err() {
-                self.advance_requested.store(true, Ordering::SeqCst);
+            match advanced {
+                Ok(()) => self.warn_cache_losses_since(&lost_before, BOUND_SETTLE),
+                Err(_) => self.advance_requested.store(true, Ordering::SeqCst),
             }
             return advanced;
         }

@@ -627,6 +627,7 @@ impl Store {
         self.check_usable()?;
         self.record_unavailable_window_osses()?;
         self.absorb_losses()?;
+        self.settle_before_end_over_unreadable_window_bytes(token)?;
         let _shared = self.gate.read();
         let (plans, w_window) = {
             let mut core = self.core.lock();
