@@ -3356,7 +3356,24 @@ impl Store {
                 true,
             )?;
         }
-        self.finish_removals(&exclusive)
+        // The name is gone for good from here (its `Remove` is durable): what is left is
+        // cleanup, which every open does again, so its failure is no failure of `rm`. Why
+        // (session 19 leftover): a nearly full metadata disk took the `Remove` and refused
+        // a record after it, and `rm` failed though the name was gone; a script retried an
+        // `rm` of a file that no longer existed or took the removal for undone. Only a
+        // failure that poisoned the store (the next open recovers) is returned, saying so.
+        let Err(e) = self.finish_removals(&exclusive) else {
+            return Ok(());
+        };
+        let done = format!(
+            "{} is removed (its name is gone for good), but deleting its objects on the OSSs failed",
+            read::describe_file_name(name)
+        );
+        if self.poisoned.load(Ordering::SeqCst) {
+            return Err(e.with_context(&done));
+        }
+        self.defer_removals_warning(&format!("{done}: {e}"));
+        Ok(())
     }
 
     /// `put` and `rm` of a file with an open delayed window are refused, nothing changed.
@@ -3670,10 +3687,19 @@ impl Store {
             return Err(e);
         }
         let files = self.core.lock().state.removing.len();
-        self.deferred_warnings.lock().push(format!(
-            "deleting the objects of {files} removed file(s) (their names are gone; a crash or an OSS away had cut the deletion) was deferred: {e}. No file's bytes are affected: the objects only take space on the OSSs until an open with room deletes them (every open tries again)"
+        self.defer_removals_warning(&format!(
+            "deleting the objects of {files} removed file(s) (their names are gone; a crash or an OSS away had cut the deletion) was deferred: {e}"
         ));
         Ok(())
+    }
+
+    /// Tell at close that deleting removed files' objects was put off (`what` says whose
+    /// and why), with why no byte is at stake and what happens next.
+    fn defer_removals_warning(&self, what: &str) {
+        self.deferred_warnings.lock().push(format!(
+            "{what}. No file's bytes are affected: the objects only take space on the OSSs until an open with room deletes them (every open tries again; free space on the file system holding {} if it is full)",
+            self.dir.display()
+        ));
     }
 
     /// Deleting objects nothing reads any more (a removed file's, a settled cache zone) on
