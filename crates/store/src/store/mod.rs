@@ -3514,8 +3514,23 @@ impl Store {
         if self.poisoned.load(Ordering::SeqCst) {
             return Err(e);
         }
+        // Said as what happened to the user's name and what (if anything) to do: the old
+        // wording ("stays in the store until ...: removing it now failed") left the user to
+        // guess whether the put or the file was at stake (s19e leftover).
+        let user = staging.strip_suffix("\0put").expect("asserted above");
+        let user_name = read::describe_file_name(user);
+        let name_now = match self.core.lock().state.files.contains_key(user) {
+            true => format!("{user_name} keeps the content it had before that put"),
+            false => format!("no {user_name} exists (that put was of a new name)"),
+        };
+        let way_out = match e {
+            StoreError::NoSpace(_) => {
+                "; to have it removed sooner, free space on the disk the error names"
+            }
+            _ => "",
+        };
         let warning = format!(
-            "{} (never acknowledged, not listed, read by nobody) stays in the store until the next open or put of that name removes it: removing it now failed, changing nothing: {e}",
+            "{} stays in the store: that put did not finish (a crash cut it, or it was refused) and removing its content now failed, changing nothing ({e}). {name_now}: the put's content was never acknowledged, is not listed and is read by nobody, it only takes space. Nothing is lost and nothing needs doing: the next open or put of that name removes it{way_out}",
             read::describe_file_name(staging)
         );
         let mut warnings = self.deferred_warnings.lock();
