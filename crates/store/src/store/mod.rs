@@ -905,6 +905,11 @@ pub struct Store {
     /// cache may hold data and parity of different versions, torn blocks, bytes no one
     /// acknowledged), every other stripe reads as without them.
     reads_only_cut_stripes: Mutex<BTreeSet<(u64, u64)>>,
+    /// With `reads_only_cut_stripes`: the files whose every write the crash cut
+    /// (`recovery::cut_writes_only_files`), whose names the recovery that could not run
+    /// removes. Not listed and not served by name meanwhile: their bytes are zeros or a cut
+    /// write's, never acknowledged (`ls` listed such a name at the cut write's length).
+    reads_only_cut_names: Mutex<BTreeSet<u64>>,
     /// The store's metadata directory refuses writes (a read-only file system: review
     /// R10-3): the store is open for reads only (`reads_only` holds the cause), its journal
     /// only read (`Journal::open_read_only`), and nothing is journaled. Also (kind
@@ -2263,6 +2268,7 @@ impl Store {
             recovery_waits: AtomicBool::new(false),
             reads_only: Mutex::new(None),
             reads_only_cut_stripes: Mutex::new(BTreeSet::new()),
+            reads_only_cut_names: Mutex::new(BTreeSet::new()),
             metadata_read_only,
             puts_in_progress: Mutex::new(HashSet::new()),
             put_done_cv: Condvar::new(),
@@ -2326,6 +2332,7 @@ impl Store {
                 }
                 *store.reads_only_cut_stripes.lock() =
                     store.recovery_decides(&undurable, &cut_only);
+                *store.reads_only_cut_names.lock() = cut_writes_only.clone();
             } else if recovery_due && why.kind == ReadsOnlyKind::HardLinked {
                 return Err(StoreError::Io(format!(
                     "the store needs crash recovery (a write or settle was cut), which writes its journal and OSS files, and {cause}; nothing was read or changed. {}",
@@ -2468,6 +2475,7 @@ impl Store {
                         drop(core);
                         store.poisoned.store(true, Ordering::SeqCst);
                         *store.reads_only_cut_stripes.lock() = cut_stripes;
+                        *store.reads_only_cut_names.lock() = cut_writes_only;
                         *store.reads_only.lock() = Some(reads_only_cause(&e, &store.dir));
                         return Ok(store);
                     }
@@ -3205,13 +3213,14 @@ impl Store {
     // ---------------------------------------------------------------- files
 
     pub fn list(&self) -> Vec<(String, u64)> {
+        let cut_names = self.reads_only_cut_names.lock().clone();
         // Names with NUL are `put`'s temporary files (one left by a crash is not a user's file).
         self.core
             .lock()
             .state
             .files
             .iter()
-            .filter(|(n, _)| !n.contains('\0'))
+            .filter(|(n, m)| !n.contains('\0') && !cut_names.contains(&m.id))
             .map(|(n, m)| (n.clone(), m.size_bytes))
             .collect()
     }
@@ -3227,15 +3236,24 @@ impl Store {
 
     fn file(&self, name: &str) -> Result<(u64, u64), StoreError> {
         let core = self.core.lock();
-        core.state
-            .files
-            .get(name)
-            .map(|m| (m.id, m.size_bytes))
-            .ok_or_else(|| {
-                StoreError::BadInput(format!(
-                    "no file named '{name}' in the store; `exaraid store ls` lists the files"
-                ))
-            })
+        let found = core.state.files.get(name).map(|m| (m.id, m.size_bytes));
+        if let Some((id, _)) = found.filter(|(id, _)| self.reads_only_cut_names.lock().contains(id))
+        {
+            let why = self
+                .reads_only
+                .lock()
+                .as_ref()
+                .map(|w| reads_only_message(w, &self.dir));
+            return Err(StoreError::BadInput(format!(
+                "no file named '{name}' in the store: a crash cut every write to that new name (none was acknowledged), and the recovery that removes the name (file #{id}) could not run: the store is open for reads only: {}",
+                why.unwrap_or_default()
+            )));
+        }
+        found.ok_or_else(|| {
+            StoreError::BadInput(format!(
+                "no file named '{name}' in the store; `exaraid store ls` lists the files"
+            ))
+        })
     }
 
     /// `unconfirmed`: see `Rec::Create::unconfirmed`.
@@ -5755,12 +5773,15 @@ impl Store {
             code: self.layout.code_name().to_string(),
             element_bytes: self.sb.element_bytes,
             write_path: self.sb.write_path.name().to_string(),
-            // As `list` does: a put's staging file (`NAME\0put`) is not a user's file.
+            // As `list` does: a put's staging file (`NAME\0put`) is not a user's file, nor
+            // a name whose every write was cut (`reads_only_cut_names`).
             files: core
                 .state
                 .files
-                .keys()
-                .filter(|n| !n.contains('\0'))
+                .iter()
+                .filter(|(n, m)| {
+                    !n.contains('\0') && !self.reads_only_cut_names.lock().contains(&m.id)
+                })
                 .count(),
             recovery_pending,
             journal_tail_cut: self.tail_cut_warning_locked(&core),
