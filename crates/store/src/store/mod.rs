@@ -2290,7 +2290,23 @@ impl Store {
             // and such an OSS, back later, was ahead of the record ("older metadata").
             let mut core = store.core.lock();
             if core.epoch_number_cut && store.metadata_read_only.is_none() {
-                store.bump_epoch(&mut core)?;
+                match store.bump_epoch(&mut core) {
+                    Ok(()) => {}
+                    // A full metadata disk that took the cut tail's decision and refuses the
+                    // bump after it: the bump stays due (`epoch_due`, `epoch_number_cut`:
+                    // nothing was appended), so every record this process journals bumps
+                    // first and is refused with it while the disk is full; an open that
+                    // journals nothing is as one whose metadata refuses writes, which skips
+                    // the bump. Why not fail: every command failed, `get` and `ls` too,
+                    // while the metadata disk was full (session 19 leftover).
+                    Err(e @ StoreError::NoSpace(_)) => {
+                        store.deferred_warnings.lock().push(format!(
+                            "this open cut the journal's damaged last record and could not journal the new metadata epoch it owes after it ({e}); reads work and nothing is lost, but every change journals that epoch first and is refused, nothing done, while the disk is full. Free space on the file system holding {} (its journal and state): the next change or open journals it",
+                            store.dir.display()
+                        ));
+                    }
+                    Err(e) => return Err(e),
+                }
             }
         }
         {
@@ -2431,21 +2447,28 @@ impl Store {
                 for p in durable_unheard {
                     core.strategy.on_complete(p).map_err(plan_err)?;
                 }
-                // Recovery settles (forgetting the planner's view): window bytes lost with a
-                // failed OSS go on record first, and settle skips them.
-                store.record_losses(&mut core)?;
                 // The stripes recovery decides, should it not finish (below): those of the
                 // cut plans, and of bytes only cut writes wrote (their planner view names
                 // slots those writes may never have reached).
                 let cut_stripes = store.recovery_decides(&undurable, &cut_only);
-                let recovered = store.recover(
-                    &mut core,
-                    &undurable,
-                    &input_of,
-                    &finished_by_later,
-                    cut_only,
-                    &cut_writes_only,
-                );
+                // Recovery settles (forgetting the planner's view): window bytes lost with a
+                // failed OSS go on record first, and settle skips them. Refused (a full
+                // metadata disk: its first record, or the epoch bump before it), nothing
+                // was decided or written yet: as a recovery that could not finish, below.
+                // Why (session 19 leftover): the refusal failed the open, `get` and `ls` of
+                // untouched files too, while the disk was full. The bytes it would record
+                // lost are still the planner's, on the failed OSS only: a read of them is
+                // refused (their only copy is unreadable), never served.
+                let recovered = store.record_losses(&mut core).and_then(|_| {
+                    store.recover(
+                        &mut core,
+                        &undurable,
+                        &input_of,
+                        &finished_by_later,
+                        cut_only,
+                        &cut_writes_only,
+                    )
+                });
                 match recovered {
                     Ok(()) => {}
                     // A settle on record that could not finish: the planner's view
