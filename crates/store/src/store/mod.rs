@@ -4562,7 +4562,14 @@ impl Store {
         // made (review s9s S9-1, S9-3), not as cut by a crash.
         let mut destage_lost: Vec<LostRange> = Vec::new();
         let ran = self
-            .run_plans_refusable(tick_plans, None, false, Some(&refusal), &mut Vec::new())
+            .run_plans_refusable(
+                tick_plans,
+                None,
+                false,
+                Some(&refusal),
+                &mut Vec::new(),
+                None,
+            )
             .and_then(|()| {
                 let refusal = exec::Refusal {
                     then_dropped: Vec::new(),
@@ -4574,6 +4581,7 @@ impl Store {
                     false,
                     Some(&refusal),
                     &mut destage_lost,
+                    None,
                 )
             });
         if ran.is_ok() {
@@ -5182,7 +5190,7 @@ impl Store {
                 // The share first, then the plan: see `pop_background`.
                 let _shared = self.gate_shared_on_server();
                 if let Some(a) = self.pop_background() {
-                    self.run_plans_from(vec![a], None, true)?;
+                    self.run_plans_on_worker(vec![a], stop)?;
                 }
             }
             self.serve_timers_retrying(&mut retry)?;
