@@ -56,6 +56,12 @@ pub const WRITE_PLANS_RAN: &str = "write-plans-ran";
 /// in that gap (`tests/window_write_fail_race_online.rs`).
 pub const WRITE_PLANS_ADMITTED: &str = "write-plans-admitted";
 
+/// A pause point on the background worker (`Store::serve_background`): one of its plans
+/// ran its writes and synced them, its `Durable` record is not appended yet. Tests hold
+/// the worker here to fill the metadata disk under that record
+/// (`tests/full_disk_background_plan.rs`).
+pub const BACKGROUND_PLAN_WRITTEN: &str = "background-plan-written";
+
 type PauseHook = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
 static PAUSE_HOOK: Mutex<Option<PauseHook>> = Mutex::new(None);
 static PAUSE_HOOK_SET: AtomicBool = AtomicBool::new(false);

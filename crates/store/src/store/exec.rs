@@ -177,6 +177,29 @@ pub(super) struct GroupCommit {
     pub(super) failed: Option<String>,
 }
 
+/// One background plan's wait for room for its `Durable` record
+/// (`Store::wait_for_room_on_worker`).
+#[derive(Default)]
+pub(super) struct RoomWait {
+    /// The wait before the next try, doubled on each refusal.
+    wait_ms: u64,
+    /// The record was refused at least once.
+    refused: bool,
+}
+
+impl RoomWait {
+    /// The record went in: a refusal this plan met is over, told once.
+    pub(super) fn told_end(&self, store: &Store) {
+        if !self.refused {
+            return;
+        }
+        let why = store.background_refused.lock().take().unwrap_or_default();
+        store.tell_background_plans(format!(
+            "the background worker's plans, refused for room after their writes ({why}), are on record again: nothing was lost"
+        ));
+    }
+}
+
 /// The cache stripes of one home stripe.
 #[derive(Default)]
 pub(super) struct Generations {
@@ -965,7 +988,19 @@ impl Store {
         client: Option<(&ClientWrite, &[u8])>,
         on_server: bool,
     ) -> Result<(), StoreError> {
-        self.run_plans_refusable(plans, client, on_server, None, &mut Vec::new())
+        self.run_plans_refusable(plans, client, on_server, None, &mut Vec::new(), None)
+    }
+
+    /// `run_plans_from` on the background worker (`serve_background`, told to end by
+    /// `stop`): a plan whose `Durable` record a full metadata disk refuses after its writes
+    /// waits for room and tries again (`wait_for_room_on_worker`) instead of ending the
+    /// worker and the store's use.
+    pub(super) fn run_plans_on_worker(
+        &self,
+        plans: Vec<Admitted>,
+        stop: &AtomicBool,
+    ) -> Result<(), StoreError> {
+        self.run_plans_refusable(plans, None, true, None, &mut Vec::new(), Some(stop))
     }
 
     /// `run_plans_from`, where a plan that fails before its first write journals so
@@ -976,6 +1011,7 @@ impl Store {
     /// the refused write as a crash-cut one.
     /// `destage_lost`: the ranges its destages recorded lost are added (a client write's
     /// own bytes among them are lost after it was durable: see `Store::write`).
+    /// `worker_stop`: the caller is the background worker (see `run_plans_on_worker`).
     pub(super) fn run_plans_refusable(
         &self,
         plans: Vec<Admitted>,
@@ -983,6 +1019,7 @@ impl Store {
         on_server: bool,
         refusal: Option<&Refusal>,
         destage_lost: &mut Vec<LostRange>,
+        worker_stop: Option<&AtomicBool>,
     ) -> Result<(), StoreError> {
         let mut any_durable = false;
         let mut queue: VecDeque<Admitted> = plans.into();
@@ -1086,6 +1123,9 @@ impl Store {
                 plan.add_counts_per_oss(&mut counts);
             }
             add(&probe.plans, 1);
+            if worker_stop.is_some() {
+                crate::torture::pause_point(crate::torture::BACKGROUND_PLAN_WRITTEN);
+            }
             let waiting = Instant::now();
             let durable = Rec::Durable {
                 plans: vec![plan.id],
@@ -1097,21 +1137,31 @@ impl Store {
             // at a time. Nothing else changes order: the plan counts as done, and the planner
             // hears of it (which may release dependent plans), only once the record is on
             // disk; a crash before that leaves the plan in flight, as it always could.
-            let mut durable = Some(durable);
-            if self.fsync {
-                let seq = {
+            let mut room = RoomWait::default();
+            let seq = loop {
+                let appended = {
                     let mut core = self.core.lock();
                     add(&probe.core_lock_wait_ns, since(waiting));
                     let journaling = Instant::now();
                     let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
                     // The generations this plan's syncs reached, before its acknowledgement.
-                    self.note_generations(&mut core).map_err(poison)?;
                     let seq = self
-                        .journal_seq(&mut core, durable.take().expect("once"), false)
-                        .map_err(poison)?;
-                    self.forget_move_edge_copies(&mut core, plan.id);
+                        .note_generations(&mut core)
+                        .and_then(|()| self.journal_seq(&mut core, durable.clone(), false));
+                    if seq.is_ok() {
+                        self.forget_move_edge_copies(&mut core, plan.id);
+                    }
                     seq
                 };
+                match appended {
+                    Ok(seq) => break seq,
+                    Err(e) => self
+                        .wait_for_room_on_worker(&plan, e, worker_stop, &mut room)
+                        .map_err(poison)?,
+                }
+            };
+            room.told_end(self);
+            if self.fsync {
                 let journaling = Instant::now();
                 let _time_journal = DeferAdd(&probe.journal_durable_ns, journaling);
                 self.sync_journal_through(seq)?;
@@ -1120,12 +1170,6 @@ impl Store {
             let more = {
                 let mut core = self.core.lock();
                 add(&probe.core_lock_wait_ns, since(waiting));
-                if let Some(durable) = durable {
-                    // No fsync: the record is written, as before, under the one lock taken.
-                    self.note_generations(&mut core).map_err(poison)?;
-                    self.journal(&mut core, durable, false).map_err(poison)?;
-                    self.forget_move_edge_copies(&mut core, plan.id);
-                }
                 self.done.lock().insert(plan.id);
                 self.done_cv.notify_all();
                 any_durable = true;
@@ -1162,6 +1206,61 @@ impl Store {
             queue.extend(more);
         }
         Ok(())
+    }
+
+    /// The background worker's plan `plan` ran its writes and a full disk refused its
+    /// `Durable` record (`e`: `NoSpace`, nothing appended): wait (a back-off doubling up to
+    /// [`BACKGROUND_RETRY_MAX_MS`], as the worker's timers) and let the caller try again,
+    /// holding what the plan holds (its share of the gate and of the failure gate, so no
+    /// settle, reset or `fail` comes between its writes and its record). The refusal is told
+    /// once when it begins and once when it ends (`RoomWait::told_end`), as the timers'.
+    /// Returns `e` (the caller poisons the store; the next open recovers the plan as one a
+    /// crash cut, its writes synced) for anything else, off the worker, or once the worker is
+    /// told to stop. Why (session 19 leftover of s19e): the refusal ended the worker and
+    /// poisoned a long-lived store, so the plan was left to the next open though the disk
+    /// got room again. Meanwhile plans that wait for this one and callers that need the gate
+    /// exclusive (a settle, `rm`) wait too; other writes go on or are refused for room.
+    pub(super) fn wait_for_room_on_worker(
+        &self,
+        plan: &IoPlan,
+        e: StoreError,
+        worker_stop: Option<&AtomicBool>,
+        room: &mut RoomWait,
+    ) -> Result<(), StoreError> {
+        let Some(stop) = worker_stop else {
+            return Err(e);
+        };
+        if !matches!(e, StoreError::NoSpace(_)) || self.poisoned.load(Ordering::SeqCst) {
+            return Err(e);
+        }
+        if stop.load(Ordering::SeqCst) {
+            return Err(e.with_context(&format!(
+                "the background worker was told to stop while the record of its plan {} ({:?}) waited for room: its writes are done but not on record, so the store refuses changes until it is reopened, and the next open finishes the plan (as after a crash). Free space on the file system holding {} before that",
+                plan.id,
+                plan.cause,
+                self.dir.display()
+            )));
+        }
+        room.wait_ms = (room.wait_ms * 2).clamp(SERVE_POLL_MS, BACKGROUND_RETRY_MAX_MS);
+        let mut refused = self.background_refused.lock();
+        if !room.refused && refused.is_none() {
+            self.tell_background_plans(format!(
+                "the background worker's plans (moving cached bytes home, giving delayed windows their parity) were refused for room after their writes: {e}. The worker keeps each such plan and tries its record again at least every {BACKGROUND_RETRY_MAX_MS} ms; every byte stays readable, and what waits for such a plan (a settle, `rm`, a write behind it) waits for room"
+            ));
+        }
+        room.refused = true;
+        *refused = Some(e.to_string());
+        drop(refused);
+        std::thread::sleep(std::time::Duration::from_millis(room.wait_ms));
+        Ok(())
+    }
+
+    /// A change of the background worker's refusal state for its plans, told at close:
+    /// bounded, the latest only (see `tell_background_refusal` for its timers).
+    fn tell_background_plans(&self, warning: String) {
+        let mut warnings = self.deferred_warnings.lock();
+        warnings.retain(|w| !w.starts_with("the background worker's plans"));
+        warnings.push(warning);
     }
 
     /// Journal (synced) that `failed` and `never_run` wrote nothing (`Rec::WroteNothing`),

@@ -907,6 +907,11 @@ pub struct Store {
     /// cache may hold data and parity of different versions, torn blocks, bytes no one
     /// acknowledged), every other stripe reads as without them.
     reads_only_cut_stripes: Mutex<BTreeSet<(u64, u64)>>,
+    /// With `reads_only_cut_stripes`: the files whose every write the crash cut
+    /// (`recovery::cut_writes_only_files`), whose names the recovery that could not run
+    /// removes. Not listed and not served by name meanwhile: their bytes are zeros or a cut
+    /// write's, never acknowledged (`ls` listed such a name at the cut write's length).
+    reads_only_cut_names: Mutex<BTreeSet<u64>>,
     /// The store's metadata directory refuses writes (a read-only file system: review
     /// R10-3): the store is open for reads only (`reads_only` holds the cause), its journal
     /// only read (`Journal::open_read_only`), and nothing is journaled. Also (kind
@@ -2268,6 +2273,7 @@ impl Store {
             recovery_waits: AtomicBool::new(false),
             reads_only: Mutex::new(None),
             reads_only_cut_stripes: Mutex::new(BTreeSet::new()),
+            reads_only_cut_names: Mutex::new(BTreeSet::new()),
             metadata_read_only,
             puts_in_progress: Mutex::new(HashSet::new()),
             put_done_cv: Condvar::new(),
@@ -2289,7 +2295,23 @@ impl Store {
             // and such an OSS, back later, was ahead of the record ("older metadata").
             let mut core = store.core.lock();
             if core.epoch_number_cut && store.metadata_read_only.is_none() {
-                store.bump_epoch(&mut core)?;
+                match store.bump_epoch(&mut core) {
+                    Ok(()) => {}
+                    // A full metadata disk that took the cut tail's decision and refuses the
+                    // bump after it: the bump stays due (`epoch_due`, `epoch_number_cut`:
+                    // nothing was appended), so every record this process journals bumps
+                    // first and is refused with it while the disk is full; an open that
+                    // journals nothing is as one whose metadata refuses writes, which skips
+                    // the bump. Why not fail: every command failed, `get` and `ls` too,
+                    // while the metadata disk was full (session 19 leftover).
+                    Err(e @ StoreError::NoSpace(_)) => {
+                        store.deferred_warnings.lock().push(format!(
+                            "this open cut the journal's damaged last record and could not journal the new metadata epoch it owes after it ({e}); reads work and nothing is lost, but every change journals that epoch first and is refused, nothing done, while the disk is full. Free space on the file system holding {} (its journal and state): the next change or open journals it",
+                            store.dir.display()
+                        ));
+                    }
+                    Err(e) => return Err(e),
+                }
             }
         }
         {
@@ -2331,6 +2353,7 @@ impl Store {
                 }
                 *store.reads_only_cut_stripes.lock() =
                     store.recovery_decides(&undurable, &cut_only);
+                *store.reads_only_cut_names.lock() = cut_writes_only.clone();
             } else if recovery_due && why.kind == ReadsOnlyKind::HardLinked {
                 return Err(StoreError::Io(format!(
                     "the store needs crash recovery (a write or settle was cut), which writes its journal and OSS files, and {cause}; nothing was read or changed. {}",
@@ -2429,21 +2452,28 @@ impl Store {
                 for p in durable_unheard {
                     core.strategy.on_complete(p).map_err(plan_err)?;
                 }
-                // Recovery settles (forgetting the planner's view): window bytes lost with a
-                // failed OSS go on record first, and settle skips them.
-                store.record_losses(&mut core)?;
                 // The stripes recovery decides, should it not finish (below): those of the
                 // cut plans, and of bytes only cut writes wrote (their planner view names
                 // slots those writes may never have reached).
                 let cut_stripes = store.recovery_decides(&undurable, &cut_only);
-                let recovered = store.recover(
-                    &mut core,
-                    &undurable,
-                    &input_of,
-                    &finished_by_later,
-                    cut_only,
-                    &cut_writes_only,
-                );
+                // Recovery settles (forgetting the planner's view): window bytes lost with a
+                // failed OSS go on record first, and settle skips them. Refused (a full
+                // metadata disk: its first record, or the epoch bump before it), nothing
+                // was decided or written yet: as a recovery that could not finish, below.
+                // Why (session 19 leftover): the refusal failed the open, `get` and `ls` of
+                // untouched files too, while the disk was full. The bytes it would record
+                // lost are still the planner's, on the failed OSS only: a read of them is
+                // refused (their only copy is unreadable), never served.
+                let recovered = store.record_losses(&mut core).and_then(|_| {
+                    store.recover(
+                        &mut core,
+                        &undurable,
+                        &input_of,
+                        &finished_by_later,
+                        cut_only,
+                        &cut_writes_only,
+                    )
+                });
                 match recovered {
                     Ok(()) => {}
                     // A settle on record that could not finish: the planner's view
@@ -2473,6 +2503,7 @@ impl Store {
                         drop(core);
                         store.poisoned.store(true, Ordering::SeqCst);
                         *store.reads_only_cut_stripes.lock() = cut_stripes;
+                        *store.reads_only_cut_names.lock() = cut_writes_only;
                         *store.reads_only.lock() = Some(reads_only_cause(&e, &store.dir));
                         return Ok(store);
                     }
@@ -3210,13 +3241,14 @@ impl Store {
     // ---------------------------------------------------------------- files
 
     pub fn list(&self) -> Vec<(String, u64)> {
+        let cut_names = self.reads_only_cut_names.lock().clone();
         // Names with NUL are `put`'s temporary files (one left by a crash is not a user's file).
         self.core
             .lock()
             .state
             .files
             .iter()
-            .filter(|(n, _)| !n.contains('\0'))
+            .filter(|(n, m)| !n.contains('\0') && !cut_names.contains(&m.id))
             .map(|(n, m)| (n.clone(), m.size_bytes))
             .collect()
     }
@@ -3232,15 +3264,24 @@ impl Store {
 
     fn file(&self, name: &str) -> Result<(u64, u64), StoreError> {
         let core = self.core.lock();
-        core.state
-            .files
-            .get(name)
-            .map(|m| (m.id, m.size_bytes))
-            .ok_or_else(|| {
-                StoreError::BadInput(format!(
-                    "no file named '{name}' in the store; `exaraid store ls` lists the files"
-                ))
-            })
+        let found = core.state.files.get(name).map(|m| (m.id, m.size_bytes));
+        if let Some((id, _)) = found.filter(|(id, _)| self.reads_only_cut_names.lock().contains(id))
+        {
+            let why = self
+                .reads_only
+                .lock()
+                .as_ref()
+                .map(|w| reads_only_message(w, &self.dir));
+            return Err(StoreError::BadInput(format!(
+                "no file named '{name}' in the store: a crash cut every write to that new name (none was acknowledged), and the recovery that removes the name (file #{id}) could not run: the store is open for reads only: {}",
+                why.unwrap_or_default()
+            )));
+        }
+        found.ok_or_else(|| {
+            StoreError::BadInput(format!(
+                "no file named '{name}' in the store; `exaraid store ls` lists the files"
+            ))
+        })
     }
 
     /// `unconfirmed`: see `Rec::Create::unconfirmed`.
@@ -3361,7 +3402,24 @@ impl Store {
                 true,
             )?;
         }
-        self.finish_removals(&exclusive)
+        // The name is gone for good from here (its `Remove` is durable): what is left is
+        // cleanup, which every open does again, so its failure is no failure of `rm`. Why
+        // (session 19 leftover): a nearly full metadata disk took the `Remove` and refused
+        // a record after it, and `rm` failed though the name was gone; a script retried an
+        // `rm` of a file that no longer existed or took the removal for undone. Only a
+        // failure that poisoned the store (the next open recovers) is returned, saying so.
+        let Err(e) = self.finish_removals(&exclusive) else {
+            return Ok(());
+        };
+        let done = format!(
+            "{} is removed (its name is gone for good), but deleting its objects on the OSSs failed",
+            read::describe_file_name(name)
+        );
+        if self.poisoned.load(Ordering::SeqCst) {
+            return Err(e.with_context(&done));
+        }
+        self.defer_removals_warning(&format!("{done}: {e}"));
+        Ok(())
     }
 
     /// `put` and `rm` of a file with an open delayed window are refused, nothing changed.
@@ -3502,8 +3560,23 @@ impl Store {
         if self.poisoned.load(Ordering::SeqCst) {
             return Err(e);
         }
+        // Said as what happened to the user's name and what (if anything) to do: the old
+        // wording ("stays in the store until ...: removing it now failed") left the user to
+        // guess whether the put or the file was at stake (s19e leftover).
+        let user = staging.strip_suffix("\0put").expect("asserted above");
+        let user_name = read::describe_file_name(user);
+        let name_now = match self.core.lock().state.files.contains_key(user) {
+            true => format!("{user_name} keeps the content it had before that put"),
+            false => format!("no {user_name} exists (that put was of a new name)"),
+        };
+        let way_out = match e {
+            StoreError::NoSpace(_) => {
+                "; to have it removed sooner, free space on the disk the error names"
+            }
+            _ => "",
+        };
         let warning = format!(
-            "{} (never acknowledged, not listed, read by nobody) stays in the store until the next open or put of that name removes it: removing it now failed, changing nothing: {e}",
+            "{} stays in the store: that put did not finish (a crash cut it, or it was refused) and removing its content now failed, changing nothing ({e}). {name_now}: the put's content was never acknowledged, is not listed and is read by nobody, it only takes space. Nothing is lost and nothing needs doing: the next open or put of that name removes it{way_out}",
             read::describe_file_name(staging)
         );
         let mut warnings = self.deferred_warnings.lock();
@@ -3675,10 +3748,19 @@ impl Store {
             return Err(e);
         }
         let files = self.core.lock().state.removing.len();
-        self.deferred_warnings.lock().push(format!(
-            "deleting the objects of {files} removed file(s) (their names are gone; a crash or an OSS away had cut the deletion) was deferred: {e}. No file's bytes are affected: the objects only take space on the OSSs until an open with room deletes them (every open tries again)"
+        self.defer_removals_warning(&format!(
+            "deleting the objects of {files} removed file(s) (their names are gone; a crash or an OSS away had cut the deletion) was deferred: {e}"
         ));
         Ok(())
+    }
+
+    /// Tell at close that deleting removed files' objects was put off (`what` says whose
+    /// and why), with why no byte is at stake and what happens next.
+    fn defer_removals_warning(&self, what: &str) {
+        self.deferred_warnings.lock().push(format!(
+            "{what}. No file's bytes are affected: the objects only take space on the OSSs until an open with room deletes them (every open tries again; free space on the file system holding {} if it is full)",
+            self.dir.display()
+        ));
     }
 
     /// Deleting objects nothing reads any more (a removed file's, a settled cache zone) on
@@ -4495,7 +4577,14 @@ impl Store {
         // made (review s9s S9-1, S9-3), not as cut by a crash.
         let mut destage_lost: Vec<LostRange> = Vec::new();
         let ran = self
-            .run_plans_refusable(tick_plans, None, false, Some(&refusal), &mut Vec::new())
+            .run_plans_refusable(
+                tick_plans,
+                None,
+                false,
+                Some(&refusal),
+                &mut Vec::new(),
+                None,
+            )
             .and_then(|()| {
                 let refusal = exec::Refusal {
                     then_dropped: Vec::new(),
@@ -4507,6 +4596,7 @@ impl Store {
                     false,
                     Some(&refusal),
                     &mut destage_lost,
+                    None,
                 )
             });
         if ran.is_ok() {
@@ -5123,7 +5213,7 @@ impl Store {
                 // The share first, then the plan: see `pop_background`.
                 let _shared = self.gate_shared_on_server();
                 if let Some(a) = self.pop_background() {
-                    self.run_plans_from(vec![a], None, true)?;
+                    self.run_plans_on_worker(vec![a], stop)?;
                 }
             }
             self.serve_timers_retrying(&mut retry)?;
@@ -5739,12 +5829,15 @@ impl Store {
             code: self.layout.code_name().to_string(),
             element_bytes: self.sb.element_bytes,
             write_path: self.sb.write_path.name().to_string(),
-            // As `list` does: a put's staging file (`NAME\0put`) is not a user's file.
+            // As `list` does: a put's staging file (`NAME\0put`) is not a user's file, nor
+            // a name whose every write was cut (`reads_only_cut_names`).
             files: core
                 .state
                 .files
-                .keys()
-                .filter(|n| !n.contains('\0'))
+                .iter()
+                .filter(|(n, m)| {
+                    !n.contains('\0') && !self.reads_only_cut_names.lock().contains(&m.id)
+                })
                 .count(),
             recovery_pending,
             journal_tail_cut: self.tail_cut_warning_locked(&core),
