@@ -31,7 +31,7 @@
 //!   with the decode: a write refused because this very block rotted (the backend verifies
 //!   a partial edge block first) never reached it, so they may be bit rot, not new bytes
 //!   (issue #4 F1). Unconfirmed, the decode is taken when only parity is in flight beside
-//!   the block (it gives the old or the new bytes); else the bytes on disk stay (below).
+//!   the block (it gives the old or the new bytes); else the block is lost (below).
 //!   When the row cannot be decoded (data and parity both torn on single
 //!   parity), the row's parity equation is checked where nothing is in flight: a mismatch
 //!   there is bit rot in a suspect block that single parity cannot place, so the row's
@@ -43,11 +43,14 @@
 //! block before the write or, with the journaled change, after it (`decide_refused_block`),
 //! else it is lost; its bytes on disk are never kept (review s18r R18-4).
 //!
-//! Known limit: a torn block whose decode cannot be confirmed at offsets where another
-//! column is in flight too (its new bytes reached the disk under its old checksum, or a
-//! write hole sits at those offsets, on single parity) keeps its bytes on disk there. Bit
-//! rot at that very place is then not detected: single parity cannot tell it from a write
-//! hole, and calling every such block lost would lose acknowledged bytes in plain crashes.
+//! A torn block that nothing confirms (no decode past the code's tolerance, or one at
+//! offsets where another column is in flight too that its checksum does not prove, and no
+//! parity proof) is lost: its new bytes may have reached the disk under its old checksum,
+//! or bit rot may sit in the block before the write, and nothing tells the two apart
+//! (session 20, s20b: it kept its bytes on disk, and sealed the rot of s19f's scene and of
+//! review s19r R19-1). The price: a plain crash that tears such a block (single parity, a
+//! write over several data columns, or more torn columns in a row than the code decodes)
+//! loses that block, with the acknowledged bytes beside the cut write in it.
 //!
 //! # The cache zone
 //! An interrupted WCL write may have torn a cache block that also holds acknowledged cached
@@ -3578,12 +3581,17 @@ impl Store {
                             None if mine_disagrees && only_parity_beside => {
                                 decoded.as_ref().map(|d| d.element(pos).to_vec())
                             }
-                            // Not confirmed: this block's new bytes reached the disk under its
-                            // old checksum, and another column is in flight at the same
-                            // offsets. Single parity cannot tell bit rot there from a write
-                            // hole (double parity may, via the erasure patterns above); the
-                            // bytes on disk stay (a write hole is far more likely).
-                            None => Some(bytes),
+                            // Nothing proves this block: its new bytes may have reached the
+                            // disk under its old checksum beside another column in flight at
+                            // the same offsets (a write hole), or its bytes before the write
+                            // may hold bit rot (a write that never reached it, or one refused
+                            // on it whose `RefusedBlocks` a crash kept off the journal), and
+                            // no check here tells the two apart: past the code's tolerance
+                            // (no decode) or on single parity. Kept, the rot was sealed
+                            // under a fresh checksum and read back with success (s19f,
+                            // review s19r R19-1). So the block is lost, named on record,
+                            // unless the stripe proves a decode (`confirm_by_parity`).
+                            None => proven(None)?,
                         }
                     }
                 };
