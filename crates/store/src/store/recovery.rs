@@ -60,7 +60,7 @@
 //! plain kills (tried in session 20: `store_crash.rs`'s rmw raid5 rounds). Closing it
 //! needs proof of a torn block's landed payload (its crc journaled before the write, as a
 //! window write's `WindowBlockCrcs`).
-
+//!
 //! # The cache zone
 //! An interrupted WCL write may have torn a cache block that also holds acknowledged cached
 //! bytes (the settle moves those home). Such blocks are decided the same way, from the
@@ -2506,10 +2506,10 @@ impl Store {
                     .home_writers
                     .get(&(file, stripe))
                     .is_some_and(|w| w.len() == 1 && w.values().all(|&client| client));
-            // Only cut client writes (no settle, no cached bytes laid over): a torn block
-            // nothing proves is lost (`compose_stripe`). A settle's torn block keeps its
-            // bytes on disk as before: they are acknowledged bytes on their way home, and its
-            // sums usually tell them (`known_by_settle_sums`).
+            // Only cut client writes (no settle, no cached bytes laid over): a torn block past
+            // the code's decoding that nothing proves is lost (`compose_stripe`). A settle's
+            // torn block keeps its bytes on disk as before: they are acknowledged bytes on
+            // their way home, and its sums usually tell them (`known_by_settle_sums`).
             let client_writes_only = overlay.is_empty()
                 && !interrupted.contains(&(file, stripe))
                 && in_flight
@@ -3284,8 +3284,8 @@ impl Store {
     /// `copied`: true bytes of data on failed OSSs copied before interrupted plans wrote
     /// (`Rec::FailedColumnCopy`), oldest first. `one_client_write`: one cut client write is
     /// all that may have changed the stripe (`confirm_by_parity`). `client_writes_only`: cut
-    /// client writes are all that may have changed it (no settle): a torn block nothing
-    /// proves is lost, not kept as on disk.
+    /// client writes are all that may have changed it (no settle): a torn block past the
+    /// code's decoding that nothing proves is lost, not kept as on disk.
     #[allow(clippy::too_many_arguments)]
     fn compose_stripe(
         &self,
