@@ -43,11 +43,23 @@
 //! block before the write or, with the journaled change, after it (`decide_refused_block`),
 //! else it is lost; its bytes on disk are never kept (review s18r R18-4).
 //!
+//! A block a cut client write tore, in a row with more suspect columns than the code
+//! decodes, that nothing confirms (no parity proof) is lost: its new bytes may have
+//! reached the disk under its old checksum, or bit rot may sit in it, and nothing tells the
+//! two apart (session 20, s20b: it kept its bytes on disk, and sealed the rot of s19f's
+//! scene: raid5, a torn block and one rotten column). A plain crash that tears more blocks
+//! of one row than the code tolerates (two OSSs' write threads caught at once on raid5)
+//! loses those blocks too.
+//!
 //! Known limit: a torn block whose decode cannot be confirmed at offsets where another
 //! column is in flight too (its new bytes reached the disk under its old checksum, or a
-//! write hole sits at those offsets, on single parity) keeps its bytes on disk there. Bit
-//! rot at that very place is then not detected: single parity cannot tell it from a write
-//! hole, and calling every such block lost would lose acknowledged bytes in plain crashes.
+//! write hole sits at those offsets, on single parity) keeps its bytes on disk there; so
+//! does a torn block of a cut settle. Bit rot at that very place is then not detected
+//! (review s19r R19-1: a write refused on a rotten block, its `RefusedBlocks` record cut by
+//! a crash, reads the rot back): calling every such block lost loses acknowledged bytes in
+//! plain kills (tried in session 20: `store_crash.rs`'s rmw raid5 rounds). Closing it
+//! needs proof of a torn block's landed payload (its crc journaled before the write, as a
+//! window write's `WindowBlockCrcs`).
 //!
 //! # The cache zone
 //! An interrupted WCL write may have torn a cache block that also holds acknowledged cached
@@ -2505,6 +2517,16 @@ impl Store {
                     .home_writers
                     .get(&(file, stripe))
                     .is_some_and(|w| w.len() == 1 && w.values().all(|&client| client));
+            // Only cut client writes (no settle, no cached bytes laid over): a torn block past
+            // the code's decoding that nothing proves is lost (`compose_stripe`). A settle's
+            // torn block keeps its bytes on disk as before: they are acknowledged bytes on
+            // their way home, and its sums usually tell them (`known_by_settle_sums`).
+            let client_writes_only = overlay.is_empty()
+                && !interrupted.contains(&(file, stripe))
+                && in_flight
+                    .home_writers
+                    .get(&(file, stripe))
+                    .is_some_and(|w| w.values().all(|&client| client));
             // Blocks a cut client write was refused on (`Rec::RefusedBlocks`), with their
             // changes where known.
             let refused: BTreeMap<(Pos, usize), Option<Vec<u8>>> = core
@@ -2530,7 +2552,7 @@ impl Store {
                 &pieces,
                 &known,
                 cut_only,
-                one_client_write,
+                (one_client_write, client_writes_only),
                 &refused,
             )?;
             // A lost data block's bytes only cut writes wrote: zeros (see `cut_only_ranges`),
@@ -3272,7 +3294,9 @@ impl Store {
     /// the module docs). `ranges`: what is in flight in this stripe, per element.
     /// `copied`: true bytes of data on failed OSSs copied before interrupted plans wrote
     /// (`Rec::FailedColumnCopy`), oldest first. `one_client_write`: one cut client write is
-    /// all that may have changed the stripe (`confirm_by_parity`).
+    /// all that may have changed the stripe (`confirm_by_parity`). `client_writes_only`: cut
+    /// client writes are all that may have changed it (no settle): a torn block past the
+    /// code's decoding that nothing proves is lost, not kept as on disk.
     #[allow(clippy::too_many_arguments)]
     fn compose_stripe(
         &self,
@@ -3283,7 +3307,7 @@ impl Store {
         cached: &[CachedPiece],
         known: &[CachedPiece],
         cut_only: &Ranges,
-        one_client_write: bool,
+        (one_client_write, client_writes_only): (bool, bool),
         refused: &BTreeMap<(Pos, usize), Option<Vec<u8>>>,
     ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
@@ -3589,11 +3613,22 @@ impl Store {
                             None if mine_disagrees && only_parity_beside => {
                                 decoded.as_ref().map(|d| d.element(pos).to_vec())
                             }
-                            // Not confirmed: this block's new bytes reached the disk under its
-                            // old checksum, and another column is in flight at the same
-                            // offsets. Single parity cannot tell bit rot there from a write
-                            // hole (double parity may, via the erasure patterns above); the
-                            // bytes on disk stay (a write hole is far more likely).
+                            // Nothing proves this block: its new bytes may have reached the
+                            // disk under its old checksum beside another column in flight at
+                            // the same offsets (a write hole), or its bytes before the write
+                            // may hold bit rot (a write that never reached it, or one refused
+                            // on it whose `RefusedBlocks` a crash kept off the journal), and
+                            // no check here tells the two apart. Past the code's tolerance
+                            // (more suspect columns in the row than it decodes) kept bytes
+                            // sealed the rot under a fresh checksum and read it back with
+                            // success (s19f): beside cut client writes the block is lost,
+                            // named on record, unless the stripe proves a decode
+                            // (`confirm_by_parity`). Within it (a decode that nothing
+                            // confirms: a write hole on single parity, or review s19r
+                            // R19-1's refusal whose record a crash cut) and in a settle the
+                            // bytes on disk stay (known limit): calling those lost lost
+                            // acknowledged bytes in plain kills (`store_crash.rs`).
+                            None if client_writes_only && decoded.is_none() => proven(None)?,
                             None => Some(bytes),
                         }
                     }
