@@ -1934,8 +1934,9 @@ impl Store {
         let (mut state, mut state_file_version): (State, u32) =
             read_checked_version(&dir.join(STATE_FILE), "state")?;
         // Each file's written runs as checkpointed, before the journal's writes: with the
-        // writes that are not cut by the crash, what was written before the cut ones.
-        let checkpointed_runs: HashMap<u64, Vec<(u64, u64)>> = state
+        // writes that are not cut by the crash, what was written before the cut ones. A
+        // replayed `PlannerReset` adds the runs as of it (below).
+        let mut checkpointed_runs: HashMap<u64, Vec<(u64, u64)>> = state
             .files
             .values()
             .map(|m| (m.id, m.written_runs()))
@@ -1993,7 +1994,21 @@ impl Store {
                     Rec::Create { id, .. } => {
                         created_since_reset.insert(*id);
                     }
-                    Rec::PlannerReset => created_since_reset.clear(),
+                    Rec::PlannerReset => {
+                        created_since_reset.clear();
+                        // The reset drops the inputs before it, acknowledged writes among
+                        // them: their runs count as written before any later cut write,
+                        // as a checkpoint's would (`recovery::cut_only_ranges`). Why: a
+                        // kill between a reset and its checkpoint left them in neither, so
+                        // a later cut write over them took them for never written, and
+                        // recovery laid zeros over acknowledged bytes home could not tell.
+                        for m in state.files.values() {
+                            let runs = checkpointed_runs.entry(m.id).or_default();
+                            for (a, z) in m.written_runs() {
+                                crate::state::add_range(runs, a, z);
+                            }
+                        }
+                    }
                     _ => {}
                 }
             }

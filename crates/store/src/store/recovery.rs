@@ -481,8 +481,9 @@ const CONFIRM_PATTERNS_MAX: usize = 64;
 const SETTLE_RECORD_STRIPES_MAX: usize = 100_000;
 
 /// Per file, the byte ranges that only writes cut by the crash ever wrote: no checkpointed
-/// run and no other journaled write covers them, so their bytes before the cut writes are
-/// zeros (never written), and the cut writes were never acknowledged: zeros are a true
+/// run (`checkpointed_runs` holds also the runs as of each replayed `PlannerReset`, whose
+/// dropped inputs no checkpoint may have kept) and no other journaled write covers them, so
+/// their bytes before the cut writes are zeros (never written), and the cut writes were never acknowledged: zeros are a true
 /// outcome there. A cut write is an `Input::Write` whose plans are all undurable (one with
 /// no plan, or with a durable one, counts as written: a superset is safe, never a written
 /// byte taken for a hole). Why: the cut write's range counts as written from its journal

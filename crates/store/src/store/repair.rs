@@ -1740,7 +1740,7 @@ impl Store {
         for (file, stripe) in stripes {
             // As a read does: a ticket on the stripe in planning order, and completions held
             // back meanwhile (a completed destage may hand the cache chunk to another stripe).
-            let (ticket, extents, unprotected, name) = {
+            let (ticket, len, unprotected, name) = {
                 let mut core = self.core.lock();
                 let Some((name, meta)) = core.state.file_by_id(file) else {
                     continue; // removed since the list was made
@@ -1751,13 +1751,6 @@ impl Store {
                     continue;
                 }
                 let len = (meta.size_bytes - start).min(sdb);
-                let extents: Vec<exaraid_plan::Extent> = core
-                    .strategy
-                    .lookup(file, start, len)
-                    .map_err(plan_err)?
-                    .into_iter()
-                    .filter(|x| x.zone == PlanZone::Cache)
-                    .collect();
                 let unprotected: Vec<(u64, u64)> = core
                     .strategy
                     .unprotected()
@@ -1767,11 +1760,26 @@ impl Store {
                     .collect();
                 let ticket = self.locks.enqueue([(file, stripe)].into_iter().collect());
                 core.reads_in_flight += 1;
-                (ticket, extents, unprotected, name)
+                (ticket, len, unprotected, name)
             };
             let result = {
                 let _guard = self.locks.acquire(ticket);
-                self.check_scrub_goes_on(repair).and_then(|()| {
+                self.check_scrub_goes_on(repair)
+                    .and_then(|()| {
+                        // Looked up once the plans ahead of this ticket ran: a delayed window's
+                        // move home among them took the window's bytes home (`Core::moved_home`,
+                        // read at home by `lookup_newest`), and the cache copy left behind is no
+                        // longer the file's. Why: looked up before the wait, a copy that rotted
+                        // after the move read it was called corrupt and unrepairable while home
+                        // held the bytes.
+                        let core = self.core.lock();
+                        self.lookup_newest(&core, file, stripe * sdb, len)
+                    })
+                    .and_then(|extents| {
+                        let extents: Vec<exaraid_plan::Extent> = extents
+                            .into_iter()
+                            .filter(|x| x.zone == PlanZone::Cache)
+                            .collect();
                     self.scrub_cache_stripe(
                         repair,
                         (file, stripe, &name),
