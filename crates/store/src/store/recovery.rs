@@ -164,6 +164,8 @@
 
 use super::*;
 
+mod stale_beside_cut;
+
 /// Element byte ranges `[start, end)`, sorted, disjoint.
 type Ranges = Vec<(u64, u64)>;
 
@@ -1100,6 +1102,66 @@ impl Store {
             let (start, end) = ((i * block) as u64, ((i + 1) * block) as u64);
             if !overlaps(&anywhere, start, end) {
                 continue; // not touched: the settle's verified reads cover it
+            }
+            // A stale element beside the cut write, found before this row's running parity
+            // is rewritten from its data below, which would bless it (`stale_beside_cut`).
+            if has_parity {
+                let view = stale_beside_cut::RowView {
+                    core,
+                    file,
+                    stripe,
+                    i,
+                    c,
+                    buf: &buf,
+                    raw: &raw,
+                    parity_raw: &parity_raw,
+                    held: &held,
+                    acked: &acked,
+                    parity_live: &parity_live,
+                };
+                match self.stale_beside_cut_write(&view) {
+                    stale_beside_cut::CutRowStale::Agrees => {}
+                    stale_beside_cut::CutRowStale::Located(fixes) => {
+                        for (pos, right) in fixes {
+                            let mine = acked.get(&pos).unwrap_or(&none);
+                            let Some(&(oss, key)) = keys.get(&pos) else {
+                                assert!(
+                                    !overlaps(mine, start, end),
+                                    "acknowledged bytes have a chunk"
+                                );
+                                continue;
+                            };
+                            if !overlaps(mine, start, end) {
+                                continue;
+                            }
+                            let element = raw
+                                .get_mut(&pos)
+                                .expect("a data element with a chunk is read");
+                            for (a, z) in intersect(mine, &[(start, end)]) {
+                                let (a, z) = (a as usize, z as usize);
+                                let (x, y) = (a - start as usize, z - start as usize);
+                                element[a..z].copy_from_slice(&right[x..y]);
+                                buf.element_mut(pos)[a..z].copy_from_slice(&right[x..y]);
+                            }
+                            self.count(oss, Zone::Cache, Op::Write, false);
+                            self.backends[oss].write(
+                                key,
+                                start as usize,
+                                &element[start as usize..end as usize],
+                            )?;
+                        }
+                    }
+                    stale_beside_cut::CutRowStale::Unlocated => {
+                        // Every acknowledged cached byte of the row is unknown: lost, and the
+                        // row's running parity is left as it is (never read again).
+                        for (&pos, mine) in &acked {
+                            if overlaps(mine, start, end) {
+                                lost.insert((pos, i));
+                            }
+                        }
+                        continue;
+                    }
+                }
             }
             // Acknowledged cached bytes of a column without bytes (its OSS failed after the
             // crash) beside the cut write: proven here, before this row's blocks are written
