@@ -3225,7 +3225,8 @@ impl Store {
                         .map_err(|e| match self.missing_oss_dir(core, oss) {
                             // Not "marked failed ... rebuild": nothing is failed, and a
                             // rebuild would discard bytes intact on the unmounted disk.
-                            Some(missing) => StoreError::Io(format!(
+                            // Still `DataLost` (unreadable now) for API callers that match it.
+                            Some(missing) => StoreError::DataLost(format!(
                                 "{missing}; without it: {e}; nothing was changed or recorded lost: mount it and retry (the bytes are on it)"
                             )),
                             None => StoreError::DataLost(format!("{err}; rebuilding it failed: {e}")),
