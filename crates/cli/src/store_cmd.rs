@@ -821,10 +821,17 @@ pub fn run(args: StoreArgs) -> Result<()> {
         }
         StoreCommand::Online { dir, oss } => {
             let mut store = open(&dir)?;
+            // Asked before `online_oss`: a rerun of an `online` cut after its `Online`
+            // record is finished by the open, and the user should hear that it was.
+            let finished_by_open = store.online_finished_at_open(oss);
             store.online_oss(oss)?;
             let failed = store.failed_osses();
             close(store)?;
-            out!("OSS {oss} is online again; failed OSSs now {failed:?}");
+            if finished_by_open {
+                out!("OSS {oss} is online again: the `online` cut after its `Online` record is finished (by this run); nothing else to do; failed OSSs now {failed:?}");
+            } else {
+                out!("OSS {oss} is online again; failed OSSs now {failed:?}");
+            }
         }
         StoreCommand::RepairLabel { dir, oss } => {
             // Also when crash recovery is due and waits for OSSs that do not answer (this

@@ -91,14 +91,13 @@ fn raid6_write_cut_with_a_torn_block_then_one_rotten_byte_reads_old_or_new_or_lo
     );
 }
 
-/// Review s20r R20-3 (OPEN): raid6, delayed. A window write is acknowledged; END is killed at its
-/// 3rd block write (plan order: stripe 0's two new parity blocks are written, then stripe 1's
-/// parity is torn); then one bit rots in stripe 0's home data column 1 (bytes the `put` wrote,
-/// outside the window). Stripe 0 then holds one unreadable block beside parity that END made
+/// Review s20r R20-3 (fixed in session 20, s20g): raid6, delayed. A window write is
+/// acknowledged; END is killed at its 3rd block write (plan order: stripe 0's two new parity
+/// blocks are written, then stripe 1's parity is torn); then one bit rots in stripe 0's home
+/// data column 1 (bytes the `put` wrote, outside the window). Stripe 0 then holds one unreadable block beside parity that END made
 /// over the window's bytes, whose copies are in the cache zone: the block decodes (and its
-/// stored checksum confirms it). The open's recovery names those acknowledged bytes LOST.
+/// stored checksum confirms it). The open's recovery named those acknowledged bytes LOST.
 #[test]
-#[ignore = "OPEN (session 20): R20-3 raid6 END cut after its parity, one rotten home block beside: recovery records acknowledged bytes LOST"]
 fn raid6_end_cut_after_its_parity_then_one_rotten_home_block_reads_back() {
     let tmp = fast_tempdir("exaraid-s20r-end-rot");
     let dir = tmp.path().join("store");

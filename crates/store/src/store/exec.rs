@@ -3219,6 +3219,28 @@ impl Store {
         self.read_range_repairing(None, at, buf, false, true)
     }
 
+    /// `oss` as `status` words it where only its directory is missing (not failed on record,
+    /// no other problem: an unmount, not a dead disk), else `None`. Why (review s20r R20-2):
+    /// a read whose bytes only that OSS holds told "unavailable (marked failed) ... rebuild",
+    /// advice that is wrong for an OSS only away: the bytes come back with the mount.
+    fn missing_oss_dir(&self, core: Option<&Core>, oss: usize) -> Option<String> {
+        let failed_on_record = match core {
+            Some(core) => core.state.failed_oss.contains(&oss),
+            None => self.core.lock().state.failed_oss.contains(&oss),
+        };
+        let dir = &self.sb.oss_dirs[oss];
+        let missing = !failed_on_record
+            && !self.backends_supplied
+            && self.backends[oss].problem().is_none()
+            && !dir.join(crate::backend::LABEL_FILE).exists();
+        missing.then(|| {
+            format!(
+                "OSS {oss} is MISSING (not failed on record): its directory {} is not found (or holds no OSS label)",
+                dir.display()
+            )
+        })
+    }
+
     /// `read_range`, and with `repair` a home block that failed its checksum, was rebuilt
     /// from parity and confirmed against its stored checksum is written back whole. Only a
     /// plan's read step repairs: it holds the stripe locks of its plan, so no other write can
@@ -3299,8 +3321,14 @@ impl Store {
                             chunk_base,
                             want,
                         )
-                        .map_err(|e| {
-                            StoreError::DataLost(format!("{err}; rebuilding it failed: {e}"))
+                        .map_err(|e| match self.missing_oss_dir(core, oss) {
+                            // Not "marked failed ... rebuild": nothing is failed, and a
+                            // rebuild would discard bytes intact on the unmounted disk.
+                            // Still `DataLost` (unreadable now) for API callers that match it.
+                            Some(missing) => StoreError::DataLost(format!(
+                                "{missing}; without it: {e}; nothing was changed or recorded lost: mount it and retry (the bytes are on it)"
+                            )),
+                            None => StoreError::DataLost(format!("{err}; rebuilding it failed: {e}")),
                         })?;
                     let from = element.offset_bytes as usize + done;
                     if err.is_corrupt() {

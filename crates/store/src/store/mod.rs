@@ -929,6 +929,11 @@ pub struct Store {
     /// planner cannot get new lost bytes (window writes to a failed OSS are refused), so the
     /// per-write check is a set comparison, not a walk over every window range.
     absorbed_failures: Mutex<BTreeSet<usize>>,
+    /// OSSs whose `Online` record this open replayed from the journal: an `online` of each
+    /// was cut after that record (its last step, the checkpoint, empties the journal), and
+    /// this open finished it. Why: docs/store.md promises that rerunning the cut `online`
+    /// finishes it; the rerun must say so and succeed, not fail "nothing to do" (s20r R20-4).
+    online_finished_at_open: BTreeSet<usize>,
     /// What this process could not do and left for later without losing anything (a put's
     /// staging content that could not be removed: review s6r R6-1), told at close (see
     /// [`Store::close_with_warnings`]). Bounded: one per staging name left.
@@ -1987,12 +1992,16 @@ impl Store {
         // Files created since the planner's last reset: every write to each of them is
         // among the planner's inputs (`recovery::cut_writes_only_files`).
         let mut created_since_reset: BTreeSet<u64> = BTreeSet::new();
+        let mut online_finished_at_open: BTreeSet<usize> = BTreeSet::new();
         for (seq, rec) in &records {
             if *seq > state.last_seq {
                 state.apply(*seq, rec);
                 match rec {
                     Rec::Create { id, .. } => {
                         created_since_reset.insert(*id);
+                    }
+                    Rec::Online { oss } => {
+                        online_finished_at_open.insert(*oss);
                     }
                     Rec::PlannerReset => {
                         created_since_reset.clear();
@@ -2293,6 +2302,7 @@ impl Store {
             puts_in_progress: Mutex::new(HashSet::new()),
             put_done_cv: Condvar::new(),
             absorbed_failures: Mutex::new(BTreeSet::new()),
+            online_finished_at_open,
             deferred_warnings: Mutex::new(Vec::new()),
             file_bytes_max_before_session_6: options.file_bytes_max_before_session_6,
             _lock_file: lock_file,

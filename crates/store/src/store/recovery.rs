@@ -2531,8 +2531,8 @@ impl Store {
             let mut known = known.unwrap_or_default();
             known.extend(told);
             // A delayed window's parity plan cut by the crash, the only writer of this
-            // stripe: a data column whose disk died since decodes from blocks of one version
-            // (review s9s S9-5: recorded lost before).
+            // stripe: a data column whose disk died since, or a rotten data block, decodes
+            // from blocks of one version (reviews s9s S9-5, s20r R20-3: recorded lost before).
             let only_window_parity = in_flight.window_parity.get(&(file, stripe)).filter(|plan| {
                 !had_copies
                     && !interrupted.contains(&(file, stripe))
@@ -3023,6 +3023,8 @@ impl Store {
     /// returned, and the settle decides the block as before (lost where it cannot tell).
     /// One-row codes only (the crcs name columns). Under a failed column's own window bytes
     /// the bytes returned are home's, not the window's: those stay lost as recorded.
+    /// Rotten data blocks of OSSs that are up are decided the same way (review s20r R20-3),
+    /// and where they hold no window bytes only if their stored checksum confirms it.
     fn decide_by_end_versions(
         &self,
         core: &Core,
@@ -3044,7 +3046,7 @@ impl Store {
         let data_written = ranges
             .iter()
             .any(|(p, r)| !r.is_empty() && !matches!(g.cell(*p), Cell::Parity(_)));
-        if dead.is_empty() || data_written || dead.len() > self.tolerance() {
+        if data_written || dead.len() > self.tolerance() {
             return Ok(Vec::new());
         }
         // END's plan and a timeout's journal their parity crcs synced before their first
@@ -3090,6 +3092,18 @@ impl Store {
                 }
                 Err(err) => return Err(err.into()),
             }
+        }
+        // Data blocks of OSSs that are up which fail their checksum (bit rot, or a lost
+        // slot): unknown in both stripes, decoded like a failed column's, block by block.
+        // Why (review s20r R20-3): beside parity END rewrote, a decode from home alone
+        // mixes old data with new parity, so one rotten home block was recorded LOST
+        // though the new stripe (home with the window's cached bytes laid over) decodes it.
+        let rotten = |col: usize, i: usize| {
+            let pos = Pos { row: 0, col };
+            matches!(g.cell(pos), Cell::Data(_)) && !failed(pos) && held[col][i] == Held::Failed
+        };
+        if dead.is_empty() && !(0..g.cols).any(|c| (0..blocks).any(|i| rotten(c, i))) {
+            return Ok(Vec::new());
         }
         // The new stripe's data: the window's cached bytes laid over home, and per column
         // the offsets they must cover (what the parity plan read).
@@ -3195,6 +3209,17 @@ impl Store {
                     Cell::Empty => {}
                 }
             }
+            // The data columns this block row decides: failed OSSs', and rotten blocks.
+            let unknown: Vec<Pos> = (dead.iter().copied())
+                .chain(
+                    (0..g.cols)
+                        .filter(|&c| rotten(c, i))
+                        .map(|col| Pos { row: 0, col }),
+                )
+                .collect();
+            if unknown.is_empty() || unknown.len() > self.tolerance() {
+                continue;
+            }
             let mut found: Option<StripeBuf> = None;
             let mut agree = true;
             for (version, buf) in [&old, &new].into_iter().enumerate() {
@@ -3232,7 +3257,7 @@ impl Store {
                     Some(other) => {
                         // Both stripes decode: the failed columns' bytes beside their own
                         // window bytes are the same in both, or nothing tells.
-                        agree = dead.iter().all(|&p| {
+                        agree = unknown.iter().all(|&p| {
                             let beside = outside(may_differ.get(&p).unwrap_or(&none), start, end);
                             beside.iter().all(|&(a, z)| {
                                 let (x, y) = ((a - start) as usize, (z - start) as usize);
@@ -3245,7 +3270,25 @@ impl Store {
             let Some(d) = found.filter(|_| agree) else {
                 continue;
             };
-            for &p in &dead {
+            // A rotten block outside the window holds the same bytes in both stripes, and
+            // its stored checksum (untouched: END writes parity only) is of them: the decode
+            // is taken only where it matches. Under the window's bytes the checksum holds the
+            // home bytes the window replaces; the decode (a code word of one version, as for
+            // a failed column) is taken there, and the settle lays the window's bytes over.
+            let mut confirmed = true;
+            for &p in unknown.iter().filter(|p| !dead.contains(p)) {
+                let in_window = overlaps(window.get(&p).unwrap_or(&none), start, end);
+                let (oss, key) = self
+                    .home_key(file, stripe, p)
+                    .expect("a rotten block was read");
+                if !in_window && !self.checksum_proves(oss, key, i, d.element(p))? {
+                    confirmed = false;
+                }
+            }
+            if !confirmed {
+                continue; // decided by the settle as before: lost where it cannot tell
+            }
+            for &p in &unknown {
                 decided.push(CachedPiece {
                     pos: p,
                     offset_bytes: start,

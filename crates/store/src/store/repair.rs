@@ -453,6 +453,14 @@ impl Store {
         Ok(())
     }
 
+    /// Whether this open finished an `online` of `oss` cut after its `Online` record (it
+    /// replayed that record from the journal) and `oss` is still not failed: `online_oss`
+    /// of it then succeeds with nothing left to do.
+    pub fn online_finished_at_open(&self, oss: usize) -> bool {
+        self.online_finished_at_open.contains(&oss)
+            && !self.core.lock().state.failed_oss.contains(&oss)
+    }
+
     /// Use a failed OSS again, without a rebuild: only when its directory answers with this
     /// store's label for index `oss` at (or above) the generation the store recorded for it.
     /// For an OSS recorded failed by mistake (`fail` of the wrong index, or of a disk that
@@ -481,6 +489,12 @@ impl Store {
                 self.write_back_restored(oss)?;
                 let mut core = self.core.lock();
                 return self.checkpoint_locked(&mut core);
+            }
+            if !core.state.failed_oss.contains(&oss) && self.online_finished_at_open.contains(&oss)
+            {
+                // An `online` cut after its `Online` record, rerun: this open finished it
+                // (core is held: not `online_finished_at_open()`, which locks it).
+                return Ok(());
             }
             if !core.state.failed_oss.contains(&oss) {
                 // Unavailable without a record (its own metadata is damaged): "nothing to

@@ -582,7 +582,7 @@ impl Store {
         {
             "the journal's last record was cut off while their OSS was failed, and when that OSS was put back (`online`) or rebuilt, only a decode through parity the cut write may have left stale could give these bytes (written while it was failed, or on a rebuilt OSS), so they were recorded lost rather than written back unchecked"
         } else if lost.iter().all(|l| undecidable(&l.token)) {
-            "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside more unreadable or rotten blocks than the parity can place), so it marked them lost rather than guess"
+            "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside unreadable or rotten blocks, where no decode could be confirmed: the cut write left parity that could not be told old or new, or more such blocks than the parity can place), so it marked them lost rather than guess"
         } else if lost.iter().any(|l| undecidable(&l.token)) {
             "these bytes are lost (an OSS failed inside a delayed window, cached bytes could not be read or rebuilt, or recovery after a crash could not tell their true bytes)"
         } else if lost
