@@ -1794,15 +1794,15 @@ impl Store {
                             .into_iter()
                             .filter(|x| x.zone == PlanZone::Cache)
                             .collect();
-                    self.scrub_cache_stripe(
-                        repair,
-                        (file, stripe, &name),
-                        &extents,
-                        &unprotected,
-                        report,
-                        failing,
-                    )
-                })
+                        self.scrub_cache_stripe(
+                            repair,
+                            (file, stripe, &name),
+                            &extents,
+                            &unprotected,
+                            report,
+                            failing,
+                        )
+                    })
             };
             let more = {
                 let mut core = self.core.lock();
