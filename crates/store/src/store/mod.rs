@@ -5436,25 +5436,7 @@ impl Store {
             .lost
             .iter()
             .filter(|l| exec::is_unreadable_cache(&l.token) && !lost_before.contains(l))
-            .map(|l| {
-                let name = core
-                    .state
-                    .file_by_id(l.file)
-                    .map(|(n, _)| read::describe_file_name(n))
-                    .unwrap_or_else(|| format!("removed file #{}", l.file));
-                // A delayed window's bytes: which window (its END names them too).
-                let window = l
-                    .token
-                    .strip_prefix(exec::WINDOW_CACHE_UNREADABLE)
-                    .map(|t| format!(", delayed window {t}, no parity yet"))
-                    .unwrap_or_default();
-                format!(
-                    "{name} bytes {}..{} (OSS {}{window})",
-                    l.offset_bytes,
-                    l.end_bytes(),
-                    l.oss
-                )
-            })
+            .map(|l| window_rot::describe_cache_loss(&core, l))
             .collect();
         if !lost.is_empty() {
             return Err(StoreError::DataLost(format!(

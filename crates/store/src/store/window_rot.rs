@@ -156,24 +156,7 @@ impl Store {
                 (exec::is_unreadable_cache(&l.token) || l.token == stale_cache::STALE_CACHE)
                     && !lost_before.contains(l)
             })
-            .map(|l| {
-                let name = core
-                    .state
-                    .file_by_id(l.file)
-                    .map(|(n, _)| read::describe_file_name(n))
-                    .unwrap_or_else(|| format!("removed file #{}", l.file));
-                let window = l
-                    .token
-                    .strip_prefix(exec::WINDOW_CACHE_UNREADABLE)
-                    .map(|t| format!(", delayed window {t}: its only copy, without parity yet"))
-                    .unwrap_or_default();
-                format!(
-                    "{name} bytes {}..{} (OSS {}{window})",
-                    l.offset_bytes,
-                    l.end_bytes(),
-                    l.oss
-                )
-            })
+            .map(|l| describe_cache_loss(&core, l))
             .collect();
         if named.is_empty() {
             return;
@@ -183,4 +166,26 @@ impl Store {
             named_at_most(&named, WARNING_RANGES_NAMED_MAX)
         ));
     }
+}
+
+/// A cached range on record lost, as "file 'NAME' bytes A..Z (OSS I)", with ", delayed
+/// window T, no parity yet" for a delayed window's only copy (its END names it too). One
+/// wording for every command that tells such a loss (`flush`, the store's own settles).
+pub(super) fn describe_cache_loss(core: &Core, l: &LostRange) -> String {
+    let name = core
+        .state
+        .file_by_id(l.file)
+        .map(|(n, _)| read::describe_file_name(n))
+        .unwrap_or_else(|| format!("removed file #{}", l.file));
+    let window = l
+        .token
+        .strip_prefix(exec::WINDOW_CACHE_UNREADABLE)
+        .map(|t| format!(", delayed window {t}, no parity yet"))
+        .unwrap_or_default();
+    format!(
+        "{name} bytes {}..{} (OSS {}{window})",
+        l.offset_bytes,
+        l.end_bytes(),
+        l.oss
+    )
 }
