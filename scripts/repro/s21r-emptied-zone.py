@@ -2,6 +2,7 @@
 # s21r: the s20f lead. A file is put, a write over it is cut (KP=write-torn-block, plan order, or another
 # kill point), then one OSS (not a torn one unless ANY=1) has its home zone files emptied (MODE=empty),
 # removed (MODE=rm) or cut to half (MODE=half) before the open; `get` must read old or new, or name LOST.
+# OP=flush (wcl) / end (delayed): an acknowledged write, then its flush / END cut instead.
 # usage: EXARAID=... [SEED=1] [KP=...] [MODE=...] s21r-emptied-zone.py CODE WP TRIALS [UNIT]   (CODE raid6:6, rs:4:2)
 import os, random, subprocess, sys, glob
 E = os.environ['EXARAID']; D = os.environ.get('DIR', '/tmp/s21r-tl')
@@ -21,7 +22,13 @@ for t in range(trials):
     off = rnd.randrange(size); ln = rnd.randrange(1, unit * 6); data = os.urandom(ln)
     new = bytearray(old); new.extend(b'\0' * max(0, off + ln - len(new))); new[off:off + ln] = data
     k = '' + os.environ.get("KP", "write-torn-block") + ':%d' % rnd.randrange(1, 8)
-    w = run(['write', D, 'f', '--offset', str(off)], data, {'EXARAID_KILL_AT': k, 'EXARAID_KILL_IN_PLAN_ORDER': '1'})
+    if os.environ.get('OP') in ('flush', 'end'):  # the write is acknowledged; the settle moving it home is cut
+        tok = run(['delayed', 'start', D, 'f']).stdout.decode().strip() if os.environ['OP'] == 'end' else None
+        assert run(['write', D, 'f', '--offset', str(off)], data).returncode == 0
+        old = bytes(new); k = '%s:%d' % (rnd.choice(['settle-element', 'settle-torn-block', 'write-torn-block']), rnd.randrange(1, 8))
+        w = run(['flush', D] if tok is None else ['delayed', 'end', D, tok], b'', {'EXARAID_KILL_AT': k, 'EXARAID_KILL_IN_PLAN_ORDER': '1'})
+    else:
+        w = run(['write', D, 'f', '--offset', str(off)], data, {'EXARAID_KILL_AT': k, 'EXARAID_KILL_IN_PLAN_ORDER': '1'})
     if w.returncode not in (-9, 137): continue
     killed += 1
     torn = [l.split('/oss-')[1].split()[0] for l in w.stderr.decode().split('\n') if '/oss-' in l]
