@@ -10,7 +10,8 @@ code = sys.argv[1]; wp = sys.argv[2]; trials = int(sys.argv[3]); unit = int(sys.
 rnd = random.Random(int(os.environ.get('SEED', '1')))
 c = code.split(':')
 if c[0] == 'rs': n, extra = int(c[1]) + int(c[2]), ['--k', c[1], '--m', c[2]]
-else: n, extra = int(c[1]), []
+elif c[0] in ('raid5', 'raid6'): n, extra = int(c[1]), []
+else: n, extra = int(c[2]), ['--p', c[1]]  # xcode:5:5, hdp:5:4 ...
 def run(a, inp=b'', env=None):
     e = dict(os.environ); e.update(env or {})
     return subprocess.run([E, 'store'] + a, input=inp, env=e, capture_output=True)
