@@ -946,6 +946,10 @@ pub struct Store {
 /// Who settles past the bound on unprotected bytes, as its warnings name it.
 const BOUND_SETTLE: &str = "the parity advance past the bound on unprotected bytes";
 
+/// Who settles before a file with cached bytes goes (`detach`), as its warnings name it.
+const REMOVAL_SETTLE: &str =
+    "the settle before a file's removal or replacement (`rm`, or `put` over its name)";
+
 /// Most lost ranges a warning names one by one (the list on record may be long).
 const WARNING_RANGES_NAMED_MAX: usize = 8;
 
@@ -3414,6 +3418,7 @@ impl Store {
         // file runs meanwhile (they hold the gate shared), so none reads a half-deleted file
         // (a read of a deleted element reads zeros: wrong bytes, not an error).
         let exclusive = self.gate_exclusive()?;
+        let lost_before = self.core.lock().state.lost.clone();
         self.detach(&exclusive, id)?;
         {
             let mut core = self.core.lock();
@@ -3427,19 +3432,38 @@ impl Store {
                 true,
             )?;
         }
+        // After the `Remove`, which took the removed file's own losses off the record: the
+        // ones named are other files' bytes its settle found unreadable (s20d leftover: on
+        // record, but `rm` said nothing).
+        self.warn_cache_losses_since(&lost_before, REMOVAL_SETTLE);
         // The name is gone for good from here (its `Remove` is durable): what is left is
         // cleanup, which every open does again, so its failure is no failure of `rm`. Why
         // (session 19 leftover): a nearly full metadata disk took the `Remove` and refused
         // a record after it, and `rm` failed though the name was gone; a script retried an
         // `rm` of a file that no longer existed or took the removal for undone. Only a
         // failure that poisoned the store (the next open recovers) is returned, saying so.
-        let Err(e) = self.finish_removals(&exclusive) else {
+        self.finish_removals_after_durable(&exclusive, || {
+            format!(
+                "{} is removed (its name is gone for good), but deleting its objects on the OSSs failed",
+                read::describe_file_name(name)
+            )
+        })
+    }
+
+    /// `finish_removals` after the caller's record that made the objects unreachable (a
+    /// `Remove` or `Replace`) is durable: the caller's change is done, so a cleanup that
+    /// failed without poisoning the store is a warning (`done` says what was done and what
+    /// failed), not the caller's failure. A poisoning failure is returned (the next open
+    /// recovers), with `done` as its context.
+    fn finish_removals_after_durable(
+        &self,
+        exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
+        done: impl FnOnce() -> String,
+    ) -> Result<(), StoreError> {
+        let Err(e) = self.finish_removals(exclusive) else {
             return Ok(());
         };
-        let done = format!(
-            "{} is removed (its name is gone for good), but deleting its objects on the OSSs failed",
-            read::describe_file_name(name)
-        );
+        let done = done();
         if self.poisoned.load(Ordering::SeqCst) {
             return Err(e.with_context(&done));
         }
@@ -3866,6 +3890,7 @@ impl Store {
         // content was written, the put left that content staged; now a refusal here leaves
         // nothing behind. (`detach` below settles again only if a concurrent write cached
         // bytes of the old file meanwhile.)
+        let lost_before = self.core.lock().state.lost.clone();
         if let Some(old) = old {
             let exclusive = self.gate_exclusive()?;
             self.detach(&exclusive, old)?;
@@ -3926,7 +3951,19 @@ impl Store {
                 true,
             )?;
         }
-        self.finish_removals(&exclusive)?;
+        // As `remove` does: other files' cached bytes the settles of `detach` found
+        // unreadable (the old content's own left the record with the `Replace`).
+        self.warn_cache_losses_since(&lost_before, REMOVAL_SETTLE);
+        // The name holds the new content for good from here (its `Replace` is durable): a
+        // refused deletion of the old content's objects is cleanup every open does again,
+        // not a failed put (s20e leftover: exit 1 here read as "the name keeps its old
+        // content", and a script put the content again or gave up on a put that was done).
+        self.finish_removals_after_durable(&exclusive, || {
+            format!(
+                "{} holds the put's new content (the put succeeded), but deleting its old content's objects on the OSSs failed",
+                read::describe_file_name(name)
+            )
+        })?;
         Ok(at_bytes)
     }
 
