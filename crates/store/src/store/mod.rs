@@ -2448,8 +2448,10 @@ impl Store {
                 // two disks gone take two `fail` commands, one OSS each.)
                 let mut recorded: Vec<usize> = Vec::new();
                 for &oss in &options.fail_down_osses_before_recovery {
-                    if store.fail_down_oss_before_recovery(&mut core, oss)? {
-                        recorded.push(oss);
+                    match store.fail_down_oss_before_recovery(&mut core, oss) {
+                        Ok(true) => recorded.push(oss),
+                        Ok(false) => {}
+                        Err(e) => return Err(store.fail_before_recovery_refused(oss, &recorded, e)),
                     }
                 }
                 let merely_down: BTreeSet<usize> = down

@@ -345,6 +345,39 @@ impl Store {
         Ok(true)
     }
 
+    /// The error of an open asked to record OSS `oss` failed before crash recovery
+    /// (`exaraid store fail`) whose record failed with `e` (`recorded`: the OSSs recorded
+    /// before it). Why (s20 leftover): the journal's bare error ("journal DIR/journal:
+    /// Input/output error") did not say that the OSS is not on record, that recovery did not
+    /// run, or what to do.
+    pub(super) fn fail_before_recovery_refused(
+        &self,
+        oss: usize,
+        recorded: &[usize],
+        e: StoreError,
+    ) -> StoreError {
+        if matches!(e, StoreError::BadInput(_)) || oss >= self.sb.oss_dirs.len() {
+            return e; // no such OSS: said as it is
+        }
+        let dir = self.dir.display();
+        let others = match recorded {
+            [] => String::new(),
+            r => format!(" (OSSs {r:?} went on record as failed before it)"),
+        };
+        let fix = match e {
+            StoreError::NoSpace(_) => format!(
+                "free space on the file system holding {dir} and run `exaraid store fail {dir} --oss {oss}` again"
+            ),
+            _ => format!(
+                "check the disk holding {dir} (its kernel log: `dmesg`), then run `exaraid store fail {dir} --oss {oss}` again"
+            ),
+        };
+        e.with_context(&format!(
+            "recording OSS {oss} failed (as asked, before the crash recovery this store needs) could not be journaled, so OSS {oss} is not on record as failed{others} and recovery did not run: no byte was read or changed. Either mount OSS {oss}'s directory back ({}; the next open recovers with it) or {fix}",
+            self.sb.oss_dirs[oss].display()
+        ))
+    }
+
     /// Before a write or END: an OSS unavailable now (not recorded failed) that holds bytes
     /// of an open delayed window goes on record as failed (its window bytes then as lost,
     /// by `absorb_losses`), as when a write finds it down. Refused past the tolerance.
