@@ -808,9 +808,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
             }
             if added.iter().any(|l| l.restorable) {
                 // Bytes lost with their window's cache on this OSS: a disk that still reads
-                // gives them back through `online`; a rebuild makes the loss final.
+                // gives them back through `online`, or `rebuild --to` while it still reads.
                 out!(
-                    "the open windows' bytes lost with OSS {oss}'s cache zone are taken back by `exaraid store online {} --oss {oss}` once that disk works again (where their blocks still verify); a `rebuild` of it makes their loss final",
+                    "the open windows' bytes lost with OSS {oss}'s cache zone are taken back by `exaraid store online {} --oss {oss}` once that disk works again (where their blocks still verify), as is done by a rebuild of it onto a new disk (`--to NEWDIR`) while the old one still reads; a `rebuild` in place makes their loss final",
                     dir.display()
                 );
             }

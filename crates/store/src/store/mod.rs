@@ -326,8 +326,9 @@ pub struct LostRangeStatus {
     /// unreadable: `none: ...; delayed window TOKEN` (its END names them).
     pub window: String,
     /// Recorded with their cache address (a `fail` of an OSS that still answered): `online`
-    /// of that OSS reads them back where every block's checksum verifies; a `rebuild` of it
-    /// makes the loss final.
+    /// of that OSS reads them back where every block's checksum verifies, and so does a
+    /// `rebuild --to` of it while its old directory still reads (in place, a rebuild makes
+    /// the loss final).
     pub restorable: bool,
 }
 
@@ -1111,7 +1112,7 @@ fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
         );
     }
     format!(
-        "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes (`rm` included: it cannot make room here). Fix the cause (free space on the file system holding the OSS named, outside the store, or grow it; or repair the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
+        "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes (`rm` included: it cannot make room here). Fix the cause (free space on the file system holding the OSS named, outside the store, or grow it; or repair the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it, as does a `rebuild --to NEWDIR` of it while its old directory still reads (in place, a rebuild makes their loss final)",
         dir = dir.display()
     )
 }
