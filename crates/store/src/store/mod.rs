@@ -4400,9 +4400,19 @@ impl Store {
                 .join(", ")
         };
         let rebuild = match newly.first() {
-            Some(oss) => format!(
-                "; rebuild it onto a new disk: `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
-            ),
+            Some(oss) => {
+                let command = format!("`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`");
+                // A refusal that advises it already (a window write whose bytes would go to
+                // that OSS) says it once (s20c: the same advice twice in one message).
+                let advised = written
+                    .as_ref()
+                    .err()
+                    .is_some_and(|e| e.to_string().contains(&command));
+                match advised {
+                    true => String::new(),
+                    false => format!("; rebuild it onto a new disk: {command}"),
+                }
+            }
             None => String::new(),
         };
         // Window bytes on a failed OSS not yet on record (a failure recorded without its
