@@ -540,6 +540,14 @@ impl Store {
                         self.ways_out(oss, self.backends[oss].as_ref(), &problem)
                     )));
                 }
+                if self.backends[oss].healthy() {
+                    // Online already: a finished `online` run again (R20-4's edge: a command
+                    // between checkpointed the `Online` a cut run left, so this open cannot
+                    // tell), a finished rebuild, or never failed. What `online` is for holds,
+                    // so a script that reruns it until it succeeds stops here (the CLI says
+                    // "nothing to do").
+                    return Ok(());
+                }
                 return Err(StoreError::BadInput(format!(
                     "OSS {oss} is not recorded as failed (failed: {:?}): nothing to do",
                     core.state.failed_oss
