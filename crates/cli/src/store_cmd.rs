@@ -808,9 +808,9 @@ pub fn run(args: StoreArgs) -> Result<()> {
             }
             if added.iter().any(|l| l.restorable) {
                 // Bytes lost with their window's cache on this OSS: a disk that still reads
-                // gives them back through `online`; a rebuild makes the loss final.
+                // gives them back through `online`, or `rebuild --to` while it still reads.
                 out!(
-                    "the open windows' bytes lost with OSS {oss}'s cache zone are taken back by `exaraid store online {} --oss {oss}` once that disk works again (where their blocks still verify); a `rebuild` of it makes their loss final",
+                    "the open windows' bytes lost with OSS {oss}'s cache zone are taken back by `exaraid store online {} --oss {oss}` once that disk works again (where their blocks still verify), as is done by a rebuild of it onto a new disk (`--to NEWDIR`) while the old one still reads; a `rebuild` in place makes their loss final",
                     dir.display()
                 );
             }
@@ -824,10 +824,16 @@ pub fn run(args: StoreArgs) -> Result<()> {
             // Asked before `online_oss`: a rerun of an `online` cut after its `Online`
             // record is finished by the open, and the user should hear that it was.
             let finished_by_open = store.online_finished_at_open(oss);
+            let failed_before = store.failed_osses().contains(&oss);
+            // A rerun that only writes back what a cut run read back clears lost ranges.
+            let lost_before = store.status()?.lost_ranges.len();
             store.online_oss(oss)?;
             let failed = store.failed_osses();
+            let wrote_back = store.status()?.lost_ranges.len() < lost_before;
             close(store)?;
-            if finished_by_open {
+            if !failed_before && !finished_by_open && !wrote_back {
+                out!("nothing to do: OSS {oss} is online (not failed on record: an earlier `online` or `rebuild` of it finished, or it never failed); failed OSSs now {failed:?}");
+            } else if finished_by_open {
                 out!("OSS {oss} is online again: the `online` cut after its `Online` record is finished (by this run); nothing else to do; failed OSSs now {failed:?}");
             } else {
                 out!("OSS {oss} is online again; failed OSSs now {failed:?}");

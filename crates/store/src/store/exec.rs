@@ -922,7 +922,7 @@ impl Store {
             .any(|u| u.file_offset_bytes < want_z && want_a < u.file_offset_bytes + u.len_bytes)
         {
             return Err(StoreError::DataLost(format!(
-                "{name} bytes {want_a}..{want_z}: their only copy, in the cache zone of OSS {oss}, is unreadable and has no parity yet (a delayed window without a durable END parity)"
+                "{name} bytes {want_a}..{want_z}: their only copy, in the cache zone of OSS {oss}, {ONLY_COPY_NO_PARITY} (a delayed window without a durable END parity)"
             )));
         }
         let mut erased: BTreeSet<usize> = [pos.col].into_iter().collect();
@@ -3328,7 +3328,7 @@ impl Store {
                             Some(missing) => StoreError::DataLost(format!(
                                 "{missing}; without it: {e}; nothing was changed or recorded lost: mount it and retry (the bytes are on it)"
                             )),
-                            None => StoreError::DataLost(format!("{err}; rebuilding it failed: {e}")),
+                            None => read_rebuild_failed(&err, oss, e),
                         })?;
                     let from = element.offset_bytes as usize + done;
                     if err.is_corrupt() {
@@ -3556,4 +3556,39 @@ fn compute_ready(
         && c.terms
             .iter()
             .all(|t| source_ready(t.new) && source_ready(t.old))
+}
+
+/// Why a window byte read fails where its only copy does not read: the cache copy's
+/// error is said without the backend's advice, which assumes parity.
+const ONLY_COPY_NO_PARITY: &str = "is unreadable and has no parity yet";
+
+/// A client read of a cached element failed with `err` on OSS `oss` and rebuilding it
+/// failed with `rebuilt`. Where the bytes are a delayed window's only copy the backend's
+/// advice ("`scrub --repair` rebuilds them from parity", "reads fall back to parity")
+/// cannot help (review s18r, minor: the advice contradicted the reason after it): the
+/// error says what can.
+fn read_rebuild_failed(
+    err: &crate::backend::BackendError,
+    oss: usize,
+    rebuilt: StoreError,
+) -> StoreError {
+    use crate::backend::BackendError;
+    if !rebuilt.to_string().contains(ONLY_COPY_NO_PARITY) {
+        return StoreError::DataLost(format!("{err}; rebuilding it failed: {rebuilt}"));
+    }
+    let (cause, way_out) = match err {
+        BackendError::Corrupt { oss: at, key, block } => (
+            format!("OSS {at}: checksum mismatch in {key} block {block}: the bytes on disk were silently corrupted"),
+            "no parity exists to rebuild them (`scrub --repair` cannot either): write them again; until then the window's `delayed end` fails naming them".to_string(),
+        ),
+        BackendError::Unavailable { oss: at, why } => (
+            format!("OSS {at} is unavailable ({why})"),
+            format!("no parity exists to rebuild them: they read again once OSS {oss}'s disk answers (see `exaraid store status`), else write them again"),
+        ),
+        other => (
+            other.to_string(),
+            "no parity exists to rebuild them: write them again".to_string(),
+        ),
+    };
+    StoreError::DataLost(format!("{cause}; {rebuilt}; {way_out}"))
 }

@@ -326,8 +326,9 @@ pub struct LostRangeStatus {
     /// unreadable: `none: ...; delayed window TOKEN` (its END names them).
     pub window: String,
     /// Recorded with their cache address (a `fail` of an OSS that still answered): `online`
-    /// of that OSS reads them back where every block's checksum verifies; a `rebuild` of it
-    /// makes the loss final.
+    /// of that OSS reads them back where every block's checksum verifies, and so does a
+    /// `rebuild --to` of it while its old directory still reads (in place, a rebuild makes
+    /// the loss final).
     pub restorable: bool,
 }
 
@@ -946,6 +947,10 @@ pub struct Store {
 /// Who settles past the bound on unprotected bytes, as its warnings name it.
 const BOUND_SETTLE: &str = "the parity advance past the bound on unprotected bytes";
 
+/// Who settles before a file with cached bytes goes (`detach`), as its warnings name it.
+const REMOVAL_SETTLE: &str =
+    "the settle before a file's removal or replacement (`rm`, or `put` over its name)";
+
 /// Most lost ranges a warning names one by one (the list on record may be long).
 const WARNING_RANGES_NAMED_MAX: usize = 8;
 
@@ -1107,7 +1112,7 @@ fn reads_only_why(why: &ReadsOnly, dir: &Path) -> String {
         );
     }
     format!(
-        "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes (`rm` included: it cannot make room here). Fix the cause (free space on the file system holding the OSS named, outside the store, or grow it; or repair the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it; a `rebuild` of it makes their loss final",
+        "the recovery this open runs (deciding writes a crash cut, or finishing a settle that moves cached bytes home with parity) could not finish ({cause}); reads and a verify-only `scrub` work (a read of a stripe a cut write touched, or needing a decode in a stripe that settle was rewriting, is refused naming the stripe), but nothing can change until it finishes (`rm` included: it cannot make room here). Fix the cause (free space on the file system holding the OSS named, outside the store, or grow it; or repair the disk), then run any command: every open tries the recovery again. A disk that keeps failing its writes can be taken out with `exaraid store fail {dir} --oss I`: the settle goes on without it, but on every code the bytes of open delayed windows whose only copy is in its cache zone are then recorded lost (`fail` lists them; on a single-parity code also its bytes in the stripes the settle was rewriting). Once that disk's writes work again, `exaraid store online {dir} --oss I` takes the window bytes back from it, as does a `rebuild --to NEWDIR` of it while its old directory still reads (in place, a rebuild makes their loss final)",
         dir = dir.display()
     )
 }
@@ -2444,8 +2449,10 @@ impl Store {
                 // two disks gone take two `fail` commands, one OSS each.)
                 let mut recorded: Vec<usize> = Vec::new();
                 for &oss in &options.fail_down_osses_before_recovery {
-                    if store.fail_down_oss_before_recovery(&mut core, oss)? {
-                        recorded.push(oss);
+                    match store.fail_down_oss_before_recovery(&mut core, oss) {
+                        Ok(true) => recorded.push(oss),
+                        Ok(false) => {}
+                        Err(e) => return Err(store.fail_before_recovery_refused(oss, &recorded, e)),
                     }
                 }
                 let merely_down: BTreeSet<usize> = down
@@ -3414,6 +3421,7 @@ impl Store {
         // file runs meanwhile (they hold the gate shared), so none reads a half-deleted file
         // (a read of a deleted element reads zeros: wrong bytes, not an error).
         let exclusive = self.gate_exclusive()?;
+        let lost_before = self.core.lock().state.lost.clone();
         self.detach(&exclusive, id)?;
         {
             let mut core = self.core.lock();
@@ -3427,19 +3435,38 @@ impl Store {
                 true,
             )?;
         }
+        // After the `Remove`, which took the removed file's own losses off the record: the
+        // ones named are other files' bytes its settle found unreadable (s20d leftover: on
+        // record, but `rm` said nothing).
+        self.warn_cache_losses_since(&lost_before, REMOVAL_SETTLE);
         // The name is gone for good from here (its `Remove` is durable): what is left is
         // cleanup, which every open does again, so its failure is no failure of `rm`. Why
         // (session 19 leftover): a nearly full metadata disk took the `Remove` and refused
         // a record after it, and `rm` failed though the name was gone; a script retried an
         // `rm` of a file that no longer existed or took the removal for undone. Only a
         // failure that poisoned the store (the next open recovers) is returned, saying so.
-        let Err(e) = self.finish_removals(&exclusive) else {
+        self.finish_removals_after_durable(&exclusive, || {
+            format!(
+                "{} is removed (its name is gone for good), but deleting its objects on the OSSs failed",
+                read::describe_file_name(name)
+            )
+        })
+    }
+
+    /// `finish_removals` after the caller's record that made the objects unreachable (a
+    /// `Remove` or `Replace`) is durable: the caller's change is done, so a cleanup that
+    /// failed without poisoning the store is a warning (`done` says what was done and what
+    /// failed), not the caller's failure. A poisoning failure is returned (the next open
+    /// recovers), with `done` as its context.
+    fn finish_removals_after_durable(
+        &self,
+        exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
+        done: impl FnOnce() -> String,
+    ) -> Result<(), StoreError> {
+        let Err(e) = self.finish_removals(exclusive) else {
             return Ok(());
         };
-        let done = format!(
-            "{} is removed (its name is gone for good), but deleting its objects on the OSSs failed",
-            read::describe_file_name(name)
-        );
+        let done = done();
         if self.poisoned.load(Ordering::SeqCst) {
             return Err(e.with_context(&done));
         }
@@ -3866,6 +3893,7 @@ impl Store {
         // content was written, the put left that content staged; now a refusal here leaves
         // nothing behind. (`detach` below settles again only if a concurrent write cached
         // bytes of the old file meanwhile.)
+        let lost_before = self.core.lock().state.lost.clone();
         if let Some(old) = old {
             let exclusive = self.gate_exclusive()?;
             self.detach(&exclusive, old)?;
@@ -3926,7 +3954,19 @@ impl Store {
                 true,
             )?;
         }
-        self.finish_removals(&exclusive)?;
+        // As `remove` does: other files' cached bytes the settles of `detach` found
+        // unreadable (the old content's own left the record with the `Replace`).
+        self.warn_cache_losses_since(&lost_before, REMOVAL_SETTLE);
+        // The name holds the new content for good from here (its `Replace` is durable): a
+        // refused deletion of the old content's objects is cleanup every open does again,
+        // not a failed put (s20e leftover: exit 1 here read as "the name keeps its old
+        // content", and a script put the content again or gave up on a put that was done).
+        self.finish_removals_after_durable(&exclusive, || {
+            format!(
+                "{} holds the put's new content (the put succeeded), but deleting its old content's objects on the OSSs failed",
+                read::describe_file_name(name)
+            )
+        })?;
         Ok(at_bytes)
     }
 
@@ -4360,9 +4400,19 @@ impl Store {
                 .join(", ")
         };
         let rebuild = match newly.first() {
-            Some(oss) => format!(
-                "; rebuild it onto a new disk: `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
-            ),
+            Some(oss) => {
+                let command = format!("`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`");
+                // A refusal that advises it already (a window write whose bytes would go to
+                // that OSS) says it once (s20c: the same advice twice in one message).
+                let advised = written
+                    .as_ref()
+                    .err()
+                    .is_some_and(|e| e.to_string().contains(&command));
+                match advised {
+                    true => String::new(),
+                    false => format!("; rebuild it onto a new disk: {command}"),
+                }
+            }
             None => String::new(),
         };
         // Window bytes on a failed OSS not yet on record (a failure recorded without its

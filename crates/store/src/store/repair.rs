@@ -345,6 +345,39 @@ impl Store {
         Ok(true)
     }
 
+    /// The error of an open asked to record OSS `oss` failed before crash recovery
+    /// (`exaraid store fail`) whose record failed with `e` (`recorded`: the OSSs recorded
+    /// before it). Why (s20 leftover): the journal's bare error ("journal DIR/journal:
+    /// Input/output error") did not say that the OSS is not on record, that recovery did not
+    /// run, or what to do.
+    pub(super) fn fail_before_recovery_refused(
+        &self,
+        oss: usize,
+        recorded: &[usize],
+        e: StoreError,
+    ) -> StoreError {
+        if matches!(e, StoreError::BadInput(_)) || oss >= self.sb.oss_dirs.len() {
+            return e; // no such OSS: said as it is
+        }
+        let dir = self.dir.display();
+        let others = match recorded {
+            [] => String::new(),
+            r => format!(" (OSSs {r:?} went on record as failed before it)"),
+        };
+        let fix = match e {
+            StoreError::NoSpace(_) => format!(
+                "free space on the file system holding {dir} and run `exaraid store fail {dir} --oss {oss}` again"
+            ),
+            _ => format!(
+                "check the disk holding {dir} (its kernel log: `dmesg`), then run `exaraid store fail {dir} --oss {oss}` again"
+            ),
+        };
+        e.with_context(&format!(
+            "recording OSS {oss} failed (as asked, before the crash recovery this store needs) could not be journaled, so OSS {oss} is not on record as failed{others} and recovery did not run: no byte was read or changed. Either mount OSS {oss}'s directory back ({}; the next open recovers with it) or {fix}",
+            self.sb.oss_dirs[oss].display()
+        ))
+    }
+
     /// Before a write or END: an OSS unavailable now (not recorded failed) that holds bytes
     /// of an open delayed window goes on record as failed (its window bytes then as lost,
     /// by `absorb_losses`), as when a write finds it down. Refused past the tolerance.
@@ -506,6 +539,14 @@ impl Store {
                         self.backends[oss].location(),
                         self.ways_out(oss, self.backends[oss].as_ref(), &problem)
                     )));
+                }
+                if self.backends[oss].healthy() {
+                    // Online already: a finished `online` run again (R20-4's edge: a command
+                    // between checkpointed the `Online` a cut run left, so this open cannot
+                    // tell), a finished rebuild, or never failed. What `online` is for holds,
+                    // so a script that reruns it until it succeeds stops here (the CLI says
+                    // "nothing to do").
+                    return Ok(());
                 }
                 return Err(StoreError::BadInput(format!(
                     "OSS {oss} is not recorded as failed (failed: {:?}): nothing to do",
@@ -2553,6 +2594,17 @@ impl Store {
                 "this store was opened with caller-supplied backends: to replace OSS {oss}, open the store with the replacement backend in its place and rebuild in place (without a target directory)"
             )));
         }
+        let written_back_owed = {
+            let core = self.core.lock();
+            !self.oss_failed(&core, oss) && core.state.restoring.iter().any(|p| p.oss == oss)
+        };
+        if written_back_owed {
+            // A rebuild killed after its `Rebuilt` record: the bytes it read back from the
+            // old directory are in the journal; write them now (as a rerun of `online`).
+            self.write_back_restored(oss)?;
+            let mut core = self.core.lock();
+            return self.checkpoint_locked(&mut core);
+        }
         {
             let core = self.core.lock();
             let failed: Vec<usize> = core.state.failed_oss.iter().copied().collect();
@@ -2627,6 +2679,9 @@ impl Store {
         // Read before `fail_oss`: a failed OSS answers no generation.
         let answered_generation = self.backends[oss].generation();
         self.fail_oss(oss)?;
+        if to.is_some() {
+            self.read_back_before_rebuild(oss)?;
+        }
         // On a rerun of a killed rebuild too: the OSSs down may not be those of the first
         // run, whose check then found parity left for every decode (review s15l L15-1).
         self.record_unchecked_rebuild_lost(oss)?;
@@ -2685,11 +2740,75 @@ impl Store {
         if let Some(d) = fresh_dir {
             self.backends[oss] = Box::new(d);
         }
-        let mut core = self.core.lock();
-        self.journal(&mut core, Rec::Rebuilt { oss }, true)?;
+        {
+            let mut core = self.core.lock();
+            self.journal(&mut core, Rec::Rebuilt { oss }, true)?;
+        }
         // A later failure of this OSS must be absorbed again (see `absorbed_failures`).
         self.absorbed_failures.lock().clear();
+        self.write_back_restored(oss)?;
+        let mut core = self.core.lock();
         self.checkpoint_locked(&mut core)
+    }
+
+    /// `rebuild --to` of OSS `oss`, before its `RebuildBegin` forgets where lost bytes were
+    /// in the OSS's cache zone: read the lost ranges recorded with their cache address
+    /// (window bytes whose only copy was there when it was recorded failed while it still
+    /// answered: a `fail`, a reservation's EIO) back from its old directory, as `online`
+    /// does (a block whose checksum does not verify stays lost), and journal them
+    /// (`Restore`); `rebuild` writes them again after `Rebuilt`. Why (s20c leftover):
+    /// `online` took them back, but `rebuild --to`, the advice for a disk that keeps failing,
+    /// made their loss final though the old disk still read them. (In place the loss stays
+    /// final, as documented: the operator empties that directory.) Nothing is read when the
+    /// old directory cannot be trusted (`open_failed_oss_dir` refuses it: gone, not this
+    /// OSS, behind the store's record), or a rerun read them already; they stay lost then,
+    /// as before, with a warning saying why.
+    fn read_back_before_rebuild(&self, oss: usize) -> Result<(), StoreError> {
+        if self.backends_supplied {
+            return Ok(()); // a caller's backend is rebuilt in place through the trait
+        }
+        let lost: Vec<LostRange> = {
+            let core = self.core.lock();
+            if core.state.restoring.iter().any(|p| p.oss == oss) {
+                return Ok(()); // read back by the run a kill cut
+            }
+            core.state
+                .lost
+                .iter()
+                .filter(|l| l.oss == oss && l.cache_addr_bytes.is_some())
+                .cloned()
+                .collect()
+        };
+        if lost.is_empty() {
+            return Ok(());
+        }
+        let total_bytes: u64 = lost.iter().map(|l| l.len_bytes).sum();
+        let refused = if total_bytes > RESTORE_BYTES_MAX {
+            Err(format!(
+                "{total_bytes} bytes are more than the {RESTORE_BYTES_MAX} bytes a rebuild takes back (they go through the journal)"
+            ))
+        } else {
+            self.open_failed_oss_dir(oss).map_err(|e| e.to_string())
+        };
+        let old = match refused {
+            Ok(old) => old,
+            Err(why) => {
+                self.deferred_warnings.lock().push(format!(
+                    "the rebuild of OSS {oss} did not take back the window bytes lost with its cache zone ({total_bytes} bytes, `exaraid store status {}` lists them): its old directory was not read ({why}); they stay lost: write them again",
+                    self.dir.display()
+                ));
+                return Ok(());
+            }
+        };
+        let mut pieces: Vec<RestorePiece> = Vec::new();
+        for l in &lost {
+            self.read_back_lost(&old, l, &mut pieces);
+        }
+        if !pieces.is_empty() {
+            let mut core = self.core.lock();
+            self.journal(&mut core, Rec::Restore { oss, pieces }, true)?;
+        }
+        Ok(())
     }
 
     /// The error of a rebuild of OSS `oss` that stopped while writing its new (or emptied)

@@ -65,9 +65,9 @@ impl Store {
     }
 
     /// For lost ranges recorded with their cache address (their OSS's disk answered when it
-    /// was recorded failed): `online` reads them back where their blocks still verify, which
-    /// a rebuild makes impossible (it forgets the addresses), so it is said before the
-    /// rebuild's advice. Empty when none is.
+    /// was recorded failed): `online` reads them back where their blocks still verify, and
+    /// so does `rebuild --to` while the old directory reads (`read_back_before_rebuild`); said
+    /// before the rebuild's advice. Empty when none is.
     pub(super) fn restorable_hint(dir: &str, lost: &[&LostRange]) -> String {
         let osses: BTreeSet<usize> = lost
             .iter()
@@ -77,7 +77,7 @@ impl Store {
         match osses.first() {
             None => String::new(),
             Some(oss) => format!(
-                "; `exaraid store online {dir} --oss {oss}` takes back, once that disk works again, those whose blocks still verify (a rebuild of the OSS instead makes their loss final)"
+                "; `exaraid store online {dir} --oss {oss}` takes back, once that disk works again, those whose blocks still verify, as does a rebuild onto a new disk (`--to NEWDIR`) while the old one still reads (in place, a rebuild makes their loss final)"
             ),
         }
     }
