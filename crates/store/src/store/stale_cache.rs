@@ -390,6 +390,12 @@ impl Store {
         let g = self.layout.geometry().clone();
         let e_bytes = self.sb.element_bytes as u64;
         let chunks = &generation.0;
+        if chunks
+            .values()
+            .any(|&(oss, _)| !self.backends[oss].healthy())
+        {
+            return Ok(None);
+        }
         let live = self.cache_stripe_live(core, file, stripe, generation)?;
         let live_at = |p: Pos| -> Vec<(u64, u64)> {
             match g.cell(p) {
@@ -402,19 +408,11 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES;
         let mut erased: BTreeSet<(Pos, usize)> = BTreeSet::new();
         for (&col, &(oss, base)) in chunks {
-            // A column of an OSS out of service (failed) is erased in the check, as blocks
-            // that do not read: skipped, a settle beside a failed OSS moved a stale element
-            // of another column home unchecked (s21b: raid6, rs 4+3, hcode WRONG BYTES).
-            let down = !self.backends[oss].healthy();
             for row in 0..g.rows {
                 let p = Pos { row, col };
                 let key = self.key(PlanZone::Cache, file, base + row as u64 * e_bytes);
                 for (a, z) in live_at(p) {
                     let (a, z) = (a as usize, z as usize);
-                    if down {
-                        erased.extend((a / block..z.div_ceil(block)).map(|i| (p, i)));
-                        continue;
-                    }
                     if counted {
                         self.count(oss, Zone::Cache, Op::Read, false);
                     }

@@ -29,11 +29,11 @@
 //! column holds several positions. A column erased for one unknown block of the write still
 //! holds its other positions' bytes as they stand: every known position is compared with
 //! the decode (before, the stale data column that also held the write's anti-diagonal
-//! parity was decoded away whole and its world fit: hcode WRONG BYTES). A column without
-//! bytes (an OSS failed) is erased in every version and the row checked with what is left.
+//! parity was decoded away whole and its world fit: hcode WRONG BYTES).
 //!
-//! Not checked (the row decided as before): several cut writers on the cache stripe, as
-//! many unreadable columns as the code tolerates, and a row with a block that fails its
+//! Not checked (the row decided as before): several cut writers on the cache stripe, a
+//! column without bytes (an OSS failed: OPEN, power_cut_client_write_stale_cache_more.rs),
+//! as many unreadable columns as the code tolerates, and a row with a block that fails its
 //! checksum and no redundancy left beside it.
 
 use super::*;
@@ -128,11 +128,12 @@ impl Store {
             .filter(|p| v.held.get(p).is_some_and(|h| h[v.i] != Held::Verified))
             .map(|p| p.col)
             .collect();
-        // A column without bytes (its OSS failed) is one of them: erased in every version
-        // (unknown), so the row is still checked with the redundancy left. Skipped, the
-        // decisions after this check proved its acknowledged bytes from a stale column
-        // beside it and a stale element there went home (raid6, rs 4+3: WRONG BYTES).
-        if unread_cols.len() >= m {
+        // A column without bytes (its OSS failed) is proven or lost by the decisions after
+        // this check (`confirm_by_parity`, `confirm_by_versions`): not checked here.
+        let absent = cells
+            .iter()
+            .any(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Absent));
+        if unread_cols.len() >= m || absent {
             return CutRowStale::Agrees;
         }
         // Each in-flight block's possible states: told by the write's crcs where they are on
@@ -216,7 +217,7 @@ impl Store {
                 hot
             });
             let acked_hot = v.acked.values().any(|r| !intersect(r, &hot).is_empty());
-            if acked_hot || self.calm_offsets_disagree(v, &hot, &unread_cols) {
+            if acked_hot || self.calm_offsets_disagree(v, &hot) {
                 return CutRowStale::Unlocated;
             }
             return CutRowStale::Agrees;
@@ -276,9 +277,8 @@ impl Store {
 
     /// Does block row `v.i` as the planner knew it (`v.buf`) disagree with its running
     /// parity at an offset outside `hot` (the write's ranges) where some column holds
-    /// acknowledged bytes? The columns `unread` (fewer than the code tolerates) are decoded
-    /// first, from the rest: their bytes in `v.buf` are zeros, not theirs.
-    fn calm_offsets_disagree(&self, v: &RowView, hot: &Ranges, unread: &BTreeSet<usize>) -> bool {
+    /// acknowledged bytes?
+    fn calm_offsets_disagree(&self, v: &RowView, hot: &Ranges) -> bool {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
@@ -290,28 +290,18 @@ impl Store {
                 }
             }
         }
-        assert!(
-            unread.len() < self.tolerance(),
-            "a parity left to check with"
-        );
         let mut row = StripeBuf::zeroed(g.rows, g.cols, block as usize);
         slice_stripe_into(v.buf, start as usize..end as usize, &mut row);
-        let erased: Vec<usize> = unread.iter().copied().collect();
-        if !erased.is_empty() && self.code.decode(&mut row, &erased).is_err() {
-            return true;
-        }
         let read = row.clone();
         if self.code.encode(&mut row).is_err() {
             return true;
         }
-        (g.parity_pos.iter())
-            .filter(|p| !unread.contains(&p.col))
-            .any(|&p| {
-                calm.iter().any(|&(a, z)| {
-                    let (x, y) = ((a - start) as usize, (z - start) as usize);
-                    read.element(p)[x..y] != row.element(p)[x..y]
-                })
+        g.parity_pos.iter().any(|&p| {
+            calm.iter().any(|&(a, z)| {
+                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                read.element(p)[x..y] != row.element(p)[x..y]
             })
+        })
     }
 
     /// The cut write's journaled crcs (data, and its running parity pieces of this stripe),
