@@ -24,9 +24,16 @@
 //! row's acknowledged cached bytes are recorded lost (raid5; raid6 where the dropped crcs
 //! leave the blame unplaced).
 //!
-//! OPEN (session 20): array codes. hcode: "power cut before mutating call 9 ... 'f' WRONG
-//! byte 4096: 0xda, acknowledged 0xf8", with or without the row check (run on an array code
-//! it also lost acknowledged blocks rot_beside_torn_write.rs rebuilds, so it is off there).
+//! Array codes (was OPEN after session 20; fixed in session 21, s21b). hcode: "power cut
+//! before mutating call 9 ... 'f' WRONG byte 4096: 0xda, acknowledged 0xf8". The row check
+//! ran on one-row codes only, and run on an array code it still let the stale element
+//! through: where the power cut dropped the write's crcs, a world is checked with the
+//! columns of its unknown blocks erased, and hcode's stale data column also holds the cut
+//! write's anti-diagonal parity, so the world where that parity block is new erased the
+//! stale column whole and fit, its stale bytes never compared. Now every known position is
+//! compared with the decode, erased column or not, and a column whose only in-flight block
+//! is running parity may be located (more codes, and a failed column beside the scene:
+//! power_cut_client_write_stale_cache_more.rs).
 //!
 //! Specification: after the next open and a settle (the open's recovery, or `flush` where
 //! no plan was cut), the stale element's block reads its acknowledged bytes or is named
