@@ -25,10 +25,16 @@
 //! could take the blame of a stale column: the row's acknowledged cached bytes at offsets
 //! the write covered are lost, and elsewhere the row must agree as it stands.
 //!
+//! Array codes (session 21, s21b): a block row there spans every row of the array, and a
+//! column holds several positions. A column erased for one unknown block of the write still
+//! holds its other positions' bytes as they stand: every known position is compared with
+//! the decode (before, the stale data column that also held the write's anti-diagonal
+//! parity was decoded away whole and its world fit: hcode WRONG BYTES).
+//!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, a
-//! column without bytes (an OSS failed), as many unreadable columns as the code tolerates,
-//! a row with a block that fails its checksum and no redundancy left beside it, and array
-//! codes (OPEN: power_cut_client_write_stale_cache.rs, hcode).
+//! column without bytes (an OSS failed: OPEN, power_cut_client_write_stale_cache_more.rs),
+//! as many unreadable columns as the code tolerates, and a row with a block that fails its
+//! checksum and no redundancy left beside it.
 
 use super::*;
 
@@ -105,15 +111,7 @@ impl Store {
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
         let one_client_write = v.c.writers.len() == 1 && v.c.writers.values().all(|&w| w);
         let acked_here = v.acked.values().any(|r| overlaps(r, start, end));
-        // One-row codes only: on an array code (many symbols per column) the check lost
-        // acknowledged blocks beside a torn write and rot that the decisions below rebuild
-        // (rot_beside_torn_write.rs, hcode), and did not catch the stale element either.
-        if self.kind != StrategyKind::Wcl
-            || m == 0
-            || g.rows != 1
-            || !one_client_write
-            || !acked_here
-        {
+        if self.kind != StrategyKind::Wcl || m == 0 || !one_client_write || !acked_here {
             return CutRowStale::Agrees;
         }
         let in_flight = |p: &Pos| v.c.ranges.get(p).is_some_and(|r| overlaps(r, start, end));
@@ -224,15 +222,27 @@ impl Store {
             }
             return CutRowStale::Agrees;
         }
-        // Every world checked and none fits: a column no write touched is wrong. Located:
-        // the one column whose erasure makes some world fit.
+        // Every world checked and none fits: a position no write touched is wrong. Located:
+        // the one column whose erasure makes some world fit. On an array code that column
+        // may hold a running parity block of the write too (hcode: the stale data column's
+        // anti-diagonal parity): its version is the world's, and it is rewritten from the
+        // decided data after this check. A data block of the write there is not told apart
+        // from a stale one beside it: such a column is not located.
         let mut explaining: BTreeMap<usize, StripeBuf> = BTreeMap::new();
         let mut ambiguous = false;
         for col in (0..g.cols).filter(|c| !unread_cols.contains(c)) {
             let col_cells: Vec<Pos> = cells.iter().copied().filter(|p| p.col == col).collect();
-            if col_cells
+            let calm: Vec<Pos> = col_cells
                 .iter()
-                .any(|p| in_flight(p) || !v.held.contains_key(p))
+                .copied()
+                .filter(|p| !in_flight(p))
+                .collect();
+            let data_in_flight = col_cells
+                .iter()
+                .any(|&p| in_flight(&p) && matches!(g.cell(p), Cell::Data(_)));
+            if calm.is_empty()
+                || data_in_flight
+                || col_cells.iter().any(|p| !v.held.contains_key(p))
             {
                 continue;
             }
@@ -242,7 +252,7 @@ impl Store {
                 };
                 match explaining.get(&col) {
                     // Not in flight: its bytes are the same in every world.
-                    Some(o) if col_cells.iter().any(|&p| o.element(p) != d.element(p)) => {
+                    Some(o) if calm.iter().any(|&p| o.element(p) != d.element(p)) => {
                         ambiguous = true;
                     }
                     Some(_) => {}
@@ -259,7 +269,7 @@ impl Store {
         };
         let fixes = (0..g.rows)
             .map(|row| Pos { row, col })
-            .filter(|&p| matches!(g.cell(p), Cell::Data(_)))
+            .filter(|&p| matches!(g.cell(p), Cell::Data(_)) && !in_flight(&p))
             .map(|p| (p, d.element(p).to_vec()))
             .collect();
         CutRowStale::Located(fixes)
@@ -539,11 +549,16 @@ impl Store {
             return None;
         }
         let (block, start) = (d.element_bytes as u64, ver.start_bytes);
+        // Every known position, also those in a column erased for an unknown one beside
+        // it: an array code's column holds several positions, and a column erased only for
+        // the write's block there still holds its other positions' bytes as they stand. Not
+        // compared, a stale one there was decoded away unseen and its world fit (hcode:
+        // WRONG BYTES with success). Only the column `extra` is taken as wrong.
         let agrees = ver
             .known
-            .keys()
-            .filter(|p| !erased.contains(&p.col))
-            .all(|&p| ver.row.element(p) == d.element(p));
+            .iter()
+            .filter(|&(p, &k)| k && Some(p.col) != extra)
+            .all(|(&p, _)| ver.row.element(p) == d.element(p));
         let told_agrees = told.iter().all(|(p, (x, y), told)| {
             let bytes = &d.element(*p)[*x..*y];
             match told {
