@@ -5248,8 +5248,10 @@ impl Store {
         self.advance_cv.notify_all();
         let _shared = self.gate_shared_on_server();
         let rest: Vec<Admitted> = self.background.lock().drain(..).collect();
-        self.run_plans(rest, None)?;
-        result
+        let drained = self.run_plans(rest, None);
+        // The worker's own failure first: it says what went wrong, the drain's refusal of
+        // the plans behind it only that the store is poisoned.
+        result.and(drained)
     }
 
     /// The next queued background plan, for a caller that holds a share of the gate (the
@@ -5653,6 +5655,7 @@ impl Store {
             core.strategy = replay(self.kind, &self.layout, self.config, &[])
                 .map_err(checkpoint)?
                 .0;
+            Self::forget_deferred_completions(core);
         } else if all_durable && core.state.inputs.len() > PLANNER_INPUTS_MAX {
             // The input log would make every open slow: settle (everything home with
             // parity, windows stay open) and start a new, empty log.
