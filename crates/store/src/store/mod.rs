@@ -4528,6 +4528,17 @@ impl Store {
                     let tick_plans = self.admit(tick_plans);
                     drop(core);
                     self.run_plans(tick_plans, None)?;
+                } else if !tick_plans.is_empty() {
+                    // The rebuilt planner holds the timers' plans in flight (their tick is
+                    // journaled) though none was admitted: a later write over their stripes
+                    // would wait for them forever (session 20 leftover of s20f: a
+                    // reservation EIO with a timeout due in the same command hung the next
+                    // write over the window's stripes). The next open finishes them.
+                    self.poisoned.store(true, Ordering::SeqCst);
+                    let e = err.expect("refused with the timers' plans made");
+                    return Err(e.with_context(
+                        "the delayed window timeout this command fired could not get room for its plans, so they did not run: this handle refuses changes until the store is reopened, and the next open (any `exaraid store` command) gives the window its parity",
+                    ));
                 }
                 return match err {
                     Some(e) => Err(e),
