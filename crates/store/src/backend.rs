@@ -2847,6 +2847,19 @@ impl Backend for DirBackend {
         }
         let n = self.element_bytes / CHECKSUM_BLOCK_BYTES;
         let (data, crcs) = self.read_blocks(key, 0, n)?;
+        if crcs.iter().all(|&crc| crc == 0) && self.slot_written(key) {
+            // Every checksum of a slot on record written is gone: a slot's crcs are durable
+            // before its record (`store_crcs`), so its bytes went with them (its zone file
+            // emptied or cut short outside exaraid, and a reservation since filled the slot
+            // in with zeros). Missing, as before that reservation: no bytes of it are on
+            // disk. Why (session 20 lead of s20f): read as blocks failing their checksums,
+            // recovery kept their "bytes on disk" at a cut write's offsets, zeros, and the
+            // read returned them with success.
+            return Err(BackendError::Missing {
+                oss: self.oss(),
+                key,
+            });
+        }
         buf.copy_from_slice(&data);
         Ok(self.check_blocks(key, 0, &data, &crcs))
     }

@@ -209,6 +209,22 @@ pub(super) struct Generations {
     pub(super) destaging: Vec<(PlanId, Chunks)>,
 }
 
+/// Wakes the plans waiting for `after_plans` (`run_plans_refusable`) when the call it lives
+/// in leaves the store poisoned: a plan that failed half way, and every plan queued behind it
+/// in that call, will never be done. Under the lock the waiters check `poisoned` under, so
+/// none misses it. Every error return of `run_plans_refusable` that drops plans unrun
+/// poisons the store first.
+struct WakeAfterPlansWaiters<'a>(&'a Store);
+
+impl Drop for WakeAfterPlansWaiters<'_> {
+    fn drop(&mut self) {
+        if self.0.poisoned.load(Ordering::SeqCst) {
+            let _done = self.0.done.lock();
+            self.0.done_cv.notify_all();
+        }
+    }
+}
+
 impl Store {
     /// Hold one unit of the emulated device of `oss` for the service time of a request.
     /// The device serves its requests in arrival order on its own clock: a request starts on
@@ -241,13 +257,33 @@ impl Store {
         std::thread::sleep(done.saturating_duration_since(Instant::now()));
     }
 
-    /// Tell the planner of completed plans, unless a read is in flight (see `Core`).
+    /// Tell the planner of completed plans, unless a read is in flight (see `Core`): each
+    /// `Complete` record first, then the planner, so that the planner never knows of a
+    /// completion the journal lacks. A record a full metadata disk refuses (`NoSpace`,
+    /// nothing appended) leaves that plan and the ones after it held back, in order, for the
+    /// next call, as a read in flight does; the call is not failed for it: the plans are
+    /// durable, and recovery takes a durable plan without its `Complete` as complete. Why
+    /// (session 20 lead of s20e): the planner heard the completion before the record was
+    /// refused, and the completions after it were dropped unheard. A WCL destage never heard
+    /// kept its cache stripe as the newest copy of its home stripe, so once a later write's
+    /// destage moved newer bytes home, reads served the old cached bytes with success; and a
+    /// planner rebuilt from the journal's inputs (a refused write) lost the completion heard.
+    /// Any other refusal poisons the store: its caller returns it after plans went durable.
     pub(super) fn complete_deferred(&self, core: &mut Core) -> Result<Vec<IoPlan>, StoreError> {
         let mut more = Vec::new();
         if core.reads_in_flight > 0 {
             return Ok(more);
         }
-        let completed = std::mem::take(&mut core.deferred_completions);
+        let mut completed = std::mem::take(&mut core.deferred_completions);
+        let mut refused = None;
+        for (i, &id) in completed.iter().enumerate() {
+            if let Err(e) = self.journal(core, Rec::Input(Input::Complete { plan: id }), false) {
+                core.deferred_completions = completed.split_off(i);
+                refused = Some(e);
+                break;
+            }
+            more.extend(core.strategy.on_complete(id).map_err(plan_err)?);
+        }
         core.window_parity_unheard
             .retain(|plan, _| !completed.contains(plan));
         if !core.moved_home.is_empty() {
@@ -256,12 +292,23 @@ impl Store {
             core.moved_home
                 .retain(|_, (_, plan)| !completed.contains(plan));
         }
-        for &id in &completed {
-            more.extend(core.strategy.on_complete(id).map_err(plan_err)?);
-            self.journal(core, Rec::Input(Input::Complete { plan: id }), false)?;
-        }
         self.forget_cache_stripes(&completed);
-        Ok(more)
+        match refused {
+            Some(e) if !matches!(e, StoreError::NoSpace(_)) => {
+                self.poisoned.store(true, Ordering::SeqCst);
+                Err(e)
+            }
+            _ => Ok(more),
+        }
+    }
+
+    /// A planner reset (a settle, a quiet close) starts plan ids again: completions held
+    /// back (`complete_deferred`) name plans of the planner it drops, and the new planner
+    /// must never hear them.
+    pub(super) fn forget_deferred_completions(core: &mut Core) {
+        core.deferred_completions.clear();
+        core.window_parity_unheard.clear();
+        core.moved_home.clear();
     }
 
     /// Give plans their places in the stripe queues. Call with the core lock held, right
@@ -1023,6 +1070,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut any_durable = false;
         let mut queue: VecDeque<Admitted> = plans.into();
+        let _wake = WakeAfterPlansWaiters(self);
         while let Some(Admitted { plan, ticket }) = queue.pop_front() {
             if !on_server
                 && plan.kind == exaraid_plan::PlanKind::Background
@@ -1037,12 +1085,21 @@ impl Store {
                 if !plan.after_plans.iter().all(|p| done.contains(p)) {
                     // Counted: the background worker holds no destage back meanwhile.
                     self.plans_waiting.fetch_add(1, Ordering::SeqCst);
-                    while !plan.after_plans.iter().all(|p| done.contains(p)) {
+                    // A plan waited for that failed half way (the store poisoned) is never
+                    // done, nor is any plan after it: stop waiting and be refused as every
+                    // plan after a failed one is. Why (session 20 lead of s20d): the
+                    // background worker's drain, after its window parity plan failed, waited
+                    // here forever for it (the move home's `after_plans`), and so did every
+                    // caller joining the worker.
+                    while !plan.after_plans.iter().all(|p| done.contains(p))
+                        && !self.poisoned.load(Ordering::SeqCst)
+                    {
                         self.done_cv.wait(&mut done);
                     }
                     self.plans_waiting.fetch_sub(1, Ordering::SeqCst);
                 }
             }
+            self.check_usable()?;
             let is_client_plan = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
             // Held from before the plan's copy check until its `Durable` record is on disk (or
             // the store is poisoned): `fail_oss` records a failure only between such plans

@@ -4578,6 +4578,17 @@ impl Store {
                     let tick_plans = self.admit(tick_plans);
                     drop(core);
                     self.run_plans(tick_plans, None)?;
+                } else if !tick_plans.is_empty() {
+                    // The rebuilt planner holds the timers' plans in flight (their tick is
+                    // journaled) though none was admitted: a later write over their stripes
+                    // would wait for them forever (session 20 leftover of s20f: a
+                    // reservation EIO with a timeout due in the same command hung the next
+                    // write over the window's stripes). The next open finishes them.
+                    self.poisoned.store(true, Ordering::SeqCst);
+                    let e = err.expect("refused with the timers' plans made");
+                    return Err(e.with_context(
+                        "the delayed window timeout this command fired could not get room for its plans, so they did not run: this handle refuses changes until the store is reopened, and the next open (any `exaraid store` command) gives the window its parity",
+                    ));
                 }
                 return match err {
                     Some(e) => Err(e),
@@ -5298,8 +5309,10 @@ impl Store {
         self.advance_cv.notify_all();
         let _shared = self.gate_shared_on_server();
         let rest: Vec<Admitted> = self.background.lock().drain(..).collect();
-        self.run_plans(rest, None)?;
-        result
+        let drained = self.run_plans(rest, None);
+        // The worker's own failure first: it says what went wrong, the drain's refusal of
+        // the plans behind it only that the store is poisoned.
+        result.and(drained)
     }
 
     /// The next queued background plan, for a caller that holds a share of the gate (the
@@ -5703,6 +5716,7 @@ impl Store {
             core.strategy = replay(self.kind, &self.layout, self.config, &[])
                 .map_err(checkpoint)?
                 .0;
+            Self::forget_deferred_completions(core);
         } else if all_durable && core.state.inputs.len() > PLANNER_INPUTS_MAX {
             // The input log would make every open slow: settle (everything home with
             // parity, windows stay open) and start a new, empty log.

@@ -2792,6 +2792,7 @@ impl Store {
         }
         self.remove_settle_copies()?;
         core.strategy = replay(self.kind, &self.layout, self.config, &[])?.0;
+        Self::forget_deferred_completions(core);
         self.done.lock().clear();
         // The cache zone is empty and plan ids start again.
         self.cache_chunks.lock().clear();

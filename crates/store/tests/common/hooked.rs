@@ -51,6 +51,10 @@ pub trait Hook: Send + Sync + 'static {
     fn before_sync(&self, _oss: usize) -> Result<(), BackendError> {
         Ok(())
     }
+    /// An error to return instead of reserving room (a disk whose `fallocate` fails EIO).
+    fn before_reserve(&self, _oss: usize) -> Result<(), BackendError> {
+        Ok(())
+    }
 }
 
 impl Hook for Hooks {
@@ -147,6 +151,7 @@ impl<H: Hook> Backend for Wrapped<H> {
         self.inner.write(key, offset, bytes)
     }
     fn reserve(&self, keys: &[ElementKey]) -> Result<(), BackendError> {
+        self.hook.before_reserve(self.index)?;
         self.inner.reserve(keys)
     }
     fn sync(&self) -> Result<(), BackendError> {
