@@ -1,4 +1,5 @@
-//! Review s21r R21-1 (OPEN): one OSS's home zone file emptied (a disk that lost the file's
+//! Review s21r R21-1 (fixed in session 21 by s21c, `DirBackend::read_unverified`: a written
+//! slot whose checksums are all zero, the settle's refill of a lost slot, reads Missing): one OSS's home zone file emptied (a disk that lost the file's
 //! contents: one fault) while a write over it was cut by a crash. raid6 (tolerance 2),
 //! read-modify-write: the write is killed right after its first journal record, before any
 //! block of it is written, so the stripe on disk still holds the put's bytes under their
@@ -21,7 +22,6 @@ const WRITE_AT: usize = 14_992;
 const WRITE_BYTES: usize = 19_371;
 
 #[test]
-#[ignore = "OPEN (session 21): R21-1 raid6 rmw write cut after its first journal record, one OSS's home zone file emptied before the open: get exits 0 with zeros"]
 fn raid6_write_cut_then_one_emptied_zone_file_reads_old_or_new_or_lost() {
     let tmp = fast_tempdir("exaraid-s21r-emptied-zone");
     let dir = tmp.path().join("store");
