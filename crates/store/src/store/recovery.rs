@@ -51,15 +51,26 @@
 //! of one row than the code tolerates (two OSSs' write threads caught at once on raid5)
 //! loses those blocks too.
 //!
-//! Known limit: a torn block whose decode cannot be confirmed at offsets where another
-//! column is in flight too (its new bytes reached the disk under its old checksum, or a
-//! write hole sits at those offsets, on single parity) keeps its bytes on disk there; so
-//! does a torn block of a cut settle. Bit rot at that very place is then not detected
-//! (review s19r R19-1: a write refused on a rotten block, its `RefusedBlocks` record cut by
-//! a crash, reads the rot back): calling every such block lost loses acknowledged bytes in
-//! plain kills (tried in session 20: `store_crash.rs`'s rmw raid5 rounds). Closing it
-//! needs proof of a torn block's landed payload (its crc journaled before the write, as a
-//! window write's `WindowBlockCrcs`).
+//! On a code of two or more parities, a non-WCL client write journals the crcs of its
+//! bytes with its input (`Rec::WriteCrcs`, `Store::home_write_crcs_journaled`), and where
+//! it is the one cut writer of the stripe they decide its blocks that fail their checksum
+//! (`home_block_landed`): one whose bytes in the write's range match them is torn (its
+//! payload landed under its old checksum), whole in the range: kept; one that matches
+//! neither them nor its stored checksum holds bit rot (reviews s20r R20-1: rot beside a
+//! torn block; s19r R19-1: a write refused on a rotten block, its `RefusedBlocks` record
+//! cut by a crash), and its bytes on disk are never kept: a decode its stored checksum or
+//! the write's crcs prove, else lost (`decide_rotten_cut_block`). A kill -9 that stops a
+//! pwrite at a page boundary inside a block (new then old) matches neither too: decided
+//! as rot, so decoded where proven, else lost (no page-cut crcs for home writes).
+//!
+//! Known limit: elsewhere (single parity, where nothing is journaled; the part of a torn
+//! edge block outside the write's range; several cut writers), a torn block whose decode
+//! cannot be confirmed at offsets where another column is in flight too (its new bytes
+//! reached the disk under its old checksum, or a write hole sits at those offsets, on
+//! single parity) keeps its bytes on disk there; so does a torn block of a cut settle. Bit
+//! rot at that very place is then not detected: calling every such block lost loses
+//! acknowledged bytes in plain kills (tried in session 20: `store_crash.rs`'s rmw raid5
+//! rounds).
 //!
 //! # The cache zone
 //! An interrupted WCL write may have torn a cache block that also holds acknowledged cached
