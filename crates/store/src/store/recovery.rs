@@ -307,6 +307,10 @@ struct Composed {
 /// it (review s5s S2).
 const BENCH_NO_SETTLE_SUMS_ENV: &str = "EXARAID_BENCH_NO_SETTLE_SUMS";
 
+/// Blocks a cut client write was refused on (`Rec::RefusedBlocks`), with their changes
+/// where known: `(position, block index)` to the delta.
+type RefusedDeltas = BTreeMap<(Pos, usize), Option<Vec<u8>>>;
+
 /// Is [`BENCH_NO_SETTLE_SUMS_ENV`] set (read once per process)?
 fn settle_sums_skipped_for_bench() -> bool {
     static SKIPPED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -3440,10 +3444,7 @@ impl Store {
         known: &[CachedPiece],
         cut_only: &Ranges,
         (one_client_write, client_writes_only): (bool, bool),
-        (refused, home_crcs): (
-            &BTreeMap<(Pos, usize), Option<Vec<u8>>>,
-            Option<&crate::state::WriteCrcs>,
-        ),
+        (refused, home_crcs): (&RefusedDeltas, Option<&crate::state::WriteCrcs>),
     ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
@@ -3679,7 +3680,8 @@ impl Store {
                         Some(proven(self.decide_rotten_cut_block(
                             &composed.buf,
                             (i, pos, oss, key),
-                            (&erased, ranges, own, &raw),
+                            (&erased, ranges),
+                            (own, &raw),
                             |d| self.home_block_landed(w, (stripe, pos, i), own, d) == Some(true),
                         )?)?)
                     }
@@ -5533,7 +5535,8 @@ impl Store {
         &self,
         buf: &StripeBuf,
         (i, pos, oss, key): (usize, Pos, usize, ElementKey),
-        (erased, ranges, own, raw): (&[usize], &BTreeMap<Pos, Ranges>, &[(u64, u64)], &[u8]),
+        (erased, ranges): (&[usize], &BTreeMap<Pos, Ranges>),
+        (own, raw): (&[(u64, u64)], &[u8]),
         holds_write: impl Fn(&[u8]) -> bool,
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
