@@ -1,10 +1,11 @@
-//! Review s20r R20-1 (OPEN): damage that lands between a crash and its recovery. raid6
+//! Review s20r R20-1 (fixed in session 21, s21a): damage that lands between a crash and its recovery. raid6
 //! (tolerance 2), read-modify-write: a partial-stripe write killed with one block torn (new
 //! payload under old checksums), then one bit of a data element in ANOTHER column of that
 //! stripe rots before the next open. Two faults, within the code's tolerance: every byte must
 //! read old or new (the write was never acknowledged), or the read must fail naming the bytes
-//! LOST. The open's recovery keeps the rotten byte under a fresh checksum instead: `get`
-//! exits 0 with a byte one bit off the write's byte, and `scrub` is clean after it.
+//! LOST. Before session 21 the open's recovery kept the rotten byte under a fresh checksum:
+//! `get` exited 0 with a byte one bit off the write's byte, and `scrub` was clean after it.
+//! Now the write's journaled crcs (`Rec::WriteCrcs`) tell the torn block from the rotten one.
 //! (docs/store.md Limits, "OPEN after session 19", has the raid5 form, past the tolerance.)
 
 mod common;
@@ -35,7 +36,6 @@ fn flip_bit(file: &Path, at: u64, mask: u8) {
 }
 
 #[test]
-#[ignore = "OPEN (session 20): R20-1 raid6 rmw write killed with a torn block, then one rotten data byte in another column before the open: get exits 0 with the rotten byte"]
 fn raid6_write_cut_with_a_torn_block_then_one_rotten_byte_reads_old_or_new_or_lost() {
     let tmp = fast_tempdir("exaraid-s20r-torn-rot");
     let dir = tmp.path().join("store");

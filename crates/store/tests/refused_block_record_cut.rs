@@ -13,11 +13,11 @@
 //! The kill is emulated exactly: the refused write runs to its end (nothing writes an OSS
 //! after its wave), then the journal is cut before its `RefusedBlocks` record (the last).
 //!
-//! OPEN (session 20, s20b): the window exists (the record is journaled after the plan's
-//! write wave, when other columns already changed) and both tests read the rotten byte
-//! with success. Recording every unconfirmed torn block lost passes them but loses blocks
-//! in plain rmw raid5 kills (`crates/cli/tests/store_crash.rs`); see recovery.rs's known
-//! limit.
+//! Fixed in session 21 (s21a): the window still exists (the record is journaled after the
+//! plan's write wave), but on codes of two or more parities the write journals its crcs
+//! with its input (`Rec::WriteCrcs`), so recovery sees the block holds neither the write's
+//! bytes nor (its checksum fails) the block before it: rot, never kept. Before, both tests
+//! read the rotten byte with success.
 
 mod common;
 use common::*;
@@ -160,7 +160,6 @@ fn refused_write_whose_record_was_cut_never_reads_the_rot(
 }
 
 #[test]
-#[ignore = "OPEN (session 20): R19-1's leftover, a refusal whose RefusedBlocks record a kill cut keeps the rot (recovery.rs known limit)"]
 fn raid6_refused_write_whose_record_a_kill_cut_never_reads_the_rot() {
     // raid6 4+2: stripe 0 holds file bytes 0..16384. The write 3000..5000 writes column 0
     // bytes 3000..4096 (an edge block: the backend verifies it first) and column 1 bytes
@@ -176,7 +175,6 @@ fn raid6_refused_write_whose_record_a_kill_cut_never_reads_the_rot() {
 }
 
 #[test]
-#[ignore = "OPEN (session 20): R19-1's leftover, a refusal whose RefusedBlocks record a kill cut keeps the rot (recovery.rs known limit)"]
 fn rs_4_2_refused_write_whose_record_a_kill_cut_never_reads_the_rot() {
     // Reed-Solomon 4+2: the rot at byte 100 of column 1, the write 4100..12000 (column 1
     // bytes 4..4096, an edge block, and column 2 whole).

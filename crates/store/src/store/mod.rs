@@ -4851,7 +4851,9 @@ impl Store {
     }
 
     /// The crcs of a client write's bytes, journaled with its input (`Rec::WriteCrcs`),
-    /// where its plans write a WCL cache stripe (see `write_crcs_journaled`).
+    /// where its plans write a WCL cache stripe (see `write_crcs_journaled`), or home data
+    /// on a non-WCL store whose code tolerates two or more failures
+    /// (`home_write_crcs_journaled`).
     fn write_crcs(
         &self,
         plans: &[IoPlan],
@@ -4859,17 +4861,17 @@ impl Store {
         offset_bytes: u64,
         data: &[u8],
     ) -> Option<crate::state::WriteCrcs> {
-        if !self.write_crcs_journaled(crate::state::WriteCrcsJournaled::Data) {
+        let zone = if self.write_crcs_journaled(crate::state::WriteCrcsJournaled::Data) {
+            PlanZone::Cache
+        } else if self.home_write_crcs_journaled() {
+            PlanZone::Data
+        } else {
             return None;
-        }
+        };
         let client_plans: Vec<u64> = plans
             .iter()
             .filter(|p| matches!(p.cause, exaraid_plan::PlanCause::Write { .. }))
-            .filter(|p| {
-                p.steps
-                    .iter()
-                    .any(|s| s.op == Op::Write && s.zone == PlanZone::Cache)
-            })
+            .filter(|p| p.steps.iter().any(|s| s.op == Op::Write && s.zone == zone))
             .map(|p| p.id)
             .collect();
         if client_plans.is_empty() {
@@ -4892,19 +4894,21 @@ impl Store {
     /// side in one process: never set by the tests, never set in production (recovery then
     /// proves less, as with a journal of an older binary).
     pub(super) fn write_crcs_journaled(&self, what: crate::state::WriteCrcsJournaled) -> bool {
-        use crate::state::WriteCrcsJournaled;
-        if self.kind != StrategyKind::Wcl {
-            return false;
-        }
-        static BENCH_LIMIT: std::sync::OnceLock<WriteCrcsJournaled> = std::sync::OnceLock::new();
-        let limit = *BENCH_LIMIT.get_or_init(|| {
-            match std::env::var("EXARAID_BENCH_WRITE_CRCS").as_deref() {
-                Ok("none") => WriteCrcsJournaled::Nothing,
-                Ok("data") => WriteCrcsJournaled::Data,
-                _ => WriteCrcsJournaled::DataAndParity,
-            }
-        });
-        what <= limit
+        self.kind == StrategyKind::Wcl && what <= write_crcs_bench_limit()
+    }
+
+    /// Does a client write of this non-WCL store journal the crcs of the bytes it writes
+    /// home (`Rec::WriteCrcs` with its input, unsynced: a kill keeps both)? Where the code
+    /// tolerates two or more failures. Why: a torn home block of a cut read-modify-write
+    /// (new payload under its old checksum) and a block that rotted beside it fail their
+    /// checksums alike, and within the tolerance the stripe can still decode the rotten
+    /// one; the crcs tell recovery which is which (`home_block_landed`, review s20r R20-1,
+    /// s19r R19-1). On single parity a torn block and one rot are past the tolerance either
+    /// way (decided lost, session 20), so nothing is journaled there.
+    pub(super) fn home_write_crcs_journaled(&self) -> bool {
+        self.kind != StrategyKind::Wcl
+            && self.tolerance() >= 2
+            && crate::state::WriteCrcsJournaled::Data <= write_crcs_bench_limit()
     }
 
     /// Do recovery's parity proofs of a cut WCL write (`confirm_by_parity` over the views of
@@ -6274,4 +6278,20 @@ mod write_in_flight_tests {
         assert_eq!(w.failure_lost.last(), Some(&lost(9, 1 << 40, 4096)));
         assert!(w.failure_lost_more);
     }
+}
+
+/// How far `EXARAID_BENCH_WRITE_CRCS` (`none`, `data`; read once) lets client writes
+/// journal their crcs (`Store::write_crcs_journaled`, `Store::home_write_crcs_journaled`):
+/// a benchmark of their cost, side by side in one process; never set by the tests, never
+/// in production (recovery then proves less, as with a journal of an older binary).
+fn write_crcs_bench_limit() -> crate::state::WriteCrcsJournaled {
+    use crate::state::WriteCrcsJournaled;
+    static BENCH_LIMIT: std::sync::OnceLock<WriteCrcsJournaled> = std::sync::OnceLock::new();
+    *BENCH_LIMIT.get_or_init(
+        || match std::env::var("EXARAID_BENCH_WRITE_CRCS").as_deref() {
+            Ok("none") => WriteCrcsJournaled::Nothing,
+            Ok("data") => WriteCrcsJournaled::Data,
+            _ => WriteCrcsJournaled::DataAndParity,
+        },
+    )
 }

@@ -51,15 +51,26 @@
 //! of one row than the code tolerates (two OSSs' write threads caught at once on raid5)
 //! loses those blocks too.
 //!
-//! Known limit: a torn block whose decode cannot be confirmed at offsets where another
-//! column is in flight too (its new bytes reached the disk under its old checksum, or a
-//! write hole sits at those offsets, on single parity) keeps its bytes on disk there; so
-//! does a torn block of a cut settle. Bit rot at that very place is then not detected
-//! (review s19r R19-1: a write refused on a rotten block, its `RefusedBlocks` record cut by
-//! a crash, reads the rot back): calling every such block lost loses acknowledged bytes in
-//! plain kills (tried in session 20: `store_crash.rs`'s rmw raid5 rounds). Closing it
-//! needs proof of a torn block's landed payload (its crc journaled before the write, as a
-//! window write's `WindowBlockCrcs`).
+//! On a code of two or more parities, a non-WCL client write journals the crcs of its
+//! bytes with its input (`Rec::WriteCrcs`, `Store::home_write_crcs_journaled`), and where
+//! it is the one cut writer of the stripe they decide its blocks that fail their checksum
+//! (`home_block_landed`): one whose bytes in the write's range match them is torn (its
+//! payload landed under its old checksum), whole in the range: kept; one that matches
+//! neither them nor its stored checksum holds bit rot (reviews s20r R20-1: rot beside a
+//! torn block; s19r R19-1: a write refused on a rotten block, its `RefusedBlocks` record
+//! cut by a crash), and its bytes on disk are never kept: a decode its stored checksum or
+//! the write's crcs prove, else lost (`decide_rotten_cut_block`). A kill -9 that stops a
+//! pwrite at a page boundary inside a block (new then old) matches neither too: decided
+//! as rot, so decoded where proven, else lost (no page-cut crcs for home writes).
+//!
+//! Known limit: elsewhere (single parity, where nothing is journaled; the part of a torn
+//! edge block outside the write's range; several cut writers), a torn block whose decode
+//! cannot be confirmed at offsets where another column is in flight too (its new bytes
+//! reached the disk under its old checksum, or a write hole sits at those offsets, on
+//! single parity) keeps its bytes on disk there; so does a torn block of a cut settle. Bit
+//! rot at that very place is then not detected: calling every such block lost loses
+//! acknowledged bytes in plain kills (tried in session 20: `store_crash.rs`'s rmw raid5
+//! rounds).
 //!
 //! # The cache zone
 //! An interrupted WCL write may have torn a cache block that also holds acknowledged cached
@@ -295,6 +306,10 @@ struct Composed {
 /// recovery records lost the bytes of a disk gone beside a cut settle that it decodes with
 /// it (review s5s S2).
 const BENCH_NO_SETTLE_SUMS_ENV: &str = "EXARAID_BENCH_NO_SETTLE_SUMS";
+
+/// Blocks a cut client write was refused on (`Rec::RefusedBlocks`), with their changes
+/// where known: `(position, block index)` to the delta.
+type RefusedDeltas = BTreeMap<(Pos, usize), Option<Vec<u8>>>;
 
 /// Is [`BENCH_NO_SETTLE_SUMS_ENV`] set (read once per process)?
 fn settle_sums_skipped_for_bench() -> bool {
@@ -2607,6 +2622,21 @@ impl Store {
                     ((pos, b.block as usize), b.delta.clone())
                 })
                 .collect();
+            // The one cut client write's crcs of what it writes home (non-WCL, two or more
+            // parities: `Store::home_write_crcs_journaled`).
+            let home_crcs = in_flight
+                .home_writers
+                .get(&(file, stripe))
+                .and_then(|w| w.keys().next())
+                .filter(|_| {
+                    one_client_write && self.kind != StrategyKind::Wcl && self.tolerance() >= 2
+                })
+                .and_then(|plan| {
+                    core.state
+                        .write_crcs
+                        .iter()
+                        .find(|w| w.plans.contains(plan) && w.file == file)
+                });
             let mut composed = self.compose_stripe(
                 file,
                 stripe,
@@ -2616,7 +2646,7 @@ impl Store {
                 &known,
                 cut_only,
                 (one_client_write, client_writes_only),
-                &refused,
+                (&refused, home_crcs),
             )?;
             // A lost data block's bytes only cut writes wrote: zeros (see `cut_only_ranges`),
             // laid first (cached bytes of the cut write over them are as true).
@@ -3415,7 +3445,7 @@ impl Store {
         known: &[CachedPiece],
         cut_only: &Ranges,
         (one_client_write, client_writes_only): (bool, bool),
-        refused: &BTreeMap<(Pos, usize), Option<Vec<u8>>>,
+        (refused, home_crcs): (&RefusedDeltas, Option<&crate::state::WriteCrcs>),
     ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
@@ -3634,6 +3664,31 @@ impl Store {
                         }
                         _ => None,
                     })?
+                } else if let Some(keep) = match home_crcs
+                    .and_then(|w| self.home_block_landed(w, (stripe, pos, i), own, &raw))
+                {
+                    // A torn write whose crcs are on record (two or more parities): they tell
+                    // a torn block from a rotten one (review s20r R20-1, s19r R19-1).
+                    Some(true) if outside(own, start, end).is_empty() => {
+                        Some(Some(raw.clone())) // the write's bytes, whole: proven new
+                    }
+                    // Its own part is the write's; the rest of the block is acknowledged
+                    // bytes the crcs say nothing of: decided as any torn block (below).
+                    Some(true) => None,
+                    Some(false) => {
+                        let w = home_crcs.expect("crcs on record");
+                        let (oss, key) = keys[&pos];
+                        Some(proven(self.decide_rotten_cut_block(
+                            &composed.buf,
+                            (i, pos, oss, key),
+                            (&erased, ranges),
+                            (own, &raw),
+                            |d| self.home_block_landed(w, (stripe, pos, i), own, d) == Some(true),
+                        )?)?)
+                    }
+                    None => None,
+                } {
+                    keep
                 } else {
                     // A torn write: its own ranges keep what is on disk; acknowledged bytes
                     // beside it come from the other columns where none is in flight.
@@ -5428,6 +5483,86 @@ impl Store {
             // never reached it, issue #4 F1).
             if !mine.is_empty() && b.checksum_matches(key, i, decoded)? {
                 return Ok(Some(decoded.to_vec()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Does block `i` of data column `pos` of `stripe`, as on disk (`payload`), hold the
+    /// bytes the cut client write `w` journaled (`Rec::WriteCrcs`) in its own ranges `own`?
+    /// `None`: the crcs do not cover exactly those ranges (known bytes took some out), so
+    /// they tell nothing. A torn block (payload landed, checksum not) holds them; one that
+    /// fails its checksum and does not hold them is neither the block before the write nor
+    /// after it: bit rot.
+    fn home_block_landed(
+        &self,
+        w: &crate::state::WriteCrcs,
+        (stripe, pos, i): (u64, Pos, usize),
+        own: &[(u64, u64)],
+        payload: &[u8],
+    ) -> Option<bool> {
+        let Cell::Data(d) = self.layout.geometry().cell(pos) else {
+            return None;
+        };
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        assert_eq!(payload.len(), CHECKSUM_BLOCK_BYTES);
+        let mut landed = true;
+        let mut any = false;
+        for &(a, z) in own {
+            let (a, z) = (a.max(start), z.min(end));
+            if a >= z {
+                continue;
+            }
+            let at = self.layout.file_offset(stripe, d, a);
+            let crc = w.crc_of(at, at + (z - a))?;
+            let part = &payload[(a - start) as usize..(z - start) as usize];
+            landed &= crc32c::crc32c(part) == crc;
+            any = true;
+        }
+        any.then_some(landed)
+    }
+
+    /// Block `i` of data column `pos`, in a cut client write's own ranges `own`, that fails
+    /// its checksum and does not hold the write's bytes (`home_block_landed`): bit rot, in
+    /// the block before the write (the write did not reach it, or was refused on it and a
+    /// crash cut its `RefusedBlocks`, review s19r R19-1) or after it (review s20r R20-1).
+    /// Its bytes on disk (`raw`) are never kept. A decode of an erasure pattern (as
+    /// `confirm_block` tries them) is taken when the block's stored checksum proves it, or,
+    /// for a block the write covers whole, when it holds the write's bytes (`holds_write`,
+    /// by their journaled crc: the block after the write). `None`: nothing proves it; the
+    /// caller records the block lost.
+    fn decide_rotten_cut_block(
+        &self,
+        buf: &StripeBuf,
+        (i, pos, oss, key): (usize, Pos, usize, ElementKey),
+        (erased, ranges): (&[usize], &BTreeMap<Pos, Ranges>),
+        (own, raw): (&[(u64, u64)], &[u8]),
+        holds_write: impl Fn(&[u8]) -> bool,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        let confirmed = self.confirm_block(buf, i, pos, erased, ranges, own, oss, key, raw)?;
+        if let Some(c) = confirmed {
+            assert_ne!(
+                c, raw,
+                "a block failing its checksum is never confirmed as it is"
+            );
+            return Ok(Some(c));
+        }
+        if !outside(own, start, end).is_empty() {
+            return Ok(None); // the write's crcs cover part of it: they prove no decode
+        }
+        let extra = in_flight_columns_over_block(ranges, erased, i);
+        for pattern in self.erasure_patterns(pos.col, erased, &extra) {
+            if !pattern.contains(&pos.col) {
+                continue;
+            }
+            let Some(d) = self.decode_block(buf, i, &pattern) else {
+                continue;
+            };
+            if holds_write(d.element(pos)) {
+                return Ok(Some(d.element(pos).to_vec()));
             }
         }
         Ok(None)
