@@ -1575,6 +1575,7 @@ impl Store {
             if client.is_some() {
                 self.journal_parity_crcs(plan, &write_bytes)?;
                 self.journal_window_block_crcs(plan, &write_bytes)?;
+                self.sync_write_crcs_before_cache_writes(plan, &writes)?;
             }
             self.journal_end_parity_crcs(plan, &write_bytes)?;
             self.journal_move_home_crcs(plan, &write_bytes)?;
@@ -1747,6 +1748,41 @@ impl Store {
         });
         let mut core = self.core.lock();
         self.journal(&mut core, rec, false)
+    }
+
+    /// Before a WCL client plan's cache writes (`writes`: this wave's steps) on a one-row
+    /// code: the write's crcs (`Rec::WriteCrcs`, appended with its input, and this wave's
+    /// `Rec::WriteParityCrcs`) made durable by a group-commit fsync of the journal. Why
+    /// (OPEN 4 of session 20, s20a's cost): a power cut keeps any prefix of the unsynced
+    /// journal and, per OSS, its writes or not. One that kept the write's data block and
+    /// dropped its running parity (a write hole) and dropped the crcs too left raid5 unable
+    /// to tell the hole from a stale element, so recovery recorded the row's acknowledged
+    /// cached bytes at the write's offsets LOST (`stale_beside_cut`). Synced first, every
+    /// power cut that changed a block of the write leaves its crcs, which tell each block's
+    /// version; one before this fsync changed no block, and the row as it stood fits. Cost:
+    /// one fsync per write more (shared by writes running together; docs/results/
+    /// s21d-wcl-crcs-fsync.md). Not on array codes: recovery reads no crcs for their rows
+    /// (they serve `cut_durable`, after the acknowledgement's own fsync).
+    fn sync_write_crcs_before_cache_writes(
+        &self,
+        plan: &IoPlan,
+        writes: &[usize],
+    ) -> Result<(), StoreError> {
+        if !self.fsync
+            || self.layout.geometry().rows != 1
+            || !self.write_crcs_journaled(crate::state::WriteCrcsJournaled::Data)
+        {
+            return Ok(());
+        }
+        let writes_cache = writes
+            .iter()
+            .any(|&i| plan.steps[i].op == Op::Write && plan.steps[i].zone == PlanZone::Cache);
+        if !writes_cache {
+            return Ok(());
+        }
+        // Every record this thread appended before (the crcs among them) is at or below it.
+        let appended_seq = self.journal_appended_seq.load(Ordering::SeqCst);
+        self.sync_journal_through(appended_seq)
     }
 
     /// Before a delayed window client plan's cache writes (`write_bytes`: this wave's steps
