@@ -66,7 +66,6 @@ fn power_cut_wcl_write_beside_acknowledged_columns(code: CodeSpec) -> usize {
         holes += usize::from(point.dropped.iter().any(|&d| d));
         let laid = top.path().join("try");
         point.lay(&laid);
-        let jdbg = std::fs::read(laid.join("journal")).unwrap();
         let store = open_laid(&laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
         match store.flush() {
             Ok(()) | Err(StoreError::DataLost(_)) => {}
@@ -80,7 +79,6 @@ fn power_cut_wcl_write_beside_acknowledged_columns(code: CodeSpec) -> usize {
             &new,
             &what,
         );
-        if !lost.is_empty() { eprintln!("DEBUG {}", String::from_utf8_lossy(&jdbg)); }
         assert!(
             lost.is_empty(),
             "{what}: acknowledged blocks at {lost:?} recorded LOST though every byte of them is on disk"
