@@ -86,7 +86,10 @@ fn power_cut_wcl_write_beside_acknowledged_columns(code: CodeSpec) -> usize {
         drop(store);
         std::fs::remove_dir_all(&laid).unwrap();
     });
-    assert!(holes > 0, "the scene: some power cut drops an OSS's unsynced writes");
+    assert!(
+        holes > 0,
+        "the scene: some power cut drops an OSS's unsynced writes"
+    );
     eprintln!(
         "{:?}: {} images, {points} power cuts checked",
         code.kind,

@@ -2717,14 +2717,16 @@ impl Store {
     /// decode, and are confirmed by one of: the block's stored checksum over them with its
     /// own bytes on disk under the moved range (the block as it was, rot mended: written
     /// back so, a pure heal); the file never wrote them (zeros by the store's record, as the
-    /// END parity read them) and the decode gives zeros; a parity equation the decode did
-    /// not need holds (fewer columns erased in the row than the code tolerates: the rot
-    /// under the moved bytes, beside written ones). The last two write the block back as
-    /// it is after the move. Either way the move's partial write then finds the block
-    /// healthy. One confirmed by none (rot under the moved bytes beside written ones on a
-    /// code with no spare parity left, a row with more unreadable blocks than the code
-    /// tolerates, data and parity disagreeing) fails the move before any write, naming the
-    /// block's file bytes. Where it arises: a read of the block by the END parity plan
+    /// END parity read them) and the decode gives zeros; the decode equals the block's bytes
+    /// on disk that the move keeps and the moved bytes (the rot lies under the moved bytes
+    /// only: recovery's `confirm_block` takes the same block so, session 21); a parity
+    /// equation the decode did not need holds (fewer columns erased in the row than the
+    /// code tolerates). All but the first write the block back as it is after the move.
+    /// Either way the move's partial write then finds the block healthy. One confirmed by
+    /// none (rot in the kept bytes beside rot under the moved ones on a code with no spare
+    /// parity left, a row with more unreadable blocks than the code tolerates, data and
+    /// parity disagreeing) fails the move before any write, naming the block's file bytes;
+    /// the reopen's recovery then records them lost (`laid_over_decode_confirmed`). Where it arises: a read of the block by the END parity plan
     /// heals it before the parity changes, but a reconstruct-write reads only the other
     /// columns over the window's byte ranges and this column's bytes beside them, so a
     /// block whose bytes it reads are all never written (served as zeros, unhealed), or
@@ -2800,6 +2802,8 @@ impl Store {
                 })
             })
             .count();
+        // The block with the moved bytes laid over, before the decode replaces it.
+        let laid = home.buf.element(pos)[i * block..(i + 1) * block].to_vec();
         let lost = self.decode_blocks(&mut home)?;
         let checked_by_parity =
             erased_in_row < self.tolerance() && !home.located.iter().any(|&(r, _)| r == i);
@@ -2849,6 +2853,27 @@ impl Store {
             self.count(step.oss, Zone::Data, Op::Write, false);
             return self.write_back_block(step.oss, key, first as usize, after);
         }
+        let moved_here = |at: usize| {
+            (moved.get(&pos).map(Vec::as_slice).unwrap_or(&[]))
+                .iter()
+                .any(|&(a, z)| a <= at && at < z)
+        };
+        let decode_is_on_disk = on_disk_read
+            && (i * block..(i + 1) * block).all(|at| {
+                let want = match moved_here(at) {
+                    true => laid[at - i * block],
+                    false => on_disk[at],
+                };
+                after[at - i * block] == want
+            });
+        if decode_is_on_disk {
+            // The decode equals the block's bytes on disk the move keeps, and the moved
+            // bytes: the rot lies under the moved bytes only (they replace it). Recovery
+            // takes the same block so (`confirm_block`: the decode equal to the bytes on
+            // disk with the known ones laid over); written back as after the move, as above.
+            self.count(step.oss, Zone::Data, Op::Write, false);
+            return self.write_back_block(step.oss, key, first as usize, after);
+        }
         if checked_by_parity {
             // The rot lies under the moved bytes (they replace it) beside written ones: the
             // block's checksum covers the rotten old bytes, but the decode satisfied every
@@ -2862,7 +2887,7 @@ impl Store {
         };
         let at = self.layout.file_offset(stripe, d, (i * block) as u64);
         Err(StoreError::DataLost(format!(
-            "{name} bytes {at}..{} (stripe {stripe}, 4 KiB block {i} of the element at row {} column {} on OSS {}) cannot be confirmed: the block fails its checksum ({err}), and its bytes the delayed window's move home does not replace, rebuilt from the stripe with the window's bytes laid over, do not match that checksum with the block's bytes on disk under the window's, are not all bytes the file never wrote, and no spare parity is left to check them (the rot lies under the window's bytes on a code with no spare parity in that row, or data and parity disagree); nothing of the move was written (the window's bytes stay in the cache zone, their END parity durable), and this handle refuses further calls. Reopen the store (any next command does): its recovery moves the window's bytes home and rebuilds this block from the stripe the END parity encodes, or records its bytes lost; `exaraid store status` then names any lost range (write those bytes again)",
+            "{name} bytes {at}..{} (stripe {stripe}, 4 KiB block {i} of the element at row {} column {} on OSS {}) cannot be confirmed: the block fails its checksum ({err}), and its bytes the delayed window's move home does not replace, rebuilt from the stripe with the window's bytes laid over, do not match that checksum with the block's bytes on disk under the window's, nor the block's bytes on disk, are not all bytes the file never wrote, and no spare parity is left to check them (the block rotted beside the window's bytes as well as under them on a code with no spare parity in that row, or data and parity disagree); nothing of the move was written (the window's bytes stay in the cache zone, their END parity durable), and this handle refuses further calls. Reopen the store (any next command does): its recovery moves the window's bytes home and records this block's bytes lost, as nothing confirms them; `exaraid store status` then names the lost range (write those bytes again)",
             at + block as u64,
             pos.row,
             pos.col,
