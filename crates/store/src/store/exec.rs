@@ -1547,12 +1547,16 @@ impl Store {
         let copy_failing =
             |oss: usize| self.copy_columns_of_failing_oss(plan, client, &read_bytes, oss);
         let waves = depth.iter().copied().max().map_or(0, |d| d + 1);
+        // The bytes of every wave's writes (sources are the reads, the client buffer or
+        // parity computes over those), all known before the first write: every read ran
+        // first. So a client plan journals the crcs of every wave's running parity before
+        // its first write, and one fsync makes them durable with its data crcs (see
+        // `sync_write_crcs_before_cache_writes`), not one per wave.
+        let mut waves_bytes: Vec<(Vec<usize>, Vec<(usize, Vec<u8>)>)> = Vec::with_capacity(waves);
         for wave in 0..waves {
             let writes: Vec<usize> = (0..n)
                 .filter(|&i| depth[i] == wave && plan.steps[i].op == Op::Write)
                 .collect();
-            // The bytes of this wave's writes (sources are the reads, the client buffer or
-            // parity computes over those).
             let mut write_bytes: Vec<(usize, Vec<u8>)> = Vec::with_capacity(writes.len());
             for &i in &writes {
                 let step = &plan.steps[i];
@@ -1574,8 +1578,16 @@ impl Store {
             }
             if client.is_some() {
                 self.journal_parity_crcs(plan, &write_bytes)?;
+            }
+            waves_bytes.push((writes, write_bytes));
+        }
+        if client.is_some() {
+            let writes: Vec<usize> = waves_bytes.iter().flat_map(|(w, _)| w).copied().collect();
+            self.sync_write_crcs_before_cache_writes(plan, &writes)?;
+        }
+        for (writes, write_bytes) in waves_bytes {
+            if client.is_some() {
                 self.journal_window_block_crcs(plan, &write_bytes)?;
-                self.sync_write_crcs_before_cache_writes(plan, &writes)?;
             }
             self.journal_end_parity_crcs(plan, &write_bytes)?;
             self.journal_move_home_crcs(plan, &write_bytes)?;
@@ -1701,10 +1713,11 @@ impl Store {
         }
     }
 
-    /// Before a client plan's running parity writes (`write_bytes`: this wave's steps and
-    /// their bytes): their crcs, journaled unsynced (`Rec::WriteParityCrcs`), where its write
-    /// journaled its data crcs (`write_crcs_journaled`). A kill keeps the append, as it keeps
-    /// any write that returned. Why: a write cut between its block writes leaves data and
+    /// Before a client plan's first write (`write_bytes`: one wave's steps and their bytes):
+    /// the crcs of that wave's running parity writes (`Rec::WriteParityCrcs`), where its
+    /// write journaled its data crcs (`write_crcs_journaled`); appended unsynced, made
+    /// durable before the first write on one-row codes (`sync_write_crcs_before_cache_
+    /// writes`). A kill keeps the append, as it keeps any write that returned. Why: a write cut between its block writes leaves data and
     /// running parity of different versions, and recovery tells each parity block's
     /// version by these crcs (`confirm_by_versions`).
     fn journal_parity_crcs(
