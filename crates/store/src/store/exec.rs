@@ -1604,12 +1604,16 @@ impl Store {
         let copy_failing =
             |oss: usize| self.copy_columns_of_failing_oss(plan, client, &read_bytes, oss);
         let waves = depth.iter().copied().max().map_or(0, |d| d + 1);
+        // The bytes of every wave's writes (sources are the reads, the client buffer or
+        // parity computes over those), all known before the first write: every read ran
+        // first. So a client plan journals the crcs of every wave's running parity before
+        // its first write, and one fsync makes them durable with its data crcs (see
+        // `sync_write_crcs_before_cache_writes`), not one per wave.
+        let mut waves_bytes: Vec<(Vec<usize>, Vec<(usize, Vec<u8>)>)> = Vec::with_capacity(waves);
         for wave in 0..waves {
             let writes: Vec<usize> = (0..n)
                 .filter(|&i| depth[i] == wave && plan.steps[i].op == Op::Write)
                 .collect();
-            // The bytes of this wave's writes (sources are the reads, the client buffer or
-            // parity computes over those).
             let mut write_bytes: Vec<(usize, Vec<u8>)> = Vec::with_capacity(writes.len());
             for &i in &writes {
                 let step = &plan.steps[i];
@@ -1631,6 +1635,15 @@ impl Store {
             }
             if client.is_some() {
                 self.journal_parity_crcs(plan, &write_bytes)?;
+            }
+            waves_bytes.push((writes, write_bytes));
+        }
+        if client.is_some() {
+            let writes: Vec<usize> = waves_bytes.iter().flat_map(|(w, _)| w).copied().collect();
+            self.sync_write_crcs_before_cache_writes(plan, &writes)?;
+        }
+        for (writes, write_bytes) in waves_bytes {
+            if client.is_some() {
                 self.journal_window_block_crcs(plan, &write_bytes)?;
             }
             self.journal_end_parity_crcs(plan, &write_bytes)?;
@@ -1757,10 +1770,11 @@ impl Store {
         }
     }
 
-    /// Before a client plan's running parity writes (`write_bytes`: this wave's steps and
-    /// their bytes): their crcs, journaled unsynced (`Rec::WriteParityCrcs`), where its write
-    /// journaled its data crcs (`write_crcs_journaled`). A kill keeps the append, as it keeps
-    /// any write that returned. Why: a write cut between its block writes leaves data and
+    /// Before a client plan's first write (`write_bytes`: one wave's steps and their bytes):
+    /// the crcs of that wave's running parity writes (`Rec::WriteParityCrcs`), where its
+    /// write journaled its data crcs (`write_crcs_journaled`); appended unsynced, made
+    /// durable before the first write on one-row codes (`sync_write_crcs_before_cache_
+    /// writes`). A kill keeps the append, as it keeps any write that returned. Why: a write cut between its block writes leaves data and
     /// running parity of different versions, and recovery tells each parity block's
     /// version by these crcs (`confirm_by_versions`).
     fn journal_parity_crcs(
@@ -1804,6 +1818,41 @@ impl Store {
         });
         let mut core = self.core.lock();
         self.journal(&mut core, rec, false)
+    }
+
+    /// Before a WCL client plan's cache writes (`writes`: this wave's steps) on a one-row
+    /// code: the write's crcs (`Rec::WriteCrcs`, appended with its input, and this wave's
+    /// `Rec::WriteParityCrcs`) made durable by a group-commit fsync of the journal. Why
+    /// (OPEN 4 of session 20, s20a's cost): a power cut keeps any prefix of the unsynced
+    /// journal and, per OSS, its writes or not. One that kept the write's data block and
+    /// dropped its running parity (a write hole) and dropped the crcs too left raid5 unable
+    /// to tell the hole from a stale element, so recovery recorded the row's acknowledged
+    /// cached bytes at the write's offsets LOST (`stale_beside_cut`). Synced first, every
+    /// power cut that changed a block of the write leaves its crcs, which tell each block's
+    /// version; one before this fsync changed no block, and the row as it stood fits. Cost:
+    /// one fsync per write more (shared by writes running together; docs/results/
+    /// s21d-wcl-crcs-fsync.md). Not on array codes: recovery reads no crcs for their rows
+    /// (they serve `cut_durable`, after the acknowledgement's own fsync).
+    fn sync_write_crcs_before_cache_writes(
+        &self,
+        plan: &IoPlan,
+        writes: &[usize],
+    ) -> Result<(), StoreError> {
+        if !self.fsync
+            || self.layout.geometry().rows != 1
+            || !self.write_crcs_journaled(crate::state::WriteCrcsJournaled::Data)
+        {
+            return Ok(());
+        }
+        let writes_cache = writes
+            .iter()
+            .any(|&i| plan.steps[i].op == Op::Write && plan.steps[i].zone == PlanZone::Cache);
+        if !writes_cache {
+            return Ok(());
+        }
+        // Every record this thread appended before (the crcs among them) is at or below it.
+        let appended_seq = self.journal_appended_seq.load(Ordering::SeqCst);
+        self.sync_journal_through(appended_seq)
     }
 
     /// Before a delayed window client plan's cache writes (`write_bytes`: this wave's steps
@@ -2738,14 +2787,16 @@ impl Store {
     /// decode, and are confirmed by one of: the block's stored checksum over them with its
     /// own bytes on disk under the moved range (the block as it was, rot mended: written
     /// back so, a pure heal); the file never wrote them (zeros by the store's record, as the
-    /// END parity read them) and the decode gives zeros; a parity equation the decode did
-    /// not need holds (fewer columns erased in the row than the code tolerates: the rot
-    /// under the moved bytes, beside written ones). The last two write the block back as
-    /// it is after the move. Either way the move's partial write then finds the block
-    /// healthy. One confirmed by none (rot under the moved bytes beside written ones on a
-    /// code with no spare parity left, a row with more unreadable blocks than the code
-    /// tolerates, data and parity disagreeing) fails the move before any write, naming the
-    /// block's file bytes. Where it arises: a read of the block by the END parity plan
+    /// END parity read them) and the decode gives zeros; the decode equals the block's bytes
+    /// on disk that the move keeps and the moved bytes (the rot lies under the moved bytes
+    /// only: recovery's `confirm_block` takes the same block so, session 21); a parity
+    /// equation the decode did not need holds (fewer columns erased in the row than the
+    /// code tolerates). All but the first write the block back as it is after the move.
+    /// Either way the move's partial write then finds the block healthy. One confirmed by
+    /// none (rot in the kept bytes beside rot under the moved ones on a code with no spare
+    /// parity left, a row with more unreadable blocks than the code tolerates, data and
+    /// parity disagreeing) fails the move before any write, naming the block's file bytes;
+    /// the reopen's recovery then records them lost (`laid_over_decode_confirmed`). Where it arises: a read of the block by the END parity plan
     /// heals it before the parity changes, but a reconstruct-write reads only the other
     /// columns over the window's byte ranges and this column's bytes beside them, so a
     /// block whose bytes it reads are all never written (served as zeros, unhealed), or
@@ -2821,6 +2872,8 @@ impl Store {
                 })
             })
             .count();
+        // The block with the moved bytes laid over, before the decode replaces it.
+        let laid = home.buf.element(pos)[i * block..(i + 1) * block].to_vec();
         let lost = self.decode_blocks(&mut home)?;
         let checked_by_parity =
             erased_in_row < self.tolerance() && !home.located.iter().any(|&(r, _)| r == i);
@@ -2870,6 +2923,27 @@ impl Store {
             self.count(step.oss, Zone::Data, Op::Write, false);
             return self.write_back_block(step.oss, key, first as usize, after);
         }
+        let moved_here = |at: usize| {
+            (moved.get(&pos).map(Vec::as_slice).unwrap_or(&[]))
+                .iter()
+                .any(|&(a, z)| a <= at && at < z)
+        };
+        let decode_is_on_disk = on_disk_read
+            && (i * block..(i + 1) * block).all(|at| {
+                let want = match moved_here(at) {
+                    true => laid[at - i * block],
+                    false => on_disk[at],
+                };
+                after[at - i * block] == want
+            });
+        if decode_is_on_disk {
+            // The decode equals the block's bytes on disk the move keeps, and the moved
+            // bytes: the rot lies under the moved bytes only (they replace it). Recovery
+            // takes the same block so (`confirm_block`: the decode equal to the bytes on
+            // disk with the known ones laid over); written back as after the move, as above.
+            self.count(step.oss, Zone::Data, Op::Write, false);
+            return self.write_back_block(step.oss, key, first as usize, after);
+        }
         if checked_by_parity {
             // The rot lies under the moved bytes (they replace it) beside written ones: the
             // block's checksum covers the rotten old bytes, but the decode satisfied every
@@ -2883,7 +2957,7 @@ impl Store {
         };
         let at = self.layout.file_offset(stripe, d, (i * block) as u64);
         Err(StoreError::DataLost(format!(
-            "{name} bytes {at}..{} (stripe {stripe}, 4 KiB block {i} of the element at row {} column {} on OSS {}) cannot be confirmed: the block fails its checksum ({err}), and its bytes the delayed window's move home does not replace, rebuilt from the stripe with the window's bytes laid over, do not match that checksum with the block's bytes on disk under the window's, are not all bytes the file never wrote, and no spare parity is left to check them (the rot lies under the window's bytes on a code with no spare parity in that row, or data and parity disagree); nothing of the move was written (the window's bytes stay in the cache zone, their END parity durable), and this handle refuses further calls. Reopen the store (any next command does): its recovery moves the window's bytes home and rebuilds this block from the stripe the END parity encodes, or records its bytes lost; `exaraid store status` then names any lost range (write those bytes again)",
+            "{name} bytes {at}..{} (stripe {stripe}, 4 KiB block {i} of the element at row {} column {} on OSS {}) cannot be confirmed: the block fails its checksum ({err}), and its bytes the delayed window's move home does not replace, rebuilt from the stripe with the window's bytes laid over, do not match that checksum with the block's bytes on disk under the window's, nor the block's bytes on disk, are not all bytes the file never wrote, and no spare parity is left to check them (the block rotted beside the window's bytes as well as under them on a code with no spare parity in that row, or data and parity disagree); nothing of the move was written (the window's bytes stay in the cache zone, their END parity durable), and this handle refuses further calls. Reopen the store (any next command does): its recovery moves the window's bytes home and records this block's bytes lost, as nothing confirms them; `exaraid store status` then names the lost range (write those bytes again)",
             at + block as u64,
             pos.row,
             pos.col,
