@@ -213,6 +213,12 @@ pub(super) struct InFlight {
     /// cache stripe (any column, data or running parity): there a decode of cached bytes on
     /// a failed OSS may meet data and running parity of different versions.
     cache_in_flight: BTreeMap<(u64, u64), Ranges>,
+    /// The home stripes whose cache stripe a cut WCL write touched, decided by
+    /// `decide_cache_stripe`'s own proofs: it leaves the running parity of a row with a
+    /// column without bytes as it was (`row_unknown`), so there it disagrees with the data
+    /// by design and the settle's stale-cache check beside that failed column would record
+    /// bytes lost that recovery proved (s21g).
+    cache_decided: BTreeSet<(u64, u64)>,
     /// Per file, the byte ranges only writes cut by the crash wrote (`cut_only_ranges`):
     /// zeros where home cannot tell their bytes.
     cut_only: BTreeMap<u64, Ranges>,
@@ -835,6 +841,7 @@ impl Store {
                 && !in_flight
                     .failed_cache_copies
                     .contains_key(&(*file, *stripe));
+            in_flight.cache_decided.insert((*file, *stripe));
             let decided = self.decide_cache_stripe(core, *file, *stripe, c, provable);
             match decided {
                 Ok((lost, proven)) => {
@@ -2297,7 +2304,9 @@ impl Store {
             // stale bytes the first try corrected over a stripe written home again.
             let untouched_by_cut_writes = !cut_write_stripes.contains(&(file, stripe))
                 && lost_cached.is_empty()
-                && !in_flight.cache_in_flight.contains_key(&(file, stripe));
+                && !in_flight.cache_in_flight.contains_key(&(file, stripe))
+                && !(in_flight.cache_decided.contains(&(file, stripe))
+                    && self.cache_stripe_beside_failed_oss(file, stripe));
             let stale_checks =
                 if self.kind == StrategyKind::Wcl && !overlay.is_empty() && untouched_by_cut_writes
                 {

@@ -376,6 +376,18 @@ impl Store {
     /// `check_cache_stripe_on_disk`, keeping the bytes it read (see `CheckedCacheStripe`);
     /// `counted`: its reads count as ops (a check outside any plan's `IoPlan` passes
     /// `false`, so that the counts stay the planner's and the simulator's).
+    /// Does a cache stripe of home stripe `(file, stripe)` hold a chunk on an OSS out of
+    /// service (a column its check erases)?
+    pub(super) fn cache_stripe_beside_failed_oss(&self, file: u64, stripe: u64) -> bool {
+        self.cache_generations(file, stripe)
+            .iter()
+            .any(|(chunks, _)| {
+                chunks
+                    .values()
+                    .any(|&(oss, _)| !self.backends[oss].healthy())
+            })
+    }
+
     fn read_and_check_cache_stripe(
         &self,
         core: Option<&Core>,
@@ -390,12 +402,6 @@ impl Store {
         let g = self.layout.geometry().clone();
         let e_bytes = self.sb.element_bytes as u64;
         let chunks = &generation.0;
-        if chunks
-            .values()
-            .any(|&(oss, _)| !self.backends[oss].healthy())
-        {
-            return Ok(None);
-        }
         let live = self.cache_stripe_live(core, file, stripe, generation)?;
         let live_at = |p: Pos| -> Vec<(u64, u64)> {
             match g.cell(p) {
@@ -408,11 +414,19 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES;
         let mut erased: BTreeSet<(Pos, usize)> = BTreeSet::new();
         for (&col, &(oss, base)) in chunks {
+            // A column on an OSS out of service is an erasure of the check, as blocks that
+            // do not read: returned unchecked, a stale element beside it went home with
+            // success (session 21, s21g).
+            let down = !self.backends[oss].healthy();
             for row in 0..g.rows {
                 let p = Pos { row, col };
                 let key = self.key(PlanZone::Cache, file, base + row as u64 * e_bytes);
                 for (a, z) in live_at(p) {
                     let (a, z) = (a as usize, z as usize);
+                    if down {
+                        erased.extend((a / block..z.div_ceil(block)).map(|i| (p, i)));
+                        continue;
+                    }
                     if counted {
                         self.count(oss, Zone::Cache, Op::Read, false);
                     }

@@ -128,12 +128,10 @@ impl Store {
             .filter(|p| v.held.get(p).is_some_and(|h| h[v.i] != Held::Verified))
             .map(|p| p.col)
             .collect();
-        // A column without bytes (its OSS failed) is proven or lost by the decisions after
-        // this check (`confirm_by_parity`, `confirm_by_versions`): not checked here.
-        let absent = cells
-            .iter()
-            .any(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Absent));
-        if unread_cols.len() >= m || absent {
+        // A column without bytes (its OSS failed) is one of them, erased: skipped, a stale
+        // element beside it went home with success (s21g), and the settle's check does not
+        // see it either (this row's running parity is left as it was, `row_unknown`).
+        if unread_cols.len() >= m {
             return CutRowStale::Agrees;
         }
         // Each in-flight block's possible states: told by the write's crcs where they are on
