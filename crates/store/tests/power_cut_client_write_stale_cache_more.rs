@@ -65,7 +65,7 @@ fn evenodd_dcode_hdp_a_cut_client_write_beside_a_stale_cache_element_leaves_it_c
 }
 
 #[test]
-#[ignore = "OPEN (session 21): WRONG BYTES at a power cut that drops the cut write's unsynced OSS writes beside the dead column (call 11), s21g"]
+#[ignore = "OPEN (session 21): WRONG BYTES at a power cut before mutating call 11 (the cut write's unsynced writes of one OSS dropped) beside the dead column, s21g"]
 fn raid6_a_cut_client_write_beside_a_stale_cache_element_and_a_dead_column_leaves_it_checked() {
     checked(CodeSpec::raid6(4), Some(0));
 }
@@ -76,7 +76,7 @@ fn rs_4_3_a_cut_client_write_beside_a_stale_cache_element_and_a_dead_column_leav
 }
 
 #[test]
-#[ignore = "OPEN (session 21): WRONG BYTES at a power cut that drops the cut write's unsynced OSS writes beside the dead column (call 11), s21g"]
+#[ignore = "OPEN (session 21): WRONG BYTES at a power cut before mutating call 11 (the cut write's unsynced writes of one OSS dropped) beside the dead column, s21g"]
 fn hcode_a_cut_client_write_beside_a_stale_cache_element_and_a_dead_column_leaves_it_checked() {
     checked(array(CodeKind::Hcode), Some(0));
 }

@@ -71,6 +71,22 @@ pub(super) struct CheckedCacheStripe {
     pub(super) check: StaleCheck,
 }
 
+impl CheckedCacheStripe {
+    /// Not judge checksum blocks `blocks`: where recovery decided them by its own proofs
+    /// and left their running parity as it was (`InFlight::cache_decided`), a disagreement
+    /// there is no stale element. Their bytes are taken as read.
+    pub(super) fn forget_blocks(&mut self, blocks: &BTreeSet<usize>) {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let check = &mut self.check;
+        check.fixes.retain(|(_, at, right)| {
+            let (a, z) = (*at, *at + right.len() as u64);
+            !(a / block..z.div_ceil(block)).any(|i| blocks.contains(&(i as usize)))
+        });
+        check.unlocated_blocks.retain(|i| !blocks.contains(i));
+        check.bad_blocks.retain(|i| !blocks.contains(i));
+    }
+}
+
 impl Store {
     /// Check `buf` (each element's live bytes laid, zeros elsewhere) against its parity,
     /// and locate a stale column where the disagreement allows (see the module docs).
@@ -376,18 +392,6 @@ impl Store {
     /// `check_cache_stripe_on_disk`, keeping the bytes it read (see `CheckedCacheStripe`);
     /// `counted`: its reads count as ops (a check outside any plan's `IoPlan` passes
     /// `false`, so that the counts stay the planner's and the simulator's).
-    /// Does a cache stripe of home stripe `(file, stripe)` hold a chunk on an OSS out of
-    /// service (a column its check erases)?
-    pub(super) fn cache_stripe_beside_failed_oss(&self, file: u64, stripe: u64) -> bool {
-        self.cache_generations(file, stripe)
-            .iter()
-            .any(|(chunks, _)| {
-                chunks
-                    .values()
-                    .any(|&(oss, _)| !self.backends[oss].healthy())
-            })
-    }
-
     fn read_and_check_cache_stripe(
         &self,
         core: Option<&Core>,
