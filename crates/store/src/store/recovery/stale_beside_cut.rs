@@ -31,9 +31,9 @@
 //! the decode (before, the stale data column that also held the write's anti-diagonal
 //! parity was decoded away whole and its world fit: hcode WRONG BYTES).
 //!
-//! Not checked (the row decided as before): several cut writers on the cache stripe, a
-//! column without bytes (an OSS failed: OPEN, power_cut_client_write_stale_cache_more.rs),
-//! as many unreadable columns as the code tolerates, and a row with a block that fails its
+//! A column without bytes (an OSS failed) is erased like an unreadable one (s21g).
+//! Not checked (the row decided as before): several cut writers on the cache stripe, as
+//! many unreadable columns as the code tolerates, and a row with a block that fails its
 //! checksum and no redundancy left beside it.
 
 use super::*;
