@@ -224,6 +224,12 @@ pub(super) struct InFlight {
     /// cache stripe (any column, data or running parity): there a decode of cached bytes on
     /// a failed OSS may meet data and running parity of different versions.
     cache_in_flight: BTreeMap<(u64, u64), Ranges>,
+    /// Per home stripe whose cache stripe a cut WCL write touched, the checksum blocks
+    /// `decide_cache_stripe` decided by its own proofs and left the running parity of as it
+    /// was (a column without bytes, `row_unknown`): there it may disagree with the data by
+    /// design, and the settle's stale-cache check, the failed column erased, would record
+    /// bytes lost that recovery proved (s21g). Its other blocks are checked as any.
+    cache_decided: BTreeMap<(u64, u64), BTreeSet<usize>>,
     /// Per file, the byte ranges only writes cut by the crash wrote (`cut_only_ranges`):
     /// zeros where home cannot tell their bytes.
     cut_only: BTreeMap<u64, Ranges>,
@@ -852,7 +858,12 @@ impl Store {
                     .contains_key(&(*file, *stripe));
             let decided = self.decide_cache_stripe(core, *file, *stripe, c, provable);
             match decided {
-                Ok((lost, proven)) => {
+                Ok((lost, proven, parity_left)) => {
+                    if !parity_left.is_empty() {
+                        in_flight
+                            .cache_decided
+                            .insert((*file, *stripe), parity_left);
+                    }
                     if !lost.is_empty() {
                         in_flight.lost_cached.insert((*file, *stripe), lost);
                     }
@@ -958,7 +969,7 @@ impl Store {
         stripe: u64,
         c: &CacheInFlight,
         provable: bool,
-    ) -> Result<(BTreeSet<(Pos, usize)>, Vec<CachedPiece>), StoreError> {
+    ) -> Result<(BTreeSet<(Pos, usize)>, Vec<CachedPiece>, BTreeSet<usize>), StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
         let block = CHECKSUM_BLOCK_BYTES;
@@ -1107,6 +1118,9 @@ impl Store {
             }
         }
         let mut lost: BTreeSet<(Pos, usize)> = BTreeSet::new();
+        // Checksum blocks whose running parity is left as it was beside a column without
+        // bytes (`row_unknown`): the settle's check does not judge them (see `cache_decided`).
+        let mut parity_left: BTreeSet<usize> = BTreeSet::new();
         let mut proven: Vec<CachedPiece> = Vec::new();
         let proof_held = if provable && has_parity {
             self.cache_stripe_proof_held(c, &chunks, &held)
@@ -1483,6 +1497,9 @@ impl Store {
                     }
                 }
             }
+            if row_unknown && !row_lost {
+                parity_left.insert(i);
+            }
             if !has_parity || row_lost || row_unknown {
                 continue; // a lost row's parity is never read: its data is not moved home
             }
@@ -1516,7 +1533,7 @@ impl Store {
                 }
             }
         }
-        Ok((lost, proven))
+        Ok((lost, proven, parity_left))
     }
 
     /// For `confirm_by_parity` over block `i` of a cache stripe where the one cut client
@@ -2313,13 +2330,18 @@ impl Store {
             let untouched_by_cut_writes = !cut_write_stripes.contains(&(file, stripe))
                 && lost_cached.is_empty()
                 && !in_flight.cache_in_flight.contains_key(&(file, stripe));
-            let stale_checks =
+            let mut stale_checks =
                 if self.kind == StrategyKind::Wcl && !overlay.is_empty() && untouched_by_cut_writes
                 {
                     self.stale_cache_checks(core, file, stripe)?
                 } else {
                     Vec::new()
                 };
+            if let Some(decided) = in_flight.cache_decided.get(&(file, stripe)) {
+                for checked in &mut stale_checks {
+                    checked.forget_blocks(decided);
+                }
+            }
             let mut pieces: Vec<CachedPiece> = Vec::new();
             for x in overlay {
                 // Cached bytes of an OSS failed after the settle that began had synced home

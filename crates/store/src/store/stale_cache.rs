@@ -71,6 +71,22 @@ pub(super) struct CheckedCacheStripe {
     pub(super) check: StaleCheck,
 }
 
+impl CheckedCacheStripe {
+    /// Not judge checksum blocks `blocks`: where recovery decided them by its own proofs
+    /// and left their running parity as it was (`InFlight::cache_decided`), a disagreement
+    /// there is no stale element. Their bytes are taken as read.
+    pub(super) fn forget_blocks(&mut self, blocks: &BTreeSet<usize>) {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let check = &mut self.check;
+        check.fixes.retain(|(_, at, right)| {
+            let (a, z) = (*at, *at + right.len() as u64);
+            !(a / block..z.div_ceil(block)).any(|i| blocks.contains(&(i as usize)))
+        });
+        check.unlocated_blocks.retain(|i| !blocks.contains(i));
+        check.bad_blocks.retain(|i| !blocks.contains(i));
+    }
+}
+
 impl Store {
     /// Check `buf` (each element's live bytes laid, zeros elsewhere) against its parity,
     /// and locate a stale column where the disagreement allows (see the module docs).
@@ -390,12 +406,6 @@ impl Store {
         let g = self.layout.geometry().clone();
         let e_bytes = self.sb.element_bytes as u64;
         let chunks = &generation.0;
-        if chunks
-            .values()
-            .any(|&(oss, _)| !self.backends[oss].healthy())
-        {
-            return Ok(None);
-        }
         let live = self.cache_stripe_live(core, file, stripe, generation)?;
         let live_at = |p: Pos| -> Vec<(u64, u64)> {
             match g.cell(p) {
@@ -408,11 +418,19 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES;
         let mut erased: BTreeSet<(Pos, usize)> = BTreeSet::new();
         for (&col, &(oss, base)) in chunks {
+            // A column on an OSS out of service is an erasure of the check, as blocks that
+            // do not read: returned unchecked, a stale element beside it went home with
+            // success (session 21, s21g).
+            let down = !self.backends[oss].healthy();
             for row in 0..g.rows {
                 let p = Pos { row, col };
                 let key = self.key(PlanZone::Cache, file, base + row as u64 * e_bytes);
                 for (a, z) in live_at(p) {
                     let (a, z) = (a as usize, z as usize);
+                    if down {
+                        erased.extend((a / block..z.div_ceil(block)).map(|i| (p, i)));
+                        continue;
+                    }
                     if counted {
                         self.count(oss, Zone::Cache, Op::Read, false);
                     }

@@ -31,9 +31,9 @@
 //! the decode (before, the stale data column that also held the write's anti-diagonal
 //! parity was decoded away whole and its world fit: hcode WRONG BYTES).
 //!
-//! Not checked (the row decided as before): several cut writers on the cache stripe, a
-//! column without bytes (an OSS failed: OPEN, power_cut_client_write_stale_cache_more.rs),
-//! as many unreadable columns as the code tolerates, and a row with a block that fails its
+//! A column without bytes (an OSS failed) is erased like an unreadable one (s21g).
+//! Not checked (the row decided as before): several cut writers on the cache stripe, as
+//! many unreadable columns as the code tolerates, and a row with a block that fails its
 //! checksum and no redundancy left beside it.
 
 use super::*;
@@ -128,12 +128,10 @@ impl Store {
             .filter(|p| v.held.get(p).is_some_and(|h| h[v.i] != Held::Verified))
             .map(|p| p.col)
             .collect();
-        // A column without bytes (its OSS failed) is proven or lost by the decisions after
-        // this check (`confirm_by_parity`, `confirm_by_versions`): not checked here.
-        let absent = cells
-            .iter()
-            .any(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Absent));
-        if unread_cols.len() >= m || absent {
+        // A column without bytes (its OSS failed) is one of them, erased: skipped, a stale
+        // element beside it went home with success (s21g), and the settle's check does not
+        // see it either (this row's running parity is left as it was, `row_unknown`).
+        if unread_cols.len() >= m {
             return CutRowStale::Agrees;
         }
         // Each in-flight block's possible states: told by the write's crcs where they are on
