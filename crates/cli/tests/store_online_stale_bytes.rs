@@ -173,8 +173,21 @@ fn interrupted_online_never_writes_back_stale_bytes(kill_at: &str, rebuild_inste
     if rebuild_instead {
         ok(&["store", "rebuild", d, "--oss", &x], b"");
     }
-    // Ending the window names the loss (the block is not back): refused.
-    fails(&["store", "delayed", "end", d, &sc.token], b"");
+    if rebuild_instead {
+        // Session 21 (s21e): the rebuild finishes the killed online's `Restore` (its pieces
+        // read verified from x's old directory) after `Rebuilt`, as a rerun of `online`
+        // would: the block is back, and END gives the window its parity.
+        ok(&["store", "delayed", "end", d, &sc.token], b"");
+        assert_eq!(lost(d), [], "{kill_at}: the rebuild took the block back");
+        assert_eq!(
+            check_file(d, "f1", &sc.f1),
+            [] as [usize; 0],
+            "{kill_at}: A back"
+        );
+    } else {
+        // Ending the window names the loss (the block is not back): refused.
+        fails(&["store", "delayed", "end", d, &sc.token], b"");
+    }
     ok(
         &["store", "write", d, "f1", "--offset", "8192"],
         &fill(b'B'),
