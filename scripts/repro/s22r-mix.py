@@ -2,6 +2,7 @@
 # s22r: s20r-mix.py with the OSS of a damaged file known without opening the store (s20r's first
 # `status` to map paths ran the crash recovery BEFORE the "flip before recovery", and could delete the
 # file it had picked); a picked file gone is skipped. Otherwise as below.
+# Env NFILES: how many file names (4).
 # s20r: random mix on one store through the release CLI; every acknowledged byte checked after each step.
 # Differs from s18r-mix.py: kills land at named kill points (EXARAID_KILL_AT=<point>:<n>, a point the
 # op passes, n random), so they fall INSIDE writes, settles, rebuilds, onlines, removals and the next
@@ -171,7 +172,7 @@ for i in range(steps):
     if AWAY: ops += ['away'] * 2
     if wp == 'delayed': ops += ['start'] * 2 + ['end'] * 2
     op = rnd.choice(ops)
-    name = 'f%d' % rnd.randrange(4)
+    name = 'f%d' % rnd.randrange(int(os.environ.get('NFILES', '4')))
     k = arm(op) if op in POINTS else None
     r = 'x'; info = ''
     if op == 'write':
