@@ -2,7 +2,7 @@
 # s22r: driver of s22r-api-killmid.rs (built as /tmp/s22r-bin/s22r_killmid, KM=path): per trial, the API run
 # with THREADS writers is killed at a named point (write-torn-block:n in plan order, n random up to NMAX, or
 # journal-record:n with JR=1), then FLIPS bits flipped in zone files of OSSs the kill message does not name
-# as torn (ANY=1: any OSS), then `check` (a new process: open = recovery, every byte from a write over it,
+# as torn (ANY=1: any OSS; KEEP=DIR keeps each crash image before the flip), then `check` (a new process: open = recovery, every byte from a write over it,
 # scrub clean). usage: KM=... s22r-killmid-drive.py DIR CODE PATH TRIALS [SEED] [THREADS] [WRITES] [UNIT]
 import os, random, subprocess, sys, glob
 KM = os.environ.get('KM', '/tmp/s22r-bin/s22r_killmid')
@@ -25,6 +25,8 @@ for t in range(trials):
         continue
     killed += 1
     err = p.stderr.decode(errors='replace')
+    if os.environ.get('KEEP'):  # KEEP=DIR: the crash image of every killed trial, before any flip
+        subprocess.run(['cp', '-a', D, '%s/trial-%d' % (os.environ['KEEP'], t)]); subprocess.run(['cp', D + '.log', '%s/trial-%d.log' % (os.environ['KEEP'], t)])
     torn = set(l.split('/oss-')[1].split()[0].rstrip(',') for l in err.split('\n') if '/oss-' in l)
     files = [f for f in glob.glob(D + '/oss-*/objects/*') if os.path.getsize(f) > 0]
     if os.environ.get('ANY') != '1':
