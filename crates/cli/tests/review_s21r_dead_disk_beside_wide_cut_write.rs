@@ -1,4 +1,4 @@
-//! Review s21r R21-2 (OPEN, loss named within the tolerance): raid6 (tolerance 2),
+//! Review s21r R21-2 (loss named within the tolerance; fixed by s22b): raid6 (tolerance 2),
 //! read-modify-write. A write over three or more data columns of a stripe is killed right
 //! after its first journal record, before any block of it is written (every zone file is
 //! byte for byte as before the write), then the disk of one of those columns is gone (its
@@ -6,8 +6,11 @@
 //! The stripe on disk is the old codeword, one column erased: the put's bytes of that column
 //! decode from the others and the second parity proves them (review s5s S1's rule, tested
 //! for a cut write of one data column in `crates/store/tests/dead_disk_beside_cut_write.rs`).
-//! The recovery records them LOST instead ("too few columns left to tell"); a write over two
-//! columns of the same stripe loses nothing.
+//! The recovery recorded them LOST instead ("too few columns left to tell"); a write over two
+//! columns of the same stripe lost nothing. Since s22b the write's plan journals its home
+//! parity crcs before its first write, and one with none on record wrote nothing: the
+//! failed column decodes from the old columns, checked by one more
+//! (`recovery/one_version.rs`; more scenes in `dead_disk_beside_wide_cut_write.rs`).
 
 mod common;
 use common::*;
@@ -16,7 +19,6 @@ const UNIT_BYTES: u64 = 4096;
 const OLD_BYTES: usize = 56_644;
 
 #[test]
-#[ignore = "OPEN (session 21): R21-2 raid6 rmw write over a whole stripe cut before its first block write, one of its columns' disk gone and failed: acknowledged bytes recorded LOST"]
 fn raid6_wide_write_cut_before_any_block_beside_one_dead_disk_loses_nothing() {
     let tmp = fast_tempdir("exaraid-s21r-dead-wide");
     let dir = tmp.path().join("store");

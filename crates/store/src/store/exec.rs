@@ -1777,19 +1777,31 @@ impl Store {
     /// writes`). A kill keeps the append, as it keeps any write that returned. Why: a write cut between its block writes leaves data and
     /// running parity of different versions, and recovery tells each parity block's
     /// version by these crcs (`confirm_by_versions`).
+    /// On a store that journals its home writes' data crcs with their input
+    /// (`home_parity_crcs_journaled`), the same record holds the crcs of the home parity a
+    /// client plan writes (s22b, review s21r R21-2): with both, recovery tells every block of
+    /// a cut read-modify-write old or new, and a plan with none on record wrote nothing
+    /// (every wave's record precedes the plan's first write), so a column whose disk died
+    /// since decodes from the columns of one version (`confirm_by_one_version`).
     fn journal_parity_crcs(
         &self,
         plan: &IoPlan,
         write_bytes: &[(usize, Vec<u8>)],
     ) -> Result<(), StoreError> {
-        if !self.write_crcs_journaled(crate::state::WriteCrcsJournaled::DataAndParity) {
+        let zone = if self.write_crcs_journaled(crate::state::WriteCrcsJournaled::DataAndParity) {
+            PlanZone::Cache
+        } else if self.home_parity_crcs_journaled()
+            && matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
+        {
+            PlanZone::Parity
+        } else {
             return Ok(());
-        }
+        };
         let mut pieces = Vec::new();
         let mut file = None;
         for (i, bytes) in write_bytes {
             let step = &plan.steps[*i];
-            if step.op != Op::Write || step.zone != PlanZone::Cache || !step.is_parity() {
+            if step.op != Op::Write || step.zone != zone || !step.is_parity() {
                 continue;
             }
             let mut at = 0usize;

@@ -4911,6 +4911,16 @@ impl Store {
             && crate::state::WriteCrcsJournaled::Data <= write_crcs_bench_limit()
     }
 
+    /// Does a client plan of this non-WCL store journal the crcs of the home parity it
+    /// writes (`Rec::WriteParityCrcs`, before its first write, unsynced), beside its data
+    /// crcs (`home_write_crcs_journaled`)? On one-row codes, where recovery's proofs read
+    /// them (`confirm_by_one_version`, review s21r R21-2).
+    pub(super) fn home_parity_crcs_journaled(&self) -> bool {
+        self.home_write_crcs_journaled()
+            && self.layout.geometry().rows == 1
+            && crate::state::WriteCrcsJournaled::DataAndParity <= write_crcs_bench_limit()
+    }
+
     /// Do recovery's parity proofs of a cut WCL write (`confirm_by_parity` over the views of
     /// `first_write_views`, `confirm_by_versions`) take the write's journaled crcs? Only on a
     /// one-row code with two or more parities, where they were made and checked for (session

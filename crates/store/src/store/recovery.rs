@@ -175,6 +175,7 @@
 
 use super::*;
 
+mod one_version;
 mod stale_beside_cut;
 
 /// Element byte ranges `[start, end)`, sorted, disjoint.
@@ -2659,6 +2660,25 @@ impl Store {
                         .iter()
                         .find(|w| w.plans.contains(plan) && w.file == file)
                 });
+            // And of the home parity it writes (s22b, review s21r R21-2).
+            let home_parity = in_flight
+                .home_writers
+                .get(&(file, stripe))
+                .and_then(|w| w.keys().next())
+                .filter(|_| one_client_write && self.home_parity_crcs_journaled())
+                .map(|&plan| {
+                    let records = || {
+                        (core.state.write_parity_crcs.iter())
+                            .filter(move |w| w.plan == plan && w.file == file)
+                    };
+                    one_version::CutHomeParity {
+                        began: records().next().is_some(),
+                        pieces: records()
+                            .flat_map(|w| w.pieces.iter())
+                            .filter(|p| p.stripe == stripe)
+                            .collect(),
+                    }
+                });
             let mut composed = self.compose_stripe(
                 file,
                 stripe,
@@ -2668,7 +2688,7 @@ impl Store {
                 &known,
                 cut_only,
                 (one_client_write, client_writes_only),
-                (&refused, home_crcs),
+                (&refused, home_crcs, home_parity.as_ref()),
             )?;
             // A lost data block's bytes only cut writes wrote: zeros (see `cut_only_ranges`),
             // laid first (cached bytes of the cut write over them are as true).
@@ -3467,7 +3487,11 @@ impl Store {
         known: &[CachedPiece],
         cut_only: &Ranges,
         (one_client_write, client_writes_only): (bool, bool),
-        (refused, home_crcs): (&RefusedDeltas, Option<&crate::state::WriteCrcs>),
+        (refused, home_crcs, home_parity): (
+            &RefusedDeltas,
+            Option<&crate::state::WriteCrcs>,
+            Option<&one_version::CutHomeParity<'_>>,
+        ),
     ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
@@ -3621,9 +3645,27 @@ impl Store {
                 let raw: Vec<u8> = composed.buf.element(pos)[start as usize..end as usize].to_vec();
                 // Where neither the decode nor the block's own checksum tells its bytes, the
                 // stripe may still prove them (its OSS failed after the crash, review s5s S1).
+                // Beside a write over every column left, from the columns of one version
+                // that its crcs tell (review s21r R21-2).
                 let proven = |keep: Option<Vec<u8>>| match keep {
                     None if one_client_write => {
-                        self.confirm_by_parity(&composed.buf, i, pos, &held, cut_writes, &keys)
+                        match self.confirm_by_parity(
+                            &composed.buf,
+                            i,
+                            pos,
+                            &held,
+                            cut_writes,
+                            &keys,
+                        )? {
+                            Some(c) => Ok(Some(c)),
+                            None => self.confirm_by_one_version(
+                                &composed.buf,
+                                (stripe, i, pos),
+                                (&held, cut_writes),
+                                (home_crcs, home_parity),
+                                &keys,
+                            ),
+                        }
                     }
                     keep => Ok(keep),
                 };

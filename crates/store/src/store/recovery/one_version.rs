@@ -1,0 +1,206 @@
+//! A data column whose disk died after a crash cut a read-modify-write over three or more
+//! data columns of its stripe (review s21r R21-2, s22b).
+//!
+//! Every column left is in flight there, so the stripe's own redundancy proves no decode
+//! (`confirm_by_parity` needs columns the write did not touch) and the column's acknowledged
+//! bytes were recorded LOST, though the write may have written nothing at all. The write's
+//! journaled crcs tell each block's version instead: its data crcs (`Rec::WriteCrcs`, with
+//! its input) and its home parity crcs (`Rec::WriteParityCrcs`, before the plan's first
+//! write: `Store::home_parity_crcs_journaled`). A plan with no parity record wrote nothing,
+//! so every block verified is old. The failed column then decodes from k columns of one
+//! version, checked by one more: two codewords that agree in k columns are equal, so the
+//! decode is that version of the stripe (the old one gives the column's true bytes; the new
+//! one too, outside the cut write's own range, and inside it bytes never acknowledged).
+
+use super::*;
+
+/// What the one cut client write of a home stripe journaled of the home parity it writes
+/// (`Rec::WriteParityCrcs`, see `Store::home_parity_crcs_journaled`).
+pub(super) struct CutHomeParity<'s> {
+    /// Some parity record of the plan is on record. Each is appended before the plan's
+    /// first write (all its waves' bytes are computed first), so without one the plan wrote
+    /// nothing: a kill keeps every append that returned before it.
+    pub began: bool,
+    /// Its pieces over this stripe.
+    pub pieces: Vec<&'s crate::state::ParityPieceCrcs>,
+}
+
+/// Which stripe a verified column's block belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Version {
+    Old,
+    New,
+    /// Not in flight over the block: the same in both.
+    Both,
+}
+
+impl Store {
+    /// Block `i` of data column `pos` of `stripe`, beside one cut client write (`cut_writes`)
+    /// that nothing else proved (see the module docs). Each other column read verified is
+    /// told old or new by the write's crcs (`data_crcs`, `parity`), or old where the plan
+    /// never began; a decode from the columns of one version is taken when at least one
+    /// check beyond the k it needs agrees: another column of that version, a column told
+    /// of the other one (its bytes the same in both: structured data can leave a parity
+    /// block unchanged, so its crc matches both), or an erased column's stored checksum. So a block that verifies but holds neither version (a stale
+    /// element) makes it fail instead of leaking into the decode. `None`: nothing proven.
+    pub(super) fn confirm_by_one_version(
+        &self,
+        buf: &StripeBuf,
+        (stripe, i, pos): (u64, usize, Pos),
+        (held, cut_writes): (&BTreeMap<Pos, Vec<Held>>, &BTreeMap<Pos, Ranges>),
+        (data_crcs, parity): (Option<&crate::state::WriteCrcs>, Option<&CutHomeParity<'_>>),
+        keys: &BTreeMap<Pos, (usize, ElementKey)>,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let g = self.layout.geometry();
+        let Some(parity) = parity else {
+            return Ok(None);
+        };
+        if g.rows != 1 || self.tolerance() < 2 {
+            return Ok(None); // an array code's column is many symbols
+        }
+        assert!(matches!(g.cell(pos), Cell::Data(_)));
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        let col_pos = |col: usize| Pos { row: 0, col };
+        let written = |col: usize| -> Ranges {
+            cut_writes
+                .get(&col_pos(col))
+                .map(|r| intersect(r, &[(start, end)]))
+                .unwrap_or_default()
+        };
+        if g.parity_pos.iter().all(|p| written(p.col).is_empty()) {
+            // No parity in flight here: not a stripe whose parity crcs the plan journaled.
+            return Ok(None);
+        }
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block as usize);
+        slice_stripe_into(buf, (start as usize)..(end as usize), &mut row);
+        let (mut old_cols, mut new_cols, mut told) = (Vec::new(), Vec::new(), Vec::new());
+        for col in (0..g.cols).filter(|&c| c != pos.col) {
+            let p = col_pos(col);
+            if !held.get(&p).is_some_and(|h| h[i] == Held::Verified) {
+                continue; // erased: its bytes are unknown or fail their checksum
+            }
+            let mine = written(col);
+            let el = row.element(p);
+            // A block verified is whole old or whole new: new where every part of it the
+            // write wrote holds the write's bytes, else old.
+            let landed = match g.cell(p) {
+                Cell::Data(_) if !mine.is_empty() => {
+                    data_crcs.and_then(|w| self.home_block_landed(w, (stripe, p, i), &mine, el))
+                }
+                Cell::Parity(_) if !mine.is_empty() => {
+                    parity_landed(&parity.pieces, (stripe, col), &mine, el)
+                }
+                _ => None,
+            };
+            let version = if mine.is_empty() {
+                Some(Version::Both)
+            } else if !parity.began {
+                if landed == Some(true) {
+                    // The write's bytes are there though its plan has no parity crcs on
+                    // record (a power cut that kept its input and data crcs, not the rest;
+                    // or new bytes equal to the old): "wrote nothing" is not proven.
+                    return Ok(None);
+                }
+                Some(Version::Old)
+            } else {
+                landed.map(|l| if l { Version::New } else { Version::Old })
+            };
+            if version.is_some() {
+                told.push(col);
+            }
+            match version {
+                Some(Version::Both) => {
+                    old_cols.push(col);
+                    new_cols.push(col);
+                }
+                Some(Version::Old) => old_cols.push(col),
+                Some(Version::New) => new_cols.push(col),
+                None => {} // no crc tells it: of neither version here
+            }
+        }
+        let k = g.data_count();
+        for cols in [old_cols, new_cols] {
+            if cols.len() < k {
+                continue;
+            }
+            let erased: Vec<usize> = (0..g.cols).filter(|c| !cols.contains(c)).collect();
+            let Some(mut c) = self.decode_block(buf, i, &erased) else {
+                continue;
+            };
+            // The codeword of the decoded data: every column of the version must agree.
+            self.code
+                .encode(&mut c)
+                .map_err(|e| StoreError::Io(e.to_string()))?;
+            if !cols
+                .iter()
+                .all(|&col| row.element(col_pos(col)) == c.element(col_pos(col)))
+            {
+                continue;
+            }
+            let mut checks = cols.len() - k;
+            // A column told of the other version agreeing: its old and new bytes are the
+            // same here (a parity the write's changes cancel in), or the decode is wrong.
+            checks += told
+                .iter()
+                .filter(|&&col| !cols.contains(&col))
+                .filter(|&&col| row.element(col_pos(col)) == c.element(col_pos(col)))
+                .count();
+            for col in erased.iter().copied().filter(|&c| c != pos.col) {
+                let p = col_pos(col);
+                let Some(&(oss, key)) = keys.get(&p) else {
+                    continue;
+                };
+                // A failed OSS's column has no checksum to read (review s8r R8-6).
+                if held.get(&p).is_some_and(|h| h[i] == Held::Failed)
+                    && self.backends[oss].healthy()
+                    && self.checksum_proves(oss, key, i, c.element(p))?
+                {
+                    checks += 1;
+                }
+            }
+            if checks >= 1 {
+                return Ok(Some(c.element(pos).to_vec()));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Does parity column `col`'s block (`payload`, verified, at element bytes `[start, start +
+/// 4096)` where `mine` is in flight) hold what the plan journaled it writes there (`pieces`)?
+/// `None` where the pieces do not cover exactly `mine`, one range each (a piece lost with a
+/// torn journal, two writes of a range): they tell no version then.
+fn parity_landed(
+    pieces: &[&crate::state::ParityPieceCrcs],
+    (stripe, col): (u64, usize),
+    mine: &[(u64, u64)],
+    payload: &[u8],
+) -> Option<bool> {
+    let start = mine.first()?.0 / CHECKSUM_BLOCK_BYTES as u64 * CHECKSUM_BLOCK_BYTES as u64;
+    let end = start + CHECKSUM_BLOCK_BYTES as u64;
+    let mut parts: Vec<(u64, u64, u32)> = Vec::new();
+    for piece in pieces
+        .iter()
+        .filter(|p| (p.stripe, p.row, p.col) == (stripe, 0, col))
+    {
+        let (a, z) = (
+            piece.offset_bytes.max(start),
+            (piece.offset_bytes + piece.len_bytes).min(end),
+        );
+        if a < z {
+            parts.push((a, z, piece.crc_of(a, z)?));
+        }
+    }
+    parts.sort_unstable();
+    let mut covered: Ranges = Vec::new();
+    for &(a, z, _) in &parts {
+        crate::state::add_range(&mut covered, a, z);
+    }
+    if parts.windows(2).any(|w| w[0].1 > w[1].0) || covered != mine {
+        return None;
+    }
+    Some(parts.iter().all(|&(a, z, crc)| {
+        crc32c::crc32c(&payload[(a - start) as usize..(z - start) as usize]) == crc
+    }))
+}
