@@ -3,8 +3,10 @@
 //! raid6 tolerates two faults; the review saw acknowledged bytes cached on another OSS
 //! recorded LOST there ("its WCL cache stripe's running parity disagrees with its data and
 //! no single stale column explains it", main 7c01036, `s21r-emptied-cache.py raid6 9 5 all`
-//! trial 8). On main 32a1b03 the scene reads right (checked with s21c's Missing read of an
-//! emptied slot reverted too, so that is not what fixed it); these tests keep it so.
+//! trial 8; a 7c01036 build loses file bytes 8192..11183 at the cut's 4th journal record with
+//! OSS 0, 1, 2 or 3 emptied). On main 32a1b03 the scene reads right (also with s21c's Missing
+//! read of an emptied slot reverted: a session-21 change to `stale_beside_cut.rs` fixed it,
+//! not bisected); these tests keep it so.
 //!
 //! The scene of trial 8, seed-independent: a 4,391-byte put, two acknowledged (cached)
 //! writes, a third (4,086 + 9,746 bytes, extending the file) killed at each of its journal
