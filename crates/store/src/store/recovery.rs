@@ -1950,7 +1950,8 @@ impl Store {
                     let (a, z) = ((a - start) as usize, (z - start) as usize);
                     candidate[a..z].copy_from_slice(&d.element(pos)[a..z]);
                 }
-                if self.backends[oss].checksum_matches(key, i, &candidate)? {
+                // A checksum that is gone confirms nothing (see `confirm_block`).
+                if self.checksum_proves(oss, key, i, &candidate)? {
                     return Ok(Some(candidate));
                 }
             }
@@ -5583,6 +5584,12 @@ impl Store {
             .map(|&(a, b)| (a.max(start) - start, b.min(end) - start))
             .collect();
         let b = &self.backends[oss];
+        // A checksum that is gone (zeroed in a written slot outside exaraid, or copied from
+        // another OSS) matches every candidate: it must not pick one, or the first pattern's
+        // decode through a write hole was kept with success (s22d: raid6, a zeroed crc
+        // beside a cut write). Then only a decode equal to the block's bytes on disk counts,
+        // from any pattern: nothing else tells which in-flight columns to trust.
+        let witness = !self.checksum_gone(oss, key, i)?;
         for pattern in &patterns {
             let Some(d) = self.decode_block(buf, i, pattern) else {
                 continue;
@@ -5592,8 +5599,8 @@ impl Store {
             for &(x, y) in &mine {
                 keep[x as usize..y as usize].copy_from_slice(&raw[x as usize..y as usize]);
             }
-            let confirmed = b.checksum_matches(key, i, &keep)?
-                || (*pattern == first && mine.is_empty() && decoded == raw);
+            let confirmed = (witness && b.checksum_matches(key, i, &keep)?)
+                || ((*pattern == first || !witness) && mine.is_empty() && decoded == raw);
             if confirmed {
                 return Ok(Some(keep));
             }
@@ -5601,11 +5608,24 @@ impl Store {
             // (from before the write), so the bytes on disk in `own` are not taken: they
             // disagree with it and may be bit rot (a write refused on this block's checksum
             // never reached it, issue #4 F1).
-            if !mine.is_empty() && b.checksum_matches(key, i, decoded)? {
+            if witness && !mine.is_empty() && b.checksum_matches(key, i, decoded)? {
                 return Ok(Some(decoded.to_vec()));
             }
         }
         Ok(None)
+    }
+
+    /// Is block `i`'s stored checksum gone (it matches any bytes: `checksum_matches` of a
+    /// crc zeroed inside a written slot, or of one copied from another OSS)? Two blocks a
+    /// byte apart never both match a real crc32c.
+    fn checksum_gone(&self, oss: usize, key: ElementKey, i: usize) -> Result<bool, StoreError> {
+        let b = &self.backends[oss];
+        let mut probe = vec![0u8; CHECKSUM_BLOCK_BYTES];
+        if !b.checksum_matches(key, i, &probe)? {
+            return Ok(false);
+        }
+        probe[0] = 1;
+        Ok(b.checksum_matches(key, i, &probe)?)
     }
 
     /// Does block `i` of data column `pos` of `stripe`, as on disk (`payload`), hold the

@@ -31,6 +31,12 @@
 //! the decode (before, the stale data column that also held the write's anti-diagonal
 //! parity was decoded away whole and its world fit: hcode WRONG BYTES).
 //!
+//! A wide write (session 22, s22d: rs 12+3 at 4 KiB puts 13 blocks of one row in flight)
+//! was not checked at all past `ASSIGNED_BLOCKS_MAX` blocks, and a stale element beside it
+//! went home with success. Blocks whose version the crcs tell add no world; past the bound
+//! on the others only the worlds some version can check are listed (the rest check
+//! nothing), and where even those are too many the row is lost, never left unchecked.
+//!
 //! A column without bytes (an OSS failed) is erased like an unreadable one (s21g).
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
 //! many unreadable columns as the code tolerates, and a row with a block that fails its
@@ -89,13 +95,14 @@ pub(super) struct RowView<'a> {
     pub(super) parity_live: &'a [Ranges],
 }
 
-/// Most in-flight blocks of one row whose versions are enumerated (2^n assignments): far
-/// above a one-row code's (its data column and its parities); past it the row is not checked.
+/// Most in-flight blocks of one row whose versions the crcs do not tell that are enumerated
+/// in full (2^n worlds); past it only the worlds some version can check are, at most
+/// 2^ASSIGNED_BLOCKS_MAX of them (`checkable_assignments`), else the row is lost.
 const ASSIGNED_BLOCKS_MAX: usize = 10;
 
 /// What one in-flight block of the row holds: its bytes before the write, after it, or
 /// neither known (it fails its checksum: torn).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum BlockVersion {
     Old,
     New,
@@ -152,22 +159,15 @@ impl Store {
             choices.push((p, states));
         }
         let versions_told = choices.iter().all(|(_, states)| states.len() == 1);
-        if choices.len() > ASSIGNED_BLOCKS_MAX {
-            return CutRowStale::Agrees;
-        }
-        let mut assignments: Vec<BTreeMap<Pos, BlockVersion>> = vec![BTreeMap::new()];
-        for (p, states) in &choices {
-            assignments = assignments
-                .into_iter()
-                .flat_map(|a| {
-                    states.iter().map(move |&s| {
-                        let mut a = a.clone();
-                        a.insert(*p, s);
-                        a
-                    })
-                })
-                .collect();
-        }
+        // A wide write (more in-flight blocks than ASSIGNED_BLOCKS_MAX: rs 12+3 at 4 KiB)
+        // returned `Agrees` here unchecked, and its stale element went home with success
+        // (s22d). Blocks the crcs tell add no world, so the bound is on the others'.
+        let Some((assignments, unlisted)) = self.checkable_assignments(&choices) else {
+            // Too many worlds even where only the checkable ones are listed: the row cannot
+            // be proven, so its acknowledged cached bytes are lost (on record), never left
+            // unchecked.
+            return CutRowStale::Unlocated;
+        };
         assert!(assignments.len() <= 1 << ASSIGNED_BLOCKS_MAX);
         let worlds: Vec<[Version; 2]> = assignments
             .iter()
@@ -185,10 +185,14 @@ impl Store {
             }
             checked.map(Some)
         };
-        let fit: Vec<Option<bool>> = worlds
+        let mut fit: Vec<Option<bool>> = worlds
             .iter()
             .map(|w| fits(w, None).map(|d| d.is_some()))
             .collect();
+        if unlisted {
+            // The worlds left out check nothing (see `checkable_assignments`).
+            fit.push(None);
+        }
         if fit.contains(&Some(true)) {
             return CutRowStale::Agrees;
         }
@@ -271,6 +275,94 @@ impl Store {
             .map(|p| (p, d.element(p).to_vec()))
             .collect();
         CutRowStale::Located(fixes)
+    }
+
+    /// The worlds (each in-flight block's state, from `choices`) the check enumerates, and
+    /// whether some were left out. Every world where at most ASSIGNED_BLOCKS_MAX blocks have
+    /// two possible states; past that, only those some version can check: a version
+    /// erases the columns of the blocks not in it (and of torn ones), and one erasing more
+    /// columns than the code tolerates checks nothing (`version_check`), so a world can fit
+    /// only where its blocks of one state lie in at most `m` columns. A world left out has
+    /// both versions unchecked. `None` where even the checkable ones are more than
+    /// 2^ASSIGNED_BLOCKS_MAX (nothing is enumerated then).
+    #[allow(clippy::type_complexity)]
+    fn checkable_assignments(
+        &self,
+        choices: &[(Pos, Vec<BlockVersion>)],
+    ) -> Option<(Vec<BTreeMap<Pos, BlockVersion>>, bool)> {
+        use BlockVersion::{New, Old};
+        let worlds_max = 1usize << ASSIGNED_BLOCKS_MAX;
+        assert!(
+            (choices.iter()).all(|(_, s)| s.len() == 1 || s[..] == [Old, New]),
+            "a block's states: one told, or before and after the write"
+        );
+        let fixed: BTreeMap<Pos, BlockVersion> = (choices.iter())
+            .filter(|(_, s)| s.len() == 1)
+            .map(|(p, s)| (*p, s[0]))
+            .collect();
+        let untold: Vec<Pos> = (choices.iter())
+            .filter(|(_, s)| s.len() > 1)
+            .map(|(p, _)| *p)
+            .collect();
+        // Each world with the blocks `minority` free (both states) and the others `rest`.
+        let spread = |minority: &[Pos], rest: BlockVersion| -> Vec<BTreeMap<Pos, BlockVersion>> {
+            let mut base = fixed.clone();
+            base.extend(untold.iter().map(|&p| (p, rest)));
+            let mut all = vec![base];
+            for &p in minority {
+                all = (all.into_iter())
+                    .flat_map(|a| {
+                        [Old, New].map(|s| {
+                            let mut a = a.clone();
+                            a.insert(p, s);
+                            a
+                        })
+                    })
+                    .collect();
+            }
+            all
+        };
+        if untold.len() <= ASSIGNED_BLOCKS_MAX {
+            return Some((spread(&untold, Old), false));
+        }
+        let m = self.tolerance();
+        let cols: Vec<usize> = (untold.iter().map(|p| p.col))
+            .collect::<BTreeSet<usize>>()
+            .into_iter()
+            .collect();
+        // Every set of at most `m` of those columns.
+        let mut sets: Vec<Vec<usize>> = vec![Vec::new()];
+        let mut last: Vec<Vec<usize>> = vec![Vec::new()];
+        for _ in 0..m {
+            last = (last.iter())
+                .flat_map(|set| {
+                    let from = set.last().map_or(0, |&c| c + 1);
+                    (cols.iter().filter(move |&&c| c >= from)).map(move |&c| {
+                        let mut set = set.clone();
+                        set.push(c);
+                        set
+                    })
+                })
+                .collect();
+            sets.extend(last.iter().cloned());
+        }
+        let mut worlds: BTreeSet<BTreeMap<Pos, BlockVersion>> = BTreeSet::new();
+        for set in &sets {
+            let minority: Vec<Pos> = (untold.iter().copied())
+                .filter(|p| set.contains(&p.col))
+                .collect();
+            if minority.len() > ASSIGNED_BLOCKS_MAX {
+                return None;
+            }
+            for rest in [Old, New] {
+                worlds.extend(spread(&minority, rest));
+                if worlds.len() > worlds_max {
+                    return None;
+                }
+            }
+        }
+        // More than ASSIGNED_BLOCKS_MAX blocks with two states: 2^n worlds, more than listed.
+        Some((worlds.into_iter().collect(), true))
     }
 
     /// Does block row `v.i` as the planner knew it (`v.buf`) disagree with its running
