@@ -241,6 +241,10 @@ pub(super) struct InFlight {
     /// only one, every in-flight block holds its old or its new bytes, both codewords, so
     /// the stripe's own redundancy can prove a decode (`confirm_by_parity`, review s5s S1).
     home_writers: BTreeMap<(u64, u64), BTreeMap<PlanId, bool>>,
+    /// Per home stripe, each cut plan's own home ranges there: a block only one cut client
+    /// write may have changed is decided by that write's crcs, however many others cut
+    /// writes changed elsewhere in the stripe (`cut_writes_crcs`).
+    plan_ranges: BTreeMap<(u64, u64), BTreeMap<PlanId, BTreeMap<Pos, Ranges>>>,
     /// Per home stripe with home writes in flight, the cut parity plan of a delayed
     /// window (END, or its timeout) among them: where it is the only writer, a failed data
     /// column decodes from blocks of one version (`decide_by_end_versions`).
@@ -279,6 +283,34 @@ impl InFlight {
             .entry(pos)
             .or_default();
         crate::state::add_range(ranges, offset_bytes, offset_bytes + len_bytes);
+    }
+}
+
+/// A client write cut by the crash, as a settle of one of its home stripes sees it: its
+/// own ranges in that stripe, and its crcs (`Rec::WriteCrcs`) where it journaled them.
+struct CutWriteCrcs<'a> {
+    crcs: Option<&'a crate::state::WriteCrcs>,
+    own: &'a BTreeMap<Pos, Ranges>,
+}
+
+impl<'a> CutWriteCrcs<'a> {
+    /// The crcs of the one cut write whose own ranges reach block `i` of `pos`: `None`
+    /// where none does, where it has none, or where another cut write reaches that block
+    /// too (its bytes may be either's, or a mix: the crcs of one prove nothing).
+    fn only_writer_of(
+        writers: &[CutWriteCrcs<'a>],
+        pos: Pos,
+        i: usize,
+    ) -> Option<&'a crate::state::WriteCrcs> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        let mut reaching =
+            (writers.iter()).filter(|w| w.own.get(&pos).is_some_and(|r| overlaps(r, start, end)));
+        let only = reaching.next()?;
+        if reaching.next().is_some() {
+            return None;
+        }
+        only.crcs
     }
 }
 
@@ -725,6 +757,17 @@ impl Store {
                             continue;
                         }
                         in_flight.add(step.file, el.stripe, el.pos, el.offset_bytes, el.len_bytes);
+                        if el.len_bytes > 0 {
+                            let own = (in_flight.plan_ranges)
+                                .entry((step.file, el.stripe))
+                                .or_default()
+                                .entry(plan.id)
+                                .or_default()
+                                .entry(el.pos)
+                                .or_default();
+                            let end_bytes = el.offset_bytes + el.len_bytes;
+                            crate::state::add_range(own, el.offset_bytes, end_bytes);
+                        }
                         let client = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
                         in_flight
                             .home_writers
@@ -2644,21 +2687,23 @@ impl Store {
                     ((pos, b.block as usize), b.delta.clone())
                 })
                 .collect();
-            // The one cut client write's crcs of what it writes home (non-WCL, two or more
-            // parities: `Store::home_write_crcs_journaled`).
-            let home_crcs = in_flight
-                .home_writers
-                .get(&(file, stripe))
-                .and_then(|w| w.keys().next())
-                .filter(|_| {
-                    one_client_write && self.kind != StrategyKind::Wcl && self.tolerance() >= 2
+            // Each cut client write's own home ranges with its crcs of what it writes home
+            // (non-WCL, two or more parities: `Store::home_write_crcs_journaled`). Not
+            // only where it is the one cut writer (s22f): a block that one write alone
+            // reached holds its old or its new bytes whatever the others changed beside
+            // it, so its crcs still tell a torn block from a rotten one there.
+            let crcs_apply =
+                client_writes_only && self.kind != StrategyKind::Wcl && self.tolerance() >= 2;
+            let home_crcs: Vec<CutWriteCrcs> = (in_flight.plan_ranges.get(&(file, stripe)))
+                .filter(|_| crcs_apply)
+                .into_iter()
+                .flatten()
+                .map(|(plan, own)| CutWriteCrcs {
+                    crcs: (core.state.write_crcs.iter())
+                        .find(|w| w.plans.contains(plan) && w.file == file),
+                    own,
                 })
-                .and_then(|plan| {
-                    core.state
-                        .write_crcs
-                        .iter()
-                        .find(|w| w.plans.contains(plan) && w.file == file)
-                });
+                .collect();
             let mut composed = self.compose_stripe(
                 file,
                 stripe,
@@ -2668,7 +2713,7 @@ impl Store {
                 &known,
                 cut_only,
                 (one_client_write, client_writes_only),
-                (&refused, home_crcs),
+                (&refused, &home_crcs),
             )?;
             // A lost data block's bytes only cut writes wrote: zeros (see `cut_only_ranges`),
             // laid first (cached bytes of the cut write over them are as true).
@@ -3467,7 +3512,7 @@ impl Store {
         known: &[CachedPiece],
         cut_only: &Ranges,
         (one_client_write, client_writes_only): (bool, bool),
-        (refused, home_crcs): (&RefusedDeltas, Option<&crate::state::WriteCrcs>),
+        (refused, home_crcs): (&RefusedDeltas, &[CutWriteCrcs]),
     ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
@@ -3660,9 +3705,18 @@ impl Store {
                                 &erased,
                                 (oss, key),
                             ),
+                        // Nothing in flight touched this block, so its stored checksum is
+                        // that of its true bytes, and a decode it refuses read a column
+                        // whose bytes are not the ones the parity was made from: a stale
+                        // element (its OSS lost a write: old bytes under valid checksums,
+                        // suspect to nobody). Taken, it read wrong bytes with success and
+                        // resealed them (s22f). Refused here, `confirm_block` still tries.
+                        Some(d) if state == Held::Failed && !overlaps(&anywhere, start, end) => {
+                            self.backends[oss].checksum_matches(key, i, d.element(pos))?
+                        }
                         _ => true,
                     };
-                    proven(match &decoded {
+                    let keep = match &decoded {
                         Some(d) if !overlaps(&anywhere, start, end) && decode_told => {
                             Some(d.element(pos).to_vec())
                         }
@@ -3678,7 +3732,20 @@ impl Store {
                             &raw,
                         )?,
                         _ => None,
-                    })?
+                    };
+                    // Its own checksum refused every decode and nothing is in flight in its
+                    // row: the stripe's parity proof (`confirm_by_parity`) takes the columns
+                    // read verified as true, which a stale one is not, and on single parity
+                    // it has no redundancy left to see that: it proved the same wrong
+                    // decode (raid5, s22f). The block's checksum has the last word.
+                    let checksum_refused = state == Held::Failed
+                        && !overlaps(&anywhere, start, end)
+                        && !overlaps(laid_over, start, end);
+                    if checksum_refused {
+                        keep
+                    } else {
+                        proven(keep)?
+                    }
                 } else if state == Held::Absent {
                     // A torn write on a lost slot or failed OSS: only offsets where the
                     // decode can be trusted (or that were in flight here) are known. In
@@ -3698,7 +3765,7 @@ impl Store {
                         }
                         _ => None,
                     })?
-                } else if let Some(keep) = match home_crcs
+                } else if let Some(keep) = match CutWriteCrcs::only_writer_of(home_crcs, pos, i)
                     .and_then(|w| self.home_block_landed(w, (stripe, pos, i), own, &raw))
                 {
                     // A torn write whose crcs are on record (two or more parities): they tell
@@ -3710,7 +3777,8 @@ impl Store {
                     // bytes the crcs say nothing of: decided as any torn block (below).
                     Some(true) => None,
                     Some(false) => {
-                        let w = home_crcs.expect("crcs on record");
+                        let w = CutWriteCrcs::only_writer_of(home_crcs, pos, i)
+                            .expect("crcs on record");
                         let (oss, key) = keys[&pos];
                         Some(proven(self.decide_rotten_cut_block(
                             &composed.buf,
