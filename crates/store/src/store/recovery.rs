@@ -15,11 +15,12 @@
 //!
 //! Per block row, the suspect columns are decoded from the others (when the code tolerates
 //! that many). Then, for each suspect data block:
-//! - untouched by its own in-flight ranges (bit rot): the decoded bytes are taken if no
-//!   element of the stripe is in flight at these offsets (parity agrees with data there), or
-//!   if they match the block's stored checksum (trying, within the code's tolerance, to also
+//! - untouched by its own in-flight ranges (bit rot): the decoded bytes are taken if they
+//!   match the block's stored checksum (trying, within the code's tolerance, to also
 //!   erase in-flight columns, or to leave other suspect columns in: on raid6 that undoes a
-//!   write hole). Else the block is *lost*.
+//!   write hole). Else the block is *lost*. Where nothing is in flight at these offsets
+//!   that checksum has the last word (s22f: a decode through a stale column, its OSS
+//!   having lost a write, agrees with the parity and not with the checksum).
 //! - touched by its own in-flight ranges (a torn write): those ranges keep whatever reached
 //!   the disk (never acknowledged: old or new bytes are both right); the rest of the block
 //!   is acknowledged data and takes the decoded bytes wherever no element is in flight.
@@ -53,8 +54,8 @@
 //!
 //! On a code of two or more parities, a non-WCL client write journals the crcs of its
 //! bytes with its input (`Rec::WriteCrcs`, `Store::home_write_crcs_journaled`), and where
-//! it is the one cut writer of the stripe they decide its blocks that fail their checksum
-//! (`home_block_landed`): one whose bytes in the write's range match them is torn (its
+//! it is the one cut writer of a block (other cut client writes of the stripe beside it
+//! included, s22f) they decide its blocks that fail their checksum (`home_block_landed`): one whose bytes in the write's range match them is torn (its
 //! payload landed under its old checksum), whole in the range: kept; one that matches
 //! neither them nor its stored checksum holds bit rot (reviews s20r R20-1: rot beside a
 //! torn block; s19r R19-1: a write refused on a rotten block, its `RefusedBlocks` record
@@ -64,7 +65,8 @@
 //! as rot, so decoded where proven, else lost (no page-cut crcs for home writes).
 //!
 //! Known limit: elsewhere (single parity, where nothing is journaled; the part of a torn
-//! edge block outside the write's range; several cut writers), a torn block whose decode
+//! edge block outside the write's range; a block two cut writers reached, or beside a
+//! settle's writes), a torn block whose decode
 //! cannot be confirmed at offsets where another column is in flight too (its new bytes
 //! reached the disk under its old checksum, or a write hole sits at those offsets, on
 //! single parity) keeps its bytes on disk there; so does a torn block of a cut settle. Bit
