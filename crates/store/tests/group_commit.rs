@@ -48,7 +48,11 @@ fn every_plan_waits_for_a_journal_fsync_and_concurrent_plans_may_share_one() {
         plans >= writes as u64,
         "one plan or more per write: {plans}"
     );
-    assert_eq!(fsyncs - fsyncs_before, 2 * plans, "journal fsyncs, one writer");
+    assert_eq!(
+        fsyncs - fsyncs_before,
+        2 * plans,
+        "journal fsyncs, one writer"
+    );
 
     // Eight writers on disjoint ranges: at most two fsyncs per plan, every write durable.
     let (plans_before, fsyncs_before) = counts();
