@@ -1641,6 +1641,7 @@ impl Store {
         if client.is_some() {
             let writes: Vec<usize> = waves_bytes.iter().flat_map(|(w, _)| w).copied().collect();
             self.sync_write_crcs_before_cache_writes(plan, &writes)?;
+            self.sync_input_before_home_writes(plan, &writes)?;
         }
         for (writes, write_bytes) in waves_bytes {
             if client.is_some() {
@@ -1863,6 +1864,44 @@ impl Store {
             return Ok(());
         }
         // Every record this thread appended before (the crcs among them) is at or below it.
+        let appended_seq = self.journal_appended_seq.load(Ordering::SeqCst);
+        self.sync_journal_through(appended_seq)
+    }
+
+    /// Before the first home write of a client plan on a store that writes home in place
+    /// (rmw; delayed outside a window): its input (`Rec::Input`, and `Rec::WriteCrcs` where
+    /// journaled) made durable by a group-commit fsync of the journal (shared by writes
+    /// running together). Why (s22f): a power cut keeps any prefix of the unsynced journal
+    /// and, per OSS, its writes or not. One that dropped the input and kept some OSS's
+    /// blocks of the write left data and parity of different versions with nothing on
+    /// record: recovery settled nothing there, and after one more failure a degraded read
+    /// decoded a neighbour's acknowledged bytes through the mismatch (raid5: wrong bytes
+    /// with success; raid6 and rs: refused, no loss on record). Durable first, every cut
+    /// that changed a block leaves the write in flight, and recovery settles its stripes.
+    /// Not for a put's staging file (`NAME\0put`): the open drops it unless its rename,
+    /// journaled after its plans' `Durable` records, was kept.
+    fn sync_input_before_home_writes(
+        &self,
+        plan: &IoPlan,
+        writes: &[usize],
+    ) -> Result<(), StoreError> {
+        if !self.fsync || self.kind == StrategyKind::Wcl {
+            return Ok(()); // WCL client writes go to the cache zone (`sync_write_crcs_...`)
+        }
+        let Some(file) = writes
+            .iter()
+            .map(|&i| &plan.steps[i])
+            .find(|s| s.op == Op::Write && s.zone != PlanZone::Cache)
+            .map(|s| s.file)
+        else {
+            return Ok(());
+        };
+        let staging = (self.core.lock().state.file_by_id(file))
+            .is_some_and(|(name, _)| name.ends_with("\0put"));
+        if staging {
+            return Ok(());
+        }
+        // Every record this thread appended before (the input among them) is at or below it.
         let appended_seq = self.journal_appended_seq.load(Ordering::SeqCst);
         self.sync_journal_through(appended_seq)
     }

@@ -15,11 +15,12 @@
 //!
 //! Per block row, the suspect columns are decoded from the others (when the code tolerates
 //! that many). Then, for each suspect data block:
-//! - untouched by its own in-flight ranges (bit rot): the decoded bytes are taken if no
-//!   element of the stripe is in flight at these offsets (parity agrees with data there), or
-//!   if they match the block's stored checksum (trying, within the code's tolerance, to also
+//! - untouched by its own in-flight ranges (bit rot): the decoded bytes are taken if they
+//!   match the block's stored checksum (trying, within the code's tolerance, to also
 //!   erase in-flight columns, or to leave other suspect columns in: on raid6 that undoes a
-//!   write hole). Else the block is *lost*.
+//!   write hole). Else the block is *lost*. Where nothing is in flight at these offsets
+//!   that checksum has the last word (s22f: a decode through a stale column, its OSS
+//!   having lost a write, agrees with the parity and not with the checksum).
 //! - touched by its own in-flight ranges (a torn write): those ranges keep whatever reached
 //!   the disk (never acknowledged: old or new bytes are both right); the rest of the block
 //!   is acknowledged data and takes the decoded bytes wherever no element is in flight.
@@ -53,8 +54,8 @@
 //!
 //! On a code of two or more parities, a non-WCL client write journals the crcs of its
 //! bytes with its input (`Rec::WriteCrcs`, `Store::home_write_crcs_journaled`), and where
-//! it is the one cut writer of the stripe they decide its blocks that fail their checksum
-//! (`home_block_landed`): one whose bytes in the write's range match them is torn (its
+//! it is the one cut writer of a block (other cut client writes of the stripe beside it
+//! included, s22f) they decide its blocks that fail their checksum (`home_block_landed`): one whose bytes in the write's range match them is torn (its
 //! payload landed under its old checksum), whole in the range: kept; one that matches
 //! neither them nor its stored checksum holds bit rot (reviews s20r R20-1: rot beside a
 //! torn block; s19r R19-1: a write refused on a rotten block, its `RefusedBlocks` record
@@ -64,7 +65,8 @@
 //! as rot, so decoded where proven, else lost (no page-cut crcs for home writes).
 //!
 //! Known limit: elsewhere (single parity, where nothing is journaled; the part of a torn
-//! edge block outside the write's range; several cut writers), a torn block whose decode
+//! edge block outside the write's range; a block two cut writers reached, or beside a
+//! settle's writes), a torn block whose decode
 //! cannot be confirmed at offsets where another column is in flight too (its new bytes
 //! reached the disk under its old checksum, or a write hole sits at those offsets, on
 //! single parity) keeps its bytes on disk there; so does a torn block of a cut settle. Bit
@@ -242,6 +244,10 @@ pub(super) struct InFlight {
     /// only one, every in-flight block holds its old or its new bytes, both codewords, so
     /// the stripe's own redundancy can prove a decode (`confirm_by_parity`, review s5s S1).
     home_writers: BTreeMap<(u64, u64), BTreeMap<PlanId, bool>>,
+    /// Per home stripe, each cut plan's own home ranges there: a block only one cut client
+    /// write may have changed is decided by that write's crcs, however many others cut
+    /// writes changed elsewhere in the stripe (`cut_writes_crcs`).
+    plan_ranges: BTreeMap<(u64, u64), BTreeMap<PlanId, BTreeMap<Pos, Ranges>>>,
     /// Per home stripe with home writes in flight, the cut parity plan of a delayed
     /// window (END, or its timeout) among them: where it is the only writer, a failed data
     /// column decodes from blocks of one version (`decide_by_end_versions`).
@@ -280,6 +286,34 @@ impl InFlight {
             .entry(pos)
             .or_default();
         crate::state::add_range(ranges, offset_bytes, offset_bytes + len_bytes);
+    }
+}
+
+/// A client write cut by the crash, as a settle of one of its home stripes sees it: its
+/// own ranges in that stripe, and its crcs (`Rec::WriteCrcs`) where it journaled them.
+struct CutWriteCrcs<'a> {
+    crcs: Option<&'a crate::state::WriteCrcs>,
+    own: &'a BTreeMap<Pos, Ranges>,
+}
+
+impl<'a> CutWriteCrcs<'a> {
+    /// The crcs of the one cut write whose own ranges reach block `i` of `pos`: `None`
+    /// where none does, where it has none, or where another cut write reaches that block
+    /// too (its bytes may be either's, or a mix: the crcs of one prove nothing).
+    fn only_writer_of(
+        writers: &[CutWriteCrcs<'a>],
+        pos: Pos,
+        i: usize,
+    ) -> Option<&'a crate::state::WriteCrcs> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        let mut reaching =
+            (writers.iter()).filter(|w| w.own.get(&pos).is_some_and(|r| overlaps(r, start, end)));
+        let only = reaching.next()?;
+        if reaching.next().is_some() {
+            return None;
+        }
+        only.crcs
     }
 }
 
@@ -726,6 +760,17 @@ impl Store {
                             continue;
                         }
                         in_flight.add(step.file, el.stripe, el.pos, el.offset_bytes, el.len_bytes);
+                        if el.len_bytes > 0 {
+                            let own = (in_flight.plan_ranges)
+                                .entry((step.file, el.stripe))
+                                .or_default()
+                                .entry(plan.id)
+                                .or_default()
+                                .entry(el.pos)
+                                .or_default();
+                            let end_bytes = el.offset_bytes + el.len_bytes;
+                            crate::state::add_range(own, el.offset_bytes, end_bytes);
+                        }
                         let client = matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
                         in_flight
                             .home_writers
@@ -2646,21 +2691,23 @@ impl Store {
                     ((pos, b.block as usize), b.delta.clone())
                 })
                 .collect();
-            // The one cut client write's crcs of what it writes home (non-WCL, two or more
-            // parities: `Store::home_write_crcs_journaled`).
-            let home_crcs = in_flight
-                .home_writers
-                .get(&(file, stripe))
-                .and_then(|w| w.keys().next())
-                .filter(|_| {
-                    one_client_write && self.kind != StrategyKind::Wcl && self.tolerance() >= 2
+            // Each cut client write's own home ranges with its crcs of what it writes home
+            // (non-WCL, two or more parities: `Store::home_write_crcs_journaled`). Not
+            // only where it is the one cut writer (s22f): a block that one write alone
+            // reached holds its old or its new bytes whatever the others changed beside
+            // it, so its crcs still tell a torn block from a rotten one there.
+            let crcs_apply =
+                client_writes_only && self.kind != StrategyKind::Wcl && self.tolerance() >= 2;
+            let home_crcs: Vec<CutWriteCrcs> = (in_flight.plan_ranges.get(&(file, stripe)))
+                .filter(|_| crcs_apply)
+                .into_iter()
+                .flatten()
+                .map(|(plan, own)| CutWriteCrcs {
+                    crcs: (core.state.write_crcs.iter())
+                        .find(|w| w.plans.contains(plan) && w.file == file),
+                    own,
                 })
-                .and_then(|plan| {
-                    core.state
-                        .write_crcs
-                        .iter()
-                        .find(|w| w.plans.contains(plan) && w.file == file)
-                });
+                .collect();
             // And of the home parity it writes (s22b, review s21r R21-2).
             let home_parity = in_flight
                 .home_writers
@@ -2689,7 +2736,7 @@ impl Store {
                 &known,
                 cut_only,
                 (one_client_write, client_writes_only),
-                (&refused, home_crcs, home_parity.as_ref()),
+                (&refused, &home_crcs, home_parity.as_ref()),
             )?;
             // A lost data block's bytes only cut writes wrote: zeros (see `cut_only_ranges`),
             // laid first (cached bytes of the cut write over them are as true).
@@ -3490,11 +3537,17 @@ impl Store {
         (one_client_write, client_writes_only): (bool, bool),
         (refused, home_crcs, home_parity): (
             &RefusedDeltas,
-            Option<&crate::state::WriteCrcs>,
+            &[CutWriteCrcs],
             Option<&one_version::CutHomeParity<'_>>,
         ),
     ) -> Result<Composed, StoreError> {
         let g = self.layout.geometry().clone();
+        // The one cut client write's data crcs: the decode from columns of one version
+        // (s22b) reads them beside that write only.
+        let one_writer_crcs = match home_crcs {
+            [one] if one_client_write => one.crcs,
+            _ => None,
+        };
         let e = self.sb.element_bytes;
         let block = CHECKSUM_BLOCK_BYTES;
         let blocks = e / block;
@@ -3663,7 +3716,7 @@ impl Store {
                                 &composed.buf,
                                 (stripe, i, pos),
                                 (&held, cut_writes),
-                                (home_crcs, home_parity),
+                                (one_writer_crcs, home_parity),
                                 &keys,
                             ),
                         }
@@ -3703,9 +3756,18 @@ impl Store {
                                 &erased,
                                 (oss, key),
                             ),
+                        // Nothing in flight touched this block, so its stored checksum is
+                        // that of its true bytes, and a decode it refuses read a column
+                        // whose bytes are not the ones the parity was made from: a stale
+                        // element (its OSS lost a write: old bytes under valid checksums,
+                        // suspect to nobody). Taken, it read wrong bytes with success and
+                        // resealed them (s22f). Refused here, `confirm_block` still tries.
+                        Some(d) if state == Held::Failed && !overlaps(&anywhere, start, end) => {
+                            self.backends[oss].checksum_matches(key, i, d.element(pos))?
+                        }
                         _ => true,
                     };
-                    proven(match &decoded {
+                    let keep = match &decoded {
                         Some(d) if !overlaps(&anywhere, start, end) && decode_told => {
                             Some(d.element(pos).to_vec())
                         }
@@ -3721,7 +3783,20 @@ impl Store {
                             &raw,
                         )?,
                         _ => None,
-                    })?
+                    };
+                    // Its own checksum refused every decode and nothing is in flight in its
+                    // row: the stripe's parity proof (`confirm_by_parity`) takes the columns
+                    // read verified as true, which a stale one is not, and on single parity
+                    // it has no redundancy left to see that: it proved the same wrong
+                    // decode (raid5, s22f). The block's checksum has the last word.
+                    let checksum_refused = state == Held::Failed
+                        && !overlaps(&anywhere, start, end)
+                        && !overlaps(laid_over, start, end);
+                    if checksum_refused {
+                        keep
+                    } else {
+                        proven(keep)?
+                    }
                 } else if state == Held::Absent {
                     // A torn write on a lost slot or failed OSS: only offsets where the
                     // decode can be trusted (or that were in flight here) are known. In
@@ -3741,7 +3816,7 @@ impl Store {
                         }
                         _ => None,
                     })?
-                } else if let Some(keep) = match home_crcs
+                } else if let Some(keep) = match CutWriteCrcs::only_writer_of(home_crcs, pos, i)
                     .and_then(|w| self.home_block_landed(w, (stripe, pos, i), own, &raw))
                 {
                     // A torn write whose crcs are on record (two or more parities): they tell
@@ -3753,7 +3828,8 @@ impl Store {
                     // bytes the crcs say nothing of: decided as any torn block (below).
                     Some(true) => None,
                     Some(false) => {
-                        let w = home_crcs.expect("crcs on record");
+                        let w = CutWriteCrcs::only_writer_of(home_crcs, pos, i)
+                            .expect("crcs on record");
                         let (oss, key) = keys[&pos];
                         Some(proven(self.decide_rotten_cut_block(
                             &composed.buf,
