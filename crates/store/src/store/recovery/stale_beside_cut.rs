@@ -34,9 +34,10 @@
 //! A column without bytes (an OSS failed) is erased like an unreadable one (s21g).
 //! Session 22 (s22a): where neither version alone can be checked (a failed column beside
 //! the write leaves each one erasure short), one version's decode of the columns no write
-//! touched is carried into the other and checked there (`cross_version_check`). A row with
-//! as many columns without bytes as the code tolerates is unproven: its acknowledged
-//! cached bytes are lost (`Unlocated`).
+//! touched is carried into the other and checked there (`cross_version_check`). On two or
+//! more parities, a row with as many columns erased in every world as the code tolerates
+//! and no block failing its checksum is unproven: its acknowledged cached bytes are lost
+//! (`Unlocated`); raid5 decides it as before.
 //!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
 //! many unreadable columns as the code tolerates where one of them holds a block that
@@ -157,7 +158,12 @@ impl Store {
                 .filter(|p| v.held.get(p).is_some_and(|h| h[v.i] != Held::Verified))
                 .map(|p| p.col),
         );
-        if blind_cols.len() >= m {
+        // Single parity keeps its degraded mode (one OSS failed is all it tolerates): not
+        // checked there, decided as before (a limit, see docs/store.md).
+        if m == 1 && unread_cols.len() >= m {
+            return CutRowStale::Agrees;
+        }
+        if m > 1 && blind_cols.len() >= m {
             let some_block_fails =
                 (cells.iter()).any(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Failed));
             if some_block_fails {
