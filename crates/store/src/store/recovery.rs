@@ -2492,10 +2492,12 @@ impl Store {
                 // Cached bytes whose cache stripe disagrees with its running parity where no
                 // single column explains it: lost, on record, never moved home as if right
                 // (their home bytes stay, as for unreadable ones).
-                let stale: Vec<usize> = stale.into_iter().filter(|i| !gone.contains(i)).collect();
+                let stale: Vec<(usize, &str)> = (stale.into_iter())
+                    .filter(|(i, _)| !gone.contains(i))
+                    .collect();
                 let stale_ranges: Vec<LostRange> = stale
                     .iter()
-                    .map(|&i| {
+                    .map(|&(i, token)| {
                         let start = (i as u64 * block).max(o);
                         let end = ((i as u64 + 1) * block).min(o + n);
                         LostRange {
@@ -2503,7 +2505,7 @@ impl Store {
                             offset_bytes: x.file_offset_bytes + (start - o),
                             len_bytes: end - start,
                             oss: x.oss,
-                            token: super::stale_cache::STALE_CACHE.into(),
+                            token: token.into(),
                             cache_addr_bytes: None,
                         }
                     })
@@ -2517,7 +2519,7 @@ impl Store {
                         true,
                     )?;
                 }
-                gone.extend(stale);
+                gone.extend(stale.iter().map(|&(i, _)| i));
                 // Delayed: an ended window whose END parity is durable is covered by the home
                 // parity (computed from its cached bytes laid over home).
                 let (a, z) = (x.file_offset_bytes, x.file_offset_bytes + n);

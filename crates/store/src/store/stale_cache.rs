@@ -33,6 +33,12 @@ use exec::Chunks;
 pub(super) const STALE_CACHE: &str =
     "none: its WCL cache stripe's running parity disagrees with its data and no single stale column explains it";
 
+/// The window token of a lost range whose cache stripe could not be checked against its
+/// running parity when its bytes moved home: as many of its columns out of service (or
+/// unreadable) in that block row as the code tolerates (session 22, s22a).
+pub(super) const UNCHECKED_CACHE: &str =
+    "none: its WCL cache stripe could not be checked against its running parity (as many of its columns out of service as the code tolerates, so a lost cache write would go unseen)";
+
 /// Located stale bytes of a cache element: `(pos, element offset, right bytes)`.
 pub(super) type Fix = (Pos, u64, Vec<u8>);
 
@@ -46,6 +52,10 @@ pub(super) struct StaleCheck {
     pub(super) unlocated_blocks: BTreeSet<usize>,
     /// Checksum blocks that disagree (located or not).
     pub(super) bad_blocks: BTreeSet<usize>,
+    /// Checksum blocks with as many erased columns as the code tolerates: nothing is left
+    /// to check them with, so their data bytes are unproven (a stale element among them,
+    /// or a failed column decoded through one, passes every checksum). Not a disagreement.
+    pub(super) unchecked_blocks: BTreeSet<usize>,
 }
 
 impl StaleCheck {
@@ -84,6 +94,7 @@ impl CheckedCacheStripe {
         });
         check.unlocated_blocks.retain(|i| !blocks.contains(i));
         check.bad_blocks.retain(|i| !blocks.contains(i));
+        check.unchecked_blocks.retain(|i| !blocks.contains(i));
     }
 }
 
@@ -467,12 +478,20 @@ impl Store {
             }
         }
         // A block row with as many erased columns as the code tolerates has no equation
-        // left to check a decode: not checked (its reads decode as before, unchecked).
+        // left to check a decode: its data bytes are unproven (`unchecked_blocks`). Before
+        // session 22 the whole cache stripe was returned unchecked and a stale element (or
+        // a failed column decoded through it) went home with success.
         let mut erased_cols: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
         for &(p, i) in &erased {
             erased_cols.entry(i).or_default().insert(p.col);
         }
-        if erased_cols.values().any(|c| c.len() >= self.tolerance()) {
+        let unchecked_blocks: BTreeSet<usize> = (erased_cols.iter())
+            .filter(|(_, cols)| cols.len() >= self.tolerance())
+            .map(|(&i, _)| i)
+            .collect();
+        // Single parity keeps its degraded mode (one OSS failed is all it tolerates): not
+        // checked, as before session 22 (a limit, see docs/store.md).
+        if !unchecked_blocks.is_empty() && self.tolerance() == 1 {
             return Ok(None);
         }
         // A column without a chunk was never written by this cache stripe: its live ranges
@@ -483,7 +502,24 @@ impl Store {
         if unknown_col_live {
             return Ok(None);
         }
-        let check = self.check_running_parity(&mut buf, &live_at, &erased);
+        let checkable: BTreeSet<(Pos, usize)> = (erased.iter())
+            .filter(|(_, i)| !unchecked_blocks.contains(i))
+            .copied()
+            .collect();
+        let mut check = self.check_running_parity(&mut buf, &live_at, &checkable);
+        // Those rows were checked above with zeros for their erased blocks: whatever that
+        // found there means nothing.
+        let block_u64 = block as u64;
+        check.fixes.retain(|(_, at, right)| {
+            let (a, z) = (*at, *at + right.len() as u64);
+            !(a / block_u64..z.div_ceil(block_u64))
+                .any(|i| unchecked_blocks.contains(&(i as usize)))
+        });
+        check
+            .unlocated_blocks
+            .retain(|i| !unchecked_blocks.contains(i));
+        check.bad_blocks.retain(|i| !unchecked_blocks.contains(i));
+        check.unchecked_blocks = unchecked_blocks;
         Ok(Some(CheckedCacheStripe {
             chunks: chunks.clone(),
             live,
@@ -535,13 +571,15 @@ impl Store {
     /// A settle's cached extent `x` of home stripe `(file, stripe)`, read into `bytes`: the
     /// located stale bytes of its cache stripe replaced by their right value (`checks`:
     /// each checked cache stripe of the home stripe), and the checksum blocks of the
-    /// element no single column explains returned (their bytes are unknown: lost).
+    /// element no single column explains returned (their bytes are unknown: lost), each
+    /// with its lost range's token (`STALE_CACHE`, or `UNCHECKED_CACHE` where nothing was
+    /// left to check the block with).
     pub(super) fn correct_stale_extent(
         &self,
         checks: &[CheckedCacheStripe],
         x: &exaraid_plan::Extent,
         bytes: &mut [u8],
-    ) -> Vec<usize> {
+    ) -> Vec<(usize, &'static str)> {
         let e = self.sb.element_bytes as u64;
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let pos = x.element.pos;
@@ -564,11 +602,12 @@ impl Store {
             bytes[(s - o) as usize..(t - o) as usize]
                 .copy_from_slice(&right[(s - a) as usize..(t - a) as usize]);
         }
-        check
-            .unlocated_blocks
-            .iter()
-            .copied()
-            .filter(|&i| (i as u64 * block) < o + n && o < (i as u64 + 1) * block)
+        let in_extent = |&i: &usize| (i as u64 * block) < o + n && o < (i as u64 + 1) * block;
+        let unlocated = (check.unlocated_blocks.iter().copied()).map(|i| (i, STALE_CACHE));
+        let unchecked = (check.unchecked_blocks.iter().copied()).map(|i| (i, UNCHECKED_CACHE));
+        unlocated
+            .chain(unchecked)
+            .filter(|(i, _)| in_extent(i))
             .collect()
     }
 
@@ -773,6 +812,9 @@ impl Store {
         else {
             return Err(err);
         };
+        if !checked.check.unchecked_blocks.is_empty() {
+            return Err(err); // nothing checks a decode of those rows: failed as before
+        }
         let check = &checked.check;
         let mut buf = checked.read.clone();
         for (p, a, right) in &check.fixes {

@@ -26,7 +26,18 @@ pub struct Scene {
 /// bytes or is named LOST on record (none outside the stale cache stripe), and the stale
 /// element's block never reads the stale bytes with success.
 pub fn power_cut_client_write_beside_stale_cache(scene: Scene) -> usize {
-    let code = scene.code;
+    let failed_data: Vec<usize> = scene.failed_data.into_iter().collect();
+    power_cut_client_write_beside_stale_cache_and_failed(scene.code, &failed_data, &[])
+}
+
+/// The scene with the OSSs of data columns `failed_data` and parity columns
+/// `failed_parity` of cache stripe 0 dead after the power cut (session 22: as many as the
+/// code tolerates).
+pub fn power_cut_client_write_beside_stale_cache_and_failed(
+    code: CodeSpec,
+    failed_data: &[usize],
+    failed_parity: &[usize],
+) -> usize {
     let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();
@@ -49,8 +60,10 @@ pub fn power_cut_client_write_beside_stale_cache(scene: Scene) -> usize {
     );
     // Data element 1 of stripe 0 goes stale.
     let stale_oss = layout.oss_of(0, 0, layout.geometry().data_pos[1].col);
-    let failed: Vec<usize> = (scene.failed_data.iter())
-        .map(|&d| layout.oss_of(0, 0, layout.geometry().data_pos[d].col))
+    let g = layout.geometry();
+    let failed: Vec<usize> = (failed_data.iter().map(|&d| g.data_pos[d].col))
+        .chain(failed_parity.iter().map(|&q| g.parity_pos[q].col))
+        .map(|col| layout.oss_of(0, 0, col))
         .collect();
     assert!(
         !failed.contains(&stale_oss),

@@ -38,9 +38,17 @@
 //! nothing), and where even those are too many the row is lost, never left unchecked.
 //!
 //! A column without bytes (an OSS failed) is erased like an unreadable one (s21g).
+//! Session 22 (s22a): where neither version alone can be checked (a failed column beside
+//! the write leaves each one erasure short), one version's decode of the columns no write
+//! touched is carried into the other and checked there (`cross_version_check`). On two or
+//! more parities, a row with as many columns erased in every world as the code tolerates
+//! and no block failing its checksum is unproven: its acknowledged cached bytes are lost
+//! (`Unlocated`); raid5 decides it as before.
+//!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
-//! many unreadable columns as the code tolerates, and a row with a block that fails its
-//! checksum and no redundancy left beside it.
+//! many unreadable columns as the code tolerates where one of them holds a block that
+//! fails its checksum, and a row with a block that fails its checksum and no redundancy
+//! left beside it.
 
 use super::*;
 
@@ -57,6 +65,7 @@ pub(super) enum CutRowStale {
 }
 
 /// What the journaled crcs say of an erased block's bytes in one version.
+#[derive(Clone)]
 enum Told {
     Crc(u32),
     Zeros,
@@ -64,6 +73,7 @@ enum Told {
 
 /// One version of a block row: its bytes, which positions it knows, what the crcs tell of
 /// the erased ones, and each position's live ranges (zeros elsewhere in that version).
+#[derive(Clone)]
 struct Version {
     row: StripeBuf,
     known: BTreeMap<Pos, bool>,
@@ -71,6 +81,9 @@ struct Version {
     live: BTreeMap<Pos, Ranges>,
     /// The element offset of the block row.
     start_bytes: u64,
+    /// Columns holding an in-flight block of the row: the others hold the same bytes in
+    /// both versions (`cross_version_check`).
+    moving: BTreeSet<usize>,
 }
 
 /// The cut write's journaled crcs a power cut left on record (see `cut_row_crcs`).
@@ -138,8 +151,32 @@ impl Store {
         // A column without bytes (its OSS failed) is one of them, erased: skipped, a stale
         // element beside it went home with success (s21g), and the settle's check does not
         // see it either (this row's running parity is left as it was, `row_unknown`).
-        if unread_cols.len() >= m {
+        // With the columns of the write's blocks that do not read (torn, or on a failed
+        // OSS), erased in every world: as many as the code tolerates leave nothing to check
+        // the row with. Where some block of the row fails its checksum, the decisions below
+        // confirm its decode by that checksum (a stale column beside it fails it). Where
+        // none does, nothing would: the row's acknowledged cached bytes are unproven, lost
+        // (session 22, s22a: a stale element there went home with success, and the failed
+        // columns were decoded through it).
+        let mut blind_cols = unread_cols.clone();
+        blind_cols.extend(
+            (cells.iter())
+                .filter(|p| in_flight(p))
+                .filter(|p| v.held.get(p).is_some_and(|h| h[v.i] != Held::Verified))
+                .map(|p| p.col),
+        );
+        // Single parity keeps its degraded mode (one OSS failed is all it tolerates): not
+        // checked there, decided as before (a limit, see docs/store.md).
+        if m == 1 && unread_cols.len() >= m {
             return CutRowStale::Agrees;
+        }
+        if m > 1 && blind_cols.len() >= m {
+            let some_block_fails =
+                (cells.iter()).any(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Failed));
+            if some_block_fails {
+                return CutRowStale::Agrees;
+            }
+            return CutRowStale::Unlocated;
         }
         // Each in-flight block's possible states: told by the write's crcs where they are on
         // record; both where a power cut dropped them (the journal keeps a prefix of its
@@ -182,6 +219,9 @@ impl Store {
                     Some(None) => return Some(None),
                     Some(Some(d)) => checked = Some(d),
                 }
+            }
+            if checked.is_none() {
+                return self.cross_version_check(versions, extra);
             }
             checked.map(Some)
         };
@@ -527,6 +567,7 @@ impl Store {
             told: Vec::new(),
             live: BTreeMap::new(),
             start_bytes: start,
+            moving: assigned.keys().map(|p| p.col).collect(),
         });
         for pos in (0..g.rows)
             .flat_map(|row| (0..g.cols).map(move |col| Pos { row, col }))
@@ -606,6 +647,74 @@ impl Store {
             vs[1].known.insert(pos, new);
         }
         vs
+    }
+
+    /// Where neither version alone can be checked (each has as many erased columns as the
+    /// code tolerates, or more): one version decoded without a check, its decode of the
+    /// erased columns that hold no in-flight block (the same bytes in both versions: a column
+    /// without bytes, typically) taken as known into the other version, which is then
+    /// checked. Why (session 22, s22a): a failed column beside the cut write leaves each
+    /// version one erasure short of a check, and the world was taken unchecked: a stale
+    /// column decoded the failed one wrong (raid6: the dead column's decode went home with
+    /// success), or went home itself (hcode). Both versions describe one stripe before and
+    /// after the write, so the decode of a calm column in one must fit the other with the
+    /// write's crcs: a stale column makes the carried decode wrong, and the other version's
+    /// decode then disagrees with a known column or with what the crcs tell. `None`: not
+    /// checkable this way either.
+    fn cross_version_check(
+        &self,
+        versions: &[Version; 2],
+        extra: Option<usize>,
+    ) -> Option<Option<StripeBuf>> {
+        for (from, to) in [(0, 1), (1, 0)] {
+            let Some((decoded, erased)) = self.version_decode(&versions[from], extra) else {
+                continue;
+            };
+            let carried: Vec<usize> = (erased.iter().copied())
+                .filter(|col| Some(*col) != extra && !versions[from].moving.contains(col))
+                .collect();
+            if carried.is_empty() {
+                continue;
+            }
+            let mut ver = versions[to].clone();
+            for (&p, k) in ver
+                .known
+                .iter_mut()
+                .filter(|(p, _)| carried.contains(&p.col))
+            {
+                ver.row.element_mut(p).copy_from_slice(decoded.element(p));
+                *k = true;
+            }
+            if let Some(result) = self.version_check(&ver, extra) {
+                return Some(result);
+            }
+        }
+        None
+    }
+
+    /// One version of a block row decoded with its unknown columns (and `extra`) erased,
+    /// checked or not (`version_check` checks it): the codeword, and the columns erased.
+    /// `None`: more erased columns than the code tolerates, or no decode.
+    fn version_decode(
+        &self,
+        ver: &Version,
+        extra: Option<usize>,
+    ) -> Option<(StripeBuf, Vec<usize>)> {
+        let mut erased: BTreeSet<usize> = (ver.known.iter())
+            .filter(|(_, &k)| !k)
+            .map(|(p, _)| p.col)
+            .collect();
+        erased.extend(extra);
+        let erased: Vec<usize> = erased.into_iter().collect();
+        if erased.len() > self.tolerance() {
+            return None;
+        }
+        let mut d = ver.row.clone();
+        if !erased.is_empty() && self.code.decode(&mut d, &erased).is_err() {
+            return None;
+        }
+        self.code.encode(&mut d).ok()?;
+        Some((d, erased))
     }
 
     /// Check one version of a block row with its unknown columns (and `extra`) erased:
