@@ -675,6 +675,11 @@ struct Core {
     writes_in_flight: BTreeMap<u64, WriteInFlight>,
     /// The number the next write in flight gets.
     write_in_flight_next: u64,
+    /// While a settle runs (`Store::settle_exclusive`): every range a `Rec::Lost` put on
+    /// record, for the settle to return. Why: the callers that tell what a settle lost
+    /// (`rm`, `put`, `flush`, the bound's advance) cloned the whole lost list before it to
+    /// tell its new ranges by difference (bounded only by the list's bound).
+    lost_recorded: Option<Vec<LostRange>>,
 }
 
 /// A client write in flight and the ranges that plans admitted after its write plan
@@ -2266,6 +2271,7 @@ impl Store {
                 file_ids_checked: false,
                 writes_in_flight: BTreeMap::new(),
                 write_in_flight_next: 0,
+                lost_recorded: None,
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
@@ -2842,6 +2848,9 @@ impl Store {
         self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
         crate::torture::kill_point(crate::torture::JOURNAL_RECORD);
         core.state.apply(seq, &rec);
+        if let (Rec::Lost { ranges }, Some(recorded)) = (&rec, core.lost_recorded.as_mut()) {
+            recorded.extend(ranges.iter().cloned());
+        }
         Ok(seq)
     }
 
@@ -3421,8 +3430,8 @@ impl Store {
         // file runs meanwhile (they hold the gate shared), so none reads a half-deleted file
         // (a read of a deleted element reads zeros: wrong bytes, not an error).
         let exclusive = self.gate_exclusive()?;
-        let lost_before = self.core.lock().state.lost.clone();
-        self.detach(&exclusive, id)?;
+        let mut settle_lost = Vec::new();
+        self.detach(&exclusive, id, &mut settle_lost)?;
         {
             let mut core = self.core.lock();
             // Again under the lock of the record: a window may have started meanwhile.
@@ -3438,7 +3447,7 @@ impl Store {
         // After the `Remove`, which took the removed file's own losses off the record: the
         // ones named are other files' bytes its settle found unreadable (s20d leftover: on
         // record, but `rm` said nothing).
-        self.warn_cache_losses_since(&lost_before, REMOVAL_SETTLE);
+        self.warn_cache_losses(&settle_lost, REMOVAL_SETTLE);
         // The name is gone for good from here (its `Remove` is durable): what is left is
         // cleanup, which every open does again, so its failure is no failure of `rm`. Why
         // (session 19 leftover): a nearly full metadata disk took the `Remove` and refused
@@ -3498,10 +3507,12 @@ impl Store {
 
     /// Before a file's metadata goes: nothing of it may stay in the cache zone. (Its open
     /// windows are the caller's to refuse, see `refuse_open_window`.)
+    /// Ranges its settle recorded lost are added to `settle_lost`, also when it fails.
     fn detach(
         &self,
         exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
         id: u64,
+        settle_lost: &mut Vec<LostRange>,
     ) -> Result<(), StoreError> {
         let cached = {
             let core = self.core.lock();
@@ -3510,7 +3521,7 @@ impl Store {
         if !cached.is_empty() {
             // Data of this file still in the cache zone: settle it first so that the cache
             // zone holds nothing of a removed file.
-            self.settle_exclusive(exclusive)?;
+            self.settle_exclusive(exclusive, settle_lost)?;
         }
         Ok(())
     }
@@ -3893,70 +3904,81 @@ impl Store {
         // content was written, the put left that content staged; now a refusal here leaves
         // nothing behind. (`detach` below settles again only if a concurrent write cached
         // bytes of the old file meanwhile.)
-        let lost_before = self.core.lock().state.lost.clone();
-        if let Some(old) = old {
-            let exclusive = self.gate_exclusive()?;
-            self.detach(&exclusive, old)?;
-        }
-        let id = {
-            let mut core = self.core.lock();
-            let id = self.new_file_id(&mut core);
-            self.journal(
-                &mut core,
-                Rec::Create {
-                    name: temp.clone(),
-                    id,
-                    unconfirmed: false,
-                },
-                true,
-            )?;
-            id
-        };
-        let mut at_bytes = 0u64;
-        while !piece.is_empty() {
-            let piece_bytes = piece.len() as u64;
-            let written = self
-                .write_id(id, at_bytes, &piece)
-                .and_then(|()| read_piece(input, &mut piece));
-            at_bytes += piece_bytes;
-            if let Err(e) = written {
-                // Drop the partial new content; the old file was not touched.
-                return Err(self.put_failed(e, name, &temp));
+        // What the settles of `detach` recorded lost: other files' cached bytes they found
+        // unreadable. Told whether the put then succeeds (a warning) or fails (its error:
+        // a failed command tells no warnings; s21 leftover, the loss went unsaid).
+        let mut settle_lost = Vec::new();
+        let replaced = (|| {
+            if let Some(old) = old {
+                let exclusive = self.gate_exclusive()?;
+                self.detach(&exclusive, old, &mut settle_lost)?;
             }
-        }
-        // Exclusive from the record to the old content's last deleted object (see `remove`).
-        let exclusive = self.gate_exclusive()?;
-        if let Some(old) = old {
-            if let Err(e) = self.detach(&exclusive, old) {
-                drop(exclusive);
-                return Err(self.put_failed(e, name, &temp));
-            }
-        }
-        {
-            let mut core = self.core.lock();
-            // Again under the lock of the record: a window may have started meanwhile.
-            let current = core.state.files.get(name).map(|m| m.id);
-            let refused = match current {
-                Some(id) => self.refuse_open_window(&core, id, name, "put", "replace"),
-                None => Ok(()),
+            let id = {
+                let mut core = self.core.lock();
+                let id = self.new_file_id(&mut core);
+                self.journal(
+                    &mut core,
+                    Rec::Create {
+                        name: temp.clone(),
+                        id,
+                        unconfirmed: false,
+                    },
+                    true,
+                )?;
+                id
             };
-            if let Err(e) = refused {
-                drop(core);
-                drop(exclusive);
-                return Err(self.put_failed(e, name, &temp));
+            let mut at_bytes = 0u64;
+            while !piece.is_empty() {
+                let piece_bytes = piece.len() as u64;
+                let written = self
+                    .write_id(id, at_bytes, &piece)
+                    .and_then(|()| read_piece(input, &mut piece));
+                at_bytes += piece_bytes;
+                if let Err(e) = written {
+                    // Drop the partial new content; the old file was not touched.
+                    return Err(self.put_failed(e, name, &temp));
+                }
             }
-            self.journal(
-                &mut core,
-                Rec::Replace {
-                    from: temp,
-                    to: name.to_string(),
-                },
-                true,
-            )?;
-        }
-        // As `remove` does: other files' cached bytes the settles of `detach` found
-        // unreadable (the old content's own left the record with the `Replace`).
-        self.warn_cache_losses_since(&lost_before, REMOVAL_SETTLE);
+            // Exclusive from the record to the old content's last deleted object (see
+            // `remove`).
+            let exclusive = self.gate_exclusive()?;
+            if let Some(old) = old {
+                if let Err(e) = self.detach(&exclusive, old, &mut settle_lost) {
+                    drop(exclusive);
+                    return Err(self.put_failed(e, name, &temp));
+                }
+            }
+            {
+                let mut core = self.core.lock();
+                // Again under the lock of the record: a window may have started meanwhile.
+                let current = core.state.files.get(name).map(|m| m.id);
+                let refused = match current {
+                    Some(id) => self.refuse_open_window(&core, id, name, "put", "replace"),
+                    None => Ok(()),
+                };
+                if let Err(e) = refused {
+                    drop(core);
+                    drop(exclusive);
+                    return Err(self.put_failed(e, name, &temp));
+                }
+                self.journal(
+                    &mut core,
+                    Rec::Replace {
+                        from: temp.clone(),
+                        to: name.to_string(),
+                    },
+                    true,
+                )?;
+            }
+            Ok((at_bytes, exclusive))
+        })();
+        let (at_bytes, exclusive) = match replaced {
+            Ok(replaced) => replaced,
+            Err(e) => return Err(self.with_cache_losses(e, &settle_lost, REMOVAL_SETTLE)),
+        };
+        // As `remove` does (the old content's own losses left the record with the
+        // `Replace`).
+        self.warn_cache_losses(&settle_lost, REMOVAL_SETTLE);
         // The name holds the new content for good from here (its `Replace` is durable): a
         // refused deletion of the old content's objects is cleanup every open does again,
         // not a failed put (s20e leftover: exit 1 here read as "the name keeps its old
@@ -5451,11 +5473,11 @@ impl Store {
                 return Ok(());
             };
             self.check_usable()?;
-            let lost_before = self.core.lock().state.lost.clone();
+            let mut settle_lost = Vec::new();
             // Refused (a full disk), the request stands: the worker's retry advances then.
-            let advanced = self.flush_exclusive(exclusive);
+            let advanced = self.flush_exclusive(exclusive, &mut settle_lost);
             match advanced {
-                Ok(()) => self.warn_cache_losses_since(&lost_before, BOUND_SETTLE),
+                Ok(()) => self.warn_cache_losses(&settle_lost, BOUND_SETTLE),
                 Err(_) => self.advance_requested.store(true, Ordering::SeqCst),
             }
             return advanced;
@@ -5470,16 +5492,16 @@ impl Store {
     /// Move everything in the cache zone home with parity (also ends the effect of open
     /// windows early: their data gets parity now).
     pub fn flush(&self) -> Result<(), StoreError> {
-        let lost_before = self.core.lock().state.lost.clone();
-        self.settle_all()?;
+        let mut settle_lost = Vec::new();
+        self.settle_all_recording(&mut settle_lost)?;
         // Cached bytes the settle could neither read nor rebuild are on record as lost now;
         // the caller asked for everything home, so say which did not make it.
         let core = self.core.lock();
+        let settle_lost = window_rot::still_on_record(&core, settle_lost);
         let named = |token: &str| -> Vec<String> {
-            core.state
-                .lost
+            settle_lost
                 .iter()
-                .filter(|l| l.token == token && !lost_before.contains(l))
+                .filter(|l| l.token == token)
                 .map(|l| {
                     let name = core
                         .state
@@ -5498,11 +5520,9 @@ impl Store {
                 stale.join(", ")
             )));
         }
-        let lost: Vec<String> = core
-            .state
-            .lost
+        let lost: Vec<String> = settle_lost
             .iter()
-            .filter(|l| exec::is_unreadable_cache(&l.token) && !lost_before.contains(l))
+            .filter(|l| exec::is_unreadable_cache(&l.token))
             .map(|l| window_rot::describe_cache_loss(&core, l))
             .collect();
         if !lost.is_empty() {
@@ -5517,11 +5537,17 @@ impl Store {
     /// `flush` for the store's own needs (before a remove, past the unprotected bound): bytes
     /// it finds lost go on record, and the caller's operation goes on.
     fn settle_all(&self) -> Result<(), StoreError> {
+        self.settle_all_recording(&mut Vec::new())
+    }
+
+    /// `settle_all`, adding the ranges it recorded lost to `settle_lost` (also when it
+    /// fails).
+    fn settle_all_recording(&self, settle_lost: &mut Vec<LostRange>) -> Result<(), StoreError> {
         self.check_usable()?;
         // Exclusive: no plan is in flight (writers, readers and the background server hold
         // the gate shared); queued background plans run first.
         let exclusive = self.gate_exclusive()?;
-        self.flush_exclusive(exclusive)
+        self.flush_exclusive(exclusive, settle_lost)
     }
 
     /// The background worker's share of the store. A fair lock keeps new readers out while
@@ -5557,22 +5583,38 @@ impl Store {
     fn flush_exclusive(
         &self,
         exclusive: parking_lot::RwLockWriteGuard<'_, ()>,
+        settle_lost: &mut Vec<LostRange>,
     ) -> Result<(), StoreError> {
-        self.settle_exclusive(&exclusive)
+        self.settle_exclusive(&exclusive, settle_lost)
     }
 
     /// `flush_exclusive` for a caller that goes on using the store exclusively (`remove`).
+    /// Every range recorded lost meanwhile (`Core::lost_recorded`) is added to
+    /// `settle_lost`, also when it fails part way.
     fn settle_exclusive(
         &self,
         _exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
+        settle_lost: &mut Vec<LostRange>,
     ) -> Result<(), StoreError> {
-        let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
-        self.run_plans_from(queued, None, true)?;
-        {
+        // A settle inside another's (none is expected) leaves the outer one its ranges too.
+        let outer = self.core.lock().lost_recorded.replace(Vec::new());
+        let settled = (|| {
+            let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
+            self.run_plans_from(queued, None, true)?;
             let mut core = self.core.lock();
             self.record_losses(&mut core)?; // settle forgets the planner's view
-            self.settle(&mut core, BTreeSet::new())?;
+            self.settle(&mut core, BTreeSet::new())
+        })();
+        {
+            let mut core = self.core.lock();
+            let recorded = std::mem::replace(&mut core.lost_recorded, outer)
+                .expect("armed above, under the store's exclusive gate");
+            if let Some(outer) = core.lost_recorded.as_mut() {
+                outer.extend(recorded.iter().cloned());
+            }
+            settle_lost.extend(recorded);
         }
+        settled?;
         *self.advances.lock() += 1;
         self.advance_cv.notify_all();
         Ok(())
