@@ -4509,7 +4509,7 @@ impl Store {
         let (tick_plans, plans, unprotected_writes, refusal, in_flight_id) = {
             let mut core = self.core.lock();
             let now_ns = Self::now_ns(&core);
-            let tick_plans = self.tick_locked(&mut core, now_ns)?;
+            let tick_plans = self.tick_locked(&mut core, now_ns, true)?;
             let plans = match core.strategy.on_write(&write, now_ns) {
                 Ok(plans) => plans,
                 Err(e) => {
@@ -4565,19 +4565,15 @@ impl Store {
                     list.join(", "),
                 )));
             }
-            // The timers' plans first: the room this write asks for must not be what they
-            // then lack.
-            let reserved = match self.reserve(&tick_plans) {
-                Ok(()) => self
-                    .reserve(&plans)
-                    .and_then(|()| self.reserve_home_of_write(file, offset_bytes, write.len_bytes))
-                    .map_err(|e| (e, true)),
-                Err(e) => Err((e, false)),
-            };
-            if let Err((e, tick_plans_fit)) = reserved {
+            // The timers' plans have their room already (`tick_locked`): the room this write
+            // asks for is not what they then lack.
+            let reserved = self
+                .reserve(&plans)
+                .and_then(|()| self.reserve_home_of_write(file, offset_bytes, write.len_bytes));
+            if let Err(e) = reserved {
                 // Nothing was written; forget the write by rebuilding the planner without it.
                 // The timers' plans stay (their tick is journaled, the rebuilt planner waits
-                // for them): they run now when they have room, so a window that timed out
+                // for them) and run now (they have their room), so a window that timed out
                 // gets its parity now, not at the next open.
                 core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
                 // A disk that failed the reservation (review s17r R17-4: an EIO from
@@ -4596,22 +4592,9 @@ impl Store {
                     }
                     other => Some(self.reserve_error(other)),
                 };
-                if tick_plans_fit {
-                    let tick_plans = self.admit(tick_plans);
-                    drop(core);
-                    self.run_plans(tick_plans, None)?;
-                } else if !tick_plans.is_empty() {
-                    // The rebuilt planner holds the timers' plans in flight (their tick is
-                    // journaled) though none was admitted: a later write over their stripes
-                    // would wait for them forever (session 20 leftover of s20f: a
-                    // reservation EIO with a timeout due in the same command hung the next
-                    // write over the window's stripes). The next open finishes them.
-                    self.poisoned.store(true, Ordering::SeqCst);
-                    let e = err.expect("refused with the timers' plans made");
-                    return Err(e.with_context(
-                        "the delayed window timeout this command fired could not get room for its plans, so they did not run: this handle refuses changes until the store is reopened, and the next open (any `exaraid store` command) gives the window its parity",
-                    ));
-                }
+                let tick_plans = self.admit(tick_plans);
+                drop(core);
+                self.run_plans(tick_plans, None)?;
                 return match err {
                     Some(e) => Err(e),
                     None => {
@@ -5216,7 +5199,15 @@ impl Store {
     }
 
     /// The planner's timers (delayed-window timeouts). Called with the core lock held.
-    fn tick_locked(&self, core: &mut Core, now_ns: u64) -> Result<Vec<IoPlan>, StoreError> {
+    /// `reserve_first` (a write's tick, which reserves before it admits): the timeout's
+    /// plans get their room before its tick is journaled, or it does not fire now (see
+    /// `timeout_without_room`).
+    fn tick_locked(
+        &self,
+        core: &mut Core,
+        now_ns: u64,
+        reserve_first: bool,
+    ) -> Result<Vec<IoPlan>, StoreError> {
         let due = core
             .strategy
             .next_deadline_ns()
@@ -5243,6 +5234,21 @@ impl Store {
             return Ok(Vec::new());
         }
         let plans = core.strategy.on_tick(now_ns).map_err(plan_err)?;
+        if reserve_first {
+            if let Err(e) = self.reserve(&plans) {
+                // Not journaled, so not made: a tick on record whose plans cannot be
+                // admitted holds their window's stripes for plans nobody runs (s20f: the
+                // next write there hung; s21: the handle then refused everything until
+                // reopened, where a later command could just fire it again). Rebuilt from
+                // the inputs on record the timeout stays due, as for a refused record
+                // below: the next command that finds room fires it. The write goes on
+                // without it; a disk failing reservations is recorded failed by the
+                // write's own (no timers' plans made that could read bytes it loses).
+                core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
+                self.timeout_without_room(e);
+                return Ok(Vec::new());
+            }
+        }
         let tick = Input::Tick {
             now_ns,
             parity_crcs_synced: true,
@@ -5257,6 +5263,26 @@ impl Store {
             return Err(e);
         }
         Ok(plans)
+    }
+
+    /// A due delayed-window timeout whose plans found no room (`refused`) did not fire: say
+    /// so once per handle (told at close, or in Rust by `close_with_warnings`), with what to
+    /// do. The window's bytes stay without parity until a command with room fires it.
+    fn timeout_without_room(&self, refused: ReserveError) {
+        const TOLD: &str = "a delayed window's timeout was due, but its plans";
+        let dir = self.dir.display();
+        let why = match refused {
+            ReserveError::Store(e) => format!("{e}; free space on the OSSs"),
+            ReserveError::Down { oss, name, why } => format!(
+                "OSS {oss} ({name}): its disk returned an I/O error on reserving room for new elements ({why}); the disk may be failing: record it failed (`exaraid store fail {dir} --oss {oss}`), then rebuild it onto a new disk (`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`)"
+            ),
+        };
+        let mut warnings = self.deferred_warnings.lock();
+        if !warnings.iter().any(|w| w.starts_with(TOLD)) {
+            warnings.push(format!(
+                "{TOLD} (the window's parity) found no room, so it did not fire: {why}. The window's bytes stay without parity until a later command (any `exaraid store` command, or `delayed end`) finds room and fires it; nothing was lost"
+            ));
+        }
     }
 
     /// Run the planner's timers now (the CLI calls this on every command).
@@ -5278,7 +5304,7 @@ impl Store {
         let plans = {
             let mut core = self.core.lock();
             let now = Self::now_ns(&core);
-            let plans = self.tick_locked(&mut core, now)?;
+            let plans = self.tick_locked(&mut core, now, false)?;
             self.admit(plans)
         };
         self.run_plans(plans, None)
