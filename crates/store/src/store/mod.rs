@@ -743,6 +743,10 @@ struct FailureNotes {
     lost: Vec<LostRange>,
     /// More were lost than kept (`status` lists them all).
     lost_more: bool,
+    /// The write's refusal advises the rebuild of this OSS onto a new disk already (a
+    /// window write whose bytes would go to it after its reservation's EIO): the notes'
+    /// message does not say it again (s20c: the same advice twice in one message).
+    rebuild_to_advised: Option<usize>,
 }
 
 impl FailureNotes {
@@ -4422,19 +4426,13 @@ impl Store {
                 .join(", ")
         };
         let rebuild = match newly.first() {
-            Some(oss) => {
-                let command = format!("`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`");
-                // A refusal that advises it already (a window write whose bytes would go to
-                // that OSS) says it once (s20c: the same advice twice in one message).
-                let advised = written
-                    .as_ref()
-                    .err()
-                    .is_some_and(|e| e.to_string().contains(&command));
-                match advised {
-                    true => String::new(),
-                    false => format!("; rebuild it onto a new disk: {command}"),
-                }
+            // A refusal that advises it already says it once.
+            Some(&oss) if written.is_err() && notes.rebuild_to_advised == Some(oss) => {
+                String::new()
             }
+            Some(oss) => format!(
+                "; rebuild it onto a new disk: `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
+            ),
             None => String::new(),
         };
         // Window bytes on a failed OSS not yet on record (a failure recorded without its
@@ -4556,7 +4554,10 @@ impl Store {
                 // Its disk failed this write's reservation: rebuilt in place, the new
                 // elements would go to that failing disk again.
                 let rebuild = match notes.reserve_failed.iter().any(|(o, _)| *o == oss) {
-                    true => format!("rebuild the OSS onto a new disk (`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`)"),
+                    true => {
+                        notes.rebuild_to_advised = Some(oss);
+                        format!("rebuild the OSS onto a new disk (`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`)")
+                    }
                     false => format!("rebuild the OSS (`exaraid store rebuild {dir} --oss {oss}`)"),
                 };
                 return Err(StoreError::Io(format!(
