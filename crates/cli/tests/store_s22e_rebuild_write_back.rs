@@ -237,25 +237,43 @@ fn never_over_newer_bytes(kill: Kill, between: Between, rebuild: Rebuild) {
         Between::NewWindowElsewhere => {
             end_refused(&sc);
             open_window = Some(start_window(d, "f1"));
-            // A block whose data OSS takes window bytes (x may still be failed: a window
-            // write there is refused whole, nothing written).
-            let c = fill(b'C', BLOCK);
-            let at = (AT + BLOCK..FILE_BYTES)
-                .step_by(BLOCK)
-                .find(|at| {
-                    let at = at.to_string();
-                    exaraid(&["store", "write", d, "f1", "--offset", &at], &c)
-                        .status
-                        .success()
-                })
-                .expect("some block of f1 is not on x");
-            sc.f1[at..at + BLOCK].copy_from_slice(&c);
+            match kill {
+                Kill::Stripe => {
+                    // One block whose data OSS takes window bytes (x is failed: a window
+                    // write there is refused whole, nothing written).
+                    let c = fill(b'C', BLOCK);
+                    let at = (AT + BLOCK..FILE_BYTES)
+                        .step_by(BLOCK)
+                        .find(|at| {
+                            let at = at.to_string();
+                            exaraid(&["store", "write", d, "f1", "--offset", &at], &c)
+                                .status
+                                .success()
+                        })
+                        .expect("some block of f1 is not on x");
+                    sc.f1[at..at + BLOCK].copy_from_slice(&c);
+                }
+                Kill::Back => {
+                    // Every block after A's (x is back: some are cached there), so that
+                    // the `fail` before the rebuild loses some of them with their address.
+                    let c = bytes(31, FILE_BYTES - AT - BLOCK);
+                    let from = (AT + BLOCK).to_string();
+                    ok(&["store", "write", d, "f1", "--offset", &from], &c);
+                    sc.f1[AT + BLOCK..].copy_from_slice(&c);
+                }
+            }
         }
     }
     match rebuild {
         Rebuild::InPlace | Rebuild::To => {
             if matches!(kill, Kill::Back) {
                 ok(&["store", "fail", d, "--oss", &x], b"");
+                if matches!(between, Between::NewWindowElsewhere) {
+                    assert!(
+                        lost(d).iter().any(|(_, at, _)| *at > AT),
+                        "{what}: the scene: the new window's bytes on x are lost with it"
+                    );
+                }
             }
             let new_dir = tmp.path().join("new-oss");
             let mut args = vec!["store", "rebuild", d, "--oss", x.as_str()];
@@ -266,7 +284,14 @@ fn never_over_newer_bytes(kill: Kill, between: Between, rebuild: Rebuild) {
         }
         Rebuild::WriteBackOnly => {
             assert!(matches!(kill, Kill::Back), "x is failed: a real rebuild");
-            ok(&["store", "rebuild", d, "--oss", &x], b"");
+            let out = exaraid(&["store", "rebuild", d, "--oss", &x], b"");
+            // With every piece dropped (a write over all of it, `rm`) nothing is owed: x is
+            // refused as any healthy OSS, nothing changed.
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                out.status.success() || err.contains("healthy"),
+                "{what}: {err}"
+            );
         }
     }
     if let Some(token) = open_window {

@@ -2784,21 +2784,30 @@ impl Store {
     /// made their loss final though the old disk still read them. (In place the loss stays
     /// final, as documented: the operator empties that directory.) Nothing is read when the
     /// old directory cannot be trusted (`open_failed_oss_dir` refuses it: gone, not this
-    /// OSS, behind the store's record), or a rerun read them already; they stay lost then,
-    /// as before, with a warning saying why.
+    /// OSS, behind the store's record); they stay lost then, as before, with a warning
+    /// saying why. Ranges a cut `online` or rebuild read back already are not read again.
     fn read_back_before_rebuild(&self, oss: usize) -> Result<(), StoreError> {
         if self.backends_supplied {
             return Ok(()); // a caller's backend is rebuilt in place through the trait
         }
         let lost: Vec<LostRange> = {
             let core = self.core.lock();
-            if core.state.restoring.iter().any(|p| p.oss == oss) {
-                return Ok(()); // read back by the run a kill cut
-            }
+            // Not again what a cut `online` read back (its pieces are journaled), but
+            // every other addressed loss: a window's bytes lost when the OSS failed again
+            // after that `online` put it back (s22e: all were skipped, silently, while any
+            // piece was left).
+            let read_back = |l: &LostRange| {
+                core.state.restoring.iter().any(|p| {
+                    p.oss == oss
+                        && p.file == l.file
+                        && p.offset_bytes < l.end_bytes()
+                        && l.offset_bytes < p.offset_bytes + p.bytes.len() as u64
+                })
+            };
             core.state
                 .lost
                 .iter()
-                .filter(|l| l.oss == oss && l.cache_addr_bytes.is_some())
+                .filter(|l| l.oss == oss && l.cache_addr_bytes.is_some() && !read_back(l))
                 .cloned()
                 .collect()
         };
