@@ -873,9 +873,19 @@ pub fn run(args: StoreArgs) -> Result<()> {
         }
         StoreCommand::Rebuild { dir, oss, to } => {
             let mut store = open(&dir)?;
+            // Asked before: `rebuild` of it returns Ok with nothing done.
+            let finished_before = to
+                .as_deref()
+                .is_some_and(|to| store.rebuild_finished_onto(oss, to));
             store.rebuild(oss, to.as_deref())?;
             close(store)?;
-            out!("OSS {oss} rebuilt");
+            match (finished_before, to) {
+                (true, Some(to)) => out!(
+                    "nothing to do: OSS {oss} is in service in {} already (an earlier `rebuild --to` of it finished)",
+                    to.display()
+                ),
+                _ => out!("OSS {oss} rebuilt"),
+            }
         }
         StoreCommand::Scrub {
             dir,

@@ -675,6 +675,11 @@ struct Core {
     writes_in_flight: BTreeMap<u64, WriteInFlight>,
     /// The number the next write in flight gets.
     write_in_flight_next: u64,
+    /// While a settle runs (`Store::settle_exclusive`): every range a `Rec::Lost` put on
+    /// record, for the settle to return. Why: the callers that tell what a settle lost
+    /// (`rm`, `put`, `flush`, the bound's advance) cloned the whole lost list before it to
+    /// tell its new ranges by difference (bounded only by the list's bound).
+    lost_recorded: Option<Vec<LostRange>>,
 }
 
 /// A client write in flight and the ranges that plans admitted after its write plan
@@ -738,6 +743,10 @@ struct FailureNotes {
     lost: Vec<LostRange>,
     /// More were lost than kept (`status` lists them all).
     lost_more: bool,
+    /// The write's refusal advises the rebuild of this OSS onto a new disk already (a
+    /// window write whose bytes would go to it after its reservation's EIO): the notes'
+    /// message does not say it again (s20c: the same advice twice in one message).
+    rebuild_to_advised: Option<usize>,
 }
 
 impl FailureNotes {
@@ -2266,6 +2275,7 @@ impl Store {
                 file_ids_checked: false,
                 writes_in_flight: BTreeMap::new(),
                 write_in_flight_next: 0,
+                lost_recorded: None,
             }),
             done: Mutex::new(HashSet::new()),
             done_cv: Condvar::new(),
@@ -2842,6 +2852,9 @@ impl Store {
         self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
         crate::torture::kill_point(crate::torture::JOURNAL_RECORD);
         core.state.apply(seq, &rec);
+        if let (Rec::Lost { ranges }, Some(recorded)) = (&rec, core.lost_recorded.as_mut()) {
+            recorded.extend(ranges.iter().cloned());
+        }
         Ok(seq)
     }
 
@@ -3421,8 +3434,8 @@ impl Store {
         // file runs meanwhile (they hold the gate shared), so none reads a half-deleted file
         // (a read of a deleted element reads zeros: wrong bytes, not an error).
         let exclusive = self.gate_exclusive()?;
-        let lost_before = self.core.lock().state.lost.clone();
-        self.detach(&exclusive, id)?;
+        let mut settle_lost = Vec::new();
+        self.detach(&exclusive, id, &mut settle_lost)?;
         {
             let mut core = self.core.lock();
             // Again under the lock of the record: a window may have started meanwhile.
@@ -3438,7 +3451,7 @@ impl Store {
         // After the `Remove`, which took the removed file's own losses off the record: the
         // ones named are other files' bytes its settle found unreadable (s20d leftover: on
         // record, but `rm` said nothing).
-        self.warn_cache_losses_since(&lost_before, REMOVAL_SETTLE);
+        self.warn_cache_losses(&settle_lost, REMOVAL_SETTLE);
         // The name is gone for good from here (its `Remove` is durable): what is left is
         // cleanup, which every open does again, so its failure is no failure of `rm`. Why
         // (session 19 leftover): a nearly full metadata disk took the `Remove` and refused
@@ -3498,10 +3511,12 @@ impl Store {
 
     /// Before a file's metadata goes: nothing of it may stay in the cache zone. (Its open
     /// windows are the caller's to refuse, see `refuse_open_window`.)
+    /// Ranges its settle recorded lost are added to `settle_lost`, also when it fails.
     fn detach(
         &self,
         exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
         id: u64,
+        settle_lost: &mut Vec<LostRange>,
     ) -> Result<(), StoreError> {
         let cached = {
             let core = self.core.lock();
@@ -3510,7 +3525,7 @@ impl Store {
         if !cached.is_empty() {
             // Data of this file still in the cache zone: settle it first so that the cache
             // zone holds nothing of a removed file.
-            self.settle_exclusive(exclusive)?;
+            self.settle_exclusive(exclusive, settle_lost)?;
         }
         Ok(())
     }
@@ -3893,70 +3908,81 @@ impl Store {
         // content was written, the put left that content staged; now a refusal here leaves
         // nothing behind. (`detach` below settles again only if a concurrent write cached
         // bytes of the old file meanwhile.)
-        let lost_before = self.core.lock().state.lost.clone();
-        if let Some(old) = old {
-            let exclusive = self.gate_exclusive()?;
-            self.detach(&exclusive, old)?;
-        }
-        let id = {
-            let mut core = self.core.lock();
-            let id = self.new_file_id(&mut core);
-            self.journal(
-                &mut core,
-                Rec::Create {
-                    name: temp.clone(),
-                    id,
-                    unconfirmed: false,
-                },
-                true,
-            )?;
-            id
-        };
-        let mut at_bytes = 0u64;
-        while !piece.is_empty() {
-            let piece_bytes = piece.len() as u64;
-            let written = self
-                .write_id(id, at_bytes, &piece)
-                .and_then(|()| read_piece(input, &mut piece));
-            at_bytes += piece_bytes;
-            if let Err(e) = written {
-                // Drop the partial new content; the old file was not touched.
-                return Err(self.put_failed(e, name, &temp));
+        // What the settles of `detach` recorded lost: other files' cached bytes they found
+        // unreadable. Told whether the put then succeeds (a warning) or fails (its error:
+        // a failed command tells no warnings; s21 leftover, the loss went unsaid).
+        let mut settle_lost = Vec::new();
+        let replaced = (|| {
+            if let Some(old) = old {
+                let exclusive = self.gate_exclusive()?;
+                self.detach(&exclusive, old, &mut settle_lost)?;
             }
-        }
-        // Exclusive from the record to the old content's last deleted object (see `remove`).
-        let exclusive = self.gate_exclusive()?;
-        if let Some(old) = old {
-            if let Err(e) = self.detach(&exclusive, old) {
-                drop(exclusive);
-                return Err(self.put_failed(e, name, &temp));
-            }
-        }
-        {
-            let mut core = self.core.lock();
-            // Again under the lock of the record: a window may have started meanwhile.
-            let current = core.state.files.get(name).map(|m| m.id);
-            let refused = match current {
-                Some(id) => self.refuse_open_window(&core, id, name, "put", "replace"),
-                None => Ok(()),
+            let id = {
+                let mut core = self.core.lock();
+                let id = self.new_file_id(&mut core);
+                self.journal(
+                    &mut core,
+                    Rec::Create {
+                        name: temp.clone(),
+                        id,
+                        unconfirmed: false,
+                    },
+                    true,
+                )?;
+                id
             };
-            if let Err(e) = refused {
-                drop(core);
-                drop(exclusive);
-                return Err(self.put_failed(e, name, &temp));
+            let mut at_bytes = 0u64;
+            while !piece.is_empty() {
+                let piece_bytes = piece.len() as u64;
+                let written = self
+                    .write_id(id, at_bytes, &piece)
+                    .and_then(|()| read_piece(input, &mut piece));
+                at_bytes += piece_bytes;
+                if let Err(e) = written {
+                    // Drop the partial new content; the old file was not touched.
+                    return Err(self.put_failed(e, name, &temp));
+                }
             }
-            self.journal(
-                &mut core,
-                Rec::Replace {
-                    from: temp,
-                    to: name.to_string(),
-                },
-                true,
-            )?;
-        }
-        // As `remove` does: other files' cached bytes the settles of `detach` found
-        // unreadable (the old content's own left the record with the `Replace`).
-        self.warn_cache_losses_since(&lost_before, REMOVAL_SETTLE);
+            // Exclusive from the record to the old content's last deleted object (see
+            // `remove`).
+            let exclusive = self.gate_exclusive()?;
+            if let Some(old) = old {
+                if let Err(e) = self.detach(&exclusive, old, &mut settle_lost) {
+                    drop(exclusive);
+                    return Err(self.put_failed(e, name, &temp));
+                }
+            }
+            {
+                let mut core = self.core.lock();
+                // Again under the lock of the record: a window may have started meanwhile.
+                let current = core.state.files.get(name).map(|m| m.id);
+                let refused = match current {
+                    Some(id) => self.refuse_open_window(&core, id, name, "put", "replace"),
+                    None => Ok(()),
+                };
+                if let Err(e) = refused {
+                    drop(core);
+                    drop(exclusive);
+                    return Err(self.put_failed(e, name, &temp));
+                }
+                self.journal(
+                    &mut core,
+                    Rec::Replace {
+                        from: temp.clone(),
+                        to: name.to_string(),
+                    },
+                    true,
+                )?;
+            }
+            Ok((at_bytes, exclusive))
+        })();
+        let (at_bytes, exclusive) = match replaced {
+            Ok(replaced) => replaced,
+            Err(e) => return Err(self.with_cache_losses(e, &settle_lost, REMOVAL_SETTLE)),
+        };
+        // As `remove` does (the old content's own losses left the record with the
+        // `Replace`).
+        self.warn_cache_losses(&settle_lost, REMOVAL_SETTLE);
         // The name holds the new content for good from here (its `Replace` is durable): a
         // refused deletion of the old content's objects is cleanup every open does again,
         // not a failed put (s20e leftover: exit 1 here read as "the name keeps its old
@@ -4400,19 +4426,13 @@ impl Store {
                 .join(", ")
         };
         let rebuild = match newly.first() {
-            Some(oss) => {
-                let command = format!("`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`");
-                // A refusal that advises it already (a window write whose bytes would go to
-                // that OSS) says it once (s20c: the same advice twice in one message).
-                let advised = written
-                    .as_ref()
-                    .err()
-                    .is_some_and(|e| e.to_string().contains(&command));
-                match advised {
-                    true => String::new(),
-                    false => format!("; rebuild it onto a new disk: {command}"),
-                }
+            // A refusal that advises it already says it once.
+            Some(&oss) if written.is_err() && notes.rebuild_to_advised == Some(oss) => {
+                String::new()
             }
+            Some(oss) => format!(
+                "; rebuild it onto a new disk: `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
+            ),
             None => String::new(),
         };
         // Window bytes on a failed OSS not yet on record (a failure recorded without its
@@ -4487,7 +4507,7 @@ impl Store {
         let (tick_plans, plans, unprotected_writes, refusal, in_flight_id) = {
             let mut core = self.core.lock();
             let now_ns = Self::now_ns(&core);
-            let tick_plans = self.tick_locked(&mut core, now_ns)?;
+            let tick_plans = self.tick_locked(&mut core, now_ns, true)?;
             let plans = match core.strategy.on_write(&write, now_ns) {
                 Ok(plans) => plans,
                 Err(e) => {
@@ -4534,7 +4554,10 @@ impl Store {
                 // Its disk failed this write's reservation: rebuilt in place, the new
                 // elements would go to that failing disk again.
                 let rebuild = match notes.reserve_failed.iter().any(|(o, _)| *o == oss) {
-                    true => format!("rebuild the OSS onto a new disk (`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`)"),
+                    true => {
+                        notes.rebuild_to_advised = Some(oss);
+                        format!("rebuild the OSS onto a new disk (`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`)")
+                    }
                     false => format!("rebuild the OSS (`exaraid store rebuild {dir} --oss {oss}`)"),
                 };
                 return Err(StoreError::Io(format!(
@@ -4543,19 +4566,15 @@ impl Store {
                     list.join(", "),
                 )));
             }
-            // The timers' plans first: the room this write asks for must not be what they
-            // then lack.
-            let reserved = match self.reserve(&tick_plans) {
-                Ok(()) => self
-                    .reserve(&plans)
-                    .and_then(|()| self.reserve_home_of_write(file, offset_bytes, write.len_bytes))
-                    .map_err(|e| (e, true)),
-                Err(e) => Err((e, false)),
-            };
-            if let Err((e, tick_plans_fit)) = reserved {
+            // The timers' plans have their room already (`tick_locked`): the room this write
+            // asks for is not what they then lack.
+            let reserved = self
+                .reserve(&plans)
+                .and_then(|()| self.reserve_home_of_write(file, offset_bytes, write.len_bytes));
+            if let Err(e) = reserved {
                 // Nothing was written; forget the write by rebuilding the planner without it.
                 // The timers' plans stay (their tick is journaled, the rebuilt planner waits
-                // for them): they run now when they have room, so a window that timed out
+                // for them) and run now (they have their room), so a window that timed out
                 // gets its parity now, not at the next open.
                 core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
                 // A disk that failed the reservation (review s17r R17-4: an EIO from
@@ -4574,22 +4593,9 @@ impl Store {
                     }
                     other => Some(self.reserve_error(other)),
                 };
-                if tick_plans_fit {
-                    let tick_plans = self.admit(tick_plans);
-                    drop(core);
-                    self.run_plans(tick_plans, None)?;
-                } else if !tick_plans.is_empty() {
-                    // The rebuilt planner holds the timers' plans in flight (their tick is
-                    // journaled) though none was admitted: a later write over their stripes
-                    // would wait for them forever (session 20 leftover of s20f: a
-                    // reservation EIO with a timeout due in the same command hung the next
-                    // write over the window's stripes). The next open finishes them.
-                    self.poisoned.store(true, Ordering::SeqCst);
-                    let e = err.expect("refused with the timers' plans made");
-                    return Err(e.with_context(
-                        "the delayed window timeout this command fired could not get room for its plans, so they did not run: this handle refuses changes until the store is reopened, and the next open (any `exaraid store` command) gives the window its parity",
-                    ));
-                }
+                let tick_plans = self.admit(tick_plans);
+                drop(core);
+                self.run_plans(tick_plans, None)?;
                 return match err {
                     Some(e) => Err(e),
                     None => {
@@ -5204,7 +5210,15 @@ impl Store {
     }
 
     /// The planner's timers (delayed-window timeouts). Called with the core lock held.
-    fn tick_locked(&self, core: &mut Core, now_ns: u64) -> Result<Vec<IoPlan>, StoreError> {
+    /// `reserve_first` (a write's tick, which reserves before it admits): the timeout's
+    /// plans get their room before its tick is journaled, or it does not fire now (see
+    /// `timeout_without_room`).
+    fn tick_locked(
+        &self,
+        core: &mut Core,
+        now_ns: u64,
+        reserve_first: bool,
+    ) -> Result<Vec<IoPlan>, StoreError> {
         let due = core
             .strategy
             .next_deadline_ns()
@@ -5231,6 +5245,21 @@ impl Store {
             return Ok(Vec::new());
         }
         let plans = core.strategy.on_tick(now_ns).map_err(plan_err)?;
+        if reserve_first {
+            if let Err(e) = self.reserve(&plans) {
+                // Not journaled, so not made: a tick on record whose plans cannot be
+                // admitted holds their window's stripes for plans nobody runs (s20f: the
+                // next write there hung; s21: the handle then refused everything until
+                // reopened, where a later command could just fire it again). Rebuilt from
+                // the inputs on record the timeout stays due, as for a refused record
+                // below: the next command that finds room fires it. The write goes on
+                // without it; a disk failing reservations is recorded failed by the
+                // write's own (no timers' plans made that could read bytes it loses).
+                core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
+                self.timeout_without_room(e);
+                return Ok(Vec::new());
+            }
+        }
         let tick = Input::Tick {
             now_ns,
             parity_crcs_synced: true,
@@ -5245,6 +5274,26 @@ impl Store {
             return Err(e);
         }
         Ok(plans)
+    }
+
+    /// A due delayed-window timeout whose plans found no room (`refused`) did not fire: say
+    /// so once per handle (told at close, or in Rust by `close_with_warnings`), with what to
+    /// do. The window's bytes stay without parity until a command with room fires it.
+    fn timeout_without_room(&self, refused: ReserveError) {
+        const TOLD: &str = "a delayed window's timeout was due, but its plans";
+        let dir = self.dir.display();
+        let why = match refused {
+            ReserveError::Store(e) => format!("{e}; free space on the OSSs"),
+            ReserveError::Down { oss, name, why } => format!(
+                "OSS {oss} ({name}): its disk returned an I/O error on reserving room for new elements ({why}); the disk may be failing: record it failed (`exaraid store fail {dir} --oss {oss}`), then rebuild it onto a new disk (`exaraid store rebuild {dir} --oss {oss} --to NEWDIR`)"
+            ),
+        };
+        let mut warnings = self.deferred_warnings.lock();
+        if !warnings.iter().any(|w| w.starts_with(TOLD)) {
+            warnings.push(format!(
+                "{TOLD} (the window's parity) found no room, so it did not fire: {why}. The window's bytes stay without parity until a later command (any `exaraid store` command, or `delayed end`) finds room and fires it; nothing was lost"
+            ));
+        }
     }
 
     /// Run the planner's timers now (the CLI calls this on every command).
@@ -5266,7 +5315,7 @@ impl Store {
         let plans = {
             let mut core = self.core.lock();
             let now = Self::now_ns(&core);
-            let plans = self.tick_locked(&mut core, now)?;
+            let plans = self.tick_locked(&mut core, now, false)?;
             self.admit(plans)
         };
         self.run_plans(plans, None)
@@ -5461,11 +5510,11 @@ impl Store {
                 return Ok(());
             };
             self.check_usable()?;
-            let lost_before = self.core.lock().state.lost.clone();
+            let mut settle_lost = Vec::new();
             // Refused (a full disk), the request stands: the worker's retry advances then.
-            let advanced = self.flush_exclusive(exclusive);
+            let advanced = self.flush_exclusive(exclusive, &mut settle_lost);
             match advanced {
-                Ok(()) => self.warn_cache_losses_since(&lost_before, BOUND_SETTLE),
+                Ok(()) => self.warn_cache_losses(&settle_lost, BOUND_SETTLE),
                 Err(_) => self.advance_requested.store(true, Ordering::SeqCst),
             }
             return advanced;
@@ -5480,16 +5529,16 @@ impl Store {
     /// Move everything in the cache zone home with parity (also ends the effect of open
     /// windows early: their data gets parity now).
     pub fn flush(&self) -> Result<(), StoreError> {
-        let lost_before = self.core.lock().state.lost.clone();
-        self.settle_all()?;
+        let mut settle_lost = Vec::new();
+        self.settle_all_recording(&mut settle_lost)?;
         // Cached bytes the settle could neither read nor rebuild are on record as lost now;
         // the caller asked for everything home, so say which did not make it.
         let core = self.core.lock();
+        let settle_lost = window_rot::still_on_record(&core, settle_lost);
         let named = |token: &str| -> Vec<String> {
-            core.state
-                .lost
+            settle_lost
                 .iter()
-                .filter(|l| l.token == token && !lost_before.contains(l))
+                .filter(|l| l.token == token)
                 .map(|l| {
                     let name = core
                         .state
@@ -5508,11 +5557,9 @@ impl Store {
                 stale.join(", ")
             )));
         }
-        let lost: Vec<String> = core
-            .state
-            .lost
+        let lost: Vec<String> = settle_lost
             .iter()
-            .filter(|l| exec::is_unreadable_cache(&l.token) && !lost_before.contains(l))
+            .filter(|l| exec::is_unreadable_cache(&l.token))
             .map(|l| window_rot::describe_cache_loss(&core, l))
             .collect();
         if !lost.is_empty() {
@@ -5527,11 +5574,17 @@ impl Store {
     /// `flush` for the store's own needs (before a remove, past the unprotected bound): bytes
     /// it finds lost go on record, and the caller's operation goes on.
     fn settle_all(&self) -> Result<(), StoreError> {
+        self.settle_all_recording(&mut Vec::new())
+    }
+
+    /// `settle_all`, adding the ranges it recorded lost to `settle_lost` (also when it
+    /// fails).
+    fn settle_all_recording(&self, settle_lost: &mut Vec<LostRange>) -> Result<(), StoreError> {
         self.check_usable()?;
         // Exclusive: no plan is in flight (writers, readers and the background server hold
         // the gate shared); queued background plans run first.
         let exclusive = self.gate_exclusive()?;
-        self.flush_exclusive(exclusive)
+        self.flush_exclusive(exclusive, settle_lost)
     }
 
     /// The background worker's share of the store. A fair lock keeps new readers out while
@@ -5567,22 +5620,38 @@ impl Store {
     fn flush_exclusive(
         &self,
         exclusive: parking_lot::RwLockWriteGuard<'_, ()>,
+        settle_lost: &mut Vec<LostRange>,
     ) -> Result<(), StoreError> {
-        self.settle_exclusive(&exclusive)
+        self.settle_exclusive(&exclusive, settle_lost)
     }
 
     /// `flush_exclusive` for a caller that goes on using the store exclusively (`remove`).
+    /// Every range recorded lost meanwhile (`Core::lost_recorded`) is added to
+    /// `settle_lost`, also when it fails part way.
     fn settle_exclusive(
         &self,
         _exclusive: &parking_lot::RwLockWriteGuard<'_, ()>,
+        settle_lost: &mut Vec<LostRange>,
     ) -> Result<(), StoreError> {
-        let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
-        self.run_plans_from(queued, None, true)?;
-        {
+        // A settle inside another's (none is expected) leaves the outer one its ranges too.
+        let outer = self.core.lock().lost_recorded.replace(Vec::new());
+        let settled = (|| {
+            let queued: Vec<Admitted> = self.background.lock().drain(..).collect();
+            self.run_plans_from(queued, None, true)?;
             let mut core = self.core.lock();
             self.record_losses(&mut core)?; // settle forgets the planner's view
-            self.settle(&mut core, BTreeSet::new())?;
+            self.settle(&mut core, BTreeSet::new())
+        })();
+        {
+            let mut core = self.core.lock();
+            let recorded = std::mem::replace(&mut core.lost_recorded, outer)
+                .expect("armed above, under the store's exclusive gate");
+            if let Some(outer) = core.lost_recorded.as_mut() {
+                outer.extend(recorded.iter().cloned());
+            }
+            settle_lost.extend(recorded);
         }
+        settled?;
         *self.advances.lock() += 1;
         self.advance_cv.notify_all();
         Ok(())

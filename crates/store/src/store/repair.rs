@@ -2605,6 +2605,12 @@ impl Store {
             let mut core = self.core.lock();
             return self.checkpoint_locked(&mut core);
         }
+        if to.is_some_and(|to| self.rebuild_finished_onto(oss, to)) {
+            // A finished `rebuild --to` run again (a script retrying until exit 0, a kill
+            // after `Rebuilt` whose pieces are written): what was asked holds. Only the
+            // very directory it holds now: another NEWDIR is refused below (healthy).
+            return Ok(());
+        }
         {
             let core = self.core.lock();
             let failed: Vec<usize> = core.state.failed_oss.iter().copied().collect();
@@ -2751,6 +2757,23 @@ impl Store {
         self.checkpoint_locked(&mut core)
     }
 
+    /// Whether `rebuild(oss, Some(to))` has nothing left to do: OSS `oss` is in service
+    /// (not failed on record, answering) in directory `to` already, with nothing a cut
+    /// rebuild or `online` read back left to write again. Why: a rerun of a finished
+    /// `rebuild --to NEWDIR` exited 1 ("OSS is healthy"), and a script that retries until
+    /// exit 0 took the finished rebuild for failed (s21 leftover). A half-done rebuild
+    /// (failed on record until `Rebuilt`) or another directory is not this.
+    pub fn rebuild_finished_onto(&self, oss: usize, to: &Path) -> bool {
+        if oss >= self.backends.len() || self.backends_supplied {
+            return false;
+        }
+        let core = self.core.lock();
+        !self.oss_failed(&core, oss)
+            && !core.state.rebuilding.contains_key(&oss)
+            && !core.state.restoring.iter().any(|p| p.oss == oss)
+            && same_dir(to, &self.sb.oss_dirs[oss])
+    }
+
     /// `rebuild --to` of OSS `oss`, before its `RebuildBegin` forgets where lost bytes were
     /// in the OSS's cache zone: read the lost ranges recorded with their cache address
     /// (window bytes whose only copy was there when it was recorded failed while it still
@@ -2761,21 +2784,30 @@ impl Store {
     /// made their loss final though the old disk still read them. (In place the loss stays
     /// final, as documented: the operator empties that directory.) Nothing is read when the
     /// old directory cannot be trusted (`open_failed_oss_dir` refuses it: gone, not this
-    /// OSS, behind the store's record), or a rerun read them already; they stay lost then,
-    /// as before, with a warning saying why.
+    /// OSS, behind the store's record); they stay lost then, as before, with a warning
+    /// saying why. Ranges a cut `online` or rebuild read back already are not read again.
     fn read_back_before_rebuild(&self, oss: usize) -> Result<(), StoreError> {
         if self.backends_supplied {
             return Ok(()); // a caller's backend is rebuilt in place through the trait
         }
         let lost: Vec<LostRange> = {
             let core = self.core.lock();
-            if core.state.restoring.iter().any(|p| p.oss == oss) {
-                return Ok(()); // read back by the run a kill cut
-            }
+            // Not again what a cut `online` read back (its pieces are journaled), but
+            // every other addressed loss: a window's bytes lost when the OSS failed again
+            // after that `online` put it back (s22e: all were skipped, silently, while any
+            // piece was left).
+            let read_back = |l: &LostRange| {
+                core.state.restoring.iter().any(|p| {
+                    p.oss == oss
+                        && p.file == l.file
+                        && p.offset_bytes < l.end_bytes()
+                        && l.offset_bytes < p.offset_bytes + p.bytes.len() as u64
+                })
+            };
             core.state
                 .lost
                 .iter()
-                .filter(|l| l.oss == oss && l.cache_addr_bytes.is_some())
+                .filter(|l| l.oss == oss && l.cache_addr_bytes.is_some() && !read_back(l))
                 .cloned()
                 .collect()
         };
@@ -2793,8 +2825,17 @@ impl Store {
         let old = match refused {
             Ok(old) => old,
             Err(why) => {
+                // Named, not only counted: past `RESTORE_BYTES_MAX` the user must learn which
+                // bytes to write again without a second look (`status`).
+                let shown: Vec<&LostRange> =
+                    lost.iter().take(super::WARNING_RANGES_NAMED_MAX).collect();
+                let mut names = self.lost_range_names(&self.core.lock(), &shown).join(", ");
+                if lost.len() > shown.len() {
+                    names.push_str(&format!(" and {} more", lost.len() - shown.len()));
+                }
                 self.deferred_warnings.lock().push(format!(
-                    "the rebuild of OSS {oss} did not take back the window bytes lost with its cache zone ({total_bytes} bytes, `exaraid store status {}` lists them): its old directory was not read ({why}); they stay lost: write them again",
+                    "the rebuild of OSS {oss} did not take back the window bytes lost with its cache zone ({total_bytes} bytes in {} range(s): {names}; `exaraid store status {}` lists them): its old directory was not read ({why}); they stay lost: write them again",
+                    lost.len(),
                     self.dir.display()
                 ));
                 return Ok(());

@@ -138,34 +138,66 @@ impl Store {
     /// warning is where the loss is told. Why (s19b's bound case): a write of another file
     /// that settled a window's rotten only copy exited 0 saying nothing.
     pub(super) fn settle_telling_cache_losses(&self, by: &str) -> Result<(), StoreError> {
-        let lost_before = self.core.lock().state.lost.clone();
-        self.settle_all()?;
-        self.warn_cache_losses_since(&lost_before, by);
+        let mut settle_lost = Vec::new();
+        self.settle_all_recording(&mut settle_lost)?;
+        self.warn_cache_losses(&settle_lost, by);
         Ok(())
     }
 
-    /// Push a warning naming every cached range on record lost now (unreadable, or a stale
-    /// WCL element) that `lost_before` did not hold, found by `by`.
-    pub(super) fn warn_cache_losses_since(&self, lost_before: &crate::state::LostList, by: &str) {
+    /// Push a warning naming every cached range a settle by `by` recorded lost
+    /// (`settle_lost`: unreadable, or a stale WCL element) still on record.
+    pub(super) fn warn_cache_losses(&self, settle_lost: &[LostRange], by: &str) {
+        let Some(told) = self.cache_losses_told(settle_lost, by) else {
+            return;
+        };
+        self.deferred_warnings.lock().push(format!(
+            "{told}. Every other byte has its parity and this command went on. Write the lost bytes again"
+        ));
+    }
+
+    /// `e`, the error of a command that failed after a settle by `by` recorded
+    /// `settle_lost`, naming the cached bytes among them (a failed command tells no
+    /// warnings at close).
+    pub(super) fn with_cache_losses(
+        &self,
+        e: StoreError,
+        settle_lost: &[LostRange],
+        by: &str,
+    ) -> StoreError {
+        match self.cache_losses_told(settle_lost, by) {
+            Some(told) => e.with_context(&format!(
+                "before it failed, {told}; write the lost bytes again"
+            )),
+            None => e,
+        }
+    }
+
+    /// What `settle_lost` (recorded by a settle by `by`) holds of cached ranges lost
+    /// (unreadable, or a stale WCL element) still on record, said; `None` when nothing.
+    fn cache_losses_told(&self, settle_lost: &[LostRange], by: &str) -> Option<String> {
         let core = self.core.lock();
-        let named: Vec<String> = core
-            .state
-            .lost
+        let named: Vec<String> = still_on_record(&core, settle_lost.to_vec())
             .iter()
-            .filter(|l| {
-                (exec::is_unreadable_cache(&l.token) || l.token == stale_cache::STALE_CACHE)
-                    && !lost_before.contains(l)
-            })
+            .filter(|l| exec::is_unreadable_cache(&l.token) || l.token == stale_cache::STALE_CACHE)
             .map(|l| describe_cache_loss(&core, l))
             .collect();
         if named.is_empty() {
-            return;
+            return None;
         }
-        self.deferred_warnings.lock().push(format!(
-            "{by} moved the cached bytes home with parity and found these acknowledged bytes in the cache zone unreadable (bit rot; no parity could rebuild them): {}. They are recorded lost: reads of them fail naming them, `exaraid store status` lists them, and a delayed window's `delayed end` fails naming its own. Every other byte has its parity and this command went on. Write the lost bytes again",
+        Some(format!(
+            "{by} moved the cached bytes home with parity and found these acknowledged bytes in the cache zone unreadable (bit rot; no parity could rebuild them): {}. They are recorded lost: reads of them fail naming them, `exaraid store status` lists them, and a delayed window's `delayed end` fails naming its own",
             named_at_most(&named, WARNING_RANGES_NAMED_MAX)
-        ));
+        ))
     }
+}
+
+/// The ranges of `recorded` (by a settle) still on record lost, once each: a later record
+/// (a file's `Remove`, a range found again) may have replaced or dropped some.
+pub(super) fn still_on_record(core: &Core, mut recorded: Vec<LostRange>) -> Vec<LostRange> {
+    recorded.retain(|l| core.state.lost.contains(l));
+    let mut seen = BTreeSet::new();
+    recorded.retain(|l| seen.insert((l.file, l.offset_bytes, l.len_bytes)));
+    recorded
 }
 
 /// A cached range on record lost, as "file 'NAME' bytes A..Z (OSS I)", with ", delayed
