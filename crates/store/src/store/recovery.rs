@@ -55,7 +55,8 @@
 //! On a code of two or more parities, a non-WCL client write journals the crcs of its
 //! bytes with its input (`Rec::WriteCrcs`, `Store::home_write_crcs_journaled`), and where
 //! it is the one cut writer of a block (other cut client writes of the stripe beside it
-//! included, s22f) they decide its blocks that fail their checksum (`home_block_landed`): one whose bytes in the write's range match them is torn (its
+//! included, s22f) they decide its blocks that fail their checksum (`home_block_landed`):
+//! one whose bytes in the write's range match them is torn (its
 //! payload landed under its old checksum), whole in the range: kept; one that matches
 //! neither them nor its stored checksum holds bit rot (reviews s20r R20-1: rot beside a
 //! torn block; s19r R19-1: a write refused on a rotten block, its `RefusedBlocks` record
