@@ -1,4 +1,4 @@
-//! Review s22r R22-1 (OPEN): an acknowledged byte, in a block that several cut writers'
+//! Review s22r R22-1 (fixed in session 22, s22g): an acknowledged byte, in a block that several cut writers'
 //! stripe holds, rots before the open: read back with success.
 //!
 //! The crash image (`fixtures/s22r_several_cut_writers_crash_image.tgz`, 60 KB) is what a
@@ -16,7 +16,10 @@
 //! read returns the rotten 0x38 with success and scrub is clean after (resealed). The
 //! store's Limits list the rule as unproven: "stripes with several cut writers keep the old
 //! keep rule" (s21a's journaled `WriteCrcs` decide a rotten cut block only where one writer
-//! of the stripe is cut).
+//! of the stripe is cut). The rotten block was reached by one cut write (300103, its first
+//! 211 bytes) whose crcs matched its part, so the rest of the block fell to the keep rule;
+//! s22g keeps such a block only as far as those crcs or its stored checksum prove it
+//! (`decide_unproven_cut_block`): here nothing does, and the block is recorded lost.
 
 use std::path::Path;
 use std::process::Command;
@@ -46,7 +49,6 @@ fn unpack(into: &Path) -> std::path::PathBuf {
 }
 
 #[test]
-#[ignore = "OPEN (session 22): R22-1 several cut writers in one stripe, then one rotten acknowledged byte: read back with success"]
 fn rot_beside_several_cut_writers_never_read_back_as_acknowledged_data() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = unpack(tmp.path());

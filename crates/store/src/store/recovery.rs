@@ -318,6 +318,41 @@ impl<'a> CutWriteCrcs<'a> {
     }
 }
 
+impl<'a> CutWriteCrcs<'a> {
+    /// Every cut write whose own ranges reach block `i` of `pos`, each with its crcs and its
+    /// part of the block (block-relative), when they are all on record and those parts hold
+    /// every in-flight byte of the block (`own`, the stripe's in-flight ranges there):
+    /// then what is on disk there is some of those writes' bytes or older ones. `None`
+    /// where none reaches it, one has no crcs, or another plan (a settle, or a part known
+    /// bytes took out) is in flight there too.
+    fn reaching(
+        writers: &[CutWriteCrcs<'a>],
+        pos: Pos,
+        i: usize,
+        own: &[(u64, u64)],
+    ) -> Option<Vec<(&'a crate::state::WriteCrcs, Ranges)>> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        let mut reaching = Vec::new();
+        let mut union: Ranges = Vec::new();
+        for w in writers {
+            let Some(r) = w.own.get(&pos).filter(|r| overlaps(r, start, end)) else {
+                continue;
+            };
+            let part = intersect(r, &[(start, end)]);
+            for &(a, z) in &part {
+                crate::state::add_range(&mut union, a, z);
+            }
+            reaching.push((w.crcs?, part));
+        }
+        let own_here = intersect(own, &[(start, end)]);
+        let all_theirs = own_here
+            .iter()
+            .all(|&(a, z)| outside(&union, a, z).is_empty());
+        (!reaching.is_empty() && all_theirs && union == own_here).then_some(reaching)
+    }
+}
+
 /// How a block of an element read by a settle checks out.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Held {
@@ -3947,7 +3982,25 @@ impl Store {
                             // bytes on disk stay (known limit): calling those lost lost
                             // acknowledged bytes in plain kills (`store_crash.rs`).
                             None if client_writes_only && decoded.is_none() => proven(None)?,
-                            None => Some(bytes),
+                            // Every byte of it in flight is a cut client write's whose crcs
+                            // are on record (two or more parities): its bytes on disk are kept
+                            // only as far as those crcs or its stored checksum prove them,
+                            // else a decode they prove, else it is lost. Kept as they were, a
+                            // rotten byte beside a cut write's part read back with success and
+                            // was resealed (review s22r R22-1).
+                            None => match CutWriteCrcs::reaching(home_crcs, pos, i, own) {
+                                Some(writers) => {
+                                    let (oss, key) = keys[&pos];
+                                    proven(self.decide_unproven_cut_block(
+                                        &composed.buf,
+                                        (stripe, i, pos, oss, key),
+                                        (&erased, ranges),
+                                        &raw,
+                                        &writers,
+                                    )?)?
+                                }
+                                None => Some(bytes),
+                            },
                         }
                     }
                 };
@@ -5782,6 +5835,87 @@ impl Store {
             };
             if holds_write(d.element(pos)) {
                 return Ok(Some(d.element(pos).to_vec()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Block `i` of data column `pos` of `stripe`, failing its checksum, whose in-flight
+    /// bytes are all cut client writes' with crcs on record (`writers`: each one's crcs and
+    /// its part of the block, absolute offsets in the element), that neither a plain decode
+    /// nor `confirm_block` told. Its bytes on disk (`raw`) outside those parts are
+    /// acknowledged bytes nothing on record proves, and may hold bit rot (review s22r R22-1:
+    /// one bit of an acknowledged byte beside a cut write's part, kept with success). Kept:
+    /// `raw` whole where the parts whose bytes match their write's crcs cover the block;
+    /// else the version its stored checksum proves (`checksum_proves`) among: `raw` outside
+    /// the writers' parts, the bytes on disk in the parts of some set of writers whose crcs
+    /// they match, and a decode (any erasure pattern) in the rest of the parts; that
+    /// version, with the parts whose crcs matched laid over as on disk (each byte is then
+    /// the version's or a cut write's own). `None`: nothing proves it; the caller records
+    /// the block lost.
+    fn decide_unproven_cut_block(
+        &self,
+        buf: &StripeBuf,
+        (stripe, i, pos, oss, key): (u64, usize, Pos, usize, ElementKey),
+        (erased, ranges): (&[usize], &BTreeMap<Pos, Ranges>),
+        raw: &[u8],
+        writers: &[(&crate::state::WriteCrcs, Ranges)],
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        assert_eq!(raw.len(), CHECKSUM_BLOCK_BYTES);
+        let rel = |(a, z): (u64, u64)| ((a - start) as usize, (z - start) as usize);
+        // The parts whose bytes on disk are their write's (its crcs say so).
+        let landed: Vec<&Ranges> = (writers.iter())
+            .filter(|(w, part)| {
+                self.home_block_landed(w, (stripe, pos, i), part, raw) == Some(true)
+            })
+            .map(|(_, part)| part)
+            .collect();
+        let mut landed_union: Ranges = Vec::new();
+        for &(a, z) in landed.iter().flat_map(|p| p.iter()) {
+            crate::state::add_range(&mut landed_union, a, z);
+        }
+        if outside(&landed_union, start, end).is_empty() {
+            return Ok(Some(raw.to_vec()));
+        }
+        let mut parts: Ranges = Vec::new();
+        for &(a, z) in writers.iter().flat_map(|(_, p)| p.iter()) {
+            crate::state::add_range(&mut parts, a, z);
+        }
+        // Sets of the landed parts to keep as on disk inside the candidate (bounded: a
+        // block is reached by a handful of writes at most).
+        let sets = 1u32 << landed.len().min(6);
+        let extra = in_flight_columns_over_block(ranges, erased, i);
+        for pattern in self.erasure_patterns(pos.col, erased, &extra) {
+            if !pattern.contains(&pos.col) {
+                continue;
+            }
+            let Some(d) = self.decode_block(buf, i, &pattern) else {
+                continue;
+            };
+            let d = d.element(pos);
+            for set in 0..sets {
+                let mut candidate = raw.to_vec();
+                for &(a, z) in &parts {
+                    let (x, y) = rel((a, z));
+                    candidate[x..y].copy_from_slice(&d[x..y]);
+                }
+                for (j, part) in landed.iter().enumerate() {
+                    if set >> j & 1 == 1 {
+                        for &(a, z) in part.iter() {
+                            let (x, y) = rel((a, z));
+                            candidate[x..y].copy_from_slice(&raw[x..y]);
+                        }
+                    }
+                }
+                if self.checksum_proves(oss, key, i, &candidate)? {
+                    for &(a, z) in &landed_union {
+                        let (x, y) = rel((a, z));
+                        candidate[x..y].copy_from_slice(&raw[x..y]);
+                    }
+                    return Ok(Some(candidate));
+                }
             }
         }
         Ok(None)
