@@ -63,10 +63,13 @@
 //! cut by a crash), and its bytes on disk are never kept: a decode its stored checksum or
 //! the write's crcs prove, else lost (`decide_rotten_cut_block`). A kill -9 that stops a
 //! pwrite at a page boundary inside a block (new then old) matches neither too: decided
-//! as rot, so decoded where proven, else lost (no page-cut crcs for home writes).
+//! as rot, so decoded where proven, else lost (no page-cut crcs for home writes). A failing
+//! block whose in-flight bytes are all cut client writes' with crcs (one writer's part of
+//! it, or several writers'), that nothing above told, keeps only what those crcs or its
+//! stored checksum prove, else it is lost (`decide_unproven_cut_block`, review s22r R22-1:
+//! acknowledged bytes beside a cut write's part of the block held rot, and were kept).
 //!
-//! Known limit: elsewhere (single parity, where nothing is journaled; the part of a torn
-//! edge block outside the write's range; a block two cut writers reached, or beside a
+//! Known limit: elsewhere (single parity, where nothing is journaled; a block beside a
 //! settle's writes), a torn block whose decode
 //! cannot be confirmed at offsets where another column is in flight too (its new bytes
 //! reached the disk under its old checksum, or a write hole sits at those offsets, on
