@@ -319,12 +319,10 @@ impl<'a> CutWriteCrcs<'a> {
         }
         only.crcs
     }
-}
 
-impl<'a> CutWriteCrcs<'a> {
     /// Every cut write whose own ranges reach block `i` of `pos`, each with its crcs and its
-    /// part of the block (block-relative), when they are all on record and those parts hold
-    /// every in-flight byte of the block (`own`, the stripe's in-flight ranges there):
+    /// part of the block (element offsets), when they are all on record and those parts are
+    /// exactly the in-flight bytes of the block (`own`, the stripe's in-flight ranges there):
     /// then what is on disk there is some of those writes' bytes or older ones. `None`
     /// where none reaches it, one has no crcs, or another plan (a settle, or a part known
     /// bytes took out) is in flight there too.
@@ -349,10 +347,7 @@ impl<'a> CutWriteCrcs<'a> {
             reaching.push((w.crcs?, part));
         }
         let own_here = intersect(own, &[(start, end)]);
-        let all_theirs = own_here
-            .iter()
-            .all(|&(a, z)| outside(&union, a, z).is_empty());
-        (!reaching.is_empty() && all_theirs && union == own_here).then_some(reaching)
+        (!reaching.is_empty() && union == own_here).then_some(reaching)
     }
 }
 
