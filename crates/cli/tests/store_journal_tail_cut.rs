@@ -29,26 +29,30 @@ fn last_record_start(journal: &[u8]) -> usize {
     last.expect("the killed write left a record")
 }
 
-/// The cut write's last record is its crcs (`WriteCrcs`, appended unsynced after its input
-/// on codes of two or more parities since session 21): a power cut may lose that append
-/// and keep the input before it. Dropped here, so that the write's input is the journal's
-/// last record, the one the scene damages (as before session 21).
-fn drop_write_crcs_after_the_write(journal: &std::path::Path) {
-    let mut bytes = std::fs::read(journal).unwrap();
-    let start = last_record_start(&bytes);
-    let env: serde_json::Value = serde_json::from_slice(&bytes[start + 8..]).unwrap();
-    if env["rec"].get("WriteCrcs").is_some() {
-        bytes.truncate(start);
-        std::fs::write(journal, &bytes).unwrap();
+/// The kind of the journal's last record (its payload: JSON `{"rec": {KIND: ...}, ...}`).
+fn last_record_kind(journal: &[u8]) -> String {
+    let start = last_record_start(journal);
+    let env: serde_json::Value = serde_json::from_slice(&journal[start + 8..]).unwrap();
+    let rec = &env["rec"];
+    match rec.as_object() {
+        Some(kinds) => kinds.keys().next().expect("a record kind").clone(),
+        None => rec.as_str().expect("a record kind").to_string(),
     }
 }
 
-/// The reviewer's scene (scripts/meta-sweep.py of branch s9r, `JOURNAL=1`): raid6 3+2 over
-/// 5 OSSs, delayed path, a window open on f2 with bytes written, then `write f0` killed in
-/// the middle of its home writes (here at a named kill point inside its k-th block write:
-/// k=1 its data block torn, k=3 its data and P written, Q torn); then one bit of the
-/// journal's last record (that write's) flipped: in its length field, its payload, its last
-/// byte. `away`: OSS `away` is missing (a mount not back) for the first commands.
+/// The reviewer's scene (scripts/meta-sweep.py of branch s9r, `JOURNAL=1`): `code` over 5
+/// OSSs (raid5 4+1 or raid6 3+2), delayed path, a window open on f2 with bytes written, then
+/// `write f0` killed in the middle of its home writes (at a named kill point inside its
+/// `block`-th block write); then one bit of the journal's last record flipped: in its length
+/// field, its payload, its last byte.
+///
+/// Which record is last depends on the code. raid5 journals only the write's input (no home
+/// crcs), so the damaged record is the input: the open no longer knows the write, whose
+/// stripe may be left inconsistent. raid6 journals the write's crcs after its input, its home
+/// parity crcs last (`WriteParityCrcs`, s22b), and syncs them all before its first home write
+/// (s22f): a kill inside the home writes leaves the parity crcs as the last record (before
+/// session 22 the scene dropped the crcs to damage the input; that journal can no longer be
+/// left by a crash).
 struct CutScene {
     root: tempfile::TempDir,
     store: std::path::PathBuf,
@@ -58,7 +62,7 @@ struct CutScene {
     cut_write: Vec<u8>,
 }
 
-fn cut_scene(block: usize) -> CutScene {
+fn cut_scene(code: &str, block: usize) -> CutScene {
     let root = fast_tempdir("exaraid-tail-cut-");
     let pristine = root.path().join("pristine");
     let store = root.path().join("store");
@@ -69,7 +73,7 @@ fn cut_scene(block: usize) -> CutScene {
     let cut_write = bytes(5, 4000);
     init_store(
         d,
-        &["--oss", "5", "--code", "raid6", "--write-path", "delayed"],
+        &["--oss", "5", "--code", code, "--write-path", "delayed"],
     );
     ok(&["store", "put", d, "f0"], &f0);
     ok(&["store", "put", d, "f2"], &f2);
@@ -86,8 +90,16 @@ fn cut_scene(block: usize) -> CutScene {
         &cut_write,
         &format!("write-torn-block:{block}"),
     );
-    assert!(killed, "block {block}: the write was cut");
-    drop_write_crcs_after_the_write(&store.join("journal"));
+    assert!(killed, "{code} block {block}: the write was cut");
+    assert_eq!(
+        last_record_kind(&std::fs::read(store.join("journal")).unwrap()),
+        if code == "raid5" {
+            "Input"
+        } else {
+            "WriteParityCrcs"
+        },
+        "{code}: the journal's last record"
+    );
     copy_store(&store, &pristine);
     CutScene {
         root,
@@ -151,16 +163,14 @@ impl CutScene {
     }
 }
 
-/// Every OSS up: the open that cuts the record scrubs the store and repairs the cut
-/// write's stripe by itself (review R10-5: before, it only checked, and a failure before
-/// the user's `scrub --repair` decoded through the stale parity), says so once, and no
-/// parity warning stays; then any one more failure leaves every acknowledged byte readable.
-/// The record was whole and damaged, so the damage warning stays (status, every command)
-/// until `scrub --accept-journal-damage` (review s12r R12-1).
-#[test]
-fn a_damaged_last_journal_record_is_cut_and_the_open_repairs_its_stripe() {
-    for block in [1, 3] {
-        let scene = cut_scene(block);
+/// The damaged last record is cut at the open, which checks every stripe's parity and says
+/// `parity_said` (how the check ended) once; no parity warning stays. The record was whole
+/// and damaged, so the damage warning stays (status, every command) until `scrub
+/// --accept-journal-damage` (review s12r R12-1). Then any one more failure leaves every
+/// acknowledged byte readable.
+fn a_damaged_last_record_is_cut(code: &str, blocks: [usize; 2], parity_said: &str) {
+    for block in blocks {
+        let scene = cut_scene(code, block);
         let d = s(&scene.store);
         for which in 0..3 {
             let (start, _) = scene.damage(|start, len| match which {
@@ -168,14 +178,15 @@ fn a_damaged_last_journal_record_is_cut_and_the_open_repairs_its_stripe() {
                 1 => start + 8 + (len - start - 8) / 2,
                 _ => len - 1,
             });
-            let case = format!("block {block}, bit flipped at journal byte {which} of {start}");
+            let case =
+                format!("{code} block {block}, bit flipped at journal byte {which} of {start}");
             let out = exaraid(&["store", "status", d], b"");
             assert!(out.status.success(), "{case}");
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(
                 err.contains(CUT_WARNING)
                     && err.contains("the open checked every stripe's parity")
-                    && err.contains("repaired"),
+                    && err.contains(parity_said),
                 "{case}: {err}"
             );
             let text = String::from_utf8_lossy(&out.stdout);
@@ -204,12 +215,30 @@ fn a_damaged_last_journal_record_is_cut_and_the_open_repairs_its_stripe() {
     }
 }
 
+/// raid5: the damaged record is the cut write's input. The open that cuts it scrubs the
+/// store and repairs the write's stripe by itself (review R10-5: before, it only checked,
+/// and a failure before the user's `scrub --repair` decoded through the stale parity).
+#[test]
+fn a_damaged_last_journal_record_is_cut_and_the_open_repairs_its_stripe() {
+    a_damaged_last_record_is_cut("raid5", [1, 2], "repaired");
+}
+
+/// raid6: the damaged record is the cut write's parity crcs, its input stays: the open's
+/// recovery finishes the write from its input, so the check after the cut finds every
+/// stripe's parity matching. Where the write's torn block is decided lies with recovery
+/// (its range reads old or new bytes, never others: checked after one more failure).
+#[test]
+fn on_raid6_a_damaged_parity_crcs_record_is_cut_and_the_write_is_recovered_from_its_input() {
+    a_damaged_last_record_is_cut("raid6", [1, 3], "it matches");
+}
+
 /// An OSS missing at the open that cuts the record: nothing can check the parity, so every
 /// command warns (and `status` shows it), saying where and how much was cut and what to
-/// do; a scrub cannot clear it. With the OSS back, the next open repairs by itself.
+/// do; a scrub cannot clear it. With the OSS back, the next open repairs by itself. (raid5:
+/// the damaged record is the write's input, so no recovery waits for the OSS.)
 #[test]
 fn with_an_oss_missing_the_cut_warns_until_the_open_can_repair() {
-    let scene = cut_scene(3);
+    let scene = cut_scene("raid5", 2);
     let d = s(&scene.store);
     let (start, cut_bytes) = scene.damage(|start, len| start + 8 + (len - start - 8) / 2);
     let oss_dir = scene.store.join("oss-4");
@@ -260,6 +289,91 @@ fn with_an_oss_missing_the_cut_warns_until_the_open_can_repair() {
     );
     ok(&["store", "scrub", d], b"");
     scene.every_byte_reads_with_one_more_failure("OSS 4 missing first");
+}
+
+/// Every file under the directories of `store` whose names start with `prefix`, with its
+/// bytes, in path order; but the metadata epoch files (they follow the store's metadata).
+fn files_under(store: &std::path::Path, prefix: &str) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, Vec<u8>)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path
+                .file_name()
+                .is_some_and(|name| name != "exaraid-epoch.json")
+            {
+                out.push((path.clone(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(store).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name().to_string_lossy().starts_with(prefix) {
+            walk(&entry.path(), &mut out);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// raid6, an OSS missing: the cut write's input stays on record, and crash recovery does not
+/// run without an OSS that may only be unmounted (it could record intact bytes lost): every
+/// command is refused naming the OSS, nothing changed, advising to mount it or record it
+/// failed. With the OSS back the open recovers the write and checks the parity, which
+/// matches; the damage warning stays until accepted.
+#[test]
+fn on_raid6_with_an_oss_missing_recovery_waits_for_it_and_changes_nothing() {
+    let scene = cut_scene("raid6", 3);
+    let d = s(&scene.store);
+    scene.damage(|start, len| start + 8 + (len - start - 8) / 2);
+    let oss_dir = scene.store.join("oss-4");
+    let away = scene.root.path().join("oss-4-away");
+    std::fs::rename(&oss_dir, &away).unwrap();
+    std::fs::create_dir(&oss_dir).unwrap();
+    let osss_before = files_under(&scene.store, "oss-");
+
+    for cmd in ["status", "ls", "scrub"] {
+        let out = exaraid(&["store", cmd, d], b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success()
+                && err.contains("needs crash recovery")
+                && err.contains("OSS 4")
+                && err.contains("nothing was changed")
+                && err.contains(&format!("exaraid store fail {d} --oss 4")),
+            "{cmd}: {err}"
+        );
+    }
+    // The open did cut the damaged record, and journaled that cut (the warning below
+    // stays), so the metadata epoch each OSS keeps moved with it (review s10 R10-1): what
+    // "nothing was changed" promises is every other byte on the OSSs.
+    let osss_after = files_under(&scene.store, "oss-");
+    let changed: Vec<_> = osss_after
+        .iter()
+        .filter(|file| !osss_before.contains(file))
+        .map(|(path, _)| path)
+        .collect();
+    assert!(
+        changed.is_empty() && osss_after.len() == osss_before.len(),
+        "nothing was changed on the OSSs: {changed:?}"
+    );
+
+    std::fs::remove_dir(&oss_dir).unwrap();
+    std::fs::rename(&away, &oss_dir).unwrap();
+    let out = exaraid(&["store", "status", d], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success()
+            && err.contains(CUT_WARNING)
+            && err.contains("the open checked every stripe's parity")
+            && err.contains("it matches"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(DAMAGE_WARNING));
+    ok(&["store", "scrub", d], b"");
+    scene.every_byte_reads_with_one_more_failure("raid6, OSS 4 missing first");
 }
 
 /// The common case, a power cut that tore the record of a write before any of its OSS

@@ -14,7 +14,7 @@
 //! lost, `scrub --repair` puts the elements back; or it fails naming the loss, which lies
 //! inside the cut write's stripe, every other byte reading exact. Never zeros, never other
 //! bytes. Checked on every OSS that holds a data zone file of the file, raid5 3+1 and
-//! raid6 4+2 (rmw). The cases that read exact are pinned below so that a change to lost
+//! raid6 4+2 (rmw). The cases that read exact are pinned below so that a change either way
 //! is seen.
 
 mod common;
@@ -126,10 +126,14 @@ fn emptied_beside_cut_write(code: CodeSpec, oss_count: usize, how: Damage) -> Ve
 // where the stripe proves it (`confirm_by_parity`: two codewords of an MDS code that agree
 // in k columns are equal). Stripe 0 of f: raid5 columns 0, 1, 2, 3 on OSSs 0..3 (3 parity),
 // raid6 columns 0..5 on OSSs 0..5 (4 P, 5 Q); the cut write is over columns 0 and 1 and
-// every parity. Ok: a parity OSS (rewritten from the data decided), and on raid6 an emptied
-// column the cut write touched (the other five columns prove the decode: 2 + 5 >= 7).
-// Lost: a column beside more columns in flight than the code can place; before the fix
-// these read zeros with success (a touched column) or an unproven decode (the others).
+// every parity. raid5: a parity OSS reads (rewritten from the data decided); a data column
+// beside more columns in flight than the code can place is lost. raid6 (session 22, s22b):
+// its rmw plans journal their home parity crcs before their first write, so a cut write
+// with none on record (this scene's: only its input) wrote nothing, and every column of the
+// stripe is its old version: the emptied column decodes from k of them with one more
+// agreeing (`confirm_by_one_version`), on every OSS; before s22b OSSs 2 and 3 (columns
+// beside four in flight) were lost. Before the session-21 fix these read zeros with success
+// (a touched column) or an unproven decode (the others).
 
 #[test]
 fn raid5_a_data_zone_file_emptied_beside_a_cut_write_is_lost_or_exact_never_zeros() {
@@ -152,8 +156,8 @@ fn raid6_a_data_zone_file_emptied_beside_a_cut_write_is_lost_or_exact_never_zero
         [
             (0, true),
             (1, true),
-            (2, false),
-            (3, false),
+            (2, true),
+            (3, true),
             (4, true),
             (5, true)
         ]
@@ -162,15 +166,16 @@ fn raid6_a_data_zone_file_emptied_beside_a_cut_write_is_lost_or_exact_never_zero
 
 #[test]
 fn raid6_a_data_zone_file_cut_short_beside_a_cut_write_is_lost_or_exact_never_zeros() {
-    // Cut to a third: OSSs 2 and 3 hold fewer slots of f, so it cuts their stripe-0 slot.
+    // Cut to a third: OSSs 2 and 3 hold fewer slots of f, so it cuts their stripe-0 slot
+    // (read back as above: every column's old version proves it).
     let got = emptied_beside_cut_write(CodeSpec::raid6(4), 6, Damage::CutShort);
     assert_eq!(
         got,
         [
             (0, true),
             (1, true),
-            (2, false),
-            (3, false),
+            (2, true),
+            (3, true),
             (4, true),
             (5, true)
         ]
