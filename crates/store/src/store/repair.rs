@@ -2661,8 +2661,12 @@ impl Store {
                         "the failed OSSs are {failed:?}: rebuild one of those (`exaraid store rebuild {dir} --oss {first}`)"
                     )
                 };
+                // Bytes a cut `online` or `rebuild --to` read back and still owes it were
+                // written back above: here nothing is owed. Said, since that is why an
+                // operator reruns `rebuild` of an OSS in service: unsaid, the refusal read as
+                // if the cut command's work were lost (s22e leftover).
                 return Err(StoreError::BadInput(format!(
-                    "refused, nothing changed: OSS {oss} is healthy, and rebuilding it would throw away its bytes and leave the store degraded meanwhile; {hint}. To move a healthy OSS to a new directory: `exaraid store flush {dir}` (bytes of open delayed windows get their parity; a fail throws away those on the OSS), mark it failed (`exaraid store fail {dir} --oss {oss}`), then `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
+                    "refused, nothing changed: OSS {oss} is healthy, and rebuilding it would throw away its bytes and leave the store degraded meanwhile; {hint}. Nothing is owed to it either: an `online` or `rebuild --to` of it cut after putting it back in service left nothing to write back (its rerun or a later command finished it, or later writes, a `put` or an `rm` replaced every byte it had read back: newer bytes win), so there is nothing to do for it. To move a healthy OSS to a new directory: `exaraid store flush {dir}` (bytes of open delayed windows get their parity; a fail throws away those on the OSS), mark it failed (`exaraid store fail {dir} --oss {oss}`), then `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
                 )));
             }
             let down = self.unavailable_set(&core);
