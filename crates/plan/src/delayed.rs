@@ -505,6 +505,15 @@ impl Strategy for Delayed {
         self.windows.contains_key(&window)
     }
 
+    fn window_due(&self, window: WindowId, now_ns: u64) -> bool {
+        // The deadline `on_tick` fires at.
+        self.windows.get(&window).is_some_and(|w| {
+            w.last_activity_ns
+                .saturating_add(self.config.window_timeout_ns)
+                <= now_ns
+        })
+    }
+
     fn on_complete(&mut self, plan: PlanId) -> Result<Vec<IoPlan>, PlanError> {
         if plan >= self.next_plan {
             return Err(PlanError::UnknownPlan { plan });
