@@ -830,6 +830,19 @@ mod tests {
     }
 
     #[test]
+    fn a_window_is_due_exactly_when_its_tick_would_close_it() {
+        let mut s = delayed(raid5(4));
+        s.on_hint(&Hint::StartDelayed { window: 5, file: 9 }, 0)
+            .unwrap();
+        s.on_write(&w(0, 0, 4 * E), 100).unwrap();
+        assert!(!s.window_due(5, 100 + TIMEOUT_NS - 1));
+        assert!(s.window_due(5, 100 + TIMEOUT_NS));
+        assert!(!s.window_due(6, 100 + TIMEOUT_NS), "no such window");
+        assert_eq!(s.on_tick(100 + TIMEOUT_NS).unwrap().len(), 2);
+        assert!(!s.window_due(5, 200 + TIMEOUT_NS), "closed by its tick");
+    }
+
+    #[test]
     fn an_end_that_never_comes_is_caught_by_the_timeout() {
         let mut s = delayed(raid5(4));
         s.on_hint(&Hint::StartDelayed { window: 5, file: 9 }, 0)
