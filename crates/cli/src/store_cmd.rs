@@ -872,7 +872,24 @@ pub fn run(args: StoreArgs) -> Result<()> {
             );
         }
         StoreCommand::Rebuild { dir, oss, to } => {
-            let mut store = open(&dir)?;
+            // An OSS that answers with its own metadata damaged, in a store that needs crash
+            // recovery: on record failed before recovery, which then runs without it (its
+            // bytes are unknown: the rebuild rewrites them). Without it the open waited for
+            // the OSS as for a missing mount, refusing the rebuild `status` advised (review
+            // s22r R22-2). An OSS merely not answering is still waited for.
+            let options = OpenOptions {
+                fail_damaged_osses_before_recovery: vec![oss],
+                ..OpenOptions::default()
+            };
+            let mut store = open_waiting(|| Store::open_with(&dir, options.clone()))?;
+            if store.failed_before_recovery().contains(&oss) {
+                out!(
+                    "OSS {oss} answers but its own metadata is damaged: recorded failed before the crash recovery this store needed, which ran without it; its bytes are rebuilt from the other OSSs"
+                );
+                // Recovery without it may have recorded bytes lost: named here, as `fail`
+                // names its own, not only by a later `status`.
+                print_lost(&store.status()?.lost_ranges)?;
+            }
             // Asked before: `rebuild` of it returns Ok with nothing done.
             let finished_before = to
                 .as_deref()

@@ -505,6 +505,15 @@ impl Strategy for Delayed {
         self.windows.contains_key(&window)
     }
 
+    fn window_due(&self, window: WindowId, now_ns: u64) -> bool {
+        // The deadline `on_tick` fires at.
+        self.windows.get(&window).is_some_and(|w| {
+            w.last_activity_ns
+                .saturating_add(self.config.window_timeout_ns)
+                <= now_ns
+        })
+    }
+
     fn on_complete(&mut self, plan: PlanId) -> Result<Vec<IoPlan>, PlanError> {
         if plan >= self.next_plan {
             return Err(PlanError::UnknownPlan { plan });
@@ -818,6 +827,19 @@ mod tests {
                 ..OpCounts::default()
             }
         );
+    }
+
+    #[test]
+    fn a_window_is_due_exactly_when_its_tick_would_close_it() {
+        let mut s = delayed(raid5(4));
+        s.on_hint(&Hint::StartDelayed { window: 5, file: 9 }, 0)
+            .unwrap();
+        s.on_write(&w(0, 0, 4 * E), 100).unwrap();
+        assert!(!s.window_due(5, 100 + TIMEOUT_NS - 1));
+        assert!(s.window_due(5, 100 + TIMEOUT_NS));
+        assert!(!s.window_due(6, 100 + TIMEOUT_NS), "no such window");
+        assert_eq!(s.on_tick(100 + TIMEOUT_NS).unwrap().len(), 2);
+        assert!(!s.window_due(5, 200 + TIMEOUT_NS), "closed by its tick");
     }
 
     #[test]

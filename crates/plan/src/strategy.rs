@@ -284,6 +284,16 @@ pub trait Strategy: Send {
         false
     }
 
+    /// Is delayed-parity window `window` open with its timeout due at `now_ns` (no START,
+    /// write or END for `window_timeout_ns`), its tick not yet run? An executor that starts
+    /// the planner again (a reset) starts such a window closed, as the tick would have
+    /// closed it: a reset must never move a window's due time later. False for every other
+    /// strategy.
+    fn window_due(&self, window: WindowId, now_ns: u64) -> bool {
+        let _ = (window, now_ns);
+        false
+    }
+
     /// Ranges whose only copy is unprotected (delayed parity windows still open). Empty for
     /// every other strategy (RAID-0 is unprotected by design and reports nothing here).
     fn unprotected(&self) -> Vec<UnprotectedRange> {

@@ -248,6 +248,15 @@ pub struct OpenOptions {
     /// as lost). Recovery refuses to run while an OSS not failed on record is down (review
     /// s4e E13: it recorded the acknowledged bytes of a merely missing mount as lost).
     pub fail_down_osses_before_recovery: Vec<usize>,
+    /// OSSs the operator asked to rebuild (`store rebuild DIR --oss I`): when the store
+    /// needs crash recovery, each of them that answers but whose own metadata is damaged
+    /// (`Backend::problem`: its extents log or label) goes on record failed before recovery
+    /// runs, as for `fail_down_osses_before_recovery`. Why (review s22r R22-2): recovery
+    /// waited for such an OSS as for a missing mount, and `rebuild`, the way out `status`
+    /// gives, was refused with it; its record of written slots cannot be trusted, so its
+    /// bytes count as unknown and the rebuild rewrites them from the others. One merely not
+    /// answering (a missing mount) is still waited for: its bytes may be intact.
+    pub fail_damaged_osses_before_recovery: Vec<usize>,
     /// Tests only: accept WCL and delayed writes up to the largest file of a binary from
     /// before session 6 (every slot of a zone file, not half: review s6r R6-5), to build the
     /// store such a binary could leave (bytes past today's limit). Never set otherwise.
@@ -262,6 +271,7 @@ impl Default for OpenOptions {
             emulate: None,
             destage_defer_max_bytes: DESTAGE_DEFER_MAX_BYTES,
             fail_down_osses_before_recovery: Vec::new(),
+            fail_damaged_osses_before_recovery: Vec::new(),
             file_bytes_max_before_session_6: false,
         }
     }
@@ -944,6 +954,9 @@ pub struct Store {
     /// this open finished it. Why: docs/store.md promises that rerunning the cut `online`
     /// finishes it; the rerun must say so and succeed, not fail "nothing to do" (s20r R20-4).
     online_finished_at_open: BTreeSet<usize>,
+    /// OSSs this open recorded failed before crash recovery, as the operator asked
+    /// (`OpenOptions`): recovery ran without them, and may have recorded bytes lost.
+    failed_before_recovery: Mutex<Vec<usize>>,
     /// What this process could not do and left for later without losing anything (a put's
     /// staging content that could not be removed: review s6r R6-1), told at close (see
     /// [`Store::close_with_warnings`]). Bounded: one per staging name left.
@@ -2318,6 +2331,7 @@ impl Store {
             put_done_cv: Condvar::new(),
             absorbed_failures: Mutex::new(BTreeSet::new()),
             online_finished_at_open,
+            failed_before_recovery: Mutex::new(Vec::new()),
             deferred_warnings: Mutex::new(Vec::new()),
             file_bytes_max_before_session_6: options.file_bytes_max_before_session_6,
             _lock_file: lock_file,
@@ -2458,13 +2472,26 @@ impl Store {
                 // recovery decides without it. (Even when another OSS is waited for below:
                 // two disks gone take two `fail` commands, one OSS each.)
                 let mut recorded: Vec<usize> = Vec::new();
-                for &oss in &options.fail_down_osses_before_recovery {
+                let damaged = options
+                    .fail_damaged_osses_before_recovery
+                    .iter()
+                    .copied()
+                    .filter(|&oss| {
+                        oss < store.backends.len() && store.backends[oss].problem().is_some()
+                    });
+                for oss in options
+                    .fail_down_osses_before_recovery
+                    .iter()
+                    .copied()
+                    .chain(damaged)
+                {
                     match store.fail_down_oss_before_recovery(&mut core, oss) {
                         Ok(true) => recorded.push(oss),
                         Ok(false) => {}
                         Err(e) => return Err(store.fail_before_recovery_refused(oss, &recorded, e)),
                     }
                 }
+                store.failed_before_recovery.lock().clone_from(&recorded);
                 let merely_down: BTreeSet<usize> = down
                     .iter()
                     .copied()

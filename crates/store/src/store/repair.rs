@@ -300,24 +300,55 @@ impl Store {
     ) -> StoreError {
         assert!(!down.is_empty());
         assert!(recorded.iter().all(|oss| !down.contains(oss)));
-        let paths: Vec<String> = down
-            .iter()
-            .map(|&i| match self.backends[i].problem() {
-                Some(problem) => format!("OSS {i} ({}: {problem})", self.backends[i].location()),
-                None => format!("OSS {i} ({})", self.backends[i].location()),
-            })
-            .collect();
-        let first = *down.iter().next().expect("not empty");
         let changed = if recorded.is_empty() {
             "nothing was changed".to_string()
         } else {
             format!("nothing was changed but recording OSS {recorded:?} failed as asked")
         };
+        // An OSS that answers with its own metadata damaged is no missing mount: "mount it
+        // and retry" changed nothing, and the `rebuild` `status` advised was refused the
+        // same way (review s22r R22-2). Its ways out are those `status` gives, which work
+        // with recovery due (`OpenOptions::fail_damaged_osses_before_recovery`).
+        let (damaged, away): (Vec<usize>, Vec<usize>) = down
+            .iter()
+            .partition(|&&i| self.backends[i].problem().is_some());
+        let mut said: Vec<String> = Vec::new();
+        if !damaged.is_empty() {
+            let named: Vec<String> = damaged
+                .iter()
+                .map(|&i| {
+                    let b = self.backends[i].as_ref();
+                    let problem = b.problem().expect("damaged");
+                    format!(
+                        "OSS {i} ({}: {problem}{})",
+                        b.location(),
+                        self.ways_out(i, b, &problem)
+                    )
+                })
+                .collect();
+            said.push(format!(
+                "{} with {} own metadata damaged: {}; its record of which elements hold written bytes cannot be trusted, so recovery does not use its bytes (mounting it again changes nothing), and {changed}: rebuilding it from the other OSSs records it failed first, crash recovery then runs without it and names any bytes it cannot tell",
+                if damaged.len() == 1 { "this OSS answers" } else { "these OSSs answer" },
+                if damaged.len() == 1 { "its" } else { "their" },
+                named.join(", "),
+            ));
+        }
+        if !away.is_empty() {
+            let paths: Vec<String> = away
+                .iter()
+                .map(|&i| format!("OSS {i} ({})", self.backends[i].location()))
+                .collect();
+            let first = away[0];
+            said.push(format!(
+                "{} not answering: {}; recovery without it could record its bytes as lost although they are intact on its disk, so {changed}: mount it and retry, or, if the disk is gone for good, record it failed with `exaraid store fail {} --oss {first}` (recovery then runs without it and names any bytes it cannot tell)",
+                if away.len() == 1 { "this OSS is" } else { "these OSSs are" },
+                paths.join(", "),
+                self.dir.display(),
+            ));
+        }
         StoreError::Io(format!(
-            "the store needs crash recovery (a write, flush or settle was interrupted) but {} not answering: {}; recovery without it could record its bytes as lost although they are intact on its disk, so {changed}: mount it and retry, or, if the disk is gone for good, record it failed with `exaraid store fail {} --oss {first}` (recovery then runs without it and names any bytes it cannot tell)",
-            if down.len() == 1 { "this OSS is" } else { "these OSSs are" },
-            paths.join(", "),
-            self.dir.display(),
+            "the store needs crash recovery (a write, flush or settle was interrupted) but {}",
+            said.join("; and ")
         ))
     }
 
@@ -484,6 +515,12 @@ impl Store {
             self.record_losses(core)?;
         }
         Ok(())
+    }
+
+    /// The OSSs this open recorded failed before crash recovery (as `OpenOptions` asked):
+    /// recovery ran without them. Empty when no recovery was due.
+    pub fn failed_before_recovery(&self) -> Vec<usize> {
+        self.failed_before_recovery.lock().clone()
     }
 
     /// Whether this open finished an `online` of `oss` cut after its `Online` record (it
@@ -2624,8 +2661,12 @@ impl Store {
                         "the failed OSSs are {failed:?}: rebuild one of those (`exaraid store rebuild {dir} --oss {first}`)"
                     )
                 };
+                // Bytes a cut `online` or `rebuild --to` read back and still owes it were
+                // written back above: here nothing is owed. Said, since that is why an
+                // operator reruns `rebuild` of an OSS in service: unsaid, the refusal read as
+                // if the cut command's work were lost (s22e leftover).
                 return Err(StoreError::BadInput(format!(
-                    "refused, nothing changed: OSS {oss} is healthy, and rebuilding it would throw away its bytes and leave the store degraded meanwhile; {hint}. To move a healthy OSS to a new directory: `exaraid store flush {dir}` (bytes of open delayed windows get their parity; a fail throws away those on the OSS), mark it failed (`exaraid store fail {dir} --oss {oss}`), then `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
+                    "refused, nothing changed: OSS {oss} is healthy, and rebuilding it would throw away its bytes and leave the store degraded meanwhile; {hint}. Nothing is owed to it either: an `online` or `rebuild --to` of it cut after putting it back in service left nothing to write back (its rerun or a later command finished it, or later writes, a `put` or an `rm` replaced every byte it had read back: newer bytes win), so there is nothing to do for it. To move a healthy OSS to a new directory: `exaraid store flush {dir}` (bytes of open delayed windows get their parity; a fail throws away those on the OSS), mark it failed (`exaraid store fail {dir} --oss {oss}`), then `exaraid store rebuild {dir} --oss {oss} --to NEWDIR`"
                 )));
             }
             let down = self.unavailable_set(&core);

@@ -136,8 +136,39 @@ impl Store {
     /// keeps a prefix. A window the planner never heard of in this epoch (a crash between
     /// START's two records) is left to start as the restart finds it. Bounded by the
     /// windows listed.
+    /// A window still open whose timeout is due now goes on record closed too, as its tick
+    /// would have closed it (the settle moves its bytes home, with their parity): the
+    /// restart gave it a fresh timeout, and where the tick had not run (its plans found no
+    /// room, a reservation EIO, then the failure's settle) writes to its file went
+    /// unprotected again for a whole new timeout (s22e leftover). A window's due time never
+    /// moves later because of an error.
     pub(super) fn record_closed_windows(&self, core: &mut Core) -> Result<(), StoreError> {
-        for rec in closed_window_records(&core.state, core.strategy.as_ref()) {
+        let now_ns = Self::now_ns(core);
+        let mut recs = closed_window_records(&core.state, core.strategy.as_ref());
+        let started: BTreeSet<u64> = core
+            .state
+            .inputs
+            .iter()
+            .filter_map(|i| match *i {
+                Input::StartDelayed { window, .. } => Some(window),
+                _ => None,
+            })
+            .collect();
+        recs.extend(
+            core.state
+                .windows
+                .iter()
+                .filter(|(_, w)| !w.timed_out && started.contains(&w.window))
+                .filter(|(_, w)| core.strategy.window_due(w.window, now_ns))
+                .map(|(token, w)| Rec::WindowStart {
+                    token: token.clone(),
+                    window: Window {
+                        timed_out: true,
+                        ..w.clone()
+                    },
+                }),
+        );
+        for rec in recs {
             self.journal(core, rec, false)?;
         }
         Ok(())
