@@ -44,7 +44,7 @@ for t in range(trials):
         r = run(['write', S, 'f', '--offset', str(off)], data, kill)
         ranges.append((off, ln, data, r[0], kill['EXARAID_KILL_AT']))
         if r[0] not in (137, -9) and r[0] != 0:
-            print('  write refused', r[2][-200:])
+            print('  write refused', t, w, off, ln, kill, [(o, l, rc, k) for o, l, _, rc, k in ranges], r[2][-600:])
         last = r
     if last[0] not in (137, -9):
         continue
