@@ -4,7 +4,7 @@
 # flipped on OSSs the second kill did not name as torn (ANY=1: any OSS); then `get` (the open recovers B).
 # Every byte must be old, A's or B's (in their ranges), or the read refused naming LOST bytes.
 # usage: EXARAID=... s23r-two-cut-writes.py DIR CODE UNIT WP TRIALS [FLIPS] [SEED]   (CODE raid6:6 | rs:4:3 | hdp:5:7)
-# Env: TEAR=1 (every OSS torn at once in B), V=1 (print lost trials), KEEP=DIR (keep each image before its flip).
+# Env: STOP=1 (exit at the first wrong byte, KEEP holds its image before the flips), TEAR=1 (every OSS torn at once in B), V=1 (print lost trials), KEEP=DIR (keep each image before its flip).
 import os, random, subprocess, sys, glob
 E = os.environ['EXARAID']
 D, code, unit, wp, trials = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
@@ -82,6 +82,7 @@ for t in range(trials):
             bad += 1; print('WRONG LENGTH', len(got), sorted(ends), desc)
         elif wrong:
             bad += 1; print('WRONG BYTES', len(wrong), 'first', wrong[:4], 'got', got[wrong[0]], desc)
+            if os.environ.get('STOP') == '1': print('  stopped; image before the flips in', os.environ.get('KEEP')); sys.exit(1)
     elif b'lost' in g[2].lower():
         lost += 1
         if os.environ.get('V'): print('  lost', desc, g[2][-300:])
