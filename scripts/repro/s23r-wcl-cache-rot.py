@@ -2,6 +2,7 @@
 # s23r R23-4 sweep: WCL. put; optional acknowledged write A (ACK=1); write B killed at write-torn-block:n (plan
 # order); then ONE bit flipped in a cache-zone byte that B changed (B's landed bytes) on an OSS B's kill did not
 # name as torn; get: every byte old/A/B (A acknowledged) or LOST named.
+# Env: WP (wcl; rmw, delayed), ZONES (zone files to flip in: '*.cache'; '0.*' = home zones).
 # usage: EXARAID=... s23r-wcl-cache-rot.py DIR CODE UNIT TRIALS SEED   (CODE raid6:N | rs:K:M)
 import os, random, subprocess, sys, glob
 E = os.environ['EXARAID']
@@ -16,11 +17,11 @@ def run(args, inp=b'', env=None):
     if p.returncode == 124 or b'panicked' in p.stderr: print('PROBLEM hang/panic', args, p.stderr[:600])
     return p
 def caches(S):
-    return {f: open(f, 'rb').read() for f in glob.glob(S + '/oss-*/objects/*.cache')}
+    return {f: open(f, 'rb').read() for f in glob.glob(S + '/oss-*/objects/' + os.environ.get('ZONES', '*.cache'))}
 bad = lost = killed = 0
 for t in range(trials):
     S = D; subprocess.run(['rm', '-rf', S])
-    assert run(['init', S, '--oss', str(n), '--code', c[0], '--stripe-unit', str(unit), '--write-path', 'wcl'] + extra).returncode == 0
+    assert run(['init', S, '--oss', str(n), '--code', c[0], '--stripe-unit', str(unit), '--write-path', os.environ.get('WP', 'wcl')] + extra).returncode == 0
     size = rnd.randrange(unit, unit * 10); old = drnd.randbytes(size)
     assert run(['put', S, 'f'], old).returncode == 0
     ws = []
@@ -57,5 +58,5 @@ for t in range(trials):
         if wrong: bad += 1; print('WRONG BYTES', len(wrong), wrong[:3], desc)
     elif b'lost' in g.stderr.lower(): lost += 1
     else: bad += 1; print('GET FAILED', desc, g.stderr[-300:])
-print(code, unit, 'ACK=%s' % os.environ.get('ACK', '0'), trials, 'trials', killed, 'killed', lost, 'lost named', bad, 'PROBLEMS')
+print(code, unit, os.environ.get('WP', 'wcl'), os.environ.get('ZONES', '*.cache'), 'ACK=%s' % os.environ.get('ACK', '0'), trials, 'trials', killed, 'killed', lost, 'lost named', bad, 'PROBLEMS')
 subprocess.run(['rm', '-rf', D])
