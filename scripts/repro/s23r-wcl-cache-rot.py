@@ -2,15 +2,16 @@
 # s23r R23-4 sweep: WCL. put; optional acknowledged write A (ACK=1); write B killed at write-torn-block:n (plan
 # order); then ONE bit flipped in a cache-zone byte that B changed (B's landed bytes) on an OSS B's kill did not
 # name as torn; get: every byte old/A/B (A acknowledged) or LOST named.
-# Env: WP (wcl; rmw, delayed), ZONES (zone files to flip in: '*.cache'; '0.*' = home zones).
-# usage: EXARAID=... s23r-wcl-cache-rot.py DIR CODE UNIT TRIALS SEED   (CODE raid6:N | rs:K:M)
+# Env: SAME=1 (flip on the torn OSS itself: one column damaged), WP (wcl; rmw, delayed), ZONES (zone files to flip in: '*.cache'; '0.*' = home zones).
+# usage: EXARAID=... s23r-wcl-cache-rot.py DIR CODE UNIT TRIALS SEED   (CODE raid6:N | rs:K:M | hdp:P:N)
 import os, random, subprocess, sys, glob
 E = os.environ['EXARAID']
 D, code, unit, trials, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 rnd = random.Random(seed); drnd = random.Random(seed * 31)
 c = code.split(':')
 if c[0] == 'rs': n, extra = int(c[1]) + int(c[2]), ['--k', c[1], '--m', c[2]]
-else: n, extra = int(c[1]), []
+elif c[0] in ('raid5', 'raid6'): n, extra = int(c[1]), []
+else: n, extra = int(c[2]), ['--p', c[1]]
 def run(args, inp=b'', env=None):
     e = dict(os.environ); e.update(env or {})
     p = subprocess.run(['timeout', '120', E, 'store'] + args, input=inp, env=e, capture_output=True)
@@ -37,7 +38,7 @@ for t in range(trials):
     torn = set(l.split('/oss-')[1].split()[0].split('/')[0] for l in w.stderr.decode(errors='replace').split('\n') if '/oss-' in l)
     after = caches(S); cand = []
     for f, a in after.items():
-        if f.split('/oss-')[1].split('/')[0] in torn: continue
+        if (f.split('/oss-')[1].split('/')[0] in torn) != (os.environ.get('SAME') == '1'): continue
         b = before.get(f, b'')
         cand += [(f, i) for i in range(len(a)) if i >= len(b) or a[i] != b[i]]
     if not cand: continue

@@ -2,14 +2,15 @@
 # s23r: WCL. put; write A acknowledged (cached); `flush` (the settle moving A home) killed at a named point;
 # one bit flipped in a cache-zone byte A wrote (its acknowledged bytes' cache copy), on an OSS the kill did
 # not name as torn; get: every byte the put's or A's, exact (all acknowledged), or LOST named.
-# usage: EXARAID=... s23r-wcl-flush-rot.py DIR CODE UNIT TRIALS SEED   (CODE raid6:N | rs:K:M)
+# usage: EXARAID=... s23r-wcl-flush-rot.py DIR CODE UNIT TRIALS SEED   (CODE raid6:N | rs:K:M | hdp:P:N)
 import os, random, subprocess, sys, glob
 E = os.environ['EXARAID']
 D, code, unit, trials, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 rnd = random.Random(seed); drnd = random.Random(seed * 31)
 c = code.split(':')
 if c[0] == 'rs': n, extra = int(c[1]) + int(c[2]), ['--k', c[1], '--m', c[2]]
-else: n, extra = int(c[1]), []
+elif c[0] in ('raid5', 'raid6'): n, extra = int(c[1]), []
+else: n, extra = int(c[2]), ['--p', c[1]]
 def run(args, inp=b'', env=None):
     e = dict(os.environ); e.update(env or {})
     p = subprocess.run(['timeout', '120', E, 'store'] + args, input=inp, env=e, capture_output=True)
