@@ -489,9 +489,15 @@ impl Store {
             .filter(|(_, cols)| cols.len() >= self.tolerance())
             .map(|(&i, _)| i)
             .collect();
-        // Single parity keeps its degraded mode (one OSS failed is all it tolerates): not
-        // checked, as before session 22 (a limit, see docs/store.md).
-        if !unchecked_blocks.is_empty() && self.tolerance() == 1 {
+        // Such a row is not checked: the cache stripe goes home in degraded mode, as before
+        // session 22, on every code. s22a recorded those rows' cached bytes LOST on codes of
+        // two or more parities (and raid5 kept degraded mode); that lost every cached byte
+        // of a store with as many OSSs failed as its code tolerates, with no other fault (a
+        // raid6 WCL store with two OSSs failed, `custom_backend.rs`), to guard against a
+        // stale element there, a fault beyond the tolerance (a lost write on a third OSS).
+        // Within the tolerance nothing is lost; beyond it a stale element goes home
+        // unseen (a limit, see docs/store.md).
+        if !unchecked_blocks.is_empty() {
             return Ok(None);
         }
         // A column without a chunk was never written by this cache stripe: its live ranges
