@@ -307,11 +307,11 @@ pub trait Backend: Send + Sync {
     /// Recovery and rebuilds only: what does the checksum stored for block `block` of an
     /// element say of `bytes` (one whole block)? Why: a block no interrupted write touched
     /// still carries the checksum of its true bytes, so a rebuilt candidate can be confirmed
-    /// against it. A written block whose checksum is gone (reads as 0), or is another OSS's
-    /// (the block was copied from there with its crc, review s11r R11-3), has no witness:
+    /// against it. A written block whose checksum is gone (reads as 0) has no witness:
     /// `NoWitness`, which proves nothing either way, and each caller decides what else
     /// must prove the bytes (session 23: as "matches anything", it vouched for decodes
-    /// through stale parity).
+    /// through stale parity). One whose checksum is another OSS's (the block was copied
+    /// from there with its crc, review s11r R11-3) is `Foreign`.
     fn checksum_witness(
         &self,
         key: ElementKey,
@@ -341,15 +341,28 @@ pub enum ChecksumWitness {
     Matches,
     /// The stored checksum is that of other bytes.
     Differs,
-    /// The block has no checksum of its own left (zeroed inside a written slot, or copied
-    /// with its block from another OSS): nothing confirms or contradicts the bytes.
+    /// The block's checksum is gone (zeroed inside a written slot, outside exaraid): it
+    /// neither confirms nor contradicts the bytes, and a decode needs another proof.
     NoWitness,
+    /// The block's checksum is another OSS's: the block was copied here with it from that
+    /// OSS (review s11r R11-3), so the block holds none of this OSS's bytes, as a missing
+    /// slot, and parity is the only witness of them (taken as for a failed OSS's column).
+    /// Proves no bytes either (recovery's `confirm_block` takes it as gone).
+    Foreign,
 }
 
 impl ChecksumWitness {
     /// Only a checksum that matches proves bytes; `NoWitness` is not a proof.
     pub fn proves(self) -> bool {
         self == ChecksumWitness::Matches
+    }
+
+    /// May a decode from parity be taken on this answer alone? When the checksum matches
+    /// it, and for a `Foreign` block, which has no bytes of its own to check (as a missing
+    /// slot or a failed OSS's column, whose decode the store takes unchecked). Never on a
+    /// gone checksum (`NoWitness`, session 23: it took decodes through stale parity).
+    pub fn confirms_decode(self) -> bool {
+        matches!(self, ChecksumWitness::Matches | ChecksumWitness::Foreign)
     }
 
     /// Only a checksum that differs refutes bytes; `NoWitness` refutes nothing.
@@ -2911,9 +2924,9 @@ impl Backend for DirBackend {
         }
         // A block copied here from another OSS of the store, with its crc (review s11r
         // R11-3): that crc is the other OSS's, of other bytes, so nothing is left to
-        // confirm or contradict a rebuild, as for a checksum that is gone (above).
+        // confirm or contradict a rebuild.
         Ok(match self.copied_from_oss(key, block, &on_disk, crcs[0]) {
-            Some(_) => ChecksumWitness::NoWitness,
+            Some(_) => ChecksumWitness::Foreign,
             None => ChecksumWitness::Differs,
         })
     }

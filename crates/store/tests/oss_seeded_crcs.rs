@@ -49,12 +49,14 @@ fn init_with(dir: &Path, code: CodeSpec, oss: usize, path: WritePath, seed: Bloc
 }
 
 /// The review's repro (raid6 4+2, 4 KiB unit, a 100,000-byte put, OSS 2's data zone file
-/// copied over OSS 1's) and its raid5 variant: reads give the put's bytes (OSS 1's blocks
-/// fail their crcs and are rebuilt from parity), scrub names OSS 1's elements corrupt and
-/// `--repair` rewrites them.
+/// copied over OSS 1's): reads give the put's bytes (OSS 1's blocks fail their crcs and
+/// are rebuilt from parity), scrub names OSS 1's elements corrupt and `--repair` rewrites
+/// them. Its raid5 variant moved to s23a_gone_checksum_beside_stale_parity.rs (session 23):
+/// where OSS 2 held no slot, the copy zeroes the crcs of OSS 1's written slots, and on one
+/// parity nothing is left to prove their decode: those bytes are lost.
 #[test]
 fn a_data_zone_file_copied_from_another_oss_is_read_around_and_repaired() {
-    for (code, oss) in [(CodeSpec::raid6(4), 6), (CodeSpec::raid5(4), 5)] {
+    for (code, oss) in [(CodeSpec::raid6(4), 6)] {
         let dir = tempfile::tempdir().unwrap();
         let store = init(dir.path(), code, oss, WritePath::Rmw);
         let data = pattern(3, 100_000);

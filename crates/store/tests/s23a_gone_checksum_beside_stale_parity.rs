@@ -370,6 +370,65 @@ fn recovery_never_takes_a_decode_vouched_for_by_a_gone_checksum() {
     });
 }
 
+/// Review s11r R11-3's scene on raid5 4+1 (4 KiB elements, a 100,000-byte put, OSS 2's
+/// data zone file copied over OSS 1's; it was a variant of oss_seeded_crcs.rs): OSS 1's
+/// blocks that OSS 2 also held carry OSS 2's crcs (`Foreign`: no bytes of OSS 1's, read
+/// around from parity as a missing slot), but where OSS 2 held no slot the copy left crcs
+/// of 0 in OSS 1's written slots: gone checksums, and on one parity nothing is left to
+/// check their decode. Until session 23 they vouched for it; now those bytes are lost,
+/// named, and every other byte reads, before and after `scrub --repair`.
+#[test]
+fn a_zone_file_copied_from_another_oss_on_one_parity_loses_only_the_blocks_it_left_without_checksums(
+) {
+    let tmp = scratch();
+    let dir = tmp.path().join("store");
+    let store = init(&dir, CodeSpec::raid5(4), 5, WritePath::Rmw);
+    let model = pattern(3, 100_000);
+    store.put("f", &model).unwrap();
+    let zone_file = format!("{}.data", store.file_id("f").unwrap());
+    drop(store);
+    std::fs::copy(
+        object_file(&dir, 2, &zone_file),
+        object_file(&dir, 1, &zone_file),
+    )
+    .unwrap();
+    let blocks_read_and_lost = |store: &Store, what: &str| {
+        let (mut read, mut lost) = (0, 0);
+        for at in (0..model.len()).step_by(BLOCK_BYTES) {
+            let want = &model[at..(at + BLOCK_BYTES).min(model.len())];
+            let got = store.read("f", at as u64, want.len() as u64);
+            match got {
+                Ok(got) => {
+                    assert!(got == want, "{what}: bytes {at}.. read wrong");
+                    read += 1;
+                }
+                Err(e @ StoreError::DataLost(_)) => {
+                    let msg = e.to_string();
+                    assert!(msg.contains("no checksum left"), "{what}: {msg}");
+                    lost += 1;
+                }
+                Err(e) => panic!("{what}: bytes {at}..: {e}"),
+            }
+        }
+        (read, lost)
+    };
+    let store = Store::open(&dir).unwrap();
+    let (read, lost) = blocks_read_and_lost(&store, "copied");
+    assert!(
+        lost > 0,
+        "the copy left gone checksums in OSS 1's written slots"
+    );
+    assert!(
+        read > lost,
+        "the rest reads around OSS 1's foreign blocks: {read} read"
+    );
+    store.scrub(true).unwrap();
+    drop(store);
+    let store = Store::open(&dir).unwrap();
+    let after = blocks_read_and_lost(&store, "after scrub --repair");
+    assert!(after.0 >= read, "a repair loses nothing: {after:?}");
+}
+
 /// Every object file of the store's OSSs, with its bytes.
 fn object_files_bytes(dir: &std::path::Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files = Vec::new();

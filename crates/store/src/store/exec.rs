@@ -589,13 +589,13 @@ impl Store {
             for &(a, z) in &parts {
                 candidate[a - bs..z - bs].copy_from_slice(&whole[a..z]);
             }
-            // A checksum that is gone (no witness) proves neither: the decode through a
+            // A checksum that is gone (no witness) confirms neither: the decode through a
             // cache stripe whose parity disagrees would be taken on its word (session 23).
-            let proves = |bytes: &[u8]| {
+            let confirms = |bytes: &[u8]| {
                 b.checksum_witness(key, i, bytes)
-                    .is_ok_and(ChecksumWitness::proves)
+                    .is_ok_and(ChecksumWitness::confirms_decode)
             };
-            if proves(&candidate) || proves(&whole[bs..be]) {
+            if confirms(&candidate) || confirms(&whole[bs..be]) {
                 continue;
             }
             unconfirmed.push(i);
@@ -2950,11 +2950,11 @@ impl Store {
                 before[p - i * block..q - i * block].copy_from_slice(&on_disk[p..q]);
             }
         }
-        // Only a checksum that matches proves `before`: one that is gone (no witness) would
-        // vouch for a decode through stale parity; the proofs below still apply.
+        // Never on a gone checksum's word (no witness): it would vouch for a decode through
+        // stale parity; the proofs below still apply.
         let before_proven = on_disk_read
             && b.checksum_witness(key, i, &before)
-                .is_ok_and(ChecksumWitness::proves);
+                .is_ok_and(ChecksumWitness::confirms_decode);
         if before_proven {
             self.count(step.oss, Zone::Data, Op::Write, false);
             return self.write_back_block(step.oss, key, first as usize, &before);

@@ -838,7 +838,9 @@ impl Store {
                 let on_disk_agrees =
                     on_disk_read && on_disk[i * block..(i + 1) * block] == *rebuilt;
                 let confirmed = match b.checksum_witness(key, i, rebuilt) {
-                    Ok(ChecksumWitness::Matches) => true,
+                    // A foreign block holds no bytes of its own: parity is the witness,
+                    // as for a missing slot (see `ChecksumWitness::Foreign`).
+                    Ok(ChecksumWitness::Matches | ChecksumWitness::Foreign) => true,
                     Ok(ChecksumWitness::NoWitness) => {
                         no_witness.push(i);
                         checked_rows.contains(&i) || on_disk_agrees

@@ -3802,7 +3802,7 @@ impl Store {
                         // only where a parity equation it did not need holds (session 23).
                         Some(d) if state == Held::Failed && !overlaps(&anywhere, start, end) => {
                             match self.backends[oss].checksum_witness(key, i, d.element(pos))? {
-                                ChecksumWitness::Matches => true,
+                                ChecksumWitness::Matches | ChecksumWitness::Foreign => true,
                                 ChecksumWitness::Differs => false,
                                 ChecksumWitness::NoWitness => {
                                     self.decode_spare_parity_holds(d, &erased)?
@@ -5673,9 +5673,9 @@ impl Store {
                 let (x, y) = ((a - start) as usize, (z - start) as usize);
                 before[x..y].copy_from_slice(&on_disk[a as usize..z as usize]);
             }
-            // Only a checksum that matches: a gone one (no witness) vouched for any decode.
+            // Never a gone checksum (no witness): it vouched for any decode.
             if b.checksum_witness(key, i, &before)
-                .is_ok_and(ChecksumWitness::proves)
+                .is_ok_and(ChecksumWitness::confirms_decode)
             {
                 return true;
             }
@@ -5730,7 +5730,10 @@ impl Store {
         // decode through a write hole was kept with success (s22d: raid6, a zeroed crc
         // beside a cut write). Then only a decode equal to the block's bytes on disk counts,
         // from any pattern: nothing else tells which in-flight columns to trust.
-        let gone = b.checksum_witness(key, i, &raw)? == ChecksumWitness::NoWitness;
+        let gone = matches!(
+            b.checksum_witness(key, i, &raw)?,
+            ChecksumWitness::NoWitness | ChecksumWitness::Foreign
+        );
         let proves = |bytes: &[u8]| -> Result<bool, StoreError> {
             Ok(b.checksum_witness(key, i, bytes)?.proves())
         };

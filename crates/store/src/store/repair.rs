@@ -1408,7 +1408,7 @@ impl Store {
             // that is gone proves nothing, so the decode needs a spare parity's check before
             // it is sealed under a fresh checksum.
             let taken = match b.checksum_witness(key, i, bytes) {
-                Ok(ChecksumWitness::Matches) | Err(_) => true,
+                Ok(ChecksumWitness::Matches | ChecksumWitness::Foreign) | Err(_) => true,
                 Ok(ChecksumWitness::NoWitness) => self.decode_row_checked(home, i),
                 Ok(ChecksumWitness::Differs) => false,
             };
@@ -1772,7 +1772,7 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES;
         let b = &self.backends[oss];
         match b.checksum_witness(key, i, bytes) {
-            Ok(ChecksumWitness::Matches) => return true,
+            Ok(w) if w.confirms_decode() => return true,
             Ok(ChecksumWitness::NoWitness) if checked_by_parity => return true,
             _ => {}
         }
