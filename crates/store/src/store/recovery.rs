@@ -5731,7 +5731,7 @@ impl Store {
         // beside a cut write). Then only a decode equal to the block's bytes on disk counts,
         // from any pattern: nothing else tells which in-flight columns to trust.
         let gone = matches!(
-            b.checksum_witness(key, i, &raw)?,
+            b.checksum_witness(key, i, raw)?,
             ChecksumWitness::NoWitness | ChecksumWitness::Foreign
         );
         let proves = |bytes: &[u8]| -> Result<bool, StoreError> {
