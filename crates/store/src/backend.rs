@@ -304,17 +304,20 @@ pub trait Backend: Send + Sync {
     /// must look at a torn block's bytes to decide which of them to keep, without blessing
     /// them first (a reseal is a change a second crash could leave behind).
     fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError>;
-    /// Recovery only: do `bytes` (one whole block) match the checksum stored for block
-    /// `block` of an element? Why: a block no interrupted write touched still carries the
-    /// checksum of its true bytes, so a rebuilt candidate can be confirmed against it. A
-    /// written block whose checksum is gone (reads as 0), or is another OSS's (the block was
-    /// copied from there with its crc, review s11r R11-3), matches anything.
-    fn checksum_matches(
+    /// Recovery and rebuilds only: what does the checksum stored for block `block` of an
+    /// element say of `bytes` (one whole block)? Why: a block no interrupted write touched
+    /// still carries the checksum of its true bytes, so a rebuilt candidate can be confirmed
+    /// against it. A written block whose checksum is gone (reads as 0) has no witness:
+    /// `NoWitness`, which proves nothing either way, and each caller decides what else
+    /// must prove the bytes (session 23: as "matches anything", it vouched for decodes
+    /// through stale parity). One whose checksum is another OSS's (the block was copied
+    /// from there with its crc, review s11r R11-3) is `Foreign`.
+    fn checksum_witness(
         &self,
         key: ElementKey,
         block: usize,
         bytes: &[u8],
-    ) -> Result<bool, BackendError>;
+    ) -> Result<ChecksumWitness, BackendError>;
     /// Recovery only: store a checksum for block `block` that does not match its bytes, so
     /// every read of it fails as corrupt until it is rewritten. Why: when recovery cannot
     /// tell a block's true bytes (bit rot where an interrupted write left data and parity
@@ -328,6 +331,43 @@ pub trait Backend: Send + Sync {
     /// (a backend that writes no such checksums).
     fn finish_torn_zero_crcs(&self, _object: u64, _zone: Zone) -> Result<usize, BackendError> {
         Ok(0)
+    }
+}
+
+/// What a block's stored checksum says of some bytes (`Backend::checksum_witness`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChecksumWitness {
+    /// The stored checksum is that of these bytes: they are the block's.
+    Matches,
+    /// The stored checksum is that of other bytes.
+    Differs,
+    /// The block's checksum is gone (zeroed inside a written slot, outside exaraid): it
+    /// neither confirms nor contradicts the bytes, and a decode needs another proof.
+    NoWitness,
+    /// The block's checksum is another OSS's: the block was copied here with it from that
+    /// OSS (review s11r R11-3), so the block holds none of this OSS's bytes, as a missing
+    /// slot, and parity is the only witness of them (taken as for a failed OSS's column).
+    /// Proves no bytes either (recovery's `confirm_block` takes it as gone).
+    Foreign,
+}
+
+impl ChecksumWitness {
+    /// Only a checksum that matches proves bytes; `NoWitness` is not a proof.
+    pub fn proves(self) -> bool {
+        self == ChecksumWitness::Matches
+    }
+
+    /// May a decode from parity be taken on this answer alone? When the checksum matches
+    /// it, and for a `Foreign` block, which has no bytes of its own to check (as a missing
+    /// slot or a failed OSS's column, whose decode the store takes unchecked). Never on a
+    /// gone checksum (`NoWitness`, session 23: it took decodes through stale parity).
+    pub fn confirms_decode(self) -> bool {
+        matches!(self, ChecksumWitness::Matches | ChecksumWitness::Foreign)
+    }
+
+    /// Only a checksum that differs refutes bytes; `NoWitness` refutes nothing.
+    pub fn refutes(self) -> bool {
+        self == ChecksumWitness::Differs
     }
 }
 
@@ -2864,31 +2904,31 @@ impl Backend for DirBackend {
         Ok(self.check_blocks(key, 0, &data, &crcs))
     }
 
-    fn checksum_matches(
+    fn checksum_witness(
         &self,
         key: ElementKey,
         block: usize,
         bytes: &[u8],
-    ) -> Result<bool, BackendError> {
+    ) -> Result<ChecksumWitness, BackendError> {
         self.check_up()?;
         assert_eq!(bytes.len(), CHECKSUM_BLOCK_BYTES);
         self.check_range(key, block * CHECKSUM_BLOCK_BYTES, CHECKSUM_BLOCK_BYTES)?;
         let (on_disk, crcs) = self.read_blocks(key, block, block + 1)?;
         if crcs[0] == 0 && self.slot_written(key) {
             // The block's checksum went with its bytes (zeroed, or its zone file deleted or
-            // cut, review E8/E10): nothing is left to confirm or contradict a rebuild, as for
-            // a missing slot, so parity is the only witness and its bytes are taken.
-            return Ok(true);
+            // cut, review E8/E10): nothing is left to confirm or contradict a rebuild.
+            return Ok(ChecksumWitness::NoWitness);
         }
         if self.check_blocks(key, block, bytes, &crcs).is_empty() {
-            return Ok(true);
+            return Ok(ChecksumWitness::Matches);
         }
         // A block copied here from another OSS of the store, with its crc (review s11r
         // R11-3): that crc is the other OSS's, of other bytes, so nothing is left to
-        // confirm or contradict a rebuild, as for a checksum that is gone (above).
-        Ok(self
-            .copied_from_oss(key, block, &on_disk, crcs[0])
-            .is_some())
+        // confirm or contradict a rebuild.
+        Ok(match self.copied_from_oss(key, block, &on_disk, crcs[0]) {
+            Some(_) => ChecksumWitness::Foreign,
+            None => ChecksumWitness::Differs,
+        })
     }
 
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
@@ -3939,12 +3979,34 @@ mod tests {
         assert_eq!(b.read_unverified(key(0), &mut buf).unwrap(), vec![1]);
         assert_eq!(&buf[4096 + 5..4096 + 15], &[9u8; 10]);
         assert_eq!(b.verify(key(0)).unwrap(), vec![1], "nothing was resealed");
-        assert!(b.checksum_matches(key(0), 1, &[1u8; 4096]).unwrap());
-        assert!(!b.checksum_matches(key(0), 1, &buf[4096..]).unwrap());
-        assert!(
-            b.checksum_matches(key(3), 0, &[0u8; 4096]).unwrap(),
+        let says = |k, i, bytes: &[u8]| b.checksum_witness(k, i, bytes).unwrap();
+        assert_eq!(says(key(0), 1, &[1u8; 4096]), ChecksumWitness::Matches);
+        assert_eq!(says(key(0), 1, &buf[4096..]), ChecksumWitness::Differs);
+        assert_eq!(
+            says(key(3), 0, &[0u8; 4096]),
+            ChecksumWitness::Matches,
             "never written: zeros"
         );
+    }
+
+    /// A checksum zeroed inside a written slot (outside exaraid) is no witness: it neither
+    /// confirms the block's true bytes nor refutes other ones, and its neighbours still do.
+    #[test]
+    fn a_zeroed_checksum_in_a_written_slot_is_no_witness() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = DirBackend::create(dir.path(), &label(), None).unwrap();
+        b.write(key(0), 0, &vec![1; E]).unwrap();
+        let f = OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("objects/7.data"))
+            .unwrap();
+        // Slot 0's crcs follow its payload, 4 bytes a block.
+        f.write_all_at(&[0u8; 4], (E + 4) as u64).unwrap();
+        let says = |i, bytes: &[u8]| b.checksum_witness(key(0), i, bytes).unwrap();
+        assert_eq!(says(1, &[1u8; 4096]), ChecksumWitness::NoWitness);
+        assert_eq!(says(1, &[2u8; 4096]), ChecksumWitness::NoWitness);
+        assert_eq!(says(0, &[1u8; 4096]), ChecksumWitness::Matches);
+        assert_eq!(says(0, &[2u8; 4096]), ChecksumWitness::Differs);
     }
 
     /// A block marked lost fails every read (never rebuilt silently, never zeros) until it

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::backend::{
-    Backend, BackendError, ElementKey, Zone, CHECKSUM_BLOCK_BYTES as BLOCK,
+    Backend, BackendError, ChecksumWitness, ElementKey, Zone, CHECKSUM_BLOCK_BYTES as BLOCK,
 };
 use exaraid_store::{OpenOptions, Store, WritePath};
 use parking_lot::Mutex;
@@ -166,20 +166,24 @@ impl Backend for Shared {
         lost.sort_unstable();
         Ok(lost)
     }
-    fn checksum_matches(
+    fn checksum_witness(
         &self,
         key: ElementKey,
         block: usize,
         bytes: &[u8],
-    ) -> Result<bool, BackendError> {
+    ) -> Result<ChecksumWitness, BackendError> {
         self.0.enter()?;
         if self.0.lost_blocks.lock().contains(&(key, block)) {
-            return Ok(false);
+            return Ok(ChecksumWitness::Differs);
         }
         let range = block * BLOCK..(block + 1) * BLOCK;
-        Ok(match self.0.slots.lock().get(&key) {
+        let matches = match self.0.slots.lock().get(&key) {
             Some(slot) => slot[range] == *bytes,
             None => bytes.iter().all(|&b| b == 0),
+        };
+        Ok(match matches {
+            true => ChecksumWitness::Matches,
+            false => ChecksumWitness::Differs,
         })
     }
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {

@@ -49,51 +49,52 @@ fn init_with(dir: &Path, code: CodeSpec, oss: usize, path: WritePath, seed: Bloc
 }
 
 /// The review's repro (raid6 4+2, 4 KiB unit, a 100,000-byte put, OSS 2's data zone file
-/// copied over OSS 1's) and its raid5 variant: reads give the put's bytes (OSS 1's blocks
-/// fail their crcs and are rebuilt from parity), scrub names OSS 1's elements corrupt and
-/// `--repair` rewrites them.
+/// copied over OSS 1's): reads give the put's bytes (OSS 1's blocks fail their crcs and
+/// are rebuilt from parity), scrub names OSS 1's elements corrupt and `--repair` rewrites
+/// them. Its raid5 variant moved to s23a_gone_checksum_beside_stale_parity.rs (session 23):
+/// where OSS 2 held no slot, the copy zeroes the crcs of OSS 1's written slots, and on one
+/// parity nothing is left to prove their decode: those bytes are lost.
 #[test]
 fn a_data_zone_file_copied_from_another_oss_is_read_around_and_repaired() {
-    for (code, oss) in [(CodeSpec::raid6(4), 6), (CodeSpec::raid5(4), 5)] {
-        let dir = tempfile::tempdir().unwrap();
-        let store = init(dir.path(), code, oss, WritePath::Rmw);
-        let data = pattern(3, 100_000);
-        store.put("f", &data).unwrap();
-        let zone_file = format!("{}.data", store.file_id("f").unwrap());
-        drop(store);
-        copy_zone_file(dir.path(), 2, 1, &zone_file);
+    let (code, oss) = (CodeSpec::raid6(4), 6);
+    let dir = tempfile::tempdir().unwrap();
+    let store = init(dir.path(), code, oss, WritePath::Rmw);
+    let data = pattern(3, 100_000);
+    store.put("f", &data).unwrap();
+    let zone_file = format!("{}.data", store.file_id("f").unwrap());
+    drop(store);
+    copy_zone_file(dir.path(), 2, 1, &zone_file);
 
-        let store = Store::open(dir.path()).unwrap();
-        assert_reads(
-            store.get("f").unwrap(),
-            &data,
-            &format!("{code:?}: the put's bytes"),
-        );
-        let report = store.scrub(false).unwrap();
-        assert!(
-            !report.corrupt_elements.is_empty(),
-            "{code:?}: scrub names the copied elements"
-        );
-        assert!(
-            report.corrupt_elements.iter().all(|c| c.oss == 1),
-            "{code:?}: only OSS 1's: {:?}",
-            report.corrupt_elements
-        );
-        let repaired = store.scrub(true).unwrap();
-        assert!(
-            repaired.unrepairable.is_empty(),
-            "{:?}",
-            repaired.unrepairable
-        );
-        assert_consistent(&store);
-        drop(store);
-        let store = Store::open(dir.path()).unwrap();
-        assert_reads(
-            store.get("f").unwrap(),
-            &data,
-            &format!("{code:?}: after repair"),
-        );
-    }
+    let store = Store::open(dir.path()).unwrap();
+    assert_reads(
+        store.get("f").unwrap(),
+        &data,
+        &format!("{code:?}: the put's bytes"),
+    );
+    let report = store.scrub(false).unwrap();
+    assert!(
+        !report.corrupt_elements.is_empty(),
+        "{code:?}: scrub names the copied elements"
+    );
+    assert!(
+        report.corrupt_elements.iter().all(|c| c.oss == 1),
+        "{code:?}: only OSS 1's: {:?}",
+        report.corrupt_elements
+    );
+    let repaired = store.scrub(true).unwrap();
+    assert!(
+        repaired.unrepairable.is_empty(),
+        "{:?}",
+        repaired.unrepairable
+    );
+    assert_consistent(&store);
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert_reads(
+        store.get("f").unwrap(),
+        &data,
+        &format!("{code:?}: after repair"),
+    );
 }
 
 /// The review's WCL repro: an overwrite still in the cache zone, OSS 2's cache zone file

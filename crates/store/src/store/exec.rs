@@ -589,8 +589,13 @@ impl Store {
             for &(a, z) in &parts {
                 candidate[a - bs..z - bs].copy_from_slice(&whole[a..z]);
             }
-            let matches = |bytes: &[u8]| b.checksum_matches(key, i, bytes).unwrap_or(false);
-            if matches(&candidate) || matches(&whole[bs..be]) {
+            // A checksum that is gone (no witness) confirms neither: the decode through a
+            // cache stripe whose parity disagrees would be taken on its word (session 23).
+            let confirms = |bytes: &[u8]| {
+                b.checksum_witness(key, i, bytes)
+                    .is_ok_and(ChecksumWitness::confirms_decode)
+            };
+            if confirms(&candidate) || confirms(&whole[bs..be]) {
                 continue;
             }
             unconfirmed.push(i);
@@ -2945,7 +2950,12 @@ impl Store {
                 before[p - i * block..q - i * block].copy_from_slice(&on_disk[p..q]);
             }
         }
-        if on_disk_read && b.checksum_matches(key, i, &before).unwrap_or(false) {
+        // Never on a gone checksum's word (no witness): it would vouch for a decode through
+        // stale parity; the proofs below still apply.
+        let before_proven = on_disk_read
+            && b.checksum_witness(key, i, &before)
+                .is_ok_and(ChecksumWitness::confirms_decode);
+        if before_proven {
             self.count(step.oss, Zone::Data, Op::Write, false);
             return self.write_back_block(step.oss, key, first as usize, &before);
         }
@@ -3469,7 +3479,7 @@ impl Store {
                         done += n;
                         continue;
                     }
-                    let whole = self.rebuild_element(
+                    let (whole, checked_rows) = self.rebuild_element(
                         core,
                         file,
                         element.stripe,
@@ -3478,7 +3488,8 @@ impl Store {
                         client_read,
                     )?;
                     if err.is_corrupt() {
-                        self.confirm_rebuilt(core, oss, key, file, element, &whole, from, n)?;
+                        let rebuilt = (whole.as_slice(), &checked_rows);
+                        self.confirm_rebuilt(core, oss, key, file, element, rebuilt, from, n)?;
                         if repair {
                             self.write_back_confirmed(oss, key, &whole, from, n)?;
                         }

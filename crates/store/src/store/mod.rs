@@ -85,7 +85,7 @@ use parking_lot::{Condvar, Mutex};
 use serde::Serialize;
 
 use crate::backend::{
-    Backend, BlockCrcSeed, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone,
+    Backend, BlockCrcSeed, ChecksumWitness, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone,
     CHECKSUM_BLOCK_BYTES, ELEMENT_BYTES_MAX, ELEMENT_BYTES_MIN,
 };
 use crate::journal::Journal;

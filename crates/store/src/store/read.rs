@@ -523,6 +523,29 @@ impl Store {
         Ok(lost)
     }
 
+    /// Was block row `i` of `home`, as `decode_blocks` left it, checked by a parity equation
+    /// the decode did not need? Fewer columns unreadable there than the code tolerates
+    /// (`decode_checked` then verified every equation), no column located as stale there,
+    /// and the equations not in disagreement. Why (session 23): a rebuilt block whose
+    /// checksum is gone (`ChecksumWitness::NoWitness`) has no checksum to confirm it, and
+    /// parity that agrees with itself is the proof left; without it a decode through a
+    /// stale element reads wrong bytes with success.
+    pub(super) fn decode_row_checked(&self, home: &HomeStripe, i: usize) -> bool {
+        let g = self.layout.geometry();
+        let erased_in_row = (0..g.cols)
+            .filter(|&col| {
+                (0..g.rows).any(|row| {
+                    let p = Pos { row, col };
+                    g.cell(p) != Cell::Empty && home.is_bad(p, i)
+                })
+            })
+            .count();
+        self.kind != StrategyKind::Raid0
+            && erased_in_row < self.tolerance()
+            && !home.located.iter().any(|&(r, _)| r == i)
+            && !home.disagree.contains(&i)
+    }
+
     /// Decode the columns `erased` of `buf` (a stripe, or one block row of one), then check
     /// the result against every parity equation while the code has redundancy left (fewer
     /// columns erased than it tolerates). Why: a surviving element can be stale with a
@@ -677,7 +700,9 @@ impl Store {
     /// Rebuild one home element from the rest of its stripe (degraded read), block row by
     /// block row. The caller could not read `from..from + len` of it; fails with `DataLost`
     /// only if an unreadable block of that range is in a block row beyond the tolerance
-    /// (or, for a `client_read`, see `refuse_decode_after_tail_cut`).
+    /// (or, for a `client_read`, see `refuse_decode_after_tail_cut`). Returns the element
+    /// and the block rows whose decode a spare parity equation checked
+    /// (`decode_row_checked`), for `confirm_rebuilt`.
     pub(super) fn rebuild_element(
         &self,
         core: Option<&Core>,
@@ -686,7 +711,7 @@ impl Store {
         pos: Pos,
         (from, len): (usize, usize),
         client_read: bool,
-    ) -> Result<Vec<u8>, StoreError> {
+    ) -> Result<(Vec<u8>, BTreeSet<usize>), StoreError> {
         let block = CHECKSUM_BLOCK_BYTES;
         assert!(len > 0 && from + len <= self.sb.element_bytes);
         if self.reads_only.lock().is_some() {
@@ -732,7 +757,11 @@ impl Store {
         {
             return Err(self.lost_blocks_error(core, file, stripe, &home, &lost));
         }
-        Ok(home.buf.element(pos).to_vec())
+        let checked_rows = wanted
+            .into_iter()
+            .filter(|&i| self.decode_row_checked(&home, i))
+            .collect();
+        Ok((home.buf.element(pos).to_vec(), checked_rows))
     }
 
     /// While a journal tail cut is on record (`Rec::JournalTailCut`, no scrub since found
@@ -778,9 +807,13 @@ impl Store {
     /// A degraded read rebuilt a home element from parity because a block of it failed its
     /// checksum. Before the rebuilt bytes `from..from + len` are returned, every checksum
     /// block they touch is confirmed: its rebuilt bytes match its stored checksum, or equal
-    /// the bytes on disk (then the checksum itself rotted). Why: parity that disagrees with
-    /// the data (a write hole, a stale parity element carrying a valid checksum) rebuilds
-    /// wrong bytes, and nothing else would notice. Not confirmed: `DataLost` naming the range.
+    /// the bytes on disk (then the checksum itself rotted), or, for a block whose checksum
+    /// is gone (no witness), its block row is in `checked_rows` (a spare parity equation
+    /// checked the decode: `rebuild_element`). Why: parity that disagrees with the data (a
+    /// write hole, a stale parity element carrying a valid checksum) rebuilds wrong bytes,
+    /// and nothing else would notice; a gone checksum notices nothing either (session 23:
+    /// raid6 with another column erased in the row read a decode through a stale parity
+    /// with success). Not confirmed: `DataLost` naming the range.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn confirm_rebuilt(
         &self,
@@ -789,7 +822,7 @@ impl Store {
         key: ElementKey,
         file: u64,
         element: &exaraid_plan::ElementRange,
-        whole: &[u8],
+        (whole, checked_rows): (&[u8], &BTreeSet<usize>),
         from: usize,
         len: usize,
     ) -> Result<(), StoreError> {
@@ -798,26 +831,43 @@ impl Store {
         let b = &self.backends[oss];
         let mut on_disk = vec![0u8; whole.len()];
         let on_disk_read = b.read_unverified(key, &mut on_disk).is_ok();
+        let mut no_witness = Vec::new();
         let unconfirmed: Vec<usize> = (from / block..(from + len).div_ceil(block))
             .filter(|&i| {
                 let rebuilt = &whole[i * block..(i + 1) * block];
-                let confirmed = b.checksum_matches(key, i, rebuilt).unwrap_or(false)
-                    || (on_disk_read && on_disk[i * block..(i + 1) * block] == *rebuilt);
+                let on_disk_agrees =
+                    on_disk_read && on_disk[i * block..(i + 1) * block] == *rebuilt;
+                let confirmed = match b.checksum_witness(key, i, rebuilt) {
+                    // A foreign block holds no bytes of its own: parity is the witness,
+                    // as for a missing slot (see `ChecksumWitness::Foreign`).
+                    Ok(ChecksumWitness::Matches | ChecksumWitness::Foreign) => true,
+                    Ok(ChecksumWitness::NoWitness) => {
+                        no_witness.push(i);
+                        checked_rows.contains(&i) || on_disk_agrees
+                    }
+                    Ok(ChecksumWitness::Differs) | Err(_) => on_disk_agrees,
+                };
                 !confirmed
             })
             .collect();
         if unconfirmed.is_empty() {
             return Ok(());
         }
+        no_witness.retain(|i| unconfirmed.contains(i));
         // Named exactly (session 15's s15e leftover): the file bytes of the blocks that
         // failed, on which OSS and column; before, the whole stripe was named lost for the
         // first such block alone, though its other blocks read.
         let name = self.file_name_in(core, file);
         let stripe = element.stripe;
         let (row, col) = (element.pos.row, element.pos.col);
-        let why = format!(
+        let mut why = format!(
             "4 KiB blocks {unconfirmed:?} of the element at row {row} column {col} (OSS {oss}) fail their checksums, and the bytes rebuilt from parity do not match them either (data and parity disagree there: an element stale under a valid checksum, or a write that did not finish)"
         );
+        if !no_witness.is_empty() {
+            why = format!(
+                "{why}; of them, blocks {no_witness:?} have no checksum left (zeroed on disk outside exaraid) and no spare parity checked their rebuilt bytes (too many columns unreadable in their block rows), so nothing proves them"
+            );
+        }
         let Cell::Data(d) = element.cell else {
             return Err(StoreError::DataLost(format!(
                 "{name} stripe {stripe}'s parity cannot be read: {why}; no file byte is in it, and the stripe's data reads; write the stripe again to rewrite its parity"

@@ -3798,8 +3798,16 @@ impl Store {
                         // element (its OSS lost a write: old bytes under valid checksums,
                         // suspect to nobody). Taken, it read wrong bytes with success and
                         // resealed them (s22f). Refused here, `confirm_block` still tries.
+                        // A checksum that is gone proves nothing: the decode then counts
+                        // only where a parity equation it did not need holds (session 23).
                         Some(d) if state == Held::Failed && !overlaps(&anywhere, start, end) => {
-                            self.backends[oss].checksum_matches(key, i, d.element(pos))?
+                            match self.backends[oss].checksum_witness(key, i, d.element(pos))? {
+                                ChecksumWitness::Matches | ChecksumWitness::Foreign => true,
+                                ChecksumWitness::Differs => false,
+                                ChecksumWitness::NoWitness => {
+                                    self.decode_spare_parity_holds(d, &erased)?
+                                }
+                            }
                         }
                         _ => true,
                     };
@@ -5665,7 +5673,10 @@ impl Store {
                 let (x, y) = ((a - start) as usize, (z - start) as usize);
                 before[x..y].copy_from_slice(&on_disk[a as usize..z as usize]);
             }
-            if b.checksum_matches(key, i, &before).unwrap_or(false) {
+            // Never a gone checksum (no witness): it vouched for any decode.
+            if b.checksum_witness(key, i, &before)
+                .is_ok_and(ChecksumWitness::confirms_decode)
+            {
                 return true;
             }
         }
@@ -5715,11 +5726,17 @@ impl Store {
             .collect();
         let b = &self.backends[oss];
         // A checksum that is gone (zeroed in a written slot outside exaraid, or copied from
-        // another OSS) matches every candidate: it must not pick one, or the first pattern's
+        // another OSS) is no witness: it must not pick a candidate, or the first pattern's
         // decode through a write hole was kept with success (s22d: raid6, a zeroed crc
         // beside a cut write). Then only a decode equal to the block's bytes on disk counts,
         // from any pattern: nothing else tells which in-flight columns to trust.
-        let witness = !self.checksum_gone(oss, key, i)?;
+        let gone = matches!(
+            b.checksum_witness(key, i, raw)?,
+            ChecksumWitness::NoWitness | ChecksumWitness::Foreign
+        );
+        let proves = |bytes: &[u8]| -> Result<bool, StoreError> {
+            Ok(b.checksum_witness(key, i, bytes)?.proves())
+        };
         for pattern in &patterns {
             let Some(d) = self.decode_block(buf, i, pattern) else {
                 continue;
@@ -5729,8 +5746,8 @@ impl Store {
             for &(x, y) in &mine {
                 keep[x as usize..y as usize].copy_from_slice(&raw[x as usize..y as usize]);
             }
-            let confirmed = (witness && b.checksum_matches(key, i, &keep)?)
-                || ((*pattern == first || !witness) && mine.is_empty() && decoded == raw);
+            let confirmed = proves(&keep)?
+                || ((*pattern == first || gone) && mine.is_empty() && decoded == raw);
             if confirmed {
                 return Ok(Some(keep));
             }
@@ -5738,24 +5755,30 @@ impl Store {
             // (from before the write), so the bytes on disk in `own` are not taken: they
             // disagree with it and may be bit rot (a write refused on this block's checksum
             // never reached it, issue #4 F1).
-            if witness && !mine.is_empty() && b.checksum_matches(key, i, decoded)? {
+            if !mine.is_empty() && proves(decoded)? {
                 return Ok(Some(decoded.to_vec()));
             }
         }
         Ok(None)
     }
 
-    /// Is block `i`'s stored checksum gone (it matches any bytes: `checksum_matches` of a
-    /// crc zeroed inside a written slot, or of one copied from another OSS)? Two blocks a
-    /// byte apart never both match a real crc32c.
-    fn checksum_gone(&self, oss: usize, key: ElementKey, i: usize) -> Result<bool, StoreError> {
-        let b = &self.backends[oss];
-        let mut probe = vec![0u8; CHECKSUM_BLOCK_BYTES];
-        if !b.checksum_matches(key, i, &probe)? {
+    /// Does the decoded block row `row` satisfy a parity equation its decode did not need
+    /// (fewer columns `erased` than the code tolerates, and every equation holds)? Why
+    /// (session 23): recovery's `decode_block` checks nothing, and a block whose checksum is
+    /// gone has only such an equation left to prove its decode.
+    fn decode_spare_parity_holds(
+        &self,
+        row: &StripeBuf,
+        erased: &[usize],
+    ) -> Result<bool, StoreError> {
+        if erased.len() >= self.tolerance() {
             return Ok(false);
         }
-        probe[0] = 1;
-        Ok(b.checksum_matches(key, i, &probe)?)
+        Ok(self
+            .code
+            .verify(row)
+            .map_err(|e| StoreError::DataLost(e.to_string()))?
+            .is_empty())
     }
 
     /// Does block `i` of data column `pos` of `stripe`, as on disk (`payload`), hold the
@@ -6087,7 +6110,7 @@ impl Store {
     }
 
     /// Do `bytes` match the stored checksum of block `i`, and is there one to match (a
-    /// checksum that is gone matches anything: `checksum_matches`)?
+    /// checksum that is gone proves nothing: `ChecksumWitness::NoWitness`)?
     fn checksum_proves(
         &self,
         oss: usize,
@@ -6095,13 +6118,7 @@ impl Store {
         i: usize,
         bytes: &[u8],
     ) -> Result<bool, StoreError> {
-        let b = &self.backends[oss];
-        if !b.checksum_matches(key, i, bytes)? {
-            return Ok(false);
-        }
-        let mut other = bytes.to_vec();
-        other[0] ^= 1;
-        Ok(!b.checksum_matches(key, i, &other)?)
+        Ok(self.backends[oss].checksum_witness(key, i, bytes)?.proves())
     }
 
     /// The checksums of a settled stripe for `Rec::SettleSums`: per block of every position,

@@ -1294,12 +1294,13 @@ impl Store {
                     let mut confirmed: Vec<usize> = Vec::with_capacity(c.blocks.len());
                     for &i in c.blocks.iter().filter(|i| !lost.contains(i)) {
                         let bytes = &element[i * block..(i + 1) * block];
-                        if c.missing || self.rebuilt_block_confirmed(oss, key, i, bytes) {
+                        let checked = self.decode_row_checked(&home, i);
+                        if c.missing || self.rebuilt_block_confirmed(oss, key, i, bytes, checked) {
                             confirmed.push(i);
                             continue;
                         }
                         report.unrepairable.push(format!(
-                            "{} stripe {stripe} column {} row {} block {i} on OSS {oss}: the bytes rebuilt from parity do not match the block's stored checksum (data and parity disagree there); left as it is: write the stripe again, or restore the file",
+                            "{} stripe {stripe} column {} row {} block {i} on OSS {oss}: the bytes rebuilt from parity do not match the block's stored checksum (data and parity disagree there), or it has no checksum left (zeroed on disk) and no spare parity checked them; left as it is: write the stripe again, or restore the file",
                             read::describe_file_name(&name),
                             c.pos.col, c.pos.row
                         ));
@@ -1440,12 +1441,20 @@ impl Store {
         let mut blocks: Vec<usize> = Vec::with_capacity(blocks_per_element);
         for i in (0..blocks_per_element).filter(|i| !lost.contains(i)) {
             let bytes = &element[i * block..(i + 1) * block];
-            if b.checksum_matches(key, i, bytes).unwrap_or(true) {
+            // A checksum that does not read cannot contradict the decode (see above); one
+            // that is gone proves nothing, so the decode needs a spare parity's check before
+            // it is sealed under a fresh checksum.
+            let taken = match b.checksum_witness(key, i, bytes) {
+                Ok(ChecksumWitness::Matches | ChecksumWitness::Foreign) | Err(_) => true,
+                Ok(ChecksumWitness::NoWitness) => self.decode_row_checked(home, i),
+                Ok(ChecksumWitness::Differs) => false,
+            };
+            if taken {
                 blocks.push(i);
                 continue;
             }
             report.unrepairable.push(format!(
-                "{} stripe {stripe} column {} row {} block {i} on OSS {oss}: does not read, and the bytes rebuilt from parity do not match its stored checksum (data and parity disagree there); left as it is: write the stripe again, or restore the file",
+                "{} stripe {stripe} column {} row {} block {i} on OSS {oss}: does not read, and the bytes rebuilt from parity do not match its stored checksum (data and parity disagree there), or it has no checksum left (zeroed on disk) and no spare parity checked them; left as it is: write the stripe again, or restore the file",
                 read::describe_file_name(name),
                 pos.col,
                 pos.row
@@ -1783,14 +1792,26 @@ impl Store {
     }
 
     /// Are `bytes`, rebuilt for block `i` of a home element, its true bytes? They match the
-    /// block's stored checksum, or equal the bytes on disk (then the checksum itself rotted).
-    /// Why: parity that disagrees with the data (a write hole, stale parity) rebuilds wrong
-    /// bytes, and a repair must not write them under a fresh checksum (see `confirm_rebuilt`).
-    fn rebuilt_block_confirmed(&self, oss: usize, key: ElementKey, i: usize, bytes: &[u8]) -> bool {
+    /// block's stored checksum, or equal the bytes on disk (then the checksum itself rotted),
+    /// or the checksum is gone (no witness) and a spare parity equation checked the decode
+    /// (`checked_by_parity`, see `decode_row_checked`). Why: parity that disagrees with the
+    /// data (a write hole, stale parity) rebuilds wrong bytes, and a repair must not write
+    /// them under a fresh checksum (see `confirm_rebuilt`); a gone checksum vouched for such
+    /// bytes until session 23.
+    fn rebuilt_block_confirmed(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        i: usize,
+        bytes: &[u8],
+        checked_by_parity: bool,
+    ) -> bool {
         let block = CHECKSUM_BLOCK_BYTES;
         let b = &self.backends[oss];
-        if b.checksum_matches(key, i, bytes).unwrap_or(false) {
-            return true;
+        match b.checksum_witness(key, i, bytes) {
+            Ok(w) if w.confirms_decode() => return true,
+            Ok(ChecksumWitness::NoWitness) if checked_by_parity => return true,
+            _ => {}
         }
         let mut on_disk = vec![0u8; self.sb.element_bytes];
         b.read_unverified(key, &mut on_disk).is_ok()

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use exaraid_store::backend::{
-    Backend, BackendError, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone,
+    Backend, BackendError, ChecksumWitness, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone,
 };
 use exaraid_store::superblock::Superblock;
 use exaraid_store::{OpenOptions, Store, StoreError};
@@ -176,13 +176,13 @@ impl<H: Hook> Backend for Wrapped<H> {
     fn read_unverified(&self, key: ElementKey, buf: &mut [u8]) -> Result<Vec<usize>, BackendError> {
         self.inner.read_unverified(key, buf)
     }
-    fn checksum_matches(
+    fn checksum_witness(
         &self,
         key: ElementKey,
         block: usize,
         bytes: &[u8],
-    ) -> Result<bool, BackendError> {
-        self.inner.checksum_matches(key, block, bytes)
+    ) -> Result<ChecksumWitness, BackendError> {
+        self.inner.checksum_witness(key, block, bytes)
     }
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
         self.hook.before_write(self.index, key)?;

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use exaraid_store::backend::{Backend, BackendError, DirBackend, ElementKey, MetadataEpoch, Zone};
+use exaraid_store::backend::{
+    Backend, BackendError, ChecksumWitness, DirBackend, ElementKey, MetadataEpoch, Zone,
+};
 use exaraid_store::{OpenOptions, Store, StoreError};
 use parking_lot::Mutex;
 
@@ -154,14 +156,14 @@ impl<H: Hook> Backend for Imaged<H> {
         let _io = self.imager.io.lock();
         self.inner.read_unverified(key, buf)
     }
-    fn checksum_matches(
+    fn checksum_witness(
         &self,
         key: ElementKey,
         block: usize,
         bytes: &[u8],
-    ) -> Result<bool, BackendError> {
+    ) -> Result<ChecksumWitness, BackendError> {
         let _io = self.imager.io.lock();
-        self.inner.checksum_matches(key, block, bytes)
+        self.inner.checksum_witness(key, block, bytes)
     }
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
         self.mutating(|| self.inner.mark_lost(key, block))

@@ -30,8 +30,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use exaraid_store::backend::{
-    Backend, BackendError, DirBackend, ElementKey, MetadataEpoch, Zone, EPOCH_FILE, EXTENTS_FILE,
-    EXTENTS_LOG_FILE,
+    Backend, BackendError, ChecksumWitness, DirBackend, ElementKey, MetadataEpoch, Zone,
+    EPOCH_FILE, EXTENTS_FILE, EXTENTS_LOG_FILE,
 };
 use exaraid_store::superblock::Superblock;
 use exaraid_store::{OpenOptions, Store, StoreError};
@@ -420,14 +420,14 @@ impl Backend for PowerCutBackend {
         let _io = self.cut.io.lock();
         self.inner.read_unverified(key, buf)
     }
-    fn checksum_matches(
+    fn checksum_witness(
         &self,
         key: ElementKey,
         block: usize,
         bytes: &[u8],
-    ) -> Result<bool, BackendError> {
+    ) -> Result<ChecksumWitness, BackendError> {
         let _io = self.cut.io.lock();
-        self.inner.checksum_matches(key, block, bytes)
+        self.inner.checksum_witness(key, block, bytes)
     }
     fn mark_lost(&self, key: ElementKey, block: usize) -> Result<(), BackendError> {
         self.mutating(|| self.inner.mark_lost(key, block))
