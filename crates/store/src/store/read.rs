@@ -33,6 +33,10 @@ pub(super) struct HomeStripe {
     /// located as stale that its rebuild would change, left as read (see
     /// `Store::keep_data_as_read`).
     pub(super) located_data: Vec<(usize, Pos)>,
+    /// Whose stripe this is: `decode_blocks` reads the stored checksums of its corrupt
+    /// blocks (see `decode_refused_by_checksum`).
+    pub(super) file: u64,
+    pub(super) stripe: u64,
 }
 
 pub(super) struct CorruptElement {
@@ -274,6 +278,8 @@ impl Store {
             disagree: BTreeSet::new(),
             located: Vec::new(),
             located_data: Vec::new(),
+            file,
+            stripe,
         };
         for col in 0..g.cols {
             for row in 0..g.rows {
@@ -499,6 +505,17 @@ impl Store {
                     .map_err(|e| StoreError::DataLost(e.to_string()))?;
             } else {
                 match self.decode_checked(&mut row, &erased)? {
+                    // Nothing was left to check it with but the stored checksums of the
+                    // erased blocks that have bytes: a decode through a stale column
+                    // (beside a failed OSS and a rotten block, s23c) read wrong with success.
+                    DecodeCheck::Consistent
+                        if erased.len() == tolerance
+                            && self.decode_refused_by_checksum(home, &row, i) =>
+                    {
+                        home.disagree.insert(i);
+                        lost.insert(i);
+                        continue;
+                    }
                     DecodeCheck::Consistent => {}
                     DecodeCheck::Located(col) => {
                         home.located.push((i, col));
@@ -521,6 +538,33 @@ impl Store {
             }
         }
         Ok(lost)
+    }
+
+    /// Does a stored checksum of an unreadable block of block row `i` (bytes on disk failing
+    /// it, not a gone slot or a failed OSS) refuse its bytes in the decoded `row`? Nothing is
+    /// in flight in a stripe decoded here (its locks are held, or recovery settled it), so
+    /// that checksum is of the block's true bytes: a refusal says the decode read a column
+    /// whose bytes are not those the parity was made from (a stale element). A checksum
+    /// that is gone matches anything and refuses nothing.
+    fn decode_refused_by_checksum(&self, home: &HomeStripe, row: &StripeBuf, i: usize) -> bool {
+        for c in home.corrupt.iter().filter(|c| !c.missing) {
+            if !c.blocks.contains(&i) || !home.is_bad(c.pos, i) {
+                continue;
+            }
+            let Some((oss, key)) = self.home_key(home.file, home.stripe, c.pos) else {
+                continue;
+            };
+            let b = &self.backends[oss];
+            // A checksum that cannot be read tells nothing: the decode stands as before.
+            if b.healthy()
+                && !b
+                    .checksum_matches(key, i, row.element(c.pos))
+                    .unwrap_or(true)
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// Decode the columns `erased` of `buf` (a stripe, or one block row of one), then check
