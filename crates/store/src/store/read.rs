@@ -80,6 +80,12 @@ impl HomeStripe {
         cols.into_iter().collect()
     }
 
+    /// Has the element at `pos` no bytes at all (its OSS did not answer, its slot is gone)?
+    pub(super) fn has_no_bytes(&self, pos: Pos) -> bool {
+        self.unavailable_cols.contains(&pos.col)
+            || self.corrupt.iter().any(|c| c.pos == pos && c.missing)
+    }
+
     /// Is block `i` of the element at `pos` unreadable (and not known as never written)?
     pub(super) fn is_bad(&self, pos: Pos, i: usize) -> bool {
         if self.never_written.contains(&(pos, i)) {
@@ -506,10 +512,13 @@ impl Store {
             } else {
                 match self.decode_checked(&mut row, &erased)? {
                     // Nothing was left to check it with but the stored checksums of the
-                    // erased blocks that have bytes: a decode through a stale column
+                    // erased blocks that have bytes, and a block without bytes (a failed
+                    // OSS, a gone slot) has no checksum to confirm its decode later, as
+                    // `confirm_rebuilt` does a rotten one's: a decode through a stale column
                     // (beside a failed OSS and a rotten block, s23c) read wrong with success.
                     DecodeCheck::Consistent
                         if erased.len() == tolerance
+                            && rewrite.iter().any(|&p| home.has_no_bytes(p))
                             && self.decode_refused_by_checksum(home, &row, i) =>
                     {
                         home.disagree.insert(i);
@@ -544,7 +553,8 @@ impl Store {
     /// it, not a gone slot or a failed OSS) refuse its bytes in the decoded `row`? Nothing is
     /// in flight in a stripe decoded here (its locks are held, or recovery settled it), so
     /// that checksum is of the block's true bytes: a refusal says the decode read a column
-    /// whose bytes are not those the parity was made from (a stale element). A checksum
+    /// whose bytes are not those the parity was made from (a stale element), unless the
+    /// decode equals the bytes on disk (the checksum rotted, not the bytes). A checksum
     /// that is gone matches anything and refuses nothing.
     fn decode_refused_by_checksum(&self, home: &HomeStripe, row: &StripeBuf, i: usize) -> bool {
         for c in home.corrupt.iter().filter(|c| !c.missing) {
@@ -555,12 +565,18 @@ impl Store {
                 continue;
             };
             let b = &self.backends[oss];
+            let decoded = row.element(c.pos);
             // A checksum that cannot be read tells nothing: the decode stands as before.
-            if b.healthy()
-                && !b
-                    .checksum_matches(key, i, row.element(c.pos))
-                    .unwrap_or(true)
-            {
+            if !b.healthy() || b.checksum_matches(key, i, decoded).unwrap_or(true) {
+                continue;
+            }
+            // A rotten checksum over intact bytes: the decode equal to the bytes on disk is
+            // proven by them (as in `confirm_rebuilt`).
+            let block = CHECKSUM_BLOCK_BYTES;
+            let mut on_disk = vec![0u8; self.sb.element_bytes];
+            let equal = b.read_unverified(key, &mut on_disk).is_ok()
+                && on_disk[i * block..(i + 1) * block] == *decoded;
+            if !equal {
                 return true;
             }
         }
