@@ -15,10 +15,8 @@
 //!
 //! Shown safe (no fix; pinned so that a change is seen): on rmw with array codes B's three
 //! slots' 27 images by 2 rots read old, new or one block named lost; on WCL (three cache
-//! slots, each rotting in turn, and the home slot) every image reads old or new bytes. On
-//! WCL the cache stripe's running parity with the write's journaled crcs decides each
-//! cached block; on array codes recovery keeps no decode it cannot prove (a column is many
-//! symbols: `confirm_by_parity` declines them) and names the block lost.
+//! slots, each rotting in turn, and the home slot) every image reads old or new bytes.
+//! Not built: a settle in flight beside the cut writers, more than two writers.
 
 mod common;
 use common::*;
