@@ -15,7 +15,7 @@
 //! the stale cache stripe; the failed column's bytes are never a decode through the stale
 //! column read with success.
 //!
-//! Clean (38 power cuts each; where the stale column is on disk the cache
+//! Clean on 9e15292 and after s23c (38 power cuts each; where the stale column is on disk the cache
 //! stripe's three cached blocks are named LOST, elsewhere everything reads). Not shown:
 //! that an image here reaches `confirm_by_versions` with the stale column among exactly k
 //! known ones (s22a's carried-over check may refuse the row first); the path stays on the
