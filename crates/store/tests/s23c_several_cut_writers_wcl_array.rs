@@ -13,9 +13,10 @@
 //! ranges, old or new: never acknowledged), or fails naming a loss on record. Never a
 //! rotten byte with success.
 //!
-//! Shown safe on 9e15292 and after s23c (no fix; pinned so that a change is seen): on rmw with array codes B's three
-//! slots' 27 images by 2 rots read old, new or one block named lost; on WCL (three cache
-//! slots, each rotting in turn, and the home slot) every image reads old or new bytes.
+//! Shown safe on 9e15292 and after s23c (no fix; pinned so that a change is seen): on rmw
+//! with array codes B's three slots' 27 images by 2 rots read old, new or one block named
+//! lost; on WCL (three cache slots, each rotting in turn, and the home slot) every image
+//! reads old or new bytes.
 //! Not built: a settle in flight beside the cut writers, more than two writers.
 
 mod common;
