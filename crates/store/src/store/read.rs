@@ -33,6 +33,10 @@ pub(super) struct HomeStripe {
     /// located as stale that its rebuild would change, left as read (see
     /// `Store::keep_data_as_read`).
     pub(super) located_data: Vec<(usize, Pos)>,
+    /// Whose stripe this is: `decode_blocks` reads the stored checksums of its corrupt
+    /// blocks (see `decode_refused_by_checksum`).
+    pub(super) file: u64,
+    pub(super) stripe: u64,
 }
 
 pub(super) struct CorruptElement {
@@ -74,6 +78,12 @@ impl HomeStripe {
                 .map(|c| c.pos.col),
         );
         cols.into_iter().collect()
+    }
+
+    /// Has the element at `pos` no bytes at all (its OSS did not answer, its slot is gone)?
+    pub(super) fn has_no_bytes(&self, pos: Pos) -> bool {
+        self.unavailable_cols.contains(&pos.col)
+            || self.corrupt.iter().any(|c| c.pos == pos && c.missing)
     }
 
     /// Is block `i` of the element at `pos` unreadable (and not known as never written)?
@@ -274,6 +284,8 @@ impl Store {
             disagree: BTreeSet::new(),
             located: Vec::new(),
             located_data: Vec::new(),
+            file,
+            stripe,
         };
         for col in 0..g.cols {
             for row in 0..g.rows {
@@ -499,6 +511,20 @@ impl Store {
                     .map_err(|e| StoreError::DataLost(e.to_string()))?;
             } else {
                 match self.decode_checked(&mut row, &erased)? {
+                    // Nothing was left to check it with but the stored checksums of the
+                    // erased blocks that have bytes, and a block without bytes (a failed
+                    // OSS, a gone slot) has no checksum to confirm its decode later, as
+                    // `confirm_rebuilt` does a rotten one's: a decode through a stale column
+                    // (beside a failed OSS and a rotten block, s23c) read wrong with success.
+                    DecodeCheck::Consistent
+                        if erased.len() == tolerance
+                            && rewrite.iter().any(|&p| home.has_no_bytes(p))
+                            && self.decode_refused_by_checksum(home, &row, i) =>
+                    {
+                        home.disagree.insert(i);
+                        lost.insert(i);
+                        continue;
+                    }
                     DecodeCheck::Consistent => {}
                     DecodeCheck::Located(col) => {
                         home.located.push((i, col));
@@ -544,6 +570,43 @@ impl Store {
             && erased_in_row < self.tolerance()
             && !home.located.iter().any(|&(r, _)| r == i)
             && !home.disagree.contains(&i)
+    }
+
+    /// Does a stored checksum of an unreadable block of block row `i` (bytes on disk failing
+    /// it, not a gone slot or a failed OSS) refuse its bytes in the decoded `row`? Nothing is
+    /// in flight in a stripe decoded here (its locks are held, or recovery settled it), so
+    /// that checksum is of the block's true bytes: a refusal says the decode read a column
+    /// whose bytes are not those the parity was made from (a stale element), unless the
+    /// decode equals the bytes on disk (the checksum rotted, not the bytes). A checksum
+    /// that is gone matches anything and refuses nothing.
+    fn decode_refused_by_checksum(&self, home: &HomeStripe, row: &StripeBuf, i: usize) -> bool {
+        for c in home.corrupt.iter().filter(|c| !c.missing) {
+            if !c.blocks.contains(&i) || !home.is_bad(c.pos, i) {
+                continue;
+            }
+            let Some((oss, key)) = self.home_key(home.file, home.stripe, c.pos) else {
+                continue;
+            };
+            let b = &self.backends[oss];
+            let decoded = row.element(c.pos);
+            // A checksum that cannot be read tells nothing: the decode stands as before.
+            if !b.healthy()
+                || (b.checksum_witness(key, i, decoded))
+                    .map_or(true, |w| w != ChecksumWitness::Differs)
+            {
+                continue;
+            }
+            // A rotten checksum over intact bytes: the decode equal to the bytes on disk is
+            // proven by them (as in `confirm_rebuilt`).
+            let block = CHECKSUM_BLOCK_BYTES;
+            let mut on_disk = vec![0u8; self.sb.element_bytes];
+            let equal = b.read_unverified(key, &mut on_disk).is_ok()
+                && on_disk[i * block..(i + 1) * block] == *decoded;
+            if !equal {
+                return true;
+            }
+        }
+        false
     }
 
     /// Decode the columns `erased` of `buf` (a stripe, or one block row of one), then check

@@ -3809,6 +3809,22 @@ impl Store {
                                 }
                             }
                         }
+                        // No bytes and no checksum of its own: the plain decode read k columns
+                        // and trusted them, a stale one among them too (its OSS lost a write:
+                        // old bytes under valid checksums). Taken, it went into the stripe's
+                        // recomputed parity and read wrong with success (s23c). What the row
+                        // has beyond those k columns must agree.
+                        Some(d) if state == Held::Absent && !overlaps(&anywhere, start, end) => {
+                            self.quiet_decode_agrees(
+                                &composed.buf,
+                                i,
+                                pos,
+                                &erased,
+                                d,
+                                &held,
+                                &keys,
+                            )?
+                        }
                         _ => true,
                     };
                     let keep = match &decoded {
@@ -6092,6 +6108,17 @@ impl Store {
                             if held.get(&p).is_some_and(|h| h[i] != Held::Absent)
                                 && self.backends[oss].healthy() =>
                         {
+                            // Not in flight, its stored checksum is of the bytes both
+                            // versions hold there: one refusing `c` says `c` is neither
+                            // version (it read a stale column left in; s23c: with k columns
+                            // left in, `known` counted only them and proved it).
+                            if !in_flight(col)
+                                && row.element(p) != c.element(p)
+                                && self.backends[oss].checksum_witness(key, i, c.element(p))?
+                                    == ChecksumWitness::Differs
+                            {
+                                agrees = false;
+                            }
                             self.checksum_proves(oss, key, i, c.element(p))?
                         }
                         _ => false,
@@ -6107,6 +6134,60 @@ impl Store {
             }
         }
         Ok(None)
+    }
+
+    /// A decode `d` (of the `erased` columns of block row `i`, where nothing is in flight)
+    /// of the block of `pos`, which has no bytes: does the rest of the row agree with it?
+    /// Every column left in must equal the codeword of `d`'s data, and every other erased
+    /// block with bytes (failing its checksum) must match its stored checksum with the
+    /// decode's bytes: nothing in flight wrote it, so that checksum is of its true bytes.
+    /// With columns to spare, one stale column among those the decoder read makes the
+    /// codeword disagree with another; a checksum sees it in the block it covers. With
+    /// exactly k columns left and no checksum among the erased, nothing can check the
+    /// decode: it is taken as a degraded read takes it (a known limit).
+    #[allow(clippy::too_many_arguments)]
+    fn quiet_decode_agrees(
+        &self,
+        buf: &StripeBuf,
+        i: usize,
+        pos: Pos,
+        erased: &[usize],
+        d: &StripeBuf,
+        held: &BTreeMap<Pos, Vec<Held>>,
+        keys: &BTreeMap<Pos, (usize, ElementKey)>,
+    ) -> Result<bool, StoreError> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let mut c = d.clone();
+        self.code
+            .encode(&mut c)
+            .map_err(|e| StoreError::Io(e.to_string()))?;
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        slice_stripe_into(buf, i * block..(i + 1) * block, &mut row);
+        for (&p, h) in held {
+            if p == pos {
+                continue;
+            }
+            if !erased.contains(&p.col) {
+                if row.element(p) != c.element(p) {
+                    return Ok(false);
+                }
+                continue;
+            }
+            let Some(&(oss, key)) = keys.get(&p) else {
+                continue;
+            };
+            // A rotten checksum over intact bytes refuses nothing the bytes prove.
+            if h[i] == Held::Failed
+                && self.backends[oss].healthy()
+                && row.element(p) != c.element(p)
+                && self.backends[oss].checksum_witness(key, i, c.element(p))?
+                    == ChecksumWitness::Differs
+            {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Do `bytes` match the stored checksum of block `i`, and is there one to match (a
