@@ -33,6 +33,12 @@ struct Failed {
 }
 
 fn stale_element_beside_tolerance_many_failed_columns(code: CodeSpec, failed: Failed) {
+    cache_stripe_beside_tolerance_many_failed_columns(code, failed, true);
+}
+
+/// The scene; `stale`: whether the stale OSS loses the second write (else no fault but the
+/// failed columns).
+fn cache_stripe_beside_tolerance_many_failed_columns(code: CodeSpec, failed: Failed, stale: bool) {
     let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();
@@ -82,7 +88,9 @@ fn stale_element_beside_tolerance_many_failed_columns(code: CodeSpec, failed: Fa
     let zone_file = object_file(&dir, stale_oss, &format!("{CACHE_OBJECT}.cache"));
     let snapshot = std::fs::read(&zone_file).unwrap();
     write(&store, 5);
-    std::fs::write(&zone_file, &snapshot).unwrap();
+    if stale {
+        std::fs::write(&zone_file, &snapshot).unwrap();
+    }
     let before = before;
     drop(store);
 
@@ -92,6 +100,15 @@ fn stale_element_beside_tolerance_many_failed_columns(code: CodeSpec, failed: Fa
     match store.flush() {
         Ok(()) | Err(StoreError::DataLost(_)) => {}
         Err(e) => panic!("{what}: flush: {e}"),
+    }
+    if !stale {
+        // Within the tolerance: nothing lost, every byte read.
+        assert!(
+            store.status().unwrap().lost_ranges.is_empty(),
+            "{what}: lost"
+        );
+        assert!(store.get("f").unwrap() == before, "{what}: f reads whole");
+        return;
     }
     let lost = assert_blocks_read_or_lost_on_record(&store, "f", &before, 0..0, &[], &what);
     let outside: Vec<usize> = lost.into_iter().filter(|&at| at >= stripe_bytes).collect();
@@ -108,7 +125,29 @@ fn stale_element_beside_tolerance_many_failed_columns(code: CodeSpec, failed: Fa
     }
 }
 
+/// Within the tolerance nothing is lost: the cache stripe goes home in degraded mode (s22a
+/// recorded it LOST: a raid6 WCL store with two OSSs failed lost every cached byte).
 #[test]
+fn raid6_and_rs_4_3_a_cache_stripe_beside_tolerance_many_failed_columns_goes_home_whole() {
+    let raid6 = Failed {
+        data: &[0, 2],
+        parity: &[],
+    };
+    cache_stripe_beside_tolerance_many_failed_columns(CodeSpec::raid6(4), raid6, false);
+    let rs = Failed {
+        data: &[0, 2],
+        parity: &[0],
+    };
+    cache_stripe_beside_tolerance_many_failed_columns(CodeSpec::rs(4, 3), rs, false);
+}
+
+// A stale cache element beside as many failed columns as the code tolerates is a fault
+// beyond the tolerance (a lost write, and the failed OSSs): since session 23 the settle
+// takes such a row home in degraded mode, unchecked, so that a store at full tolerance
+// loses nothing (docs/store.md, "Changed in session 23 (lead)"). These two pinned s22a's
+// LOST rule there; kept, ignored, as the limit's scene.
+#[test]
+#[ignore = "limit (session 23, lead): beyond the tolerance, unchecked (see above)"]
 fn raid6_a_stale_cache_element_beside_two_failed_columns_is_never_moved_home_unproven() {
     let failed = Failed {
         data: &[0, 2],
@@ -118,6 +157,7 @@ fn raid6_a_stale_cache_element_beside_two_failed_columns_is_never_moved_home_unp
 }
 
 #[test]
+#[ignore = "limit (session 23, lead): beyond the tolerance, unchecked (see above)"]
 fn rs_4_3_a_stale_cache_element_beside_three_failed_columns_is_never_moved_home_unproven() {
     let failed = Failed {
         data: &[0, 2],
