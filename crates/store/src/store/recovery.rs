@@ -5814,9 +5814,16 @@ impl Store {
         let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
         let confirmed = self.confirm_block(buf, i, pos, erased, ranges, own, oss, key, raw)?;
         if let Some(c) = confirmed {
-            assert_ne!(
-                c, raw,
-                "a block failing its checksum is never confirmed as it is"
+            // `raw` is the block as composed, known bytes laid over (a file's never-written
+            // bytes as zeros, cached or copied bytes), not as on disk: it may equal what the
+            // stored checksum proves while the disk's copy held the rot (review s23r R23-2:
+            // two cut writes, the rot under laid-over bytes; the old assert `c != raw` fired).
+            // What truly holds: the block's own in-flight part keeps `confirm_block` off its
+            // unproven "decode equals the bytes" rule, so only the stored checksum kept it.
+            assert!(
+                overlaps(own, start, end) && self.checksum_proves(oss, key, i, &c)?,
+                "a block failing its checksum beside a cut write is kept only as its stored \
+                 checksum proves it"
             );
             return Ok(Some(c));
         }
