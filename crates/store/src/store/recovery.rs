@@ -1446,7 +1446,50 @@ impl Store {
                         bytes[a..z] != d.element(pos)[a..z]
                     })
                 });
-                let keep = if !has_parity {
+                // The one cut client write's part of this block matches none of its journaled
+                // crcs and the block fails its checksum: neither the block before the write
+                // (it would verify) nor the write's block (its part would match). Bit rot (or
+                // a pwrite cut between pages): its bytes on disk are never kept. Kept as a
+                // torn block below, the rot read back with success and went home (review
+                // s23r R23-4: WCL, rot in the cache beside one cut write).
+                let rotten_cut = has_parity
+                    && held[&pos][i] == Held::Failed
+                    && self.cache_block_misses_write_crcs(
+                        core,
+                        c,
+                        (file, stripe, pos),
+                        i,
+                        own,
+                        &raw[&pos],
+                    );
+                let keep = if rotten_cut {
+                    let (oss, key) = keys[&pos];
+                    let hot: Vec<usize> = (c.ranges.iter())
+                        .filter(|(_, r)| overlaps(r, start, end))
+                        .map(|(p, _)| p.col)
+                        .collect();
+                    let mut disk = StripeBuf::zeroed(g.rows, g.cols, e);
+                    for (p, element) in raw.iter().chain(parity_raw.iter()) {
+                        disk.element_mut(*p).copy_from_slice(element);
+                    }
+                    let plan = *c.writers.keys().next().expect("one cut client write");
+                    let holds_write = |d: &[u8]| {
+                        let mut element = vec![0u8; e];
+                        element[start as usize..end as usize].copy_from_slice(d);
+                        intersect(own, &[(start, end)]).iter().all(|&part| {
+                            self.cut_block_landed(core, plan, (file, stripe, pos), part, &element)
+                                == Some(true)
+                        })
+                    };
+                    self.decide_rotten_cache_block(
+                        (&buf, &disk),
+                        (i, pos, oss, key),
+                        (&erased, &hot),
+                        (own, mine),
+                        &raw[&pos][start as usize..end as usize],
+                        holds_write,
+                    )?
+                } else if !has_parity {
                     // No parity to rebuild from (a delayed window). The disk's bytes stay
                     // where they are the cut write's block, landed (its checksum not yet);
                     // else they may be bit rot of the block before it (the write killed
@@ -2032,6 +2075,87 @@ impl Store {
                 // A checksum that is gone confirms nothing (see `confirm_block`).
                 if self.checksum_proves(oss, key, i, &candidate)? {
                     return Ok(Some(candidate));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Block `i` of cache data column `pos`, in the own ranges `own` of the one cut client
+    /// write of its cache stripe (`c.writers`), as on disk (`element`): does some part of it
+    /// miss the write's journaled crc (`cut_block_landed`)? `false` where any part has no
+    /// crc on record (nothing tells) or another plan wrote the cache stripe too.
+    fn cache_block_misses_write_crcs(
+        &self,
+        core: &Core,
+        c: &CacheInFlight,
+        (file, stripe, pos): (u64, u64, Pos),
+        i: usize,
+        own: &Ranges,
+        element: &[u8],
+    ) -> bool {
+        let writers: Vec<_> = c.writers.iter().collect();
+        let [(&plan, &true)] = writers[..] else {
+            return false;
+        };
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let parts = intersect(own, &[(i as u64 * block, (i as u64 + 1) * block)]);
+        let landed: Option<Vec<bool>> = (parts.iter())
+            .map(|&part| self.cut_block_landed(core, plan, (file, stripe, pos), part, element))
+            .collect();
+        landed.is_some_and(|l| l.contains(&false))
+    }
+
+    /// Block `i` of cache data column `pos` that fails its checksum and misses the cut
+    /// write's crcs (`cache_block_misses_write_crcs`): bit rot, as `decide_rotten_cut_block`
+    /// decides it at home. Its bytes on disk (`raw`) are never kept. A decode of an erasure
+    /// pattern that erases its column is taken when the block's stored checksum proves it
+    /// (the block before the write, or after it), or, where the write's part covers every
+    /// acknowledged byte of the block (`acked`), when that part holds the write's bytes
+    /// (`holds_write`, by their journaled crcs; the block's other bytes nobody reads). Decoded
+    /// from the running parity's view (`views.0`: data masked to acknowledged bytes) and from
+    /// the stripe as on disk (`views.1`: a write into bytes its cache stripe never held is
+    /// in the running parity, not in the masked view). `None`: nothing proves a decode; the
+    /// caller records the block lost.
+    fn decide_rotten_cache_block(
+        &self,
+        views: (&StripeBuf, &StripeBuf),
+        (i, pos, oss, key): (usize, Pos, usize, ElementKey),
+        (erased, hot): (&[usize], &[usize]),
+        (own, acked): (&Ranges, &Ranges),
+        raw: &[u8],
+        holds_write: impl Fn(&[u8]) -> bool,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        assert_eq!(raw.len(), CHECKSUM_BLOCK_BYTES);
+        let write_covers_acked = intersect(acked, &outside(own, start, end)).is_empty();
+        // The masked view's decode holds zeros where nothing is acknowledged or in flight:
+        // there the bytes on disk are what the stored checksum covers.
+        let mut read: Ranges = intersect(acked, &[(start, end)]);
+        for (a, z) in intersect(own, &[(start, end)]) {
+            crate::state::add_range(&mut read, a, z);
+        }
+        for view in [views.0, views.1] {
+            for pattern in self.erasure_patterns(pos.col, erased, hot) {
+                if !pattern.contains(&pos.col) {
+                    continue;
+                }
+                let Some(d) = self.decode_block(view, i, &pattern) else {
+                    continue;
+                };
+                let d = d.element(pos);
+                let mut beside_raw = raw.to_vec();
+                for &(a, z) in &read {
+                    let (x, y) = ((a - start) as usize, (z - start) as usize);
+                    beside_raw[x..y].copy_from_slice(&d[x..y]);
+                }
+                for candidate in [d, &beside_raw[..]] {
+                    if self.checksum_proves(oss, key, i, candidate)?
+                        || (write_covers_acked && holds_write(candidate))
+                    {
+                        return Ok(Some(candidate.to_vec()));
+                    }
                 }
             }
         }
