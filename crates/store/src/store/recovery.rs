@@ -85,7 +85,10 @@
 //! never resealed, so bit rot beside a torn cache write is rebuilt, or, where single parity
 //! cannot place it (data and running parity both torn), the cached bytes are lost: the
 //! settle does not move them and marks their home block lost (`DataLost` naming the range,
-//! as below). A delayed window's cache elements have no parity: their torn blocks keep what
+//! as below). A cache block of the one cut client write of its cache stripe whose part
+//! misses that write's journaled crcs (two or more parities, one row) is rot, not torn:
+//! a decode its stored checksum or those crcs prove, else lost (`decide_rotten_cache_block`,
+//! review s23r R23-4: kept as torn, one rotten bit of it read back with success). A delayed window's cache elements have no parity: their torn blocks keep what
 //! is on disk (the known limit of unprotected bytes).
 //!
 //! Cached bytes a settle can neither read nor rebuild (more unreadable columns than the code
