@@ -86,9 +86,11 @@
 //! cannot place it (data and running parity both torn), the cached bytes are lost: the
 //! settle does not move them and marks their home block lost (`DataLost` naming the range,
 //! as below). A cache block of the one cut client write of its cache stripe whose part
-//! misses that write's journaled crcs (two or more parities, one row) is rot, not torn:
-//! a decode its stored checksum or those crcs prove, else lost (`decide_rotten_cache_block`,
-//! review s23r R23-4: kept as torn, one rotten bit of it read back with success). A delayed window's cache elements have no parity: their torn blocks keep what
+//! misses that write's journaled crcs (two or more parities, one row) is rot, or torn with
+//! its new checksum over its old payload: its bytes on disk stay only where a decode agrees
+//! with them, else a decode its stored checksum or those crcs prove, else it is lost
+//! (`decide_rotten_cache_block`, review s23r R23-4: kept as torn, one rotten bit of it read
+//! back with success). A delayed window's cache elements have no parity: their torn blocks keep what
 //! is on disk (the known limit of unprotected bytes).
 //!
 //! Cached bytes a settle can neither read nor rebuild (more unreadable columns than the code
@@ -1484,12 +1486,28 @@ impl Store {
                                 == Some(true)
                         })
                     };
+                    let parities_in_flight_read = (g.parity_pos.iter())
+                        .filter(|p| {
+                            !erased.contains(&p.col)
+                                && c.ranges.get(p).is_some_and(|r| overlaps(r, start, end))
+                        })
+                        .count();
+                    let only_parity_beside = c.ranges.iter().all(|(p, r)| {
+                        *p == pos
+                            || erased.contains(&p.col)
+                            || !overlaps(r, start, end)
+                            || matches!(g.cell(*p), Cell::Parity(_))
+                    }) && (erased.len() <= 1
+                        || parities_in_flight_read <= 1);
+                    let parity_only_decode = (decoded.as_ref())
+                        .filter(|_| only_parity_beside)
+                        .map(|d| d.element(pos));
                     self.decide_rotten_cache_block(
                         (&buf, &disk),
                         (i, pos, oss, key),
                         (&erased, &hot),
                         (own, mine),
-                        &raw[&pos][start as usize..end as usize],
+                        (&raw[&pos][start as usize..end as usize], parity_only_decode),
                         holds_write,
                     )?
                 } else if !has_parity {
@@ -2110,35 +2128,45 @@ impl Store {
     }
 
     /// Block `i` of cache data column `pos` that fails its checksum and misses the cut
-    /// write's crcs (`cache_block_misses_write_crcs`): bit rot, as `decide_rotten_cut_block`
-    /// decides it at home. Its bytes on disk (`raw`) are never kept. A decode of an erasure
-    /// pattern that erases its column is taken when the block's stored checksum proves it
-    /// (the block before the write, or after it), or, where the write's part covers every
-    /// acknowledged byte of the block (`acked`), when that part holds the write's bytes
-    /// (`holds_write`, by their journaled crcs; the block's other bytes nobody reads). Decoded
-    /// from the running parity's view (`views.0`: data masked to acknowledged bytes) and from
-    /// the stripe as on disk (`views.1`: a write into bytes its cache stripe never held is
-    /// in the running parity, not in the masked view). `None`: nothing proves a decode; the
-    /// caller records the block lost.
+    /// write's crcs (`cache_block_misses_write_crcs`): bit rot, or a torn block whose new
+    /// checksum landed over its old payload. Its bytes on disk (`raw`) are kept only where
+    /// proven. A decode of an erasure pattern that erases its column, with the bytes on disk
+    /// where the decode is not taken (`confirm_cache_block`'s candidates, the block's
+    /// acknowledged bytes `acked` and the write's part `own`, or the decode whole), is
+    /// taken when the stored checksum proves it (the block before the write or after it),
+    /// or, where the write's part covers every acknowledged byte of the block, when that
+    /// part holds the write's bytes (`holds_write`, by their journaled crcs). Else `raw` is
+    /// kept when a decode equals it at every acknowledged byte of the block (the old
+    /// payload under the new checksum: rot would make them differ). Where only parity is in
+    /// flight beside the block's own part (`parity_only_decode`: the caller's decode of the
+    /// suspect columns), that decode is taken at the acknowledged bytes. `raw` stays, last,
+    /// where the block holds no acknowledged byte (nobody reads its bytes: what is on disk stays, as before). Decoded from the
+    /// running parity's view (`views.0`: data masked to acknowledged bytes) and from the
+    /// stripe as on disk (`views.1`). `None`: nothing proves it; the caller records the
+    /// block lost (review s23r R23-4: kept as torn, one rotten bit of the write's part read
+    /// back with success).
     fn decide_rotten_cache_block(
         &self,
         views: (&StripeBuf, &StripeBuf),
         (i, pos, oss, key): (usize, Pos, usize, ElementKey),
         (erased, hot): (&[usize], &[usize]),
         (own, acked): (&Ranges, &Ranges),
-        raw: &[u8],
+        (raw, parity_only_decode): (&[u8], Option<&[u8]>),
         holds_write: impl Fn(&[u8]) -> bool,
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
         assert_eq!(raw.len(), CHECKSUM_BLOCK_BYTES);
-        let write_covers_acked = intersect(acked, &outside(own, start, end)).is_empty();
-        // The masked view's decode holds zeros where nothing is acknowledged or in flight:
-        // there the bytes on disk are what the stored checksum covers.
-        let mut read: Ranges = intersect(acked, &[(start, end)]);
+        let all_acked = intersect(acked, &[(start, end)]);
+        let beside_acked = intersect(&all_acked, &outside(own, start, end));
+        let write_covers_acked = beside_acked.is_empty();
+        let mut read = all_acked.clone();
         for (a, z) in intersect(own, &[(start, end)]) {
             crate::state::add_range(&mut read, a, z);
         }
+        let whole: Ranges = vec![(start, end)];
+        let rel = |(a, z): (u64, u64)| ((a - start) as usize, (z - start) as usize);
+        let mut agrees = false;
         for view in [views.0, views.1] {
             for pattern in self.erasure_patterns(pos.col, erased, hot) {
                 if !pattern.contains(&pos.col) {
@@ -2148,21 +2176,37 @@ impl Store {
                     continue;
                 };
                 let d = d.element(pos);
-                let mut beside_raw = raw.to_vec();
-                for &(a, z) in &read {
-                    let (x, y) = ((a - start) as usize, (z - start) as usize);
-                    beside_raw[x..y].copy_from_slice(&d[x..y]);
-                }
-                for candidate in [d, &beside_raw[..]] {
-                    if self.checksum_proves(oss, key, i, candidate)?
-                        || (write_covers_acked && holds_write(candidate))
+                for ranges in [&beside_acked, &all_acked, &read, &whole] {
+                    let mut candidate = raw.to_vec();
+                    for &r in ranges.iter() {
+                        let (x, y) = rel(r);
+                        candidate[x..y].copy_from_slice(&d[x..y]);
+                    }
+                    if self.checksum_proves(oss, key, i, &candidate)?
+                        || (write_covers_acked && holds_write(&candidate))
                     {
-                        return Ok(Some(candidate.to_vec()));
+                        return Ok(Some(candidate));
                     }
                 }
+                agrees |= all_acked.iter().all(|&r| {
+                    let (x, y) = rel(r);
+                    d[x..y] == raw[x..y]
+                });
             }
         }
-        Ok(None)
+        if let Some(d) = parity_only_decode {
+            // Only parity is in flight beside this block's own part: the decode from the
+            // other data and the parity (each block whole old or whole new, a torn one
+            // erased) is the block before the write or after it (the argument the torn
+            // block's rule below takes, issue #4 F1).
+            let mut candidate = raw.to_vec();
+            for &r in &all_acked {
+                let (x, y) = rel(r);
+                candidate[x..y].copy_from_slice(&d[x..y]);
+            }
+            return Ok(Some(candidate));
+        }
+        Ok((agrees || all_acked.is_empty()).then(|| raw.to_vec()))
     }
 
     /// Erasure patterns to confirm a block of column `col` with: `erased` (every suspect
