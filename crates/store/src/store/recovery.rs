@@ -87,8 +87,8 @@
 //! settle does not move them and marks their home block lost (`DataLost` naming the range,
 //! as below). A cache block of the one cut client write of its cache stripe whose part
 //! misses that write's journaled crcs (two or more parities, one row) is rot, or torn with
-//! its new checksum over its old payload: its bytes on disk stay only where a decode agrees
-//! with them, else a decode its stored checksum or those crcs prove, else it is lost
+//! its new checksum over its old payload: a decode its stored checksum or those crcs prove,
+//! else its bytes on disk where a decode agrees with them, else it is lost
 //! (`decide_rotten_cache_block`, review s23r R23-4: kept as torn, one rotten bit of it read
 //! back with success). A delayed window's cache elements have no parity: their torn blocks keep what
 //! is on disk (the known limit of unprotected bytes).
