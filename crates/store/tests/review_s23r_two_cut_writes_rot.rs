@@ -1,4 +1,4 @@
-//! Review s23r R23-2 (OPEN): two writes cut in a row, then one bit of rot: the next open
+//! Review s23r R23-2 (fixed, s23d): two writes cut in a row, then one bit of rot: the next open
 //! panics in recovery.
 //!
 //! The crash image (`fixtures/s23r_two_cut_writes_rot.tgz`, 48 KB) is what two kills left of
@@ -53,7 +53,6 @@ fn allowed(x: usize, put: &[u8], writes: &[(usize, Vec<u8>)]) -> Vec<u8> {
 }
 
 #[test]
-#[ignore = "OPEN (session 23): R23-2 two cut writes + one rot: recovery panics (decide_rotten_cut_block assert)"]
 fn rot_after_two_cut_writes_recovers_without_panic_and_reads_only_written_bytes() {
     let tmp = tempfile::tempdir().unwrap();
     let base = unpack(tmp.path());

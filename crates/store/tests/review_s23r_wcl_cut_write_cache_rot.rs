@@ -1,4 +1,4 @@
-//! Review s23r R23-4 (OPEN): WCL, one write cut by a crash, one bit of rot in another OSS's
+//! Review s23r R23-4 (fixed, s23d): WCL, one write cut by a crash, one bit of rot in another OSS's
 //! cache zone: the rotten byte reads back with success.
 //!
 //! The crash image (`fixtures/s23r_wcl_cut_cache_rot.tgz`, 600 KB: random bytes) is what a kill
@@ -38,7 +38,6 @@ fn unpack(into: &Path) -> PathBuf {
 }
 
 #[test]
-#[ignore = "OPEN (session 23): R23-4 WCL: rot in a cache zone beside one cut write reads back with success"]
 fn wcl_rot_in_cache_beside_a_cut_write_never_reads_back_with_success() {
     let tmp = tempfile::tempdir().unwrap();
     let base = unpack(tmp.path());

@@ -85,7 +85,12 @@
 //! never resealed, so bit rot beside a torn cache write is rebuilt, or, where single parity
 //! cannot place it (data and running parity both torn), the cached bytes are lost: the
 //! settle does not move them and marks their home block lost (`DataLost` naming the range,
-//! as below). A delayed window's cache elements have no parity: their torn blocks keep what
+//! as below). A cache block of the one cut client write of its cache stripe whose part
+//! misses that write's journaled crcs (two or more parities, one row) is rot, or torn with
+//! its new checksum over its old payload: a decode its stored checksum or those crcs prove,
+//! else its bytes on disk where a decode agrees with them, else it is lost
+//! (`decide_rotten_cache_block`, review s23r R23-4: kept as torn, one rotten bit of it read
+//! back with success). A delayed window's cache elements have no parity: their torn blocks keep what
 //! is on disk (the known limit of unprotected bytes).
 //!
 //! Cached bytes a settle can neither read nor rebuild (more unreadable columns than the code
@@ -1446,7 +1451,66 @@ impl Store {
                         bytes[a..z] != d.element(pos)[a..z]
                     })
                 });
-                let keep = if !has_parity {
+                // The one cut client write's part of this block matches none of its journaled
+                // crcs and the block fails its checksum: neither the block before the write
+                // (it would verify) nor the write's block (its part would match). Bit rot (or
+                // a pwrite cut between pages): its bytes on disk are never kept. Kept as a
+                // torn block below, the rot read back with success and went home (review
+                // s23r R23-4: WCL, rot in the cache beside one cut write).
+                let rotten_cut = has_parity
+                    && held[&pos][i] == Held::Failed
+                    && self.cache_block_misses_write_crcs(
+                        core,
+                        c,
+                        (file, stripe, pos),
+                        i,
+                        own,
+                        &raw[&pos],
+                    );
+                let keep = if rotten_cut {
+                    let (oss, key) = keys[&pos];
+                    let hot: Vec<usize> = (c.ranges.iter())
+                        .filter(|(_, r)| overlaps(r, start, end))
+                        .map(|(p, _)| p.col)
+                        .collect();
+                    let mut disk = StripeBuf::zeroed(g.rows, g.cols, e);
+                    for (p, element) in raw.iter().chain(parity_raw.iter()) {
+                        disk.element_mut(*p).copy_from_slice(element);
+                    }
+                    let plan = *c.writers.keys().next().expect("one cut client write");
+                    let holds_write = |d: &[u8]| {
+                        let mut element = vec![0u8; e];
+                        element[start as usize..end as usize].copy_from_slice(d);
+                        intersect(own, &[(start, end)]).iter().all(|&part| {
+                            self.cut_block_landed(core, plan, (file, stripe, pos), part, &element)
+                                == Some(true)
+                        })
+                    };
+                    let parities_in_flight_read = (g.parity_pos.iter())
+                        .filter(|p| {
+                            !erased.contains(&p.col)
+                                && c.ranges.get(p).is_some_and(|r| overlaps(r, start, end))
+                        })
+                        .count();
+                    let only_parity_beside = c.ranges.iter().all(|(p, r)| {
+                        *p == pos
+                            || erased.contains(&p.col)
+                            || !overlaps(r, start, end)
+                            || matches!(g.cell(*p), Cell::Parity(_))
+                    }) && (erased.len() <= 1
+                        || parities_in_flight_read <= 1);
+                    let parity_only_decode = (decoded.as_ref())
+                        .filter(|_| only_parity_beside)
+                        .map(|d| d.element(pos));
+                    self.decide_rotten_cache_block(
+                        (&buf, &disk),
+                        (i, pos, oss, key),
+                        (&erased, &hot),
+                        (own, mine),
+                        (&raw[&pos][start as usize..end as usize], parity_only_decode),
+                        holds_write,
+                    )?
+                } else if !has_parity {
                     // No parity to rebuild from (a delayed window). The disk's bytes stay
                     // where they are the cut write's block, landed (its checksum not yet);
                     // else they may be bit rot of the block before it (the write killed
@@ -2036,6 +2100,113 @@ impl Store {
             }
         }
         Ok(None)
+    }
+
+    /// Block `i` of cache data column `pos`, in the own ranges `own` of the one cut client
+    /// write of its cache stripe (`c.writers`), as on disk (`element`): does some part of it
+    /// miss the write's journaled crc (`cut_block_landed`)? `false` where any part has no
+    /// crc on record (nothing tells) or another plan wrote the cache stripe too.
+    fn cache_block_misses_write_crcs(
+        &self,
+        core: &Core,
+        c: &CacheInFlight,
+        (file, stripe, pos): (u64, u64, Pos),
+        i: usize,
+        own: &Ranges,
+        element: &[u8],
+    ) -> bool {
+        let writers: Vec<_> = c.writers.iter().collect();
+        let [(&plan, &true)] = writers[..] else {
+            return false;
+        };
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let parts = intersect(own, &[(i as u64 * block, (i as u64 + 1) * block)]);
+        let landed: Option<Vec<bool>> = (parts.iter())
+            .map(|&part| self.cut_block_landed(core, plan, (file, stripe, pos), part, element))
+            .collect();
+        landed.is_some_and(|l| l.contains(&false))
+    }
+
+    /// Block `i` of cache data column `pos` that fails its checksum and misses the cut
+    /// write's crcs (`cache_block_misses_write_crcs`): bit rot, or a torn block whose new
+    /// checksum landed over its old payload. Its bytes on disk (`raw`) are kept only where
+    /// proven. A decode of an erasure pattern that erases its column, with the bytes on disk
+    /// where the decode is not taken (`confirm_cache_block`'s candidates, the block's
+    /// acknowledged bytes `acked` and the write's part `own`, or the decode whole), is
+    /// taken when the stored checksum proves it (the block before the write or after it),
+    /// or, where the write's part covers every acknowledged byte of the block, when that
+    /// part holds the write's bytes (`holds_write`, by their journaled crcs). Else `raw` is
+    /// kept when a decode equals it at every acknowledged byte of the block (the old
+    /// payload under the new checksum: rot would make them differ). Where only parity is in
+    /// flight beside the block's own part (`parity_only_decode`: the caller's decode of the
+    /// suspect columns), that decode is taken at the acknowledged bytes. `raw` stays, last,
+    /// where the block holds no acknowledged byte (nobody reads its bytes: what is on disk stays, as before). Decoded from the
+    /// running parity's view (`views.0`: data masked to acknowledged bytes) and from the
+    /// stripe as on disk (`views.1`). `None`: nothing proves it; the caller records the
+    /// block lost (review s23r R23-4: kept as torn, one rotten bit of the write's part read
+    /// back with success).
+    fn decide_rotten_cache_block(
+        &self,
+        views: (&StripeBuf, &StripeBuf),
+        (i, pos, oss, key): (usize, Pos, usize, ElementKey),
+        (erased, hot): (&[usize], &[usize]),
+        (own, acked): (&Ranges, &Ranges),
+        (raw, parity_only_decode): (&[u8], Option<&[u8]>),
+        holds_write: impl Fn(&[u8]) -> bool,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        assert_eq!(raw.len(), CHECKSUM_BLOCK_BYTES);
+        let all_acked = intersect(acked, &[(start, end)]);
+        let beside_acked = intersect(&all_acked, &outside(own, start, end));
+        let write_covers_acked = beside_acked.is_empty();
+        let mut read = all_acked.clone();
+        for (a, z) in intersect(own, &[(start, end)]) {
+            crate::state::add_range(&mut read, a, z);
+        }
+        let whole: Ranges = vec![(start, end)];
+        let rel = |(a, z): (u64, u64)| ((a - start) as usize, (z - start) as usize);
+        let mut agrees = false;
+        for view in [views.0, views.1] {
+            for pattern in self.erasure_patterns(pos.col, erased, hot) {
+                if !pattern.contains(&pos.col) {
+                    continue;
+                }
+                let Some(d) = self.decode_block(view, i, &pattern) else {
+                    continue;
+                };
+                let d = d.element(pos);
+                for ranges in [&beside_acked, &all_acked, &read, &whole] {
+                    let mut candidate = raw.to_vec();
+                    for &r in ranges.iter() {
+                        let (x, y) = rel(r);
+                        candidate[x..y].copy_from_slice(&d[x..y]);
+                    }
+                    if self.checksum_proves(oss, key, i, &candidate)?
+                        || (write_covers_acked && holds_write(&candidate))
+                    {
+                        return Ok(Some(candidate));
+                    }
+                }
+                agrees |= all_acked.iter().all(|&r| {
+                    let (x, y) = rel(r);
+                    d[x..y] == raw[x..y]
+                });
+            }
+        }
+        if let Some(d) = parity_only_decode {
+            // Only parity is in flight beside this block's own part: the decode from the
+            // other data and the parity (each block whole old or whole new, a torn one
+            // erased) is the block before the write or after it (the argument the torn
+            // block's rule below takes, issue #4 F1).
+            let mut candidate = raw.to_vec();
+            for &r in &all_acked {
+                let (x, y) = rel(r);
+                candidate[x..y].copy_from_slice(&d[x..y]);
+            }
+            return Ok(Some(candidate));
+        }
+        Ok((agrees || all_acked.is_empty()).then(|| raw.to_vec()))
     }
 
     /// Erasure patterns to confirm a block of column `col` with: `erased` (every suspect
@@ -5853,9 +6024,16 @@ impl Store {
         let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
         let confirmed = self.confirm_block(buf, i, pos, erased, ranges, own, oss, key, raw)?;
         if let Some(c) = confirmed {
-            assert_ne!(
-                c, raw,
-                "a block failing its checksum is never confirmed as it is"
+            // `raw` is the block as composed, known bytes laid over (a file's never-written
+            // bytes as zeros, cached or copied bytes), not as on disk: it may equal what the
+            // stored checksum proves while the disk's copy held the rot (review s23r R23-2:
+            // two cut writes, the rot under laid-over bytes; the old assert `c != raw` fired).
+            // What truly holds: the block's own in-flight part keeps `confirm_block` off its
+            // unproven "decode equals the bytes" rule, so only the stored checksum kept it.
+            assert!(
+                overlaps(own, start, end) && self.checksum_proves(oss, key, i, &c)?,
+                "a block failing its checksum beside a cut write is kept only as its stored \
+                 checksum proves it"
             );
             return Ok(Some(c));
         }
