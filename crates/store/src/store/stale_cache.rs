@@ -496,8 +496,11 @@ impl Store {
         // raid6 WCL store with two OSSs failed, `custom_backend.rs`), to guard against a
         // stale element there, a fault beyond the tolerance (a lost write on a third OSS).
         // Within the tolerance nothing is lost; beyond it a stale element goes home
-        // unseen (a limit, see docs/store.md).
-        if !unchecked_blocks.is_empty() {
+        // unseen (a limit, see docs/store.md). That holds where a cut cache write is always
+        // on record (one-row codes sync its input and crcs before its first cache write,
+        // s21d); array codes sync nothing before it on a healthy store, so a power cut can
+        // leave a stale element there unrecorded: their rows stay LOST (s22a's rule).
+        if !unchecked_blocks.is_empty() && g.rows == 1 {
             return Ok(None);
         }
         // A column without a chunk was never written by this cache stripe: its live ranges
