@@ -1,4 +1,4 @@
-//! Review s23r R23-3 (OPEN): one crash and nothing else (no rot, no failed disk) records
+//! Review s23r R23-3 (fixed, s24a): one crash and nothing else (no rot, no failed disk) records
 //! acknowledged bytes LOST.
 //!
 //! The scene: raid6 or rs 4+2 over 6 OSSs, 12 KiB elements, rmw. `put` of 80,000 bytes, then
@@ -12,11 +12,12 @@
 //! tolerance, loses acknowledged bytes (named). Expected: every byte reads, old or the cut
 //! write's.
 //!
-//! Suspected cause: recovery.rs `decide_unproven_cut_block` (s22g) keeps a torn block as on
-//! disk only where the cut writes' parts cover it whole; the rest of an edge block is
-//! "unproven" and needs a decode its stored (old) checksum proves, which the stripe cannot
-//! give here (the write's other data columns landed, its parity did not: neither version has
-//! k columns). Before s22g the keep rule kept the bytes on disk (read right here).
+//! Cause: recovery.rs `decide_unproven_cut_block` (s22g) kept a torn block as on disk only
+//! where the cut writes' parts cover it whole; the rest of an edge block needed a decode its
+//! stored (old) checksum proves, which the stripe cannot give here (the write's other data
+//! columns landed, its parity did not: neither version has k columns). s24a journals the crc
+//! of the whole new edge block with the plan's parity crcs, before its first home write;
+//! recovery keeps a torn block that matches it (store tests: `s24a_torn_edge_block.rs`).
 
 mod common;
 use common::*;
@@ -69,7 +70,6 @@ fn crash_alone_reads_every_acknowledged_byte(code_args: &[&str], kill_at: usize)
 }
 
 #[test]
-#[ignore = "OPEN (session 23): R23-3 a crash alone (torn edge block, no rot) records acknowledged bytes LOST"]
 fn raid6_crash_alone_never_loses_acknowledged_bytes_of_a_torn_edge_block() {
     for kill_at in [5, 6] {
         assert!(crash_alone_reads_every_acknowledged_byte(
@@ -80,7 +80,6 @@ fn raid6_crash_alone_never_loses_acknowledged_bytes_of_a_torn_edge_block() {
 }
 
 #[test]
-#[ignore = "OPEN (session 23): R23-3 a crash alone (torn edge block, no rot) records acknowledged bytes LOST"]
 fn rs_4_2_crash_alone_never_loses_acknowledged_bytes_of_a_torn_edge_block() {
     for kill_at in [5, 6] {
         assert!(crash_alone_reads_every_acknowledged_byte(

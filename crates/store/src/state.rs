@@ -936,6 +936,25 @@ pub struct WriteParityCrcs {
     /// One per cache write of a running parity element (at most one per parity element the
     /// plan writes: bounded by the plan's steps).
     pub pieces: Vec<ParityPieceCrcs>,
+    /// Home data blocks this plan's wave writes in part (a write's first or last 4 KiB
+    /// block): the crc32c of each WHOLE block as written, the write's bytes merged into the
+    /// old bytes the plan read (s24a, review s23r R23-3). The write's own crcs
+    /// (`WriteCrcs`) cover only its part; this proves a torn edge block (new payload under
+    /// its old checksum) new as a whole, where the stripe holds no k columns of one version
+    /// to decode its other bytes by. Empty in records of older binaries (and of WCL cache
+    /// writes): recovery then decides such a block as s22g did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edge_blocks: Vec<EdgeBlockCrc>,
+}
+
+/// See `WriteParityCrcs::edge_blocks`: block `block` (4 KiB, within the element) of the
+/// home data element `(stripe, col)` of a one-row code, as a whole after the write.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EdgeBlockCrc {
+    pub stripe: u64,
+    pub col: usize,
+    pub block: u64,
+    pub crc: u32,
 }
 
 /// The crcs of one running parity write: element `(stripe, row, col)` (the code's grid

@@ -1638,10 +1638,15 @@ impl Store {
                 assert_eq!(bytes.len() as u64, step.len_bytes);
                 write_bytes.push((i, bytes));
             }
-            if client.is_some() {
-                self.journal_parity_crcs(plan, &write_bytes)?;
-            }
             waves_bytes.push((writes, write_bytes));
+        }
+        if client.is_some() {
+            // The whole new crcs of the plan's edge blocks ride on its first parity crcs
+            // record: the same append, made durable by the same sync below (s24a).
+            let mut edges = self.edge_block_crcs(plan, &waves_bytes, &edge_old);
+            for (_, write_bytes) in &waves_bytes {
+                self.journal_parity_crcs(plan, write_bytes, &mut edges)?;
+            }
         }
         if client.is_some() {
             let writes: Vec<usize> = waves_bytes.iter().flat_map(|(w, _)| w).copied().collect();
@@ -1789,10 +1794,12 @@ impl Store {
     /// a cut read-modify-write old or new, and a plan with none on record wrote nothing
     /// (every wave's record precedes the plan's first write), so a column whose disk died
     /// since decodes from the columns of one version (`confirm_by_one_version`).
+    /// `edges` (`edge_block_crcs`): taken into the first record this journals.
     fn journal_parity_crcs(
         &self,
         plan: &IoPlan,
         write_bytes: &[(usize, Vec<u8>)],
+        edges: &mut Vec<crate::state::EdgeBlockCrc>,
     ) -> Result<(), StoreError> {
         let zone = if self.write_crcs_journaled(crate::state::WriteCrcsJournaled::DataAndParity) {
             PlanZone::Cache
@@ -1833,9 +1840,83 @@ impl Store {
             plan: plan.id,
             file,
             pieces,
+            edge_blocks: std::mem::take(edges),
         });
         let mut core = self.core.lock();
         self.journal(&mut core, rec, false)
+    }
+
+    /// The crc32c of every home data block a client plan writes in part, as a whole after
+    /// the write: its old bytes as read before the plan's first write (`edge_old`, which
+    /// `heal_unread_edge_blocks` fills for every such block where these are journaled) with
+    /// the plan's bytes laid over (`waves_bytes`). Why (s24a, review s23r R23-3): the
+    /// write's own crcs cover only its part of the block, and a crash that tore the block
+    /// (its new payload under its old checksum) after other data columns of the write landed
+    /// and before its parity leaves no k columns of one version to decode the rest by: s22g
+    /// then recorded the acknowledged bytes beside the write lost. With this crc on record
+    /// recovery proves the torn block new as a whole, and rot anywhere in it still fails the
+    /// proof (review s22r R22-1). Only where home parity crcs are journaled (non-WCL, one-row
+    /// codes of two or more parities: the record these ride on); a block whose old bytes
+    /// were not read (a slot not written yet, an OSS down) gets none, as before s24a.
+    fn edge_block_crcs(
+        &self,
+        plan: &IoPlan,
+        waves_bytes: &[(Vec<usize>, Vec<(usize, Vec<u8>)>)],
+        edge_old: &EdgeBlocks,
+    ) -> Vec<crate::state::EdgeBlockCrc> {
+        if !self.home_parity_crcs_journaled()
+            || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
+        {
+            return Vec::new();
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let e = self.sb.element_bytes as u64;
+        let mut out = Vec::new();
+        for (i, bytes) in waves_bytes.iter().flat_map(|(_, w)| w) {
+            let step = &plan.steps[*i];
+            if step.op != Op::Write || step.zone != PlanZone::Data || step.is_parity() {
+                continue;
+            }
+            let mut at = 0u64;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let (addr, piece_at) = (step.addr_bytes + at, at);
+                at += el.len_bytes;
+                assert_eq!(
+                    addr % e,
+                    el.offset_bytes,
+                    "a piece sits at its element offset"
+                );
+                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                let mut edges: Vec<u64> = Vec::with_capacity(2);
+                if a % block != 0 {
+                    edges.push(a / block * block);
+                }
+                if z % block != 0 && !edges.contains(&(z / block * block)) {
+                    edges.push(z / block * block);
+                }
+                for first in edges {
+                    let block_addr = addr - el.offset_bytes + first;
+                    let key = self.key(step.zone, step.file, block_addr);
+                    let Some(old) = edge_old.get(&(step.oss, key, (first / block) as usize)) else {
+                        continue;
+                    };
+                    assert_eq!(old.len() as u64, block);
+                    let (oa, oz) = (a.max(first), z.min(first + block));
+                    let from = (piece_at + oa - a) as usize;
+                    let mut whole = old.clone();
+                    whole[(oa - first) as usize..(oz - first) as usize]
+                        .copy_from_slice(&bytes[from..from + (oz - oa) as usize]);
+                    out.push(crate::state::EdgeBlockCrc {
+                        stripe: el.stripe,
+                        col: el.pos.col,
+                        block: first / block,
+                        crc: crc32c::crc32c(&whole),
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// Before a WCL client plan's cache writes (`writes`: this wave's steps) on a one-row
@@ -2286,6 +2367,7 @@ impl Store {
             plan: plan.id,
             file,
             pieces,
+            edge_blocks: Vec::new(),
         });
         let mut core = self.core.lock();
         self.journal(&mut core, rec, true)
@@ -2705,8 +2787,13 @@ impl Store {
                         && !step.is_parity()
                         && matches!(plan.cause, exaraid_plan::PlanCause::Write { .. });
                     // (A cache-zone read rebuilds without writing back: checked anyway.)
+                    // A client write's home data edge block is read whole where its whole
+                    // new crc is journaled (`edge_block_crcs`, s24a): the plan's reads
+                    // verified it but hold only the write's part of it.
+                    let whole_crc_wanted = home_data && self.home_parity_crcs_journaled();
                     if step.zone != PlanZone::Cache
                         && (own_read || !home_data)
+                        && !whole_crc_wanted
                         && covered(
                             step.oss,
                             step.zone,

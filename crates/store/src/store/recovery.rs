@@ -303,6 +303,9 @@ impl InFlight {
 struct CutWriteCrcs<'a> {
     crcs: Option<&'a crate::state::WriteCrcs>,
     own: &'a BTreeMap<Pos, Ranges>,
+    /// The crcs of the whole new edge blocks its plan wrote in part, by `(column, block)`
+    /// (`WriteParityCrcs::edge_blocks`, s24a; none in an older binary's records).
+    edge_blocks: BTreeMap<(usize, usize), u32>,
 }
 
 impl<'a> CutWriteCrcs<'a> {
@@ -354,6 +357,14 @@ impl<'a> CutWriteCrcs<'a> {
         let own_here = intersect(own, &[(start, end)]);
         (!reaching.is_empty() && union == own_here).then_some(reaching)
     }
+
+    /// The journaled crcs of block `i` of `pos` as a whole after a cut write that reaches
+    /// it in part (`edge_blocks`): one per such write.
+    fn whole_block_crcs(writers: &[CutWriteCrcs<'a>], pos: Pos, i: usize) -> Vec<u32> {
+        (writers.iter())
+            .filter_map(|w| w.edge_blocks.get(&(pos.col, i)).copied())
+            .collect()
+    }
 }
 
 /// How a block of an element read by a settle checks out.
@@ -372,6 +383,9 @@ struct Composed {
     buf: StripeBuf,
     /// Data blocks `(pos, block)` whose true bytes are unknown: never rewritten.
     lost: BTreeSet<(Pos, usize)>,
+    /// Those of `lost` that only cut client writes with crcs reached
+    /// (`decide_unproven_cut_block` proved nothing): named for what recovery could not tell.
+    lost_unproven: BTreeSet<(Pos, usize)>,
     /// Block rows holding a lost block: their parity is not rewritten but marked lost.
     lost_rows: BTreeSet<usize>,
     /// Per block (`sums_index`): the crc32c of its bytes on disk, where they verified and
@@ -468,6 +482,11 @@ enum SettleCopies {
 /// by a crash beside bit rot, on single parity): its home block is marked lost.
 pub(super) const UNDECIDABLE_AFTER_CRASH: &str =
     "none: recovery could not tell its true bytes (a write cut by a crash beside bit rot)";
+/// A block that cut client writes reached in part, failing its checksum, where nothing on
+/// record proves its bytes beside their parts (`decide_unproven_cut_block`): a torn write
+/// and bit rot there look alike (review s23r: "beside bit rot" named a cause never seen).
+pub(super) const UNDECIDABLE_CUT_BLOCK: &str =
+    "none: recovery could not tell its true bytes (a write cut by a crash reached part of this 4 KiB block, which fails its checksum; neither a crc of the whole new block on record nor a decode its stored checksum proves tells its bytes beside the write's part: torn by the crash or rotten, which cannot be told)";
 /// The same where an OSS is failed: the crash cut a write or a settle of the stripe and a
 /// failed column leaves too few to tell old from new (sessions 6 S1/S2: "beside bit rot"
 /// named the wrong cause there).
@@ -2913,6 +2932,12 @@ impl Store {
                     crcs: (core.state.write_crcs.iter())
                         .find(|w| w.plans.contains(plan) && w.file == file),
                     own,
+                    edge_blocks: (core.state.write_parity_crcs.iter())
+                        .filter(|w| w.plan == *plan && w.file == file)
+                        .flat_map(|w| w.edge_blocks.iter())
+                        .filter(|b| b.stripe == stripe)
+                        .map(|b| ((b.col, b.block as usize), b.crc))
+                        .collect(),
                 })
                 .collect();
             // And of the home parity it writes (s22b, review s21r R21-2).
@@ -3006,7 +3031,8 @@ impl Store {
             }
             // On record (durably, before any block is marked) as lost ranges too, so that
             // status and scrub list every loss in one place and a rewrite or rm clears it.
-            let ranges = self.undecidable_ranges(core, file, stripe, &composed.lost);
+            let lost = (&composed.lost, &composed.lost_unproven);
+            let ranges = self.undecidable_ranges(core, file, stripe, lost);
             if !ranges.is_empty() {
                 self.journal(core, Rec::Lost { ranges }, true)?;
             }
@@ -3635,7 +3661,7 @@ impl Store {
         core: &Core,
         file: u64,
         stripe: u64,
-        lost: &BTreeSet<(Pos, usize)>,
+        (lost, lost_unproven): (&BTreeSet<(Pos, usize)>, &BTreeSet<(Pos, usize)>),
     ) -> Vec<LostRange> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
@@ -3660,6 +3686,8 @@ impl Store {
                     oss: self.layout.oss_of(file, stripe, pos.col),
                     token: if !core.state.failed_oss.is_empty() {
                         UNDECIDABLE_OSS_FAILED.into()
+                    } else if lost_unproven.contains(&(pos, i)) {
+                        UNDECIDABLE_CUT_BLOCK.into()
                     } else {
                         UNDECIDABLE_AFTER_CRASH.into()
                     },
@@ -3877,6 +3905,7 @@ impl Store {
         let mut composed = Composed {
             buf,
             lost: BTreeSet::new(),
+            lost_unproven: BTreeSet::new(),
             lost_rows: BTreeSet::new(),
             old_sums: Vec::new(),
         };
@@ -3948,6 +3977,7 @@ impl Store {
                     }
                     _ => None,
                 };
+                let mut unproven_cut = false;
                 let keep: Option<Vec<u8>> = if let Some(keep) = refused_keep {
                     keep
                 } else if !overlaps(own, start, end) {
@@ -4184,13 +4214,16 @@ impl Store {
                             None => match CutWriteCrcs::reaching(home_crcs, pos, i, own) {
                                 Some(writers) => {
                                     let (oss, key) = keys[&pos];
-                                    proven(self.decide_unproven_cut_block(
+                                    let whole = CutWriteCrcs::whole_block_crcs(home_crcs, pos, i);
+                                    let kept = proven(self.decide_unproven_cut_block(
                                         &composed.buf,
                                         (stripe, i, pos, oss, key),
                                         (&erased, ranges),
                                         &raw,
-                                        &writers,
-                                    )?)?
+                                        (&writers, &whole),
+                                    )?)?;
+                                    unproven_cut |= kept.is_none();
+                                    kept
                                 }
                                 None => Some(bytes),
                             },
@@ -4203,6 +4236,9 @@ impl Store {
                     None => {
                         composed.lost.insert((pos, i));
                         composed.lost_rows.insert(i);
+                        if unproven_cut {
+                            composed.lost_unproven.insert((pos, i));
+                        }
                     }
                 }
             }
@@ -6068,17 +6104,25 @@ impl Store {
     /// version, with the parts whose crcs matched laid over as on disk (each byte is then
     /// the version's or a cut write's own). `None`: nothing proves it; the caller records
     /// the block lost.
+    /// First (s24a, review s23r R23-3): `raw` whole where it matches a crc on record of the
+    /// block as a whole after one of those writes (`whole`, `WriteParityCrcs::edge_blocks`:
+    /// its part merged into the old bytes its plan read verified): a torn edge block whose
+    /// new payload landed whole. Its bytes beside the part are then the ones that write
+    /// read (acknowledged, or another cut write's), and rot anywhere in it fails the match.
     fn decide_unproven_cut_block(
         &self,
         buf: &StripeBuf,
         (stripe, i, pos, oss, key): (u64, usize, Pos, usize, ElementKey),
         (erased, ranges): (&[usize], &BTreeMap<Pos, Ranges>),
         raw: &[u8],
-        writers: &[(&crate::state::WriteCrcs, Ranges)],
+        (writers, whole): (&[(&crate::state::WriteCrcs, Ranges)], &[u32]),
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
         assert_eq!(raw.len(), CHECKSUM_BLOCK_BYTES);
+        if whole.contains(&crc32c::crc32c(raw)) {
+            return Ok(Some(raw.to_vec()));
+        }
         let rel = |(a, z): (u64, u64)| ((a - start) as usize, (z - start) as usize);
         // The parts whose bytes on disk are their write's (its crcs say so).
         let landed: Vec<&Ranges> = (writers.iter())

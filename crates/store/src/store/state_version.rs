@@ -233,6 +233,7 @@ fn end_parity_crcs_turn_the_state_header_to_version_4_until_a_checkpoint_drops_t
             0,
             &[1u8; 4096],
         )],
+        edge_blocks: Vec::new(),
     };
     record_holds_the_header_version_until_the_planner_restarts(
         Rec::EndParityCrcs(crcs.clone()),
@@ -258,6 +259,7 @@ fn parity_crcs_naming_a_row_turn_the_state_header_to_version_7_until_dropped() {
             0,
             &[1u8; 4096],
         )],
+        edge_blocks: Vec::new(),
     };
     let row_0 = serde_json::to_string(&Rec::WriteParityCrcs(crcs(0))).unwrap();
     assert!(!row_0.contains("row"), "{row_0}");
