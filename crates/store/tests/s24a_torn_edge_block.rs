@@ -263,3 +263,14 @@ fn raid6_rmw_rot_beside_the_write_in_a_torn_edge_block_is_never_read() {
 fn rs_4_2_delayed_rot_beside_the_write_in_a_torn_edge_block_is_never_read() {
     rot_beside_the_write_in_an_edge_block_never_reads(CodeSpec::rs(4, 2), WritePath::Delayed);
 }
+
+/// The journal stays readable both ways: a parity crcs record of an older binary (no
+/// `edge_blocks`) reads with none (recovery then decides as s22g did), and a record with none
+/// is written in the same bytes as before s24a.
+#[test]
+fn parity_crcs_records_without_edge_blocks_keep_their_old_form() {
+    let old = r#"{"plan":7,"file":3,"pieces":[]}"#;
+    let rec: exaraid_store::state::WriteParityCrcs = serde_json::from_str(old).unwrap();
+    assert!(rec.edge_blocks.is_empty());
+    assert_eq!(serde_json::to_string(&rec).unwrap(), old);
+}
