@@ -134,7 +134,7 @@ fn crash_alone_reads_every_byte(code: CodeSpec, path: WritePath) {
     for n in 1..=KILL_POINTS_MAX {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("s");
-        if crash_image(&dir, code.clone(), path, n).is_none() {
+        if crash_image(&dir, code, path, n).is_none() {
             break;
         }
         killed += 1;
@@ -184,7 +184,7 @@ fn rot_beside_the_write_in_an_edge_block_never_reads(code: CodeSpec, path: Write
         for edge in EDGE_BLOCKS {
             let tmp = tempfile::tempdir().unwrap();
             let dir = tmp.path().join("s");
-            if crash_image(&dir, code.clone(), path, n).is_none() {
+            if crash_image(&dir, code, path, n).is_none() {
                 assert!(n > 8, "the write was killed at {} block writes only", n - 1);
                 assert!(
                     flipped > 0,

@@ -1861,7 +1861,7 @@ impl Store {
     fn edge_block_crcs(
         &self,
         plan: &IoPlan,
-        waves_bytes: &[(Vec<usize>, Vec<(usize, Vec<u8>)>)],
+        waves_bytes: &[WaveBytes],
         edge_old: &EdgeBlocks,
     ) -> Vec<crate::state::EdgeBlockCrc> {
         if !self.home_parity_crcs_journaled()
@@ -3766,6 +3766,9 @@ impl Store {
 /// Home data edge blocks a plan read verified (or rebuilt) before its first write
 /// (`heal_unread_edge_blocks`), by `(oss, key, block of the element)`.
 type EdgeBlocks = BTreeMap<(usize, ElementKey, usize), Vec<u8>>;
+
+/// One wave of a plan's writes: its steps, and each step's bytes.
+type WaveBytes = (Vec<usize>, Vec<(usize, Vec<u8>)>);
 
 /// The runs of `runs` (unsorted, may overlap) within `[a, z)`, clipped, sorted and merged.
 fn moved_runs_in(runs: Option<&Vec<(usize, usize)>>, a: usize, z: usize) -> Vec<(usize, usize)> {

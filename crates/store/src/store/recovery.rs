@@ -401,6 +401,9 @@ struct Composed {
 /// it (review s5s S2).
 const BENCH_NO_SETTLE_SUMS_ENV: &str = "EXARAID_BENCH_NO_SETTLE_SUMS";
 
+/// Data blocks of a stripe, `(position, block index)`.
+type BlockSet = BTreeSet<(Pos, usize)>;
+
 /// Blocks a cut client write was refused on (`Rec::RefusedBlocks`), with their changes
 /// where known: `(position, block index)` to the delta.
 type RefusedDeltas = BTreeMap<(Pos, usize), Option<Vec<u8>>>;
@@ -3661,7 +3664,7 @@ impl Store {
         core: &Core,
         file: u64,
         stripe: u64,
-        (lost, lost_unproven): (&BTreeSet<(Pos, usize)>, &BTreeSet<(Pos, usize)>),
+        (lost, lost_unproven): (&BlockSet, &BlockSet),
     ) -> Vec<LostRange> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
