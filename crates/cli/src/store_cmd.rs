@@ -792,6 +792,7 @@ pub fn run(args: StoreArgs) -> Result<()> {
             let failed = store.failed_osses();
             let tolerance = store.code().geometry().fault_tolerance;
             let lost = store.status()?.lost_ranges;
+            let take_back = store.take_back_advice(oss);
             close(store)?;
             out!("OSS {oss} marked failed; failed OSSs now {failed:?} (the code tolerates {tolerance})");
             // Bytes this failure recorded lost: named here, not only by a later `status`.
@@ -806,13 +807,11 @@ pub fn run(args: StoreArgs) -> Result<()> {
                     dir.display()
                 );
             }
-            if added.iter().any(|l| l.restorable) {
+            if let Some(advice) = take_back.filter(|_| added.iter().any(|l| l.restorable)) {
                 // Bytes lost with their window's cache on this OSS: a disk that still reads
-                // gives them back through `online`, or `rebuild --to` while it still reads.
-                out!(
-                    "the open windows' bytes lost with OSS {oss}'s cache zone are taken back by `exaraid store online {} --oss {oss}` once that disk works again (where their blocks still verify), as is done by a rebuild of it onto a new disk (`--to NEWDIR`) while the old one still reads; a `rebuild` in place makes their loss final",
-                    dir.display()
-                );
+                // gives them back through `online`, or `rebuild --to` while it still reads,
+                // up to the take-back bound, which the advice says past it.
+                out!("{advice}");
             }
             if failed.len() > tolerance {
                 // `fail_oss` refuses to record past the tolerance; another OSS went missing.

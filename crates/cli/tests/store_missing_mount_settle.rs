@@ -124,8 +124,14 @@ fn crash_recovery_with_an_oss_directory_missing_records_it_failed() {
     // The next open needs recovery, which waits for a mount that is merely missing (E13
     // remainder: `store_recovery_missing_mount.rs`); the operator records OSS 0 failed
     // instead, and recovery finishes the settle without it (OSS 0 holds home slots it writes).
-    let err = fails(&["store", "status", d], b"");
+    let err = fails(&["store", "ls", d], b"");
     assert!(err.contains("mount it and retry"), "{err}");
+    // `status` opens without recovery (s24c) and says what it waits for.
+    let status = String::from_utf8_lossy(&ok(&["store", "status", d], b"")).to_string();
+    assert!(
+        status.contains("RECOVERY PENDING") && status.contains("mount it and retry"),
+        "{status}"
+    );
     ok(&["store", "fail", d, "--oss", "0"], b"");
     oss_back(&dir, 0);
     let mut left: Vec<Option<Vec<u8>>> = files.into_iter().map(Some).collect();

@@ -914,8 +914,9 @@ pub struct Store {
     group_commit_cv: Condvar,
     /// Set when a plan failed half way: the store must be reopened (which recovers).
     poisoned: AtomicBool,
-    /// Set (with `poisoned`) by `open_for_label_repair` when crash recovery is due but could
-    /// not run (OSSs not answering): nothing was recovered, only `repair_label` may run.
+    /// Set (with `poisoned`) by `open_for_label_repair`, and by `open_for_status` within the
+    /// code's tolerance, when crash recovery is due but could not run (OSSs not answering):
+    /// nothing was recovered, only `repair_label` (and `status`) may run.
     recovery_waits: AtomicBool,
     /// Set (with `poisoned`) when this open's crash recovery could not finish (an I/O error,
     /// a full OSS), in a settle that began before or in deciding plans a crash cut: why.
@@ -2498,9 +2499,12 @@ impl Store {
                     .filter(|i| !core.state.failed_oss.contains(i))
                     .collect();
                 if !merely_down.is_empty() {
-                    if open_for == OpenFor::LabelRepair {
-                        // As past the tolerance above: nothing recovered or written.
-                        assert!(recorded.is_empty(), "a label repair fails no OSS");
+                    if open_for != OpenFor::Use {
+                        // As past the tolerance above: nothing recovered or written. Also
+                        // for `status`, which says what recovery waits for (`status`): the
+                        // open's refusal refused `status` too, the one command that tells
+                        // the user what is wrong (session 23, s23b).
+                        assert!(recorded.is_empty(), "a label repair or status fails no OSS");
                         drop(core);
                         store.poisoned.store(true, Ordering::SeqCst);
                         store.recovery_waits.store(true, Ordering::SeqCst);
@@ -5896,6 +5900,18 @@ impl Store {
         *self.plan_counts.lock() = vec![OpCounts::default(); self.backends.len()];
     }
 
+    /// What crash recovery waits for on a store opened without it (`recovery_waits`), as the
+    /// open refused it: the OSSs `down` that are not failed on record, and the ways out.
+    fn recovery_waits_for(&self, core: &Core, down: &BTreeSet<usize>) -> Option<String> {
+        if !self.recovery_waits.load(Ordering::SeqCst) {
+            return None;
+        }
+        let merely_down: BTreeSet<usize> = (down.iter().copied())
+            .filter(|i| !core.state.failed_oss.contains(i))
+            .collect();
+        (!merely_down.is_empty()).then(|| self.down_at_recovery(&merely_down, &[]).to_string())
+    }
+
     pub fn status(&self) -> Result<Status, StoreError> {
         let recovery_pending = self.poisoned.load(Ordering::SeqCst).then(|| {
             let core = self.core.lock();
@@ -5907,6 +5923,8 @@ impl Store {
                     "open for reads only: {}",
                     reads_only_message(why, &self.dir)
                 )
+            } else if let Some(waits) = self.recovery_waits_for(&core, &down) {
+                waits
             } else {
                 "an operation failed half way: the next open of the store recovers it".into()
             }

@@ -839,9 +839,11 @@ impl Store {
                 .collect();
             let total_bytes: u64 = lost.iter().map(|l| l.len_bytes).sum();
             if total_bytes > RESTORE_BYTES_MAX {
+                let dir = self.dir.display().to_string();
+                let refs: Vec<&LostRange> = lost.iter().collect();
+                let end_first = Self::end_windows_first(&dir, &self.core.lock(), &refs);
                 return Err(StoreError::BadInput(format!(
-                    "refused, OSS {oss} stays failed: its `fail` recorded {total_bytes} bytes lost, more than the {RESTORE_BYTES_MAX} bytes `online` takes back (they go through the journal); write them again and `online` it, or rebuild it: `exaraid store rebuild {} --oss {oss}`",
-                    self.dir.display()
+                    "refused, OSS {oss} stays failed: its `fail` recorded {total_bytes} bytes lost, more than the {RESTORE_BYTES_MAX} bytes `online` takes back (they go through the journal); to keep them, write them again: {end_first}then `exaraid store write` each lost range (`exaraid store status {dir}` lists them), and `online` it; or rebuild it, which makes their loss final: `exaraid store rebuild {dir} --oss {oss}`"
                 )));
             }
             let mut pieces: Vec<RestorePiece> = Vec::new();
@@ -976,6 +978,52 @@ impl Store {
             self.journal(&mut core, Rec::Restored { oss }, true)?;
         }
         Ok(())
+    }
+
+    /// What takes back the window bytes on record lost with OSS `oss`'s cache zone (those
+    /// recorded with their cache address), for `fail` to say; `None` when there are none.
+    /// `online`, and a rebuild onto a new disk, take back at most `RESTORE_BYTES_MAX` bytes
+    /// in all; past it neither does, and the advice says so and what does keep them (review
+    /// s23r R23-1: `fail` promised both past the bound; `online` then refused, and
+    /// `rebuild --to` made the loss final with a warning).
+    pub fn take_back_advice(&self, oss: usize) -> Option<String> {
+        let core = self.core.lock();
+        let lost: Vec<&LostRange> = (core.state.lost.iter())
+            .filter(|l| l.oss == oss && l.cache_addr_bytes.is_some())
+            .collect();
+        let total_bytes: u64 = lost.iter().map(|l| l.len_bytes).sum();
+        let dir = self.dir.display();
+        if lost.is_empty() {
+            return None;
+        }
+        if total_bytes <= RESTORE_BYTES_MAX {
+            return Some(format!(
+                "the open windows' bytes lost with OSS {oss}'s cache zone are taken back by `exaraid store online {dir} --oss {oss}` once that disk works again (where their blocks still verify), as is done by a rebuild of it onto a new disk (`--to NEWDIR`) while the old one still reads; a `rebuild` in place makes their loss final"
+            ));
+        }
+        Some(format!(
+            "the open windows' bytes lost with OSS {oss}'s cache zone ({total_bytes} bytes in {} range(s), listed by `exaraid store status {dir}`) are more than the {RESTORE_BYTES_MAX} bytes `online` or a rebuild takes back (they go through the journal), so nothing takes them back: `exaraid store online {dir} --oss {oss}` refuses while they are on record, and a rebuild (in place or `--to NEWDIR`) makes their loss final. To keep them, write them again from your own copy: {}then `exaraid store write {dir} FILE --offset OFFSET` each lost range (a write clears its loss from the record), and once no more than {RESTORE_BYTES_MAX} bytes are on record lost with it, `online` takes back the rest, as does a rebuild onto a new disk (`--to NEWDIR`) while the old one still reads",
+            lost.len(),
+            Self::end_windows_first(&dir.to_string(), &core, &lost),
+        ))
+    }
+
+    /// The `delayed end` commands of the open windows holding `lost`, to run before their
+    /// bytes are written again: a write into an open window whose cache OSS is failed is
+    /// refused (its bytes would go to that OSS's cache zone again).
+    fn end_windows_first(dir: &str, core: &Core, lost: &[&LostRange]) -> String {
+        let tokens: BTreeSet<&str> = lost.iter().map(|l| l.token.as_str()).collect();
+        let open: Vec<String> = (core.state.windows.keys())
+            .filter(|t| tokens.contains(t.as_str()))
+            .map(|t| format!("`exaraid store delayed end {dir} {t}`"))
+            .collect();
+        if open.is_empty() {
+            return String::new();
+        }
+        format!(
+            "end their window first ({}: it names the bytes it cannot protect and gives the others parity), ",
+            open.join(", ")
+        )
     }
 
     /// The OSSs that answer but cannot be used (their own metadata is damaged), with what
