@@ -489,20 +489,19 @@ impl Store {
             .filter(|(_, cols)| cols.len() >= self.tolerance())
             .map(|(&i, _)| i)
             .collect();
-        // Such a row is not checked: the cache stripe goes home in degraded mode, as before
-        // session 22, on every code. s22a recorded those rows' cached bytes LOST on codes of
-        // two or more parities (and raid5 kept degraded mode); that lost every cached byte
-        // of a store with as many OSSs failed as its code tolerates, with no other fault (a
+        // Such a row is not checked; the other rows of the cache stripe are (session 24,
+        // s24b: before, one such row sent the whole cache stripe home unchecked on one-row
+        // codes, and a stale element in a checkable row beside it went home unseen). What
+        // becomes of the unchecked rows is the caller's (`correct_stale_extent`): on one-row
+        // codes they go home in degraded mode, as before session 22. s22a recorded their
+        // cached bytes LOST on codes of two or more parities, which lost every cached byte
+        // of a store with as many OSSs failed as its code tolerates and no other fault (a
         // raid6 WCL store with two OSSs failed, `custom_backend.rs`), to guard against a
         // stale element there, a fault beyond the tolerance (a lost write on a third OSS).
-        // Within the tolerance nothing is lost; beyond it a stale element goes home
-        // unseen (a limit, see docs/store.md). That holds where a cut cache write is always
-        // on record (one-row codes sync its input and crcs before its first cache write,
-        // s21d); array codes sync nothing before it on a healthy store, so a power cut can
-        // leave a stale element there unrecorded: their rows stay LOST (s22a's rule).
-        if !unchecked_blocks.is_empty() && g.rows == 1 {
-            return Ok(None);
-        }
+        // That holds where a cut cache write is always on record (one-row codes sync its
+        // input and crcs before its first cache write, s21d); array codes sync nothing
+        // before it on a healthy store, so a power cut can leave a stale element there
+        // unrecorded: their unchecked rows stay LOST (s22a's rule).
         // A column without a chunk was never written by this cache stripe: its live ranges
         // must be empty, or the chunk map and the planner disagree (not checked then).
         let unknown_col_live = (0..g.cols)
@@ -613,7 +612,12 @@ impl Store {
         }
         let in_extent = |&i: &usize| (i as u64 * block) < o + n && o < (i as u64 + 1) * block;
         let unlocated = (check.unlocated_blocks.iter().copied()).map(|i| (i, STALE_CACHE));
-        let unchecked = (check.unchecked_blocks.iter().copied()).map(|i| (i, UNCHECKED_CACHE));
+        // One-row codes: degraded mode, not lost (see `read_and_check_cache_stripe`); their
+        // erased blocks are decoded by the settle's read, which checks what it can.
+        let unchecked_lost = self.layout.geometry().rows > 1;
+        let unchecked = (check.unchecked_blocks.iter().copied())
+            .filter(|_| unchecked_lost)
+            .map(|i| (i, UNCHECKED_CACHE));
         unlocated
             .chain(unchecked)
             .filter(|(i, _)| in_extent(i))
