@@ -166,26 +166,42 @@ fn rs_4_3_a_stale_cache_element_beside_three_failed_columns_is_never_moved_home_
     stale_element_beside_tolerance_many_failed_columns(CodeSpec::rs(4, 3), failed);
 }
 
-/// The same beside a client write into the cache stripe cut by a power cut at every point
-/// (recovery's check beside a cut write, `stale_beside_cut`, returned such a row unchecked
-/// too): common/stale_cut.rs's scene with a data and a parity column dead.
+// The same beside a client write into the cache stripe cut by a power cut at every point
+// (recovery's check beside a cut write, `stale_beside_cut`, returned such a row unchecked
+// too): common/stale_cut.rs's scene with a data and a parity column dead.
 #[path = "common/powercut.rs"]
 mod powercut;
 #[path = "common/stale_cut.rs"]
 mod stale_cut;
 
-// Beyond the tolerance as above: the power cut before the client write's first call
-// leaves the settle's scene (the stale element beside two dead columns goes home
-// unchecked); the later cuts are recovery's check beside a cut write, which still records
-// such a row LOST.
+// Split in session 24 (s24b) by what the journal holds. Where it holds none of the client
+// write (the power cuts before it syncs its input: its first nine mutating calls are
+// cache-slot reservations, its first cache write follows the sync) or all of it (its `Durable` on record), nothing is in
+// flight: the flush's check of the cache stripe, every block row at full tolerance (a data
+// and a parity column dead), which goes home unchecked in degraded mode, beyond the
+// tolerance as above. The other power cuts leave the write cut: recovery's check beside a
+// cut write (`stale_beside_cut`) decides the row, and never moves it home unproven.
 #[test]
-#[ignore = "limit (session 23, lead): beyond the tolerance; at call 0 it is the settle's unchecked row (see above)"]
-fn raid6_a_cut_client_write_beside_a_stale_cache_element_and_two_dead_columns_is_never_moved_home_unproven(
+#[ignore = "limit (session 23, lead): beyond the tolerance; with nothing in flight it is the settle's unchecked row (see above)"]
+fn raid6_a_stale_cache_element_and_two_dead_columns_with_no_write_in_flight_after_a_power_cut_is_never_moved_home_unproven(
 ) {
-    let points = stale_cut::power_cut_client_write_beside_stale_cache_and_failed(
+    let points = stale_cut::power_cut_client_write_beside_stale_cache_and_failed_at(
         CodeSpec::raid6(4),
         &[0],
         &[0],
+        stale_cut::Cuts::NothingInFlight,
+    );
+    assert!(points > 0);
+}
+
+#[test]
+fn raid6_a_cut_client_write_beside_a_stale_cache_element_and_two_dead_columns_is_never_moved_home_unproven(
+) {
+    let points = stale_cut::power_cut_client_write_beside_stale_cache_and_failed_at(
+        CodeSpec::raid6(4),
+        &[0],
+        &[0],
+        stale_cut::Cuts::WriteInFlight,
     );
     assert!(points > 1);
 }

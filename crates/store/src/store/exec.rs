@@ -1930,17 +1930,17 @@ impl Store {
     /// power cut that changed a block of the write leaves its crcs, which tell each block's
     /// version; one before this fsync changed no block, and the row as it stood fits. Cost:
     /// one fsync per write more (shared by writes running together; docs/results/
-    /// s21d-wcl-crcs-fsync.md). Not on array codes: recovery reads no crcs for their rows
-    /// (they serve `cut_durable`, after the acknowledgement's own fsync).
+    /// s21d-wcl-crcs-fsync.md). On array codes too since session 24 (s24b), for the input
+    /// (recovery reads no crcs for their rows: they serve `cut_durable`): a power cut that
+    /// dropped it and kept part of the cache writes left a stale element with nothing on
+    /// record, so the settle could not take a block row at full tolerance home unchecked
+    /// and recorded its acknowledged cached bytes LOST (`read_and_check_cache_stripe`).
     fn sync_write_crcs_before_cache_writes(
         &self,
         plan: &IoPlan,
         writes: &[usize],
     ) -> Result<(), StoreError> {
-        if !self.fsync
-            || self.layout.geometry().rows != 1
-            || !self.write_crcs_journaled(crate::state::WriteCrcsJournaled::Data)
-        {
+        if !self.fsync || !self.write_crcs_journaled(crate::state::WriteCrcsJournaled::Data) {
             return Ok(());
         }
         let writes_cache = writes

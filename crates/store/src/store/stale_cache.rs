@@ -33,12 +33,6 @@ use exec::Chunks;
 pub(super) const STALE_CACHE: &str =
     "none: its WCL cache stripe's running parity disagrees with its data and no single stale column explains it";
 
-/// The window token of a lost range whose cache stripe could not be checked against its
-/// running parity when its bytes moved home: as many of its columns out of service (or
-/// unreadable) in that block row as the code tolerates (session 22, s22a).
-pub(super) const UNCHECKED_CACHE: &str =
-    "none: its WCL cache stripe could not be checked against its running parity (as many of its columns out of service as the code tolerates, so a lost cache write would go unseen)";
-
 /// Located stale bytes of a cache element: `(pos, element offset, right bytes)`.
 pub(super) type Fix = (Pos, u64, Vec<u8>);
 
@@ -489,20 +483,18 @@ impl Store {
             .filter(|(_, cols)| cols.len() >= self.tolerance())
             .map(|(&i, _)| i)
             .collect();
-        // Such a row is not checked: the cache stripe goes home in degraded mode, as before
-        // session 22, on every code. s22a recorded those rows' cached bytes LOST on codes of
-        // two or more parities (and raid5 kept degraded mode); that lost every cached byte
-        // of a store with as many OSSs failed as its code tolerates, with no other fault (a
+        // Such a row is not checked; the other rows of the cache stripe are (session 24,
+        // s24b: before, one such row sent the whole cache stripe home unchecked on one-row
+        // codes, and a stale element in a checkable row beside it went home unseen). The
+        // unchecked rows go home in degraded mode, as before session 22. s22a recorded their
+        // cached bytes LOST on codes of two or more parities, which lost every cached byte
+        // of a store with as many OSSs failed as its code tolerates and no other fault (a
         // raid6 WCL store with two OSSs failed, `custom_backend.rs`), to guard against a
         // stale element there, a fault beyond the tolerance (a lost write on a third OSS).
-        // Within the tolerance nothing is lost; beyond it a stale element goes home
-        // unseen (a limit, see docs/store.md). That holds where a cut cache write is always
-        // on record (one-row codes sync its input and crcs before its first cache write,
-        // s21d); array codes sync nothing before it on a healthy store, so a power cut can
-        // leave a stale element there unrecorded: their rows stay LOST (s22a's rule).
-        if !unchecked_blocks.is_empty() && g.rows == 1 {
-            return Ok(None);
-        }
+        // Degraded mode holds where a cut cache write is always on record, so recovery
+        // decides its rows before any settle: every code syncs the write's input (and
+        // crcs) before its first cache write (s21d; array codes since s24b).
+
         // A column without a chunk was never written by this cache stripe: its live ranges
         // must be empty, or the chunk map and the planner disagree (not checked then).
         let unknown_col_live = (0..g.cols)
@@ -581,8 +573,7 @@ impl Store {
     /// located stale bytes of its cache stripe replaced by their right value (`checks`:
     /// each checked cache stripe of the home stripe), and the checksum blocks of the
     /// element no single column explains returned (their bytes are unknown: lost), each
-    /// with its lost range's token (`STALE_CACHE`, or `UNCHECKED_CACHE` where nothing was
-    /// left to check the block with).
+    /// with its lost range's token (`STALE_CACHE`).
     pub(super) fn correct_stale_extent(
         &self,
         checks: &[CheckedCacheStripe],
@@ -613,11 +604,10 @@ impl Store {
         }
         let in_extent = |&i: &usize| (i as u64 * block) < o + n && o < (i as u64 + 1) * block;
         let unlocated = (check.unlocated_blocks.iter().copied()).map(|i| (i, STALE_CACHE));
-        let unchecked = (check.unchecked_blocks.iter().copied()).map(|i| (i, UNCHECKED_CACHE));
-        unlocated
-            .chain(unchecked)
-            .filter(|(i, _)| in_extent(i))
-            .collect()
+        // The rows at full tolerance (`unchecked_blocks`) go home in degraded mode, not lost
+        // (see `read_and_check_cache_stripe`): their erased blocks are decoded by the
+        // settle's read, which checks what it can.
+        unlocated.filter(|(i, _)| in_extent(i)).collect()
     }
 
     /// A WCL destage's reads (`read_bytes`, one per read step: whole cache elements of a

@@ -38,6 +38,33 @@ pub fn power_cut_client_write_beside_stale_cache_and_failed(
     failed_data: &[usize],
     failed_parity: &[usize],
 ) -> usize {
+    power_cut_client_write_beside_stale_cache_and_failed_at(
+        code,
+        failed_data,
+        failed_parity,
+        Cuts::All,
+    )
+}
+
+/// Which power cuts of the scene are checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cuts {
+    All,
+    /// Those whose journal holds the client write cut (some of its records, not its
+    /// `Durable`): recovery decides its cache stripe.
+    WriteInFlight,
+    /// The rest: the journal holds none of the write, or all of it (nothing in flight; the
+    /// flush's check decides the cache stripe).
+    NothingInFlight,
+}
+
+/// The scene checked only at the power cuts `cuts` takes.
+pub fn power_cut_client_write_beside_stale_cache_and_failed_at(
+    code: CodeSpec,
+    failed_data: &[usize],
+    failed_parity: &[usize],
+    cuts: Cuts,
+) -> usize {
     let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();
@@ -84,16 +111,34 @@ pub fn power_cut_client_write_beside_stale_cache_and_failed(
 
     // The write under test: element 2 of the same cache stripe, the stripe still not whole.
     cut.cut_journal_since_previous_call();
+    let journal_before_bytes = std::fs::metadata(dir.join("journal")).unwrap().len();
     let new = pattern(4, UNIT);
     cut.arm();
     store.write("f", 2 * UNIT as u64, &new).unwrap();
     cut.last_image();
+    // The write is done on record where the journal holds its `Durable` record.
+    let journal = std::fs::read(dir.join("journal")).unwrap();
+    let write_done_bytes = (journal_record_kinds(&journal).into_iter())
+        .filter(|(at, _, kind)| *at as u64 >= journal_before_bytes && kind == "Durable")
+        .map(|(at, len, _)| (at + len) as u64)
+        .next()
+        .expect("the write's Durable record");
     drop(store);
 
     let stale_range = UNIT..2 * UNIT;
     let images = cut.images();
     let mut points = 0;
     for_each_power_cut(&images, |point| {
+        let in_flight =
+            (journal_before_bytes + 1..write_done_bytes).contains(&point.journal_cut_bytes);
+        let checked = match cuts {
+            Cuts::All => true,
+            Cuts::WriteInFlight => in_flight,
+            Cuts::NothingInFlight => !in_flight,
+        };
+        if !checked {
+            return;
+        }
         points += 1;
         let what = format!("{:?} failed {failed:?}: {}", code.kind, point.what());
         let laid = top.path().join("try");
