@@ -3578,6 +3578,8 @@ impl Store {
                 continue;
             }
             let mut found: Option<StripeBuf> = None;
+            // Whether the decode kept had a column left over that its code word checked.
+            let mut found_checked = false;
             let mut agree = true;
             for (version, buf) in [&old, &new].into_iter().enumerate() {
                 let definite = known[version].iter().filter(|&&x| x).count();
@@ -3610,7 +3612,10 @@ impl Store {
                     continue;
                 }
                 match &found {
-                    None => found = Some(d),
+                    None => {
+                        found = Some(d);
+                        found_checked = erased.len() < self.tolerance();
+                    }
                     Some(other) => {
                         // Both stripes decode: the failed columns' bytes beside their own
                         // window bytes are the same in both, or nothing tells.
@@ -3631,14 +3636,25 @@ impl Store {
             // its stored checksum (untouched: END writes parity only) is of them: the decode
             // is taken only where it matches. Under the window's bytes the checksum holds the
             // home bytes the window replaces; the decode (a code word of one version, as for
-            // a failed column) is taken there, and the settle lays the window's bytes over.
+            // a failed column) is taken there when a column it did not need checked it, or
+            // when the checksum proves it with the block's bytes on disk under the window
+            // (the block as home holds it, rot mended), and the settle lays the window's
+            // bytes over. Why (review s24r R24-4): a decode with no column left over is a
+            // code word whatever it read, and through a stale parity element (its OSS lost
+            // an acknowledged write: old bytes under valid checksums) it read 50 wrong bytes
+            // with success.
             let mut confirmed = true;
             for &p in unknown.iter().filter(|p| !dead.contains(p)) {
-                let in_window = overlaps(window.get(&p).unwrap_or(&none), start, end);
+                let in_window = window.get(&p).unwrap_or(&none);
                 let (oss, key) = self
                     .home_key(file, stripe, p)
                     .expect("a rotten block was read");
-                if !in_window && !self.checksum_proves(oss, key, i, d.element(p))? {
+                let proven = if !overlaps(in_window, start, end) {
+                    self.checksum_proves(oss, key, i, d.element(p))?
+                } else {
+                    found_checked || self.home_block_proves(oss, key, i, d.element(p), in_window)
+                };
+                if !proven {
                     confirmed = false;
                 }
             }
@@ -3655,6 +3671,36 @@ impl Store {
             }
         }
         Ok(decided)
+    }
+
+    /// Does block `i` of the home element `(oss, key)`, as `decoded` with the element's bytes
+    /// on disk laid under `window` (ranges of the element a delayed window's bytes replace),
+    /// match its stored checksum? That checksum is of the block home holds (END writes
+    /// parity only), so it proves the decode outside the window and the home bytes under it.
+    /// Never on a gone checksum's word; an unreadable element proves nothing.
+    fn home_block_proves(
+        &self,
+        oss: usize,
+        key: ElementKey,
+        i: usize,
+        decoded: &[u8],
+        window: &[(u64, u64)],
+    ) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES;
+        let start = (i * block) as u64;
+        assert_eq!(decoded.len(), block, "one block of the decoded row");
+        let b = &self.backends[oss];
+        let mut on_disk = vec![0u8; self.sb.element_bytes];
+        if b.read_unverified(key, &mut on_disk).is_err() {
+            return false;
+        }
+        let mut home = decoded.to_vec();
+        for (a, z) in intersect(window, &[(start, start + block as u64)]) {
+            let (x, y) = ((a - start) as usize, (z - start) as usize);
+            home[x..y].copy_from_slice(&on_disk[a as usize..z as usize]);
+        }
+        b.checksum_witness(key, i, &home)
+            .is_ok_and(ChecksumWitness::proves)
     }
 
     /// The file bytes of the data blocks `lost` of a home stripe (within the file's size), as
@@ -3987,15 +4033,21 @@ impl Store {
                     // Bit rot (or a lost slot): the block was whole before the crash.
                     let (oss, key) = keys[&pos];
                     let laid_over = covered.get(&pos).map_or(&none, |r| r);
+                    // The block's bytes a decode gives, where one is confirmed: the row's
+                    // decode, or (laid-over) that of the row with a stale column located.
+                    let mut laid_over_told: Option<Vec<u8>> = None;
                     let decode_told = match &decoded {
-                        Some(d) if state == Held::Failed && overlaps(laid_over, start, end) => self
-                            .laid_over_decode_confirmed(
-                                i,
-                                d.element(pos),
+                        Some(d) if state == Held::Failed && overlaps(laid_over, start, end) => {
+                            laid_over_told = self.laid_over_decode_confirmed(
+                                &composed.buf,
+                                (i, pos),
+                                d,
                                 laid_over,
                                 &erased,
                                 (oss, key),
-                            ),
+                            )?;
+                            laid_over_told.is_some()
+                        }
                         // Nothing in flight touched this block, so its stored checksum is
                         // that of its true bytes, and a decode it refuses read a column
                         // whose bytes are not the ones the parity was made from: a stale
@@ -4033,7 +4085,7 @@ impl Store {
                     };
                     let keep = match &decoded {
                         Some(d) if !overlaps(&anywhere, start, end) && decode_told => {
-                            Some(d.element(pos).to_vec())
+                            Some(laid_over_told.unwrap_or_else(|| d.element(pos).to_vec()))
                         }
                         _ if state == Held::Failed => self.confirm_block(
                             &composed.buf,
@@ -5862,51 +5914,80 @@ impl Store {
         })
     }
 
-    /// Block `i` of a data column fails its checksum, nothing is in flight over it,
+    /// Block `i` of data column `pos` fails its checksum, nothing is in flight over it,
     /// and known bytes (`laid_over`: a delayed window's cached bytes its END parity covers,
-    /// copies) are laid over part of it: may the row's decode (`decoded`) be taken for its
-    /// other bytes? Its stored checksum covers the block before the lay-over,
-    /// so a decode that disagrees with it may be rot of the block as well as a decode of
-    /// stale columns: the decode counts only where, as in the move home's heal of the same
-    /// block (`heal_moved_edge_block`), one of these confirms it: the checksum matches the
-    /// decode with the block's own bytes on disk under the laid-over ranges (the block as it
-    /// was, rot mended); a parity the decode did not need is left (fewer columns erased than
-    /// the code tolerates). (Bytes the file never wrote are laid over as known zeros, as
-    /// the heal takes them.) Else the caller tries `confirm_block` (the decode equal to the block's
-    /// bytes on disk, the laid-over ones included) and records the block lost when nothing
-    /// confirms it. Why (s20f's leftover, OPEN 4 of session 20): the move's heal refused
-    /// such a block in process (END failed naming it) and the reopen's recovery read the
-    /// same unconfirmed decode with success. `(oss, key)`: the block's element on disk.
+    /// copies) are laid over part of it: which bytes of the row's decode (`decoded`, with
+    /// the columns `erased`) may be taken for it? Its stored checksum covers the block before
+    /// the lay-over, so a decode that disagrees with it may be rot of the block as well as a
+    /// decode of stale columns: the decode counts only where, as in the move home's heal of
+    /// the same block (`heal_moved_edge_block`), one of these confirms it: a parity equation
+    /// the decode did not need holds over it (fewer columns erased than the code tolerates);
+    /// the checksum matches the decode with the block's own bytes on disk under the
+    /// laid-over ranges (the block as it was, rot mended). Else, with a parity to spare, one
+    /// more column is taken out at a time (a stale element: its OSS lost a write, old bytes
+    /// under valid checksums, suspect to nobody) and that decode is taken where the checksum
+    /// proves it, as `decode_checked` locates a stale column on a read. (Bytes the file never
+    /// wrote are laid over as known zeros, as the heal takes them.) `None`: the caller tries
+    /// `confirm_block` (the decode equal to the block's bytes on disk, the laid-over ones
+    /// included) and records the block lost when nothing confirms it. Why: s20f's leftover
+    /// (OPEN 4 of session 20): the move's heal refused such a block in process (END failed
+    /// naming it) and the reopen's recovery read the same unconfirmed decode with success;
+    /// review s24r R24-4: "fewer columns erased than tolerated" was taken as proof without
+    /// checking the spare parity, and a decode through a stale parity read 50 wrong bytes
+    /// with success. `buf`: the composed stripe; `(oss, key)`: the block's element on disk.
     fn laid_over_decode_confirmed(
         &self,
-        i: usize,
-        decoded: &[u8],
+        buf: &StripeBuf,
+        (i, pos): (usize, Pos),
+        decoded: &StripeBuf,
         laid_over: &Ranges,
         erased: &[usize],
         (oss, key): (usize, ElementKey),
-    ) -> bool {
+    ) -> Result<Option<Vec<u8>>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES;
         let start = (i * block) as u64;
-        assert_eq!(decoded.len(), block, "one block of the decoded row");
-        if erased.len() < self.tolerance() {
-            return true;
+        assert_eq!(decoded.element(pos).len(), block, "one block row decoded");
+        if self.decode_spare_parity_holds(decoded, erased)? {
+            return Ok(Some(decoded.element(pos).to_vec()));
         }
         let b = &self.backends[oss];
         let mut on_disk = vec![0u8; self.sb.element_bytes];
-        if b.read_unverified(key, &mut on_disk).is_ok() {
-            let mut before = decoded.to_vec();
+        if b.read_unverified(key, &mut on_disk).is_err() {
+            return Ok(None);
+        }
+        let before_lay_over = |d: &[u8]| -> Vec<u8> {
+            let mut before = d.to_vec();
             for (a, z) in intersect(laid_over, &[(start, start + block as u64)]) {
                 let (x, y) = ((a - start) as usize, (z - start) as usize);
                 before[x..y].copy_from_slice(&on_disk[a as usize..z as usize]);
             }
-            // Never a gone checksum (no witness): it vouched for any decode.
-            if b.checksum_witness(key, i, &before)
-                .is_ok_and(ChecksumWitness::confirms_decode)
+            before
+        };
+        // Never a gone checksum (no witness): it vouched for any decode.
+        if b.checksum_witness(key, i, &before_lay_over(decoded.element(pos)))
+            .is_ok_and(ChecksumWitness::confirms_decode)
+        {
+            return Ok(Some(decoded.element(pos).to_vec()));
+        }
+        if erased.len() >= self.tolerance() {
+            return Ok(None);
+        }
+        // Only the block's own checksum may pick among these decodes: a foreign one (no
+        // bytes of its own) would take the first, whichever column it left out.
+        for col in (0..buf.cols).filter(|c| !erased.contains(c)) {
+            let mut pattern = erased.to_vec();
+            pattern.push(col);
+            pattern.sort_unstable();
+            let Some(d) = self.decode_block(buf, i, &pattern) else {
+                continue;
+            };
+            if b.checksum_witness(key, i, &before_lay_over(d.element(pos)))
+                .is_ok_and(ChecksumWitness::proves)
             {
-                return true;
+                return Ok(Some(d.element(pos).to_vec()));
             }
         }
-        false
+        Ok(None)
     }
 
     /// A data block fails its checksum and the decode cannot be trusted at some of its
