@@ -17,11 +17,12 @@
 //! Without the kill (END finishes) the same rot is refused and named LOST: only recovery's
 //! path takes the decode.
 //!
-//! Suspected cause: recovery.rs `laid_over_decode_confirmed` (s23a): with fewer columns erased
-//! than the code tolerates (here 1 of 2) it returns `true` without checking the parity the
-//! decode did not use ("OPEN after session 23": "takes a decode with fewer columns erased than
-//! tolerated without checking the spare parity"). Reached by the scene's shape (a rotten block
-//! with window bytes laid over, END in flight), not instrumented.
+//! Cause (found by s24e under gdb; the reviewer's first guess, `laid_over_decode_confirmed`,
+//! was not reached): recovery.rs `decide_by_end_versions` took the decode of the rotten block
+//! under the window's bytes with as many columns erased as the code tolerates (END's torn
+//! parity and the rotten block), so nothing checked it and the stale parity went through.
+//! Fixed in session 24 (s24e): taken only where a spare column or the block's checksum
+//! proves it; else LOST and named.
 
 mod common;
 use common::*;
