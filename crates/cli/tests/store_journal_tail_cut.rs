@@ -320,7 +320,7 @@ fn files_under(store: &std::path::Path, prefix: &str) -> Vec<(std::path::PathBuf
 
 /// raid6, an OSS missing: the cut write's input stays on record, and crash recovery does not
 /// run without an OSS that may only be unmounted (it could record intact bytes lost): every
-/// command is refused naming the OSS, nothing changed, advising to mount it or record it
+/// command but `status` (which reports it) is refused naming the OSS, nothing changed, advising to mount it or record it
 /// failed. With the OSS back the open recovers the write and checks the parity, which
 /// matches; the damage warning stays until accepted.
 #[test]
@@ -334,7 +334,19 @@ fn on_raid6_with_an_oss_missing_recovery_waits_for_it_and_changes_nothing() {
     std::fs::create_dir(&oss_dir).unwrap();
     let osss_before = files_under(&scene.store, "oss-");
 
-    for cmd in ["status", "ls", "scrub"] {
+    // `status` opens without recovery (session 24, s24c): it reports the recovery waiting
+    // for OSS 4 and the same ways on, and changes nothing either.
+    let out = exaraid(&["store", "status", d], b"");
+    let said =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success()
+            && said.contains("RECOVERY PENDING")
+            && said.contains("OSS 4")
+            && said.contains(&format!("exaraid store fail {d} --oss 4")),
+        "status: {said}"
+    );
+    for cmd in ["ls", "scrub"] {
         let out = exaraid(&["store", cmd, d], b"");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
