@@ -99,7 +99,6 @@ fn rot(dir: &std::path::Path, zone: &str, offset: usize, mask: u8) -> u8 {
 }
 
 #[test]
-#[ignore = "OPEN (session 24): R24-1 WCL rot beside a cut write's part of a cache block reads back with success"]
 fn wcl_rot_beside_a_cut_writes_part_of_a_cache_block_never_reads_back_with_success() {
     let tmp = fast_tempdir("exaraid-s24r-beside");
     let dir = tmp.path().join("store");
@@ -137,7 +136,6 @@ fn wcl_rot_beside_a_cut_writes_part_of_a_cache_block_never_reads_back_with_succe
 }
 
 #[test]
-#[ignore = "OPEN (session 24): R24-2 raid5 WCL rot in a cut write's torn cache element reads back with success"]
 fn raid5_wcl_rot_in_a_cut_writes_torn_cache_element_never_reads_back_with_success() {
     // raid5 over 6 OSSs (5 data columns), 8 KiB elements: a put of 29,431 bytes, then a write
     // of 21,957 bytes at 0 killed at its 2nd block write in plan order, torn on OSS 1 (cache

@@ -80,7 +80,6 @@ fn writes(log: &str) -> (Vec<(u64, u64, u64)>, BTreeSet<u64>) {
 }
 
 #[test]
-#[ignore = "OPEN (session 24): R24-5 WCL rot in a cache stripe several cut writes reached reads back with success"]
 fn wcl_rot_in_a_cache_stripe_of_several_cut_writes_never_reads_back_with_success() {
     let tmp = tempfile::tempdir().unwrap();
     let base = unpack(tmp.path());

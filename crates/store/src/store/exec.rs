@@ -1858,15 +1858,24 @@ impl Store {
     /// proof (review s22r R22-1). Only where home parity crcs are journaled (non-WCL, one-row
     /// codes of two or more parities: the record these ride on); a block whose old bytes
     /// were not read (a slot not written yet, an OSS down) gets none, as before s24a.
+    /// On a WCL store the same for the cache data edge blocks of a one-row code
+    /// (`cache_edge_crcs_journaled`, s24d, review s24r R24-1): the block's acknowledged
+    /// bytes beside the write's part are copied with it, and a block that fails its
+    /// checksum after a crash is kept whole only where it matches this crc or a proof.
     fn edge_block_crcs(
         &self,
         plan: &IoPlan,
         waves_bytes: &[WaveBytes],
         edge_old: &EdgeBlocks,
     ) -> Vec<crate::state::EdgeBlockCrc> {
-        if !self.home_parity_crcs_journaled()
-            || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
-        {
+        let zone = if self.home_parity_crcs_journaled() {
+            PlanZone::Data
+        } else if self.cache_edge_crcs_journaled() {
+            PlanZone::Cache
+        } else {
+            return Vec::new();
+        };
+        if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
             return Vec::new();
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
@@ -1874,7 +1883,7 @@ impl Store {
         let mut out = Vec::new();
         for (i, bytes) in waves_bytes.iter().flat_map(|(_, w)| w) {
             let step = &plan.steps[*i];
-            if step.op != Op::Write || step.zone != PlanZone::Data || step.is_parity() {
+            if step.op != Op::Write || step.zone != zone || step.is_parity() {
                 continue;
             }
             let mut at = 0u64;
@@ -2791,6 +2800,12 @@ impl Store {
                     // new crc is journaled (`edge_block_crcs`, s24a): the plan's reads
                     // verified it but hold only the write's part of it.
                     let whole_crc_wanted = home_data && self.home_parity_crcs_journaled();
+                    // The same for a WCL client write's cache data edge block, read below
+                    // in any case (s24d, review s24r R24-1).
+                    let cache_data = step.zone == PlanZone::Cache
+                        && !step.is_parity()
+                        && matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
+                        && self.cache_edge_crcs_journaled();
                     if step.zone != PlanZone::Cache
                         && (own_read || !home_data)
                         && !whole_crc_wanted
@@ -2809,7 +2824,7 @@ impl Store {
                     let i = (first / block) as usize;
                     match self.read_retrying(step.oss, key, first as usize, &mut buf) {
                         Ok(()) => {
-                            if home_data {
+                            if home_data || cache_data {
                                 edge_old.insert((step.oss, key, i), buf);
                             }
                         }

@@ -4958,6 +4958,15 @@ impl Store {
             && crate::state::WriteCrcsJournaled::DataAndParity <= write_crcs_bench_limit()
     }
 
+    /// Does a WCL client plan journal the crc of each whole new cache data edge block
+    /// (`WriteParityCrcs::edge_blocks`, s24d)? On one-row codes, where its parity crcs
+    /// record is synced before its first cache write (`sync_write_crcs_before_cache_writes`:
+    /// no fsync more) and recovery reads it (`decide_cut_cache_block`, review s24r R24-1).
+    pub(super) fn cache_edge_crcs_journaled(&self) -> bool {
+        self.write_crcs_journaled(crate::state::WriteCrcsJournaled::DataAndParity)
+            && self.layout.geometry().rows == 1
+    }
+
     /// Do recovery's parity proofs of a cut WCL write (`confirm_by_parity` over the views of
     /// `first_write_views`, `confirm_by_versions`) take the write's journaled crcs? Only on a
     /// one-row code with two or more parities, where they were made and checked for (session

@@ -1473,23 +1473,41 @@ impl Store {
                         bytes[a..z] != d.element(pos)[a..z]
                     })
                 });
-                // The one cut client write's part of this block matches none of its journaled
-                // crcs and the block fails its checksum: neither the block before the write
-                // (it would verify) nor the write's block (its part would match). Bit rot (or
-                // a pwrite cut between pages): its bytes on disk are never kept. Kept as a
+                // A block failing its checksum that matches the whole new block of a cut
+                // write reaching it in part (`edge_block_crcs`, journaled before its first
+                // cache write): torn, its new payload under the old checksum, every byte of
+                // it the write's or what it read (s24d, review s24r R24-1).
+                let failed_cut =
+                    has_parity && held[&pos][i] == Held::Failed && overlaps(own, start, end);
+                let whole_new = failed_cut
+                    && self
+                        .cache_whole_block_crcs(core, c, (file, stripe, pos), i)
+                        .contains(&crc32c::crc32c(&bytes));
+                // Else: no cut client write's part of this block matches its journaled crcs
+                // and the block fails its checksum: neither the block before the writes (it
+                // would verify) nor a write's block (the last one's part would match). Bit rot
+                // (or a pwrite cut between pages): its bytes on disk are never kept. Kept as a
                 // torn block below, the rot read back with success and went home (review
-                // s23r R23-4: WCL, rot in the cache beside one cut write).
-                let rotten_cut = has_parity
-                    && held[&pos][i] == Held::Failed
-                    && self.cache_block_misses_write_crcs(
-                        core,
-                        c,
-                        (file, stripe, pos),
-                        i,
-                        own,
-                        &raw[&pos],
-                    );
-                let keep = if rotten_cut {
+                // s23r R23-4: WCL, rot in the cache beside one cut write). And where the last
+                // writer's part matches, the bytes beside it that anyone reads (acknowledged,
+                // or another cut write's) came with the block and may have rotted since: not
+                // proven by that part (review s24r R24-1, R24-5); decided the same way.
+                let landed = (failed_cut && !whole_new)
+                    .then(|| {
+                        self.cache_block_parts_landed(core, c, (file, stripe, pos), i, &raw[&pos])
+                    })
+                    .flatten();
+                let rotten_cut = match &landed {
+                    None => false,
+                    Some(None) => true,
+                    Some(Some(part)) => {
+                        let beside = outside(part, start, end);
+                        !intersect(mine, &beside).is_empty() || !intersect(own, &beside).is_empty()
+                    }
+                };
+                let keep = if whole_new {
+                    Some(bytes)
+                } else if rotten_cut {
                     let (oss, key) = keys[&pos];
                     let hot: Vec<usize> = (c.ranges.iter())
                         .filter(|(_, r)| overlaps(r, start, end))
@@ -1504,7 +1522,7 @@ impl Store {
                         let mut element = vec![0u8; e];
                         element[start as usize..end as usize].copy_from_slice(d);
                         intersect(own, &[(start, end)]).iter().all(|&part| {
-                            self.cut_block_landed(core, plan, (file, stripe, pos), part, &element)
+                            self.write_crc_matches(core, plan, (file, stripe, pos), part, &element)
                                 == Some(true)
                         })
                     };
@@ -1786,6 +1804,20 @@ impl Store {
         if !self.parity_proofs_use_write_crcs() {
             return None;
         }
+        self.write_crc_matches(core, plan, (file, stripe, pos), (a, z), element)
+    }
+
+    /// `cut_block_landed` on any one-row code: single parity's WCL writes journal (and sync
+    /// before their first cache write) the same crcs, which the cache block rules read
+    /// (`cache_block_parts_landed`, s24d, review s24r R24-2) though its parity proofs don't.
+    fn write_crc_matches(
+        &self,
+        core: &Core,
+        plan: PlanId,
+        (file, stripe, pos): (u64, u64, Pos),
+        (a, z): (u64, u64),
+        element: &[u8],
+    ) -> Option<bool> {
         let Cell::Data(d) = self.layout.geometry().cell(pos) else {
             return None;
         };
@@ -2124,29 +2156,71 @@ impl Store {
         Ok(None)
     }
 
-    /// Block `i` of cache data column `pos`, in the own ranges `own` of the one cut client
-    /// write of its cache stripe (`c.writers`), as on disk (`element`): does some part of it
-    /// miss the write's journaled crc (`cut_block_landed`)? `false` where any part has no
-    /// crc on record (nothing tells) or another plan wrote the cache stripe too.
-    fn cache_block_misses_write_crcs(
+    /// Block `i` of cache data column `pos`, as on disk (`element`), against the journaled
+    /// crcs of the cut client writes of its cache stripe (`c.writers`). A cache block write
+    /// is of the whole block (the write's part merged into the block as it read it), so
+    /// without rot the block holds the payload of the last write that reached it, whose part
+    /// then matches its crc, or of none. `Some(Some(part))`: that writer's part (the bytes
+    /// beside it are what it read: they still need a proof); `Some(None)`: every writer's
+    /// part misses its crc (rot, or the old payload under a new checksum); `None`: nothing
+    /// tells (a writer without crcs, a move home in flight too, or a part no crc is
+    /// exactly of). Why per writer (review s24r R24-5): with several cut writers the block
+    /// was kept as torn unchecked, rot in it read back with success.
+    fn cache_block_parts_landed(
         &self,
         core: &Core,
         c: &CacheInFlight,
         (file, stripe, pos): (u64, u64, Pos),
         i: usize,
-        own: &Ranges,
         element: &[u8],
-    ) -> bool {
-        let writers: Vec<_> = c.writers.iter().collect();
-        let [(&plan, &true)] = writers[..] else {
-            return false;
+    ) -> Option<Option<Ranges>> {
+        let g = self.layout.geometry();
+        if g.rows != 1 || !c.writers.values().all(|&client| client) {
+            return None;
+        }
+        let Cell::Data(d) = g.cell(pos) else {
+            return None;
         };
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        let parts = intersect(own, &[(i as u64 * block, (i as u64 + 1) * block)]);
-        let landed: Option<Vec<bool>> = (parts.iter())
-            .map(|&part| self.cut_block_landed(core, plan, (file, stripe, pos), part, element))
-            .collect();
-        landed.is_some_and(|l| l.contains(&false))
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        let file_start = self.layout.file_offset(stripe, d, start);
+        let mut reached = false;
+        for &plan in c.writers.keys() {
+            let crcs = (core.state.write_crcs.iter())
+                .find(|w| w.plans.contains(&plan) && w.file == file)?;
+            let (p, q) = (
+                crcs.offset_bytes.max(file_start),
+                (crcs.offset_bytes + crcs.len_bytes).min(file_start + block),
+            );
+            if p >= q {
+                continue; // this writer's range misses the block
+            }
+            let part = (start + p - file_start, start + q - file_start);
+            assert!(part.1 <= end, "a writer's part lies within its block");
+            if self.write_crc_matches(core, plan, (file, stripe, pos), part, element)? {
+                return Some(Some(vec![part]));
+            }
+            reached = true;
+        }
+        reached.then_some(None)
+    }
+
+    /// The crcs on record of block `i` of cache data column `pos` as a whole after one of
+    /// the cut client writes of its cache stripe (`WriteParityCrcs::edge_blocks`, s24d):
+    /// one per writer that reached the block in part and read its old bytes.
+    fn cache_whole_block_crcs(
+        &self,
+        core: &Core,
+        c: &CacheInFlight,
+        (file, stripe, pos): (u64, u64, Pos),
+        i: usize,
+    ) -> Vec<u32> {
+        (core.state.write_parity_crcs.iter())
+            .filter(|w| c.writers.contains_key(&w.plan) && w.file == file)
+            .flat_map(|w| w.edge_blocks.iter())
+            .filter(|b| (b.stripe, b.col, b.block) == (stripe, pos.col, i as u64))
+            .map(|b| b.crc)
+            .collect()
     }
 
     /// Block `i` of cache data column `pos` that fails its checksum and misses the cut
