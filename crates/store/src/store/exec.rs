@@ -1897,14 +1897,7 @@ impl Store {
                     "a piece sits at its element offset"
                 );
                 let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
-                let mut edges: Vec<u64> = Vec::with_capacity(2);
-                if a % block != 0 {
-                    edges.push(a / block * block);
-                }
-                if z % block != 0 && !edges.contains(&(z / block * block)) {
-                    edges.push(z / block * block);
-                }
-                for first in edges {
+                for first in partial_edge_blocks(a, z, block) {
                     let block_addr = addr - el.offset_bytes + first;
                     let key = self.key(step.zone, step.file, block_addr);
                     let Some(old) = edge_old.get(&(step.oss, key, (first / block) as usize)) else {
@@ -2767,16 +2760,7 @@ impl Store {
                 );
                 let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
                 assert!(a < z && z <= e, "a piece within one element");
-                // Its partial edge blocks, by first byte within the element (one block may be
-                // both edges).
-                let mut edges: Vec<u64> = Vec::with_capacity(2);
-                if a % block != 0 {
-                    edges.push(a / block * block);
-                }
-                if z % block != 0 && !edges.contains(&(z / block * block)) {
-                    edges.push(z / block * block);
-                }
-                for first in edges {
+                for first in partial_edge_blocks(a, z, block) {
                     let block_addr = addr - el.offset_bytes + first;
                     // The addresses this piece writes in the block: a client write's home
                     // data block whose old bytes there no read step of the plan holds is read
@@ -3843,6 +3827,20 @@ type EdgeBlocks = BTreeMap<(usize, ElementKey, usize), Vec<u8>>;
 
 /// One wave of a plan's writes: its steps, and each step's bytes.
 type WaveBytes = (Vec<usize>, Vec<(usize, Vec<u8>)>);
+
+/// The blocks (of `block` bytes, by first byte within the element) that the piece `[a, z)`
+/// covers only in part: at most two, one block may be both edges.
+fn partial_edge_blocks(a: u64, z: u64, block: u64) -> Vec<u64> {
+    assert!(block > 0);
+    let mut edges: Vec<u64> = Vec::with_capacity(2);
+    if a % block != 0 {
+        edges.push(a / block * block);
+    }
+    if z % block != 0 && !edges.contains(&(z / block * block)) {
+        edges.push(z / block * block);
+    }
+    edges
+}
 
 /// The runs of `runs` (unsorted, may overlap) within `[a, z)`, clipped, sorted and merged.
 fn moved_runs_in(runs: Option<&Vec<(usize, usize)>>, a: usize, z: usize) -> Vec<(usize, usize)> {
