@@ -175,13 +175,13 @@ fn raid5_wcl_rot_in_a_cut_writes_torn_cache_element_never_reads_back_with_succes
 }
 
 #[test]
-#[ignore = "OPEN (session 24): R24-3 hcode WCL rot in another OSS's cache beside a cut write reads back with success"]
 fn hcode_wcl_rot_beside_a_cut_write_never_reads_back_with_success() {
     // hcode p=5 over 6 OSSs, 8 KiB elements: a put of 27,372 bytes, then a write of 35,748
     // bytes at 0 killed at its 8th block write in plan order, torn on OSS 3 (cache slot 2);
     // then one bit of OSS 0's cache (slot 0, the write's bytes there) rots: two OSSs damaged
-    // on a 2-parity array code, within the tolerance. s23d's cache rule takes no crcs on
-    // array codes, so the rotten cache block is kept as torn (R23-4's scene, array code).
+    // on a 2-parity array code, within the tolerance. s23d's cache rule took no crcs on
+    // array codes, so the rotten cache block was kept as torn (R23-4's scene, array code).
+    // Fixed by s25a (the cache block rules on every code).
     const ZONE: &str = "oss-0/objects/18446744073709551615.cache";
     for offset in [100, 937, 2_684, 5_000] {
         let tmp = fast_tempdir("exaraid-s24r-hcode");

@@ -948,10 +948,18 @@ pub struct WriteParityCrcs {
 }
 
 /// See `WriteParityCrcs::edge_blocks`: block `block` (4 KiB, within the element) of the
-/// home data element `(stripe, col)` of a one-row code, as a whole after the write.
+/// data element `(stripe, row, col)` (home on a one-row code; a WCL cache element on any
+/// code), as a whole after the write.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EdgeBlockCrc {
     pub stripe: u64,
+    /// The element's row: 0 on a one-row code, whose records leave it out (the same bytes
+    /// as session 24's). An array code's WCL cache edge blocks name theirs (s25a, review
+    /// s24r R24-3). A session-24 binary drops the field and reads such a crc as row 0's
+    /// block of the column: it then matches that block's bytes only by a crc32c collision,
+    /// and a block it does not match is decided as without the crc (s23d's rule).
+    #[serde(default, skip_serializing_if = "is_row_zero")]
+    pub row: usize,
     pub col: usize,
     pub block: u64,
     pub crc: u32,

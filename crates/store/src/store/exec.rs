@@ -1858,8 +1858,8 @@ impl Store {
     /// proof (review s22r R22-1). Only where home parity crcs are journaled (non-WCL, one-row
     /// codes of two or more parities: the record these ride on); a block whose old bytes
     /// were not read (a slot not written yet, an OSS down) gets none, as before s24a.
-    /// On a WCL store the same for the cache data edge blocks of a one-row code
-    /// (`cache_edge_crcs_journaled`, s24d, review s24r R24-1): the block's acknowledged
+    /// On a WCL store the same for the cache data edge blocks, on every code since s25a
+    /// (`cache_edge_crcs_journaled`, s24d, review s24r R24-1, R24-3): the block's acknowledged
     /// bytes beside the write's part are copied with it, and a block that fails its
     /// checksum after a crash is kept whole only where it matches this crc or a proof.
     fn edge_block_crcs(
@@ -1911,6 +1911,7 @@ impl Store {
                         .copy_from_slice(&bytes[from..from + (oz - oa) as usize]);
                     out.push(crate::state::EdgeBlockCrc {
                         stripe: el.stripe,
+                        row: el.pos.row,
                         col: el.pos.col,
                         block: first / block,
                         crc: crc32c::crc32c(&whole),

@@ -4959,12 +4959,13 @@ impl Store {
     }
 
     /// Does a WCL client plan journal the crc of each whole new cache data edge block
-    /// (`WriteParityCrcs::edge_blocks`, s24d)? On one-row codes, where its parity crcs
-    /// record is synced before its first cache write (`sync_write_crcs_before_cache_writes`:
-    /// no fsync more) and recovery reads it (`decide_cut_cache_block`, review s24r R24-1).
+    /// (`WriteParityCrcs::edge_blocks`, s24d)? Every WCL store: its parity crcs record is
+    /// synced before its first cache write (`sync_write_crcs_before_cache_writes`, on array
+    /// codes since s24b: no fsync more; the plan reads the block anyway: no read more) and
+    /// recovery reads it (`cache_whole_block_crcs`, review s24r R24-1; on array codes since
+    /// s25a, R24-3: the crcs name the element's row).
     pub(super) fn cache_edge_crcs_journaled(&self) -> bool {
         self.write_crcs_journaled(crate::state::WriteCrcsJournaled::DataAndParity)
-            && self.layout.geometry().rows == 1
     }
 
     /// Do recovery's parity proofs of a cut WCL write (`confirm_by_parity` over the views of

@@ -86,7 +86,8 @@
 //! cannot place it (data and running parity both torn), the cached bytes are lost: the
 //! settle does not move them and marks their home block lost (`DataLost` naming the range,
 //! as below). A cache block of the one cut client write of its cache stripe whose part
-//! misses that write's journaled crcs (two or more parities, one row) is rot, or torn with
+//! misses that write's journaled crcs (any code: one row or an array code's element,
+//! s24d, s25a) is rot, or torn with
 //! its new checksum over its old payload: a decode its stored checksum or those crcs prove,
 //! else its bytes on disk where a decode agrees with them, else it is lost
 //! (`decide_rotten_cache_block`, review s23r R23-4: kept as torn, one rotten bit of it read
@@ -2175,7 +2176,11 @@ impl Store {
         element: &[u8],
     ) -> Option<Option<Ranges>> {
         let g = self.layout.geometry();
-        if g.rows != 1 || !c.writers.values().all(|&client| client) {
+        // On every code (s25a, review s24r R24-3): a block of an array code's element is
+        // 4 KiB of contiguous file bytes as on a one-row code, and the write's crcs are
+        // synced before its first cache write there too (s24b). Kept from array codes, a
+        // rotten cache block a cut write reached was kept as torn and read back.
+        if !c.writers.values().all(|&client| client) {
             return None;
         }
         let Cell::Data(d) = g.cell(pos) else {
@@ -2218,7 +2223,7 @@ impl Store {
         (core.state.write_parity_crcs.iter())
             .filter(|w| c.writers.contains_key(&w.plan) && w.file == file)
             .flat_map(|w| w.edge_blocks.iter())
-            .filter(|b| (b.stripe, b.col, b.block) == (stripe, pos.col, i as u64))
+            .filter(|b| (b.stripe, b.row, b.col, b.block) == (stripe, pos.row, pos.col, i as u64))
             .map(|b| b.crc)
             .collect()
     }
@@ -3012,7 +3017,8 @@ impl Store {
                     edge_blocks: (core.state.write_parity_crcs.iter())
                         .filter(|w| w.plan == *plan && w.file == file)
                         .flat_map(|w| w.edge_blocks.iter())
-                        .filter(|b| b.stripe == stripe)
+                        // Home edge blocks are journaled on one-row codes only (row 0).
+                        .filter(|b| b.stripe == stripe && b.row == 0)
                         .map(|b| ((b.col, b.block as usize), b.crc))
                         .collect(),
                 })
