@@ -957,7 +957,7 @@ pub struct EdgeBlockCrc {
     /// as session 24's). An array code's WCL cache edge blocks name theirs (s25a, review
     /// s24r R24-3). A session-24 binary drops the field and reads such a crc as row 0's
     /// block of the column: it then matches that block's bytes only by a crc32c collision,
-    /// and a block it does not match is decided as without the crc (s23d's rule).
+    /// and a block it does not match is decided as that binary decides it without one.
     #[serde(default, skip_serializing_if = "is_row_zero")]
     pub row: usize,
     pub col: usize,
