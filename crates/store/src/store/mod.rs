@@ -962,6 +962,10 @@ pub struct Store {
     /// staging content that could not be removed: review s6r R6-1), told at close (see
     /// [`Store::close_with_warnings`]). Bounded: one per staging name left.
     deferred_warnings: Mutex<Vec<String>>,
+    /// Acknowledged window bytes a `rebuild --to` of this process left lost for good: it
+    /// read none of them back from the old directory (past `RESTORE_BYTES_MAX`, or that
+    /// directory refused). See [`Store::rebuild_left_lost_bytes`].
+    rebuild_left_lost_bytes: AtomicU64,
     /// See `OpenOptions::file_bytes_max_before_session_6`.
     file_bytes_max_before_session_6: bool,
     _lock_file: File,
@@ -2334,6 +2338,7 @@ impl Store {
             online_finished_at_open,
             failed_before_recovery: Mutex::new(Vec::new()),
             deferred_warnings: Mutex::new(Vec::new()),
+            rebuild_left_lost_bytes: AtomicU64::new(0),
             file_bytes_max_before_session_6: options.file_bytes_max_before_session_6,
             _lock_file: lock_file,
             backends,
@@ -4498,7 +4503,7 @@ impl Store {
             format!(
                 "that lost the only copy of these acknowledged bytes, written inside a delayed window and without parity yet: {}. Reads of them fail until they are written again (`exaraid store status {dir}` lists every lost range){later}{}{rebuild}",
                 names.join(", "),
-                Self::restorable_hint(&dir.to_string(), &all),
+                self.restorable_hint(&core, &dir.to_string(), &all),
             )
         };
         match written {

@@ -708,6 +708,46 @@ impl Store {
         ranges
     }
 
+    /// Can `scrub --repair` locate a single stale column in block row `i` of `home`, a row
+    /// whose readable blocks disagree with the parity (`HomeStripe::disagree`), once every
+    /// OSS is back? Only the columns of OSSs that did not answer (not failed on record, not
+    /// an EIO of a disk that is up) come back; locating one stale column beside `e` erased
+    /// ones needs `e + 2 <= tolerance` (one more column left out, and an equation left to
+    /// check it). Why (review s24r R24-6): a stale parity beside a rotten block on raid6
+    /// advised `scrub --repair`, which then found the same disagreement and repeated it.
+    fn scrub_can_locate_in_row(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        home: &HomeStripe,
+        i: usize,
+    ) -> bool {
+        assert!(home.disagree.contains(&i), "row {i} disagrees");
+        let g = self.layout.geometry();
+        let failed: BTreeSet<usize> = self.with_core(core, |c| c.state.failed_oss.clone());
+        let mut returning = 0usize;
+        let mut stays = 0usize;
+        for col in 0..g.cols {
+            let cells = (0..g.rows)
+                .map(|row| Pos { row, col })
+                .filter(|&p| g.cell(p) != Cell::Empty);
+            let bad: Vec<Pos> = cells.filter(|&p| home.is_bad(p, i)).collect();
+            if bad.is_empty() {
+                continue;
+            }
+            let away = home.unavailable_cols.contains(&col)
+                && !home.unreadable.iter().any(|(p, _)| p.col == col)
+                && !failed.contains(&self.layout.oss_of(file, stripe, col));
+            if away {
+                returning += 1;
+            } else {
+                stays += 1;
+            }
+        }
+        returning > 0 && stays + 2 <= self.tolerance()
+    }
+
     /// `DataLost` naming the file bytes of a home stripe whose block rows `lost` hold more
     /// unreadable blocks than the code tolerates.
     pub(super) fn lost_blocks_error(
@@ -727,14 +767,23 @@ impl Store {
         let mut why = Vec::new();
         if !too_many.is_empty() {
             why.push(format!(
-                "its 4 KiB block rows {too_many:?} have more unreadable blocks than {} tolerates ({})",
+                "its 4 KiB block rows {too_many:?} are past the code's tolerance: they have more unreadable blocks than {} tolerates ({})",
                 self.layout.code_name(),
                 self.tolerance()
             ));
         }
-        if !disagree.is_empty() {
+        let (scrub_locates, stays): (BTreeSet<usize>, BTreeSet<usize>) = disagree
+            .iter()
+            .partition(|&&i| self.scrub_can_locate_in_row(core, file, stripe, home, i));
+        if !scrub_locates.is_empty() {
             why.push(format!(
-                "in its 4 KiB block rows {disagree:?} the readable blocks disagree with the parity and no single column explains it (a stale element with a valid checksum: a lost write, or an OSS restored from an older copy), so no rebuilt byte there can be confirmed; with every OSS back, `exaraid store scrub --repair` locates a single stale element on a code with two parities"
+                "in its 4 KiB block rows {scrub_locates:?} the readable blocks disagree with the parity and no single column explains it (a stale element with a valid checksum: a lost write, or an OSS restored from an older copy), so no rebuilt byte there can be confirmed; with every OSS back, `exaraid store scrub --repair` locates a single stale element there"
+            ));
+        }
+        if !stays.is_empty() {
+            why.push(format!(
+                "in its 4 KiB block rows {stays:?} the readable blocks disagree with the parity (a stale element with a valid checksum: a lost write, or an OSS restored from an older copy) beside blocks that are rotten, gone, unreadable or on an OSS failed on record, which leave {} too few parity equations to tell which column is stale, so no rebuilt byte there can be confirmed, and `scrub --repair` cannot repair it either",
+                self.layout.code_name()
             ));
         }
         let why = why.join("; and ");
@@ -752,8 +801,22 @@ impl Store {
                 "{name} stripe {stripe}: {why}; the unreadable blocks are all past the end of the file (no file byte is lost), so they cannot be rebuilt; write the stripe again"
             ));
         }
+        // Where data and parity disagree, a write of the lost bytes alone reads the stripe
+        // (its parity delta) and is refused the same way (s25d: the advice "write these
+        // bytes again" was refused with itself); a write of every data byte of the stripe
+        // reads none of it.
+        let again = if disagree.is_empty() {
+            "write these bytes again, or restore the file".to_string()
+        } else {
+            let size = self.file_size_for_clipping(core, file);
+            format!(
+                "write the whole stripe again from your own copy, file bytes {}..{} (a write of every data byte of a stripe reads none of it; one of fewer bytes reads the stripe and is refused the same way), or restore the file",
+                stripe * sdb,
+                ((stripe + 1) * sdb).min(size),
+            )
+        };
         StoreError::DataLost(format!(
-            "{name} bytes {} are lost (stripe {stripe}, which holds file bytes {}..{}: {why}; the rest of the stripe reads); write these bytes again, or restore the file",
+            "{name} bytes {} are lost (stripe {stripe}, which holds file bytes {}..{}: {why}; the rest of the stripe reads); {again}",
             listed.join(", "),
             stripe * sdb,
             (stripe + 1) * sdb,

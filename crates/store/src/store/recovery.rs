@@ -486,6 +486,14 @@ enum SettleCopies {
 /// by a crash beside bit rot, on single parity): its home block is marked lost.
 pub(super) const UNDECIDABLE_AFTER_CRASH: &str =
     "none: recovery could not tell its true bytes (a write cut by a crash beside bit rot)";
+/// The same where no cut write (client write, destage or END parity) was in flight in the
+/// stripe: a settle (a delayed window's END, a `flush`, or an open's recovery finishing one
+/// that did not end, whether a crash cut it or it failed) met a block failing its checksum
+/// beside the bytes it moves home, and no decode from parity was confirmed. Why (s24c
+/// leftover): an END that failed on such a block, with no crash, was recorded "a write cut
+/// by a crash beside bit rot", and `get` said recovery after a crash could not tell them.
+pub(super) const UNDECIDABLE_MOVING_HOME: &str =
+    "none: a move of cached bytes home (a settle) could not tell its true bytes: its 4 KiB block fails its checksum (rotten, or torn by a crash that cut the move) and no decode from parity is confirmed (data and parity disagree there: a stale element, or more damage than the parity places)";
 /// A block that cut client writes reached in part, failing its checksum, where nothing on
 /// record proves its bytes beside their parts (`decide_unproven_cut_block`): a torn write
 /// and bit rot there look alike (review s23r: "beside bit rot" named a cause never seen).
@@ -3115,7 +3123,8 @@ impl Store {
             // On record (durably, before any block is marked) as lost ranges too, so that
             // status and scrub list every loss in one place and a rewrite or rm clears it.
             let lost = (&composed.lost, &composed.lost_unproven);
-            let ranges = self.undecidable_ranges(core, file, stripe, lost);
+            let cut_write = in_flight.home_writers.contains_key(&(file, stripe));
+            let ranges = self.undecidable_ranges(core, file, stripe, lost, cut_write);
             if !ranges.is_empty() {
                 self.journal(core, Rec::Lost { ranges }, true)?;
             }
@@ -3791,6 +3800,7 @@ impl Store {
         file: u64,
         stripe: u64,
         (lost, lost_unproven): (&BlockSet, &BlockSet),
+        cut_write: bool,
     ) -> Vec<LostRange> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
@@ -3817,8 +3827,10 @@ impl Store {
                         UNDECIDABLE_OSS_FAILED.into()
                     } else if lost_unproven.contains(&(pos, i)) {
                         UNDECIDABLE_CUT_BLOCK.into()
-                    } else {
+                    } else if cut_write {
                         UNDECIDABLE_AFTER_CRASH.into()
+                    } else {
+                        UNDECIDABLE_MOVING_HOME.into()
                     },
                     cache_addr_bytes: None,
                 });

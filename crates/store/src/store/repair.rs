@@ -6,7 +6,7 @@ use crate::state::{rebuild_floor_key, FileMeta, RestorePiece};
 /// Most lost bytes one `online` takes back from a failed OSS's cache zone: they go through
 /// the journal (`Rec::Restore`, one record, far below its limit as JSON), so the journal and
 /// the state snapshot stay bounded.
-const RESTORE_BYTES_MAX: u64 = 8 << 20;
+pub(super) const RESTORE_BYTES_MAX: u64 = 8 << 20;
 /// How far above the highest generation an OSS is known to have reached its rebuilt
 /// directory starts (see `journal_rebuild_floor`). Why so far: the old directory may be
 /// ahead of the store's record by what a crash or the failure left unrecorded (the extents
@@ -1011,7 +1011,7 @@ impl Store {
     /// The `delayed end` commands of the open windows holding `lost`, to run before their
     /// bytes are written again: a write into an open window whose cache OSS is failed is
     /// refused (its bytes would go to that OSS's cache zone again).
-    fn end_windows_first(dir: &str, core: &Core, lost: &[&LostRange]) -> String {
+    pub(super) fn end_windows_first(dir: &str, core: &Core, lost: &[&LostRange]) -> String {
         let tokens: BTreeSet<&str> = lost.iter().map(|l| l.token.as_str()).collect();
         let open: Vec<String> = (core.state.windows.keys())
             .filter(|t| tokens.contains(t.as_str()))
@@ -2867,6 +2867,14 @@ impl Store {
         self.checkpoint_locked(&mut core)
     }
 
+    /// Acknowledged window bytes a `rebuild --to` of this handle made the loss of final
+    /// (named in its warning, told at close): none was read back from the old directory
+    /// (more than `RESTORE_BYTES_MAX`, or that directory refused). The CLI exits 2 then: the
+    /// OSS is rebuilt, but the store does not hold every acknowledged byte.
+    pub fn rebuild_left_lost_bytes(&self) -> u64 {
+        self.rebuild_left_lost_bytes.load(Ordering::SeqCst)
+    }
+
     /// Whether `rebuild(oss, Some(to))` has nothing left to do: OSS `oss` is in service
     /// (not failed on record, answering) in directory `to` already, with nothing a cut
     /// rebuild or `online` read back left to write again. Why: a rerun of a finished
@@ -2927,27 +2935,33 @@ impl Store {
         let total_bytes: u64 = lost.iter().map(|l| l.len_bytes).sum();
         let refused = if total_bytes > RESTORE_BYTES_MAX {
             Err(format!(
-                "{total_bytes} bytes are more than the {RESTORE_BYTES_MAX} bytes a rebuild takes back (they go through the journal)"
+                "they are more than the {RESTORE_BYTES_MAX} bytes a rebuild takes back (they go through the journal), so none was read from its old directory"
             ))
         } else {
-            self.open_failed_oss_dir(oss).map_err(|e| e.to_string())
+            (self.open_failed_oss_dir(oss))
+                .map_err(|e| format!("its old directory could not be read back: {e}"))
         };
         let old = match refused {
             Ok(old) => old,
             Err(why) => {
                 // Named, not only counted: past `RESTORE_BYTES_MAX` the user must learn which
-                // bytes to write again without a second look (`status`).
+                // bytes to write again without a second look (`status`). Said as final, and
+                // counted for the command's exit code (s24c leftover: "did not take back ...
+                // its old directory was not read ...; they stay lost" exited 0, and did not
+                // say that nothing would take them back any more, nor from where to write).
                 let shown: Vec<&LostRange> =
                     lost.iter().take(super::WARNING_RANGES_NAMED_MAX).collect();
                 let mut names = self.lost_range_names(&self.core.lock(), &shown).join(", ");
                 if lost.len() > shown.len() {
                     names.push_str(&format!(" and {} more", lost.len() - shown.len()));
                 }
+                let dir = self.dir.display();
                 self.deferred_warnings.lock().push(format!(
-                    "the rebuild of OSS {oss} did not take back the window bytes lost with its cache zone ({total_bytes} bytes in {} range(s): {names}; `exaraid store status {}` lists them): its old directory was not read ({why}); they stay lost: write them again",
+                    "the rebuild of OSS {oss} made final the loss of the acknowledged window bytes lost with its cache zone ({total_bytes} bytes in {} range(s): {names}; `exaraid store status {dir}` lists them): {why}, and nothing takes them back any more (OSS {oss} is rebuilt onto its new directory); reads of them fail until they are written again: write each range again from your own copy (`exaraid store write {dir} FILE --offset OFFSET`; a write clears its loss from the record)",
                     lost.len(),
-                    self.dir.display()
                 ));
+                self.rebuild_left_lost_bytes
+                    .fetch_add(total_bytes, Ordering::SeqCst);
                 return Ok(());
             }
         };

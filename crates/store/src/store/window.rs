@@ -590,6 +590,7 @@ impl Store {
         // tolerance); the message names the one that happened.
         let undecidable = |token: &str| {
             token == super::recovery::UNDECIDABLE_AFTER_CRASH
+                || token == super::recovery::UNDECIDABLE_MOVING_HOME
                 || token == super::recovery::UNDECIDABLE_OSS_FAILED
                 || token == super::recovery::UNDECIDABLE_CUT_BLOCK
         };
@@ -615,6 +616,8 @@ impl Store {
             "the journal's last record was cut off while their OSS was failed, and when that OSS was put back (`online`) or rebuilt, only a decode through parity the cut write may have left stale could give these bytes (written while it was failed, or on a rebuilt OSS), so they were recorded lost rather than written back unchecked"
         } else if (lost.iter()).all(|l| l.token == super::recovery::UNDECIDABLE_CUT_BLOCK) {
             "recovery after a crash could not tell the true bytes of these acknowledged bytes: a write the crash cut reached part of their 4 KiB block, which then failed its checksum, and nothing on record (no crc of the whole new block, no decode its stored checksum proves) told whether its other bytes were torn by the crash or rotten, so it marked them lost rather than guess"
+        } else if (lost.iter()).all(|l| l.token == super::recovery::UNDECIDABLE_MOVING_HOME) {
+            "the store could not tell the true bytes of these acknowledged bytes when it moved cached bytes of their stripe home (a settle: a delayed window's END, a `flush`, or an open's recovery finishing one that did not end, whether a crash cut it or it failed): their 4 KiB block failed its checksum (rotten, or torn by a crash that cut the move) and no decode from parity was confirmed by it (data and parity disagree there: a stale element, such as an OSS that lost a write, or more damage than the parity places), so it marked them lost rather than guess"
         } else if lost.iter().all(|l| undecidable(&l.token)) {
             "recovery after a crash could not tell the true bytes of these acknowledged bytes (a write cut by the crash beside unreadable or rotten blocks, where no decode could be confirmed: the cut write left parity that could not be told old or new, or more such blocks than the parity can place), so it marked them lost rather than guess"
         } else if lost.iter().any(|l| undecidable(&l.token)) {
