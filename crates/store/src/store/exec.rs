@@ -1807,12 +1807,6 @@ impl Store {
             && matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
         {
             PlanZone::Parity
-        } else if self.home_edge_crcs_journaled()
-            && matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
-        {
-            // Single parity (s25b): no parity crcs (recovery reads none there), the edge
-            // blocks' whole crcs alone, in the first record as elsewhere.
-            return self.journal_edge_crcs_alone(plan, edges);
         } else {
             return Ok(());
         };
@@ -1852,36 +1846,6 @@ impl Store {
         self.journal(&mut core, rec, false)
     }
 
-    /// A client plan's whole new edge block crcs (`edges`, `edge_block_crcs`) where no
-    /// parity crcs are journaled (`home_edge_crcs_journaled` without
-    /// `home_parity_crcs_journaled`: single parity, s25b): one `Rec::WriteParityCrcs` with
-    /// no pieces, appended unsynced before the plan's first write and made durable by the
-    /// input's sync (`sync_input_before_home_writes`), as on codes of two or more parities.
-    /// Nothing when there is no edge block (a write of whole blocks).
-    fn journal_edge_crcs_alone(
-        &self,
-        plan: &IoPlan,
-        edges: &mut Vec<crate::state::EdgeBlockCrc>,
-    ) -> Result<(), StoreError> {
-        if edges.is_empty() {
-            return Ok(());
-        }
-        let file = (plan.steps.iter())
-            .find(|s| s.op == Op::Write && s.zone == PlanZone::Data && !s.is_parity())
-            .map(|s| s.file)
-            .expect("edge blocks come from the plan's home data writes");
-        let g = self.layout.geometry();
-        assert!(edges.len() <= plan.steps.len() * g.cols * 2);
-        let rec = Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
-            plan: plan.id,
-            file,
-            pieces: Vec::new(),
-            edge_blocks: std::mem::take(edges),
-        });
-        let mut core = self.core.lock();
-        self.journal(&mut core, rec, false)
-    }
-
     /// The crc32c of every home data block a client plan writes in part, as a whole after
     /// the write: its old bytes as read before the plan's first write (`edge_old`, which
     /// `heal_unread_edge_blocks` fills for every such block where these are journaled) with
@@ -1891,9 +1855,8 @@ impl Store {
     /// and before its parity leaves no k columns of one version to decode the rest by: s22g
     /// then recorded the acknowledged bytes beside the write lost. With this crc on record
     /// recovery proves the torn block new as a whole, and rot anywhere in it still fails the
-    /// proof (review s22r R22-1). Only where home data crcs are journaled on a one-row code
-    /// (`home_edge_crcs_journaled`: non-WCL; on single parity since s25b, in a record of
-    /// their own, `journal_edge_crcs_alone`); a block whose old bytes
+    /// proof (review s22r R22-1). Only where home parity crcs are journaled (non-WCL, one-row
+    /// codes of two or more parities: the record these ride on); a block whose old bytes
     /// were not read (a slot not written yet, an OSS down) gets none, as before s24a.
     /// On a WCL store the same for the cache data edge blocks of a one-row code
     /// (`cache_edge_crcs_journaled`, s24d, review s24r R24-1): the block's acknowledged
@@ -1905,7 +1868,7 @@ impl Store {
         waves_bytes: &[WaveBytes],
         edge_old: &EdgeBlocks,
     ) -> Vec<crate::state::EdgeBlockCrc> {
-        let zone = if self.home_edge_crcs_journaled() {
+        let zone = if self.home_parity_crcs_journaled() {
             PlanZone::Data
         } else if self.cache_edge_crcs_journaled() {
             PlanZone::Cache
@@ -2820,7 +2783,7 @@ impl Store {
                     // A client write's home data edge block is read whole where its whole
                     // new crc is journaled (`edge_block_crcs`, s24a): the plan's reads
                     // verified it but hold only the write's part of it.
-                    let whole_crc_wanted = home_data && self.home_edge_crcs_journaled();
+                    let whole_crc_wanted = home_data && self.home_parity_crcs_journaled();
                     // The same for a WCL client write's cache data edge block, read below
                     // in any case (s24d, review s24r R24-1).
                     let cache_data = step.zone == PlanZone::Cache

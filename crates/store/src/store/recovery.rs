@@ -52,8 +52,8 @@
 //! of one row than the code tolerates (two OSSs' write threads caught at once on raid5)
 //! loses those blocks too.
 //!
-//! On a code of one or more parities (single parity since s25b), a non-WCL client write
-//! journals the crcs of its bytes with its input (`Rec::WriteCrcs`, `Store::home_write_crcs_journaled`), and where
+//! On a code of two or more parities, a non-WCL client write journals the crcs of its
+//! bytes with its input (`Rec::WriteCrcs`, `Store::home_write_crcs_journaled`), and where
 //! it is the one cut writer of a block (other cut client writes of the stripe beside it
 //! included, s22f) they decide its blocks that fail their checksum (`home_block_landed`):
 //! one whose bytes in the write's range match them is torn (its
@@ -69,8 +69,8 @@
 //! stored checksum prove, else it is lost (`decide_unproven_cut_block`, review s22r R22-1:
 //! acknowledged bytes beside a cut write's part of the block held rot, and were kept).
 //!
-//! Known limit: elsewhere (a cut write of an older binary on single parity, where nothing
-//! was journaled; a block beside a settle's writes), a torn block whose decode
+//! Known limit: elsewhere (single parity, where nothing is journaled; a block beside a
+//! settle's writes), a torn block whose decode
 //! cannot be confirmed at offsets where another column is in flight too (its new bytes
 //! reached the disk under its old checksum, or a write hole sits at those offsets, on
 //! single parity) keeps its bytes on disk there; so does a torn block of a cut settle. Bit
@@ -2995,13 +2995,12 @@ impl Store {
                 })
                 .collect();
             // Each cut client write's own home ranges with its crcs of what it writes home
-            // (non-WCL: `Store::home_write_crcs_journaled`; single parity since s25b, a
-            // journal of an older binary has none there). Not only where it is the one cut
-            // writer (s22f): a block that one write alone reached holds its old or its new
-            // bytes whatever the others changed beside it, so its crcs still tell a torn
-            // block from a rotten one there.
+            // (non-WCL, two or more parities: `Store::home_write_crcs_journaled`). Not
+            // only where it is the one cut writer (s22f): a block that one write alone
+            // reached holds its old or its new bytes whatever the others changed beside
+            // it, so its crcs still tell a torn block from a rotten one there.
             let crcs_apply =
-                client_writes_only && self.kind != StrategyKind::Wcl && self.tolerance() >= 1;
+                client_writes_only && self.kind != StrategyKind::Wcl && self.tolerance() >= 2;
             let home_crcs: Vec<CutWriteCrcs> = (in_flight.plan_ranges.get(&(file, stripe)))
                 .filter(|_| crcs_apply)
                 .into_iter()
@@ -4210,7 +4209,7 @@ impl Store {
                 } else if let Some(keep) = match CutWriteCrcs::only_writer_of(home_crcs, pos, i)
                     .and_then(|w| self.home_block_landed(w, (stripe, pos, i), own, &raw))
                 {
-                    // A torn write whose crcs are on record (non-WCL, s25b: any parity): they tell
+                    // A torn write whose crcs are on record (two or more parities): they tell
                     // a torn block from a rotten one (review s20r R20-1, s19r R19-1).
                     Some(true) if outside(own, start, end).is_empty() => {
                         Some(Some(raw.clone())) // the write's bytes, whole: proven new
@@ -4336,7 +4335,7 @@ impl Store {
                             // acknowledged bytes in plain kills (`store_crash.rs`).
                             None if client_writes_only && decoded.is_none() => proven(None)?,
                             // Every byte of it in flight is a cut client write's whose crcs
-                            // are on record (non-WCL, any parity): its bytes on disk are kept
+                            // are on record (two or more parities): its bytes on disk are kept
                             // only as far as those crcs or its stored checksum prove them,
                             // else a decode they prove, else it is lost. Kept as they were, a
                             // rotten byte beside a cut write's part read back with success and
