@@ -1,0 +1,281 @@
+//! s25b (review s24r R24-2, its rmw home-zone variant): on single parity (raid5, rs k+1),
+//! rmw or delayed outside a window, a client write cut by a crash at a torn home block and
+//! one rotten bit in the SAME OSS's home element never read back with success: one column
+//! damaged, within the tolerance. Expected: each byte the put's, the acknowledged write's or
+//! the cut write's, or the read refused naming the block LOST.
+//!
+//! Scene (6 OSSs, 8 KiB unit, 5 data columns + 1 parity): `put` of 50,000 bytes, an
+//! acknowledged write of 9,000 bytes at 21,201, then a write of 18,615 bytes at 7,062 (data
+//! columns 0 to 3 of stripe 0, edge blocks in columns 0 and 3) killed at its n-th block
+//! write in plan order, that block torn (its new payload under its old checksum). Then one
+//! bit flipped in a 4 KiB block of the torn OSS's home zone files that the cut write
+//! changed: at a byte it changed, and (edge blocks) at a byte it did not. Before s25b no
+//! crcs of a raid5 home write were journaled, so the torn block and the rot failed their
+//! checksum alike and recovery kept the bytes on disk, rot included (the review's sweep:
+//! 10 of 37 killed trials WRONG).
+//!
+//! Why a child process: a crash is a SIGKILL at a named kill point (`EXARAID_KILL_AT`, read
+//! once per process), so the write runs in a child (this same test binary, the helper test
+//! below) and the parent reopens copies of what the kill left.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use exaraid_codes::CodeSpec;
+use exaraid_store::{InitOptions, Store, WritePath};
+
+const OSS_COUNT: usize = 6;
+const UNIT_BYTES: usize = 8192;
+const BLOCK_BYTES: usize = 4096;
+const PUT_BYTES: usize = 50_000;
+const ACK_AT: usize = 21_201;
+const ACK_BYTES: usize = 9_000;
+const CUT_AT: usize = 7_062;
+const CUT_BYTES: usize = 18_615;
+/// Past every block write of the cut write (one per element it writes: 4 data columns and
+/// the parity).
+const KILL_POINTS_MAX: u32 = 20;
+/// Unchanged bytes that make a changed block an edge block of the write (random bytes leave
+/// about 16 of 4096 equal by chance).
+const EDGE_BESIDE_BYTES_MIN: usize = 256;
+const CHILD_DIR_ENV: &str = "S25B_TORN_HOME_ROT_CHILD_DIR";
+
+/// Seeded pseudo-random bytes (splitmix64): patterned bytes let a decode through mixed
+/// versions pass for one (the review's first cut-down read right with them).
+fn bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) as u8
+        })
+        .collect()
+}
+
+fn ack_bytes() -> Vec<u8> {
+    bytes(55, ACK_BYTES)
+}
+
+fn cut_bytes() -> Vec<u8> {
+    bytes(99, CUT_BYTES)
+}
+
+/// The file as acknowledged before the cut write.
+fn acknowledged() -> Vec<u8> {
+    let mut f = bytes(7, PUT_BYTES);
+    f[ACK_AT..ACK_AT + ACK_BYTES].copy_from_slice(&ack_bytes());
+    f
+}
+
+/// Helper run as the child process of the tests below (does nothing otherwise): the cut
+/// write, killed by the kill point the parent armed.
+#[test]
+fn child_process_helper_write_killed() {
+    let Some(dir) = std::env::var_os(CHILD_DIR_ENV) else {
+        return;
+    };
+    let store = Store::open(Path::new(&dir)).unwrap();
+    store.write("f", CUT_AT as u64, &cut_bytes()).unwrap();
+    // Not killed: the parent's kill point lies past the write's block writes.
+    std::process::exit(0);
+}
+
+/// The home zone files of every OSS (`oss-I/objects/0.*`) and their bytes.
+fn home_files(dir: &Path) -> Vec<(usize, PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for oss in 0..OSS_COUNT {
+        let objects = dir.join(format!("oss-{oss}/objects"));
+        let mut names: Vec<PathBuf> = std::fs::read_dir(&objects)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("0."))
+            })
+            .collect();
+        names.sort();
+        for p in names {
+            let b = std::fs::read(&p).unwrap();
+            out.push((oss, p, b));
+        }
+    }
+    out
+}
+
+/// The store with the put and the acknowledged write made, its home files then, and the
+/// cut write killed at block write `n` (torn), with the OSS the kill named torn. `None`:
+/// the write ran to its end (no kill point `n` in it).
+fn crash_image(
+    dir: &Path,
+    code: CodeSpec,
+    path: WritePath,
+    n: u32,
+) -> Option<(Vec<(usize, PathBuf, Vec<u8>)>, usize)> {
+    let mut opts = InitOptions::with_oss_count(dir, OSS_COUNT, code);
+    opts.element_bytes = UNIT_BYTES;
+    opts.write_path = path;
+    let store = Store::init(dir, &opts).unwrap();
+    store.put("f", &bytes(7, PUT_BYTES)).unwrap();
+    store.write("f", ACK_AT as u64, &ack_bytes()).unwrap();
+    drop(store);
+    let before = home_files(dir);
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "child_process_helper_write_killed",
+            "--exact",
+            "--nocapture",
+        ])
+        .env(CHILD_DIR_ENV, dir)
+        .env(
+            exaraid_store::torture::KILL_AT_ENV,
+            format!("write-torn-block:{n}"),
+        )
+        .env(exaraid_store::torture::KILL_IN_PLAN_ORDER_ENV, "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        return None;
+    }
+    let line = (err.lines())
+        .find(|l| l.contains("killed at write-torn-block"))
+        .unwrap_or_else(|| panic!("n={n}: the child failed without the kill: {err}"));
+    let torn = (0..OSS_COUNT)
+        .find(|oss| line.contains(&format!("/oss-{oss} ")))
+        .unwrap_or_else(|| panic!("n={n}: the kill names no OSS: {line}"));
+    Some((before, torn))
+}
+
+/// Each byte the acknowledged one or the cut write's, or the read refused naming a loss.
+fn assert_old_or_new_or_lost(store: &Store, what: &str) -> &'static str {
+    let old = acknowledged();
+    let new = cut_bytes();
+    match store.get("f") {
+        Ok(got) => {
+            assert_eq!(got.len(), PUT_BYTES, "{what}: length");
+            let wrong: Vec<usize> = (0..got.len())
+                .filter(|&x| {
+                    let cut = (CUT_AT..CUT_AT + CUT_BYTES).contains(&x);
+                    got[x] != old[x] && !(cut && got[x] == new[x - CUT_AT])
+                })
+                .collect();
+            assert!(
+                wrong.is_empty(),
+                "{what}: {} byte(s) neither acknowledged nor the cut write's read with success, \
+                 first {} (got {:#04x}, acknowledged {:#04x}, the cut write's {:?})",
+                wrong.len(),
+                wrong[0],
+                got[wrong[0]],
+                old[wrong[0]],
+                (wrong[0].checked_sub(CUT_AT)).and_then(|x| new.get(x)),
+            );
+            "read"
+        }
+        Err(e) => {
+            let e = e.to_string();
+            assert!(
+                e.contains("lost"),
+                "{what}: a refused read names a loss: {e}"
+            );
+            "lost, named"
+        }
+    }
+}
+
+/// The scene at every kill point: a crash alone reads every byte, and one bit flipped in
+/// each 4 KiB block of the torn OSS's home files the cut write changed (at a byte it
+/// changed, and at one it did not where there is one) never reads back.
+fn torn_block_and_rot_on_one_oss_never_read_back(code: CodeSpec, path: WritePath) {
+    let slot_bytes = exaraid_store::backend::slot_bytes_on_disk(UNIT_BYTES) as usize;
+    let mut flips = 0;
+    for n in 1..=KILL_POINTS_MAX {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let Some((before, torn)) = crash_image(&dir, code, path, n) else {
+            assert!(n > 5, "the write was killed at {} block writes only", n - 1);
+            assert!(flips >= 8, "only {flips} flips were made");
+            return;
+        };
+        let after = home_files(&dir);
+        let mut targets: Vec<(PathBuf, usize)> = Vec::new();
+        let empty = Vec::new();
+        for (_, p, a) in after.iter().filter(|x| x.0 == torn) {
+            let b = (before.iter().find(|x| &x.1 == p)).map_or(&empty, |x| &x.2);
+            for slot in 0..a.len() / slot_bytes {
+                for block in 0..UNIT_BYTES / BLOCK_BYTES {
+                    let at = slot * slot_bytes + block * BLOCK_BYTES;
+                    let changed: Vec<usize> = (at..at + BLOCK_BYTES)
+                        .filter(|&i| b.get(i) != Some(&a[i]))
+                        .collect();
+                    let Some(&mid) = changed.get(changed.len() / 2) else {
+                        continue;
+                    };
+                    targets.push((p.clone(), mid));
+                    // An edge block: bytes beside the write's part (not a few random bytes
+                    // the write happened to leave equal).
+                    let beside: Vec<usize> = (at..at + BLOCK_BYTES)
+                        .filter(|&i| b.get(i) == Some(&a[i]))
+                        .collect();
+                    if beside.len() >= EDGE_BESIDE_BYTES_MIN {
+                        targets.push((p.clone(), beside[beside.len() / 2]));
+                    }
+                }
+            }
+        }
+        let what = format!("{code:?} {path:?} killed at write-torn-block:{n} (torn OSS {torn})");
+        {
+            let copy = tmp.path().join("crash-alone");
+            copy_dir(&dir, &copy);
+            let store = Store::open(&copy).expect("the open recovers the crash");
+            let got = store.get("f");
+            assert!(got.is_ok(), "{what}: a crash alone lost bytes: {got:?}");
+            assert_old_or_new_or_lost(&store, &format!("{what}, no rot"));
+        }
+        for (k, (file, x)) in targets.iter().enumerate() {
+            let copy = tmp.path().join(format!("flip-{k}"));
+            copy_dir(&dir, &copy);
+            let rel = file.strip_prefix(&dir).unwrap();
+            let mut b = std::fs::read(copy.join(rel)).unwrap();
+            b[*x] ^= 0x10;
+            std::fs::write(copy.join(rel), &b).unwrap();
+            flips += 1;
+            let what = format!("{what}, bit 4 of {} byte {x} rotten", rel.display());
+            let store = Store::open(&copy).expect("the open recovers the crash");
+            let how = assert_old_or_new_or_lost(&store, &what);
+            eprintln!("{what}: {how}");
+        }
+    }
+    panic!("the write was never left to run to its end");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    let st = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+#[test]
+#[ignore = "OPEN (s25b): fails on a40ace1 (the rot reads back with exit 0). The fix tried in cbefa85 (raid5 home write crcs + edge crcs, recovery home rules on single parity) passes it but made a crash alone lose acknowledged bytes on raid5 (store_crash rmw_raid5_survives_kill_9_inside_recovery_after_random_crashes, LOST named) and changed store_torn_write_rot_past_tolerance: reverted, see docs/results/s25b-raid5-home-rot.md"]
+fn raid5_rmw_torn_home_block_and_rot_on_the_same_oss_never_read_back() {
+    torn_block_and_rot_on_one_oss_never_read_back(CodeSpec::raid5(5), WritePath::Rmw);
+}
+
+#[test]
+#[ignore = "OPEN (s25b): fails on a40ace1 (the rot reads back with exit 0). The fix tried in cbefa85 (raid5 home write crcs + edge crcs, recovery home rules on single parity) passes it but made a crash alone lose acknowledged bytes on raid5 (store_crash rmw_raid5_survives_kill_9_inside_recovery_after_random_crashes, LOST named) and changed store_torn_write_rot_past_tolerance: reverted, see docs/results/s25b-raid5-home-rot.md"]
+fn raid5_delayed_torn_home_block_and_rot_on_the_same_oss_never_read_back() {
+    torn_block_and_rot_on_one_oss_never_read_back(CodeSpec::raid5(5), WritePath::Delayed);
+}
+
+#[test]
+#[ignore = "OPEN (s25b): fails on a40ace1 (the rot reads back with exit 0). The fix tried in cbefa85 (raid5 home write crcs + edge crcs, recovery home rules on single parity) passes it but made a crash alone lose acknowledged bytes on raid5 (store_crash rmw_raid5_survives_kill_9_inside_recovery_after_random_crashes, LOST named) and changed store_torn_write_rot_past_tolerance: reverted, see docs/results/s25b-raid5-home-rot.md"]
+fn rs_5_1_rmw_torn_home_block_and_rot_on_the_same_oss_never_read_back() {
+    torn_block_and_rot_on_one_oss_never_read_back(CodeSpec::rs(5, 1), WritePath::Rmw);
+}
