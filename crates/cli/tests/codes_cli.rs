@@ -1,5 +1,7 @@
 //! The byte-level CLI contract of `exaraid codes`, checked through the real binary.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -22,11 +24,9 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Deterministic test bytes.
+/// Deterministic test bytes with no structure (a patterned input lets a wrong decode agree).
 fn pattern(len: usize, salt: u8) -> Vec<u8> {
-    (0..len)
-        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(salt) ^ (i >> 8) as u8)
-        .collect()
+    common::bytes(salt, len)
 }
 
 /// GF(2^8)/0x11d multiply, independent of the crate.

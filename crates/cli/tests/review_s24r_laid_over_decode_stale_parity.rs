@@ -40,20 +40,6 @@ const WINDOW_WRITE_BYTES: usize = 2_000;
 /// Inside column 1's element, outside the window's bytes (904..2,904 of it).
 const ROT_AT: usize = 3_000;
 
-/// Bytes with no structure (splitmix64 of `seed`).
-fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
-
 fn zone_files(dir: &Path, zone: &str) -> Vec<PathBuf> {
     (0..6)
         .map(|o| dir.join(format!("oss-{o}/objects/0.{zone}")))

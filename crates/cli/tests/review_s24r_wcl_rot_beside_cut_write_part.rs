@@ -38,22 +38,6 @@ const CACHE_ZONE: &str = "oss-1/objects/18446744073709551615.cache";
 const CACHE_OFFSET: usize = 14_920;
 const FILE_BYTE: usize = 16_384 + CACHE_OFFSET;
 
-/// Bytes with no structure (splitmix64 of `seed`): the patterned `bytes()` of the common
-/// helpers lets a decode of this scene agree with the rot by chance (the raid6 scene reads
-/// right with them).
-fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
-
 /// `get` after the crash and the rot: every byte the put's or the cut write's (`new`), or
 /// the read refused naming bytes lost.
 fn reads_old_or_new_or_names_lost(d: &str, old: &[u8], new: &[u8], what: &str, watch: usize) {

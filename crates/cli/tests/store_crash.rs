@@ -10,7 +10,7 @@
 //! and asserts that enough did: kills that all land between writes would test nothing.
 
 mod common;
-use common::killed_at;
+use common::{killed_at, random_bytes};
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -470,7 +470,7 @@ fn recovery_killed_again_and_again_at(point: &str) -> usize {
     opts.element_bytes = UNIT;
     opts.write_path = WritePath::Wcl;
     let store = Store::init(&dir, &opts).unwrap();
-    let mut model: Vec<u8> = (0..6 * UNIT).map(|i| (i * 7 + i / 251) as u8).collect();
+    let mut model: Vec<u8> = random_bytes(101, 6 * UNIT);
     store.put("f", &model).unwrap();
     store.close().unwrap(); // two stripes, home with parity
     let store = Store::open(&dir).unwrap();
@@ -481,9 +481,7 @@ fn recovery_killed_again_and_again_at(point: &str) -> usize {
         (UNIT + 1000, 500, 2),
         (4 * UNIT + 7, 300, 3),
     ] {
-        let bytes: Vec<u8> = (0..len)
-            .map(|i| (i as u8).wrapping_mul(31) ^ seed)
-            .collect();
+        let bytes = random_bytes(110 + u64::from(seed), len);
         store.write("f", at as u64, &bytes).unwrap();
         model[at..at + len].copy_from_slice(&bytes);
     }
@@ -664,8 +662,8 @@ fn a_lost_block_stays_reported_when_recovery_is_killed_while_marking_it() {
         opts.element_bytes = UNIT;
         opts.write_path = WritePath::Rmw;
         let store = Store::init(&dir, &opts).unwrap();
-        let data: Vec<u8> = (0..3 * UNIT).map(|i| (i * 13 + i / 253) as u8).collect();
-        let new: Vec<u8> = (0..UNIT).map(|i| (i * 5 + 1) as u8).collect();
+        let data: Vec<u8> = random_bytes(102, 3 * UNIT);
+        let new: Vec<u8> = random_bytes(103, UNIT);
         store.put("f", &data).unwrap();
         store.close().unwrap();
         let state: State = read_checked(&dir.join("state"), "state").unwrap();
@@ -984,7 +982,7 @@ fn a_flush_killed_mid_settle_is_finished_by_the_next_open() {
             opts.element_bytes = UNIT;
             opts.write_path = WritePath::Wcl;
             let store = Store::init(&dir, &opts).unwrap();
-            let mut f: Vec<u8> = (0..6 * UNIT).map(|i| (i * 11 + i / 241) as u8).collect();
+            let mut f: Vec<u8> = random_bytes(104, 6 * UNIT);
             // Two full stripes: home with parity.
             store.put("f", &f).unwrap();
             // Acknowledged partial-stripe writes wait in the cache zone: two data elements of
@@ -994,13 +992,11 @@ fn a_flush_killed_mid_settle_is_finished_by_the_next_open() {
                 (UNIT + 2000, 90, 6),
                 (5 * UNIT + 1, 4000, 7),
             ] {
-                let bytes: Vec<u8> = (0..len)
-                    .map(|i| (i as u8).wrapping_mul(29) ^ seed)
-                    .collect();
+                let bytes: Vec<u8> = random_bytes(120 + u64::from(seed), len);
                 store.write("f", at as u64, &bytes).unwrap();
                 f[at..at + len].copy_from_slice(&bytes);
             }
-            let g: Vec<u8> = (0..1500).map(|i| (i % 253) as u8 ^ 0x5a).collect();
+            let g: Vec<u8> = random_bytes(105, 1500);
             store.put("g", &g).unwrap();
             assert!(
                 store.status().unwrap().bytes_waiting_parity > 0,
@@ -1072,7 +1068,7 @@ fn recovery_killed_while_deciding_a_torn_cache_block_finishes_on_the_next_open()
     opts.element_bytes = UNIT;
     opts.write_path = WritePath::Wcl;
     let store = Store::init(&dir, &opts).unwrap();
-    let acked: Vec<u8> = (0..1000).map(|i| (i * 7 + i / 251) as u8 ^ 0x3c).collect();
+    let acked: Vec<u8> = random_bytes(106, 1000);
     store.write("a", 0, &acked).unwrap();
     let id = store.file_id("a").unwrap();
     let data_cache = store.superblock().oss_dirs[store.layout().oss_of(id, 0, 0)]
@@ -1169,9 +1165,7 @@ fn a_flush_killed_mid_settle_with_a_failed_oss_loses_nothing() {
                 opts.write_path = WritePath::Wcl;
                 let store = Store::init(&dir, &opts).unwrap();
                 let sdb = 4 * UNIT;
-                let mut f: Vec<u8> = (0..STRIPES * sdb)
-                    .map(|i| (i * 13 + i / 251) as u8)
-                    .collect();
+                let mut f: Vec<u8> = random_bytes(108, STRIPES * sdb);
                 store.put("f", &f).unwrap();
                 store.fail_oss(FAILED_OSS).unwrap();
                 // Acknowledged partial-stripe writes wait in the cache zone, one per stripe,
@@ -1179,13 +1173,11 @@ fn a_flush_killed_mid_settle_with_a_failed_oss_loses_nothing() {
                 for s in 0..STRIPES {
                     let at = s * sdb + (s * 5 * UNIT / 4 + 300) % sdb;
                     let len = 700.min(STRIPES * sdb - at);
-                    let bytes: Vec<u8> = (0..len)
-                        .map(|i| (i as u8).wrapping_mul(31) ^ (s as u8 + 1))
-                        .collect();
+                    let bytes: Vec<u8> = random_bytes(130 + s as u64, len);
                     store.write("f", at as u64, &bytes).unwrap();
                     f[at..at + len].copy_from_slice(&bytes);
                 }
-                let g: Vec<u8> = (0..1500).map(|i| (i % 251) as u8 ^ 0x3c).collect();
+                let g: Vec<u8> = random_bytes(107, 1500);
                 store.put("g", &g).unwrap();
                 assert!(
                     store.status().unwrap().bytes_waiting_parity > 0,

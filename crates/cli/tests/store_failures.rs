@@ -30,7 +30,7 @@ fn get(d: &str) -> Vec<u8> {
 }
 
 fn data() -> Vec<u8> {
-    (0..300_000u32).map(|i| (i * 7 + i / 251) as u8).collect()
+    random_bytes(201, 300_000)
 }
 
 fn init(d: &str) {
@@ -155,7 +155,7 @@ fn a_read_with_an_oss_away_inside_a_delayed_window_loses_nothing() {
     let token = ok(&["store", "delayed", "start", d, "W"], b"")
         .trim()
         .to_string();
-    let window: Vec<u8> = (0..600_000u32).map(|i| (i * 13 + i / 509) as u8).collect();
+    let window: Vec<u8> = random_bytes(202, 600_000);
     ok(&["store", "write", d, "W", "--offset", "0"], &window);
     let elsewhere = {
         let store = exaraid_store::Store::open(&dir).unwrap();
