@@ -11,6 +11,8 @@
 # failed OSSs (the crash was settled by the first open). All within the tolerance.
 # MISSING=1: X's directory is moved away before the first open after the crash (recovery waits: `status`,
 #      `get`), then `fail X` and `rebuild X --to NEWDIR`.
+# ONLINE=1: `online X` (the directory put back first with MISSING=1) instead of the rebuild, killed on some
+#      trials at online-stripe / online-back / online-back-range / journal-record and run again.
 # VERBOSE=1 prints every LOST read.
 # Env: EXARAID (binary), WP (rmw|wcl|delayed|random), CODES (comma list, default raid6:6,rs:4:2),
 #      ACK, DURING, REBUILD_TO, KEEP=DIR (keep the image of the first problem trial before its rebuild).
@@ -117,11 +119,17 @@ for t in range(trials):
     to = (rnd.random() < 0.5) if to == 'random' else to == '1'
     if os.environ.get('MISSING') == '1': to = True
     args = ['rebuild', S, '--oss', str(x)] + (['--to', D + '/new'] if to else [])
+    if os.environ.get('ONLINE') == '1':
+        # the disk comes back: `online X` takes the mistaken fail back instead of a rebuild
+        if os.environ.get('MISSING') == '1': os.rename(D + '/away', S + '/oss-%d' % x)
+        args = ['online', S, '--oss', str(x)]; desc += ' (online)'
     if os.environ.get('KEEP') and not kept:
         shutil.rmtree(os.environ['KEEP'], ignore_errors=True); shutil.copytree(D, os.environ['KEEP'], symlinks=True)
     r = None
     if rnd.random() < 0.5:
-        rk = rnd.choice(['rebuild-element:%d' % rnd.randrange(1, 8), 'rebuild-begun:1', 'rebuild-switched:1'])
+        rk = rnd.choice(['rebuild-element:%d' % rnd.randrange(1, 8), 'rebuild-begun:1', 'rebuild-switched:1']
+                        if os.environ.get('ONLINE') != '1' else
+                        ['online-stripe:%d' % rnd.randrange(1, 4), 'online-back:1', 'online-back-range:1', 'journal-record:%d' % rnd.randrange(1, 4)])
         r = run(args, b'', {'EXARAID_KILL_AT': rk}); desc += ' rebuild killed at %s (rc %d)' % (rk, r.returncode)
         if r.returncode != -9: desc += ' (not reached)'
     if r is None or r.returncode == -9: r = run(args)
