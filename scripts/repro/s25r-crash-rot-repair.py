@@ -82,6 +82,7 @@ for t in range(trials):
     if os.environ.get('BEFORE') != '1': run(['status', S])
     zs = sorted(glob.glob(S + '/oss-*/objects/' + os.environ.get('ZONES', '*')))
     zs = [z for z in zs if os.path.getsize(z) > 0]
+    if not zs: continue  # no such zone file left (the open moved the cache home)
     z = rnd.choice(zs); i = rnd.randrange(os.path.getsize(z)); m = 1 << rnd.randrange(8)
     desc = 'trial %d %s %s unit %d size %d writes %s kill %s%s flip %s@%d^%d' % (
         t, code, wp, unit, size, [(a, len(b), ack) for a, b, ack in ws], k, ' (END)' if win else '', z[len(S):], i, m)
