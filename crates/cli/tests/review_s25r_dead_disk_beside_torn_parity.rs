@@ -4,7 +4,8 @@
 //! plan order: column 2, column 3, P, then Q torn: its new payload under its old checksum).
 //! Every data block and P landed whole; Q's payload is the new Q. Then the disk of data
 //! column 0 (or 1), which the write never touched, is gone at the next open (its directory
-//! missing) and recorded failed with `store fail`, as the open's refusal advises.
+//! missing) and recorded failed with `store fail`, as the open's refusal advises. The same
+//! with the disk of column 2 or 3 (the write's own, acknowledged bytes beside its range).
 //! Faults: the crash and one disk: within the tolerance.
 //!
 //! Column 0 decodes from the new version: column 1 (untouched, its checksum), columns 2
@@ -97,7 +98,9 @@ const RS_4_2: &[&str] = &["--code", "rs", "--k", "4", "--m", "2"];
 fn a_write_torn_only_in_its_last_parity_beside_a_dead_untouched_column_loses_nothing() {
     let mut lost = Vec::new();
     for code in [RAID6, RS_4_2] {
-        for dead_oss in [0, 1] {
+        // 0, 1: columns the write never touched; 2, 3: its own columns (the put's bytes
+        // beside its range, 8192..8292 and 16292..16384, are acknowledged).
+        for dead_oss in [0, 1, 2, 3] {
             if let Some(err) = scene(code, "write-torn-block:4", dead_oss) {
                 lost.push(format!("{code:?} OSS {dead_oss} dead: {err}"));
             }
