@@ -897,6 +897,10 @@ pub fn run(args: StoreArgs) -> Result<()> {
             let left_lost_bytes = store.rebuild_left_lost_bytes();
             close(store)?;
             match (finished_before, to) {
+                (true, Some(to)) if left_lost_bytes > 0 => out!(
+                    "nothing to do: OSS {oss} is in service in {} already (an earlier `rebuild --to` of it finished), but {left_lost_bytes} acknowledged bytes are lost for good (see the warning): write them again",
+                    to.display()
+                ),
                 (true, Some(to)) => out!(
                     "nothing to do: OSS {oss} is in service in {} already (an earlier `rebuild --to` of it finished)",
                     to.display()

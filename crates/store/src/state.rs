@@ -218,6 +218,15 @@ pub struct LostRange {
     /// began). (Default: records written before this field.)
     #[serde(default)]
     pub cache_addr_bytes: Option<u64>,
+    /// The loss was made final by a rebuild of `oss` onto a new directory: its
+    /// `RebuildBegin` forgot `cache_addr_bytes` (the old directory is no longer trusted) and
+    /// the bytes were not read back from there. Kept until the range is written again, so
+    /// that every run of a rebuild of `oss` says so and exits 2, a run after one killed
+    /// before its close-time warning too (s26d: the rerun found no addressed loss and
+    /// exited 0, "OSS rebuilt"). (Default: records written before this field, and an
+    /// older binary ignores it.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub made_final_by_rebuild: bool,
 }
 
 /// The start of the token of a lost range of a delayed window's bytes whose only copy (the
@@ -390,9 +399,14 @@ impl LostList {
         }
     }
 
-    /// Forget where `oss`'s lost bytes were in its cache zone (no longer trusted).
-    pub fn forget_cache_addrs(&mut self, oss: usize) {
+    /// Forget where `oss`'s lost bytes were in its cache zone (no longer trusted). A range
+    /// whose address a rebuild onto a new directory (`onto_new_dir`) forgets is marked made
+    /// final by it (`LostRange::made_final_by_rebuild`): nothing takes it back any more.
+    pub fn forget_cache_addrs(&mut self, oss: usize, onto_new_dir: bool) {
         for l in self.by_start.values_mut().filter(|l| l.oss == oss) {
+            if onto_new_dir && l.cache_addr_bytes.is_some() {
+                l.made_final_by_rebuild = true;
+            }
             l.cache_addr_bytes = None;
         }
     }
@@ -1830,7 +1844,7 @@ impl State {
                 // until `Rebuilt`: a rerun of a killed rebuild needs it to name what only an
                 // unchecked decode could give after a journal tail cut (review s15l L15-1:
                 // forgotten here, the rerun named nothing and rebuilt wrong bytes).
-                self.lost.forget_cache_addrs(*oss);
+                self.lost.forget_cache_addrs(*oss, to.is_some());
                 // Its directory is emptied (or a new one used) and starts from generation 0.
                 self.oss_generations.remove(oss);
                 self.failed_oss.insert(*oss);
@@ -1864,7 +1878,7 @@ impl State {
                 // checksum failed there) would let a later `online` take back whatever was
                 // written there since, another file's bytes (review s8s S8-3). The bytes
                 // taken back are in the journal already (`Restore`).
-                self.lost.forget_cache_addrs(*oss);
+                self.lost.forget_cache_addrs(*oss, false);
             }
             Rec::WindowStart { token, window } => {
                 self.next_window = self.next_window.max(window.window + 1);
@@ -2367,6 +2381,7 @@ mod tests {
             oss: 2,
             token: "t".into(),
             cache_addr_bytes: Some(0),
+            made_final_by_rebuild: false,
         };
         state.apply(2, &Rec::Lost { ranges: vec![lost] });
         state.apply(3, &Rec::Online { oss: 2 });
@@ -2427,6 +2442,7 @@ mod tests {
             oss: 1,
             token: "t".into(),
             cache_addr_bytes: cache,
+            made_final_by_rebuild: false,
         }
     }
 

@@ -119,6 +119,9 @@ pub const WRITE_TORN_BLOCK: &str = "write-torn-block";
 pub const REBUILD_BEGUN: &str = "rebuild-begun";
 pub const REBUILD_ELEMENT: &str = "rebuild-element";
 pub const REBUILD_SWITCHED: &str = "rebuild-switched";
+/// Kill point at the end of a rebuild: everything durable (its `Rebuilt` record, the bytes
+/// it read back written again, the checkpoint), before the command tells its warnings.
+pub const REBUILD_DONE: &str = "rebuild-done";
 /// Kill point after each object file (one zone of one object on one OSS) a removal deleted
 /// (`rm`, the old content of a `put`): a sweep kills a removal at every file.
 pub const REMOVE_ZONE: &str = "remove-zone";

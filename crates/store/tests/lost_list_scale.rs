@@ -50,6 +50,7 @@ fn a_store_with_a_hundred_thousand_lost_ranges_opens_writes_and_reads_in_seconds
             oss: 1,
             token: "UNCHECKED_DECODE_AFTER_TAIL_CUT".into(),
             cache_addr_bytes: None,
+            made_final_by_rebuild: false,
         })
         .collect();
     {
@@ -156,6 +157,7 @@ fn filler(file: u64, count: usize) -> Vec<LostRange> {
             oss: 2,
             token: "UNCHECKED_DECODE_AFTER_TAIL_CUT".into(),
             cache_addr_bytes: None,
+            made_final_by_rebuild: false,
         })
         .collect()
 }

@@ -264,6 +264,7 @@ fn deleted_files(
                     oss,
                     token: token.into(),
                     cache_addr_bytes: None,
+                    made_final_by_rebuild: false,
                 }),
         );
     }

@@ -418,6 +418,7 @@ fn client_ranges(layout: &Layout, plan: &IoPlan) -> Vec<LostRange> {
                 oss,
                 token: CUT_ACKNOWLEDGEMENT_UNPROVEN.into(),
                 cache_addr_bytes: None,
+                made_final_by_rebuild: false,
             });
         }
     }

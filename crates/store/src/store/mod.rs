@@ -6272,6 +6272,7 @@ mod write_in_flight_tests {
             oss: 1,
             token: "t".into(),
             cache_addr_bytes: None,
+            made_final_by_rebuild: false,
         }
     }
 

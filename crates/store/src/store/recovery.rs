@@ -2797,6 +2797,7 @@ impl Store {
                                 (offset_bytes, offset_bytes + len_bytes),
                             ),
                             cache_addr_bytes: None,
+                            made_final_by_rebuild: false,
                         }
                     })
                     .collect();
@@ -2821,6 +2822,7 @@ impl Store {
                             oss: x.oss,
                             token: token.into(),
                             cache_addr_bytes: None,
+                            made_final_by_rebuild: false,
                         }
                     })
                     .collect();
@@ -3833,6 +3835,7 @@ impl Store {
                         UNDECIDABLE_MOVING_HOME.into()
                     },
                     cache_addr_bytes: None,
+                    made_final_by_rebuild: false,
                 });
             }
         }

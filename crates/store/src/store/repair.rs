@@ -2685,8 +2685,60 @@ impl Store {
 
     /// Restore full redundancy on OSS `oss`: rebuild every element it holds from the other
     /// OSSs onto `to` (a new, empty directory) or, without `to`, onto its own directory
-    /// (emptied first). Cached data is moved home first.
+    /// (emptied first). Cached data is moved home first. Window bytes whose loss a rebuild
+    /// of `oss` onto a new directory made final are warned of (told at close) and counted
+    /// in `rebuild_left_lost_bytes`, by every run that finishes, not only by the run that
+    /// made it final.
     pub fn rebuild(&mut self, oss: usize, to: Option<&Path>) -> Result<(), StoreError> {
+        let warned_before_bytes = self.rebuild_left_lost_bytes();
+        self.rebuild_once(oss, to)?;
+        crate::torture::kill_point(crate::torture::REBUILD_DONE);
+        if self.rebuild_left_lost_bytes() == warned_before_bytes {
+            self.warn_losses_made_final_by_rebuild(oss);
+        }
+        Ok(())
+    }
+
+    /// `rebuild` found this run had not warned (its `read_back_before_rebuild` found no
+    /// addressed loss): the losses on record a rebuild of `oss` made final, if any, warned
+    /// of as that run would have. Why (s26d): a run killed after its `RebuildBegin` (which
+    /// forgets the cache addresses) and before its close-time warning left the rerun with
+    /// nothing to read back, and it exited 0 saying "OSS rebuilt"; a finished rebuild run
+    /// again said "nothing to do" with exit 0. The loss is recorded durably
+    /// (`LostRange::made_final_by_rebuild`, applied with the `RebuildBegin` record) before
+    /// anything makes it final, so any later run can tell it.
+    fn warn_losses_made_final_by_rebuild(&self, oss: usize) {
+        let core = self.core.lock();
+        let lost: Vec<&LostRange> = core
+            .state
+            .lost
+            .iter()
+            .filter(|l| l.oss == oss && l.made_final_by_rebuild)
+            .collect();
+        if lost.is_empty() {
+            return;
+        }
+        let total_bytes: u64 = lost.iter().map(|l| l.len_bytes).sum();
+        assert!(total_bytes > 0, "a lost range holds bytes");
+        let shown: Vec<&LostRange> = lost
+            .iter()
+            .take(super::WARNING_RANGES_NAMED_MAX)
+            .copied()
+            .collect();
+        let mut names = self.lost_range_names(&core, &shown).join(", ");
+        if lost.len() > shown.len() {
+            names.push_str(&format!(" and {} more", lost.len() - shown.len()));
+        }
+        let dir = self.dir.display();
+        self.deferred_warnings.lock().push(format!(
+            "the rebuild of OSS {oss} made final the loss of the acknowledged window bytes lost with its cache zone ({total_bytes} bytes in {} range(s): {names}; `exaraid store status {dir}` lists them): a run of this rebuild onto a new directory stopped trusting its old directory (its cache zone was not read back: past the take-back bound, refused, or a block there failed its checksum; an earlier run, stopped before it could say so, may have done it), and nothing takes them back any more; reads of them fail until they are written again: write each range again from your own copy (`exaraid store write {dir} FILE --offset OFFSET`; a write clears its loss from the record)",
+            lost.len(),
+        ));
+        self.rebuild_left_lost_bytes
+            .fetch_add(total_bytes, Ordering::SeqCst);
+    }
+
+    fn rebuild_once(&mut self, oss: usize, to: Option<&Path>) -> Result<(), StoreError> {
         self.check_usable()?;
         self.check_oss_index(oss)?;
         if self.tolerance() == 0 {
@@ -3308,6 +3360,7 @@ impl Store {
                 oss,
                 token: UNCHECKED_DECODE_AFTER_TAIL_CUT.into(),
                 cache_addr_bytes: None,
+                made_final_by_rebuild: false,
             })
             .collect();
         for ranges in lost.chunks(LOST_RANGES_PER_RECORD_MAX) {

@@ -708,6 +708,7 @@ impl Store {
                     oss,
                     token: STALE_CACHE.into(),
                     cache_addr_bytes: None,
+                    made_final_by_rebuild: false,
                 });
             }
         }
@@ -869,6 +870,7 @@ impl Store {
                         oss: self.layout.oss_of(file, stripe, p.col),
                         token: token.into(),
                         cache_addr_bytes: None,
+                        made_final_by_rebuild: false,
                     });
                 }
             }
@@ -1154,6 +1156,7 @@ impl Store {
                         oss: chunks.get(&p.col).map_or(0, |&(oss, _)| oss),
                         token: STALE_CACHE.into(),
                         cache_addr_bytes: None,
+                        made_final_by_rebuild: false,
                     });
                 }
             }

@@ -258,6 +258,7 @@ impl Store {
                     .or_else(|| core.ending_windows.get(&u.window).cloned())
                     .unwrap_or_else(|| format!("#{}", u.window)),
                 cache_addr_bytes: None,
+                made_final_by_rebuild: false,
             })
             .collect()
     }
