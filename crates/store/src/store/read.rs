@@ -804,16 +804,17 @@ impl Store {
         // Where data and parity disagree, a write of the lost bytes alone reads the stripe
         // (its parity delta) and is refused the same way (s25d: the advice "write these
         // bytes again" was refused with itself); a write of every data byte of the stripe
-        // reads none of it.
+        // reads none of it. Where a row holds more unreadable blocks than the code
+        // tolerates, it may read another of them (s26d: two rotten blocks of one row on
+        // raid5, each range written again alone, refused), or not (a dead disk beside a
+        // cut write: `dead_disk_beside_cut_write.rs`): both are said.
         let again = if disagree.is_empty() {
-            "write these bytes again, or restore the file".to_string()
-        } else {
-            let size = self.file_size_for_clipping(core, file);
+            let (from, to) = self.stripe_file_bytes(core, file, stripe);
             format!(
-                "write the whole stripe again from your own copy, file bytes {}..{} (a write of every data byte of a stripe reads none of it; one of fewer bytes reads the stripe and is refused the same way), or restore the file",
-                stripe * sdb,
-                ((stripe + 1) * sdb).min(size),
+                "write these bytes again (a write of them alone may read the stripe's other unreadable blocks and be refused: then write the whole stripe again from your own copy, file bytes {from}..{to}, as a write of every data byte of a stripe reads none of it), or restore the file"
             )
+        } else {
+            self.write_whole_stripe_again(core, file, stripe)
         };
         StoreError::DataLost(format!(
             "{name} bytes {} are lost (stripe {stripe}, which holds file bytes {}..{}: {why}; the rest of the stripe reads); {again}",
@@ -821,6 +822,32 @@ impl Store {
             stripe * sdb,
             (stripe + 1) * sdb,
         ))
+    }
+
+    /// The file bytes of home stripe `stripe`, up to the end of the file: a write of them
+    /// is a write of every data byte of the stripe (shown to read nothing in a file's
+    /// short last stripe too, s26d).
+    fn stripe_file_bytes(&self, core: Option<&Core>, file: u64, stripe: u64) -> (u64, u64) {
+        let sdb = self.layout.stripe_data_bytes();
+        let size = self.file_size_for_clipping(core, file);
+        let from = stripe * sdb;
+        // Not below `from`: a stripe read holds file bytes, but an error path never panics.
+        (from, ((stripe + 1) * sdb).min(size).max(from))
+    }
+
+    /// The advice for bytes lost in a home stripe whose other blocks a write of them alone
+    /// would read and be refused on: write every data byte of the stripe (up to the end of
+    /// the file: shown to read nothing in a short last stripe, s26d), or restore the file.
+    pub(super) fn write_whole_stripe_again(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+    ) -> String {
+        let (from, to) = self.stripe_file_bytes(core, file, stripe);
+        format!(
+            "write the whole stripe again from your own copy, file bytes {from}..{to} (a write of every data byte of a stripe reads none of it; one of fewer bytes reads the stripe and is refused the same way), or restore the file"
+        )
     }
 
     /// Rebuild one home element from the rest of its stripe (degraded read), block row by
@@ -1009,9 +1036,13 @@ impl Store {
             }
         }
         let listed: Vec<String> = ranges.iter().map(|(a, z)| format!("{a}..{z}")).collect();
+        // Data and parity disagree here: a write of these bytes alone reads the stripe for
+        // its parity delta and is refused the same way (s26d: raid5, a stale parity beside
+        // a rotten block, "write these bytes again" followed and refused).
         Err(StoreError::DataLost(format!(
-            "{name} bytes {} are lost (stripe {stripe}): {why}; the stripe's other bytes read; write these bytes again, or restore the file",
-            listed.join(", ")
+            "{name} bytes {} are lost (stripe {stripe}): {why}; the stripe's other bytes read; {}",
+            listed.join(", "),
+            self.write_whole_stripe_again(core, file, stripe),
         )))
     }
 
