@@ -44,8 +44,17 @@ fn lost(d: &str) -> Vec<(String, u64, u64)> {
         .collect()
 }
 
-/// The scene up to the rebuild: returns the window's token and f's acknowledged bytes.
+/// The scene up to the rebuild, OSS 0's old directory gone: returns the window's token and
+/// f's acknowledged bytes.
 fn scene(dir: &Path) -> (String, Vec<u8>) {
+    let (token, acked) = scene_old_dir_kept(dir);
+    // The old disk is gone: nothing can be read back from it.
+    std::fs::rename(dir.join("oss-0"), dir.join("oss-0-gone")).unwrap();
+    (token, acked)
+}
+
+/// The scene up to the rebuild, OSS 0's old directory still there.
+fn scene_old_dir_kept(dir: &Path) -> (String, Vec<u8>) {
     let d = s(dir);
     init_store(
         d,
@@ -59,8 +68,6 @@ fn scene(dir: &Path) -> (String, Vec<u8>) {
     ok(&["store", "write", d, "f", "--offset", &at], &window);
     put_over(&mut acked, WINDOW_AT, &window);
     ok(&["store", "fail", d, "--oss", "0"], b"");
-    // The old disk is gone: nothing can be read back from it.
-    std::fs::rename(dir.join("oss-0"), dir.join("oss-0-gone")).unwrap();
     (token.trim().to_string(), acked)
 }
 
@@ -160,4 +167,53 @@ fn a_rebuild_to_killed_before_its_warning_and_run_again_says_the_loss_is_final_a
         assert_eq!(lost(d), on_record, "{kill_at}: they stay lost, on record");
         writing_again_keeps_every_byte(d, &token, &acked, kill_at);
     }
+}
+
+/// The old directory still reads, but one 4 KiB block of the lost window bytes in its cache
+/// zone rotted: the rebuild takes back the others, and that block's loss is final. On
+/// 13411ef it exited 0, "OSS 0 rebuilt", naming nothing.
+#[test]
+fn a_rebuild_to_that_could_not_take_back_a_rotten_cache_block_says_its_loss_is_final_and_exits_2() {
+    const SLOT_BYTES: usize = 4096 + 4;
+    let tmp = fast_tempdir("s26d-rebuild-rot");
+    let dir = tmp.path().join("D");
+    let d = s(&dir);
+    let (token, acked) = scene_old_dir_kept(&dir);
+    let on_record = lost(d);
+    assert!(
+        on_record.len() > 1,
+        "the scene: several ranges lost: {on_record:?}"
+    );
+    let (_, at, len) = on_record[0].clone();
+    assert_eq!(
+        len, 4096,
+        "the scene: one 4 KiB block a range: {on_record:?}"
+    );
+    let cache = std::fs::read_dir(dir.join("oss-0/objects"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "cache"))
+        .expect("OSS 0's cache zone file");
+    let mut b = std::fs::read(&cache).unwrap();
+    let content = &acked[at as usize..(at + len) as usize];
+    let i = (0..b.len() / SLOT_BYTES)
+        .find(|&i| &b[i * SLOT_BYTES..i * SLOT_BYTES + 4096] == content)
+        .expect("the lost block in OSS 0's cache zone");
+    b[i * SLOT_BYTES + 100] ^= 0x10;
+    std::fs::write(&cache, &b).unwrap();
+
+    let new = tmp.path().join("new-0");
+    let out = exaraid(&["store", "rebuild", d, "--oss", "0", "--to", s(&new)], b"");
+    says_the_loss_is_final(d, &out, len, "rotten cache block");
+    assert!(
+        text(&out).contains(&format!("'f' bytes {at}..{}", at + len)),
+        "names the rotten block's bytes: {}",
+        text(&out)
+    );
+    assert_eq!(
+        lost(d),
+        vec![("f".to_string(), at, len)],
+        "the other ranges are taken back, the rotten one stays lost"
+    );
+    writing_again_keeps_every_byte(d, &token, &acked, "rotten cache block");
 }
