@@ -235,7 +235,10 @@ fn rebuild_onto_a_new_directory_takes_back_window_bytes_lost_with_their_cache_ad
 }
 
 /// The old directory's copy rotted: the block that does not verify stays lost, named by
-/// `status`; the rebuild itself succeeds.
+/// `status`; the rebuild itself is done, and says that loss is now final: exit 2, as a
+/// rebuild past the take-back bound (s25d). (It exited 0 naming nothing until s26d: a
+/// rebuild that leaves acknowledged bytes lost for good is not a success a script can
+/// take for "every byte is back".)
 #[test]
 fn rebuild_leaves_lost_a_window_block_whose_old_copy_does_not_verify() {
     let tmp = fast_tempdir("s21e-rebuild-rotten");
@@ -255,9 +258,21 @@ fn rebuild_leaves_lost_a_window_block_whose_old_copy_does_not_verify() {
     }
     std::fs::write(&cache, on_disk).unwrap();
     let new_dir = tmp.path().join("new-0");
-    ok(
+    let out = exaraid(
         &["store", "rebuild", d, "--oss", "0", "--to", s(&new_dir)],
         b"",
+    );
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("lost for good")
+            && said.contains("made final the loss")
+            && said.contains("'a' bytes 0..4096"),
+        "the rebuild names the block whose loss it made final: {said}"
     );
     let lost = lost_ranges(&dir, "a");
     assert!(

@@ -74,9 +74,15 @@ fn a_degraded_read_through_stale_parity_fails_with_data_lost_instead_of_wrong_by
             let msg = e.to_string();
             eprintln!("reported: {msg}");
             assert!(matches!(e, StoreError::DataLost(_)), "{msg}");
-            // Element 1's bytes, not the whole stripe's 0..12288 (s16f).
+            // Element 1's bytes, not the whole stripe's 0..12288 (s16f). The stripe's bytes
+            // are named only as what to write again (s26d: a write of the lost bytes alone
+            // reads the stripe for its parity delta and is refused the same way).
             assert!(
-                msg.contains("'f' bytes 4096..8192 are lost") && !msg.contains("0..12288"),
+                msg.contains("'f' bytes 4096..8192 are lost")
+                    && !msg.contains("0..12288 are lost")
+                    && msg.contains(
+                        "write the whole stripe again from your own copy, file bytes 0..12288"
+                    ),
                 "the error names the file and range: {msg}"
             );
         }
@@ -153,7 +159,8 @@ fn a_degraded_read_names_exactly_the_blocks_it_could_not_confirm() {
         msg.contains("'f' bytes 20480..28672 are lost")
             && msg.contains("blocks [1, 2]")
             && msg.contains(&format!("column {} (OSS {oss})", element_1.col))
-            && !msg.contains("0..49152"),
+            && !msg.contains("0..49152 are lost")
+            && msg.contains("write the whole stripe again from your own copy, file bytes 0..49152"),
         "the error names the bytes that failed, not the stripe: {msg}"
     );
     let block_3 = (2 * ELEMENT_BYTES - BLOCK) as u64;
