@@ -10,7 +10,8 @@
 # settled the crash, so at most one fault at a time there); at the second get: two failed OSSs.
 # Env: EXARAID, WP (rmw|wcl|delayed|random), CODES (default raid6:6,rs:4:2), ACK, ZONES, BEFORE=1 (flip before
 #      the open instead of after it: crash and rot together), SETTLE_KILLS=1 (s26r: half the kills at a settle
-#      point, settle-torn-block/element/stripe/synced:n, which cut a window's END or a WCL destage), KEEP=DIR (image of the first problem trial, before
+#      point, settle-torn-block/element/stripe/synced:n, which cut a window's END or a WCL destage), VERBOSE=1
+#      (s26r: print every LOST read), KEEP=DIR (image of the first problem trial, before
 #      its scrub). usage: EXARAID=... s25r-crash-rot-repair.py DIR UNIT TRIALS SEED
 # example: EXARAID=/tmp/s25r-bin WP=random ACK=1 python3 scripts/repro/s25r-crash-rot-repair.py /tmp/s25r-r 4096 60 1
 import os, random, subprocess, sys, glob, shutil, json
@@ -106,6 +107,8 @@ for t in range(trials):
         g2 = run(['get', S, 'f']); r2 = check(g2, old, ws, desc + ' then fail %s' % ys[:2], 'two failed')
         if r2 == 'lost': print('LOSS with two failed after a clean repair', desc, g2.stderr[-300:]); problems += 1
     lost1 += r1 == 'lost'; lost2 += r2 == 'lost'
+    if r1 == 'lost' and os.environ.get('VERBOSE') == '1':  # s26r
+        print('lost', desc, g1.stderr.decode(errors='replace')[-400:], flush=True)
     if problems and os.environ.get('KEEP') and not kept: kept = True; print('kept image', os.environ['KEEP'])
 print('codes', codes, 'unit', unit, 'WP', os.environ.get('WP', 'rmw'), trials, 'trials', killed, 'killed',
       lost1, 'lost after repair', lost2, 'lost with two failed', problems, 'PROBLEMS')
