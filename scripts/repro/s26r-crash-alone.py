@@ -9,6 +9,7 @@
 # (exit 0 expected: the open settled the crash) and, on a clean trial, two OSSs failed and `get` again.
 # Env: EXARAID (binary), CODES (comma list, scripts/repro/common.py's code_args: hcode:5:6, raid6:6, rs:4:2 ..;
 #      default the array codes), WP (rmw|wcl|delayed|random), ACK, SETTLE_KILLS, NMAX (largest n, default 16),
+#      KILL (one kill point for every trial, e.g. journal-record:1),
 #      VERBOSE=1 (print every trial).
 # usage: EXARAID=... s26r-crash-alone.py DIR UNIT TRIALS SEED
 # example: EXARAID=/tmp/s26r-bin WP=rmw python3 scripts/repro/s26r-crash-alone.py /tmp/s26r-c 16384 100 1
@@ -58,6 +59,7 @@ for t in range(trials):
     k = rnd.choice(['write-torn-block:%d' % rnd.randrange(1, NMAX), 'journal-record:%d' % rnd.randrange(1, 6)])
     if os.environ.get('SETTLE_KILLS') == '1' and rnd.random() < 0.4:
         k = rnd.choice(['settle-torn-block:%d', 'settle-element:%d']) % rnd.randrange(1, NMAX)
+    if os.environ.get('KILL'): k = os.environ['KILL']  # one kill point for every trial (journal-record:1: R26-3)
     win = wp == 'delayed' and rnd.random() < 0.5
     env = {'EXARAID_KILL_AT': k, 'EXARAID_KILL_IN_PLAN_ORDER': '1'}
     if win:
