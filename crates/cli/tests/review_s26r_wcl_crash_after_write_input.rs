@@ -15,6 +15,9 @@
 //! evenodd and hcode read every byte in these scenes. Writes of other places (100,000+20,000,
 //! 172,271+60,000, 166,424+40,000 on xcode) read every byte.
 //!
+//! The smallest seen: xcode, 4 KiB elements, a `put` of 5,033 bytes, a write of 20,035 bytes at
+//! 309 killed the same way: bytes 0..8192, the whole put, named lost.
+//!
 //! Faults: the crash alone: within every code's tolerance. Expected: every byte reads (the put's,
 //! or the cut write's where it may have landed: here it landed nowhere). Found by
 //! `scripts/repro/s26r-crash-alone.py` (`WP=wcl`, hdp:5:4, trial 140 of seed 304).
@@ -28,40 +31,41 @@
 mod common;
 use common::*;
 
-const UNIT_BYTES: u64 = 16384;
-const PUT_BYTES: usize = 172_271;
+/// `(code, stripe unit, put length, cut write offset, cut write length)`.
+type Scene = (&'static [&'static str], u64, usize, usize, usize);
 
-/// `(code, cut write offset, cut write length)`.
-type Scene = (&'static [&'static str], usize, usize);
+const XCODE: &[&str] = &["--oss", "5", "--code", "xcode", "--p", "5"];
 
-const SCENES: [Scene; 3] = [
-    (
-        &["--oss", "5", "--code", "xcode", "--p", "5"],
-        120_000,
-        100_000,
-    ),
+const SCENES: [Scene; 4] = [
+    (XCODE, 16384, 172_271, 120_000, 100_000),
     (
         &["--oss", "4", "--code", "hdp", "--p", "5"],
+        16384,
+        172_271,
         166_424,
         69_286,
     ),
     (
         &["--oss", "5", "--code", "dcode", "--p", "5"],
+        16384,
+        172_271,
         120_000,
         100_000,
     ),
+    // The smallest seen: the whole put (two 4 KiB blocks) named lost.
+    (XCODE, 4096, 5_033, 309, 20_035),
 ];
 
 /// `Ok(())` where `get` after the crash reads every byte as the put's or the cut write's; else
 /// the failure, said.
 fn crash_after_the_write_input_reads(scene: Scene, flush_first: bool) -> Result<(), String> {
-    let (code_args, at, len) = scene;
+    let (code_args, unit_bytes, put_bytes, at, len) = scene;
     let tmp = fast_tempdir("exaraid-s26r-wcl-input");
     let dir = s(&tmp.path().join("store")).to_string();
     let mut args = vec!["--write-path", "wcl"];
     args.extend_from_slice(code_args);
-    init_store_unit(&dir, UNIT_BYTES, &args);
-    let old = random_bytes(0x5326_0003, PUT_BYTES);
+    init_store_unit(&dir, unit_bytes, &args);
+    let old = random_bytes(0x5326_0003, put_bytes);
     ok(&["store", "put", &dir, "f"], &old);
     if flush_first {
         ok(&["store", "flush", &dir], b"");
@@ -78,7 +82,7 @@ fn crash_after_the_write_input_reads(scene: Scene, flush_first: bool) -> Result<
         "{code_args:?}: the write must reach its first journal record"
     );
     let what = format!(
-        "{code_args:?} put {PUT_BYTES} (flushed: {flush_first}), write {at}+{len} killed at journal-record:1, no other fault"
+        "{code_args:?} put {put_bytes} at unit {unit_bytes} (flushed: {flush_first}), write {at}+{len} killed at journal-record:1, no other fault"
     );
     let got = exaraid(&["store", "get", &dir, "f"], b"");
     if !got.status.success() {
@@ -128,14 +132,24 @@ fn the_same_crash_with_the_put_flushed_or_on_raid6_rs_hcode_reads_every_byte() {
         crash_after_the_write_input_reads(scene, true).unwrap();
     }
     let controls: [Scene; 3] = [
-        (&["--oss", "6", "--code", "raid6"], 120_000, 100_000),
+        (
+            &["--oss", "6", "--code", "raid6"],
+            16384,
+            172_271,
+            120_000,
+            100_000,
+        ),
         (
             &["--oss", "6", "--code", "rs", "--k", "4", "--m", "2"],
+            16384,
+            172_271,
             120_000,
             100_000,
         ),
         (
             &["--oss", "6", "--code", "hcode", "--p", "5"],
+            16384,
+            172_271,
             120_000,
             100_000,
         ),
