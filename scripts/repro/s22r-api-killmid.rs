@@ -11,6 +11,11 @@
 //! Usage: s22r_killmid run DIR CODE PATH [seed] [threads] [writes] [unit]   (CODE raid6 rs:43 hdp:5 ..)
 //!        s22r_killmid check DIR
 //! Env (run): S22R_BG=1 (background worker), S22R_FLUSH=1 (a thread flushing).
+//!   s26r: S26R_WINDOW_MS=N (path delayed): a thread opens a delayed window on "f", holds it N ms
+//!   while the writers write (their bytes go to the cache zone, no parity), ends it, and again;
+//!   S26R_TIMEOUT_MS=T / S26R_BOUND_BYTES=B: the store's window timeout and unprotected bound
+//!   (with S22R_BG=1 the background worker settles due windows). Example:
+//!   S22R_BG=1 S26R_WINDOW_MS=5 S26R_TIMEOUT_MS=3 EXARAID_KILL_AT=journal-record:40 s22r_killmid run /tmp/s26r-x hcode:5 delayed 1 4 30 16384
 //! The log DIR.log holds "I id off len" before each write and "A id" after its acknowledgement.
 //! Prints PROBLEM lines; exit 1 if any.
 
@@ -81,6 +86,14 @@ fn run(a: &[String], dir: &Path, logp: &Path) {
     let mut opts = InitOptions::with_oss_count(dir, oss, spec);
     opts.element_bytes = unit;
     opts.write_path = path;
+    let env_u64 = |k: &str| std::env::var(k).ok().map(|v| v.parse::<u64>().unwrap());
+    if let Some(t) = env_u64("S26R_TIMEOUT_MS") {
+        opts.window_timeout_ms = t;
+    }
+    if let Some(b) = env_u64("S26R_BOUND_BYTES") {
+        opts.unprotected_bytes_max = b;
+    }
+    let window_ms = env_u64("S26R_WINDOW_MS");
     let store = Store::init(dir, &opts).unwrap();
     let span = (unit * 10) as u64;
     let put_len = span / 2 + 777;
@@ -92,6 +105,34 @@ fn run(a: &[String], dir: &Path, logp: &Path) {
     std::thread::scope(|s| {
         if std::env::var_os("S22R_BG").is_some() {
             s.spawn(|| store.serve_background(&stop));
+        }
+        if let Some(ms) = window_ms {
+            let (store, log, stop) = (&store, &log, &stop);
+            s.spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    match store.delayed_window("f") {
+                        Ok(w) => {
+                            writeln!(log.lock().unwrap(), "W start {}", w.token()).unwrap();
+                            std::thread::sleep(std::time::Duration::from_millis(ms));
+                            let token = w.token().to_string();
+                            match w.end() {
+                                Ok(()) => writeln!(log.lock().unwrap(), "W end {token}").unwrap(),
+                                // A window its timeout closed first: END says the token is unknown.
+                                Err(e) if e.to_string().contains("unknown") => {}
+                                Err(e) => {
+                                    problem(format!("window end: {e}"));
+                                    return;
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            problem(format!("window start: {e}"));
+                            return;
+                        }
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            });
         }
         if std::env::var_os("S22R_FLUSH").is_some() {
             s.spawn(|| {

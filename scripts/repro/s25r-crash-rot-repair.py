@@ -9,7 +9,9 @@
 # Faults: B's torn block and one rotten bit: two, on codes with two parities (the rot lands after the open
 # settled the crash, so at most one fault at a time there); at the second get: two failed OSSs.
 # Env: EXARAID, WP (rmw|wcl|delayed|random), CODES (default raid6:6,rs:4:2), ACK, ZONES, BEFORE=1 (flip before
-#      the open instead of after it: crash and rot together), KEEP=DIR (image of the first problem trial, before
+#      the open instead of after it: crash and rot together), SETTLE_KILLS=1 (s26r: half the kills at a settle
+#      point, settle-torn-block/element/stripe/synced:n, which cut a window's END or a WCL destage), VERBOSE=1
+#      (s26r: print every LOST read), KEEP=DIR (image of the first problem trial, before
 #      its scrub). usage: EXARAID=... s25r-crash-rot-repair.py DIR UNIT TRIALS SEED
 # example: EXARAID=/tmp/s25r-bin WP=random ACK=1 python3 scripts/repro/s25r-crash-rot-repair.py /tmp/s25r-r 4096 60 1
 import os, random, subprocess, sys, glob, shutil, json
@@ -68,6 +70,8 @@ for t in range(trials):
         assert run(['write', S, 'f', '--offset', str(o)], d).returncode == 0; ws.append((o, d, True))
     o = rnd.randrange(size); d = drnd.randbytes(rnd.randrange(1, unit * 5))
     k = rnd.choice(['write-torn-block:%d' % rnd.randrange(1, 10), 'journal-record:%d' % rnd.randrange(1, 6)])
+    if os.environ.get('SETTLE_KILLS') == '1' and rnd.random() < 0.5:  # s26r: a settle's points (an END's move home)
+        k = rnd.choice(['settle-torn-block:%d', 'settle-element:%d', 'settle-stripe:%d', 'settle-synced:%d']) % rnd.randrange(1, 8)
     win = wp == 'delayed' and rnd.random() < 0.5
     if win:
         tok = run(['delayed', 'start', S, 'f']).stdout.decode().strip()
@@ -103,6 +107,8 @@ for t in range(trials):
         g2 = run(['get', S, 'f']); r2 = check(g2, old, ws, desc + ' then fail %s' % ys[:2], 'two failed')
         if r2 == 'lost': print('LOSS with two failed after a clean repair', desc, g2.stderr[-300:]); problems += 1
     lost1 += r1 == 'lost'; lost2 += r2 == 'lost'
+    if r1 == 'lost' and os.environ.get('VERBOSE') == '1':  # s26r
+        print('lost', desc, g1.stderr.decode(errors='replace')[-400:], flush=True)
     if problems and os.environ.get('KEEP') and not kept: kept = True; print('kept image', os.environ['KEEP'])
 print('codes', codes, 'unit', unit, 'WP', os.environ.get('WP', 'rmw'), trials, 'trials', killed, 'killed',
       lost1, 'lost after repair', lost2, 'lost with two failed', problems, 'PROBLEMS')

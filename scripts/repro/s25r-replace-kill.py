@@ -13,7 +13,9 @@ E = os.environ['EXARAID']
 D, unit, trials, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 rnd = random.Random(seed); drnd = random.Random(seed * 31)
 c = os.environ.get('CODE', 'raid6:6').split(':')
-n, extra = (int(c[1]) + int(c[2]), ['--k', c[1], '--m', c[2]]) if c[0] == 'rs' else (int(c[1]), [])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import code_args  # s26r: array codes too (hcode:5:6 ...)
+n, extra = code_args(os.environ.get('CODE', 'raid6:6'))
 POINTS = ['remove-zone', 'journal-record', 'write-torn-block', 'settle-begun', 'settle-element', 'settle-synced']
 bad = killed = 0
 
