@@ -13,6 +13,8 @@
 //! cached bytes home (a settle) could not tell its true bytes"): 11,527 acknowledged bytes
 //! lost by crashes alone. Found by `scripts/repro/s26e-wcl-raid6-kill-sweep.py` (seed 0x2,
 //! trial 72, there with `settle-element` kills: any kill after the rewrite loses them).
+//! Fixed: `stale_beside_cut_write` takes a row that stands as such a rewrite left it
+//! (`decided_by_a_recovery_before`) as the first recovery took it.
 
 mod common;
 use common::{exaraid, init_store, journal_records, killed_at, killed_at_with, s};
@@ -112,7 +114,6 @@ fn a_wcl_raid6_write_cut_at_its_running_parity_reads_every_acknowledged_byte_aft
 }
 
 #[test]
-#[ignore = "OPEN (s26e): a recovery killed after decide_cache_stripe rewrote a cut write's running parity leaves a cache stripe the next recovery records LOST (11,527 acknowledged bytes)"]
 fn a_wcl_raid6_recovery_killed_after_it_rewrote_a_cut_writes_running_parity_loses_no_acknowledged_byte(
 ) {
     let tmp = common::fast_tempdir("s26e-cut-kill");
