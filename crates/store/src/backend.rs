@@ -2291,10 +2291,18 @@ impl DirBackend {
         self.grow_for(key)?;
         let file = self.file(key.object, key.zone, true)?.expect("created");
         let base = key.slot * self.slot_bytes();
+        let at = base + (b0 * CHECKSUM_BLOCK_BYTES) as u64;
+        // A kill test's pwrite stopped at its first 4 KiB boundary (what a SIGKILL during
+        // the copy leaves): the kill follows the part.
+        let page_cut = (4096 - at % 4096) as usize;
+        if page_cut < data.len() {
+            crate::torture::page_cut_point(|| {
+                let _ = file.write_all_at(&data[..page_cut], at);
+            });
+        }
         // Payload first, then its checksums: a crash in between leaves a mismatch that the
         // store's recovery decides (the write was not acknowledged) or that scrub repairs.
-        file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64)
-            .map_err(|e| self.map_io(e))?;
+        file.write_all_at(data, at).map_err(|e| self.map_io(e))?;
         // Invariant: a slot ever written is whole in its file, so a slot that is absent or
         // cut short was deleted or truncated from outside (see `slot_lost`).
         let end = base + self.slot_bytes();

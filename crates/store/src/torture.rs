@@ -112,6 +112,18 @@ pub const SETTLE_TORN_BLOCK: &str = "settle-torn-block";
 /// no settle runs: every block a plan writes (a client write, a destage, a move home), so a
 /// test can cut a write at each of its steps, half-way through a block.
 pub const WRITE_TORN_BLOCK: &str = "write-torn-block";
+/// Inside a backend block write whose bytes cross a 4 KiB boundary of the zone file: the
+/// payload before the first such boundary is written, nothing from it on and no checksums,
+/// then the process is killed. Why (s26e): a SIGKILL that lands while the kernel copies a
+/// pwrite stops it at a page boundary (Linux `generic_perform_write` checks for a fatal
+/// signal before each page), and slots are not page-aligned, so most blocks hold one
+/// (`backend::page_cut_in_block`): the block is new up to it and old from it, under its
+/// old checksum, which neither the old nor the new crc of the block matches. The
+/// between-payload-and-checksum points never stop a payload part-way. Counted over such
+/// block writes only (cache and home alike), while no settle runs; `SETTLE_PAGE_CUT`
+/// while one runs. Distinct from s26a's home-write page-cut point.
+pub const BLOCK_PAGE_CUT: &str = "block-page-cut";
+pub const SETTLE_PAGE_CUT: &str = "settle-page-cut";
 /// Kill points of a rebuild: after its `RebuildBegin` record is durable (nothing on the OSS
 /// or the target directory touched yet), after each element it writes onto the rebuilt
 /// OSS, and (`rebuild --to`) after the superblock names the new directory but before the
@@ -281,6 +293,21 @@ pub fn torn_write_point(point: &str, write_part: impl FnOnce()) {
         write_part();
     }
     kill_point(point);
+}
+
+/// Called by the backend before a block write's payload that crosses a 4 KiB boundary of
+/// its zone file (`BLOCK_PAGE_CUT`, `SETTLE_PAGE_CUT`): when the armed point fires,
+/// `write_part` writes the payload up to that boundary, then the process is killed.
+pub fn page_cut_point(write_part: impl FnOnce()) {
+    if armed().is_none() {
+        return;
+    }
+    let point = if SETTLING.load(Ordering::SeqCst) {
+        SETTLE_PAGE_CUT
+    } else {
+        BLOCK_PAGE_CUT
+    };
+    torn_write_point(point, write_part);
 }
 
 /// A settle starts (`true`) or ends (`false`): block writes count as [`SETTLE_TORN_BLOCK`]

@@ -134,6 +134,9 @@ impl Store {
         if self.kind != StrategyKind::Wcl || m == 0 || !one_client_write || !acked_here {
             return CutRowStale::Agrees;
         }
+        if self.decided_by_a_recovery_before(v) {
+            return CutRowStale::Agrees;
+        }
         let in_flight = |p: &Pos| v.c.ranges.get(p).is_some_and(|r| overlaps(r, start, end));
         // Columns no write touched that do not read (an OSS out of service, bit rot): as
         // many as the code tolerates leave nothing to check the row with, cut or not (the
@@ -315,6 +318,46 @@ impl Store {
             .map(|p| (p, d.element(p).to_vec()))
             .collect();
         CutRowStale::Located(fixes)
+    }
+
+    /// Is block row `v.i` as it stands on disk a codeword whose every running parity block is,
+    /// whole, the encode of its data (each data block verified, masked to its acknowledged
+    /// bytes as `decide_cache_stripe` sees them)? That is what a recovery leaves once it has
+    /// decided the row and rewritten its running parity from the decided data, before its
+    /// settle begins and with no record of it (`decide_cache_stripe`). Why (s26e): a
+    /// recovery killed after that rewrite left the cut write in flight beside a running
+    /// parity of neither the write's old nor its new version (the rewrite encodes each
+    /// column as it stands, old or new); no world of this check fitted, and the next open
+    /// recorded every acknowledged cached byte of the row LOST, by crashes alone. The row
+    /// is taken as it stands, as that recovery took it: the stale-element check ran before
+    /// that rewrite (a located stale element was written right first), and the write alone
+    /// never leaves such a row beside a stale column (its parity is the old one updated by
+    /// its own delta, which holds the column's true bytes, not the stale ones). A running
+    /// parity block whose rewrite was torn (new payload, old checksum) counts by its
+    /// payload; a data block failing its checksum or without bytes leaves the row to the
+    /// check below.
+    fn decided_by_a_recovery_before(&self, v: &RowView) -> bool {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let (start, end) = (v.i * block, (v.i + 1) * block);
+        let data_verified = g
+            .data_pos
+            .iter()
+            .all(|p| v.held.get(p).is_none_or(|h| h[v.i] == Held::Verified));
+        let parity_read = g.parity_pos.iter().all(|p| {
+            v.parity_raw.contains_key(p) && v.held.get(p).is_some_and(|h| h[v.i] != Held::Absent)
+        });
+        if !data_verified || !parity_read || g.parity_pos.is_empty() {
+            return false;
+        }
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        slice_stripe_into(v.buf, start..end, &mut row);
+        if self.code.encode(&mut row).is_err() {
+            return false;
+        }
+        g.parity_pos
+            .iter()
+            .all(|p| v.parity_raw[p][start..end] == *row.element(*p))
     }
 
     /// The worlds (each in-flight block's state, from `choices`) the check enumerates, and
