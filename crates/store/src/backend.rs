@@ -2291,6 +2291,22 @@ impl DirBackend {
         self.grow_for(key)?;
         let file = self.file(key.object, key.zone, true)?.expect("created");
         let base = key.slot * self.slot_bytes();
+        let oss = self.dir.to_string_lossy();
+        crate::torture::write_page_cut_point(
+            &|| {
+                format!(
+                    "{} {key} blocks {b0}..{} (page cut)",
+                    self.dir.display(),
+                    b0 + n
+                )
+            },
+            || {
+                let cut = page_cut_in_block(self.element_bytes, key.slot, b0)
+                    .unwrap_or(CHECKSUM_BLOCK_BYTES);
+                // Best effort: the kill follows whatever this write did.
+                let _ = file.write_all_at(&data[..cut], base + (b0 * CHECKSUM_BLOCK_BYTES) as u64);
+            },
+        );
         // Payload first, then its checksums: a crash in between leaves a mismatch that the
         // store's recovery decides (the write was not acknowledged) or that scrub repairs.
         file.write_all_at(data, base + (b0 * CHECKSUM_BLOCK_BYTES) as u64)
@@ -2301,7 +2317,6 @@ impl DirBackend {
         if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
             file.set_len(end).map_err(|e| self.map_io(e))?;
         }
-        let oss = self.dir.to_string_lossy();
         if crate::torture::kill_point_between_payload_and_checksum(&oss, &|| {
             format!("{} {key} blocks {b0}..{}", self.dir.display(), b0 + n)
         }) {

@@ -112,6 +112,16 @@ pub const SETTLE_TORN_BLOCK: &str = "settle-torn-block";
 /// no settle runs: every block a plan writes (a client write, a destage, a move home), so a
 /// test can cut a write at each of its steps, half-way through a block.
 pub const WRITE_TORN_BLOCK: &str = "write-torn-block";
+/// Inside a backend block write, counted only while no settle runs (as
+/// [`WRITE_TORN_BLOCK`]): the `n`-th block write writes the payload of its first block up
+/// to the first 4 KiB boundary of the zone file inside that block
+/// (`backend::page_cut_in_block`; a block that starts on one is written whole), nothing
+/// of the rest and no checksum, then the process is killed. Why (s26a): a SIGKILL that
+/// lands while the kernel copies a pwrite stops it at a page boundary (head new, tail old,
+/// under the old checksum), a state `write-torn-block` (payload whole, checksum old) never
+/// leaves and before this only a random kill -9 reached (session 25: s25b's home crcs
+/// turned it into a LOSS after a crash alone).
+pub const WRITE_PAGE_CUT: &str = "write-page-cut";
 /// Kill points of a rebuild: after its `RebuildBegin` record is durable (nothing on the OSS
 /// or the target directory touched yet), after each element it writes onto the rebuilt
 /// OSS, and (`rebuild --to`) after the superblock names the new directory but before the
@@ -278,6 +288,24 @@ pub fn torn_write_point(point: &str, write_part: impl FnOnce()) {
         write_part();
     }
     kill_point(point);
+}
+
+/// Called by the backend before a block write's payload to OSS `oss`, outside a settle:
+/// `true` where the armed [`WRITE_PAGE_CUT`] point fires on this write, which the caller
+/// then cuts (`write_head` writes the first block's head) before the kill that follows
+/// here; `what` names the blocks on stderr for the test that reads it.
+pub fn write_page_cut_point(what: &dyn Fn() -> String, write_head: impl FnOnce()) {
+    let Some((armed_point, n)) = armed() else {
+        return;
+    };
+    if armed_point != WRITE_PAGE_CUT || SETTLING.load(Ordering::SeqCst) {
+        return;
+    }
+    if HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n {
+        write_head();
+        eprintln!("exaraid: killed at {WRITE_PAGE_CUT}:{n}: {}", what());
+        kill_now();
+    }
 }
 
 /// A settle starts (`true`) or ends (`false`): block writes count as [`SETTLE_TORN_BLOCK`]
