@@ -2300,11 +2300,20 @@ impl DirBackend {
                     b0 + n
                 )
             },
-            || {
-                let cut = page_cut_in_block(self.element_bytes, key.slot, b0)
-                    .unwrap_or(CHECKSUM_BLOCK_BYTES);
-                // Best effort: the kill follows whatever this write did.
-                let _ = file.write_all_at(&data[..cut], base + (b0 * CHECKSUM_BLOCK_BYTES) as u64);
+            |last| {
+                const PAGE_BYTES: u64 = 4096;
+                let start = base + (b0 * CHECKSUM_BLOCK_BYTES) as u64;
+                let end = start + data.len() as u64;
+                let boundary = if last {
+                    (end - 1) / PAGE_BYTES * PAGE_BYTES
+                } else {
+                    start.div_ceil(PAGE_BYTES) * PAGE_BYTES
+                };
+                if start < boundary && boundary < end {
+                    let head = &data[..(boundary - start) as usize];
+                    // Best effort: the kill follows whatever this write did.
+                    let _ = file.write_all_at(head, start);
+                }
             },
         );
         // Payload first, then its checksums: a crash in between leaves a mismatch that the

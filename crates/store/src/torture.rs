@@ -113,15 +113,17 @@ pub const SETTLE_TORN_BLOCK: &str = "settle-torn-block";
 /// test can cut a write at each of its steps, half-way through a block.
 pub const WRITE_TORN_BLOCK: &str = "write-torn-block";
 /// Inside a backend block write, counted only while no settle runs (as
-/// [`WRITE_TORN_BLOCK`]): the `n`-th block write writes the payload of its first block up
-/// to the first 4 KiB boundary of the zone file inside that block
-/// (`backend::page_cut_in_block`; a block that starts on one is written whole), nothing
-/// of the rest and no checksum, then the process is killed. Why (s26a): a SIGKILL that
-/// lands while the kernel copies a pwrite stops it at a page boundary (head new, tail old,
-/// under the old checksum), a state `write-torn-block` (payload whole, checksum old) never
-/// leaves and before this only a random kill -9 reached (session 25: s25b's home crcs
-/// turned it into a LOSS after a crash alone).
+/// [`WRITE_TORN_BLOCK`]): the `n`-th block write writes its payload up to the first 4 KiB
+/// boundary of the zone file strictly inside it ([`WRITE_PAGE_CUT`]) or the last one
+/// ([`WRITE_PAGE_CUT_LAST`]: every block before it whole), nothing of the rest and no
+/// checksum, then the process is killed; a write with no boundary inside writes nothing.
+/// Why (s26a): a SIGKILL that lands while the kernel copies a pwrite stops it at a page
+/// boundary (Linux checks for a fatal signal before each page): a block cut there holds
+/// its new head and old tail under its old checksum, a state `write-torn-block` (payload
+/// whole, checksum old) never leaves and before this only a random kill -9 reached
+/// (session 25: s25b's home crcs turned it into a LOSS after a crash alone).
 pub const WRITE_PAGE_CUT: &str = "write-page-cut";
+pub const WRITE_PAGE_CUT_LAST: &str = "write-page-cut-last";
 /// Kill points of a rebuild: after its `RebuildBegin` record is durable (nothing on the OSS
 /// or the target directory touched yet), after each element it writes onto the rebuilt
 /// OSS, and (`rebuild --to`) after the superblock names the new directory but before the
@@ -290,20 +292,21 @@ pub fn torn_write_point(point: &str, write_part: impl FnOnce()) {
     kill_point(point);
 }
 
-/// Called by the backend before a block write's payload to OSS `oss`, outside a settle:
-/// `true` where the armed [`WRITE_PAGE_CUT`] point fires on this write, which the caller
-/// then cuts (`write_head` writes the first block's head) before the kill that follows
-/// here; `what` names the blocks on stderr for the test that reads it.
-pub fn write_page_cut_point(what: &dyn Fn() -> String, write_head: impl FnOnce()) {
+/// Called by the backend before a block write's payload, outside a settle: where an armed
+/// [`WRITE_PAGE_CUT`] or [`WRITE_PAGE_CUT_LAST`] point fires on this write, `write_head`
+/// runs with `true` for the last boundary (it writes the payload up to it), then the
+/// process is killed; `what` names the blocks on stderr for the test that reads it.
+pub fn write_page_cut_point(what: &dyn Fn() -> String, write_head: impl FnOnce(bool)) {
     let Some((armed_point, n)) = armed() else {
         return;
     };
-    if armed_point != WRITE_PAGE_CUT || SETTLING.load(Ordering::SeqCst) {
+    let last = armed_point == WRITE_PAGE_CUT_LAST;
+    if !(last || armed_point == WRITE_PAGE_CUT) || SETTLING.load(Ordering::SeqCst) {
         return;
     }
     if HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n {
-        write_head();
-        eprintln!("exaraid: killed at {WRITE_PAGE_CUT}:{n}: {}", what());
+        write_head(last);
+        eprintln!("exaraid: killed at {armed_point}:{n}: {}", what());
         kill_now();
     }
 }
