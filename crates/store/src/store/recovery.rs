@@ -62,8 +62,11 @@
 //! torn block; s19r R19-1: a write refused on a rotten block, its `RefusedBlocks` record
 //! cut by a crash), and its bytes on disk are never kept: a decode its stored checksum or
 //! the write's crcs prove, else lost (`decide_rotten_cut_block`). A kill -9 that stops a
-//! pwrite at a page boundary inside a block (new then old) matches neither too: decided
-//! as rot, so decoded where proven, else lost (no page-cut crcs for home writes). A failing
+//! pwrite at a page boundary inside a block (new head, old tail) matches neither too: since
+//! s26a the write journals the crcs of each such block's new head and old tail
+//! (`WriteParityCrcs::page_cuts`), and a block matching both is kept whole
+//! (`CutWriteCrcs::page_cut_holds`); without them (an older binary's write, a block whose
+//! old bytes could not be read) it is decided as rot, decoded where proven, else lost. A failing
 //! block whose in-flight bytes are all cut client writes' with crcs (one writer's part of
 //! it, or several writers'), that nothing above told, keeps only what those crcs or its
 //! stored checksum prove, else it is lost (`decide_unproven_cut_block`, review s22r R22-1:
