@@ -8,7 +8,7 @@
 import os, random, subprocess, sys, glob
 E = os.environ['EXARAID']
 D, code, unit, trials, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-rnd = random.Random(seed); drnd = random.Random(seed * 31)
+prnd = random.Random(seed * 7); rnd = random.Random(seed); drnd = random.Random(seed * 31)
 c = code.split(':')
 if c[0] == 'rs': n, extra = int(c[1]) + int(c[2]), ['--k', c[1], '--m', c[2]]
 elif c[0] in ('raid5', 'raid6'): n, extra = int(c[1]), []
@@ -33,6 +33,8 @@ for t in range(trials):
     before = caches(S)
     o = max(0, (ws[0][0] if ws else rnd.randrange(size)) - rnd.randrange(unit * 2)); d = drnd.randbytes(rnd.randrange(1, unit * 5))
     k = 'write-torn-block:%d' % rnd.randrange(1, 9)
+    if os.environ.get('POINTS'):  # s26a: e.g. POINTS=write-page-cut,write-page-cut-last (drawn per trial)
+        k = '%s:%s' % (prnd.choice(os.environ['POINTS'].split(',')), k.split(':')[1])
     w = run(['write', S, 'f', '--offset', str(o)], d, {'EXARAID_KILL_AT': k, 'EXARAID_KILL_IN_PLAN_ORDER': '1'})
     if w.returncode != -9: continue
     killed += 1; ws.append((o, d))

@@ -40,13 +40,54 @@ fn last_record_kind(journal: &[u8]) -> String {
     }
 }
 
+/// The kinds of the journal's records, with where each starts.
+fn record_kinds(journal: &[u8]) -> Vec<(usize, String)> {
+    let mut at = 0usize;
+    let mut out = Vec::new();
+    while at + 8 <= journal.len() {
+        let len = u32::from_le_bytes(journal[at..at + 4].try_into().unwrap()) as usize;
+        out.push((at, last_record_kind(&journal[..at + 8 + len])));
+        at += 8 + len;
+    }
+    out
+}
+
+/// The journal a binary before s25b left at this kill on raid5: it journaled the write's
+/// input and no crcs (single parity had none). Since s25b the crcs records follow the input
+/// (synced with it before the first home write), so a crash no longer leaves the input last;
+/// this scene is now the journal of an older binary: the crcs records after the last input
+/// are dropped (only those).
+fn as_an_older_binary_left_it(journal_path: &std::path::Path) {
+    let journal = std::fs::read(journal_path).unwrap();
+    let kinds = record_kinds(&journal);
+    let last_input = kinds
+        .iter()
+        .rposition(|(_, k)| k == "Input")
+        .expect("the write's input is on record");
+    let after: Vec<&str> = kinds[last_input + 1..]
+        .iter()
+        .map(|(_, k)| k.as_str())
+        .collect();
+    assert!(
+        after
+            .iter()
+            .all(|k| *k == "WriteCrcs" || *k == "WriteParityCrcs"),
+        "only the write's crcs follow its input: {after:?}"
+    );
+    let end = kinds
+        .get(last_input + 1)
+        .map_or(journal.len(), |(at, _)| *at);
+    std::fs::write(journal_path, &journal[..end]).unwrap();
+}
+
 /// The reviewer's scene (scripts/meta-sweep.py of branch s9r, `JOURNAL=1`): `code` over 5
 /// OSSs (raid5 4+1 or raid6 3+2), delayed path, a window open on f2 with bytes written, then
 /// `write f0` killed in the middle of its home writes (at a named kill point inside its
 /// `block`-th block write); then one bit of the journal's last record flipped: in its length
 /// field, its payload, its last byte.
 ///
-/// Which record is last depends on the code. raid5 journals only the write's input (no home
+/// Which record is last depends on the code. On raid5 the journal is the one a binary before
+/// s25b left (`as_an_older_binary_left_it`: it journaled only the write's input, no home
 /// crcs), so the damaged record is the input: the open no longer knows the write, whose
 /// stripe may be left inconsistent. raid6 journals the write's crcs after its input, its home
 /// parity crcs last (`WriteParityCrcs`, s22b), and syncs them all before its first home write
@@ -91,6 +132,9 @@ fn cut_scene(code: &str, block: usize) -> CutScene {
         &format!("write-torn-block:{block}"),
     );
     assert!(killed, "{code} block {block}: the write was cut");
+    if code == "raid5" {
+        as_an_older_binary_left_it(&store.join("journal"));
+    }
     assert_eq!(
         last_record_kind(&std::fs::read(store.join("journal")).unwrap()),
         if code == "raid5" {

@@ -2300,6 +2300,31 @@ impl DirBackend {
                 let _ = file.write_all_at(&data[..page_cut], at);
             });
         }
+        let oss = self.dir.to_string_lossy();
+        crate::torture::write_page_cut_point(
+            &|| {
+                format!(
+                    "{} {key} blocks {b0}..{} (page cut)",
+                    self.dir.display(),
+                    b0 + n
+                )
+            },
+            |last| {
+                const PAGE_BYTES: u64 = 4096;
+                let start = base + (b0 * CHECKSUM_BLOCK_BYTES) as u64;
+                let end = start + data.len() as u64;
+                let boundary = if last {
+                    (end - 1) / PAGE_BYTES * PAGE_BYTES
+                } else {
+                    start.div_ceil(PAGE_BYTES) * PAGE_BYTES
+                };
+                if start < boundary && boundary < end {
+                    let head = &data[..(boundary - start) as usize];
+                    // Best effort: the kill follows whatever this write did.
+                    let _ = file.write_all_at(head, start);
+                }
+            },
+        );
         // Payload first, then its checksums: a crash in between leaves a mismatch that the
         // store's recovery decides (the write was not acknowledged) or that scrub repairs.
         file.write_all_at(data, at).map_err(|e| self.map_io(e))?;
@@ -2309,7 +2334,6 @@ impl DirBackend {
         if file.metadata().map_err(|e| self.map_io(e))?.len() < end {
             file.set_len(end).map_err(|e| self.map_io(e))?;
         }
-        let oss = self.dir.to_string_lossy();
         if crate::torture::kill_point_between_payload_and_checksum(&oss, &|| {
             format!("{} {key} blocks {b0}..{}", self.dir.display(), b0 + n)
         }) {

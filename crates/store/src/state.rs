@@ -959,6 +959,20 @@ pub struct WriteParityCrcs {
     /// writes): recovery then decides such a block as s22g did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edge_blocks: Vec<EdgeBlockCrc>,
+    /// Home data blocks this plan writes (whole or in part) that a page boundary of their
+    /// zone file cuts (`backend::page_cut_in_block`), whose bytes before the write are known
+    /// (read verified, or a slot not written yet: zeros): the crc32c of the block's bytes
+    /// before the cut after the write, and of its bytes from the cut on before it (s26a,
+    /// the home twin of `WindowBlockCrcs::page_cuts`). Why: a kill -9 landing while the
+    /// kernel copies the block's pwrite stops it at that page boundary (head new, tail old,
+    /// under the old checksum); the write's crcs (`WriteCrcs`, `edge_blocks`) match neither
+    /// version, so recovery took the block for rot, and where single parity could not
+    /// decode it (the write's other columns in flight) recorded a crash alone's
+    /// acknowledged bytes LOST (s25b's fix, reverted in session 25). Row 0 (one-row codes).
+    /// Empty in records of older binaries: a session-25 binary drops the field unseen and
+    /// decides such a block as it did with its own records (no version bump needed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub page_cuts: Vec<WindowPageCutCrcs>,
 }
 
 /// See `WriteParityCrcs::edge_blocks`: block `block` (4 KiB, within the element) of the

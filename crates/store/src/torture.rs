@@ -124,6 +124,18 @@ pub const WRITE_TORN_BLOCK: &str = "write-torn-block";
 /// while one runs. Distinct from s26a's home-write page-cut point.
 pub const BLOCK_PAGE_CUT: &str = "block-page-cut";
 pub const SETTLE_PAGE_CUT: &str = "settle-page-cut";
+/// Inside a backend block write, counted only while no settle runs (as
+/// [`WRITE_TORN_BLOCK`]): the `n`-th block write writes its payload up to the first 4 KiB
+/// boundary of the zone file strictly inside it ([`WRITE_PAGE_CUT`]) or the last one
+/// ([`WRITE_PAGE_CUT_LAST`]: every block before it whole), nothing of the rest and no
+/// checksum, then the process is killed; a write with no boundary inside writes nothing.
+/// Why (s26a): a SIGKILL that lands while the kernel copies a pwrite stops it at a page
+/// boundary (Linux checks for a fatal signal before each page): a block cut there holds
+/// its new head and old tail under its old checksum, a state `write-torn-block` (payload
+/// whole, checksum old) never leaves and before this only a random kill -9 reached
+/// (session 25: s25b's home crcs turned it into a LOSS after a crash alone).
+pub const WRITE_PAGE_CUT: &str = "write-page-cut";
+pub const WRITE_PAGE_CUT_LAST: &str = "write-page-cut-last";
 /// Kill points of a rebuild: after its `RebuildBegin` record is durable (nothing on the OSS
 /// or the target directory touched yet), after each element it writes onto the rebuilt
 /// OSS, and (`rebuild --to`) after the superblock names the new directory but before the
@@ -308,6 +320,23 @@ pub fn page_cut_point(write_part: impl FnOnce()) {
         BLOCK_PAGE_CUT
     };
     torn_write_point(point, write_part);
+/// Called by the backend before a block write's payload, outside a settle: where an armed
+/// [`WRITE_PAGE_CUT`] or [`WRITE_PAGE_CUT_LAST`] point fires on this write, `write_head`
+/// runs with `true` for the last boundary (it writes the payload up to it), then the
+/// process is killed; `what` names the blocks on stderr for the test that reads it.
+pub fn write_page_cut_point(what: &dyn Fn() -> String, write_head: impl FnOnce(bool)) {
+    let Some((armed_point, n)) = armed() else {
+        return;
+    };
+    let last = armed_point == WRITE_PAGE_CUT_LAST;
+    if !(last || armed_point == WRITE_PAGE_CUT) || SETTLING.load(Ordering::SeqCst) {
+        return;
+    }
+    if HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n {
+        write_head(last);
+        eprintln!("exaraid: killed at {armed_point}:{n}: {}", what());
+        kill_now();
+    }
 }
 
 /// A settle starts (`true`) or ends (`false`): block writes count as [`SETTLE_TORN_BLOCK`]

@@ -38,6 +38,15 @@ const KILL_POINTS_MAX: u32 = 20;
 /// Unchanged bytes that make a changed block an edge block of the write (random bytes leave
 /// about 16 of 4096 equal by chance).
 const EDGE_BESIDE_BYTES_MIN: usize = 256;
+/// The kill points: a block write torn between its payload and its checksum, and (s26a) one
+/// stopped at the first page boundary inside its first block (head new, tail old, old
+/// checksum: what a kill -9 landing while the kernel copies the pwrite leaves).
+const TORN: &str = exaraid_store::torture::WRITE_TORN_BLOCK;
+const PAGE_CUT: &str = exaraid_store::torture::WRITE_PAGE_CUT;
+const PAGE_CUT_LAST: &str = exaraid_store::torture::WRITE_PAGE_CUT_LAST;
+const CHILD_SHIFT_ENV: &str = "S25B_TORN_HOME_ROT_CHILD_SHIFT";
+/// Flips a sweep makes at least (a page cut changes fewer blocks than a torn write).
+const FLIPS_MIN: usize = 6;
 const CHILD_DIR_ENV: &str = "S25B_TORN_HOME_ROT_CHILD_DIR";
 
 /// Seeded pseudo-random bytes (splitmix64): patterned bytes let a decode through mixed
@@ -63,10 +72,11 @@ fn cut_bytes() -> Vec<u8> {
     bytes(99, CUT_BYTES)
 }
 
-/// The file as acknowledged before the cut write.
-fn acknowledged() -> Vec<u8> {
-    let mut f = bytes(7, PUT_BYTES);
-    f[ACK_AT..ACK_AT + ACK_BYTES].copy_from_slice(&ack_bytes());
+/// The file as acknowledged before the cut write, every write `shift` bytes further (a
+/// scene shifted one stripe on, into zone slots that are not page-aligned).
+fn acknowledged(shift: usize) -> Vec<u8> {
+    let mut f = bytes(7, PUT_BYTES + shift);
+    f[shift + ACK_AT..shift + ACK_AT + ACK_BYTES].copy_from_slice(&ack_bytes());
     f
 }
 
@@ -77,8 +87,11 @@ fn child_process_helper_write_killed() {
     let Some(dir) = std::env::var_os(CHILD_DIR_ENV) else {
         return;
     };
+    let shift: usize = std::env::var(CHILD_SHIFT_ENV).unwrap().parse().unwrap();
     let store = Store::open(Path::new(&dir)).unwrap();
-    store.write("f", CUT_AT as u64, &cut_bytes()).unwrap();
+    store
+        .write("f", (shift + CUT_AT) as u64, &cut_bytes())
+        .unwrap();
     // Not killed: the parent's kill point lies past the write's block writes.
     std::process::exit(0);
 }
@@ -113,14 +126,18 @@ fn crash_image(
     dir: &Path,
     code: CodeSpec,
     path: WritePath,
+    point: &str,
     n: u32,
+    shift: usize,
 ) -> Option<(Vec<(usize, PathBuf, Vec<u8>)>, usize)> {
     let mut opts = InitOptions::with_oss_count(dir, OSS_COUNT, code);
     opts.element_bytes = UNIT_BYTES;
     opts.write_path = path;
     let store = Store::init(dir, &opts).unwrap();
-    store.put("f", &bytes(7, PUT_BYTES)).unwrap();
-    store.write("f", ACK_AT as u64, &ack_bytes()).unwrap();
+    store.put("f", &bytes(7, PUT_BYTES + shift)).unwrap();
+    store
+        .write("f", (shift + ACK_AT) as u64, &ack_bytes())
+        .unwrap();
     drop(store);
     let before = home_files(dir);
     let out = Command::new(std::env::current_exe().unwrap())
@@ -130,10 +147,8 @@ fn crash_image(
             "--nocapture",
         ])
         .env(CHILD_DIR_ENV, dir)
-        .env(
-            exaraid_store::torture::KILL_AT_ENV,
-            format!("write-torn-block:{n}"),
-        )
+        .env(CHILD_SHIFT_ENV, shift.to_string())
+        .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
         .env(exaraid_store::torture::KILL_IN_PLAN_ORDER_ENV, "1")
         .output()
         .unwrap();
@@ -142,7 +157,7 @@ fn crash_image(
         return None;
     }
     let line = (err.lines())
-        .find(|l| l.contains("killed at write-torn-block"))
+        .find(|l| l.contains(&format!("killed at {point}")))
         .unwrap_or_else(|| panic!("n={n}: the child failed without the kill: {err}"));
     let torn = (0..OSS_COUNT)
         .find(|oss| line.contains(&format!("/oss-{oss} ")))
@@ -151,16 +166,16 @@ fn crash_image(
 }
 
 /// Each byte the acknowledged one or the cut write's, or the read refused naming a loss.
-fn assert_old_or_new_or_lost(store: &Store, what: &str) -> &'static str {
-    let old = acknowledged();
+fn assert_old_or_new_or_lost(store: &Store, what: &str, shift: usize) -> &'static str {
+    let old = acknowledged(shift);
     let new = cut_bytes();
     match store.get("f") {
         Ok(got) => {
-            assert_eq!(got.len(), PUT_BYTES, "{what}: length");
+            assert_eq!(got.len(), PUT_BYTES + shift, "{what}: length");
             let wrong: Vec<usize> = (0..got.len())
                 .filter(|&x| {
-                    let cut = (CUT_AT..CUT_AT + CUT_BYTES).contains(&x);
-                    got[x] != old[x] && !(cut && got[x] == new[x - CUT_AT])
+                    let cut = (shift + CUT_AT..shift + CUT_AT + CUT_BYTES).contains(&x);
+                    got[x] != old[x] && !(cut && got[x] == new[x - shift - CUT_AT])
                 })
                 .collect();
             assert!(
@@ -171,7 +186,7 @@ fn assert_old_or_new_or_lost(store: &Store, what: &str) -> &'static str {
                 wrong[0],
                 got[wrong[0]],
                 old[wrong[0]],
-                (wrong[0].checked_sub(CUT_AT)).and_then(|x| new.get(x)),
+                (wrong[0].checked_sub(shift + CUT_AT)).and_then(|x| new.get(x)),
             );
             "read"
         }
@@ -189,15 +204,20 @@ fn assert_old_or_new_or_lost(store: &Store, what: &str) -> &'static str {
 /// The scene at every kill point: a crash alone reads every byte, and one bit flipped in
 /// each 4 KiB block of the torn OSS's home files the cut write changed (at a byte it
 /// changed, and at one it did not where there is one) never reads back.
-fn torn_block_and_rot_on_one_oss_never_read_back(code: CodeSpec, path: WritePath) {
+fn torn_block_and_rot_on_one_oss_never_read_back(
+    code: CodeSpec,
+    path: WritePath,
+    point: &str,
+    shift: usize,
+) {
     let slot_bytes = exaraid_store::backend::slot_bytes_on_disk(UNIT_BYTES) as usize;
     let mut flips = 0;
     for n in 1..=KILL_POINTS_MAX {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("s");
-        let Some((before, torn)) = crash_image(&dir, code, path, n) else {
+        let Some((before, torn)) = crash_image(&dir, code, path, point, n, shift) else {
             assert!(n > 5, "the write was killed at {} block writes only", n - 1);
-            assert!(flips >= 8, "only {flips} flips were made");
+            assert!(flips >= FLIPS_MIN, "only {flips} flips were made");
             return;
         };
         let after = home_files(&dir);
@@ -226,14 +246,14 @@ fn torn_block_and_rot_on_one_oss_never_read_back(code: CodeSpec, path: WritePath
                 }
             }
         }
-        let what = format!("{code:?} {path:?} killed at write-torn-block:{n} (torn OSS {torn})");
+        let what = format!("{code:?} {path:?} killed at {point}:{n} (torn OSS {torn})");
         {
             let copy = tmp.path().join("crash-alone");
             copy_dir(&dir, &copy);
             let store = Store::open(&copy).expect("the open recovers the crash");
             let got = store.get("f");
             assert!(got.is_ok(), "{what}: a crash alone lost bytes: {got:?}");
-            assert_old_or_new_or_lost(&store, &format!("{what}, no rot"));
+            assert_old_or_new_or_lost(&store, &format!("{what}, no rot"), shift);
         }
         for (k, (file, x)) in targets.iter().enumerate() {
             let copy = tmp.path().join(format!("flip-{k}"));
@@ -245,7 +265,7 @@ fn torn_block_and_rot_on_one_oss_never_read_back(code: CodeSpec, path: WritePath
             flips += 1;
             let what = format!("{what}, bit 4 of {} byte {x} rotten", rel.display());
             let store = Store::open(&copy).expect("the open recovers the crash");
-            let how = assert_old_or_new_or_lost(&store, &what);
+            let how = assert_old_or_new_or_lost(&store, &what, shift);
             eprintln!("{what}: {how}");
         }
     }
@@ -263,19 +283,54 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 #[test]
-#[ignore = "OPEN (s25b): fails on a40ace1 (the rot reads back with exit 0). The fix tried in cbefa85 (raid5 home write crcs + edge crcs, recovery home rules on single parity) passes it but made a crash alone lose acknowledged bytes on raid5 (store_crash rmw_raid5_survives_kill_9_inside_recovery_after_random_crashes, LOST named) and changed store_torn_write_rot_past_tolerance: reverted, see docs/results/s25b-raid5-home-rot.md"]
 fn raid5_rmw_torn_home_block_and_rot_on_the_same_oss_never_read_back() {
-    torn_block_and_rot_on_one_oss_never_read_back(CodeSpec::raid5(5), WritePath::Rmw);
+    torn_block_and_rot_on_one_oss_never_read_back(CodeSpec::raid5(5), WritePath::Rmw, TORN, 0);
 }
 
 #[test]
-#[ignore = "OPEN (s25b): fails on a40ace1 (the rot reads back with exit 0). The fix tried in cbefa85 (raid5 home write crcs + edge crcs, recovery home rules on single parity) passes it but made a crash alone lose acknowledged bytes on raid5 (store_crash rmw_raid5_survives_kill_9_inside_recovery_after_random_crashes, LOST named) and changed store_torn_write_rot_past_tolerance: reverted, see docs/results/s25b-raid5-home-rot.md"]
 fn raid5_delayed_torn_home_block_and_rot_on_the_same_oss_never_read_back() {
-    torn_block_and_rot_on_one_oss_never_read_back(CodeSpec::raid5(5), WritePath::Delayed);
+    torn_block_and_rot_on_one_oss_never_read_back(CodeSpec::raid5(5), WritePath::Delayed, TORN, 0);
 }
 
 #[test]
-#[ignore = "OPEN (s25b): fails on a40ace1 (the rot reads back with exit 0). The fix tried in cbefa85 (raid5 home write crcs + edge crcs, recovery home rules on single parity) passes it but made a crash alone lose acknowledged bytes on raid5 (store_crash rmw_raid5_survives_kill_9_inside_recovery_after_random_crashes, LOST named) and changed store_torn_write_rot_past_tolerance: reverted, see docs/results/s25b-raid5-home-rot.md"]
 fn rs_5_1_rmw_torn_home_block_and_rot_on_the_same_oss_never_read_back() {
-    torn_block_and_rot_on_one_oss_never_read_back(CodeSpec::rs(5, 1), WritePath::Rmw);
+    torn_block_and_rot_on_one_oss_never_read_back(CodeSpec::rs(5, 1), WritePath::Rmw, TORN, 0);
+}
+
+// s26a: the same scenes with the block write stopped at a page boundary (the first or the
+// last inside it), shifted one stripe on so that the zone slots are not page-aligned (slot 0
+// is: its page boundaries fall between blocks). A crash alone must read every byte (old or
+// new: the cut write was never acknowledged), and rot beside the cut block on its OSS must
+// never read back.
+
+/// One data stripe of each code below: 5 data columns of 8 KiB (raid5, rs 5+1), 4 (raid6).
+fn stripe_bytes(code: CodeSpec) -> usize {
+    let data_columns = if code == CodeSpec::raid6(4) { 4 } else { 5 };
+    data_columns * UNIT_BYTES
+}
+
+fn page_cut_scenes(code: CodeSpec, path: WritePath) {
+    for point in [PAGE_CUT, PAGE_CUT_LAST] {
+        torn_block_and_rot_on_one_oss_never_read_back(code, path, point, stripe_bytes(code));
+    }
+}
+
+#[test]
+fn raid5_rmw_home_block_cut_at_a_page_boundary_alone_or_beside_rot_never_reads_wrong() {
+    page_cut_scenes(CodeSpec::raid5(5), WritePath::Rmw);
+}
+
+#[test]
+fn raid5_delayed_home_block_cut_at_a_page_boundary_alone_or_beside_rot_never_reads_wrong() {
+    page_cut_scenes(CodeSpec::raid5(5), WritePath::Delayed);
+}
+
+#[test]
+fn rs_5_1_rmw_home_block_cut_at_a_page_boundary_alone_or_beside_rot_never_reads_wrong() {
+    page_cut_scenes(CodeSpec::rs(5, 1), WritePath::Rmw);
+}
+
+#[test]
+fn raid6_rmw_home_block_cut_at_a_page_boundary_alone_or_beside_rot_never_reads_wrong() {
+    page_cut_scenes(CodeSpec::raid6(4), WritePath::Rmw);
 }

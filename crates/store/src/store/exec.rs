@@ -1644,8 +1644,9 @@ impl Store {
             // The whole new crcs of the plan's edge blocks ride on its first parity crcs
             // record: the same append, made durable by the same sync below (s24a).
             let mut edges = self.edge_block_crcs(plan, &waves_bytes, &edge_old);
+            let mut page_cuts = self.home_page_cut_crcs(plan, &waves_bytes, &edge_old, &read_bytes);
             for (_, write_bytes) in &waves_bytes {
-                self.journal_parity_crcs(plan, write_bytes, &mut edges)?;
+                self.journal_parity_crcs(plan, write_bytes, &mut edges, &mut page_cuts)?;
             }
         }
         if client.is_some() {
@@ -1800,6 +1801,7 @@ impl Store {
         plan: &IoPlan,
         write_bytes: &[(usize, Vec<u8>)],
         edges: &mut Vec<crate::state::EdgeBlockCrc>,
+        page_cuts: &mut Vec<crate::state::WindowPageCutCrcs>,
     ) -> Result<(), StoreError> {
         let zone = if self.write_crcs_journaled(crate::state::WriteCrcsJournaled::DataAndParity) {
             PlanZone::Cache
@@ -1807,6 +1809,12 @@ impl Store {
             && matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
         {
             PlanZone::Parity
+        } else if self.home_edge_crcs_journaled()
+            && matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
+        {
+            // Single parity (s25b): no parity crcs (recovery reads none there), the edge
+            // blocks' whole crcs alone, in the first record as elsewhere.
+            return self.journal_edge_crcs_alone(plan, edges, page_cuts);
         } else {
             return Ok(());
         };
@@ -1841,6 +1849,39 @@ impl Store {
             file,
             pieces,
             edge_blocks: std::mem::take(edges),
+            page_cuts: std::mem::take(page_cuts),
+        });
+        let mut core = self.core.lock();
+        self.journal(&mut core, rec, false)
+    }
+
+    /// A client plan's whole new edge block crcs (`edges`, `edge_block_crcs`) where no
+    /// parity crcs are journaled (`home_edge_crcs_journaled` without
+    /// `home_parity_crcs_journaled`: single parity, s25b): one `Rec::WriteParityCrcs` with
+    /// no pieces, appended unsynced before the plan's first write and made durable by the
+    /// input's sync (`sync_input_before_home_writes`), as on codes of two or more parities.
+    /// Nothing when there is no edge block (a write of whole blocks).
+    fn journal_edge_crcs_alone(
+        &self,
+        plan: &IoPlan,
+        edges: &mut Vec<crate::state::EdgeBlockCrc>,
+        page_cuts: &mut Vec<crate::state::WindowPageCutCrcs>,
+    ) -> Result<(), StoreError> {
+        if edges.is_empty() && page_cuts.is_empty() {
+            return Ok(());
+        }
+        let file = (plan.steps.iter())
+            .find(|s| s.op == Op::Write && s.zone == PlanZone::Data && !s.is_parity())
+            .map(|s| s.file)
+            .expect("edge blocks come from the plan's home data writes");
+        let g = self.layout.geometry();
+        assert!(edges.len() <= plan.steps.len() * g.cols * 2);
+        let rec = Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
+            plan: plan.id,
+            file,
+            pieces: Vec::new(),
+            edge_blocks: std::mem::take(edges),
+            page_cuts: std::mem::take(page_cuts),
         });
         let mut core = self.core.lock();
         self.journal(&mut core, rec, false)
@@ -1855,8 +1896,9 @@ impl Store {
     /// and before its parity leaves no k columns of one version to decode the rest by: s22g
     /// then recorded the acknowledged bytes beside the write lost. With this crc on record
     /// recovery proves the torn block new as a whole, and rot anywhere in it still fails the
-    /// proof (review s22r R22-1). Only where home parity crcs are journaled (non-WCL, one-row
-    /// codes of two or more parities: the record these ride on); a block whose old bytes
+    /// proof (review s22r R22-1). Only where home data crcs are journaled on a one-row code
+    /// (`home_edge_crcs_journaled`: non-WCL; on single parity since s25b, in a record of
+    /// their own, `journal_edge_crcs_alone`); a block whose old bytes
     /// were not read (a slot not written yet, an OSS down) gets none, as before s24a.
     /// On a WCL store the same for the cache data edge blocks, on every code since s25a
     /// (`cache_edge_crcs_journaled`, s24d, review s24r R24-1, R24-3): the block's acknowledged
@@ -1868,7 +1910,7 @@ impl Store {
         waves_bytes: &[WaveBytes],
         edge_old: &EdgeBlocks,
     ) -> Vec<crate::state::EdgeBlockCrc> {
-        let zone = if self.home_parity_crcs_journaled() {
+        let zone = if self.home_edge_crcs_journaled() {
             PlanZone::Data
         } else if self.cache_edge_crcs_journaled() {
             PlanZone::Cache
@@ -1919,6 +1961,121 @@ impl Store {
                 }
             }
         }
+        out
+    }
+
+    /// The page-cut crcs (`WriteParityCrcs::page_cuts`, s26a) of every home data block a
+    /// client plan writes, whole or in part, that a page boundary of its zone file cuts
+    /// (`backend::page_cut_in_block`: every block of a slot but slot 0's, slots carrying
+    /// their checksum areas): the crc32c of the block's head (before the boundary) after
+    /// the write and of its tail before it. The old bytes come from `edge_old` (edge
+    /// blocks, read whole already), else a read step of the plan that covers the block
+    /// whole (a read-modify-write reads the old bytes it overwrites), else one read per
+    /// piece (a reconstruct write: the blocks' old bytes were not read); a slot not written
+    /// yet is zeros. A block whose old bytes cannot be read gets none (recovery then decides
+    /// it as before). Where home edge crcs are journaled (`home_edge_crcs_journaled`:
+    /// non-WCL one-row codes, single parity since s25b), client writes only.
+    fn home_page_cut_crcs(
+        &self,
+        plan: &IoPlan,
+        waves_bytes: &[WaveBytes],
+        edge_old: &EdgeBlocks,
+        read_bytes: &[Option<Vec<u8>>],
+    ) -> Vec<crate::state::WindowPageCutCrcs> {
+        if !self.home_edge_crcs_journaled()
+            || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
+        {
+            return Vec::new();
+        }
+        assert_eq!(read_bytes.len(), plan.steps.len());
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let e = self.sb.element_bytes as u64;
+        let mut out = Vec::new();
+        for (i, bytes) in waves_bytes.iter().flat_map(|(_, w)| w) {
+            let step = &plan.steps[*i];
+            if step.op != Op::Write || step.zone != PlanZone::Data || step.is_parity() {
+                continue;
+            }
+            let mut at = 0u64;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let (addr, piece_at) = (step.addr_bytes + at, at);
+                at += el.len_bytes;
+                assert_eq!(
+                    addr % e,
+                    el.offset_bytes,
+                    "a piece sits at its element offset"
+                );
+                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                let element_addr = addr - el.offset_bytes;
+                let (b0, b1) = (a / block, z.div_ceil(block));
+                // The piece's blocks' old bytes in one read, made only where some block
+                // needs it (nothing else holds its old bytes).
+                let mut piece_old: Option<Option<Vec<u8>>> = None;
+                for b in b0..b1 {
+                    let first = b * block;
+                    let key = self.key(step.zone, step.file, element_addr + first);
+                    let Some(cut_at) =
+                        crate::backend::page_cut_in_block(e as usize, key.slot, b as usize)
+                    else {
+                        continue;
+                    };
+                    let from_reads = || {
+                        (plan.steps.iter().enumerate()).find_map(|(r, s)| {
+                            let covers = s.op == Op::Read
+                                && (s.oss, s.zone, s.file) == (step.oss, step.zone, step.file)
+                                && s.addr_bytes <= element_addr + first
+                                && element_addr + first + block <= s.addr_bytes + s.len_bytes;
+                            let got = read_bytes[r].as_ref().filter(|_| covers)?;
+                            let x = (element_addr + first - s.addr_bytes) as usize;
+                            (got.len() as u64 == s.len_bytes)
+                                .then(|| got[x..x + block as usize].to_vec())
+                        })
+                    };
+                    let old = match edge_old.get(&(step.oss, key, b as usize)) {
+                        Some(old) => Some(old.clone()),
+                        None => from_reads().or_else(|| {
+                            let whole = piece_old.get_or_insert_with(|| {
+                                let mut buf = vec![0u8; ((b1 - b0) * block) as usize];
+                                let k = self.key(step.zone, step.file, element_addr + b0 * block);
+                                match self.read_retrying(
+                                    step.oss,
+                                    k,
+                                    (b0 * block) as usize,
+                                    &mut buf,
+                                ) {
+                                    Ok(()) => Some(buf),
+                                    Err(err) if err.is_missing() => Some(buf), // zeros
+                                    Err(_) => None,
+                                }
+                            });
+                            let x = ((b - b0) * block) as usize;
+                            whole.as_ref().map(|w| w[x..x + block as usize].to_vec())
+                        }),
+                    };
+                    let Some(old) = old else {
+                        continue; // unknown: no crc, recovery proves nothing by it
+                    };
+                    assert_eq!(old.len() as u64, block);
+                    let (oa, oz) = (a.max(first), z.min(first + block));
+                    let from = (piece_at + oa - a) as usize;
+                    let mut new = old.clone();
+                    new[(oa - first) as usize..(oz - first) as usize]
+                        .copy_from_slice(&bytes[from..from + (oz - oa) as usize]);
+                    out.push(crate::state::WindowPageCutCrcs {
+                        stripe: el.stripe,
+                        row: el.pos.row,
+                        col: el.pos.col,
+                        block: b,
+                        cut_at_bytes: cut_at as u32,
+                        new_head_crc: crc32c::crc32c(&new[..cut_at]),
+                        old_tail_crc: crc32c::crc32c(&old[cut_at..]),
+                    });
+                }
+            }
+        }
+        let g = self.layout.geometry();
+        assert!(out.len() as u64 <= plan.steps.len() as u64 * g.cols as u64 * (e / block));
         out
     }
 
@@ -2371,6 +2528,7 @@ impl Store {
             file,
             pieces,
             edge_blocks: Vec::new(),
+            page_cuts: Vec::new(),
         });
         let mut core = self.core.lock();
         self.journal(&mut core, rec, true)
@@ -2784,7 +2942,7 @@ impl Store {
                     // A client write's home data edge block is read whole where its whole
                     // new crc is journaled (`edge_block_crcs`, s24a): the plan's reads
                     // verified it but hold only the write's part of it.
-                    let whole_crc_wanted = home_data && self.home_parity_crcs_journaled();
+                    let whole_crc_wanted = home_data && self.home_edge_crcs_journaled();
                     // The same for a WCL client write's cache data edge block, read below
                     // in any case (s24d, review s24r R24-1).
                     let cache_data = step.zone == PlanZone::Cache

@@ -4945,19 +4945,34 @@ impl Store {
     /// (new payload under its old checksum) and a block that rotted beside it fail their
     /// checksums alike, and within the tolerance the stripe can still decode the rotten
     /// one; the crcs tell recovery which is which (`home_block_landed`, review s20r R20-1,
-    /// s19r R19-1). On single parity a torn block and one rot are past the tolerance either
-    /// way (decided lost, session 20), so nothing is journaled there.
+    /// s19r R19-1). On single parity too since s25b (review s24r R24-2, its home-zone
+    /// variant): a torn block and a rotten bit on the SAME OSS are one column, within the
+    /// tolerance, and without the crcs recovery kept the rotten bytes as torn ones (raid5
+    /// rmw: a flipped bit read back with success). Synced with the input before the first
+    /// home write (s22f's fsync): no fsync more.
     pub(super) fn home_write_crcs_journaled(&self) -> bool {
         self.kind != StrategyKind::Wcl
-            && self.tolerance() >= 2
+            && self.tolerance() >= 1
             && crate::state::WriteCrcsJournaled::Data <= write_crcs_bench_limit()
     }
 
     /// Does a client plan of this non-WCL store journal the crcs of the home parity it
     /// writes (`Rec::WriteParityCrcs`, before its first write, unsynced), beside its data
-    /// crcs (`home_write_crcs_journaled`)? On one-row codes, where recovery's proofs read
-    /// them (`confirm_by_one_version`, review s21r R21-2).
+    /// crcs (`home_write_crcs_journaled`)? On one-row codes of two or more parities, where
+    /// recovery's proofs read them (`confirm_by_one_version`, review s21r R21-2; on single
+    /// parity it reads none).
     pub(super) fn home_parity_crcs_journaled(&self) -> bool {
+        self.home_edge_crcs_journaled() && self.tolerance() >= 2
+    }
+
+    /// Does a client plan of this non-WCL store read its home data edge blocks whole and
+    /// journal the crc of each as a whole after the write (`WriteParityCrcs::edge_blocks`,
+    /// s24a)? On one-row codes, wherever its data crcs are journaled: those tell recovery a
+    /// torn block from a rotten one only in the write's part, and a torn edge block whose
+    /// part matches falls to s22g's rule (`decide_unproven_cut_block`), which without this
+    /// crc recorded a crash alone's acknowledged bytes beside the part LOST. On single
+    /// parity (s25b) the record holds these crcs alone (no parity pieces).
+    pub(super) fn home_edge_crcs_journaled(&self) -> bool {
         self.home_write_crcs_journaled()
             && self.layout.geometry().rows == 1
             && crate::state::WriteCrcsJournaled::DataAndParity <= write_crcs_bench_limit()

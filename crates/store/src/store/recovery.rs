@@ -52,8 +52,8 @@
 //! of one row than the code tolerates (two OSSs' write threads caught at once on raid5)
 //! loses those blocks too.
 //!
-//! On a code of two or more parities, a non-WCL client write journals the crcs of its
-//! bytes with its input (`Rec::WriteCrcs`, `Store::home_write_crcs_journaled`), and where
+//! On a code of one or more parities (single parity since s25b), a non-WCL client write
+//! journals the crcs of its bytes with its input (`Rec::WriteCrcs`, `Store::home_write_crcs_journaled`), and where
 //! it is the one cut writer of a block (other cut client writes of the stripe beside it
 //! included, s22f) they decide its blocks that fail their checksum (`home_block_landed`):
 //! one whose bytes in the write's range match them is torn (its
@@ -62,15 +62,18 @@
 //! torn block; s19r R19-1: a write refused on a rotten block, its `RefusedBlocks` record
 //! cut by a crash), and its bytes on disk are never kept: a decode its stored checksum or
 //! the write's crcs prove, else lost (`decide_rotten_cut_block`). A kill -9 that stops a
-//! pwrite at a page boundary inside a block (new then old) matches neither too: decided
-//! as rot, so decoded where proven, else lost (no page-cut crcs for home writes). A failing
+//! pwrite at a page boundary inside a block (new head, old tail) matches neither too: since
+//! s26a the write journals the crcs of each such block's new head and old tail
+//! (`WriteParityCrcs::page_cuts`), and a block matching both is kept whole
+//! (`CutWriteCrcs::page_cut_holds`); without them (an older binary's write, a block whose
+//! old bytes could not be read) it is decided as rot, decoded where proven, else lost. A failing
 //! block whose in-flight bytes are all cut client writes' with crcs (one writer's part of
 //! it, or several writers'), that nothing above told, keeps only what those crcs or its
 //! stored checksum prove, else it is lost (`decide_unproven_cut_block`, review s22r R22-1:
 //! acknowledged bytes beside a cut write's part of the block held rot, and were kept).
 //!
-//! Known limit: elsewhere (single parity, where nothing is journaled; a block beside a
-//! settle's writes), a torn block whose decode
+//! Known limit: elsewhere (a cut write of an older binary on single parity, where nothing
+//! was journaled; a block beside a settle's writes), a torn block whose decode
 //! cannot be confirmed at offsets where another column is in flight too (its new bytes
 //! reached the disk under its old checksum, or a write hole sits at those offsets, on
 //! single parity) keeps its bytes on disk there; so does a torn block of a cut settle. Bit
@@ -307,6 +310,9 @@ struct CutWriteCrcs<'a> {
     /// The crcs of the whole new edge blocks its plan wrote in part, by `(column, block)`
     /// (`WriteParityCrcs::edge_blocks`, s24a; none in an older binary's records).
     edge_blocks: BTreeMap<(usize, usize), u32>,
+    /// Its page-cut crcs of the stripe's home blocks it writes, by `(column, block)`
+    /// (`WriteParityCrcs::page_cuts`, s26a; none in an older binary's records).
+    page_cuts: BTreeMap<(usize, usize), &'a crate::state::WindowPageCutCrcs>,
 }
 
 impl<'a> CutWriteCrcs<'a> {
@@ -357,6 +363,30 @@ impl<'a> CutWriteCrcs<'a> {
         }
         let own_here = intersect(own, &[(start, end)]);
         (!reaching.is_empty() && union == own_here).then_some(reaching)
+    }
+
+    /// Does block `i` of `pos` as on disk (`raw`) hold, for a cut write whose own ranges
+    /// reach it, that write's new bytes before the block's page boundary and the bytes it
+    /// read there before the write from it on (`page_cuts`, s26a)? Then a kill stopped the
+    /// block's pwrite at that boundary: every byte is the block's old or new one (each an
+    /// acknowledged byte or the cut write's), and rot anywhere in it fails one of the two
+    /// crcs. Why: the write's crcs match neither version of such a block, and taking it for
+    /// rot recorded a crash alone's acknowledged bytes LOST where single parity could not
+    /// decode it (s25b's fix, reverted in session 25).
+    fn page_cut_holds(writers: &[CutWriteCrcs<'a>], pos: Pos, i: usize, raw: &[u8]) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        assert_eq!(raw.len(), CHECKSUM_BLOCK_BYTES);
+        (writers.iter())
+            .filter(|w| w.own.get(&pos).is_some_and(|r| overlaps(r, start, end)))
+            .filter_map(|w| w.page_cuts.get(&(pos.col, i)))
+            .any(|c| {
+                let at = c.cut_at_bytes as usize;
+                0 < at
+                    && at < raw.len()
+                    && crc32c::crc32c(&raw[..at]) == c.new_head_crc
+                    && crc32c::crc32c(&raw[at..]) == c.old_tail_crc
+            })
     }
 
     /// The journaled crcs of block `i` of `pos` as a whole after a cut write that reaches
@@ -3010,12 +3040,13 @@ impl Store {
                 })
                 .collect();
             // Each cut client write's own home ranges with its crcs of what it writes home
-            // (non-WCL, two or more parities: `Store::home_write_crcs_journaled`). Not
-            // only where it is the one cut writer (s22f): a block that one write alone
-            // reached holds its old or its new bytes whatever the others changed beside
-            // it, so its crcs still tell a torn block from a rotten one there.
+            // (non-WCL: `Store::home_write_crcs_journaled`; single parity since s25b, a
+            // journal of an older binary has none there). Not only where it is the one cut
+            // writer (s22f): a block that one write alone reached holds its old or its new
+            // bytes whatever the others changed beside it, so its crcs still tell a torn
+            // block from a rotten one there.
             let crcs_apply =
-                client_writes_only && self.kind != StrategyKind::Wcl && self.tolerance() >= 2;
+                client_writes_only && self.kind != StrategyKind::Wcl && self.tolerance() >= 1;
             let home_crcs: Vec<CutWriteCrcs> = (in_flight.plan_ranges.get(&(file, stripe)))
                 .filter(|_| crcs_apply)
                 .into_iter()
@@ -3030,6 +3061,12 @@ impl Store {
                         // Home edge blocks are journaled on one-row codes only (row 0).
                         .filter(|b| b.stripe == stripe && b.row == 0)
                         .map(|b| ((b.col, b.block as usize), b.crc))
+                        .collect(),
+                    page_cuts: (core.state.write_parity_crcs.iter())
+                        .filter(|w| w.plan == *plan && w.file == file)
+                        .flat_map(|w| w.page_cuts.iter())
+                        .filter(|c| c.stripe == stripe && c.row == 0)
+                        .map(|c| ((c.col, c.block as usize), c))
                         .collect(),
                 })
                 .collect();
@@ -4230,7 +4267,7 @@ impl Store {
                 } else if let Some(keep) = match CutWriteCrcs::only_writer_of(home_crcs, pos, i)
                     .and_then(|w| self.home_block_landed(w, (stripe, pos, i), own, &raw))
                 {
-                    // A torn write whose crcs are on record (two or more parities): they tell
+                    // A torn write whose crcs are on record (non-WCL, s25b: any parity): they tell
                     // a torn block from a rotten one (review s20r R20-1, s19r R19-1).
                     Some(true) if outside(own, start, end).is_empty() => {
                         Some(Some(raw.clone())) // the write's bytes, whole: proven new
@@ -4238,6 +4275,10 @@ impl Store {
                     // Its own part is the write's; the rest of the block is acknowledged
                     // bytes the crcs say nothing of: decided as any torn block (below).
                     Some(true) => None,
+                    // Cut at its page boundary (s26a): new head, old tail, both proven.
+                    Some(false) if CutWriteCrcs::page_cut_holds(home_crcs, pos, i, &raw) => {
+                        Some(Some(raw.clone()))
+                    }
                     Some(false) => {
                         let w = CutWriteCrcs::only_writer_of(home_crcs, pos, i)
                             .expect("crcs on record");
@@ -4356,12 +4397,18 @@ impl Store {
                             // acknowledged bytes in plain kills (`store_crash.rs`).
                             None if client_writes_only && decoded.is_none() => proven(None)?,
                             // Every byte of it in flight is a cut client write's whose crcs
-                            // are on record (two or more parities): its bytes on disk are kept
+                            // are on record (non-WCL, any parity): its bytes on disk are kept
                             // only as far as those crcs or its stored checksum prove them,
                             // else a decode they prove, else it is lost. Kept as they were, a
                             // rotten byte beside a cut write's part read back with success and
                             // was resealed (review s22r R22-1).
                             None => match CutWriteCrcs::reaching(home_crcs, pos, i, own) {
+                                // Cut at its page boundary (s26a): new head, old tail.
+                                Some(_)
+                                    if CutWriteCrcs::page_cut_holds(home_crcs, pos, i, &raw) =>
+                                {
+                                    Some(raw.clone())
+                                }
                                 Some(writers) => {
                                     let (oss, key) = keys[&pos];
                                     let whole = CutWriteCrcs::whole_block_crcs(home_crcs, pos, i);
