@@ -1,4 +1,4 @@
-//! Review s25r R25-1 (LOSS named within the tolerance; OPEN): raid6 and rs 4+2 (tolerance
+//! Review s25r R25-1 (LOSS named within the tolerance; fixed by s26c): raid6 and rs 4+2 (tolerance
 //! 2), read-modify-write, 6 OSSs, 4 KiB unit. A write over data columns 2 and 3 of stripe 0
 //! (file bytes 8292..16292) is killed at its LAST block write, the torn second parity (in
 //! plan order: column 2, column 3, P, then Q torn: its new payload under its old checksum).
@@ -16,6 +16,14 @@
 //! recorded the put's bytes 0..4096 (the whole untouched column) LOST instead ("too few
 //! columns left to tell"). With the disk gone AFTER the open (recovery ran with it) every
 //! byte reads. Found by `scripts/repro/s25r-crash-rebuild.py` (`MISSING=1`).
+//!
+//! Fixed (s26c): `confirm_by_one_version` skipped every block failing its checksum, so the
+//! torn Q was never checked against the parity crc it matches. A block failing its
+//! checksum now counts as a check of the new version's decode where its whole payload
+//! matches what the write journaled for that element block (`torn_block_whole_new`), and
+//! must agree with the decode; it is never one of the k columns decoded from. Also here:
+//! P torn with Q landed, rs 4+3, `online` of the returned disk, the pin that P torn with Q
+//! old stays LOST, and a stale column whose decode the torn Q refuses.
 
 mod common;
 use common::*;
@@ -41,18 +49,50 @@ fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
     out
 }
 
-/// The scene; `None` when every byte read old or new, else the refusal.
-fn scene(code: &[&str], kill_at: &str, dead_oss: usize) -> Option<String> {
-    let tmp = fast_tempdir("exaraid-s25r-torn-parity");
+/// How the cut write's blocks are left by the kill.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Torn {
+    /// As the kill left them.
+    AsKilled,
+    /// The torn parity and the one landed whole swapped, after the fact: the one landed
+    /// gets its checksum from before the write back (its new payload under its old
+    /// checksum, as a kill between the two leaves it), the torn one the checksum the same
+    /// write, run whole on the same image, landed. Killed at Q's write, this is the
+    /// review's scene with P torn and Q landed (plan order always writes P first).
+    SwappedParity,
+}
+
+/// A store of `code` over `oss_count` OSSs (rmw, 4 KiB unit), the put, the write killed at
+/// `kill_at` (plan order), its blocks left as `torn` says, the disk of `dead_oss` gone and
+/// failed. Returns the store's directory (in `tmp`), the put's bytes and the cut write's
+/// file as it would be whole.
+fn cut_and_fail(
+    tmp: &tempfile::TempDir,
+    (code, oss_count): (&[&str], usize),
+    kill_at: &str,
+    torn: Torn,
+    dead_oss: usize,
+) -> (std::path::PathBuf, Vec<u8>, Vec<u8>) {
     let dir = tmp.path().join("store");
     let d = s(&dir);
-    let mut args = vec!["--oss", "6", "--write-path", "rmw"];
+    let oss = oss_count.to_string();
+    let mut args = vec!["--oss", oss.as_str(), "--write-path", "rmw"];
     args.extend_from_slice(code);
     init_store_unit(d, UNIT_BYTES, &args);
     let old = random_bytes(25_001, OLD_BYTES);
     ok(&["store", "put", d, "f"], &old);
+    let before = tmp.path().join("before");
+    copy_store(&dir, &before);
     let new_bytes = random_bytes(25_002, WRITE_BYTES);
     let at = WRITE_OFFSET.to_string();
+    let whole = tmp.path().join("whole");
+    if torn == Torn::SwappedParity {
+        // The same write run whole on the same image, for the checksums it lands; then the
+        // image back (in place: the superblock names its OSS directories by path).
+        ok(&["store", "write", d, "f", "--offset", &at], &new_bytes);
+        copy_store(&dir, &whole);
+        copy_store(&before, &dir);
+    }
     assert!(
         killed_at_with(
             &["store", "write", d, "f", "--offset", &at],
@@ -62,15 +102,84 @@ fn scene(code: &[&str], kill_at: &str, dead_oss: usize) -> Option<String> {
         ),
         "the write finished before {kill_at}"
     );
+    if torn == Torn::SwappedParity {
+        swap_torn_parity((&before, &whole), &dir, oss_count);
+    }
     std::fs::rename(
         dir.join(format!("oss-{dead_oss}")),
         tmp.path().join("oss-gone"),
     )
     .unwrap();
     ok(&["store", "fail", d, "--oss", &dead_oss.to_string()], b"");
-    let got = exaraid(&["store", "get", d, "f"], b"");
     let mut new = old.clone();
     put_over(&mut new, WRITE_OFFSET, &new_bytes);
+    (dir, old, new)
+}
+
+/// Bytes of one slot of an object file at a 4 KiB unit: the payload, then its crc32c.
+const SLOT_BYTES: usize = UNIT_BYTES as usize + 4;
+
+/// In the cut store at `dir`, the one parity slot the write tore (its payload new, its
+/// checksum `before`'s) gets the checksum the write run whole left (`whole`): landed; the
+/// one it landed (payload and checksum new) gets `before`'s checksum back: torn.
+fn swap_torn_parity(
+    (before, whole): (&std::path::Path, &std::path::Path),
+    dir: &std::path::Path,
+    oss_count: usize,
+) {
+    let unit = UNIT_BYTES as usize;
+    let (mut landed_now, mut torn_now) = (0, 0);
+    for oss in 0..oss_count {
+        let objects = dir.join(format!("oss-{oss}")).join("objects");
+        for entry in std::fs::read_dir(&objects).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            if !name.ends_with(".parity") {
+                continue;
+            }
+            let in_tree = |tree: &std::path::Path| {
+                std::fs::read(tree.join(format!("oss-{oss}/objects/{name}"))).unwrap()
+            };
+            let (old, run_whole) = (in_tree(before), in_tree(whole));
+            let mut now = std::fs::read(objects.join(&name)).unwrap();
+            assert!(old.len() == now.len() && run_whole.len() == now.len());
+            for slot in 0..now.len() / SLOT_BYTES {
+                let at = slot * SLOT_BYTES;
+                let (payload, crc) = (at..at + unit, at + unit..at + SLOT_BYTES);
+                if old[payload.clone()] == now[payload.clone()] {
+                    continue; // the cut write did not write it
+                }
+                assert!(
+                    now[payload.clone()] == run_whole[payload],
+                    "{name}: one write"
+                );
+                if old[crc.clone()] == now[crc.clone()] {
+                    now[crc.clone()].copy_from_slice(&run_whole[crc]);
+                    landed_now += 1;
+                } else {
+                    now[crc.clone()].copy_from_slice(&old[crc]);
+                    torn_now += 1;
+                }
+            }
+            std::fs::write(objects.join(&name), now).unwrap();
+        }
+    }
+    assert_eq!(
+        (landed_now, torn_now),
+        (1, 1),
+        "one parity block torn, one landed whole"
+    );
+}
+
+/// The scene; `None` when every byte read old or new, else the refusal.
+fn scene(
+    (code, oss_count): (&[&str], usize),
+    kill_at: &str,
+    torn: Torn,
+    dead_oss: usize,
+) -> Option<String> {
+    let tmp = fast_tempdir("exaraid-s25r-torn-parity");
+    let (dir, old, new) = cut_and_fail(&tmp, (code, oss_count), kill_at, torn, dead_oss);
+    let got = exaraid(&["store", "get", s(&dir), "f"], b"");
     if !got.status.success() {
         return Some(String::from_utf8_lossy(&got.stderr).to_string());
     }
@@ -91,17 +200,19 @@ fn scene(code: &[&str], kill_at: &str, dead_oss: usize) -> Option<String> {
 const RAID6: &[&str] = &["--code", "raid6"];
 const RS_4_2: &[&str] = &["--code", "rs", "--k", "4", "--m", "2"];
 
+const RS_4_3: &[&str] = &["--code", "rs", "--k", "4", "--m", "3"];
+
 /// The 4th block write in plan order is Q of stripe 0 (column 2, column 3, P, Q): the write
 /// is whole but for Q's checksum.
 #[test]
-#[ignore = "OPEN: review s25r R25-1"]
 fn a_write_torn_only_in_its_last_parity_beside_a_dead_untouched_column_loses_nothing() {
     let mut lost = Vec::new();
     for code in [RAID6, RS_4_2] {
         // 0, 1: columns the write never touched; 2, 3: its own columns (the put's bytes
         // beside its range, 8192..8292 and 16292..16384, are acknowledged).
         for dead_oss in [0, 1, 2, 3] {
-            if let Some(err) = scene(code, "write-torn-block:4", dead_oss) {
+            let kill = "write-torn-block:4";
+            if let Some(err) = scene((code, 6), kill, Torn::AsKilled, dead_oss) {
                 lost.push(format!("{code:?} OSS {dead_oss} dead: {err}"));
             }
         }
@@ -111,6 +222,155 @@ fn a_write_torn_only_in_its_last_parity_beside_a_dead_untouched_column_loses_not
         "a write cut at its torn Q, beside one dead disk it never touched, recorded acknowledged bytes LOST:\n{}",
         lost.join("\n")
     );
+}
+
+/// The same with P torn and Q landed whole (`Torn::SwappedParity` after the kill at Q's
+/// write): Q, verified and new by its journaled crc, is one of the k columns of the new
+/// version, and P's torn payload, matching its journaled crc, is the column more that
+/// agrees.
+#[test]
+fn a_write_torn_only_in_its_first_parity_beside_a_dead_column_loses_nothing() {
+    let mut lost = Vec::new();
+    for code in [RAID6, RS_4_2] {
+        for dead_oss in [0, 1, 2, 3] {
+            let kill = "write-torn-block:4";
+            if let Some(err) = scene((code, 6), kill, Torn::SwappedParity, dead_oss) {
+                lost.push(format!("{code:?} OSS {dead_oss} dead: {err}"));
+            }
+        }
+    }
+    assert!(
+        lost.is_empty(),
+        "a write torn only in P, beside one dead disk, recorded acknowledged bytes LOST:\n{}",
+        lost.join("\n")
+    );
+}
+
+/// rs 4+3 over 7 OSSs (plan order: column 2, column 3, P, Q, R): killed at Q's write (Q
+/// torn, R old) the new version has k columns (1, 2, 3, P) and Q's torn payload agrees;
+/// killed at R's (R torn) it has k + 1 verified ones. Either way every byte reads.
+#[test]
+fn rs_4_3_a_write_torn_in_one_parity_beside_a_dead_column_loses_nothing() {
+    let mut lost = Vec::new();
+    for kill in ["write-torn-block:4", "write-torn-block:5"] {
+        for dead_oss in [0, 1, 2, 3] {
+            if let Some(err) = scene((RS_4_3, 7), kill, Torn::AsKilled, dead_oss) {
+                lost.push(format!("{kill} OSS {dead_oss} dead: {err}"));
+            }
+        }
+    }
+    assert!(
+        lost.is_empty(),
+        "rs 4+3, a write torn in one parity beside one dead disk, recorded acknowledged bytes LOST:\n{}",
+        lost.join("\n")
+    );
+}
+
+/// Killed at P's write (P torn, Q old): the new version has three verified columns and
+/// P's torn payload; the old one, two. A torn block is never one of the k columns a decode
+/// is made from, only the check beside them, so nothing is proven: the dead column's
+/// bytes stay LOST, named (review s25r: s22b's rule). Pinned so a change that takes torn
+/// blocks as decode columns is seen.
+#[test]
+fn a_write_torn_in_p_with_q_old_beside_a_dead_untouched_column_stays_lost_and_named() {
+    for code in [RAID6, RS_4_2] {
+        let err = scene((code, 6), "write-torn-block:3", Torn::AsKilled, 0)
+            .unwrap_or_else(|| panic!("{code:?}: P torn, Q old, OSS 0 dead: read every byte"));
+        assert!(
+            err.contains("'f' bytes 0..4096 (OSS 0"),
+            "{code:?}: the loss names the dead column's bytes: {err}"
+        );
+    }
+}
+
+/// Beyond the tolerance, the torn block's other duty: column 1's OSS lost an acknowledged
+/// write of its whole element (its data zone file put back as it was before: the put's
+/// bytes under valid checksums, a stale element), then the write torn at Q and the disk of
+/// column 0 gone. The new version's k verified columns (1 stale, 2, 3, P) decode a wrong
+/// column 0; Q's torn payload, whole new by its journaled crc, disagrees with that decode,
+/// so nothing is taken: column 0's bytes read right or are refused, never wrong. (A rule
+/// counting the torn Q as a check without asking it to agree read them wrong here.)
+#[test]
+fn a_torn_q_that_disagrees_with_a_decode_through_a_stale_column_refuses_it() {
+    for code in [RAID6, RS_4_2] {
+        let tmp = fast_tempdir("exaraid-s25r-torn-parity-stale");
+        let dir = tmp.path().join("store");
+        let d = s(&dir);
+        let mut args = vec!["--oss", "6", "--write-path", "rmw"];
+        args.extend_from_slice(code);
+        init_store_unit(d, UNIT_BYTES, &args);
+        let old = random_bytes(25_001, OLD_BYTES);
+        ok(&["store", "put", d, "f"], &old);
+        // Column 1 of stripe 0 (file bytes 4096..8192) is on OSS 1; its data zone file as
+        // the put left it.
+        let zone = dir.join("oss-1/objects/0.data");
+        let stale = std::fs::read(&zone).unwrap();
+        let again = random_bytes(25_003, UNIT_BYTES as usize);
+        let column_1 = UNIT_BYTES.to_string();
+        ok(&["store", "write", d, "f", "--offset", &column_1], &again);
+        std::fs::write(&zone, &stale).unwrap();
+        let mut acked = old.clone();
+        put_over(&mut acked, UNIT_BYTES as usize, &again);
+        let new_bytes = random_bytes(25_002, WRITE_BYTES);
+        let at = WRITE_OFFSET.to_string();
+        assert!(killed_at_with(
+            &["store", "write", d, "f", "--offset", &at],
+            &new_bytes,
+            "write-torn-block:4",
+            &[exaraid_store::torture::KILL_IN_PLAN_ORDER_ENV],
+        ));
+        std::fs::rename(dir.join("oss-0"), tmp.path().join("oss-gone")).unwrap();
+        ok(&["store", "fail", d, "--oss", "0"], b"");
+        let got = exaraid(
+            &["store", "read", d, "f", "--offset", "0", "--length", "4096"],
+            b"",
+        );
+        if got.status.success() {
+            assert!(
+                got.stdout[..] == acked[..UNIT_BYTES as usize],
+                "{code:?}: column 0 read WRONG bytes through the stale column"
+            );
+        }
+    }
+}
+
+/// After the fix the returned disk's column is its own bytes again: the disk of column 0
+/// back and `online`, its object files are byte for byte what it held when it went away
+/// (nothing rewrote its intact column with other bytes: the review's second symptom),
+/// `scrub` finds nothing, and with both parity OSSs failed every byte reads from the data
+/// columns, the returned one's included.
+#[test]
+fn the_returned_disk_of_the_untouched_column_keeps_its_own_bytes_after_online() {
+    for code in [RAID6, RS_4_2] {
+        let tmp = fast_tempdir("exaraid-s25r-torn-parity-online");
+        let kill = "write-torn-block:4";
+        let (dir, old, new) = cut_and_fail(&tmp, (code, 6), kill, Torn::AsKilled, 0);
+        let d = s(&dir);
+        let got = ok(&["store", "get", d, "f"], b"");
+        assert!((0..OLD_BYTES).all(|i| got[i] == old[i] || got[i] == new[i]));
+        let gone = tmp.path().join("oss-gone");
+        let held = tmp.path().join("oss-0-when-gone");
+        copy_store(&gone, &held);
+        std::fs::rename(&gone, dir.join("oss-0")).unwrap();
+        ok(&["store", "online", d, "--oss", "0"], b"");
+        for entry in std::fs::read_dir(held.join("objects")).unwrap() {
+            let name = entry.unwrap().file_name();
+            let was = std::fs::read(held.join("objects").join(&name)).unwrap();
+            let is = std::fs::read(dir.join("oss-0/objects").join(&name)).unwrap();
+            assert!(
+                was == is,
+                "{code:?}: `online` rewrote OSS 0's object {name:?} with other bytes"
+            );
+        }
+        ok(&["store", "scrub", d], b"");
+        ok(&["store", "fail", d, "--oss", "4"], b"");
+        ok(&["store", "fail", d, "--oss", "5"], b"");
+        let again = ok(&["store", "get", d, "f"], b"");
+        assert!(
+            again == got,
+            "{code:?}: with both parity OSSs failed the file reads as before"
+        );
+    }
 }
 
 /// The same disk gone AFTER the open (recovery ran with every column): every byte reads.

@@ -42,7 +42,13 @@ impl Store {
     /// check beyond the k it needs agrees: another column of that version, a column told
     /// of the other one (its bytes the same in both: structured data can leave a parity
     /// block unchanged, so its crc matches both), or an erased column's stored checksum. So a block that verifies but holds neither version (a stale
-    /// element) makes it fail instead of leaking into the decode. `None`: nothing proven.
+    /// element) makes it fail instead of leaking into the decode. And, for the new version,
+    /// a block failing its checksum whose whole payload matches what the write journaled
+    /// for it (`torn_block_whole_new`: a torn block, new payload under its old checksum):
+    /// it must agree, and counts as a check, never as one of the k columns (review s25r
+    /// R25-1: a write torn only in Q beside a dead column had k columns of the new version
+    /// and no check, and the column's acknowledged bytes were recorded LOST). `None`:
+    /// nothing proven.
     pub(super) fn confirm_by_one_version(
         &self,
         buf: &StripeBuf,
@@ -75,10 +81,17 @@ impl Store {
         let mut row = StripeBuf::zeroed(g.rows, g.cols, block as usize);
         slice_stripe_into(buf, (start as usize)..(end as usize), &mut row);
         let (mut old_cols, mut new_cols, mut told) = (Vec::new(), Vec::new(), Vec::new());
+        // Blocks failing their checksum that are whole of the new version by the crcs the
+        // write journaled for them (`torn_block_whole_new`): a check beside the new
+        // version's decode, never one of its k columns (review s25r R25-1).
+        let mut torn_new: Vec<usize> = Vec::new();
         for col in (0..g.cols).filter(|&c| c != pos.col) {
             let p = col_pos(col);
-            if !held.get(&p).is_some_and(|h| h[i] == Held::Verified) {
-                continue; // erased: its bytes are unknown or fail their checksum
+            let Some(state) = held.get(&p).map(|h| h[i]) else {
+                continue; // no element here
+            };
+            if state == Held::Absent {
+                continue; // erased: its bytes are unknown
             }
             let mine = written(col);
             let el = row.element(p);
@@ -93,6 +106,15 @@ impl Store {
                 }
                 _ => None,
             };
+            if state == Held::Failed {
+                // A torn block (the write's payload under the old checksum) or a rotten one:
+                // its bytes count only as the journaled crcs prove them, whole.
+                if parity.began && torn_block_whole_new(&mine, (start, end), landed) {
+                    torn_new.push(col);
+                }
+                continue;
+            }
+            assert_eq!(state, Held::Verified);
             let version = if mine.is_empty() {
                 Some(Version::Both)
             } else if !parity.began {
@@ -120,7 +142,7 @@ impl Store {
             }
         }
         let k = g.data_count();
-        for cols in [old_cols, new_cols] {
+        for (version, cols) in [(Version::Old, old_cols), (Version::New, new_cols)] {
             if cols.len() < k {
                 continue;
             }
@@ -139,6 +161,15 @@ impl Store {
                 continue;
             }
             let mut checks = cols.len() - k;
+            if version == Version::New {
+                // Each torn block proven whole new must be the decode's: one that is not
+                // says a column of the decode is not of the new version.
+                let agree = |&col: &usize| row.element(col_pos(col)) == c.element(col_pos(col));
+                if !torn_new.iter().all(agree) {
+                    continue;
+                }
+                checks += torn_new.len();
+            }
             // A column told of the other version agreeing: its old and new bytes are the
             // same here (a parity the write's changes cancel in), or the decode is wrong.
             checks += told
@@ -167,7 +198,25 @@ impl Store {
     }
 }
 
-/// Does parity column `col`'s block (`payload`, verified, at element bytes `[start, start +
+/// Is a block failing its checksum, at element bytes `[start, end)`, whole of the cut
+/// write's new version? Only where the write covers it whole (`mine`, its in-flight range
+/// there) and every byte of it matches the crcs the write journaled for exactly that
+/// element block (`landed`: `home_block_landed` for data, `parity_landed` for parity). A
+/// torn block (new payload, old checksum) is; a rotten one matches only by a crc32c
+/// collision. Where the write covers it in part, the bytes beside its range are proven by
+/// nothing (rot there passes), so it is not. Shared rule (review s25r R25-1): such a block
+/// may count as a check beside k columns that verify, never as one of them on its own.
+pub(super) fn torn_block_whole_new(
+    mine: &[(u64, u64)],
+    (start, end): (u64, u64),
+    landed: Option<bool>,
+) -> bool {
+    assert!(start < end && end - start == CHECKSUM_BLOCK_BYTES as u64);
+    mine == [(start, end)] && landed == Some(true)
+}
+
+/// Does parity column `col`'s block (`payload`, verified or failing its checksum (see
+/// `torn_block_whole_new`), at element bytes `[start, start +
 /// 4096)` where `mine` is in flight) hold what the plan journaled it writes there (`pieces`)?
 /// `None` where the pieces do not cover exactly `mine`, one range each (a piece lost with a
 /// torn journal, two writes of a range): they tell no version then.
