@@ -320,6 +320,8 @@ pub fn page_cut_point(write_part: impl FnOnce()) {
         BLOCK_PAGE_CUT
     };
     torn_write_point(point, write_part);
+}
+
 /// Called by the backend before a block write's payload, outside a settle: where an armed
 /// [`WRITE_PAGE_CUT`] or [`WRITE_PAGE_CUT_LAST`] point fires on this write, `write_head`
 /// runs with `true` for the last boundary (it writes the payload up to it), then the
