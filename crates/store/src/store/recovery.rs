@@ -189,6 +189,7 @@ use super::*;
 
 mod one_version;
 mod stale_beside_cut;
+mod whole_new_block;
 
 /// Element byte ranges `[start, end)`, sorted, disjoint.
 type Ranges = Vec<(u64, u64)>;
