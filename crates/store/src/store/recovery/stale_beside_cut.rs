@@ -45,10 +45,15 @@
 //! and no block failing its checksum is unproven: its acknowledged cached bytes are lost
 //! (`Unlocated`); raid5 decides it as before.
 //!
+//! Session 26 (s26b): a block of the write that fails its checksum but matches, whole, the
+//! crc the write journaled for exactly that block (`cut_block_whole_new`: torn, new payload
+//! under the old checksum) is known in the new version, not an erasure: as one, beside a
+//! dead column it left raid6 nothing to check with, and a stale element went home.
+//!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
 //! many unreadable columns as the code tolerates where one of them holds a block that
-//! fails its checksum, and a row with a block that fails its checksum and no redundancy
-//! left beside it.
+//! fails its checksum (and matches no crc of the write), and a row with such a block and no
+//! redundancy left beside it.
 
 use super::*;
 
