@@ -330,7 +330,10 @@ fn these_images_lost(code: CodeSpec, cut: Cut, images: &[[Block; 3]]) -> Vec<[Bl
 /// data columns the write did not touch, and the write's blocks of that version. A first
 /// write's data block counts in the old version either way (the stripe before it held
 /// zeros there, whatever stale bytes the chunk holds); an overwrite's only in its own. A
-/// torn block (checksum or payload only) counts in neither. Lost, never guessed: an image
+/// torn block (checksum or payload only) counts in neither, except a data block torn with
+/// its new payload under its old checksum (payload only): that payload matches the crc the
+/// write journaled for exactly that block, so it counts as landed (session 26, s26b:
+/// `cut_block_whole_new`). Lost, never guessed: an image
 /// with no version of 4 known blocks (e.g. the data block old beside a torn P and a landed
 /// Q: the old version has 3, the new 3).
 fn provable(cut: Cut, [data, p, q]: [Block; 3]) -> bool {
@@ -339,9 +342,9 @@ fn provable(cut: Cut, [data, p, q]: [Block; 3]) -> bool {
     let mut known = [beside, beside]; // [old, new]
     match data {
         Old => known[0] += 1,
-        Landed if cut == Cut::FirstWrite => known = [known[0] + 1, known[1] + 1],
-        Landed => known[1] += 1,
-        ChecksumOnly | PayloadOnly => {}
+        Landed | PayloadOnly if cut == Cut::FirstWrite => known = [known[0] + 1, known[1] + 1],
+        Landed | PayloadOnly => known[1] += 1,
+        ChecksumOnly => {}
     }
     for parity in [p, q] {
         match parity {

@@ -192,6 +192,7 @@ use super::*;
 
 mod one_version;
 mod stale_beside_cut;
+mod whole_new_block;
 
 /// Element byte ranges `[start, end)`, sorted, disjoint.
 type Ranges = Vec<(u64, u64)>;
@@ -1911,12 +1912,18 @@ impl Store {
     /// - a running parity block of the write, read verified: new where its bytes in the
     ///   plan's parity write range match the journaled crc (`Rec::WriteParityCrcs`), else
     ///   old; new, its bytes count where the parity covers data after the write.
+    /// - a data block of the write failing its checksum whose payload is whole its new
+    ///   block by the crc journaled for exactly it (`cut_block_whole_new`, s26b): new.
     /// - anything else (a torn block, no crcs on record: a journal of an older binary, a
-    ///   write range meeting the block in pieces): unknown in both.
+    ///   write range meeting the block in pieces): unknown in both. A running parity block
+    ///   of the write not known new is told in version 1 by its journaled crcs (s26b).
     /// A version with at least k known columns is decoded from them (the code is MDS: k
     /// columns of one codeword give the others) and taken when the decode agrees with
     /// every known column of that version, and with what the crcs say of the write's data
-    /// blocks unknown in it (new: their journaled crc; old, a first write: zeros). Both
+    /// blocks unknown in it (new: their journaled crc; old, a first write: zeros). A decode
+    /// from exactly k columns with nothing told of its erased ones checks nothing there: it
+    /// is carried into the other version and refused where it misses it
+    /// (`carried_decode_misses`, s26b: a stale column among the k, WRONG BYTES before). Both
     /// versions decoded: they must agree on `pos` outside its own cut range (the dead
     /// column's acknowledged bytes are the same in both), else `None`. Trusted: a verified
     /// block is whole old or whole new, and a crc32c tells new from old bytes (a block
@@ -1995,7 +2002,22 @@ impl Store {
                     };
                     let first_write = outside(acked.get(&p).unwrap_or(&none), a, z) == [(a, z)];
                     let (x, y) = rel((a, z));
-                    if !verified(&p) {
+                    // A block failing its checksum whose payload is whole the write's new
+                    // block by the crc journaled for exactly it (`cut_block_whole_new`):
+                    // known in the new version, as a verified block that matches (s26b).
+                    let whole_new = held.get(&p).is_some_and(|h| h[i] == Held::Failed)
+                        && raw.get(&p).is_some_and(|r| {
+                            let payload = &r[start as usize..end as usize];
+                            crc32c::crc32c(&r[a as usize..z as usize]) == crc
+                                && self.cut_block_whole_new(
+                                    core,
+                                    plan,
+                                    (file, stripe, p),
+                                    i,
+                                    payload,
+                                )
+                        });
+                    if !verified(&p) && !whole_new {
                         checks.push((1, col, (x, y), Told::Crc(crc)));
                         if first_write {
                             checks.push((0, col, (x, y), Told::Zeros));
@@ -2025,8 +2047,20 @@ impl Store {
                             (a < z).then(|| w.crc_of(a, z).map(|crc| (a, z, crc)))?
                         })
                         .collect();
-                    if pieces.is_empty() || !verified(&p) {
-                        continue; // no parity crcs on record, or torn: unknown in both
+                    if pieces.is_empty() {
+                        continue; // no parity crcs on record: unknown in both
+                    }
+                    // Wherever this block is not known new, its journaled crcs still tell
+                    // the new version's parity there: a check of a decode of version 1
+                    // (s26b; a decode of the dead column through a stale one misses them).
+                    let told_new = |checks: &mut Vec<(usize, usize, (usize, usize), Told)>| {
+                        for &(a, z, crc) in &pieces {
+                            checks.push((1, col, rel((a, z)), Told::Crc(crc)));
+                        }
+                    };
+                    if !verified(&p) {
+                        told_new(&mut checks);
+                        continue; // torn: unknown in both
                     }
                     // Several pieces (a write over two data elements): each is the old
                     // bytes or the new ones; the block is new when every piece is (a
@@ -2057,11 +2091,25 @@ impl Store {
                         known[1][col] = true;
                     } else if !pieces.iter().any(landed) {
                         known[0][col] = true;
+                        told_new(&mut checks);
+                    } else {
+                        told_new(&mut checks);
                     }
                 }
                 Cell::Empty => {}
             }
         }
+        // Columns holding a block of the write in this row: the others (the dead one among
+        // them, unless the write reached it) hold the same bytes in both versions.
+        let moving: Vec<bool> = (0..g.cols)
+            .map(|col| {
+                overlaps(
+                    c.ranges.get(&Pos { row: 0, col }).unwrap_or(&none),
+                    start,
+                    end,
+                )
+            })
+            .collect();
         // The dead column's bytes outside its own cut range: the same in both versions.
         let beside = outside(c.ranges.get(&pos).unwrap_or(&none), start, end);
         let mut decided: Option<Vec<u8>> = None;
@@ -2096,6 +2144,35 @@ impl Store {
             if !agrees || !told {
                 continue;
             }
+            // From exactly k columns with nothing told of the erased ones, the decode agrees
+            // with whatever those k hold: a stale column among them (its OSS lost a write)
+            // gives the dead column wrong, and it went home with success (s25c, WRONG
+            // BYTES). Carried into the other version (the columns erased here that the
+            // write did not reach: the same bytes there), it must fit that version's known
+            // columns and the write's journaled crcs where that version can be checked;
+            // where it misses them, a column among the k is wrong: refused, the caller
+            // records the bytes lost (s26b).
+            let checked_here =
+                erased.len() < self.tolerance() || checks.iter().any(|(v, ..)| *v == version);
+            if !checked_here
+                && self.carried_decode_misses(
+                    &d,
+                    &erased,
+                    &moving,
+                    (&rows[1 - version], &known[1 - version]),
+                    checks.iter().filter(|(v, ..)| *v == 1 - version).map(
+                        |(_, col, range, told)| {
+                            let told = match told {
+                                Told::Crc(crc) => Some(*crc),
+                                Told::Zeros => None,
+                            };
+                            (*col, *range, told)
+                        },
+                    ),
+                )
+            {
+                return None;
+            }
             let bytes = d.element(pos).to_vec();
             if let Some(other) = &decided {
                 let same = beside.iter().all(|&(a, z)| {
@@ -2110,6 +2187,63 @@ impl Store {
             }
         }
         decided
+    }
+
+    /// `confirm_by_versions`'s cross check: the unchecked decode `d` of one version (its
+    /// columns `erased`), its erased columns the write did not reach (`!moving`) carried
+    /// into the other version (`row`, `known`), which is decoded and checked against its
+    /// known columns and `told` (per column, block-relative range: `Some(crc)` the write's
+    /// crc of those bytes, `None` zeros). `true` where that version can be checked (fewer
+    /// erased columns than the code tolerates, or something told of them) and the check
+    /// fails; `false` where it passes or nothing checks it.
+    fn carried_decode_misses(
+        &self,
+        d: &StripeBuf,
+        erased: &[usize],
+        moving: &[bool],
+        (row, known): (&StripeBuf, &[bool]),
+        told: impl Iterator<Item = (usize, (usize, usize), Option<u32>)>,
+    ) -> bool {
+        let g = self.layout.geometry();
+        assert_eq!(g.rows, 1, "`confirm_by_versions` runs on one-row codes");
+        let mut row = row.clone();
+        let mut known = known.to_vec();
+        for &col in erased.iter().filter(|&&col| !moving[col]) {
+            let p = Pos { row: 0, col };
+            row.element_mut(p).copy_from_slice(d.element(p));
+            known[col] = true;
+        }
+        let erased_there: Vec<usize> = (0..g.cols).filter(|&col| !known[col]).collect();
+        let told: Vec<_> = told
+            .filter(|(col, ..)| erased_there.contains(col))
+            .collect();
+        let checkable = erased_there.len() < self.tolerance()
+            || (erased_there.len() == self.tolerance() && !told.is_empty());
+        if !checkable {
+            return false;
+        }
+        let decoded = match erased_there.is_empty() {
+            true => Some(row.clone()),
+            false => self.decode_block(&row, 0, &erased_there),
+        };
+        let Some(mut there) = decoded else {
+            return false; // a code that cannot decode this pattern: nothing checked
+        };
+        if self.code.encode(&mut there).is_err() {
+            return false;
+        }
+        let agrees = (0..g.cols).filter(|&col| known[col]).all(|col| {
+            let p = Pos { row: 0, col };
+            row.element(p) == there.element(p)
+        });
+        let told_agrees = told.iter().all(|&(col, (x, y), crc)| {
+            let bytes = &there.element(Pos { row: 0, col })[x..y];
+            match crc {
+                Some(crc) => crc32c::crc32c(bytes) == crc,
+                None => bytes.iter().all(|&b| b == 0),
+            }
+        });
+        !(agrees && told_agrees)
     }
 
     /// The blocks held of a cache stripe for `confirm_by_parity` to prove a decode of a

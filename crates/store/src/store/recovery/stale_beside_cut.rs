@@ -45,10 +45,15 @@
 //! and no block failing its checksum is unproven: its acknowledged cached bytes are lost
 //! (`Unlocated`); raid5 decides it as before.
 //!
+//! Session 26 (s26b): a block of the write that fails its checksum but matches, whole, the
+//! crc the write journaled for exactly that block (`cut_block_whole_new`: torn, new payload
+//! under the old checksum) is known in the new version, not an erasure: as one, beside a
+//! dead column it left raid6 nothing to check with, and a stale element went home.
+//!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
 //! many unreadable columns as the code tolerates where one of them holds a block that
-//! fails its checksum, and a row with a block that fails its checksum and no redundancy
-//! left beside it.
+//! fails its checksum (and matches no crc of the write), and a row with such a block and no
+//! redundancy left beside it.
 
 use super::*;
 
@@ -138,6 +143,29 @@ impl Store {
             return CutRowStale::Agrees;
         }
         let in_flight = |p: &Pos| v.c.ranges.get(p).is_some_and(|r| overlaps(r, start, end));
+        let Some(plan) = v.c.writers.keys().next().copied() else {
+            return CutRowStale::Agrees;
+        };
+        // The write's blocks that fail their checksum but are, whole, its new block by the
+        // crc it journaled for exactly that block (`cut_block_whole_new`): a torn block
+        // (new payload, old checksum) is known, in the new version, not an erasure. As an
+        // erasure it used up raid6's tolerance beside a dead column, the row went unchecked
+        // and a stale element in it was decoded into the dead column and went home with
+        // success (s25c, WRONG BYTES).
+        let whole_new: BTreeSet<Pos> = (v.c.ranges.keys())
+            .filter(|p| in_flight(p))
+            .filter(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Failed))
+            .filter(|p| {
+                let payload = &v.raw.get(p).map(|r| &r[start as usize..end as usize]);
+                payload.is_some_and(|payload| {
+                    self.cut_block_whole_new(v.core, plan, (v.file, v.stripe, **p), v.i, payload)
+                })
+            })
+            .copied()
+            .collect();
+        let fails = |p: &Pos| {
+            v.held.get(p).is_some_and(|h| h[v.i] == Held::Failed) && !whole_new.contains(p)
+        };
         // Columns no write touched that do not read (an OSS out of service, bit rot): as
         // many as the code tolerates leave nothing to check the row with, cut or not (the
         // limit the settle's check has too).
@@ -164,7 +192,7 @@ impl Store {
         let mut blind_cols = unread_cols.clone();
         blind_cols.extend(
             (cells.iter())
-                .filter(|p| in_flight(p))
+                .filter(|p| in_flight(p) && !whole_new.contains(p))
                 .filter(|p| v.held.get(p).is_some_and(|h| h[v.i] != Held::Verified))
                 .map(|p| p.col),
         );
@@ -174,9 +202,9 @@ impl Store {
             return CutRowStale::Agrees;
         }
         if m > 1 && blind_cols.len() >= m {
-            let some_block_fails =
-                (cells.iter()).any(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Failed));
-            if some_block_fails {
+            // A block `whole_new` is no failing block: its bytes are kept as the write's, no
+            // decode is confirmed by its stored checksum (s26b).
+            if cells.iter().any(fails) {
                 return CutRowStale::Agrees;
             }
             return CutRowStale::Unlocated;
@@ -184,14 +212,12 @@ impl Store {
         // Each in-flight block's possible states: told by the write's crcs where they are on
         // record; both where a power cut dropped them (the journal keeps a prefix of its
         // unsynced appends, the OSSs may keep the writes).
-        let Some(plan) = v.c.writers.keys().next().copied() else {
-            return CutRowStale::Agrees;
-        };
         let crcs = self.cut_row_crcs(v, plan);
         let mut choices: Vec<(Pos, Vec<BlockVersion>)> = Vec::new();
         for &p in cells.iter().filter(|p| in_flight(p)) {
             let verified = v.held.get(&p).is_some_and(|h| h[v.i] == Held::Verified);
             let states = match (verified, self.told_state(v, &crcs, p)) {
+                _ if whole_new.contains(&p) => vec![BlockVersion::New],
                 (false, _) => vec![BlockVersion::Torn],
                 (true, Some(told)) => vec![told],
                 (true, None) => vec![BlockVersion::Old, BlockVersion::New],
@@ -239,9 +265,9 @@ impl Store {
         if fit.contains(&Some(true)) {
             return CutRowStale::Agrees;
         }
-        let some_block_fails = cells
-            .iter()
-            .any(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Failed));
+        // A block `whole_new` is not one: no decision below confirms a decode by its
+        // stored checksum (its part matches the write's crcs, so its bytes are kept).
+        let some_block_fails = cells.iter().any(fails);
         if fit.contains(&None) && (versions_told || some_block_fails) {
             // Nothing checks some world beside a block that fails its checksum (torn by the
             // write, or rotten). Decided as before: the decisions below confirm such a
