@@ -1844,6 +1844,20 @@ impl Store {
         };
         let g = self.layout.geometry();
         assert!(pieces.len() <= plan.steps.len() * g.cols * g.rows);
+        self.journal_write_parity_crcs(plan, file, pieces, edges, page_cuts)
+    }
+
+    /// Append (unsynced) one `Rec::WriteParityCrcs` of client plan `plan` on `file`, taking
+    /// the edge block and page-cut crcs gathered for it. The one place that builds this
+    /// record, so the parity crcs and the single-parity edge crcs cannot drift apart.
+    fn journal_write_parity_crcs(
+        &self,
+        plan: &IoPlan,
+        file: u64,
+        pieces: Vec<crate::state::ParityPieceCrcs>,
+        edges: &mut Vec<crate::state::EdgeBlockCrc>,
+        page_cuts: &mut Vec<crate::state::WindowPageCutCrcs>,
+    ) -> Result<(), StoreError> {
         let rec = Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
             plan: plan.id,
             file,
@@ -1876,15 +1890,7 @@ impl Store {
             .expect("edge blocks come from the plan's home data writes");
         let g = self.layout.geometry();
         assert!(edges.len() <= plan.steps.len() * g.cols * 2);
-        let rec = Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
-            plan: plan.id,
-            file,
-            pieces: Vec::new(),
-            edge_blocks: std::mem::take(edges),
-            page_cuts: std::mem::take(page_cuts),
-        });
-        let mut core = self.core.lock();
-        self.journal(&mut core, rec, false)
+        self.journal_write_parity_crcs(plan, file, Vec::new(), edges, page_cuts)
     }
 
     /// The crc32c of every home data block a client plan writes in part, as a whole after
