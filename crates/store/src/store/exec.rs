@@ -1952,11 +1952,7 @@ impl Store {
                         continue;
                     };
                     assert_eq!(old.len() as u64, block);
-                    let (oa, oz) = (a.max(first), z.min(first + block));
-                    let from = (piece_at + oa - a) as usize;
-                    let mut whole = old.clone();
-                    whole[(oa - first) as usize..(oz - first) as usize]
-                        .copy_from_slice(&bytes[from..from + (oz - oa) as usize]);
+                    let whole = block_after_piece(old, first, (a, z), &bytes[piece_at as usize..]);
                     out.push(crate::state::EdgeBlockCrc {
                         stripe: el.stripe,
                         row: el.pos.row,
@@ -2063,11 +2059,7 @@ impl Store {
                         continue; // unknown: no crc, recovery proves nothing by it
                     };
                     assert_eq!(old.len() as u64, block);
-                    let (oa, oz) = (a.max(first), z.min(first + block));
-                    let from = (piece_at + oa - a) as usize;
-                    let mut new = old.clone();
-                    new[(oa - first) as usize..(oz - first) as usize]
-                        .copy_from_slice(&bytes[from..from + (oz - oa) as usize]);
+                    let new = block_after_piece(&old, first, (a, z), &bytes[piece_at as usize..]);
                     out.push(crate::state::WindowPageCutCrcs {
                         stripe: el.stripe,
                         row: el.pos.row,
@@ -4111,4 +4103,20 @@ fn read_rebuild_failed(
         ),
     };
     StoreError::DataLost(format!("{cause}; {rebuilt}; {way_out}"))
+}
+
+/// Block `[first, first + 4 KiB)` of an element after a write piece covering element bytes
+/// `[a, z)` (`piece`: its bytes from `a` on) is laid over its `old` bytes. The one place
+/// the edge-block crcs (s24a) and the page-cut crcs (s26a) compute the new block, so the
+/// two records can never disagree on what the write leaves there.
+fn block_after_piece(old: &[u8], first: u64, (a, z): (u64, u64), piece: &[u8]) -> Vec<u8> {
+    let block = CHECKSUM_BLOCK_BYTES as u64;
+    assert_eq!(old.len() as u64, block);
+    let (oa, oz) = (a.max(first), z.min(first + block));
+    assert!(oa < oz, "the piece overlaps the block");
+    let from = (oa - a) as usize;
+    let mut whole = old.to_vec();
+    whole[(oa - first) as usize..(oz - first) as usize]
+        .copy_from_slice(&piece[from..from + (oz - oa) as usize]);
+    whole
 }
