@@ -1871,7 +1871,7 @@ impl Store {
 
     /// A client plan's whole new edge block crcs (`edges`, `edge_block_crcs`) where no
     /// parity crcs are journaled (`home_edge_crcs_journaled` without
-    /// `home_parity_crcs_journaled`: single parity, s25b): one `Rec::WriteParityCrcs` with
+    /// `home_parity_crcs_journaled`: single parity, s25b; array codes, s27b): one `Rec::WriteParityCrcs` with
     /// no pieces, appended unsynced before the plan's first write and made durable by the
     /// input's sync (`sync_input_before_home_writes`), as on codes of two or more parities.
     /// Nothing when there is no edge block (a write of whole blocks).
@@ -1889,7 +1889,7 @@ impl Store {
             .map(|s| s.file)
             .expect("edge blocks come from the plan's home data writes");
         let g = self.layout.geometry();
-        assert!(edges.len() <= plan.steps.len() * g.cols * 2);
+        assert!(edges.len() <= plan.steps.len() * g.rows * g.cols * 2);
         self.journal_write_parity_crcs(plan, file, Vec::new(), edges, page_cuts)
     }
 
@@ -1902,9 +1902,9 @@ impl Store {
     /// and before its parity leaves no k columns of one version to decode the rest by: s22g
     /// then recorded the acknowledged bytes beside the write lost. With this crc on record
     /// recovery proves the torn block new as a whole, and rot anywhere in it still fails the
-    /// proof (review s22r R22-1). Only where home data crcs are journaled on a one-row code
-    /// (`home_edge_crcs_journaled`: non-WCL; on single parity since s25b, in a record of
-    /// their own, `journal_edge_crcs_alone`); a block whose old bytes
+    /// proof (review s22r R22-1). Only where home data crcs are journaled
+    /// (`home_edge_crcs_journaled`: non-WCL; on single parity since s25b and on array codes
+    /// since s27b, in a record of their own, `journal_edge_crcs_alone`); a block whose old bytes
     /// were not read (a slot not written yet, an OSS down) gets none, as before s24a.
     /// On a WCL store the same for the cache data edge blocks, on every code since s25a
     /// (`cache_edge_crcs_journaled`, s24d, review s24r R24-1, R24-3): the block's acknowledged
@@ -1976,7 +1976,7 @@ impl Store {
     /// piece (a reconstruct write: the blocks' old bytes were not read); a slot not written
     /// yet is zeros. A block whose old bytes cannot be read gets none (recovery then decides
     /// it as before). Where home edge crcs are journaled (`home_edge_crcs_journaled`:
-    /// non-WCL one-row codes, single parity since s25b), client writes only.
+    /// non-WCL, single parity since s25b, array codes since s27b), client writes only.
     fn home_page_cut_crcs(
         &self,
         plan: &IoPlan,
@@ -2073,7 +2073,9 @@ impl Store {
             }
         }
         let g = self.layout.geometry();
-        assert!(out.len() as u64 <= plan.steps.len() as u64 * g.cols as u64 * (e / block));
+        assert!(
+            out.len() as u64 <= plan.steps.len() as u64 * (g.rows * g.cols) as u64 * (e / block)
+        );
         out
     }
 

@@ -4960,21 +4960,25 @@ impl Store {
     /// writes (`Rec::WriteParityCrcs`, before its first write, unsynced), beside its data
     /// crcs (`home_write_crcs_journaled`)? On one-row codes of two or more parities, where
     /// recovery's proofs read them (`confirm_by_one_version`, review s21r R21-2; on single
-    /// parity it reads none).
+    /// parity it reads none, nor on an array code, whose column is many symbols).
     pub(super) fn home_parity_crcs_journaled(&self) -> bool {
-        self.home_edge_crcs_journaled() && self.tolerance() >= 2
+        self.home_edge_crcs_journaled() && self.tolerance() >= 2 && self.layout.geometry().rows == 1
     }
 
     /// Does a client plan of this non-WCL store read its home data edge blocks whole and
     /// journal the crc of each as a whole after the write (`WriteParityCrcs::edge_blocks`,
-    /// s24a)? On one-row codes, wherever its data crcs are journaled: those tell recovery a
-    /// torn block from a rotten one only in the write's part, and a torn edge block whose
-    /// part matches falls to s22g's rule (`decide_unproven_cut_block`), which without this
-    /// crc recorded a crash alone's acknowledged bytes beside the part LOST. On single
-    /// parity (s25b) the record holds these crcs alone (no parity pieces).
+    /// s24a)? Wherever its data crcs are journaled: those tell recovery a torn block from a
+    /// rotten one only in the write's part, and a torn edge block whose part matches falls
+    /// to s22g's rule (`decide_unproven_cut_block`), which without this crc recorded a crash
+    /// alone's acknowledged bytes beside the part LOST. Where no parity crcs are journaled
+    /// (single parity since s25b, array codes since s27b) the record holds these crcs
+    /// alone (no parity pieces). Array codes too since s27b (review s26r R26-1): a
+    /// half-written stripe of new data columns and old parity decodes no version the
+    /// block's old checksum proves, so a crash alone lost the block's acknowledged bytes
+    /// beside the write and left its row's parity marked bad; the crcs name the element's
+    /// row (`EdgeBlockCrc::row`, `WindowPageCutCrcs::row`), as s25a's cache edge crcs do.
     pub(super) fn home_edge_crcs_journaled(&self) -> bool {
         self.home_write_crcs_journaled()
-            && self.layout.geometry().rows == 1
             && crate::state::WriteCrcsJournaled::DataAndParity <= write_crcs_bench_limit()
     }
 

@@ -308,12 +308,13 @@ impl InFlight {
 struct CutWriteCrcs<'a> {
     crcs: Option<&'a crate::state::WriteCrcs>,
     own: &'a BTreeMap<Pos, Ranges>,
-    /// The crcs of the whole new edge blocks its plan wrote in part, by `(column, block)`
-    /// (`WriteParityCrcs::edge_blocks`, s24a; none in an older binary's records).
-    edge_blocks: BTreeMap<(usize, usize), u32>,
-    /// Its page-cut crcs of the stripe's home blocks it writes, by `(column, block)`
+    /// The crcs of the whole new edge blocks its plan wrote in part, by `(element, block)`
+    /// (`WriteParityCrcs::edge_blocks`, s24a; none in an older binary's records; on array
+    /// codes since s27b, by the element's row and column).
+    edge_blocks: BTreeMap<(Pos, usize), u32>,
+    /// Its page-cut crcs of the stripe's home blocks it writes, by `(element, block)`
     /// (`WriteParityCrcs::page_cuts`, s26a; none in an older binary's records).
-    page_cuts: BTreeMap<(usize, usize), &'a crate::state::WindowPageCutCrcs>,
+    page_cuts: BTreeMap<(Pos, usize), &'a crate::state::WindowPageCutCrcs>,
 }
 
 impl<'a> CutWriteCrcs<'a> {
@@ -380,7 +381,7 @@ impl<'a> CutWriteCrcs<'a> {
         assert_eq!(raw.len(), CHECKSUM_BLOCK_BYTES);
         (writers.iter())
             .filter(|w| w.own.get(&pos).is_some_and(|r| overlaps(r, start, end)))
-            .filter_map(|w| w.page_cuts.get(&(pos.col, i)))
+            .filter_map(|w| w.page_cuts.get(&(pos, i)))
             .any(|c| {
                 let at = c.cut_at_bytes as usize;
                 0 < at
@@ -394,9 +395,14 @@ impl<'a> CutWriteCrcs<'a> {
     /// it in part (`edge_blocks`): one per such write.
     fn whole_block_crcs(writers: &[CutWriteCrcs<'a>], pos: Pos, i: usize) -> Vec<u32> {
         (writers.iter())
-            .filter_map(|w| w.edge_blocks.get(&(pos.col, i)).copied())
+            .filter_map(|w| w.edge_blocks.get(&(pos, i)).copied())
             .collect()
     }
+}
+
+/// The grid position `(row, col)` a journaled crc names.
+fn pos_of(row: usize, col: usize) -> Pos {
+    Pos { row, col }
 }
 
 /// How a block of an element read by a settle checks out.
@@ -3192,15 +3198,16 @@ impl Store {
                     edge_blocks: (core.state.write_parity_crcs.iter())
                         .filter(|w| w.plan == *plan && w.file == file)
                         .flat_map(|w| w.edge_blocks.iter())
-                        // Home edge blocks are journaled on one-row codes only (row 0).
-                        .filter(|b| b.stripe == stripe && b.row == 0)
-                        .map(|b| ((b.col, b.block as usize), b.crc))
+                        // By row too: home edge blocks on array codes since s27b (a
+                        // one-row code's record leaves its row 0 out).
+                        .filter(|b| b.stripe == stripe)
+                        .map(|b| ((pos_of(b.row, b.col), b.block as usize), b.crc))
                         .collect(),
                     page_cuts: (core.state.write_parity_crcs.iter())
                         .filter(|w| w.plan == *plan && w.file == file)
                         .flat_map(|w| w.page_cuts.iter())
-                        .filter(|c| c.stripe == stripe && c.row == 0)
-                        .map(|c| ((c.col, c.block as usize), c))
+                        .filter(|c| c.stripe == stripe)
+                        .map(|c| ((pos_of(c.row, c.col), c.block as usize), c))
                         .collect(),
                 })
                 .collect();
