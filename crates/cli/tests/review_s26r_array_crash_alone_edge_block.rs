@@ -21,7 +21,11 @@
 //! exits 1: "file 'f' bytes 32768..36864, 49152..53248, 65536..69632 are lost (... block rows
 //! {0} are past the code's tolerance ...)", OSS 0 stays failed.
 //!
-//! Suspected cause: s24a's whole edge block crcs (`edge_blocks` in `WriteParityCrcs`) ride on
+//! Fixed in session 27 (s27b): array-code client writes of rmw and delayed stores journal the
+//! whole edge block crcs (and s26a's page-cut crcs) in a record of their own, and recovery
+//! reads them by the element's row and column: both tests below pass, un-ignored.
+//!
+//! Cause: s24a's whole edge block crcs (`edge_blocks` in `WriteParityCrcs`) ride on
 //! the parity crcs record, which array-code rmw plans do not journal ("Not covered: array
 //! codes" in s24a's bullet; the OPEN list's R23-3 sentence no longer names them): s22g's rule
 //! then needs a decode the block's stored (old) checksum proves, which the half-written stripe
@@ -91,7 +95,6 @@ fn assert_old_or_cut_write(what: &str, got: &[u8], old: &[u8], new_bytes: &[u8])
 }
 
 #[test]
-#[ignore = "OPEN: review s26r R26-1"]
 fn an_array_code_crash_alone_never_loses_acknowledged_bytes_of_a_torn_edge_block() {
     let mut failures = Vec::new();
     for (code_args, kill_at) in SCENES {
@@ -117,7 +120,6 @@ fn an_array_code_crash_alone_never_loses_acknowledged_bytes_of_a_torn_edge_block
 }
 
 #[test]
-#[ignore = "OPEN: review s26r R26-1"]
 fn an_array_code_crash_alone_then_one_failed_disk_still_rebuilds() {
     let mut failures = Vec::new();
     for (code_args, kill_at) in SCENES {
