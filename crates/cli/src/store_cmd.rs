@@ -829,13 +829,21 @@ pub fn run(args: StoreArgs) -> Result<()> {
             store.online_oss(oss)?;
             let failed = store.failed_osses();
             let wrote_back = store.status()?.lost_ranges.len() < lost_before;
+            let left_lost_bytes = store.online_left_lost_bytes();
             close(store)?;
             if !failed_before && !finished_by_open && !wrote_back {
                 out!("nothing to do: OSS {oss} is online (not failed on record: an earlier `online` or `rebuild` of it finished, or it never failed); failed OSSs now {failed:?}");
             } else if finished_by_open {
                 out!("OSS {oss} is online again: the `online` cut after its `Online` record is finished (by this run); nothing else to do; failed OSSs now {failed:?}");
+            } else if left_lost_bytes > 0 {
+                out!("OSS {oss} is online again, but {left_lost_bytes} acknowledged bytes it could not give back are lost for good (see the warning): write them again; failed OSSs now {failed:?}");
             } else {
                 out!("OSS {oss} is online again; failed OSSs now {failed:?}");
+            }
+            // Back in service, but the store does not hold every acknowledged byte: as
+            // `rebuild`'s exit 2 (s27d: it exited 0).
+            if left_lost_bytes > 0 {
+                std::process::exit(2);
             }
         }
         StoreCommand::RepairLabel { dir, oss } => {
