@@ -237,7 +237,8 @@ enum StoreCommand {
 #[derive(Subcommand)]
 enum DelayedCommand {
     /// START_DELAYED on file NAME: prints the window's token. A NAME that does not exist yet
-    /// is created empty (an application announces the file it is about to write).
+    /// is created empty (an application announces the file it is about to write), and a
+    /// note on stderr says so.
     Start {
         /// The store's directory (where its superblock is).
         dir: PathBuf,
@@ -1124,9 +1125,23 @@ pub fn run(args: StoreArgs) -> Result<()> {
         StoreCommand::Delayed { command } => match command {
             DelayedCommand::Start { dir, name } => {
                 let store = open(&dir)?;
+                // A name that does not exist is created (an application announces the file
+                // it is about to write: the START_DELAYED, the docs' checkpoint
+                // example), but a mistyped name then got a window on a new empty file
+                // without a word (review s26r): said on stderr, stdout keeps the token alone.
+                let existed = store.size(&name).is_ok();
                 let token = store.delayed_start(&name)?;
                 close(store)?;
                 out!("{token}");
+                if !existed {
+                    eprintln_lossy!(
+                        "exaraid: note: '{}' did not exist: `delayed start` created it, empty, for the window's writes; if you meant another file (`exaraid store ls {}` lists them), end this window (`exaraid store delayed end {} {token}`) and remove it (`exaraid store rm {} NAME`)",
+                        shown(&name),
+                        dir.display(),
+                        dir.display(),
+                        dir.display()
+                    );
+                }
             }
             DelayedCommand::End { dir, token } => {
                 let store = open(&dir)?;
