@@ -520,3 +520,179 @@ fn delayed_start_on_a_name_that_does_not_exist_says_it_created_the_file_and_how_
         "undone: {listed}"
     );
 }
+
+/// Every zone file of the store's OSSs, by path, as it is now.
+fn zone_files(dir: &Path, oss_count: usize) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    for o in 0..oss_count {
+        let Ok(entries) = std::fs::read_dir(dir.join(format!("oss-{o}/objects"))) else {
+            continue;
+        };
+        for p in entries.map(|e| e.unwrap().path()) {
+            let b = std::fs::read(&p).unwrap();
+            files.push((p, b));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// WCL raid6 over 6 OSSs, 4 KiB elements: `put` of 10,000 bytes (one cache stripe, not
+/// moved home), then an acknowledged write of 100 bytes at 200 whose update of one running
+/// parity block is put back as it was (a lost write: a stale running parity under a valid
+/// checksum), then the OSS holding the written cached element failed. Returns the tempdir,
+/// the store, the failed OSS and f's acknowledged bytes.
+fn stale_running_parity_scene() -> (tempfile::TempDir, String, usize, Vec<u8>) {
+    const OSS_COUNT: usize = 6;
+    const SLOT: usize = 4096 + 4;
+    let tmp = fast_tempdir("s27d-stale-running-parity");
+    let dir = tmp.path().join("store");
+    let d = s(&dir).to_string();
+    init_store(
+        &d,
+        &["--oss", "6", "--code", "raid6", "--write-path", "wcl"],
+    );
+    let mut acked = random_bytes(0x5327_d008, 10_000);
+    ok(&["store", "put", &d, "f"], &acked);
+    let before = zone_files(&dir, OSS_COUNT);
+    let w = random_bytes(0x5327_d009, 100);
+    ok(&["store", "write", &d, "f", "--offset", "200"], &w);
+    put_over(&mut acked, 200, &w);
+    let after = zone_files(&dir, OSS_COUNT);
+    let mut holds_write = Vec::new();
+    let mut other = Vec::new();
+    for ((p, now), (q, old)) in after.iter().zip(&before) {
+        assert_eq!(p, q, "the write made no new zone file");
+        for i in 0..now.len() / SLOT {
+            let slot = &now[i * SLOT..(i + 1) * SLOT];
+            if old.get(i * SLOT..(i + 1) * SLOT) == Some(slot) {
+                continue;
+            }
+            if slot[200..300] == w[..] {
+                holds_write.push((p.clone(), i));
+            } else {
+                other.push((p.clone(), old.clone(), i));
+            }
+        }
+    }
+    assert_eq!(holds_write.len(), 1, "the scene: one cached data element");
+    assert_eq!(other.len(), 2, "the scene: its two running parity blocks");
+    let (p, old, i) = &other[0];
+    let mut now = std::fs::read(p).unwrap();
+    now[i * SLOT..(i + 1) * SLOT].copy_from_slice(&old[i * SLOT..(i + 1) * SLOT]);
+    std::fs::write(p, &now).unwrap();
+    let failed = oss_of(&holds_write[0].0);
+    ok(&["store", "fail", &d, "--oss", &failed.to_string()], b"");
+    (tmp, d, failed, acked)
+}
+
+/// The stale running parity scene: a read of the failed OSS's cached bytes is refused
+/// ("its cache stripe's running parity ... disagrees with its data"). The refusal must name
+/// them as file bytes, and its advice, followed, must work: every byte reads and scrub is
+/// clean at the end. (Shown by hand: the write of the bytes alone, of the whole cache
+/// stripe's bytes, a `flush` and a rebuild each record the cache stripe's bytes lost; a
+/// write of each lost range then works.)
+///
+/// On 7a361a1: "... disagrees with its data in element bytes 0..4096: the element at row 0
+/// column 0 cannot be rebuilt there; write these bytes again" (no file bytes), and the write
+/// of file bytes 0..4096 it seems to ask for is refused with the same message.
+#[test]
+fn a_cache_stripe_whose_running_parity_disagrees_names_file_bytes_and_advice_that_works() {
+    let (_tmp, d, failed, acked) = stale_running_parity_scene();
+    let get = exaraid(&["store", "get", &d, "f"], b"");
+    let said = text(&get);
+    assert_eq!(get.status.code(), Some(1), "the scene: {said}");
+    assert!(
+        said.contains("running parity") && said.contains("disagrees with its data"),
+        "the scene: {said}"
+    );
+    assert!(
+        said.contains("(file bytes 0..4096)"),
+        "the refusal names the file bytes it cannot rebuild: {said}"
+    );
+    let lists = format!("`exaraid store status {d}` lists them");
+    assert!(
+        said.contains("a `flush` or a rebuild records") && said.contains(&lists),
+        "the refusal says what records the loss and what then works: {said}"
+    );
+    // The advice: a write of the bytes is refused, having recorded the loss.
+    let write = exaraid(
+        &["store", "write", &d, "f", "--offset", "0"],
+        &acked[..4096],
+    );
+    assert_eq!(
+        write.status.code(),
+        Some(1),
+        "as the advice says: {}",
+        text(&write)
+    );
+    let on_record = lost(&d);
+    assert!(
+        on_record.iter().any(|&(_, a, n)| a == 0 && n == 4096),
+        "the refused write recorded the bytes lost: {on_record:?}"
+    );
+    for (file, a, n) in on_record {
+        let offset = a.to_string();
+        ok(
+            &["store", "write", &d, &file, "--offset", &offset],
+            &acked[a..a + n],
+        );
+    }
+    assert_eq!(lost(&d), vec![], "every loss written again");
+    let got = ok(&["store", "get", &d, "f"], b"");
+    assert!(got == acked, "f reads every acknowledged byte");
+    ok(&["store", "rebuild", &d, "--oss", &failed.to_string()], b"");
+    let got = ok(&["store", "get", &d, "f"], b"");
+    assert!(
+        got == acked,
+        "f reads every acknowledged byte after the rebuild"
+    );
+    let scrub = exaraid(&["store", "scrub", &d], b"");
+    assert!(scrub.status.success(), "scrub is clean: {}", text(&scrub));
+}
+
+/// The stale running parity scene, then `rebuild` of the failed OSS: its settle of the
+/// cache stripe cannot tell its bytes and records them lost (those of the OSSs that answer
+/// too: any column may be the stale one). It must name them and exit 2, not exit 0 "OSS
+/// rebuilt"; writing each range again then works.
+///
+/// On 7a361a1: exit 0, "OSS 0 rebuilt", three ranges recorded lost without a word.
+#[test]
+fn a_rebuild_that_records_bytes_lost_names_them_and_exits_2() {
+    let (_tmp, d, failed, acked) = stale_running_parity_scene();
+    assert_eq!(lost(&d), vec![], "the scene: nothing lost on record yet");
+    let out = exaraid(&["store", "rebuild", &d, "--oss", &failed.to_string()], b"");
+    let said = text(&out);
+    let on_record = lost(&d);
+    assert!(
+        !on_record.is_empty(),
+        "the scene: the rebuild recorded losses: {said}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "rebuilt, but acknowledged bytes are lost: exit 2: {said}"
+    );
+    for (file, a, n) in &on_record {
+        assert!(
+            said.contains(&format!("'{file}' bytes {a}..{}", a + n)),
+            "the warning names {file} bytes {a}..{}: {said}",
+            a + n
+        );
+    }
+    assert!(
+        said.contains("from your own copy"),
+        "the warning says what to do: {said}"
+    );
+    for (file, a, n) in on_record {
+        let offset = a.to_string();
+        ok(
+            &["store", "write", &d, &file, "--offset", &offset],
+            &acked[a..a + n],
+        );
+    }
+    let got = ok(&["store", "get", &d, "f"], b"");
+    assert!(got == acked, "f reads every acknowledged byte");
+    let scrub = exaraid(&["store", "scrub", &d], b"");
+    assert!(scrub.status.success(), "scrub is clean: {}", text(&scrub));
+}

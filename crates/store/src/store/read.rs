@@ -206,7 +206,7 @@ impl Store {
 
     /// File `file`'s size, to clip the byte ranges a message names; `u64::MAX` (nothing
     /// clipped) once it is removed.
-    fn file_size_for_clipping(&self, core: Option<&Core>, file: u64) -> u64 {
+    pub(super) fn file_size_for_clipping(&self, core: Option<&Core>, file: u64) -> u64 {
         self.with_core(core, |c| {
             c.state
                 .file_by_id(file)
