@@ -7,9 +7,9 @@
 //! - The whole-stripe advice in a file's last, short stripe (the file ends inside it): the
 //!   advice names the bytes up to the end of the file; a write of them is not a write of
 //!   every data byte of the stripe (the rest lies past the end of the file).
-//! - Too many unreadable blocks in one row (two rotten blocks on raid5, not adjacent): the
-//!   refusal says "write these bytes again"; each lost range written again alone reads the
-//!   other rotten block.
+//! - Too many unreadable blocks in one row (two rotten blocks on raid5, not adjacent): each
+//!   lost range written again alone reads the other rotten block; the refusal names the
+//!   whole stripe (s27d; it said "write these bytes again" first).
 //!
 //! Bytes are splitmix64 (`random_bytes`); elements are 4 KiB (one 4 KiB block, so one row
 //! per stripe).
@@ -164,14 +164,14 @@ fn too_many_rotten_blocks_in_a_row_advise_a_write_that_works_when_followed() {
         err.contains("0..4096") && err.contains("8192..12288") && err.contains("tolerance"),
         "the scene: the refusal names both rotten blocks, past the tolerance: {err}"
     );
-    // The advice, literally: each range it names written again, as named; where that is
-    // refused, what the refusal says to do then.
-    let whole = format!(
-        "then write the whole stripe again from your own copy, file bytes 0..{STRIPE_BYTES}"
-    );
+    // The advice: the whole stripe (s27d: it said "write these bytes again" first, which a
+    // write of each range alone refused, and the whole stripe only then; review s26r R26-2).
+    // A write of each range alone is still refused, saying what works.
+    let whole =
+        format!("write the whole stripe again from your own copy, file bytes 0..{STRIPE_BYTES}");
     assert!(
-        err.contains("write these bytes again") && err.contains(&whole),
-        "the refusal advises writing the bytes again, and the whole stripe where that is refused: {err}"
+        !err.contains("write these bytes again") && err.contains(&whole),
+        "the refusal advises the write that reads nothing of the stripe: {err}"
     );
     let mut refused = 0;
     for (a, z) in [(0, 4096), (8192, 12_288)] {

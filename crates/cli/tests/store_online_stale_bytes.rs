@@ -258,7 +258,14 @@ fn a_loss_online_could_not_take_back_never_takes_back_another_files_bytes() {
         .unwrap();
     cache[at + 100..at + 108].copy_from_slice(b"damaged!");
     std::fs::write(&sc.cache_file, cache).unwrap();
-    ok(&["store", "online", d, "--oss", &x], b"");
+    // It says so and exits 2 (s27d; it exited 0 saying nothing): nothing takes it back now.
+    let online = exaraid(&["store", "online", d, "--oss", &x], b"");
+    let said = String::from_utf8_lossy(&online.stderr);
+    assert_eq!(online.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("did not give back") && said.contains("'f1' bytes 8192..12288"),
+        "{said}"
+    );
     assert_eq!(lost(d), [("f1".to_string(), AT, BLOCK)], "not taken back");
     fails(&["store", "delayed", "end", d, &sc.token], b"");
     let t2 = start_window(d, "f2");

@@ -150,8 +150,16 @@ fn an_oss_failure_inside_a_window_from_the_command_line() {
         err.contains("'ckpt' bytes 4096..8192") && err.contains("lost"),
         "{err}"
     );
-    // Rebuild restores full redundancy for everything not lost.
-    ok(&["store", "rebuild", d, "--oss", &v], b"");
+    // Rebuild restores full redundancy for everything not lost. In place it empties the
+    // OSS's directory, the lost bytes' only copy: it says their loss is final and exits 2
+    // (s27d; it exited 0 saying nothing).
+    let rebuilt = exaraid(&["store", "rebuild", d, "--oss", &v], b"");
+    let said = String::from_utf8_lossy(&rebuilt.stderr);
+    assert_eq!(rebuilt.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("made final the loss") && said.contains("'ckpt' bytes 4096..8192"),
+        "{said}"
+    );
     // Scrub finds nothing corrupt, but the lost bytes are a finding (exit 2), named.
     let out = exaraid(&["store", "scrub", d], b"");
     assert_eq!(out.status.code(), Some(2));

@@ -218,9 +218,9 @@ pub struct LostRange {
     /// began). (Default: records written before this field.)
     #[serde(default)]
     pub cache_addr_bytes: Option<u64>,
-    /// The loss was made final by a rebuild of `oss` onto a new directory: its
-    /// `RebuildBegin` forgot `cache_addr_bytes` (the old directory is no longer trusted) and
-    /// the bytes were not read back from there. Kept until the range is written again, so
+    /// The loss was made final by a rebuild of `oss`: its `RebuildBegin` forgot
+    /// `cache_addr_bytes` (onto a new directory: the old one is no longer trusted, and the
+    /// bytes were not read back from there; in place: the directory is emptied, s27d). Kept until the range is written again, so
     /// that every run of a rebuild of `oss` says so and exits 2, a run after one killed
     /// before its close-time warning too (s26d: the rerun found no addressed loss and
     /// exited 0, "OSS rebuilt"). (Default: records written before this field, and an
@@ -400,11 +400,12 @@ impl LostList {
     }
 
     /// Forget where `oss`'s lost bytes were in its cache zone (no longer trusted). A range
-    /// whose address a rebuild onto a new directory (`onto_new_dir`) forgets is marked made
-    /// final by it (`LostRange::made_final_by_rebuild`): nothing takes it back any more.
-    pub fn forget_cache_addrs(&mut self, oss: usize, onto_new_dir: bool) {
+    /// whose address a rebuild forgets (`by_rebuild`: in place or onto a new directory) is
+    /// marked made final by it (`LostRange::made_final_by_rebuild`): nothing takes it back
+    /// any more.
+    pub fn forget_cache_addrs(&mut self, oss: usize, by_rebuild: bool) {
         for l in self.by_start.values_mut().filter(|l| l.oss == oss) {
-            if onto_new_dir && l.cache_addr_bytes.is_some() {
+            if by_rebuild && l.cache_addr_bytes.is_some() {
                 l.made_final_by_rebuild = true;
             }
             l.cache_addr_bytes = None;
@@ -1858,7 +1859,10 @@ impl State {
                 // until `Rebuilt`: a rerun of a killed rebuild needs it to name what only an
                 // unchecked decode could give after a journal tail cut (review s15l L15-1:
                 // forgotten here, the rerun named nothing and rebuilt wrong bytes).
-                self.lost.forget_cache_addrs(*oss, to.is_some());
+                // In place too: the rebuild empties the OSS's directory, cache zone and all,
+                // so the loss of what it held is as final as onto a new one (s27d: an in-place
+                // rebuild made it final with exit 0 and no warning).
+                self.lost.forget_cache_addrs(*oss, true);
                 // Its directory is emptied (or a new one used) and starts from generation 0.
                 self.oss_generations.remove(oss);
                 self.failed_oss.insert(*oss);

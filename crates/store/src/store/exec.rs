@@ -837,10 +837,30 @@ impl Store {
                 && check.element(**p)[check_from..check_to]
                     != buf.element(**p)[check_from..check_to]
         }) {
+            // Named by its file bytes (element offsets told the user nothing), with what was
+            // shown to work (s27d: "write these bytes again" was refused with this message,
+            // though that refused write, a `flush` or a rebuild records the cache stripe's
+            // bytes lost, after which a write of each lost range works).
+            let file_bytes = match g.cell(pos) {
+                Cell::Data(d) => {
+                    let size = self.file_size_for_clipping(core, file);
+                    // An element's bytes are contiguous file bytes (`check_to` may be the
+                    // element's end, which `file_offset` does not take).
+                    let a = self.layout.file_offset(stripe, d, check_from as u64);
+                    let z = (a + (check_to - check_from) as u64).min(size);
+                    if a < z {
+                        format!(" (file bytes {a}..{z})")
+                    } else {
+                        String::new()
+                    }
+                }
+                _ => String::new(),
+            };
             return Err(StoreError::DataLost(format!(
-                "{} stripe {stripe}: its cache stripe's running parity at row {} column {} disagrees with its data in element bytes {check_from}..{check_to}: the element at row {} column {} cannot be rebuilt there; write these bytes again",
+                "{} stripe {stripe}: its cache stripe's running parity at row {} column {} disagrees with its data in element bytes {check_from}..{check_to}: the element at row {} column {}{file_bytes} cannot be rebuilt there (a stale element: an OSS that lost a write, and which column is stale cannot be told); nothing was recorded by this read. A write of these bytes is refused with this message, and it, a `flush` or a rebuild records the cache stripe's acknowledged bytes lost (none can be told right); then write each lost range again from your own copy (`exaraid store status {}` lists them), which works",
                 self.file_name_in(core, file),
-                p.row, p.col, pos.row, pos.col
+                p.row, p.col, pos.row, pos.col,
+                self.dir.display()
             )));
         }
         Ok((buf.element(pos).to_vec(), live_of(pos).to_vec()))
@@ -2921,6 +2941,17 @@ impl Store {
                 assert!(a < z && z <= e, "a piece within one element");
                 for first in partial_edge_blocks(a, z, block) {
                     let block_addr = addr - el.offset_bytes + first;
+                    if step.is_parity()
+                        && step.addr_bytes <= block_addr
+                        && block_addr + block <= step.addr_bytes + step.len_bytes
+                    {
+                        // A parity block this step's pieces write whole in one request (a
+                        // reconstruct write's segments cut inside it): no old byte of it is
+                        // kept, so none needs checking, and its rot beside a stale parity
+                        // refused the very write that replaces it (s27d: the parity-only
+                        // advice "write them again" in a file's short last stripe).
+                        continue;
+                    }
                     // The addresses this piece writes in the block: a client write's home
                     // data block whose old bytes there no read step of the plan holds is read
                     // here too (a reconstruct write), so that a write refused on it (it rotted

@@ -966,6 +966,9 @@ pub struct Store {
     /// read none of them back from the old directory (past `RESTORE_BYTES_MAX`, or that
     /// directory refused). See [`Store::rebuild_left_lost_bytes`].
     rebuild_left_lost_bytes: AtomicU64,
+    /// Acknowledged window bytes an `online` could not take back and made final (warned).
+    /// See [`Store::online_left_lost_bytes`].
+    online_left_lost_bytes: AtomicU64,
     /// See `OpenOptions::file_bytes_max_before_session_6`.
     file_bytes_max_before_session_6: bool,
     _lock_file: File,
@@ -2339,6 +2342,7 @@ impl Store {
             failed_before_recovery: Mutex::new(Vec::new()),
             deferred_warnings: Mutex::new(Vec::new()),
             rebuild_left_lost_bytes: AtomicU64::new(0),
+            online_left_lost_bytes: AtomicU64::new(0),
             file_bytes_max_before_session_6: options.file_bytes_max_before_session_6,
             _lock_file: lock_file,
             backends,

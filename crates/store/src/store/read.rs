@@ -206,7 +206,7 @@ impl Store {
 
     /// File `file`'s size, to clip the byte ranges a message names; `u64::MAX` (nothing
     /// clipped) once it is removed.
-    fn file_size_for_clipping(&self, core: Option<&Core>, file: u64) -> u64 {
+    pub(super) fn file_size_for_clipping(&self, core: Option<&Core>, file: u64) -> u64 {
         self.with_core(core, |c| {
             c.state
                 .file_by_id(file)
@@ -761,7 +761,6 @@ impl Store {
         let ranges = self.lost_file_ranges(core, file, stripe, home, lost);
         let name = self.file_name_in(core, file);
         let listed: Vec<String> = ranges.iter().map(|(a, z)| format!("{a}..{z}")).collect();
-        let sdb = self.layout.stripe_data_bytes();
         let too_many: BTreeSet<usize> = lost.difference(&home.disagree).copied().collect();
         let disagree: BTreeSet<usize> = lost.intersection(&home.disagree).copied().collect();
         let mut why = Vec::new();
@@ -787,40 +786,33 @@ impl Store {
             ));
         }
         let why = why.join("; and ");
+        // The bytes the advice names stop at the end of the file: a stripe's whole width in
+        // a file's short last stripe, read, fails past the end, and written, grows the file
+        // (s27d).
+        let (from, to) = self.stripe_file_bytes(core, file, stripe);
         if ranges.is_empty() && !disagree.is_empty() {
             // Only parity blocks are unreadable there: the data reads, unconfirmed.
             return StoreError::DataLost(format!(
-                "{name} stripe {stripe} (file bytes {}..{}): {why}; its unreadable blocks there were not rebuilt; read these bytes and check them, then write them again (which rewrites the parity), or restore the file",
-                stripe * sdb,
-                (stripe + 1) * sdb,
+                "{name} stripe {stripe} (file bytes {from}..{to}): {why}; its unreadable blocks there were not rebuilt; read these bytes and check them, then write them again (which rewrites the parity), or restore the file",
             ));
         }
         if ranges.is_empty() {
             // The unreadable blocks lie past the end of the file: no file byte is lost.
             return StoreError::DataLost(format!(
-                "{name} stripe {stripe}: {why}; the unreadable blocks are all past the end of the file (no file byte is lost), so they cannot be rebuilt; write the stripe again"
+                "{name} stripe {stripe}: {why}; the unreadable blocks are all past the end of the file (no file byte is lost), so they cannot be rebuilt; write the stripe's file bytes again, {from}..{to} (they read), which rewrites its parity, or restore the file"
             ));
         }
-        // Where data and parity disagree, a write of the lost bytes alone reads the stripe
-        // (its parity delta) and is refused the same way (s25d: the advice "write these
-        // bytes again" was refused with itself); a write of every data byte of the stripe
-        // reads none of it. Where a row holds more unreadable blocks than the code
-        // tolerates, it may read another of them (s26d: two rotten blocks of one row on
-        // raid5, each range written again alone, refused), or not (a dead disk beside a
-        // cut write: `dead_disk_beside_cut_write.rs`): both are said.
-        let again = if disagree.is_empty() {
-            let (from, to) = self.stripe_file_bytes(core, file, stripe);
-            format!(
-                "write these bytes again (a write of them alone may read the stripe's other unreadable blocks and be refused: then write the whole stripe again from your own copy, file bytes {from}..{to}, as a write of every data byte of a stripe reads none of it), or restore the file"
-            )
-        } else {
-            self.write_whole_stripe_again(core, file, stripe)
-        };
+        // A write of the lost bytes alone reads the stripe: where data and parity disagree,
+        // for its parity delta (s25d: "write these bytes again" was refused with itself);
+        // where a row holds more unreadable blocks than the code tolerates, the old bytes of
+        // its own blocks or the row's other unreadable ones (review s26r R26-2: a refused
+        // rebuild's "write these bytes again", each range written alone, refused the same
+        // way). A write of every data byte of the stripe reads none of it: that is the
+        // advice in both (s27d).
+        let again = self.write_whole_stripe_again(core, file, stripe);
         StoreError::DataLost(format!(
-            "{name} bytes {} are lost (stripe {stripe}, which holds file bytes {}..{}: {why}; the rest of the stripe reads); {again}",
+            "{name} bytes {} are lost (stripe {stripe}, which holds file bytes {from}..{to}: {why}; the rest of the stripe reads); {again}",
             listed.join(", "),
-            stripe * sdb,
-            (stripe + 1) * sdb,
         ))
     }
 
@@ -846,7 +838,7 @@ impl Store {
     ) -> String {
         let (from, to) = self.stripe_file_bytes(core, file, stripe);
         format!(
-            "write the whole stripe again from your own copy, file bytes {from}..{to} (a write of every data byte of a stripe reads none of it; one of fewer bytes reads the stripe and is refused the same way), or restore the file"
+            "write the whole stripe again from your own copy, file bytes {from}..{to} (a write of every data byte of a stripe reads none of it; one of fewer bytes reads the stripe and may be refused the same way; the stripe's bytes not named lost still read, if your copy lacks them), or restore the file"
         )
     }
 

@@ -642,6 +642,9 @@ impl Store {
             }
             self.backends[oss] = Box::new(fresh);
         }
+        // The `Online` record forgets every lost range's cache address (the planner may
+        // reuse those chunks from then on): what this run did not read back is lost for good.
+        let not_taken_back = self.lost_not_taken_back(oss);
         {
             let mut core = self.core.lock();
             self.journal(&mut core, Rec::Online { oss }, true)?;
@@ -649,8 +652,86 @@ impl Store {
         self.absorbed_failures.lock().clear();
         crate::torture::kill_point(crate::torture::ONLINE_BACK);
         self.write_back_restored(oss)?;
+        self.warn_lost_not_taken_back(oss, &not_taken_back);
         let mut core = self.core.lock();
         self.checkpoint_locked(&mut core)
+    }
+
+    /// The parts of the lost ranges on record with an address in OSS `oss`'s cache zone that
+    /// `online` did not read back (`State::restoring`): a block there failed its checksum
+    /// or did not read. Bounded by the lost ranges on record.
+    fn lost_not_taken_back(&self, oss: usize) -> Vec<LostRange> {
+        let core = self.core.lock();
+        let mut left = Vec::new();
+        for l in core.state.lost.iter() {
+            if l.oss != oss || l.cache_addr_bytes.is_none() {
+                continue;
+            }
+            let mut parts = vec![(l.offset_bytes, l.end_bytes())];
+            for p in core.state.restoring.iter() {
+                if p.oss == oss && p.file == l.file {
+                    let end = p.offset_bytes + p.bytes.len() as u64;
+                    crate::state::sub_range(&mut parts, p.offset_bytes, end);
+                }
+            }
+            for (a, z) in parts {
+                assert!(a < z, "a part of a lost range holds bytes");
+                left.push(LostRange {
+                    offset_bytes: a,
+                    len_bytes: z - a,
+                    cache_addr_bytes: None,
+                    ..l.clone()
+                });
+            }
+        }
+        left
+    }
+
+    /// Warn (told at close; the CLI exits 2, `online_left_lost_bytes`) of the ranges in
+    /// `not_taken_back` still lost on record once `online` of OSS `oss` is done: their only
+    /// copy's address is forgotten, nothing takes them back any more. Why (s26d leftover,
+    /// s27d): `online` forgot them and exited 0, "OSS is online again", saying nothing.
+    fn warn_lost_not_taken_back(&self, oss: usize, not_taken_back: &[LostRange]) {
+        let core = self.core.lock();
+        let mut still: Vec<LostRange> = Vec::new();
+        for n in not_taken_back {
+            for l in core.state.lost_in(n.file, n.offset_bytes, n.len_bytes) {
+                let (a, z) = (
+                    l.offset_bytes.max(n.offset_bytes),
+                    l.end_bytes().min(n.end_bytes()),
+                );
+                if l.oss == oss && a < z {
+                    still.push(LostRange {
+                        offset_bytes: a,
+                        len_bytes: z - a,
+                        ..n.clone()
+                    });
+                }
+            }
+        }
+        if still.is_empty() {
+            return;
+        }
+        let total_bytes: u64 = still.iter().map(|l| l.len_bytes).sum();
+        let shown: Vec<&LostRange> = still.iter().take(super::WARNING_RANGES_NAMED_MAX).collect();
+        let mut names = self.lost_range_names(&core, &shown).join(", ");
+        if still.len() > shown.len() {
+            names.push_str(&format!(" and {} more", still.len() - shown.len()));
+        }
+        let dir = self.dir.display();
+        self.deferred_warnings.lock().push(format!(
+            "OSS {oss} is back in service, but it did not give back {total_bytes} acknowledged window bytes lost with its cache zone ({} range(s): {names}; `exaraid store status {dir}` lists them): a 4 KiB block of each failed its checksum there or did not read, and nothing takes them back any more (its cache zone is in use again); reads of them fail until they are written again: write each range again from your own copy (`exaraid store write {dir} FILE --offset OFFSET`; a write clears its loss from the record)",
+            still.len(),
+        ));
+        self.online_left_lost_bytes
+            .fetch_add(total_bytes, Ordering::SeqCst);
+    }
+
+    /// Acknowledged window bytes an `online` of this handle could not take back and whose
+    /// loss it made final (named in its warning, told at close). The CLI exits 2 then: the
+    /// OSS is back, but the store does not hold every acknowledged byte.
+    pub fn online_left_lost_bytes(&self) -> u64 {
+        self.online_left_lost_bytes.load(Ordering::SeqCst)
     }
 
     /// `online_oss`: open failed OSS `oss`'s directory as it is now, refused (nothing
@@ -2731,7 +2812,7 @@ impl Store {
         }
         let dir = self.dir.display();
         self.deferred_warnings.lock().push(format!(
-            "the rebuild of OSS {oss} made final the loss of the acknowledged window bytes lost with its cache zone ({total_bytes} bytes in {} range(s): {names}; `exaraid store status {dir}` lists them): a run of this rebuild onto a new directory stopped trusting its old directory (its cache zone was not read back: past the take-back bound, refused, or a block there failed its checksum; an earlier run, stopped before it could say so, may have done it), and nothing takes them back any more; reads of them fail until they are written again: write each range again from your own copy (`exaraid store write {dir} FILE --offset OFFSET`; a write clears its loss from the record)",
+            "the rebuild of OSS {oss} made final the loss of the acknowledged window bytes lost with its cache zone ({total_bytes} bytes in {} range(s): {names}; `exaraid store status {dir}` lists them): a run of this rebuild emptied that directory (in place) or stopped trusting it (onto a new directory: its cache zone was not read back: past the take-back bound, refused, or a block there failed its checksum); an earlier run, stopped before it could say so, may have done it; nothing takes them back any more; reads of them fail until they are written again: write each range again from your own copy (`exaraid store write {dir} FILE --offset OFFSET`; a write clears its loss from the record)",
             lost.len(),
         ));
         self.rebuild_left_lost_bytes
@@ -3199,12 +3280,13 @@ impl Store {
         self.note_never_written(None, id, stripe, &mut home);
         let lost_rows = self.decode_blocks(&mut home)?;
         if !home.disagree.is_empty() {
-            let sdb = self.layout.stripe_data_bytes();
+            // The whole stripe, up to the end of the file: a write of part of it reads the
+            // stripe for its parity and is refused the same way (s25d), and bytes past the
+            // end of the file, written, grow it (s27d).
             return Err(StoreError::DataLost(format!(
-                "rebuilding OSS {oss} stopped at {} stripe {stripe} (file bytes {}..{}): the other OSSs' elements disagree with the parity and no single column explains it (a stale element with a valid checksum: a lost write, or an OSS restored from an older copy), so its elements on OSS {oss} cannot be rebuilt; nothing was written for it, and OSS {oss} stays failed; write these bytes again (or restore the file), then run the rebuild again",
+                "rebuilding OSS {oss} stopped at {} stripe {stripe}: the other OSSs' elements disagree with the parity and no single column explains it (a stale element with a valid checksum: a lost write, or an OSS restored from an older copy), so its elements on OSS {oss} cannot be rebuilt; nothing was written for it, and OSS {oss} stays failed; {}; then run the rebuild again",
                 self.file_name_in(None, id),
-                stripe * sdb,
-                (stripe + 1) * sdb
+                self.write_whole_stripe_again(None, id, stripe),
             )));
         }
         // Rows beyond the tolerance whose unreadable file bytes are all lost on
