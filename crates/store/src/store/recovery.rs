@@ -381,13 +381,7 @@ impl<'a> CutWriteCrcs<'a> {
         (writers.iter())
             .filter(|w| w.own.get(&pos).is_some_and(|r| overlaps(r, start, end)))
             .filter_map(|w| w.page_cuts.get(&(pos.col, i)))
-            .any(|c| {
-                let at = c.cut_at_bytes as usize;
-                0 < at
-                    && at < raw.len()
-                    && crc32c::crc32c(&raw[..at]) == c.new_head_crc
-                    && crc32c::crc32c(&raw[at..]) == c.old_tail_crc
-            })
+            .any(|c| c.holds(raw))
     }
 
     /// The journaled crcs of block `i` of `pos` as a whole after a cut write that reaches
