@@ -103,7 +103,6 @@ fn a_wcl_raid6_recovery_killed_after_it_rewrote_a_cut_writes_running_parity_lose
 /// record) and recovery keeps such a block whole where both parts match
 /// (`cache_page_cut_holds`).
 #[test]
-#[ignore = "OPEN (s26e): a WCL raid6 write stopped at a page boundary inside a block by a kill -9 loses an acknowledged block (no page-cut crcs for cache writes)"]
 fn a_wcl_raid6_write_stopped_at_a_page_boundary_inside_a_block_loses_no_acknowledged_byte() {
     let tmp = common::fast_tempdir("s26e-page-cut");
     let dir = tmp.path().join("store");

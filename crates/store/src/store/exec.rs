@@ -1644,7 +1644,7 @@ impl Store {
             // The whole new crcs of the plan's edge blocks ride on its first parity crcs
             // record: the same append, made durable by the same sync below (s24a).
             let mut edges = self.edge_block_crcs(plan, &waves_bytes, &edge_old);
-            let mut page_cuts = self.home_page_cut_crcs(plan, &waves_bytes, &edge_old, &read_bytes);
+            let mut page_cuts = self.page_cut_crcs(plan, &waves_bytes, &edge_old, &read_bytes);
             for (_, write_bytes) in &waves_bytes {
                 self.journal_parity_crcs(plan, write_bytes, &mut edges, &mut page_cuts)?;
             }
@@ -1977,16 +1977,26 @@ impl Store {
     /// yet is zeros. A block whose old bytes cannot be read gets none (recovery then decides
     /// it as before). Where home edge crcs are journaled (`home_edge_crcs_journaled`:
     /// non-WCL one-row codes, single parity since s25b), client writes only.
-    fn home_page_cut_crcs(
+    /// On a WCL store the same for the cache data blocks a client write writes, on every
+    /// code (`cache_edge_crcs_journaled`, s27c): a kill that stopped a cache block's pwrite
+    /// at its page boundary left a block matching neither the write's crcs nor its
+    /// checksum, which recovery took for rot beside the cut write and, with the write's
+    /// other columns in flight, recorded its acknowledged bytes LOST (s26e's page-cut test).
+    fn page_cut_crcs(
         &self,
         plan: &IoPlan,
         waves_bytes: &[WaveBytes],
         edge_old: &EdgeBlocks,
         read_bytes: &[Option<Vec<u8>>],
     ) -> Vec<crate::state::WindowPageCutCrcs> {
-        if !self.home_edge_crcs_journaled()
-            || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
-        {
+        let zone = if self.home_edge_crcs_journaled() {
+            PlanZone::Data
+        } else if self.cache_edge_crcs_journaled() {
+            PlanZone::Cache
+        } else {
+            return Vec::new();
+        };
+        if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
             return Vec::new();
         }
         assert_eq!(read_bytes.len(), plan.steps.len());
@@ -1995,7 +2005,7 @@ impl Store {
         let mut out = Vec::new();
         for (i, bytes) in waves_bytes.iter().flat_map(|(_, w)| w) {
             let step = &plan.steps[*i];
-            if step.op != Op::Write || step.zone != PlanZone::Data || step.is_parity() {
+            if step.op != Op::Write || step.zone != zone || step.is_parity() {
                 continue;
             }
             let mut at = 0u64;

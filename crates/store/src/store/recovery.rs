@@ -1513,10 +1513,15 @@ impl Store {
                 // it the write's or what it read (s24d, review s24r R24-1).
                 let failed_cut =
                     has_parity && held[&pos][i] == Held::Failed && overlaps(own, start, end);
+                // Or it holds, by the page-cut crcs of a cut write reaching it, that write's
+                // new bytes before its page boundary and the block's old bytes from it on:
+                // the write's pwrite stopped there by a kill, every byte old or new (s27c;
+                // taken for rot, its acknowledged bytes were recorded LOST).
                 let whole_new = failed_cut
-                    && self
+                    && (self
                         .cache_whole_block_crcs(core, c, (file, stripe, pos), i)
-                        .contains(&crc32c::crc32c(&bytes));
+                        .contains(&crc32c::crc32c(&bytes))
+                        || self.cache_page_cut_holds(core, c, (file, stripe, pos), i, &bytes));
                 // Else: no cut client write's part of this block matches its journaled crcs
                 // and the block fails its checksum: neither the block before the writes (it
                 // would verify) nor a write's block (the last one's part would match). Bit rot
@@ -2392,6 +2397,26 @@ impl Store {
             .filter(|b| (b.stripe, b.row, b.col, b.block) == (stripe, pos.row, pos.col, i as u64))
             .map(|b| b.crc)
             .collect()
+    }
+
+    /// Does block `i` of cache data column `pos`, as on disk (`payload`), hold what a kill
+    /// that stopped a cut client write's pwrite at the block's page boundary leaves, by that
+    /// write's page-cut crcs (`WriteParityCrcs::page_cuts`, s27c: the home rule's record,
+    /// `WindowPageCutCrcs::holds`)? Every byte of it is then old or new: acknowledged bytes
+    /// beside the write's part are in both, the write's part is its old or new bytes.
+    fn cache_page_cut_holds(
+        &self,
+        core: &Core,
+        c: &CacheInFlight,
+        (file, stripe, pos): (u64, u64, Pos),
+        i: usize,
+        payload: &[u8],
+    ) -> bool {
+        (core.state.write_parity_crcs.iter())
+            .filter(|w| c.writers.get(&w.plan) == Some(&true) && w.file == file)
+            .flat_map(|w| w.page_cuts.iter())
+            .filter(|b| (b.stripe, b.row, b.col, b.block) == (stripe, pos.row, pos.col, i as u64))
+            .any(|b| b.holds(payload))
     }
 
     /// Block `i` of cache data column `pos` that fails its checksum and misses the cut
