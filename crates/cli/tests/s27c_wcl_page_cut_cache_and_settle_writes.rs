@@ -19,8 +19,8 @@ use common::torture_scene::{cut_write_scene, reads_every_acknowledged_byte};
 use common::{exaraid, init_store_unit, killed_at_with, ok, random_bytes, s};
 
 use exaraid_store::torture::{
-    write_of, KILL_IN_PLAN_ORDER_ENV, SETTLE_PAGE_CUT, SETTLE_PAGE_CUT_LAST, WRITE_PAGE_CUT,
-    WRITE_TORN_BLOCK,
+    write_of, KILL_IN_PLAN_ORDER_ENV, SETTLE_PAGE_CUT, SETTLE_PAGE_CUT_LAST, SETTLE_TORN_BLOCK,
+    WRITE_PAGE_CUT, WRITE_TORN_BLOCK,
 };
 
 /// WCL raid6 3+2 at a 16 KiB stripe unit (4 blocks an element).
@@ -194,5 +194,37 @@ fn a_wcl_raid6_recovery_stopped_at_a_page_boundary_inside_any_block_loses_no_ack
             killed >= 2,
             "{point}: recovery was killed {killed} times only"
         );
+    }
+}
+
+/// The page-cut rule as first written (the block kept as it stands ahead of every other
+/// rule) lost acknowledged bytes where a decode had proven the block: found by the sweep
+/// (seed 0x31, `--code xcode:5:5 --unit 4096`, trial 118). Write 23 of torture seed
+/// 0x5eed0cdd stopped at its first block write at a page boundary (cache slot 1 on OSS 0),
+/// then the open's recovery killed at its 2nd..5th torn block write (in plan order: the
+/// rewrite of cache slot 3 on OSSs 4, 0, 1, 2): the next open found a row holding the
+/// mixed block, which fits neither version of the cut write, beside a running parity
+/// rewritten in part, and recorded 3 blocks LOST (file bytes 61440..73728). The base and
+/// the rule now (the block kept as it stands only where nothing else proves it) read every
+/// byte.
+#[test]
+fn a_wcl_xcode_recovery_killed_after_a_page_cut_write_loses_no_acknowledged_byte() {
+    const SEED: u64 = 0x5eed_0cdd;
+    const ACKED: u64 = 23;
+    let xcode_4k: (u64, &[&str]) = (4096, XCODE_WCL_16K.1);
+    let tmp = common::fast_tempdir("s27c-xcode-page-cut-recovery");
+    let scene = tmp.path().join("scene");
+    let cut = format!("{WRITE_PAGE_CUT}:1");
+    let acknowledged = cut_write_scene(s(&scene), xcode_4k, SEED, ACKED, &cut);
+    let dir = tmp.path().join("store");
+    for m in 1..=8 {
+        common::copy_store(&scene, &dir);
+        let kill_at = format!("{SETTLE_TORN_BLOCK}:{m}");
+        let ls = ["store", "ls", s(&dir)];
+        assert!(
+            killed_at_with(&ls, b"", &kill_at, &[KILL_IN_PLAN_ORDER_ENV]),
+            "recovery was not killed at {kill_at}"
+        );
+        reads_every_acknowledged_byte(s(&dir), &acknowledged, write_of(SEED, ACKED));
     }
 }

@@ -1513,15 +1513,23 @@ impl Store {
                 // it the write's or what it read (s24d, review s24r R24-1).
                 let failed_cut =
                     has_parity && held[&pos][i] == Held::Failed && overlaps(own, start, end);
+                let whole_new = failed_cut
+                    && self
+                        .cache_whole_block_crcs(core, c, (file, stripe, pos), i)
+                        .contains(&crc32c::crc32c(&bytes));
                 // Or it holds, by the page-cut crcs of a cut write reaching it, that write's
                 // new bytes before its page boundary and the block's old bytes from it on:
                 // the write's pwrite stopped there by a kill, every byte old or new (s27c;
-                // taken for rot, its acknowledged bytes were recorded LOST).
-                let whole_new = failed_cut
-                    && (self
-                        .cache_whole_block_crcs(core, c, (file, stripe, pos), i)
-                        .contains(&crc32c::crc32c(&bytes))
-                        || self.cache_page_cut_holds(core, c, (file, stripe, pos), i, &bytes));
+                // taken for rot, its acknowledged bytes were recorded LOST). Kept as it
+                // stands only where the rules below prove no whole version of it (they
+                // would record it LOST): a mixed block fits neither version of the row, so
+                // a recovery killed after keeping it and before the row's running parity
+                // is rewritten whole leaves a row the next open cannot check (seen on
+                // xcode where a decode had proven the block: LOST, with it kept first).
+                let page_cut = (failed_cut
+                    && !whole_new
+                    && self.cache_page_cut_holds(core, c, (file, stripe, pos), i, &bytes))
+                .then(|| bytes.clone());
                 // Else: no cut client write's part of this block matches its journaled crcs
                 // and the block fails its checksum: neither the block before the writes (it
                 // would verify) nor a write's block (the last one's part would match). Bit rot
@@ -1676,6 +1684,7 @@ impl Store {
                         }
                     }
                 };
+                let keep = keep.or(page_cut);
                 match keep {
                     Some(bytes) => {
                         let (oss, key) = keys[&pos];
