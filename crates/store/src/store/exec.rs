@@ -1978,7 +1978,8 @@ impl Store {
     /// it as before). Where home edge crcs are journaled (`home_edge_crcs_journaled`:
     /// non-WCL one-row codes, single parity since s25b), client writes only.
     /// On a WCL store the same for the cache data blocks a client write writes, on every
-    /// code (`cache_edge_crcs_journaled`, s27c): a kill that stopped a cache block's pwrite
+    /// code (`cache_edge_crcs_journaled`, s27c; no read more where the plan reads no cache,
+    /// a write into a fresh cache stripe): a kill that stopped a cache block's pwrite
     /// at its page boundary left a block matching neither the write's crcs nor its
     /// checksum, which recovery took for rot beside the cut write and, with the write's
     /// other columns in flight, recorded its acknowledged bytes LOST (s26e's page-cut test).
@@ -2000,6 +2001,8 @@ impl Store {
             return Vec::new();
         }
         assert_eq!(read_bytes.len(), plan.steps.len());
+        let plan_reads_cache =
+            (plan.steps.iter()).any(|s| s.op == Op::Read && s.zone == PlanZone::Cache);
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
         let mut out = Vec::new();
@@ -2046,6 +2049,11 @@ impl Store {
                     };
                     let old = match edge_old.get(&(step.oss, key, b as usize)) {
                         Some(old) => Some(old.clone()),
+                        // No read more for a cache block of a plan that reads no cache
+                        // (s27c): a WCL write into a fresh cache stripe, whose old bytes are
+                        // nobody's (recovery keeps such a block as it stands anyway); it read
+                        // nothing before, and tests hold the first cache read to stage races.
+                        None if zone == PlanZone::Cache && !plan_reads_cache => from_reads(),
                         None => from_reads().or_else(|| {
                             let whole = piece_old.get_or_insert_with(|| {
                                 let mut buf = vec![0u8; ((b1 - b0) * block) as usize];
