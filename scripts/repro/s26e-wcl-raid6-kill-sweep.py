@@ -14,7 +14,11 @@ a failing trial repeats: its line names the writer's kill and the recovery kills
 copy of the store before the in-flight write is kept under KEEP.
 
 Usage: s26e-wcl-raid6-kill-sweep.py EXARAID_BIN KEEP_DIR SEED TRIALS [--writer-point P]
-       [--prefill-max N]
+       [--prefill-max N] [--code raid6:5|xcode:5:5|...] [--unit BYTES]
+       [--recovery-points settle-torn-block,settle-page-cut,...]
+s27c: --code (scripts/repro/common.py's code_args; default raid6 3+2), --unit (default 4096)
+and --recovery-points (default the three above) widen the scene; the page-cut points are one
+family since s27c: write-page-cut[-last] (a writer), settle-page-cut[-last] (a recovery).
 """
 import argparse
 import importlib.util
@@ -22,7 +26,11 @@ import os
 import shutil
 import subprocess
 import tempfile
+import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import code_args  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("loop", os.path.join(HERE, "s26e-crash-recovery-loop.py"))
@@ -74,7 +82,14 @@ def main():
     ap.add_argument("--writer-point", default="write-torn-block")
     ap.add_argument("--prefill-max", type=int, default=40)
     ap.add_argument("--n-max", type=int, default=12)
+    ap.add_argument("--code", default="raid6:5")
+    ap.add_argument("--unit", type=int, default=4096)
+    ap.add_argument("--recovery-points", default=",".join(POINTS))
     a = ap.parse_args()
+    points = a.recovery_points.split(",")
+    oss, extra = code_args(a.code)
+    if a.code == "raid6:5":
+        extra = ["--k", "3"]
     os.makedirs(a.keep, exist_ok=True)
     logf = open(os.path.join(a.keep, f"sweep-{a.seed:#x}.txt"), "a")
 
@@ -93,12 +108,12 @@ def main():
             prefill = 1 + rng.below(a.prefill_max)
             n = 1 + rng.below(a.n_max)
             tear_all = rng.below(2) == 1
-            kills = [(POINTS[rng.below(3)], 1 + rng.below(12)) for _ in range(rng.below(4))]
+            kills = [(points[rng.below(len(points))], 1 + rng.below(12)) for _ in range(rng.below(4))]
             rec_in_order = rng.below(2) == 1
             d = os.path.join(tmp, "store")
             shutil.rmtree(d, ignore_errors=True)
-            r = run(a.exe, ["store", "init", d, "--oss", "5", "--code", "raid6", "--k", "3",
-                            "--stripe-unit", "4096", "--write-path", "wcl"])
+            r = run(a.exe, ["store", "init", d, "--oss", str(oss), "--code", a.code.split(":")[0]]
+                    + extra + ["--stripe-unit", str(a.unit), "--write-path", "wcl"])
             assert r.returncode == 0, r.stderr
             r = run(a.exe, ["store", "torture", d, "--seed", str(wseed), "--start", "0",
                             "--count", str(prefill)])

@@ -9,8 +9,10 @@
 # (exit 0 expected: the open settled the crash) and, on a clean trial, two OSSs failed and `get` again.
 # Env: EXARAID (binary), CODES (comma list, scripts/repro/common.py's code_args: hcode:5:6, raid6:6, rs:4:2 ..;
 #      default the array codes), WP (rmw|wcl|delayed|random), ACK, SETTLE_KILLS, NMAX (largest n, default 16),
-#      KILL (one kill point for every trial, e.g. journal-record:1), PAGE_CUTS=1 (half the kills at
-#      write-page-cut / write-page-cut-last:n, a block write stopped at a 4 KiB page boundary, s27b),
+#      KILL (one kill point for every trial, e.g. journal-record:1),
+#      PAGE_CUTS=1 (s27c: write-page-cut[-last]:n drawn beside write-torn-block/journal-record, and
+#      settle-page-cut[-last]:n beside the settle points: a pwrite stopped at a 4 KiB boundary; s27b's runs in
+#      docs/results/s27b-array-edge-crcs.md drew page cuts at 0.5 and no settle page cuts),
 #      VERBOSE=1 (print every trial).
 # usage: EXARAID=... s26r-crash-alone.py DIR UNIT TRIALS SEED
 # example: EXARAID=/tmp/s26r-bin WP=rmw python3 scripts/repro/s26r-crash-alone.py /tmp/s26r-c 16384 100 1
@@ -58,10 +60,13 @@ for t in range(trials):
         assert run(['write', S, 'f', '--offset', str(o)], d).returncode == 0; ws.append((o, d, True))
     o = rnd.randrange(size); d = drnd.randbytes(rnd.randrange(1, unit * 5))
     k = rnd.choice(['write-torn-block:%d' % rnd.randrange(1, NMAX), 'journal-record:%d' % rnd.randrange(1, 6)])
-    if os.environ.get('PAGE_CUTS') == '1' and rnd.random() < 0.5:  # s27b: s26a's page-cut kill points too
+    page_cuts = os.environ.get('PAGE_CUTS') == '1'
+    if page_cuts and rnd.random() < 0.6:
         k = rnd.choice(['write-page-cut:%d', 'write-page-cut-last:%d']) % rnd.randrange(1, NMAX)
     if os.environ.get('SETTLE_KILLS') == '1' and rnd.random() < 0.4:
-        k = rnd.choice(['settle-torn-block:%d', 'settle-element:%d']) % rnd.randrange(1, NMAX)
+        settle_points = ['settle-torn-block:%d', 'settle-element:%d']
+        if page_cuts: settle_points += ['settle-page-cut:%d', 'settle-page-cut-last:%d']
+        k = rnd.choice(settle_points) % rnd.randrange(1, NMAX)
     if os.environ.get('KILL'): k = os.environ['KILL']  # one kill point for every trial (journal-record:1: R26-3)
     win = wp == 'delayed' and rnd.random() < 0.5
     env = {'EXARAID_KILL_AT': k, 'EXARAID_KILL_IN_PLAN_ORDER': '1'}

@@ -17,11 +17,13 @@
 //! (`decided_by_a_recovery_before`) as the first recovery took it.
 
 mod common;
-use common::{exaraid, init_store, journal_records, killed_at, killed_at_with, s};
-
-use exaraid_store::torture::{
-    write_of, BLOCK_PAGE_CUT, FILE, KILL_IN_PLAN_ORDER_ENV, SETTLE_BEGUN,
+use common::torture_scene::{
+    cut_write_scene as torture_cut_write_scene,
+    reads_every_acknowledged_byte as reads_every_acknowledged_byte_of,
 };
+use common::{journal_records, killed_at, s};
+
+use exaraid_store::torture::{write_of, SETTLE_BEGUN, WRITE_PAGE_CUT};
 
 const SEED: u64 = 0x5eed_4603;
 /// Writes of the sequence acknowledged before the one cut.
@@ -30,6 +32,20 @@ const ACKED_WRITES: u64 = 23;
 /// (61,712..76,346).
 const PAGE_CUT_SEED: u64 = 0x5eed_7f01;
 const PAGE_CUT_ACKED_WRITES: u64 = 15;
+/// WCL raid6 3+2 at a 4 KiB stripe unit.
+const RAID6_WCL_4K: (u64, &[&str]) = (
+    4096,
+    &[
+        "--oss",
+        "5",
+        "--code",
+        "raid6",
+        "--k",
+        "3",
+        "--write-path",
+        "wcl",
+    ],
+);
 
 /// The store after `ACKED_WRITES` acknowledged writes and write `ACKED_WRITES` killed at
 /// its 3rd block write (plan order); the acknowledged bytes.
@@ -40,88 +56,13 @@ fn cut_write_scene(dir: &str) -> Vec<u8> {
 /// The store after `acked` acknowledged writes of torture seed `seed` and write `acked`
 /// killed at `kill_at` (plan order); the acknowledged bytes.
 fn cut_write_scene_at(dir: &str, seed: u64, acked: u64, kill_at: &str) -> Vec<u8> {
-    init_store(
-        dir,
-        &[
-            "--oss",
-            "5",
-            "--code",
-            "raid6",
-            "--k",
-            "3",
-            "--write-path",
-            "wcl",
-        ],
-    );
-    let (seed_arg, acked_arg) = (seed.to_string(), acked.to_string());
-    let torture = |start: &str, count: &str| {
-        vec![
-            "store", "torture", dir, "--seed", &seed_arg, "--start", start, "--count", count,
-        ]
-        .into_iter()
-        .map(String::from)
-        .collect::<Vec<_>>()
-    };
-    let prefill = torture("0", &acked_arg);
-    let prefill: Vec<&str> = prefill.iter().map(String::as_str).collect();
-    let out = exaraid(&prefill, b"");
-    assert!(out.status.success(), "prefill: {out:?}");
-    let cut = torture(&acked_arg, "1");
-    let cut: Vec<&str> = cut.iter().map(String::as_str).collect();
-    assert!(
-        killed_at_with(&cut, b"", kill_at, &[KILL_IN_PLAN_ORDER_ENV]),
-        "the write was not killed at {kill_at}"
-    );
-    let mut acknowledged = Vec::new();
-    for i in 0..acked {
-        let w = write_of(seed, i);
-        common::put_over(&mut acknowledged, w.offset_bytes as usize, &w.data);
-    }
-    acknowledged
+    torture_cut_write_scene(dir, RAID6_WCL_4K, seed, acked, kill_at)
 }
 
 /// Every acknowledged byte reads back (the cut write's bytes old or new), and scrub is
 /// clean.
 fn reads_every_acknowledged_byte(dir: &str, acknowledged: &[u8]) {
     reads_every_acknowledged_byte_of(dir, acknowledged, write_of(SEED, ACKED_WRITES));
-}
-
-fn reads_every_acknowledged_byte_of(
-    dir: &str,
-    acknowledged: &[u8],
-    cut: exaraid_store::torture::TortureWrite,
-) {
-    let (cut_start, cut_end) = (
-        cut.offset_bytes as usize,
-        cut.offset_bytes as usize + cut.data.len(),
-    );
-    let out = exaraid(&["store", "get", dir, FILE], b"");
-    assert!(
-        out.status.success(),
-        "get after the kills: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got = out.stdout;
-    assert!(
-        got.len() == acknowledged.len() || got.len() == acknowledged.len().max(cut_end),
-        "file is {} bytes, acknowledged {}",
-        got.len(),
-        acknowledged.len()
-    );
-    for (b, &g) in got.iter().enumerate() {
-        let old = acknowledged.get(b).copied().unwrap_or(0);
-        if (cut_start..cut_end).contains(&b) {
-            let new = cut.data[b - cut_start];
-            assert!(
-                g == old || g == new,
-                "cut write's byte {b}: {g}, neither old {old} nor new {new}"
-            );
-        } else {
-            assert_eq!(g, old, "acknowledged byte {b}");
-        }
-    }
-    let scrub = exaraid(&["store", "scrub", dir], b"");
-    assert!(scrub.status.success(), "scrub: {scrub:?}");
 }
 
 #[test]
@@ -152,15 +93,16 @@ fn a_wcl_raid6_recovery_killed_after_it_rewrote_a_cut_writes_running_parity_lose
 }
 
 /// Suspect (a) of the item, shown: a kill -9 that stops a WCL raid6 block write at a 4 KiB
-/// page boundary of its zone file (`block-page-cut`, s26e: new bytes up to it, old from it,
-/// the old checksum), with no kill inside recovery, loses an acknowledged 4 KiB block
-/// (file bytes 69,632..73,728, OSS 2: "a move of cached bytes home (a settle) could not
-/// tell its true bytes"). Write 15 of torture seed 0x5eed7f01 (61,712..76,346, over two
-/// home stripes) cut at its 4th such block write in plan order. Not examined: which
-/// block, and which rule calls it lost (the write's crcs match neither part of a page-cut
-/// block, so it reads as rot beside a cut write).
+/// page boundary of its zone file (`write-page-cut`: new bytes up to it, old from it, the
+/// old checksum; s26e's `block-page-cut:4`, the same block write since s27c merged the two
+/// page-cut families), with no kill inside recovery, lost an acknowledged 4 KiB block (file
+/// bytes 69,632..73,728, OSS 2, cache slot 4: "a move of cached bytes home (a settle) could
+/// not tell its true bytes"). Write 15 of torture seed 0x5eed7f01 (61,712..76,346, over two
+/// home stripes) cut at its 4th block write in plan order. Fixed (s27c): the write journals
+/// the page-cut crcs of its cache data blocks (`WriteParityCrcs::page_cuts`, s26a's
+/// record) and recovery keeps such a block whole where both parts match
+/// (`cache_page_cut_holds`).
 #[test]
-#[ignore = "OPEN (s26e): a WCL raid6 write stopped at a page boundary inside a block by a kill -9 loses an acknowledged block (no page-cut crcs for cache writes)"]
 fn a_wcl_raid6_write_stopped_at_a_page_boundary_inside_a_block_loses_no_acknowledged_byte() {
     let tmp = common::fast_tempdir("s26e-page-cut");
     let dir = tmp.path().join("store");
@@ -168,7 +110,7 @@ fn a_wcl_raid6_write_stopped_at_a_page_boundary_inside_a_block_loses_no_acknowle
         s(&dir),
         PAGE_CUT_SEED,
         PAGE_CUT_ACKED_WRITES,
-        &format!("{BLOCK_PAGE_CUT}:4"),
+        &format!("{WRITE_PAGE_CUT}:4"),
     );
     reads_every_acknowledged_byte_of(
         s(&dir),

@@ -2292,16 +2292,10 @@ impl DirBackend {
         let file = self.file(key.object, key.zone, true)?.expect("created");
         let base = key.slot * self.slot_bytes();
         let at = base + (b0 * CHECKSUM_BLOCK_BYTES) as u64;
-        // A kill test's pwrite stopped at its first 4 KiB boundary (what a SIGKILL during
-        // the copy leaves): the kill follows the part.
-        let page_cut = (4096 - at % 4096) as usize;
-        if page_cut < data.len() {
-            crate::torture::page_cut_point(|| {
-                let _ = file.write_all_at(&data[..page_cut], at);
-            });
-        }
+        // A kill test's pwrite stopped at a 4 KiB boundary strictly inside it (what a
+        // SIGKILL during the kernel's copy leaves): the kill follows the head.
         let oss = self.dir.to_string_lossy();
-        crate::torture::write_page_cut_point(
+        crate::torture::page_cut_point(
             &|| {
                 format!(
                     "{} {key} blocks {b0}..{} (page cut)",
@@ -2309,19 +2303,16 @@ impl DirBackend {
                     b0 + n
                 )
             },
-            |last| {
+            |cut| {
                 const PAGE_BYTES: u64 = 4096;
-                let start = base + (b0 * CHECKSUM_BLOCK_BYTES) as u64;
-                let end = start + data.len() as u64;
-                let boundary = if last {
-                    (end - 1) / PAGE_BYTES * PAGE_BYTES
-                } else {
-                    start.div_ceil(PAGE_BYTES) * PAGE_BYTES
+                let end = at + data.len() as u64;
+                let boundary = match cut {
+                    crate::torture::PageCut::First => (at / PAGE_BYTES + 1) * PAGE_BYTES,
+                    crate::torture::PageCut::Last => (end - 1) / PAGE_BYTES * PAGE_BYTES,
                 };
-                if start < boundary && boundary < end {
-                    let head = &data[..(boundary - start) as usize];
+                if at < boundary && boundary < end {
                     // Best effort: the kill follows whatever this write did.
-                    let _ = file.write_all_at(head, start);
+                    let _ = file.write_all_at(&data[..(boundary - at) as usize], at);
                 }
             },
         );

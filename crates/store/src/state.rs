@@ -770,6 +770,23 @@ pub struct WindowPageCutCrcs {
     pub old_tail_crc: u32,
 }
 
+impl WindowPageCutCrcs {
+    /// Does `payload` (this block as on disk) hold the write's new bytes before the page
+    /// boundary and the bytes the block held before the write from it on: what a kill that
+    /// stopped the block's pwrite at that boundary leaves (every byte old or new; rot
+    /// anywhere fails one of the two crcs)? The one test of this record, for a delayed
+    /// window's cache blocks (s12t), a client write's home blocks (s26a) and a WCL client
+    /// write's cache blocks (s27c).
+    pub fn holds(&self, payload: &[u8]) -> bool {
+        assert_eq!(payload.len(), crate::backend::CHECKSUM_BLOCK_BYTES);
+        let at = self.cut_at_bytes as usize;
+        0 < at
+            && at < payload.len()
+            && crc32c::crc32c(&payload[..at]) == self.new_head_crc
+            && crc32c::crc32c(&payload[at..]) == self.old_tail_crc
+    }
+}
+
 /// See `WindowBlockCrcs::edges`: block `block` of data element `(stripe, row, col)`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WindowEdgeCrcs {
@@ -844,13 +861,7 @@ impl WindowBlockCrcs {
             self.page_cuts
                 .iter()
                 .filter(|c| (c.stripe, c.row, c.col, c.block) == (stripe, row, col, block))
-                .any(|c| {
-                    let at = c.cut_at_bytes as usize;
-                    at > 0
-                        && at < payload.len()
-                        && crc32c::crc32c(&payload[..at]) == c.new_head_crc
-                        && crc32c::crc32c(&payload[at..]) == c.old_tail_crc
-                })
+                .any(|c| c.holds(payload))
         };
         torn_at_sectors || cut_at_page()
     }

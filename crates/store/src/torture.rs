@@ -112,30 +112,34 @@ pub const SETTLE_TORN_BLOCK: &str = "settle-torn-block";
 /// no settle runs: every block a plan writes (a client write, a destage, a move home), so a
 /// test can cut a write at each of its steps, half-way through a block.
 pub const WRITE_TORN_BLOCK: &str = "write-torn-block";
-/// Inside a backend block write whose bytes cross a 4 KiB boundary of the zone file: the
-/// payload before the first such boundary is written, nothing from it on and no checksums,
-/// then the process is killed. Why (s26e): a SIGKILL that lands while the kernel copies a
-/// pwrite stops it at a page boundary (Linux `generic_perform_write` checks for a fatal
-/// signal before each page), and slots are not page-aligned, so most blocks hold one
-/// (`backend::page_cut_in_block`): the block is new up to it and old from it, under its
-/// old checksum, which neither the old nor the new crc of the block matches. The
-/// between-payload-and-checksum points never stop a payload part-way. Counted over such
-/// block writes only (cache and home alike), while no settle runs; `SETTLE_PAGE_CUT`
-/// while one runs. Distinct from s26a's home-write page-cut point.
-pub const BLOCK_PAGE_CUT: &str = "block-page-cut";
-pub const SETTLE_PAGE_CUT: &str = "settle-page-cut";
-/// Inside a backend block write, counted only while no settle runs (as
-/// [`WRITE_TORN_BLOCK`]): the `n`-th block write writes its payload up to the first 4 KiB
-/// boundary of the zone file strictly inside it ([`WRITE_PAGE_CUT`]) or the last one
-/// ([`WRITE_PAGE_CUT_LAST`]: every block before it whole), nothing of the rest and no
-/// checksum, then the process is killed; a write with no boundary inside writes nothing.
-/// Why (s26a): a SIGKILL that lands while the kernel copies a pwrite stops it at a page
-/// boundary (Linux checks for a fatal signal before each page): a block cut there holds
-/// its new head and old tail under its old checksum, a state `write-torn-block` (payload
-/// whole, checksum old) never leaves and before this only a random kill -9 reached
-/// (session 25: s25b's home crcs turned it into a LOSS after a crash alone).
+/// The page-cut kill points, one family (merged in session 27, s27c, from s26a's
+/// `write-page-cut[-last]` and s26e's `block-page-cut` / `settle-page-cut`, which did one
+/// job): inside a backend block write, the `n`-th block write writes its payload up to the
+/// first 4 KiB boundary of the zone file strictly inside it ([`WRITE_PAGE_CUT`],
+/// [`SETTLE_PAGE_CUT`]) or the last one ([`WRITE_PAGE_CUT_LAST`], [`SETTLE_PAGE_CUT_LAST`]:
+/// every block before it whole), nothing of the rest and no checksum, then the process is
+/// killed; a write with no boundary inside writes nothing. Counted over every block write
+/// (cache and home alike, as [`WRITE_TORN_BLOCK`] / [`SETTLE_TORN_BLOCK`]): the `write-`
+/// points while no settle runs (a client write, a destage, a move home), the `settle-`
+/// points while one runs (recovery's writes, a flush, a window's END).
+/// Why (s26a, s26e): a SIGKILL that lands while the kernel copies a pwrite stops it at a
+/// page boundary (Linux `generic_perform_write` checks for a fatal signal before each
+/// page), and slots are not page-aligned past slot 0 (each carries its checksum area), so
+/// most blocks hold one (`backend::page_cut_in_block`): a block cut there holds its new
+/// head and old tail under its old checksum, which neither the old nor the new crc of the
+/// block matches, a state the between-payload-and-checksum points never leave.
 pub const WRITE_PAGE_CUT: &str = "write-page-cut";
 pub const WRITE_PAGE_CUT_LAST: &str = "write-page-cut-last";
+pub const SETTLE_PAGE_CUT: &str = "settle-page-cut";
+pub const SETTLE_PAGE_CUT_LAST: &str = "settle-page-cut-last";
+
+/// Which 4 KiB boundary inside a block write an armed page-cut point stops it at.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PageCut {
+    First,
+    Last,
+}
+
 /// Kill points of a rebuild: after its `RebuildBegin` record is durable (nothing on the OSS
 /// or the target directory touched yet), after each element it writes onto the rebuilt
 /// OSS, and (`rebuild --to`) after the superblock names the new directory but before the
@@ -307,36 +311,35 @@ pub fn torn_write_point(point: &str, write_part: impl FnOnce()) {
     kill_point(point);
 }
 
-/// Called by the backend before a block write's payload that crosses a 4 KiB boundary of
-/// its zone file (`BLOCK_PAGE_CUT`, `SETTLE_PAGE_CUT`): when the armed point fires,
-/// `write_part` writes the payload up to that boundary, then the process is killed.
-pub fn page_cut_point(write_part: impl FnOnce()) {
-    if armed().is_none() {
-        return;
-    }
-    let point = if SETTLING.load(Ordering::SeqCst) {
-        SETTLE_PAGE_CUT
-    } else {
-        BLOCK_PAGE_CUT
+/// The page-cut point armed (the one parser of the family): whether it counts settle
+/// writes, and where it cuts.
+fn page_cut_armed() -> Option<(bool, PageCut, u64)> {
+    let (point, n) = armed()?;
+    let (settle, cut) = match point.as_str() {
+        WRITE_PAGE_CUT => (false, PageCut::First),
+        WRITE_PAGE_CUT_LAST => (false, PageCut::Last),
+        SETTLE_PAGE_CUT => (true, PageCut::First),
+        SETTLE_PAGE_CUT_LAST => (true, PageCut::Last),
+        _ => return None,
     };
-    torn_write_point(point, write_part);
+    Some((settle, cut, *n))
 }
 
-/// Called by the backend before a block write's payload, outside a settle: where an armed
-/// [`WRITE_PAGE_CUT`] or [`WRITE_PAGE_CUT_LAST`] point fires on this write, `write_head`
-/// runs with `true` for the last boundary (it writes the payload up to it), then the
-/// process is killed; `what` names the blocks on stderr for the test that reads it.
-pub fn write_page_cut_point(what: &dyn Fn() -> String, write_head: impl FnOnce(bool)) {
-    let Some((armed_point, n)) = armed() else {
+/// Called by the backend before every block write's payload: where the armed page-cut
+/// point ([`WRITE_PAGE_CUT`] and its family) fires on this write, `write_head` runs with
+/// the boundary to stop at (it writes the payload up to it), then the process is killed;
+/// `what` names the blocks on stderr for the test that reads it.
+pub fn page_cut_point(what: &dyn Fn() -> String, write_head: impl FnOnce(PageCut)) {
+    let Some((settle, cut, n)) = page_cut_armed() else {
         return;
     };
-    let last = armed_point == WRITE_PAGE_CUT_LAST;
-    if !(last || armed_point == WRITE_PAGE_CUT) || SETTLING.load(Ordering::SeqCst) {
+    if settle != SETTLING.load(Ordering::SeqCst) {
         return;
     }
-    if HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n {
-        write_head(last);
-        eprintln!("exaraid: killed at {armed_point}:{n}: {}", what());
+    if HITS.fetch_add(1, Ordering::SeqCst) + 1 == n {
+        write_head(cut);
+        let (point, _) = armed().expect("armed");
+        eprintln!("exaraid: killed at {point}:{n}: {}", what());
         kill_now();
     }
 }

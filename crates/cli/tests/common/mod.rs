@@ -1,6 +1,8 @@
 //! Helpers shared by the `exaraid store` command-line tests: run the binary, check its exit.
 #![allow(dead_code)] // each test file uses a different subset
 
+pub mod torture_scene;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

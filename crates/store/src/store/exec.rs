@@ -1664,7 +1664,7 @@ impl Store {
             // The whole new crcs of the plan's edge blocks ride on its first parity crcs
             // record: the same append, made durable by the same sync below (s24a).
             let mut edges = self.edge_block_crcs(plan, &waves_bytes, &edge_old);
-            let mut page_cuts = self.home_page_cut_crcs(plan, &waves_bytes, &edge_old, &read_bytes);
+            let mut page_cuts = self.page_cut_crcs(plan, &waves_bytes, &edge_old, &read_bytes);
             for (_, write_bytes) in &waves_bytes {
                 self.journal_parity_crcs(plan, write_bytes, &mut edges, &mut page_cuts)?;
             }
@@ -1997,25 +1997,38 @@ impl Store {
     /// yet is zeros. A block whose old bytes cannot be read gets none (recovery then decides
     /// it as before). Where home edge crcs are journaled (`home_edge_crcs_journaled`:
     /// non-WCL, single parity since s25b, array codes since s27b), client writes only.
-    fn home_page_cut_crcs(
+    /// On a WCL store the same for the cache data blocks a client write writes, on every
+    /// code (`cache_edge_crcs_journaled`, s27c; no read more where the plan reads no cache,
+    /// a write into a fresh cache stripe): a kill that stopped a cache block's pwrite
+    /// at its page boundary left a block matching neither the write's crcs nor its
+    /// checksum, which recovery took for rot beside the cut write and, with the write's
+    /// other columns in flight, recorded its acknowledged bytes LOST (s26e's page-cut test).
+    fn page_cut_crcs(
         &self,
         plan: &IoPlan,
         waves_bytes: &[WaveBytes],
         edge_old: &EdgeBlocks,
         read_bytes: &[Option<Vec<u8>>],
     ) -> Vec<crate::state::WindowPageCutCrcs> {
-        if !self.home_edge_crcs_journaled()
-            || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
-        {
+        let zone = if self.home_edge_crcs_journaled() {
+            PlanZone::Data
+        } else if self.cache_edge_crcs_journaled() {
+            PlanZone::Cache
+        } else {
+            return Vec::new();
+        };
+        if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
             return Vec::new();
         }
         assert_eq!(read_bytes.len(), plan.steps.len());
+        let plan_reads_cache =
+            (plan.steps.iter()).any(|s| s.op == Op::Read && s.zone == PlanZone::Cache);
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
         let mut out = Vec::new();
         for (i, bytes) in waves_bytes.iter().flat_map(|(_, w)| w) {
             let step = &plan.steps[*i];
-            if step.op != Op::Write || step.zone != PlanZone::Data || step.is_parity() {
+            if step.op != Op::Write || step.zone != zone || step.is_parity() {
                 continue;
             }
             let mut at = 0u64;
@@ -2056,6 +2069,11 @@ impl Store {
                     };
                     let old = match edge_old.get(&(step.oss, key, b as usize)) {
                         Some(old) => Some(old.clone()),
+                        // No read more for a cache block of a plan that reads no cache
+                        // (s27c): a WCL write into a fresh cache stripe, whose old bytes are
+                        // nobody's (recovery keeps such a block as it stands anyway); it read
+                        // nothing before, and tests hold the first cache read to stage races.
+                        None if zone == PlanZone::Cache && !plan_reads_cache => from_reads(),
                         None => from_reads().or_else(|| {
                             let whole = piece_old.get_or_insert_with(|| {
                                 let mut buf = vec![0u8; ((b1 - b0) * block) as usize];

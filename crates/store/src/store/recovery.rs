@@ -382,13 +382,7 @@ impl<'a> CutWriteCrcs<'a> {
         (writers.iter())
             .filter(|w| w.own.get(&pos).is_some_and(|r| overlaps(r, start, end)))
             .filter_map(|w| w.page_cuts.get(&(pos, i)))
-            .any(|c| {
-                let at = c.cut_at_bytes as usize;
-                0 < at
-                    && at < raw.len()
-                    && crc32c::crc32c(&raw[..at]) == c.new_head_crc
-                    && crc32c::crc32c(&raw[at..]) == c.old_tail_crc
-            })
+            .any(|c| c.holds(raw))
     }
 
     /// The journaled crcs of block `i` of `pos` as a whole after a cut write that reaches
@@ -1529,6 +1523,19 @@ impl Store {
                     && self
                         .cache_whole_block_crcs(core, c, (file, stripe, pos), i)
                         .contains(&crc32c::crc32c(&bytes));
+                // Or it holds, by the page-cut crcs of a cut write reaching it, that write's
+                // new bytes before its page boundary and the block's old bytes from it on:
+                // the write's pwrite stopped there by a kill, every byte old or new (s27c;
+                // taken for rot, its acknowledged bytes were recorded LOST). Kept as it
+                // stands only where the rules below prove no whole version of it (they
+                // would record it LOST): a mixed block fits neither version of the row, so
+                // a recovery killed after keeping it and before the row's running parity
+                // is rewritten whole leaves a row the next open cannot check (seen on
+                // xcode where a decode had proven the block: LOST, with it kept first).
+                let page_cut = (failed_cut
+                    && !whole_new
+                    && self.cache_page_cut_holds(core, c, (file, stripe, pos), i, &bytes))
+                .then(|| bytes.clone());
                 // Else: no cut client write's part of this block matches its journaled crcs
                 // and the block fails its checksum: neither the block before the writes (it
                 // would verify) nor a write's block (the last one's part would match). Bit rot
@@ -1683,6 +1690,7 @@ impl Store {
                         }
                     }
                 };
+                let keep = keep.or(page_cut);
                 match keep {
                     Some(bytes) => {
                         let (oss, key) = keys[&pos];
@@ -2404,6 +2412,26 @@ impl Store {
             .filter(|b| (b.stripe, b.row, b.col, b.block) == (stripe, pos.row, pos.col, i as u64))
             .map(|b| b.crc)
             .collect()
+    }
+
+    /// Does block `i` of cache data column `pos`, as on disk (`payload`), hold what a kill
+    /// that stopped a cut client write's pwrite at the block's page boundary leaves, by that
+    /// write's page-cut crcs (`WriteParityCrcs::page_cuts`, s27c: the home rule's record,
+    /// `WindowPageCutCrcs::holds`)? Every byte of it is then old or new: acknowledged bytes
+    /// beside the write's part are in both, the write's part is its old or new bytes.
+    fn cache_page_cut_holds(
+        &self,
+        core: &Core,
+        c: &CacheInFlight,
+        (file, stripe, pos): (u64, u64, Pos),
+        i: usize,
+        payload: &[u8],
+    ) -> bool {
+        (core.state.write_parity_crcs.iter())
+            .filter(|w| c.writers.get(&w.plan) == Some(&true) && w.file == file)
+            .flat_map(|w| w.page_cuts.iter())
+            .filter(|b| (b.stripe, b.row, b.col, b.block) == (stripe, pos.row, pos.col, i as u64))
+            .any(|b| b.holds(payload))
     }
 
     /// Block `i` of cache data column `pos` that fails its checksum and misses the cut
