@@ -22,8 +22,14 @@
 //! checksum now counts as a check of the new version's decode where its whole payload
 //! matches what the write journaled for that element block (`torn_block_whole_new`), and
 //! must agree with the decode; it is never one of the k columns decoded from. Also here:
-//! P torn with Q landed, rs 4+3, `online` of the returned disk, the pin that P torn with Q
-//! old stays LOST, and a stale column whose decode the torn Q refuses.
+//! P torn with Q landed, rs 4+3, `online` of the returned disk, and a stale column whose
+//! decode the torn Q refuses.
+//!
+//! Changed (s27e): R25-1's exactly-k cases, P torn with Q old and Q never written, read
+//! every byte: the new version's k columns, each proven (by its journaled crc, or its
+//! checksum where the write did not touch it; a torn block whole new by its crc may be one
+//! of them), decode the dead column, checked by the crc the write journaled for Q (a block
+//! of the new version the disk does not hold). A stale column among the k fails that check.
 
 mod common;
 use common::*;
@@ -60,6 +66,10 @@ enum Torn {
     /// write, run whole on the same image, landed. Killed at Q's write, this is the
     /// review's scene with P torn and Q landed (plan order always writes P first).
     SwappedParity,
+    /// The torn parity's slot put back as it was before the write, payload and checksum:
+    /// the disk a kill just before that block write leaves. Killed at Q's write, Q was
+    /// never written (review s25r's found-by trial 19: P landed, Q old).
+    NeverWritten,
 }
 
 /// A store of `code` over `oss_count` OSSs (rmw, 4 KiB unit), the put, the write killed at
@@ -104,6 +114,9 @@ fn cut_and_fail(
     );
     if torn == Torn::SwappedParity {
         swap_torn_parity((&before, &whole), &dir, oss_count);
+    }
+    if torn == Torn::NeverWritten {
+        unwrite_torn_parity(&before, &dir, oss_count);
     }
     std::fs::rename(
         dir.join(format!("oss-{dead_oss}")),
@@ -168,6 +181,35 @@ fn swap_torn_parity(
         (1, 1),
         "one parity block torn, one landed whole"
     );
+}
+
+/// In the cut store at `dir`, the one parity slot the write tore (its payload new, its
+/// checksum `before`'s) gets `before`'s payload back: that block never written.
+fn unwrite_torn_parity(before: &std::path::Path, dir: &std::path::Path, oss_count: usize) {
+    let unit = UNIT_BYTES as usize;
+    let mut unwritten = 0;
+    for oss in 0..oss_count {
+        let objects = dir.join(format!("oss-{oss}")).join("objects");
+        for entry in std::fs::read_dir(&objects).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            if !name.ends_with(".parity") {
+                continue;
+            }
+            let old = std::fs::read(before.join(format!("oss-{oss}/objects/{name}"))).unwrap();
+            let mut now = std::fs::read(objects.join(&name)).unwrap();
+            assert_eq!(old.len(), now.len());
+            for slot in 0..now.len() / SLOT_BYTES {
+                let at = slot * SLOT_BYTES;
+                let (payload, crc) = (at..at + unit, at + unit..at + SLOT_BYTES);
+                if old[payload.clone()] != now[payload.clone()] && old[crc.clone()] == now[crc] {
+                    now[payload.clone()].copy_from_slice(&old[payload]);
+                    unwritten += 1;
+                }
+            }
+            std::fs::write(objects.join(&name), now).unwrap();
+        }
+    }
+    assert_eq!(unwritten, 1, "one parity block torn");
 }
 
 /// The scene; `None` when every byte read old or new, else the refusal.
@@ -266,69 +308,118 @@ fn rs_4_3_a_write_torn_in_one_parity_beside_a_dead_column_loses_nothing() {
     );
 }
 
-/// Killed at P's write (P torn, Q old): the new version has three verified columns and
-/// P's torn payload; the old one, two. A torn block is never one of the k columns a decode
-/// is made from, only the check beside them, so nothing is proven: the dead column's
-/// bytes stay LOST, named (review s25r: s22b's rule). Pinned so a change that takes torn
-/// blocks as decode columns is seen.
+/// Killed at P's write (P torn, Q old), and at Q's with Q then never written (P landed,
+/// Q old): the new version has exactly k columns, each proven (column 1 untouched, by its
+/// checksum; columns 2 and 3 and P by the crcs the write journaled for them, P's torn
+/// payload whole), and no column left to check with; but the write journaled Q's new crc,
+/// and the decode's Q must match it (s27e). Before s27e both stayed LOST by s22b's rule
+/// ("P torn with Q old ... stays LOST and named" was pinned here): "'f' bytes 0..4096
+/// (OSS 0 ...) are lost".
 #[test]
-fn a_write_torn_in_p_with_q_old_beside_a_dead_untouched_column_stays_lost_and_named() {
+fn a_write_cut_with_exactly_k_columns_of_its_new_version_beside_a_dead_column_loses_nothing() {
+    let mut lost = Vec::new();
     for code in [RAID6, RS_4_2] {
-        let err = scene((code, 6), "write-torn-block:3", Torn::AsKilled, 0)
-            .unwrap_or_else(|| panic!("{code:?}: P torn, Q old, OSS 0 dead: read every byte"));
-        assert!(
-            err.contains("'f' bytes 0..4096 (OSS 0"),
-            "{code:?}: the loss names the dead column's bytes: {err}"
-        );
+        for (kill, torn, what) in [
+            ("write-torn-block:3", Torn::AsKilled, "P torn, Q old"),
+            ("write-torn-block:4", Torn::NeverWritten, "Q never written"),
+        ] {
+            for dead_oss in [0, 1, 2, 3] {
+                if let Some(err) = scene((code, 6), kill, torn, dead_oss) {
+                    lost.push(format!("{code:?} {what}, OSS {dead_oss} dead: {err}"));
+                }
+            }
+        }
     }
+    assert!(
+        lost.is_empty(),
+        "a write cut with exactly k columns of its new version, beside one dead disk, recorded acknowledged bytes LOST:\n{}",
+        lost.join("\n")
+    );
 }
 
-/// Beyond the tolerance, the torn block's other duty: column 1's OSS lost an acknowledged
-/// write of its whole element (its data zone file put back as it was before: the put's
-/// bytes under valid checksums, a stale element), then the write torn at Q and the disk of
-/// column 0 gone. The new version's k verified columns (1 stale, 2, 3, P) decode a wrong
-/// column 0; Q's torn payload, whole new by its journaled crc, disagrees with that decode,
-/// so nothing is taken: column 0's bytes read right or are refused, never wrong. (A rule
-/// counting the torn Q as a check without asking it to agree read them wrong here.)
+/// Beyond the tolerance: column 1's OSS lost an acknowledged write of its whole element
+/// (its data zone file put back as it was before: the put's bytes under valid checksums, a
+/// stale element), then the write cut as `kill_at` and `torn` say and the disk of column 0
+/// gone. Returns column 0's bytes as read, or the refusal; panics where they read wrong.
+fn stale_column_scene(code: &[&str], kill_at: &str, torn: Torn) -> Result<(), String> {
+    let tmp = fast_tempdir("exaraid-s25r-torn-parity-stale");
+    let dir = tmp.path().join("store");
+    let d = s(&dir);
+    let mut args = vec!["--oss", "6", "--write-path", "rmw"];
+    args.extend_from_slice(code);
+    init_store_unit(d, UNIT_BYTES, &args);
+    let old = random_bytes(25_001, OLD_BYTES);
+    ok(&["store", "put", d, "f"], &old);
+    // Column 1 of stripe 0 (file bytes 4096..8192) is on OSS 1; its data zone file as
+    // the put left it.
+    let zone = dir.join("oss-1/objects/0.data");
+    let stale = std::fs::read(&zone).unwrap();
+    let again = random_bytes(25_003, UNIT_BYTES as usize);
+    let column_1 = UNIT_BYTES.to_string();
+    ok(&["store", "write", d, "f", "--offset", &column_1], &again);
+    std::fs::write(&zone, &stale).unwrap();
+    let mut acked = old.clone();
+    put_over(&mut acked, UNIT_BYTES as usize, &again);
+    let before = tmp.path().join("before");
+    copy_store(&dir, &before);
+    let new_bytes = random_bytes(25_002, WRITE_BYTES);
+    let at = WRITE_OFFSET.to_string();
+    assert!(killed_at_with(
+        &["store", "write", d, "f", "--offset", &at],
+        &new_bytes,
+        kill_at,
+        &[exaraid_store::torture::KILL_IN_PLAN_ORDER_ENV],
+    ));
+    match torn {
+        Torn::AsKilled => {}
+        Torn::NeverWritten => unwrite_torn_parity(&before, &dir, 6),
+        Torn::SwappedParity => unreachable!("not a scene of this test"),
+    }
+    std::fs::rename(dir.join("oss-0"), tmp.path().join("oss-gone")).unwrap();
+    ok(&["store", "fail", d, "--oss", "0"], b"");
+    let got = exaraid(
+        &["store", "read", d, "f", "--offset", "0", "--length", "4096"],
+        b"",
+    );
+    if !got.status.success() {
+        return Err(String::from_utf8_lossy(&got.stderr).to_string());
+    }
+    assert!(
+        got.stdout[..] == acked[..UNIT_BYTES as usize],
+        "{code:?} {kill_at}: column 0 read WRONG bytes through the stale column"
+    );
+    Ok(())
+}
+
+/// The torn block's other duty: the write torn at Q. The new version's k verified columns
+/// (1 stale, 2, 3, P) decode a wrong column 0; Q's torn payload, whole new by its journaled
+/// crc, disagrees with that decode, so nothing is taken: column 0's bytes read right or are
+/// refused, never wrong. (A rule counting the torn Q as a check without asking it to agree
+/// read them wrong here.)
 #[test]
 fn a_torn_q_that_disagrees_with_a_decode_through_a_stale_column_refuses_it() {
     for code in [RAID6, RS_4_2] {
-        let tmp = fast_tempdir("exaraid-s25r-torn-parity-stale");
-        let dir = tmp.path().join("store");
-        let d = s(&dir);
-        let mut args = vec!["--oss", "6", "--write-path", "rmw"];
-        args.extend_from_slice(code);
-        init_store_unit(d, UNIT_BYTES, &args);
-        let old = random_bytes(25_001, OLD_BYTES);
-        ok(&["store", "put", d, "f"], &old);
-        // Column 1 of stripe 0 (file bytes 4096..8192) is on OSS 1; its data zone file as
-        // the put left it.
-        let zone = dir.join("oss-1/objects/0.data");
-        let stale = std::fs::read(&zone).unwrap();
-        let again = random_bytes(25_003, UNIT_BYTES as usize);
-        let column_1 = UNIT_BYTES.to_string();
-        ok(&["store", "write", d, "f", "--offset", &column_1], &again);
-        std::fs::write(&zone, &stale).unwrap();
-        let mut acked = old.clone();
-        put_over(&mut acked, UNIT_BYTES as usize, &again);
-        let new_bytes = random_bytes(25_002, WRITE_BYTES);
-        let at = WRITE_OFFSET.to_string();
-        assert!(killed_at_with(
-            &["store", "write", d, "f", "--offset", &at],
-            &new_bytes,
-            "write-torn-block:4",
-            &[exaraid_store::torture::KILL_IN_PLAN_ORDER_ENV],
-        ));
-        std::fs::rename(dir.join("oss-0"), tmp.path().join("oss-gone")).unwrap();
-        ok(&["store", "fail", d, "--oss", "0"], b"");
-        let got = exaraid(
-            &["store", "read", d, "f", "--offset", "0", "--length", "4096"],
-            b"",
-        );
-        if got.status.success() {
+        let _ = stale_column_scene(code, "write-torn-block:4", Torn::AsKilled);
+    }
+}
+
+/// s27e's check: with exactly k columns of the new version (P torn with Q old; Q never
+/// written) and the stale column 1 among them, the decode is wrong, and the crc the write
+/// journaled for Q refuses it: column 0's bytes are refused, named (the rule taking k
+/// proven columns without that check read them wrong here: "column 0 read WRONG bytes
+/// through the stale column").
+#[test]
+fn a_decode_from_exactly_k_columns_through_a_stale_one_is_refused_by_a_journaled_parity_crc() {
+    for code in [RAID6, RS_4_2] {
+        for (kill, torn) in [
+            ("write-torn-block:3", Torn::AsKilled),
+            ("write-torn-block:4", Torn::NeverWritten),
+        ] {
+            let err = stale_column_scene(code, kill, torn)
+                .expect_err("a decode through the stale column cannot read right");
             assert!(
-                got.stdout[..] == acked[..UNIT_BYTES as usize],
-                "{code:?}: column 0 read WRONG bytes through the stale column"
+                err.contains("'f' bytes 0..4096 (OSS 0"),
+                "{code:?} {kill}: the refusal names column 0's bytes: {err}"
             );
         }
     }

@@ -215,7 +215,9 @@ static CAUGHT: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 fn tear_every_oss() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| steps_in_plan_order() && std::env::var_os(KILL_TEAR_EVERY_OSS_ENV).is_some())
+    *ON.get_or_init(|| {
+        kill_test_in_plan_order() && std::env::var_os(KILL_TEAR_EVERY_OSS_ENV).is_some()
+    })
 }
 
 fn kill_now() -> ! {
@@ -251,12 +253,29 @@ pub fn write_wave_done() {
     }
 }
 
-/// Do plans run their steps one at a time in plan order (see [`KILL_IN_PLAN_ORDER_ENV`])?
-/// Only while a kill point is armed: never in a store that is not under a kill test.
+/// Do plans run their steps one at a time in plan order (see [`KILL_IN_PLAN_ORDER_ENV`],
+/// [`run_steps_in_plan_order_in_this_process`])? Only under a kill test or an in-process
+/// test that asked: never in a store that is not under test.
 pub fn steps_in_plan_order() -> bool {
+    STEPS_IN_PLAN_ORDER_ASKED.load(Ordering::SeqCst) || kill_test_in_plan_order()
+}
+
+fn kill_test_in_plan_order() -> bool {
     static IN_ORDER: OnceLock<bool> = OnceLock::new();
     *IN_ORDER
         .get_or_init(|| armed().is_some() && std::env::var_os(KILL_IN_PLAN_ORDER_ENV).is_some())
+}
+
+static STEPS_IN_PLAN_ORDER_ASKED: AtomicBool = AtomicBool::new(false);
+
+/// From now on every plan of every store in this process runs its steps one at a time in
+/// plan order (as [`KILL_IN_PLAN_ORDER_ENV`] does for a kill test), for good. For in-process
+/// power-cut tests (tests/common/powercut.rs), whose images are taken before each mutating
+/// backend call in the order the calls arrive: with one thread per OSS that order, and so
+/// which disks the images are, changed from run to run with the machine's load (s27e: the
+/// torn scene of `s25c_confirm_by_versions_exactly_k.rs` checked 8, 10 or 14 power cuts).
+pub fn run_steps_in_plan_order_in_this_process() {
+    STEPS_IN_PLAN_ORDER_ASKED.store(true, Ordering::SeqCst);
 }
 
 /// The armed point and the hit it fires on, read once.

@@ -44,6 +44,21 @@
 //! refuses the dead column's wrong decode, 6b 03 7d 58, but the stale element itself still
 //! went home: "'f' WRONG byte 4096"), and knows the torn block as new (a crash and the dead
 //! column alone, cut before mutating call 12, no longer lose element 2).
+//!
+//! s27e. The number of power cuts checked varied from run to run (torn: 8, 10 or 14 on
+//! raid6): the overwrite's block writes ran one thread per OSS, so the order of its mutating
+//! calls, and with it which disks the images are, followed the machine's load. The scene
+//! now runs every plan's steps in plan order (`run_steps_in_plan_order_in_this_process`):
+//! 38 / 8 (raid6, rs 4+2: untorn / torn) and 13 (rs 4+3 torn) in every run. In plan order
+//! the overwrite's mutating calls are 9 reservations, the heal of the stale element (OSS
+//! 1, call 9, never synced), then its cache writes (element 0, P, Q). The untorn cuts that
+//! lose elements 0, 1 and 2 (s26b's "calls 1..9, no dropped write") are exactly those that
+//! leave the stale element on disk: before the heal, or with OSS 1's unsynced heal
+//! dropped. The stale element and the dead column alone (no write cut) lose the same three
+//! on raid6 and rs 4+2: a column of unknown place costs two parity equations and the dead
+//! one a third (2e + f <= m fails), beyond the tolerance, named LOST, the crash adding
+//! nothing (asserted at every cut). On rs 4+3 the faults alone are within the tolerance and
+//! still lose the row: OPEN, `rs_4_3_a_stale_cache_element_beside_one_dead_column_alone_loses_nothing`.
 
 mod common;
 #[path = "common/powercut.rs"]
@@ -113,7 +128,10 @@ fn write_on_record(dir: &Path, from_bytes: u64) -> bool {
     false
 }
 
-fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> usize {
+/// Runs the scene; returns the power cuts checked and the blocks the two faults alone (the
+/// stale element and the dead column, no write cut) lose.
+fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> (usize, Vec<usize>) {
+    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
     let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();
@@ -148,6 +166,11 @@ fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> us
     std::fs::write(&zone_file, &snapshot).unwrap();
     let before = before;
 
+    // The two faults alone, no write cut: the disk now (every write returned, synced)
+    // with the stale element and, at its open, the dead column.
+    let faults_alone = top.path().join("faults-alone");
+    copy_tree(&dir, &faults_alone);
+
     // The write under test: an overwrite of cached element 0.
     cut.cut_journal_since_previous_call();
     let new = bytes(4, UNIT);
@@ -156,6 +179,25 @@ fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> us
     store.write("f", 0, &new).unwrap();
     cut.last_image();
     drop(store);
+
+    // The stale element beside the dead column is past what raid6 / rs 4+2 can place: a
+    // column of unknown place costs two parity equations, the dead one a third (2e + f <=
+    // m). Every cached element of the row is named LOST (nothing tells which one is stale;
+    // element 3 is not cached), and none reads wrong.
+    let stale_row = vec![0, UNIT, 2 * UNIT];
+    let faults_alone_lost = {
+        let what = format!("{code} failed {failed:?}: the stale element and the dead column alone");
+        let store =
+            open_laid(&faults_alone, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        match store.flush() {
+            Ok(()) | Err(StoreError::DataLost(_)) => {}
+            Err(e) => panic!("{what}: flush: {e}"),
+        }
+        assert_blocks_read_or_lost_on_record(&store, "f", &before, 0..0, &[], &what)
+    };
+    if g.parity_pos.len() == 2 {
+        assert_eq!(faults_alone_lost, stale_row, "the two faults alone");
+    }
 
     let images = cut.images();
     let mut points = 0;
@@ -166,7 +208,7 @@ fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> us
         // A torn block only where the write is on record (its parity crcs, the last of
         // what it syncs before its first cache write): else a changed block nothing
         // journaled, a third fault (the overwrite heals the stale element before it
-        // journals its input, at mutating call 0).
+        // journals its input, at mutating call 9 after its reservations).
         let on_record = write_on_record(&laid, journal_before_bytes);
         if torn
             && (!on_record
@@ -188,12 +230,27 @@ fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> us
         let lost = assert_blocks_read_or_lost_on_record(&store, "f", &before, 0..UNIT, &new, &what);
         // s26b: the torn block is known by the crc its write journaled, so with the stale
         // element healed nothing is lost (before, element 2 was, cut before mutating
-        // call 12). Without the tear some cuts lose the row (calls 1 to 9, see s25c): not
-        // asserted there.
-        assert!(
-            !torn || stale_back || lost.is_empty(),
-            "{what}: a crash and a dead column alone lost blocks at {lost:?}"
-        );
+        // call 12). s27e: with the tear or without, a power cut loses blocks only where it
+        // left the stale element on disk, and then exactly what the two faults alone lose
+        // (the power cut came before the overwrite's heal of it, mutating call 9 after
+        // nine reservations, or dropped that heal, OSS 1's unsynced write), and then no
+        // more than the two faults alone lose: the crash adds no loss (on raid6 and rs 4+2
+        // every such cut loses elements 0, 1 and 2, named; on rs 4+3 the cut write's crcs
+        // locate the stale element at some cuts, where the faults alone lose the row).
+        if stale_back {
+            let more: Vec<&usize> = (lost.iter())
+                .filter(|at| !faults_alone_lost.contains(at))
+                .collect();
+            assert!(
+                more.is_empty(),
+                "{what}: the stale element back: lost {more:?} past what the two faults alone lose"
+            );
+        } else {
+            assert!(
+                lost.is_empty(),
+                "{what}: a crash and a dead column alone lost blocks at {lost:?}"
+            );
+        }
         drop(store);
         std::fs::remove_dir_all(&laid).unwrap();
     });
@@ -201,32 +258,52 @@ fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> us
         "{code} failed {failed:?} torn {torn}: {} images, {points} power cuts checked",
         images.len()
     );
-    points
+    (points, faults_alone_lost)
 }
 
 #[test]
 fn raid6_a_cut_overwrite_beside_a_stale_cache_element_and_a_dead_column_never_reads_wrong() {
-    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::raid6(4), false) > 1);
+    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::raid6(4), false).0 > 1);
 }
 
 #[test]
 fn rs_4_2_a_cut_overwrite_beside_a_stale_cache_element_and_a_dead_column_never_reads_wrong() {
-    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 2), false) > 1);
+    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 2), false).0 > 1);
 }
 
 #[test]
 fn raid6_a_cut_overwrite_torn_beside_a_stale_element_and_a_dead_column_never_reads_wrong() {
-    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::raid6(4), true) > 1);
+    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::raid6(4), true).0 > 1);
 }
 
 #[test]
 fn rs_4_2_a_cut_overwrite_torn_beside_a_stale_element_and_a_dead_column_never_reads_wrong() {
-    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 2), true) > 1);
+    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 2), true).0 > 1);
 }
 
 /// rs 4+3 tolerates three: the dead column and the torn block leave one erasure to check
 /// with, so the row was checked there before s26b as well (a pin of the same scene).
 #[test]
 fn rs_4_3_a_cut_overwrite_torn_beside_a_stale_element_and_a_dead_column_never_reads_wrong() {
-    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 3), true) > 1);
+    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 3), true).0 > 1);
+}
+
+/// s27e, OPEN: the two faults alone (no write cut, no power cut) on rs 4+3, a stale cache
+/// element and one dead column, are within what the code can place (2e + f = 3 <= m = 3:
+/// the dead column erased and each other column erased in turn, one equation is left to
+/// tell the stale one), yet the flush names elements 0, 1 and 2 LOST ("its WCL cache
+/// stripe's running parity disagrees with its data and no single stale column explains
+/// it"; element 2: "its cache copy is unreadable beyond the code's tolerance"). Cause:
+/// `check_erased_rows` (stale_cache.rs) decodes a block row with erased columns and checks
+/// it, but never erases one more column to locate a stale one beside them; rows without
+/// erasures are located. raid6 and rs 4+2 lose the same row there rightly (2e + f = 3 > 2).
+#[test]
+#[ignore = "OPEN (s27e): check_erased_rows never locates a stale cache column beside an erased one (rs 4+3: within the tolerance, LOST)"]
+fn rs_4_3_a_stale_cache_element_beside_one_dead_column_alone_loses_nothing() {
+    let (_, faults_alone_lost) =
+        overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 3), false);
+    assert!(
+        faults_alone_lost.is_empty(),
+        "a stale cache element and one dead column on rs 4+3 lost blocks at {faults_alone_lost:?}"
+    );
 }

@@ -45,10 +45,16 @@ impl Store {
     /// element) makes it fail instead of leaking into the decode. And, for the new version,
     /// a block failing its checksum whose whole payload matches what the write journaled
     /// for it (`torn_block_whole_new`: a torn block, new payload under its old checksum):
-    /// it must agree, and counts as a check, never as one of the k columns (review s25r
-    /// R25-1: a write torn only in Q beside a dead column had k columns of the new version
-    /// and no check, and the column's acknowledged bytes were recorded LOST). `None`:
-    /// nothing proven.
+    /// it must agree, and counts as a check (review s25r R25-1: a write torn only in Q
+    /// beside a dead column had k columns of the new version and no check, and the column's
+    /// acknowledged bytes were recorded LOST); one of the k only where the verified columns
+    /// of the new version are fewer (s27e). With exactly k columns of the new version and no
+    /// other check, the crcs the write journaled for the blocks it covers whole that are not
+    /// among the k check the decode (`journaled_crcs_check`, s27e: R25-1's P torn with Q
+    /// old, and Q never written): every one of the k is proven (by its journaled crc, or by
+    /// its checksum where the write did not touch it), and a wrong one (a stale element)
+    /// makes the decode miss that crc. The old version is never decoded from exactly k:
+    /// no crc proves a block old ("old" is only "not new"). `None`: nothing proven.
     pub(super) fn confirm_by_one_version(
         &self,
         buf: &StripeBuf,
@@ -142,7 +148,19 @@ impl Store {
             }
         }
         let k = g.data_count();
-        for (version, cols) in [(Version::Old, old_cols), (Version::New, new_cols)] {
+        for (version, mut cols) in [(Version::Old, old_cols), (Version::New, new_cols)] {
+            // Torn blocks proven whole new that only check the decode (s26c), or, where the
+            // new version's verified columns are fewer than k, the ones taken among its k.
+            let mut torn_checks = torn_new.clone();
+            if version == Version::New && cols.len() < k && cols.len() + torn_new.len() >= k {
+                // s27e: a torn block proven whole new by the crc the write journaled for
+                // exactly it is as proven as a verified one the crc tells new (a wrong one
+                // needs a crc32c collision); taken as one of the k, only for the new
+                // version, and then the decode must pass `journaled_crcs_check` below.
+                torn_checks = torn_new.split_off(k - cols.len());
+                cols.append(&mut torn_new);
+                cols.sort_unstable();
+            }
             if cols.len() < k {
                 continue;
             }
@@ -165,10 +183,10 @@ impl Store {
                 // Each torn block proven whole new must be the decode's: one that is not
                 // says a column of the decode is not of the new version.
                 let agree = |&col: &usize| row.element(col_pos(col)) == c.element(col_pos(col));
-                if !torn_new.iter().all(agree) {
+                if !torn_checks.iter().all(agree) {
                     continue;
                 }
-                checks += torn_new.len();
+                checks += torn_checks.len();
             }
             // A column told of the other version agreeing: its old and new bytes are the
             // same here (a parity the write's changes cancel in), or the decode is wrong.
@@ -190,11 +208,74 @@ impl Store {
                     checks += 1;
                 }
             }
+            if checks == 0 && version == Version::New && parity.began {
+                // Exactly k columns of the new version (review s25r R25-1's P torn with Q
+                // old, and Q never written): no column is left to check with, but the
+                // write journaled the crcs of the new version's blocks it covers whole;
+                // those whose disk holds something else still check the decode.
+                let not_decoded_from = (0..g.cols).filter(|col| !cols.contains(col));
+                let others: Vec<usize> = not_decoded_from
+                    .filter(|col| !torn_checks.contains(col))
+                    .collect();
+                let Some(n) = self.journaled_crcs_check(
+                    &c,
+                    (stripe, i),
+                    &others,
+                    &written,
+                    (data_crcs, parity),
+                ) else {
+                    continue;
+                };
+                checks += n;
+            }
             if checks >= 1 {
                 return Ok(Some(c.element(pos).to_vec()));
             }
         }
         Ok(None)
+    }
+
+    /// The new version's decode `c` of block row `i` of `stripe`, made from exactly k
+    /// columns, checked by the crcs the cut write journaled for the blocks of columns
+    /// `others` (not among the k) that it covers whole (`written`, its in-flight ranges
+    /// there): each is what the plan computed for that block of the new stripe, so the
+    /// decode's bytes there must match it. Returns how many matched, `None` where one does
+    /// not (a column of the decode is not of the new version: refused). A block the write
+    /// covers in part is left out: its crc proves only part of it, and a decode's error
+    /// may lie beside that part.
+    fn journaled_crcs_check(
+        &self,
+        c: &StripeBuf,
+        (stripe, i): (u64, usize),
+        others: &[usize],
+        written: &dyn Fn(usize) -> Ranges,
+        (data_crcs, parity): (Option<&crate::state::WriteCrcs>, &CutHomeParity<'_>),
+    ) -> Option<usize> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let whole = [(i as u64 * block, (i as u64 + 1) * block)];
+        let mut matched = 0;
+        for &col in others {
+            let p = Pos { row: 0, col };
+            let mine = written(col);
+            if mine != whole {
+                continue;
+            }
+            let landed = match g.cell(p) {
+                Cell::Data(_) => data_crcs
+                    .and_then(|w| self.home_block_landed(w, (stripe, p, i), &mine, c.element(p))),
+                Cell::Parity(_) => {
+                    parity_landed(&parity.pieces, (stripe, col), &mine, c.element(p))
+                }
+                Cell::Empty => None,
+            };
+            match landed {
+                Some(true) => matched += 1,
+                Some(false) => return None,
+                None => {}
+            }
+        }
+        Some(matched)
     }
 }
 
