@@ -4639,6 +4639,18 @@ impl Store {
         if !promised || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
             return false;
         }
+        // At full tolerance (OSSs failed on record or down now) a stripe no cut write touches
+        // goes home by the settle's unchecked row, a known limit beside a stale cache
+        // element, where the cut write's in-flight reading keeps the stale check on: taken as
+        // never begun there, `stale_cache_at_full_tolerance.rs`'s power cut (its input
+        // durable, its crcs not, two columns failed) read a stale element's bytes with
+        // success. So the rule holds below full tolerance only.
+        let out = (0..self.backends.len())
+            .filter(|&o| core.state.failed_oss.contains(&o) || !self.backends[o].healthy())
+            .count();
+        if out >= self.tolerance() {
+            return false;
+        }
         let writes_cache = plan.steps.iter().any(|s| {
             s.op == Op::Write
                 && s.zone == PlanZone::Cache
