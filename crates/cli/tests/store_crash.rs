@@ -501,6 +501,8 @@ fn recovery_killed_again_and_again_at(point: &str) -> usize {
                 offset_bytes: 2 * UNIT as u64 + 10,
                 len_bytes: 20,
                 now_ns,
+                // An older binary's input (no crcs promised), as before session 27.
+                crcs_follow: false,
             }),
             true,
         )
@@ -697,6 +699,8 @@ fn a_lost_block_stays_reported_when_recovery_is_killed_while_marking_it() {
             offset_bytes: 0,
             len_bytes: UNIT as u64,
             now_ns,
+            // An older binary's input (no crcs promised), as before session 27.
+            crcs_follow: false,
         });
         journal.append(&rec, true).unwrap();
         drop(journal);
@@ -1089,6 +1093,8 @@ fn recovery_killed_while_deciding_a_torn_cache_block_finishes_on_the_next_open()
         offset_bytes: 2000,
         len_bytes: 100,
         now_ns,
+        // An older binary's input (no crcs promised), as before session 27.
+        crcs_follow: false,
     });
     journal.append(&rec, true).unwrap();
     drop(journal);

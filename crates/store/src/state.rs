@@ -139,6 +139,14 @@ pub enum Input {
         offset_bytes: u64,
         len_bytes: u64,
         now_ns: u64,
+        /// Session 27 on, WCL: the write's `Rec::WriteCrcs` is appended right after this
+        /// record, before any of its plans is admitted, and synced before its first cache
+        /// write, so a cut plan of it that writes the cache zone and that no such record
+        /// names wrote nothing (`Store::cache_write_without_its_crcs`, review s26r R26-3).
+        /// False (left out) in journals of older binaries and with
+        /// `EXARAID_BENCH_WRITE_CRCS=none`; an older binary drops the field unseen.
+        #[serde(default, skip_serializing_if = "is_false")]
+        crcs_follow: bool,
     },
     StartDelayed {
         window: u64,
@@ -1782,6 +1790,7 @@ impl State {
                         offset_bytes,
                         len_bytes,
                         now_ns,
+                        ..
                     } => {
                         if let Some(meta) = self.files.values_mut().find(|m| m.id == *file) {
                             meta.note_written(*offset_bytes, *len_bytes);

@@ -48,6 +48,8 @@ fn leave_write_in_flight(dir: &Path, offset_bytes: u64, len_bytes: u64, crcs: &[
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_nanos() as u64,
+        // An older binary's input (no crcs promised), as before session 27.
+        crcs_follow: false,
     });
     journal.append(&rec, true).unwrap();
     for rec in crcs {

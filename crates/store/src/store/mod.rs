@@ -4645,6 +4645,7 @@ impl Store {
                 };
             }
             let size_before_bytes = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
+            let crcs = self.write_crcs(&plans, file, offset_bytes, data);
             self.journal(
                 &mut core,
                 Rec::Input(Input::Write {
@@ -4652,6 +4653,8 @@ impl Store {
                     offset_bytes,
                     len_bytes: write.len_bytes,
                     now_ns,
+                    crcs_follow: crcs.is_some()
+                        && self.write_crcs_journaled(crate::state::WriteCrcsJournaled::Data),
                 }),
                 false,
             )?;
@@ -4663,7 +4666,7 @@ impl Store {
                 size_before_bytes,
                 input_index: core.state.inputs.len() - 1,
             };
-            if let Some(crcs) = self.write_crcs(&plans, file, offset_bytes, data) {
+            if let Some(crcs) = crcs {
                 self.journal(&mut core, Rec::WriteCrcs(crcs), false)?;
             }
             // Before any of its plans can run (they are admitted below, under this lock): a

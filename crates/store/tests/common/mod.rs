@@ -144,6 +144,28 @@ pub fn leave_write_in_flight_at(
     len_bytes: u64,
     now_ns: u64,
 ) {
+    journal_write_input(dir, name, (offset_bytes, len_bytes), now_ns, false);
+}
+
+/// Leave a WCL write of bytes `offset_bytes..offset_bytes + len_bytes` of file `name` cut
+/// as a `kill -9` at `journal-record:1` of `exaraid store write` leaves it (session 27 on):
+/// its input alone, promising its crcs next (`Input::Write::crcs_follow`), and nothing of
+/// it on any OSS.
+pub fn leave_wcl_write_input_alone(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u64) {
+    let now_ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    journal_write_input(dir, name, (offset_bytes, len_bytes), now_ns, true);
+}
+
+fn journal_write_input(
+    dir: &Path,
+    name: &str,
+    (offset_bytes, len_bytes): (u64, u64),
+    now_ns: u64,
+    crcs_follow: bool,
+) {
     use exaraid_store::journal::Journal;
     use exaraid_store::state::{Input, Rec, State};
     let state: State =
@@ -155,6 +177,7 @@ pub fn leave_write_in_flight_at(
         offset_bytes,
         len_bytes,
         now_ns,
+        crcs_follow,
     });
     journal.append(&rec, true).unwrap();
 }
