@@ -9,7 +9,8 @@
 # named), then two OSSs failed and `get` again (the window ended: parity must carry every byte).
 # Faults: the crash only (and at the second get two failed OSSs, after the crash was settled): within raid6.
 # Env: EXARAID (binary), CODE (raid6:6 default; rs:4:2), KEEP=DIR (image of the first problem trial, taken
-#      before its END). usage: EXARAID=... s25r-window-bound.py DIR UNIT TRIALS SEED
+#      before its END), POINTS (s27r: comma list of kill points to draw from, e.g.
+#      block-page-cut,settle-page-cut,write-page-cut). usage: EXARAID=... s25r-window-bound.py DIR UNIT TRIALS SEED
 # example: EXARAID=/tmp/s25r-bin python3 scripts/repro/s25r-window-bound.py /tmp/s25r-w 4096 60 1
 import os, random, subprocess, sys, shutil, time
 E = os.environ['EXARAID']
@@ -22,6 +23,7 @@ n, extra = code_args(os.environ.get('CODE', 'raid6:6'))
 problems = lost1 = lost2 = killed = 0
 kept = False
 POINTS = ['write-torn-block', 'journal-record', 'settle-begun', 'settle-element', 'settle-stripe', 'settle-synced', 'settle-torn-block']
+if os.environ.get('POINTS'): POINTS = os.environ['POINTS'].split(',')  # s27r: e.g. the page cuts
 
 def run(args, inp=b'', env=None):
     e = dict(os.environ); e.update(env or {})

@@ -12,6 +12,7 @@ scrub clean. A failing round keeps three copies of the store: after the writer's
 read left it (`c-after`), with the commands' output, under KEEP/seed-S-round-R.
 
 Usage: s26e-crash-recovery-loop.py EXARAID_BIN KEEP_DIR SEED_FIRST SEED_COUNT ROUNDS
+Env (s27r): INIT_ARGS, `store init` arguments but the write path (default the scene's raid6 3+2, 4 KiB).
 """
 import os
 import shutil
@@ -97,8 +98,10 @@ def trial(exe, keep, seed, rounds, log):
     snap_a = os.path.join(tmp, "a")
     snap_b = os.path.join(tmp, "b")
     try:
-        r = run(exe, ["store", "init", d, "--oss", "5", "--code", "raid6", "--k", "3",
-                      "--stripe-unit", "4096", "--write-path", "wcl"])
+        # s27r: INIT_ARGS (e.g. "--oss 5 --code xcode --p 5 --stripe-unit 16384") replaces
+        # the scene's code and unit (WCL kept), to run the loop on array codes too.
+        init = os.environ.get("INIT_ARGS", "--oss 5 --code raid6 --k 3 --stripe-unit 4096").split()
+        r = run(exe, ["store", "init", d] + init + ["--write-path", "wcl"])
         assert r.returncode == 0, r.stderr
         model = bytearray()
         nxt = 0
