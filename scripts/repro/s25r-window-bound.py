@@ -10,7 +10,7 @@
 # Faults: the crash only (and at the second get two failed OSSs, after the crash was settled): within raid6.
 # Env: EXARAID (binary), CODE (raid6:6 default; rs:4:2), KEEP=DIR (image of the first problem trial, taken
 #      before its END), POINTS (s27r: comma list of kill points to draw from, e.g.
-#      block-page-cut,settle-page-cut,write-page-cut). usage: EXARAID=... s25r-window-bound.py DIR UNIT TRIALS SEED
+#      settle-page-cut,write-page-cut; s26e's block-page-cut is write-page-cut since s27c). usage: EXARAID=... s25r-window-bound.py DIR UNIT TRIALS SEED
 # example: EXARAID=/tmp/s25r-bin python3 scripts/repro/s25r-window-bound.py /tmp/s25r-w 4096 60 1
 import os, random, subprocess, sys, shutil, time
 E = os.environ['EXARAID']

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # s27r sweep: a crash ALONE (no rot, no failed disk) must never lose an acknowledged byte, with the kill points
 # the earlier crash-alone sweep (s26r-crash-alone.py) did not use: the page cuts of sessions 26a/26e
-# (write-page-cut, write-page-cut-last, block-page-cut: a pwrite stopped at a 4 KiB boundary of the zone file,
-# the block new up to it and old from it under its old checksum) and, while a settle runs, settle-page-cut;
+# (write-page-cut, write-page-cut-last: a pwrite stopped at a 4 KiB boundary of the zone file,
+# the block new up to it and old from it under its old checksum) and, while a settle runs, settle-page-cut[-last] (s27c merged s26e's block-page-cut into write-page-cut);
 # beside write-torn-block and journal-record. Stripe units of any size (16 KiB, 1 MiB: elements of many
 # blocks, where a page cut leaves whole new blocks before it and whole old ones after it).
 # Per trial: init (CODES, WP); put f; optional acknowledged write A (ACK=1); write B (or, WP=delayed on half the
@@ -13,7 +13,7 @@
 # within the tolerance; a LOST read is then counted apart, as "lost beside a dead disk", not as a problem).
 # Env: EXARAID (binary), CODES (scripts/repro/common.py's code_args specs; default raid6:6,rs:4:2,raid5:5),
 #      WP (rmw|wcl|delayed|random), ACK, NMAX (default 16), KILLS (comma list of kill point names, default
-#      write-page-cut,write-page-cut-last,block-page-cut,settle-page-cut), PLAN_ORDER (1 default: steps one at a
+#      write-page-cut,write-page-cut-last,settle-page-cut,settle-page-cut-last), PLAN_ORDER (1 default: steps one at a
 #      time; 0: a plan's writes run in parallel), DEAD, VERBOSE=1, KEEP=DIR (copy of the first problem store).
 # usage: EXARAID=... s27r-crash-pages.py DIR UNIT TRIALS SEED
 # example: EXARAID=/tmp/s27r-bin WP=rmw python3 scripts/repro/s27r-crash-pages.py /tmp/s27r-p 16384 100 1
@@ -23,7 +23,7 @@ from common import code_args, run_store, wrong_bytes, tolerance
 D, unit, trials, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 rnd = random.Random(seed); drnd = random.Random(seed * 31)
 codes = os.environ.get('CODES', 'raid6:6,rs:4:2,raid5:5').split(',')
-kills = os.environ.get('KILLS', 'write-page-cut,write-page-cut-last,block-page-cut,settle-page-cut').split(',')
+kills = os.environ.get('KILLS', 'write-page-cut,write-page-cut-last,settle-page-cut,settle-page-cut-last').split(',')
 NMAX = int(os.environ.get('NMAX', '16'))
 dead = os.environ.get('DEAD') == '1'
 problems = killed = lost = lost_dead = scrubbed_bad = 0
