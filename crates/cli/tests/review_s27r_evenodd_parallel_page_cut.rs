@@ -1,10 +1,11 @@
-//! Review s27r R27-3 (OPEN; R26-1's family on a code R26-1 found clean): evenodd, rmw, a
+//! Review s27r R27-3 (fixed by s27b's R26-1 fix, merged beside it: 48 runs of this test on
+//! the merge read every byte; R26-1's family on a code R26-1 found clean): evenodd, rmw, a
 //! crash ALONE. A write whose plan runs its block writes in parallel (no plan order: what a
 //! real kill meets), killed when its first block write stops at a page boundary
 //! (`write-page-cut:1`: the write's edge block, new head and old tail under its old checksum),
 //! records the acknowledged bytes of that 4 KiB block outside the write LOST, saying "a write
 //! cut by a crash beside bit rot" (there is no rot). With the plan's steps in plan order the same
-//! cut, and every `write-page-cut[-last]` / `block-page-cut` n up to 14, reads every byte: the
+//! cut, and every `write-page-cut[-last]` n up to 14, reads every byte: the
 //! loss needs other block writes of the plan (parity) landed beside the cut edge block, which
 //! only the parallel run gives, so this test runs the scene up to `RUNS_MAX` times (2 of 5 runs
 //! lost by hand on 7a361a1; raid6 in the same scene: none).
@@ -70,7 +71,6 @@ fn parallel_page_cut_reads(code_args: &[&str]) -> Result<(), String> {
 }
 
 #[test]
-#[ignore = "OPEN: review s27r R27-3"]
 fn an_evenodd_crash_alone_at_a_parallel_page_cut_never_loses_acknowledged_bytes() {
     let failures: Vec<String> = (0..RUNS_MAX)
         .filter_map(|_| {
