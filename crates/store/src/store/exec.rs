@@ -1913,6 +1913,23 @@ impl Store {
         self.journal_write_parity_crcs(plan, file, Vec::new(), edges, page_cuts)
     }
 
+    /// The zone whose data blocks a client write `plan` journals whole-block and page-cut
+    /// crcs for (`edge_block_crcs`, `page_cut_crcs`): home where home edge crcs are journaled
+    /// (non-WCL), the cache zone where cache edge crcs are (WCL); none for other plans (a
+    /// destage, a move home: recovery redoes those from the cache zone).
+    fn client_block_crcs_zone(&self, plan: &IoPlan) -> Option<PlanZone> {
+        if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
+            return None;
+        }
+        if self.home_edge_crcs_journaled() {
+            Some(PlanZone::Data)
+        } else if self.cache_edge_crcs_journaled() {
+            Some(PlanZone::Cache)
+        } else {
+            None
+        }
+    }
+
     /// The crc32c of every home data block a client plan writes in part, as a whole after
     /// the write: its old bytes as read before the plan's first write (`edge_old`, which
     /// `heal_unread_edge_blocks` fills for every such block where these are journaled) with
@@ -1936,16 +1953,9 @@ impl Store {
         waves_bytes: &[WaveBytes],
         edge_old: &EdgeBlocks,
     ) -> Vec<crate::state::EdgeBlockCrc> {
-        let zone = if self.home_edge_crcs_journaled() {
-            PlanZone::Data
-        } else if self.cache_edge_crcs_journaled() {
-            PlanZone::Cache
-        } else {
+        let Some(zone) = self.client_block_crcs_zone(plan) else {
             return Vec::new();
         };
-        if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
-            return Vec::new();
-        }
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
         let mut out = Vec::new();
@@ -2010,16 +2020,9 @@ impl Store {
         edge_old: &EdgeBlocks,
         read_bytes: &[Option<Vec<u8>>],
     ) -> Vec<crate::state::WindowPageCutCrcs> {
-        let zone = if self.home_edge_crcs_journaled() {
-            PlanZone::Data
-        } else if self.cache_edge_crcs_journaled() {
-            PlanZone::Cache
-        } else {
+        let Some(zone) = self.client_block_crcs_zone(plan) else {
             return Vec::new();
         };
-        if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
-            return Vec::new();
-        }
         assert_eq!(read_bytes.len(), plan.steps.len());
         let plan_reads_cache =
             (plan.steps.iter()).any(|s| s.op == Op::Read && s.zone == PlanZone::Cache);
