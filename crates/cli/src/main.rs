@@ -101,6 +101,12 @@ pub(crate) mod stdin_at_start {
 
 fn main() {
     ignore_file_size_signal();
+    // A kill test's point the store does not know would kill nothing and let the test
+    // pass unkilled: refuse before any work (exit 2, as for bad usage).
+    if let Some(e) = exaraid_store::torture::kill_at_env_error() {
+        eprintln_lossy!("exaraid: error: {e}");
+        std::process::exit(2);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Codes(args) => codes_cmd::run(args),

@@ -278,14 +278,74 @@ pub fn run_steps_in_plan_order_in_this_process() {
     STEPS_IN_PLAN_ORDER_ASKED.store(true, Ordering::SeqCst);
 }
 
+/// Every point `EXARAID_KILL_AT` can arm. Why a list: a name the store does not pass
+/// killed nothing, silently, so a sweep armed with a misspelled or retired point (s26e's
+/// `block-page-cut`, merged into `write-page-cut` in session 27) ran every trial unkilled
+/// and looked clean.
+pub const KILL_POINTS: &[&str] = &[
+    SETTLE_BEGUN,
+    SETTLE_ELEMENT,
+    SETTLE_STRIPE,
+    SETTLE_SYNCED,
+    SETTLE_TORN_BLOCK,
+    WRITE_TORN_BLOCK,
+    WRITE_PAGE_CUT,
+    WRITE_PAGE_CUT_LAST,
+    SETTLE_PAGE_CUT,
+    SETTLE_PAGE_CUT_LAST,
+    REBUILD_BEGUN,
+    REBUILD_ELEMENT,
+    REBUILD_SWITCHED,
+    REBUILD_DONE,
+    REMOVE_ZONE,
+    ONLINE_STRIPE,
+    ONLINE_BACK,
+    ONLINE_BACK_RANGE,
+    INIT_STEP,
+    JOURNAL_RECORD,
+    JOURNAL_TAIL,
+    JOURNAL_CUT_WRITE,
+    GAP_FILL_TORN,
+    EXTENTS_SYNCED,
+];
+
+/// `EXARAID_KILL_AT`'s value as `(point, n)`, or what is wrong with it: unset is `Ok(None)`.
+fn parse_kill_at(value: Option<&str>) -> Result<Option<(String, u64)>, String> {
+    let Some(v) = value else {
+        return Ok(None);
+    };
+    let bad = |why: &str| {
+        format!(
+            "{KILL_AT_ENV}={v:?}: {why}; it takes <point>:<n> (n from 1), <point> one of: {}",
+            KILL_POINTS.join(", ")
+        )
+    };
+    let Some((point, n)) = v.rsplit_once(':') else {
+        return Err(bad("no `:<n>`"));
+    };
+    let Some(n) = n.parse::<u64>().ok().filter(|&n| n >= 1) else {
+        return Err(bad("<n> is not a whole number from 1"));
+    };
+    if !KILL_POINTS.contains(&point) {
+        return Err(bad(&format!("`{point}` is not a kill point")));
+    }
+    Ok(Some((point.to_string(), n)))
+}
+
+/// What is wrong with `EXARAID_KILL_AT` in this process's environment, if anything: a
+/// binary checks it first and refuses to run (the store would otherwise panic at its first
+/// kill point rather than run unkilled).
+pub fn kill_at_env_error() -> Option<String> {
+    parse_kill_at(std::env::var(KILL_AT_ENV).ok().as_deref()).err()
+}
+
 /// The armed point and the hit it fires on, read once.
 fn armed() -> Option<&'static (String, u64)> {
     static ARMED: OnceLock<Option<(String, u64)>> = OnceLock::new();
     ARMED
         .get_or_init(|| {
-            let v = std::env::var(KILL_AT_ENV).ok()?;
-            let (point, n) = v.rsplit_once(':')?;
-            Some((point.to_string(), n.parse().ok().filter(|&n| n >= 1)?))
+            parse_kill_at(std::env::var(KILL_AT_ENV).ok().as_deref())
+                .unwrap_or_else(|e| panic!("{e}"))
         })
         .as_ref()
 }
@@ -445,5 +505,33 @@ pub(crate) fn journal_synced(path: &std::path::Path, len_bytes: u64) {
     let mut synced = JOURNAL_SYNCED.lock().unwrap();
     if let Some(entry) = synced.iter_mut().find(|(p, _)| p == path) {
         entry.1 = len_bytes;
+    }
+}
+
+#[cfg(test)]
+mod kill_at_tests {
+    use super::*;
+
+    #[test]
+    fn a_known_point_and_count_arm_it() {
+        assert_eq!(
+            parse_kill_at(Some("write-page-cut:3")),
+            Ok(Some(("write-page-cut".to_string(), 3)))
+        );
+        assert_eq!(parse_kill_at(None), Ok(None));
+    }
+
+    #[test]
+    fn an_unknown_or_retired_point_is_refused_naming_the_known_ones() {
+        let e = parse_kill_at(Some("block-page-cut:4")).unwrap_err();
+        assert!(e.contains("`block-page-cut` is not a kill point"), "{e}");
+        assert!(e.contains("write-page-cut-last"), "{e}");
+    }
+
+    #[test]
+    fn a_value_without_a_count_from_1_is_refused() {
+        for v in ["journal-record", "journal-record:0", "journal-record:x"] {
+            assert!(parse_kill_at(Some(v)).is_err(), "{v}");
+        }
     }
 }
