@@ -1959,38 +1959,23 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
         let mut out = Vec::new();
-        for (i, bytes) in waves_bytes.iter().flat_map(|(_, w)| w) {
-            let step = &plan.steps[*i];
-            if step.op != Op::Write || step.zone != zone || step.is_parity() {
-                continue;
-            }
-            let mut at = 0u64;
-            for piece in &step.pieces {
-                let el = &piece.element;
-                let (addr, piece_at) = (step.addr_bytes + at, at);
-                at += el.len_bytes;
-                assert_eq!(
-                    addr % e,
-                    el.offset_bytes,
-                    "a piece sits at its element offset"
-                );
-                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
-                for first in partial_edge_blocks(a, z, block) {
-                    let block_addr = addr - el.offset_bytes + first;
-                    let key = self.key(step.zone, step.file, block_addr);
-                    let Some(old) = edge_old.get(&(step.oss, key, (first / block) as usize)) else {
-                        continue;
-                    };
-                    assert_eq!(old.len() as u64, block);
-                    let whole = block_after_piece(old, first, (a, z), &bytes[piece_at as usize..]);
-                    out.push(crate::state::EdgeBlockCrc {
-                        stripe: el.stripe,
-                        row: el.pos.row,
-                        col: el.pos.col,
-                        block: first / block,
-                        crc: crc32c::crc32c(&whole),
-                    });
-                }
+        for (step, el, addr, piece_bytes) in written_data_pieces(plan, waves_bytes, zone, e) {
+            let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+            for first in partial_edge_blocks(a, z, block) {
+                let block_addr = addr - el.offset_bytes + first;
+                let key = self.key(step.zone, step.file, block_addr);
+                let Some(old) = edge_old.get(&(step.oss, key, (first / block) as usize)) else {
+                    continue;
+                };
+                assert_eq!(old.len() as u64, block);
+                let whole = block_after_piece(old, first, (a, z), piece_bytes);
+                out.push(crate::state::EdgeBlockCrc {
+                    stripe: el.stripe,
+                    row: el.pos.row,
+                    col: el.pos.col,
+                    block: first / block,
+                    crc: crc32c::crc32c(&whole),
+                });
             }
         }
         out
@@ -2029,88 +2014,68 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let e = self.sb.element_bytes as u64;
         let mut out = Vec::new();
-        for (i, bytes) in waves_bytes.iter().flat_map(|(_, w)| w) {
-            let step = &plan.steps[*i];
-            if step.op != Op::Write || step.zone != zone || step.is_parity() {
-                continue;
-            }
-            let mut at = 0u64;
-            for piece in &step.pieces {
-                let el = &piece.element;
-                let (addr, piece_at) = (step.addr_bytes + at, at);
-                at += el.len_bytes;
-                assert_eq!(
-                    addr % e,
-                    el.offset_bytes,
-                    "a piece sits at its element offset"
-                );
-                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
-                let element_addr = addr - el.offset_bytes;
-                let (b0, b1) = (a / block, z.div_ceil(block));
-                // The piece's blocks' old bytes in one read, made only where some block
-                // needs it (nothing else holds its old bytes).
-                let mut piece_old: Option<Option<Vec<u8>>> = None;
-                for b in b0..b1 {
-                    let first = b * block;
-                    let key = self.key(step.zone, step.file, element_addr + first);
-                    let Some(cut_at) =
-                        crate::backend::page_cut_in_block(e as usize, key.slot, b as usize)
-                    else {
-                        continue;
-                    };
-                    let from_reads = || {
-                        (plan.steps.iter().enumerate()).find_map(|(r, s)| {
-                            let covers = s.op == Op::Read
-                                && (s.oss, s.zone, s.file) == (step.oss, step.zone, step.file)
-                                && s.addr_bytes <= element_addr + first
-                                && element_addr + first + block <= s.addr_bytes + s.len_bytes;
-                            let got = read_bytes[r].as_ref().filter(|_| covers)?;
-                            let x = (element_addr + first - s.addr_bytes) as usize;
-                            (got.len() as u64 == s.len_bytes)
-                                .then(|| got[x..x + block as usize].to_vec())
-                        })
-                    };
-                    let old = match edge_old.get(&(step.oss, key, b as usize)) {
-                        Some(old) => Some(old.clone()),
-                        // No read more for a cache block of a plan that reads no cache
-                        // (s27c): a WCL write into a fresh cache stripe, whose old bytes are
-                        // nobody's (recovery keeps such a block as it stands anyway); it read
-                        // nothing before, and tests hold the first cache read to stage races.
-                        None if zone == PlanZone::Cache && !plan_reads_cache => from_reads(),
-                        None => from_reads().or_else(|| {
-                            let whole = piece_old.get_or_insert_with(|| {
-                                let mut buf = vec![0u8; ((b1 - b0) * block) as usize];
-                                let k = self.key(step.zone, step.file, element_addr + b0 * block);
-                                match self.read_retrying(
-                                    step.oss,
-                                    k,
-                                    (b0 * block) as usize,
-                                    &mut buf,
-                                ) {
-                                    Ok(()) => Some(buf),
-                                    Err(err) if err.is_missing() => Some(buf), // zeros
-                                    Err(_) => None,
-                                }
-                            });
-                            let x = ((b - b0) * block) as usize;
-                            whole.as_ref().map(|w| w[x..x + block as usize].to_vec())
-                        }),
-                    };
-                    let Some(old) = old else {
-                        continue; // unknown: no crc, recovery proves nothing by it
-                    };
-                    assert_eq!(old.len() as u64, block);
-                    let new = block_after_piece(&old, first, (a, z), &bytes[piece_at as usize..]);
-                    out.push(crate::state::WindowPageCutCrcs {
-                        stripe: el.stripe,
-                        row: el.pos.row,
-                        col: el.pos.col,
-                        block: b,
-                        cut_at_bytes: cut_at as u32,
-                        new_head_crc: crc32c::crc32c(&new[..cut_at]),
-                        old_tail_crc: crc32c::crc32c(&old[cut_at..]),
-                    });
-                }
+        for (step, el, addr, piece_bytes) in written_data_pieces(plan, waves_bytes, zone, e) {
+            let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+            let element_addr = addr - el.offset_bytes;
+            let (b0, b1) = (a / block, z.div_ceil(block));
+            // The piece's blocks' old bytes in one read, made only where some block
+            // needs it (nothing else holds its old bytes).
+            let mut piece_old: Option<Option<Vec<u8>>> = None;
+            for b in b0..b1 {
+                let first = b * block;
+                let key = self.key(step.zone, step.file, element_addr + first);
+                let Some(cut_at) =
+                    crate::backend::page_cut_in_block(e as usize, key.slot, b as usize)
+                else {
+                    continue;
+                };
+                let from_reads = || {
+                    (plan.steps.iter().enumerate()).find_map(|(r, s)| {
+                        let covers = s.op == Op::Read
+                            && (s.oss, s.zone, s.file) == (step.oss, step.zone, step.file)
+                            && s.addr_bytes <= element_addr + first
+                            && element_addr + first + block <= s.addr_bytes + s.len_bytes;
+                        let got = read_bytes[r].as_ref().filter(|_| covers)?;
+                        let x = (element_addr + first - s.addr_bytes) as usize;
+                        (got.len() as u64 == s.len_bytes)
+                            .then(|| got[x..x + block as usize].to_vec())
+                    })
+                };
+                let old = match edge_old.get(&(step.oss, key, b as usize)) {
+                    Some(old) => Some(old.clone()),
+                    // No read more for a cache block of a plan that reads no cache
+                    // (s27c): a WCL write into a fresh cache stripe, whose old bytes are
+                    // nobody's (recovery keeps such a block as it stands anyway); it read
+                    // nothing before, and tests hold the first cache read to stage races.
+                    None if zone == PlanZone::Cache && !plan_reads_cache => from_reads(),
+                    None => from_reads().or_else(|| {
+                        let whole = piece_old.get_or_insert_with(|| {
+                            let mut buf = vec![0u8; ((b1 - b0) * block) as usize];
+                            let k = self.key(step.zone, step.file, element_addr + b0 * block);
+                            match self.read_retrying(step.oss, k, (b0 * block) as usize, &mut buf) {
+                                Ok(()) => Some(buf),
+                                Err(err) if err.is_missing() => Some(buf), // zeros
+                                Err(_) => None,
+                            }
+                        });
+                        let x = ((b - b0) * block) as usize;
+                        whole.as_ref().map(|w| w[x..x + block as usize].to_vec())
+                    }),
+                };
+                let Some(old) = old else {
+                    continue; // unknown: no crc, recovery proves nothing by it
+                };
+                assert_eq!(old.len() as u64, block);
+                let new = block_after_piece(&old, first, (a, z), piece_bytes);
+                out.push(crate::state::WindowPageCutCrcs {
+                    stripe: el.stripe,
+                    row: el.pos.row,
+                    col: el.pos.col,
+                    block: b,
+                    cut_at_bytes: cut_at as u32,
+                    new_head_crc: crc32c::crc32c(&new[..cut_at]),
+                    old_tail_crc: crc32c::crc32c(&old[cut_at..]),
+                });
             }
         }
         let g = self.layout.geometry();
@@ -4037,6 +4002,41 @@ impl Store {
 type EdgeBlocks = BTreeMap<(usize, ElementKey, usize), Vec<u8>>;
 
 /// One wave of a plan's writes: its steps, and each step's bytes.
+/// The data pieces of `zone` a client plan's waves write (`waves_bytes`), each with its
+/// step, its element range, its zone address and its bytes from its first on: the one walk
+/// of `edge_block_crcs` and `page_cut_crcs`.
+fn written_data_pieces<'a>(
+    plan: &'a IoPlan,
+    waves_bytes: &'a [WaveBytes],
+    zone: PlanZone,
+    element_bytes: u64,
+) -> impl Iterator<
+    Item = (
+        &'a exaraid_plan::Step,
+        &'a exaraid_plan::ElementRange,
+        u64,
+        &'a [u8],
+    ),
+> + 'a {
+    (waves_bytes.iter().flat_map(|(_, w)| w))
+        .map(|(i, bytes)| (&plan.steps[*i], bytes))
+        .filter(move |(step, _)| step.op == Op::Write && step.zone == zone && !step.is_parity())
+        .flat_map(move |(step, bytes)| {
+            let mut at = 0u64;
+            step.pieces.iter().map(move |piece| {
+                let el = &piece.element;
+                let (addr, piece_at) = (step.addr_bytes + at, at);
+                at += el.len_bytes;
+                assert_eq!(
+                    addr % element_bytes,
+                    el.offset_bytes,
+                    "a piece sits at its element offset"
+                );
+                (step, el, addr, &bytes[piece_at as usize..])
+            })
+        })
+}
+
 type WaveBytes = (Vec<usize>, Vec<(usize, Vec<u8>)>);
 
 /// The blocks (of `block` bytes, by first byte within the element) that the piece `[a, z)`
