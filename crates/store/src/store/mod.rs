@@ -635,7 +635,8 @@ struct Core {
     reads_in_flight: usize,
     deferred_completions: Vec<PlanId>,
     /// Delayed: the cache ranges copied home by a move plan that executed but whose
-    /// completion is held back, `(oss, cache address) -> (end address, move plan)`. The
+    /// completion the planner has not heard (its durable record not yet written, or
+    /// held back), `(oss, cache address) -> (end address, move plan)`. The
     /// planner's lookup still names them as the newest bytes; a read takes home instead
     /// (see `Store::lookup_newest`). Emptied as those completions are delivered.
     moved_home: BTreeMap<(usize, u64), (u64, PlanId)>,
@@ -890,6 +891,9 @@ pub struct Store {
     /// a held-back destage, so while any waits nothing is held back.
     client_plans_executing: AtomicUsize,
     plans_waiting: AtomicUsize,
+    /// Callers waiting for exclusive use of the store (`gate_exclusive`): lets a test see
+    /// a scrub or flush wait behind a held background plan without timing it.
+    exclusive_waiting: AtomicUsize,
     /// A writer saw more unprotected bytes than the bound while a worker serves.
     advance_requested: AtomicBool,
     /// Parity advances (flushes) and bound checks done, so a writer past the hard limit can
@@ -2312,6 +2316,7 @@ impl Store {
             destage_defer_max_bytes: options.destage_defer_max_bytes,
             client_plans_executing: AtomicUsize::new(0),
             plans_waiting: AtomicUsize::new(0),
+            exclusive_waiting: AtomicUsize::new(0),
             advance_requested: AtomicBool::new(false),
             advances: Mutex::new(0),
             advance_cv: Condvar::new(),
@@ -2790,6 +2795,13 @@ impl Store {
     #[doc(hidden)]
     pub fn plans_waiting_for_earlier(&self) -> usize {
         self.plans_waiting.load(Ordering::SeqCst)
+    }
+
+    /// Callers waiting for exclusive use of the store now (`flush`, `rm`, a WCL or delayed
+    /// scrub's dead cache block pass): lets a test see one wait without timing it.
+    #[doc(hidden)]
+    pub fn exclusive_waiters(&self) -> usize {
+        self.exclusive_waiting.load(Ordering::SeqCst)
     }
 
     pub fn superblock(&self) -> &Superblock {
@@ -5674,6 +5686,8 @@ impl Store {
     /// queued background plans itself (as `serve_timers` does for the worker).
     fn gate_exclusive(&self) -> Result<parking_lot::RwLockWriteGuard<'_, ()>, StoreError> {
         let wait = std::time::Duration::from_millis(ADVANCE_GATE_WAIT_MS);
+        self.exclusive_waiting.fetch_add(1, Ordering::SeqCst);
+        let _waiting = DecrementOnDrop(&self.exclusive_waiting);
         loop {
             if let Some(exclusive) = self.gate.try_write_for(wait) {
                 return Ok(exclusive);
@@ -6460,4 +6474,12 @@ fn write_crcs_bench_limit() -> crate::state::WriteCrcsJournaled {
             _ => WriteCrcsJournaled::DataAndParity,
         },
     )
+}
+
+/// Counts one waiter off when the wait ends, by any way out (`?` included).
+struct DecrementOnDrop<'a>(&'a AtomicUsize);
+impl Drop for DecrementOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
