@@ -1218,6 +1218,14 @@ impl Store {
                 let syncing = Instant::now();
                 let mut failed = self.sync_osses(&plan.osses());
                 self.drop_syncs_of_osses_failed_on_record(&mut failed);
+                if !failed.is_empty() {
+                    // A move's home bytes may not be on disk (a failed sync may drop the
+                    // pages): reads take its cache ranges again (`note_moved_home`).
+                    self.core
+                        .lock()
+                        .moved_home
+                        .retain(|_, (_, moved_by)| *moved_by != plan.id);
+                }
                 self.refuse_out_of_descriptors(&failed)?;
                 if !failed.is_empty() {
                     return Err(poison(self.sync_failed(&plan, failed)));
