@@ -268,6 +268,25 @@ pub trait Strategy: Send {
         len_bytes: u64,
     ) -> Result<Vec<Extent>, PlanError>;
 
+    /// WCL: the element ranges `[a, z)` written into one cache stripe of home stripe
+    /// `(file, stripe)` (open or being destaged), per data element, planned writes
+    /// included: the cache stripe whose chunk of each column `col` in `chunks` is at cache
+    /// address `addr` (`(col, addr)` pairs; at least one). `None`: no cache stripe of that
+    /// home stripe has those chunks (every other strategy). Why not [`Strategy::lookup`]:
+    /// it names the newest copy of each byte, so bytes a later write put into a newer cache
+    /// stripe of the same home stripe vanish from an older one's extents, while that older
+    /// one's chunks and running parity still hold them (review s27r R27-1: a check of the
+    /// older cache stripe against its running parity took them for never written).
+    fn cache_stripe_written(
+        &self,
+        file: FileId,
+        stripe: u64,
+        chunks: &[(usize, u64)],
+    ) -> Option<Vec<Vec<(u64, u64)>>> {
+        let _ = (file, stripe, chunks);
+        None
+    }
+
     /// The stripes of `file` with bytes in the cache zone, ascending. Lets an executor visit
     /// only what is cached instead of looking up the file's whole address range (a sparse
     /// file may be a terabyte long with one element written). Empty for home-only strategies.

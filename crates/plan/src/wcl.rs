@@ -696,6 +696,26 @@ impl Strategy for Wcl {
         Ok(out)
     }
 
+    fn cache_stripe_written(
+        &self,
+        file: FileId,
+        stripe: u64,
+        chunks: &[(usize, u64)],
+    ) -> Option<Vec<Vec<(u64, u64)>>> {
+        assert!(!chunks.is_empty(), "a cache stripe is named by its chunks");
+        let key = (file, stripe);
+        let destaging = self.destaging.get(&key).into_iter().flatten();
+        let mut layers = self
+            .open
+            .get(&key)
+            .into_iter()
+            .chain(destaging.map(|(_, cs)| cs));
+        let cs = layers.find(|cs| {
+            (chunks.iter()).all(|&(col, addr)| cs.chunk_addr_bytes.get(col) == Some(&addr))
+        })?;
+        Some(cs.written.iter().map(|w| w.iter().collect()).collect())
+    }
+
     fn cached_stripes(&self, file: FileId) -> Vec<u64> {
         let stripes: BTreeSet<u64> = (self.open.keys())
             .chain(self.destaging.keys())

@@ -702,20 +702,11 @@ impl Store {
                 self.file_name_in(core, file)
             )));
         };
-        let extents = if complete {
-            Vec::new()
-        } else {
-            let sdb = self.layout.stripe_data_bytes();
-            match core {
-                Some(c) => c.strategy.lookup(file, stripe * sdb, sdb),
-                None => self.core.lock().strategy.lookup(file, stripe * sdb, sdb),
-            }
-            .map_err(plan_err)?
-        };
         let g = self.layout.geometry().clone();
         let e_bytes = e as u64;
         // The element ranges written into this cache stripe: a complete one holds every
-        // byte; of the open one, what the lookup names in its chunks. The running parity
+        // byte; of the open one, what the planner wrote into its chunks (not what its
+        // lookup names there: see `planned_cache_written`). The running parity
         // exists exactly over the union of its terms' written ranges (the planner
         // initialises a parity range when a write of one of its terms reaches it). Why
         // that matters: a chunk is reused after a destage, so a parity range no write of
@@ -731,27 +722,8 @@ impl Store {
             let mut written: Vec<Vec<(u64, u64)>> = if complete {
                 vec![vec![(0, e_bytes)]; g.data_count()]
             } else {
-                vec![Vec::new(); g.data_count()]
+                self.planned_cache_written(core, file, stripe, &chunks)
             };
-            for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
-                let Cell::Data(d) = x.element.cell else {
-                    continue;
-                };
-                let Some(&(x_oss, base)) = chunks.get(&x.element.pos.col) else {
-                    continue;
-                };
-                let slot_addr = base + x.element.pos.row as u64 * e_bytes;
-                if x.oss != x_oss || x.addr_bytes < slot_addr || x.addr_bytes >= slot_addr + e_bytes
-                {
-                    continue; // an older cache stripe's bytes
-                }
-                let a = x.element.offset_bytes;
-                assert!(
-                    a + x.len_bytes <= e_bytes,
-                    "a cache extent within one element"
-                );
-                crate::state::add_range(&mut written[d], a, a + x.len_bytes);
-            }
             for n in &unexecuted {
                 if chunks.get(&n.pos.col) != Some(&n.chunk) {
                     continue; // another cache stripe of this home stripe

@@ -315,10 +315,56 @@ impl Store {
         out
     }
 
+    /// The element ranges written into the cache stripe whose chunks are `chunks`, per data
+    /// element, as the planner planned them (plans not yet run included: the callers take
+    /// those out, `CacheStripes::unexecuted`). Empty where the planner knows no such cache
+    /// stripe. Not from the planner's lookup (review s27r R27-1, session 28): the lookup
+    /// names the newest copy of each byte, so a write queued behind the caller that put
+    /// bytes into a newer cache stripe of the same home stripe (this one complete and
+    /// being destaged) hid them from this one's extents, while this one's chunks and
+    /// running parity still hold them: a write's check before its delta
+    /// (`verify_cache_before_delta`) took them for never written, found the running parity
+    /// disagreeing with its data and recorded acknowledged bytes lost, with no fault.
+    pub(super) fn planned_cache_written(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        chunks: &Chunks,
+    ) -> Vec<Vec<(u64, u64)>> {
+        let none = vec![Vec::new(); self.layout.geometry().data_count()];
+        // The planner puts each column's chunk on the column's own OSS; a chunk elsewhere
+        // is none of its cache stripes (counted as nothing written, as the lookup did).
+        let named: Vec<(usize, u64)> = (chunks.iter())
+            .filter(|&(&col, &(oss, _))| oss == self.layout.oss_of(file, stripe, col))
+            .map(|(&col, &(_, base))| (col, base))
+            .collect();
+        if named.is_empty() || named.len() != chunks.len() {
+            return none;
+        }
+        let written = match core {
+            Some(c) => c.strategy.cache_stripe_written(file, stripe, &named),
+            None => (self.core.lock().strategy).cache_stripe_written(file, stripe, &named),
+        };
+        let Some(written) = written else {
+            return none;
+        };
+        let e_bytes = self.sb.element_bytes as u64;
+        assert_eq!(written.len(), none.len(), "one range list per data element");
+        assert!(
+            written
+                .iter()
+                .flatten()
+                .all(|&(a, z)| a < z && z <= e_bytes),
+            "written ranges lie within one element"
+        );
+        written
+    }
+
     /// The live element ranges of each position of one cache stripe (indexed as
     /// `g.data_count() + parity index` for parity), as `rebuild_from_cache_stripe` takes
-    /// them: a complete one holds every byte; of an open one, what the planner's lookup
-    /// names in its chunks, less the bytes of plans not yet run.
+    /// them: a complete one holds every byte; of an open one, what the planner wrote into
+    /// its chunks (`planned_cache_written`), less the bytes of plans not yet run.
     fn cache_stripe_live(
         &self,
         core: Option<&Core>,
@@ -331,30 +377,9 @@ impl Store {
         let mut written: Vec<Vec<(u64, u64)>> = if *complete {
             vec![vec![(0, e_bytes)]; g.data_count()]
         } else {
-            vec![Vec::new(); g.data_count()]
+            self.planned_cache_written(core, file, stripe, chunks)
         };
         if !*complete {
-            let sdb = self.layout.stripe_data_bytes();
-            let extents = match core {
-                Some(c) => c.strategy.lookup(file, stripe * sdb, sdb),
-                None => self.core.lock().strategy.lookup(file, stripe * sdb, sdb),
-            }
-            .map_err(plan_err)?;
-            for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
-                let Cell::Data(d) = x.element.cell else {
-                    continue;
-                };
-                let Some(&(x_oss, base)) = chunks.get(&x.element.pos.col) else {
-                    continue;
-                };
-                let slot_addr = base + x.element.pos.row as u64 * e_bytes;
-                if x.oss != x_oss || x.addr_bytes < slot_addr || x.addr_bytes >= slot_addr + e_bytes
-                {
-                    continue; // an older cache stripe's bytes
-                }
-                let a = x.element.offset_bytes;
-                crate::state::add_range(&mut written[d], a, a + x.len_bytes);
-            }
             let stripes = self.cache_stripes.lock();
             for n in stripes.unexecuted.values().flatten() {
                 if n.key != (file, stripe) || chunks.get(&n.pos.col) != Some(&n.chunk) {
