@@ -50,6 +50,11 @@
 //! under the old checksum) is known in the new version, not an erasure: as one, beside a
 //! dead column it left raid6 nothing to check with, and a stale element went home.
 //!
+//! Session 28 (s28c): a running parity block the write updates in one block write per run
+//! of its delta verifies, after a crash between two of them, with some pieces new and some
+//! old: neither version's block. Taken as either, no world fit and the row was lost by a
+//! crash alone; it is now `BlockVersion::Partial`, told in both versions (not known).
+//!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
 //! many unreadable columns as the code tolerates where one of them holds a block that
 //! fails its checksum (and matches no crc of the write), and a row with such a block and no
