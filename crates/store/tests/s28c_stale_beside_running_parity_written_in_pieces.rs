@@ -30,7 +30,11 @@ use exaraid_codes::CodeSpec;
 /// into both, beside elements 0 and 1 acknowledged whole).
 const CUT_WRITE: std::ops::Range<usize> = 2 * UNIT + 3000..3 * UNIT + 1000;
 
+/// The power cuts checked. Plans run their steps in plan order (one thread): with one
+/// thread per OSS the images, taken before each mutating call in arrival order, varied with
+/// the machine's load (s27e).
 fn checked(code: CodeSpec) -> usize {
+    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
     power_cut_client_write_over_beside_stale_cache(code, (&[], &[]), Cuts::All, CUT_WRITE)
 }
 
