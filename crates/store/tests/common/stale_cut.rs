@@ -65,6 +65,24 @@ pub fn power_cut_client_write_beside_stale_cache_and_failed_at(
     failed_parity: &[usize],
     cuts: Cuts,
 ) -> usize {
+    let cut_write = 2 * UNIT..3 * UNIT;
+    power_cut_client_write_over_beside_stale_cache(
+        code,
+        (failed_data, failed_parity),
+        cuts,
+        cut_write,
+    )
+}
+
+/// The scene with the write under test over file bytes `cut_write` (s28c: the tail of data
+/// element 2 and the head of element 3, whose running parity delta has two runs in one
+/// block) in place of element 2 whole.
+pub fn power_cut_client_write_over_beside_stale_cache(
+    code: CodeSpec,
+    (failed_data, failed_parity): (&[usize], &[usize]),
+    cuts: Cuts,
+    cut_write: std::ops::Range<usize>,
+) -> usize {
     let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();
@@ -112,9 +130,13 @@ pub fn power_cut_client_write_beside_stale_cache_and_failed_at(
     // The write under test: element 2 of the same cache stripe, the stripe still not whole.
     cut.cut_journal_since_previous_call();
     let journal_before_bytes = std::fs::metadata(dir.join("journal")).unwrap().len();
-    let new = pattern(4, UNIT);
+    assert!(
+        cut_write.start >= 2 * UNIT && cut_write.end <= stripe_bytes,
+        "the write under test stays off the stale element, inside cache stripe 0"
+    );
+    let new = pattern(4, cut_write.len());
     cut.arm();
-    store.write("f", 2 * UNIT as u64, &new).unwrap();
+    store.write("f", cut_write.start as u64, &new).unwrap();
     cut.last_image();
     // The write is done on record where the journal holds its `Durable` record.
     let journal = std::fs::read(dir.join("journal")).unwrap();
@@ -156,7 +178,7 @@ pub fn power_cut_client_write_beside_stale_cache_and_failed_at(
             &store,
             "f",
             &before,
-            2 * UNIT..3 * UNIT,
+            cut_write.clone(),
             &new,
             &what,
         );

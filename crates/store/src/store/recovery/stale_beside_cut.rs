@@ -50,6 +50,11 @@
 //! under the old checksum) is known in the new version, not an erasure: as one, beside a
 //! dead column it left raid6 nothing to check with, and a stale element went home.
 //!
+//! Session 28 (s28c): a running parity block the write updates in one block write per run
+//! of its delta verifies, after a crash between two of them, with some pieces new and some
+//! old: neither version's block. Taken as either, no world fit and the row was lost by a
+//! crash alone; it is now `BlockVersion::Partial`, told in both versions (not known).
+//!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
 //! many unreadable columns as the code tolerates where one of them holds a block that
 //! fails its checksum (and matches no crc of the write), and a row with such a block and no
@@ -119,12 +124,19 @@ pub(super) struct RowView<'a> {
 const ASSIGNED_BLOCKS_MAX: usize = 10;
 
 /// What one in-flight block of the row holds: its bytes before the write, after it, or
-/// neither known (it fails its checksum: torn).
+/// neither known (it fails its checksum: torn), or a running parity block between the two
+/// (`Partial`).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum BlockVersion {
     Old,
     New,
     Torn,
+    /// A running parity block that verifies with some of the write's pieces new (their
+    /// crcs match) and the others old: the write updates one block in one block write per
+    /// piece run (its delta's ranges), each with its checksum, and a crash between two of
+    /// them leaves it so (s28c). Neither version's block: taken as either, no world fit
+    /// the row and its acknowledged cached bytes were recorded LOST, by a crash alone.
+    Partial,
 }
 
 impl Store {
@@ -558,8 +570,7 @@ impl Store {
             .collect()
     }
 
-    /// What the crcs on record tell of a verified in-flight block (`None`: nothing, or a
-    /// state in between: some parity pieces landed, others not).
+    /// What the crcs on record tell of a verified in-flight block (`None`: nothing).
     fn told_state(&self, v: &RowView, crcs: &RowCrcs, pos: Pos) -> Option<BlockVersion> {
         match self.layout.geometry().cell(pos) {
             Cell::Data(_) => {
@@ -585,7 +596,7 @@ impl Store {
                 } else if !pieces.iter().any(landed) {
                     Some(BlockVersion::Old)
                 } else {
-                    None
+                    Some(BlockVersion::Partial)
                 }
             }
             Cell::Empty => None,
@@ -676,6 +687,9 @@ impl Store {
                             }
                             old = false;
                         }
+                        BlockVersion::Partial => {
+                            unreachable!("only a running parity block is written in pieces")
+                        }
                     }
                     if !new {
                         if let Some(crc) = crc {
@@ -703,6 +717,40 @@ impl Store {
                         }
                         BlockVersion::Old => old = true,
                         BlockVersion::Torn => {}
+                        BlockVersion::Partial => {
+                            // Known in neither version, told in both, so the row is still
+                            // checked at every live offset as a known block checks it:
+                            // where the write did not touch it, its bytes on disk are both
+                            // versions' (inside the running parity's live ranges before
+                            // the write; elsewhere both are zeros, `dead_zero`); a piece
+                            // that did not land holds the old version's bytes (where they
+                            // were live); every piece is told in the new version by its
+                            // journaled crc (below).
+                            let bytes = &v.parity_raw[&pos];
+                            let disk_crc = |(a, z): (u64, u64)| {
+                                Told::Crc(crc32c::crc32c(&bytes[a as usize..z as usize]))
+                            };
+                            let live = intersect(&live_before(pos), &[(start, end)]);
+                            let mut untouched = live.clone();
+                            for &(a, z) in v.c.ranges.get(&pos).unwrap_or(&none) {
+                                crate::state::sub_range(&mut untouched, a, z);
+                            }
+                            for &(a, z, _) in &pieces {
+                                crate::state::sub_range(&mut untouched, a, z);
+                            }
+                            for &part in &untouched {
+                                vs[0].told.push((pos, rel(part), disk_crc(part)));
+                                vs[1].told.push((pos, rel(part), disk_crc(part)));
+                            }
+                            for &(a, z, crc) in &pieces {
+                                if crc32c::crc32c(&bytes[a as usize..z as usize]) == crc {
+                                    continue; // landed: its old bytes are gone
+                                }
+                                for part in intersect(&live, &[(a, z)]) {
+                                    vs[0].told.push((pos, rel(part), disk_crc(part)));
+                                }
+                            }
+                        }
                     }
                     if !new {
                         for &(a, z, crc) in &pieces {
