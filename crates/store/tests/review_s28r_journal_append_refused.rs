@@ -270,3 +270,90 @@ fn probe_rooms() {
         }
     }
 }
+
+/// Probe: the refused operation is a `put` replacing f, or a write inside a delayed window
+/// (its END after room came back); then reads, the next write and a reopen as above.
+#[test]
+#[ignore = "probe: put and window writes refused by a full journal, by hand"]
+fn probe_put_and_window_write() {
+    for (path, window) in [
+        (WritePath::Wcl, false),
+        (WritePath::Rmw, false),
+        (WritePath::Delayed, false),
+        (WritePath::Delayed, true),
+    ] {
+        for room_bytes in (0..800).step_by(40) {
+            let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+            let dir = scratch();
+            let store = init(dir.path(), CodeSpec::raid5(4), 5, path);
+            let old = splitmix_bytes(1, OLD_BYTES);
+            store.put("f", &old).unwrap();
+            for i in 0..GROW_ROUNDS {
+                store
+                    .put("x", &splitmix_bytes(100 + i as u64, GROW_FILE_BYTES))
+                    .unwrap();
+                store.remove("x").unwrap();
+            }
+            let journal_bytes = std::fs::metadata(dir.path().join("journal")).unwrap().len();
+            let new = splitmix_bytes(2, 9_000);
+            let token = window.then(|| store.delayed_start("f").unwrap());
+            set_file_size_limit(journal_bytes + room_bytes);
+            let refused = if window {
+                store.write("f", WRITE_AT_BYTES, &new[..WRITE_BYTES])
+            } else {
+                store.put("f", &new)
+            };
+            lift_file_size_limit();
+            let Err(why) = refused else {
+                println!("PROBE {path:?} window {window} room {room_bytes}: not refused");
+                continue;
+            };
+            let mut notes = Vec::new();
+            let whole_or_old = |got: &[u8]| {
+                if window {
+                    old_or_refused(got, &old, &new[..WRITE_BYTES])
+                } else if got == old.as_slice() || got == new.as_slice() {
+                    Ok(())
+                } else {
+                    Err(format!("{} bytes, neither old nor new whole", got.len()))
+                }
+            };
+            match store.get("f") {
+                Ok(got) => {
+                    if let Err(e) = whole_or_old(&got) {
+                        notes.push(format!("read after: {e}"));
+                    }
+                }
+                Err(e) => notes.push(format!("read after failed: {e}")),
+            }
+            if let Some(t) = &token {
+                if let Err(e) = store.delayed_end(t) {
+                    notes.push(format!("END: {e}"));
+                }
+            }
+            let next = splitmix_bytes(3, 2_000);
+            match store.write("f", 1_000, &next) {
+                Ok(()) => {}
+                Err(e) => notes.push(format!("next write: {e}")),
+            }
+            drop(store);
+            match exaraid_store::Store::open(dir.path()).and_then(|s| s.get("f")) {
+                Ok(got) => {
+                    let mut a = old.clone();
+                    a[1_000..3_000].copy_from_slice(&next);
+                    let mut b = new.clone();
+                    b[1_000..3_000].copy_from_slice(&next);
+                    if !window && got != a && got != b {
+                        notes.push(format!("reopen read {} bytes, neither", got.len()));
+                    }
+                }
+                Err(e) => notes.push(format!("reopen: {e}")),
+            }
+            println!(
+                "PROBE {path:?} window {window} room {room_bytes}: refused ({}) | {}",
+                &why.to_string()[..60.min(why.to_string().len())],
+                notes.join(" | ")
+            );
+        }
+    }
+}
