@@ -208,7 +208,6 @@ fn journal_full_then_room_again(path: WritePath, room_bytes: u64) -> Option<Outc
 
 /// No read of the refused write's range gives a byte no write put there.
 #[test]
-#[ignore = "OPEN: review s28r R28-1"]
 fn a_wcl_write_refused_by_a_full_journal_never_makes_a_later_read_of_its_range_wrong() {
     let o = journal_full_then_room_again(WritePath::Wcl, 0).expect("the write is refused");
     if let Err(e) = o.read_after {
@@ -221,7 +220,6 @@ fn a_wcl_write_refused_by_a_full_journal_never_makes_a_later_read_of_its_range_w
 
 /// The store stays openable and reads every acknowledged byte after the process goes on.
 #[test]
-#[ignore = "OPEN: review s28r R28-1"]
 fn a_write_refused_by_a_full_journal_leaves_the_store_openable_with_every_acknowledged_byte() {
     let mut problems = Vec::new();
     for (path, room_bytes) in [

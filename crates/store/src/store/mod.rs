@@ -4658,7 +4658,7 @@ impl Store {
             }
             let size_before_bytes = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
             let crcs = self.write_crcs(&plans, file, offset_bytes, data);
-            self.journal(
+            let journaled = self.journal(
                 &mut core,
                 Rec::Input(Input::Write {
                     file,
@@ -4669,7 +4669,20 @@ impl Store {
                         && self.write_crcs_journaled(crate::state::WriteCrcsJournaled::Data),
                 }),
                 false,
-            )?;
+            );
+            if let Err(e) = journaled {
+                // Not on record (a full metadata disk): forget the write as a refused
+                // reservation does, and run the timers' plans. Why (review s28r R28-1):
+                // left in the planner, its plans never ran, yet a WCL lookup named its cache
+                // slots as the newest bytes (a read returned bytes no write put, with
+                // success) and the journal's next completions named plan ids a replay never
+                // gives (the store no longer opened).
+                core.strategy = replay(self.kind, &self.layout, self.config, &core.state.inputs)?.0;
+                let tick_plans = self.admit(tick_plans);
+                drop(core);
+                self.run_plans(tick_plans, None)?;
+                return Err(e);
+            }
             let refusal = exec::Refusal {
                 then_dropped: plans.iter().map(|p| p.id).collect(),
                 file,
@@ -4679,7 +4692,24 @@ impl Store {
                 input_index: core.state.inputs.len() - 1,
             };
             if let Some(crcs) = crcs {
-                self.journal(&mut core, Rec::WriteCrcs(crcs), false)?;
+                if let Err(e) = self.journal(&mut core, Rec::WriteCrcs(crcs), false) {
+                    // The write is on record, its crcs are not: none of its plans may run
+                    // (the next open takes a write with no crcs after its input as never
+                    // begun: `cache_write_without_its_crcs`), and no replay forgets it. On
+                    // the cache paths this process's planner then names cache slots nobody
+                    // wrote as the newest bytes (review s28r R28-1): poisoned, the store
+                    // reads and changes nothing more until it is reopened. rmw plans keep
+                    // no bytes of their own in the planner: its plans stay in flight unrun,
+                    // and reads, later writes and the next open are right (the review's
+                    // control scene), so rmw goes on.
+                    if self.kind != StrategyKind::Rmw {
+                        self.poisoned.store(true, Ordering::SeqCst);
+                        return Err(e.with_context(
+                            "the write was refused, nothing of it was written; reopen the store (it recovers on open)",
+                        ));
+                    }
+                    return Err(e);
+                }
             }
             // Before any of its plans can run (they are admitted below, under this lock): a
             // later plan that records a loss finds the write in flight. Ids are given in
