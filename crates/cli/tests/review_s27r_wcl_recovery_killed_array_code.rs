@@ -103,8 +103,9 @@ fn two_crashes_read_every_byte(
 
 const XCODE: &[&str] = &["--oss", "5", "--code", "xcode", "--p", "5"];
 
+/// Fixed in session 28 (s28b): `fits_rewritten_in_part_by_a_recovery` (see
+/// `s28b_wcl_array_recovery_killed_in_parity_rewrite.rs`).
 #[test]
-#[ignore = "OPEN: review s27r R27-2"]
 fn a_wcl_xcode_recovery_killed_at_a_torn_settle_block_never_loses_acknowledged_bytes() {
     two_crashes_read_every_byte(XCODE, Some("settle-torn-block:5")).unwrap();
 }

@@ -94,6 +94,9 @@ struct Version {
     /// Columns holding an in-flight block of the row: the others hold the same bytes in
     /// both versions (`cross_version_check`).
     moving: BTreeSet<usize>,
+    /// A known position in an erased column counts as a check where the erased columns
+    /// reach the tolerance (`fits_rewritten_in_part_by_a_recovery` only).
+    known_in_erased_checks: bool,
 }
 
 /// The cut write's journaled crcs a power cut left on record (see `cut_row_crcs`).
@@ -348,6 +351,9 @@ impl Store {
         let mut explaining = explaining.into_iter();
         let (Some((col, d)), None, false) = (explaining.next(), explaining.next(), ambiguous)
         else {
+            if self.fits_rewritten_in_part_by_a_recovery(v, &crcs, &choices) {
+                return CutRowStale::Agrees;
+            }
             return CutRowStale::Unlocated;
         };
         let fixes = (0..g.rows)
@@ -356,6 +362,118 @@ impl Store {
             .map(|p| (p, d.element(p).to_vec()))
             .collect();
         CutRowStale::Located(fixes)
+    }
+
+    /// Does block row `v.i` fit, checked, a world where a recovery before this one decided
+    /// the row and was killed part way through rewriting its running parity from the decided
+    /// data (`decide_cache_stripe`; all of it rewritten is `decided_by_a_recovery_before`)?
+    /// Why (s28b, review s27r R27-2): that rewrite encodes the data as the recovery decided
+    /// it (each in-flight block old or new as it stands, a first write's bytes masked to
+    /// zeros), so on an array code it turns the in-flight running parity blocks whose
+    /// chains mix such blocks into blocks of neither version of the write, one at a time; a
+    /// kill between two of them left some of that third kind beside others still of the
+    /// write's old or new version, no world fitted, and every acknowledged cached byte of
+    /// the row was recorded LOST by two crashes alone (xcode: all 15 blocks of a stripe).
+    ///
+    /// Which blocks: an in-flight running parity block that verifies, that the write's
+    /// crcs do not tell new, whose payload is, whole, the encode of the data as it stands
+    /// (every data block verified, masked to its acknowledged bytes), and whose chain holds
+    /// an in-flight data block told new over acknowledged bytes (the encode is off the old
+    /// version) and one not told new or written in part over unacknowledged bytes (off the
+    /// new one). The cut write alone never leaves such a block: it writes the old one's
+    /// update by its own delta (unless the deltas cancel on the chain). Each is taken as
+    /// unknown in both versions (as a torn one: the crcs still tell its new version), and
+    /// the row must then fit a world, checked: every known position agrees with the decode.
+    /// On an array code an erased column still holds known positions beside the unknown
+    /// block (the recovery rewrote only its parity block): they are the check where the
+    /// erased columns reach the tolerance (`Version::known_in_erased_checks`). Not a proof
+    /// against every stale column: one whose error the decode moves into the unknown blocks
+    /// alone passes it (a limit, docs/store.md). Asked only where the row would otherwise be
+    /// LOST (`Unlocated`).
+    fn fits_rewritten_in_part_by_a_recovery(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        choices: &[(Pos, Vec<BlockVersion>)],
+    ) -> bool {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let (start, end) = (v.i * block, (v.i + 1) * block);
+        let data_verified = g
+            .data_pos
+            .iter()
+            .all(|p| v.held.get(p).is_none_or(|h| h[v.i] == Held::Verified));
+        if !data_verified || g.parity_pos.is_empty() {
+            return false;
+        }
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        slice_stripe_into(v.buf, start..end, &mut row);
+        if self.code.encode(&mut row).is_err() {
+            return false;
+        }
+        let choice = |p: &Pos| choices.iter().find(|(c, _)| c == p).map(|(_, s)| &s[..]);
+        let rewritten: BTreeSet<Pos> = (g.parity_pos.iter().enumerate())
+            .filter(|(_, p)| choice(p).is_some_and(|s| s != [BlockVersion::New]))
+            .filter(|(_, p)| v.held.get(p).is_some_and(|h| h[v.i] == Held::Verified))
+            .filter(|(_, p)| {
+                v.parity_raw
+                    .get(p)
+                    .is_some_and(|r| r[start..end] == *row.element(**p))
+            })
+            .filter(|(q, _)| {
+                // Per in-flight data term of the chain: did it move the decided block off
+                // the old version (new bytes over acknowledged ones), and does it keep it
+                // off the new one (not landed, or a first write the decided data masks)?
+                let (mut off_old, mut off_new) = (false, false);
+                for t in &g.parity_terms[*q] {
+                    let d = g.data_pos[t.data];
+                    let Some(states) = choice(&d) else {
+                        continue; // not in flight in this row
+                    };
+                    let none: Ranges = Vec::new();
+                    let cut = intersect(
+                        v.c.ranges.get(&d).unwrap_or(&none),
+                        &[(start as u64, end as u64)],
+                    );
+                    let acked = v.acked.get(&d).unwrap_or(&none);
+                    let over_acked = !intersect(&cut, acked).is_empty();
+                    let first_part = cut.iter().any(|&(a, z)| !outside(acked, a, z).is_empty());
+                    let landed = states == [BlockVersion::New];
+                    off_old |= landed && over_acked;
+                    off_new |= !landed || first_part;
+                }
+                off_old && off_new
+            })
+            .map(|(_, p)| *p)
+            .collect();
+        if rewritten.is_empty() {
+            return false;
+        }
+        let choices: Vec<(Pos, Vec<BlockVersion>)> = (choices.iter())
+            .map(|(p, s)| match rewritten.contains(p) {
+                true => (*p, vec![BlockVersion::Torn]),
+                false => (*p, s.clone()),
+            })
+            .collect();
+        let Some((assignments, _)) = self.checkable_assignments(&choices) else {
+            return false;
+        };
+        assert!(assignments.len() <= 1 << ASSIGNED_BLOCKS_MAX);
+        assignments.iter().any(|a| {
+            let mut versions = self.cut_row_versions(v, crcs, a);
+            for ver in &mut versions {
+                ver.known_in_erased_checks = true;
+            }
+            let mut checked = false;
+            for ver in &versions {
+                match self.version_check(ver, None) {
+                    None => {}
+                    Some(None) => return false,
+                    Some(Some(_)) => checked = true,
+                }
+            }
+            checked || matches!(self.cross_version_check(&versions, None), Some(Some(_)))
+        })
     }
 
     /// Is block row `v.i` as it stands on disk a codeword whose every running parity block is,
@@ -648,6 +766,7 @@ impl Store {
             live: BTreeMap::new(),
             start_bytes: start,
             moving: assigned.keys().map(|p| p.col).collect(),
+            known_in_erased_checks: false,
         });
         for pos in (0..g.rows)
             .flat_map(|row| (0..g.cols).map(move |col| Pos { row, col }))
@@ -852,7 +971,10 @@ impl Store {
             .iter()
             .filter(|(p, ..)| erased.contains(&p.col))
             .collect();
-        if erased.len() > self.tolerance() || (erased.len() == self.tolerance() && told.is_empty())
+        let known_in_erased = ver.known_in_erased_checks
+            && (ver.known.iter()).any(|(p, &k)| k && erased.contains(&p.col));
+        if erased.len() > self.tolerance()
+            || (erased.len() == self.tolerance() && told.is_empty() && !known_in_erased)
         {
             return None;
         }
