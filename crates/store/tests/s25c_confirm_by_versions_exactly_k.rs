@@ -58,7 +58,8 @@
 //! on raid6 and rs 4+2: a column of unknown place costs two parity equations and the dead
 //! one a third (2e + f <= m fails), beyond the tolerance, named LOST, the crash adding
 //! nothing (asserted at every cut). On rs 4+3 the faults alone are within the tolerance and
-//! still lose the row: OPEN, `rs_4_3_a_stale_cache_element_beside_one_dead_column_alone_loses_nothing`.
+//! still lost the row: fixed in s28d (`rs_4_3_a_stale_cache_element_beside_one_dead_column_alone_loses_nothing`);
+//! some power cuts beside them still lose it there (OPEN, ignored test at the end).
 
 mod common;
 #[path = "common/powercut.rs"]
@@ -128,9 +129,21 @@ fn write_on_record(dir: &Path, from_bytes: u64) -> bool {
     false
 }
 
-/// Runs the scene; returns the power cuts checked and the blocks the two faults alone (the
-/// stale element and the dead column, no write cut) lose.
-fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> (usize, Vec<usize>) {
+/// What one run of the scene found.
+struct Found {
+    /// Power cuts checked.
+    points: usize,
+    /// The blocks the two faults alone (the stale element and the dead column, no write
+    /// cut) lose.
+    faults_alone_lost: Vec<usize>,
+    /// The power cuts that left the stale element on disk and lost blocks past what the two
+    /// faults alone lose (each named, with those blocks).
+    lost_past_faults_alone: Vec<String>,
+}
+
+/// Runs the scene (see the module docs): every block reads right or is named LOST, at every
+/// power cut (panics otherwise).
+fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> Found {
     exaraid_store::torture::run_steps_in_plan_order_in_this_process();
     let top = scratch();
     let dir = top.path().join("store");
@@ -201,6 +214,7 @@ fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> (u
 
     let images = cut.images();
     let mut points = 0;
+    let mut lost_past_faults_alone = Vec::new();
     for_each_power_cut(&images, |point| {
         let what = format!("{code} failed {failed:?} torn {torn}: {}", point.what());
         let laid = top.path().join("try");
@@ -241,10 +255,9 @@ fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> (u
             let more: Vec<&usize> = (lost.iter())
                 .filter(|at| !faults_alone_lost.contains(at))
                 .collect();
-            assert!(
-                more.is_empty(),
-                "{what}: the stale element back: lost {more:?} past what the two faults alone lose"
-            );
+            if !more.is_empty() {
+                lost_past_faults_alone.push(format!("{what}: lost {more:?}"));
+            }
         } else {
             assert!(
                 lost.is_empty(),
@@ -258,52 +271,104 @@ fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, torn: bool) -> (u
         "{code} failed {failed:?} torn {torn}: {} images, {points} power cuts checked",
         images.len()
     );
-    (points, faults_alone_lost)
+    Found {
+        points,
+        faults_alone_lost,
+        lost_past_faults_alone,
+    }
+}
+
+/// The crash adds no loss to the stale element and the dead column: every power cut that
+/// left the stale element on disk loses no block the two faults alone do not lose.
+fn assert_the_crash_adds_no_loss(found: &Found) {
+    assert!(
+        found.lost_past_faults_alone.is_empty(),
+        "the stale element back, blocks lost past what the two faults alone lose:\n{}",
+        found.lost_past_faults_alone.join("\n")
+    );
+}
+
+/// raid6 and rs 4+2: the stale element and the dead column alone are past the tolerance
+/// (the row LOST, named); a power cut beside them adds no loss.
+fn beyond_the_tolerance_the_crash_adds_no_loss(code: CodeSpec, torn: bool) {
+    let found = overwrite_cut_beside_stale_cache_and_failed(code, torn);
+    assert!(found.points > 1);
+    assert_the_crash_adds_no_loss(&found);
 }
 
 #[test]
 fn raid6_a_cut_overwrite_beside_a_stale_cache_element_and_a_dead_column_never_reads_wrong() {
-    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::raid6(4), false).0 > 1);
+    beyond_the_tolerance_the_crash_adds_no_loss(CodeSpec::raid6(4), false);
 }
 
 #[test]
 fn rs_4_2_a_cut_overwrite_beside_a_stale_cache_element_and_a_dead_column_never_reads_wrong() {
-    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 2), false).0 > 1);
+    beyond_the_tolerance_the_crash_adds_no_loss(CodeSpec::rs(4, 2), false);
 }
 
 #[test]
 fn raid6_a_cut_overwrite_torn_beside_a_stale_element_and_a_dead_column_never_reads_wrong() {
-    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::raid6(4), true).0 > 1);
+    beyond_the_tolerance_the_crash_adds_no_loss(CodeSpec::raid6(4), true);
 }
 
 #[test]
 fn rs_4_2_a_cut_overwrite_torn_beside_a_stale_element_and_a_dead_column_never_reads_wrong() {
-    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 2), true).0 > 1);
+    beyond_the_tolerance_the_crash_adds_no_loss(CodeSpec::rs(4, 2), true);
 }
 
 /// rs 4+3 tolerates three: the dead column and the torn block leave one erasure to check
-/// with, so the row was checked there before s26b as well (a pin of the same scene).
+/// with, so the row was checked there before s26b as well (a pin of the same scene). Every
+/// block reads right or is named LOST at every power cut. (Until s28d this test also held
+/// the crash to the faults alone's loss, which was the whole row; since the faults alone
+/// lose nothing, that is `rs_4_3_a_cut_overwrite_beside_a_stale_element_and_a_dead_column_loses_nothing_past_the_faults_alone`.)
 #[test]
 fn rs_4_3_a_cut_overwrite_torn_beside_a_stale_element_and_a_dead_column_never_reads_wrong() {
-    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 3), true).0 > 1);
+    assert!(overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 3), true).points > 1);
 }
 
-/// s27e, OPEN: the two faults alone (no write cut, no power cut) on rs 4+3, a stale cache
-/// element and one dead column, are within what the code can place (2e + f = 3 <= m = 3:
-/// the dead column erased and each other column erased in turn, one equation is left to
-/// tell the stale one), yet the flush names elements 0, 1 and 2 LOST ("its WCL cache
-/// stripe's running parity disagrees with its data and no single stale column explains
-/// it"; element 2: "its cache copy is unreadable beyond the code's tolerance"). Cause:
-/// `check_erased_rows` (stale_cache.rs) decodes a block row with erased columns and checks
-/// it, but never erases one more column to locate a stale one beside them; rows without
-/// erasures are located. raid6 and rs 4+2 lose the same row there rightly (2e + f = 3 > 2).
+/// s27e's OPEN, fixed in s28d: the two faults alone (no write cut, no power cut) on rs 4+3,
+/// a stale cache element and one dead column, are within what the code can place (2e + f =
+/// 3 <= m = 3: the dead column erased and each other column erased in turn, one equation is
+/// left to tell the stale one). On b97f293 the flush named elements 0, 1 and 2 LOST ("its
+/// WCL cache stripe's running parity disagrees with its data and no single stale column
+/// explains it"; element 2: "its cache copy is unreadable beyond the code's tolerance"):
+/// "a stale cache element and one dead column on rs 4+3 lost blocks at [0, 4096, 8192]".
+/// Cause: `check_erased_rows` (stale_cache.rs) decoded a block row with erased columns and
+/// checked it, but never erased one more column to locate a stale one beside them
+/// (`locate_beside_erased` now does). raid6 and rs 4+2 lose the same row there rightly
+/// (2e + f = 3 > 2).
 #[test]
-#[ignore = "OPEN (s27e): check_erased_rows never locates a stale cache column beside an erased one (rs 4+3: within the tolerance, LOST)"]
 fn rs_4_3_a_stale_cache_element_beside_one_dead_column_alone_loses_nothing() {
-    let (_, faults_alone_lost) =
-        overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 3), false);
+    let found = overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 3), false);
     assert!(
-        faults_alone_lost.is_empty(),
-        "a stale cache element and one dead column on rs 4+3 lost blocks at {faults_alone_lost:?}"
+        found.faults_alone_lost.is_empty(),
+        "a stale cache element and one dead column on rs 4+3 lost blocks at {:?}",
+        found.faults_alone_lost
     );
+}
+
+/// OPEN (s28d): rs 4+3, the same two faults and the overwrite cut by a power cut that left
+/// the stale element on disk. Within the tolerance with the write's journaled crcs, and the
+/// faults alone lose nothing, but the power cuts after the overwrite's data block and its
+/// first running parity block landed, before the other two (mutating call 14, torn or not),
+/// lose elements 0, 1 and 2 ("recovery could not tell its true bytes ... too few columns
+/// left to tell"). `stale_beside_cut` checks each version of the row apart: the old one
+/// erases the overwritten block, its first parity block, the dead column and the stale one
+/// (4 > 3), the new one its last two parity blocks, the dead and the stale column (4 > 3),
+/// and carrying the calm columns' decode from one into the other needs one of them
+/// decodable. Per byte the two versions together hold three equations (the new first
+/// parity, the old last two) for three unknowns (the overwritten bytes, the dead and the
+/// stale column), checked by the last two parity blocks' journaled crcs: a joint decode of
+/// both versions, not built. The cut before the first parity block (call 13) was the same
+/// until s28d carried the stale candidate's decode across (`cross_version_check`). On
+/// b97f293 these cuts lost the same blocks (then no more than the faults alone).
+#[test]
+#[ignore = "OPEN (s28d): rs 4+3, a cut overwrite beside a stale element and a dead column, cut after its first running parity block: each version one erasure short, no joint decode"]
+fn rs_4_3_a_cut_overwrite_beside_a_stale_element_and_a_dead_column_loses_nothing_past_the_faults_alone(
+) {
+    for torn in [false, true] {
+        let found = overwrite_cut_beside_stale_cache_and_failed(CodeSpec::rs(4, 3), torn);
+        assert!(found.points > 1);
+        assert_the_crash_adds_no_loss(&found);
+    }
 }

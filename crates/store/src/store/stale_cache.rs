@@ -20,9 +20,12 @@
 //! taken as erased; where exactly one column gives a stripe that satisfies every parity
 //! equation (and nothing outside that column's live ranges), that column is the stale one
 //! and the decode gives its right bytes (a code tolerating two failures or more; like the
-//! home scrub's repair, it assumes one stale column). Otherwise the data of that block
-//! of the cache stripe cannot be told, and is recorded lost (`STALE_CACHE`), never moved
-//! home as if it were right.
+//! home scrub's repair, it assumes one stale column). Beside erased columns (an OSS out of
+//! service, blocks that do not read) the same, with those columns erased in every decode,
+//! where the code has an equation left after one more erasure (s28d: rs 4+3 beside one
+//! erased column; never raid6 beside one, where every column's erasure fits). Otherwise
+//! the data of that block of the cache stripe cannot be told, and is recorded lost
+//! (`STALE_CACHE`), never moved home as if it were right.
 
 use super::*;
 
@@ -50,6 +53,12 @@ pub(super) struct StaleCheck {
     /// to check them with, so their data bytes are unproven (a stale element among them,
     /// or a failed column decoded through one, passes every checksum). Not a disagreement.
     pub(super) unchecked_blocks: BTreeSet<usize>,
+    /// Erased blocks `(pos, checksum block)` of block rows where a stale column was located
+    /// beside them (`check_erased_rows`, s28d): their right bytes, the whole block (zeros
+    /// outside live ranges), decoded with the stale column erased too. Their reader's own
+    /// decode would go through the stale column (on disk until a repair rewrites it) and
+    /// be refused by the equations left, or, with none left, be wrong.
+    pub(super) decoded: BTreeMap<(Pos, usize), Vec<u8>>,
 }
 
 impl StaleCheck {
@@ -89,6 +98,7 @@ impl CheckedCacheStripe {
         check.unlocated_blocks.retain(|i| !blocks.contains(i));
         check.bad_blocks.retain(|i| !blocks.contains(i));
         check.unchecked_blocks.retain(|i| !blocks.contains(i));
+        check.decoded.retain(|(_, i), _| !blocks.contains(i));
     }
 }
 
@@ -103,8 +113,10 @@ impl Store {
     /// many erased columns as the code tolerates: nothing would be left to check), and then
     /// the readable elements of those columns that differ from it are the stale ones
     /// (`fixes`; a code decodes whole columns, so this is the erased column's own fault,
-    /// one column as everywhere here); where it does not, the row is unlocated. The erased
-    /// blocks' own bytes are not in `fixes`: the caller's read of them decodes them.
+    /// one column as everywhere here); where it does not, one column more is erased in turn
+    /// to locate a stale one beside them (`locate_beside_erased`), else the row is
+    /// unlocated. The erased blocks' own bytes are not in `fixes`: the caller's read of them
+    /// decodes them, or takes `decoded` where a stale column was located beside them.
     pub(super) fn check_running_parity(
         &self,
         buf: &mut StripeBuf,
@@ -245,7 +257,9 @@ impl Store {
 
     /// `check_running_parity`'s block rows with erased elements (`erased_cols`: block row
     /// to the columns erased there): decoded with those columns erased, once per set of
-    /// columns, and checked (see `check_running_parity`).
+    /// columns, and checked (see `check_running_parity`). A row that decode does not
+    /// explain is located where the code has a column to spare for it
+    /// (`locate_beside_erased`), else unlocated.
     #[allow(clippy::too_many_arguments)]
     fn check_erased_rows(
         &self,
@@ -270,14 +284,14 @@ impl Store {
         for (cols, rows) in rows_of_set {
             let mut trial = buf.clone();
             let decoded = self.code.decode(&mut trial, &cols).is_ok();
+            let mut unexplained: Vec<usize> = Vec::new();
             for i in rows {
                 let (bs, be) = (i * block, ((i + 1) * block).min(e));
                 let explained = decoded
                     && !disagrees(&trial, i, None)
                     && cols.iter().all(|&c| outside_live_zero(&trial, c, bs, be));
                 if !explained {
-                    out.bad_blocks.insert(i);
-                    out.unlocated_blocks.insert(i);
+                    unexplained.push(i);
                     continue;
                 }
                 for &col in &cols {
@@ -296,6 +310,107 @@ impl Store {
                         }
                     }
                 }
+            }
+            if !unexplained.is_empty() {
+                self.locate_beside_erased(
+                    buf,
+                    live_of,
+                    erased,
+                    (&cols, &unexplained),
+                    out,
+                    disagrees,
+                    outside_live_zero,
+                );
+            }
+        }
+    }
+
+    /// Block rows `rows` with columns `cols` erased whose decode does not explain them
+    /// (s28d, s27e's rs 4+3 LOSS): each other column erased beside `cols` in turn, where
+    /// the code tolerates one more erasure than that and still has an equation left to
+    /// check the decode (`cols.len() + 2 <= tolerance`: a column of unknown place costs two
+    /// equations, each erased one one). The one column whose erasure explains a row (every
+    /// parity equation holds, nothing outside live ranges, the erased columns' elements
+    /// that read agree) is its stale one: its live bytes that differ are `fixes`, and the
+    /// erased blocks' decode is `decoded` (their reader's decode would go through the stale
+    /// column). No column, or two (never a guess; an MDS code with an equation to spare
+    /// cannot give two for one stale column), or no column to spare: unlocated. With no
+    /// equation left every column's erasure explains the row (rs 4+3 with two erased,
+    /// raid6 with one): that is the limit.
+    #[allow(clippy::too_many_arguments)]
+    fn locate_beside_erased(
+        &self,
+        buf: &StripeBuf,
+        live_of: &dyn Fn(Pos) -> Vec<(u64, u64)>,
+        erased: &BTreeSet<(Pos, usize)>,
+        (cols, rows): (&[usize], &[usize]),
+        out: &mut StaleCheck,
+        disagrees: &dyn Fn(&StripeBuf, usize, Option<usize>) -> bool,
+        outside_live_zero: &dyn Fn(&StripeBuf, usize, usize, usize) -> bool,
+    ) {
+        let g = self.layout.geometry();
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        assert!(!rows.is_empty() && !cols.is_empty());
+        let mut explained_by: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut trials: BTreeMap<usize, StripeBuf> = BTreeMap::new();
+        if cols.len() + 2 <= self.tolerance() {
+            for candidate in (0..g.cols).filter(|c| !cols.contains(c)) {
+                let mut with: Vec<usize> = cols.to_vec();
+                with.push(candidate);
+                with.sort_unstable();
+                let mut trial = buf.clone();
+                if self.code.decode(&mut trial, &with).is_err() {
+                    continue;
+                }
+                for &i in rows {
+                    let (bs, be) = (i * block, ((i + 1) * block).min(e));
+                    // An erased column's elements that read (an array code's other rows)
+                    // are checks too: one that differs would be a second stale column.
+                    let erased_cols_agree = cols.iter().all(|&col| {
+                        (0..g.rows).all(|row| {
+                            let p = Pos { row, col };
+                            erased.contains(&(p, i))
+                                || trial.element(p)[bs..be] == buf.element(p)[bs..be]
+                        })
+                    });
+                    if !disagrees(&trial, i, None)
+                        && erased_cols_agree
+                        && with.iter().all(|&c| outside_live_zero(&trial, c, bs, be))
+                    {
+                        explained_by.entry(i).or_default().push(candidate);
+                    }
+                }
+                if explained_by.values().any(|v| v.contains(&candidate)) {
+                    trials.insert(candidate, trial);
+                }
+            }
+        }
+        for &i in rows {
+            out.bad_blocks.insert(i);
+            let Some(&[col]) = explained_by.get(&i).map(|v| v.as_slice()) else {
+                out.unlocated_blocks.insert(i);
+                continue;
+            };
+            let trial = &trials[&col];
+            let (bs, be) = (i * block, ((i + 1) * block).min(e));
+            for row in 0..g.rows {
+                let p = Pos { row, col };
+                for (a, z) in live_of(p) {
+                    let (a, z) = ((a as usize).max(bs), (z as usize).min(be));
+                    if a < z && trial.element(p)[a..z] != buf.element(p)[a..z] {
+                        out.fixes
+                            .push((p, a as u64, trial.element(p)[a..z].to_vec()));
+                    }
+                }
+            }
+            for &(p, _) in erased.iter().filter(|&&(_, j)| j == i) {
+                assert!(
+                    cols.contains(&p.col),
+                    "an erased block of this row's columns"
+                );
+                out.decoded
+                    .insert((p, i), trial.element(p)[bs..be].to_vec());
             }
         }
     }
@@ -545,6 +660,9 @@ impl Store {
             .unlocated_blocks
             .retain(|i| !unchecked_blocks.contains(i));
         check.bad_blocks.retain(|i| !unchecked_blocks.contains(i));
+        check
+            .decoded
+            .retain(|(_, i), _| !unchecked_blocks.contains(i));
         check.unchecked_blocks = unchecked_blocks;
         Ok(Some(CheckedCacheStripe {
             chunks: chunks.clone(),
@@ -587,10 +705,20 @@ impl Store {
             return false;
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        if (o / block..(o + n).div_ceil(block)).any(|i| c.erased.contains(&(pos, i as usize))) {
-            return false; // did not read: its reader decodes it
-        }
         bytes.copy_from_slice(&c.read.element(pos)[o as usize..(o + n) as usize]);
+        for i in o / block..(o + n).div_ceil(block) {
+            if !c.erased.contains(&(pos, i as usize)) {
+                continue;
+            }
+            // Did not read: its reader decodes it, unless the check located a stale column
+            // beside it (then that decode would go through the stale column).
+            let Some(right) = c.check.decoded.get(&(pos, i as usize)) else {
+                return false;
+            };
+            let (s, t) = ((i * block).max(o), ((i + 1) * block).min(o + n));
+            bytes[(s - o) as usize..(t - o) as usize]
+                .copy_from_slice(&right[(s - i * block) as usize..(t - i * block) as usize]);
+        }
         true
     }
 
@@ -855,7 +983,9 @@ impl Store {
             }
         }
         for (i, cols) in cols_of_row {
-            let mut trial = checked.read.clone();
+            // From the bytes with the located stale ones corrected: a stale column beside
+            // the erased ones (s28d) would give them wrong bytes.
+            let mut trial = buf.clone();
             let cols: Vec<usize> = cols.into_iter().collect();
             if self.code.decode(&mut trial, &cols).is_err() {
                 return Err(err);

@@ -897,6 +897,15 @@ impl Store {
     /// write's crcs: a stale column makes the carried decode wrong, and the other version's
     /// decode then disagrees with a known column or with what the crcs tell. `None`: not
     /// checkable this way either.
+    ///
+    /// The column taken as wrong (`extra`) is carried too where it holds no in-flight block
+    /// (s28d): its right bytes, like a failed column's, are the same before and after the
+    /// write, so the other version knows them and checks them (with the write's crcs). Not
+    /// carried, it stayed erased in both versions: rs 4+3, a write cut with only its data
+    /// block landed, a stale column beside one dead column, had each version one erasure
+    /// short of a check (the old version erases the overwritten block, the dead and the
+    /// stale column; the new one its three running parity blocks beside them), and a
+    /// stale element within the tolerance was recorded LOST with the row.
     fn cross_version_check(
         &self,
         versions: &[Version; 2],
@@ -907,8 +916,10 @@ impl Store {
                 continue;
             };
             let carried: Vec<usize> = (erased.iter().copied())
-                .filter(|col| Some(*col) != extra && !versions[from].moving.contains(col))
+                .filter(|col| !versions[from].moving.contains(col))
                 .collect();
+            // Still taken as wrong in the other version where not carried (it moves there).
+            let extra = extra.filter(|col| !carried.contains(col));
             if carried.is_empty() {
                 continue;
             }
