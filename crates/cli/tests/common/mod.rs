@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test file uses a different subset
 
 pub mod torture_scene;
+pub mod zone_slots;
 
 use std::io::Write;
 use std::path::Path;

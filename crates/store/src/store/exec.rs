@@ -3840,13 +3840,25 @@ impl Store {
                         let blocks = from / block..(from + n).div_ceil(block);
                         let bad = self.unconfirmed_cache_blocks(oss, key, &whole, &live, blocks);
                         if !bad.is_empty() {
+                            // Named by file bytes, with what was shown to work (s28e: "write
+                            // these bytes again" was refused with this same message; that
+                            // refused write records the bytes lost, after which a write of
+                            // each lost range works).
+                            let file_bytes = match self.layout.file_offset_of(element) {
+                                Some(a) => {
+                                    let a = a + done as u64;
+                                    format!(" (file bytes {a}..{})", a + n as u64)
+                                }
+                                None => String::new(),
+                            };
                             return Err(StoreError::DataLost(format!(
-                                "{} stripe {} bytes {from}..{} of the element at row {} column {} in the cache zone of OSS {oss}: blocks {bad:?} fail their checksum, and the bytes rebuilt from the cache stripe's parity do not match it either (data and parity disagree there); write these bytes again",
+                                "{} stripe {} bytes {from}..{} of the element at row {} column {}{file_bytes} in the cache zone of OSS {oss}: blocks {bad:?} fail their checksum, and the bytes rebuilt from the cache stripe's parity do not match them either (data and parity disagree there: rot beside a stale element, an OSS that lost a write; which bytes are right cannot be told); nothing was recorded by this read. A write of these bytes is refused with this message and records them lost; then write each lost range again from your own copy (`exaraid store status {}` lists them), which works",
                                 self.file_name_in(core, file),
                                 element.stripe,
                                 from + n,
                                 element.pos.row,
-                                element.pos.col
+                                element.pos.col,
+                                self.dir.display()
                             )));
                         }
                     }

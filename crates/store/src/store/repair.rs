@@ -2630,8 +2630,11 @@ impl Store {
         if unconfirmed.is_empty() {
             return Ok(element);
         }
+        // What was wrong and what was shown to work (s28e: "write these bytes again" alone
+        // did not say that a write is refused first, recording the bytes lost).
         Err(StoreError::DataLost(format!(
-            "blocks {unconfirmed:?} fail their checksum and the bytes rebuilt from the cache stripe's parity do not match it either (data and parity disagree there): not repaired; write these bytes again"
+            "blocks {unconfirmed:?} fail their checksum and the bytes rebuilt from the cache stripe's parity do not match them either (data and parity disagree there: rot beside a stale element, an OSS that lost a write; which bytes are right cannot be told): not repaired, nothing recorded. A write of the file's bytes there is refused and records those that cannot be told lost; then write each lost range again from your own copy (`exaraid store status {}` lists them), which works",
+            self.dir.display()
         )))
     }
 
