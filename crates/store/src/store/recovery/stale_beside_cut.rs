@@ -121,6 +121,15 @@ pub(super) struct RowView<'a> {
     pub(super) parity_live: &'a [Ranges],
 }
 
+impl RowView<'_> {
+    /// Every data block of this block row verified its checksum (or holds nothing on record).
+    fn data_verified(&self, g: &exaraid_codes::Geometry) -> bool {
+        g.data_pos
+            .iter()
+            .all(|p| self.held.get(p).is_none_or(|h| h[self.i] == Held::Verified))
+    }
+}
+
 /// Most in-flight blocks of one row whose versions the crcs do not tell that are enumerated
 /// in full (2^n worlds); past it only the worlds some version can check are, at most
 /// 2^ASSIGNED_BLOCKS_MAX of them (`checkable_assignments`), else the row is lost.
@@ -399,10 +408,7 @@ impl Store {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
         let (start, end) = (v.i * block, (v.i + 1) * block);
-        let data_verified = g
-            .data_pos
-            .iter()
-            .all(|p| v.held.get(p).is_none_or(|h| h[v.i] == Held::Verified));
+        let data_verified = v.data_verified(g);
         if !data_verified || g.parity_pos.is_empty() {
             return false;
         }
@@ -496,10 +502,7 @@ impl Store {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
         let (start, end) = (v.i * block, (v.i + 1) * block);
-        let data_verified = g
-            .data_pos
-            .iter()
-            .all(|p| v.held.get(p).is_none_or(|h| h[v.i] == Held::Verified));
+        let data_verified = v.data_verified(g);
         let parity_read = g.parity_pos.iter().all(|p| {
             v.parity_raw.contains_key(p) && v.held.get(p).is_some_and(|h| h[v.i] != Held::Absent)
         });
