@@ -956,7 +956,9 @@ impl Store {
                 }
             };
             // The newest copy of each column (a move home already executed but not yet
-            // heard by the planner reads home: see `lookup_newest`).
+            // heard by the planner reads home: see `lookup_newest`); checked under the lock
+            // a poisoning takes (see `read_to`).
+            self.check_readable()?;
             let extents = self.lookup_newest(c, file, stripe * sdb, sdb)?;
             let unprotected: Vec<_> = self
                 .unprotected_now(c)

@@ -4693,22 +4693,20 @@ impl Store {
             };
             if let Some(crcs) = crcs {
                 if let Err(e) = self.journal(&mut core, Rec::WriteCrcs(crcs), false) {
-                    // The write is on record, its crcs are not: none of its plans may run
-                    // (the next open takes a write with no crcs after its input as never
-                    // begun: `cache_write_without_its_crcs`), and no replay forgets it. On
-                    // the cache paths this process's planner then names cache slots nobody
-                    // wrote as the newest bytes (review s28r R28-1): poisoned, the store
-                    // reads and changes nothing more until it is reopened. rmw plans keep
-                    // no bytes of their own in the planner: its plans stay in flight unrun,
-                    // and reads, later writes and the next open are right (the review's
-                    // control scene), so rmw goes on.
-                    if self.kind != StrategyKind::Rmw {
-                        self.poisoned.store(true, Ordering::SeqCst);
-                        return Err(e.with_context(
-                            "the write was refused, nothing of it was written; reopen the store (it recovers on open)",
-                        ));
-                    }
-                    return Err(e);
+                    // The write is on record, its crcs are not: none of its plans may run (a
+                    // write with no crcs after its input is taken at the next open as never
+                    // begun or, at full tolerance, as cut right after its input, which
+                    // recovery handles), and no replay forgets it. Left going, this
+                    // process's planner would name cache slots nobody wrote as the newest
+                    // bytes (WCL, review s28r R28-1), and on rmw the state would hold the
+                    // write's size and written runs without its bytes (a read of an
+                    // extension read never-written slots: review of the fix). Poisoned, the
+                    // store reads and changes nothing more until it is reopened; reads
+                    // check that under the core lock (`read_to`).
+                    self.poisoned.store(true, Ordering::SeqCst);
+                    return Err(e.with_context(
+                        "the write was refused, nothing of it was written; reopen the store (it recovers on open)",
+                    ));
                 }
             }
             // Before any of its plans can run (they are admitted below, under this lock): a

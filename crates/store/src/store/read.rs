@@ -1134,6 +1134,11 @@ impl Store {
                         .collect()
                 };
                 let mut core = self.core.lock();
+                // Again under the lock a poisoning takes: a write refused after its input
+                // went on record poisons the store and leaves its plans, never to run, in the
+                // planner (review of R28-1's fix), whose lookup would name its unwritten
+                // cache slots as the newest bytes to a read that began before.
+                self.check_readable()?;
                 let ticket = self.locks.enqueue(stripes);
                 let extents = self.lookup_newest(&core, file, at, chunk)?;
                 // Never-written runs read as zeros, as `get` writes them without reading

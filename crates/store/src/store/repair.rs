@@ -2015,7 +2015,9 @@ impl Store {
                         // after the move read it was called corrupt and unrepairable while home
                         // held the bytes.
                         let core = self.core.lock();
-                        self.lookup_newest(&core, file, stripe * sdb, len)
+                        // Under the lock a poisoning takes (see `read_to`).
+                        self.check_readable()
+                            .and_then(|()| self.lookup_newest(&core, file, stripe * sdb, len))
                     })
                     .and_then(|extents| {
                         let extents: Vec<exaraid_plan::Extent> = extents

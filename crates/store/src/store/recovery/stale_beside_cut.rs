@@ -248,7 +248,13 @@ impl Store {
             };
             choices.push((p, states));
         }
-        let versions_told = choices.iter().all(|(_, states)| states.len() == 1);
+        // A block written in part (`Partial`) is told by its crcs, yet neither version of
+        // the write holds it whole: counted as not told here, as before s28c named it, so
+        // that an unchecked world beside it is not "decided as before" (lead, review of
+        // s28c's rule).
+        let versions_told = choices
+            .iter()
+            .all(|(_, states)| states.len() == 1 && !matches!(states[0], BlockVersion::Partial));
         // A wide write (more in-flight blocks than ASSIGNED_BLOCKS_MAX: rs 12+3 at 4 KiB)
         // returned `Agrees` here unchecked, and its stale element went home with success
         // (s22d). Blocks the crcs tell add no world, so the bound is on the others'.
@@ -357,10 +363,14 @@ impl Store {
                 }
             }
         }
+        // Asked only where no column explains the row: two explaining columns (or one
+        // ambiguous) are evidence of a stale column, which the rule cannot tell from a
+        // recovery's partial rewrite (lead, review of s28b's rule).
+        let none_explains = explaining.is_empty() && !ambiguous;
         let mut explaining = explaining.into_iter();
         let (Some((col, d)), None, false) = (explaining.next(), explaining.next(), ambiguous)
         else {
-            if self.fits_rewritten_in_part_by_a_recovery(v, &crcs, &choices) {
+            if none_explains && self.fits_rewritten_in_part_by_a_recovery(v, &crcs, &choices) {
                 return CutRowStale::Agrees;
             }
             return CutRowStale::Unlocated;
