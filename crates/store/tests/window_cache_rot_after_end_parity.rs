@@ -52,17 +52,11 @@ impl Hook for RotCacheAtParityWrite {
 fn a_window_cache_block_rotten_between_the_end_parity_and_the_move_reads_right() {
     let tmp = scratch();
     let dir = tmp.path();
-    let store = init(dir, CodeSpec::raid5(4), OSS, WritePath::Delayed);
-    let first = pattern(1, FIRST_BYTES);
-    store.write("f", 0, &first).unwrap();
-    let id = store.file_id("f").unwrap();
-    let layout = store.layout().clone();
-    store.close().unwrap();
-    let oss = layout.oss_of(id, 0, layout.geometry().data_pos[0].col);
+    let (first, cache_file) = store_first_bytes(dir);
     let new = pattern(2, WINDOW_BYTES);
     let hook = Arc::new(RotCacheAtParityWrite {
         armed: AtomicBool::new(false),
-        at: (cache_file(dir, oss), new[..64].to_vec()),
+        at: (cache_file, new[..64].to_vec()),
     });
     let store = open_wrapped(dir, &hook, &[], OpenOptions::default()).unwrap();
     let token = store.delayed_start("f").unwrap();
@@ -87,6 +81,52 @@ fn a_window_cache_block_rotten_between_the_end_parity_and_the_move_reads_right()
     store.close().unwrap();
 }
 
+/// A delayed raid5 store at `dir` holding `FIRST_BYTES` of file "f", closed: those bytes
+/// and the cache zone file of the OSS of the stripe's first data column (where the
+/// window's bytes go).
+fn store_first_bytes(dir: &std::path::Path) -> (Vec<u8>, PathBuf) {
+    let store = init(dir, CodeSpec::raid5(4), OSS, WritePath::Delayed);
+    let first = pattern(1, FIRST_BYTES);
+    store.write("f", 0, &first).unwrap();
+    let id = store.file_id("f").unwrap();
+    let layout = store.layout().clone();
+    store.close().unwrap();
+    let oss = layout.oss_of(id, 0, layout.geometry().data_pos[0].col);
+    (first, cache_file(dir, oss))
+}
+
+/// The background worker of `store` on a thread named `name`, serving: its stop flag and
+/// its thread.
+fn serve_in_the_background(
+    store: &Arc<Store>,
+    name: &str,
+) -> (
+    Arc<AtomicBool>,
+    std::thread::JoinHandle<Result<(), exaraid_store::StoreError>>,
+) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let worker = {
+        let (store, stop) = (store.clone(), stop.clone());
+        std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || store.serve_background(&stop))
+            .unwrap()
+    };
+    eventually("the worker serves", || store.serving_background());
+    (stop, worker)
+}
+
+/// A delayed window on "f" with `WINDOW_BYTES` written at `WINDOW_AT`: its token, those
+/// bytes and the file as it then reads.
+fn write_in_a_window(store: &Store, first: &[u8]) -> (String, Vec<u8>, Vec<u8>) {
+    let token = store.delayed_start("f").unwrap();
+    let new = pattern(2, WINDOW_BYTES);
+    store.write("f", WINDOW_AT as u64, &new).unwrap();
+    let mut model = first.to_vec();
+    model[WINDOW_AT..WINDOW_AT + WINDOW_BYTES].copy_from_slice(&new);
+    (token, new, model)
+}
+
 /// The cache zone file of OSS `oss` of the store at `dir`.
 fn cache_file(dir: &std::path::Path, oss: usize) -> PathBuf {
     dir.join(format!("oss-{oss}"))
@@ -105,31 +145,12 @@ fn cache_file(dir: &std::path::Path, oss: usize) -> PathBuf {
 fn scrub_and_read_in_the_gap_before_the_move_home_find_the_window_bytes() {
     let tmp = scratch();
     let dir = tmp.path();
-    let store = init(dir, CodeSpec::raid5(4), OSS, WritePath::Delayed);
-    let first = pattern(1, FIRST_BYTES);
-    store.write("f", 0, &first).unwrap();
-    let id = store.file_id("f").unwrap();
-    let layout = store.layout().clone();
-    store.close().unwrap();
-    let oss = layout.oss_of(id, 0, layout.geometry().data_pos[0].col);
-    let cache_file = cache_file(dir, oss);
+    let (first, cache_file) = store_first_bytes(dir);
 
     let hooks = Arc::new(Hooks::default());
     let store = Arc::new(open_hooked(dir, &hooks, &[]).unwrap());
-    let stop = Arc::new(AtomicBool::new(false));
-    let worker = {
-        let (store, stop) = (store.clone(), stop.clone());
-        std::thread::Builder::new()
-            .name(WORKER.into())
-            .spawn(move || store.serve_background(&stop))
-            .unwrap()
-    };
-    eventually("the worker serves", || store.serving_background());
-    let token = store.delayed_start("f").unwrap();
-    let new = pattern(2, WINDOW_BYTES);
-    store.write("f", WINDOW_AT as u64, &new).unwrap();
-    let mut model = first.clone();
-    model[WINDOW_AT..WINDOW_AT + WINDOW_BYTES].copy_from_slice(&new);
+    let (stop, worker) = serve_in_the_background(&store, WORKER);
+    let (token, new, model) = write_in_a_window(&store, &first);
 
     hooks.park_any_thread.store(true, Ordering::SeqCst); // only the move writes home data
     hooks.pause();
@@ -213,14 +234,7 @@ impl Drop for UnhookOnDrop {
 fn scrub_and_read_after_the_move_home_ran_and_before_its_record_find_the_window_bytes() {
     let tmp = scratch();
     let dir = tmp.path();
-    let store = init(dir, CodeSpec::raid5(4), OSS, WritePath::Delayed);
-    let first = pattern(1, FIRST_BYTES);
-    store.write("f", 0, &first).unwrap();
-    let id = store.file_id("f").unwrap();
-    let layout = store.layout().clone();
-    store.close().unwrap();
-    let oss = layout.oss_of(id, 0, layout.geometry().data_pos[0].col);
-    let cache_file = cache_file(dir, oss);
+    let (first, cache_file) = store_first_bytes(dir);
 
     let (at_tx, at) = std::sync::mpsc::channel::<()>();
     let (go, go_rx) = std::sync::mpsc::channel::<()>();
@@ -240,20 +254,8 @@ fn scrub_and_read_after_the_move_home_ran_and_before_its_record_find_the_window_
     let _unhook = UnhookOnDrop;
 
     let store = Arc::new(Store::open(dir).unwrap());
-    let stop = Arc::new(AtomicBool::new(false));
-    let worker = {
-        let (store, stop) = (store.clone(), stop.clone());
-        std::thread::Builder::new()
-            .name(GAP_WORKER.into())
-            .spawn(move || store.serve_background(&stop))
-            .unwrap()
-    };
-    eventually("the worker serves", || store.serving_background());
-    let token = store.delayed_start("f").unwrap();
-    let new = pattern(2, WINDOW_BYTES);
-    store.write("f", WINDOW_AT as u64, &new).unwrap();
-    let mut model = first.clone();
-    model[WINDOW_AT..WINDOW_AT + WINDOW_BYTES].copy_from_slice(&new);
+    let (stop, worker) = serve_in_the_background(&store, GAP_WORKER);
+    let (token, new, model) = write_in_a_window(&store, &first);
     store.delayed_end(&token).unwrap();
     at.recv_timeout(std::time::Duration::from_secs(60))
         .expect("the move home ran its writes (the worker's first plan after END)");
