@@ -19,7 +19,7 @@
 mod common;
 use common::torture_scene::{
     cut_write_scene as torture_cut_write_scene,
-    reads_every_acknowledged_byte as reads_every_acknowledged_byte_of,
+    reads_every_acknowledged_byte as reads_every_acknowledged_byte_of, RAID6_WCL_4K,
 };
 use common::{journal_records, killed_at, s};
 
@@ -32,20 +32,6 @@ const ACKED_WRITES: u64 = 23;
 /// (61,712..76,346).
 const PAGE_CUT_SEED: u64 = 0x5eed_7f01;
 const PAGE_CUT_ACKED_WRITES: u64 = 15;
-/// WCL raid6 3+2 at a 4 KiB stripe unit.
-const RAID6_WCL_4K: (u64, &[&str]) = (
-    4096,
-    &[
-        "--oss",
-        "5",
-        "--code",
-        "raid6",
-        "--k",
-        "3",
-        "--write-path",
-        "wcl",
-    ],
-);
 
 /// The store after `ACKED_WRITES` acknowledged writes and write `ACKED_WRITES` killed at
 /// its 3rd block write (plan order); the acknowledged bytes.

@@ -14,7 +14,7 @@
 //! bytes ...)", the untouched column 0 beside the write, by a crash alone.
 
 mod common;
-use common::torture_scene::{cut_write_scene, reads_every_acknowledged_byte};
+use common::torture_scene::{cut_write_scene, reads_every_acknowledged_byte, RAID6_WCL_4K};
 use common::{killed_at_with, s};
 
 use exaraid_store::torture::{
@@ -22,20 +22,6 @@ use exaraid_store::torture::{
     WRITE_TORN_BLOCK,
 };
 
-/// WCL raid6 3+2 at a 4 KiB stripe unit.
-const RAID6_WCL_4K: (u64, &[&str]) = (
-    4096,
-    &[
-        "--oss",
-        "5",
-        "--code",
-        "raid6",
-        "--k",
-        "3",
-        "--write-path",
-        "wcl",
-    ],
-);
 const SEED: u64 = 0x5eed_6b31;
 /// Writes of the sequence acknowledged before the one cut.
 const ACKED_WRITES: u64 = 14;

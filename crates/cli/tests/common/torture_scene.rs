@@ -6,6 +6,21 @@
 use super::{exaraid, init_store_unit, killed_at_with, put_over};
 use exaraid_store::torture::{write_of, TortureWrite, FILE, KILL_IN_PLAN_ORDER_ENV};
 
+/// WCL raid6 3+2 at a 4 KiB stripe unit.
+pub const RAID6_WCL_4K: (u64, &[&str]) = (
+    4096,
+    &[
+        "--oss",
+        "5",
+        "--code",
+        "raid6",
+        "--k",
+        "3",
+        "--write-path",
+        "wcl",
+    ],
+);
+
 /// The store at `dir` (stripe unit `unit_bytes`, `init` arguments `init_args`) after
 /// `acked` acknowledged writes of torture seed `seed` and write `acked` killed at `kill_at`
 /// (plan order); the acknowledged bytes. Panics if the write was not killed.
