@@ -197,6 +197,15 @@ pub const EXTENTS_SYNCED: &str = "extents-synced";
 /// reaches other crash states (several OSSs part-way), which the other sweeps keep.
 pub const KILL_IN_PLAN_ORDER_ENV: &str = "EXARAID_KILL_IN_PLAN_ORDER";
 
+/// Set (to anything) beside an armed kill point: as [`KILL_IN_PLAN_ORDER_ENV`], one step at
+/// a time on the calling thread, but the OSSs of each group of steps run in the reverse of
+/// their plan order (each OSS's own steps still in plan order: one per-OSS thread running all
+/// of its steps before the next thread starts, an order the threads can meet). Why (session
+/// 29): a degraded raid5 write lost acknowledged bytes once in CI with its parity block torn
+/// before its data block was written, an order plan order never reaches; with both orders a
+/// sweep over `n` covers both blocks of a two-write plan torn first, whatever the load.
+pub const KILL_IN_REVERSED_PLAN_ORDER_ENV: &str = "EXARAID_KILL_IN_REVERSED_PLAN_ORDER";
+
 /// Set (to anything) beside an armed [`WRITE_TORN_BLOCK`] point and
 /// [`KILL_IN_PLAN_ORDER_ENV`]: the kill catches every OSS in a torn block write at once, as
 /// a SIGKILL can catch each per-OSS write thread between a block's payload and its
@@ -262,8 +271,20 @@ pub fn steps_in_plan_order() -> bool {
 
 fn kill_test_in_plan_order() -> bool {
     static IN_ORDER: OnceLock<bool> = OnceLock::new();
-    *IN_ORDER
-        .get_or_init(|| armed().is_some() && std::env::var_os(KILL_IN_PLAN_ORDER_ENV).is_some())
+    *IN_ORDER.get_or_init(|| {
+        armed().is_some()
+            && (std::env::var_os(KILL_IN_PLAN_ORDER_ENV).is_some()
+                || std::env::var_os(KILL_IN_REVERSED_PLAN_ORDER_ENV).is_some())
+    })
+}
+
+/// Do the OSSs of a group of steps run in reversed plan order (see
+/// [`KILL_IN_REVERSED_PLAN_ORDER_ENV`])? Only under a kill test.
+pub fn steps_in_reversed_plan_order() -> bool {
+    static REVERSED: OnceLock<bool> = OnceLock::new();
+    *REVERSED.get_or_init(|| {
+        armed().is_some() && std::env::var_os(KILL_IN_REVERSED_PLAN_ORDER_ENV).is_some()
+    })
 }
 
 static STEPS_IN_PLAN_ORDER_ASKED: AtomicBool = AtomicBool::new(false);

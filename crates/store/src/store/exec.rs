@@ -2672,7 +2672,23 @@ impl Store {
         let one_thread = per_oss.len() <= 1 || crate::torture::steps_in_plan_order();
         let mut results: StepResults = if one_thread {
             let mut out: StepResults = Vec::with_capacity(steps.len());
-            for &i in steps {
+            let mut order: Vec<usize> = steps.to_vec();
+            if crate::torture::steps_in_reversed_plan_order() {
+                // The OSSs last to first, each OSS's steps in plan order.
+                let mut oss_order: Vec<usize> = Vec::with_capacity(per_oss.len());
+                for &i in steps {
+                    if !oss_order.contains(&plan.steps[i].oss) {
+                        oss_order.push(plan.steps[i].oss);
+                    }
+                }
+                order = oss_order
+                    .iter()
+                    .rev()
+                    .flat_map(|o| per_oss[o].clone())
+                    .collect();
+                assert_eq!(order.len(), steps.len());
+            }
+            for i in order {
                 let r = run(i);
                 let failed = r.is_err();
                 out.push((i, r));
