@@ -58,11 +58,21 @@ fn init(dir: &Path, code: &[&str]) {
     common::init_store(s(dir), code);
 }
 
+/// Every order (see `Order`), each on a fresh store: a sweep in the threads' own order met
+/// the losing state of session 29 once in CI and in none of 90 local runs.
 fn degraded_write_killed_at_every_block(code: &[&str]) {
-    degraded_write_killed_at_every(code, Kill::Block)
+    for order in [
+        Order::Plan,
+        Order::Reversed,
+        Order::PlanTear,
+        Order::ReversedTear,
+    ] {
+        degraded_write_killed_at_every_in(code, Kill::Block, order);
+    }
 }
 
-/// In which order the write's block writes reach the kill count, and what the kill leaves.
+/// In which order the write's block writes reach the kill count, and what the kill leaves
+/// (never the per-OSS threads' own order, which depends on the machine's load).
 /// `Reversed`: the plan's OSSs last to first (`torture::KILL_IN_REVERSED_PLAN_ORDER_ENV`), so
 /// a two-write plan has its parity block torn before its data block is written. `Tear`:
 /// every OSS's block write from the `n`-th on is torn at once
@@ -71,15 +81,18 @@ fn degraded_write_killed_at_every_block(code: &[&str]) {
 /// reaches one of these states or another with the machine's load.
 #[derive(Clone, Copy, Debug)]
 enum Order {
-    Threads,
     Plan,
     Reversed,
     PlanTear,
     ReversedTear,
 }
 
+/// Journal records are appended by the calling thread, but a failing OSS's copies and the
+/// plan's steps between them are not: both step orders.
 fn degraded_write_killed_at_every(code: &[&str], at: Kill) {
-    degraded_write_killed_at_every_in(code, at, Order::Threads)
+    for order in [Order::Plan, Order::Reversed] {
+        degraded_write_killed_at_every_in(code, at, order);
+    }
 }
 
 fn degraded_write_killed_at_every_in(code: &[&str], at: Kill, order: Order) {
@@ -111,7 +124,6 @@ fn degraded_write_killed_at_every_in(code: &[&str], at: Kill, order: Order) {
             KILL_TEAR_EVERY_OSS_ENV as TEAR,
         };
         let envs: &[&str] = match order {
-            Order::Threads => &[],
             Order::Plan => &[PLAN],
             Order::Reversed => &[REVERSED],
             Order::PlanTear => &[PLAN, TEAR],
@@ -184,7 +196,6 @@ fn a_degraded_write_killed_at_any_block_keeps_every_acknowledged_byte_raid5() {
 /// two); the next `get` named the stripe's bytes of the written and of the failed column
 /// LOST ("too few columns left to tell").
 #[test]
-#[ignore = "OPEN (s29a): LOST, too few columns left to tell"]
 fn a_degraded_raid5_write_torn_in_its_data_and_parity_blocks_at_once_keeps_every_acknowledged_byte()
 {
     degraded_write_killed_at_every_in(

@@ -4564,6 +4564,22 @@ impl Store {
                             // R19-1's refusal whose record a crash cut) and in a settle the
                             // bytes on disk stay (known limit): calling those lost lost
                             // acknowledged bytes in plain kills (`store_crash.rs`).
+                            // Its payload is, whole, the block the cut write journaled for
+                            // exactly it (its edge-block crc, s24a): the block after the
+                            // write, the acknowledged bytes beside its range with it (a crc32c
+                            // collision aside), as `decide_unproven_cut_block` takes it first.
+                            // Why (session 29, s29a): beside a failed data column, a write torn
+                            // in its data block and its parity block at once (two per-OSS
+                            // threads each caught between payload and checksum) leaves the
+                            // row no decode, and this arm's `proven(None)` below recorded the
+                            // block and the failed column's bytes LOST (CI of 8aa0b29).
+                            None if client_writes_only
+                                && decoded.is_none()
+                                && CutWriteCrcs::whole_block_crcs(home_crcs, pos, i)
+                                    .contains(&crc32c::crc32c(&raw)) =>
+                            {
+                                Some(raw.clone())
+                            }
                             None if client_writes_only && decoded.is_none() => proven(None)?,
                             // Every byte of it in flight is a cut client write's whose crcs
                             // are on record (non-WCL, any parity): its bytes on disk are kept
