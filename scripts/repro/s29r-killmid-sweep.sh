@@ -13,8 +13,8 @@ D=$1; CODE=$2; P=$3; N=$4; SEED=$5; UNIT=${6:-16384}
 RANDOM=$SEED; lost=0; bad=0
 for t in $(seq "$N"); do
   k=$(( (RANDOM % 240) + 60 )); s=$((SEED + t)); rm -rf "$D" "$D.log" "$D.img" "$D.img.log"
-  EXARAID_KILL_AT=write-torn-block:$k EXARAID_KILL_IN_PLAN_ORDER=1 timeout 120 "$KM" run "$D" "$CODE" "$P" $s 4 40 "$UNIT" \
-    >/dev/null 2>"$D.err"; rc=$?
+  { EXARAID_KILL_AT=write-torn-block:$k EXARAID_KILL_IN_PLAN_ORDER=1 timeout 120 "$KM" run "$D" "$CODE" "$P" $s 4 40 "$UNIT" \
+    >/dev/null 2>"$D.err"; } 2>/dev/null; rc=$?
   [ $rc -eq 124 ] && { echo "HANG run trial $t seed $s kill $k"; bad=$((bad+1)); continue; }
   cp -a "$D" "$D.img"; cp "$D.log" "$D.img.log"
   timeout 120 "$KM" check "$D" >"$D.out" 2>&1; out=$(head -c 700 "$D.out" | tr '\n' ' ')
