@@ -1,24 +1,24 @@
-//! Review s29r R29-1 (OPEN): a crash ALONE of a WCL raid6 store with several API writers in
+//! Review s29r R29-1 (OPEN): a crash ALONE of a WCL store with two or more API writers in
 //! flight records an acknowledged write's bytes LOST.
 //!
-//! The crash image (`fixtures/s29r_wcl_several_writers_crash_image.tgz`, 340 KB) is what a kill
-//! left of a raid6 store (6 OSSs, 16 KiB stripe unit, WCL) whose four API writer threads wrote
-//! overlapping ranges of file `f` while a background worker (`serve_background`) and a thread
-//! calling `flush` ran (`scripts/repro/s22r-api-killmid.rs`, run seed 60029, killed at
-//! `write-torn-block:129` in plan order by the loop that is `scripts/repro/s29r-killmid-sweep.sh`;
-//! the kill tore OSS 5's cache slot 0, blocks 3..4; thread order varies, the image does not). `image.log` lists the writes: `I id
-//! off len` issued, `A id` acknowledged. Write 200103 (bytes 83698..85628) is acknowledged and
-//! no write issued after it covers those bytes, so they must read as its bytes. Four writes
-//! were in flight at the kill (106, 300107, 100103, 200104); no OSS failed, nothing rotted.
+//! Found with `scripts/repro/s29r-killmid-sweep.sh` (the s22r killmid tool: writer threads on
+//! overlapping ranges of one file through one `Store`, killed at `write-torn-block:N` in plan
+//! order; no rot, no failed OSS): on 20c2fb7 WCL lost bytes in 5..10 of 60 trials on raid5,
+//! raid6 and rs 4+2, 1..2 of 60 on rdp and evenodd; rmw and delayed lost none. Each test opens
+//! a crash image the sweep kept (recovery of an image is one process, one thread: the tests
+//! are deterministic) and reads `f`: a crash alone is one fault, inside every code's
+//! tolerance, so every acknowledged byte must read back. `image.log` lists the writes: `I id
+//! off len` issued, `A id` acknowledged.
 //!
-//! The open's recovery records 83698..85628 lost: "these acknowledged bytes sat in a WCL cache
-//! stripe whose running parity disagrees with its data (an OSS lost a write into its cache zone:
-//! a stale element) and the code could not locate the stale column ... file 'f' bytes
-//! 83698..85628 (OSS 0, ...)". A crash alone is one fault (the cut writes), inside raid6's
-//! tolerance: nothing acknowledged may be lost. Suspected cause (docs/reviews/session29-r.md):
-//! recovery's cache-stripe decision (`recovery.rs::decide_cache_stripe`) with several writers
-//! of one home stripe in flight, the path docs/store.md's OPEN bullet names as having no scene.
-//! The recovery of an image is one process, one thread: the test is deterministic.
+//! The shape of every image looked at: a write's plan P1 has its input, crcs and parity crcs
+//! on record but no `Durable` (its thread was cut between its writes and its record), and a
+//! later plan P2 over the same home stripe is `Durable` and `Complete`. The open records
+//! P2's (acknowledged) bytes lost: "its WCL cache stripe's running parity disagrees with its
+//! data and no single stale column explains it". Suspected cause (docs/reviews/session29-r.md):
+//! the open forgets P1's writes in the planner (`forget_writes`, store/mod.rs "Concurrent
+//! writers: a plan cut by the crash, then a later one that finished"), while recovery takes
+//! P1's cache pieces in that stripe as whole (`finished_by_later`) and so not in flight: P2's
+//! running parity covers P1's chunk, which neither side counts.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -26,10 +26,10 @@ use std::process::Command;
 
 use exaraid_store::Store;
 
-/// Write 200103: acknowledged, nothing issued after it over its bytes.
-const ACKNOWLEDGED_ID: u64 = 200103;
-const ACKNOWLEDGED_AT_BYTES: u64 = 83698;
-const ACKNOWLEDGED_LEN_BYTES: u64 = 1930;
+/// raid5 image: write 100100 (plan 3), acknowledged, nothing issued after it over its bytes.
+const ACKNOWLEDGED_ID: u64 = 100100;
+const ACKNOWLEDGED_AT_BYTES: u64 = 9611;
+const ACKNOWLEDGED_LEN_BYTES: u64 = 5491;
 /// Writes in the log, a bound on what the parser accepts.
 const LOG_WRITES_MAX: usize = 64;
 
@@ -88,7 +88,7 @@ fn recovered_image_reads_whole(fixture: &str) -> (Vec<u8>, Vec<(u64, u64, u64)>,
     let (issued, acked) = writes_of(&root.join("image.log"));
     let store = Store::open(&root.join("image")).expect("the open recovers the crash");
     let got = store.get("f").unwrap_or_else(|e| {
-        panic!("a crash alone (raid6, no failed OSS, no rot) lost acknowledged bytes: {e}")
+        panic!("a crash alone (no failed OSS, no rot) lost acknowledged bytes: {e}")
     });
     let acknowledged_end_bytes = issued
         .iter()
@@ -112,34 +112,40 @@ fn recovered_image_reads_whole(fixture: &str) -> (Vec<u8>, Vec<(u64, u64, u64)>,
     (got, issued, acked)
 }
 
+/// raid5 4+1 (5 OSSs), 4 KiB unit, WCL, TWO writer threads of 10 writes each, no background
+/// worker (`fixtures/s29r_wcl_raid5_two_writers_crash_image.tgz`, 46 KB: sweep seed 3000 trial
+/// 18, run seed 3018, `write-torn-block:25` in plan order, `THREADS=2 WRITES=10`). After the put
+/// (21257 bytes): write 100 (4863..8854, plan 2) has no `Durable`; write 100100 (9611..15102,
+/// plan 3, home stripe 0 too) is `Durable`, `Complete` and acknowledged; write 100101 (plan 4)
+/// durable; write 100102 (23157..29115, plan 5) cut by the kill. On 20c2fb7 the open records
+/// write 100100's bytes lost: "file 'f' bytes 9611..12288 (OSS 2, its WCL cache stripe's
+/// running parity disagrees with its data and no single stale column explains it), file 'f'
+/// bytes 12288..15102 (OSS 3, ...)".
 #[test]
 #[ignore = "OPEN: review s29r R29-1 (a crash alone beside several WCL writers in flight loses an acknowledged write)"]
-fn a_crash_alone_beside_several_wcl_writers_in_flight_loses_no_acknowledged_byte() {
-    let (got, _, acked) = recovered_image_reads_whole("s29r_wcl_several_writers_crash_image.tgz");
+fn a_crash_alone_of_two_wcl_raid5_writers_loses_no_acknowledged_byte() {
+    let (got, _, acked) = recovered_image_reads_whole("s29r_wcl_raid5_two_writers_crash_image.tgz");
     assert!(
         acked.contains(&ACKNOWLEDGED_ID),
-        "the log acknowledges write 200103"
+        "the log acknowledges write 100100"
     );
     for x in ACKNOWLEDGED_AT_BYTES..ACKNOWLEDGED_AT_BYTES + ACKNOWLEDGED_LEN_BYTES {
         assert_eq!(
             got[x as usize],
             byte_of(ACKNOWLEDGED_ID, x),
-            "byte {x}: write 200103's (acknowledged, nothing later over it)"
+            "byte {x}: write 100100's (acknowledged, nothing later over it)"
         );
     }
 }
 
-/// The same loss with nothing but the four writers (no background worker, no flush thread),
-/// 4 KiB stripe unit (`fixtures/s29r_wcl_four_writers_crash_image_4k.tgz`, 89 KB: raid6 6 OSSs,
-/// WCL, run seed 20 killed at `write-torn-block:86` in plan order, OSS 4's cache slot 1 torn).
-/// Its journal shows the shape of both images: write 100103 (32629..40445, plan 12) has its
-/// input, crcs and parity crcs on record but no `Durable`; write 200102 (36442..40663, plan 13,
-/// planned after it over the same home stripe 2) is `Durable` and `Complete`. The open records
-/// 32768..35407 and 36442..36864 (OSS 4; acknowledged writes 300101 and 200102 are the last
-/// acknowledged writers there) lost: "its WCL cache stripe's running parity disagrees with its
-/// data and no single stale column explains it".
+/// raid6 4+2 (6 OSSs), 4 KiB unit, WCL, four writer threads of 40 writes each, no background
+/// worker, no flush (`fixtures/s29r_wcl_four_writers_crash_image_4k.tgz`, 89 KB: run seed 20,
+/// `write-torn-block:86` in plan order, OSS 4's cache slot 1 torn). Write 100103 (32629..40445,
+/// plan 12) has no `Durable`; write 200102 (36442..40663, plan 13, home stripe 2 too) is
+/// `Durable` and `Complete`. On 20c2fb7 the open records 32768..35407 and 36442..36864 (OSS 4;
+/// acknowledged writes 300101 and 200102 are the last acknowledged writers there) lost.
 #[test]
 #[ignore = "OPEN: review s29r R29-1 (a crash alone beside several WCL writers in flight loses an acknowledged write)"]
-fn a_crash_alone_of_four_wcl_writers_without_background_work_loses_no_acknowledged_byte() {
+fn a_crash_alone_of_four_wcl_raid6_writers_loses_no_acknowledged_byte() {
     recovered_image_reads_whole("s29r_wcl_four_writers_crash_image_4k.tgz");
 }
