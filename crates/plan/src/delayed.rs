@@ -559,21 +559,26 @@ impl Strategy for Delayed {
     /// window, so its ranges read from whatever held them before it, unless a write that
     /// was not cut wrote them into the same window (then the slot holds that write's bytes
     /// or the cut one's, both right).
-    fn forget_writes(&mut self, plans: &BTreeSet<PlanId>) {
+    fn forget_writes(&mut self, cut: &CutWrites) {
         let windows = self
             .windows
             .values_mut()
             .chain(self.closed.values_mut().map(|c| &mut c.window));
-        for ws in windows.flat_map(|w| w.stripes.values_mut()) {
-            if !ws.writes.iter().any(|w| plans.contains(&w.0)) {
-                continue;
-            }
-            for w in ws.written.iter_mut() {
-                *w = IntervalSet::new();
-            }
-            for &(plan, d, a, z) in &ws.writes {
-                if !plans.contains(&plan) {
-                    ws.written[d].insert(a, z);
+        for window in windows {
+            let file = window.file;
+            for (&stripe, ws) in window.stripes.iter_mut() {
+                let forgotten =
+                    |plan: &PlanId| cut.get(plan).is_some_and(|s| s.contains(&(file, stripe)));
+                if !ws.writes.iter().any(|w| forgotten(&w.0)) {
+                    continue;
+                }
+                for w in ws.written.iter_mut() {
+                    *w = IntervalSet::new();
+                }
+                for &(plan, d, a, z) in &ws.writes {
+                    if !forgotten(&plan) {
+                        ws.written[d].insert(a, z);
+                    }
                 }
             }
         }

@@ -102,8 +102,8 @@ pub use plan::{
     Zone,
 };
 pub use strategy::{
-    new_strategy, ClientWrite, Extent, Hint, PlanError, Strategy, StrategyConfig, StrategyKind,
-    UnprotectedRange,
+    new_strategy, ClientWrite, CutWrites, Extent, Hint, PlanError, Strategy, StrategyConfig,
+    StrategyKind, UnprotectedRange,
 };
 
 /// A file of the parallel file system.

@@ -6,6 +6,10 @@ use crate::plan::{IoPlan, Zone};
 use crate::{ClientId, FileId, PlanId, WindowId};
 use serde::Serialize;
 
+/// Per plan a crash cut, the home stripes `(file, stripe)` where its writes may not have
+/// reached the disk (`Strategy::forget_writes`).
+pub type CutWrites = std::collections::BTreeMap<PlanId, std::collections::BTreeSet<(FileId, u64)>>;
+
 /// Largest single client write accepted: 4 GiB. Bounds the steps of one plan.
 pub const WRITE_BYTES_MAX: u64 = 1 << 32;
 /// Most element pieces one write may touch (bounds the steps of one plan; a 1 GiB write over
@@ -232,12 +236,17 @@ pub trait Strategy: Send {
         Ok(Vec::new())
     }
 
-    /// Recovery: `plans` were cut by a crash (no durable record) while later plans finished.
-    /// Their client writes' bytes may never have reached the places the planner gave them;
-    /// forget them where that would expose other bytes than the old ones (WCL cache slots).
-    /// In-place strategies have nothing to forget (a cut home write leaves old or new bytes).
-    fn forget_writes(&mut self, plans: &std::collections::BTreeSet<PlanId>) {
-        let _ = plans;
+    /// Recovery: the plans keyed in `cut` were cut by a crash (no durable record) while later
+    /// plans finished. In the home stripes `(file, stripe)` listed for a plan, its client
+    /// writes' bytes may never have reached the places the planner gave them: forget them
+    /// there where that would expose other bytes than the old ones (WCL cache slots). A cut
+    /// plan's stripes left out of its set are ones a later durable plan proves it finished
+    /// (stripe locks are granted in planning order), so its bytes there stay counted: the
+    /// later plan's running parity covers them (review s29r R29-1: forgetting them there
+    /// lost acknowledged bytes of the later write after a crash alone). In-place strategies
+    /// have nothing to forget (a cut home write leaves old or new bytes).
+    fn forget_writes(&mut self, cut: &CutWrites) {
+        let _ = cut;
     }
 
     /// The executor drops `file` without moving its cached bytes home: they were never

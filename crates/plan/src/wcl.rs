@@ -613,19 +613,20 @@ impl Strategy for Wcl {
     /// another write, not cut, wrote them into the same cache stripe (then the slot holds
     /// that write's bytes or the cut one's, both right). The running parity is left as is
     /// (recovery rewrites it from the bytes it decides).
-    fn forget_writes(&mut self, plans: &BTreeSet<PlanId>) {
-        let layers = self.open.values_mut().chain(
+    fn forget_writes(&mut self, cut: &CutWrites) {
+        let layers = self.open.iter_mut().map(|(key, cs)| (*key, cs)).chain(
             self.destaging
-                .values_mut()
-                .flat_map(|l| l.iter_mut().map(|(_, cs)| cs)),
+                .iter_mut()
+                .flat_map(|(key, l)| l.iter_mut().map(|(_, cs)| (*key, cs))),
         );
-        for cs in layers {
-            if !cs.writes.iter().any(|w| plans.contains(&w.0)) {
+        for (key, cs) in layers {
+            let forgotten = |plan: &PlanId| cut.get(plan).is_some_and(|s| s.contains(&key));
+            if !cs.writes.iter().any(|w| forgotten(&w.0)) {
                 continue;
             }
             cs.written = cs.settled.clone();
             for &(plan, d, a, z) in &cs.writes {
-                if !plans.contains(&plan) {
+                if !forgotten(&plan) {
                     cs.written[d].insert(a, z);
                 }
             }
@@ -849,7 +850,7 @@ mod tests {
         );
         assert_eq!(cs.writers, vec![in_flight]);
         // A crash cut the write in flight: the complete writes' bytes stay where they are.
-        s.forget_writes(&[in_flight].into_iter().collect());
+        s.forget_writes(&[(in_flight, [(0, 0)].into_iter().collect())].into());
         let cs = &s.open[&(0, 0)];
         assert!(cs.written[0].covers(0, 100) && !cs.written[0].overlaps(200, 201));
     }

@@ -122,7 +122,6 @@ fn recovered_image_reads_whole(fixture: &str) -> (Vec<u8>, Vec<(u64, u64, u64)>,
 /// running parity disagrees with its data and no single stale column explains it), file 'f'
 /// bytes 12288..15102 (OSS 3, ...)".
 #[test]
-#[ignore = "OPEN: review s29r R29-1 (a crash alone beside several WCL writers in flight loses an acknowledged write)"]
 fn a_crash_alone_of_two_wcl_raid5_writers_loses_no_acknowledged_byte() {
     let (got, _, acked) = recovered_image_reads_whole("s29r_wcl_raid5_two_writers_crash_image.tgz");
     assert!(
@@ -145,7 +144,6 @@ fn a_crash_alone_of_two_wcl_raid5_writers_loses_no_acknowledged_byte() {
 /// `Durable` and `Complete`. On 20c2fb7 the open records 32768..35407 and 36442..36864 (OSS 4;
 /// acknowledged writes 300101 and 200102 are the last acknowledged writers there) lost.
 #[test]
-#[ignore = "OPEN: review s29r R29-1 (a crash alone beside several WCL writers in flight loses an acknowledged write)"]
 fn a_crash_alone_of_four_wcl_raid6_writers_loses_no_acknowledged_byte() {
     recovered_image_reads_whole("s29r_wcl_four_writers_crash_image_4k.tgz");
 }

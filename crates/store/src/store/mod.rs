@@ -2231,7 +2231,16 @@ impl Store {
                 // (its input came after). The planner state must keep the later one, but the
                 // cut write's cache slot may hold zeros or stale bytes of an older cache
                 // stripe (review h, H1): its ranges read from what held them before it.
-                let cut: BTreeSet<PlanId> = undurable.iter().map(|(_, p)| p.id).collect();
+                // Not where a later durable plan proves the cut one finished (see
+                // `finished_by_later` below): its bytes there are whole, and that plan's
+                // running parity counts them (review s29r R29-1).
+                let cut: exaraid_plan::CutWrites = undurable
+                    .iter()
+                    .map(|(_, p)| {
+                        let whole = finished_later_stripes(&plans, p, &state.durable);
+                        (p.id, plan_stripes(p).difference(&whole).copied().collect())
+                    })
+                    .collect();
                 strategy.forget_writes(&cut);
             }
         }
@@ -2244,27 +2253,10 @@ impl Store {
         // in flight. Why (review h, copy gap): that later plan's `Durable` record drops the
         // interrupted plan's failed-column copies of the stripe; taken as in flight without
         // them, the failed OSS's bytes at its offsets read as lost after the crash.
-        let finished_by_later: HashMap<PlanId, BTreeSet<(u64, u64)>> = {
-            let durable_stripes: Vec<(PlanId, BTreeSet<(u64, u64)>)> = plans
-                .iter()
-                .filter(|(_, p)| state.durable.contains(&p.id))
-                .map(|(_, p)| (p.id, plan_stripes(p)))
-                .collect();
-            undurable
-                .iter()
-                .map(|(_, cut)| {
-                    let stripes: BTreeSet<(u64, u64)> = plan_stripes(cut)
-                        .into_iter()
-                        .filter(|s| {
-                            durable_stripes
-                                .iter()
-                                .any(|(id, later)| *id > cut.id && later.contains(s))
-                        })
-                        .collect();
-                    (cut.id, stripes)
-                })
-                .collect()
-        };
+        let finished_by_later: HashMap<PlanId, BTreeSet<(u64, u64)>> = undurable
+            .iter()
+            .map(|(_, cut)| (cut.id, finished_later_stripes(&plans, cut, &state.durable)))
+            .collect();
         let undurable: Vec<IoPlan> = undurable.into_iter().map(|(_, p)| p).collect();
         let replayed: Vec<IoPlan> = plans.into_iter().map(|(_, p)| p).collect();
         let journal_file = journal.sync_handle()?;
@@ -6176,6 +6168,28 @@ fn slice_stripe_into(from: &StripeBuf, range: std::ops::Range<usize>, into: &mut
 }
 
 /// The (file, stripe) pairs a plan touches: what it must lock.
+/// The stripes of the interrupted plan `cut` that a later durable plan took (see
+/// `finished_by_later` in `Store::open`): `cut`'s writes there returned before it began.
+fn finished_later_stripes(
+    plans: &[(usize, IoPlan)],
+    cut: &IoPlan,
+    durable: &BTreeSet<PlanId>,
+) -> BTreeSet<(u64, u64)> {
+    assert!(
+        !durable.contains(&cut.id),
+        "only an interrupted plan is cut"
+    );
+    let later: Vec<BTreeSet<(u64, u64)>> = plans
+        .iter()
+        .filter(|(_, p)| p.id > cut.id && durable.contains(&p.id))
+        .map(|(_, p)| plan_stripes(p))
+        .collect();
+    plan_stripes(cut)
+        .into_iter()
+        .filter(|s| later.iter().any(|stripes| stripes.contains(s)))
+        .collect()
+}
+
 fn plan_stripes(plan: &IoPlan) -> BTreeSet<(u64, u64)> {
     let mut set = BTreeSet::new();
     for step in &plan.steps {
