@@ -70,8 +70,6 @@ fn a_wcl_raid6_write_cut_at_any_of_its_block_writes_loses_no_acknowledged_byte()
 /// nothing. Not this item's cause (a running parity block the write updated in part): a
 /// recovery cut inside its own running parity rewrite, the family of R27-2 (review s27r).
 #[test]
-#[ignore = "OPEN: a recovery killed between its running parity rewrites (P rewritten, Q not) \
-            leaves a row `decided_by_a_recovery_before` does not take: LOST (R27-2's family)"]
 fn a_wcl_raid6_recovery_killed_between_its_two_running_parity_rewrites_loses_no_acknowledged_byte()
 {
     const SEED: u64 = 0x5eed_4103;
