@@ -72,6 +72,10 @@ pub(super) enum CutRowStale {
     Located(Vec<(Pos, Vec<u8>)>),
     /// The row disagrees and no single column explains it.
     Unlocated,
+    /// The row is proven but for these in-flight data positions' acknowledged bytes inside
+    /// the cut write's range: lost, the rest of the row decided as `Agrees`
+    /// (`decided_in_part_by_a_recovery_before`).
+    AgreesBeside(Vec<Pos>),
 }
 
 /// What the journaled crcs say of an erased block's bytes in one version.
@@ -370,11 +374,15 @@ impl Store {
         let mut explaining = explaining.into_iter();
         let (Some((col, d)), None, false) = (explaining.next(), explaining.next(), ambiguous)
         else {
-            if none_explains
-                && (self.fits_rewritten_in_part_by_a_recovery(v, &crcs, &choices)
-                    || self.decided_in_part_by_a_recovery_before(v, &crcs, &choices))
-            {
+            if none_explains && self.fits_rewritten_in_part_by_a_recovery(v, &crcs, &choices) {
                 return CutRowStale::Agrees;
+            }
+            if none_explains {
+                match self.decided_in_part_by_a_recovery_before(v, &crcs, &choices) {
+                    Some(unproven) if unproven.is_empty() => return CutRowStale::Agrees,
+                    Some(unproven) => return CutRowStale::AgreesBeside(unproven),
+                    None => {}
+                }
             }
             return CutRowStale::Unlocated;
         };
@@ -533,39 +541,41 @@ impl Store {
     ///   plain XOR term known only by its crc still adds up). The writer computed that
     ///   parity from the columns' true bytes, so a stale column there fails it.
     ///
-    /// Not proven (named in docs/store.md): the acknowledged bytes a block of the write that
-    /// did not land still holds inside the write's range. No crc of them is on record (the
-    /// write journals its new bytes only) and on two parities no equation is left beside the
-    /// landed block's old bytes; they are taken as the killed recovery took them (it checked
-    /// the row, one equation to spare, before its rewrite). A stale block there passes only
-    /// where its error equals, byte for byte over the block, the landed block's delta
-    /// weighted as the rewritten parity weighs them: no write alone leaves a rewritten
-    /// parity block otherwise.
+    /// Not proven, so returned (their acknowledged cached bytes in this row are lost): the
+    /// in-flight data blocks that did not land and hold acknowledged bytes inside the
+    /// write's range. No crc of those bytes is on record (the write journals its new bytes
+    /// only), and on two parities no equation is left beside the landed block's unknown old
+    /// bytes. Taken as they stand, a stale such block (its OSS lost an earlier write) whose
+    /// error equals the landed block's delta, byte for byte as the rewritten parity weighs
+    /// them, would read back with success: the same row with no recovery at all (the write
+    /// cut alone) looks rewritten then, and nothing on disk or on record tells the two
+    /// apart (raid6: the same bytes written over zeros in two blocks of one row are enough).
+    /// `None`: not this rule's row, or not confirmed.
     fn decided_in_part_by_a_recovery_before(
         &self,
         v: &RowView,
         crcs: &RowCrcs,
         choices: &[(Pos, Vec<BlockVersion>)],
-    ) -> bool {
+    ) -> Option<Vec<Pos>> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
         let (start, end) = (v.i * block, (v.i + 1) * block);
         let every_column_in_every_chain =
             (g.parity_terms.iter()).all(|terms| terms.len() == g.data_pos.len());
         if g.rows != 1 || !every_column_in_every_chain {
-            return false; // array codes: s28b's rule checks them (each chain meets few columns)
+            return None; // array codes: s28b's rule checks them (each chain meets few columns)
         }
         let rewritten = self.rewritten_by_a_recovery(v, choices);
         let parity_verified =
             (g.parity_pos.iter()).all(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Verified));
         // All of them rewritten is `decided_by_a_recovery_before`'s row; none, no recovery's.
         if rewritten.is_empty() || rewritten.len() == g.parity_pos.len() || !parity_verified {
-            return false;
+            return None;
         }
         let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
         slice_stripe_into(v.buf, start..end, &mut row);
         if self.code.encode(&mut row).is_err() {
-            return false;
+            return None;
         }
         let none: Ranges = Vec::new();
         let calm_agrees = (g.parity_pos.iter().enumerate())
@@ -581,19 +591,35 @@ impl Store {
                 })
             });
         if !calm_agrees {
-            return false;
+            return None;
         }
         // Some running parity block whose new version the journal tells checks the write's
         // ranges; one that tells it and disagrees refuses the row.
         let mut checked = false;
         for p in &g.parity_pos {
             match self.new_parity_crc_holds(v, crcs, choices, *p) {
-                Some(false) => return false,
+                Some(false) => return None,
                 Some(true) => checked = true,
                 None => {}
             }
         }
-        checked
+        if !checked {
+            return None;
+        }
+        let unproven = (choices.iter())
+            .filter(|(p, states)| {
+                matches!(g.cell(*p), Cell::Data(_)) && states[..] == [BlockVersion::Old]
+            })
+            .filter(|(p, _)| {
+                let cut = intersect(
+                    v.c.ranges.get(p).unwrap_or(&none),
+                    &[(start as u64, end as u64)],
+                );
+                !intersect(&cut, v.acked.get(p).unwrap_or(&none)).is_empty()
+            })
+            .map(|(p, _)| *p)
+            .collect();
+        Some(unproven)
     }
 
     /// Does running parity block `p` of row `v.i` in the cut write's NEW version, computed
