@@ -1297,6 +1297,20 @@ impl Store {
                 };
                 match self.stale_beside_cut_write(&view) {
                     stale_beside_cut::CutRowStale::Agrees => {}
+                    stale_beside_cut::CutRowStale::AgreesBeside(unproven) => {
+                        // Proven but for these blocks' acknowledged bytes (s29b): lost. The
+                        // running parity is left as the killed recovery left it, so the next
+                        // open decides the row alike (rewritten from the data, the unproven
+                        // bytes would be taken as right by `decided_by_a_recovery_before`),
+                        // and the settle's check does not judge it (`cache_decided`).
+                        for pos in unproven {
+                            if acked.get(&pos).is_some_and(|r| overlaps(r, start, end)) {
+                                lost.insert((pos, i));
+                            }
+                        }
+                        parity_left.insert(i);
+                        continue;
+                    }
                     stale_beside_cut::CutRowStale::Located(fixes) => {
                         for (pos, right) in fixes {
                             let mine = acked.get(&pos).unwrap_or(&none);
