@@ -247,17 +247,19 @@ const XCODE_WCL_16K: (u64, &[&str]) = (
 /// Found by s29e's sweep (`s28c-every-block-write.py --point write-before-block`, WCL xcode
 /// 16 KiB, torture seed 0x5eed2901, 146 trials, this one failed): write 24 (writes 0..24
 /// acknowledged) killed before its 4th block write. Its 3rd wrote OSS 2's cache slot 3
-/// blocks 0..3, its 4th would write blocks 2..4 of the same slot: block 2 is written by
-/// both (likely where the column's data and parity rows meet: not worked out), so the cut
-/// leaves it whole under its checksum with part of it new and part old, neither version's
-/// crc. The open's recovery recorded block row 2 of the cache stripe LOST (file bytes
-/// 8192..12288, 24576..28672, 40960..45056, 57344..61440, 73728..77824, 90112..93653: "a
-/// move of cached bytes home (a settle) could not tell its true bytes"), by a crash alone.
-/// Not reachable before s29e's point (a page cut or torn block of the 4th write leaves
-/// another state; block 2 is not page-aligned). s28c's `BlockVersion::Partial` takes a
-/// running parity block written in pieces; this block is not taken as one.
+/// blocks 0..3, its 4th would write blocks 2..4 of the same slot: by the bytes, a running
+/// parity cell on the chains of both data cells the write meets (4 from its byte 9926, 5 up
+/// to 9460), updated in two delta runs, 0..9460 and 9926..16384, one block write each, both
+/// meeting block 2: s28c's scene on an array code. After the cut block 2 is s28c's
+/// `BlockVersion::Partial` (unknown in both versions), and with the write's other parity
+/// cells of the row still old (OSS 3, 4) and its data cells landed (OSS 0, 1) each version
+/// has three columns unknown: the open's recovery recorded block row 2 of the cache stripe
+/// LOST (file bytes 8192..12288, 24576..28672, 40960..45056, 57344..61440, 73728..77824,
+/// 90112..93653: "a move of cached bytes home (a settle) could not tell its true bytes"), by
+/// a crash alone. Not reachable before s29e's point (a page cut or torn block of the 4th
+/// write leaves another state; block 2 is not page-aligned).
 #[test]
-#[ignore = "OPEN: s29e WCL xcode 16 KiB: a cache block written by two block writes of one write, cut between them, loses its block row"]
+#[ignore = "OPEN: s29e WCL xcode 16 KiB: a running parity block written in two pieces, cut between them (Partial), leaves each version 3 columns unknown: block row LOST"]
 fn a_wcl_xcode_16k_write_killed_between_two_block_writes_of_one_shared_block_loses_no_acknowledged_byte(
 ) {
     use common::torture_scene::{cut_write_scene, reads_every_acknowledged_byte};
