@@ -13,6 +13,8 @@
 #      PAGE_CUTS=1 (s27c: write-page-cut[-last]:n drawn beside write-torn-block/journal-record, and
 #      settle-page-cut[-last]:n beside the settle points: a pwrite stopped at a 4 KiB boundary; s27b's runs in
 #      docs/results/s27b-array-edge-crcs.md drew page cuts at 0.5 and no settle page cuts),
+#      BEFORE_BLOCK=1 (s29e: write-before-block:n drawn at 0.4 over the write's draw: the process dies just before
+#      the n-th block write, every earlier one whole; always plan order; after PAGE_CUTS' draw, before SETTLE_KILLS'),
 #      VERBOSE=1 (print every trial).
 # usage: EXARAID=... s26r-crash-alone.py DIR UNIT TRIALS SEED
 # example: EXARAID=/tmp/s26r-bin WP=rmw python3 scripts/repro/s26r-crash-alone.py /tmp/s26r-c 16384 100 1
@@ -63,6 +65,8 @@ for t in range(trials):
     page_cuts = os.environ.get('PAGE_CUTS') == '1'
     if page_cuts and rnd.random() < 0.6:
         k = rnd.choice(['write-page-cut:%d', 'write-page-cut-last:%d']) % rnd.randrange(1, NMAX)
+    if os.environ.get('BEFORE_BLOCK') == '1' and rnd.random() < 0.4:
+        k = 'write-before-block:%d' % rnd.randrange(1, NMAX)
     if os.environ.get('SETTLE_KILLS') == '1' and rnd.random() < 0.4:
         settle_points = ['settle-torn-block:%d', 'settle-element:%d']
         if page_cuts: settle_points += ['settle-page-cut:%d', 'settle-page-cut-last:%d']

@@ -6,13 +6,16 @@ For torture seed SEED on a fresh WCL store (CODE, UNIT), writes 0..FIRST are ack
 for each write i in FIRST..LAST and each n in 1..=NMAX, a copy of the store after writes 0..i has
 write i killed at POINT:n in plan order (default write-page-cut: stopped at its first 4 KiB
 boundary inside the n-th block write; on a page-aligned block, cache slot 0, that writes nothing
-of it, so the kill lands between two block writes, the state s28c's loss needed), then `get`
+of it, so the kill lands between two block writes, the state s28c's loss needed;
+`--point write-before-block`, s29e: dies just before the n-th block write on any slot, every
+earlier one whole), then `get`
 must read every acknowledged byte (write i's bytes old or new) and `scrub` exit 0. A write that
 finishes before the n-th block write ends the n loop. The deterministic, exhaustive form of
 s26e's sweep without its recovery kills.
 
 Usage: EXARAID=BIN s28c-every-block-write.py DIR SEED FIRST LAST [--code raid6:5] [--unit 4096]
-       [--point write-page-cut] [--nmax 12]
+       [--point write-page-cut] [--nmax 12] [--write-path wcl]
+(s29e: --write-path rmw|delayed runs the same sweep on the other write paths.)
 """
 import argparse
 import importlib.util
@@ -47,6 +50,7 @@ def main():
     ap.add_argument("--unit", type=int, default=4096)
     ap.add_argument("--point", default="write-page-cut")
     ap.add_argument("--nmax", type=int, default=12)
+    ap.add_argument("--write-path", default="wcl", choices=["wcl", "rmw", "delayed"])
     a = ap.parse_args()
     assert 0 <= a.first < a.last and a.nmax >= 1
     oss, extra = code_args(a.code)
@@ -56,7 +60,7 @@ def main():
     os.makedirs(a.dir)
     base, trial = os.path.join(a.dir, "base"), os.path.join(a.dir, "trial")
     assert run(["init", base, "--oss", str(oss), "--code", a.code.split(":")[0]] + extra
-               + ["--stripe-unit", str(a.unit), "--write-path", "wcl"]).returncode == 0
+               + ["--stripe-unit", str(a.unit), "--write-path", a.write_path]).returncode == 0
     torture = lambda d, start, count, env=None: run(  # noqa: E731
         ["torture", d, "--seed", str(a.seed), "--start", str(start), "--count", str(count)], env)
     assert torture(base, 0, a.first).returncode == 0
@@ -107,7 +111,7 @@ def main():
                 print(f"FAIL seed {a.seed:#x} write {i} at {a.point}:{n}: {problem}", flush=True)
         assert torture(base, i, 1).returncode == 0
         put_over(off, data)
-    print(f"done: {a.code} unit {a.unit} seed {a.seed:#x} writes {a.first}..{a.last} {a.point}: "
+    print(f"done: {a.code} {a.write_path} unit {a.unit} seed {a.seed:#x} writes {a.first}..{a.last} {a.point}: "
           f"{killed} killed, {failed} failed", flush=True)
 
 

@@ -2287,7 +2287,9 @@ impl DirBackend {
             let block = &data[i * CHECKSUM_BLOCK_BYTES..(i + 1) * CHECKSUM_BLOCK_BYTES];
             raw.extend_from_slice(&block_crc(self.oss_seed, key, b0 + i, block).to_le_bytes());
         }
-        crate::torture::before_block_write(&self.dir.to_string_lossy());
+        crate::torture::before_block_write(&self.dir.to_string_lossy(), &|| {
+            format!("{} {key} blocks {b0}..{}", self.dir.display(), b0 + n)
+        });
         self.grow_for(key)?;
         let file = self.file(key.object, key.zone, true)?.expect("created");
         let base = key.slot * self.slot_bytes();

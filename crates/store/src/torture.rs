@@ -56,6 +56,13 @@ pub const WRITE_PLANS_RAN: &str = "write-plans-ran";
 /// in that gap (`tests/window_write_fail_race_online.rs`).
 pub const WRITE_PLANS_ADMITTED: &str = "write-plans-admitted";
 
+/// A pause point in a read (`Store::read`, `get`): its first check that the store may be
+/// read passed, nothing else done. Tests hold a reader here while a writer's `WriteCrcs`
+/// append is refused and poisons the store, then let it go on: it must check again under
+/// the core lock before its lookup (review s28r R28-1;
+/// `tests/s29e_read_beside_refused_write_crcs.rs`).
+pub const READ_CHECKED: &str = "read-checked";
+
 /// A pause point on the background worker (`Store::serve_background`): one of its plans
 /// ran its writes and synced them, its `Durable` record is not appended yet. Tests hold
 /// the worker here to fill the metadata disk under that record
@@ -112,6 +119,17 @@ pub const SETTLE_TORN_BLOCK: &str = "settle-torn-block";
 /// no settle runs: every block a plan writes (a client write, a destage, a move home), so a
 /// test can cut a write at each of its steps, half-way through a block.
 pub const WRITE_TORN_BLOCK: &str = "write-torn-block";
+/// Before a backend block write's payload, counted only while no settle runs (as
+/// [`WRITE_TORN_BLOCK`]): the process is killed just before the `n`-th block write is
+/// issued, so block writes `1..n` are whole (payload and checksums) and the `n`-th and every
+/// later one untouched. Always counted in plan order (arming it turns
+/// [`KILL_IN_PLAN_ORDER_ENV`] on by itself): with one thread per OSS the other OSSs'
+/// threads would be anywhere in their own block writes, and "blocks before `n` whole, the
+/// rest untouched" would not hold. Why (s28c, session 29): the torn and page-cut points
+/// stop a write INSIDE a block write; a crash between two block writes was reached only
+/// on a page-aligned block (cache slot 0, where a page cut writes nothing), so sweeps
+/// never left "block `n-1` whole, block `n` untouched" for any other slot.
+pub const WRITE_BEFORE_BLOCK: &str = "write-before-block";
 /// The page-cut kill points, one family (merged in session 27, s27c, from s26a's
 /// `write-page-cut[-last]` and s26e's `block-page-cut` / `settle-page-cut`, which did one
 /// job): inside a backend block write, the `n`-th block write writes its payload up to the
@@ -238,10 +256,16 @@ fn kill_now() -> ! {
     std::process::abort();
 }
 
-/// Called by the backend before a block write's payload to OSS `oss` (its directory): with
-/// [`KILL_TEAR_EVERY_OSS_ENV`], an OSS already caught in a torn block writes nothing more.
-pub fn before_block_write(oss: &str) {
-    if armed().is_none() || !tear_every_oss() || SETTLING.load(Ordering::SeqCst) {
+/// Called by the backend before a block write's payload to OSS `oss` (its directory),
+/// before anything of it is done: [`WRITE_BEFORE_BLOCK`] is passed here (`what` names the
+/// block write it kills before, on stderr); with [`KILL_TEAR_EVERY_OSS_ENV`], an OSS already
+/// caught in a torn block writes nothing more.
+pub fn before_block_write(oss: &str, what: &dyn Fn() -> String) {
+    if armed().is_none() || SETTLING.load(Ordering::SeqCst) {
+        return;
+    }
+    kill_point_naming(WRITE_BEFORE_BLOCK, &|| format!("{} (before it)", what()));
+    if !tear_every_oss() {
         return;
     }
     if CAUGHT.lock().unwrap().iter().any(|o| o == oss) {
@@ -271,10 +295,14 @@ pub fn steps_in_plan_order() -> bool {
 
 fn kill_test_in_plan_order() -> bool {
     static IN_ORDER: OnceLock<bool> = OnceLock::new();
-    *IN_ORDER.get_or_init(|| {
-        armed().is_some()
-            && (std::env::var_os(KILL_IN_PLAN_ORDER_ENV).is_some()
-                || std::env::var_os(KILL_IN_REVERSED_PLAN_ORDER_ENV).is_some())
+    *IN_ORDER.get_or_init(|| match armed() {
+        None => false,
+        // Its count means "block writes before it whole" only in plan order.
+        Some((point, _)) if point == WRITE_BEFORE_BLOCK => true,
+        Some(_) => {
+            std::env::var_os(KILL_IN_PLAN_ORDER_ENV).is_some()
+                || std::env::var_os(KILL_IN_REVERSED_PLAN_ORDER_ENV).is_some()
+        }
     })
 }
 
@@ -310,6 +338,7 @@ pub const KILL_POINTS: &[&str] = &[
     SETTLE_SYNCED,
     SETTLE_TORN_BLOCK,
     WRITE_TORN_BLOCK,
+    WRITE_BEFORE_BLOCK,
     WRITE_PAGE_CUT,
     WRITE_PAGE_CUT_LAST,
     SETTLE_PAGE_CUT,
@@ -540,6 +569,10 @@ mod kill_at_tests {
             Ok(Some(("write-page-cut".to_string(), 3)))
         );
         assert_eq!(parse_kill_at(None), Ok(None));
+        assert_eq!(
+            parse_kill_at(Some("write-before-block:2")),
+            Ok(Some(("write-before-block".to_string(), 2)))
+        );
     }
 
     #[test]

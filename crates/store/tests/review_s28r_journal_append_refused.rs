@@ -11,83 +11,20 @@
 
 mod common;
 use common::*;
+#[path = "common/journal_full.rs"]
+mod journal_full;
+use journal_full::*;
 
-use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::WritePath;
-
-/// The limit is per process: tests of this file take turns.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 const OLD_BYTES: usize = 20_000;
 const WRITE_AT_BYTES: u64 = 5_000;
 const WRITE_BYTES: usize = 3_000;
 /// The next write, after the refused one: another data element of the same stripe.
 const NEXT_AT_BYTES: usize = 14_000;
-/// Puts and removals of another file, to make the journal longer than every zone file:
-/// whole stripes (4 data elements of 4 KiB), which a WCL store writes home, not cached
-/// (a settle of the cache zone would begin the journal anew).
-const GROW_ROUNDS: usize = 60;
-const GROW_FILE_BYTES: usize = 2 * 4 * UNIT;
-/// How much longer than every zone file the journal must be: more than the refused
-/// write's OSS writes reach (its element or cache slots, a few 4 KiB slots in).
-const JOURNAL_LONGER_BYTES: u64 = 32 << 10;
-
-fn splitmix_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
-
-fn set_file_size_limit(bytes: u64) {
-    // SAFETY: plain system calls on this process's own limits and signal disposition.
-    unsafe {
-        assert!(libc::signal(libc::SIGXFSZ, libc::SIG_IGN) != libc::SIG_ERR);
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        assert_eq!(libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit), 0);
-        limit.rlim_cur = bytes.min(limit.rlim_max);
-        assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
-    }
-}
-
-fn lift_file_size_limit() {
-    // SAFETY: as above; the soft limit goes back up to the hard one.
-    unsafe {
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        assert_eq!(libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit), 0);
-        limit.rlim_cur = limit.rlim_max;
-        assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
-    }
-}
-
-fn largest_file_under(dir: &Path) -> u64 {
-    let mut largest = 0;
-    for e in std::fs::read_dir(dir).unwrap() {
-        let e = e.unwrap();
-        let m = e.metadata().unwrap();
-        largest = largest.max(if m.is_dir() {
-            largest_file_under(&e.path())
-        } else {
-            m.len()
-        });
-    }
-    largest
-}
 
 /// Every byte of `got` is the old content's or the refused write's (which may or may not
 /// show), and `got` is as long as the old content (the write was inside it).
@@ -131,26 +68,14 @@ struct Outcome {
 /// `room_bytes` left for the journal, the limit lifted, then a read, the next write
 /// (bytes 14000..17000) and a new open. `None`: the write was not refused (room enough).
 fn journal_full_then_room_again(path: WritePath, room_bytes: u64) -> Option<Outcome> {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = FILE_SIZE_LIMIT_TURN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let dir = scratch();
     let store = Arc::new(init(dir.path(), CodeSpec::raid5(4), 5, path));
     let old = splitmix_bytes(1, OLD_BYTES);
     store.put("f", &old).unwrap();
-    for i in 0..GROW_ROUNDS {
-        store
-            .put("x", &splitmix_bytes(100 + i as u64, GROW_FILE_BYTES))
-            .unwrap();
-        store.remove("x").unwrap();
-    }
-    let journal_bytes = std::fs::metadata(dir.path().join("journal")).unwrap().len();
-    let zone_bytes_max = (0..5)
-        .map(|o| largest_file_under(&dir.path().join(format!("oss-{o}"))))
-        .max()
-        .unwrap();
-    assert!(
-        journal_bytes > zone_bytes_max + JOURNAL_LONGER_BYTES,
-        "scene: the journal ({journal_bytes} bytes) is longer than every zone file ({zone_bytes_max}) by far"
-    );
+    let journal_bytes = make_journal_longer_than_every_zone_file(&store, dir.path(), 5);
     let refused_bytes = splitmix_bytes(2, WRITE_BYTES);
     set_file_size_limit(journal_bytes + room_bytes);
     let refused = store.write("f", WRITE_AT_BYTES, &refused_bytes);
@@ -290,18 +215,14 @@ fn probe_put_and_window_write() {
         (WritePath::Delayed, true),
     ] {
         for room_bytes in (0..800).step_by(40) {
-            let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+            let _turn = FILE_SIZE_LIMIT_TURN
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             let dir = scratch();
             let store = init(dir.path(), CodeSpec::raid5(4), 5, path);
             let old = splitmix_bytes(1, OLD_BYTES);
             store.put("f", &old).unwrap();
-            for i in 0..GROW_ROUNDS {
-                store
-                    .put("x", &splitmix_bytes(100 + i as u64, GROW_FILE_BYTES))
-                    .unwrap();
-                store.remove("x").unwrap();
-            }
-            let journal_bytes = std::fs::metadata(dir.path().join("journal")).unwrap().len();
+            let journal_bytes = make_journal_longer_than_every_zone_file(&store, dir.path(), 5);
             let new = splitmix_bytes(2, 9_000);
             let token = window.then(|| store.delayed_start("f").unwrap());
             set_file_size_limit(journal_bytes + room_bytes);

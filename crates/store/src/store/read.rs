@@ -1080,6 +1080,7 @@ impl Store {
         end: ReadEnd,
     ) -> Result<Vec<u8>, StoreError> {
         self.check_readable()?;
+        crate::torture::pause_point(crate::torture::READ_CHECKED);
         let _shared = self.gate.read();
         let (file, size) = self.file(name)?;
         let len_bytes = match end {
