@@ -1193,13 +1193,36 @@ impl Store {
                 .get(&pos.col)
                 .map(|&(oss, base)| (oss, base + (pos.row * e) as u64))
         };
-        // Acknowledged cached bytes per data element of this cache stripe.
-        let sdb = self.layout.stripe_data_bytes();
-        let extents = core
-            .strategy
-            .lookup(file, stripe * sdb, sdb)
-            .map_err(plan_err)?;
+        // Acknowledged cached bytes per data element of this cache stripe. WCL: the
+        // planner's record of this cache stripe (`planned_cache_written`), as reads and
+        // scrub take it since s28a, not its lookup, which names the newest copy of each
+        // byte: a newer cache stripe of the same home stripe would hide bytes this one's
+        // chunks and running parity still hold (review s27r R27-1's cause). Recovery's
+        // planner holds no newer cache stripe with acknowledged bytes beside a cut write
+        // (a durable write after the cut one in its home stripe makes the cut one whole
+        // there, `finished_by_later`, and the cut writes' own ranges are forgotten or
+        // never replayed), so no scene shows a difference today (session 29, s29d).
         let mut acked: BTreeMap<Pos, Ranges> = BTreeMap::new();
+        if self.kind == StrategyKind::Wcl {
+            let written = self.planned_cache_written(Some(core), file, stripe, &chunks);
+            for (d, ranges) in written.iter().enumerate() {
+                let pos = g.data_pos[d];
+                if slot_addr(pos).is_none() {
+                    continue; // no chunk known here: skipped, as the lookup's extents were
+                }
+                for &(a, z) in ranges {
+                    crate::state::add_range(acked.entry(pos).or_default(), a, z);
+                }
+            }
+        }
+        let sdb = self.layout.stripe_data_bytes();
+        let extents = if self.kind == StrategyKind::Wcl {
+            Vec::new()
+        } else {
+            (core.strategy)
+                .lookup(file, stripe * sdb, sdb)
+                .map_err(plan_err)?
+        };
         for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
             let Some((oss, slot)) = slot_addr(x.element.pos) else {
                 continue;
