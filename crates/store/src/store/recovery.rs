@@ -394,7 +394,6 @@ impl<'a> CutWriteCrcs<'a> {
     }
 }
 
-/// The grid position `(row, col)` a journaled crc names.
 /// The interrupted plans that never began because a plan before them in the queue of one of
 /// their stripes never ran. Stripe locks are granted in ticket order, which is planning
 /// order (`admit`), each plan taking all its stripes at once; a plan waiting for an
@@ -426,10 +425,14 @@ pub(super) fn queued_behind_unrun(undurable: &[IoPlan]) -> BTreeSet<PlanId> {
             held.extend(stripes);
         }
     }
-    assert!(behind.len() <= undurable.len());
+    assert!(
+        behind.is_subset(&ids),
+        "only interrupted plans are queued behind"
+    );
     behind
 }
 
+/// The grid position `(row, col)` a journaled crc names.
 fn pos_of(row: usize, col: usize) -> Pos {
     Pos { row, col }
 }
