@@ -2383,11 +2383,12 @@ impl Store {
             // bytes read as lost; `crash_writer sweep DIR 30 raid6 5 wcl prefail=2`).
             let core = store.core.lock();
             let undurable_ids: BTreeSet<PlanId> = undurable.iter().map(|p| p.id).collect();
+            let queued_behind = recovery::queued_behind_unrun(&undurable);
+            let ids = (&undurable_ids, &queued_behind);
             let began: Vec<IoPlan> = replayed
                 .into_iter()
                 .filter(|p| {
-                    !undurable_ids.contains(&p.id)
-                        || !store.never_began(&core, p, &input_of, &undurable_ids)
+                    !undurable_ids.contains(&p.id) || !store.never_began(&core, p, &input_of, ids)
                 })
                 .collect();
             drop(core);

@@ -394,6 +394,44 @@ impl<'a> CutWriteCrcs<'a> {
     }
 }
 
+/// The interrupted plans that never began because a plan before them in the queue of one of
+/// their stripes never ran. Stripe locks are granted in ticket order, which is planning
+/// order (`admit`), each plan taking all its stripes at once; a plan waiting for an
+/// interrupted plan (`after_plans`: that plan's `Durable` record never reached the disk,
+/// and a plan counts as done only once it has) keeps its place in every queue of its
+/// stripes until it runs, which it never did, or until the store is poisoned, after which
+/// no plan runs (`check_usable`, after the stripe locks). So no plan queued after it on
+/// one of its stripes ran, and so on down the queues. Why (session 29, s29d): a WCL write
+/// queued in its home stripe behind the destage of the cache stripe a cut write completed
+/// (the destage waits for that write) wrote nothing, but with its crcs on record it was
+/// taken as in flight, in a newer cache stripe of the same home stripe: recovery decided
+/// the two cut writes' cache stripes as one, their chunks mixed, and named acknowledged
+/// bytes LOST after a crash alone (`s29d_recovery_cut_writes_in_two_cache_stripes.rs`).
+pub(super) fn queued_behind_unrun(undurable: &[IoPlan]) -> BTreeSet<PlanId> {
+    let ids: BTreeSet<PlanId> = undurable.iter().map(|p| p.id).collect();
+    let mut in_order: Vec<&IoPlan> = undurable.iter().collect();
+    in_order.sort_by_key(|p| p.id);
+    // The stripes whose queues a plan that never ran still held at the crash.
+    let mut held: BTreeSet<(u64, u64)> = BTreeSet::new();
+    let mut behind: BTreeSet<PlanId> = BTreeSet::new();
+    for plan in in_order {
+        let stripes = super::plan_stripes(plan);
+        let waits = plan.after_plans.iter().any(|p| ids.contains(p));
+        let queued = stripes.iter().any(|s| held.contains(s));
+        if queued {
+            behind.insert(plan.id);
+        }
+        if waits || queued {
+            held.extend(stripes);
+        }
+    }
+    assert!(
+        behind.is_subset(&ids),
+        "only interrupted plans are queued behind"
+    );
+    behind
+}
+
 /// The grid position `(row, col)` a journaled crc names.
 fn pos_of(row: usize, col: usize) -> Pos {
     Pos { row, col }
@@ -833,12 +871,15 @@ impl Store {
         let mut cache: BTreeMap<(u64, u64), CacheInFlight> = BTreeMap::new();
         let e = self.sb.element_bytes as u64;
         let undurable_ids: BTreeSet<u64> = undurable.iter().map(|p| p.id).collect();
+        let queued_behind = queued_behind_unrun(undurable);
         for plan in undurable {
             // A plan runs only after the `Durable` records of the plans it waits for are
             // written (`run_plans_from`): one waiting for an interrupted plan never began.
             // Why: a delayed window's move home waits for its END parity plan, and taken as
             // in flight beside a failed OSS it made that OSS's data undecidable (review H5).
-            let never_began = self.never_began(core, plan, input_of, &undurable_ids);
+            // Nor did a plan queued behind such a plan in a stripe (`queued_behind_unrun`).
+            let never_began =
+                self.never_began(core, plan, input_of, (&undurable_ids, &queued_behind));
             for step in plan.steps.iter().filter(|s| s.op == Op::Write) {
                 if never_began {
                     continue; // nothing of it reached the disk: its stripes are as they were
@@ -1155,13 +1196,36 @@ impl Store {
                 .get(&pos.col)
                 .map(|&(oss, base)| (oss, base + (pos.row * e) as u64))
         };
-        // Acknowledged cached bytes per data element of this cache stripe.
-        let sdb = self.layout.stripe_data_bytes();
-        let extents = core
-            .strategy
-            .lookup(file, stripe * sdb, sdb)
-            .map_err(plan_err)?;
+        // Acknowledged cached bytes per data element of this cache stripe. WCL: the
+        // planner's record of this cache stripe (`planned_cache_written`), as reads and
+        // scrub take it since s28a, not its lookup, which names the newest copy of each
+        // byte: a newer cache stripe of the same home stripe would hide bytes this one's
+        // chunks and running parity still hold (review s27r R27-1's cause). Recovery's
+        // planner holds no newer cache stripe with acknowledged bytes beside a cut write
+        // (a durable write after the cut one in its home stripe makes the cut one whole
+        // there, `finished_by_later`, and the cut writes' own ranges are forgotten or
+        // never replayed), so no scene shows a difference today (session 29, s29d).
         let mut acked: BTreeMap<Pos, Ranges> = BTreeMap::new();
+        if self.kind == StrategyKind::Wcl {
+            let written = self.planned_cache_written(Some(core), file, stripe, &chunks);
+            for (d, ranges) in written.iter().enumerate() {
+                let pos = g.data_pos[d];
+                if slot_addr(pos).is_none() {
+                    continue; // no chunk known here: skipped, as the lookup's extents were
+                }
+                for &(a, z) in ranges {
+                    crate::state::add_range(acked.entry(pos).or_default(), a, z);
+                }
+            }
+        }
+        let sdb = self.layout.stripe_data_bytes();
+        let extents = if self.kind == StrategyKind::Wcl {
+            Vec::new()
+        } else {
+            (core.strategy)
+                .lookup(file, stripe * sdb, sdb)
+                .map_err(plan_err)?
+        };
         for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
             let Some((oss, slot)) = slot_addr(x.element.pos) else {
                 continue;
@@ -4664,9 +4728,10 @@ impl Store {
         core: &Core,
         plan: &IoPlan,
         input_of: &HashMap<PlanId, usize>,
-        undurable_ids: &BTreeSet<PlanId>,
+        (undurable_ids, queued_behind): (&BTreeSet<PlanId>, &BTreeSet<PlanId>),
     ) -> bool {
         plan.after_plans.iter().any(|p| undurable_ids.contains(p))
+            || queued_behind.contains(&plan.id)
             || core.state.wrote_nothing.contains(&plan.id)
             || self.wrote_nothing(core, plan, input_of.get(&plan.id).copied())
             || self.cache_write_without_its_crcs(core, plan, input_of.get(&plan.id).copied())

@@ -448,13 +448,22 @@ impl Store {
         chunks: &Chunks,
     ) -> Vec<Vec<(u64, u64)>> {
         let none = vec![Vec::new(); self.layout.geometry().data_count()];
-        // The planner puts each column's chunk on the column's own OSS; a chunk elsewhere
-        // is none of its cache stripes (counted as nothing written, as the lookup did).
+        // The planner puts each column's chunk on the column's own OSS; a chunk named
+        // elsewhere is an invariant of the store broken, never a cache stripe with nothing
+        // written. Why not count it as nothing written (session 28, F5 of s28a; session 29,
+        // s29d): the callers then check the running parity against zeros, and an invariant
+        // broken turned into acknowledged bytes named LOST.
+        for (&col, &(oss, base)) in chunks {
+            let home = self.layout.oss_of(file, stripe, col);
+            assert!(
+                oss == home,
+                "file {file} stripe {stripe}: the cache chunk of column {col} (at {base}) is named on OSS {oss}, and the planner puts that column's chunks on OSS {home}"
+            );
+        }
         let named: Vec<(usize, u64)> = (chunks.iter())
-            .filter(|&(&col, &(oss, _))| oss == self.layout.oss_of(file, stripe, col))
             .map(|(&col, &(_, base))| (col, base))
             .collect();
-        if named.is_empty() || named.len() != chunks.len() {
+        if named.is_empty() {
             return none;
         }
         let written = match core {
@@ -1356,5 +1365,46 @@ impl Store {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Session 29 (s29d, F5 of s28a): the planner puts every column's cache chunk on that
+    /// column's OSS (`Layout::oss_of`). A chunk named on another OSS is a broken invariant
+    /// of the store, not a cache stripe with nothing written: taken as nothing written, the
+    /// caller checked the running parity against zeros and named acknowledged bytes LOST.
+    #[test]
+    #[should_panic(expected = "stripe 0: the cache chunk of column 1 (at")]
+    fn a_cache_chunk_named_on_another_oss_than_its_column_s_stops_the_store_instead_of_reading_as_nothing_written(
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut opts = InitOptions::with_oss_count(dir.path(), 5, CodeSpec::raid5(4));
+        opts.element_bytes = 4096;
+        opts.write_path = WritePath::Wcl;
+        let store = Store::init(dir.path(), &opts).unwrap();
+        let sdb = store.layout().stripe_data_bytes();
+        let bytes: Vec<u8> = (0..2 * sdb)
+            .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 29) as u8)
+            .collect();
+        store.put("f", &bytes).unwrap();
+        // Cached: element 0 and the first 1000 bytes of element 1 of stripe 0.
+        store.write("f", 0, &bytes[..5096]).unwrap();
+        let file = store.file_id("f").unwrap();
+        let generations = store.cache_generations(file, 0);
+        let (chunks, complete) = generations.last().expect("an open cache stripe");
+        assert!(!complete, "stripe 0's cache stripe is open");
+        let written = store.planned_cache_written(None, file, 0, chunks);
+        assert_eq!(
+            written[1],
+            vec![(0, 1000)],
+            "element 1's cached bytes, with every chunk where the planner put it"
+        );
+        let mut moved = chunks.clone();
+        let (oss, base) = moved[&1];
+        moved.insert(1, ((oss + 1) % 5, base));
+        let _ = store.planned_cache_written(None, file, 0, &moved);
     }
 }
