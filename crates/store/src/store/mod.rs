@@ -2231,13 +2231,22 @@ impl Store {
                 // (its input came after). The planner state must keep the later one, but the
                 // cut write's cache slot may hold zeros or stale bytes of an older cache
                 // stripe (review h, H1): its ranges read from what held them before it.
-                // Not where a later durable plan proves the cut one finished (see
-                // `finished_by_later` below): its bytes there are whole, and that plan's
-                // running parity counts them (review s29r R29-1).
+                // Not where a later durable plan took the stripe: the cut plan's writes there
+                // returned, and that plan's running parity counts them (review s29r R29-1:
+                // forgotten, the later write's acknowledged bytes were recorded LOST after a
+                // crash alone). Returned is not synced (a plan leaves its stripes before its
+                // sync): a delayed window, whose cache has no parity to catch a block a
+                // power cut dropped, keeps them only where later plans synced every OSS
+                // they are on (`synced_by_later_stripes`); on WCL the later plan's synced
+                // running parity disagrees with such a block, which the settle's check
+                // sees (OPEN: reads before a settle do not, see docs/store.md).
                 let cut: exaraid_plan::CutWrites = undurable
                     .iter()
                     .map(|(_, p)| {
-                        let whole = finished_later_stripes(&plans, p, &state.durable);
+                        let whole = match kind {
+                            StrategyKind::Wcl => finished_later_stripes(&plans, p, &state.durable),
+                            _ => synced_by_later_stripes(&plans, p, &state.durable),
+                        };
                         (p.id, plan_stripes(p).difference(&whole).copied().collect())
                     })
                     .collect();
@@ -6168,9 +6177,10 @@ fn slice_stripe_into(from: &StripeBuf, range: std::ops::Range<usize>, into: &mut
     }
 }
 
-/// The (file, stripe) pairs a plan touches: what it must lock.
 /// The stripes of the interrupted plan `cut` that a later durable plan took (see
 /// `finished_by_later` in `Store::open`): `cut`'s writes there returned before it began.
+/// Returned, not synced: `cut` leaves its stripes before its own sync (OPEN, review of
+/// session 29: a power cut can still drop them).
 fn finished_later_stripes(
     plans: &[(usize, IoPlan)],
     cut: &IoPlan,
@@ -6191,6 +6201,45 @@ fn finished_later_stripes(
         .collect()
 }
 
+/// The stripes of the interrupted plan `cut` where its writes are on disk because later
+/// durable plans synced every OSS it wrote there: each such plan took the stripe after
+/// `cut`'s writes returned (stripe locks in planning order) and synced its OSSs before its
+/// `Durable` record, and an OSS's sync drains every write it holds (`Backend::sync`; a
+/// failed earlier sync fails it). Why not `finished_later_stripes` alone (review of
+/// session 29, R29-1's first fix): a plan leaves its stripes before its own sync, so with
+/// a later plan on other OSSs a power cut could drop `cut`'s cache block under a checksum
+/// that still verifies (an older window's bytes), and a window moved them home with
+/// success.
+fn synced_by_later_stripes(
+    plans: &[(usize, IoPlan)],
+    cut: &IoPlan,
+    durable: &BTreeSet<PlanId>,
+) -> BTreeSet<(u64, u64)> {
+    assert!(
+        !durable.contains(&cut.id),
+        "only an interrupted plan is cut"
+    );
+    let later: Vec<&IoPlan> = plans
+        .iter()
+        .map(|(_, p)| p)
+        .filter(|p| p.id > cut.id && durable.contains(&p.id))
+        .collect();
+    finished_later_stripes(plans, cut, durable)
+        .into_iter()
+        .filter(|&(file, stripe)| {
+            let synced: BTreeSet<usize> = (later.iter())
+                .filter(|p| plan_stripes(p).contains(&(file, stripe)))
+                .flat_map(|p| p.osses())
+                .collect();
+            (cut.steps.iter())
+                .filter(|step| step.op == Op::Write && step.file == file)
+                .filter(|step| step.pieces.iter().any(|pc| pc.element.stripe == stripe))
+                .all(|step| synced.contains(&step.oss))
+        })
+        .collect()
+}
+
+/// The (file, stripe) pairs a plan touches: what it must lock.
 fn plan_stripes(plan: &IoPlan) -> BTreeSet<(u64, u64)> {
     let mut set = BTreeSet::new();
     for step in &plan.steps {
