@@ -48,19 +48,7 @@ use exaraid_codes::{CodeKind, CodeSpec};
 use exaraid_store::store::CACHE_OBJECT;
 use exaraid_store::{InitOptions, Store, StoreError, WritePath};
 
-/// splitmix64 bytes, different per seed (a wrong decode never agrees by a pattern).
-fn bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
+use common::splitmix_bytes as bytes;
 
 /// One scene: a cut write over data elements `cut` of stripe 0, the power cut keeping only
 /// the writes of the OSSs of columns `kept_cols`, element `stale` going stale after the

@@ -39,20 +39,6 @@ use exaraid_store::backend::{BackendError, ElementKey};
 use exaraid_store::WritePath;
 use parking_lot::{Condvar, Mutex};
 
-fn splitmix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
-/// The bytes write `id` puts at file offsets `off..off + len_bytes`.
-fn bytes_of(id: u64, off: u64, len_bytes: u64) -> Vec<u8> {
-    (off..off + len_bytes)
-        .map(|x| splitmix64(id.wrapping_mul(1_000_003) ^ x) as u8)
-        .collect()
-}
-
 /// Parks, until `release_all`, every sync that starts while `syncs` is on (any thread: the
 /// executor syncs on threads of its own). A sync that starts with it off passes, also
 /// while earlier ones stay parked: so a later write can run to its `Durable` record beside

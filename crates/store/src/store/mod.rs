@@ -6186,19 +6186,29 @@ fn finished_later_stripes(
     cut: &IoPlan,
     durable: &BTreeSet<PlanId>,
 ) -> BTreeSet<(u64, u64)> {
-    assert!(
-        !durable.contains(&cut.id),
-        "only an interrupted plan is cut"
-    );
-    let later: Vec<BTreeSet<(u64, u64)>> = plans
-        .iter()
-        .filter(|(_, p)| p.id > cut.id && durable.contains(&p.id))
-        .map(|(_, p)| plan_stripes(p))
+    let later: Vec<BTreeSet<(u64, u64)>> = durable_after(plans, cut, durable)
+        .map(plan_stripes)
         .collect();
     plan_stripes(cut)
         .into_iter()
         .filter(|s| later.iter().any(|stripes| stripes.contains(s)))
         .collect()
+}
+
+/// The durable plans made after the interrupted plan `cut`.
+fn durable_after<'p>(
+    plans: &'p [(usize, IoPlan)],
+    cut: &IoPlan,
+    durable: &'p BTreeSet<PlanId>,
+) -> impl Iterator<Item = &'p IoPlan> + 'p {
+    assert!(
+        !durable.contains(&cut.id),
+        "only an interrupted plan is cut"
+    );
+    let cut_id = cut.id;
+    (plans.iter())
+        .map(|(_, p)| p)
+        .filter(move |p| p.id > cut_id && durable.contains(&p.id))
 }
 
 /// The stripes of the interrupted plan `cut` where its writes are on disk because later
@@ -6215,15 +6225,7 @@ fn synced_by_later_stripes(
     cut: &IoPlan,
     durable: &BTreeSet<PlanId>,
 ) -> BTreeSet<(u64, u64)> {
-    assert!(
-        !durable.contains(&cut.id),
-        "only an interrupted plan is cut"
-    );
-    let later: Vec<&IoPlan> = plans
-        .iter()
-        .map(|(_, p)| p)
-        .filter(|p| p.id > cut.id && durable.contains(&p.id))
-        .collect();
+    let later: Vec<&IoPlan> = durable_after(plans, cut, durable).collect();
     finished_later_stripes(plans, cut, durable)
         .into_iter()
         .filter(|&(file, stripe)| {

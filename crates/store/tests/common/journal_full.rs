@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::sync::Mutex;
 
+use crate::common::splitmix_bytes;
 use exaraid_store::Store;
 
 /// The limit is per process: tests of one file take turns.
@@ -21,20 +22,6 @@ pub const GROW_FILE_BYTES: usize = 2 * 4 * 4096;
 /// How much longer than every zone file the journal must be: more than one refused write's
 /// OSS writes reach (its element or cache slots, a few 4 KiB slots in).
 pub const JOURNAL_LONGER_BYTES: u64 = 32 << 10;
-
-/// `len` bytes of splitmix64 from `seed`, one low byte a step.
-pub fn splitmix_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
 
 pub fn set_file_size_limit(bytes: u64) {
     // SAFETY: plain system calls on this process's own limits and signal disposition.

@@ -18,6 +18,30 @@ pub fn init(dir: &Path, code: CodeSpec, oss: usize, path: WritePath) -> Store {
     Store::init(dir, &opts).unwrap()
 }
 
+/// splitmix64 (Steele, Lea, Flood, OOPSLA 2014): the output for state `x`.
+pub fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// `len` bytes of splitmix64 from `seed`, one low byte a step: deterministic, and a wrong
+/// decode never agrees with it by a pattern.
+pub fn splitmix_bytes(seed: u64, len: usize) -> Vec<u8> {
+    (0..len as u64)
+        .map(|i| splitmix64(seed.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15))) as u8)
+        .collect()
+}
+
+/// The bytes write `id` puts at file offsets `off..off + len_bytes`: each byte a function
+/// of its offset, so any two writes' bytes (and any two offsets) differ.
+pub fn bytes_of(id: u64, off: u64, len_bytes: u64) -> Vec<u8> {
+    (off..off + len_bytes)
+        .map(|x| splitmix64(id.wrapping_mul(1_000_003) ^ x) as u8)
+        .collect()
+}
+
 /// A deterministic byte pattern (xorshift), different per seed.
 pub fn pattern(seed: u64, len: usize) -> Vec<u8> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
