@@ -15,7 +15,7 @@
 //! block whole where both parts match (`cache_page_cut_holds`).
 
 mod common;
-use common::torture_scene::{cut_write_scene, reads_every_acknowledged_byte};
+use common::torture_scene::{cut_write_scene, reads_every_acknowledged_byte, XCODE_WCL_16K};
 use common::{exaraid, init_store_unit, killed_at_with, ok, random_bytes, s};
 
 use exaraid_store::torture::{
@@ -33,20 +33,6 @@ const RAID6_WCL_16K: (u64, &[&str]) = (
         "raid6",
         "--k",
         "3",
-        "--write-path",
-        "wcl",
-    ],
-);
-/// WCL xcode p=5 (5 OSSs, 3 data rows and 2 parity rows a column) at a 16 KiB stripe unit.
-const XCODE_WCL_16K: (u64, &[&str]) = (
-    16384,
-    &[
-        "--oss",
-        "5",
-        "--code",
-        "xcode",
-        "--p",
-        "5",
         "--write-path",
         "wcl",
     ],

@@ -229,21 +229,6 @@ fn an_rmw_xcode_write_killed_before_each_block_write_keeps_the_earlier_ones_and_
     );
 }
 
-/// WCL xcode p=5 over 5 OSSs at a 16 KiB stripe unit.
-const XCODE_WCL_16K: (u64, &[&str]) = (
-    16384,
-    &[
-        "--oss",
-        "5",
-        "--code",
-        "xcode",
-        "--p",
-        "5",
-        "--write-path",
-        "wcl",
-    ],
-);
-
 /// Found by s29e's sweep (`s28c-every-block-write.py --point write-before-block`, WCL xcode
 /// 16 KiB, torture seed 0x5eed2901, 146 trials, this one failed): write 24 (writes 0..24
 /// acknowledged) killed before its 4th block write. Its 3rd wrote OSS 2's cache slot 3
@@ -262,7 +247,7 @@ const XCODE_WCL_16K: (u64, &[&str]) = (
 #[ignore = "OPEN: s29e WCL xcode 16 KiB: a running parity block written in two pieces, cut between them (Partial), leaves each version 3 columns unknown: block row LOST"]
 fn a_wcl_xcode_16k_write_killed_between_two_block_writes_of_one_shared_block_loses_no_acknowledged_byte(
 ) {
-    use common::torture_scene::{cut_write_scene, reads_every_acknowledged_byte};
+    use common::torture_scene::{cut_write_scene, reads_every_acknowledged_byte, XCODE_WCL_16K};
     const SEED: u64 = 0x5eed_2901;
     const ACKED: u64 = 24;
     let tmp = fast_tempdir("exaraid-s29e-xcode-shared-block");
