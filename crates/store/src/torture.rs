@@ -219,9 +219,10 @@ pub const KILL_IN_PLAN_ORDER_ENV: &str = "EXARAID_KILL_IN_PLAN_ORDER";
 /// a time on the calling thread, but the OSSs of each group of steps run in the reverse of
 /// their plan order (each OSS's own steps still in plan order: one per-OSS thread running all
 /// of its steps before the next thread starts, an order the threads can meet). Why (session
-/// 29): a degraded raid5 write lost acknowledged bytes once in CI with its parity block torn
-/// before its data block was written, an order plan order never reaches; with both orders a
-/// sweep over `n` covers both blocks of a two-write plan torn first, whatever the load.
+/// 29, s29a): a degraded raid5 write lost acknowledged bytes once in CI in an order of the
+/// per-OSS threads that plan order never reached (its data and parity blocks torn at once,
+/// reached deterministically with [`KILL_TEAR_EVERY_OSS_ENV`]); with both orders a sweep
+/// over `n` also covers either block of a two-write plan torn first, whatever the load.
 pub const KILL_IN_REVERSED_PLAN_ORDER_ENV: &str = "EXARAID_KILL_IN_REVERSED_PLAN_ORDER";
 
 /// Set (to anything) beside an armed [`WRITE_TORN_BLOCK`] point and
