@@ -81,26 +81,10 @@ fn crash_alone_sweep(
             let what = format!(
                 "{code_args:?} {path} write {write_at}+{write_bytes} killed at {kill_at}, no other fault"
             );
-            let got = exaraid(&["store", "get", &dir, "f"], b"");
-            if !got.status.success() {
-                failures.push(format!(
-                    "{what}: get failed: {}",
-                    String::from_utf8_lossy(&got.stderr)
-                ));
-                continue;
-            }
-            if let Some(wrong) = wrong_bytes(&got.stdout, &old, write_at, &new_bytes) {
-                failures.push(format!("{what}: WRONG: {wrong}"));
-                continue;
-            }
-            let scrub = exaraid(&["store", "scrub", &dir], b"");
-            if !scrub.status.success() {
-                failures.push(format!(
-                    "{what}: scrub exit {:?}: {}",
-                    scrub.status.code(),
-                    String::from_utf8_lossy(&scrub.stdout)
-                ));
-            }
+            let check = |got: &[u8]| {
+                wrong_bytes(got, &old, write_at, &new_bytes).map(|w| format!("WRONG: {w}"))
+            };
+            failures.extend(get_then_scrub_problem(&dir, &what, &check));
         }
     }
     assert!(

@@ -132,36 +132,23 @@ fn killed_before_each_block_write(
             failures.push(format!("{what}: block write {} changed nothing", n - 1));
         }
         earlier = now;
-        let got = exaraid(&["store", "get", &dir, "f"], b"");
-        if !got.status.success() {
-            failures.push(format!(
-                "{what}: get failed: {}",
-                String::from_utf8_lossy(&got.stderr)
-            ));
-            continue;
-        }
         // Past the put's end a byte of the cut write reads as the write's or as a hole's zero.
-        let got = got.stdout;
-        let wrong: Vec<usize> = (0..got.len())
-            .filter(|&i| got[i] != old.get(i).copied().unwrap_or(0) && Some(&got[i]) != new.get(i))
-            .collect();
-        if (got.len() != old.len() && got.len() != new.len()) || !wrong.is_empty() {
-            failures.push(format!(
-                "{what}: WRONG BYTES: {} byte(s) neither the put's nor the cut write's (first {:?}), {} bytes read",
-                wrong.len(),
-                wrong.first(),
-                got.len()
-            ));
-            continue;
-        }
-        let scrub = exaraid(&["store", "scrub", &dir], b"");
-        if !scrub.status.success() {
-            failures.push(format!(
-                "{what}: scrub exit {:?}: {}",
-                scrub.status.code(),
-                String::from_utf8_lossy(&scrub.stdout)
-            ));
-        }
+        let check = |got: &[u8]| {
+            let wrong: Vec<usize> = (0..got.len())
+                .filter(|&i| {
+                    got[i] != old.get(i).copied().unwrap_or(0) && Some(&got[i]) != new.get(i)
+                })
+                .collect();
+            ((got.len() != old.len() && got.len() != new.len()) || !wrong.is_empty()).then(|| {
+                format!(
+                    "WRONG BYTES: {} byte(s) neither the put's nor the cut write's (first {:?}), {} bytes read",
+                    wrong.len(),
+                    wrong.first(),
+                    got.len()
+                )
+            })
+        };
+        failures.extend(get_then_scrub_problem(&dir, &what, &check));
     }
     assert!(
         failures.is_empty(),
@@ -177,22 +164,8 @@ fn a_wcl_raid6_write_killed_before_each_block_write_keeps_the_earlier_ones_and_e
 ) {
     // Over three data elements of one cache stripe, not its first slot: its running parity
     // is written beside them.
-    killed_before_each_block_write(
-        4096,
-        &[
-            "--oss",
-            "5",
-            "--code",
-            "raid6",
-            "--k",
-            "3",
-            "--write-path",
-            "wcl",
-        ],
-        5,
-        (5_000, 9_000),
-        4,
-    );
+    let (unit_bytes, init_args) = common::torture_scene::RAID6_WCL_4K;
+    killed_before_each_block_write(unit_bytes, init_args, 5, (5_000, 9_000), 4);
 }
 
 #[test]

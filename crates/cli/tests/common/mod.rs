@@ -239,6 +239,34 @@ pub fn reads_right_outside_its_losses(
     }
 }
 
+/// After a crash: `get` of file `f` in the store `dir` must succeed with bytes `check`
+/// accepts (`Some(why)` where they are wrong), then `scrub` must exit 0. The first problem
+/// found, named with `what`; `None` where there is none.
+pub fn get_then_scrub_problem(
+    dir: &str,
+    what: &str,
+    check: &dyn Fn(&[u8]) -> Option<String>,
+) -> Option<String> {
+    let got = exaraid(&["store", "get", dir, "f"], b"");
+    if !got.status.success() {
+        return Some(format!(
+            "{what}: get failed: {}",
+            String::from_utf8_lossy(&got.stderr)
+        ));
+    }
+    if let Some(wrong) = check(&got.stdout) {
+        return Some(format!("{what}: {wrong}"));
+    }
+    let scrub = exaraid(&["store", "scrub", dir], b"");
+    (!scrub.status.success()).then(|| {
+        format!(
+            "{what}: scrub exit {:?}: {}",
+            scrub.status.code(),
+            String::from_utf8_lossy(&scrub.stdout)
+        )
+    })
+}
+
 /// Build the EIO shim (scripts/eioshim.c) into `dir`; `None` where no C compiler is found
 /// (the test says so).
 pub fn build_shim(dir: &Path) -> Option<std::path::PathBuf> {
