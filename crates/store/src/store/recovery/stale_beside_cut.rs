@@ -303,10 +303,17 @@ impl Store {
         // stored checksum (its part matches the write's crcs, so its bytes are kept).
         let some_block_fails = cells.iter().any(fails);
         if fit.contains(&None) && (versions_told || some_block_fails) {
-            // Nothing checks some world beside a block that fails its checksum (torn by the
-            // write, or rotten). Decided as before: the decisions below confirm such a
-            // block's decode by its stored checksum, which a stale column beside it fails
-            // (the row is then lost, not resealed).
+            // Nothing checks some world by a decode: each version erases more columns than
+            // the code tolerates, or as many and nothing told (beside a block that fails
+            // its checksum, torn by the write or rotten, the decisions below confirm its
+            // decode by its stored checksum, which a stale column beside it fails). Where
+            // every world is listed, one of them must still be completable at all: a stale
+            // element on known positions breaks some equation over them (s30a: taken
+            // unchecked, it went home with success after ONE crash, s29c's
+            // `xcode_a_stale_element_beside_one_cut_write_whose_parity_did_not_land_...`).
+            if !unlisted && !self.some_unchecked_world_completable(v, &crcs, &assignments, &fit) {
+                return CutRowStale::Unlocated;
+            }
             return CutRowStale::Agrees;
         }
         if fit.contains(&None) {
@@ -1119,6 +1126,104 @@ impl Store {
         vs
     }
 
+    /// Is some world that no decode checks (`fit` `None`) completable in both versions
+    /// (`completable`)? Both versions of the true world describe the row before and after
+    /// the cut write, each a codeword on its known positions. An in-flight running parity
+    /// block not told new whose bytes are, whole, the encode of the data as it stands may
+    /// have been rewritten by a killed recovery (a block of neither version: s28b), so it
+    /// counts as unknown; where some data block does not verify that encode is not known,
+    /// and every in-flight running parity block not told new counts as unknown.
+    fn some_unchecked_world_completable(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        assignments: &[BTreeMap<Pos, BlockVersion>],
+        fit: &[Option<bool>],
+    ) -> bool {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES;
+        let (start, end) = (v.i * block, (v.i + 1) * block);
+        let as_it_stands = v.data_verified(g).then(|| {
+            let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+            slice_stripe_into(v.buf, start..end, &mut row);
+            self.code.encode(&mut row).ok().map(|()| row)
+        });
+        assert!(fit.len() >= assignments.len(), "one fit per listed world");
+        (assignments.iter().zip(fit))
+            .filter(|(_, f)| f.is_none())
+            .any(|(assigned, _)| {
+                let rewritten: BTreeSet<Pos> = (assigned.iter())
+                    .filter(|(p, &s)| {
+                        matches!(g.cell(**p), Cell::Parity(_)) && s != BlockVersion::New
+                    })
+                    .filter(|(p, _)| match &as_it_stands {
+                        Some(Some(row)) => {
+                            v.held.get(p).is_some_and(|h| h[v.i] == Held::Verified)
+                                && (v.parity_raw.get(p))
+                                    .is_some_and(|r| r[start..end] == *row.element(**p))
+                        }
+                        _ => true,
+                    })
+                    .map(|(p, _)| *p)
+                    .collect();
+                let versions = self.cut_row_versions(v, crcs, assigned);
+                versions.iter().all(|ver| self.completable(ver, &rewritten))
+            })
+    }
+
+    /// Can the known positions of `ver` (but `unknown_also`) be completed to a codeword of
+    /// the code at all? Every parity equation (a parity position plus its terms, per byte
+    /// over GF(2^8)) is eliminated over the positions not known; each combination left
+    /// with no unknown position is a check the known bytes alone must pass. Why (s29c's
+    /// model, built in s30a): where no version of a row can be checked by a decode (each
+    /// erases more columns than the code tolerates, or as many and nothing told) an array
+    /// code still holds equations over known positions alone (a column holds several
+    /// positions); a stale element there breaks them, and taken unchecked it went home
+    /// with success after ONE crash. Weaker than `version_check` (no crcs, no dead zeros):
+    /// a true version always passes it.
+    fn completable(&self, ver: &Version, unknown_also: &BTreeSet<Pos>) -> bool {
+        let g = self.layout.geometry();
+        let unknown: Vec<Pos> = (ver.known.iter())
+            .filter(|(p, &k)| !k || unknown_also.contains(p))
+            .map(|(p, _)| *p)
+            .collect();
+        let block = ver.row.element_bytes;
+        // Per equation: its coefficient on each unknown position, and the sum of its known
+        // terms (what the unknown ones must make up to zero).
+        let mut equations: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(g.parity_pos.len());
+        for (q, &parity) in g.parity_pos.iter().enumerate() {
+            let mut coefs = vec![0u8; unknown.len()];
+            let mut sum = vec![0u8; block];
+            let terms = (g.parity_terms[q].iter()).map(|t| (g.data_pos[t.data], t.coef));
+            for (p, coef) in std::iter::once((parity, 1u8)).chain(terms) {
+                assert!(coef != 0, "a term has a coefficient");
+                match unknown.iter().position(|u| *u == p) {
+                    Some(at) => coefs[at] ^= coef,
+                    None => add_scaled(&mut sum, ver.row.element(p), coef),
+                }
+            }
+            equations.push((coefs, sum));
+        }
+        for at in 0..unknown.len() {
+            let Some(pivot_at) = equations.iter().position(|(c, _)| c[at] != 0) else {
+                continue;
+            };
+            let (pc, ps) = equations.swap_remove(pivot_at);
+            let pivot_inv = exaraid_codes::gf256::inv(pc[at]);
+            for (c, s) in equations.iter_mut().filter(|(c, _)| c[at] != 0) {
+                let factor = exaraid_codes::gf256::mul(c[at], pivot_inv);
+                add_scaled(c, &pc, factor);
+                add_scaled(s, &ps, factor);
+                assert!(c[at] == 0, "the unknown is eliminated");
+            }
+        }
+        // Every equation left holds no unknown position: its known sum must be zero.
+        equations.iter().all(|(c, s)| {
+            assert!(c.iter().all(|&x| x == 0), "every unknown was eliminated");
+            s.iter().all(|&b| b == 0)
+        })
+    }
+
     /// Where neither version alone can be checked (each has as many erased columns as the
     /// code tolerates, or more): one version decoded without a check, its decode of the
     /// erased columns that hold no in-flight block (the same bytes in both versions: a column
@@ -1265,6 +1370,19 @@ impl Store {
             });
         Some((agrees && told_agrees && dead_zero).then_some(d))
     }
+}
+
+/// `sum += coef * term`, byte by byte over GF(2^8) (a plain XOR where `coef` is 1).
+fn add_scaled(sum: &mut [u8], term: &[u8], coef: u8) {
+    assert_eq!(sum.len(), term.len(), "terms of one length");
+    if coef == 1 {
+        sum.iter_mut().zip(term).for_each(|(s, t)| *s ^= t);
+        return;
+    }
+    let table = exaraid_codes::gf256::mul_table(coef);
+    sum.iter_mut()
+        .zip(term)
+        .for_each(|(s, t)| *s ^= table[*t as usize]);
 }
 
 /// The crc32c of `known` XOR each of `by_crc`'s terms, where a term `(x, y, crc)` is zeros
