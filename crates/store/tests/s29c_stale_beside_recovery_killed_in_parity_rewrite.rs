@@ -25,8 +25,8 @@
 //! beyond what must be recovered, so LOST named is an acceptable answer; wrong bytes with
 //! success are not.
 //!
-//! OPEN (every test here ignored; the last one is a wider hole, one crash, not the rule's:
-//! see its docs). A check that sees every stale column in the first scene
+//! OPEN (the first two tests ignored; the last one, a wider hole, one crash, not the rule's,
+//! passes since s30a: see its docs). A check that sees every stale column in the first scene
 //! (scripts/repro/s29c-stale-column-seen.patch: the rule asks that an error on any one
 //! column's calm known positions be seen, a rank test of the parity-check matrix) makes the
 //! first test pass (the row LOST, named), but brings back s28b's two-crash LOSS
@@ -333,9 +333,12 @@ fn xcode_a_stale_element_beside_a_cut_write_and_a_recovery_killed_after_one_pari
 /// returns `Agrees` unchecked ("decided as before"): the stale element goes home. On
 /// 20c2fb7: "43 of 48: ... recovery killed before its mutating call 7 (8170 object bytes
 /// changed): element 12 read with success, 4084 bytes wrong (stale: true)", and nearly
-/// every later kill, to the end of the recovery's settle.
+/// every later kill, to the end of the recovery's settle. s30a (each unchecked world must
+/// be completable on its known positions, the blocks the recovery rewrote unknown): 2 of
+/// 48, kills 7 and 8 (8170 object bytes changed: two rewrites, after which the stale
+/// error is completable by the rewritten blocks).
 #[test]
-#[ignore = "OPEN (s29c): WRONG BYTES, a stale element beside a cut write whose row no version checks (stale_beside_cut_write's versions_told Agrees); see docs/store.md"]
+#[ignore = "OPEN (s29c, s30a): WRONG BYTES at 2 of 48 kills (7 and 8, after two running parity rewrites) where s30a's completable check still passes the row: the rewritten blocks count as unknown and the stale error is completable by them; needs the recovery's journaled decision (see docs/store.md)"]
 fn xcode_a_stale_element_beside_a_cut_write_and_a_recovery_killed_after_two_parity_rewrites_never_reads_with_success(
 ) {
     let (wrong, checks) = stale_reads_wrong(&XCODE_SCENE, Kills::TwoOrMoreRewrites);
@@ -354,8 +357,11 @@ fn xcode_a_stale_element_beside_a_cut_write_and_a_recovery_killed_after_two_pari
 /// (scripts/repro/s29c-stale-cut-model.py). On 20c2fb7: "7 of 7: ... unsynced writes of
 /// OSS [2, 3, 4] dropped), recovery killed before its mutating call 0 (0 object bytes
 /// changed): element 2 read with success, 4084 bytes wrong (stale: true)".
+///
+/// Fixed in s30a: such a row must still be completable to a codeword on its known positions
+/// (`completable`: element 2's chains are equations over known positions alone), else it is
+/// `Unlocated`, LOST named. On 6b51ed6 this test fails as above (7 of 7).
 #[test]
-#[ignore = "OPEN (s29c): WRONG BYTES from one crash and one stale element: a row no version checks is taken unchecked (stale_beside_cut_write's versions_told Agrees); see docs/store.md"]
 fn xcode_a_stale_element_beside_one_cut_write_whose_parity_did_not_land_never_reads_with_success() {
     let scene = Scene {
         code: CodeSpec::array(CodeKind::Xcode, 5),

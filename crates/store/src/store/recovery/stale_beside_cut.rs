@@ -55,6 +55,16 @@
 //! old: neither version's block. Taken as either, no world fit and the row was lost by a
 //! crash alone; it is now `BlockVersion::Partial`, told in both versions (not known).
 //!
+//! Session 30 (s30a): where no world is checked by a decode (each version erases more
+//! columns than the code tolerates, or as many and nothing told) the row was decided as
+//! before, unchecked, and after ONE crash a stale element beside the write went home with
+//! success (s29c, xcode). An array code still holds equations over known positions alone
+//! there: some such world must be completable to a codeword in both versions
+//! (`completable`; in-flight running parity blocks a killed recovery may have rewritten
+//! count as unknown), else the row is `Unlocated`. A row code (raid6, rs) never fails it
+//! there: its known columns are at most k, an information set of an MDS code. Not a proof:
+//! a stale error the unknown positions can complete still passes (past the tolerance).
+//!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
 //! many unreadable columns as the code tolerates where one of them holds a block that
 //! fails its checksum (and matches no crc of the write), and a row with such a block and no
