@@ -216,7 +216,16 @@ fn power_cut_two_wcl_writers_of_one_home_stripe(code: CodeSpec, seed: u64) -> Co
                             .len()
                     );
                 }
-                if counts.first_lost.is_none() {
+                // `S30R_KILL_ONLY=1`: keep only a cut that drops no OSS's writes and keeps
+                // the image's whole journal (what a kill -9 leaves).
+                let kill_like = !point.dropped.iter().any(|&d| d)
+                    && point.journal_cut_bytes
+                        == std::fs::metadata(point.image.dir.join("journal"))
+                            .unwrap()
+                            .len();
+                if counts.first_lost.is_none()
+                    && (kill_like || std::env::var("S30R_KILL_ONLY").is_err())
+                {
                     counts.first_lost = Some(format!(
                         "{what}: blocks at {lost:?} LOST before the settle: {message}"
                     ));

@@ -141,11 +141,27 @@ fn raid6_a_power_cut_during_one_wcl_write_over_a_cached_home_stripe_loses_no_ack
     );
 }
 
+/// The same scene on dcode p=5 (two parities): on 6b51ed6 it loses the home stripe in 4 of
+/// 6 runs, at a power cut that drops one OSS's unsynced writes (OSS 0, 1 or 2, before
+/// mutating call 14) and, in some runs, at one that drops nothing and keeps the whole
+/// journal (before call 13: what a kill -9 leaves, a crash ALONE). The store writes a plan's
+/// blocks from several threads, so which call is the 13th varies between runs: the scene
+/// runs `DCODE_RUNS` times. The write's running-parity block (row 3, column 3) is written in
+/// three pieces (`WriteParityCrcs`): likely s29e's family (two block writes of one
+/// running-parity block, xcode 16 KiB), here at 4 KiB on dcode.
+const DCODE_RUNS: usize = 8;
+
 #[test]
-fn probe_dcode() {
-    let (points, losing, first) = power_cuts_of_a_write_over_a_cached_home_stripe(CodeSpec::array(
-        exaraid_codes::CodeKind::Dcode,
-        5,
-    ));
-    eprintln!("dcode: {losing} of {points}: {first}");
+#[ignore = "OPEN: review s30r R30-1: on dcode p=5 a power cut (and some kills) during one WCL write over a cached home stripe records the stripe's acknowledged bytes LOST (4 of 6 runs)"]
+fn dcode_a_power_cut_during_one_wcl_write_over_a_cached_home_stripe_loses_no_acknowledged_byte() {
+    for run in 0..DCODE_RUNS {
+        let (points, losing, first) = power_cuts_of_a_write_over_a_cached_home_stripe(
+            CodeSpec::array(exaraid_codes::CodeKind::Dcode, 5),
+        );
+        assert!(points > 1);
+        assert_eq!(
+            losing, 0,
+            "run {run}: {losing} of {points} power cuts (one fault) lost acknowledged bytes; first: {first}"
+        );
+    }
 }
