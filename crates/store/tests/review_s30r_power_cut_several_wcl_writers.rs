@@ -50,6 +50,16 @@ fn code_of_env() -> CodeSpec {
     }
 }
 
+/// `S30R_PATH`: `wcl` (the default), `rmw` or `delayed` (no window open: writes outside one).
+fn path_of_env() -> WritePath {
+    match std::env::var("S30R_PATH").as_deref() {
+        Err(_) | Ok("wcl") => WritePath::Wcl,
+        Ok("rmw") => WritePath::Rmw,
+        Ok("delayed") => WritePath::Delayed,
+        Ok(other) => panic!("S30R_PATH {other}"),
+    }
+}
+
 /// `S30R_THREADS=1` runs one writer (a control: the same writes without a second thread).
 fn threads() -> usize {
     std::env::var("S30R_THREADS").map_or(THREADS, |s| s.parse().unwrap())
@@ -71,6 +81,9 @@ struct Counts {
     wrong_before_settle: usize,
     wrong_after_settle: usize,
     lost: usize,
+    /// Losing cuts that drop no OSS's writes and keep the image's whole journal: what a
+    /// kill -9 at that instant leaves (a crash alone).
+    lost_kill_like: usize,
     first_wrong: Option<String>,
     first_lost: Option<String>,
 }
@@ -136,7 +149,7 @@ fn power_cut_two_wcl_writers_of_one_home_stripe(code: CodeSpec, seed: u64) -> Co
     std::fs::create_dir(&dir).unwrap();
     let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
     opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
+    opts.write_path = path_of_env();
     opts.window_timeout_ms = 3_600_000;
     let layout = Store::init(&dir, &opts).unwrap().layout().clone();
     let stripe_bytes = layout.stripe_data_bytes() as usize;
@@ -223,6 +236,7 @@ fn power_cut_two_wcl_writers_of_one_home_stripe(code: CodeSpec, seed: u64) -> Co
                         == std::fs::metadata(point.image.dir.join("journal"))
                             .unwrap()
                             .len();
+                counts.lost_kill_like += usize::from(kill_like);
                 if counts.first_lost.is_none()
                     && (kill_like || std::env::var("S30R_KILL_ONLY").is_err())
                 {
@@ -287,13 +301,14 @@ fn power_cut_two_wcl_writers_of_one_home_stripe(code: CodeSpec, seed: u64) -> Co
         std::fs::remove_dir_all(&laid).unwrap();
     });
     eprintln!(
-        "{:?} seed {seed}: {} images, {} power cuts: wrong before settle {}, wrong after {}, lost {}\n  first wrong: {:?}\n  first lost: {:?}",
+        "{:?} seed {seed}: {} images, {} power cuts: wrong before settle {}, wrong after {}, lost {} (kill-like {})\n  first wrong: {:?}\n  first lost: {:?}",
         code.kind,
         images.len(),
         counts.points,
         counts.wrong_before_settle,
         counts.wrong_after_settle,
         counts.lost,
+        counts.lost_kill_like,
         counts.first_wrong,
         counts.first_lost
     );

@@ -11,7 +11,10 @@
 //! cached bytes home (a settle) could not tell its true bytes: its 4 KiB block fails its
 //! checksum ... and no decode from parity is confirmed". Bytes 8192..16384 (columns 2 and 3)
 //! were acknowledged and the cut write never covered them; bytes 0..2296 and 5437..8192 are
-//! acknowledged too. raid6 in the same sweep lost nothing.
+//! acknowledged too. raid6 in the same sweep lost nothing. The edge rule (`S30R_WRITE`, raid5):
+//! writes crossing a column boundary with both edge blocks partial lose (4000+200, 6000+4000,
+//! 12000+3000); 0+8192, 4096+4096, 2296+5896, 3000+5192, 4096+5000 and one-column writes do
+//! not.
 //!
 //! Specification: at every power cut of the write (the journal cut anywhere its fsyncs
 //! allow, each OSS keeping or dropping its unsynced writes), the next open reads every byte
@@ -53,7 +56,15 @@ fn power_cuts_of_a_write_over_a_cached_home_stripe(code: CodeSpec) -> (usize, us
         model[at..at + UNIT].copy_from_slice(&b);
     }
     let model = model;
-    let write = 2296..2296 + 3141;
+    // `S30R_WRITE=AT+LEN` (a probe knob): another cut write in the same scene.
+    let write = match std::env::var("S30R_WRITE") {
+        Ok(w) => {
+            let (at, len) = w.split_once('+').unwrap();
+            let (at, len): (usize, usize) = (at.parse().unwrap(), len.parse().unwrap());
+            at..at + len
+        }
+        Err(_) => 2296..2296 + 3141,
+    };
     let new = bytes_of(1000, write.start as u64, write.len() as u64);
 
     cut.arm();
