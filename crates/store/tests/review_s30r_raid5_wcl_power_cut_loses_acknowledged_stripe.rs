@@ -14,7 +14,8 @@
 //! acknowledged too. raid6 in the same sweep lost nothing. The edge rule (`S30R_WRITE`, raid5):
 //! writes crossing a column boundary with both edge blocks partial lose (4000+200, 6000+4000,
 //! 12000+3000); 0+8192, 4096+4096, 2296+5896, 3000+5192, 4096+5000 and one-column writes do
-//! not.
+//! not. Smallest: `S30R_PREWRITES=1 S30R_WRITE=4000+200` (one acknowledged write before the cut
+//! one) loses 2 of 25 cuts; `S30R_PREWRITES=0` (a fresh cache stripe) none.
 //!
 //! Specification: at every power cut of the write (the journal cut anywhere its fsyncs
 //! allow, each OSS keeping or dropping its unsynced writes), the next open reads every byte
@@ -50,7 +51,12 @@ fn power_cuts_of_a_write_over_a_cached_home_stripe(code: CodeSpec) -> (usize, us
     let store = open_power_cut(&dir, &cut).unwrap();
     let mut model = pattern(1, 2 * stripe_bytes);
     store.put("f", &model).unwrap();
-    for (at, seed) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
+    // `S30R_PREWRITES=0|1|2` (a probe knob): how many of the two acknowledged writes run.
+    let prewrites: usize = std::env::var("S30R_PREWRITES").map_or(2, |s| s.parse().unwrap());
+    for (at, seed) in [(100usize, 11u64), (2 * UNIT + 100, 12)]
+        .into_iter()
+        .take(prewrites)
+    {
         let b = pattern(seed, UNIT);
         store.write("f", at as u64, &b).unwrap();
         model[at..at + UNIT].copy_from_slice(&b);
