@@ -1,19 +1,20 @@
 //! s30e (s27e's sweep, trials 40 and 46 of `s25r-crash-rebuild.py MISSING=1 WP=rmw ACK=1`,
-//! raid6 + rs 4+2, seed 7): raid6 and rs 4+2 (tolerance 2), read-modify-write, 6 OSSs,
-//! 4 KiB unit. A write over PART of data column 3 of stripe 0 (element bytes 1349..3349,
-//! file bytes 13637..15637) is killed in plan order (column 3, P, Q): at P's block write
-//! (P torn: its new payload under its old checksum; Q old), or at Q's with Q then never
-//! written (P landed; Q old). Then the disk of column 0, 1, 2 or 3 is gone at the next open
-//! and recorded failed. Faults: the crash and one disk: within the tolerance.
+//! raid6 + rs 4+2, seed 7; seed 8's trial 23): raid6 and rs 4+2 (tolerance 2),
+//! read-modify-write, 6 OSSs, 4 KiB unit. A write over PART of data column 3 of stripe 0
+//! (element bytes 1349..3349, file bytes 13637..15637) is killed in plan order (column 3,
+//! P, Q): at P's block write (P torn: its new payload under its old checksum; Q old), at
+//! Q's (P landed, Q torn), or at Q's with Q then never written (P landed; Q old). Then the
+//! disk of column 0, 1, 2 or 3 is gone at the next open and recorded failed. Faults: the
+//! crash and one disk: within the tolerance.
 //!
 //! The new version has exactly k columns (the untouched ones by their checksums, column 3
-//! and P by the crcs the write journaled for their parts) and Q, old on disk, is covered by
-//! the write only in part: s27e's check (`journaled_crcs_check`) took only a block the
-//! write covers whole, so the dead column's acknowledged bytes were recorded LOST ("too few
-//! columns left to tell"). Now the decode's Q must equal the disk's Q beside the write's
-//! part (the same bytes in both versions there: Q verifies) and match Q's journaled crc
-//! inside it; and P torn in part may be one of the k (its part proven by its crc, the
-//! bytes beside it by the check, as an untouched column's are).
+//! and P by the crcs the write journaled for their parts) and Q, old or torn on disk, is
+//! covered by the write only in part: s27e's check (`journaled_crcs_check`) took only a
+//! block the write covers whole, so the dead column's acknowledged bytes were recorded LOST
+//! ("too few columns left to tell"). Now the decode's Q must equal the disk's Q beside the
+//! write's part (the same bytes in both versions there) and match Q's journaled crc inside
+//! it; and P torn in part may be one of the k (its part proven by its crc, the bytes beside
+//! it by the check, as an untouched column's are).
 //!
 //! Beside it, a stale column 1 among the k (a lost write over its element bytes 0..1000,
 //! outside the cut write's range): the decode is wrong there only, in column 0 and in Q;
@@ -39,6 +40,9 @@ const RS_4_2: &[&str] = &["--code", "rs", "--k", "4", "--m", "2"];
 enum Cut {
     /// Killed at P's block write (the 2nd in plan order): P torn, Q old.
     PTornQOld,
+    /// Killed at Q's (the 3rd): P landed, Q torn in part (its part new, beside it its old
+    /// bytes, under its old checksum).
+    QTorn,
     /// Killed at Q's (the 3rd), then Q's slot put back as before the write: P landed, Q
     /// never written (a kill just before Q's write leaves that).
     QNeverWritten,
@@ -48,7 +52,7 @@ impl Cut {
     fn kill_at(self) -> &'static str {
         match self {
             Cut::PTornQOld => "write-torn-block:2",
-            Cut::QNeverWritten => "write-torn-block:3",
+            Cut::QTorn | Cut::QNeverWritten => "write-torn-block:3",
         }
     }
 }
@@ -138,7 +142,7 @@ fn cut_and_fail(
     let slots = parity_slots(&before, &dir, cut == Cut::QNeverWritten);
     let want = match cut {
         Cut::PTornQOld => (1, 0),
-        Cut::QNeverWritten => (1, 1),
+        Cut::QTorn | Cut::QNeverWritten => (1, 1),
     };
     assert_eq!(
         slots, want,
@@ -156,12 +160,13 @@ fn cut_and_fail(
 }
 
 /// Before s30e: "'f' bytes 0..4096 (OSS 0, recovery could not tell its true bytes (...
-/// too few columns left to tell))", and the same for OSS 1, 2 and 3: 16 of 16 LOST.
+/// too few columns left to tell))", and the same for OSS 1 and 2 (OSS 3 read): 18 of 24
+/// LOST.
 #[test]
 fn a_write_over_part_of_its_parity_cut_with_exactly_k_columns_beside_a_dead_column_loses_nothing() {
     let mut lost = Vec::new();
     for code in [RAID6, RS_4_2] {
-        for cut in [Cut::PTornQOld, Cut::QNeverWritten] {
+        for cut in [Cut::PTornQOld, Cut::QTorn, Cut::QNeverWritten] {
             for dead_oss in [0, 1, 2, 3] {
                 let tmp = fast_tempdir("exaraid-s30e-part-parity");
                 let (dir, old, new) = cut_and_fail(&tmp, code, cut, dead_oss, false);
@@ -198,7 +203,7 @@ fn a_write_over_part_of_its_parity_cut_with_exactly_k_columns_beside_a_dead_colu
 #[test]
 fn a_decode_through_a_stale_column_wrong_only_beside_the_write_is_refused_by_the_disk_bytes_of_q() {
     for code in [RAID6, RS_4_2] {
-        for cut in [Cut::PTornQOld, Cut::QNeverWritten] {
+        for cut in [Cut::PTornQOld, Cut::QTorn, Cut::QNeverWritten] {
             let tmp = fast_tempdir("exaraid-s30e-part-parity-stale");
             let (dir, acked, _) = cut_and_fail(&tmp, code, cut, 0, true);
             let got = exaraid(
@@ -224,5 +229,39 @@ fn a_decode_through_a_stale_column_wrong_only_beside_the_write_is_refused_by_the
                 "{code:?} {cut:?}: the refusal names column 0's bytes: {err}"
             );
         }
+    }
+}
+
+/// Beyond the tolerance the other way (crash, dead column 0, rot in P's torn block at
+/// element byte 100, beside the write's part that P's crc proves): P torn in part is one of
+/// the k, so the decode is wrong at byte 100 of column 0 and of Q, and the disk's Q refuses
+/// it there. Never read wrong (with the comparison left out: WRONG bytes).
+#[test]
+fn rot_beside_the_part_of_a_torn_parity_taken_among_the_k_is_refused_by_the_disk_bytes_of_q() {
+    for code in [RAID6, RS_4_2] {
+        let tmp = fast_tempdir("exaraid-s30e-part-parity-rot");
+        let (dir, acked, _) = cut_and_fail(&tmp, code, Cut::PTornQOld, 0, false);
+        // P of stripe 0 is on OSS 4, its slot 0 in the parity zone file.
+        let zone = dir.join("oss-4/objects/0.parity");
+        let mut p = std::fs::read(&zone).unwrap();
+        p[100] ^= 0x5a;
+        std::fs::write(&zone, &p).unwrap();
+        let got = exaraid(
+            &[
+                "store",
+                "read",
+                s(&dir),
+                "f",
+                "--offset",
+                "0",
+                "--length",
+                "4096",
+            ],
+            b"",
+        );
+        assert!(
+            !got.status.success() || got.stdout[..] == acked[..UNIT_BYTES as usize],
+            "{code:?}: column 0 read WRONG bytes through the rotten P"
+        );
     }
 }

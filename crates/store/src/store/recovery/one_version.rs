@@ -267,12 +267,14 @@ impl Store {
     /// there): each is what the plan computed for that block of the new stripe, so the
     /// decode's bytes there must match it. Returns how many matched, `None` where one does
     /// not (a column of the decode is not of the new version: refused). A block the write
-    /// covers in part checks the decode only where it verifies on disk (`row`, `held`):
-    /// beside the write's part its bytes are the same in both versions, so the decode's
-    /// must equal them byte for byte, and in the part they must match the crc (s30e: s27e's
-    /// trials 40 and 46, a write over part of a column with Q old). Its crc alone proves
-    /// only the part, and a decode's error may lie beside it (the comparison with the disk
-    /// sees it there, exactly).
+    /// covers in part checks the decode only where its bytes on disk (`row`, `held`) verify,
+    /// or fail their checksum with the write's bytes in the part (torn): beside the write's
+    /// part they are the same in both versions, so the decode's must equal them byte for
+    /// byte, and in the part they must match the crc (s30e: s27e's trials 40 and 46, a write
+    /// over part of a column with Q old; Q torn in part). Its crc alone proves only the
+    /// part, and a decode's error may lie beside it (the comparison with the disk sees it
+    /// there, exactly; a decode through one wrong column errs in every other column at the
+    /// same offsets, an MDS code's property).
     fn journaled_crcs_check(
         &self,
         (c, row, held): (&StripeBuf, &StripeBuf, &BTreeMap<Pos, Vec<Held>>),
@@ -291,12 +293,27 @@ impl Store {
             if mine.is_empty() {
                 continue;
             }
+            let landed = |bytes: &[u8]| match g.cell(p) {
+                Cell::Data(_) => {
+                    data_crcs.and_then(|w| self.home_block_landed(w, (stripe, p, i), &mine, bytes))
+                }
+                Cell::Parity(_) => parity_landed(&parity.pieces, (stripe, col), &mine, bytes),
+                Cell::Empty => None,
+            };
             if mine != whole {
-                if held.get(&p).map(|h| h[i]) != Some(Held::Verified) {
+                let (on_disk, decoded) = (row.element(p), c.element(p));
+                let beside_proven = match held.get(&p).map(|h| h[i]) {
+                    Some(Held::Verified) => true,
+                    // A torn block (its part the write's bytes, under its old checksum):
+                    // beside the part it holds the bytes it held before, as it would
+                    // verified; rot there makes the check refuse, never pass.
+                    Some(Held::Failed) => landed(on_disk) == Some(true),
+                    _ => false,
+                };
+                if !beside_proven {
                     continue; // its bytes beside the part are proven by nothing
                 }
                 let beside = outside(&mine, whole[0].0, whole[0].1);
-                let (on_disk, decoded) = (row.element(p), c.element(p));
                 let differs = beside.iter().any(|&(a, z)| {
                     let r = (a - whole[0].0) as usize..(z - whole[0].0) as usize;
                     on_disk[r.clone()] != decoded[r]
@@ -305,15 +322,7 @@ impl Store {
                     return None;
                 }
             }
-            let landed = match g.cell(p) {
-                Cell::Data(_) => data_crcs
-                    .and_then(|w| self.home_block_landed(w, (stripe, p, i), &mine, c.element(p))),
-                Cell::Parity(_) => {
-                    parity_landed(&parity.pieces, (stripe, col), &mine, c.element(p))
-                }
-                Cell::Empty => None,
-            };
-            match landed {
+            match landed(c.element(p)) {
                 Some(true) => matched += 1,
                 Some(false) => return None,
                 None => {}
