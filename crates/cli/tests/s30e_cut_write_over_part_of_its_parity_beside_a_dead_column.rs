@@ -98,17 +98,27 @@ fn parity_slots(
     (torn, landed)
 }
 
-/// The store (rmw, 6 OSSs, `code`), the put, with `stale_column_1` a lost write over
-/// column 1's element bytes 0..1000 (its data zone file put back as the put left it: the
-/// put's bytes under valid checksums), the write cut as `cut` says, the disk of `dead_oss`
-/// gone and failed. Returns the store's directory, the acknowledged bytes, and the file as
+/// A fault beyond the tolerance beside the crash and the dead disk.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Beyond {
+    Nothing,
+    /// A lost write over column 1's element bytes 0..1000 (its data zone file put back as
+    /// the put left it: the put's bytes under valid checksums), before the cut write.
+    StaleColumn1,
+    /// Rot in P's block of stripe 0 at element byte 100 (beside the cut write's part),
+    /// after the crash, before the next open.
+    RotInP,
+}
+
+/// The store (rmw, 6 OSSs, `code`), the put, the fault `beyond`, the write cut as `cut`
+/// says, the disk of `dead_oss` gone and failed (the open after the crash). Returns the store's directory, the acknowledged bytes, and the file as
 /// the cut write would leave it whole.
 fn cut_and_fail(
     tmp: &tempfile::TempDir,
     code: &[&str],
     cut: Cut,
     dead_oss: usize,
-    stale_column_1: bool,
+    beyond: Beyond,
 ) -> (std::path::PathBuf, Vec<u8>, Vec<u8>) {
     let dir = tmp.path().join("store");
     let d = s(&dir);
@@ -117,7 +127,7 @@ fn cut_and_fail(
     init_store_unit(d, UNIT_BYTES, &args);
     let mut acked = random_bytes(30_001, OLD_BYTES);
     ok(&["store", "put", d, "f"], &acked);
-    if stale_column_1 {
+    if beyond == Beyond::StaleColumn1 {
         // Column 1 of stripe 0 (file bytes 4096..8192) is on OSS 1.
         let zone = dir.join("oss-1/objects/0.data");
         let stale = std::fs::read(&zone).unwrap();
@@ -148,6 +158,13 @@ fn cut_and_fail(
         slots, want,
         "{code:?} {cut:?}: (torn, landed) parity blocks"
     );
+    if beyond == Beyond::RotInP {
+        // P of stripe 0 is on OSS 4, its slot 0 in the parity zone file.
+        let zone = dir.join("oss-4/objects/0.parity");
+        let mut p = std::fs::read(&zone).unwrap();
+        p[100] ^= 0x5a;
+        std::fs::write(&zone, &p).unwrap();
+    }
     std::fs::rename(
         dir.join(format!("oss-{dead_oss}")),
         tmp.path().join("oss-gone"),
@@ -169,7 +186,7 @@ fn a_write_over_part_of_its_parity_cut_with_exactly_k_columns_beside_a_dead_colu
         for cut in [Cut::PTornQOld, Cut::QTorn, Cut::QNeverWritten] {
             for dead_oss in [0, 1, 2, 3] {
                 let tmp = fast_tempdir("exaraid-s30e-part-parity");
-                let (dir, old, new) = cut_and_fail(&tmp, code, cut, dead_oss, false);
+                let (dir, old, new) = cut_and_fail(&tmp, code, cut, dead_oss, Beyond::Nothing);
                 let got = exaraid(&["store", "get", s(&dir), "f"], b"");
                 if !got.status.success() {
                     let err = String::from_utf8_lossy(&got.stderr).to_string();
@@ -205,7 +222,7 @@ fn a_decode_through_a_stale_column_wrong_only_beside_the_write_is_refused_by_the
     for code in [RAID6, RS_4_2] {
         for cut in [Cut::PTornQOld, Cut::QTorn, Cut::QNeverWritten] {
             let tmp = fast_tempdir("exaraid-s30e-part-parity-stale");
-            let (dir, acked, _) = cut_and_fail(&tmp, code, cut, 0, true);
+            let (dir, acked, _) = cut_and_fail(&tmp, code, cut, 0, Beyond::StaleColumn1);
             let got = exaraid(
                 &[
                     "store",
@@ -235,17 +252,12 @@ fn a_decode_through_a_stale_column_wrong_only_beside_the_write_is_refused_by_the
 /// Beyond the tolerance the other way (crash, dead column 0, rot in P's torn block at
 /// element byte 100, beside the write's part that P's crc proves): P torn in part is one of
 /// the k, so the decode is wrong at byte 100 of column 0 and of Q, and the disk's Q refuses
-/// it there. Never read wrong (with the comparison left out: WRONG bytes).
+/// it there: refused, named (with the comparison left out: WRONG bytes, raid6 and rs 4+2).
 #[test]
 fn rot_beside_the_part_of_a_torn_parity_taken_among_the_k_is_refused_by_the_disk_bytes_of_q() {
     for code in [RAID6, RS_4_2] {
         let tmp = fast_tempdir("exaraid-s30e-part-parity-rot");
-        let (dir, acked, _) = cut_and_fail(&tmp, code, Cut::PTornQOld, 0, false);
-        // P of stripe 0 is on OSS 4, its slot 0 in the parity zone file.
-        let zone = dir.join("oss-4/objects/0.parity");
-        let mut p = std::fs::read(&zone).unwrap();
-        p[100] ^= 0x5a;
-        std::fs::write(&zone, &p).unwrap();
+        let (dir, acked, _) = cut_and_fail(&tmp, code, Cut::PTornQOld, 0, Beyond::RotInP);
         let got = exaraid(
             &[
                 "store",
@@ -262,6 +274,11 @@ fn rot_beside_the_part_of_a_torn_parity_taken_among_the_k_is_refused_by_the_disk
         assert!(
             !got.status.success() || got.stdout[..] == acked[..UNIT_BYTES as usize],
             "{code:?}: column 0 read WRONG bytes through the rotten P"
+        );
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(
+            err.contains("'f' bytes 0..4096 (OSS 0"),
+            "{code:?}: the refusal names column 0's bytes: {err}"
         );
     }
 }

@@ -93,8 +93,9 @@ impl Store {
         let mut torn_new: Vec<usize> = Vec::new();
         // Blocks failing their checksum that the write covers only in part, its part
         // matching the crcs it journaled for it (the payload new there, old beside it):
-        // one of the new version's k where the whole ones are too few, never a check
-        // (s30e: nothing proves the bytes beside the part; the decode's check does).
+        // one of the new version's k where the whole ones are too few (s30e: nothing
+        // proves the bytes beside the part; the decode's check does). Not taken, one is
+        // read by `journaled_crcs_check`, its bytes beside the part against the decode's.
         let mut torn_part_new: Vec<usize> = Vec::new();
         for col in (0..g.cols).filter(|&c| c != pos.col) {
             let p = col_pos(col);
