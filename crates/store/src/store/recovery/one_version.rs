@@ -91,6 +91,12 @@ impl Store {
         // write journaled for them (`torn_block_whole_new`): a check beside the new
         // version's decode, never one of its k columns (review s25r R25-1).
         let mut torn_new: Vec<usize> = Vec::new();
+        // Blocks failing their checksum that the write covers only in part, its part
+        // matching the crcs it journaled for it (the payload new there, old beside it):
+        // one of the new version's k where the whole ones are too few (s30e: nothing
+        // proves the bytes beside the part; the decode's check does). Not taken, one is
+        // read by `journaled_crcs_check`, its bytes beside the part against the decode's.
+        let mut torn_part_new: Vec<usize> = Vec::new();
         for col in (0..g.cols).filter(|&c| c != pos.col) {
             let p = col_pos(col);
             let Some(state) = held.get(&p).map(|h| h[i]) else {
@@ -117,6 +123,8 @@ impl Store {
                 // its bytes count only as the journaled crcs prove them, whole.
                 if parity.began && torn_block_whole_new(&mine, (start, end), landed) {
                     torn_new.push(col);
+                } else if parity.began && !mine.is_empty() && landed == Some(true) {
+                    torn_part_new.push(col);
                 }
                 continue;
             }
@@ -159,6 +167,25 @@ impl Store {
                 // version, and then the decode must pass `journaled_crcs_check` below.
                 torn_checks = torn_new.split_off(k - cols.len());
                 cols.append(&mut torn_new);
+                cols.sort_unstable();
+            }
+            let torn_whole = torn_new.len();
+            if version == Version::New
+                && cols.len() + torn_whole < k
+                && cols.len() + torn_whole + torn_part_new.len() >= k
+            {
+                // s30e (s27e's trial 46: P torn in part beside a dead column, Q old): a torn
+                // block whose part matches the write's crc is as proven as an untouched
+                // column by its checksum: each is wrong only by one more fault (rot beside
+                // the part, a stale element), and every check below compares a whole
+                // block of another column, which a decode through one wrong column misses
+                // (an MDS code's decode carries each input's error into every other
+                // column, at the same offsets).
+                torn_checks.clear();
+                cols.append(&mut torn_new);
+                let mut parts = torn_part_new.clone();
+                parts.truncate(k - cols.len());
+                cols.extend(parts);
                 cols.sort_unstable();
             }
             if cols.len() < k {
@@ -218,7 +245,7 @@ impl Store {
                     .filter(|col| !torn_checks.contains(col))
                     .collect();
                 let Some(n) = self.journaled_crcs_check(
-                    &c,
+                    (&c, &row, held),
                     (stripe, i),
                     &others,
                     &written,
@@ -241,11 +268,17 @@ impl Store {
     /// there): each is what the plan computed for that block of the new stripe, so the
     /// decode's bytes there must match it. Returns how many matched, `None` where one does
     /// not (a column of the decode is not of the new version: refused). A block the write
-    /// covers in part is left out: its crc proves only part of it, and a decode's error
-    /// may lie beside that part.
+    /// covers in part checks the decode only where its bytes on disk (`row`, `held`) verify,
+    /// or fail their checksum with the write's bytes in the part (torn): beside the write's
+    /// part they are the same in both versions, so the decode's must equal them byte for
+    /// byte, and in the part they must match the crc (s30e: s27e's trials 40 and 46, a write
+    /// over part of a column with Q old; Q torn in part). Its crc alone proves only the
+    /// part, and a decode's error may lie beside it (the comparison with the disk sees it
+    /// there, exactly; a decode through one wrong column errs in every other column at the
+    /// same offsets, an MDS code's property).
     fn journaled_crcs_check(
         &self,
-        c: &StripeBuf,
+        (c, row, held): (&StripeBuf, &StripeBuf, &BTreeMap<Pos, Vec<Held>>),
         (stripe, i): (u64, usize),
         others: &[usize],
         written: &dyn Fn(usize) -> Ranges,
@@ -258,18 +291,39 @@ impl Store {
         for &col in others {
             let p = Pos { row: 0, col };
             let mine = written(col);
-            if mine != whole {
+            if mine.is_empty() {
                 continue;
             }
-            let landed = match g.cell(p) {
-                Cell::Data(_) => data_crcs
-                    .and_then(|w| self.home_block_landed(w, (stripe, p, i), &mine, c.element(p))),
-                Cell::Parity(_) => {
-                    parity_landed(&parity.pieces, (stripe, col), &mine, c.element(p))
+            let landed = |bytes: &[u8]| match g.cell(p) {
+                Cell::Data(_) => {
+                    data_crcs.and_then(|w| self.home_block_landed(w, (stripe, p, i), &mine, bytes))
                 }
+                Cell::Parity(_) => parity_landed(&parity.pieces, (stripe, col), &mine, bytes),
                 Cell::Empty => None,
             };
-            match landed {
+            if mine != whole {
+                let (on_disk, decoded) = (row.element(p), c.element(p));
+                let beside_proven = match held.get(&p).map(|h| h[i]) {
+                    Some(Held::Verified) => true,
+                    // A torn block (its part the write's bytes, under its old checksum):
+                    // beside the part it holds the bytes it held before, as it would
+                    // verified; rot there makes the check refuse, never pass.
+                    Some(Held::Failed) => landed(on_disk) == Some(true),
+                    _ => false,
+                };
+                if !beside_proven {
+                    continue; // its bytes beside the part are proven by nothing
+                }
+                let beside = outside(&mine, whole[0].0, whole[0].1);
+                let differs = beside.iter().any(|&(a, z)| {
+                    let r = (a - whole[0].0) as usize..(z - whole[0].0) as usize;
+                    on_disk[r.clone()] != decoded[r]
+                });
+                if differs {
+                    return None;
+                }
+            }
+            match landed(c.element(p)) {
                 Some(true) => matched += 1,
                 Some(false) => return None,
                 None => {}
