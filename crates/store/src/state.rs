@@ -686,6 +686,18 @@ pub enum Rec {
     /// block as known where its payload, the window's cached bytes laid over, has this crc
     /// (`known_by_move_home_crcs`). Whole blocks need none: the cached bytes cover them.
     MoveHomeCrcs(WindowBlockCrcs),
+    /// The decision of an open's recovery about a WCL cache stripe a cut client write
+    /// reached (`decide_cache_stripe`): per 4 KiB block row whose running parity it is
+    /// about to rewrite from the data, the crc32c of each data block as it decided it and of
+    /// each running parity block it will write. Journaled fsync'd after the recovery's data
+    /// writes of that cache stripe and before its first running parity write (s30d). Why
+    /// (s29b, s29c): a recovery killed between two of its parity rewrites leaves parity of
+    /// neither version of the cut write, and a stale column beside it looks the same on
+    /// disk: the disk alone could not prove the row (a block LOST named on raid6, the
+    /// whole row on rs k+2, a stale element read with success on xcode). The next open
+    /// decides such a row by this record (`decided_by_record`). `PlannerReset` (the end of
+    /// the settle that moves the cache stripe home, its writes synced) drops it.
+    RecoveryDecision(RecoveryDecision),
     /// The tail this open cut (its `JournalTailCut` comes with it) was a WHOLE record with a
     /// bad checksum (`journal::whole_record_damaged`): damage after it was written, not an
     /// append torn by a kill or a power cut. Why (review s12r R12-1): such a record may have
@@ -995,6 +1007,30 @@ pub struct WriteParityCrcs {
     pub page_cuts: Vec<WindowPageCutCrcs>,
 }
 
+/// See `Rec::RecoveryDecision`: the decision of a recovery about cache stripe `stripe` of
+/// `file` (home stripe index) held in `chunks` (`(col, oss, base address)` per column, as
+/// the recovery found them: a later cache stripe of the same home stripe is another one).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecoveryDecision {
+    pub file: u64,
+    pub stripe: u64,
+    pub chunks: Vec<(usize, usize, u64)>,
+    /// One per block row whose running parity the recovery rewrites (at most the element's
+    /// 4 KiB blocks).
+    pub rows: Vec<DecidedRow>,
+}
+
+/// See `RecoveryDecision`: block row `block` (4 KiB, within each element). `data`: `(row,
+/// col, crc32c)` of every data element with a chunk, its block as the running parity
+/// covers it (its acknowledged bytes, zeros elsewhere), as decided; `parity`: of every
+/// running parity block the recovery writes, as it writes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecidedRow {
+    pub block: u64,
+    pub data: Vec<(usize, usize, u32)>,
+    pub parity: Vec<(usize, usize, u32)>,
+}
+
 /// See `WriteParityCrcs::edge_blocks`: block `block` (4 KiB, within the element) of the
 /// data element `(stripe, row, col)` (home on a one-row code; a WCL cache element on any
 /// code), as a whole after the write.
@@ -1153,6 +1189,8 @@ impl Rec {
             }
             // A session-14 binary cannot parse it.
             Rec::RefusedBlocks(_) => crate::superblock::STATE_VERSION_SESSION19_RECORDS,
+            // A session-29 binary cannot parse it.
+            Rec::RecoveryDecision(_) => crate::superblock::STATE_VERSION_SESSION30_RECORDS,
             // Parsed, but misread (see `LostRange::needs_session19_reader`).
             Rec::Lost { ranges } if ranges.iter().any(LostRange::needs_session19_reader) => {
                 crate::superblock::STATE_VERSION_SESSION19_RECORDS
@@ -1473,6 +1511,10 @@ pub struct State {
     /// (`Rec::MoveHomeCrcs`). (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub move_home_crcs: Vec<WindowBlockCrcs>,
+    /// The decisions of recoveries not ended yet (`Rec::RecoveryDecision`), one per cache
+    /// stripe. (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recovery_decisions: Vec<RecoveryDecision>,
     /// How far the store's clock runs ahead of the wall clock (`Rec::ClockSkew`): its time
     /// is `max(last_now_ns, wall clock + clock_skew_ns)`. Why (review s11r R11-5): the
     /// store's time never goes backwards (the planner's deadlines are on it), so one command
@@ -1555,6 +1597,10 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
+        if !self.recovery_decisions.is_empty() {
+            // Session 30's field: an older binary would drop it and decide the rows alone.
+            return crate::superblock::STATE_VERSION_SESSION30_RECORDS;
+        }
         if !self.refused_blocks.is_empty() {
             // Session 19's field: an older binary would drop it and reseal the rot.
             return crate::superblock::STATE_VERSION_SESSION19_RECORDS;
@@ -1729,6 +1775,8 @@ impl State {
             // A note of what the write that follows writes.
             Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) | Rec::EndParityCrcs(_) => false,
             Rec::MoveHomeCrcs(_) => false,
+            // A note of what the recovery decided before its running parity writes.
+            Rec::RecoveryDecision(_) => false,
             // Bytes read back into the journal; their writes are journaled inputs.
             Rec::Restore { .. } | Rec::Restored { .. } => false,
             // Checksums of what a settle writes next (its `SettleBegin` changes bytes).
@@ -1956,6 +2004,7 @@ impl State {
                 self.write_parity_crcs.clear();
                 self.end_parity_crcs.clear();
                 self.move_home_crcs.clear();
+                self.recovery_decisions.clear();
                 self.settle_sums.clear();
                 self.wrote_nothing.clear();
                 self.refused_blocks.clear();
@@ -2067,6 +2116,13 @@ impl State {
             Rec::MoveHomeCrcs(w) => {
                 // Bounded: only move homes not durable yet, two blocks per piece at most.
                 self.move_home_crcs.push(w.clone());
+            }
+            Rec::RecoveryDecision(d) => {
+                // Bounded: one per cache stripe a cut write reached (the last decision of
+                // it replaces an earlier one), until `PlannerReset`.
+                self.recovery_decisions
+                    .retain(|o| (o.file, o.stripe, &o.chunks) != (d.file, d.stripe, &d.chunks));
+                self.recovery_decisions.push(d.clone());
             }
             Rec::JournalTailDamaged(cut) => {
                 if self.journal_tail_damage.len() == JOURNAL_TAIL_CUTS_MAX {

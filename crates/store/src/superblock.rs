@@ -66,6 +66,11 @@ pub const STATE_VERSION_SESSION14_RECORDS: u32 = 7;
 /// and, while one is on record, a lost range whose token is session 19's form for a window's
 /// unreadable only copy (parsed, but misread: `LostRange::needs_session19_reader`).
 pub const STATE_VERSION_SESSION19_RECORDS: u32 = 8;
+/// The state file's header version while its journal or its own content may hold a record
+/// or a field that binaries of session 19 to 29 cannot read or would drop unseen (they read
+/// header versions 1 to 8 and refuse 9, changing nothing): session 30's
+/// `Rec::RecoveryDecision`.
+pub const STATE_VERSION_SESSION30_RECORDS: u32 = 9;
 /// The superblock's header version when its store seeds block crcs with the OSS
 /// ([`BlockCrcSeed::StoreOssAddress`], every store `init` makes from session 12 on). Why a
 /// header version: binaries before session 12 read superblock header version 1 only and
@@ -530,6 +535,7 @@ fn versions_read(kind: &str) -> &'static [u32] {
             STATE_VERSION_SESSION13_RECORDS,
             STATE_VERSION_SESSION14_RECORDS,
             STATE_VERSION_SESSION19_RECORDS,
+            STATE_VERSION_SESSION30_RECORDS,
         ]
     } else if kind == "superblock" {
         &[
@@ -784,23 +790,23 @@ mod tests {
         assert!(err.contains("Restore this file from a backup"), "{err}");
     }
 
-    /// Session-19 records name version 8; this build reads every state header from 1 to 8
+    /// Session-30 records name version 9; this build reads every state header from 1 to 9
     /// and refuses the next one with the release advice, changing nothing.
     #[test]
-    fn state_headers_up_to_the_session_19_version_are_read_and_the_next_is_refused() {
+    fn state_headers_up_to_the_session_30_version_are_read_and_the_next_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state");
-        for version in 1..=STATE_VERSION_SESSION19_RECORDS {
+        for version in 1..=STATE_VERSION_SESSION30_RECORDS {
             write_checked_version(&path, "state", version, &7u32).unwrap();
             let (value, read) = read_checked_version::<u32>(&path, "state").unwrap();
             assert_eq!((value, read), (7, version));
         }
-        let next = STATE_VERSION_SESSION19_RECORDS + 1;
-        set_header_version(&path, "state", STATE_VERSION_SESSION19_RECORDS).unwrap();
+        let next = STATE_VERSION_SESSION30_RECORDS + 1;
+        set_header_version(&path, "state", STATE_VERSION_SESSION30_RECORDS).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let text = String::from_utf8(bytes).unwrap();
         let newer = text.replacen(
-            &format!(" v{STATE_VERSION_SESSION19_RECORDS} "),
+            &format!(" v{STATE_VERSION_SESSION30_RECORDS} "),
             &format!(" v{next} "),
             1,
         );

@@ -130,6 +130,14 @@ pub const WRITE_TORN_BLOCK: &str = "write-torn-block";
 /// on a page-aligned block (cache slot 0, where a page cut writes nothing), so sweeps
 /// never left "block `n-1` whole, block `n` untouched" for any other slot.
 pub const WRITE_BEFORE_BLOCK: &str = "write-before-block";
+/// As [`WRITE_BEFORE_BLOCK`], counted only while a settle runs (recovery's writes, a
+/// flush, a window's END): the process is killed just before the `n`-th block write of the
+/// settle is issued, block writes `1..n` whole and the rest untouched. Plan order is turned
+/// on by itself, as for [`WRITE_BEFORE_BLOCK`]. Why (s30d; review "a recovery is still not
+/// stopped between two of its own block writes"): the settle's torn and page-cut points stop
+/// a recovery INSIDE a block write; this one stops it between two, for example between its
+/// running parity rewrites of one cache stripe row (s29b, s29c), at every slot.
+pub const SETTLE_BEFORE_BLOCK: &str = "settle-before-block";
 /// The page-cut kill points, one family (merged in session 27, s27c, from s26a's
 /// `write-page-cut[-last]` and s26e's `block-page-cut` / `settle-page-cut`, which did one
 /// job): inside a backend block write, the `n`-th block write writes its payload up to the
@@ -262,7 +270,11 @@ fn kill_now() -> ! {
 /// block write it kills before, on stderr); with [`KILL_TEAR_EVERY_OSS_ENV`], an OSS already
 /// caught in a torn block writes nothing more.
 pub fn before_block_write(oss: &str, what: &dyn Fn() -> String) {
-    if armed().is_none() || SETTLING.load(Ordering::SeqCst) {
+    if armed().is_none() {
+        return;
+    }
+    if SETTLING.load(Ordering::SeqCst) {
+        kill_point_naming(SETTLE_BEFORE_BLOCK, &|| format!("{} (before it)", what()));
         return;
     }
     kill_point_naming(WRITE_BEFORE_BLOCK, &|| format!("{} (before it)", what()));
@@ -299,7 +311,7 @@ fn kill_test_in_plan_order() -> bool {
     *IN_ORDER.get_or_init(|| match armed() {
         None => false,
         // Its count means "block writes before it whole" only in plan order.
-        Some((point, _)) if point == WRITE_BEFORE_BLOCK => true,
+        Some((point, _)) if point == WRITE_BEFORE_BLOCK || point == SETTLE_BEFORE_BLOCK => true,
         Some(_) => {
             std::env::var_os(KILL_IN_PLAN_ORDER_ENV).is_some()
                 || std::env::var_os(KILL_IN_REVERSED_PLAN_ORDER_ENV).is_some()
@@ -340,6 +352,7 @@ pub const KILL_POINTS: &[&str] = &[
     SETTLE_TORN_BLOCK,
     WRITE_TORN_BLOCK,
     WRITE_BEFORE_BLOCK,
+    SETTLE_BEFORE_BLOCK,
     WRITE_PAGE_CUT,
     WRITE_PAGE_CUT_LAST,
     SETTLE_PAGE_CUT,

@@ -25,8 +25,11 @@
 //! beyond what must be recovered, so LOST named is an acceptable answer; wrong bytes with
 //! success are not.
 //!
-//! OPEN (the first two tests ignored; the last one, a wider hole, one crash, not the rule's,
-//! passes since s30a: see its docs). A check that sees every stale column in the first scene
+//! Since s30d the first two tests pass: the killed recovery journaled its decision before
+//! its first running parity write, and the next open decides the row by it
+//! (`decided_by_record`), not by the disk alone; the last one (a wider hole, one crash, not
+//! the rule's) passes since s30a: see its docs. Before (on 6b51ed6, the three ignored):
+//! OPEN. A check that sees every stale column in the first scene
 //! (scripts/repro/s29c-stale-column-seen.patch: the rule asks that an error on any one
 //! column's calm known positions be seen, a rank test of the parity-check matrix) makes the
 //! first test pass (the row LOST, named), but brings back s28b's two-crash LOSS
@@ -317,9 +320,10 @@ const XCODE_SCENE: Scene = Scene {
 /// chains: (3,3), new in column 3, and (4,1) = 4 + 8 + 12, with element 8's old bytes
 /// unknown), and the row fit. On 20c2fb7: "1 of 7: ... recovery killed before its mutating
 /// call 6 (4086 object bytes changed): element 12 read with success, 4084 bytes wrong
-/// (stale: true)".
+/// (stale: true)". Since s30d the killed recovery's journaled decision decides the row
+/// (`decided_by_record`): element 12 matches no recorded crc and is decoded back to it, or
+/// named LOST.
 #[test]
-#[ignore = "OPEN (s29c): WRONG BYTES, s28b's rule passes a stale column beside a cut write and a recovery killed after one running parity rewrite; the check that sees it brings back s28b's two-crash LOSS (see the module docs, docs/store.md)"]
 fn xcode_a_stale_element_beside_a_cut_write_and_a_recovery_killed_after_one_parity_rewrite_never_reads_with_success(
 ) {
     let (wrong, checks) = stale_reads_wrong(&XCODE_SCENE, Kills::AtMostOneRewrite);
@@ -336,9 +340,9 @@ fn xcode_a_stale_element_beside_a_cut_write_and_a_recovery_killed_after_one_pari
 /// every later kill, to the end of the recovery's settle. s30a (each unchecked world must
 /// be completable on its known positions, the blocks the recovery rewrote unknown): 2 of
 /// 48, kills 7 and 8 (8170 object bytes changed: two rewrites, after which the stale
-/// error is completable by the rewritten blocks).
+/// error is completable by the rewritten blocks). Since s30d decided by the killed
+/// recovery's record, as the test above.
 #[test]
-#[ignore = "OPEN (s29c, s30a): WRONG BYTES at 2 of 48 kills (7 and 8, after two running parity rewrites) where s30a's completable check still passes the row: the rewritten blocks count as unknown and the stale error is completable by them; needs the recovery's journaled decision (see docs/store.md)"]
 fn xcode_a_stale_element_beside_a_cut_write_and_a_recovery_killed_after_two_parity_rewrites_never_reads_with_success(
 ) {
     let (wrong, checks) = stale_reads_wrong(&XCODE_SCENE, Kills::TwoOrMoreRewrites);

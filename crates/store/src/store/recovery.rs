@@ -190,6 +190,7 @@
 
 use super::*;
 
+mod decided_by_record;
 mod one_version;
 mod stale_beside_cut;
 mod whole_new_block;
@@ -1046,7 +1047,11 @@ impl Store {
                     .contains_key(&(*file, *stripe));
             let decided = self.decide_cache_stripe(core, *file, *stripe, c, provable);
             match decided {
-                Ok((lost, proven, parity_left)) => {
+                Ok((lost, proven, parity_left, rewrite)) => {
+                    if let Err(e) = self.rewrite_running_parity(core, rewrite) {
+                        crate::torture::settling(false);
+                        return Err(e);
+                    }
                     if !parity_left.is_empty() {
                         in_flight
                             .cache_decided
@@ -1157,7 +1162,15 @@ impl Store {
         stripe: u64,
         c: &CacheInFlight,
         provable: bool,
-    ) -> Result<(BTreeSet<(Pos, usize)>, Vec<CachedPiece>, BTreeSet<usize>), StoreError> {
+    ) -> Result<
+        (
+            BTreeSet<(Pos, usize)>,
+            Vec<CachedPiece>,
+            BTreeSet<usize>,
+            decided_by_record::ParityRewrite,
+        ),
+        StoreError,
+    > {
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes;
         let block = CHECKSUM_BLOCK_BYTES;
@@ -1191,6 +1204,24 @@ impl Store {
         let has_parity = self.kind == StrategyKind::Wcl
             && self.tolerance() > 0
             && g.parity_pos.iter().all(|p| chunks.contains_key(&p.col));
+        let chunks_named: Vec<(usize, usize, u64)> = (chunks.iter())
+            .map(|(&col, &(oss, base))| (col, oss, base))
+            .collect();
+        // An earlier recovery's decision of this cache stripe (`decided_by_record`).
+        let recorded: BTreeMap<u64, &crate::state::DecidedRow> =
+            Self::recorded_decision(core, (file, stripe), &chunks_named)
+                .map(|d| d.rows.iter().map(|r| (r.block, r)).collect())
+                .unwrap_or_default();
+        let mut rewrite = decided_by_record::ParityRewrite {
+            decision: crate::state::RecoveryDecision {
+                file,
+                stripe,
+                chunks: chunks_named,
+                rows: Vec::new(),
+            },
+            writes: Vec::new(),
+            data_osses: BTreeSet::new(),
+        };
         let slot_addr = |pos: Pos| {
             chunks
                 .get(&pos.col)
@@ -1343,6 +1374,60 @@ impl Store {
             if !overlaps(&anywhere, start, end) {
                 continue; // not touched: the settle's verified reads cover it
             }
+            // An earlier recovery's decision of this row, killed in its running parity
+            // rewrite: the row is decided by it alone (`decided_by_record`).
+            let recorded_row = recorded.get(&(i as u64)).filter(|_| has_parity);
+            let no_column_absent = held.values().all(|h| h[i] != Held::Absent);
+            if let Some(row) = recorded_row.filter(|_| no_column_absent) {
+                let range = start as usize..end as usize;
+                let data: BTreeMap<Pos, &[u8]> = (keys.keys())
+                    .filter(|p| matches!(g.cell(**p), Cell::Data(_)))
+                    .map(|&p| (p, &buf.element(p)[range.clone()]))
+                    .collect();
+                let parity: BTreeMap<Pos, &[u8]> = (parity_raw.iter())
+                    .map(|(&p, b)| (p, &b[range.clone()]))
+                    .collect();
+                let failed: BTreeSet<Pos> = (held.iter())
+                    .filter(|(_, h)| h[i] == Held::Failed)
+                    .map(|(p, _)| *p)
+                    .collect();
+                match self.decided_by_record(row, &data, &parity, &failed) {
+                    Some(decided_by_record::ByRecord::Decided(writes)) => {
+                        for (pos, decided) in writes {
+                            let mine = acked.get(&pos).unwrap_or(&none);
+                            let (oss, key) = keys[&pos];
+                            let element = raw.get_mut(&pos).expect("a data element is read");
+                            for (a, z) in intersect(mine, &[(start, end)]) {
+                                let (a, z) = (a as usize, z as usize);
+                                let (x, y) = (a - start as usize, z - start as usize);
+                                element[a..z].copy_from_slice(&decided[x..y]);
+                                buf.element_mut(pos)[a..z].copy_from_slice(&decided[x..y]);
+                            }
+                            self.count(oss, Zone::Cache, Op::Write, false);
+                            self.backends[oss].write(
+                                key,
+                                start as usize,
+                                &element[range.clone()],
+                            )?;
+                            rewrite.data_osses.insert(oss);
+                        }
+                        let ctx = (&parity_live[..], &c.ranges);
+                        self.add_row_parity_rewrite((&buf, i), &keys, &held, ctx, &mut rewrite)?;
+                        continue;
+                    }
+                    Some(decided_by_record::ByRecord::Unproven) => {
+                        // Not the decision and not decodable back to it: a fault after it.
+                        for (&pos, mine) in &acked {
+                            if overlaps(mine, start, end) {
+                                lost.insert((pos, i));
+                            }
+                        }
+                        parity_left.insert(i);
+                        continue;
+                    }
+                    None => {}
+                }
+            }
             // A stale element beside the cut write, found before this row's running parity
             // is rewritten from its data below, which would bless it (`stale_beside_cut`).
             if has_parity {
@@ -1403,6 +1488,7 @@ impl Store {
                                 start as usize,
                                 &element[start as usize..end as usize],
                             )?;
+                            rewrite.data_osses.insert(oss);
                         }
                     }
                     stale_beside_cut::CutRowStale::Unlocated => {
@@ -1774,6 +1860,7 @@ impl Store {
                         let (oss, key) = keys[&pos];
                         self.count(oss, Zone::Cache, Op::Write, false);
                         self.backends[oss].write(key, start as usize, &bytes)?;
+                        rewrite.data_osses.insert(oss);
                         for &(a, z) in mine {
                             let (a, z) = (a.max(start), z.min(end));
                             if a < z {
@@ -1823,33 +1910,11 @@ impl Store {
                 !views_laid,
                 "a row with a column failed holds no unacknowledged bytes resealed"
             );
-            let mut one = StripeBuf::zeroed(g.rows, g.cols, block);
-            slice_stripe_into(&buf, start as usize..end as usize, &mut one);
-            self.code
-                .encode(&mut one)
-                .map_err(|e| StoreError::Io(e.to_string()))?;
-            for (q, &p) in g.parity_pos.iter().enumerate() {
-                let Some(&(oss, key)) = keys.get(&p) else {
-                    continue;
-                };
-                // Only a block some plan wrote: where the running parity is live (a write
-                // of one of its terms wrote it) or where the cut write wrote it. Every
-                // other block of the chunk is never read (readers mask the running parity
-                // to its live ranges), and its slot may be one no write reserved: an array
-                // code's write updates only the parities of the data it writes, so the
-                // other parity rows of its chunks were never allocated, and on a full disk
-                // rewriting them failed ENOSPC at every open (review s12r R12-3).
-                let cut_wrote = c.ranges.get(&p).is_some_and(|r| overlaps(r, start, end));
-                if !overlaps(&parity_live[q], start, end) && !cut_wrote {
-                    continue;
-                }
-                if self.backends[oss].healthy() && held[&p][i] != Held::Absent {
-                    self.count(oss, Zone::Cache, Op::Write, true);
-                    self.backends[oss].write(key, start as usize, one.element(p))?;
-                }
-            }
+            // Written by the caller after the decision's record (`ParityRewrite`).
+            let ctx = (&parity_live[..], &c.ranges);
+            self.add_row_parity_rewrite((&buf, i), &keys, &held, ctx, &mut rewrite)?;
         }
-        Ok((lost, proven, parity_left))
+        Ok((lost, proven, parity_left, rewrite))
     }
 
     /// For `confirm_by_parity` over block `i` of a cache stripe where the one cut client
