@@ -103,7 +103,7 @@ struct Version {
     known_in_erased_checks: bool,
     /// Element offsets (absolute, inside the block row) where a position not `known` is
     /// known all the same, its bytes in `row` (s30c, rows with a `Partial` block only: see
-    /// `pieces_known`). `version_check` then decodes the row piece by piece.
+    /// `known_pieces`). `version_check` then decodes the row piece by piece.
     known_parts: BTreeMap<Pos, Ranges>,
 }
 
