@@ -79,10 +79,27 @@ pub fn power_cut_client_write_beside_stale_cache_and_failed_at(
 /// block) in place of element 2 whole.
 pub fn power_cut_client_write_over_beside_stale_cache(
     code: CodeSpec,
-    (failed_data, failed_parity): (&[usize], &[usize]),
+    failed: (&[usize], &[usize]),
     cuts: Cuts,
     cut_write: std::ops::Range<usize>,
 ) -> usize {
+    let (points, problems) = power_cut_client_write_over_beside_stale_cache_problems(
+        code, failed, cuts, cut_write, false,
+    );
+    assert!(problems.is_empty());
+    points
+}
+
+/// The scene of `power_cut_client_write_over_beside_stale_cache`, every power cut checked
+/// and each broken rule returned (`collect`: the panic's message, one per power cut) rather
+/// than the first one panicking (s30c: to compare two builds point by point).
+pub fn power_cut_client_write_over_beside_stale_cache_problems(
+    code: CodeSpec,
+    (failed_data, failed_parity): (&[usize], &[usize]),
+    cuts: Cuts,
+    cut_write: std::ops::Range<usize>,
+    collect: bool,
+) -> (usize, Vec<String>) {
     let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();
@@ -150,6 +167,7 @@ pub fn power_cut_client_write_over_beside_stale_cache(
     let stale_range = UNIT..2 * UNIT;
     let images = cut.images();
     let mut points = 0;
+    let mut problems = Vec::new();
     for_each_power_cut(&images, |point| {
         let in_flight =
             (journal_before_bytes + 1..write_done_bytes).contains(&point.journal_cut_bytes);
@@ -165,43 +183,56 @@ pub fn power_cut_client_write_over_beside_stale_cache(
         let what = format!("{:?} failed {failed:?}: {}", code.kind, point.what());
         let laid = top.path().join("try");
         point.lay(&laid);
-        let store = open_laid(&laid, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-        // Where no plan was cut the open settles nothing: the flush checks the cache stripe
-        // (a stale element there is the lost-write class, caught when it moves home).
-        // Where the stale column cannot be located the flush names its blocks lost (on
-        // record, checked below).
-        match store.flush() {
-            Ok(()) | Err(StoreError::DataLost(_)) => {}
-            Err(e) => panic!("{what}: flush: {e}"),
-        }
-        let lost = assert_blocks_read_or_lost_on_record(
-            &store,
-            "f",
-            &before,
-            cut_write.clone(),
-            &new,
-            &what,
-        );
-        let outside: Vec<usize> = (lost.into_iter())
-            .filter(|&at| at >= stripe_bytes)
-            .collect();
-        assert!(
-            outside.is_empty(),
-            "{what}: acknowledged blocks at {outside:?} outside the stale cache stripe LOST"
-        );
-        let got = store.read("f", stale_range.start as u64, UNIT as u64);
-        if let Ok(got) = got {
-            assert!(
-                got == before[stale_range.clone()],
-                "{what}: the stale element read with success"
+        let check = || {
+            let store = open_laid(&laid, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+            // Where no plan was cut the open settles nothing: the flush checks the cache stripe
+            // (a stale element there is the lost-write class, caught when it moves home).
+            // Where the stale column cannot be located the flush names its blocks lost (on
+            // record, checked below).
+            match store.flush() {
+                Ok(()) | Err(StoreError::DataLost(_)) => {}
+                Err(e) => panic!("{what}: flush: {e}"),
+            }
+            let lost = assert_blocks_read_or_lost_on_record(
+                &store,
+                "f",
+                &before,
+                cut_write.clone(),
+                &new,
+                &what,
             );
+            let outside: Vec<usize> = (lost.into_iter())
+                .filter(|&at| at >= stripe_bytes)
+                .collect();
+            assert!(
+                outside.is_empty(),
+                "{what}: acknowledged blocks at {outside:?} outside the stale cache stripe LOST"
+            );
+            let got = store.read("f", stale_range.start as u64, UNIT as u64);
+            if let Ok(got) = got {
+                assert!(
+                    got == before[stale_range.clone()],
+                    "{what}: the stale element read with success"
+                );
+            }
+            drop(store);
+        };
+        if collect {
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check));
+            if let Err(panic) = caught {
+                let said = (panic.downcast_ref::<String>().cloned())
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                problems.push(said);
+            }
+        } else {
+            check();
         }
-        drop(store);
         std::fs::remove_dir_all(&laid).unwrap();
     });
     eprintln!(
         "{code:?} failed {failed:?}: {} images, {points} power cuts checked",
         images.len()
     );
-    points
+    (points, problems)
 }

@@ -111,6 +111,10 @@ struct Version {
     /// A known position in an erased column counts as a check where the erased columns
     /// reach the tolerance (`fits_rewritten_in_part_by_a_recovery` only).
     known_in_erased_checks: bool,
+    /// Element offsets (absolute, inside the block row) where a position not `known` is
+    /// known all the same, its bytes in `row` (s30c, rows with a `Partial` block only: see
+    /// `known_pieces`). `version_check` then decodes the row piece by piece.
+    known_parts: BTreeMap<Pos, Ranges>,
 }
 
 /// The cut write's journaled crcs a power cut left on record (see `cut_row_crcs`).
@@ -1018,7 +1022,9 @@ impl Store {
             start_bytes: start,
             moving: assigned.keys().map(|p| p.col).collect(),
             known_in_erased_checks: false,
+            known_parts: BTreeMap::new(),
         });
+        let pieces_known = assigned.values().any(|s| *s == BlockVersion::Partial);
         for pos in (0..g.rows)
             .flat_map(|row| (0..g.cols).map(move |col| Pos { row, col }))
             .filter(|&p| g.cell(p) != Cell::Empty)
@@ -1132,6 +1138,25 @@ impl Store {
             }
             vs[0].known.insert(pos, old);
             vs[1].known.insert(pos, new);
+            if pieces_known {
+                let [old_parts, new_parts] = self.known_pieces(v, crcs, pos, state);
+                if !old && !old_parts.is_empty() {
+                    vs[0].known_parts.insert(pos, old_parts);
+                }
+                if !new && !new_parts.is_empty() {
+                    // A landed piece's bytes on disk are its new version's (where live after
+                    // the write; zeros elsewhere, as the view masks them).
+                    if state == BlockVersion::Partial {
+                        let bytes = &v.parity_raw[&pos];
+                        for (a, z) in intersect(&live_after(pos), &new_parts) {
+                            let r = rel((a, z));
+                            vs[1].row.element_mut(pos)[r.0..r.1]
+                                .copy_from_slice(&bytes[a as usize..z as usize]);
+                        }
+                    }
+                    vs[1].known_parts.insert(pos, new_parts);
+                }
+            }
         }
         vs
     }
@@ -1234,6 +1259,74 @@ impl Store {
         })
     }
 
+    /// Where in-flight block `pos` of row `v.i` (in state `state`) is known piece by piece,
+    /// `[old version, new version]` (absolute element offsets; empty: nowhere past what
+    /// `cut_row_versions` knows whole). Why (s30c; s29e's sweep, WCL xcode p=5 at 16 KiB,
+    /// torture seed 0x5eed2901 write 24 killed at `write-before-block:4`): a running parity
+    /// block on the chains of two data blocks of the write, updated by one block write per
+    /// delta run and cut between them (`Partial`), was unknown whole in both versions; beside
+    /// the write's other blocks (one version's landed, the other's not) each version had
+    /// three columns unknown, past xcode's two, and the block row's acknowledged cached bytes
+    /// were recorded LOST by a crash alone. Every code here is linear offset by offset, so a
+    /// block known over part of its bytes erases its column there only:
+    /// - a `Partial` block is known in the new version over each piece whose bytes match the
+    ///   crc the write journaled for exactly that piece (proven landed, not "it verifies": a
+    ///   stale block verifies too), and in the old version over each piece that does not
+    ///   (its block write not issued: the bytes the landed one's block write kept);
+    /// - any verified in-flight block is known in the version it does not hold where the
+    ///   write changes nothing of it (outside its own ranges, its pieces and, for a running
+    ///   parity, its chain's data ranges): the bytes before and after the write are one.
+    ///
+    /// Only rows with a `Partial` block use it (the others are decided as before s30c).
+    fn known_pieces(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        pos: Pos,
+        state: BlockVersion,
+    ) -> [Ranges; 2] {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let none: Ranges = Vec::new();
+        if state == BlockVersion::Torn {
+            return [Vec::new(), Vec::new()]; // its bytes fail their checksum: none known
+        }
+        let mut pieces = match g.cell(pos) {
+            Cell::Parity(_) => self.parity_cut(v, crcs, pos),
+            _ => Vec::new(),
+        };
+        pieces.sort_unstable();
+        if pieces.windows(2).any(|w| w[0].1 > w[1].0) {
+            return [Vec::new(), Vec::new()]; // pieces that overlap tell no piece alone
+        }
+        let mut untouched: Ranges = vec![(start, end)];
+        let mut changed: Vec<(u64, u64)> = v.c.ranges.get(&pos).unwrap_or(&none).clone();
+        if let Cell::Parity(q) = g.cell(pos) {
+            for t in &g.parity_terms[q] {
+                changed.extend(v.c.ranges.get(&g.data_pos[t.data]).unwrap_or(&none));
+            }
+        }
+        changed.extend(pieces.iter().map(|&(a, z, _)| (a, z)));
+        for (a, z) in changed {
+            crate::state::sub_range(&mut untouched, a, z);
+        }
+        let [mut old, mut new] = [untouched.clone(), untouched];
+        if state == BlockVersion::Partial {
+            let bytes = &v.parity_raw[&pos];
+            for &(a, z, crc) in &pieces {
+                assert!(
+                    start <= a && a < z && z <= end,
+                    "a piece lies inside the block row"
+                );
+                let landed = crc32c::crc32c(&bytes[a as usize..z as usize]) == crc;
+                let into = if landed { &mut new } else { &mut old };
+                crate::state::add_range(into, a, z);
+            }
+        }
+        [old, new]
+    }
+
     /// Where neither version alone can be checked (each has as many erased columns as the
     /// code tolerates, or more): one version decoded without a check, its decode of the
     /// erased columns that hold no in-flight block (the same bytes in both versions: a column
@@ -1318,6 +1411,9 @@ impl Store {
     /// with; `Some(None)` where the decode disagrees with a known column or with what the
     /// crcs tell; else the decoded row.
     fn version_check(&self, ver: &Version, extra: Option<usize>) -> Option<Option<StripeBuf>> {
+        if !ver.known_parts.is_empty() {
+            return self.version_check_in_pieces(ver, extra);
+        }
         let mut erased: BTreeSet<usize> = ver
             .known
             .iter()
@@ -1393,6 +1489,111 @@ fn add_scaled(sum: &mut [u8], term: &[u8], coef: u8) {
     sum.iter_mut()
         .zip(term)
         .for_each(|(s, t)| *s ^= table[*t as usize]);
+}
+
+impl Store {
+    /// `version_check` of a version with positions known in part (`Version::known_parts`,
+    /// s30c: see `known_pieces`): the row cut at every part's ends into segments, each
+    /// decoded with the columns erased that hold a position not known there (and `extra`),
+    /// the decodes laid side by side (the codes act offset by offset), then every known
+    /// byte compared and every crc told checked over the whole. `None` where a segment
+    /// cannot be decoded, or where no segment has anything to check its decode with (each
+    /// with as many erased columns as the code tolerates and no told crc over it): the rule
+    /// `version_check` applies to a whole row, no stricter (asked of every segment, it
+    /// recorded LOST rows the whole-row rule had checked: s30c's sweeps, dcode, hcode, hdp,
+    /// rdp).
+    fn version_check_in_pieces(
+        &self,
+        ver: &Version,
+        extra: Option<usize>,
+    ) -> Option<Option<StripeBuf>> {
+        let m = self.tolerance();
+        let block = ver.row.element_bytes;
+        let start = ver.start_bytes;
+        let rel = |(a, z): (u64, u64)| ((a - start) as usize, (z - start) as usize);
+        let mut ends: BTreeSet<usize> = [0, block].into_iter().collect();
+        for &(a, z) in ver.known_parts.values().flatten() {
+            let (x, y) = rel((a, z));
+            assert!(
+                x < y && y <= block,
+                "a known part lies inside the block row"
+            );
+            ends.extend([x, y]);
+        }
+        let ends: Vec<usize> = ends.into_iter().collect();
+        let parts_count: usize = ver.known_parts.values().map(|r| r.len()).sum();
+        assert!(ends.len() <= 2 * parts_count + 2);
+        let known_at = |p: &Pos, x: usize| {
+            ver.known[p]
+                || (ver.known_parts.get(p)).is_some_and(|r| {
+                    r.iter().any(|&part| {
+                        let (a, z) = rel(part);
+                        a <= x && x < z
+                    })
+                })
+        };
+        let mut d = ver.row.clone();
+        let (mut agrees, mut checked) = (true, false);
+        let mut told_checked: BTreeSet<usize> = BTreeSet::new();
+        for w in ends.windows(2) {
+            let (x, y) = (w[0], w[1]);
+            let mut erased: BTreeSet<usize> = (ver.known.keys())
+                .filter(|p| !known_at(p, x))
+                .map(|p| p.col)
+                .collect();
+            erased.extend(extra);
+            let erased: Vec<usize> = erased.into_iter().collect();
+            if erased.len() > m {
+                return None;
+            }
+            let told_here: Vec<usize> = (ver.told.iter().enumerate())
+                .filter(|(_, (p, (a, z), _))| {
+                    erased.contains(&p.col) && !known_at(p, x) && *a < y && x < *z
+                })
+                .map(|(k, _)| k)
+                .collect();
+            let known_in_erased = ver.known_in_erased_checks
+                && (ver.known.keys()).any(|p| known_at(p, x) && erased.contains(&p.col));
+            checked |= erased.len() < m || !told_here.is_empty() || known_in_erased;
+            told_checked.extend(told_here);
+            let mut seg = ver.row.clone();
+            if !erased.is_empty() && self.code.decode(&mut seg, &erased).is_err() {
+                return None;
+            }
+            if self.code.encode(&mut seg).is_err() {
+                return None;
+            }
+            for p in ver.known.keys() {
+                d.element_mut(*p)[x..y].copy_from_slice(&seg.element(*p)[x..y]);
+                // Every position known here but the column taken as wrong agrees with the
+                // decode (also one in an erased column: see `version_check`).
+                if known_at(p, x) && Some(p.col) != extra {
+                    agrees &= ver.row.element(*p)[x..y] == seg.element(*p)[x..y];
+                }
+                // An erased position holds nothing outside its live ranges in this version.
+                if erased.contains(&p.col) {
+                    let (a, z) = (start + x as u64, start + y as u64);
+                    for dead in outside(&ver.live[p], a, z) {
+                        let (a, z) = rel(dead);
+                        agrees &= seg.element(*p)[a..z].iter().all(|&b| b == 0);
+                    }
+                }
+            }
+        }
+        if !checked {
+            return None;
+        }
+        // Each crc told of a position where it was not known, over the decodes side by side.
+        let told_agrees = told_checked.iter().all(|&k| {
+            let (p, (x, y), told) = &ver.told[k];
+            let bytes = &d.element(*p)[*x..*y];
+            match told {
+                Told::Crc(crc) => crc32c::crc32c(bytes) == *crc,
+                Told::Zeros => bytes.iter().all(|&b| b == 0),
+            }
+        });
+        Some((agrees && told_agrees).then_some(d))
+    }
 }
 
 /// The crc32c of `known` XOR each of `by_crc`'s terms, where a term `(x, y, crc)` is zeros
