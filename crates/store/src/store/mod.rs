@@ -6179,7 +6179,8 @@ fn slice_stripe_into(from: &StripeBuf, range: std::ops::Range<usize>, into: &mut
     }
 }
 
-/// The stripes of every durable plan, by plan id (planning order), computed once per open: `finished` and `synced` ask them per interrupted plan.
+/// The stripes of every durable plan, by plan id (planning order), computed once per open:
+/// `finished` and `synced` ask them per interrupted plan.
 struct LaterDurableStripes<'p> {
     durable: Vec<(&'p IoPlan, BTreeSet<(u64, u64)>)>,
 }
