@@ -153,8 +153,9 @@ fn raid6_oss_failed_while_a_write_runs_then_a_crash_loses_nothing() {
     );
 }
 
-/// Parks the first backend sync after `arm` (the plan then holds no stripe lock: its
-/// writes are done, its `Durable` record not yet written); fails it on release.
+/// Parks the first backend sync after `arm` (the plan's writes are done, its `Durable`
+/// record not yet written; it still holds its stripe locks since session 30); fails it on
+/// release.
 #[derive(Default)]
 struct ParkSync {
     armed: AtomicBool,
@@ -164,9 +165,10 @@ struct ParkSync {
 }
 
 /// raid6 3+2, rmw, one OSS failed: writer A (stripe 0, degraded: its copy on record) is
-/// held after its writes, before its `Durable` record; writer B writes stripe 0 too and is
-/// acknowledged (its `Durable` record drops A's copy); then A's sync fails and the store
-/// is dropped (the crash). The failed OSS's bytes at A's offsets read exact.
+/// held after its writes, at its sync; writer B writes stripe 0 too (until session 30 it
+/// was acknowledged here, its `Durable` record dropping A's copy; now it waits for A's
+/// stripe and is refused); then A's sync fails and the store is dropped (the crash). The
+/// failed OSS's bytes at A's offsets read exact.
 #[test]
 fn raid6_copy_dropped_by_a_later_durable_plan_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -192,12 +194,25 @@ fn raid6_copy_dropped_by_a_later_durable_plan_loses_nothing() {
         hook.parked.load(Ordering::SeqCst) > 0
     });
     let b = (1500usize, pattern(13, 500));
-    store.write("f", b.0 as u64, &b.1).unwrap();
-    model[b.0..b.0 + b.1.len()].copy_from_slice(&b.1);
+    let writer_b = {
+        let (store, bytes) = (store.clone(), b.1.clone());
+        spawn(move || store.write("f", b.0 as u64, &bytes))
+    };
+    // Since session 30 (s30b) a plan holds its stripes until its syncs returned: B waits for
+    // A's, and is refused once A's sync failed (no plan runs after a failed one). Before, B
+    // was acknowledged here, its `Durable` record dropping A's copy.
+    eventually("writer B waits for A's stripe", || {
+        store.stripe_lock_waiters() > 0
+    });
     *hook.paused.lock() = false;
     hook.changed.notify_all();
     let cut = done_in_time(&writer_a, "writer A");
     assert!(cut.is_err(), "writer A's sync fails: {cut:?}");
+    let refused = done_in_time(&writer_b, "writer B");
+    assert!(
+        refused.is_err(),
+        "writer B runs after A failed: {refused:?}"
+    );
     drop(store); // no close: the crash
 
     let store = Store::open(dir.path()).unwrap();

@@ -1144,17 +1144,27 @@ impl Store {
             };
             let probe = &crate::bench::PROBE;
             let (add, since) = (crate::bench::probe_add, crate::bench::probe_ns_since);
+            // Held until the plan's own OSS syncs returned, not only its writes. Why (R29-1's
+            // power-cut gap, session 30 s30b): recovery takes a cut plan's writes in a stripe
+            // a later durable plan took as on disk (`finished_by_later`, and the open keeps
+            // them in the planner), which a kill alone allows but a power cut does not when
+            // the cut plan left its stripes before its sync: its block on an OSS the later
+            // plan did not sync was dropped under the later plan's synced running parity,
+            // and the acknowledged bytes of the later plan were recorded LOST
+            // (`s30b_wcl_cut_writer_unsynced_power_cut.rs`). Costs same-stripe writers one
+            // fsync wait each (docs/results/s30-s30b-sync-under-stripe-locks.md).
+            let stripes_held;
             let result = {
                 let waiting = Instant::now();
-                let _guard = self.locks.acquire(ticket);
+                stripes_held = self.locks.acquire(ticket);
                 add(&probe.stripe_lock_wait_ns, since(waiting));
                 _failure_share = super::recovery::copies_failed_columns(&plan.cause)
                     .then(|| self.failure_gate.read());
                 // A plan that failed half way poisons the store before it leaves its stripes,
                 // and no plan runs after that. Why: recovery takes a plan cut by a crash as
                 // whole on a stripe where a later plan of that stripe is durable (it ran
-                // after this one's writes returned: `finished_by_later`), which holds only if
-                // a plan after a failed one never runs.
+                // after this one's writes and syncs returned: `finished_by_later`), which
+                // holds only if a plan after a failed one never runs.
                 self.check_usable()?;
                 let executing = Instant::now();
                 if is_client_plan {
@@ -1206,6 +1216,7 @@ impl Store {
                 }
                 add(&probe.backend_sync_ns, since(syncing));
             }
+            drop(stripes_held);
             {
                 let mut counts = self.plan_counts.lock();
                 plan.add_counts_per_oss(&mut counts);

@@ -2187,6 +2187,19 @@ impl Store {
             .filter(|(_, p)| !state.durable.contains(&p.id))
             .cloned()
             .collect();
+        // Per interrupted plan, its stripes that a later plan (in stripe-lock order, which is
+        // planning order) made durable: its writes there returned and were synced before that
+        // plan began (a plan leaves its stripes only after its own OSS syncs, session 30
+        // s30b; and no plan runs after one that failed: `run_plans_from`), so they are on
+        // disk, not in flight. Built once: the planner's `forget_writes` and recovery both
+        // take it. Why (review h, copy gap): that later plan's `Durable` record drops the
+        // interrupted plan's failed-column copies of the stripe; taken as in flight without
+        // them, the failed OSS's bytes at its offsets read as lost after the crash.
+        let later_stripes = LaterDurableStripes::of(&plans, &state.durable);
+        let finished_by_later: HashMap<PlanId, BTreeSet<(u64, u64)>> = undurable
+            .iter()
+            .map(|(_, cut)| (cut.id, later_stripes.finished(cut)))
+            .collect();
         if let Some(first) = undurable.iter().map(|(i, _)| *i).min() {
             // If no input from the first interrupted one on produced a durable plan, recovery
             // works on the planner state from before them: the interrupted writes then read
@@ -2232,20 +2245,19 @@ impl Store {
                 // cut write's cache slot may hold zeros or stale bytes of an older cache
                 // stripe (review h, H1): its ranges read from what held them before it.
                 // Not where a later durable plan took the stripe: the cut plan's writes there
-                // returned, and that plan's running parity counts them (review s29r R29-1:
-                // forgotten, the later write's acknowledged bytes were recorded LOST after a
-                // crash alone). Returned is not synced (a plan leaves its stripes before its
-                // sync): a delayed window, whose cache has no parity to catch a block a
-                // power cut dropped, keeps them only where later plans synced every OSS
-                // they are on (`synced_by_later_stripes`); on WCL the later plan's synced
-                // running parity disagrees with such a block, which the settle's check
-                // sees (OPEN: reads before a settle do not, see docs/store.md).
+                // are on disk (`finished_by_later`), and that plan's running parity counts
+                // them (review s29r R29-1: forgotten, the later write's acknowledged bytes
+                // were recorded LOST after a crash alone). A delayed window keeps them only
+                // where later plans also synced every OSS they are on
+                // (`LaterDurableStripes::synced`): the rule of session 29, from before a plan
+                // held its stripes across its sync, kept for journals an older binary wrote
+                // (a delayed cache has no parity to catch a block a power cut dropped).
                 let cut: exaraid_plan::CutWrites = undurable
                     .iter()
                     .map(|(_, p)| {
                         let whole = match kind {
-                            StrategyKind::Wcl => finished_later_stripes(&plans, p, &state.durable),
-                            _ => synced_by_later_stripes(&plans, p, &state.durable),
+                            StrategyKind::Wcl => finished_by_later[&p.id].clone(),
+                            _ => later_stripes.synced(p, &finished_by_later[&p.id]),
                         };
                         (p.id, plan_stripes(p).difference(&whole).copied().collect())
                     })
@@ -2256,16 +2268,6 @@ impl Store {
         let input_of: HashMap<PlanId, usize> = undurable.iter().map(|(i, p)| (p.id, *i)).collect();
         let cut_only = recovery::cut_only_ranges(&state, &plans, &checkpointed_runs);
         let cut_writes_only = recovery::cut_writes_only_files(&state, &plans, &created_since_reset);
-        // Per interrupted plan, its stripes that a later plan (in stripe-lock order, which is
-        // planning order) made durable: its writes there returned before that plan began
-        // (and no plan runs after one that failed: `run_plans_from`), so they are whole, not
-        // in flight. Why (review h, copy gap): that later plan's `Durable` record drops the
-        // interrupted plan's failed-column copies of the stripe; taken as in flight without
-        // them, the failed OSS's bytes at its offsets read as lost after the crash.
-        let finished_by_later: HashMap<PlanId, BTreeSet<(u64, u64)>> = undurable
-            .iter()
-            .map(|(_, cut)| (cut.id, finished_later_stripes(&plans, cut, &state.durable)))
-            .collect();
         let undurable: Vec<IoPlan> = undurable.into_iter().map(|(_, p)| p).collect();
         let replayed: Vec<IoPlan> = plans.into_iter().map(|(_, p)| p).collect();
         let journal_file = journal.sync_handle()?;
@@ -6177,68 +6179,69 @@ fn slice_stripe_into(from: &StripeBuf, range: std::ops::Range<usize>, into: &mut
     }
 }
 
-/// The stripes of the interrupted plan `cut` that a later durable plan took (see
-/// `finished_by_later` in `Store::open`): `cut`'s writes there returned before it began.
-/// Returned, not synced: `cut` leaves its stripes before its own sync (OPEN, review of
-/// session 29: a power cut can still drop them).
-fn finished_later_stripes(
-    plans: &[(usize, IoPlan)],
-    cut: &IoPlan,
-    durable: &BTreeSet<PlanId>,
-) -> BTreeSet<(u64, u64)> {
-    let later: Vec<BTreeSet<(u64, u64)>> = durable_after(plans, cut, durable)
-        .map(plan_stripes)
-        .collect();
-    plan_stripes(cut)
-        .into_iter()
-        .filter(|s| later.iter().any(|stripes| stripes.contains(s)))
-        .collect()
+/// The stripes of every durable plan, by plan id (planning order), computed once per open:
+/// `finished` and `synced` ask them per interrupted plan.
+struct LaterDurableStripes<'p> {
+    durable: Vec<(&'p IoPlan, BTreeSet<(u64, u64)>)>,
 }
 
-/// The durable plans made after the interrupted plan `cut`.
-fn durable_after<'p>(
-    plans: &'p [(usize, IoPlan)],
-    cut: &IoPlan,
-    durable: &'p BTreeSet<PlanId>,
-) -> impl Iterator<Item = &'p IoPlan> + 'p {
-    assert!(
-        !durable.contains(&cut.id),
-        "only an interrupted plan is cut"
-    );
-    let cut_id = cut.id;
-    (plans.iter())
-        .map(|(_, p)| p)
-        .filter(move |p| p.id > cut_id && durable.contains(&p.id))
-}
+impl<'p> LaterDurableStripes<'p> {
+    fn of(plans: &'p [(usize, IoPlan)], durable: &BTreeSet<PlanId>) -> Self {
+        let mut durable: Vec<(&IoPlan, BTreeSet<(u64, u64)>)> = (plans.iter())
+            .map(|(_, p)| p)
+            .filter(|p| durable.contains(&p.id))
+            .map(|p| (p, plan_stripes(p)))
+            .collect();
+        durable.sort_by_key(|(p, _)| p.id);
+        LaterDurableStripes { durable }
+    }
 
-/// The stripes of the interrupted plan `cut` where its writes are on disk because later
-/// durable plans synced every OSS it wrote there: each such plan took the stripe after
-/// `cut`'s writes returned (stripe locks in planning order) and synced its OSSs before its
-/// `Durable` record, and an OSS's sync drains every write it holds (`Backend::sync`; a
-/// failed earlier sync fails it). Why not `finished_later_stripes` alone (review of
-/// session 29, R29-1's first fix): a plan leaves its stripes before its own sync, so with
-/// a later plan on other OSSs a power cut could drop `cut`'s cache block under a checksum
-/// that still verifies (an older window's bytes), and a window moved them home with
-/// success.
-fn synced_by_later_stripes(
-    plans: &[(usize, IoPlan)],
-    cut: &IoPlan,
-    durable: &BTreeSet<PlanId>,
-) -> BTreeSet<(u64, u64)> {
-    let later: Vec<&IoPlan> = durable_after(plans, cut, durable).collect();
-    finished_later_stripes(plans, cut, durable)
-        .into_iter()
-        .filter(|&(file, stripe)| {
-            let synced: BTreeSet<usize> = (later.iter())
-                .filter(|p| plan_stripes(p).contains(&(file, stripe)))
-                .flat_map(|p| p.osses())
-                .collect();
-            (cut.steps.iter())
-                .filter(|step| step.op == Op::Write && step.file == file)
-                .filter(|step| step.pieces.iter().any(|pc| pc.element.stripe == stripe))
-                .all(|step| synced.contains(&step.oss))
-        })
-        .collect()
+    /// The durable plans made after the interrupted plan `cut`, with their stripes.
+    fn after(
+        &self,
+        cut: &IoPlan,
+    ) -> impl Iterator<Item = &(&'p IoPlan, BTreeSet<(u64, u64)>)> + '_ {
+        assert!(
+            self.durable.iter().all(|(p, _)| p.id != cut.id),
+            "only an interrupted plan is cut"
+        );
+        let first = self.durable.partition_point(|(p, _)| p.id < cut.id);
+        self.durable[first..].iter()
+    }
+
+    /// The stripes of the interrupted plan `cut` that a later durable plan took (see
+    /// `finished_by_later` in `Store::open`): `cut`'s writes there returned and were synced
+    /// before it began.
+    fn finished(&self, cut: &IoPlan) -> BTreeSet<(u64, u64)> {
+        let later: Vec<&BTreeSet<(u64, u64)>> = self.after(cut).map(|(_, s)| s).collect();
+        plan_stripes(cut)
+            .into_iter()
+            .filter(|s| later.iter().any(|stripes| stripes.contains(s)))
+            .collect()
+    }
+
+    /// Of `finished` (`cut`'s stripes a later durable plan took), those where later durable
+    /// plans synced every OSS `cut` wrote there: each took the stripe after `cut`'s writes
+    /// returned and synced its OSSs before its `Durable` record, and an OSS's sync drains
+    /// every write it holds (`Backend::sync`; a failed earlier sync fails it). Why (review
+    /// of session 29, R29-1's first fix): until session 30 a plan left its stripes before
+    /// its own sync, so with a later plan on other OSSs a power cut could drop `cut`'s
+    /// cache block under a checksum that still verifies (an older window's bytes), and a
+    /// window moved them home with success. A journal an older binary wrote can hold that.
+    fn synced(&self, cut: &IoPlan, finished: &BTreeSet<(u64, u64)>) -> BTreeSet<(u64, u64)> {
+        (finished.iter().copied())
+            .filter(|&(file, stripe)| {
+                let synced: BTreeSet<usize> = (self.after(cut))
+                    .filter(|(_, stripes)| stripes.contains(&(file, stripe)))
+                    .flat_map(|(p, _)| p.osses())
+                    .collect();
+                (cut.steps.iter())
+                    .filter(|step| step.op == Op::Write && step.file == file)
+                    .filter(|step| step.pieces.iter().any(|pc| pc.element.stripe == stripe))
+                    .all(|step| synced.contains(&step.oss))
+            })
+            .collect()
+    }
 }
 
 /// The (file, stripe) pairs a plan touches: what it must lock.
