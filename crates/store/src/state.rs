@@ -2119,10 +2119,26 @@ impl State {
             }
             Rec::RecoveryDecision(d) => {
                 // Bounded: one per cache stripe a cut write reached (the last decision of
-                // it replaces an earlier one), until `PlannerReset`.
-                self.recovery_decisions
-                    .retain(|o| (o.file, o.stripe, &o.chunks) != (d.file, d.stripe, &d.chunks));
-                self.recovery_decisions.push(d.clone());
+                // it replaces an earlier one's rows, one row per block row), until
+                // `PlannerReset`. An earlier decision's rows this one did not decide again
+                // stay (review of session 30's merge, F1): a row a later open left
+                // unproven (LOST, its parity left) is not in its record, and without the
+                // earlier row the open after a kill before that LOST was journaled decided
+                // the half-rewritten row from the disk, the rules the record replaces.
+                let mut d = d.clone();
+                let same = |o: &RecoveryDecision| {
+                    (o.file, o.stripe, &o.chunks) == (d.file, d.stripe, &d.chunks)
+                };
+                if let Some(at) = self.recovery_decisions.iter().position(same) {
+                    let earlier = self.recovery_decisions.remove(at);
+                    for row in earlier.rows {
+                        if d.rows.iter().all(|r| r.block != row.block) {
+                            d.rows.push(row);
+                        }
+                    }
+                    d.rows.sort_by_key(|r| r.block);
+                }
+                self.recovery_decisions.push(d);
             }
             Rec::JournalTailDamaged(cut) => {
                 if self.journal_tail_damage.len() == JOURNAL_TAIL_CUTS_MAX {

@@ -18,9 +18,10 @@
 //!
 //! The `Partial` states (the first block write of (3,2) landed, the second not) come from a
 //! crash that keeps every issued write (no unsynced write dropped): those cuts are the
-//! guard. One cut that drops OSS 0's unsynced writes reads the stale bytes with success on
-//! 6b51ed6 too (no `Partial` block there: every block's version told by crcs, no version
-//! checkable, "decided as before": s29c's OPEN WRONG BYTES (2)): ignored, OPEN.
+//! guard. One cut that drops OSS 0's unsynced writes read the stale bytes with success on
+//! 6b51ed6 and on s30c's branch alone (no `Partial` block there: every block's version
+//! told by crcs, no version checkable, "decided as before": s29c's WRONG BYTES (2)); s30a's
+//! completable check (merged beside s30c) closes it.
 
 mod common;
 #[path = "common/powercut.rs"]
@@ -81,7 +82,6 @@ fn xcode_a_stale_cache_element_beside_a_shared_parity_block_written_in_pieces_is
 }
 
 #[test]
-#[ignore = "OPEN (also on 6b51ed6, s29c's WRONG BYTES (2)): the power cut before mutating call 14 dropping OSS 0's unsynced writes reads the stale element with success"]
 fn xcode_a_stale_cache_element_beside_a_shared_parity_block_written_in_pieces_is_never_read_after_a_power_cut(
 ) {
     let found = problems(true);

@@ -109,10 +109,17 @@ impl Store {
             data: Vec::new(),
             parity: Vec::new(),
         };
-        for &p in keys.keys() {
+        for (&p, &(oss, _)) in keys {
             if matches!(g.cell(p), Cell::Data(_)) {
                 row.data
                     .push((p.row, p.col, crc32c::crc32c(one.element(p))));
+                // Every data block the record names must be on disk before it, not only the
+                // ones this recovery wrote (review of session 30's merge, F3): an earlier
+                // killed recovery's unsynced restore of a stale element, read back from the
+                // page cache here, reverts at a power cut and the record proves nothing.
+                if self.backends[oss].healthy() {
+                    rewrite.data_osses.insert(oss);
+                }
             }
         }
         for (q, &p) in g.parity_pos.iter().enumerate() {
