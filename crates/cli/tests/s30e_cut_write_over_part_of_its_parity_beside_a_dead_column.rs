@@ -223,28 +223,7 @@ fn a_decode_through_a_stale_column_wrong_only_beside_the_write_is_refused_by_the
         for cut in [Cut::PTornQOld, Cut::QTorn, Cut::QNeverWritten] {
             let tmp = fast_tempdir("exaraid-s30e-part-parity-stale");
             let (dir, acked, _) = cut_and_fail(&tmp, code, cut, 0, Beyond::StaleColumn1);
-            let got = exaraid(
-                &[
-                    "store",
-                    "read",
-                    s(&dir),
-                    "f",
-                    "--offset",
-                    "0",
-                    "--length",
-                    "4096",
-                ],
-                b"",
-            );
-            assert!(
-                !got.status.success() || got.stdout[..] == acked[..UNIT_BYTES as usize],
-                "{code:?} {cut:?}: column 0 read WRONG bytes through the stale column"
-            );
-            let err = String::from_utf8_lossy(&got.stderr);
-            assert!(
-                err.contains("'f' bytes 0..4096 (OSS 0"),
-                "{code:?} {cut:?}: the refusal names column 0's bytes: {err}"
-            );
+            column_0_is_refused_never_read_wrong(&dir, &acked, &format!("{code:?} {cut:?}"));
         }
     }
 }
@@ -258,27 +237,33 @@ fn rot_beside_the_part_of_a_torn_parity_taken_among_the_k_is_refused_by_the_disk
     for code in [RAID6, RS_4_2] {
         let tmp = fast_tempdir("exaraid-s30e-part-parity-rot");
         let (dir, acked, _) = cut_and_fail(&tmp, code, Cut::PTornQOld, 0, Beyond::RotInP);
-        let got = exaraid(
-            &[
-                "store",
-                "read",
-                s(&dir),
-                "f",
-                "--offset",
-                "0",
-                "--length",
-                "4096",
-            ],
-            b"",
-        );
-        assert!(
-            !got.status.success() || got.stdout[..] == acked[..UNIT_BYTES as usize],
-            "{code:?}: column 0 read WRONG bytes through the rotten P"
-        );
-        let err = String::from_utf8_lossy(&got.stderr);
-        assert!(
-            err.contains("'f' bytes 0..4096 (OSS 0"),
-            "{code:?}: the refusal names column 0's bytes: {err}"
-        );
+        column_0_is_refused_never_read_wrong(&dir, &acked, &format!("{code:?}"));
     }
+}
+
+/// Column 0's first unit read: never with success and other bytes than `acked`'s, and the
+/// refusal names column 0's bytes (beyond the tolerance: refused, named).
+fn column_0_is_refused_never_read_wrong(dir: &std::path::Path, acked: &[u8], scene: &str) {
+    let got = exaraid(
+        &[
+            "store",
+            "read",
+            s(dir),
+            "f",
+            "--offset",
+            "0",
+            "--length",
+            "4096",
+        ],
+        b"",
+    );
+    assert!(
+        !got.status.success() || got.stdout[..] == acked[..UNIT_BYTES as usize],
+        "{scene}: column 0 read WRONG bytes"
+    );
+    let err = String::from_utf8_lossy(&got.stderr);
+    assert!(
+        err.contains("'f' bytes 0..4096 (OSS 0"),
+        "{scene}: the refusal names column 0's bytes: {err}"
+    );
 }
