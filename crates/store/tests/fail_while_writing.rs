@@ -174,7 +174,7 @@ fn raid6_copy_dropped_by_a_later_durable_plan_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let store = init(dir.path(), CodeSpec::raid6(3), 5, WritePath::Rmw);
     let sdb = store.layout().stripe_data_bytes() as usize;
-    let mut model = pattern(11, 2 * sdb);
+    let model = pattern(11, 2 * sdb);
     store.put("f", &model).unwrap();
     let victim = oss_of_col(&store, "f", 1);
     store.close().unwrap();
