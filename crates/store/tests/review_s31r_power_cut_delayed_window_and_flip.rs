@@ -1,0 +1,532 @@
+//! Review s31r: POWER CUTS on the DELAYED path inside START_DELAYED .. END_DELAYED windows
+//! (writes acknowledged inside a window, then END's parity build, all cut), and a power cut
+//! plus ONE bit flip in a cache block (WCL or delayed). Copied from s30r's probe
+//! (`review_s30r_power_cut_several_wcl_writers.rs`, not edited) and extended.
+//!
+//! Scene: a put of two stripes, two acknowledged writes before arming, then `S31R_ROUNDS`
+//! rounds, each: (delayed path) START a window on `f`; one or two API writer threads of
+//! `S31R_WRITES` writes each on disjoint ranges of home stripe 0; (delayed) END. Everything
+//! after the arm runs under the power-cut emulation (`common/powercut.rs`). At every cut
+//! (image, journal cut, OSS drop mask) open, read every 4 KiB block (each byte as
+//! acknowledged at the cut, or as the one write in flight on its thread wrote it), `flush`,
+//! read again. A window byte acknowledged by its write is acknowledged: one copy, no parity,
+//! but a power cut with no failed disk may not lose it.
+//!
+//! `S31R_FLIP=1`: at each cut, also flip one bit of one cache block on the laid disk (the
+//! cut's seed picks the OSS, the cache file and the bit among the cache files' nonzero
+//! bytes). Two faults: a LOSS is allowed, WRONG BYTES is not.
+//!
+//! Knobs: `S31R_CODE` (as s30r's `S30R_CODE`), `S31R_PATH` (`delayed`, the default, or
+//! `wcl`, `rmw`), `S31R_THREADS`, `S31R_WRITES`, `S31R_ROUNDS`, `S31R_SEEDS`, `S31R_FLIP`,
+//! `S31R_NO_END=1` (windows left open: their bytes unprotected at the cut),
+//! `S31R_KEEP=DIR` (lay the first losing or wrong cut there), `S31R_ALL=1`.
+
+mod common;
+use common::*;
+#[path = "common/powercut.rs"]
+mod powercut;
+use powercut::*;
+
+use exaraid_codes::{CodeKind, CodeSpec};
+use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+
+/// Writes per thread while armed (each one a few images: a bound on the sweep's cost).
+const WRITES_PER_THREAD: usize = 6;
+const THREADS: usize = 2;
+
+/// `S31R_WRITES=N`: writes per thread.
+fn writes_per_thread() -> usize {
+    std::env::var("S31R_WRITES").map_or(WRITES_PER_THREAD, |s| s.parse().unwrap())
+}
+
+/// `S31R_CODE`: `raid5:K`, `raid6:K`, `rs:K:M` or an array code `hcode:P` (evenodd, rdp,
+/// xcode, dcode, hcode, hdp).
+fn code_of_env() -> CodeSpec {
+    let spec = std::env::var("S31R_CODE").unwrap_or_else(|_| "raid5:4".into());
+    let w: Vec<&str> = spec.split(':').collect();
+    let n = |i: usize| w[i].parse::<usize>().unwrap();
+    match w[0] {
+        "raid5" => CodeSpec::raid5(n(1)),
+        "raid6" => CodeSpec::raid6(n(1)),
+        "rs" => CodeSpec::rs(n(1), n(2)),
+        "evenodd" => CodeSpec::array(CodeKind::Evenodd, n(1)),
+        "rdp" => CodeSpec::array(CodeKind::Rdp, n(1)),
+        "xcode" => CodeSpec::array(CodeKind::Xcode, n(1)),
+        "dcode" => CodeSpec::array(CodeKind::Dcode, n(1)),
+        "hcode" => CodeSpec::array(CodeKind::Hcode, n(1)),
+        "hdp" => CodeSpec::array(CodeKind::Hdp, n(1)),
+        other => panic!("S31R_CODE {other}"),
+    }
+}
+
+/// `S31R_PATH`: `delayed` (the default: writes inside windows), `wcl` or `rmw`.
+fn path_of_env() -> WritePath {
+    match std::env::var("S31R_PATH").as_deref() {
+        Err(_) | Ok("delayed") => WritePath::Delayed,
+        Ok("wcl") => WritePath::Wcl,
+        Ok("rmw") => WritePath::Rmw,
+        Ok(other) => panic!("S31R_PATH {other}"),
+    }
+}
+
+/// `S31R_THREADS=1` runs one writer (a control: the same writes without a second thread).
+fn threads() -> usize {
+    std::env::var("S31R_THREADS").map_or(THREADS, |s| s.parse().unwrap())
+}
+
+/// One write of a thread: its range, its bytes, and the images taken before it was
+/// issued and before it returned (a power cut at image `i >= acked_at` finds it
+/// acknowledged; one at `issued_at <= i < acked_at` finds it in flight).
+struct Issued {
+    at: usize,
+    bytes: Vec<u8>,
+    issued_at: usize,
+    acked_at: usize,
+}
+
+#[derive(Default)]
+struct Counts {
+    points: usize,
+    wrong_before_settle: usize,
+    wrong_after_settle: usize,
+    lost: usize,
+    /// Losing cuts that drop no OSS's writes and keep the image's whole journal: what a
+    /// kill -9 at that instant leaves (a crash alone).
+    lost_kill_like: usize,
+    first_wrong: Option<String>,
+    first_lost: Option<String>,
+    /// Cuts whose laid disk got one flipped cache bit (`S31R_FLIP`).
+    flips: usize,
+}
+
+/// Files of zone `cache` under the laid store's OSS directories.
+fn cache_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            cache_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "cache") {
+            out.push(p);
+        }
+    }
+}
+
+/// Flip one bit of one nonzero byte of one cache file of the laid store (a block that
+/// holds bytes: a flip in a hole is no fault). Returns what it flipped.
+fn flip_one_cache_bit(laid: &std::path::Path, seed: u64) -> Option<String> {
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(laid).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() && p.file_name().unwrap().to_string_lossy().starts_with("oss-") {
+            cache_files(&p, &mut files);
+        }
+    }
+    files.sort();
+    let mut rng = Rng(seed.wrapping_add(0x5151));
+    let with_bytes: Vec<(std::path::PathBuf, Vec<usize>)> = files
+        .into_iter()
+        .map(|f| {
+            let b = std::fs::read(&f).unwrap();
+            let nz = (0..b.len()).filter(|&i| b[i] != 0).collect::<Vec<_>>();
+            (f, nz)
+        })
+        .filter(|(_, nz)| !nz.is_empty())
+        .collect();
+    if with_bytes.is_empty() {
+        return None;
+    }
+    let (file, nz) = &with_bytes[rng.next() as usize % with_bytes.len()];
+    let at = nz[rng.next() as usize % nz.len()];
+    let bit = rng.next() % 8;
+    let mut b = std::fs::read(file).unwrap();
+    b[at] ^= 1 << bit;
+    std::fs::write(file, &b).unwrap();
+    Some(format!(
+        "bit {bit} of byte {at} of {} flipped",
+        file.strip_prefix(laid).unwrap().display()
+    ))
+}
+
+/// Per byte of `f`: the acknowledged value at power cut `image` and, where a write was in
+/// flight then, the value it would leave.
+fn model_at(base: &[u8], writes: &[Vec<Issued>], image: usize) -> (Vec<u8>, Vec<Option<u8>>) {
+    let mut acked = base.to_vec();
+    let mut flight = vec![None; base.len()];
+    for thread in writes {
+        for w in thread {
+            if w.acked_at <= image {
+                acked[w.at..w.at + w.bytes.len()].copy_from_slice(&w.bytes);
+            } else if w.issued_at <= image {
+                for (j, &b) in w.bytes.iter().enumerate() {
+                    flight[w.at + j] = Some(b);
+                }
+            }
+        }
+    }
+    (acked, flight)
+}
+
+/// Reads `f` block by block: `Err(first wrong byte)`, or the blocks read LOST (offsets)
+/// and the first loss's message.
+fn check_reads(
+    store: &Store,
+    acked: &[u8],
+    flight: &[Option<u8>],
+) -> Result<(Vec<usize>, String), String> {
+    let block_bytes = 4096;
+    let mut lost = Vec::new();
+    let mut message = String::new();
+    for at in (0..acked.len()).step_by(block_bytes) {
+        let len = block_bytes.min(acked.len() - at);
+        match store.read("f", at as u64, len as u64) {
+            Ok(got) => {
+                for (j, &x) in got.iter().enumerate() {
+                    let i = at + j;
+                    if x != acked[i] && Some(x) != flight[i] {
+                        return Err(format!(
+                            "WRONG byte {i}: {x:#04x}, acknowledged {:#04x}, in flight {:?}",
+                            acked[i], flight[i]
+                        ));
+                    }
+                }
+            }
+            Err(StoreError::DataLost(m)) => {
+                if lost.is_empty() {
+                    message = m;
+                }
+                lost.push(at);
+            }
+            Err(e) => return Err(format!("read at {at}: {e}")),
+        }
+    }
+    Ok((lost, message))
+}
+
+fn power_cut_writers_of_one_home_stripe(code: CodeSpec, seed: u64) -> Counts {
+    let top = scratch();
+    let dir = top.path().join("store");
+    std::fs::create_dir(&dir).unwrap();
+    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
+    opts.element_bytes = UNIT;
+    opts.write_path = path_of_env();
+    opts.window_timeout_ms = 3_600_000;
+    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
+    assert!(stripe_bytes >= 4 * UNIT, "two columns per thread");
+
+    let cut = PowerCut::new(&dir);
+    let store = open_power_cut(&dir, &cut).unwrap();
+    let mut base = pattern(seed, 2 * stripe_bytes);
+    store.put("f", &base).unwrap();
+    // Earlier acknowledged cache contents under both ranges: a cache slot a cut write
+    // reuses holds older bytes, not zeros.
+    for t in 0..THREADS {
+        let at = t * 2 * UNIT + 100;
+        let b = pattern(seed + 10 + t as u64, UNIT);
+        store.write("f", at as u64, &b).unwrap();
+        base[at..at + UNIT].copy_from_slice(&b);
+    }
+    let base = base;
+
+    cut.arm();
+    let delayed = opts.write_path == WritePath::Delayed;
+    let mut writes: Vec<Vec<Issued>> = (0..threads()).map(|_| Vec::new()).collect();
+    for round in 0..rounds() {
+        let window = delayed.then(|| store.delayed_window("f").unwrap());
+        let done: Vec<Vec<Issued>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads())
+                .map(|t| {
+                    let store = &store;
+                    let cut = &cut;
+                    s.spawn(move || {
+                        let mut rng = Rng(seed.wrapping_mul(31) + (round * 7 + t) as u64 + 1);
+                        let region = t * 2 * UNIT..(t + 1) * 2 * UNIT;
+                        let mut done = Vec::new();
+                        for n in 0..writes_per_thread() {
+                            let len = 1 + (rng.next() as usize % (region.len() - 1));
+                            let at = region.start + rng.next() as usize % (region.len() - len + 1);
+                            let id = (t as u64 + 1) * 1000 + (round * 100 + n) as u64;
+                            let bytes = bytes_of(id, at as u64, len as u64);
+                            let issued_at = cut.images().len();
+                            store.write("f", at as u64, &bytes).unwrap();
+                            let acked_at = cut.images().len();
+                            done.push(Issued {
+                                at,
+                                bytes,
+                                issued_at,
+                                acked_at,
+                            });
+                        }
+                        done
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (t, d) in done.into_iter().enumerate() {
+            writes[t].extend(d);
+        }
+        if let Some(w) = window {
+            if std::env::var("S31R_NO_END").is_err() {
+                w.end().unwrap();
+            }
+        }
+    }
+    cut.last_image();
+    drop(store);
+
+    let images = cut.images();
+    let mut counts = Counts::default();
+    let laid = top.path().join("try");
+    for_each_power_cut(&images, |point| {
+        counts.points += 1;
+        let mut what = format!("{:?} seed {seed}: {}", code.kind, point.what());
+        let (acked, flight) = model_at(&base, &writes, point.image_index);
+        point.lay(&laid);
+        if std::env::var("S31R_FLIP").is_ok() {
+            match flip_one_cache_bit(&laid, seed ^ (counts.points as u64).wrapping_mul(0x9e37)) {
+                Some(flip) => {
+                    counts.flips += 1;
+                    what.push_str(&format!("; then {flip}"));
+                }
+                None => what.push_str("; no cache byte to flip"),
+            }
+        }
+        let store = open_laid(&laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        match check_reads(&store, &acked, &flight) {
+            Err(e) => {
+                counts.wrong_before_settle += 1;
+                counts
+                    .first_wrong
+                    .get_or_insert(format!("{what}: before the settle: {e}"));
+            }
+            Ok((lost, message)) if !lost.is_empty() => {
+                counts.lost += 1;
+                if std::env::var("S31R_ALL").is_ok() {
+                    eprintln!(
+                        "LOSING {what}: image journal {} bytes: blocks at {lost:?}",
+                        std::fs::metadata(point.image.dir.join("journal"))
+                            .unwrap()
+                            .len()
+                    );
+                }
+                // `S31R_KILL_ONLY=1`: keep only a cut that drops no OSS's writes and keeps
+                // the image's whole journal (what a kill -9 leaves).
+                let kill_like = !point.dropped.iter().any(|&d| d)
+                    && point.journal_cut_bytes
+                        == std::fs::metadata(point.image.dir.join("journal"))
+                            .unwrap()
+                            .len();
+                counts.lost_kill_like += usize::from(kill_like);
+                if counts.first_lost.is_none()
+                    && (kill_like || std::env::var("S31R_KILL_ONLY").is_err())
+                {
+                    counts.first_lost = Some(format!(
+                        "{what}: blocks at {lost:?} LOST before the settle: {message}"
+                    ));
+                    if let Ok(keep) = std::env::var("S31R_KEEP") {
+                        let keep = std::path::Path::new(&keep);
+                        if !keep.exists() {
+                            point.lay(keep);
+                            PowerCutPoint {
+                                image_index: point.image_index,
+                                image: point.image,
+                                journal_cut_bytes: point.journal_cut_bytes,
+                                dropped: vec![false; point.dropped.len()],
+                            }
+                            .lay(&keep.with_extension("kept"));
+                            // What a fixture test of the kept image checks: the bytes
+                            // acknowledged at the cut, and per byte the in-flight value
+                            // (mask 1) or none (mask 0).
+                            std::fs::write(keep.join("s31r-acked.bin"), &acked).unwrap();
+                            let flight_bytes: Vec<u8> =
+                                flight.iter().map(|b| b.unwrap_or(0)).collect();
+                            let flight_mask: Vec<u8> =
+                                flight.iter().map(|b| u8::from(b.is_some())).collect();
+                            std::fs::write(keep.join("s31r-flight.bin"), &flight_bytes).unwrap();
+                            std::fs::write(keep.join("s31r-flight-mask.bin"), &flight_mask)
+                                .unwrap();
+                            std::fs::write(
+                                keep.join("s31r-what.txt"),
+                                format!("{what}\n{message}\n"),
+                            )
+                            .unwrap();
+                            for (t, thread) in writes.iter().enumerate() {
+                                for w in thread {
+                                    eprintln!(
+                                        "thread {t}: write {}+{} issued at image {} acknowledged at image {}",
+                                        w.at,
+                                        w.bytes.len(),
+                                        w.issued_at,
+                                        w.acked_at
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(_) => {}
+        }
+        match store.flush() {
+            Ok(()) | Err(StoreError::DataLost(_)) => {}
+            Err(e) => panic!("{what}: flush: {e}"),
+        }
+        if let Err(e) = check_reads(&store, &acked, &flight) {
+            counts.wrong_after_settle += 1;
+            counts
+                .first_wrong
+                .get_or_insert(format!("{what}: after the settle: {e}"));
+        }
+        drop(store);
+        std::fs::remove_dir_all(&laid).unwrap();
+    });
+    eprintln!(
+        "{:?} seed {seed}: {} images, {} power cuts ({} with a flip): wrong before settle {}, wrong after {}, lost {} (kill-like {})\n  first wrong: {:?}\n  first lost: {:?}",
+        code.kind,
+        images.len(),
+        counts.points,
+        counts.flips,
+        counts.wrong_before_settle,
+        counts.wrong_after_settle,
+        counts.lost,
+        counts.lost_kill_like,
+        counts.first_wrong,
+        counts.first_lost
+    );
+    counts
+}
+
+/// `S31R_ROUNDS=N`: windows (or write rounds) one after the other.
+fn rounds() -> usize {
+    std::env::var("S31R_ROUNDS").map_or(2, |s| s.parse().unwrap())
+}
+
+fn seeds() -> Vec<u64> {
+    match std::env::var("S31R_SEEDS") {
+        Ok(s) => s.split(',').map(|x| x.parse().unwrap()).collect(),
+        Err(_) => vec![1],
+    }
+}
+
+#[test]
+#[ignore = "probe: S31R_CODE=raid5:4 S31R_PATH=delayed S31R_SEEDS=1,2 S31R_THREADS=2 S31R_FLIP=1"]
+fn probe_power_cut_delayed_windows_code_of_env() {
+    for seed in seeds() {
+        let c = power_cut_writers_of_one_home_stripe(code_of_env(), seed);
+        assert!(c.points > 0);
+    }
+}
+
+/// A power cut during `rebuild` of one failed OSS in place (its directory emptied by the
+/// rebuild), after a put and acknowledged writes on the `S31R_PATH` path and a `flush`. At
+/// every cut: open (the OSS still failed on record, or rebuilt), read every 4 KiB block,
+/// `rebuild` again (the operator's retry), read again. One dead disk and one power cut on
+/// a code that tolerates one failure: a loss is a finding only where the code tolerates
+/// two; WRONG BYTES is a finding everywhere.
+fn power_cut_during_rebuild(code: CodeSpec, seed: u64, dead: usize) -> Counts {
+    let top = scratch();
+    let dir = top.path().join("store");
+    std::fs::create_dir(&dir).unwrap();
+    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
+    opts.element_bytes = UNIT;
+    opts.write_path = path_of_env();
+    opts.window_timeout_ms = 3_600_000;
+    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
+
+    let cut = PowerCut::new(&dir);
+    let mut store = open_power_cut(&dir, &cut).unwrap();
+    let mut base = pattern(seed, 2 * stripe_bytes);
+    store.put("f", &base).unwrap();
+    let mut rng = Rng(seed.wrapping_mul(77) + 3);
+    for n in 0..writes_per_thread() {
+        let len = 1 + rng.next() as usize % (2 * UNIT);
+        let at = rng.next() as usize % (base.len() - len);
+        let b = bytes_of(9000 + n as u64, at as u64, len as u64);
+        store.write("f", at as u64, &b).unwrap();
+        base[at..at + len].copy_from_slice(&b);
+    }
+    if std::env::var("S31R_NO_FLUSH").is_err() {
+        store.flush().unwrap();
+    }
+    store.fail_oss(dead).unwrap();
+    let base = base;
+
+    cut.arm();
+    store.rebuild(dead, None).unwrap();
+    cut.disarm();
+    drop(store);
+
+    let images = cut.images();
+    let mut counts = Counts::default();
+    let laid = top.path().join("try");
+    let none = vec![None; base.len()];
+    for_each_power_cut(&images, |point| {
+        counts.points += 1;
+        let what = format!(
+            "{:?} seed {seed} rebuild of OSS {dead}: {}",
+            code.kind,
+            point.what()
+        );
+        point.lay(&laid);
+        let mut store = open_laid(&laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        let note =
+            |counts: &mut Counts, when: &str, r: Result<(Vec<usize>, String), String>| match r {
+                Err(e) => {
+                    counts.wrong_before_settle += 1;
+                    counts
+                        .first_wrong
+                        .get_or_insert(format!("{what}: {when}: {e}"));
+                }
+                Ok((lost, message)) if !lost.is_empty() => {
+                    counts.lost += 1;
+                    counts.first_lost.get_or_insert(format!(
+                        "{what}: {when}: blocks at {lost:?} LOST: {message}"
+                    ));
+                }
+                Ok(_) => {}
+            };
+        note(
+            &mut counts,
+            "after the open",
+            check_reads(&store, &base, &none),
+        );
+        match store.rebuild(dead, None) {
+            Ok(()) => {}
+            Err(e) => {
+                counts
+                    .first_lost
+                    .get_or_insert(format!("{what}: the rebuild again: {e}"));
+            }
+        }
+        note(
+            &mut counts,
+            "after the rebuild again",
+            check_reads(&store, &base, &none),
+        );
+        drop(store);
+        std::fs::remove_dir_all(&laid).unwrap();
+    });
+    eprintln!(
+        "{:?} seed {seed}: rebuild of OSS {dead}: {} images, {} power cuts: wrong {}, lost {}\n  first wrong: {:?}\n  first lost: {:?}",
+        code.kind,
+        images.len(),
+        counts.points,
+        counts.wrong_before_settle,
+        counts.lost,
+        counts.first_wrong,
+        counts.first_lost
+    );
+    counts
+}
+
+#[test]
+#[ignore = "probe: S31R_CODE=raid6:4 S31R_PATH=wcl S31R_SEEDS=1,2 S31R_DEAD=1"]
+fn probe_power_cut_during_rebuild_code_of_env() {
+    let dead = std::env::var("S31R_DEAD").map_or(1, |s| s.parse().unwrap());
+    for seed in seeds() {
+        let c = power_cut_during_rebuild(code_of_env(), seed, dead);
+        assert!(c.points > 0);
+    }
+}
