@@ -19,7 +19,8 @@
 //! Knobs: `S31R_CODE` (as s30r's `S30R_CODE`), `S31R_PATH` (`delayed`, the default, or
 //! `wcl`, `rmw`), `S31R_THREADS`, `S31R_WRITES`, `S31R_ROUNDS`, `S31R_SEEDS`, `S31R_FLIP`,
 //! `S31R_NO_END=1` (windows left open: their bytes unprotected at the cut),
-//! `S31R_KEEP=DIR` (lay the first losing or wrong cut there), `S31R_ALL=1`.
+//! `S31R_KEEP=DIR` (lay the first losing or wrong cut there), `S31R_ALL=1`; for the rebuild
+//! probe `S31R_DEAD=I`, `S31R_NO_FLUSH=1`; for R31-1's probe `S31R_WRITE=AT+LEN`.
 
 mod common;
 use common::*;
@@ -529,4 +530,102 @@ fn probe_power_cut_during_rebuild_code_of_env() {
         let c = power_cut_during_rebuild(code_of_env(), seed, dead);
         assert!(c.points > 0);
     }
+}
+
+/// R31-1's scene with the cut write a knob (`S31R_WRITE=AT+LEN`, default 2296+3141): WCL,
+/// put of two stripes, acknowledged writes 100+4096 and 8292+4096 (home stripe 0 cached),
+/// then the write cut at every KILL-LIKE cut (nothing dropped, the image's whole journal),
+/// each laid with bit 7 of byte 7791 of OSS 3's cache file flipped (R31-1's fixture flip:
+/// column 3's cache block, which a write inside columns 0..1 does not reach). Returns
+/// (kill-like cuts, cuts that read some block LOST, the first of them); wrong bytes panic.
+fn kill_cuts_beside_column_3_rot(
+    code: CodeSpec,
+    write: std::ops::Range<usize>,
+) -> (usize, usize, String) {
+    let top = scratch();
+    let dir = top.path().join("store");
+    std::fs::create_dir(&dir).unwrap();
+    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
+    opts.element_bytes = UNIT;
+    opts.write_path = WritePath::Wcl;
+    opts.window_timeout_ms = 3_600_000;
+    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
+    let cut = PowerCut::new(&dir);
+    let store = open_power_cut(&dir, &cut).unwrap();
+    let mut base = pattern(1, 2 * stripe_bytes);
+    store.put("f", &base).unwrap();
+    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
+        let b = pattern(s, UNIT);
+        store.write("f", at as u64, &b).unwrap();
+        base[at..at + UNIT].copy_from_slice(&b);
+    }
+    let new = bytes_of(1000, write.start as u64, write.len() as u64);
+    cut.arm();
+    store.write("f", write.start as u64, &new).unwrap();
+    cut.last_image();
+    drop(store);
+    let images = cut.images();
+    let mut flight = vec![None; base.len()];
+    for (j, &b) in new.iter().enumerate() {
+        flight[write.start + j] = Some(b);
+    }
+    let last = images.len() - 1;
+    let (mut kills, mut losing, mut first) = (0, 0, String::new());
+    let laid = top.path().join("try");
+    for_each_power_cut(&images, |point| {
+        let journal_bytes = std::fs::metadata(point.image.dir.join("journal"))
+            .unwrap()
+            .len();
+        if point.dropped.iter().any(|&d| d) || point.journal_cut_bytes != journal_bytes {
+            return;
+        }
+        kills += 1;
+        point.lay(&laid);
+        let f = laid.join("oss-3/objects/18446744073709551615.cache");
+        let mut b = std::fs::read(&f).unwrap();
+        assert!(
+            b.len() > 7791 && b[7791] != 0,
+            "R31-1's flip lands on a cached byte"
+        );
+        b[7791] ^= 1 << 7;
+        std::fs::write(&f, &b).unwrap();
+        let mut acked = base.clone();
+        if point.image_index == last {
+            acked[write.clone()].copy_from_slice(&new);
+        }
+        let store = open_laid(&laid, &[]).unwrap();
+        match check_reads(&store, &acked, &flight) {
+            Err(e) => panic!("{}: {e}", point.what()),
+            Ok((lost, m)) if !lost.is_empty() => {
+                losing += 1;
+                if std::env::var("S31R_ALL").is_ok() {
+                    eprintln!(
+                        "LOSING image {} of {}: {}",
+                        point.image_index,
+                        last,
+                        point.what()
+                    );
+                }
+                if first.is_empty() {
+                    first = format!("{}: blocks at {lost:?} LOST: {m}", point.what());
+                }
+            }
+            Ok(_) => {}
+        }
+        drop(store);
+        std::fs::remove_dir_all(&laid).unwrap();
+    });
+    (kills, losing, first)
+}
+
+#[test]
+#[ignore = "probe: S31R_CODE=raid6:4 S31R_WRITE=2296+3141"]
+fn probe_kill_cuts_beside_column_3_rot() {
+    let write = std::env::var("S31R_WRITE").unwrap_or_else(|_| "2296+3141".into());
+    let (at, len) = write.split_once('+').unwrap();
+    let (at, len): (usize, usize) = (at.parse().unwrap(), len.parse().unwrap());
+    let (kills, losing, first) = kill_cuts_beside_column_3_rot(code_of_env(), at..at + len);
+    eprintln!("write {write}: {kills} kill-like cuts, {losing} read LOST; first: {first}");
+    assert!(kills > 0);
 }
