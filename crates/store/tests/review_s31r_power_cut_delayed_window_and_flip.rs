@@ -20,7 +20,9 @@
 //! `wcl`, `rmw`), `S31R_THREADS`, `S31R_WRITES`, `S31R_ROUNDS`, `S31R_SEEDS`, `S31R_FLIP`,
 //! `S31R_NO_END=1` (windows left open: their bytes unprotected at the cut),
 //! `S31R_KEEP=DIR` (lay the first losing or wrong cut there), `S31R_ALL=1`; for the rebuild
-//! probe `S31R_DEAD=I`, `S31R_NO_FLUSH=1`; for R31-1's probe `S31R_WRITE=AT+LEN`.
+//! probe `S31R_DEAD=I`, `S31R_NO_FLUSH=1`, `S31R_OP=scrub` (cut a `scrub --repair` of one
+//! rotten home block instead), `S31R_NO_FAIL=1` (scrub with every OSS up); for R31-1's
+//! probe `S31R_WRITE=AT+LEN`.
 
 mod common;
 use common::*;
