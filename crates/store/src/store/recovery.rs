@@ -1391,7 +1391,13 @@ impl Store {
                     .filter(|(_, h)| h[i] == Held::Failed)
                     .map(|(p, _)| *p)
                     .collect();
-                match self.decided_by_record(row, &data, &parity, &failed) {
+                let parity_not_live: BTreeSet<Pos> = (g.parity_pos.iter().enumerate())
+                    .filter(|&(q, _)| !overlaps(&parity_live[q], start, end))
+                    .map(|(_, &p)| p)
+                    .collect();
+                let by_record =
+                    self.decided_by_record(row, (&data, &parity), &failed, &parity_not_live);
+                match by_record {
                     Some(decided_by_record::ByRecord::Decided(writes)) => {
                         for (pos, decided) in writes {
                             let mine = acked.get(&pos).unwrap_or(&none);

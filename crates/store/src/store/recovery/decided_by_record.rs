@@ -12,7 +12,9 @@
 //! such a row by that record alone, before any rule on the disk:
 //!
 //! - a block whose bytes (as the running parity covers them) match its recorded crc is
-//!   known; every other one is erased;
+//!   known, and so are the zeros the running parity covers where no chunk holds a data
+//!   element (a partly filled cache stripe) or no term of a parity has acknowledged bytes
+//!   (s31c); every other one is erased;
 //! - erased data is decoded from the known blocks (whole columns where as many as the code
 //!   tolerates are erased, then equation by equation: a parity equation with one unknown
 //!   term), and a decoded block is taken only where it matches its recorded crc;
@@ -156,14 +158,15 @@ impl Store {
     /// Block row `row.block` of a cache stripe by the record `row` (module docs). `data`:
     /// every data element with a chunk, as the running parity covers it (block row sliced
     /// out of the whole stripe); `parity`: every running parity element with a chunk, as on
-    /// disk; `failed`: the positions whose block fails its checksum. `None` where the record
-    /// does not apply (see the module docs).
+    /// disk; `failed`: the positions whose block fails its checksum; `parity_not_live`: the
+    /// running parity positions no term of which has acknowledged bytes in this block row.
+    /// `None` where the record does not apply (see the module docs).
     pub(super) fn decided_by_record(
         &self,
         row: &crate::state::DecidedRow,
-        data: &BTreeMap<Pos, &[u8]>,
-        parity: &BTreeMap<Pos, &[u8]>,
+        (data, parity): (&BTreeMap<Pos, &[u8]>, &BTreeMap<Pos, &[u8]>),
         failed: &BTreeSet<Pos>,
+        parity_not_live: &BTreeSet<Pos>,
     ) -> Option<ByRecord> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
@@ -188,6 +191,22 @@ impl Store {
         for (&pos, bytes) in parity {
             if parity_crc.get(&pos) == Some(&crc32c::crc32c(bytes)) {
                 known.insert(pos, bytes.to_vec());
+            }
+        }
+        // The decision's codeword holds zeros where no chunk holds a data element (a partly
+        // filled cache stripe: the running parity covers it as zeros) and at a running parity
+        // none of whose terms has acknowledged bytes here (every term masked to zeros): both
+        // are known, not erased (s31c, F4: counted erased, a partly filled cache stripe went
+        // past the tolerance and lost acknowledged bytes after ONE bad block). A wrong guess
+        // here cannot slip through: every decoded block is taken only by its recorded crc.
+        let zeros = vec![0u8; block];
+        for &pos in g.data_pos.iter().filter(|p| !data.contains_key(p)) {
+            known.insert(pos, zeros.clone());
+        }
+        for &pos in parity_not_live {
+            assert!(matches!(g.cell(pos), Cell::Parity(_)), "a parity position");
+            if !parity_crc.contains_key(&pos) {
+                known.insert(pos, zeros.clone());
             }
         }
         let unknown_data: Vec<Pos> = (data.keys())
