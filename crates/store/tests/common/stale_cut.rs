@@ -95,21 +95,55 @@ pub fn power_cut_client_write_over_beside_stale_cache(
 /// than the first one panicking (s30c: to compare two builds point by point).
 pub fn power_cut_client_write_over_beside_stale_cache_problems(
     code: CodeSpec,
+    failed: (&[usize], &[usize]),
+    cuts: Cuts,
+    cut_write: std::ops::Range<usize>,
+    collect: bool,
+) -> (usize, Vec<String>) {
+    let stale = Stale {
+        element_bytes: UNIT,
+        lost_write: 0..2 * UNIT,
+    };
+    power_cut_client_write_beside_stale_bytes_problems(
+        code, stale, failed, cuts, cut_write, collect,
+    )
+}
+
+/// The stale element's shape: the element size, and the file bytes of the earlier write
+/// the stale OSS loses (inside data elements 0 and 1 of stripe 0; it lands on data element
+/// 1's OSS, whose cache zone is put back as it was before the write).
+#[derive(Clone, Debug)]
+pub struct Stale {
+    pub element_bytes: usize,
+    pub lost_write: std::ops::Range<usize>,
+}
+
+/// `power_cut_client_write_over_beside_stale_cache_problems` with the stale element's shape
+/// given (s31b: stale bytes only inside a part of a block row, at 16 KiB elements).
+pub fn power_cut_client_write_beside_stale_bytes_problems(
+    code: CodeSpec,
+    stale: Stale,
     (failed_data, failed_parity): (&[usize], &[usize]),
     cuts: Cuts,
     cut_write: std::ops::Range<usize>,
     collect: bool,
 ) -> (usize, Vec<String>) {
+    let element = stale.element_bytes;
+    assert!(element % 4096 == 0, "whole checksum blocks per element");
+    assert!(
+        stale.lost_write.end <= 2 * element && stale.lost_write.end > element,
+        "the lost write is on data element 1 (and maybe 0)"
+    );
     let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();
     let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
+    opts.element_bytes = element;
     opts.write_path = WritePath::Wcl;
     opts.window_timeout_ms = 3_600_000;
     let layout = Store::init(&dir, &opts).unwrap().layout().clone();
     let stripe_bytes = layout.stripe_data_bytes() as usize;
-    let data_cols = stripe_bytes / UNIT;
+    let data_cols = stripe_bytes / element;
     assert!(data_cols >= 3, "the scene needs three data columns");
 
     let cut = PowerCut::new(&dir);
@@ -137,10 +171,11 @@ pub fn power_cut_client_write_over_beside_stale_cache_problems(
         before[at..at + len].copy_from_slice(&bytes);
     };
     // Elements 0 and 1 of stripe 0 in the cache zone, twice; the stale OSS loses the second.
-    write(&store, 0, 3, 2 * UNIT);
+    write(&store, 0, 3, 2 * element);
     let zone_file = object_file(&dir, stale_oss, &format!("{CACHE_OBJECT}.cache"));
     let snapshot = std::fs::read(&zone_file).unwrap();
-    write(&store, 0, 5, 2 * UNIT);
+    let lost = stale.lost_write.clone();
+    write(&store, lost.start, 5, lost.len());
     std::fs::write(&zone_file, &snapshot).unwrap();
     let before = before;
 
@@ -148,7 +183,7 @@ pub fn power_cut_client_write_over_beside_stale_cache_problems(
     cut.cut_journal_since_previous_call();
     let journal_before_bytes = std::fs::metadata(dir.join("journal")).unwrap().len();
     assert!(
-        cut_write.start >= 2 * UNIT && cut_write.end <= stripe_bytes,
+        cut_write.start >= 2 * element && cut_write.end <= stripe_bytes,
         "the write under test stays off the stale element, inside cache stripe 0"
     );
     let new = pattern(4, cut_write.len());
@@ -164,7 +199,7 @@ pub fn power_cut_client_write_over_beside_stale_cache_problems(
         .expect("the write's Durable record");
     drop(store);
 
-    let stale_range = UNIT..2 * UNIT;
+    let stale_range = element..2 * element;
     let images = cut.images();
     let mut points = 0;
     let mut problems = Vec::new();
@@ -208,7 +243,7 @@ pub fn power_cut_client_write_over_beside_stale_cache_problems(
                 outside.is_empty(),
                 "{what}: acknowledged blocks at {outside:?} outside the stale cache stripe LOST"
             );
-            let got = store.read("f", stale_range.start as u64, UNIT as u64);
+            let got = store.read("f", stale_range.start as u64, element as u64);
             if let Ok(got) = got {
                 assert!(
                     got == before[stale_range.clone()],
