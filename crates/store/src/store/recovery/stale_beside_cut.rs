@@ -306,6 +306,13 @@ impl Store {
             .iter()
             .map(|w| fits(w, None).map(|d| d.is_some()))
             .collect();
+        // A world that no single version checks may still be checked segment by segment,
+        // each segment in whichever version decodes it with redundancy left (s31a, R30-1).
+        for ((f, w), a) in fit.iter_mut().zip(&worlds).zip(&assignments) {
+            if f.is_none() && self.segments_proven_across_versions(v, w, a) {
+                *f = Some(true);
+            }
+        }
         if unlisted {
             // The worlds left out check nothing (see `checkable_assignments`).
             fit.push(None);
@@ -1593,6 +1600,173 @@ impl Store {
             }
         });
         Some((agrees && told_agrees).then_some(d))
+    }
+}
+
+impl Store {
+    /// Is every segment of the row holding acknowledged bytes proven in one world
+    /// (`versions`: old and new), each segment in whichever version checks it? Why (s31a,
+    /// review s30r R30-1, s30f's diagnosis): a `Partial` running parity (some of the
+    /// write's pieces landed, others not) beside two in-flight data blocks, one `Old` and
+    /// one `New` (raid5, one power cut or kill), leaves each segment of the row decodable
+    /// with redundancy in only ONE version: under the landed pieces the new version knows
+    /// every column, under the others the old one does, and in each version the other
+    /// segment has more erasures than the code tolerates. `version_check_in_pieces` then
+    /// checks neither version, no world fit, and every acknowledged byte of the row was
+    /// recorded LOST (raid5, raid6, dcode).
+    ///
+    /// The codes act offset by offset, and both versions describe one stripe: a segment's
+    /// decode in a version, confirmed by a known column (or a told crc, or a known position
+    /// in an erased column where `known_in_erased_checks`), proves the calm columns there
+    /// whichever version it is (a stale one breaks the equation or the crc), and the
+    /// in-flight blocks there are known in that version by their crcs. So the row is
+    /// proven where every segment holding acknowledged bytes is checked in some version,
+    /// and no decode of any segment in either version disagrees with a known byte, a dead
+    /// zero or a told crc. A segment holding no acknowledged byte needs no proof (nothing
+    /// acknowledged goes home from it). A version proves no segment where an in-flight data
+    /// block `Old` on disk holding acknowledged bytes there is not known to it: its disk
+    /// bytes there go home and no crc on record tells them (the new version's crc is of the
+    /// write's bytes). `false`: not proven (the caller decides as before).
+    fn segments_proven_across_versions(
+        &self,
+        v: &RowView,
+        versions: &[Version; 2],
+        assigned: &BTreeMap<Pos, BlockVersion>,
+    ) -> bool {
+        let g = self.layout.geometry();
+        let m = self.tolerance();
+        let block = versions[0].row.element_bytes;
+        let start = versions[0].start_bytes;
+        assert!(
+            versions[1].row.element_bytes == block && versions[1].start_bytes == start,
+            "both versions are of one block row"
+        );
+        if versions.iter().all(|ver| ver.known_parts.is_empty()) {
+            return false; // one segment: `version_check` of each version already said
+        }
+        let rel = |(a, z): (u64, u64)| ((a - start) as usize, (z - start) as usize);
+        // Segment ends: every known part's and every told crc's, so each told crc covers
+        // whole segments.
+        let mut ends: BTreeSet<usize> = [0, block].into_iter().collect();
+        let mut bounds_count = 0usize;
+        for ver in versions {
+            for &(a, z) in ver.known_parts.values().flatten() {
+                let (x, y) = rel((a, z));
+                assert!(
+                    x < y && y <= block,
+                    "a known part lies inside the block row"
+                );
+                ends.extend([x, y]);
+                bounds_count += 1;
+            }
+            for &(_, (x, y), _) in &ver.told {
+                assert!(
+                    x <= y && y <= block,
+                    "a told part lies inside the block row"
+                );
+                ends.extend([x, y]);
+                bounds_count += 1;
+            }
+        }
+        let ends: Vec<usize> = ends.into_iter().collect();
+        assert!(ends.len() <= 2 * bounds_count + 2);
+        let segments_count = ends.len() - 1;
+        // Per segment: checked (with redundancy, by a known byte or a told crc) in some
+        // version whose decode there agrees.
+        let mut proven = vec![false; segments_count];
+        for ver in versions {
+            let known_at = |p: &Pos, x: usize| {
+                ver.known[p]
+                    || (ver.known_parts.get(p)).is_some_and(|r| {
+                        r.iter().any(|&part| {
+                            let (a, z) = rel(part);
+                            a <= x && x < z
+                        })
+                    })
+            };
+            let mut d = ver.row.clone();
+            // Per segment: `None` not decodable (more erasures than the code tolerates),
+            // else whether the decode is checked by the known bytes alone.
+            let mut decoded: Vec<Option<bool>> = Vec::with_capacity(segments_count);
+            for w in ends.windows(2) {
+                let (x, y) = (w[0], w[1]);
+                let erased: Vec<usize> = (ver.known.keys())
+                    .filter(|p| !known_at(p, x))
+                    .map(|p| p.col)
+                    .collect::<BTreeSet<usize>>()
+                    .into_iter()
+                    .collect();
+                if erased.len() > m {
+                    decoded.push(None);
+                    continue;
+                }
+                let mut seg = ver.row.clone();
+                if !erased.is_empty() && self.code.decode(&mut seg, &erased).is_err() {
+                    decoded.push(None);
+                    continue;
+                }
+                if self.code.encode(&mut seg).is_err() {
+                    decoded.push(None);
+                    continue;
+                }
+                for p in ver.known.keys() {
+                    d.element_mut(*p)[x..y].copy_from_slice(&seg.element(*p)[x..y]);
+                    if known_at(p, x) && ver.row.element(*p)[x..y] != seg.element(*p)[x..y] {
+                        return false; // a known byte disagrees: this world is not proven
+                    }
+                    if erased.contains(&p.col) {
+                        let (a, z) = (start + x as u64, start + y as u64);
+                        for dead in outside(&ver.live[p], a, z) {
+                            let (a, z) = rel(dead);
+                            if seg.element(*p)[a..z].iter().any(|&b| b != 0) {
+                                return false; // bytes where this version holds none
+                            }
+                        }
+                    }
+                }
+                let known_in_erased = ver.known_in_erased_checks
+                    && (ver.known.keys()).any(|p| known_at(p, x) && erased.contains(&p.col));
+                decoded.push(Some(erased.len() < m || known_in_erased));
+            }
+            assert_eq!(decoded.len(), segments_count);
+            let mut checked: Vec<bool> = decoded.iter().map(|s| *s == Some(true)).collect();
+            // A told crc over segments all decoded here checks them where its position was
+            // erased; one that fails disproves this world.
+            for (p, (tx, ty), told) in &ver.told {
+                let covered: Vec<usize> = (0..segments_count)
+                    .filter(|&k| *tx <= ends[k] && ends[k + 1] <= *ty)
+                    .collect();
+                if covered.is_empty() || covered.iter().any(|&k| decoded[k].is_none()) {
+                    continue;
+                }
+                let bytes = &d.element(*p)[*tx..*ty];
+                let holds = match told {
+                    Told::Crc(crc) => crc32c::crc32c(bytes) == *crc,
+                    Told::Zeros => bytes.iter().all(|&b| b == 0),
+                };
+                if !holds {
+                    return false;
+                }
+                for k in covered {
+                    checked[k] |= !known_at(p, ends[k]);
+                }
+            }
+            for (k, c) in checked.into_iter().enumerate() {
+                let (a, z) = (start + ends[k] as u64, start + ends[k + 1] as u64);
+                let old_unknown = (assigned.iter())
+                    .filter(|(p, &s)| {
+                        s == BlockVersion::Old && matches!(g.cell(**p), Cell::Data(_))
+                    })
+                    .filter(|(p, _)| v.acked.get(p).is_some_and(|r| overlaps(r, a, z)))
+                    .any(|(p, _)| !known_at(p, ends[k]));
+                proven[k] |= c && !old_unknown;
+            }
+        }
+        let acked_in = |k: usize| {
+            let (a, z) = (start + ends[k] as u64, start + ends[k + 1] as u64);
+            v.acked.values().any(|r| overlaps(r, a, z))
+        };
+        (0..segments_count).all(|k| proven[k] || !acked_in(k))
     }
 }
 
