@@ -38,6 +38,9 @@ struct DroppedPart {
     crc: u32,
 }
 
+/// Decoded bytes to write back, by `(oss, chunk base, position)`: `(element offset, bytes)`.
+type Restores = BTreeMap<(usize, u64, Pos), Vec<(u64, Vec<u8>)>>;
+
 /// Most dropped parts one open restores: a plan's cache writes are bounded by its steps,
 /// and a journal's cut plans by the planner's queue; past this something else is wrong.
 const DROPPED_PARTS_MAX: usize = 1 << 16;
@@ -199,7 +202,7 @@ impl Store {
         for p in parts {
             rows.entry(p.block).or_default().push(p);
         }
-        let mut writes: BTreeMap<(usize, u64, Pos), Vec<(u64, Vec<u8>)>> = BTreeMap::new();
+        let mut writes: Restores = BTreeMap::new();
         for (i, row_parts) in rows {
             let (bs, be) = (i * block, ((i + 1) * block).min(e));
             let dropped_at: BTreeSet<Pos> = row_parts.iter().map(|p| p.pos).collect();
