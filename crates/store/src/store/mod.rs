@@ -2200,6 +2200,19 @@ impl Store {
             .iter()
             .map(|(_, cut)| (cut.id, later_stripes.finished(cut)))
             .collect();
+        // Per interrupted plan and stripe a later durable plan took, the OSSs such plans
+        // synced: a journal of a binary before session 30 (s30b) may hold a power cut that
+        // dropped the interrupted plan's writes on the others (review s30r R30-2), which
+        // recovery proves by its crcs (`restore_dropped_cut_cache_blocks`).
+        let later_synced: HashMap<PlanId, BTreeMap<(u64, u64), BTreeSet<usize>>> = undurable
+            .iter()
+            .map(|(_, cut)| {
+                let by_stripe = (finished_by_later[&cut.id].iter())
+                    .map(|&s| (s, later_stripes.synced_osses(cut, s)))
+                    .collect();
+                (cut.id, by_stripe)
+            })
+            .collect();
         if let Some(first) = undurable.iter().map(|(i, _)| *i).min() {
             // If no input from the first interrupted one on produced a durable plan, recovery
             // works on the planner state from before them: the interrupted writes then read
@@ -2561,6 +2574,7 @@ impl Store {
                         &undurable,
                         &input_of,
                         &finished_by_later,
+                        &later_synced,
                         cut_only,
                         &cut_writes_only,
                     )
@@ -6231,15 +6245,23 @@ impl<'p> LaterDurableStripes<'p> {
     fn synced(&self, cut: &IoPlan, finished: &BTreeSet<(u64, u64)>) -> BTreeSet<(u64, u64)> {
         (finished.iter().copied())
             .filter(|&(file, stripe)| {
-                let synced: BTreeSet<usize> = (self.after(cut))
-                    .filter(|(_, stripes)| stripes.contains(&(file, stripe)))
-                    .flat_map(|(p, _)| p.osses())
-                    .collect();
+                let synced = self.synced_osses(cut, (file, stripe));
                 (cut.steps.iter())
                     .filter(|step| step.op == Op::Write && step.file == file)
                     .filter(|step| step.pieces.iter().any(|pc| pc.element.stripe == stripe))
                     .all(|step| synced.contains(&step.oss))
             })
+            .collect()
+    }
+}
+
+impl LaterDurableStripes<'_> {
+    /// The OSSs the durable plans made after `cut` that took stripe `(file, stripe)` synced
+    /// before their `Durable` records.
+    fn synced_osses(&self, cut: &IoPlan, (file, stripe): (u64, u64)) -> BTreeSet<usize> {
+        (self.after(cut))
+            .filter(|(_, stripes)| stripes.contains(&(file, stripe)))
+            .flat_map(|(p, _)| p.osses())
             .collect()
     }
 }

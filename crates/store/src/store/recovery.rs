@@ -191,6 +191,7 @@
 use super::*;
 
 mod decided_by_record;
+mod dropped_cut_blocks;
 mod one_version;
 mod stale_beside_cut;
 mod whole_new_block;
@@ -847,13 +848,18 @@ impl Store {
     /// Recovery after an interrupted run (see the module docs).
     /// `input_of`: the index of the planner input that made each plan (`State::inputs`).
     /// `finished_by_later`: per interrupted plan, the stripes `(file, stripe)` where a later
-    /// plan of the stripe is durable: its writes there are whole (see `Store::open`).
+    /// plan of the stripe is durable: its writes there are whole (see `Store::open`), once
+    /// the blocks a power cut dropped there are restored (`later_synced`: per interrupted
+    /// plan and such stripe, the OSSs later durable plans synced;
+    /// `restore_dropped_cut_cache_blocks`).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn recover(
         &self,
         core: &mut Core,
         undurable: &[IoPlan],
         input_of: &HashMap<PlanId, usize>,
         finished_by_later: &HashMap<PlanId, BTreeSet<(u64, u64)>>,
+        later_synced: &HashMap<PlanId, BTreeMap<(u64, u64), BTreeSet<usize>>>,
         cut_only: BTreeMap<u64, Ranges>,
         cut_writes_only: &BTreeSet<u64>,
     ) -> Result<(), StoreError> {
@@ -868,6 +874,7 @@ impl Store {
         // written around: failed on record first, never skipped silently (review s4e E13).
         self.fail_down_osses_on_record(core, true)?;
         self.finish_torn_zero_crcs(core, undurable)?;
+        self.restore_dropped_cut_cache_blocks(core, undurable, later_synced)?;
         let mut in_flight = InFlight::default();
         let mut cache: BTreeMap<(u64, u64), CacheInFlight> = BTreeMap::new();
         let e = self.sb.element_bytes as u64;

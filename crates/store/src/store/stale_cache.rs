@@ -77,10 +77,10 @@ pub(super) struct CheckedCacheStripe {
     pub(super) chunks: Chunks,
     /// Live element ranges per data column, then per parity (`cache_stripe_live`).
     live: Vec<Vec<(u64, u64)>>,
-    read: StripeBuf,
+    pub(super) read: StripeBuf,
     /// `(pos, checksum block)` of live elements that did not read: zeros in `read`, their
     /// bytes are their reader's to decode.
-    erased: BTreeSet<(Pos, usize)>,
+    pub(super) erased: BTreeSet<(Pos, usize)>,
     pub(super) check: StaleCheck,
 }
 
@@ -546,7 +546,7 @@ impl Store {
     /// `check_cache_stripe_on_disk`, keeping the bytes it read (see `CheckedCacheStripe`);
     /// `counted`: its reads count as ops (a check outside any plan's `IoPlan` passes
     /// `false`, so that the counts stay the planner's and the simulator's).
-    fn read_and_check_cache_stripe(
+    pub(super) fn read_and_check_cache_stripe(
         &self,
         core: Option<&Core>,
         file: u64,

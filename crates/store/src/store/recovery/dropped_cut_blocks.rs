@@ -1,0 +1,299 @@
+//! A cut WCL plan's cache blocks that a power cut dropped under a later durable plan's
+//! running parity, proven by the cut plan's own crcs and decoded back (session 31, s31e,
+//! review s30r R30-2).
+//!
+//! Why: where a later durable plan took a cut plan's stripe, recovery takes the cut plan's
+//! writes there as on disk (`finished_by_later`), since the later plan's running parity
+//! counts them. Before session 30 (s30b) a plan left its stripes before its own OSS syncs,
+//! so in a journal an older binary wrote the later plan may have synced only the OSSs it
+//! wrote: a power cut then dropped the cut plan's cache blocks on the others (old bytes
+//! under a valid checksum, or a block that fails its checksum) beneath a synced running
+//! parity that counts them. With two such columns no single stale column explains the
+//! disagreement, and every acknowledged byte of the cache stripe was recorded LOST at the
+//! first settle.
+//!
+//! The rule: each such block (on an OSS no later durable plan of the stripe synced) whose
+//! bytes in the cut plan's range do not match the crc the plan journaled before its first
+//! cache write (`Rec::WriteCrcs` for data, `Rec::WriteParityCrcs` for running parity) is
+//! taken as erased; the block row is decoded with those columns erased, and the decode is
+//! taken only where it proves itself: every erased block's bytes in the cut plan's range
+//! match that plan's crc, every other live byte of the erased columns equals the bytes on
+//! disk (they were synced before the cut plan wrote), and every parity equation left
+//! holds. Then the cut plan's bytes are written back into those blocks and the OSS synced,
+//! so the cache stripe agrees with its running parity again. Anything less (no crc on
+//! record, a block that does not read beside them, more erased columns than the code
+//! tolerates, a decode that fails a check) leaves the row as it was: the settle's check
+//! then records it lost as before, never moves a guess home.
+
+use super::*;
+
+/// One block of a cut plan's cache write whose bytes on disk are not the plan's: its
+/// position, checksum block, chunk `(oss, base)`, and the plan's element range in that block
+/// with the crc32c it journaled for it.
+struct DroppedPart {
+    pos: Pos,
+    block: usize,
+    chunk: (usize, u64),
+    part: (u64, u64),
+    crc: u32,
+}
+
+/// Decoded bytes to write back, by `(oss, chunk base, position)`: `(element offset, bytes)`.
+type Restores = BTreeMap<(usize, u64, Pos), Vec<(u64, Vec<u8>)>>;
+
+/// Most dropped parts one open restores: a plan's cache writes are bounded by its steps,
+/// and a journal's cut plans by the planner's queue; past this something else is wrong.
+const DROPPED_PARTS_MAX: usize = 1 << 16;
+
+impl Store {
+    /// Restore the cut WCL client plans' cache blocks a power cut dropped in stripes a later
+    /// durable plan took (see the module docs). `later_synced`: per cut plan and stripe it
+    /// took, the OSSs later durable plans of that stripe synced (their writes drain the cut
+    /// plan's writes there, so those blocks are on disk).
+    pub(super) fn restore_dropped_cut_cache_blocks(
+        &self,
+        core: &Core,
+        undurable: &[IoPlan],
+        later_synced: &HashMap<PlanId, BTreeMap<(u64, u64), BTreeSet<usize>>>,
+    ) -> Result<(), StoreError> {
+        if self.kind != StrategyKind::Wcl || self.tolerance() == 0 {
+            return Ok(());
+        }
+        let mut dropped: BTreeMap<(u64, u64), Vec<DroppedPart>> = BTreeMap::new();
+        let mut unknown: BTreeSet<(u64, u64)> = BTreeSet::new();
+        let mut parts = 0usize;
+        for plan in undurable {
+            if !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. }) {
+                continue;
+            }
+            let Some(taken) = later_synced.get(&plan.id) else {
+                continue;
+            };
+            self.dropped_parts_of(core, plan, taken, &mut dropped, &mut unknown)?;
+            parts = dropped.values().map(|v| v.len()).sum();
+            assert!(parts <= DROPPED_PARTS_MAX, "dropped cut parts bounded");
+        }
+        if parts == 0 {
+            return Ok(());
+        }
+        for ((file, stripe), parts) in dropped {
+            // A block of the cut plan that nothing on record tells: the stripe as before.
+            if unknown.contains(&(file, stripe)) {
+                continue;
+            }
+            self.restore_dropped_in_stripe(core, (file, stripe), &parts)?;
+        }
+        Ok(())
+    }
+
+    /// The parts of `plan`'s cache writes in the stripes it `taken` (a later durable plan
+    /// took them) on OSSs no such plan synced, whose bytes on disk do not match the crc the
+    /// plan journaled. A part with no crc on record marks its stripe `unknown`.
+    fn dropped_parts_of(
+        &self,
+        core: &Core,
+        plan: &IoPlan,
+        taken: &BTreeMap<(u64, u64), BTreeSet<usize>>,
+        dropped: &mut BTreeMap<(u64, u64), Vec<DroppedPart>>,
+        unknown: &mut BTreeSet<(u64, u64)>,
+    ) -> Result<(), StoreError> {
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes as u64;
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let cache_writes =
+            (plan.steps.iter()).filter(|s| s.op == Op::Write && s.zone == PlanZone::Cache);
+        for step in cache_writes {
+            if !self.backends[step.oss].healthy() || self.oss_failed(core, step.oss) {
+                continue; // its column is decoded by its readers, not proven here
+            }
+            let mut at = 0u64;
+            for piece in &step.pieces {
+                let el = &piece.element;
+                let here = at;
+                at += el.len_bytes;
+                let Some(synced) = taken.get(&(step.file, el.stripe)) else {
+                    continue;
+                };
+                if synced.contains(&step.oss) || el.len_bytes == 0 {
+                    continue;
+                }
+                let base = step.addr_bytes + here - el.pos.row as u64 * e - el.offset_bytes;
+                let key = self.key(PlanZone::Cache, step.file, base + el.pos.row as u64 * e);
+                let (a, z) = (el.offset_bytes, el.offset_bytes + el.len_bytes);
+                assert!(z <= e, "a cache piece lies within its element");
+                for i in a / block..z.div_ceil(block) {
+                    let part = (a.max(i * block), z.min((i + 1) * block));
+                    let crc = match g.cell(el.pos) {
+                        Cell::Data(d) => {
+                            let at_file = self.layout.file_offset(el.stripe, d, part.0);
+                            (core.state.write_crcs.iter())
+                                .find(|w| w.plans.contains(&plan.id) && w.file == step.file)
+                                .and_then(|w| w.crc_of(at_file, at_file + (part.1 - part.0)))
+                        }
+                        Cell::Parity(_) => (core.state.write_parity_crcs.iter())
+                            .filter(|w| w.plan == plan.id && w.file == step.file)
+                            .flat_map(|w| w.pieces.iter())
+                            .filter(|p| p.stripe == el.stripe && p.row == el.pos.row)
+                            .filter(|p| p.col == el.pos.col)
+                            .find_map(|p| p.crc_of(part.0, part.1)),
+                        Cell::Empty => None,
+                    };
+                    let Some(crc) = crc else {
+                        unknown.insert((step.file, el.stripe));
+                        continue;
+                    };
+                    let mut bytes = vec![0u8; (part.1 - part.0) as usize];
+                    let landed =
+                        match self.read_retrying(step.oss, key, part.0 as usize, &mut bytes) {
+                            Ok(()) => crc32c::crc32c(&bytes) == crc,
+                            Err(err) if err.is_unavailable() => {
+                                unknown.insert((step.file, el.stripe));
+                                continue;
+                            }
+                            Err(_) => false, // fails its checksum: erased like a dropped block
+                        };
+                    if !landed {
+                        dropped
+                            .entry((step.file, el.stripe))
+                            .or_default()
+                            .push(DroppedPart {
+                                pos: el.pos,
+                                block: i as usize,
+                                chunk: (step.oss, base),
+                                part,
+                                crc,
+                            });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Decode and prove the dropped parts of one stripe's cache stripe, block row by block
+    /// row, and write back the rows that prove themselves (see the module docs).
+    fn restore_dropped_in_stripe(
+        &self,
+        core: &Core,
+        (file, stripe): (u64, u64),
+        parts: &[DroppedPart],
+    ) -> Result<(), StoreError> {
+        let e = self.sb.element_bytes;
+        let block = CHECKSUM_BLOCK_BYTES;
+        // The cache stripe whose chunks hold every dropped part.
+        let generation = self
+            .cache_generations(file, stripe)
+            .into_iter()
+            .find(|(chunks, _)| {
+                parts
+                    .iter()
+                    .all(|p| chunks.get(&p.pos.col) == Some(&p.chunk))
+            });
+        let Some(generation) = generation else {
+            return Ok(());
+        };
+        let Some(checked) =
+            self.read_and_check_cache_stripe(Some(core), file, stripe, &generation, false)?
+        else {
+            return Ok(());
+        };
+        let g = self.layout.geometry().clone();
+        let mut rows: BTreeMap<usize, Vec<&DroppedPart>> = BTreeMap::new();
+        for p in parts {
+            rows.entry(p.block).or_default().push(p);
+        }
+        let mut writes: Restores = BTreeMap::new();
+        for (i, row_parts) in rows {
+            let (bs, be) = (i * block, ((i + 1) * block).min(e));
+            let dropped_at: BTreeSet<Pos> = row_parts.iter().map(|p| p.pos).collect();
+            // A block that did not read beside them is another fault: not decided here.
+            if (checked.erased.iter()).any(|&(p, j)| j == i && !dropped_at.contains(&p)) {
+                continue;
+            }
+            let cols: Vec<usize> = dropped_at
+                .iter()
+                .map(|p| p.col)
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            if cols.len() > self.tolerance() {
+                continue;
+            }
+            let mut trial = checked.read.clone();
+            if self.code.decode(&mut trial, &cols).is_err() {
+                continue;
+            }
+            // Every dropped part is the cut plan's bytes, by its crc.
+            let crcs_hold = (row_parts.iter()).all(|p| {
+                let (a, z) = (p.part.0 as usize, p.part.1 as usize);
+                crc32c::crc32c(&trial.element(p.pos)[a..z]) == p.crc
+            });
+            // Every other byte of the erased columns in this row is as on disk (synced
+            // before the cut plan wrote, or nothing: zeros outside live ranges).
+            let rest_agrees = cols.iter().all(|&col| {
+                (0..g.rows).all(|row| {
+                    let pos = Pos { row, col };
+                    let mut rest = vec![(bs as u64, be as u64)];
+                    for p in row_parts.iter().filter(|p| p.pos == pos) {
+                        crate::state::sub_range(&mut rest, p.part.0, p.part.1);
+                    }
+                    rest.iter().all(|&(a, z)| {
+                        let (a, z) = (a as usize, z as usize);
+                        trial.element(pos)[a..z] == checked.read.element(pos)[a..z]
+                    })
+                })
+            });
+            // Every parity equation holds on the decoded row (none is left to fail where the
+            // erased columns use up the tolerance: then the crcs are the proof).
+            let mut encoded = trial.clone();
+            let equations_hold = self.code.encode(&mut encoded).is_ok()
+                && (g.parity_pos.iter())
+                    .all(|p| encoded.element(*p)[bs..be] == trial.element(*p)[bs..be]);
+            if !(crcs_hold && rest_agrees && equations_hold) {
+                continue;
+            }
+            for p in row_parts {
+                let (a, z) = (p.part.0 as usize, p.part.1 as usize);
+                writes
+                    .entry((p.chunk.0, p.chunk.1, p.pos))
+                    .or_default()
+                    .push((p.part.0, trial.element(p.pos)[a..z].to_vec()));
+            }
+        }
+        let mut synced: BTreeSet<usize> = BTreeSet::new();
+        for ((oss, base, pos), fixes) in writes {
+            let key = self.key(PlanZone::Cache, file, base + pos.row as u64 * e as u64);
+            let mut element = vec![0u8; e];
+            self.backends[oss]
+                .read_unverified(key, &mut element)
+                .map_err(|err| {
+                    StoreError::Io(format!(
+                        "OSS {oss}: reading a dropped cache element to restore it: {err}"
+                    ))
+                })?;
+            let mut blocks: BTreeSet<usize> = BTreeSet::new();
+            for (a, right) in &fixes {
+                let a = *a as usize;
+                element[a..a + right.len()].copy_from_slice(right);
+                blocks.extend(a / block..(a + right.len()).div_ceil(block));
+            }
+            for n in blocks {
+                let (at, end) = (n * block, ((n + 1) * block).min(e));
+                self.backends[oss]
+                    .write(key, at, &element[at..end])
+                    .map_err(|err| {
+                        StoreError::Io(format!(
+                            "OSS {oss}: restoring a dropped cache element: {err}"
+                        ))
+                    })?;
+            }
+            synced.insert(oss);
+        }
+        for oss in synced {
+            self.backends[oss].sync().map_err(|err| {
+                StoreError::Io(format!("OSS {oss}: syncing restored cache blocks: {err}"))
+            })?;
+        }
+        Ok(())
+    }
+}
