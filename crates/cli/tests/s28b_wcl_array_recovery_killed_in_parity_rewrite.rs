@@ -24,7 +24,8 @@
 //! bytes 20480..24576); hdp p=5 over 4 OSSs, seed 101, 2 of 112.
 
 mod common;
-use common::torture_scene::{cut_write_scene, reads_every_acknowledged_byte, XCODE_WCL, XCODE_WCL_16K,
+use common::torture_scene::{
+    cut_write_scene, reads_every_acknowledged_byte, XCODE_WCL, XCODE_WCL_16K,
 };
 use common::{copy_store, exaraid, fast_tempdir, killed_at_with, s};
 use exaraid_store::torture::{write_of, FILE, KILL_IN_PLAN_ORDER_ENV};
