@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-# usage: python3 s29c-stale-cut-finer-check.py xcode   (geometry in /tmp/s29c-geo, see s29c-stale-cut-model.py)
+# usage: [KMAX=K] python3 s29c-stale-cut-finer-check.py xcode   (geometry in /tmp/s29c-geo, see s29c-stale-cut-model.py)
+# KMAX (s30a): the most running parity rewrites of a killed recovery modelled (0: one crash
+# alone); unset, all of them.
 # s29c: the finer check (consistency over known positions, blocks a killed recovery
 # rewrote as unknown) on rows stale_beside_cut_write takes unchecked (versions told, no
 # version checkable), after one cut write (k = 0) or a recovery killed after k parity
@@ -32,7 +34,7 @@ for a in range(C.k):
       r1=sim.check_row(C,disk1,acked,inflight,first,newc)
       if r1[0]!="Agrees": continue
       encd=C.encode([disk1[j] for j in range(C.k)])
-      for kk in range(0,len(C.terms)+1):
+      for kk in range(0,min(len(C.terms),int(__import__("os").environ.get("KMAX","99")))+1):
         d2=list(disk1)
         for p in range(C.k,C.k+kk): d2[p]=encd[p]
         tag="k=0" if kk==0 else "k>0"

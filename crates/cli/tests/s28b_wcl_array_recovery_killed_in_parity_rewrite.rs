@@ -24,7 +24,9 @@
 //! bytes 20480..24576); hdp p=5 over 4 OSSs, seed 101, 2 of 112.
 
 mod common;
-use common::torture_scene::{cut_write_scene, reads_every_acknowledged_byte};
+use common::torture_scene::{
+    cut_write_scene, reads_every_acknowledged_byte, XCODE_WCL, XCODE_WCL_16K,
+};
 use common::{copy_store, exaraid, fast_tempdir, killed_at_with, s};
 use exaraid_store::torture::{write_of, FILE, KILL_IN_PLAN_ORDER_ENV};
 
@@ -76,16 +78,6 @@ fn losses(
     failures
 }
 
-const XCODE_WCL: &[&str] = &[
-    "--oss",
-    "5",
-    "--code",
-    "xcode",
-    "--p",
-    "5",
-    "--write-path",
-    "wcl",
-];
 const HDP_WCL: &[&str] = &[
     "--oss",
     "4",
@@ -114,7 +106,7 @@ fn a_wcl_xcode_recovery_killed_anywhere_in_its_running_parity_rewrite_loses_no_a
 #[test]
 fn a_wcl_xcode_16k_recovery_killed_in_a_later_block_rows_parity_rewrite_loses_no_acknowledged_byte()
 {
-    let failures = losses((16384, XCODE_WCL), (0x5eed_0717, 8), 2..=4, &[8, 9, 10, 11]);
+    let failures = losses(XCODE_WCL_16K, (0x5eed_0717, 8), 2..=4, &[8, 9, 10, 11]);
     assert!(
         failures.is_empty(),
         "{} lost: {:#?}",

@@ -35,7 +35,7 @@ const NO_ROOM_BYTES: u64 = 64;
 
 #[test]
 fn a_full_metadata_disk_fails_writes_but_not_reads() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-full-disks");
     let d = tmp.path().join("s");
     let d = s(&d);
     init_store(d, &["--oss", "6", "--code", "raid6", "--write-path", "wcl"]);
@@ -91,7 +91,7 @@ fn a_full_metadata_disk_fails_writes_but_not_reads() {
 #[test]
 fn a_file_size_limit_refuses_cleanly_instead_of_killing_the_cli() {
     const LIMIT_BYTES: u64 = 8 * 1024;
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-full-disks");
     let dir = tmp.path().join("s");
     let d = s(&dir);
     init_store_unit(d, 4096, &["--oss", "5", "--code", "raid5"]);
@@ -176,7 +176,7 @@ fn last_journal_record(dir: &Path) -> String {
 /// store takes changes and reads every acknowledged byte.
 #[test]
 fn an_open_that_cannot_journal_a_durable_plans_completion_still_serves_reads() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-full-disks");
     let kept = bytes(7, 20_000);
     let victim = bytes(8, 9_000);
     // The kill point right after the put's `Durable` record: the first record count whose
@@ -295,7 +295,7 @@ fn metadata_files(d: &Path) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn commands_into_a_closed_pipe_end_quietly_and_change_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-full-disks");
     let dir = tmp.path().join("s");
     let d = s(&dir);
     init_store(d, &["--oss", "5", "--code", "raid5", "--write-path", "wcl"]);
@@ -347,7 +347,7 @@ fn commands_into_a_closed_pipe_end_quietly_and_change_nothing() {
 /// refused saying so (before session 15 every command failed, reads too).
 #[test]
 fn a_full_metadata_disk_keeps_the_opens_tail_decision_in_memory_serving_reads() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-full-disks");
     let dir = tmp.path().join("s");
     let d = s(&dir);
     init_store(d, &["--oss", "5", "--code", "raid5"]);

@@ -37,7 +37,7 @@ fn data_reads(dir: &str) -> u64 {
 
 #[test]
 fn a_put_larger_than_the_memory_cap_streams_in_pieces_and_stays_atomic() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-put-stream");
     let dir = tmp.path().join("store");
     let d = s(&dir);
     let out = tmp.path().join("stdout");
@@ -83,7 +83,7 @@ fn a_put_larger_than_the_memory_cap_streams_in_pieces_and_stays_atomic() {
 
 #[test]
 fn get_of_a_sparse_file_reads_its_written_stripes_only() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-put-stream");
     let dir = tmp.path().join("store");
     let d = s(&dir);
     let out = tmp.path().join("stdout");

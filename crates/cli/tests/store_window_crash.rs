@@ -77,7 +77,7 @@ fn check_protected(d: &str, file: &str, model: &[u8], what: &str) {
 fn a_start_killed_at_any_journal_record_takes_effect_whole_or_not_at_all() {
     let mut finished = false;
     for n in 1..=JOURNAL_RECORDS_MAX {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = fast_tempdir("exaraid-store-window-crash");
         let dir = tmp.path().join("store");
         let d = s(&dir);
         init(d);
@@ -128,7 +128,7 @@ fn an_end_killed_at_any_journal_record_ends_the_window_whole_or_not_at_all() {
     // Kills that left the window listed / gone: the sweep must see both.
     let mut kills_listed_gone = [0u32; 2];
     for n in 1..=JOURNAL_RECORDS_MAX {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = fast_tempdir("exaraid-store-window-crash");
         let dir = tmp.path().join("store");
         let d = s(&dir);
         init(d);

@@ -28,7 +28,7 @@ fn init_1_mib_unit(d: &str) {
 
 #[test]
 fn a_write_larger_than_the_memory_cap_streams_in_pieces() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-write-stream");
     let dir = tmp.path().join("store");
     let d = s(&dir);
     let out = tmp.path().join("stdout");
@@ -69,7 +69,7 @@ fn unread_bytes(stdin: &std::process::ChildStdin) -> usize {
 
 #[test]
 fn a_write_killed_while_it_waits_for_input_keeps_the_pieces_it_took() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-write-stream");
     let dir = tmp.path().join("store");
     let d = s(&dir);
     init_store(d, &["--oss", "4", "--code", "raid5"]);
@@ -122,7 +122,7 @@ fn a_write_killed_while_it_waits_for_input_keeps_the_pieces_it_took() {
 
 #[test]
 fn a_write_failing_part_way_says_how_far_it_is_durable() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-write-stream");
     let dir = tmp.path().join("store");
     let d = s(&dir);
     // Room on each OSS for one piece (about 2.7 MiB of elements and their crc blocks per
@@ -169,7 +169,7 @@ fn a_write_failing_part_way_says_how_far_it_is_durable() {
 
 #[test]
 fn a_write_refused_at_once_creates_no_file() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-write-stream");
     let dir = tmp.path().join("store");
     let d = s(&dir);
     init_store(d, &["--oss", "4", "--code", "raid5"]);

@@ -48,7 +48,7 @@ fn scrub_repairs_and_bytes_survive_the_oss(d: &str, oss: usize, name: &str, want
 /// E8 repro A: OSS 1's data zone file deleted, then writes further out recreate it sparse.
 #[test]
 fn a_deleted_data_zone_file_recreated_by_later_writes_is_not_read_as_zeros() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-zeroed-bytes");
     let dir = tmp.path().join("s");
     let d = s(&dir);
     init_raid6(d, "rmw");
@@ -80,7 +80,7 @@ fn a_deleted_data_zone_file_recreated_by_later_writes_is_not_read_as_zeros() {
 #[test]
 fn a_deleted_cache_zone_file_recreated_by_another_put_is_not_read_as_zeros() {
     for oss in 0..6 {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = fast_tempdir("exaraid-store-zeroed-bytes");
         let dir = tmp.path().join("s");
         let d = s(&dir);
         init_raid6(d, "wcl");
@@ -123,7 +123,7 @@ fn a_deleted_cache_zone_file_recreated_by_another_put_is_not_read_as_zeros() {
 /// blocks of OSS 1's data zone file: the end of slot 0 and the start of slot 1).
 #[test]
 fn a_zeroed_range_over_data_and_its_checksums_is_not_read_as_zeros() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-zeroed-bytes");
     let dir = tmp.path().join("s");
     let d = s(&dir);
     init_raid6(d, "rmw");
@@ -140,7 +140,7 @@ fn a_zeroed_range_over_data_and_its_checksums_is_not_read_as_zeros() {
 /// E10b: the same in the WCL cache zone: a cached block and its slot's checksums zeroed.
 #[test]
 fn a_zeroed_cached_block_and_its_checksums_is_not_read_as_zeros() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = fast_tempdir("exaraid-store-zeroed-bytes");
     let dir = tmp.path().join("s");
     let d = s(&dir);
     init_raid6(d, "wcl");

@@ -290,7 +290,7 @@ impl Draw {
 /// blocks lost and read.
 /// Panics on a wrong byte.
 fn never_wrong(code: CodeSpec, oss_count: usize) -> (usize, usize) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("store");
     let (saved, after) = (tmp.path().join("saved"), tmp.path().join("after"));
     let store = init(&dir, code, oss_count, WritePath::Rmw);

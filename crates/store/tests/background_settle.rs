@@ -42,7 +42,7 @@ fn churn_content(k: u64) -> Vec<u8> {
 /// One round: every thread's errors, and the expected content of "f" (last write wins per
 /// byte, each writer owns its region) and of "g" (the churn's last op).
 fn round(seed: u64) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let store = Arc::new(init(dir.path(), CodeSpec::raid6(3), 5, WritePath::Wcl));
     let stop = Arc::new(AtomicBool::new(false));
 

@@ -15,7 +15,7 @@ const ROUNDS: usize = 40;
 
 #[test]
 fn concurrent_puts_of_one_name_each_leave_one_whole_content() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Rmw);
     let a = pattern(1, 20_000);
     let b = pattern(2, 23_000);

@@ -70,7 +70,7 @@ struct Scene {
 
 fn scene(code: CodeSpec) -> Scene {
     let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("store");
     let (saved, after, older) = (
         tmp.path().join("saved"),

@@ -108,7 +108,7 @@ struct Scene {
 
 fn scene(code: CodeSpec) -> Scene {
     let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("store");
     let (saved, after) = (tmp.path().join("saved"), tmp.path().join("after"));
     let store = init(&dir, code, cols, WritePath::Rmw);

@@ -12,7 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{pattern, UNIT};
+use common::{pattern, scratch, UNIT};
 use exaraid_codes::CodeSpec;
 use exaraid_store::{Store, WritePath};
 
@@ -99,7 +99,7 @@ struct Scene {
 }
 
 fn scene() -> (Scene, Vec<u8>) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("s");
     let copy = tmp.path().join("s.copy");
     let data = store_with_file(&dir);
@@ -293,7 +293,7 @@ fn the_state_keeps_the_tokens_of_the_latest_epochs_only() {
 /// a file exaraid did not write; the store then opens with it and reads its own bytes.
 #[test]
 fn a_rebuild_back_onto_the_osss_former_directory_takes_it() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("s");
     let want = store_with_file(&dir);
     let former = dir.join("oss-1");

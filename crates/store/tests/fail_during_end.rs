@@ -375,7 +375,7 @@ fn assert_after(dir: &Path, s: Setup, failed: &[usize], lost: &[(u64, u64)]) {
 /// on it lost, the rest of the window gets its parity (a second failure, where the code
 /// tolerates one, then reads them from it).
 fn fail_before_end_reads(code: CodeSpec, oss_count: usize, tolerance: usize) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("store");
     let s = setup(&dir, code, oss_count);
     let victim = oss_of_data(&s.store, 1);
@@ -418,7 +418,7 @@ fn rs_fail_before_end_reads_names_the_lost_bytes_and_the_store_stays_usable() {
 /// yet (a read of `g` in flight holds completions back) and END's move home has not read the
 /// cache: every window byte is protected, so nothing is lost and END succeeds.
 fn fail_after_end_parity(code: CodeSpec, oss_count: usize, tolerance: usize) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("store");
     let s = setup(&dir, code, oss_count);
     let victim = oss_of_data(&s.store, 1);
@@ -470,7 +470,7 @@ fn rs_fail_after_end_parity_is_durable_loses_nothing() {
 /// nothing is lost, END succeeds and the store stays usable (before: END returned `Io` "the
 /// sync of OSS [v] failed" and poisoned the handle).
 fn fail_between_end_move_writes_and_syncs(code: CodeSpec, oss_count: usize, tolerance: usize) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("store");
     let s = setup(&dir, code, oss_count);
     let victim = oss_of_data(&s.store, 1);
@@ -509,7 +509,7 @@ fn rs_fail_between_end_move_writes_and_syncs_loses_nothing_and_end_succeeds() {
 /// changed); END then names the first OSS's window bytes only.
 #[test]
 fn raid5_a_second_failure_while_end_waits_is_refused_and_end_names_the_first() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("store");
     let s = setup(&dir, CodeSpec::raid5(3), 4);
     let victim = oss_of_data(&s.store, 1);
@@ -532,7 +532,7 @@ fn raid5_a_second_failure_while_end_waits_is_refused_and_end_names_the_first() {
 /// the window gets its parity; a third failure is refused.
 #[test]
 fn raid6_two_failures_while_end_waits_are_both_named_and_a_third_is_refused() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("store");
     let s = setup(&dir, CodeSpec::raid6(4), 6);
     let (first, second) = (oss_of_data(&s.store, 1), oss_of_data(&s.store, 3));
@@ -583,7 +583,7 @@ fn never_wrong(store: &Store, want: &[u8], lost: (u64, u64), what: &str) -> usiz
 /// matches its data, and which still reads right with a second OSS failed.
 #[test]
 fn raid6_a_kill_at_any_point_of_end_after_the_failure_loses_only_the_named_bytes() {
-    let top = tempfile::tempdir().unwrap();
+    let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();
     let store = init(&dir, CodeSpec::raid6(4), 6, WritePath::Delayed);

@@ -52,7 +52,7 @@ fn assert_files(store: &Store, files: &[(&str, Vec<u8>)], when: &str) {
 
 #[test]
 fn a_put_over_a_file_with_cached_bytes_on_a_full_store_replaces_it_or_leaves_the_store_usable() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let store = reviewer_store(dir.path());
     let mut files = fill_degraded(&store);
     // Over files with cached bytes: the old content must settle, which needs room. On the
@@ -105,7 +105,7 @@ impl std::io::Read for BreaksAfter {
 /// put of the name was refused until room came back.
 #[test]
 fn a_put_whose_partial_content_is_cached_leaves_nothing_behind_on_a_full_store() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let store = reviewer_store(dir.path());
     let files = fill_degraded(&store);
     let mut input = BreaksAfter {
@@ -194,7 +194,7 @@ fn a_put_whose_input_breaks_killed_anywhere_leaves_nothing_behind() {
         let mut n = 1;
         loop {
             assert!(n <= KILL_POINTS_MAX, "the put passed {point} too often");
-            let dir = tempfile::tempdir().unwrap();
+            let dir = scratch();
             let files = fill_degraded(&reviewer_store(dir.path()));
             let killed = child_killed_at(dir.path(), point, n);
             let when = format!("killed at {point}:{n}");
@@ -217,7 +217,7 @@ fn a_put_whose_input_breaks_killed_anywhere_leaves_nothing_behind() {
 /// the name behind, 0 bytes long. Now the refused write leaves no new name.
 #[test]
 fn a_write_of_a_new_name_refused_for_room_leaves_no_name() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let mut opts = InitOptions::with_oss_count(dir.path(), 5, CodeSpec::array(CodeKind::Dcode, 5));
     opts.element_bytes = 4096;
     opts.write_path = WritePath::Wcl;

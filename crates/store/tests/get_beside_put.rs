@@ -22,7 +22,7 @@ fn every_get_beside_puts_of_the_same_name_is_one_whole_version() {
     // puts keep the test to a few seconds and fail it with near certainty.
     const PUTS: u8 = 25;
     for path in [WritePath::Rmw, WritePath::Wcl] {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let store = init(dir.path(), CodeSpec::raid5(4), 5, path);
         store.put("p", &vec![1u8; len(1)]).unwrap();
         let stop = AtomicBool::new(false);

@@ -69,7 +69,7 @@ fn assert_whole_and_clean(store: &Store) {
 /// END gives them parity), the write made meanwhile stays, and scrub is clean.
 #[test]
 fn a_mistaken_fail_inside_an_open_window_is_taken_back_with_every_acknowledged_byte() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let s = setup(dir.path());
     s.store.fail_oss(s.victim).unwrap();
     assert!(
@@ -102,7 +102,7 @@ fn a_mistaken_fail_inside_an_open_window_is_taken_back_with_every_acknowledged_b
 /// `online` takes back the rest of the range, never the old bytes under the new ones.
 #[test]
 fn a_write_into_a_lost_range_before_online_keeps_its_new_bytes() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let s = setup(dir.path());
     s.store.fail_oss(s.victim).unwrap();
     assert!(matches!(
@@ -130,7 +130,7 @@ fn a_write_into_a_lost_range_before_online_keeps_its_new_bytes() {
 #[test]
 fn a_rolled_back_or_foreign_directory_is_refused_and_nothing_stale_is_taken_back() {
     for foreign in [false, true] {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let store = init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Delayed);
         store.put("other", &pattern(54, 30_000)).unwrap();
         store.close().unwrap();
@@ -142,7 +142,7 @@ fn a_rolled_back_or_foreign_directory_is_refused_and_nothing_stale_is_taken_back
         store.write("ckpt", 0, &ckpt).unwrap();
         let victim = oss_of(&store, "ckpt", UNIT as u64);
         if foreign {
-            let elsewhere = tempfile::tempdir().unwrap();
+            let elsewhere = scratch();
             let other_store = init(elsewhere.path(), CodeSpec::raid5(3), 4, WritePath::Delayed);
             other_store.put("x", &pattern(56, 5000)).unwrap();
             other_store.close().unwrap();
@@ -186,7 +186,7 @@ fn a_rolled_back_or_foreign_directory_is_refused_and_nothing_stale_is_taken_back
 #[test]
 fn online_refuses_a_directory_whose_objects_were_deleted_cut_or_zeroed_while_failed() {
     for damage in ["delete", "truncate", "zero"] {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let mut store = init(dir.path(), CodeSpec::raid6(4), 6, WritePath::Rmw);
         let f1 = pattern(60, 70_000);
         store.put("f1", &f1).unwrap();
@@ -230,7 +230,7 @@ fn online_refuses_a_directory_whose_objects_were_deleted_cut_or_zeroed_while_fai
 /// The check costs nothing where nothing happened: an intact directory is taken back.
 #[test]
 fn online_takes_back_an_intact_directory_after_the_check() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let mut store = init(dir.path(), CodeSpec::raid6(4), 6, WritePath::Rmw);
     let f1 = pattern(61, 70_000);
     store.put("f1", &f1).unwrap();
@@ -250,7 +250,7 @@ fn online_past_the_bound_of_changes_recorded_while_failed_is_refused_naming_rebu
     use exaraid_store::state::CHANGED_WHILE_FAILED_MAX;
     use exaraid_store::OpenOptions;
     for past in [false, true] {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         drop(init(dir.path(), CodeSpec::raid5(3), 4, WritePath::Rmw));
         let options = OpenOptions {
             fsync: false, // thousands of small writes; durability is not what is tested

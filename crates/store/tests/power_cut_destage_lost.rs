@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use exaraid_codes::CodeSpec;
 use exaraid_store::backend::Zone;
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+use exaraid_store::{Store, StoreError};
 
 /// The OSS whose cache element goes stale: it holds a data column of stripe 0.
 const STALE_OSS: usize = 1;
@@ -38,17 +38,8 @@ const STALE_OSS: usize = 1;
 /// leaves a byte lost.
 fn power_cut_destage_lost(code: CodeSpec, checked: impl Fn(usize, usize) -> bool) -> usize {
     let locates = code.kind != exaraid_codes::CodeKind::Raid5;
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let stripe_bytes = Store::init(&dir, &opts)
-        .unwrap()
-        .layout()
-        .stripe_data_bytes() as usize;
+    let (top, dir, layout) = init_wcl_without_timeout(code);
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
 
     let cut = PowerCut::new(&dir);
     let store = open_power_cut(&dir, &cut).unwrap();

@@ -20,19 +20,12 @@ mod powercut;
 use powercut::*;
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+use exaraid_store::StoreError;
 
 /// Power cuts through a WCL write over data column 2 of cache stripe 0, whose columns 0 to
 /// 2 hold acknowledged bytes; returns how many were checked.
 fn power_cut_wcl_write_beside_acknowledged_columns(code: CodeSpec) -> usize {
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (top, dir, layout) = init_wcl_without_timeout(code);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     assert!(
         stripe_bytes / UNIT >= 4,

@@ -21,8 +21,10 @@
 //! s22g keeps such a block only as far as those crcs or its stored checksum prove it
 //! (`decide_unproven_cut_block`): here nothing does, and the block is recorded lost.
 
+mod common;
+use common::unpack_fixture;
+
 use std::path::Path;
-use std::process::Command;
 
 use exaraid_store::Store;
 
@@ -35,17 +37,7 @@ const ZONE_FILE: &str = "oss-5/objects/0.data";
 const ZONE_FILE_OFFSET: usize = 4100 + 3988;
 
 fn unpack(into: &Path) -> std::path::PathBuf {
-    let tgz = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/s22r_several_cut_writers_crash_image.tgz");
-    let st = Command::new("tar")
-        .arg("xzf")
-        .arg(&tgz)
-        .arg("-C")
-        .arg(into)
-        .status()
-        .expect("tar runs");
-    assert!(st.success(), "unpacking {}", tgz.display());
-    into.join("trial-25")
+    unpack_fixture(into, "s22r_several_cut_writers_crash_image.tgz").join("trial-25")
 }
 
 #[test]

@@ -21,6 +21,9 @@
 //! once per process), so the writes run in a child (this same test binary, the helper test
 //! below) and the parent reopens what the kill left.
 
+mod common;
+use common::scratch;
+
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
@@ -134,7 +137,7 @@ fn two_cut_writers_sharing_a_block_then_rot_in_it_never_read_back_as_data() {
     let mut wrong = Vec::new();
     let mut cut_both = 0;
     for n in 1..=40u32 {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = scratch();
         let dir = tmp.path().join("s");
         let out = Command::new(&exe)
             .args([

@@ -17,8 +17,10 @@
 //! the CLI every command exits 101 with that panic once; the next one (after the panic's
 //! partial recovery) reads.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+use common::unpack_fixture;
+
+use std::path::Path;
 
 use exaraid_store::Store;
 
@@ -27,18 +29,8 @@ const ZONE_FILE: &str = "oss-1/objects/0.data";
 /// offset 3,517: a byte that holds 0x00 in the image.
 const ZONE_FILE_OFFSET: usize = 4100 + 3517;
 
-fn unpack(into: &Path) -> PathBuf {
-    let tgz =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/s23r_two_cut_writes_rot.tgz");
-    let st = Command::new("tar")
-        .arg("xzf")
-        .arg(&tgz)
-        .arg("-C")
-        .arg(into)
-        .status()
-        .expect("tar runs");
-    assert!(st.success(), "unpacking {}", tgz.display());
-    into.join("s23r-two-cut-writes")
+fn unpack(into: &Path) -> std::path::PathBuf {
+    unpack_fixture(into, "s23r_two_cut_writes_rot.tgz").join("s23r-two-cut-writes")
 }
 
 /// The values byte `x` may hold: the put's (zero past its end), or a cut write's over it.

@@ -14,8 +14,10 @@
 //! On 9e15292 `get` returns 0xe4 (B's byte with the bit flipped, a byte no write wrote) with
 //! success; every one of the 8 bits does the same.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+use common::unpack_fixture;
+
+use std::path::Path;
 
 use exaraid_store::Store;
 
@@ -23,18 +25,8 @@ const ZONE_FILE: &str = "oss-0/objects/18446744073709551615.cache";
 const ZONE_FILE_OFFSET: usize = 9265;
 const BYTE_AT: usize = 9265;
 
-fn unpack(into: &Path) -> PathBuf {
-    let tgz =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/s23r_wcl_cut_cache_rot.tgz");
-    let st = Command::new("tar")
-        .arg("xzf")
-        .arg(&tgz)
-        .arg("-C")
-        .arg(into)
-        .status()
-        .expect("tar runs");
-    assert!(st.success(), "unpacking {}", tgz.display());
-    into.join("s23r-wcl-cut-cache-rot")
+fn unpack(into: &Path) -> std::path::PathBuf {
+    unpack_fixture(into, "s23r_wcl_cut_cache_rot.tgz").join("s23r-wcl-cut-cache-rot")
 }
 
 #[test]

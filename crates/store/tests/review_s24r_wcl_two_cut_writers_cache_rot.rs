@@ -22,9 +22,11 @@
 //! is not asked and the keep rule keeps the rotten block as torn ("s23d's cache rule does not
 //! cover several cut writers in one cache stripe", docs/store.md OPEN after session 23).
 
+mod common;
+use common::unpack_fixture;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use exaraid_store::Store;
 
@@ -45,18 +47,8 @@ fn byte_of(id: u64, x: u64) -> u8 {
     (mix(id.wrapping_mul(1_000_003) ^ x) as u8) | 1
 }
 
-fn unpack(into: &Path) -> PathBuf {
-    let tgz = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/s24r_wcl_two_cut_writers_cache_rot.tgz");
-    let st = Command::new("tar")
-        .arg("xzf")
-        .arg(&tgz)
-        .arg("-C")
-        .arg(into)
-        .status()
-        .expect("tar runs");
-    assert!(st.success(), "unpacking {}", tgz.display());
-    into.join("s24r-wcl-two-cut-writers")
+fn unpack(into: &Path) -> std::path::PathBuf {
+    unpack_fixture(into, "s24r_wcl_two_cut_writers_cache_rot.tgz").join("s24r-wcl-two-cut-writers")
 }
 
 /// (id, offset, length) of every write issued, and the ids acknowledged.

@@ -13,6 +13,9 @@
 //! bytes a write queued behind it rewrote into a newer cache stripe of the same home
 //! stripe; the deterministic scene is `s28a_wcl_writer_check_beside_newer_cache_stripe.rs`.
 
+mod common;
+use common::scratch;
+
 use std::sync::Mutex;
 
 use exaraid_codes::CodeSpec;
@@ -134,7 +137,7 @@ fn round(
 fn scenes(spec: CodeSpec, oss: usize, disjoint: bool) {
     let mut failures = Vec::new();
     for seed in 1..=ROUNDS_MAX {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let errors = round(dir.path(), spec, oss, seed, disjoint);
         if !errors.is_empty() {
             failures.push(format!("seed {seed}: {}", errors.join(" | ")));

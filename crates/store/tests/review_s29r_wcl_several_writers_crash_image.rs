@@ -20,9 +20,11 @@
 //! P1's cache pieces in that stripe as whole (`finished_by_later`) and so not in flight: P2's
 //! running parity covers P1's chunk, which neither side counts.
 
+mod common;
+use common::unpack_fixture;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use exaraid_store::Store;
 
@@ -39,21 +41,6 @@ fn byte_of(id: u64, x: u64) -> u8 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     ((z ^ (z >> 31)) as u8) | 1
-}
-
-fn unpack(into: &Path, fixture: &str) -> PathBuf {
-    let tgz = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(fixture);
-    let st = Command::new("tar")
-        .arg("xzf")
-        .arg(&tgz)
-        .arg("-C")
-        .arg(into)
-        .status()
-        .expect("tar runs");
-    assert!(st.success(), "unpacking {}", tgz.display());
-    into.to_path_buf()
 }
 
 /// (id, offset, length) of every issued write, in issue order, and the acknowledged ids.
@@ -84,7 +71,7 @@ fn writes_of(log: &Path) -> (Vec<(u64, u64, u64)>, BTreeSet<u64>) {
 /// every acknowledged write's end. Returns the bytes read and the log.
 fn recovered_image_reads_whole(fixture: &str) -> (Vec<u8>, Vec<(u64, u64, u64)>, BTreeSet<u64>) {
     let tmp = tempfile::tempdir().unwrap();
-    let root = unpack(tmp.path(), fixture);
+    let root = unpack_fixture(tmp.path(), fixture);
     let (issued, acked) = writes_of(&root.join("image.log"));
     let store = Store::open(&root.join("image")).expect("the open recovers the crash");
     let got = store.get("f").unwrap_or_else(|e| {

@@ -35,18 +35,11 @@ mod powercut;
 use powercut::*;
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+use exaraid_store::StoreError;
 
 /// Returns (power cuts checked, power cuts where some block read LOST, the first of them).
 fn power_cuts_of_a_write_over_a_cached_home_stripe(code: CodeSpec) -> (usize, usize, String) {
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (top, dir, layout) = init_wcl_without_timeout(code);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     assert!(
         stripe_bytes >= 4 * UNIT,

@@ -33,24 +33,7 @@
 mod common;
 use common::*;
 
-use std::path::Path;
-use std::process::Command;
-
 use exaraid_store::{Store, StoreError};
-
-fn unpack(into: &Path, fixture: &str) {
-    let tgz = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(fixture);
-    let st = Command::new("tar")
-        .arg("xzf")
-        .arg(&tgz)
-        .arg("-C")
-        .arg(into)
-        .status()
-        .expect("tar runs");
-    assert!(st.success(), "unpacking {}", tgz.display());
-}
 
 /// Blocks of `f` read LOST (4 KiB offsets); a wrong byte fails at once.
 fn lost_blocks(store: &Store, acked: &[u8], flight: &[u8], mask: &[u8], what: &str) -> Vec<usize> {
@@ -79,7 +62,7 @@ fn lost_blocks(store: &Store, acked: &[u8], flight: &[u8], mask: &[u8], what: &s
 #[test]
 fn a_power_cut_of_two_wcl_rdp_writers_loses_no_acknowledged_byte() {
     let tmp = tempfile::tempdir().unwrap();
-    unpack(tmp.path(), "s30r_rdp_two_wcl_writers_power_cut_image.tgz");
+    unpack_fixture(tmp.path(), "s30r_rdp_two_wcl_writers_power_cut_image.tgz");
     let image = tmp.path().join("image");
     let acked = std::fs::read(image.join("s30r-acked.bin")).unwrap();
     let flight = std::fs::read(image.join("s30r-flight.bin")).unwrap();

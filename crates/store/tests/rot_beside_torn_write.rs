@@ -91,7 +91,7 @@ struct Case {
 /// and the first data element of another column rotten.
 fn rot_beside_a_torn_write(code: CodeSpec, path: WritePath, case: Option<Case>) -> (usize, usize) {
     let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let (dir, saved, after) = (
         tmp.path().join("store"),
         tmp.path().join("saved"),

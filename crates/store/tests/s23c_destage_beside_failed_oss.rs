@@ -31,7 +31,7 @@ use common::*;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+use exaraid_store::{Store, StoreError};
 
 #[derive(Clone, Copy, Debug)]
 enum Damage {
@@ -49,14 +49,7 @@ enum Down {
 }
 
 fn destage_beside_failed_oss(code: CodeSpec, damage: Damage, down: Down, complete: bool) {
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (_top, dir, layout) = init_wcl_without_timeout(code);
     let g = layout.geometry().clone();
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let damaged_data = 1;

@@ -15,6 +15,9 @@
 //! once per process), so the write runs in a child (this same test binary, the helper test
 //! below) and the parent reopens what the kill left.
 
+mod common;
+use common::scratch;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -132,7 +135,7 @@ fn assert_every_acknowledged_byte_reads(store: &Store, what: &str) {
 fn crash_alone_reads_every_byte(code: CodeSpec, path: WritePath) {
     let mut killed = 0;
     for n in 1..=KILL_POINTS_MAX {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = scratch();
         let dir = tmp.path().join("s");
         if crash_image(&dir, code, path, n).is_none() {
             break;
@@ -182,7 +185,7 @@ fn rot_beside_the_write_in_an_edge_block_never_reads(code: CodeSpec, path: Write
     let mut flipped = 0;
     for n in 1..=KILL_POINTS_MAX {
         for edge in EDGE_BLOCKS {
-            let tmp = tempfile::tempdir().unwrap();
+            let tmp = scratch();
             let dir = tmp.path().join("s");
             if crash_image(&dir, code, path, n).is_none() {
                 assert!(n > 8, "the write was killed at {} block writes only", n - 1);

@@ -25,20 +25,13 @@ mod powercut;
 use powercut::*;
 
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+use exaraid_store::StoreError;
 
 /// Power cuts through a WCL write into data element 2 of cache stripe 0, whose data
 /// elements 0 and 1 hold acknowledged bytes; then the OSSs of data element 0 and parity 0
 /// fail. Returns how many power cuts were checked.
 fn power_cut_wcl_write_then_two_osses_fail(code: CodeSpec) -> usize {
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (top, dir, layout) = init_wcl_without_timeout(code);
     let g = layout.geometry().clone();
     assert!(g.rows > 1, "the scene: an array code");
     let stripe_bytes = layout.stripe_data_bytes() as usize;

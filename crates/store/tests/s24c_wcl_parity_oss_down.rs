@@ -28,7 +28,7 @@ use std::sync::Arc;
 use exaraid_codes::CodeSpec;
 use exaraid_store::backend::{BackendError, ElementKey};
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{InitOptions, OpenOptions, Store, StoreError, WritePath};
+use exaraid_store::{OpenOptions, Store, StoreError};
 
 /// Every request to OSS `dead` fails as unavailable once it is set (none: `usize::MAX`).
 struct Dies {
@@ -90,14 +90,7 @@ enum Damage {
 }
 
 fn completing_write_with_oss_down(code: CodeSpec, down: Down, how: How, damage: Damage) {
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (_top, dir, layout) = init_wcl_without_timeout(code);
     let g = layout.geometry().clone();
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let down_oss = match down {

@@ -15,6 +15,9 @@
 //! once per process), so the write runs in a child (this same test binary, the helper test
 //! below) and the parent reopens what the kill left.
 
+mod common;
+use common::scratch;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -124,7 +127,7 @@ fn assert_every_acknowledged_byte_reads(store: &Store, what: &str) {
 fn wcl_crash_alone_reads_every_byte(code: CodeSpec) {
     let mut killed = 0;
     for n in 1..=KILL_POINTS_MAX {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = scratch();
         let dir = tmp.path().join("s");
         if !crash_image(&dir, code, n) {
             assert!(

@@ -18,6 +18,9 @@
 //! once per process), so the write runs in a child (this same test binary, the helper test
 //! below) and the parent reopens copies of what the kill left.
 
+mod common;
+use common::scratch;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -213,7 +216,7 @@ fn torn_block_and_rot_on_one_oss_never_read_back(
     let slot_bytes = exaraid_store::backend::slot_bytes_on_disk(UNIT_BYTES) as usize;
     let mut flips = 0;
     for n in 1..=KILL_POINTS_MAX {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = scratch();
         let dir = tmp.path().join("s");
         let Some((before, torn)) = crash_image(&dir, code, path, point, n, shift) else {
             assert!(n > 5, "the write was killed at {} block writes only", n - 1);

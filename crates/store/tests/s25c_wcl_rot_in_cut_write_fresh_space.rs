@@ -25,6 +25,9 @@
 //! once per process), so the write runs in a child (this same test binary, the helper test
 //! below) and the parent reopens what the kill left.
 
+mod common;
+use common::scratch;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -200,7 +203,7 @@ fn rot_in_fresh_space_never_reads_back(code: CodeSpec, bit: u8) {
     let mut rotted = 0;
     let mut wrong: Vec<String> = Vec::new();
     for n in KILL_POINTS {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = scratch();
         let image = tmp.path().join("image");
         assert!(
             crash_image(&image, code, n),

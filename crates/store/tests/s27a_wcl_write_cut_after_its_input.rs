@@ -92,7 +92,7 @@ fn mismatch(got: &[u8], put: &[u8]) -> Option<String> {
 fn a_wcl_write_killed_after_its_input_record_loses_no_byte_of_the_cached_put() {
     let mut failures = Vec::new();
     for (code, oss) in codes() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = scratch();
         let dir = tmp.path();
         let put = crash_image(dir, code, oss);
         let store = Store::open(dir).unwrap();
@@ -115,7 +115,7 @@ fn a_wcl_write_killed_after_its_input_record_then_one_failed_disk_loses_no_byte(
     let mut failures = Vec::new();
     for (code, oss) in codes() {
         for dead in 0..oss {
-            let tmp = tempfile::tempdir().unwrap();
+            let tmp = scratch();
             let dir = tmp.path();
             let put = crash_image(dir, code, oss);
             lose_disk(dir, dead);

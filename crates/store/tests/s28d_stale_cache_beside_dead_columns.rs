@@ -31,7 +31,7 @@ use common::*;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+use exaraid_store::{Store, StoreError};
 
 /// Seeded pseudo-random bytes (splitmix64): regular patterns let a decode through mixed
 /// versions pass for one.
@@ -66,14 +66,7 @@ fn stale_beside_dead(code: CodeSpec, stale: Column, dead: &[Column]) -> Vec<usiz
         !dead.contains(&stale),
         "the scene: the stale column answers"
     );
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (_top, dir, layout) = init_wcl_without_timeout(code);
     let g = layout.geometry().clone();
     assert!(g.rows == 1 && g.data_count() > CACHED_ELEMENTS, "the scene");
     let oss_of = |c: Column| {

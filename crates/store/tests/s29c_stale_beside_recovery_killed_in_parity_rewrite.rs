@@ -49,7 +49,7 @@ use powercut::*;
 
 use exaraid_codes::{CodeKind, CodeSpec};
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+use exaraid_store::{Store, StoreError};
 
 use common::splitmix_bytes as bytes;
 
@@ -120,14 +120,7 @@ fn object_bytes_changed(a: &std::path::Path, b: &std::path::Path, oss_count: usi
 fn stale_reads_wrong(scene: &Scene, kills: Kills) -> (Vec<String>, usize) {
     exaraid_store::torture::run_steps_in_plan_order_in_this_process();
     let code = scene.code;
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (top, dir, layout) = init_wcl_without_timeout(code);
     let g = layout.geometry().clone();
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     assert!(

@@ -4,8 +4,10 @@
 //! block of cut writes is now kept only where their crcs or its stored checksum prove it
 //! (`decide_unproven_cut_block`), and that must not cost acknowledged bytes in a plain kill.
 
+mod common;
+use common::unpack_fixture;
+
 use std::path::Path;
-use std::process::Command;
 
 use exaraid_store::Store;
 
@@ -15,17 +17,7 @@ const ACKNOWLEDGED_BYTE: u8 = 0x39;
 const FILE_BYTES: u64 = 40809;
 
 fn unpack(into: &Path) -> std::path::PathBuf {
-    let tgz = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/s22r_several_cut_writers_crash_image.tgz");
-    let st = Command::new("tar")
-        .arg("xzf")
-        .arg(&tgz)
-        .arg("-C")
-        .arg(into)
-        .status()
-        .expect("tar runs");
-    assert!(st.success(), "unpacking {}", tgz.display());
-    into.join("trial-25")
+    unpack_fixture(into, "s22r_several_cut_writers_crash_image.tgz").join("trial-25")
 }
 
 #[test]

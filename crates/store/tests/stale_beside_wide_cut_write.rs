@@ -25,7 +25,7 @@ mod powercut;
 use common::*;
 use exaraid_codes::CodeSpec;
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+use exaraid_store::{Store, StoreError};
 use powercut::*;
 
 /// Runs the scene at every power cut of the wide write where either every OSS keeps its
@@ -33,14 +33,7 @@ use powercut::*;
 /// The single-OSS masks are left out: fifteen OSSs make them many times slower, and the
 /// bound is about the count of in-flight blocks, not which OSS dropped them.
 fn wide_cut_write_beside_stale_cache(code: CodeSpec) -> usize {
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (top, dir, layout) = init_wcl_without_timeout(code);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let data_cols = stripe_bytes / UNIT;
     assert_eq!(data_cols, 12, "the scene: twelve data columns");

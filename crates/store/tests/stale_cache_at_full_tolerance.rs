@@ -24,7 +24,7 @@ use common::*;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+use exaraid_store::{Store, StoreError};
 
 /// The columns of cache stripe 0 that fail: data columns by index, parity by index.
 struct Failed {
@@ -39,14 +39,7 @@ fn stale_element_beside_tolerance_many_failed_columns(code: CodeSpec, failed: Fa
 /// The scene; `stale`: whether the stale OSS loses the second write (else no fault but the
 /// failed columns).
 fn cache_stripe_beside_tolerance_many_failed_columns(code: CodeSpec, failed: Failed, stale: bool) {
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (_top, dir, layout) = init_wcl_without_timeout(code);
     let g = layout.geometry().clone();
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let failed_osses: Vec<usize> = (failed.data.iter().map(|&d| g.data_pos[d].col))

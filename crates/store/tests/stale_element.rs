@@ -125,7 +125,7 @@ fn two_parity_codes() -> Vec<(&'static str, CodeSpec, usize)> {
 #[test]
 fn scrub_repair_reports_a_stale_data_element_and_changes_nothing() {
     for (what, code, oss) in two_parity_codes() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = scratch();
         let s = make_stale(tmp.path().join("store"), code, oss, "data", 0);
         assert_eq!(s.changed.len(), 1, "{what}: one data element written");
         let before = all_objects(&s.dir);
@@ -171,7 +171,7 @@ fn scrub_repair_reports_a_stale_data_element_and_changes_nothing() {
 fn scrub_repair_rewrites_a_stale_parity_element() {
     for (what, code, oss) in two_parity_codes() {
         for pick in 0..2 {
-            let tmp = tempfile::tempdir().unwrap();
+            let tmp = scratch();
             let s = make_stale(tmp.path().join("store"), code, oss, "parity", pick);
             let store = Store::open(&s.dir).unwrap();
             let report = store.scrub(true).unwrap();
@@ -189,7 +189,7 @@ fn scrub_repair_rewrites_a_stale_parity_element() {
 /// raid5 has one parity equation: it sees that the stripe disagrees, not which column.
 #[test]
 fn scrub_repair_on_raid5_reports_a_mismatch_it_cannot_locate_and_changes_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let s = make_stale(tmp.path().join("store"), CodeSpec::raid5(3), 4, "data", 0);
     let before = all_objects(&s.dir);
     let store = Store::open(&s.dir).unwrap();
@@ -221,7 +221,7 @@ fn a_degraded_read_through_a_stale_parity_checks_the_other_parity() {
     for (what, code, oss) in two_parity_codes() {
         let mut lost = 0;
         for pick in 0..2 {
-            let tmp = tempfile::tempdir().unwrap();
+            let tmp = scratch();
             let s = make_stale(tmp.path().join("store"), code, oss, "parity", pick);
             let mut store = Store::open(&s.dir).unwrap();
             let data_osses: Vec<usize> = zone_files(&store, "data").keys().copied().collect();
@@ -257,7 +257,7 @@ fn a_degraded_read_through_a_stale_parity_checks_the_other_parity() {
 #[test]
 fn a_third_parity_locates_the_stale_one_during_a_degraded_read() {
     for pick in 0..3 {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = scratch();
         let s = make_stale(
             tmp.path().join("store"),
             CodeSpec::rs(4, 3),
@@ -286,7 +286,7 @@ fn a_third_parity_locates_the_stale_one_during_a_degraded_read() {
 fn a_rebuild_through_a_stale_parity_stops_instead_of_writing_wrong_bytes() {
     let mut stopped = 0;
     for pick in 0..2 {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = scratch();
         let s = make_stale(
             tmp.path().join("store"),
             CodeSpec::raid6(4),

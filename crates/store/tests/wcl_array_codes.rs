@@ -88,8 +88,8 @@ fn restore(dir: &Path, saved: &Path) {
 #[test]
 fn cached_bytes_read_back_exactly_after_every_tolerated_failure_and_rebuild() {
     for code in codes() {
-        let dir = tempfile::tempdir().unwrap();
-        let saved = tempfile::tempdir().unwrap();
+        let dir = scratch();
+        let saved = scratch();
         let (store, model) = wcl_store_with_cached_writes(dir.path(), code);
         let osses = store.oss_count();
         let tolerance = store.code().geometry().fault_tolerance;
@@ -167,8 +167,8 @@ fn flip_every_cache_slot(store: &Store, oss: usize) -> usize {
 #[test]
 fn flipped_cache_bits_read_back_exactly_and_scrub_repairs_them_with_the_right_bytes() {
     for code in codes() {
-        let dir = tempfile::tempdir().unwrap();
-        let saved = tempfile::tempdir().unwrap();
+        let dir = scratch();
+        let saved = scratch();
         let (store, model) = wcl_store_with_cached_writes(dir.path(), code);
         let osses = store.oss_count();
         store.close().unwrap();
@@ -232,7 +232,7 @@ fn cache_slot_holding(dir: &Path, oss: usize, payload: &[u8]) -> Option<u64> {
 
 #[test]
 fn a_corrupt_cached_block_is_never_replaced_by_bytes_its_checksum_does_not_confirm() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let mut opts = InitOptions::with_oss_count(dir.path(), 4, CodeSpec::raid5(3));
     opts.element_bytes = UNIT;
     opts.write_path = WritePath::Wcl;
@@ -299,7 +299,7 @@ fn a_corrupt_cached_block_is_never_replaced_by_bytes_its_checksum_does_not_confi
 
 #[test]
 fn a_cached_element_of_a_failed_oss_is_not_rebuilt_from_a_running_parity_that_disagrees() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let mut opts = InitOptions::with_oss_count(dir.path(), 6, CodeSpec::raid6(4));
     opts.element_bytes = UNIT;
     opts.write_path = WritePath::Wcl;

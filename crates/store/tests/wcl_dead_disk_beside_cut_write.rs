@@ -131,7 +131,7 @@ fn write_acked(dir: &Path, model: &mut [u8], at: usize, bytes: &[u8]) {
 
 fn scene(code: CodeSpec, cut: Cut) -> Scene {
     let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("store");
     let (saved, after, older) = (
         tmp.path().join("saved"),

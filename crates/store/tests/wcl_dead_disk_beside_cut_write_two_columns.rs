@@ -76,7 +76,7 @@ struct Scene {
 fn scene() -> Scene {
     let code = CodeSpec::raid6(4);
     let cols = 6;
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path().join("store");
     let (saved, after) = (tmp.path().join("saved"), tmp.path().join("after"));
     let store = init(&dir, code, cols, WritePath::Wcl);

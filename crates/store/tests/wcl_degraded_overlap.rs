@@ -57,7 +57,7 @@ fn raid5_overlapping_cached_writes_read_back_with_each_oss_failed() {
     let code = CodeSpec::raid5(5);
     let sdb = 5 * UNIT;
     for failed in 0..6 {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let mut model = pattern(1, 3 * sdb);
         // The whole file put: its cache stripes destaged, their chunks free again for the
         // next cache stripes (stale bytes in them).
@@ -100,7 +100,7 @@ fn random_overlapping_cached_writes_read_back_with_one_oss_failed() {
             .geometry()
             .cols;
         for failed in 0..cols {
-            let dir = tempfile::tempdir().unwrap();
+            let dir = scratch();
             init(dir.path(), code, cols, WritePath::Wcl)
                 .close()
                 .unwrap();
@@ -130,7 +130,7 @@ fn write_completing_a_cache_stripe_over_cached_bytes_reads_back_with_each_oss_fa
     for (code, k) in [(CodeSpec::raid5(5), 5), (CodeSpec::raid6(4), 4)] {
         let sdb = k * UNIT;
         for failed in 0..6 {
-            let dir = tempfile::tempdir().unwrap();
+            let dir = scratch();
             let mut model = pattern(20, 3 * sdb);
             init(dir.path(), code, 6, WritePath::Wcl).close().unwrap();
             let mut store = open(dir.path());
@@ -166,7 +166,7 @@ fn read_queued_before_a_write_into_its_cache_stripe_reads_back_with_each_oss_fai
     let code = CodeSpec::raid5(5);
     let sdb = 5 * UNIT;
     for failed in 0..6 {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let mut model = pattern(30, 3 * sdb);
         init(dir.path(), code, 6, WritePath::Wcl).close().unwrap();
         let store = open(dir.path());

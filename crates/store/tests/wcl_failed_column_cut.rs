@@ -84,7 +84,7 @@ fn cached_bytes_on_a_failed_oss(dir: &Path, code: CodeSpec, oss: usize) -> (Vec<
 /// every acknowledged byte reads back, the cut write's bytes old or new. Returns whether the
 /// EIO hit the write (a write with fewer syncs than `at` succeeds).
 fn cut_by_one_sync_eio(code: CodeSpec, oss: usize, offset: usize, len: usize, at: usize) -> bool {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path();
     let (mut acked, failed) = cached_bytes_on_a_failed_oss(dir, code, oss);
     let hook = Arc::new(FailOneSync::default());

@@ -161,7 +161,7 @@ fn cached_bytes_on_x(dir: &Path, code: CodeSpec, oss_count: usize) -> Setup {
 /// `cut` says; reopened with X failed: every acknowledged byte reads back exact, the cut
 /// write's bytes old or new, nothing recorded lost.
 fn dies_under_a_wcl_write(code: CodeSpec, oss_count: usize, cut: Cut) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path();
     let s = cached_bytes_on_x(dir, code, oss_count);
     let mut land: BTreeSet<usize> = BTreeSet::new();
@@ -324,7 +324,7 @@ impl Hook for DiesThenCrash {
 /// `dies_under_a_wcl_write` with `DiesThenCrash`: the crash `land_after` writes after the
 /// death. Returns whether the write was cut (a crash after its last write acknowledges it).
 fn dies_then_crash(code: CodeSpec, oss_count: usize, land_after: usize) -> bool {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = scratch();
     let dir = tmp.path();
     let s = cached_bytes_on_x(dir, code, oss_count);
     let hook = Arc::new(DiesThenCrash {

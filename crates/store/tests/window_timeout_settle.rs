@@ -17,7 +17,7 @@ use exaraid_store::{InitOptions, Store, WritePath};
 
 #[test]
 fn a_timed_out_window_stays_closed_through_a_flush_and_the_opens_after() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let mut opts = InitOptions::with_oss_count(dir.path(), 4, CodeSpec::raid5(3));
     opts.element_bytes = UNIT;
     opts.write_path = WritePath::Delayed;
@@ -87,7 +87,7 @@ fn child_flush_after_a_timeout() {
 fn a_kill_anywhere_in_a_flush_keeps_a_timed_out_window_closed() {
     // Bounded: the open and the flush pass far fewer points than this.
     const KILL_POINTS_MAX: u64 = 200;
-    let template = tempfile::tempdir().unwrap();
+    let template = scratch();
     let mut opts = InitOptions::with_oss_count(template.path(), 4, CodeSpec::raid5(3));
     opts.element_bytes = UNIT;
     opts.write_path = WritePath::Delayed;
@@ -121,7 +121,7 @@ fn a_kill_anywhere_in_a_flush_keeps_a_timed_out_window_closed() {
         let mut n = 1;
         loop {
             assert!(n <= KILL_POINTS_MAX, "the flush passed {point} too often");
-            let scratch = tempfile::tempdir().unwrap();
+            let scratch = scratch();
             let dir = scratch.path().join("s");
             copy_tree(template.path(), &dir);
             let killed =
@@ -153,7 +153,7 @@ fn a_kill_anywhere_in_a_flush_keeps_a_timed_out_window_closed() {
 /// unprotected until its END), and both files read right.
 #[test]
 fn a_flush_keeps_an_open_window_open_beside_a_timed_out_one() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let mut opts = InitOptions::with_oss_count(dir.path(), 4, CodeSpec::raid5(3));
     opts.element_bytes = UNIT;
     opts.write_path = WritePath::Delayed;
@@ -218,7 +218,7 @@ fn a_flush_keeps_an_open_window_open_beside_a_timed_out_one() {
 #[test]
 fn a_power_cut_anywhere_in_a_flush_keeps_a_timed_out_window_closed() {
     const FILE_BYTES: usize = 30_000;
-    let top = tempfile::tempdir().unwrap();
+    let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();
     let mut opts = InitOptions::with_oss_count(&dir, 4, CodeSpec::raid5(3));

@@ -38,7 +38,7 @@ fn write_over_rot_in(
     offset: usize,
     len: usize,
 ) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let mut opts = InitOptions::with_oss_count(dir.path(), oss, code);
     opts.element_bytes = unit_bytes;
     opts.write_path = WritePath::Rmw;

@@ -49,7 +49,7 @@ fn assert_exact_and_clean(dir: &std::path::Path, store: Store, model: &[u8], wha
 /// block 0 (file byte 8092, never written when the file is shorter) rots; a write of 6000
 /// bytes at 0 (column 0 whole, column 1 bytes 0..1904) must succeed and heal the block.
 fn raid6_write_over_rot_beside_hole(first_len_bytes: usize) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let store = rmw_store(dir.path(), CodeSpec::raid6(4), 6);
     let first = pattern(1, first_len_bytes);
     store.write("f", 0, &first).unwrap();
@@ -83,7 +83,7 @@ fn raid6_write_over_a_rotten_written_block_beside_its_edge_succeeds_and_heals_it
 #[test]
 fn hdp_write_over_one_rotten_byte_never_keeps_it_under_a_valid_checksum_50_runs() {
     for run in 0..50 {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let store = rmw_store(dir.path(), CodeSpec::array(CodeKind::Hdp, 5), 5);
         let a = pattern(11, 15116);
         store.write("f", 5225, &a).unwrap();
@@ -118,7 +118,7 @@ fn hdp_write_over_one_rotten_byte_never_keeps_it_under_a_valid_checksum_50_runs(
 /// succeed and leave the file exact.
 #[test]
 fn rs_5_3_write_over_one_rotten_byte_beside_never_written_bytes_succeeds() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let store = rmw_store(dir.path(), CodeSpec::rs(5, 3), 8);
     let a = pattern(21, 12468);
     store.write("f", 32468, &a).unwrap();

@@ -21,20 +21,20 @@ pub const RAID6_WCL_4K: (u64, &[&str]) = (
     ],
 );
 
-/// WCL xcode p=5 (5 OSSs, 3 data rows and 2 parity rows a column) at a 16 KiB stripe unit.
-pub const XCODE_WCL_16K: (u64, &[&str]) = (
-    16384,
-    &[
-        "--oss",
-        "5",
-        "--code",
-        "xcode",
-        "--p",
-        "5",
-        "--write-path",
-        "wcl",
-    ],
-);
+/// `init` arguments of WCL xcode p=5 (5 OSSs, 3 data rows and 2 parity rows a column).
+pub const XCODE_WCL: &[&str] = &[
+    "--oss",
+    "5",
+    "--code",
+    "xcode",
+    "--p",
+    "5",
+    "--write-path",
+    "wcl",
+];
+
+/// WCL xcode p=5 at a 16 KiB stripe unit.
+pub const XCODE_WCL_16K: (u64, &[&str]) = (16384, XCODE_WCL);
 
 /// The store at `dir` (stripe unit `unit_bytes`, `init` arguments `init_args`) after
 /// `acked` acknowledged writes of torture seed `seed` and write `acked` killed at `kill_at`

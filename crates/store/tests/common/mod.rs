@@ -357,6 +357,48 @@ pub fn scratch() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
 
+/// A fresh WCL store at `<scratch>/store`, one OSS per column of `code`, 4 KiB unit, its
+/// window never timing out (a power-cut scene settles only when it says so). Returns the
+/// scratch (kept alive by the caller), the store's directory and its layout.
+pub fn init_wcl_without_timeout(
+    code: CodeSpec,
+) -> (tempfile::TempDir, std::path::PathBuf, exaraid_plan::Layout) {
+    init_wcl_without_timeout_with_element(code, UNIT)
+}
+
+/// `init_wcl_without_timeout` with `element_bytes` per element in place of 4 KiB.
+pub fn init_wcl_without_timeout_with_element(
+    code: CodeSpec,
+    element_bytes: usize,
+) -> (tempfile::TempDir, std::path::PathBuf, exaraid_plan::Layout) {
+    let top = scratch();
+    let dir = top.path().join("store");
+    std::fs::create_dir(&dir).unwrap();
+    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
+    opts.element_bytes = element_bytes;
+    opts.write_path = WritePath::Wcl;
+    opts.window_timeout_ms = 3_600_000;
+    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    (top, dir, layout)
+}
+
+/// Unpacks `tests/fixtures/<fixture>` (a .tgz of a kept crash or power-cut image) into
+/// `into`; returns `into`.
+pub fn unpack_fixture(into: &Path, fixture: &str) -> std::path::PathBuf {
+    let tgz = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(fixture);
+    let st = std::process::Command::new("tar")
+        .arg("xzf")
+        .arg(&tgz)
+        .arg("-C")
+        .arg(into)
+        .status()
+        .expect("tar runs");
+    assert!(st.success(), "unpacking {}", tgz.display());
+    into.to_path_buf()
+}
+
 /// Bytes of one slot of an object file on disk: the payload, then one crc32c per 4 KiB block
 /// (crash-image tests copy slots, or parts of them, between trees of one store).
 pub const SLOT_BYTES: usize = UNIT + UNIT / 4096 * 4;

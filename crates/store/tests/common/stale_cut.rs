@@ -8,7 +8,7 @@
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+use exaraid_store::{Store, StoreError};
 
 use crate::common::*;
 use crate::powercut::*;
@@ -134,14 +134,7 @@ pub fn power_cut_client_write_beside_stale_bytes_problems(
         stale.lost_write.end <= 2 * element && stale.lost_write.end > element,
         "the lost write is on data element 1 (and maybe 0)"
     );
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = element;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (top, dir, layout) = init_wcl_without_timeout_with_element(code, element);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let data_cols = stripe_bytes / element;
     assert!(data_cols >= 3, "the scene needs three data columns");
