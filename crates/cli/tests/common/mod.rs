@@ -115,11 +115,32 @@ pub fn killed_at_with(args: &[&str], stdin: &[u8], kill_at: &str, envs: &[&str])
     true
 }
 
+/// Whether /dev/shm is a tmpfs with room for the tests' stores. A container's default /dev/shm
+/// is 64 MiB, which a suite running several stores at once could fill (ENOSPC would read as a
+/// store failure), so below `SHM_FREE_BYTES_MIN` the tests use the disk instead: slower
+/// (every fsync real), never wrong. Asked once per test binary.
+fn shm_has_room() -> bool {
+    const SHM_FREE_BYTES_MIN: u64 = 1 << 30;
+    static ROOM: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ROOM.get_or_init(|| {
+        let out = std::process::Command::new("df")
+            .args(["-k", "--output=avail", "/dev/shm"])
+            .output();
+        let free_kib = out.ok().filter(|o| o.status.success()).and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .nth(1)
+                .and_then(|l| l.trim().parse::<u64>().ok())
+        });
+        free_kib.is_some_and(|kib| kib * 1024 >= SHM_FREE_BYTES_MIN)
+    })
+}
+
 /// A temporary directory on tmpfs when there is one (fast fsync: crash sweeps run many
 /// commands), else the default.
 pub fn fast_tempdir(prefix: &str) -> tempfile::TempDir {
     let shm = Path::new("/dev/shm");
-    if shm.is_dir() {
+    if shm.is_dir() && shm_has_room() {
         if let Ok(d) = tempfile::Builder::new().prefix(prefix).tempdir_in(shm) {
             return d;
         }
