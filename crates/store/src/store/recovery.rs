@@ -1595,6 +1595,7 @@ impl Store {
                             (&acked, &parity_live),
                             proof_held,
                             (&raw, &parity_raw),
+                            None,
                         ),
                         _ => None,
                     };
@@ -1852,7 +1853,42 @@ impl Store {
                                 || matches!(g.cell(*p), Cell::Parity(_))
                         }) && (erased.len() <= 1
                             || parities_in_flight_read <= 1);
-                        match (confirmed, &decoded) {
+                        // A rotten block no cut write reached, beside data and running
+                        // parity of different versions (a kill between the write's block
+                        // writes): each in-flight block's version is told by the write's
+                        // crcs, and at each offset of the block's acknowledged bytes the
+                        // decode of one version is taken where a column left over checks it
+                        // (`versions_decode_per_range`). Not by its stored checksum: the rot
+                        // may lie in the block's bytes no cache stripe parity covers (review
+                        // s31r R31-1: raid6 read such a block LOST, two faults within
+                        // tolerance).
+                        let by_versions = if confirmed.is_none() && !torn && !views_laid {
+                            let mut old_row = StripeBuf::zeroed(g.rows, g.cols, block);
+                            slice_stripe_into(&buf, start as usize..end as usize, &mut old_row);
+                            let held_for = proof_held.as_ref().unwrap_or(&held);
+                            (g.rows == 1)
+                                .then(|| {
+                                    self.confirm_by_versions(
+                                        (core, file, stripe),
+                                        c,
+                                        (i, pos),
+                                        &old_row,
+                                        (&acked, &parity_live),
+                                        held_for,
+                                        (&raw, &parity_raw),
+                                        Some(&all_acked),
+                                    )
+                                })
+                                .flatten()
+                                .map(|d| {
+                                    let mut kept = raw_block.to_vec();
+                                    copy(&mut kept, &d, &all_acked);
+                                    kept
+                                })
+                        } else {
+                            None
+                        };
+                        match (confirmed.or(by_versions), &decoded) {
                             (Some(confirmed), _) => Some(confirmed),
                             (None, None) if rot_unplaced || (!torn && !unsure.is_empty()) => None,
                             (None, None) => Some(bytes),
@@ -2108,6 +2144,7 @@ impl Store {
         (acked, parity_live): (&BTreeMap<Pos, Ranges>, &[Ranges]),
         held: &BTreeMap<Pos, Vec<Held>>,
         (raw, parity_raw): (&BTreeMap<Pos, Vec<u8>>, &BTreeMap<Pos, Vec<u8>>),
+        within: Option<&Ranges>,
     ) -> Option<Vec<u8>> {
         let g = self.layout.geometry();
         if !self.parity_proofs_use_write_crcs() || c.writers.len() != 1 {
@@ -2269,6 +2306,9 @@ impl Store {
                 Cell::Empty => {}
             }
         }
+        if let Some(want) = within {
+            return self.versions_decode_per_range(c, (i, pos), (&rows, &known), held, want);
+        }
         // Columns holding a block of the write in this row: the others (the dead one among
         // them, unless the write reached it) hold the same bytes in both versions.
         let moving: Vec<bool> = (0..g.cols)
@@ -2357,6 +2397,91 @@ impl Store {
             }
         }
         decided
+    }
+
+    /// `confirm_by_versions` for a rotten block `pos` no cut write reached (s31g, review
+    /// s31r R31-1): its bytes over `want` (element offsets inside block `i`), decided per
+    /// piece of `want` between the cut write's range boundaries. In a piece, a column the
+    /// write does not reach there and that reads verified holds the same bytes in both
+    /// versions (a one-row code is a code word per byte offset), so a data column the
+    /// write reached elsewhere in the block still counts there. A version's decode is taken
+    /// only with a column left over that agrees with it (fewer erased columns than the
+    /// code tolerates), and both versions, where both decode, must agree; else `None`.
+    fn versions_decode_per_range(
+        &self,
+        c: &CacheInFlight,
+        (i, pos): (usize, Pos),
+        (rows, known): (&[StripeBuf; 2], &[Vec<bool>; 2]),
+        held: &BTreeMap<Pos, Vec<Held>>,
+        want: &Ranges,
+    ) -> Option<Vec<u8>> {
+        let g = self.layout.geometry();
+        assert_eq!(g.rows, 1, "a per-offset decode needs a one-row code");
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        let none: Ranges = Vec::new();
+        let at = |col: usize| Pos { row: 0, col };
+        let verified = |col: usize| held.get(&at(col)).is_some_and(|h| h[i] == Held::Verified);
+        let inside = |x: u64| want.iter().any(|&(p, q)| p < x && x < q);
+        let mut cuts: Vec<u64> = Vec::new();
+        for &(a, z) in want {
+            assert!(
+                start <= a && a < z && z <= end,
+                "wanted bytes lie in block {i}"
+            );
+            cuts.extend([a, z]);
+        }
+        for r in c.ranges.values() {
+            cuts.extend(r.iter().flat_map(|&(a, z)| [a, z]).filter(|&x| inside(x)));
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut out = vec![0u8; block as usize];
+        for w in cuts.windows(2) {
+            let (a, z) = (w[0], w[1]);
+            if !want.iter().any(|&(p, q)| p <= a && z <= q) {
+                continue; // between two wanted ranges
+            }
+            let moving = |col: usize| overlaps(c.ranges.get(&at(col)).unwrap_or(&none), a, z);
+            assert!(!moving(pos.col), "no cut write reaches the rotten block");
+            let (x, y) = ((a - start) as usize, (z - start) as usize);
+            let mut decided: Option<Vec<u8>> = None;
+            for version in 0..2 {
+                let erased: Vec<usize> = (0..g.cols)
+                    .filter(|&col| {
+                        let same = col != pos.col && !moving(col) && verified(col);
+                        !(known[version][col] || same)
+                    })
+                    .collect();
+                assert!(
+                    erased.contains(&pos.col),
+                    "the rotten column is never known"
+                );
+                if erased.len() >= self.tolerance() {
+                    continue; // no column left over to check the decode
+                }
+                let Some(mut d) = self.decode_block(&rows[version], 0, &erased) else {
+                    continue;
+                };
+                if self.code.encode(&mut d).is_err() {
+                    return None;
+                }
+                let agrees = (0..g.cols)
+                    .filter(|col| !erased.contains(col))
+                    .all(|col| rows[version].element(at(col))[x..y] == d.element(at(col))[x..y]);
+                if !agrees {
+                    continue;
+                }
+                let bytes = d.element(pos)[x..y].to_vec();
+                match &decided {
+                    Some(other) if *other != bytes => return None, // two stripes fit
+                    Some(_) => {}
+                    None => decided = Some(bytes),
+                }
+            }
+            out[x..y].copy_from_slice(&decided?);
+        }
+        Some(out)
     }
 
     /// `confirm_by_versions`'s cross check: the unchecked decode `d` of one version (its
