@@ -62,14 +62,7 @@ fn power_cuts_of_a_write_over_a_cached_home_stripe(code: CodeSpec) -> (usize, us
     }
     let model = model;
     // `S30R_WRITE=AT+LEN` (a probe knob): another cut write in the same scene.
-    let write = match std::env::var("S30R_WRITE") {
-        Ok(w) => {
-            let (at, len) = w.split_once('+').unwrap();
-            let (at, len): (usize, usize) = (at.parse().unwrap(), len.parse().unwrap());
-            at..at + len
-        }
-        Err(_) => 2296..2296 + 3141,
-    };
+    let write = cut_write_of_env("S30R_WRITE");
     let new = bytes_of(1000, write.start as u64, write.len() as u64);
 
     cut.arm();

@@ -33,54 +33,14 @@
 mod common;
 use common::*;
 
-use exaraid_store::{Store, StoreError};
-
-/// Blocks of `f` read LOST (4 KiB offsets); a wrong byte fails at once.
-fn lost_blocks(store: &Store, acked: &[u8], flight: &[u8], mask: &[u8], what: &str) -> Vec<usize> {
-    let block_bytes = 4096;
-    let mut lost = Vec::new();
-    for at in (0..acked.len()).step_by(block_bytes) {
-        let len = block_bytes.min(acked.len() - at);
-        match store.read("f", at as u64, len as u64) {
-            Ok(got) => {
-                for (j, &x) in got.iter().enumerate() {
-                    let i = at + j;
-                    assert!(
-                        x == acked[i] || (mask[i] == 1 && x == flight[i]),
-                        "{what}: WRONG byte {i}: {x:#04x}, acknowledged {:#04x}",
-                        acked[i]
-                    );
-                }
-            }
-            Err(StoreError::DataLost(_)) => lost.push(at),
-            Err(e) => panic!("{what}: read at {at}: {e}"),
-        }
-    }
-    lost
-}
-
 #[test]
 fn a_power_cut_of_two_wcl_rdp_writers_loses_no_acknowledged_byte() {
     let tmp = tempfile::tempdir().unwrap();
     unpack_fixture(tmp.path(), "s30r_rdp_two_wcl_writers_power_cut_image.tgz");
     let image = tmp.path().join("image");
-    let acked = std::fs::read(image.join("s30r-acked.bin")).unwrap();
-    let flight = std::fs::read(image.join("s30r-flight.bin")).unwrap();
-    let mask = std::fs::read(image.join("s30r-flight-mask.bin")).unwrap();
-    assert!(acked.len() == flight.len() && acked.len() == mask.len());
+    let (acked, flight) = image_model(&image, "s30r");
     let store = open_own_dirs_unsynced(&image, &[]).expect("the open recovers the power cut");
-    let mut lost = lost_blocks(&store, &acked, &flight, &mask, "before the settle");
-    match store.flush() {
-        Ok(()) | Err(StoreError::DataLost(_)) => {}
-        Err(e) => panic!("flush: {e}"),
-    }
-    lost.extend(lost_blocks(
-        &store,
-        &acked,
-        &flight,
-        &mask,
-        "after the flush",
-    ));
+    let lost = lost_blocks_across_a_flush(&store, &acked, &flight, "before the settle");
     assert!(
         lost.is_empty(),
         "a power cut (one fault) lost acknowledged bytes: blocks at {lost:?}"

@@ -21,75 +21,17 @@
 mod common;
 use common::*;
 
-use std::path::Path;
-use std::process::Command;
-
-use exaraid_store::{Store, StoreError};
-
-fn unpack(into: &Path, fixture: &str) {
-    let tgz = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(fixture);
-    let st = Command::new("tar")
-        .arg("xzf")
-        .arg(&tgz)
-        .arg("-C")
-        .arg(into)
-        .status()
-        .expect("tar runs");
-    assert!(st.success(), "unpacking {}", tgz.display());
-}
-
-/// Blocks of `f` read LOST (4 KiB offsets); a wrong byte fails at once.
-fn lost_blocks(store: &Store, acked: &[u8], flight: &[u8], mask: &[u8], what: &str) -> Vec<usize> {
-    let block_bytes = 4096;
-    let mut lost = Vec::new();
-    for at in (0..acked.len()).step_by(block_bytes) {
-        let len = block_bytes.min(acked.len() - at);
-        match store.read("f", at as u64, len as u64) {
-            Ok(got) => {
-                assert_eq!(got.len(), len, "{what}: read at {at}");
-                for (j, &x) in got.iter().enumerate() {
-                    let i = at + j;
-                    assert!(
-                        x == acked[i] || (mask[i] == 1 && x == flight[i]),
-                        "{what}: WRONG byte {i}: {x:#04x}, acknowledged {:#04x}",
-                        acked[i]
-                    );
-                }
-            }
-            Err(StoreError::DataLost(_)) => lost.push(at),
-            Err(e) => panic!("{what}: read at {at}: {e}"),
-        }
-    }
-    lost
-}
-
 fn the_image_loses_no_acknowledged_byte(fixture: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    unpack(tmp.path(), fixture);
+    unpack_fixture(tmp.path(), fixture);
     let image = tmp.path().join("image");
-    let acked = std::fs::read(image.join("s31a-acked.bin")).unwrap();
-    let flight = std::fs::read(image.join("s31a-flight.bin")).unwrap();
-    let mask = std::fs::read(image.join("s31a-flight-mask.bin")).unwrap();
-    assert!(acked.len() == flight.len() && acked.len() == mask.len());
+    let (acked, flight) = image_model(&image, "s31a");
     assert!(
-        mask.contains(&1),
+        flight.iter().any(Option::is_some),
         "the image is of a cut write that did not return"
     );
     let store = open_own_dirs_unsynced(&image, &[]).expect("the open recovers the power cut");
-    let mut lost = lost_blocks(&store, &acked, &flight, &mask, "before the flush");
-    match store.flush() {
-        Ok(()) | Err(StoreError::DataLost(_)) => {}
-        Err(e) => panic!("flush: {e}"),
-    }
-    lost.extend(lost_blocks(
-        &store,
-        &acked,
-        &flight,
-        &mask,
-        "after the flush",
-    ));
+    let lost = lost_blocks_across_a_flush(&store, &acked, &flight, "before the flush");
     assert!(
         lost.is_empty(),
         "{fixture}: a power cut (one fault) lost acknowledged bytes: blocks at {lost:?}"

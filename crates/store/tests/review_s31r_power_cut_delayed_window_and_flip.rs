@@ -31,7 +31,7 @@ mod powercut;
 use powercut::*;
 
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::{InitOptions, Store, StoreError, WritePath};
+use exaraid_store::{StoreError, WritePath};
 
 /// Writes per thread while armed (each one a few images: a bound on the sweep's cost).
 const WRITES_PER_THREAD: usize = 6;
@@ -75,16 +75,6 @@ fn path_of_env() -> WritePath {
 /// `S31R_THREADS=1` runs one writer (a control: the same writes without a second thread).
 fn threads() -> usize {
     std::env::var("S31R_THREADS").map_or(THREADS, |s| s.parse().unwrap())
-}
-
-/// One write of a thread: its range, its bytes, and the images taken before it was
-/// issued and before it returned (a power cut at image `i >= acked_at` finds it
-/// acknowledged; one at `issued_at <= i < acked_at` finds it in flight).
-struct Issued {
-    at: usize,
-    bytes: Vec<u8>,
-    issued_at: usize,
-    acked_at: usize,
 }
 
 #[derive(Default)]
@@ -150,70 +140,8 @@ fn flip_one_cache_bit(laid: &std::path::Path, seed: u64) -> Option<String> {
     ))
 }
 
-/// Per byte of `f`: the acknowledged value at power cut `image` and, where a write was in
-/// flight then, the value it would leave.
-fn model_at(base: &[u8], writes: &[Vec<Issued>], image: usize) -> (Vec<u8>, Vec<Option<u8>>) {
-    let mut acked = base.to_vec();
-    let mut flight = vec![None; base.len()];
-    for thread in writes {
-        for w in thread {
-            if w.acked_at <= image {
-                acked[w.at..w.at + w.bytes.len()].copy_from_slice(&w.bytes);
-            } else if w.issued_at <= image {
-                for (j, &b) in w.bytes.iter().enumerate() {
-                    flight[w.at + j] = Some(b);
-                }
-            }
-        }
-    }
-    (acked, flight)
-}
-
-/// Reads `f` block by block: `Err(first wrong byte)`, or the blocks read LOST (offsets)
-/// and the first loss's message.
-fn check_reads(
-    store: &Store,
-    acked: &[u8],
-    flight: &[Option<u8>],
-) -> Result<(Vec<usize>, String), String> {
-    let block_bytes = 4096;
-    let mut lost = Vec::new();
-    let mut message = String::new();
-    for at in (0..acked.len()).step_by(block_bytes) {
-        let len = block_bytes.min(acked.len() - at);
-        match store.read("f", at as u64, len as u64) {
-            Ok(got) => {
-                for (j, &x) in got.iter().enumerate() {
-                    let i = at + j;
-                    if x != acked[i] && Some(x) != flight[i] {
-                        return Err(format!(
-                            "WRONG byte {i}: {x:#04x}, acknowledged {:#04x}, in flight {:?}",
-                            acked[i], flight[i]
-                        ));
-                    }
-                }
-            }
-            Err(StoreError::DataLost(m)) => {
-                if lost.is_empty() {
-                    message = m;
-                }
-                lost.push(at);
-            }
-            Err(e) => return Err(format!("read at {at}: {e}")),
-        }
-    }
-    Ok((lost, message))
-}
-
 fn power_cut_writers_of_one_home_stripe(code: CodeSpec, seed: u64) -> Counts {
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = path_of_env();
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (top, dir, layout) = init_without_timeout_on(code, UNIT, path_of_env());
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     assert!(stripe_bytes >= 4 * UNIT, "two columns per thread");
 
@@ -232,7 +160,7 @@ fn power_cut_writers_of_one_home_stripe(code: CodeSpec, seed: u64) -> Counts {
     let base = base;
 
     cut.arm();
-    let delayed = opts.write_path == WritePath::Delayed;
+    let delayed = path_of_env() == WritePath::Delayed;
     let mut writes: Vec<Vec<Issued>> = (0..threads()).map(|_| Vec::new()).collect();
     for round in 0..rounds() {
         let window = delayed.then(|| store.delayed_window("f").unwrap());
@@ -428,14 +356,7 @@ fn probe_power_cut_delayed_windows_code_of_env() {
 /// a code that tolerates one failure: a loss is a finding only where the code tolerates
 /// two; WRONG BYTES is a finding everywhere.
 fn power_cut_during_rebuild(code: CodeSpec, seed: u64, dead: usize) -> Counts {
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = path_of_env();
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (top, dir, layout) = init_without_timeout_on(code, UNIT, path_of_env());
     let stripe_bytes = layout.stripe_data_bytes() as usize;
 
     let cut = PowerCut::new(&dir);
@@ -593,14 +514,7 @@ fn kill_cuts_beside_column_3_rot(
     code: CodeSpec,
     write: std::ops::Range<usize>,
 ) -> (usize, usize, String) {
-    let top = scratch();
-    let dir = top.path().join("store");
-    std::fs::create_dir(&dir).unwrap();
-    let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
-    opts.element_bytes = UNIT;
-    opts.write_path = WritePath::Wcl;
-    opts.window_timeout_ms = 3_600_000;
-    let layout = Store::init(&dir, &opts).unwrap().layout().clone();
+    let (top, dir, layout) = init_wcl_without_timeout(code);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let cut = PowerCut::new(&dir);
     let store = open_power_cut(&dir, &cut).unwrap();
@@ -673,10 +587,12 @@ fn kill_cuts_beside_column_3_rot(
 #[test]
 #[ignore = "probe: S31R_CODE=raid6:4 S31R_WRITE=2296+3141"]
 fn probe_kill_cuts_beside_column_3_rot() {
-    let write = std::env::var("S31R_WRITE").unwrap_or_else(|_| "2296+3141".into());
-    let (at, len) = write.split_once('+').unwrap();
-    let (at, len): (usize, usize) = (at.parse().unwrap(), len.parse().unwrap());
-    let (kills, losing, first) = kill_cuts_beside_column_3_rot(code_of_env(), at..at + len);
-    eprintln!("write {write}: {kills} kill-like cuts, {losing} read LOST; first: {first}");
+    let write = cut_write_of_env("S31R_WRITE");
+    let (kills, losing, first) = kill_cuts_beside_column_3_rot(code_of_env(), write.clone());
+    eprintln!(
+        "write {}+{}: {kills} kill-like cuts, {losing} read LOST; first: {first}",
+        write.start,
+        write.len()
+    );
     assert!(kills > 0);
 }

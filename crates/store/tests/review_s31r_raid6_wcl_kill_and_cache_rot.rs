@@ -29,60 +29,13 @@
 mod common;
 use common::*;
 
-use std::path::Path;
-use std::process::Command;
-
-use exaraid_store::{Store, StoreError};
-
 const ROT_FILE: &str = "oss-3/objects/18446744073709551615.cache";
 const ROT_BYTE: usize = 7791;
 const ROT_BIT: u32 = 7;
 
-fn unpack(into: &Path) -> std::path::PathBuf {
-    let tgz = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/s31r_raid6_wcl_kill_cache_rot_image.tgz");
-    let st = Command::new("tar")
-        .arg("xzf")
-        .arg(&tgz)
-        .arg("-C")
-        .arg(into)
-        .status()
-        .expect("tar runs");
-    assert!(st.success(), "unpacking {}", tgz.display());
-    into.join("image")
-}
-
-/// Blocks of `f` read LOST (4 KiB offsets); a wrong byte fails at once.
-fn lost_blocks(store: &Store, image: &Path, what: &str) -> Vec<usize> {
-    let acked = std::fs::read(image.join("s30r-acked.bin")).unwrap();
-    let flight = std::fs::read(image.join("s30r-flight.bin")).unwrap();
-    let mask = std::fs::read(image.join("s30r-flight-mask.bin")).unwrap();
-    assert!(acked.len() == flight.len() && acked.len() == mask.len());
-    let block_bytes = 4096;
-    let mut lost = Vec::new();
-    for at in (0..acked.len()).step_by(block_bytes) {
-        let len = block_bytes.min(acked.len() - at);
-        match store.read("f", at as u64, len as u64) {
-            Ok(got) => {
-                for (j, &x) in got.iter().enumerate() {
-                    let i = at + j;
-                    assert!(
-                        x == acked[i] || (mask[i] == 1 && x == flight[i]),
-                        "{what}: WRONG byte {i}: {x:#04x}, acknowledged {:#04x}",
-                        acked[i]
-                    );
-                }
-            }
-            Err(StoreError::DataLost(_)) => lost.push(at),
-            Err(e) => panic!("{what}: read at {at}: {e}"),
-        }
-    }
-    lost
-}
-
 fn open_and_read_all(flip: bool) -> Vec<usize> {
     let tmp = tempfile::tempdir().unwrap();
-    let image = unpack(tmp.path());
+    let image = unpack_fixture(tmp.path(), "s31r_raid6_wcl_kill_cache_rot_image.tgz").join("image");
     if flip {
         let f = image.join(ROT_FILE);
         let mut b = std::fs::read(&f).unwrap();
@@ -90,14 +43,9 @@ fn open_and_read_all(flip: bool) -> Vec<usize> {
         b[ROT_BYTE] ^= 1 << ROT_BIT;
         std::fs::write(&f, &b).unwrap();
     }
+    let (acked, flight) = image_model(&image, "s30r");
     let store = open_own_dirs_unsynced(&image, &[]).expect("the open recovers the crash");
-    let mut lost = lost_blocks(&store, &image, "before the settle");
-    match store.flush() {
-        Ok(()) | Err(StoreError::DataLost(_)) => {}
-        Err(e) => panic!("flush: {e}"),
-    }
-    lost.extend(lost_blocks(&store, &image, "after the flush"));
-    lost
+    lost_blocks_across_a_flush(&store, &acked, &flight, "before the settle")
 }
 
 #[test]

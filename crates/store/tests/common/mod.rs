@@ -6,7 +6,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use exaraid_codes::{Cell, CodeKind, CodeSpec, Pos};
-use exaraid_store::{InitOptions, Store, WritePath};
+use exaraid_store::{InitOptions, Store, StoreError, WritePath};
 
 /// Small stripe unit so tests touch many stripes with few bytes.
 pub const UNIT: usize = 4096;
@@ -392,12 +392,21 @@ pub fn init_wcl_without_timeout_with_element(
     code: CodeSpec,
     element_bytes: usize,
 ) -> (tempfile::TempDir, std::path::PathBuf, exaraid_plan::Layout) {
+    init_without_timeout_on(code, element_bytes, WritePath::Wcl)
+}
+
+/// `init_wcl_without_timeout` with `element_bytes` per element, on the write path `path`.
+pub fn init_without_timeout_on(
+    code: CodeSpec,
+    element_bytes: usize,
+    path: WritePath,
+) -> (tempfile::TempDir, std::path::PathBuf, exaraid_plan::Layout) {
     let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();
     let mut opts = InitOptions::with_oss_count(&dir, columns(code), code);
     opts.element_bytes = element_bytes;
-    opts.write_path = WritePath::Wcl;
+    opts.write_path = path;
     opts.window_timeout_ms = 3_600_000;
     let layout = Store::init(&dir, &opts).unwrap().layout().clone();
     (top, dir, layout)
@@ -418,6 +427,97 @@ pub fn unpack_fixture(into: &Path, fixture: &str) -> std::path::PathBuf {
         .expect("tar runs");
     assert!(st.success(), "unpacking {}", tgz.display());
     into.to_path_buf()
+}
+
+/// Reads `f` block by block (4 KiB): `Err(the first wrong byte)` (one neither as
+/// acknowledged, `acked`, nor as a write in flight would leave it, `flight`), or the blocks
+/// read LOST (offsets) and the first loss's message.
+pub fn check_reads(
+    store: &Store,
+    acked: &[u8],
+    flight: &[Option<u8>],
+) -> Result<(Vec<usize>, String), String> {
+    let block_bytes = 4096;
+    let mut lost = Vec::new();
+    let mut message = String::new();
+    for at in (0..acked.len()).step_by(block_bytes) {
+        let len = block_bytes.min(acked.len() - at);
+        match store.read("f", at as u64, len as u64) {
+            Ok(got) => {
+                if got.len() != len {
+                    return Err(format!("read at {at}: {} bytes of {len}", got.len()));
+                }
+                for (j, &x) in got.iter().enumerate() {
+                    let i = at + j;
+                    if x != acked[i] && Some(x) != flight[i] {
+                        return Err(format!(
+                            "WRONG byte {i}: {x:#04x}, acknowledged {:#04x}, in flight {:?}",
+                            acked[i], flight[i]
+                        ));
+                    }
+                }
+            }
+            Err(StoreError::DataLost(m)) => {
+                if lost.is_empty() {
+                    message = m;
+                }
+                lost.push(at);
+            }
+            Err(e) => return Err(format!("read at {at}: {e}")),
+        }
+    }
+    Ok((lost, message))
+}
+
+/// What a kept power-cut image knows of `f` at the cut, from its files `<prefix>-acked.bin`
+/// (every byte as acknowledged), `<prefix>-flight.bin` and `<prefix>-flight-mask.bin` (the
+/// byte a write in flight would leave, where the mask is 1): `(acked, flight)`.
+pub fn image_model(image: &Path, prefix: &str) -> (Vec<u8>, Vec<Option<u8>>) {
+    let acked = std::fs::read(image.join(format!("{prefix}-acked.bin"))).unwrap();
+    let flight = std::fs::read(image.join(format!("{prefix}-flight.bin"))).unwrap();
+    let mask = std::fs::read(image.join(format!("{prefix}-flight-mask.bin"))).unwrap();
+    assert!(acked.len() == flight.len() && acked.len() == mask.len());
+    let flight = flight
+        .iter()
+        .zip(&mask)
+        .map(|(&b, &m)| (m == 1).then_some(b))
+        .collect();
+    (acked, flight)
+}
+
+/// Blocks of `f` read LOST (4 KiB offsets) before a `flush` (told as `before`) and after it
+/// (a flush may itself report a loss); a wrong byte fails at once.
+pub fn lost_blocks_across_a_flush(
+    store: &Store,
+    acked: &[u8],
+    flight: &[Option<u8>],
+    before: &str,
+) -> Vec<usize> {
+    let lost_blocks = |what: &str| {
+        check_reads(store, acked, flight)
+            .unwrap_or_else(|e| panic!("{what}: {e}"))
+            .0
+    };
+    let mut lost = lost_blocks(before);
+    match store.flush() {
+        Ok(()) | Err(StoreError::DataLost(_)) => {}
+        Err(e) => panic!("flush: {e}"),
+    }
+    lost.extend(lost_blocks("after the flush"));
+    lost
+}
+
+/// The cut write a power-cut scene's knob `var` names as `AT+LEN` (file bytes), else R30-1's
+/// write of 2296+3141.
+pub fn cut_write_of_env(var: &str) -> std::ops::Range<usize> {
+    match std::env::var(var) {
+        Ok(w) => {
+            let (at, len) = w.split_once('+').unwrap();
+            let (at, len): (usize, usize) = (at.parse().unwrap(), len.parse().unwrap());
+            at..at + len
+        }
+        Err(_) => 2296..2296 + 3141,
+    }
 }
 
 /// Bytes of one slot of an object file on disk: the payload, then one crc32c per 4 KiB block

@@ -497,3 +497,32 @@ pub fn open_power_cut(dir: &Path, cut: &Arc<PowerCut>) -> Result<Store, StoreErr
 pub fn open_laid(dir: &Path, failed: &[usize]) -> Result<Store, StoreError> {
     open_own_dirs_unsynced(dir, failed)
 }
+
+/// One write of a thread: its range, its bytes, and the images taken before it was
+/// issued and before it returned (a power cut at image `i >= acked_at` finds it
+/// acknowledged; one at `issued_at <= i < acked_at` finds it in flight).
+pub struct Issued {
+    pub at: usize,
+    pub bytes: Vec<u8>,
+    pub issued_at: usize,
+    pub acked_at: usize,
+}
+
+/// Per byte of `f`: the acknowledged value at power cut `image` and, where a write was in
+/// flight then, the value it would leave.
+pub fn model_at(base: &[u8], writes: &[Vec<Issued>], image: usize) -> (Vec<u8>, Vec<Option<u8>>) {
+    let mut acked = base.to_vec();
+    let mut flight = vec![None; base.len()];
+    for thread in writes {
+        for w in thread {
+            if w.acked_at <= image {
+                acked[w.at..w.at + w.bytes.len()].copy_from_slice(&w.bytes);
+            } else if w.issued_at <= image {
+                for (j, &b) in w.bytes.iter().enumerate() {
+                    flight[w.at + j] = Some(b);
+                }
+            }
+        }
+    }
+    (acked, flight)
+}
