@@ -117,6 +117,19 @@ struct Version {
     known_parts: BTreeMap<Pos, Ranges>,
 }
 
+impl Version {
+    /// Whether position `p` is known at byte `x` of the block row (offset from `start_bytes`):
+    /// known whole, or inside one of its `known_parts`.
+    fn known_at(&self, p: &Pos, x: usize) -> bool {
+        let start = self.start_bytes;
+        self.known[p]
+            || (self.known_parts.get(p)).is_some_and(|r| {
+                r.iter()
+                    .any(|&(a, z)| (a - start) as usize <= x && x < (z - start) as usize)
+            })
+    }
+}
+
 /// The cut write's journaled crcs a power cut left on record (see `cut_row_crcs`).
 struct RowCrcs<'c> {
     data: Option<&'c crate::state::WriteCrcs>,
@@ -1530,15 +1543,7 @@ impl Store {
         let ends: Vec<usize> = ends.into_iter().collect();
         let parts_count: usize = ver.known_parts.values().map(|r| r.len()).sum();
         assert!(ends.len() <= 2 * parts_count + 2);
-        let known_at = |p: &Pos, x: usize| {
-            ver.known[p]
-                || (ver.known_parts.get(p)).is_some_and(|r| {
-                    r.iter().any(|&part| {
-                        let (a, z) = rel(part);
-                        a <= x && x < z
-                    })
-                })
-        };
+        let known_at = |p: &Pos, x: usize| ver.known_at(p, x);
         let mut d = ver.row.clone();
         let (mut agrees, mut checked) = (true, false);
         let mut told_checked: BTreeSet<usize> = BTreeSet::new();
@@ -1675,15 +1680,7 @@ impl Store {
         // version whose decode there agrees.
         let mut proven = vec![false; segments_count];
         for ver in versions {
-            let known_at = |p: &Pos, x: usize| {
-                ver.known[p]
-                    || (ver.known_parts.get(p)).is_some_and(|r| {
-                        r.iter().any(|&part| {
-                            let (a, z) = rel(part);
-                            a <= x && x < z
-                        })
-                    })
-            };
+            let known_at = |p: &Pos, x: usize| ver.known_at(p, x);
             let mut d = ver.row.clone();
             // Per segment: `None` not decodable (more erasures than the code tolerates),
             // else whether the decode is checked by the known bytes alone.
