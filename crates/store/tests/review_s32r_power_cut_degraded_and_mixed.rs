@@ -1,0 +1,467 @@
+//! Review s32r: POWER CUTS while ONE OSS is already failed (degraded WCL writes, degraded
+//! delayed windows and END, a degraded `flush`), and two writer threads on disjoint ranges of
+//! one file MIXING a delayed window (thread 0: START, its writes, END, per round) with
+//! writes outside it (thread 1), all under the power-cut emulation (`common/powercut.rs`).
+//! Copied from s31r's probe (`review_s31r_power_cut_delayed_window_and_flip.rs`, not
+//! edited) and changed.
+//!
+//! Scene: a put of two stripes, two acknowledged writes (home stripe 0 cached), then
+//! (`S32R_DEAD=I`) `fail_oss(I)`; arm; `S32R_ROUNDS` rounds of one or two writer threads of
+//! `S32R_WRITES` writes each on disjoint ranges of home stripe 0 (thread t: bytes
+//! t*8192..(t+1)*8192; on the delayed path inside a window, or with `S32R_MIX=1` thread 0
+//! inside a window and thread 1 without); `S32R_FLUSH=1` then a `flush` (the degraded
+//! destage) before the last image. At every cut (image, journal cut, OSS drop mask) lay the
+//! disk, with `S32R_GONE=1` empty the dead OSS's directory (the disk is gone, not merely
+//! failed on record), open with the dead OSS down, read every 4 KiB block (each byte as
+//! acknowledged at the cut, or as the one write in flight on its thread wrote it), `flush`,
+//! read again; `S32R_REBUILD=1` then `rebuild` the dead OSS in place and read again.
+//!
+//! One failed OSS and a power cut (no bit rot): on a code that tolerates two failures a
+//! LOSS is a finding; on raid5 (one) it is reported apart. WRONG BYTES is a finding
+//! everywhere.
+//!
+//! Knobs: `S32R_CODE` (`raid5:4`, `raid6:4`, `rs:4:2`, `hcode:5`, ...), `S32R_PATH` (`wcl`,
+//! the default, `delayed`, `rmw`), `S32R_THREADS`, `S32R_WRITES`, `S32R_ROUNDS`,
+//! `S32R_SEEDS`, `S32R_DEAD`, `S32R_GONE`, `S32R_MIX`, `S32R_FLUSH`, `S32R_REBUILD`,
+//! `S32R_KEEP=DIR` (lay the first losing or wrong cut there), `S32R_ALL=1`.
+
+mod common;
+use common::*;
+#[path = "common/powercut.rs"]
+mod powercut;
+use powercut::*;
+
+use exaraid_codes::{CodeKind, CodeSpec};
+use exaraid_store::{StoreError, WritePath};
+
+/// Writes per thread per round while armed (each a few images: a bound on the sweep's cost).
+const WRITES_PER_THREAD: usize = 4;
+const THREADS: usize = 2;
+
+fn env_usize(var: &str, default: usize) -> usize {
+    std::env::var(var).map_or(default, |s| s.parse().unwrap())
+}
+
+fn env_on(var: &str) -> bool {
+    std::env::var(var).is_ok_and(|v| v == "1")
+}
+
+fn code_of_env() -> CodeSpec {
+    let spec = std::env::var("S32R_CODE").unwrap_or_else(|_| "raid6:4".into());
+    let w: Vec<&str> = spec.split(':').collect();
+    let n = |i: usize| w[i].parse::<usize>().unwrap();
+    match w[0] {
+        "raid5" => CodeSpec::raid5(n(1)),
+        "raid6" => CodeSpec::raid6(n(1)),
+        "rs" => CodeSpec::rs(n(1), n(2)),
+        "evenodd" => CodeSpec::array(CodeKind::Evenodd, n(1)),
+        "rdp" => CodeSpec::array(CodeKind::Rdp, n(1)),
+        "xcode" => CodeSpec::array(CodeKind::Xcode, n(1)),
+        "dcode" => CodeSpec::array(CodeKind::Dcode, n(1)),
+        "hcode" => CodeSpec::array(CodeKind::Hcode, n(1)),
+        "hdp" => CodeSpec::array(CodeKind::Hdp, n(1)),
+        other => panic!("S32R_CODE {other}"),
+    }
+}
+
+fn path_of_env() -> WritePath {
+    match std::env::var("S32R_PATH").as_deref() {
+        Err(_) | Ok("wcl") => WritePath::Wcl,
+        Ok("delayed") => WritePath::Delayed,
+        Ok("rmw") => WritePath::Rmw,
+        Ok(other) => panic!("S32R_PATH {other}"),
+    }
+}
+
+fn dead_of_env() -> Option<usize> {
+    std::env::var("S32R_DEAD").ok().map(|s| s.parse().unwrap())
+}
+
+fn seeds() -> Vec<u64> {
+    match std::env::var("S32R_SEEDS") {
+        Ok(s) => s.split(',').map(|x| x.parse().unwrap()).collect(),
+        Err(_) => vec![1],
+    }
+}
+
+#[derive(Default, Debug)]
+pub struct Counts {
+    pub points: usize,
+    pub wrong_before_settle: usize,
+    pub wrong_after_settle: usize,
+    pub wrong_after_rebuild: usize,
+    pub lost: usize,
+    /// Losing cuts that drop no OSS's writes and keep the image's whole journal: what a
+    /// kill -9 at that instant leaves (a crash alone beside the failed OSS).
+    pub lost_kill_like: usize,
+    pub lost_after_rebuild: usize,
+    pub rebuild_failed: usize,
+    pub first_wrong: Option<String>,
+    pub first_lost: Option<String>,
+}
+
+fn journal_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::metadata(dir.join("journal")).unwrap().len()
+}
+
+pub fn power_cut_degraded_writers(code: CodeSpec, seed: u64) -> Counts {
+    let path = path_of_env();
+    let (top, dir, layout) = init_without_timeout_on(code, UNIT, path);
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
+    assert!(stripe_bytes >= 4 * UNIT, "two columns per thread");
+    let dead = dead_of_env();
+    let mix = env_on("S32R_MIX");
+    assert!(
+        !mix || path == WritePath::Delayed,
+        "S32R_MIX needs S32R_PATH=delayed"
+    );
+
+    let cut = PowerCut::new(&dir);
+    let store = open_power_cut(&dir, &cut).unwrap();
+    let mut base = pattern(seed, 2 * stripe_bytes);
+    store.put("f", &base).unwrap();
+    for t in 0..THREADS {
+        let at = t * 2 * UNIT + 100;
+        let b = pattern(seed + 10 + t as u64, UNIT);
+        store.write("f", at as u64, &b).unwrap();
+        base[at..at + UNIT].copy_from_slice(&b);
+    }
+    if let Some(d) = dead {
+        store.fail_oss(d).unwrap();
+    }
+    let base = base;
+    let threads = env_usize("S32R_THREADS", THREADS);
+    let rounds = env_usize("S32R_ROUNDS", 2);
+    let writes_per_thread = env_usize("S32R_WRITES", WRITES_PER_THREAD);
+
+    cut.arm();
+    let mut writes: Vec<Vec<Issued>> = (0..threads).map(|_| Vec::new()).collect();
+    for round in 0..rounds {
+        let whole_window =
+            (path == WritePath::Delayed && !mix).then(|| store.delayed_window("f").unwrap());
+        let done: Vec<Vec<Issued>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let store = &store;
+                    let cut = &cut;
+                    s.spawn(move || {
+                        // Thread 0's own window when mixing: thread 1's writes land inside
+                        // or outside it, as the threads' timing falls.
+                        let window = (mix && t == 0).then(|| store.delayed_window("f").unwrap());
+                        let mut rng = Rng(seed.wrapping_mul(31) + (round * 7 + t) as u64 + 1);
+                        let region = t * 2 * UNIT..(t + 1) * 2 * UNIT;
+                        let mut done = Vec::new();
+                        for n in 0..writes_per_thread {
+                            let len = 1 + (rng.next() as usize % (region.len() - 1));
+                            let at = region.start + rng.next() as usize % (region.len() - len + 1);
+                            let id = (t as u64 + 1) * 1000 + (round * 100 + n) as u64;
+                            let bytes = bytes_of(id, at as u64, len as u64);
+                            let issued_at = cut.images().len();
+                            store.write("f", at as u64, &bytes).unwrap();
+                            let acked_at = cut.images().len();
+                            done.push(Issued {
+                                at,
+                                bytes,
+                                issued_at,
+                                acked_at,
+                            });
+                        }
+                        if let Some(w) = window {
+                            w.end().unwrap();
+                        }
+                        done
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (t, d) in done.into_iter().enumerate() {
+            writes[t].extend(d);
+        }
+        if let Some(w) = whole_window {
+            w.end().unwrap();
+        }
+    }
+    if env_on("S32R_FLUSH") {
+        // The settle ends in a checkpoint (not modelled): the images before it cover its
+        // block writes; a power cut after it is the last image's disk settled.
+        store.flush().unwrap();
+        cut.disarm();
+    } else {
+        cut.last_image();
+    }
+    drop(store);
+
+    let images = cut.images();
+    let mut counts = Counts::default();
+    let laid = top.path().join("try");
+    let failed: Vec<usize> = dead.into_iter().collect();
+    for_each_power_cut(&images, |point| {
+        counts.points += 1;
+        let what = format!(
+            "{:?} {path:?} dead {dead:?} seed {seed}: {}",
+            code.kind,
+            point.what()
+        );
+        let (acked, flight) = model_at(&base, &writes, point.image_index);
+        point.lay(&laid);
+        if let (Some(d), true) = (dead, env_on("S32R_GONE")) {
+            lose_disk(&laid, d);
+        }
+        let mut store = open_laid(&laid, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        let kill_like = !point.dropped.iter().any(|&d| d)
+            && point.journal_cut_bytes == journal_bytes(&point.image.dir);
+        let note_lost = |counts: &mut Counts, lost: &[usize], message: &str, when: &str| {
+            counts.first_lost.get_or_insert(format!(
+                "{what}: {when}: blocks at {lost:?} LOST: {message}"
+            ));
+            if env_on("S32R_ALL") {
+                eprintln!("LOSING {what}: {when}: blocks at {lost:?}: {message}");
+            }
+        };
+        let mut lost_here = false;
+        match check_reads(&store, &acked, &flight) {
+            Err(e) => {
+                counts.wrong_before_settle += 1;
+                counts
+                    .first_wrong
+                    .get_or_insert(format!("{what}: before the settle: {e}"));
+            }
+            Ok((lost, message)) if !lost.is_empty() => {
+                lost_here = true;
+                note_lost(&mut counts, &lost, &message, "before the settle");
+            }
+            Ok(_) => {}
+        }
+        match store.flush() {
+            Ok(()) | Err(StoreError::DataLost(_)) => {}
+            Err(e) => panic!("{what}: flush: {e}"),
+        }
+        match check_reads(&store, &acked, &flight) {
+            Err(e) => {
+                counts.wrong_after_settle += 1;
+                counts
+                    .first_wrong
+                    .get_or_insert(format!("{what}: after the settle: {e}"));
+            }
+            Ok((lost, message)) if !lost.is_empty() => {
+                lost_here = true;
+                note_lost(&mut counts, &lost, &message, "after the settle");
+            }
+            Ok(_) => {}
+        }
+        if lost_here {
+            counts.lost += 1;
+            counts.lost_kill_like += usize::from(kill_like);
+            if let Ok(keep) = std::env::var("S32R_KEEP") {
+                let keep = std::path::Path::new(&keep);
+                if !keep.exists() {
+                    point.lay(keep);
+                    std::fs::write(keep.join("s32r-acked.bin"), &acked).unwrap();
+                    let fb: Vec<u8> = flight.iter().map(|b| b.unwrap_or(0)).collect();
+                    let fm: Vec<u8> = flight.iter().map(|b| u8::from(b.is_some())).collect();
+                    std::fs::write(keep.join("s32r-flight.bin"), &fb).unwrap();
+                    std::fs::write(keep.join("s32r-flight-mask.bin"), &fm).unwrap();
+                    std::fs::write(keep.join("s32r-what.txt"), format!("{what}\n")).unwrap();
+                    for (t, thread) in writes.iter().enumerate() {
+                        for w in thread {
+                            eprintln!(
+                                "thread {t}: write {}+{} issued at image {} acknowledged at image {}",
+                                w.at,
+                                w.bytes.len(),
+                                w.issued_at,
+                                w.acked_at
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if let (Some(d), true) = (dead, env_on("S32R_REBUILD")) {
+            match store.rebuild(d, None) {
+                Ok(()) => {}
+                Err(e) => {
+                    counts.rebuild_failed += 1;
+                    counts
+                        .first_lost
+                        .get_or_insert(format!("{what}: rebuild: {e}"));
+                }
+            }
+            match check_reads(&store, &acked, &flight) {
+                Err(e) => {
+                    counts.wrong_after_rebuild += 1;
+                    counts
+                        .first_wrong
+                        .get_or_insert(format!("{what}: after the rebuild: {e}"));
+                }
+                Ok((lost, message)) if !lost.is_empty() => {
+                    counts.lost_after_rebuild += 1;
+                    counts.first_lost.get_or_insert(format!(
+                        "{what}: after the rebuild: blocks at {lost:?} LOST: {message}"
+                    ));
+                }
+                Ok(_) => {}
+            }
+        }
+        drop(store);
+        std::fs::remove_dir_all(&laid).unwrap();
+    });
+    eprintln!(
+        "S32R {:?} {path:?} dead {dead:?} mix {mix} seed {seed}: {} images, {} cuts: wrong {}/{}/{} lost {} (kill-like {}) lost-after-rebuild {} rebuild-failed {}\n  first wrong: {:?}\n  first lost: {:?}",
+        code.kind,
+        images.len(),
+        counts.points,
+        counts.wrong_before_settle,
+        counts.wrong_after_settle,
+        counts.wrong_after_rebuild,
+        counts.lost,
+        counts.lost_kill_like,
+        counts.lost_after_rebuild,
+        counts.rebuild_failed,
+        counts.first_wrong,
+        counts.first_lost
+    );
+    counts
+}
+
+#[test]
+#[ignore = "probe: S32R_CODE=raid6:4 S32R_PATH=wcl S32R_DEAD=1 S32R_GONE=1 S32R_SEEDS=1,2"]
+fn probe_power_cut_degraded_writers_code_of_env() {
+    for seed in seeds() {
+        let c = power_cut_degraded_writers(code_of_env(), seed);
+        assert!(c.points > 0);
+    }
+}
+
+/// What the cuts of one degraded write gave.
+#[derive(Default, Debug)]
+pub struct OneWrite {
+    pub cuts: usize,
+    pub kill_like: usize,
+    pub losing: usize,
+    pub losing_kill_like: usize,
+    pub first_lost: String,
+}
+
+/// One WCL write cut at every power cut beside ONE failed OSS: a put of two stripes,
+/// acknowledged writes 100+4096 and 8292+4096 (home stripe 0 cached in every data column),
+/// `fail_oss(dead)`, then `write` (the cut one, its block writes in plan order: the same
+/// images on every run). Each cut is laid with the dead OSS's directory emptied (the disk
+/// gone) and opened with it down; every 4 KiB block is read (acknowledged, or the cut
+/// write's bytes), then after a `flush` again. Wrong bytes panic.
+pub fn cuts_of_one_degraded_write(
+    code: CodeSpec,
+    dead: usize,
+    write: std::ops::Range<usize>,
+) -> OneWrite {
+    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
+    let (top, dir, layout) = init_wcl_without_timeout(code);
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
+    let cut = PowerCut::new(&dir);
+    let store = open_power_cut(&dir, &cut).unwrap();
+    let mut base = pattern(1, 2 * stripe_bytes);
+    store.put("f", &base).unwrap();
+    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
+        let b = pattern(s, UNIT);
+        store.write("f", at as u64, &b).unwrap();
+        base[at..at + UNIT].copy_from_slice(&b);
+    }
+    store.fail_oss(dead).unwrap();
+    let new = bytes_of(1000, write.start as u64, write.len() as u64);
+    cut.arm();
+    store.write("f", write.start as u64, &new).unwrap();
+    cut.last_image();
+    drop(store);
+    let images = cut.images();
+    let last = images.len() - 1;
+    if env_on("S32R_DIFF") {
+        // Which files each mutating call changed: image i+1 against image i.
+        for i in 0..last {
+            eprintln!(
+                "call {i}: {:?}",
+                changed_files(&images[i].dir, &images[i + 1].dir)
+            );
+        }
+    }
+    let mut flight = vec![None; base.len()];
+    for (j, &b) in new.iter().enumerate() {
+        flight[write.start + j] = Some(b);
+    }
+    let mut out = OneWrite::default();
+    let laid = top.path().join("try");
+    for_each_power_cut(&images, |point| {
+        out.cuts += 1;
+        let kill_like = !point.dropped.iter().any(|&d| d)
+            && point.journal_cut_bytes == journal_bytes(&point.image.dir);
+        out.kill_like += usize::from(kill_like);
+        point.lay(&laid);
+        lose_disk(&laid, dead);
+        let mut acked = base.clone();
+        if point.image_index == last {
+            acked[write.clone()].copy_from_slice(&new);
+        }
+        let store =
+            open_laid(&laid, &[dead]).unwrap_or_else(|e| panic!("{}: open: {e}", point.what()));
+        let lost = lost_blocks_across_a_flush(&store, &acked, &flight, &point.what());
+        if !lost.is_empty() {
+            out.losing += 1;
+            out.losing_kill_like += usize::from(kill_like);
+            if env_on("S32R_ALL") {
+                eprintln!(
+                    "LOSING image {} of {last}: {}: blocks at {lost:?}",
+                    point.image_index,
+                    point.what()
+                );
+            }
+            if out.first_lost.is_empty() {
+                out.first_lost = format!("{}: blocks at {lost:?}", point.what());
+                if let Ok(keep) = std::env::var("S32R_KEEP") {
+                    let keep = std::path::Path::new(&keep);
+                    if !keep.exists() {
+                        point.lay(keep);
+                    }
+                }
+            }
+        }
+        drop(store);
+        std::fs::remove_dir_all(&laid).unwrap();
+    });
+    out
+}
+
+#[test]
+#[ignore = "probe: S32R_CODE=raid6:4 S32R_DEAD=1 S32R_WRITE=2296+3141"]
+fn probe_cuts_of_one_degraded_wcl_write() {
+    let write = cut_write_of_env("S32R_WRITE");
+    let dead = dead_of_env().unwrap_or(1);
+    let o = cuts_of_one_degraded_write(code_of_env(), dead, write.clone());
+    eprintln!(
+        "S32R-ONE {:?} dead {dead} write {}+{}: {o:?}",
+        code_of_env().kind,
+        write.start,
+        write.len()
+    );
+    assert!(o.cuts > 0);
+}
+
+/// Files under `b` whose bytes differ from (or are missing in) `a`, relative names.
+fn changed_files(a: &std::path::Path, b: &std::path::Path) -> Vec<String> {
+    fn walk(root: &std::path::Path, at: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(at).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push(p.strip_prefix(root).unwrap().to_path_buf());
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(b, b, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .filter(|f| std::fs::read(a.join(f)).ok() != Some(std::fs::read(b.join(f)).unwrap()))
+        .map(|f| f.display().to_string())
+        .collect()
+}

@@ -1,0 +1,148 @@
+//! Review s32r, R32-1 and R32-2: ONE WCL write cut (a crash, or a power cut) while ONE OSS
+//! is already failed, on codes that tolerate two failures. Scene (every test): a put of two
+//! stripes, acknowledged writes 100+4096 and 8292+4096 (home stripe 0 cached in every data
+//! column), `fail_oss(dead)`, then the write `4000+200` (across the column 0/1 boundary)
+//! cut at every power cut of it; its block writes run in plan order, so every run lays the
+//! same disks. Each cut is laid with the dead OSS's directory emptied (the disk is gone) and
+//! opened with it down; every 4 KiB block of `f` is read, and again after a `flush`.
+//!
+//! The rule: one failed OSS and a crash (or a power cut dropping unsynced writes) is within
+//! the tolerance of raid6 and rs 4+2: no acknowledged byte may be LOST, and no read may
+//! return a byte neither acknowledged nor the cut write's. Wrong bytes fail every test here
+//! at once.
+
+mod common;
+use common::*;
+#[path = "common/powercut.rs"]
+mod powercut;
+use powercut::*;
+
+use exaraid_codes::CodeSpec;
+
+/// Which cuts of the degraded write to check.
+#[derive(Clone, Copy, PartialEq)]
+enum Cuts {
+    /// Only those a kill -9 leaves: nothing dropped, the image's whole journal.
+    KillLike,
+    /// Every power cut `for_each_power_cut` lays.
+    All,
+}
+
+/// Checked cuts, losing cuts, and the first loss. A wrong byte panics.
+fn losing_cuts_of_a_write_beside_a_failed_oss(
+    code: CodeSpec,
+    dead: usize,
+    write: std::ops::Range<usize>,
+    which: Cuts,
+) -> (usize, usize, String) {
+    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
+    let (top, dir, layout) = init_wcl_without_timeout(code);
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
+    let cut = PowerCut::new(&dir);
+    let store = open_power_cut(&dir, &cut).unwrap();
+    let mut base = pattern(1, 2 * stripe_bytes);
+    store.put("f", &base).unwrap();
+    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
+        let b = pattern(s, UNIT);
+        store.write("f", at as u64, &b).unwrap();
+        base[at..at + UNIT].copy_from_slice(&b);
+    }
+    store.fail_oss(dead).unwrap();
+    let new = bytes_of(1000, write.start as u64, write.len() as u64);
+    cut.arm();
+    store.write("f", write.start as u64, &new).unwrap();
+    cut.last_image();
+    drop(store);
+
+    let images = cut.images();
+    let last = images.len() - 1;
+    let mut flight = vec![None; base.len()];
+    for (j, &b) in new.iter().enumerate() {
+        flight[write.start + j] = Some(b);
+    }
+    let (mut checked, mut losing, mut first) = (0, 0, String::new());
+    let laid = top.path().join("try");
+    for_each_power_cut(&images, |point| {
+        let journal_bytes = std::fs::metadata(point.image.dir.join("journal"))
+            .unwrap()
+            .len();
+        let kill_like =
+            !point.dropped.iter().any(|&d| d) && point.journal_cut_bytes == journal_bytes;
+        if which == Cuts::KillLike && !kill_like {
+            return;
+        }
+        checked += 1;
+        point.lay(&laid);
+        lose_disk(&laid, dead);
+        let mut acked = base.clone();
+        if point.image_index == last {
+            acked[write.clone()].copy_from_slice(&new);
+        }
+        let store =
+            open_laid(&laid, &[dead]).unwrap_or_else(|e| panic!("{}: open: {e}", point.what()));
+        let lost = lost_blocks_across_a_flush(&store, &acked, &flight, &point.what());
+        if !lost.is_empty() {
+            losing += 1;
+            if first.is_empty() {
+                first = format!(
+                    "{}: blocks at {lost:?} (before, then after the flush) LOST",
+                    point.what()
+                );
+            }
+        }
+        drop(store);
+        std::fs::remove_dir_all(&laid).unwrap();
+    });
+    assert!(checked > 0, "the write was cut somewhere");
+    (checked, losing, first)
+}
+
+fn assert_no_cut_loses(code: CodeSpec, dead: usize, which: Cuts) {
+    let (checked, losing, first) =
+        losing_cuts_of_a_write_beside_a_failed_oss(code, dead, 4000..4200, which);
+    assert_eq!(
+        losing, 0,
+        "{losing} of {checked} cuts of write 4000+200 with OSS {dead} failed lost acknowledged bytes; first: {first}"
+    );
+}
+
+// R32-1: the failed OSS holds column 2, which the write does not reach. The write journals
+// column 2's cached bytes (`FailedColumnCopy`) and its crcs; a crash ALONE before the
+// running parity's last pieces land (mutating call 12 of 15: data columns 0 and 1 new, P
+// in part, Q old) records all four data blocks of home stripe 0 LOST, columns 1 and 3
+// (alive, the write's column 1 part aside untouched) included.
+
+#[test]
+#[ignore = "OPEN: review s32r R32-1: a crash beside one failed OSS the WCL write does not reach loses home stripe 0 (raid6)"]
+fn raid6_wcl_crash_beside_a_failed_oss_the_write_does_not_reach_loses_no_acknowledged_byte() {
+    assert_no_cut_loses(CodeSpec::raid6(4), 2, Cuts::KillLike);
+}
+
+#[test]
+#[ignore = "OPEN: review s32r R32-1: a crash beside one failed OSS the WCL write does not reach loses home stripe 0 (rs 4+2)"]
+fn rs_4_2_wcl_crash_beside_a_failed_oss_the_write_does_not_reach_loses_no_acknowledged_byte() {
+    assert_no_cut_loses(CodeSpec::rs(4, 2), 2, Cuts::KillLike);
+}
+
+// R32-2: the failed OSS holds column 1, which the write reaches (its bytes 0..104 go to the
+// journal as a `FailedColumnCopy`); a power cut after the write's parity blocks landed that
+// drops OSS 0's unsynced cache block (column 0 back to its acknowledged old bytes, told by
+// its crcs) records all four data blocks LOST.
+
+#[test]
+#[ignore = "OPEN: review s32r R32-2: a power cut dropping column 0's block beside failed column 1 loses home stripe 0 (raid6)"]
+fn raid6_wcl_power_cut_beside_a_failed_column_the_write_reaches_loses_no_acknowledged_byte() {
+    assert_no_cut_loses(CodeSpec::raid6(4), 1, Cuts::All);
+}
+
+// Controls: the same write and cuts where they read every byte on c3ad65a.
+
+#[test]
+fn raid6_wcl_power_cuts_beside_a_failed_parity_oss_lose_no_acknowledged_byte() {
+    assert_no_cut_loses(CodeSpec::raid6(4), 4, Cuts::All);
+}
+
+#[test]
+fn raid6_wcl_power_cuts_beside_failed_column_0_lose_no_acknowledged_byte() {
+    assert_no_cut_loses(CodeSpec::raid6(4), 0, Cuts::All);
+}
