@@ -4,7 +4,7 @@
 # line per run: "S32R <code> <path> dead <oss> mix <bool> seed <n>: <images> images, <cuts>
 # cuts: wrong <before>/<after settle>/<after rebuild> lost <n> (kill-like <n>) ...".
 # usage: PROBE=/path/to/test-binary [CODES="raid6:4 rs:4:2"] [PATHS="wcl delayed"]
-#        [DEADS="0 1 2 4"] [SEEDS="1,2"] [THREADS=2] [MIX=1] [FLUSH=1] [GONE=1] [REBUILD=1]
+#        [DEADS="0 1 2 4"; "none": no failed OSS] [SEEDS="1,2"] [THREADS=2] [MIX=1] [FLUSH=1] [GONE=1] [REBUILD=1]
 #        s32r-power-cut-degraded-sweep.sh
 # Stores go to $TMPDIR (default /dev/shm); each run deletes its own. Run it under nice.
 set -u
@@ -17,7 +17,8 @@ export TMPDIR=${TMPDIR:-/dev/shm}
 for code in $CODES; do
   for path in $PATHS; do
     for dead in $DEADS; do
-      S32R_CODE=$code S32R_PATH=$path S32R_DEAD=$dead S32R_SEEDS=$SEEDS \
+      deadenv=S32R_DEAD=$dead; [ "$dead" = none ] && deadenv=S32R_NO_DEAD=1
+      env S32R_CODE=$code S32R_PATH=$path $deadenv S32R_SEEDS=$SEEDS \
         S32R_THREADS=${THREADS:-2} S32R_GONE=${GONE:-1} ${MIX:+S32R_MIX=$MIX} \
         ${FLUSH:+S32R_FLUSH=$FLUSH} ${REBUILD:+S32R_REBUILD=$REBUILD} \
         "$PROBE" --include-ignored --nocapture probe_power_cut_degraded_writers_code_of_env 2>&1 \

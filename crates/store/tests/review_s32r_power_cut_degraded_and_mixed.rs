@@ -465,3 +465,178 @@ fn changed_files(a: &std::path::Path, b: &std::path::Path) -> Vec<String> {
         .map(|f| f.display().to_string())
         .collect()
 }
+
+/// Files of the laid store whose damage at rest the metadata probe tries: the journal, the
+/// state and superblock, and each OSS's own metadata files.
+fn metadata_files(laid: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for name in ["journal", "state", "superblock"] {
+        if laid.join(name).exists() {
+            out.push(std::path::PathBuf::from(name));
+        }
+    }
+    let mut oss: Vec<_> = std::fs::read_dir(laid)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    oss.sort();
+    for d in oss {
+        let mut files: Vec<_> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        out.extend(
+            files
+                .into_iter()
+                .map(|p| p.strip_prefix(laid).unwrap().to_path_buf()),
+        );
+    }
+    out
+}
+
+/// Metadata damaged AT REST after a crash beside one failed OSS: the R32 scene's write
+/// (`S32R_WRITE`, default 4000+200) with `S32R_DEAD` (default 2) failed, crashed at image
+/// `S32R_IMAGE` (default the one before the last: the write in flight, nothing dropped),
+/// then per case ONE bit flipped (bit = offset % 8, every `S32R_STEP`-th byte, default 7)
+/// or the file cut at that length (`S32R_TRUNC=1`) in one metadata file (`S32R_FILE`
+/// names one, else all), then open (the dead OSS down, its disk gone) and read every block.
+/// A refused open or a named LOST is fine; WRONG BYTES or a panic is a finding. Prints the
+/// counts per file.
+#[test]
+#[ignore = "probe: S32R_CODE=raid6:4 S32R_DEAD=2 S32R_STEP=7 S32R_TRUNC=1 S32R_FILE=journal"]
+fn probe_metadata_damage_after_a_degraded_crash() {
+    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
+    let code = code_of_env();
+    let dead = dead_of_env().unwrap_or(2);
+    let write = cut_write_of_env("S32R_WRITE");
+    let (top, dir, layout) = init_wcl_without_timeout(code);
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
+    let cut = PowerCut::new(&dir);
+    let store = open_power_cut(&dir, &cut).unwrap();
+    let mut base = pattern(1, 2 * stripe_bytes);
+    store.put("f", &base).unwrap();
+    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
+        let b = pattern(s, UNIT);
+        store.write("f", at as u64, &b).unwrap();
+        base[at..at + UNIT].copy_from_slice(&b);
+    }
+    store.fail_oss(dead).unwrap();
+    let new = bytes_of(1000, write.start as u64, write.len() as u64);
+    cut.arm();
+    store.write("f", write.start as u64, &new).unwrap();
+    cut.last_image();
+    drop(store);
+    let images = cut.images();
+    let at_image = env_usize("S32R_IMAGE", images.len() - 2);
+    let image = &images[at_image];
+    let mut acked = base.clone();
+    if at_image == images.len() - 1 {
+        acked[write.clone()].copy_from_slice(&new);
+    }
+    let mut flight = vec![None; base.len()];
+    for (j, &b) in new.iter().enumerate() {
+        flight[write.start + j] = Some(b);
+    }
+    let pristine = top.path().join("pristine");
+    PowerCutPoint {
+        image_index: at_image,
+        image,
+        journal_cut_bytes: journal_bytes(&image.dir),
+        dropped: vec![false; image.oss_durable.len()],
+    }
+    .lay(&pristine);
+    lose_disk(&pristine, dead);
+    let step = env_usize("S32R_STEP", 7);
+    let trunc = env_on("S32R_TRUNC");
+    let only = std::env::var("S32R_FILE").ok();
+    // Each case is laid where the store was made (its superblock names its OSS directories
+    // there) and opened by the store's own open, as `exaraid` opens it: the test helpers'
+    // own label checks would panic first.
+    let laid = dir.clone();
+    std::fs::remove_dir_all(&laid).unwrap();
+    let open = |at: &std::path::Path| {
+        let options = exaraid_store::OpenOptions {
+            fsync: false,
+            fail_down_osses_before_recovery: vec![dead],
+            ..exaraid_store::OpenOptions::default()
+        };
+        exaraid_store::Store::open_with(at, options)
+    };
+    let (mut total_wrong, mut total_panic) = (0, 0);
+    for file in metadata_files(&pristine) {
+        if only.as_ref().is_some_and(|o| file.to_string_lossy() != *o) {
+            continue;
+        }
+        let len = std::fs::metadata(pristine.join(&file)).unwrap().len() as usize;
+        let (mut cases, mut refused, mut lost, mut clean, mut wrong, mut panics) =
+            (0, 0, 0, 0, 0, 0);
+        let mut first_bad = String::new();
+        // `S32R_BOUNDARIES=1` (with `S32R_TRUNC=1`, the journal): only cuts at record
+        // boundaries (a journal that lost whole records, its tail intact), each printed.
+        let ats: Vec<usize> = if trunc && env_on("S32R_BOUNDARIES") && file.as_os_str() == "journal"
+        {
+            record_boundaries(&pristine.join("journal"), 0)
+                .into_iter()
+                .map(|b| b as usize)
+                .collect()
+        } else {
+            (0..len).step_by(step.max(1)).collect()
+        };
+        for at in ats {
+            cases += 1;
+            copy_tree(&pristine, &laid);
+            let p = laid.join(&file);
+            let mut b = std::fs::read(&p).unwrap();
+            let what = if trunc {
+                b.truncate(at);
+                format!("{} cut to {at} bytes", file.display())
+            } else {
+                b[at] ^= 1 << (at % 8);
+                format!("{} bit {} of byte {at} flipped", file.display(), at % 8)
+            };
+            std::fs::write(&p, &b).unwrap();
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match open(&laid) {
+                    Err(e) => Ok(Err(e.to_string())),
+                    Ok(store) => Ok(Ok(check_reads(&store, &acked, &flight))),
+                }));
+            match outcome {
+                Err(_) => {
+                    panics += 1;
+                    if first_bad.is_empty() {
+                        first_bad = format!("PANIC: {what}");
+                    }
+                }
+                Ok(Err::<Result<_, String>, ()>(_)) => unreachable!(),
+                Ok(Ok(Err(_e))) => refused += 1,
+                // A read refused with another error (the file gone with its `Create`
+                // record, say) is a clear error, not wrong bytes.
+                Ok(Ok(Ok(Err(e)))) if !e.starts_with("WRONG") => refused += 1,
+                Ok(Ok(Ok(Err(e)))) => {
+                    if env_on("S32R_ALL") {
+                        eprintln!("WRONG {what}: {e}");
+                    }
+                    wrong += 1;
+                    if first_bad.is_empty() || first_bad.starts_with("PANIC") {
+                        first_bad = format!("WRONG: {what}: {e}");
+                    }
+                }
+                Ok(Ok(Ok(Ok((l, _))))) if !l.is_empty() => lost += 1,
+                Ok(Ok(Ok(Ok(_)))) => clean += 1,
+            }
+            std::fs::remove_dir_all(&laid).unwrap();
+        }
+        total_wrong += wrong;
+        total_panic += panics;
+        eprintln!(
+            "S32R-META {:?} dead {dead} image {at_image} {} {}: {cases} cases: refused {refused} lost {lost} read-all {clean} WRONG {wrong} PANIC {panics} {first_bad}",
+            code.kind,
+            if trunc { "trunc" } else { "flip" },
+            file.display()
+        );
+    }
+    eprintln!("S32R-META total wrong {total_wrong} panics {total_panic}");
+}
