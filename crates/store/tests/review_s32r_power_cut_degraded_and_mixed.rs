@@ -23,6 +23,7 @@
 //! Knobs: `S32R_CODE` (`raid5:4`, `raid6:4`, `rs:4:2`, `hcode:5`, ...), `S32R_PATH` (`wcl`,
 //! the default, `delayed`, `rmw`), `S32R_THREADS`, `S32R_WRITES`, `S32R_ROUNDS`,
 //! `S32R_SEEDS`, `S32R_DEAD`, `S32R_GONE`, `S32R_MIX`, `S32R_FLUSH`, `S32R_REBUILD`,
+//! `S32R_LIVE_COLUMNS` (each thread inside one data column whose OSS is alive),
 //! `S32R_KEEP=DIR` (lay the first losing or wrong cut there), `S32R_ALL=1`.
 
 mod common;
@@ -144,12 +145,24 @@ pub fn power_cut_degraded_writers(code: CodeSpec, seed: u64) -> Counts {
                 .map(|t| {
                     let store = &store;
                     let cut = &cut;
+                    let layout = &layout;
                     s.spawn(move || {
                         // Thread 0's own window when mixing: thread 1's writes land inside
                         // or outside it, as the threads' timing falls.
                         let window = (mix && t == 0).then(|| store.delayed_window("f").unwrap());
                         let mut rng = Rng(seed.wrapping_mul(31) + (round * 7 + t) as u64 + 1);
-                        let region = t * 2 * UNIT..(t + 1) * 2 * UNIT;
+                        // `S32R_LIVE_COLUMNS=1`: thread t writes only inside the t-th data
+                        // column of home stripe 0 whose OSS is not the dead one (a window
+                        // refuses bytes for a failed OSS; this cuts windows beside it).
+                        let region = if env_on("S32R_LIVE_COLUMNS") {
+                            let col = (0..4)
+                                .filter(|&c| Some(layout.oss_of(0, 0, c)) != dead)
+                                .nth(t)
+                                .expect("a live data column per thread");
+                            col * UNIT..(col + 1) * UNIT
+                        } else {
+                            t * 2 * UNIT..(t + 1) * 2 * UNIT
+                        };
                         let mut done = Vec::new();
                         for n in 0..writes_per_thread {
                             let len = 1 + (rng.next() as usize % (region.len() - 1));
