@@ -3131,8 +3131,18 @@ impl Store {
         // The checksums the settle that began journaled of those stripes (the last record
         // of a stripe is its last writer's: see `known_by_settle_sums`).
         let mut sums_of: BTreeMap<(u64, u64), crate::state::StripeSums> = BTreeMap::new();
+        // Also a stripe of the settle that began with no cached bytes (a cut client write's
+        // stripe that recovery settled) and an OSS failed since: the settle's sums are the
+        // only record of what it decided there, and a stripe it began loses the cut write's
+        // own proof below (`one_client_write`): without them the failed column's bytes were
+        // named lost though the settle, killed even before its first home write, changed
+        // nothing of them (s32g).
+        let sums_of_uncached = !core.state.failed_while_settling.is_empty();
         for sums in &core.state.settle_sums {
-            if written_home_unknown.contains(&(sums.file, sums.stripe)) {
+            let uncached = sums_of_uncached
+                && interrupted.contains(&(sums.file, sums.stripe))
+                && !cached.contains_key(&(sums.file, sums.stripe));
+            if uncached || written_home_unknown.contains(&(sums.file, sums.stripe)) {
                 sums_of.insert((sums.file, sums.stripe), sums.clone());
             }
         }
@@ -3401,6 +3411,11 @@ impl Store {
                 // Whichever of the three: what the settle's sums prove is known (a stripe
                 // written whole may still hold blocks that fail their checksums: a kill
                 // between a block's payload and its checksum).
+                if let Some(sums) = sums_of.get(&(file, stripe)) {
+                    told = self.known_by_settle_sums(sums, file, stripe, &pieces)?;
+                }
+            } else if overlay.is_empty() {
+                // A stripe of the settle that began without cached bytes (see `sums_of`).
                 if let Some(sums) = sums_of.get(&(file, stripe)) {
                     told = self.known_by_settle_sums(sums, file, stripe, &pieces)?;
                 }
