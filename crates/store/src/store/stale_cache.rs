@@ -85,6 +85,15 @@ pub(super) struct CheckedCacheStripe {
 }
 
 impl CheckedCacheStripe {
+    /// The live ranges of element `pos`: where `read` holds its bytes (zeros elsewhere).
+    pub(super) fn live_of(&self, g: &exaraid_codes::Geometry, pos: Pos) -> &[(u64, u64)] {
+        match g.cell(pos) {
+            Cell::Data(d) => &self.live[d],
+            Cell::Parity(q) => &self.live[g.data_count() + q],
+            Cell::Empty => &[],
+        }
+    }
+
     /// Not judge checksum blocks `blocks`: where recovery decided them by its own proofs
     /// and left their running parity as it was (`InFlight::cache_decided`), a disagreement
     /// there is no stale element. Their bytes are taken as read.

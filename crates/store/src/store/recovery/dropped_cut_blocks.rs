@@ -24,6 +24,11 @@
 //! record, a block that does not read beside them, more erased columns than the code
 //! tolerates, a decode that fails a check) leaves the row as it was: the settle's check
 //! then records it lost as before, never moves a guess home.
+//!
+//! Session 32 (s32d): a kill inside these writes is redone by the next open from the same
+//! crcs (a torn block's bytes beside the part are compared as its payload holds them,
+//! unverified: the same in both versions of the block); every crc record of the plan is
+//! asked, and the parts are restored per cache stripe (generation) that holds them.
 
 use super::*;
 
@@ -44,6 +49,12 @@ type Restores = BTreeMap<(usize, u64, Pos), Vec<(u64, Vec<u8>)>>;
 /// Most dropped parts one open restores: a plan's cache writes are bounded by its steps,
 /// and a journal's cut plans by the planner's queue; past this something else is wrong.
 const DROPPED_PARTS_MAX: usize = 1 << 16;
+
+/// Most crc records (`WriteCrcs` of a plan and file, or running parity pieces of a plan's
+/// element) asked for one part. One write journals one `WriteCrcs` naming all its plans and
+/// each plan one piece per parity element it writes, so one is expected; the state keeps
+/// only plans not durable yet.
+const CRC_RECORDS_MAX: usize = 1 << 10;
 
 impl Store {
     /// Restore the cut WCL client plans' cache blocks a power cut dropped in stripes a later
@@ -145,19 +156,26 @@ impl Store {
                 assert!(z <= e, "a cache piece lies within its element");
                 for i in a / block..z.div_ceil(block) {
                     let part = (a.max(i * block), z.min((i + 1) * block));
+                    // Every record of the plan and file is asked (review of session 31,
+                    // G5: only the first was), and they must agree.
                     let crc = match g.cell(el.pos) {
                         Cell::Data(d) => {
                             let at_file = self.layout.file_offset(el.stripe, d, part.0);
-                            (core.state.write_crcs.iter())
-                                .find(|w| w.plans.contains(&plan.id) && w.file == step.file)
-                                .and_then(|w| w.crc_of(at_file, at_file + (part.1 - part.0)))
+                            agreed_crc(
+                                (core.state.write_crcs.iter())
+                                    .filter(|w| w.plans.contains(&plan.id))
+                                    .filter(|w| w.file == step.file)
+                                    .map(|w| w.crc_of(at_file, at_file + (part.1 - part.0))),
+                            )
                         }
-                        Cell::Parity(_) => (core.state.write_parity_crcs.iter())
-                            .filter(|w| w.plan == plan.id && w.file == step.file)
-                            .flat_map(|w| w.pieces.iter())
-                            .filter(|p| p.stripe == el.stripe && p.row == el.pos.row)
-                            .filter(|p| p.col == el.pos.col)
-                            .find_map(|p| p.crc_of(part.0, part.1)),
+                        Cell::Parity(_) => agreed_crc(
+                            (core.state.write_parity_crcs.iter())
+                                .filter(|w| w.plan == plan.id && w.file == step.file)
+                                .flat_map(|w| w.pieces.iter())
+                                .filter(|p| p.stripe == el.stripe && p.row == el.pos.row)
+                                .filter(|p| p.col == el.pos.col)
+                                .map(|p| p.crc_of(part.0, part.1)),
+                        ),
                         Cell::Empty => None,
                     };
                     let Some(crc) = crc else {
@@ -201,29 +219,91 @@ impl Store {
         (file, stripe): (u64, u64),
         parts: &[DroppedPart],
     ) -> Result<(), StoreError> {
+        // Each part in the cache stripe (generation) whose chunk at its column is the
+        // part's: a home stripe may have a destaging cache stripe beside its open one, and
+        // the cut plans' parts may lie in both (review of session 31, G5: the stripe was
+        // skipped unless one generation held every part). Chunks are never shared between
+        // generations; a part in none or in two is told by nothing: the stripe as before.
+        let generations = self.cache_generations(file, stripe);
+        let mut by_generation: Vec<Vec<&DroppedPart>> = vec![Vec::new(); generations.len()];
+        for p in parts {
+            let holding: Vec<usize> = (generations.iter().enumerate())
+                .filter(|(_, (chunks, _))| chunks.get(&p.pos.col) == Some(&p.chunk))
+                .map(|(at, _)| at)
+                .collect();
+            let [at] = holding[..] else {
+                return Ok(());
+            };
+            by_generation[at].push(p);
+        }
+        assert_eq!(
+            by_generation.iter().map(Vec::len).sum::<usize>(),
+            parts.len(),
+            "each dropped part lies in one cache stripe"
+        );
+        for (generation, parts) in generations.iter().zip(&by_generation) {
+            if !parts.is_empty() {
+                self.restore_dropped_in_generation(core, (file, stripe), generation, parts)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `restore_dropped_in_stripe` for the parts in one cache stripe (`generation`).
+    fn restore_dropped_in_generation(
+        &self,
+        core: &Core,
+        (file, stripe): (u64, u64),
+        generation: &stale_cache::CacheGeneration,
+        parts: &[&DroppedPart],
+    ) -> Result<(), StoreError> {
         let e = self.sb.element_bytes;
         let block = CHECKSUM_BLOCK_BYTES;
-        // The cache stripe whose chunks hold every dropped part.
-        let generation = self
-            .cache_generations(file, stripe)
-            .into_iter()
-            .find(|(chunks, _)| {
-                parts
-                    .iter()
-                    .all(|p| chunks.get(&p.pos.col) == Some(&p.chunk))
-            });
-        let Some(generation) = generation else {
-            return Ok(());
-        };
         // A stripe that does not read is another fault: left as before (review G3).
         let Ok(Some(checked)) =
-            self.read_and_check_cache_stripe(Some(core), file, stripe, &generation, false)
+            self.read_and_check_cache_stripe(Some(core), file, stripe, generation, false)
         else {
             return Ok(());
         };
         let g = self.layout.geometry().clone();
+        // The bytes on disk the decode must match beside the parts: as read, and for a
+        // dropped block that failed its checksum, its live bytes as its payload holds them
+        // unverified. Why (review of session 31: a kill inside this restore's own writes
+        // left a torn block the next open named LOST): the restore writes each block whole
+        // with the bytes beside the part unchanged (`rest_agrees`), so a block it tore
+        // (payload without checksum, or cut at a page boundary) still shows those bytes in
+        // either version; its part is proven by the crc as before. A block that fails for
+        // another reason (rot beside the part) shows other bytes there: the row as before.
+        let mut on_disk = checked.read.clone();
+        for p in parts
+            .iter()
+            .filter(|p| checked.erased.contains(&(p.pos, p.block)))
+        {
+            let key = self.key(
+                PlanZone::Cache,
+                file,
+                p.chunk.1 + p.pos.row as u64 * e as u64,
+            );
+            let mut element = vec![0u8; e];
+            if self.backends[p.chunk.0]
+                .read_unverified(key, &mut element)
+                .is_err()
+            {
+                continue; // zeros, as read: only a decode of zeros there agrees
+            }
+            let (bs, be) = (
+                (p.block * block) as u64,
+                ((p.block + 1) * block).min(e) as u64,
+            );
+            for &(a, z) in checked.live_of(&g, p.pos) {
+                let (a, z) = (a.max(bs) as usize, z.min(be) as usize);
+                if a < z {
+                    on_disk.element_mut(p.pos)[a..z].copy_from_slice(&element[a..z]);
+                }
+            }
+        }
         let mut rows: BTreeMap<usize, Vec<&DroppedPart>> = BTreeMap::new();
-        for p in parts {
+        for &p in parts {
             rows.entry(p.block).or_default().push(p);
         }
         let mut writes: Restores = BTreeMap::new();
@@ -253,7 +333,7 @@ impl Store {
                 crc32c::crc32c(&trial.element(p.pos)[a..z]) == p.crc
             });
             // Every other byte of the erased columns in this row is as on disk (synced
-            // before the cut plan wrote, or nothing: zeros outside live ranges).
+            // before the cut plan wrote, or nothing: zeros outside live ranges; `on_disk`).
             let rest_agrees = cols.iter().all(|&col| {
                 (0..g.rows).all(|row| {
                     let pos = Pos { row, col };
@@ -263,7 +343,7 @@ impl Store {
                     }
                     rest.iter().all(|&(a, z)| {
                         let (a, z) = (a as usize, z as usize);
-                        trial.element(pos)[a..z] == checked.read.element(pos)[a..z]
+                        trial.element(pos)[a..z] == on_disk.element(pos)[a..z]
                     })
                 })
             });
@@ -311,6 +391,25 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// The crc the records asked tell of one part: `Some` where at least one record tells it and
+/// every one that does agrees, `None` otherwise (nothing on record, or records that disagree:
+/// no proof). Past `CRC_RECORDS_MAX` records something else is wrong: `None`.
+fn agreed_crc(told: impl Iterator<Item = Option<u32>>) -> Option<u32> {
+    let mut agreed = None;
+    for (asked, crc) in told.enumerate() {
+        if asked >= CRC_RECORDS_MAX {
+            return None;
+        }
+        match (agreed, crc) {
+            (_, None) => {}
+            (None, Some(c)) => agreed = Some(c),
+            (Some(a), Some(c)) if a == c => {}
+            (Some(_), Some(_)) => return None,
+        }
+    }
+    agreed
 }
 
 /// The cache blocks `plan` writes: `(file, stripe, position, 4 KiB block within the element)`.
