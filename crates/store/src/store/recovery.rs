@@ -2158,6 +2158,9 @@ impl Store {
         // Per version (0: before the write, 1: after it): the row, and which columns it knows.
         let mut rows = [old_row.clone(), old_row.clone()];
         let mut known = [vec![false; g.cols], vec![false; g.cols]];
+        // Per version: columns known only over some element ranges of block `i` (a running
+        // parity block between its piece writes); only the per-range decode reads them.
+        let mut known_parts: [BTreeMap<usize, Ranges>; 2] = Default::default();
         // Checks of the decode where a data block's bytes are unknown: (version, column,
         // block-relative range, what the crcs say those bytes are).
         enum Told {
@@ -2272,22 +2275,22 @@ impl Store {
                     // Several pieces (a write over two data elements): each is the old
                     // bytes or the new ones; the block is new when every piece is (a
                     // written piece holds its new bytes), old when none is, else a state
-                    // in between: unknown.
+                    // in between: unknown as a whole, known per piece (`known_parts`).
                     let bytes = parity_raw.get(&p)?;
                     let landed = |&(a, z, crc): &(u64, u64, u32)| {
                         crc32c::crc32c(&bytes[a as usize..z as usize]) == crc
                     };
-                    if pieces.iter().all(landed) {
-                        // The running parity after the write covers the data it covered
-                        // before and the write's: there its bytes on disk; elsewhere zeros,
-                        // as the data the view masks there.
-                        let mut live = parity_live[q].clone();
-                        for t in &g.parity_terms[q] {
-                            let dp = g.data_pos[t.data];
-                            for &(x, y) in c.ranges.get(&dp).unwrap_or(&none) {
-                                crate::state::add_range(&mut live, x, y);
-                            }
+                    // The running parity after the write covers the data it covered
+                    // before and the write's: there its bytes on disk; elsewhere zeros,
+                    // as the data the view masks there.
+                    let mut live = parity_live[q].clone();
+                    for t in &g.parity_terms[q] {
+                        let dp = g.data_pos[t.data];
+                        for &(x, y) in c.ranges.get(&dp).unwrap_or(&none) {
+                            crate::state::add_range(&mut live, x, y);
                         }
+                    }
+                    if pieces.iter().all(landed) {
                         for &(a, z, _) in &pieces {
                             for (x, y) in intersect(&live, &[(a, z)]) {
                                 let r = rel((x, y));
@@ -2300,6 +2303,21 @@ impl Store {
                         known[0][col] = true;
                         told_new(&mut checks);
                     } else {
+                        // A kill between the parity's piece writes (s32b): a piece that
+                        // matches its new crc is new, one that does not is old.
+                        for piece in &pieces {
+                            let (a, z, _) = *piece;
+                            let version = usize::from(landed(piece));
+                            if version == 1 {
+                                for (x, y) in intersect(&live, &[(a, z)]) {
+                                    let r = rel((x, y));
+                                    rows[1].element_mut(p)[r.0..r.1]
+                                        .copy_from_slice(&bytes[x as usize..y as usize]);
+                                }
+                            }
+                            let parts = known_parts[version].entry(col).or_default();
+                            crate::state::add_range(parts, a, z);
+                        }
                         told_new(&mut checks);
                     }
                 }
@@ -2317,7 +2335,14 @@ impl Store {
                     (*version, *col, *range, crc)
                 })
                 .collect();
-            return self.versions_decode_per_range(c, (i, pos), (&rows, &known), held, want, &told);
+            return self.versions_decode_per_range(
+                c,
+                (i, pos),
+                (&rows, &known, &known_parts),
+                held,
+                want,
+                &told,
+            );
         }
         // Columns holding a block of the write in this row: the others (the dead one among
         // them, unless the write reached it) hold the same bytes in both versions.
@@ -2433,7 +2458,11 @@ impl Store {
         &self,
         c: &CacheInFlight,
         (i, pos): (usize, Pos),
-        (rows, known): (&[StripeBuf; 2], &[Vec<bool>; 2]),
+        (rows, known, known_parts): (
+            &[StripeBuf; 2],
+            &[Vec<bool>; 2],
+            &[BTreeMap<usize, Ranges>; 2],
+        ),
         held: &BTreeMap<Pos, Vec<Held>>,
         want: &Ranges,
         told: &[(usize, usize, (usize, usize), Option<u32>)],
@@ -2484,7 +2513,10 @@ impl Store {
                     let erased: Vec<usize> = (0..g.cols)
                         .filter(|&col| {
                             let same = col != pos.col && !moving(col, piece) && verified(col);
-                            !(known[version][col] || same)
+                            let part = known_parts[version].get(&col).is_some_and(|parts| {
+                                parts.iter().any(|&(p, q)| p <= piece.0 && piece.1 <= q)
+                            });
+                            !(known[version][col] || same || part)
                         })
                         .collect();
                     assert!(
