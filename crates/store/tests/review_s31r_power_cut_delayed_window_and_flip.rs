@@ -510,6 +510,7 @@ fn probe_power_cut_during_rebuild_code_of_env() {
 /// each laid with bit 7 of byte 7791 of OSS 3's cache file flipped (R31-1's fixture flip:
 /// column 3's cache block, which a write inside columns 0..1 does not reach). Returns
 /// (kill-like cuts, cuts that read some block LOST, the first of them); wrong bytes panic.
+/// `S31R_KEEP=DIR` lays the first losing cut there (without the flip) with its model.
 fn kill_cuts_beside_column_3_rot(
     code: CodeSpec,
     write: std::ops::Range<usize>,
@@ -574,6 +575,31 @@ fn kill_cuts_beside_column_3_rot(
                 }
                 if first.is_empty() {
                     first = format!("{}: blocks at {lost:?} LOST: {m}", point.what());
+                    // `S31R_KEEP=DIR`: the first losing cut's disk WITHOUT the flip, and the
+                    // model a fixture test checks (the window probe's file names).
+                    if let Ok(keep) = std::env::var("S31R_KEEP") {
+                        let keep = std::path::Path::new(&keep);
+                        if !keep.exists() {
+                            point.lay(keep);
+                            std::fs::write(keep.join("s30r-acked.bin"), &acked).unwrap();
+                            let flight_bytes: Vec<u8> =
+                                flight.iter().map(|b| b.unwrap_or(0)).collect();
+                            let flight_mask: Vec<u8> =
+                                flight.iter().map(|b| u8::from(b.is_some())).collect();
+                            std::fs::write(keep.join("s30r-flight.bin"), &flight_bytes).unwrap();
+                            std::fs::write(keep.join("s30r-flight-mask.bin"), &flight_mask)
+                                .unwrap();
+                            std::fs::write(
+                                keep.join("s30r-what.txt"),
+                                format!(
+                                    "image {} of {last}: {}\n{m}\n",
+                                    point.image_index,
+                                    point.what()
+                                ),
+                            )
+                            .unwrap();
+                        }
+                    }
                 }
             }
             Ok(_) => {}

@@ -2158,6 +2158,9 @@ impl Store {
         // Per version (0: before the write, 1: after it): the row, and which columns it knows.
         let mut rows = [old_row.clone(), old_row.clone()];
         let mut known = [vec![false; g.cols], vec![false; g.cols]];
+        // Per version: columns known only over some element ranges of block `i` (a running
+        // parity block between its piece writes); only the per-range decode reads them.
+        let mut known_parts: [BTreeMap<usize, Ranges>; 2] = Default::default();
         // Checks of the decode where a data block's bytes are unknown: (version, column,
         // block-relative range, what the crcs say those bytes are).
         enum Told {
@@ -2272,22 +2275,22 @@ impl Store {
                     // Several pieces (a write over two data elements): each is the old
                     // bytes or the new ones; the block is new when every piece is (a
                     // written piece holds its new bytes), old when none is, else a state
-                    // in between: unknown.
+                    // in between: unknown as a whole, known per piece (`known_parts`).
                     let bytes = parity_raw.get(&p)?;
                     let landed = |&(a, z, crc): &(u64, u64, u32)| {
                         crc32c::crc32c(&bytes[a as usize..z as usize]) == crc
                     };
-                    if pieces.iter().all(landed) {
-                        // The running parity after the write covers the data it covered
-                        // before and the write's: there its bytes on disk; elsewhere zeros,
-                        // as the data the view masks there.
-                        let mut live = parity_live[q].clone();
-                        for t in &g.parity_terms[q] {
-                            let dp = g.data_pos[t.data];
-                            for &(x, y) in c.ranges.get(&dp).unwrap_or(&none) {
-                                crate::state::add_range(&mut live, x, y);
-                            }
+                    // The running parity after the write covers the data it covered
+                    // before and the write's: there its bytes on disk; elsewhere zeros,
+                    // as the data the view masks there.
+                    let mut live = parity_live[q].clone();
+                    for t in &g.parity_terms[q] {
+                        let dp = g.data_pos[t.data];
+                        for &(x, y) in c.ranges.get(&dp).unwrap_or(&none) {
+                            crate::state::add_range(&mut live, x, y);
                         }
+                    }
+                    if pieces.iter().all(landed) {
                         for &(a, z, _) in &pieces {
                             for (x, y) in intersect(&live, &[(a, z)]) {
                                 let r = rel((x, y));
@@ -2300,6 +2303,21 @@ impl Store {
                         known[0][col] = true;
                         told_new(&mut checks);
                     } else {
+                        // A kill between the parity's piece writes (s32b): a piece that
+                        // matches its new crc is new, one that does not is old.
+                        for piece in &pieces {
+                            let (a, z, _) = *piece;
+                            let version = usize::from(landed(piece));
+                            if version == 1 {
+                                for (x, y) in intersect(&live, &[(a, z)]) {
+                                    let r = rel((x, y));
+                                    rows[1].element_mut(p)[r.0..r.1]
+                                        .copy_from_slice(&bytes[x as usize..y as usize]);
+                                }
+                            }
+                            let parts = known_parts[version].entry(col).or_default();
+                            crate::state::add_range(parts, a, z);
+                        }
                         told_new(&mut checks);
                     }
                 }
@@ -2307,7 +2325,24 @@ impl Store {
             }
         }
         if let Some(want) = within {
-            return self.versions_decode_per_range(c, (i, pos), (&rows, &known), held, want);
+            let told: Vec<(usize, usize, (usize, usize), Option<u32>)> = checks
+                .iter()
+                .map(|(version, col, range, told)| {
+                    let crc = match told {
+                        Told::Crc(crc) => Some(*crc),
+                        Told::Zeros => None,
+                    };
+                    (*version, *col, *range, crc)
+                })
+                .collect();
+            return self.versions_decode_per_range(
+                c,
+                (i, pos),
+                (&rows, &known, &known_parts),
+                held,
+                want,
+                &told,
+            );
         }
         // Columns holding a block of the write in this row: the others (the dead one among
         // them, unless the write reached it) hold the same bytes in both versions.
@@ -2401,29 +2436,50 @@ impl Store {
 
     /// `confirm_by_versions` for a rotten block `pos` no cut write reached (s31g, review
     /// s31r R31-1): its bytes over `want` (element offsets inside block `i`), decided per
-    /// piece of `want` between the cut write's range boundaries. In a piece, a column the
-    /// write does not reach there and that reads verified holds the same bytes in both
-    /// versions (a one-row code is a code word per byte offset), so a data column the
-    /// write reached elsewhere in the block still counts there. A version's decode is taken
-    /// only with a column left over that agrees with it (fewer erased columns than the
-    /// code tolerates), and both versions, where both decode, must agree; else `None`.
+    /// piece of the block between the cut write's range boundaries and the ranges of `told`
+    /// (per version, column and block-relative range, what the write's crcs say of bytes a
+    /// version does not know: `Some(crc)`, or `None` zeros). In a piece, a column the write
+    /// does not reach there and that reads verified holds the same bytes in both versions (a
+    /// one-row code is a code word per byte offset), so a data column the write reached
+    /// elsewhere in the block still counts there.
+    ///
+    /// A version (`from`) whose erased columns there are at most the tolerance proposes the
+    /// rotten column's bytes by its decode; the column never moves, so the proposal holds in
+    /// either version. A version (`to`) takes the proposal as known, decodes its other
+    /// erased columns, and checks the result against its known columns and the crcs told of
+    /// its erased ones (a crc is checked only where every piece under it decodes; a crc that
+    /// misses refuses the whole pair). The piece is proven where, in `to`, the columns
+    /// neither known nor checked number at most the tolerance minus two: the decode then
+    /// differs from the truth by a code word on at most the rotten column, one wrong column
+    /// (a stale one) and those, fewer than the code's distance, so by none (s32b; s31g's rule
+    /// is `from == to` with no crc, a column left over). All proofs of a piece must agree,
+    /// and every piece of `want` needs one; else `None`.
     fn versions_decode_per_range(
         &self,
         c: &CacheInFlight,
         (i, pos): (usize, Pos),
-        (rows, known): (&[StripeBuf; 2], &[Vec<bool>; 2]),
+        (rows, known, known_parts): (
+            &[StripeBuf; 2],
+            &[Vec<bool>; 2],
+            &[BTreeMap<usize, Ranges>; 2],
+        ),
         held: &BTreeMap<Pos, Vec<Held>>,
         want: &Ranges,
+        told: &[(usize, usize, (usize, usize), Option<u32>)],
     ) -> Option<Vec<u8>> {
         let g = self.layout.geometry();
         assert_eq!(g.rows, 1, "a per-offset decode needs a one-row code");
+        let tolerance = self.tolerance();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
         let none: Ranges = Vec::new();
         let at = |col: usize| Pos { row: 0, col };
+        let rel = |(a, z): (u64, u64)| ((a - start) as usize, (z - start) as usize);
         let verified = |col: usize| held.get(&at(col)).is_some_and(|h| h[i] == Held::Verified);
-        let inside = |x: u64| want.iter().any(|&(p, q)| p < x && x < q);
-        let mut cuts: Vec<u64> = Vec::new();
+        let moving = |col: usize, (a, z): (u64, u64)| {
+            overlaps(c.ranges.get(&at(col)).unwrap_or(&none), a, z)
+        };
+        let mut cuts: Vec<u64> = vec![start, end];
         for &(a, z) in want {
             assert!(
                 start <= a && a < z && z <= end,
@@ -2432,54 +2488,159 @@ impl Store {
             cuts.extend([a, z]);
         }
         for r in c.ranges.values() {
-            cuts.extend(r.iter().flat_map(|&(a, z)| [a, z]).filter(|&x| inside(x)));
+            cuts.extend(
+                r.iter()
+                    .flat_map(|&(a, z)| [a, z])
+                    .filter(|&x| start < x && x < end),
+            );
+        }
+        for &(version, _, (x, y), _) in told {
+            assert!(
+                version < 2 && x < y && y as u64 <= block,
+                "told inside block {i}"
+            );
+            cuts.extend([start + x as u64, start + y as u64]);
         }
         cuts.sort_unstable();
         cuts.dedup();
+        let pieces: Vec<(u64, u64)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+        let wanted = |&(a, z): &(u64, u64)| want.iter().any(|&(p, q)| p <= a && z <= q);
+        // Per version and piece: the columns that version does not know there.
+        let erased: [Vec<Vec<usize>>; 2] = [0, 1].map(|version| {
+            pieces
+                .iter()
+                .map(|&piece| {
+                    let erased: Vec<usize> = (0..g.cols)
+                        .filter(|&col| {
+                            let same = col != pos.col && !moving(col, piece) && verified(col);
+                            let part = known_parts[version].get(&col).is_some_and(|parts| {
+                                parts.iter().any(|&(p, q)| p <= piece.0 && piece.1 <= q)
+                            });
+                            !(known[version][col] || same || part)
+                        })
+                        .collect();
+                    assert!(
+                        erased.contains(&pos.col),
+                        "the rotten column is never known"
+                    );
+                    erased
+                })
+                .collect()
+        });
+        // Per version and piece: its decode, where it agrees with the columns it knows.
+        let decoded: [Vec<Option<StripeBuf>>; 2] = [0, 1].map(|version| {
+            pieces
+                .iter()
+                .zip(&erased[version])
+                .map(|(&piece, erased)| {
+                    let mut d = self.decode_block(&rows[version], 0, erased)?;
+                    self.code.encode(&mut d).ok()?;
+                    let (x, y) = rel(piece);
+                    (0..g.cols)
+                        .filter(|col| !erased.contains(col))
+                        .all(|col| rows[version].element(at(col))[x..y] == d.element(at(col))[x..y])
+                        .then_some(d)
+                })
+                .collect()
+        });
+        let mut proven: Vec<Option<Vec<u8>>> = vec![None; pieces.len()];
+        for from in 0..2 {
+            'pair: for to in 0..2 {
+                let mut row = rows[to].clone();
+                let mut there: Vec<Option<StripeBuf>> = vec![None; pieces.len()];
+                for (j, &piece) in pieces.iter().enumerate() {
+                    let Some(d) = &decoded[from][j] else {
+                        continue;
+                    };
+                    if from != to && moving(pos.col, piece) {
+                        continue; // its bytes differ between the versions there
+                    }
+                    let (x, y) = rel(piece);
+                    row.element_mut(at(pos.col))[x..y]
+                        .copy_from_slice(&d.element(at(pos.col))[x..y]);
+                    let others: Vec<usize> = erased[to][j]
+                        .iter()
+                        .copied()
+                        .filter(|&col| col != pos.col)
+                        .collect();
+                    let decoded_there = match others.is_empty() {
+                        true => Some(row.clone()),
+                        false => self.decode_block(&row, 0, &others),
+                    };
+                    let Some(mut e) = decoded_there else {
+                        continue;
+                    };
+                    if self.code.encode(&mut e).is_err() {
+                        continue;
+                    }
+                    let agrees = (0..g.cols)
+                        .filter(|col| !others.contains(col))
+                        .all(|col| row.element(at(col))[x..y] == e.element(at(col))[x..y]);
+                    if agrees {
+                        there[j] = Some(e);
+                    }
+                }
+                let mut checked: Vec<Vec<usize>> = vec![Vec::new(); pieces.len()];
+                for &(version, col, (x, y), crc) in told.iter().filter(|t| t.0 == to) {
+                    let under: Vec<usize> = (0..pieces.len())
+                        .filter(|&j| {
+                            let (a, z) = rel(pieces[j]);
+                            x <= a && z <= y
+                        })
+                        .collect();
+                    assert_eq!(version, to);
+                    if under.iter().any(|&j| there[j].is_none()) {
+                        continue; // not every piece under the crc decodes: nothing checked
+                    }
+                    let mut bytes = Vec::with_capacity(y - x);
+                    for &j in &under {
+                        let (a, z) = rel(pieces[j]);
+                        bytes.extend_from_slice(&there[j].as_ref()?.element(at(col))[a..z]);
+                    }
+                    assert_eq!(bytes.len(), y - x, "the pieces under a crc tile its range");
+                    let holds = match crc {
+                        Some(crc) => crc32c::crc32c(&bytes) == crc,
+                        None => bytes.iter().all(|&b| b == 0),
+                    };
+                    if !holds {
+                        continue 'pair; // the proposal, or a column it was decoded from, is wrong
+                    }
+                    for &j in &under {
+                        checked[j].push(col);
+                    }
+                }
+                for (j, &piece) in pieces.iter().enumerate() {
+                    let Some(e) = &there[j] else {
+                        continue;
+                    };
+                    let unchecked = erased[to][j]
+                        .iter()
+                        .filter(|&&col| col != pos.col && !checked[j].contains(&col))
+                        .count();
+                    if unchecked + 2 > tolerance {
+                        continue; // a wrong column could hide beside the rotten one
+                    }
+                    let (x, y) = rel(piece);
+                    let bytes = e.element(pos)[x..y].to_vec();
+                    match &proven[j] {
+                        Some(other) if *other != bytes => return None, // two stripes fit
+                        Some(_) => {}
+                        None => proven[j] = Some(bytes),
+                    }
+                }
+            }
+        }
         let mut out = vec![0u8; block as usize];
-        for w in cuts.windows(2) {
-            let (a, z) = (w[0], w[1]);
-            if !want.iter().any(|&(p, q)| p <= a && z <= q) {
-                continue; // between two wanted ranges
+        for (j, piece) in pieces.iter().enumerate() {
+            if !wanted(piece) {
+                continue;
             }
-            let moving = |col: usize| overlaps(c.ranges.get(&at(col)).unwrap_or(&none), a, z);
-            assert!(!moving(pos.col), "no cut write reaches the rotten block");
-            let (x, y) = ((a - start) as usize, (z - start) as usize);
-            let mut decided: Option<Vec<u8>> = None;
-            for version in 0..2 {
-                let erased: Vec<usize> = (0..g.cols)
-                    .filter(|&col| {
-                        let same = col != pos.col && !moving(col) && verified(col);
-                        !(known[version][col] || same)
-                    })
-                    .collect();
-                assert!(
-                    erased.contains(&pos.col),
-                    "the rotten column is never known"
-                );
-                if erased.len() >= self.tolerance() {
-                    continue; // no column left over to check the decode
-                }
-                let Some(mut d) = self.decode_block(&rows[version], 0, &erased) else {
-                    continue;
-                };
-                if self.code.encode(&mut d).is_err() {
-                    return None;
-                }
-                let agrees = (0..g.cols)
-                    .filter(|col| !erased.contains(col))
-                    .all(|col| rows[version].element(at(col))[x..y] == d.element(at(col))[x..y]);
-                if !agrees {
-                    continue;
-                }
-                let bytes = d.element(pos)[x..y].to_vec();
-                match &decided {
-                    Some(other) if *other != bytes => return None, // two stripes fit
-                    Some(_) => {}
-                    None => decided = Some(bytes),
-                }
-            }
-            out[x..y].copy_from_slice(&decided?);
+            assert!(
+                !moving(pos.col, *piece),
+                "no cut write reaches the rotten block"
+            );
+            let (x, y) = rel(*piece);
+            out[x..y].copy_from_slice(proven[j].as_ref()?);
         }
         Some(out)
     }
