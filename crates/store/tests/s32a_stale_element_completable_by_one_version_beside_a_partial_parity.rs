@@ -8,8 +8,8 @@
 //! bytes in it, and the new version (three columns erased by its parity blocks not landed
 //! and a `Partial` one's missing piece) refutes nothing.
 //!
-//! The candidates come from s32a's model (`scripts/repro/s32a-fits-one-version-model.py`,
-//! `--per-oss-order` for which step orders reach them): writes from element a's byte 3000
+//! The candidates come from s32a's model (`scripts/repro/s32a-fits-one-version-model.py`;
+//! `s32a-fits-one-version-reach.py` for which per-OSS step orders reach them): writes from element a's byte 3000
 //! to element b's byte 1000 (block row 0), a running parity block on both ends' chains
 //! written in two pieces (`Partial` where a cut lands one), the stale bytes inside the
 //! segment the model names. Each scene is s19f's (`common/stale_cut.rs`) at 16 KiB
@@ -143,8 +143,11 @@ fn call_changes(
 /// The scene of `problems` at power cuts where the disk of one OSS wrote its unsynced
 /// writes back out of order: every call up to image `i` kept but ONE earlier unsynced call
 /// `j` of one OSS, a later call of that OSS kept (a page cache writes back in any order;
-/// `for_each_power_cut` keeps each OSS's unsynced writes all or none). The journal is cut
-/// at each record boundary from the image's durable length, the write in flight.
+/// `for_each_power_cut` keeps each OSS's unsynced writes all or none); and, at the image
+/// with the most calls unsynced, the OSSs `whole` dropped whole beside every subset of one
+/// other OSS's unsynced calls dropped. Calls are undone by their byte diff between the
+/// images before and after them. The journal is cut at each record boundary from the
+/// image's durable length, the write in flight.
 fn problems_with_one_write_reordered(
     a: usize,
     b: usize,
