@@ -13,6 +13,7 @@ mod common;
 use common::*;
 
 use exaraid_codes::CodeSpec;
+use exaraid_store::WritePath;
 
 #[test]
 #[ignore = "OPEN: review s32r R32-3 (Known limit since s32h, docs/store.md): a journal cut at rest at a record boundary inside the session reads an acknowledged WCL write's old bytes with success"]
@@ -155,4 +156,35 @@ fn a_write_into_a_reused_cache_chunk_reads_back_from_its_crash_image_with_the_wh
     restore_with_journal_cut(&saved, &dir, &dir.join("journal"), whole);
     let store = open_unsynced(&dir);
     assert_eq!(store.read("f", 100, UNIT as u64).unwrap(), new);
+}
+
+/// s32h, the bounds of R32-3: on write paths that write home in place (rmw; delayed outside
+/// a window) the same cut loses the write's records but not its bytes, which sit where
+/// reads look: the read returns the acknowledged write.
+#[test]
+fn a_journal_cut_at_rest_on_an_in_place_write_path_still_reads_the_acknowledged_write() {
+    for path in [WritePath::Rmw, WritePath::Delayed] {
+        let (top, dir, _layout) = init_without_timeout_on(CodeSpec::raid6(4), UNIT, path);
+        let store = open_unsynced(&dir);
+        store.put("f", &pattern(1, 8 * UNIT)).unwrap();
+        let journal = dir.join("journal");
+        let before_write = std::fs::metadata(&journal).unwrap().len();
+        let new = pattern(2, UNIT);
+        store.write("f", 100, &new).unwrap();
+        let saved = top.path().join("saved");
+        copy_tree(&dir, &saved);
+        drop(store);
+        let whole = std::fs::metadata(saved.join("journal")).unwrap().len();
+        assert!(
+            whole > before_write,
+            "{path:?}: the write left records to cut"
+        );
+        restore_with_journal_cut(&saved, &dir, &journal, before_write);
+        let store = open_unsynced(&dir);
+        assert_eq!(
+            store.read("f", 100, UNIT as u64).unwrap(),
+            new,
+            "{path:?}: the write's bytes are home"
+        );
+    }
 }
