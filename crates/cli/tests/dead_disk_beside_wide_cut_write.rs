@@ -74,8 +74,6 @@ fn scene(code: &[&str], offset: usize, new_len: usize, kill_at: &str) -> Outcome
     Outcome::Read
 }
 
-const RAID6: &[&str] = &["--code", "raid6"];
-const RS_4_2: &[&str] = &["--code", "rs", "--k", "4", "--m", "2"];
 /// Writes over three or more data columns of stripe 1 (file bytes 16384..32768), each over
 /// OSS 5's bytes 16384..20480 or beside them: the whole stripe, three stripes, three
 /// columns in part, and the review's fourth (its first column from byte 20000).

@@ -239,11 +239,6 @@ fn scene(
     None
 }
 
-const RAID6: &[&str] = &["--code", "raid6"];
-const RS_4_2: &[&str] = &["--code", "rs", "--k", "4", "--m", "2"];
-
-const RS_4_3: &[&str] = &["--code", "rs", "--k", "4", "--m", "3"];
-
 /// The 4th block write in plan order is Q of stripe 0 (column 2, column 3, P, Q): the write
 /// is whole but for Q's checksum.
 #[test]

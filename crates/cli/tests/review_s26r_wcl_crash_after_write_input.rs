@@ -41,8 +41,6 @@ use common::*;
 /// `(code, stripe unit, put length, cut write offset, cut write length)`.
 type Scene = (&'static [&'static str], u64, usize, usize, usize);
 
-const XCODE: &[&str] = &["--oss", "5", "--code", "xcode", "--p", "5"];
-
 const SCENES: [Scene; 4] = [
     (XCODE, 16384, 172_271, 120_000, 100_000),
     (

@@ -101,8 +101,6 @@ fn two_crashes_read_every_byte(
     Ok(())
 }
 
-const XCODE: &[&str] = &["--oss", "5", "--code", "xcode", "--p", "5"];
-
 /// Fixed in session 28 (s28b): `fits_rewritten_in_part_by_a_recovery` (see
 /// `s28b_wcl_array_recovery_killed_in_parity_rewrite.rs`).
 #[test]

@@ -5,29 +5,15 @@
 //! holds parity of neither version of the cut write.
 
 mod common;
-use common::s;
 use common::torture_scene::{cut_write_scene, reads_every_acknowledged_byte, RAID6_WCL_4K};
+use common::{s, RS_4_2_WCL};
 
 use exaraid_store::torture::{
     write_of, KILL_IN_PLAN_ORDER_ENV, SETTLE_BEFORE_BLOCK, SETTLE_PAGE_CUT, WRITE_PAGE_CUT,
 };
 
 /// WCL rs 4+2 at a 4 KiB stripe unit.
-const RS_4_2_WCL_4K: (u64, &[&str]) = (
-    4096,
-    &[
-        "--oss",
-        "6",
-        "--code",
-        "rs",
-        "--k",
-        "4",
-        "--m",
-        "2",
-        "--write-path",
-        "wcl",
-    ],
-);
+const RS_4_2_WCL_4K: (u64, &[&str]) = (4096, RS_4_2_WCL);
 
 /// s26e's sweep, seed 0x32, rs 4+2, trial 52 (docs/results/s29b-recovery-parity-rewrite-in-part.md):
 /// write 30 of torture seed 0x5eed14b2 killed at `write-page-cut:3`, then the open's recovery

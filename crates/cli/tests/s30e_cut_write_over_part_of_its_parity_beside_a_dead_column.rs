@@ -33,9 +33,6 @@ const WRITE_BYTES: usize = 2_000;
 /// Bytes of one slot of an object file at a 4 KiB unit: the payload, then its crc32c.
 const SLOT_BYTES: usize = UNIT_BYTES as usize + 4;
 
-const RAID6: &[&str] = &["--code", "raid6"];
-const RS_4_2: &[&str] = &["--code", "rs", "--k", "4", "--m", "2"];
-
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Cut {
     /// Killed at P's block write (the 2nd in plan order): P torn, Q old.

@@ -10,7 +10,9 @@
 //! (`settle-before-block:n`), one bit of column 0's cache block flipped, then `get`.
 
 mod common;
-use common::{exaraid, init_store_unit, killed_at_with, ok, random_bytes, s};
+use common::{
+    exaraid, init_store_unit, killed_at_with, ok, random_bytes, s, RAID6_4_2_WCL, RS_4_2_WCL,
+};
 use exaraid_store::torture::{KILL_IN_PLAN_ORDER_ENV, SETTLE_BEFORE_BLOCK, WRITE_PAGE_CUT};
 use std::path::Path;
 
@@ -19,29 +21,6 @@ const CACHE_FILE: &str = "objects/18446744073709551615.cache";
 /// Recovery block writes tried: before the record's first parity write (1), between its two
 /// (2), after both (3).
 const RECOVERY_KILLS: u32 = 3;
-
-const RS_4_2: &[&str] = &[
-    "--oss",
-    "6",
-    "--code",
-    "rs",
-    "--k",
-    "4",
-    "--m",
-    "2",
-    "--write-path",
-    "wcl",
-];
-const RAID6_4_2: &[&str] = &[
-    "--oss",
-    "6",
-    "--code",
-    "raid6",
-    "--k",
-    "4",
-    "--write-path",
-    "wcl",
-];
 
 /// `(col, oss, base address)` of the chunks the last record of a recovery's decision names.
 fn recorded_chunks(dir: &Path) -> Vec<(u64, u64, u64)> {
@@ -129,10 +108,10 @@ fn one_bad_block_after_a_killed_recovery_reads_every_acknowledged_byte(name: &st
 
 #[test]
 fn an_rs_4_2_record_of_a_partly_filled_cache_stripe_survives_one_bad_block() {
-    one_bad_block_after_a_killed_recovery_reads_every_acknowledged_byte("rs 4+2", RS_4_2);
+    one_bad_block_after_a_killed_recovery_reads_every_acknowledged_byte("rs 4+2", RS_4_2_WCL);
 }
 
 #[test]
 fn a_raid6_4_2_record_of_a_partly_filled_cache_stripe_survives_one_bad_block() {
-    one_bad_block_after_a_killed_recovery_reads_every_acknowledged_byte("raid6 4+2", RAID6_4_2);
+    one_bad_block_after_a_killed_recovery_reads_every_acknowledged_byte("raid6 4+2", RAID6_4_2_WCL);
 }

@@ -179,9 +179,6 @@ const ONE_BLOCK: (usize, usize) = (UNIT_BYTES + 3 * BLOCK_BYTES + 1000, 1000);
 /// edge block shares its offsets with the other column's write (both in flight there).
 const TWO_COLUMNS: (usize, usize) = (UNIT_BYTES + 3 * BLOCK_BYTES + 1000, UNIT_BYTES);
 
-const RAID6: &[&str] = &["--code", "raid6"];
-const RS_4_2: &[&str] = &["--code", "rs", "--k", "4", "--m", "2"];
-
 #[test]
 fn raid6_rot_outside_the_range_of_a_torn_edge_block_never_reads_with_success() {
     assert!(sweep(RAID6, ONE_BLOCK, Tear::One) >= 3);

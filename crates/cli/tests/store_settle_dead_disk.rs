@@ -36,17 +36,6 @@ fn noise(seed: u64, len: usize) -> Vec<u8> {
         .collect()
 }
 
-/// WCL raid6 k=4 over 6 OSSs (the review's store).
-const RAID6: &[&str] = &[
-    "--oss",
-    "6",
-    "--code",
-    "raid6",
-    "--k",
-    "4",
-    "--write-path",
-    "wcl",
-];
 /// WCL raid5 k=4 over 5 OSSs: with one OSS gone, no redundancy is left to confirm a stripe.
 const RAID5: &[&str] = &[
     "--oss",
@@ -164,9 +153,9 @@ fn settle_cut_then_disk_gone(geometry: &[&str], kill_at: &str, oss: usize) -> Ve
 #[test]
 fn a_settle_cut_then_a_dead_disk_and_fail_never_read_wrong_bytes() {
     for (geometry, kill_at, oss) in [
-        (RAID6, "settle-element:8", 0),
-        (RAID6, "settle-torn-block:8", 2),
-        (RAID6, "settle-element:16", 0),
+        (RAID6_4_2_WCL, "settle-element:8", 0),
+        (RAID6_4_2_WCL, "settle-torn-block:8", 2),
+        (RAID6_4_2_WCL, "settle-element:16", 0),
         (RAID5, "settle-element:9", 0),
     ] {
         let lost = settle_cut_then_disk_gone(geometry, kill_at, oss);
@@ -181,7 +170,7 @@ fn a_settle_cut_then_a_dead_disk_and_fail_never_read_wrong_bytes() {
 #[test]
 fn a_stripe_the_settle_wrote_whole_or_never_reached_loses_nothing() {
     for (kill_at, oss) in [("settle-element:12", 0), ("settle-torn-block:12", 0)] {
-        let lost = settle_cut_then_disk_gone(RAID6, kill_at, oss);
+        let lost = settle_cut_then_disk_gone(RAID6_4_2_WCL, kill_at, oss);
         assert!(lost.is_empty(), "{kill_at}, OSS {oss} gone: {lost:?}");
     }
 }

@@ -119,6 +119,7 @@ fn a_kill_at_any_point_after_an_oss_dies_during_end_loses_no_home_byte_beside_th
 /// parity write of stripe 1 fails); every kill point after is checked (see the module
 /// docs).
 fn sweep_end_with_a_dying_oss(into_victim: usize) {
+    images_in_plan_order();
     let top = tempfile::tempdir().unwrap();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();

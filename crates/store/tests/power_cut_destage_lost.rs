@@ -37,6 +37,7 @@ const STALE_OSS: usize = 1;
 /// locates the stale element (its check corrects it): the write returns, and no power cut
 /// leaves a byte lost.
 fn power_cut_destage_lost(code: CodeSpec, checked: impl Fn(usize, usize) -> bool) -> usize {
+    images_in_plan_order();
     let locates = code.kind != exaraid_codes::CodeKind::Raid5;
     let (top, dir, layout) = init_wcl_without_timeout(code);
     let stripe_bytes = layout.stripe_data_bytes() as usize;

@@ -39,6 +39,7 @@ struct Scene {
 }
 
 fn scene(code: CodeSpec, path: WritePath) -> Scene {
+    images_in_plan_order();
     // tmpfs: every power cut copies the store twice and opens it.
     let top = scratch();
     let dir = top.path().join("store");

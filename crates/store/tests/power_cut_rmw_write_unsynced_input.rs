@@ -24,6 +24,7 @@ use exaraid_store::{InitOptions, Store, WritePath};
 const BLOCK_BYTES: usize = 4096;
 
 fn rmw_write_power_cut_at_every_point(code: CodeSpec) {
+    images_in_plan_order();
     let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();

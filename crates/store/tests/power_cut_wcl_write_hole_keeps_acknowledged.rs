@@ -25,6 +25,7 @@ use exaraid_store::StoreError;
 /// Power cuts through a WCL write over data column 2 of cache stripe 0, whose columns 0 to
 /// 2 hold acknowledged bytes; returns how many were checked.
 fn power_cut_wcl_write_beside_acknowledged_columns(code: CodeSpec) -> usize {
+    images_in_plan_order();
     let (top, dir, layout) = init_wcl_without_timeout(code);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     assert!(

@@ -86,6 +86,7 @@ fn check(laid: &std::path::Path, failed: &[usize], want: &[u8], what: &str) {
 
 /// The window's parity by `end` (END, or else the timeout), power cut at every point.
 fn power_cut_during_window_parity(end: bool) {
+    images_in_plan_order();
     // tmpfs: every power cut copies the store twice and opens it.
     let top = scratch();
     let dir = top.path().join("store");

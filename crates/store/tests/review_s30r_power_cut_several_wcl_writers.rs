@@ -18,8 +18,8 @@ use common::*;
 mod powercut;
 use powercut::*;
 
-use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::{StoreError, WritePath};
+use exaraid_codes::CodeSpec;
+use exaraid_store::WritePath;
 
 /// Writes per thread while armed (each one a few images: a bound on the sweep's cost).
 const WRITES_PER_THREAD: usize = 6;
@@ -27,56 +27,26 @@ const THREADS: usize = 2;
 
 /// `S30R_WRITES=N`: writes per thread.
 fn writes_per_thread() -> usize {
-    std::env::var("S30R_WRITES").map_or(WRITES_PER_THREAD, |s| s.parse().unwrap())
+    count_of_env("S30R_WRITES", WRITES_PER_THREAD)
 }
 
-/// `S30R_CODE`: `raid5:K`, `raid6:K`, `rs:K:M` or an array code `hcode:P` (evenodd, rdp,
-/// xcode, dcode, hcode, hdp).
+/// `S30R_CODE`: see `common::code_of_env`.
 fn code_of_env() -> CodeSpec {
-    let spec = std::env::var("S30R_CODE").unwrap_or_else(|_| "raid5:4".into());
-    let w: Vec<&str> = spec.split(':').collect();
-    let n = |i: usize| w[i].parse::<usize>().unwrap();
-    match w[0] {
-        "raid5" => CodeSpec::raid5(n(1)),
-        "raid6" => CodeSpec::raid6(n(1)),
-        "rs" => CodeSpec::rs(n(1), n(2)),
-        "evenodd" => CodeSpec::array(CodeKind::Evenodd, n(1)),
-        "rdp" => CodeSpec::array(CodeKind::Rdp, n(1)),
-        "xcode" => CodeSpec::array(CodeKind::Xcode, n(1)),
-        "dcode" => CodeSpec::array(CodeKind::Dcode, n(1)),
-        "hcode" => CodeSpec::array(CodeKind::Hcode, n(1)),
-        "hdp" => CodeSpec::array(CodeKind::Hdp, n(1)),
-        other => panic!("S30R_CODE {other}"),
-    }
+    common::code_of_env("S30R_CODE", "raid5:4")
 }
 
 /// `S30R_PATH`: `wcl` (the default), `rmw` or `delayed` (no window open: writes outside one).
 fn path_of_env() -> WritePath {
-    match std::env::var("S30R_PATH").as_deref() {
-        Err(_) | Ok("wcl") => WritePath::Wcl,
-        Ok("rmw") => WritePath::Rmw,
-        Ok("delayed") => WritePath::Delayed,
-        Ok(other) => panic!("S30R_PATH {other}"),
-    }
+    write_path_of_env("S30R_PATH", WritePath::Wcl)
 }
 
 /// `S30R_THREADS=1` runs one writer (a control: the same writes without a second thread).
 fn threads() -> usize {
-    std::env::var("S30R_THREADS").map_or(THREADS, |s| s.parse().unwrap())
+    count_of_env("S30R_THREADS", THREADS)
 }
 
-#[derive(Default)]
-struct Counts {
-    points: usize,
-    wrong_before_settle: usize,
-    wrong_after_settle: usize,
-    lost: usize,
-    /// Losing cuts that drop no OSS's writes and keep the image's whole journal: what a
-    /// kill -9 at that instant leaves (a crash alone).
-    lost_kill_like: usize,
-    first_wrong: Option<String>,
-    first_lost: Option<String>,
-}
+/// The probe's counts (shared with s31r's probe).
+type Counts = ProbeCounts;
 
 fn power_cut_two_wcl_writers_of_one_home_stripe(code: CodeSpec, seed: u64) -> Counts {
     let (top, dir, layout) = init_without_timeout_on(code, UNIT, path_of_env());
@@ -139,94 +109,16 @@ fn power_cut_two_wcl_writers_of_one_home_stripe(code: CodeSpec, seed: u64) -> Co
         let what = format!("{:?} seed {seed}: {}", code.kind, point.what());
         let (acked, flight) = model_at(&base, &writes, point.image_index);
         point.lay(&laid);
-        let store = open_laid(&laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-        match check_reads(&store, &acked, &flight) {
-            Err(e) => {
-                counts.wrong_before_settle += 1;
-                counts
-                    .first_wrong
-                    .get_or_insert(format!("{what}: before the settle: {e}"));
-            }
-            Ok((lost, message)) if !lost.is_empty() => {
-                counts.lost += 1;
-                if std::env::var("S30R_ALL").is_ok() {
-                    eprintln!(
-                        "LOSING {what}: image journal {} bytes: blocks at {lost:?}",
-                        std::fs::metadata(point.image.dir.join("journal"))
-                            .unwrap()
-                            .len()
-                    );
-                }
-                // `S30R_KILL_ONLY=1`: keep only a cut that drops no OSS's writes and keeps
-                // the image's whole journal (what a kill -9 leaves).
-                let kill_like = !point.dropped.iter().any(|&d| d)
-                    && point.journal_cut_bytes
-                        == std::fs::metadata(point.image.dir.join("journal"))
-                            .unwrap()
-                            .len();
-                counts.lost_kill_like += usize::from(kill_like);
-                if counts.first_lost.is_none()
-                    && (kill_like || std::env::var("S30R_KILL_ONLY").is_err())
-                {
-                    counts.first_lost = Some(format!(
-                        "{what}: blocks at {lost:?} LOST before the settle: {message}"
-                    ));
-                    if let Ok(keep) = std::env::var("S30R_KEEP") {
-                        let keep = std::path::Path::new(&keep);
-                        if !keep.exists() {
-                            point.lay(keep);
-                            PowerCutPoint {
-                                image_index: point.image_index,
-                                image: point.image,
-                                journal_cut_bytes: point.journal_cut_bytes,
-                                dropped: vec![false; point.dropped.len()],
-                            }
-                            .lay(&keep.with_extension("kept"));
-                            // What a fixture test of the kept image checks: the bytes
-                            // acknowledged at the cut, and per byte the in-flight value
-                            // (mask 1) or none (mask 0).
-                            std::fs::write(keep.join("s30r-acked.bin"), &acked).unwrap();
-                            let flight_bytes: Vec<u8> =
-                                flight.iter().map(|b| b.unwrap_or(0)).collect();
-                            let flight_mask: Vec<u8> =
-                                flight.iter().map(|b| u8::from(b.is_some())).collect();
-                            std::fs::write(keep.join("s30r-flight.bin"), &flight_bytes).unwrap();
-                            std::fs::write(keep.join("s30r-flight-mask.bin"), &flight_mask)
-                                .unwrap();
-                            std::fs::write(
-                                keep.join("s30r-what.txt"),
-                                format!("{what}\n{message}\n"),
-                            )
-                            .unwrap();
-                            for (t, thread) in writes.iter().enumerate() {
-                                for w in thread {
-                                    eprintln!(
-                                        "thread {t}: write {}+{} issued at image {} acknowledged at image {}",
-                                        w.at,
-                                        w.bytes.len(),
-                                        w.issued_at,
-                                        w.acked_at
-                                    );
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            Ok(_) => {}
-        }
-        match store.flush() {
-            Ok(()) | Err(StoreError::DataLost(_)) => {}
-            Err(e) => panic!("{what}: flush: {e}"),
-        }
-        if let Err(e) = check_reads(&store, &acked, &flight) {
-            counts.wrong_after_settle += 1;
-            counts
-                .first_wrong
-                .get_or_insert(format!("{what}: after the settle: {e}"));
-        }
-        drop(store);
-        std::fs::remove_dir_all(&laid).unwrap();
+        probe_cut(
+            "S30R",
+            point,
+            &laid,
+            &what,
+            &acked,
+            &flight,
+            &writes,
+            &mut counts,
+        );
     });
     eprintln!(
         "{:?} seed {seed}: {} images, {} power cuts: wrong before settle {}, wrong after {}, lost {} (kill-like {})\n  first wrong: {:?}\n  first lost: {:?}",
@@ -244,10 +136,7 @@ fn power_cut_two_wcl_writers_of_one_home_stripe(code: CodeSpec, seed: u64) -> Co
 }
 
 fn seeds() -> Vec<u64> {
-    match std::env::var("S30R_SEEDS") {
-        Ok(s) => s.split(',').map(|x| x.parse().unwrap()).collect(),
-        Err(_) => vec![1],
-    }
+    seeds_of_env("S30R_SEEDS")
 }
 
 #[test]

@@ -157,7 +157,11 @@ fn raid5_a_power_cut_during_one_wcl_write_over_a_cached_home_stripe_loses_no_ack
 /// blocks from several threads, so which call is the 14th varies between runs, as on dcode.
 /// Session 31 (s31a): not reproduced here on 2eb0122 (0 losing cuts in 70 runs, 40 of them pinned
 /// to one core, and 10 runs of other cut writes, load ~12); un-ignored with s31a's rule, which is
-/// code-independent (each segment checked in whichever version decodes it).
+/// code-independent (each segment checked in whichever version decodes it). Session 32
+/// (s32e): reproduced on 2eb0122 by a scratch build running each plan's steps in a seeded
+/// random merge of its per-OSS step lists (104 of 300 orders lost, some at a cut that drops
+/// nothing: a crash alone); two of those cuts are fixtures in
+/// `review_s30r_wcl_power_cut_partial_parity_image.rs`, red on 2eb0122.
 #[test]
 fn raid6_a_power_cut_during_one_wcl_write_over_a_cached_home_stripe_loses_no_acknowledged_byte() {
     let (points, losing, first) =
@@ -178,7 +182,9 @@ fn raid6_a_power_cut_during_one_wcl_write_over_a_cached_home_stripe_loses_no_ack
 /// three pieces (`WriteParityCrcs`): likely s29e's family (two block writes of one
 /// running-parity block, xcode 16 KiB), here at 4 KiB on dcode.
 /// Session 31 (s31a): not reproduced here on 2eb0122 (0 losing runs in 22 calls of 8 runs, at
-/// load ~12, 12 of them pinned to one core); un-ignored with s31a's rule.
+/// load ~12, 12 of them pinned to one core); un-ignored with s31a's rule. Session 32 (s32e):
+/// reproduced on 2eb0122 with seeded step orders as raid6 (93 of 100 seeds, each 8 runs);
+/// one crash-alone cut is a fixture in `review_s30r_wcl_power_cut_partial_parity_image.rs`.
 const DCODE_RUNS: usize = 8;
 
 #[test]

@@ -46,3 +46,30 @@ fn the_image_loses_no_acknowledged_byte(fixture: &str) {
 fn raid5_a_power_cut_leaving_partial_running_parity_loses_no_acknowledged_byte() {
     the_image_loses_no_acknowledged_byte("s31a_raid5_wcl_power_cut_partial_parity_image.tgz");
 }
+
+/// raid6 4+2, the same scene: "power cut before mutating call 13, journal kept to byte 4990
+/// (durable 4990), unsynced writes of OSS [] dropped": nothing dropped and the whole journal
+/// kept, what a kill -9 leaves (a crash ALONE). Session 32 (s32e) laid it on 2eb0122 (the
+/// parent of s31a's rule) with a scratch build whose plans ran their steps in one thread in a
+/// seeded random merge of the per-OSS step lists (an order the per-OSS threads can give;
+/// never plan order), order seed 3: there every block of home stripe 0 read LOST.
+#[test]
+fn raid6_a_kill_leaving_partial_running_parity_loses_no_acknowledged_byte() {
+    the_image_loses_no_acknowledged_byte("s32e_raid6_wcl_power_cut_kill_like_image.tgz");
+}
+
+/// raid6 4+2, CI's shape of 0fae08a: "power cut before mutating call 14, journal kept to byte
+/// 4990 (durable 4990), unsynced writes of OSS [0] dropped", laid as the one above (order
+/// seed 4); on 2eb0122 every block of home stripe 0 read LOST.
+#[test]
+fn raid6_a_power_cut_leaving_partial_running_parity_loses_no_acknowledged_byte() {
+    the_image_loses_no_acknowledged_byte("s32e_raid6_wcl_power_cut_oss_0_dropped_image.tgz");
+}
+
+/// dcode p=5, the same scene: "power cut before mutating call 13, journal kept to byte 6849
+/// (durable 6849), unsynced writes of OSS [] dropped" (a crash ALONE), laid on 2eb0122 as the
+/// raid6 images (order seed 1, the scene's run 6); every block of home stripe 0 read LOST.
+#[test]
+fn dcode_a_kill_leaving_partial_running_parity_loses_no_acknowledged_byte() {
+    the_image_loses_no_acknowledged_byte("s32e_dcode_wcl_power_cut_kill_like_image.tgz");
+}

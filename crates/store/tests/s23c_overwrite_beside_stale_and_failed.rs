@@ -33,6 +33,7 @@ use exaraid_store::store::CACHE_OBJECT;
 use exaraid_store::{Store, StoreError};
 
 fn overwrite_cut_beside_stale_cache_and_failed(code: CodeSpec, failed_data: usize) -> usize {
+    images_in_plan_order();
     let (top, dir, layout) = init_wcl_without_timeout(code);
     let g = layout.geometry().clone();
     let stripe_bytes = layout.stripe_data_bytes() as usize;

@@ -31,6 +31,7 @@ use exaraid_store::StoreError;
 /// elements 0 and 1 hold acknowledged bytes; then the OSSs of data element 0 and parity 0
 /// fail. Returns how many power cuts were checked.
 fn power_cut_wcl_write_then_two_osses_fail(code: CodeSpec) -> usize {
+    images_in_plan_order();
     let (top, dir, layout) = init_wcl_without_timeout(code);
     let g = layout.geometry().clone();
     assert!(g.rows > 1, "the scene: an array code");

@@ -33,6 +33,7 @@ use powercut::*;
 /// The single-OSS masks are left out: fifteen OSSs make them many times slower, and the
 /// bound is about the count of in-flight blocks, not which OSS dropped them.
 fn wide_cut_write_beside_stale_cache(code: CodeSpec) -> usize {
+    images_in_plan_order();
     let (top, dir, layout) = init_wcl_without_timeout(code);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let data_cols = stripe_bytes / UNIT;

@@ -39,6 +39,7 @@ fn stale_element_beside_tolerance_many_failed_columns(code: CodeSpec, failed: Fa
 /// The scene; `stale`: whether the stale OSS loses the second write (else no fault but the
 /// failed columns).
 fn cache_stripe_beside_tolerance_many_failed_columns(code: CodeSpec, failed: Failed, stale: bool) {
+    images_in_plan_order();
     let (_top, dir, layout) = init_wcl_without_timeout(code);
     let g = layout.geometry().clone();
     let stripe_bytes = layout.stripe_data_bytes() as usize;

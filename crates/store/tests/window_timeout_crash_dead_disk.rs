@@ -99,6 +99,7 @@ fn check_after_kill(image: &Path, dead: usize, want: &[u8], what: &str) {
 
 #[test]
 fn raid5_window_timeout_killed_at_any_point_then_a_dead_disk_keeps_every_acknowledged_byte() {
+    images_in_plan_order();
     let top = scratch();
     let dir = top.path().join("store");
     std::fs::create_dir(&dir).unwrap();

@@ -17,6 +17,7 @@ use exaraid_store::{InitOptions, Store, WritePath};
 
 #[test]
 fn a_timed_out_window_stays_closed_through_a_flush_and_the_opens_after() {
+    images_in_plan_order();
     let dir = scratch();
     let mut opts = InitOptions::with_oss_count(dir.path(), 4, CodeSpec::raid5(3));
     opts.element_bytes = UNIT;
@@ -68,6 +69,7 @@ const CHILD_DIR_ENV: &str = "EXARAID_TEST_WINDOW_TIMEOUT_SETTLE_CHILD_DIR";
 /// Run as a test of its own (no store named) it does nothing.
 #[test]
 fn child_flush_after_a_timeout() {
+    images_in_plan_order();
     let Ok(dir) = std::env::var(CHILD_DIR_ENV) else {
         return;
     };
@@ -85,6 +87,7 @@ fn child_flush_after_a_timeout() {
 /// still works.
 #[test]
 fn a_kill_anywhere_in_a_flush_keeps_a_timed_out_window_closed() {
+    images_in_plan_order();
     // Bounded: the open and the flush pass far fewer points than this.
     const KILL_POINTS_MAX: u64 = 200;
     let template = scratch();
@@ -153,6 +156,7 @@ fn a_kill_anywhere_in_a_flush_keeps_a_timed_out_window_closed() {
 /// unprotected until its END), and both files read right.
 #[test]
 fn a_flush_keeps_an_open_window_open_beside_a_timed_out_one() {
+    images_in_plan_order();
     let dir = scratch();
     let mut opts = InitOptions::with_oss_count(dir.path(), 4, CodeSpec::raid5(3));
     opts.element_bytes = UNIT;
@@ -217,6 +221,7 @@ fn a_flush_keeps_an_open_window_open_beside_a_timed_out_one() {
 /// work.
 #[test]
 fn a_power_cut_anywhere_in_a_flush_keeps_a_timed_out_window_closed() {
+    images_in_plan_order();
     const FILE_BYTES: usize = 30_000;
     let top = scratch();
     let dir = top.path().join("store");

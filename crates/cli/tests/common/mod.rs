@@ -8,6 +8,38 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+/// `init` arguments of a code, the OSS count and write path left to the test (raid6's k
+/// and the OSS count are init's defaults).
+pub const RAID6: &[&str] = &["--code", "raid6"];
+pub const RS_4_2: &[&str] = &["--code", "rs", "--k", "4", "--m", "2"];
+pub const RS_4_3: &[&str] = &["--code", "rs", "--k", "4", "--m", "3"];
+/// xcode p=5 over its 5 OSSs (the write path left to the test).
+pub const XCODE: &[&str] = &["--oss", "5", "--code", "xcode", "--p", "5"];
+/// WCL raid6 4+2 over 6 OSSs.
+pub const RAID6_4_2_WCL: &[&str] = &[
+    "--oss",
+    "6",
+    "--code",
+    "raid6",
+    "--k",
+    "4",
+    "--write-path",
+    "wcl",
+];
+/// WCL rs 4+2 over 6 OSSs.
+pub const RS_4_2_WCL: &[&str] = &[
+    "--oss",
+    "6",
+    "--code",
+    "rs",
+    "--k",
+    "4",
+    "--m",
+    "2",
+    "--write-path",
+    "wcl",
+];
+
 pub fn exaraid(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_exaraid"))
         .args(args)

@@ -526,3 +526,144 @@ pub fn model_at(base: &[u8], writes: &[Vec<Issued>], image: usize) -> (Vec<u8>, 
     }
     (acked, flight)
 }
+
+/// What a probe's power cuts found (review s30r's and s31r's probes of writer threads).
+#[derive(Default)]
+pub struct ProbeCounts {
+    pub points: usize,
+    pub wrong_before_settle: usize,
+    pub wrong_after_settle: usize,
+    pub lost: usize,
+    /// Losing cuts that drop no OSS's writes and keep the image's whole journal: what a
+    /// kill -9 at that instant leaves (a crash alone).
+    pub lost_kill_like: usize,
+    pub first_wrong: Option<String>,
+    pub first_lost: Option<String>,
+    /// Cuts whose laid disk got one flipped cache bit (s31r's `S31R_FLIP`).
+    pub flips: usize,
+}
+
+/// One power cut of a probe, its disk laid at `laid` (and faulted there as the probe
+/// means): open, read every 4 KiB block of `f` (each byte `acked`, or in a write in flight
+/// as `flight` says), `flush`, read again; what it found goes into `counts`, and `laid` is
+/// removed. Knobs, prefixed with `knob` (`S30R`, `S31R`): `_ALL=1` says every losing cut;
+/// `_KILL_ONLY=1` keeps as the first loss only a kill-like cut; `_KEEP=DIR` lays the first
+/// loss at DIR (and DIR.kept, nothing dropped) with `<knob lowercased>-acked.bin`,
+/// `-flight.bin`, `-flight-mask.bin` and `-what.txt` for a fixture test; `writes` are
+/// printed then.
+#[allow(clippy::too_many_arguments)]
+pub fn probe_cut(
+    knob: &str,
+    point: &PowerCutPoint,
+    laid: &Path,
+    what: &str,
+    acked: &[u8],
+    flight: &[Option<u8>],
+    writes: &[Vec<Issued>],
+    counts: &mut ProbeCounts,
+) {
+    let knob_set = |name: &str| std::env::var(format!("{knob}_{name}")).is_ok();
+    let store = open_laid(laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+    match crate::common::check_reads(&store, acked, flight) {
+        Err(e) => {
+            counts.wrong_before_settle += 1;
+            counts
+                .first_wrong
+                .get_or_insert(format!("{what}: before the settle: {e}"));
+        }
+        Ok((lost, message)) if !lost.is_empty() => {
+            counts.lost += 1;
+            let image_journal_bytes = std::fs::metadata(point.image.dir.join("journal"))
+                .unwrap()
+                .len();
+            if knob_set("ALL") {
+                eprintln!(
+                    "LOSING {what}: image journal {image_journal_bytes} bytes: blocks at {lost:?}"
+                );
+            }
+            let kill_like =
+                !point.dropped.iter().any(|&d| d) && point.journal_cut_bytes == image_journal_bytes;
+            counts.lost_kill_like += usize::from(kill_like);
+            if counts.first_lost.is_none() && (kill_like || !knob_set("KILL_ONLY")) {
+                counts.first_lost = Some(format!(
+                    "{what}: blocks at {lost:?} LOST before the settle: {message}"
+                ));
+                if let Ok(keep) = std::env::var(format!("{knob}_KEEP")) {
+                    keep_probe_cut(
+                        knob,
+                        point,
+                        Path::new(&keep),
+                        what,
+                        &message,
+                        acked,
+                        flight,
+                        writes,
+                    );
+                }
+            }
+        }
+        Ok(_) => {}
+    }
+    match store.flush() {
+        Ok(()) | Err(StoreError::DataLost(_)) => {}
+        Err(e) => panic!("{what}: flush: {e}"),
+    }
+    if let Err(e) = crate::common::check_reads(&store, acked, flight) {
+        counts.wrong_after_settle += 1;
+        counts
+            .first_wrong
+            .get_or_insert(format!("{what}: after the settle: {e}"));
+    }
+    drop(store);
+    std::fs::remove_dir_all(laid).unwrap();
+}
+
+/// `probe_cut`'s `_KEEP`: the cut laid at `keep` (once: an existing `keep` is left as it
+/// is) and at `keep.kept` with nothing dropped, with what a fixture test of it checks.
+#[allow(clippy::too_many_arguments)]
+fn keep_probe_cut(
+    knob: &str,
+    point: &PowerCutPoint,
+    keep: &Path,
+    what: &str,
+    message: &str,
+    acked: &[u8],
+    flight: &[Option<u8>],
+    writes: &[Vec<Issued>],
+) {
+    if keep.exists() {
+        return;
+    }
+    let prefix = knob.to_lowercase();
+    point.lay(keep);
+    PowerCutPoint {
+        image_index: point.image_index,
+        image: point.image,
+        journal_cut_bytes: point.journal_cut_bytes,
+        dropped: vec![false; point.dropped.len()],
+    }
+    .lay(&keep.with_extension("kept"));
+    // The bytes acknowledged at the cut, and per byte the in-flight value (mask 1) or none
+    // (mask 0).
+    std::fs::write(keep.join(format!("{prefix}-acked.bin")), acked).unwrap();
+    let flight_bytes: Vec<u8> = flight.iter().map(|b| b.unwrap_or(0)).collect();
+    let flight_mask: Vec<u8> = flight.iter().map(|b| u8::from(b.is_some())).collect();
+    std::fs::write(keep.join(format!("{prefix}-flight.bin")), &flight_bytes).unwrap();
+    std::fs::write(keep.join(format!("{prefix}-flight-mask.bin")), &flight_mask).unwrap();
+    std::fs::write(
+        keep.join(format!("{prefix}-what.txt")),
+        format!("{what}\n{message}\n"),
+    )
+    .unwrap();
+    for (t, thread) in writes.iter().enumerate() {
+        for w in thread {
+            eprintln!(
+                "thread {t}: write {}+{} issued at image {} acknowledged at image {}",
+                w.at,
+                w.bytes.len(),
+                w.issued_at,
+                w.acked_at
+            );
+        }
+    }
+}

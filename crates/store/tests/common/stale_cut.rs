@@ -128,6 +128,7 @@ pub fn power_cut_client_write_beside_stale_bytes_problems(
     cut_write: std::ops::Range<usize>,
     collect: bool,
 ) -> (usize, Vec<String>) {
+    images_in_plan_order();
     let element = stale.element_bytes;
     assert!(element % 4096 == 0, "whole checksum blocks per element");
     assert!(
