@@ -65,6 +65,11 @@
 //! there: its known columns are at most k, an information set of an MDS code. Not a proof:
 //! a stale error the unknown positions can complete still passes (past the tolerance).
 //!
+//! Session 32 (s32f, review s32r R32-1): a failed column the cut write's plan journaled
+//! (`Rec::FailedColumnCopy`, its acknowledged cached bytes) and that the write does not
+//! reach in the row is known, with the same bytes in both versions
+//! (`known_by_failed_column_copies`), not erased: each version erases one column less.
+//!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
 //! many unreadable columns as the code tolerates where one of them holds a block that
 //! fails its checksum (and matches no crc of the write), and a row with such a block and no
@@ -200,6 +205,16 @@ impl Store {
         let in_flight = |p: &Pos| v.c.ranges.get(p).is_some_and(|r| overlaps(r, start, end));
         let Some(plan) = v.c.writers.keys().next().copied() else {
             return CutRowStale::Agrees;
+        };
+        // A failed column the write journaled and does not reach here is known (s32f).
+        let widened = self.known_by_failed_column_copies(v, plan);
+        let view;
+        let (v, copied_cols) = match &widened {
+            Some((buf, held, cols)) => {
+                view = RowView { buf, held, ..*v };
+                (&view, cols.clone())
+            }
+            None => (v, BTreeSet::new()),
         };
         // The write's blocks that fail their checksum but are, whole, its new block by the
         // crc it journaled for exactly that block (`cut_block_whole_new`): a torn block
@@ -376,7 +391,11 @@ impl Store {
         // from a stale one beside it: such a column is not located.
         let mut explaining: BTreeMap<usize, StripeBuf> = BTreeMap::new();
         let mut ambiguous = false;
-        for col in (0..g.cols).filter(|c| !unread_cols.contains(c)) {
+        // A column known by the plan's copy holds journaled true bytes: never the stale one
+        // (and its OSS takes no fix).
+        let candidates =
+            (0..g.cols).filter(|c| !unread_cols.contains(c) && !copied_cols.contains(c));
+        for col in candidates {
             let col_cells: Vec<Pos> = cells.iter().copied().filter(|p| p.col == col).collect();
             let calm: Vec<Pos> = col_cells
                 .iter()
@@ -433,6 +452,83 @@ impl Store {
             .map(|p| (p, d.element(p).to_vec()))
             .collect();
         CutRowStale::Located(fixes)
+    }
+
+    /// The row as known with the cut plan's copies of failed columns (`Rec::FailedColumnCopy`,
+    /// `cache: true`) laid: each data position without bytes (`Held::Absent`: its OSS
+    /// failed) whose acknowledged cached bytes in block row `v.i` the plan `plan` journaled
+    /// whole, and where no write of the plan reaches it in this row, is known (its bytes in
+    /// `buf`, `Held::Verified`): the same bytes in both versions. `None`: no such position,
+    /// or single parity (its degraded mode is kept, see `stale_beside_cut_write`). Also the
+    /// columns so made known (never located as stale: their OSS is failed).
+    ///
+    /// Why (session 32, s32f, review s32r R32-1): taken as erased in every version beside a
+    /// crash that left the write's running parity in part, raid6 and rs 4+2 had exactly k
+    /// columns in the old version where the parities differ, nothing checked, and all four
+    /// data blocks of the home stripe were recorded LOST by one failed OSS and a crash.
+    /// Where the write reaches the failed position (its new bytes copied too, R32-2's shape)
+    /// the position is in flight and stays erased: which version the copy is, is not told
+    /// here.
+    fn known_by_failed_column_copies(
+        &self,
+        v: &RowView,
+        plan: PlanId,
+    ) -> Option<(StripeBuf, BTreeMap<Pos, Vec<Held>>, BTreeSet<usize>)> {
+        if self.tolerance() < 2 {
+            return None;
+        }
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let none: Ranges = Vec::new();
+        let mut buf: Option<StripeBuf> = None;
+        let mut held: Option<BTreeMap<Pos, Vec<Held>>> = None;
+        let mut cols = BTreeSet::new();
+        for (&pos, h) in v.held {
+            if h[v.i] != Held::Absent || !matches!(g.cell(pos), Cell::Data(_)) {
+                continue;
+            }
+            if v.c
+                .ranges
+                .get(&pos)
+                .is_some_and(|r| overlaps(r, start, end))
+            {
+                continue; // the write reaches it here (R32-2's shape: not decided here)
+            }
+            let wanted = intersect(v.acked.get(&pos).unwrap_or(&none), &[(start, end)]);
+            if wanted.is_empty() {
+                continue;
+            }
+            let copies: Vec<&crate::state::FailedColumnCopy> = (v.core.state.failed_column_copies)
+                .iter()
+                .filter(|(p, c)| *p == plan && c.cache && !c.bytes.is_empty())
+                .map(|(_, c)| c)
+                .filter(|c| {
+                    (c.file, c.stripe, c.row, c.col) == (v.file, v.stripe, pos.row, pos.col)
+                })
+                .collect();
+            let mut covered: Ranges = Vec::new();
+            for c in &copies {
+                let z = c.offset_bytes + c.bytes.len() as u64;
+                crate::state::add_range(&mut covered, c.offset_bytes, z);
+            }
+            if !(wanted.iter()).all(|&(a, z)| outside(&covered, a, z).is_empty()) {
+                continue; // a part not copied: still unknown, erased as before
+            }
+            let buf = buf.get_or_insert_with(|| v.buf.clone());
+            for c in &copies {
+                let (c0, c1) = (c.offset_bytes, c.offset_bytes + c.bytes.len() as u64);
+                for (a, z) in intersect(&wanted, &[(c0, c1)]) {
+                    let bytes = &c.bytes[(a - c0) as usize..(z - c0) as usize];
+                    buf.element_mut(pos)[a as usize..z as usize].copy_from_slice(bytes);
+                }
+            }
+            let held = held.get_or_insert_with(|| v.held.clone());
+            held.get_mut(&pos).expect("a position of `v.held`")[v.i] = Held::Verified;
+            cols.insert(pos.col);
+        }
+        assert_eq!(buf.is_some(), !cols.is_empty());
+        Some((buf?, held?, cols))
     }
 
     /// Does block row `v.i` fit, checked, a world where a recovery before this one decided
