@@ -367,25 +367,14 @@ pub fn cuts_of_one_degraded_write(
     dead: usize,
     write: std::ops::Range<usize>,
 ) -> OneWrite {
-    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
-    let (top, dir, layout) = init_wcl_without_timeout(code);
-    let stripe_bytes = layout.stripe_data_bytes() as usize;
-    let cut = PowerCut::new(&dir);
-    let store = open_power_cut(&dir, &cut).unwrap();
-    let mut base = pattern(1, 2 * stripe_bytes);
-    store.put("f", &base).unwrap();
-    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
-        let b = pattern(s, UNIT);
-        store.write("f", at as u64, &b).unwrap();
-        base[at..at + UNIT].copy_from_slice(&b);
-    }
-    store.fail_oss(dead).unwrap();
-    let new = bytes_of(1000, write.start as u64, write.len() as u64);
-    cut.arm();
-    store.write("f", write.start as u64, &new).unwrap();
-    cut.last_image();
-    drop(store);
-    let images = cut.images();
+    let DegradedCutWrite {
+        top,
+        base,
+        new,
+        flight,
+        images,
+        ..
+    } = degraded_cut_write(code, dead, write.clone());
     let last = images.len() - 1;
     if env_on("S32R_DIFF") {
         // Which files each mutating call changed: image i+1 against image i.
@@ -395,10 +384,6 @@ pub fn cuts_of_one_degraded_write(
                 changed_files(&images[i].dir, &images[i + 1].dir)
             );
         }
-    }
-    let mut flight = vec![None; base.len()];
-    for (j, &b) in new.iter().enumerate() {
-        flight[write.start + j] = Some(b);
     }
     let mut out = OneWrite::default();
     let laid = top.path().join("try");
@@ -521,37 +506,23 @@ fn metadata_files(laid: &std::path::Path) -> Vec<std::path::PathBuf> {
 #[test]
 #[ignore = "probe: S32R_CODE=raid6:4 S32R_DEAD=2 S32R_STEP=7 S32R_TRUNC=1 S32R_FILE=journal"]
 fn probe_metadata_damage_after_a_degraded_crash() {
-    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
     let code = code_of_env();
     let dead = dead_of_env().unwrap_or(2);
     let write = cut_write_of_env("S32R_WRITE");
-    let (top, dir, layout) = init_wcl_without_timeout(code);
-    let stripe_bytes = layout.stripe_data_bytes() as usize;
-    let cut = PowerCut::new(&dir);
-    let store = open_power_cut(&dir, &cut).unwrap();
-    let mut base = pattern(1, 2 * stripe_bytes);
-    store.put("f", &base).unwrap();
-    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
-        let b = pattern(s, UNIT);
-        store.write("f", at as u64, &b).unwrap();
-        base[at..at + UNIT].copy_from_slice(&b);
-    }
-    store.fail_oss(dead).unwrap();
-    let new = bytes_of(1000, write.start as u64, write.len() as u64);
-    cut.arm();
-    store.write("f", write.start as u64, &new).unwrap();
-    cut.last_image();
-    drop(store);
-    let images = cut.images();
+    let DegradedCutWrite {
+        top,
+        dir,
+        base,
+        new,
+        flight,
+        images,
+        ..
+    } = degraded_cut_write(code, dead, write.clone());
     let at_image = env_usize("S32R_IMAGE", images.len() - 2);
     let image = &images[at_image];
     let mut acked = base.clone();
     if at_image == images.len() - 1 {
         acked[write.clone()].copy_from_slice(&new);
-    }
-    let mut flight = vec![None; base.len()];
-    for (j, &b) in new.iter().enumerate() {
-        flight[write.start + j] = Some(b);
     }
     let pristine = top.path().join("pristine");
     PowerCutPoint {

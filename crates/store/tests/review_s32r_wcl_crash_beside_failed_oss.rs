@@ -35,31 +35,16 @@ fn losing_cuts_of_a_write_beside_a_failed_oss(
     write: std::ops::Range<usize>,
     which: Cuts,
 ) -> (usize, usize, String) {
-    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
-    let (top, dir, layout) = init_wcl_without_timeout(code);
-    let stripe_bytes = layout.stripe_data_bytes() as usize;
-    let cut = PowerCut::new(&dir);
-    let store = open_power_cut(&dir, &cut).unwrap();
-    let mut base = pattern(1, 2 * stripe_bytes);
-    store.put("f", &base).unwrap();
-    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
-        let b = pattern(s, UNIT);
-        store.write("f", at as u64, &b).unwrap();
-        base[at..at + UNIT].copy_from_slice(&b);
-    }
-    store.fail_oss(dead).unwrap();
-    let new = bytes_of(1000, write.start as u64, write.len() as u64);
-    cut.arm();
-    store.write("f", write.start as u64, &new).unwrap();
-    cut.last_image();
-    drop(store);
+    let DegradedCutWrite {
+        top,
+        base,
+        new,
+        flight,
+        images,
+        ..
+    } = degraded_cut_write(code, dead, write.clone());
 
-    let images = cut.images();
     let last = images.len() - 1;
-    let mut flight = vec![None; base.len()];
-    for (j, &b) in new.iter().enumerate() {
-        flight[write.start + j] = Some(b);
-    }
     let (mut checked, mut losing, mut first) = (0, 0, String::new());
     let laid = top.path().join("try");
     for_each_power_cut(&images, |point| {

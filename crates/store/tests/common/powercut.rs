@@ -667,3 +667,61 @@ fn keep_probe_cut(
         }
     }
 }
+
+/// Review s32r's degraded scene, laid the same way by its tests and probes: a WCL store of
+/// `code` (4 KiB unit, no window timeout), `f` put over two stripes, acknowledged writes at
+/// 100 and 2 units + 100 (home stripe 0 cached), OSS `dead` failed, then the write `write`
+/// cut by power, an image before each of its mutating calls and one after. Its steps run in
+/// plan order (the images are the same on every run).
+pub struct DegradedCutWrite {
+    /// The scratch that holds the store and the images (alive while this is).
+    pub top: tempfile::TempDir,
+    pub dir: PathBuf,
+    pub layout: exaraid_plan::Layout,
+    /// The file's acknowledged bytes before the cut write.
+    pub base: Vec<u8>,
+    /// The cut write's bytes.
+    pub new: Vec<u8>,
+    /// Per file byte: the cut write's byte where it covers, else `None`.
+    pub flight: Vec<Option<u8>>,
+    pub images: Vec<PowerCutImage>,
+}
+
+pub fn degraded_cut_write(
+    code: exaraid_codes::CodeSpec,
+    dead: usize,
+    write: std::ops::Range<usize>,
+) -> DegradedCutWrite {
+    use crate::common::{bytes_of, init_wcl_without_timeout, pattern, UNIT};
+    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
+    let (top, dir, layout) = init_wcl_without_timeout(code);
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
+    let cut = PowerCut::new(&dir);
+    let store = open_power_cut(&dir, &cut).unwrap();
+    let mut base = pattern(1, 2 * stripe_bytes);
+    store.put("f", &base).unwrap();
+    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
+        let b = pattern(s, UNIT);
+        store.write("f", at as u64, &b).unwrap();
+        base[at..at + UNIT].copy_from_slice(&b);
+    }
+    store.fail_oss(dead).unwrap();
+    let new = bytes_of(1000, write.start as u64, write.len() as u64);
+    cut.arm();
+    store.write("f", write.start as u64, &new).unwrap();
+    cut.last_image();
+    drop(store);
+    let mut flight = vec![None; base.len()];
+    for (j, &b) in new.iter().enumerate() {
+        flight[write.start + j] = Some(b);
+    }
+    DegradedCutWrite {
+        images: cut.images(),
+        top,
+        dir,
+        layout,
+        base,
+        new,
+        flight,
+    }
+}
