@@ -11,9 +11,9 @@
 
 mod common;
 use common::{
-    exaraid, init_store_unit, killed_at_with, ok, random_bytes, s, RAID6_4_2_WCL, RS_4_2_WCL,
+    exaraid, killed_recovery_of_a_cut_cache_write, random_bytes, s, RAID6_4_2_WCL, RS_4_2_WCL,
 };
-use exaraid_store::torture::{KILL_IN_PLAN_ORDER_ENV, SETTLE_BEFORE_BLOCK, WRITE_PAGE_CUT};
+use exaraid_store::torture::SETTLE_BEFORE_BLOCK;
 use std::path::Path;
 
 const UNIT_BYTES: usize = 4096;
@@ -57,26 +57,10 @@ fn one_bad_block_after_a_killed_recovery_reads_every_acknowledged_byte(name: &st
         let tmp = common::fast_tempdir("s31c-partly-filled");
         let dir = tmp.path().join("store");
         let d = s(&dir);
-        init_store_unit(d, UNIT_BYTES as u64, init);
         let old = random_bytes(0x31c0 + n as u64, UNIT_BYTES);
-        ok(&["store", "put", d, "f"], &old);
         let new = random_bytes(0x31c1 + n as u64, UNIT_BYTES);
-        let write = ["store", "write", d, "f", "--offset", "4096"];
-        let write_kill = format!("{WRITE_PAGE_CUT}:1");
-        assert!(
-            killed_at_with(&write, &new, &write_kill, &[KILL_IN_PLAN_ORDER_ENV]),
-            "{name}: the write was not killed at {write_kill}"
-        );
+        killed_recovery_of_a_cut_cache_write(d, name, init, (&old, &new), n);
         let recovery_kill = format!("{SETTLE_BEFORE_BLOCK}:{n}");
-        assert!(
-            killed_at_with(
-                &["store", "ls", d],
-                b"",
-                &recovery_kill,
-                &[KILL_IN_PLAN_ORDER_ENV]
-            ),
-            "{name}: the recovery was not killed at {recovery_kill}"
-        );
         let chunks = recorded_chunks(&dir);
         // Partly filled: two of the four data columns have no chunk (the scene's premise).
         let data_chunks = chunks.iter().filter(|c| c.0 < 4).count();

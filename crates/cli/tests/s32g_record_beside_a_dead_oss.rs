@@ -16,37 +16,16 @@
 //! `get`.
 
 mod common;
-use common::{exaraid, init_store_unit, killed_at_with, ok, random_bytes, s};
-use exaraid_store::torture::{KILL_IN_PLAN_ORDER_ENV, SETTLE_BEFORE_BLOCK, WRITE_PAGE_CUT};
+use common::{
+    exaraid, killed_recovery_of_a_cut_cache_write, ok, random_bytes, s, RAID6_4_2_WCL, RS_4_2_WCL,
+};
+use exaraid_store::torture::SETTLE_BEFORE_BLOCK;
 
 const UNIT_BYTES: usize = 4096;
 const OSS_COUNT: usize = 6;
 /// Recovery block writes tried: before the record's first parity write (1), between its two
 /// (2), after both (3).
 const RECOVERY_KILLS: u32 = 3;
-
-const RS_4_2: &[&str] = &[
-    "--oss",
-    "6",
-    "--code",
-    "rs",
-    "--k",
-    "4",
-    "--m",
-    "2",
-    "--write-path",
-    "wcl",
-];
-const RAID6_4_2: &[&str] = &[
-    "--oss",
-    "6",
-    "--code",
-    "raid6",
-    "--k",
-    "4",
-    "--write-path",
-    "wcl",
-];
 
 fn one_dead_oss_after_a_killed_recovery_never_reads_wrong_bytes(name: &str, init: &[&str]) {
     let (mut runs, mut lost) = (0, Vec::new());
@@ -55,26 +34,10 @@ fn one_dead_oss_after_a_killed_recovery_never_reads_wrong_bytes(name: &str, init
             let tmp = common::fast_tempdir("s32g-dead-oss");
             let dir = tmp.path().join("store");
             let d = s(&dir);
-            init_store_unit(d, UNIT_BYTES as u64, init);
             let old = random_bytes(0x32a0 + n as u64, UNIT_BYTES);
-            ok(&["store", "put", d, "f"], &old);
             let new = random_bytes(0x32b0 + n as u64, UNIT_BYTES);
-            let write = ["store", "write", d, "f", "--offset", "4096"];
-            let write_kill = format!("{WRITE_PAGE_CUT}:1");
-            assert!(
-                killed_at_with(&write, &new, &write_kill, &[KILL_IN_PLAN_ORDER_ENV]),
-                "{name}: the write was not killed at {write_kill}"
-            );
+            killed_recovery_of_a_cut_cache_write(d, name, init, (&old, &new), n);
             let recovery_kill = format!("{SETTLE_BEFORE_BLOCK}:{n}");
-            assert!(
-                killed_at_with(
-                    &["store", "ls", d],
-                    b"",
-                    &recovery_kill,
-                    &[KILL_IN_PLAN_ORDER_ENV]
-                ),
-                "{name}: the recovery was not killed at {recovery_kill}"
-            );
             assert!(
                 common::journal_records(&dir)
                     .iter()
@@ -119,10 +82,10 @@ fn one_dead_oss_after_a_killed_recovery_never_reads_wrong_bytes(name: &str, init
 
 #[test]
 fn rs_4_2_a_killed_recovery_then_one_dead_oss_never_reads_wrong_bytes() {
-    one_dead_oss_after_a_killed_recovery_never_reads_wrong_bytes("rs 4+2", RS_4_2);
+    one_dead_oss_after_a_killed_recovery_never_reads_wrong_bytes("rs 4+2", RS_4_2_WCL);
 }
 
 #[test]
 fn raid6_4_2_a_killed_recovery_then_one_dead_oss_never_reads_wrong_bytes() {
-    one_dead_oss_after_a_killed_recovery_never_reads_wrong_bytes("raid6 4+2", RAID6_4_2);
+    one_dead_oss_after_a_killed_recovery_never_reads_wrong_bytes("raid6 4+2", RAID6_4_2_WCL);
 }

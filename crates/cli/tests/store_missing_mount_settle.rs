@@ -17,19 +17,7 @@ const FILES: usize = 4;
 /// raid6 k=4 over 9 OSSs, WCL, 4 KiB unit; f0..f3 put through the cache zone, then 4 small
 /// writes to f1 (cached too). Returns every file's acknowledged bytes.
 fn cached_store(d: &str) -> Vec<Vec<u8>> {
-    init_store(
-        d,
-        &[
-            "--oss",
-            "9",
-            "--code",
-            "raid6",
-            "--k",
-            "4",
-            "--write-path",
-            "wcl",
-        ],
-    );
+    init_store(d, RAID6_4_2_WCL_OVER_9);
     let mut files: Vec<Vec<u8>> = (0..FILES)
         .map(|i| bytes(11 + i as u8, 9_000 + i * 13_001))
         .collect();

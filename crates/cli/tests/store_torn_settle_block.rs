@@ -14,20 +14,7 @@ const UNIT_BYTES: usize = 65536;
 /// writes into f1 that wait in the cache zone (partial stripes), some of them on OSS 1.
 /// Returns the files' contents.
 fn store_with_cached_writes(d: &str) -> Vec<(String, Vec<u8>)> {
-    init_store_unit(
-        d,
-        UNIT_BYTES as u64,
-        &[
-            "--oss",
-            "9",
-            "--code",
-            "raid6",
-            "--k",
-            "4",
-            "--write-path",
-            "wcl",
-        ],
-    );
+    init_store_unit(d, UNIT_BYTES as u64, RAID6_4_2_WCL_OVER_9);
     let mut files = Vec::new();
     for (i, size_bytes) in [257_162usize, 603_054, 166_469, 294_382]
         .into_iter()

@@ -26,6 +26,17 @@ pub const RAID6_4_2_WCL: &[&str] = &[
     "--write-path",
     "wcl",
 ];
+/// WCL raid6 4+2 striped over 9 OSSs.
+pub const RAID6_4_2_WCL_OVER_9: &[&str] = &[
+    "--oss",
+    "9",
+    "--code",
+    "raid6",
+    "--k",
+    "4",
+    "--write-path",
+    "wcl",
+];
 /// WCL rs 4+2 over 6 OSSs.
 pub const RS_4_2_WCL: &[&str] = &[
     "--oss",
@@ -145,6 +156,42 @@ pub fn killed_at_with(args: &[&str], stdin: &[u8], kill_at: &str, envs: &[&str])
         String::from_utf8_lossy(&out.stderr)
     );
     true
+}
+
+/// The scene of s31c's and s32g's tests (a recovery's record of a partly filled WCL cache
+/// stripe), laid in the store at `d` (`init` arguments `init`, 4 KiB unit): a put of one
+/// 4 KiB element (`old`, column 0 of home stripe 0), a write of the next 4 KiB (`new`,
+/// column 1) killed at its first block write (`write-page-cut:1`, plan order), then the
+/// open's recovery (`store ls`) killed at `settle-before-block:recovery_kill_at` (plan
+/// order). `name` names the code in a failure.
+pub fn killed_recovery_of_a_cut_cache_write(
+    d: &str,
+    name: &str,
+    init: &[&str],
+    (old, new): (&[u8], &[u8]),
+    recovery_kill_at: u32,
+) {
+    use exaraid_store::torture::{KILL_IN_PLAN_ORDER_ENV, SETTLE_BEFORE_BLOCK, WRITE_PAGE_CUT};
+    const UNIT_BYTES: usize = 4096;
+    assert!(old.len() == UNIT_BYTES && new.len() == UNIT_BYTES);
+    init_store_unit(d, UNIT_BYTES as u64, init);
+    ok(&["store", "put", d, "f"], old);
+    let write = ["store", "write", d, "f", "--offset", "4096"];
+    let write_kill = format!("{WRITE_PAGE_CUT}:1");
+    assert!(
+        killed_at_with(&write, new, &write_kill, &[KILL_IN_PLAN_ORDER_ENV]),
+        "{name}: the write was not killed at {write_kill}"
+    );
+    let recovery_kill = format!("{SETTLE_BEFORE_BLOCK}:{recovery_kill_at}");
+    assert!(
+        killed_at_with(
+            &["store", "ls", d],
+            b"",
+            &recovery_kill,
+            &[KILL_IN_PLAN_ORDER_ENV]
+        ),
+        "{name}: the recovery was not killed at {recovery_kill}"
+    );
 }
 
 /// Whether /dev/shm is a tmpfs with room for the tests' stores. A container's default /dev/shm
