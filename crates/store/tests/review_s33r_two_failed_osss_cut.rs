@@ -253,8 +253,7 @@ pub fn cuts_beside_two_dead(
                 Ok((l, m)) if !l.is_empty() => {
                     if lost.is_empty() {
                         lost = l;
-                        if out.first_lost.is_empty() || (kill_like && out.losing_kill_like == 0)
-                        {
+                        if out.first_lost.is_empty() || (kill_like && out.losing_kill_like == 0) {
                             out.first_lost = format!(
                                 "{what} (kill-like {kill_like}): {when}: blocks at {lost:?}: {m}"
                             );
@@ -393,8 +392,7 @@ fn rs_6_3_wcl_crash_beside_two_failed_osss_the_write_reaches_loses_no_acknowledg
 #[test]
 fn rs_4_3_wcl_crash_beside_one_failed_oss_the_write_reaches_loses_no_acknowledged_byte() {
     for dead in [0, 1] {
-        let c =
-            cuts_beside_two_dead(CodeSpec::rs(4, 3), &[dead], Op::Write, 4000..4200).unwrap();
+        let c = cuts_beside_two_dead(CodeSpec::rs(4, 3), &[dead], Op::Write, 4000..4200).unwrap();
         assert!(c.cuts > 0 && c.kill_like > 0, "{c:?}");
         assert_eq!(c.wrong, 0, "WRONG BYTES: {}", c.first_wrong);
         assert_eq!(c.losing, 0, "OSS {dead} failed: {}", c.first_lost);
