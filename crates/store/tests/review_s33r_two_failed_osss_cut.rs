@@ -26,7 +26,7 @@
 //! `S33R_WRITE=AT+LEN[,AT+LEN..]`, `S33R_ALL=1` (print each losing cut), `S33R_DIFF=1` (which
 //! files each mutating call changed), `S33R_KEEP_REBUILT=1` (with `S33R_OP=rebuild`: the
 //! rebuilt OSS keeps its disk as cut, one OSS down, and the rebuild is redone before a last
-//! read), `S33R_THIRD=K` (OSS K's disk lost too at every cut), `S33R_KEEP=DIR`
+//! read), `S33R_THIRD=K` (OSS K's disk lost too at every cut), `S33R_PATH=rmw`, `S33R_KEEP=DIR`
 //! (lay the first losing or wrong cut there).
 
 mod common;
@@ -103,10 +103,11 @@ pub fn two_dead_cut(
     write: std::ops::Range<usize>,
 ) -> TwoDeadCut {
     exaraid_store::torture::run_steps_in_plan_order_in_this_process();
+    // `S33R_PATH=rmw` (the probe only): the cut write or flush on the rmw path.
     let path = if op == Op::End {
         WritePath::Delayed
     } else {
-        WritePath::Wcl
+        write_path_of_env("S33R_PATH", WritePath::Wcl)
     };
     let (top, dir, layout) = init_without_timeout_on(code, UNIT, path);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
@@ -545,5 +546,131 @@ fn wcl_crash_with_parity_osss_failed_below_all_of_them_or_on_raid5_loses_no_ackn
             "{:?} dead {dead:?}: {}",
             code.kind, c.first_lost
         );
+    }
+}
+
+/// Two WCL writers at once beside the `dead` OSSs: the scene of `two_dead_cut` with writes
+/// `a` and `b` (disjoint) issued on two threads after the arm. Thread timing decides the
+/// images (a probe, not a test). Each cut is read against `model_at` (each byte
+/// acknowledged, or the in-flight write's), before and after a `flush`.
+pub fn cuts_of_two_writers_beside_two_dead(
+    code: CodeSpec,
+    dead: &[usize],
+    a: std::ops::Range<usize>,
+    b: std::ops::Range<usize>,
+) -> Cuts {
+    assert!(a.end <= b.start || b.end <= a.start, "disjoint writes");
+    let (top, dir, layout) = init_without_timeout_on(code, UNIT, WritePath::Wcl);
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
+    let cut = PowerCut::new(&dir);
+    let store = open_power_cut(&dir, &cut).unwrap();
+    let mut base = pattern(1, 2 * stripe_bytes);
+    store.put("f", &base).unwrap();
+    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
+        let bytes = pattern(s, UNIT);
+        store.write("f", at as u64, &bytes).unwrap();
+        base[at..at + UNIT].copy_from_slice(&bytes);
+    }
+    for &d in dead {
+        store.fail_oss(d).unwrap();
+    }
+    cut.arm();
+    let writes: Vec<Vec<Issued>> = std::thread::scope(|s| {
+        let handles: Vec<_> = [a, b]
+            .into_iter()
+            .enumerate()
+            .map(|(t, w)| {
+                let (store, cut) = (&store, &cut);
+                s.spawn(move || {
+                    let bytes = bytes_of(1000 + t as u64, w.start as u64, w.len() as u64);
+                    let issued_at = cut.images().len();
+                    store.write("f", w.start as u64, &bytes).unwrap();
+                    let acked_at = cut.images().len();
+                    vec![Issued {
+                        at: w.start,
+                        bytes,
+                        issued_at,
+                        acked_at,
+                    }]
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    cut.last_image();
+    drop(store);
+    let images = cut.images();
+    let mut out = Cuts::default();
+    let laid = top.path().join("try");
+    for_each_power_cut(&images, |point| {
+        out.cuts += 1;
+        let kill_like = !point.dropped.iter().any(|&d| d)
+            && point.journal_cut_bytes == journal_bytes(&point.image.dir);
+        out.kill_like += usize::from(kill_like);
+        let (acked, flight) = model_at(&base, &writes, point.image_index);
+        point.lay(&laid);
+        for &d in dead {
+            lose_disk(&laid, d);
+        }
+        let what = format!("image {}: {}", point.image_index, point.what());
+        let store = open_laid(&laid, dead).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        let mut lost_here = false;
+        for when in ["before the flush", "after the flush"] {
+            match check_reads(&store, &acked, &flight) {
+                Err(e) => {
+                    out.wrong += 1;
+                    eprintln!("WRONG {what}: {when}: {e}");
+                    if out.first_wrong.is_empty() {
+                        out.first_wrong = format!("{what}: {when}: {e}");
+                    }
+                }
+                Ok((l, _)) if !l.is_empty() && !lost_here => {
+                    lost_here = true;
+                    out.losing += 1;
+                    out.losing_kill_like += usize::from(kill_like);
+                    if out.first_lost.is_empty() {
+                        out.first_lost = format!("{what} (kill-like {kill_like}): {when}: {l:?}");
+                    }
+                }
+                Ok(_) => {}
+            }
+            if when == "before the flush" {
+                match store.flush() {
+                    Ok(()) | Err(StoreError::DataLost(_)) => {}
+                    Err(e) => panic!("{what}: flush: {e}"),
+                }
+            }
+        }
+        drop(store);
+        std::fs::remove_dir_all(&laid).unwrap();
+    });
+    out
+}
+
+#[test]
+#[ignore = "probe: S33R_CODE=rs:4:3 S33R_DEAD=0,1 S33R_WRITE=2296+3141,8292+200 S33R_ROUNDS=3"]
+fn probe_two_writers_beside_two_failed_osss() {
+    let code = code_of_env("S33R_CODE", "rs:4:3");
+    let dead = dead_of_env();
+    let w = writes_of_env();
+    assert_eq!(w.len(), 2, "S33R_WRITE names two writes");
+    for round in 0..count_of_env("S33R_ROUNDS", 1) {
+        let c = cuts_of_two_writers_beside_two_dead(code, &dead, w[0].clone(), w[1].clone());
+        eprintln!(
+            "S33R-TWO {:?} dead {dead:?} round {round} {}+{} {}+{}: cuts {} (kill-like {}) wrong {} losing {} (kill-like {})\n  first wrong: {}\n  first lost: {}",
+            code.kind,
+            w[0].start,
+            w[0].len(),
+            w[1].start,
+            w[1].len(),
+            c.cuts,
+            c.kill_like,
+            c.wrong,
+            c.losing,
+            c.losing_kill_like,
+            c.first_wrong,
+            c.first_lost
+        );
+        assert!(c.cuts > 0);
     }
 }
