@@ -674,3 +674,55 @@ fn probe_two_writers_beside_two_failed_osss() {
         assert!(c.cuts > 0);
     }
 }
+
+/// R33-4: rs 4+3 with ONE OSS failed (data OSS 0, or parity OSS 4); a crash or a power cut
+/// during one small WCL write; then a data OSS's disk (1, or 0) lost before the next open:
+/// two columns erased beside one cut write, one failure short of the tolerance. Every
+/// acknowledged byte must read. Fails on 8b60df4: from the kill-like cut before mutating
+/// call 10 on (the write's records journaled, NO block written: one version on disk) file
+/// block 4096 (column 1) is LOST; 37 of 49 cuts (7 kill-like) lose.
+#[test]
+#[ignore = "OPEN: review s33r R33-4: rs 4+3, one failed OSS, a WCL write cut, then a data OSS lost: 37 of 49 cuts lose (7 kill-like), even with nothing of the write on disk"]
+fn rs_4_3_wcl_write_cut_beside_a_failed_oss_then_a_data_oss_lost_loses_no_acknowledged_byte() {
+    for (dead, lost_after) in [(0, 1), (4, 0)] {
+        let c = cuts_beside_two_dead(
+            CodeSpec::rs(4, 3),
+            &[dead],
+            Op::Write,
+            4000..4200,
+            &[lost_after],
+        )
+        .unwrap();
+        assert!(c.cuts > 0 && c.kill_like > 0, "{c:?}");
+        assert_eq!(c.wrong, 0, "WRONG BYTES: {}", c.first_wrong);
+        assert_eq!(
+            c.losing, 0,
+            "{} of {} cuts of write 4000+200 with OSS {dead} failed, then OSS {lost_after} lost, lost acknowledged bytes ({} kill-like); first: {}",
+            c.losing, c.cuts, c.losing_kill_like, c.first_lost
+        );
+    }
+}
+
+/// R33-4's controls: with no OSS failed before the cut, the same cuts then one data OSS
+/// lost read every byte (rs 4+3); a parity OSS lost after the cut beside failed OSS 0, too.
+#[test]
+fn rs_4_3_wcl_write_cut_then_one_lost_or_a_parity_lost_beside_a_failed_oss_loses_no_acknowledged_byte(
+) {
+    for (dead, lost_after) in [(vec![], 1), (vec![0], 4)] {
+        let c = cuts_beside_two_dead(
+            CodeSpec::rs(4, 3),
+            &dead,
+            Op::Write,
+            4000..4200,
+            &[lost_after],
+        )
+        .unwrap();
+        assert!(c.cuts > 0 && c.kill_like > 0, "{c:?}");
+        assert_eq!(c.wrong, 0, "WRONG BYTES: {}", c.first_wrong);
+        assert_eq!(
+            c.losing, 0,
+            "dead {dead:?} then {lost_after} lost: {}",
+            c.first_lost
+        );
+    }
+}
