@@ -738,10 +738,19 @@ pub fn lay_out_of_order_image(
         );
     }
     let calls_per_oss = calls.unsynced(images, image_index);
+    // Calls some of whose units landed and others not: a block torn at a page boundary
+    // (payload and checksum in two pages, or a payload over two).
+    let split: Vec<usize> = (calls_per_oss.iter().flatten().copied())
+        .filter(|&j| {
+            let (landed, lost) = (units.iter().flatten().filter(|u| u.0 == j))
+                .partition::<Vec<_>, _>(|u| kept.contains(u));
+            !landed.is_empty() && !lost.is_empty()
+        })
+        .collect();
     PowerCutImage {
         dir,
         out_of_order: Some(format!(
-            "unsynced calls per OSS {calls_per_oss:?}, dropped (OSS, (call, file, part)) {dropped:?}"
+            "unsynced calls per OSS {calls_per_oss:?}, calls split {split:?}, dropped (OSS, (call, file, part)) {dropped:?}"
         )),
         ..image.clone()
     }
@@ -1088,8 +1097,9 @@ pub fn probe_cut(
                     "LOSING {what}: image journal {image_journal_bytes} bytes: blocks at {lost:?}"
                 );
             }
-            let kill_like =
-                !point.dropped.iter().any(|&d| d) && point.journal_cut_bytes == image_journal_bytes;
+            let kill_like = !point.dropped.iter().any(|&d| d)
+                && point.image.out_of_order.is_none()
+                && point.journal_cut_bytes == image_journal_bytes;
             counts.lost_kill_like += usize::from(kill_like);
             if counts.first_lost.is_none() && (kill_like || !knob_set("KILL_ONLY")) {
                 counts.first_lost = Some(format!(
