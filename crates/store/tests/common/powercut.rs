@@ -18,9 +18,14 @@
 //! With `cut_journal_since_previous_call`, also the journal cut between two of its own
 //! fsyncs that no OSS call separates (the OSSs as the next image has them).
 //!
+//! Out of order (opt-in, `OutOfOrder`: `for_each_power_cut_with`, or any
+//! `for_each_power_cut` with `EXARAID_POWER_CUT_OUT_OF_ORDER` set): an OSS keeping some of
+//! its unsynced calls (or pages) and dropping others, a later one kept beside an earlier one
+//! dropped, as a page cache writing back in any order leaves it; seeded and bounded.
+//!
 //! Not modelled (say so where it matters): an epoch file told without `durable` and then
 //! kept by the OSS's next `sync` (the copy takes it as durable; `DirBackend::sync` may not
-//! cover it), an OSS keeping some of its unsynced writes and
+//! cover it), without `OutOfOrder` an OSS keeping some of its unsynced writes and
 //! dropping others (torn blocks have their own kill tests), a journal keeping a later page
 //! of unsynced appends without an earlier one, a checkpoint (state file) or any other
 //! metadata file written during the operation (`arm` and the caller's checks assume none).
@@ -47,6 +52,10 @@ pub struct PowerCut {
     armed: AtomicBool,
     /// Per OSS, its directory as its last sync left it (a copy).
     durable: Mutex<Vec<PathBuf>>,
+    /// Per OSS, how many images there were at its last sync (or `arm`): the calls before
+    /// that image are in `durable`; and the files it made durable on its own since, each
+    /// with the image count then (see `PowerCutImage::oss_synced_at_image`).
+    synced_at: Mutex<Vec<(usize, Vec<(String, usize)>)>>,
     copies: Mutex<usize>,
     images: Mutex<Vec<PowerCutImage>>,
     /// `set_metadata_epoch` calls while armed (a test that means to cut them says so).
@@ -71,6 +80,18 @@ pub struct PowerCutImage {
     /// began (a power cut between two journal fsyncs with no OSS call between them).
     pub journal_cuts_from_bytes: u64,
     pub oss_durable: Vec<PathBuf>,
+    /// This image's place in `PowerCut::images` (out-of-order cuts find the images
+    /// between an OSS's last sync and this one by it).
+    pub index: usize,
+    /// The OSS of the mutating call this image was taken before (`None`: `last_image`).
+    pub next_call_oss: Option<usize>,
+    /// Per OSS: the number of images at its last sync (calls `j` before it are in
+    /// `oss_durable`, each call `j` being the one between images `j` and `j + 1`), and the
+    /// files it made durable on its own since (name, image count then).
+    pub oss_synced_at_image: Vec<(usize, Vec<(String, usize)>)>,
+    /// A disk laid by `for_each_power_cut_with`'s out-of-order mode: which unsynced calls
+    /// it keeps (a copy of image `index`'s directory with some of them undone).
+    pub out_of_order: Option<String>,
 }
 
 fn journal_of(dir: &Path) -> PathBuf {
@@ -86,6 +107,7 @@ impl PowerCut {
             io: Mutex::new(()),
             armed: AtomicBool::new(false),
             durable: Mutex::new(Vec::new()),
+            synced_at: Mutex::new(Vec::new()),
             copies: Mutex::new(0),
             images: Mutex::new(Vec::new()),
             epochs_told: Default::default(),
@@ -132,6 +154,8 @@ impl PowerCut {
         let len = std::fs::metadata(&journal).unwrap().len();
         exaraid_store::torture::track_journal_syncs(&journal, len);
         *self.durable.lock() = (0..self.oss_count).map(|i| self.copy_oss(i)).collect();
+        let at = self.images.lock().len();
+        *self.synced_at.lock() = vec![(at, Vec::new()); self.oss_count];
         self.armed.store(true, Ordering::SeqCst);
     }
 
@@ -139,7 +163,7 @@ impl PowerCut {
     /// returned); no more images after it.
     pub fn last_image(&self) {
         let _io = self.io.lock();
-        self.image();
+        self.image(None);
         self.armed.store(false, Ordering::SeqCst);
     }
 
@@ -155,8 +179,8 @@ impl PowerCut {
         self.images.lock().clone()
     }
 
-    /// Call under `io`.
-    fn image(&self) {
+    /// Call under `io`, before a mutating call of OSS `next_call_oss`.
+    fn image(&self, next_call_oss: Option<usize>) {
         let dir = self.fresh("image");
         copy_tree(&self.root, &dir);
         let journal_durable_bytes =
@@ -174,11 +198,16 @@ impl PowerCut {
             }
             _ => journal_durable_bytes,
         };
+        let index = images.len();
         images.push(PowerCutImage {
             dir,
             journal_durable_bytes,
             journal_cuts_from_bytes,
             oss_durable: self.durable.lock().clone(),
+            index,
+            next_call_oss,
+            oss_synced_at_image: self.synced_at.lock().clone(),
+            out_of_order: None,
         });
     }
 }
@@ -197,8 +226,12 @@ impl PowerCutPoint<'_> {
         let dropped: Vec<usize> = (0..self.dropped.len())
             .filter(|&i| self.dropped[i])
             .collect();
+        let out_of_order = match &self.image.out_of_order {
+            Some(kept) => format!(", OUT OF ORDER: {kept}"),
+            None => String::new(),
+        };
         format!(
-            "power cut before mutating call {} (image {}), journal kept to byte {} (durable {}), unsynced writes of OSS {dropped:?} dropped",
+            "power cut before mutating call {} (image {}), journal kept to byte {} (durable {}), unsynced writes of OSS {dropped:?} dropped{out_of_order}",
             self.image_index,
             self.image.dir.display(),
             self.journal_cut_bytes,
@@ -226,7 +259,7 @@ impl PowerCutPoint<'_> {
 }
 
 /// Do the directories `a` and `b` hold the same files with the same bytes?
-fn same_tree(a: &Path, b: &Path) -> bool {
+pub fn same_tree(a: &Path, b: &Path) -> bool {
     let names = |d: &Path| {
         let mut v: Vec<_> = std::fs::read_dir(d)
             .unwrap()
@@ -267,54 +300,528 @@ fn record_ends(dir: &Path) -> Vec<u64> {
 /// record boundary from its durable length on, and, per cut, the OSSs' unsynced writes all
 /// kept, all dropped, each OSS's alone dropped and each OSS's alone kept (OSSs without
 /// unsynced writes left out: the same disk either way). Returns how many.
-pub fn for_each_power_cut(
+///
+/// With `EXARAID_POWER_CUT_OUT_OF_ORDER` set (see `OutOfOrder::from_env`), also the
+/// out-of-order cuts of `for_each_power_cut_with`: a sweep knob, off by default.
+pub fn for_each_power_cut(images: &[PowerCutImage], check: impl FnMut(&PowerCutPoint)) -> usize {
+    for_each_power_cut_with(images, OutOfOrder::from_env(), check)
+}
+
+/// `for_each_power_cut`, and with `out_of_order` its out-of-order cuts (see `OutOfOrder`)
+/// after each image's all-or-none ones.
+pub fn for_each_power_cut_with(
     images: &[PowerCutImage],
+    out_of_order: Option<OutOfOrder>,
     mut check: impl FnMut(&PowerCutPoint),
 ) -> usize {
     let mut points = 0;
+    let calls = out_of_order.map(|_| CallChanges::of(images));
     for (image_index, image) in images.iter().enumerate() {
-        let n = image.oss_durable.len();
-        // An OSS without unsynced writes keeps the same disk either way: never dropped.
-        let unsynced: Vec<bool> = (0..n)
-            .map(|oss| {
-                !same_tree(
-                    &image.dir.join(format!("oss-{oss}")),
-                    &image.oss_durable[oss],
-                )
-            })
-            .collect();
-        let mut masks: Vec<Vec<bool>> = vec![vec![false; n], unsynced.clone()];
-        for oss in (0..n).filter(|&oss| unsynced[oss]) {
-            masks.push((0..n).map(|i| i == oss).collect());
-            masks.push((0..n).map(|i| i != oss && unsynced[i]).collect());
+        if !out_of_order.is_some_and(|ooo| ooo.only) {
+            all_or_none_cuts(image_index, image, &mut check, &mut points);
         }
-        masks.sort();
-        masks.dedup();
-        let ends = record_ends(&image.dir);
-        let cuts: Vec<u64> = ends
-            .iter()
-            .copied()
-            .filter(|&end| end >= image.journal_cuts_from_bytes)
-            .collect();
-        for durable in [image.journal_durable_bytes, image.journal_cuts_from_bytes] {
-            assert!(
-                ends.contains(&durable) || durable == 0,
-                "the journal's durable length {durable} is a record boundary"
-            );
-        }
-        for &journal_cut_bytes in &cuts {
-            for dropped in &masks {
-                check(&PowerCutPoint {
-                    image_index,
-                    image,
-                    journal_cut_bytes,
-                    dropped: dropped.clone(),
-                });
-                points += 1;
+        if let (Some(ooo), Some(calls)) = (out_of_order, &calls) {
+            for kept in ooo.subsets(calls, images, image_index) {
+                let laid = lay_out_of_order_image(images, calls, image_index, &kept);
+                for journal_cut_bytes in journal_cuts(&laid) {
+                    check(&PowerCutPoint {
+                        image_index,
+                        image: &laid,
+                        journal_cut_bytes,
+                        dropped: vec![false; laid.oss_durable.len()],
+                    });
+                    points += 1;
+                }
+                std::fs::remove_dir_all(&laid.dir).unwrap();
             }
         }
     }
     points
+}
+
+/// `for_each_power_cut`'s cuts of one image.
+fn all_or_none_cuts(
+    image_index: usize,
+    image: &PowerCutImage,
+    check: &mut impl FnMut(&PowerCutPoint),
+    points: &mut usize,
+) {
+    let n = image.oss_durable.len();
+    // An OSS without unsynced writes keeps the same disk either way: never dropped.
+    let unsynced: Vec<bool> = (0..n)
+        .map(|oss| {
+            !same_tree(
+                &image.dir.join(format!("oss-{oss}")),
+                &image.oss_durable[oss],
+            )
+        })
+        .collect();
+    let mut masks: Vec<Vec<bool>> = vec![vec![false; n], unsynced.clone()];
+    for oss in (0..n).filter(|&oss| unsynced[oss]) {
+        masks.push((0..n).map(|i| i == oss).collect());
+        masks.push((0..n).map(|i| i != oss && unsynced[i]).collect());
+    }
+    masks.sort();
+    masks.dedup();
+    for journal_cut_bytes in journal_cuts(image) {
+        for dropped in &masks {
+            check(&PowerCutPoint {
+                image_index,
+                image,
+                journal_cut_bytes,
+                dropped: dropped.clone(),
+            });
+            *points += 1;
+        }
+    }
+}
+
+/// The record boundaries `image`'s journal may be cut at.
+pub fn journal_cuts(image: &PowerCutImage) -> Vec<u64> {
+    let ends = record_ends(&image.dir);
+    for durable in [image.journal_durable_bytes, image.journal_cuts_from_bytes] {
+        assert!(
+            ends.contains(&durable) || durable == 0,
+            "the journal's durable length {durable} is a record boundary"
+        );
+    }
+    ends.into_iter()
+        .filter(|&end| end >= image.journal_cuts_from_bytes)
+        .collect()
+}
+
+/// The out-of-order mode of `for_each_power_cut_with` ("OPEN after session 32", item (5)):
+/// a disk's page cache writes dirty pages back in any order, so a power cut can keep an
+/// OSS's LATER unsynced write and drop an EARLIER one, or keep one file (or page) of a call
+/// and not another; all-or-none per OSS never lays such a disk. Per image, up to
+/// `subsets_per_image` sets of the unsynced changes kept (every OSS's since its last sync;
+/// what a sync or a file's own fsync covered always kept), the rest dropped. A call's
+/// change is what it changed between the images before and after it, in units
+/// (`UnsyncedUnit`): per zone file (under `objects/`) each changed 4 KiB page and its
+/// length (existence included); any other file (extents snapshot and log, epoch: replaced
+/// by rename or appended) whole. `pages == false` keeps or drops a call's units together
+/// (a subset of calls); `pages == true` each unit alone (a call's write spans pages the
+/// cache writes back apart). Laid per file:
+/// - a zone file's page as the latest call whose KEPT unit changed it left it (a page is
+///   written back whole: it holds every earlier call's bytes of it too), else as the last
+///   sync left it; its length likewise (a length can land without the pages under it: they
+///   read zeros; a file whose creation is dropped is absent with all its pages);
+/// - any other file as the latest kept call that changed it left it, else as synced.
+///
+/// Only subsets that keep some but not all of at least one OSS's units (calls, with
+/// `pages == false`): the rest is the all-or-none model. Every such subset where there are
+/// at most `subsets_per_image`, else `subsets_per_image` seeded draws (each unit kept with
+/// probability 1/2), deduplicated. Deterministic for a given `seed` and images.
+///
+/// Not modelled: a page written back in pieces (torn blocks: the kill tests), a file
+/// created and removed between two images, the journal's pages out of order. Needs every
+/// image of the operation in order (`PowerCut::images()` whole).
+#[derive(Clone, Copy, Debug)]
+pub struct OutOfOrder {
+    pub subsets_per_image: usize,
+    pub seed: u64,
+    /// Units are pages (and lengths), not calls.
+    pub pages: bool,
+    /// Only the out-of-order cuts (the all-or-none ones of each image left out).
+    pub only: bool,
+}
+
+/// `SUBSETS[,SEED][,pages][,only]`: e.g. `EXARAID_POWER_CUT_OUT_OF_ORDER=16,7,only`.
+pub const OUT_OF_ORDER_ENV: &str = "EXARAID_POWER_CUT_OUT_OF_ORDER";
+const OUT_OF_ORDER_SUBSETS_MAX: usize = 4096;
+/// Draws per wanted subset before giving up on finding new ones.
+const OUT_OF_ORDER_DRAWS_PER_SUBSET: usize = 8;
+const PAGE_BYTES: usize = 4096;
+
+/// One unsynced change of an OSS: (call, file, part).
+pub type UnsyncedUnit = (usize, String, Part);
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Part {
+    Whole,
+    Length,
+    Page(usize),
+}
+
+impl OutOfOrder {
+    pub fn from_env() -> Option<OutOfOrder> {
+        let v = std::env::var(OUT_OF_ORDER_ENV).ok()?;
+        let mut parts = v.split(',').map(str::trim);
+        let subsets_per_image: usize = (parts.next().unwrap().parse())
+            .unwrap_or_else(|_| panic!("{OUT_OF_ORDER_ENV}={v}: SUBSETS[,SEED][,pages][,only]"));
+        let mut ooo = OutOfOrder {
+            subsets_per_image,
+            seed: 0,
+            pages: false,
+            only: false,
+        };
+        for part in parts {
+            match part {
+                "only" => ooo.only = true,
+                "pages" => ooo.pages = true,
+                n => {
+                    ooo.seed = n
+                        .parse()
+                        .unwrap_or_else(|_| panic!("{OUT_OF_ORDER_ENV}={v}: a seed"))
+                }
+            }
+        }
+        assert!(
+            (1..=OUT_OF_ORDER_SUBSETS_MAX).contains(&subsets_per_image),
+            "{OUT_OF_ORDER_ENV}: 1..={OUT_OF_ORDER_SUBSETS_MAX} subsets per image"
+        );
+        Some(ooo)
+    }
+
+    /// The kept units of image `image_index`'s out-of-order cuts (each sorted).
+    pub fn subsets(
+        &self,
+        calls: &CallChanges,
+        images: &[PowerCutImage],
+        image_index: usize,
+    ) -> Vec<Vec<UnsyncedUnit>> {
+        let units = calls.units(images, image_index);
+        // What is kept or dropped together: a call's units, or each unit alone.
+        let groups: Vec<Vec<Vec<UnsyncedUnit>>> = (units.iter())
+            .map(|mine| match self.pages {
+                true => mine.iter().map(|u| vec![u.clone()]).collect(),
+                false => {
+                    let mut by_call: Vec<Vec<UnsyncedUnit>> = Vec::new();
+                    for u in mine {
+                        match by_call.last_mut() {
+                            Some(g) if g[0].0 == u.0 => g.push(u.clone()),
+                            _ => by_call.push(vec![u.clone()]),
+                        }
+                    }
+                    by_call
+                }
+            })
+            .collect();
+        let flat: Vec<(usize, &Vec<UnsyncedUnit>)> = (groups.iter().enumerate())
+            .flat_map(|(oss, gs)| gs.iter().map(move |g| (oss, g)))
+            .collect();
+        if !groups.iter().any(|gs| gs.len() >= 2) {
+            return Vec::new();
+        }
+        // Out of order: some but not all of one OSS's groups kept.
+        let partial = |kept: &[bool]| {
+            (0..groups.len()).any(|oss| {
+                let mine: Vec<bool> = (flat.iter().zip(kept))
+                    .filter(|((o, _), _)| *o == oss)
+                    .map(|(_, &k)| k)
+                    .collect();
+                mine.iter().any(|&k| k) && !mine.iter().all(|&k| k)
+            })
+        };
+        let units_of = |kept: &[bool]| -> Vec<UnsyncedUnit> {
+            let mut v: Vec<UnsyncedUnit> = (flat.iter().zip(kept))
+                .filter(|(_, &k)| k)
+                .flat_map(|((_, g), _)| g.iter().cloned())
+                .collect();
+            v.sort();
+            v
+        };
+        let n = flat.len();
+        if n < 20 && (1usize << n) <= 4 * self.subsets_per_image {
+            let every: Vec<Vec<bool>> = (0..1usize << n)
+                .map(|set| (0..n).map(|k| set >> k & 1 == 1).collect::<Vec<bool>>())
+                .filter(|kept| partial(kept))
+                .collect();
+            if every.len() <= self.subsets_per_image {
+                return every.iter().map(|kept| units_of(kept)).collect();
+            }
+        }
+        let mut out = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for draw in 0..self.subsets_per_image * OUT_OF_ORDER_DRAWS_PER_SUBSET {
+            if out.len() == self.subsets_per_image {
+                break;
+            }
+            let key = crate::common::splitmix64(
+                self.seed ^ (image_index as u64).wrapping_mul(0x1000_0001) ^ (draw as u64) << 32,
+            );
+            let kept: Vec<bool> = (0..n)
+                .map(|k| crate::common::splitmix64(key ^ k as u64) & 1 == 1)
+                .collect();
+            if partial(&kept) && seen.insert(kept.clone()) {
+                out.push(units_of(&kept));
+            }
+        }
+        out
+    }
+}
+
+/// What one mutating call changed in one file of its OSS.
+struct FileChange {
+    name: String,
+    /// A zone file (under `objects/`): laid per page; any other file whole.
+    zone: bool,
+    /// Its length or existence.
+    length_changed: bool,
+    /// The `PAGE_BYTES` pages whose bytes changed (past an end: zeros).
+    pages: Vec<usize>,
+}
+
+/// Per call `j` (the one between images `j` and `j + 1`): its OSS and what it changed.
+pub struct CallChanges {
+    changes: Vec<Option<(usize, Vec<FileChange>)>>,
+}
+
+/// The files under `dir`, by path relative to it.
+fn files_under(dir: &Path) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut dirs: Vec<String> = vec![String::new()];
+    while let Some(sub) = dirs.pop() {
+        assert!(out.len() + dirs.len() < 100_000, "a bounded OSS directory");
+        let Ok(entries) = std::fs::read_dir(dir.join(&sub)) else {
+            continue;
+        };
+        for entry in entries {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            let rel = if sub.is_empty() {
+                name
+            } else {
+                format!("{sub}/{name}")
+            };
+            if entry.file_type().unwrap().is_dir() {
+                dirs.push(rel);
+            } else {
+                out.insert(rel);
+            }
+        }
+    }
+    out
+}
+
+fn page_of(bytes: &[u8], page: usize) -> Vec<u8> {
+    let mut out = vec![0u8; PAGE_BYTES];
+    let from = (page * PAGE_BYTES).min(bytes.len());
+    let to = ((page + 1) * PAGE_BYTES).min(bytes.len());
+    out[..to - from].copy_from_slice(&bytes[from..to]);
+    out
+}
+
+impl CallChanges {
+    pub fn of(images: &[PowerCutImage]) -> CallChanges {
+        for (k, image) in images.iter().enumerate() {
+            assert_eq!(
+                image.index, k,
+                "out-of-order cuts need every image of the operation, in order"
+            );
+        }
+        let changes = images
+            .windows(2)
+            .map(|pair| {
+                let oss = pair[0].next_call_oss?;
+                let (a, b) = (
+                    pair[0].dir.join(format!("oss-{oss}")),
+                    pair[1].dir.join(format!("oss-{oss}")),
+                );
+                let mut names = files_under(&a);
+                names.extend(files_under(&b));
+                let files = names
+                    .into_iter()
+                    .filter_map(|name| {
+                        let old = std::fs::read(a.join(&name)).ok();
+                        let new = std::fs::read(b.join(&name)).ok();
+                        if old == new {
+                            return None;
+                        }
+                        let old_bytes = old.as_deref().unwrap_or_default();
+                        let new_bytes = new.as_deref().unwrap_or_default();
+                        let pages = (0..old_bytes.len().max(new_bytes.len()).div_ceil(PAGE_BYTES))
+                            .filter(|&p| page_of(old_bytes, p) != page_of(new_bytes, p))
+                            .collect();
+                        Some(FileChange {
+                            zone: name.starts_with("objects/"),
+                            length_changed: old.map(|o| o.len()) != new.map(|n| n.len()),
+                            pages,
+                            name,
+                        })
+                    })
+                    .collect();
+                Some((oss, files))
+            })
+            .collect();
+        CallChanges { changes }
+    }
+
+    /// When file `name` of OSS `oss` became durable last before image `image`: the image
+    /// count of the OSS's last sync or of the file's own fsync, the later.
+    fn durable_from(image: &PowerCutImage, oss: usize, name: &str) -> usize {
+        let (synced_at, made) = &image.oss_synced_at_image[oss];
+        let own = made
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |&(_, at)| at);
+        own.max(*synced_at)
+    }
+
+    /// Per OSS, the unsynced units image `image_index` holds, by call (oldest first).
+    pub fn units(&self, images: &[PowerCutImage], image_index: usize) -> Vec<Vec<UnsyncedUnit>> {
+        let image = &images[image_index];
+        let mut out = vec![Vec::new(); image.oss_durable.len()];
+        for j in 0..image_index {
+            let Some((oss, files)) = &self.changes[j] else {
+                continue;
+            };
+            for f in files {
+                if j < Self::durable_from(image, *oss, &f.name) {
+                    continue;
+                }
+                if !f.zone {
+                    out[*oss].push((j, f.name.clone(), Part::Whole));
+                    continue;
+                }
+                if f.length_changed {
+                    out[*oss].push((j, f.name.clone(), Part::Length));
+                }
+                for &p in &f.pages {
+                    out[*oss].push((j, f.name.clone(), Part::Page(p)));
+                }
+            }
+        }
+        out
+    }
+
+    /// Per OSS, the calls with unsynced units at image `image_index`.
+    pub fn unsynced(&self, images: &[PowerCutImage], image_index: usize) -> Vec<Vec<usize>> {
+        (self.units(images, image_index).into_iter())
+            .map(|mine| {
+                let mut calls: Vec<usize> = mine.into_iter().map(|u| u.0).collect();
+                calls.dedup();
+                calls
+            })
+            .collect()
+    }
+
+    /// The units of the calls `kept` at image `image_index`.
+    pub fn units_of_calls(
+        &self,
+        images: &[PowerCutImage],
+        image_index: usize,
+        kept: &[usize],
+    ) -> Vec<UnsyncedUnit> {
+        (self.units(images, image_index).into_iter().flatten())
+            .filter(|u| kept.contains(&u.0))
+            .collect()
+    }
+}
+
+/// Image `image_index` with only the unsynced units `kept` kept (see `OutOfOrder`), laid
+/// beside it as a new image (the caller removes its `dir`).
+pub fn lay_out_of_order_image(
+    images: &[PowerCutImage],
+    calls: &CallChanges,
+    image_index: usize,
+    kept: &[UnsyncedUnit],
+) -> PowerCutImage {
+    let image = &images[image_index];
+    let dir = PathBuf::from(format!("{}.out-of-order", image.dir.display()));
+    assert!(!dir.exists(), "{}: left from an earlier cut", dir.display());
+    copy_tree(&image.dir, &dir);
+    let kept: std::collections::BTreeSet<&UnsyncedUnit> = kept.iter().collect();
+    let units = calls.units(images, image_index);
+    let mut dropped = Vec::new();
+    for (oss, mine) in units.iter().enumerate() {
+        if mine.is_empty() {
+            continue;
+        }
+        let to = dir.join(format!("oss-{oss}"));
+        std::fs::remove_dir_all(&to).unwrap();
+        lay_oss_out_of_order(images, calls, image_index, oss, mine, &kept, &to);
+        dropped.extend(
+            mine.iter()
+                .filter(|u| !kept.contains(u))
+                .map(|u| (oss, u.clone())),
+        );
+    }
+    let calls_per_oss = calls.unsynced(images, image_index);
+    // Calls some of whose units landed and others not: a block torn at a page boundary
+    // (payload and checksum in two pages, or a payload over two).
+    let split: Vec<usize> = (calls_per_oss.iter().flatten().copied())
+        .filter(|&j| {
+            let (landed, lost) = (units.iter().flatten().filter(|u| u.0 == j))
+                .partition::<Vec<_>, _>(|u| kept.contains(u));
+            !landed.is_empty() && !lost.is_empty()
+        })
+        .collect();
+    PowerCutImage {
+        dir,
+        out_of_order: Some(format!(
+            "unsynced calls per OSS {calls_per_oss:?}, calls split {split:?}, dropped (OSS, (call, file, part)) {dropped:?}"
+        )),
+        ..image.clone()
+    }
+}
+
+fn lay_oss_out_of_order(
+    images: &[PowerCutImage],
+    calls: &CallChanges,
+    image_index: usize,
+    oss: usize,
+    mine: &[UnsyncedUnit],
+    kept: &std::collections::BTreeSet<&UnsyncedUnit>,
+    to: &Path,
+) {
+    let base = &images[image_index].oss_durable[oss];
+    copy_tree(base, to);
+    let after = |j: usize, name: &str| -> Option<Vec<u8>> {
+        std::fs::read(images[j + 1].dir.join(format!("oss-{oss}")).join(name)).ok()
+    };
+    let names: std::collections::BTreeSet<&String> = mine.iter().map(|u| &u.1).collect();
+    for name in names {
+        // The latest call whose kept unit `part` of this file is.
+        let latest = |part: &Part| -> Option<usize> {
+            (mine.iter().rev())
+                .find(|u| &u.1 == name && &u.2 == part && kept.contains(u))
+                .map(|u| u.0)
+        };
+        let zone = calls.changes[mine.iter().find(|u| &u.1 == name).unwrap().0]
+            .as_ref()
+            .unwrap()
+            .1
+            .iter()
+            .find(|f| &f.name == name)
+            .unwrap()
+            .zone;
+        let path = to.join(name);
+        let bytes = if !zone {
+            match latest(&Part::Whole) {
+                Some(j) => after(j, name),
+                None => continue, // as the last sync left it: the copy of `base`
+            }
+        } else {
+            let length_from = match latest(&Part::Length) {
+                Some(j) => after(j, name),
+                None => std::fs::read(base.join(name)).ok(),
+            };
+            length_from.map(|length_from| {
+                let len = length_from.len();
+                let mut bytes = std::fs::read(base.join(name)).unwrap_or_default();
+                bytes.resize(len, 0);
+                for page in 0..len.div_ceil(PAGE_BYTES) {
+                    if let Some(j) = latest(&Part::Page(page)) {
+                        let src = page_of(&after(j, name).unwrap_or_default(), page);
+                        let end = ((page + 1) * PAGE_BYTES).min(len);
+                        bytes[page * PAGE_BYTES..end]
+                            .copy_from_slice(&src[..end - page * PAGE_BYTES]);
+                    }
+                }
+                bytes
+            })
+        };
+        match bytes {
+            Some(bytes) => {
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, bytes).unwrap();
+            }
+            None => {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
 }
 
 /// A `DirBackend` whose calls run under the power cut's lock, imaged before each mutating
@@ -329,7 +836,7 @@ impl PowerCutBackend {
     fn mutating<T>(&self, f: impl FnOnce() -> Result<T, BackendError>) -> Result<T, BackendError> {
         let _io = self.cut.io.lock();
         if self.cut.armed.load(Ordering::SeqCst) {
-            self.cut.image();
+            self.cut.image(Some(self.index));
         }
         f()
     }
@@ -348,6 +855,13 @@ impl PowerCutBackend {
         let copy = self.cut.fresh(&format!("durable-oss-{}", self.index));
         copy_tree(&before, &copy);
         let oss_dir = self.cut.root.join(format!("oss-{}", self.index));
+        let at = self.cut.images.lock().len();
+        {
+            let mut synced_at = self.cut.synced_at.lock();
+            let files = &mut synced_at[self.index].1;
+            files.retain(|(name, _)| !names.contains(&name.as_str()));
+            files.extend(names.iter().map(|name| (name.to_string(), at)));
+        }
         for name in names {
             let _ = std::fs::remove_file(copy.join(name));
             if oss_dir.join(name).exists() {
@@ -393,6 +907,8 @@ impl Backend for PowerCutBackend {
         if self.cut.armed.load(Ordering::SeqCst) {
             let copy = self.cut.copy_oss(self.index);
             self.cut.durable.lock()[self.index] = copy;
+            let at = self.cut.images.lock().len();
+            self.cut.synced_at.lock()[self.index] = (at, Vec::new());
         }
         Ok(())
     }
@@ -581,8 +1097,9 @@ pub fn probe_cut(
                     "LOSING {what}: image journal {image_journal_bytes} bytes: blocks at {lost:?}"
                 );
             }
-            let kill_like =
-                !point.dropped.iter().any(|&d| d) && point.journal_cut_bytes == image_journal_bytes;
+            let kill_like = !point.dropped.iter().any(|&d| d)
+                && point.image.out_of_order.is_none()
+                && point.journal_cut_bytes == image_journal_bytes;
             counts.lost_kill_like += usize::from(kill_like);
             if counts.first_lost.is_none() && (kill_like || !knob_set("KILL_ONLY")) {
                 counts.first_lost = Some(format!(
