@@ -140,41 +140,84 @@ fn unpack_s32b_with_flip(into: &std::path::Path) -> std::path::PathBuf {
     image
 }
 
-/// H1 (merge review of session 32): a second fault outside the rotten block's acknowledged
-/// bytes, P stale over 2296..4096 of the cache stripe (bytes its checksum vouches for: an
-/// OSS that lost a parity write), makes version 0's decode of column 3 there wrong, and
-/// version 1's check by P's crc of 2296..4096 misses. Column 3's acknowledged bytes lie
-/// under P's other crc piece, which holds: proven there whatever the miss beside them says
-/// (a one-row code is a code word per byte offset). On 8b60df4 the miss refused the whole
-/// block: LOST at 12288.
-#[test]
-fn a_crc_miss_beside_the_rotten_blocks_acknowledged_bytes_refuses_only_the_bytes_under_it() {
+/// Rewrite cache bytes 2296..4096 of the cache stripe's element on OSS `oss` (each XOR
+/// 0x21) through its backend, so that their checksum vouches for them: an OSS that lost an
+/// acknowledged write there, a stale column within the rules' one-wrong-column margin.
+fn stale_over_2296_to_4096(image: &std::path::Path, oss: usize) {
     use exaraid_store::backend::{Backend, ElementKey, Zone};
+    let osses = own_oss_dirs(image);
+    let key = ElementKey {
+        object: u64::MAX,
+        zone: Zone::Cache,
+        slot: CACHE_SLOT,
+    };
+    let mut element = vec![0u8; 4096];
+    assert!(
+        osses[oss]
+            .read_unverified(key, &mut element)
+            .unwrap()
+            .is_empty(),
+        "OSS {oss}'s cache element reads verified"
+    );
+    let stale: Vec<u8> = element[2296..4096].iter().map(|b| b ^ 0x21).collect();
+    osses[oss].write(key, 2296, &stale).unwrap();
+}
+
+/// A stale P over 2296..4096 beside the rot: version 0's decode of column 3 there goes
+/// through it and misses P's second crc piece; version 1 never reads P (it computes it), so
+/// the own bytes taken there prove column 3 (on 8b60df4: LOST at 12288).
+#[test]
+fn a_stale_parity_beside_the_rotten_block_leaves_its_acknowledged_bytes_readable() {
     let tmp = tempfile::tempdir().unwrap();
     let image = unpack_s32b_with_flip(tmp.path());
-    {
-        let osses = own_oss_dirs(&image);
-        let key = ElementKey {
-            object: u64::MAX,
-            zone: Zone::Cache,
-            slot: CACHE_SLOT,
-        };
-        let mut p = vec![0u8; 4096];
-        assert!(
-            osses[P_OSS]
-                .read_unverified(key, &mut p)
-                .unwrap()
-                .is_empty(),
-            "P's cache element reads verified"
-        );
-        let stale: Vec<u8> = p[2296..4096].iter().map(|b| b ^ 0x21).collect();
-        osses[P_OSS].write(key, 2296, &stale).unwrap();
-    }
+    stale_over_2296_to_4096(&image, P_OSS);
     let lost = read_all_of(&image).unwrap();
     assert!(
         !lost.contains(&COLUMN_3_BLOCK_AT),
-        "column 3's acknowledged block, proven under P's first crc piece, read LOST (blocks at {lost:?})"
+        "column 3's acknowledged block read LOST beside a stale parity (blocks at {lost:?})"
     );
+}
+
+/// H1 (merge review of session 32): column 2 stale over 2296..4096 (outside column 3's
+/// acknowledged bytes 0..100) beside the rot. Every pair that proposes column 3 there takes
+/// column 2's stale bytes, so P's crc of 2296..4096 misses in each. Column 3's acknowledged
+/// bytes lie under P's and Q's other crc piece (0..1341), which holds: proven there whatever
+/// the miss beside them says (a one-row code is a code word per byte offset). Before s33d's
+/// change to per-piece refusals the miss refused the whole pair: LOST at 12288. Column 2's
+/// own block (file bytes 8192..12288) reads the stale disk's bytes: the second fault itself,
+/// which nothing on the read path checks, not judged here.
+#[test]
+fn a_crc_miss_beside_the_rotten_blocks_acknowledged_bytes_refuses_only_the_bytes_under_it() {
+    const COLUMN_2_BLOCK_AT: usize = 8192;
+    let tmp = tempfile::tempdir().unwrap();
+    let image = unpack_s32b_with_flip(tmp.path());
+    stale_over_2296_to_4096(&image, 2);
+    let (acked, flight) = image_model(&image, "s30r");
+    let store = open_own_dirs_unsynced(&image, &[]).expect("the open recovers the crash");
+    for when in ["before the flush", "after it"] {
+        for at in (0..acked.len()).step_by(4096) {
+            if at == COLUMN_2_BLOCK_AT {
+                continue;
+            }
+            match store.read("f", at as u64, 4096) {
+                Ok(got) => {
+                    let right = got.iter().enumerate().all(|(j, &x)| {
+                        x == acked[at + j] || Some(x) == flight[at + j]
+                    });
+                    assert!(right, "{when}: block {at} read WRONG bytes");
+                }
+                Err(exaraid_store::StoreError::DataLost(m)) => assert!(
+                    at != COLUMN_3_BLOCK_AT,
+                    "{when}: column 3's acknowledged block read LOST beside a crc miss outside its bytes: {m}"
+                ),
+                Err(e) => panic!("{when}: read at {at}: {e}"),
+            }
+        }
+        match store.flush() {
+            Ok(()) | Err(exaraid_store::StoreError::DataLost(_)) => {}
+            Err(e) => panic!("flush: {e}"),
+        }
+    }
 }
 
 /// H2 (merge review of session 32): `confirm_by_versions` and `write_crc_matches` read only
