@@ -22,7 +22,8 @@
 //! `S31R_KEEP=DIR` (lay the first losing or wrong cut there), `S31R_ALL=1`; for the rebuild
 //! probe `S31R_DEAD=I`, `S31R_NO_FLUSH=1`, `S31R_OP=scrub` (cut a `scrub --repair` of one
 //! rotten home block instead), `S31R_NO_FAIL=1` (scrub with every OSS up); for R31-1's
-//! probe `S31R_WRITE=AT+LEN`.
+//! probe `S31R_WRITE=AT+LEN` and `S31R_KEEP_IMAGE=N` (with `S31R_KEEP`: lay the losing cut
+//! of image N instead of the first).
 
 mod common;
 use common::*;
@@ -460,10 +461,16 @@ fn kill_cuts_beside_column_3_rot(
                         point.what()
                     );
                 }
+                let keep_this = std::env::var("S31R_KEEP_IMAGE").map_or(first.is_empty(), |n| {
+                    n.parse::<usize>().unwrap() == point.image_index
+                });
                 if first.is_empty() {
                     first = format!("{}: blocks at {lost:?} LOST: {m}", point.what());
-                    // `S31R_KEEP=DIR`: the first losing cut's disk WITHOUT the flip, and the
-                    // model a fixture test checks (the window probe's file names).
+                }
+                if keep_this {
+                    // `S31R_KEEP=DIR`: the first losing cut's disk (or image
+                    // `S31R_KEEP_IMAGE`'s) WITHOUT the flip, and the model a fixture test
+                    // checks (the window probe's file names).
                     if let Ok(keep) = std::env::var("S31R_KEEP") {
                         let keep = std::path::Path::new(&keep);
                         if !keep.exists() {

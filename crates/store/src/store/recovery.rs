@@ -2067,14 +2067,27 @@ impl Store {
         let Cell::Data(d) = self.layout.geometry().cell(pos) else {
             return None;
         };
-        let crcs = core
-            .state
-            .write_crcs
-            .iter()
-            .find(|w| w.plans.contains(&plan) && w.file == file)?;
         let at = self.layout.file_offset(stripe, d, a);
-        let journaled = crcs.crc_of(at, at + (z - a))?;
+        let journaled = self.write_crc_of(core, (plan, file), (at, at + (z - a)))?;
         Some(crc32c::crc32c(&element[a as usize..z as usize]) == journaled)
+    }
+
+    /// The crc the write's records (`Rec::WriteCrcs` of `plan` and `file`) journaled of its
+    /// bytes at file range `[at, end)`: EVERY record is asked, and those that tell it must
+    /// agree (`agreed_crc`, as the restore's since s32d). Why: one record per write today,
+    /// but a reader of the first record alone says "nothing on record" of bytes a later
+    /// record tells (merge review of session 32, H2).
+    fn write_crc_of(
+        &self,
+        core: &Core,
+        (plan, file): (PlanId, u64),
+        (at, end): (u64, u64),
+    ) -> Option<u32> {
+        dropped_cut_blocks::agreed_crc(
+            (core.state.write_crcs.iter())
+                .filter(|w| w.plans.contains(&plan) && w.file == file)
+                .map(|w| w.crc_of(at, end)),
+        )
     }
 
     /// Does block `i` of window element `pos` (a delayed store's cache stripe), as on disk
@@ -2201,12 +2214,7 @@ impl Store {
                         continue; // unknown in both
                     };
                     let at = self.layout.file_offset(stripe, d, a);
-                    let Some(crc) = core
-                        .state
-                        .write_crcs
-                        .iter()
-                        .find(|w| w.plans.contains(&plan) && w.file == file)
-                        .and_then(|w| w.crc_of(at, at + (z - a)))
+                    let Some(crc) = self.write_crc_of(core, (plan, file), (at, at + (z - a)))
                     else {
                         continue; // no crcs on record: unknown in both
                     };
@@ -2445,15 +2453,20 @@ impl Store {
     ///
     /// A version (`from`) whose erased columns there are at most the tolerance proposes the
     /// rotten column's bytes by its decode; the column never moves, so the proposal holds in
-    /// either version. A version (`to`) takes the proposal as known, decodes its other
-    /// erased columns, and checks the result against its known columns and the crcs told of
-    /// its erased ones (a crc is checked only where every piece under it decodes; a crc that
-    /// misses refuses the whole pair). The piece is proven where, in `to`, the columns
-    /// neither known nor checked number at most the tolerance minus two: the decode then
-    /// differs from the truth by a code word on at most the rotten column, one wrong column
-    /// (a stale one) and those, fewer than the code's distance, so by none (s32b; s31g's rule
-    /// is `from == to` with no crc, a column left over). All proofs of a piece must agree,
-    /// and every piece of `want` needs one; else `None`.
+    /// either version. So do the block's own bytes as the running parity counts them (on
+    /// disk over its acknowledged ranges, zeros beside them; s33d: where both versions
+    /// erase the tolerance or more, no version proposes). A version (`to`) takes the
+    /// proposal as known, decodes its other erased columns, and checks the result against
+    /// its known columns and the crcs told of its erased ones (a crc is checked only where
+    /// every piece under it decodes; a crc that misses refuses the pieces under it in that
+    /// pair). The piece is proven where, in `to`, the columns neither known nor checked
+    /// number at most the tolerance minus two: the decode then differs from the truth by a
+    /// code word on at most the rotten column (a wrong proposal: rot in its own bytes), one
+    /// wrong column (a stale one) and those, fewer than the code's distance, so by none
+    /// (s32b; s31g's rule is `from == to` with no crc, a column left over). Per piece (a
+    /// code word per byte offset): all proofs of a piece must agree, and every piece of
+    /// `want` needs one; else `None`. A piece outside `want` refused (a crc miss, two
+    /// proofs that disagree) refuses nothing else (merge review of session 32, H1).
     fn versions_decode_per_range(
         &self,
         c: &CacheInFlight,
@@ -2543,21 +2556,40 @@ impl Store {
                 })
                 .collect()
         });
+        // Proposals of the rotten column's bytes: `from` 0 or 1, that version's decode; `OWN`,
+        // the block's own bytes as `rows` hold them (on disk over its acknowledged ranges,
+        // zeros beside them, as the running parity counts them; s33d). Own bytes are never
+        // taken as known: a piece is proven only by the checks below, and rot inside the
+        // acknowledged bytes misses them.
+        const OWN: usize = 2;
         let mut proven: Vec<Option<Vec<u8>>> = vec![None; pieces.len()];
-        for from in 0..2 {
-            'pair: for to in 0..2 {
+        // Pieces two proofs disagree on (two stripes fit): refused, only they (H1).
+        let mut refused = vec![false; pieces.len()];
+        for from in [0, 1, OWN] {
+            for to in 0..2 {
                 let mut row = rows[to].clone();
                 let mut there: Vec<Option<StripeBuf>> = vec![None; pieces.len()];
                 for (j, &piece) in pieces.iter().enumerate() {
-                    let Some(d) = &decoded[from][j] else {
-                        continue;
-                    };
-                    if from != to && moving(pos.col, piece) {
-                        continue; // its bytes differ between the versions there
-                    }
                     let (x, y) = rel(piece);
-                    row.element_mut(at(pos.col))[x..y]
-                        .copy_from_slice(&d.element(at(pos.col))[x..y]);
+                    if from == OWN {
+                        if moving(pos.col, piece) {
+                            continue; // no own bytes of one version there
+                        }
+                        assert!(
+                            rows[0].element(at(pos.col))[x..y]
+                                == rows[1].element(at(pos.col))[x..y],
+                            "a column no write reaches holds the same bytes in both versions"
+                        );
+                    } else {
+                        let Some(d) = &decoded[from][j] else {
+                            continue;
+                        };
+                        if from != to && moving(pos.col, piece) {
+                            continue; // its bytes differ between the versions there
+                        }
+                        row.element_mut(at(pos.col))[x..y]
+                            .copy_from_slice(&d.element(at(pos.col))[x..y]);
+                    }
                     let others: Vec<usize> = erased[to][j]
                         .iter()
                         .copied()
@@ -2581,6 +2613,11 @@ impl Store {
                     }
                 }
                 let mut checked: Vec<Vec<usize>> = vec![Vec::new(); pieces.len()];
+                // Pieces under a crc that misses: the proposal, or a column it was decoded
+                // from, is wrong there; not proven by this pair. A one-row code is a code
+                // word per byte offset, so a piece whose own checks hold is proven whatever
+                // a miss beside it says (H1: the whole pair was refused).
+                let mut missed = vec![false; pieces.len()];
                 for &(version, col, (x, y), crc) in told.iter().filter(|t| t.0 == to) {
                     let under: Vec<usize> = (0..pieces.len())
                         .filter(|&j| {
@@ -2603,7 +2640,10 @@ impl Store {
                         None => bytes.iter().all(|&b| b == 0),
                     };
                     if !holds {
-                        continue 'pair; // the proposal, or a column it was decoded from, is wrong
+                        for &j in &under {
+                            missed[j] = true;
+                        }
+                        continue;
                     }
                     for &j in &under {
                         checked[j].push(col);
@@ -2613,6 +2653,9 @@ impl Store {
                     let Some(e) = &there[j] else {
                         continue;
                     };
+                    if missed[j] {
+                        continue;
+                    }
                     let unchecked = erased[to][j]
                         .iter()
                         .filter(|&&col| col != pos.col && !checked[j].contains(&col))
@@ -2623,7 +2666,7 @@ impl Store {
                     let (x, y) = rel(piece);
                     let bytes = e.element(pos)[x..y].to_vec();
                     match &proven[j] {
-                        Some(other) if *other != bytes => return None, // two stripes fit
+                        Some(other) if *other != bytes => refused[j] = true, // two stripes fit
                         Some(_) => {}
                         None => proven[j] = Some(bytes),
                     }
@@ -2639,6 +2682,9 @@ impl Store {
                 !moving(pos.col, *piece),
                 "no cut write reaches the rotten block"
             );
+            if refused[j] {
+                return None;
+            }
             let (x, y) = rel(*piece);
             out[x..y].copy_from_slice(proven[j].as_ref()?);
         }

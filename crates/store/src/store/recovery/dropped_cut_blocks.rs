@@ -396,7 +396,7 @@ impl Store {
 /// The crc the records asked tell of one part: `Some` where at least one record tells it and
 /// every one that does agrees, `None` otherwise (nothing on record, or records that disagree:
 /// no proof). Past `CRC_RECORDS_MAX` records something else is wrong: `None`.
-fn agreed_crc(told: impl Iterator<Item = Option<u32>>) -> Option<u32> {
+pub(super) fn agreed_crc(told: impl Iterator<Item = Option<u32>>) -> Option<u32> {
     let mut agreed = None;
     for (asked, crc) in told.enumerate() {
         if asked >= CRC_RECORDS_MAX {
