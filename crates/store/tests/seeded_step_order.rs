@@ -52,6 +52,7 @@ fn child_process_helper_records_block_writes() {
     if std::env::var_os(CHILD_ENV).is_none() {
         return; // run by the tests below only
     }
+    // Without a seed, plan order: the baseline is the same order in every run.
     exaraid_store::torture::run_steps_in_plan_order_in_this_process();
     let code = CodeSpec::raid6(4);
     let (_top, store_dir, _) = init_wcl_without_timeout(code);
