@@ -16,6 +16,9 @@ s26e's sweep without its recovery kills.
 Usage: EXARAID=BIN s28c-every-block-write.py DIR SEED FIRST LAST [--code raid6:5] [--unit 4096]
        [--point write-page-cut] [--nmax 12] [--write-path wcl]
 (s29e: --write-path rmw|delayed runs the same sweep on the other write paths.)
+(s33g: --order-seed S runs each killed write's plans in the seeded merge of their per-OSS
+step lists (EXARAID_STEP_ORDER_SEED=S) instead of plan order; its n then counts block writes
+in that order.)
 """
 import argparse
 import importlib.util
@@ -51,6 +54,7 @@ def main():
     ap.add_argument("--point", default="write-page-cut")
     ap.add_argument("--nmax", type=int, default=12)
     ap.add_argument("--write-path", default="wcl", choices=["wcl", "rmw", "delayed"])
+    ap.add_argument("--order-seed", type=int, default=None)
     a = ap.parse_args()
     assert 0 <= a.first < a.last and a.nmax >= 1
     oss, extra = code_args(a.code)
@@ -80,6 +84,8 @@ def main():
             shutil.rmtree(trial, ignore_errors=True)
             shutil.copytree(base, trial, symlinks=True)
             env = {"EXARAID_KILL_AT": f"{a.point}:{n}", "EXARAID_KILL_IN_PLAN_ORDER": "1"}
+            if a.order_seed is not None:
+                env["EXARAID_STEP_ORDER_SEED"] = str(a.order_seed)
             w = torture(trial, i, 1, env)
             if w.returncode == 0:
                 break  # the write finished before its n-th block write
@@ -111,7 +117,8 @@ def main():
                 print(f"FAIL seed {a.seed:#x} write {i} at {a.point}:{n}: {problem}", flush=True)
         assert torture(base, i, 1).returncode == 0
         put_over(off, data)
-    print(f"done: {a.code} {a.write_path} unit {a.unit} seed {a.seed:#x} writes {a.first}..{a.last} {a.point}: "
+    print(f"done: {a.code} {a.write_path} unit {a.unit} seed {a.seed:#x} order seed {a.order_seed} "
+          f"writes {a.first}..{a.last} {a.point}: "
           f"{killed} killed, {failed} failed", flush=True)
 
 

@@ -1,8 +1,11 @@
 #!/bin/bash
-# With scripts/repro/s32e-seeded-step-order.patch applied in a scratch tree (never in src):
-# runs one test of BIN per order seed; run from the tree's crates/store.
+# Runs one test of BIN (a test binary of the store crate) per order seed; run from crates/store.
+# Session 33 (s33g): the seed is the store's test knob EXARAID_STEP_ORDER_SEED
+# (torture::STEP_ORDER_SEED_ENV: where a test runs steps one at a time, a seeded merge of each
+# plan's per-OSS step lists), which replaced s32e's scratch patch
+# (scripts/repro/s32e-seeded-step-order.patch, S32E_ORDER_SEED; deleted), with the same draws.
 # usage: s32e-seeded-step-order-loop.sh BIN TESTNAME FIRST LAST TAG [thread]
-# runs the one test per seed with S32E_ORDER_SEED (unless "thread"), S31A_KEEP per seed;
+# runs the one test per seed with EXARAID_STEP_ORDER_SEED (unless "thread"), S31A_KEEP per seed;
 # prints one line per run: seed rc and the failure line.
 BIN=$1; TEST=$2; FIRST=$3; LAST=$4; TAG=$5; MODE=$6
 for seed in $(seq $FIRST $LAST); do
@@ -11,7 +14,7 @@ for seed in $(seq $FIRST $LAST); do
   if [ "$MODE" = thread ]; then
     out=$(S31A_KEEP=$keep nice -n 10 $BIN --exact $TEST --test-threads=1 2>&1); rc=$?
   else
-    out=$(S32E_ORDER_SEED=$seed S31A_KEEP=$keep nice -n 10 $BIN --exact $TEST --test-threads=1 2>&1); rc=$?
+    out=$(EXARAID_STEP_ORDER_SEED=$seed S31A_KEEP=$keep nice -n 10 $BIN --exact $TEST --test-threads=1 2>&1); rc=$?
   fi
   if [ $rc -ne 0 ]; then
     echo "$TAG seed $seed rc $rc: $(echo "$out" | grep -m1 -E 'power cuts \(one|first:' | cut -c1-400)"

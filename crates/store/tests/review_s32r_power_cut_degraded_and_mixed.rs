@@ -32,46 +32,23 @@ use common::*;
 mod powercut;
 use powercut::*;
 
-use exaraid_codes::{CodeKind, CodeSpec};
+use exaraid_codes::CodeSpec;
 use exaraid_store::{StoreError, WritePath};
 
 /// Writes per thread per round while armed (each a few images: a bound on the sweep's cost).
 const WRITES_PER_THREAD: usize = 4;
 const THREADS: usize = 2;
 
-fn env_usize(var: &str, default: usize) -> usize {
-    std::env::var(var).map_or(default, |s| s.parse().unwrap())
-}
-
 fn env_on(var: &str) -> bool {
     std::env::var(var).is_ok_and(|v| v == "1")
 }
 
 fn code_of_env() -> CodeSpec {
-    let spec = std::env::var("S32R_CODE").unwrap_or_else(|_| "raid6:4".into());
-    let w: Vec<&str> = spec.split(':').collect();
-    let n = |i: usize| w[i].parse::<usize>().unwrap();
-    match w[0] {
-        "raid5" => CodeSpec::raid5(n(1)),
-        "raid6" => CodeSpec::raid6(n(1)),
-        "rs" => CodeSpec::rs(n(1), n(2)),
-        "evenodd" => CodeSpec::array(CodeKind::Evenodd, n(1)),
-        "rdp" => CodeSpec::array(CodeKind::Rdp, n(1)),
-        "xcode" => CodeSpec::array(CodeKind::Xcode, n(1)),
-        "dcode" => CodeSpec::array(CodeKind::Dcode, n(1)),
-        "hcode" => CodeSpec::array(CodeKind::Hcode, n(1)),
-        "hdp" => CodeSpec::array(CodeKind::Hdp, n(1)),
-        other => panic!("S32R_CODE {other}"),
-    }
+    common::code_of_env("S32R_CODE", "raid6:4")
 }
 
 fn path_of_env() -> WritePath {
-    match std::env::var("S32R_PATH").as_deref() {
-        Err(_) | Ok("wcl") => WritePath::Wcl,
-        Ok("delayed") => WritePath::Delayed,
-        Ok("rmw") => WritePath::Rmw,
-        Ok(other) => panic!("S32R_PATH {other}"),
-    }
+    write_path_of_env("S32R_PATH", WritePath::Wcl)
 }
 
 fn dead_of_env() -> Option<usize> {
@@ -79,10 +56,7 @@ fn dead_of_env() -> Option<usize> {
 }
 
 fn seeds() -> Vec<u64> {
-    match std::env::var("S32R_SEEDS") {
-        Ok(s) => s.split(',').map(|x| x.parse().unwrap()).collect(),
-        Err(_) => vec![1],
-    }
+    seeds_of_env("S32R_SEEDS")
 }
 
 #[derive(Default, Debug)]
@@ -131,9 +105,9 @@ pub fn power_cut_degraded_writers(code: CodeSpec, seed: u64) -> Counts {
         store.fail_oss(d).unwrap();
     }
     let base = base;
-    let threads = env_usize("S32R_THREADS", THREADS);
-    let rounds = env_usize("S32R_ROUNDS", 2);
-    let writes_per_thread = env_usize("S32R_WRITES", WRITES_PER_THREAD);
+    let threads = count_of_env("S32R_THREADS", THREADS);
+    let rounds = count_of_env("S32R_ROUNDS", 2);
+    let writes_per_thread = count_of_env("S32R_WRITES", WRITES_PER_THREAD);
 
     cut.arm();
     let mut writes: Vec<Vec<Issued>> = (0..threads).map(|_| Vec::new()).collect();
@@ -518,7 +492,7 @@ fn probe_metadata_damage_after_a_degraded_crash() {
         images,
         ..
     } = degraded_cut_write(code, dead, write.clone());
-    let at_image = env_usize("S32R_IMAGE", images.len() - 2);
+    let at_image = count_of_env("S32R_IMAGE", images.len() - 2);
     let image = &images[at_image];
     let mut acked = base.clone();
     if at_image == images.len() - 1 {
@@ -533,7 +507,7 @@ fn probe_metadata_damage_after_a_degraded_crash() {
     }
     .lay(&pristine);
     lose_disk(&pristine, dead);
-    let step = env_usize("S32R_STEP", 7);
+    let step = count_of_env("S32R_STEP", 7);
     let trunc = env_on("S32R_TRUNC");
     let only = std::env::var("S32R_FILE").ok();
     // Each case is laid where the store was made (its superblock names its OSS directories

@@ -66,12 +66,7 @@ fn power_cut_wcl_write_then_two_osses_fail(code: CodeSpec) -> usize {
     cut.last_image();
     drop(store);
     // The write is done on record where the journal holds its `Durable` record.
-    let journal = std::fs::read(dir.join("journal")).unwrap();
-    let write_done_bytes = (journal_record_kinds(&journal).into_iter())
-        .filter(|(at, _, kind)| *at as u64 >= journal_before_bytes && kind == "Durable")
-        .map(|(at, len, _)| (at + len) as u64)
-        .next()
-        .expect("the write's Durable record");
+    let write_done_bytes = durable_record_end_after(&dir.join("journal"), journal_before_bytes);
 
     let images = cut.images();
     let mut points = 0;

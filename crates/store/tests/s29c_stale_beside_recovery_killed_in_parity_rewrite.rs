@@ -163,12 +163,7 @@ fn stale_reads_wrong(scene: &Scene, kills: Kills) -> (Vec<String>, usize) {
     cut.arm();
     store.write("f", cut_range.start as u64, &new).unwrap();
     cut.last_image();
-    let journal = std::fs::read(dir.join("journal")).unwrap();
-    let write_done_bytes = (journal_record_kinds(&journal).into_iter())
-        .filter(|(at, _, kind)| *at as u64 >= journal_before_bytes && kind == "Durable")
-        .map(|(at, len, _)| (at + len) as u64)
-        .next()
-        .expect("the write's Durable record");
+    let write_done_bytes = durable_record_end_after(&dir.join("journal"), journal_before_bytes);
     drop(store);
 
     let kept_osses: Vec<usize> = (scene.kept_cols.iter())

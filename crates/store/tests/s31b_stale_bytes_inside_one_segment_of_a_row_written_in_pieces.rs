@@ -48,24 +48,7 @@ fn problems(stale_bytes: std::ops::Range<usize>) -> Vec<String> {
     let anti = terms_of(Pos { row: 4, col: 3 });
     assert!(anti.contains(&1) && anti.contains(&5));
     assert!(stale_bytes.end <= 4096, "inside block row 0");
-    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
-    let stale = Stale {
-        element_bytes: ELEMENT_BYTES,
-        lost_write: ELEMENT_BYTES + stale_bytes.start..ELEMENT_BYTES + stale_bytes.end,
-    };
-    let (checked, problems) = power_cut_client_write_beside_stale_bytes_problems(
-        code,
-        stale,
-        (&[], &[]),
-        Cuts::All,
-        CUT_WRITE,
-        true,
-    );
-    assert!(checked > 1);
-    for p in &problems {
-        eprintln!("PROBLEM {p}");
-    }
-    problems
+    stale_bytes_problems_in_plan_order(code, ELEMENT_BYTES, stale_bytes, CUT_WRITE)
 }
 
 #[test]

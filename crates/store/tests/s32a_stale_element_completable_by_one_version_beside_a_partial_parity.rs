@@ -47,25 +47,8 @@ fn problems(a: usize, b: usize, stale_bytes: std::ops::Range<usize>) -> Vec<Stri
     );
     assert!(stale_bytes.end <= 4096, "inside block row 0");
     let code = CodeSpec::array(CodeKind::Xcode, 5);
-    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
-    let stale = Stale {
-        element_bytes: ELEMENT_BYTES,
-        lost_write: ELEMENT_BYTES + stale_bytes.start..ELEMENT_BYTES + stale_bytes.end,
-    };
     let cut_write = a * ELEMENT_BYTES + 3000..b * ELEMENT_BYTES + 1000;
-    let (checked, problems) = power_cut_client_write_beside_stale_bytes_problems(
-        code,
-        stale,
-        (&[], &[]),
-        Cuts::All,
-        cut_write,
-        true,
-    );
-    assert!(checked > 1);
-    for p in &problems {
-        eprintln!("PROBLEM {p}");
-    }
-    problems
+    stale_bytes_problems_in_plan_order(code, ELEMENT_BYTES, stale_bytes, cut_write)
 }
 
 #[test]
@@ -193,12 +176,7 @@ fn problems_with_one_write_reordered(
     cut.arm();
     store.write("f", cut_write.start as u64, &new).unwrap();
     cut.last_image();
-    let journal = std::fs::read(dir.join("journal")).unwrap();
-    let write_done_bytes = (journal_record_kinds(&journal).into_iter())
-        .filter(|(at, _, kind)| *at as u64 >= journal_before_bytes && kind == "Durable")
-        .map(|(at, len, _)| (at + len) as u64)
-        .next()
-        .expect("the write's Durable record");
+    let write_done_bytes = durable_record_end_after(&dir.join("journal"), journal_before_bytes);
     drop(store);
     let images = cut.images();
     assert!(images.len() < 200, "a bounded scene");

@@ -2679,12 +2679,20 @@ impl Store {
             per_oss.entry(plan.steps[i].oss).or_default().push(i);
         }
         type StepResults = Vec<(usize, Result<Option<Vec<u8>>, StoreError>)>;
-        // One at a time in plan order also when a kill test asks (deterministic kill points).
-        let one_thread = per_oss.len() <= 1 || crate::torture::steps_in_plan_order();
+        // One at a time in plan order also when a kill test asks (deterministic kill points),
+        // or in a seeded order when a test sweeps the threads' interleavings.
+        let seed = crate::torture::step_order_seed();
+        let one_thread =
+            per_oss.len() <= 1 || crate::torture::steps_in_plan_order() || seed.is_some();
         let mut results: StepResults = if one_thread {
             let mut out: StepResults = Vec::with_capacity(steps.len());
             let mut order: Vec<usize> = steps.to_vec();
-            if crate::torture::steps_in_reversed_plan_order() {
+            if let Some(seed) = seed {
+                // A test's seeded interleaving of the per-OSS threads (STEP_ORDER_SEED_ENV).
+                let lists: Vec<&[usize]> = per_oss.values().map(Vec::as_slice).collect();
+                order = crate::torture::steps_in_seeded_order(seed, &lists);
+                assert_eq!(order.len(), steps.len());
+            } else if crate::torture::steps_in_reversed_plan_order() {
                 // The OSSs last to first, each OSS's steps in plan order.
                 let mut oss_order: Vec<usize> = Vec::with_capacity(per_oss.len());
                 for &i in steps {

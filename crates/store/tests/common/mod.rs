@@ -732,6 +732,19 @@ pub fn cuts_after_epoch_bump(journal: &Path, before: u64) -> u64 {
         .map_or(before, |(at, len, _)| (at + len) as u64)
 }
 
+/// The end of the first `Durable` record at or after byte `from_bytes` of the journal file
+/// `journal`: a write whose records begin at `from_bytes` is done on record from there on
+/// (a power cut whose durable journal ends before it leaves the write in flight).
+pub fn durable_record_end_after(journal: &Path, from_bytes: u64) -> u64 {
+    let bytes = std::fs::read(journal).unwrap();
+    journal_record_kinds(&bytes)
+        .into_iter()
+        .filter(|(at, _, kind)| *at as u64 >= from_bytes && kind == "Durable")
+        .map(|(at, len, _)| (at + len) as u64)
+        .next()
+        .expect("the write's Durable record")
+}
+
 /// `(start, framed length, record kind)` of every record of the journal.
 pub fn journal_record_kinds(journal: &[u8]) -> Vec<(usize, usize, String)> {
     let mut out = Vec::new();

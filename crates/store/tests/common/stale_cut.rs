@@ -118,6 +118,36 @@ pub struct Stale {
     pub lost_write: std::ops::Range<usize>,
 }
 
+/// The scene's problems (each printed) in plan order with no OSS failed, every power cut
+/// checked: the stale OSS lost the write over bytes `stale_bytes` of data element 1 (of
+/// `element_bytes`), and the client write over file bytes `cut_write` is cut (s31b's and
+/// s32a's xcode scenes). More than one power cut is checked.
+pub fn stale_bytes_problems_in_plan_order(
+    code: CodeSpec,
+    element_bytes: usize,
+    stale_bytes: std::ops::Range<usize>,
+    cut_write: std::ops::Range<usize>,
+) -> Vec<String> {
+    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
+    let stale = Stale {
+        element_bytes,
+        lost_write: element_bytes + stale_bytes.start..element_bytes + stale_bytes.end,
+    };
+    let (checked, problems) = power_cut_client_write_beside_stale_bytes_problems(
+        code,
+        stale,
+        (&[], &[]),
+        Cuts::All,
+        cut_write,
+        true,
+    );
+    assert!(checked > 1);
+    for p in &problems {
+        eprintln!("PROBLEM {p}");
+    }
+    problems
+}
+
 /// `power_cut_client_write_over_beside_stale_cache_problems` with the stale element's shape
 /// given (s31b: stale bytes only inside a part of a block row, at 16 KiB elements).
 pub fn power_cut_client_write_beside_stale_bytes_problems(
@@ -185,12 +215,7 @@ pub fn power_cut_client_write_beside_stale_bytes_problems(
     store.write("f", cut_write.start as u64, &new).unwrap();
     cut.last_image();
     // The write is done on record where the journal holds its `Durable` record.
-    let journal = std::fs::read(dir.join("journal")).unwrap();
-    let write_done_bytes = (journal_record_kinds(&journal).into_iter())
-        .filter(|(at, _, kind)| *at as u64 >= journal_before_bytes && kind == "Durable")
-        .map(|(at, len, _)| (at + len) as u64)
-        .next()
-        .expect("the write's Durable record");
+    let write_done_bytes = durable_record_end_after(&dir.join("journal"), journal_before_bytes);
     drop(store);
 
     let stale_range = element..2 * element;
