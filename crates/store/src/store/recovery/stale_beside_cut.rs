@@ -484,6 +484,7 @@ impl Store {
     ///   into `buf` too; taken only where the copy of the cut range matches the crc the write
     ///   journaled for it, so the block is told `New` (`told_state`), known in the new
     ///   version whole and in the old one outside the cut range (`known_pieces`).
+    ///
     /// `None`: no such position, or single parity (its degraded mode is kept, see
     /// `stale_beside_cut_write`). Also the columns so made known (never located as stale:
     /// their OSS is failed).
