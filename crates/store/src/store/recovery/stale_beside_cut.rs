@@ -69,6 +69,9 @@
 //! (`Rec::FailedColumnCopy`, its acknowledged cached bytes) and that the write does not
 //! reach in the row is known, with the same bytes in both versions
 //! (`known_by_failed_column_copies`), not erased: each version erases one column less.
+//! Session 33 (s33a, review s32r R32-2): one the write reaches there is known as a block of
+//! the write that landed (new in the new version, its bytes beside the cut range in both)
+//! where the copy of the cut range matches the crc the write journaled for it.
 //!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
 //! many unreadable columns as the code tolerates where one of them holds a block that
@@ -133,6 +136,15 @@ impl Version {
                     .any(|&(a, z)| (a - start) as usize <= x && x < (z - start) as usize)
             })
     }
+}
+
+/// A row view widened by the cut plan's copies of failed columns
+/// (`known_by_failed_column_copies`), and the columns so made known.
+struct CopiedColumns {
+    buf: StripeBuf,
+    raw: BTreeMap<Pos, Vec<u8>>,
+    held: BTreeMap<Pos, Vec<Held>>,
+    cols: BTreeSet<usize>,
 }
 
 /// The cut write's journaled crcs a power cut left on record (see `cut_row_crcs`).
@@ -206,13 +218,20 @@ impl Store {
         let Some(plan) = v.c.writers.keys().next().copied() else {
             return CutRowStale::Agrees;
         };
-        // A failed column the write journaled and does not reach here is known (s32f).
+        // A failed column the write journaled is known: where the write does not reach it
+        // here, in both versions (s32f); where it does, as a block of the write that landed,
+        // its copy told new by the write's crc (s33a).
         let widened = self.known_by_failed_column_copies(v, plan);
         let view;
         let (v, copied_cols) = match &widened {
-            Some((buf, held, cols)) => {
-                view = RowView { buf, held, ..*v };
-                (&view, cols.clone())
+            Some(w) => {
+                view = RowView {
+                    buf: &w.buf,
+                    raw: &w.raw,
+                    held: &w.held,
+                    ..*v
+                };
+                (&view, w.cols.clone())
             }
             None => (v, BTreeSet::new()),
         };
@@ -455,25 +474,32 @@ impl Store {
     }
 
     /// The row as known with the cut plan's copies of failed columns (`Rec::FailedColumnCopy`,
-    /// `cache: true`) laid: each data position without bytes (`Held::Absent`: its OSS
-    /// failed) whose acknowledged cached bytes in block row `v.i` the plan `plan` journaled
-    /// whole, and where no write of the plan reaches it in this row, is known (its bytes in
-    /// `buf`, `Held::Verified`): the same bytes in both versions. `None`: no such position,
-    /// or single parity (its degraded mode is kept, see `stale_beside_cut_write`). Also the
-    /// columns so made known (never located as stale: their OSS is failed).
+    /// `cache: true`) laid, per data position without bytes (`Held::Absent`: its OSS failed)
+    /// in block row `v.i`, made `Held::Verified` where its copies of plan `plan` cover:
+    /// - no write of the plan reaching it in the row: its acknowledged cached bytes there,
+    ///   laid into `buf` (the same bytes in both versions);
+    /// - the write reaching it in the row (one cut range, its crc on record): the write's own
+    ///   bytes there and the acknowledged bytes beside them in the row (the copy's tied
+    ///   offsets), laid into `raw` as the block the write would have left, and the latter
+    ///   into `buf` too; taken only where the copy of the cut range matches the crc the write
+    ///   journaled for it, so the block is told `New` (`told_state`), known in the new
+    ///   version whole and in the old one outside the cut range (`known_pieces`).
+    ///
+    /// `None`: no such position, or single parity (its degraded mode is kept, see
+    /// `stale_beside_cut_write`). Also the columns so made known (never located as stale:
+    /// their OSS is failed).
     ///
     /// Why (session 32, s32f, review s32r R32-1): taken as erased in every version beside a
     /// crash that left the write's running parity in part, raid6 and rs 4+2 had exactly k
     /// columns in the old version where the parities differ, nothing checked, and all four
     /// data blocks of the home stripe were recorded LOST by one failed OSS and a crash.
-    /// Where the write reaches the failed position (its new bytes copied too, R32-2's shape)
-    /// the position is in flight and stays erased: which version the copy is, is not told
-    /// here.
-    fn known_by_failed_column_copies(
-        &self,
-        v: &RowView,
-        plan: PlanId,
-    ) -> Option<(StripeBuf, BTreeMap<Pos, Vec<Held>>, BTreeSet<usize>)> {
+    /// Where the write reaches the failed position (session 33, s33a, R32-2: a power cut
+    /// dropping column 0's unsynced block beside failed column 1 and a running parity in
+    /// part) the copy holds the write's bytes there, known only in the new version; erased
+    /// in both, no segment of the row was checked in either and the row was LOST. Never from
+    /// the copy alone where the crc is not on record: taken as either version unchecked, a
+    /// copy of new bytes would stand for the old block's (WRONG BYTES worse than LOST).
+    fn known_by_failed_column_copies(&self, v: &RowView, plan: PlanId) -> Option<CopiedColumns> {
         if self.tolerance() < 2 {
             return None;
         }
@@ -481,22 +507,28 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
         let none: Ranges = Vec::new();
-        let mut buf: Option<StripeBuf> = None;
-        let mut held: Option<BTreeMap<Pos, Vec<Held>>> = None;
-        let mut cols = BTreeSet::new();
+        let crcs = self.cut_row_crcs(v, plan);
+        let mut widened: Option<CopiedColumns> = None;
         for (&pos, h) in v.held {
             if h[v.i] != Held::Absent || !matches!(g.cell(pos), Cell::Data(_)) {
                 continue;
             }
-            if v.c
-                .ranges
-                .get(&pos)
-                .is_some_and(|r| overlaps(r, start, end))
-            {
-                continue; // the write reaches it here (R32-2's shape: not decided here)
+            let own = intersect(v.c.ranges.get(&pos).unwrap_or(&none), &[(start, end)]);
+            // Acknowledged bytes beside the write's own: the same before and after it.
+            let mut beside = intersect(v.acked.get(&pos).unwrap_or(&none), &[(start, end)]);
+            for &(a, z) in &own {
+                crate::state::sub_range(&mut beside, a, z);
             }
-            let wanted = intersect(v.acked.get(&pos).unwrap_or(&none), &[(start, end)]);
-            if wanted.is_empty() {
+            // The reached block's cut range and the crc the write journaled for it.
+            let cut = match &own[..] {
+                [] => None,
+                [_] => match self.data_cut(v, &crcs, pos) {
+                    Some((range, Some(crc), _)) => Some((range, crc)),
+                    _ => continue, // no crc on record: which version a copy is is not told
+                },
+                _ => continue, // one write meets a block in one range
+            };
+            if cut.is_none() && beside.is_empty() {
                 continue;
             }
             let copies: Vec<&crate::state::FailedColumnCopy> = (v.core.state.failed_column_copies)
@@ -512,23 +544,47 @@ impl Store {
                 let z = c.offset_bytes + c.bytes.len() as u64;
                 crate::state::add_range(&mut covered, c.offset_bytes, z);
             }
+            let wanted: Ranges = own.iter().chain(&beside).copied().collect();
             if !(wanted.iter()).all(|&(a, z)| outside(&covered, a, z).is_empty()) {
                 continue; // a part not copied: still unknown, erased as before
             }
-            let buf = buf.get_or_insert_with(|| v.buf.clone());
+            // The block as the copies lay it (zeros where nothing is live).
+            let mut laid = vec![0u8; block as usize];
             for c in &copies {
                 let (c0, c1) = (c.offset_bytes, c.offset_bytes + c.bytes.len() as u64);
                 for (a, z) in intersect(&wanted, &[(c0, c1)]) {
                     let bytes = &c.bytes[(a - c0) as usize..(z - c0) as usize];
-                    buf.element_mut(pos)[a as usize..z as usize].copy_from_slice(bytes);
+                    laid[(a - start) as usize..(z - start) as usize].copy_from_slice(bytes);
                 }
             }
-            let held = held.get_or_insert_with(|| v.held.clone());
-            held.get_mut(&pos).expect("a position of `v.held`")[v.i] = Held::Verified;
-            cols.insert(pos.col);
+            if let Some(((a, z), crc)) = cut {
+                assert!(
+                    start <= a && a < z && z <= end,
+                    "a cut range inside the row"
+                );
+                if crc32c::crc32c(&laid[(a - start) as usize..(z - start) as usize]) != crc {
+                    continue; // not the write's new bytes there: never taken as either
+                }
+            }
+            let w = widened.get_or_insert_with(|| CopiedColumns {
+                buf: v.buf.clone(),
+                raw: v.raw.clone(),
+                held: v.held.clone(),
+                cols: BTreeSet::new(),
+            });
+            for &(a, z) in &beside {
+                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                w.buf.element_mut(pos)[a as usize..z as usize].copy_from_slice(&laid[x..y]);
+            }
+            if cut.is_some() {
+                let raw = w.raw.get_mut(&pos).expect("a data element is read");
+                raw[start as usize..end as usize].copy_from_slice(&laid);
+            }
+            w.held.get_mut(&pos).expect("a position of `v.held`")[v.i] = Held::Verified;
+            w.cols.insert(pos.col);
         }
-        assert_eq!(buf.is_some(), !cols.is_empty());
-        Some((buf?, held?, cols))
+        assert!(widened.as_ref().is_none_or(|w| !w.cols.is_empty()));
+        widened
     }
 
     /// Does block row `v.i` fit, checked, a world where a recovery before this one decided
