@@ -2465,8 +2465,11 @@ impl Store {
     /// wrong column (a stale one) and those, fewer than the code's distance, so by none
     /// (s32b; s31g's rule is `from == to` with no crc, a column left over). Per piece (a
     /// code word per byte offset): all proofs of a piece must agree, and every piece of
-    /// `want` needs one; else `None`. A piece outside `want` refused (a crc miss, two
-    /// proofs that disagree) refuses nothing else (merge review of session 32, H1).
+    /// `want` needs one; else `None`. A crc miss outside `want` refuses nothing else
+    /// (merge review of session 32, H1); two proofs that disagree anywhere refuse the whole
+    /// block: within the model every proof is the column's one true content, so a
+    /// disagreement says the model broke in this block (two wrong columns, a crc collision)
+    /// and a wanted piece beside it may be fooled the same way (merge review of session 33).
     fn versions_decode_per_range(
         &self,
         c: &CacheInFlight,
@@ -2563,8 +2566,6 @@ impl Store {
         // acknowledged bytes misses them.
         const OWN: usize = 2;
         let mut proven: Vec<Option<Vec<u8>>> = vec![None; pieces.len()];
-        // Pieces two proofs disagree on (two stripes fit): refused, only they (H1).
-        let mut refused = vec![false; pieces.len()];
         for from in [0, 1, OWN] {
             for to in 0..2 {
                 let mut row = rows[to].clone();
@@ -2666,7 +2667,7 @@ impl Store {
                     let (x, y) = rel(piece);
                     let bytes = e.element(pos)[x..y].to_vec();
                     match &proven[j] {
-                        Some(other) if *other != bytes => refused[j] = true, // two stripes fit
+                        Some(other) if *other != bytes => return None, // two stripes fit
                         Some(_) => {}
                         None => proven[j] = Some(bytes),
                     }
@@ -2682,9 +2683,6 @@ impl Store {
                 !moving(pos.col, *piece),
                 "no cut write reaches the rotten block"
             );
-            if refused[j] {
-                return None;
-            }
             let (x, y) = rel(*piece);
             out[x..y].copy_from_slice(proven[j].as_ref()?);
         }
