@@ -704,7 +704,7 @@ fn probe_two_writers_beside_two_failed_osss() {
 /// call 10 on (the write's records journaled, NO block written: one version on disk) file
 /// block 4096 (column 1) is LOST; 37 of 49 cuts (7 kill-like) lose.
 #[test]
-#[ignore = "OPEN: review s33r R33-4: rs 4+3, one failed OSS, a WCL write cut, then a data OSS lost: 37 of 49 cuts lose (7 kill-like), even with nothing of the write on disk"]
+#[ignore = "OPEN: review s33r R33-4: rs 4+3, one failed OSS, a WCL write cut, then a data OSS lost: 4 of 49 cuts lose since s33h (37 on 8b60df4), each with the running parity part written (from the cut before call 14: P new, Q in part)"]
 fn rs_4_3_wcl_write_cut_beside_a_failed_oss_then_a_data_oss_lost_loses_no_acknowledged_byte() {
     for (dead, lost_after) in [(0, 1), (4, 0)] {
         let c = cuts_beside_two_dead(
@@ -723,6 +723,26 @@ fn rs_4_3_wcl_write_cut_beside_a_failed_oss_then_a_data_oss_lost_loses_no_acknow
             c.losing, c.cuts, c.losing_kill_like, c.first_lost
         );
     }
+}
+
+/// R33-4 where the write's cut leaves no parity between versions to tell: rs 6+3 with a
+/// data OSS (4) failed that the write does not reach, then OSS 0 (which it reaches) lost
+/// before the next open. The cut plan copied the failed columns (nothing of OSS 4 to
+/// copy), so OSS 0 has no copy: its acknowledged cached bytes must be proven from the
+/// cache stripe (two erasures of three parities, each block told old or new by the
+/// write's crcs), never recorded LOST. Failed on 8b60df4: 55 of 70 cuts (8 kill-like) lost
+/// file block 0 (the first: the kill-like cut before mutating call 13), "its cache copy is
+/// unreadable beyond the code's tolerance" (s33h).
+#[test]
+fn rs_6_3_wcl_write_cut_beside_a_failed_oss_then_an_uncopied_oss_lost_loses_no_acknowledged_byte() {
+    let c = cuts_beside_two_dead(CodeSpec::rs(6, 3), &[4], Op::Write, 4000..4200, &[0]).unwrap();
+    assert!(c.cuts > 0 && c.kill_like > 0, "{c:?}");
+    assert_eq!(c.wrong, 0, "WRONG BYTES: {}", c.first_wrong);
+    assert_eq!(
+        c.losing, 0,
+        "{} of {} cuts of write 4000+200 with OSS 4 failed, then OSS 0 lost, lost acknowledged bytes ({} kill-like); first: {}",
+        c.losing, c.cuts, c.losing_kill_like, c.first_lost
+    );
 }
 
 /// R33-4's controls: with no OSS failed before the cut, the same cuts then one data OSS
