@@ -502,11 +502,12 @@ fn rs_4_3_destage_cut_then_one_or_two_osss_lost_beside_parity_loses_no_acknowled
 /// R33-3: every PARITY OSS of the stripe failed (raid6: P and Q), every data column alive:
 /// a crash alone during one small WCL write must lose nothing, since no byte needs a
 /// decode (each data block is on a live disk, old or new told by its checksum and the
-/// write's `WriteCrcs`). Fails on 8b60df4: the kill-like cut before mutating call 6 (the
-/// write's records journaled, NO block written yet: the disk as before the write) records
-/// all four data blocks of home stripe 0 LOST, columns 2 and 3 (untouched) included.
+/// write's `WriteCrcs`). Failed on 8b60df4 (3 of 11 cuts, 2 kill-like): the kill-like cut
+/// before mutating call 6 (the write's records journaled, NO block written yet: the disk as
+/// before the write) recorded all four data blocks of home stripe 0 LOST, columns 2 and 3
+/// (untouched) included: `stale_beside_cut_write` took the two blind parity columns for a
+/// row it could not prove (`Unlocated`). Passes since s33h.
 #[test]
-#[ignore = "OPEN: review s33r R33-3: raid6 with P and Q failed, a crash alone during a WCL write (before any block write) loses home stripe 0 (3 of 11 cuts, 2 kill-like)"]
 fn raid6_wcl_crash_with_both_parity_osss_failed_loses_no_acknowledged_byte() {
     let c = cuts_beside_two_dead(CodeSpec::raid6(4), &[4, 5], Op::Write, 4000..4200, &[]).unwrap();
     assert!(c.cuts > 0 && c.kill_like > 0, "{c:?}");
@@ -518,9 +519,8 @@ fn raid6_wcl_crash_with_both_parity_osss_failed_loses_no_acknowledged_byte() {
     );
 }
 
-/// R33-3 on rs 4+3 with all three parity OSSs failed.
+/// R33-3 on rs 4+3 with all three parity OSSs failed (failed on 8b60df4: 3 of 11 cuts).
 #[test]
-#[ignore = "OPEN: review s33r R33-3: rs 4+3 with its three parity OSSs failed, a crash alone during a WCL write loses home stripe 0"]
 fn rs_4_3_wcl_crash_with_every_parity_oss_failed_loses_no_acknowledged_byte() {
     let c =
         cuts_beside_two_dead(CodeSpec::rs(4, 3), &[4, 5, 6], Op::Write, 4000..4200, &[]).unwrap();
@@ -531,6 +531,28 @@ fn rs_4_3_wcl_crash_with_every_parity_oss_failed_loses_no_acknowledged_byte() {
         "{} of {} cuts of write 4000+200 with OSSs 4, 5 and 6 failed lost acknowledged bytes ({} kill-like); first: {}",
         c.losing, c.cuts, c.losing_kill_like, c.first_lost
     );
+}
+
+/// R33-3 on rs 4+2 and on the array codes whose parity columns hold parity only (rdp,
+/// evenodd at p=5): every parity OSS failed, every data column alive, so no byte needs a
+/// decode and a crash alone must lose nothing (s33h: each lost home stripe 0 before).
+#[test]
+fn rs_4_2_rdp_evenodd_wcl_crash_with_every_parity_oss_failed_loses_no_acknowledged_byte() {
+    use exaraid_codes::CodeKind;
+    for (code, dead) in [
+        (CodeSpec::rs(4, 2), vec![4, 5]),
+        (CodeSpec::array(CodeKind::Rdp, 5), vec![4, 5]),
+        (CodeSpec::array(CodeKind::Evenodd, 5), vec![5, 6]),
+    ] {
+        let c = cuts_beside_two_dead(code, &dead, Op::Write, 4000..4200, &[]).unwrap();
+        assert!(c.cuts > 0 && c.kill_like > 0, "{c:?}");
+        assert_eq!(c.wrong, 0, "WRONG BYTES: {}", c.first_wrong);
+        assert_eq!(
+            c.losing, 0,
+            "{:?} with OSSs {dead:?} failed: {} of {} cuts lost acknowledged bytes ({} kill-like); first: {}",
+            code.kind, c.losing, c.cuts, c.losing_kill_like, c.first_lost
+        );
+    }
 }
 
 /// R33-3's controls: raid5 with its one parity OSS failed, and raid6 with one of its two,
@@ -682,7 +704,7 @@ fn probe_two_writers_beside_two_failed_osss() {
 /// call 10 on (the write's records journaled, NO block written: one version on disk) file
 /// block 4096 (column 1) is LOST; 37 of 49 cuts (7 kill-like) lose.
 #[test]
-#[ignore = "OPEN: review s33r R33-4: rs 4+3, one failed OSS, a WCL write cut, then a data OSS lost: 37 of 49 cuts lose (7 kill-like), even with nothing of the write on disk"]
+#[ignore = "OPEN: review s33r R33-4: rs 4+3, one failed OSS, a WCL write cut, then a data OSS lost: 4 of 49 cuts lose since s33h (37 on 8b60df4), each with the running parity part written (from the cut before call 14: P new, Q in part)"]
 fn rs_4_3_wcl_write_cut_beside_a_failed_oss_then_a_data_oss_lost_loses_no_acknowledged_byte() {
     for (dead, lost_after) in [(0, 1), (4, 0)] {
         let c = cuts_beside_two_dead(
@@ -701,6 +723,26 @@ fn rs_4_3_wcl_write_cut_beside_a_failed_oss_then_a_data_oss_lost_loses_no_acknow
             c.losing, c.cuts, c.losing_kill_like, c.first_lost
         );
     }
+}
+
+/// R33-4 where the write's cut leaves no parity between versions to tell: rs 6+3 with a
+/// data OSS (4) failed that the write does not reach, then OSS 0 (which it reaches) lost
+/// before the next open. The cut plan copied the failed columns (nothing of OSS 4 to
+/// copy), so OSS 0 has no copy: its acknowledged cached bytes must be proven from the
+/// cache stripe (two erasures of three parities, each block told old or new by the
+/// write's crcs), never recorded LOST. Failed on 8b60df4: 55 of 70 cuts (8 kill-like) lost
+/// file block 0 (the first: the kill-like cut before mutating call 13), "its cache copy is
+/// unreadable beyond the code's tolerance" (s33h).
+#[test]
+fn rs_6_3_wcl_write_cut_beside_a_failed_oss_then_an_uncopied_oss_lost_loses_no_acknowledged_byte() {
+    let c = cuts_beside_two_dead(CodeSpec::rs(6, 3), &[4], Op::Write, 4000..4200, &[0]).unwrap();
+    assert!(c.cuts > 0 && c.kill_like > 0, "{c:?}");
+    assert_eq!(c.wrong, 0, "WRONG BYTES: {}", c.first_wrong);
+    assert_eq!(
+        c.losing, 0,
+        "{} of {} cuts of write 4000+200 with OSS 4 failed, then OSS 0 lost, lost acknowledged bytes ({} kill-like); first: {}",
+        c.losing, c.cuts, c.losing_kill_like, c.first_lost
+    );
 }
 
 /// R33-4's controls: with no OSS failed before the cut, the same cuts then one data OSS

@@ -1052,7 +1052,12 @@ impl Store {
                 && !in_flight
                     .failed_cache_copies
                     .contains_key(&(*file, *stripe));
-            let decided = self.decide_cache_stripe(core, *file, *stripe, c, provable);
+            // A column whose OSS failed after the write (lost before this open) has no
+            // copy: `decide_cache_stripe` proves its bytes there all the same (R33-4).
+            let copied = (in_flight.failed_cache_copies.get(&(*file, *stripe)))
+                .cloned()
+                .unwrap_or_default();
+            let decided = self.decide_cache_stripe(core, *file, *stripe, c, (provable, &copied));
             match decided {
                 Ok((lost, proven, parity_left, rewrite)) => {
                     if let Err(e) = self.rewrite_running_parity(core, rewrite) {
@@ -1168,7 +1173,7 @@ impl Store {
         file: u64,
         stripe: u64,
         c: &CacheInFlight,
-        provable: bool,
+        (provable, copied): (bool, &[CachedPiece]),
     ) -> Result<
         (
             BTreeSet<(Pos, usize)>,
@@ -1371,7 +1376,30 @@ impl Store {
         // bytes (`row_unknown`): the settle's check does not judge them (see `cache_decided`).
         let mut parity_left: BTreeSet<usize> = BTreeSet::new();
         let mut proven: Vec<CachedPiece> = Vec::new();
-        let proof_held = if provable && has_parity {
+        // The acknowledged cached bytes the cut plan's copies of failed columns hold
+        // (`FailedColumnCopy`, journaled before its first write): known, nothing to prove.
+        let mut copy_known: BTreeMap<Pos, Ranges> = BTreeMap::new();
+        for piece in copied.iter().filter(|p| !p.bytes.is_empty()) {
+            let (a, z) = (
+                piece.offset_bytes,
+                piece.offset_bytes + piece.bytes.len() as u64,
+            );
+            crate::state::add_range(copy_known.entry(piece.pos).or_default(), a, z);
+        }
+        let uncopied = |p: &Pos, start: u64, end: u64| {
+            let mine = intersect(acked.get(p).unwrap_or(&none), &[(start, end)]);
+            let copy = copy_known.get(p).unwrap_or(&none);
+            mine.iter().any(|&(a, z)| !outside(copy, a, z).is_empty())
+        };
+        // Beside such copies a column whose OSS failed after the write (lost before this
+        // open) has none, and the settle records its acknowledged bytes the write's blocks
+        // reached LOST unless they are proven here: as where no column was copied (review
+        // s33r R33-4: two erasures of a three-parity code, lost even with nothing of the
+        // write on disk).
+        let e_bytes = e as u64;
+        let uncopied_absent =
+            (held.iter()).any(|(p, h)| h.contains(&Held::Absent) && uncopied(p, 0, e_bytes));
+        let proof_held = if (provable || uncopied_absent) && has_parity {
             self.cache_stripe_proof_held(c, &chunks, &held)
         } else {
             None
@@ -1525,6 +1553,7 @@ impl Store {
                     h[i] == Held::Absent && acked.get(p).is_some_and(|r| overlaps(r, start, end))
                 })
                 .map(|(p, _)| *p)
+                .filter(|p| uncopied(p, start, end))
                 .collect();
             let mut proven_here: BTreeSet<Pos> = BTreeSet::new();
             // Every column's bytes the cut write changed in this row lie where its cache

@@ -296,6 +296,26 @@ impl Store {
             if cells.iter().any(fails) {
                 return CutRowStale::Agrees;
             }
+            // Every blind column holds running parity only (each parity OSS failed): no byte
+            // of the row is decoded, so no decode can go through a stale element. Each data
+            // block reads verified, a block of the write whole in its old or its new version
+            // (both right there), the rest as before the write: the row is decided as an
+            // uncut row with the same columns erased, unchecked as that one is. As
+            // `Unlocated` a crash alone lost every acknowledged byte of the row, even with
+            // nothing of the write on disk (review s33r R33-3: raid6 with P and Q failed).
+            let parity_only = |col: &usize| {
+                (cells.iter())
+                    .filter(|p| p.col == *col)
+                    .all(|&p| matches!(g.cell(p), Cell::Parity(_)))
+            };
+            if blind_cols.iter().all(parity_only) {
+                assert!(
+                    (g.data_pos.iter()).all(|p| whole_new.contains(p)
+                        || v.held.get(p).is_none_or(|h| h[v.i] == Held::Verified)),
+                    "a blind column holds every data block that does not read"
+                );
+                return CutRowStale::Agrees;
+            }
             return CutRowStale::Unlocated;
         }
         // Each in-flight block's possible states: told by the write's crcs where they are on
