@@ -1786,9 +1786,10 @@ impl Store {
                     // checksum, and dropped the page with the rest of its payload): an
                     // erasure. Its acknowledged bytes are the decode of ONE version of the
                     // row from the other columns, each told old or new by the write's
-                    // journaled crcs, with a column left over checking it
-                    // (`confirm_by_versions`); its stored checksum, of neither version,
-                    // proves nothing. Bytes no crc and no check proves are never taken.
+                    // journaled crcs, the decode checked by a column left over or by the
+                    // crcs told of its erased columns (`confirm_by_versions`); its stored
+                    // checksum, of neither version, proves nothing. Else LOST, as before:
+                    // bytes no crc and no check proves are never taken.
                     let by_versions = (by_rule.is_none() && g.rows == 1 && !views_laid)
                         .then(|| {
                             let mut old_row = StripeBuf::zeroed(g.rows, g.cols, block);
