@@ -1802,14 +1802,46 @@ impl Store {
                     let parity_only_decode = (decoded.as_ref())
                         .filter(|_| only_parity_beside)
                         .map(|d| d.element(pos));
-                    self.decide_rotten_cache_block(
+                    let by_rule = self.decide_rotten_cache_block(
                         (&buf, &disk),
                         (i, pos, oss, key),
                         (&erased, &hot),
                         (own, mine),
                         (&raw[&pos][start as usize..end as usize], parity_only_decode),
                         holds_write,
-                    )?
+                    )?;
+                    // A block of the cut write torn in pieces no crc is of (s33i: a power
+                    // cut wrote back the page holding its payload's last bytes and its NEW
+                    // checksum, and dropped the page with the rest of its payload): an
+                    // erasure. Its acknowledged bytes are the decode of ONE version of the
+                    // row from the other columns, each told old or new by the write's
+                    // journaled crcs, the decode checked by a column left over or by the
+                    // crcs told of its erased columns (`confirm_by_versions`); its stored
+                    // checksum, of neither version, proves nothing. Else LOST, as before:
+                    // bytes no crc and no check proves are never taken.
+                    let by_versions = (by_rule.is_none() && g.rows == 1 && !views_laid)
+                        .then(|| {
+                            let mut old_row = StripeBuf::zeroed(g.rows, g.cols, block);
+                            slice_stripe_into(&buf, start as usize..end as usize, &mut old_row);
+                            let held_for = proof_held.as_ref().unwrap_or(&held);
+                            self.confirm_by_versions(
+                                (core, file, stripe),
+                                c,
+                                (i, pos),
+                                &old_row,
+                                (&acked, &parity_live),
+                                held_for,
+                                (&raw, &parity_raw),
+                                None,
+                            )
+                        })
+                        .flatten()
+                        .map(|d| {
+                            let mut kept = raw[&pos][start as usize..end as usize].to_vec();
+                            copy(&mut kept, &d, &intersect(mine, &[(start, end)]));
+                            kept
+                        });
+                    by_rule.or(by_versions)
                 } else if !has_parity {
                     // No parity to rebuild from (a delayed window). The disk's bytes stay
                     // where they are the cut write's block, landed (its checksum not yet);
