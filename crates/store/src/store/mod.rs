@@ -59,7 +59,6 @@ mod shared_oss;
 mod stale_cache;
 #[cfg(test)]
 mod state_version;
-mod tail_cut_repair;
 mod window;
 mod window_rot;
 
