@@ -1625,6 +1625,7 @@ impl Store {
                             proof_held,
                             (&raw, &parity_raw),
                             None,
+                            false,
                         ),
                         _ => None,
                     };
@@ -1815,8 +1816,9 @@ impl Store {
                     // checksum, and dropped the page with the rest of its payload): an
                     // erasure. Its acknowledged bytes are the decode of ONE version of the
                     // row from the other columns, each told old or new by the write's
-                    // journaled crcs, the decode checked by a column left over or by the
-                    // crcs told of its erased columns (`confirm_by_versions`); its stored
+                    // journaled crcs, the decode checked by a known column left over
+                    // (`confirm_by_versions`, spare column required: the crcs cover only
+                    // the write's range, its acknowledged bytes lie beside it); its stored
                     // checksum, of neither version, proves nothing. Else LOST, as before:
                     // bytes no crc and no check proves are never taken.
                     let by_versions = (by_rule.is_none() && g.rows == 1 && !views_laid)
@@ -1833,6 +1835,7 @@ impl Store {
                                 held_for,
                                 (&raw, &parity_raw),
                                 None,
+                                true, // `mine` lies beside the write's crcs
                             )
                         })
                         .flatten()
@@ -1938,6 +1941,7 @@ impl Store {
                                         held_for,
                                         (&raw, &parity_raw),
                                         Some(&all_acked),
+                                        false,
                                     )
                                 })
                                 .flatten()
@@ -2208,6 +2212,13 @@ impl Store {
     /// column's acknowledged bytes are the same in both), else `None`. Trusted: a verified
     /// block is whole old or whole new, and a crc32c tells new from old bytes (a block
     /// whose old bytes match the new crc holds the new bytes anyway, or one in 2^32).
+    /// `spare_column_required`: only a version that erases fewer columns than the tolerance
+    /// is decoded (a known column left over checks the decode at every byte offset, so a
+    /// stale column among the known ones is seen: erased + 1 < the code's distance). The
+    /// write's crcs check only the write's own ranges; a caller that takes the decode's
+    /// bytes BESIDE them (s33i's torn block of the write) needs the spare column there
+    /// (merge review of session 33: one stale column beside the torn block read WRONG
+    /// BYTES with exactly the tolerance erased and only the crcs checked).
     #[allow(clippy::too_many_arguments)]
     fn confirm_by_versions(
         &self,
@@ -2219,6 +2230,7 @@ impl Store {
         held: &BTreeMap<Pos, Vec<Held>>,
         (raw, parity_raw): (&BTreeMap<Pos, Vec<u8>>, &BTreeMap<Pos, Vec<u8>>),
         within: Option<&Ranges>,
+        spare_column_required: bool,
     ) -> Option<Vec<u8>> {
         let g = self.layout.geometry();
         if !self.parity_proofs_use_write_crcs() || c.writers.len() != 1 {
@@ -2430,6 +2442,9 @@ impl Store {
         for version in 0..2 {
             let erased: Vec<usize> = (0..g.cols).filter(|&col| !known[version][col]).collect();
             if g.cols - erased.len() < k || erased.len() > self.tolerance() {
+                continue;
+            }
+            if spare_column_required && erased.len() >= self.tolerance() {
                 continue;
             }
             assert!(erased.contains(&pos.col));
