@@ -9,7 +9,10 @@
 //! leaves. Every block of home stripe 0 (bytes 0..16384) reads LOST, before and after a
 //! flush: one failed OSS and one crash on a code that tolerates two (LOSS within the
 //! tolerance). Likely R32-2's family (a failed column the cut write reaches, s33a's item):
-//! there the cut dropped column 0's block beside failed column 1.
+//! there the cut dropped column 0's block beside failed column 1. Read right since s33a's
+//! R32-2 rule (a failed column the write reaches taken as the write's landed block where the
+//! plan's copy matches its journaled crc): failed on s33g's branch (8b60df4 + the knob),
+//! passes on the merge (lead, session 33, 4 of 4 runs).
 //!
 //! The image is laid without the failed disk's loss (the test empties OSS 0's directory, as
 //! the scene does). Its model is the scene's: bytes as acknowledged before the cut write,
@@ -45,7 +48,6 @@ fn scene_model() -> (Vec<u8>, Vec<Option<u8>>) {
 }
 
 #[test]
-#[ignore = "OPEN: s33g: a kill-like cut of a raid6 WCL write reaching failed column 0 (order seed 2) reads all of home stripe 0 LOST"]
 fn raid6_a_kill_of_a_write_reaching_failed_column_0_loses_no_acknowledged_byte() {
     let tmp = tempfile::tempdir().unwrap();
     unpack_fixture(
