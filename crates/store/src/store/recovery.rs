@@ -577,8 +577,11 @@ pub(super) const UNDECIDABLE_OSS_FAILED: &str =
     "none: recovery could not tell its true bytes (a write or settle cut by a crash, with an OSS failed: too few columns left to tell)";
 
 /// A mark (no bytes) that a plan's copies of a cache stripe are durable: recovery then knows
-/// the plan may have written, and takes no decode of a failed OSS's cached bytes there that
-/// no copy covers (`recover`, `settle_inner`).
+/// the plan may have written, and takes no UNPROVEN decode of a failed OSS's cached bytes
+/// there that no copy covers (`recover`, `settle_inner`). Since session 33 (s33h, review
+/// s33r R33-4) such bytes of any column without bytes, failed before or after the write,
+/// are decoded where `confirm_by_parity` / `confirm_by_versions` prove them
+/// (`decide_cache_stripe`'s `uncopied`), as where nothing was copied; unproven, LOST.
 fn cache_stripe_mark(file: u64, stripe: u64) -> crate::state::FailedColumnCopy {
     crate::state::FailedColumnCopy {
         file,
@@ -6178,8 +6181,8 @@ impl Store {
         let none: Ranges = Vec::new();
         for ((file, stripe), ranges) in touched {
             // A mark (no bytes) that the plan's copies of this stripe are durable: recovery
-            // then knows the plan may have written, and takes no decode of a failed OSS's
-            // cached bytes there that no copy covers (`recover`, `settle_inner`).
+            // then knows the plan may have written, and takes no unproven decode of a failed
+            // OSS's cached bytes there that no copy covers (see `cache_stripe_mark`).
             copies.push(cache_stripe_mark(file, stripe));
             let extents = self.stripe_extents(file, stripe)?;
             let on_failed = extents.iter().filter(|x| {

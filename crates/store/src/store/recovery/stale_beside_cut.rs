@@ -503,7 +503,10 @@ impl Store {
     ///   offsets), laid into `raw` as the block the write would have left, and the latter
     ///   into `buf` too; taken only where the copy of the cut range matches the crc the write
     ///   journaled for it, so the block is told `New` (`told_state`), known in the new
-    ///   version whole and in the old one outside the cut range (`known_pieces`).
+    ///   version whole and in the old one outside the cut range (`known_pieces`). Both
+    ///   records are of the client's bytes: the match shows they agree (neither torn nor
+    ///   of another write), not that a block landed; on a failed OSS none lands, and the
+    ///   new version of the column is the write's bytes by definition.
     ///
     /// `None`: no such position, or single parity (its degraded mode is kept, see
     /// `stale_beside_cut_write`). Also the columns so made known (never located as stale:
