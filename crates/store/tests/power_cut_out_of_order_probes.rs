@@ -53,13 +53,7 @@ fn cut_write_images(
     assert!(write.end <= 2 * stripe_bytes, "the cut write inside `f`");
     let cut = PowerCut::new(&dir);
     let store = open_power_cut(&dir, &cut).unwrap();
-    let mut base = pattern(1, 2 * stripe_bytes);
-    store.put("f", &base).unwrap();
-    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
-        let b = pattern(s, UNIT);
-        store.write("f", at as u64, &b).unwrap();
-        base[at..at + UNIT].copy_from_slice(&b);
-    }
+    let base = put_f_with_two_acknowledged_writes(&store, stripe_bytes);
     if let Some(dead) = dead {
         store.fail_oss(dead).unwrap();
     }

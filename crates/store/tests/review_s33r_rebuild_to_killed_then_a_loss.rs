@@ -72,13 +72,7 @@ fn probe_rebuild_to_killed_then_a_loss() {
     opts.window_timeout_ms = 3_600_000;
     let store = Store::init(&before, &opts).unwrap();
     let stripe_bytes = store.layout().stripe_data_bytes() as usize;
-    let mut acked = pattern(1, 2 * stripe_bytes);
-    store.put("f", &acked).unwrap();
-    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
-        let b = pattern(s, UNIT);
-        store.write("f", at as u64, &b).unwrap();
-        acked[at..at + UNIT].copy_from_slice(&b);
-    }
+    let mut acked = put_f_with_two_acknowledged_writes(&store, stripe_bytes);
     let new = bytes_of(1000, write.start as u64, write.len() as u64);
     store.write("f", write.start as u64, &new).unwrap();
     acked[write.clone()].copy_from_slice(&new);

@@ -114,13 +114,7 @@ pub fn two_dead_cut(
     assert!(write.end <= 2 * stripe_bytes, "the write inside the file");
     let cut = PowerCut::new(&dir);
     let mut store = open_power_cut(&dir, &cut).unwrap();
-    let mut base = pattern(1, 2 * stripe_bytes);
-    store.put("f", &base).unwrap();
-    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
-        let b = pattern(s, UNIT);
-        store.write("f", at as u64, &b).unwrap();
-        base[at..at + UNIT].copy_from_slice(&b);
-    }
+    let mut base = put_f_with_two_acknowledged_writes(&store, stripe_bytes);
     for &d in dead {
         store.fail_oss(d).unwrap();
     }
@@ -586,13 +580,7 @@ pub fn cuts_of_two_writers_beside_two_dead(
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let cut = PowerCut::new(&dir);
     let store = open_power_cut(&dir, &cut).unwrap();
-    let mut base = pattern(1, 2 * stripe_bytes);
-    store.put("f", &base).unwrap();
-    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
-        let bytes = pattern(s, UNIT);
-        store.write("f", at as u64, &bytes).unwrap();
-        base[at..at + UNIT].copy_from_slice(&bytes);
-    }
+    let base = put_f_with_two_acknowledged_writes(&store, stripe_bytes);
     for &d in dead {
         store.fail_oss(d).unwrap();
     }

@@ -66,13 +66,7 @@ fn scene(code: CodeSpec, top: &Path) -> (std::path::PathBuf, Vec<u8>) {
     let store = Store::init(&dir, &opts).unwrap();
     let stripe_bytes = store.layout().stripe_data_bytes() as usize;
     assert!(WRITE_AT + WRITE_BYTES <= 2 * stripe_bytes);
-    let mut base = pattern(1, 2 * stripe_bytes);
-    store.put("f", &base).unwrap();
-    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
-        let b = pattern(s, UNIT);
-        store.write("f", at as u64, &b).unwrap();
-        base[at..at + UNIT].copy_from_slice(&b);
-    }
+    let base = put_f_with_two_acknowledged_writes(&store, stripe_bytes);
     drop(store);
     (dir, base)
 }

@@ -43,6 +43,20 @@ pub fn bytes_of(id: u64, off: u64, len_bytes: u64) -> Vec<u8> {
 }
 
 /// A deterministic byte pattern (xorshift), different per seed.
+/// The power-cut and kill scenes' file `f` before their cut: two stripes of `pattern(1)`
+/// put, then one element of `pattern(11)` at 100 and one of `pattern(12)` at `2 * UNIT +
+/// 100` written, each acknowledged (cached bytes on both stripes); its bytes.
+pub fn put_f_with_two_acknowledged_writes(store: &Store, stripe_bytes: usize) -> Vec<u8> {
+    let mut acked = pattern(1, 2 * stripe_bytes);
+    store.put("f", &acked).unwrap();
+    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
+        let b = pattern(s, UNIT);
+        store.write("f", at as u64, &b).unwrap();
+        acked[at..at + UNIT].copy_from_slice(&b);
+    }
+    acked
+}
+
 pub fn pattern(seed: u64, len: usize) -> Vec<u8> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..len)

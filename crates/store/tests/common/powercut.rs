@@ -1209,19 +1209,13 @@ pub fn degraded_cut_write(
     dead: usize,
     write: std::ops::Range<usize>,
 ) -> DegradedCutWrite {
-    use crate::common::{bytes_of, init_wcl_without_timeout, pattern, UNIT};
+    use crate::common::{bytes_of, init_wcl_without_timeout, put_f_with_two_acknowledged_writes};
     exaraid_store::torture::run_steps_in_plan_order_in_this_process();
     let (top, dir, layout) = init_wcl_without_timeout(code);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let cut = PowerCut::new(&dir);
     let store = open_power_cut(&dir, &cut).unwrap();
-    let mut base = pattern(1, 2 * stripe_bytes);
-    store.put("f", &base).unwrap();
-    for (at, s) in [(100usize, 11u64), (2 * UNIT + 100, 12)] {
-        let b = pattern(s, UNIT);
-        store.write("f", at as u64, &b).unwrap();
-        base[at..at + UNIT].copy_from_slice(&b);
-    }
+    let base = put_f_with_two_acknowledged_writes(&store, stripe_bytes);
     store.fail_oss(dead).unwrap();
     let new = bytes_of(1000, write.start as u64, write.len() as u64);
     cut.arm();
