@@ -1,5 +1,5 @@
 //! Review s34r: ONE power cut (no stale element, no failed OSS before it) during an rmw
-//! client write or a delayed window's END, under the power-cut model's out-of-order mode
+//! client write, a delayed window's END or its parity advance past the bound, under the power-cut model's out-of-order mode
 //! (`powercut::OutOfOrder`, s33f) and its all-or-none mode. One power cut is one fault: no
 //! acknowledged byte may be lost; with one more disk lost after the cut, still none within
 //! the code's tolerance (raid5's END promise: its parity crcs are durable before its first
@@ -25,10 +25,12 @@
 //!   the other columns equals the payload at every acknowledged byte. Recovery reads the
 //!   block as rotten and records its acknowledged bytes LOST. s33i's rule covers the WCL
 //!   cache slot only.
-//! - R34-2: END cut, then one data OSS lost (its column untouched by the window): raid5
-//!   loses that column at a kill-like cut right after END's first parity write (all or
-//!   none); raid6 where OSS 4 kept the first piece of P and dropped the second while Q's
-//!   first piece landed (out of order).
+//! - R34-2: END cut, then one data OSS lost (its column untouched by the window): raid5,
+//!   xcode, dcode and hdp lose that column at kill-like cuts (all or none); raid6 where OSS
+//!   4 kept the first piece of P and dropped the second while Q's first piece landed (out
+//!   of order).
+//! - R34-3: the parity advance past the bound on unprotected bytes, cut, then one data OSS
+//!   lost: hdp (one kill-like cut) and xcode lose acknowledged blocks.
 
 mod common;
 use common::*;
@@ -46,7 +48,20 @@ enum Op {
     Write,
     /// A delayed window's END; the window's write acknowledged before the arm.
     End,
+    /// No operation cut: the window's write acknowledged, its window still open, then the
+    /// power cut (one image: the disk as the write left it; R34-2's array codes' control).
+    WindowOpen,
+    /// A window write past the bound on unprotected bytes (`BOUND_BYTES`): with no
+    /// background worker it advances the window's parity itself before it returns. The
+    /// window holds 2296+3141 acknowledged before the arm; the cut write is `write`.
+    Bound,
 }
+
+/// The bound on unprotected bytes of `Op::Bound`: above the window's first write (3141
+/// bytes), below it plus the cut write.
+const BOUND_BYTES: u64 = 4096;
+/// `Op::Bound`'s first window write, acknowledged before the arm.
+const BOUND_FIRST: std::ops::Range<usize> = 2296..5437;
 
 /// The scene's images and what each cut must read.
 struct Scene {
@@ -62,12 +77,12 @@ struct Scene {
 
 fn scene(code: CodeSpec, path: WritePath, op: Op, write: std::ops::Range<usize>) -> Scene {
     exaraid_store::torture::run_steps_in_plan_order_in_this_process();
-    let path = if op == Op::End {
-        WritePath::Delayed
-    } else {
+    let path = if op == Op::Write {
         path
+    } else {
+        WritePath::Delayed
     };
-    let (top, dir, layout) = init_without_timeout_on(code, UNIT, path);
+    let (top, dir, layout) = init_with_bound(code, path);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     assert!(write.end <= 2 * stripe_bytes, "the cut write inside `f`");
     let cut = PowerCut::new(&dir);
@@ -95,6 +110,28 @@ fn scene(code: CodeSpec, path: WritePath, op: Op, write: std::ops::Range<usize>)
             window.end().unwrap();
             cut.last_image();
         }
+        Op::WindowOpen => {
+            let _window = store.delayed_window("f").unwrap();
+            store.write("f", write.start as u64, &new).unwrap();
+            base = after.clone();
+            cut.arm();
+            cut.last_image();
+        }
+        Op::Bound => {
+            let _window = store.delayed_window("f").unwrap();
+            let first = bytes_of(999, BOUND_FIRST.start as u64, BOUND_FIRST.len() as u64);
+            store.write("f", BOUND_FIRST.start as u64, &first).unwrap();
+            base[BOUND_FIRST].copy_from_slice(&first);
+            after = base.clone();
+            after[write.clone()].copy_from_slice(&new);
+            for (j, &b) in new.iter().enumerate() {
+                flight[write.start + j] = Some(b);
+            }
+            cut.arm();
+            store.write("f", write.start as u64, &new).unwrap();
+            cut.last_image();
+            // The window stays open (dropped unended, as a client that never sent END).
+        }
     }
     drop(store);
     Scene {
@@ -106,10 +143,33 @@ fn scene(code: CodeSpec, path: WritePath, op: Op, write: std::ops::Range<usize>)
     }
 }
 
+/// `common::init_without_timeout_on` with the bound on unprotected bytes at `BOUND_BYTES`.
+fn init_with_bound(
+    code: CodeSpec,
+    path: WritePath,
+) -> (tempfile::TempDir, std::path::PathBuf, exaraid_plan::Layout) {
+    let top = scratch();
+    let dir = top.path().join("store");
+    std::fs::create_dir(&dir).unwrap();
+    let mut opts = exaraid_store::InitOptions::with_oss_count(&dir, columns(code), code);
+    opts.element_bytes = UNIT;
+    opts.write_path = path;
+    opts.window_timeout_ms = 3_600_000;
+    opts.unprotected_bytes_max = BOUND_BYTES;
+    let layout = exaraid_store::Store::init(&dir, &opts)
+        .unwrap()
+        .layout()
+        .clone();
+    (top, dir, layout)
+}
+
 #[derive(Default, Debug)]
 struct Counts {
     cuts: usize,
     lost: usize,
+    /// Losing cuts a kill leaves too: nothing dropped, nothing out of order, the journal
+    /// whole.
+    lost_kill_like: usize,
     first_lost: Option<String>,
 }
 
@@ -127,9 +187,10 @@ fn cuts(s: &Scene, op: Op, ooo: Option<OutOfOrder>, lost_after: &[usize]) -> Cou
         for &d in lost_after {
             lose_disk(&laid, d);
         }
-        let (acked, flight) = if op == Op::Write && point.image_index == last {
+        let cut_write = matches!(op, Op::Write | Op::Bound);
+        let (acked, flight) = if cut_write && point.image_index == last {
             (&s.after, &no_flight)
-        } else if op == Op::Write {
+        } else if cut_write {
             (&s.base, &s.flight)
         } else {
             (&s.base, &no_flight)
@@ -152,6 +213,16 @@ fn cuts(s: &Scene, op: Op, ooo: Option<OutOfOrder>, lost_after: &[usize]) -> Cou
         lost.sort_unstable();
         lost.dedup();
         if !lost.is_empty() {
+            let journal_bytes = std::fs::metadata(point.image.dir.join("journal"))
+                .unwrap()
+                .len();
+            let kill_like = point.image.out_of_order.is_none()
+                && !point.dropped.iter().any(|&d| d)
+                && point.journal_cut_bytes == journal_bytes;
+            c.lost_kill_like += usize::from(kill_like);
+            if std::env::var("S34R_ALL").is_ok() {
+                eprintln!("LOSING (kill-like {kill_like}) {what}: blocks at {lost:?}");
+            }
             c.lost += 1;
             c.first_lost
                 .get_or_insert(format!("{what}: blocks at {lost:?} LOST"));
@@ -258,22 +329,36 @@ fn rmw_write_power_cuts_all_or_none_per_oss_lose_no_acknowledged_byte() {
     }
 }
 
-/// R34-2 (raid5, all or none: a kill leaves the same disk): END of a window holding
-/// 2296+3141 (columns 0 and 1), cut before its second mutating call (its first parity
-/// write, stripe 0's P, whole; the journal whole at its durable length), then OSS 3's disk
-/// lost (a data column the window never touched, acknowledged home bytes 12288..16384).
-/// END's parity crcs are durable before its first parity write, so P is told new, and the
-/// new version of columns 0 and 1 is home laid over with the window's cached bytes: column
-/// 3 decodes. Fails on 39e5b6e: 1 of 14 cuts (kill-like), block 12288 LOST "too few
-/// columns left to tell".
+/// R34-2 (all or none: each losing scene has kill-like cuts, a kill leaves the same disk):
+/// END of a window holding 2296+3141 (file elements 0 and 1: OSSs 0 and 1), cut, then OSS
+/// 3's disk lost (a data column the window never touched: acknowledged home bytes 12288..
+/// 16384, and more on the array codes). END journals its parity crcs durably before its
+/// first parity write and recovery decodes a dead data column from blocks of ONE version
+/// (`decide_by_end_versions`, docs/store.md), so one crash and one lost disk are within the
+/// tolerance of every code here. raid5: the cut before END's second mutating call (P of
+/// stripe 0 is written in two pieces, calls 0 and 1 on OSS 4: its first piece new, its
+/// second old). Fails on 39e5b6e: raid5 1 of 14 cuts (1 kill-like), xcode 15 of 26 (4),
+/// dcode 9 of 20 (4), hdp 25 of 36 (6), block 12288 LOST "too few columns left to tell";
+/// the array codes from the cut before END's first block write (its records durable,
+/// nothing written), where the open window alone loses nothing (the control below).
 #[test]
-#[ignore = "OPEN: review s34r R34-2: raid5 END cut after its first parity write, then a data OSS the window never touched lost: its acknowledged block LOST"]
-fn raid5_end_cut_after_its_first_parity_write_then_a_data_oss_lost_loses_no_acknowledged_byte() {
-    let code = CodeSpec::raid5(4);
-    let s = scene(code, WritePath::Delayed, Op::End, 2296..5437);
-    let c = cuts(&s, Op::End, None, &[3]);
-    assert!(c.cuts > 1);
-    let (any_lost, lines) = report(&[(code, c)]);
+#[ignore = "OPEN: review s34r R34-2: END cut by a crash, then a data OSS the window never touched lost (raid5, xcode, dcode, hdp): its acknowledged blocks LOST"]
+fn end_cut_then_a_data_oss_the_window_never_touched_lost_loses_no_acknowledged_byte() {
+    let runs: Vec<(CodeSpec, Counts)> = [
+        CodeSpec::raid5(4),
+        CodeSpec::array(exaraid_codes::CodeKind::Xcode, 5),
+        CodeSpec::array(exaraid_codes::CodeKind::Dcode, 5),
+        CodeSpec::array(exaraid_codes::CodeKind::Hdp, 5),
+    ]
+    .into_iter()
+    .map(|code| {
+        let s = scene(code, WritePath::Delayed, Op::End, 2296..5437);
+        let c = cuts(&s, Op::End, None, &[3]);
+        assert!(c.cuts > 1);
+        (code, c)
+    })
+    .collect();
+    let (any_lost, lines) = report(&runs);
     assert!(!any_lost, "{lines}");
 }
 
@@ -293,14 +378,132 @@ fn raid6_end_parity_pieces_out_of_order_then_a_data_oss_lost_loses_no_acknowledg
     assert!(!any_lost, "{lines}");
 }
 
-/// The control of R34-2: raid6 END cut anywhere (all or none per OSS), then OSS 3 lost,
-/// loses nothing.
+/// The control of R34-2: raid6 and rs 4+2 END cut anywhere (all or none per OSS), then
+/// OSS 3 lost, lose nothing.
 #[test]
-fn raid6_end_power_cuts_all_or_none_then_a_data_oss_lost_lose_no_acknowledged_byte() {
-    let code = CodeSpec::raid6(4);
-    let s = scene(code, WritePath::Delayed, Op::End, 2296..5437);
-    let c = cuts(&s, Op::End, None, &[3]);
-    assert!(c.cuts > 1);
-    let (any_lost, lines) = report(&[(code, c)]);
+fn raid6_and_rs_end_power_cuts_all_or_none_then_a_data_oss_lost_lose_no_acknowledged_byte() {
+    for code in [CodeSpec::raid6(4), CodeSpec::rs(4, 2)] {
+        let s = scene(code, WritePath::Delayed, Op::End, 2296..5437);
+        let c = cuts(&s, Op::End, None, &[3]);
+        assert!(c.cuts > 1);
+        let (any_lost, lines) = report(&[(code, c)]);
+        assert!(!any_lost, "{lines}");
+    }
+}
+
+/// R34-3: the window's parity advance past the bound on unprotected bytes (no background
+/// worker: the writer past the bound advances it itself before it returns), cut, then OSS
+/// 3's disk lost (the window, 2296+3141 acknowledged and the cut write 8292+3000, never
+/// touched it). hdp tolerates two: one crash and one lost disk are within it. Fails on
+/// 39e5b6e: hdp 3 of 155 cuts (1 kill-like: before call 13), xcode 2 of 263 (OSS 0 or 2's
+/// unsynced writes dropped), blocks 12288 and 20480 (xcode: 12288, 32768, 53248) LOST. On
+/// raid5 (8 of 75, none kill-like: the parity OSS's write dropped) the same cut with a
+/// dead disk is two faults, kept out of this test; END and the timeout keep raid5's
+/// promise there (power_cut_window_parity.rs), the advance does not.
+#[test]
+#[ignore = "OPEN: review s34r R34-3: the parity advance past the unprotected bound cut by a crash, then a data OSS the window never touched lost (hdp, xcode): acknowledged blocks LOST"]
+fn bound_parity_advance_cut_then_a_data_oss_lost_loses_no_acknowledged_byte() {
+    let runs: Vec<(CodeSpec, Counts)> = [
+        CodeSpec::array(exaraid_codes::CodeKind::Hdp, 5),
+        CodeSpec::array(exaraid_codes::CodeKind::Xcode, 5),
+    ]
+    .into_iter()
+    .map(|code| {
+        let s = scene(code, WritePath::Delayed, Op::Bound, 8292..11292);
+        let c = cuts(&s, Op::Bound, None, &[3]);
+        assert!(c.cuts > 1);
+        (code, c)
+    })
+    .collect();
+    let (any_lost, lines) = report(&runs);
     assert!(!any_lost, "{lines}");
+}
+
+/// The control of R34-3: the same advance cut on raid6, rs 4+2 and dcode, then OSS 3 lost,
+/// loses nothing; and with no disk lost no code loses anything.
+#[test]
+fn bound_parity_advance_power_cuts_lose_no_acknowledged_byte_within_the_tolerance() {
+    for code in [
+        CodeSpec::raid6(4),
+        CodeSpec::rs(4, 2),
+        CodeSpec::array(exaraid_codes::CodeKind::Dcode, 5),
+    ] {
+        let s = scene(code, WritePath::Delayed, Op::Bound, 8292..11292);
+        let c = cuts(&s, Op::Bound, None, &[3]);
+        assert!(c.cuts > 1);
+        let (any_lost, lines) = report(&[(code, c)]);
+        assert!(!any_lost, "OSS 3 lost: {lines}");
+    }
+    for code in [
+        CodeSpec::raid5(4),
+        CodeSpec::array(exaraid_codes::CodeKind::Hdp, 5),
+        CodeSpec::array(exaraid_codes::CodeKind::Xcode, 5),
+    ] {
+        let s = scene(code, WritePath::Delayed, Op::Bound, 8292..11292);
+        let c = cuts(&s, Op::Bound, None, &[]);
+        assert!(c.cuts > 1);
+        let (any_lost, lines) = report(&[(code, c)]);
+        assert!(!any_lost, "no disk lost: {lines}");
+    }
+}
+
+/// A probe (not a specification): one power cut of `Op::Bound` (a window write past the
+/// bound on unprotected bytes, whose parity advance runs in the writer), or of the other
+/// ops, over the all-or-none or out-of-order cuts, one OSS's disk lost at each cut or none.
+/// Knobs: `S34R_CODE` (default raid6:4), `S34R_OP` (`bound`, `end`, `write`), `S34R_PATH`
+/// (`write` only), `S34R_WRITE=AT+LEN` (default 8292+4000), `S34R_LOST=K`, and the model's
+/// `EXARAID_POWER_CUT_OUT_OF_ORDER` (unset: all or none).
+#[test]
+#[ignore = "probe: S34R_CODE=raid6:4 S34R_OP=bound S34R_WRITE=8292+4000 [S34R_LOST=3] [EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only]"]
+fn probe_one_power_cut_of_env() {
+    let code = code_of_env("S34R_CODE", "raid6:4");
+    let op = match std::env::var("S34R_OP").as_deref() {
+        Err(_) | Ok("bound") => Op::Bound,
+        Ok("end") => Op::End,
+        Ok("write") => Op::Write,
+        Ok("open") => Op::WindowOpen,
+        Ok(other) => panic!("S34R_OP {other}"),
+    };
+    let write = match std::env::var("S34R_WRITE") {
+        Ok(_) => cut_write_of_env("S34R_WRITE"),
+        Err(_) => 8292..12292,
+    };
+    let lost: Vec<usize> = std::env::var("S34R_LOST")
+        .map(|k| vec![k.parse().unwrap()])
+        .unwrap_or_default();
+    let path = write_path_of_env("S34R_PATH", WritePath::Rmw);
+    let s = scene(code, path, op, write.clone());
+    let c = cuts(&s, op, OutOfOrder::from_env(), &lost);
+    eprintln!(
+        "S34R {:?} {op:?} {}+{} lost {lost:?} {:?}: {} images, {} cuts, {} losing ({} kill-like); first: {:?}",
+        code.kind,
+        write.start,
+        write.len(),
+        OutOfOrder::from_env(),
+        s.images.len(),
+        c.cuts,
+        c.lost,
+        c.lost_kill_like,
+        c.first_lost
+    );
+}
+
+/// The control of R34-2 on the array codes: the same window, open (its write acknowledged,
+/// no END), the power cut, then OSS 3 lost: nothing lost. So their loss at END's first cut
+/// (END's records durable, none of its blocks written) is END's recovery, not the open
+/// window.
+#[test]
+fn window_open_then_a_data_oss_lost_loses_no_acknowledged_byte() {
+    for code in [
+        CodeSpec::raid5(4),
+        CodeSpec::array(exaraid_codes::CodeKind::Xcode, 5),
+        CodeSpec::array(exaraid_codes::CodeKind::Dcode, 5),
+        CodeSpec::array(exaraid_codes::CodeKind::Hdp, 5),
+    ] {
+        let s = scene(code, WritePath::Delayed, Op::WindowOpen, 2296..5437);
+        let c = cuts(&s, Op::WindowOpen, None, &[3]);
+        assert!(c.cuts > 0);
+        let (any_lost, lines) = report(&[(code, c)]);
+        assert!(!any_lost, "{lines}");
+    }
 }
