@@ -48,6 +48,10 @@ enum Op {
     Write,
     /// A delayed window's END; the window's write acknowledged before the arm.
     End,
+    /// A window's timeout (its END never came): the window's write acknowledged, the
+    /// timeout (`TIMEOUT_MS`) passed, then `tick` (what a background worker or the next
+    /// command does) computes the parity, cut. Probe only: the setup must beat the timeout.
+    Timeout,
     /// No operation cut: the window's write acknowledged, its window still open, then the
     /// power cut (one image: the disk as the write left it; R34-2's array codes' control).
     WindowOpen,
@@ -60,6 +64,8 @@ enum Op {
 /// The bound on unprotected bytes of `Op::Bound`: above the window's first write (3141
 /// bytes), below it plus the cut write.
 const BOUND_BYTES: u64 = 4096;
+/// The window timeout of `Op::Timeout`'s store (the other ops: an hour).
+const TIMEOUT_MS: u64 = 1500;
 /// `Op::Bound`'s first window write, acknowledged before the arm.
 const BOUND_FIRST: std::ops::Range<usize> = 2296..5437;
 
@@ -82,7 +88,12 @@ fn scene(code: CodeSpec, path: WritePath, op: Op, write: std::ops::Range<usize>)
     } else {
         WritePath::Delayed
     };
-    let (top, dir, layout) = init_with_bound(code, path);
+    let timeout_ms = if op == Op::Timeout {
+        TIMEOUT_MS
+    } else {
+        3_600_000
+    };
+    let (top, dir, layout) = init_with_bound(code, path, timeout_ms);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     assert!(write.end <= 2 * stripe_bytes, "the cut write inside `f`");
     let cut = PowerCut::new(&dir);
@@ -108,6 +119,20 @@ fn scene(code: CodeSpec, path: WritePath, op: Op, write: std::ops::Range<usize>)
             base = after.clone();
             cut.arm();
             window.end().unwrap();
+            cut.last_image();
+        }
+        Op::Timeout => {
+            let started = std::time::Instant::now();
+            let _window = store.delayed_window("f").unwrap();
+            store.write("f", write.start as u64, &new).unwrap();
+            assert!(
+                started.elapsed() < std::time::Duration::from_millis(TIMEOUT_MS),
+                "setup: the window timed out before the probe meant it to (a loaded machine?)"
+            );
+            base = after.clone();
+            std::thread::sleep(std::time::Duration::from_millis(TIMEOUT_MS + 200));
+            cut.arm();
+            store.tick().unwrap();
             cut.last_image();
         }
         Op::WindowOpen => {
@@ -147,6 +172,7 @@ fn scene(code: CodeSpec, path: WritePath, op: Op, write: std::ops::Range<usize>)
 fn init_with_bound(
     code: CodeSpec,
     path: WritePath,
+    window_timeout_ms: u64,
 ) -> (tempfile::TempDir, std::path::PathBuf, exaraid_plan::Layout) {
     let top = scratch();
     let dir = top.path().join("store");
@@ -154,7 +180,7 @@ fn init_with_bound(
     let mut opts = exaraid_store::InitOptions::with_oss_count(&dir, columns(code), code);
     opts.element_bytes = UNIT;
     opts.write_path = path;
-    opts.window_timeout_ms = 3_600_000;
+    opts.window_timeout_ms = window_timeout_ms;
     opts.unprotected_bytes_max = BOUND_BYTES;
     let layout = exaraid_store::Store::init(&dir, &opts)
         .unwrap()
@@ -171,6 +197,9 @@ struct Counts {
     /// whole.
     lost_kill_like: usize,
     first_lost: Option<String>,
+    /// Cuts whose first open refused (`DataLost`); the second open worked.
+    open_refused: usize,
+    first_open_refused: Option<String>,
 }
 
 /// Every power cut of `s` (all or none per OSS with `ooo` None; else only the out-of-order
@@ -195,7 +224,19 @@ fn cuts(s: &Scene, op: Op, ooo: Option<OutOfOrder>, lost_after: &[usize]) -> Cou
         } else {
             (&s.base, &no_flight)
         };
-        let store = open_laid(&laid, lost_after).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        // An open that names a loss and refuses is counted; a second open must then work
+        // (a store that never opens again loses every byte).
+        let store = match open_laid(&laid, lost_after) {
+            Ok(store) => store,
+            Err(StoreError::DataLost(m)) => {
+                c.open_refused += 1;
+                c.first_open_refused
+                    .get_or_insert(format!("{what}: open refused: {m}"));
+                open_laid(&laid, lost_after)
+                    .unwrap_or_else(|e| panic!("{what}: the second open: {e}"))
+            }
+            Err(e) => panic!("{what}: open: {e}"),
+        };
         let mut lost = check_reads(&store, acked, flight)
             .unwrap_or_else(|e| panic!("{what}: before the flush: {e}"))
             .0;
@@ -247,18 +288,20 @@ fn pages_out_of_order() -> Option<OutOfOrder> {
     })
 }
 
-/// Each scene's counts as one line, and whether any lost.
+/// Each scene's counts as one line, and whether any cut lost acknowledged bytes or had its
+/// open refused.
 fn report(runs: &[(CodeSpec, Counts)]) -> (bool, String) {
     let lines: Vec<String> = runs
         .iter()
         .map(|(code, c)| {
             format!(
-                "{:?}: {} of {} cuts lost acknowledged bytes; first: {:?}",
-                code.kind, c.lost, c.cuts, c.first_lost
+                "{:?}: {} of {} cuts lost acknowledged bytes, {} had the open refused; first: {:?}; first refused: {:?}",
+                code.kind, c.lost, c.cuts, c.open_refused, c.first_lost, c.first_open_refused
             )
         })
         .collect();
-    (runs.iter().any(|(_, c)| c.lost > 0), lines.join("\n"))
+    let bad = runs.iter().any(|(_, c)| c.lost > 0 || c.open_refused > 0);
+    (bad, lines.join("\n"))
 }
 
 fn rmw_codes() -> [CodeSpec; 3] {
@@ -462,6 +505,7 @@ fn probe_one_power_cut_of_env() {
         Ok("end") => Op::End,
         Ok("write") => Op::Write,
         Ok("open") => Op::WindowOpen,
+        Ok("timeout") => Op::Timeout,
         Ok(other) => panic!("S34R_OP {other}"),
     };
     let write = match std::env::var("S34R_WRITE") {
@@ -475,7 +519,7 @@ fn probe_one_power_cut_of_env() {
     let s = scene(code, path, op, write.clone());
     let c = cuts(&s, op, OutOfOrder::from_env(), &lost);
     eprintln!(
-        "S34R {:?} {op:?} {}+{} lost {lost:?} {:?}: {} images, {} cuts, {} losing ({} kill-like); first: {:?}",
+        "S34R {:?} {op:?} {}+{} lost {lost:?} {:?}: {} images, {} cuts, {} losing ({} kill-like), {} open refused; first: {:?}; first refused: {:?}",
         code.kind,
         write.start,
         write.len(),
@@ -484,7 +528,9 @@ fn probe_one_power_cut_of_env() {
         c.cuts,
         c.lost,
         c.lost_kill_like,
-        c.first_lost
+        c.open_refused,
+        c.first_lost,
+        c.first_open_refused
     );
 }
 
