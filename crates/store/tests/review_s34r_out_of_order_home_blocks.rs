@@ -1,6 +1,7 @@
 //! Review s34r: ONE power cut (no stale element, no failed OSS before it) during an rmw
-//! client write, a delayed window's END or its parity advance past the bound, under the power-cut model's out-of-order mode
-//! (`powercut::OutOfOrder`, s33f) and its all-or-none mode. One power cut is one fault: no
+//! client write, a delayed window's END, its timeout or its parity advance past the bound,
+//! under the power-cut model's out-of-order mode (`powercut::OutOfOrder`, s33f) and its
+//! all-or-none mode. One power cut is one fault: no
 //! acknowledged byte may be lost; with one more disk lost after the cut, still none within
 //! the code's tolerance (raid5's END promise: its parity crcs are durable before its first
 //! parity write, store_window_end_crash_dead_disk.rs).
@@ -168,7 +169,8 @@ fn scene(code: CodeSpec, path: WritePath, op: Op, write: std::ops::Range<usize>)
     }
 }
 
-/// `common::init_without_timeout_on` with the bound on unprotected bytes at `BOUND_BYTES`.
+/// `common::init_without_timeout_on` with the bound on unprotected bytes at `BOUND_BYTES`
+/// (every op: only `Op::Bound`'s window passes it) and the window timeout given.
 fn init_with_bound(
     code: CodeSpec,
     path: WritePath,
@@ -363,11 +365,8 @@ fn rmw_write_power_cuts_all_or_none_per_oss_lose_no_acknowledged_byte() {
             let s = scene(code, WritePath::Rmw, Op::Write, write.clone());
             let c = cuts(&s, Op::Write, None, &[]);
             assert!(c.cuts > 1);
-            assert_eq!(
-                c.lost, 0,
-                "{:?} write {write:?}: {} of {} cuts; first: {:?}",
-                code.kind, c.lost, c.cuts, c.first_lost
-            );
+            let (any_lost, lines) = report(&[(code, c)]);
+            assert!(!any_lost, "write {write:?}: {lines}");
         }
     }
 }
@@ -493,11 +492,13 @@ fn bound_parity_advance_power_cuts_lose_no_acknowledged_byte_within_the_toleranc
 /// A probe (not a specification): one power cut of `Op::Bound` (a window write past the
 /// bound on unprotected bytes, whose parity advance runs in the writer), or of the other
 /// ops, over the all-or-none or out-of-order cuts, one OSS's disk lost at each cut or none.
-/// Knobs: `S34R_CODE` (default raid6:4), `S34R_OP` (`bound`, `end`, `write`), `S34R_PATH`
-/// (`write` only), `S34R_WRITE=AT+LEN` (default 8292+4000), `S34R_LOST=K`, and the model's
-/// `EXARAID_POWER_CUT_OUT_OF_ORDER` (unset: all or none).
+/// Knobs: `S34R_CODE` (default raid6:4), `S34R_OP` (`bound`, `end`, `timeout`, `open`,
+/// `write`), `S34R_PATH` (`write` only), `S34R_WRITE=AT+LEN` (default 8292+3000: with
+/// `bound`, a write reaching OSS K's cache zone makes a loss of OSS K the window's known
+/// risk, not a finding), `S34R_LOST=K`, `S34R_ALL=1` (print each losing cut), and the
+/// model's `EXARAID_POWER_CUT_OUT_OF_ORDER` (unset: all or none).
 #[test]
-#[ignore = "probe: S34R_CODE=raid6:4 S34R_OP=bound S34R_WRITE=8292+4000 [S34R_LOST=3] [EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only]"]
+#[ignore = "probe: S34R_CODE=raid6:4 S34R_OP=bound S34R_WRITE=8292+3000 [S34R_LOST=3] [EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only]"]
 fn probe_one_power_cut_of_env() {
     let code = code_of_env("S34R_CODE", "raid6:4");
     let op = match std::env::var("S34R_OP").as_deref() {
@@ -510,7 +511,7 @@ fn probe_one_power_cut_of_env() {
     };
     let write = match std::env::var("S34R_WRITE") {
         Ok(_) => cut_write_of_env("S34R_WRITE"),
-        Err(_) => 8292..12292,
+        Err(_) => 8292..11292,
     };
     let lost: Vec<usize> = std::env::var("S34R_LOST")
         .map(|k| vec![k.parse().unwrap()])
