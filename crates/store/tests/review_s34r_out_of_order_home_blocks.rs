@@ -239,9 +239,8 @@ fn cuts(s: &Scene, op: Op, ooo: Option<OutOfOrder>, lost_after: &[usize]) -> Cou
             }
             Err(e) => panic!("{what}: open: {e}"),
         };
-        let mut lost = check_reads(&store, acked, flight)
-            .unwrap_or_else(|e| panic!("{what}: before the flush: {e}"))
-            .0;
+        let (mut lost, message) = check_reads(&store, acked, flight)
+            .unwrap_or_else(|e| panic!("{what}: before the flush: {e}"));
         match store.flush() {
             Ok(()) | Err(StoreError::DataLost(_)) => {}
             Err(e) => panic!("{what}: flush: {e}"),
@@ -268,7 +267,7 @@ fn cuts(s: &Scene, op: Op, ooo: Option<OutOfOrder>, lost_after: &[usize]) -> Cou
             }
             c.lost += 1;
             c.first_lost
-                .get_or_insert(format!("{what}: blocks at {lost:?} LOST"));
+                .get_or_insert(format!("{what}: blocks at {lost:?} LOST: {message}"));
         }
     });
     c
