@@ -373,10 +373,11 @@ fn rmw_write_power_cuts_all_or_none_per_oss_lose_no_acknowledged_byte() {
 /// R34-2 (all or none: each losing scene has kill-like cuts, a kill leaves the same disk):
 /// END of a window holding 2296+3141 (file elements 0 and 1: OSSs 0 and 1), cut, then OSS
 /// 3's disk lost (a data column the window never touched: acknowledged home bytes 12288..
-/// 16384, and more on the array codes). END journals its parity crcs durably before its
-/// first parity write and recovery decodes a dead data column from blocks of ONE version
-/// (`decide_by_end_versions`, docs/store.md), so one crash and one lost disk are within the
-/// tolerance of every code here. raid5: the cut before END's second mutating call (P of
+/// 16384, and more on the array codes). One crash and one lost disk are within the
+/// tolerance of every code here, and END's design says so: its parity crcs durable before
+/// its first parity write, a dead data column decoded from blocks of ONE version
+/// (`decide_by_end_versions`, docs/store.md). The array codes journal no such crcs
+/// (`journal_end_parity_crcs` skips geometries of more than one row). raid5: the cut before END's second mutating call (P of
 /// stripe 0 is written in two pieces, calls 0 and 1 on OSS 4: its first piece new, its
 /// second old). Fails on 39e5b6e: raid5 1 of 14 cuts (1 kill-like), xcode 15 of 26 (4),
 /// dcode 9 of 20 (4), hdp 25 of 36 (6), block 12288 LOST "too few columns left to tell";
