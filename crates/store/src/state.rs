@@ -698,6 +698,16 @@ pub enum Rec {
     /// decides such a row by this record (`decided_by_record`). `PlannerReset` (the end of
     /// the settle that moves the cache stripe home, its writes synced) drops it.
     RecoveryDecision(RecoveryDecision),
+    /// The decision of the open's repair after a journal tail cut about one home stripe
+    /// (`reencode_parity_after_tail_cut`): per 4 KiB block row whose parity it re-encodes
+    /// from the data, the crc32c of each data block as it keeps it, of each parity block it
+    /// writes, and of each data block as a checked degraded read decoded it before the
+    /// repair. Journaled fsync'd, after syncing the stripe's data OSSs, before the first
+    /// parity write (s33e). Why (s32g): the repair killed between its P and Q writes left
+    /// parity of two versions, and one lost data OSS then lost acknowledged bytes that read
+    /// before it; the next degraded read decodes such a row by this record
+    /// (`decode_by_tail_cut_repair`). `JournalTailChecked` drops it.
+    TailCutRepair(TailCutRepair),
     /// The tail this open cut (its `JournalTailCut` comes with it) was a WHOLE record with a
     /// bad checksum (`journal::whole_record_damaged`): damage after it was written, not an
     /// append torn by a kill or a power cut. Why (review s12r R12-1): such a record may have
@@ -1031,6 +1041,28 @@ pub struct DecidedRow {
     pub parity: Vec<(usize, usize, u32)>,
 }
 
+/// See `Rec::TailCutRepair`: the repair of home stripe `stripe` of `file` after a journal
+/// tail cut, one entry per block row it re-encodes (at most the element's 4 KiB blocks).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TailCutRepair {
+    pub file: u64,
+    pub stripe: u64,
+    pub rows: Vec<RepairedRow>,
+}
+
+/// See `TailCutRepair`: block row `block` (4 KiB, within each element). `(row, col,
+/// crc32c)` of: `data`, every data block as the repair kept it (as read); `parity`, every
+/// parity block as the repair writes it; `found_decodes`, data blocks as a degraded read
+/// decoded them from the parity as found (the column erased, a spare equation checking the
+/// decode), for the columns where that check held.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepairedRow {
+    pub block: u64,
+    pub data: Vec<(usize, usize, u32)>,
+    pub parity: Vec<(usize, usize, u32)>,
+    pub found_decodes: Vec<(usize, usize, u32)>,
+}
+
 /// See `WriteParityCrcs::edge_blocks`: block `block` (4 KiB, within the element) of the
 /// data element `(stripe, row, col)` (home on a one-row code; a WCL cache element on any
 /// code), as a whole after the write.
@@ -1191,6 +1223,8 @@ impl Rec {
             Rec::RefusedBlocks(_) => crate::superblock::STATE_VERSION_SESSION19_RECORDS,
             // A session-29 binary cannot parse it.
             Rec::RecoveryDecision(_) => crate::superblock::STATE_VERSION_SESSION30_RECORDS,
+            // A session-32 binary cannot parse it.
+            Rec::TailCutRepair(_) => crate::superblock::STATE_VERSION_SESSION33_RECORDS,
             // Parsed, but misread (see `LostRange::needs_session19_reader`).
             Rec::Lost { ranges } if ranges.iter().any(LostRange::needs_session19_reader) => {
                 crate::superblock::STATE_VERSION_SESSION19_RECORDS
@@ -1515,6 +1549,10 @@ pub struct State {
     /// stripe. (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recovery_decisions: Vec<RecoveryDecision>,
+    /// The decisions of repairs after a journal tail cut (`Rec::TailCutRepair`), one per
+    /// home stripe, until `JournalTailChecked`. (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tail_cut_repairs: Vec<TailCutRepair>,
     /// How far the store's clock runs ahead of the wall clock (`Rec::ClockSkew`): its time
     /// is `max(last_now_ns, wall clock + clock_skew_ns)`. Why (review s11r R11-5): the
     /// store's time never goes backwards (the planner's deadlines are on it), so one command
@@ -1597,6 +1635,10 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
+        if !self.tail_cut_repairs.is_empty() {
+            // Session 33's field: an older binary would drop it and decode the rows alone.
+            return crate::superblock::STATE_VERSION_SESSION33_RECORDS;
+        }
         if !self.recovery_decisions.is_empty() {
             // Session 30's field: an older binary would drop it and decide the rows alone.
             return crate::superblock::STATE_VERSION_SESSION30_RECORDS;
@@ -1777,6 +1819,8 @@ impl State {
             Rec::MoveHomeCrcs(_) => false,
             // A note of what the recovery decided before its running parity writes.
             Rec::RecoveryDecision(_) => false,
+            // A note of what the repair after a tail cut decided before its parity writes.
+            Rec::TailCutRepair(_) => false,
             // Bytes read back into the journal; their writes are journaled inputs.
             Rec::Restore { .. } | Rec::Restored { .. } => false,
             // Checksums of what a settle writes next (its `SettleBegin` changes bytes).
@@ -2083,7 +2127,27 @@ impl State {
                     cut_bytes: *cut_bytes,
                 });
             }
-            Rec::JournalTailChecked => self.journal_tail_cuts.clear(),
+            Rec::JournalTailChecked => {
+                self.journal_tail_cuts.clear();
+                self.tail_cut_repairs.clear();
+            }
+            Rec::TailCutRepair(d) => {
+                // Bounded: one per repaired home stripe (a later repair of it replaces its
+                // rows, one per block row), until `JournalTailChecked`. Rows the later one
+                // did not repair again stay: the stripe may still hold them half rewritten.
+                let mut d = d.clone();
+                let same = |o: &TailCutRepair| (o.file, o.stripe) == (d.file, d.stripe);
+                if let Some(at) = self.tail_cut_repairs.iter().position(same) {
+                    let earlier = self.tail_cut_repairs.remove(at);
+                    for row in earlier.rows {
+                        if d.rows.iter().all(|r| r.block != row.block) {
+                            d.rows.push(row);
+                        }
+                    }
+                    d.rows.sort_by_key(|r| r.block);
+                }
+                self.tail_cut_repairs.push(d);
+            }
             Rec::RefusedBlocks(r) => self.refused_blocks.push(r.clone()),
             Rec::WroteNothing { plans, file_sizes } => {
                 assert!(

@@ -330,17 +330,27 @@ fn raid6_a_kill_inside_the_repair_after_a_tail_cut_never_reads_wrong_bytes() {
     a_kill_inside_the_repair_after_a_tail_cut(CodeSpec::raid6(4), 2, true);
 }
 
-/// The rule the repair breaks (LOSS from a kill plus ONE lost OSS): on c3ad65a, 18 blocks
-/// over 112 kills fail that read with the same losses before the repair. E.g. only data
-/// column 0 of the cut write landed; the repair re-encodes P and is killed before Q; column
-/// 0's OSS is lost: P (new) and Q (old) disagree over the decode of column 0 and file bytes
-/// 0..4096 are named lost, 0..2048 of them acknowledged and never in the cut write (before
-/// the repair both parities were old and agreed: the block read). Killed tearing P (its
-/// payload, not its checksum), the decode from Q alone is refused naming the cut.
+/// The rule a killed repair must keep (LOSS from a kill plus ONE lost OSS): on c3ad65a and
+/// 8b60df4, 18 blocks over 112 kills failed that read with the same losses before the
+/// repair. E.g. only data column 0 of the cut write landed; the repair re-encodes P and is
+/// killed before Q; column 0's OSS is lost: P (new) and Q (old) disagree over the decode of
+/// column 0 and file bytes 0..4096 were named lost, 0..2048 of them acknowledged and never
+/// in the cut write (before the repair both parities were old and agreed: the block read).
+/// Killed tearing P (its payload, not its checksum), the decode from Q alone was refused
+/// naming the cut. Since s33e the repair journals its decision before its first parity
+/// write (`Rec::TailCutRepair`: the crcs of the data it keeps, of the parity it writes, and
+/// of each data block as a checked degraded read decoded it before), and a degraded read
+/// takes a decode of such a row only where every rebuilt block matches one of them.
 #[test]
-#[ignore = "OPEN (s32g): the open's repair after a tail cut journals no decision; killed between its P and Q writes, one lost data OSS loses acknowledged bytes that read before it (18 blocks); next: journal the crcs of the kept data blocks and of the parity it writes before the first parity write, and decode by them"]
 fn raid6_a_kill_inside_the_repair_after_a_tail_cut_loses_no_block_that_read_before_it() {
     a_kill_inside_the_repair_after_a_tail_cut(CodeSpec::raid6(4), 2, false);
+}
+
+/// The same rule on rs 4+2 (Cauchy coefficients: no parity is a plain XOR, so the decode
+/// from one parity is not raid6's P decode), s33e.
+#[test]
+fn rs_4_2_a_kill_inside_the_repair_after_a_tail_cut_loses_no_block_that_read_before_it() {
+    a_kill_inside_the_repair_after_a_tail_cut(CodeSpec::rs(4, 2), 2, false);
 }
 
 /// The same sweep with the cut write's record whole: the open's recovery settles the cut

@@ -59,6 +59,7 @@ mod shared_oss;
 mod stale_cache;
 #[cfg(test)]
 mod state_version;
+mod tail_cut_repair;
 mod window;
 mod window_rot;
 
