@@ -1052,16 +1052,50 @@ pub struct TailCutRepair {
 
 /// See `TailCutRepair`: block row `block` (4 KiB, within each element). `(row, col,
 /// crc32c)` of: `data`, every data block as the repair kept it (as read); `parity`, every
-/// parity block as the repair writes it; `found_decodes`, data blocks as a degraded read
-/// decoded them from the parity as found (the column erased, a spare equation checking the
-/// decode), for the columns where that check held.
+/// parity block as the repair writes it; `found_parity`, every parity block as the repair
+/// found it (s34e: a degraded read takes the record only where each readable parity block
+/// is one of the two, see `decode_by_tail_cut_repair`); `found_decodes`, data blocks as a
+/// degraded read decoded them from the parity as found (the column erased, a spare
+/// equation checking the decode), for the columns where that check held.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RepairedRow {
     pub block: u64,
     pub data: Vec<(usize, usize, u32)>,
     pub parity: Vec<(usize, usize, u32)>,
+    /// Empty in s33e's records (never released): such a row then proves nothing.
+    #[serde(default)]
+    pub found_parity: Vec<(usize, usize, u32)>,
     pub found_decodes: Vec<(usize, usize, u32)>,
 }
+
+impl RepairedRow {
+    /// Keeps, beside this row's own, the found decodes of `earlier`, an earlier repair's
+    /// record of the same block row, where both kept the same data (nothing changed the
+    /// row's data between them). Why (merge review of session 33, finding (iv)): a repair
+    /// killed between its parity writes leaves parity of two versions, and the next repair
+    /// finds no spare equation that checks a decode there, so it records none; the bytes a
+    /// degraded read returned before the first repair are then proven by the earlier
+    /// record alone. Data that differs is another version: its decodes say nothing here.
+    pub fn keep_found_decodes_of(&mut self, earlier: &RepairedRow) {
+        assert_eq!(self.block, earlier.block, "the same block row");
+        if self.data != earlier.data {
+            return;
+        }
+        for &d in &earlier.found_decodes {
+            if self.found_decodes.len() >= TAIL_CUT_FOUND_DECODES_PER_ROW_MAX {
+                break;
+            }
+            if !self.found_decodes.contains(&d) {
+                self.found_decodes.push(d);
+            }
+        }
+    }
+}
+
+/// Found decodes one repaired block row keeps across repairs of it (see `Rec::TailCutRepair`
+/// in `State::apply_change`): each repair adds at most one per data block, and a row
+/// repaired again and again keeps the newest.
+pub const TAIL_CUT_FOUND_DECODES_PER_ROW_MAX: usize = 256;
 
 /// See `WriteParityCrcs::edge_blocks`: block `block` (4 KiB, within the element) of the
 /// data element `(stripe, row, col)` (home on a one-row code; a WCL cache element on any
@@ -1857,6 +1891,7 @@ impl State {
             Rec::Replace { from, to } => {
                 if let Some(meta) = self.files.remove(from) {
                     if let Some(old) = self.files.insert(to.clone(), meta) {
+                        self.tail_cut_repairs.retain(|r| r.file != old.id);
                         self.windows.retain(|_, w| w.file != old.id);
                         self.lost.remove_file(old.id);
                         self.restoring.retain(|p| p.file != old.id);
@@ -1866,6 +1901,7 @@ impl State {
             }
             Rec::Remove { name } => {
                 if let Some(meta) = self.files.remove(name) {
+                    self.tail_cut_repairs.retain(|r| r.file != meta.id);
                     self.windows.retain(|_, w| w.file != meta.id);
                     self.lost.remove_file(meta.id);
                     self.restoring.retain(|p| p.file != meta.id);
@@ -1888,6 +1924,10 @@ impl State {
                             meta.note_written(*offset_bytes, *len_bytes);
                         }
                         self.last_now_ns = self.last_now_ns.max(*now_ns);
+                        // A repair's record speaks of its rows as the repair left them; a
+                        // write may change them (s34e, merge review of session 33 (i)). The
+                        // state knows no stripe size: every stripe of the file goes.
+                        self.tail_cut_repairs.retain(|r| r.file != *file);
                     }
                     Input::StartDelayed { now_ns, window, .. } => {
                         self.last_now_ns = self.last_now_ns.max(*now_ns);
@@ -2069,7 +2109,10 @@ impl State {
                     && (self.settling.is_none() || self.settle_records_every_stripe);
                 self.settling
                     .get_or_insert_with(BTreeSet::new)
-                    .extend(stripes.iter().copied())
+                    .extend(stripes.iter().copied());
+                // The settle rewrites these stripes: a repair's record of them is stale.
+                let settled = |r: &TailCutRepair| stripes.contains(&(r.file, r.stripe));
+                self.tail_cut_repairs.retain(|r| !settled(r));
             }
             Rec::SettleSynced => {
                 if self.settling.is_some() {
@@ -2140,8 +2183,9 @@ impl State {
                 if let Some(at) = self.tail_cut_repairs.iter().position(same) {
                     let earlier = self.tail_cut_repairs.remove(at);
                     for row in earlier.rows {
-                        if d.rows.iter().all(|r| r.block != row.block) {
-                            d.rows.push(row);
+                        match d.rows.iter_mut().find(|r| r.block == row.block) {
+                            Some(later) => later.keep_found_decodes_of(&row),
+                            None => d.rows.push(row),
                         }
                     }
                     d.rows.sort_by_key(|r| r.block);

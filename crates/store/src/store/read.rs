@@ -890,7 +890,7 @@ impl Store {
             });
         }
         // Rows a repair's record after the tail cut proves need no refusal (s33e).
-        self.decode_by_tail_cut_repair(core, &mut home);
+        self.decode_by_tail_cut_repair(core, &mut home, &wanted);
         if client_read && !wanted.is_subset(&home.proven_by_repair) {
             self.refuse_decode_after_tail_cut(core, file, stripe, pos, &home)?;
         }

@@ -1861,6 +1861,7 @@ impl Store {
         // between two of them, the stripe holds parity of two versions, and a degraded read
         // after one more lost OSS decodes by this record (`decode_by_tail_cut_repair`). The
         // data it names must be on disk first, also across a power cut.
+        // None above 3 parities (see `tail_cut_repair`): the repair runs as before s33e.
         let record = self.tail_cut_repair_record(home, &encoded, &rows)?;
         home.buf = encoded;
         let data_osses: BTreeSet<usize> = (g.data_pos.iter())
@@ -1870,7 +1871,9 @@ impl Store {
         if let Some((_, err)) = self.sync_osses(&data_osses).into_iter().next() {
             return Err(err.into());
         }
-        self.journal(&mut self.core.lock(), Rec::TailCutRepair(record), true)?;
+        if let Some(record) = record {
+            self.journal(&mut self.core.lock(), Rec::TailCutRepair(record), true)?;
+        }
         let mut osses = BTreeSet::new();
         for pos in g.parity_pos.iter().copied() {
             let Some((oss, key)) = self.home_key(id, stripe, pos) else {

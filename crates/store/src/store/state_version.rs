@@ -477,6 +477,7 @@ fn a_tail_cut_repair_record_turns_the_state_header_to_version_10_until_the_cut_i
             block: 0,
             data: vec![(0, 0, 1), (0, 1, 2)],
             parity: vec![(0, 2, 3)],
+            found_parity: vec![(0, 2, 4)],
             found_decodes: Vec::new(),
         }],
     };
