@@ -1933,8 +1933,23 @@ impl State {
                         self.last_now_ns = self.last_now_ns.max(*now_ns);
                         self.next_window = self.next_window.max(window + 1);
                     }
-                    Input::EndDelayed { now_ns, .. } | Input::Tick { now_ns, .. } => {
-                        self.last_now_ns = self.last_now_ns.max(*now_ns)
+                    Input::EndDelayed { now_ns, window, .. } => {
+                        self.last_now_ns = self.last_now_ns.max(*now_ns);
+                        // Its parity plan and move home write the window's file home.
+                        let ended = |w: &Window| w.window == *window;
+                        let files: Vec<u64> = self
+                            .windows
+                            .values()
+                            .filter(|w| ended(w))
+                            .map(|w| w.file)
+                            .collect();
+                        self.tail_cut_repairs.retain(|r| !files.contains(&r.file));
+                    }
+                    Input::Tick { now_ns, .. } => {
+                        self.last_now_ns = self.last_now_ns.max(*now_ns);
+                        // A window's timeout writes its file's parity home.
+                        let files: Vec<u64> = self.windows.values().map(|w| w.file).collect();
+                        self.tail_cut_repairs.retain(|r| !files.contains(&r.file));
                     }
                     Input::Complete { .. } | Input::Forget { .. } => {}
                 }

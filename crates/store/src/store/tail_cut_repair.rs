@@ -30,11 +30,14 @@
 //! read the bytes before the write with success). So a row is taken only where each
 //! readable data block matches its kept crc AND each readable parity block matches its crc
 //! as the repair found it or as it wrote it; and a journaled write to the file, a settle of
-//! the stripe, or the file's removal drops the record (`State::apply_change`). Why the two
-//! crc checks suffice within the tolerance: a later change of the row is a nonzero codeword
-//! difference (the codes are MDS), which touches at least tolerance + 1 columns; for every
-//! readable block to still show its recorded bytes, each touched column must be erased or
-//! hold a lost write, so more than the tolerance of faults.
+//! the stripe, or the file's removal drops the record (`State::apply_change`). The drop
+//! covers every acknowledged write (each journals its `Input::Write` before its first OSS
+//! write); the crc checks cover a change the journal does not show: a later change of the
+//! row is a nonzero codeword difference (the codes are MDS, and an rmw adds the encoded
+//! delta to whatever parity is on disk), which touches at least tolerance + 1 columns; for
+//! every readable block to still pass, each touched column must be erased, hold a lost
+//! write, or move a parity block exactly from one of its two recorded versions to the
+//! other (a write that undoes the cut write's landed bytes: then the row is as recorded).
 //!
 //! Bound: one record per repaired stripe (a later repair of it replaces its rows, and keeps
 //! the rows it did not repair again, and an earlier row's found decodes where the data is
@@ -456,8 +459,9 @@ mod tests {
         );
     }
 
-    /// Finding (i), the journal's half: a write to the file, a settle of the stripe and the
-    /// file's removal each drop the record (the crc checks of a read are the other half:
+    /// Finding (i), the journal's half: a write to the file, a settle of the stripe, the
+    /// file's removal, and a window's END or a tick while a window is open on the file
+    /// (their plans write home) each drop the record (the crc checks of a read are the other half:
     /// s32g's `a_write_after_a_killed_repair_then_a_lost_parity_write`).
     #[test]
     fn a_write_a_settle_or_a_removal_drops_the_files_repair_records() {
@@ -506,6 +510,36 @@ mod tests {
         state.apply(8, &create);
         state.apply(9, &Rec::Remove { name: "g".into() });
         assert_eq!(kept(&state), vec![(1, 0)]);
+        // A window on file 1: its END (or a tick, which may time it out) writes home.
+        let window = crate::state::Window {
+            window: 5,
+            file: 1,
+            name: "f".into(),
+            started_unix_ns: 0,
+            timed_out: false,
+        };
+        let start = Rec::WindowStart {
+            token: "t".into(),
+            window,
+        };
+        state.apply(10, &start);
+        state.apply(11, &record(2, 0));
+        let end = |window| crate::state::Input::EndDelayed {
+            window,
+            now_ns: 2,
+            parity_crcs_synced: true,
+        };
+        state.apply(12, &Rec::Input(end(6)));
+        assert_eq!(kept(&state), vec![(1, 0), (2, 0)]);
+        state.apply(13, &Rec::Input(end(5)));
+        assert_eq!(kept(&state), vec![(2, 0)]);
+        state.apply(14, &record(1, 0));
+        let tick = crate::state::Input::Tick {
+            now_ns: 3,
+            parity_crcs_synced: true,
+        };
+        state.apply(15, &Rec::Input(tick));
+        assert_eq!(kept(&state), vec![(2, 0)]);
     }
 
     #[test]
