@@ -698,6 +698,16 @@ pub enum Rec {
     /// decides such a row by this record (`decided_by_record`). `PlannerReset` (the end of
     /// the settle that moves the cache stripe home, its writes synced) drops it.
     RecoveryDecision(RecoveryDecision),
+    /// The decision of the open's repair after a journal tail cut about one home stripe
+    /// (`reencode_parity_after_tail_cut`): per 4 KiB block row whose parity it re-encodes
+    /// from the data, the crc32c of each data block as it keeps it, of each parity block it
+    /// writes, and of each data block as a checked degraded read decoded it before the
+    /// repair. Journaled fsync'd, after syncing the stripe's data OSSs, before the first
+    /// parity write (s33e). Why (s32g): the repair killed between its P and Q writes left
+    /// parity of two versions, and one lost data OSS then lost acknowledged bytes that read
+    /// before it; the next degraded read decodes such a row by this record
+    /// (`decode_by_tail_cut_repair`). `JournalTailChecked` drops it.
+    TailCutRepair(TailCutRepair),
     /// The tail this open cut (its `JournalTailCut` comes with it) was a WHOLE record with a
     /// bad checksum (`journal::whole_record_damaged`): damage after it was written, not an
     /// append torn by a kill or a power cut. Why (review s12r R12-1): such a record may have
@@ -1031,6 +1041,62 @@ pub struct DecidedRow {
     pub parity: Vec<(usize, usize, u32)>,
 }
 
+/// See `Rec::TailCutRepair`: the repair of home stripe `stripe` of `file` after a journal
+/// tail cut, one entry per block row it re-encodes (at most the element's 4 KiB blocks).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TailCutRepair {
+    pub file: u64,
+    pub stripe: u64,
+    pub rows: Vec<RepairedRow>,
+}
+
+/// See `TailCutRepair`: block row `block` (4 KiB, within each element). `(row, col,
+/// crc32c)` of: `data`, every data block as the repair kept it (as read); `parity`, every
+/// parity block as the repair writes it; `found_parity`, every parity block as the repair
+/// found it (s34e: a degraded read takes the record only where each readable parity block
+/// is one of the two, see `decode_by_tail_cut_repair`); `found_decodes`, data blocks as a
+/// degraded read decoded them from the parity as found (the column erased, a spare
+/// equation checking the decode), for the columns where that check held.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepairedRow {
+    pub block: u64,
+    pub data: Vec<(usize, usize, u32)>,
+    pub parity: Vec<(usize, usize, u32)>,
+    /// Empty in s33e's records (never released): such a row then proves nothing.
+    #[serde(default)]
+    pub found_parity: Vec<(usize, usize, u32)>,
+    pub found_decodes: Vec<(usize, usize, u32)>,
+}
+
+impl RepairedRow {
+    /// Keeps, beside this row's own, the found decodes of `earlier`, an earlier repair's
+    /// record of the same block row, where both kept the same data (nothing changed the
+    /// row's data between them). Why (merge review of session 33, finding (iv)): a repair
+    /// killed between its parity writes leaves parity of two versions, and the next repair
+    /// finds no spare equation that checks a decode there, so it records none; the bytes a
+    /// degraded read returned before the first repair are then proven by the earlier
+    /// record alone. Data that differs is another version: its decodes say nothing here.
+    pub fn keep_found_decodes_of(&mut self, earlier: &RepairedRow) {
+        assert_eq!(self.block, earlier.block, "the same block row");
+        if self.data != earlier.data {
+            return;
+        }
+        for &d in &earlier.found_decodes {
+            if self.found_decodes.len() >= TAIL_CUT_FOUND_DECODES_PER_ROW_MAX {
+                break;
+            }
+            if !self.found_decodes.contains(&d) {
+                self.found_decodes.push(d);
+            }
+        }
+    }
+}
+
+/// Found decodes one repaired block row keeps across repairs of it (see `Rec::TailCutRepair`
+/// in `State::apply_change`): each repair adds at most one per data block, and a row
+/// repaired again and again keeps the newest.
+pub const TAIL_CUT_FOUND_DECODES_PER_ROW_MAX: usize = 256;
+
 /// See `WriteParityCrcs::edge_blocks`: block `block` (4 KiB, within the element) of the
 /// data element `(stripe, row, col)` (home on a one-row code; a WCL cache element on any
 /// code), as a whole after the write.
@@ -1191,6 +1257,8 @@ impl Rec {
             Rec::RefusedBlocks(_) => crate::superblock::STATE_VERSION_SESSION19_RECORDS,
             // A session-29 binary cannot parse it.
             Rec::RecoveryDecision(_) => crate::superblock::STATE_VERSION_SESSION30_RECORDS,
+            // A session-32 binary cannot parse it.
+            Rec::TailCutRepair(_) => crate::superblock::STATE_VERSION_SESSION33_RECORDS,
             // Parsed, but misread (see `LostRange::needs_session19_reader`).
             Rec::Lost { ranges } if ranges.iter().any(LostRange::needs_session19_reader) => {
                 crate::superblock::STATE_VERSION_SESSION19_RECORDS
@@ -1515,6 +1583,10 @@ pub struct State {
     /// stripe. (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recovery_decisions: Vec<RecoveryDecision>,
+    /// The decisions of repairs after a journal tail cut (`Rec::TailCutRepair`), one per
+    /// home stripe, until `JournalTailChecked`. (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tail_cut_repairs: Vec<TailCutRepair>,
     /// How far the store's clock runs ahead of the wall clock (`Rec::ClockSkew`): its time
     /// is `max(last_now_ns, wall clock + clock_skew_ns)`. Why (review s11r R11-5): the
     /// store's time never goes backwards (the planner's deadlines are on it), so one command
@@ -1597,6 +1669,10 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
+        if !self.tail_cut_repairs.is_empty() {
+            // Session 33's field: an older binary would drop it and decode the rows alone.
+            return crate::superblock::STATE_VERSION_SESSION33_RECORDS;
+        }
         if !self.recovery_decisions.is_empty() {
             // Session 30's field: an older binary would drop it and decide the rows alone.
             return crate::superblock::STATE_VERSION_SESSION30_RECORDS;
@@ -1777,6 +1853,8 @@ impl State {
             Rec::MoveHomeCrcs(_) => false,
             // A note of what the recovery decided before its running parity writes.
             Rec::RecoveryDecision(_) => false,
+            // A note of what the repair after a tail cut decided before its parity writes.
+            Rec::TailCutRepair(_) => false,
             // Bytes read back into the journal; their writes are journaled inputs.
             Rec::Restore { .. } | Rec::Restored { .. } => false,
             // Checksums of what a settle writes next (its `SettleBegin` changes bytes).
@@ -1813,6 +1891,7 @@ impl State {
             Rec::Replace { from, to } => {
                 if let Some(meta) = self.files.remove(from) {
                     if let Some(old) = self.files.insert(to.clone(), meta) {
+                        self.tail_cut_repairs.retain(|r| r.file != old.id);
                         self.windows.retain(|_, w| w.file != old.id);
                         self.lost.remove_file(old.id);
                         self.restoring.retain(|p| p.file != old.id);
@@ -1822,6 +1901,7 @@ impl State {
             }
             Rec::Remove { name } => {
                 if let Some(meta) = self.files.remove(name) {
+                    self.tail_cut_repairs.retain(|r| r.file != meta.id);
                     self.windows.retain(|_, w| w.file != meta.id);
                     self.lost.remove_file(meta.id);
                     self.restoring.retain(|p| p.file != meta.id);
@@ -1844,13 +1924,32 @@ impl State {
                             meta.note_written(*offset_bytes, *len_bytes);
                         }
                         self.last_now_ns = self.last_now_ns.max(*now_ns);
+                        // A repair's record speaks of its rows as the repair left them; a
+                        // write may change them (s34e, merge review of session 33 (i)). The
+                        // state knows no stripe size: every stripe of the file goes.
+                        self.tail_cut_repairs.retain(|r| r.file != *file);
                     }
                     Input::StartDelayed { now_ns, window, .. } => {
                         self.last_now_ns = self.last_now_ns.max(*now_ns);
                         self.next_window = self.next_window.max(window + 1);
                     }
-                    Input::EndDelayed { now_ns, .. } | Input::Tick { now_ns, .. } => {
-                        self.last_now_ns = self.last_now_ns.max(*now_ns)
+                    Input::EndDelayed { now_ns, window, .. } => {
+                        self.last_now_ns = self.last_now_ns.max(*now_ns);
+                        // Its parity plan and move home write the window's file home.
+                        let ended = |w: &Window| w.window == *window;
+                        let files: Vec<u64> = self
+                            .windows
+                            .values()
+                            .filter(|w| ended(w))
+                            .map(|w| w.file)
+                            .collect();
+                        self.tail_cut_repairs.retain(|r| !files.contains(&r.file));
+                    }
+                    Input::Tick { now_ns, .. } => {
+                        self.last_now_ns = self.last_now_ns.max(*now_ns);
+                        // A window's timeout writes its file's parity home.
+                        let files: Vec<u64> = self.windows.values().map(|w| w.file).collect();
+                        self.tail_cut_repairs.retain(|r| !files.contains(&r.file));
                     }
                     Input::Complete { .. } | Input::Forget { .. } => {}
                 }
@@ -2025,7 +2124,10 @@ impl State {
                     && (self.settling.is_none() || self.settle_records_every_stripe);
                 self.settling
                     .get_or_insert_with(BTreeSet::new)
-                    .extend(stripes.iter().copied())
+                    .extend(stripes.iter().copied());
+                // The settle rewrites these stripes: a repair's record of them is stale.
+                let settled = |r: &TailCutRepair| stripes.contains(&(r.file, r.stripe));
+                self.tail_cut_repairs.retain(|r| !settled(r));
             }
             Rec::SettleSynced => {
                 if self.settling.is_some() {
@@ -2083,7 +2185,28 @@ impl State {
                     cut_bytes: *cut_bytes,
                 });
             }
-            Rec::JournalTailChecked => self.journal_tail_cuts.clear(),
+            Rec::JournalTailChecked => {
+                self.journal_tail_cuts.clear();
+                self.tail_cut_repairs.clear();
+            }
+            Rec::TailCutRepair(d) => {
+                // Bounded: one per repaired home stripe (a later repair of it replaces its
+                // rows, one per block row), until `JournalTailChecked`. Rows the later one
+                // did not repair again stay: the stripe may still hold them half rewritten.
+                let mut d = d.clone();
+                let same = |o: &TailCutRepair| (o.file, o.stripe) == (d.file, d.stripe);
+                if let Some(at) = self.tail_cut_repairs.iter().position(same) {
+                    let earlier = self.tail_cut_repairs.remove(at);
+                    for row in earlier.rows {
+                        match d.rows.iter_mut().find(|r| r.block == row.block) {
+                            Some(later) => later.keep_found_decodes_of(&row),
+                            None => d.rows.push(row),
+                        }
+                    }
+                    d.rows.sort_by_key(|r| r.block);
+                }
+                self.tail_cut_repairs.push(d);
+            }
             Rec::RefusedBlocks(r) => self.refused_blocks.push(r.clone()),
             Rec::WroteNothing { plans, file_sizes } => {
                 assert!(

@@ -59,6 +59,7 @@ mod shared_oss;
 mod stale_cache;
 #[cfg(test)]
 mod state_version;
+mod tail_cut_repair;
 mod window;
 mod window_rot;
 
@@ -2062,6 +2063,13 @@ impl Store {
             }
         }
         state.ops.resize(n, OssOps::default());
+        // Before anything is written: a refusal changes nothing.
+        tail_cut_repair::refuse_damaged_tail_cut_repairs(
+            dir,
+            &state.tail_cut_repairs,
+            layout.geometry(),
+            sb.element_bytes,
+        )?;
         let cut_tail = journal.tail_bytes().map(|b| (b, journal.next_seq()));
         let checked = Store::refuse_older_metadata(dir, &backends, &state, cut_tail)?;
         // Before anything is written (the mend below): a refusal changes nothing.

@@ -33,6 +33,9 @@ pub(super) struct HomeStripe {
     /// located as stale that its rebuild would change, left as read (see
     /// `Store::keep_data_as_read`).
     pub(super) located_data: Vec<(usize, Pos)>,
+    /// Block rows whose unreadable blocks a repair's record after a tail cut proved and put
+    /// in `buf` (`Store::decode_by_tail_cut_repair`): `decode_blocks` leaves them as they are.
+    pub(super) proven_by_repair: BTreeSet<usize>,
     /// Whose stripe this is: `decode_blocks` reads the stored checksums of its corrupt
     /// blocks (see `decode_refused_by_checksum`).
     pub(super) file: u64,
@@ -284,6 +287,7 @@ impl Store {
             disagree: BTreeSet::new(),
             located: Vec::new(),
             located_data: Vec::new(),
+            proven_by_repair: BTreeSet::new(),
             file,
             stripe,
         };
@@ -469,7 +473,7 @@ impl Store {
         if home.unavailable_cols.is_empty() && home.corrupt.is_empty() {
             return Ok(lost);
         }
-        if home.corrupt.is_empty() {
+        if home.corrupt.is_empty() && home.proven_by_repair.is_empty() {
             // Whole columns (failed OSSs) erased alike in every row: one decode of the stripe.
             if home.unavailable_cols.len() > tolerance {
                 return Ok((0..blocks_per_element).collect());
@@ -493,7 +497,7 @@ impl Store {
                 .flat_map(|col| (0..g.rows).map(move |r| Pos { row: r, col }))
                 .filter(|&pos| home.is_bad(pos, i) && g.cell(pos) != Cell::Empty)
                 .collect();
-            if bad.is_empty() {
+            if bad.is_empty() || home.proven_by_repair.contains(&i) {
                 continue;
             }
             let erased: BTreeSet<usize> = bad.iter().map(|p| p.col).collect();
@@ -885,7 +889,9 @@ impl Store {
                 missing: false,
             });
         }
-        if client_read {
+        // Rows a repair's record after the tail cut proves need no refusal (s33e).
+        self.decode_by_tail_cut_repair(core, &mut home, &wanted);
+        if client_read && !wanted.is_subset(&home.proven_by_repair) {
             self.refuse_decode_after_tail_cut(core, file, stripe, pos, &home)?;
         }
         let as_read = home.buf.clone();
@@ -904,7 +910,7 @@ impl Store {
         }
         let checked_rows = wanted
             .into_iter()
-            .filter(|&i| self.decode_row_checked(&home, i))
+            .filter(|&i| self.decode_row_checked(&home, i) || home.proven_by_repair.contains(&i))
             .collect();
         Ok((home.buf.element(pos).to_vec(), checked_rows))
     }

@@ -1846,15 +1846,33 @@ impl Store {
         assert!(self.kind != StrategyKind::Raid0, "raid0 has no parity");
         let rows: Vec<usize> = home.disagree.iter().copied().collect();
         let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        let mut encoded = home.buf.clone();
         for &i in &rows {
             slice_stripe_into(&home.buf, i * block..(i + 1) * block, &mut row);
             self.code
                 .encode(&mut row)
                 .map_err(|e| StoreError::Io(e.to_string()))?;
             for pos in g.parity_pos.iter().copied() {
-                home.buf.element_mut(pos)[i * block..(i + 1) * block]
+                encoded.element_mut(pos)[i * block..(i + 1) * block]
                     .copy_from_slice(row.element(pos));
             }
+        }
+        // The decision on record, fsync'd, before the first parity write (s33e): killed
+        // between two of them, the stripe holds parity of two versions, and a degraded read
+        // after one more lost OSS decodes by this record (`decode_by_tail_cut_repair`). The
+        // data it names must be on disk first, also across a power cut.
+        // None above 3 parities (see `tail_cut_repair`): the repair runs as before s33e.
+        let record = self.tail_cut_repair_record(home, &encoded, &rows)?;
+        home.buf = encoded;
+        let data_osses: BTreeSet<usize> = (g.data_pos.iter())
+            .map(|p| self.layout.oss_of(id, stripe, p.col))
+            .collect();
+        let data_osses: Vec<usize> = data_osses.into_iter().collect();
+        if let Some((_, err)) = self.sync_osses(&data_osses).into_iter().next() {
+            return Err(err.into());
+        }
+        if let Some(record) = record {
+            self.journal(&mut self.core.lock(), Rec::TailCutRepair(record), true)?;
         }
         let mut osses = BTreeSet::new();
         for pos in g.parity_pos.iter().copied() {

@@ -459,3 +459,70 @@ fn a_refused_blocks_record_turns_the_state_header_to_version_8_until_the_planner
         |state| state.refused_blocks == vec![rec.clone()],
     );
 }
+
+/// Session 33's record of a repair after a journal tail cut (`Rec::TailCutRepair`, s33e)
+/// turns the header to version 10, which binaries of sessions 30 to 32 refuse (they cannot
+/// parse it; cut off as a torn tail, their degraded reads would lose the rows it proves); a
+/// snapshot that holds it keeps version 10; the open's scrub that finds every stripe's
+/// parity matching journals `JournalTailChecked`, which drops it, and the header is 1 again.
+#[test]
+fn a_tail_cut_repair_record_turns_the_state_header_to_version_10_until_the_cut_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_holding_f(dir.path());
+    let rec = crate::state::TailCutRepair {
+        // No such file: it changes nothing, the record is the point.
+        file: 99,
+        stripe: 0,
+        rows: vec![crate::state::RepairedRow {
+            block: 0,
+            data: vec![(0, 0, 1), (0, 1, 2)],
+            parity: vec![(0, 2, 3)],
+            found_parity: vec![(0, 2, 4)],
+            found_decodes: Vec::new(),
+        }],
+    };
+    let v10 = crate::superblock::STATE_VERSION_SESSION33_RECORDS;
+    assert_eq!(Rec::TailCutRepair(rec.clone()).reader_version(), v10);
+    {
+        let mut core = store.core.lock();
+        let cut = Rec::JournalTailCut {
+            at_byte: 1234,
+            cut_bytes: 56,
+        };
+        store.journal(&mut core, cut, true).unwrap();
+        store
+            .journal(&mut core, Rec::TailCutRepair(rec.clone()), true)
+            .unwrap();
+        assert_eq!(core.state.tail_cut_repairs, vec![rec.clone()]);
+    }
+    assert_header_version(dir.path(), v10);
+    store.checkpoint().unwrap();
+    assert_header_version(dir.path(), v10);
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert!(store.core.lock().state.tail_cut_repairs.is_empty());
+    assert!(store.core.lock().state.journal_tail_cuts.is_empty());
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    store.checkpoint().unwrap();
+    store.close().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+}
+
+/// A store a session 30 to 32 binary left (state header version 9, its newest) opens with
+/// this binary, reads, and keeps version 9 while nothing of session 33 is on record: the
+/// format change of `Rec::TailCutRepair` adds a record and a field, and changes none.
+#[test]
+fn a_store_with_the_session_30_state_header_version_9_opens_and_stays_version_9() {
+    let dir = tempfile::tempdir().unwrap();
+    store_holding_f(dir.path()).close().unwrap();
+    let v9 = crate::superblock::STATE_VERSION_SESSION30_RECORDS;
+    set_header_version(&dir.path().join(STATE_FILE), "state", v9).unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    store.put("g", &[8u8; 3000]).unwrap();
+    assert_header_version(dir.path(), v9);
+    store.close().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("g").unwrap(), vec![8u8; 3000]);
+    store.close().unwrap();
+}
