@@ -522,6 +522,8 @@ impl Store {
     /// in both, no segment of the row was checked in either and the row was LOST. Never from
     /// the copy alone where the crc is not on record: taken as either version unchecked, a
     /// copy of new bytes would stand for the old block's (WRONG BYTES worse than LOST).
+    /// Also read by `confirm_beside_copied_columns` (s34h, R33-4's rest: a column without
+    /// bytes beside copied ones, proven over the row so widened).
     pub(super) fn known_by_failed_column_copies(
         &self,
         v: &RowView,
