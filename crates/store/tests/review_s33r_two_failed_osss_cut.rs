@@ -687,19 +687,12 @@ fn probe_two_writers_beside_two_failed_osss() {
     }
 }
 
-/// R33-4: rs 4+3 with ONE OSS failed (`dead`); a crash or a power cut during one small WCL
+/// R33-4: rs k+3 with ONE OSS failed (`dead`); a crash or a power cut during one small WCL
 /// write (4000+200: columns 0 and 1); then a data OSS's disk (`lost_after`) lost before the
 /// next open: two columns erased beside one cut write, one failure short of the
 /// tolerance. Every acknowledged byte must read.
-fn r33_4_cuts_lose_no_acknowledged_byte(dead: usize, lost_after: usize) {
-    let c = cuts_beside_two_dead(
-        CodeSpec::rs(4, 3),
-        &[dead],
-        Op::Write,
-        4000..4200,
-        &[lost_after],
-    )
-    .unwrap();
+fn r33_4_cuts_lose_no_acknowledged_byte(code: CodeSpec, dead: usize, lost_after: usize) {
+    let c = cuts_beside_two_dead(code, &[dead], Op::Write, 4000..4200, &[lost_after]).unwrap();
     assert!(c.cuts > 0 && c.kill_like > 0, "{c:?}");
     assert_eq!(c.wrong, 0, "WRONG BYTES: {}", c.first_wrong);
     assert_eq!(
@@ -720,7 +713,15 @@ fn r33_4_cuts_lose_no_acknowledged_byte(dead: usize, lost_after: usize) {
 #[test]
 fn rs_4_3_wcl_write_cut_beside_a_failed_copied_oss_then_a_data_oss_lost_loses_no_acknowledged_byte()
 {
-    r33_4_cuts_lose_no_acknowledged_byte(0, 1);
+    r33_4_cuts_lose_no_acknowledged_byte(CodeSpec::rs(4, 3), 0, 1);
+}
+
+/// The same on rs 6+3 (data OSS 0 failed, then OSS 1 lost): 4 of 51 cuts (1 kill-like) lost
+/// column 1 on 39e5b6e; passes with s34h's rule.
+#[test]
+fn rs_6_3_wcl_write_cut_beside_a_failed_copied_oss_then_a_data_oss_lost_loses_no_acknowledged_byte()
+{
+    r33_4_cuts_lose_no_acknowledged_byte(CodeSpec::rs(6, 3), 0, 1);
 }
 
 /// R33-4 with parity OSS 4 (P) failed (nothing to copy), then data OSS 0 lost. Failed on
@@ -735,7 +736,7 @@ fn rs_4_3_wcl_write_cut_beside_a_failed_copied_oss_then_a_data_oss_lost_loses_no
 #[ignore = "OPEN: review s33r R33-4 (s34h): rs 4+3, parity OSS 4 failed, a WCL write cut with Q in part, then data OSS 0 lost: 4 of 45 cuts (1 kill-like) lose column 0; next: decode per range (the offsets outside the write's range alike in both versions), as versions_decode_per_range does for a column no write reaches"]
 fn rs_4_3_wcl_write_cut_beside_a_failed_parity_oss_then_a_data_oss_lost_loses_no_acknowledged_byte()
 {
-    r33_4_cuts_lose_no_acknowledged_byte(4, 0);
+    r33_4_cuts_lose_no_acknowledged_byte(CodeSpec::rs(4, 3), 4, 0);
 }
 
 /// R33-4 where the write's cut leaves no parity between versions to tell: rs 6+3 with a
