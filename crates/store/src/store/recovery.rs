@@ -190,6 +190,7 @@
 
 use super::*;
 
+mod beside_copied_columns;
 mod decided_by_record;
 mod dropped_cut_blocks;
 mod one_version;
@@ -1632,7 +1633,29 @@ impl Store {
                         ),
                         _ => None,
                     };
-                    if let Some(bytes) = by_parity.or(by_versions) {
+                    // The same beside the cut plan's copies of failed columns, counted
+                    // known where they are (review s33r R33-4's rest: erased in both
+                    // versions, they left too few columns and the bytes were LOST).
+                    let by_copies = match (&by_parity, &by_versions, &old_row) {
+                        (None, None, Some(old_row)) => {
+                            let view = stale_beside_cut::RowView {
+                                core,
+                                file,
+                                stripe,
+                                i,
+                                c,
+                                buf: &buf,
+                                raw: &raw,
+                                parity_raw: &parity_raw,
+                                held: proof_held,
+                                acked: &acked,
+                                parity_live: &parity_live,
+                            };
+                            self.confirm_beside_copied_columns(&view, pos, old_row)
+                        }
+                        _ => None,
+                    };
+                    if let Some(bytes) = by_parity.or(by_versions).or(by_copies) {
                         proven_here.insert(pos);
                         proven.push(CachedPiece {
                             pos,

@@ -140,11 +140,11 @@ impl Version {
 
 /// A row view widened by the cut plan's copies of failed columns
 /// (`known_by_failed_column_copies`), and the columns so made known.
-struct CopiedColumns {
-    buf: StripeBuf,
-    raw: BTreeMap<Pos, Vec<u8>>,
-    held: BTreeMap<Pos, Vec<Held>>,
-    cols: BTreeSet<usize>,
+pub(super) struct CopiedColumns {
+    pub(super) buf: StripeBuf,
+    pub(super) raw: BTreeMap<Pos, Vec<u8>>,
+    pub(super) held: BTreeMap<Pos, Vec<Held>>,
+    pub(super) cols: BTreeSet<usize>,
 }
 
 /// The cut write's journaled crcs a power cut left on record (see `cut_row_crcs`).
@@ -522,7 +522,13 @@ impl Store {
     /// in both, no segment of the row was checked in either and the row was LOST. Never from
     /// the copy alone where the crc is not on record: taken as either version unchecked, a
     /// copy of new bytes would stand for the old block's (WRONG BYTES worse than LOST).
-    fn known_by_failed_column_copies(&self, v: &RowView, plan: PlanId) -> Option<CopiedColumns> {
+    /// Also read by `confirm_beside_copied_columns` (s34h, R33-4's rest: a column without
+    /// bytes beside copied ones, proven over the row so widened).
+    pub(super) fn known_by_failed_column_copies(
+        &self,
+        v: &RowView,
+        plan: PlanId,
+    ) -> Option<CopiedColumns> {
         if self.tolerance() < 2 {
             return None;
         }
