@@ -8,9 +8,11 @@
 //! through `write_crc_of`; `cache_block_parts_landed`, the home cut writes' `CutWriteCrcs`,
 //! `cut_row_crcs` and `JournaledCrcs::of` (the last with no file filter) still took the
 //! first. All ask `WriteCrcRecords` now: every record of the plan and file, and those that
-//! tell a range must agree (`agreed_crc`, as the restore's since s32d): records that
-//! disagree prove nothing, so a second record can only add a proof the first did not hold,
-//! never turn a refusal into a read of bytes no record proves.
+//! tell a range must agree (`agreed_crc`, as the restore's since s32d). Records that
+//! disagree tell nothing there: each reader then takes the range as it takes one with no
+//! crcs on record (a journal of an older binary), never as proven. This binary writes one
+//! record per write, so they agree (or there is one); a second record that agrees only
+//! adds the proof of a range the first did not cover.
 
 use exaraid_plan::PlanId;
 
