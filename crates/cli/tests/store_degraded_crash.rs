@@ -11,7 +11,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{bytes, fast_tempdir, killed_at, ok, s};
+use common::{bytes, fast_tempdir, ok, s};
 use exaraid_store::torture::{JOURNAL_RECORD, SETTLE_TORN_BLOCK, WRITE_TORN_BLOCK};
 use exaraid_store::Store;
 
@@ -20,10 +20,18 @@ const FILE_BYTES: usize = 64 * 1024;
 /// More kill points than any command here passes (it then finishes).
 const KILLS_MAX: u64 = 64;
 
-/// Run `exaraid args` with `stdin`, set to SIGKILL itself at the `n`-th torn block write.
+/// Run `exaraid args` with `stdin`, set to SIGKILL itself at the `n`-th torn block write,
+/// the plan's steps in plan order (s34d, item (7) of "OPEN after session 33": in thread
+/// order the sweep's n-th kill was another block from run to run, so a failure could not be
+/// repeated and a block could go unswept; the other sweeps here run in plan order too).
 /// `true`: killed there; `false`: it finished first. Anything else fails the test.
 fn killed_at_block(args: &[&str], stdin: &[u8], n: u64) -> bool {
-    killed_at(args, stdin, &format!("{WRITE_TORN_BLOCK}:{n}"))
+    common::killed_at_with(
+        args,
+        stdin,
+        &format!("{WRITE_TORN_BLOCK}:{n}"),
+        &[exaraid_store::torture::KILL_IN_PLAN_ORDER_ENV],
+    )
 }
 
 /// Where the sweep kills the write: at its n-th torn block write, or right after its n-th

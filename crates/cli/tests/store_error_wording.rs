@@ -340,3 +340,43 @@ fn scrub_words_an_unmounted_oss_as_status_does_not_as_failed() {
         "{text}"
     );
 }
+
+/// Review s33r (outside its items): after a killed `rebuild --to` and a lost disk, a second
+/// `rebuild 0 --to ..` with OSS 1 down but not failed on record was refused "OSS 0 is healthy
+/// ...; no OSS is failed, there is nothing to rebuild": the hint read only the OSSs failed on
+/// record and named none to rebuild where one is missing. Specification: the refusal of a
+/// healthy OSS names each OSS down but not failed on record, what to do if its disk still
+/// reads (mount it back) and if it is gone (rebuild that OSS, with the command), and never
+/// says there is nothing to rebuild while one is down; with none down the old wording holds.
+#[test]
+fn a_rebuild_of_a_healthy_oss_beside_a_missing_one_names_the_missing_one_and_its_rebuild() {
+    let tmp = fast_tempdir("s34d-rebuild-healthy-beside-missing");
+    let dir = tmp.path().join("s");
+    let d = s(&dir);
+    init_store(d, &["--oss", "4", "--code", "raid5"]);
+    ok(&["store", "put", d, "f"], &bytes(34, 50_000));
+    let new = tmp.path().join("new-0");
+    let to = s(&new);
+
+    // Nothing down: the old wording stays.
+    let err = fails(&["store", "rebuild", d, "--oss", "0", "--to", to], b"");
+    assert!(
+        err.contains("OSS 0 is healthy")
+            && err.contains("no OSS is failed, there is nothing to rebuild"),
+        "{err}"
+    );
+
+    std::fs::rename(dir.join("oss-1"), tmp.path().join("oss-1.away")).unwrap();
+    let err = fails(&["store", "rebuild", d, "--oss", "0", "--to", to], b"");
+    assert!(
+        err.contains("OSS 0 is healthy")
+            && !err.contains("there is nothing to rebuild")
+            && err.contains("OSSs [1] are down but not failed on record")
+            && err.contains("mount each back")
+            && err.contains(&format!("exaraid store rebuild {d} --oss 1 --to NEWDIR")),
+        "{err}"
+    );
+    // Refused: nothing changed, the file reads whole from the three OSSs left.
+    assert_eq!(ok(&["store", "get", d, "f"], b""), bytes(34, 50_000));
+    assert!(!new.exists() || std::fs::read_dir(&new).unwrap().next().is_none());
+}

@@ -31,6 +31,7 @@ use std::path::Path;
 use exaraid_codes::Cell;
 use exaraid_plan::{Bytes, IoPlan, Layout, Op, PlanCause, PlanId, Zone as PlanZone};
 
+use super::recovery::write_crc_records::WriteCrcRecords;
 use super::{Core, Store, CACHE_OBJECT};
 use crate::backend::{Backend, ElementKey, Zone, CHECKSUM_BLOCK_BYTES};
 use crate::journal::{Journal, TailCut};
@@ -313,7 +314,7 @@ fn cache_writes_proven(
                     return false; // torn, rotten or gone: not whole
                 }
                 let (a, z) = (el.offset_bytes.max(i * block), end.min((i + 1) * block));
-                if !crcs.block_holds_write(layout, el, i, (a, z), &buf) {
+                if !crcs.block_holds_write(layout, (step.file, el), i, (a, z), &buf) {
                     return false;
                 }
             }
@@ -324,7 +325,8 @@ fn cache_writes_proven(
 
 /// The crcs a cut plan journaled of what it writes.
 struct JournaledCrcs<'s> {
-    data: Option<&'s crate::state::WriteCrcs>,
+    state: &'s State,
+    plan: PlanId,
     parity: Vec<&'s crate::state::WriteParityCrcs>,
     window: Vec<&'s crate::state::WindowBlockCrcs>,
 }
@@ -332,7 +334,8 @@ struct JournaledCrcs<'s> {
 impl<'s> JournaledCrcs<'s> {
     fn of(state: &'s State, plan: PlanId) -> JournaledCrcs<'s> {
         JournaledCrcs {
-            data: state.write_crcs.iter().find(|w| w.plans.contains(&plan)),
+            state,
+            plan,
             parity: state
                 .write_parity_crcs
                 .iter()
@@ -348,11 +351,14 @@ impl<'s> JournaledCrcs<'s> {
 
     /// Does `payload` (block `i` of the element of `el`, read verified) hold what the plan
     /// wrote at element bytes `[a, z)` of it? A window block by its whole-block crc; a WCL
-    /// data block by the write's crc of those file bytes; running parity by its piece crc.
+    /// data block by the write's crc of those file bytes (every record of the plan and of
+    /// `file`, s34d: was the plan's first record of any file, so a second record's bytes
+    /// were unproven and another file's record was asked of this file's bytes); running
+    /// parity by its piece crc.
     fn block_holds_write(
         &self,
         layout: &Layout,
-        el: &exaraid_plan::ElementRange,
+        (file, el): (u64, &exaraid_plan::ElementRange),
         i: u64,
         (a, z): (u64, u64),
         payload: &[u8],
@@ -369,7 +375,8 @@ impl<'s> JournaledCrcs<'s> {
         match el.cell {
             Cell::Data(d) => {
                 let at = layout.file_offset(el.stripe, d, a);
-                self.data.and_then(|w| w.crc_of(at, at + (z - a))) == Some(crc32c::crc32c(part))
+                let data = WriteCrcRecords::of(self.state, self.plan, file);
+                data.crc_of(at, at + (z - a)) == Some(crc32c::crc32c(part))
             }
             Cell::Parity(_) => {
                 let crc = crc32c::crc32c(part);
@@ -464,5 +471,58 @@ impl Store {
             last.cut_bytes,
             self.dir.display()
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::recovery::write_crc_records::tests::state_with_two_records;
+
+    /// Item (5) of "OPEN after session 33": `JournaledCrcs::of` took the plan's FIRST
+    /// `WriteCrcs` record of any file, so a cache block holding the bytes a second record
+    /// tells was not proven whole (the plan not taken as finished), and another file's
+    /// record was asked of this file's bytes. Specification: every record of the plan and
+    /// of the step's file is asked; another file's are not.
+    #[test]
+    fn a_cache_data_block_is_proven_by_the_plans_second_record_of_its_file_only() {
+        let (state, first, second) = state_with_two_records();
+        let code = exaraid_codes::Code::new(exaraid_codes::CodeSpec::raid5(3)).unwrap();
+        let layout = Layout::new(&code, CHECKSUM_BLOCK_BYTES as u64, 4).unwrap();
+        let g = layout.geometry().clone();
+        let el = |d: usize, a: u64, len: u64| exaraid_plan::ElementRange {
+            stripe: 0,
+            pos: g.data_pos[d],
+            cell: Cell::Data(d),
+            offset_bytes: a,
+            len_bytes: len,
+        };
+        // The second record (file 3, plan 7) is of file bytes 8192.., data column 2.
+        assert_eq!(layout.file_offset(0, 2, 0), 2 * CHECKSUM_BLOCK_BYTES as u64);
+        let mut block = vec![0u8; CHECKSUM_BLOCK_BYTES];
+        block[..second.len()].copy_from_slice(&second);
+        let crcs = JournaledCrcs::of(&state, 7);
+        let part = (0, second.len() as u64);
+        assert!(crcs.block_holds_write(&layout, (3, &el(2, 0, part.1)), 0, part, &block));
+        // The first record still tells its own part (file bytes 100..1100, column 0).
+        let mut block0 = vec![0u8; CHECKSUM_BLOCK_BYTES];
+        block0[100..1100].copy_from_slice(&first);
+        assert!(crcs.block_holds_write(&layout, (3, &el(0, 100, 1000)), 0, (100, 1100), &block0));
+        // Not the write's bytes: not proven.
+        block[5] ^= 1;
+        assert!(!crcs.block_holds_write(&layout, (3, &el(2, 0, part.1)), 0, part, &block));
+        // File 4's record of plan 7 tells file 4's bytes, never file 3's.
+        // (Asked without the file, file 4's record over the same bytes disagrees with the
+        // second one: the first assert above would fail.)
+        let file4 = &state.write_crcs[2];
+        assert_eq!(
+            (file4.plans.as_slice(), file4.file, file4.offset_bytes),
+            (&[7][..], 4, 8192)
+        );
+        let mut other = vec![0u8; CHECKSUM_BLOCK_BYTES];
+        let bytes4 = crate::store::recovery::write_crc_records::tests::bytes_of(10, 3000);
+        other[..3000].copy_from_slice(&bytes4);
+        assert!(crcs.block_holds_write(&layout, (4, &el(2, 0, 3000)), 0, (0, 3000), &other));
+        assert!(!crcs.block_holds_write(&layout, (3, &el(2, 0, 3000)), 0, (0, 3000), &other));
     }
 }

@@ -1444,8 +1444,18 @@ impl Store {
             .filter(|&oss| self.backends[oss].healthy())
             .collect();
         crate::bench::probe_add(&probe.backend_syncs, healthy.len() as u64);
-        let results: Vec<(usize, Result<(), BackendError>)> = if healthy.len() <= 1 {
-            healthy
+        // One at a time on this thread when a kill test (or an in-process power-cut test)
+        // asks for plan order, as `run_steps` does: `extents-synced` is counted per sync, so
+        // in thread order its n-th pass was another OSS from run to run (s33c's audit).
+        // Reversed plan order runs the OSSs last to first, as it does the steps.
+        let in_plan_order = crate::torture::steps_in_plan_order();
+        let results: Vec<(usize, Result<(), BackendError>)> = if healthy.len() <= 1 || in_plan_order
+        {
+            let mut order = healthy;
+            if crate::torture::steps_in_reversed_plan_order() {
+                order.reverse();
+            }
+            order
                 .iter()
                 .map(|&oss| (oss, self.backends[oss].sync()))
                 .collect()

@@ -196,6 +196,9 @@ mod dropped_cut_blocks;
 mod one_version;
 mod stale_beside_cut;
 mod whole_new_block;
+pub(super) mod write_crc_records;
+
+use write_crc_records::WriteCrcRecords;
 
 /// Element byte ranges `[start, end)`, sorted, disjoint.
 type Ranges = Vec<(u64, u64)>;
@@ -309,7 +312,8 @@ impl InFlight {
 /// A client write cut by the crash, as a settle of one of its home stripes sees it: its
 /// own ranges in that stripe, and its crcs (`Rec::WriteCrcs`) where it journaled them.
 struct CutWriteCrcs<'a> {
-    crcs: Option<&'a crate::state::WriteCrcs>,
+    /// Every record of its plan and file (`WriteCrcRecords`; empty: none on record).
+    crcs: WriteCrcRecords<'a>,
     own: &'a BTreeMap<Pos, Ranges>,
     /// The crcs of the whole new edge blocks its plan wrote in part, by `(element, block)`
     /// (`WriteParityCrcs::edge_blocks`, s24a; none in an older binary's records; on array
@@ -324,11 +328,11 @@ impl<'a> CutWriteCrcs<'a> {
     /// The crcs of the one cut write whose own ranges reach block `i` of `pos`: `None`
     /// where none does, where it has none, or where another cut write reaches that block
     /// too (its bytes may be either's, or a mix: the crcs of one prove nothing).
-    fn only_writer_of(
-        writers: &[CutWriteCrcs<'a>],
+    fn only_writer_of<'w>(
+        writers: &'w [CutWriteCrcs<'a>],
         pos: Pos,
         i: usize,
-    ) -> Option<&'a crate::state::WriteCrcs> {
+    ) -> Option<&'w WriteCrcRecords<'a>> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
         let mut reaching =
@@ -337,7 +341,7 @@ impl<'a> CutWriteCrcs<'a> {
         if reaching.next().is_some() {
             return None;
         }
-        only.crcs
+        (!only.crcs.is_empty()).then_some(&only.crcs)
     }
 
     /// Every cut write whose own ranges reach block `i` of `pos`, each with its crcs and its
@@ -346,12 +350,12 @@ impl<'a> CutWriteCrcs<'a> {
     /// then what is on disk there is some of those writes' bytes or older ones. `None`
     /// where none reaches it, one has no crcs, or another plan (a settle, or a part known
     /// bytes took out) is in flight there too.
-    fn reaching(
-        writers: &[CutWriteCrcs<'a>],
+    fn reaching<'w>(
+        writers: &'w [CutWriteCrcs<'a>],
         pos: Pos,
         i: usize,
         own: &[(u64, u64)],
-    ) -> Option<Vec<(&'a crate::state::WriteCrcs, Ranges)>> {
+    ) -> Option<Vec<(&'w WriteCrcRecords<'a>, Ranges)>> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
         let mut reaching = Vec::new();
@@ -364,7 +368,10 @@ impl<'a> CutWriteCrcs<'a> {
             for &(a, z) in &part {
                 crate::state::add_range(&mut union, a, z);
             }
-            reaching.push((w.crcs?, part));
+            if w.crcs.is_empty() {
+                return None;
+            }
+            reaching.push((&w.crcs, part));
         }
         let own_here = intersect(own, &[(start, end)]);
         (!reaching.is_empty() && union == own_here).then_some(reaching)
@@ -2174,11 +2181,7 @@ impl Store {
         (plan, file): (PlanId, u64),
         (at, end): (u64, u64),
     ) -> Option<u32> {
-        dropped_cut_blocks::agreed_crc(
-            (core.state.write_crcs.iter())
-                .filter(|w| w.plans.contains(&plan) && w.file == file)
-                .map(|w| w.crc_of(at, end)),
-        )
+        WriteCrcRecords::of(&core.state, plan, file).crc_of(at, end)
     }
 
     /// Does block `i` of window element `pos` (a delayed store's cache stripe), as on disk
@@ -2965,21 +2968,21 @@ impl Store {
         let file_start = self.layout.file_offset(stripe, d, start);
         let mut reached = false;
         for &plan in c.writers.keys() {
-            let crcs = (core.state.write_crcs.iter())
-                .find(|w| w.plans.contains(&plan) && w.file == file)?;
-            let (p, q) = (
-                crcs.offset_bytes.max(file_start),
-                (crcs.offset_bytes + crcs.len_bytes).min(file_start + block),
-            );
-            if p >= q {
-                continue; // this writer's range misses the block
+            // Every record of the writer (s34d: was its first only, so a part a later
+            // record tells was "nothing tells").
+            let crcs = WriteCrcRecords::of(&core.state, plan, file);
+            if crcs.is_empty() {
+                return None;
             }
-            let part = (start + p - file_start, start + q - file_start);
-            assert!(part.1 <= end, "a writer's part lies within its block");
-            if self.write_crc_matches(core, plan, (file, stripe, pos), part, element)? {
-                return Some(Some(vec![part]));
+            // Each record's part of the block (none: this writer's range misses it).
+            for (p, q) in crcs.parts_in(file_start, file_start + block) {
+                let part = (start + p - file_start, start + q - file_start);
+                assert!(part.1 <= end, "a writer's part lies within its block");
+                if self.write_crc_matches(core, plan, (file, stripe, pos), part, element)? {
+                    return Some(Some(vec![part]));
+                }
+                reached = true;
             }
-            reached = true;
         }
         reached.then_some(None)
     }
@@ -3823,8 +3826,7 @@ impl Store {
                 .into_iter()
                 .flatten()
                 .map(|(plan, own)| CutWriteCrcs {
-                    crcs: (core.state.write_crcs.iter())
-                        .find(|w| w.plans.contains(plan) && w.file == file),
+                    crcs: WriteCrcRecords::of(&core.state, *plan, file),
                     own,
                     edge_blocks: (core.state.write_parity_crcs.iter())
                         .filter(|w| w.plan == *plan && w.file == file)
@@ -4733,7 +4735,7 @@ impl Store {
         // The one cut client write's data crcs: the decode from columns of one version
         // (s22b) reads them beside that write only.
         let one_writer_crcs = match home_crcs {
-            [one] if one_client_write => one.crcs,
+            [one] if one_client_write && !one.crcs.is_empty() => Some(&one.crcs),
             _ => None,
         };
         let e = self.sb.element_bytes;
@@ -7084,7 +7086,7 @@ impl Store {
     /// after it: bit rot.
     fn home_block_landed(
         &self,
-        w: &crate::state::WriteCrcs,
+        w: &WriteCrcRecords,
         (stripe, pos, i): (u64, Pos, usize),
         own: &[(u64, u64)],
         payload: &[u8],
@@ -7187,7 +7189,7 @@ impl Store {
         (stripe, i, pos, oss, key): (u64, usize, Pos, usize, ElementKey),
         (erased, ranges): (&[usize], &BTreeMap<Pos, Ranges>),
         raw: &[u8],
-        (writers, whole): (&[(&crate::state::WriteCrcs, Ranges)], &[u32]),
+        (writers, whole): (&[(&WriteCrcRecords, Ranges)], &[u32]),
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (i as u64 * block, (i as u64 + 1) * block);

@@ -2878,13 +2878,29 @@ impl Store {
             let failed: Vec<usize> = core.state.failed_oss.iter().copied().collect();
             let dir = self.dir.display();
             if !self.oss_failed(&core, oss) {
-                let hint = if failed.is_empty() {
-                    "no OSS is failed, there is nothing to rebuild".to_string()
-                } else {
-                    let first = failed[0];
-                    format!(
-                        "the failed OSSs are {failed:?}: rebuild one of those (`exaraid store rebuild {dir} --oss {first}`)"
-                    )
+                // OSSs down (missing, unavailable) but not failed on record: the hint named
+                // "no OSS is failed, there is nothing to rebuild" beside a missing one, after
+                // a killed `rebuild --to` (review s33r), leaving the operator no way on.
+                let down: Vec<usize> = (0..self.backends.len())
+                    .filter(|&i| !self.backends[i].healthy() && !failed.contains(&i))
+                    .collect();
+                let down_hint = match down.first() {
+                    None => String::new(),
+                    Some(&first) => format!(
+                        "OSSs {down:?} are down but not failed on record, so the store is degraded though no OSS is failed (`exaraid store status {dir}` says why each is down: a directory not mounted, damaged metadata): mount each back if its disk still reads; if a disk is gone, rebuild that OSS, not this one (`exaraid store rebuild {dir} --oss {first} --to NEWDIR`)"
+                    ),
+                };
+                let hint = match (failed.first(), down.is_empty()) {
+                    (None, true) => "no OSS is failed, there is nothing to rebuild".to_string(),
+                    (None, false) => down_hint,
+                    (Some(&first), down_none) => format!(
+                        "the failed OSSs are {failed:?}: rebuild one of those (`exaraid store rebuild {dir} --oss {first}`){}",
+                        if down_none {
+                            String::new()
+                        } else {
+                            format!("; also, {down_hint}")
+                        }
+                    ),
                 };
                 // Bytes a cut `online` or `rebuild --to` read back and still owes it were
                 // written back above: here nothing is owed. Said, since that is why an

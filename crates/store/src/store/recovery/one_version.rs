@@ -60,7 +60,7 @@ impl Store {
         buf: &StripeBuf,
         (stripe, i, pos): (u64, usize, Pos),
         (held, cut_writes): (&BTreeMap<Pos, Vec<Held>>, &BTreeMap<Pos, Ranges>),
-        (data_crcs, parity): (Option<&crate::state::WriteCrcs>, Option<&CutHomeParity<'_>>),
+        (data_crcs, parity): (Option<&WriteCrcRecords>, Option<&CutHomeParity<'_>>),
         keys: &BTreeMap<Pos, (usize, ElementKey)>,
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let g = self.layout.geometry();
@@ -282,7 +282,7 @@ impl Store {
         (stripe, i): (u64, usize),
         others: &[usize],
         written: &dyn Fn(usize) -> Ranges,
-        (data_crcs, parity): (Option<&crate::state::WriteCrcs>, &CutHomeParity<'_>),
+        (data_crcs, parity): (Option<&WriteCrcRecords>, &CutHomeParity<'_>),
     ) -> Option<usize> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;

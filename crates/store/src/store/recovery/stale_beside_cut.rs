@@ -149,7 +149,8 @@ pub(super) struct CopiedColumns {
 
 /// The cut write's journaled crcs a power cut left on record (see `cut_row_crcs`).
 struct RowCrcs<'c> {
-    data: Option<&'c crate::state::WriteCrcs>,
+    /// Every data crc record of the write's plan and file (s34d: was the first only).
+    data: WriteCrcRecords<'c>,
     parity: Vec<&'c crate::state::ParityPieceCrcs>,
 }
 
@@ -1093,8 +1094,7 @@ impl Store {
     /// where a power cut left them on record.
     fn cut_row_crcs<'c>(&self, v: &RowView<'c>, plan: PlanId) -> RowCrcs<'c> {
         RowCrcs {
-            data: (v.core.state.write_crcs.iter())
-                .find(|w| w.plans.contains(&plan) && w.file == v.file),
+            data: WriteCrcRecords::of(&v.core.state, plan, v.file),
             parity: (v.core.state.write_parity_crcs.iter())
                 .filter(|w| w.plan == plan && w.file == v.file)
                 .flat_map(|w| w.pieces.iter())
@@ -1122,7 +1122,7 @@ impl Store {
             return None; // one write meets a block in one range
         };
         let at = self.layout.file_offset(v.stripe, d, a);
-        let crc = crcs.data.and_then(|w| w.crc_of(at, at + (z - a)));
+        let crc = crcs.data.crc_of(at, at + (z - a));
         let none: Ranges = Vec::new();
         let first_write = outside(v.acked.get(&pos).unwrap_or(&none), a, z) == [(a, z)];
         Some(((a, z), crc, first_write))
