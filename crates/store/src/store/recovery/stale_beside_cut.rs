@@ -256,6 +256,14 @@ impl Store {
         let fails = |p: &Pos| {
             v.held.get(p).is_some_and(|h| h[v.i] == Held::Failed) && !whole_new.contains(p)
         };
+        // The write's torn blocks over nothing acknowledged (`torn_over_nothing_acked`):
+        // erased in the new version only; the old one knows them (zeros), whatever the disk
+        // holds, so they blind no column in every world.
+        let old_known_torn: BTreeSet<Pos> = (v.c.ranges.keys())
+            .filter(|p| in_flight(p) && fails(p))
+            .filter(|p| self.torn_over_nothing_acked(v, **p))
+            .copied()
+            .collect();
         // Columns no write touched that do not read (an OSS out of service, bit rot): as
         // many as the code tolerates leave nothing to check the row with, cut or not (the
         // limit the settle's check has too).
@@ -283,6 +291,7 @@ impl Store {
         blind_cols.extend(
             (cells.iter())
                 .filter(|p| in_flight(p) && !whole_new.contains(p))
+                .filter(|p| !old_known_torn.contains(p))
                 .filter(|p| v.held.get(p).is_some_and(|h| h[v.i] != Held::Verified))
                 .map(|p| p.col),
         );
@@ -293,8 +302,23 @@ impl Store {
         }
         if m > 1 && blind_cols.len() >= m {
             // A block `whole_new` is no failing block: its bytes are kept as the write's, no
-            // decode is confirmed by its stored checksum (s26b).
-            if cells.iter().any(fails) {
+            // decode is confirmed by its stored checksum (s26b). Nor, where every column no
+            // write touched reads, is a failing block no decision below decodes: a running
+            // parity block (rewritten from the data) or a data block with nothing
+            // acknowledged in the row (kept as it stands). Taken as evidence, they let the
+            // row's running parity be rewritten from data no check had seen, a stale
+            // element's included (s34b: raid6, a power cut tearing the write's two data
+            // blocks and both parity blocks in pages, WRONG BYTES). Beside a column out of
+            // service the rule stands as before (s21g's and s22a's classes).
+            let decoded_below = |p: &Pos| {
+                matches!(g.cell(*p), Cell::Data(_))
+                    && v.acked.get(p).is_some_and(|r| overlaps(r, start, end))
+            };
+            let evidence = match unread_cols.is_empty() {
+                true => cells.iter().any(|p| fails(p) && decoded_below(p)),
+                false => cells.iter().any(fails),
+            };
+            if evidence {
                 return CutRowStale::Agrees;
             }
             // Every blind column holds running parity only (each parity OSS failed): no byte
@@ -310,12 +334,20 @@ impl Store {
                     .all(|&p| matches!(g.cell(p), Cell::Parity(_)))
             };
             if blind_cols.iter().all(parity_only) {
+                let data_read = (g.data_pos.iter()).all(|p| {
+                    whole_new.contains(p) || v.held.get(p).is_none_or(|h| h[v.i] == Held::Verified)
+                });
                 assert!(
-                    (g.data_pos.iter()).all(|p| whole_new.contains(p)
-                        || v.held.get(p).is_none_or(|h| h[v.i] == Held::Verified)),
-                    "a blind column holds every data block that does not read"
+                    data_read || !old_known_torn.is_empty(),
+                    "a blind column holds every data block that does not read, but a torn one over nothing acknowledged"
                 );
-                return CutRowStale::Agrees;
+                // Not beside a data block of the write torn over nothing acknowledged (known
+                // in the old version only): the row is no uncut row then, and nothing
+                // checked it (s34b: two torn parity blocks beside them and a stale element
+                // read with success).
+                if data_read {
+                    return CutRowStale::Agrees;
+                }
             }
             return CutRowStale::Unlocated;
         }
@@ -1128,6 +1160,31 @@ impl Store {
         Some(((a, z), crc, first_write))
     }
 
+    /// Is in-flight data block `pos` of the row one the write tore (it fails its
+    /// checksum), met by the write in one range, with no acknowledged cached bytes in the
+    /// block? Then the old version of the row holds zeros there (the view before the write
+    /// masks a data block to its acknowledged ranges, as the running parity covers it), so
+    /// that version knows it whatever the disk holds; the new version does not (its payload
+    /// and checksum may be of two versions). Why (session 34, s34b, s33f's pages-mode
+    /// scene): a power cut that kept the page holding the checksum and payload tail of the
+    /// write's two raid6 data blocks and dropped the page with the rest left both failing
+    /// over nothing acknowledged; counted erased in every world they used up the tolerance,
+    /// the row was taken as proven by decisions that had nothing to decode there, its
+    /// running parity was rewritten from the data, and a stale element beside them read
+    /// with success (WRONG BYTES). Known in the old version, that version has every column
+    /// and locates the stale one.
+    fn torn_over_nothing_acked(&self, v: &RowView, pos: Pos) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let torn = v.held.get(&pos).is_some_and(|h| h[v.i] == Held::Failed);
+        let one_cut_range =
+            (v.c.ranges.get(&pos)).is_some_and(|r| intersect(r, &[(start, end)]).len() == 1);
+        let acked_here = v.acked.get(&pos).is_some_and(|r| overlaps(r, start, end));
+        torn && one_cut_range
+            && !acked_here
+            && matches!(self.layout.geometry().cell(pos), Cell::Data(_))
+    }
+
     /// The running parity pieces of the write meeting the row at `pos`: `(a, z, crc)`.
     fn parity_cut(&self, v: &RowView, crcs: &RowCrcs, pos: Pos) -> Vec<(u64, u64, u32)> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
@@ -1262,7 +1319,9 @@ impl Store {
                             if first_write {
                                 vs[0].told.push((pos, (x, y), Told::Zeros));
                             }
-                            old = false;
+                            // Its old version is the planner's view: zeros over a block with
+                            // nothing acknowledged, never its bytes on disk (s34b).
+                            old = self.torn_over_nothing_acked(v, pos);
                         }
                         BlockVersion::Partial => {
                             unreachable!("only a running parity block is written in pieces")
