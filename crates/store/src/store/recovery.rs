@@ -2221,7 +2221,11 @@ impl Store {
     /// write's crcs check only the write's own ranges; a caller that takes the decode's
     /// bytes BESIDE them (s33i's torn block of the write) needs the spare column there
     /// (merge review of session 33: one stale column beside the torn block read WRONG
-    /// BYTES with exactly the tolerance erased and only the crcs checked).
+    /// BYTES with exactly the tolerance erased and only the crcs checked). Without it (the
+    /// Absent-column caller), a version erasing the tolerance is taken only where the
+    /// crcs told of its erased columns cover every acknowledged byte offset of `pos` in
+    /// the block (s34i: the same gap, built with a dead column, a torn block and a stale
+    /// one: `tests/s34i_decode_beside_the_write_crcs_with_a_stale_column.rs`).
     #[allow(clippy::too_many_arguments)]
     fn confirm_by_versions(
         &self,
@@ -2475,6 +2479,35 @@ impl Store {
                     });
             if !agrees || !told {
                 continue;
+            }
+            // With no known column to spare, a told crc checks the decode only at its own
+            // byte offsets (a one-row code is a codeword per byte offset): there one stale
+            // known column shows in every erased column (MDS: each erased column is a sum
+            // of the known ones with no zero coefficient), beside them it goes unseen. The
+            // dead column's acknowledged bytes beside every checked range are unproven
+            // (s34i: a stale column beside a dead one and a torn block read WRONG BYTES
+            // here, the crcs covering only the write's ranges): refused, the caller
+            // records them lost. Sound for one stale known column (the dead column and one
+            // lost write: raid6's tolerance); a version with nothing told is the carried
+            // check's below.
+            let told_here: Vec<&(usize, usize, (usize, usize), Told)> =
+                checks.iter().filter(|(v, ..)| *v == version).collect();
+            if erased.len() >= self.tolerance() && !told_here.is_empty() {
+                let mut checked: Ranges = Vec::new();
+                for &&(_, col, (x, y), _) in &told_here {
+                    assert!(
+                        !known[version][col],
+                        "a told column is erased in its version"
+                    );
+                    crate::state::add_range(&mut checked, start + x as u64, start + y as u64);
+                }
+                let wanted = intersect(acked.get(&pos).unwrap_or(&none), &[(start, end)]);
+                if wanted
+                    .iter()
+                    .any(|&(a, z)| !outside(&checked, a, z).is_empty())
+                {
+                    continue;
+                }
             }
             // From exactly k columns with nothing told of the erased ones, the decode agrees
             // with whatever those k hold: a stale column among them (its OSS lost a write)
