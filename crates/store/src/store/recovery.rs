@@ -2222,10 +2222,11 @@ impl Store {
     /// bytes BESIDE them (s33i's torn block of the write) needs the spare column there
     /// (merge review of session 33: one stale column beside the torn block read WRONG
     /// BYTES with exactly the tolerance erased and only the crcs checked). Without it (the
-    /// Absent-column caller), a version erasing the tolerance is taken only where the
-    /// crcs told of its erased columns cover every acknowledged byte offset of `pos` in
-    /// the block (s34i: the same gap, built with a dead column, a torn block and a stale
-    /// one: `tests/s34i_decode_beside_the_write_crcs_with_a_stale_column.rs`).
+    /// Absent-column caller), a version erasing the tolerance is taken only where every
+    /// acknowledged byte offset of `pos` in the block is checked: by a crc told of an
+    /// erased column, or by an erased column beside its own cut range whose bytes there are
+    /// known (s34i: the same gap, built with a dead column, a torn block and a stale one:
+    /// `tests/s34i_decode_beside_the_write_crcs_with_a_stale_column.rs`).
     #[allow(clippy::too_many_arguments)]
     fn confirm_by_versions(
         &self,
