@@ -19,8 +19,9 @@
 //!
 //! Specification (s19f's, `stale_cut.rs`): after the open and a `flush`, every acknowledged
 //! block reads its bytes (or, in the cut write's range, the write's) or is named LOST on
-//! record; the stale element never reads its stale bytes with success. On 8b60df4 the read
-//! of element 1 succeeds with the lost write's bytes missing: 'f' WRONG byte 16484.
+//! record; the stale element never reads its stale bytes with success. On 8b60df4 (and
+//! 39e5b6e) the read of element 1 succeeds with the lost write's bytes missing: 'f' WRONG
+//! byte 16484; since s34a the block row is named LOST.
 
 mod common;
 use common::*;
@@ -167,8 +168,13 @@ fn scene_and_calls() -> (Scene, CallChanges) {
     (s, calls)
 }
 
+/// s34a: the arm was not `fits` (no world was listed): the two running parity blocks the cut
+/// left failing their checksum, (3,1) and (3,3), made columns 1 and 3 blind (xcode's
+/// tolerance), and `stale_beside_cut_write` returned `Agrees` on the claim that a failing
+/// block's decode is confirmed by its stored checksum, which holds for no running parity
+/// block. Now the row must be proven by a world, else it is lost on record (block row 0 of
+/// the cache stripe is named LOST here). Fails on 39e5b6e ('f' WRONG byte 16484).
 #[test]
-#[ignore = "OPEN: s33f: xcode stale element beside a WCL write cut by an out-of-order power cut (OSS 1 and OSS 3 each lose one call and keep a later one) reads its stale bytes with success (WRONG BYTES, s32a's fits world)"]
 fn xcode_stale_element_never_reads_its_stale_bytes_after_an_out_of_order_power_cut() {
     let (s, calls) = scene_and_calls();
     let found = problem_at(&s, &calls, DROPPED);
@@ -191,7 +197,8 @@ fn xcode_stale_element_beside_the_same_cut_with_each_oss_all_or_none_reads_right
 }
 
 /// Greedy: drop one call of `DROPPED` from the set at a time while the cut still reads
-/// wrong; prints the smallest set found.
+/// wrong; prints the smallest set found. Since s34a the cut reads right (LOST on record), so
+/// this probe's first assertion fails: kept for the next such cut.
 #[test]
 #[ignore = "probe: the smallest set of dropped calls that still reads wrong"]
 fn probe_smallest_dropped_set_reading_wrong_bytes() {

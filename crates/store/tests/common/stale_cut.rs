@@ -255,6 +255,11 @@ pub fn power_cut_client_write_beside_stale_bytes_problems(
                 &new,
                 &what,
             );
+            // Printed so a sweep counts the cuts that name a loss (LOST on record is allowed
+            // here, but a rule's cost in LOSS is measured by it: s34a).
+            if !lost.is_empty() {
+                eprintln!("LOST-CUT {what}: blocks at {lost:?}");
+            }
             let outside: Vec<usize> = (lost.into_iter())
                 .filter(|&at| at >= stripe_bytes)
                 .collect();
