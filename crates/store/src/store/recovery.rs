@@ -2247,12 +2247,7 @@ impl Store {
     /// write's crcs check only the write's own ranges; a caller that takes the decode's
     /// bytes BESIDE them (s33i's torn block of the write) needs the spare column there
     /// (merge review of session 33: one stale column beside the torn block read WRONG
-    /// BYTES with exactly the tolerance erased and only the crcs checked). Without it (the
-    /// Absent-column caller), a version erasing the tolerance is taken only where every
-    /// acknowledged byte offset of `pos` in the block is checked: by a crc told of an
-    /// erased column, or by an erased column beside its own cut range whose bytes there are
-    /// known (s34i: the same gap, built with a dead column, a torn block and a stale one:
-    /// `tests/s34i_decode_beside_the_write_crcs_with_a_stale_column.rs`).
+    /// BYTES with exactly the tolerance erased and only the crcs checked).
     #[allow(clippy::too_many_arguments)]
     fn confirm_by_versions(
         &self,
@@ -2506,77 +2501,6 @@ impl Store {
                     });
             if !agrees || !told {
                 continue;
-            }
-            // With no known column to spare, a told crc checks the decode only at its own
-            // byte offsets (a one-row code is a codeword per byte offset): there one stale
-            // known column shows in every erased column (MDS: each erased column is a sum
-            // of the known ones with no zero coefficient); beside them it goes unseen. An
-            // erased column known in the other version holds the same bytes in both outside
-            // its own cut range: a column to spare there, checking the decode. The dead
-            // column's acknowledged bytes that neither covers are unproven (s34i: a stale
-            // column beside a dead one and a torn block read WRONG BYTES here): refused, the
-            // caller records them lost. Sound for one stale known column (the dead column
-            // and one lost write: raid6's tolerance). A version with nothing told is the
-            // carried check's below.
-            let told_here: Vec<&(usize, usize, (usize, usize), Told)> =
-                checks.iter().filter(|(v, ..)| *v == version).collect();
-            if erased.len() >= self.tolerance() && !told_here.is_empty() {
-                let mut checked: Ranges = Vec::new();
-                for &&(_, col, (x, y), _) in &told_here {
-                    assert!(
-                        !known[version][col],
-                        "a told column is erased in its version"
-                    );
-                    crate::state::add_range(&mut checked, start + x as u64, start + y as u64);
-                }
-                // Beside its own cut range an erased column holds the same bytes in both
-                // versions: a column to spare there where they are known. Known: zeros where
-                // the view held none of it before the write (a data column's unacknowledged
-                // bytes, a running parity outside its live ranges), else its bytes in the
-                // other version where that version knows it. Either disagreeing with the
-                // decode refuses it. A block failing its checksum (torn by the cut, say)
-                // still holds its bytes there unless they rotted: where they equal the decode
-                // they witness it (a stale known column would need the same error in them);
-                // where they differ they prove nothing, and refuse nothing.
-                let mut spare_agrees = true;
-                for &col in erased.iter().filter(|&&col| col != pos.col) {
-                    let p = Pos { row: 0, col };
-                    let moves = intersect(c.ranges.get(&p).unwrap_or(&none), &[(start, end)]);
-                    let (viewed, disk) = match g.cell(p) {
-                        Cell::Data(_) => (acked.get(&p).unwrap_or(&none), raw.get(&p)),
-                        Cell::Parity(q) => (&parity_live[q], parity_raw.get(&p)),
-                        Cell::Empty => continue,
-                    };
-                    let beside = outside(&moves, start, end);
-                    let zeros: Ranges = (beside.iter())
-                        .flat_map(|&(a, z)| outside(viewed, a, z))
-                        .collect();
-                    for &(a, z) in &zeros {
-                        let (x, y) = ((a - start) as usize, (z - start) as usize);
-                        spare_agrees &= d.element(p)[x..y].iter().all(|&b| b == 0);
-                        crate::state::add_range(&mut checked, a, z);
-                    }
-                    let failed = held.get(&p).is_some_and(|h| h[i] == Held::Failed);
-                    for (a, z) in intersect(viewed, &beside) {
-                        let (x, y) = ((a - start) as usize, (z - start) as usize);
-                        if known[1 - version][col] {
-                            spare_agrees &=
-                                d.element(p)[x..y] == rows[1 - version].element(p)[x..y];
-                            crate::state::add_range(&mut checked, a, z);
-                        } else if let Some(bytes) = disk.filter(|_| failed) {
-                            if d.element(p)[x..y] == bytes[a as usize..z as usize] {
-                                crate::state::add_range(&mut checked, a, z);
-                            }
-                        }
-                    }
-                }
-                let wanted = intersect(acked.get(&pos).unwrap_or(&none), &[(start, end)]);
-                let unproven = wanted
-                    .iter()
-                    .any(|&(a, z)| !outside(&checked, a, z).is_empty());
-                if !spare_agrees || unproven {
-                    continue;
-                }
             }
             // From exactly k columns with nothing told of the erased ones, the decode agrees
             // with whatever those k hold: a stale column among them (its OSS lost a write)
