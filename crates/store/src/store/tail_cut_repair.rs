@@ -31,8 +31,13 @@
 //! readable data block matches its kept crc AND each readable parity block matches its crc
 //! as the repair found it or as it wrote it; and a journaled write to the file, a settle of
 //! the stripe, or the file's removal drops the record (`State::apply_change`). The drop
-//! covers every acknowledged write (each journals its `Input::Write` before its first OSS
-//! write); the crc checks cover a change the journal does not show: a later change of the
+//! covers a write (END, tick) journaled AFTER the record: each journals its input before
+//! its first OSS write. One journaled before the record but run after it is the queue
+//! check's (merge review of s34e, HIGH-1): the repair journals no record while any other
+//! ticket waits on the stripe (`StripeLocks::queued_besides`, under the core lock, under
+//! which every plan's input is journaled and its ticket taken), so every plan that changes
+//! the row after the record journals its input after it. The crc checks cover a change the
+//! journal does not show (a lost write, bit rot, an OSS restored): a later change of the
 //! row is a nonzero codeword difference (the codes are MDS, and an rmw adds the encoded
 //! delta to whatever parity is on disk), which touches at least tolerance + 1 columns; for
 //! every readable block to still pass, each touched column must be erased, hold a lost
@@ -40,8 +45,8 @@
 //! other (a write that undoes the cut write's landed bytes: then the row is as recorded).
 //!
 //! Bound: one record per repaired stripe (a later repair of it replaces its rows, and keeps
-//! the rows it did not repair again, and an earlier row's found decodes where the data is
-//! the same), one entry per block row; `JournalTailChecked` (a scrub found every stripe's
+//! the rows it did not repair again, and an earlier row's found decodes and found parity
+//! where the data is the same), one entry per block row; `JournalTailChecked` (a scrub found every stripe's
 //! parity matching) drops them all. A degraded read decodes only the rows it wants, at most
 //! C(cols, 3) decodes each. Codes of more than 3 parities get no record (the decodes per
 //! row would grow as C(cols, tolerance)): the repair journals none, and a read ignores one.
@@ -505,6 +510,45 @@ mod tests {
         assert_eq!(
             state.tail_cut_repairs[0].rows[0].found_decodes,
             vec![(0, 1, 43)]
+        );
+    }
+
+    /// Merge review of s34e, LOW-1: the first repair's found parity is kept beside the
+    /// second's where the data is the same (a parity block the second's kill left unwritten
+    /// is still as the first found it); dropped where the data changed.
+    #[test]
+    fn a_second_repair_of_a_row_keeps_the_first_repairs_found_parity() {
+        let repair = |data_crc, found_parity: Vec<(usize, usize, u32)>| TailCutRepair {
+            file: 1,
+            stripe: 0,
+            rows: vec![RepairedRow {
+                block: 0,
+                data: vec![(0, 0, data_crc), (0, 1, 11)],
+                parity: vec![(0, 4, 21), (0, 5, 22)],
+                found_parity,
+                found_decodes: Vec::new(),
+            }],
+        };
+        let mut state = State::default();
+        state.apply(
+            1,
+            &Rec::TailCutRepair(repair(10, vec![(0, 4, 31), (0, 5, 32)])),
+        );
+        state.apply(
+            2,
+            &Rec::TailCutRepair(repair(10, vec![(0, 4, 21), (0, 5, 32)])),
+        );
+        assert_eq!(
+            state.tail_cut_repairs[0].rows[0].found_parity,
+            vec![(0, 4, 21), (0, 5, 32), (0, 4, 31)]
+        );
+        state.apply(
+            3,
+            &Rec::TailCutRepair(repair(12, vec![(0, 4, 41), (0, 5, 42)])),
+        );
+        assert_eq!(
+            state.tail_cut_repairs[0].rows[0].found_parity,
+            vec![(0, 4, 41), (0, 5, 42)]
         );
     }
 
