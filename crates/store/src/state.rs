@@ -1062,24 +1062,36 @@ pub struct RepairedRow {
     pub block: u64,
     pub data: Vec<(usize, usize, u32)>,
     pub parity: Vec<(usize, usize, u32)>,
-    /// Empty in s33e's records (never released): such a row then proves nothing.
+    /// Empty in s33e's records (never released): such a row is then taken only where every
+    /// readable parity block is as the repair wrote it.
     #[serde(default)]
     pub found_parity: Vec<(usize, usize, u32)>,
     pub found_decodes: Vec<(usize, usize, u32)>,
 }
 
 impl RepairedRow {
-    /// Keeps, beside this row's own, the found decodes of `earlier`, an earlier repair's
-    /// record of the same block row, where both kept the same data (nothing changed the
-    /// row's data between them). Why (merge review of session 33, finding (iv)): a repair
-    /// killed between its parity writes leaves parity of two versions, and the next repair
-    /// finds no spare equation that checks a decode there, so it records none; the bytes a
-    /// degraded read returned before the first repair are then proven by the earlier
-    /// record alone. Data that differs is another version: its decodes say nothing here.
+    /// Keeps, beside this row's own, the found decodes and found parity of `earlier`, an
+    /// earlier repair's record of the same block row, where both kept the same data
+    /// (nothing changed the row's data between them). Why (merge review of session 33,
+    /// finding (iv)): a repair killed between its parity writes leaves parity of two
+    /// versions, and the next repair finds no spare equation that checks a decode there,
+    /// so it records none; the bytes a degraded read returned before the first repair are
+    /// then proven by the earlier record alone. Its found parity too (merge review of s34e,
+    /// LOW-1): a parity block the second repair's kill left unwritten may still be as the
+    /// first found it, and a decode through it is taken only where its bytes match a
+    /// recorded crc. Data that differs is another version: what it found says nothing here.
     pub fn keep_found_decodes_of(&mut self, earlier: &RepairedRow) {
         assert_eq!(self.block, earlier.block, "the same block row");
         if self.data != earlier.data {
             return;
+        }
+        for &f in &earlier.found_parity {
+            if self.found_parity.len() >= TAIL_CUT_FOUND_PARITY_PER_ROW_MAX {
+                break;
+            }
+            if !self.found_parity.contains(&f) {
+                self.found_parity.push(f);
+            }
         }
         for &d in &earlier.found_decodes {
             if self.found_decodes.len() >= TAIL_CUT_FOUND_DECODES_PER_ROW_MAX {
@@ -1096,6 +1108,10 @@ impl RepairedRow {
 /// in `State::apply_change`): each repair adds at most one per data block, and a row
 /// repaired again and again keeps the newest.
 pub const TAIL_CUT_FOUND_DECODES_PER_ROW_MAX: usize = 256;
+
+/// Found parity blocks one repaired block row keeps across repairs of it (as
+/// `TAIL_CUT_FOUND_DECODES_PER_ROW_MAX`): each repair adds at most one per parity block.
+pub const TAIL_CUT_FOUND_PARITY_PER_ROW_MAX: usize = 256;
 
 /// See `WriteParityCrcs::edge_blocks`: block `block` (4 KiB, within the element) of the
 /// data element `(stripe, row, col)` (home on a one-row code; a WCL cache element on any

@@ -56,6 +56,12 @@ pub const WRITE_PLANS_RAN: &str = "write-plans-ran";
 /// in that gap (`tests/window_write_fail_race_online.rs`).
 pub const WRITE_PLANS_ADMITTED: &str = "write-plans-admitted";
 
+/// A pause point in a scrub's repair after a journal tail cut
+/// (`reencode_parity_after_tail_cut`): the stripe is read and held, its parity re-encoded,
+/// nothing synced, journaled or written yet. Tests queue a write on the stripe here
+/// (`tests/s32g_repair_or_settle_killed_then_a_lost_oss.rs`).
+pub const TAIL_CUT_REPAIR_ENCODED: &str = "tail-cut-repair-encoded";
+
 /// A pause point in a read (`Store::read`, `get`): its first check that the store may be
 /// read passed, nothing else done. Tests hold a reader here while a writer's `WriteCrcs`
 /// append is refused and poisons the store, then let it go on: it must check again under

@@ -22,6 +22,8 @@
 //! record appended and damaged); the kill is real (`EXARAID_KILL_AT` in a child process).
 
 mod common;
+#[path = "common/hooked.rs"]
+mod hooked;
 
 use std::path::{Path, PathBuf};
 
@@ -496,4 +498,199 @@ fn rs_4_4_the_repair_after_a_tail_cut_journals_no_record_and_every_block_reads()
             "byte {i}"
         );
     }
+}
+
+/// The open's repair fails its sync of the data (an fsync EIO) while armed: it journals no
+/// record and the cut stays on record for a user's `scrub --repair`. Before the parity of
+/// OSS `p_oss` is written by any thread but the scrubber, after `saving`, the parity file as
+/// the scrub left it is saved: the test puts it back (that write lost). Once the scrubber
+/// wrote P, its sync of OSS `data0_oss` waits for `w_done`, then fails: the OSS is recorded
+/// failed and the scrub ends with the cut still on record (its records kept).
+struct ScrubRace {
+    sync_fails: std::sync::atomic::AtomicBool,
+    saving: std::sync::atomic::AtomicBool,
+    scrub_wrote_p: std::sync::atomic::AtomicBool,
+    w_done: std::sync::atomic::AtomicBool,
+    data0_oss: usize,
+    p_oss: usize,
+    p_file: PathBuf,
+    saved: std::sync::Mutex<Option<Vec<u8>>>,
+}
+
+const SCRUBBER: &str = "s34e-scrubber";
+const WRITER: &str = "s34e-writer";
+
+impl hooked::Hook for ScrubRace {
+    fn before_sync(&self, oss: usize) -> Result<(), exaraid_store::backend::BackendError> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let on_scrubber = std::thread::current().name() == Some(SCRUBBER);
+        let column0_fails = on_scrubber && oss == self.data0_oss && self.scrub_wrote_p.load(SeqCst);
+        if column0_fails {
+            // Bounded: W needs nothing the scrubber holds here (no stripe, no gate share).
+            for _ in 0..30_000 {
+                if self.w_done.load(SeqCst) {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            assert!(self.w_done.load(SeqCst), "W finished while the scrub syncs");
+        }
+        if self.sync_fails.load(SeqCst) || column0_fails {
+            return Err(exaraid_store::backend::BackendError::Io {
+                oss: "test".into(),
+                why: "injected: fsync EIO".into(),
+            });
+        }
+        Ok(())
+    }
+    fn before_write(
+        &self,
+        oss: usize,
+        _key: exaraid_store::backend::ElementKey,
+    ) -> Result<(), exaraid_store::backend::BackendError> {
+        let on_scrubber = std::thread::current().name() == Some(SCRUBBER);
+        if oss == self.p_oss && on_scrubber {
+            self.scrub_wrote_p
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        if oss == self.p_oss
+            && !on_scrubber
+            && self.saving.load(std::sync::atomic::Ordering::SeqCst)
+        {
+            let mut saved = self.saved.lock().unwrap();
+            if saved.is_none() {
+                *saved = Some(std::fs::read(&self.p_file).unwrap());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Merge review of s34e, HIGH-1 (WRONG BYTES, traced by hand): a user's `scrub --repair`
+/// after a tail cut holds stripe 0 while a write W of data column 0 is journaled and queued
+/// on it; W's `Input::Write` drops the file's records before the scrub journals its record
+/// from its read before W, so the record outlives W. Rule: a repair journals no record while
+/// another plan waits on its stripe. Without the queue check (`queued_besides`) the record
+/// is journaled after W's input (this test fails there). The review's read (W's P write
+/// lost, column 0's OSS failed) is checked too: column 0 reads W's bytes or fails. It failed
+/// (LOST) with the stale record as well: W's Q is neither the found nor the written parity
+/// of the record's row (`found_parity`), so the row is not taken.
+fn a_write_queued_while_the_repair_holds_the_stripe(code: CodeSpec) {
+    use exaraid_store::torture::{TAIL_CUT_REPAIR_ENCODED, WRITE_PLANS_ADMITTED};
+    use std::sync::atomic::Ordering::SeqCst;
+    use std::sync::{Arc, Condvar, Mutex};
+    let s = scene(code);
+    let column0 = s
+        .units
+        .iter()
+        .position(|(oss, name, _)| *oss == s.data0_oss && *name == format!("{}.data", s.id));
+    s.crash(
+        1 << column0.expect("the cut write changed data column 0"),
+        Cut::TailCut,
+    );
+    let p_oss = s.parity_oss[0];
+    let race = Arc::new(ScrubRace {
+        sync_fails: false.into(),
+        saving: false.into(),
+        scrub_wrote_p: false.into(),
+        w_done: false.into(),
+        data0_oss: s.data0_oss,
+        p_oss,
+        p_file: object_file(&s.dir, p_oss, &format!("{}.parity", s.id)),
+        saved: Mutex::new(None),
+    });
+    // Steps: 0 open; 1 the scrubber holds the stripe; 2 W is admitted.
+    let step = Arc::new((Mutex::new(0u32), Condvar::new()));
+    let opener = std::thread::current().id();
+    {
+        let (race, step) = (race.clone(), step.clone());
+        exaraid_store::torture::set_pause_hook(Some(Arc::new(move |point: &str| {
+            let me = std::thread::current();
+            if point == TAIL_CUT_REPAIR_ENCODED && me.id() == opener {
+                race.sync_fails.store(true, SeqCst);
+            } else if point == TAIL_CUT_REPAIR_ENCODED && me.name() == Some(SCRUBBER) {
+                let (m, cv) = &*step;
+                let mut at = m.lock().unwrap();
+                *at = 1;
+                cv.notify_all();
+                while *at < 2 {
+                    at = cv.wait(at).unwrap();
+                }
+            } else if point == WRITE_PLANS_ADMITTED && me.name() == Some(WRITER) {
+                race.saving.store(true, SeqCst);
+                let (m, cv) = &*step;
+                *m.lock().unwrap() = 2;
+                cv.notify_all();
+            }
+        })));
+    }
+    let options = exaraid_store::OpenOptions {
+        fsync: false,
+        ..exaraid_store::OpenOptions::default()
+    };
+    let store = hooked::open_wrapped(&s.dir, &race, &[], options).unwrap();
+    race.sync_fails.store(false, SeqCst);
+    let journal_of = |dir: &Path| {
+        String::from_utf8_lossy(&std::fs::read(dir.join("journal")).unwrap()).into_owned()
+    };
+    let journal = journal_of(&s.dir);
+    assert!(journal.contains("JournalTailCut"), "the scene: a tail cut");
+    assert!(
+        !journal.contains("TailCutRepair"),
+        "the scene: the open's repair failed"
+    );
+    let new_column0 = pattern(3, UNIT);
+    std::thread::scope(|sc| {
+        let scrubber = std::thread::Builder::new()
+            .name(SCRUBBER.into())
+            .spawn_scoped(sc, || store.scrub(true))
+            .unwrap();
+        {
+            let (m, cv) = &*step;
+            let mut at = m.lock().unwrap();
+            while *at < 1 {
+                at = cv.wait(at).unwrap();
+            }
+        }
+        let writer = std::thread::Builder::new()
+            .name(WRITER.into())
+            .spawn_scoped(sc, || store.write("f", 0, &new_column0))
+            .unwrap();
+        writer.join().unwrap().unwrap();
+        race.w_done.store(true, SeqCst);
+        let scrubbed = scrubber.join().unwrap();
+        assert!(
+            race.scrub_wrote_p.load(SeqCst) && scrubbed.is_err(),
+            "the scene: the scrub repaired stripe 0, then failed column 0's OSS: {scrubbed:?}"
+        );
+    });
+    exaraid_store::torture::set_pause_hook(None);
+    // Before the close, which may fold the journal into the state file.
+    let journaled = journal_of(&s.dir);
+    assert!(
+        !journaled.contains("JournalTailChecked"),
+        "the scene: the cut stays on record"
+    );
+    store.close().unwrap();
+    assert!(
+        !journaled.contains("TailCutRepair"),
+        "{code:?}: a repair record was journaled while a write waited on its stripe"
+    );
+    let saved = race.saved.lock().unwrap().take();
+    std::fs::write(&race.p_file, saved.expect("W wrote P")).unwrap();
+    lose_disk(&s.dir, s.data0_oss);
+    let store = open_unsynced(&s.dir);
+    match store.read("f", 0, UNIT as u64) {
+        Ok(got) => assert!(
+            got == new_column0,
+            "{code:?}: WRONG bytes in column 0 (as before W: {})",
+            got[..UNIT / 2] == s.acked[..UNIT / 2]
+        ),
+        Err(e) => assert!(!matches!(e, StoreError::BadInput(_)), "{code:?}: {e}"),
+    }
+}
+
+#[test]
+fn raid6_a_repair_journals_no_record_while_a_write_waits_on_its_stripe() {
+    a_write_queued_while_the_repair_holds_the_stripe(CodeSpec::raid6(4));
 }

@@ -599,6 +599,21 @@ impl StripeLocks {
         StripeGuard { _ticket: ticket }
     }
 
+    /// Whether the queue of `key` holds a ticket other than `own`'s (which must be first
+    /// there: held). Exact under the core lock: every plan is admitted (its ticket taken)
+    /// under the same core-lock hold that journals its input (`admit`), so a ticket not yet
+    /// here belongs to an input journaled after the caller's next record.
+    pub fn queued_besides(&self, key: (u64, u64), own: &StripeGuard) -> bool {
+        let t = self.table.lock();
+        let q = t.queues.get(&key);
+        let own_number = own._ticket.number;
+        assert!(
+            q.and_then(|q| q.front()) == Some(&own_number),
+            "the caller holds the stripe it asks about"
+        );
+        q.is_some_and(|q| q.iter().any(|&n| n != own_number))
+    }
+
     /// Enqueue and wait.
     pub fn lock(self: &Arc<Self>, keys: BTreeSet<(u64, u64)>) -> StripeGuard {
         let ticket = self.enqueue(keys);

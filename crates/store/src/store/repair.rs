@@ -1376,6 +1376,7 @@ impl Store {
                                     &name,
                                     &mut home,
                                     &mut report,
+                                    &_guard,
                                 )?;
                             } else if !home.disagree.is_empty() {
                                 report.unrepairable.push(self.unlocated_message(
@@ -1839,6 +1840,7 @@ impl Store {
         name: &str,
         home: &mut HomeStripe,
         report: &mut ScrubReport,
+        held: &super::StripeGuard,
     ) -> Result<(), StoreError> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
@@ -1863,6 +1865,7 @@ impl Store {
         // data it names must be on disk first, also across a power cut.
         // None above 3 parities (see `tail_cut_repair`): the repair runs as before s33e.
         let record = self.tail_cut_repair_record(home, &encoded, &rows)?;
+        crate::torture::pause_point(crate::torture::TAIL_CUT_REPAIR_ENCODED);
         home.buf = encoded;
         let data_osses: BTreeSet<usize> = (g.data_pos.iter())
             .map(|p| self.layout.oss_of(id, stripe, p.col))
@@ -1872,7 +1875,19 @@ impl Store {
             return Err(err.into());
         }
         if let Some(record) = record {
-            self.journal(&mut self.core.lock(), Rec::TailCutRepair(record), true)?;
+            // No record where another plan waits on the stripe (merge review of s34e,
+            // HIGH-1): its input (a write, END, a tick, a destage's completion) is journaled
+            // already, so it cannot drop a record journaled after it, yet it changes the row
+            // once this repair lets the stripe go, and the record outlived the change (the
+            // review traced WRONG BYTES from it by hand; `found_parity` refused its scene's
+            // read). Checked under the core lock, which every plan's input and ticket are
+            // taken under together (`queued_besides`): a plan not queued now journals its
+            // input after this record and drops it. Any other ticket counts (a read, a
+            // rebuild step too): without the record the repair runs as before s33e.
+            let mut core = self.core.lock();
+            if !self.locks.queued_besides((id, stripe), held) {
+                self.journal(&mut core, Rec::TailCutRepair(record), true)?;
+            }
         }
         let mut osses = BTreeSet::new();
         for pos in g.parity_pos.iter().copied() {

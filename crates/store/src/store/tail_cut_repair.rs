@@ -31,8 +31,13 @@
 //! readable data block matches its kept crc AND each readable parity block matches its crc
 //! as the repair found it or as it wrote it; and a journaled write to the file, a settle of
 //! the stripe, or the file's removal drops the record (`State::apply_change`). The drop
-//! covers every acknowledged write (each journals its `Input::Write` before its first OSS
-//! write); the crc checks cover a change the journal does not show: a later change of the
+//! covers a write (END, tick) journaled AFTER the record: each journals its input before
+//! its first OSS write. One journaled before the record but run after it is the queue
+//! check's (merge review of s34e, HIGH-1): the repair journals no record while any other
+//! ticket waits on the stripe (`StripeLocks::queued_besides`, under the core lock, under
+//! which every plan's input is journaled and its ticket taken), so every plan that changes
+//! the row after the record journals its input after it. The crc checks cover a change the
+//! journal does not show (a lost write, bit rot, an OSS restored): a later change of the
 //! row is a nonzero codeword difference (the codes are MDS, and an rmw adds the encoded
 //! delta to whatever parity is on disk), which touches at least tolerance + 1 columns; for
 //! every readable block to still pass, each touched column must be erased, hold a lost
@@ -40,8 +45,8 @@
 //! other (a write that undoes the cut write's landed bytes: then the row is as recorded).
 //!
 //! Bound: one record per repaired stripe (a later repair of it replaces its rows, and keeps
-//! the rows it did not repair again, and an earlier row's found decodes where the data is
-//! the same), one entry per block row; `JournalTailChecked` (a scrub found every stripe's
+//! the rows it did not repair again, and an earlier row's found decodes and found parity
+//! where the data is the same), one entry per block row; `JournalTailChecked` (a scrub found every stripe's
 //! parity matching) drops them all. A degraded read decodes only the rows it wants, at most
 //! C(cols, 3) decodes each. Codes of more than 3 parities get no record (the decodes per
 //! row would grow as C(cols, tolerance)): the repair journals none, and a read ignores one.
@@ -166,7 +171,8 @@ impl Store {
             // (`refuse_damaged_tail_cut_repairs`), and `wanted` lies within it.
             assert!(i < blocks_per_element, "recorded block row {i}");
             #[cfg(test)]
-            tests::ROWS_TRIED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tests::ROWS_TRIED[tolerance.min(tests::TOLERANCE_SLOTS - 1)]
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let range = i * block..(i + 1) * block;
             let cells = (0..g.cols)
                 .flat_map(|col| (0..g.rows).map(move |row| Pos { row, col }))
@@ -206,6 +212,9 @@ impl Store {
                 subsets(&survivors, extra).into_iter().find_map(|more| {
                     let cols: Vec<usize> = erased.iter().copied().chain(more).collect();
                     slice_stripe_into(&home.buf, range.clone(), &mut one);
+                    #[cfg(test)]
+                    tests::DECODES_TRIED[tolerance.min(tests::TOLERANCE_SLOTS - 1)]
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     self.code.decode(&mut one, &cols).ok()?;
                     let proven = |&p: &Pos| {
                         recorded(&r.data, p, one.element(p))
@@ -308,12 +317,20 @@ mod tests {
     use crate::state::State;
     use crate::InitOptions;
 
-    /// Recorded block rows `decode_by_tail_cut_repair` tried to prove (any thread: a read
-    /// may run on the executor's). Only `a_degraded_read_tries_only_the_recorded_rows_it_wants`
-    /// reads with a record this counter sees (the other tests' records are ignored or
-    /// never read), so its count is its own.
-    pub(super) static ROWS_TRIED: std::sync::atomic::AtomicUsize =
-        std::sync::atomic::AtomicUsize::new(0);
+    /// Slots of the counters below, by the code's tolerance (the last one counts the rest).
+    pub(super) const TOLERANCE_SLOTS: usize = 8;
+    #[allow(clippy::declare_interior_mutable_const)]
+    const ZERO: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    /// Recorded block rows `decode_by_tail_cut_repair` tried to prove, by the code's
+    /// tolerance (any thread: a read may run on the executor's). One test reads with a
+    /// record per slot (raid6: `a_degraded_read_tries_only_the_recorded_rows_it_wants`;
+    /// rs 4+4: `a_record_on_a_code_of_four_parities_is_ignored_not_a_panic`; the other
+    /// tests' records are never read), so each count is its test's own.
+    pub(super) static ROWS_TRIED: [std::sync::atomic::AtomicUsize; TOLERANCE_SLOTS] =
+        [ZERO; TOLERANCE_SLOTS];
+    /// Decodes `decode_by_tail_cut_repair` ran, by the code's tolerance (as `ROWS_TRIED`).
+    pub(super) static DECODES_TRIED: [std::sync::atomic::AtomicUsize; TOLERANCE_SLOTS] =
+        [ZERO; TOLERANCE_SLOTS];
 
     /// A store of `code` (rmw, `element_bytes` elements) holding "f", one stripe of
     /// `content`, with a journal tail cut on record and `record` journaled, the OSS of stripe
@@ -322,7 +339,7 @@ mod tests {
         dir: &Path,
         code: CodeSpec,
         element_bytes: usize,
-        record: impl Fn(u64) -> TailCutRepair,
+        record: impl Fn(&Store, u64) -> TailCutRepair,
     ) -> (Store, Vec<u8>) {
         let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
         let mut opts = InitOptions::with_oss_count(dir, cols, code);
@@ -340,7 +357,9 @@ mod tests {
                 cut_bytes: 56,
             };
             store.journal(&mut core, cut, true).unwrap();
-            let rec = Rec::TailCutRepair(record(id));
+            drop(core);
+            let rec = Rec::TailCutRepair(record(&store, id));
+            let mut core = store.core.lock();
             store.journal(&mut core, rec, true).unwrap();
         }
         let column0 = store.layout.geometry().data_pos[0].col;
@@ -368,12 +387,46 @@ mod tests {
     /// degraded read of a stripe with a record on record asserted a tolerance of at most 3
     /// (a panic on the reapplied s33e, 754c44c). Such a record is never journaled by this
     /// binary; one on record is ignored, and the read decodes by the rules on the disk.
+    /// The record here matches the stripe as read (every cell's crc), so only the guard
+    /// keeps the read from its decode loop (merge review of s34e, MEDIUM-1: a record no crc
+    /// matched stopped before any decode, guard or not); with the guard removed a row is
+    /// tried and decoded.
     #[test]
     fn a_record_on_a_code_of_four_parities_is_ignored_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();
-        let (store, content) =
-            store_with_record(dir.path(), CodeSpec::rs(4, 4), 4096, |id| rows_of(id, 0..1));
+        let (store, content) = store_with_record(dir.path(), CodeSpec::rs(4, 4), 4096, |s, id| {
+            let home = s.read_home_blocks(None, id, 0).unwrap();
+            assert!(home.unavailable_cols.is_empty() && home.corrupt.is_empty());
+            let g = s.layout.geometry();
+            let mut row = RepairedRow {
+                block: 0,
+                data: Vec::new(),
+                parity: Vec::new(),
+                found_parity: Vec::new(),
+                found_decodes: Vec::new(),
+            };
+            for col in 0..g.cols {
+                for r in 0..g.rows {
+                    let p = Pos { row: r, col };
+                    let crc = (r, col, crc32c::crc32c(&home.buf.element(p)[..4096]));
+                    match g.cell(p) {
+                        Cell::Data(_) => row.data.push(crc),
+                        Cell::Parity(_) => row.parity.push(crc),
+                        _ => {}
+                    }
+                }
+            }
+            TailCutRepair {
+                file: id,
+                stripe: 0,
+                rows: vec![row],
+            }
+        });
+        let tried = |counter: &[std::sync::atomic::AtomicUsize]| {
+            counter[4].load(std::sync::atomic::Ordering::Relaxed)
+        };
         assert_eq!(store.read("f", 0, content.len() as u64).unwrap(), content);
+        assert_eq!((tried(&ROWS_TRIED), tried(&DECODES_TRIED)), (0, 0));
     }
 
     /// Finding (ii): a damaged journal's record naming a block row outside the element, or
@@ -392,7 +445,8 @@ mod tests {
         ];
         for (what, record) in damaged {
             let dir = tempfile::tempdir().unwrap();
-            let (store, _) = store_with_record(dir.path(), CodeSpec::raid6(4), 4096, record);
+            let (store, _) =
+                store_with_record(dir.path(), CodeSpec::raid6(4), 4096, |_, id| record(id));
             drop(store);
             let journal = std::fs::read(dir.path().join("journal")).unwrap();
             match Store::open(dir.path()) {
@@ -416,14 +470,14 @@ mod tests {
     #[test]
     fn a_degraded_read_tries_only_the_recorded_rows_it_wants() {
         let dir = tempfile::tempdir().unwrap();
-        let (store, content) = store_with_record(dir.path(), CodeSpec::raid6(4), 65536, |id| {
+        let (store, content) = store_with_record(dir.path(), CodeSpec::raid6(4), 65536, |_, id| {
             rows_of(id, 0..16)
         });
-        ROWS_TRIED.store(0, std::sync::atomic::Ordering::Relaxed);
+        ROWS_TRIED[2].store(0, std::sync::atomic::Ordering::Relaxed);
         // The record's crcs match nothing: the rules on the disk decide, and the decode
         // reads right (one column erased, a parity left to check it).
         assert_eq!(store.read("f", 0, 4096).unwrap(), content[..4096]);
-        assert_eq!(ROWS_TRIED.load(std::sync::atomic::Ordering::Relaxed), 1);
+        assert_eq!(ROWS_TRIED[2].load(std::sync::atomic::Ordering::Relaxed), 1);
     }
 
     /// Finding (iv): a second repair of a row (the first killed between its parity writes)
@@ -456,6 +510,45 @@ mod tests {
         assert_eq!(
             state.tail_cut_repairs[0].rows[0].found_decodes,
             vec![(0, 1, 43)]
+        );
+    }
+
+    /// Merge review of s34e, LOW-1: the first repair's found parity is kept beside the
+    /// second's where the data is the same (a parity block the second's kill left unwritten
+    /// is still as the first found it); dropped where the data changed.
+    #[test]
+    fn a_second_repair_of_a_row_keeps_the_first_repairs_found_parity() {
+        let repair = |data_crc, found_parity: Vec<(usize, usize, u32)>| TailCutRepair {
+            file: 1,
+            stripe: 0,
+            rows: vec![RepairedRow {
+                block: 0,
+                data: vec![(0, 0, data_crc), (0, 1, 11)],
+                parity: vec![(0, 4, 21), (0, 5, 22)],
+                found_parity,
+                found_decodes: Vec::new(),
+            }],
+        };
+        let mut state = State::default();
+        state.apply(
+            1,
+            &Rec::TailCutRepair(repair(10, vec![(0, 4, 31), (0, 5, 32)])),
+        );
+        state.apply(
+            2,
+            &Rec::TailCutRepair(repair(10, vec![(0, 4, 21), (0, 5, 32)])),
+        );
+        assert_eq!(
+            state.tail_cut_repairs[0].rows[0].found_parity,
+            vec![(0, 4, 21), (0, 5, 32), (0, 4, 31)]
+        );
+        state.apply(
+            3,
+            &Rec::TailCutRepair(repair(12, vec![(0, 4, 41), (0, 5, 42)])),
+        );
+        assert_eq!(
+            state.tail_cut_repairs[0].rows[0].found_parity,
+            vec![(0, 4, 41), (0, 5, 42)]
         );
     }
 
