@@ -485,19 +485,29 @@ mod tests {
     /// replaced the first's row with no found decodes: the first's proof of the bytes a
     /// degraded read returned before any repair was gone. Kept where the data is the same;
     /// dropped where it changed (another version of the row).
-    #[test]
-    fn a_second_repair_of_a_row_keeps_the_first_repairs_found_decodes() {
-        let first = |data_crc, decodes: Vec<(usize, usize, u32)>| TailCutRepair {
+    /// A raid6 4+2 repair of block 0 of stripe 0 of file 1: data column 0's crc
+    /// `data_crc`, the rest fixed.
+    fn repair_of(
+        data_crc: u32,
+        found_parity: Vec<(usize, usize, u32)>,
+        found_decodes: Vec<(usize, usize, u32)>,
+    ) -> TailCutRepair {
+        TailCutRepair {
             file: 1,
             stripe: 0,
             rows: vec![RepairedRow {
                 block: 0,
                 data: vec![(0, 0, data_crc), (0, 1, 11)],
                 parity: vec![(0, 4, 21), (0, 5, 22)],
-                found_parity: vec![(0, 4, 31), (0, 5, 32)],
-                found_decodes: decodes,
+                found_parity,
+                found_decodes,
             }],
-        };
+        }
+    }
+
+    #[test]
+    fn a_second_repair_of_a_row_keeps_the_first_repairs_found_decodes() {
+        let first = |data_crc, decodes| repair_of(data_crc, vec![(0, 4, 31), (0, 5, 32)], decodes);
         let mut state = State::default();
         state.apply(1, &Rec::TailCutRepair(first(10, vec![(0, 0, 41)])));
         state.apply(2, &Rec::TailCutRepair(first(10, Vec::new())));
@@ -518,17 +528,7 @@ mod tests {
     /// is still as the first found it); dropped where the data changed.
     #[test]
     fn a_second_repair_of_a_row_keeps_the_first_repairs_found_parity() {
-        let repair = |data_crc, found_parity: Vec<(usize, usize, u32)>| TailCutRepair {
-            file: 1,
-            stripe: 0,
-            rows: vec![RepairedRow {
-                block: 0,
-                data: vec![(0, 0, data_crc), (0, 1, 11)],
-                parity: vec![(0, 4, 21), (0, 5, 22)],
-                found_parity,
-                found_decodes: Vec::new(),
-            }],
-        };
+        let repair = |data_crc, found_parity| repair_of(data_crc, found_parity, Vec::new());
         let mut state = State::default();
         state.apply(
             1,

@@ -2070,19 +2070,7 @@ fn crc_of_xor_sum(known: &[u8], by_crc: &[(usize, usize, u32)]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::crc_of_xor_sum;
-
-    fn splitmix_bytes(seed: u64, len: usize) -> Vec<u8> {
-        let mut state = seed;
-        (0..len)
-            .map(|_| {
-                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                (z ^ (z >> 31)) as u8
-            })
-            .collect()
-    }
+    use crate::store::recovery::write_crc_records::tests::bytes_of as splitmix_bytes;
 
     /// One known term and one or two known only by the crc of a part (none or an even
     /// count adds the affine constant differently: both are exercised).
