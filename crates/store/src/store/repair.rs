@@ -1875,16 +1875,16 @@ impl Store {
             return Err(err.into());
         }
         if let Some(record) = record {
-            // No record where another plan waits on the stripe (merge review of s34e,
-            // HIGH-1): its input (a write, END, a tick; a destage is planned by the write
-            // completing its cache stripe, in that hold; completions plan nothing today) is
-            // journaled already, so it cannot drop a record journaled after it, yet it
-            // changes the row once this repair lets the stripe go, and the record outlived
-            // the change (the review traced WRONG BYTES from it by hand; `found_parity`
-            // refused its scene's read). Checked under the core lock, which every plan's input and ticket are
-            // taken under together (`queued_besides`): a plan not queued now journals its
-            // input after this record and drops it. Any other ticket counts (a read, a
-            // rebuild step too): without the record the repair runs as before s33e.
+            // No record where another plan waits on the stripe (merge review of s34e, HIGH-1): its
+            // input (a write, END, a tick; a destage is planned by the write completing its cache
+            // stripe, in that hold; completions plan nothing today) is journaled already, so it
+            // cannot drop a record journaled after it, yet it changes the row once this repair lets
+            // the stripe go, and the record outlived the change (the review traced WRONG BYTES from
+            // it by hand; `found_parity` refused its scene's read). Checked under the core lock,
+            // which every plan's input and ticket are taken under together (`queued_besides`): a
+            // plan not queued now journals its input after this record and drops it. Any other
+            // ticket counts (a read, a rebuild step too): without the record the repair runs as
+            // before s33e.
             let mut core = self.core.lock();
             if !self.locks.queued_besides((id, stripe), held) {
                 self.journal(&mut core, Rec::TailCutRepair(record), true)?;
