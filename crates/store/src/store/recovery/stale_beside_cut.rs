@@ -74,9 +74,11 @@
 //! where the copy of the cut range matches the crc the write journaled for it.
 //!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
-//! many unreadable columns as the code tolerates where one of them holds a block that
-//! fails its checksum (and matches no crc of the write), and a row with such a block and no
-//! redundancy left beside it.
+//! many unreadable columns as the code tolerates where one of them holds a DATA block that
+//! fails its checksum with acknowledged bytes beside the write's range (since session 34,
+//! s34a: not a running parity block, nor one wholly inside the write, which no decision
+//! below decodes; those rows go to the worlds) or a data column without bytes, and a row
+//! with such a block and no redundancy left beside it.
 
 use super::*;
 
@@ -309,7 +311,10 @@ impl Store {
             // failing running parity block (rewritten from the decided data, never checked)
             // or of a failing data block with no acknowledged byte beside the write's own
             // range in this row (its bytes there are the write's, old or new, taken without
-            // a decode): only a data block with such bytes has its decode confirmed below.
+            // a decode): only a data block with such bytes has its decode confirmed below
+            // (not in every arm: the merge review traced `parity_only_decode`'s arm where no
+            // candidate matches keeping an unchecked decode, WRONG on 39e5b6e too: docs/store.md
+            // "OPEN after session 34" (2)(a)).
             // Why (s34a, s33f's out-of-order power cut on xcode, WRONG BYTES): a cut that
             // dropped an earlier call of two OSSs and kept a later one left two running
             // parity blocks (or two data blocks wholly inside the write) failing in two
