@@ -30,8 +30,10 @@ impl Store {
     ///
     /// Why each copied byte is known where it is taken (WRONG BYTES is worse than LOST):
     /// - beside the write's range in the row, a copy holds the column's acknowledged cached
-    ///   bytes, journaled before the plan's first write, on an OSS that no write reaches
-    ///   since it failed: the same bytes in both versions (as s32f takes them);
+    ///   bytes, journaled by the plan (before its first write, or mid-plan by
+    ///   `copy_columns_of_failing_oss`, decoded from the stripe as it was before the plan),
+    ///   on an OSS that no write reaches since it failed: the same bytes in both versions
+    ///   (as s32f takes them);
     /// - inside the write's range, the copy is the write's own bytes there, and it is taken
     ///   only where it matches the crc the write journaled for exactly that range, read the
     ///   same way `confirm_by_versions` reads it (`write_crc_of`): that reader then knows
