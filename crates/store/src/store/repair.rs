@@ -2903,7 +2903,7 @@ impl Store {
                 let down_hint = match down.first() {
                     None => String::new(),
                     Some(&first) => format!(
-                        "OSSs {down:?} are down but not failed on record, so the store is degraded though no OSS is failed (`exaraid store status {dir}` says why each is down: a directory not mounted, damaged metadata): mount each back if its disk still reads; if a disk is gone, rebuild that OSS, not this one (`exaraid store rebuild {dir} --oss {first} --to NEWDIR`)"
+                        "OSSs {down:?} are down but not failed on record, so the store is degraded (`exaraid store status {dir}` says why each is down: a directory not mounted, damaged metadata): mount each back if its disk still reads; if a disk is gone, rebuild that OSS, not this one (`exaraid store rebuild {dir} --oss {first} --to NEWDIR`)"
                     ),
                 };
                 let hint = match (failed.first(), down.is_empty()) {
