@@ -339,16 +339,13 @@ impl Store {
             // (`confirm_by_parity`, `confirm_by_versions`), and left to the worlds here a
             // torn running parity block beside it lost rows a crash alone leaves provable
             // (`wcl_dead_disk_beside_cut_write.rs`, raid6). Not argued sound beside a stale
-            // element: open (see docs/store.md, s34a). A DATA column only: a parity column
-            // without bytes has no acknowledged bytes for those decisions to prove, and taken
-            // as this exception it let rs 4+3 (P's OSS failed, one lost write leaving a stale
-            // element, a power cut tearing Q and a data block of the write) rewrite the row's
-            // parity through the stale element with success; left to the worlds, the torn
-            // block's crc refutes it (merge review of session 34, traced by hand).
-            let absent_here = (cells.iter()).any(|p| {
-                matches!(g.cell(*p), Cell::Data(_))
-                    && v.held.get(p).is_some_and(|h| h[v.i] == Held::Absent)
-            });
+            // element: open (see docs/store.md, s34a; the merge review traced WRONG BYTES
+            // through it by hand on rs 4+3 with P's OSS failed, one lost write and a power
+            // cut: "OPEN after session 34" (2)(f). Narrowed to data cells by the lead, it lost
+            // every byte of dcode's and xcode's files at a kill beside failed OSS 0:
+            // store_wcl_degraded_crash.rs, so not narrowed).
+            let absent_here =
+                (cells.iter()).any(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Absent));
             if cells.iter().any(confirms) || (absent_here && cells.iter().any(fails)) {
                 return CutRowStale::Agrees;
             }
