@@ -21,20 +21,9 @@ const CACHE_FILE: &str = "objects/18446744073709551615.cache";
 /// Flips tried per scene (each one `get` of a fresh copy of the crash image).
 const FLIPS_PER_SCENE_MAX: usize = 12;
 
-/// Bytes with no structure (splitmix64 of `seed`): patterned bytes can make a wrong decode
-/// agree with the rot by chance.
-fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
+// Bytes with no structure (splitmix64 of `seed`): patterned bytes can make a wrong decode
+// agree with the rot by chance.
+use common::random_bytes;
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

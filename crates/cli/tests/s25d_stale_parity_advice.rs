@@ -42,19 +42,8 @@ const OSS_COUNT: usize = 6;
 /// File bytes of one stripe (4 data columns of 4 KiB).
 const STRIPE_BYTES: usize = 16_384;
 
-/// Bytes with no structure (splitmix64 of `seed`).
-fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
+// Bytes with no structure (splitmix64 of `seed`).
+use common::random_bytes;
 
 fn zone_files(dir: &Path, zone: &str) -> Vec<PathBuf> {
     (0..OSS_COUNT)

@@ -52,20 +52,9 @@ const CHILD_SHIFT_ENV: &str = "S25B_TORN_HOME_ROT_CHILD_SHIFT";
 const FLIPS_MIN: usize = 6;
 const CHILD_DIR_ENV: &str = "S25B_TORN_HOME_ROT_CHILD_DIR";
 
-/// Seeded pseudo-random bytes (splitmix64): patterned bytes let a decode through mixed
-/// versions pass for one (the review's first cut-down read right with them).
-fn bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
+// Seeded pseudo-random bytes (splitmix64): patterned bytes let a decode through mixed
+// versions pass for one (the review's first cut-down read right with them).
+use common::splitmix_bytes as bytes;
 
 fn ack_bytes() -> Vec<u8> {
     bytes(55, ACK_BYTES)
