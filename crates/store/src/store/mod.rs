@@ -5417,8 +5417,21 @@ impl Store {
             now_ns,
             parity_crcs_synced: true,
         };
-        if let Err(e) = self.journal(core, Rec::Input(tick), false) {
-            // Refused (a full metadata disk: review s17r R17-3), nothing appended. The
+        // Synced where it made plans, before they run, as END's input is (its `WindowEnd`
+        // record is synced before its plans run). Why (review s34r R34-4): on the array
+        // codes no synced record precedes a timeout's first parity write
+        // (`journal_end_parity_crcs` records one-row codes only), so a power cut could keep
+        // that write and drop the tick. The open then saw no plan in flight, fired the
+        // timeout again, and its plan read the parity it had torn: `DataLost` on a healthy
+        // store; or, over a parity block that had landed whole, would add the window's change
+        // to it a second time (the plan reads the parity and the home data under the
+        // window: a delta): parity stale under a valid checksum. Durable first, every cut
+        // that changed a parity block leaves the timeout's plan in flight, and recovery
+        // settles its stripes. A tick with no plans writes nothing: no fsync.
+        let sync = !plans.is_empty();
+        if let Err(e) = self.journal(core, Rec::Input(tick), sync) {
+            // Refused (a full metadata disk: review s17r R17-3; or its fsync failed, and
+            // the append was cut off again), nothing appended. The
             // planner must not keep a tick the journal lacks: its later records would
             // follow an input replay never sees, and the timeout's plans, never admitted,
             // would hold their window's stripes. Rebuilt from the inputs on record, it
