@@ -82,6 +82,8 @@ pub struct Journal<R> {
     tail_in_file: bool,
     /// The torn tail is a whole record, damaged (`whole_record_damaged`).
     tail_damaged: bool,
+    /// An append's fsync failed (its error): see `sync_failed`.
+    sync_failed: Option<String>,
     _records: PhantomData<R>,
 }
 
@@ -184,6 +186,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             tail_cut,
             tail_bytes,
             tail_in_file: writable && tail_cut.is_some(),
+            sync_failed: None,
             tail_damaged,
             _records: PhantomData,
         };
@@ -412,6 +415,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         if sync {
             if let Err(e) = self.file.sync_data() {
                 self.rewind_to_len();
+                self.sync_failed = Some(e.to_string());
                 return Err(io(e));
             }
         }
@@ -421,6 +425,14 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             crate::torture::journal_synced(&self.path, self.len_bytes);
         }
         Ok(seq)
+    }
+
+    /// An append's fsync failed: what any handle on this file appended since the last good
+    /// fsync may not be on disk, and a later fsync (this handle's or the group commit's
+    /// clone, which shares the open file) may return success all the same, as the kernel
+    /// reports a writeback error once per open file. The store must stop acknowledging.
+    pub fn sync_failed(&self) -> Option<&str> {
+        self.sync_failed.as_deref()
     }
 
     /// Best effort after a failed append: the file ends after the last whole record again.

@@ -2915,6 +2915,26 @@ impl Store {
         let _ = self.journal(&mut core, Rec::ClockSkew { skew_ns }, false);
     }
 
+    /// Append `rec` to the journal (durable with `sync`). Where its fsync fails, the group
+    /// commit is latched failed and the store poisoned, as for a failed group-commit fsync
+    /// (`sync_journal_through`): the kernel reports a writeback error once per open file,
+    /// so the next fsync of the journal (a writer's group commit on the shared file) could
+    /// return success over records that never reached the disk and acknowledge them (merge
+    /// review of s35o: a timeout's synced tick failing in the background worker, a
+    /// writer acknowledged after it, then a power cut).
+    fn append_latching(&self, core: &mut Core, rec: &Rec, sync: bool) -> Result<u64, StoreError> {
+        let appended = core.journal.append(rec, sync);
+        if appended.is_err() {
+            if let Some(why) = core.journal.sync_failed() {
+                let mut group = self.group_commit.lock();
+                group.failed.get_or_insert_with(|| why.to_string());
+                self.poisoned.store(true, Ordering::SeqCst);
+                self.group_commit_cv.notify_all();
+            }
+        }
+        appended
+    }
+
     fn journal(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<(), StoreError> {
         self.journal_seq(core, rec, sync).map(|_| ())
     }
@@ -2940,7 +2960,7 @@ impl Store {
         if reader_version > core.state_file_version {
             self.mark_state_file_newer(core, reader_version);
         }
-        let seq = core.journal.append(&rec, sync && self.fsync)?;
+        let seq = self.append_latching(core, &rec, sync && self.fsync)?;
         // After the append's write returned: a group commit fsync that reads this covers it.
         self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
         crate::torture::kill_point(crate::torture::JOURNAL_RECORD);
@@ -3039,7 +3059,7 @@ impl Store {
             FORMAT_VERSION,
             "every binary reads it"
         );
-        let seq = core.journal.append(&rec, self.fsync)?;
+        let seq = self.append_latching(core, &rec, self.fsync)?;
         self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
         core.state.apply(seq, &rec);
         core.epoch_due = false;
@@ -3076,7 +3096,7 @@ impl Store {
             return Ok(());
         }
         let rec = Rec::OssGenerations { generations: left };
-        let seq = core.journal.append(&rec, self.fsync)?;
+        let seq = self.append_latching(core, &rec, self.fsync)?;
         self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
         core.state.apply(seq, &rec);
         Ok(())
