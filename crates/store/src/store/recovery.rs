@@ -6870,8 +6870,6 @@ impl Store {
         Ok(())
     }
 
-    /// Block `i` of every element of `buf` as a stripe of one-block elements, with the
-    /// columns `erased` decoded from the others; `None` if the code cannot.
     /// Does a column left over check `d`, the decode of block row `i` of `buf` with the
     /// `erased` columns, at the element offsets `ranges` (inside block `i`)? Only where
     /// fewer columns than the tolerance are erased, and every cell of a column left in
@@ -6920,6 +6918,8 @@ impl Store {
         })
     }
 
+    /// Block `i` of every element of `buf` as a stripe of one-block elements, with the
+    /// columns `erased` decoded from the others; `None` if the code cannot.
     fn decode_block(&self, buf: &StripeBuf, i: usize, erased: &[usize]) -> Option<StripeBuf> {
         if self.kind == StrategyKind::Raid0 || erased.len() > self.tolerance() {
             return None;
