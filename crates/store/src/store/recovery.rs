@@ -1833,8 +1833,19 @@ impl Store {
                             || matches!(g.cell(*p), Cell::Parity(_))
                     }) && (erased.len() <= 1
                         || parities_in_flight_read <= 1);
+                    // Taken unchecked (no stored checksum proved any candidate above), the
+                    // decode is the block's old or new bytes only where no column it read
+                    // is stale: with exactly k columns read, one lost earlier write among
+                    // them went home with success (merge review of s34a, "OPEN after
+                    // session 34" (2)(a): raid6, column 0 and P torn, Q new, column 2
+                    // stale). So a column left over must agree with it at every
+                    // acknowledged byte it gives (`decode_checked_by_a_spare_column`).
+                    let acked_here = intersect(mine, &[(start, end)]);
                     let parity_only_decode = (decoded.as_ref())
                         .filter(|_| only_parity_beside)
+                        .filter(|d| {
+                            self.decode_checked_by_a_spare_column(&buf, i, &erased, d, &acked_here)
+                        })
                         .map(|d| d.element(pos));
                     let by_rule = self.decide_rotten_cache_block(
                         (&buf, &disk),
@@ -6859,6 +6870,54 @@ impl Store {
         Ok(())
     }
 
+    /// Does a column left over check `d`, the decode of block row `i` of `buf` with the
+    /// `erased` columns, at the element offsets `ranges` (inside block `i`)? Only where
+    /// fewer columns than the tolerance are erased, and every cell of a column left in
+    /// equals the codeword of `d`'s data there. Why that proves `d` at an offset (a code
+    /// word per byte offset of the block row, MDS by columns): with k the columns less the
+    /// tolerance, the columns left in number at least k + 1; were one of them stale (its
+    /// OSS lost an earlier write) and `d` wrong, `d` would agree with the true row on the
+    /// other k or more, so be the true row (any k columns give the rest), which the stale
+    /// column disagrees with. The caller's columns left in are not in flight but
+    /// for running parity: parity of both versions left in at an offset agree with one code
+    /// word only where they give the same bytes there, so this refuses a decode there
+    /// rather than taking a wrong one. `false`: unchecked (the caller names the bytes lost).
+    fn decode_checked_by_a_spare_column(
+        &self,
+        buf: &StripeBuf,
+        i: usize,
+        erased: &[usize],
+        d: &StripeBuf,
+        ranges: &Ranges,
+    ) -> bool {
+        let g = self.layout.geometry();
+        if erased.len() >= self.tolerance() {
+            return false;
+        }
+        let block = CHECKSUM_BLOCK_BYTES;
+        let start = (i * block) as u64;
+        let mut c = d.clone();
+        if self.code.encode(&mut c).is_err() {
+            return false;
+        }
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+        slice_stripe_into(buf, i * block..(i + 1) * block, &mut row);
+        let left_in: Vec<Pos> = (g.data_pos.iter().chain(g.parity_pos.iter()))
+            .filter(|p| !erased.contains(&p.col))
+            .copied()
+            .collect();
+        left_in.iter().all(|&p| {
+            ranges.iter().all(|&(a, z)| {
+                assert!(
+                    start <= a && a <= z && z <= start + block as u64,
+                    "inside block {i}"
+                );
+                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                row.element(p)[x..y] == c.element(p)[x..y]
+            })
+        })
+    }
+
     /// Block `i` of every element of `buf` as a stripe of one-block elements, with the
     /// columns `erased` decoded from the others; `None` if the code cannot.
     fn decode_block(&self, buf: &StripeBuf, i: usize, erased: &[usize]) -> Option<StripeBuf> {
@@ -7311,7 +7370,7 @@ impl Store {
     /// stripe are codewords that differ only in the columns in flight (`cut_writes`). A
     /// decode `c` of an erasure pattern (every suspect column, and any of the verified
     /// in-flight ones, within the code's tolerance) is taken when it agrees with every
-    /// column left in and `same + known >= 2k - 1`: `known` columns other than `pos` agree
+    /// column left in and `same + known >= 2k + 1`: `known` columns other than `pos` agree
     /// with `c` (left in, or erased and matching their own stored checksum: their old or
     /// new bytes whole), `same` of them not in flight. Why that proves it: two codewords of
     /// an MDS code that agree in k columns are equal. Were `c` neither the old nor the new
@@ -7319,10 +7378,14 @@ impl Store {
     /// those holding old bytes) and with the new one in at most k-1 (the same ones and those
     /// holding new bytes): `2 same + (known - same) <= 2k - 2`. So `c` is the old or the new
     /// stripe, and `pos` holds the same bytes in both outside its own cut write: its true
-    /// ones (inside it, old or new: never acknowledged). raid6 with one OSS failed beside a
-    /// write of one data column (P and Q in flight): `2 + 5 >= 7`, proven. Not proven, so
-    /// lost as before: two data columns in flight at the same offsets with one parity torn,
-    /// and anything a torn or rotten block left in would make `c` disagree with.
+    /// ones (inside it, old or new: never acknowledged). That needed only `2k - 1`, with
+    /// every `same` column holding the same bytes in both versions; one stale column (its
+    /// OSS lost an earlier write) holds neither and takes one from each count, hence
+    /// `2k + 1` (s35a, see the check). raid6 with one OSS failed beside a write of one data
+    /// column (P and Q in flight): `2 + 5 < 9`, left to `confirm_by_one_version` and
+    /// `confirm_by_versions` (the journaled crcs tell each block's version there). Not
+    /// proven, so lost as before: two data columns in flight at the same offsets with one
+    /// parity torn, and anything a torn or rotten block left in would make `c` disagree with.
     fn confirm_by_parity(
         &self,
         buf: &StripeBuf,
@@ -7425,7 +7488,16 @@ impl Store {
                     same += usize::from(!in_flight(col));
                 }
             }
-            if agrees && same + known >= 2 * k - 1 {
+            // A column counted in `same` holds the same bytes in both versions only where
+            // its OSS lost no earlier write: a stale column (one lost write beside the dead
+            // disk is within raid6's tolerance) holds neither version at its stale offsets,
+            // so it takes one from each version's agreements above: a `c` that is neither
+            // has `2 (same - 1) + (known - same) <= 2k - 2`, and the proof needs `same +
+            // known >= 2k + 1` (merge review of s34i, "OPEN after session 34" (2)(e): raid6,
+            // the dead column the write's only data column, P new, Q old, column 2 stale:
+            // `3 + 4 >= 7` took the decode from columns 1..3 and P through the stale one,
+            // WRONG BYTES).
+            if agrees && same + known > 2 * k {
                 return Ok(Some(c.element(pos).to_vec()));
             }
         }

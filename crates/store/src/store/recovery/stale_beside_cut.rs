@@ -312,9 +312,9 @@ impl Store {
             // or of a failing data block with no acknowledged byte beside the write's own
             // range in this row (its bytes there are the write's, old or new, taken without
             // a decode): only a data block with such bytes has its decode confirmed below
-            // (not in every arm: the merge review traced `parity_only_decode`'s arm where no
-            // candidate matches keeping an unchecked decode, WRONG on 39e5b6e too: docs/store.md
-            // "OPEN after session 34" (2)(a)).
+            // (`parity_only_decode`'s arm where no candidate matches kept an unchecked decode,
+            // WRONG on 39e5b6e too: "OPEN after session 34" (2)(a); since s35a it takes a
+            // decode only with a column to spare, never beside this many blind columns).
             // Why (s34a, s33f's out-of-order power cut on xcode, WRONG BYTES): a cut that
             // dropped an earlier call of two OSSs and kept a later one left two running
             // parity blocks (or two data blocks wholly inside the write) failing in two

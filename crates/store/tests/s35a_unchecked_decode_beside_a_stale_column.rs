@@ -1,0 +1,282 @@
+//! s35a ("OPEN after session 34", items (2)(a) and (2)(e)): a decode of a failing or dead
+//! cache block from the other columns of its row is the column's true bytes only where no
+//! column it read is stale (its OSS lost an earlier acknowledged write). Where the decode
+//! reads exactly k columns nothing checks it: a stale column among them gives the block
+//! wrong bytes at its stale offsets.
+//!
+//! Specification: one lost write (a stale column) plus one power cut, and for the Absent
+//! caller one OSS failed with the cut (two column faults on raid6: within its tolerance):
+//! every block of `f` outside the stale column reads as acknowledged (or as the cut write
+//! wrote it) or is named LOST; never wrong bytes.
+
+mod common;
+use common::*;
+#[path = "common/powercut.rs"]
+mod powercut;
+use powercut::*;
+
+use exaraid_codes::CodeSpec;
+use exaraid_store::store::CACHE_OBJECT;
+use exaraid_store::{StoreError, WritePath};
+
+/// The cut write: inside data element 0 (column 0's only block), beside column 0's
+/// acknowledged cached bytes (100..4096, `put_f_with_two_acknowledged_writes`).
+const CUT_WRITE: std::ops::Range<usize> = 3000..3200;
+/// Blocks of `f` checked per read (the checksum block).
+const BLOCK_BYTES: usize = 4096;
+
+/// Every block of `f` read: the blocks read LOST, or the first wrong byte. Blocks inside
+/// `skip` are not read (the stale column's own lost write: the lost-write class, not this
+/// rule).
+fn blocks_lost_or_wrong(
+    store: &exaraid_store::Store,
+    acked: &[u8],
+    flight: &[Option<u8>],
+    skip: std::ops::Range<usize>,
+) -> Result<Vec<usize>, String> {
+    let mut lost = Vec::new();
+    for at in (0..acked.len()).step_by(BLOCK_BYTES) {
+        if skip.contains(&at) {
+            continue;
+        }
+        let len = BLOCK_BYTES.min(acked.len() - at);
+        match store.read("f", at as u64, len as u64) {
+            Ok(got) => {
+                assert_eq!(got.len(), len, "read at {at}");
+                if let Some(j) =
+                    (0..len).find(|&j| got[j] != acked[at + j] && Some(got[j]) != flight[at + j])
+                {
+                    return Err(format!(
+                        "WRONG byte {}: {:#04x}, acknowledged {:#04x}",
+                        at + j,
+                        got[j],
+                        acked[at + j]
+                    ));
+                }
+            }
+            Err(StoreError::DataLost(_)) => lost.push(at),
+            Err(e) => return Err(format!("read at {at}: {e}")),
+        }
+    }
+    Ok(lost)
+}
+
+/// raid6 4+2 WCL, home stripe 0 cached in columns 0..3 (`put_f_with_two_acknowledged_writes`),
+/// data column `stale_col`'s OSS losing the write of `lost_write` (file bytes; its cache
+/// zone put back), then `CUT_WRITE`, imaged before each mutating call (plan order).
+struct Scene {
+    top: tempfile::TempDir,
+    images: Vec<PowerCutImage>,
+    acked: Vec<u8>,
+    flight: Vec<Option<u8>>,
+    layout: exaraid_plan::Layout,
+    stale_col: usize,
+}
+
+fn scene(stale_col: usize, lost_write: std::ops::Range<usize>) -> Scene {
+    assert!(
+        (stale_col * UNIT..(stale_col + 1) * UNIT).contains(&lost_write.start)
+            && lost_write.end <= (stale_col + 1) * UNIT,
+        "the lost write lies in the stale column's element"
+    );
+    let code = CodeSpec::raid6(4);
+    exaraid_store::torture::run_steps_in_plan_order_in_this_process();
+    let (top, dir, layout) = init_without_timeout_on(code, UNIT, WritePath::Wcl);
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
+    let cut = PowerCut::new(&dir);
+    let store = open_power_cut(&dir, &cut).unwrap();
+    let mut acked = put_f_with_two_acknowledged_writes(&store, stripe_bytes);
+
+    let stale_oss = layout.oss_of(0, 0, layout.geometry().data_pos[stale_col].col);
+    let zone_file = object_file(&dir, stale_oss, &format!("{CACHE_OBJECT}.cache"));
+    let snapshot = std::fs::read(&zone_file).unwrap();
+    let lost = pattern(5, lost_write.len());
+    store.write("f", lost_write.start as u64, &lost).unwrap();
+    acked[lost_write].copy_from_slice(&lost);
+    std::fs::write(&zone_file, &snapshot).unwrap();
+
+    let new = bytes_of(1000, CUT_WRITE.start as u64, CUT_WRITE.len() as u64);
+    cut.arm();
+    store.write("f", CUT_WRITE.start as u64, &new).unwrap();
+    cut.last_image();
+    drop(store);
+    let mut flight = vec![None; acked.len()];
+    for (j, &b) in new.iter().enumerate() {
+        flight[CUT_WRITE.start + j] = Some(b);
+    }
+    Scene {
+        top,
+        images: cut.images(),
+        acked,
+        flight,
+        layout,
+        stale_col,
+    }
+}
+
+/// The OSSs of stripe 0's data column `d`.
+fn data_oss(layout: &exaraid_plan::Layout, d: usize) -> usize {
+    layout.oss_of(0, 0, layout.geometry().data_pos[d].col)
+}
+
+/// The OSSs of stripe 0's P and Q.
+fn parity_osses(layout: &exaraid_plan::Layout) -> [usize; 2] {
+    let g = layout.geometry();
+    [0, 1].map(|q| layout.oss_of(0, 0, g.parity_pos[q].col))
+}
+
+/// The last image before Q's call of the cut write with column 0's and P's block writes
+/// unsynced in it (each OSS's calls land or not, none synced yet).
+fn before_q_last_call(s: &Scene) -> usize {
+    let col0 = data_oss(&s.layout, 0);
+    let [p, q] = parity_osses(&s.layout);
+    let calls = CallChanges::of(&s.images);
+    (0..s.images.len() - 1)
+        .filter(|&i| s.images[i].next_call_oss == Some(q))
+        .filter(|&i| {
+            let u = calls.units(&s.images, i);
+            [col0, p].iter().all(|&oss| !u[oss].is_empty())
+        })
+        .max()
+        .expect("Q's last call, column 0's and P's block writes unsynced before it")
+}
+
+/// The units of image `units` kept: every OSS's but those of `dropped`, and but one page
+/// of each OSS `torn`'s cache block write (one call changing two pages of its zone file:
+/// the `upper` one, or the lower one).
+fn kept_but(
+    units: &[Vec<UnsyncedUnit>],
+    dropped: &[usize],
+    torn: &[(usize, bool)],
+) -> Vec<UnsyncedUnit> {
+    let torn_pages: Vec<UnsyncedUnit> = (torn.iter())
+        .map(|&(oss, upper)| {
+            let pages: Vec<&UnsyncedUnit> = (units[oss].iter())
+                .filter(|u| u.1.ends_with(".cache") && matches!(u.2, Part::Page(_)))
+                .collect();
+            assert!(
+                pages.len() == 2 && pages[0].0 == pages[1].0,
+                "OSS {oss}'s cache block write changes two pages: {:?}",
+                units[oss]
+            );
+            let page = match upper {
+                false => pages.iter().min_by_key(|u| &u.2),
+                true => pages.iter().max_by_key(|u| &u.2),
+            };
+            (*page.unwrap()).clone()
+        })
+        .collect();
+    (units.iter().enumerate())
+        .filter(|(oss, _)| !dropped.contains(oss))
+        .flat_map(|(_, mine)| mine.iter().cloned())
+        .filter(|u| !torn_pages.contains(u))
+        .collect()
+}
+
+/// Every journal cut of `laid`, opened with OSS `dead` failed and its disk gone: each block
+/// of `f` but the stale column's reads right or LOST, before and after a flush (a wrong byte
+/// panics). Returns (cuts, cuts losing a block). Removes `laid`.
+fn check_every_journal_cut(s: &Scene, laid: &PowerCutImage, dead: Option<usize>) -> (usize, usize) {
+    let failed: Vec<usize> = dead.into_iter().collect();
+    let to = s.top.path().join("try");
+    let stale_block = s.stale_col * UNIT..(s.stale_col + 1) * UNIT;
+    let (mut cuts, mut lost_cuts) = (0, 0);
+    for journal_cut_bytes in journal_cuts(laid) {
+        let point = PowerCutPoint {
+            image_index: laid.index,
+            image: laid,
+            journal_cut_bytes,
+            dropped: vec![false; laid.oss_durable.len()],
+        };
+        let what = format!("{} {:?}", point.what(), laid.out_of_order);
+        point.lay(&to);
+        if let Some(dead) = dead {
+            lose_disk(&to, dead);
+        }
+        let store = open_laid(&to, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        let read = |when: &str| {
+            blocks_lost_or_wrong(&store, &s.acked, &s.flight, stale_block.clone())
+                .unwrap_or_else(|e| panic!("{what}: {when}: {e}"))
+        };
+        let mut lost = read("before the settle");
+        match store.flush() {
+            Ok(()) | Err(StoreError::DataLost(_)) => {}
+            Err(e) => panic!("{what}: flush: {e}"),
+        }
+        lost.extend(read("after the settle"));
+        drop(store);
+        std::fs::remove_dir_all(&to).unwrap();
+        cuts += 1;
+        if !lost.is_empty() {
+            lost_cuts += 1;
+            eprintln!("{what}: blocks at {lost:?} LOST");
+        }
+    }
+    std::fs::remove_dir_all(&laid.dir).unwrap();
+    (cuts, lost_cuts)
+}
+
+/// (2)(a), merge review of s34a: column 2 stale at its bytes 1000..2000 (its repair by the
+/// cut write dropped), the cut write's block of column 0 and P torn (either page of each
+/// dropped), Q written whole. Blind columns 0 and P (raid6's tolerance): s34a's blind-row
+/// rule takes the row (`confirms`: column 0 fails with acknowledged bytes beside the
+/// write's range), and `decide_rotten_cache_block`'s "no candidate matches" arm took
+/// column 0's decode from columns 1, 2 (stale), 3 and Q, exactly k: wrong at 1000..2000.
+#[test]
+fn raid6_torn_data_block_beside_a_stale_column_never_takes_an_unchecked_decode() {
+    let s = scene(2, 2 * UNIT + 1000..2 * UNIT + 2000);
+    let col0 = data_oss(&s.layout, 0);
+    let stale = data_oss(&s.layout, 2);
+    let [p, q] = parity_osses(&s.layout);
+    let i = before_q_last_call(&s);
+    let calls = CallChanges::of(&s.images);
+    let units = calls.units(&s.images, i);
+    eprintln!("image {i}: unsynced units per OSS {units:?}");
+    let mut checked = 0;
+    for (upper0, upper_p) in [(false, false), (false, true), (true, false), (true, true)] {
+        let keep = kept_but(&units, &[stale], &[(col0, upper0), (p, upper_p)]);
+        let laid = lay_out_of_order_image(&s.images, &calls, i, &keep);
+        // Q's call landed too (the image after it holds Q's OSS as the call left it).
+        let to = laid.dir.join(format!("oss-{q}"));
+        std::fs::remove_dir_all(&to).unwrap();
+        copy_tree(&s.images[i + 1].dir.join(format!("oss-{q}")), &to);
+        let (cuts, lost_cuts) = check_every_journal_cut(&s, &laid, None);
+        eprintln!(
+            "upper pages dropped (column 0 {upper0}, P {upper_p}): {cuts} journal cuts, {lost_cuts} losing blocks (none wrong)"
+        );
+        checked += cuts;
+    }
+    assert!(
+        checked >= 4,
+        "the journal cuts of the torn disks: {checked}"
+    );
+}
+
+/// (2)(e), merge review of s34i: `confirm_by_parity` in the Absent caller. Column 0 (the
+/// cut write's only data column) dead with the power cut, column 2 stale at its bytes
+/// 1000..2000 (its repair by the cut write dropped), P's call landed, Q's not (old). Its
+/// pattern erasing columns 0 and Q decodes column 0 from columns 1, 2 (stale), 3 and P,
+/// exactly k, and counted columns 1..3 as holding the same bytes in both versions (`same
+/// + known = 3 + 4 >= 2k - 1`): column 0's acknowledged bytes 1000..2000 went home wrong.
+#[test]
+fn raid6_dead_write_column_beside_a_stale_column_with_p_new_q_old_never_reads_wrong() {
+    let s = scene(2, 2 * UNIT + 1000..2 * UNIT + 2000);
+    let col0 = data_oss(&s.layout, 0);
+    let stale = data_oss(&s.layout, 2);
+    let i = before_q_last_call(&s);
+    let calls = CallChanges::of(&s.images);
+    let units = calls.units(&s.images, i);
+    eprintln!("image {i}: unsynced units per OSS {units:?}");
+    let mut checked = 0;
+    // The stale column's repair dropped, then kept (a control: nothing stale then).
+    for dropped in [vec![stale], vec![]] {
+        let keep = kept_but(&units, &dropped, &[]);
+        let laid = lay_out_of_order_image(&s.images, &calls, i, &keep);
+        let (cuts, lost_cuts) = check_every_journal_cut(&s, &laid, Some(col0));
+        eprintln!(
+            "dropped {dropped:?}: {cuts} journal cuts, {lost_cuts} losing blocks (none wrong)"
+        );
+        checked += cuts;
+    }
+    assert!(checked >= 2, "the journal cuts of the disks: {checked}");
+}
