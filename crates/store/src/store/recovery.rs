@@ -2468,6 +2468,9 @@ impl Store {
         // The dead column's bytes outside its own cut range: the same in both versions.
         let beside = outside(c.ranges.get(&pos).unwrap_or(&none), start, end);
         let mut decided: Option<Vec<u8>> = None;
+        // Decodes refused as unproven (`exactly_tolerance_offsets_checked`): never taken,
+        // but the decode taken must agree with them beside the cut range.
+        let mut unproven: Vec<Vec<u8>> = Vec::new();
         for version in 0..2 {
             let erased: Vec<usize> = (0..g.cols).filter(|&col| !known[version][col]).collect();
             if g.cols - erased.len() < k || erased.len() > self.tolerance() {
@@ -2541,9 +2544,11 @@ impl Store {
             // them are taken only where a column to spare checks them
             // (`exactly_tolerance_offsets_checked`). Sound for one stale known column (with
             // the dead column and the erased one: raid6's tolerance and the lost write).
-            // The carried check above proves no offset here: the other version may know no
-            // column beside those this decode gave it.
-            if erased.len() >= self.tolerance() {
+            // A version with nothing told keeps the carried check above as its proof (as
+            // before: put under this rule, a kill alone beside a dead column lost blocks the
+            // carried check proves, wcl_dead_disk_beside_cut_write.rs and s25c's controls;
+            // which offsets that check covers is not argued here: OPEN).
+            if erased.len() >= self.tolerance() && checked_here {
                 let told_here = checks
                     .iter()
                     .filter(|(v, ..)| *v == version)
@@ -2566,8 +2571,13 @@ impl Store {
                 ) {
                     SpareCheck::Every => {}
                     // Unproven offsets: this version proves nothing; the other must prove
-                    // itself (never taken because this one was refused).
-                    SpareCheck::Unproven => continue,
+                    // itself, and still agree with this decode beside the cut range (as
+                    // both had to before: a refused version never lets the other through
+                    // where the two disagree, s34i's merge review HIGH 1).
+                    SpareCheck::Unproven => {
+                        unproven.push(d.element(pos).to_vec());
+                        continue;
+                    }
                     // A column to spare disagrees: a known column is wrong (a stale one);
                     // the other version's decode went through it too, or through another
                     // fault past the model: the whole block is refused (merge review of
@@ -2588,7 +2598,14 @@ impl Store {
                 decided = Some(bytes);
             }
         }
-        decided
+        let decided = decided?;
+        let agrees_beside = |other: &Vec<u8>| {
+            beside.iter().all(|&(a, z)| {
+                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                other[x..y] == decided[x..y]
+            })
+        };
+        unproven.iter().all(agrees_beside).then_some(decided)
     }
 
     /// `confirm_by_versions`' check of a decode `d` of one version erasing exactly the
