@@ -280,9 +280,12 @@ fn raid6_torn_cache_block_beside_a_stale_column_decodes_only_with_a_known_column
 /// page dropped), P and Q written whole, column 2's repair dropped (stale again). Version 1
 /// knows columns 2 (stale), 3, P and Q: exactly k, erasing columns 0 (dead) and 1 (torn).
 /// The write's crcs check column 0 at 4000..4096 and column 1 at 0..104 only, while column
-/// 0's acknowledged cached bytes run from 100: its decode is wrong at 1000..2000.
+/// 0's acknowledged cached bytes run from 100: its decode is wrong at 1000..2000. Rule
+/// (s35c, `exactly_tolerance_offsets_checked`): a version erasing exactly the tolerance
+/// proves `pos` only at offsets something checks (a told crc, a column to spare beside its
+/// cut range); column 1's torn bytes beside its own range differ from the decode there, so
+/// nothing checks 1000..2000: LOST, never the stale decode.
 #[test]
-#[ignore = "OPEN (s34i, its rule reverted at the merge): raid6 dead column 0, torn column 1, stale column 2: the Absent caller of confirm_by_versions decodes column 0 through the stale column with success (WRONG byte 1000); s34i's fix refused one version and returned the other unchecked (merge review HIGH 1, WRONG) and lost a block a kill -9 beside a failed OSS leaves (HIGH 2)"]
 fn raid6_dead_column_beside_a_stale_column_decodes_only_with_a_known_column_to_spare() {
     let s = scene();
     let [col0, col1, ..] = osses(&s.layout);
@@ -306,9 +309,10 @@ fn raid6_dead_column_beside_a_stale_column_decodes_only_with_a_known_column_to_s
 /// 5096). At the stale offsets every column but the dead one is readable and, outside the
 /// write's ranges, alike in both versions of the row: five of six, enough to see one stale
 /// column, which `stale_beside_cut` did not ("agrees" at that open: each version alone
-/// holds only k known columns).
+/// holds only k known columns). Rule (s35c, `calm_offsets_contradict`): a world checked
+/// by a told crc proves only the crc's offsets; where the row's calm offsets (nothing in
+/// flight) leave a column over and disagree, the row is `Unlocated`: LOST on record.
 #[test]
-#[ignore = "OPEN (s34i): raid6 stale bytes of column 1 beside dead column 0 and a cut write in column 2 read with success after the flush (WRONG BYTES, f byte 5096, 1 of 22 all-or-none cuts)"]
 fn raid6_stale_bytes_beside_a_dead_column_and_a_cut_write_never_read_with_success() {
     let stale = Stale {
         element_bytes: UNIT,

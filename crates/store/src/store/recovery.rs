@@ -2479,6 +2479,9 @@ impl Store {
         // The dead column's bytes outside its own cut range: the same in both versions.
         let beside = outside(c.ranges.get(&pos).unwrap_or(&none), start, end);
         let mut decided: Option<Vec<u8>> = None;
+        // Decodes refused as unproven (`exactly_tolerance_offsets_checked`): never taken,
+        // but the decode taken must agree with them beside the cut range.
+        let mut unproven: Vec<Vec<u8>> = Vec::new();
         for version in 0..2 {
             let erased: Vec<usize> = (0..g.cols).filter(|&col| !known[version][col]).collect();
             if g.cols - erased.len() < k || erased.len() > self.tolerance() {
@@ -2542,6 +2545,57 @@ impl Store {
             {
                 return None;
             }
+            // Exactly the tolerance erased and no column left over (s35c, s34i's test (2):
+            // raid6, column 0 dead, column 1 torn, column 2 stale from a lost write: WRONG
+            // BYTES). A one-row code is a codeword per byte offset, and in an MDS code each
+            // erased column is a sum of the known ones with no zero coefficient: one stale
+            // known column moves every erased column at its offsets, so a check of ANY
+            // erased column at an offset checks `pos` there, and nothing else does. The
+            // write's crcs check only their own ranges; `pos`'s acknowledged bytes beside
+            // them are taken only where a column to spare checks them
+            // (`exactly_tolerance_offsets_checked`). Sound for one stale known column (with
+            // the dead column and the erased one: raid6's tolerance and the lost write).
+            // A version with nothing told keeps the carried check above as its proof (as
+            // before: put under this rule, a kill alone beside a dead column lost blocks the
+            // carried check proves, wcl_dead_disk_beside_cut_write.rs and s25c's controls;
+            // which offsets that check covers is not argued here: OPEN).
+            if erased.len() >= self.tolerance() && checked_here {
+                let told_here = checks
+                    .iter()
+                    .filter(|(v, ..)| *v == version)
+                    .map(|&(_, col, range, _)| (col, range));
+                let erased_view = ErasedView {
+                    rows: (&rows[version], &rows[1 - version]),
+                    known_other: &known[1 - version],
+                    known_parts: &known_parts[version],
+                    held,
+                    disk: (raw, parity_raw),
+                    acked_and_live: (acked, parity_live),
+                };
+                match self.exactly_tolerance_offsets_checked(
+                    c,
+                    (i, pos),
+                    &d,
+                    &erased,
+                    &erased_view,
+                    told_here,
+                ) {
+                    SpareCheck::Every => {}
+                    // Unproven offsets: this version proves nothing; the other must prove
+                    // itself, and still agree with this decode beside the cut range (as
+                    // both had to before: a refused version never lets the other through
+                    // where the two disagree, s34i's merge review HIGH 1).
+                    SpareCheck::Unproven => {
+                        unproven.push(d.element(pos).to_vec());
+                        continue;
+                    }
+                    // A column to spare disagrees: a known column is wrong (a stale one);
+                    // the other version's decode went through it too, or through another
+                    // fault past the model: the whole block is refused (merge review of
+                    // s34i: one version refused let the other return unchecked).
+                    SpareCheck::Disagrees => return None,
+                }
+            }
             let bytes = d.element(pos).to_vec();
             if let Some(other) = &decided {
                 let same = beside.iter().all(|&(a, z)| {
@@ -2555,7 +2609,124 @@ impl Store {
                 decided = Some(bytes);
             }
         }
-        decided
+        let decided = decided?;
+        let agrees_beside = |other: &Vec<u8>| {
+            beside.iter().all(|&(a, z)| {
+                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                other[x..y] == decided[x..y]
+            })
+        };
+        unproven.iter().all(agrees_beside).then_some(decided)
+    }
+
+    /// `confirm_by_versions`' check of a decode `d` of one version erasing exactly the
+    /// tolerance (`erased`, `pos` among them; no known column left over to check it at every
+    /// byte offset): the offsets of block `i` where something checks the erased columns, and
+    /// whether those checks cover every acknowledged byte of `pos` in the block. One stale
+    /// known column moves every erased column at its offsets (an MDS code), so a check of
+    /// any erased column at an offset is a check of `pos` there (s35c). Checks:
+    /// - `told` (column, block-relative range): the write's crcs of erased columns in this
+    ///   version, which the decode already matched (`confirm_by_versions`' `told`);
+    /// - an erased column beside its own cut range holds the same bytes in both versions:
+    ///   zeros where the view held none of it before the write (a data column's
+    ///   unacknowledged bytes, a running parity outside its live ranges); its bytes in the
+    ///   other version where that one knows it; its bytes on disk where it reads verified
+    ///   (s34i's merge review: a running parity between its piece writes is known in neither
+    ///   version, yet its verified bytes beside the cut range are a column to spare: refused
+    ///   without them, a block a kill alone leaves beside a failed OSS was lost);
+    /// - a running parity's pieces known in this version (between its piece writes: its
+    ///   bytes as this version's row holds them);
+    /// - a block failing its checksum (torn by the cut) still holds its bytes beside its cut
+    ///   range unless they rotted: a range where they equal the decode witnesses it (a
+    ///   stale known column would need the same error in them); where they differ they
+    ///   prove nothing and refuse nothing.
+    ///
+    /// `Disagrees` where a column to spare (but a failing block) disagrees with the decode:
+    /// a known column is wrong, and the caller refuses the whole block.
+    fn exactly_tolerance_offsets_checked(
+        &self,
+        c: &CacheInFlight,
+        (i, pos): (usize, Pos),
+        d: &StripeBuf,
+        erased: &[usize],
+        v: &ErasedView,
+        told: impl Iterator<Item = (usize, (usize, usize))>,
+    ) -> SpareCheck {
+        let g = self.layout.geometry();
+        assert_eq!(g.rows, 1, "a per-offset check needs a one-row code");
+        assert!(
+            erased.len() == self.tolerance() && erased.contains(&pos.col),
+            "exactly the tolerance erased, the wanted column among them"
+        );
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (i as u64 * block, (i as u64 + 1) * block);
+        let none: Ranges = Vec::new();
+        let (raw, parity_raw) = v.disk;
+        let (acked, parity_live) = v.acked_and_live;
+        let (row, row_other) = v.rows;
+        let rel = |(a, z): (u64, u64)| ((a - start) as usize, (z - start) as usize);
+        let mut checked: Ranges = Vec::new();
+        for (col, (x, y)) in told {
+            assert!(
+                erased.contains(&col),
+                "a told column is erased in its version"
+            );
+            assert!(x < y && y as u64 <= block, "told inside block {i}");
+            crate::state::add_range(&mut checked, start + x as u64, start + y as u64);
+        }
+        let mut disagrees = false;
+        for &col in erased.iter().filter(|&&col| col != pos.col) {
+            let p = Pos { row: 0, col };
+            let (viewed, disk) = match g.cell(p) {
+                Cell::Data(_) => (acked.get(&p).unwrap_or(&none), raw.get(&p)),
+                Cell::Parity(q) => (&parity_live[q], parity_raw.get(&p)),
+                Cell::Empty => continue,
+            };
+            let decoded = |(a, z): (u64, u64)| {
+                let (x, y) = rel((a, z));
+                &d.element(p)[x..y]
+            };
+            for (a, z) in intersect(v.known_parts.get(&col).unwrap_or(&none), &[(start, end)]) {
+                let (x, y) = rel((a, z));
+                disagrees |= decoded((a, z)) != &row.element(p)[x..y];
+                crate::state::add_range(&mut checked, a, z);
+            }
+            let moves = intersect(c.ranges.get(&p).unwrap_or(&none), &[(start, end)]);
+            let beside = outside(&moves, start, end);
+            for &(a, z) in &beside {
+                for (a, z) in outside(viewed, a, z) {
+                    disagrees |= decoded((a, z)).iter().any(|&b| b != 0);
+                    crate::state::add_range(&mut checked, a, z);
+                }
+            }
+            let held = v.held.get(&p).map(|h| h[i]);
+            for (a, z) in intersect(viewed, &beside) {
+                let (x, y) = rel((a, z));
+                let on_disk = disk.map(|bytes| &bytes[a as usize..z as usize]);
+                if v.known_other[col] {
+                    disagrees |= decoded((a, z)) != &row_other.element(p)[x..y];
+                    crate::state::add_range(&mut checked, a, z);
+                } else if let Some(bytes) = on_disk.filter(|_| held == Some(Held::Verified)) {
+                    disagrees |= decoded((a, z)) != bytes;
+                    crate::state::add_range(&mut checked, a, z);
+                } else if let Some(bytes) = on_disk.filter(|_| held == Some(Held::Failed)) {
+                    if decoded((a, z)) == bytes {
+                        crate::state::add_range(&mut checked, a, z);
+                    }
+                }
+            }
+        }
+        if disagrees {
+            return SpareCheck::Disagrees;
+        }
+        let wanted = intersect(acked.get(&pos).unwrap_or(&none), &[(start, end)]);
+        match wanted
+            .iter()
+            .all(|&(a, z)| outside(&checked, a, z).is_empty())
+        {
+            true => SpareCheck::Every,
+            false => SpareCheck::Unproven,
+        }
     }
 
     /// `confirm_by_versions` for a rotten block `pos` no cut write reached (s31g, review
@@ -7820,4 +7991,29 @@ fn in_flight_columns_over_block(
     extra.sort_unstable();
     extra.dedup();
     extra
+}
+
+/// One version of a cache stripe row as `Store::exactly_tolerance_offsets_checked` reads it
+/// (s35c): `rows` this version's row and the other's, `known_other` the columns the other
+/// version knows, `known_parts` this version's columns known only over some ranges (a
+/// running parity between its piece writes), `held` each block's state, `disk` the data and
+/// running parity elements as read, `acked_and_live` the data's acknowledged ranges and the
+/// running parity's live ranges before the write (the planner's view).
+struct ErasedView<'a> {
+    rows: (&'a StripeBuf, &'a StripeBuf),
+    known_other: &'a [bool],
+    known_parts: &'a BTreeMap<usize, Ranges>,
+    held: &'a BTreeMap<Pos, Vec<Held>>,
+    disk: (&'a BTreeMap<Pos, Vec<u8>>, &'a BTreeMap<Pos, Vec<u8>>),
+    acked_and_live: (&'a BTreeMap<Pos, Ranges>, &'a [Ranges]),
+}
+
+/// `Store::exactly_tolerance_offsets_checked`'s answer.
+enum SpareCheck {
+    /// Every acknowledged byte of the wanted column in the block is checked.
+    Every,
+    /// Some are not: the version proves nothing.
+    Unproven,
+    /// A column to spare disagrees with the decode: a known column is wrong.
+    Disagrees,
 }

@@ -452,6 +452,11 @@ impl Store {
             fit.push(None);
         }
         if fit.contains(&Some(true)) {
+            // A world's check by a told crc covers only the crc's offsets (s35c); where the
+            // row's calm offsets alone say a column is wrong, no world is the row.
+            if self.calm_offsets_contradict(v) {
+                return CutRowStale::Unlocated;
+            }
             return CutRowStale::Agrees;
         }
         if blind_unconfirmed {
@@ -475,6 +480,9 @@ impl Store {
             // unchecked, it went home with success after ONE crash, s29c's
             // `xcode_a_stale_element_beside_one_cut_write_whose_parity_did_not_land_...`).
             if !unlisted && !self.some_unchecked_world_completable(v, &crcs, &assignments, &fit) {
+                return CutRowStale::Unlocated;
+            }
+            if self.calm_offsets_contradict(v) {
                 return CutRowStale::Unlocated;
             }
             return CutRowStale::Agrees;
@@ -1133,6 +1141,91 @@ impl Store {
         }
         // More than ASSIGNED_BLOCKS_MAX blocks with two states: 2^n worlds, more than listed.
         Some((worlds.into_iter().collect(), true))
+    }
+
+    /// Do the row's calm offsets (acknowledged data bytes where the cut write moves no
+    /// column) say some readable column is wrong? One-row codes with two parities or more
+    /// (s35c, s34i's test (3): raid6, column 0 dead, the cut write in column 2, column 1
+    /// stale from a lost write: a world was checked by Q's told crc, which covers only the
+    /// write's offsets, the row "agreed", and column 1's stale bytes read with success after
+    /// the flush). Why it is sound: at a calm offset every column holds its bytes before the
+    /// write in both versions, and the row as the planner knew it before the write (data
+    /// masked to its acknowledged bytes, running parity to its live ranges) is a codeword
+    /// there; so every column reading verified is known there whatever each block's version,
+    /// and with fewer columns erased (failing, or without bytes) than the code tolerates a
+    /// column is left over: the decode from the others disagrees with a known column only
+    /// where a known column is wrong (a stale one, its OSS lost a write). Not located here
+    /// (an erasure and a wrong column need a distance of four): the caller names the row
+    /// lost. `false` where nothing is left over to check with.
+    fn calm_offsets_contradict(&self, v: &RowView) -> bool {
+        let g = self.layout.geometry();
+        if g.rows != 1 || self.tolerance() < 2 {
+            return false;
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let mut hot: Ranges = Vec::new();
+        for r in v.c.ranges.values() {
+            for (a, z) in intersect(r, &[(start, end)]) {
+                crate::state::add_range(&mut hot, a, z);
+            }
+        }
+        let mut calm: Ranges = Vec::new();
+        for (p, r) in v.acked.iter() {
+            if !matches!(g.cell(*p), Cell::Data(_)) {
+                continue;
+            }
+            for (a, z) in intersect(r, &[(start, end)]) {
+                for (x, y) in outside(&hot, a, z) {
+                    crate::state::add_range(&mut calm, x, y);
+                }
+            }
+        }
+        if calm.is_empty() {
+            return false;
+        }
+        let erased: Vec<usize> = (0..g.cols)
+            .filter(|&col| {
+                (v.held.get(&Pos { row: 0, col })).is_some_and(|h| h[v.i] != Held::Verified)
+            })
+            .collect();
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block as usize);
+        slice_stripe_into(v.buf, start as usize..end as usize, &mut row);
+        // With `erased` erased: `None` where no column is left over or no decode, else
+        // whether a column left over disagrees at a calm offset.
+        let disagrees = |erased: &[usize]| -> Option<bool> {
+            if erased.len() >= self.tolerance() {
+                return None;
+            }
+            let mut d = match erased.is_empty() {
+                true => row.clone(),
+                false => self.decode_block(v.buf, v.i, erased)?,
+            };
+            self.code.encode(&mut d).ok()?;
+            let wrong = (0..g.cols).filter(|col| !erased.contains(col)).any(|col| {
+                let p = Pos { row: 0, col };
+                calm.iter().any(|&(a, z)| {
+                    let (x, y) = ((a - start) as usize, (z - start) as usize);
+                    row.element(p)[x..y] != d.element(p)[x..y]
+                })
+            });
+            Some(wrong)
+        };
+        if disagrees(&erased) != Some(true) {
+            return false;
+        }
+        // Located, with a column still left over, as one running parity column alone: the
+        // data is right there, and the running parity is rewritten from it below (as before).
+        let explaining: Vec<usize> = (0..g.cols)
+            .filter(|col| !erased.contains(col))
+            .filter(|&col| {
+                let mut more = erased.clone();
+                more.push(col);
+                more.len() < self.tolerance() && disagrees(&more) == Some(false)
+            })
+            .collect();
+        let parity_alone = matches!(explaining[..], [col] if matches!(g.cell(Pos { row: 0, col }), Cell::Parity(_)));
+        !parity_alone
     }
 
     /// Does block row `v.i` as the planner knew it (`v.buf`) disagree with its running
