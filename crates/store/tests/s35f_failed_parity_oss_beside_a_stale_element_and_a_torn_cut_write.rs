@@ -255,3 +255,39 @@ fn rs_4_3_a_torn_cut_write_beside_a_failed_parity_oss_and_a_stale_element_reads_
 ) {
     a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(R::Landed);
 }
+
+// The sweep (scripts/repro/s35f-stale-beside-failed-parity-sweep.sh): common/stale_cut.rs's
+// scene (a stale element, a client write cut by a power cut at every point) with P's OSS
+// dead after the cut, every problem collected (WRONG bytes, a loss outside the cache stripe)
+// and the cuts that name a loss printed (`LOST-CUT`). Knobs: `S35F_CODE`
+// (`common::code_of_env`), `S35F_WRITE` (`AT+LEN`), and the out-of-order model's
+// `EXARAID_POWER_CUT_OUT_OF_ORDER` (pages mode tears blocks as this scene's crash does).
+#[path = "common/powercut.rs"]
+mod powercut;
+#[path = "common/stale_cut.rs"]
+mod stale_cut;
+
+#[test]
+#[ignore = "probe: S35F_CODE=rs:4:3 S35F_WRITE=9192+4096 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,pages"]
+fn probe_stale_element_beside_a_failed_parity_oss_power_cut_code_of_env() {
+    let code = code_of_env("S35F_CODE", "rs:4:3");
+    let write = match std::env::var("S35F_WRITE") {
+        Ok(_) => cut_write_of_env("S35F_WRITE"),
+        Err(_) => 2 * UNIT..3 * UNIT,
+    };
+    let (points, problems) = stale_cut::power_cut_client_write_over_beside_stale_cache_problems(
+        code,
+        (&[], &[0]),
+        stale_cut::Cuts::All,
+        write.clone(),
+        true,
+    );
+    let wrong = problems.iter().filter(|p| p.contains("WRONG")).count();
+    eprintln!(
+        "S35F {code:?} write {}+{}: {points} cuts, {} problems, wrong {wrong}",
+        write.start,
+        write.len(),
+        problems.len()
+    );
+    assert!(problems.is_empty(), "first: {:?}", problems.first());
+}
