@@ -2,7 +2,8 @@
 //! `stale_beside_cut`'s failed-OSS exception (`absent_here`) takes a cache stripe row with
 //! as many blind columns as the code tolerates unchecked beside ANY column without bytes.
 //! Beside a failed PARITY OSS the decisions after it prove nothing (that column holds no
-//! acknowledged byte to prove), and a stale element beside the cut write goes home.
+//! acknowledged byte to prove), and a decode through a stale element beside the cut write
+//! was read with success.
 //!
 //! Scene (WCL, rs 4+3, 4 KiB unit, one block per element, splitmix bytes): cache stripe 0
 //! holds data element 0 whole, data element 1's bytes `CUT_AT..CUT_AT + CUT_BYTES` and data
