@@ -2068,6 +2068,13 @@ impl Store {
                 !views_laid,
                 "a row with a column failed holds no unacknowledged bytes resealed"
             );
+            // `stale_beside_cut`'s failed-column exception takes a row unchecked only beside
+            // a data block without bytes, for this: such a row's parity is never rewritten.
+            assert!(
+                !(held.iter())
+                    .any(|(p, h)| h[i] == Held::Absent && matches!(g.cell(*p), Cell::Data(_))),
+                "a row whose running parity is rewritten holds every data block"
+            );
             // Written by the caller after the decision's record (`ParityRewrite`).
             let ctx = (&parity_live[..], &c.ranges);
             self.add_row_parity_rewrite((&buf, i), &keys, &held, ctx, &mut rewrite)?;

@@ -221,6 +221,12 @@ impl Store {
         let Some(plan) = v.c.writers.keys().next().copied() else {
             return CutRowStale::Agrees;
         };
+        // A data block of the row without bytes as the caller read it (its OSS failed, with
+        // acknowledged or the write's bytes there: elsewhere the caller counts a data block as
+        // zeros, verified), before the plan's copies below make it known (s35f: see
+        // `absent_here`).
+        let data_without_bytes = (v.held.iter())
+            .any(|(p, h)| h[v.i] == Held::Absent && matches!(g.cell(*p), Cell::Data(_)));
         // A failed column the write journaled is known: where the write does not reach it
         // here, in both versions (s32f); where it does, as a block of the write that landed,
         // its copy told new by the write's crc (s33a).
@@ -338,14 +344,26 @@ impl Store {
             // the decisions below prove that column's acknowledged bytes or name them lost
             // (`confirm_by_parity`, `confirm_by_versions`), and left to the worlds here a
             // torn running parity block beside it lost rows a crash alone leaves provable
-            // (`wcl_dead_disk_beside_cut_write.rs`, raid6). Not argued sound beside a stale
-            // element: open (see docs/store.md, s34a; the merge review traced WRONG BYTES
-            // through it by hand on rs 4+3 with P's OSS failed, one lost write and a power
-            // cut: "OPEN after session 34" (2)(f). Narrowed to data cells by the lead, it lost
-            // every byte of dcode's and xcode's files at a kill beside failed OSS 0:
-            // store_wcl_degraded_crash.rs, so not narrowed).
-            let absent_here =
-                (cells.iter()).any(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Absent));
+            // (`wcl_dead_disk_beside_cut_write.rs`, raid6). Only where that column holds a
+            // DATA block of the row without bytes as the caller read it
+            // (`data_without_bytes`, before the plan's copies): the caller then leaves the
+            // row's running parity as it was (`row_unknown` in `decide_cache_stripe`), so
+            // nothing it writes makes the row's parity agree with a stale element beside
+            // it, and that block's acknowledged bytes are a copy the plan journaled, proven,
+            // or LOST. A failed column holding running parity only has no bytes the
+            // decisions below prove, and the caller rewrites the row's running parity from
+            // its data: taken unchecked, rs 4+3 with P's OSS failed, a lost write and a
+            // crash tearing Q and a data block of the write read that block decoded through
+            // the stale element with success, WRONG BYTES (s35f, "OPEN after session 34"
+            // (2)(f), `s35f_failed_parity_oss_beside_a_stale_element_and_a_torn_cut_write.rs`);
+            // the worlds below refute it (the torn block's journaled crc): LOST. On array
+            // codes the plan's copies make the failed column's data blocks known in this view
+            // (its running parity blocks stay absent) while the caller's holds them absent:
+            // the exception holds there (without it dcode and xcode lost every byte of a
+            // file at a kill beside failed OSS 0, store_wcl_degraded_crash.rs). Not argued
+            // sound beside a stale element where it holds: open (docs/store.md, s34a).
+            let absent_here = data_without_bytes
+                && (cells.iter()).any(|p| v.held.get(p).is_some_and(|h| h[v.i] == Held::Absent));
             if cells.iter().any(confirms) || (absent_here && cells.iter().any(fails)) {
                 return CutRowStale::Agrees;
             }
