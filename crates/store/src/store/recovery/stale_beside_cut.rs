@@ -306,8 +306,9 @@ impl Store {
         // parity the cut tore (bytes on disk failing their checksum, no OSS failed): no
         // decision below decodes or confirms anything in the row, and rewritten from the
         // data its running parity blessed a stale element beside it (session 35, s35b,
-        // s28c's scene in pages: rs 4+3 with P, Q and R torn, raid5 with P torn, WRONG
-        // BYTES). Such a block's bytes at offsets the write does not meet are the same in
+        // s28c's scene in pages: raid5 with P torn, WRONG BYTES; on more parities, every
+        // parity block torn beside the data read is the same row, argued, not reached by
+        // the sweeps; fewer torn go to the worlds, see below). Such a block's bytes at offsets the write does not meet are the same in
         // both versions (its pieces cover only the write's delta), so the row is checked
         // there as it stands; at the write's offsets they are either version's or neither
         // (torn), which checks nothing: acknowledged bytes there are lost. A failed parity
@@ -381,11 +382,11 @@ impl Store {
             if cells.iter().any(confirms) || (absent_here && cells.iter().any(fails)) {
                 return CutRowStale::Agrees;
             }
-            // Every blind column holds running parity only (each parity OSS failed; a torn
-            // one is decided above, s35b): no byte
-            // of the row is decoded, so no decode can go through a stale element. Each data
-            // block reads verified, a block of the write whole in its old or its new version
-            // (both right there), the rest as before the write: the row is decided as an
+            // Every blind column holds running parity only (each parity OSS failed; torn
+            // ones are decided above, s35b): no byte of the row is decoded, so no decode
+            // can go through a stale element. Each data block reads verified, a block of
+            // the write whole in its old or its new version (both right there), the rest
+            // as before the write: the row is decided as an
             // uncut row with the same columns erased, unchecked as that one is. As
             // `Unlocated` a crash alone lost every acknowledged byte of the row, even with
             // nothing of the write on disk (review s33r R33-3: raid6 with P and Q failed).
