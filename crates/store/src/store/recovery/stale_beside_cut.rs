@@ -309,16 +309,15 @@ impl Store {
             return CutRowStale::Agrees;
         }
         // Every data block reads and the columns leaving nothing to decode with are running
-        // parity the cut tore (bytes on disk failing their checksum, no OSS failed): no
-        // decision below decodes or confirms anything in the row, and rewritten from the
-        // data its running parity blessed a stale element beside it (session 35, s35b,
-        // s28c's scene in pages: raid5 with P torn, WRONG BYTES; on more parities, every
-        // parity block torn beside the data read is the same row, argued, not reached by
-        // the sweeps; fewer torn go to the worlds, see below). Such a block's bytes at offsets the write does not meet are the same in
-        // both versions (its pieces cover only the write's delta), so the row is checked
-        // there as it stands; at the write's offsets they are either version's or neither
-        // (torn), which checks nothing: acknowledged bytes there are lost. A failed parity
-        // OSS (no bytes at all, review s33r R33-3) is decided as before below.
+        // parity the cut tore (bytes on disk failing their checksum, no cell without bytes):
+        // rewritten from the data, the running parity blesses a stale element beside it
+        // (s35b, s28c's scene in pages: raid5 with P torn, WRONG BYTES). Such a row is left
+        // to the worlds below (never taken unchecked by the parity-only arm): a world a
+        // version checks by a told crc decides it as before; where none does, it is lost on
+        // record. Why not lost at once (s35b's first rule, merge review HIGH-1): a kill
+        // alone between P's payload and its checksum left P failing beside two data blocks
+        // landed whole, P told by its piece crcs: the world fits, and e4b1aa9 read the row
+        // right; lost at once, D0 and D1's acknowledged bytes were LOST after a crash alone.
         let data_read = (g.data_pos.iter()).all(|p| {
             whole_new.contains(p) || v.held.get(p).is_none_or(|h| h[v.i] == Held::Verified)
         });
@@ -328,19 +327,16 @@ impl Store {
             && blind_cols.len() >= m
             && (cells.iter())
                 .filter(|p| blind_cols.contains(&p.col))
-                .all(|&p| matches!(g.cell(p), Cell::Parity(_)));
-        if blind_parity_torn && data_read && !absent_here {
+                .all(|&p| matches!(g.cell(p), Cell::Parity(_)))
+            && data_read
+            && !absent_here;
+        if blind_parity_torn {
             assert!(
                 cells
                     .iter()
                     .any(|p| fails(p) && blind_cols.contains(&p.col)),
                 "a blind column without a failed OSS holds a block that fails its checksum"
             );
-            return if self.torn_parity_row_unproven(v) {
-                CutRowStale::Unlocated
-            } else {
-                CutRowStale::Agrees
-            };
         }
         // A failing block whose decode the decisions below confirm by its stored checksum:
         // a data block with acknowledged bytes beside the write's own range in this row (see
@@ -402,7 +398,7 @@ impl Store {
                 return CutRowStale::Agrees;
             }
             // Every blind column holds running parity only (each parity OSS failed; torn
-            // ones are decided above, s35b): no byte of the row is decoded, so no decode
+            // ones go to the worlds, see `blind_parity_torn`): no byte of the row is decoded, so no decode
             // can go through a stale element. Each data block reads verified, a block of
             // the write whole in its old or its new version (both right there), the rest
             // as before the write: the row is decided as an
@@ -414,7 +410,7 @@ impl Store {
                     .filter(|p| p.col == *col)
                     .all(|&p| matches!(g.cell(p), Cell::Parity(_)))
             };
-            if blind_cols.iter().all(parity_only) {
+            if blind_cols.iter().all(parity_only) && !blind_parity_torn {
                 assert!(
                     data_read || !old_known_torn.is_empty(),
                     "a blind column holds every data block that does not read, but a torn one over nothing acknowledged"
