@@ -77,7 +77,8 @@ fn a_failed_journal_fsync_fails_the_command_and_loses_nothing() {
         };
         // Appends and the group commit sync the journal with fdatasync; the one fsync of it
         // (the checkpoint's reset, at close) comes after every acknowledgement and only
-        // warns, as it must: the journal it would shorten still holds every change.
+        // warns, as it must: the journal it would shorten still holds every change (and a
+        // poisoned store skips the checkpoint at close).
         if failed_sync.contains(&format!("fdatasync({}/journal)", d)) {
             journal_failures += 1;
             assert!(

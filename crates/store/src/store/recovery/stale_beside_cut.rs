@@ -503,6 +503,16 @@ impl Store {
             if self.calm_offsets_contradict(v) {
                 return CutRowStale::Unlocated;
             }
+            // Beside running parity the cut tore (`blind_parity_torn`) the same holds on
+            // every code: a torn block's bytes at offsets the write does not meet were never
+            // written by the cut, so the parity as it stands checks the row there (s35b's
+            // rule without its "acknowledged bytes the write meets are lost" half: a kill
+            // alone between P's payload and checksum fits by P's told crcs and reads right;
+            // review of the lead's mend: raid5 with a stale data block beside, the fitted
+            // world took the stale bytes, WRONG, where s35b's rule had named them LOST).
+            if blind_parity_torn && self.calm_offsets_disagree(v, &Self::cut_offsets_in_row(v)) {
+                return CutRowStale::Unlocated;
+            }
             return CutRowStale::Agrees;
         }
         if blind_unconfirmed {
@@ -1338,6 +1348,13 @@ impl Store {
     /// disagrees with its data at an acknowledged offset the write does not meet (a torn
     /// block there holds the bytes both versions share: the cut never wrote them).
     fn torn_parity_row_unproven(&self, v: &RowView) -> bool {
+        let hot = Self::cut_offsets_in_row(v);
+        let acked_hot = v.acked.values().any(|r| !intersect(r, &hot).is_empty());
+        acked_hot || self.calm_offsets_disagree(v, &hot)
+    }
+
+    /// The offsets of the row's block the cut write meets (never empty: it meets the row).
+    fn cut_offsets_in_row(v: &RowView) -> Ranges {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
         let hot = v.c.ranges.values().fold(Vec::new(), |mut hot: Ranges, r| {
@@ -1347,8 +1364,7 @@ impl Store {
             hot
         });
         assert!(!hot.is_empty(), "the cut write meets the row");
-        let acked_hot = v.acked.values().any(|r| !intersect(r, &hot).is_empty());
-        acked_hot || self.calm_offsets_disagree(v, &hot)
+        hot
     }
 
     /// The cut write's journaled crcs (data, and its running parity pieces of this stripe),
