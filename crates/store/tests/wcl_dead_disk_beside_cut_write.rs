@@ -439,13 +439,8 @@ fn wcl_raid6_a_cut_first_cache_write_without_crcs_is_lost_not_guessed() {
 }
 
 /// With the data crcs but no running parity crcs on record (a session-8 binary's journal),
-/// data and running parity of different versions tell nothing: lost, never guessed. One
-/// version whole still proves the dead column, but for a first write: that one only
-/// `confirm_by_parity` proved until s35a, by a count (`same + known >= 2k - 1`) that does
-/// not hold beside a stale column (WRONG BYTES, "OPEN after session 34" (2)(e)); the count
-/// that does (`2k + 1`) is out of raid6's reach here, so with nothing on record to tell
-/// P's and Q's version it is lost (a loss s35a traded knowingly, old journals only: with
-/// the parity crcs the versions prove it above).
+/// data and running parity of different versions tell nothing: lost, never guessed; one
+/// version whole still proves the dead column.
 #[test]
 fn wcl_raid6_a_half_written_cache_stripe_without_parity_crcs_is_lost_not_guessed() {
     use Block::*;
@@ -457,12 +452,7 @@ fn wcl_raid6_a_half_written_cache_stripe_without_parity_crcs_is_lost_not_guessed
             let store = s.open_dead();
             let what = format!("{cut:?}: no parity crcs, write blocks {blocks:?}");
             let got = s.read_checked(&store, &what);
-            let first_whole = matches!(cut, Cut::FirstWrite) && blocks == [Landed; 3];
-            assert_eq!(
-                got.is_none(),
-                blocks != [Landed; 3] || first_whole,
-                "{what}: lost?"
-            );
+            assert_eq!(got.is_none(), blocks != [Landed; 3], "{what}: lost?");
         }
     }
 }

@@ -7548,7 +7548,7 @@ impl Store {
     /// stripe are codewords that differ only in the columns in flight (`cut_writes`). A
     /// decode `c` of an erasure pattern (every suspect column, and any of the verified
     /// in-flight ones, within the code's tolerance) is taken when it agrees with every
-    /// column left in and `same + known >= 2k + 1`: `known` columns other than `pos` agree
+    /// column left in and `same + known >= 2k - 1`: `known` columns other than `pos` agree
     /// with `c` (left in, or erased and matching their own stored checksum: their old or
     /// new bytes whole), `same` of them not in flight. Why that proves it: two codewords of
     /// an MDS code that agree in k columns are equal. Were `c` neither the old nor the new
@@ -7556,14 +7556,15 @@ impl Store {
     /// those holding old bytes) and with the new one in at most k-1 (the same ones and those
     /// holding new bytes): `2 same + (known - same) <= 2k - 2`. So `c` is the old or the new
     /// stripe, and `pos` holds the same bytes in both outside its own cut write: its true
-    /// ones (inside it, old or new: never acknowledged). That needed only `2k - 1`, with
-    /// every `same` column holding the same bytes in both versions; one stale column (its
-    /// OSS lost an earlier write) holds neither and takes one from each count, hence
-    /// `2k + 1` (s35a, see the check). raid6 with one OSS failed beside a write of one data
-    /// column (P and Q in flight): `2 + 5 < 9`, left to `confirm_by_one_version` and
-    /// `confirm_by_versions` (the journaled crcs tell each block's version there). Not
-    /// proven, so lost as before: two data columns in flight at the same offsets with one
-    /// parity torn, and anything a torn or rotten block left in would make `c` disagree with.
+    /// ones (inside it, old or new: never acknowledged). raid6 with one OSS failed beside a
+    /// write of one data column (P and Q in flight): `2 + 5 >= 7`, proven. Not proven, so
+    /// lost as before: two data columns in flight at the same offsets with one parity torn,
+    /// and anything a torn or rotten block left in would make `c` disagree with. Beside a
+    /// stale column (its OSS lost an earlier write) the argument fails: that column holds
+    /// neither version and takes one from each count, so `2k + 1` would be needed (s35a);
+    /// that count lost acknowledged bytes after a kill alone beside one dead disk on raid6
+    /// (dead_disk_beside_wide_cut_write.rs, nothing of the write on disk), so it stays
+    /// `2k - 1` and the stale scene stays OPEN ("OPEN after session 35").
     fn confirm_by_parity(
         &self,
         buf: &StripeBuf,
@@ -7666,16 +7667,7 @@ impl Store {
                     same += usize::from(!in_flight(col));
                 }
             }
-            // A column counted in `same` holds the same bytes in both versions only where
-            // its OSS lost no earlier write: a stale column (one lost write beside the dead
-            // disk is within raid6's tolerance) holds neither version at its stale offsets,
-            // so it takes one from each version's agreements above: a `c` that is neither
-            // has `2 (same - 1) + (known - same) <= 2k - 2`, and the proof needs `same +
-            // known >= 2k + 1` (merge review of s34i, "OPEN after session 34" (2)(e): raid6,
-            // the dead column the write's only data column, P new, Q old, column 2 stale:
-            // `3 + 4 >= 7` took the decode from columns 1..3 and P through the stale one,
-            // WRONG BYTES).
-            if agrees && same + known > 2 * k {
+            if agrees && same + known >= 2 * k - 1 {
                 return Ok(Some(c.element(pos).to_vec()));
             }
         }
