@@ -527,34 +527,14 @@ impl Store {
         // stored checksum (its part matches the write's crcs, so its bytes are kept).
         let some_block_fails = cells.iter().any(fails);
         if fit.contains(&None) && (versions_told || some_block_fails) {
-            // A running parity block the cut tore is no block whose decode the decisions
-            // below confirm (rewritten from the data): beside it, with every data block read
-            // and no OSS failed, the row is checked where the write did not reach it and
-            // its acknowledged bytes where it did are lost, as where every blind column
-            // holds such a block (above). Why (s35b, s28c's scene in pages, rs 4+3): data
-            // old, Q new and P and R torn leave each version past the tolerance, and the
-            // row was taken unchecked with a stale element in it (WRONG BYTES).
-            let parity_torn =
-                (cells.iter()).any(|p| fails(p) && matches!(g.cell(*p), Cell::Parity(_)));
-            if parity_torn && data_read && !absent_here {
-                return if self.torn_parity_row_unproven(v) {
-                    CutRowStale::Unlocated
-                } else {
-                    CutRowStale::Agrees
-                };
-            }
-            // Blocks fail and none is one whose decode the decisions below confirm (a data
-            // block of the write torn over nothing acknowledged, known in the old version
-            // only, or a torn running parity block), no OSS failed: nothing proves the row,
-            // lost on record, as s34a's rule above where they blind the tolerance. Why
-            // (s35b, s32a's xcode write 5..14 under `EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only`:
-            // 65 of 278 cuts read 'f' WRONG on e4b1aa9): s34b's `torn_over_nothing_acked`
-            // blocks blind no column, so the blind columns stayed under the tolerance, s34a's
-            // rule was not asked, each version still erased too many to check, and the row
-            // was taken here unchecked with the stale element in it.
-            if some_block_fails && !absent_here && !cells.iter().any(confirms) {
-                return CutRowStale::Unlocated;
-            }
+            // No rule here names the row lost for a failing block nothing confirms (s35b's
+            // two, reverted at session 36's merge): a crash ALONE leaves exactly that row
+            // (running parity or a data block torn by the cut, nothing stale), and both rules
+            // lost every acknowledged byte of it (s25a's `hcode_/xcode_wcl_crash_alone_...`:
+            // write 1000+30000 killed at its 2nd/5th torn block, all 60000 bytes of 'f'
+            // LOST). A stale element at the write's own offsets beside such a block is
+            // not told apart from the crash alone by anything the row holds: open
+            // (docs/store.md, "OPEN after session 35" (1)), its tests ignored.
             // Nothing checks some world by a decode: each version erases more columns than
             // the code tolerates, or as many and nothing told (beside a block that fails
             // its checksum, torn by the write or rotten, the decisions below confirm its
@@ -1339,18 +1319,6 @@ impl Store {
                 read.element(p)[x..y] != row.element(p)[x..y]
             })
         })
-    }
-
-    /// A row whose only blind columns hold running parity blocks the cut tore, every data
-    /// block read (`stale_beside_cut_write`, s35b): unproven where acknowledged bytes lie at
-    /// an offset the write meets in the row (a torn block there holds either version's
-    /// bytes or neither: nothing checks them), or where the row's parity as it stands
-    /// disagrees with its data at an acknowledged offset the write does not meet (a torn
-    /// block there holds the bytes both versions share: the cut never wrote them).
-    fn torn_parity_row_unproven(&self, v: &RowView) -> bool {
-        let hot = Self::cut_offsets_in_row(v);
-        let acked_hot = v.acked.values().any(|r| !intersect(r, &hot).is_empty());
-        acked_hot || self.calm_offsets_disagree(v, &hot)
     }
 
     /// The offsets of the row's block the cut write meets (never empty: it meets the row).
