@@ -1841,12 +1841,17 @@ impl Store {
                     // stale). So a column left over must agree with it at every
                     // acknowledged byte it gives (`decode_checked_by_a_spare_column`).
                     let acked_here = intersect(mine, &[(start, end)]);
-                    let parity_only_decode = (decoded.as_ref())
-                        .filter(|_| only_parity_beside)
-                        .filter(|d| {
-                            self.decode_checked_by_a_spare_column(&buf, i, &erased, d, &acked_here)
-                        })
-                        .map(|d| d.element(pos));
+                    let parity_only_decode =
+                        (decoded.as_ref()).filter(|_| only_parity_beside).map(|d| {
+                            let spare_checked = self.decode_checked_by_a_spare_column(
+                                &buf,
+                                i,
+                                &erased,
+                                d,
+                                &acked_here,
+                            );
+                            (d.element(pos), spare_checked)
+                        });
                     let by_rule = self.decide_rotten_cache_block(
                         (&buf, &disk),
                         (i, pos, oss, key),
@@ -3238,7 +3243,7 @@ impl Store {
         (i, pos, oss, key): (usize, Pos, usize, ElementKey),
         (erased, hot): (&[usize], &[usize]),
         (own, acked): (&Ranges, &Ranges),
-        (raw, parity_only_decode): (&[u8], Option<&[u8]>),
+        (raw, parity_only_decode): (&[u8], Option<(&[u8], bool)>),
         holds_write: impl Fn(&[u8]) -> bool,
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let block = CHECKSUM_BLOCK_BYTES as u64;
@@ -3281,17 +3286,44 @@ impl Store {
                 });
             }
         }
-        if let Some(d) = parity_only_decode {
+        if let Some((d, spare_checked)) = parity_only_decode {
             // Only parity is in flight beside this block's own part: the decode from the
             // other data and the parity (each block whole old or whole new, a torn one
             // erased) is the block before the write or after it (the argument the torn
-            // block's rule below takes, issue #4 F1).
+            // block's rule below takes, issue #4 F1), where no column it read is stale.
             let mut candidate = raw.to_vec();
             for &r in &all_acked {
                 let (x, y) = rel(r);
                 candidate[x..y].copy_from_slice(&d[x..y]);
             }
-            return Ok(Some(candidate));
+            // A column left over that agrees proves it (`spare_checked`, s35a). Without one
+            // (raid5 never has one: s35a's gate alone named a block rotten at one byte of a
+            // failed write's part LOST, wcl_recovery_failed_write_rot.rs), it is proven
+            // where two witnesses a stale column would fail agree with it: the block's own
+            // bytes beside the write's part (acknowledged, the same in both versions, on
+            // disk apart from the rot) equal it, and its bytes in the write's part hold the
+            // write's journaled crcs (the new version: a stale column read would show as
+            // bytes of neither there). Were the block's rot and a stale column's delta at
+            // the same beside offsets and equal, both would be fooled: two faults agreeing
+            // byte for byte, not one.
+            let proven = spare_checked || {
+                let beside_agrees = !beside_acked.is_empty()
+                    && beside_acked.iter().all(|&r| {
+                        let (x, y) = rel(r);
+                        d[x..y] == raw[x..y]
+                    });
+                beside_agrees && {
+                    let mut own_new = raw.to_vec();
+                    for &r in &read {
+                        let (x, y) = rel(r);
+                        own_new[x..y].copy_from_slice(&d[x..y]);
+                    }
+                    holds_write(&own_new)
+                }
+            };
+            if proven {
+                return Ok(Some(candidate));
+            }
         }
         Ok((agrees || all_acked.is_empty()).then(|| raw.to_vec()))
     }
