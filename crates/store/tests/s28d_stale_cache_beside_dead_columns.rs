@@ -33,20 +33,9 @@ use exaraid_codes::CodeSpec;
 use exaraid_store::store::CACHE_OBJECT;
 use exaraid_store::{Store, StoreError};
 
-/// Seeded pseudo-random bytes (splitmix64): regular patterns let a decode through mixed
-/// versions pass for one.
-fn bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
+// Seeded pseudo-random bytes (splitmix64): regular patterns let a decode through mixed
+// versions pass for one.
+use common::splitmix_bytes as bytes;
 
 /// A column of cache stripe 0, by its role.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
