@@ -295,7 +295,6 @@ fn rs_4_3_stale_element_beside_every_parity_block_torn_over_the_old_data_is_neve
 /// checksum page dropped (call 10): P torn, every data block read, the row taken unchecked
 /// and its parity rewritten through stale element 1 ('f' block 1 WRONG on e4b1aa9).
 #[test]
-#[ignore = "OPEN: s35b's rules reverted in session 36 (a crash alone lost every byte of a cut write's row: s25a hcode/xcode crash_alone); WRONG BYTES again as on e4b1aa9 (docs/store.md, OPEN after session 35 (1)(g))"]
 fn raid5_stale_element_beside_a_torn_running_parity_is_never_read() {
     let s = scene(CodeSpec::raid5(4));
     for dropped in [
@@ -314,7 +313,6 @@ fn raid5_stale_element_beside_a_torn_running_parity_is_never_read() {
 /// s35b: the sweep's cuts on rs 4+3 (1 of 26 read the stale element with success on
 /// e4b1aa9) and raid5 (2 of 10).
 #[test]
-#[ignore = "OPEN: s35b's rules reverted in session 36 (a crash alone lost every byte of a cut write's row: s25a hcode/xcode crash_alone); WRONG BYTES again as on e4b1aa9 (docs/store.md, OPEN after session 35 (1)(g))"]
 fn rs_4_3_and_raid5_stale_cache_element_is_never_read_after_a_power_cut_tearing_the_cut_write_in_pages(
 ) {
     assert_no_problem(CodeSpec::rs(4, 3));

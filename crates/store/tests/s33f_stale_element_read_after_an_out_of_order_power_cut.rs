@@ -267,7 +267,7 @@ fn probe_smallest_dropped_set_reading_wrong_bytes() {
 /// s35b's cut (`S35B_CUT`). Fails on e4b1aa9 ('f' WRONG byte 16484); the row is named LOST
 /// since s35b.
 #[test]
-#[ignore = "OPEN: s35b's rules reverted in session 36 (a crash alone lost every byte of a cut write's row: s25a hcode/xcode crash_alone); WRONG BYTES again as on e4b1aa9 (docs/store.md, OPEN after session 35 (1)(g))"]
+#[ignore = "OPEN: s35b's rule 2 reverted in session 36 (a crash alone lost every byte of a cut write's row: s25a hcode/xcode crash_alone); WRONG BYTES again as on e4b1aa9 (docs/store.md, OPEN after session 35 (1)(g))"]
 fn xcode_stale_element_beside_blocks_torn_over_nothing_acknowledged_is_never_read() {
     let (s, calls) = scene_and_calls(&S35B_CUT);
     let found = problem_at(&s, &calls, S35B_CUT.image, S35B_CUT.dropped);

@@ -549,6 +549,20 @@ impl Store {
             if self.calm_offsets_contradict(v) {
                 return CutRowStale::Unlocated;
             }
+            // Beside running parity the cut tore, every data block read, the row is still
+            // checked where the write does not meet it (s35b's rule 1 without its
+            // "acknowledged bytes the write meets are lost" half, as for a fitted world
+            // above): a torn block's bytes there were never written by the cut, so a crash
+            // alone agrees, and a stale element there does not (review of session 36's
+            // revert: raid5, P torn, element 1 stale at offsets the write does not meet,
+            // read WRONG again with both rules gone).
+            let parity_torn =
+                (cells.iter()).any(|p| fails(p) && matches!(g.cell(*p), Cell::Parity(_)));
+            if (blind_parity_torn || (parity_torn && data_read && !absent_here))
+                && self.calm_offsets_disagree(v, &Self::cut_offsets_in_row(v))
+            {
+                return CutRowStale::Unlocated;
+            }
             return CutRowStale::Agrees;
         }
         if fit.contains(&None) {
