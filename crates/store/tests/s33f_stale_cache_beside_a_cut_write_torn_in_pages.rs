@@ -410,29 +410,29 @@ fn kill_scene(
 
 /// Per kill of `CUT_WRITE` at `point:n` (`write-torn-block`: its n-th block write torn, new
 /// payload under old checksums; `write-before-block`: killed before it; plan order), over a
-/// copy of the scene: what the child's stderr named and
-/// per 4 KiB block of `f`, after the open and after a flush: "ok", "LOST" (on record) or
-/// "WRONG" (read with success, a byte neither acknowledged nor the cut write's).
+/// copy of the scene: what the child's stderr named and per 4 KiB block of `f`, after the
+/// open and after a flush: "ok", "LOST" (on record, asserted) or "WRONG" (read with
+/// success, a byte neither acknowledged nor the cut write's).
 fn kills_of_the_cut_write(code: CodeSpec, lost_write: Option<LostWrite>, point: &str) -> Vec<Kill> {
     let (top, dir, acked) = kill_scene(code, lost_write);
     let new = cut_write_bytes();
     let mut kills = Vec::new();
     for n in 1..=KILLS_MAX {
-        let at = top.path().join("killed");
-        common::copy_tree(&dir, &at);
+        let killed = top.path().join("killed");
+        common::copy_tree(&dir, &killed);
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "child_process_helper_cut_write_killed",
                 "--exact",
                 "--nocapture",
             ])
-            .env(KILL_CHILD_DIR_ENV, &at)
+            .env(KILL_CHILD_DIR_ENV, &killed)
             .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
             .env(exaraid_store::torture::KILL_IN_PLAN_ORDER_ENV, "1")
             .output()
             .unwrap();
         if out.status.success() {
-            std::fs::remove_dir_all(&at).unwrap();
+            std::fs::remove_dir_all(&killed).unwrap();
             break;
         }
         let err = String::from_utf8_lossy(&out.stderr);
@@ -440,7 +440,8 @@ fn kills_of_the_cut_write(code: CodeSpec, lost_write: Option<LostWrite>, point: 
             .find(|l| l.contains(&format!("killed at {point}:{n}")))
             .unwrap_or_else(|| panic!("{point}:{n}: the child failed without the kill: {err}"))
             .to_string();
-        let store = exaraid_store::Store::open(&at).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        let store =
+            exaraid_store::Store::open(&killed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
         let mut said = vec!["ok"; acked.len().div_ceil(UNIT)];
         for flushed in [false, true] {
             if flushed {
@@ -463,7 +464,16 @@ fn kills_of_the_cut_write(code: CodeSpec, lost_write: Option<LostWrite>, point: 
                             "WRONG"
                         }
                     }
-                    Err(StoreError::DataLost(_)) => "LOST",
+                    Err(StoreError::DataLost(_)) => {
+                        let on_record = (store.status().unwrap().lost_ranges.iter())
+                            .filter(|l| l.file == "f")
+                            .any(|l| {
+                                l.offset_bytes < (at + UNIT) as u64
+                                    && (at as u64) < l.offset_bytes + l.len_bytes
+                            });
+                        assert!(on_record, "{what}: block {at} read LOST, none on record");
+                        "LOST"
+                    }
                     Err(e) => panic!("{what}: read at {at}: {e}"),
                 };
                 if said[b] == "ok" {
@@ -472,7 +482,7 @@ fn kills_of_the_cut_write(code: CodeSpec, lost_write: Option<LostWrite>, point: 
             }
         }
         drop(store);
-        std::fs::remove_dir_all(&at).unwrap();
+        std::fs::remove_dir_all(&killed).unwrap();
         eprintln!("{what}: {said:?}");
         let torn_oss = torn_oss(&what);
         kills.push(Kill {

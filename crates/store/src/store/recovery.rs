@@ -7078,11 +7078,13 @@ impl Store {
     /// rather than taking a wrong one. `false`: unchecked (the caller names the bytes lost).
     /// No test decides by this body (s36t, s35a review M2): raid6, s35a's scene with only
     /// column 0's block torn (P and Q landed) reaches it, and it takes the decode, but the
-    /// row reads right with the body answering `false` too (the caller's `by_versions`
-    /// proves it). With column 2's repair dropped (stale at 1000..2000) the body still
-    /// agrees and nothing reads wrong: the buffer it checks no longer holds the stale bytes
-    /// (not traced further). Nothing reached it with a decode to refuse. Open: a scene
-    /// where only this check stands between a stale column and the block.
+    /// row reads right with the body answering `false` too (another proof of the caller
+    /// stands in; which one was not traced). With column 2's repair dropped (stale at
+    /// 1000..2000) the body still agrees and nothing reads wrong: the buffer it checks no
+    /// longer holds the stale bytes (not traced further). Nor with P landed and Q old
+    /// (nothing stale, either page of column 0 dropped): reached at 100..4096, every
+    /// answer reads right. Nothing reached it with a decode to refuse. Open: a scene where
+    /// only this check stands between a stale column and the block.
     fn decode_checked_by_a_spare_column(
         &self,
         buf: &StripeBuf,
