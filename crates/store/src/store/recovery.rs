@@ -2604,7 +2604,17 @@ impl Store {
                     // A column to spare disagrees: a known column is wrong (a stale one);
                     // the other version's decode went through it too, or through another
                     // fault past the model: the whole block is refused (merge review of
-                    // s34i: one version refused let the other return unchecked).
+                    // s34i: one version refused let the other return unchecked). No test
+                    // reaches it (s36t, s35c review MEDIUM-1): s34i's scene (2) with column
+                    // 1 whole and P old (a column to spare beside P's cut range) is named
+                    // lost first by `calm_offsets_contradict` (the dead column alone
+                    // erased in the row: the stale column disagrees at the calm offsets,
+                    // the same ones P's bytes beside its cut range check here; `Disagrees`
+                    // taken as `Every` changes nothing). Argued, not proven: a column to
+                    // spare here reads verified or is known in the other version, so the
+                    // row erases fewer columns than the tolerance and the calm check runs
+                    // first; at the write's own offsets the told crcs fail such a decode.
+                    // Kept as a guard.
                     SpareCheck::Disagrees => return None,
                 }
             }
@@ -2628,6 +2638,12 @@ impl Store {
                 other[x..y] == decided[x..y]
             })
         };
+        // The unproven witness (s36t, s35c review MEDIUM-1): no test reaches a refusal here,
+        // and no scene was found. A version decided with a column left over (`agrees`) or
+        // checked at every offset (`Every`) is proof against one stale column, so refusing
+        // it for an unproven decode that disagrees can only name right bytes lost; only a
+        // version decided by the carried check (`carried_decode_misses`, nothing told, its
+        // offsets not argued) has this witness as its one check beside the cut range. Open.
         unproven.iter().all(agrees_beside).then_some(decided)
     }
 
@@ -7092,6 +7108,15 @@ impl Store {
     /// for running parity: parity of both versions left in at an offset agree with one code
     /// word only where they give the same bytes there, so this refuses a decode there
     /// rather than taking a wrong one. `false`: unchecked (the caller names the bytes lost).
+    /// No test decides by this body (s36t, s35a review M2): raid6, s35a's scene with only
+    /// column 0's block torn (P and Q landed) reaches it, and it takes the decode, but the
+    /// row reads right with the body answering `false` too (another proof of the caller
+    /// stands in; which one was not traced). With column 2's repair dropped (stale at
+    /// 1000..2000) the body still agrees and nothing reads wrong: the buffer it checks no
+    /// longer holds the stale bytes (not traced further). Nor with P landed and Q old
+    /// (nothing stale, either page of column 0 dropped): reached at 100..4096, every
+    /// answer reads right. Nothing reached it with a decode to refuse. Open: a scene where
+    /// only this check stands between a stale column and the block.
     fn decode_checked_by_a_spare_column(
         &self,
         buf: &StripeBuf,
