@@ -3247,7 +3247,11 @@ impl Store {
     /// kept when a decode equals it at every acknowledged byte of the block (the old
     /// payload under the new checksum: rot would make them differ). Where only parity is in
     /// flight beside the block's own part (`parity_only_decode`: the caller's decode of the
-    /// suspect columns), that decode is taken at the acknowledged bytes. `raw` stays, last,
+    /// suspect columns), that decode is taken at the acknowledged bytes where a column to
+    /// spare checked it, or where the block's bytes beside the write's part and the write's
+    /// crcs of the part both agree with it (each byte offset is its own code word: a stale
+    /// column shows at its own offsets, beside the part against `raw`, inside it against
+    /// the crcs; a stale delta elsewhere is never copied). `raw` stays, last,
     /// where the block holds no acknowledged byte (nobody reads its bytes: what is on disk stays, as before). Decoded from the
     /// running parity's view (`views.0`: data masked to acknowledged bytes) and from the
     /// stripe as on disk (`views.1`). `None`: nothing proves it; the caller records the
@@ -3315,13 +3319,14 @@ impl Store {
             // A column left over that agrees proves it (`spare_checked`, s35a). Without one
             // (raid5 never has one: s35a's gate alone named a block rotten at one byte of a
             // failed write's part LOST, wcl_recovery_failed_write_rot.rs), it is proven
-            // where two witnesses a stale column would fail agree with it: the block's own
-            // bytes beside the write's part (acknowledged, the same in both versions, on
-            // disk apart from the rot) equal it, and its bytes in the write's part hold the
-            // write's journaled crcs (the new version: a stale column read would show as
-            // bytes of neither there). Were the block's rot and a stale column's delta at
-            // the same beside offsets and equal, both would be fooled: two faults agreeing
-            // byte for byte, not one.
+            // offset by offset (each byte offset of the row is its own code word, so a stale
+            // column's delta shows only at its own offsets, and only bytes at acknowledged
+            // offsets are copied from the decode): beside the write's part the block's own
+            // bytes (acknowledged, the same in both versions, on disk apart from the rot)
+            // equal it, and inside the part it holds the write's journaled crcs (the new
+            // version). Were the block's rot and a stale column's delta at the same beside
+            // offsets and equal, both would be fooled: two faults agreeing byte for byte.
+            // Where P holds the old version the part's crcs fail: LOST, as s35a.
             let proven = spare_checked || {
                 let beside_agrees = !beside_acked.is_empty()
                     && beside_acked.iter().all(|&r| {
@@ -7107,7 +7112,8 @@ impl Store {
     /// column disagrees with. The caller's columns left in are not in flight but
     /// for running parity: parity of both versions left in at an offset agree with one code
     /// word only where they give the same bytes there, so this refuses a decode there
-    /// rather than taking a wrong one. `false`: unchecked (the caller names the bytes lost).
+    /// rather than taking a wrong one. `false`: unchecked (the caller's
+    /// other witnesses decide, `decide_rotten_cache_block`, or the bytes are lost).
     /// No test decides by this body (s36t, s35a review M2): raid6, s35a's scene with only
     /// column 0's block torn (P and Q landed) reaches it, and it takes the decode, but the
     /// row reads right with the body answering `false` too (another proof of the caller
