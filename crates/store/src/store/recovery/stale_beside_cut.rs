@@ -533,8 +533,9 @@ impl Store {
             // lost every acknowledged byte of it (s25a's `hcode_/xcode_wcl_crash_alone_...`:
             // write 1000+30000 killed at its 2nd/5th torn block, all 60000 bytes of 'f'
             // LOST). A stale element at the write's own offsets beside such a block is
-            // not told apart from the crash alone by anything the row holds: open
-            // (docs/store.md, "OPEN after session 35" (1)), its tests ignored.
+            // not told apart from the crash alone by anything this arm checks: open
+            // (docs/store.md, "OPEN after session 35" (1)(g): xcode's `S35B_CUT` ignored);
+            // at the calm offsets the check below tells them apart.
             // Nothing checks some world by a decode: each version erases more columns than
             // the code tolerates, or as many and nothing told (beside a block that fails
             // its checksum, torn by the write or rotten, the decisions below confirm its
@@ -555,7 +556,10 @@ impl Store {
             // above): a torn block's bytes there were never written by the cut, so a crash
             // alone agrees, and a stale element there does not (review of session 36's
             // revert: raid5, P torn, element 1 stale at offsets the write does not meet,
-            // read WRONG again with both rules gone).
+            // read WRONG again with both rules gone). Traded, knowingly: the torn parity
+            // block ROTTEN at a calm offset as well disagrees there too and the row is LOST
+            // where it read right before (on raid5 nothing tells that rot from a stale data
+            // element; on two parities or more a parity that verifies could: open).
             let parity_torn =
                 (cells.iter()).any(|p| fails(p) && matches!(g.cell(*p), Cell::Parity(_)));
             if (blind_parity_torn || (parity_torn && data_read && !absent_here))
