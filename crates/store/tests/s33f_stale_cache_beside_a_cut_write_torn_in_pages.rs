@@ -525,6 +525,20 @@ fn p_oss(code: CodeSpec) -> usize {
     layout.oss_of(0, 0, layout.geometry().parity_pos[0].col)
 }
 
+/// raid5's cut write killed at each of its block writes (`stale`: a data column and the
+/// element bytes its OSS lost, or none), with P's OSS: some kill falls between P's payload
+/// and its checksum (asserted).
+fn raid5_kills_tearing_p(stale: Option<LostWrite>) -> (Vec<Kill>, usize) {
+    let code = CodeSpec::raid5(4);
+    let kills = kills_of_the_cut_write(code, stale, exaraid_store::torture::WRITE_TORN_BLOCK);
+    let p = p_oss(code);
+    assert!(
+        kills.iter().any(|k| k.torn_oss == p),
+        "a kill between P's payload and its checksum: {kills:?}"
+    );
+    (kills, p)
+}
+
 /// Merge review of s35b (HIGH-1) and the lead's mend d1a7f09: a crash ALONE (kill -9, no
 /// stale element) between raid5's P payload and its checksum, the data blocks landed whole
 /// before it: P fails its checksum, told new by its journaled piece crcs; the row's one
@@ -534,13 +548,7 @@ fn p_oss(code: CodeSpec) -> usize {
 /// and 1); every kill of the write must read every block right.
 #[test]
 fn raid5_kill_alone_between_p_payload_and_checksum_reads_every_block() {
-    let code = CodeSpec::raid5(4);
-    let kills = kills_of_the_cut_write(code, None, exaraid_store::torture::WRITE_TORN_BLOCK);
-    let p = p_oss(code);
-    assert!(
-        kills.iter().any(|k| k.torn_oss == p),
-        "a kill between P's payload and its checksum: {kills:?}"
-    );
+    let (kills, _) = raid5_kills_tearing_p(None);
     for k in &kills {
         assert!(
             k.said.iter().all(|&o| o == "ok"),
@@ -561,18 +569,12 @@ fn raid5_kill_alone_between_p_payload_and_checksum_reads_every_block() {
 /// tore P, block 1 is LOST on record.
 #[test]
 fn raid5_kill_between_p_payload_and_checksum_beside_a_stale_block_at_calm_offsets_never_reads_it() {
-    let code = CodeSpec::raid5(4);
-    let data_1 = exaraid_codes::Code::new(code).unwrap().geometry().data_pos[1].col;
-    let kills = kills_of_the_cut_write(
-        code,
-        Some((data_1, UNIT + 1500..UNIT + 2500)),
-        exaraid_store::torture::WRITE_TORN_BLOCK,
-    );
-    let p = p_oss(code);
-    assert!(
-        kills.iter().any(|k| k.torn_oss == p),
-        "a kill between P's payload and its checksum: {kills:?}"
-    );
+    let data_1 = exaraid_codes::Code::new(CodeSpec::raid5(4))
+        .unwrap()
+        .geometry()
+        .data_pos[1]
+        .col;
+    let (kills, p) = raid5_kills_tearing_p(Some((data_1, UNIT + 1500..UNIT + 2500)));
     for k in &kills {
         assert!(
             !k.said.contains(&"WRONG"),
