@@ -186,7 +186,7 @@ fn the_same_crash_on_raid6_and_rdp_reads_every_acknowledged_byte_at_every_block_
 /// then finishes: the advice should name that (as s25d's `lost_blocks_error` does where data
 /// and parity disagree). The OPEN list named such messages "not checked" (s25d).
 #[test]
-#[ignore = "OPEN: review s26r R26-2"]
+#[ignore = "OPEN: review s26r R26-2 has no scene left: since R26-1's fix (s27b) the rebuild succeeds and this test returns at its first check (passes vacuously); kept for a scene that reaches the advice"]
 fn the_rebuilds_advice_to_write_the_lost_bytes_again_is_accepted_by_write() {
     let (code_args, kill_at) = SCENES[0];
     let (tmp, dir, old, _new) = crashed_store(code_args, kill_at);
