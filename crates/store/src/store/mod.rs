@@ -2915,24 +2915,42 @@ impl Store {
         let _ = self.journal(&mut core, Rec::ClockSkew { skew_ns }, false);
     }
 
-    /// Append `rec` to the journal (durable with `sync`). Where its fsync fails, the group
-    /// commit is latched failed and the store poisoned, as for a failed group-commit fsync
-    /// (`sync_journal_through`): the kernel reports a writeback error once per open file,
-    /// so the next fsync of the journal (a writer's group commit on the shared file) could
-    /// return success over records that never reached the disk and acknowledge them (merge
-    /// review of s35o: a timeout's synced tick failing in the background worker, a
-    /// writer acknowledged after it, then a power cut).
+    /// Append `rec` to the journal (durable with `sync`: its fsync takes the journal's
+    /// turn, `journal_fsync_turn`, which latches a failure into the group commit and
+    /// poisons the store before any other fsync of the journal may start). Why: the kernel
+    /// reports a writeback error once per open file, so another fsync of the journal (a
+    /// writer's group commit on the shared file) running beside it or after it could
+    /// return success over records that never reached the disk and acknowledge them
+    /// (merge review of s35o: a timeout's synced tick failing in the background worker, a
+    /// writer acknowledged after it, then a power cut; session 35's open item 5: the two
+    /// at once).
     fn append_latching(&self, core: &mut Core, rec: &Rec, sync: bool) -> Result<u64, StoreError> {
-        let appended = core.journal.append(rec, sync);
-        if appended.is_err() {
-            if let Some(why) = core.journal.sync_failed() {
-                let mut group = self.group_commit.lock();
-                group.failed.get_or_insert_with(|| why.to_string());
-                self.poisoned.store(true, Ordering::SeqCst);
-                self.group_commit_cv.notify_all();
-            }
+        if !sync {
+            return core.journal.append(rec, false);
+        }
+        let seq = core.journal.next_seq();
+        let appended = core.journal.append_synced_in(rec, &|fsync| {
+            // Its write returned (the turn is taken after it): the fsync covers it.
+            self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
+            self.journal_fsync_turn(fsync)
+        });
+        if appended.is_err() && core.journal.sync_failed().is_some() {
+            assert!(
+                self.group_commit.lock().failed.is_some(),
+                "a failed journal fsync is latched by its turn"
+            );
+            assert!(
+                self.poisoned.load(Ordering::SeqCst),
+                "and poisons the store"
+            );
         }
         appended
+    }
+
+    /// `Journal::sync` in the journal's fsync turn (see `append_latching`).
+    fn sync_journal_locked(&self, core: &mut Core) -> Result<(), StoreError> {
+        core.journal
+            .sync_in(&|fsync| self.journal_fsync_turn(fsync))
     }
 
     fn journal(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<(), StoreError> {
@@ -5866,7 +5884,10 @@ impl Store {
         for (i, o) in ops_now.iter().enumerate() {
             core.state.ops[i].add(o);
         }
-        core.journal.truncate()?;
+        // In the journal's fsync turn: a failure latches as an append's does (the records
+        // are in the snapshot, but the emptied file's state on disk is not known).
+        core.journal
+            .truncate_in(&|fsync| self.journal_fsync_turn(fsync))?;
         // The next record follows a new epoch: a journal deleted or emptied since this
         // checkpoint is then behind the OSSs (see `bump_epoch`).
         core.epoch_due = true;
@@ -5926,7 +5947,7 @@ impl Store {
             return Err(err);
         }
         // The journal holds every record this process made: durable, it is enough.
-        if let Err(sync_err) = core.journal.sync() {
+        if let Err(sync_err) = self.sync_journal_locked(&mut core) {
             return Err(StoreError::Io(format!(
                 "{err}; and the journal could not be synced either ({sync_err}): changes since the last checkpoint may not be durable"
             )));

@@ -1,0 +1,157 @@
+//! Every fsync of the journal runs in one turn (session 35's open item 5). Linux reports
+//! a writeback error once per open file, and the group commit fsyncs a handle sharing the
+//! journal's open file: where a group commit's fsync and another fsync of the journal (a
+//! synced append's, the checkpoint's truncation) ran at once, the other could take the
+//! error and the group commit's return success over pages the kernel dropped,
+//! acknowledging its writers over records not on disk (a power cut then loses them).
+//! The scene, made deterministic: a writer's group commit is held inside its fsync window
+//! (`torture::JOURNAL_GROUP_FSYNC`, its `Durable` record's fsync, the write's last), the
+//! next journal fsync is made to fail (`torture::fail_journal_fsyncs`, EIO once, to
+//! whichever fsync comes first, as the kernel reports it), and another thread journals
+//! synced (a window's START) or checkpoints. Then the writer goes on. Its write must not
+//! be acknowledged (on the base, s37a's branch point, it was: the other fsync took the
+//! error, the writer's returned success) and the store must be poisoned.
+
+mod common;
+use common::*;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+
+use exaraid_codes::CodeSpec;
+use exaraid_store::torture::{fail_journal_fsyncs, set_pause_hook, JOURNAL_GROUP_FSYNC};
+use exaraid_store::{Store, StoreError, WritePath};
+
+/// The pause hook and the injected failures are process-wide: one test at a time.
+static HOOKS_USER: Mutex<()> = Mutex::new(());
+const WRITER: &str = "s37a-writer";
+const WRITE_BYTES: usize = 1000;
+/// The writer's group-commit fsync held: its second (an rmw-like write outside a window
+/// syncs its input before its home writes, then its `Durable` record: the last before its
+/// acknowledgement).
+const HELD_FSYNC: usize = 2;
+
+/// A delayed store, fsync on, whose epoch bump and files `f` and `g` are behind it (so the
+/// scene's write journals no synced record of its own); `f`'s bytes.
+fn scene(dir: &std::path::Path) -> (Store, Vec<u8>) {
+    init(dir, CodeSpec::raid5(3), 4, WritePath::Delayed)
+        .close()
+        .unwrap();
+    let store = Store::open(dir).unwrap();
+    let f = pattern(1, WRITE_BYTES);
+    store.write("f", 0, &f).unwrap();
+    store.write("g", 0, &pattern(2, WRITE_BYTES)).unwrap();
+    (store, f)
+}
+
+/// The writer's group commit runs `other` while held inside its fsync window; returns the
+/// writer's result, `other`'s, and the store (for the checks after).
+fn overlap(
+    dir: &std::path::Path,
+    other: impl FnOnce(&Store) -> Result<(), StoreError> + Send,
+) -> (
+    Result<(), StoreError>,
+    Result<(), StoreError>,
+    Store,
+    Vec<u8>,
+) {
+    let (store, f_old) = scene(dir);
+    let passes = Arc::new(AtomicUsize::new(0));
+    let (at_fsync_tx, at_fsync) = mpsc::channel::<()>();
+    let (go, go_rx) = mpsc::channel::<()>();
+    let go_rx = Mutex::new(go_rx);
+    let counted = passes.clone();
+    set_pause_hook(Some(Arc::new(move |point: &str| {
+        if point != JOURNAL_GROUP_FSYNC || std::thread::current().name() != Some(WRITER) {
+            return;
+        }
+        if counted.fetch_add(1, Ordering::SeqCst) + 1 == HELD_FSYNC {
+            at_fsync_tx.send(()).unwrap();
+            go_rx
+                .lock()
+                .unwrap()
+                .recv_timeout(NO_PROGRESS)
+                .expect("the test lets the writer's fsync go on");
+        }
+    })));
+    let f_new = pattern(3, WRITE_BYTES);
+    let (written, othered) = std::thread::scope(|s| {
+        let writer = std::thread::Builder::new()
+            .name(WRITER.to_string())
+            .spawn_scoped(s, || store.write("f", 0, &f_new))
+            .unwrap();
+        at_fsync
+            .recv_timeout(NO_PROGRESS)
+            .expect("the writer's group commit reaches its fsync");
+        fail_journal_fsyncs(1);
+        let other = s.spawn(|| other(&store));
+        // Done (its fsync ran, beside the held one), or waiting for its turn.
+        eventually("the other fsync ran or waits for its turn", || {
+            other.is_finished() || store.journal_fsync_waiters() > 0
+        });
+        go.send(()).unwrap();
+        (writer.join().unwrap(), other.join().unwrap())
+    });
+    set_pause_hook(None);
+    fail_journal_fsyncs(0);
+    assert_eq!(
+        passes.load(Ordering::SeqCst),
+        HELD_FSYNC,
+        "the writer's group-commit fsyncs (the held one its last)"
+    );
+    let mut f = f_old;
+    if written.is_ok() {
+        f = f_new;
+    }
+    (written, othered, store, f)
+}
+
+/// After the scene: nothing acknowledged over the failed fsync, the store poisoned, and
+/// after a reopen (recovery) `f` reads its old bytes or the unacknowledged new ones.
+fn check(
+    dir: &std::path::Path,
+    written: Result<(), StoreError>,
+    othered: Result<(), StoreError>,
+    store: Store,
+    f_old: Vec<u8>,
+    what: &str,
+) {
+    assert!(
+        othered.is_err(),
+        "{what} succeeded though a journal fsync failed"
+    );
+    assert!(
+        written.is_err(),
+        "the writer was acknowledged over a journal fsync held while {what}'s fsync failed ({othered:?}): its records may not be on disk"
+    );
+    assert!(
+        store.write("f", 0, &pattern(4, WRITE_BYTES)).is_err(),
+        "the store is poisoned after a failed journal fsync"
+    );
+    drop(store);
+    let store = Store::open(dir).unwrap();
+    let f = store.get("f").unwrap();
+    assert!(
+        f == f_old || f == pattern(3, WRITE_BYTES),
+        "f reads WRONG bytes after the reopen"
+    );
+    assert_consistent(&store);
+}
+
+#[test]
+fn a_synced_append_failing_beside_a_held_group_commit_acknowledges_no_writer() {
+    let _hooks = HOOKS_USER.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch();
+    // START journals its planner input synced (`delayed_start`).
+    let (written, othered, store, f) =
+        overlap(dir.path(), |store| store.delayed_start("g").map(|_| ()));
+    check(dir.path(), written, othered, store, f, "a window's START");
+}
+
+#[test]
+fn a_checkpoint_failing_beside_a_held_group_commit_acknowledges_no_writer() {
+    let _hooks = HOOKS_USER.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch();
+    let (written, othered, store, f) = overlap(dir.path(), Store::checkpoint);
+    check(dir.path(), written, othered, store, f, "a checkpoint");
+}
