@@ -1433,10 +1433,12 @@ impl Store {
     /// over records not on disk. Here the failure is latched (`GroupCommit::failed`, the
     /// store poisoned) before the next fsync may start, and that one is refused.
     /// Why waiting here under the core lock cannot deadlock: the turn is held only by a
-    /// thread inside `run_journal_fsync`, which takes no lock but `group_commit` (never
-    /// the core lock): a group commit's leader holds no core lock (its callers drop it
-    /// before `sync_journal_through`), and any other holder holds the core lock itself, so
-    /// it is not another thread this one could be waiting on.
+    /// thread inside `run_journal_fsync`, which until it gives the turn back takes no lock
+    /// but `group_commit` (its fsync closures: the file's fsync, the torture and bench
+    /// counters, leaf locks), whatever it holds. A group commit's leader holds no core lock
+    /// either (`sync_input_before_home_writes` takes it itself before leading, the plan's
+    /// `Durable` is synced after its block drops it), and any other holder of the turn
+    /// holds the core lock, so it cannot be running while this thread, holding it, waits.
     pub(super) fn journal_fsync_turn(
         &self,
         fsync: &mut dyn FnMut() -> std::io::Result<()>,
