@@ -689,6 +689,12 @@ struct Core {
     /// another copy's (with a new token at that number they were). At most one number: a
     /// journal holds one bump, its first record (`checkpoint_locked` truncates it).
     epoch_number_cut: bool,
+    /// The state checkpoint was written (fsync'd and renamed) and emptying the journal after
+    /// it failed its fsync (the error): the store is poisoned, but nothing is lost, since
+    /// the journal on disk holds either its records (all in the checkpoint, skipped by the
+    /// next open's replay) or none. `close_with_warnings` tells it as a warning, as it does
+    /// a checkpoint not written.
+    checkpoint_truncation_failed: Option<String>,
     /// Per OSS, the metadata epoch this process knows it holds: read at the open, then each
     /// epoch told it. `None`: not known (down at the open, never told). What a bump that
     /// cannot tell it records it left at (`Store::note_osses_left_behind`).
@@ -2335,6 +2341,7 @@ impl Store {
                 epoch_due: true,
                 epoch_bumped: false,
                 epoch_number_cut: journal_tail_cut.is_some(),
+                checkpoint_truncation_failed: None,
                 epochs_held,
                 file_ids_checked: false,
                 writes_in_flight: BTreeMap::new(),
@@ -5886,8 +5893,13 @@ impl Store {
         }
         // In the journal's fsync turn: a failure latches as an append's does (the records
         // are in the snapshot, but the emptied file's state on disk is not known).
-        core.journal
-            .truncate_in(&|fsync| self.journal_fsync_turn(fsync))?;
+        if let Err(e) = core
+            .journal
+            .truncate_in(&|fsync| self.journal_fsync_turn(fsync))
+        {
+            core.checkpoint_truncation_failed = Some(e.to_string());
+            return Err(e);
+        }
         // The next record follows a new epoch: a journal deleted or emptied since this
         // checkpoint is then behind the OSSs (see `bump_epoch`).
         core.epoch_due = true;
@@ -5941,6 +5953,20 @@ impl Store {
         let Err((err, refused)) = closed else {
             return Ok(warnings);
         };
+        if let Some(why) = core.checkpoint_truncation_failed.take() {
+            // The checkpoint is durable; only the journal's emptying after it is not known
+            // (its fsync failed, latched: the store is poisoned, no fsync of the journal
+            // runs again here). Not an error of the command, whose changes were durable
+            // before: the next open replays the journal past the checkpoint, whatever
+            // length the file has. Before session 37 a second fsync here could pass
+            // falsely (the kernel reports a writeback error once per open file).
+            warnings.push(format!(
+                "the state checkpoint was written, but emptying the journal {} after it failed ({why}); nothing is lost: the next command skips the records the checkpoint holds. This was an I/O error: the disk holding {} may be failing. Check it (the kernel log, its SMART status) and, if errors go on, copy the store's metadata (superblock, state, journal) to a sound disk",
+                self.dir.join(JOURNAL_FILE).display(),
+                self.dir.display(),
+            ));
+            return Ok(warnings);
+        }
         // A settle that began and failed poisoned the store: that is not a checkpoint.
         let checkpoint_only = !self.poisoned.load(Ordering::SeqCst);
         if !checkpoint_only || !matches!(err, StoreError::NoSpace(_) | StoreError::Io(_)) {
