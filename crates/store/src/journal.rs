@@ -522,10 +522,15 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         let what = format!("journal {}", self.path.display());
         let io = |e: std::io::Error| StoreError::from_io(e, &what);
         self.file.set_len(0).map_err(io)?;
+        // The file is empty from here, whatever its fsync says: a later append's rewind
+        // (`rewind_to_len`) must not lengthen it again to the old length, zeros after a
+        // record, which the next open takes for a torn tail, or, with a record appended
+        // after them, for damage in the middle that refuses the store (merge review of
+        // s37a, HIGH-1: the truncation's fsync failed, latched, and the next append refused).
+        self.len_bytes = 0;
         self.file.seek(SeekFrom::Start(0)).map_err(io)?;
         let file = &self.file;
         turn(&mut || crate::torture::journal_fsync(|| file.sync_all())).map_err(io)?;
-        self.len_bytes = 0;
         crate::torture::journal_synced(&self.path, 0);
         Ok(())
     }

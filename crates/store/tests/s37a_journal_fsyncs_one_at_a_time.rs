@@ -24,6 +24,16 @@ use exaraid_store::{Store, StoreError, WritePath};
 
 /// The pause hook and the injected failures are process-wide: one test at a time.
 static HOOKS_USER: Mutex<()> = Mutex::new(());
+
+/// Both hooks off when a test ends, failed or not (a panic left them armed for the next).
+struct HooksOff;
+
+impl Drop for HooksOff {
+    fn drop(&mut self) {
+        set_pause_hook(None);
+        fail_journal_fsyncs(0);
+    }
+}
 const WRITER: &str = "s37a-writer";
 const WRITE_BYTES: usize = 1000;
 /// The writer's group-commit fsync held: its second (an rmw-like write outside a window
@@ -48,6 +58,7 @@ fn scene(dir: &std::path::Path) -> (Store, Vec<u8>) {
 /// writer's result, `other`'s, and the store (for the checks after).
 fn overlap(
     dir: &std::path::Path,
+    held_fsync: usize,
     other: impl FnOnce(&Store) -> Result<(), StoreError> + Send,
 ) -> (
     Result<(), StoreError>,
@@ -65,7 +76,7 @@ fn overlap(
         if point != JOURNAL_GROUP_FSYNC || std::thread::current().name() != Some(WRITER) {
             return;
         }
-        if counted.fetch_add(1, Ordering::SeqCst) + 1 == HELD_FSYNC {
+        if counted.fetch_add(1, Ordering::SeqCst) + 1 == held_fsync {
             at_fsync_tx.send(()).unwrap();
             go_rx
                 .lock()
@@ -96,7 +107,7 @@ fn overlap(
     fail_journal_fsyncs(0);
     assert_eq!(
         passes.load(Ordering::SeqCst),
-        HELD_FSYNC,
+        held_fsync,
         "the writer's group-commit fsyncs (the held one its last)"
     );
     let mut f = f_old;
@@ -141,18 +152,21 @@ fn check(
 #[test]
 fn a_synced_append_failing_beside_a_held_group_commit_acknowledges_no_writer() {
     let _hooks = HOOKS_USER.lock().unwrap_or_else(|e| e.into_inner());
+    let _off = HooksOff;
     let dir = scratch();
     // START journals its planner input synced (`delayed_start`).
-    let (written, othered, store, f) =
-        overlap(dir.path(), |store| store.delayed_start("g").map(|_| ()));
+    let (written, othered, store, f) = overlap(dir.path(), HELD_FSYNC, |store| {
+        store.delayed_start("g").map(|_| ())
+    });
     check(dir.path(), written, othered, store, f, "a window's START");
 }
 
 #[test]
 fn a_checkpoint_failing_beside_a_held_group_commit_acknowledges_no_writer() {
     let _hooks = HOOKS_USER.lock().unwrap_or_else(|e| e.into_inner());
+    let _off = HooksOff;
     let dir = scratch();
-    let (written, othered, store, f) = overlap(dir.path(), Store::checkpoint);
+    let (written, othered, store, f) = overlap(dir.path(), HELD_FSYNC, Store::checkpoint);
     check(dir.path(), written, othered, store, f, "a checkpoint");
 }
 
@@ -165,6 +179,7 @@ fn a_checkpoint_failing_beside_a_held_group_commit_acknowledges_no_writer() {
 #[test]
 fn a_close_whose_journal_emptying_fails_warns_and_loses_nothing() {
     let _hooks = HOOKS_USER.lock().unwrap_or_else(|e| e.into_inner());
+    let _off = HooksOff;
     let dir = scratch();
     let (store, f) = scene(dir.path());
     store.close().unwrap();
@@ -186,3 +201,34 @@ fn a_close_whose_journal_emptying_fails_warns_and_loses_nothing() {
     assert_eq!(store.get("g").unwrap(), pattern(2, WRITE_BYTES));
     assert_consistent(&store);
 }
+
+/// Merge review of s37a, HIGH-1: the writer's FIRST group-commit fsync (its input's, before
+/// its home writes) held, a checkpoint waiting for the turn with its state written, the
+/// writer's fsync failing: the checkpoint's truncation is refused in the turn (the file
+/// already emptied), and the writer's plan, failing before its writes, journals that it
+/// wrote nothing (refused too, rewound). The rewind once went back to the journal's length
+/// before the truncation: the refused record and zeros up to it, which the next open took
+/// for a torn tail (or, with a record after them, for damage that refuses the store).
+#[test]
+fn a_checkpoint_refused_after_a_failed_fsync_leaves_no_zeros_in_the_journal() {
+    let _hooks = HOOKS_USER.lock().unwrap_or_else(|e| e.into_inner());
+    let _off = HooksOff;
+    let dir = scratch();
+    let (written, othered, store, f) = overlap(dir.path(), 1, Store::checkpoint);
+    let journal = std::fs::read(dir.path().join("journal")).unwrap();
+    let zeros_max = journal
+        .split(|&b| b != 0)
+        .map(|run| run.len())
+        .max()
+        .unwrap_or(0);
+    assert!(
+        zeros_max < ZERO_RUN_BYTES_MAX,
+        "the journal ({} bytes) holds a run of {zeros_max} zero bytes after a checkpoint refused beside a failed fsync",
+        journal.len()
+    );
+    check(dir.path(), written, othered, store, f, "a checkpoint");
+}
+
+/// Longer runs of zeros than any record holds (a record's frame is its length, crc and a
+/// compact payload).
+const ZERO_RUN_BYTES_MAX: usize = 256;
