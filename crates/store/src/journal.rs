@@ -84,8 +84,23 @@ pub struct Journal<R> {
     tail_damaged: bool,
     /// An append's fsync failed (its error): see `sync_failed`.
     sync_failed: Option<String>,
+    /// A second handle shares the file (`sync_handle`): its owner serialises every fsync of
+    /// the journal (see `FsyncTurn`), so the plain fsyncing methods are refused.
+    shared: bool,
     _records: PhantomData<R>,
 }
+
+/// How a journal fsyncs its file: given the fsync itself (run it once, return its result),
+/// it runs it in turn. Why: Linux reports a writeback error once per open file, so two
+/// fsyncs of the journal running at once (an append's and a group commit's on a handle
+/// sharing the open file) may split it: one fails, the other returns success over pages
+/// the kernel dropped. The store's turn (`Store::journal_fsync_turn`) runs one at a time
+/// and, after a failure, none; a journal nobody shares runs it at once (`UNSHARED`).
+pub type FsyncTurn<'a> = &'a dyn Fn(&mut dyn FnMut() -> std::io::Result<()>) -> std::io::Result<()>;
+
+/// The turn of a journal no other handle shares: its `&mut self` already serialises its
+/// fsyncs.
+pub const UNSHARED: FsyncTurn<'static> = &|fsync| fsync();
 
 /// A torn tail `Journal::open` cut off: the last record, from byte `at_byte` of the journal,
 /// `cut_bytes` long (as found: a torn append, or a damaged record).
@@ -187,6 +202,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             tail_bytes,
             tail_in_file: writable && tail_cut.is_some(),
             sync_failed: None,
+            shared: false,
             tail_damaged,
             _records: PhantomData,
         };
@@ -199,6 +215,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         if !self.tail_in_file {
             return Ok(());
         }
+        assert!(!self.shared, "a tail cut after the journal was shared");
         let what = format!("journal {}", self.path.display());
         let io = |e: std::io::Error| StoreError::from_io(e, &what);
         self.file.set_len(self.len_bytes).map_err(io)?;
@@ -222,6 +239,10 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         if !self.tail_in_file {
             return Ok(false);
         }
+        assert!(
+            !self.shared,
+            "a tail rewritten after the journal was shared"
+        );
         let tail = self.tail_cut.expect("a tail in the file was cut");
         assert_eq!(
             tail.cut_bytes,
@@ -269,6 +290,8 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         if !self.tail_in_file {
             return recs.iter().map(|rec| self.append(rec, true)).collect();
         }
+        // The file is replaced: a handle sharing it would fsync the old one.
+        assert!(!self.shared, "a tail cut after the journal was shared");
         let tmp = self.replacement_path();
         let what = format!(
             "journal {} (writing its replacement {})",
@@ -394,8 +417,23 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         self.tail_damaged
     }
 
-    /// Append a record; with `sync` it is durable when this returns.
+    /// Append a record; with `sync` it is durable when this returns. Only on a journal no
+    /// other handle shares (open, recovery before the store exists, tests): else
+    /// `append_synced_in` with the owner's turn.
     pub fn append(&mut self, rec: &R, sync: bool) -> Result<u64, StoreError> {
+        assert!(
+            !(sync && self.shared),
+            "a synced append outside the owner's fsync turn"
+        );
+        self.append_inner(rec, sync.then_some(UNSHARED))
+    }
+
+    /// Append a record, durable when this returns: its fsync runs in `turn`.
+    pub fn append_synced_in(&mut self, rec: &R, turn: FsyncTurn) -> Result<u64, StoreError> {
+        self.append_inner(rec, Some(turn))
+    }
+
+    fn append_inner(&mut self, rec: &R, sync: Option<FsyncTurn>) -> Result<u64, StoreError> {
         assert!(
             !self.tail_in_file,
             "an append after a torn tail left in the file"
@@ -412,8 +450,9 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
             self.rewind_to_len();
             return Err(io(e));
         }
-        if sync {
-            if let Err(e) = self.file.sync_data() {
+        if let Some(turn) = sync {
+            let file = &self.file;
+            if let Err(e) = turn(&mut || crate::torture::journal_fsync(|| file.sync_data())) {
                 self.rewind_to_len();
                 self.sync_failed = Some(e.to_string());
                 return Err(io(e));
@@ -421,7 +460,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
         }
         self.next_seq += 1;
         self.len_bytes += frame.len() as u64;
-        if sync {
+        if sync.is_some() {
             crate::torture::journal_synced(&self.path, self.len_bytes);
         }
         Ok(seq)
@@ -444,28 +483,54 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
 
     /// A second handle on the journal file, for fsyncs outside the lock that serialises
     /// appends (group commit): it shares the open file, so it stays valid across `truncate`.
-    pub fn sync_handle(&self) -> Result<File, StoreError> {
-        self.file
+    /// From here on every fsync of the journal must run in the owner's turn (`FsyncTurn`):
+    /// the plain `append(.., true)`, `sync` and `truncate` are refused.
+    pub fn sync_handle(&mut self) -> Result<File, StoreError> {
+        let handle = self
+            .file
             .try_clone()
-            .map_err(|e| StoreError::from_io(e, &format!("journal {}", self.path.display())))
+            .map_err(|e| StoreError::from_io(e, &format!("journal {}", self.path.display())))?;
+        self.shared = true;
+        Ok(handle)
     }
 
+    /// Make every record appended durable. Only on a journal no other handle shares: else
+    /// `sync_in`.
     pub fn sync(&mut self) -> Result<(), StoreError> {
-        self.file
-            .sync_data()
+        assert!(!self.shared, "a journal fsync outside the owner's turn");
+        self.sync_in(UNSHARED)
+    }
+
+    /// `sync`, its fsync run in `turn`.
+    pub fn sync_in(&mut self, turn: FsyncTurn) -> Result<(), StoreError> {
+        let file = &self.file;
+        turn(&mut || crate::torture::journal_fsync(|| file.sync_data()))
             .map_err(|e| StoreError::from_io(e, &format!("journal {}", self.path.display())))?;
         crate::torture::journal_synced(&self.path, self.len_bytes);
         Ok(())
     }
 
     /// Drop every record (after a checkpoint that includes them). Sequence numbers go on.
+    /// Only on a journal no other handle shares: else `truncate_in`.
     pub fn truncate(&mut self) -> Result<(), StoreError> {
+        assert!(!self.shared, "a journal fsync outside the owner's turn");
+        self.truncate_in(UNSHARED)
+    }
+
+    /// `truncate`, its fsync run in `turn`.
+    pub fn truncate_in(&mut self, turn: FsyncTurn) -> Result<(), StoreError> {
         let what = format!("journal {}", self.path.display());
         let io = |e: std::io::Error| StoreError::from_io(e, &what);
         self.file.set_len(0).map_err(io)?;
-        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
-        self.file.sync_all().map_err(io)?;
+        // The file is empty from here, whatever its fsync says: a later append's rewind
+        // (`rewind_to_len`) must not lengthen it again to the old length, zeros after a
+        // record, which the next open takes for a torn tail, or, with a record appended
+        // after them, for damage in the middle that refuses the store (merge review of
+        // s37a, HIGH-1: the truncation's fsync failed, latched, and the next append refused).
         self.len_bytes = 0;
+        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        let file = &self.file;
+        turn(&mut || crate::torture::journal_fsync(|| file.sync_all())).map_err(io)?;
         crate::torture::journal_synced(&self.path, 0);
         Ok(())
     }

@@ -75,6 +75,12 @@ pub const READ_CHECKED: &str = "read-checked";
 /// (`tests/full_disk_background_plan.rs`).
 pub const BACKGROUND_PLAN_WRITTEN: &str = "background-plan-written";
 
+/// A pause point in a group commit's fsync of the journal (`Store::sync_journal_through`):
+/// its leader holds the journal's fsync turn, its fsync has not begun. Tests hold the
+/// leader here while another thread's fsync of the journal fails
+/// (`tests/s37a_journal_fsyncs_one_at_a_time.rs`).
+pub const JOURNAL_GROUP_FSYNC: &str = "journal-group-fsync";
+
 type PauseHook = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
 static PAUSE_HOOK: Mutex<Option<PauseHook>> = Mutex::new(None);
 static PAUSE_HOOK_SET: AtomicBool = AtomicBool::new(false);
@@ -262,7 +268,7 @@ pub const KILL_TEAR_EVERY_OSS_ENV: &str = "EXARAID_KILL_TEAR_EVERY_OSS";
 /// [`KILL_IN_REVERSED_PLAN_ORDER_ENV`] (one order at a time).
 pub const STEP_ORDER_SEED_ENV: &str = "EXARAID_STEP_ORDER_SEED";
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// The OSSs (backend directories) caught in a torn block ([`KILL_TEAR_EVERY_OSS_ENV`]).
@@ -664,6 +670,32 @@ pub(crate) fn journal_synced(path: &std::path::Path, len_bytes: u64) {
     if let Some(entry) = synced.iter_mut().find(|(p, _)| p == path) {
         entry.1 = len_bytes;
     }
+}
+
+// ---------------------------------------------------------------- journal fsync failures
+
+/// Journal fsyncs a test made fail (`fail_journal_fsyncs`), still to come.
+static JOURNAL_FSYNC_FAILURES: AtomicU32 = AtomicU32::new(0);
+
+/// Tests only: the next `n` fsyncs of any journal in this process (an append's, a group
+/// commit's, a checkpoint's) return EIO after they ran, as the kernel reports a writeback
+/// error once: to whichever fsync of the open file comes first. Never set by the store.
+#[doc(hidden)]
+pub fn fail_journal_fsyncs(n: u32) {
+    JOURNAL_FSYNC_FAILURES.store(n, Ordering::SeqCst);
+}
+
+/// Run `fsync`, one fsync of a journal file: its result, or EIO where a test asked for a
+/// failure (`fail_journal_fsyncs`). One load unless a test did.
+pub(crate) fn journal_fsync(fsync: impl FnOnce() -> std::io::Result<()>) -> std::io::Result<()> {
+    let result = fsync();
+    let injected = JOURNAL_FSYNC_FAILURES
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok();
+    if injected {
+        return Err(std::io::Error::from_raw_os_error(libc::EIO));
+    }
+    result
 }
 
 #[cfg(test)]

@@ -175,6 +175,8 @@ pub(super) struct GroupCommit {
     /// on disk, and a retried fsync cannot tell (the kernel may have dropped the pages).
     /// Nothing waiting on it is acknowledged; the store must be reopened.
     pub(super) failed: Option<String>,
+    /// Threads waiting in `Store::journal_fsync_turn` for the running fsync.
+    pub(super) turn_waiters: usize,
 }
 
 /// One background plan's wait for room for its `Durable` record
@@ -1401,23 +1403,80 @@ impl Store {
             }
             self.group_commit_cv.wait(&mut group);
         }
-        group.syncing = true;
-        let target_seq = self.journal_appended_seq.load(Ordering::SeqCst);
         assert!(
-            target_seq >= seq,
+            self.journal_appended_seq.load(Ordering::SeqCst) >= seq,
             "record {seq} was appended before its fsync"
         );
-        drop(group);
-        crate::bench::probe_add(&crate::bench::PROBE.journal_fsyncs, 1);
-        // A power-cut test's measure: what was written before the fsync began is durable.
-        let tracked_len_bytes = crate::torture::journal_syncs_tracked()
-            .then(|| self.journal_file.metadata().map(|m| m.len()).ok())
-            .flatten();
-        let result = self.journal_file.sync_data();
-        if let (Ok(()), Some(len_bytes)) = (&result, tracked_len_bytes) {
-            crate::torture::journal_synced(&self.dir.join(super::JOURNAL_FILE), len_bytes);
-        }
+        let result = self.run_journal_fsync(group, &mut || {
+            crate::bench::probe_add(&crate::bench::PROBE.journal_fsyncs, 1);
+            crate::torture::pause_point(crate::torture::JOURNAL_GROUP_FSYNC);
+            // A power-cut test's measure: what was written before the fsync began is durable.
+            let tracked_len_bytes = crate::torture::journal_syncs_tracked()
+                .then(|| self.journal_file.metadata().map(|m| m.len()).ok())
+                .flatten();
+            let result = crate::torture::journal_fsync(|| self.journal_file.sync_data());
+            if let (Ok(()), Some(len_bytes)) = (&result, tracked_len_bytes) {
+                crate::torture::journal_synced(&self.dir.join(super::JOURNAL_FILE), len_bytes);
+            }
+            result
+        });
+        result.map_err(|e| failed(&e.to_string()))
+    }
+
+    /// The one path of every fsync of the journal file once the store holds a second handle
+    /// on it (`journal_file`): the group commit's (`sync_journal_through`), a synced
+    /// append's, `Journal::sync_in`'s and the checkpoint's truncation (`Journal::
+    /// truncate_in`), each under the core lock. One at a time, and none after one failed:
+    /// the kernel reports a writeback error once per open file (which both handles share),
+    /// so two fsyncs at once could split it, one failing, the other returning success over
+    /// pages the kernel dropped; were that the group commit's, writers were acknowledged
+    /// over records not on disk. Here the failure is latched (`GroupCommit::failed`, the
+    /// store poisoned) before the next fsync may start, and that one is refused.
+    /// Why waiting here under the core lock cannot deadlock: the turn is held only by a
+    /// thread inside `run_journal_fsync`, which until it gives the turn back takes no lock
+    /// but `group_commit` (its fsync closures: the file's fsync, the torture and bench
+    /// counters, leaf locks), whatever it holds. A group commit's leader holds no core lock
+    /// either (`sync_input_before_home_writes` takes it itself before leading, the plan's
+    /// `Durable` is synced after its block drops it), and any other holder of the turn
+    /// holds the core lock, so it cannot be running while this thread, holding it, waits.
+    pub(super) fn journal_fsync_turn(
+        &self,
+        fsync: &mut dyn FnMut() -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
         let mut group = self.group_commit.lock();
+        while group.syncing {
+            group.turn_waiters += 1;
+            self.group_commit_cv.wait(&mut group);
+            group.turn_waiters -= 1;
+        }
+        if let Some(why) = &group.failed {
+            return Err(std::io::Error::other(format!(
+                "an earlier fsync of the journal failed ({why}): nothing since is durable; reopen the store (it recovers)"
+            )));
+        }
+        self.run_journal_fsync(group, fsync)
+    }
+
+    /// Run `fsync` (one fsync of the journal file) as the holder of the turn, `group`
+    /// showing none running and none failed; then record what it covers (every record
+    /// appended before it began) or latch its failure, and wake the waiting ones.
+    fn run_journal_fsync(
+        &self,
+        mut group: parking_lot::MutexGuard<'_, GroupCommit>,
+        fsync: &mut dyn FnMut() -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        assert!(!group.syncing, "two fsyncs of the journal at once");
+        assert!(group.failed.is_none(), "a journal fsync after one failed");
+        group.syncing = true;
+        let target_seq = self.journal_appended_seq.load(Ordering::SeqCst);
+        drop(group);
+        let result = fsync();
+        let mut group = self.group_commit.lock();
+        assert!(group.syncing, "the turn was held");
+        assert!(
+            group.failed.is_none(),
+            "a journal fsync failed during another's turn"
+        );
         group.syncing = false;
         match &result {
             Ok(()) => group.synced_through_seq = group.synced_through_seq.max(target_seq),
@@ -1427,8 +1486,14 @@ impl Store {
             }
         }
         self.group_commit_cv.notify_all();
-        drop(group);
-        result.map_err(|e| failed(&e.to_string()))
+        result
+    }
+
+    /// Threads waiting for the journal's fsync turn (`journal_fsync_turn`) now: lets a test
+    /// see an fsync wait behind another without timing it.
+    #[doc(hidden)]
+    pub fn journal_fsync_waiters(&self) -> usize {
+        self.group_commit.lock().turn_waiters
     }
 
     /// Make the writes of a plan durable on every healthy OSS it touched, the OSSs in

@@ -689,6 +689,12 @@ struct Core {
     /// another copy's (with a new token at that number they were). At most one number: a
     /// journal holds one bump, its first record (`checkpoint_locked` truncates it).
     epoch_number_cut: bool,
+    /// The state checkpoint was written (fsync'd and renamed) and emptying the journal after
+    /// it failed its fsync (the error): the store is poisoned, but nothing is lost, since
+    /// the journal on disk holds either its records (all in the checkpoint, skipped by the
+    /// next open's replay) or none. `close_with_warnings` tells it as a warning, as it does
+    /// a checkpoint not written.
+    checkpoint_truncation_failed: Option<String>,
     /// Per OSS, the metadata epoch this process knows it holds: read at the open, then each
     /// epoch told it. `None`: not known (down at the open, never told). What a bump that
     /// cannot tell it records it left at (`Store::note_osses_left_behind`).
@@ -2335,6 +2341,7 @@ impl Store {
                 epoch_due: true,
                 epoch_bumped: false,
                 epoch_number_cut: journal_tail_cut.is_some(),
+                checkpoint_truncation_failed: None,
                 epochs_held,
                 file_ids_checked: false,
                 writes_in_flight: BTreeMap::new(),
@@ -2915,24 +2922,42 @@ impl Store {
         let _ = self.journal(&mut core, Rec::ClockSkew { skew_ns }, false);
     }
 
-    /// Append `rec` to the journal (durable with `sync`). Where its fsync fails, the group
-    /// commit is latched failed and the store poisoned, as for a failed group-commit fsync
-    /// (`sync_journal_through`): the kernel reports a writeback error once per open file,
-    /// so the next fsync of the journal (a writer's group commit on the shared file) could
-    /// return success over records that never reached the disk and acknowledge them (merge
-    /// review of s35o: a timeout's synced tick failing in the background worker, a
-    /// writer acknowledged after it, then a power cut).
+    /// Append `rec` to the journal (durable with `sync`: its fsync takes the journal's
+    /// turn, `journal_fsync_turn`, which latches a failure into the group commit and
+    /// poisons the store before any other fsync of the journal may start). Why: the kernel
+    /// reports a writeback error once per open file, so another fsync of the journal (a
+    /// writer's group commit on the shared file) running beside it or after it could
+    /// return success over records that never reached the disk and acknowledge them
+    /// (merge review of s35o: a timeout's synced tick failing in the background worker, a
+    /// writer acknowledged after it, then a power cut; session 35's open item 5: the two
+    /// at once).
     fn append_latching(&self, core: &mut Core, rec: &Rec, sync: bool) -> Result<u64, StoreError> {
-        let appended = core.journal.append(rec, sync);
-        if appended.is_err() {
-            if let Some(why) = core.journal.sync_failed() {
-                let mut group = self.group_commit.lock();
-                group.failed.get_or_insert_with(|| why.to_string());
-                self.poisoned.store(true, Ordering::SeqCst);
-                self.group_commit_cv.notify_all();
-            }
+        if !sync {
+            return core.journal.append(rec, false);
+        }
+        let seq = core.journal.next_seq();
+        let appended = core.journal.append_synced_in(rec, &|fsync| {
+            // Its write returned (the turn is taken after it): the fsync covers it.
+            self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
+            self.journal_fsync_turn(fsync)
+        });
+        if appended.is_err() && core.journal.sync_failed().is_some() {
+            assert!(
+                self.group_commit.lock().failed.is_some(),
+                "a failed journal fsync is latched by its turn"
+            );
+            assert!(
+                self.poisoned.load(Ordering::SeqCst),
+                "and poisons the store"
+            );
         }
         appended
+    }
+
+    /// `Journal::sync` in the journal's fsync turn (see `append_latching`).
+    fn sync_journal_locked(&self, core: &mut Core) -> Result<(), StoreError> {
+        core.journal
+            .sync_in(&|fsync| self.journal_fsync_turn(fsync))
     }
 
     fn journal(&self, core: &mut Core, rec: Rec, sync: bool) -> Result<(), StoreError> {
@@ -5846,6 +5871,7 @@ impl Store {
     }
 
     fn checkpoint_locked(&self, core: &mut Core) -> Result<(), StoreError> {
+        core.checkpoint_truncation_failed = None;
         self.note_generations(core)?;
         {
             let ops = self.ops.lock();
@@ -5866,7 +5892,22 @@ impl Store {
         for (i, o) in ops_now.iter().enumerate() {
             core.state.ops[i].add(o);
         }
-        core.journal.truncate()?;
+        // In the journal's fsync turn: a failure latches as an append's does (the records
+        // are in the snapshot, but the emptied file's state on disk is not known).
+        if let Err(e) = core
+            .journal
+            .truncate_in(&|fsync| self.journal_fsync_turn(fsync))
+        {
+            // Only the fsync's failure (latched by the turn: the store is poisoned, so no
+            // later checkpoint runs and the flag cannot outlive this close); a failed
+            // `set_len` goes the way of a checkpoint not written (merge review of s37a,
+            // MEDIUM-1: a flag left by an earlier checkpoint told a later close's failed
+            // state write "written").
+            if self.poisoned.load(Ordering::SeqCst) {
+                core.checkpoint_truncation_failed = Some(e.to_string());
+            }
+            return Err(e);
+        }
         // The next record follows a new epoch: a journal deleted or emptied since this
         // checkpoint is then behind the OSSs (see `bump_epoch`).
         core.epoch_due = true;
@@ -5920,13 +5961,27 @@ impl Store {
         let Err((err, refused)) = closed else {
             return Ok(warnings);
         };
+        if let Some(why) = core.checkpoint_truncation_failed.take() {
+            // The checkpoint is durable; only the journal's emptying after it is not known
+            // (its fsync failed, latched: the store is poisoned, no fsync of the journal
+            // runs again here). Not an error of the command, whose changes were durable
+            // before: the next open replays the journal past the checkpoint, whatever
+            // length the file has. Before session 37 a second fsync here could pass
+            // falsely (the kernel reports a writeback error once per open file).
+            warnings.push(format!(
+                "the state checkpoint was written, but emptying the journal {} after it failed ({why}); nothing is lost: the next command skips the records the checkpoint holds. This was an I/O error: the disk holding {} may be failing. Check it (the kernel log, its SMART status) and, if errors go on, copy the store's metadata (superblock, state, journal) to a sound disk",
+                self.dir.join(JOURNAL_FILE).display(),
+                self.dir.display(),
+            ));
+            return Ok(warnings);
+        }
         // A settle that began and failed poisoned the store: that is not a checkpoint.
         let checkpoint_only = !self.poisoned.load(Ordering::SeqCst);
         if !checkpoint_only || !matches!(err, StoreError::NoSpace(_) | StoreError::Io(_)) {
             return Err(err);
         }
         // The journal holds every record this process made: durable, it is enough.
-        if let Err(sync_err) = core.journal.sync() {
+        if let Err(sync_err) = self.sync_journal_locked(&mut core) {
             return Err(StoreError::Io(format!(
                 "{err}; and the journal could not be synced either ({sync_err}): changes since the last checkpoint may not be durable"
             )));

@@ -3674,7 +3674,7 @@ impl Store {
             *begun = true;
         }
         if self.fsync {
-            core.journal.sync()?;
+            self.sync_journal_locked(core)?;
         }
         crate::torture::kill_point(crate::torture::SETTLE_BEGUN);
         let known: BTreeSet<u64> = core.state.files.values().map(|m| m.id).collect();
