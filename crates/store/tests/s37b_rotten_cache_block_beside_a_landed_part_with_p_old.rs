@@ -12,7 +12,8 @@
 //! before and after a flush; never a LOST block, never a wrong byte.
 //!
 //! raid6 with P and Q old is not this rule's: Q is a column to spare that checks the
-//! decode (s35a), and the block reads its old part there (on dba232e too). A stale column
+//! decode (s35a), and the block reads its old part there (on dba232e too). With one
+//! parity's OSS failed there is none to spare: the rule's, as raid5. A stale column
 //! beside the cut write names the raid5 row LOST with or without the rot (probed, see
 //! docs/results/s37-s37b.md).
 
@@ -68,13 +69,15 @@ fn blocks_lost_or_wrong(
     Ok(lost)
 }
 
-/// `code` WCL, `put_f_with_two_acknowledged_writes`, then `CUT_WRITE` imaged before each mutating call (plan order). The first image where
-/// column 0's cache block write landed (unsynced), laid with every unsynced call kept but
-/// the parities' (P and Q old, each as its last sync left it), the bytes `rot_at` of
-/// column 0's cache element flipped in the cut write's slot (none: a control), opened at
-/// every journal cut: the blocks read LOST (a wrong byte panics), per cut, and where none
-/// is, scrub is clean after the flush. Returns (cuts, cuts losing a block).
-fn cut_with_parity_old(code: CodeSpec, rot_at: &[usize]) -> (usize, usize) {
+/// `code` WCL, `put_f_with_two_acknowledged_writes`, then `CUT_WRITE` imaged before each
+/// mutating call (plan order). The first image where column 0's cache block write landed
+/// (unsynced), laid with every unsynced call kept but the parities' (P and Q old, each as
+/// its last sync left it), the bytes `rot_at` of column 0's cache element flipped in the
+/// cut write's slot (none: a control), parity `dead`'s OSS failed and its disk gone (none:
+/// every OSS up), opened at every journal cut: the blocks read LOST (a wrong byte panics),
+/// per cut, and where none is, scrub is clean after the flush. Returns (cuts, cuts losing
+/// a block).
+fn cut_with_parity_old(code: CodeSpec, rot_at: &[usize], dead: Option<usize>) -> (usize, usize) {
     exaraid_store::torture::run_steps_in_plan_order_in_this_process();
     let (top, dir, layout) = init_without_timeout_on(code, UNIT, WritePath::Wcl);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
@@ -137,7 +140,11 @@ fn cut_with_parity_old(code: CodeSpec, rot_at: &[usize]) -> (usize, usize) {
             std::fs::write(&zone, bytes).unwrap();
             eprintln!("{what}: column 0's cache slot {slot} rotten");
         }
-        let store = open_laid(&to, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        let failed: Vec<usize> = dead.map(|q| parities[q]).into_iter().collect();
+        for &oss in &failed {
+            lose_disk(&to, oss);
+        }
+        let store = open_laid(&to, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
         let read = |when: &str| {
             blocks_lost_or_wrong(&store, &acked, &flight)
                 .unwrap_or_else(|e| panic!("{what}: {when}: {e}"))
@@ -170,11 +177,11 @@ fn cut_with_parity_old(code: CodeSpec, rot_at: &[usize]) -> (usize, usize) {
 
 /// The control (no rot: every cut reads right, so a LOST below is the rot's), then the
 /// block rotten at `rot_at`: the cuts losing a block.
-fn lost_cuts_with_rot(code: CodeSpec, rot_at: &[usize]) -> usize {
-    let (cuts, lost_cuts) = cut_with_parity_old(code, &[]);
+fn lost_cuts_with_rot(code: CodeSpec, rot_at: &[usize], dead: Option<usize>) -> usize {
+    let (cuts, lost_cuts) = cut_with_parity_old(code, &[], dead);
     assert!(cuts >= 1, "{code}: no journal cut of the image");
     assert_eq!(lost_cuts, 0, "{code}: without rot, cuts losing a block");
-    let (cuts, lost_cuts) = cut_with_parity_old(code, rot_at);
+    let (cuts, lost_cuts) = cut_with_parity_old(code, rot_at, dead);
     assert!(cuts >= 1, "{code}: no journal cut of the image");
     lost_cuts
 }
@@ -184,7 +191,7 @@ fn lost_cuts_with_rot(code: CodeSpec, rot_at: &[usize]) -> usize {
 #[test]
 fn raid5_rotten_cache_block_beside_a_landed_part_with_p_old_reads_right() {
     let code = CodeSpec::raid5(4);
-    let lost_cuts = lost_cuts_with_rot(code, &[ROT_AT]);
+    let lost_cuts = lost_cuts_with_rot(code, &[ROT_AT], None);
     assert_eq!(
         lost_cuts, 0,
         "{code}: cuts naming acknowledged bytes LOST (rot at an unacknowledged byte beside the landed part, P old)"
@@ -198,9 +205,25 @@ fn raid5_rotten_cache_block_beside_a_landed_part_with_p_old_reads_right() {
 #[test]
 fn raid5_rotten_at_an_acknowledged_byte_beside_the_landed_part_with_p_old_never_reads_wrong() {
     let code = CodeSpec::raid5(4);
-    let lost_cuts = lost_cuts_with_rot(code, &[ROT_AT, ROT_ACKED_AT]);
+    let lost_cuts = lost_cuts_with_rot(code, &[ROT_AT, ROT_ACKED_AT], None);
     assert!(
         lost_cuts >= 1,
         "{code}: no cut named the rotten acknowledged byte LOST"
     );
+}
+
+/// raid6 with one parity's OSS failed with the power cut (its disk gone) and the other
+/// parity old: the decode reads exactly k columns, no column to spare, the same arm as
+/// raid5's. LOST on dba232e (block 0 before and after the settle, P dead and Q dead alike).
+#[test]
+fn raid6_rotten_cache_block_beside_a_landed_part_with_one_parity_dead_and_the_other_old_reads_right(
+) {
+    let code = CodeSpec::raid6(4);
+    for dead in [0, 1] {
+        let lost_cuts = lost_cuts_with_rot(code, &[ROT_AT], Some(dead));
+        assert_eq!(
+            lost_cuts, 0,
+            "{code}: parity {dead} dead: cuts naming acknowledged bytes LOST"
+        );
+    }
 }
