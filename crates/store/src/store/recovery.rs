@@ -1856,7 +1856,7 @@ impl Store {
                         (&buf, &disk),
                         (i, pos, oss, key),
                         (&erased, &hot),
-                        (own, mine),
+                        (own, mine, landed.as_ref().and_then(|l| l.as_ref())),
                         (&raw[&pos][start as usize..end as usize], parity_only_decode),
                         holds_write,
                     )?;
@@ -3251,7 +3251,10 @@ impl Store {
     /// spare checked it, or where the block's bytes beside the write's part and the write's
     /// crcs of the part both agree with it (each byte offset is its own code word: a stale
     /// column shows at its own offsets, beside the part against `raw`, inside it against
-    /// the crcs; a stale delta elsewhere is never copied). `raw` stays, last,
+    /// the crcs; a stale delta elsewhere is never copied). With P old the part's crcs fail
+    /// that decode: `raw` is kept whole where the write's part landed (`landed_part`, the
+    /// block's only in-flight bytes, holding the write's crcs) and its acknowledged bytes
+    /// beside the part equal the decode (s37b). `raw` stays, last,
     /// where the block holds no acknowledged byte (nobody reads its bytes: what is on disk stays, as before). Decoded from the
     /// running parity's view (`views.0`: data masked to acknowledged bytes) and from the
     /// stripe as on disk (`views.1`). `None`: nothing proves it; the caller records the
@@ -3262,7 +3265,7 @@ impl Store {
         views: (&StripeBuf, &StripeBuf),
         (i, pos, oss, key): (usize, Pos, usize, ElementKey),
         (erased, hot): (&[usize], &[usize]),
-        (own, acked): (&Ranges, &Ranges),
+        (own, acked, landed_part): (&Ranges, &Ranges, Option<&Ranges>),
         (raw, parity_only_decode): (&[u8], Option<(&[u8], bool)>),
         holds_write: impl Fn(&[u8]) -> bool,
     ) -> Result<Option<Vec<u8>>, StoreError> {
@@ -3344,6 +3347,38 @@ impl Store {
             };
             if proven {
                 return Ok(Some(candidate));
+            }
+            // P old (s37b, review LOW 1 of 41f7e4b): the decode holds the part's OLD bytes,
+            // so the crcs fail it, yet the block's own bytes are proven where anyone reads
+            // them. In the write's part (`landed_part`: the cut write's only part of this
+            // block, its bytes on disk hold the write's journaled crcs) they are the new
+            // version; beside it, at every acknowledged offset, they equal the decode, and
+            // both versions of the row hold the same bytes there (only parity is in flight
+            // beside the part, and P old and new differ only at the part's offsets: each
+            // byte offset is its own code word). `raw` is kept whole: its rot lies at bytes
+            // nobody reads (neither acknowledged nor the write's), as the `agrees` rule below
+            // keeps them. Against a stale column (a lost earlier write of another OSS): its
+            // delta at an acknowledged offset beside the part makes the decode differ from
+            // `raw` there (not taken: LOST, as before); its delta only inside the part makes
+            // the decode wrong there, but no byte of the decode is taken, the part's bytes
+            // are `raw`'s, proven by the crcs. Rot at an acknowledged byte beside the part
+            // fails the same check (LOST, unless a stored checksum proved a candidate above).
+            // Fooled only where that rot and a stale delta agree byte for byte (two faults,
+            // as the rule above), or by a crc collision of the part. The part must be every
+            // in-flight byte of the block (one writer's one record): bytes of another cut
+            // write's range, or of a record of this one the crcs did not check, would be
+            // kept unproven.
+            let raw_proven = landed_part.is_some_and(|part| {
+                let in_flight = intersect(own, &[(start, end)]);
+                in_flight == *part
+                    && !beside_acked.is_empty()
+                    && beside_acked.iter().all(|&r| {
+                        let (x, y) = rel(r);
+                        d[x..y] == raw[x..y]
+                    })
+            });
+            if raw_proven {
+                return Ok(Some(raw.to_vec()));
             }
         }
         Ok((agrees || all_acked.is_empty()).then(|| raw.to_vec()))
