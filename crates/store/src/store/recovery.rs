@@ -3329,7 +3329,7 @@ impl Store {
             // equal it, and inside the part it holds the write's journaled crcs (the new
             // version). Were the block's rot and a stale column's delta at the same beside
             // offsets and equal, both would be fooled: two faults agreeing byte for byte.
-            // Where P holds the old version the part's crcs fail: LOST, as s35a.
+            // Where P holds the old version the part's crcs fail: see s37b's rule below.
             let proven = spare_checked || {
                 let beside_agrees = !beside_acked.is_empty()
                     && beside_acked.iter().all(|&r| {
