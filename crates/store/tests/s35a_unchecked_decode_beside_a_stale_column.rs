@@ -22,44 +22,6 @@ use exaraid_store::{StoreError, WritePath};
 /// The cut write: inside data element 0 (column 0's only block), beside column 0's
 /// acknowledged cached bytes (100..4096, `put_f_with_two_acknowledged_writes`).
 const CUT_WRITE: std::ops::Range<usize> = 3000..3200;
-/// Blocks of `f` checked per read (the checksum block).
-const BLOCK_BYTES: usize = 4096;
-
-/// Every block of `f` read: the blocks read LOST, or the first wrong byte. Blocks inside
-/// `skip` are not read (the stale column's own lost write: the lost-write class, not this
-/// rule).
-fn blocks_lost_or_wrong(
-    store: &exaraid_store::Store,
-    acked: &[u8],
-    flight: &[Option<u8>],
-    skip: std::ops::Range<usize>,
-) -> Result<Vec<usize>, String> {
-    let mut lost = Vec::new();
-    for at in (0..acked.len()).step_by(BLOCK_BYTES) {
-        if skip.contains(&at) {
-            continue;
-        }
-        let len = BLOCK_BYTES.min(acked.len() - at);
-        match store.read("f", at as u64, len as u64) {
-            Ok(got) => {
-                assert_eq!(got.len(), len, "read at {at}");
-                if let Some(j) =
-                    (0..len).find(|&j| got[j] != acked[at + j] && Some(got[j]) != flight[at + j])
-                {
-                    return Err(format!(
-                        "WRONG byte {}: {:#04x}, acknowledged {:#04x}",
-                        at + j,
-                        got[j],
-                        acked[at + j]
-                    ));
-                }
-            }
-            Err(StoreError::DataLost(_)) => lost.push(at),
-            Err(e) => return Err(format!("read at {at}: {e}")),
-        }
-    }
-    Ok(lost)
-}
 
 /// raid6 4+2 WCL, home stripe 0 cached in columns 0..3 (`put_f_with_two_acknowledged_writes`),
 /// data column `stale_col`'s OSS losing the write of `lost_write` (file bytes; its cache
@@ -195,7 +157,7 @@ fn check_every_journal_cut(s: &Scene, laid: &PowerCutImage, dead: Option<usize>)
         }
         let store = open_laid(&to, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
         let read = |when: &str| {
-            blocks_lost_or_wrong(&store, &s.acked, &s.flight, stale_block.clone())
+            f_blocks_lost_or_wrong(&store, &s.acked, &s.flight, stale_block.clone())
                 .unwrap_or_else(|e| panic!("{what}: {when}: {e}"))
         };
         let mut lost = read("before the settle");

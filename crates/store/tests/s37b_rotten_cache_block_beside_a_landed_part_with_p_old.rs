@@ -36,38 +36,6 @@ const CUT_WRITE: std::ops::Range<usize> = 3000..3200;
 const ROT_AT: usize = 50;
 /// A second rotten byte, acknowledged, beside the cut write's part (review item (ii)).
 const ROT_ACKED_AT: usize = 1500;
-/// Blocks of `f` checked per read (the checksum block).
-const BLOCK_BYTES: usize = 4096;
-
-/// Every block of `f` read: the blocks read LOST, or the first wrong byte.
-fn blocks_lost_or_wrong(
-    store: &exaraid_store::Store,
-    acked: &[u8],
-    flight: &[Option<u8>],
-) -> Result<Vec<usize>, String> {
-    let mut lost = Vec::new();
-    for at in (0..acked.len()).step_by(BLOCK_BYTES) {
-        let len = BLOCK_BYTES.min(acked.len() - at);
-        match store.read("f", at as u64, len as u64) {
-            Ok(got) => {
-                assert_eq!(got.len(), len, "read at {at}");
-                if let Some(j) =
-                    (0..len).find(|&j| got[j] != acked[at + j] && Some(got[j]) != flight[at + j])
-                {
-                    return Err(format!(
-                        "WRONG byte {}: {:#04x}, acknowledged {:#04x}",
-                        at + j,
-                        got[j],
-                        acked[at + j]
-                    ));
-                }
-            }
-            Err(StoreError::DataLost(_)) => lost.push(at),
-            Err(e) => return Err(format!("read at {at}: {e}")),
-        }
-    }
-    Ok(lost)
-}
 
 /// `code` WCL, `put_f_with_two_acknowledged_writes`, then `CUT_WRITE` imaged before each
 /// mutating call (plan order). The first image where column 0's cache block write landed
@@ -146,7 +114,7 @@ fn cut_with_parity_old(code: CodeSpec, rot_at: &[usize], dead: Option<usize>) ->
         }
         let store = open_laid(&to, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
         let read = |when: &str| {
-            blocks_lost_or_wrong(&store, &acked, &flight)
+            f_blocks_lost_or_wrong(&store, &acked, &flight, 0..0)
                 .unwrap_or_else(|e| panic!("{what}: {when}: {e}"))
         };
         let mut lost = read("before the settle");

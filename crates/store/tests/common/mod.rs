@@ -999,3 +999,43 @@ pub fn seeds_of_env(var: &str) -> Vec<u64> {
         Err(_) => vec![1],
     }
 }
+
+/// The checksum block: the unit `f_blocks_lost_or_wrong` reads `f` in.
+pub const READ_BLOCK_BYTES: usize = 4096;
+
+/// Every block of `f` read (`READ_BLOCK_BYTES` each): the blocks read LOST, or the first
+/// wrong byte (neither acknowledged, `acked`, nor the cut write's, `flight`). Blocks inside
+/// `skip` are not read (a stale column's own lost write: the lost-write class, not the rule
+/// a test is of).
+pub fn f_blocks_lost_or_wrong(
+    store: &Store,
+    acked: &[u8],
+    flight: &[Option<u8>],
+    skip: std::ops::Range<usize>,
+) -> Result<Vec<usize>, String> {
+    let mut lost = Vec::new();
+    for at in (0..acked.len()).step_by(READ_BLOCK_BYTES) {
+        if skip.contains(&at) {
+            continue;
+        }
+        let len = READ_BLOCK_BYTES.min(acked.len() - at);
+        match store.read("f", at as u64, len as u64) {
+            Ok(got) => {
+                assert_eq!(got.len(), len, "read at {at}");
+                if let Some(j) =
+                    (0..len).find(|&j| got[j] != acked[at + j] && Some(got[j]) != flight[at + j])
+                {
+                    return Err(format!(
+                        "WRONG byte {}: {:#04x}, acknowledged {:#04x}",
+                        at + j,
+                        got[j],
+                        acked[at + j]
+                    ));
+                }
+            }
+            Err(StoreError::DataLost(_)) => lost.push(at),
+            Err(e) => return Err(format!("read at {at}: {e}")),
+        }
+    }
+    Ok(lost)
+}
