@@ -397,9 +397,16 @@ impl Store {
             if cells.iter().any(confirms) || (absent_data_here && cells.iter().any(fails)) {
                 return CutRowStale::Agrees;
             }
-            // Every blind column holds running parity only (each parity OSS failed; torn
-            // ones go to the worlds, see `blind_parity_torn`): no byte of the row is decoded, so no decode
-            // can go through a stale element. Each data block reads verified, a block of
+            // Every blind column holds running parity only, each a failed OSS (no bytes): no
+            // byte of the row is decoded, so no decode can go through a stale element. A
+            // blind column whose block has bytes failing its checksum (torn by the cut, or
+            // rotten) goes to the worlds, as `blind_parity_torn` does: beside a failed parity
+            // OSS too, for the caller rewrites the row's running parity from its data and
+            // blesses a stale element there (s35f review P1, "OPEN after session 35" (1)(c):
+            // rs 4+3 with P's OSS failed, Q and R torn, the write's data block landed whole,
+            // and raid6 with P failed, Q torn: the stale element went home with success;
+            // the worlds check it by Q's told crcs: LOST, a crash alone fits and reads right,
+            // s35f's `..._alone_loses_nothing`). Each data block reads verified, a block of
             // the write whole in its old or its new version (both right there), the rest
             // as before the write: the row is decided as an
             // uncut row with the same columns erased, unchecked as that one is. As
@@ -410,7 +417,9 @@ impl Store {
                     .filter(|p| p.col == *col)
                     .all(|&p| matches!(g.cell(p), Cell::Parity(_)))
             };
-            if blind_cols.iter().all(parity_only) && !blind_parity_torn {
+            let blind_without_bytes =
+                !(cells.iter()).any(|p| blind_cols.contains(&p.col) && fails(p));
+            if blind_cols.iter().all(parity_only) && !blind_parity_torn && blind_without_bytes {
                 assert!(
                     data_read || !old_known_torn.is_empty(),
                     "a blind column holds every data block that does not read, but a torn one over nothing acknowledged"
