@@ -406,7 +406,8 @@ impl Store {
             // rs 4+3 with P's OSS failed, Q and R torn, the write's data block landed whole,
             // and raid6 with P failed, Q torn: the stale element went home with success;
             // the worlds check it by Q's told crcs: LOST, a crash alone fits and reads right,
-            // s35f's `..._alone_loses_nothing`). Each data block reads verified, a block of
+            // s35f's `..._alone_loses_nothing`; see `parity_only_with_bytes` below where no
+            // world is checked). Each data block reads verified, a block of
             // the write whole in its old or its new version (both right there), the rest
             // as before the write: the row is decided as an
             // uncut row with the same columns erased, unchecked as that one is. As
@@ -432,13 +433,27 @@ impl Store {
                     return CutRowStale::Agrees;
                 }
             }
-            if !cells.iter().any(fails) {
-                return CutRowStale::Unlocated;
+            // The parity-only row with a blind running parity block that has bytes (torn or
+            // rotten) beside a failed parity OSS goes to the worlds without
+            // `blind_unconfirmed`: a world a told crc checks decides it (s35f review P1's
+            // stale element: no world fits, LOST), and where none is checked it is decided
+            // as before (unchecked: a stale element there is open). Lost at once where no
+            // world is checked, a kill alone beside failed OSS 0 (P's in that cache stripe)
+            // tearing Q before the write's data block lost 4 KiB on raid6
+            // (cli's store_wcl_degraded_crash.rs).
+            let parity_only_with_bytes = blind_cols.iter().all(parity_only)
+                && !blind_parity_torn
+                && !blind_without_bytes
+                && data_read;
+            if !parity_only_with_bytes {
+                if !cells.iter().any(fails) {
+                    return CutRowStale::Unlocated;
+                }
+                // Blocks fail and none confirms a decode: the worlds below must prove the row
+                // (a version checked by a told crc of an erased block, or a segment decoded
+                // with a column to spare), else it is lost.
+                blind_unconfirmed = true;
             }
-            // Blocks fail and none confirms a decode: the worlds below must prove the row
-            // (a version checked by a told crc of an erased block, or a segment decoded with
-            // a column to spare), else it is lost.
-            blind_unconfirmed = true;
         }
         // Each in-flight block's possible states: told by the write's crcs where they are on
         // record; both where a power cut dropped them (the journal keeps a prefix of its
