@@ -72,6 +72,7 @@ struct Scene {
     /// P's OSS (failed with the crash).
     p_oss: usize,
     stripe_bytes: usize,
+    code: CodeSpec,
 }
 
 fn write_acked(dir: &Path, model: &mut [u8], at: usize, bytes: &[u8]) {
@@ -81,8 +82,7 @@ fn write_acked(dir: &Path, model: &mut [u8], at: usize, bytes: &[u8]) {
     store.close().unwrap();
 }
 
-fn scene() -> Scene {
-    let code = CodeSpec::rs(4, 3);
+fn scene(code: CodeSpec) -> Scene {
     let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
     let tmp = scratch();
     let dir = tmp.path().join("store");
@@ -182,20 +182,34 @@ fn scene() -> Scene {
         stale_unit,
         p_oss,
         stripe_bytes: sdb,
+        code,
     }
 }
 
-/// How the crash left R's running parity block.
+/// How the crash left R's running parity block (rs 4+3; raid6 has none).
 #[derive(Clone, Copy, Debug)]
 enum R {
     Old,
     Landed,
+    /// Torn as Q is (s35f review P1's scene).
+    Torn,
+}
+
+/// How the crash left the cut write's data block.
+#[derive(Clone, Copy, Debug)]
+enum DataBlock {
+    /// A part of the new payload landed under the old checksum (s35f's scene).
+    Torn,
+    /// Landed whole with its checksum: it verifies and holds the write's crcs (s35f review
+    /// P1's scene: every data block reads, every blind column is running parity).
+    Whole,
 }
 
 impl Scene {
-    /// The crash image: the write in flight (its records journaled), its data block and
-    /// Q's torn, R's as `r` says, the stale element's slot put back, P's disk gone.
-    fn image(&self, r: R) {
+    /// The crash image: the write in flight (its records journaled), its data block as
+    /// `data` says, Q's torn, R's (rs 4+3) as `r` says, the stale element's slot put back
+    /// where `stale`, P's disk gone.
+    fn image(&self, data: DataBlock, r: R, stale: bool) {
         std::fs::remove_dir_all(&self.dir).unwrap();
         copy_tree(&self.saved, &self.dir);
         let state: exaraid_store::state::State =
@@ -206,13 +220,27 @@ impl Scene {
             journal.append(rec, true).unwrap();
         }
         drop(journal);
-        for unit in [&self.data_unit, &self.parity_units[1]] {
-            copy_slot_bytes(&self.after, &self.dir, unit, CUT_AT..TORN_AT);
+        let data_range = match data {
+            DataBlock::Torn => CUT_AT..TORN_AT,
+            DataBlock::Whole => 0..SLOT_BYTES,
+        };
+        copy_slot_bytes(&self.after, &self.dir, &self.data_unit, data_range);
+        copy_slot_bytes(
+            &self.after,
+            &self.dir,
+            &self.parity_units[1],
+            CUT_AT..TORN_AT,
+        );
+        if let Some(r_unit) = self.parity_units.get(2) {
+            match r {
+                R::Old => {}
+                R::Landed => copy_slot_bytes(&self.after, &self.dir, r_unit, 0..SLOT_BYTES),
+                R::Torn => copy_slot_bytes(&self.after, &self.dir, r_unit, CUT_AT..TORN_AT),
+            }
         }
-        if let R::Landed = r {
-            copy_slot_bytes(&self.after, &self.dir, &self.parity_units[2], 0..SLOT_BYTES);
+        if stale {
+            copy_slot_bytes(&self.older, &self.dir, &self.stale_unit, 0..SLOT_BYTES);
         }
-        copy_slot_bytes(&self.older, &self.dir, &self.stale_unit, 0..SLOT_BYTES);
         lose_disk(&self.dir, self.p_oss);
     }
 
@@ -227,11 +255,21 @@ impl Scene {
     }
 }
 
-fn a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(r: R) {
-    let s = scene();
-    s.image(r);
+/// The scene with the stale element (`stale`) or without it (the crash beside P's failed
+/// OSS alone, which must lose nothing).
+fn a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+    code: CodeSpec,
+    data: DataBlock,
+    r: R,
+    stale: bool,
+) {
+    let s = scene(code);
+    s.image(data, r, stale);
     let store = s.open();
-    let what = format!("rs 4+3, P's OSS {} failed, R {r:?}", s.p_oss);
+    let what = format!(
+        "{:?}, P's OSS {} failed, data block {data:?}, R {r:?}, stale element {stale}",
+        s.code, s.p_oss
+    );
     let mut lost = s.check(&store, &format!("{what}: after the open"));
     match store.flush() {
         Ok(()) | Err(StoreError::DataLost(_)) => {}
@@ -243,18 +281,81 @@ fn a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(r: R) {
         lost.iter().all(|&at| at < s.stripe_bytes),
         "{what}: blocks at {lost:?} LOST outside cache stripe 0"
     );
+    assert!(
+        stale || lost.is_empty(),
+        "{what}: blocks at {lost:?} LOST by the crash beside a failed parity OSS alone"
+    );
 }
 
 #[test]
 fn rs_4_3_a_torn_cut_write_beside_a_failed_parity_oss_and_a_stale_element_reads_no_wrong_byte_r_old(
 ) {
-    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(R::Old);
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::rs(4, 3),
+        DataBlock::Torn,
+        R::Old,
+        true,
+    );
 }
 
 #[test]
 fn rs_4_3_a_torn_cut_write_beside_a_failed_parity_oss_and_a_stale_element_reads_no_wrong_byte_r_landed(
 ) {
-    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(R::Landed);
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::rs(4, 3),
+        DataBlock::Torn,
+        R::Landed,
+        true,
+    );
+}
+
+// s35f review P1 ("OPEN after session 35" (1)(c)): the cut write's data block landed whole
+// (it verifies, its crcs hold), every other running parity block torn. Every data block
+// reads and every blind column is running parity, one of them a failed OSS: found (s37c, on
+// dba232e) taken by `stale_beside_cut_write`'s parity-only arm unchecked (`Agrees`), the
+// running parity rewritten from the data and the stale element moved home with success.
+#[test]
+fn rs_4_3_a_whole_cut_data_block_beside_a_failed_p_oss_torn_q_and_r_and_a_stale_element_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::rs(4, 3),
+        DataBlock::Whole,
+        R::Torn,
+        true,
+    );
+}
+
+#[test]
+fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_a_stale_element_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::raid6(4),
+        DataBlock::Whole,
+        R::Old, // no R
+        true,
+    );
+}
+
+// The same crashes without the stale element: every block must read (a rule that loses a
+// crash beside one failed OSS, within tolerance, is no fix).
+#[test]
+fn rs_4_3_a_whole_cut_data_block_beside_a_failed_p_oss_and_torn_q_and_r_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::rs(4, 3),
+        DataBlock::Whole,
+        R::Torn,
+        false,
+    );
+}
+
+#[test]
+fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::raid6(4),
+        DataBlock::Whole,
+        R::Old, // no R
+        false,
+    );
 }
 
 // The sweep (scripts/repro/s35f-stale-beside-failed-parity-sweep.sh): common/stale_cut.rs's

@@ -1791,6 +1791,13 @@ impl Store {
                         self.cache_block_parts_landed(core, c, (file, stripe, pos), i, &raw[&pos])
                     })
                     .flatten();
+                // Does the write's part that landed (its crcs hold on `raw`) cover `ranges`?
+                let landed_part_holds = |ranges: &Ranges| match &landed {
+                    Some(Some(part)) => ranges
+                        .iter()
+                        .all(|&(a, z)| outside(part, a, z).iter().all(|&(x, y)| x >= y)),
+                    _ => false,
+                };
                 let rotten_cut = match &landed {
                     None => false,
                     Some(None) => true,
@@ -2006,6 +2013,21 @@ impl Store {
                             (Some(confirmed), _) => Some(confirmed),
                             (None, None) if rot_unplaced || (!torn && !unsure.is_empty()) => None,
                             (None, None) => Some(bytes),
+                            // The write's part landed (its journaled crcs hold) and holds
+                            // every acknowledged byte of the block inside the write's range:
+                            // those bytes are the write's, proven; a decode disagreeing there
+                            // read a column of another version or a stale one. Copied over
+                            // them, a stale column's delta went home with success beside two
+                            // cut writers, where `stale_beside_cut_write` checks nothing (s35a
+                            // review H2, "OPEN after session 35" (1)(b), raid6, block rotten at
+                            // an unacknowledged byte: `s37c_decode_over_a_landed_part_...`).
+                            (None, Some(_))
+                                if mine_disagrees
+                                    && only_parity_beside
+                                    && landed_part_holds(&own_acked) =>
+                            {
+                                Some(bytes)
+                            }
                             // The bytes on disk inside the write may be rot (they disagree
                             // with a decode only parity in flight can have moved): the decode.
                             (None, Some(d)) if mine_disagrees && only_parity_beside => {

@@ -397,9 +397,17 @@ impl Store {
             if cells.iter().any(confirms) || (absent_data_here && cells.iter().any(fails)) {
                 return CutRowStale::Agrees;
             }
-            // Every blind column holds running parity only (each parity OSS failed; torn
-            // ones go to the worlds, see `blind_parity_torn`): no byte of the row is decoded, so no decode
-            // can go through a stale element. Each data block reads verified, a block of
+            // Every blind column holds running parity only, each a failed OSS (no bytes): no
+            // byte of the row is decoded, so no decode can go through a stale element. A
+            // blind column whose block has bytes failing its checksum (torn by the cut, or
+            // rotten) goes to the worlds, as `blind_parity_torn` does: beside a failed parity
+            // OSS too, for the caller rewrites the row's running parity from its data and
+            // blesses a stale element there (s35f review P1, "OPEN after session 35" (1)(c):
+            // rs 4+3 with P's OSS failed, Q and R torn, the write's data block landed whole,
+            // and raid6 with P failed, Q torn: the stale element went home with success;
+            // the worlds check it by Q's told crcs: LOST, a crash alone fits and reads right,
+            // s35f's `..._alone_loses_nothing`; see `parity_only_with_bytes` below where no
+            // world is checked). Each data block reads verified, a block of
             // the write whole in its old or its new version (both right there), the rest
             // as before the write: the row is decided as an
             // uncut row with the same columns erased, unchecked as that one is. As
@@ -410,7 +418,9 @@ impl Store {
                     .filter(|p| p.col == *col)
                     .all(|&p| matches!(g.cell(p), Cell::Parity(_)))
             };
-            if blind_cols.iter().all(parity_only) && !blind_parity_torn {
+            let blind_without_bytes =
+                !(cells.iter()).any(|p| blind_cols.contains(&p.col) && fails(p));
+            if blind_cols.iter().all(parity_only) && !blind_parity_torn && blind_without_bytes {
                 assert!(
                     data_read || !old_known_torn.is_empty(),
                     "a blind column holds every data block that does not read, but a torn one over nothing acknowledged"
@@ -423,13 +433,27 @@ impl Store {
                     return CutRowStale::Agrees;
                 }
             }
-            if !cells.iter().any(fails) {
-                return CutRowStale::Unlocated;
+            // The parity-only row with a blind running parity block that has bytes (torn or
+            // rotten) beside a failed parity OSS goes to the worlds without
+            // `blind_unconfirmed`: a world a told crc checks decides it (s35f review P1's
+            // stale element: no world fits, LOST), and where none is checked it is decided
+            // as before (unchecked: a stale element there is open). Lost at once where no
+            // world is checked, a kill alone beside failed OSS 0 (P's in that cache stripe)
+            // tearing Q before the write's data block lost 4 KiB on raid6
+            // (cli's store_wcl_degraded_crash.rs).
+            let parity_only_with_bytes = blind_cols.iter().all(parity_only)
+                && !blind_parity_torn
+                && !blind_without_bytes
+                && data_read;
+            if !parity_only_with_bytes {
+                if !cells.iter().any(fails) {
+                    return CutRowStale::Unlocated;
+                }
+                // Blocks fail and none confirms a decode: the worlds below must prove the row
+                // (a version checked by a told crc of an erased block, or a segment decoded
+                // with a column to spare), else it is lost.
+                blind_unconfirmed = true;
             }
-            // Blocks fail and none confirms a decode: the worlds below must prove the row
-            // (a version checked by a told crc of an erased block, or a segment decoded with
-            // a column to spare), else it is lost.
-            blind_unconfirmed = true;
         }
         // Each in-flight block's possible states: told by the write's crcs where they are on
         // record; both where a power cut dropped them (the journal keeps a prefix of its
