@@ -2021,6 +2021,10 @@ impl Store {
                             // cut writers, where `stale_beside_cut_write` checks nothing (s35a
                             // review H2, "OPEN after session 35" (1)(b), raid6, block rotten at
                             // an unacknowledged byte: `s37c_decode_over_a_landed_part_...`).
+                            // Reached only where the block is not `rotten_cut`, so with a
+                            // landed part every acknowledged byte of the block lies inside
+                            // it and `landed_part_holds` always holds here (merge review
+                            // r37c L1): in effect "a landed part, not rotten".
                             (None, Some(_))
                                 if mine_disagrees
                                     && only_parity_beside
