@@ -23,7 +23,7 @@ use stale_cut::*;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{StoreError, WritePath};
+use exaraid_store::WritePath;
 
 /// The cut write (s30r R30-1's): the tail of data element 0 and the head of element 1.
 const CUT_WRITE: std::ops::Range<usize> = 4000..4200;
@@ -125,45 +125,10 @@ fn after_the_last_block_write(
 /// of `f` but the stale column's reads right or LOST, before and after a flush (a wrong byte
 /// panics). Returns (cuts, cuts losing a block).
 fn check_every_journal_cut(s: &Scene, laid: &PowerCutImage, dead: Option<usize>) -> (usize, usize) {
-    let failed: Vec<usize> = dead.into_iter().collect();
-    let to = s.top.path().join("try");
     // The stale column's own block (file bytes 2 units..3 units): the lost-write class,
     // not this rule.
     let stale_block = 2 * UNIT..3 * UNIT;
-    let (mut cuts, mut lost_cuts) = (0, 0);
-    for journal_cut_bytes in journal_cuts(laid) {
-        let point = PowerCutPoint {
-            image_index: laid.index,
-            image: laid,
-            journal_cut_bytes,
-            dropped: vec![false; laid.oss_durable.len()],
-        };
-        let what = point.what();
-        point.lay(&to);
-        if let Some(dead) = dead {
-            lose_disk(&to, dead);
-        }
-        let store = open_laid(&to, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-        let read = |when: &str| {
-            f_blocks_lost_or_wrong(&store, &s.acked, &s.flight, stale_block.clone())
-                .unwrap_or_else(|e| panic!("{what}: {when}: {e}"))
-        };
-        let mut lost = read("before the settle");
-        match store.flush() {
-            Ok(()) | Err(StoreError::DataLost(_)) => {}
-            Err(e) => panic!("{what}: flush: {e}"),
-        }
-        lost.extend(read("after the settle"));
-        drop(store);
-        std::fs::remove_dir_all(&to).unwrap();
-        cuts += 1;
-        if !lost.is_empty() {
-            lost_cuts += 1;
-            eprintln!("{what}: blocks at {lost:?} LOST");
-        }
-    }
-    std::fs::remove_dir_all(&laid.dir).unwrap();
-    (cuts, lost_cuts)
+    check_f_at_every_journal_cut(s.top.path(), laid, dead, (&s.acked, &s.flight), stale_block)
 }
 
 /// The units kept of image `units`: every OSS's but those of `dropped`, and but one page

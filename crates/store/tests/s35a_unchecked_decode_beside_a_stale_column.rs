@@ -17,7 +17,7 @@ use powercut::*;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{StoreError, WritePath};
+use exaraid_store::WritePath;
 
 /// The cut write: inside data element 0 (column 0's only block), beside column 0's
 /// acknowledged cached bytes (100..4096, `put_f_with_two_acknowledged_writes`).
@@ -139,43 +139,13 @@ fn kept_but(
 /// of `f` but the stale column's reads right or LOST, before and after a flush (a wrong byte
 /// panics). Returns (cuts, cuts losing a block). Removes `laid`.
 fn check_every_journal_cut(s: &Scene, laid: &PowerCutImage, dead: Option<usize>) -> (usize, usize) {
-    let failed: Vec<usize> = dead.into_iter().collect();
-    let to = s.top.path().join("try");
-    let stale_block = s.stale_col * UNIT..(s.stale_col + 1) * UNIT;
-    let (mut cuts, mut lost_cuts) = (0, 0);
-    for journal_cut_bytes in journal_cuts(laid) {
-        let point = PowerCutPoint {
-            image_index: laid.index,
-            image: laid,
-            journal_cut_bytes,
-            dropped: vec![false; laid.oss_durable.len()],
-        };
-        let what = format!("{} {:?}", point.what(), laid.out_of_order);
-        point.lay(&to);
-        if let Some(dead) = dead {
-            lose_disk(&to, dead);
-        }
-        let store = open_laid(&to, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-        let read = |when: &str| {
-            f_blocks_lost_or_wrong(&store, &s.acked, &s.flight, stale_block.clone())
-                .unwrap_or_else(|e| panic!("{what}: {when}: {e}"))
-        };
-        let mut lost = read("before the settle");
-        match store.flush() {
-            Ok(()) | Err(StoreError::DataLost(_)) => {}
-            Err(e) => panic!("{what}: flush: {e}"),
-        }
-        lost.extend(read("after the settle"));
-        drop(store);
-        std::fs::remove_dir_all(&to).unwrap();
-        cuts += 1;
-        if !lost.is_empty() {
-            lost_cuts += 1;
-            eprintln!("{what}: blocks at {lost:?} LOST");
-        }
-    }
-    std::fs::remove_dir_all(&laid.dir).unwrap();
-    (cuts, lost_cuts)
+    check_f_at_every_journal_cut(
+        s.top.path(),
+        laid,
+        dead,
+        (&s.acked, &s.flight),
+        s.stale_col * UNIT..(s.stale_col + 1) * UNIT,
+    )
 }
 
 /// (2)(a), merge review of s34a: column 2 stale at its bytes 1000..2000 (its repair by the

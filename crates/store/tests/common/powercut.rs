@@ -42,7 +42,9 @@ use exaraid_store::superblock::Superblock;
 use exaraid_store::{OpenOptions, Store, StoreError};
 use parking_lot::Mutex;
 
-use crate::common::{copy_tree, open_own_dirs_unsynced, own_oss_dirs};
+use crate::common::{
+    copy_tree, f_blocks_lost_or_wrong, lose_disk, open_own_dirs_unsynced, own_oss_dirs,
+};
 
 /// Power-cut images of the store at `root`, taken beside it (in `root`'s parent).
 pub struct PowerCut {
@@ -1235,4 +1237,53 @@ pub fn degraded_cut_write(
         new,
         flight,
     }
+}
+
+/// `laid` opened at each of its journal cuts (laid out in `scratch`/try), OSS `dead` lost
+/// with the cut: every block of `f` outside `skip` reads its acknowledged byte (`acked`) or
+/// the cut write's (`flight`), or is named LOST, before and after a settle (a wrong byte
+/// panics). Returns (cuts, cuts losing a block); removes `laid`.
+pub fn check_f_at_every_journal_cut(
+    scratch: &Path,
+    laid: &PowerCutImage,
+    dead: Option<usize>,
+    (acked, flight): (&[u8], &[Option<u8>]),
+    skip: std::ops::Range<usize>,
+) -> (usize, usize) {
+    let failed: Vec<usize> = dead.into_iter().collect();
+    let to = scratch.join("try");
+    let (mut cuts, mut lost_cuts) = (0, 0);
+    for journal_cut_bytes in journal_cuts(laid) {
+        let point = PowerCutPoint {
+            image_index: laid.index,
+            image: laid,
+            journal_cut_bytes,
+            dropped: vec![false; laid.oss_durable.len()],
+        };
+        let what = format!("{} {:?}", point.what(), laid.out_of_order);
+        point.lay(&to);
+        if let Some(dead) = dead {
+            lose_disk(&to, dead);
+        }
+        let store = open_laid(&to, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+        let read = |when: &str| {
+            f_blocks_lost_or_wrong(&store, acked, flight, skip.clone())
+                .unwrap_or_else(|e| panic!("{what}: {when}: {e}"))
+        };
+        let mut lost = read("before the settle");
+        match store.flush() {
+            Ok(()) | Err(StoreError::DataLost(_)) => {}
+            Err(e) => panic!("{what}: flush: {e}"),
+        }
+        lost.extend(read("after the settle"));
+        drop(store);
+        std::fs::remove_dir_all(&to).unwrap();
+        cuts += 1;
+        if !lost.is_empty() {
+            lost_cuts += 1;
+            eprintln!("{what}: blocks at {lost:?} LOST");
+        }
+    }
+    std::fs::remove_dir_all(&laid.dir).unwrap();
+    (cuts, lost_cuts)
 }
