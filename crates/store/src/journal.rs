@@ -521,7 +521,7 @@ impl<R: Serialize + DeserializeOwned> Journal<R> {
     pub fn truncate_in(&mut self, turn: FsyncTurn) -> Result<(), StoreError> {
         let what = format!("journal {}", self.path.display());
         let io = |e: std::io::Error| StoreError::from_io(e, &what);
-        self.file.set_len(0).map_err(io)?;
+        crate::torture::journal_truncate(|| self.file.set_len(0)).map_err(io)?;
         // The file is empty from here, whatever its fsync says: a later append's rewind
         // (`rewind_to_len`) must not lengthen it again to the old length, zeros after a
         // record, which the next open takes for a torn tail, or, with a record appended

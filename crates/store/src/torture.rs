@@ -698,6 +698,30 @@ pub(crate) fn journal_fsync(fsync: impl FnOnce() -> std::io::Result<()>) -> std:
     result
 }
 
+/// Journal truncations a test made fail (`fail_journal_truncations`), still to come.
+static JOURNAL_TRUNCATION_FAILURES: AtomicU32 = AtomicU32::new(0);
+
+/// Tests only: the next `n` truncations of any journal in this process (a checkpoint's
+/// `set_len(0)`) return EIO without changing the file. Never set by the store.
+#[doc(hidden)]
+pub fn fail_journal_truncations(n: u32) {
+    JOURNAL_TRUNCATION_FAILURES.store(n, Ordering::SeqCst);
+}
+
+/// Run `truncate`, one truncation of a journal file: its result, or EIO without running
+/// it where a test asked for a failure (`fail_journal_truncations`).
+pub(crate) fn journal_truncate(
+    truncate: impl FnOnce() -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let injected = JOURNAL_TRUNCATION_FAILURES
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok();
+    if injected {
+        return Err(std::io::Error::from_raw_os_error(libc::EIO));
+    }
+    truncate()
+}
+
 #[cfg(test)]
 mod kill_at_tests {
     use super::*;

@@ -19,7 +19,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::torture::{fail_journal_fsyncs, set_pause_hook, JOURNAL_GROUP_FSYNC};
+use exaraid_store::torture::{
+    fail_journal_fsyncs, fail_journal_truncations, set_pause_hook, JOURNAL_GROUP_FSYNC,
+};
 use exaraid_store::{Store, StoreError, WritePath};
 
 /// The pause hook and the injected failures are process-wide: one test at a time.
@@ -32,6 +34,7 @@ impl Drop for HooksOff {
     fn drop(&mut self) {
         set_pause_hook(None);
         fail_journal_fsyncs(0);
+        fail_journal_truncations(0);
     }
 }
 const WRITER: &str = "s37a-writer";
@@ -232,3 +235,62 @@ fn a_checkpoint_refused_after_a_failed_fsync_leaves_no_zeros_in_the_journal() {
 /// Longer runs of zeros than any record holds (a record's frame is its length, crc and a
 /// compact payload).
 const ZERO_RUN_BYTES_MAX: usize = 256;
+
+/// s37a's LOW (session 38): a close whose checkpoint's `set_len(0)` fails (the state file
+/// written, the journal unchanged) warned "the state checkpoint was not written" and told
+/// the user to free the metadata disk: it was written. It warns that the emptying failed,
+/// and the next open reads every write once (the journal's records are the checkpoint's).
+#[test]
+fn a_close_whose_journal_truncation_fails_says_the_checkpoint_was_written() {
+    let _hooks = HOOKS_USER.lock().unwrap_or_else(|e| e.into_inner());
+    let _off = HooksOff;
+    let dir = scratch();
+    let (store, f) = scene(dir.path());
+    fail_journal_truncations(1);
+    let closed = store.close_with_warnings();
+    fail_journal_truncations(0);
+    let warnings = closed.expect("the close of a store whose changes were durable");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("checkpoint was written") && w.contains("emptying the journal")),
+        "the failed emptying is told, the checkpoint written: {warnings:?}"
+    );
+    assert!(
+        std::fs::metadata(dir.path().join("journal")).unwrap().len() > 0,
+        "the scene: the journal kept its records"
+    );
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), f, "f after the failed truncation");
+    assert_eq!(store.get("g").unwrap(), pattern(2, WRITE_BYTES));
+    assert_consistent(&store);
+    store.close().unwrap();
+}
+
+/// A checkpoint in the session whose `set_len(0)` fails is refused, the store goes on (the
+/// state file and the journal both hold its records), and a write after it, the close and
+/// the next open keep every byte: the records the checkpoint holds are not applied twice.
+#[test]
+fn a_checkpoint_whose_journal_truncation_fails_is_refused_and_loses_nothing() {
+    let _hooks = HOOKS_USER.lock().unwrap_or_else(|e| e.into_inner());
+    let _off = HooksOff;
+    let dir = scratch();
+    let (store, f) = scene(dir.path());
+    fail_journal_truncations(1);
+    let checkpointed = store.checkpoint();
+    fail_journal_truncations(0);
+    assert!(
+        checkpointed.is_err(),
+        "a checkpoint whose journal truncation failed is refused"
+    );
+    let h = pattern(3, WRITE_BYTES);
+    store.write("h", 0, &h).unwrap();
+    let warnings = store.close_with_warnings().unwrap();
+    assert!(warnings.is_empty(), "a clean close: {warnings:?}");
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), f);
+    assert_eq!(store.get("g").unwrap(), pattern(2, WRITE_BYTES));
+    assert_eq!(store.get("h").unwrap(), h);
+    assert_consistent(&store);
+    store.close().unwrap();
+}

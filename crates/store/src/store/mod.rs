@@ -5898,14 +5898,11 @@ impl Store {
             .journal
             .truncate_in(&|fsync| self.journal_fsync_turn(fsync))
         {
-            // Only the fsync's failure (latched by the turn: the store is poisoned, so no
-            // later checkpoint runs and the flag cannot outlive this close); a failed
-            // `set_len` goes the way of a checkpoint not written (merge review of s37a,
-            // MEDIUM-1: a flag left by an earlier checkpoint told a later close's failed
-            // state write "written").
-            if self.poisoned.load(Ordering::SeqCst) {
-                core.checkpoint_truncation_failed = Some(e.to_string());
-            }
+            // The state file holds every record here, whether `set_len` or its fsync
+            // failed: a close told "not written" was wrong (s37a's LOW; session 38). The
+            // flag cannot tell a later close's failure "written": every checkpoint and
+            // every close clears it first (merge review of s37a, MEDIUM-1).
+            core.checkpoint_truncation_failed = Some(e.to_string());
             return Err(e);
         }
         // The next record follows a new epoch: a journal deleted or emptied since this
@@ -5957,16 +5954,19 @@ impl Store {
         }
         let mut warnings = std::mem::take(&mut *self.deferred_warnings.lock());
         let mut core = self.core.lock();
+        // A checkpoint earlier in the session whose truncation failed left the flag; this
+        // close's failure before its own checkpoint must not read it as "written".
+        core.checkpoint_truncation_failed = None;
         let closed = self.close_locked(&mut core);
         let Err((err, refused)) = closed else {
             return Ok(warnings);
         };
         if let Some(why) = core.checkpoint_truncation_failed.take() {
-            // The checkpoint is durable; only the journal's emptying after it is not known
-            // (its fsync failed, latched: the store is poisoned, no fsync of the journal
-            // runs again here). Not an error of the command, whose changes were durable
-            // before: the next open replays the journal past the checkpoint, whatever
-            // length the file has. Before session 37 a second fsync here could pass
+            // The checkpoint is durable; only the journal's emptying after it failed (its
+            // `set_len`, the file unchanged, or its fsync, latched: the store is poisoned,
+            // no fsync of the journal runs again here). Not an error of the command, whose
+            // changes were durable before: the next open replays the journal past the
+            // checkpoint, whatever length the file has. Before session 37 a second fsync here could pass
             // falsely (the kernel reports a writeback error once per open file).
             warnings.push(format!(
                 "the state checkpoint was written, but emptying the journal {} after it failed ({why}); nothing is lost: the next command skips the records the checkpoint holds. This was an I/O error: the disk holding {} may be failing. Check it (the kernel log, its SMART status) and, if errors go on, copy the store's metadata (superblock, state, journal) to a sound disk",
