@@ -212,6 +212,9 @@ enum DataBlock {
     /// Landed whole with its checksum: it verifies and holds the write's crcs (s35f review
     /// P1's scene: every data block reads, every blind column is running parity).
     Whole,
+    /// Not written: it verifies and holds the bytes before the write (s37c's open shape: no
+    /// world is checked beside P's failed OSS and Q torn).
+    Old,
 }
 
 impl Scene {
@@ -232,6 +235,7 @@ impl Scene {
         let data_range = match data {
             DataBlock::Torn => CUT_AT..TORN_AT,
             DataBlock::Whole => 0..SLOT_BYTES,
+            DataBlock::Old => 0..0,
         };
         copy_slot_bytes(&self.after, &self.dir, &self.data_unit, data_range);
         copy_slot_bytes(
@@ -384,6 +388,32 @@ fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_st
         DataBlock::Whole,
         R::Old, // no R
         true,
+        LOST_AWAY,
+    );
+}
+
+// s37c's open shape ("Open" in docs/results/s37-s37c.md (c)): the cut write's data block not
+// yet written, Q torn, P's OSS failed: no world is checked, and the row was decided as
+// before, unchecked.
+#[test]
+fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_away_from_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_AWAY,
+    );
+}
+
+#[test]
+fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        false,
         LOST_AWAY,
     );
 }

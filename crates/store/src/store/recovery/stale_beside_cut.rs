@@ -441,7 +441,8 @@ impl Store {
             // rotten) beside a failed parity OSS goes to the worlds without
             // `blind_unconfirmed`: a world a told crc checks decides it (s35f review P1's
             // stale element: no world fits, LOST), and where none is checked it is decided
-            // as before (unchecked: a stale element there is open). Lost at once where no
+            // as before but for the calm offsets (`parity_only_torn_beside_absent`, below).
+            // Lost at once where no
             // world is checked, a kill alone beside failed OSS 0 (P's in that cache stripe)
             // tearing Q before the write's data block lost 4 KiB on raid6
             // (cli's store_wcl_degraded_crash.rs).
@@ -610,7 +611,10 @@ impl Store {
             {
                 return CutRowStale::Unlocated;
             }
-            // Beside a failed parity OSS, as in the fitted world's arm above (r37c MEDIUM-1).
+            // Beside a failed parity OSS, as in the fitted world's arm above (r37c MEDIUM-1;
+            // s37c's open shape: the cut write's data block not yet written, Q torn, P's OSS
+            // failed, a stale element away from the write's offsets read WRONG, s35f's
+            // `raid6_an_old_cut_data_block_..._stale_away_from_the_write_...`).
             if parity_only_torn_beside_absent && self.calm_offsets_disagree_where_read(v) {
                 return CutRowStale::Unlocated;
             }
