@@ -551,9 +551,9 @@ impl Store {
             // checks the row at the calm offsets; the failed one has none to compare.
             // Traded, knowingly (as for `blind_parity_torn`): the torn parity block ROTTEN at
             // a calm offset disagrees there too, and the row is LOST where it read right
-            // before; beside a failed parity OSS and a torn one no column is left to tell
-            // that rot from a stale data element (raid6: none; rs 4+3: R torn as well, or
-            // one column to spare where it verifies, which locating here does not use).
+            // before. Such a row has every running parity column blind (a failed OSS or
+            // torn: raid6 P failed and Q torn, rs 4+3 Q and R torn too), so no parity that
+            // verifies is left to tell that rot from a stale data element.
             if parity_only_torn_beside_absent && self.calm_offsets_disagree_where_read(v) {
                 return CutRowStale::Unlocated;
             }
