@@ -36,11 +36,13 @@ const ACKED_WRITES: [(usize, usize); 5] = [
 ];
 /// The write cut by the kill: `(offset, length)`.
 const CUT_WRITE: (usize, usize) = (33255, 7036);
-const FAILED_OSS: &str = "0";
+/// The failed OSS of the array-code tests (each code's sweep over every OSS below).
+const FAILED_OSS: usize = 0;
 /// More kill points than the cut write passes (it then finishes).
 const KILLS_MAX: u64 = 32;
 
-fn degraded_wcl_write_killed_at_every_block(code: &[&str]) {
+fn degraded_wcl_write_killed_at_every_block(code: &[&str], failed_oss: usize) {
+    let failed = failed_oss.to_string();
     let tmp = fast_tempdir("exaraid-wcl-degraded-crash");
     let dir = tmp.path().join("store");
     let mut args = vec!["store", "init", s(&dir)];
@@ -49,7 +51,7 @@ fn degraded_wcl_write_killed_at_every_block(code: &[&str]) {
     ok(&args, b"");
     let mut model = bytes(7, FILE_BYTES);
     ok(&["store", "put", s(&dir), "f"], &model);
-    ok(&["store", "fail", s(&dir), "--oss", FAILED_OSS], b"");
+    ok(&["store", "fail", s(&dir), "--oss", &failed], b"");
     let (a, z) = (CUT_WRITE.0, CUT_WRITE.0 + CUT_WRITE.1);
     let cut_offset = a.to_string();
     let (mut kills, mut recovery_kills) = (0, 0);
@@ -81,24 +83,32 @@ fn degraded_wcl_write_killed_at_every_block(code: &[&str]) {
         let out = common::exaraid(&["store", "get", s(&dir), "f"], b"");
         assert!(
             out.status.success(),
-            "{code:?}, OSS {FAILED_OSS} failed, write killed at block {n}: get fails: {}",
+            "{code:?}, OSS {failed_oss} failed, write killed at block {n}: get fails: {}",
             String::from_utf8_lossy(&out.stderr)
         );
         let got = out.stdout;
-        assert_eq!(got.len(), model.len(), "{code:?} at {n}: size");
+        assert_eq!(
+            got.len(),
+            model.len(),
+            "{code:?}, OSS {failed_oss} failed at {n}: size"
+        );
         let wrong: Vec<usize> = (0..got.len())
             .filter(|&i| got[i] != model[i] && !((a..z).contains(&i) && got[i] == new[i - a]))
             .collect();
         assert!(
             wrong.is_empty(),
-            "{code:?}, OSS {FAILED_OSS} failed, write {a}..{z} killed at block {n}: {} bytes \
+            "{code:?}, OSS {failed_oss} failed, write {a}..{z} killed at block {n}: {} bytes \
              neither acknowledged nor (in the cut range) new, first {:?} last {:?}",
             wrong.len(),
             wrong.first(),
             wrong.last()
         );
         if !killed {
-            assert_eq!(got[a..z], new[..], "{code:?}: the finished write");
+            assert_eq!(
+                got[a..z],
+                new[..],
+                "{code:?}, OSS {failed_oss} failed: the finished write"
+            );
             model = got;
             break;
         }
@@ -107,51 +117,85 @@ fn degraded_wcl_write_killed_at_every_block(code: &[&str]) {
     }
     assert!(
         kills >= 2,
-        "{code:?}: only {kills} kills landed in the write"
+        "{code:?}, OSS {failed_oss} failed: only {kills} kills landed in the write"
     );
     assert!(
         recovery_kills >= 1,
-        "{code:?}: no kill landed in a recovery"
+        "{code:?}, OSS {failed_oss} failed: no kill landed in a recovery"
     );
     // What the recoveries wrote home is whole: rebuilt, the failed OSS gives the same bytes
     // and scrub finds nothing.
-    ok(&["store", "rebuild", s(&dir), "--oss", FAILED_OSS], b"");
+    ok(&["store", "rebuild", s(&dir), "--oss", &failed], b"");
     let scrub = common::exaraid(&["store", "scrub", s(&dir)], b"");
     assert!(
         scrub.status.success(),
-        "{code:?}: scrub after rebuild: {}{}",
+        "{code:?}, OSS {failed_oss} failed: scrub after rebuild: {}{}",
         String::from_utf8_lossy(&scrub.stdout),
         String::from_utf8_lossy(&scrub.stderr)
     );
     assert!(
         ok(&["store", "get", s(&dir), "f"], b"") == model,
-        "{code:?}: rebuild changed f"
+        "{code:?}, OSS {failed_oss} failed: rebuild changed f"
     );
 }
 
 #[test]
 fn a_degraded_wcl_write_killed_at_any_block_keeps_every_acknowledged_byte_xcode() {
-    degraded_wcl_write_killed_at_every_block(&["--oss", "5", "--code", "xcode", "--p", "5"]);
+    degraded_wcl_write_killed_at_every_block(
+        &["--oss", "5", "--code", "xcode", "--p", "5"],
+        FAILED_OSS,
+    );
 }
 
 #[test]
 fn a_degraded_wcl_write_killed_at_any_block_keeps_every_acknowledged_byte_dcode() {
-    degraded_wcl_write_killed_at_every_block(&["--oss", "5", "--code", "dcode", "--p", "5"]);
+    degraded_wcl_write_killed_at_every_block(
+        &["--oss", "5", "--code", "dcode", "--p", "5"],
+        FAILED_OSS,
+    );
 }
 
 #[test]
 fn a_degraded_wcl_write_killed_at_any_block_keeps_every_acknowledged_byte_evenodd() {
-    degraded_wcl_write_killed_at_every_block(&["--oss", "7", "--code", "evenodd", "--p", "5"]);
+    degraded_wcl_write_killed_at_every_block(
+        &["--oss", "7", "--code", "evenodd", "--p", "5"],
+        FAILED_OSS,
+    );
 }
 
 #[test]
 fn a_degraded_wcl_write_killed_at_any_block_keeps_every_acknowledged_byte_rdp() {
-    degraded_wcl_write_killed_at_every_block(&["--oss", "6", "--code", "rdp", "--p", "5"]);
+    degraded_wcl_write_killed_at_every_block(
+        &["--oss", "6", "--code", "rdp", "--p", "5"],
+        FAILED_OSS,
+    );
 }
 
 /// The control: one row per column, so a decode never meets a half-updated parity of
 /// another row (never affected by D5).
 #[test]
 fn a_degraded_wcl_write_killed_at_any_block_keeps_every_acknowledged_byte_raid6() {
-    degraded_wcl_write_killed_at_every_block(&["--oss", "5", "--code", "raid6"]);
+    degraded_wcl_write_killed_at_every_block(&["--oss", "5", "--code", "raid6"], FAILED_OSS);
+}
+
+/// Every OSS failed in turn (review r37c L3: the test above covered raid6 with OSS 0 failed
+/// only): whatever the layout puts on the failed OSS in the cut write's cache stripe (a data
+/// column or a running parity one), a kill alone beside it is within the code's tolerance and
+/// must lose nothing. The stale-beside-cut rules for a row with a failed parity OSS and a
+/// torn running parity block (s35f, s37c, s38a) meet such kills here.
+#[test]
+fn a_degraded_wcl_write_killed_at_any_block_keeps_every_acknowledged_byte_raid6_every_failed_oss() {
+    for failed_oss in 0..5 {
+        degraded_wcl_write_killed_at_every_block(&["--oss", "5", "--code", "raid6"], failed_oss);
+    }
+}
+
+/// rs 4+3 (three parities: P, Q and R), every OSS failed in turn, as above.
+#[test]
+fn a_degraded_wcl_write_killed_at_any_block_keeps_every_acknowledged_byte_rs_4_3_every_failed_oss()
+{
+    let code = ["--oss", "7", "--code", "rs", "--k", "4", "--m", "3"];
+    for failed_oss in 0..7 {
+        degraded_wcl_write_killed_at_every_block(&code, failed_oss);
+    }
 }

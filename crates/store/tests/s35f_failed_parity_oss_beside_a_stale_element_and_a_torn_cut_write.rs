@@ -51,6 +51,12 @@ const STALE_DATA: usize = 2;
 const WHOLE_DATA: usize = 0;
 /// The torn blocks keep the write's new payload at `CUT_AT..TORN_AT` only (in the block).
 const TORN_AT: usize = CUT_AT + CUT_BYTES / 2;
+/// The stale element's lost write (element offsets): the whole element (s35f's scene), its
+/// stale bytes then lie at the cut write's offsets too.
+const LOST_WHOLE: std::ops::Range<usize> = 0..UNIT;
+/// A lost write away from the cut write's offsets (r37c MEDIUM-1): the cut write's told crcs
+/// cover none of its stale bytes.
+const LOST_AWAY: std::ops::Range<usize> = 2000..3000;
 
 /// One store saved before the cut write, after it, and before the stale element's lost
 /// write.
@@ -82,7 +88,9 @@ fn write_acked(dir: &Path, model: &mut [u8], at: usize, bytes: &[u8]) {
     store.close().unwrap();
 }
 
-fn scene(code: CodeSpec) -> Scene {
+/// `lost`: the element offsets of the stale element's second write (the one its OSS loses).
+fn scene(code: CodeSpec, lost: std::ops::Range<usize>) -> Scene {
+    assert!(lost.start < lost.end && lost.end <= UNIT);
     let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
     let tmp = scratch();
     let dir = tmp.path().join("store");
@@ -115,8 +123,8 @@ fn scene(code: CodeSpec) -> Scene {
         &splitmix_bytes(7, UNIT),
     );
     copy_tree(&dir, &older);
-    let again = splitmix_bytes(4, UNIT);
-    write_acked(&dir, &mut model, at(STALE_DATA, 0), &again);
+    let again = splitmix_bytes(4, lost.len());
+    write_acked(&dir, &mut model, at(STALE_DATA, lost.start), &again);
     let stale_units = changed_slots(&older, &dir, cols, |_, _| true);
     copy_tree(&dir, &saved);
 
@@ -163,7 +171,8 @@ fn scene(code: CodeSpec) -> Scene {
     assert_eq!(units.len(), 1 + parity_units.len(), "{units:?}");
     let holds_again = |u: &Unit| {
         let f = std::fs::read(object_file(&saved, u.0, &u.1)).unwrap();
-        f[u.2 * SLOT_BYTES..u.2 * SLOT_BYTES + UNIT] == again[..]
+        let p = u.2 * SLOT_BYTES + lost.start;
+        f[p..p + lost.len()] == again[..]
     };
     let stale_unit = stale_units.into_iter().find(holds_again).unwrap();
     let p_oss = parity_units[0].0;
@@ -203,6 +212,9 @@ enum DataBlock {
     /// Landed whole with its checksum: it verifies and holds the write's crcs (s35f review
     /// P1's scene: every data block reads, every blind column is running parity).
     Whole,
+    /// Not written: it verifies and holds the bytes before the write (s37c's open shape: no
+    /// world is checked beside P's failed OSS and Q torn).
+    Old,
 }
 
 impl Scene {
@@ -223,6 +235,7 @@ impl Scene {
         let data_range = match data {
             DataBlock::Torn => CUT_AT..TORN_AT,
             DataBlock::Whole => 0..SLOT_BYTES,
+            DataBlock::Old => 0..0,
         };
         copy_slot_bytes(&self.after, &self.dir, &self.data_unit, data_range);
         copy_slot_bytes(
@@ -263,11 +276,25 @@ fn a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
     r: R,
     stale: bool,
 ) {
-    let s = scene(code);
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        code, data, r, stale, LOST_WHOLE,
+    );
+}
+
+/// The same, the stale element's lost write at element offsets `lost`.
+fn a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+    code: CodeSpec,
+    data: DataBlock,
+    r: R,
+    stale: bool,
+    lost: std::ops::Range<usize>,
+) {
+    let s = scene(code, lost.clone());
     s.image(data, r, stale);
     let store = s.open();
     let what = format!(
-        "{:?}, P's OSS {} failed, data block {data:?}, R {r:?}, stale element {stale}",
+        "{:?}, P's OSS {} failed, data block {data:?}, R {r:?}, stale element {stale} (lost \
+         write at {lost:?})",
         s.code, s.p_oss
     );
     let mut lost = s.check(&store, &format!("{what}: after the open"));
@@ -333,6 +360,61 @@ fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_a_stale_eleme
         DataBlock::Whole,
         R::Old, // no R
         true,
+    );
+}
+
+// r37c MEDIUM-1: the stale element's lost write away from the cut write's offsets (bytes
+// 2000..3000 of element 2, the cut write at 1000..1600 of element 1), so Q's (and R's) told
+// crcs, which cover only the write's offsets, cannot refute a world through it. Found (s38a,
+// on 1469c6d6 and dba232e): "'f' WRONG byte 10192" on both codes, the world fitted by the
+// told crcs and the row taken with the stale bytes.
+#[test]
+fn rs_4_3_a_whole_cut_data_block_beside_a_failed_p_oss_torn_q_and_r_and_an_element_stale_away_from_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 3),
+        DataBlock::Whole,
+        R::Torn,
+        true,
+        LOST_AWAY,
+    );
+}
+
+#[test]
+fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_away_from_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::raid6(4),
+        DataBlock::Whole,
+        R::Old, // no R
+        true,
+        LOST_AWAY,
+    );
+}
+
+// s37c's open shape ("Open" in docs/results/s37-s37c.md (c)): the cut write's data block not
+// yet written, Q torn, P's OSS failed: no world is checked, and the row was decided as
+// before, unchecked.
+#[test]
+fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_away_from_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_AWAY,
+    );
+}
+
+#[test]
+fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        false,
+        LOST_AWAY,
     );
 }
 

@@ -352,6 +352,10 @@ impl Store {
         // Set where the row is left to the worlds below though as many columns as the code
         // tolerates are blind (s34a, see below): only a world a version checks proves it.
         let mut blind_unconfirmed = false;
+        // Set for the parity-only row with torn (or rotten) running parity beside a failed
+        // parity OSS (see `parity_only_with_bytes` below): the worlds then check it at the
+        // calm offsets too, as `blind_parity_torn` rows.
+        let mut parity_only_torn_beside_absent = false;
         if m > 1 && blind_cols.len() >= m {
             // A block `whole_new` is no failing block: its bytes are kept as the write's, no
             // decode is confirmed by its stored checksum (s26b). Nor is the decode of a
@@ -437,7 +441,8 @@ impl Store {
             // rotten) beside a failed parity OSS goes to the worlds without
             // `blind_unconfirmed`: a world a told crc checks decides it (s35f review P1's
             // stale element: no world fits, LOST), and where none is checked it is decided
-            // as before (unchecked: a stale element there is open). Lost at once where no
+            // as before but for the calm offsets (`parity_only_torn_beside_absent`, below).
+            // Lost at once where no
             // world is checked, a kill alone beside failed OSS 0 (P's in that cache stripe)
             // tearing Q before the write's data block lost 4 KiB on raid6
             // (cli's store_wcl_degraded_crash.rs).
@@ -445,6 +450,7 @@ impl Store {
                 && !blind_parity_torn
                 && !blind_without_bytes
                 && data_read;
+            parity_only_torn_beside_absent = parity_only_with_bytes;
             if !parity_only_with_bytes {
                 if !cells.iter().any(fails) {
                     return CutRowStale::Unlocated;
@@ -537,6 +543,20 @@ impl Store {
             if blind_parity_torn && self.calm_offsets_disagree(v, &Self::cut_offsets_in_row(v)) {
                 return CutRowStale::Unlocated;
             }
+            // The same beside a failed parity OSS (r37c MEDIUM-1): the told crcs of the torn
+            // parity cover only the write's offsets, so a stale element away from them (its
+            // lost write at bytes 2000..3000 of element 2, the cut write at 1000..1600 of
+            // element 1: raid6 with P failed and Q torn, rs 4+3 with R torn too) fitted a
+            // world and went home with success (WRONG BYTES). The parity that has bytes
+            // checks the row at the calm offsets; the failed one has none to compare.
+            // Traded, knowingly (as for `blind_parity_torn`): the torn parity block ROTTEN at
+            // a calm offset disagrees there too, and the row is LOST where it read right
+            // before. Such a row has every running parity column blind (a failed OSS or
+            // torn: raid6 P failed and Q torn, rs 4+3 Q and R torn too), so no parity that
+            // verifies is left to tell that rot from a stale data element.
+            if parity_only_torn_beside_absent && self.calm_offsets_disagree_where_read(v) {
+                return CutRowStale::Unlocated;
+            }
             return CutRowStale::Agrees;
         }
         if blind_unconfirmed {
@@ -589,6 +609,13 @@ impl Store {
             if (blind_parity_torn || (parity_torn && data_read && !absent_here))
                 && self.calm_offsets_disagree(v, &Self::cut_offsets_in_row(v))
             {
+                return CutRowStale::Unlocated;
+            }
+            // Beside a failed parity OSS, as in the fitted world's arm above (r37c MEDIUM-1;
+            // s37c's open shape: the cut write's data block not yet written, Q torn, P's OSS
+            // failed, a stale element away from the write's offsets read WRONG, s35f's
+            // `raid6_an_old_cut_data_block_..._stale_away_from_the_write_...`).
+            if parity_only_torn_beside_absent && self.calm_offsets_disagree_where_read(v) {
                 return CutRowStale::Unlocated;
             }
             return CutRowStale::Agrees;
@@ -1343,6 +1370,21 @@ impl Store {
     /// parity at an offset outside `hot` (the write's ranges) where some column holds
     /// acknowledged bytes?
     fn calm_offsets_disagree(&self, v: &RowView, hot: &Ranges) -> bool {
+        self.calm_parity_disagrees(v, hot, false)
+    }
+
+    /// `calm_offsets_disagree` outside the cut write's offsets in the row, comparing only
+    /// the running parity blocks that have bytes: a parity position without bytes (its OSS
+    /// failed) is zeros in `v.buf`, no bytes of the row, and compared it would call every
+    /// row with acknowledged bytes at a calm offset wrong (a crash alone beside a failed
+    /// parity OSS LOST).
+    fn calm_offsets_disagree_where_read(&self, v: &RowView) -> bool {
+        self.calm_parity_disagrees(v, &Self::cut_offsets_in_row(v), true)
+    }
+
+    /// See `calm_offsets_disagree`; `skip_absent`: a parity position `Held::Absent` in this
+    /// row is not compared (at least one parity position must be).
+    fn calm_parity_disagrees(&self, v: &RowView, hot: &Ranges, skip_absent: bool) -> bool {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
@@ -1360,7 +1402,14 @@ impl Store {
         if self.code.encode(&mut row).is_err() {
             return true;
         }
-        g.parity_pos.iter().any(|&p| {
+        let compared: Vec<Pos> = (g.parity_pos.iter().copied())
+            .filter(|p| !skip_absent || v.held.get(p).is_none_or(|h| h[v.i] != Held::Absent))
+            .collect();
+        assert!(
+            !compared.is_empty(),
+            "some running parity position of the row has bytes to compare"
+        );
+        compared.iter().any(|&p| {
             calm.iter().any(|&(a, z)| {
                 let (x, y) = ((a - start) as usize, (z - start) as usize);
                 read.element(p)[x..y] != row.element(p)[x..y]
