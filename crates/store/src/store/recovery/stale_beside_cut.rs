@@ -442,10 +442,9 @@ impl Store {
             // `blind_unconfirmed`: a world a told crc checks decides it (s35f review P1's
             // stale element: no world fits, LOST), and where none is checked it is decided
             // as before but for the calm offsets (`parity_only_torn_beside_absent`, below).
-            // Lost at once where no
-            // world is checked, a kill alone beside failed OSS 0 (P's in that cache stripe)
-            // tearing Q before the write's data block lost 4 KiB on raid6
-            // (cli's store_wcl_degraded_crash.rs).
+            // Lost at once where no world is checked, a kill alone beside failed OSS 0 (P's
+            // in that cache stripe) tearing Q before the write's data block lost 4 KiB on
+            // raid6 (cli's store_wcl_degraded_crash.rs).
             let parity_only_with_bytes = blind_cols.iter().all(parity_only)
                 && !blind_parity_torn
                 && !blind_without_bytes
