@@ -1686,8 +1686,20 @@ impl Store {
     /// the cut write, each a codeword on its known positions. An in-flight running parity
     /// block not told new whose bytes are, whole, the encode of the data as it stands may
     /// have been rewritten by a killed recovery (a block of neither version: s28b), so it
-    /// counts as unknown; where some data block does not verify that encode is not known,
-    /// and every in-flight running parity block not told new counts as unknown.
+    /// counts as unknown; where some data block of its own terms does not verify that encode
+    /// is not known, and it counts as unknown.
+    ///
+    /// Per parity block, not per row (s38b): the encode of one running parity block is a sum
+    /// of its own terms only, so a data block torn in another chain leaves it known. Why:
+    /// xcode's `S35B_CUT` (an out-of-order power cut tearing data blocks of the write over
+    /// nothing acknowledged, a lost write in data element 1 beside them) took every running
+    /// parity block not told new as unknown because some data block of the row failed, and
+    /// the world completed through the stale element: it went home, WRONG BYTES. Parity
+    /// (3,4) there, told old (no piece of it landed), verified, its terms all verified, is
+    /// not the encode of the data as it stands (the stale element differs at its lost bytes):
+    /// known in the old version, its equation refutes the stale element. A crash alone
+    /// agrees: a block told old that verifies holds its old bytes or a recovery's rewrite,
+    /// and the rewrite of a block whose terms all verify is the encode below.
     fn some_unchecked_world_completable(
         &self,
         v: &RowView,
@@ -1698,11 +1710,23 @@ impl Store {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
         let (start, end) = (v.i * block, (v.i + 1) * block);
-        let as_it_stands = v.data_verified(g).then(|| {
+        // Every position of the row encoded from the data as it stands; a parity position's
+        // bytes there are right only where its own terms all verify (`terms_verified`).
+        let as_it_stands = {
             let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
             slice_stripe_into(v.buf, start..end, &mut row);
             self.code.encode(&mut row).ok().map(|()| row)
-        });
+        };
+        let terms_verified = |p: &Pos| match g.cell(*p) {
+            Cell::Parity(q) => g.parity_terms[q].iter().all(|t| {
+                (v.held.get(&g.data_pos[t.data])).is_none_or(|h| h[v.i] == Held::Verified)
+            }),
+            _ => false,
+        };
+        assert!(
+            !v.data_verified(g) || g.parity_pos.iter().all(terms_verified),
+            "every data block verifying, every parity block's terms verify"
+        );
         assert!(fit.len() >= assignments.len(), "one fit per listed world");
         (assignments.iter().zip(fit))
             .filter(|(_, f)| f.is_none())
@@ -1712,7 +1736,7 @@ impl Store {
                         matches!(g.cell(**p), Cell::Parity(_)) && s != BlockVersion::New
                     })
                     .filter(|(p, _)| match &as_it_stands {
-                        Some(Some(row)) => {
+                        Some(row) if terms_verified(p) => {
                             v.held.get(p).is_some_and(|h| h[v.i] == Held::Verified)
                                 && (v.parity_raw.get(p))
                                     .is_some_and(|r| r[start..end] == *row.element(**p))
