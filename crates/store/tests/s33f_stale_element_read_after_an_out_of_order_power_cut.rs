@@ -318,3 +318,59 @@ fn xcode_s33f_cut_alone_loses_nothing() {
     let found = problem_at(&s, &calls, S33F_CUT.image, S33F_CUT.dropped);
     assert!(found.is_none(), "{}", found.unwrap());
 }
+
+/// s38b's probe, the crash-alone twin of s32a's sweep: every power cut
+/// `for_each_power_cut` lays (with `EXARAID_POWER_CUT_OUT_OF_ORDER` set, the out-of-order
+/// ones too) of this scene's writes 3..7 and 5..14 with NOTHING stale, counted: cuts that
+/// LOSE blocks (a crash alone must lose none) and cuts with any other problem (WRONG bytes,
+/// a loss not on record). A rule against the stale element is measured by it: its count of
+/// losing cuts must not grow. Run: `EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only cargo test -p
+/// exaraid-store --test s33f_stale_element_read_after_an_out_of_order_power_cut
+/// probe_power_cuts_alone -- --ignored --nocapture`.
+#[test]
+#[ignore = "probe: counts the losing cuts of the scene's power cuts alone (set EXARAID_POWER_CUT_OUT_OF_ORDER)"]
+fn probe_power_cuts_alone() {
+    let mut problems = 0;
+    for elements in [(3, 7), (5, 14)] {
+        let s = scene_with(elements, false);
+        let (mut points, mut losing) = (0, 0);
+        for_each_power_cut(&s.images, |point| {
+            points += 1;
+            let what = point.what();
+            let laid = s.top.path().join("laid-alone");
+            point.lay(&laid);
+            let check = || {
+                let store =
+                    powercut::open_laid(&laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+                match store.flush() {
+                    Ok(()) | Err(StoreError::DataLost(_)) => {}
+                    Err(e) => panic!("{what}: flush: {e}"),
+                }
+                assert_blocks_read_or_lost_on_record(
+                    &store,
+                    "f",
+                    &s.before,
+                    s.cut_write.clone(),
+                    &s.new,
+                    &what,
+                )
+            };
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
+                Ok(lost) if lost.is_empty() => {}
+                Ok(lost) => {
+                    losing += 1;
+                    eprintln!("LOST-CUT {what}: blocks at {lost:?}");
+                }
+                Err(_) => {
+                    problems += 1;
+                    eprintln!("PROBLEM {what}");
+                }
+            }
+            std::fs::remove_dir_all(&laid).unwrap();
+        });
+        eprintln!(
+            "write {elements:?} alone: {points} power cuts, {losing} losing, {problems} problems so far"
+        );
+    }
+    assert_eq!(problems, 0, "a power cut alone read wrong");
+}
