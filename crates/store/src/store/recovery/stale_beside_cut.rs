@@ -556,10 +556,12 @@ impl Store {
             // (running parity or a data block torn by the cut, nothing stale), and both rules
             // lost every acknowledged byte of it (s25a's `hcode_/xcode_wcl_crash_alone_...`:
             // write 1000+30000 killed at its 2nd/5th torn block, all 60000 bytes of 'f'
-            // LOST). A stale element at the write's own offsets beside such a block is
-            // not told apart from the crash alone by anything this arm checks: open
-            // (docs/store.md, "OPEN after session 35" (1)(g): xcode's `S35B_CUT` ignored);
-            // at the calm offsets the check below tells them apart.
+            // LOST). A stale element at the write's own offsets beside such a block is told
+            // apart from the crash alone only by a running parity block on its chain known
+            // in a version (`some_unchecked_world_completable`, per parity block since s38b:
+            // xcode's `S35B_CUT`); where every such block is unknown it is not: open
+            // (docs/store.md, "OPEN after session 35" (1)(g)); at the calm offsets the check
+            // below tells them apart.
             // Nothing checks some world by a decode: each version erases more columns than
             // the code tolerates, or as many and nothing told (beside a block that fails
             // its checksum, torn by the write or rotten, the decisions below confirm its
