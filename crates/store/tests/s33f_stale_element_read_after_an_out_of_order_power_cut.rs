@@ -94,9 +94,14 @@ struct Scene {
     cut_write: std::ops::Range<usize>,
     new: Vec<u8>,
     stripe_bytes: usize,
+    /// The lost write's element put back as before it (a stale element); else the scene is
+    /// the power cut alone, and no block may be LOST.
+    stale: bool,
 }
 
-fn scene(elements: (usize, usize)) -> Scene {
+/// The scene; where `stale` is false the lost write's OSS keeps it: the same calls in the
+/// same order (the write is issued either way), one fault fewer.
+fn scene_with(elements: (usize, usize), stale: bool) -> Scene {
     images_in_plan_order();
     let code = CodeSpec::array(CodeKind::Xcode, 5);
     let element = ELEMENT_BYTES;
@@ -120,7 +125,9 @@ fn scene(elements: (usize, usize)) -> Scene {
     );
     let snapshot = std::fs::read(&zone_file).unwrap();
     write(&store, element + 100, 5, 800);
-    std::fs::write(&zone_file, &snapshot).unwrap();
+    if stale {
+        std::fs::write(&zone_file, &snapshot).unwrap();
+    }
     cut.cut_journal_since_previous_call();
     let cut_write = elements.0 * element + 3000..elements.1 * element + 1000;
     let new = pattern(4, cut_write.len());
@@ -135,6 +142,7 @@ fn scene(elements: (usize, usize)) -> Scene {
         cut_write,
         new,
         stripe_bytes,
+        stale,
     }
 }
 
@@ -170,6 +178,10 @@ fn problem_at(s: &Scene, calls: &CallChanges, image: usize, dropped: &[usize]) -
             &s.new,
             &what,
         );
+        assert!(
+            s.stale || lost.is_empty(),
+            "{what}: the power cut alone LOST blocks at {lost:?}"
+        );
         let outside: Vec<usize> = (lost.into_iter())
             .filter(|&at| at >= s.stripe_bytes)
             .collect();
@@ -195,7 +207,11 @@ fn problem_at(s: &Scene, calls: &CallChanges, image: usize, dropped: &[usize]) -
 }
 
 fn scene_and_calls(cut: &Cut) -> (Scene, CallChanges) {
-    let s = scene(cut.elements);
+    scene_and_calls_with(cut, true)
+}
+
+fn scene_and_calls_with(cut: &Cut, stale: bool) -> (Scene, CallChanges) {
+    let s = scene_with(cut.elements, stale);
     let calls = CallChanges::of(&s.images);
     let unsynced = calls.unsynced(&s.images, cut.image);
     assert_eq!(
@@ -264,12 +280,97 @@ fn probe_smallest_dropped_set_reading_wrong_bytes() {
     );
 }
 
-/// s35b's cut (`S35B_CUT`). Fails on e4b1aa9 ('f' WRONG byte 16484); the row is named LOST
-/// since s35b.
+/// s35b's cut (`S35B_CUT`). Fails on e4b1aa9 ('f' WRONG byte 16484); the row was named LOST
+/// by s35b's rule 2, reverted in session 36 (a crash alone lost whole rows), WRONG again on
+/// 1469c6d; named LOST since s38b: running parity (3,4), told old and verified, on element
+/// 1's chain with all its terms verified, is known in the old version though other data
+/// blocks of the row are torn (`some_unchecked_world_completable`), and its equation
+/// refutes the stale element.
 #[test]
-#[ignore = "OPEN: s35b's rule 2 reverted in session 36 (a crash alone lost every byte of a cut write's row: s25a hcode/xcode crash_alone); WRONG BYTES again as on e4b1aa9 (docs/store.md, OPEN after session 35 (1)(g))"]
 fn xcode_stale_element_beside_blocks_torn_over_nothing_acknowledged_is_never_read() {
     let (s, calls) = scene_and_calls(&S35B_CUT);
     let found = problem_at(&s, &calls, S35B_CUT.image, S35B_CUT.dropped);
     assert!(found.is_none(), "{}", found.unwrap());
+}
+
+/// s38b's guard: `S35B_CUT` as a power cut ALONE (the OSS of element 1 keeps its write,
+/// nothing stale): every block reads right, none LOST. A crash alone leaves the stale
+/// scene's shape (data blocks torn over nothing acknowledged, running parity told old
+/// beside them), and s35b's rule 2 named such rows LOST (s25a's crash_alone tests, session
+/// 36's revert): with that rule put back (a failing block nothing confirms: `Unlocated`),
+/// this cut alone LOSES block row 0 of the cache stripe.
+#[test]
+fn xcode_s35b_cut_alone_loses_nothing() {
+    let (s, calls) = scene_and_calls_with(&S35B_CUT, false);
+    let found = problem_at(&s, &calls, S35B_CUT.image, S35B_CUT.dropped);
+    assert!(found.is_none(), "{}", found.unwrap());
+}
+
+/// `S33F_CUT` as a power cut ALONE: blocks 0 and 16384 (block row 0 of the cache stripe's
+/// elements 0 and 1) LOST, on 1469c6d as with s38b's rule: s34a's blind-row rule (two
+/// running parity blocks failing their checksum, (3,1) and (3,3), blind columns 1 and 3,
+/// nothing confirms a decode: `Unlocated`), the loss s34a traded knowingly for s33f's WRONG
+/// BYTES ("OPEN after session 34" (1)(a)). Not introduced by s38b; built to keep it named.
+#[test]
+#[ignore = "OPEN: s34a's blind-row rule names the row LOST after this power cut alone (pre-existing on 1469c6d, 'OPEN after session 34' (1)(a))"]
+fn xcode_s33f_cut_alone_loses_nothing() {
+    let (s, calls) = scene_and_calls_with(&S33F_CUT, false);
+    let found = problem_at(&s, &calls, S33F_CUT.image, S33F_CUT.dropped);
+    assert!(found.is_none(), "{}", found.unwrap());
+}
+
+/// s38b's probe, the crash-alone twin of s32a's sweep: every power cut
+/// `for_each_power_cut` lays (with `EXARAID_POWER_CUT_OUT_OF_ORDER` set, the out-of-order
+/// ones too) of this scene's writes 3..7 and 5..14 with NOTHING stale, counted: cuts that
+/// LOSE blocks (a crash alone must lose none) and cuts with any other problem (WRONG bytes,
+/// a loss not on record). A rule against the stale element is measured by it: its count of
+/// losing cuts must not grow. Run: `EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only cargo test -p
+/// exaraid-store --test s33f_stale_element_read_after_an_out_of_order_power_cut
+/// probe_power_cuts_alone -- --ignored --nocapture`.
+#[test]
+#[ignore = "probe: counts the losing cuts of the scene's power cuts alone (set EXARAID_POWER_CUT_OUT_OF_ORDER)"]
+fn probe_power_cuts_alone() {
+    let mut problems = 0;
+    for elements in [(3, 7), (5, 14)] {
+        let s = scene_with(elements, false);
+        let (mut points, mut losing) = (0, 0);
+        for_each_power_cut(&s.images, |point| {
+            points += 1;
+            let what = point.what();
+            let laid = s.top.path().join("laid-alone");
+            point.lay(&laid);
+            let check = || {
+                let store =
+                    powercut::open_laid(&laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+                match store.flush() {
+                    Ok(()) | Err(StoreError::DataLost(_)) => {}
+                    Err(e) => panic!("{what}: flush: {e}"),
+                }
+                assert_blocks_read_or_lost_on_record(
+                    &store,
+                    "f",
+                    &s.before,
+                    s.cut_write.clone(),
+                    &s.new,
+                    &what,
+                )
+            };
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
+                Ok(lost) if lost.is_empty() => {}
+                Ok(lost) => {
+                    losing += 1;
+                    eprintln!("LOST-CUT {what}: blocks at {lost:?}");
+                }
+                Err(_) => {
+                    problems += 1;
+                    eprintln!("PROBLEM {what}");
+                }
+            }
+            std::fs::remove_dir_all(&laid).unwrap();
+        });
+        eprintln!(
+            "write {elements:?} alone: {points} power cuts, {losing} losing, {problems} problems so far"
+        );
+    }
+    assert_eq!(problems, 0, "a power cut alone read wrong");
 }

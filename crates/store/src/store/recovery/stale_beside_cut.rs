@@ -575,10 +575,12 @@ impl Store {
             // (running parity or a data block torn by the cut, nothing stale), and both rules
             // lost every acknowledged byte of it (s25a's `hcode_/xcode_wcl_crash_alone_...`:
             // write 1000+30000 killed at its 2nd/5th torn block, all 60000 bytes of 'f'
-            // LOST). A stale element at the write's own offsets beside such a block is
-            // not told apart from the crash alone by anything this arm checks: open
-            // (docs/store.md, "OPEN after session 35" (1)(g): xcode's `S35B_CUT` ignored);
-            // at the calm offsets the check below tells them apart.
+            // LOST). A stale element at the write's own offsets beside such a block is told
+            // apart from the crash alone only by a running parity block on its chain known
+            // in a version (`some_unchecked_world_completable`, per parity block since s38b:
+            // xcode's `S35B_CUT`); where every such block is unknown it is not: open
+            // (docs/store.md, "OPEN after session 35" (1)(g)); at the calm offsets the check
+            // below tells them apart.
             // Nothing checks some world by a decode: each version erases more columns than
             // the code tolerates, or as many and nothing told (beside a block that fails
             // its checksum, torn by the write or rotten, the decisions below confirm its
@@ -1734,8 +1736,24 @@ impl Store {
     /// the cut write, each a codeword on its known positions. An in-flight running parity
     /// block not told new whose bytes are, whole, the encode of the data as it stands may
     /// have been rewritten by a killed recovery (a block of neither version: s28b), so it
-    /// counts as unknown; where some data block does not verify that encode is not known,
-    /// and every in-flight running parity block not told new counts as unknown.
+    /// counts as unknown; where some data block of its own terms fails its checksum over
+    /// acknowledged bytes (or has none) that encode is not known, and it counts as unknown.
+    ///
+    /// Per parity block, not per row (s38b): the encode of one running parity block is a sum
+    /// of its own terms only, so a data block torn in another chain leaves it known. Why:
+    /// xcode's `S35B_CUT` (an out-of-order power cut tearing data blocks of the write over
+    /// nothing acknowledged, a lost write in data element 1 beside them) took every running
+    /// parity block not told new as unknown because some data block of the row failed, and
+    /// the world completed through the stale element: it went home, WRONG BYTES. Parity
+    /// (3,4) there, told old (no piece of it landed), verified, its terms all verified, is
+    /// not the encode of the data as it stands (the stale element differs at its lost bytes):
+    /// known in the old version, its equation refutes the stale element. A crash alone
+    /// agrees: a block told old that verifies holds its old bytes or a recovery's rewrite,
+    /// and the rewrite of a block whose terms all stand is the encode below. A term torn over
+    /// nothing acknowledged stands (zeros, in `v.buf` and in the old version): in the same
+    /// sweep (`EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only` on s32a's write 5..14) five cuts
+    /// had BOTH of element 1's chains through such a block ((3,4) through D7, (4,3) through
+    /// D5) and still read WRONG with verified terms only.
     fn some_unchecked_world_completable(
         &self,
         v: &RowView,
@@ -1746,11 +1764,32 @@ impl Store {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES;
         let (start, end) = (v.i * block, (v.i + 1) * block);
-        let as_it_stands = v.data_verified(g).then(|| {
+        // Every position of the row encoded from the data as it stands; a parity position's
+        // bytes there are right only where its own terms all stand (`terms_stand`).
+        let as_it_stands = {
             let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
             slice_stripe_into(v.buf, start..end, &mut row);
             self.code.encode(&mut row).ok().map(|()| row)
-        });
+        };
+        // A data block that fails its checksum with nothing acknowledged in the row (torn by
+        // the write over nothing acknowledged) stands as zeros in `v.buf`: what any recovery
+        // decides there (it keeps acknowledged bytes only), so it leaves the encode known,
+        // and zeros are its old version too (`torn_over_nothing_acked`).
+        let term_stands = |d: &Pos| match v.held.get(d).map(|h| h[v.i]) {
+            None | Some(Held::Verified) => true,
+            Some(Held::Failed) => {
+                !(v.acked.get(d)).is_some_and(|r| overlaps(r, start as u64, end as u64))
+            }
+            Some(Held::Absent) => false,
+        };
+        let terms_stand = |p: &Pos| match g.cell(*p) {
+            Cell::Parity(q) => (g.parity_terms[q].iter()).all(|t| term_stands(&g.data_pos[t.data])),
+            _ => false,
+        };
+        assert!(
+            !v.data_verified(g) || g.parity_pos.iter().all(terms_stand),
+            "every data block verifying, every parity block's terms stand"
+        );
         assert!(fit.len() >= assignments.len(), "one fit per listed world");
         (assignments.iter().zip(fit))
             .filter(|(_, f)| f.is_none())
@@ -1760,7 +1799,7 @@ impl Store {
                         matches!(g.cell(**p), Cell::Parity(_)) && s != BlockVersion::New
                     })
                     .filter(|(p, _)| match &as_it_stands {
-                        Some(Some(row)) => {
+                        Some(row) if terms_stand(p) => {
                             v.held.get(p).is_some_and(|h| h[v.i] == Held::Verified)
                                 && (v.parity_raw.get(p))
                                     .is_some_and(|r| r[start..end] == *row.element(**p))
