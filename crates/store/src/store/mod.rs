@@ -46,6 +46,7 @@ mod core_held;
 mod cut_deletions;
 mod cut_durable;
 mod exec;
+mod journal_marks;
 mod label_repair;
 #[cfg(test)]
 mod lock_errors;
@@ -2095,6 +2096,13 @@ impl Store {
         let checked = Store::refuse_older_metadata(dir, &backends, &state, cut_tail)?;
         // Before anything is written (the mend below): a refusal changes nothing.
         Store::take_beyond_lineage_out(dir, (&backends, &state), &checked, &layout)?;
+        Store::refuse_journal_behind_marks(
+            dir,
+            &backends,
+            &state,
+            journal.next_seq() - 1,
+            journal.tail_cut().is_some(),
+        )?;
         let mut bump_mended = None;
         if let Some((seq, rec)) = checked.recovered {
             // The cut tail was this epoch's bump record, damaged after its fsync (the OSSs
