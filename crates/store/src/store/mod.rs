@@ -5881,6 +5881,15 @@ impl Store {
     fn checkpoint_locked(&self, core: &mut Core) -> Result<(), StoreError> {
         core.checkpoint_truncation_failed = None;
         self.note_generations(core)?;
+        // Every OSS's last journal mark durable (a sync fdatasyncs it at most once a second):
+        // a store closed cleanly keeps them all. Best effort: a mark not durable only lags,
+        // which refuses nothing wrongly; a failed fsync is latched by the OSS, whose next
+        // sync fails and names it.
+        for (i, b) in self.backends.iter().enumerate() {
+            if b.healthy() && !core.state.failed_oss.contains(&i) {
+                let _ = b.sync_journal_mark();
+            }
+        }
         {
             let ops = self.ops.lock();
             let mut snapshot = core.state.clone();
