@@ -2140,25 +2140,37 @@ impl DirBackend {
             return Ok(());
         }
         let path = self.dir.join(JOURNAL_MARK_FILE);
+        // Best effort up to the fdatasync: a mark not written only lags, which refuses
+        // nothing wrongly, while failing the sync failed the write and the OSS (review
+        // r38c MEDIUM-1: on a full OSS the file's creation met ENOSPC where the base, which
+        // creates nothing at sync, kept writing). An fdatasync's EIO stays fatal: latched,
+        // as every fsync of the OSS's disk.
         if kept.file.is_none() {
             let created = !path.exists();
-            let file = OpenOptions::new()
+            let Ok(file) = OpenOptions::new()
                 .write(true)
                 .create(true)
                 .truncate(false)
                 .open(&path)
-                .map_err(|e| self.map_io(e))?;
+            else {
+                return Ok(());
+            };
             if created && durable {
                 // Its name durable once: a mark whose file a crash dropped is no mark, which
                 // checks nothing (never a false refusal), but would hide a later cut.
-                let dir = File::open(&self.dir).map_err(|e| self.map_io(e))?;
+                let Ok(dir) = File::open(&self.dir) else {
+                    return Ok(());
+                };
                 self.fsynced(dir.sync_all())?;
             }
             kept.file = Some(file);
         }
         let file = kept.file.as_ref().expect("opened above");
-        file.write_all_at(&mark.to_bytes(), 0)
-            .map_err(|e| self.map_io(e))?;
+        if file.write_all_at(&mark.to_bytes(), 0).is_err() {
+            // Maybe in part: its crc fails then, no mark, as before marks.
+            kept.durable = None;
+            return Ok(());
+        }
         kept.durable = Some(mark);
         kept.unsynced = true;
         let sync_due = kept.synced_at.map_or(true, |at| {

@@ -213,6 +213,7 @@ fn a_store_without_marks_opens_unchecked() {
     }
     assert!(removed > 0, "the write had left marks");
     restore_with_journal_cut(&saved, &dir, &journal, before_write);
-    let store = open_unsynced(&dir);
-    store.read("f", 100, UNIT as u64).unwrap();
+    // Only that the open is not refused: what the read returns is R32-3's known limit for
+    // a store without marks (review r38c LOW-8: not pinned here).
+    drop(open_unsynced(&dir));
 }
