@@ -46,6 +46,7 @@ const TIME: &[&str] = &[
     "healthy_calls",
     "journal_durable_s",
     "journal_fsyncs",
+    "journal_mark_fsyncs",
     "plans",
     "stripe_lock_wait_s",
     "zone_fsync_s",

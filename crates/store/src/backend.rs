@@ -261,6 +261,29 @@ pub trait Backend: Send + Sync {
     ) -> Result<(), BackendError> {
         Ok(())
     }
+    /// The store's journal is durable through record `seq` (or, on a store that does not
+    /// fsync, written through it): the next `sync` that makes cache zone bytes durable
+    /// keeps it as this OSS's journal mark (see [`JOURNAL_MARK_FILE`]). Only a `seq` that is
+    /// already durable (written) in the journal may be noted: a crash must never leave a
+    /// mark past the journal. Backends without marks ignore it (no check then).
+    fn note_journal_durable_through(&self, _seq: u64) {}
+    /// The journal mark this OSS keeps (see [`JOURNAL_MARK_FILE`]): `None` when it keeps
+    /// none (never written, a backend without marks, the file damaged: nothing to check).
+    fn journal_mark(&self) -> Option<JournalMark> {
+        None
+    }
+    /// On a store that does not fsync (its `sync` is never called): keep the noted journal
+    /// mark as `sync` would if this OSS wrote cache zone bytes, written but not fsync'd (a
+    /// kill keeps it, as it keeps the journal's writes). Backends without marks: nothing.
+    fn write_journal_mark_unsynced(&self) -> Result<(), BackendError> {
+        Ok(())
+    }
+    /// Make the journal mark this OSS wrote durable if it is not yet (a checkpoint's, so a
+    /// store closed cleanly leaves every OSS's last mark on disk). Backends without marks:
+    /// nothing.
+    fn sync_journal_mark(&self) -> Result<(), BackendError> {
+        Ok(())
+    }
     /// The slots of a zone file that hold bytes on disk (allocated, not a hole of a sparse
     /// file), as ascending runs `start..end`, a superset. Why: scrub visits a file's
     /// never-written stripes only where their slots hold bytes that can rot, never the
@@ -479,6 +502,84 @@ pub const LABEL_FILE: &str = "exaraid-oss.json";
 /// replacement by rename (it is written at every bump). A write torn by a crash fails its
 /// crc and reads as never told, which the check allows. Missing: never told one.
 pub const EPOCH_FILE: &str = "exaraid-epoch.json";
+
+/// The journal mark: the highest record of the store's journal known durable when this OSS
+/// last made cache zone bytes durable, and the metadata epoch it was told then
+/// (`| epoch number: u64 LE | epoch token: u32 LE | seq: u64 LE | crc32c of the 20 bytes
+/// before: u32 LE |`), overwritten in place by the `sync` that made them durable. Why (review s32r R32-3): a WCL write's bytes sit in the cache zone, which only
+/// its journal records point at; a journal that lost whole records at rest (a file system
+/// that lost an fsync'd tail, a copy of the store directory put back) read the write's old
+/// bytes with success. The journal is written ahead, so a crash never leaves the mark past
+/// its last record: an open that finds it so refuses the store (`Store::open`). Only a sync
+/// with a cache zone file dirty writes it (rmw and delayed writes outside a window put
+/// their bytes home, where a cut journal does not hide them), once per such sync, a pwrite
+/// of 24 bytes; fdatasync'd at most once per [`JOURNAL_MARK_SYNC_INTERVAL_NS`] and at each
+/// checkpoint (`sync_journal_mark`). Why not with every sync: one fdatasync more per OSS per
+/// WCL write took wcl/rmw from 1.13 to 0.92 (RAID-5, fsync on, `store bench --quick`,
+/// docs/results/s38-s38c.md). The mark only lags then, never leads: a power cut that drops
+/// its last writes leaves an older mark, which refuses nothing wrongly and misses only a
+/// journal cut inside that last interval (a second fault beside the power cut). A kill,
+/// or a directory copied and put back, keeps every mark written. Missing or damaged (a torn
+/// overwrite fails its crc): no mark, nothing checked, as for a store from before marks.
+pub const JOURNAL_MARK_FILE: &str = "exaraid-journal-mark";
+const JOURNAL_MARK_BYTES: usize = 24;
+/// At most one fdatasync of the journal mark per OSS per this many nanoseconds during
+/// writes (see [`JOURNAL_MARK_FILE`]); as the generation record's interval.
+const JOURNAL_MARK_SYNC_INTERVAL_NS: u64 = GENERATION_RECORD_INTERVAL_NS;
+
+/// A journal mark (see [`JOURNAL_MARK_FILE`]): journal record `seq` was durable when the OSS,
+/// told metadata epoch `epoch`, made cache zone bytes durable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JournalMark {
+    pub epoch: MetadataEpoch,
+    pub seq: u64,
+}
+
+impl JournalMark {
+    fn to_bytes(self) -> [u8; JOURNAL_MARK_BYTES] {
+        let mut b = [0u8; JOURNAL_MARK_BYTES];
+        b[0..8].copy_from_slice(&self.epoch.number.to_le_bytes());
+        b[8..12].copy_from_slice(&self.epoch.token.to_le_bytes());
+        b[12..20].copy_from_slice(&self.seq.to_le_bytes());
+        let crc = crc32c::crc32c(&b[..20]);
+        b[20..24].copy_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// `None`: not a whole mark (short, or its crc fails).
+    fn from_bytes(b: &[u8]) -> Option<JournalMark> {
+        let b: &[u8; JOURNAL_MARK_BYTES] = b.try_into().ok()?;
+        let crc = u32::from_le_bytes(b[20..24].try_into().expect("4 bytes"));
+        if crc != crc32c::crc32c(&b[..20]) {
+            return None;
+        }
+        let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+        Some(JournalMark {
+            epoch: MetadataEpoch {
+                number: u64_at(0),
+                token: u32::from_le_bytes(b[8..12].try_into().expect("4 bytes")),
+            },
+            seq: u64_at(12),
+        })
+    }
+}
+
+/// A `DirBackend`'s journal mark (see [`JOURNAL_MARK_FILE`]).
+#[derive(Default)]
+struct JournalMarkKept {
+    /// The epoch this process last told the OSS (`None`: none yet, so no mark is written).
+    told_epoch: Option<MetadataEpoch>,
+    /// The highest journal record the store noted durable (`note_journal_durable_through`).
+    noted_seq: u64,
+    /// The mark on disk (read at open, then as last written).
+    durable: Option<JournalMark>,
+    /// The mark file, kept open once written.
+    file: Option<File>,
+    /// The mark on disk was written after the file's last fdatasync.
+    unsynced: bool,
+    /// When the mark file was last fdatasync'd by this process.
+    synced_at: Option<std::time::Instant>,
+}
 
 /// Where the store's metadata (state and journal, in the store directory) stands, kept on
 /// both sides: the metadata records each epoch before any OSS is told it, so the metadata is
@@ -1088,6 +1189,8 @@ pub struct DirBackend {
     /// found the set empty because another sync took it must not return (and let its caller
     /// acknowledge) before that other sync's fsyncs finished.
     sync_lock: Mutex<()>,
+    /// The journal mark (see [`JOURNAL_MARK_FILE`]): what the store noted, what is durable.
+    journal_mark: Mutex<JournalMarkKept>,
     /// Held while crcs are stored (see `store_crcs`).
     crc_areas: Mutex<()>,
     /// The first fsync of this OSS that failed, as its error: every later `sync` fails too,
@@ -1300,6 +1403,7 @@ impl DirBackend {
             generation: AtomicU64::new(0),
             rolled_back: std::sync::OnceLock::new(),
             sync_lock: Mutex::new(()),
+            journal_mark: Mutex::new(JournalMarkKept::default()),
             crc_areas: Mutex::new(()),
             sync_failure: std::sync::OnceLock::new(),
             #[cfg(test)]
@@ -1318,6 +1422,10 @@ impl DirBackend {
     /// directory.
     fn load_contents(mut backend: DirBackend) -> Result<DirBackend, BackendError> {
         let dir = backend.dir.clone();
+        // Unreadable or damaged: no mark, so nothing is checked (never a refusal on its word).
+        backend.journal_mark.get_mut().durable = std::fs::read(dir.join(JOURNAL_MARK_FILE))
+            .ok()
+            .and_then(|b| JournalMark::from_bytes(&b));
         let mut used = 0u64;
         let mut hard_linked = None;
         // One stat per file, at open (the zone files' comes with the scan for `used`): the
@@ -2014,6 +2122,79 @@ impl DirBackend {
         Ok(bytes.iter().all(|&b| b == 0))
     }
 
+    /// Keep the journal mark the store noted (see [`JOURNAL_MARK_FILE`]), if it is past the
+    /// one on disk or of another epoch; nothing before this process was told an epoch. With
+    /// `durable`, fdatasync'd where none was for [`JOURNAL_MARK_SYNC_INTERVAL_NS`]. Called by a `sync` whose zone fsyncs made cache zone bytes
+    /// durable, under its lock (marks reach the file in order), or unsynced by
+    /// `write_journal_mark_unsynced`.
+    fn persist_journal_mark(&self, durable: bool) -> Result<(), BackendError> {
+        let mut kept = self.journal_mark.lock();
+        let Some(epoch) = kept.told_epoch else {
+            return Ok(());
+        };
+        let mark = JournalMark {
+            epoch,
+            seq: kept.noted_seq,
+        };
+        if mark.seq == 0 || kept.durable == Some(mark) {
+            return Ok(());
+        }
+        let path = self.dir.join(JOURNAL_MARK_FILE);
+        // Best effort up to the fdatasync: a mark not written only lags, which refuses
+        // nothing wrongly, while failing the sync failed the write and the OSS (review
+        // r38c MEDIUM-1: on a full OSS the file's creation met ENOSPC where the base, which
+        // creates nothing at sync, kept writing). An fdatasync's EIO stays fatal: latched,
+        // as every fsync of the OSS's disk.
+        if kept.file.is_none() {
+            let created = !path.exists();
+            let Ok(file) = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+            else {
+                return Ok(());
+            };
+            if created && durable {
+                // Its name durable once: a mark whose file a crash dropped is no mark, which
+                // checks nothing (never a false refusal), but would hide a later cut.
+                let Ok(dir) = File::open(&self.dir) else {
+                    return Ok(());
+                };
+                self.fsynced(dir.sync_all())?;
+            }
+            kept.file = Some(file);
+        }
+        let file = kept.file.as_ref().expect("opened above");
+        if file.write_all_at(&mark.to_bytes(), 0).is_err() {
+            // Maybe in part: its crc fails then, no mark, as before marks.
+            kept.durable = None;
+            return Ok(());
+        }
+        kept.durable = Some(mark);
+        kept.unsynced = true;
+        let sync_due = kept.synced_at.map_or(true, |at| {
+            at.elapsed().as_nanos() >= u128::from(JOURNAL_MARK_SYNC_INTERVAL_NS)
+        });
+        if durable && sync_due {
+            self.sync_journal_mark_kept(&mut kept)?;
+        }
+        crate::torture::kill_point(crate::torture::JOURNAL_MARK_WRITTEN);
+        Ok(())
+    }
+
+    /// fdatasync the mark file if its last write was not (under the mark's lock).
+    fn sync_journal_mark_kept(&self, kept: &mut JournalMarkKept) -> Result<(), BackendError> {
+        let Some(file) = kept.file.as_ref().filter(|_| kept.unsynced) else {
+            return Ok(());
+        };
+        self.fsynced(file.sync_data())?;
+        crate::bench::probe_add(&crate::bench::PROBE.journal_mark_fsyncs, 1);
+        kept.unsynced = false;
+        kept.synced_at = Some(std::time::Instant::now());
+        Ok(())
+    }
+
     /// Make the changes of the extents record durable: append them to the log (one write,
     /// one fdatasync); past `EXTENTS_LOG_RECORDS_MAX` records, rewrite the snapshot and empty
     /// the log. Under the extents lock, so records reach the log in the order of the changes
@@ -2490,6 +2671,39 @@ impl Backend for DirBackend {
         let _ = self.rolled_back.set(why);
     }
 
+    fn note_journal_durable_through(&self, seq: u64) {
+        let mut kept = self.journal_mark.lock();
+        kept.noted_seq = kept.noted_seq.max(seq);
+    }
+
+    fn journal_mark(&self) -> Option<JournalMark> {
+        self.journal_mark.lock().durable
+    }
+
+    fn sync_journal_mark(&self) -> Result<(), BackendError> {
+        self.check_up()?;
+        // Under the sync lock: a sync writing a newer mark meanwhile waits (marks in order).
+        let _in_order = self.sync_lock.lock();
+        let mut kept = self.journal_mark.lock();
+        self.sync_journal_mark_kept(&mut kept)
+    }
+
+    fn write_journal_mark_unsynced(&self) -> Result<(), BackendError> {
+        self.check_up()?;
+        // Never drained without `sync`: once a cache zone file was written, every plan
+        // writes the mark (a pwrite of 24 bytes; marks reach the file in order under it).
+        let _in_order = self.sync_lock.lock();
+        let cache_written = self
+            .dirty
+            .lock()
+            .iter()
+            .any(|&(_, zone)| zone == Zone::Cache);
+        if !cache_written {
+            return Ok(());
+        }
+        self.persist_journal_mark(false)
+    }
+
     fn metadata_epoch(&self) -> Result<Option<MetadataEpoch>, BackendError> {
         // Absent: never told. Unreadable (EIO, EACCES, ...): an error naming the file, not
         // "never told": told epochs of every OSS unreadable alike would let metadata behind
@@ -2557,7 +2771,11 @@ impl Backend for DirBackend {
                 true => File::open(&self.dir).and_then(|d| d.sync_all()),
                 false => Ok(()),
             });
-        written.map_err(|e| self.map_io(e))
+        written.map_err(|e| self.map_io(e))?;
+        // Marks written from now on name this epoch (the open compares only a mark of the
+        // epoch its journal reached).
+        self.journal_mark.lock().told_epoch = Some(epoch);
+        Ok(())
     }
 
     fn allocated_slots(&self, object: u64, zone: Zone) -> Result<Vec<(u64, u64)>, BackendError> {
@@ -2770,6 +2988,9 @@ impl Backend for DirBackend {
             }
         }
         self.sync_point("synced");
+        if dirty.iter().any(|&(_, zone)| zone == Zone::Cache) {
+            self.persist_journal_mark(true)?;
+        }
         if !dirty.is_empty() {
             let mut extents = self.extents.lock();
             let due = extents.generation_at.map_or(true, |at| {

@@ -172,6 +172,9 @@ pub struct Probe {
     /// Group-commit fsyncs of the journal (each covers the durable records of every plan
     /// that finished meanwhile; about one per plan without concurrency).
     pub journal_fsyncs: AtomicU64,
+    /// fsyncs of the OSSs' journal mark files (see `backend::JOURNAL_MARK_FILE`): one per
+    /// OSS per sync that made cache zone bytes durable past the last mark.
+    pub journal_mark_fsyncs: AtomicU64,
     /// `DirBackend::healthy` calls (each stats the OSS label file).
     pub healthy_calls: AtomicU64,
 }
@@ -198,6 +201,7 @@ pub static PROBE: Probe = Probe {
     extents_ns: ZERO,
     dir_fsyncs: ZERO,
     journal_fsyncs: ZERO,
+    journal_mark_fsyncs: ZERO,
     healthy_calls: ZERO,
 };
 
@@ -232,6 +236,7 @@ pub struct TimeBreakdown {
     pub extents_s: f64,
     pub dir_fsyncs: u64,
     pub journal_fsyncs: u64,
+    pub journal_mark_fsyncs: u64,
     pub healthy_calls: u64,
 }
 
@@ -259,6 +264,7 @@ impl TimeBreakdown {
             extents_s: s(&p.extents_ns),
             dir_fsyncs: n(&p.dir_fsyncs),
             journal_fsyncs: n(&p.journal_fsyncs),
+            journal_mark_fsyncs: n(&p.journal_mark_fsyncs),
             healthy_calls: n(&p.healthy_calls),
         }
     }
@@ -286,6 +292,7 @@ impl TimeBreakdown {
             extents_s: self.extents_s - before.extents_s,
             dir_fsyncs: self.dir_fsyncs - before.dir_fsyncs,
             journal_fsyncs: self.journal_fsyncs - before.journal_fsyncs,
+            journal_mark_fsyncs: self.journal_mark_fsyncs - before.journal_mark_fsyncs,
             healthy_calls: self.healthy_calls - before.healthy_calls,
         }
     }

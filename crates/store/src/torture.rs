@@ -224,6 +224,10 @@ pub const GAP_FILL_TORN: &str = "gap-fill-torn";
 /// fdatasync'd, before the store can journal the generation it reached: the OSS is then
 /// ahead of the store's record, which must never read as a rolled-back OSS.
 pub const EXTENTS_SYNCED: &str = "extents-synced";
+/// Kill point after an OSS's journal mark (`backend::JOURNAL_MARK_FILE`) is written (and
+/// fdatasync'd, on a store that fsyncs), before the store journals the plan durable: the
+/// mark is then at most the journal's last record, which the next open must accept.
+pub const JOURNAL_MARK_WRITTEN: &str = "journal-mark-written";
 
 /// Set (to anything) beside an armed kill point: every plan runs its steps one at a time in
 /// plan order, on the calling thread, instead of one thread per OSS. The `n`-th pass of a
@@ -471,6 +475,7 @@ pub const KILL_POINTS: &[&str] = &[
     JOURNAL_CUT_WRITE,
     GAP_FILL_TORN,
     EXTENTS_SYNCED,
+    JOURNAL_MARK_WRITTEN,
 ];
 
 /// `EXARAID_KILL_AT`'s value as `(point, n)`, or what is wrong with it: unset is `Ok(None)`.

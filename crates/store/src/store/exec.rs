@@ -1217,6 +1217,18 @@ impl Store {
                     return Err(poison(self.sync_failed(&plan, failed)));
                 }
                 add(&probe.backend_sync_ns, since(syncing));
+            } else {
+                // No fsync, no `sync_osses`: the journal mark written as it would keep it,
+                // unsynced (a kill keeps it, as it keeps the journal records it names).
+                let appended_seq = self.journal_appended_seq.load(Ordering::SeqCst);
+                for oss in plan.osses() {
+                    let b = &self.backends[oss];
+                    if b.healthy() {
+                        b.note_journal_durable_through(appended_seq);
+                        // Best effort: a mark not written is no mark, which refuses nothing.
+                        let _ = b.write_journal_mark_unsynced();
+                    }
+                }
             }
             drop(stripes_held);
             {
@@ -1509,6 +1521,18 @@ impl Store {
             .filter(|&oss| self.backends[oss].healthy())
             .collect();
         crate::bench::probe_add(&probe.backend_syncs, healthy.len() as u64);
+        // What each OSS keeps as its journal mark if this sync makes cache zone bytes durable
+        // (see `backend::JOURNAL_MARK_FILE`): only records already durable (written, on a
+        // store that does not fsync, which a kill keeps), so no crash leaves a mark past the
+        // journal. A WCL client plan synced its input before its cache writes
+        // (`sync_write_crcs_before_cache_writes`), so its mark covers the write's records.
+        let journal_durable_seq = match self.fsync {
+            true => self.group_commit.lock().synced_through_seq,
+            false => self.journal_appended_seq.load(Ordering::SeqCst),
+        };
+        for &oss in &healthy {
+            self.backends[oss].note_journal_durable_through(journal_durable_seq);
+        }
         // One at a time on this thread when a kill test (or an in-process power-cut test)
         // asks for plan order, as `run_steps` does: `extents-synced` is counted per sync, so
         // in thread order its n-th pass was another OSS from run to run (s33c's audit).

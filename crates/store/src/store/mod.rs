@@ -46,6 +46,7 @@ mod core_held;
 mod cut_deletions;
 mod cut_durable;
 mod exec;
+mod journal_marks;
 mod label_repair;
 #[cfg(test)]
 mod lock_errors;
@@ -2095,6 +2096,13 @@ impl Store {
         let checked = Store::refuse_older_metadata(dir, &backends, &state, cut_tail)?;
         // Before anything is written (the mend below): a refusal changes nothing.
         Store::take_beyond_lineage_out(dir, (&backends, &state), &checked, &layout)?;
+        Store::refuse_journal_behind_marks(
+            dir,
+            &backends,
+            &state,
+            journal.next_seq() - 1,
+            journal.tail_cut().is_some(),
+        )?;
         let mut bump_mended = None;
         if let Some((seq, rec)) = checked.recovered {
             // The cut tail was this epoch's bump record, damaged after its fsync (the OSSs
@@ -5873,6 +5881,15 @@ impl Store {
     fn checkpoint_locked(&self, core: &mut Core) -> Result<(), StoreError> {
         core.checkpoint_truncation_failed = None;
         self.note_generations(core)?;
+        // Every OSS's last journal mark durable (a sync fdatasyncs it at most once a second):
+        // a store closed cleanly keeps them all. Best effort: a mark not durable only lags,
+        // which refuses nothing wrongly; a failed fsync is latched by the OSS, whose next
+        // sync fails and names it.
+        for (i, b) in self.backends.iter().enumerate() {
+            if b.healthy() && !core.state.failed_oss.contains(&i) {
+                let _ = b.sync_journal_mark();
+            }
+        }
         {
             let ops = self.ops.lock();
             let mut snapshot = core.state.clone();

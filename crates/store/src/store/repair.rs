@@ -38,10 +38,11 @@ struct LiveRange {
 /// one may have left there (the `.tmp` files: an atomic write cut before its rename), and
 /// all a former directory of the OSS holds (the epoch file the store told it: a `rebuild
 /// --to` back onto it was refused as holding a file exaraid did not write).
-const REBUILD_LEFTOVERS: [&str; 7] = [
+const REBUILD_LEFTOVERS: [&str; 8] = [
     "objects",
     crate::backend::LABEL_FILE,
     crate::backend::EPOCH_FILE,
+    crate::backend::JOURNAL_MARK_FILE,
     "exaraid-oss.tmp",
     crate::backend::EXTENTS_FILE,
     crate::backend::EXTENTS_LOG_FILE,
