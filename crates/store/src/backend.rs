@@ -2173,9 +2173,9 @@ impl DirBackend {
         }
         kept.durable = Some(mark);
         kept.unsynced = true;
-        let sync_due = kept.synced_at.map_or(true, |at| {
-            at.elapsed().as_nanos() >= u128::from(JOURNAL_MARK_SYNC_INTERVAL_NS)
-        });
+        let sync_due = kept
+            .synced_at
+            .is_none_or(|at| at.elapsed().as_nanos() >= u128::from(JOURNAL_MARK_SYNC_INTERVAL_NS));
         if durable && sync_due {
             self.sync_journal_mark_kept(&mut kept)?;
         }
