@@ -30,7 +30,7 @@ mod powercut;
 use powercut::*;
 
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::StoreError;
+use exaraid_store::{Store, StoreError};
 
 const ELEMENT_BYTES: usize = 16 * 1024;
 
@@ -146,6 +146,26 @@ fn scene_with(elements: (usize, usize), stale: bool) -> Scene {
     }
 }
 
+/// Open the store laid at `laid`, flush it, and read every block of `f`: each reads its
+/// acknowledged bytes (either version inside the cut write) or is LOST on record (panics
+/// otherwise); the store and the offsets of the LOST blocks.
+fn open_flush_and_read(s: &Scene, laid: &std::path::Path, what: &str) -> (Store, Vec<usize>) {
+    let store = powercut::open_laid(laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+    match store.flush() {
+        Ok(()) | Err(StoreError::DataLost(_)) => {}
+        Err(e) => panic!("{what}: flush: {e}"),
+    }
+    let lost = assert_blocks_read_or_lost_on_record(
+        &store,
+        "f",
+        &s.before,
+        s.cut_write.clone(),
+        &s.new,
+        what,
+    );
+    (store, lost)
+}
+
 /// The cut before call `image` with the unsynced calls `dropped` lost: its problem, if any
 /// (a panic's message: a wrong byte, a loss not on record, the stale element read).
 fn problem_at(s: &Scene, calls: &CallChanges, image: usize, dropped: &[usize]) -> Option<String> {
@@ -165,19 +185,7 @@ fn problem_at(s: &Scene, calls: &CallChanges, image: usize, dropped: &[usize]) -
     }
     .lay(&laid);
     let check = || {
-        let store = powercut::open_laid(&laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-        match store.flush() {
-            Ok(()) | Err(StoreError::DataLost(_)) => {}
-            Err(e) => panic!("{what}: flush: {e}"),
-        }
-        let lost = assert_blocks_read_or_lost_on_record(
-            &store,
-            "f",
-            &s.before,
-            s.cut_write.clone(),
-            &s.new,
-            &what,
-        );
+        let (store, lost) = open_flush_and_read(s, &laid, &what);
         assert!(
             s.stale || lost.is_empty(),
             "{what}: the power cut alone LOST blocks at {lost:?}"
@@ -342,22 +350,7 @@ fn probe_power_cuts_alone() {
             let what = point.what();
             let laid = s.top.path().join("laid-alone");
             point.lay(&laid);
-            let check = || {
-                let store =
-                    powercut::open_laid(&laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-                match store.flush() {
-                    Ok(()) | Err(StoreError::DataLost(_)) => {}
-                    Err(e) => panic!("{what}: flush: {e}"),
-                }
-                assert_blocks_read_or_lost_on_record(
-                    &store,
-                    "f",
-                    &s.before,
-                    s.cut_write.clone(),
-                    &s.new,
-                    &what,
-                )
-            };
+            let check = || open_flush_and_read(&s, &laid, &what).1;
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
                 Ok(lost) if lost.is_empty() => {}
                 Ok(lost) => {
