@@ -96,6 +96,9 @@ fn call_changes(
                 }
             }
         }
+        // The journal mark is written by `sync`, not by a mutating call, and the power cut
+        // keeps it as `sync` left it (`PowerCutBackend::sync`): no call's bytes to undo.
+        names.retain(|name| name != exaraid_store::backend::JOURNAL_MARK_FILE);
         for name in names {
             let new = std::fs::read(b.join(&name)).unwrap();
             let Ok(old) = std::fs::read(a.join(&name)) else {
