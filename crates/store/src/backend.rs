@@ -533,14 +533,29 @@ const JOURNAL_MARK_SYNC_INTERVAL_NS: u64 = GENERATION_RECORD_INTERVAL_NS;
 pub struct JournalMark {
     pub epoch: MetadataEpoch,
     pub seq: u64,
+    /// Written by a store that does not fsync (`OpenOptions::fsync` off): record `seq` was
+    /// only written, and a power cut may drop it while it keeps the mark. Why kept: the
+    /// open that refuses the journal behind it must tell the operator that no copy may hold
+    /// the lost records (review r38c LOW-5), where a durable journal's were lost at rest.
+    pub without_fsync: bool,
 }
+
+/// The bit of a mark's seq word on disk that holds `JournalMark::without_fsync` (a journal
+/// seq never reaches it); marks written before it had it clear, all by stores with fsync
+/// on but those of `store bench --no-fsync`.
+const JOURNAL_MARK_WITHOUT_FSYNC_BIT: u64 = 1 << 63;
 
 impl JournalMark {
     fn to_bytes(self) -> [u8; JOURNAL_MARK_BYTES] {
         let mut b = [0u8; JOURNAL_MARK_BYTES];
         b[0..8].copy_from_slice(&self.epoch.number.to_le_bytes());
         b[8..12].copy_from_slice(&self.epoch.token.to_le_bytes());
-        b[12..20].copy_from_slice(&self.seq.to_le_bytes());
+        assert!(
+            self.seq < JOURNAL_MARK_WITHOUT_FSYNC_BIT,
+            "a journal seq below 2^63"
+        );
+        let seq_word = self.seq | (u64::from(self.without_fsync) << 63);
+        b[12..20].copy_from_slice(&seq_word.to_le_bytes());
         let crc = crc32c::crc32c(&b[..20]);
         b[20..24].copy_from_slice(&crc.to_le_bytes());
         b
@@ -559,7 +574,8 @@ impl JournalMark {
                 number: u64_at(0),
                 token: u32::from_le_bytes(b[8..12].try_into().expect("4 bytes")),
             },
-            seq: u64_at(12),
+            seq: u64_at(12) & !JOURNAL_MARK_WITHOUT_FSYNC_BIT,
+            without_fsync: u64_at(12) & JOURNAL_MARK_WITHOUT_FSYNC_BIT != 0,
         })
     }
 }
@@ -2132,9 +2148,11 @@ impl DirBackend {
         let Some(epoch) = kept.told_epoch else {
             return Ok(());
         };
+        // Only a store without fsync writes a mark unsynced (`write_journal_mark_unsynced`).
         let mark = JournalMark {
             epoch,
             seq: kept.noted_seq,
+            without_fsync: !durable,
         };
         if mark.seq == 0 || kept.durable == Some(mark) {
             return Ok(());

@@ -37,6 +37,20 @@ impl Store {
             if mark.epoch != epoch || mark.seq <= allowed_seq {
                 continue;
             }
+            // A store run without fsync made nothing durable: a power cut alone leaves its
+            // journal behind its marks, and the lost records may be in no copy, so the refusal
+            // says so rather than "durable" (review r38c LOW-5). Still a refusal: the cache
+            // bytes those records pointed at may be on disk, and a kill keeps them.
+            if mark.without_fsync {
+                return Err(StoreError::Metadata(format!(
+                    "{0}: the journal {0}/{JOURNAL_FILE} lost records this store had written: OSS {i} ({1}) wrote cached write bytes when the journal was written through record {2}, but the journal (with the state) ends at record {journal_last_seq}, in the same metadata epoch {3}. The store ran WITHOUT fsync (its fsync option off, as `store bench --no-fsync`), so nothing it wrote was durable: a power cut alone leaves this, and the writes of the lost records are gone unless a copy of the store directory taken during that session holds them. Nothing was changed. Opened as it is, writes whose records were lost would read their older bytes, with no error. If a copy holds those records, restore the journal and state ({0}/state, {0}/journal) from it; otherwise removing {4} from every OSS directory opens the store as this journal has it: writes whose records were lost read back their older bytes, with no error",
+                    dir.display(),
+                    b.location(),
+                    mark.seq,
+                    epoch.number,
+                    crate::backend::JOURNAL_MARK_FILE,
+                )));
+            }
             return Err(StoreError::Metadata(format!(
                 "{0}: the journal {0}/{JOURNAL_FILE} lost records it had made durable: OSS {i} ({1}) made cached write bytes durable when the journal was durable through record {2}, but the journal (with the state) ends at record {journal_last_seq}, in the same metadata epoch {3}. The journal was cut (a file system that lost its last writes, a copy of the store directory taken during a session and put back); the lost records may be acknowledged writes whose bytes only they point at, so opened, the store would read those writes' old bytes as current. Nothing was changed. Restore the journal and state ({0}/state, {0}/journal) from the copy that holds those records, or restore the OSS directories from the same backup as them. If the records are gone for good, removing {4} from every OSS directory opens the store as this journal has it: writes whose records were lost read back their older bytes, with no error",
                 dir.display(),
