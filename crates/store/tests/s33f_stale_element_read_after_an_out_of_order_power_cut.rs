@@ -34,14 +34,15 @@ use exaraid_store::{Store, StoreError};
 
 const ELEMENT_BYTES: usize = 16 * 1024;
 
-/// One out-of-order cut of a write over the scene: the write's first and last element
-/// (from byte 3000 of the first to byte 1000 of the last), the image the cut comes before
-/// (its mutating call's index), the OSSs' calls unsynced there per OSS (the scene's plan
-/// order), and the unsynced calls the cut loses, each whole.
+/// One out-of-order cut of a write over the scene: the array code (p=5), the write's first
+/// and last element (from byte 3000 of the first to byte 1000 of the last), the image the
+/// cut comes before (its mutating call's index), the OSSs' calls unsynced there per OSS (the
+/// scene's plan order), and the unsynced calls the cut loses, each whole.
 struct Cut {
+    code: CodeKind,
     elements: (usize, usize),
     image: usize,
-    unsynced: [&'static [usize]; 5],
+    unsynced: &'static [&'static [usize]],
     dropped: &'static [usize],
 }
 
@@ -50,9 +51,10 @@ struct Cut {
 /// 13, 14, 17, 18, 21, 20]; `probe_smallest_dropped_set_reading_wrong_bytes` cut it down to
 /// these two.
 const S33F_CUT: Cut = Cut {
+    code: CodeKind::Xcode,
     elements: (3, 7),
     image: 23,
-    unsynced: [
+    unsynced: &[
         &[10, 11, 12],
         &[13, 14, 15],
         &[16, 17],
@@ -75,9 +77,10 @@ const S33F_CUT: Cut = Cut {
 /// arm took the row on "the decisions below confirm a failing block's decode", which none
 /// of those blocks gets: the stale element went home.
 const S35B_CUT: Cut = Cut {
+    code: CodeKind::Xcode,
     elements: (5, 14),
     image: 21,
-    unsynced: [
+    unsynced: &[
         &[10, 11, 12, 13],
         &[14, 15, 16, 17],
         &[18, 19, 20],
@@ -85,6 +88,26 @@ const S35B_CUT: Cut = Cut {
         &[],
     ],
     dropped: &[10, 15, 17, 19],
+};
+
+/// r38b's MEDIUM-1 (s39a): hcode, the write from element 5 to element 14, cut before
+/// mutating call 28 (`EXARAID_S33F_CODE=hcode EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only` on
+/// `probe_power_cuts_stale`: 2 of 210 cuts of write 5..14 read 'f' WRONG byte 16484 on
+/// 860666e2; this is the one with fewer calls dropped): OSS 0's call 13 (12 kept), OSS 1's
+/// 14 and 15 (16 and 27 kept), OSS 2's 19, OSS 3's 21, OSS 4's 23 lost.
+const HCODE_MEDIUM_1_CUT: Cut = Cut {
+    code: CodeKind::Hcode,
+    elements: (5, 14),
+    image: 28,
+    unsynced: &[
+        &[12, 13],
+        &[14, 15, 16, 27],
+        &[17, 18, 19],
+        &[20, 21],
+        &[22, 23],
+        &[24, 25, 26],
+    ],
+    dropped: &[13, 14, 15, 19, 21, 23],
 };
 
 struct Scene {
@@ -99,11 +122,11 @@ struct Scene {
     stale: bool,
 }
 
-/// The scene; where `stale` is false the lost write's OSS keeps it: the same calls in the
-/// same order (the write is issued either way), one fault fewer.
-fn scene_with(elements: (usize, usize), stale: bool) -> Scene {
+/// The scene over `kind` at p=5; where `stale` is false the lost write's OSS keeps it: the
+/// same calls in the same order (the write is issued either way), one fault fewer.
+fn scene_with(kind: CodeKind, elements: (usize, usize), stale: bool) -> Scene {
     images_in_plan_order();
-    let code = CodeSpec::array(CodeKind::Xcode, 5);
+    let code = CodeSpec::array(kind, 5);
     let element = ELEMENT_BYTES;
     let (top, dir, layout) = init_wcl_without_timeout_with_element(code, element);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
@@ -111,7 +134,13 @@ fn scene_with(elements: (usize, usize), stale: bool) -> Scene {
     let store = open_power_cut(&dir, &cut).unwrap();
     let mut before = pattern(1, 4 * stripe_bytes);
     store.put("f", &before).unwrap();
-    let stale_oss = layout.oss_of(0, 0, layout.geometry().data_pos[1].col);
+    // The probes' `EXARAID_S33F_STALE_COL`: another column's OSS loses the write (a stale
+    // running parity column where it holds the row's parity over element 1).
+    let stale_col = std::env::var("EXARAID_S33F_STALE_COL").map_or_else(
+        |_| layout.geometry().data_pos[1].col,
+        |col| col.parse().expect("EXARAID_S33F_STALE_COL: a column"),
+    );
+    let stale_oss = layout.oss_of(0, 0, stale_col);
     let mut write = |store: &exaraid_store::Store, at: usize, seed: u64, len: usize| {
         let bytes = pattern(seed, len);
         store.write("f", at as u64, &bytes).unwrap();
@@ -166,6 +195,26 @@ fn open_flush_and_read(s: &Scene, laid: &std::path::Path, what: &str) -> (Store,
     (store, lost)
 }
 
+/// `open_flush_and_read`, and no block outside the stale cache stripe LOST, the stale
+/// element never read with success (panics otherwise): the offsets of the LOST blocks.
+fn read_beside_the_stale_element(s: &Scene, laid: &std::path::Path, what: &str) -> Vec<usize> {
+    let (store, lost) = open_flush_and_read(s, laid, what);
+    let outside: Vec<usize> = (lost.iter().copied())
+        .filter(|&at| at >= s.stripe_bytes)
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "{what}: blocks at {outside:?} outside the stale cache stripe LOST"
+    );
+    if let Ok(got) = store.read("f", ELEMENT_BYTES as u64, ELEMENT_BYTES as u64) {
+        assert!(
+            got == s.before[ELEMENT_BYTES..2 * ELEMENT_BYTES],
+            "{what}: the stale element read with success"
+        );
+    }
+    lost
+}
+
 /// The cut before call `image` with the unsynced calls `dropped` lost: its problem, if any
 /// (a panic's message: a wrong byte, a loss not on record, the stale element read).
 fn problem_at(s: &Scene, calls: &CallChanges, image: usize, dropped: &[usize]) -> Option<String> {
@@ -185,24 +234,11 @@ fn problem_at(s: &Scene, calls: &CallChanges, image: usize, dropped: &[usize]) -
     }
     .lay(&laid);
     let check = || {
-        let (store, lost) = open_flush_and_read(s, &laid, &what);
+        let lost = read_beside_the_stale_element(s, &laid, &what);
         assert!(
             s.stale || lost.is_empty(),
             "{what}: the power cut alone LOST blocks at {lost:?}"
         );
-        let outside: Vec<usize> = (lost.into_iter())
-            .filter(|&at| at >= s.stripe_bytes)
-            .collect();
-        assert!(
-            outside.is_empty(),
-            "{what}: blocks at {outside:?} outside the stale cache stripe LOST"
-        );
-        if let Ok(got) = store.read("f", ELEMENT_BYTES as u64, ELEMENT_BYTES as u64) {
-            assert!(
-                got == s.before[ELEMENT_BYTES..2 * ELEMENT_BYTES],
-                "{what}: the stale element read with success"
-            );
-        }
     };
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check));
     std::fs::remove_dir_all(&laid).unwrap();
@@ -219,7 +255,7 @@ fn scene_and_calls(cut: &Cut) -> (Scene, CallChanges) {
 }
 
 fn scene_and_calls_with(cut: &Cut, stale: bool) -> (Scene, CallChanges) {
-    let s = scene_with(cut.elements, stale);
+    let s = scene_with(cut.code, cut.elements, stale);
     let calls = CallChanges::of(&s.images);
     let unsynced = calls.unsynced(&s.images, cut.image);
     assert_eq!(
@@ -301,6 +337,26 @@ fn xcode_stale_element_beside_blocks_torn_over_nothing_acknowledged_is_never_rea
     assert!(found.is_none(), "{}", found.unwrap());
 }
 
+/// r38b's MEDIUM-1 (`HCODE_MEDIUM_1_CUT`). Fails on 860666e2 ('f' WRONG byte 16484).
+#[test]
+fn hcode_stale_element_beside_a_row_located_with_no_fix_is_never_read() {
+    let (s, calls) = scene_and_calls(&HCODE_MEDIUM_1_CUT);
+    let found = problem_at(
+        &s,
+        &calls,
+        HCODE_MEDIUM_1_CUT.image,
+        HCODE_MEDIUM_1_CUT.dropped,
+    );
+    assert!(found.is_none(), "{}", found.unwrap());
+}
+
+/// `HCODE_MEDIUM_1_CUT` as a power cut ALONE: every block reads right, none LOST (the guard
+/// of the rule against the stale element there).
+#[test]
+fn hcode_medium_1_cut_alone_loses_nothing() {
+    assert_cut_alone_loses_nothing(&HCODE_MEDIUM_1_CUT);
+}
+
 /// s38b's guard: `S35B_CUT` as a power cut ALONE (the OSS of element 1 keeps its write,
 /// nothing stale): every block reads right, none LOST. A crash alone leaves the stale
 /// scene's shape (data blocks torn over nothing acknowledged, running parity told old
@@ -335,38 +391,68 @@ fn assert_cut_alone_loses_nothing(cut: &Cut) {
 /// ones too) of this scene's writes 3..7 and 5..14 with NOTHING stale, counted: cuts that
 /// LOSE blocks (a crash alone must lose none) and cuts with any other problem (WRONG bytes,
 /// a loss not on record). A rule against the stale element is measured by it: its count of
-/// losing cuts must not grow. Run: `EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only cargo test -p
+/// losing cuts must not grow. The code is `EXARAID_S33F_CODE` (a `CodeKind` name, p=5;
+/// xcode where unset). Run: `EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only cargo test -p
 /// exaraid-store --test s33f_stale_element_read_after_an_out_of_order_power_cut
 /// probe_power_cuts_alone -- --ignored --nocapture`.
 #[test]
 #[ignore = "probe: counts the losing cuts of the scene's power cuts alone (set EXARAID_POWER_CUT_OUT_OF_ORDER)"]
 fn probe_power_cuts_alone() {
+    let problems = probe_power_cuts(false);
+    assert_eq!(problems, 0, "a power cut alone read wrong");
+}
+
+/// The same sweep with element 1 stale (s32a's sweep, on any code, `EXARAID_S33F_CODE`):
+/// each cut's problem printed (`PROBLEM`: a WRONG byte, the stale element read, a loss not
+/// on record or outside the stale cache stripe) and each cut naming a loss (`LOST-CUT`).
+#[test]
+#[ignore = "probe: counts the problems and losses of the stale scene's power cuts (set EXARAID_POWER_CUT_OUT_OF_ORDER)"]
+fn probe_power_cuts_stale() {
+    let problems = probe_power_cuts(true);
+    assert_eq!(
+        problems, 0,
+        "a power cut beside the stale element read wrong"
+    );
+}
+
+/// Every power cut of writes 3..7 and 5..14 over the scene (`stale` or alone) on the code
+/// `EXARAID_S33F_CODE` names: each losing cut and each problem printed; the problems.
+fn probe_power_cuts(stale: bool) -> usize {
+    let kind = std::env::var("EXARAID_S33F_CODE").map_or(CodeKind::Xcode, |name| {
+        CodeKind::from_name(&name).unwrap_or_else(|e| panic!("EXARAID_S33F_CODE={name}: {e}"))
+    });
     let mut problems = 0;
     for elements in [(3, 7), (5, 14)] {
-        let s = scene_with(elements, false);
+        let s = scene_with(kind, elements, stale);
         let (mut points, mut losing) = (0, 0);
         for_each_power_cut(&s.images, |point| {
             points += 1;
             let what = point.what();
             let laid = s.top.path().join("laid-alone");
             point.lay(&laid);
-            let check = || open_flush_and_read(&s, &laid, &what).1;
+            let check = || match stale {
+                true => read_beside_the_stale_element(&s, &laid, &what),
+                false => open_flush_and_read(&s, &laid, &what).1,
+            };
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
                 Ok(lost) if lost.is_empty() => {}
                 Ok(lost) => {
                     losing += 1;
                     eprintln!("LOST-CUT {what}: blocks at {lost:?}");
                 }
-                Err(_) => {
+                Err(panic) => {
                     problems += 1;
-                    eprintln!("PROBLEM {what}");
+                    let message = (panic.downcast_ref::<String>().cloned())
+                        .or_else(|| panic.downcast_ref::<&str>().map(|m| m.to_string()))
+                        .unwrap_or_default();
+                    eprintln!("PROBLEM {what}: {message}");
                 }
             }
             std::fs::remove_dir_all(&laid).unwrap();
         });
         eprintln!(
-            "write {elements:?} alone: {points} power cuts, {losing} losing, {problems} problems so far"
+            "{kind:?} write {elements:?} stale {stale}: {points} power cuts, {losing} losing, {problems} problems so far"
         );
     }
-    assert_eq!(problems, 0, "a power cut alone read wrong");
+    problems
 }

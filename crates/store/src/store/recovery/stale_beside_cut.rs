@@ -702,11 +702,29 @@ impl Store {
             }
             return CutRowStale::Unlocated;
         };
-        let fixes = (0..g.rows)
+        let fixes: Vec<(Pos, Vec<u8>)> = (0..g.rows)
             .map(|row| Pos { row, col })
             .filter(|&p| matches!(g.cell(p), Cell::Data(_)) && !in_flight(&p))
             .map(|p| (p, d.element(p).to_vec()))
             .collect();
+        // No fix: the column is taken as stale running parity and the caller rewrites the
+        // row's parity from its data as it stands, so the data must be proven without it.
+        // A fit with as many columns erased as the code tolerates (that column and one the
+        // world does not know) is checked only by the told crcs of erased blocks, at the
+        // write's offsets, and by the known cells of erased columns: a stale data element
+        // elsewhere fits as well, and was blessed (r38b MEDIUM-1, hcode: the horizontal
+        // parity column explained a row beside two torn data blocks, 'f' WRONG byte 16484,
+        // s33f's `hcode_stale_element_beside_a_row_located_with_no_fix_is_never_read`). With
+        // a column to spare every data byte is checked by parity outside that column.
+        // Traded: a stale parity column beside a cut that leaves a column unknown in every
+        // world is LOST where it read right (no test or sweep reaches it, see s39a's notes).
+        let proven_without_col = |w: &[Version; 2]| {
+            matches!(fits(w, Some(col)), Some(Some(_)))
+                && self.checked_with_a_column_to_spare(w, col)
+        };
+        if fixes.is_empty() && !worlds.iter().any(proven_without_col) {
+            return CutRowStale::Unlocated;
+        }
         CutRowStale::Located(fixes)
     }
 
@@ -2099,6 +2117,22 @@ fn add_scaled(sum: &mut [u8], term: &[u8], coef: u8) {
 }
 
 impl Store {
+    /// Whether a version of world `w` checks the row with column `col` taken as wrong and
+    /// fewer columns erased than the code tolerates (a position known only in part counts
+    /// as erased): the data then verified by an equation beside the erasures, not only by
+    /// the told crcs of erased blocks.
+    fn checked_with_a_column_to_spare(&self, w: &[Version; 2], col: usize) -> bool {
+        w.iter().any(|ver| {
+            let mut erased: BTreeSet<usize> = (ver.known.iter())
+                .filter(|(_, &k)| !k)
+                .map(|(p, _)| p.col)
+                .collect();
+            erased.insert(col);
+            erased.len() < self.tolerance()
+                && matches!(self.version_check(ver, Some(col)), Some(Some(_)))
+        })
+    }
+
     /// `version_check` of a version with positions known in part (`Version::known_parts`,
     /// s30c: see `known_pieces`): the row cut at every part's ends into segments, each
     /// decoded with the columns erased that hold a position not known there (and `extra`),
