@@ -261,12 +261,16 @@ pub trait Backend: Send + Sync {
     ) -> Result<(), BackendError> {
         Ok(())
     }
-    /// The store's journal is durable through record `seq` (or, on a store that does not
-    /// fsync, written through it): the next `sync` that makes cache zone bytes durable
-    /// keeps it as this OSS's journal mark (see [`JOURNAL_MARK_FILE`]). Only a `seq` that is
-    /// already durable (written) in the journal may be noted: a crash must never leave a
-    /// mark past the journal. Backends without marks ignore it (no check then).
-    fn note_journal_durable_through(&self, _seq: u64) {}
+    /// The store's journal is durable through record `seq` (`durable`), or, on a store that
+    /// does not fsync, only written through it: the next `sync` that makes cache zone bytes
+    /// durable keeps it as this OSS's journal mark (see [`JOURNAL_MARK_FILE`]). Only a `seq`
+    /// that is already durable (written) in the journal may be noted: a crash must never
+    /// leave a mark past the journal. Once a `seq` only written was noted, every mark this
+    /// backend writes says so (`JournalMark::without_fsync`), whichever call writes it: a
+    /// store without fsync still calls `sync` (scrub's repair, a settle), and its mark then
+    /// names a record no fsync made durable (review r39c MEDIUM-1). Backends without marks
+    /// ignore it (no check then).
+    fn note_journal_through(&self, _seq: u64, _durable: bool) {}
     /// The journal mark this OSS keeps (see [`JOURNAL_MARK_FILE`]): `None` when it keeps
     /// none (never written, a backend without marks, the file damaged: nothing to check).
     fn journal_mark(&self) -> Option<JournalMark> {
@@ -585,8 +589,11 @@ impl JournalMark {
 struct JournalMarkKept {
     /// The epoch this process last told the OSS (`None`: none yet, so no mark is written).
     told_epoch: Option<MetadataEpoch>,
-    /// The highest journal record the store noted durable (`note_journal_durable_through`).
+    /// The highest journal record the store noted durable (`note_journal_through`).
     noted_seq: u64,
+    /// Some noted record was only written, not made durable (a store without fsync): the
+    /// marks of this process say so.
+    noted_without_fsync: bool,
     /// The mark on disk (read at open, then as last written).
     durable: Option<JournalMark>,
     /// The mark file, kept open once written.
@@ -2148,13 +2155,17 @@ impl DirBackend {
         let Some(epoch) = kept.told_epoch else {
             return Ok(());
         };
-        // Only a store without fsync writes a mark unsynced (`write_journal_mark_unsynced`).
+        // Only a store without fsync writes a mark unsynced (`write_journal_mark_unsynced`);
+        // its `sync`s (scrub's repair, a settle) keep a noted seq no fsync made durable too.
         let mark = JournalMark {
             epoch,
             seq: kept.noted_seq,
-            without_fsync: !durable,
+            without_fsync: !durable || kept.noted_without_fsync,
         };
-        if mark.seq == 0 || kept.durable == Some(mark) {
+        // A seq past the flag's bit (a damaged but crc-valid journal: its seqs may jump)
+        // is no mark: the mark only lags, which refuses nothing (review r39c LOW-5).
+        if mark.seq == 0 || mark.seq >= JOURNAL_MARK_WITHOUT_FSYNC_BIT || kept.durable == Some(mark)
+        {
             return Ok(());
         }
         let path = self.dir.join(JOURNAL_MARK_FILE);
@@ -2689,9 +2700,10 @@ impl Backend for DirBackend {
         let _ = self.rolled_back.set(why);
     }
 
-    fn note_journal_durable_through(&self, seq: u64) {
+    fn note_journal_through(&self, seq: u64, durable: bool) {
         let mut kept = self.journal_mark.lock();
         kept.noted_seq = kept.noted_seq.max(seq);
+        kept.noted_without_fsync |= !durable;
     }
 
     fn journal_mark(&self) -> Option<JournalMark> {

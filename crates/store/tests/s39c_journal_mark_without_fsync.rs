@@ -74,3 +74,42 @@ fn a_store_run_without_fsync_refused_after_a_power_cut_says_it_ran_without_fsync
         "the scene: a power cut that drops the journal's unsynced records beside a mark kept"
     );
 }
+
+/// Review r39c MEDIUM-1: a store without fsync still calls `sync` (scrub's repair, a
+/// settle, the restore of dropped cache blocks), and such a sync rewrote every mark of the
+/// noted, only written records as if an fsync had made them durable. Specification: after
+/// WCL writes and a `scrub --repair` of a store without fsync, a journal cut back to before
+/// the writes (what a power cut alone may leave: none of it was fsync'd) is refused with the
+/// message that says the store ran without fsync.
+#[test]
+fn a_store_run_without_fsync_says_so_after_a_scrub_repair_synced_its_osss() {
+    let (top, dir, _layout) = init_wcl_without_timeout(CodeSpec::raid5(4));
+    let store = open_unsynced(&dir);
+    store.put("f", &pattern(1, 8 * UNIT)).unwrap();
+    let journal = dir.join("journal");
+    let before_writes = std::fs::metadata(&journal).unwrap().len();
+    store.write("f", 100, &pattern(2, UNIT)).unwrap();
+    store
+        .write("f", 100 + 2 * UNIT as u64, &pattern(3, UNIT))
+        .unwrap();
+    store.scrub(true).unwrap();
+    let saved = top.path().join("saved");
+    copy_tree(&dir, &saved);
+    drop(store);
+
+    restore_with_journal_cut(&saved, &dir, &journal, before_writes);
+    let without_fsync = exaraid_store::OpenOptions {
+        fsync: false,
+        ..exaraid_store::OpenOptions::default()
+    };
+    let msg = match exaraid_store::Store::open_with(&dir, without_fsync) {
+        Ok(_) => panic!("the scene: the journal cut behind the marks opened"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        msg.contains("lost records")
+            && msg.contains("WITHOUT fsync")
+            && !msg.contains("made durable"),
+        "the refusal of a store run without fsync, after a scrub's sync, does not say so: {msg}"
+    );
+}

@@ -12,11 +12,14 @@
 //! byte reads back as acknowledged (a write in flight as before it or as it wrote it), with
 //! success, before any settle.
 //!
-//! Review r38c LOW-9, the torn-tail slack of the mark check (`refuse_journal_behind_marks`
-//! allows a mark one record past the last intact one when the journal has a torn tail): the
-//! same power cuts with the journal torn inside the record after the cut instead (a record
-//! the journal had not fsync'd, so no write it belongs to was acknowledged) open and read
-//! every acknowledged byte as well.
+//! Review r38c LOW-9, a torn journal tail beside marks: the same power cuts with the journal
+//! torn inside the record after the cut instead (a record the journal had not fsync'd, so
+//! no write it belongs to was acknowledged) open and read every acknowledged byte as well.
+//! These do NOT test the one record of slack `refuse_journal_behind_marks` allows past a
+//! torn tail (review r39c MEDIUM-2: they pass without it): with fsync on no mark names a
+//! record that was not fsync'd, so no mark reaches into a torn tail; the slack is for a
+//! store without fsync, whose marks name records only written, and no test tears such a
+//! store's journal inside the record its mark names (open).
 
 mod common;
 use common::*;

@@ -1224,7 +1224,7 @@ impl Store {
                 for oss in plan.osses() {
                     let b = &self.backends[oss];
                     if b.healthy() {
-                        b.note_journal_durable_through(appended_seq);
+                        b.note_journal_through(appended_seq, false);
                         // Best effort: a mark not written is no mark, which refuses nothing.
                         let _ = b.write_journal_mark_unsynced();
                     }
@@ -1531,7 +1531,7 @@ impl Store {
             false => self.journal_appended_seq.load(Ordering::SeqCst),
         };
         for &oss in &healthy {
-            self.backends[oss].note_journal_durable_through(journal_durable_seq);
+            self.backends[oss].note_journal_through(journal_durable_seq, true);
         }
         // One at a time on this thread when a kill test (or an in-process power-cut test)
         // asks for plan order, as `run_steps` does: `extents-synced` is counted per sync, so

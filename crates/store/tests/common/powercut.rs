@@ -1019,9 +1019,9 @@ impl Backend for PowerCutBackend {
     // healthy store. The mark `sync` writes joins the copy `sync` takes as durable even when
     // the inner sync left it unsynced (at most one fdatasync a second): the newest mark
     // kept is the strictest case for a false refusal, and an image keeps it as well.
-    fn note_journal_durable_through(&self, seq: u64) {
+    fn note_journal_through(&self, seq: u64, durable: bool) {
         let _io = self.cut.io.lock();
-        self.inner.note_journal_durable_through(seq)
+        self.inner.note_journal_through(seq, durable)
     }
     fn journal_mark(&self) -> Option<JournalMark> {
         let _io = self.cut.io.lock();
