@@ -41,6 +41,8 @@ const ELEMENT_BYTES: usize = 16 * 1024;
 struct Cut {
     code: CodeKind,
     elements: (usize, usize),
+    /// The element whose OSS loses the scene's earlier write (its column's).
+    stale_element: usize,
     image: usize,
     unsynced: &'static [&'static [usize]],
     dropped: &'static [usize],
@@ -53,6 +55,7 @@ struct Cut {
 const S33F_CUT: Cut = Cut {
     code: CodeKind::Xcode,
     elements: (3, 7),
+    stale_element: 1,
     image: 23,
     unsynced: &[
         &[10, 11, 12],
@@ -79,6 +82,7 @@ const S33F_CUT: Cut = Cut {
 const S35B_CUT: Cut = Cut {
     code: CodeKind::Xcode,
     elements: (5, 14),
+    stale_element: 1,
     image: 21,
     unsynced: &[
         &[10, 11, 12, 13],
@@ -98,6 +102,7 @@ const S35B_CUT: Cut = Cut {
 const HCODE_MEDIUM_1_CUT: Cut = Cut {
     code: CodeKind::Hcode,
     elements: (5, 14),
+    stale_element: 1,
     image: 28,
     unsynced: &[
         &[12, 13],
@@ -110,8 +115,26 @@ const HCODE_MEDIUM_1_CUT: Cut = Cut {
     dropped: &[13, 14, 15, 19, 21, 23],
 };
 
+/// Review r39a's (pre-existing): hcode, element 2 stale, the write from element 3 to element
+/// 7, cut before mutating call 20 (`EXARAID_S33F_CODE=hcode EXARAID_S33F_STALE_ELEMENT=2
+/// EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only` on `probe_power_cuts_stale`): OSS 0's call 12,
+/// OSS 1's 13 (19 kept), OSS 3's 15 (14 kept), OSS 4's 17 (16 kept), OSS 5's 18 lost. Row 0
+/// was `Located` in column 2 WITH fixes, by a world fitted with as many columns erased as
+/// hcode tolerates: the fix, decoded with the truly stale column unknown, carried the stale
+/// element's error into element 1, never stale ('f' WRONG byte 16484 on 467a116b).
+const HCODE_R39A_CUT: Cut = Cut {
+    code: CodeKind::Hcode,
+    elements: (3, 7),
+    stale_element: 2,
+    image: 20,
+    unsynced: &[&[12], &[13, 19], &[], &[14, 15], &[16, 17], &[18]],
+    dropped: &[12, 13, 15, 17, 18],
+};
+
 struct Scene {
     top: tempfile::TempDir,
+    /// The element the lost write wrote (see `Cut::stale_element`).
+    stale_element: usize,
     images: Vec<PowerCutImage>,
     before: Vec<u8>,
     cut_write: std::ops::Range<usize>,
@@ -122,9 +145,18 @@ struct Scene {
     stale: bool,
 }
 
-/// The scene over `kind` at p=5; where `stale` is false the lost write's OSS keeps it: the
-/// same calls in the same order (the write is issued either way), one fault fewer.
-fn scene_with(kind: CodeKind, elements: (usize, usize), stale: bool) -> Scene {
+/// The scene over `kind` at p=5: a write at bytes 100..900 of `stale_element`, lost by the
+/// OSS of its column (or of column `stale_col`: a stale running parity column where it
+/// holds the row's parity over that element), then the cut write over `elements`; where
+/// `stale` is false the lost write's OSS keeps it: the same calls in the same order (the
+/// write is issued either way), one fault fewer.
+fn scene_with(
+    kind: CodeKind,
+    elements: (usize, usize),
+    stale_element: usize,
+    stale_col: Option<usize>,
+    stale: bool,
+) -> Scene {
     images_in_plan_order();
     let code = CodeSpec::array(kind, 5);
     let element = ELEMENT_BYTES;
@@ -134,12 +166,7 @@ fn scene_with(kind: CodeKind, elements: (usize, usize), stale: bool) -> Scene {
     let store = open_power_cut(&dir, &cut).unwrap();
     let mut before = pattern(1, 4 * stripe_bytes);
     store.put("f", &before).unwrap();
-    // The probes' `EXARAID_S33F_STALE_COL`: another column's OSS loses the write (a stale
-    // running parity column where it holds the row's parity over element 1).
-    let stale_col = std::env::var("EXARAID_S33F_STALE_COL").map_or_else(
-        |_| layout.geometry().data_pos[1].col,
-        |col| col.parse().expect("EXARAID_S33F_STALE_COL: a column"),
-    );
+    let stale_col = stale_col.unwrap_or(layout.geometry().data_pos[stale_element].col);
     let stale_oss = layout.oss_of(0, 0, stale_col);
     let mut write = |store: &exaraid_store::Store, at: usize, seed: u64, len: usize| {
         let bytes = pattern(seed, len);
@@ -153,7 +180,7 @@ fn scene_with(kind: CodeKind, elements: (usize, usize), stale: bool) -> Scene {
         &format!("{}.cache", exaraid_store::store::CACHE_OBJECT),
     );
     let snapshot = std::fs::read(&zone_file).unwrap();
-    write(&store, element + 100, 5, 800);
+    write(&store, stale_element * element + 100, 5, 800);
     if stale {
         std::fs::write(&zone_file, &snapshot).unwrap();
     }
@@ -166,6 +193,7 @@ fn scene_with(kind: CodeKind, elements: (usize, usize), stale: bool) -> Scene {
     drop(store);
     Scene {
         top,
+        stale_element,
         images: cut.images(),
         before,
         cut_write,
@@ -206,9 +234,10 @@ fn read_beside_the_stale_element(s: &Scene, laid: &std::path::Path, what: &str) 
         outside.is_empty(),
         "{what}: blocks at {outside:?} outside the stale cache stripe LOST"
     );
-    if let Ok(got) = store.read("f", ELEMENT_BYTES as u64, ELEMENT_BYTES as u64) {
+    let stale_at = s.stale_element * ELEMENT_BYTES;
+    if let Ok(got) = store.read("f", stale_at as u64, ELEMENT_BYTES as u64) {
         assert!(
-            got == s.before[ELEMENT_BYTES..2 * ELEMENT_BYTES],
+            got == s.before[stale_at..stale_at + ELEMENT_BYTES],
             "{what}: the stale element read with success"
         );
     }
@@ -255,7 +284,7 @@ fn scene_and_calls(cut: &Cut) -> (Scene, CallChanges) {
 }
 
 fn scene_and_calls_with(cut: &Cut, stale: bool) -> (Scene, CallChanges) {
-    let s = scene_with(cut.code, cut.elements, stale);
+    let s = scene_with(cut.code, cut.elements, cut.stale_element, None, stale);
     let calls = CallChanges::of(&s.images);
     let unsynced = calls.unsynced(&s.images, cut.image);
     assert_eq!(
@@ -350,6 +379,20 @@ fn hcode_stale_element_beside_a_row_located_with_no_fix_is_never_read() {
     assert!(found.is_none(), "{}", found.unwrap());
 }
 
+/// Review r39a's cut (`HCODE_R39A_CUT`). Fails on 467a116b ('f' WRONG byte 16484).
+#[test]
+fn hcode_stale_element_beside_a_row_located_with_fixes_but_no_column_to_spare_is_never_read() {
+    let (s, calls) = scene_and_calls(&HCODE_R39A_CUT);
+    let found = problem_at(&s, &calls, HCODE_R39A_CUT.image, HCODE_R39A_CUT.dropped);
+    assert!(found.is_none(), "{}", found.unwrap());
+}
+
+/// `HCODE_R39A_CUT` as a power cut ALONE: every block reads right, none LOST.
+#[test]
+fn hcode_r39a_cut_alone_loses_nothing() {
+    assert_cut_alone_loses_nothing(&HCODE_R39A_CUT);
+}
+
 /// `HCODE_MEDIUM_1_CUT` as a power cut ALONE: every block reads right, none LOST (the guard
 /// of the rule against the stale element there).
 #[test]
@@ -421,9 +464,18 @@ fn probe_power_cuts(stale: bool) -> usize {
     let kind = std::env::var("EXARAID_S33F_CODE").map_or(CodeKind::Xcode, |name| {
         CodeKind::from_name(&name).unwrap_or_else(|e| panic!("EXARAID_S33F_CODE={name}: {e}"))
     });
+    // `EXARAID_S33F_STALE_ELEMENT` (1 where unset) and `EXARAID_S33F_STALE_COL` (another
+    // column's OSS loses the write): read here only, so no test's scene follows them.
+    let stale_element = std::env::var("EXARAID_S33F_STALE_ELEMENT").map_or(1, |e| {
+        e.parse()
+            .expect("EXARAID_S33F_STALE_ELEMENT: an element index")
+    });
+    let stale_col = std::env::var("EXARAID_S33F_STALE_COL")
+        .ok()
+        .map(|col| col.parse().expect("EXARAID_S33F_STALE_COL: a column"));
     let mut problems = 0;
     for elements in [(3, 7), (5, 14)] {
-        let s = scene_with(kind, elements, stale);
+        let s = scene_with(kind, elements, stale_element, stale_col, stale);
         let (mut points, mut losing) = (0, 0);
         for_each_power_cut(&s.images, |point| {
             points += 1;

@@ -707,22 +707,27 @@ impl Store {
             .filter(|&p| matches!(g.cell(p), Cell::Data(_)) && !in_flight(&p))
             .map(|p| (p, d.element(p).to_vec()))
             .collect();
-        // No fix: the column is taken as stale running parity and the caller rewrites the
-        // row's parity from its data as it stands, so the data must be proven without it.
-        // A fit with as many columns erased as the code tolerates (that column and one the
-        // world does not know) is checked only by the told crcs of erased blocks, at the
-        // write's offsets, and by the known cells of erased columns: a stale data element
-        // elsewhere fits as well, and was blessed (r38b MEDIUM-1, hcode: the horizontal
-        // parity column explained a row beside two torn data blocks, 'f' WRONG byte 16484,
-        // s33f's `hcode_stale_element_beside_a_row_located_with_no_fix_is_never_read`). With
-        // a column to spare every data byte is checked by parity outside that column.
-        // Traded: a stale parity column beside a cut that leaves a column unknown in every
-        // world is LOST where it read right (no test or sweep reaches it, see s39a's notes).
+        // The column is taken as stale: the caller lays the fixes (its data cells as a
+        // world decodes them without it) and rewrites the row's parity from the data, so
+        // the rest of the row must be proven without that column. A fit with as many
+        // columns erased as the code tolerates (that column and one the world does not
+        // know) is checked only by the told crcs of erased blocks, at the write's offsets,
+        // and by the known cells of erased columns: a stale element elsewhere fits as well.
+        // With no fix it was blessed (r38b MEDIUM-1, hcode: the horizontal parity column
+        // explained a row beside two torn data blocks, 'f' WRONG byte 16484, s33f's
+        // `hcode_stale_element_beside_a_row_located_with_no_fix_is_never_read`); with fixes,
+        // the decode through the wrong column carried the stale element's error into a
+        // column never stale (review r39a, hcode element 2 stale, WRONG byte 16484: s33f's
+        // `hcode_stale_element_beside_a_row_located_with_fixes_but_no_column_to_spare_is_
+        // never_read`). With a column to spare every data byte is checked by parity outside
+        // that column. Traded: a stale column beside a cut that leaves a column unknown in
+        // every world is LOST where it read right (s39a's stale-parity sweeps: hcode column
+        // 5 stale, 49 of 306 cuts; rdp column 4, 1; review r39a: 3 rows with fixes on hdp).
         let proven_without_col = |w: &[Version; 2]| {
             matches!(fits(w, Some(col)), Some(Some(_)))
                 && self.checked_with_a_column_to_spare(w, col)
         };
-        if fixes.is_empty() && !worlds.iter().any(proven_without_col) {
+        if !worlds.iter().any(proven_without_col) {
             return CutRowStale::Unlocated;
         }
         CutRowStale::Located(fixes)
