@@ -170,6 +170,8 @@ pub(super) struct RowView<'a> {
     pub(super) held: &'a BTreeMap<Pos, Vec<Held>>,
     pub(super) acked: &'a BTreeMap<Pos, Ranges>,
     pub(super) parity_live: &'a [Ranges],
+    /// Each position's OSS and cache element (for its blocks' stored checksums).
+    pub(super) keys: &'a BTreeMap<Pos, (usize, ElementKey)>,
 }
 
 impl RowView<'_> {
@@ -617,6 +619,15 @@ impl Store {
             // failed, a stale element away from the write's offsets read WRONG, s35f's
             // `raid6_an_old_cut_data_block_..._stale_away_from_the_write_...`).
             if parity_only_torn_beside_absent && self.calm_offsets_disagree_where_read(v) {
+                return CutRowStale::Unlocated;
+            }
+            // At the write's own offsets too (r38a MEDIUM-2): a stale element under them
+            // (its lost write at bytes 1100..1500 of element 2, the cut write at 1000..1600
+            // of element 1, the data block old) disagrees at no calm offset, and no told crc
+            // checks a world (P has no bytes, Q is torn): it went home, WRONG BYTES. The
+            // torn parity block's stored checksum is the witness left: see
+            // `torn_parity_beside_absent_unproven`.
+            if parity_only_torn_beside_absent && self.torn_parity_beside_absent_unproven(v) {
                 return CutRowStale::Unlocated;
             }
             return CutRowStale::Agrees;
@@ -1416,6 +1427,61 @@ impl Store {
                 read.element(p)[x..y] != row.element(p)[x..y]
             })
         })
+    }
+
+    /// Does a torn running parity block of the row (bytes failing their checksum) leave
+    /// the data as it stands unproven at the cut write's offsets? Each such block must
+    /// either hold there the encode of the row as the planner knew it (no byte of the cut
+    /// landed in it, whichever checksum it holds), or that encode laid over its bytes on
+    /// disk must match its stored checksum (the block before the write: the cut landed a
+    /// part of its payload and kept the old checksum). A crash alone passes either way: the
+    /// data reads old and the block's bytes beside the write were never changed by it. A
+    /// stale data element under the write's offsets passes neither: its encode differs from
+    /// the old parity bytes there, on disk and under the old checksum.
+    /// Traded, knowingly: a crash alone whose torn block kept its NEW checksum over a part
+    /// of the new payload fails both (the new bytes are not known: the write's payload is
+    /// not journaled), and its row is LOST where it read right before; nothing in such a
+    /// row (every parity column blind, no world checked) tells it from a stale element.
+    fn torn_parity_beside_absent_unproven(&self, v: &RowView) -> bool {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let hot = Self::cut_offsets_in_row(v);
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block as usize);
+        slice_stripe_into(v.buf, start as usize..end as usize, &mut row);
+        if self.code.encode(&mut row).is_err() {
+            return true;
+        }
+        let mut checked = 0;
+        for (q, &p) in g.parity_pos.iter().enumerate() {
+            if v.held.get(&p).is_none_or(|h| h[v.i] != Held::Failed) {
+                continue;
+            }
+            let (Some(disk), Some(&(oss, key))) = (v.parity_raw.get(&p), v.keys.get(&p)) else {
+                return true;
+            };
+            checked += 1;
+            let disk = &disk[start as usize..end as usize];
+            // The old bytes at offsets the running parity did not cover before the write
+            // are an older cache stripe's or zeros: the encode's zeros are tried there too.
+            let live = intersect(&v.parity_live[q], &[(start, end)]);
+            let proven = [intersect(&live, &hot), hot.clone()].iter().any(|ranges| {
+                let mut candidate = disk.to_vec();
+                for &(a, z) in ranges {
+                    let (x, y) = ((a - start) as usize, (z - start) as usize);
+                    candidate[x..y].copy_from_slice(&row.element(p)[x..y]);
+                }
+                candidate == disk
+                    || self
+                        .checksum_proves(oss, key, v.i, &candidate)
+                        .unwrap_or(false)
+            });
+            if !proven {
+                return true;
+            }
+        }
+        assert!(checked > 0, "the row has a torn running parity block");
+        false
     }
 
     /// The offsets of the row's block the cut write meets (never empty: it meets the row).
