@@ -57,6 +57,9 @@ const LOST_WHOLE: std::ops::Range<usize> = 0..UNIT;
 /// A lost write away from the cut write's offsets (r37c MEDIUM-1): the cut write's told crcs
 /// cover none of its stale bytes.
 const LOST_AWAY: std::ops::Range<usize> = 2000..3000;
+/// A lost write inside the cut write's offsets (r38a MEDIUM-2): no calm offset holds a
+/// stale byte, so the calm-offsets check cannot see the stale element.
+const LOST_UNDER: std::ops::Range<usize> = 1100..1500;
 
 /// One store saved before the cut write, after it, and before the stale element's lost
 /// write.
@@ -407,6 +410,94 @@ fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_sta
     );
 }
 
+// r38a MEDIUM-2: s37c's open shape with the stale element's lost write at the cut write's
+// own offsets (bytes 1100..1500 of element 2, the cut write at 1000..1600 of element 1):
+// every parity column of the row is blind (P failed, Q torn), no world is checked, and the
+// calm offsets hold no stale byte.
+#[test]
+fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_UNDER,
+    );
+}
+
+#[test]
+fn rs_4_3_an_old_cut_data_block_beside_a_failed_p_oss_torn_q_and_r_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 3),
+        DataBlock::Old,
+        R::Torn,
+        true,
+        LOST_UNDER,
+    );
+}
+
+#[test]
+fn rs_4_2_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 2),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_UNDER,
+    );
+}
+
+// r38a LOW-3: s37c's open shape on rs 4+3 (R torn too: every parity column blind) and rs
+// 4+2, the stale element away from the write (fixed by s38a's unchecked-arm check).
+#[test]
+fn rs_4_3_an_old_cut_data_block_beside_a_failed_p_oss_torn_q_and_r_and_an_element_stale_away_from_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 3),
+        DataBlock::Old,
+        R::Torn,
+        true,
+        LOST_AWAY,
+    );
+}
+
+#[test]
+fn rs_4_2_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_away_from_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 2),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_AWAY,
+    );
+}
+
+#[test]
+fn rs_4_3_an_old_cut_data_block_beside_a_failed_p_oss_and_torn_q_and_r_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 3),
+        DataBlock::Old,
+        R::Torn,
+        false,
+        LOST_UNDER,
+    );
+}
+
+#[test]
+fn rs_4_2_an_old_cut_data_block_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 2),
+        DataBlock::Old,
+        R::Old, // no R
+        false,
+        LOST_UNDER,
+    );
+}
+
 #[test]
 fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing() {
     a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
@@ -445,7 +536,10 @@ fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_and_a_torn_q_alone_loses_n
 // dead after the cut, every problem collected (WRONG bytes, a loss outside the cache stripe)
 // and the cuts that name a loss printed (`LOST-CUT`). Knobs: `S35F_CODE`
 // (`common::code_of_env`), `S35F_WRITE` (`AT+LEN`), and the out-of-order model's
-// `EXARAID_POWER_CUT_OUT_OF_ORDER` (pages mode tears blocks as this scene's crash does).
+// `EXARAID_POWER_CUT_OUT_OF_ORDER` (pages mode tears blocks as this scene's crash does);
+// `S35F_FAILED_PARITY`: the index of the parity whose OSS fails (default 0, P; r38a's
+// MEDIUM-1 fails the last one); `S35F_STALE=0`: no stale element (the power cut alone, its
+// losses counted by the LOST-CUT lines).
 #[path = "common/powercut.rs"]
 mod powercut;
 #[path = "common/stale_cut.rs"]
@@ -459,19 +553,68 @@ fn probe_stale_element_beside_a_failed_parity_oss_power_cut_code_of_env() {
         Ok(_) => cut_write_of_env("S35F_WRITE"),
         Err(_) => 2 * UNIT..3 * UNIT,
     };
-    let (points, problems) = stale_cut::power_cut_client_write_over_beside_stale_cache_problems(
+    let env_usize = |name: &str, default: usize| {
+        std::env::var(name).map_or(default, |v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name}={v}: not a number"))
+        })
+    };
+    let failed_parity = env_usize("S35F_FAILED_PARITY", 0);
+    let stale_lost = env_usize("S35F_STALE", 1) != 0;
+    let (points, problems) = stale_cut::power_cut_client_write_beside_stale_bytes_or_alone_problems(
         code,
-        (&[], &[0]),
+        stale_cut::Stale {
+            element_bytes: UNIT,
+            lost_write: 0..2 * UNIT,
+        },
+        (&[], &[failed_parity]),
         stale_cut::Cuts::All,
         write.clone(),
         true,
+        stale_lost,
     );
     let wrong = problems.iter().filter(|p| p.contains("WRONG")).count();
     eprintln!(
-        "S35F {code:?} write {}+{}: {points} cuts, {} problems, wrong {wrong}",
+        "S35F {code:?} write {}+{}: {points} cuts, {} problems, wrong {wrong}, failed parity \
+         {failed_parity}, stale element {stale_lost}",
         write.start,
         write.len(),
         problems.len()
     );
     assert!(problems.is_empty(), "first: {:?}", problems.first());
+}
+
+// r38a MEDIUM-1 where the s35f scene above cannot reach it: the write covers TWO data blocks
+// of the row (elements 2 and 3 whole), the LAST parity's OSS (Q) fails after the cut, P
+// landed, both data blocks old, data element 1 stale. OPEN (s39b, traced on 860666e2 and
+// its fix of MEDIUM-2): the one world (both data blocks told old, P told new) checks
+// nothing (old version: P and Q unknown; new version: both data blocks and Q unknown), no
+// calm offset is left (the write covers the whole block), and the row is decided unchecked:
+// "'f' WRONG byte 4096: 0xda, acknowledged 0xf8" at the cut before mutating call 15. Nothing
+// on record tells it from the crash alone (stale element 1 or not, P's new bytes are the
+// sum with two unknown new blocks, constrained only by crc32c's affine checks), so naming
+// the row LOST loses the crash beside one failed OSS alone: not done.
+#[test]
+#[ignore = "OPEN r38a MEDIUM-1: two data blocks of the cut write old, P landed, Q's OSS failed, a stale element: WRONG (see the comment)"]
+fn raid6_two_old_cut_data_blocks_beside_a_landed_p_and_a_failed_q_oss_and_a_stale_element_read_no_wrong_byte(
+) {
+    let (points, problems) = stale_cut::power_cut_client_write_beside_stale_bytes_or_alone_problems(
+        CodeSpec::raid6(4),
+        stale_cut::Stale {
+            element_bytes: UNIT,
+            lost_write: 0..2 * UNIT,
+        },
+        (&[], &[1]),
+        stale_cut::Cuts::All,
+        2 * UNIT..4 * UNIT,
+        true,
+        true,
+    );
+    assert!(points > 1);
+    assert!(
+        problems.is_empty(),
+        "first of {}: {:?}",
+        problems.len(),
+        problems.first()
+    );
 }

@@ -1495,6 +1495,7 @@ impl Store {
                     held: &held,
                     acked: &acked,
                     parity_live: &parity_live,
+                    keys: &keys,
                 };
                 match self.stale_beside_cut_write(&view) {
                     stale_beside_cut::CutRowStale::Agrees => {}
@@ -1657,6 +1658,7 @@ impl Store {
                                 held: proof_held,
                                 acked: &acked,
                                 parity_live: &parity_live,
+                                keys: &keys,
                             };
                             self.confirm_beside_copied_columns(&view, pos, old_row)
                         }

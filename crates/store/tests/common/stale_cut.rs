@@ -153,10 +153,26 @@ pub fn stale_bytes_problems_in_plan_order(
 pub fn power_cut_client_write_beside_stale_bytes_problems(
     code: CodeSpec,
     stale: Stale,
+    failed: (&[usize], &[usize]),
+    cuts: Cuts,
+    cut_write: std::ops::Range<usize>,
+    collect: bool,
+) -> (usize, Vec<String>) {
+    power_cut_client_write_beside_stale_bytes_or_alone_problems(
+        code, stale, failed, cuts, cut_write, collect, true,
+    )
+}
+
+/// The same; `stale_lost`: false keeps the stale OSS's second write (no stale element: the
+/// power cut alone, whose losses a rule's cost in right reads is measured by, r38a).
+pub fn power_cut_client_write_beside_stale_bytes_or_alone_problems(
+    code: CodeSpec,
+    stale: Stale,
     (failed_data, failed_parity): (&[usize], &[usize]),
     cuts: Cuts,
     cut_write: std::ops::Range<usize>,
     collect: bool,
+    stale_lost: bool,
 ) -> (usize, Vec<String>) {
     images_in_plan_order();
     let element = stale.element_bytes;
@@ -200,7 +216,9 @@ pub fn power_cut_client_write_beside_stale_bytes_problems(
     let snapshot = std::fs::read(&zone_file).unwrap();
     let lost = stale.lost_write.clone();
     write(&store, lost.start, 5, lost.len());
-    std::fs::write(&zone_file, &snapshot).unwrap();
+    if stale_lost {
+        std::fs::write(&zone_file, &snapshot).unwrap();
+    }
     let before = before;
 
     // The write under test: element 2 of the same cache stripe, the stripe still not whole.

@@ -170,6 +170,8 @@ pub(super) struct RowView<'a> {
     pub(super) held: &'a BTreeMap<Pos, Vec<Held>>,
     pub(super) acked: &'a BTreeMap<Pos, Ranges>,
     pub(super) parity_live: &'a [Ranges],
+    /// Each position's OSS and cache element (for its blocks' stored checksums).
+    pub(super) keys: &'a BTreeMap<Pos, (usize, ElementKey)>,
 }
 
 impl RowView<'_> {
@@ -617,6 +619,15 @@ impl Store {
             // failed, a stale element away from the write's offsets read WRONG, s35f's
             // `raid6_an_old_cut_data_block_..._stale_away_from_the_write_...`).
             if parity_only_torn_beside_absent && self.calm_offsets_disagree_where_read(v) {
+                return CutRowStale::Unlocated;
+            }
+            // At the write's own offsets too (r38a MEDIUM-2): a stale element under them
+            // (its lost write at bytes 1100..1500 of element 2, the cut write at 1000..1600
+            // of element 1, the data block old) disagrees at no calm offset, and no told crc
+            // checks a world (P has no bytes, Q is torn): it went home, WRONG BYTES. The
+            // torn parity block's stored checksum is the witness left: see
+            // `torn_parity_beside_absent_unproven`.
+            if parity_only_torn_beside_absent && self.torn_parity_beside_absent_unproven(v) {
                 return CutRowStale::Unlocated;
             }
             return CutRowStale::Agrees;
@@ -1439,6 +1450,77 @@ impl Store {
                 read.element(p)[x..y] != row.element(p)[x..y]
             })
         })
+    }
+
+    /// Does a torn running parity block of the row (bytes failing their checksum) leave
+    /// the data as it stands unproven at the cut write's offsets? Each such block must
+    /// either hold there (where it was live) the encode of the row as the planner knew it
+    /// (no byte of the cut landed in it, whichever checksum it holds), or that encode laid
+    /// over its bytes on disk must match its stored checksum (the block before the write:
+    /// the cut landed a part of its payload and kept the old checksum). A crash alone
+    /// passes either way: the data reads old and the block's bytes beside the write were
+    /// never changed by it. A stale data element under the write's offsets passes neither:
+    /// its encode differs from the old parity bytes there, on disk and under the old
+    /// checksum. Not tried (passes) where the write reaches offsets the block was not live
+    /// at: its old bytes there are not known.
+    /// Traded, knowingly: a crash alone whose torn block kept its NEW checksum over a part
+    /// of the new payload fails both (the new bytes are not known: the write's payload is
+    /// not journaled), and its row is LOST where it read right before; nothing in such a
+    /// row (every parity column blind, no world checked) tells it from a stale element.
+    fn torn_parity_beside_absent_unproven(&self, v: &RowView) -> bool {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let hot = Self::cut_offsets_in_row(v);
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block as usize);
+        slice_stripe_into(v.buf, start as usize..end as usize, &mut row);
+        if self.code.encode(&mut row).is_err() {
+            return true;
+        }
+        let mut checked = 0;
+        for &p in &g.parity_pos {
+            let Cell::Parity(q) = g.cell(p) else {
+                unreachable!("a parity position holds parity");
+            };
+            if v.held.get(&p).is_none_or(|h| h[v.i] != Held::Failed) {
+                continue;
+            }
+            let (Some(disk), Some(&(oss, key))) = (v.parity_raw.get(&p), v.keys.get(&p)) else {
+                return true;
+            };
+            checked += 1;
+            let disk = &disk[start as usize..end as usize];
+            let live = intersect(&v.parity_live[q], &[(start, end)]);
+            let live_hot = intersect(&live, &hot);
+            let mut candidate = disk.to_vec();
+            for &(a, z) in &live_hot {
+                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                candidate[x..y].copy_from_slice(&row.element(p)[x..y]);
+            }
+            if candidate == disk {
+                continue;
+            }
+            // The old bytes at offsets of the write the running parity did not cover
+            // before it are an older cache stripe's (or zeros): not known, so the stored
+            // checksum cannot be tried, and the row is decided as before (OPEN). Lost here,
+            // a kill alone beside failed OSS 0 tearing Q, the write reaching past the live
+            // ranges, lost 4 KiB on raid6 (cli's store_wcl_degraded_crash.rs, raid6).
+            let mut unknown_old = hot.clone();
+            for &(a, z) in &live {
+                crate::state::sub_range(&mut unknown_old, a, z);
+            }
+            if !unknown_old.is_empty() {
+                continue;
+            }
+            if !self
+                .checksum_proves(oss, key, v.i, &candidate)
+                .unwrap_or(false)
+            {
+                return true;
+            }
+        }
+        assert!(checked > 0, "the row has a torn running parity block");
+        false
     }
 
     /// The offsets of the row's block the cut write meets (never empty: it meets the row).
