@@ -1457,16 +1457,23 @@ impl Store {
     /// either hold there (where it was live) the encode of the row as the planner knew it
     /// (no byte of the cut landed in it, whichever checksum it holds), or that encode laid
     /// over its bytes on disk must match its stored checksum (the block before the write:
-    /// the cut landed a part of its payload and kept the old checksum). A crash alone
-    /// passes either way: the data reads old and the block's bytes beside the write were
+    /// the cut landed a part of its payload and kept the old checksum). A crash alone whose
+    /// data reads wholly old passes either way: the block's bytes beside the write were
     /// never changed by it. A stale data element under the write's offsets passes neither:
     /// its encode differs from the old parity bytes there, on disk and under the old
     /// checksum. Not tried (passes) where the write reaches offsets the block was not live
-    /// at: its old bytes there are not known.
-    /// Traded, knowingly: a crash alone whose torn block kept its NEW checksum over a part
-    /// of the new payload fails both (the new bytes are not known: the write's payload is
-    /// not journaled), and its row is LOST where it read right before; nothing in such a
-    /// row (every parity column blind, no world checked) tells it from a stale element.
+    /// at: its old bytes there are not known (a stale element there still reads WRONG,
+    /// review r39b MEDIUM-2, no test).
+    /// Traded, knowingly (right reads LOST, every acknowledged block of the row, beside the
+    /// write too): a crash alone whose torn block kept its NEW checksum over a part of the
+    /// new payload fails both (the new bytes are not known: the write's payload is not
+    /// journaled); and, where the cut write overwrote acknowledged bytes, one whose data
+    /// blocks landed in part (one new, one old: the encode is of neither version), whichever
+    /// checksum the torn block kept (review r39b MEDIUM-1: raid6 Q failed, pages, write
+    /// 10000+3000 over acknowledged bytes, 25 -> 29 losing cuts of the probe). Nothing in
+    /// such a row (every parity column blind, no world checked) tells it from a stale
+    /// element: the old bytes of a landed block and the new bytes of an unlanded one are
+    /// both unknown.
     fn torn_parity_beside_absent_unproven(&self, v: &RowView) -> bool {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
