@@ -304,9 +304,7 @@ fn scene_and_calls_with(cut: &Cut, stale: bool) -> (Scene, CallChanges) {
 /// the cache stripe is named LOST here). Fails on 39e5b6e ('f' WRONG byte 16484).
 #[test]
 fn xcode_stale_element_never_reads_its_stale_bytes_after_an_out_of_order_power_cut() {
-    let (s, calls) = scene_and_calls(&S33F_CUT);
-    let found = problem_at(&s, &calls, S33F_CUT.image, S33F_CUT.dropped);
-    assert!(found.is_none(), "{}", found.unwrap());
+    assert_stale_cut_reads_no_wrong_byte(&S33F_CUT);
 }
 
 /// The same cut with every unsynced call of each OSS kept or dropped as one (the
@@ -361,30 +359,19 @@ fn probe_smallest_dropped_set_reading_wrong_bytes() {
 /// refutes the stale element.
 #[test]
 fn xcode_stale_element_beside_blocks_torn_over_nothing_acknowledged_is_never_read() {
-    let (s, calls) = scene_and_calls(&S35B_CUT);
-    let found = problem_at(&s, &calls, S35B_CUT.image, S35B_CUT.dropped);
-    assert!(found.is_none(), "{}", found.unwrap());
+    assert_stale_cut_reads_no_wrong_byte(&S35B_CUT);
 }
 
 /// r38b's MEDIUM-1 (`HCODE_MEDIUM_1_CUT`). Fails on 860666e2 ('f' WRONG byte 16484).
 #[test]
 fn hcode_stale_element_beside_a_row_located_with_no_fix_is_never_read() {
-    let (s, calls) = scene_and_calls(&HCODE_MEDIUM_1_CUT);
-    let found = problem_at(
-        &s,
-        &calls,
-        HCODE_MEDIUM_1_CUT.image,
-        HCODE_MEDIUM_1_CUT.dropped,
-    );
-    assert!(found.is_none(), "{}", found.unwrap());
+    assert_stale_cut_reads_no_wrong_byte(&HCODE_MEDIUM_1_CUT);
 }
 
 /// Review r39a's cut (`HCODE_R39A_CUT`). Fails on 467a116b ('f' WRONG byte 16484).
 #[test]
 fn hcode_stale_element_beside_a_row_located_with_fixes_but_no_column_to_spare_is_never_read() {
-    let (s, calls) = scene_and_calls(&HCODE_R39A_CUT);
-    let found = problem_at(&s, &calls, HCODE_R39A_CUT.image, HCODE_R39A_CUT.dropped);
-    assert!(found.is_none(), "{}", found.unwrap());
+    assert_stale_cut_reads_no_wrong_byte(&HCODE_R39A_CUT);
 }
 
 /// `HCODE_R39A_CUT` as a power cut ALONE: every block reads right, none LOST.
@@ -424,7 +411,17 @@ fn xcode_s33f_cut_alone_loses_nothing() {
 
 /// `cut` laid over the scene with nothing stale: no block lost, none wrong.
 fn assert_cut_alone_loses_nothing(cut: &Cut) {
-    let (s, calls) = scene_and_calls_with(cut, false);
+    assert_cut_has_no_problem(cut, false);
+}
+
+/// `cut` laid over the stale scene: no byte wrong, the stale element never read, losses
+/// only in the stale cache stripe and on record.
+fn assert_stale_cut_reads_no_wrong_byte(cut: &Cut) {
+    assert_cut_has_no_problem(cut, true);
+}
+
+fn assert_cut_has_no_problem(cut: &Cut, stale: bool) {
+    let (s, calls) = scene_and_calls_with(cut, stale);
     let found = problem_at(&s, &calls, cut.image, cut.dropped);
     assert!(found.is_none(), "{}", found.unwrap());
 }
