@@ -43,6 +43,9 @@ struct Cut {
     elements: (usize, usize),
     /// The element whose OSS loses the scene's earlier write (its column's).
     stale_element: usize,
+    /// The column whose OSS loses that write where not the stale element's own (a running
+    /// parity column holding the element's row parity); None: the element's column.
+    stale_col: Option<usize>,
     image: usize,
     unsynced: &'static [&'static [usize]],
     dropped: &'static [usize],
@@ -56,6 +59,7 @@ const S33F_CUT: Cut = Cut {
     code: CodeKind::Xcode,
     elements: (3, 7),
     stale_element: 1,
+    stale_col: None,
     image: 23,
     unsynced: &[
         &[10, 11, 12],
@@ -83,6 +87,7 @@ const S35B_CUT: Cut = Cut {
     code: CodeKind::Xcode,
     elements: (5, 14),
     stale_element: 1,
+    stale_col: None,
     image: 21,
     unsynced: &[
         &[10, 11, 12, 13],
@@ -103,6 +108,7 @@ const HCODE_MEDIUM_1_CUT: Cut = Cut {
     code: CodeKind::Hcode,
     elements: (5, 14),
     stale_element: 1,
+    stale_col: None,
     image: 28,
     unsynced: &[
         &[12, 13],
@@ -126,9 +132,50 @@ const HCODE_R39A_CUT: Cut = Cut {
     code: CodeKind::Hcode,
     elements: (3, 7),
     stale_element: 2,
+    stale_col: None,
     image: 20,
     unsynced: &[&[12], &[13, 19], &[], &[14, 15], &[16, 17], &[18]],
     dropped: &[12, 13, 15, 17, 18],
+};
+
+/// Review r39a's MEDIUM-1 scene 1 (pre-existing): rdp, element 0 stale, the write from
+/// element 3 to element 7, cut before mutating call 22 (`EXARAID_S33F_CODE=rdp
+/// EXARAID_S33F_STALE_ELEMENT=0 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only` on
+/// `probe_power_cuts_stale`: the only problem of 306 cuts): OSS 2's call 14, OSS 3's 15 and
+/// 16, OSS 4's 17 (20 kept) lost. The stale element itself reads with success, through an
+/// arm other than the `Located` one: 'f' WRONG byte 100 (0xee, acknowledged 0xf1) on
+/// a809dc5d.
+const RDP_R39A_CUT: Cut = Cut {
+    code: CodeKind::Rdp,
+    elements: (3, 7),
+    stale_element: 0,
+    stale_col: None,
+    image: 22,
+    unsynced: &[&[12], &[13], &[14], &[15, 16], &[17, 20], &[18, 19, 21]],
+    dropped: &[14, 15, 16, 17],
+};
+
+/// Review r39a's MEDIUM-1 scene 2 (pre-existing): xcode, element 0 stale, the write from
+/// element 5 to element 14, cut before mutating call 30 (`EXARAID_S33F_CODE=xcode
+/// EXARAID_S33F_STALE_ELEMENT=0 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only` on
+/// `probe_power_cuts_stale`: 5 of 442 cuts read wrong, one before call 29 and four before
+/// call 30; this is the one with fewest calls dropped): OSS 0's call 11, OSS 1's 16 and 17,
+/// OSS 3's 21, 22, 27 and 29 (28 kept) lost. The stale element reads with success: 'f' WRONG
+/// byte 100 (0xee, acknowledged 0xf1) on a809dc5d.
+const XCODE_R39A_CUT: Cut = Cut {
+    code: CodeKind::Xcode,
+    elements: (5, 14),
+    stale_element: 0,
+    stale_col: None,
+    image: 30,
+    unsynced: &[
+        &[10, 11, 12, 13],
+        &[14, 15, 16, 17],
+        &[18, 19, 20, 26],
+        &[21, 22, 27, 28, 29],
+        &[23, 24, 25],
+    ],
+    dropped: &[11, 16, 17, 21, 22, 27, 29],
 };
 
 struct Scene {
@@ -284,7 +331,13 @@ fn scene_and_calls(cut: &Cut) -> (Scene, CallChanges) {
 }
 
 fn scene_and_calls_with(cut: &Cut, stale: bool) -> (Scene, CallChanges) {
-    let s = scene_with(cut.code, cut.elements, cut.stale_element, None, stale);
+    let s = scene_with(
+        cut.code,
+        cut.elements,
+        cut.stale_element,
+        cut.stale_col,
+        stale,
+    );
     let calls = CallChanges::of(&s.images);
     let unsynced = calls.unsynced(&s.images, cut.image);
     assert_eq!(
@@ -378,6 +431,32 @@ fn hcode_stale_element_beside_a_row_located_with_fixes_but_no_column_to_spare_is
 #[test]
 fn hcode_r39a_cut_alone_loses_nothing() {
     assert_cut_alone_loses_nothing(&HCODE_R39A_CUT);
+}
+
+/// Review r39a's scene 1 (`RDP_R39A_CUT`). Fails on a809dc5d ('f' WRONG byte 100).
+#[test]
+#[ignore = "OPEN: rdp, element 0 stale, write 3..7 cut before call 22 out of order: 'f' WRONG byte 100 on a809dc5d, review r39a MEDIUM-1"]
+fn rdp_stale_element_0_after_an_out_of_order_power_cut_is_never_read() {
+    assert_stale_cut_reads_no_wrong_byte(&RDP_R39A_CUT);
+}
+
+/// `RDP_R39A_CUT` as a power cut ALONE: every block reads right, none LOST.
+#[test]
+fn rdp_r39a_cut_alone_loses_nothing() {
+    assert_cut_alone_loses_nothing(&RDP_R39A_CUT);
+}
+
+/// Review r39a's scene 2 (`XCODE_R39A_CUT`). Fails on a809dc5d ('f' WRONG byte 100).
+#[test]
+#[ignore = "OPEN: xcode, element 0 stale, write 5..14 cut before call 30 out of order: 'f' WRONG byte 100 on a809dc5d, review r39a MEDIUM-1"]
+fn xcode_stale_element_0_after_an_out_of_order_power_cut_is_never_read() {
+    assert_stale_cut_reads_no_wrong_byte(&XCODE_R39A_CUT);
+}
+
+/// `XCODE_R39A_CUT` as a power cut ALONE: every block reads right, none LOST.
+#[test]
+fn xcode_r39a_cut_alone_loses_nothing() {
+    assert_cut_alone_loses_nothing(&XCODE_R39A_CUT);
 }
 
 /// `HCODE_MEDIUM_1_CUT` as a power cut ALONE: every block reads right, none LOST (the guard
