@@ -195,6 +195,24 @@ const HDP_R39A_CUT: Cut = Cut {
     dropped: &[9, 11, 13, 14, 15, 16, 18],
 };
 
+/// Review r39a's MEDIUM-1 scene 4 (s39a's, pre-existing there): hcode, COLUMN 5 stale (its
+/// horizontal parity: column 5's OSS loses the write over element 1), the write from
+/// element 3 to element 7, cut before mutating call 22 (`EXARAID_S33F_CODE=hcode
+/// EXARAID_S33F_STALE_COL=5 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only` on
+/// `probe_power_cuts_stale`): OSS 0's call 12, OSS 1's 13 (20 kept), OSS 3's 15 and 16,
+/// OSS 4's 17 and 21 (18 kept), OSS 5's 19 lost. Element 1 is not stale; a decode through
+/// the stale parity put its old bytes back: 'f' WRONG byte 16484 (0x90, acknowledged 0xf1)
+/// on 467a116b; on a809dc5d the row is named LOST (the probe's 306 cuts: no problem).
+const HCODE_STALE_COL_5_CUT: Cut = Cut {
+    code: CodeKind::Hcode,
+    elements: (3, 7),
+    stale_element: 1,
+    stale_col: Some(5),
+    image: 22,
+    unsynced: &[&[12], &[13, 20], &[14], &[15, 16], &[17, 18, 21], &[19]],
+    dropped: &[12, 13, 15, 16, 17, 19, 21],
+};
+
 struct Scene {
     top: tempfile::TempDir,
     /// The element the lost write wrote (see `Cut::stale_element`).
@@ -491,6 +509,20 @@ fn hdp_stale_element_2_after_an_out_of_order_power_cut_is_never_read() {
 #[ignore = "OPEN: hdp, this power cut ALONE LOSES blocks 4096..28672 of the cache stripe on record on a809dc5d (crash-alone loss, pre-existing, found with review r39a MEDIUM-1 scene 3)"]
 fn hdp_r39a_cut_alone_loses_nothing() {
     assert_cut_alone_loses_nothing(&HDP_R39A_CUT);
+}
+
+/// Review r39a's scene 4 (`HCODE_STALE_COL_5_CUT`). Fails on 467a116b ('f' WRONG byte
+/// 16484); passes on a809dc5d (block row 0 of the cache stripe LOST on record), so not
+/// ignored: it keeps the scene from reading wrong again.
+#[test]
+fn hcode_stale_parity_column_5_after_an_out_of_order_power_cut_reads_no_wrong_byte() {
+    assert_stale_cut_reads_no_wrong_byte(&HCODE_STALE_COL_5_CUT);
+}
+
+/// `HCODE_STALE_COL_5_CUT` as a power cut ALONE: every block reads right, none LOST.
+#[test]
+fn hcode_stale_col_5_cut_alone_loses_nothing() {
+    assert_cut_alone_loses_nothing(&HCODE_STALE_COL_5_CUT);
 }
 
 /// `HCODE_MEDIUM_1_CUT` as a power cut ALONE: every block reads right, none LOST (the guard
