@@ -202,7 +202,9 @@ const HDP_R39A_CUT: Cut = Cut {
 /// `probe_power_cuts_stale`): OSS 0's call 12, OSS 1's 13 (20 kept), OSS 3's 15 and 16,
 /// OSS 4's 17 and 21 (18 kept), OSS 5's 19 lost. Element 1 is not stale; a decode through
 /// the stale parity put its old bytes back: 'f' WRONG byte 16484 (0x90, acknowledged 0xf1)
-/// on 467a116b; on a809dc5d the row is named LOST (the probe's 306 cuts: no problem).
+/// on 467a116b and on 66175e76's parent; named LOST since the lead's mend 66175e76 (every
+/// `Located` row needs a column to spare): on a809dc5d the probe's 306 cuts read no
+/// problem.
 const HCODE_STALE_COL_5_CUT: Cut = Cut {
     code: CodeKind::Hcode,
     elements: (3, 7),
@@ -511,9 +513,9 @@ fn hdp_r39a_cut_alone_loses_nothing() {
     assert_cut_alone_loses_nothing(&HDP_R39A_CUT);
 }
 
-/// Review r39a's scene 4 (`HCODE_STALE_COL_5_CUT`). Fails on 467a116b ('f' WRONG byte
-/// 16484); passes on a809dc5d (block row 0 of the cache stripe LOST on record), so not
-/// ignored: it keeps the scene from reading wrong again.
+/// Review r39a's scene 4 (`HCODE_STALE_COL_5_CUT`). Fails on 467a116b and 83134864 ('f'
+/// WRONG byte 16484); passes since 66175e76 (the row LOST on record), so not ignored: it
+/// keeps the scene from reading wrong again.
 #[test]
 fn hcode_stale_parity_column_5_after_an_out_of_order_power_cut_reads_no_wrong_byte() {
     assert_stale_cut_reads_no_wrong_byte(&HCODE_STALE_COL_5_CUT);
