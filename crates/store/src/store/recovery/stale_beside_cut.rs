@@ -1463,7 +1463,7 @@ impl Store {
     /// its encode differs from the old parity bytes there, on disk and under the old
     /// checksum. Not tried (passes) where the write reaches offsets the block was not live
     /// at: its old bytes there are not known (a stale element there still reads WRONG,
-    /// review r39b MEDIUM-2, no test).
+    /// review r39b MEDIUM-2: s35f's ignored `..._past_the_acknowledged_bytes_...` tests).
     /// Traded, knowingly (right reads LOST, every acknowledged block of the row, beside the
     /// write too): a crash alone whose torn block kept its NEW checksum over a part of the
     /// new payload fails both (the new bytes are not known: the write's payload is not
