@@ -1497,7 +1497,7 @@ impl Store {
                     parity_live: &parity_live,
                     keys: &keys,
                 };
-                match self.stale_beside_cut_write(&view) {
+                match self.stale_beside_cut_write(&view)? {
                     stale_beside_cut::CutRowStale::Agrees => {}
                     stale_beside_cut::CutRowStale::AgreesBeside(unproven) => {
                         // Proven but for these blocks' acknowledged bytes (s29b): lost. The

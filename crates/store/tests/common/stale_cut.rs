@@ -56,6 +56,9 @@ pub enum Cuts {
     /// The rest: the journal holds none of the write, or all of it (nothing in flight; the
     /// flush's check decides the cache stripe).
     NothingInFlight,
+    /// The one power cut at this index in `for_each_power_cut`'s order (out-of-order cuts
+    /// are seeded: a probe's failing cut pinned as a test).
+    Nth(usize),
 }
 
 /// The scene checked only at the power cuts `cuts` takes.
@@ -168,14 +171,49 @@ pub fn power_cut_client_write_beside_stale_bytes_problems(
 pub fn power_cut_client_write_beside_stale_bytes_or_alone_problems(
     code: CodeSpec,
     stale: Stale,
-    (failed_data, failed_parity): (&[usize], &[usize]),
+    failed: (&[usize], &[usize]),
     cuts: Cuts,
     cut_write: std::ops::Range<usize>,
     collect: bool,
     stale_lost: bool,
 ) -> (usize, Vec<String>) {
+    let first_write_bytes = 2 * stale.element_bytes;
+    power_cut_client_write_beside_stale_bytes_after_first_write_problems(
+        code,
+        stale,
+        failed,
+        cuts,
+        cut_write,
+        collect,
+        stale_lost,
+        first_write_bytes,
+        OutOfOrder::from_env(),
+    )
+}
+
+/// The same, the cache stripe's first acknowledged write over file bytes
+/// `0..first_write_bytes` (at least data elements 0 and 1; past them the cut write may
+/// overwrite acknowledged bytes: review r39b MEDIUM-3's overwrite variant), and the
+/// power cut's out-of-order model `out_of_order` (given, not read from the process-wide
+/// environment: a pinned cut beside other tests of its binary).
+#[allow(clippy::too_many_arguments)]
+pub fn power_cut_client_write_beside_stale_bytes_after_first_write_problems(
+    code: CodeSpec,
+    stale: Stale,
+    (failed_data, failed_parity): (&[usize], &[usize]),
+    cuts: Cuts,
+    cut_write: std::ops::Range<usize>,
+    collect: bool,
+    stale_lost: bool,
+    first_write_bytes: usize,
+    out_of_order: Option<OutOfOrder>,
+) -> (usize, Vec<String>) {
     images_in_plan_order();
     let element = stale.element_bytes;
+    assert!(
+        first_write_bytes >= 2 * element,
+        "the first write covers data elements 0 and 1"
+    );
     assert!(element % 4096 == 0, "whole checksum blocks per element");
     assert!(
         stale.lost_write.end <= 2 * element && stale.lost_write.end > element,
@@ -211,7 +249,8 @@ pub fn power_cut_client_write_beside_stale_bytes_or_alone_problems(
         before[at..at + len].copy_from_slice(&bytes);
     };
     // Elements 0 and 1 of stripe 0 in the cache zone, twice; the stale OSS loses the second.
-    write(&store, 0, 3, 2 * element);
+    assert!(first_write_bytes <= stripe_bytes, "inside cache stripe 0");
+    write(&store, 0, 3, first_write_bytes);
     let zone_file = object_file(&dir, stale_oss, &format!("{CACHE_OBJECT}.cache"));
     let snapshot = std::fs::read(&zone_file).unwrap();
     let lost = stale.lost_write.clone();
@@ -240,19 +279,27 @@ pub fn power_cut_client_write_beside_stale_bytes_or_alone_problems(
     let images = cut.images();
     let mut points = 0;
     let mut problems = Vec::new();
-    for_each_power_cut(&images, |point| {
+    let mut index = 0;
+    for_each_power_cut_with(&images, out_of_order, |point| {
         let in_flight =
             (journal_before_bytes + 1..write_done_bytes).contains(&point.journal_cut_bytes);
+        index += 1;
         let checked = match cuts {
             Cuts::All => true,
             Cuts::WriteInFlight => in_flight,
             Cuts::NothingInFlight => !in_flight,
+            Cuts::Nth(n) => index - 1 == n,
         };
         if !checked {
             return;
         }
         points += 1;
-        let what = format!("{:?} failed {failed:?}: {}", code.kind, point.what());
+        let what = format!(
+            "{:?} failed {failed:?}: cut #{}: {}",
+            code.kind,
+            index - 1,
+            point.what()
+        );
         let laid = top.path().join("try");
         point.lay(&laid);
         let check = || {

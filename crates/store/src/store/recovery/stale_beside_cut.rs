@@ -206,7 +206,7 @@ enum BlockVersion {
 
 impl Store {
     /// See the module docs. `Agrees` where the row is not checked.
-    pub(super) fn stale_beside_cut_write(&self, v: &RowView) -> CutRowStale {
+    pub(super) fn stale_beside_cut_write(&self, v: &RowView) -> Result<CutRowStale, StoreError> {
         let g = self.layout.geometry();
         let m = self.tolerance();
         let block = CHECKSUM_BLOCK_BYTES as u64;
@@ -214,14 +214,14 @@ impl Store {
         let one_client_write = v.c.writers.len() == 1 && v.c.writers.values().all(|&w| w);
         let acked_here = v.acked.values().any(|r| overlaps(r, start, end));
         if self.kind != StrategyKind::Wcl || m == 0 || !one_client_write || !acked_here {
-            return CutRowStale::Agrees;
+            return Ok(CutRowStale::Agrees);
         }
         if self.decided_by_a_recovery_before(v) {
-            return CutRowStale::Agrees;
+            return Ok(CutRowStale::Agrees);
         }
         let in_flight = |p: &Pos| v.c.ranges.get(p).is_some_and(|r| overlaps(r, start, end));
         let Some(plan) = v.c.writers.keys().next().copied() else {
-            return CutRowStale::Agrees;
+            return Ok(CutRowStale::Agrees);
         };
         // A data block of the row without bytes as the caller read it (its OSS failed, with
         // acknowledged or the write's bytes there: elsewhere the caller counts a data block as
@@ -308,7 +308,7 @@ impl Store {
         // Single parity keeps its degraded mode (one OSS failed is all it tolerates): not
         // checked there, decided as before (a limit, see docs/store.md).
         if m == 1 && unread_cols.len() >= m {
-            return CutRowStale::Agrees;
+            return Ok(CutRowStale::Agrees);
         }
         // Every data block reads and the columns leaving nothing to decode with are running
         // parity the cut tore (bytes on disk failing their checksum, no cell without bytes):
@@ -401,7 +401,7 @@ impl Store {
             // sound beside a stale element where it holds: open (docs/store.md, s34a).
             let absent_data_here = data_without_bytes && absent_here;
             if cells.iter().any(confirms) || (absent_data_here && cells.iter().any(fails)) {
-                return CutRowStale::Agrees;
+                return Ok(CutRowStale::Agrees);
             }
             // Every blind column holds running parity only, each a failed OSS (no bytes): no
             // byte of the row is decoded, so no decode can go through a stale element. A
@@ -436,7 +436,7 @@ impl Store {
                 // checked it (s34b: two torn parity blocks beside them and a stale element
                 // read with success).
                 if data_read {
-                    return CutRowStale::Agrees;
+                    return Ok(CutRowStale::Agrees);
                 }
             }
             // The parity-only row with a blind running parity block that has bytes (torn or
@@ -454,7 +454,7 @@ impl Store {
             parity_only_torn_beside_absent = parity_only_with_bytes;
             if !parity_only_with_bytes {
                 if !cells.iter().any(fails) {
-                    return CutRowStale::Unlocated;
+                    return Ok(CutRowStale::Unlocated);
                 }
                 // Blocks fail and none confirms a decode: the worlds below must prove the row
                 // (a version checked by a told crc of an erased block, or a segment decoded
@@ -491,7 +491,7 @@ impl Store {
             // Too many worlds even where only the checkable ones are listed: the row cannot
             // be proven, so its acknowledged cached bytes are lost (on record), never left
             // unchecked.
-            return CutRowStale::Unlocated;
+            return Ok(CutRowStale::Unlocated);
         };
         assert!(assignments.len() <= 1 << ASSIGNED_BLOCKS_MAX);
         let worlds: Vec<[Version; 2]> = assignments
@@ -532,7 +532,7 @@ impl Store {
             // A world's check by a told crc covers only the crc's offsets (s35c); where the
             // row's calm offsets alone say a column is wrong, no world is the row.
             if self.calm_offsets_contradict(v) {
-                return CutRowStale::Unlocated;
+                return Ok(CutRowStale::Unlocated);
             }
             // Beside running parity the cut tore (`blind_parity_torn`) the same holds on
             // every code: a torn block's bytes at offsets the write does not meet were never
@@ -542,7 +542,7 @@ impl Store {
             // review of the lead's mend: raid5 with a stale data block beside, the fitted
             // world took the stale bytes, WRONG, where s35b's rule had named them LOST).
             if blind_parity_torn && self.calm_offsets_disagree(v, &Self::cut_offsets_in_row(v)) {
-                return CutRowStale::Unlocated;
+                return Ok(CutRowStale::Unlocated);
             }
             // The same beside a failed parity OSS (r37c MEDIUM-1): the told crcs of the torn
             // parity cover only the write's offsets, so a stale element away from them (its
@@ -556,9 +556,9 @@ impl Store {
             // torn: raid6 P failed and Q torn, rs 4+3 Q and R torn too), so no parity that
             // verifies is left to tell that rot from a stale data element.
             if parity_only_torn_beside_absent && self.calm_offsets_disagree_where_read(v) {
-                return CutRowStale::Unlocated;
+                return Ok(CutRowStale::Unlocated);
             }
-            return CutRowStale::Agrees;
+            return Ok(CutRowStale::Agrees);
         }
         if blind_unconfirmed {
             // No world checked and fitting: the rules below would decide it unchecked
@@ -566,7 +566,7 @@ impl Store {
             // erased, and no failing block confirms a decode); locating a stale column is
             // not tried (it needs an erasure more than the blind columns leave). Lost, on
             // record, never taken unproven.
-            return CutRowStale::Unlocated;
+            return Ok(CutRowStale::Unlocated);
         }
         // A block `whole_new` is not one: no decision below confirms a decode by its
         // stored checksum (its part matches the write's crcs, so its bytes are kept).
@@ -592,10 +592,10 @@ impl Store {
             // unchecked, it went home with success after ONE crash, s29c's
             // `xcode_a_stale_element_beside_one_cut_write_whose_parity_did_not_land_...`).
             if !unlisted && !self.some_unchecked_world_completable(v, &crcs, &assignments, &fit) {
-                return CutRowStale::Unlocated;
+                return Ok(CutRowStale::Unlocated);
             }
             if self.calm_offsets_contradict(v) {
-                return CutRowStale::Unlocated;
+                return Ok(CutRowStale::Unlocated);
             }
             // Beside running parity the cut tore, every data block read, the row is still
             // checked where the write does not meet it (s35b's rule 1 without its
@@ -612,14 +612,14 @@ impl Store {
             if (blind_parity_torn || (parity_torn && data_read && !absent_here))
                 && self.calm_offsets_disagree(v, &Self::cut_offsets_in_row(v))
             {
-                return CutRowStale::Unlocated;
+                return Ok(CutRowStale::Unlocated);
             }
             // Beside a failed parity OSS, as in the fitted world's arm above (r37c MEDIUM-1;
             // s37c's open shape: the cut write's data block not yet written, Q torn, P's OSS
             // failed, a stale element away from the write's offsets read WRONG, s35f's
             // `raid6_an_old_cut_data_block_..._stale_away_from_the_write_...`).
             if parity_only_torn_beside_absent && self.calm_offsets_disagree_where_read(v) {
-                return CutRowStale::Unlocated;
+                return Ok(CutRowStale::Unlocated);
             }
             // At the write's own offsets too (r38a MEDIUM-2): a stale element under them
             // (its lost write at bytes 1100..1500 of element 2, the cut write at 1000..1600
@@ -627,10 +627,10 @@ impl Store {
             // checks a world (P has no bytes, Q is torn): it went home, WRONG BYTES. The
             // torn parity block's stored checksum is the witness left: see
             // `torn_parity_beside_absent_unproven`.
-            if parity_only_torn_beside_absent && self.torn_parity_beside_absent_unproven(v) {
-                return CutRowStale::Unlocated;
+            if parity_only_torn_beside_absent && self.torn_parity_beside_absent_unproven(v)? {
+                return Ok(CutRowStale::Unlocated);
             }
-            return CutRowStale::Agrees;
+            return Ok(CutRowStale::Agrees);
         }
         if fit.contains(&None) {
             // A world nothing checks (the write's versions unknown where a power cut
@@ -646,9 +646,9 @@ impl Store {
             });
             let acked_hot = v.acked.values().any(|r| !intersect(r, &hot).is_empty());
             if acked_hot || self.calm_offsets_disagree(v, &hot) {
-                return CutRowStale::Unlocated;
+                return Ok(CutRowStale::Unlocated);
             }
-            return CutRowStale::Agrees;
+            return Ok(CutRowStale::Agrees);
         }
         // Every world checked and none fits: a position no write touched is wrong. Located:
         // the one column whose erasure makes some world fit. On an array code that column
@@ -702,16 +702,16 @@ impl Store {
         let (Some((col, d)), None, false) = (explaining.next(), explaining.next(), ambiguous)
         else {
             if none_explains && self.fits_rewritten_in_part_by_a_recovery(v, &crcs, &choices) {
-                return CutRowStale::Agrees;
+                return Ok(CutRowStale::Agrees);
             }
             if none_explains {
                 match self.decided_in_part_by_a_recovery_before(v, &crcs, &choices) {
-                    Some(unproven) if unproven.is_empty() => return CutRowStale::Agrees,
-                    Some(unproven) => return CutRowStale::AgreesBeside(unproven),
+                    Some(unproven) if unproven.is_empty() => return Ok(CutRowStale::Agrees),
+                    Some(unproven) => return Ok(CutRowStale::AgreesBeside(unproven)),
                     None => {}
                 }
             }
-            return CutRowStale::Unlocated;
+            return Ok(CutRowStale::Unlocated);
         };
         let fixes: Vec<(Pos, Vec<u8>)> = (0..g.rows)
             .map(|row| Pos { row, col })
@@ -739,9 +739,9 @@ impl Store {
                 && self.checked_with_a_column_to_spare(w, col)
         };
         if !worlds.iter().any(proven_without_col) {
-            return CutRowStale::Unlocated;
+            return Ok(CutRowStale::Unlocated);
         }
-        CutRowStale::Located(fixes)
+        Ok(CutRowStale::Located(fixes))
     }
 
     /// The row as known with the cut plan's copies of failed columns (`Rec::FailedColumnCopy`,
@@ -1463,7 +1463,7 @@ impl Store {
     /// its encode differs from the old parity bytes there, on disk and under the old
     /// checksum. Not tried (passes) where the write reaches offsets the block was not live
     /// at: its old bytes there are not known (a stale element there still reads WRONG,
-    /// review r39b MEDIUM-2, no test).
+    /// review r39b MEDIUM-2: s35f's ignored `..._past_the_acknowledged_bytes_...` tests).
     /// Traded, knowingly (right reads LOST, every acknowledged block of the row, beside the
     /// write too): a crash alone whose torn block kept its NEW checksum over a part of the
     /// new payload fails both (the new bytes are not known: the write's payload is not
@@ -1474,7 +1474,7 @@ impl Store {
     /// such a row (every parity column blind, no world checked) tells it from a stale
     /// element: the old bytes of a landed block and the new bytes of an unlanded one are
     /// both unknown.
-    fn torn_parity_beside_absent_unproven(&self, v: &RowView) -> bool {
+    fn torn_parity_beside_absent_unproven(&self, v: &RowView) -> Result<bool, StoreError> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
@@ -1482,7 +1482,7 @@ impl Store {
         let mut row = StripeBuf::zeroed(g.rows, g.cols, block as usize);
         slice_stripe_into(v.buf, start as usize..end as usize, &mut row);
         if self.code.encode(&mut row).is_err() {
-            return true;
+            return Ok(true);
         }
         let mut checked = 0;
         for &p in &g.parity_pos {
@@ -1493,7 +1493,7 @@ impl Store {
                 continue;
             }
             let (Some(disk), Some(&(oss, key))) = (v.parity_raw.get(&p), v.keys.get(&p)) else {
-                return true;
+                return Ok(true);
             };
             checked += 1;
             let disk = &disk[start as usize..end as usize];
@@ -1519,15 +1519,15 @@ impl Store {
             if !unknown_old.is_empty() {
                 continue;
             }
-            if !self
-                .checksum_proves(oss, key, v.i, &candidate)
-                .unwrap_or(false)
-            {
-                return true;
+            // An I/O error reading the checksum fails the open (as every other witness in
+            // recovery): counted unproven it would name the row LOST for a fault of the
+            // disk's, not of the row (review r39b LOW-1).
+            if !self.checksum_proves(oss, key, v.i, &candidate)? {
+                return Ok(true);
             }
         }
         assert!(checked > 0, "the row has a torn running parity block");
-        false
+        Ok(false)
     }
 
     /// The offsets of the row's block the cut write meets (never empty: it meets the row).
