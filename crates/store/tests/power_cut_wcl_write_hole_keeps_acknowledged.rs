@@ -20,7 +20,6 @@ mod powercut;
 use powercut::*;
 
 use exaraid_codes::CodeSpec;
-use exaraid_store::StoreError;
 
 /// Power cuts through a WCL write over data column 2 of cache stripe 0, whose columns 0 to
 /// 2 hold acknowledged bytes; returns how many were checked.
@@ -60,19 +59,8 @@ fn power_cut_wcl_write_beside_acknowledged_columns(code: CodeSpec) -> usize {
         holes += usize::from(point.dropped.iter().any(|&d| d));
         let laid = top.path().join("try");
         point.lay(&laid);
-        let store = open_laid(&laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-        match store.flush() {
-            Ok(()) | Err(StoreError::DataLost(_)) => {}
-            Err(e) => panic!("{what}: flush: {e}"),
-        }
-        let lost = assert_blocks_read_or_lost_on_record(
-            &store,
-            "f",
-            &model,
-            2 * UNIT..3 * UNIT,
-            &new,
-            &what,
-        );
+        let (store, lost) =
+            open_laid_flush_and_read(&laid, &[], &model, 2 * UNIT..3 * UNIT, &new, &what);
         assert!(
             lost.is_empty(),
             "{what}: acknowledged blocks at {lost:?} recorded LOST though every byte of them is on disk"

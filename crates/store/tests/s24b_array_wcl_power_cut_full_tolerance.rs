@@ -25,7 +25,6 @@ mod powercut;
 use powercut::*;
 
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::StoreError;
 
 /// Power cuts through a WCL write into data element 2 of cache stripe 0, whose data
 /// elements 0 and 1 hold acknowledged bytes; then the OSSs of data element 0 and parity 0
@@ -75,19 +74,8 @@ fn power_cut_wcl_write_then_two_osses_fail(code: CodeSpec) -> usize {
         let what = format!("{code}, OSSs {failed:?} failed: {}", point.what());
         let laid = top.path().join("try");
         point.lay(&laid);
-        let store = open_laid(&laid, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-        match store.flush() {
-            Ok(()) | Err(StoreError::DataLost(_)) => {}
-            Err(e) => panic!("{what}: flush: {e}"),
-        }
-        let lost = assert_blocks_read_or_lost_on_record(
-            &store,
-            "f",
-            &model,
-            2 * UNIT..3 * UNIT,
-            &new,
-            &what,
-        );
+        let (store, lost) =
+            open_laid_flush_and_read(&laid, &failed, &model, 2 * UNIT..3 * UNIT, &new, &what);
         let in_flight =
             (journal_before_bytes + 1..write_done_bytes).contains(&point.journal_cut_bytes);
         assert!(

@@ -141,7 +141,6 @@ fn problems_with_one_write_reordered(
     whole: &[usize],
 ) -> (usize, Vec<String>) {
     use common::*;
-    use exaraid_store::StoreError;
     let code = CodeSpec::array(CodeKind::Xcode, 5);
     exaraid_store::torture::run_steps_in_plan_order_in_this_process();
     let element = ELEMENT_BYTES;
@@ -280,15 +279,9 @@ fn problems_with_one_write_reordered(
                 .set_len(cut_bytes)
                 .unwrap();
             let check = || {
-                let store =
-                    powercut::open_laid(&laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-                match store.flush() {
-                    Ok(()) | Err(StoreError::DataLost(_)) => {}
-                    Err(e) => panic!("{what}: flush: {e}"),
-                }
-                let lost = assert_blocks_read_or_lost_on_record(
-                    &store,
-                    "f",
+                let (store, lost) = powercut::open_laid_flush_and_read(
+                    &laid,
+                    &[],
                     &before,
                     cut_write.clone(),
                     &new,

@@ -30,7 +30,7 @@ mod powercut;
 use powercut::*;
 
 use exaraid_codes::{CodeKind, CodeSpec};
-use exaraid_store::{Store, StoreError};
+use exaraid_store::Store;
 
 const ELEMENT_BYTES: usize = 16 * 1024;
 
@@ -291,20 +291,7 @@ fn scene_with(
 /// acknowledged bytes (either version inside the cut write) or is LOST on record (panics
 /// otherwise); the store and the offsets of the LOST blocks.
 fn open_flush_and_read(s: &Scene, laid: &std::path::Path, what: &str) -> (Store, Vec<usize>) {
-    let store = powercut::open_laid(laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-    match store.flush() {
-        Ok(()) | Err(StoreError::DataLost(_)) => {}
-        Err(e) => panic!("{what}: flush: {e}"),
-    }
-    let lost = assert_blocks_read_or_lost_on_record(
-        &store,
-        "f",
-        &s.before,
-        s.cut_write.clone(),
-        &s.new,
-        what,
-    );
-    (store, lost)
+    open_laid_flush_and_read(laid, &[], &s.before, s.cut_write.clone(), &s.new, what)
 }
 
 /// `open_flush_and_read`, and no block outside the stale cache stripe LOST, the stale

@@ -43,7 +43,8 @@ use exaraid_store::{OpenOptions, Store, StoreError};
 use parking_lot::Mutex;
 
 use crate::common::{
-    copy_tree, f_blocks_lost_or_wrong, lose_disk, open_own_dirs_unsynced, own_oss_dirs,
+    assert_blocks_read_or_lost_on_record, copy_tree, f_blocks_lost_or_wrong, lose_disk,
+    open_own_dirs_unsynced, own_oss_dirs,
 };
 
 /// Power-cut images of the store at `root`, taken beside it (in `root`'s parent).
@@ -1076,6 +1077,28 @@ pub fn open_power_cut_with(
 /// `store fail` does. No fsync: the disk is checked, not cut again.
 pub fn open_laid(dir: &Path, failed: &[usize]) -> Result<Store, StoreError> {
     open_own_dirs_unsynced(dir, failed)
+}
+
+/// `open_laid`, then a flush (where no plan was cut the open settles nothing: the flush
+/// checks the cache stripe; it may name blocks LOST on record), then every block of `f`
+/// reads `model`'s bytes (either version inside `cut_write`, whose new bytes are `new`) or
+/// is LOST on record (panics otherwise, naming `what`): the store and the offsets of the
+/// LOST blocks.
+pub fn open_laid_flush_and_read(
+    dir: &Path,
+    failed: &[usize],
+    model: &[u8],
+    cut_write: std::ops::Range<usize>,
+    new: &[u8],
+    what: &str,
+) -> (Store, Vec<usize>) {
+    let store = open_laid(dir, failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+    match store.flush() {
+        Ok(()) | Err(StoreError::DataLost(_)) => {}
+        Err(e) => panic!("{what}: flush: {e}"),
+    }
+    let lost = assert_blocks_read_or_lost_on_record(&store, "f", model, cut_write, new, what);
+    (store, lost)
 }
 
 /// One write of a thread: its range, its bytes, and the images taken before it was

@@ -8,7 +8,7 @@
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::store::CACHE_OBJECT;
-use exaraid_store::{Store, StoreError};
+use exaraid_store::Store;
 
 use crate::common::*;
 use crate::powercut::*;
@@ -303,23 +303,11 @@ pub fn power_cut_client_write_beside_stale_bytes_after_first_write_problems(
         let laid = top.path().join("try");
         point.lay(&laid);
         let check = || {
-            let store = open_laid(&laid, &failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
-            // Where no plan was cut the open settles nothing: the flush checks the cache stripe
-            // (a stale element there is the lost-write class, caught when it moves home).
-            // Where the stale column cannot be located the flush names its blocks lost (on
-            // record, checked below).
-            match store.flush() {
-                Ok(()) | Err(StoreError::DataLost(_)) => {}
-                Err(e) => panic!("{what}: flush: {e}"),
-            }
-            let lost = assert_blocks_read_or_lost_on_record(
-                &store,
-                "f",
-                &before,
-                cut_write.clone(),
-                &new,
-                &what,
-            );
+            // A stale element in the cache stripe is the lost-write class, caught by the flush
+            // when it moves home; where its column cannot be located the flush names its
+            // blocks lost (on record, checked below).
+            let (store, lost) =
+                open_laid_flush_and_read(&laid, &failed, &before, cut_write.clone(), &new, &what);
             // Printed so a sweep counts the cuts that name a loss (LOST on record is allowed
             // here, but a rule's cost in LOSS is measured by it: s34a).
             if !lost.is_empty() {
