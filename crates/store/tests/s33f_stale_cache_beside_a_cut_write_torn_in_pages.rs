@@ -28,9 +28,8 @@
 //! cut write's) or is named LOST on record; the stale element never reads its stale bytes
 //! with success.
 //!
-//! The cuts: `EXARAID_POWER_CUT_OUT_OF_ORDER=4,1,pages,only` (4 seeded subsets of the
-//! unsynced pages per image, seed 1), set by each test of this file (process-wide; every
-//! test sets the same value).
+//! The cuts: `OUT_OF_ORDER`, as `EXARAID_POWER_CUT_OUT_OF_ORDER=4,1,pages,only` would set
+//! them (4 seeded subsets of the unsynced pages per image, seed 1), given to the scene.
 
 mod common;
 #[path = "common/powercut.rs"]
@@ -47,17 +46,31 @@ use exaraid_store::StoreError;
 use powercut::*;
 
 const CUT_WRITE: std::ops::Range<usize> = 2 * UNIT + 3000..3 * UNIT + 1000;
-const OUT_OF_ORDER: &str = "4,1,pages,only";
+
+/// The cuts' out-of-order model, given to the scene rather than set in the environment: a
+/// probe of this binary run beside these tests reads the environment as its caller set it.
+const OUT_OF_ORDER: OutOfOrder = OutOfOrder {
+    subsets_per_image: 4,
+    seed: 1,
+    pages: true,
+    only: true,
+};
 
 fn problems(code: CodeSpec) -> (usize, Vec<String>) {
-    std::env::set_var(powercut::OUT_OF_ORDER_ENV, OUT_OF_ORDER);
     exaraid_store::torture::run_steps_in_plan_order_in_this_process();
-    power_cut_client_write_over_beside_stale_cache_problems(
+    power_cut_client_write_beside_stale_bytes_after_first_write_problems(
         code,
+        Stale {
+            element_bytes: UNIT,
+            lost_write: 0..2 * UNIT,
+        },
         (&[], &[]),
         Cuts::All,
         CUT_WRITE,
         true,
+        true,
+        2 * UNIT,
+        Some(OUT_OF_ORDER),
     )
 }
 
