@@ -630,6 +630,12 @@ impl Store {
             if parity_only_torn_beside_absent && self.torn_parity_beside_absent_unproven(v)? {
                 return Ok(CutRowStale::Unlocated);
             }
+            // Per chain where the write met every column of the row (review r39a MEDIUM-1
+            // scene 1: rdp, no offset of the row calm, the stale element's own row chain met
+            // by the write only away from its stale bytes): see `chain_calm_offsets_disagree`.
+            if self.chain_calm_offsets_disagree(v) {
+                return Ok(CutRowStale::Unlocated);
+            }
             return Ok(CutRowStale::Agrees);
         }
         if fit.contains(&None) {
@@ -1408,6 +1414,58 @@ impl Store {
         self.calm_parity_disagrees(v, hot, false)
     }
 
+    /// Does a running parity block of the row disagree with the encode of its own terms
+    /// (`v.buf`) at an offset where the cut write meets neither it nor any of its terms,
+    /// every one of them verified? There the bytes before and after the write are one, so
+    /// every version of the row holds them, and a crash alone agrees (each block holds its
+    /// acknowledged bytes, the running parity their sum): only a stale block disagrees.
+    /// Per chain, not per row (`calm_offsets_disagree` takes offsets no column of the row
+    /// was in flight at): a write over most of the row leaves no such offset there, while a
+    /// chain it does not reach still checks its own terms.
+    ///
+    /// Why (review r39a MEDIUM-1 scene 1, s33f's `RDP_R39A_CUT`): rdp p=5, element 0 stale
+    /// at bytes 100..900, the write from element 3's byte 3000 to element 7's byte 1000
+    /// cut out of order, the row parity block of array row 1 torn. Each version erased four
+    /// columns (the blocks of the other version and the torn one): no world checked, and
+    /// every equation through element 0 held a block unknown in some version over its whole
+    /// block, so the world was completable and the row went home with success (WRONG byte
+    /// 100). Row 0's chain (elements 0..3 and its row parity) is met by the write only at
+    /// element 3's bytes 3000..4096: at 100..900 all five blocks verify and the stale bytes
+    /// break it.
+    fn chain_calm_offsets_disagree(&self, v: &RowView) -> bool {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let none: Ranges = Vec::new();
+        // A position never written holds zeros in `v.buf`, as in every version.
+        let verified = |p: &Pos| v.held.get(p).is_none_or(|h| h[v.i] == Held::Verified);
+        let mut row = StripeBuf::zeroed(g.rows, g.cols, block as usize);
+        slice_stripe_into(v.buf, start as usize..end as usize, &mut row);
+        let read = row.clone();
+        if self.code.encode(&mut row).is_err() {
+            return false; // nothing to compare with: decided as before
+        }
+        g.parity_pos.iter().enumerate().any(|(q, &p)| {
+            let terms: Vec<Pos> = (g.parity_terms[q].iter())
+                .map(|t| g.data_pos[t.data])
+                .collect();
+            let has_bytes = v.held.get(&p).is_some_and(|h| h[v.i] == Held::Verified);
+            if !has_bytes || !terms.iter().all(verified) {
+                return false;
+            }
+            let mut calm = intersect(&v.parity_live[q], &[(start, end)]);
+            for pos in std::iter::once(&p).chain(&terms) {
+                for &(a, z) in v.c.ranges.get(pos).unwrap_or(&none) {
+                    crate::state::sub_range(&mut calm, a, z);
+                }
+            }
+            calm.iter().any(|&(a, z)| {
+                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                read.element(p)[x..y] != row.element(p)[x..y]
+            })
+        })
+    }
+
     /// `calm_offsets_disagree` outside the cut write's offsets in the row, comparing only
     /// the running parity blocks that have bytes: a parity position without bytes (its OSS
     /// failed) is zeros in `v.buf`, no bytes of the row, and compared it would call every
@@ -1933,8 +1991,13 @@ impl Store {
     /// erases more columns than the code tolerates, or as many and nothing told) an array
     /// code still holds equations over known positions alone (a column holds several
     /// positions); a stale element there breaks them, and taken unchecked it went home
-    /// with success after ONE crash. Weaker than `version_check` (no crcs, no dead zeros):
-    /// a true version always passes it.
+    /// with success after ONE crash. Weaker than `version_check` (no dead zeros, and the
+    /// crcs only of a position one equation solves): a true version always passes it.
+    /// Those crcs since review r39a MEDIUM-1 scene 2 (xcode, element 0 stale beside write
+    /// 5..14 cut out of order): element 0's diagonal parity torn, its anti-diagonal (4,2)
+    /// new beside element 13 old, the new version's equation of (4,2) had element 13 alone
+    /// unknown, told by the write's crc, yet was never solved: the world completed through
+    /// the stale element and it went home with success (WRONG byte 100).
     fn completable(&self, ver: &Version, unknown_also: &BTreeSet<Pos>) -> bool {
         let g = self.layout.geometry();
         let unknown: Vec<Pos> = (ver.known.iter())
@@ -1957,6 +2020,33 @@ impl Store {
                 }
             }
             equations.push((coefs, sum));
+        }
+        // An equation with one unknown position solves it, and where this version tells
+        // that position (a journaled crc of the write, or a crc of its untouched bytes on
+        // disk), the solution must match, as `version_check` compares a decode with it. A
+        // true version solves it to its own bytes; a stale term of the equation does not.
+        // Not for a running parity block a killed recovery may have rewritten
+        // (`unknown_also`): what its told bytes on disk are is not known.
+        for (coefs, sum) in &equations {
+            let mut unknown_terms = coefs.iter().enumerate().filter(|&(_, &c)| c != 0);
+            let (Some((at, &coef)), None) = (unknown_terms.next(), unknown_terms.next()) else {
+                continue;
+            };
+            if unknown_also.contains(&unknown[at]) {
+                continue;
+            }
+            let mut solved = vec![0u8; block];
+            add_scaled(&mut solved, sum, exaraid_codes::gf256::inv(coef));
+            let told_wrong =
+                (ver.told.iter())
+                    .filter(|(p, ..)| *p == unknown[at])
+                    .any(|(_, (x, y), told)| match told {
+                        Told::Crc(crc) => crc32c::crc32c(&solved[*x..*y]) != *crc,
+                        Told::Zeros => solved[*x..*y].iter().any(|&b| b != 0),
+                    });
+            if told_wrong {
+                return false;
+            }
         }
         for at in 0..unknown.len() {
             let Some(pivot_at) = equations.iter().position(|(c, _)| c[at] != 0) else {
