@@ -1461,11 +1461,13 @@ impl Store {
     /// data reads wholly old passes either way: the block's bytes beside the write were
     /// never changed by it. A stale data element under the write's offsets passes neither:
     /// its encode differs from the old parity bytes there, on disk and under the old
-    /// checksum. Not tried (passes) where the write reaches offsets the block was not live
-    /// at: its old bytes there are not known (a stale element there still reads WRONG,
-    /// review r39b MEDIUM-2: s35f's ignored `..._past_the_acknowledged_bytes_...` tests).
+    /// checksum. Where the write reaches offsets the block was not live at, its old bytes
+    /// there are tried as the disk holds them and as zeros (s40c, review r39b MEDIUM-2: not
+    /// tried there before, a stale element under the write read WRONG).
     /// Traded, knowingly (right reads LOST, every acknowledged block of the row, beside the
-    /// write too): a crash alone whose torn block kept its NEW checksum over a part of the
+    /// write too): a crash alone whose torn block landed a part of its payload at offsets
+    /// it was not live at, over old bytes that are not zeros (s40c: see the probe counts in
+    /// docs/results/s40-s40c.md); a crash alone whose torn block kept its NEW checksum over a part of the
     /// new payload fails both (the new bytes are not known: the write's payload is not
     /// journaled); and, where the cut write overwrote acknowledged bytes, one whose data
     /// blocks landed in part (one new, one old: the encode is of neither version), whichever
@@ -1508,21 +1510,29 @@ impl Store {
                 continue;
             }
             // The old bytes at offsets of the write the running parity did not cover
-            // before it are an older cache stripe's (or zeros): not known, so the stored
-            // checksum cannot be tried, and the row is decided as before (OPEN). Lost here,
-            // a kill alone beside failed OSS 0 tearing Q, the write reaching past the live
-            // ranges, lost 4 KiB on raid6 (cli's store_wcl_degraded_crash.rs, raid6).
+            // before it are an older cache stripe's (or zeros): not known, but the disk
+            // holds them where the cut landed none of its payload there (`candidate` keeps
+            // the disk's bytes), and they are zeros where no cache stripe wrote them
+            // (`zeroed`). Either match of the stored checksum is the block before the write,
+            // so the row as it stands held its parity at the live offsets. Skipped (the row
+            // decided unchecked), a stale element under the write read WRONG (review r39b
+            // MEDIUM-2, s35f's `..._past_the_acknowledged_bytes_...`).
             let mut unknown_old = hot.clone();
             for &(a, z) in &live {
                 crate::state::sub_range(&mut unknown_old, a, z);
             }
-            if !unknown_old.is_empty() {
-                continue;
+            let mut zeroed = candidate.clone();
+            for &(a, z) in &unknown_old {
+                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                zeroed[x..y].fill(0);
             }
             // An I/O error reading the checksum fails the open (as every other witness in
             // recovery): counted unproven it would name the row LOST for a fault of the
             // disk's, not of the row (review r39b LOW-1).
-            if !self.checksum_proves(oss, key, v.i, &candidate)? {
+            let by_disk = self.checksum_proves(oss, key, v.i, &candidate)?;
+            if !by_disk
+                && (unknown_old.is_empty() || !self.checksum_proves(oss, key, v.i, &zeroed)?)
+            {
                 return Ok(true);
             }
         }
