@@ -1463,11 +1463,12 @@ impl Store {
     /// its encode differs from the old parity bytes there, on disk and under the old
     /// checksum. Where the write reaches offsets the block was not live at, its old bytes
     /// there are tried as the disk holds them and as zeros (s40c, review r39b MEDIUM-2: not
-    /// tried there before, a stale element under the write read WRONG).
-    /// Traded, knowingly (right reads LOST, every acknowledged block of the row, beside the
-    /// write too): a crash alone whose torn block landed a part of its payload at offsets
-    /// it was not live at, over old bytes that are not zeros (s40c: see the probe counts in
-    /// docs/results/s40-s40c.md); a crash alone whose torn block kept its NEW checksum over a part of the
+    /// tried there before, a stale element under the write read WRONG), unless the write's
+    /// piece crc says its new payload landed there (the old bytes are gone: decided as
+    /// before, OPEN). Traded, knowingly (right reads LOST, every acknowledged block of the
+    /// row, beside the write too): a crash alone whose torn block landed a part of a piece
+    /// (not the whole piece) at offsets it was not live at, over old bytes that are not
+    /// zeros (s40c: none in the probe, docs/results/s40-s40c.md); a crash alone whose torn block kept its NEW checksum over a part of the
     /// new payload fails both (the new bytes are not known: the write's payload is not
     /// journaled); and, where the cut write overwrote acknowledged bytes, one whose data
     /// blocks landed in part (one new, one old: the encode is of neither version), whichever
