@@ -534,17 +534,20 @@ fn xcode_r39a_cut_29_alone_loses_nothing() {
 
 /// Review r39a's scene 3 (`HDP_R39A_CUT`). Fails on a809dc5d ('f' WRONG byte 32868).
 #[test]
-#[ignore = "OPEN: hdp, element 2 stale, write 3..7 cut before call 20 out of order: 'f' WRONG byte 32868 on a809dc5d, review r39a MEDIUM-1"]
+#[ignore = "OPEN: hdp, element 2 stale, write 3..7 cut before call 20 out of order: 'f' WRONG byte 32868 on a809dc5d and s40b, review r39a MEDIUM-1; traced (s40b): row 0 is blind_unconfirmed (torn parity (1,1), (1,2)) and the old version's world FITS by one told crc ((3,1)), the stale column 0's error decoded into the unknown (1,1), (1,2), (2,1), (2,2) alone; a position-by-position proof (docs/results/s40-s40b.md) names it LOST but then loses row 0 of this cut alone"]
 fn hdp_stale_element_2_after_an_out_of_order_power_cut_is_never_read() {
     assert_stale_cut_reads_no_wrong_byte(&HDP_R39A_CUT);
 }
 
 /// `HDP_R39A_CUT` as a power cut ALONE: every block reads right, none LOST. On a809dc5d
-/// the cut alone LOSES (on record, no byte wrong) blocks 4096, 8192, 12288, 20480, 24576 and
-/// 28672 of the cache stripe (block rows 1..3 of elements 0 and 1): a crash-alone loss,
-/// kept named here.
+/// and 64901551 the cut alone LOSES (on record, no byte wrong) blocks 4096, 8192, 12288,
+/// 20480, 24576 and 28672 of the cache stripe (block rows 1..3 of elements 0 and 1): s34a's
+/// blind-row rule (`blind_unconfirmed`: torn running parity blocks (1,1) and (1,2) blind
+/// columns 1 and 2, hdp's tolerance; no world checked) named them `Unlocated`, though six
+/// known positions of those columns (hdp's parity lies inside data columns) check the old
+/// version's decode. Since s40b they count as a check where they prove the row against any
+/// one stale column (`unknown_cells_with_any_column_determined`).
 #[test]
-#[ignore = "OPEN: hdp, this power cut ALONE LOSES blocks 4096..28672 of the cache stripe on record on a809dc5d (crash-alone loss, pre-existing, found with review r39a MEDIUM-1 scene 3)"]
 fn hdp_r39a_cut_alone_loses_nothing() {
     assert_cut_alone_loses_nothing(&HDP_R39A_CUT);
 }

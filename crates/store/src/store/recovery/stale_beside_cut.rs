@@ -2096,6 +2096,66 @@ impl Store {
         })
     }
 
+    /// Whether the positions `ver` does not know, together with the positions of any one
+    /// column that are live in the block row (`Version::live`), are still determined by the
+    /// parity equations over the rest (no nonzero codeword lies on them alone). Then known
+    /// positions that fit a codeword are the true row wherever they lie outside that
+    /// column, and a stale column (its known positions wrong under valid checksums) fits no
+    /// codeword: the fit is a proof against it. A position not live in the row holds zeros
+    /// in the version whatever its disk holds (nothing acknowledged there: no lost write of
+    /// it can be stale), so it needs no erasure (hdp's `HDP_R39A_CUT`: data block 5, wholly
+    /// inside the cut write, known as zeros in the old version).
+    fn unknown_cells_with_any_column_determined(&self, ver: &Version) -> bool {
+        let g = self.layout.geometry();
+        let block = ver.row.element_bytes as u64;
+        let (start, end) = (ver.start_bytes, ver.start_bytes + block);
+        let unknown: BTreeSet<Pos> = (ver.known.iter())
+            .filter(|(_, &k)| !k)
+            .map(|(p, _)| *p)
+            .collect();
+        (0..g.cols).all(|col| {
+            let mut erased = unknown.clone();
+            erased.extend(
+                (0..g.rows)
+                    .map(|row| Pos { row, col })
+                    .filter(|&p| g.cell(p) != Cell::Empty)
+                    .filter(|p| ver.live.get(p).is_none_or(|r| overlaps(r, start, end))),
+            );
+            self.cells_determined(&erased.into_iter().collect::<Vec<_>>())
+        })
+    }
+
+    /// Whether the parity equations determine positions `erased` from the others: their
+    /// coefficients over `erased` have full column rank over GF(2^8).
+    fn cells_determined(&self, erased: &[Pos]) -> bool {
+        let g = self.layout.geometry();
+        let mut equations: Vec<Vec<u8>> = (g.parity_pos.iter().enumerate())
+            .map(|(q, &parity)| {
+                let mut coefs = vec![0u8; erased.len()];
+                let terms = (g.parity_terms[q].iter()).map(|t| (g.data_pos[t.data], t.coef));
+                for (p, coef) in std::iter::once((parity, 1u8)).chain(terms) {
+                    if let Some(at) = erased.iter().position(|u| *u == p) {
+                        coefs[at] ^= coef;
+                    }
+                }
+                coefs
+            })
+            .collect();
+        for at in 0..erased.len() {
+            let Some(pivot_at) = equations.iter().position(|c| c[at] != 0) else {
+                return false; // this position is free: not determined
+            };
+            let pc = equations.swap_remove(pivot_at);
+            let pivot_inv = exaraid_codes::gf256::inv(pc[at]);
+            for c in equations.iter_mut().filter(|c| c[at] != 0) {
+                let factor = exaraid_codes::gf256::mul(c[at], pivot_inv);
+                add_scaled(c, &pc, factor);
+                assert!(c[at] == 0, "the position is eliminated");
+            }
+        }
+        true
+    }
+
     /// Where in-flight block `pos` of row `v.i` (in state `state`) is known piece by piece,
     /// `[old version, new version]` (absolute element offsets; empty: nowhere past what
     /// `cut_row_versions` knows whole). Why (s30c; s29e's sweep, WCL xcode p=5 at 16 KiB,
@@ -2264,7 +2324,17 @@ impl Store {
             .iter()
             .filter(|(p, ..)| erased.contains(&p.col))
             .collect();
-        let known_in_erased = ver.known_in_erased_checks
+        // Known positions in the erased columns check the decode also where the unknown
+        // positions beside any one whole column are still determined by the rest (see
+        // `unknown_cells_with_any_column_determined`): a stale column's error then breaks an
+        // equation over known positions, whatever the unknown ones hold. Why (s40b, hdp
+        // p=5, `HDP_R39A_CUT` as a power cut ALONE): hdp's running parity lies inside data
+        // columns, two torn parity blocks blinded two columns, nothing told them, and the
+        // row's acknowledged bytes were recorded LOST though six known positions in those
+        // columns checked it. Not with `extra`: a column taken as wrong is located by the
+        // rules as before.
+        let known_in_erased = (ver.known_in_erased_checks
+            || (extra.is_none() && self.unknown_cells_with_any_column_determined(ver)))
             && (ver.known.iter()).any(|(p, &k)| k && erased.contains(&p.col));
         if erased.len() > self.tolerance()
             || (erased.len() == self.tolerance() && told.is_empty() && !known_in_erased)
