@@ -498,12 +498,18 @@ fn rs_4_2_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_st
 // r39b MEDIUM-2: r38a MEDIUM-2's scene over partial acknowledged data (element 0 at
 // 0..1000, elements 1 and 2 at 1000..1500, the lost write at 1100..1500 of element 2): the
 // cut write (1000..1600 of element 1) reaches offsets 1500..1600 no running parity byte was
-// live at, so `torn_parity_beside_absent_unproven` did not try the torn parity block's
-// checksum (its old bytes there are not known) and the row was decided unchecked: "'f' WRONG
-// byte 9292: 0x4b, acknowledged 0xca" (64901551, both codes). Since s40c the checksum is
-// tried with the disk's bytes (or zeros) there: no candidate is the old block, the row's
-// acknowledged blocks are LOST (stripe 0's 0, 4096, 8192).
+// live at, so `torn_parity_beside_absent_unproven` does not try the torn parity block's
+// checksum (its old bytes there are not known) and the row is decided unchecked: "'f' WRONG
+// byte 9292: 0x4b, acknowledged 0xca" (64901551, both codes). OPEN. Tried and reverted
+// (s40c, merge review r40c HIGH-1): the checksum tried with the disk's bytes (or zeros)
+// there, no match naming the row LOST, passes these tests, but a crash ALONE whose torn Q
+// landed its new payload past the live offsets (1000..1550 over an older cache stripe's
+// nonzero bytes, a kill mid-pwrite or a power cut in pages) then LOSES stripe 0's blocks
+// 0, 4096 and 8192, which the base reads right: the old bytes there are gone, and nothing
+// on record tells that crash from the stale element. A witness needs them known (e.g. the
+// running parity block written with zeros where it is not live: r40c's suggestion).
 #[test]
+#[ignore = "OPEN r39b MEDIUM-2: the cut write reaches offsets the torn parity block was not live at, a stale element under it: WRONG (see the comment; s40c's fix lost a crash alone, r40c HIGH-1)"]
 fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_under_the_write_reads_no_wrong_byte(
 ) {
     a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
@@ -517,6 +523,7 @@ fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss
 }
 
 #[test]
+#[ignore = "OPEN r39b MEDIUM-2: the cut write reaches offsets the torn parity blocks were not live at, a stale element under it: WRONG (see the comment above; r40c HIGH-1)"]
 fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_torn_q_and_r_and_an_element_stale_under_the_write_reads_no_wrong_byte(
 ) {
     a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
@@ -529,8 +536,9 @@ fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_os
     );
 }
 
-// The same crashes without the stale element (s40c): the torn parity block's stored
-// checksum, tried with its bytes on disk at offsets it was not live at, proves the row.
+// The same crashes without the stale element (s40c): every acknowledged block reads right
+// (a witness for the tests above must keep them so; s40c's first try lost them without
+// its on-disk candidate).
 #[test]
 fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing(
 ) {
@@ -752,7 +760,8 @@ fn raid6_two_old_cut_data_blocks_beside_a_landed_p_and_a_failed_q_oss_and_a_stal
 // [2, 4]), so nothing checks the stale element 1: D0, D1, D3 and Q are exactly k columns,
 // and the running parity is rewritten from the data. Not r38a MEDIUM-1's shape: once
 // element 2 is proven by its own stored checksum, Q (told by the write's crcs) is a column
-// left over that would check element 1 (a likely witness, not implemented).
+// left over that would check element 1 (a likely witness, not implemented; merge review
+// r40c LOW-2: not shown, since which rule kept element 2 was not traced: name it first).
 #[test]
 #[ignore = "OPEN r39b MEDIUM-3: a cut overwrite torn in pages beside a failed P OSS and a stale element: WRONG (see the comment)"]
 fn raid6_a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element_reads_no_wrong_byte(

@@ -1519,14 +1519,11 @@ impl Store {
     /// data reads wholly old passes either way: the block's bytes beside the write were
     /// never changed by it. A stale data element under the write's offsets passes neither:
     /// its encode differs from the old parity bytes there, on disk and under the old
-    /// checksum. Where the write reaches offsets the block was not live at, its old bytes
-    /// there are tried as the disk holds them and as zeros (s40c, review r39b MEDIUM-2: not
-    /// tried there before, a stale element under the write read WRONG), unless the write's
-    /// piece crc says its new payload landed there (the old bytes are gone: decided as
-    /// before, OPEN). Traded, knowingly (right reads LOST, every acknowledged block of the
-    /// row, beside the write too): a crash alone whose torn block landed a part of a piece
-    /// (not the whole piece) at offsets it was not live at, over old bytes that are not
-    /// zeros (s40c: none in the probe, docs/results/s40-s40c.md); a crash alone whose torn block kept its NEW checksum over a part of the
+    /// checksum. Not tried (passes) where the write reaches offsets the block was not live
+    /// at: its old bytes there are not known (a stale element there still reads WRONG,
+    /// review r39b MEDIUM-2: s35f's ignored `..._past_the_acknowledged_bytes_...` tests).
+    /// Traded, knowingly (right reads LOST, every acknowledged block of the row, beside the
+    /// write too): a crash alone whose torn block kept its NEW checksum over a part of the
     /// new payload fails both (the new bytes are not known: the write's payload is not
     /// journaled); and, where the cut write overwrote acknowledged bytes, one whose data
     /// blocks landed in part (one new, one old: the encode is of neither version), whichever
@@ -1545,10 +1542,6 @@ impl Store {
         if self.code.encode(&mut row).is_err() {
             return Ok(true);
         }
-        let Some(plan) = v.c.writers.keys().next().copied() else {
-            return Ok(true);
-        };
-        let crcs = self.cut_row_crcs(v, plan);
         let mut checked = 0;
         for &p in &g.parity_pos {
             let Cell::Parity(q) = g.cell(p) else {
@@ -1573,42 +1566,21 @@ impl Store {
                 continue;
             }
             // The old bytes at offsets of the write the running parity did not cover
-            // before it are an older cache stripe's (or zeros): not known, but the disk
-            // holds them where the cut landed none of its payload there (`candidate` keeps
-            // the disk's bytes), and they are zeros where no cache stripe wrote them
-            // (`zeroed`). Either match of the stored checksum is the block before the write,
-            // so the row as it stands held its parity at the live offsets. Skipped (the row
-            // decided unchecked), a stale element under the write read WRONG (review r39b
-            // MEDIUM-2, s35f's `..._past_the_acknowledged_bytes_...`).
+            // before it are an older cache stripe's (or zeros): not known, so the stored
+            // checksum cannot be tried, and the row is decided as before (OPEN). Lost here,
+            // a kill alone beside failed OSS 0 tearing Q, the write reaching past the live
+            // ranges, lost 4 KiB on raid6 (cli's store_wcl_degraded_crash.rs, raid6).
             let mut unknown_old = hot.clone();
             for &(a, z) in &live {
                 crate::state::sub_range(&mut unknown_old, a, z);
             }
-            // Where the write's piece crc says its new payload landed there, the old bytes
-            // are gone from the disk and the zeros are not known to be them: not tried, the
-            // row decided as before (OPEN: a stale element there still reads WRONG). Tried,
-            // a kill alone beside failed OSS 0 landing Q's whole payload under its old
-            // checksum, the write reaching past the live ranges, lost 4 KiB on raid6 (cli's
-            // store_wcl_degraded_crash.rs, raid6).
-            let landed_where_unknown = (self.parity_cut(v, &crcs, p).iter()).any(|&(a, z, crc)| {
-                overlaps(&unknown_old, a, z)
-                    && crc32c::crc32c(&disk[(a - start) as usize..(z - start) as usize]) == crc
-            });
-            if landed_where_unknown {
+            if !unknown_old.is_empty() {
                 continue;
-            }
-            let mut zeroed = candidate.clone();
-            for &(a, z) in &unknown_old {
-                let (x, y) = ((a - start) as usize, (z - start) as usize);
-                zeroed[x..y].fill(0);
             }
             // An I/O error reading the checksum fails the open (as every other witness in
             // recovery): counted unproven it would name the row LOST for a fault of the
             // disk's, not of the row (review r39b LOW-1).
-            let by_disk = self.checksum_proves(oss, key, v.i, &candidate)?;
-            if !by_disk
-                && (unknown_old.is_empty() || !self.checksum_proves(oss, key, v.i, &zeroed)?)
-            {
+            if !self.checksum_proves(oss, key, v.i, &candidate)? {
                 return Ok(true);
             }
         }
