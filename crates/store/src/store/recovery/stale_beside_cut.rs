@@ -121,6 +121,11 @@ struct Version {
     /// A known position in an erased column counts as a check where the erased columns
     /// reach the tolerance (`fits_rewritten_in_part_by_a_recovery` only).
     known_in_erased_checks: bool,
+    /// Some known positions hold another version's decode (`cross_version_check`), not
+    /// bytes as they stand: `unknown_cells_with_any_column_determined`'s argument (one
+    /// stale column's error on known positions) does not hold for them (merge review r40b
+    /// MEDIUM-1: the carried bytes deviate on the carried columns too).
+    carried: bool,
     /// Element offsets (absolute, inside the block row) where a position not `known` is
     /// known all the same, its bytes in `row` (s30c, rows with a `Partial` block only: see
     /// `known_pieces`). `version_check` then decodes the row piece by piece.
@@ -1760,6 +1765,7 @@ impl Store {
             start_bytes: start,
             moving: assigned.keys().map(|p| p.col).collect(),
             known_in_erased_checks: false,
+            carried: false,
             known_parts: BTreeMap::new(),
         });
         let pieces_known = assigned.values().any(|s| *s == BlockVersion::Partial);
@@ -2235,6 +2241,7 @@ impl Store {
                 continue;
             }
             let mut ver = versions[to].clone();
+            ver.carried = true;
             for (&p, k) in ver
                 .known
                 .iter_mut()
@@ -2304,12 +2311,20 @@ impl Store {
         // columns, two torn parity blocks blinded two columns, nothing told them, and the
         // row's acknowledged bytes were recorded LOST though six known positions in those
         // columns checked it. Not with `extra`: a column taken as wrong is located by the
-        // rules as before.
-        let known_in_erased = (ver.known_in_erased_checks
-            || (extra.is_none() && self.unknown_cells_with_any_column_determined(ver)))
-            && (ver.known.iter()).any(|(p, &k)| k && erased.contains(&p.col));
+        // rules as before; nor in a version carrying another's decode (`Version::carried`).
+        // A limit (merge review r40b MEDIUM-2, no scene built): the world's choice of a
+        // verified block's version, where no crc tells it, is trusted; a wrong choice beside
+        // a stale column is an error on two columns, which the argument does not cover.
+        // Evaluated only where it decides (a rank test per column: review r40b LOW-1).
+        let known_in_erased = || {
+            (ver.known_in_erased_checks
+                || (extra.is_none()
+                    && !ver.carried
+                    && self.unknown_cells_with_any_column_determined(ver)))
+                && (ver.known.iter()).any(|(p, &k)| k && erased.contains(&p.col))
+        };
         if erased.len() > self.tolerance()
-            || (erased.len() == self.tolerance() && told.is_empty() && !known_in_erased)
+            || (erased.len() == self.tolerance() && told.is_empty() && !known_in_erased())
         {
             return None;
         }
