@@ -49,7 +49,8 @@ const CUT_DATA: usize = 1;
 const STALE_DATA: usize = 2;
 /// A cached data element beside them, whole.
 const WHOLE_DATA: usize = 0;
-/// The torn blocks keep the write's new payload at `CUT_AT..TORN_AT` only (in the block).
+/// The torn blocks keep the write's new payload at `CUT_AT..TORN_AT` only (in the block),
+/// unless a test says how far (`..._torn_to`).
 const TORN_AT: usize = CUT_AT + CUT_BYTES / 2;
 /// The stale element's lost write (element offsets): the whole element (s35f's scene), its
 /// stale bytes then lie at the cut write's offsets too.
@@ -250,7 +251,7 @@ impl Scene {
     /// The crash image: the write in flight (its records journaled), its data block as
     /// `data` says, Q's torn, R's (rs 4+3) as `r` says, the stale element's slot put back
     /// where `stale`, P's disk gone.
-    fn image(&self, data: DataBlock, r: R, stale: bool) {
+    fn image(&self, data: DataBlock, r: R, stale: bool, torn_at: usize) {
         std::fs::remove_dir_all(&self.dir).unwrap();
         copy_tree(&self.saved, &self.dir);
         let state: exaraid_store::state::State =
@@ -262,7 +263,7 @@ impl Scene {
         }
         drop(journal);
         let data_range = match data {
-            DataBlock::Torn => CUT_AT..TORN_AT,
+            DataBlock::Torn => CUT_AT..torn_at,
             DataBlock::Whole => 0..SLOT_BYTES,
             DataBlock::Old => 0..0,
         };
@@ -271,13 +272,13 @@ impl Scene {
             &self.after,
             &self.dir,
             &self.parity_units[1],
-            CUT_AT..TORN_AT,
+            CUT_AT..torn_at,
         );
         if let Some(r_unit) = self.parity_units.get(2) {
             match r {
                 R::Old => {}
                 R::Landed => copy_slot_bytes(&self.after, &self.dir, r_unit, 0..SLOT_BYTES),
-                R::Torn => copy_slot_bytes(&self.after, &self.dir, r_unit, CUT_AT..TORN_AT),
+                R::Torn => copy_slot_bytes(&self.after, &self.dir, r_unit, CUT_AT..torn_at),
             }
         }
         if stale {
@@ -337,12 +338,31 @@ fn a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
     lost: std::ops::Range<usize>,
     acked: &Acked,
 ) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+        code, data, r, stale, lost, acked, TORN_AT,
+    );
+}
+
+/// The same, the torn blocks keeping the write's new payload at `CUT_AT..torn_at`.
+fn a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+    code: CodeSpec,
+    data: DataBlock,
+    r: R,
+    stale: bool,
+    lost: std::ops::Range<usize>,
+    acked: &Acked,
+    torn_at: usize,
+) {
+    assert!(
+        CUT_AT < torn_at && torn_at <= CUT_AT + CUT_BYTES,
+        "a tear inside the cut write"
+    );
     let s = scene(code, lost.clone(), acked);
-    s.image(data, r, stale);
+    s.image(data, r, stale, torn_at);
     let store = s.open();
     let what = format!(
         "{:?}, P's OSS {} failed, data block {data:?}, R {r:?}, stale element {stale} (lost \
-         write at {lost:?}, {acked:?})",
+         write at {lost:?}, {acked:?}, torn blocks new to {torn_at})",
         s.code, s.p_oss
     );
     let mut lost = s.check(&store, &format!("{what}: after the open"));
@@ -563,6 +583,44 @@ fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_os
         LOST_UNDER,
         &ACKED_PART,
     );
+}
+
+// Review r40c MEDIUM-2: the crash alone of the tests above with the torn parity blocks'
+// new payload past the offsets they were live at (`PART_END`), over an older cache
+// stripe's nonzero bytes: to 1550 (a part of the write's parity piece: its old bytes at
+// 1500..1550 are gone and on no record) and to 1600 (the whole piece, told by the write's
+// piece crc). Every acknowledged block reads right on 64901551; s40c's witness (reverted)
+// LOST stripe 0's blocks 0, 4096 and 8192 at 1550. A fix of r39b MEDIUM-2 must keep them.
+#[test]
+fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_q_torn_past_its_live_bytes_alone_loses_nothing(
+) {
+    for torn_at in [1550, CUT_AT + CUT_BYTES] {
+        a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+            CodeSpec::raid6(4),
+            DataBlock::Old,
+            R::Old, // no R
+            false,
+            LOST_UNDER,
+            &ACKED_PART,
+            torn_at,
+        );
+    }
+}
+
+#[test]
+fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_q_and_r_torn_past_their_live_bytes_alone_loses_nothing(
+) {
+    for torn_at in [1550, CUT_AT + CUT_BYTES] {
+        a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+            CodeSpec::rs(4, 3),
+            DataBlock::Old,
+            R::Torn,
+            false,
+            LOST_UNDER,
+            &ACKED_PART,
+            torn_at,
+        );
+    }
 }
 
 // r38a LOW-3: s37c's open shape on rs 4+3 (R torn too: every parity column blind) and rs
