@@ -556,45 +556,18 @@ fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_os
     );
 }
 
-// The same crashes without the stale element (s40c): every acknowledged block reads right
-// (a witness for the tests above must keep them so; s40c's first try lost them without
-// its on-disk candidate).
+// The same crashes without the stale element: every acknowledged block reads right, the
+// torn parity blocks holding the write's new payload to `TORN_AT` (inside their live
+// bytes; s40c: its witness's first try lost them without its on-disk candidate), and past
+// the offsets they were live at (`PART_END`), over an older cache stripe's nonzero bytes
+// (review r40c MEDIUM-2): to 1550 (a part of the write's parity piece: its old bytes at
+// 1500..1550 are gone and on no record) and to 1600 (the whole piece, told by the write's
+// piece crc). Every block reads right on 64901551; s40c's witness (reverted) LOST stripe
+// 0's blocks 0, 4096 and 8192 at 1550. A fix of r39b MEDIUM-2 must keep them all.
 #[test]
 fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing(
 ) {
-    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
-        CodeSpec::raid6(4),
-        DataBlock::Old,
-        R::Old, // no R
-        false,
-        LOST_UNDER,
-        &ACKED_PART,
-    );
-}
-
-#[test]
-fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_torn_q_and_r_alone_loses_nothing(
-) {
-    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
-        CodeSpec::rs(4, 3),
-        DataBlock::Old,
-        R::Torn,
-        false,
-        LOST_UNDER,
-        &ACKED_PART,
-    );
-}
-
-// Review r40c MEDIUM-2: the crash alone of the tests above with the torn parity blocks'
-// new payload past the offsets they were live at (`PART_END`), over an older cache
-// stripe's nonzero bytes: to 1550 (a part of the write's parity piece: its old bytes at
-// 1500..1550 are gone and on no record) and to 1600 (the whole piece, told by the write's
-// piece crc). Every acknowledged block reads right on 64901551; s40c's witness (reverted)
-// LOST stripe 0's blocks 0, 4096 and 8192 at 1550. A fix of r39b MEDIUM-2 must keep them.
-#[test]
-fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_q_torn_past_its_live_bytes_alone_loses_nothing(
-) {
-    for torn_at in [1550, CUT_AT + CUT_BYTES] {
+    for torn_at in [TORN_AT, 1550, CUT_AT + CUT_BYTES] {
         a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
             CodeSpec::raid6(4),
             DataBlock::Old,
@@ -608,9 +581,9 @@ fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss
 }
 
 #[test]
-fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_q_and_r_torn_past_their_live_bytes_alone_loses_nothing(
+fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_torn_q_and_r_alone_loses_nothing(
 ) {
-    for torn_at in [1550, CUT_AT + CUT_BYTES] {
+    for torn_at in [TORN_AT, 1550, CUT_AT + CUT_BYTES] {
         a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
             CodeSpec::rs(4, 3),
             DataBlock::Old,
