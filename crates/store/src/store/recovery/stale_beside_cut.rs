@@ -2014,11 +2014,10 @@ impl Store {
         // Per equation: its coefficient on each unknown position, and the sum of its known
         // terms (what the unknown ones must make up to zero).
         let mut equations: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(g.parity_pos.len());
-        for (q, &parity) in g.parity_pos.iter().enumerate() {
+        for q in 0..g.parity_pos.len() {
             let mut coefs = vec![0u8; unknown.len()];
             let mut sum = vec![0u8; block];
-            let terms = (g.parity_terms[q].iter()).map(|t| (g.data_pos[t.data], t.coef));
-            for (p, coef) in std::iter::once((parity, 1u8)).chain(terms) {
+            for (p, coef) in self.equation_positions(q) {
                 assert!(coef != 0, "a term has a coefficient");
                 match unknown.iter().position(|u| *u == p) {
                     Some(at) => coefs[at] ^= coef,
@@ -2103,15 +2102,24 @@ impl Store {
         })
     }
 
+    /// Parity equation `q` of the geometry as positions and coefficients: the parity
+    /// position (coefficient 1) and its data terms; they sum to zero over GF(2^8).
+    fn equation_positions(&self, q: usize) -> Vec<(Pos, u8)> {
+        let g = self.layout.geometry();
+        let terms = (g.parity_terms[q].iter()).map(|t| (g.data_pos[t.data], t.coef));
+        std::iter::once((g.parity_pos[q], 1u8))
+            .chain(terms)
+            .collect()
+    }
+
     /// Whether the parity equations determine positions `erased` from the others: their
     /// coefficients over `erased` have full column rank over GF(2^8).
     fn cells_determined(&self, erased: &[Pos]) -> bool {
         let g = self.layout.geometry();
-        let mut equations: Vec<Vec<u8>> = (g.parity_pos.iter().enumerate())
-            .map(|(q, &parity)| {
+        let mut equations: Vec<Vec<u8>> = (0..g.parity_pos.len())
+            .map(|q| {
                 let mut coefs = vec![0u8; erased.len()];
-                let terms = (g.parity_terms[q].iter()).map(|t| (g.data_pos[t.data], t.coef));
-                for (p, coef) in std::iter::once((parity, 1u8)).chain(terms) {
+                for (p, coef) in self.equation_positions(q) {
                     if let Some(at) = erased.iter().position(|u| *u == p) {
                         coefs[at] ^= coef;
                     }
