@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use exaraid_store::backend::{
-    Backend, BackendError, ChecksumWitness, DirBackend, ElementKey, MetadataEpoch, OssLabel, Zone,
+    Backend, BackendError, ChecksumWitness, DirBackend, ElementKey, JournalMark, MetadataEpoch,
+    OssLabel, Zone,
 };
 use exaraid_store::superblock::Superblock;
 use exaraid_store::{OpenOptions, Store, StoreError};
@@ -54,6 +55,12 @@ pub trait Hook: Send + Sync + 'static {
     /// An error to return instead of reserving room (a disk whose `fallocate` fails EIO).
     fn before_reserve(&self, _oss: usize) -> Result<(), BackendError> {
         Ok(())
+    }
+    /// Forward the journal mark methods (`backend::JOURNAL_MARK_FILE`) to the directory.
+    /// Off by default: the tests written before marks keep the store they checked (no
+    /// mark written, none checked at open).
+    fn forward_journal_marks(&self) -> bool {
+        false
     }
 }
 
@@ -213,6 +220,29 @@ impl<H: Hook> Backend for Wrapped<H> {
     }
     fn finish_torn_zero_crcs(&self, object: u64, zone: Zone) -> Result<usize, BackendError> {
         self.inner.finish_torn_zero_crcs(object, zone)
+    }
+    fn note_journal_through(&self, seq: u64, durable: bool) {
+        if self.hook.forward_journal_marks() {
+            self.inner.note_journal_through(seq, durable)
+        }
+    }
+    fn journal_mark(&self) -> Option<JournalMark> {
+        self.hook
+            .forward_journal_marks()
+            .then(|| self.inner.journal_mark())
+            .flatten()
+    }
+    fn write_journal_mark_unsynced(&self) -> Result<(), BackendError> {
+        match self.hook.forward_journal_marks() {
+            true => self.inner.write_journal_mark_unsynced(),
+            false => Ok(()),
+        }
+    }
+    fn sync_journal_mark(&self) -> Result<(), BackendError> {
+        match self.hook.forward_journal_marks() {
+            true => self.inner.sync_journal_mark(),
+            false => Ok(()),
+        }
     }
 }
 
