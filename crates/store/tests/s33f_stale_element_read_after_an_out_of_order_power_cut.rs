@@ -164,6 +164,16 @@ const RDP_R39A_CUT: Cut = Cut {
     dropped: &[14, 15, 16, 17],
 };
 
+/// Merge review r40a MEDIUM-1 (a trade of session 40's rule (1)): `RDP_R39A_CUT` with running
+/// parity COLUMN 4 stale (its OSS loses the write over element 0, so block (0,4), row 0's
+/// row parity, misses it) instead of element 0: the one cut of
+/// `EXARAID_S33F_CODE=rdp EXARAID_S33F_STALE_COL=4 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,only`
+/// where rule (1) names a row LOST, on 175ee2cd and after s41a.
+const RDP_STALE_COL_4_CUT: Cut = Cut {
+    stale_col: Some(4),
+    ..RDP_R39A_CUT
+};
+
 /// Merge review r40a MEDIUM-2 (pre-existing): `RDP_R39A_CUT`'s scene (rdp, element 0 stale,
 /// write 3..7) cut before mutating call 22 in PAGES (`EXARAID_S33F_CODE=rdp
 /// EXARAID_S33F_STALE_ELEMENT=0 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,pages` on
@@ -592,6 +602,31 @@ fn rdp_stale_element_0_after_an_out_of_order_power_cut_is_never_read() {
 #[test]
 fn rdp_r39a_cut_alone_loses_nothing() {
     assert_cut_alone_loses_nothing(&RDP_R39A_CUT);
+}
+
+/// `RDP_STALE_COL_4_CUT` reads every acknowledged block, none LOST (a stale running parity
+/// column with every data element right). Fails on 175ee2cd and after s41a: blocks 0 and
+/// 16384 LOST on record (rule (1): row 0's row parity chain disagrees at bytes 100..899).
+#[test]
+#[ignore = "OPEN r40a MEDIUM-1, a trade kept (LOST on record, never WRONG): rdp, parity column 4 stale, write 3..7 cut before call 22 (dropped 14..17): row 0 LOST by rule (1). Traced (s41a): the chain (0,4) = D0+D1+D2+D3 disagrees at 100..899, all five blocks verified; the same disk with element 0 stale instead (RDP_R39A_CUT) disagrees on the same chain at the same offsets, and element 0's only other chain (its diagonal, (0,5)) meets the write's row-1 blocks at every offset (no calm offset; s40a: each version erases four columns there): nothing tells which block of the chain is stale, so skipping the parity block reads RDP_R39A_CUT WRONG again"]
+fn rdp_stale_parity_column_4_beside_the_r39a_cut_loses_nothing() {
+    let (s, calls) = scene_and_calls_with(&RDP_STALE_COL_4_CUT, true);
+    let unsynced = calls.unsynced(&s.images, RDP_STALE_COL_4_CUT.image);
+    let kept: Vec<usize> = (unsynced.iter().flatten().copied())
+        .filter(|j| !RDP_STALE_COL_4_CUT.dropped.contains(j))
+        .collect();
+    let units = calls.units_of_calls(&s.images, RDP_STALE_COL_4_CUT.image, &kept);
+    let laid_image = lay_out_of_order_image(&s.images, &calls, RDP_STALE_COL_4_CUT.image, &units);
+    let laid = s.top.path().join("laid");
+    PowerCutPoint {
+        image_index: RDP_STALE_COL_4_CUT.image,
+        image: &laid_image,
+        journal_cut_bytes: laid_image.journal_durable_bytes,
+        dropped: vec![false; laid_image.oss_durable.len()],
+    }
+    .lay(&laid);
+    let lost = read_beside_the_stale_element(&s, &laid, "stale column 4");
+    assert!(lost.is_empty(), "blocks at {lost:?} LOST");
 }
 
 /// Merge review r40a MEDIUM-2 (`RDP_R40A_PAGES_CUT`). Fails on 175ee2cd ('f' WRONG byte
