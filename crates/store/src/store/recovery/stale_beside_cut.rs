@@ -1421,7 +1421,7 @@ impl Store {
 
     /// Does a running parity block of the row disagree with the encode of its own terms
     /// (`v.buf`) at an offset where the cut write meets neither it nor any of its terms,
-    /// every one of them verified? There the bytes before and after the write are one, so
+    /// every one of them verified (or torn by the write, see below)? There the bytes before and after the write are one, so
     /// every version of the row holds them, and a crash alone agrees (each block holds its
     /// acknowledged bytes, the running parity their sum): only a stale block disagrees.
     /// Per chain, not per row (`calm_offsets_disagree` takes offsets no column of the row
@@ -1442,8 +1442,33 @@ impl Store {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
         let none: Ranges = Vec::new();
-        // A position never written holds zeros in `v.buf`, as in every version.
-        let verified = |p: &Pos| v.held.get(p).is_none_or(|h| h[v.i] == Held::Verified);
+        // A position never written holds zeros in `v.buf`, as in every version; so does a
+        // data block failing its checksum with nothing acknowledged in the row (torn by the
+        // write over nothing acknowledged, `torn_over_nothing_acked`): every version holds
+        // zeros there away from the write's own ranges (`some_unchecked_world_completable`'s
+        // `term_stands`).
+        let term_stands = |t: &Pos| match v.held.get(t).map(|h| h[v.i]) {
+            None | Some(Held::Verified) => true,
+            Some(Held::Failed) => !(v.acked.get(t)).is_some_and(|r| overlaps(r, start, end)),
+            Some(Held::Absent) => false,
+        };
+        // A running parity block the write tore (in flight here, failing its checksum) still
+        // holds its bytes before the write wherever the write does not reach it: its cache
+        // slot is rewritten in place (`slot_addr`), and its new bytes differ from its old
+        // ones only at the delta's ranges, which the calm offsets below leave out, so each
+        // page (or byte) that landed or not holds the same bytes there; `v.buf` holds its
+        // bytes on disk at its live offsets, failing or not. Why (review r40a MEDIUM-2: rdp,
+        // pages, element 0 stale, its row parity torn beside element 3's block torn over
+        // nothing acknowledged): no chain through element 0 verified whole, the stale bytes
+        // went home, WRONG byte 100. Traded, knowingly: such a block ROTTEN at a calm offset
+        // as well disagrees, and the row is LOST where it read right (two faults, on
+        // record), as `stale_beside_cut_write`'s row-wide calm check beside torn running
+        // parity trades.
+        let parity_read = |p: &Pos| match v.held.get(p).map(|h| h[v.i]) {
+            Some(Held::Verified) => true,
+            Some(Held::Failed) => (v.c.ranges.get(p)).is_some_and(|r| overlaps(r, start, end)),
+            _ => false,
+        };
         let mut row = StripeBuf::zeroed(g.rows, g.cols, block as usize);
         slice_stripe_into(v.buf, start as usize..end as usize, &mut row);
         let read = row.clone();
@@ -1454,8 +1479,7 @@ impl Store {
             let terms: Vec<Pos> = (g.parity_terms[q].iter())
                 .map(|t| g.data_pos[t.data])
                 .collect();
-            let has_bytes = v.held.get(&p).is_some_and(|h| h[v.i] == Held::Verified);
-            if !has_bytes || !terms.iter().all(verified) {
+            if !parity_read(&p) || !terms.iter().all(term_stands) {
                 return false;
             }
             let mut calm = intersect(&v.parity_live[q], &[(start, end)]);
