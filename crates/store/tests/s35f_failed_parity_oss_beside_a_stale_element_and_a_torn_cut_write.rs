@@ -520,16 +520,20 @@ fn rs_4_2_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_st
 // cut write (1000..1600 of element 1) reaches offsets 1500..1600 no running parity byte was
 // live at, so `torn_parity_beside_absent_unproven` does not try the torn parity block's
 // checksum (its old bytes there are not known) and the row is decided unchecked: "'f' WRONG
-// byte 9292: 0x4b, acknowledged 0xca" (64901551, both codes). OPEN. Tried and reverted
+// byte 9292: 0x4b, acknowledged 0xca" (64901551 and 175ee2cd, both codes). Tried and reverted
 // (s40c, merge review r40c HIGH-1): the checksum tried with the disk's bytes (or zeros)
 // there, no match naming the row LOST, passes these tests, but a crash ALONE whose torn Q
 // landed its new payload past the live offsets (1000..1550 over an older cache stripe's
 // nonzero bytes, a kill mid-pwrite or a power cut in pages) then LOSES stripe 0's blocks
 // 0, 4096 and 8192, which the base reads right: the old bytes there are gone, and nothing
 // on record tells that crash from the stale element. A witness needs them known (e.g. the
-// running parity block written with zeros where it is not live: r40c's suggestion).
+// running parity block written with zeros where it is not live: r40c's suggestion). Fixed
+// (s41b, traced): the write's running parity pieces of Q are 1000..1500 (live) and
+// 1500..1600 (not live); at `TORN_AT` neither holds its new payload whole on disk, so the
+// tear (one boundary in the block) stopped inside the live piece and Q's bytes at 1500..1600
+// are its old ones: the stored checksum is tried on them (`old_bytes_past_live_on_disk`) and
+// fails, the row LOST. The crash alone torn to 1550 has its live piece whole: not tried.
 #[test]
-#[ignore = "OPEN r39b MEDIUM-2: the cut write reaches offsets the torn parity block was not live at, a stale element under it: WRONG (see the comment; s40c's fix lost a crash alone, r40c HIGH-1)"]
 fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_under_the_write_reads_no_wrong_byte(
 ) {
     a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
@@ -543,7 +547,6 @@ fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss
 }
 
 #[test]
-#[ignore = "OPEN r39b MEDIUM-2: the cut write reaches offsets the torn parity blocks were not live at, a stale element under it: WRONG (see the comment above; r40c HIGH-1)"]
 fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_torn_q_and_r_and_an_element_stale_under_the_write_reads_no_wrong_byte(
 ) {
     a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
@@ -553,6 +556,40 @@ fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_os
         true,
         LOST_UNDER,
         &ACKED_PART,
+    );
+}
+
+// s41b (r40c MEDIUM-1's witness): r39b MEDIUM-2's scene with the torn parity blocks holding
+// the write's WHOLE new piece (1000..1600, told new by its piece crc) past the offsets they
+// were live at, under their old checksum: their old bytes at 1500..1600 are gone, so the old
+// checksum cannot be tried, and the row was decided unchecked (s40c's "still OPEN"). Q told
+// new decodes the old cut data block's new bytes beside the stale element, and the write's
+// data crc refutes that decode.
+#[test]
+fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_a_q_landed_past_them_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_UNDER,
+        &ACKED_PART,
+        CUT_AT + CUT_BYTES,
+    );
+}
+
+#[test]
+fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_q_and_r_landed_past_them_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+        CodeSpec::rs(4, 3),
+        DataBlock::Old,
+        R::Torn,
+        true,
+        LOST_UNDER,
+        &ACKED_PART,
+        CUT_AT + CUT_BYTES,
     );
 }
 

@@ -1549,8 +1549,9 @@ impl Store {
     /// never changed by it. A stale data element under the write's offsets passes neither:
     /// its encode differs from the old parity bytes there, on disk and under the old
     /// checksum. Not tried (passes) where the write reaches offsets the block was not live
-    /// at: its old bytes there are not known (a stale element there still reads WRONG,
-    /// review r39b MEDIUM-2: s35f's ignored `..._past_the_acknowledged_bytes_...` tests).
+    /// at, unless its old bytes there are known on disk (`old_bytes_past_live_on_disk`, s41b,
+    /// review r39b MEDIUM-2: a stale element under the write read WRONG) or the block holds
+    /// the write's whole new payload (`told_new_parity_refutes`: a decode checks the row).
     /// Traded, knowingly (right reads LOST, every acknowledged block of the row, beside the
     /// write too): a crash alone whose torn block kept its NEW checksum over a part of the
     /// new payload fails both (the new bytes are not known: the write's payload is not
@@ -1595,16 +1596,28 @@ impl Store {
                 continue;
             }
             // The old bytes at offsets of the write the running parity did not cover
-            // before it are an older cache stripe's (or zeros): not known, so the stored
-            // checksum cannot be tried, and the row is decided as before (OPEN). Lost here,
-            // a kill alone beside failed OSS 0 tearing Q, the write reaching past the live
-            // ranges, lost 4 KiB on raid6 (cli's store_wcl_degraded_crash.rs, raid6).
+            // before it are an older cache stripe's (or zeros): known only where the disk
+            // still holds them, else the row is decided as before (OPEN where a piece landed
+            // whole and the tear is past it). Lost where tried on gone bytes, a kill alone
+            // beside failed OSS 0 tearing Q, the write reaching past the live ranges, lost
+            // 4 KiB on raid6 (cli's store_wcl_degraded_crash.rs, raid6), and s40c's crash
+            // alone torn to 1550 (review r40c HIGH-1).
             let mut unknown_old = hot.clone();
             for &(a, z) in &live {
                 crate::state::sub_range(&mut unknown_old, a, z);
             }
             if !unknown_old.is_empty() {
-                continue;
+                // Where the block holds the write's whole new payload (told by its piece
+                // crcs), it is a column of the new version: see `told_new_parity_refutes`.
+                if self.told_new_parity_refutes(v, p, &row, disk, &hot) {
+                    return Ok(true);
+                }
+                // Where no piece of the write landed whole, the disk holds the old bytes
+                // there: the stored checksum is tried on them (r39b MEDIUM-2, a stale element
+                // under the write read WRONG). See `old_bytes_past_live_on_disk`.
+                if !self.old_bytes_past_live_on_disk(v, p, disk, (&live, &hot)) {
+                    continue;
+                }
             }
             // An I/O error reading the checksum fails the open (as every other witness in
             // recovery): counted unproven it would name the row LOST for a fault of the
@@ -1615,6 +1628,118 @@ impl Store {
         }
         assert!(checked > 0, "the row has a torn running parity block");
         Ok(false)
+    }
+
+    /// Does torn running parity block `p` of the row (`disk`: its bytes in the row's block)
+    /// hold its bytes before the cut write at the write's offsets `hot` it was not live at
+    /// (outside `live`)? Known so where the write's running parity pieces of the block
+    /// cover `hot`, each lies wholly inside `live` or wholly outside it, and none holds its
+    /// new payload whole on disk, while some live byte differs from the row's encode (the
+    /// caller's `candidate != disk`): a tear with one boundary in the block (a kill in a
+    /// pwrite, a page dropped by a power cut: `page_cut_in_block`) that put new bytes at a
+    /// live offset and left no piece whole stopped inside a live piece, so every piece
+    /// past it (new bytes from the start) or before it (new bytes to the end, that piece
+    /// and every one after it whole) is old. Why the pieces must hold no whole payload: a
+    /// crash alone torn to 1550 (new payload at 1000..1550, the block live to 1500) has
+    /// its old bytes at 1500..1550 gone, and trying the checksum there lost stripe 0's
+    /// blocks (s40c, reverted: review r40c HIGH-1); its live piece 1000..1500 holds. Traded
+    /// (not seen, stated): a block torn at two boundaries inside the write's range, new
+    /// bytes at a live offset and at an offset it was not live at and no piece whole, reads
+    /// LOST where it read right.
+    fn old_bytes_past_live_on_disk(
+        &self,
+        v: &RowView,
+        p: Pos,
+        disk: &[u8],
+        (live, hot): (&Ranges, &Ranges),
+    ) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let start = v.i as u64 * block;
+        let Some(plan) = v.c.writers.keys().next().copied() else {
+            return false;
+        };
+        let crcs = self.cut_row_crcs(v, plan);
+        let pieces = self.parity_cut(v, &crcs, p);
+        let mut covered: Ranges = Vec::new();
+        for &(a, z, crc) in &pieces {
+            let past_live = outside(live, a, z);
+            if !(past_live.is_empty() || past_live == [(a, z)]) {
+                return false; // a piece across the live boundary: its tear is not placed
+            }
+            if crc32c::crc32c(&disk[(a - start) as usize..(z - start) as usize]) == crc {
+                return false; // a whole piece landed: the old bytes past it may be gone
+            }
+            crate::state::add_range(&mut covered, a, z);
+        }
+        hot.iter().all(|&(a, z)| outside(&covered, a, z).is_empty())
+    }
+
+    /// Does torn running parity block `p` of the row (`disk`: its bytes in the row's block),
+    /// holding the cut write's whole new payload at the write's offsets `hot` (every piece
+    /// crc of the write meeting the block holds on disk), refute the data as it stands? The
+    /// write meets one data block of the row, every other term of `p`'s equation verifies:
+    /// then `p`'s equation decodes that block's new bytes from the other terms as they stand
+    /// (`row`: the row as the running parity covers it, encoded), and the write's journaled
+    /// data crc must hold over them. A stale term (r39b MEDIUM-2 with the new payload landed
+    /// past the live offsets: the old bytes there are gone, so the stored checksum cannot be
+    /// tried) decodes bytes the write's crc refutes; a crash alone decodes the write's own
+    /// bytes, whichever version the data block holds (its own bytes are not a term of the
+    /// decode). `false` (not refuted) where any of it is not so: decided as before.
+    fn told_new_parity_refutes(
+        &self,
+        v: &RowView,
+        p: Pos,
+        row: &StripeBuf,
+        disk: &[u8],
+        hot: &Ranges,
+    ) -> bool {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let Cell::Parity(q) = g.cell(p) else {
+            unreachable!("a parity position holds parity");
+        };
+        let Some(plan) = v.c.writers.keys().next().copied() else {
+            return false;
+        };
+        let crcs = self.cut_row_crcs(v, plan);
+        let pieces = self.parity_cut(v, &crcs, p);
+        let mut told: Ranges = Vec::new();
+        for &(a, z, crc) in &pieces {
+            if crc32c::crc32c(&disk[(a - start) as usize..(z - start) as usize]) != crc {
+                return false; // not the whole new payload: its bytes are of no one version
+            }
+            crate::state::add_range(&mut told, a, z);
+        }
+        if hot.iter().any(|&(a, z)| !outside(&told, a, z).is_empty()) {
+            return false;
+        }
+        let met: Vec<Pos> = (v.c.ranges.iter())
+            .filter(|(pos, r)| matches!(g.cell(**pos), Cell::Data(_)) && overlaps(r, start, end))
+            .map(|(pos, _)| *pos)
+            .collect();
+        let [d] = met[..] else {
+            return false; // two new data blocks: one equation decodes neither
+        };
+        let equation = self.equation_positions(q);
+        let Some(&(_, coef)) = equation.iter().find(|(pos, _)| *pos == d) else {
+            return false;
+        };
+        let verified = |t: &Pos| v.held.get(t).is_none_or(|h| h[v.i] == Held::Verified);
+        if !(equation.iter().skip(1)).all(|(t, _)| *t == d || verified(t)) {
+            return false; // a term without its bytes (a failed data OSS) decodes nothing
+        }
+        let Some(((a, z), Some(crc), _)) = self.data_cut(v, &crcs, d) else {
+            return false;
+        };
+        let (x, y) = ((a - start) as usize, (z - start) as usize);
+        // p = sum of coef_t * t: the new block is coef^-1 * (p - sum of the other terms),
+        // and `row`'s encode of p at these offsets is the block's own term plus the others.
+        let mut decoded = row.element(d)[x..y].to_vec();
+        let mut diff = disk[x..y].to_vec();
+        add_scaled(&mut diff, &row.element(p)[x..y], 1);
+        add_scaled(&mut decoded, &diff, exaraid_codes::gf256::inv(coef));
+        crc32c::crc32c(&decoded) != crc
     }
 
     /// The offsets of the row's block the cut write meets (never empty: it meets the row).
