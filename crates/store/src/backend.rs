@@ -283,8 +283,8 @@ pub trait Backend: Send + Sync {
         Ok(())
     }
     /// Make the journal mark this OSS wrote durable if it is not yet (a checkpoint's, so a
-    /// store with fsync on closed cleanly leaves every OSS's last mark on disk). Backends
-    /// without marks: nothing.
+    /// store closed cleanly leaves every OSS's last mark on disk). Backends without marks:
+    /// nothing.
     fn sync_journal_mark(&self) -> Result<(), BackendError> {
         Ok(())
     }
@@ -518,7 +518,7 @@ pub const EPOCH_FILE: &str = "exaraid-epoch.json";
 /// with a cache zone file dirty writes it (rmw and delayed writes outside a window put
 /// their bytes home, where a cut journal does not hide them), once per such sync, a pwrite
 /// of 24 bytes; fdatasync'd at most once per [`JOURNAL_MARK_SYNC_INTERVAL_NS`] and at each
-/// checkpoint of a store with fsync on (`sync_journal_mark`). Why not with every sync: one fdatasync more per OSS per
+/// checkpoint (`sync_journal_mark`). Why not with every sync: one fdatasync more per OSS per
 /// WCL write took wcl/rmw from 1.13 to 0.92 (RAID-5, fsync on, `store bench --quick`,
 /// docs/results/s38-s38c.md). The mark only lags then, never leads: a power cut that drops
 /// its last writes leaves an older mark, which refuses nothing wrongly and misses only a

@@ -5884,13 +5884,9 @@ impl Store {
         // Every OSS's last journal mark durable (a sync fdatasyncs it at most once a second):
         // a store closed cleanly keeps them all. Best effort: a mark not durable only lags,
         // which refuses nothing wrongly; a failed fsync is latched by the OSS, whose next
-        // sync fails and names it. Not on a store without fsync: its marks name records only
-        // written, which the snapshot below holds anyway, so a durable mark detects nothing
-        // more; fdatasync'd before that snapshot, a power cut between the two kept a mark
-        // past the journal's unsynced tail for certain (a refusal), and it cost an fsync per
-        // OSS on a store that asked for none.
+        // sync fails and names it.
         for (i, b) in self.backends.iter().enumerate() {
-            if self.fsync && b.healthy() && !core.state.failed_oss.contains(&i) {
+            if b.healthy() && !core.state.failed_oss.contains(&i) {
                 let _ = b.sync_journal_mark();
             }
         }
