@@ -55,6 +55,24 @@ impl Hook for ParkCacheWrite {
     }
 }
 
+impl ParkCacheWrite {
+    fn release(&self) {
+        *self.released.lock() = true;
+        self.changed.notify_all();
+    }
+}
+
+/// Releases X's parked write when the test's scope unwinds: `thread::scope` joins every
+/// thread before it passes a panic on, so a failed step would hang on X instead of failing
+/// (review r41c MEDIUM-2).
+struct ReleaseOnDrop<'a>(&'a ParkCacheWrite);
+
+impl Drop for ReleaseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.release();
+    }
+}
+
 /// The start of the journal's last whole record and whether it is a `Durable` record.
 fn last_record(journal: &std::path::Path) -> (u64, bool) {
     let bytes = std::fs::read(journal).unwrap();
@@ -116,6 +134,7 @@ fn a_power_cut_beside_a_group_fsync_in_flight_never_leaves_a_mark_past_the_journ
     hook.armed.store(true, Ordering::SeqCst);
     let image = top.path().join("image");
     let (x_written, y_written) = std::thread::scope(|s| {
+        let _release_x = ReleaseOnDrop(&hook);
         let x = s.spawn(|| store.write("f", 0, &pattern(3, UNIT)));
         eventually("X's write parks at its first cache write", || {
             hook.parked.load(Ordering::SeqCst)
@@ -130,8 +149,7 @@ fn a_power_cut_beside_a_group_fsync_in_flight_never_leaves_a_mark_past_the_journ
             .recv_timeout(NO_PROGRESS)
             .expect("Y's write reaches the fsync of its Durable record");
         let held_len = std::fs::metadata(&journal).unwrap().len();
-        *hook.released.lock() = true;
-        hook.changed.notify_all();
+        hook.release();
         // X's `Durable` record follows its sync (and the marks it kept).
         eventually(
             "X's write synced its OSSs and appended its Durable record",
