@@ -1421,9 +1421,10 @@ impl Store {
 
     /// Does a running parity block of the row disagree with the encode of its own terms
     /// (`v.buf`) at an offset where the cut write meets neither it nor any of its terms,
-    /// every one of them verified (or torn by the write, see below)? There the bytes before and after the write are one, so
-    /// every version of the row holds them, and a crash alone agrees (each block holds its
-    /// acknowledged bytes, the running parity their sum): only a stale block disagrees.
+    /// every one of them verified (or torn by the write, see below)? There the bytes before
+    /// and after the write are one, so every version of the row holds them, and a crash
+    /// alone agrees (each block holds its acknowledged bytes, the running parity their
+    /// sum): only a stale block disagrees.
     /// Per chain, not per row (`calm_offsets_disagree` takes offsets no column of the row
     /// was in flight at): a write over most of the row leaves no such offset there, while a
     /// chain it does not reach still checks its own terms.
