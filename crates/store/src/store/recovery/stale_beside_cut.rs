@@ -1550,9 +1550,10 @@ impl Store {
     /// never changed by it. A stale data element under the write's offsets passes neither:
     /// its encode differs from the old parity bytes there, on disk and under the old
     /// checksum. Not tried (passes) where the write reaches offsets the block was not live
-    /// at, unless its old bytes there are known on disk (`old_bytes_past_live_on_disk`, s41b,
-    /// review r39b MEDIUM-2: a stale element under the write read WRONG) or the block holds
-    /// the write's whole new payload (`told_new_parity_refutes`: a decode checks the row).
+    /// at: its old bytes there are not known (a stale element there still reads WRONG,
+    /// review r39b MEDIUM-2: s35f's ignored `..._past_the_acknowledged_bytes_...` tests),
+    /// unless the block holds the write's whole new payload there (`told_new_parity_refutes`,
+    /// s41b: its piece crcs tell it new, a decode checks the row).
     /// Traded, knowingly (right reads LOST, every acknowledged block of the row, beside the
     /// write too): a crash alone whose torn block kept its NEW checksum over a part of the
     /// new payload fails both (the new bytes are not known: the write's payload is not
@@ -1597,12 +1598,10 @@ impl Store {
                 continue;
             }
             // The old bytes at offsets of the write the running parity did not cover
-            // before it are an older cache stripe's (or zeros): known only where the disk
-            // still holds them, else the row is decided as before (OPEN where a piece landed
-            // whole and the tear is past it). Lost where tried on gone bytes, a kill alone
-            // beside failed OSS 0 tearing Q, the write reaching past the live ranges, lost
-            // 4 KiB on raid6 (cli's store_wcl_degraded_crash.rs, raid6), and s40c's crash
-            // alone torn to 1550 (review r40c HIGH-1).
+            // before it are an older cache stripe's (or zeros): not known, so the stored
+            // checksum cannot be tried, and the row is decided as before (OPEN). Lost here,
+            // a kill alone beside failed OSS 0 tearing Q, the write reaching past the live
+            // ranges, lost 4 KiB on raid6 (cli's store_wcl_degraded_crash.rs, raid6).
             let mut unknown_old = hot.clone();
             for &(a, z) in &live {
                 crate::state::sub_range(&mut unknown_old, a, z);
@@ -1613,12 +1612,7 @@ impl Store {
                 if self.told_new_parity_refutes(v, p, &row, disk, &hot) {
                     return Ok(true);
                 }
-                // Where no piece of the write landed whole, the disk holds the old bytes
-                // there: the stored checksum is tried on them (r39b MEDIUM-2, a stale element
-                // under the write read WRONG). See `old_bytes_past_live_on_disk`.
-                if !self.old_bytes_past_live_on_disk(v, p, disk, (&live, &hot)) {
-                    continue;
-                }
+                continue;
             }
             // An I/O error reading the checksum fails the open (as every other witness in
             // recovery): counted unproven it would name the row LOST for a fault of the
@@ -1629,50 +1623,6 @@ impl Store {
         }
         assert!(checked > 0, "the row has a torn running parity block");
         Ok(false)
-    }
-
-    /// Does torn running parity block `p` of the row (`disk`: its bytes in the row's block)
-    /// hold its bytes before the cut write at the write's offsets `hot` it was not live at
-    /// (outside `live`)? Known so where the write's running parity pieces of the block
-    /// cover `hot`, each lies wholly inside `live` or wholly outside it, and none holds its
-    /// new payload whole on disk, while some live byte differs from the row's encode (the
-    /// caller's `candidate != disk`): a tear with one boundary in the block (a kill in a
-    /// pwrite, a page dropped by a power cut: `page_cut_in_block`) that put new bytes at a
-    /// live offset and left no piece whole stopped inside a live piece, so every piece
-    /// past it (new bytes from the start) or before it (new bytes to the end, that piece
-    /// and every one after it whole) is old. Why the pieces must hold no whole payload: a
-    /// crash alone torn to 1550 (new payload at 1000..1550, the block live to 1500) has
-    /// its old bytes at 1500..1550 gone, and trying the checksum there lost stripe 0's
-    /// blocks (s40c, reverted: review r40c HIGH-1); its live piece 1000..1500 holds. Traded
-    /// (not seen, stated): a block torn at two boundaries inside the write's range, new
-    /// bytes at a live offset and at an offset it was not live at and no piece whole, reads
-    /// LOST where it read right.
-    fn old_bytes_past_live_on_disk(
-        &self,
-        v: &RowView,
-        p: Pos,
-        disk: &[u8],
-        (live, hot): (&Ranges, &Ranges),
-    ) -> bool {
-        let block = CHECKSUM_BLOCK_BYTES as u64;
-        let start = v.i as u64 * block;
-        let Some(plan) = v.c.writers.keys().next().copied() else {
-            return false;
-        };
-        let crcs = self.cut_row_crcs(v, plan);
-        let pieces = self.parity_cut(v, &crcs, p);
-        let mut covered: Ranges = Vec::new();
-        for &(a, z, crc) in &pieces {
-            let past_live = outside(live, a, z);
-            if !(past_live.is_empty() || past_live == [(a, z)]) {
-                return false; // a piece across the live boundary: its tear is not placed
-            }
-            if crc32c::crc32c(&disk[(a - start) as usize..(z - start) as usize]) == crc {
-                return false; // a whole piece landed: the old bytes past it may be gone
-            }
-            crate::state::add_range(&mut covered, a, z);
-        }
-        hot.iter().all(|&(a, z)| outside(&covered, a, z).is_empty())
     }
 
     /// Does torn running parity block `p` of the row (`disk`: its bytes in the row's block),
