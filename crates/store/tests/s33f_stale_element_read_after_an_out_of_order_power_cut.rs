@@ -413,6 +413,7 @@ fn problem_at(s: &Scene, calls: &CallChanges, image: usize, dropped: &[usize]) -
         &units,
         format!("dropped calls {dropped:?}"),
         &[],
+        &[],
     )
 }
 
@@ -425,7 +426,7 @@ fn problem_at_pages(
     calls: &CallChanges,
     image: usize,
     dropped_pages: &[(usize, usize)],
-    alone_may_lose: &[usize],
+    (alone_may_lose, stale_must_lose): (&[usize], &[usize]),
 ) -> Option<String> {
     let zone = format!("objects/{}.cache", exaraid_store::store::CACHE_OBJECT);
     let units: Vec<UnsyncedUnit> = calls.units(&s.images, image).concat();
@@ -442,11 +443,21 @@ fn problem_at_pages(
         .filter(|u| !dropped.contains(u))
         .collect();
     let what = format!("dropped pages {dropped_pages:?}");
-    problem_with_units(s, calls, image, &kept, what, alone_may_lose)
+    problem_with_units(
+        s,
+        calls,
+        image,
+        &kept,
+        what,
+        alone_may_lose,
+        stale_must_lose,
+    )
 }
 
 /// The cut before call `image` keeping the unsynced units `units`: its problem, if any; a
-/// power cut alone may lose (on record) only the blocks at `alone_may_lose`.
+/// power cut alone may lose (on record) only the blocks at `alone_may_lose`; beside the
+/// stale element the blocks at `stale_must_lose` must be LOST (a scene that drifted away
+/// from the row it pins reads it right and fails here, not passes).
 fn problem_with_units(
     s: &Scene,
     calls: &CallChanges,
@@ -454,6 +465,7 @@ fn problem_with_units(
     units: &[UnsyncedUnit],
     what: String,
     alone_may_lose: &[usize],
+    stale_must_lose: &[usize],
 ) -> Option<String> {
     let laid_image = lay_out_of_order_image(&s.images, calls, image, units);
     let laid = s.top.path().join("laid");
@@ -469,6 +481,11 @@ fn problem_with_units(
         assert!(
             s.stale || lost.iter().all(|at| alone_may_lose.contains(at)),
             "{what}: the power cut alone LOST blocks at {lost:?}"
+        );
+        assert!(
+            !s.stale || stale_must_lose.iter().all(|at| lost.contains(at)),
+            "{what}: blocks at {stale_must_lose:?} beside the stale element not all LOST \
+             (LOST: {lost:?}): the scene no longer reaches the row it pins"
         );
     };
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check));
@@ -630,10 +647,15 @@ fn rdp_stale_parity_column_4_beside_the_r39a_cut_loses_nothing() {
 }
 
 /// Merge review r40a MEDIUM-2 (`RDP_R40A_PAGES_CUT`). Fails on 175ee2cd ('f' WRONG byte
-/// 100).
+/// 100). Since s41a block row 0 (bytes 0 and 16384) is LOST on record, and must be: review
+/// r41a LOW-1, a drifted scene would read the row right and test nothing.
 #[test]
 fn rdp_stale_element_0_after_a_power_cut_out_of_order_in_pages_is_never_read() {
-    assert_stale_cut_reads_no_wrong_byte(&RDP_R40A_PAGES_CUT);
+    let cut = &RDP_R40A_PAGES_CUT;
+    let (s, calls) = scene_and_calls_with(cut, true);
+    let row_0 = [0, 16384];
+    let found = problem_at_pages(&s, &calls, cut.image, cut.dropped_pages, (&[], &row_0));
+    assert!(found.is_none(), "{}", found.unwrap());
 }
 
 /// `RDP_R40A_PAGES_CUT` as a power cut ALONE: every block reads right, none of block row 0
@@ -646,7 +668,13 @@ fn rdp_r40a_pages_cut_alone_loses_no_block_of_row_0() {
     let cut = &RDP_R40A_PAGES_CUT;
     let (s, calls) = scene_and_calls_with(cut, false);
     let rows_1_to_3 = [4096, 8192, 12288, 20480, 24576, 28672];
-    let found = problem_at_pages(&s, &calls, cut.image, cut.dropped_pages, &rows_1_to_3);
+    let found = problem_at_pages(
+        &s,
+        &calls,
+        cut.image,
+        cut.dropped_pages,
+        (&rows_1_to_3, &[]),
+    );
     assert!(found.is_none(), "{}", found.unwrap());
 }
 
@@ -765,7 +793,7 @@ fn assert_cut_has_no_problem(cut: &Cut, stale: bool) {
     let (s, calls) = scene_and_calls_with(cut, stale);
     let found = match cut.dropped_pages.is_empty() {
         true => problem_at(&s, &calls, cut.image, cut.dropped),
-        false => problem_at_pages(&s, &calls, cut.image, cut.dropped_pages, &[]),
+        false => problem_at_pages(&s, &calls, cut.image, cut.dropped_pages, (&[], &[])),
     };
     assert!(found.is_none(), "{}", found.unwrap());
 }
