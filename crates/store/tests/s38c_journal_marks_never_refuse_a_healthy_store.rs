@@ -22,17 +22,6 @@ const CHILD_DIR_ENV: &str = "EXARAID_TEST_S38C_JOURNAL_MARKS_CHILD_DIR";
 /// child finishes first; the bound only keeps a runaway sweep finite).
 const KILL_PASSES_MAX: u64 = 200;
 
-/// The OSSs of the store at `dir` (`oss_count` of them) that keep a journal mark.
-fn osses_with_a_mark(dir: &Path, oss_count: usize) -> Vec<usize> {
-    (0..oss_count)
-        .filter(|oss| {
-            dir.join(format!("oss-{oss}"))
-                .join(JOURNAL_MARK_FILE)
-                .exists()
-        })
-        .collect()
-}
-
 /// An acknowledged WCL write makes marks (so the tests below check a live mark), and a
 /// clean close and reopen, fsync'd or not, opens and reads it.
 #[test]

@@ -76,17 +76,11 @@ impl Drop for ReleaseOnDrop<'_> {
 /// The start of the journal's last whole record and whether it is a `Durable` record.
 fn last_record(journal: &std::path::Path) -> (u64, bool) {
     let bytes = std::fs::read(journal).unwrap();
-    let (mut at, mut last) = (0usize, (0u64, false));
-    while at + 8 <= bytes.len() {
-        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
-        if at + 8 + len > bytes.len() {
-            break;
-        }
-        let payload = String::from_utf8_lossy(&bytes[at + 8..at + 8 + len]);
-        last = (at as u64, payload.contains("\"Durable\""));
-        at += 8 + len;
-    }
-    last
+    let Some(&(a, z)) = journal_whole_records(&bytes).last() else {
+        return (0, false);
+    };
+    let payload = String::from_utf8_lossy(&bytes[a + 8..z]);
+    (a as u64, payload.contains("\"Durable\""))
 }
 
 /// The pause hook is process-wide: it is off when the test ends, failed or not.

@@ -18,17 +18,6 @@ fn cache_zone_of(dir: &Path, oss: usize) -> Vec<u8> {
     std::fs::read(object_file(dir, oss, &format!("{}.cache", u64::MAX))).unwrap_or_default()
 }
 
-/// The OSSs of the store at `dir` (`oss_count` of them) that keep a journal mark.
-fn osses_with_a_mark(dir: &Path, oss_count: usize) -> Vec<usize> {
-    (0..oss_count)
-        .filter(|oss| {
-            dir.join(format!("oss-{oss}"))
-                .join(JOURNAL_MARK_FILE)
-                .exists()
-        })
-        .collect()
-}
-
 /// Review r38c LOW-9: an OSS rebuilt in place in this process (its directory kept, or
 /// emptied as a new disk at the same mount point) must keep marks of the writes after the
 /// rebuild, so that a later journal cut that loses such a write is caught by its mark
@@ -133,14 +122,7 @@ fn an_oss_rebuilt_in_place_marks_the_writes_after_its_rebuild() {
 /// payload: JSON {"seq": N, ...} |`).
 fn journal_records(journal: &Path) -> Vec<(u64, u64, u64)> {
     let bytes = std::fs::read(journal).unwrap();
-    let mut out = Vec::new();
-    let mut at = 0usize;
-    while at + 8 <= bytes.len() {
-        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
-        if at + 8 + len > bytes.len() {
-            break;
-        }
-        let payload = &bytes[at + 8..at + 8 + len];
+    let seq_of = |payload: &[u8]| -> u64 {
         let start = b"{\"seq\":";
         assert!(payload.starts_with(start), "a journal record's payload");
         let digits: String = payload[start.len()..]
@@ -148,10 +130,11 @@ fn journal_records(journal: &Path) -> Vec<(u64, u64, u64)> {
             .take_while(|b| b.is_ascii_digit())
             .map(|&b| b as char)
             .collect();
-        out.push((at as u64, (at + 8 + len) as u64, digits.parse().unwrap()));
-        at += 8 + len;
-    }
-    out
+        digits.parse().unwrap()
+    };
+    (journal_whole_records(&bytes).into_iter())
+        .map(|(a, z)| (a as u64, z as u64, seq_of(&bytes[a + 8..z])))
+        .collect()
 }
 
 /// OSS `oss`'s journal mark in the store at `dir`: (seq, written without fsync); `None`

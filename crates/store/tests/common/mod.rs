@@ -1039,3 +1039,31 @@ pub fn f_blocks_lost_or_wrong(
     }
     Ok(lost)
 }
+
+/// The journal's whole records in `bytes` (a journal file's): (start, end) byte offsets of
+/// each, in order, up to the first that is not whole (the frame: `| len: u32 LE | crc: u32
+/// LE | payload |`; the payload is `bytes[start + 8..end]`).
+pub fn journal_whole_records(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at + 8 <= bytes.len() {
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        if at + 8 + len > bytes.len() {
+            break;
+        }
+        out.push((at, at + 8 + len));
+        at += 8 + len;
+    }
+    out
+}
+
+/// The OSSs of the store at `dir` (`oss_count` of them) that keep a journal mark.
+pub fn osses_with_a_mark(dir: &Path, oss_count: usize) -> Vec<usize> {
+    (0..oss_count)
+        .filter(|oss| {
+            dir.join(format!("oss-{oss}"))
+                .join(exaraid_store::backend::JOURNAL_MARK_FILE)
+                .exists()
+        })
+        .collect()
+}

@@ -298,17 +298,9 @@ pub fn same_tree(a: &Path, b: &Path) -> bool {
 /// The end offsets of the journal's whole records at `dir` (a torn tail left out).
 fn record_ends(dir: &Path) -> Vec<u64> {
     let bytes = std::fs::read(journal_of(dir)).unwrap();
-    let mut out = Vec::new();
-    let mut at = 0usize;
-    while at + 8 <= bytes.len() {
-        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
-        if at + 8 + len > bytes.len() {
-            break;
-        }
-        at += 8 + len;
-        out.push(at as u64);
-    }
-    out
+    (crate::common::journal_whole_records(&bytes).into_iter())
+        .map(|(_, z)| z as u64)
+        .collect()
 }
 
 /// Calls `check` at every power cut of `images`: each image with its journal cut at each
