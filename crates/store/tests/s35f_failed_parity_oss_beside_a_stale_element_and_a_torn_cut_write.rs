@@ -105,8 +105,12 @@ struct Scene {
     /// Running parity slots of the cut write, by parity index (P, Q, R).
     parity_units: Vec<Unit>,
     stale_unit: Unit,
-    /// P's OSS (failed with the crash).
+    /// P's OSS (failed with the crash unless a test fails `failed_oss`).
     p_oss: usize,
+    /// The OSS of data element `WHOLE_DATA` ("OPEN after session 35" (1)(d) fails it).
+    whole_oss: usize,
+    /// The OSS the crash image loses and the open names failed (`p_oss` by default).
+    failed_oss: usize,
     stripe_bytes: usize,
     code: CodeSpec,
 }
@@ -206,6 +210,11 @@ fn scene(code: CodeSpec, lost: std::ops::Range<usize>, acked: &Acked) -> Scene {
     };
     let stale_unit = stale_units.into_iter().find(holds_again).unwrap();
     let p_oss = parity_units[0].0;
+    let whole_oss = layout.oss_of(id, 0, g.data_pos[WHOLE_DATA].col);
+    assert!(
+        !units.iter().any(|u| u.0 == whole_oss),
+        "the cut write does not touch data element {WHOLE_DATA}'s OSS"
+    );
     Scene {
         _tmp: tmp,
         dir,
@@ -220,6 +229,8 @@ fn scene(code: CodeSpec, lost: std::ops::Range<usize>, acked: &Acked) -> Scene {
         parity_units,
         stale_unit,
         p_oss,
+        whole_oss,
+        failed_oss: p_oss,
         stripe_bytes: sdb,
         code,
     }
@@ -284,11 +295,11 @@ impl Scene {
         if stale {
             copy_slot_bytes(&self.older, &self.dir, &self.stale_unit, 0..SLOT_BYTES);
         }
-        lose_disk(&self.dir, self.p_oss);
+        lose_disk(&self.dir, self.failed_oss);
     }
 
     fn open(&self) -> Store {
-        open_failing_unsynced(&self.dir, self.p_oss)
+        open_failing_unsynced(&self.dir, self.failed_oss)
     }
 
     /// Every block of `f` read right or LOST on record (panics on a wrong byte).
@@ -435,6 +446,66 @@ fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_a_stale_eleme
         R::Old, // no R
         true,
     );
+}
+
+// "OPEN after session 35" (1)(d), s35f review P2: s35f's scene with the OSS of the WHOLE
+// acknowledged data element 0 failed instead of P's (P's OSS alive, its running parity old):
+// the cut write's data block D1 and Q torn, R as each variant says, D2 stale. The
+// failed-column exception holds where the failed column is a data element with
+// acknowledged bytes, so the row is not proven beside D0's decode and D2's stale bytes go
+// home (traced by hand in the review). Built (s41d, on 638d4690): every R reads "'f' WRONG
+// byte 8192: 0xd7, acknowledged 0xca" after the open (byte 8192 is D2's first: its stale
+// bytes read with success). With R landed or torn each version has four blind columns
+// (beyond rs 4+3), so LOST is the right answer there too, never the stale bytes.
+fn a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(r: R, stale: bool) {
+    let mut s = scene(CodeSpec::rs(4, 3), LOST_WHOLE, &ACKED_WHOLE);
+    s.failed_oss = s.whole_oss;
+    s.image(DataBlock::Torn, r, stale, TORN_AT);
+    let what = format!(
+        "{:?}, data element {WHOLE_DATA}'s OSS {} failed, data block Torn, R {r:?}, stale \
+         element {stale}",
+        s.code, s.failed_oss
+    );
+    let lost = s.lost_after_the_open_and_a_flush(&what);
+    eprintln!("{what}: blocks at {lost:?} LOST");
+    assert!(
+        lost.iter().all(|&at| at < s.stripe_bytes),
+        "{what}: blocks at {lost:?} LOST outside cache stripe 0"
+    );
+    assert!(
+        stale || lost.is_empty(),
+        "{what}: blocks at {lost:?} LOST by the crash beside a failed data OSS alone"
+    );
+}
+
+#[test]
+#[ignore = "OPEN after session 35 (1)(d): a failed whole data OSS, D1 and Q torn, R old, D2 stale: 'f' WRONG byte 8192: 0xd7, acknowledged 0xca (see the comment)"]
+fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_and_a_stale_element_reads_no_wrong_byte_r_old(
+) {
+    a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Old, true);
+}
+
+#[test]
+#[ignore = "OPEN after session 35 (1)(d): a failed whole data OSS, D1 and Q torn, R landed, D2 stale: 'f' WRONG byte 8192: 0xd7, acknowledged 0xca (see the comment)"]
+fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_and_a_stale_element_reads_no_wrong_byte_r_landed(
+) {
+    a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Landed, true);
+}
+
+#[test]
+#[ignore = "OPEN after session 35 (1)(d): a failed whole data OSS, D1 and Q torn, R torn, D2 stale: 'f' WRONG byte 8192: 0xd7, acknowledged 0xca (see the comment)"]
+fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_and_a_stale_element_reads_no_wrong_byte_r_torn(
+) {
+    a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Torn, true);
+}
+
+// The crash beside the failed data OSS alone (no stale element), R old (three blind
+// columns: D0, D1, Q, within rs 4+3's tolerance): every block reads right on 638d4690; a fix
+// of (1)(d) must keep it. With R landed (D0 and D1 LOST) or torn (D0 LOST) the crash alone is
+// beyond tolerance and names its losses, so they are no guard.
+#[test]
+fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Old, false);
 }
 
 // r37c MEDIUM-1: the stale element's lost write away from the cut write's offsets (bytes
