@@ -76,6 +76,9 @@ fn scene(stale_col: usize, lost_write: std::ops::Range<usize>) -> Scene {
     }
 }
 
+/// The page cache's unit: a power cut keeps or drops each page of a write.
+const PAGE_BYTES: usize = 4096;
+
 /// The OSSs of stripe 0's data column `d`.
 fn data_oss(layout: &exaraid_plan::Layout, d: usize) -> usize {
     layout.oss_of(0, 0, layout.geometry().data_pos[d].col)
@@ -191,6 +194,88 @@ fn raid6_dead_write_column_beside_a_stale_column_with_p_new_q_old_never_reads_wr
         checked += cuts;
     }
     assert!(checked >= 2, "the journal cuts of the disks: {checked}");
+}
+
+/// "OPEN after session 35" (1)(a), s35a review H1: (2)(e)'s scene with Q's call torn in
+/// pages instead of not issued (either page of its cache block write dropped): column 0
+/// dead with the power cut, column 2 stale at 1000..2000 (its repair dropped), P landed.
+/// The review's hand trace: `confirm_by_versions(.., None, false)` in the Absent caller
+/// proves a decode through stale column 2 by the write's crcs alone. Built (s41d, on
+/// 638d4690): NOT closed: either page of Q dropped, the one journal cut reads "before the
+/// settle: WRONG byte 1000: 0x91, acknowledged 0x00" (column 0's offset 1000: its decode
+/// through column 2's stale bytes 1000..2000). Returns the journal cuts and the cuts
+/// losing a block (the stale column's repair dropped, or kept: nothing stale).
+fn dead_write_column_beside_a_stale_column_with_p_new_q_torn(
+    stale_repair_dropped: bool,
+) -> (usize, usize) {
+    let s = scene(2, 2 * UNIT + 1000..2 * UNIT + 2000);
+    let col0 = data_oss(&s.layout, 0);
+    let stale = data_oss(&s.layout, 2);
+    let [_, q] = parity_osses(&s.layout);
+    let i = before_q_last_call(&s);
+    let calls = CallChanges::of(&s.images);
+    let units = calls.units(&s.images, i);
+    eprintln!("image {i}: unsynced units per OSS {units:?}");
+    let dropped: Vec<usize> = stale_repair_dropped.then_some(stale).into_iter().collect();
+    let (mut checked, mut losing) = (0, 0);
+    let cache = format!("{CACHE_OBJECT}.cache");
+    // Q's call syncs with the write's end (no image holds it unsynced): its cache block
+    // write is torn by hand, one of the two pages it changed landed (the image after it).
+    let q_after = std::fs::read(object_file(&s.images[i + 1].dir, q, &cache)).unwrap();
+    for upper in [false, true] {
+        let keep = kept_but(&units, &dropped, &[]);
+        let laid = lay_out_of_order_image(&s.images, &calls, i, &keep);
+        let zone = object_file(&laid.dir, q, &cache);
+        let mut bytes = std::fs::read(&zone).unwrap();
+        assert_eq!(
+            bytes.len(),
+            q_after.len(),
+            "Q's call writes inside its zone file"
+        );
+        let pages: Vec<usize> = (0..bytes.len().div_ceil(PAGE_BYTES))
+            .filter(|&pg| {
+                let r = pg * PAGE_BYTES..((pg + 1) * PAGE_BYTES).min(bytes.len());
+                bytes[r.clone()] != q_after[r]
+            })
+            .collect();
+        assert_eq!(
+            pages.len(),
+            2,
+            "Q's cache block write changes two pages: {pages:?}"
+        );
+        let pg = pages[usize::from(!upper)];
+        let r = pg * PAGE_BYTES..((pg + 1) * PAGE_BYTES).min(bytes.len());
+        bytes[r.clone()].copy_from_slice(&q_after[r]);
+        std::fs::write(&zone, bytes).unwrap();
+        let (cuts, lost_cuts) = check_every_journal_cut(&s, &laid, Some(col0));
+        eprintln!(
+            "stale repair dropped {stale_repair_dropped}, Q's upper page dropped {upper}: {cuts} journal cuts, {lost_cuts} losing blocks (none wrong)"
+        );
+        checked += cuts;
+        losing += lost_cuts;
+    }
+    assert!(
+        checked >= 2,
+        "the journal cuts of the torn disks: {checked}"
+    );
+    (checked, losing)
+}
+
+#[test]
+#[ignore = "OPEN after session 35 (1)(a): (2)(e)'s scene with Q torn in pages: WRONG byte 1000: 0x91, acknowledged 0x00 (either page of Q dropped; see the comment)"]
+fn raid6_dead_write_column_beside_a_stale_column_with_p_new_q_torn_in_pages_never_reads_wrong() {
+    dead_write_column_beside_a_stale_column_with_p_new_q_torn(true);
+}
+
+/// Its twin: the same crash beside the dead column with nothing stale (two blind columns,
+/// within raid6's tolerance) loses nothing (both tears, on 638d4690).
+#[test]
+fn raid6_dead_write_column_with_p_new_q_torn_in_pages_alone_loses_nothing() {
+    let (_, losing) = dead_write_column_beside_a_stale_column_with_p_new_q_torn(false);
+    assert_eq!(
+        losing, 0,
+        "cuts losing a block by the crash beside one dead column alone"
+    );
 }
 
 /// Session 36 (review of the lead's 41f7e4b, MEDIUM-2): the parity-only decode without a
