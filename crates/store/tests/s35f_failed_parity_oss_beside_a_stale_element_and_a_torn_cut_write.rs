@@ -125,6 +125,21 @@ fn write_acked(dir: &Path, model: &mut [u8], at: usize, bytes: &[u8]) {
 /// `lost`: the element offsets of the stale element's second write (the one its OSS loses);
 /// `acked`: the row's acknowledged cached bytes before it.
 fn scene(code: CodeSpec, lost: std::ops::Range<usize>, acked: &Acked) -> Scene {
+    scene_lost_bytes(code, lost, acked, &|_, n| splitmix_bytes(4, n))
+}
+
+/// The cut write's new bytes.
+fn cut_bytes() -> Vec<u8> {
+    splitmix_bytes(3, CUT_BYTES)
+}
+
+/// `scene`, the stale element's lost write's bytes `again_of(model before it, length)`.
+fn scene_lost_bytes(
+    code: CodeSpec,
+    lost: std::ops::Range<usize>,
+    acked: &Acked,
+    again_of: &dyn Fn(&[u8], usize) -> Vec<u8>,
+) -> Scene {
     assert!(lost.start < lost.end && lost.end <= UNIT);
     assert!(
         acked.stale.start <= lost.start && lost.end <= acked.stale.end,
@@ -157,12 +172,12 @@ fn scene(code: CodeSpec, lost: std::ops::Range<usize>, acked: &Acked) -> Scene {
     }
     let cut_at = at(CUT_DATA, CUT_AT);
     copy_tree(&dir, &older);
-    let again = splitmix_bytes(4, lost.len());
+    let again = again_of(&model, lost.len());
     write_acked(&dir, &mut model, at(STALE_DATA, lost.start), &again);
     let stale_units = changed_slots(&older, &dir, cols, |_, _| true);
     copy_tree(&dir, &saved);
 
-    let new = splitmix_bytes(3, CUT_BYTES);
+    let new = cut_bytes();
     let store = open_unsynced(&dir);
     store.write("f", cut_at as u64, &new).unwrap();
     let journal_copy = tmp.path().join("cut-journal");
@@ -296,6 +311,32 @@ impl Scene {
             copy_slot_bytes(&self.older, &self.dir, &self.stale_unit, 0..SLOT_BYTES);
         }
         lose_disk(&self.dir, self.failed_oss);
+    }
+
+    /// The crash image of "OPEN after session 35" (1)(e): the write in flight, its data block
+    /// as `data` says, P landed, every other parity old, the stale element's slot put back
+    /// where `stale`, every OSS up.
+    fn image_p_landed_others_old(&self, data: DataBlock, stale: bool) {
+        std::fs::remove_dir_all(&self.dir).unwrap();
+        copy_tree(&self.saved, &self.dir);
+        let state: exaraid_store::state::State =
+            exaraid_store::superblock::read_checked(&self.dir.join("state"), "state").unwrap();
+        let (mut journal, _) = Journal::<Rec>::open(&self.dir.join("journal")).unwrap();
+        journal.advance_to(state.last_seq + 1);
+        for rec in &self.records {
+            journal.append(rec, true).unwrap();
+        }
+        drop(journal);
+        let data_range = match data {
+            DataBlock::Torn => CUT_AT..TORN_AT,
+            DataBlock::Whole => 0..SLOT_BYTES,
+            DataBlock::Old => 0..0,
+        };
+        copy_slot_bytes(&self.after, &self.dir, &self.data_unit, data_range);
+        copy_slot_bytes(&self.after, &self.dir, &self.parity_units[0], 0..SLOT_BYTES);
+        if stale {
+            copy_slot_bytes(&self.older, &self.dir, &self.stale_unit, 0..SLOT_BYTES);
+        }
     }
 
     fn open(&self) -> Store {
@@ -506,6 +547,101 @@ fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_and_a_stale_element_re
 #[test]
 fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_alone_loses_nothing() {
     a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Old, false);
+}
+
+// "OPEN after session 35" (1)(e), s35a review M1: `decode_checked_by_a_spare_column` on a
+// two-parity code. One column erased (the cut data block D1, torn), P landed (new), Q old,
+// D2 stale at the write's offsets with its lost write's bytes chosen so that the five
+// columns left in (D0, D2 stale, D3, P new, Q old) fit one code word there: the stale delta
+// is b1 * (new - old) / (b1 * a2 / a1 + b2) per byte (P = sum a_d D_d, Q = sum b_d D_d), so
+// D1's decode from D0, D2, D3 and P (new plus the delta) agrees with Q old: a code word of
+// neither version, which the spare-column check would take as proven. Built (s41d, on
+// 638d4690): raid6 and rs 4+2 name stripe 0's blocks 0, 4096 and 8192 LOST, none wrong,
+// and the spare check's arm (`rotten_cut`) is not entered (a temporary eprintln!): a
+// running guard; the crash alone reads every block.
+fn the_stale_delta_fitting_p_new_q_old(code: CodeSpec, model: &[u8], n: usize) -> Vec<u8> {
+    use exaraid_codes::gf256::{inv, mul};
+    assert_eq!(
+        n, CUT_BYTES,
+        "the lost write lies at the cut write's offsets"
+    );
+    let g = exaraid_codes::Code::new(code).unwrap().geometry().clone();
+    let coef = |q: usize, d: usize| {
+        (g.parity_terms[q].iter())
+            .find(|t| t.data == d)
+            .map_or(0, |t| t.coef)
+    };
+    let (a1, a2, b1, b2) = (
+        coef(0, CUT_DATA),
+        coef(0, STALE_DATA),
+        coef(1, CUT_DATA),
+        coef(1, STALE_DATA),
+    );
+    let denominator = mul(mul(b1, a2), inv(a1)) ^ b2;
+    assert!(
+        a1 != 0 && denominator != 0,
+        "{code:?}: a fitting delta exists"
+    );
+    let new = cut_bytes();
+    // Elements of one 4 KiB unit: data element d of stripe 0 starts at file byte d * UNIT.
+    let old_cut = &model[CUT_DATA * UNIT + CUT_AT..][..CUT_BYTES];
+    let stale = &model[STALE_DATA * UNIT + CUT_AT..][..CUT_BYTES];
+    (0..CUT_BYTES)
+        .map(|j| {
+            let delta = mul(mul(b1, new[j] ^ old_cut[j]), inv(denominator));
+            stale[j] ^ delta
+        })
+        .collect()
+}
+
+fn a_torn_cut_write_beside_p_new_q_old_and_a_fitting_stale_element(code: CodeSpec, stale: bool) {
+    let s = scene_lost_bytes(
+        code,
+        CUT_AT..CUT_AT + CUT_BYTES,
+        &ACKED_WHOLE,
+        &|model, n| the_stale_delta_fitting_p_new_q_old(code, model, n),
+    );
+    s.image_p_landed_others_old(DataBlock::Torn, stale);
+    let what =
+        format!("{code:?}, data block torn, P landed, Q old, stale element {stale} (fitting)");
+    let store = open_unsynced(&s.dir);
+    let mut lost = s.check(&store, &format!("{what}: after the open"));
+    match store.flush() {
+        Ok(()) | Err(StoreError::DataLost(_)) => {}
+        Err(e) => panic!("{what}: flush: {e}"),
+    }
+    lost.extend(s.check(&store, &format!("{what}: after the flush")));
+    eprintln!("{what}: blocks at {lost:?} LOST");
+    assert!(
+        lost.iter().all(|&at| at < s.stripe_bytes),
+        "{what}: blocks at {lost:?} LOST outside cache stripe 0"
+    );
+    assert!(
+        stale || lost.is_empty(),
+        "{what}: blocks at {lost:?} LOST by the crash alone"
+    );
+}
+
+#[test]
+fn raid6_a_torn_cut_write_beside_p_new_q_old_and_a_stale_element_fitting_both_reads_no_wrong_byte()
+{
+    a_torn_cut_write_beside_p_new_q_old_and_a_fitting_stale_element(CodeSpec::raid6(4), true);
+}
+
+#[test]
+fn rs_4_2_a_torn_cut_write_beside_p_new_q_old_and_a_stale_element_fitting_both_reads_no_wrong_byte()
+{
+    a_torn_cut_write_beside_p_new_q_old_and_a_fitting_stale_element(CodeSpec::rs(4, 2), true);
+}
+
+#[test]
+fn raid6_a_torn_cut_write_beside_p_new_q_old_alone_loses_nothing() {
+    a_torn_cut_write_beside_p_new_q_old_and_a_fitting_stale_element(CodeSpec::raid6(4), false);
+}
+
+#[test]
+fn rs_4_2_a_torn_cut_write_beside_p_new_q_old_alone_loses_nothing() {
+    a_torn_cut_write_beside_p_new_q_old_and_a_fitting_stale_element(CodeSpec::rs(4, 2), false);
 }
 
 // r37c MEDIUM-1: the stale element's lost write away from the cut write's offsets (bytes
