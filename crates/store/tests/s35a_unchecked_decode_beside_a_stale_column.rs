@@ -217,8 +217,13 @@ fn raid6_dead_write_column_beside_a_stale_column_with_p_new_q_old_never_reads_wr
 /// proves a decode through stale column 2 by the write's crcs alone. Built (s41d, on
 /// 638d4690): NOT closed: either page of Q dropped, the one journal cut reads "before the
 /// settle: WRONG byte 1000: 0x91, acknowledged 0x00" (column 0's offset 1000: its decode
-/// through column 2's stale bytes 1000..2000). Returns the journal cuts and the cuts
-/// losing a block (the stale column's repair dropped, or kept: nothing stale).
+/// through column 2's stale bytes 1000..2000). Decided (a temporary eprintln!, removed) by
+/// `stale_beside_cut_write`'s failed-OSS exception (recovery/stale_beside_cut.rs,
+/// `absent_data_here`: dead column 0 holds a data block without bytes, a block of the row
+/// fails) returning `Agrees` unchecked; the review's `confirm_by_versions` step after it
+/// was not followed.
+/// Returns the journal cuts and the cuts losing a block (the stale column's repair
+/// dropped, or kept: nothing stale).
 fn dead_write_column_beside_a_stale_column_with_p_new_q_torn(
     stale_repair_dropped: bool,
 ) -> (usize, usize) {

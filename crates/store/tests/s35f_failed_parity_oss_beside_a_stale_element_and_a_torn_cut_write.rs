@@ -497,7 +497,10 @@ fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_a_stale_eleme
 // home (traced by hand in the review). Built (s41d, on 638d4690): every R reads "'f' WRONG
 // byte 8192: 0xd7, acknowledged 0xca" after the open (byte 8192 is D2's first: its stale
 // bytes read with success). With R landed or torn each version has four blind columns
-// (beyond rs 4+3), so LOST is the right answer there too, never the stale bytes.
+// (beyond rs 4+3), so LOST is the right answer there too, never the stale bytes. Decided
+// (a temporary eprintln!, removed) by `stale_beside_cut_write`'s failed-OSS exception
+// (recovery/stale_beside_cut.rs, `absent_data_here && cells.iter().any(fails)`: D0's
+// column holds a data block without bytes) returning `Agrees`, unchecked, for all three.
 fn a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(r: R, stale: bool) {
     let mut s = scene(CodeSpec::rs(4, 3), LOST_WHOLE, &ACKED_WHOLE);
     s.failed_oss = s.whole_oss;

@@ -249,7 +249,12 @@ fn raid6_rotten_cache_block_beside_a_landed_part_with_one_parity_dead_and_the_ot
 // right or be named LOST, never its old bytes. Built (s41d, on 638d4690): with P dead and
 // with Q dead alike, the one journal cut reads "before the settle: WRONG byte 9192: 0x60,
 // acknowledged 0xcb" (byte 9192 is element 2's offset 1000, the lost write's first): the
-// rot turns the stale column's named loss (the twin below) into a silent one.
+// rot turns the stale column's named loss (the twin below) into a silent one. Decided (a
+// temporary eprintln!, removed) by `stale_beside_cut_write`'s `cells.iter().any(confirms)`
+// (recovery/stale_beside_cut.rs): the rot makes column 0's landed block fail with
+// acknowledged bytes beside the write's range, so the row is `Agrees` unchecked and the
+// decisions after it never check the stale column 2; without the rot column 0 verifies,
+// that arm is not taken, and the row is named LOST (which arm names it: not traced).
 #[test]
 #[ignore = "OPEN r37b three faults: raid6, a parity OSS dead, a stale column, rot at column 0's unacknowledged byte 50: WRONG byte 9192: 0x60, acknowledged 0xcb (P dead and Q dead alike; see the comment)"]
 fn raid6_r37b_rotten_cache_block_beside_a_landed_part_one_parity_dead_and_a_stale_column_never_reads_wrong(
