@@ -274,10 +274,9 @@ enum DataBlock {
 }
 
 impl Scene {
-    /// The crash image: the write in flight (its records journaled), its data block as
-    /// `data` says, Q's torn, R's (rs 4+3) as `r` says, the stale element's slot put back
-    /// where `stale`, P's disk gone.
-    fn image(&self, data: DataBlock, r: R, stale: bool, torn_at: usize) {
+    /// The disk before the write with the write's records journaled (in flight), its data
+    /// block as `data` says (torn: new to `torn_at`).
+    fn image_with_the_data_block(&self, data: DataBlock, torn_at: usize) {
         std::fs::remove_dir_all(&self.dir).unwrap();
         copy_tree(&self.saved, &self.dir);
         let state: exaraid_store::state::State =
@@ -294,6 +293,13 @@ impl Scene {
             DataBlock::Old => 0..0,
         };
         copy_slot_bytes(&self.after, &self.dir, &self.data_unit, data_range);
+    }
+
+    /// The crash image: the write in flight (its records journaled), its data block as
+    /// `data` says, Q's torn, R's (rs 4+3) as `r` says, the stale element's slot put back
+    /// where `stale`, P's disk gone.
+    fn image(&self, data: DataBlock, r: R, stale: bool, torn_at: usize) {
+        self.image_with_the_data_block(data, torn_at);
         copy_slot_bytes(
             &self.after,
             &self.dir,
@@ -317,22 +323,7 @@ impl Scene {
     /// as `data` says, P landed, every other parity old, the stale element's slot put back
     /// where `stale`, every OSS up.
     fn image_p_landed_others_old(&self, data: DataBlock, stale: bool) {
-        std::fs::remove_dir_all(&self.dir).unwrap();
-        copy_tree(&self.saved, &self.dir);
-        let state: exaraid_store::state::State =
-            exaraid_store::superblock::read_checked(&self.dir.join("state"), "state").unwrap();
-        let (mut journal, _) = Journal::<Rec>::open(&self.dir.join("journal")).unwrap();
-        journal.advance_to(state.last_seq + 1);
-        for rec in &self.records {
-            journal.append(rec, true).unwrap();
-        }
-        drop(journal);
-        let data_range = match data {
-            DataBlock::Torn => CUT_AT..TORN_AT,
-            DataBlock::Whole => 0..SLOT_BYTES,
-            DataBlock::Old => 0..0,
-        };
-        copy_slot_bytes(&self.after, &self.dir, &self.data_unit, data_range);
+        self.image_with_the_data_block(data, TORN_AT);
         copy_slot_bytes(&self.after, &self.dir, &self.parity_units[0], 0..SLOT_BYTES);
         if stale {
             copy_slot_bytes(&self.older, &self.dir, &self.stale_unit, 0..SLOT_BYTES);
