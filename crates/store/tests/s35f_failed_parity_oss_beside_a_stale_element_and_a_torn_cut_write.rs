@@ -351,6 +351,26 @@ impl Scene {
         lost.extend(self.check(&store, &format!("{what}: after the flush")));
         lost
     }
+
+    /// `lost_after_the_open_and_a_flush`, every loss inside cache stripe 0, and none by the
+    /// crash beside the failed (`failed`: "parity" or "data") OSS alone (`!stale`).
+    fn assert_lost_only_in_stripe_0_and_only_beside_the_stale_element(
+        &self,
+        what: &str,
+        stale: bool,
+        failed: &str,
+    ) {
+        let lost = self.lost_after_the_open_and_a_flush(what);
+        eprintln!("{what}: blocks at {lost:?} LOST");
+        assert!(
+            lost.iter().all(|&at| at < self.stripe_bytes),
+            "{what}: blocks at {lost:?} LOST outside cache stripe 0"
+        );
+        assert!(
+            stale || lost.is_empty(),
+            "{what}: blocks at {lost:?} LOST by the crash beside a failed {failed} OSS alone"
+        );
+    }
 }
 
 /// The scene with the stale element (`stale`) or without it (the crash beside P's failed
@@ -419,16 +439,7 @@ fn a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to
          write at {lost:?}, {acked:?}, torn blocks new to {torn_at})",
         s.code, s.p_oss
     );
-    let lost = s.lost_after_the_open_and_a_flush(&what);
-    eprintln!("{what}: blocks at {lost:?} LOST");
-    assert!(
-        lost.iter().all(|&at| at < s.stripe_bytes),
-        "{what}: blocks at {lost:?} LOST outside cache stripe 0"
-    );
-    assert!(
-        stale || lost.is_empty(),
-        "{what}: blocks at {lost:?} LOST by the crash beside a failed parity OSS alone"
-    );
+    s.assert_lost_only_in_stripe_0_and_only_beside_the_stale_element(&what, stale, "parity");
 }
 
 #[test]
@@ -501,16 +512,7 @@ fn a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(r: R, stale: 
          element {stale}",
         s.code, s.failed_oss
     );
-    let lost = s.lost_after_the_open_and_a_flush(&what);
-    eprintln!("{what}: blocks at {lost:?} LOST");
-    assert!(
-        lost.iter().all(|&at| at < s.stripe_bytes),
-        "{what}: blocks at {lost:?} LOST outside cache stripe 0"
-    );
-    assert!(
-        stale || lost.is_empty(),
-        "{what}: blocks at {lost:?} LOST by the crash beside a failed data OSS alone"
-    );
+    s.assert_lost_only_in_stripe_0_and_only_beside_the_stale_element(&what, stale, "data");
 }
 
 #[test]
