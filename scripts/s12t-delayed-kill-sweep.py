@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Session 12 (s12t): replayable kill sweep of `exaraid store torture --windows` in a delayed
-raid5 3+1 store (4 KiB stripe unit), the scene of crates/cli/tests/store_crash.rs
+raid5 3+1 store (4 KiB stripe unit), the scene of crates/cli/tests/cli/store_crash.rs
 `delayed_windows_survive_kill_9_at_random_points`, with deterministic kill points instead of
 a random sleep: each round kills the child at its n-th durable call (scripts/killshim.c,
 whole pwrites: what kill -9 leaves) or at the n-th pass of a store kill point

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Sweep the kill points of a delayed window's END, then one dead disk (review s9s S9-5),
-as crates/cli/tests/store_window_end_crash_dead_disk.rs does, and classify each point.
+as crates/cli/tests/cli/store_window_end_crash_dead_disk.rs does, and classify each point.
 
 usage: s12u-end-kill.py EXARAID CODE POINT [ORDER] [ROUNDS]
   CODE: raid5 | raid6 | rs43;  POINT: write-torn-block | journal-record

@@ -4,7 +4,7 @@
 # written is a warning, exit 0). exaraid does not ignore SIGXFSZ, so under a plain `ulimit -f`
 # the kernel kills it (exit 153, "File size limit exceeded"): a put whose zone file passes the
 # limit dies instead of "OSS ... is full"; a put whose only oversize file is the closing state
-# checkpoint is durable (it reads back) yet exits 153. crates/cli/tests/store_full_disks.rs
+# checkpoint is durable (it reads back) yet exits 153. crates/cli/tests/cli/store_full_disks.rs
 # runs the CLI under `trap '' XFSZ`, so CI never sees the signal.
 # Usage: EXARAID=... scripts/repro/repro-r11-6.sh [DIR]
 E=${EXARAID:-target/release/exaraid}; D=${1:-/tmp/repro-r11-6}

@@ -17,7 +17,7 @@ WRONG cases ((path, k > 0, what the first recovery decided with the stale elemen
 already there)). FIX = True models scripts/repro/s29c-stale-column-seen.patch. A model,
 not the store: one bit-vector per 4 KiB block, no torn blocks, crcs always on record;
 every WRONG case it names was rebuilt for real before being claimed
-(crates/store/tests/s29c_stale_beside_recovery_killed_in_parity_rewrite.rs)."""
+(crates/store/tests/crash_images/s29c_stale_beside_recovery_killed_in_parity_rewrite.rs)."""
 import json, random, sys, itertools
 
 def load(name):

@@ -2,7 +2,7 @@
 # Review s30r: POWER CUTS (not kills) through WCL client writes of one or two API writer
 # threads, every code. Each run is the ignored probe
 # `probe_power_cut_wcl_writers_code_of_env` of
-# crates/store/tests/review_s30r_power_cut_several_wcl_writers.rs: a put of two stripes, two
+# crates/store/tests/crash_images/review_s30r_power_cut_several_wcl_writers.rs: a put of two stripes, two
 # acknowledged writes, then THREADS threads of WRITES writes each on disjoint ranges of home
 # stripe 0 under the power-cut emulation (tests/common/powercut.rs: an image before every
 # mutating backend call; per image the journal cut at every record boundary from its durable
@@ -24,13 +24,13 @@ CODES=${CODES:-"raid5:4 raid6:4 rs:4:2 rs:4:3 hcode:5 xcode:5 rdp:5 evenodd:5 dc
 SEEDS=${SEEDS:-1,2,3,4,5,6}
 PATHS=${PATHS:-wcl}
 if [ -z "${PROBE:-}" ]; then
-  PROBE=$(cargo test -p exaraid-store --test review_s30r_power_cut_several_wcl_writers --no-run 2>&1 \
+  PROBE=$(cargo test -p exaraid-store --test crash_images --no-run 2>&1 \
     | sed -n 's/.*Executable .*(\(.*\)).*/\1/p' | tail -1)
 fi
 echo "probe $PROBE sha256 $(sha256sum "$PROBE" | cut -d' ' -f1)"
 for p in $PATHS; do for th in $THREADS; do for c in $CODES; do
   S30R_PATH=$p S30R_THREADS=$th S30R_CODE=$c S30R_SEEDS=$SEEDS \
-    "$PROBE" --include-ignored --nocapture --test-threads 1 probe_power_cut_wcl_writers_code_of_env 2>&1 \
+    "$PROBE" --include-ignored --nocapture --test-threads 1 --exact review_s30r_power_cut_several_wcl_writers::probe_power_cut_wcl_writers_code_of_env 2>&1 \
     | grep -E "seed [0-9]+:|panicked" \
-    | sed "s/^test probe_power_cut_wcl_writers_code_of_env ... //; s/^/$p threads $th $c /"
+    | sed "s/^test review_s30r_power_cut_several_wcl_writers::probe_power_cut_wcl_writers_code_of_env ... //; s/^/$p threads $th $c /"
 done; done; done

@@ -3,7 +3,7 @@
 # windows (writes acknowledged inside a window, then END's parity build, both cut), and a
 # power cut plus ONE flipped bit of a cache block. Each run is the ignored probe
 # `probe_power_cut_delayed_windows_code_of_env` of
-# crates/store/tests/review_s31r_power_cut_delayed_window_and_flip.rs (a copy of s30r's
+# crates/store/tests/crash_images/review_s31r_power_cut_delayed_window_and_flip.rs (a copy of s30r's
 # probe, extended): a put of two stripes, two acknowledged writes, then ROUNDS rounds of
 # (START; THREADS threads of WRITES writes each on disjoint ranges of home stripe 0; END),
 # all under the power-cut emulation (tests/common/powercut.rs). At every cut: open, read
@@ -23,14 +23,14 @@ SEEDS=${SEEDS:-1,2,3}
 PATHS=${PATHS:-delayed}
 FLIP=${FLIP:-}
 if [ -z "${PROBE:-}" ]; then
-  PROBE=$(cargo test -p exaraid-store --test review_s31r_power_cut_delayed_window_and_flip --no-run 2>&1 \
+  PROBE=$(cargo test -p exaraid-store --test crash_images --no-run 2>&1 \
     | sed -n 's/.*Executable .*(\(.*\)).*/\1/p' | tail -1)
 fi
 echo "probe $PROBE sha256 $(sha256sum "$PROBE" | cut -d' ' -f1)"
 for p in $PATHS; do for th in $THREADS; do for c in $CODES; do
   if [ -n "$FLIP" ]; then export S31R_FLIP=1; else unset S31R_FLIP; fi
   S31R_PATH=$p S31R_THREADS=$th S31R_CODE=$c S31R_SEEDS=$SEEDS \
-    "$PROBE" --include-ignored --nocapture --test-threads 1 probe_power_cut_delayed_windows_code_of_env 2>&1 \
+    "$PROBE" --include-ignored --nocapture --test-threads 1 --exact review_s31r_power_cut_delayed_window_and_flip::probe_power_cut_delayed_windows_code_of_env 2>&1 \
     | grep -E "seed [0-9]+:|panicked|first (wrong|lost)" \
-    | sed "s/^test probe_power_cut_delayed_windows_code_of_env ... //; s/^/$p flip=${FLIP:-0} threads $th $c /"
+    | sed "s/^test review_s31r_power_cut_delayed_window_and_flip::probe_power_cut_delayed_windows_code_of_env ... //; s/^/$p flip=${FLIP:-0} threads $th $c /"
 done; done; done

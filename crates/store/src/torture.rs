@@ -113,7 +113,7 @@ pub fn pause_point(point: &str) {
 /// the process kill itself with SIGKILL (what `kill -9` does: no destructor, no flush) the
 /// `n`-th time (from 1) it passes `<point>`. Unset, every kill point costs one load.
 /// Why in the store and not in the test: a kill at a random moment (see
-/// `crates/cli/tests/store_crash.rs`) almost never lands inside recovery, which is short;
+/// `crates/cli/tests/cli/store_crash.rs`) almost never lands inside recovery, which is short;
 /// a named point lands there every time.
 pub const KILL_AT_ENV: &str = "EXARAID_KILL_AT";
 
@@ -635,7 +635,9 @@ pub fn kill_point_between_payload_and_checksum(oss: &str, what: &dyn Fn() -> Str
 static JOURNAL_SYNCS_TRACKED: AtomicBool = AtomicBool::new(false);
 /// Per tracked journal file, the length its last fsync made durable.
 static JOURNAL_SYNCED: Mutex<Vec<(std::path::PathBuf, u64)>> = Mutex::new(Vec::new());
-/// Tracked journals at most (tests track one or two stores).
+/// Tracked journals at most: a power-cut test tracks one or two stores, and a test binary
+/// of many test files runs many such tests in one process; past it the journals whose
+/// files are gone (their test's temporary directory removed) are forgotten.
 const JOURNALS_TRACKED_MAX: usize = 64;
 
 /// A power-cut test (crates/store/tests/common/powercut.rs) tracks how much of the journal
@@ -645,11 +647,14 @@ const JOURNALS_TRACKED_MAX: usize = 64;
 /// power cut keeps only what they made durable.
 pub fn track_journal_syncs(path: &std::path::Path, durable_bytes: u64) {
     let mut synced = JOURNAL_SYNCED.lock().unwrap();
+    synced.retain(|(p, _)| p != path);
+    if synced.len() >= JOURNALS_TRACKED_MAX {
+        synced.retain(|(p, _)| p.exists());
+    }
     assert!(
         synced.len() < JOURNALS_TRACKED_MAX,
-        "too many tracked journals"
+        "too many tracked journals whose files still exist"
     );
-    synced.retain(|(p, _)| p != path);
     synced.push((path.to_path_buf(), durable_bytes));
     JOURNAL_SYNCS_TRACKED.store(true, Ordering::SeqCst);
 }

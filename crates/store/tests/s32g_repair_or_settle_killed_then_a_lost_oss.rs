@@ -271,7 +271,7 @@ fn a_kill_inside_the_open(code: CodeSpec, tolerance: usize, losses_allowed: bool
             for n in 1..=KILLS_PER_POINT_MAX {
                 s.lay(&image);
                 if !child_test_killed_at(
-                    "child_open_repairing_after_a_tail_cut",
+                    concat!(module_path!(), "::child_open_repairing_after_a_tail_cut"),
                     CHILD_DIR_ENV,
                     &s.dir,
                     point,
@@ -413,7 +413,7 @@ fn a_write_after_a_killed_repair_then_a_lost_parity_write(code: CodeSpec) {
     let column0 = column0.expect("the cut write changed data column 0");
     s.crash(1 << column0, Cut::TailCut);
     let killed = child_test_killed_at(
-        "child_open_repairing_after_a_tail_cut",
+        concat!(module_path!(), "::child_open_repairing_after_a_tail_cut"),
         CHILD_DIR_ENV,
         &s.dir,
         WRITE_BEFORE_BLOCK,

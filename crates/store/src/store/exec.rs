@@ -1132,7 +1132,7 @@ impl Store {
             // while it waited for its stripes, behind plan A (queued earlier, but waiting
             // for a move home before asking for its share), kept `fail_oss` waiting; A then
             // asked, queued behind `fail_oss`, and A waited for `fail_oss`, `fail_oss` for B,
-            // B for A (`tests/failure_gate_queue.rs`). Taken after the stripes, a share is
+            // B for A (`tests/scenes/failure_gate_queue.rs`). Taken after the stripes, a share is
             // held only by a plan that executes, which waits for nothing a plan waiting for
             // the gate holds (its stripes are its own; the core lock, the journal and the
             // backends are never held across a wait for the gate), and `fail_oss` waits for

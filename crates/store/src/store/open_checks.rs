@@ -5,7 +5,7 @@
 //!   bump (the OSSs were told that epoch only after the fsync) does not make every later
 //!   open refused: the open writes that record again in place, every acknowledged byte
 //!   reads back, and the next bump goes past the epoch the OSSs hold (a kill right after
-//!   that open: `crates/cli/tests/store_damaged_bump_kill.rs`);
+//!   that open: `crates/cli/tests/cli/store_damaged_bump_kill.rs`);
 //! - an older copy of the metadata, one epoch behind, with a torn tail of its own (a copy
 //!   taken while a record was written, even the bump's) is still refused.
 

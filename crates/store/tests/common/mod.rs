@@ -896,13 +896,26 @@ pub fn end_journal_on_last(
     recs.split_off(last + 1)
 }
 
-/// Run test `child` of this test executable with `dir_env` naming `dir`, set to kill itself
-/// at the `n`-th pass of kill point `point` (`EXARAID_KILL_AT`). `true`: killed there;
-/// `false`: it ended first, successfully. Any other end fails the test.
+/// The libtest name of the test at module path `child` (`concat!(module_path!(), "::name")`
+/// at the test): the path without its crate, `name` in a binary of one test file,
+/// `<file>::name` in a binary of many (`tests/scenes/main.rs`). Why not the bare name:
+/// `--exact` with it runs nothing in a binary of many, which looks like a child that ended
+/// successfully.
+fn test_name_of(child: &str) -> &str {
+    let (_crate, name) = child
+        .split_once("::")
+        .unwrap_or_else(|| panic!("{child}: a child test is named by its module path"));
+    name
+}
+
+/// Run test `child` (its module path, see `test_name_of`) of this test executable with
+/// `dir_env` naming `dir`, set to kill itself at the `n`-th pass of kill point `point`
+/// (`EXARAID_KILL_AT`). `true`: killed there; `false`: it ended first, successfully. Any
+/// other end fails the test.
 pub fn child_test_killed_at(child: &str, dir_env: &str, dir: &Path, point: &str, n: u64) -> bool {
     use std::os::unix::process::ExitStatusExt;
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", child, "--test-threads", "1"])
+        .args(["--exact", test_name_of(child), "--test-threads", "1"])
         .env(dir_env, dir)
         .env(exaraid_store::torture::KILL_AT_ENV, format!("{point}:{n}"))
         .output()

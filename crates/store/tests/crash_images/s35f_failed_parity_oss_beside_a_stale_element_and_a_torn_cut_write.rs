@@ -1,0 +1,1118 @@
+//! s35f ("OPEN after session 34" (2)(f), the merge review of s34a, traced by hand):
+//! `stale_beside_cut`'s failed-OSS exception (`absent_here`) takes a cache stripe row with
+//! as many blind columns as the code tolerates unchecked beside ANY column without bytes.
+//! Beside a failed PARITY OSS the decisions after it prove nothing (that column holds no
+//! acknowledged byte to prove), and a decode through a stale element beside the cut write
+//! was read with success.
+//!
+//! Scene (WCL, rs 4+3, 4 KiB unit, one block per element, splitmix bytes): cache stripe 0
+//! holds data element 0 whole, data element 1's bytes `CUT_AT..CUT_AT + CUT_BYTES` and data
+//! element 2 whole, each acknowledged; element 2 is written twice and its OSS loses the
+//! second write (a stale element: old bytes under a valid checksum). A client overwrite of
+//! exactly element 1's acknowledged bytes is cut: its input and crcs journaled, its data
+//! block and Q's running parity block torn (a part of the write's payload landed, the old
+//! checksum kept: they fail their checksum and are neither version), R's old or landed.
+//! P's OSS dies with the crash (failed on record before recovery). Three faults of the
+//! row's own (the stale element, P's disk, the crash) with seven columns: rs 4+3 cannot
+//! locate the stale column beside three blind ones, so the row must be named LOST; the
+//! write's journaled crcs (the torn data block's new crc, R's) refute every world that
+//! decodes through the stale element.
+//!
+//! What must hold: after the open and after a `flush`, every acknowledged block of `f`
+//! reads its bytes (inside the cut write old or new) or is named LOST on record, and none
+//! outside cache stripe 0 is lost.
+//!
+//! Found (s35f, on e4b1aa9): the row has three blind columns (P without bytes, Q and the data
+//! block torn) and no failing data block with acknowledged bytes beside the write's range;
+//! the failed-OSS exception (`absent_here`) took it unchecked (`Agrees`) beside P, and the
+//! open read the torn data block decoded through the stale element: "'f' WRONG byte 5096:
+//! 0x72, acknowledged 0x00" (R old; 0x9f with R landed). With the exception kept to a data
+//! block without bytes the worlds check the row: none fits, and data elements 0, 1 and 2 of
+//! stripe 0 are named LOST (every other block reads).
+
+use crate::common;
+use common::*;
+
+use std::path::{Path, PathBuf};
+
+use exaraid_codes::CodeSpec;
+use exaraid_store::journal::Journal;
+use exaraid_store::state::{Input, Rec};
+use exaraid_store::{Store, StoreError, WritePath};
+
+/// The cut write: bytes `CUT_AT..CUT_AT + CUT_BYTES` of data element `CUT_DATA` of stripe 0,
+/// exactly the bytes an earlier acknowledged write cached there.
+const CUT_AT: usize = 1000;
+const CUT_BYTES: usize = 600;
+const CUT_DATA: usize = 1;
+/// The cached data element whose OSS loses its second write.
+const STALE_DATA: usize = 2;
+/// A cached data element beside them, whole.
+const WHOLE_DATA: usize = 0;
+/// The torn blocks keep the write's new payload at `CUT_AT..TORN_AT` only (in the block),
+/// unless a test says how far (`..._torn_to`).
+const TORN_AT: usize = CUT_AT + CUT_BYTES / 2;
+/// The stale element's lost write (element offsets): the whole element (s35f's scene), its
+/// stale bytes then lie at the cut write's offsets too.
+const LOST_WHOLE: std::ops::Range<usize> = 0..UNIT;
+/// A lost write away from the cut write's offsets (r37c MEDIUM-1): the cut write's told crcs
+/// cover none of its stale bytes.
+const LOST_AWAY: std::ops::Range<usize> = 2000..3000;
+/// A lost write inside the cut write's offsets (r38a MEDIUM-2): no calm offset holds a
+/// stale byte, so the calm-offsets check cannot see the stale element.
+const LOST_UNDER: std::ops::Range<usize> = 1100..1500;
+
+/// The acknowledged cached bytes of the row before the cut write (element offsets) of
+/// data elements `WHOLE_DATA`, `CUT_DATA` and `STALE_DATA` (the last written again, its
+/// OSS losing that write).
+#[derive(Clone, Debug)]
+struct Acked {
+    whole: std::ops::Range<usize>,
+    cut: std::ops::Range<usize>,
+    stale: std::ops::Range<usize>,
+}
+
+/// s35f's layout: elements 0 and 2 whole, element 1 exactly the cut write's bytes.
+const ACKED_WHOLE: Acked = Acked {
+    whole: 0..UNIT,
+    cut: CUT_AT..CUT_AT + CUT_BYTES,
+    stale: 0..UNIT,
+};
+/// Partial acknowledged data (r39b MEDIUM-2): no running parity byte was live past
+/// `PART_END`, and the cut write reaches `PART_END..CUT_AT + CUT_BYTES`, where the torn
+/// parity block's old bytes are not known.
+const PART_END: usize = 1500;
+const ACKED_PART: Acked = Acked {
+    whole: 0..CUT_AT,
+    cut: CUT_AT..PART_END,
+    stale: CUT_AT..PART_END,
+};
+
+/// One store saved before the cut write, after it, and before the stale element's lost
+/// write.
+struct Scene {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    saved: PathBuf,
+    after: PathBuf,
+    older: PathBuf,
+    model: Vec<u8>,
+    new: Vec<u8>,
+    cut_at: usize,
+    /// The cut write's journal records: its input, data crcs and running parity crcs.
+    records: Vec<Rec>,
+    data_unit: Unit,
+    /// Running parity slots of the cut write, by parity index (P, Q, R).
+    parity_units: Vec<Unit>,
+    stale_unit: Unit,
+    /// P's OSS (failed with the crash unless a test fails `failed_oss`).
+    p_oss: usize,
+    /// The OSS of data element `WHOLE_DATA` ("OPEN after session 35" (1)(d) fails it).
+    whole_oss: usize,
+    /// The OSS the crash image loses and the open names failed (`p_oss` by default).
+    failed_oss: usize,
+    stripe_bytes: usize,
+    code: CodeSpec,
+}
+
+fn write_acked(dir: &Path, model: &mut [u8], at: usize, bytes: &[u8]) {
+    let store = open_unsynced(dir);
+    store.write("f", at as u64, bytes).unwrap();
+    model[at..at + bytes.len()].copy_from_slice(bytes);
+    store.close().unwrap();
+}
+
+/// `lost`: the element offsets of the stale element's second write (the one its OSS loses);
+/// `acked`: the row's acknowledged cached bytes before it.
+fn scene(code: CodeSpec, lost: std::ops::Range<usize>, acked: &Acked) -> Scene {
+    scene_lost_bytes(code, lost, acked, &|_, n| splitmix_bytes(4, n))
+}
+
+/// The cut write's new bytes.
+fn cut_bytes() -> Vec<u8> {
+    splitmix_bytes(3, CUT_BYTES)
+}
+
+/// `scene`, the stale element's lost write's bytes `again_of(model before it, length)`.
+fn scene_lost_bytes(
+    code: CodeSpec,
+    lost: std::ops::Range<usize>,
+    acked: &Acked,
+    again_of: &dyn Fn(&[u8], usize) -> Vec<u8>,
+) -> Scene {
+    assert!(lost.start < lost.end && lost.end <= UNIT);
+    assert!(
+        acked.stale.start <= lost.start && lost.end <= acked.stale.end,
+        "the lost write is over acknowledged bytes of the stale element"
+    );
+    let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
+    let tmp = scratch();
+    let dir = tmp.path().join("store");
+    let (saved, after, older) = (
+        tmp.path().join("saved"),
+        tmp.path().join("after"),
+        tmp.path().join("older"),
+    );
+    let store = init(&dir, code, cols, WritePath::Wcl);
+    let layout = store.layout().clone();
+    let g = layout.geometry().clone();
+    let sdb = layout.stripe_data_bytes() as usize;
+    let mut model = splitmix_bytes(1, 2 * sdb);
+    store.put("f", &model).unwrap();
+    let id = store.file_id("f").unwrap();
+    store.close().unwrap();
+    let at = |d: usize, o: usize| layout.file_offset(0, d, o as u64) as usize;
+    for (d, range, seed) in [
+        (WHOLE_DATA, &acked.whole, 5),
+        (CUT_DATA, &acked.cut, 6),
+        (STALE_DATA, &acked.stale, 7),
+    ] {
+        let bytes = splitmix_bytes(seed, range.len());
+        write_acked(&dir, &mut model, at(d, range.start), &bytes);
+    }
+    let cut_at = at(CUT_DATA, CUT_AT);
+    copy_tree(&dir, &older);
+    let again = again_of(&model, lost.len());
+    write_acked(&dir, &mut model, at(STALE_DATA, lost.start), &again);
+    let stale_units = changed_slots(&older, &dir, cols, |_, _| true);
+    copy_tree(&dir, &saved);
+
+    let new = cut_bytes();
+    let store = open_unsynced(&dir);
+    store.write("f", cut_at as u64, &new).unwrap();
+    let journal_copy = tmp.path().join("cut-journal");
+    std::fs::copy(dir.join("journal"), &journal_copy).unwrap();
+    store.close().unwrap();
+    copy_tree(&dir, &after);
+    let (_, records) = Journal::<Rec>::open(&journal_copy).unwrap();
+    let records: Vec<Rec> = (records.into_iter().map(|(_, rec)| rec))
+        .filter(|rec| match rec {
+            Rec::Input(Input::Write { offset_bytes, .. }) => *offset_bytes == cut_at as u64,
+            Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) => true,
+            _ => false,
+        })
+        .collect();
+    assert!(
+        matches!(records.first(), Some(Rec::Input(_))) && records.len() >= 3,
+        "the cut write's input, data crcs and running parity crcs: {} records",
+        records.len()
+    );
+
+    let units = changed_slots(&saved, &after, cols, |_, _| true);
+    let holds_new = |u: &Unit| {
+        let f = std::fs::read(object_file(&after, u.0, &u.1)).unwrap();
+        let p = u.2 * SLOT_BYTES + CUT_AT;
+        f[p..p + CUT_BYTES] == new[..]
+    };
+    let data_unit = units.iter().find(|u| holds_new(u)).unwrap().clone();
+    let parity_units: Vec<Unit> = (0..g.parity_pos.len())
+        .map(|q| {
+            let oss = layout.oss_of(id, 0, g.parity_pos[q].col);
+            let of_q: Vec<&Unit> = units.iter().filter(|u| u.0 == oss).collect();
+            assert_eq!(
+                of_q.len(),
+                1,
+                "one running parity slot of parity {q}: {units:?}"
+            );
+            of_q[0].clone()
+        })
+        .collect();
+    assert_eq!(units.len(), 1 + parity_units.len(), "{units:?}");
+    let holds_again = |u: &Unit| {
+        let f = std::fs::read(object_file(&saved, u.0, &u.1)).unwrap();
+        let p = u.2 * SLOT_BYTES + lost.start;
+        f[p..p + lost.len()] == again[..]
+    };
+    let stale_unit = stale_units.into_iter().find(holds_again).unwrap();
+    let p_oss = parity_units[0].0;
+    let whole_oss = layout.oss_of(id, 0, g.data_pos[WHOLE_DATA].col);
+    assert!(
+        !units.iter().any(|u| u.0 == whole_oss),
+        "the cut write does not touch data element {WHOLE_DATA}'s OSS"
+    );
+    Scene {
+        _tmp: tmp,
+        dir,
+        saved,
+        after,
+        older,
+        model,
+        new,
+        cut_at,
+        records,
+        data_unit,
+        parity_units,
+        stale_unit,
+        p_oss,
+        whole_oss,
+        failed_oss: p_oss,
+        stripe_bytes: sdb,
+        code,
+    }
+}
+
+/// How the crash left R's running parity block (rs 4+3; raid6 has none).
+#[derive(Clone, Copy, Debug)]
+enum R {
+    Old,
+    Landed,
+    /// Torn as Q is (s35f review P1's scene).
+    Torn,
+}
+
+/// How the crash left the cut write's data block.
+#[derive(Clone, Copy, Debug)]
+enum DataBlock {
+    /// A part of the new payload landed under the old checksum (s35f's scene).
+    Torn,
+    /// Landed whole with its checksum: it verifies and holds the write's crcs (s35f review
+    /// P1's scene: every data block reads, every blind column is running parity).
+    Whole,
+    /// Not written: it verifies and holds the bytes before the write (s37c's open shape: no
+    /// world is checked beside P's failed OSS and Q torn).
+    Old,
+}
+
+impl Scene {
+    /// The disk before the write with the write's records journaled (in flight), its data
+    /// block as `data` says (torn: new to `torn_at`).
+    fn image_with_the_data_block(&self, data: DataBlock, torn_at: usize) {
+        std::fs::remove_dir_all(&self.dir).unwrap();
+        copy_tree(&self.saved, &self.dir);
+        let state: exaraid_store::state::State =
+            exaraid_store::superblock::read_checked(&self.dir.join("state"), "state").unwrap();
+        let (mut journal, _) = Journal::<Rec>::open(&self.dir.join("journal")).unwrap();
+        journal.advance_to(state.last_seq + 1);
+        for rec in &self.records {
+            journal.append(rec, true).unwrap();
+        }
+        drop(journal);
+        let data_range = match data {
+            DataBlock::Torn => CUT_AT..torn_at,
+            DataBlock::Whole => 0..SLOT_BYTES,
+            DataBlock::Old => 0..0,
+        };
+        copy_slot_bytes(&self.after, &self.dir, &self.data_unit, data_range);
+    }
+
+    /// The crash image: the write in flight (its records journaled), its data block as
+    /// `data` says, Q's torn, R's (rs 4+3) as `r` says, the stale element's slot put back
+    /// where `stale`, P's disk gone.
+    fn image(&self, data: DataBlock, r: R, stale: bool, torn_at: usize) {
+        self.image_with_the_data_block(data, torn_at);
+        copy_slot_bytes(
+            &self.after,
+            &self.dir,
+            &self.parity_units[1],
+            CUT_AT..torn_at,
+        );
+        if let Some(r_unit) = self.parity_units.get(2) {
+            match r {
+                R::Old => {}
+                R::Landed => copy_slot_bytes(&self.after, &self.dir, r_unit, 0..SLOT_BYTES),
+                R::Torn => copy_slot_bytes(&self.after, &self.dir, r_unit, CUT_AT..torn_at),
+            }
+        }
+        if stale {
+            copy_slot_bytes(&self.older, &self.dir, &self.stale_unit, 0..SLOT_BYTES);
+        }
+        lose_disk(&self.dir, self.failed_oss);
+    }
+
+    /// The crash image of "OPEN after session 35" (1)(e): the write in flight, its data block
+    /// as `data` says, P landed, every other parity old, the stale element's slot put back
+    /// where `stale`, every OSS up.
+    fn image_p_landed_others_old(&self, data: DataBlock, stale: bool) {
+        self.image_with_the_data_block(data, TORN_AT);
+        copy_slot_bytes(&self.after, &self.dir, &self.parity_units[0], 0..SLOT_BYTES);
+        if stale {
+            copy_slot_bytes(&self.older, &self.dir, &self.stale_unit, 0..SLOT_BYTES);
+        }
+    }
+
+    fn open(&self) -> Store {
+        open_failing_unsynced(&self.dir, self.failed_oss)
+    }
+
+    /// Every block of `f` read right or LOST on record (panics on a wrong byte).
+    fn check(&self, store: &Store, what: &str) -> Vec<usize> {
+        let cut = self.cut_at..self.cut_at + CUT_BYTES;
+        assert_blocks_read_or_lost_on_record(store, "f", &self.model, cut, &self.new, what)
+    }
+
+    /// The image opened, checked, flushed and checked again: the blocks LOST on record.
+    fn lost_after_the_open_and_a_flush(&self, what: &str) -> Vec<usize> {
+        let store = self.open();
+        let mut lost = self.check(&store, &format!("{what}: after the open"));
+        match store.flush() {
+            Ok(()) | Err(StoreError::DataLost(_)) => {}
+            Err(e) => panic!("{what}: flush: {e}"),
+        }
+        lost.extend(self.check(&store, &format!("{what}: after the flush")));
+        lost
+    }
+
+    /// `lost_after_the_open_and_a_flush`, every loss inside cache stripe 0, and none by the
+    /// crash beside the failed (`failed`: "parity" or "data") OSS alone (`!stale`).
+    fn assert_lost_only_in_stripe_0_and_only_beside_the_stale_element(
+        &self,
+        what: &str,
+        stale: bool,
+        failed: &str,
+    ) {
+        let lost = self.lost_after_the_open_and_a_flush(what);
+        eprintln!("{what}: blocks at {lost:?} LOST");
+        assert!(
+            lost.iter().all(|&at| at < self.stripe_bytes),
+            "{what}: blocks at {lost:?} LOST outside cache stripe 0"
+        );
+        assert!(
+            stale || lost.is_empty(),
+            "{what}: blocks at {lost:?} LOST by the crash beside a failed {failed} OSS alone"
+        );
+    }
+}
+
+/// The scene with the stale element (`stale`) or without it (the crash beside P's failed
+/// OSS alone, which must lose nothing).
+fn a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+    code: CodeSpec,
+    data: DataBlock,
+    r: R,
+    stale: bool,
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        code, data, r, stale, LOST_WHOLE,
+    );
+}
+
+/// The same, the stale element's lost write at element offsets `lost`.
+fn a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+    code: CodeSpec,
+    data: DataBlock,
+    r: R,
+    stale: bool,
+    lost: std::ops::Range<usize>,
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
+        code,
+        data,
+        r,
+        stale,
+        lost,
+        &ACKED_WHOLE,
+    );
+}
+
+/// The same, the row's acknowledged cached bytes as `acked` lays them.
+fn a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
+    code: CodeSpec,
+    data: DataBlock,
+    r: R,
+    stale: bool,
+    lost: std::ops::Range<usize>,
+    acked: &Acked,
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+        code, data, r, stale, lost, acked, TORN_AT,
+    );
+}
+
+/// The same, the torn blocks keeping the write's new payload at `CUT_AT..torn_at`.
+fn a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+    code: CodeSpec,
+    data: DataBlock,
+    r: R,
+    stale: bool,
+    lost: std::ops::Range<usize>,
+    acked: &Acked,
+    torn_at: usize,
+) {
+    assert!(
+        CUT_AT < torn_at && torn_at <= CUT_AT + CUT_BYTES,
+        "a tear inside the cut write"
+    );
+    let s = scene(code, lost.clone(), acked);
+    s.image(data, r, stale, torn_at);
+    let what = format!(
+        "{:?}, P's OSS {} failed, data block {data:?}, R {r:?}, stale element {stale} (lost \
+         write at {lost:?}, {acked:?}, torn blocks new to {torn_at})",
+        s.code, s.p_oss
+    );
+    s.assert_lost_only_in_stripe_0_and_only_beside_the_stale_element(&what, stale, "parity");
+}
+
+#[test]
+fn rs_4_3_a_torn_cut_write_beside_a_failed_parity_oss_and_a_stale_element_reads_no_wrong_byte_r_old(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::rs(4, 3),
+        DataBlock::Torn,
+        R::Old,
+        true,
+    );
+}
+
+#[test]
+fn rs_4_3_a_torn_cut_write_beside_a_failed_parity_oss_and_a_stale_element_reads_no_wrong_byte_r_landed(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::rs(4, 3),
+        DataBlock::Torn,
+        R::Landed,
+        true,
+    );
+}
+
+// s35f review P1 ("OPEN after session 35" (1)(c)): the cut write's data block landed whole
+// (it verifies, its crcs hold), every other running parity block torn. Every data block
+// reads and every blind column is running parity, one of them a failed OSS: found (s37c, on
+// dba232e) taken by `stale_beside_cut_write`'s parity-only arm unchecked (`Agrees`), the
+// running parity rewritten from the data and the stale element moved home with success.
+#[test]
+fn rs_4_3_a_whole_cut_data_block_beside_a_failed_p_oss_torn_q_and_r_and_a_stale_element_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::rs(4, 3),
+        DataBlock::Whole,
+        R::Torn,
+        true,
+    );
+}
+
+#[test]
+fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_a_stale_element_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::raid6(4),
+        DataBlock::Whole,
+        R::Old, // no R
+        true,
+    );
+}
+
+// "OPEN after session 35" (1)(d), s35f review P2: s35f's scene with the OSS of the WHOLE
+// acknowledged data element 0 failed instead of P's (P's OSS alive, its running parity old):
+// the cut write's data block D1 and Q torn, R as each variant says, D2 stale. The
+// failed-column exception holds where the failed column is a data element with
+// acknowledged bytes, so the row is not proven beside D0's decode and D2's stale bytes go
+// home (traced by hand in the review). Built (s41d, on 638d4690): every R reads "'f' WRONG
+// byte 8192: 0xd7, acknowledged 0xca" after the open (byte 8192 is D2's first: its stale
+// bytes read with success). With R landed or torn each version has four blind columns
+// (beyond rs 4+3), so LOST is the right answer there too, never the stale bytes. Decided
+// (a temporary eprintln!, removed) by `stale_beside_cut_write`'s failed-OSS exception
+// (recovery/stale_beside_cut.rs, `absent_data_here && cells.iter().any(fails)`: D0's
+// column holds a data block without bytes) returning `Agrees`, unchecked, for all three.
+fn a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(r: R, stale: bool) {
+    let mut s = scene(CodeSpec::rs(4, 3), LOST_WHOLE, &ACKED_WHOLE);
+    s.failed_oss = s.whole_oss;
+    s.image(DataBlock::Torn, r, stale, TORN_AT);
+    let what = format!(
+        "{:?}, data element {WHOLE_DATA}'s OSS {} failed, data block Torn, R {r:?}, stale \
+         element {stale}",
+        s.code, s.failed_oss
+    );
+    s.assert_lost_only_in_stripe_0_and_only_beside_the_stale_element(&what, stale, "data");
+}
+
+#[test]
+#[ignore = "OPEN after session 35 (1)(d): a failed whole data OSS, D1 and Q torn, R old, D2 stale: 'f' WRONG byte 8192: 0xd7, acknowledged 0xca (see the comment)"]
+fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_and_a_stale_element_reads_no_wrong_byte_r_old(
+) {
+    a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Old, true);
+}
+
+#[test]
+#[ignore = "OPEN after session 35 (1)(d): a failed whole data OSS, D1 and Q torn, R landed, D2 stale: 'f' WRONG byte 8192: 0xd7, acknowledged 0xca (see the comment)"]
+fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_and_a_stale_element_reads_no_wrong_byte_r_landed(
+) {
+    a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Landed, true);
+}
+
+#[test]
+#[ignore = "OPEN after session 35 (1)(d): a failed whole data OSS, D1 and Q torn, R torn, D2 stale: 'f' WRONG byte 8192: 0xd7, acknowledged 0xca (see the comment)"]
+fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_and_a_stale_element_reads_no_wrong_byte_r_torn(
+) {
+    a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Torn, true);
+}
+
+// The crash beside the failed data OSS alone (no stale element), R old (three blind
+// columns: D0, D1, Q, within rs 4+3's tolerance): every block reads right on 638d4690; a fix
+// of (1)(d) must keep it. With R landed (D0 and D1 LOST) or torn (D0 LOST) the crash alone is
+// beyond tolerance and names its losses, so they are no guard.
+#[test]
+fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Old, false);
+}
+
+// "OPEN after session 35" (1)(e), s35a review M1: `decode_checked_by_a_spare_column` on a
+// two-parity code. One column erased (the cut data block D1, torn), P landed (new), Q old,
+// D2 stale at the write's offsets with its lost write's bytes chosen so that the five
+// columns left in (D0, D2 stale, D3, P new, Q old) fit one code word there: the stale delta
+// is b1 * (new - old) / (b1 * a2 / a1 + b2) per byte (P = sum a_d D_d, Q = sum b_d D_d), so
+// D1's decode from D0, D2, D3 and P (new plus the delta) agrees with Q old: a code word of
+// neither version, which the spare-column check would take as proven. Built (s41d, on
+// 638d4690): raid6 and rs 4+2 name stripe 0's blocks 0, 4096 and 8192 LOST, none wrong,
+// and the spare check's arm (`rotten_cut`) is not entered (a temporary eprintln!): a
+// running guard; the crash alone reads every block.
+fn the_stale_delta_fitting_p_new_q_old(code: CodeSpec, model: &[u8], n: usize) -> Vec<u8> {
+    use exaraid_codes::gf256::{inv, mul};
+    assert_eq!(
+        n, CUT_BYTES,
+        "the lost write lies at the cut write's offsets"
+    );
+    let g = exaraid_codes::Code::new(code).unwrap().geometry().clone();
+    let coef = |q: usize, d: usize| {
+        (g.parity_terms[q].iter())
+            .find(|t| t.data == d)
+            .map_or(0, |t| t.coef)
+    };
+    let (a1, a2, b1, b2) = (
+        coef(0, CUT_DATA),
+        coef(0, STALE_DATA),
+        coef(1, CUT_DATA),
+        coef(1, STALE_DATA),
+    );
+    let denominator = mul(mul(b1, a2), inv(a1)) ^ b2;
+    assert!(
+        a1 != 0 && denominator != 0,
+        "{code:?}: a fitting delta exists"
+    );
+    let new = cut_bytes();
+    // Elements of one 4 KiB unit: data element d of stripe 0 starts at file byte d * UNIT.
+    let old_cut = &model[CUT_DATA * UNIT + CUT_AT..][..CUT_BYTES];
+    let stale = &model[STALE_DATA * UNIT + CUT_AT..][..CUT_BYTES];
+    (0..CUT_BYTES)
+        .map(|j| {
+            let delta = mul(mul(b1, new[j] ^ old_cut[j]), inv(denominator));
+            stale[j] ^ delta
+        })
+        .collect()
+}
+
+fn a_torn_cut_write_beside_p_new_q_old_and_a_fitting_stale_element(code: CodeSpec, stale: bool) {
+    let s = scene_lost_bytes(
+        code,
+        CUT_AT..CUT_AT + CUT_BYTES,
+        &ACKED_WHOLE,
+        &|model, n| the_stale_delta_fitting_p_new_q_old(code, model, n),
+    );
+    s.image_p_landed_others_old(DataBlock::Torn, stale);
+    let what =
+        format!("{code:?}, data block torn, P landed, Q old, stale element {stale} (fitting)");
+    let store = open_unsynced(&s.dir);
+    let mut lost = s.check(&store, &format!("{what}: after the open"));
+    match store.flush() {
+        Ok(()) | Err(StoreError::DataLost(_)) => {}
+        Err(e) => panic!("{what}: flush: {e}"),
+    }
+    lost.extend(s.check(&store, &format!("{what}: after the flush")));
+    eprintln!("{what}: blocks at {lost:?} LOST");
+    assert!(
+        lost.iter().all(|&at| at < s.stripe_bytes),
+        "{what}: blocks at {lost:?} LOST outside cache stripe 0"
+    );
+    assert!(
+        stale || lost.is_empty(),
+        "{what}: blocks at {lost:?} LOST by the crash alone"
+    );
+}
+
+#[test]
+fn raid6_a_torn_cut_write_beside_p_new_q_old_and_a_stale_element_fitting_both_reads_no_wrong_byte()
+{
+    a_torn_cut_write_beside_p_new_q_old_and_a_fitting_stale_element(CodeSpec::raid6(4), true);
+}
+
+#[test]
+fn rs_4_2_a_torn_cut_write_beside_p_new_q_old_and_a_stale_element_fitting_both_reads_no_wrong_byte()
+{
+    a_torn_cut_write_beside_p_new_q_old_and_a_fitting_stale_element(CodeSpec::rs(4, 2), true);
+}
+
+#[test]
+fn raid6_a_torn_cut_write_beside_p_new_q_old_alone_loses_nothing() {
+    a_torn_cut_write_beside_p_new_q_old_and_a_fitting_stale_element(CodeSpec::raid6(4), false);
+}
+
+#[test]
+fn rs_4_2_a_torn_cut_write_beside_p_new_q_old_alone_loses_nothing() {
+    a_torn_cut_write_beside_p_new_q_old_and_a_fitting_stale_element(CodeSpec::rs(4, 2), false);
+}
+
+// r37c MEDIUM-1: the stale element's lost write away from the cut write's offsets (bytes
+// 2000..3000 of element 2, the cut write at 1000..1600 of element 1), so Q's (and R's) told
+// crcs, which cover only the write's offsets, cannot refute a world through it. Found (s38a,
+// on 1469c6d6 and dba232e): "'f' WRONG byte 10192" on both codes, the world fitted by the
+// told crcs and the row taken with the stale bytes.
+#[test]
+fn rs_4_3_a_whole_cut_data_block_beside_a_failed_p_oss_torn_q_and_r_and_an_element_stale_away_from_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 3),
+        DataBlock::Whole,
+        R::Torn,
+        true,
+        LOST_AWAY,
+    );
+}
+
+#[test]
+fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_away_from_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::raid6(4),
+        DataBlock::Whole,
+        R::Old, // no R
+        true,
+        LOST_AWAY,
+    );
+}
+
+// s37c's open shape ("Open" in docs/results/s37-s37c.md (c)): the cut write's data block not
+// yet written, Q torn, P's OSS failed: no world is checked, and the row was decided as
+// before, unchecked.
+#[test]
+fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_away_from_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_AWAY,
+    );
+}
+
+// r38a MEDIUM-2: s37c's open shape with the stale element's lost write at the cut write's
+// own offsets (bytes 1100..1500 of element 2, the cut write at 1000..1600 of element 1):
+// every parity column of the row is blind (P failed, Q torn), no world is checked, and the
+// calm offsets hold no stale byte.
+#[test]
+fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_UNDER,
+    );
+}
+
+#[test]
+fn rs_4_3_an_old_cut_data_block_beside_a_failed_p_oss_torn_q_and_r_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 3),
+        DataBlock::Old,
+        R::Torn,
+        true,
+        LOST_UNDER,
+    );
+}
+
+#[test]
+fn rs_4_2_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 2),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_UNDER,
+    );
+}
+
+// r39b MEDIUM-2: r38a MEDIUM-2's scene over partial acknowledged data (element 0 at
+// 0..1000, elements 1 and 2 at 1000..1500, the lost write at 1100..1500 of element 2): the
+// cut write (1000..1600 of element 1) reaches offsets 1500..1600 no running parity byte was
+// live at, so `torn_parity_beside_absent_unproven` does not try the torn parity block's
+// checksum (its old bytes there are not known) and the row is decided unchecked: "'f' WRONG
+// byte 9292: 0x4b, acknowledged 0xca" (64901551, both codes). OPEN. Tried and reverted
+// (s40c, merge review r40c HIGH-1): the checksum tried with the disk's bytes (or zeros)
+// there, no match naming the row LOST, passes these tests, but a crash ALONE whose torn Q
+// landed its new payload past the live offsets (1000..1550 over an older cache stripe's
+// nonzero bytes, a kill mid-pwrite or a power cut in pages) then LOSES stripe 0's blocks
+// 0, 4096 and 8192, which the base reads right: the old bytes there are gone, and nothing
+// on record tells that crash from the stale element. A witness needs them known (e.g. the
+// running parity block written with zeros where it is not live: r40c's suggestion). s41b
+// (traced): at `TORN_AT` the torn blocks' pieces 1000..1500 and 1500..1600 fail their piece
+// crcs, so `told_new_parity_refutes` (the witness where the whole piece landed) does not
+// apply either; a crash alone torn to 1550 leaves no byte that tells any element 2 apart.
+// Tried and reverted too (s41b, merge review r41b HIGH-1): no piece whole means the bytes
+// past the live offsets are old, so the stored checksum was tried on them; but the
+// checksum lies in the slot's checksum area, on another page than the block's tail for
+// elements of 8 KiB and more (the 1 MiB default), so a power cut in pages can keep Q's NEW
+// checksum over a head-torn block: the crash alone then LOST stripe 0's blocks
+// (`..._with_the_new_checksum_landed_alone_loses_nothing` below). A witness needs the old
+// bytes or the new checksum on record.
+#[test]
+#[ignore = "OPEN r39b MEDIUM-2: the cut write reaches offsets the torn parity block was not live at, a stale element under it: WRONG (see the comment; s40c's and s41b's fixes lost a crash alone, r40c HIGH-1, r41b HIGH-1)"]
+fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_UNDER,
+        &ACKED_PART,
+    );
+}
+
+#[test]
+#[ignore = "OPEN r39b MEDIUM-2: the cut write reaches offsets the torn parity blocks were not live at, a stale element under it: WRONG (see the comment above; r40c HIGH-1, r41b HIGH-1)"]
+fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_torn_q_and_r_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
+        CodeSpec::rs(4, 3),
+        DataBlock::Old,
+        R::Torn,
+        true,
+        LOST_UNDER,
+        &ACKED_PART,
+    );
+}
+
+// s41b (r40c MEDIUM-1's witness): r39b MEDIUM-2's scene with the torn parity blocks holding
+// the write's WHOLE new piece (1000..1600, told new by its piece crc) past the offsets they
+// were live at, under their old checksum: their old bytes at 1500..1600 are gone, so the old
+// checksum cannot be tried, and the row was decided unchecked (s40c's "still OPEN"). Q told
+// new decodes the old cut data block's new bytes beside the stale element, and the write's
+// data crc refutes that decode.
+#[test]
+fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_a_q_landed_past_them_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_UNDER,
+        &ACKED_PART,
+        CUT_AT + CUT_BYTES,
+    );
+}
+
+#[test]
+fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_q_and_r_landed_past_them_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+        CodeSpec::rs(4, 3),
+        DataBlock::Old,
+        R::Torn,
+        true,
+        LOST_UNDER,
+        &ACKED_PART,
+        CUT_AT + CUT_BYTES,
+    );
+}
+
+// The same crashes without the stale element: every acknowledged block reads right, the
+// torn parity blocks holding the write's new payload to `TORN_AT` (inside their live
+// bytes; s40c: its witness's first try lost them without its on-disk candidate), and past
+// the offsets they were live at (`PART_END`), over an older cache stripe's nonzero bytes
+// (review r40c MEDIUM-2): to 1550 (a part of the write's parity piece: its old bytes at
+// 1500..1550 are gone and on no record) and to 1600 (the whole piece, told by the write's
+// piece crc). Every block reads right on 64901551; s40c's witness (reverted) LOST stripe
+// 0's blocks 0, 4096 and 8192 at 1550. A fix of r39b MEDIUM-2 must keep them all.
+#[test]
+fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing(
+) {
+    for torn_at in [TORN_AT, 1550, CUT_AT + CUT_BYTES] {
+        a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+            CodeSpec::raid6(4),
+            DataBlock::Old,
+            R::Old, // no R
+            false,
+            LOST_UNDER,
+            &ACKED_PART,
+            torn_at,
+        );
+    }
+}
+
+#[test]
+fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_torn_q_and_r_alone_loses_nothing(
+) {
+    for torn_at in [TORN_AT, 1550, CUT_AT + CUT_BYTES] {
+        a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+            CodeSpec::rs(4, 3),
+            DataBlock::Old,
+            R::Torn,
+            false,
+            LOST_UNDER,
+            &ACKED_PART,
+            torn_at,
+        );
+    }
+}
+
+// Review r41b HIGH-1: the crash alone of r39b MEDIUM-2's scene with Q (and R) torn with
+// the write's new payload at the head (to 1100, `TORN_AT`, 1450: inside the live bytes,
+// no piece of the write whole, the bytes past the live offsets old) and its NEW checksum
+// landed: the slot's checksum area is on another page than the block's tail for elements
+// of 8 KiB and more (the 1 MiB default), and a power cut in pages keeps the one and drops
+// the other. Laid by hand here (4 KiB elements: the checksum bytes copied from the image
+// after the write). Every acknowledged block reads right on 175ee2cd; s41b's
+// `old_bytes_past_live_on_disk` (reverted) tried the old bytes against the new checksum
+// and LOST stripe 0's blocks 0, 4096 and 8192.
+fn lost_with_the_new_checksum_landed(code: CodeSpec, r: R, torn_at: usize) -> Vec<usize> {
+    let s = scene(code, LOST_UNDER, &ACKED_PART);
+    s.image(DataBlock::Old, r, false, torn_at);
+    let mut torn = vec![s.parity_units[1].clone()];
+    if let (Some(u), R::Torn) = (s.parity_units.get(2), r) {
+        torn.push(u.clone());
+    }
+    for u in &torn {
+        copy_slot_bytes(&s.after, &s.dir, u, UNIT..SLOT_BYTES);
+    }
+    let what = format!("{:?}, the new checksum landed, torn to {torn_at}", s.code);
+    s.lost_after_the_open_and_a_flush(&what)
+}
+
+fn assert_the_new_checksum_landed_alone_loses_nothing(code: CodeSpec, r: R) {
+    for torn_at in [1100, TORN_AT, 1450] {
+        let lost = lost_with_the_new_checksum_landed(code, r, torn_at);
+        assert!(
+            lost.is_empty(),
+            "torn to {torn_at}, the new checksum landed: blocks at {lost:?} LOST by the crash beside a failed parity OSS alone"
+        );
+    }
+}
+
+#[test]
+fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_a_head_torn_q_with_the_new_checksum_landed_alone_loses_nothing(
+) {
+    assert_the_new_checksum_landed_alone_loses_nothing(CodeSpec::raid6(4), R::Old);
+}
+
+#[test]
+fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_head_torn_q_and_r_with_the_new_checksums_landed_alone_loses_nothing(
+) {
+    assert_the_new_checksum_landed_alone_loses_nothing(CodeSpec::rs(4, 3), R::Torn);
+}
+
+// r38a LOW-3: s37c's open shape on rs 4+3 (R torn too: every parity column blind) and rs
+// 4+2, the stale element away from the write (fixed by s38a's unchecked-arm check).
+#[test]
+fn rs_4_3_an_old_cut_data_block_beside_a_failed_p_oss_torn_q_and_r_and_an_element_stale_away_from_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 3),
+        DataBlock::Old,
+        R::Torn,
+        true,
+        LOST_AWAY,
+    );
+}
+
+#[test]
+fn rs_4_2_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_away_from_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 2),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_AWAY,
+    );
+}
+
+#[test]
+fn rs_4_3_an_old_cut_data_block_beside_a_failed_p_oss_and_torn_q_and_r_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 3),
+        DataBlock::Old,
+        R::Torn,
+        false,
+        LOST_UNDER,
+    );
+}
+
+#[test]
+fn rs_4_2_an_old_cut_data_block_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::rs(4, 2),
+        DataBlock::Old,
+        R::Old, // no R
+        false,
+        LOST_UNDER,
+    );
+}
+
+#[test]
+fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        false,
+        LOST_AWAY,
+    );
+}
+
+// The same crashes without the stale element: every block must read (a rule that loses a
+// crash beside one failed OSS, within tolerance, is no fix).
+#[test]
+fn rs_4_3_a_whole_cut_data_block_beside_a_failed_p_oss_and_torn_q_and_r_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::rs(4, 3),
+        DataBlock::Whole,
+        R::Torn,
+        false,
+    );
+}
+
+#[test]
+fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing() {
+    a_torn_write_beside_a_failed_parity_oss_and_a_stale_element(
+        CodeSpec::raid6(4),
+        DataBlock::Whole,
+        R::Old, // no R
+        false,
+    );
+}
+
+// The sweep (scripts/repro/s35f-stale-beside-failed-parity-sweep.sh): common/stale_cut.rs's
+// scene (a stale element, a client write cut by a power cut at every point) with P's OSS
+// dead after the cut, every problem collected (WRONG bytes, a loss outside the cache stripe)
+// and the cuts that name a loss printed (`LOST-CUT`). Knobs: `S35F_CODE`
+// (`common::code_of_env`), `S35F_WRITE` (`AT+LEN`), and the out-of-order model's
+// `EXARAID_POWER_CUT_OUT_OF_ORDER` (pages mode tears blocks as this scene's crash does);
+// `S35F_FAILED_PARITY`: the index of the parity whose OSS fails (default 0, P; r38a's
+// MEDIUM-1 fails the last one); `S35F_STALE=0`: no stale element (the power cut alone, its
+// losses counted by the LOST-CUT lines); `S35F_OVERWRITE=1`: the first write covers 3.5
+// elements (the cut write overwrites acknowledged bytes).
+use crate::powercut;
+use crate::stale_cut;
+
+/// The probe's overwrite variant (`S35F_OVERWRITE=1`, review r39b MEDIUM-3): the cache
+/// stripe's first write covers 3.5 data elements, so a cut write into elements 2 and 3
+/// overwrites acknowledged bytes.
+const OVERWRITE_FIRST_WRITE_BYTES: usize = 7 * UNIT / 2;
+
+#[test]
+#[ignore = "probe: S35F_CODE=rs:4:3 S35F_WRITE=9192+4096 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,pages"]
+fn probe_stale_element_beside_a_failed_parity_oss_power_cut_code_of_env() {
+    let code = code_of_env("S35F_CODE", "rs:4:3");
+    let write = match std::env::var("S35F_WRITE") {
+        Ok(_) => cut_write_of_env("S35F_WRITE"),
+        Err(_) => 2 * UNIT..3 * UNIT,
+    };
+    let env_usize = |name: &str, default: usize| {
+        std::env::var(name).map_or(default, |v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name}={v}: not a number"))
+        })
+    };
+    let failed_parity = env_usize("S35F_FAILED_PARITY", 0);
+    let stale_lost = env_usize("S35F_STALE", 1) != 0;
+    let first_write_bytes = match env_usize("S35F_OVERWRITE", 0) {
+        0 => 2 * UNIT,
+        _ => OVERWRITE_FIRST_WRITE_BYTES,
+    };
+    let (points, problems) =
+        stale_cut::power_cut_client_write_beside_stale_bytes_after_first_write_problems(
+            code,
+            stale_cut::Stale {
+                element_bytes: UNIT,
+                lost_write: 0..2 * UNIT,
+            },
+            (&[], &[failed_parity]),
+            stale_cut::Cuts::All,
+            write.clone(),
+            true,
+            stale_lost,
+            first_write_bytes,
+            powercut::OutOfOrder::from_env(),
+        );
+    let wrong = problems.iter().filter(|p| p.contains("WRONG")).count();
+    eprintln!(
+        "S35F {code:?} write {}+{}: {points} cuts, {} problems, wrong {wrong}, failed parity \
+         {failed_parity}, stale element {stale_lost}, first write 0..{first_write_bytes}",
+        write.start,
+        write.len(),
+        problems.len()
+    );
+    assert!(problems.is_empty(), "first: {:?}", problems.first());
+}
+
+// r38a MEDIUM-1 where the s35f scene above cannot reach it: the write covers TWO data blocks
+// of the row (elements 2 and 3 whole), the LAST parity's OSS (Q) fails after the cut, P
+// landed, both data blocks old, data element 1 stale. OPEN (s39b, traced on 860666e2 and
+// its fix of MEDIUM-2): the one world (both data blocks told old, P told new) checks
+// nothing (old version: P and Q unknown; new version: both data blocks and Q unknown), no
+// calm offset is left (the write covers the whole block), and the row is decided unchecked:
+// "'f' WRONG byte 4096: 0xda, acknowledged 0xf8" at the cut before mutating call 15. Nothing
+// on record tells it from the crash alone (stale element 1 or not, P's new bytes are the
+// sum with two unknown new blocks, constrained only by crc32c's affine checks), so naming
+// the row LOST loses the crash beside one failed OSS alone: not done.
+#[test]
+#[ignore = "OPEN r38a MEDIUM-1: two data blocks of the cut write old, P landed, Q's OSS failed, a stale element: WRONG (see the comment)"]
+fn raid6_two_old_cut_data_blocks_beside_a_landed_p_and_a_failed_q_oss_and_a_stale_element_read_no_wrong_byte(
+) {
+    let (points, problems) = stale_cut::power_cut_client_write_beside_stale_bytes_or_alone_problems(
+        CodeSpec::raid6(4),
+        stale_cut::Stale {
+            element_bytes: UNIT,
+            lost_write: 0..2 * UNIT,
+        },
+        (&[], &[1]),
+        stale_cut::Cuts::All,
+        2 * UNIT..4 * UNIT,
+        true,
+        true,
+    );
+    assert!(points > 1);
+    assert!(
+        problems.is_empty(),
+        "first of {}: {:?}",
+        problems.len(),
+        problems.first()
+    );
+}
+
+// r39b MEDIUM-3: the probe's overwrite variant (`S35F_OVERWRITE=1`: the first write covers
+// 3.5 elements, so the cut write 10000+3000 overwrites acknowledged bytes of elements 2 and
+// 3), P's OSS failed, pages mode (`EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,pages`): 13 of 161
+// cuts read "'f' WRONG byte 4096: 0xda, acknowledged 0xf8" (the stale element 1 taken). The
+// first of them, cut #35: before mutating call 12, the write's journal kept whole, pages 3
+// and 4 of call 10 (OSS 1) and page 4 of call 11 (OSS 2) dropped. OPEN. Traced (s40c, on
+// 64901551): the row's blind columns are data element 2 (the write's block, failing, with
+// acknowledged bytes beside the write's range) and P (no bytes); `stale_beside_cut_write`'s
+// `confirms` arm returns `Agrees` ("the decisions below confirm its decode"), but in
+// `decide_cache_stripe` element 2 is `rotten_cut` and KEPT (`landed Some(None)`, erased
+// [2, 4]), so nothing checks the stale element 1: D0, D1, D3 and Q are exactly k columns,
+// and the running parity is rewritten from the data. Not r38a MEDIUM-1's shape: once
+// element 2 is proven by its own stored checksum, Q (told by the write's crcs) is a column
+// left over that would check element 1 (a likely witness, not implemented; merge review
+// r40c LOW-2: not shown, since which rule kept element 2 was not traced: name it first).
+#[test]
+#[ignore = "OPEN r39b MEDIUM-3: a cut overwrite torn in pages beside a failed P OSS and a stale element: WRONG (see the comment)"]
+fn raid6_a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element_reads_no_wrong_byte(
+) {
+    let (points, problems) =
+        stale_cut::power_cut_client_write_beside_stale_bytes_after_first_write_problems(
+            CodeSpec::raid6(4),
+            stale_cut::Stale {
+                element_bytes: UNIT,
+                lost_write: 0..2 * UNIT,
+            },
+            (&[], &[0]),
+            stale_cut::Cuts::Nth(35),
+            10000..13000,
+            true,
+            true,
+            OVERWRITE_FIRST_WRITE_BYTES,
+            Some(powercut::OutOfOrder {
+                subsets_per_image: 16,
+                seed: 1,
+                pages: true,
+                only: false,
+            }),
+        );
+    assert_eq!(points, 1, "the one pinned cut");
+    assert!(problems.is_empty(), "{:?}", problems.first());
+}
