@@ -984,7 +984,12 @@ fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_and_a_torn_q_alone_loses_n
 // `S35F_FAILED_PARITY`: the index of the parity whose OSS fails (default 0, P; r38a's
 // MEDIUM-1 fails the last one); `S35F_STALE=0`: no stale element (the power cut alone, its
 // losses counted by the LOST-CUT lines); `S35F_OVERWRITE=1`: the first write covers 3.5
-// elements (the cut write overwrites acknowledged bytes).
+// elements (the cut write overwrites acknowledged bytes). s42c: `S35F_FAILED_PARITY=none`
+// fails no OSS (with `S35F_STALE=0`, the power cut ALONE); `S35F_ELEMENT_BYTES` (4096 where
+// unset, a multiple of 4096): the element size, the scene's offsets scaled with it (the
+// lost write over elements 0 and 1, the default cut write element 2 whole, the overwrite
+// variant's first write 3.5 elements; `S35F_WRITE` is file bytes, taken as given). At 8 KiB
+// and more a block's checksum lies on another zone page than its tail (r41b HIGH-1).
 #[path = "common/powercut.rs"]
 mod powercut;
 #[path = "common/stale_cut.rs"]
@@ -999,30 +1004,38 @@ const OVERWRITE_FIRST_WRITE_BYTES: usize = 7 * UNIT / 2;
 #[ignore = "probe: S35F_CODE=rs:4:3 S35F_WRITE=9192+4096 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,pages"]
 fn probe_stale_element_beside_a_failed_parity_oss_power_cut_code_of_env() {
     let code = code_of_env("S35F_CODE", "rs:4:3");
-    let write = match std::env::var("S35F_WRITE") {
-        Ok(_) => cut_write_of_env("S35F_WRITE"),
-        Err(_) => 2 * UNIT..3 * UNIT,
-    };
     let env_usize = |name: &str, default: usize| {
         std::env::var(name).map_or(default, |v| {
             v.parse()
                 .unwrap_or_else(|_| panic!("{name}={v}: not a number"))
         })
     };
-    let failed_parity = env_usize("S35F_FAILED_PARITY", 0);
+    let element_bytes = env_usize("S35F_ELEMENT_BYTES", UNIT);
+    assert!(
+        element_bytes >= UNIT && element_bytes % UNIT == 0,
+        "S35F_ELEMENT_BYTES={element_bytes}: a multiple of {UNIT}"
+    );
+    let write = match std::env::var("S35F_WRITE") {
+        Ok(_) => cut_write_of_env("S35F_WRITE"),
+        Err(_) => 2 * element_bytes..3 * element_bytes,
+    };
+    let failed_parity: Vec<usize> = match std::env::var("S35F_FAILED_PARITY").as_deref() {
+        Ok("none") => vec![],
+        _ => vec![env_usize("S35F_FAILED_PARITY", 0)],
+    };
     let stale_lost = env_usize("S35F_STALE", 1) != 0;
     let first_write_bytes = match env_usize("S35F_OVERWRITE", 0) {
-        0 => 2 * UNIT,
-        _ => OVERWRITE_FIRST_WRITE_BYTES,
+        0 => 2 * element_bytes,
+        _ => OVERWRITE_FIRST_WRITE_BYTES * element_bytes / UNIT,
     };
     let (points, problems) =
         stale_cut::power_cut_client_write_beside_stale_bytes_after_first_write_problems(
             code,
             stale_cut::Stale {
-                element_bytes: UNIT,
-                lost_write: 0..2 * UNIT,
+                element_bytes,
+                lost_write: 0..2 * element_bytes,
             },
-            (&[], &[failed_parity]),
+            (&[], &failed_parity),
             stale_cut::Cuts::All,
             write.clone(),
             true,
@@ -1032,8 +1045,9 @@ fn probe_stale_element_beside_a_failed_parity_oss_power_cut_code_of_env() {
         );
     let wrong = problems.iter().filter(|p| p.contains("WRONG")).count();
     eprintln!(
-        "S35F {code:?} write {}+{}: {points} cuts, {} problems, wrong {wrong}, failed parity \
-         {failed_parity}, stale element {stale_lost}, first write 0..{first_write_bytes}",
+        "S35F {code:?} element {element_bytes} write {}+{}: {points} cuts, {} problems, wrong \
+         {wrong}, failed parity {failed_parity:?}, stale element {stale_lost}, first write \
+         0..{first_write_bytes}",
         write.start,
         write.len(),
         problems.len()
