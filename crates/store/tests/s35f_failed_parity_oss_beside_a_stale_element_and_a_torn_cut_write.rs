@@ -1132,3 +1132,70 @@ fn raid6_a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element
     assert_eq!(points, 1, "the one pinned cut");
     assert!(problems.is_empty(), "{:?}", problems.first());
 }
+
+// s42c (the probe at 8 KiB elements: `S35F_CODE=raid6:4 S35F_ELEMENT_BYTES=8192
+// S35F_FAILED_PARITY=none S35F_WRITE=17384+600 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,pages`,
+// 12 of 36 cuts WRONG; rs 4+3 9 of 62; at 4096 the same scene, write 9192+600, reads no
+// wrong byte in either code, its stale row LOST on record): data element 1 stale (its OSS
+// lost the second write over elements 0 and 1, both its blocks), the cut write at element
+// 2's bytes 1000..1600 (block row 0 only), nothing failed, the all-or-none model. The
+// power cut before mutating call 11 (element 2's block and P's piece landed, Q not
+// written) reads "'f' WRONG byte 12288: 0x84, acknowledged 0xdc": element 1's block 1, in
+// block row 1, which the write never reaches. At 4 KiB elements every block of the stale
+// element is in the write's row. OPEN. Traced (s42c, temporary eprintlns, removed; 2 of 22
+// cuts WRONG without the out-of-order model: #15 nothing dropped, #17 OSS 2's block
+// dropped; every cut dropping P's piece reads right): `decide_cache_stripe` checks block
+// row 0 only; `stale_beside_cut_write` names it `Unlocated` at its last arm (a world
+// located the stale column, but none is proven with a column to spare), so stripe 0's
+// blocks 0 and 8192 are LOST on record. Block row 1 is skipped there ("not touched: the
+// settle's verified reads cover it"), yet element 1's stale block 1 then reads with
+// success: where the settle takes it unchecked beside the lost row 0 is not traced.
+#[test]
+#[ignore = "OPEN s42c: raid6 8 KiB elements, element 1 stale, cut write at element 2's bytes 1000..1600 cut before Q's write (all-or-none): 'f' WRONG byte 12288 (the stale element's block row 1, which the write does not reach)"]
+fn raid6_8k_stale_element_row_beside_a_cut_write_in_another_block_row_reads_no_wrong_byte() {
+    let element_bytes = 2 * UNIT;
+    let (points, problems) =
+        stale_cut::power_cut_client_write_beside_stale_bytes_after_first_write_problems(
+            CodeSpec::raid6(4),
+            stale_cut::Stale {
+                element_bytes,
+                lost_write: 0..2 * element_bytes,
+            },
+            (&[], &[]),
+            stale_cut::Cuts::All,
+            2 * element_bytes + 1000..2 * element_bytes + 1600,
+            true,
+            true,
+            2 * element_bytes,
+            None,
+        );
+    assert!(points > 1, "the cuts");
+    assert!(
+        problems.is_empty(),
+        "{} of {points} cuts, first: {:?}",
+        problems.len(),
+        problems.first()
+    );
+}
+
+// The same scene at 4 KiB elements (write 9192+600): the twin, no wrong byte.
+#[test]
+fn raid6_4k_stale_element_beside_a_cut_write_in_its_block_row_reads_no_wrong_byte() {
+    let (points, problems) =
+        stale_cut::power_cut_client_write_beside_stale_bytes_after_first_write_problems(
+            CodeSpec::raid6(4),
+            stale_cut::Stale {
+                element_bytes: UNIT,
+                lost_write: 0..2 * UNIT,
+            },
+            (&[], &[]),
+            stale_cut::Cuts::All,
+            2 * UNIT + 1000..2 * UNIT + 1600,
+            true,
+            true,
+            2 * UNIT,
+            None,
+        );
+    assert!(points > 1, "the cuts");
+    assert!(problems.is_empty(), "{:?}", problems.first());
+}
