@@ -1148,8 +1148,12 @@ fn raid6_a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element
 // row 0 only; `stale_beside_cut_write` names it `Unlocated` at its last arm (a world
 // located the stale column, but none is proven with a column to spare), so stripe 0's
 // blocks 0 and 8192 are LOST on record. Block row 1 is skipped there ("not touched: the
-// settle's verified reads cover it"), yet element 1's stale block 1 then reads with
-// success: where the settle takes it unchecked beside the lost row 0 is not traced.
+// settle's verified reads cover it"), but the settle's `stale_cache_checks` run only where
+// `untouched_by_cut_writes`, which requires `lost_cached` empty: in exactly these 2 cuts it
+// holds row 0's two blocks, so no check of the stripe runs and the stale block 1 goes home
+// (the other 20 cuts: `lost_cached` empty, checks run, row 1 caught). One block row per
+// element (4 KiB) hid it. A mend to weigh: run the checks there too, forgetting the lost
+// rows' blocks (`forget_blocks`, as for `cache_decided`).
 #[test]
 #[ignore = "OPEN s42c: raid6 8 KiB elements, element 1 stale, cut write at element 2's bytes 1000..1600 cut before Q's write (all-or-none): 'f' WRONG byte 12288 (the stale element's block row 1, which the write does not reach)"]
 fn raid6_8k_stale_element_row_beside_a_cut_write_in_another_block_row_reads_no_wrong_byte() {
