@@ -32,6 +32,9 @@ use exaraid_codes::{CodeKind, CodeSpec};
 use exaraid_store::Store;
 
 const ELEMENT_BYTES: usize = 16 * 1024;
+/// s42c: the probes' element size (`probe_power_cuts`), `ELEMENT_BYTES` where unset; the
+/// pinned cuts keep `ELEMENT_BYTES` (their call and page numbers are of that scene).
+const ELEMENT_BYTES_ENV: &str = "EXARAID_S33F_ELEMENT_BYTES";
 
 /// One out-of-order cut of a write over the scene: the array code (p=5), the write's first
 /// and last element (from byte 3000 of the first to byte 1000 of the last), the image the
@@ -306,6 +309,7 @@ struct Scene {
     cut_write: std::ops::Range<usize>,
     new: Vec<u8>,
     stripe_bytes: usize,
+    element_bytes: usize,
     /// The lost write's element put back as before it (a stale element); else the scene is
     /// the power cut alone, and no block may be LOST.
     stale: bool,
@@ -323,9 +327,29 @@ fn scene_with(
     stale_col: Option<usize>,
     stale: bool,
 ) -> Scene {
+    scene_of_element(
+        kind,
+        elements,
+        stale_element,
+        stale_col,
+        stale,
+        ELEMENT_BYTES,
+    )
+}
+
+/// `scene_with` at `element` bytes per element: the lost write (element bytes 100..900)
+/// and the cut write's ends (byte 3000 of its first element, 1000 of its last) stay at the
+/// same element offsets, so each still meets the elements' first checksum block.
+fn scene_of_element(
+    kind: CodeKind,
+    elements: (usize, usize),
+    stale_element: usize,
+    stale_col: Option<usize>,
+    stale: bool,
+    element: usize,
+) -> Scene {
     images_in_plan_order();
     let code = CodeSpec::array(kind, 5);
-    let element = ELEMENT_BYTES;
     let (top, dir, layout) = init_wcl_without_timeout_with_element(code, element);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let cut = PowerCut::new(&dir);
@@ -365,6 +389,7 @@ fn scene_with(
         cut_write,
         new,
         stripe_bytes,
+        element_bytes: element,
         stale,
     }
 }
@@ -387,10 +412,10 @@ fn read_beside_the_stale_element(s: &Scene, laid: &std::path::Path, what: &str) 
         outside.is_empty(),
         "{what}: blocks at {outside:?} outside the stale cache stripe LOST"
     );
-    let stale_at = s.stale_element * ELEMENT_BYTES;
-    if let Ok(got) = store.read("f", stale_at as u64, ELEMENT_BYTES as u64) {
+    let stale_at = s.stale_element * s.element_bytes;
+    if let Ok(got) = store.read("f", stale_at as u64, s.element_bytes as u64) {
         assert!(
-            got == s.before[stale_at..stale_at + ELEMENT_BYTES],
+            got == s.before[stale_at..stale_at + s.element_bytes],
             "{what}: the stale element read with success"
         );
     }
@@ -842,9 +867,20 @@ fn probe_power_cuts(stale: bool) -> usize {
     let stale_col = std::env::var("EXARAID_S33F_STALE_COL")
         .ok()
         .map(|col| col.parse().expect("EXARAID_S33F_STALE_COL: a column"));
+    let element_bytes = std::env::var(ELEMENT_BYTES_ENV).map_or(ELEMENT_BYTES, |e| {
+        e.parse()
+            .unwrap_or_else(|_| panic!("{ELEMENT_BYTES_ENV}={e}: a byte count"))
+    });
     let mut problems = 0;
     for elements in [(3, 7), (5, 14)] {
-        let s = scene_with(kind, elements, stale_element, stale_col, stale);
+        let s = scene_of_element(
+            kind,
+            elements,
+            stale_element,
+            stale_col,
+            stale,
+            element_bytes,
+        );
         let (mut points, mut losing) = (0, 0);
         for_each_power_cut(&s.images, |point| {
             points += 1;
@@ -872,7 +908,7 @@ fn probe_power_cuts(stale: bool) -> usize {
             std::fs::remove_dir_all(&laid).unwrap();
         });
         eprintln!(
-            "{kind:?} write {elements:?} stale {stale}: {points} power cuts, {losing} losing, {problems} problems so far"
+            "{kind:?} element {element_bytes} write {elements:?} stale {stale}: {points} power cuts, {losing} losing, {problems} problems so far"
         );
     }
     problems

@@ -984,7 +984,12 @@ fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_and_a_torn_q_alone_loses_n
 // `S35F_FAILED_PARITY`: the index of the parity whose OSS fails (default 0, P; r38a's
 // MEDIUM-1 fails the last one); `S35F_STALE=0`: no stale element (the power cut alone, its
 // losses counted by the LOST-CUT lines); `S35F_OVERWRITE=1`: the first write covers 3.5
-// elements (the cut write overwrites acknowledged bytes).
+// elements (the cut write overwrites acknowledged bytes). s42c: `S35F_FAILED_PARITY=none`
+// fails no OSS (with `S35F_STALE=0`, the power cut ALONE); `S35F_ELEMENT_BYTES` (4096 where
+// unset, a multiple of 4096): the element size, the scene's offsets scaled with it (the
+// lost write over elements 0 and 1, the default cut write element 2 whole, the overwrite
+// variant's first write 3.5 elements; `S35F_WRITE` is file bytes, taken as given). At 8 KiB
+// and more a block's checksum lies on another zone page than its tail (r41b HIGH-1).
 use crate::powercut;
 use crate::stale_cut;
 
@@ -997,30 +1002,38 @@ const OVERWRITE_FIRST_WRITE_BYTES: usize = 7 * UNIT / 2;
 #[ignore = "probe: S35F_CODE=rs:4:3 S35F_WRITE=9192+4096 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,pages"]
 fn probe_stale_element_beside_a_failed_parity_oss_power_cut_code_of_env() {
     let code = code_of_env("S35F_CODE", "rs:4:3");
-    let write = match std::env::var("S35F_WRITE") {
-        Ok(_) => cut_write_of_env("S35F_WRITE"),
-        Err(_) => 2 * UNIT..3 * UNIT,
-    };
     let env_usize = |name: &str, default: usize| {
         std::env::var(name).map_or(default, |v| {
             v.parse()
                 .unwrap_or_else(|_| panic!("{name}={v}: not a number"))
         })
     };
-    let failed_parity = env_usize("S35F_FAILED_PARITY", 0);
+    let element_bytes = env_usize("S35F_ELEMENT_BYTES", UNIT);
+    assert!(
+        element_bytes >= UNIT && element_bytes % UNIT == 0,
+        "S35F_ELEMENT_BYTES={element_bytes}: a multiple of {UNIT}"
+    );
+    let write = match std::env::var("S35F_WRITE") {
+        Ok(_) => cut_write_of_env("S35F_WRITE"),
+        Err(_) => 2 * element_bytes..3 * element_bytes,
+    };
+    let failed_parity: Vec<usize> = match std::env::var("S35F_FAILED_PARITY").as_deref() {
+        Ok("none") => vec![],
+        _ => vec![env_usize("S35F_FAILED_PARITY", 0)],
+    };
     let stale_lost = env_usize("S35F_STALE", 1) != 0;
     let first_write_bytes = match env_usize("S35F_OVERWRITE", 0) {
-        0 => 2 * UNIT,
-        _ => OVERWRITE_FIRST_WRITE_BYTES,
+        0 => 2 * element_bytes,
+        _ => OVERWRITE_FIRST_WRITE_BYTES * element_bytes / UNIT,
     };
     let (points, problems) =
         stale_cut::power_cut_client_write_beside_stale_bytes_after_first_write_problems(
             code,
             stale_cut::Stale {
-                element_bytes: UNIT,
-                lost_write: 0..2 * UNIT,
+                element_bytes,
+                lost_write: 0..2 * element_bytes,
             },
-            (&[], &[failed_parity]),
+            (&[], &failed_parity),
             stale_cut::Cuts::All,
             write.clone(),
             true,
@@ -1030,8 +1043,9 @@ fn probe_stale_element_beside_a_failed_parity_oss_power_cut_code_of_env() {
         );
     let wrong = problems.iter().filter(|p| p.contains("WRONG")).count();
     eprintln!(
-        "S35F {code:?} write {}+{}: {points} cuts, {} problems, wrong {wrong}, failed parity \
-         {failed_parity}, stale element {stale_lost}, first write 0..{first_write_bytes}",
+        "S35F {code:?} element {element_bytes} write {}+{}: {points} cuts, {} problems, wrong \
+         {wrong}, failed parity {failed_parity:?}, stale element {stale_lost}, first write \
+         0..{first_write_bytes}",
         write.start,
         write.len(),
         problems.len()
@@ -1114,5 +1128,76 @@ fn raid6_a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element
             }),
         );
     assert_eq!(points, 1, "the one pinned cut");
+    assert!(problems.is_empty(), "{:?}", problems.first());
+}
+
+// s42c (the probe at 8 KiB elements: `S35F_CODE=raid6:4 S35F_ELEMENT_BYTES=8192
+// S35F_FAILED_PARITY=none S35F_WRITE=17384+600 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,pages`,
+// 12 of 36 cuts WRONG; rs 4+3 9 of 62; at 4096 the same scene, write 9192+600, reads no
+// wrong byte in either code, its stale row LOST on record): data element 1 stale (its OSS
+// lost the second write over elements 0 and 1, both its blocks), the cut write at element
+// 2's bytes 1000..1600 (block row 0 only), nothing failed, the all-or-none model. The
+// power cut before mutating call 11 (element 2's block and P's piece landed, Q not
+// written) reads "'f' WRONG byte 12288: 0x84, acknowledged 0xdc": element 1's block 1, in
+// block row 1, which the write never reaches. At 4 KiB elements every block of the stale
+// element is in the write's row. OPEN. Traced (s42c, temporary eprintlns, removed; 2 of 22
+// cuts WRONG without the out-of-order model: #15 nothing dropped, #17 OSS 2's block
+// dropped; every cut dropping P's piece reads right): `decide_cache_stripe` checks block
+// row 0 only; `stale_beside_cut_write` names it `Unlocated` at its last arm (a world
+// located the stale column, but none is proven with a column to spare), so stripe 0's
+// blocks 0 and 8192 are LOST on record. Block row 1 is skipped there ("not touched: the
+// settle's verified reads cover it"), but the settle's `stale_cache_checks` run only where
+// `untouched_by_cut_writes`, which requires `lost_cached` empty: in exactly these 2 cuts it
+// holds row 0's two blocks, so no check of the stripe runs and the stale block 1 goes home
+// (the other 20 cuts: `lost_cached` empty, checks run, row 1 caught). One block row per
+// element (4 KiB) hid it. A mend to weigh: run the checks there too, forgetting the lost
+// rows' blocks (`forget_blocks`, as for `cache_decided`).
+#[test]
+#[ignore = "OPEN s42c: raid6 8 KiB elements, element 1 stale, cut write at element 2's bytes 1000..1600 cut before Q's write (all-or-none): 'f' WRONG byte 12288 (the stale element's block row 1, which the write does not reach)"]
+fn raid6_8k_stale_element_row_beside_a_cut_write_in_another_block_row_reads_no_wrong_byte() {
+    let element_bytes = 2 * UNIT;
+    let (points, problems) =
+        stale_cut::power_cut_client_write_beside_stale_bytes_after_first_write_problems(
+            CodeSpec::raid6(4),
+            stale_cut::Stale {
+                element_bytes,
+                lost_write: 0..2 * element_bytes,
+            },
+            (&[], &[]),
+            stale_cut::Cuts::All,
+            2 * element_bytes + 1000..2 * element_bytes + 1600,
+            true,
+            true,
+            2 * element_bytes,
+            None,
+        );
+    assert!(points > 1, "the cuts");
+    assert!(
+        problems.is_empty(),
+        "{} of {points} cuts, first: {:?}",
+        problems.len(),
+        problems.first()
+    );
+}
+
+// The same scene at 4 KiB elements (write 9192+600): the twin, no wrong byte.
+#[test]
+fn raid6_4k_stale_element_beside_a_cut_write_in_its_block_row_reads_no_wrong_byte() {
+    let (points, problems) =
+        stale_cut::power_cut_client_write_beside_stale_bytes_after_first_write_problems(
+            CodeSpec::raid6(4),
+            stale_cut::Stale {
+                element_bytes: UNIT,
+                lost_write: 0..2 * UNIT,
+            },
+            (&[], &[]),
+            stale_cut::Cuts::All,
+            2 * UNIT + 1000..2 * UNIT + 1600,
+            true,
+            true,
+            2 * UNIT,
+            None,
+        );
+    assert!(points > 1, "the cuts");
     assert!(problems.is_empty(), "{:?}", problems.first());
 }
