@@ -1091,8 +1091,11 @@ fn raid6_two_old_cut_data_blocks_beside_a_landed_p_and_a_failed_q_oss_and_a_stal
 // element 2 is proven by its own stored checksum, Q (told by the write's crcs) is a column
 // left over that would check element 1 (a likely witness, not implemented; merge review
 // r40c LOW-2: not shown, since which rule kept element 2 was not traced: name it first).
+// Closed (s42b, by the fix of "OPEN after session 35" (1)(d), not aimed at it): the
+// `confirms` arm now checks the row at its calm offsets first, element 2's torn block known
+// there and only P erased (`calm_offsets_contradict_beside_torn_cut_blocks`): the stale
+// element 1 disagrees there, LOST. FAILS on 28327fda with the message above (cut #35).
 #[test]
-#[ignore = "OPEN r39b MEDIUM-3: a cut overwrite torn in pages beside a failed P OSS and a stale element: WRONG (see the comment)"]
 fn raid6_a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element_reads_no_wrong_byte(
 ) {
     let (points, problems) =
