@@ -403,7 +403,12 @@ impl Store {
             // (its running parity blocks stay absent) while the caller's holds them absent:
             // the exception holds there (without it dcode and xcode lost every byte of a
             // file at a kill beside failed OSS 0, store_wcl_degraded_crash.rs). Not argued
-            // sound beside a stale element where it holds: open (docs/store.md, s34a).
+            // sound beside a stale element where it holds: open (docs/store.md, s34a). Both
+            // are checked at the calm offsets first, the write's torn blocks known there (s42b:
+            // rs 4+3 with a whole data element's OSS failed, raid6 with the write's column dead
+            // and Q torn in pages, and raid6 with a parity OSS dead and the write's landed
+            // block rotten, each beside a stale element: it went home with success). A stale
+            // element only under the write's offsets is not seen there: open.
             let absent_data_here = data_without_bytes && absent_here;
             if cells.iter().any(confirms) || (absent_data_here && cells.iter().any(fails)) {
                 if self.calm_offsets_contradict_beside_torn_cut_blocks(v) {
