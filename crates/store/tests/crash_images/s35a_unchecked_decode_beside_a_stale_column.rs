@@ -220,7 +220,9 @@ fn raid6_dead_write_column_beside_a_stale_column_with_p_new_q_old_never_reads_wr
 /// `stale_beside_cut_write`'s failed-OSS exception (recovery/stale_beside_cut.rs,
 /// `absent_data_here`: dead column 0 holds a data block without bytes, a block of the row
 /// fails) returning `Agrees` unchecked; the review's `confirm_by_versions` step after it
-/// was not followed.
+/// was not followed. Closed (s42b): that exception now checks the row at its calm offsets
+/// first, torn Q known there (its slot rewritten in place), only dead column 0 erased
+/// (`calm_offsets_contradict_beside_torn_cut_blocks`): column 2's stale bytes disagree, LOST.
 /// Returns the journal cuts and the cuts losing a block (the stale column's repair
 /// dropped, or kept: nothing stale).
 fn dead_write_column_beside_a_stale_column_with_p_new_q_torn(
@@ -292,7 +294,6 @@ fn journal_cuts_of_both_tears(
 }
 
 #[test]
-#[ignore = "OPEN after session 35 (1)(a): (2)(e)'s scene with Q torn in pages: WRONG byte 1000: 0x91, acknowledged 0x00 (either page of Q dropped; see the comment)"]
 fn raid6_dead_write_column_beside_a_stale_column_with_p_new_q_torn_in_pages_never_reads_wrong() {
     dead_write_column_beside_a_stale_column_with_p_new_q_torn(true);
 }

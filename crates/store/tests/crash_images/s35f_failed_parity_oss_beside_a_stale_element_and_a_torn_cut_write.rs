@@ -503,6 +503,9 @@ fn raid6_a_whole_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_a_stale_eleme
 // (a temporary eprintln!, removed) by `stale_beside_cut_write`'s failed-OSS exception
 // (recovery/stale_beside_cut.rs, `absent_data_here && cells.iter().any(fails)`: D0's
 // column holds a data block without bytes) returning `Agrees`, unchecked, for all three.
+// Closed (s42b): that exception now checks the row at its calm offsets first, D1 and Q (torn
+// by the write) known there, only D0 erased (`calm_offsets_contradict_beside_torn_cut_blocks`):
+// D2's stale bytes at 0..1000 and 1600..4096 disagree, and the row is named LOST.
 fn a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(r: R, stale: bool) {
     let mut s = scene(CodeSpec::rs(4, 3), LOST_WHOLE, &ACKED_WHOLE);
     s.failed_oss = s.whole_oss;
@@ -516,21 +519,18 @@ fn a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(r: R, stale: 
 }
 
 #[test]
-#[ignore = "OPEN after session 35 (1)(d): a failed whole data OSS, D1 and Q torn, R old, D2 stale: 'f' WRONG byte 8192: 0xd7, acknowledged 0xca (see the comment)"]
 fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_and_a_stale_element_reads_no_wrong_byte_r_old(
 ) {
     a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Old, true);
 }
 
 #[test]
-#[ignore = "OPEN after session 35 (1)(d): a failed whole data OSS, D1 and Q torn, R landed, D2 stale: 'f' WRONG byte 8192: 0xd7, acknowledged 0xca (see the comment)"]
 fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_and_a_stale_element_reads_no_wrong_byte_r_landed(
 ) {
     a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Landed, true);
 }
 
 #[test]
-#[ignore = "OPEN after session 35 (1)(d): a failed whole data OSS, D1 and Q torn, R torn, D2 stale: 'f' WRONG byte 8192: 0xd7, acknowledged 0xca (see the comment)"]
 fn rs_4_3_a_torn_cut_write_beside_a_failed_whole_data_oss_and_a_stale_element_reads_no_wrong_byte_r_torn(
 ) {
     a_torn_write_beside_a_failed_whole_data_oss_and_a_stale_element(R::Torn, true);
@@ -1103,8 +1103,11 @@ fn raid6_two_old_cut_data_blocks_beside_a_landed_p_and_a_failed_q_oss_and_a_stal
 // element 2 is proven by its own stored checksum, Q (told by the write's crcs) is a column
 // left over that would check element 1 (a likely witness, not implemented; merge review
 // r40c LOW-2: not shown, since which rule kept element 2 was not traced: name it first).
+// Closed (s42b, by the fix of "OPEN after session 35" (1)(d), not aimed at it): the
+// `confirms` arm now checks the row at its calm offsets first, element 2's torn block known
+// there and only P erased (`calm_offsets_contradict_beside_torn_cut_blocks`): the stale
+// element 1 disagrees there, LOST. FAILS on 28327fda with the message above (cut #35).
 #[test]
-#[ignore = "OPEN r39b MEDIUM-3: a cut overwrite torn in pages beside a failed P OSS and a stale element: WRONG (see the comment)"]
 fn raid6_a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element_reads_no_wrong_byte(
 ) {
     let (points, problems) =

@@ -254,8 +254,10 @@ fn raid6_rotten_cache_block_beside_a_landed_part_with_one_parity_dead_and_the_ot
 // acknowledged bytes beside the write's range, so the row is `Agrees` unchecked and the
 // decisions after it never check the stale column 2; without the rot column 0 verifies,
 // that arm is not taken, and the row is named LOST (which arm names it: not traced).
+// Closed (s42b): that arm now checks the row at its calm offsets first, column 0's failing
+// block (in flight) known there, only the dead parity erased
+// (`calm_offsets_contradict_beside_torn_cut_blocks`): column 2's stale bytes disagree, LOST.
 #[test]
-#[ignore = "OPEN r37b three faults: raid6, a parity OSS dead, a stale column, rot at column 0's unacknowledged byte 50: WRONG byte 9192: 0x60, acknowledged 0xcb (P dead and Q dead alike; see the comment)"]
 fn raid6_r37b_rotten_cache_block_beside_a_landed_part_one_parity_dead_and_a_stale_column_never_reads_wrong(
 ) {
     let code = CodeSpec::raid6(4);

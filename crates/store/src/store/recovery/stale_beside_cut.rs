@@ -403,9 +403,17 @@ impl Store {
             // (its running parity blocks stay absent) while the caller's holds them absent:
             // the exception holds there (without it dcode and xcode lost every byte of a
             // file at a kill beside failed OSS 0, store_wcl_degraded_crash.rs). Not argued
-            // sound beside a stale element where it holds: open (docs/store.md, s34a).
+            // sound beside a stale element where it holds: open (docs/store.md, s34a). Both
+            // are checked at the calm offsets first, the write's torn blocks known there (s42b:
+            // rs 4+3 with a whole data element's OSS failed, raid6 with the write's column dead
+            // and Q torn in pages, and raid6 with a parity OSS dead and the write's landed
+            // block rotten, each beside a stale element: it went home with success). A stale
+            // element only under the write's offsets is not seen there: open.
             let absent_data_here = data_without_bytes && absent_here;
             if cells.iter().any(confirms) || (absent_data_here && cells.iter().any(fails)) {
+                if self.calm_offsets_contradict_beside_torn_cut_blocks(v) {
+                    return Ok(CutRowStale::Unlocated);
+                }
                 return Ok(CutRowStale::Agrees);
             }
             // Every blind column holds running parity only, each a failed OSS (no bytes): no
@@ -1338,6 +1346,51 @@ impl Store {
     /// lost. `false` where nothing is left over to check with.
     fn calm_offsets_contradict(&self, v: &RowView) -> bool {
         let g = self.layout.geometry();
+        let erased: Vec<usize> = (0..g.cols)
+            .filter(|&col| {
+                (v.held.get(&Pos { row: 0, col })).is_some_and(|h| h[v.i] != Held::Verified)
+            })
+            .collect();
+        self.calm_offsets_contradict_erasing(v, erased)
+    }
+
+    /// `calm_offsets_contradict` where that leaves no column over, with a block of the cut
+    /// write that fails its checksum (torn) known at the calm offsets: erased are only the
+    /// columns without bytes (an OSS failed) and those failing their checksum that the
+    /// write does not reach in the row (rot). Why it is sound: a cache slot is rewritten in
+    /// place, whole block by block, and the write's new block differs from its old one only
+    /// inside the write's ranges, which the calm offsets leave out: whichever pages (or
+    /// bytes) of it landed, the block holds its bytes before the write there, as a running
+    /// parity block torn by the write does (`chain_calm_offsets_disagree`). A crash alone
+    /// agrees there; a stale column (its OSS lost a write) at a calm offset does not. Why
+    /// (s42b, "OPEN after session 35" (1)(d), (1)(a)): rs 4+3 with a whole data element's
+    /// OSS failed, the cut write's data block and Q torn, and raid6 with the write's column
+    /// dead, Q torn in pages: every erasure the tolerance allows is spent, the row was
+    /// taken unchecked (the failed-OSS exception in `stale_beside_cut_write`) and a stale
+    /// element beside them went home, or was decoded into the dead column, with success.
+    /// Traded, knowingly: such a torn block ROTTEN at a calm offset as well disagrees there,
+    /// and the row is LOST where it read right (two faults beside the cut, on record).
+    fn calm_offsets_contradict_beside_torn_cut_blocks(&self, v: &RowView) -> bool {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let erased: Vec<usize> = (0..g.cols)
+            .filter(|&col| {
+                let p = Pos { row: 0, col };
+                let cut = (v.c.ranges.get(&p)).is_some_and(|r| overlaps(r, start, end));
+                (v.held.get(&p)).is_some_and(|h| match h[v.i] {
+                    Held::Verified => false,
+                    Held::Failed => !cut,
+                    Held::Absent => true,
+                })
+            })
+            .collect();
+        self.calm_offsets_contradict_erasing(v, erased)
+    }
+
+    /// See `calm_offsets_contradict`; `erased`: the columns not known at the calm offsets.
+    fn calm_offsets_contradict_erasing(&self, v: &RowView, erased: Vec<usize>) -> bool {
+        let g = self.layout.geometry();
         if g.rows != 1 || self.tolerance() < 2 {
             return false;
         }
@@ -1363,11 +1416,6 @@ impl Store {
         if calm.is_empty() {
             return false;
         }
-        let erased: Vec<usize> = (0..g.cols)
-            .filter(|&col| {
-                (v.held.get(&Pos { row: 0, col })).is_some_and(|h| h[v.i] != Held::Verified)
-            })
-            .collect();
         let mut row = StripeBuf::zeroed(g.rows, g.cols, block as usize);
         slice_stripe_into(v.buf, start as usize..end as usize, &mut row);
         // With `erased` erased: `None` where no column is left over or no decode, else
