@@ -245,30 +245,35 @@ fn dead_write_column_beside_a_stale_column_with_p_new_q_torn(
     journal_cuts_of_both_tears(&what, |upper| {
         let keep = kept_but(&units, &dropped, &[]);
         let laid = lay_out_of_order_image(&s.images, &calls, i, &keep);
-        let zone = object_file(&laid.dir, q, &cache);
-        let mut bytes = std::fs::read(&zone).unwrap();
-        assert_eq!(
-            bytes.len(),
-            q_after.len(),
-            "Q's call writes inside its zone file"
-        );
-        let pages: Vec<usize> = (0..bytes.len().div_ceil(PAGE_BYTES))
-            .filter(|&pg| {
-                let r = pg * PAGE_BYTES..((pg + 1) * PAGE_BYTES).min(bytes.len());
-                bytes[r.clone()] != q_after[r]
-            })
-            .collect();
-        assert_eq!(
-            pages.len(),
-            2,
-            "Q's cache block write changes two pages: {pages:?}"
-        );
-        let pg = pages[usize::from(!upper)];
-        let r = pg * PAGE_BYTES..((pg + 1) * PAGE_BYTES).min(bytes.len());
-        bytes[r.clone()].copy_from_slice(&q_after[r]);
-        std::fs::write(&zone, bytes).unwrap();
+        tear_in_pages(&object_file(&laid.dir, q, &cache), &q_after, upper);
         check_every_journal_cut(&s, &laid, Some(col0))
     })
+}
+
+/// Tears the cache block write that made `zone` of the image after it hold `after`: of the
+/// two pages it changed, the lower (`upper` false) or the upper one lands.
+fn tear_in_pages(zone: &std::path::Path, after: &[u8], upper: bool) {
+    let mut bytes = std::fs::read(zone).unwrap();
+    assert_eq!(
+        bytes.len(),
+        after.len(),
+        "the call writes inside its zone file"
+    );
+    let pages: Vec<usize> = (0..bytes.len().div_ceil(PAGE_BYTES))
+        .filter(|&pg| {
+            let r = pg * PAGE_BYTES..((pg + 1) * PAGE_BYTES).min(bytes.len());
+            bytes[r.clone()] != after[r]
+        })
+        .collect();
+    assert_eq!(
+        pages.len(),
+        2,
+        "a cache block write changes two pages: {pages:?}"
+    );
+    let pg = pages[usize::from(!upper)];
+    let r = pg * PAGE_BYTES..((pg + 1) * PAGE_BYTES).min(bytes.len());
+    bytes[r.clone()].copy_from_slice(&after[r]);
+    std::fs::write(zone, bytes).unwrap();
 }
 
 /// The journal cuts of the two tears `cuts_of(upper)` lays (the lower or the upper page of
@@ -418,4 +423,50 @@ fn raid6_torn_data_block_beside_p_new_q_old_and_a_column_stale_to_fit_both_never
 fn raid6_torn_data_block_beside_p_new_q_old_alone_loses_nothing() {
     let (_, losing) = column_0_torn_beside_p_new_q_old(false);
     assert_eq!(losing, 0, "cuts losing a block by the crash alone");
+}
+
+/// Review r42b HIGH-1's guard: nothing stale (the repair kept), no OSS failed, Q torn in
+/// pages by the cut, column 0 (the write's data block) and P each landed or not, and ONE
+/// bit of column 0's cache block flipped at an acknowledged byte outside the write (element
+/// byte 500): a crash beside one rot loses nothing. s42b's calm-offsets check beside the
+/// cut write's failing blocks first named the row LOST here (every cut of the 8 lost blocks
+/// 0, 4096, 12288): column 0's own checksum names it wrong and it alone explains the
+/// disagreement, so the decisions after decode and confirm it.
+#[test]
+fn raid6_q_torn_in_pages_beside_one_rot_of_the_cut_data_block_loses_nothing() {
+    const ROT_AT: usize = 500;
+    let s = scene(2, 2 * UNIT + 1000..2 * UNIT + 2000);
+    let col0 = data_oss(&s.layout, 0);
+    let [p, q] = parity_osses(&s.layout);
+    let i = before_q_last_call(&s);
+    let calls = CallChanges::of(&s.images);
+    let units = calls.units(&s.images, i);
+    let cache = format!("{CACHE_OBJECT}.cache");
+    let q_after = std::fs::read(object_file(&s.images[i + 1].dir, q, &cache)).unwrap();
+    for dropped in [vec![], vec![col0], vec![p], vec![col0, p]] {
+        let what = format!("OSSs {dropped:?} dropped, column 0 rotten at {ROT_AT}, Q's");
+        let (_, losing) = journal_cuts_of_both_tears(&what, |upper| {
+            let laid =
+                lay_out_of_order_image(&s.images, &calls, i, &kept_but(&units, &dropped, &[]));
+            tear_in_pages(&object_file(&laid.dir, q, &cache), &q_after, upper);
+            let zone = object_file(&laid.dir, col0, &cache);
+            let mut bytes = std::fs::read(&zone).unwrap();
+            let acked = &s.acked[ROT_AT..ROT_AT + 32];
+            let at: Vec<usize> = (0..bytes.len() - 32)
+                .filter(|&a| &bytes[a..a + 32] == acked)
+                .collect();
+            assert_eq!(
+                at.len(),
+                1,
+                "column 0's acknowledged bytes at {ROT_AT} in its zone"
+            );
+            bytes[at[0]] ^= 0x10;
+            std::fs::write(&zone, bytes).unwrap();
+            check_every_journal_cut(&s, &laid, None)
+        });
+        assert_eq!(
+            losing, 0,
+            "{what}: cuts losing a block by a crash beside one rot"
+        );
+    }
 }

@@ -1351,7 +1351,7 @@ impl Store {
                 (v.held.get(&Pos { row: 0, col })).is_some_and(|h| h[v.i] != Held::Verified)
             })
             .collect();
-        self.calm_offsets_contradict_erasing(v, erased)
+        self.calm_offsets_contradict_erasing(v, erased, &[])
     }
 
     /// `calm_offsets_contradict` where that leaves no column over, with a block of the cut
@@ -1368,12 +1368,24 @@ impl Store {
     /// dead, Q torn in pages: every erasure the tolerance allows is spent, the row was
     /// taken unchecked (the failed-OSS exception in `stale_beside_cut_write`) and a stale
     /// element beside them went home, or was decoded into the dead column, with success.
-    /// Traded, knowingly: such a torn block ROTTEN at a calm offset as well disagrees there,
-    /// and the row is LOST where it read right (two faults beside the cut, on record).
+    /// A disagreement that one failing block of the cut write explains alone (erased, the
+    /// row agrees) is no contradiction: that block's own checksum already names it wrong
+    /// (torn, or rotten at a calm offset: a crash beside one rot, which must lose nothing,
+    /// review r42b HIGH-1), and the decisions after this one decode it and confirm the
+    /// decode. Traded, knowingly: where no erasure is left for that (a failed OSS beside a
+    /// rot of the write's block at a calm offset and the crash, review r42b MEDIUM-1), the
+    /// row is LOST (on record) where it may have read right.
     fn calm_offsets_contradict_beside_torn_cut_blocks(&self, v: &RowView) -> bool {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let failing_cut_blocks: Vec<usize> = (0..g.cols)
+            .filter(|&col| {
+                let p = Pos { row: 0, col };
+                let cut = (v.c.ranges.get(&p)).is_some_and(|r| overlaps(r, start, end));
+                cut && (v.held.get(&p)).is_some_and(|h| h[v.i] == Held::Failed)
+            })
+            .collect();
         let erased: Vec<usize> = (0..g.cols)
             .filter(|&col| {
                 let p = Pos { row: 0, col };
@@ -1385,11 +1397,18 @@ impl Store {
                 })
             })
             .collect();
-        self.calm_offsets_contradict_erasing(v, erased)
+        self.calm_offsets_contradict_erasing(v, erased, &failing_cut_blocks)
     }
 
-    /// See `calm_offsets_contradict`; `erased`: the columns not known at the calm offsets.
-    fn calm_offsets_contradict_erasing(&self, v: &RowView, erased: Vec<usize>) -> bool {
+    /// See `calm_offsets_contradict`; `erased`: the columns not known at the calm offsets;
+    /// `explained_alone`: columns besides a running parity column that may explain a
+    /// disagreement alone (it is then no contradiction).
+    fn calm_offsets_contradict_erasing(
+        &self,
+        v: &RowView,
+        erased: Vec<usize>,
+        explained_alone: &[usize],
+    ) -> bool {
         let g = self.layout.geometry();
         if g.rows != 1 || self.tolerance() < 2 {
             return false;
@@ -1457,7 +1476,8 @@ impl Store {
         // (`raid6_kill_beside_a_stale_running_parity_at_calm_offsets_reads_every_block`,
         // ignored OPEN) never got here: its row is named lost before.
         let parity_alone = matches!(explaining[..], [col] if matches!(g.cell(Pos { row: 0, col }), Cell::Parity(_)));
-        !parity_alone
+        let explained = matches!(explaining[..], [col] if explained_alone.contains(&col));
+        !parity_alone && !explained
     }
 
     /// Does block row `v.i` as the planner knew it (`v.buf`) disagree with its running
