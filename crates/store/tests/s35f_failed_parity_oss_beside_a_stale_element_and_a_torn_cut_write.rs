@@ -798,43 +798,6 @@ fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_os
     );
 }
 
-// The crash alone of r39b MEDIUM-2's scene with the cut data block LANDED (whole, its new
-// checksum): the row's encode at Q's live piece is then the write's new piece, not the
-// block before the write, and must be taken as a crash alone (`live_pieces_refute` accepts
-// either crc). Every acknowledged block reads right on 28327fda; a witness taking only the
-// old crc LOST stripe 0's blocks (s42a, temporary edit, see docs/results/s42-s42a.md).
-#[test]
-fn raid6_a_landed_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_a_torn_q_alone_loses_nothing(
-) {
-    for torn_at in [TORN_AT, 1550, CUT_AT + CUT_BYTES] {
-        a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
-            CodeSpec::raid6(4),
-            DataBlock::Whole,
-            R::Old, // no R
-            false,
-            LOST_UNDER,
-            &ACKED_PART,
-            torn_at,
-        );
-    }
-}
-
-#[test]
-fn rs_4_3_a_landed_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_and_torn_q_and_r_alone_loses_nothing(
-) {
-    for torn_at in [TORN_AT, 1550, CUT_AT + CUT_BYTES] {
-        a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
-            CodeSpec::rs(4, 3),
-            DataBlock::Whole,
-            R::Torn,
-            false,
-            LOST_UNDER,
-            &ACKED_PART,
-            torn_at,
-        );
-    }
-}
-
 // s41b (r40c MEDIUM-1's witness): r39b MEDIUM-2's scene with the torn parity blocks holding
 // the write's WHOLE new piece (1000..1600, told new by its piece crc) past the offsets they
 // were live at, under their old checksum: their old bytes at 1500..1600 are gone, so the old
