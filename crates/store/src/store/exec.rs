@@ -1767,7 +1767,13 @@ impl Store {
             let mut edges = self.edge_block_crcs(plan, &waves_bytes, &edge_old);
             let mut page_cuts = self.page_cut_crcs(plan, &waves_bytes, &edge_old, &read_bytes);
             for (_, write_bytes) in &waves_bytes {
-                self.journal_parity_crcs(plan, write_bytes, &mut edges, &mut page_cuts)?;
+                self.journal_parity_crcs(
+                    plan,
+                    write_bytes,
+                    &read_bytes,
+                    &mut edges,
+                    &mut page_cuts,
+                )?;
             }
         }
         if client.is_some() {
@@ -1921,6 +1927,7 @@ impl Store {
         &self,
         plan: &IoPlan,
         write_bytes: &[(usize, Vec<u8>)],
+        read_bytes: &[Option<Vec<u8>>],
         edges: &mut Vec<crate::state::EdgeBlockCrc>,
         page_cuts: &mut Vec<crate::state::WindowPageCutCrcs>,
     ) -> Result<(), StoreError> {
@@ -1950,11 +1957,19 @@ impl Store {
             for piece in &step.pieces {
                 let x = &piece.element;
                 let len = x.len_bytes as usize;
-                pieces.push(crate::state::ParityPieceCrcs::of(
-                    (x.stripe, x.pos.row, x.pos.col),
-                    x.offset_bytes,
-                    &bytes[at..at + len],
-                ));
+                let at_pos = (x.stripe, x.pos.row, x.pos.col);
+                let new = &bytes[at..at + len];
+                pieces.push(
+                    match Self::parity_base_read(plan, piece.source, read_bytes) {
+                        Some(base) => crate::state::ParityPieceCrcs::of_with_old(
+                            at_pos,
+                            x.offset_bytes,
+                            new,
+                            &base[..len],
+                        ),
+                        None => crate::state::ParityPieceCrcs::of(at_pos, x.offset_bytes, new),
+                    },
+                );
                 at += len;
             }
             assert_eq!(at, bytes.len(), "a step's pieces lie back to back");
@@ -1966,6 +1981,35 @@ impl Store {
         let g = self.layout.geometry();
         assert!(pieces.len() <= plan.steps.len() * g.cols * g.rows);
         self.journal_write_parity_crcs(plan, file, pieces, edges, page_cuts)
+    }
+
+    /// The running parity bytes a parity write piece (`source`) laid its delta over, as
+    /// read (`ParityCompute::base`), from the piece's first byte on: `None` where the base
+    /// is not a read (zeros: offsets no running parity byte was live at; a full encode).
+    /// Journaled as `ParityPieceCrcs::old_block_crcs`.
+    fn parity_base_read<'r>(
+        plan: &IoPlan,
+        source: Option<Bytes>,
+        read_bytes: &'r [Option<Vec<u8>>],
+    ) -> Option<&'r [u8]> {
+        let Some(Bytes::Computed {
+            compute,
+            offset_bytes,
+        }) = source
+        else {
+            return None;
+        };
+        let Bytes::Read {
+            step,
+            offset_bytes: base_at,
+        } = plan.computes[compute].base
+        else {
+            return None;
+        };
+        let read = read_bytes[step]
+            .as_ref()
+            .expect("a parity compute's base is read before the plan's writes");
+        Some(&read[(base_at + offset_bytes) as usize..])
     }
 
     /// Append (unsynced) one `Rec::WriteParityCrcs` of client plan `plan` on `file`, taking

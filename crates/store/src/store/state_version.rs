@@ -281,6 +281,42 @@ fn parity_crcs_naming_a_row_turn_the_state_header_to_version_7_until_dropped() {
     );
 }
 
+/// Session 42's crcs of the running parity bytes a write read under each piece
+/// (`ParityPieceCrcs::old_block_crcs`, s42a) need no new reader version: an older binary
+/// drops the field unseen and decides the row as it did without it, as the recovery of
+/// this binary decides a record without it (`old_crc_of` is `None`: `live_pieces_refute`
+/// refutes nothing). A piece without them (zeros under it, or an older binary's record)
+/// serializes to the same bytes as before.
+#[test]
+fn parity_crcs_of_the_block_before_the_write_keep_the_record_version_and_older_records_parse() {
+    let (at, new, old) = ((0, 0, 2), [1u8; 500], [2u8; 500]);
+    let without = crate::state::ParityPieceCrcs::of(at, 1000, &new);
+    let with = crate::state::ParityPieceCrcs::of_with_old(at, 1000, &new, &old);
+    assert_eq!(with.old_crc_of(1000, 1500), Some(crc32c::crc32c(&old)));
+    assert_eq!(with.crc_of(1000, 1500), without.crc_of(1000, 1500));
+    let bytes_before = serde_json::to_string(&without).unwrap();
+    assert!(!bytes_before.contains("old_block_crcs"), "{bytes_before}");
+    let mut older_record = serde_json::to_value(&with).unwrap();
+    older_record
+        .as_object_mut()
+        .unwrap()
+        .remove("old_block_crcs")
+        .expect("the field is written where the old bytes are known");
+    let parsed: crate::state::ParityPieceCrcs = serde_json::from_value(older_record).unwrap();
+    assert_eq!(parsed, without);
+    assert_eq!(parsed.old_crc_of(1000, 1500), None);
+    let rec = |piece| {
+        Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
+            plan: 99,
+            file: 0,
+            pieces: vec![piece],
+            edge_blocks: Vec::new(),
+            page_cuts: Vec::new(),
+        })
+    };
+    assert_eq!(rec(with).reader_version(), rec(without).reader_version());
+}
+
 /// Session 12's page-cut crcs of a delayed window write (`WindowBlockCrcs::page_cuts`, s12t)
 /// turn the header to version 5, which session-11 binaries refuse (they would drop the crcs
 /// unseen and record a block a kill -9 cut at its page boundary lost); while a snapshot

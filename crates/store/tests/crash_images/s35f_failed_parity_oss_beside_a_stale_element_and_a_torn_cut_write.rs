@@ -728,27 +728,18 @@ fn rs_4_2_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_st
 // 0..1000, elements 1 and 2 at 1000..1500, the lost write at 1100..1500 of element 2): the
 // cut write (1000..1600 of element 1) reaches offsets 1500..1600 no running parity byte was
 // live at, so `torn_parity_beside_absent_unproven` does not try the torn parity block's
-// checksum (its old bytes there are not known) and the row is decided unchecked: "'f' WRONG
-// byte 9292: 0x4b, acknowledged 0xca" (64901551, both codes). OPEN. Tried and reverted
-// (s40c, merge review r40c HIGH-1): the checksum tried with the disk's bytes (or zeros)
-// there, no match naming the row LOST, passes these tests, but a crash ALONE whose torn Q
-// landed its new payload past the live offsets (1000..1550 over an older cache stripe's
-// nonzero bytes, a kill mid-pwrite or a power cut in pages) then LOSES stripe 0's blocks
-// 0, 4096 and 8192, which the base reads right: the old bytes there are gone, and nothing
-// on record tells that crash from the stale element. A witness needs them known (e.g. the
-// running parity block written with zeros where it is not live: r40c's suggestion). s41b
-// (traced): at `TORN_AT` the torn blocks' pieces 1000..1500 and 1500..1600 fail their piece
-// crcs, so `told_new_parity_refutes` (the witness where the whole piece landed) does not
-// apply either; a crash alone torn to 1550 leaves no byte that tells any element 2 apart.
-// Tried and reverted too (s41b, merge review r41b HIGH-1): no piece whole means the bytes
-// past the live offsets are old, so the stored checksum was tried on them; but the
-// checksum lies in the slot's checksum area, on another page than the block's tail for
-// elements of 8 KiB and more (the 1 MiB default), so a power cut in pages can keep Q's NEW
-// checksum over a head-torn block: the crash alone then LOST stripe 0's blocks
-// (`..._with_the_new_checksum_landed_alone_loses_nothing` below). A witness needs the old
-// bytes or the new checksum on record.
+// checksum (its old bytes there are not known) and the row was decided unchecked: "'f'
+// WRONG byte 9292: 0x4b, acknowledged 0xca" (64901551, 28327fda, both codes). Two read-side
+// witnesses were reverted: s40c's (the checksum tried with the disk's bytes or zeros past
+// the live offsets: a crash alone whose torn Q landed its payload there was LOST, r40c
+// HIGH-1) and s41b's (no piece whole, so the bytes past the live offsets are old: but the
+// checksum is on another page than the block's tail for elements of 8 KiB and more, a
+// power cut in pages keeps Q's NEW checksum, and the crash alone was LOST, r41b HIGH-1;
+// the guards below). Fixed (s42a) on the write side: the write journals the crc of the
+// running parity bytes it read under each live piece (`ParityPieceCrcs::old_block_crcs`),
+// and `live_pieces_refute` checks the row's encode there against it (or the piece's new
+// crc) without reading the torn block: stripe 0's blocks 0, 4096 and 8192 LOST on record.
 #[test]
-#[ignore = "OPEN r39b MEDIUM-2: the cut write reaches offsets the torn parity block was not live at, a stale element under it: WRONG (see the comment; s40c's and s41b's fixes lost a crash alone, r40c HIGH-1, r41b HIGH-1)"]
 fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_under_the_write_reads_no_wrong_byte(
 ) {
     a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
@@ -762,7 +753,6 @@ fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss
 }
 
 #[test]
-#[ignore = "OPEN r39b MEDIUM-2: the cut write reaches offsets the torn parity blocks were not live at, a stale element under it: WRONG (see the comment above; r40c HIGH-1, r41b HIGH-1)"]
 fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_torn_q_and_r_and_an_element_stale_under_the_write_reads_no_wrong_byte(
 ) {
     a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked(
@@ -772,6 +762,39 @@ fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_os
         true,
         LOST_UNDER,
         &ACKED_PART,
+    );
+}
+
+// s41b's open sibling of r39b MEDIUM-2: the torn blocks keep the write's new payload to
+// 1550, so the live piece (1000..1500) landed whole and the piece past it (1500..1600) did
+// not; element 1's new bytes at 1550..1600 and Q's old bytes at 1500..1550 are gone, and
+// nothing on disk tells this from the crash alone torn to 1550 (the guards below). The
+// journaled crc of Q's live piece before the write does (s42a).
+#[test]
+fn raid6_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_a_q_torn_past_them_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+        CodeSpec::raid6(4),
+        DataBlock::Old,
+        R::Old, // no R
+        true,
+        LOST_UNDER,
+        &ACKED_PART,
+        1550,
+    );
+}
+
+#[test]
+fn rs_4_3_an_old_cut_data_block_past_the_acknowledged_bytes_beside_a_failed_p_oss_q_and_r_torn_past_them_and_an_element_stale_under_the_write_reads_no_wrong_byte(
+) {
+    a_torn_write_beside_a_failed_parity_oss_and_an_element_stale_at_acked_torn_to(
+        CodeSpec::rs(4, 3),
+        DataBlock::Old,
+        R::Torn,
+        true,
+        LOST_UNDER,
+        &ACKED_PART,
+        1550,
     );
 }
 
