@@ -3792,8 +3792,11 @@ impl Store {
             // A settle redone after a crash checks again (it never writes the cache zone, so
             // its cache stripes are as the first try found them): else the redo laid the
             // stale bytes the first try corrected over a stripe written home again.
+            // A stripe with rows `decide_cache_stripe` named lost is checked too, those rows
+            // forgotten below: it decides only the rows the cut write touched and leaves the
+            // others to this check, so skipping the stripe read a stale element in a row the
+            // cut write never reached as right (s42c, elements of two block rows or more).
             let untouched_by_cut_writes = !cut_write_stripes.contains(&(file, stripe))
-                && lost_cached.is_empty()
                 && !in_flight.cache_in_flight.contains_key(&(file, stripe));
             let mut stale_checks =
                 if self.kind == StrategyKind::Wcl && !overlay.is_empty() && untouched_by_cut_writes
@@ -3805,6 +3808,15 @@ impl Store {
             if let Some(decided) = in_flight.cache_decided.get(&(file, stripe)) {
                 for checked in &mut stale_checks {
                     checked.forget_blocks(decided);
+                }
+            }
+            // A lost row's running parity is left as the cut write left it (it disagrees with
+            // the data by design) and its blocks are never read home: judged there, the other
+            // columns of the row would be named stale or lost for the lost ones' tear.
+            let lost_rows: BTreeSet<usize> = lost_cached.iter().map(|&(_, i)| i).collect();
+            if !lost_rows.is_empty() {
+                for checked in &mut stale_checks {
+                    checked.forget_blocks(&lost_rows);
                 }
             }
             let mut pieces: Vec<CachedPiece> = Vec::new();
