@@ -1959,17 +1959,22 @@ impl Store {
                 let len = x.len_bytes as usize;
                 let at_pos = (x.stripe, x.pos.row, x.pos.col);
                 let new = &bytes[at..at + len];
-                pieces.push(
-                    match Self::parity_base_read(plan, piece.source, read_bytes) {
-                        Some(base) => crate::state::ParityPieceCrcs::of_with_old(
-                            at_pos,
-                            x.offset_bytes,
-                            new,
-                            &base[..len],
-                        ),
-                        None => crate::state::ParityPieceCrcs::of(at_pos, x.offset_bytes, new),
-                    },
-                );
+                // Only the cache zone's running parity is checked by them
+                // (`live_pieces_refute`); a home read-modify-write would journal them for
+                // nothing (review r42a LOW-1).
+                let base = match zone {
+                    PlanZone::Cache => Self::parity_base_read(plan, piece.source, read_bytes),
+                    _ => None,
+                };
+                pieces.push(match base {
+                    Some(base) => crate::state::ParityPieceCrcs::of_with_old(
+                        at_pos,
+                        x.offset_bytes,
+                        new,
+                        &base[..len],
+                    ),
+                    None => crate::state::ParityPieceCrcs::of(at_pos, x.offset_bytes, new),
+                });
                 at += len;
             }
             assert_eq!(at, bytes.len(), "a step's pieces lie back to back");

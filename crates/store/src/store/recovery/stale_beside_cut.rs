@@ -1824,6 +1824,10 @@ impl Store {
             };
             let (x, y) = ((a - start) as usize, (z - start) as usize);
             let encoded = crc32c::crc32c(&row.element(p)[x..y]);
+            // Taking `new` is reached by no test (review r42a MEDIUM-1: where the cut data
+            // block landed, the row is decided before this witness). It is right only
+            // because the planner splits a piece where the cut block's acknowledged bytes
+            // end (the row is masked to them; the new crc covers the write's bytes).
             if encoded != old && encoded != new {
                 return true;
             }
