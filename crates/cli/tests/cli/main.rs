@@ -1,7 +1,8 @@
 //! The CLI's test files, one binary (`cargo test -p exaraid-cli --test cli <file>::<test>`).
-//! Why one binary: each file was its own, and linking 340 test binaries took over half of
-//! CI's 15 minutes. A file that changes this process for every test in it (a file size
-//! limit) stays a binary of its own (tests/*.rs).
+//! Why one binary: with a binary per file (363 in the workspace) CI's build took 8m38s of
+//! its 14m59s; folded into a few, 4m57s of 9m27s (docs/results/s42-test-binaries.md). A
+//! file that changes this process for every test in it (a file size limit) stays a binary
+//! of its own (tests/*.rs).
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -1,6 +1,7 @@
 //! The store's in-process test files, one binary (`cargo test -p exaraid-store --test scenes
-//! <file>::<test>`). Why one binary: each file was its own, and linking 340 test binaries
-//! took over half of CI's 15 minutes. A file stays a binary of its own (tests/*.rs) where it
+//! <file>::<test>`). Why one binary: with a binary per file (363 in the workspace) CI's
+//! build took 8m38s of its 14m59s; folded into a few, 4m57s of 9m27s
+//! (docs/results/s42-test-binaries.md). A file stays a binary of its own (tests/*.rs) where it
 //! changes this process for every test in it: the pause hook (`torture::set_pause_hook`), a
 //! file size limit, the bench's process-wide probe, re-running its own executable by hand,
 //! `process::exit`. Files whose images need every plan in plan order are in `crash_images`
