@@ -317,6 +317,96 @@ fn parity_crcs_of_the_block_before_the_write_keep_the_record_version_and_older_r
     assert_eq!(rec(with).reader_version(), rec(without).reader_version());
 }
 
+/// Review r42a LOW-3: a binary of before session 42 reading a record that holds
+/// `old_block_crcs`. Its record types are the `Before42` ones below (the fields and serde
+/// attributes of 28327fda's `Rec::WriteParityCrcs`, `WriteParityCrcs` and
+/// `ParityPieceCrcs`; the record's other fields are unchanged since): serde skips a field
+/// its struct does not name, so it reads the piece as one without the old crcs and decides
+/// the row as it did. Why no version bump is needed hinges on that, and it holds one session
+/// on only while this binary's record types keep it: a record of a later binary with one
+/// more field must read here too, so a `#[serde(deny_unknown_fields)]` on
+/// `ParityPieceCrcs` or `WriteParityCrcs` fails this test (an older binary would then
+/// refuse the journal, not skip the field).
+#[test]
+fn an_older_binary_reads_parity_crcs_holding_the_old_block_crcs_as_without_them() {
+    #[derive(Debug, PartialEq, Eq, serde::Deserialize)]
+    struct ParityPieceCrcsBefore42 {
+        stripe: u64,
+        #[serde(default)]
+        row: usize,
+        col: usize,
+        offset_bytes: u64,
+        len_bytes: u64,
+        block_crcs: Vec<u32>,
+    }
+    #[derive(Debug, PartialEq, Eq, serde::Deserialize)]
+    struct WriteParityCrcsBefore42 {
+        plan: u64,
+        file: u64,
+        pieces: Vec<ParityPieceCrcsBefore42>,
+        #[serde(default)]
+        edge_blocks: Vec<crate::state::EdgeBlockCrc>,
+        #[serde(default)]
+        page_cuts: Vec<crate::state::WindowPageCutCrcs>,
+    }
+    // Only the variant read here: serde's external tag picks it by name.
+    #[derive(Debug, PartialEq, Eq, serde::Deserialize)]
+    enum RecBefore42 {
+        WriteParityCrcs(WriteParityCrcsBefore42),
+    }
+    let (at, new, old) = ((0, 1, 2), [1u8; 500], [2u8; 500]);
+    let crcs = crate::state::WriteParityCrcs {
+        plan: 99,
+        file: 3,
+        pieces: vec![crate::state::ParityPieceCrcs::of_with_old(
+            at, 1000, &new, &old,
+        )],
+        edge_blocks: Vec::new(),
+        page_cuts: Vec::new(),
+    };
+    let json = serde_json::to_string(&Rec::WriteParityCrcs(crcs.clone())).unwrap();
+    assert!(json.contains("old_block_crcs"), "{json}");
+    let piece = &crcs.pieces[0];
+    assert!(
+        !piece.old_block_crcs.is_empty(),
+        "the scene: old crcs on record"
+    );
+    let read_by_older: RecBefore42 = serde_json::from_str(&json)
+        .unwrap_or_else(|e| panic!("a binary of before session 42 reads {json}: {e}"));
+    assert_eq!(
+        read_by_older,
+        RecBefore42::WriteParityCrcs(WriteParityCrcsBefore42 {
+            plan: 99,
+            file: 3,
+            pieces: vec![ParityPieceCrcsBefore42 {
+                stripe: 0,
+                row: 1,
+                col: 2,
+                offset_bytes: 1000,
+                len_bytes: 500,
+                block_crcs: piece.block_crcs.clone(),
+            }],
+            edge_blocks: Vec::new(),
+            page_cuts: Vec::new(),
+        })
+    );
+
+    // One session on: this binary is the older one, and a field it does not know is added
+    // to the piece and to the record around it.
+    let mut later = serde_json::to_value(Rec::WriteParityCrcs(crcs.clone())).unwrap();
+    let record = later["WriteParityCrcs"].as_object_mut().unwrap();
+    record.insert("a_later_field".into(), serde_json::json!([7, 8]));
+    let pieces = record["pieces"].as_array_mut().unwrap();
+    let piece_of_later = pieces[0].as_object_mut().unwrap();
+    piece_of_later.insert("a_later_field".into(), serde_json::json!({"x": 1}));
+    let read_by_this: Rec = serde_json::from_value(later.clone())
+        .unwrap_or_else(|e| panic!("this binary reads a later record {later}: {e}"));
+    match read_by_this {
+        Rec::WriteParityCrcs(back) => assert_eq!(back, crcs),
+        other => panic!("read as another record: {other:?}"),
+    }
+}
+
 /// Session 12's page-cut crcs of a delayed window write (`WindowBlockCrcs::page_cuts`, s12t)
 /// turn the header to version 5, which session-11 binaries refuse (they would drop the crcs
 /// unseen and record a block a kill -9 cut at its page boundary lost); while a snapshot

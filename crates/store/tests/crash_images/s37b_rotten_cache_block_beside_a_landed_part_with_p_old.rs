@@ -282,3 +282,53 @@ fn raid6_r37b_landed_part_one_parity_dead_and_a_stale_column_without_rot_never_r
         assert!(cuts >= 1, "{code}: no journal cut of the image");
     }
 }
+
+// Review r42b MEDIUM-1 (docs/results/s42-s42b.md addendum), r37b's scene with the rot moved
+// to an ACKNOWLEDGED calm byte of the cut write's landed block (`ROT_ACKED_AT`, 1500:
+// column 0's cached bytes, outside the write's 3000..3200): raid6, one parity's OSS dead
+// with the power cut, the other parity old, data element 2's OSS having lost a write (a
+// stale column). Built (s42e): on 28327fda's src, P dead and Q dead alike, the one journal
+// cut reads "before the settle: WRONG byte 9192: 0x60, acknowledged 0xcb" (the stale
+// column's lost write, as r37b's rot at byte 50 read); on 9c6eabe0 (s42b's calm-offsets
+// check) it names blocks 0, 4096, 8192 and 12288 LOST before and after the settle. Four
+// faults on a two-fault code: LOST is the answer; a guard against WRONG.
+#[test]
+fn raid6_r42b_rot_at_an_acknowledged_calm_byte_of_the_landed_cut_block_one_parity_dead_and_a_stale_column_never_reads_wrong(
+) {
+    let code = CodeSpec::raid6(4);
+    for dead in [0, 1] {
+        let (cuts, lost_cuts) = cut_with_parity_old(code, &[ROT_ACKED_AT], Some(dead), true);
+        eprintln!("{code}: parity {dead} dead, stale column, rot acknowledged: {cuts} cuts, {lost_cuts} losing");
+        assert!(cuts >= 1, "{code}: no journal cut of the image");
+    }
+}
+
+// Its twin without the stale column (the faults of r42b MEDIUM-1 alone: a failed parity
+// OSS, one rot of the cut write's landed block at an acknowledged calm byte, the power
+// cut). A TRADE, pinned: on 28327fda's src every block reads right (P dead and Q dead
+// alike, 0 of 1 cut losing); on 9c6eabe0 the one cut names blocks 0, 4096, 8192 and 12288
+// LOST before and after the settle (right -> LOST, on record). Why: s42b's check erases
+// the dead parity only and holds the rotten block known at the calm offsets, so the row
+// disagrees there; r42b HIGH-1's mend (a disagreement the failing cut block explains
+// alone) needs one erasure more than a failed OSS leaves. The price of closing r37b's
+// WRONG (the test above) without a witness that tells a rot of the cut block from a stale
+// column. A fix that reads this row right again must change the pin (and keep the test
+// above passing); the control without the rot reads right.
+#[test]
+fn raid6_r42b_rot_at_an_acknowledged_calm_byte_of_the_landed_cut_block_beside_one_parity_dead_is_lost_a_trade(
+) {
+    let code = CodeSpec::raid6(4);
+    for dead in [0, 1] {
+        assert_eq!(
+            cut_with_parity_old(code, &[], Some(dead), false),
+            (1, 0),
+            "{code}: parity {dead} dead, no rot: (cuts, cuts losing a block)"
+        );
+        assert_eq!(
+            cut_with_parity_old(code, &[ROT_ACKED_AT], Some(dead), false),
+            (1, 1),
+            "{code}: parity {dead} dead, rot at acknowledged byte {ROT_ACKED_AT}: (cuts, cuts \
+             losing a block), the trade of r42b MEDIUM-1 pinned (right on 28327fda)"
+        );
+    }
+}
