@@ -1379,24 +1379,17 @@ impl Store {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
-        let failing_cut_blocks: Vec<usize> = (0..g.cols)
-            .filter(|&col| {
-                let p = Pos { row: 0, col };
-                let cut = (v.c.ranges.get(&p)).is_some_and(|r| overlaps(r, start, end));
-                cut && (v.held.get(&p)).is_some_and(|h| h[v.i] == Held::Failed)
-            })
-            .collect();
-        let erased: Vec<usize> = (0..g.cols)
-            .filter(|&col| {
-                let p = Pos { row: 0, col };
-                let cut = (v.c.ranges.get(&p)).is_some_and(|r| overlaps(r, start, end));
-                (v.held.get(&p)).is_some_and(|h| match h[v.i] {
-                    Held::Verified => false,
-                    Held::Failed => !cut,
-                    Held::Absent => true,
-                })
-            })
-            .collect();
+        let (mut erased, mut failing_cut_blocks) = (Vec::new(), Vec::new());
+        for col in 0..g.cols {
+            let p = Pos { row: 0, col };
+            let cut = (v.c.ranges.get(&p)).is_some_and(|r| overlaps(r, start, end));
+            match v.held.get(&p).map(|h| h[v.i]) {
+                Some(Held::Absent) => erased.push(col),
+                Some(Held::Failed) if cut => failing_cut_blocks.push(col),
+                Some(Held::Failed) => erased.push(col),
+                Some(Held::Verified) | None => {}
+            }
+        }
         self.calm_offsets_contradict_erasing(v, erased, &failing_cut_blocks)
     }
 
@@ -1718,8 +1711,7 @@ impl Store {
         hot: &Ranges,
     ) -> bool {
         let g = self.layout.geometry();
-        let block = CHECKSUM_BLOCK_BYTES as u64;
-        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let start = v.i as u64 * CHECKSUM_BLOCK_BYTES as u64;
         let Cell::Parity(q) = g.cell(p) else {
             unreachable!("a parity position holds parity");
         };
@@ -1738,11 +1730,7 @@ impl Store {
         if hot.iter().any(|&(a, z)| !outside(&told, a, z).is_empty()) {
             return false;
         }
-        let met: Vec<Pos> = (v.c.ranges.iter())
-            .filter(|(pos, r)| matches!(g.cell(**pos), Cell::Data(_)) && overlaps(r, start, end))
-            .map(|(pos, _)| *pos)
-            .collect();
-        let [d] = met[..] else {
+        let [d] = self.cut_data_blocks_met(v)[..] else {
             return false; // two new data blocks: one equation decodes neither
         };
         let equation = self.equation_positions(q);
@@ -1764,6 +1752,17 @@ impl Store {
         add_scaled(&mut diff, &row.element(p)[x..y], 1);
         add_scaled(&mut decoded, &diff, exaraid_codes::gf256::inv(coef));
         crc32c::crc32c(&decoded) != crc
+    }
+
+    /// The data blocks of block row `v.i` the cut write reaches.
+    fn cut_data_blocks_met(&self, v: &RowView) -> Vec<Pos> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        (v.c.ranges.iter())
+            .filter(|(pos, r)| matches!(g.cell(**pos), Cell::Data(_)) && overlaps(r, start, end))
+            .map(|(pos, _)| *pos)
+            .collect()
     }
 
     /// Does torn running parity block `p` of the row, where the cut write reaches offsets
@@ -1793,10 +1792,7 @@ impl Store {
         let [plan] = plans[..] else {
             return false; // several cut writers: one's old bytes are not the row's before
         };
-        let met = (v.c.ranges.iter())
-            .filter(|(pos, r)| matches!(g.cell(**pos), Cell::Data(_)) && overlaps(r, start, end))
-            .count();
-        if met != 1 {
+        if self.cut_data_blocks_met(v).len() != 1 {
             return false; // two data blocks, one landed: an encode of neither version
         }
         let verified = |t: &Pos| v.held.get(t).is_none_or(|h| h[v.i] == Held::Verified);
