@@ -1302,3 +1302,329 @@ fn raid5_a_failed_p_oss_without_a_stale_element_loses_nothing() {
         "blocks at {lost:?} LOST by a failed P OSS alone"
     );
 }
+
+// s43c, review r42a MEDIUM-1: `live_pieces_refute` takes a row whose encode at a wholly
+// live piece of the torn parity matches the piece's NEW crc (the write's new running parity
+// there), and no test reached that arm. Traced (s43c, temporary eprintln!s, removed): where
+// the cut data block landed (verified new, or torn whole-new) the row never gets there: the
+// new version then knows every data block, Q's pieces are told by their crcs and check it
+// (`version_check`), so the world is checked and decided before the witness (fits: the
+// calm-offset checks and `Agrees`; does not: locating). Where the data block is old (told
+// by the write's data crc), the row's encode at a live piece is the block before the write
+// in a crash alone, which is its OLD crc. The one scene that reaches the NEW crc: the stale
+// element's lost write chosen so that the row as it stands (the cut data block old, the
+// stale element's older bytes) encodes Q's new piece at the live offsets: per byte
+// `older ^ b1 * (new ^ old) / b2` (Q = sum b_d D_d). Two faults beside the crash (P's disk,
+// the lost write), as s35f's fitting test above. The data crc tells the cut block OLD, so
+// the new piece cannot be the row's: the row must be LOST (stripe 0's blocks 0, 4096 and
+// 8192), never the stale bytes read.
+fn the_stale_delta_fitting_q_new_at_the_live_piece(
+    code: CodeSpec,
+    model: &[u8],
+    n: usize,
+) -> Vec<u8> {
+    use exaraid_codes::gf256::{inv, mul};
+    assert_eq!(
+        n,
+        PART_END - CUT_AT,
+        "the lost write lies at the live piece's offsets"
+    );
+    let g = exaraid_codes::Code::new(code).unwrap().geometry().clone();
+    let coef = |q: usize, d: usize| {
+        (g.parity_terms[q].iter())
+            .find(|t| t.data == d)
+            .map_or(0, |t| t.coef)
+    };
+    let (b1, b2) = (coef(1, CUT_DATA), coef(1, STALE_DATA));
+    assert!(b1 != 0 && b2 != 0, "{code:?}: Q holds both data elements");
+    let new = cut_bytes();
+    // Elements of one 4 KiB unit: data element d of stripe 0 starts at file byte d * UNIT.
+    let old_cut = &model[CUT_DATA * UNIT + CUT_AT..][..n];
+    let older = &model[STALE_DATA * UNIT + CUT_AT..][..n];
+    (0..n)
+        .map(|j| older[j] ^ mul(mul(b1, new[j] ^ old_cut[j]), inv(b2)))
+        .collect()
+}
+
+/// r39b MEDIUM-2's scene (`ACKED_PART`, the cut data block old, Q torn to `torn_at`, P's OSS
+/// failed) with the stale element's lost write over the whole live piece (1000..1500 of
+/// element 2) fitting Q's new piece (`stale`), or that write not lost (the crash alone).
+fn an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_fitting_q_new(
+    code: CodeSpec,
+    stale: bool,
+    torn_at: usize,
+) -> Vec<usize> {
+    let s = scene_lost_bytes(code, CUT_AT..PART_END, &ACKED_PART, &|model, n| {
+        the_stale_delta_fitting_q_new_at_the_live_piece(code, model, n)
+    });
+    s.image(DataBlock::Old, R::Old, stale, torn_at);
+    let what = format!(
+        "{code:?}, P's OSS {} failed, data block old, Q torn to {torn_at}, stale element \
+         {stale} (its lost write fitting Q's new live piece)",
+        s.p_oss
+    );
+    let lost = s.lost_after_the_open_and_a_flush(&what);
+    eprintln!("{what}: blocks at {lost:?} LOST");
+    lost
+}
+
+// Reached (the temporary trace: Q's piece 1000..1500 encoded 0xfc8bb5d9 = its new crc, old
+// 0xb951fe01): the row is not refuted, decided `Agrees`, and the stale bytes read with
+// success: "after the open: 'f' WRONG byte 9192: 0xd7, acknowledged 0x2f" (d1404252). OPEN:
+// with the new-crc match ignored (a temporary switch) the row is LOST (blocks 0, 4096 and
+// 8192) and every other test of this file passes; no scene was found that needs the match
+// (the cut block landed never reaches the witness: traced on raid6 and rs 4+3, torn to
+// 1300, 1550 and 1600, with and without the stale element).
+#[test]
+#[ignore = "OPEN s43c (r42a MEDIUM-1): raid6, live_pieces_refute takes a stale delta fitting Q's new crc: WRONG byte 9192 (see the comment)"]
+fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_fitting_q_new_reads_no_wrong_byte(
+) {
+    let lost =
+        an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_fitting_q_new(
+            CodeSpec::raid6(4),
+            true,
+            TORN_AT,
+        );
+    assert!(lost.iter().all(|&at| at < UNIT * 4), "{lost:?}");
+}
+
+// The same with Q torn to 1550: its live piece landed whole, and there it IS the row's
+// encode, so `torn_parity_beside_absent_unproven` takes the block as holding "the encode of
+// the row as the planner knew it" (`candidate == disk`) and never asks the witness: "after
+// the open: 'f' WRONG byte 9192: 0xd7, acknowledged 0x2f" (d1404252), with the new-crc
+// match ignored too. OPEN: the shortcut would need the old crc as well.
+#[test]
+#[ignore = "OPEN s43c: raid6, Q's live piece landed equals a stale delta's encode, the witness skipped: WRONG byte 9192 (see the comment)"]
+fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_a_q_torn_past_the_live_piece_and_an_element_stale_fitting_q_new_reads_no_wrong_byte(
+) {
+    let lost =
+        an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_fitting_q_new(
+            CodeSpec::raid6(4),
+            true,
+            1550,
+        );
+    assert!(lost.iter().all(|&at| at < UNIT * 4), "{lost:?}");
+}
+
+// The twin: the same lost write not lost (the crash beside P's failed OSS alone): the
+// witness sees the OLD crc (traced) and every block reads right. FAILS where the witness
+// refutes every row it reaches (a temporary switch: "blocks at [0, 4096, 8192, ...] LOST").
+#[test]
+fn raid6_an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_fitting_q_new_alone_loses_nothing(
+) {
+    for torn_at in [TORN_AT, 1550] {
+        let lost =
+            an_old_cut_data_block_beside_a_failed_p_oss_a_torn_q_and_an_element_stale_fitting_q_new(
+                CodeSpec::raid6(4),
+                false,
+                torn_at,
+            );
+        assert!(
+            lost.is_empty(),
+            "torn to {torn_at}: blocks at {lost:?} LOST by the crash beside a failed P OSS alone"
+        );
+    }
+}
+
+// rs 4+3 with Q and R torn: one stale element cannot fit both Q's and R's new pieces (their
+// coefficients differ), so R's live piece refutes the row where Q's took the new crc
+// (traced at 1300: Q "new", R refuted; at 1550 Q skipped as above, R refuted): LOST, stripe
+// 0's blocks 0, 4096 and 8192. FAILS with the witness off (a temporary switch).
+#[test]
+fn rs_4_3_an_old_cut_data_block_beside_a_failed_p_oss_torn_q_and_r_and_an_element_stale_fitting_q_new_is_lost(
+) {
+    for torn_at in [TORN_AT, 1550] {
+        let s = scene_lost_bytes(
+            CodeSpec::rs(4, 3),
+            CUT_AT..PART_END,
+            &ACKED_PART,
+            &|model, n| {
+                the_stale_delta_fitting_q_new_at_the_live_piece(CodeSpec::rs(4, 3), model, n)
+            },
+        );
+        s.image(DataBlock::Old, R::Torn, true, torn_at);
+        let what = format!("rs 4+3, stale element fitting Q's new piece, torn to {torn_at}");
+        let lost = s.lost_after_the_open_and_a_flush(&what);
+        assert_eq!(lost, [0, 4096, 8192, 0, 4096, 8192], "{what}");
+    }
+}
+
+// s43c, review r42a LOW-2 (a trade, pinned: this test records it, it guards nothing). P's
+// OSS failed (on record, `fail_oss`), then a write of element 2's bytes 1100..1500 whose Q
+// OSS lost its running parity write (Q stale under its valid checksum; the data right), then
+// a client write of element 1's 1000..1600 that reads that Q as its base (journaling the
+// stale bytes' crc as the block before it) and is cut with Q torn (to 1300 or 1550) and its
+// data block not written. Element 1 holds no acknowledged cached byte there (a first write:
+// no cached data is read, so `verify_cache_before_delta` does not run) or holds 1000..1500
+// (an overwrite: it runs, but with P erased it locates nothing). The row's right data
+// encodes neither the stale base's crc nor the new piece's at Q's live piece, and
+// `live_pieces_refute` names the row LOST: stripe 0's acknowledged cached blocks (0 and
+// 8192; 4096 too where element 1 had cached bytes). With the witness off (a temporary
+// switch, as before s42a) every block reads right: the torn Q was rewritten from the right
+// data. Nothing on record tells this Q from a stale data element (P has no bytes, the lost
+// write's crcs left the journal when it was durable). No WRONG either way. rs 4+3 with R
+// untouched reads right (R, verified, checks the row): the trade needs every parity blind.
+fn a_stale_q_read_as_the_base_of_a_cut_write(
+    code: CodeSpec,
+    cut_acked: std::ops::Range<usize>,
+    torn_at: usize,
+    q_stale: bool,
+) -> Vec<usize> {
+    let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
+    let tmp = scratch();
+    let dir = tmp.path().join("store");
+    let (saved, after, older) = (
+        tmp.path().join("saved"),
+        tmp.path().join("after"),
+        tmp.path().join("older"),
+    );
+    let store = init(&dir, code, cols, WritePath::Wcl);
+    let layout = store.layout().clone();
+    let g = layout.geometry().clone();
+    let sdb = layout.stripe_data_bytes() as usize;
+    let mut model = splitmix_bytes(1, 2 * sdb);
+    store.put("f", &model).unwrap();
+    let id = store.file_id("f").unwrap();
+    store.close().unwrap();
+    let at = |d: usize, o: usize| layout.file_offset(0, d, o as u64) as usize;
+    for (d, range, seed) in [
+        (WHOLE_DATA, 0..CUT_AT, 5),
+        (CUT_DATA, cut_acked.clone(), 6),
+        (STALE_DATA, CUT_AT..PART_END, 7),
+    ] {
+        if !range.is_empty() {
+            let bytes = splitmix_bytes(seed, range.len());
+            write_acked(&dir, &mut model, at(d, range.start), &bytes);
+        }
+    }
+    let p_oss = layout.oss_of(id, 0, g.parity_pos[0].col);
+    let q_oss = layout.oss_of(id, 0, g.parity_pos[1].col);
+    let store = open_unsynced(&dir);
+    store.fail_oss(p_oss).unwrap();
+    store.close().unwrap();
+    copy_tree(&dir, &older);
+    let again = splitmix_bytes(8, LOST_UNDER.len());
+    write_acked(&dir, &mut model, at(STALE_DATA, LOST_UNDER.start), &again);
+    let q_units = changed_slots(&older, &dir, cols, |oss, _| oss == q_oss);
+    assert_eq!(q_units.len(), 1, "the lost write's Q slot: {q_units:?}");
+    if q_stale {
+        copy_slot_bytes(&older, &dir, &q_units[0], 0..SLOT_BYTES);
+    }
+    copy_tree(&dir, &saved);
+    let cut_at = at(CUT_DATA, CUT_AT);
+    let new = cut_bytes();
+    let store = open_unsynced(&dir);
+    store.write("f", cut_at as u64, &new).unwrap();
+    let journal_copy = tmp.path().join("cut-journal");
+    std::fs::copy(dir.join("journal"), &journal_copy).unwrap();
+    store.close().unwrap();
+    copy_tree(&dir, &after);
+    // The write's records up to its writes: beside a failed OSS its copy of the failed
+    // columns too (recovery takes a plan without it as never begun).
+    let (_, records) = Journal::<Rec>::open(&journal_copy).unwrap();
+    let records: Vec<Rec> = (records.into_iter().map(|(_, rec)| rec))
+        .filter(|rec| match rec {
+            Rec::Input(Input::Write { offset_bytes, .. }) => *offset_bytes == cut_at as u64,
+            Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) | Rec::FailedColumnCopy { .. } => true,
+            _ => false,
+        })
+        .collect();
+    assert_eq!(records.len(), 4, "input, data crcs, copies, parity crcs");
+    let units = changed_slots(&saved, &after, cols, |_, _| true);
+    let [q_unit] = &units.iter().filter(|u| u.0 == q_oss).collect::<Vec<_>>()[..] else {
+        panic!("one running parity slot of Q: {units:?}");
+    };
+    std::fs::remove_dir_all(&dir).unwrap();
+    copy_tree(&saved, &dir);
+    let state: exaraid_store::state::State =
+        exaraid_store::superblock::read_checked(&dir.join("state"), "state").unwrap();
+    let (mut journal, _) = Journal::<Rec>::open(&dir.join("journal")).unwrap();
+    journal.advance_to(state.last_seq + 1);
+    for rec in &records {
+        journal.append(rec, true).unwrap();
+    }
+    drop(journal);
+    copy_slot_bytes(&after, &dir, q_unit, CUT_AT..torn_at);
+    lose_disk(&dir, p_oss);
+    let what = format!(
+        "{code:?}, P's OSS {p_oss} failed, Q stale {q_stale}, element 1 cached at \
+         {cut_acked:?}, Q torn to {torn_at}"
+    );
+    let store = open_failing_unsynced(&dir, p_oss);
+    let cut = cut_at..cut_at + CUT_BYTES;
+    let read = |when: &str| {
+        let what = format!("{what}: {when}");
+        assert_blocks_read_or_lost_on_record(&store, "f", &model, cut.clone(), &new, &what)
+    };
+    let mut lost = read("after the open");
+    match store.flush() {
+        Ok(()) | Err(StoreError::DataLost(_)) => {}
+        Err(e) => panic!("{what}: flush: {e}"),
+    }
+    lost.extend(read("after the flush"));
+    eprintln!("{what}: blocks at {lost:?} LOST");
+    lost
+}
+
+#[test]
+fn raid6_a_stale_q_read_as_the_base_of_a_cut_write_beside_a_failed_p_oss_is_lost_a_trade() {
+    for torn_at in [TORN_AT, 1550] {
+        let lost = a_stale_q_read_as_the_base_of_a_cut_write(
+            CodeSpec::raid6(4),
+            CUT_AT..CUT_AT,
+            torn_at,
+            true,
+        );
+        assert_eq!(lost, [0, 8192, 0, 8192], "first write, torn to {torn_at}");
+        let lost = a_stale_q_read_as_the_base_of_a_cut_write(
+            CodeSpec::raid6(4),
+            CUT_AT..PART_END,
+            torn_at,
+            true,
+        );
+        assert_eq!(
+            lost,
+            [0, 4096, 8192, 0, 4096, 8192],
+            "overwrite, torn to {torn_at}"
+        );
+    }
+}
+
+// Its twins: Q not stale (the crash beside P's failed OSS alone) loses nothing on raid6;
+// rs 4+3 (R untouched by the crash) reads right with Q stale too.
+#[test]
+fn raid6_a_right_q_read_as_the_base_of_a_cut_write_beside_a_failed_p_oss_loses_nothing() {
+    for cut_acked in [CUT_AT..CUT_AT, CUT_AT..PART_END] {
+        for torn_at in [TORN_AT, 1550] {
+            let lost = a_stale_q_read_as_the_base_of_a_cut_write(
+                CodeSpec::raid6(4),
+                cut_acked.clone(),
+                torn_at,
+                false,
+            );
+            assert!(
+                lost.is_empty(),
+                "{cut_acked:?}, torn to {torn_at}: {lost:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rs_4_3_a_stale_q_read_as_the_base_of_a_cut_write_beside_a_failed_p_oss_and_a_verified_r_loses_nothing(
+) {
+    for cut_acked in [CUT_AT..CUT_AT, CUT_AT..PART_END] {
+        for torn_at in [TORN_AT, 1550] {
+            let lost = a_stale_q_read_as_the_base_of_a_cut_write(
+                CodeSpec::rs(4, 3),
+                cut_acked.clone(),
+                torn_at,
+                true,
+            );
+            assert!(
+                lost.is_empty(),
+                "{cut_acked:?}, torn to {torn_at}: {lost:?}"
+            );
+        }
+    }
+}
