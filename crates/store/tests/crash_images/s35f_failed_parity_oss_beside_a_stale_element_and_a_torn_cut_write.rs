@@ -1157,6 +1157,74 @@ fn raid6_a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element
     assert!(problems.is_empty(), "{:?}", problems.first());
 }
 
+// s43a (the probe's overwrite variant, P's OSS failed, at 4 KiB elements with s42c's `cross`
+// write: `S35F_OVERWRITE=1 S35F_CODE=raid6:4 S35F_STALE=1 S35F_FAILED_PARITY=0
+// S35F_WRITE=11192+2096 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,pages`: 2 of 161 cuts, #86 and
+// #114; rs 4+3: 3 of 221, #82, #147, #165; none at 8 KiB, `cross` 19384+6192): r39b MEDIUM-3's
+// shape (a cut overwrite torn in pages beside a failed P OSS and a stale element 1), closed by
+// s42b for write 10000+3000 above, is still WRONG for this write: "'f' WRONG byte 4096: 0xda,
+// acknowledged 0xf8" (element 1's first byte). OPEN. Traced (s43a, a temporary eprintln,
+// removed; raid6 cut #86, rs 4+3 cut #82 alike): `decide_cache_stripe` ->
+// `stale_beside_cut_write` returns `Agrees` at the end of its `fit.contains(&None) &&
+// (versions_told || some_block_fails)` arm (one world, nothing checks it; every refuting check
+// there says no). Row 0 (raid6): D2 (write 3000..4096) verifies, D3 (write 0..1000,
+// acknowledged 0..2048) fails its checksum but is `whole_new` (its payload matches the write's
+// crc), P absent (its OSS failed), Q verifies; rs 4+3 alike, D2 failing too. The arm's
+// `calm_offsets_contradict` erases every column not verified (D3 and P; rs: D2, D3, P):
+// exactly the tolerance, nothing left over, so the calm offsets 1000..3000 (where Q, known
+// there, should disagree with the stale D1: not shown) are never checked. Mend to weigh (not
+// done: src is another helper's this session): check this arm as the `confirms` arm does since
+// s42b, a cut block known at the calm offsets
+// (`calm_offsets_contradict_beside_torn_cut_blocks`); for rs 4+3 that leaves a column over;
+// for raid6 only if a `whole_new` block is not taken as one that may explain a disagreement
+// alone (its payload is proven by the write's crc, not rotten), else D3 and P use up the
+// erasures again.
+#[test]
+#[ignore = "OPEN s43a: r39b MEDIUM-3's shape with the cut write 11192+2096 (raid6 cut #86): 'f' WRONG byte 4096 (see the comment)"]
+fn raid6_a_cut_overwrite_of_two_elements_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element_reads_no_wrong_byte(
+) {
+    a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element(CodeSpec::raid6(4), 86);
+}
+
+// Its rs 4+3 twin (the probe's cut #82 of 221; #147 and #165 read the same WRONG byte).
+#[test]
+#[ignore = "OPEN s43a: r39b MEDIUM-3's shape with the cut write 11192+2096 (rs 4+3 cut #82): 'f' WRONG byte 4096 (see the comment)"]
+fn rs_4_3_a_cut_overwrite_of_two_elements_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element_reads_no_wrong_byte(
+) {
+    a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element(CodeSpec::rs(4, 3), 82);
+}
+
+/// The probe's overwrite variant at 4 KiB elements, P's OSS failed, data element 1 stale,
+/// the cut write 11192+2096 (s42c's `cross`: element 2's last 1096 bytes, element 3's first
+/// 1000), the `nth` cut of `16,1,pages` (seed 1): exactly that cut checked, no problem.
+fn a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element(
+    code: CodeSpec,
+    nth: usize,
+) {
+    let (points, problems) =
+        stale_cut::power_cut_client_write_beside_stale_bytes_after_first_write_problems(
+            code,
+            stale_cut::Stale {
+                element_bytes: UNIT,
+                lost_write: 0..2 * UNIT,
+            },
+            (&[], &[0]),
+            stale_cut::Cuts::Nth(nth),
+            11192..13288,
+            true,
+            true,
+            OVERWRITE_FIRST_WRITE_BYTES,
+            Some(powercut::OutOfOrder {
+                subsets_per_image: 16,
+                seed: 1,
+                pages: true,
+                only: false,
+            }),
+        );
+    assert_eq!(points, 1, "the one pinned cut");
+    assert!(problems.is_empty(), "{:?}", problems.first());
+}
+
 // s42c (the probe at 8 KiB elements: `S35F_CODE=raid6:4 S35F_ELEMENT_BYTES=8192
 // S35F_FAILED_PARITY=none S35F_WRITE=17384+600 EXARAID_POWER_CUT_OUT_OF_ORDER=16,1,pages`,
 // 12 of 36 cuts WRONG; rs 4+3 9 of 62; at 4096 the same scene, write 9192+600, reads no
