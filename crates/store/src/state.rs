@@ -1663,7 +1663,39 @@ pub struct State {
     /// empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub journal_tail_damage: Vec<JournalTailCut>,
+    /// The cache-zone witness (session 43, s43b): file -> first byte -> (end byte, crc32c)
+    /// of the newest acknowledged bytes of a WCL cache write in one 4 KiB block (a piece:
+    /// the write's part of the block, `WriteCrcs::block_crcs`), from its write's `Durable`
+    /// until `PlannerReset` (a settle carried every cache stripe home). Why: a lost write
+    /// (an OSS that acknowledged a cache write and kept its older bytes under their valid
+    /// checksum) passes every checksum, and where parity is short (raid5 with P's OSS
+    /// failed) nothing else on record tells its bytes: a checksum kept apart from the
+    /// block it covers (ZFS's answer to lost writes) does. Pieces are disjoint; a write
+    /// drops the pieces it overlaps when its crcs go on record (the block holds either
+    /// version until it is durable), and a piece goes in only where no other piece and no
+    /// write not durable overlaps it (such a piece is newer, or will be). Bounded by
+    /// [`CACHE_WITNESS_PIECES_MAX`]: past it no piece goes in (today's checks alone, never
+    /// a wrong one). Checked by the read of a cached block and the settle that moves it
+    /// home. (Not written into a snapshot when empty; an older binary ignores it.)
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cache_witness: BTreeMap<u64, BTreeMap<u64, (u64, u32)>>,
+    /// The `Rec::WriteCrcs` of WCL cache writes (their `Input::Write` said `crcs_follow`)
+    /// whose plans are not all durable: at the last one's `Durable` they go into
+    /// `cache_witness`. Bounded as `write_crcs`. (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_witness_pending: Vec<WriteCrcs>,
+    /// The last record applied was an `Input::Write` whose crcs follow (a WCL cache
+    /// write): its `Rec::WriteCrcs`, appended right after it, goes into
+    /// `cache_witness_pending`. Not in a snapshot (a checkpoint between the two loses one
+    /// write's witness: today's checks alone for it).
+    #[serde(skip)]
+    pub cache_crcs_follow: bool,
 }
+
+/// Most pieces `State::cache_witness` keeps (all files): 2^18 pieces, 1 GiB of cached 4 KiB
+/// blocks, about 13 MiB of snapshot at most. Past it new pieces are not kept (a block
+/// without a piece is checked as before session 43: never read wrong by the witness).
+pub const CACHE_WITNESS_PIECES_MAX: usize = 1 << 18;
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -1800,6 +1832,79 @@ impl State {
         }
     }
 
+    /// Drop the witness pieces of `file` overlapping bytes `a..z`.
+    fn drop_cache_witness(&mut self, file: u64, a: u64, z: u64) {
+        let Some(pieces) = self.cache_witness.get_mut(&file) else {
+            return;
+        };
+        // Pieces lie within one block: one starting a block before `a` may reach into it.
+        let from = a.saturating_sub(WriteCrcs::BLOCK_BYTES);
+        let gone: Vec<u64> = (pieces.range(from..z))
+            .filter(|(_, &(end, _))| end > a)
+            .map(|(&start, _)| start)
+            .collect();
+        for start in gone {
+            pieces.remove(&start);
+        }
+        if pieces.is_empty() {
+            self.cache_witness.remove(&file);
+        }
+    }
+
+    /// The pending cache writes whose last plans `plans` made durable: their pieces go
+    /// into the witness (see `cache_witness`), each only where nothing newer may be.
+    fn witness_durable_writes(&mut self, plans: &[u64]) {
+        let mut done = Vec::new();
+        for w in &mut self.cache_witness_pending {
+            w.plans.retain(|p| !plans.contains(p));
+        }
+        self.cache_witness_pending.retain(|w| {
+            if w.plans.is_empty() {
+                done.push(w.clone());
+            }
+            !w.plans.is_empty()
+        });
+        let mut count: usize = self.cache_witness.values().map(|p| p.len()).sum();
+        for w in done {
+            let block = WriteCrcs::BLOCK_BYTES;
+            let end = w.offset_bytes + w.len_bytes;
+            for (j, &crc) in w.block_crcs.iter().enumerate() {
+                let b = w.offset_bytes / block + j as u64;
+                let (a, z) = (w.offset_bytes.max(b * block), end.min((b + 1) * block));
+                assert!(a < z, "a write's crc covers some of its block");
+                let pending = (self.cache_witness_pending.iter()).any(|p| {
+                    p.file == w.file && p.offset_bytes < z && a < p.offset_bytes + p.len_bytes
+                });
+                let pieces = self.cache_witness.entry(w.file).or_default();
+                let newer = (pieces.range(a.saturating_sub(block)..z)).any(|(_, &(e, _))| e > a);
+                if pending || newer || count >= CACHE_WITNESS_PIECES_MAX {
+                    continue;
+                }
+                pieces.insert(a, (z, crc));
+                count += 1;
+            }
+            if self
+                .cache_witness
+                .get(&w.file)
+                .is_some_and(|p| p.is_empty())
+            {
+                self.cache_witness.remove(&w.file);
+            }
+        }
+        debug_assert!(count <= CACHE_WITNESS_PIECES_MAX);
+    }
+
+    /// The witness pieces of `file` overlapping bytes `a..z`: `(first, end, crc32c)`.
+    pub fn cache_witness_in(&self, file: u64, a: u64, z: u64) -> Vec<(u64, u64, u32)> {
+        let Some(pieces) = self.cache_witness.get(&file) else {
+            return Vec::new();
+        };
+        (pieces.range(a.saturating_sub(WriteCrcs::BLOCK_BYTES)..z))
+            .filter(|(_, &(end, _))| end > a)
+            .map(|(&start, &(end, crc))| (start, end, crc))
+            .collect()
+    }
+
     pub fn file_by_id(&self, id: u64) -> Option<(&String, &FileMeta)> {
         self.files.iter().find(|(_, m)| m.id == id)
     }
@@ -1859,6 +1964,37 @@ impl State {
     }
 
     fn apply_change(&mut self, rec: &Rec) {
+        let crcs_follow = std::mem::take(&mut self.cache_crcs_follow);
+        match rec {
+            Rec::Input(Input::Write {
+                crcs_follow: true, ..
+            }) => self.cache_crcs_follow = true,
+            Rec::WriteCrcs(w) if crcs_follow => {
+                // Its bytes may land in any block it touches from here on: a piece there
+                // tells older bytes.
+                self.drop_cache_witness(w.file, w.offset_bytes, w.offset_bytes + w.len_bytes);
+                self.cache_witness_pending.push(w.clone());
+            }
+            Rec::Durable { plans } => self.witness_durable_writes(plans),
+            Rec::PlannerReset => {
+                self.cache_witness.clear();
+                self.cache_witness_pending.clear();
+            }
+            Rec::Create { id, .. } => {
+                self.cache_witness.remove(id);
+            }
+            Rec::Replace { to, .. } => {
+                if let Some(old) = self.files.get(to) {
+                    self.cache_witness.remove(&old.id);
+                }
+            }
+            Rec::Remove { name } => {
+                if let Some(meta) = self.files.get(name) {
+                    self.cache_witness.remove(&meta.id);
+                }
+            }
+            _ => {}
+        }
         if let Rec::SyncFailedDurable { oss, plans } = rec {
             // Exactly the two records it stands for, in their order.
             let fail = Rec::Fail {

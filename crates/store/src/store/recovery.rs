@@ -3841,9 +3841,17 @@ impl Store {
                     self.read_cached(core, file, x, &lost_cached, &mut bytes)?
                 };
                 // Located stale bytes corrected; blocks nobody can tell are lost (below).
-                let stale = self.correct_stale_extent(&stale_checks, x, &mut bytes);
+                let mut stale = self.correct_stale_extent(&stale_checks, x, &mut bytes);
                 let (o, n) = (x.element.offset_bytes, x.len_bytes);
                 let block = CHECKSUM_BLOCK_BYTES as u64;
+                // Bytes that differ from the last acknowledged write's crc on record (the
+                // cache-zone witness: a lost write the parity did not show, e.g. raid5 with
+                // P's OSS failed) are lost, never moved home as if right (s43b).
+                for i in self.witness_stale_blocks(core, file, x, &bytes) {
+                    if !stale.iter().any(|&(j, _)| j == i) {
+                        stale.push((i, stale_cache::WITNESS_STALE));
+                    }
+                }
                 // Cached bytes of a failed OSS copied before an interrupted write tore their
                 // cache stripe: known, whatever the decode gave (oldest first, so the newest
                 // copy wins). A block they cover whole within the extent is read.

@@ -36,6 +36,11 @@ use exec::Chunks;
 pub(super) const STALE_CACHE: &str =
     "none: its WCL cache stripe's running parity disagrees with its data and no single stale column explains it";
 
+/// The window token of a lost range whose cached bytes differ from the crc on record of
+/// the last acknowledged write there (`State::cache_witness`) and that no parity rebuilt.
+pub(super) const WITNESS_STALE: &str =
+    "none: its WCL cache block holds bytes other than the last acknowledged ones (their crc on record differs: an OSS lost a write) and its cache stripe's parity could not rebuild them";
+
 /// Located stale bytes of a cache element: `(pos, element offset, right bytes)`.
 pub(super) type Fix = (Pos, u64, Vec<u8>);
 
@@ -779,6 +784,35 @@ impl Store {
         // (see `read_and_check_cache_stripe`): their erased blocks are decoded by the
         // settle's read, which checks what it can.
         unlocated.filter(|(i, _)| in_extent(i)).collect()
+    }
+
+    /// The checksum blocks (element offset / block) of cached extent `x` of `file` whose
+    /// bytes as a settle will move them home (`bytes`, located stale bytes corrected)
+    /// differ from a piece of the cache-zone witness (`State::cache_witness`) lying within
+    /// `x`: the bytes of a write the OSS lost. A piece reaching past `x` is not checked.
+    pub(super) fn witness_stale_blocks(
+        &self,
+        core: &Core,
+        file: u64,
+        x: &exaraid_plan::Extent,
+        bytes: &[u8],
+    ) -> Vec<usize> {
+        let (fa, n) = (x.file_offset_bytes, x.len_bytes);
+        assert_eq!(bytes.len() as u64, n);
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let mut out = Vec::new();
+        for (pa, pz, crc) in core.state.cache_witness_in(file, fa, fa + n) {
+            if pa < fa || pz > fa + n {
+                continue;
+            }
+            if crc32c::crc32c(&bytes[(pa - fa) as usize..(pz - fa) as usize]) != crc {
+                let i = ((x.element.offset_bytes + (pa - fa)) / block) as usize;
+                if !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        }
+        out
     }
 
     /// A WCL destage's reads (`read_bytes`, one per read step: whole cache elements of a
