@@ -1967,11 +1967,20 @@ impl State {
         let crcs_follow = std::mem::take(&mut self.cache_crcs_follow);
         match rec {
             Rec::Input(Input::Write {
-                crcs_follow: true, ..
-            }) => self.cache_crcs_follow = true,
+                file,
+                offset_bytes,
+                len_bytes,
+                crcs_follow,
+                ..
+            }) => {
+                // Every write, its crcs on record or not (a binary before session 27 appends
+                // none): its bytes may land in the blocks it touches from here on.
+                self.drop_cache_witness(*file, *offset_bytes, offset_bytes + len_bytes);
+                self.cache_crcs_follow = *crcs_follow;
+            }
             Rec::WriteCrcs(w) if crcs_follow => {
-                // Its bytes may land in any block it touches from here on: a piece there
-                // tells older bytes.
+                // A piece of its blocks tells older bytes from here on (dropped with its
+                // input already; again, should a record come between).
                 self.drop_cache_witness(w.file, w.offset_bytes, w.offset_bytes + w.len_bytes);
                 self.cache_witness_pending.push(w.clone());
             }
@@ -2998,5 +3007,145 @@ mod tests {
             spans(&state.lost.iter().collect::<Vec<_>>()),
             vec![(2, 0, 10)]
         );
+    }
+
+    /// A WCL cache write's input and crcs, as the store journals them.
+    fn cache_write(seq: &mut u64, state: &mut State, plan: u64, at: u64, bytes: &[u8]) {
+        let recs = [
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: at,
+                len_bytes: bytes.len() as u64,
+                now_ns: 0,
+                crcs_follow: true,
+            }),
+            Rec::WriteCrcs(WriteCrcs::of(vec![plan], 1, at, bytes)),
+        ];
+        for rec in &recs {
+            *seq += 1;
+            state.apply(*seq, rec);
+        }
+    }
+
+    fn durable(seq: &mut u64, state: &mut State, plans: &[u64]) {
+        *seq += 1;
+        state.apply(
+            *seq,
+            &Rec::Durable {
+                plans: plans.to_vec(),
+            },
+        );
+    }
+
+    /// The cache-zone witness (s43b): a cache write's pieces go in at its `Durable`, never
+    /// over a newer write's; a write whose crcs do not follow (not a cache write) keeps
+    /// none but drops those it overlaps; `PlannerReset` drops everything; an older
+    /// snapshot (without the field) loads empty, and a snapshot with it is read by a
+    /// binary that does not know it (this one, given a later field) as without it.
+    #[test]
+    fn the_cache_witness_keeps_the_newest_durable_cache_writes_crcs_until_the_planner_restarts() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        // Block 0 whole, then bytes 5000..6000 of block 1.
+        let (a, b) = (vec![1u8; 4096], vec![2u8; 1000]);
+        cache_write(&mut seq, &mut state, 10, 0, &a);
+        cache_write(&mut seq, &mut state, 11, 5000, &b);
+        assert!(state.cache_witness.is_empty(), "nothing durable yet");
+        durable(&mut seq, &mut state, &[11]);
+        assert_eq!(
+            state.cache_witness_in(1, 0, 8192),
+            vec![(5000, 6000, crc32c::crc32c(&b))]
+        );
+        durable(&mut seq, &mut state, &[10]);
+        assert_eq!(
+            state.cache_witness_in(1, 0, 8192),
+            vec![
+                (0, 4096, crc32c::crc32c(&a)),
+                (5000, 6000, crc32c::crc32c(&b))
+            ]
+        );
+        assert!(state.cache_witness_pending.is_empty());
+        // Two overlapping writes made durable out of journal order: the newer one's piece
+        // stays, the older one keeps none where they meet.
+        let (c, d) = (vec![3u8; 100], vec![4u8; 100]);
+        cache_write(&mut seq, &mut state, 12, 100, &c);
+        assert_eq!(
+            state.cache_witness_in(1, 0, 4096),
+            vec![],
+            "its write drops the piece"
+        );
+        cache_write(&mut seq, &mut state, 13, 150, &d);
+        durable(&mut seq, &mut state, &[12]);
+        assert_eq!(
+            state.cache_witness_in(1, 0, 4096),
+            vec![],
+            "a write not durable overlaps the older one's piece"
+        );
+        durable(&mut seq, &mut state, &[13]);
+        assert_eq!(
+            state.cache_witness_in(1, 0, 4096),
+            vec![(150, 250, crc32c::crc32c(&d))]
+        );
+        // A write without crcs (not a cache write) keeps no piece and drops those it meets.
+        seq += 1;
+        state.apply(
+            seq,
+            &Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: 5500,
+                len_bytes: 10,
+                now_ns: 0,
+                crcs_follow: false,
+            }),
+        );
+        assert_eq!(state.cache_witness_in(1, 4096, 8192), vec![]);
+        assert_eq!(state.cache_witness_in(1, 0, 4096).len(), 1);
+
+        // Snapshots: the field in, an older one without it, a later field beside it.
+        let json = serde_json::to_value(&state).unwrap();
+        assert!(json.get("cache_witness").is_some(), "{json}");
+        let back: State = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back.cache_witness, state.cache_witness);
+        let mut older = json.clone();
+        older.as_object_mut().unwrap().remove("cache_witness");
+        let back: State = serde_json::from_value(older).unwrap();
+        assert!(
+            back.cache_witness.is_empty(),
+            "an older snapshot loads without it"
+        );
+        let mut later = json.clone();
+        (later.as_object_mut().unwrap())
+            .insert("a_later_field".into(), serde_json::json!({"1": [7]}));
+        let back: State = serde_json::from_value(later).unwrap();
+        assert_eq!(
+            back.cache_witness, state.cache_witness,
+            "a later field is ignored"
+        );
+        // Nothing to write when empty: the snapshot of a store without it is as before.
+        let empty = serde_json::to_value(State::default()).unwrap();
+        assert!(
+            empty.get("cache_witness").is_none() && empty.get("cache_witness_pending").is_none()
+        );
+
+        seq += 1;
+        state.apply(seq, &Rec::PlannerReset);
+        assert!(state.cache_witness.is_empty() && state.cache_witness_pending.is_empty());
+    }
+
+    /// The witness is bounded: past `CACHE_WITNESS_PIECES_MAX` no piece goes in.
+    #[test]
+    fn the_cache_witness_keeps_at_most_its_bound_of_pieces() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let blocks = CACHE_WITNESS_PIECES_MAX as u64 + 3;
+        let bytes = vec![5u8; 4096];
+        // One write of many blocks: its crcs are one per block.
+        let big = vec![5u8; (blocks * 4096) as usize];
+        cache_write(&mut seq, &mut state, 1, 0, &big);
+        durable(&mut seq, &mut state, &[1]);
+        let count: usize = state.cache_witness.values().map(|p| p.len()).sum();
+        assert_eq!(count, CACHE_WITNESS_PIECES_MAX);
+        cache_write(&mut seq, &mut state, 2, blocks * 4096, &bytes);
+        durable(&mut seq, &mut state, &[2]);
+        let count: usize = state.cache_witness.values().map(|p| p.len()).sum();
+        assert_eq!(count, CACHE_WITNESS_PIECES_MAX, "none past the bound");
     }
 }
