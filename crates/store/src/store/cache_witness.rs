@@ -13,7 +13,7 @@
 use super::*;
 
 impl Store {
-    /// Read every witnessed block the planner names in the cache zone, when an OSS is
+    /// Read every witnessed block (cached, or carried home by a destage), when an OSS is
     /// failed on record or out of service, so that the stale ones go on record (LOST) now.
     /// Best effort: a read that fails otherwise leaves its block to the read's own check.
     pub(super) fn check_cache_witness_when_degraded(&self) {
@@ -55,7 +55,7 @@ impl Store {
                         Err(_) => break,
                     }
                 };
-                for x in extents.iter().filter(|x| x.zone == PlanZone::Cache) {
+                for x in &extents {
                     let mut buf = vec![0u8; x.len_bytes as usize];
                     // The read checks the witness and records a stale block LOST; any
                     // error is its reader's to meet again.

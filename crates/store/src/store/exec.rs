@@ -3955,8 +3955,13 @@ impl Store {
             let n = (buf.len() - done).min(e as usize - off);
             let key = self.key(zone, file, a);
             match self.read_retrying(oss, key, off, &mut buf[done..done + n]) {
-                Ok(()) if zone == PlanZone::Cache => {
-                    let chunk_base = addr - element.offset_bytes - element.pos.row as u64 * e;
+                // A client's read; a settle and a destage check what they read themselves
+                // (`witness_stale_blocks`), and record what they find. Home bytes too: a
+                // destage with an OSS out of service carries cached bytes home unchecked,
+                // and their pieces stay until the settle's `PlannerReset`.
+                Ok(()) if client_read && self.kind == StrategyKind::Wcl => {
+                    let chunk_base = (zone == PlanZone::Cache)
+                        .then(|| addr - element.offset_bytes - element.pos.row as u64 * e);
                     let read = (chunk_base, key, done);
                     self.check_cache_witness(
                         core,
@@ -4068,8 +4073,9 @@ impl Store {
         Ok(())
     }
 
-    /// Cached bytes `buf` of `element` (from its byte `element.offset_bytes + done`, read
-    /// with verified checksums from the chunk at `chunk_base` of `oss`) checked against the
+    /// Bytes `buf` of `element` (from its byte `element.offset_bytes + done`, read with
+    /// verified checksums from the cache chunk at `chunk_base` of `oss`, or home) checked
+    /// against the
     /// cache-zone witness (`State::cache_witness`): a piece whose crc differs holds bytes
     /// older than the last acknowledged ones (a lost write: a stale element under a valid
     /// checksum), an erasure. Its element is rebuilt from its cache stripe's parity and
@@ -4084,7 +4090,7 @@ impl Store {
         oss: usize,
         file: u64,
         element: &exaraid_plan::ElementRange,
-        (chunk_base, key, done): (u64, ElementKey, usize),
+        (chunk_base, key, done): (Option<u64>, ElementKey, usize),
         buf: &mut [u8],
     ) -> Result<(), StoreError> {
         let Some(file_at) = self.layout.file_offset_of(element) else {
@@ -4126,15 +4132,16 @@ impl Store {
             return Ok(());
         }
         let want = (from, buf.len() as u64);
-        let rebuilt = self.rebuild_cached(
-            core,
-            file,
-            element.stripe,
-            element.pos,
-            oss,
-            chunk_base,
-            want,
-        );
+        // Home bytes are not rebuilt: the destage that carried them home with an OSS out
+        // of service left no parity that knows better (LOST, never a guess).
+        let rebuilt = match chunk_base {
+            Some(base) => {
+                self.rebuild_cached(core, file, element.stripe, element.pos, oss, base, want)
+            }
+            None => Err(StoreError::DataLost(
+                "they went home from the cache zone unchecked".into(),
+            )),
+        };
         if let Ok(whole) = &rebuilt {
             assert_eq!(whole.len() as u64, e, "a rebuilt element is whole");
             let right = |&(pa, pz, crc, ea, ez): &(u64, u64, u32, u64, u64)| {
@@ -4185,7 +4192,7 @@ impl Store {
             "not recorded by this read"
         };
         Err(StoreError::DataLost(format!(
-            "{} bytes {} are lost ({recorded}): they sit in the cache zone of OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs: the OSS lost a write; {why}. Write them again from your own copy",
+            "{} bytes {} are lost ({recorded}): they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs: the OSS lost a write; {why}. Write them again from your own copy",
             self.file_name_in(core, file),
             listed.join(", "),
         )))

@@ -3847,7 +3847,7 @@ impl Store {
                 // Bytes that differ from the last acknowledged write's crc on record (the
                 // cache-zone witness: a lost write the parity did not show, e.g. raid5 with
                 // P's OSS failed) are lost, never moved home as if right (s43b).
-                for i in self.witness_stale_blocks(core, file, x, &bytes) {
+                for i in self.witness_stale_blocks(core, file, (x.file_offset_bytes, o), &bytes) {
                     if !stale.iter().any(|&(j, _)| j == i) {
                         stale.push((i, stale_cache::WITNESS_STALE));
                     }
