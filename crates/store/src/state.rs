@@ -1683,7 +1683,7 @@ pub struct State {
     /// whose plans are not all durable: at the last one's `Durable` they go into
     /// `cache_witness`. Bounded as `write_crcs`. (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cache_witness_pending: Vec<WriteCrcs>,
+    pub cache_witness_pending: Vec<PendingWitness>,
     /// The last record applied was an `Input::Write` whose crcs follow (a WCL cache
     /// write): its `Rec::WriteCrcs`, appended right after it, goes into
     /// `cache_witness_pending`. Not in a snapshot (a checkpoint between the two loses one
@@ -1691,6 +1691,20 @@ pub struct State {
     #[serde(skip)]
     pub cache_crcs_follow: bool,
 }
+
+/// A cache write's crcs waiting for its plans to be durable (`State::cache_witness_pending`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingWitness {
+    pub crcs: WriteCrcs,
+    /// File ranges later writes (their inputs on record after this one's) may have written
+    /// over meanwhile: no piece of this write goes in there, whichever is durable first.
+    /// At most [`PENDING_WITNESS_OVERWRITTEN_MAX`] ranges; past it, the whole write.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overwritten: Vec<(u64, u64)>,
+}
+
+/// Most ranges `PendingWitness::overwritten` lists before it stands for everything.
+pub const PENDING_WITNESS_OVERWRITTEN_MAX: usize = 64;
 
 /// Most pieces `State::cache_witness` keeps (all files): 2^18 pieces, 1 GiB of cached 4 KiB
 /// blocks, about 13 MiB of snapshot at most. Past it new pieces are not kept (a block
@@ -1856,28 +1870,36 @@ impl State {
     fn witness_durable_writes(&mut self, plans: &[u64]) {
         let mut done = Vec::new();
         for w in &mut self.cache_witness_pending {
-            w.plans.retain(|p| !plans.contains(p));
+            w.crcs.plans.retain(|p| !plans.contains(p));
         }
         self.cache_witness_pending.retain(|w| {
-            if w.plans.is_empty() {
+            if w.crcs.plans.is_empty() {
                 done.push(w.clone());
             }
-            !w.plans.is_empty()
+            !w.crcs.plans.is_empty()
         });
         let mut count: usize = self.cache_witness.values().map(|p| p.len()).sum();
-        for w in done {
+        for PendingWitness {
+            crcs: w,
+            overwritten,
+        } in done
+        {
             let block = WriteCrcs::BLOCK_BYTES;
             let end = w.offset_bytes + w.len_bytes;
             for (j, &crc) in w.block_crcs.iter().enumerate() {
                 let b = w.offset_bytes / block + j as u64;
                 let (a, z) = (w.offset_bytes.max(b * block), end.min((b + 1) * block));
                 assert!(a < z, "a write's crc covers some of its block");
+                // Written over by a later write (durable before this one, or not yet), or
+                // met by an older one not durable yet: nothing tells which bytes are last.
+                let over = overwritten.iter().any(|&(p, q)| p < z && a < q);
                 let pending = (self.cache_witness_pending.iter()).any(|p| {
+                    let p = &p.crcs;
                     p.file == w.file && p.offset_bytes < z && a < p.offset_bytes + p.len_bytes
                 });
                 let pieces = self.cache_witness.entry(w.file).or_default();
                 let newer = (pieces.range(a.saturating_sub(block)..z)).any(|(_, &(e, _))| e > a);
-                if pending || newer || count >= CACHE_WITNESS_PIECES_MAX {
+                if over || pending || newer || count >= CACHE_WITNESS_PIECES_MAX {
                     continue;
                 }
                 pieces.insert(a, (z, crc));
@@ -1975,14 +1997,29 @@ impl State {
             }) => {
                 // Every write, its crcs on record or not (a binary before session 27 appends
                 // none): its bytes may land in the blocks it touches from here on.
-                self.drop_cache_witness(*file, *offset_bytes, offset_bytes + len_bytes);
+                let (a, z) = (*offset_bytes, offset_bytes + len_bytes);
+                self.drop_cache_witness(*file, a, z);
+                for p in &mut self.cache_witness_pending {
+                    let w = &p.crcs;
+                    if w.file != *file || z <= w.offset_bytes || w.offset_bytes + w.len_bytes <= a {
+                        continue;
+                    }
+                    if p.overwritten.len() >= PENDING_WITNESS_OVERWRITTEN_MAX {
+                        p.overwritten = vec![(0, u64::MAX)];
+                    } else {
+                        p.overwritten.push((a, z));
+                    }
+                }
                 self.cache_crcs_follow = *crcs_follow;
             }
             Rec::WriteCrcs(w) if crcs_follow => {
                 // A piece of its blocks tells older bytes from here on (dropped with its
                 // input already; again, should a record come between).
                 self.drop_cache_witness(w.file, w.offset_bytes, w.offset_bytes + w.len_bytes);
-                self.cache_witness_pending.push(w.clone());
+                self.cache_witness_pending.push(PendingWitness {
+                    crcs: w.clone(),
+                    overwritten: Vec::new(),
+                });
             }
             Rec::Durable { plans } => self.witness_durable_writes(plans),
             Rec::PlannerReset => {
@@ -3085,6 +3122,18 @@ mod tests {
             state.cache_witness_in(1, 0, 4096),
             vec![(150, 250, crc32c::crc32c(&d))]
         );
+        // The newer one durable first (concurrent writers: `Durable` records in any
+        // order): the older one, durable last, never puts its crc over the newer bytes.
+        let (f, h) = (vec![6u8; 100], vec![7u8; 100]);
+        cache_write(&mut seq, &mut state, 14, 2000, &f);
+        cache_write(&mut seq, &mut state, 15, 2050, &h);
+        durable(&mut seq, &mut state, &[15]);
+        durable(&mut seq, &mut state, &[14]);
+        assert_eq!(
+            state.cache_witness_in(1, 1900, 2300),
+            vec![],
+            "neither tells the block's last bytes for sure"
+        );
         // A write without crcs (not a cache write) keeps no piece and drops those it meets.
         seq += 1;
         state.apply(
@@ -3147,5 +3196,22 @@ mod tests {
         durable(&mut seq, &mut state, &[2]);
         let count: usize = state.cache_witness.values().map(|p| p.len()).sum();
         assert_eq!(count, CACHE_WITNESS_PIECES_MAX, "none past the bound");
+        // Its cost in a snapshot (pretty JSON, as `superblock::write_checked_version`
+        // writes it) at the bound: a full witness, blocks at file offsets near 2^30.
+        let full = serde_json::to_vec_pretty(&state).unwrap().len();
+        let without = {
+            let mut s = state.clone();
+            s.cache_witness.clear();
+            serde_json::to_vec_pretty(&s).unwrap().len()
+        };
+        eprintln!(
+            "a full cache witness ({count} pieces): {} bytes of snapshot",
+            full - without
+        );
+        assert!(
+            full - without <= 64 * CACHE_WITNESS_PIECES_MAX,
+            "{}",
+            full - without
+        );
     }
 }
