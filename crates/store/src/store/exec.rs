@@ -3955,6 +3955,23 @@ impl Store {
             let n = (buf.len() - done).min(e as usize - off);
             let key = self.key(zone, file, a);
             match self.read_retrying(oss, key, off, &mut buf[done..done + n]) {
+                // A client's read; a settle and a destage check what they read themselves
+                // (`witness_stale_blocks`), and record what they find. Home bytes too: a
+                // destage with an OSS out of service carries cached bytes home unchecked,
+                // and their pieces stay until the settle's `PlannerReset`.
+                Ok(()) if client_read && self.kind == StrategyKind::Wcl => {
+                    let chunk_base = (zone == PlanZone::Cache)
+                        .then(|| addr - element.offset_bytes - element.pos.row as u64 * e);
+                    let read = (chunk_base, key, done);
+                    self.check_cache_witness(
+                        core,
+                        oss,
+                        file,
+                        element,
+                        read,
+                        &mut buf[done..done + n],
+                    )?;
+                }
                 Ok(()) => {}
                 // Missing: the planner says these bytes are here, so they were written and
                 // the slot was deleted or truncated outside exaraid; never read it as zeros.
@@ -4054,6 +4071,131 @@ impl Store {
             done += n;
         }
         Ok(())
+    }
+
+    /// Bytes `buf` of `element` (from its byte `element.offset_bytes + done`, read with
+    /// verified checksums from the cache chunk at `chunk_base` of `oss`, or home) checked
+    /// against the
+    /// cache-zone witness (`State::cache_witness`): a piece whose crc differs holds bytes
+    /// older than the last acknowledged ones (a lost write: a stale element under a valid
+    /// checksum), an erasure. Its element is rebuilt from its cache stripe's parity and
+    /// taken where every piece then matches; else its blocks are recorded LOST (when the
+    /// caller holds no core lock: a read outside any plan) and the read fails `DataLost`,
+    /// never returning the stale bytes with success. A piece reaching past `buf` is read
+    /// on its own; one reaching past the element, or that does not read, is not checked
+    /// (today's checks alone).
+    fn check_cache_witness(
+        &self,
+        core: Option<&Core>,
+        oss: usize,
+        file: u64,
+        element: &exaraid_plan::ElementRange,
+        (chunk_base, key, done): (Option<u64>, ElementKey, usize),
+        buf: &mut [u8],
+    ) -> Result<(), StoreError> {
+        let Some(file_at) = self.layout.file_offset_of(element) else {
+            return Ok(());
+        };
+        let e = self.sb.element_bytes as u64;
+        // File bytes `fa..fz` are `buf`; element byte `eb` is file byte `fa - from + eb`.
+        let from = element.offset_bytes + done as u64;
+        let fa = file_at + done as u64;
+        let fz = fa + buf.len() as u64;
+        let pieces = self.with_core(core, |c| c.state.cache_witness_in(file, fa, fz));
+        if pieces.is_empty() {
+            return Ok(());
+        }
+        let element_byte =
+            |x: u64| -> Option<u64> { (x + from).checked_sub(fa).filter(|&b| b <= e) };
+        let mut stale = Vec::new();
+        for &(pa, pz, crc) in &pieces {
+            let (Some(ea), Some(ez)) = (element_byte(pa), element_byte(pz)) else {
+                continue;
+            };
+            let got = if fa <= pa && pz <= fz {
+                crc32c::crc32c(&buf[(pa - fa) as usize..(pz - fa) as usize])
+            } else {
+                let mut piece = vec![0u8; (ez - ea) as usize];
+                if self
+                    .read_retrying(oss, key, ea as usize, &mut piece)
+                    .is_err()
+                {
+                    continue;
+                }
+                crc32c::crc32c(&piece)
+            };
+            if got != crc {
+                stale.push((pa, pz, crc, ea, ez));
+            }
+        }
+        if stale.is_empty() {
+            return Ok(());
+        }
+        let want = (from, buf.len() as u64);
+        // Home bytes are not rebuilt: the destage that carried them home with an OSS out
+        // of service left no parity that knows better (LOST, never a guess).
+        let rebuilt = match chunk_base {
+            Some(base) => {
+                self.rebuild_cached(core, file, element.stripe, element.pos, oss, base, want)
+            }
+            None => Err(StoreError::DataLost(
+                "they went home from the cache zone unchecked".into(),
+            )),
+        };
+        if let Ok(whole) = &rebuilt {
+            assert_eq!(whole.len() as u64, e, "a rebuilt element is whole");
+            let right = |&(pa, pz, crc, ea, ez): &(u64, u64, u32, u64, u64)| {
+                pa < pz && crc32c::crc32c(&whole[ea as usize..ez as usize]) == crc
+            };
+            if pieces.iter().all(
+                |&(pa, pz, crc)| match (element_byte(pa), element_byte(pz)) {
+                    (Some(ea), Some(ez)) => right(&(pa, pz, crc, ea, ez)),
+                    _ => true,
+                },
+            ) {
+                buf.copy_from_slice(&whole[from as usize..from as usize + buf.len()]);
+                return Ok(());
+            }
+        }
+        // Each stale piece's whole block (within the file): the block holds older bytes,
+        // and its bytes outside the piece are no more known than those inside.
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let size = self.file_size_for_clipping(core, file);
+        let mut ranges: Vec<LostRange> = Vec::new();
+        for &(pa, ..) in &stale {
+            let (a, z) = (pa / block * block, (pa / block * block + block).min(size));
+            if a < z && !ranges.iter().any(|r| r.offset_bytes == a) {
+                ranges.push(LostRange {
+                    file,
+                    offset_bytes: a,
+                    len_bytes: z - a,
+                    oss,
+                    token: super::stale_cache::WITNESS_STALE.into(),
+                    cache_addr_bytes: None,
+                    made_final_by_rebuild: false,
+                });
+            }
+        }
+        let listed: Vec<String> = (ranges.iter())
+            .map(|r| format!("{}..{}", r.offset_bytes, r.offset_bytes + r.len_bytes))
+            .collect();
+        let why = match &rebuilt {
+            Ok(_) => "the bytes rebuilt from its cache stripe's parity do not match it either"
+                .to_string(),
+            Err(err) => format!("no rebuild from its cache stripe's parity: {err}"),
+        };
+        let recorded = if core.is_none() && !ranges.is_empty() {
+            let mut c = self.core.lock();
+            self.journal(&mut c, Rec::Lost { ranges }, true)?;
+            "recorded lost"
+        } else {
+            "not recorded by this read"
+        };
+        Err(StoreError::DataLost(format!(
+            "{} bytes {} are lost ({recorded}): they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs: the OSS lost a write; {why}. Write them again from your own copy",
+            self.file_name_in(core, file),
+            listed.join(", "),
+        )))
     }
 
     /// Writes back the checksum blocks touching `from..from + len` of an element rebuilt from

@@ -41,6 +41,7 @@
 //! began and did not end (a killed flush leaves no unacknowledged plan, only its torn blocks).
 
 mod beyond_lineage;
+mod cache_witness;
 #[cfg(test)]
 mod core_held;
 mod cut_deletions;
@@ -2683,6 +2684,7 @@ impl Store {
         // Removals a crash cut after their record: their objects go now.
         store.finish_removals_at_open()?;
         store.repair_after_tail_cut();
+        store.check_cache_witness_when_degraded();
         Ok(store)
     }
 

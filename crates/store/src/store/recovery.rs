@@ -3841,7 +3841,7 @@ impl Store {
                     self.read_cached(core, file, x, &lost_cached, &mut bytes)?
                 };
                 // Located stale bytes corrected; blocks nobody can tell are lost (below).
-                let stale = self.correct_stale_extent(&stale_checks, x, &mut bytes);
+                let mut stale = self.correct_stale_extent(&stale_checks, x, &mut bytes);
                 let (o, n) = (x.element.offset_bytes, x.len_bytes);
                 let block = CHECKSUM_BLOCK_BYTES as u64;
                 // Cached bytes of a failed OSS copied before an interrupted write tore their
@@ -3889,6 +3889,16 @@ impl Store {
                     );
                     !known.iter().any(|&(p, q)| p <= a && z <= q)
                 });
+                // Bytes that differ from the last acknowledged write's crc on record (the
+                // cache-zone witness: a lost write the parity did not show, e.g. raid5 with
+                // P's OSS failed) are lost, never moved home as if right (s43b). Checked
+                // after the copies of a failed OSS's cached bytes are laid: those are the bytes
+                // that go home.
+                for i in self.witness_stale_blocks(core, file, (x.file_offset_bytes, o), &bytes) {
+                    if !stale.iter().any(|&(j, _)| j == i) {
+                        stale.push((i, stale_cache::WITNESS_STALE));
+                    }
+                }
                 // Acknowledged cached bytes that can be neither read nor rebuilt are lost as
                 // a range (status lists them, reads name them, a new write clears them); their
                 // home bytes stay, so the parity computed below agrees with them and the rest

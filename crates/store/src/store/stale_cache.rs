@@ -36,6 +36,11 @@ use exec::Chunks;
 pub(super) const STALE_CACHE: &str =
     "none: its WCL cache stripe's running parity disagrees with its data and no single stale column explains it";
 
+/// The window token of a lost range whose cached bytes differ from the crc on record of
+/// the last acknowledged write there (`State::cache_witness`) and that no parity rebuilt.
+pub(super) const WITNESS_STALE: &str =
+    "none: its WCL cache block holds bytes other than the last acknowledged ones (their crc on record differs: an OSS lost a write) and its cache stripe's parity could not rebuild them";
+
 /// Located stale bytes of a cache element: `(pos, element offset, right bytes)`.
 pub(super) type Fix = (Pos, u64, Vec<u8>);
 
@@ -781,6 +786,35 @@ impl Store {
         unlocated.filter(|(i, _)| in_extent(i)).collect()
     }
 
+    /// The checksum blocks (element offset / block) of cached bytes `bytes` of `file`, file
+    /// byte `fa` and element byte `eo` their first, as a settle or destage will move them
+    /// home (located stale bytes corrected), that differ from a piece of the cache-zone
+    /// witness (`State::cache_witness`) lying within them: the bytes of a write the OSS
+    /// lost. A piece reaching past `bytes` is not checked.
+    pub(super) fn witness_stale_blocks(
+        &self,
+        core: &Core,
+        file: u64,
+        (fa, eo): (u64, u64),
+        bytes: &[u8],
+    ) -> Vec<usize> {
+        let n = bytes.len() as u64;
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let mut out = Vec::new();
+        for (pa, pz, crc) in core.state.cache_witness_in(file, fa, fa + n) {
+            if pa < fa || pz > fa + n {
+                continue;
+            }
+            if crc32c::crc32c(&bytes[(pa - fa) as usize..(pz - fa) as usize]) != crc {
+                let i = ((eo + (pa - fa)) / block) as usize;
+                if !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        }
+        out
+    }
+
     /// A WCL destage's reads (`read_bytes`, one per read step: whole cache elements of a
     /// complete cache stripe) checked against the running parity before they go home (see
     /// the module docs): a located stale element goes home with its right bytes; blocks no
@@ -840,16 +874,40 @@ impl Store {
                 _ => vec![(0, e as u64)],
             }
         };
-        let check = self.check_running_parity(&mut buf, &whole, &BTreeSet::new());
-        if check.is_clean() {
-            return Ok(Vec::new());
-        }
+        let mut check = self.check_running_parity(&mut buf, &whole, &BTreeSet::new());
         for (p, a, right) in &check.fixes {
             let (i, off) = at[p];
             let bytes = read_bytes[i].as_mut().expect("read above");
+            buf.element_mut(*p)[*a as usize..*a as usize + right.len()].copy_from_slice(right);
             let a = off + *a as usize;
             bytes[a..a + right.len()].copy_from_slice(right);
         }
+        // Data blocks that differ from the last acknowledged write's crc on record (the
+        // cache-zone witness, s43b; located stale bytes corrected first): lost, only that
+        // column's block, and the block row's parity encoded from the data that goes home
+        // as for an unlocated row (where the running parity agreed with the stale bytes, a
+        // stale parity too, or disagreed without a located column).
+        let mut witness_stale: BTreeSet<(Pos, usize)> = BTreeSet::new();
+        {
+            let core = self.core.lock();
+            for &p in &g.data_pos {
+                let Cell::Data(d) = g.cell(p) else {
+                    continue;
+                };
+                let fa = self.layout.file_offset(stripe, d, 0);
+                for i in self.witness_stale_blocks(&core, file, (fa, 0), buf.element(p)) {
+                    witness_stale.insert((p, i));
+                }
+            }
+        }
+        if check.is_clean() && witness_stale.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Rows with only witness-stale blocks: their parity follows the data too.
+        let unlocated_before = check.unlocated_blocks.clone();
+        check
+            .unlocated_blocks
+            .extend(witness_stale.iter().map(|&(_, i)| i));
         if check.unlocated_blocks.is_empty() {
             return Ok(Vec::new());
         }
@@ -871,13 +929,21 @@ impl Store {
                 let Cell::Data(d) = g.cell(p) else {
                     continue;
                 };
+                let by_witness = witness_stale.contains(&(p, i));
+                if !unlocated_before.contains(&i) && !by_witness {
+                    continue; // a row lost only by the witness: only its stale blocks
+                }
                 let oss = self.layout.oss_of(file, stripe, p.col);
                 ranges.push(LostRange {
                     file,
                     offset_bytes: self.layout.file_offset(stripe, d, bs as u64),
                     len_bytes: (be - bs) as u64,
                     oss,
-                    token: STALE_CACHE.into(),
+                    token: if by_witness && !unlocated_before.contains(&i) {
+                        WITNESS_STALE.into()
+                    } else {
+                        STALE_CACHE.into()
+                    },
                     cache_addr_bytes: None,
                     made_final_by_rebuild: false,
                 });

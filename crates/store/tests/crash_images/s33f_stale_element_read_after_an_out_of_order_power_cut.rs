@@ -727,8 +727,11 @@ fn xcode_r39a_cut_alone_loses_nothing() {
 /// told value, and the cut alone takes the same arm and reads right
 /// (`xcode_r39a_cut_29_alone_loses_nothing`): a rule naming this row LOST loses that crash
 /// alone ("OPEN after session 35" (1)(g)'s class).
+///
+/// Closed in session 43 (s43b), un-ignored: the cache-zone witness (`State::cache_witness`)
+/// keeps the crc of element 0's acknowledged bytes (the write its OSS lost): the open finds
+/// the stale bytes unlike it and records them LOST, never read as right.
 #[test]
-#[ignore = "OPEN: xcode, element 0 stale, write 5..14 cut before call 29 out of order: 'f' WRONG byte 100 on 64901551 and after s40a; every chain of element 0 holds two blocks unknown in each version, the crash alone reads right through the same arm (s40a)"]
 fn xcode_stale_element_0_after_an_out_of_order_power_cut_before_call_29_is_never_read() {
     assert_stale_cut_reads_no_wrong_byte(&XCODE_R39A_CUT_29);
 }
@@ -740,8 +743,13 @@ fn xcode_r39a_cut_29_alone_loses_nothing() {
 }
 
 /// Review r39a's scene 3 (`HDP_R39A_CUT`). Fails on a809dc5d ('f' WRONG byte 32868).
+///
+/// Was ignored OPEN: 'f' WRONG byte 32868 on a809dc5d, s40b and d1404252 (review r39a
+/// MEDIUM-1; row 0 blind_unconfirmed, the old version's world fitting by one told crc,
+/// the stale column's error decoded into unknown blocks). Closed in session 43 (s43b),
+/// un-ignored: the cache-zone witness keeps the crc of element 2's acknowledged bytes, and
+/// the open records the stale bytes LOST, never read as right.
 #[test]
-#[ignore = "OPEN: hdp, element 2 stale, write 3..7 cut before call 20 out of order: 'f' WRONG byte 32868 on a809dc5d and s40b, review r39a MEDIUM-1; traced (s40b): row 0 is blind_unconfirmed (torn parity (1,1), (1,2)) and the old version's world FITS by one told crc ((3,1)), the stale column 0's error decoded into the unknown (1,1), (1,2), (2,1), (2,2) alone; a position-by-position proof (docs/results/s40-s40b.md) names it LOST but then loses row 0 of this cut alone"]
 fn hdp_stale_element_2_after_an_out_of_order_power_cut_is_never_read() {
     assert_stale_cut_reads_no_wrong_byte(&HDP_R39A_CUT);
 }

@@ -1353,9 +1353,11 @@ fn a_failed_p_oss_beside_a_stale_element_without_a_crash(
 // state when its plan was durable). OPEN: FAILS on 9c6eabe0 and on 28327fda alike, "after
 // the open: 'f' WRONG byte 8192: 0xd7, acknowledged 0xca" (byte 8192: element 2's first).
 // Closing it would take a record that tells the element's bytes until they go home; LOST
-// on record would do, never the stale bytes read with success.
+// on record would do, never the stale bytes read with success. Closed in session 43 (s43b):
+// the cache-zone witness (`State::cache_witness`) keeps the crc of the lost write's bytes
+// until its cache stripe goes home, so the read finds element 2's block stale and, P's OSS
+// failed, records it LOST (un-ignored: it passes since).
 #[test]
-#[ignore = "OPEN (s42d): raid5, a stale element and a failed P OSS, no crash: WRONG (see the comment)"]
 fn raid5_a_stale_element_beside_a_failed_p_oss_without_a_crash_reads_no_wrong_byte() {
     a_failed_p_oss_beside_a_stale_element_without_a_crash(CodeSpec::raid5(4), true);
 }
