@@ -1681,7 +1681,8 @@ pub struct State {
     pub cache_witness: BTreeMap<u64, BTreeMap<u64, (u64, u32)>>,
     /// The `Rec::WriteCrcs` of WCL cache writes (their `Input::Write` said `crcs_follow`)
     /// whose plans are not all durable: at the last one's `Durable` they go into
-    /// `cache_witness`. Bounded as `write_crcs`. (Not written into a snapshot when empty.)
+    /// `cache_witness`. At most [`CACHE_WITNESS_PENDING_MAX`]. (Not written into a snapshot when
+    /// empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cache_witness_pending: Vec<PendingWitness>,
     /// The last record applied was an `Input::Write` whose crcs follow (a WCL cache
@@ -1702,6 +1703,11 @@ pub struct PendingWitness {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overwritten: Vec<(u64, u64)>,
 }
+
+/// Most cache writes `State::cache_witness_pending` holds (writes in flight: the store's
+/// writers, each with its plan not durable yet, and those a crash cut until a settle); past
+/// it the oldest is dropped and gets no piece.
+pub const CACHE_WITNESS_PENDING_MAX: usize = 4096;
 
 /// Most ranges `PendingWitness::overwritten` lists before it stands for everything.
 pub const PENDING_WITNESS_OVERWRITTEN_MAX: usize = 64;
@@ -2018,6 +2024,11 @@ impl State {
                 // A piece of its blocks tells older bytes from here on (dropped with its
                 // input already; again, should a record come between).
                 self.drop_cache_witness(w.file, w.offset_bytes, w.offset_bytes + w.len_bytes);
+                if self.cache_witness_pending.len() >= CACHE_WITNESS_PENDING_MAX {
+                    // The oldest write gets no piece: today's checks alone for its blocks,
+                    // never a wrong one (review r43b LOW-2: each input scans the list).
+                    self.cache_witness_pending.remove(0);
+                }
                 self.cache_witness_pending.push(PendingWitness {
                     crcs: w.clone(),
                     overwritten: Vec::new(),
@@ -3188,9 +3199,28 @@ mod tests {
         let (mut state, mut seq) = (State::default(), 0u64);
         let blocks = CACHE_WITNESS_PIECES_MAX as u64 + 3;
         let bytes = vec![5u8; 4096];
-        // One write of many blocks: its crcs are one per block.
-        let big = vec![5u8; (blocks * 4096) as usize];
-        cache_write(&mut seq, &mut state, 1, 0, &big);
+        // One write of many blocks: its crcs are one per block, built without its bytes
+        // (1 GiB: review r43b MEDIUM-2).
+        let big = WriteCrcs {
+            plans: vec![1],
+            file: 1,
+            offset_bytes: 0,
+            len_bytes: blocks * 4096,
+            block_crcs: vec![crc32c::crc32c(&bytes); blocks as usize],
+        };
+        for rec in [
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: 0,
+                len_bytes: big.len_bytes,
+                now_ns: 0,
+                crcs_follow: true,
+            }),
+            Rec::WriteCrcs(big),
+        ] {
+            seq += 1;
+            state.apply(seq, &rec);
+        }
         durable(&mut seq, &mut state, &[1]);
         let count: usize = state.cache_witness.values().map(|p| p.len()).sum();
         assert_eq!(count, CACHE_WITNESS_PIECES_MAX);

@@ -3999,6 +3999,11 @@ impl Store {
                         (from, n),
                         client_read,
                     )?;
+                    if client_read && self.kind == StrategyKind::Wcl {
+                        self.check_rebuilt_against_witness(
+                            core, oss, file, element, &whole, from, n,
+                        )?;
+                    }
                     if err.is_corrupt() {
                         let rebuilt = (whole.as_slice(), &checked_rows);
                         self.confirm_rebuilt(core, oss, key, file, element, rebuilt, from, n)?;
@@ -4036,6 +4041,11 @@ impl Store {
                             None => read_rebuild_failed(&err, oss, e),
                         })?;
                     let from = element.offset_bytes as usize + done;
+                    if client_read && self.kind == StrategyKind::Wcl {
+                        self.check_rebuilt_against_witness(
+                            core, oss, file, element, &whole, from, n,
+                        )?;
+                    }
                     if err.is_corrupt() {
                         let block = CHECKSUM_BLOCK_BYTES;
                         let live = [(from as u64, (from + n) as u64)];
@@ -4147,23 +4157,127 @@ impl Store {
             let right = |&(pa, pz, crc, ea, ez): &(u64, u64, u32, u64, u64)| {
                 pa < pz && crc32c::crc32c(&whole[ea as usize..ez as usize]) == crc
             };
-            if pieces.iter().all(
-                |&(pa, pz, crc)| match (element_byte(pa), element_byte(pz)) {
-                    (Some(ea), Some(ez)) => right(&(pa, pz, crc, ea, ez)),
-                    _ => true,
-                },
-            ) {
-                buf.copy_from_slice(&whole[from as usize..from as usize + buf.len()]);
+            let pieces_right =
+                pieces.iter().all(
+                    |&(pa, pz, crc)| match (element_byte(pa), element_byte(pz)) {
+                        (Some(ea), Some(ez)) => right(&(pa, pz, crc, ea, ez)),
+                        _ => true,
+                    },
+                );
+            // The decode went through every other column of the row; bytes no stale piece
+            // covers were read from disk under a valid checksum. Where the two differ a
+            // second column lost a write too (past the tolerance): neither is known right,
+            // so the read is not served from either (review r43b MEDIUM-1).
+            let in_stale = |x: u64| stale.iter().any(|&(pa, pz, ..)| pa <= x && x < pz);
+            let rebuilt_bytes = &whole[from as usize..from as usize + buf.len()];
+            let outside_agree = (buf.iter().zip(rebuilt_bytes).enumerate())
+                .all(|(i, (read, decoded))| read == decoded || in_stale(fa + i as u64));
+            if pieces_right && outside_agree {
+                buf.copy_from_slice(rebuilt_bytes);
                 return Ok(());
             }
         }
-        // Each stale piece's whole block (within the file): the block holds older bytes,
-        // and its bytes outside the piece are no more known than those inside.
+        let why = match &rebuilt {
+            Ok(_) => "the bytes rebuilt from its cache stripe's parity do not match it either"
+                .to_string(),
+            Err(err) => format!("no rebuild from its cache stripe's parity: {err}"),
+        };
+        let starts: Vec<u64> = stale.iter().map(|&(pa, ..)| pa).collect();
+        Err(self.witness_stale_lost(
+            core,
+            oss,
+            file,
+            element,
+            &starts,
+            format!(
+                "they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs: the OSS lost a write; {why}"
+            ),
+        ))
+    }
+
+    /// The bytes `from..from + n` of `element` rebuilt from parity (`whole`, the element:
+    /// its OSS out of service or its block failing its checksum) checked against the
+    /// cache-zone witness. Why: the decode goes through every other column of the row, and
+    /// a stale one among them (a lost write: old bytes under a valid checksum) makes the
+    /// rebuilt bytes wrong under no checksum at all; the piece of the rebuilt block tells
+    /// (review r43b: raid5, data OSS 0 failed, element 2 stale: 'f' WRONG byte 0 before).
+    /// A mismatch is LOST, as `check_cache_witness` records it.
+    #[allow(clippy::too_many_arguments)]
+    fn check_rebuilt_against_witness(
+        &self,
+        core: Option<&Core>,
+        oss: usize,
+        file: u64,
+        element: &exaraid_plan::ElementRange,
+        whole: &[u8],
+        from: usize,
+        n: usize,
+    ) -> Result<(), StoreError> {
+        let Some(file_at) = self.layout.file_offset_of(element) else {
+            return Ok(());
+        };
+        // File byte `x` is element byte `x - file_at + element.offset_bytes`.
+        let element_byte = |x: u64| -> Option<usize> {
+            (x + element.offset_bytes)
+                .checked_sub(file_at)
+                .map(|b| b as usize)
+                .filter(|&b| b <= whole.len())
+        };
+        let fa = file_at + (from as u64 - element.offset_bytes);
+        let pieces = self.with_core(core, |c| c.state.cache_witness_in(file, fa, fa + n as u64));
+        let starts: Vec<u64> = (pieces.iter())
+            .filter(
+                |&&(pa, pz, crc)| match (element_byte(pa), element_byte(pz)) {
+                    (Some(ea), Some(ez)) => crc32c::crc32c(&whole[ea..ez]) != crc,
+                    _ => false,
+                },
+            )
+            .map(|&(pa, ..)| pa)
+            .collect();
+        if starts.is_empty() {
+            return Ok(());
+        }
+        if let Some(missing) = self.missing_oss_dir(core, oss) {
+            // Its own bytes are on the unmounted disk: nothing to record lost.
+            return Err(StoreError::DataLost(format!(
+                "{missing}; without it: {} file bytes from {fa}: the bytes rebuilt from parity differ from their crc on record (a column the decode went through lost a write); nothing was changed or recorded lost: mount it and retry (the bytes are on it)",
+                self.file_name_in(core, file)
+            )));
+        }
+        Err(self.witness_stale_lost(
+            core,
+            oss,
+            file,
+            element,
+            &starts,
+            "the bytes rebuilt from parity differ from their crc on record (the last acknowledged write's): a column the decode went through lost a write".into(),
+        ))
+    }
+
+    /// The error for witness pieces starting at file bytes `starts` that do not match,
+    /// their whole 4 KiB file blocks recorded LOST first when the caller holds no core
+    /// lock (a read outside any plan). Each block is clipped to the bytes the extent
+    /// `element` holds: the block's other bytes may be newest in another extent, where
+    /// they read right (review r43b LOW-1).
+    fn witness_stale_lost(
+        &self,
+        core: Option<&Core>,
+        oss: usize,
+        file: u64,
+        element: &exaraid_plan::ElementRange,
+        starts: &[u64],
+        why: String,
+    ) -> StoreError {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let size = self.file_size_for_clipping(core, file);
+        let extent = match self.layout.file_offset_of(element) {
+            Some(at) => (at, at + element.len_bytes),
+            None => (0, u64::MAX),
+        };
         let mut ranges: Vec<LostRange> = Vec::new();
-        for &(pa, ..) in &stale {
-            let (a, z) = (pa / block * block, (pa / block * block + block).min(size));
+        for &pa in starts {
+            let a = (pa / block * block).max(extent.0);
+            let z = (pa / block * block + block).min(size).min(extent.1);
             if a < z && !ranges.iter().any(|r| r.offset_bytes == a) {
                 ranges.push(LostRange {
                     file,
@@ -4179,23 +4293,20 @@ impl Store {
         let listed: Vec<String> = (ranges.iter())
             .map(|r| format!("{}..{}", r.offset_bytes, r.offset_bytes + r.len_bytes))
             .collect();
-        let why = match &rebuilt {
-            Ok(_) => "the bytes rebuilt from its cache stripe's parity do not match it either"
-                .to_string(),
-            Err(err) => format!("no rebuild from its cache stripe's parity: {err}"),
-        };
         let recorded = if core.is_none() && !ranges.is_empty() {
             let mut c = self.core.lock();
-            self.journal(&mut c, Rec::Lost { ranges }, true)?;
+            if let Err(err) = self.journal(&mut c, Rec::Lost { ranges }, true) {
+                return err;
+            }
             "recorded lost"
         } else {
             "not recorded by this read"
         };
-        Err(StoreError::DataLost(format!(
-            "{} bytes {} are lost ({recorded}): they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs: the OSS lost a write; {why}. Write them again from your own copy",
+        StoreError::DataLost(format!(
+            "{} bytes {} are lost ({recorded}): {why}. Write them again from your own copy",
             self.file_name_in(core, file),
             listed.join(", "),
-        )))
+        ))
     }
 
     /// Writes back the checksum blocks touching `from..from + len` of an element rebuilt from

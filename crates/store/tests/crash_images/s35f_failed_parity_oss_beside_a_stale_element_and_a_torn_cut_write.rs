@@ -1315,18 +1315,63 @@ fn a_failed_p_oss_beside_a_stale_element_without_a_crash(
     code: CodeSpec,
     stale: bool,
 ) -> Vec<usize> {
-    let s = scene(code, LOST_WHOLE, &ACKED_WHOLE);
+    a_failed_oss_beside_a_stale_element_without_a_crash(code, stale, false)
+}
+
+/// The same with the OSS of data element `WHOLE_DATA` failed instead of P's where
+/// `dead_whole_data`: its cached element is read decoded from the row, through the stale
+/// element.
+fn a_failed_oss_beside_a_stale_element_without_a_crash(
+    code: CodeSpec,
+    stale: bool,
+    dead_whole_data: bool,
+) -> Vec<usize> {
+    let mut s = scene(code, LOST_WHOLE, &ACKED_WHOLE);
+    if dead_whole_data {
+        s.failed_oss = s.whole_oss;
+    }
     std::fs::remove_dir_all(&s.dir).unwrap();
     copy_tree(&s.saved, &s.dir);
     if stale {
         copy_slot_bytes(&s.older, &s.dir, &s.stale_unit, 0..SLOT_BYTES);
     }
-    lose_disk(&s.dir, s.p_oss);
+    lose_disk(&s.dir, s.failed_oss);
     let what = format!(
-        "{:?}, P's OSS {} failed, no crash, stale element {stale}",
-        s.code, s.p_oss
+        "{:?}, OSS {} failed (P's: {}), no crash, stale element {stale}",
+        s.code, s.failed_oss, s.p_oss
     );
     let store = s.open();
+    if dead_whole_data {
+        // Failed on record (no crash: the open fails no OSS), so that a loss goes on record
+        // (only away, a read of it refuses and records nothing: the bytes are on the disk).
+        store.fail_oss(s.failed_oss).unwrap();
+        // The first reads, before anything else runs: each reads the acknowledged bytes or
+        // fails `DataLost`, never a wrong byte (review r43b's scene: a `get` after the
+        // open). A read that finds a decoded block wrong records it itself, and a row whose
+        // stale column cannot be located is recorded by a flush, so both come before the
+        // checks below (which take the record before they read).
+        for at in (0..s.model.len()).step_by(4096) {
+            let len = 4096.min(s.model.len() - at);
+            match store.read("f", at as u64, len as u64) {
+                Ok(got) => {
+                    if let Some(j) = (0..len).find(|&j| got[j] != s.model[at + j]) {
+                        panic!(
+                            "{what}: first read: 'f' WRONG byte {}: {:#04x}, acknowledged {:#04x}",
+                            at + j,
+                            got[j],
+                            s.model[at + j]
+                        );
+                    }
+                }
+                Err(StoreError::DataLost(_)) => {}
+                Err(e) => panic!("{what}: first read at {at}: {e}"),
+            }
+        }
+        match store.flush() {
+            Ok(()) | Err(StoreError::DataLost(_)) => {}
+            Err(e) => panic!("flush with OSS {} failed: {e}", s.failed_oss),
+        }
+    }
     let read = |when: &str| {
         // Nothing in flight: every acknowledged byte reads `model`'s (no cut range).
         let what = format!("{what}: {when}");
@@ -1374,6 +1419,36 @@ fn raid5_a_failed_p_oss_without_a_stale_element_loses_nothing() {
         lost.is_empty(),
         "blocks at {lost:?} LOST by a failed P OSS alone"
     );
+}
+
+// Review r43b (of s43b's witness): the same scene with data element 0's OSS failed instead
+// of P's. A read of element 0 decodes it from the row, THROUGH the stale element 2: the
+// decoded bytes are wrong under no checksum at all, and the witness was checked only on
+// bytes read from disk: "'f' WRONG byte 0: 0x47, acknowledged 0x5a" on d1404252 and on
+// s43b's head. Since the lead's mend the decoded bytes are checked against the pieces of
+// their own blocks: LOST on record (the row holds no column to spare: raid5), never read.
+#[test]
+fn raid5_a_stale_element_beside_a_failed_data_oss_without_a_crash_reads_no_wrong_byte() {
+    a_failed_oss_beside_a_stale_element_without_a_crash(CodeSpec::raid5(4), true, true);
+}
+
+// raid6 beside it: a column to spare, still no wrong byte.
+#[test]
+fn raid6_a_stale_element_beside_a_failed_data_oss_without_a_crash_reads_no_wrong_byte() {
+    a_failed_oss_beside_a_stale_element_without_a_crash(CodeSpec::raid6(4), true, true);
+}
+
+// Their twin: data element 0's OSS failed, nothing stale: the decode reads right, nothing
+// LOST (the check of decoded bytes refutes no right one).
+#[test]
+fn raid5_and_raid6_a_failed_data_oss_without_a_stale_element_lose_nothing() {
+    for code in [CodeSpec::raid5(4), CodeSpec::raid6(4)] {
+        let lost = a_failed_oss_beside_a_stale_element_without_a_crash(code, false, true);
+        assert!(
+            lost.is_empty(),
+            "{code:?}: blocks at {lost:?} LOST by a failed data OSS alone"
+        );
+    }
 }
 
 // s43c, review r42a MEDIUM-1: `live_pieces_refute` takes a row whose encode at a wholly
