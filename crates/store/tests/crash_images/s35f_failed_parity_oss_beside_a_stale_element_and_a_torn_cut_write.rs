@@ -133,6 +133,49 @@ fn cut_bytes() -> Vec<u8> {
     splitmix_bytes(3, CUT_BYTES)
 }
 
+/// The scenes' start: a WCL store of `code` in a scratch directory (`dir`, beside it the
+/// copies `saved`, `after` and `older`), `f` put over two stripes (`model`, id `id`), closed.
+struct Start {
+    tmp: tempfile::TempDir,
+    dir: PathBuf,
+    saved: PathBuf,
+    after: PathBuf,
+    older: PathBuf,
+    cols: usize,
+    layout: exaraid_plan::Layout,
+    model: Vec<u8>,
+    id: u64,
+}
+
+fn start(code: CodeSpec) -> Start {
+    let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
+    let tmp = scratch();
+    let dir = tmp.path().join("store");
+    let (saved, after, older) = (
+        tmp.path().join("saved"),
+        tmp.path().join("after"),
+        tmp.path().join("older"),
+    );
+    let store = init(&dir, code, cols, WritePath::Wcl);
+    let layout = store.layout().clone();
+    let sdb = layout.stripe_data_bytes() as usize;
+    let model = splitmix_bytes(1, 2 * sdb);
+    store.put("f", &model).unwrap();
+    let id = store.file_id("f").unwrap();
+    store.close().unwrap();
+    Start {
+        tmp,
+        dir,
+        saved,
+        after,
+        older,
+        cols,
+        layout,
+        model,
+        id,
+    }
+}
+
 /// `scene`, the stale element's lost write's bytes `again_of(model before it, length)`.
 fn scene_lost_bytes(
     code: CodeSpec,
@@ -145,22 +188,18 @@ fn scene_lost_bytes(
         acked.stale.start <= lost.start && lost.end <= acked.stale.end,
         "the lost write is over acknowledged bytes of the stale element"
     );
-    let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
-    let tmp = scratch();
-    let dir = tmp.path().join("store");
-    let (saved, after, older) = (
-        tmp.path().join("saved"),
-        tmp.path().join("after"),
-        tmp.path().join("older"),
-    );
-    let store = init(&dir, code, cols, WritePath::Wcl);
-    let layout = store.layout().clone();
+    let Start {
+        tmp,
+        dir,
+        saved,
+        after,
+        older,
+        cols,
+        layout,
+        mut model,
+        id,
+    } = start(code);
     let g = layout.geometry().clone();
-    let sdb = layout.stripe_data_bytes() as usize;
-    let mut model = splitmix_bytes(1, 2 * sdb);
-    store.put("f", &model).unwrap();
-    let id = store.file_id("f").unwrap();
-    store.close().unwrap();
     let at = |d: usize, o: usize| layout.file_offset(0, d, o as u64) as usize;
     for (d, range, seed) in [
         (WHOLE_DATA, &acked.whole, 5),
@@ -246,7 +285,7 @@ fn scene_lost_bytes(
         p_oss,
         whole_oss,
         failed_oss: p_oss,
-        stripe_bytes: sdb,
+        stripe_bytes: layout.stripe_data_bytes() as usize,
         code,
     }
 }
@@ -1620,22 +1659,18 @@ fn a_stale_q_read_as_the_base_of_a_cut_write(
     torn_at: usize,
     q_stale: bool,
 ) -> Vec<usize> {
-    let cols = exaraid_codes::Code::new(code).unwrap().geometry().cols;
-    let tmp = scratch();
-    let dir = tmp.path().join("store");
-    let (saved, after, older) = (
-        tmp.path().join("saved"),
-        tmp.path().join("after"),
-        tmp.path().join("older"),
-    );
-    let store = init(&dir, code, cols, WritePath::Wcl);
-    let layout = store.layout().clone();
+    let Start {
+        tmp,
+        dir,
+        saved,
+        after,
+        older,
+        cols,
+        layout,
+        mut model,
+        id,
+    } = start(code);
     let g = layout.geometry().clone();
-    let sdb = layout.stripe_data_bytes() as usize;
-    let mut model = splitmix_bytes(1, 2 * sdb);
-    store.put("f", &model).unwrap();
-    let id = store.file_id("f").unwrap();
-    store.close().unwrap();
     let at = |d: usize, o: usize| layout.file_offset(0, d, o as u64) as usize;
     for (d, range, seed) in [
         (WHOLE_DATA, 0..CUT_AT, 5),
