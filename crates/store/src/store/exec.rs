@@ -3999,17 +3999,19 @@ impl Store {
                         (from, n),
                         client_read,
                     )?;
-                    if client_read && self.kind == StrategyKind::Wcl {
-                        self.check_rebuilt_against_witness(
-                            core, oss, file, element, &whole, from, n,
-                        )?;
-                    }
                     if err.is_corrupt() {
                         let rebuilt = (whole.as_slice(), &checked_rows);
                         self.confirm_rebuilt(core, oss, key, file, element, rebuilt, from, n)?;
                         if repair {
                             self.write_back_confirmed(oss, key, &whole, from, n)?;
                         }
+                    }
+                    // After the checksum's own refusals (their advice stands), and only on
+                    // a client read (`repair` is a plan's, which checks its own reads).
+                    if client_read && self.kind == StrategyKind::Wcl {
+                        self.check_rebuilt_against_witness(
+                            core, oss, file, element, &whole, from, n,
+                        )?;
                     }
                     buf[done..done + n].copy_from_slice(&whole[from..from + n]);
                 }
@@ -4041,11 +4043,6 @@ impl Store {
                             None => read_rebuild_failed(&err, oss, e),
                         })?;
                     let from = element.offset_bytes as usize + done;
-                    if client_read && self.kind == StrategyKind::Wcl {
-                        self.check_rebuilt_against_witness(
-                            core, oss, file, element, &whole, from, n,
-                        )?;
-                    }
                     if err.is_corrupt() {
                         let block = CHECKSUM_BLOCK_BYTES;
                         let live = [(from as u64, (from + n) as u64)];
@@ -4073,6 +4070,12 @@ impl Store {
                                 self.dir.display()
                             )));
                         }
+                    }
+                    // As in the home arm above.
+                    if client_read && self.kind == StrategyKind::Wcl {
+                        self.check_rebuilt_against_witness(
+                            core, oss, file, element, &whole, from, n,
+                        )?;
                     }
                     buf[done..done + n].copy_from_slice(&whole[from..from + n]);
                 }
