@@ -176,6 +176,35 @@ fn start(code: CodeSpec) -> Start {
     }
 }
 
+/// The cut write: `new` written at file byte `cut_at` of the closed store at `dir` (closed
+/// again after), the disk after it copied to `after`, and its journal records up to its
+/// writes: its input, data crcs and running parity crcs, and with `copies` its copies of
+/// failed columns.
+fn write_the_cut(
+    tmp: &Path,
+    dir: &Path,
+    after: &Path,
+    cut_at: usize,
+    new: &[u8],
+    copies: bool,
+) -> Vec<Rec> {
+    let store = open_unsynced(dir);
+    store.write("f", cut_at as u64, new).unwrap();
+    let journal_copy = tmp.join("cut-journal");
+    std::fs::copy(dir.join("journal"), &journal_copy).unwrap();
+    store.close().unwrap();
+    copy_tree(dir, after);
+    let (_, records) = Journal::<Rec>::open(&journal_copy).unwrap();
+    (records.into_iter().map(|(_, rec)| rec))
+        .filter(|rec| match rec {
+            Rec::Input(Input::Write { offset_bytes, .. }) => *offset_bytes == cut_at as u64,
+            Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) => true,
+            Rec::FailedColumnCopy { .. } => copies,
+            _ => false,
+        })
+        .collect()
+}
+
 /// `scene`, the stale element's lost write's bytes `again_of(model before it, length)`.
 fn scene_lost_bytes(
     code: CodeSpec,
@@ -217,20 +246,7 @@ fn scene_lost_bytes(
     copy_tree(&dir, &saved);
 
     let new = cut_bytes();
-    let store = open_unsynced(&dir);
-    store.write("f", cut_at as u64, &new).unwrap();
-    let journal_copy = tmp.path().join("cut-journal");
-    std::fs::copy(dir.join("journal"), &journal_copy).unwrap();
-    store.close().unwrap();
-    copy_tree(&dir, &after);
-    let (_, records) = Journal::<Rec>::open(&journal_copy).unwrap();
-    let records: Vec<Rec> = (records.into_iter().map(|(_, rec)| rec))
-        .filter(|rec| match rec {
-            Rec::Input(Input::Write { offset_bytes, .. }) => *offset_bytes == cut_at as u64,
-            Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) => true,
-            _ => false,
-        })
-        .collect();
+    let records = write_the_cut(tmp.path(), &dir, &after, cut_at, &new, false);
     assert!(
         matches!(records.first(), Some(Rec::Input(_))) && records.len() >= 3,
         "the cut write's input, data crcs and running parity crcs: {} records",
@@ -1698,22 +1714,9 @@ fn a_stale_q_read_as_the_base_of_a_cut_write(
     copy_tree(&dir, &saved);
     let cut_at = at(CUT_DATA, CUT_AT);
     let new = cut_bytes();
-    let store = open_unsynced(&dir);
-    store.write("f", cut_at as u64, &new).unwrap();
-    let journal_copy = tmp.path().join("cut-journal");
-    std::fs::copy(dir.join("journal"), &journal_copy).unwrap();
-    store.close().unwrap();
-    copy_tree(&dir, &after);
-    // The write's records up to its writes: beside a failed OSS its copy of the failed
-    // columns too (recovery takes a plan without it as never begun).
-    let (_, records) = Journal::<Rec>::open(&journal_copy).unwrap();
-    let records: Vec<Rec> = (records.into_iter().map(|(_, rec)| rec))
-        .filter(|rec| match rec {
-            Rec::Input(Input::Write { offset_bytes, .. }) => *offset_bytes == cut_at as u64,
-            Rec::WriteCrcs(_) | Rec::WriteParityCrcs(_) | Rec::FailedColumnCopy { .. } => true,
-            _ => false,
-        })
-        .collect();
+    // Beside a failed OSS its copy of the failed columns too (recovery takes a plan
+    // without it as never begun).
+    let records = write_the_cut(tmp.path(), &dir, &after, cut_at, &new, true);
     assert_eq!(records.len(), 4, "input, data crcs, copies, parity crcs");
     let units = changed_slots(&saved, &after, cols, |_, _| true);
     let [q_unit] = &units.iter().filter(|u| u.0 == q_oss).collect::<Vec<_>>()[..] else {
