@@ -1189,28 +1189,11 @@ fn raid6_two_old_cut_data_blocks_beside_a_landed_p_and_a_failed_q_oss_and_a_stal
 #[test]
 fn raid6_a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element_reads_no_wrong_byte(
 ) {
-    let (points, problems) =
-        stale_cut::power_cut_client_write_beside_stale_bytes_after_first_write_problems(
-            CodeSpec::raid6(4),
-            stale_cut::Stale {
-                element_bytes: UNIT,
-                lost_write: 0..2 * UNIT,
-            },
-            (&[], &[0]),
-            stale_cut::Cuts::Nth(35),
-            10000..13000,
-            true,
-            true,
-            OVERWRITE_FIRST_WRITE_BYTES,
-            Some(powercut::OutOfOrder {
-                subsets_per_image: 16,
-                seed: 1,
-                pages: true,
-                only: false,
-            }),
-        );
-    assert_eq!(points, 1, "the one pinned cut");
-    assert!(problems.is_empty(), "{:?}", problems.first());
+    a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element(
+        CodeSpec::raid6(4),
+        10000..13000,
+        35,
+    );
 }
 
 // s43a (the probe's overwrite variant, P's OSS failed, at 4 KiB elements with s42c's `cross`
@@ -1240,7 +1223,11 @@ fn raid6_a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element
 #[test]
 fn raid6_a_cut_overwrite_of_two_elements_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element_reads_no_wrong_byte(
 ) {
-    a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element(CodeSpec::raid6(4), 86);
+    a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element(
+        CodeSpec::raid6(4),
+        11192..13288,
+        86,
+    );
 }
 
 // Its rs 4+3 twin (the probe's cut #82 of 221; #147 and #165 read the same WRONG byte).
@@ -1249,14 +1236,20 @@ fn raid6_a_cut_overwrite_of_two_elements_torn_in_pages_beside_a_failed_p_oss_and
 #[test]
 fn rs_4_3_a_cut_overwrite_of_two_elements_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element_reads_no_wrong_byte(
 ) {
-    a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element(CodeSpec::rs(4, 3), 82);
+    a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element(
+        CodeSpec::rs(4, 3),
+        11192..13288,
+        82,
+    );
 }
 
 /// The probe's overwrite variant at 4 KiB elements, P's OSS failed, data element 1 stale,
-/// the cut write 11192+2096 (s42c's `cross`: element 2's last 1096 bytes, element 3's first
-/// 1000), the `nth` cut of `16,1,pages` (seed 1): exactly that cut checked, no problem.
+/// the cut write `write` (r39b MEDIUM-3's 10000+3000, or s42c's `cross` 11192+2096: element
+/// 2's last 1096 bytes, element 3's first 1000), the `nth` cut of `16,1,pages` (seed 1):
+/// exactly that cut checked, no problem.
 fn a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element(
     code: CodeSpec,
+    write: std::ops::Range<usize>,
     nth: usize,
 ) {
     let (points, problems) =
@@ -1268,7 +1261,7 @@ fn a_cut_overwrite_torn_in_pages_beside_a_failed_p_oss_and_a_stale_element(
             },
             (&[], &[0]),
             stale_cut::Cuts::Nth(nth),
-            11192..13288,
+            write,
             true,
             true,
             OVERWRITE_FIRST_WRITE_BYTES,
