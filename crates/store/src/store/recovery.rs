@@ -1902,7 +1902,55 @@ impl Store {
                             copy(&mut kept, &d, &intersect(mine, &[(start, end)]));
                             kept
                         });
-                    by_rule.or(by_versions)
+                    // A block whose page cut a power cut wrote back the other way round
+                    // (s44a: the page with its tail and NEW checksum landed, the page with
+                    // its head dropped; "pages" write-back order): its head is old, its
+                    // tail new, and neither `page_cut` nor the write's crcs hold. With no
+                    // column to spare (raid5) nothing above proves the decode, and a crash
+                    // ALONE named the block's acknowledged bytes LOST. The decode is the
+                    // old block where its tail holds the old tail's journaled crc and its
+                    // head equals the block's own head on disk at every byte anyone reads
+                    // (`cache_head_page_dropped`).
+                    let by_old_tail = (by_rule.is_none() && by_versions.is_none())
+                        .then(|| {
+                            let range = start as usize..end as usize;
+                            let mut read_here = intersect(mine, &[(start, end)]);
+                            for (a, z) in intersect(own, &[(start, end)]) {
+                                crate::state::add_range(&mut read_here, a, z);
+                            }
+                            // The cut write's other data blocks of the row erased too, where
+                            // the code tolerates it (raid6: one of them new beside old
+                            // parity makes the suspects' decode neither version at its
+                            // offsets). Each candidate is proven by the same two checks.
+                            let mut wider = erased.clone();
+                            for (p, r) in &c.ranges {
+                                let data = matches!(g.cell(*p), Cell::Data(_));
+                                if data && overlaps(r, start, end) && !wider.contains(&p.col) {
+                                    wider.push(p.col);
+                                }
+                            }
+                            wider.sort_unstable();
+                            let wider_decoded = (wider.len() > erased.len()
+                                && wider.len() <= self.tolerance())
+                            .then(|| self.decode_block(&buf, i, &wider))
+                            .flatten();
+                            // A decode holds this block row only (offsets from `start`).
+                            (decoded.as_ref().filter(|_| erased.contains(&pos.col)))
+                                .into_iter()
+                                .chain(wider_decoded.as_ref())
+                                .find_map(|d| {
+                                    self.cache_head_page_dropped(
+                                        core,
+                                        c,
+                                        (file, stripe, pos),
+                                        i,
+                                        (&raw[&pos][range.clone()], d.element(pos)),
+                                        &read_here,
+                                    )
+                                })
+                        })
+                        .flatten();
+                    by_rule.or(by_versions).or(by_old_tail)
                 } else if !has_parity {
                     // No parity to rebuild from (a delayed window). The disk's bytes stay
                     // where they are the cut write's block, landed (its checksum not yet);
@@ -3261,6 +3309,67 @@ impl Store {
             .flat_map(|w| w.page_cuts.iter())
             .filter(|b| (b.stripe, b.row, b.col, b.block) == (stripe, pos.row, pos.col, i as u64))
             .any(|b| b.holds(payload))
+    }
+
+    /// Block `i` of cache data column `pos` as its old bytes, where a power cut wrote back
+    /// the zone file page holding its tail (and its new checksum) and dropped the page
+    /// holding its head (s44a: the reverse of `cache_page_cut_holds`'s kill, which stops
+    /// the pwrite at the page boundary; out-of-order write-back drops either page). On disk
+    /// (`payload`) its head is old and its tail new: no crc on record is of it. `decode` is
+    /// the block decoded from the row's other columns (never read from this block); it is
+    /// taken as the old block where, by the cut write's page-cut record of the block
+    /// (`WriteParityCrcs::page_cuts`):
+    /// - its tail (from the page boundary on) holds the crc of the block's tail before the
+    ///   write (`old_tail_crc`): a stale column or a column of the other version read by
+    ///   the decode changes the tail's bytes and fails it;
+    /// - its head equals `payload`'s at every byte of `read` (the block's acknowledged bytes
+    ///   and the cut write's own; file offsets within the element): each byte offset of the
+    ///   row is its own code word, so a stale column or a mixed version shows at its own
+    ///   offsets as a disagreement with the block's own bytes, unless rot on this very
+    ///   block made the same bytes (not taken into account, as `decide_rotten_cache_block`
+    ///   takes a decode equal to the disk at every acknowledged byte).
+    ///
+    /// Returns the block to keep: `payload`'s head (equal to the decode wherever read) and
+    /// the decode's tail (the old tail, proven). `None`: no record, or a check fails (the
+    /// caller records the block's acknowledged bytes LOST, as before).
+    fn cache_head_page_dropped(
+        &self,
+        core: &Core,
+        c: &CacheInFlight,
+        (file, stripe, pos): (u64, u64, Pos),
+        i: usize,
+        (payload, decode): (&[u8], &[u8]),
+        read: &Ranges,
+    ) -> Option<Vec<u8>> {
+        let block = CHECKSUM_BLOCK_BYTES;
+        assert_eq!(payload.len(), block, "one checksum block on disk");
+        assert_eq!(decode.len(), block, "one checksum block decoded");
+        let start = i * block;
+        let records = (core.state.write_parity_crcs.iter())
+            .filter(|w| c.writers.get(&w.plan) == Some(&true) && w.file == file)
+            .flat_map(|w| w.page_cuts.iter())
+            .filter(|b| (b.stripe, b.row, b.col, b.block) == (stripe, pos.row, pos.col, i as u64));
+        for record in records {
+            let at = record.cut_at_bytes as usize;
+            if at == 0 || at >= block {
+                continue; // no page boundary inside the block: nothing torn this way
+            }
+            if crc32c::crc32c(&decode[at..]) != record.old_tail_crc {
+                continue;
+            }
+            let head_agrees = read.iter().all(|&(a, z)| {
+                assert!(a as usize >= start && z as usize <= start + block);
+                let (a, z) = (a as usize - start, (z as usize - start).min(at));
+                a >= z || payload[a..z] == decode[a..z]
+            });
+            if !head_agrees {
+                continue;
+            }
+            let mut kept = payload.to_vec();
+            kept[at..].copy_from_slice(&decode[at..]);
+            return Some(kept);
+        }
+        None
     }
 
     /// Block `i` of cache data column `pos` that fails its checksum and misses the cut

@@ -200,7 +200,7 @@ pub fn power_cut_client_write_beside_stale_bytes_or_alone_problems(
 pub fn power_cut_client_write_beside_stale_bytes_after_first_write_problems(
     code: CodeSpec,
     stale: Stale,
-    (failed_data, failed_parity): (&[usize], &[usize]),
+    failed: (&[usize], &[usize]),
     cuts: Cuts,
     cut_write: std::ops::Range<usize>,
     collect: bool,
@@ -208,6 +208,36 @@ pub fn power_cut_client_write_beside_stale_bytes_after_first_write_problems(
     first_write_bytes: usize,
     out_of_order: Option<OutOfOrder>,
 ) -> (usize, Vec<String>) {
+    let (points, problems, _losses) =
+        power_cut_client_write_beside_stale_bytes_after_first_write_problems_and_losses(
+            code,
+            stale,
+            failed,
+            cuts,
+            cut_write,
+            collect,
+            stale_lost,
+            first_write_bytes,
+            out_of_order,
+        );
+    (points, problems)
+}
+
+/// The same, with the acknowledged blocks (file offsets) each checked power cut names LOST
+/// on record (one entry per cut that names any: the probe's `LOST-CUT` lines), so that a
+/// pinned cut of a power cut ALONE can require none (s44a).
+#[allow(clippy::too_many_arguments)]
+pub fn power_cut_client_write_beside_stale_bytes_after_first_write_problems_and_losses(
+    code: CodeSpec,
+    stale: Stale,
+    (failed_data, failed_parity): (&[usize], &[usize]),
+    cuts: Cuts,
+    cut_write: std::ops::Range<usize>,
+    collect: bool,
+    stale_lost: bool,
+    first_write_bytes: usize,
+    out_of_order: Option<OutOfOrder>,
+) -> (usize, Vec<String>, Vec<Vec<usize>>) {
     images_in_plan_order();
     let element = stale.element_bytes;
     assert!(
@@ -279,6 +309,7 @@ pub fn power_cut_client_write_beside_stale_bytes_after_first_write_problems(
     let images = cut.images();
     let mut points = 0;
     let mut problems = Vec::new();
+    let mut losses: Vec<Vec<usize>> = Vec::new();
     let mut index = 0;
     for_each_power_cut_with(&images, out_of_order, |point| {
         let in_flight =
@@ -302,7 +333,7 @@ pub fn power_cut_client_write_beside_stale_bytes_after_first_write_problems(
         );
         let laid = top.path().join("try");
         point.lay(&laid);
-        let check = || {
+        let mut check = || {
             // A stale element in the cache stripe is the lost-write class, caught by the flush
             // when it moves home; where its column cannot be located the flush names its
             // blocks lost (on record, checked below).
@@ -312,6 +343,7 @@ pub fn power_cut_client_write_beside_stale_bytes_after_first_write_problems(
             // here, but a rule's cost in LOSS is measured by it: s34a).
             if !lost.is_empty() {
                 eprintln!("LOST-CUT {what}: blocks at {lost:?}");
+                losses.push(lost.clone());
             }
             let outside: Vec<usize> = (lost.into_iter())
                 .filter(|&at| at >= stripe_bytes)
@@ -346,5 +378,5 @@ pub fn power_cut_client_write_beside_stale_bytes_after_first_write_problems(
         "{code:?} failed {failed:?}: {} images, {points} power cuts checked",
         images.len()
     );
-    (points, problems)
+    (points, problems, losses)
 }
