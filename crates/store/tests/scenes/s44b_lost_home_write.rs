@@ -142,13 +142,11 @@ fn beside_failed(code: CodeSpec, oss: usize, failed: &[usize], what: &str) {
 }
 
 #[test]
-#[ignore = "OPEN s44b: a lost home write reads stale with success (no home witness)"]
 fn s44b_raid5_healthy_rebuilds_a_lost_home_write_from_parity() {
     healthy(CodeSpec::raid5(4), 5, "raid5 4+1, every OSS up");
 }
 
 #[test]
-#[ignore = "OPEN s44b: a lost home write reads stale with success (no home witness)"]
 fn s44b_raid5_with_p_failed_reads_a_lost_home_write_lost_on_record() {
     let tmp = scratch();
     let probe = lose_a_home_write(&tmp.path().join("probe"), CodeSpec::raid5(4), 5);
@@ -161,13 +159,11 @@ fn s44b_raid5_with_p_failed_reads_a_lost_home_write_lost_on_record() {
 }
 
 #[test]
-#[ignore = "OPEN s44b: a lost home write reads stale with success (no home witness)"]
 fn s44b_raid6_healthy_rebuilds_a_lost_home_write_from_parity() {
     healthy(CodeSpec::raid6(4), 6, "raid6 4+2, every OSS up");
 }
 
 #[test]
-#[ignore = "OPEN s44b: a lost home write reads stale with success (no home witness)"]
 fn s44b_raid6_with_p_and_q_failed_reads_a_lost_home_write_lost_on_record() {
     let tmp = scratch();
     let probe = lose_a_home_write(&tmp.path().join("probe"), CodeSpec::raid6(4), 6);
@@ -180,7 +176,6 @@ fn s44b_raid6_with_p_and_q_failed_reads_a_lost_home_write_lost_on_record() {
 }
 
 #[test]
-#[ignore = "OPEN s44b: a lost home write reads stale with success (no home witness)"]
 fn s44b_rs_healthy_rebuilds_a_lost_home_write_from_parity() {
     healthy(CodeSpec::rs(4, 2), 6, "rs 4+2, every OSS up");
 }
@@ -188,7 +183,6 @@ fn s44b_rs_healthy_rebuilds_a_lost_home_write_from_parity() {
 /// raid6 with a data column (not the stale one) and P failed: the failed column's bytes
 /// decode through Q and the stale column.
 #[test]
-#[ignore = "OPEN s44b: a lost home write reads stale with success (no home witness)"]
 fn s44b_raid6_with_a_data_column_and_p_failed_reads_no_stale_byte() {
     let tmp = scratch();
     let probe = lose_a_home_write(&tmp.path().join("probe"), CodeSpec::raid6(4), 6);
