@@ -3081,6 +3081,132 @@ mod tests {
         assert!(state.cache_witness.is_empty() && state.cache_witness_pending.is_empty());
     }
 
+    /// A non-WCL store's home write, as the store journals it: its input (crcs do not
+    /// follow as a cache write's) and its crcs right after (`Store::write_crcs`).
+    fn home_write(seq: &mut u64, state: &mut State, plan: u64, at: u64, bytes: &[u8]) {
+        let recs = [
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: at,
+                len_bytes: bytes.len() as u64,
+                now_ns: 0,
+                crcs_follow: false,
+            }),
+            Rec::WriteCrcs(WriteCrcs::of(vec![plan], 1, at, bytes)),
+        ];
+        for rec in &recs {
+            *seq += 1;
+            state.apply(*seq, rec);
+        }
+    }
+
+    /// The home witness (s44b): a home write's pieces go in at its `Durable` (the cache
+    /// witness untouched), a later write overlapping one drops it, `PlannerReset` keeps
+    /// them (their blocks stay home) but drops writes still pending, `Remove` drops the
+    /// file's; snapshots keep them, an older snapshot loads without them, an empty one is
+    /// not written.
+    #[test]
+    fn the_home_witness_keeps_the_newest_durable_home_writes_crcs() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let (a, b) = (vec![1u8; 4096], vec![2u8; 1000]);
+        home_write(&mut seq, &mut state, 10, 0, &a);
+        home_write(&mut seq, &mut state, 11, 5000, &b);
+        assert!(state.home_witness.is_empty(), "nothing durable yet");
+        durable(&mut seq, &mut state, &[10, 11]);
+        assert_eq!(
+            state.home_witness_in(1, 0, 8192),
+            vec![
+                (0, 4096, crc32c::crc32c(&a)),
+                (5000, 6000, crc32c::crc32c(&b))
+            ]
+        );
+        assert!(state.cache_witness.is_empty() && state.home_witness_pending.is_empty());
+        // A later write drops the piece it overlaps at its input.
+        home_write(&mut seq, &mut state, 12, 5500, &[3u8; 10]);
+        assert_eq!(state.home_witness_in(1, 4096, 8192), vec![]);
+        // A settle's reset: the home pieces stay, the pending write gets none.
+        seq += 1;
+        state.apply(seq, &Rec::PlannerReset);
+        durable(&mut seq, &mut state, &[12]);
+        assert_eq!(state.home_witness_in(1, 0, 8192).len(), 1);
+
+        let json = serde_json::to_value(&state).unwrap();
+        let back: State = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back.home_witness, state.home_witness);
+        let mut older = json.clone();
+        older.as_object_mut().unwrap().remove("home_witness");
+        let back: State = serde_json::from_value(older).unwrap();
+        assert!(
+            back.home_witness.is_empty(),
+            "an older snapshot loads without it"
+        );
+        let empty = serde_json::to_value(State::default()).unwrap();
+        assert!(empty.get("home_witness").is_none() && empty.get("home_witness_pending").is_none());
+    }
+
+    /// The home witness is bounded: past `HOME_WITNESS_PIECES_MAX` its oldest pieces are
+    /// evicted (down to 3/4 of the bound), the newest write's stay.
+    #[test]
+    fn the_home_witness_evicts_its_oldest_pieces_past_its_bound() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let blocks = HOME_WITNESS_PIECES_MAX as u64;
+        let bytes = vec![5u8; 4096];
+        let big = WriteCrcs {
+            plans: vec![1],
+            file: 1,
+            offset_bytes: 0,
+            len_bytes: blocks * 4096,
+            block_crcs: vec![crc32c::crc32c(&bytes); blocks as usize],
+        };
+        for rec in [
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: 0,
+                len_bytes: big.len_bytes,
+                now_ns: 0,
+                crcs_follow: false,
+            }),
+            Rec::WriteCrcs(big),
+        ] {
+            seq += 1;
+            state.apply(seq, &rec);
+        }
+        durable(&mut seq, &mut state, &[1]);
+        let count = |s: &State| -> usize { s.home_witness.values().map(|p| p.len()).sum() };
+        assert_eq!(
+            count(&state),
+            HOME_WITNESS_PIECES_MAX,
+            "full, nothing evicted"
+        );
+        let full = serde_json::to_vec_pretty(&state).unwrap().len();
+        let without = {
+            let mut s = state.clone();
+            s.home_witness.clear();
+            serde_json::to_vec_pretty(&s).unwrap().len()
+        };
+        eprintln!(
+            "a full home witness ({} pieces): {} bytes of snapshot",
+            count(&state),
+            full - without
+        );
+        assert!(
+            full - without <= 100 * HOME_WITNESS_PIECES_MAX,
+            "{}",
+            full - without
+        );
+        home_write(&mut seq, &mut state, 2, blocks * 4096, &bytes);
+        durable(&mut seq, &mut state, &[2]);
+        let keep = HOME_WITNESS_PIECES_MAX - HOME_WITNESS_PIECES_MAX / 4;
+        assert_eq!(count(&state), keep, "the oldest quarter evicted");
+        assert_eq!(
+            state
+                .home_witness_in(1, blocks * 4096, blocks * 4096 + 1)
+                .len(),
+            1,
+            "the newest write keeps its piece"
+        );
+    }
+
     /// The witness is bounded: past `CACHE_WITNESS_PIECES_MAX` no piece goes in.
     #[test]
     fn the_cache_witness_keeps_at_most_its_bound_of_pieces() {

@@ -230,6 +230,14 @@ impl State {
                 self.cache_witness_pending.clear();
                 self.home_witness_pending.clear();
             }
+            Rec::JournalTailCut { .. } => {
+                // The cut record may have been a write whose input never applied (damaged
+                // after its fsync, review s9r R9-3) and whose bytes are on disk: the pieces
+                // it would have dropped still stand, unknown which. None is trusted: the
+                // reads after a tail cut are as before s44b (today's checks alone).
+                self.home_witness.clear();
+                self.home_witness_pending.clear();
+            }
             Rec::Create { id, .. } => self.drop_witnesses_of(*id),
             Rec::Replace { to, .. } => {
                 if let Some(old) = self.files.get(to) {

@@ -171,4 +171,41 @@ impl Store {
             listed.join(", ")
         ))
     }
+
+    /// Does the home witness confirm block `i` of `element` rebuilt from parity
+    /// (`rebuilt`), where its stored checksum differs (`confirm_rebuilt`)? Where its
+    /// bytes on disk (`on_disk`) are a lost write's: checksum-valid older bytes, which the
+    /// witness erased (`erase_home_blocks_failing_the_witness`). Confirmed when the block
+    /// holds at least one piece, every piece in it matches the rebuilt bytes, and the
+    /// rebuilt bytes outside the pieces equal the bytes on disk (a lost write changes
+    /// only its own bytes; elsewhere a decode through another wrong column would show).
+    pub(super) fn home_witness_confirms(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        element: &exaraid_plan::ElementRange,
+        i: usize,
+        rebuilt: &[u8],
+        on_disk: &[u8],
+    ) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        assert_eq!(rebuilt.len() as u64, block);
+        assert_eq!(on_disk.len() as u64, block);
+        let Cell::Data(d) = element.cell else {
+            return false;
+        };
+        if !self.home_witnessed() {
+            return false;
+        }
+        let a = self.layout.file_offset(element.stripe, d, i as u64 * block);
+        let pieces = self.with_core(core, |c| c.state.home_witness_in(file, a, a + block));
+        let inside = |x: u64| pieces.iter().any(|&(pa, pz, _)| pa <= x && x < pz);
+        !pieces.is_empty()
+            && pieces.iter().all(|&(pa, pz, crc)| {
+                pa >= a
+                    && pz <= a + block
+                    && crc32c::crc32c(&rebuilt[(pa - a) as usize..(pz - a) as usize]) == crc
+            })
+            && (0..block).all(|j| inside(a + j) || rebuilt[j as usize] == on_disk[j as usize])
+    }
 }

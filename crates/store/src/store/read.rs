@@ -1011,7 +1011,18 @@ impl Store {
                         no_witness.push(i);
                         checked_rows.contains(&i) || on_disk_agrees
                     }
-                    Ok(ChecksumWitness::Differs) | Err(_) => on_disk_agrees,
+                    Ok(ChecksumWitness::Differs) | Err(_) => {
+                        on_disk_agrees
+                            || (on_disk_read
+                                && self.home_witness_confirms(
+                                    core,
+                                    file,
+                                    element,
+                                    i,
+                                    rebuilt,
+                                    &on_disk[i * block..(i + 1) * block],
+                                ))
+                    }
                 };
                 !confirmed
             })
