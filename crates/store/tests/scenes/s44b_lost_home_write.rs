@@ -13,7 +13,8 @@
 //! row's parity rebuilds (the acknowledged bytes: the parity took the write's delta).
 //!
 //! On af8127a3 (no home witness) every case read the stale bytes with success: "f" WRONG
-//! byte `WRITE_AT` (see docs/results/s44-s44b.md).
+//! byte 4396 (`WRITE_AT`), or byte 300 with a data column and P failed (decoded through
+//! the stale column); see docs/results/s44-s44b.md.
 
 use crate::common;
 use common::*;
