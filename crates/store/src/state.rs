@@ -1691,6 +1691,28 @@ pub struct State {
     /// write's witness: today's checks alone for it).
     #[serde(skip)]
     pub cache_crcs_follow: bool,
+    /// The home witness (session 44, s44b): file -> first byte -> piece (end byte, crc32c,
+    /// the `Durable`'s sequence number) of the newest acknowledged bytes of a client write
+    /// of a non-WCL store in one 4 KiB HOME data block (rmw; delayed stores' writes
+    /// outside a window), from its write's `Durable` until a later write overlaps it, its
+    /// file is created, removed or replaced, or it is among the oldest past
+    /// [`HOME_WITNESS_PIECES_MAX`] (evicted: the witness covers the most recent writes).
+    /// Why: a lost write of a home element (old bytes under their valid checksum) passes
+    /// every checksum and read stale with success, even with every OSS up (review s13r
+    /// R13-4); its piece tells, and the read rebuilds the block from parity or records it
+    /// LOST. Rebuilt by journal replay, as `cache_witness` is (`state::witness`). (Not
+    /// written into a snapshot when empty; an older binary ignores it.)
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub home_witness: BTreeMap<u64, BTreeMap<u64, HomePiece>>,
+    /// The `Rec::WriteCrcs` of home writes (non-WCL: their `Input::Write` did not say
+    /// `crcs_follow`) whose plans are not all durable, as `cache_witness_pending`. At most
+    /// [`HOME_WITNESS_PENDING_MAX`]. (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub home_witness_pending: Vec<PendingWitness>,
+    /// The last record applied was an `Input::Write` whose crcs do not follow as a cache
+    /// write's: a `Rec::WriteCrcs` right after it is a home write's. Not in a snapshot.
+    #[serde(skip)]
+    pub home_crcs_follow: bool,
 }
 
 /// A cache write's crcs waiting for its plans to be durable (`State::cache_witness_pending`).
@@ -1718,6 +1740,9 @@ pub const PENDING_WITNESS_OVERWRITTEN_MAX: usize = 64;
 /// (a block without a piece is checked as before session 43: never read wrong by the
 /// witness).
 pub const CACHE_WITNESS_PIECES_MAX: usize = 1 << 18;
+
+mod witness;
+pub use witness::{HomePiece, HOME_WITNESS_PENDING_MAX, HOME_WITNESS_PIECES_MAX};
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -1854,87 +1879,6 @@ impl State {
         }
     }
 
-    /// Drop the witness pieces of `file` overlapping bytes `a..z`.
-    fn drop_cache_witness(&mut self, file: u64, a: u64, z: u64) {
-        let Some(pieces) = self.cache_witness.get_mut(&file) else {
-            return;
-        };
-        // Pieces lie within one block: one starting a block before `a` may reach into it.
-        let from = a.saturating_sub(WriteCrcs::BLOCK_BYTES);
-        let gone: Vec<u64> = (pieces.range(from..z))
-            .filter(|(_, &(end, _))| end > a)
-            .map(|(&start, _)| start)
-            .collect();
-        for start in gone {
-            pieces.remove(&start);
-        }
-        if pieces.is_empty() {
-            self.cache_witness.remove(&file);
-        }
-    }
-
-    /// The pending cache writes whose last plans `plans` made durable: their pieces go
-    /// into the witness (see `cache_witness`), each only where nothing newer may be.
-    fn witness_durable_writes(&mut self, plans: &[u64]) {
-        let mut done = Vec::new();
-        for w in &mut self.cache_witness_pending {
-            w.crcs.plans.retain(|p| !plans.contains(p));
-        }
-        self.cache_witness_pending.retain(|w| {
-            if w.crcs.plans.is_empty() {
-                done.push(w.clone());
-            }
-            !w.crcs.plans.is_empty()
-        });
-        let mut count: usize = self.cache_witness.values().map(|p| p.len()).sum();
-        for PendingWitness {
-            crcs: w,
-            overwritten,
-        } in done
-        {
-            let block = WriteCrcs::BLOCK_BYTES;
-            let end = w.offset_bytes + w.len_bytes;
-            for (j, &crc) in w.block_crcs.iter().enumerate() {
-                let b = w.offset_bytes / block + j as u64;
-                let (a, z) = (w.offset_bytes.max(b * block), end.min((b + 1) * block));
-                assert!(a < z, "a write's crc covers some of its block");
-                // Written over by a later write (durable before this one, or not yet), or
-                // met by an older one not durable yet: nothing tells which bytes are last.
-                let over = overwritten.iter().any(|&(p, q)| p < z && a < q);
-                let pending = (self.cache_witness_pending.iter()).any(|p| {
-                    let p = &p.crcs;
-                    p.file == w.file && p.offset_bytes < z && a < p.offset_bytes + p.len_bytes
-                });
-                let pieces = self.cache_witness.entry(w.file).or_default();
-                let newer = (pieces.range(a.saturating_sub(block)..z)).any(|(_, &(e, _))| e > a);
-                if over || pending || newer || count >= CACHE_WITNESS_PIECES_MAX {
-                    continue;
-                }
-                pieces.insert(a, (z, crc));
-                count += 1;
-            }
-            if self
-                .cache_witness
-                .get(&w.file)
-                .is_some_and(|p| p.is_empty())
-            {
-                self.cache_witness.remove(&w.file);
-            }
-        }
-        debug_assert!(count <= CACHE_WITNESS_PIECES_MAX);
-    }
-
-    /// The witness pieces of `file` overlapping bytes `a..z`: `(first, end, crc32c)`.
-    pub fn cache_witness_in(&self, file: u64, a: u64, z: u64) -> Vec<(u64, u64, u32)> {
-        let Some(pieces) = self.cache_witness.get(&file) else {
-            return Vec::new();
-        };
-        (pieces.range(a.saturating_sub(WriteCrcs::BLOCK_BYTES)..z))
-            .filter(|(_, &(end, _))| end > a)
-            .map(|(&start, &(end, crc))| (start, end, crc))
-            .collect()
-    }
-
     pub fn file_by_id(&self, id: u64) -> Option<(&String, &FileMeta)> {
         self.files.iter().find(|(_, m)| m.id == id)
     }
@@ -1994,66 +1938,10 @@ impl State {
     }
 
     fn apply_change(&mut self, rec: &Rec) {
-        let crcs_follow = std::mem::take(&mut self.cache_crcs_follow);
-        match rec {
-            Rec::Input(Input::Write {
-                file,
-                offset_bytes,
-                len_bytes,
-                crcs_follow,
-                ..
-            }) => {
-                // Every write, its crcs on record or not (a binary before session 27 appends
-                // none): its bytes may land in the blocks it touches from here on.
-                let (a, z) = (*offset_bytes, offset_bytes + len_bytes);
-                self.drop_cache_witness(*file, a, z);
-                for p in &mut self.cache_witness_pending {
-                    let w = &p.crcs;
-                    if w.file != *file || z <= w.offset_bytes || w.offset_bytes + w.len_bytes <= a {
-                        continue;
-                    }
-                    if p.overwritten.len() >= PENDING_WITNESS_OVERWRITTEN_MAX {
-                        p.overwritten = vec![(0, u64::MAX)];
-                    } else {
-                        p.overwritten.push((a, z));
-                    }
-                }
-                self.cache_crcs_follow = *crcs_follow;
-            }
-            Rec::WriteCrcs(w) if crcs_follow => {
-                // A piece of its blocks tells older bytes from here on (dropped with its
-                // input already; again, should a record come between).
-                self.drop_cache_witness(w.file, w.offset_bytes, w.offset_bytes + w.len_bytes);
-                if self.cache_witness_pending.len() >= CACHE_WITNESS_PENDING_MAX {
-                    // The oldest write gets no piece: today's checks alone for its blocks,
-                    // never a wrong one (review r43b LOW-2: each input scans the list).
-                    self.cache_witness_pending.remove(0);
-                }
-                self.cache_witness_pending.push(PendingWitness {
-                    crcs: w.clone(),
-                    overwritten: Vec::new(),
-                });
-            }
-            Rec::Durable { plans } => self.witness_durable_writes(plans),
-            Rec::PlannerReset => {
-                self.cache_witness.clear();
-                self.cache_witness_pending.clear();
-            }
-            Rec::Create { id, .. } => {
-                self.cache_witness.remove(id);
-            }
-            Rec::Replace { to, .. } => {
-                if let Some(old) = self.files.get(to) {
-                    self.cache_witness.remove(&old.id);
-                }
-            }
-            Rec::Remove { name } => {
-                if let Some(meta) = self.files.get(name) {
-                    self.cache_witness.remove(&meta.id);
-                }
-            }
-            _ => {}
-        }
+        // The witnesses of lost writes (cache zone, home): see `state::witness`.
+        let cache_follow = std::mem::take(&mut self.cache_crcs_follow);
+        let home_follow = std::mem::take(&mut self.home_crcs_follow);
+        self.apply_witnesses(rec, cache_follow, home_follow);
         if let Rec::SyncFailedDurable { oss, plans } = rec {
             // Exactly the two records it stands for, in their order.
             let fail = Rec::Fail {
@@ -3191,6 +3079,133 @@ mod tests {
         seq += 1;
         state.apply(seq, &Rec::PlannerReset);
         assert!(state.cache_witness.is_empty() && state.cache_witness_pending.is_empty());
+    }
+
+    /// A non-WCL store's home write, as the store journals it: its input (crcs do not
+    /// follow as a cache write's) and its crcs right after (`Store::write_crcs`).
+    fn home_write(seq: &mut u64, state: &mut State, plan: u64, at: u64, bytes: &[u8]) {
+        let recs = [
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: at,
+                len_bytes: bytes.len() as u64,
+                now_ns: 0,
+                crcs_follow: false,
+            }),
+            Rec::WriteCrcs(WriteCrcs::of(vec![plan], 1, at, bytes)),
+        ];
+        for rec in &recs {
+            *seq += 1;
+            state.apply(*seq, rec);
+        }
+    }
+
+    /// The home witness (s44b): a home write's pieces go in at its `Durable` (the cache
+    /// witness untouched), a later write overlapping one drops it, `PlannerReset` keeps
+    /// them (their blocks stay home) but drops writes still pending, `Remove` drops the
+    /// file's; snapshots keep them, an older snapshot loads without them, an empty one is
+    /// not written.
+    #[test]
+    fn the_home_witness_keeps_the_newest_durable_home_writes_crcs() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let (a, b) = (vec![1u8; 4096], vec![2u8; 1000]);
+        home_write(&mut seq, &mut state, 10, 0, &a);
+        home_write(&mut seq, &mut state, 11, 5000, &b);
+        assert!(state.home_witness.is_empty(), "nothing durable yet");
+        durable(&mut seq, &mut state, &[10, 11]);
+        assert_eq!(
+            state.home_witness_in(1, 0, 8192),
+            vec![
+                (0, 4096, crc32c::crc32c(&a)),
+                (5000, 6000, crc32c::crc32c(&b))
+            ]
+        );
+        assert!(state.cache_witness.is_empty() && state.home_witness_pending.is_empty());
+        // A later write drops the piece it overlaps at its input.
+        home_write(&mut seq, &mut state, 12, 5500, &[3u8; 10]);
+        assert_eq!(state.home_witness_in(1, 4096, 8192), vec![]);
+        // A settle's reset: the home pieces stay, the pending write gets none.
+        seq += 1;
+        state.apply(seq, &Rec::PlannerReset);
+        durable(&mut seq, &mut state, &[12]);
+        assert_eq!(state.home_witness_in(1, 0, 8192).len(), 1);
+
+        let json = serde_json::to_value(&state).unwrap();
+        let back: State = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back.home_witness, state.home_witness);
+        let mut older = json.clone();
+        older.as_object_mut().unwrap().remove("home_witness");
+        let back: State = serde_json::from_value(older).unwrap();
+        assert!(
+            back.home_witness.is_empty(),
+            "an older snapshot loads without it"
+        );
+        let empty = serde_json::to_value(State::default()).unwrap();
+        assert!(empty.get("home_witness").is_none() && empty.get("home_witness_pending").is_none());
+    }
+
+    /// The home witness is bounded: past `HOME_WITNESS_PIECES_MAX` its oldest pieces are
+    /// evicted (down to 3/4 of the bound), the newest write's stay.
+    #[test]
+    fn the_home_witness_evicts_its_oldest_pieces_past_its_bound() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let blocks = HOME_WITNESS_PIECES_MAX as u64;
+        let bytes = vec![5u8; 4096];
+        let big = WriteCrcs {
+            plans: vec![1],
+            file: 1,
+            offset_bytes: 0,
+            len_bytes: blocks * 4096,
+            block_crcs: vec![crc32c::crc32c(&bytes); blocks as usize],
+        };
+        for rec in [
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: 0,
+                len_bytes: big.len_bytes,
+                now_ns: 0,
+                crcs_follow: false,
+            }),
+            Rec::WriteCrcs(big),
+        ] {
+            seq += 1;
+            state.apply(seq, &rec);
+        }
+        durable(&mut seq, &mut state, &[1]);
+        let count = |s: &State| -> usize { s.home_witness.values().map(|p| p.len()).sum() };
+        assert_eq!(
+            count(&state),
+            HOME_WITNESS_PIECES_MAX,
+            "full, nothing evicted"
+        );
+        let full = serde_json::to_vec_pretty(&state).unwrap().len();
+        let without = {
+            let mut s = state.clone();
+            s.home_witness.clear();
+            serde_json::to_vec_pretty(&s).unwrap().len()
+        };
+        eprintln!(
+            "a full home witness ({} pieces): {} bytes of snapshot",
+            count(&state),
+            full - without
+        );
+        // Measured: 6,827,063 bytes (104 a piece, pretty JSON) on s44b.
+        assert!(
+            full - without <= 120 * HOME_WITNESS_PIECES_MAX,
+            "{}",
+            full - without
+        );
+        home_write(&mut seq, &mut state, 2, blocks * 4096, &bytes);
+        durable(&mut seq, &mut state, &[2]);
+        let keep = HOME_WITNESS_PIECES_MAX - HOME_WITNESS_PIECES_MAX / 4;
+        assert_eq!(count(&state), keep, "the oldest quarter evicted");
+        assert_eq!(
+            state
+                .home_witness_in(1, blocks * 4096, blocks * 4096 + 1)
+                .len(),
+            1,
+            "the newest write keeps its piece"
+        );
     }
 
     /// The witness is bounded: past `CACHE_WITNESS_PIECES_MAX` no piece goes in.

@@ -3959,7 +3959,11 @@ impl Store {
                 // (`witness_stale_blocks`), and record what they find. Home bytes too: a
                 // destage with an OSS out of service carries cached bytes home unchecked,
                 // and their pieces stay until the settle's `PlannerReset`.
-                Ok(()) if client_read && self.kind == StrategyKind::Wcl => {
+                Ok(())
+                    if client_read
+                        && (self.kind == StrategyKind::Wcl
+                            || (zone == PlanZone::Data && self.home_witnessed())) =>
+                {
                     let chunk_base = (zone == PlanZone::Cache)
                         .then(|| addr - element.offset_bytes - element.pos.row as u64 * e);
                     let read = (chunk_base, key, done);
@@ -4008,7 +4012,7 @@ impl Store {
                     }
                     // After the checksum's own refusals (their advice stands), and only on
                     // a client read (`repair` is a plan's, which checks its own reads).
-                    if client_read && self.kind == StrategyKind::Wcl {
+                    if client_read && (self.kind == StrategyKind::Wcl || self.home_witnessed()) {
                         self.check_rebuilt_against_witness(
                             core, oss, file, element, &whole, from, n,
                         )?;
@@ -4114,7 +4118,7 @@ impl Store {
         let from = element.offset_bytes + done as u64;
         let fa = file_at + done as u64;
         let fz = fa + buf.len() as u64;
-        let pieces = self.with_core(core, |c| c.state.cache_witness_in(file, fa, fz));
+        let pieces = self.witness_in(core, file, fa, fz);
         if pieces.is_empty() {
             return Ok(());
         }
@@ -4145,12 +4149,24 @@ impl Store {
             return Ok(());
         }
         let want = (from, buf.len() as u64);
-        // Home bytes are not rebuilt: the destage that carried them home with an OSS out
-        // of service left no parity that knows better (LOST, never a guess).
         let rebuilt = match chunk_base {
             Some(base) => {
                 self.rebuild_cached(core, file, element.stripe, element.pos, oss, base, want)
             }
+            // A non-WCL store's home element (the home witness, s44b): rebuilt from its
+            // row's parity, the stale blocks erased (`erase_home_blocks_failing_the_witness`).
+            None if self.home_witnessed() => self
+                .rebuild_element(
+                    core,
+                    file,
+                    element.stripe,
+                    element.pos,
+                    (from as usize, buf.len()),
+                    true,
+                )
+                .map(|(whole, _)| whole),
+            // WCL home bytes are not rebuilt: the destage that carried them home with an
+            // OSS out of service left no parity that knows better (LOST, never a guess).
             None => Err(StoreError::DataLost(
                 "they went home from the cache zone unchecked".into(),
             )),
@@ -4180,10 +4196,13 @@ impl Store {
                 return Ok(());
             }
         }
+        let parity = match chunk_base {
+            Some(_) => "its cache stripe's parity",
+            None => "its stripe's parity",
+        };
         let why = match &rebuilt {
-            Ok(_) => "the bytes rebuilt from its cache stripe's parity do not match it either"
-                .to_string(),
-            Err(err) => format!("no rebuild from its cache stripe's parity: {err}"),
+            Ok(_) => format!("the bytes rebuilt from {parity} do not match it either"),
+            Err(err) => format!("no rebuild from {parity}: {err}"),
         };
         let starts: Vec<u64> = stale.iter().map(|&(pa, ..)| pa).collect();
         Err(self.witness_stale_lost(
@@ -4227,7 +4246,7 @@ impl Store {
                 .filter(|&b| b <= whole.len())
         };
         let fa = file_at + (from as u64 - element.offset_bytes);
-        let pieces = self.with_core(core, |c| c.state.cache_witness_in(file, fa, fa + n as u64));
+        let pieces = self.witness_in(core, file, fa, fa + n as u64);
         let starts: Vec<u64> = (pieces.iter())
             .filter(
                 |&&(pa, pz, crc)| match (element_byte(pa), element_byte(pz)) {
@@ -4287,7 +4306,11 @@ impl Store {
                     offset_bytes: a,
                     len_bytes: z - a,
                     oss,
-                    token: super::stale_cache::WITNESS_STALE.into(),
+                    token: if self.kind == StrategyKind::Wcl {
+                        super::stale_cache::WITNESS_STALE.into()
+                    } else {
+                        super::home_witness::HOME_WITNESS_STALE.into()
+                    },
                     cache_addr_bytes: None,
                     made_final_by_rebuild: false,
                 });

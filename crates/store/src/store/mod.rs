@@ -47,6 +47,7 @@ mod core_held;
 mod cut_deletions;
 mod cut_durable;
 mod exec;
+mod home_witness;
 mod journal_marks;
 mod label_repair;
 #[cfg(test)]

@@ -889,6 +889,11 @@ impl Store {
                 missing: false,
             });
         }
+        // No decode through a column that lost a write (the home witness, s44b).
+        let witness_erased = match client_read {
+            true => self.erase_home_blocks_failing_the_witness(core, file, stripe, &mut home),
+            false => Vec::new(),
+        };
         // Rows a repair's record after the tail cut proves need no refusal (s33e).
         self.decode_by_tail_cut_repair(core, &mut home, &wanted);
         if client_read && !wanted.is_subset(&home.proven_by_repair) {
@@ -906,7 +911,17 @@ impl Store {
             .iter()
             .any(|i| lost.contains(i) && home.is_bad(pos, *i))
         {
-            return Err(self.lost_blocks_error(core, file, stripe, &home, &lost));
+            let err = self.lost_blocks_error(core, file, stripe, &home, &lost);
+            let rows = (&wanted, &lost);
+            return Err(self.witness_decode_lost(
+                core,
+                file,
+                stripe,
+                pos,
+                rows,
+                &witness_erased,
+                err,
+            ));
         }
         let checked_rows = wanted
             .into_iter()
@@ -996,7 +1011,18 @@ impl Store {
                         no_witness.push(i);
                         checked_rows.contains(&i) || on_disk_agrees
                     }
-                    Ok(ChecksumWitness::Differs) | Err(_) => on_disk_agrees,
+                    Ok(ChecksumWitness::Differs) | Err(_) => {
+                        on_disk_agrees
+                            || (on_disk_read
+                                && self.home_witness_confirms(
+                                    core,
+                                    file,
+                                    element,
+                                    i,
+                                    rebuilt,
+                                    &on_disk[i * block..(i + 1) * block],
+                                ))
+                    }
                 };
                 !confirmed
             })

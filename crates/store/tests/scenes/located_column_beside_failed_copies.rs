@@ -121,6 +121,14 @@ fn a_cut_write_beside_a_located_column_and_a_failed_one_reads_as_before_or_lost(
         }
         let store = open_unsynced(&image);
         let what = format!("slots landed {landed:#b} of {units:?}");
+        // A first pass: since session 44 (s44b) the home witness finds element 0's stale
+        // block, which recovery's re-encode of the row left its parity agreeing with, and
+        // the read records it LOST itself (before: the documented stale read). The check
+        // below takes the record before it reads.
+        for at in (0..healthy.len()).step_by(4096) {
+            let len = 4096.min(healthy.len() - at);
+            let _ = store.read("f", at as u64, len as u64);
+        }
         assert_blocks_read_or_lost_on_record(
             &store,
             "f",

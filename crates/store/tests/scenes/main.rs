@@ -122,6 +122,7 @@ mod s33d_raid6_wcl_kill_and_cache_rot_own_bytes;
 mod s37c_decode_over_a_landed_part_beside_two_cut_writers;
 mod s38c_journal_marks_never_refuse_a_healthy_store;
 mod s41c_journal_marks_open_items;
+mod s44b_lost_home_write;
 mod scrub_beside_half_failed_write;
 mod scrub_cache;
 mod scrub_dead_cache;

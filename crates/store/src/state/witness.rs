@@ -1,0 +1,338 @@
+//! The witnesses of lost writes, as the journal builds them: crc32c pieces of the last
+//! acknowledged bytes of 4 KiB blocks, kept apart from the blocks (ZFS's answer to lost
+//! writes). Two of them share this machinery (pending writes, `overwritten`, piece
+//! insertion):
+//! - the cache-zone witness (session 43, s43b: `State::cache_witness`): WCL cache writes,
+//!   until the settle's `PlannerReset` carried every cache stripe home;
+//! - the home witness (session 44, s44b: `State::home_witness`): client writes of non-WCL
+//!   stores to HOME data elements (rmw; delayed stores' writes outside a window). No settle
+//!   clears it: bounded by [`HOME_WITNESS_PIECES_MAX`], the oldest pieces evicted first.
+//!
+//! One write, top to bottom: its `Input::Write` drops the pieces it overlaps (the blocks
+//! hold either version until it is durable) and marks the pending writes it overlaps
+//! (`PendingWitness::overwritten`); its `Rec::WriteCrcs`, right after, goes pending
+//! (cache: the input said `crcs_follow`; home: it did not, on a non-WCL store, the only
+//! other journaler of `WriteCrcs`); at the `Durable` of its last plan its pieces go in,
+//! each only where no other piece and no pending write overlaps it.
+
+use super::*;
+
+/// A witness piece's value: the end byte of the piece (its first byte is its key) and
+/// the crc32c of its bytes; the home witness adds when it went in.
+pub trait WitnessPiece {
+    fn end(&self) -> u64;
+    fn crc(&self) -> u32;
+}
+
+impl WitnessPiece for (u64, u32) {
+    fn end(&self) -> u64 {
+        self.0
+    }
+    fn crc(&self) -> u32 {
+        self.1
+    }
+}
+
+impl WitnessPiece for HomePiece {
+    fn end(&self) -> u64 {
+        self.end_bytes
+    }
+    fn crc(&self) -> u32 {
+        self.crc
+    }
+}
+
+/// A piece of the home witness (`State::home_witness`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HomePiece {
+    pub end_bytes: u64,
+    pub crc: u32,
+    /// The journal sequence number of the `Durable` that put it in: the oldest go first
+    /// past the bound (`HOME_WITNESS_PIECES_MAX`).
+    pub seq: u64,
+}
+
+/// Most pieces `State::home_witness` keeps (all files): 2^16 pieces, the 256 MiB of home
+/// 4 KiB blocks written most recently (at least 3/4 of it right after an eviction), about
+/// 5 MiB of snapshot when full (measured by `the_home_witness_evicts_its_oldest_pieces_
+/// past_its_bound`). Past it the oldest quarter is evicted: a block without a piece is
+/// read as before session 44 (a lost write of it reads stale, as documented).
+pub const HOME_WITNESS_PIECES_MAX: usize = 1 << 16;
+
+/// Most home writes `State::home_witness_pending` holds (see `CACHE_WITNESS_PENDING_MAX`).
+pub const HOME_WITNESS_PENDING_MAX: usize = 4096;
+
+type Pieces<P> = BTreeMap<u64, BTreeMap<u64, P>>;
+
+/// Drop the pieces of `file` overlapping bytes `a..z`.
+fn drop_pieces<P: WitnessPiece>(map: &mut Pieces<P>, file: u64, a: u64, z: u64) {
+    let Some(pieces) = map.get_mut(&file) else {
+        return;
+    };
+    // Pieces lie within one block: one starting a block before `a` may reach into it.
+    let from = a.saturating_sub(WriteCrcs::BLOCK_BYTES);
+    let gone: Vec<u64> = (pieces.range(from..z))
+        .filter(|(_, p)| p.end() > a)
+        .map(|(&start, _)| start)
+        .collect();
+    for start in gone {
+        pieces.remove(&start);
+    }
+    if pieces.is_empty() {
+        map.remove(&file);
+    }
+}
+
+/// The pieces of `file` overlapping bytes `a..z`: `(first, end, crc32c)`.
+fn pieces_in<P: WitnessPiece>(map: &Pieces<P>, file: u64, a: u64, z: u64) -> Vec<(u64, u64, u32)> {
+    let Some(pieces) = map.get(&file) else {
+        return Vec::new();
+    };
+    (pieces.range(a.saturating_sub(WriteCrcs::BLOCK_BYTES)..z))
+        .filter(|(_, p)| p.end() > a)
+        .map(|(&start, p)| (start, p.end(), p.crc()))
+        .collect()
+}
+
+fn piece_count<P>(map: &Pieces<P>) -> usize {
+    map.values().map(|p| p.len()).sum()
+}
+
+/// A write's input on record: the pending writes it overlaps get no piece there.
+fn note_overwritten(pending: &mut [PendingWitness], file: u64, a: u64, z: u64) {
+    for p in pending {
+        let w = &p.crcs;
+        if w.file != file || z <= w.offset_bytes || w.offset_bytes + w.len_bytes <= a {
+            continue;
+        }
+        if p.overwritten.len() >= PENDING_WITNESS_OVERWRITTEN_MAX {
+            p.overwritten = vec![(0, u64::MAX)];
+        } else {
+            p.overwritten.push((a, z));
+        }
+    }
+}
+
+/// A write's crcs on record: pending until its plans are durable. Past `max` the oldest
+/// write gets no piece: today's checks alone for its blocks, never a wrong one (review
+/// r43b LOW-2: each input scans the list).
+fn push_pending(pending: &mut Vec<PendingWitness>, w: &WriteCrcs, max: usize) {
+    if pending.len() >= max {
+        pending.remove(0);
+    }
+    pending.push(PendingWitness {
+        crcs: w.clone(),
+        overwritten: Vec::new(),
+    });
+    assert!(pending.len() <= max);
+}
+
+/// The pending writes whose last plans `plans` made durable, taken out of `pending`, as
+/// the pieces that may go in: `(file, first, end, crc32c)`, none written over by a later
+/// write (durable before this one, or not yet) nor met by a write still pending (nothing
+/// tells which bytes are last there). The caller inserts each where no piece is.
+fn durable_pieces(pending: &mut Vec<PendingWitness>, plans: &[u64]) -> Vec<(u64, u64, u64, u32)> {
+    for w in pending.iter_mut() {
+        w.crcs.plans.retain(|p| !plans.contains(p));
+    }
+    let (done, still): (Vec<PendingWitness>, Vec<PendingWitness>) = std::mem::take(pending)
+        .into_iter()
+        .partition(|w| w.crcs.plans.is_empty());
+    *pending = still;
+    let block = WriteCrcs::BLOCK_BYTES;
+    let mut out = Vec::new();
+    for PendingWitness {
+        crcs: w,
+        overwritten,
+    } in done
+    {
+        let end = w.offset_bytes + w.len_bytes;
+        for (j, &crc) in w.block_crcs.iter().enumerate() {
+            let b = w.offset_bytes / block + j as u64;
+            let (a, z) = (w.offset_bytes.max(b * block), end.min((b + 1) * block));
+            assert!(a < z, "a write's crc covers some of its block");
+            let over = overwritten.iter().any(|&(p, q)| p < z && a < q);
+            let met = pending.iter().any(|p| {
+                let p = &p.crcs;
+                p.file == w.file && p.offset_bytes < z && a < p.offset_bytes + p.len_bytes
+            });
+            if !over && !met {
+                out.push((w.file, a, z, crc));
+            }
+        }
+    }
+    out
+}
+
+/// Put piece `a..z` of `file` in, unless a piece overlaps it (a newer write's, or an
+/// older one's in the same record: neither tells the block's last bytes for sure).
+fn insert_piece<P: WitnessPiece>(map: &mut Pieces<P>, file: u64, a: u64, z: u64, piece: P) -> bool {
+    let pieces = map.entry(file).or_default();
+    let block = WriteCrcs::BLOCK_BYTES;
+    let newer = (pieces.range(a.saturating_sub(block)..z)).any(|(_, p)| p.end() > a);
+    if !newer {
+        pieces.insert(a, piece);
+    }
+    if pieces.is_empty() {
+        map.remove(&file);
+    }
+    !newer
+}
+
+impl State {
+    /// The witnesses' part of applying `rec` (see the module docs). `cache_follow`: the
+    /// record before was an `Input::Write` whose crcs follow (a WCL cache write's);
+    /// `home_follow`: one whose crcs do not (a `WriteCrcs` after it is a home write's).
+    pub(super) fn apply_witnesses(&mut self, rec: &Rec, cache_follow: bool, home_follow: bool) {
+        match rec {
+            Rec::Input(Input::Write {
+                file,
+                offset_bytes,
+                len_bytes,
+                crcs_follow,
+                ..
+            }) => {
+                // Every write, its crcs on record or not (a binary before session 27 appends
+                // none): its bytes may land in the blocks it touches from here on.
+                let (a, z) = (*offset_bytes, offset_bytes + len_bytes);
+                drop_pieces(&mut self.cache_witness, *file, a, z);
+                drop_pieces(&mut self.home_witness, *file, a, z);
+                note_overwritten(&mut self.cache_witness_pending, *file, a, z);
+                note_overwritten(&mut self.home_witness_pending, *file, a, z);
+                self.cache_crcs_follow = *crcs_follow;
+                self.home_crcs_follow = !*crcs_follow;
+            }
+            Rec::WriteCrcs(w) if cache_follow || home_follow => {
+                // A piece of its blocks tells older bytes from here on (dropped with its
+                // input already; again, should a record come between).
+                let (a, z) = (w.offset_bytes, w.offset_bytes + w.len_bytes);
+                if cache_follow {
+                    drop_pieces(&mut self.cache_witness, w.file, a, z);
+                    push_pending(
+                        &mut self.cache_witness_pending,
+                        w,
+                        CACHE_WITNESS_PENDING_MAX,
+                    );
+                } else {
+                    drop_pieces(&mut self.home_witness, w.file, a, z);
+                    push_pending(&mut self.home_witness_pending, w, HOME_WITNESS_PENDING_MAX);
+                }
+            }
+            Rec::Durable { plans } => {
+                self.witness_durable_cache_writes(plans);
+                self.witness_durable_home_writes(plans);
+            }
+            Rec::PlannerReset => {
+                // Every cache stripe went home: no cached block left to witness. Home pieces
+                // stay (their blocks do); a home write still pending was cut (recovery
+                // decided its bytes): it gets none.
+                self.cache_witness.clear();
+                self.cache_witness_pending.clear();
+                self.home_witness_pending.clear();
+            }
+            Rec::JournalTailCut { .. } => {
+                // The cut record may have been a write whose input never applied (damaged
+                // after its fsync, review s9r R9-3) and whose bytes are on disk: the pieces
+                // it would have dropped still stand, unknown which. None is trusted: the
+                // reads after a tail cut are as before s44b (today's checks alone).
+                self.home_witness.clear();
+                self.home_witness_pending.clear();
+            }
+            Rec::Create { id, .. } => self.drop_witnesses_of(*id),
+            Rec::Replace { to, .. } => {
+                if let Some(old) = self.files.get(to) {
+                    self.drop_witnesses_of(old.id);
+                }
+            }
+            Rec::Remove { name } => {
+                if let Some(meta) = self.files.get(name) {
+                    self.drop_witnesses_of(meta.id);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn drop_witnesses_of(&mut self, file: u64) {
+        self.cache_witness.remove(&file);
+        self.home_witness.remove(&file);
+        self.home_witness_pending.retain(|p| p.crcs.file != file);
+    }
+
+    /// The pending cache writes whose last plans `plans` made durable: their pieces go
+    /// into the cache witness, none past `CACHE_WITNESS_PIECES_MAX` (the newest are not
+    /// kept: a settle clears the witness soon).
+    fn witness_durable_cache_writes(&mut self, plans: &[u64]) {
+        let mut count = piece_count(&self.cache_witness);
+        for (file, a, z, crc) in durable_pieces(&mut self.cache_witness_pending, plans) {
+            if count >= CACHE_WITNESS_PIECES_MAX {
+                break;
+            }
+            if insert_piece(&mut self.cache_witness, file, a, z, (z, crc)) {
+                count += 1;
+            }
+        }
+        debug_assert!(count <= CACHE_WITNESS_PIECES_MAX);
+    }
+
+    /// The pending home writes whose last plans `plans` made durable: their pieces go into
+    /// the home witness, stamped with this record's sequence number; past
+    /// `HOME_WITNESS_PIECES_MAX` the oldest quarter is evicted (one sort per quarter of
+    /// the bound: no scan per piece), so the witness covers the most recent writes.
+    fn witness_durable_home_writes(&mut self, plans: &[u64]) {
+        if self.home_witness_pending.is_empty() {
+            return;
+        }
+        let seq = self.last_seq;
+        let mut count = piece_count(&self.home_witness);
+        for (file, a, z, crc) in durable_pieces(&mut self.home_witness_pending, plans) {
+            let piece = HomePiece {
+                end_bytes: z,
+                crc,
+                seq,
+            };
+            if insert_piece(&mut self.home_witness, file, a, z, piece) {
+                count += 1;
+            }
+            if count > HOME_WITNESS_PIECES_MAX {
+                count = self.evict_oldest_home_pieces();
+            }
+        }
+        assert!(count <= HOME_WITNESS_PIECES_MAX);
+    }
+
+    /// Drop the oldest pieces of the home witness down to 3/4 of its bound; returns the
+    /// pieces left.
+    fn evict_oldest_home_pieces(&mut self) -> usize {
+        let keep = HOME_WITNESS_PIECES_MAX - HOME_WITNESS_PIECES_MAX / 4;
+        let mut all: Vec<(u64, u64, u64)> = (self.home_witness.iter())
+            .flat_map(|(&f, ps)| ps.iter().map(move |(&a, p)| (p.seq, f, a)))
+            .collect();
+        if all.len() <= keep {
+            return all.len();
+        }
+        let evict = all.len() - keep;
+        all.select_nth_unstable(evict - 1);
+        for &(_, f, a) in &all[..evict] {
+            if let Some(ps) = self.home_witness.get_mut(&f) {
+                ps.remove(&a);
+                if ps.is_empty() {
+                    self.home_witness.remove(&f);
+                }
+            }
+        }
+        let left = piece_count(&self.home_witness);
+        assert_eq!(left, keep);
+        left
+    }
+
+    /// The cache-witness pieces of `file` overlapping bytes `a..z`: `(first, end, crc32c)`.
+    pub fn cache_witness_in(&self, file: u64, a: u64, z: u64) -> Vec<(u64, u64, u32)> {
+        pieces_in(&self.cache_witness, file, a, z)
+    }
+
+    /// The home-witness pieces of `file` overlapping bytes `a..z`: `(first, end, crc32c)`.
+    pub fn home_witness_in(&self, file: u64, a: u64, z: u64) -> Vec<(u64, u64, u32)> {
+        pieces_in(&self.home_witness, file, a, z)
+    }
+}
