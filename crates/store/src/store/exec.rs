@@ -3928,6 +3928,23 @@ impl Store {
         })
     }
 
+    /// `missing_oss_dir` of the first OSS of `element`'s row other than the element's own
+    /// that is only away, else `None`: a rebuild of the element that failed may have failed
+    /// for want of it, and the bytes it holds come back with the mount (s44c). Bounded by
+    /// the code's width.
+    fn missing_oss_of_row(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        element: &exaraid_plan::ElementRange,
+    ) -> Option<String> {
+        let own = self.layout.oss_of(file, element.stripe, element.pos.col);
+        (0..self.layout.width())
+            .map(|col| self.layout.oss_of(file, element.stripe, col))
+            .filter(|&o| o != own)
+            .find_map(|o| self.missing_oss_dir(core, o))
+    }
+
     /// `read_range`, and with `repair` a home block that failed its checksum, was rebuilt
     /// from parity and confirmed against its stored checksum is written back whole. Only a
     /// plan's read step repairs: it holds the stripe locks of its plan, so no other write can
@@ -4179,6 +4196,16 @@ impl Store {
                 buf.copy_from_slice(rebuilt_bytes);
                 return Ok(());
             }
+        }
+        if let (Err(err), Some(missing)) = (&rebuilt, self.missing_oss_of_row(core, file, element))
+        {
+            // A column the rebuild needs is only away (its directory unmounted, not failed
+            // on record): the bytes that prove this block are on it, so refuse and record
+            // nothing, as `check_rebuilt_against_witness` does for its own OSS (s44c).
+            return Err(StoreError::DataLost(format!(
+                "{missing}; without it: {} file bytes from {fa}: they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs (the OSS lost a write), and no rebuild from the cache stripe's parity: {err}; nothing was changed or recorded lost: mount it and retry (the bytes are on it)",
+                self.file_name_in(core, file)
+            )));
         }
         let why = match &rebuilt {
             Ok(_) => "the bytes rebuilt from its cache stripe's parity do not match it either"
