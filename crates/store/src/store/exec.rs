@@ -791,6 +791,14 @@ impl Store {
                 }
             }
         }
+        // A column whose bytes fail their witness piece is an erasure too (s44c), not an
+        // input: a decode through it rebuilds wrong bytes no checksum sees. Not the columns
+        // a running plan's bytes before it are laid over (their disk bytes are not read).
+        let laid_over: BTreeSet<usize> = before_plan.iter().map(|(p, ..)| p.col).collect();
+        let skip: BTreeSet<usize> = erased.union(&laid_over).copied().collect();
+        let witness_erased =
+            self.witness_failing_columns(core, (file, stripe), &chunks, &buf, &skip);
+        erased.extend(witness_erased.iter().copied());
         for &(p, a, bytes) in before_plan {
             if erased.contains(&p.col) {
                 continue; // decoded (the element rebuilt, or a column unreadable)
@@ -801,8 +809,13 @@ impl Store {
         let erased: Vec<usize> = erased.into_iter().collect();
         self.decode_or_lost(&mut buf, &erased, || {
             format!(
-                "{} stripe {stripe}: columns {erased:?} of its cache stripe are unreadable but the code tolerates {}",
+                "{} stripe {stripe}: columns {erased:?} of its cache stripe are unreadable{} but the code tolerates {}",
                 self.file_name_in(core, file),
+                if witness_erased.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (columns {witness_erased:?} hold bytes older than their crc on record: an OSS lost a write)")
+                },
                 self.tolerance()
             )
         })?;
