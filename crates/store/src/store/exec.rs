@@ -672,8 +672,49 @@ impl Store {
         pos: Pos,
         oss: usize,
         chunk_base: u64,
+        want: (u64, u64),
+        before_plan: &[(Pos, u64, &[u8])],
+    ) -> Result<RebuiltElement, StoreError> {
+        let at = (file, stripe, pos, oss, chunk_base);
+        self.rebuild_from_cache_stripe_with(core, at, want, before_plan, false)
+    }
+
+    /// `rebuild_cached` for a read of `read_range_repairing` (s44c): on a client read of a
+    /// WCL store, the columns whose bytes fail their cache-zone witness piece are erasures
+    /// of the decode (`witness_failing_columns`), not inputs. Why a client read only: a
+    /// destage, a settle and recovery check what they read themselves and record what they
+    /// find (`check_destage_reads`, `witness_stale_blocks`); a stale column erased inside
+    /// their decodes changed what they record (s44c tried it: destage and flush scenes
+    /// beside a failed OSS then left rows home that read DataLost with nothing on record).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn rebuild_cached_checked(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        pos: Pos,
+        oss: usize,
+        chunk_base: u64,
+        want: (u64, u64),
+        client_read: bool,
+    ) -> Result<Vec<u8>, StoreError> {
+        if self.kind == StrategyKind::Wcl && client_read {
+            let at = (file, stripe, pos, oss, chunk_base);
+            return (self.rebuild_from_cache_stripe_with(core, at, want, &[], true))
+                .map(|(whole, _)| whole);
+        }
+        self.rebuild_cached(core, file, stripe, pos, oss, chunk_base, want)
+    }
+
+    /// `rebuild_from_cache_stripe`, with `witness`: columns whose bytes fail their witness
+    /// piece erased (see `rebuild_cached_checked`).
+    fn rebuild_from_cache_stripe_with(
+        &self,
+        core: Option<&Core>,
+        (file, stripe, pos, oss, chunk_base): (u64, u64, Pos, usize, u64),
         (want_offset_bytes, want_len_bytes): (u64, u64),
         before_plan: &[(Pos, u64, &[u8])],
+        witness: bool,
     ) -> Result<RebuiltElement, StoreError> {
         let e = self.sb.element_bytes;
         assert!(want_len_bytes > 0 && want_offset_bytes + want_len_bytes <= e as u64);
@@ -796,8 +837,10 @@ impl Store {
         // a running plan's bytes before it are laid over (their disk bytes are not read).
         let laid_over: BTreeSet<usize> = before_plan.iter().map(|(p, ..)| p.col).collect();
         let skip: BTreeSet<usize> = erased.union(&laid_over).copied().collect();
-        let witness_erased =
-            self.witness_failing_columns(core, (file, stripe), &chunks, &buf, &skip);
+        let witness_erased = match witness {
+            true => self.witness_failing_columns(core, (file, stripe), &chunks, &buf, &skip),
+            false => Vec::new(),
+        };
         erased.extend(witness_erased.iter().copied());
         for &(p, a, bytes) in before_plan {
             if erased.contains(&p.col) {
@@ -4054,7 +4097,7 @@ impl Store {
                     let chunk_base = addr - element.offset_bytes - element.pos.row as u64 * e;
                     let want = (element.offset_bytes + done as u64, n as u64);
                     let whole = self
-                        .rebuild_cached(
+                        .rebuild_cached_checked(
                             core,
                             file,
                             element.stripe,
@@ -4062,6 +4105,7 @@ impl Store {
                             oss,
                             chunk_base,
                             want,
+                            client_read,
                         )
                         .map_err(|e| match self.missing_oss_dir(core, oss) {
                             // Not "marked failed ... rebuild": nothing is failed, and a
@@ -4179,7 +4223,8 @@ impl Store {
         // of service left no parity that knows better (LOST, never a guess).
         let rebuilt = match chunk_base {
             Some(base) => {
-                self.rebuild_cached(core, file, element.stripe, element.pos, oss, base, want)
+                let at = (element.stripe, element.pos, oss, base);
+                self.rebuild_cached_checked(core, file, at.0, at.1, at.2, at.3, want, true)
             }
             None => Err(StoreError::DataLost(
                 "they went home from the cache zone unchecked".into(),
