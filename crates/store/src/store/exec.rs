@@ -684,8 +684,9 @@ impl Store {
     /// of the decode (`witness_failing_columns`), not inputs. Why a client read only: a
     /// destage, a settle and recovery check what they read themselves and record what they
     /// find (`check_destage_reads`, `witness_stale_blocks`); a stale column erased inside
-    /// their decodes changed what they record (s44c tried it: destage and flush scenes
-    /// beside a failed OSS then left rows home that read DataLost with nothing on record).
+    /// their decodes changed what they decide (s44c tried it: destages beside a failed OSS
+    /// then left rows home that read DataLost with nothing on record, and a flush named a
+    /// block outside the stale row LOST; five scenes tests).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn rebuild_cached_checked(
         &self,
