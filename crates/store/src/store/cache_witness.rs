@@ -67,3 +67,69 @@ impl Store {
         }
     }
 }
+
+impl Store {
+    /// The data columns of the cache stripe of `(file, stripe)` (its chunks `chunks`, their
+    /// live bytes read into `buf`) whose bytes fail a piece of the cache-zone witness: each
+    /// holds bytes older than the last acknowledged ones (a lost write under a valid
+    /// checksum), so a decode must count it an erasure, not an input. Why (s44c; docs/store.md
+    /// Limits before session 44): a decode through such a column into a column with no piece
+    /// of its own (its block partly overwritten, so its piece dropped) rebuilt wrong bytes
+    /// nothing checked: raid5, a failed data OSS beside a stale one read WRONG byte 0.
+    /// Only where the planner's lookup names this very chunk as the newest copy of the
+    /// piece's bytes (a piece is the crc of the newest write, and an older cache stripe of
+    /// the same home stripe holds older bytes by right); columns in `skip` (erased already,
+    /// or laid over by a running plan's bytes before it) are not checked. Bounded: one
+    /// lookup per data element of one stripe, and the pieces within it.
+    pub(super) fn witness_failing_columns(
+        &self,
+        core: Option<&Core>,
+        (file, stripe): (u64, u64),
+        chunks: &exec::Chunks,
+        buf: &StripeBuf,
+        skip: &BTreeSet<usize>,
+    ) -> Vec<usize> {
+        if self.kind != StrategyKind::Wcl {
+            return Vec::new();
+        }
+        let g = self.layout.geometry().clone();
+        let e = self.sb.element_bytes as u64;
+        self.with_core(core, |c| {
+            let mut failing: Vec<usize> = Vec::new();
+            if !c.state.cache_witness.contains_key(&file) {
+                return failing;
+            }
+            for (d, p) in g.data_pos.iter().enumerate() {
+                if skip.contains(&p.col) || failing.contains(&p.col) {
+                    continue;
+                }
+                let Some(&(oss, base)) = chunks.get(&p.col) else {
+                    continue; // never written in this cache stripe: nothing read
+                };
+                let fa = self.layout.file_offset(stripe, d, 0);
+                let Ok(extents) = self.lookup_newest(c, file, fa, e) else {
+                    continue; // past the file's end, say: nothing checked (today's checks)
+                };
+                let row_base = base + p.row as u64 * e;
+                let stale = extents.iter().any(|x| {
+                    let here = x.zone == PlanZone::Cache
+                        && x.oss == oss
+                        && x.addr_bytes == row_base + x.element.offset_bytes;
+                    let (xa, xz) = (x.file_offset_bytes, x.file_offset_bytes + x.len_bytes);
+                    here && (c.state.cache_witness_in(file, xa, xz).into_iter())
+                        .filter(|&(pa, pz, _)| xa <= pa && pz <= xz)
+                        .any(|(pa, pz, crc)| {
+                            let ea = (x.element.offset_bytes + (pa - xa)) as usize;
+                            let ez = ea + (pz - pa) as usize;
+                            assert!(ez as u64 <= e, "a piece lies within its element");
+                            crc32c::crc32c(&buf.element(*p)[ea..ez]) != crc
+                        })
+                });
+                if stale {
+                    failing.push(p.col);
+                }
+            }
+            failing
+        })
+    }
+}

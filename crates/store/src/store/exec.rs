@@ -672,8 +672,50 @@ impl Store {
         pos: Pos,
         oss: usize,
         chunk_base: u64,
+        want: (u64, u64),
+        before_plan: &[(Pos, u64, &[u8])],
+    ) -> Result<RebuiltElement, StoreError> {
+        let at = (file, stripe, pos, oss, chunk_base);
+        self.rebuild_from_cache_stripe_with(core, at, want, before_plan, false)
+    }
+
+    /// `rebuild_cached` for a read of `read_range_repairing` (s44c): on a client read of a
+    /// WCL store, the columns whose bytes fail their cache-zone witness piece are erasures
+    /// of the decode (`witness_failing_columns`), not inputs. Why a client read only: a
+    /// destage, a settle and recovery check what they read themselves and record what they
+    /// find (`check_destage_reads`, `witness_stale_blocks`); a stale column erased inside
+    /// their decodes changed what they decide (s44c tried it: destages beside a failed OSS
+    /// then left rows home that read DataLost with nothing on record, and a flush named a
+    /// block outside the stale row LOST; five scenes tests).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn rebuild_cached_checked(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        pos: Pos,
+        oss: usize,
+        chunk_base: u64,
+        want: (u64, u64),
+        client_read: bool,
+    ) -> Result<Vec<u8>, StoreError> {
+        if self.kind == StrategyKind::Wcl && client_read {
+            let at = (file, stripe, pos, oss, chunk_base);
+            return (self.rebuild_from_cache_stripe_with(core, at, want, &[], true))
+                .map(|(whole, _)| whole);
+        }
+        self.rebuild_cached(core, file, stripe, pos, oss, chunk_base, want)
+    }
+
+    /// `rebuild_from_cache_stripe`, with `witness`: columns whose bytes fail their witness
+    /// piece erased (see `rebuild_cached_checked`).
+    fn rebuild_from_cache_stripe_with(
+        &self,
+        core: Option<&Core>,
+        (file, stripe, pos, oss, chunk_base): (u64, u64, Pos, usize, u64),
         (want_offset_bytes, want_len_bytes): (u64, u64),
         before_plan: &[(Pos, u64, &[u8])],
+        witness: bool,
     ) -> Result<RebuiltElement, StoreError> {
         let e = self.sb.element_bytes;
         assert!(want_len_bytes > 0 && want_offset_bytes + want_len_bytes <= e as u64);
@@ -791,6 +833,16 @@ impl Store {
                 }
             }
         }
+        // A column whose bytes fail their witness piece is an erasure too (s44c), not an
+        // input: a decode through it rebuilds wrong bytes no checksum sees. Not the columns
+        // a running plan's bytes before it are laid over (their disk bytes are not read).
+        let laid_over: BTreeSet<usize> = before_plan.iter().map(|(p, ..)| p.col).collect();
+        let skip: BTreeSet<usize> = erased.union(&laid_over).copied().collect();
+        let witness_erased = match witness {
+            true => self.witness_failing_columns(core, (file, stripe), &chunks, &buf, &skip),
+            false => Vec::new(),
+        };
+        erased.extend(witness_erased.iter().copied());
         for &(p, a, bytes) in before_plan {
             if erased.contains(&p.col) {
                 continue; // decoded (the element rebuilt, or a column unreadable)
@@ -801,8 +853,13 @@ impl Store {
         let erased: Vec<usize> = erased.into_iter().collect();
         self.decode_or_lost(&mut buf, &erased, || {
             format!(
-                "{} stripe {stripe}: columns {erased:?} of its cache stripe are unreadable but the code tolerates {}",
+                "{} stripe {stripe}: columns {erased:?} of its cache stripe are unreadable{} but the code tolerates {}",
                 self.file_name_in(core, file),
+                if witness_erased.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (columns {witness_erased:?} hold bytes older than their crc on record: an OSS lost a write)")
+                },
                 self.tolerance()
             )
         })?;
@@ -3928,6 +3985,23 @@ impl Store {
         })
     }
 
+    /// `missing_oss_dir` of the first OSS of `element`'s row other than the element's own
+    /// that is only away, else `None`: a rebuild of the element that failed may have failed
+    /// for want of it, and the bytes it holds come back with the mount (s44c). Bounded by
+    /// the code's width.
+    fn missing_oss_of_row(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        element: &exaraid_plan::ElementRange,
+    ) -> Option<String> {
+        let own = self.layout.oss_of(file, element.stripe, element.pos.col);
+        (0..self.layout.width())
+            .map(|col| self.layout.oss_of(file, element.stripe, col))
+            .filter(|&o| o != own)
+            .find_map(|o| self.missing_oss_dir(core, o))
+    }
+
     /// `read_range`, and with `repair` a home block that failed its checksum, was rebuilt
     /// from parity and confirmed against its stored checksum is written back whole. Only a
     /// plan's read step repairs: it holds the stripe locks of its plan, so no other write can
@@ -4028,7 +4102,7 @@ impl Store {
                     let chunk_base = addr - element.offset_bytes - element.pos.row as u64 * e;
                     let want = (element.offset_bytes + done as u64, n as u64);
                     let whole = self
-                        .rebuild_cached(
+                        .rebuild_cached_checked(
                             core,
                             file,
                             element.stripe,
@@ -4036,6 +4110,7 @@ impl Store {
                             oss,
                             chunk_base,
                             want,
+                            client_read,
                         )
                         .map_err(|e| match self.missing_oss_dir(core, oss) {
                             // Not "marked failed ... rebuild": nothing is failed, and a
@@ -4151,7 +4226,8 @@ impl Store {
         let want = (from, buf.len() as u64);
         let rebuilt = match chunk_base {
             Some(base) => {
-                self.rebuild_cached(core, file, element.stripe, element.pos, oss, base, want)
+                let at = (element.stripe, element.pos, oss, base);
+                self.rebuild_cached_checked(core, file, at.0, at.1, at.2, at.3, want, true)
             }
             // A non-WCL store's home element (the home witness, s44b): rebuilt from its
             // row's parity, the stale blocks erased (`erase_home_blocks_failing_the_witness`).
@@ -4200,6 +4276,16 @@ impl Store {
             Some(_) => "its cache stripe's parity",
             None => "its stripe's parity",
         };
+        if let (Err(err), Some(missing)) = (&rebuilt, self.missing_oss_of_row(core, file, element))
+        {
+            // A column the rebuild needs is only away (its directory unmounted, not failed
+            // on record): the bytes that prove this block are on it, so refuse and record
+            // nothing, as `check_rebuilt_against_witness` does for its own OSS (s44c).
+            return Err(StoreError::DataLost(format!(
+                "{missing}; without it: {} file bytes from {fa}: they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs (the OSS lost a write), and no rebuild from {parity}: {err}; nothing was changed or recorded lost: mount it and retry (the bytes are on it)",
+                self.file_name_in(core, file)
+            )));
+        }
         let why = match &rebuilt {
             Ok(_) => format!("the bytes rebuilt from {parity} do not match it either"),
             Err(err) => format!("no rebuild from {parity}: {err}"),

@@ -51,6 +51,7 @@ mod s35f_failed_parity_oss_beside_a_stale_element_and_a_torn_cut_write;
 mod s37b_rotten_cache_block_beside_a_landed_part_with_p_old;
 mod s39c_journal_mark_without_fsync;
 mod s39c_power_cut_with_journal_marks;
+mod s44c_cache_witness_gaps;
 mod stale_beside_wide_cut_write;
 mod stale_cache_at_full_tolerance;
 mod window_timeout_crash_dead_disk;

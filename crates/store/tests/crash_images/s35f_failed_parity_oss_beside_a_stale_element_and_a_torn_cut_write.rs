@@ -1478,9 +1478,10 @@ fn a_failed_oss_beside_a_stale_element_without_a_crash(
         s.code, s.failed_oss, s.p_oss
     );
     let store = s.open();
-    if dead_whole_data {
+    {
         // Failed on record (no crash: the open fails no OSS), so that a loss goes on record
-        // (only away, a read of it refuses and records nothing: the bytes are on the disk).
+        // (only away, a read of it refuses and records nothing: the bytes are on the disk;
+        // since s44c also where P's OSS is the one away, s44c_cache_witness_gaps.rs).
         store.fail_oss(s.failed_oss).unwrap();
         // The first reads, before anything else runs: each reads the acknowledged bytes or
         // fails `DataLost`, never a wrong byte (review r43b's scene: a `get` after the

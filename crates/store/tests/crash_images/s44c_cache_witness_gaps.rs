@@ -1,0 +1,285 @@
+//! s44c: the cache-zone witness's known gaps (`State::cache_witness`, session 43; docs/store.md
+//! "Limits"). Each scene is a WCL store with one open cache stripe (raid5, k = 4, 4 KiB
+//! elements: one block per element, one row) whose data OSSs lose writes: a lost write is made
+//! by copying an OSS's cache zone file from before the write back over it after the write
+//! (old bytes under their valid older checksum, a "stale element"), as
+//! `scenes/stale_cache_element.rs` does. No crash: the store is closed cleanly between steps.
+//!
+//! Why here (`crash_images`): plans run one at a time in plan order in this binary, so which
+//! bytes each cache zone file holds when it is copied does not depend on the machine's load.
+
+use crate::common;
+use common::*;
+
+use std::path::{Path, PathBuf};
+
+use exaraid_codes::CodeSpec;
+use exaraid_store::store::CACHE_OBJECT;
+use exaraid_store::{Store, StoreError};
+
+/// The cache zone file of `oss` (every cache chunk of that OSS).
+fn cache_zone_file(dir: &Path, oss: usize) -> PathBuf {
+    object_file(dir, oss, &format!("{CACHE_OBJECT}.cache"))
+}
+
+/// A lost write of element `d` of stripe 0: its byte range (element bytes).
+type LostWrite = (usize, std::ops::Range<usize>);
+
+/// The scene's store: where it is, what was acknowledged, who holds what.
+struct Scene {
+    _top: tempfile::TempDir,
+    dir: PathBuf,
+    /// Every acknowledged byte of `f`.
+    model: Vec<u8>,
+    /// The OSS of each data element of stripe 0, and of its parity P.
+    data_oss: Vec<usize>,
+    p_oss: usize,
+    /// File offset of byte 0 of data element `d` of stripe 0.
+    element_at: Vec<usize>,
+}
+
+/// raid5 (k = 4) WCL: `f` is two stripes long and home; then data elements 0 and 1 of stripe
+/// 0 are written whole into a cache stripe, which stays open (elements 2 and 3 unwritten);
+/// then each of `kept` overwrites a part of its element (kept by its OSS: it drops the whole
+/// block's piece of the first write, leaving only its own part witnessed); then each of
+/// `lost` overwrites a part of its element and its OSS loses that write (its cache zone file
+/// put back to the copy taken before). The running parity P holds every acknowledged write.
+/// Returns the scene with the store closed.
+fn stripe_0_cached_with_lost_writes(kept: &[LostWrite], lost: &[LostWrite]) -> Scene {
+    let code = CodeSpec::raid5(4);
+    let (top, dir, layout) = init_wcl_without_timeout(code);
+    let g = layout.geometry().clone();
+    let sdb = layout.stripe_data_bytes() as usize;
+    let mut model = splitmix_bytes(1, 2 * sdb);
+    let store = Store::open(&dir).unwrap();
+    store.put("f", &model).unwrap();
+    let id = store.file_id("f").unwrap();
+    let data_oss: Vec<usize> = (g.data_pos.iter())
+        .map(|p| layout.oss_of(id, 0, p.col))
+        .collect();
+    let p_oss = layout.oss_of(id, 0, g.parity_pos[0].col);
+    let element_at: Vec<usize> = (0..g.data_pos.len())
+        .map(|d| layout.file_offset(0, d, 0) as usize)
+        .collect();
+    let mut write = |store: &Store, at: usize, seed: u64, len: usize| {
+        let bytes = splitmix_bytes(seed, len);
+        store.write("f", at as u64, &bytes).unwrap();
+        model[at..at + len].copy_from_slice(&bytes);
+    };
+    for (d, seed) in [(0usize, 2u64), (1, 3)] {
+        write(&store, element_at[d], seed, UNIT);
+    }
+    for (n, (d, range)) in kept.iter().enumerate() {
+        assert!(range.end <= UNIT, "a part of one element");
+        write(
+            &store,
+            element_at[*d] + range.start,
+            20 + n as u64,
+            range.len(),
+        );
+    }
+    store.close().unwrap();
+    let snapshots: Vec<(usize, Vec<u8>)> = (lost.iter())
+        .map(|(d, _)| {
+            let oss = data_oss[*d];
+            (oss, std::fs::read(cache_zone_file(&dir, oss)).unwrap())
+        })
+        .collect();
+    let store = Store::open(&dir).unwrap();
+    for (n, (d, range)) in lost.iter().enumerate() {
+        assert!(range.end <= UNIT, "a part of one element");
+        write(
+            &store,
+            element_at[*d] + range.start,
+            10 + n as u64,
+            range.len(),
+        );
+    }
+    store.close().unwrap();
+    for (oss, bytes) in snapshots {
+        std::fs::write(cache_zone_file(&dir, oss), bytes).unwrap();
+    }
+    Scene {
+        _top: top,
+        dir,
+        model,
+        data_oss,
+        p_oss,
+        element_at,
+    }
+}
+
+/// Bytes `at..at + UNIT` of `f` read: `Ok` with the first wrong byte (file offset) if any.
+fn first_wrong_byte(
+    store: &Store,
+    model: &[u8],
+    at: usize,
+) -> Result<Option<(usize, u8, u8)>, StoreError> {
+    let got = store.read("f", at as u64, UNIT as u64)?;
+    assert_eq!(got.len(), UNIT);
+    Ok((0..UNIT)
+        .find(|&j| got[j] != model[at + j])
+        .map(|j| (at + j, got[j], model[at + j])))
+}
+
+/// The lost ranges of `f` on record.
+fn lost_on_record(store: &Store) -> Vec<(u64, u64)> {
+    (store.status().unwrap().lost_ranges.iter())
+        .filter(|l| l.file == "f")
+        .map(|l| (l.offset_bytes, l.offset_bytes + l.len_bytes))
+        .collect()
+}
+
+/// Review r43b MEDIUM-1's mend (`outside_agree` in `check_cache_witness`), tested. Data
+/// element A (0) lost an overwrite of its bytes 0..1000, data element B (1) one of its bytes
+/// 2000..3000: two lost writes in one row of a one-fault code. A's piece (0..1000) fails the
+/// witness, so A is rebuilt from P and B; the rebuilt bytes pass A's piece (B is right at
+/// 0..1000) but are wrong at 2000..3000, where B is stale and A has no piece (W1's piece
+/// over A's block was dropped by the overwrite). What must hold: the read of A's block never
+/// returns a wrong byte: where rebuilt and read bytes differ outside the stale piece, neither
+/// is known right, and A's block is LOST on record. Every other block reads right or LOST.
+/// Fails with `outside_agree` forced true on 57e3e850 (before s44c's decode check): "'f'
+/// WRONG byte 2000: 0x38, acknowledged 0xaf". Since that check (`witness_failing_columns`)
+/// B's bytes fail B's piece, so B is an erasure of A's decode and A's rebuild fails first
+/// (LOST as before); `outside_agree` stays the line for a stale column without a piece of
+/// its own (docs/results/s44-s44c.md).
+#[test]
+fn s44c_two_lost_partial_writes_in_one_row_read_no_wrong_byte() {
+    let s = stripe_0_cached_with_lost_writes(&[], &[(0, 0..1000), (1, 2000..3000)]);
+    a_then_every_block_reads_right_or_lost(&s);
+}
+
+/// A's block read first (right, or LOST on record), then B's, then every block of `f`
+/// (right, or LOST on record), and nothing outside stripe 0 LOST.
+fn a_then_every_block_reads_right_or_lost(s: &Scene) {
+    let store = Store::open(&s.dir).unwrap();
+    let a = s.element_at[0];
+    // A's block first: B's read, once on record, would not change what A's read decides.
+    match first_wrong_byte(&store, &s.model, a) {
+        Ok(None) => {}
+        Ok(Some((at, got, want))) => {
+            panic!("'f' WRONG byte {at}: {got:#04x}, acknowledged {want:#04x}")
+        }
+        Err(StoreError::DataLost(msg)) => {
+            let lost = lost_on_record(&store);
+            assert!(
+                lost.iter().any(|&(x, z)| x <= a as u64 && (a as u64) < z),
+                "A's block LOST on record: {lost:?} ({msg})"
+            );
+        }
+        Err(e) => panic!("read of A's block: {e}"),
+    }
+    // B's block next, read once before the record is taken: a read that finds its block
+    // stale records it itself (as A's did above).
+    match first_wrong_byte(&store, &s.model, s.element_at[1]) {
+        Ok(None) | Err(StoreError::DataLost(_)) => {}
+        Ok(Some(wrong)) => panic!("'f' WRONG byte in B's block: {wrong:?}"),
+        Err(e) => panic!("read of B's block: {e}"),
+    }
+    let lost = assert_blocks_read_or_lost_on_record(
+        &store,
+        "f",
+        &s.model,
+        0..0,
+        &[],
+        "two lost partial writes",
+    );
+    let sdb = 4 * UNIT;
+    assert!(
+        lost.iter().all(|&at| at < sdb),
+        "nothing outside stripe 0 LOST: {lost:?}"
+    );
+    store.close().unwrap();
+}
+
+/// Move OSS `oss`'s directory aside (an unmount: not failed on record, its bytes kept), an
+/// empty directory in its place (as `lose_disk` leaves it). Returns where it went.
+fn take_away(dir: &Path, oss: usize) -> PathBuf {
+    let d = dir.join(format!("oss-{oss}"));
+    let aside = dir.with_extension(format!("oss-{oss}-away"));
+    std::fs::rename(&d, &aside).unwrap();
+    std::fs::create_dir_all(&d).unwrap();
+    aside
+}
+
+/// Put OSS `oss`'s directory back from `aside`.
+fn bring_back(dir: &Path, oss: usize, aside: &Path) {
+    let d = dir.join(format!("oss-{oss}"));
+    std::fs::remove_dir(&d).unwrap();
+    std::fs::rename(aside, &d).unwrap();
+}
+
+/// Task 2 (s44c): data element A (0) lost an overwrite of its bytes 0..1000; P's OSS is
+/// away (its directory missing, not failed on record). The witness finds A's block stale,
+/// and its rebuild needs P: the bytes that prove A are on the away disk. What must hold:
+/// while P's directory is missing, the read (and the open's degraded check) records
+/// nothing lost and refuses with `DataLost` naming the missing directory and "mount it
+/// and retry"; once the directory is back, the read returns the acknowledged bytes,
+/// rebuilt from the cache stripe's parity. Before s44c the open with P away recorded A's
+/// block LOST for good.
+#[test]
+fn s44c_a_stale_cached_block_beside_an_away_p_oss_refuses_and_records_nothing() {
+    let s = stripe_0_cached_with_lost_writes(&[], &[(0, 0..1000)]);
+    let aside = take_away(&s.dir, s.p_oss);
+    let a = s.element_at[0];
+    {
+        let store = Store::open(&s.dir).unwrap();
+        assert_eq!(lost_on_record(&store), vec![], "the open recorded nothing");
+        match first_wrong_byte(&store, &s.model, a) {
+            Err(StoreError::DataLost(msg)) => {
+                assert!(
+                    msg.contains(&format!("OSS {} is MISSING", s.p_oss))
+                        && msg.contains("mount it and retry"),
+                    "the refusal names the missing directory: {msg}"
+                );
+            }
+            Ok(wrong) => panic!("read of A's block with P away: {wrong:?}"),
+            Err(e) => panic!("read of A's block with P away: {e}"),
+        }
+        assert_eq!(lost_on_record(&store), vec![], "the read recorded nothing");
+        store.close().unwrap();
+    }
+    bring_back(&s.dir, s.p_oss, &aside);
+    let store = Store::open(&s.dir).unwrap();
+    assert_eq!(lost_on_record(&store), vec![], "nothing on record");
+    assert_eq!(
+        first_wrong_byte(&store, &s.model, a).unwrap(),
+        None,
+        "A's block rebuilt from parity with P back"
+    );
+    let lost = assert_blocks_read_or_lost_on_record(&store, "f", &s.model, 0..0, &[], "P back");
+    assert_eq!(lost, Vec::<usize>::new(), "nothing LOST");
+    store.close().unwrap();
+}
+
+/// Task 3 (s44c; docs/store.md Limits: "a decode THROUGH a stale column into a column with no
+/// piece of its own is not caught"). Data element B (1) lost an overwrite of its bytes
+/// 0..1000 (its piece stale); data element A (0) was written whole, then its bytes
+/// 3000..3100 overwritten (kept): that dropped the whole block's piece, so A's bytes 0..3000
+/// have no piece of their own. A's OSS then fails (on record). A's block is decoded from P
+/// and B: at 0..1000 through B's stale bytes, where A has no piece to check the result by.
+/// What must hold: the read of A's block never returns a wrong byte; B's bytes fail their
+/// piece, so B is an erasure of the decode, not an input, and A's block (two erasures in a
+/// one-fault row) is refused `DataLost`. Every other block reads right or LOST on record.
+#[test]
+fn s44c_a_decode_through_a_stale_column_into_a_column_without_a_piece_reads_no_wrong_byte() {
+    let s = stripe_0_cached_with_lost_writes(&[(0, 3000..3100)], &[(1, 0..1000)]);
+    let store = Store::open(&s.dir).unwrap();
+    store.fail_oss(s.data_oss[0]).unwrap();
+    let a = s.element_at[0];
+    match first_wrong_byte(&store, &s.model, a) {
+        Ok(None) | Err(StoreError::DataLost(_)) => {}
+        Ok(Some((at, got, want))) => {
+            panic!("'f' WRONG byte {at}: {got:#04x}, acknowledged {want:#04x}")
+        }
+        Err(e) => panic!("read of A's block: {e}"),
+    }
+    for at in (0..s.model.len()).step_by(UNIT) {
+        match first_wrong_byte(&store, &s.model, at) {
+            Ok(None) | Err(StoreError::DataLost(_)) => {}
+            Ok(Some(wrong)) => panic!("'f' WRONG byte: {wrong:?}"),
+            Err(e) => panic!("read of 'f' block {at}: {e}"),
+        }
+    }
+    store.close().unwrap();
+}
