@@ -138,11 +138,11 @@ fn lost_on_record(store: &Store) -> Vec<(u64, u64)> {
 /// over A's block was dropped by the overwrite). What must hold: the read of A's block never
 /// returns a wrong byte: where rebuilt and read bytes differ outside the stale piece, neither
 /// is known right, and A's block is LOST on record. Every other block reads right or LOST.
-/// Fails with `outside_agree` forced true on 57e3e850 (before s44c's decode check): "'f'
-/// WRONG byte 2000: 0x38, acknowledged 0xaf". Since that check (`witness_failing_columns`)
-/// B's bytes fail B's piece, so B is an erasure of A's decode and A's rebuild fails first
-/// (LOST as before); `outside_agree` stays the line for a stale column without a piece of
-/// its own (docs/results/s44-s44c.md).
+/// Fails with `outside_agree` forced true on 88df7b1c (af8127a3's src, before s44c's decode
+/// check): "'f' WRONG byte 2000: 0x38, acknowledged 0xaf". Since that check
+/// (`witness_failing_columns`) B's bytes fail B's piece, so B is an erasure of A's decode
+/// and A's rebuild fails first (LOST as before); `outside_agree` stays the line for a stale
+/// column without a piece of its own (docs/results/s44-s44c.md).
 #[test]
 fn s44c_two_lost_partial_writes_in_one_row_read_no_wrong_byte() {
     let s = stripe_0_cached_with_lost_writes(&[], &[(0, 0..1000), (1, 2000..3000)]);
