@@ -798,6 +798,20 @@ pub struct WindowPageCutCrcs {
     pub new_head_crc: u32,
     /// crc32c of bytes `cut_at_bytes..` of the block before the write.
     pub old_tail_crc: u32,
+    /// crc32c of bytes `..cut_at_bytes` of the block before the write, and of bytes
+    /// `cut_at_bytes..` after it: the two halves the fields above leave out (session 44,
+    /// s44d). Why: a power cut that writes pages back out of order may keep the page with
+    /// the block's tail (and its new checksum) and drop the page with its head, leaving the
+    /// head old and the tail new, the reverse of the kill above; with another column of the
+    /// row torn too no decode proves the block, and its acknowledged bytes were named LOST
+    /// (docs/store-log.md, session 44). Filled for a client write's blocks
+    /// (`page_cut_crcs`), none for a delayed window's. (Default: none, as an older binary's
+    /// records: recovery then proves by `holds` alone, as before; an older binary reading
+    /// them skips the unknown fields and proves less, never wrong.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_head_crc: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_tail_crc: Option<u32>,
 }
 
 impl WindowPageCutCrcs {
@@ -814,6 +828,26 @@ impl WindowPageCutCrcs {
             && at < payload.len()
             && crc32c::crc32c(&payload[..at]) == self.new_head_crc
             && crc32c::crc32c(&payload[at..]) == self.old_tail_crc
+    }
+
+    /// Does `payload` (this block as on disk) hold the block's bytes before the write
+    /// before the page boundary and the write's new bytes from it on (`old_head_crc`,
+    /// `new_tail_crc`): what a power cut leaves that wrote back the zone file page holding
+    /// the block's tail and dropped the page holding its head (s44d)? Every byte is then
+    /// old or new: bytes beside the write are the same in both (the acknowledged ones),
+    /// the write's own bytes are its old or new ones. `false` for a record without these
+    /// crcs (an older binary's, or a delayed window's).
+    pub fn holds_head_dropped(&self, payload: &[u8]) -> bool {
+        assert_eq!(payload.len(), crate::backend::CHECKSUM_BLOCK_BYTES);
+        let at = self.cut_at_bytes as usize;
+        let (Some(old_head_crc), Some(new_tail_crc)) = (self.old_head_crc, self.new_tail_crc)
+        else {
+            return false;
+        };
+        0 < at
+            && at < payload.len()
+            && crc32c::crc32c(&payload[..at]) == old_head_crc
+            && crc32c::crc32c(&payload[at..]) == new_tail_crc
     }
 }
 

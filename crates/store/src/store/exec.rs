@@ -2282,6 +2282,10 @@ impl Store {
                     cut_at_bytes: cut_at as u32,
                     new_head_crc: crc32c::crc32c(&new[..cut_at]),
                     old_tail_crc: crc32c::crc32c(&old[cut_at..]),
+                    // The other two halves (s44d): a power cut writing pages back out of
+                    // order may keep the tail's page and drop the head's.
+                    old_head_crc: Some(crc32c::crc32c(&old[..cut_at])),
+                    new_tail_crc: Some(crc32c::crc32c(&new[cut_at..])),
                 });
             }
         }
@@ -2463,6 +2467,10 @@ impl Store {
                     cut_at_bytes: at as u32,
                     new_head_crc: crc32c::crc32c(&whole[..at]),
                     old_tail_crc,
+                    // A delayed window's blocks: recovery's window rules read only the
+                    // two crcs above (s44d's halves are a client write's, `page_cut_crcs`).
+                    old_head_crc: None,
+                    new_tail_crc: None,
                 });
             }
             if let Some(old_sector_crcs) = old_sector_crcs {

@@ -3295,7 +3295,13 @@ impl Store {
     /// that stopped a cut client write's pwrite at the block's page boundary leaves, by that
     /// write's page-cut crcs (`WriteParityCrcs::page_cuts`, s27c: the home rule's record,
     /// `WindowPageCutCrcs::holds`)? Every byte of it is then old or new: acknowledged bytes
-    /// beside the write's part are in both, the write's part is its old or new bytes.
+    /// beside the write's part are in both, the write's part is its old or new bytes. Or the
+    /// reverse, by the record's other two crcs (s44d, `holds_head_dropped`): a power cut
+    /// writing pages back out of order kept the page with the block's tail and new checksum
+    /// and dropped the page with its head, leaving the head old and the tail new. s44a's
+    /// `cache_head_page_dropped` proves such a block by a decode (the whole old block,
+    /// taken first); this needs none, so a block beside a second torn column, or beside
+    /// columns of two versions (no decode of one version), keeps its acknowledged bytes too.
     fn cache_page_cut_holds(
         &self,
         core: &Core,
@@ -3308,7 +3314,7 @@ impl Store {
             .filter(|w| c.writers.get(&w.plan) == Some(&true) && w.file == file)
             .flat_map(|w| w.page_cuts.iter())
             .filter(|b| (b.stripe, b.row, b.col, b.block) == (stripe, pos.row, pos.col, i as u64))
-            .any(|b| b.holds(payload))
+            .any(|b| b.holds(payload) || b.holds_head_dropped(payload))
     }
 
     /// Block `i` of cache data column `pos` as its old bytes, where a power cut wrote back

@@ -428,6 +428,8 @@ fn window_page_cut_crcs_turn_the_state_header_to_version_5_until_a_checkpoint_dr
             cut_at_bytes: 4092,
             new_head_crc: 1,
             old_tail_crc: 2,
+            old_head_crc: None,
+            new_tail_crc: None,
         }],
     };
     record_holds_the_header_version_until_the_planner_restarts(

@@ -1328,6 +1328,51 @@ fn raid6_a_cut_overwrite_torn_in_pages_by_a_power_cut_alone_loses_nothing() {
     );
 }
 
+// s44d: the rest of s44a's scene, where no decode proves the torn block. The same block
+// 8192 of element 2 (head page dropped: bytes 0..4084 old, acknowledged 0..3000 right;
+// tail 4084..4096 and checksum new) beside a second column torn or of the other version, so
+// that every decode from the row's other columns is neither version at that column's
+// offsets and `cache_head_page_dropped` (s44a) finds no proof: raid5 cut #24 (element 3
+// torn the kill's way too, its head page with the write's bytes 0..1000 kept, its tail
+// page dropped; P old: two erasures), raid5 cut #31 (element 3 whole new beside P old),
+// raid6 cut #45 (elements 2 and 3 torn as in #24, P new, Q old). The probe's dropped-pages
+// lines name the on-disk state. Fixed by the page-cut record's other two crcs
+// (`WindowPageCutCrcs::old_head_crc`, `new_tail_crc`, journaled by the cut write before
+// its first cache write): block 8192's head holds the crc of its bytes before the write,
+// its tail the crc of its bytes after it, so every byte is old or new and the
+// acknowledged ones (the same in both) are right without a decode
+// (`holds_head_dropped`, `cache_page_cut_holds`). FAIL on 07159b44 ("blocks [[8192]] LOST").
+
+#[test]
+fn raid5_a_cut_overwrite_torn_in_pages_beside_a_second_torn_column_loses_nothing() {
+    a_cut_overwrite_torn_in_pages_by_a_power_cut_alone_loses_nothing(
+        CodeSpec::raid5(4),
+        UNIT,
+        11192..13288,
+        24,
+    );
+}
+
+#[test]
+fn raid5_a_cut_overwrite_torn_in_pages_beside_a_new_column_and_old_parity_loses_nothing() {
+    a_cut_overwrite_torn_in_pages_by_a_power_cut_alone_loses_nothing(
+        CodeSpec::raid5(4),
+        UNIT,
+        11192..13288,
+        31,
+    );
+}
+
+#[test]
+fn raid6_a_cut_overwrite_torn_in_pages_beside_parities_of_two_versions_loses_nothing() {
+    a_cut_overwrite_torn_in_pages_by_a_power_cut_alone_loses_nothing(
+        CodeSpec::raid6(4),
+        UNIT,
+        11192..13288,
+        45,
+    );
+}
+
 /// The probe's overwrite variant at `element_bytes`, nothing stale and no OSS failed, the
 /// cut write `write`, the `nth` cut of `16,1,pages` (seed 1): exactly that cut checked, no
 /// problem, and no acknowledged block named LOST (a power cut alone loses nothing).
