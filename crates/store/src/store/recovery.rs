@@ -3324,7 +3324,10 @@ impl Store {
     /// (`payload`) its head is old and its tail new: no crc on record is of it. `decode` is
     /// the block decoded from the row's other columns (never read from this block); it is
     /// taken as the old block where, by the cut write's page-cut record of the block
-    /// (`WriteParityCrcs::page_cuts`):
+    /// (`WriteParityCrcs::page_cuts`; its "old" tail is the disk's tail when the write was
+    /// planned, not a crc of the acknowledged bytes: were that tail stale, a lost write,
+    /// the decode through parity that holds the acknowledged bytes fails the crc, and
+    /// passing it would take a second lost write, on the parity; review r44a LOW-4):
     /// - its tail (from the page boundary on) holds the crc of the block's tail before the
     ///   write (`old_tail_crc`): a stale column or a column of the other version read by
     ///   the decode changes the tail's bytes and fails it;
