@@ -4290,7 +4290,7 @@ impl Store {
             // on record): the bytes that prove this block are on it, so refuse and record
             // nothing, as `check_rebuilt_against_witness` does for its own OSS (s44c).
             return Err(StoreError::DataLost(format!(
-                "{missing}; without it: {} file bytes from {fa}: they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs (the OSS lost a write), and no rebuild from {parity}: {err}; nothing was changed or recorded lost: mount it and retry (the bytes are on it)",
+                "{missing}; without it: {} file bytes from {fa}: they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs (the OSS lost a write, or the metadata is older than the OSSs), and no rebuild from {parity}: {err}; nothing was changed or recorded lost: mount it and retry (the bytes are on it)",
                 self.file_name_in(core, file)
             )));
         }
@@ -4306,7 +4306,7 @@ impl Store {
             element,
             &starts,
             format!(
-                "they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs: the OSS lost a write; {why}"
+                "they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs: the OSS lost a write (or the metadata is older than the OSSs); {why}"
             ),
         ))
     }

@@ -15,7 +15,7 @@ use super::*;
 /// The window token of a lost range whose home bytes differ from the crc on record of the
 /// last acknowledged write there (`State::home_witness`) and that no parity rebuilt.
 pub(super) const HOME_WITNESS_STALE: &str =
-    "none: its home block holds bytes other than the last acknowledged ones (their crc on record differs: an OSS lost a write) and its stripe's parity could not rebuild them";
+    "none: its home block holds bytes other than the last acknowledged ones (their crc on record differs: an OSS lost a write, or the metadata is older than the OSSs) and its stripe's parity could not rebuild them";
 
 impl Store {
     /// Does a client read of this store check home bytes against the home witness? Non-WCL

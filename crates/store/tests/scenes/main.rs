@@ -73,6 +73,7 @@ mod oss_dies_mid_write;
 mod oss_seeded_crcs;
 mod out_of_descriptors;
 mod put_failed_names_settle_losses;
+mod r44b_home_witness_false_positives;
 mod read_only_missing_journal;
 mod read_only_oss;
 mod rebuild_old_disk;
