@@ -2697,10 +2697,11 @@ impl Store {
         store.finish_removals_at_open()?;
         store.repair_after_tail_cut();
         store.check_cache_witness_when_degraded();
-        if witness_untrusted {
+        if witness_untrusted && store.reads_only.lock().is_none() {
             // Best effort: on a metadata disk too full for a snapshot the journal still
             // replays the witness at the next open, whose reads may then record blocks
-            // LOST that the OSSs hold right (never a wrong byte).
+            // LOST that the OSSs hold right (never a wrong byte). A reads-only open writes
+            // nothing: it writes no epoch file either, so the next open clears it again.
             let _ = store.checkpoint();
         }
         Ok(store)
