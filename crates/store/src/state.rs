@@ -3178,12 +3178,10 @@ mod tests {
         assert!(empty.get("home_witness").is_none() && empty.get("home_witness_pending").is_none());
     }
 
-    /// The home witness is bounded: past `HOME_WITNESS_PIECES_MAX` its oldest pieces are
-    /// evicted (down to 3/4 of the bound), the newest write's stay.
-    #[test]
-    fn the_home_witness_evicts_its_oldest_pieces_past_its_bound() {
-        let (mut state, mut seq) = (State::default(), 0u64);
-        let blocks = HOME_WITNESS_PIECES_MAX as u64;
+    /// One write of `blocks` 4 KiB blocks of fives to file 1 (plan 1, not durable yet),
+    /// its crcs one per block, built without its bytes (a GiB and more: review r43b
+    /// MEDIUM-2); `crcs_follow`: a WCL cache write (else a home write).
+    fn big_write_of_fives(seq: &mut u64, state: &mut State, blocks: u64, crcs_follow: bool) {
         let bytes = vec![5u8; 4096];
         let big = WriteCrcs {
             plans: vec![1],
@@ -3198,13 +3196,23 @@ mod tests {
                 offset_bytes: 0,
                 len_bytes: big.len_bytes,
                 now_ns: 0,
-                crcs_follow: false,
+                crcs_follow,
             }),
             Rec::WriteCrcs(big),
         ] {
-            seq += 1;
-            state.apply(seq, &rec);
+            *seq += 1;
+            state.apply(*seq, &rec);
         }
+    }
+
+    /// The home witness is bounded: past `HOME_WITNESS_PIECES_MAX` its oldest pieces are
+    /// evicted (down to 3/4 of the bound), the newest write's stay.
+    #[test]
+    fn the_home_witness_evicts_its_oldest_pieces_past_its_bound() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let blocks = HOME_WITNESS_PIECES_MAX as u64;
+        let bytes = vec![5u8; 4096];
+        big_write_of_fives(&mut seq, &mut state, blocks, false);
         durable(&mut seq, &mut state, &[1]);
         let count = |s: &State| -> usize { s.home_witness.values().map(|p| p.len()).sum() };
         assert_eq!(
@@ -3248,28 +3256,7 @@ mod tests {
         let (mut state, mut seq) = (State::default(), 0u64);
         let blocks = CACHE_WITNESS_PIECES_MAX as u64 + 3;
         let bytes = vec![5u8; 4096];
-        // One write of many blocks: its crcs are one per block, built without its bytes
-        // (1 GiB: review r43b MEDIUM-2).
-        let big = WriteCrcs {
-            plans: vec![1],
-            file: 1,
-            offset_bytes: 0,
-            len_bytes: blocks * 4096,
-            block_crcs: vec![crc32c::crc32c(&bytes); blocks as usize],
-        };
-        for rec in [
-            Rec::Input(Input::Write {
-                file: 1,
-                offset_bytes: 0,
-                len_bytes: big.len_bytes,
-                now_ns: 0,
-                crcs_follow: true,
-            }),
-            Rec::WriteCrcs(big),
-        ] {
-            seq += 1;
-            state.apply(seq, &rec);
-        }
+        big_write_of_fives(&mut seq, &mut state, blocks, true);
         durable(&mut seq, &mut state, &[1]);
         let count: usize = state.cache_witness.values().map(|p| p.len()).sum();
         assert_eq!(count, CACHE_WITNESS_PIECES_MAX);

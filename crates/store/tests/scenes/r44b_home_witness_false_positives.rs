@@ -84,7 +84,7 @@ fn concurrent(code: CodeSpec, oss: usize, path: WritePath) {
         let s = store.clone();
         handles.push(std::thread::spawn(move || {
             for i in 0..300u64 {
-                let at = ((i * 4096 + t * 777) % 24_576) as u64;
+                let at = (i * 4096 + t * 777) % 24_576;
                 if let Err(e) = s.read("f", at, 4096) {
                     panic!("concurrent read at {at}: {e}");
                 }
