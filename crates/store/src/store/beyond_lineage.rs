@@ -23,11 +23,6 @@ pub(super) struct OssEpochsChecked {
     /// OSSs not failed on record, past the lineage, not holding the epoch they were
     /// recorded left at: each OSS and the epoch it holds.
     pub(super) beyond_lineage: Vec<(usize, MetadataEpoch)>,
-    /// An OSS in service holds no epoch file while the state has an epoch on record: the
-    /// way out the refusal of older metadata names (its epoch files removed) or a store
-    /// older than them. The metadata may then be older than the OSSs' bytes, so the home
-    /// witness's crcs may be of bytes since overwritten (review r44b MEDIUM-1).
-    pub(super) epochless: bool,
 }
 
 impl Store {

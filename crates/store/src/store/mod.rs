@@ -2098,17 +2098,6 @@ impl Store {
         let checked = Store::refuse_older_metadata(dir, &backends, &state, cut_tail)?;
         // Before anything is written (the mend below): a refusal changes nothing.
         Store::take_beyond_lineage_out(dir, (&backends, &state), &checked, &layout)?;
-        // Metadata that may be older than the OSSs (their epoch files removed, the way out
-        // `refuse_older_metadata` names): its home witness may hold crcs of bytes the OSSs
-        // have since overwritten, acknowledged by the newer metadata that is gone, and would
-        // record them LOST as lost writes (review r44b MEDIUM-1). None is trusted; the
-        // checkpoint at the end of this open keeps it so (the epoch files the open writes
-        // would not tell the next open).
-        let witness_untrusted = checked.epochless;
-        if witness_untrusted {
-            state.home_witness.clear();
-            state.home_witness_pending.clear();
-        }
         Store::refuse_journal_behind_marks(
             dir,
             &backends,
@@ -2697,13 +2686,6 @@ impl Store {
         store.finish_removals_at_open()?;
         store.repair_after_tail_cut();
         store.check_cache_witness_when_degraded();
-        if witness_untrusted && store.reads_only.lock().is_none() {
-            // Best effort: on a metadata disk too full for a snapshot the journal still
-            // replays the witness at the next open, whose reads may then record blocks
-            // LOST that the OSSs hold right (never a wrong byte). A reads-only open writes
-            // nothing: it writes no epoch file either, so the next open clears it again.
-            let _ = store.checkpoint();
-        }
         Ok(store)
     }
 
@@ -3249,12 +3231,7 @@ impl Store {
         for (i, b) in backends.iter().enumerate() {
             let told = match b.metadata_epoch() {
                 Ok(Some(told)) => told,
-                Ok(None) => {
-                    if recorded_number > 0 && !state.failed_oss.contains(&i) {
-                        checked.epochless = true;
-                    }
-                    continue;
-                }
+                Ok(None) => continue,
                 // Failed on record, or not in service (no label: a missing mount; its own
                 // files damaged): never read as it is, so nothing to check.
                 Err(_) if state.failed_oss.contains(&i) || !b.healthy() => continue,
