@@ -2983,13 +2983,24 @@ mod tests {
 
     /// A WCL cache write's input and crcs, as the store journals them.
     fn cache_write(seq: &mut u64, state: &mut State, plan: u64, at: u64, bytes: &[u8]) {
+        write_and_its_crcs(seq, state, (plan, at, bytes), true);
+    }
+
+    /// A write of file 1's bytes `at..`, its input then its crcs (`Store::write_crcs`);
+    /// `crcs_follow`: a WCL cache write's input says so, a home write's does not.
+    fn write_and_its_crcs(
+        seq: &mut u64,
+        state: &mut State,
+        (plan, at, bytes): (u64, u64, &[u8]),
+        crcs_follow: bool,
+    ) {
         let recs = [
             Rec::Input(Input::Write {
                 file: 1,
                 offset_bytes: at,
                 len_bytes: bytes.len() as u64,
                 now_ns: 0,
-                crcs_follow: true,
+                crcs_follow,
             }),
             Rec::WriteCrcs(WriteCrcs::of(vec![plan], 1, at, bytes)),
         ];
@@ -3118,20 +3129,7 @@ mod tests {
     /// A non-WCL store's home write, as the store journals it: its input (crcs do not
     /// follow as a cache write's) and its crcs right after (`Store::write_crcs`).
     fn home_write(seq: &mut u64, state: &mut State, plan: u64, at: u64, bytes: &[u8]) {
-        let recs = [
-            Rec::Input(Input::Write {
-                file: 1,
-                offset_bytes: at,
-                len_bytes: bytes.len() as u64,
-                now_ns: 0,
-                crcs_follow: false,
-            }),
-            Rec::WriteCrcs(WriteCrcs::of(vec![plan], 1, at, bytes)),
-        ];
-        for rec in &recs {
-            *seq += 1;
-            state.apply(*seq, rec);
-        }
+        write_and_its_crcs(seq, state, (plan, at, bytes), false);
     }
 
     /// The home witness (s44b): a home write's pieces go in at its `Durable` (the cache
