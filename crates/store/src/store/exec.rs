@@ -567,7 +567,7 @@ impl Store {
         if self.kind == StrategyKind::Wcl {
             return self.rebuild_from_cache_stripe(core, file, stripe, pos, oss, base, (0, e), &[]);
         }
-        let whole = self.rebuild_cached(core, file, stripe, pos, oss, base, (0, e))?;
+        let whole = self.rebuild_cached(core, file, stripe, pos, oss, base, (0, e), false)?;
         Ok((whole, vec![(0, e)]))
     }
 
@@ -634,6 +634,15 @@ impl Store {
     /// - Delayed: bytes of an ended window whose END parity is durable are covered by the
     ///   home parity: decoded from the home stripe with the newest bytes of the other
     ///   columns (cache over home). Bytes without parity yet (an open window) are lost.
+    ///
+    /// `client_read` (s44c): on a client read of a WCL store (`read_range_repairing`), the
+    /// columns whose bytes fail their cache-zone witness piece are erasures of the decode
+    /// (`witness_failing_columns`), not inputs. Why a client read only: a destage, a
+    /// settle and recovery check what they read themselves and record what they find
+    /// (`check_destage_reads`, `witness_stale_blocks`); a stale column erased inside their
+    /// decodes changed what they decide (s44c tried it: destages beside a failed OSS then
+    /// left rows home that read DataLost with nothing on record, and a flush named a block
+    /// outside the stale row LOST; five scenes tests).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn rebuild_cached(
         &self,
@@ -644,11 +653,14 @@ impl Store {
         oss: usize,
         chunk_base: u64,
         want: (u64, u64),
+        client_read: bool,
     ) -> Result<Vec<u8>, StoreError> {
         match self.kind {
-            StrategyKind::Wcl => self
-                .rebuild_from_cache_stripe(core, file, stripe, pos, oss, chunk_base, want, &[])
-                .map(|(whole, _)| whole),
+            StrategyKind::Wcl => {
+                let at = (file, stripe, pos, oss, chunk_base);
+                (self.rebuild_from_cache_stripe_with(core, at, want, &[], client_read))
+                    .map(|(whole, _)| whole)
+            }
             StrategyKind::Delayed => self.rebuild_from_home_parity(core, file, stripe, pos, oss, want),
             _ => Err(StoreError::DataLost(format!(
                 "{} stripe {stripe}: these bytes sit only in the cache zone of OSS {oss}, without parity",
@@ -679,36 +691,8 @@ impl Store {
         self.rebuild_from_cache_stripe_with(core, at, want, before_plan, false)
     }
 
-    /// `rebuild_cached` for a read of `read_range_repairing` (s44c): on a client read of a
-    /// WCL store, the columns whose bytes fail their cache-zone witness piece are erasures
-    /// of the decode (`witness_failing_columns`), not inputs. Why a client read only: a
-    /// destage, a settle and recovery check what they read themselves and record what they
-    /// find (`check_destage_reads`, `witness_stale_blocks`); a stale column erased inside
-    /// their decodes changed what they decide (s44c tried it: destages beside a failed OSS
-    /// then left rows home that read DataLost with nothing on record, and a flush named a
-    /// block outside the stale row LOST; five scenes tests).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn rebuild_cached_checked(
-        &self,
-        core: Option<&Core>,
-        file: u64,
-        stripe: u64,
-        pos: Pos,
-        oss: usize,
-        chunk_base: u64,
-        want: (u64, u64),
-        client_read: bool,
-    ) -> Result<Vec<u8>, StoreError> {
-        if self.kind == StrategyKind::Wcl && client_read {
-            let at = (file, stripe, pos, oss, chunk_base);
-            return (self.rebuild_from_cache_stripe_with(core, at, want, &[], true))
-                .map(|(whole, _)| whole);
-        }
-        self.rebuild_cached(core, file, stripe, pos, oss, chunk_base, want)
-    }
-
     /// `rebuild_from_cache_stripe`, with `witness`: columns whose bytes fail their witness
-    /// piece erased (see `rebuild_cached_checked`).
+    /// piece erased (see `rebuild_cached`, `client_read`).
     fn rebuild_from_cache_stripe_with(
         &self,
         core: Option<&Core>,
@@ -4110,7 +4094,7 @@ impl Store {
                     let chunk_base = addr - element.offset_bytes - element.pos.row as u64 * e;
                     let want = (element.offset_bytes + done as u64, n as u64);
                     let whole = self
-                        .rebuild_cached_checked(
+                        .rebuild_cached(
                             core,
                             file,
                             element.stripe,
@@ -4235,7 +4219,7 @@ impl Store {
         let rebuilt = match chunk_base {
             Some(base) => {
                 let at = (element.stripe, element.pos, oss, base);
-                self.rebuild_cached_checked(core, file, at.0, at.1, at.2, at.3, want, true)
+                self.rebuild_cached(core, file, at.0, at.1, at.2, at.3, want, true)
             }
             // A non-WCL store's home element (the home witness, s44b): rebuilt from its
             // row's parity, the stale blocks erased (`erase_home_blocks_failing_the_witness`).
