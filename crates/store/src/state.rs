@@ -849,6 +849,34 @@ impl WindowPageCutCrcs {
             && crc32c::crc32c(&payload[..at]) == old_head_crc
             && crc32c::crc32c(&payload[at..]) == new_tail_crc
     }
+
+    /// Does `payload` (this block as on disk) hold one version on both sides of the page
+    /// boundary: the block before the write (`old_head_crc`, `old_tail_crc`) or after it
+    /// (`new_head_crc`, `new_tail_crc`)? What a power cut leaves that dropped BOTH zone file
+    /// pages holding the block's bytes and kept the page holding its checksum (or the
+    /// reverse): at 8 KiB elements and up a slot's checksum area sits after its last
+    /// block, on another page than its first block's bytes, so a block may stand whole
+    /// old under its new checksum (s45d: raid5:4 `cross` at 8 KiB, cuts #26, #37, #49).
+    /// Every byte is then old or new, as in `holds` and `holds_head_dropped`, from the
+    /// same record's crcs (no crc trusted here that those two do not already trust).
+    /// `false` for a record without the s44d crcs.
+    pub fn holds_one_version(&self, payload: &[u8]) -> bool {
+        assert_eq!(payload.len(), crate::backend::CHECKSUM_BLOCK_BYTES);
+        let at = self.cut_at_bytes as usize;
+        let (Some(old_head_crc), Some(new_tail_crc)) = (self.old_head_crc, self.new_tail_crc)
+        else {
+            return false;
+        };
+        if at == 0 || at >= payload.len() {
+            return false;
+        }
+        let (head, tail) = (
+            crc32c::crc32c(&payload[..at]),
+            crc32c::crc32c(&payload[at..]),
+        );
+        (head == old_head_crc && tail == self.old_tail_crc)
+            || (head == self.new_head_crc && tail == new_tail_crc)
+    }
 }
 
 /// See `WindowBlockCrcs::edges`: block `block` of data element `(stripe, row, col)`.

@@ -3302,6 +3302,9 @@ impl Store {
     /// `cache_head_page_dropped` proves such a block by a decode (the whole old block,
     /// taken first); this needs none, so a block beside a second torn column, or beside
     /// columns of two versions (no decode of one version), keeps its acknowledged bytes too.
+    /// Or one version on both sides (s45d, `holds_one_version`): at 8 KiB elements and up
+    /// the slot's checksum area lies on another page than the block's bytes, so a power cut
+    /// may drop both pages of the block and keep its new checksum: the block whole old.
     fn cache_page_cut_holds(
         &self,
         core: &Core,
@@ -3314,7 +3317,9 @@ impl Store {
             .filter(|w| c.writers.get(&w.plan) == Some(&true) && w.file == file)
             .flat_map(|w| w.page_cuts.iter())
             .filter(|b| (b.stripe, b.row, b.col, b.block) == (stripe, pos.row, pos.col, i as u64))
-            .any(|b| b.holds(payload) || b.holds_head_dropped(payload))
+            .any(|b| {
+                b.holds(payload) || b.holds_head_dropped(payload) || b.holds_one_version(payload)
+            })
     }
 
     /// Block `i` of cache data column `pos` as its old bytes, where a power cut wrote back

@@ -1394,6 +1394,40 @@ fn raid5_no_cut_of_an_overwrite_torn_in_pages_by_a_power_cut_alone_loses_anythin
     );
 }
 
+// s45d (s44d's OPEN: raid5:4 `cross` 19384+6192 at 8 KiB, `16,1,pages`, cuts #26, #37,
+// #49 of 67 lose block 16384, element 2's first block, whose bytes 3000..4096 the cut
+// write covers). At 8 KiB a slot is 8200 bytes: the element's two blocks, then their two
+// crcs (`slot_bytes_on_disk`). Element 2's cache slot 3 lies at 24600..32800 of the zone
+// file: block 0 on pages 6 and 7 (cut at 4072), block 1 on pages 7 and 8, the crcs on page
+// 8. Each losing cut writes call 8 (OSS 2, that slot) back with pages 6 and 7 dropped and
+// page 8 kept: block 0 stands WHOLE OLD under its NEW crc (block 1 old head, new tail:
+// `holds_head_dropped`). The journal's page-cut record of block 0 (cut at 4072) holds
+// `new_head_crc`, `old_tail_crc` and s44d's `old_head_crc`, `new_tail_crc`; `holds` needs
+// a new head, `holds_head_dropped` a new tail: neither. The decode is no proof either:
+// element 3's block 0 is new at 0..1000 (#26: torn, #37: whole new; #49: P torn) beside P
+// old, so a decode of element 2 is neither version there, `cache_head_page_dropped`'s
+// head check fails, raid5 has no column to spare: the rotten-cut arm's `None`, LOST. The
+// 4 KiB rules reasoned about one block per slot, its crc on the same page as its tail;
+// at 8 KiB the crc can land without either page of the block. Provable: the block holds
+// the record's old head crc AND old tail crc, so it is the block before the write, whose
+// acknowledged bytes 0..3000 the write leaves as they were. Fixed:
+// `WindowPageCutCrcs::holds_one_version` (both halves old, or both new), taken by
+// `cache_page_cut_holds`. FAIL on 1d205592 (3 cuts: "blocks [[16384], [16384], [16384]]
+// LOST").
+
+/// Every cut of raid5's `cross` overwrite at 8 KiB elements in pages mode (seed 1): all 67
+/// power cuts lose nothing since s45d (20 LOST on af8127a3, 8 after s44a, 3 after s44d).
+#[test]
+fn raid5_8k_no_cut_of_an_overwrite_torn_in_pages_by_a_power_cut_alone_loses_anything() {
+    a_cut_overwrite_torn_in_pages_by_a_power_cut_alone_loses_nothing(
+        CodeSpec::raid5(4),
+        2 * UNIT,
+        19384..25576,
+        stale_cut::Cuts::All,
+        67,
+    );
+}
+
 /// The probe's overwrite variant at `element_bytes`, nothing stale and no OSS failed, the
 /// cut write `write`, the `cuts` of `16,1,pages` (seed 1), `points` of them: no problem,
 /// and no acknowledged block named LOST (a power cut alone loses nothing).
