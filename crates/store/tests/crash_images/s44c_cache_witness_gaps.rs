@@ -292,7 +292,6 @@ fn s44c_a_decode_through_a_stale_column_into_a_column_without_a_piece_reads_no_w
 /// so its mount brings nothing the decode can use. What should hold: A's block LOST on
 /// record (the open's degraded check, or the read), as with every OSS present.
 #[test]
-#[ignore = "OPEN r44c MEDIUM-1: refused with nothing on record while an OSS the rebuild never needs is away (s44c's away refusal asks no more than 'any OSS of the row away'); af8127a3 recorded A LOST"]
 fn r44c_an_away_oss_the_rebuild_never_needs_hides_a_real_loss() {
     let s = stripe_0_cached_with_lost_writes(&[], &[(0, 0..1000), (1, 2000..3000)]);
     let _aside = take_away(&s.dir, s.data_oss[2]);
@@ -330,7 +329,6 @@ fn r44c_an_away_oss_the_rebuild_never_needs_then_back_reads_no_wrong_byte() {
 /// refused, NOTHING on record (B erased whole: "columns [0, 1] ... unreadable"), so
 /// `status` shows a store without loss while A's block can never be read.
 #[test]
-#[ignore = "OPEN r44c MEDIUM-2: a client read's decode that erases a witness-failing column fails with nothing on record (s44c); af8127a3 recorded 0..1000 LOST"]
 fn r44c_a_failed_oss_beside_a_stale_column_refuses_with_nothing_on_record() {
     let s = stripe_0_cached_with_lost_writes(&[], &[(1, 2000..3000)]);
     let store = Store::open(&s.dir).unwrap();
