@@ -72,7 +72,8 @@ pub(super) type RebuiltElement = (Vec<u8>, Vec<(u64, u64)>);
 /// loss stands whatever is mounted (`witness_decode_lost_for_good`: record it).
 pub(super) struct CacheRebuildFailure {
     pub(super) err: StoreError,
-    pub(super) columns: Option<DecodeColumns>,
+    /// Boxed: the error travels through every `?` of a decode (clippy's large `Err`).
+    pub(super) columns: Option<Box<DecodeColumns>>,
 }
 
 /// The columns of a failed cache-stripe decode (see `CacheRebuildFailure`).
@@ -897,7 +898,7 @@ impl Store {
         }))
         .map_err(|err| CacheRebuildFailure {
             err,
-            columns: past_tolerance.then(|| columns(true)),
+            columns: past_tolerance.then(|| Box::new(columns(true))),
         })?;
         // The decoded cache stripe must satisfy every parity equation, also those the
         // decode did not use (redundancy left when fewer columns are erased than the code
@@ -951,7 +952,7 @@ impl Store {
                 p.row, p.col, pos.row, pos.col,
                 self.dir.display()
             )),
-                columns: Some(columns(false)),
+                columns: Some(Box::new(columns(false))),
             });
         }
         Ok((buf.element(pos).to_vec(), live_of(pos).to_vec()))
