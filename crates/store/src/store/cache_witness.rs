@@ -133,3 +133,92 @@ impl Store {
         })
     }
 }
+
+impl Store {
+    /// A client read's cache-stripe decode failed (`columns`): the first OSS only away (its
+    /// directory unmounted, not failed on record) whose mount could change the outcome, as
+    /// `missing_oss_dir` names it; else `None`, and the failure is decided as with every OSS
+    /// present. Could change it: its column holds a chunk of this cache stripe that the
+    /// decode erased (an OSS holding no chunk of it adds nothing to the decode), and either
+    /// the decode failed for want of columns and would have been within the code's
+    /// tolerance with the away ones read, or it failed on a check after the decode (a
+    /// running parity disagreeing with its data), which an erased column read may settle.
+    /// Why (s45a, review r44c MEDIUM-1): s44c refused wherever ANY other OSS of the row was
+    /// away, so two lost writes in one raid5 row (a loss for good) stayed off the record,
+    /// `status` clean, while an OSS the decode never needed was away. Bounded by the code's
+    /// width (one directory check per erased column).
+    pub(super) fn away_column_could_help(
+        &self,
+        core: Option<&Core>,
+        columns: &exec::DecodeColumns,
+    ) -> Option<String> {
+        let away: Vec<String> = (columns.erased.iter())
+            .filter(|col| !columns.witness_erased.contains(col))
+            .filter_map(|col| columns.chunks.get(col))
+            .filter_map(|&(oss, _)| self.missing_oss_dir(core, oss))
+            .collect();
+        assert!(
+            away.len() <= columns.erased.len(),
+            "away columns were erased"
+        );
+        let first = away.first()?;
+        let could =
+            !columns.past_tolerance || columns.erased.len() - away.len() <= self.tolerance();
+        could.then(|| first.clone())
+    }
+
+    /// A client read's decode of a WCL cache element (`oss`, `element`; element bytes
+    /// `want` as `(offset, len)`) failed for want of columns (`columns`) with columns the
+    /// witness erased (a lost write under a valid checksum), and every other erased column,
+    /// the wanted one too, is on an OSS failed on record: no remount brings the bytes back,
+    /// so the wanted blocks are recorded LOST (`WITNESS_DECODE_LOST`) when the caller holds
+    /// no core lock, and the error says so; else `failed` as it is (a column only away or
+    /// not answering may come back: refused, nothing recorded). Why (s45a, review r44c
+    /// MEDIUM-2): s44c's witness erasure turned such reads into `DataLost` with nothing on
+    /// record, so `status` showed no loss while the block could never be read; the home
+    /// witness's `witness_decode_lost` records its decodes' losses the same way. The stale
+    /// column's own blocks go on record at their own read (`check_cache_witness`).
+    pub(super) fn witness_decode_lost_for_good(
+        &self,
+        core: Option<&Core>,
+        (oss, file, element): (usize, u64, &exaraid_plan::ElementRange),
+        (want_offset_bytes, want_len_bytes): (u64, u64),
+        columns: &exec::DecodeColumns,
+        failed: StoreError,
+    ) -> StoreError {
+        if core.is_some() || !columns.past_tolerance || columns.witness_erased.is_empty() {
+            return failed;
+        }
+        let for_good = {
+            let c = self.core.lock();
+            (columns.erased.iter())
+                .filter(|col| !columns.witness_erased.contains(col))
+                .all(|col| {
+                    (columns.chunks.get(col)).is_some_and(|(o, _)| c.state.failed_oss.contains(o))
+                })
+        };
+        let Some(file_at) = self.layout.file_offset_of(element) else {
+            return failed;
+        };
+        if !for_good {
+            return failed;
+        }
+        assert!(want_offset_bytes >= element.offset_bytes && want_len_bytes > 0);
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let fa = file_at + (want_offset_bytes - element.offset_bytes);
+        let fz = fa + want_len_bytes;
+        let starts: Vec<u64> = (fa / block..fz.div_ceil(block))
+            .map(|i| i * block)
+            .collect();
+        let columns_stale = &columns.witness_erased;
+        self.blocks_lost(
+            core,
+            (oss, file, element),
+            &starts,
+            super::stale_cache::WITNESS_DECODE_LOST,
+            format!(
+                "{failed}; no remount brings them back: their OSS {oss} is failed on record, and the decode from the cache stripe's parity needs columns {columns_stale:?}, which hold bytes other than the last acknowledged ones (their crc on record differs: an OSS lost a write)"
+            ),
+        )
+    }
+}

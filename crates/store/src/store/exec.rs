@@ -65,6 +65,43 @@ pub(super) type Chunks = BTreeMap<usize, (usize, u64)>;
 /// cache stripe (the rest of the element is nothing: zeros).
 pub(super) type RebuiltElement = (Vec<u8>, Vec<(u64, u64)>);
 
+/// A client read's WCL cache-stripe decode that failed (s45a): the error, and, where the
+/// decode got as far as reading the stripe's columns, which columns it erased and why. The
+/// caller weighs by it what the failure means for the record: whether an OSS only away
+/// could bring the bytes back (`away_column_could_help`: refuse, record nothing), or the
+/// loss stands whatever is mounted (`witness_decode_lost_for_good`: record it).
+pub(super) struct CacheRebuildFailure {
+    pub(super) err: StoreError,
+    /// Boxed: the error travels through every `?` of a decode (clippy's large `Err`).
+    pub(super) columns: Option<Box<DecodeColumns>>,
+}
+
+/// The columns of a failed cache-stripe decode (see `CacheRebuildFailure`).
+pub(super) struct DecodeColumns {
+    /// Where each column of the cache stripe holding a chunk is (`col -> (oss, chunk)`).
+    pub(super) chunks: Chunks,
+    /// Every column the decode erased: the wanted one, the unreadable ones, and
+    /// `witness_erased`.
+    pub(super) erased: Vec<usize>,
+    /// The columns erased because their bytes fail their witness piece (a lost write).
+    pub(super) witness_erased: Vec<usize>,
+    /// The decode failed for want of columns (more erased than the code tolerates), not
+    /// on a check after a decode (a running parity that disagrees with its data).
+    pub(super) past_tolerance: bool,
+}
+
+impl From<StoreError> for CacheRebuildFailure {
+    fn from(err: StoreError) -> Self {
+        CacheRebuildFailure { err, columns: None }
+    }
+}
+
+impl From<CacheRebuildFailure> for StoreError {
+    fn from(f: CacheRebuildFailure) -> Self {
+        f.err
+    }
+}
+
 /// The WCL cache stripes of every home stripe, each decoded only from its own chunks.
 #[derive(Default)]
 pub(super) struct CacheStripes {
@@ -654,18 +691,19 @@ impl Store {
         chunk_base: u64,
         want: (u64, u64),
         client_read: bool,
-    ) -> Result<Vec<u8>, StoreError> {
+    ) -> Result<Vec<u8>, CacheRebuildFailure> {
         match self.kind {
             StrategyKind::Wcl => {
                 let at = (file, stripe, pos, oss, chunk_base);
                 (self.rebuild_from_cache_stripe_with(core, at, want, &[], client_read))
                     .map(|(whole, _)| whole)
             }
-            StrategyKind::Delayed => self.rebuild_from_home_parity(core, file, stripe, pos, oss, want),
+            StrategyKind::Delayed => Ok(self.rebuild_from_home_parity(core, file, stripe, pos, oss, want)?),
             _ => Err(StoreError::DataLost(format!(
                 "{} stripe {stripe}: these bytes sit only in the cache zone of OSS {oss}, without parity",
                 self.file_name_in(core, file)
-            ))),
+            ))
+            .into()),
         }
     }
 
@@ -688,7 +726,8 @@ impl Store {
         before_plan: &[(Pos, u64, &[u8])],
     ) -> Result<RebuiltElement, StoreError> {
         let at = (file, stripe, pos, oss, chunk_base);
-        self.rebuild_from_cache_stripe_with(core, at, want, before_plan, false)
+        (self.rebuild_from_cache_stripe_with(core, at, want, before_plan, false))
+            .map_err(StoreError::from)
     }
 
     /// `rebuild_from_cache_stripe`, with `witness`: columns whose bytes fail their witness
@@ -700,7 +739,7 @@ impl Store {
         (want_offset_bytes, want_len_bytes): (u64, u64),
         before_plan: &[(Pos, u64, &[u8])],
         witness: bool,
-    ) -> Result<RebuiltElement, StoreError> {
+    ) -> Result<RebuiltElement, CacheRebuildFailure> {
         let e = self.sb.element_bytes;
         assert!(want_len_bytes > 0 && want_offset_bytes + want_len_bytes <= e as u64);
         // The cache stripe the element belongs to, by its chunk's address: complete (being
@@ -728,7 +767,8 @@ impl Store {
             return Err(StoreError::DataLost(format!(
                 "{} stripe {stripe}: the cache stripe of the chunk at {chunk_base} on OSS {oss} is not known",
                 self.file_name_in(core, file)
-            )));
+            ))
+            .into());
         };
         let g = self.layout.geometry().clone();
         let e_bytes = e as u64;
@@ -786,7 +826,8 @@ impl Store {
             return Err(StoreError::DataLost(format!(
                 "{} stripe {stripe}: these bytes sit only in the cache zone of a failed OSS, without parity",
                 self.file_name_in(core, file)
-            )));
+            ))
+            .into());
         }
         for col in 0..g.cols {
             if erased.contains(&col) {
@@ -835,7 +876,15 @@ impl Store {
             buf.element_mut(p)[a..a + bytes.len()].copy_from_slice(bytes);
         }
         let erased: Vec<usize> = erased.into_iter().collect();
-        self.decode_or_lost(&mut buf, &erased, || {
+        // What the decode erased and why, for the caller to weigh a failure by (s45a).
+        let columns = |past_tolerance: bool| DecodeColumns {
+            chunks: chunks.clone(),
+            erased: erased.clone(),
+            witness_erased: witness_erased.clone(),
+            past_tolerance,
+        };
+        let past_tolerance = erased.len() > self.tolerance();
+        (self.decode_or_lost(&mut buf, &erased, || {
             format!(
                 "{} stripe {stripe}: columns {erased:?} of its cache stripe are unreadable{} but the code tolerates {}",
                 self.file_name_in(core, file),
@@ -846,6 +895,10 @@ impl Store {
                 },
                 self.tolerance()
             )
+        }))
+        .map_err(|err| CacheRebuildFailure {
+            err,
+            columns: past_tolerance.then(|| Box::new(columns(true))),
         })?;
         // The decoded cache stripe must satisfy every parity equation, also those the
         // decode did not use (redundancy left when fewer columns are erased than the code
@@ -892,12 +945,15 @@ impl Store {
                 }
                 _ => String::new(),
             };
-            return Err(StoreError::DataLost(format!(
+            return Err(CacheRebuildFailure {
+                err: StoreError::DataLost(format!(
                 "{} stripe {stripe}: its cache stripe's running parity at row {} column {} disagrees with its data in element bytes {check_from}..{check_to}: the element at row {} column {}{file_bytes} cannot be rebuilt there (a stale element: an OSS that lost a write, and which column is stale cannot be told); nothing was recorded by this read. A write of these bytes is refused with this message, and it, a `flush` or a rebuild records the cache stripe's acknowledged bytes lost (none can be told right); then write each lost range again from your own copy (`exaraid store status {}` lists them), which works",
                 self.file_name_in(core, file),
                 p.row, p.col, pos.row, pos.col,
                 self.dir.display()
-            )));
+            )),
+                columns: Some(Box::new(columns(false))),
+            });
         }
         Ok((buf.element(pos).to_vec(), live_of(pos).to_vec()))
     }
@@ -3959,7 +4015,7 @@ impl Store {
     /// no other problem: an unmount, not a dead disk), else `None`. Why (review s20r R20-2):
     /// a read whose bytes only that OSS holds told "unavailable (marked failed) ... rebuild",
     /// advice that is wrong for an OSS only away: the bytes come back with the mount.
-    fn missing_oss_dir(&self, core: Option<&Core>, oss: usize) -> Option<String> {
+    pub(super) fn missing_oss_dir(&self, core: Option<&Core>, oss: usize) -> Option<String> {
         let failed_on_record = match core {
             Some(core) => core.state.failed_oss.contains(&oss),
             None => self.core.lock().state.failed_oss.contains(&oss),
@@ -4104,14 +4160,23 @@ impl Store {
                             want,
                             client_read,
                         )
-                        .map_err(|e| match self.missing_oss_dir(core, oss) {
+                        .map_err(|f| match self.missing_oss_dir(core, oss) {
                             // Not "marked failed ... rebuild": nothing is failed, and a
                             // rebuild would discard bytes intact on the unmounted disk.
                             // Still `DataLost` (unreadable now) for API callers that match it.
                             Some(missing) => StoreError::DataLost(format!(
-                                "{missing}; without it: {e}; nothing was changed or recorded lost: mount it and retry (the bytes are on it)"
+                                "{missing}; without it: {}; nothing was changed or recorded lost: mount it and retry (the bytes are on it)",
+                                f.err
                             )),
-                            None => read_rebuild_failed(&err, oss, e),
+                            None => {
+                                let failed = read_rebuild_failed(&err, oss, f.err);
+                                match (&f.columns, client_read) {
+                                    (Some(columns), true) => self.witness_decode_lost_for_good(
+                                        core, (oss, file, element), want, columns, failed,
+                                    ),
+                                    _ => failed,
+                                }
+                            }
                         })?;
                     let from = element.offset_bytes as usize + done;
                     if err.is_corrupt() {
@@ -4232,12 +4297,14 @@ impl Store {
                     (from as usize, buf.len()),
                     true,
                 )
-                .map(|(whole, _)| whole),
+                .map(|(whole, _)| whole)
+                .map_err(CacheRebuildFailure::from),
             // WCL home bytes are not rebuilt: the destage that carried them home with an
             // OSS out of service left no parity that knows better (LOST, never a guess).
             None => Err(StoreError::DataLost(
                 "they went home from the cache zone unchecked".into(),
-            )),
+            )
+            .into()),
         };
         if let Ok(whole) = &rebuilt {
             assert_eq!(whole.len() as u64, e, "a rebuilt element is whole");
@@ -4268,19 +4335,31 @@ impl Store {
             Some(_) => "its cache stripe's parity",
             None => "its stripe's parity",
         };
-        if let (Err(err), Some(missing)) = (&rebuilt, self.missing_oss_of_row(core, file, element))
-        {
-            // A column the rebuild needs is only away (its directory unmounted, not failed
-            // on record): the bytes that prove this block are on it, so refuse and record
-            // nothing, as `check_rebuilt_against_witness` does for its own OSS (s44c).
+        // A column the rebuild needs is only away (its directory unmounted, not failed on
+        // record): the bytes that prove this block may be on it, so refuse and record
+        // nothing, as `check_rebuilt_against_witness` does for its own OSS (s44c). Weighed
+        // (s45a, review r44c MEDIUM-1): a cache stripe's decode counts an away OSS only
+        // where its column holds a chunk of that cache stripe the decode erased, and the
+        // decode would have been within the code's tolerance with it; an OSS the decode
+        // never needed left a real loss off the record (`status` clean) while it was away.
+        // A home row (the home witness) is not weighed yet: any away OSS of the row.
+        let away = match (&rebuilt, chunk_base) {
+            (Err(f), Some(_)) => {
+                (f.columns.as_ref()).and_then(|c| self.away_column_could_help(core, c))
+            }
+            (Err(_), None) if self.home_witnessed() => self.missing_oss_of_row(core, file, element),
+            _ => None,
+        };
+        if let (Err(f), Some(missing)) = (&rebuilt, away) {
             return Err(StoreError::DataLost(format!(
-                "{missing}; without it: {} file bytes from {fa}: they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs (the OSS lost a write, or the metadata is older than the OSSs), and no rebuild from {parity}: {err}; nothing was changed or recorded lost: mount it and retry (the bytes are on it)",
-                self.file_name_in(core, file)
+                "{missing}; without it: {} file bytes from {fa}: they sit on OSS {oss} under a valid checksum, but their crc on record (the last acknowledged write's) differs (the OSS lost a write, or the metadata is older than the OSSs), and no rebuild from {parity}: {}; nothing was changed or recorded lost: mount it and retry (the bytes are on it)",
+                self.file_name_in(core, file),
+                f.err
             )));
         }
         let why = match &rebuilt {
             Ok(_) => format!("the bytes rebuilt from {parity} do not match it either"),
-            Err(err) => format!("no rebuild from {parity}: {err}"),
+            Err(f) => format!("no rebuild from {parity}: {}", f.err),
         };
         let starts: Vec<u64> = stale.iter().map(|&(pa, ..)| pa).collect();
         Err(self.witness_stale_lost(
@@ -4368,6 +4447,24 @@ impl Store {
         starts: &[u64],
         why: String,
     ) -> StoreError {
+        let token = match self.kind {
+            StrategyKind::Wcl => super::stale_cache::WITNESS_STALE,
+            _ => super::home_witness::HOME_WITNESS_STALE,
+        };
+        self.blocks_lost(core, (oss, file, element), starts, token, why)
+    }
+
+    /// `witness_stale_lost` with the `Lost` record's token `token`: the whole 4 KiB file
+    /// blocks starting at `starts`, clipped to `element`'s extent and the file's size,
+    /// recorded LOST when the caller holds no core lock; the error names them and `why`.
+    pub(super) fn blocks_lost(
+        &self,
+        core: Option<&Core>,
+        (oss, file, element): (usize, u64, &exaraid_plan::ElementRange),
+        starts: &[u64],
+        token: &str,
+        why: String,
+    ) -> StoreError {
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let size = self.file_size_for_clipping(core, file);
         let extent = match self.layout.file_offset_of(element) {
@@ -4384,11 +4481,7 @@ impl Store {
                     offset_bytes: a,
                     len_bytes: z - a,
                     oss,
-                    token: if self.kind == StrategyKind::Wcl {
-                        super::stale_cache::WITNESS_STALE.into()
-                    } else {
-                        super::home_witness::HOME_WITNESS_STALE.into()
-                    },
+                    token: token.into(),
                     cache_addr_bytes: None,
                     made_final_by_rebuild: false,
                 });

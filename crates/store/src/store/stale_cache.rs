@@ -41,6 +41,12 @@ pub(super) const STALE_CACHE: &str =
 pub(super) const WITNESS_STALE: &str =
     "none: its WCL cache block holds bytes other than the last acknowledged ones (their crc on record differs: an OSS lost a write) and its cache stripe's parity could not rebuild them";
 
+/// The window token of a lost range of a WCL cache block whose OSS is failed on record and
+/// whose decode needs a column that fails its witness piece (a lost write), beside no
+/// column only away: no remount brings its bytes back (s45a, review r44c MEDIUM-2).
+pub(super) const WITNESS_DECODE_LOST: &str =
+    "none: its WCL cache block's OSS is failed and the decode from its cache stripe's parity needs a column that holds bytes other than the last acknowledged ones (their crc on record differs: an OSS lost a write)";
+
 /// Located stale bytes of a cache element: `(pos, element offset, right bytes)`.
 pub(super) type Fix = (Pos, u64, Vec<u8>);
 

@@ -289,10 +289,12 @@ fn s44c_a_decode_through_a_stale_column_into_a_column_without_a_piece_reads_no_w
 /// data B (1) lost 2000..3000 (two lost writes in a one-fault row: A is lost for good, as
 /// `s44c_two_lost_partial_writes_in_one_row_read_no_wrong_byte` records); data element 2's
 /// OSS is away, and element 2 has no chunk in the open cache stripe (never written there),
-/// so its mount brings nothing the decode can use. What should hold: A's block LOST on
-/// record (the open's degraded check, or the read), as with every OSS present.
+/// so its mount brings nothing the decode can use. What must hold: A's block LOST on
+/// record (the open's degraded check, or the read), as with every OSS present. Failed on
+/// 1d205592 (ignored OPEN there: refused "OSS 2 is MISSING ... mount it and retry", nothing
+/// on record); since s45a the refusal weighs the away column (`away_column_could_help`: it
+/// holds no chunk of the cache stripe, so it cannot help).
 #[test]
-#[ignore = "OPEN r44c MEDIUM-1: refused with nothing on record while an OSS the rebuild never needs is away (s44c's away refusal asks no more than 'any OSS of the row away'); af8127a3 recorded A LOST"]
 fn r44c_an_away_oss_the_rebuild_never_needs_hides_a_real_loss() {
     let s = stripe_0_cached_with_lost_writes(&[], &[(0, 0..1000), (1, 2000..3000)]);
     let _aside = take_away(&s.dir, s.data_oss[2]);
@@ -328,9 +330,10 @@ fn r44c_an_away_oss_the_rebuild_never_needs_then_back_reads_no_wrong_byte() {
 /// block's). What must hold: the read returns the acknowledged bytes, or it is refused and
 /// the loss is on record (`status`). On af8127a3: refused, 0..1000 recorded LOST. On s44c:
 /// refused, NOTHING on record (B erased whole: "columns [0, 1] ... unreadable"), so
-/// `status` shows a store without loss while A's block can never be read.
+/// `status` shows a store without loss while A's block can never be read (ignored OPEN on
+/// 1d205592). Since s45a (`witness_decode_lost_for_good`): every erasure besides the
+/// witness's is an OSS failed on record, so the read records A's block LOST.
 #[test]
-#[ignore = "OPEN r44c MEDIUM-2: a client read's decode that erases a witness-failing column fails with nothing on record (s44c); af8127a3 recorded 0..1000 LOST"]
 fn r44c_a_failed_oss_beside_a_stale_column_refuses_with_nothing_on_record() {
     let s = stripe_0_cached_with_lost_writes(&[], &[(1, 2000..3000)]);
     let store = Store::open(&s.dir).unwrap();
@@ -343,6 +346,102 @@ fn r44c_a_failed_oss_beside_a_stale_column_refuses_with_nothing_on_record() {
             assert!(
                 lost.iter().any(|&(x, z)| x <= a as u64 && (a as u64) < z),
                 "refused, so A's block LOST on record: {lost:?} ({e})"
+            );
+        }
+    }
+    store.close().unwrap();
+}
+
+/// s45a, the boundary of r44c MEDIUM-1's mend: data element A (0) lost an overwrite of its
+/// bytes 0..1000, and data element B's (1) OSS is away (its directory missing, not failed
+/// on record). B was written whole into the open cache stripe, so its column holds a chunk
+/// A's rebuild needs: with B read, the decode erases A alone (within raid5's tolerance) and
+/// rebuilds A's acknowledged bytes from P. What must hold: while B's directory is missing,
+/// A's read (and the open's degraded check) refuses `DataLost` naming the missing directory
+/// and "mount it and retry", and records nothing (a LOST on record would be for good, and
+/// the bytes come back with the mount); once B is back, A reads right and nothing is LOST.
+/// The weighing that lets `r44c_an_away_oss_the_rebuild_never_needs_hides_a_real_loss` go
+/// on record must not reach this scene.
+#[test]
+fn s45a_an_away_data_oss_whose_chunk_the_rebuild_needs_refuses_then_back_reads_right() {
+    let s = stripe_0_cached_with_lost_writes(&[], &[(0, 0..1000)]);
+    let b_oss = s.data_oss[1];
+    let aside = take_away(&s.dir, b_oss);
+    let a = s.element_at[0];
+    {
+        let store = Store::open(&s.dir).unwrap();
+        assert_eq!(lost_on_record(&store), vec![], "the open recorded nothing");
+        match first_wrong_byte(&store, &s.model, a) {
+            Err(StoreError::DataLost(msg)) => assert!(
+                msg.contains(&format!("OSS {b_oss} is MISSING"))
+                    && msg.contains("mount it and retry"),
+                "the refusal names B's missing directory: {msg}"
+            ),
+            Ok(wrong) => panic!("read of A's block with B away: {wrong:?}"),
+            Err(e) => panic!("read of A's block with B away: {e}"),
+        }
+        assert_eq!(lost_on_record(&store), vec![], "the read recorded nothing");
+        store.close().unwrap();
+    }
+    bring_back(&s.dir, b_oss, &aside);
+    let store = Store::open(&s.dir).unwrap();
+    assert_eq!(
+        first_wrong_byte(&store, &s.model, a).unwrap(),
+        None,
+        "A's block rebuilt from parity with B back"
+    );
+    let lost = assert_blocks_read_or_lost_on_record(&store, "f", &s.model, 0..0, &[], "B back");
+    assert_eq!(lost, Vec::<usize>::new(), "nothing LOST");
+    store.close().unwrap();
+}
+
+/// s45a, the boundary of r44c MEDIUM-2's mend: data B (1) lost an overwrite of 2000..3000,
+/// A's (0) OSS failed on record, then P's OSS only away (directory missing). A's decode
+/// would erase A (failed), B (fails its piece) and P (away): an erasure only away, so the
+/// read refuses and records nothing (the rule records a loss only where every erasure
+/// besides the witness's is an OSS failed on record; on raid5 the read is refused even
+/// before, two OSSs being out of service). What must hold: A's read never returns a wrong
+/// byte, and A's block is not on record while P is away. (B's own stale bytes are: the
+/// degraded open's check finds them, and their rebuild needs A, failed for good, so P's
+/// mount could not help: LOST, `away_column_could_help`.) Then P back: the row is past raid5's
+/// tolerance still (A failed, B stale), so A's read returns the acknowledged bytes or
+/// records A's block LOST (`witness_decode_lost_for_good`). That second half fails on
+/// 1d205592 (nothing on record), as r44c's test above does.
+#[test]
+fn s45a_a_failed_oss_beside_a_stale_column_and_an_away_p_keeps_a_off_the_record_until_p_is_back() {
+    let s = stripe_0_cached_with_lost_writes(&[], &[(1, 2000..3000)]);
+    {
+        // Failed with every other OSS present (a failure beside an away OSS is refused).
+        let store = Store::open(&s.dir).unwrap();
+        store.fail_oss(s.data_oss[0]).unwrap();
+        store.close().unwrap();
+    }
+    let aside = take_away(&s.dir, s.p_oss);
+    let a = s.element_at[0];
+    {
+        let store = Store::open(&s.dir).unwrap();
+        // Refused on raid5 before any decode (two OSSs out of service, past the
+        // tolerance: "retry with them back"), so the weighing is not reached here.
+        if let Ok(got) = store.read("f", a as u64, 1000) {
+            assert_eq!(got, s.model[a..a + 1000], "A's bytes 0..1000");
+        }
+        let lost = lost_on_record(&store);
+        assert!(
+            lost.iter()
+                .all(|&(x, z)| z <= a as u64 || a as u64 + UNIT as u64 <= x),
+            "P away: A's block not on record: {lost:?}"
+        );
+        store.close().unwrap();
+    }
+    bring_back(&s.dir, s.p_oss, &aside);
+    let store = Store::open(&s.dir).unwrap();
+    match store.read("f", a as u64, 1000) {
+        Ok(got) => assert_eq!(got, s.model[a..a + 1000], "A's bytes 0..1000"),
+        Err(e) => {
+            let lost = lost_on_record(&store);
+            assert!(
+                lost.iter().any(|&(x, z)| x <= a as u64 && (a as u64) < z),
+                "P back, refused, so A's block LOST on record: {lost:?} ({e})"
             );
         }
     }
