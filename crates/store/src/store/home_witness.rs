@@ -320,7 +320,8 @@ impl Store {
                     crc32c::crc32c(&buf[(pa - fa) as usize..(pz - fa) as usize])
                 } else {
                     let mut piece = vec![0u8; (pz - pa) as usize];
-                    if (self.read_retrying(step.oss, key, (pa - base) as usize, &mut piece)).is_err()
+                    if (self.read_retrying(step.oss, key, (pa - base) as usize, &mut piece))
+                        .is_err()
                     {
                         continue; // today's checks alone
                     }

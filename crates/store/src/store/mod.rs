@@ -639,6 +639,9 @@ impl Drop for Ticket {
     }
 }
 
+/// Witness pieces `(first byte, end byte, crc32c)` of one file (`State::home_witness_in`).
+type WitnessPieces = Vec<(u64, u64, u32)>;
+
 /// A plan with its place in the stripe queues.
 struct Admitted {
     plan: IoPlan,
@@ -716,7 +719,7 @@ struct Core {
     /// read against them before any delta (`check_displaced_home_pieces`), since the state
     /// no longer has them. At most one entry per plan of a write in flight, each at most
     /// the pieces the witness held (`HOME_WITNESS_PIECES_MAX`). Memory only.
-    displaced_home_pieces: BTreeMap<PlanId, Arc<Vec<(u64, u64, u32)>>>,
+    displaced_home_pieces: BTreeMap<PlanId, Arc<WitnessPieces>>,
     /// While a settle runs (`Store::settle_exclusive`): every range a `Rec::Lost` put on
     /// record, for the settle to return. Why: the callers that tell what a settle lost
     /// (`rm`, `put`, `flush`, the bound's advance) cloned the whole lost list before it to
@@ -4765,7 +4768,7 @@ impl Store {
             // they read against them (a lost write under a partial overwrite). Not those over
             // bytes lost on record: their loss is told already, and the write of them again
             // reads what a lost-row reset or recovery left there, not the piece's bytes.
-            let displaced: Vec<(u64, u64, u32)> = match self.home_witnessed() {
+            let displaced: WitnessPieces = match self.home_witnessed() {
                 true => (core.state)
                     .home_witness_in(file, offset_bytes, offset_bytes + write.len_bytes)
                     .into_iter()

@@ -80,10 +80,7 @@ fn lost_write_then_overwrite(dir: &Path, code: CodeSpec, oss: usize, after_bytes
         "the scene: every acknowledged byte reads right"
     );
     store.close().unwrap();
-    Scene {
-        healthy,
-        acked,
-    }
+    Scene { healthy, acked }
 }
 
 fn codes() -> Vec<(&'static str, CodeSpec, usize)> {

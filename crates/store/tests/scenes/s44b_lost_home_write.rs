@@ -65,7 +65,11 @@ pub(crate) fn lose_a_home_write(dir: &Path, code: CodeSpec, oss: usize) -> Lost 
 
 /// Read every 4 KiB block of "f": the acknowledged bytes, or `DataLost` with the loss on
 /// record right after the read. Returns the blocks read lost.
-pub(crate) fn every_block_right_or_lost_on_record(store: &Store, acked: &[u8], what: &str) -> Vec<usize> {
+pub(crate) fn every_block_right_or_lost_on_record(
+    store: &Store,
+    acked: &[u8],
+    what: &str,
+) -> Vec<usize> {
     let mut lost = Vec::new();
     for at in (0..acked.len()).step_by(4096) {
         let len = 4096.min(acked.len() - at);

@@ -22,12 +22,14 @@
 //!
 //! On 1d205592 (before this session): raid5 `--repair` reported the stripe unrepairable
 //! ("cannot tell which column is wrong") and rewrote nothing, raid6 located the column but
-//! kept it ("nothing on disk tells which is right"); a second scrub saw the same mismatch,
-//! and with P's OSS failed after the repair the block read LOST (the acknowledged bytes had
-//! lived on the parity alone); see docs/results/s45-s45c.md.
+//! kept it ("nothing on disk tells which is right"); a second scrub saw the same mismatch
+//! (the acknowledged bytes left on the parity alone); with P's OSS failed, `--repair`
+//! recorded nothing; see docs/results/s45-s45c.md.
 
 use crate::common;
-use crate::s44b_lost_home_write::{every_block_right_or_lost_on_record, lose_a_home_write, WRITE_AT};
+use crate::s44b_lost_home_write::{
+    every_block_right_or_lost_on_record, lose_a_home_write, WRITE_AT,
+};
 use common::*;
 
 use exaraid_codes::CodeSpec;
@@ -36,7 +38,10 @@ use exaraid_store::Store;
 
 /// Does `report` name stripe 0 of "f" (a corrupt or stale element, or a parity mismatch)?
 fn names_stripe_0(report: &ScrubReport) -> bool {
-    report.parity_mismatches.iter().any(|(f, s)| f == "f" && *s == 0)
+    report
+        .parity_mismatches
+        .iter()
+        .any(|(f, s)| f == "f" && *s == 0)
         || report
             .corrupt_elements
             .iter()
@@ -60,7 +65,10 @@ fn repair_rewrites_the_stale_block(code: CodeSpec, oss: usize, what: &str) {
     let lost = lose_a_home_write(&dir, code, oss);
     let store = Store::open(&dir).unwrap();
     let plain = store.scrub(false).unwrap();
-    assert!(names_stripe_0(&plain), "{what}: plain scrub finds it: {plain:?}");
+    assert!(
+        names_stripe_0(&plain),
+        "{what}: plain scrub finds it: {plain:?}"
+    );
     let repaired = store.scrub(true).unwrap();
     let gone = every_block_right_or_lost_on_record(&store, &lost.acked, what);
     assert!(
