@@ -3807,6 +3807,12 @@ impl Store {
             Err(StoreError::DataLost(_)) if self.read_feeds_only_failed_writes(plan, i) => {
                 Ok(vec![0u8; plan.steps[i].len_bytes as usize])
             }
+            // Old home bytes of a client write: checked against the witness pieces its
+            // input dropped before a delta takes them (s45c).
+            Ok(mut bytes) => {
+                self.check_displaced_home_pieces(plan, i, &mut bytes)?;
+                Ok(bytes)
+            }
             read => read,
         }
     }
@@ -4438,7 +4444,7 @@ impl Store {
     /// lock (a read outside any plan). Each block is clipped to the bytes the extent
     /// `element` holds: the block's other bytes may be newest in another extent, where
     /// they read right (review r43b LOW-1).
-    fn witness_stale_lost(
+    pub(super) fn witness_stale_lost(
         &self,
         core: Option<&Core>,
         oss: usize,
@@ -4511,7 +4517,7 @@ impl Store {
     /// edge block to verify, and the bytes are the ones already acknowledged (old bytes, not
     /// the plan's new ones), so a crash at any point leaves the element as good as before.
     /// An OSS that fails meanwhile is left to the plan's write step, which records it.
-    fn write_back_confirmed(
+    pub(super) fn write_back_confirmed(
         &self,
         oss: usize,
         key: ElementKey,

@@ -131,12 +131,39 @@ impl Store {
         if in_lost.is_empty() || core.is_some() {
             return err;
         }
-        let g = self.layout.geometry();
-        let block = CHECKSUM_BLOCK_BYTES as u64;
-        let size = self.file_size_for_clipping(core, file);
         let blocks = (wanted.iter().filter(|i| lost.contains(i)))
             .map(|&i| (pos, i))
             .chain(in_lost);
+        let ranges = self.home_stale_ranges(core, file, stripe, blocks);
+        if ranges.is_empty() {
+            return err;
+        }
+        let listed: Vec<String> = (ranges.iter())
+            .map(|r| format!("{}..{}", r.offset_bytes, r.offset_bytes + r.len_bytes))
+            .collect();
+        let mut c = self.core.lock();
+        if let Err(e) = self.journal(&mut c, Rec::Lost { ranges }, true) {
+            return e;
+        }
+        StoreError::DataLost(format!(
+            "{err}; file bytes {} are recorded lost: a column the decode needs holds bytes other than the last acknowledged ones (their crc on record differs: its OSS lost a write). Write them again from your own copy",
+            listed.join(", ")
+        ))
+    }
+
+    /// The lost ranges (`HOME_WITNESS_STALE`) of home data blocks `blocks` (`(position,
+    /// block)`) of home stripe `stripe` of `file`: one per file block, clipped to the
+    /// file's size (a block past it holds nothing of the file).
+    fn home_stale_ranges(
+        &self,
+        core: Option<&Core>,
+        file: u64,
+        stripe: u64,
+        blocks: impl Iterator<Item = (Pos, usize)>,
+    ) -> Vec<LostRange> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let size = self.file_size_for_clipping(core, file);
         let mut ranges: Vec<LostRange> = Vec::new();
         for (p, i) in blocks {
             let Cell::Data(d) = g.cell(p) else {
@@ -156,20 +183,39 @@ impl Store {
                 });
             }
         }
-        if ranges.is_empty() {
-            return err;
-        }
+        ranges
+    }
+
+    /// `scrub --repair` (s45c): home data blocks `blocks` of `stripe` of `file` fail their
+    /// home witness pieces and no rebuild from the row's parity matches them: recorded
+    /// LOST (those not on record already, so a second scrub adds nothing), as a client
+    /// read of them would record them, so that `status` names them before any read.
+    /// Called with no core lock held. Returns the file ranges, listed for the report.
+    pub(super) fn record_home_witness_stale(
+        &self,
+        file: u64,
+        stripe: u64,
+        blocks: &[(Pos, usize)],
+    ) -> Result<String, StoreError> {
+        let blocks_max = self.layout.geometry().data_pos.len() * self.sb.element_bytes;
+        assert!(blocks.len() <= blocks_max / CHECKSUM_BLOCK_BYTES);
+        let ranges = self.home_stale_ranges(None, file, stripe, blocks.iter().copied());
         let listed: Vec<String> = (ranges.iter())
             .map(|r| format!("{}..{}", r.offset_bytes, r.offset_bytes + r.len_bytes))
             .collect();
         let mut c = self.core.lock();
-        if let Err(e) = self.journal(&mut c, Rec::Lost { ranges }, true) {
-            return e;
+        let new: Vec<LostRange> = (ranges.into_iter())
+            .filter(|r| {
+                let on_record: u64 = (c.state.lost_in(file, r.offset_bytes, r.len_bytes).iter())
+                    .map(|l| l.end_bytes().min(r.end_bytes()) - l.offset_bytes.max(r.offset_bytes))
+                    .sum();
+                on_record < r.len_bytes
+            })
+            .collect();
+        if !new.is_empty() {
+            self.journal(&mut c, Rec::Lost { ranges: new }, true)?;
         }
-        StoreError::DataLost(format!(
-            "{err}; file bytes {} are recorded lost: a column the decode needs holds bytes other than the last acknowledged ones (their crc on record differs: its OSS lost a write). Write them again from your own copy",
-            listed.join(", ")
-        ))
+        Ok(listed.join(", "))
     }
 
     /// Does the home witness confirm block `i` of `element` rebuilt from parity
@@ -207,5 +253,160 @@ impl Store {
                     && crc32c::crc32c(&rebuilt[(pa - a) as usize..(pz - a) as usize]) == crc
             })
             && (0..block).all(|j| inside(a + j) || rebuilt[j as usize] == on_disk[j as usize])
+    }
+}
+
+impl Store {
+    /// Read step `i` of client write `plan` read home data `bytes`: where they overlap
+    /// home witness pieces the write's input dropped (`Core::displaced_home_pieces`), each
+    /// such piece is checked (its bytes outside the step read from disk). Why (s45c, review
+    /// s13r R13-4's partial overwrite): a lost write leaves older bytes under a valid
+    /// checksum, while the row's parity holds the acknowledged ones; a read-modify-write
+    /// over part of it took the stale bytes as the old value of its delta (the parity then
+    /// encoded neither version there) and its input dropped the lost write's piece, so
+    /// the rest of the lost range read stale with success for good. A block failing its
+    /// piece is rebuilt from the row's parity first: where the rebuild matches every piece
+    /// in the block and equals the disk outside them (`rebuild_confirms_pieces`), it is
+    /// written back whole (the acknowledged bytes, under the plan's stripe locks, before
+    /// any write of the plan: a crash leaves the block as good as before) and the step
+    /// returns the rebuilt bytes, so the delta takes the bytes the parity holds. Else the
+    /// block is recorded LOST (`HOME_WITNESS_STALE`) and the write is refused (nothing of
+    /// it written): never a delta through stale bytes, never the stale bytes left with
+    /// success.
+    pub(super) fn check_displaced_home_pieces(
+        &self,
+        plan: &IoPlan,
+        i: usize,
+        bytes: &mut [u8],
+    ) -> Result<(), StoreError> {
+        let step = &plan.steps[i];
+        if step.op != Op::Read
+            || step.zone != PlanZone::Data
+            || !matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
+            || !self.home_witnessed()
+        {
+            return Ok(());
+        }
+        let displaced = match self.core.lock().displaced_home_pieces.get(&plan.id) {
+            Some(d) => d.clone(),
+            None => return Ok(()),
+        };
+        assert_eq!(bytes.len() as u64, step.len_bytes);
+        let e = self.sb.element_bytes as u64;
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let mut at = 0u64;
+        for piece in &step.pieces {
+            let el = &piece.element;
+            let buf = &mut bytes[at as usize..(at + el.len_bytes) as usize];
+            let addr = step.addr_bytes + at;
+            at += el.len_bytes;
+            let Some(fa) = self.layout.file_offset_of(el) else {
+                continue; // parity: no piece
+            };
+            let fz = fa + el.len_bytes;
+            // File byte of element byte 0; pieces lie within one block of one element.
+            let base = fa - el.offset_bytes;
+            let over: Vec<(u64, u64, u32)> = (displaced.iter())
+                .filter(|&&(pa, pz, _)| pa < fz && fa < pz && pa >= base && pz <= base + e)
+                .copied()
+                .collect();
+            if over.is_empty() {
+                continue;
+            }
+            let key = self.key(PlanZone::Data, step.file, addr);
+            let mut stale: BTreeSet<u64> = BTreeSet::new();
+            for &(pa, pz, crc) in &over {
+                let got = if fa <= pa && pz <= fz {
+                    crc32c::crc32c(&buf[(pa - fa) as usize..(pz - fa) as usize])
+                } else {
+                    let mut piece = vec![0u8; (pz - pa) as usize];
+                    if (self.read_retrying(step.oss, key, (pa - base) as usize, &mut piece))
+                        .is_err()
+                    {
+                        continue; // today's checks alone
+                    }
+                    crc32c::crc32c(&piece)
+                };
+                if got != crc {
+                    stale.insert((pa - base) / block);
+                }
+            }
+            if stale.is_empty() {
+                continue;
+            }
+            let (first, last) = (stale.first().copied(), stale.last().copied());
+            let (first, last) = (first.expect("not empty"), last.expect("not empty"));
+            let from = (first * block) as usize;
+            let n = ((last + 1 - first) * block) as usize;
+            let rebuilt = self
+                .rebuild_element(None, step.file, el.stripe, el.pos, (from, n), false)
+                .ok()
+                .map(|(whole, _)| whole);
+            let mut on_disk = vec![0u8; e as usize];
+            let disk_read = self.backends[step.oss].read_unverified(key, &mut on_disk);
+            let confirmed = match (&rebuilt, disk_read) {
+                (Some(whole), Ok(_)) => stale.iter().all(|&b| {
+                    self.rebuild_confirms_pieces(step.file, base, b, whole, &on_disk, &over)
+                }),
+                _ => false,
+            };
+            let whole_element = exaraid_plan::ElementRange {
+                offset_bytes: 0,
+                len_bytes: e,
+                ..*el
+            };
+            let Some(whole) = rebuilt.filter(|_| confirmed) else {
+                let starts: Vec<u64> = stale.iter().map(|&b| base + b * block).collect();
+                return Err(self.witness_stale_lost(
+                    None,
+                    step.oss,
+                    step.file,
+                    &whole_element,
+                    &starts,
+                    format!(
+                        "a write over them read them as its old bytes: they sit on OSS {} under a valid checksum, but their crc on record (the last acknowledged write's) differs (the OSS lost a write), and no rebuild from the stripe's parity matches it; the write was refused, nothing of it written",
+                        step.oss
+                    ),
+                ));
+            };
+            for &b in &stale {
+                let (a, len) = ((b * block) as usize, block as usize);
+                self.write_back_confirmed(step.oss, key, &whole, a, len)?;
+            }
+            let from = el.offset_bytes as usize;
+            buf.copy_from_slice(&whole[from..from + buf.len()]);
+        }
+        assert_eq!(at, step.len_bytes, "a step's pieces lie back to back");
+        Ok(())
+    }
+
+    /// Does `whole` (an element rebuilt from parity, whose element byte 0 is file byte
+    /// `base`) hold the last acknowledged bytes of its block `b`? Every piece in the block
+    /// (the displaced ones, `displaced`, and the home witness's own) matches it, and
+    /// outside them it equals the disk (`on_disk`): a lost write changes only its own
+    /// bytes; elsewhere a decode through another wrong column would show.
+    fn rebuild_confirms_pieces(
+        &self,
+        file: u64,
+        base: u64,
+        b: u64,
+        whole: &[u8],
+        on_disk: &[u8],
+        displaced: &[(u64, u64, u32)],
+    ) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (a, z) = (base + b * block, base + (b + 1) * block);
+        let mut pieces: Vec<(u64, u64, u32)> = (displaced.iter())
+            .filter(|&&(pa, pz, _)| pa < z && a < pz)
+            .copied()
+            .collect();
+        pieces.extend(self.with_core(None, |c| c.state.home_witness_in(file, a, z)));
+        let inside = |x: u64| pieces.iter().any(|&(pa, pz, _)| pa <= x && x < pz);
+        let at = |x: u64| (x - base) as usize;
+        !pieces.is_empty()
+            && pieces.iter().all(|&(pa, pz, crc)| {
+                pa >= a && pz <= z && crc32c::crc32c(&whole[at(pa)..at(pz)]) == crc
+            })
+            && (a..z).all(|x| inside(x) || whole[at(x)] == on_disk[at(x)])
     }
 }

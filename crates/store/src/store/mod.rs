@@ -639,6 +639,9 @@ impl Drop for Ticket {
     }
 }
 
+/// Witness pieces `(first byte, end byte, crc32c)` of one file (`State::home_witness_in`).
+type WitnessPieces = Vec<(u64, u64, u32)>;
+
 /// A plan with its place in the stripe queues.
 struct Admitted {
     plan: IoPlan,
@@ -711,6 +714,12 @@ struct Core {
     writes_in_flight: BTreeMap<u64, WriteInFlight>,
     /// The number the next write in flight gets.
     write_in_flight_next: u64,
+    /// Home witness pieces `(first, end, crc32c)` a client write's input dropped (s45c), by
+    /// its plan ids, from its input until its end: its read steps check the old bytes they
+    /// read against them before any delta (`check_displaced_home_pieces`), since the state
+    /// no longer has them. At most one entry per plan of a write in flight, each at most
+    /// the pieces the witness held (`HOME_WITNESS_PIECES_MAX`). Memory only.
+    displaced_home_pieces: BTreeMap<PlanId, Arc<WitnessPieces>>,
     /// While a settle runs (`Store::settle_exclusive`): every range a `Rec::Lost` put on
     /// record, for the settle to return. Why: the callers that tell what a settle lost
     /// (`rm`, `put`, `flush`, the bound's advance) cloned the whole lost list before it to
@@ -2355,6 +2364,7 @@ impl Store {
                 epochs_held,
                 file_ids_checked: false,
                 writes_in_flight: BTreeMap::new(),
+                displaced_home_pieces: BTreeMap::new(),
                 write_in_flight_next: 0,
                 lost_recorded: None,
             }),
@@ -4754,6 +4764,18 @@ impl Store {
                 };
             }
             let size_before_bytes = core.state.file_by_id(file).map_or(0, |(_, m)| m.size_bytes);
+            // The pieces this write's input drops (s45c): its read steps check the old bytes
+            // they read against them (a lost write under a partial overwrite). Not those over
+            // bytes lost on record: their loss is told already, and the write of them again
+            // reads what a lost-row reset or recovery left there, not the piece's bytes.
+            let displaced: WitnessPieces = match self.home_witnessed() {
+                true => (core.state)
+                    .home_witness_in(file, offset_bytes, offset_bytes + write.len_bytes)
+                    .into_iter()
+                    .filter(|&(pa, pz, _)| core.state.lost_in(file, pa, pz - pa).is_empty())
+                    .collect(),
+                false => Vec::new(),
+            };
             let crcs = self.write_crcs(&plans, file, offset_bytes, data);
             let journaled = self.journal(
                 &mut core,
@@ -4815,6 +4837,12 @@ impl Store {
                 .map(|p| p.id)
                 .max()
                 .unwrap_or(PlanId::MAX);
+            if !displaced.is_empty() {
+                let displaced = Arc::new(displaced);
+                for p in plans.iter().filter(|p| p.id <= write_plan) {
+                    core.displaced_home_pieces.insert(p.id, displaced.clone());
+                }
+            }
             let in_flight_id = core.write_in_flight_next;
             core.write_in_flight_next += 1;
             let in_flight = WriteInFlight {
@@ -4879,6 +4907,10 @@ impl Store {
             .writes_in_flight
             .remove(&in_flight_id)
             .expect("a write stays in flight until its end");
+        // Its plans ran (or never will): their displaced pieces are checked or moot.
+        for id in &refusal.then_dropped {
+            core.displaced_home_pieces.remove(id);
+        }
         // Window bytes an OSS failure took while this write ran, less this write's own
         // (named below): told with the write's result (`write_chunk`).
         let not_own = |l: &LostRange| -> Vec<LostRange> {

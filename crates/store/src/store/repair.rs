@@ -1283,6 +1283,12 @@ impl Store {
                 self.check_scrub_goes_on(repair)?;
                 report.stripes_checked += 1;
                 let mut home = self.read_home_blocks(None, id, stripe)?;
+                // Data blocks that fail their home witness piece (a lost write: older bytes
+                // under a valid checksum) are erasures, as for a client's read (s45c): the
+                // repair rebuilds THAT block from the row's parity (which took the write's
+                // delta) where the rebuild matches the piece, never the parity from it.
+                let witness_erased =
+                    self.erase_home_blocks_failing_the_witness(None, id, stripe, &mut home);
                 let erased = home.erased_cols();
                 let first_finding = report.corrupt_elements.len();
                 for c in &home.corrupt {
@@ -1408,6 +1414,11 @@ impl Store {
                         continue;
                     }
                 };
+                // Witness-stale blocks nothing rebuilds to their piece: LOST on record.
+                let mut stale_lost: Vec<(Pos, usize)> = (witness_erased.iter())
+                    .filter(|(_, i)| lost.contains(i))
+                    .copied()
+                    .collect();
                 if !lost.is_empty() {
                     let why = self
                         .lost_blocks_error(None, id, stripe, &home, &lost)
@@ -1416,7 +1427,9 @@ impl Store {
                     report.unrepairable.push(why);
                 }
                 // Rewrite only the unreadable blocks (their elements' other blocks are clean),
-                // each confirmed against its stored checksum first where it has one.
+                // each confirmed against its stored checksum first where it has one, or, for
+                // a block the home witness erased, against its pieces (`home_witness_confirms`:
+                // its stored checksum is the stale bytes').
                 for (n, c) in home.corrupt.iter().enumerate() {
                     let Some((oss, key)) = self.home_key(id, stripe, c.pos) else {
                         continue;
@@ -1429,6 +1442,21 @@ impl Store {
                         if c.missing || self.rebuilt_block_confirmed(oss, key, i, bytes, checked) {
                             confirmed.push(i);
                             continue;
+                        }
+                        if witness_erased.contains(&(c.pos, i)) {
+                            let range = exaraid_plan::ElementRange {
+                                stripe,
+                                pos: c.pos,
+                                cell: g.cell(c.pos),
+                                offset_bytes: 0,
+                                len_bytes: self.sb.element_bytes as u64,
+                            };
+                            let on_disk = &as_read.element(c.pos)[i * block..(i + 1) * block];
+                            if self.home_witness_confirms(None, id, &range, i, bytes, on_disk) {
+                                confirmed.push(i);
+                                continue;
+                            }
+                            stale_lost.push((c.pos, i));
                         }
                         report.unrepairable.push(format!(
                             "{} stripe {stripe} column {} row {} block {i} on OSS {oss}: the bytes rebuilt from parity do not match the block's stored checksum (data and parity disagree there), or it has no checksum left (zeroed on disk) and no spare parity checked them; left as it is: write the stripe again, or restore the file",
@@ -1461,6 +1489,13 @@ impl Store {
                         report.repaired_elements += 1;
                         report.unreadable_elements[first_unreadable + n].repaired = true;
                     }
+                }
+                if !stale_lost.is_empty() {
+                    let named = self.record_home_witness_stale(id, stripe, &stale_lost)?;
+                    report.unrepairable.push(format!(
+                        "{} stripe {stripe} bytes {named}: they sit on disk under a valid checksum, but their crc on record (the last acknowledged write's) differs (an OSS lost a write), and no rebuild from the stripe's parity matches it either: recorded lost; write them again from your own copy",
+                        read::describe_file_name(&name)
+                    ));
                 }
                 // A stale readable column the decode located beside the corrupt blocks:
                 // rewritten where only its parity changes, else reported (R13-4).

@@ -124,6 +124,7 @@ mod s37c_decode_over_a_landed_part_beside_two_cut_writers;
 mod s38c_journal_marks_never_refuse_a_healthy_store;
 mod s41c_journal_marks_open_items;
 mod s44b_lost_home_write;
+mod s45c_scrub_lost_home_write;
 mod scrub_beside_half_failed_write;
 mod scrub_cache;
 mod scrub_dead_cache;
