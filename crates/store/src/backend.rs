@@ -248,6 +248,17 @@ pub trait Backend: Send + Sync {
     fn metadata_epoch(&self) -> Result<Option<MetadataEpoch>, BackendError> {
         Ok(None)
     }
+    /// Is this OSS's kept metadata epoch absent altogether (`Some(true)`: no epoch file at
+    /// all, as the way out of the older-metadata refusal leaves it: "removing
+    /// exaraid-epoch.json from every OSS directory"), or is one there (`Some(false)`: whole,
+    /// damaged by a torn overwrite, or unreadable)? `None`: the backend keeps no epochs, so
+    /// its answer proves nothing (the default, honest for a backend that cannot tell). Why
+    /// apart from `metadata_epoch`, which reads both absent and damaged as "never told":
+    /// the open trusts the home witness less only where the operator removed the files
+    /// (review r44b MEDIUM-1), never for a power cut that tore them.
+    fn metadata_epoch_absent(&self) -> Option<bool> {
+        None
+    }
     /// Keep `epoch` (see [`MetadataEpoch`]), durably before returning if `durable`: it
     /// replaces the one kept. Backends without epochs ignore it (the store then cannot tell
     /// its metadata rolled back by them). `store_dir`: the store directory telling it
@@ -2753,6 +2764,16 @@ impl Backend for DirBackend {
             }
         };
         Ok(epoch.metadata_epoch())
+    }
+
+    fn metadata_epoch_absent(&self) -> Option<bool> {
+        // Only a file shown gone (NotFound) is absent: one that cannot be looked at may be
+        // there.
+        let gone = matches!(
+            std::fs::symlink_metadata(self.dir.join(EPOCH_FILE)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound
+        );
+        Some(gone)
     }
 
     fn set_metadata_epoch(

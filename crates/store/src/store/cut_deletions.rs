@@ -78,6 +78,27 @@ pub(super) fn epoch_files_removed(backends: &[Box<dyn Backend>], state: &State) 
     asked.peek().is_some() && asked.all(|(_, b)| matches!(b.metadata_epoch(), Ok(None)))
 }
 
+/// Metadata opened through the older-metadata refusal's way out, told by what the
+/// operator did (review r44b MEDIUM-1): `epoch_files_removed`, and every OSS that is up
+/// (labelled: `healthy` needs its label) and not failed on record keeps epochs and has no
+/// epoch file at all. The state's home witness may then hold crcs of bytes the OSSs have
+/// since overwritten in place, acknowledged by the newer metadata that is gone: as a lost
+/// write's they would read LOST where the refusal promised "bytes written since ... read
+/// back as the OSSs hold them now". Not the way out, so the witness stays: a blank
+/// replacement disk (no label: not up, and the OSSs beside it keep their epochs: the
+/// session 44 mend fired there and a lost write read stale), a backend keeping no epochs
+/// (`metadata_epoch_absent` is `None`), epoch files a power cut tore (there, damaged).
+pub(super) fn epoch_files_taken_away(backends: &[Box<dyn Backend>], state: &State) -> bool {
+    if !epoch_files_removed(backends, state) {
+        return false;
+    }
+    backends
+        .iter()
+        .enumerate()
+        .filter(|(oss, b)| b.healthy() && !state.failed_oss.contains(oss))
+        .all(|(_, b)| b.metadata_epoch_absent() == Some(true))
+}
+
 /// Written stripes per file whose elements are looked for: bounds the open's work (a file
 /// with more stripes has elements on every OSS well before).
 const STRIPES_CHECKED_PER_FILE_MAX: usize = 4096;

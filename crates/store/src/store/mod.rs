@@ -2154,6 +2154,21 @@ impl Store {
         // are named as removed since (they were worded as the cut record's).
         let older_metadata =
             !backends_supplied && cut_deletions::epoch_files_removed(&backends, &state);
+        // The refusal's way out taken (every epoch file removed): the home witness may hold
+        // crcs of bytes the OSSs have since overwritten in place (acknowledged by the newer
+        // metadata that is gone), which would read LOST as lost writes (review r44b
+        // MEDIUM-1). None is trusted, from before anything reads; the checkpoint at the end
+        // of this open keeps it so (the epoch files this open writes hide the way out from
+        // the next open). The cache witness stays: a cache slot the newer metadata reused
+        // holds another write's bytes, maybe another file's, which the older metadata's
+        // planner would read as its own (a LOST there is right, not a false positive).
+        let witness_untrusted = older_metadata
+            && cut_deletions::epoch_files_taken_away(&backends, &state)
+            && !(state.home_witness.is_empty() && state.home_witness_pending.is_empty());
+        if witness_untrusted {
+            state.home_witness.clear();
+            state.home_witness_pending.clear();
+        }
         let deletions_token = match journal_tail_cut {
             _ if older_metadata => Some(cut_deletions::OBJECTS_REMOVED_SINCE),
             Some(_) => Some(cut_deletions::OBJECTS_DELETED),
@@ -2696,6 +2711,16 @@ impl Store {
         store.finish_removals_at_open()?;
         store.repair_after_tail_cut();
         store.check_cache_witness_when_degraded();
+        if witness_untrusted
+            && store.metadata_read_only.is_none()
+            && store.reads_only.lock().is_none()
+        {
+            // Best effort: on a metadata disk too full for a snapshot the journal still
+            // replays the witness at the next open, whose reads may then record blocks LOST
+            // that the OSSs hold right (never a wrong byte). A reads-only open writes
+            // nothing: no epoch file either, so the next open clears the witness again.
+            let _ = store.checkpoint();
+        }
         Ok(store)
     }
 

@@ -164,12 +164,14 @@ fn r44b_rebuild_scrub_repair_and_put_over_read_right() {
 /// (remove exaraid-epoch.json from every OSS: "bytes written since into the files it lists
 /// read back as the OSSs hold them now"). Taken, on af8127a3 the overwrites read back (home
 /// in place, parity agreeing). On s44b the restored home witness held the put's crcs for
-/// those blocks: each overwritten block reads LOST, and goes on record (review r44b
-/// MEDIUM-1). A mend (an open that finds an OSS in service without an epoch file clears the
-/// home witness and checkpoints) was tried in session 44 and taken out: a blank replacement
-/// disk and backends without epochs hold none either (three s44b scenes read stale).
+/// those blocks: each overwritten block read LOST, and went on record (review r44b
+/// MEDIUM-1). Since session 45 (s45b) an open that finds every OSS in service without an
+/// epoch file at all (the way out, `cut_deletions::epoch_files_taken_away`) trusts no home
+/// witness and checkpoints it cleared, so the overwrites read right, also after a reopen
+/// (whose OSSs hold this open's epoch again). The boundary the session 44 mend broke (a
+/// blank replacement disk holds no epoch file either) is pinned by
+/// `s45b_lost_home_write_beside_a_blank_disk_never_reads_stale` (s44b_lost_home_write.rs).
 #[test]
-#[ignore = "OPEN r44b MEDIUM-1: metadata put back by the epoch refusal's way out: the in-place overwrites read LOST on record (s44b's home witness); af8127a3 read them right"]
 fn r44b_rmw_metadata_put_back_reads_the_in_place_overwrites() {
     for path in [WritePath::Rmw, WritePath::Delayed] {
         let tmp = scratch();

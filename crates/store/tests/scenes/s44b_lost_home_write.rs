@@ -222,3 +222,75 @@ fn s44b_raid5_a_partial_overwrite_of_a_lost_home_write_reads_no_stale_byte() {
     every_block_right_or_lost_on_record(&store, &lost.acked, "raid5 4+1, partial overwrite");
     store.close().unwrap();
 }
+
+/// Session 45 (s45b), the boundary the session 44 mend of review r44b MEDIUM-1 broke: a
+/// BLANK replacement disk (`lose_disk`: no label, no epoch file) where P's OSS was, beside a
+/// lost home write. A blank disk is not the older-metadata refusal's way out (the OSSs
+/// beside it keep their epoch files, and it has no label: not in service), so the home
+/// witness stays trusted. What must hold: the stale block never reads with success. Not
+/// failed on record yet, its read fails `DataLost` with "mount it and retry" (the disk may
+/// come back); once failed (`store fail`), on record. Both again after a reopen. The
+/// session 44 mend cleared the witness here and read WRONG byte 4396.
+#[test]
+fn s45b_lost_home_write_beside_a_blank_disk_never_reads_stale() {
+    let what = "raid5 4+1, P's OSS a blank disk";
+    let tmp = scratch();
+    let dir = tmp.path().join("store");
+    let lost = lose_a_home_write(&dir, CodeSpec::raid5(4), 5);
+    let blank = lost.parity[0];
+    lose_disk(&dir, blank);
+    let block = WRITE_AT / 4096 * 4096;
+    for pass in ["opened", "reopened"] {
+        let store = Store::open(&dir).unwrap();
+        match store.read("f", block as u64, 4096) {
+            Ok(got) => assert!(
+                got[..] == lost.acked[block..block + 4096],
+                "{what}, {pass}: the stale block read with success (stale bytes)"
+            ),
+            Err(StoreError::DataLost(msg)) => {
+                assert!(msg.contains("mount it and retry"), "{what}, {pass}: {msg}")
+            }
+            Err(e) => panic!("{what}, {pass}: read at {block}: {e}"),
+        }
+        store.close().unwrap();
+    }
+    for pass in ["failed on record", "failed on record, reopened"] {
+        let store = Store::open(&dir).unwrap();
+        if pass == "failed on record" {
+            store.fail_oss(blank).unwrap();
+        }
+        let gone = every_block_right_or_lost_on_record(&store, &lost.acked, what);
+        assert!(
+            gone.contains(&block),
+            "{what}, {pass}: the stale block {block} reads lost (nothing rebuilds it): {gone:?}"
+        );
+        store.close().unwrap();
+    }
+}
+
+/// Session 45 (s45b): a power cut that tore every OSS's epoch file (damaged, not removed)
+/// is not the older-metadata refusal's way out either, though both read as "never told"
+/// (`Backend::metadata_epoch`): only files shown absent (`metadata_epoch_absent`) clear the
+/// home witness. Every OSS up: the lost write's stale element is still found by the
+/// witness and rebuilt from parity, every byte the acknowledged one, nothing lost. With
+/// the witness cleared it read stale with success (WRONG byte 4396, as on af8127a3).
+#[test]
+fn s45b_lost_home_write_with_every_epoch_file_torn_is_rebuilt() {
+    let what = "raid5 4+1, every epoch file torn";
+    let tmp = scratch();
+    let dir = tmp.path().join("store");
+    let lost = lose_a_home_write(&dir, CodeSpec::raid5(4), 5);
+    for oss in 0..5 {
+        let path = dir.join(format!("oss-{oss}")).join("exaraid-epoch.json");
+        let whole = std::fs::read(&path).unwrap();
+        // A torn overwrite: the file's first half only (its JSON no longer parses).
+        std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
+    }
+    let store = Store::open(&dir).unwrap();
+    let gone = every_block_right_or_lost_on_record(&store, &lost.acked, what);
+    assert!(
+        gone.is_empty(),
+        "{what}: parity rebuilds it, nothing lost: {gone:?}"
+    );
+    store.close().unwrap();
+}
