@@ -34,6 +34,7 @@ mod review_s32r_power_cut_degraded_and_mixed;
 mod review_s32r_wcl_crash_beside_failed_oss;
 mod review_s33r_two_failed_osss_cut;
 mod review_s34r_out_of_order_home_blocks;
+mod review_r45d_stale_block_under_a_cut_write;
 mod s23c_overwrite_beside_stale_and_failed;
 mod s24b_array_wcl_power_cut_full_tolerance;
 mod s25c_confirm_by_versions_exactly_k;
