@@ -213,3 +213,19 @@ fn r45c_raid5_partial_overwrite_of_a_lost_home_write_cut_after_its_input() {
     every_block_right_or_lost_on_record(&store, &lost.acked, "raid5, overwrite cut after input");
     store.close().unwrap();
 }
+
+/// The data column and P stale (raid6 4+2), a client read first (no scrub): s44b's path.
+#[test]
+fn r45c_raid6_read_data_and_p_stale_q_right() {
+    let tmp = scratch();
+    let dir = tmp.path().join("store");
+    let (acked, _) = lose_on(&dir, CodeSpec::raid6(4), 6, WRITE_AT, WRITE_BYTES, |s, id| {
+        let mut v = vec![s.layout().locate(id, WRITE_AT as u64).oss];
+        v.push(s.layout().parity_oss(id, 0)[0]);
+        v
+    });
+    let store = Store::open(&dir).unwrap();
+    let gone = every_block_right_or_lost_on_record(&store, &acked, "raid6 data+P stale, read");
+    eprintln!("raid6 data+P stale, read: lost {gone:?}");
+    store.close().unwrap();
+}
