@@ -76,6 +76,7 @@ impl Store {
     /// Limits before session 44): a decode through such a column into a column with no piece
     /// of its own (its block partly overwritten, so its piece dropped) rebuilt wrong bytes
     /// nothing checked: raid5, a failed data OSS beside a stale one read WRONG byte 0.
+    /// Returns each such column with the element blocks (4 KiB, by index) whose pieces fail.
     /// Only where the planner's lookup names this very chunk as the newest copy of the
     /// piece's bytes (a piece is the crc of the newest write, and an older cache stripe of
     /// the same home stripe holds older bytes by right); columns in `skip` (erased already,
@@ -88,19 +89,20 @@ impl Store {
         chunks: &exec::Chunks,
         buf: &StripeBuf,
         skip: &BTreeSet<usize>,
-    ) -> Vec<usize> {
+    ) -> BTreeMap<usize, BTreeSet<u64>> {
+        let mut failing: BTreeMap<usize, BTreeSet<u64>> = BTreeMap::new();
         if self.kind != StrategyKind::Wcl {
-            return Vec::new();
+            return failing;
         }
         let g = self.layout.geometry().clone();
         let e = self.sb.element_bytes as u64;
+        let block = CHECKSUM_BLOCK_BYTES as u64;
         self.with_core(core, |c| {
-            let mut failing: Vec<usize> = Vec::new();
             if !c.state.cache_witness.contains_key(&file) {
                 return failing;
             }
             for (d, p) in g.data_pos.iter().enumerate() {
-                if skip.contains(&p.col) || failing.contains(&p.col) {
+                if skip.contains(&p.col) {
                     continue;
                 }
                 let Some(&(oss, base)) = chunks.get(&p.col) else {
@@ -111,22 +113,26 @@ impl Store {
                     continue; // past the file's end, say: nothing checked (today's checks)
                 };
                 let row_base = base + p.row as u64 * e;
-                let stale = extents.iter().any(|x| {
+                for x in &extents {
                     let here = x.zone == PlanZone::Cache
                         && x.oss == oss
                         && x.addr_bytes == row_base + x.element.offset_bytes;
+                    if !here {
+                        continue;
+                    }
                     let (xa, xz) = (x.file_offset_bytes, x.file_offset_bytes + x.len_bytes);
-                    here && (c.state.cache_witness_in(file, xa, xz).into_iter())
-                        .filter(|&(pa, pz, _)| xa <= pa && pz <= xz)
-                        .any(|(pa, pz, crc)| {
-                            let ea = (x.element.offset_bytes + (pa - xa)) as usize;
-                            let ez = ea + (pz - pa) as usize;
-                            assert!(ez as u64 <= e, "a piece lies within its element");
-                            crc32c::crc32c(&buf.element(*p)[ea..ez]) != crc
-                        })
-                });
-                if stale {
-                    failing.push(p.col);
+                    for (pa, pz, crc) in c.state.cache_witness_in(file, xa, xz) {
+                        if !(xa <= pa && pz <= xz) {
+                            continue;
+                        }
+                        let ea = x.element.offset_bytes + (pa - xa);
+                        let ez = ea + (pz - pa);
+                        assert!(ez <= e, "a piece lies within its element");
+                        assert_eq!(ea / block, (ez - 1) / block, "a piece lies within a block");
+                        if crc32c::crc32c(&buf.element(*p)[ea as usize..ez as usize]) != crc {
+                            failing.entry(p.col).or_default().insert(ea / block);
+                        }
+                    }
                 }
             }
             failing
@@ -205,11 +211,27 @@ impl Store {
         }
         assert!(want_offset_bytes >= element.offset_bytes && want_len_bytes > 0);
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        let fa = file_at + (want_offset_bytes - element.offset_bytes);
-        let fz = fa + want_len_bytes;
-        let starts: Vec<u64> = (fa / block..fz.div_ceil(block))
-            .map(|i| i * block)
+        // File byte of element byte 0 (elements are whole 4 KiB blocks of the file).
+        let element_at = file_at - element.offset_bytes;
+        assert_eq!(element_at % block, 0, "an element starts on a block");
+        // The witness erased its columns whole, but a column is stale only in the blocks
+        // whose pieces fail: a wanted block is past the tolerance for good only where the
+        // erasures in its own block row are (session 45, lead: at 8 KiB elements a column
+        // stale in block 0 recorded the wanted block 1 LOST, which decodes right).
+        let erased_whole = columns.erased.len() - columns.witness_erased.len();
+        let starts: Vec<u64> = (want_offset_bytes / block
+            ..(want_offset_bytes + want_len_bytes).div_ceil(block))
+            .filter(|b| {
+                let stale = (columns.witness_stale_blocks.values())
+                    .filter(|blocks| blocks.contains(b))
+                    .count();
+                erased_whole + stale > self.tolerance()
+            })
+            .map(|b| element_at + b * block)
             .collect();
+        if starts.is_empty() {
+            return failed;
+        }
         let columns_stale = &columns.witness_erased;
         self.blocks_lost(
             core,

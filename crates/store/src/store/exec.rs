@@ -85,6 +85,10 @@ pub(super) struct DecodeColumns {
     pub(super) erased: Vec<usize>,
     /// The columns erased because their bytes fail their witness piece (a lost write).
     pub(super) witness_erased: Vec<usize>,
+    /// Of each column in `witness_erased`, the element blocks (4 KiB, by index) whose
+    /// pieces fail: the decode erases the whole column, but its other blocks hold their
+    /// acknowledged bytes, so a loss beside it stands for good only in these blocks.
+    pub(super) witness_stale_blocks: BTreeMap<usize, BTreeSet<u64>>,
     /// The decode failed for want of columns (more erased than the code tolerates), not
     /// on a check after a decode (a running parity that disagrees with its data).
     pub(super) past_tolerance: bool,
@@ -863,10 +867,11 @@ impl Store {
         // a running plan's bytes before it are laid over (their disk bytes are not read).
         let laid_over: BTreeSet<usize> = before_plan.iter().map(|(p, ..)| p.col).collect();
         let skip: BTreeSet<usize> = erased.union(&laid_over).copied().collect();
-        let witness_erased = match witness {
+        let witness_stale_blocks = match witness {
             true => self.witness_failing_columns(core, (file, stripe), &chunks, &buf, &skip),
-            false => Vec::new(),
+            false => BTreeMap::new(),
         };
+        let witness_erased: Vec<usize> = witness_stale_blocks.keys().copied().collect();
         erased.extend(witness_erased.iter().copied());
         for &(p, a, bytes) in before_plan {
             if erased.contains(&p.col) {
@@ -881,6 +886,7 @@ impl Store {
             chunks: chunks.clone(),
             erased: erased.clone(),
             witness_erased: witness_erased.clone(),
+            witness_stale_blocks: witness_stale_blocks.clone(),
             past_tolerance,
         };
         let past_tolerance = erased.len() > self.tolerance();

@@ -87,12 +87,19 @@ fn stale_block_under_the_cut_write(
         }
         std::fs::remove_dir_all(&laid).unwrap();
     });
-    eprintln!("{points} cuts, {} WRONG, {} LOST", problems.len(), losses.len());
+    eprintln!(
+        "{points} cuts, {} WRONG, {} LOST",
+        problems.len(),
+        losses.len()
+    );
     (points, problems, losses)
 }
 
 fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().map(|v| v.parse().unwrap()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .map(|v| v.parse().unwrap())
+        .unwrap_or(default)
 }
 
 /// Probe: `R45D_CODE` raid5|raid6, `R45D_E`, `R45D_LOST=a+n`, `R45D_WRITE=a+n`,
@@ -132,7 +139,11 @@ fn probe_r45d() {
             only: false,
         }),
     );
-    eprintln!("probe: {points} cuts, {} WRONG, {} LOST", problems.len(), losses.len());
+    eprintln!(
+        "probe: {points} cuts, {} WRONG, {} LOST",
+        problems.len(),
+        losses.len()
+    );
 }
 
 /// OPEN r45d (pre-existing: the same on 1d205592 and on s45d's 29d4d128, so not s45d's
@@ -164,5 +175,10 @@ fn raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte() {
         }),
     );
     assert_eq!(points, 224, "the cuts of the scene");
-    assert!(problems.is_empty(), "{} WRONG: {:?}", problems.len(), problems.first());
+    assert!(
+        problems.is_empty(),
+        "{} WRONG: {:?}",
+        problems.len(),
+        problems.first()
+    );
 }

@@ -13,7 +13,11 @@ use common::*;
 use exaraid_codes::CodeSpec;
 use exaraid_store::{Store, StoreError};
 
-fn partial_overwrite_then_check(dir: &std::path::Path, mut lost: crate::s44b_lost_home_write::Lost, what: &str) {
+fn partial_overwrite_then_check(
+    dir: &std::path::Path,
+    mut lost: crate::s44b_lost_home_write::Lost,
+    what: &str,
+) {
     let store = Store::open(dir).unwrap();
     let over = pattern(3, 1000);
     let r = store.write("f", WRITE_AT as u64, &over);
@@ -78,7 +82,9 @@ fn r45c_raid5_partial_overwrite_of_a_lost_home_write_p_stale_too() {
     // Copy P's parity zone file from a twin store taken before the lost write.
     let twin = tmp.path().join("twin");
     let store = init(&twin, CodeSpec::raid5(4), 5, exaraid_store::WritePath::Rmw);
-    store.put("f", &pattern(1, crate::s44b_lost_home_write::FILE_BYTES)).unwrap();
+    store
+        .put("f", &pattern(1, crate::s44b_lost_home_write::FILE_BYTES))
+        .unwrap();
     let id = store.file_id("f").unwrap();
     store.close().unwrap();
     let lost = lose_a_home_write(&dir, CodeSpec::raid5(4), 5);
@@ -163,11 +169,18 @@ fn scrub_repair_then_check(dir: &std::path::Path, acked: &[u8], what: &str) {
 fn r45c_raid6_scrub_repair_data_and_p_stale_q_right() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
-    let (acked, _) = lose_on(&dir, CodeSpec::raid6(4), 6, WRITE_AT, WRITE_BYTES, |s, id| {
-        let mut v = vec![s.layout().locate(id, WRITE_AT as u64).oss];
-        v.push(s.layout().parity_oss(id, 0)[0]);
-        v
-    });
+    let (acked, _) = lose_on(
+        &dir,
+        CodeSpec::raid6(4),
+        6,
+        WRITE_AT,
+        WRITE_BYTES,
+        |s, id| {
+            let mut v = vec![s.layout().locate(id, WRITE_AT as u64).oss];
+            v.push(s.layout().parity_oss(id, 0)[0]);
+            v
+        },
+    );
     scrub_repair_then_check(&dir, &acked, "raid6 4+2, data and P stale");
 }
 
@@ -177,9 +190,19 @@ fn r45c_raid6_scrub_repair_data_and_p_stale_q_right() {
 fn r45c_raid6_scrub_repair_two_stale_data_columns() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
-    let (acked, _) = lose_on(&dir, CodeSpec::raid6(4), 6, 4096 + 300, 4096 + 1000, |s, id| {
-        vec![s.layout().locate(id, 4096).oss, s.layout().locate(id, 8192).oss]
-    });
+    let (acked, _) = lose_on(
+        &dir,
+        CodeSpec::raid6(4),
+        6,
+        4096 + 300,
+        4096 + 1000,
+        |s, id| {
+            vec![
+                s.layout().locate(id, 4096).oss,
+                s.layout().locate(id, 8192).oss,
+            ]
+        },
+    );
     scrub_repair_then_check(&dir, &acked, "raid6 4+2, two data columns stale");
 }
 
@@ -188,9 +211,19 @@ fn r45c_raid6_scrub_repair_two_stale_data_columns() {
 fn r45c_raid6_read_two_stale_data_columns() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
-    let (acked, _) = lose_on(&dir, CodeSpec::raid6(4), 6, 4096 + 300, 4096 + 1000, |s, id| {
-        vec![s.layout().locate(id, 4096).oss, s.layout().locate(id, 8192).oss]
-    });
+    let (acked, _) = lose_on(
+        &dir,
+        CodeSpec::raid6(4),
+        6,
+        4096 + 300,
+        4096 + 1000,
+        |s, id| {
+            vec![
+                s.layout().locate(id, 4096).oss,
+                s.layout().locate(id, 8192).oss,
+            ]
+        },
+    );
     let store = Store::open(&dir).unwrap();
     let gone = every_block_right_or_lost_on_record(&store, &acked, "raid6 two stale, read");
     eprintln!("raid6 two stale, read: lost {gone:?}");
@@ -219,11 +252,18 @@ fn r45c_raid5_partial_overwrite_of_a_lost_home_write_cut_after_its_input() {
 fn r45c_raid6_read_data_and_p_stale_q_right() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
-    let (acked, _) = lose_on(&dir, CodeSpec::raid6(4), 6, WRITE_AT, WRITE_BYTES, |s, id| {
-        let mut v = vec![s.layout().locate(id, WRITE_AT as u64).oss];
-        v.push(s.layout().parity_oss(id, 0)[0]);
-        v
-    });
+    let (acked, _) = lose_on(
+        &dir,
+        CodeSpec::raid6(4),
+        6,
+        WRITE_AT,
+        WRITE_BYTES,
+        |s, id| {
+            let mut v = vec![s.layout().locate(id, WRITE_AT as u64).oss];
+            v.push(s.layout().parity_oss(id, 0)[0]);
+            v
+        },
+    );
     let store = Store::open(&dir).unwrap();
     let gone = every_block_right_or_lost_on_record(&store, &acked, "raid6 data+P stale, read");
     eprintln!("raid6 data+P stale, read: lost {gone:?}");
