@@ -250,16 +250,7 @@ fn s44c_a_stale_cached_block_beside_an_away_p_oss_refuses_and_records_nothing() 
         store.close().unwrap();
     }
     bring_back(&s.dir, s.p_oss, &aside);
-    let store = Store::open(&s.dir).unwrap();
-    assert_eq!(lost_on_record(&store), vec![], "nothing on record");
-    assert_eq!(
-        first_wrong_byte(&store, &s.model, a).unwrap(),
-        None,
-        "A's block rebuilt from parity with P back"
-    );
-    let lost = assert_blocks_read_or_lost_on_record(&store, "f", &s.model, 0..0, &[], "P back");
-    assert_eq!(lost, Vec::<usize>::new(), "nothing LOST");
-    store.close().unwrap();
+    a_rebuilt_and_nothing_lost(&s, a, "P back");
 }
 
 /// Task 3 (s44c; docs/store.md Limits: "a decode THROUGH a stale column into a column with no
@@ -394,15 +385,7 @@ fn s45a_an_away_data_oss_whose_chunk_the_rebuild_needs_refuses_then_back_reads_r
         store.close().unwrap();
     }
     bring_back(&s.dir, b_oss, &aside);
-    let store = Store::open(&s.dir).unwrap();
-    assert_eq!(
-        first_wrong_byte(&store, &s.model, a).unwrap(),
-        None,
-        "A's block rebuilt from parity with B back"
-    );
-    let lost = assert_blocks_read_or_lost_on_record(&store, "f", &s.model, 0..0, &[], "B back");
-    assert_eq!(lost, Vec::<usize>::new(), "nothing LOST");
-    store.close().unwrap();
+    a_rebuilt_and_nothing_lost(&s, a, "B back");
 }
 
 /// s45a, the boundary of r44c MEDIUM-2's mend: data B (1) lost an overwrite of 2000..3000,
@@ -596,4 +579,19 @@ fn s45_a_failed_oss_beside_a_column_stale_in_another_block_puts_nothing_on_recor
 #[ignore = "OPEN session 45 (lead): the witness erases a stale column whole, so a block row where it holds its acknowledged bytes is refused; needs a decode per block row"]
 fn s45_a_failed_oss_beside_a_column_stale_in_another_block_reads_its_block() {
     a_column_stale_in_another_block(true);
+}
+
+/// Reopened (an OSS back): nothing on record LOST, A's block (file offset `a`) reads its
+/// acknowledged bytes rebuilt from parity, and so does every block of `f`.
+fn a_rebuilt_and_nothing_lost(s: &Scene, a: usize, when: &str) {
+    let store = Store::open(&s.dir).unwrap();
+    assert_eq!(lost_on_record(&store), vec![], "{when}: nothing on record");
+    assert_eq!(
+        first_wrong_byte(&store, &s.model, a).unwrap(),
+        None,
+        "{when}: A's block rebuilt from parity"
+    );
+    let lost = assert_blocks_read_or_lost_on_record(&store, "f", &s.model, 0..0, &[], when);
+    assert_eq!(lost, Vec::<usize>::new(), "{when}: nothing LOST");
+    store.close().unwrap();
 }

@@ -184,14 +184,11 @@ fn r45c_raid6_scrub_repair_data_and_p_stale_q_right() {
     scrub_repair_then_check(&dir, &acked, "raid6 4+2, data and P stale");
 }
 
-/// raid6 4+2: two data columns of one row lost one write (spanning both elements); P and
-/// Q hold the acknowledged bytes.
-#[test]
-fn r45c_raid6_scrub_repair_two_stale_data_columns() {
-    let tmp = scratch();
-    let dir = tmp.path().join("store");
+/// raid6 4+2 at `dir`: two data columns of one row lost one write (spanning both
+/// elements); P and Q hold the acknowledged bytes. Returns the acknowledged bytes.
+fn two_stale_data_columns(dir: &std::path::Path) -> Vec<u8> {
     let (acked, _) = lose_on(
-        &dir,
+        dir,
         CodeSpec::raid6(4),
         6,
         4096 + 300,
@@ -203,6 +200,15 @@ fn r45c_raid6_scrub_repair_two_stale_data_columns() {
             ]
         },
     );
+    acked
+}
+
+/// The two stale columns of `two_stale_data_columns`, scrubbed with `--repair`.
+#[test]
+fn r45c_raid6_scrub_repair_two_stale_data_columns() {
+    let tmp = scratch();
+    let dir = tmp.path().join("store");
+    let acked = two_stale_data_columns(&dir);
     scrub_repair_then_check(&dir, &acked, "raid6 4+2, two data columns stale");
 }
 
@@ -211,19 +217,7 @@ fn r45c_raid6_scrub_repair_two_stale_data_columns() {
 fn r45c_raid6_read_two_stale_data_columns() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
-    let (acked, _) = lose_on(
-        &dir,
-        CodeSpec::raid6(4),
-        6,
-        4096 + 300,
-        4096 + 1000,
-        |s, id| {
-            vec![
-                s.layout().locate(id, 4096).oss,
-                s.layout().locate(id, 8192).oss,
-            ]
-        },
-    );
+    let acked = two_stale_data_columns(&dir);
     let store = Store::open(&dir).unwrap();
     let gone = every_block_right_or_lost_on_record(&store, &acked, "raid6 two stale, read");
     eprintln!("raid6 two stale, read: lost {gone:?}");
