@@ -647,6 +647,16 @@ impl Store {
             "these acknowledged bytes sat in the cache zone and could neither be read nor rebuilt, or their cache stripe's running parity disagrees with its data and the stale column could not be located"
         } else if lost.iter().any(|l| unreadable(&l.token)) {
             "these bytes had their only copy in the cache zone of a failed OSS inside an open delayed window, or could neither be read nor rebuilt from the cache zone (beyond the code's tolerance)"
+        } else if lost.iter().all(|l| {
+            // The witnesses' tokens (reviews r45a LOW-1, r45c LOW): no window is involved.
+            [
+                super::stale_cache::WITNESS_STALE,
+                super::stale_cache::WITNESS_DECODE_LOST,
+                super::home_witness::HOME_WITNESS_STALE,
+            ]
+            .contains(&l.token.as_str())
+        }) {
+            "an OSS lost a write: these acknowledged bytes' 4 KiB block holds other bytes under a valid checksum (their crc on record, the last acknowledged write's, differs), and no rebuild from parity matched them"
         } else {
             "an OSS failed while a delayed window was open, and these bytes had their only copy in its cache zone, without parity"
         };
