@@ -2552,6 +2552,79 @@ pub fn sub_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
 mod tests {
     use super::*;
 
+    /// The page-cut record's three tests (review r45d LOW-1): a block that is every byte the
+    /// old or the new version, split at the page boundary, holds; each test takes its own
+    /// pair of halves; rot (one flipped bit) fails all three; a record without the s44d
+    /// crcs (an older binary's) proves the kill's shape alone.
+    #[test]
+    fn a_page_cut_record_tells_each_old_and_new_halves_pair_and_no_rot() {
+        let n = crate::backend::CHECKSUM_BLOCK_BYTES;
+        let at = 1000usize;
+        let old: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+        let mut new = old.clone();
+        new[600..1400].iter_mut().for_each(|b| *b ^= 0x5a); // the write straddles the cut
+        let crc = |b: &[u8]| crc32c::crc32c(b);
+        let record = WindowPageCutCrcs {
+            stripe: 0,
+            row: 0,
+            col: 0,
+            block: 0,
+            cut_at_bytes: at as u32,
+            new_head_crc: crc(&new[..at]),
+            old_tail_crc: crc(&old[at..]),
+            old_head_crc: Some(crc(&old[..at])),
+            new_tail_crc: Some(crc(&new[at..])),
+        };
+        let joined = |head: &[u8], tail: &[u8]| [&head[..at], &tail[at..]].concat();
+        let tests = |b: &[u8]| {
+            (
+                record.holds(b),
+                record.holds_head_dropped(b),
+                record.holds_one_version(b),
+            )
+        };
+        assert_eq!(
+            tests(&joined(&new, &old)),
+            (true, false, false),
+            "the kill's shape"
+        );
+        assert_eq!(
+            tests(&joined(&old, &new)),
+            (false, true, false),
+            "head dropped"
+        );
+        assert_eq!(tests(&old), (false, false, true), "whole old");
+        assert_eq!(tests(&new), (false, false, true), "whole new");
+        for shape in [
+            joined(&new, &old),
+            joined(&old, &new),
+            old.clone(),
+            new.clone(),
+        ] {
+            for flip in [0, at - 1, at, n - 1] {
+                let mut rotten = shape.clone();
+                rotten[flip] ^= 1;
+                assert_eq!(tests(&rotten), (false, false, false), "bit {flip} flipped");
+            }
+        }
+        let older = WindowPageCutCrcs {
+            old_head_crc: None,
+            new_tail_crc: None,
+            ..record.clone()
+        };
+        let older_tests = |b: &[u8]| {
+            (
+                older.holds(b),
+                older.holds_head_dropped(b),
+                older.holds_one_version(b),
+            )
+        };
+        assert_eq!(older_tests(&joined(&new, &old)), (true, false, false));
+        assert_eq!(older_tests(&joined(&old, &new)), (false, false, false));
+        assert_eq!(older_tests(&old), (false, false, false));
+        assert_eq!(older_tests(&new), (false, false, false));
+    }
+
     #[test]
     fn written_runs_merge_touching_writes_and_stay_bounded_as_a_superset() {
         let mut m = FileMeta::new(0);
