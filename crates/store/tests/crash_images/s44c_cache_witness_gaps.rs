@@ -340,16 +340,7 @@ fn r44c_a_failed_oss_beside_a_stale_column_refuses_with_nothing_on_record() {
     let store = Store::open(&s.dir).unwrap();
     store.fail_oss(s.data_oss[0]).unwrap();
     let a = s.element_at[0];
-    match store.read("f", a as u64, 1000) {
-        Ok(got) => assert_eq!(got, s.model[a..a + 1000], "A's bytes 0..1000"),
-        Err(e) => {
-            let lost = lost_on_record(&store);
-            assert!(
-                lost.iter().any(|&(x, z)| x <= a as u64 && (a as u64) < z),
-                "refused, so A's block LOST on record: {lost:?} ({e})"
-            );
-        }
-    }
+    a_reads_right_or_lost_on_record(&store, &s, a, "A failed");
     store.close().unwrap();
 }
 
@@ -428,16 +419,7 @@ fn s45a_a_failed_oss_beside_a_stale_column_and_an_away_p_keeps_a_off_the_record_
     }
     bring_back(&s.dir, s.p_oss, &aside);
     let store = Store::open(&s.dir).unwrap();
-    match store.read("f", a as u64, 1000) {
-        Ok(got) => assert_eq!(got, s.model[a..a + 1000], "A's bytes 0..1000"),
-        Err(e) => {
-            let lost = lost_on_record(&store);
-            assert!(
-                lost.iter().any(|&(x, z)| x <= a as u64 && (a as u64) < z),
-                "P back, refused, so A's block LOST on record: {lost:?} ({e})"
-            );
-        }
-    }
+    a_reads_right_or_lost_on_record(&store, &s, a, "P back");
     store.close().unwrap();
 }
 
@@ -594,4 +576,19 @@ fn a_rebuilt_and_nothing_lost(s: &Scene, a: usize, when: &str) {
     let lost = assert_blocks_read_or_lost_on_record(&store, "f", &s.model, 0..0, &[], when);
     assert_eq!(lost, Vec::<usize>::new(), "{when}: nothing LOST");
     store.close().unwrap();
+}
+
+/// A's bytes 0..1000 (file offset `a`) read: the acknowledged bytes, or refused with A's
+/// block on record LOST (never refused with nothing on record, never WRONG).
+fn a_reads_right_or_lost_on_record(store: &Store, s: &Scene, a: usize, when: &str) {
+    match store.read("f", a as u64, 1000) {
+        Ok(got) => assert_eq!(got, s.model[a..a + 1000], "{when}: A's bytes 0..1000"),
+        Err(e) => {
+            let lost = lost_on_record(store);
+            assert!(
+                lost.iter().any(|&(x, z)| x <= a as u64 && (a as u64) < z),
+                "{when}: refused, so A's block LOST on record: {lost:?} ({e})"
+            );
+        }
+    }
 }

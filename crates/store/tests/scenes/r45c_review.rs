@@ -169,14 +169,11 @@ fn scrub_repair_then_check(dir: &std::path::Path, acked: &[u8], what: &str) {
     store.close().unwrap();
 }
 
-/// raid6 4+2: the data column and P lost the write; Q holds the acknowledged bytes.
-#[test]
-#[ignore = "r45c MEDIUM: scrub --repair records 4096..8192 LOST where Q alone rebuilds it to the witness's crc"]
-fn r45c_raid6_scrub_repair_data_and_p_stale_q_right() {
-    let tmp = scratch();
-    let dir = tmp.path().join("store");
+/// raid6 4+2 at `dir`: the data column and P lost the write; Q holds the acknowledged
+/// bytes. Returns them.
+fn data_and_p_stale(dir: &std::path::Path) -> Vec<u8> {
     let (acked, _) = lose_on(
-        &dir,
+        dir,
         CodeSpec::raid6(4),
         6,
         WRITE_AT,
@@ -187,6 +184,16 @@ fn r45c_raid6_scrub_repair_data_and_p_stale_q_right() {
             v
         },
     );
+    acked
+}
+
+/// `data_and_p_stale`, scrubbed with `--repair`.
+#[test]
+#[ignore = "r45c MEDIUM: scrub --repair records 4096..8192 LOST where Q alone rebuilds it to the witness's crc"]
+fn r45c_raid6_scrub_repair_data_and_p_stale_q_right() {
+    let tmp = scratch();
+    let dir = tmp.path().join("store");
+    let acked = data_and_p_stale(&dir);
     scrub_repair_then_check(&dir, &acked, "raid6 4+2, data and P stale");
 }
 
@@ -252,18 +259,7 @@ fn r45c_raid5_partial_overwrite_of_a_lost_home_write_cut_after_its_input() {
 fn r45c_raid6_read_data_and_p_stale_q_right() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
-    let (acked, _) = lose_on(
-        &dir,
-        CodeSpec::raid6(4),
-        6,
-        WRITE_AT,
-        WRITE_BYTES,
-        |s, id| {
-            let mut v = vec![s.layout().locate(id, WRITE_AT as u64).oss];
-            v.push(s.layout().parity_oss(id, 0)[0]);
-            v
-        },
-    );
+    let acked = data_and_p_stale(&dir);
     let store = Store::open(&dir).unwrap();
     let gone = every_block_right_or_lost_on_record(&store, &acked, "raid6 data+P stale, read");
     eprintln!("raid6 data+P stale, read: lost {gone:?}");
