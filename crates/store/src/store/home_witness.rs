@@ -245,15 +245,32 @@ impl Store {
         }
         let a = self.layout.file_offset(element.stripe, d, i as u64 * block);
         let pieces = self.with_core(core, |c| c.state.home_witness_in(file, a, a + block));
-        let inside = |x: u64| pieces.iter().any(|&(pa, pz, _)| pa <= x && x < pz);
-        !pieces.is_empty()
-            && pieces.iter().all(|&(pa, pz, crc)| {
-                pa >= a
-                    && pz <= a + block
-                    && crc32c::crc32c(&rebuilt[(pa - a) as usize..(pz - a) as usize]) == crc
-            })
-            && (0..block).all(|j| inside(a + j) || rebuilt[j as usize] == on_disk[j as usize])
+        pieces_confirm_block(&pieces, a, rebuilt, on_disk)
     }
+}
+
+/// Do witness pieces `pieces` (file bytes `(first, end, crc32c)`) confirm `rebuilt`, a 4 KiB
+/// block whose byte 0 is file byte `a`, as the last acknowledged bytes? At least one piece,
+/// each within the block and matching it, and outside them the rebuild equals the disk
+/// (`on_disk`): a lost write changes only its own bytes; elsewhere a decode through
+/// another wrong column would show.
+fn pieces_confirm_block(
+    pieces: &[(u64, u64, u32)],
+    a: u64,
+    rebuilt: &[u8],
+    on_disk: &[u8],
+) -> bool {
+    let block = CHECKSUM_BLOCK_BYTES as u64;
+    assert_eq!(rebuilt.len() as u64, block);
+    assert_eq!(on_disk.len() as u64, block);
+    let inside = |x: u64| pieces.iter().any(|&(pa, pz, _)| pa <= x && x < pz);
+    !pieces.is_empty()
+        && pieces.iter().all(|&(pa, pz, crc)| {
+            pa >= a
+                && pz <= a + block
+                && crc32c::crc32c(&rebuilt[(pa - a) as usize..(pz - a) as usize]) == crc
+        })
+        && (0..block).all(|j| inside(a + j) || rebuilt[j as usize] == on_disk[j as usize])
 }
 
 impl Store {
@@ -381,10 +398,8 @@ impl Store {
     }
 
     /// Does `whole` (an element rebuilt from parity, whose element byte 0 is file byte
-    /// `base`) hold the last acknowledged bytes of its block `b`? Every piece in the block
-    /// (the displaced ones, `displaced`, and the home witness's own) matches it, and
-    /// outside them it equals the disk (`on_disk`): a lost write changes only its own
-    /// bytes; elsewhere a decode through another wrong column would show.
+    /// `base`) hold the last acknowledged bytes of its block `b`, by the pieces in the block
+    /// (the displaced ones, `displaced`, and the home witness's own; `pieces_confirm_block`)?
     fn rebuild_confirms_pieces(
         &self,
         file: u64,
@@ -401,12 +416,7 @@ impl Store {
             .copied()
             .collect();
         pieces.extend(self.with_core(None, |c| c.state.home_witness_in(file, a, z)));
-        let inside = |x: u64| pieces.iter().any(|&(pa, pz, _)| pa <= x && x < pz);
-        let at = |x: u64| (x - base) as usize;
-        !pieces.is_empty()
-            && pieces.iter().all(|&(pa, pz, crc)| {
-                pa >= a && pz <= z && crc32c::crc32c(&whole[at(pa)..at(pz)]) == crc
-            })
-            && (a..z).all(|x| inside(x) || whole[at(x)] == on_disk[at(x)])
+        let (from, to) = ((a - base) as usize, (z - base) as usize);
+        pieces_confirm_block(&pieces, a, &whole[from..to], &on_disk[from..to])
     }
 }
