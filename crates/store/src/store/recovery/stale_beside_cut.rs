@@ -143,7 +143,9 @@ struct Version {
     carried: bool,
     /// Element offsets (absolute, inside the block row) where a position not `known` is
     /// known all the same, its bytes in `row` (s30c, rows with a `Partial` block only: see
-    /// `known_pieces`). `version_check` then decodes the row piece by piece.
+    /// `known_pieces`; since s46b also a fitted world's old version rechecked by
+    /// `old_kept_proven_or_rolled_forward`). `version_check` then decodes the row piece by
+    /// piece.
     known_parts: BTreeMap<Pos, Ranges>,
 }
 
@@ -2170,18 +2172,25 @@ impl Store {
     }
 
     /// For a row whose fitted worlds are `fit[k] == Some(true)`: where such a world keeps a
-    /// data block of the write OLD over acknowledged bytes (`old_kept_over_acked`), is its
-    /// old version proven by a decode (`Proven`)? Where it is not (every column that
-    /// could check the old version at those offsets is in flight and told new: raid6 with
-    /// P and Q both written there), the old block stands unproven: a STALE block (a lost
-    /// write) looks the same, and its bytes were kept as "old" (review r45d HIGH-0, cut
-    /// #200: 'f' WRONG byte 20400). Then, in the one fitted world, the write's part of each
-    /// such block is taken in its NEW version where the new version's decode holds the
-    /// crc the write journaled for exactly that part (`RolledForward`, the block's other
-    /// bytes as they stand): the write is cut, unacknowledged, and may land per block, so
-    /// its new bytes are right there, and the journaled crc proves them byte for byte
-    /// whatever the old block held. Else `Unproven`: the row's acknowledged cached bytes
-    /// are LOST on record (`Unlocated`), never kept unproven.
+    /// data block of the write OLD over acknowledged bytes (`old_kept_over_acked`), the
+    /// world's old version is checked again with the write's other in-flight blocks known
+    /// outside their own write ranges (`known_pieces`). Refuted: `Unproven`, the row's
+    /// acknowledged cached bytes LOST on record (review r45d HIGH-0, cut #175, Q old: Q
+    /// refutes the stale block). Checked at every offset of each block kept old
+    /// (`old_parts_checked`): `Proven`. Else (every column that could check the old
+    /// version there is in flight and told new: raid6 with P and Q both written, cut
+    /// #200) a STALE block (a lost write) and its true old block look the same, and its
+    /// bytes were kept as "old" ('f' WRONG byte 20400). Then, in the one fitted world, the
+    /// write's part of each such block is taken in its NEW version where the new version's
+    /// decode holds the crc the write journaled for exactly that part (`RolledForward`,
+    /// the block's other bytes as they stand): the write is cut, unacknowledged, and may
+    /// land per block, so its new bytes are right there, and the journaled crc proves them
+    /// byte for byte whatever the old block held. Where that fails too (several worlds
+    /// fit, the new version unchecked, no crc): `AsBefore`, decided as before s46b, OPEN
+    /// (`raid6_8k_stale_bytes_under_a_cut_write_seed_2_read_no_wrong_byte`). Not LOST
+    /// there: the same rows after a power cut ALONE (no stale block) read right, and a rule
+    /// naming them LOST lost rows of s35f's crash-alone cells (s46b's first try, its
+    /// report).
     fn old_kept_proven_or_rolled_forward(
         &self,
         v: &RowView,
@@ -2328,9 +2337,9 @@ impl Store {
     ///
     /// Why (review r45d HIGH-0, session 46, s46b): a lost write left the block STALE (old
     /// bytes under their valid checksum), then a write over its bytes was cut by a power
-    /// cut that dropped every write of the block's OSS. The write's delta took the
-    /// acknowledged bytes (the read step rebuilt them), so the new version decodes to the
-    /// write's bytes and its told crc holds: the world fit by the new version alone, while
+    /// cut that dropped every write of the block's OSS. The write's running parity delta
+    /// was of the acknowledged bytes (inferred, not traced: the new version decodes to the
+    /// write's bytes and its told crc holds), so the world fit by the new version alone, while
     /// the old version, erasing the write's other in-flight blocks whole (raid6: a data
     /// block and P told new), had no column to spare and was never checked. The stale block
     /// was kept as "old", the row's running parity rewritten from it: raid6:4 at 8 KiB read
