@@ -729,6 +729,17 @@ pub enum Rec {
     /// The operator accepted the damaged journal tails on record (`exaraid store scrub
     /// --accept-journal-damage`, `Store::accept_journal_damage`): their warning ends.
     JournalTailAccepted,
+    /// This open took the epoch refusal's way out (every OSS in service without an epoch
+    /// file: `cut_deletions::epoch_files_taken_away`) and trusts no home witness piece on
+    /// record before it: the OSSs may hold bytes the newer metadata (gone) overwrote in
+    /// place, which would read as lost writes. Appended before the open's first epoch bump
+    /// (`Store::bump_epoch`), whose fsync makes it durable before any OSS is told an epoch
+    /// (session 46, s46d). Why (review r45b MEDIUM-1): the clear lived in memory until the
+    /// open's best-effort checkpoint, and the epoch files written first hide the way out
+    /// from the next open: a kill (or a refused checkpoint) in between brought the witness
+    /// back from the snapshot and the overwrites read LOST. Replayed as `JournalTailCut`
+    /// clears it (`State::apply_witnesses`).
+    HomeWitnessCleared,
 }
 
 /// See `Rec::RefusedBlocks`.
@@ -1382,6 +1393,8 @@ impl Rec {
             Rec::RecoveryDecision(_) => crate::superblock::STATE_VERSION_SESSION30_RECORDS,
             // A session-32 binary cannot parse it.
             Rec::TailCutRepair(_) => crate::superblock::STATE_VERSION_SESSION33_RECORDS,
+            // A session-45 binary cannot parse it (see `STATE_VERSION_SESSION46_RECORDS`).
+            Rec::HomeWitnessCleared => crate::superblock::STATE_VERSION_SESSION46_RECORDS,
             // Parsed, but misread (see `LostRange::needs_session19_reader`).
             Rec::Lost { ranges } if ranges.iter().any(LostRange::needs_session19_reader) => {
                 crate::superblock::STATE_VERSION_SESSION19_RECORDS
@@ -2068,6 +2081,8 @@ impl State {
             // Notes about the journal and a scrub's check.
             Rec::JournalTailCut { .. } | Rec::JournalTailChecked => false,
             Rec::JournalTailDamaged(_) | Rec::JournalTailAccepted => false,
+            // A note of what the open trusts.
+            Rec::HomeWitnessCleared => false,
             // A note that plans changed nothing; a note of what a window write writes next.
             Rec::WroteNothing { .. } | Rec::WindowBlockCrcs(_) => false,
             // A note that a write wrote nothing on these blocks.
@@ -2476,6 +2491,8 @@ impl State {
                 self.journal_tail_damage.push(*cut);
             }
             Rec::JournalTailAccepted => self.journal_tail_damage.clear(),
+            // Its whole effect is the witnesses' (`apply_witnesses`).
+            Rec::HomeWitnessCleared => {}
         }
     }
 

@@ -238,6 +238,11 @@ impl State {
                 self.home_witness.clear();
                 self.home_witness_pending.clear();
             }
+            Rec::HomeWitnessCleared => {
+                // The epoch refusal's way out (see the record): as the open that took it.
+                self.home_witness.clear();
+                self.home_witness_pending.clear();
+            }
             Rec::Create { id, .. } => self.drop_witnesses_of(*id),
             Rec::Replace { to, .. } => {
                 if let Some(old) = self.files.get(to) {

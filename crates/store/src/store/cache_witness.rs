@@ -207,7 +207,18 @@ impl Store {
             return failed;
         };
         if !for_good {
-            return failed;
+            // Nothing goes on record. Where an erased column is only away and its mount
+            // would bring the decode within the tolerance, the refusal says so (s46d, review
+            // r45a MEDIUM-2: raid6, the wanted OSS failed, a stale column, P away: the
+            // refusal named the failed OSS's rebuild and "the code tolerates 2", not the
+            // mount that brings the bytes back). An away OSS that could not help either is
+            // not weighed here (OPEN: refused, nothing on record, until it is back).
+            return match self.away_column_could_help(core, columns) {
+                Some(missing) => StoreError::DataLost(format!(
+                    "{missing}; without it: {failed}; nothing was changed or recorded lost: mount it and retry (the decode needs its column)"
+                )),
+                None => failed,
+            };
         }
         assert!(want_offset_bytes >= element.offset_bytes && want_len_bytes > 0);
         let block = CHECKSUM_BLOCK_BYTES as u64;

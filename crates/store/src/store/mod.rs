@@ -695,6 +695,12 @@ struct Core {
     /// another copy's (with a new token at that number they were). At most one number: a
     /// journal holds one bump, its first record (`checkpoint_locked` truncates it).
     epoch_number_cut: bool,
+    /// The open took the epoch refusal's way out and cleared the home witness in memory
+    /// (`witness_untrusted`), and neither a `Rec::HomeWitnessCleared` nor a checkpoint has
+    /// put that on disk yet: the next epoch bump journals the record first (`bump_epoch`).
+    /// Why: the bump's epoch files hide the way out from the next open (review r45b
+    /// MEDIUM-1).
+    home_witness_clear_unjournaled: bool,
     /// The state checkpoint was written (fsync'd and renamed) and emptying the journal after
     /// it failed its fsync (the error): the store is poisoned, but nothing is lost, since
     /// the journal on disk holds either its records (all in the checkpoint, skipped by the
@@ -2375,6 +2381,7 @@ impl Store {
                 epoch_due: true,
                 epoch_bumped: false,
                 epoch_number_cut: journal_tail_cut.is_some(),
+                home_witness_clear_unjournaled: witness_untrusted,
                 checkpoint_truncation_failed: None,
                 epochs_held,
                 file_ids_checked: false,
@@ -3120,6 +3127,9 @@ impl Store {
     /// record and one small file overwritten and fdatasync'd per OSS, per session that
     /// writes and per checkpoint (every `JOURNAL_BYTES_CHECKPOINT` of journal), not per write.
     fn bump_epoch(&self, core: &mut Core) -> Result<(), StoreError> {
+        if core.home_witness_clear_unjournaled {
+            self.journal_home_witness_cleared(core)?;
+        }
         let before = core.state.metadata_epoch();
         let epoch = Store::next_epoch(core);
         let rec = Rec::OssGenerations {
@@ -3138,6 +3148,27 @@ impl Store {
         core.epoch_number_cut = false;
         let told = self.tell_osses_epoch(epoch);
         self.note_osses_left_behind(core, before, epoch, &told)
+    }
+
+    /// Journal `Rec::HomeWitnessCleared` (unsynced: the bump's fsync that follows it makes
+    /// both durable, in order, before any OSS is told the epoch). The open cleared the
+    /// home witness in memory already: applied here, it clears nothing more, since the
+    /// bump comes before any record of this session that could add a piece (`epoch_due` is
+    /// set at open). Refused (a full metadata disk), the bump is refused with it and no
+    /// epoch file is written: the next open sees the way out again. Not through
+    /// `journal_seq`, as the bump's.
+    fn journal_home_witness_cleared(&self, core: &mut Core) -> Result<(), StoreError> {
+        assert!(core.epoch_due, "the clear rides on the open's first bump");
+        let rec = Rec::HomeWitnessCleared;
+        let reader_version = rec.reader_version();
+        if reader_version > core.state_file_version {
+            self.mark_state_file_newer(core, reader_version);
+        }
+        let seq = self.append_latching(core, &rec, false)?;
+        self.journal_appended_seq.fetch_max(seq, Ordering::SeqCst);
+        core.state.apply(seq, &rec);
+        core.home_witness_clear_unjournaled = false;
+        Ok(())
     }
 
     /// After a bump to `epoch` (from `before`) told the OSSs `told`: record each OSS not
@@ -5960,6 +5991,8 @@ impl Store {
             let version = snapshot.reader_version().max(core.state_file_version);
             write_checked_version(&self.dir.join(STATE_FILE), "state", version, &snapshot)?;
             core.state_file_version = version;
+            // The snapshot holds the cleared witness (no record needed any more).
+            core.home_witness_clear_unjournaled = false;
         }
         // The snapshot now holds the counters; restart the in-memory ones from zero.
         let ops_now: Vec<OssOps> = std::mem::replace(

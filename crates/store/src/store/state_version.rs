@@ -654,3 +654,43 @@ fn a_store_with_the_session_30_state_header_version_9_opens_and_stays_version_9(
     assert_eq!(store.get("g").unwrap(), vec![8u8; 3000]);
     store.close().unwrap();
 }
+
+/// Session 46's `Rec::HomeWitnessCleared` (s46d, review r45b MEDIUM-1) rides on the open's
+/// first epoch bump, before the bump's record: the header turns to version 11 first, which
+/// binaries of sessions 33 to 45 refuse (they cannot parse the record; replaying the home
+/// witness it cleared, they would record LOST the blocks the OSSs hold right). The record
+/// is journaled once (the flag drops), and a checkpoint (the snapshot holds the cleared
+/// witness, nothing newer) turns the header back to 1.
+#[test]
+fn a_home_witness_cleared_record_turns_the_state_header_to_version_11_until_a_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_holding_f(dir.path());
+    let v11 = crate::superblock::STATE_VERSION_SESSION46_RECORDS;
+    assert_eq!(Rec::HomeWitnessCleared.reader_version(), v11);
+    {
+        let mut core = store.core.lock();
+        // As the way-out open leaves it: the bump due, the clear not yet on disk.
+        assert!(core.epoch_due, "a checkpoint makes the next bump due");
+        core.home_witness_clear_unjournaled = true;
+        let appended = core.journal.next_seq();
+        store
+            .journal(
+                &mut core,
+                Rec::OssGenerations {
+                    generations: vec![],
+                },
+                true,
+            )
+            .unwrap();
+        assert!(!core.home_witness_clear_unjournaled);
+        // The clear, the bump, the record asked for.
+        assert_eq!(core.journal.next_seq(), appended + 3);
+    }
+    assert_header_version(dir.path(), v11);
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.get("f").unwrap(), vec![7u8; 5000]);
+    store.checkpoint().unwrap();
+    assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
+    store.close().unwrap();
+}

@@ -34,6 +34,8 @@ struct Scene {
     /// The OSS of each data element of stripe 0, and of its parity P.
     data_oss: Vec<usize>,
     p_oss: usize,
+    /// The OSS of each parity element of stripe 0 (P first; raid6: then Q).
+    parity_oss: Vec<usize>,
     /// File offset of byte 0 of data element `d` of stripe 0.
     element_at: Vec<usize>,
 }
@@ -56,7 +58,16 @@ fn stripe_0_cached_with_lost_writes_of(
     kept: &[LostWrite],
     lost: &[LostWrite],
 ) -> Scene {
-    let code = CodeSpec::raid5(4);
+    stripe_0_cached_with_lost_writes_on(CodeSpec::raid5(4), element_bytes, kept, lost)
+}
+
+/// `stripe_0_cached_with_lost_writes_of` with the code `code` (k = 4 data elements).
+fn stripe_0_cached_with_lost_writes_on(
+    code: CodeSpec,
+    element_bytes: usize,
+    kept: &[LostWrite],
+    lost: &[LostWrite],
+) -> Scene {
     let (top, dir, layout) = init_wcl_without_timeout_with_element(code, element_bytes);
     let g = layout.geometry().clone();
     let sdb = layout.stripe_data_bytes() as usize;
@@ -68,6 +79,14 @@ fn stripe_0_cached_with_lost_writes_of(
         .map(|p| layout.oss_of(id, 0, p.col))
         .collect();
     let p_oss = layout.oss_of(id, 0, g.parity_pos[0].col);
+    let parity_oss: Vec<usize> = (g.parity_pos.iter())
+        .map(|p| layout.oss_of(id, 0, p.col))
+        .collect();
+    assert_eq!(
+        g.data_pos.len(),
+        4,
+        "k = 4: elements 2 and 3 stay unwritten"
+    );
     let element_at: Vec<usize> = (0..g.data_pos.len())
         .map(|d| layout.file_offset(0, d, 0) as usize)
         .collect();
@@ -115,6 +134,7 @@ fn stripe_0_cached_with_lost_writes_of(
         model,
         data_oss,
         p_oss,
+        parity_oss,
         element_at,
     }
 }
@@ -590,5 +610,76 @@ fn a_reads_right_or_lost_on_record(store: &Store, s: &Scene, a: usize, when: &st
                 "{when}: refused, so A's block LOST on record: {lost:?} ({e})"
             );
         }
+    }
+}
+
+/// s46d, review r45a MEDIUM-2 (`witness_decode_lost_for_good` on raid6/rs, an away OSS not
+/// weighed by the tolerance). Raid6 4+2 WCL: data B (1) lost an overwrite of 2000..3000 (a
+/// stale cache column the witness erases), A's (0) OSS failed on record, then one parity
+/// OSS (P, then in a second store Q) only away (its directory missing). A's decode erases
+/// A (failed), B (witness) and the away parity: three erasures, past raid6's two; with the
+/// away parity mounted it erases two, within the tolerance (C and D hold no chunk of the
+/// cache stripe, so P and Q are the only columns that can stand in). What must hold: while
+/// the parity is away, A's read never returns a wrong byte, and it is refused with nothing
+/// on record, its message saying to mount the directory and retry (a LOST on record would
+/// be for good, and the bytes come back with the mount); B's read too. Once the parity is
+/// back: A and B read right (A decoded from P and Q around B's stale column, B rebuilt
+/// likewise), every block of `f` reads right and nothing is LOST. Passes on 7c9d35f8: the
+/// rule records a loss only where every erasure besides the witness's is an OSS failed on
+/// record (the away parity is not), so base already refuses here; pinned.
+#[test]
+fn s46d_raid6_a_failed_oss_beside_a_stale_column_and_an_away_parity_refuses_then_reads_right() {
+    for away in 0..2 {
+        let s =
+            stripe_0_cached_with_lost_writes_on(CodeSpec::raid6(4), UNIT, &[], &[(1, 2000..3000)]);
+        {
+            // Failed with every other OSS present (a failure beside an away OSS is refused).
+            let store = Store::open(&s.dir).unwrap();
+            store.fail_oss(s.data_oss[0]).unwrap();
+            store.close().unwrap();
+        }
+        let away_oss = s.parity_oss[away];
+        let when = format!("parity {away} (OSS {away_oss}) away");
+        let aside = take_away(&s.dir, away_oss);
+        let (a, b) = (s.element_at[0], s.element_at[1]);
+        {
+            let store = Store::open(&s.dir).unwrap();
+            assert_eq!(
+                lost_on_record(&store),
+                vec![],
+                "{when}: the open recorded nothing"
+            );
+            for (what, at) in [("A", a), ("B", b)] {
+                match first_wrong_byte(&store, &s.model, at) {
+                    Err(StoreError::DataLost(msg)) => assert!(
+                        msg.contains(&format!("OSS {away_oss} is MISSING"))
+                            && msg.contains("mount it and retry"),
+                        "{when}: {what}'s refusal names the missing directory: {msg}"
+                    ),
+                    Ok(read) => panic!("{when}: read of {what}'s block: {read:?}"),
+                    Err(e) => panic!("{when}: read of {what}'s block: {e}"),
+                }
+                assert_eq!(
+                    lost_on_record(&store),
+                    vec![],
+                    "{when}: {what}'s read recorded nothing"
+                );
+            }
+            store.close().unwrap();
+        }
+        bring_back(&s.dir, away_oss, &aside);
+        let when = format!("parity {away} back");
+        let store = Store::open(&s.dir).unwrap();
+        for at in [a, b] {
+            assert_eq!(
+                first_wrong_byte(&store, &s.model, at).unwrap(),
+                None,
+                "{when}"
+            );
+        }
+        let lost = assert_blocks_read_or_lost_on_record(&store, "f", &s.model, 0..0, &[], &when);
+        assert_eq!(lost, Vec::<usize>::new(), "{when}: nothing LOST");
+        assert_eq!(lost_on_record(&store), vec![], "{when}: nothing on record");
+        store.close().unwrap();
     }
 }
