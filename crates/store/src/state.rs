@@ -729,6 +729,42 @@ pub enum Rec {
     /// The operator accepted the damaged journal tails on record (`exaraid store scrub
     /// --accept-journal-damage`, `Store::accept_journal_damage`): their warning ends.
     JournalTailAccepted,
+    /// An open's decision about the home witness pieces unfinished home writes displaced
+    /// (`State::home_witness_displaced`, session 46, s46a): the pieces whose blocks hold
+    /// the acknowledged bytes they witness (as found, or rebuilt from their row's parity and
+    /// written back) or whose blocks no write's bytes are proven to have reached go back
+    /// into the home witness; the others (a cut write's own bytes landed there) are dropped.
+    /// Every displaced entry is decided by it. Journaled (fsync'd) before recovery's settle.
+    /// Why (review r45c HIGH): a kill right after a partial overwrite's input dropped the
+    /// piece of a lost write it overlapped, and the rest of that write read stale with
+    /// success after the reopen. An older binary does not know this record (it appears only
+    /// where such an entry was left).
+    HomePiecesDecided {
+        kept: Vec<KeptHomePiece>,
+    },
+}
+
+/// A home witness piece an open gives back (`Rec::HomePiecesDecided`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptHomePiece {
+    pub file: u64,
+    pub first_bytes: u64,
+    pub piece: HomePiece,
+}
+
+/// The home witness pieces an unfinished home write's input dropped
+/// (`State::home_witness_displaced`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisplacedHomePieces {
+    pub file: u64,
+    pub offset_bytes: u64,
+    pub len_bytes: u64,
+    /// The write's `Rec::WriteCrcs`, its `plans` narrowed to those not durable yet; `None`
+    /// while it is still to come (the input is the last record applied).
+    pub crcs: Option<WriteCrcs>,
+    /// First byte and piece, at most `HOME_WITNESS_PIECES_MAX` (they came out of the
+    /// witness).
+    pub pieces: Vec<(u64, HomePiece)>,
 }
 
 /// See `Rec::RefusedBlocks`.
@@ -1382,6 +1418,8 @@ impl Rec {
             Rec::RecoveryDecision(_) => crate::superblock::STATE_VERSION_SESSION30_RECORDS,
             // A session-32 binary cannot parse it.
             Rec::TailCutRepair(_) => crate::superblock::STATE_VERSION_SESSION33_RECORDS,
+            // A session-45 binary cannot parse it.
+            Rec::HomePiecesDecided { .. } => crate::superblock::STATE_VERSION_SESSION46_RECORDS,
             // Parsed, but misread (see `LostRange::needs_session19_reader`).
             Rec::Lost { ranges } if ranges.iter().any(LostRange::needs_session19_reader) => {
                 crate::superblock::STATE_VERSION_SESSION19_RECORDS
@@ -1775,6 +1813,18 @@ pub struct State {
     /// write's: a `Rec::WriteCrcs` right after it is a home write's. Not in a snapshot.
     #[serde(skip)]
     pub home_crcs_follow: bool,
+    /// The home witness pieces each unfinished home write's input dropped (session 46,
+    /// s46a): kept from its `Input::Write` until its last plan's `Durable` (then dropped:
+    /// its own pieces witness those bytes), or until an open decides them
+    /// (`Rec::HomePiecesDecided`) when a crash cut it. Dropped at once where no home
+    /// `WriteCrcs` follows the input (a window's write: nothing tells whether its bytes
+    /// landed), and piece by piece by a later write's input over them. Why (review r45c
+    /// HIGH): dropped at the input for good, a kill right after it lost the piece of a lost
+    /// write the cut write overlapped, and the rest of that write read stale with success.
+    /// At most [`HOME_WITNESS_PENDING_MAX`] writes (past it the oldest one's pieces are
+    /// dropped, as before session 46). (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub home_witness_displaced: Vec<DisplacedHomePieces>,
 }
 
 /// A cache write's crcs waiting for its plans to be durable (`State::cache_witness_pending`).
@@ -2068,6 +2118,9 @@ impl State {
             // Notes about the journal and a scrub's check.
             Rec::JournalTailCut { .. } | Rec::JournalTailChecked => false,
             Rec::JournalTailDamaged(_) | Rec::JournalTailAccepted => false,
+            // The witness's decision; its write-backs are the bytes the parity holds, on
+            // OSSs in service only.
+            Rec::HomePiecesDecided { .. } => false,
             // A note that plans changed nothing; a note of what a window write writes next.
             Rec::WroteNothing { .. } | Rec::WindowBlockCrcs(_) => false,
             // A note that a write wrote nothing on these blocks.
@@ -2476,6 +2529,8 @@ impl State {
                 self.journal_tail_damage.push(*cut);
             }
             Rec::JournalTailAccepted => self.journal_tail_damage.clear(),
+            // The witnesses' record (`apply_witnesses`).
+            Rec::HomePiecesDecided { .. } => {}
         }
     }
 

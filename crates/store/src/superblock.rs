@@ -76,6 +76,10 @@ pub const STATE_VERSION_SESSION30_RECORDS: u32 = 9;
 /// header versions 1 to 9 and refuse 10, changing nothing): session 33's
 /// `Rec::TailCutRepair`.
 pub const STATE_VERSION_SESSION33_RECORDS: u32 = 10;
+/// The state file's header version while its journal may hold a record that binaries of
+/// session 33 to 45 cannot parse (they read header versions 1 to 10 and refuse 11, changing
+/// nothing): session 46's `Rec::HomePiecesDecided` (s46a).
+pub const STATE_VERSION_SESSION46_RECORDS: u32 = 11;
 /// The superblock's header version when its store seeds block crcs with the OSS
 /// ([`BlockCrcSeed::StoreOssAddress`], every store `init` makes from session 12 on). Why a
 /// header version: binaries before session 12 read superblock header version 1 only and
@@ -542,6 +546,7 @@ fn versions_read(kind: &str) -> &'static [u32] {
             STATE_VERSION_SESSION19_RECORDS,
             STATE_VERSION_SESSION30_RECORDS,
             STATE_VERSION_SESSION33_RECORDS,
+            STATE_VERSION_SESSION46_RECORDS,
         ]
     } else if kind == "superblock" {
         &[
@@ -796,23 +801,23 @@ mod tests {
         assert!(err.contains("Restore this file from a backup"), "{err}");
     }
 
-    /// Session-33 records name version 10; this build reads every state header from 1 to 10
+    /// Session-46 records name version 11; this build reads every state header from 1 to 11
     /// and refuses the next one with the release advice, changing nothing.
     #[test]
-    fn state_headers_up_to_the_session_33_version_are_read_and_the_next_is_refused() {
+    fn state_headers_up_to_the_session_46_version_are_read_and_the_next_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state");
-        for version in 1..=STATE_VERSION_SESSION33_RECORDS {
+        for version in 1..=STATE_VERSION_SESSION46_RECORDS {
             write_checked_version(&path, "state", version, &7u32).unwrap();
             let (value, read) = read_checked_version::<u32>(&path, "state").unwrap();
             assert_eq!((value, read), (7, version));
         }
-        let next = STATE_VERSION_SESSION33_RECORDS + 1;
-        set_header_version(&path, "state", STATE_VERSION_SESSION33_RECORDS).unwrap();
+        let next = STATE_VERSION_SESSION46_RECORDS + 1;
+        set_header_version(&path, "state", STATE_VERSION_SESSION46_RECORDS).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let text = String::from_utf8(bytes).unwrap();
         let newer = text.replacen(
-            &format!(" v{STATE_VERSION_SESSION33_RECORDS} "),
+            &format!(" v{STATE_VERSION_SESSION46_RECORDS} "),
             &format!(" v{next} "),
             1,
         );

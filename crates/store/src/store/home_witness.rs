@@ -420,3 +420,128 @@ impl Store {
         pieces_confirm_block(&pieces, a, &whole[from..to], &on_disk[from..to])
     }
 }
+
+impl Store {
+    /// An open's decision (before recovery's settle) about the home witness pieces that
+    /// unfinished home writes displaced (`State::home_witness_displaced`, session 46,
+    /// s46a). Why (review r45c HIGH): a partial overwrite of a lost write, cut by a kill
+    /// right after its input, had dropped the lost write's piece for good (s45c's copy of
+    /// it lived in memory only), and after the reopen the rest of that lost write read
+    /// stale with success. A cut write is not acknowledged: each block must read its last
+    /// acknowledged bytes, or the cut write's new bytes where they landed, or be LOST on
+    /// record. Per piece, from its block as it stands:
+    /// - it matches the piece: kept (the acknowledged bytes are there);
+    /// - else, where the cut write journaled its crcs, its bytes in that block match its
+    ///   crc: the write landed there (its read step checked the bytes it kept, s45c):
+    ///   dropped, as its `Durable` would have;
+    /// - else the block is stale (a lost write the cut write never reached): rebuilt from
+    ///   its row's parity and, where the rebuild matches every piece of the block and the
+    ///   disk outside them (`pieces_confirm_block`), written back (the acknowledged bytes;
+    ///   the row's parity then agrees with its data for recovery's settle); kept either
+    ///   way, so that a block nothing rebuilt reads LOST (on record, by its read), never
+    ///   stale.
+    ///
+    /// A block that cannot be read now (its OSS away or failed, a bad checksum) keeps its
+    /// piece: the read's decode checks it. Journaled (`Rec::HomePiecesDecided`, fsync'd)
+    /// with no write of the cut writes' stripes but the write-backs before it: a kill before
+    /// the record decides again at the next open, from the same (or written back) bytes.
+    pub(super) fn decide_displaced_home_pieces(&self, core: &mut Core) -> Result<(), StoreError> {
+        if core.state.home_witness_displaced.is_empty() {
+            return Ok(());
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let displaced: Vec<(u64, u64, crate::state::HomePiece, Option<crate::state::WriteCrcs>)> =
+            (core.state.home_witness_displaced_pieces().into_iter())
+                .map(|(f, a, p, w)| (f, a, p, w.cloned()))
+                .collect();
+        assert!(displaced.len() <= crate::state::HOME_WITNESS_PIECES_MAX);
+        let mut kept: Vec<crate::state::KeptHomePiece> = Vec::new();
+        let mut stripes: BTreeMap<(u64, u64), HomeStripe> = BTreeMap::new();
+        let mut written_back = 0usize;
+        for &(file, a, piece, ref crcs) in &displaced {
+            let z = piece.end_bytes;
+            assert!(a < z && z - a <= block, "a piece lies in one block");
+            let keep = crate::state::KeptHomePiece {
+                file,
+                first_bytes: a,
+                piece,
+            };
+            if !self.home_witnessed() {
+                break; // no read checks them: nothing to keep
+            }
+            let at = self.layout.locate(file, a);
+            let (stripe, pos) = (at.stripe, at.pos);
+            // Element byte of file byte `a`, and the block's first byte in the element.
+            let in_el = at.offset_in_element_bytes;
+            let b_el = in_el / block * block;
+            let b_file = a - (in_el - b_el);
+            let home = match stripes.entry((file, stripe)) {
+                std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    match self.read_home_blocks(Some(core), file, stripe) {
+                        Ok(h) => v.insert(h),
+                        Err(_) => {
+                            kept.push(keep); // the read's checks decide it
+                            continue;
+                        }
+                    }
+                }
+            };
+            let unread = home.unavailable_cols.contains(&pos.col)
+                || (home.corrupt.iter())
+                    .any(|c| c.pos == pos && c.blocks.contains(&((b_el / block) as usize)));
+            if unread {
+                kept.push(keep);
+                continue;
+            }
+            let el = home.buf.element(pos).to_vec();
+            let on_disk = |fa: u64, fz: u64| &el[(fa - b_file + b_el) as usize..(fz - b_file + b_el) as usize];
+            if crc32c::crc32c(on_disk(a, z)) == piece.crc {
+                kept.push(keep);
+                continue;
+            }
+            // The cut write's own bytes in this block, by its crcs.
+            let landed = crcs.as_ref().is_some_and(|w| {
+                let (wa, wz) = (w.offset_bytes, w.offset_bytes + w.len_bytes);
+                let (ca, cz) = (wa.max(b_file), wz.min(b_file + block));
+                let j = (b_file / block).checked_sub(wa / block);
+                w.file == file
+                    && ca < cz
+                    && j.and_then(|j| w.block_crcs.get(j as usize))
+                        .is_some_and(|&crc| crc32c::crc32c(on_disk(ca, cz)) == crc)
+            });
+            if landed {
+                continue; // dropped: the cut write's bytes stand there
+            }
+            let from = b_el as usize;
+            let rebuilt = self.rebuild_element(Some(core), file, stripe, pos, (from, block as usize), false);
+            if let Ok((whole, _)) = rebuilt {
+                let mut pieces: Vec<(u64, u64, u32)> = (displaced.iter())
+                    .filter(|&&(f, pa, p, _)| f == file && pa < b_file + block && b_file < p.end_bytes)
+                    .map(|&(_, pa, p, _)| (pa, p.end_bytes, p.crc))
+                    .collect();
+                pieces.extend(core.state.home_witness_in(file, b_file, b_file + block));
+                let (lo, hi) = (from, from + block as usize);
+                if pieces_confirm_block(&pieces, b_file, &whole[lo..hi], &el[lo..hi]) {
+                    if let Some((oss, key)) = self.home_key(file, stripe, pos) {
+                        self.write_back_confirmed(oss, key, &whole, from, block as usize)?;
+                        home.buf.element_mut(pos)[lo..hi].copy_from_slice(&whole[lo..hi]);
+                        written_back += 1;
+                    }
+                }
+            }
+            kept.push(keep);
+        }
+        assert!(written_back <= displaced.len());
+        if written_back > 0 {
+            // The write-backs durable before the record that keeps their pieces names them
+            // as the blocks' bytes (a power cut then keeps the piece and the stale block:
+            // LOST or rebuilt by a read, never stale with success).
+            let all: Vec<usize> = (0..self.backends.len()).collect();
+            for (oss, err) in self.sync_one_by_one(&all) {
+                self.distrust_after_failed_sync(oss, &err, "the open's write-back of a lost write's blocks");
+            }
+        }
+        self.journal(core, Rec::HomePiecesDecided { kept }, true)
+    }
+}

@@ -2633,7 +2633,13 @@ impl Store {
                 // untouched files too, while the disk was full. The bytes it would record
                 // lost are still the planner's, on the failed OSS only: a read of them is
                 // refused (their only copy is unreadable), never served.
-                let recovered = store.record_losses(&mut core).and_then(|_| {
+                // The home witness pieces the cut writes displaced are decided first (s46a),
+                // from the blocks as the crash left them: recovery's settle re-encodes
+                // parity from the data, which would take a lost write's stale block for
+                // its bytes.
+                let recovered = (store.record_losses(&mut core))
+                    .and_then(|_| store.decide_displaced_home_pieces(&mut core))
+                    .and_then(|_| {
                     store.recover(
                         &mut core,
                         &undurable,
