@@ -84,7 +84,12 @@ fn drop_pieces<P: WitnessPiece>(map: &mut Pieces<P>, file: u64, a: u64, z: u64) 
 }
 
 /// Take the pieces of `file` overlapping bytes `a..z` out: `(first, piece)`.
-fn take_pieces<P: WitnessPiece + Copy>(map: &mut Pieces<P>, file: u64, a: u64, z: u64) -> Vec<(u64, P)> {
+fn take_pieces<P: WitnessPiece + Copy>(
+    map: &mut Pieces<P>,
+    file: u64,
+    a: u64,
+    z: u64,
+) -> Vec<(u64, P)> {
     let Some(pieces) = map.get(&file) else {
         return Vec::new();
     };
@@ -201,7 +206,11 @@ impl State {
             // The home input before had no crcs of its own (a window's write, or a write of
             // no home data): nothing will tell whether its bytes landed, so the pieces it
             // displaced go, as before session 46.
-            if self.home_witness_displaced.last().is_some_and(|d| d.crcs.is_none()) {
+            if self
+                .home_witness_displaced
+                .last()
+                .is_some_and(|d| d.crcs.is_none())
+            {
                 self.home_witness_displaced.pop();
             }
         }
@@ -256,13 +265,14 @@ impl State {
                 self.witness_durable_cache_writes(plans);
                 self.witness_durable_home_writes(plans);
                 // A write durable whole: its own pieces witness its blocks now.
-                self.home_witness_displaced.retain_mut(|d| match &mut d.crcs {
-                    Some(w) => {
-                        w.plans.retain(|p| !plans.contains(p));
-                        !w.plans.is_empty()
-                    }
-                    None => true,
-                });
+                self.home_witness_displaced
+                    .retain_mut(|d| match &mut d.crcs {
+                        Some(w) => {
+                            w.plans.retain(|p| !plans.contains(p));
+                            !w.plans.is_empty()
+                        }
+                        None => true,
+                    });
             }
             Rec::HomePiecesDecided { kept } => {
                 // Every unfinished write's displaced pieces are decided: these go back (each
@@ -272,7 +282,10 @@ impl State {
                 let mut count = piece_count(&self.home_witness);
                 for k in kept {
                     let (a, z) = (k.first_bytes, k.piece.end_bytes);
-                    assert!(a < z && z - a <= WriteCrcs::BLOCK_BYTES, "a piece lies in one block");
+                    assert!(
+                        a < z && z - a <= WriteCrcs::BLOCK_BYTES,
+                        "a piece lies in one block"
+                    );
                     if insert_piece(&mut self.home_witness, k.file, a, z, k.piece) {
                         count += 1;
                     }

@@ -450,10 +450,14 @@ impl Store {
             return Ok(());
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        let displaced: Vec<(u64, u64, crate::state::HomePiece, Option<crate::state::WriteCrcs>)> =
-            (core.state.home_witness_displaced_pieces().into_iter())
-                .map(|(f, a, p, w)| (f, a, p, w.cloned()))
-                .collect();
+        let displaced: Vec<(
+            u64,
+            u64,
+            crate::state::HomePiece,
+            Option<crate::state::WriteCrcs>,
+        )> = (core.state.home_witness_displaced_pieces().into_iter())
+            .map(|(f, a, p, w)| (f, a, p, w.cloned()))
+            .collect();
         assert!(displaced.len() <= crate::state::HOME_WITNESS_PIECES_MAX);
         let mut kept: Vec<crate::state::KeptHomePiece> = Vec::new();
         let mut stripes: BTreeMap<(u64, u64), HomeStripe> = BTreeMap::new();
@@ -495,7 +499,9 @@ impl Store {
                 continue;
             }
             let el = home.buf.element(pos).to_vec();
-            let on_disk = |fa: u64, fz: u64| &el[(fa - b_file + b_el) as usize..(fz - b_file + b_el) as usize];
+            let on_disk = |fa: u64, fz: u64| {
+                &el[(fa - b_file + b_el) as usize..(fz - b_file + b_el) as usize]
+            };
             if crc32c::crc32c(on_disk(a, z)) == piece.crc {
                 kept.push(keep);
                 continue;
@@ -514,10 +520,13 @@ impl Store {
                 continue; // dropped: the cut write's bytes stand there
             }
             let from = b_el as usize;
-            let rebuilt = self.rebuild_element(Some(core), file, stripe, pos, (from, block as usize), false);
+            let rebuilt =
+                self.rebuild_element(Some(core), file, stripe, pos, (from, block as usize), false);
             if let Ok((whole, _)) = rebuilt {
                 let mut pieces: Vec<(u64, u64, u32)> = (displaced.iter())
-                    .filter(|&&(f, pa, p, _)| f == file && pa < b_file + block && b_file < p.end_bytes)
+                    .filter(|&&(f, pa, p, _)| {
+                        f == file && pa < b_file + block && b_file < p.end_bytes
+                    })
                     .map(|&(_, pa, p, _)| (pa, p.end_bytes, p.crc))
                     .collect();
                 pieces.extend(core.state.home_witness_in(file, b_file, b_file + block));
@@ -539,7 +548,11 @@ impl Store {
             // LOST or rebuilt by a read, never stale with success).
             let all: Vec<usize> = (0..self.backends.len()).collect();
             for (oss, err) in self.sync_one_by_one(&all) {
-                self.distrust_after_failed_sync(oss, &err, "the open's write-back of a lost write's blocks");
+                self.distrust_after_failed_sync(
+                    oss,
+                    &err,
+                    "the open's write-back of a lost write's blocks",
+                );
             }
         }
         self.journal(core, Rec::HomePiecesDecided { kept }, true)

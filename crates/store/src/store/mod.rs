@@ -2640,16 +2640,16 @@ impl Store {
                 let recovered = (store.record_losses(&mut core))
                     .and_then(|_| store.decide_displaced_home_pieces(&mut core))
                     .and_then(|_| {
-                    store.recover(
-                        &mut core,
-                        &undurable,
-                        &input_of,
-                        &finished_by_later,
-                        &later_synced,
-                        cut_only,
-                        &cut_writes_only,
-                    )
-                });
+                        store.recover(
+                            &mut core,
+                            &undurable,
+                            &input_of,
+                            &finished_by_later,
+                            &later_synced,
+                            cut_only,
+                            &cut_writes_only,
+                        )
+                    });
                 match recovered {
                     Ok(()) => {}
                     // A settle on record that could not finish: the planner's view
