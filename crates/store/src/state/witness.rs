@@ -302,9 +302,8 @@ impl State {
                 self.cache_witness.clear();
                 self.cache_witness_pending.clear();
                 self.home_witness_pending.clear();
-                // An open decided them before its settle (`HomePiecesDecided`); a settle
-                // of a live store leaves them dropped, as before session 46.
-                self.home_witness_displaced.clear();
+                // The displaced pieces stay: an open decides them after its settle, on
+                // the bytes it kept (`HomePiecesDecided`).
             }
             Rec::JournalTailCut { .. } => {
                 // The cut record may have been a write whose input never applied (damaged
