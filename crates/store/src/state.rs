@@ -3383,7 +3383,7 @@ mod tests {
             })
         };
         seq += 1;
-        state.apply(seq, &input(5000, 100));
+        state.apply(seq, &input(5500, 100));
         assert_eq!(state.home_witness_displaced.len(), 1);
         assert!(state.home_witness_displaced[0].crcs.is_none());
         let kept: Vec<KeptHomePiece> = (state.home_witness_displaced[0].pieces.iter())
@@ -3404,7 +3404,7 @@ mod tests {
         assert_eq!(state.home_witness_in(1, 4096, 8192).len(), 1, "put back");
         // An input whose next record is not its crcs (a write of no home data): dropped.
         seq += 1;
-        state.apply(seq, &input(5000, 100));
+        state.apply(seq, &input(5500, 100));
         assert_eq!(state.home_witness_displaced.len(), 1);
         durable(&mut seq, &mut state, &[99]);
         assert!(state.home_witness_displaced.is_empty());
