@@ -202,22 +202,9 @@ impl State {
     /// record before was an `Input::Write` whose crcs follow (a WCL cache write's);
     /// `home_follow`: one whose crcs do not (a `WriteCrcs` after it is a home write's).
     pub(super) fn apply_witnesses(&mut self, rec: &Rec, cache_follow: bool, home_follow: bool) {
-        if home_follow && !matches!(rec, Rec::WriteCrcs(_)) {
-            // The home input before had no crcs of its own (a window's write, or a write of
-            // no home data): nothing will tell whether its bytes landed, so the pieces it
-            // displaced go, as before session 46.
-            if self
-                .home_witness_displaced
-                .last()
-                .is_some_and(|d| d.crcs.is_none())
-            {
-                self.home_witness_displaced.pop();
-            }
-        }
-        debug_assert!(
-            (self.home_witness_displaced.iter().rev().skip(1)).all(|d| d.crcs.is_some()),
-            "only the last displaced entry waits for its crcs"
-        );
+        // The displaced entry the record before pushed (a home write's input): its
+        // `WriteCrcs` comes right after it, or never (a kill right after the input).
+        let pushed = std::mem::take(&mut self.home_displaced_pushed);
         match rec {
             Rec::Input(Input::Write {
                 file,
@@ -230,8 +217,14 @@ impl State {
                 // none): its bytes may land in the blocks it touches from here on.
                 let (a, z) = (*offset_bytes, offset_bytes + len_bytes);
                 drop_pieces(&mut self.cache_witness, *file, a, z);
+                // A write into a file with a delayed window goes to the window's cache (no
+                // home crcs): its pieces go, as before session 46 (its window's END carries
+                // its bytes home later; a kept piece would call them stale).
+                let windowed = self.windows.values().any(|w| w.file == *file);
                 let displaced = take_pieces(&mut self.home_witness, *file, a, z);
-                self.displace_home_pieces(*file, (a, z), displaced, !*crcs_follow);
+                let home = !*crcs_follow && !windowed;
+                self.home_displaced_pushed =
+                    self.displace_home_pieces(*file, (a, z), displaced, home);
                 note_overwritten(&mut self.cache_witness_pending, *file, a, z);
                 note_overwritten(&mut self.home_witness_pending, *file, a, z);
                 self.cache_crcs_follow = *crcs_follow;
@@ -252,12 +245,14 @@ impl State {
                     drop_pieces(&mut self.home_witness, w.file, a, z);
                     push_pending(&mut self.home_witness_pending, w, HOME_WITNESS_PENDING_MAX);
                     // The pieces its input displaced wait for its plans now.
-                    if let Some(d) = self.home_witness_displaced.last_mut() {
+                    if let Some(d) = self.home_witness_displaced.last_mut().filter(|_| pushed) {
                         let same = (d.file, d.offset_bytes, d.len_bytes)
                             == (w.file, w.offset_bytes, w.len_bytes);
-                        if d.crcs.is_none() && same {
-                            d.crcs = Some(w.clone());
-                        }
+                        assert!(
+                            d.crcs.is_none() && same,
+                            "a home write's crcs follow its input"
+                        );
+                        d.crcs = Some(w.clone());
                     }
                 }
             }
@@ -346,7 +341,7 @@ impl State {
         (a, z): (u64, u64),
         taken: Vec<(u64, HomePiece)>,
         home: bool,
-    ) {
+    ) -> bool {
         for d in self.home_witness_displaced.iter_mut() {
             if d.file == file {
                 d.pieces.retain(|(pa, p)| p.end_bytes <= a || z <= *pa);
@@ -354,7 +349,7 @@ impl State {
         }
         self.home_witness_displaced.retain(|d| !d.pieces.is_empty());
         if !home || taken.is_empty() {
-            return;
+            return false;
         }
         if self.home_witness_displaced.len() >= HOME_WITNESS_PENDING_MAX {
             // Past the bound the oldest write's pieces go, as before session 46.
@@ -369,6 +364,7 @@ impl State {
             pieces: taken,
         });
         assert!(self.home_witness_displaced.len() <= HOME_WITNESS_PENDING_MAX);
+        true
     }
 
     /// The home witness pieces unfinished home writes displaced: `(file, first, piece, the
