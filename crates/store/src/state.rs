@@ -1816,20 +1816,15 @@ pub struct State {
     /// The home witness pieces each unfinished home write's input dropped (session 46,
     /// s46a): kept from its `Input::Write` until its last plan's `Durable` (then dropped:
     /// its own pieces witness those bytes), or until an open decides them after
-    /// its settle (`Rec::HomePiecesDecided`) when a crash cut it (its crcs still to come
-    /// where the kill came right after its input). Not kept for a write into a file with
-    /// a delayed window (its bytes go to the window's cache, with no home crcs: as before
-    /// session 46); dropped piece by piece by a later write's input over them. Why (review r45c
+    /// its settle (`Rec::HomePiecesDecided`) when a crash cut it. Dropped at once where no home
+    /// `WriteCrcs` follows the input (a window's write: nothing tells whether its bytes
+    /// landed), and piece by piece by a later write's input over them. Why (review r45c
     /// HIGH): dropped at the input for good, a kill right after it lost the piece of a lost
     /// write the cut write overlapped, and the rest of that write read stale with success.
     /// At most [`HOME_WITNESS_PENDING_MAX`] writes (past it the oldest one's pieces are
     /// dropped, as before session 46). (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub home_witness_displaced: Vec<DisplacedHomePieces>,
-    /// The last record applied pushed the last entry of `home_witness_displaced` (a home
-    /// write's input): a `Rec::WriteCrcs` right after it is that write's. Not in a snapshot.
-    #[serde(skip)]
-    pub home_displaced_pushed: bool,
 }
 
 /// A cache write's crcs waiting for its plans to be durable (`State::cache_witness_pending`).
@@ -3340,8 +3335,8 @@ mod tests {
     /// Session 46 (s46a, review r45c HIGH): a home write's input keeps the pieces it drops
     /// (`home_witness_displaced`) until its last plan's `Durable` (then they go: its own
     /// piece stands); with its input the last record (a kill right after it) they wait for
-    /// the open's `HomePiecesDecided`, which puts the kept ones back, also where records
-    /// of the open came between (its crcs never follow); a later
+    /// the open's `HomePiecesDecided`, which puts the kept ones back; a record after an
+    /// input that is not its crcs drops them (nothing would tell its bytes landed); a later
     /// write's input over one drops it; a snapshot keeps them, and so does a settle's
     /// `PlannerReset` (the open decides after its settle); the record needs state version 11.
     #[test]
@@ -3407,21 +3402,13 @@ mod tests {
         state.apply(seq, &decided);
         assert!(state.home_witness_displaced.is_empty());
         assert_eq!(state.home_witness_in(1, 4096, 8192).len(), 1, "put back");
-        // An input whose crcs never come (the open appends its own records after it):
-        // still displaced, for the open's decision after them.
+        // An input whose next record is not its crcs (a write of no home data): dropped.
         seq += 1;
         state.apply(seq, &input(5500, 100));
         assert_eq!(state.home_witness_displaced.len(), 1);
         durable(&mut seq, &mut state, &[99]);
-        assert_eq!(state.home_witness_displaced.len(), 1, "kept for the open");
-        seq += 1;
-        state.apply(seq, &Rec::HomePiecesDecided { kept: Vec::new() });
         assert!(state.home_witness_displaced.is_empty());
-        assert_eq!(
-            state.home_witness_in(1, 4096, 8192),
-            vec![],
-            "decided: dropped"
-        );
+        assert_eq!(state.home_witness_in(1, 4096, 8192), vec![]);
         // A later write's input over a displaced piece drops it there.
         home_write(&mut seq, &mut state, 12, 5000, &b);
         durable(&mut seq, &mut state, &[12]);

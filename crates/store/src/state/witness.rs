@@ -202,9 +202,22 @@ impl State {
     /// record before was an `Input::Write` whose crcs follow (a WCL cache write's);
     /// `home_follow`: one whose crcs do not (a `WriteCrcs` after it is a home write's).
     pub(super) fn apply_witnesses(&mut self, rec: &Rec, cache_follow: bool, home_follow: bool) {
-        // The displaced entry the record before pushed (a home write's input): its
-        // `WriteCrcs` comes right after it, or never (a kill right after the input).
-        let pushed = std::mem::take(&mut self.home_displaced_pushed);
+        if home_follow && !matches!(rec, Rec::WriteCrcs(_)) {
+            // The home input before had no crcs of its own (a window's write, or a write of
+            // no home data): nothing will tell whether its bytes landed, so the pieces it
+            // displaced go, as before session 46.
+            if self
+                .home_witness_displaced
+                .last()
+                .is_some_and(|d| d.crcs.is_none())
+            {
+                self.home_witness_displaced.pop();
+            }
+        }
+        debug_assert!(
+            (self.home_witness_displaced.iter().rev().skip(1)).all(|d| d.crcs.is_some()),
+            "only the last displaced entry waits for its crcs"
+        );
         match rec {
             Rec::Input(Input::Write {
                 file,
@@ -217,14 +230,8 @@ impl State {
                 // none): its bytes may land in the blocks it touches from here on.
                 let (a, z) = (*offset_bytes, offset_bytes + len_bytes);
                 drop_pieces(&mut self.cache_witness, *file, a, z);
-                // A write into a file with a delayed window goes to the window's cache (no
-                // home crcs): its pieces go, as before session 46 (its window's END carries
-                // its bytes home later; a kept piece would call them stale).
-                let windowed = self.windows.values().any(|w| w.file == *file);
                 let displaced = take_pieces(&mut self.home_witness, *file, a, z);
-                let home = !*crcs_follow && !windowed;
-                self.home_displaced_pushed =
-                    self.displace_home_pieces(*file, (a, z), displaced, home);
+                self.displace_home_pieces(*file, (a, z), displaced, !*crcs_follow);
                 note_overwritten(&mut self.cache_witness_pending, *file, a, z);
                 note_overwritten(&mut self.home_witness_pending, *file, a, z);
                 self.cache_crcs_follow = *crcs_follow;
@@ -245,14 +252,12 @@ impl State {
                     drop_pieces(&mut self.home_witness, w.file, a, z);
                     push_pending(&mut self.home_witness_pending, w, HOME_WITNESS_PENDING_MAX);
                     // The pieces its input displaced wait for its plans now.
-                    if let Some(d) = self.home_witness_displaced.last_mut().filter(|_| pushed) {
+                    if let Some(d) = self.home_witness_displaced.last_mut() {
                         let same = (d.file, d.offset_bytes, d.len_bytes)
                             == (w.file, w.offset_bytes, w.len_bytes);
-                        assert!(
-                            d.crcs.is_none() && same,
-                            "a home write's crcs follow its input"
-                        );
-                        d.crcs = Some(w.clone());
+                        if d.crcs.is_none() && same {
+                            d.crcs = Some(w.clone());
+                        }
                     }
                 }
             }
@@ -341,7 +346,7 @@ impl State {
         (a, z): (u64, u64),
         taken: Vec<(u64, HomePiece)>,
         home: bool,
-    ) -> bool {
+    ) {
         for d in self.home_witness_displaced.iter_mut() {
             if d.file == file {
                 d.pieces.retain(|(pa, p)| p.end_bytes <= a || z <= *pa);
@@ -349,7 +354,7 @@ impl State {
         }
         self.home_witness_displaced.retain(|d| !d.pieces.is_empty());
         if !home || taken.is_empty() {
-            return false;
+            return;
         }
         if self.home_witness_displaced.len() >= HOME_WITNESS_PENDING_MAX {
             // Past the bound the oldest write's pieces go, as before session 46.
@@ -364,7 +369,6 @@ impl State {
             pieces: taken,
         });
         assert!(self.home_witness_displaced.len() <= HOME_WITNESS_PENDING_MAX);
-        true
     }
 
     /// The home witness pieces unfinished home writes displaced: `(file, first, piece, the
