@@ -740,6 +740,42 @@ pub enum Rec {
     /// back from the snapshot and the overwrites read LOST. Replayed as `JournalTailCut`
     /// clears it (`State::apply_witnesses`).
     HomeWitnessCleared,
+    /// An open's decision about the home witness pieces unfinished home writes displaced
+    /// (`State::home_witness_displaced`, session 46, s46a): the pieces whose blocks hold
+    /// the acknowledged bytes they witness (as found, or rebuilt from their row's parity and
+    /// written back) or whose blocks no write's bytes are proven to have reached go back
+    /// into the home witness; the others (a cut write's own bytes landed there) are dropped.
+    /// Every displaced entry is decided by it. Journaled (fsync'd) after recovery's settle.
+    /// Why (review r45c HIGH): a kill right after a partial overwrite's input dropped the
+    /// piece of a lost write it overlapped, and the rest of that write read stale with
+    /// success after the reopen. An older binary does not know this record (it appears only
+    /// where such an entry was left).
+    HomePiecesDecided {
+        kept: Vec<KeptHomePiece>,
+    },
+}
+
+/// A home witness piece an open gives back (`Rec::HomePiecesDecided`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptHomePiece {
+    pub file: u64,
+    pub first_bytes: u64,
+    pub piece: HomePiece,
+}
+
+/// The home witness pieces an unfinished home write's input dropped
+/// (`State::home_witness_displaced`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisplacedHomePieces {
+    pub file: u64,
+    pub offset_bytes: u64,
+    pub len_bytes: u64,
+    /// The write's `Rec::WriteCrcs`, its `plans` narrowed to those not durable yet; `None`
+    /// while it is still to come (the input is the last record applied).
+    pub crcs: Option<WriteCrcs>,
+    /// First byte and piece, at most `HOME_WITNESS_PIECES_MAX` (they came out of the
+    /// witness).
+    pub pieces: Vec<(u64, HomePiece)>,
 }
 
 /// See `Rec::RefusedBlocks`.
@@ -1395,6 +1431,8 @@ impl Rec {
             Rec::TailCutRepair(_) => crate::superblock::STATE_VERSION_SESSION33_RECORDS,
             // A session-45 binary cannot parse it (see `STATE_VERSION_SESSION46_RECORDS`).
             Rec::HomeWitnessCleared => crate::superblock::STATE_VERSION_SESSION46_RECORDS,
+            // A session-45 binary cannot parse it.
+            Rec::HomePiecesDecided { .. } => crate::superblock::STATE_VERSION_SESSION46_RECORDS,
             // Parsed, but misread (see `LostRange::needs_session19_reader`).
             Rec::Lost { ranges } if ranges.iter().any(LostRange::needs_session19_reader) => {
                 crate::superblock::STATE_VERSION_SESSION19_RECORDS
@@ -1788,6 +1826,18 @@ pub struct State {
     /// write's: a `Rec::WriteCrcs` right after it is a home write's. Not in a snapshot.
     #[serde(skip)]
     pub home_crcs_follow: bool,
+    /// The home witness pieces each unfinished home write's input dropped (session 46,
+    /// s46a): kept from its `Input::Write` until its last plan's `Durable` (then dropped:
+    /// its own pieces witness those bytes), or until an open decides them after
+    /// its settle (`Rec::HomePiecesDecided`) when a crash cut it. Dropped at once where no home
+    /// `WriteCrcs` follows the input (a window's write: nothing tells whether its bytes
+    /// landed), and piece by piece by a later write's input over them. Why (review r45c
+    /// HIGH): dropped at the input for good, a kill right after it lost the piece of a lost
+    /// write the cut write overlapped, and the rest of that write read stale with success.
+    /// At most [`HOME_WITNESS_PENDING_MAX`] writes (past it the oldest one's pieces are
+    /// dropped, as before session 46). (Not written into a snapshot when empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub home_witness_displaced: Vec<DisplacedHomePieces>,
 }
 
 /// A cache write's crcs waiting for its plans to be durable (`State::cache_witness_pending`).
@@ -2083,6 +2133,9 @@ impl State {
             Rec::JournalTailDamaged(_) | Rec::JournalTailAccepted => false,
             // A note of what the open trusts.
             Rec::HomeWitnessCleared => false,
+            // The witness's decision; its write-backs are the bytes the parity holds, on
+            // OSSs in service only.
+            Rec::HomePiecesDecided { .. } => false,
             // A note that plans changed nothing; a note of what a window write writes next.
             Rec::WroteNothing { .. } | Rec::WindowBlockCrcs(_) => false,
             // A note that a write wrote nothing on these blocks.
@@ -2493,6 +2546,8 @@ impl State {
             Rec::JournalTailAccepted => self.journal_tail_damage.clear(),
             // Its whole effect is the witnesses' (`apply_witnesses`).
             Rec::HomeWitnessCleared => {}
+            // The witnesses' record (`apply_witnesses`).
+            Rec::HomePiecesDecided { .. } => {}
         }
     }
 
@@ -3292,6 +3347,104 @@ mod tests {
         );
         let empty = serde_json::to_value(State::default()).unwrap();
         assert!(empty.get("home_witness").is_none() && empty.get("home_witness_pending").is_none());
+    }
+
+    /// Session 46 (s46a, review r45c HIGH): a home write's input keeps the pieces it drops
+    /// (`home_witness_displaced`) until its last plan's `Durable` (then they go: its own
+    /// piece stands); with its input the last record (a kill right after it) they wait for
+    /// the open's `HomePiecesDecided`, which puts the kept ones back; a record after an
+    /// input that is not its crcs drops them (nothing would tell its bytes landed); a later
+    /// write's input over one drops it; a snapshot keeps them, and so does a settle's
+    /// `PlannerReset` (the open decides after its settle); the record needs state version 11.
+    #[test]
+    fn a_home_writes_input_keeps_the_pieces_it_displaces_until_it_is_durable_or_decided() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let b = vec![2u8; 1000];
+        home_write(&mut seq, &mut state, 10, 5000, &b);
+        durable(&mut seq, &mut state, &[10]);
+        let piece = (5000, 6000, crc32c::crc32c(&b));
+        assert_eq!(state.home_witness_in(1, 4096, 8192), vec![piece]);
+        // A partial overwrite, not durable: the piece is out of the witness, displaced.
+        home_write(&mut seq, &mut state, 11, 5500, &[3u8; 10]);
+        assert_eq!(state.home_witness_in(1, 4096, 8192), vec![]);
+        let displaced = state.home_witness_displaced_pieces();
+        assert_eq!(displaced.len(), 1);
+        assert_eq!((displaced[0].1, displaced[0].2.end_bytes), (5000, 6000));
+        assert_eq!(displaced[0].3.map(|w| w.plans.clone()), Some(vec![11]));
+        let json = serde_json::to_value(&state).unwrap();
+        let back: State = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back.home_witness_displaced, state.home_witness_displaced);
+        let mut older = json;
+        older
+            .as_object_mut()
+            .unwrap()
+            .remove("home_witness_displaced");
+        let back: State = serde_json::from_value(older).unwrap();
+        assert!(
+            back.home_witness_displaced.is_empty(),
+            "an older snapshot loads without it"
+        );
+        // Durable: the displaced piece goes, the write's own comes in.
+        durable(&mut seq, &mut state, &[11]);
+        assert!(state.home_witness_displaced.is_empty());
+        assert_eq!(state.home_witness_in(1, 4096, 8192).len(), 1);
+
+        // A write's input alone (the kill right after it): displaced, its crcs to come.
+        let input = |at: u64, len: u64| {
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: at,
+                len_bytes: len,
+                now_ns: 0,
+                crcs_follow: false,
+            })
+        };
+        seq += 1;
+        state.apply(seq, &input(5500, 100));
+        assert_eq!(state.home_witness_displaced.len(), 1);
+        assert!(state.home_witness_displaced[0].crcs.is_none());
+        let kept: Vec<KeptHomePiece> = (state.home_witness_displaced[0].pieces.iter())
+            .map(|&(first_bytes, piece)| KeptHomePiece {
+                file: 1,
+                first_bytes,
+                piece,
+            })
+            .collect();
+        let decided = Rec::HomePiecesDecided { kept };
+        assert_eq!(
+            decided.reader_version(),
+            crate::superblock::STATE_VERSION_SESSION46_RECORDS
+        );
+        seq += 1;
+        state.apply(seq, &decided);
+        assert!(state.home_witness_displaced.is_empty());
+        assert_eq!(state.home_witness_in(1, 4096, 8192).len(), 1, "put back");
+        // An input whose next record is not its crcs (a write of no home data): dropped.
+        seq += 1;
+        state.apply(seq, &input(5500, 100));
+        assert_eq!(state.home_witness_displaced.len(), 1);
+        durable(&mut seq, &mut state, &[99]);
+        assert!(state.home_witness_displaced.is_empty());
+        assert_eq!(state.home_witness_in(1, 4096, 8192), vec![]);
+        // A later write's input over a displaced piece drops it there.
+        home_write(&mut seq, &mut state, 12, 5000, &b);
+        durable(&mut seq, &mut state, &[12]);
+        home_write(&mut seq, &mut state, 13, 5000, &[4u8; 10]);
+        assert_eq!(state.home_witness_displaced.len(), 1);
+        home_write(&mut seq, &mut state, 14, 5990, &[5u8; 10]);
+        assert_eq!(
+            state.home_witness_displaced.len(),
+            0,
+            "13's entry lost its one piece"
+        );
+        // A settle's reset keeps them for the open's decision after it.
+        home_write(&mut seq, &mut state, 15, 0, &[6u8; 4096]);
+        durable(&mut seq, &mut state, &[15]);
+        home_write(&mut seq, &mut state, 16, 0, &[7u8; 10]);
+        assert_eq!(state.home_witness_displaced.len(), 1);
+        seq += 1;
+        state.apply(seq, &Rec::PlannerReset);
+        assert_eq!(state.home_witness_displaced.len(), 1);
     }
 
     /// One write of `blocks` 4 KiB blocks of fives to file 1 (plan 1, not durable yet),

@@ -77,11 +77,13 @@ pub const STATE_VERSION_SESSION30_RECORDS: u32 = 9;
 /// `Rec::TailCutRepair`.
 pub const STATE_VERSION_SESSION33_RECORDS: u32 = 10;
 /// The state file's header version while its journal may hold a record that binaries of
-/// session 33 to 45 cannot read (they read header versions 1 to 10 and refuse 11, changing
-/// nothing): session 46's `Rec::HomeWitnessCleared`. Why refused and not dropped: a session
-/// 44 or 45 binary would replay the home witness the record cleared and record LOST blocks
-/// the OSSs hold right (review r45b MEDIUM-1); cut off as a torn tail (or, with records
-/// after it, called damage in the middle) it could not say what to do.
+/// session 33 to 45 cannot parse (they read header versions 1 to 10 and refuse 11, changing
+/// nothing): session 46's `Rec::HomeWitnessCleared` (s46d) and `Rec::HomePiecesDecided`
+/// (s46a). Why refused and not dropped: a session 44 or 45 binary would replay the home
+/// witness a `HomeWitnessCleared` cleared and record LOST blocks the OSSs hold right
+/// (review r45b MEDIUM-1), or miss the pieces a `HomePiecesDecided` gave back; cut off as a
+/// torn tail (or, with records after it, called damage in the middle) it could not say
+/// what to do.
 pub const STATE_VERSION_SESSION46_RECORDS: u32 = 11;
 /// The superblock's header version when its store seeds block crcs with the OSS
 /// ([`BlockCrcSeed::StoreOssAddress`], every store `init` makes from session 12 on). Why a

@@ -83,6 +83,24 @@ fn drop_pieces<P: WitnessPiece>(map: &mut Pieces<P>, file: u64, a: u64, z: u64) 
     }
 }
 
+/// Take the pieces of `file` overlapping bytes `a..z` out: `(first, piece)`.
+fn take_pieces<P: WitnessPiece + Copy>(
+    map: &mut Pieces<P>,
+    file: u64,
+    a: u64,
+    z: u64,
+) -> Vec<(u64, P)> {
+    let Some(pieces) = map.get(&file) else {
+        return Vec::new();
+    };
+    let taken: Vec<(u64, P)> = (pieces.range(a.saturating_sub(WriteCrcs::BLOCK_BYTES)..z))
+        .filter(|(_, p)| p.end() > a)
+        .map(|(&start, &p)| (start, p))
+        .collect();
+    drop_pieces(map, file, a, z);
+    taken
+}
+
 /// The pieces of `file` overlapping bytes `a..z`: `(first, end, crc32c)`.
 fn pieces_in<P: WitnessPiece>(map: &Pieces<P>, file: u64, a: u64, z: u64) -> Vec<(u64, u64, u32)> {
     let Some(pieces) = map.get(&file) else {
@@ -184,6 +202,22 @@ impl State {
     /// record before was an `Input::Write` whose crcs follow (a WCL cache write's);
     /// `home_follow`: one whose crcs do not (a `WriteCrcs` after it is a home write's).
     pub(super) fn apply_witnesses(&mut self, rec: &Rec, cache_follow: bool, home_follow: bool) {
+        if home_follow && !matches!(rec, Rec::WriteCrcs(_)) {
+            // The home input before had no crcs of its own (a window's write, or a write of
+            // no home data): nothing will tell whether its bytes landed, so the pieces it
+            // displaced go, as before session 46.
+            if self
+                .home_witness_displaced
+                .last()
+                .is_some_and(|d| d.crcs.is_none())
+            {
+                self.home_witness_displaced.pop();
+            }
+        }
+        debug_assert!(
+            (self.home_witness_displaced.iter().rev().skip(1)).all(|d| d.crcs.is_some()),
+            "only the last displaced entry waits for its crcs"
+        );
         match rec {
             Rec::Input(Input::Write {
                 file,
@@ -196,7 +230,8 @@ impl State {
                 // none): its bytes may land in the blocks it touches from here on.
                 let (a, z) = (*offset_bytes, offset_bytes + len_bytes);
                 drop_pieces(&mut self.cache_witness, *file, a, z);
-                drop_pieces(&mut self.home_witness, *file, a, z);
+                let displaced = take_pieces(&mut self.home_witness, *file, a, z);
+                self.displace_home_pieces(*file, (a, z), displaced, !*crcs_follow);
                 note_overwritten(&mut self.cache_witness_pending, *file, a, z);
                 note_overwritten(&mut self.home_witness_pending, *file, a, z);
                 self.cache_crcs_follow = *crcs_follow;
@@ -216,11 +251,49 @@ impl State {
                 } else {
                     drop_pieces(&mut self.home_witness, w.file, a, z);
                     push_pending(&mut self.home_witness_pending, w, HOME_WITNESS_PENDING_MAX);
+                    // The pieces its input displaced wait for its plans now.
+                    if let Some(d) = self.home_witness_displaced.last_mut() {
+                        let same = (d.file, d.offset_bytes, d.len_bytes)
+                            == (w.file, w.offset_bytes, w.len_bytes);
+                        if d.crcs.is_none() && same {
+                            d.crcs = Some(w.clone());
+                        }
+                    }
                 }
             }
             Rec::Durable { plans } => {
                 self.witness_durable_cache_writes(plans);
                 self.witness_durable_home_writes(plans);
+                // A write durable whole: its own pieces witness its blocks now.
+                self.home_witness_displaced
+                    .retain_mut(|d| match &mut d.crcs {
+                        Some(w) => {
+                            w.plans.retain(|p| !plans.contains(p));
+                            !w.plans.is_empty()
+                        }
+                        None => true,
+                    });
+            }
+            Rec::HomePiecesDecided { kept } => {
+                // Every unfinished write's displaced pieces are decided: these go back (each
+                // where no newer piece stands), the rest stay dropped.
+                assert!(kept.len() <= HOME_WITNESS_PIECES_MAX);
+                self.home_witness_displaced.clear();
+                let mut count = piece_count(&self.home_witness);
+                for k in kept {
+                    let (a, z) = (k.first_bytes, k.piece.end_bytes);
+                    assert!(
+                        a < z && z - a <= WriteCrcs::BLOCK_BYTES,
+                        "a piece lies in one block"
+                    );
+                    if insert_piece(&mut self.home_witness, k.file, a, z, k.piece) {
+                        count += 1;
+                    }
+                    if count > HOME_WITNESS_PIECES_MAX {
+                        count = self.evict_oldest_home_pieces();
+                    }
+                }
+                assert!(count <= HOME_WITNESS_PIECES_MAX);
             }
             Rec::PlannerReset => {
                 // Every cache stripe went home: no cached block left to witness. Home pieces
@@ -229,6 +302,8 @@ impl State {
                 self.cache_witness.clear();
                 self.cache_witness_pending.clear();
                 self.home_witness_pending.clear();
+                // The displaced pieces stay: an open decides them after its settle, on
+                // the bytes it kept (`HomePiecesDecided`).
             }
             Rec::JournalTailCut { .. } => {
                 // The cut record may have been a write whose input never applied (damaged
@@ -237,6 +312,7 @@ impl State {
                 // reads after a tail cut are as before s44b (today's checks alone).
                 self.home_witness.clear();
                 self.home_witness_pending.clear();
+                self.home_witness_displaced.clear();
             }
             Rec::HomeWitnessCleared => {
                 // The epoch refusal's way out (see the record): as the open that took it.
@@ -262,6 +338,50 @@ impl State {
         self.cache_witness.remove(&file);
         self.home_witness.remove(&file);
         self.home_witness_pending.retain(|p| p.crcs.file != file);
+        self.home_witness_displaced.retain(|d| d.file != file);
+    }
+
+    /// A write's input over bytes `a..z` of `file` took `taken` out of the home witness: a
+    /// home write's (`home`: its crcs, if any, are a home write's) keeps them displaced
+    /// until it is durable or an open decides them; any write's input also drops the
+    /// pieces earlier unfinished writes displaced there (its bytes may land over them).
+    fn displace_home_pieces(
+        &mut self,
+        file: u64,
+        (a, z): (u64, u64),
+        taken: Vec<(u64, HomePiece)>,
+        home: bool,
+    ) {
+        for d in self.home_witness_displaced.iter_mut() {
+            if d.file == file {
+                d.pieces.retain(|(pa, p)| p.end_bytes <= a || z <= *pa);
+            }
+        }
+        self.home_witness_displaced.retain(|d| !d.pieces.is_empty());
+        if !home || taken.is_empty() {
+            return;
+        }
+        if self.home_witness_displaced.len() >= HOME_WITNESS_PENDING_MAX {
+            // Past the bound the oldest write's pieces go, as before session 46.
+            self.home_witness_displaced.remove(0);
+        }
+        assert!(taken.len() <= HOME_WITNESS_PIECES_MAX);
+        self.home_witness_displaced.push(DisplacedHomePieces {
+            file,
+            offset_bytes: a,
+            len_bytes: z - a,
+            crcs: None,
+            pieces: taken,
+        });
+        assert!(self.home_witness_displaced.len() <= HOME_WITNESS_PENDING_MAX);
+    }
+
+    /// The home witness pieces unfinished home writes displaced: `(file, first, piece, the
+    /// write's crcs if on record)`, for the open's decision (`Rec::HomePiecesDecided`).
+    pub fn home_witness_displaced_pieces(&self) -> Vec<(u64, u64, HomePiece, Option<&WriteCrcs>)> {
+        (self.home_witness_displaced.iter())
+            .flat_map(|d| (d.pieces.iter()).map(move |&(a, p)| (d.file, a, p, d.crcs.as_ref())))
+            .collect()
     }
 
     /// The pending cache writes whose last plans `plans` made durable: their pieces go

@@ -420,3 +420,174 @@ impl Store {
         pieces_confirm_block(&pieces, a, &whole[from..to], &on_disk[from..to])
     }
 }
+
+impl Store {
+    /// An open's handling of the home witness pieces that unfinished home writes displaced
+    /// (`State::home_witness_displaced`, session 46, s46a), in two passes around recovery's
+    /// settle. Why (review r45c HIGH): a partial overwrite of a lost write, cut by a kill
+    /// right after its input, had dropped the lost write's piece for good (s45c's copy of
+    /// it lived in memory only), and after the reopen the rest of that lost write read
+    /// stale with success. A cut write is not acknowledged: each block must read its last
+    /// acknowledged bytes, or the cut write's new bytes where recovery kept them, or be
+    /// LOST on record.
+    ///
+    /// `Before` the settle (`rebuild_stale_displaced_blocks`): a block readable now that
+    /// fails its piece and does not hold the cut write's bytes (its crc, where on record)
+    /// is a lost write's stale block: rebuilt from its row's parity (which the settle is
+    /// about to re-encode from the data) and, where the rebuild matches every piece of the
+    /// block and the disk outside them (`pieces_confirm_block`), written back: the
+    /// acknowledged bytes, which the settle then keeps. Nothing journaled: a kill redoes it.
+    ///
+    /// `After` the settle (`decide_displaced_home_pieces`), from each block as recovery
+    /// left it (decoded where unreadable): a piece it matches goes back into the witness;
+    /// where the cut write's own crc matches its bytes in the block (recovery kept what
+    /// landed), the piece is dropped, as that write's `Durable` would have; else it goes
+    /// back too, so that a stale block nothing rebuilt reads LOST (on record, by its
+    /// read), never stale with success. Journaled (`Rec::HomePiecesDecided`, fsync'd).
+    fn displaced_pieces_pass(
+        &self,
+        core: &mut Core,
+        pass: DisplacedPass,
+    ) -> Result<(), StoreError> {
+        if core.state.home_witness_displaced.is_empty() {
+            return Ok(());
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let displaced: Vec<(
+            u64,
+            u64,
+            crate::state::HomePiece,
+            Option<crate::state::WriteCrcs>,
+        )> = (core.state.home_witness_displaced_pieces().into_iter())
+            .map(|(f, a, p, w)| (f, a, p, w.cloned()))
+            .collect();
+        assert!(displaced.len() <= crate::state::HOME_WITNESS_PIECES_MAX);
+        let mut kept: Vec<crate::state::KeptHomePiece> = Vec::new();
+        let mut stripes: BTreeMap<(u64, u64), HomeStripe> = BTreeMap::new();
+        let mut written_back = 0usize;
+        for &(file, a, piece, ref crcs) in &displaced {
+            let z = piece.end_bytes;
+            assert!(a < z && z - a <= block, "a piece lies in one block");
+            let keep = crate::state::KeptHomePiece {
+                file,
+                first_bytes: a,
+                piece,
+            };
+            if !self.home_witnessed() {
+                break; // no read checks them: nothing to keep
+            }
+            let at = self.layout.locate(file, a);
+            let (stripe, pos) = (at.stripe, at.pos);
+            // Element byte of file byte `a`, and the block's first byte in the element and
+            // in the file.
+            let in_el = at.offset_in_element_bytes;
+            let b_el = in_el / block * block;
+            let b_file = a - (in_el - b_el);
+            let (lo, hi) = (b_el as usize, (b_el + block) as usize);
+            let home = match stripes.entry((file, stripe)) {
+                std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    match self.read_home_blocks(Some(core), file, stripe) {
+                        Ok(h) => v.insert(h),
+                        Err(_) => {
+                            kept.push(keep); // the read's checks decide it
+                            continue;
+                        }
+                    }
+                }
+            };
+            let unread = home.unavailable_cols.contains(&pos.col)
+                || (home.corrupt.iter())
+                    .any(|c| c.pos == pos && c.blocks.contains(&((b_el / block) as usize)));
+            let el: Vec<u8> = match (unread, pass) {
+                (false, _) => home.buf.element(pos).to_vec(),
+                (true, DisplacedPass::Before) => continue, // recovery decides it first
+                (true, DisplacedPass::After) => {
+                    match self.rebuild_element(Some(core), file, stripe, pos, (lo, hi - lo), false)
+                    {
+                        Ok((whole, _)) => whole,
+                        Err(_) => {
+                            kept.push(keep); // the read's decode fails or checks it
+                            continue;
+                        }
+                    }
+                }
+            };
+            let bytes =
+                |fa: u64, fz: u64| &el[(fa - b_file) as usize + lo..(fz - b_file) as usize + lo];
+            if crc32c::crc32c(bytes(a, z)) == piece.crc {
+                kept.push(keep);
+                continue;
+            }
+            // The cut write's own bytes in this block, by its crcs.
+            let landed = crcs.as_ref().is_some_and(|w| {
+                let (wa, wz) = (w.offset_bytes, w.offset_bytes + w.len_bytes);
+                let (ca, cz) = (wa.max(b_file), wz.min(b_file + block));
+                let j = (b_file / block).checked_sub(wa / block);
+                w.file == file
+                    && ca < cz
+                    && j.and_then(|j| w.block_crcs.get(j as usize))
+                        .is_some_and(|&crc| crc32c::crc32c(bytes(ca, cz)) == crc)
+            });
+            if landed {
+                continue; // dropped: the cut write's bytes stand there
+            }
+            kept.push(keep);
+            if pass == DisplacedPass::After {
+                continue;
+            }
+            let rebuilt = self.rebuild_element(Some(core), file, stripe, pos, (lo, hi - lo), false);
+            let Ok((whole, _)) = rebuilt else {
+                continue;
+            };
+            let mut pieces: Vec<(u64, u64, u32)> = (displaced.iter())
+                .filter(|&&(f, pa, p, _)| f == file && pa < b_file + block && b_file < p.end_bytes)
+                .map(|&(_, pa, p, _)| (pa, p.end_bytes, p.crc))
+                .collect();
+            pieces.extend(core.state.home_witness_in(file, b_file, b_file + block));
+            if pieces_confirm_block(&pieces, b_file, &whole[lo..hi], &el[lo..hi]) {
+                if let Some((oss, key)) = self.home_key(file, stripe, pos) {
+                    self.write_back_confirmed(oss, key, &whole, lo, hi - lo)?;
+                    home.buf.element_mut(pos)[lo..hi].copy_from_slice(&whole[lo..hi]);
+                    written_back += 1;
+                }
+            }
+        }
+        assert!(written_back <= displaced.len() && kept.len() <= displaced.len());
+        match pass {
+            DisplacedPass::Before => {
+                if written_back > 0 {
+                    // Durable before the settle reads them and re-encodes the parity.
+                    let all: Vec<usize> = (0..self.backends.len()).collect();
+                    for (oss, err) in self.sync_one_by_one(&all) {
+                        self.distrust_after_failed_sync(
+                            oss,
+                            &err,
+                            "the open's write-back of a lost write's blocks",
+                        );
+                    }
+                }
+                Ok(())
+            }
+            DisplacedPass::After => self.journal(core, Rec::HomePiecesDecided { kept }, true),
+        }
+    }
+
+    /// `displaced_pieces_pass` before recovery's settle.
+    pub(super) fn rebuild_stale_displaced_blocks(&self, core: &mut Core) -> Result<(), StoreError> {
+        self.displaced_pieces_pass(core, DisplacedPass::Before)
+    }
+
+    /// `displaced_pieces_pass` after recovery's settle (or at an open with no recovery to
+    /// run, where a write that wrote nothing left its entry).
+    pub(super) fn decide_displaced_home_pieces(&self, core: &mut Core) -> Result<(), StoreError> {
+        self.displaced_pieces_pass(core, DisplacedPass::After)
+    }
+}
+
+/// The two passes of `Store::displaced_pieces_pass`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum DisplacedPass {
+    Before,
+    After,
+}

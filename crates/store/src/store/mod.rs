@@ -2640,17 +2640,24 @@ impl Store {
                 // untouched files too, while the disk was full. The bytes it would record
                 // lost are still the planner's, on the failed OSS only: a read of them is
                 // refused (their only copy is unreadable), never served.
-                let recovered = store.record_losses(&mut core).and_then(|_| {
-                    store.recover(
-                        &mut core,
-                        &undurable,
-                        &input_of,
-                        &finished_by_later,
-                        &later_synced,
-                        cut_only,
-                        &cut_writes_only,
-                    )
-                });
+                // The stale blocks under the home witness pieces the cut writes displaced
+                // are rebuilt first (s46a): recovery's settle re-encodes parity from the
+                // data, which would take a lost write's stale block for its bytes; the
+                // pieces are decided after it, on the bytes it kept.
+                let recovered = (store.record_losses(&mut core))
+                    .and_then(|_| store.rebuild_stale_displaced_blocks(&mut core))
+                    .and_then(|_| {
+                        store.recover(
+                            &mut core,
+                            &undurable,
+                            &input_of,
+                            &finished_by_later,
+                            &later_synced,
+                            cut_only,
+                            &cut_writes_only,
+                        )
+                    })
+                    .and_then(|_| store.decide_displaced_home_pieces(&mut core));
                 match recovered {
                     Ok(()) => {}
                     // A settle on record that could not finish: the planner's view
@@ -2688,6 +2695,13 @@ impl Store {
                 }
                 Vec::new()
             } else {
+                // Pieces a write that wrote nothing displaced, or left by a kill after the
+                // settle that decided its stripes (s46a): decided now. Refused (a full
+                // metadata disk), they stay displaced for the next open to decide.
+                match store.decide_displaced_home_pieces(&mut core) {
+                    Ok(()) | Err(StoreError::NoSpace(_)) => {}
+                    Err(e) => return Err(e),
+                }
                 match store.journal_open_records(&mut core) {
                     Ok(more) => store.admit(more),
                     // A full metadata disk (review s11r R11-4 for the completions; session

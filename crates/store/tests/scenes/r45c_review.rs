@@ -240,9 +240,10 @@ fn r45c_raid6_read_two_stale_data_columns() {
 /// s44b's lost write, then a partial overwrite (WRITE_AT..+1000) cut by a kill -9 right
 /// after its input (nothing of it on disk): the input dropped the lost write's piece
 /// (the in-memory copy, `displaced_home_pieces`, died with the process). What must hold
-/// after the reopen: every block the acknowledged bytes, or LOST on record.
+/// after the reopen: every block the acknowledged bytes, or LOST on record. (WRONG byte
+/// 4396 read with success on 7c9d35f8; session 46, s46a: the input keeps the displaced
+/// piece in the state and the open decides it, `Rec::HomePiecesDecided`.)
 #[test]
-#[ignore = "r45c HIGH (OPEN s45c, from s44b): WRONG byte 4396 read with success: the cut write's input dropped the lost write's piece"]
 fn r45c_raid5_partial_overwrite_of_a_lost_home_write_cut_after_its_input() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
