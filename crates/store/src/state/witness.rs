@@ -315,9 +315,12 @@ impl State {
                 self.home_witness_displaced.clear();
             }
             Rec::HomeWitnessCleared => {
-                // The epoch refusal's way out (see the record): as the open that took it.
+                // The epoch refusal's way out (see the record): as the open that took it,
+                // displaced pieces too (crcs of bytes the newer metadata may have
+                // overwritten in place, as the rest).
                 self.home_witness.clear();
                 self.home_witness_pending.clear();
+                self.home_witness_displaced.clear();
             }
             Rec::Create { id, .. } => self.drop_witnesses_of(*id),
             Rec::Replace { to, .. } => {

@@ -2170,10 +2170,16 @@ impl Store {
         // planner would read as its own (a LOST there is right, not a false positive).
         let witness_untrusted = older_metadata
             && cut_deletions::epoch_files_taken_away(&backends, &state)
-            && !(state.home_witness.is_empty() && state.home_witness_pending.is_empty());
+            && !(state.home_witness.is_empty()
+                && state.home_witness_pending.is_empty()
+                && state.home_witness_displaced.is_empty());
         if witness_untrusted {
+            // The pieces a cut write displaced (s46a) too: the open's decision would
+            // otherwise give them back after the settle, and a block the newer metadata
+            // overwrote in place would read LOST.
             state.home_witness.clear();
             state.home_witness_pending.clear();
+            state.home_witness_displaced.clear();
         }
         let deletions_token = match journal_tail_cut {
             _ if older_metadata => Some(cut_deletions::OBJECTS_REMOVED_SINCE),
