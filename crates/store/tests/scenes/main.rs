@@ -126,6 +126,7 @@ mod s38c_journal_marks_never_refuse_a_healthy_store;
 mod s41c_journal_marks_open_items;
 mod s44b_lost_home_write;
 mod s45c_scrub_lost_home_write;
+mod s46c_witness_pick;
 mod scrub_beside_half_failed_write;
 mod scrub_cache;
 mod scrub_dead_cache;
