@@ -889,8 +889,51 @@ impl Store {
             witness_stale_blocks: witness_stale_blocks.clone(),
             past_tolerance,
         };
-        let past_tolerance = erased.len() > self.tolerance();
-        (self.decode_or_lost(&mut buf, &erased, || {
+        let block = CHECKSUM_BLOCK_BYTES;
+        let check_from = want_offset_bytes as usize / block * block;
+        let check_to = ((want_offset_bytes + want_len_bytes) as usize)
+            .div_ceil(block)
+            .saturating_mul(block)
+            .min(e);
+        // A lost write stales only its own blocks (session 45, lead; s46c): where the
+        // witness erased columns, the wanted block rows are decoded one by one, each
+        // erasing the witness's columns only where they are stale IN THAT ROW, so a row
+        // where a stale column holds its acknowledged bytes decodes within the tolerance.
+        // The rest of the element is not decoded (nothing vouches for it: see above).
+        let erased_in_row = |b: usize| -> Vec<usize> {
+            (erased.iter().copied())
+                .filter(|col| {
+                    (witness_stale_blocks.get(col)).is_none_or(|s| s.contains(&(b as u64)))
+                })
+                .collect()
+        };
+        let per_row = !witness_erased.is_empty();
+        let past_tolerance = match per_row {
+            true => (check_from / block..check_to / block)
+                .any(|b| erased_in_row(b).len() > self.tolerance()),
+            false => erased.len() > self.tolerance(),
+        };
+        if per_row && !past_tolerance {
+            let mut row = StripeBuf::zeroed(g.rows, g.cols, block);
+            for b in check_from / block..check_to / block {
+                let cols = erased_in_row(b);
+                assert!(cols.len() <= self.tolerance(), "a row within the tolerance");
+                slice_stripe_into(&buf, b * block..(b + 1) * block, &mut row);
+                self.decode_or_lost(&mut row, &cols, String::new)
+                    .map_err(|err| CacheRebuildFailure { err, columns: None })?;
+                for &col in &cols {
+                    for r in 0..g.rows {
+                        let p = Pos { row: r, col };
+                        buf.element_mut(p)[b * block..(b + 1) * block]
+                            .copy_from_slice(row.element(p));
+                    }
+                }
+            }
+        }
+        (if per_row && !past_tolerance {
+            Ok(())
+        } else {
+            self.decode_or_lost(&mut buf, &erased, || {
             format!(
                 "{} stripe {stripe}: columns {erased:?} of its cache stripe are unreadable{} but the code tolerates {}",
                 self.file_name_in(core, file),
@@ -901,7 +944,8 @@ impl Store {
                 },
                 self.tolerance()
             )
-        }))
+        })
+        })
         .map_err(|err| CacheRebuildFailure {
             err,
             columns: past_tolerance.then(|| Box::new(columns(true))),
@@ -917,12 +961,6 @@ impl Store {
         // the whole element, such a row made every other block of a failed OSS's cached
         // element unreadable too: recovery after one cut write on raid6 recorded
         // acknowledged bytes the write never touched lost (review s5r, R5).
-        let block = CHECKSUM_BLOCK_BYTES;
-        let check_from = want_offset_bytes as usize / block * block;
-        let check_to = ((want_offset_bytes + want_len_bytes) as usize)
-            .div_ceil(block)
-            .saturating_mul(block)
-            .min(e);
         let mut check = buf.clone();
         self.code
             .encode(&mut check)

@@ -67,6 +67,7 @@ impl Store {
         if pieces.is_empty() {
             return erased;
         }
+        assert_eq!((home.file, home.stripe), (file, stripe));
         let e = self.sb.element_bytes as u64;
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let positions: Vec<Pos> = self.layout.geometry().data_pos.clone();
@@ -94,6 +95,7 @@ impl Store {
                 continue;
             }
             erased.extend(stale.iter().map(|&i| (pos, i)));
+            home.witness_erased.extend(stale.iter().map(|&i| (pos, i)));
             match home.corrupt.iter_mut().find(|c| c.pos == pos) {
                 Some(c) => c.blocks.extend(stale),
                 None => home.corrupt.push(CorruptElement {
@@ -103,7 +105,130 @@ impl Store {
                 }),
             }
         }
+        if !erased.is_empty() {
+            home.witness_pieces = pieces;
+        }
         erased
+    }
+
+    /// The data blocks of block row `i` of `home` the home witness erased, each with its
+    /// first file byte and the pieces over it.
+    fn witnessed_blocks(&self, home: &HomeStripe, i: usize) -> Vec<WitnessedBlock> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        (home.witness_erased.iter())
+            .filter(|&&(_, b)| b == i)
+            .filter_map(|&(pos, _)| match g.cell(pos) {
+                Cell::Data(d) => Some((
+                    pos,
+                    self.layout.file_offset(home.stripe, d, i as u64 * block),
+                )),
+                _ => None,
+            })
+            .map(|(pos, a)| {
+                let pieces = (home.witness_pieces.iter())
+                    .filter(|&&(pa, pz, _)| pa < a + block && a < pz)
+                    .copied()
+                    .collect();
+                (pos, a, pieces)
+            })
+            .collect()
+    }
+
+    /// Does `decoded` (block row `i` of `home` as a decode left it; `as_read`, the row as
+    /// read) give every block of the row the home witness erased its pieces? True where
+    /// the witness erased none there.
+    pub(super) fn witness_row_confirmed(
+        &self,
+        home: &HomeStripe,
+        i: usize,
+        decoded: &StripeBuf,
+        as_read: &StripeBuf,
+    ) -> bool {
+        let witnessed = self.witnessed_blocks(home, i);
+        witnessed.is_empty() || blocks_confirmed(&witnessed, decoded, as_read)
+    }
+
+    /// Block row `i` of `home` (`row`, as read) erased in columns `erased` (fewer than the
+    /// tolerance) holds blocks the home witness erased, and its decode left the parity
+    /// equations in disagreement (`DecodeCheck::Disagree`: no single column explains it).
+    /// Each subset of the row's survivors the code can decode from (every `tolerance -
+    /// erased.len()` more columns erased: raid6 beside one erasure, a rebuild from P alone
+    /// and from Q alone, among others) is decoded, and the witness picks: a rebuild is a
+    /// candidate where every witness-erased block of the row matches its pieces and equals
+    /// its bytes on disk outside them (`pieces_confirm_block`). Why (review r45c MEDIUM):
+    /// a data column AND one parity lost a write (raid6 4+2, Q right): the decode through
+    /// the stale parity rebuilt the stale bytes, Q disagreed, and the row went LOST where
+    /// Q alone rebuilds the acknowledged bytes. Returns the row as the candidates rebuild
+    /// it and its surviving columns that rebuild changed (wrong as read), where there is
+    /// at least one candidate and all of them rebuild the same row; else `None` (no
+    /// candidate, or two that disagree: LOST as before, never a guess). A wider code
+    /// than `WITNESS_SUBSET_TRIES_MAX` subsets allow is not tried (`None`). Cost: decodes
+    /// of one 4 KiB block row, only where the parity check failed (a cold path).
+    pub(super) fn witness_pick(
+        &self,
+        home: &HomeStripe,
+        i: usize,
+        row: &StripeBuf,
+        erased: &[usize],
+    ) -> Result<Option<(StripeBuf, Vec<usize>)>, StoreError> {
+        let g = self.layout.geometry();
+        assert_eq!(row.element_bytes, CHECKSUM_BLOCK_BYTES, "one block row");
+        let tolerance = self.tolerance();
+        let witnessed = self.witnessed_blocks(home, i);
+        if witnessed.is_empty() || erased.len() >= tolerance {
+            return Ok(None);
+        }
+        assert!(
+            witnessed.iter().all(|(p, ..)| erased.contains(&p.col)),
+            "witness-erased blocks are erased"
+        );
+        let survivors: Vec<usize> = (0..g.cols).filter(|c| !erased.contains(c)).collect();
+        let extra = tolerance - erased.len();
+        let tries = subsets_count(survivors.len(), extra, WITNESS_SUBSET_TRIES_MAX);
+        if tries > WITNESS_SUBSET_TRIES_MAX {
+            return Ok(None);
+        }
+        let mut picked: Option<StripeBuf> = None;
+        let mut combo: Vec<usize> = (0..extra).collect();
+        let mut tried = 0usize;
+        loop {
+            tried += 1;
+            assert!(tried <= tries, "at most the subsets counted");
+            let mut cols: Vec<usize> = erased.to_vec();
+            cols.extend(combo.iter().map(|&j| survivors[j]));
+            cols.sort_unstable();
+            let mut trial = row.clone();
+            let matches = self.code.decode(&mut trial, &cols).is_ok()
+                && blocks_confirmed(&witnessed, &trial, row);
+            if matches {
+                match &picked {
+                    None => picked = Some(trial),
+                    Some(p) if *p == trial => {}
+                    // Two rebuilds match the pieces and disagree elsewhere: no guess.
+                    Some(_) => return Ok(None),
+                }
+            }
+            if !next_subset(&mut combo, survivors.len()) {
+                break;
+            }
+        }
+        assert_eq!(tried, tries, "every subset tried once");
+        let Some(picked) = picked else {
+            return Ok(None);
+        };
+        let changed = |col: usize| {
+            (0..g.rows).any(|r| {
+                let p = Pos { row: r, col };
+                picked.element(p) != row.element(p)
+            })
+        };
+        let wrong_cols: Vec<usize> = survivors.iter().copied().filter(|&c| changed(c)).collect();
+        assert!(
+            wrong_cols.len() <= extra,
+            "a rebuild changes only the columns it erased"
+        );
+        Ok(Some((picked, wrong_cols)))
     }
 
     /// A client read's decode of `pos` in home stripe `stripe` failed (`err`: block rows
@@ -247,6 +372,59 @@ impl Store {
         let pieces = self.with_core(core, |c| c.state.home_witness_in(file, a, a + block));
         pieces_confirm_block(&pieces, a, rebuilt, on_disk)
     }
+}
+
+/// A data block the home witness erased: its position, its first file byte, the pieces
+/// over it.
+type WitnessedBlock = (Pos, u64, Vec<(u64, u64, u32)>);
+
+/// Does block row `decoded` give each of `witnessed` its pieces, its bytes outside them
+/// those on disk (`as_read`; `pieces_confirm_block`)?
+fn blocks_confirmed(
+    witnessed: &[WitnessedBlock],
+    decoded: &StripeBuf,
+    as_read: &StripeBuf,
+) -> bool {
+    (witnessed.iter()).all(|(pos, a, pieces)| {
+        pieces_confirm_block(pieces, *a, decoded.element(*pos), as_read.element(*pos))
+    })
+}
+
+/// The most subsets of a block row's survivors `Store::witness_pick` decodes: raid6 4+2
+/// beside one erasure tries 5, rs 4+3 beside one 15 (C(6, 2)), rs 8+4 beside one 165 is
+/// past it (left LOST as before). Each try decodes one 4 KiB block row.
+pub(super) const WITNESS_SUBSET_TRIES_MAX: usize = 64;
+
+/// C(`n`, `k`), or `cap + 1` where it is past `cap`.
+fn subsets_count(n: usize, k: usize, cap: usize) -> usize {
+    assert!(k <= n);
+    // C(n, k) = C(n, n - k); the smaller side keeps every step's C(n, j) at most the result.
+    let k = k.min(n - k);
+    let mut c = 1usize;
+    for j in 0..k {
+        // Exact at each step: C(n, j + 1) = C(n, j) * (n - j) / (j + 1).
+        c = c * (n - j) / (j + 1);
+        if c > cap {
+            return cap + 1;
+        }
+    }
+    c
+}
+
+/// The next `combo.len()`-subset of `0..n` in lexicographic order (indices ascending), or
+/// `false` after the last.
+fn next_subset(combo: &mut [usize], n: usize) -> bool {
+    let k = combo.len();
+    for j in (0..k).rev() {
+        if combo[j] < n - k + j {
+            combo[j] += 1;
+            for l in j + 1..k {
+                combo[l] = combo[l - 1] + 1;
+            }
+            return true;
+        }
+    }
+    false
 }
 
 /// Do witness pieces `pieces` (file bytes `(first, end, crc32c)`) confirm `rebuilt`, a 4 KiB
@@ -590,4 +768,29 @@ impl Store {
 enum DisplacedPass {
     Before,
     After,
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subsets_are_counted_and_walked_once_each() {
+        for (n, k) in [(5, 1), (6, 2), (4, 0), (4, 4), (10, 9)] {
+            let count = subsets_count(n, k, 1000);
+            let mut combo: Vec<usize> = (0..k).collect();
+            let mut seen = BTreeSet::new();
+            loop {
+                assert!(combo.windows(2).all(|w| w[0] < w[1]) && combo.iter().all(|&j| j < n));
+                assert!(seen.insert(combo.clone()), "each subset once");
+                if !next_subset(&mut combo, n) {
+                    break;
+                }
+            }
+            assert_eq!(seen.len(), count, "C({n}, {k})");
+        }
+        assert_eq!(
+            subsets_count(12, 3, WITNESS_SUBSET_TRIES_MAX),
+            WITNESS_SUBSET_TRIES_MAX + 1
+        );
+    }
 }

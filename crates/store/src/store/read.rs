@@ -36,6 +36,14 @@ pub(super) struct HomeStripe {
     /// Block rows whose unreadable blocks a repair's record after a tail cut proved and put
     /// in `buf` (`Store::decode_by_tail_cut_repair`): `decode_blocks` leaves them as they are.
     pub(super) proven_by_repair: BTreeSet<usize>,
+    /// The home witness's pieces over this stripe's file bytes (`file first, file end,
+    /// crc32c`) and the data blocks failing them that `erase_home_blocks_failing_the_witness`
+    /// erased (`(position, block)`); empty where nothing erased by the witness. Why here:
+    /// a block row whose decode the parity equations cannot settle (`Disagree`) is tried
+    /// again from each subset of its survivors the code allows, and the pieces pick the
+    /// one (`Store::witness_pick`, s46c).
+    pub(super) witness_pieces: Vec<(u64, u64, u32)>,
+    pub(super) witness_erased: BTreeSet<(Pos, usize)>,
     /// Whose stripe this is: `decode_blocks` reads the stored checksums of its corrupt
     /// blocks (see `decode_refused_by_checksum`).
     pub(super) file: u64,
@@ -288,6 +296,8 @@ impl Store {
             located: Vec::new(),
             located_data: Vec::new(),
             proven_by_repair: BTreeSet::new(),
+            witness_pieces: Vec::new(),
+            witness_erased: BTreeSet::new(),
             file,
             stripe,
         };
@@ -514,13 +524,31 @@ impl Store {
                     .encode(&mut row)
                     .map_err(|e| StoreError::DataLost(e.to_string()))?;
             } else {
-                match self.decode_checked(&mut row, &erased)? {
+                let as_read_row = row.clone();
+                let check = self.decode_checked(&mut row, &erased)?;
+                // Where the home witness erased blocks of this row and the decode (or, on
+                // `Disagree`, the row as read) does not give their pieces, the witness may
+                // settle what the parity equations did not (`witness_pick`, s46c): a data
+                // column and a parity that lost the same write made the decode rebuild the
+                // stale bytes (raid6: `Disagree`; rs 4+3 with two parities stale: the one
+                // right parity `Located` as the wrong one). The row is then the one rebuild
+                // from a subset of survivors that matches the pieces, the columns it
+                // changed located as wrong; else the check's word stands as before.
+                let picked = match self.witness_row_confirmed(home, i, &row, &as_read_row) {
+                    true => None,
+                    false => self.witness_pick(home, i, &as_read_row, &erased)?,
+                };
+                let located_cols: Vec<usize> = match (picked, check) {
+                    (Some((picked, wrong_cols)), _) => {
+                        row = picked;
+                        wrong_cols
+                    }
                     // Nothing was left to check it with but the stored checksums of the
                     // erased blocks that have bytes, and a block without bytes (a failed
                     // OSS, a gone slot) has no checksum to confirm its decode later, as
                     // `confirm_rebuilt` does a rotten one's: a decode through a stale column
                     // (beside a failed OSS and a rotten block, s23c) read wrong with success.
-                    DecodeCheck::Consistent
+                    (None, DecodeCheck::Consistent)
                         if erased.len() == tolerance
                             && rewrite.iter().any(|&p| home.has_no_bytes(p))
                             && self.decode_refused_by_checksum(home, &row, i) =>
@@ -529,20 +557,21 @@ impl Store {
                         lost.insert(i);
                         continue;
                     }
-                    DecodeCheck::Consistent => {}
-                    DecodeCheck::Located(col) => {
-                        home.located.push((i, col));
-                        rewrite.extend(
-                            (0..g.rows)
-                                .map(|r| Pos { row: r, col })
-                                .filter(|&pos| g.cell(pos) != Cell::Empty),
-                        );
-                    }
-                    DecodeCheck::Disagree => {
+                    (None, DecodeCheck::Consistent) => Vec::new(),
+                    (None, DecodeCheck::Located(col)) => vec![col],
+                    (None, DecodeCheck::Disagree) => {
                         home.disagree.insert(i);
                         lost.insert(i);
                         continue;
                     }
+                };
+                for col in located_cols {
+                    home.located.push((i, col));
+                    rewrite.extend(
+                        (0..g.rows)
+                            .map(|r| Pos { row: r, col })
+                            .filter(|&pos| g.cell(pos) != Cell::Empty),
+                    );
                 }
             }
             for pos in rewrite {
@@ -881,19 +910,32 @@ impl Store {
         }
         let wanted: BTreeSet<usize> = (from / block..(from + len).div_ceil(block)).collect();
         let mut home = self.read_home_blocks(core, file, stripe)?;
-        if !home.unavailable_cols.contains(&pos.col) && !home.corrupt.iter().any(|c| c.pos == pos) {
-            // The caller could not read these blocks even if this pass could.
-            home.corrupt.push(CorruptElement {
-                pos,
-                blocks: wanted.clone(),
-                missing: false,
-            });
-        }
-        // No decode through a column that lost a write (the home witness, s44b).
-        let witness_erased = match client_read {
+        let read_here =
+            !home.unavailable_cols.contains(&pos.col) && !home.corrupt.iter().any(|c| c.pos == pos);
+        // No decode through a column that lost a write (the home witness, s44b). Before the
+        // wanted blocks are erased below: those this pass read are checked too, so that a
+        // row past what its parity settles knows which of them the witness erased and
+        // holds their pieces (`witness_pick`, s46c).
+        let mut witness_erased = match client_read {
             true => self.erase_home_blocks_failing_the_witness(core, file, stripe, &mut home),
             false => Vec::new(),
         };
+        if read_here {
+            // What `witness_decode_lost` weighs stays as before s46c: the caller's own
+            // blocks are the caller's to record (`check_cache_witness` first asks whether
+            // an OSS only away could bring them back: s45b's blank disk beside a lost
+            // write, "mount it and retry", nothing on record).
+            witness_erased.retain(|&(p, i)| p != pos || !wanted.contains(&i));
+            // The caller could not read these blocks even if this pass could.
+            match home.corrupt.iter_mut().find(|c| c.pos == pos) {
+                Some(c) => c.blocks.extend(wanted.iter().copied()),
+                None => home.corrupt.push(CorruptElement {
+                    pos,
+                    blocks: wanted.clone(),
+                    missing: false,
+                }),
+            }
+        }
         // Rows a repair's record after the tail cut proves need no refusal (s33e).
         self.decode_by_tail_cut_repair(core, &mut home, &wanted);
         if client_read && !wanted.is_subset(&home.proven_by_repair) {

@@ -578,7 +578,6 @@ fn s45_a_failed_oss_beside_a_column_stale_in_another_block_puts_nothing_on_recor
 }
 
 #[test]
-#[ignore = "OPEN session 45 (lead): the witness erases a stale column whole, so a block row where it holds its acknowledged bytes is refused; needs a decode per block row"]
 fn s45_a_failed_oss_beside_a_column_stale_in_another_block_reads_its_block() {
     a_column_stale_in_another_block(true);
 }

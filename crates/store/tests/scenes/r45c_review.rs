@@ -122,7 +122,7 @@ fn r45c_raid6_partial_overwrite_of_a_lost_home_write_beside_failed_p_and_q() {
 
 /// Put "f" (64 KiB), take copies of the zone files of `stale` OSSs, write `at..at+len`
 /// (acknowledged), close, put the copies back: those OSSs lost the write.
-fn lose_on(
+pub(crate) fn lose_on(
     dir: &std::path::Path,
     code: CodeSpec,
     oss: usize,
@@ -154,7 +154,7 @@ fn lose_on(
     (acked, victims)
 }
 
-fn scrub_repair_then_check(dir: &std::path::Path, acked: &[u8], what: &str) {
+pub(crate) fn scrub_repair_then_check(dir: &std::path::Path, acked: &[u8], what: &str) {
     let store = Store::open(dir).unwrap();
     let plain = store.scrub(false).unwrap();
     let repaired = store.scrub(true).unwrap();
@@ -187,9 +187,12 @@ fn data_and_p_stale(dir: &std::path::Path) -> Vec<u8> {
     acked
 }
 
-/// `data_and_p_stale`, scrubbed with `--repair`.
+/// `data_and_p_stale`, scrubbed with `--repair`: the stale block is rebuilt from Q alone,
+/// the one subset of survivors whose rebuild matches the witness's piece (s46c,
+/// `Store::witness_pick`; review r45c MEDIUM had it LOST: the decode through the stale P
+/// rebuilt the stale bytes and Q's disagreement located no single column), and written
+/// back with P; nothing LOST.
 #[test]
-#[ignore = "r45c MEDIUM: scrub --repair records 4096..8192 LOST where Q alone rebuilds it to the witness's crc"]
 fn r45c_raid6_scrub_repair_data_and_p_stale_q_right() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
