@@ -102,15 +102,18 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// Probe: `R45D_CODE` raid5|raid6, `R45D_E`, `R45D_LOST=a+n`, `R45D_WRITE=a+n`,
+/// Probe: `R45D_CODE` raid5|raid6 (k 4) or any `code_of_env` spec (`rs:4:2`), `R45D_E`, `R45D_LOST=a+n`, `R45D_WRITE=a+n`,
 /// `R45D_STALE=0|1`, `R45D_SEED`, `R45D_FIRST`.
 #[test]
 #[ignore = "probe"]
 fn probe_r45d() {
     let e = env_usize("R45D_E", 2 * UNIT);
+    // Review r46b: any code `common::code_of_env` reads (`rs:4:2`, `raid6:4`, ...) beside
+    // the old `raid5` / `raid6` (k 4).
     let code = match std::env::var("R45D_CODE").as_deref() {
         Ok("raid6") => CodeSpec::raid6(4),
-        _ => CodeSpec::raid5(4),
+        Ok("raid5") | Err(_) => CodeSpec::raid5(4),
+        Ok(_) => code_of_env("R45D_CODE", "raid5:4"),
     };
     let range = |name: &str, d: (usize, usize)| {
         let (a, n) = std::env::var(name)
@@ -219,6 +222,45 @@ fn raid6_8k_stale_bytes_under_a_cut_write_seed_2_read_no_wrong_byte() {
         }),
     );
     assert_eq!(points, 224, "the cuts of the scene");
+    assert!(
+        problems.is_empty(),
+        "{} WRONG: {:?}",
+        problems.len(),
+        problems.first()
+    );
+}
+
+/// Review r46b (of s46b): r45d's scene with the cut write over the END of data element 1
+/// and the start of element 2 (file bytes 15384..21576: element 1's 7192..8192, element
+/// 2's 0..5192), the stale bytes 20400..20500 under it as before. Each acknowledged byte
+/// must read its last acknowledged value or be named LOST. On 7c9d35f8: 5 of 226 cuts
+/// WRONG (#170 #175 #200 #216 #218); on s46b (5822febd): 2 (#170 and #216, "'f' WRONG
+/// byte 20480: 0xac, acknowledged 0xaa", a byte of element 2's block 1 (row 1), not the
+/// row s46b's rule mends), pre-existing. Seed 2: 5 -> 3 (#188 #193 #209). Not traced: a
+/// temporary eprintln at `old_kept_proven_or_rolled_forward`'s return (not kept) printed
+/// `Proven` for rows 0 and 1 just before #170's failure (cut #169 or #170: the trace did
+/// not name the cut), so `spare_column_over` may count a check at offsets where the stale
+/// block is not checked: to trace. Fails with `--ignored`.
+#[test]
+#[ignore = "OPEN r46b: raid6 8 KiB stale bytes under a cut write over elements 1 and 2: 2 of 226 cuts WRONG, pre-existing"]
+fn raid6_8k_stale_bytes_under_a_cut_write_over_elements_1_and_2_read_no_wrong_byte() {
+    let e = 2 * UNIT;
+    let (points, problems, _losses) = stale_block_under_the_cut_write(
+        CodeSpec::raid6(4),
+        e,
+        7 * e / 2,
+        2,
+        20400..20500,
+        15384..21576,
+        true,
+        Some(OutOfOrder {
+            subsets_per_image: 16,
+            seed: 1,
+            pages: true,
+            only: false,
+        }),
+    );
+    assert_eq!(points, 226, "the cuts of the scene");
     assert!(
         problems.is_empty(),
         "{} WRONG: {:?}",
