@@ -1934,6 +1934,12 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
+        if !self.home_witness_displaced.is_empty() {
+            // Session 46's field (s46a): an older binary would drop it, and a cut write's
+            // displaced pieces with it (review r46d LOW-5: a stale rest read with success
+            // again, as before session 46).
+            return crate::superblock::STATE_VERSION_SESSION46_RECORDS;
+        }
         if !self.tail_cut_repairs.is_empty() {
             // Session 33's field: an older binary would drop it and decode the rows alone.
             return crate::superblock::STATE_VERSION_SESSION33_RECORDS;
@@ -3371,6 +3377,11 @@ mod tests {
         assert_eq!(displaced.len(), 1);
         assert_eq!((displaced[0].1, displaced[0].2.end_bytes), (5000, 6000));
         assert_eq!(displaced[0].3.map(|w| w.plans.clone()), Some(vec![11]));
+        assert_eq!(
+            state.reader_version(),
+            crate::superblock::STATE_VERSION_SESSION46_RECORDS,
+            "a snapshot holding displaced pieces is refused by older binaries"
+        );
         let json = serde_json::to_value(&state).unwrap();
         let back: State = serde_json::from_value(json.clone()).unwrap();
         assert_eq!(back.home_witness_displaced, state.home_witness_displaced);

@@ -693,7 +693,8 @@ struct Core {
     /// its token is lost. The next bump skips that number: the lineage then holds no token
     /// for it and those OSSs, back later, are behind on this store's line, not refused as
     /// another copy's (with a new token at that number they were). At most one number: a
-    /// journal holds one bump, its first record (`checkpoint_locked` truncates it).
+    /// journal holds one bump, near its start (after the open's tail-cut records and the
+    /// way out's `HomeWitnessCleared` at most; `checkpoint_locked` truncates it).
     epoch_number_cut: bool,
     /// The open took the epoch refusal's way out and cleared the home witness in memory
     /// (`witness_untrusted`), and neither a `Rec::HomeWitnessCleared` nor a checkpoint has
@@ -3179,6 +3180,15 @@ impl Store {
     /// `journal_seq`, as the bump's.
     fn journal_home_witness_cleared(&self, core: &mut Core) -> Result<(), StoreError> {
         assert!(core.epoch_due, "the clear rides on the open's first bump");
+        // The open cleared them in memory and nothing journaled since could add one
+        // (every such record goes through `journal_seq`, which bumps first): the record
+        // replays to the very state memory holds (review r46d LOW-1).
+        assert!(
+            core.state.home_witness.is_empty()
+                && core.state.home_witness_pending.is_empty()
+                && core.state.home_witness_displaced.is_empty(),
+            "no home witness piece before the way out's clear is journaled"
+        );
         let rec = Rec::HomeWitnessCleared;
         let reader_version = rec.reader_version();
         if reader_version > core.state_file_version {

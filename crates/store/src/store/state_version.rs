@@ -672,6 +672,8 @@ fn a_home_witness_cleared_record_turns_the_state_header_to_version_11_until_a_ch
         // As the way-out open leaves it: the bump due, the clear not yet on disk.
         assert!(core.epoch_due, "a checkpoint makes the next bump due");
         core.home_witness_clear_unjournaled = true;
+        core.state.home_witness.clear();
+        core.state.home_witness_pending.clear();
         let appended = core.journal.next_seq();
         store
             .journal(
