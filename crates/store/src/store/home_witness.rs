@@ -200,7 +200,7 @@ impl Store {
             cols.sort_unstable();
             let mut trial = row.clone();
             let matches = self.code.decode(&mut trial, &cols).is_ok()
-                && blocks_confirmed(&witnessed, &trial, row);
+                && blocks_match_pieces(&witnessed, &trial);
             if matches {
                 match &picked {
                     None => picked = Some(trial),
@@ -217,6 +217,11 @@ impl Store {
         let Some(picked) = picked else {
             return Ok(None);
         };
+        // r46c: every rebuild matching the pieces agreed; it must also equal the disk
+        // outside them (else the disk there or the rebuild is stale, unknown which).
+        if !blocks_confirmed(&witnessed, &picked, row) {
+            return Ok(None);
+        }
         let changed = |col: usize| {
             (0..g.rows).any(|r| {
                 let p = Pos { row: r, col };
@@ -387,6 +392,19 @@ fn blocks_confirmed(
 ) -> bool {
     (witnessed.iter()).all(|(pos, a, pieces)| {
         pieces_confirm_block(pieces, *a, decoded.element(*pos), as_read.element(*pos))
+    })
+}
+
+/// Does `decoded` give each of `witnessed` its pieces (inside them only)? r46c: the
+/// candidates of `witness_pick`, which must all agree.
+fn blocks_match_pieces(witnessed: &[WitnessedBlock], decoded: &StripeBuf) -> bool {
+    let block = CHECKSUM_BLOCK_BYTES as u64;
+    (witnessed.iter()).all(|(pos, a, pieces)| {
+        let b = decoded.element(*pos);
+        !pieces.is_empty()
+            && pieces.iter().all(|&(pa, pz, crc)| {
+                pa >= *a && pz <= *a + block && crc32c::crc32c(&b[(pa - a) as usize..(pz - a) as usize]) == crc
+            })
     })
 }
 
