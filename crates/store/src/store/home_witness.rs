@@ -403,7 +403,9 @@ fn blocks_match_pieces(witnessed: &[WitnessedBlock], decoded: &StripeBuf) -> boo
         let b = decoded.element(*pos);
         !pieces.is_empty()
             && pieces.iter().all(|&(pa, pz, crc)| {
-                pa >= *a && pz <= *a + block && crc32c::crc32c(&b[(pa - a) as usize..(pz - a) as usize]) == crc
+                pa >= *a
+                    && pz <= *a + block
+                    && crc32c::crc32c(&b[(pa - a) as usize..(pz - a) as usize]) == crc
             })
     })
 }

@@ -25,12 +25,19 @@ const LATER_BYTES: usize = 500;
 /// block) lost by the data column alone (its rmw took P and Q as they were: P without W0,
 /// Q with it). Returns the acknowledged bytes of "f".
 fn stale_outside_the_pieces(dir: &std::path::Path) -> Vec<u8> {
-    let (mut acked, victims) = lose_on(dir, CodeSpec::raid6(4), 6, WRITE_AT, WRITE_BYTES, |s, id| {
-        vec![
-            s.layout().locate(id, WRITE_AT as u64).oss,
-            s.layout().parity_oss(id, 0)[0],
-        ]
-    });
+    let (mut acked, victims) = lose_on(
+        dir,
+        CodeSpec::raid6(4),
+        6,
+        WRITE_AT,
+        WRITE_BYTES,
+        |s, id| {
+            vec![
+                s.layout().locate(id, WRITE_AT as u64).oss,
+                s.layout().parity_oss(id, 0)[0],
+            ]
+        },
+    );
     let store = Store::open(dir).unwrap();
     // Past the home witness's bound: its oldest quarter (f's pieces, W0's among them) goes.
     let big = vec![0x5au8; (1 << 28) + 4096];
@@ -38,7 +45,11 @@ fn stale_outside_the_pieces(dir: &std::path::Path) -> Vec<u8> {
     drop(big);
     let id = store.file_id("f").unwrap();
     let d = victims[0];
-    assert_eq!(d, store.layout().locate(id, LATER_AT as u64).oss, "same column");
+    assert_eq!(
+        d,
+        store.layout().locate(id, LATER_AT as u64).oss,
+        "same column"
+    );
     let mut saved = Vec::new();
     for z in ["data", "parity"] {
         let f = object_file(dir, d, &format!("{id}.{z}"));
