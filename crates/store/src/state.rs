@@ -3458,6 +3458,56 @@ mod tests {
         assert_eq!(state.home_witness_displaced.len(), 1);
     }
 
+    /// Review r46a: the displaced pieces of all entries together are not bounded by
+    /// `HOME_WITNESS_PIECES_MAX` (each entry's are; the witness refills meanwhile), yet the
+    /// open's `displaced_pieces_pass` asserts that they are (home_witness.rs:464): an
+    /// unfinished (cut, or refused and lingering) overwrite of one block, then a full
+    /// witness again and a cut overwrite of all of it: the next open panics.
+    #[test]
+    fn r46a_displaced_pieces_of_two_unfinished_writes_exceed_the_witness_bound() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let blocks = HOME_WITNESS_PIECES_MAX as u64;
+        let bytes = vec![5u8; 4096];
+        big_write_of_fives(&mut seq, &mut state, blocks, false);
+        durable(&mut seq, &mut state, &[1]);
+        // An overwrite of block 0, never durable (refused, or in flight at a kill).
+        home_write(&mut seq, &mut state, 2, 0, &[7u8; 10]);
+        // A later durable write refills the witness to its bound.
+        home_write(&mut seq, &mut state, 3, blocks * 4096, &bytes);
+        durable(&mut seq, &mut state, &[3]);
+        // An overwrite of blocks 1..=blocks, cut.
+        let over = WriteCrcs {
+            plans: vec![4],
+            file: 1,
+            offset_bytes: 4096,
+            len_bytes: blocks * 4096,
+            block_crcs: vec![crc32c::crc32c(&[9u8; 4096]); blocks as usize],
+        };
+        for rec in [
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: 4096,
+                len_bytes: over.len_bytes,
+                now_ns: 0,
+                crcs_follow: false,
+            }),
+            Rec::WriteCrcs(over),
+        ] {
+            seq += 1;
+            state.apply(seq, &rec);
+        }
+        let total = state.home_witness_displaced_pieces().len();
+        let json = serde_json::to_vec_pretty(&state).unwrap().len();
+        eprintln!(
+            "entries {}, displaced pieces {total} (bound {HOME_WITNESS_PIECES_MAX}), snapshot {json} bytes",
+            state.home_witness_displaced.len()
+        );
+        assert!(
+            total <= HOME_WITNESS_PIECES_MAX,
+            "the open's pass asserts displaced.len() <= HOME_WITNESS_PIECES_MAX: {total}"
+        );
+    }
+
     /// One write of `blocks` 4 KiB blocks of fives to file 1 (plan 1, not durable yet),
     /// its crcs one per block, built without its bytes (a GiB and more: review r43b
     /// MEDIUM-2); `crcs_follow`: a WCL cache write (else a home write).
