@@ -369,6 +369,17 @@ impl State {
             self.home_witness_displaced.remove(0);
         }
         assert!(taken.len() <= HOME_WITNESS_PIECES_MAX);
+        // The pieces of all entries together stay within the witness's own bound (review
+        // r46a HIGH-2: each entry was bounded, their sum not, as the witness refills while
+        // an earlier entry waits; the open's decision asserts the sum, so a store past it
+        // could not open). Past it the oldest writes' pieces go, as before session 46.
+        let mut total: usize = (self.home_witness_displaced.iter())
+            .map(|d| d.pieces.len())
+            .sum();
+        while total + taken.len() > HOME_WITNESS_PIECES_MAX {
+            let oldest = self.home_witness_displaced.remove(0);
+            total -= oldest.pieces.len();
+        }
         self.home_witness_displaced.push(DisplacedHomePieces {
             file,
             offset_bytes: a,
@@ -377,6 +388,14 @@ impl State {
             pieces: taken,
         });
         assert!(self.home_witness_displaced.len() <= HOME_WITNESS_PENDING_MAX);
+        assert!(
+            total
+                + self
+                    .home_witness_displaced
+                    .last()
+                    .map_or(0, |d| d.pieces.len())
+                <= HOME_WITNESS_PIECES_MAX
+        );
     }
 
     /// The home witness pieces unfinished home writes displaced: `(file, first, piece, the

@@ -2704,10 +2704,14 @@ impl Store {
             } else {
                 // Pieces a write that wrote nothing displaced, or left by a kill after the
                 // settle that decided its stripes (s46a): decided now. Refused (a full
-                // metadata disk), they stay displaced for the next open to decide.
-                match store.decide_displaced_home_pieces(&mut core) {
-                    Ok(()) | Err(StoreError::NoSpace(_)) => {}
-                    Err(e) => return Err(e),
+                // metadata disk), they stay displaced for the next open to decide; on
+                // read-only metadata nothing is journaled, so they wait too (review r46a
+                // LOW-3: the open failed there).
+                if store.metadata_read_only.is_none() {
+                    match store.decide_displaced_home_pieces(&mut core) {
+                        Ok(()) | Err(StoreError::NoSpace(_)) => {}
+                        Err(e) => return Err(e),
+                    }
                 }
                 match store.journal_open_records(&mut core) {
                     Ok(more) => store.admit(more),

@@ -172,29 +172,7 @@ fn probe_r45d() {
 /// 0 WRONG after s46b (docs/results/s46-s46b.md).
 #[test]
 fn raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte() {
-    let e = 2 * UNIT;
-    let (points, problems, _losses) = stale_block_under_the_cut_write(
-        CodeSpec::raid6(4),
-        e,
-        7 * e / 2,
-        2,
-        20400..20500,
-        19384..25576,
-        true,
-        Some(OutOfOrder {
-            subsets_per_image: 16,
-            seed: 1,
-            pages: true,
-            only: false,
-        }),
-    );
-    assert_eq!(points, 224, "the cuts of the scene");
-    assert!(
-        problems.is_empty(),
-        "{} WRONG: {:?}",
-        problems.len(),
-        problems.first()
-    );
+    raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(19384..25576, 1, 224);
 }
 
 /// OPEN s46b: the same scene as `raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte`
@@ -205,29 +183,7 @@ fn raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte() {
 #[test]
 #[ignore = "OPEN s46b: raid6 8 KiB stale bytes under a cut write, seed 2: 1 of 224 cuts WRONG (docs/results/s46-s46b.md)"]
 fn raid6_8k_stale_bytes_under_a_cut_write_seed_2_read_no_wrong_byte() {
-    let e = 2 * UNIT;
-    let (points, problems, _losses) = stale_block_under_the_cut_write(
-        CodeSpec::raid6(4),
-        e,
-        7 * e / 2,
-        2,
-        20400..20500,
-        19384..25576,
-        true,
-        Some(OutOfOrder {
-            subsets_per_image: 16,
-            seed: 2,
-            pages: true,
-            only: false,
-        }),
-    );
-    assert_eq!(points, 224, "the cuts of the scene");
-    assert!(
-        problems.is_empty(),
-        "{} WRONG: {:?}",
-        problems.len(),
-        problems.first()
-    );
+    raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(19384..25576, 2, 224);
 }
 
 /// Review r46b (of s46b): r45d's scene with the cut write over the END of data element 1
@@ -244,23 +200,33 @@ fn raid6_8k_stale_bytes_under_a_cut_write_seed_2_read_no_wrong_byte() {
 #[test]
 #[ignore = "OPEN r46b: raid6 8 KiB stale bytes under a cut write over elements 1 and 2: 2 of 226 cuts WRONG, pre-existing"]
 fn raid6_8k_stale_bytes_under_a_cut_write_over_elements_1_and_2_read_no_wrong_byte() {
+    raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(15384..21576, 1, 226);
+}
+
+/// raid6:4 at 8 KiB: r45d's stale bytes 20400..20500 under the cut write `write`, every cut
+/// of `16,1,pages` with the model's `seed`: `points` cuts, none reading a WRONG byte.
+fn raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+    write: std::ops::Range<usize>,
+    seed: u64,
+    points: usize,
+) {
     let e = 2 * UNIT;
-    let (points, problems, _losses) = stale_block_under_the_cut_write(
+    let (cuts, problems, _losses) = stale_block_under_the_cut_write(
         CodeSpec::raid6(4),
         e,
         7 * e / 2,
         2,
         20400..20500,
-        15384..21576,
+        write,
         true,
         Some(OutOfOrder {
             subsets_per_image: 16,
-            seed: 1,
+            seed,
             pages: true,
             only: false,
         }),
     );
-    assert_eq!(points, 226, "the cuts of the scene");
+    assert_eq!(cuts, points, "the cuts of the scene");
     assert!(
         problems.is_empty(),
         "{} WRONG: {:?}",

@@ -64,12 +64,18 @@ fn r46a_refused_overwrite_then_a_read_only_open() {
     if let Err(e) = &opened {
         let e = e.to_string();
         // Recovery is due (the refused plan): both binaries refuse alike, nothing shown.
-        assert!(e.contains("needs crash recovery"), "the read-only open failed: {e}");
+        assert!(
+            e.contains("needs crash recovery"),
+            "the read-only open failed: {e}"
+        );
         return;
     }
     let store = opened.unwrap();
     let r = store.read("f", 0, 4096);
-    eprintln!("read 0..4096 on the read-only open: {:?}", r.as_ref().map(|b| b.len()));
+    eprintln!(
+        "read 0..4096 on the read-only open: {:?}",
+        r.as_ref().map(|b| b.len())
+    );
     assert!(r.unwrap() == lost.acked[..4096]);
     drop(store);
 }
@@ -79,8 +85,11 @@ fn r46a_refused_overwrite_then_a_read_only_open() {
 /// but the row's P stale too (it lost the write as well: r45c's `p_stale_too` scene), the
 /// open's rebuild before the settle matches no piece (data and P agree on the stale
 /// bytes), the settle's first record drops the entry, and the decision after the settle
-/// has nothing to put back: the stale block reads with success?
+/// has nothing to put back: the stale block reads with success. It does (WRONG byte 4396),
+/// on 7c9d35f8 too: s46a mends r45c HIGH only where the row's parity rebuilds the block.
+/// Fails with `--ignored`.
 #[test]
+#[ignore = "OPEN r46a HIGH-1 (older than session 46): raid5, P stale too, a partial overwrite cut after its input: WRONG byte 4396 read with success"]
 fn r46a_raid5_cut_after_input_p_stale_too_every_oss_up() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
@@ -119,7 +128,9 @@ fn r46a_child_overwrite() {
         return;
     };
     let store = Store::open(Path::new(&dir)).unwrap();
-    store.write("f", WRITE_AT as u64, &pattern(3, 1000)).unwrap();
+    store
+        .write("f", WRITE_AT as u64, &pattern(3, 1000))
+        .unwrap();
     store.close().unwrap();
 }
 
@@ -150,7 +161,13 @@ fn r46a_open_killed_before_its_decision_then_a_read_only_open() {
     let cut = tmp.path().join("cut");
     copy_tree(&base, &cut);
     let child = concat!(module_path!(), "::r46a_child_overwrite");
-    assert!(child_test_killed_at(child, WRITE_CHILD_DIR_ENV, &cut, "write-before-block", 2));
+    assert!(child_test_killed_at(
+        child,
+        WRITE_CHILD_DIR_ENV,
+        &cut,
+        "write-before-block",
+        2
+    ));
     let mut failures = Vec::new();
     for n in 1..=12u64 {
         let dir = tmp.path().join(format!("open-kill-{n}"));
@@ -168,7 +185,10 @@ fn r46a_open_killed_before_its_decision_then_a_read_only_open() {
         match Store::open(&mounted) {
             Ok(store) => {
                 let r = store.read("f", 0, 4096);
-                eprintln!("killed at journal-record:{n}: read-only open OK, read {:?}", r.map(|b| b == lost.acked[..4096]));
+                eprintln!(
+                    "killed at journal-record:{n}: read-only open OK, read {:?}",
+                    r.map(|b| b == lost.acked[..4096])
+                );
                 drop(store);
             }
             Err(e) => {
