@@ -730,8 +730,13 @@ impl Store {
             if landed {
                 continue; // dropped: the cut write's bytes stand there
             }
-            kept.push(keep);
             if pass == DisplacedPass::After {
+                // Neither the piece nor the cut write's whole part: recovery kept a block
+                // a torn cut write left (an unacknowledged write may land in part, old
+                // and new bytes side by side). Dropped, as before session 46: put back, it
+                // named LOST blocks recovery had kept right (CI of session 46: array codes
+                // killed at a page cut, `s27b_array_crash_alone_every_block_write`). A
+                // stale block only the Before pass could rebuild reads as before s46a.
                 continue;
             }
             let rebuilt = self.rebuild_element(Some(core), file, stripe, pos, (lo, hi - lo), false);
