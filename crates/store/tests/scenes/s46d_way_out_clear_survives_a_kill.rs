@@ -56,20 +56,7 @@ fn s46d_way_out_then_a_kill_before_the_checkpoint_keeps_the_overwrites_readable(
     }
     store.close().unwrap();
     // Put back the metadata (everything but the OSS directories) from the copy.
-    for entry in std::fs::read_dir(&saved).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name().into_string().unwrap();
-        if name.starts_with("oss-") {
-            continue;
-        }
-        let to = dir.join(&name);
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::remove_dir_all(&to).ok();
-            copy_tree(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
+    crate::r44b_home_witness_false_positives::put_metadata_back(&saved, &dir);
     let e = Store::open(&dir).err().expect("refused for the epoch");
     assert!(e.to_string().contains("exaraid-epoch.json"), "{e}");
     let epoch_file = |oss: usize| dir.join(format!("oss-{oss}")).join("exaraid-epoch.json");
