@@ -155,8 +155,11 @@ impl Store {
     /// Each subset of the row's survivors the code can decode from (every `tolerance -
     /// erased.len()` more columns erased: raid6 beside one erasure, a rebuild from P alone
     /// and from Q alone, among others) is decoded, and the witness picks: a rebuild is a
-    /// candidate where every witness-erased block of the row matches its pieces and equals
-    /// its bytes on disk outside them (`pieces_confirm_block`). Why (review r45c MEDIUM):
+    /// candidate where every witness-erased block of the row matches its pieces (inside
+    /// them: `blocks_match_pieces`); all candidates must agree, and the one row must equal
+    /// the disk outside the pieces (`blocks_confirmed`; review r46c HIGH-1: compared with
+    /// the disk when picking, a stale disk outside the pieces picked a stale rebuild).
+    /// Why (review r45c MEDIUM):
     /// a data column AND one parity lost a write (raid6 4+2, Q right): the decode through
     /// the stale parity rebuilt the stale bytes, Q disagreed, and the row went LOST where
     /// Q alone rebuilds the acknowledged bytes. Returns the row as the candidates rebuild
@@ -639,9 +642,10 @@ impl Store {
     /// `After` the settle (`decide_displaced_home_pieces`), from each block as recovery
     /// left it (decoded where unreadable): a piece it matches goes back into the witness;
     /// where the cut write's own crc matches its bytes in the block (recovery kept what
-    /// landed), the piece is dropped, as that write's `Durable` would have; else it goes
-    /// back too, so that a stale block nothing rebuilt reads LOST (on record, by its
-    /// read), never stale with success. Journaled (`Rec::HomePiecesDecided`, fsync'd).
+    /// landed), the piece is dropped, as that write's `Durable` would have; else (neither:
+    /// a torn unacknowledged write recovery kept in part) it is dropped too, as before
+    /// session 46 (put back, it named LOST blocks recovery kept right: session 46's CI).
+    /// Journaled (`Rec::HomePiecesDecided`, fsync'd).
     fn displaced_pieces_pass(
         &self,
         core: &mut Core,
