@@ -85,19 +85,7 @@ fn r45c_raid5_partial_overwrite_of_a_lost_home_write_beside_a_failed_p() {
 fn r45c_raid5_partial_overwrite_of_a_lost_home_write_p_stale_too() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
-    // Copy P's parity zone file from a twin store taken before the lost write.
-    let twin = tmp.path().join("twin");
-    let store = init(&twin, CodeSpec::raid5(4), 5, exaraid_store::WritePath::Rmw);
-    store
-        .put("f", &pattern(1, crate::s44b_lost_home_write::FILE_BYTES))
-        .unwrap();
-    let id = store.file_id("f").unwrap();
-    store.close().unwrap();
-    let lost = lose_a_home_write(&dir, CodeSpec::raid5(4), 5);
-    let p = lost.parity[0];
-    let name = format!("{id}.parity");
-    let before = std::fs::read(object_file(&twin, p, &name)).unwrap();
-    std::fs::write(object_file(&dir, p, &name), &before).unwrap();
+    let lost = lose_a_home_write_p_stale_too(tmp.path(), &dir);
     partial_overwrite_then_check(&dir, lost, "raid5 4+1, P stale too");
 }
 
@@ -268,4 +256,25 @@ fn r45c_raid6_read_data_and_p_stale_q_right() {
     let gone = every_block_right_or_lost_on_record(&store, &acked, "raid6 data+P stale, read");
     eprintln!("raid6 data+P stale, read: lost {gone:?}");
     store.close().unwrap();
+}
+
+/// raid5 4+1: s44b's lost home write in `dir`, with P's OSS losing it too (its parity
+/// zone file copied from a twin store under `top` taken before the lost write).
+pub(crate) fn lose_a_home_write_p_stale_too(
+    top: &std::path::Path,
+    dir: &std::path::Path,
+) -> crate::s44b_lost_home_write::Lost {
+    let twin = top.join("twin");
+    let store = init(&twin, CodeSpec::raid5(4), 5, exaraid_store::WritePath::Rmw);
+    store
+        .put("f", &pattern(1, crate::s44b_lost_home_write::FILE_BYTES))
+        .unwrap();
+    let id = store.file_id("f").unwrap();
+    store.close().unwrap();
+    let lost = lose_a_home_write(dir, CodeSpec::raid5(4), 5);
+    let p = lost.parity[0];
+    let name = format!("{id}.parity");
+    let before = std::fs::read(object_file(&twin, p, &name)).unwrap();
+    std::fs::write(object_file(dir, p, &name), &before).unwrap();
+    lost
 }

@@ -93,18 +93,7 @@ fn r46a_refused_overwrite_then_a_read_only_open() {
 fn r46a_raid5_cut_after_input_p_stale_too_every_oss_up() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
-    let twin = tmp.path().join("twin");
-    let store = init(&twin, CodeSpec::raid5(4), 5, exaraid_store::WritePath::Rmw);
-    store
-        .put("f", &pattern(1, crate::s44b_lost_home_write::FILE_BYTES))
-        .unwrap();
-    let id = store.file_id("f").unwrap();
-    store.close().unwrap();
-    let lost = lose_a_home_write(&dir, CodeSpec::raid5(4), 5);
-    let p = lost.parity[0];
-    let name = format!("{id}.parity");
-    let before = std::fs::read(object_file(&twin, p, &name)).unwrap();
-    std::fs::write(object_file(&dir, p, &name), &before).unwrap();
+    let lost = crate::r45c_review::lose_a_home_write_p_stale_too(tmp.path(), &dir);
     leave_write_in_flight(&dir, "f", WRITE_AT as u64, 1000);
     for round in 0..2 {
         let store = Store::open(&dir).unwrap();
