@@ -175,15 +175,41 @@ fn raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte() {
     raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(19384..25576, 1, 224);
 }
 
-/// OPEN s46b: the same scene as `raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte`
-/// with the out-of-order model's seed 2: 3 of 224 cuts read WRONG on 7c9d35f8, 1 after
-/// s46b (docs/results/s46-s46b.md: s46b's rule decides a row as before where several
-/// worlds fit or the new version is not checked either; not traced). Fails with
-/// `--ignored`.
+/// The same scene as `raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte` with the
+/// out-of-order model's seed 2: each acknowledged byte reads its last acknowledged value or
+/// is named LOST. 3 of 224 cuts read WRONG on 7c9d35f8, 1 on s46b (c092d8a5: cut #179,
+/// "'f' WRONG byte 20400: 0x7a, acknowledged 0xf1"): row 0 holds D2 STALE (verified, the
+/// write's crc not on it: `Old`), D3 new, P torn (its pieces landed, its checksum not), Q
+/// old; the old version erases D3 and P whole, the new one D2, P and Q: no world checked,
+/// decided as before, the stale block kept. Since s47b the unchecked world's old version
+/// is checked with D3 known outside its write range (`old_in_pieces`): at D2's offsets
+/// only P is erased and Q refutes the stale block (`unchecked_worlds_refuted`): LOST.
 #[test]
-#[ignore = "OPEN s46b: raid6 8 KiB stale bytes under a cut write, seed 2: 1 of 224 cuts WRONG (docs/results/s46-s46b.md)"]
 fn raid6_8k_stale_bytes_under_a_cut_write_seed_2_read_no_wrong_byte() {
     raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(19384..25576, 2, 224);
+}
+
+/// r45d's scene at 4 KiB elements (s46b's probe cell: the lost write over file bytes
+/// 11242..11342, data element 2's 3050..3150, under the cut write 11192..13288, element
+/// 2's 3000..4096 and element 3's 0..1000), every cut of `16,1,pages` at seed 1: each
+/// acknowledged byte reads its last acknowledged value or is named LOST. c092d8a5: 2 of
+/// 142 cuts WRONG (#105, #106: "'f' WRONG byte 11242: 0xc1, acknowledged 0xf1"), the
+/// unchecked world of seed 2's 8 KiB cut (D3 new or torn whole new, P torn, Q old): LOST
+/// since s47b (`unchecked_worlds_refuted`).
+#[test]
+fn raid6_4k_stale_bytes_under_a_cut_write_read_no_wrong_byte() {
+    raid6_4k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(1, 142);
+}
+
+/// The 4 KiB scene at seed 3: c092d8a5 read 1 of 142 cuts WRONG (#129, byte 11242): D3
+/// torn with acknowledged bytes beside the write's range and P torn, so the row took the
+/// arm that confirms a torn block's decode by its stored checksum and returned unchecked;
+/// since s47b every world there that keeps D2 old is checked at D2's offsets (D3 zeros
+/// outside its live ranges, Q's piece there not landed: old) and refuted
+/// (`every_world_old_refuted`): LOST.
+#[test]
+fn raid6_4k_stale_bytes_under_a_cut_write_seed_3_read_no_wrong_byte() {
+    raid6_4k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(3, 142);
 }
 
 /// Review r46b (of s46b): r45d's scene with the cut write over the END of data element 1
@@ -191,14 +217,16 @@ fn raid6_8k_stale_bytes_under_a_cut_write_seed_2_read_no_wrong_byte() {
 /// 2's 0..5192), the stale bytes 20400..20500 under it as before. Each acknowledged byte
 /// must read its last acknowledged value or be named LOST. On 7c9d35f8: 5 of 226 cuts
 /// WRONG (#170 #175 #200 #216 #218); on s46b (5822febd): 2 (#170 and #216, "'f' WRONG
-/// byte 20480: 0xac, acknowledged 0xaa", a byte of element 2's block 1 (row 1), not the
-/// row s46b's rule mends), pre-existing. Seed 2: 5 -> 3 (#188 #193 #209). Not traced: a
-/// temporary eprintln at `old_kept_proven_or_rolled_forward`'s return (not kept) printed
-/// `Proven` for rows 0 and 1 just before #170's failure (cut #169 or #170: the trace did
-/// not name the cut), so `spare_column_over` may count a check at offsets where the stale
-/// block is not checked: to trace. Fails with `--ignored`.
+/// byte 20480: 0xac, acknowledged 0xaa", a byte of element 2's block 1, row 1); since
+/// s47b 1: #170's row 1 (D1 new, D2 stale `Old`, P torn, Q old, no world checked) is
+/// refuted by `unchecked_worlds_refuted`. Traced, OPEN: #216's row 1 holds D1 TORN with
+/// acknowledged bytes over the whole row (the write's 7192..8192 inside), D2 stale, P
+/// torn, Q old; it takes the arm that confirms a torn block's decode by its stored
+/// checksum (`confirms`), and at D2's offsets D1 and P are both unknown: raid6 has no
+/// column to spare, `every_world_old_refuted` refutes nothing. Seed 2: 3 WRONG on s46b
+/// and on s47b (not traced). Fails with `--ignored`.
 #[test]
-#[ignore = "OPEN r46b: raid6 8 KiB stale bytes under a cut write over elements 1 and 2: 2 of 226 cuts WRONG, pre-existing"]
+#[ignore = "OPEN s47b: raid6 8 KiB stale bytes under a cut write over elements 1 and 2: 1 of 226 cuts WRONG (#216, a torn data block beside the stale one, no column to spare)"]
 fn raid6_8k_stale_bytes_under_a_cut_write_over_elements_1_and_2_read_no_wrong_byte() {
     raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(15384..21576, 1, 226);
 }
@@ -218,6 +246,35 @@ fn raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
         2,
         20400..20500,
         write,
+        true,
+        Some(OutOfOrder {
+            subsets_per_image: 16,
+            seed,
+            pages: true,
+            only: false,
+        }),
+    );
+    assert_eq!(cuts, points, "the cuts of the scene");
+    assert!(
+        problems.is_empty(),
+        "{} WRONG: {:?}",
+        problems.len(),
+        problems.first()
+    );
+}
+
+/// raid6:4 at 4 KiB: the lost write over 11242..11342 (data element 2's 3050..3150), the
+/// cut write 11192..13288, every cut of `16,1,pages` with the model's `seed`: `points`
+/// cuts, none reading a WRONG byte.
+fn raid6_4k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(seed: u64, points: usize) {
+    let e = UNIT;
+    let (cuts, problems, _losses) = stale_block_under_the_cut_write(
+        CodeSpec::raid6(4),
+        e,
+        7 * e / 2,
+        2,
+        11242..11342,
+        11192..13288,
         true,
         Some(OutOfOrder {
             subsets_per_image: 16,

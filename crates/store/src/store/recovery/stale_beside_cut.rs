@@ -431,6 +431,15 @@ impl Store {
                 if self.calm_offsets_contradict_beside_torn_cut_blocks(v) {
                     return Ok(CutRowStale::Unlocated);
                 }
+                // A stale element under the write's own offsets is not seen at the calm
+                // ones: every world keeping a data block of the write OLD there is checked
+                // at its offsets with the write's other blocks known where both versions
+                // hold the same bytes (see `every_world_old_refuted`).
+                let crcs = self.cut_row_crcs(v, plan);
+                let choices = self.cut_row_choices(v, &crcs, &cells, &whole_new);
+                if self.every_world_old_refuted(v, &crcs, &choices) {
+                    return Ok(CutRowStale::Unlocated);
+                }
                 return Ok(CutRowStale::Agrees);
             }
             // Every blind column holds running parity only, each a failed OSS (no bytes): no
@@ -496,17 +505,7 @@ impl Store {
         // record; both where a power cut dropped them (the journal keeps a prefix of its
         // unsynced appends, the OSSs may keep the writes).
         let crcs = self.cut_row_crcs(v, plan);
-        let mut choices: Vec<(Pos, Vec<BlockVersion>)> = Vec::new();
-        for &p in cells.iter().filter(|p| in_flight(p)) {
-            let verified = v.held.get(&p).is_some_and(|h| h[v.i] == Held::Verified);
-            let states = match (verified, self.told_state(v, &crcs, p)) {
-                _ if whole_new.contains(&p) => vec![BlockVersion::New],
-                (false, _) => vec![BlockVersion::Torn],
-                (true, Some(told)) => vec![told],
-                (true, None) => vec![BlockVersion::Old, BlockVersion::New],
-            };
-            choices.push((p, states));
-        }
+        let choices = self.cut_row_choices(v, &crcs, &cells, &whole_new);
         // A block written in part (`Partial`) is told by its crcs, yet neither version of
         // the write holds it whole: counted as not told here, as before s28c named it, so
         // that an unchecked world beside it is not "decided as before" (lead, review of
@@ -631,6 +630,13 @@ impl Store {
             // unchecked, it went home with success after ONE crash, s29c's
             // `xcode_a_stale_element_beside_one_cut_write_whose_parity_did_not_land_...`).
             if !unlisted && !self.some_unchecked_world_completable(v, &crcs, &assignments, &fit) {
+                return Ok(CutRowStale::Unlocated);
+            }
+            // A world that keeps a data block of the write OLD over acknowledged bytes is
+            // checked at that block's offsets with the write's other blocks known where
+            // both versions hold the same bytes: a STALE block (a lost write) taken as old
+            // is refuted there (see `unchecked_worlds_refuted`).
+            if self.unchecked_worlds_refuted(v, &crcs, &assignments, &worlds, &fit) {
                 return Ok(CutRowStale::Unlocated);
             }
             if self.calm_offsets_contradict(v) {
@@ -2208,25 +2214,9 @@ impl Store {
         let at_risk: Vec<usize> = (fitted.iter().copied())
             .filter(|&k| self.old_kept_over_acked(v, crcs, &assignments[k]))
             .collect();
-        // World `k`'s old version with the write's other in-flight blocks known outside
-        // their own write ranges (`known_pieces`: their bytes there are both versions'),
-        // so that it keeps a column at the offsets of the blocks kept old.
-        let old_in_pieces = |k: usize| {
-            let mut ver = worlds[k][0].clone();
-            for (&p, &state) in &assignments[k] {
-                if ver.known[&p] || ver.known_parts.contains_key(&p) {
-                    continue;
-                }
-                let [old_parts, _] = self.known_pieces(v, crcs, p, state);
-                if !old_parts.is_empty() {
-                    ver.known_parts.insert(p, old_parts);
-                }
-            }
-            ver
-        };
         let mut unchecked = false;
         for &k in &at_risk {
-            let ver = old_in_pieces(k);
+            let ver = self.old_in_pieces(v, crcs, &assignments[k], &worlds[k]);
             match self.version_check(&ver, None) {
                 // Refuted: the block kept old (or a column beside it) is not the old version.
                 Some(None) => return OldKept::Unproven,
@@ -2276,6 +2266,206 @@ impl Store {
         }
         assert!(!fixes.is_empty(), "a world at risk keeps some block old");
         OldKept::RolledForward(fixes)
+    }
+
+    /// Each in-flight block's possible states (`cells` in flight): told by the write's crcs
+    /// where they are on record; both where a power cut dropped them (the journal keeps a
+    /// prefix of its unsynced appends, the OSSs may keep the writes).
+    fn cut_row_choices(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        cells: &[Pos],
+        whole_new: &BTreeSet<Pos>,
+    ) -> Vec<(Pos, Vec<BlockVersion>)> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let in_flight = |p: &Pos| v.c.ranges.get(p).is_some_and(|r| overlaps(r, start, end));
+        let mut choices: Vec<(Pos, Vec<BlockVersion>)> = Vec::new();
+        for &p in cells.iter().filter(|p| in_flight(p)) {
+            let verified = v.held.get(&p).is_some_and(|h| h[v.i] == Held::Verified);
+            let states = match (verified, self.told_state(v, crcs, p)) {
+                _ if whole_new.contains(&p) => vec![BlockVersion::New],
+                (false, _) => vec![BlockVersion::Torn],
+                (true, Some(told)) => vec![told],
+                (true, None) => vec![BlockVersion::Old, BlockVersion::New],
+            };
+            choices.push((p, states));
+        }
+        choices
+    }
+
+    /// Where the row is otherwise decided unchecked beside blocks that fail their checksum
+    /// (`confirms`' arm in `stale_beside_cut_write`): does every world (`choices`) keep a
+    /// data block of the write OLD over acknowledged bytes (`old_kept_over_acked`) with its
+    /// old version refuted by a decode, the write's other blocks known where both versions
+    /// hold the same bytes (`old_in_pieces`)? Then no world is the row: its acknowledged
+    /// cached bytes are unknown, LOST on record. False where the worlds are too many to
+    /// list (left as before).
+    ///
+    /// Why (session 47, s47b; review r45d's 4 KiB seed 3, cut #129): the write's data
+    /// block D3 torn (acknowledged bytes 0..2048 beside its range 0..1000) and P torn leave
+    /// raid6 no column to spare, and the arm trusts the decode of the torn block, confirmed
+    /// by its stored checksum; the STALE block of a lost write (D2, under the write's own
+    /// offsets 3000..4096) is at no calm offset and went home: 'f' WRONG byte 11242. The
+    /// decisions after this arm confirm the torn block's decode, never the stale block,
+    /// kept as the write's old block as it stands. At 3000..4096 D3 is zeros (outside its
+    /// live ranges) and Q (`Partial`, its piece there not landed) old: one column erased,
+    /// Q refutes D2. Not mended: r46b's write over elements 1 and 2, cut #216, row 1: the
+    /// torn block D1 has acknowledged bytes over the whole row, so nothing of it is known
+    /// and at D2's offsets D1 and P are erased: no column to spare (OPEN, s47b's report).
+    fn every_world_old_refuted(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        choices: &[(Pos, Vec<BlockVersion>)],
+    ) -> bool {
+        let Some((assignments, false)) = self.checkable_assignments(choices) else {
+            return false;
+        };
+        assert!(assignments.len() <= 1 << ASSIGNED_BLOCKS_MAX);
+        !assignments.is_empty()
+            && assignments.iter().all(|a| {
+                self.old_kept_over_acked(v, crcs, a) && {
+                    let w = self.cut_row_versions(v, crcs, a);
+                    self.old_refuted(&self.old_in_pieces(v, crcs, a, &w))
+                }
+            })
+    }
+
+    /// World `w`'s (`assigned`'s) OLD version with the write's in-flight blocks it does not
+    /// know made known where their bytes are the same in both versions: outside their own
+    /// write ranges (`known_pieces`, a block that verifies: its bytes there are both
+    /// versions'), and outside their live ranges in both versions (zeros there: the
+    /// planner's view masks a block to its live ranges, and a running parity is the encode
+    /// of that view; `version_check` holds an erased block's decode to them,
+    /// `dead_zero`), also for a block the cut tore. Then the old version keeps a column at
+    /// the offsets of a data block kept old where, erasing those blocks whole, it had none.
+    fn old_in_pieces(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        assigned: &BTreeMap<Pos, BlockVersion>,
+        w: &[Version; 2],
+    ) -> Version {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let mut ver = w[0].clone();
+        for (&p, &state) in assigned {
+            if ver.known[&p] || ver.known_parts.contains_key(&p) {
+                continue;
+            }
+            let [mut parts, _] = self.known_pieces(v, crcs, p, state);
+            // Live after the write contains live before it (the write only adds ranges).
+            let dead = outside(&w[1].live[&p], start, end);
+            for &(a, z) in &dead {
+                assert!(
+                    start <= a && a < z && z <= end,
+                    "a dead range lies inside the block row"
+                );
+                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                ver.row.element_mut(p)[x..y].fill(0);
+                crate::state::add_range(&mut parts, a, z);
+            }
+            if !parts.is_empty() {
+                ver.known_parts.insert(p, parts);
+            }
+        }
+        ver
+    }
+
+    /// Where no world fits by a decode and some is checked by none (`fit` `None`): is every
+    /// such world one that keeps a data block of the write OLD over acknowledged bytes
+    /// (`old_kept_over_acked`) whose old version, its other in-flight blocks known where
+    /// their bytes are both versions' (`old_in_pieces`), is refuted by a decode? Then no
+    /// world is the row: its acknowledged cached bytes are unknown, LOST on record.
+    ///
+    /// Why (session 47, s47b; review r45d's shapes s46b left, r46b MEDIUM): a lost write
+    /// left data element 2's block STALE (old bytes under a valid checksum), then the cut
+    /// write over it: the stale block verifies and the write's crc does not hold on it, so
+    /// the one world takes it `Old`; the write's other data block (`New`, or torn) and P
+    /// (torn) are erased whole in the old version, two erasures on raid6 and nothing told
+    /// there: unchecked; the new version erases three. The row was decided as before
+    /// (`Agrees`), the caller kept the stale block and rewrote the running parity from it:
+    /// 'f' WRONG byte 20400 (8 KiB seed 2, cut #179), 11242 (4 KiB), 20480 (the write over
+    /// elements 1 and 2, cut #170). At the stale block's offsets the other data block is
+    /// known (outside its write range, or zeros outside its live ranges when torn) and Q,
+    /// not yet written, is a column to spare: it refutes the stale block. A crash alone
+    /// (the block's true old bytes) agrees there, so no true row is refuted.
+    fn unchecked_worlds_refuted(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        assignments: &[BTreeMap<Pos, BlockVersion>],
+        worlds: &[[Version; 2]],
+        fit: &[Option<bool>],
+    ) -> bool {
+        assert_eq!(assignments.len(), worlds.len(), "one world per assignment");
+        assert!(
+            fit.len() >= worlds.len(),
+            "a fit per world, one more where unlisted"
+        );
+        // An unlisted world (`fit` past the listed ones) checks nothing: not refuted.
+        if fit.len() > worlds.len() || fit.contains(&Some(true)) {
+            return false;
+        }
+        let unchecked: Vec<usize> = (0..worlds.len()).filter(|&k| fit[k].is_none()).collect();
+        !unchecked.is_empty()
+            && unchecked.iter().all(|&k| {
+                self.old_kept_over_acked(v, crcs, &assignments[k]) && {
+                    let ver = self.old_in_pieces(v, crcs, &assignments[k], &worlds[k]);
+                    self.old_refuted(&ver)
+                }
+            })
+    }
+
+    /// Is old version `ver` (`old_in_pieces`) refuted: `version_check` finds it wrong, or
+    /// some segment of the block row (cut at the ends of its known parts) with a column to
+    /// spare (fewer columns erased there than the code tolerates) decodes to bytes that
+    /// differ from a position known there? Per segment, for `version_check_in_pieces`
+    /// gives up on the whole row where any one segment erases more columns than the code
+    /// tolerates (review r45d's 4 KiB seed 3, cut #129: the write's range 0..1000 erases
+    /// its data block, P and Q there, while at the stale block's offsets 3000..4096 Q
+    /// checks the old version). Only a refutation: a segment nothing checks proves nothing.
+    fn old_refuted(&self, ver: &Version) -> bool {
+        if matches!(self.version_check(ver, None), Some(None)) {
+            return true;
+        }
+        let m = self.tolerance();
+        let block = ver.row.element_bytes;
+        let start = ver.start_bytes;
+        let mut ends: BTreeSet<usize> = [0, block].into_iter().collect();
+        for &(a, z) in ver.known_parts.values().flatten() {
+            let (x, y) = ((a - start) as usize, (z - start) as usize);
+            assert!(
+                x < y && y <= block,
+                "a known part lies inside the block row"
+            );
+            ends.extend([x, y]);
+        }
+        let ends: Vec<usize> = ends.into_iter().collect();
+        ends.windows(2).any(|w| {
+            let (x, y) = (w[0], w[1]);
+            let erased: Vec<usize> = (ver.known.keys())
+                .filter(|p| !ver.known_at(p, x))
+                .map(|p| p.col)
+                .collect::<BTreeSet<usize>>()
+                .into_iter()
+                .collect();
+            if erased.len() >= m {
+                return false; // no column to spare: nothing checks this segment
+            }
+            let mut seg = ver.row.clone();
+            if !erased.is_empty() && self.code.decode(&mut seg, &erased).is_err() {
+                return false;
+            }
+            if self.code.encode(&mut seg).is_err() {
+                return false;
+            }
+            (ver.known.keys())
+                .filter(|p| ver.known_at(p, x))
+                .any(|p| ver.row.element(*p)[x..y] != seg.element(*p)[x..y])
+        })
     }
 
     /// Is every data block world `assigned` keeps OLD over acknowledged bytes checked by
