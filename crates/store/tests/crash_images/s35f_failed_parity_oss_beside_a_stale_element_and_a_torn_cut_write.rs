@@ -1447,7 +1447,6 @@ fn raid5_8k_no_cut_of_an_overwrite_torn_in_pages_by_a_power_cut_alone_loses_anyt
 /// deadline). The other 2 raid6 8 KiB cuts (#107, #110) tear P and Q both: s34a's
 /// blind-row trade, not this. Fails with `--ignored` ("blocks [[4096, 12288, 20480]] LOST").
 #[test]
-#[ignore = "OPEN s45d: raid6 8 KiB cross cut #77, element 2 head-page-dropped beside P torn, Q old: blind_unconfirmed names block row 1 LOST (docs/results/s45-s45d.md, store-log Session 45 (s45d))"]
 fn raid6_8k_a_cut_overwrite_torn_in_pages_beside_a_torn_p_and_an_old_q_loses_nothing() {
     a_cut_overwrite_torn_in_pages_by_a_power_cut_alone_loses_nothing(
         CodeSpec::raid6(4),
