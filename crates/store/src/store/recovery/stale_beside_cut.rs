@@ -2062,7 +2062,11 @@ impl Store {
                 continue;
             };
             for (k, ver) in w.iter_mut().enumerate() {
-                assert!(!ver.known[&pos], "a torn block is known whole in no version");
+                if ver.known[&pos] {
+                    // Known whole there already: the old version of a block torn over
+                    // nothing acknowledged (`torn_over_nothing_acked`: zeros).
+                    continue;
+                }
                 let start = ver.start_bytes;
                 let live = ver.live[&pos].clone();
                 for &(a, z) in &pages.known[k] {
