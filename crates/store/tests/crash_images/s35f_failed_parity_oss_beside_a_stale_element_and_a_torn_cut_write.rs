@@ -1491,16 +1491,20 @@ fn raid6_4k_no_cut_of_an_element_overwrite_torn_in_pages_by_a_power_cut_alone_lo
     );
 }
 
-/// rs 4+3's `cross` overwrite at 8 KiB elements (19384..25576) in pages mode (seed 1):
-/// all 175 cuts lose nothing since s47c (2 LOST on c092d8a5, #129 and #133).
+/// The same shape on three parities: rs 4+3's `cross` overwrite at 8 KiB elements
+/// (19384..25576) in pages mode (seed 1), cut #129 (power cut before call 18, R's write):
+/// element 2's block 1 head page dropped, P and Q torn, R old: three blind columns, block
+/// row 1 LOST on c092d8a5 ("blocks [[4096, 12288, 20480]]"; with #133 the 2 of 175 cuts
+/// LOST there). Since s47c the whole sweep loses nothing (the s35f probe, seed 1); one cut
+/// pinned here because the 175-cut sweep takes about 2 s in debug.
 #[test]
-fn rs_4_3_8k_no_cut_of_an_overwrite_torn_in_pages_by_a_power_cut_alone_loses_anything() {
+fn rs_4_3_8k_a_cut_overwrite_torn_in_pages_beside_torn_p_and_q_and_an_old_r_loses_nothing() {
     a_cut_overwrite_torn_in_pages_by_a_power_cut_alone_loses_nothing(
         CodeSpec::rs(4, 3),
         2 * UNIT,
         19384..25576,
-        stale_cut::Cuts::All,
-        175,
+        stale_cut::Cuts::Nth(129),
+        1,
     );
 }
 
