@@ -73,6 +73,12 @@
 //! the write that landed (new in the new version, its bytes beside the cut range in both)
 //! where the copy of the cut range matches the crc the write journaled for it.
 //!
+//! Session 47 (s47c): where as many columns as the code tolerates are blind and nothing
+//! confirms a decode (`blind_unconfirmed`: the row is lost unless a world proves it), a torn
+//! data block of the write whose two halves each hold one version's crc of its page-cut
+//! record is known per half in that version (`know_torn_blocks_in_pages`), not blind; such a
+//! version proves a world only where every segment of the row is checked.
+//!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
 //! many unreadable columns as the code tolerates where one of them holds a DATA block that
 //! fails its checksum with acknowledged bytes beside the write's range (since session 34,
