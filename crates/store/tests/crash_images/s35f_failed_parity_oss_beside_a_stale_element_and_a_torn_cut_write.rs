@@ -1442,18 +1442,68 @@ fn raid5_8k_no_cut_of_an_overwrite_torn_in_pages_by_a_power_cut_alone_loses_anyt
 /// there could not be located). The row is provable in principle: element 2's bytes are
 /// known per offset by its page-cut crcs (old before 4072, new from it), so it need not
 /// be blind; Q (old) then checks the head offsets directly and, at the tail offsets, a
-/// decode of element 2's OLD tail through Q must hold the record's `old_tail_crc`. A world
-/// model with a per-offset version for such a block is the mend to weigh (not done:
-/// deadline). The other 2 raid6 8 KiB cuts (#107, #110) tear P and Q both: s34a's
-/// blind-row trade, not this. Fails with `--ignored` ("blocks [[4096, 12288, 20480]] LOST").
+/// decode of element 2's OLD tail through Q must hold the record's `old_tail_crc`. The
+/// other 2 raid6 8 KiB cuts (#107, #110) tear P and Q both: s34a's blind-row trade, not
+/// this. Fixed by s47c: where the row is lost unless a world proves it
+/// (`blind_unconfirmed`), each torn data block of the write whose halves hold its page-cut
+/// record's crcs is known per page in each version (`know_torn_blocks_in_pages`,
+/// recovery/stale_beside_cut.rs), the crc of each half a version does not know told there,
+/// and such a version must check every segment of the row: the old version here keeps Q
+/// and element 2's old head (Q checks it, P erased) and decodes element 2's old tail
+/// through Q against `old_tail_crc`. FAIL on c092d8a5 ("blocks [[4096, 12288, 20480]]
+/// LOST").
 #[test]
-#[ignore = "OPEN s45d: raid6 8 KiB cross cut #77, element 2 head-page-dropped beside P torn, Q old: blind_unconfirmed names block row 1 LOST (docs/results/s45-s45d.md, store-log Session 45 (s45d))"]
 fn raid6_8k_a_cut_overwrite_torn_in_pages_beside_a_torn_p_and_an_old_q_loses_nothing() {
     a_cut_overwrite_torn_in_pages_by_a_power_cut_alone_loses_nothing(
         CodeSpec::raid6(4),
         2 * UNIT,
         19384..25576,
         stale_cut::Cuts::Nth(77),
+        1,
+    );
+}
+
+/// Every cut of raid6's `elem2` overwrite at 8 KiB elements (16384..24576, element 2
+/// whole) in pages mode (seed 1): all 44 power cuts lose nothing since s47c (9 LOST on
+/// c092d8a5, each at `blind_unconfirmed`: an element 2 block torn in pages beside a torn
+/// parity, known per page now). The whole sweep, not one cut (review r44a LOW-2).
+#[test]
+fn raid6_8k_no_cut_of_an_element_overwrite_torn_in_pages_by_a_power_cut_alone_loses_anything() {
+    a_cut_overwrite_torn_in_pages_by_a_power_cut_alone_loses_nothing(
+        CodeSpec::raid6(4),
+        2 * UNIT,
+        16384..24576,
+        stale_cut::Cuts::All,
+        44,
+    );
+}
+
+/// The same at 4 KiB elements (8192..12288, element 2 whole): all 36 cuts lose nothing
+/// since s47c (4 LOST on c092d8a5).
+#[test]
+fn raid6_4k_no_cut_of_an_element_overwrite_torn_in_pages_by_a_power_cut_alone_loses_anything() {
+    a_cut_overwrite_torn_in_pages_by_a_power_cut_alone_loses_nothing(
+        CodeSpec::raid6(4),
+        UNIT,
+        8192..12288,
+        stale_cut::Cuts::All,
+        36,
+    );
+}
+
+/// The same shape on three parities: rs 4+3's `cross` overwrite at 8 KiB elements
+/// (19384..25576) in pages mode (seed 1), cut #129 (power cut before call 18, R's write):
+/// element 2's block 1 head page dropped, P and Q torn, R old: three blind columns, block
+/// row 1 LOST on c092d8a5 ("blocks [[4096, 12288, 20480]]"; with #133 the 2 of 175 cuts
+/// LOST there). Since s47c the whole sweep loses nothing (the s35f probe, seed 1); one cut
+/// pinned here because the 175-cut sweep takes about 2 s in debug.
+#[test]
+fn rs_4_3_8k_a_cut_overwrite_torn_in_pages_beside_torn_p_and_q_and_an_old_r_loses_nothing() {
+    a_cut_overwrite_torn_in_pages_by_a_power_cut_alone_loses_nothing(
+        CodeSpec::rs(4, 3),
+        2 * UNIT,
+        19384..25576,
+        stale_cut::Cuts::Nth(129),
         1,
     );
 }

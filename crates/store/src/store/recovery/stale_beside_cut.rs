@@ -73,6 +73,12 @@
 //! the write that landed (new in the new version, its bytes beside the cut range in both)
 //! where the copy of the cut range matches the crc the write journaled for it.
 //!
+//! Session 47 (s47c): where as many columns as the code tolerates are blind and nothing
+//! confirms a decode (`blind_unconfirmed`: the row is lost unless a world proves it), a torn
+//! data block of the write whose two halves each hold one version's crc of its page-cut
+//! record is known per half in that version (`know_torn_blocks_in_pages`), not blind; such a
+//! version proves a world only where every segment of the row is checked.
+//!
 //! Not checked (the row decided as before): several cut writers on the cache stripe, as
 //! many unreadable columns as the code tolerates where one of them holds a DATA block that
 //! fails its checksum with acknowledged bytes beside the write's range (since session 34,
@@ -113,6 +119,14 @@ enum OldKept {
     AsBefore,
 }
 
+/// A torn data block known per page (`torn_block_in_pages`), `[old version, new version]`:
+/// the parts each version knows (absolute element offsets, the bytes on disk), and the crc
+/// of each part it does not (relative to the block row).
+struct TornInPages {
+    known: [Ranges; 2],
+    told: [Vec<((usize, usize), u32)>; 2],
+}
+
 /// What the journaled crcs say of an erased block's bytes in one version.
 #[derive(Clone)]
 enum Told {
@@ -147,6 +161,12 @@ struct Version {
     /// `old_kept_proven_or_rolled_forward`). `version_check` then decodes the row piece by
     /// piece.
     known_parts: BTreeMap<Pos, Ranges>,
+    /// Every segment of `version_check_in_pieces` must have a check of its own (a column
+    /// to spare, a told crc over it, or a known position in an erased column), not only
+    /// some segment: set where a torn block is known per page (`know_torn_blocks_in_pages`,
+    /// s47c), whose row is otherwise lost (`blind_unconfirmed`), so that a fit proves
+    /// every offset of the row and not only the offsets of one page.
+    every_segment_checked: bool,
 }
 
 impl Version {
@@ -523,9 +543,18 @@ impl Store {
             return Ok(CutRowStale::Unlocated);
         };
         assert!(assignments.len() <= 1 << ASSIGNED_BLOCKS_MAX);
+        // Where the row is lost unless a world proves it (`blind_unconfirmed`), a torn data
+        // block of the write that its page-cut record shows old or new per page is known
+        // there per page, not blind (s47c, `know_torn_blocks_in_pages`).
         let worlds: Vec<[Version; 2]> = assignments
             .iter()
-            .map(|a| self.cut_row_versions(v, &crcs, a))
+            .map(|a| {
+                let mut w = self.cut_row_versions(v, &crcs, a);
+                if blind_unconfirmed {
+                    self.know_torn_blocks_in_pages(v, plan, a, &mut w);
+                }
+                w
+            })
             .collect();
         // A world (one assignment) the row fits: some version checked, none disagreeing.
         let fits = |versions: &[Version; 2], extra: Option<usize>| -> Option<Option<StripeBuf>> {
@@ -1956,6 +1985,119 @@ impl Store {
             .collect()
     }
 
+    /// Torn data block `pos` of row `v.i` (it fails its checksum) known per page by the cut
+    /// write's page-cut record of exactly that block (`WriteParityCrcs::page_cuts`, its four
+    /// crcs since s44d): `[old version, new version]`, each the parts (absolute element
+    /// offsets) whose bytes on disk hold that version's crc, and the crcs of the parts it
+    /// does not know (`(relative range, crc)`). `None`: no such record (one per block of one
+    /// write), an older record without s44d's crcs, or a half of the block holding neither
+    /// version's crc (rot, or a third value: not known anywhere, as before).
+    ///
+    /// Why (s47c, s45d's OPEN: raid6:4 `cross` 19384+6192 at 8 KiB, `16,1,pages`, cut #77):
+    /// a power cut dropped the zone page with the head of element 2's block 1 and kept the
+    /// page with its tail and checksum (head old, tail new), tore P, and left Q old. Counted
+    /// blind (erased in every world), element 2 and P used up raid6's tolerance, no world
+    /// was checked and the whole block row was recorded LOST (`blind_unconfirmed`),
+    /// acknowledged bytes of elements 0 and 1 the write never touched among them. Known per
+    /// page, the old version keeps Q and element 2's head: Q checks the row before the page
+    /// boundary with P erased, and past it decodes element 2's old tail, which must hold the
+    /// record's `old_tail_crc` (a stale column there changes the decode and fails it).
+    fn torn_block_in_pages(&self, v: &RowView, plan: PlanId, pos: Pos) -> Option<TornInPages> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        if !matches!(self.layout.geometry().cell(pos), Cell::Data(_)) {
+            return None;
+        }
+        let torn = v.held.get(&pos).is_some_and(|h| h[v.i] == Held::Failed);
+        let payload = &v.raw.get(&pos)?[start as usize..end as usize];
+        let records: Vec<&crate::state::WindowPageCutCrcs> = (v.core.state.write_parity_crcs)
+            .iter()
+            .filter(|w| w.plan == plan && w.file == v.file)
+            .flat_map(|w| w.page_cuts.iter())
+            .filter(|b| {
+                (b.stripe, b.row, b.col, b.block) == (v.stripe, pos.row, pos.col, v.i as u64)
+            })
+            .collect();
+        let ([b], true) = (&records[..], torn) else {
+            return None;
+        };
+        let (Some(old_head_crc), Some(new_tail_crc)) = (b.old_head_crc, b.new_tail_crc) else {
+            return None;
+        };
+        let at = b.cut_at_bytes as u64;
+        if at == 0 || at >= block {
+            return None;
+        }
+        let (head, tail) = ((start, start + at), (start + at, end));
+        let crc_of = |(a, z): (u64, u64)| {
+            crc32c::crc32c(&payload[(a - start) as usize..(z - start) as usize])
+        };
+        // Per half: its crc in the old version, in the new one.
+        let halves = [
+            (head, [old_head_crc, b.new_head_crc]),
+            (tail, [b.old_tail_crc, new_tail_crc]),
+        ];
+        let mut known: [Ranges; 2] = [Vec::new(), Vec::new()];
+        let mut told: [Vec<((usize, usize), u32)>; 2] = [Vec::new(), Vec::new()];
+        for (half, crcs) in halves {
+            let on_disk = crc_of(half);
+            if !crcs.contains(&on_disk) {
+                return None;
+            }
+            for k in 0..2 {
+                if crcs[k] == on_disk {
+                    crate::state::add_range(&mut known[k], half.0, half.1);
+                } else {
+                    let rel = ((half.0 - start) as usize, (half.1 - start) as usize);
+                    told[k].push((rel, crcs[k]));
+                }
+            }
+        }
+        Some(TornInPages { known, told })
+    }
+
+    /// World `w` (assignment `assigned`) with each torn data block of the write known per
+    /// page where `torn_block_in_pages` proves it: in each version its known parts hold the
+    /// bytes on disk (where live in that version; zeros elsewhere, as the view masks them),
+    /// and the crc of each part it does not know is told, so that a decode there is checked
+    /// against that version's bytes. Each version so widened must check every segment
+    /// (`Version::every_segment_checked`): a fit then proves each offset of the row.
+    fn know_torn_blocks_in_pages(
+        &self,
+        v: &RowView,
+        plan: PlanId,
+        assigned: &BTreeMap<Pos, BlockVersion>,
+        w: &mut [Version; 2],
+    ) {
+        for (&pos, _) in assigned.iter().filter(|(_, &s)| s == BlockVersion::Torn) {
+            let Some(pages) = self.torn_block_in_pages(v, plan, pos) else {
+                continue;
+            };
+            for (k, ver) in w.iter_mut().enumerate() {
+                if ver.known[&pos] {
+                    // Known whole there already: the old version of a block torn over
+                    // nothing acknowledged (`torn_over_nothing_acked`: zeros).
+                    continue;
+                }
+                let start = ver.start_bytes;
+                let live = ver.live[&pos].clone();
+                for &(a, z) in &pages.known[k] {
+                    let (x, y) = ((a - start) as usize, (z - start) as usize);
+                    ver.row.element_mut(pos)[x..y].fill(0);
+                    for (a, z) in intersect(&live, &[(a, z)]) {
+                        ver.row.element_mut(pos)[(a - start) as usize..(z - start) as usize]
+                            .copy_from_slice(&v.raw[&pos][a as usize..z as usize]);
+                    }
+                    crate::state::add_range(ver.known_parts.entry(pos).or_default(), a, z);
+                }
+                for &(range, crc) in &pages.told[k] {
+                    ver.told.push((pos, range, Told::Crc(crc)));
+                }
+                ver.every_segment_checked = true;
+            }
+        }
+    }
+
     /// What the crcs on record tell of a verified in-flight block (`None`: nothing).
     fn told_state(&self, v: &RowView, crcs: &RowCrcs, pos: Pos) -> Option<BlockVersion> {
         match self.layout.geometry().cell(pos) {
@@ -2037,6 +2179,7 @@ impl Store {
             known_in_erased_checks: false,
             carried: false,
             known_parts: BTreeMap::new(),
+            every_segment_checked: false,
         });
         let pieces_known = assigned.values().any(|s| *s == BlockVersion::Partial);
         for pos in (0..g.rows)
@@ -3110,7 +3253,11 @@ impl Store {
                 .collect();
             let known_in_erased = ver.known_in_erased_checks
                 && (ver.known.keys()).any(|p| known_at(p, x) && erased.contains(&p.col));
-            checked |= erased.len() < m || !told_here.is_empty() || known_in_erased;
+            let segment_checked = erased.len() < m || !told_here.is_empty() || known_in_erased;
+            if ver.every_segment_checked && !segment_checked {
+                return None;
+            }
+            checked |= segment_checked;
             told_checked.extend(told_here);
             let mut seg = ver.row.clone();
             if !erased.is_empty() && self.code.decode(&mut seg, &erased).is_err() {
