@@ -132,6 +132,7 @@ mod s46a_cut_overwrite_of_a_lost_home_write;
 mod s46c_witness_pick;
 mod s46d_way_out_clear_survives_a_kill;
 mod s47d_way_out_clear_power_cut;
+mod s47d_witness_located_message;
 mod scrub_beside_half_failed_write;
 mod scrub_cache;
 mod scrub_dead_cache;
