@@ -55,14 +55,17 @@ fn read_whole(store: &Store, len: usize, what: &str) -> Vec<u8> {
     let got = (store.read("f", 0, len as u64))
         .unwrap_or_else(|e| panic!("{what}: every OSS up, yet 'f' reads: {e}"));
     let lost = store.status().unwrap().lost_ranges;
-    assert!(lost.is_empty(), "{what}: every OSS up, yet lost on record: {lost:?}");
+    assert!(
+        lost.is_empty(),
+        "{what}: every OSS up, yet lost on record: {lost:?}"
+    );
     got
 }
 
 /// Is `got` one of `versions`? Names the first byte that differs from the first version.
 fn assert_one_of(got: &[u8], versions: &[&[u8]], what: &str) {
     assert!(
-        versions.iter().any(|v| got == *v),
+        versions.contains(&got),
         "{what}: 'f' read WRONG with success: byte {:?} is none of the allowed versions",
         (0..got.len()).find(|&j| got[j] != versions[0][j])
     );
@@ -136,8 +139,7 @@ fn s47d_raid6_a_later_write_killed_over_a_cut_writes_range_reads_right() {
             let dir = tmp.path().join(format!("cut-{n}-later-{m}"));
             copy_tree(&first, &dir);
             let child = concat!(module_path!(), "::child_later_write");
-            if !child_test_killed_at(child, LATER_CHILD_DIR_ENV, &dir, "write-before-block", m)
-            {
+            if !child_test_killed_at(child, LATER_CHILD_DIR_ENV, &dir, "write-before-block", m) {
                 break;
             }
             points += 1;
