@@ -29,6 +29,11 @@ pub(super) struct HomeStripe {
     /// `(block row, column)`: a readable column whose checksum-clean blocks in that row
     /// disagree with the rest (stale: a lost write), located and rebuilt by `decode_blocks`.
     pub(super) located: Vec<(usize, usize)>,
+    /// The entries of `located` the home witness located (`Store::witness_pick`, s46c): a
+    /// rebuild from a subset of the survivors matched the acknowledged writes' pieces where
+    /// the parity equations located another column or none. Only `scrub --repair`'s report
+    /// reads it, to say which evidence chose the column (review r46c LOW-3).
+    pub(super) witness_located: BTreeSet<(usize, usize)>,
     /// `(block row, data element)`: data blocks of a readable column the parity equations
     /// located as stale that its rebuild would change, left as read (see
     /// `Store::keep_data_as_read`).
@@ -294,6 +299,7 @@ impl Store {
             never_written: BTreeSet::new(),
             disagree: BTreeSet::new(),
             located: Vec::new(),
+            witness_located: BTreeSet::new(),
             located_data: Vec::new(),
             proven_by_repair: BTreeSet::new(),
             witness_pieces: Vec::new(),
@@ -541,6 +547,8 @@ impl Store {
                 let located_cols: Vec<usize> = match (picked, check) {
                     (Some((picked, wrong_cols)), _) => {
                         row = picked;
+                        home.witness_located
+                            .extend(wrong_cols.iter().map(|&col| (i, col)));
                         wrong_cols
                     }
                     // Nothing was left to check it with but the stored checksums of the

@@ -1842,16 +1842,38 @@ impl Store {
                     _ => "data",
                 };
                 report.stale_repaired.push(format!(
-                    "{} stripe {stripe}: the {zone} element at row {} column {} on OSS {oss} disagreed with the rest of its stripe in 4 KiB blocks {rows:?} (stale with a valid checksum: a lost write, or an OSS restored from an older copy); the only column whose rebuild satisfies every parity equation, rewritten from the others",
+                    "{} stripe {stripe}: the {zone} element at row {} column {} on OSS {oss} disagreed with the rest of its stripe in 4 KiB blocks {rows:?} (stale with a valid checksum: a lost write, or an OSS restored from an older copy); {}, rewritten from the others",
                     read::describe_file_name(name),
                     pos.row,
-                    pos.col
+                    pos.col,
+                    located_by(home, col, &rows)
                 ));
             }
         }
         Ok(())
     }
+}
 
+/// Which evidence located column `col` as stale in block rows `rows` (review r46c LOW-3):
+/// the parity equations (`DecodeCheck::Located`: the only column whose rebuild satisfies
+/// them all), or the home witness (`Store::witness_pick`: the equations could not tell, and
+/// the one rebuild from a subset of the other columns that matches the checksums of the
+/// acknowledged writes changed this column), or each in some of the rows.
+fn located_by(home: &HomeStripe, col: usize, rows: &[usize]) -> String {
+    const BY_EQUATIONS: &str = "the only column whose rebuild satisfies every parity equation";
+    const BY_WITNESS: &str = "located by the home witness (the parity equations could not tell: the one rebuild from a subset of the other columns that matches the checksums of the last acknowledged writes differs from it)";
+    let (witness, equations): (Vec<usize>, Vec<usize>) =
+        (rows.iter()).partition(|&&i| home.witness_located.contains(&(i, col)));
+    match (witness.is_empty(), equations.is_empty()) {
+        (true, _) => BY_EQUATIONS.to_string(),
+        (false, true) => BY_WITNESS.to_string(),
+        (false, false) => {
+            format!("in blocks {equations:?} {BY_EQUATIONS}; in blocks {witness:?} {BY_WITNESS}")
+        }
+    }
+}
+
+impl Store {
     /// After a journal tail cut (`Rec::JournalTailCut`): the block rows `home.disagree` of a
     /// checksum-clean home stripe, where no single column can be located, get parity
     /// re-encoded from their data, whole blocks, and the report says so.

@@ -250,6 +250,25 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Put back a store's metadata (everything in `dir` but the OSS directories) from the copy
+/// `saved`, as an operator restoring an older copy of the metadata does.
+pub fn put_metadata_back(saved: &Path, dir: &Path) {
+    for entry in std::fs::read_dir(saved).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().into_string().unwrap();
+        if name.starts_with("oss-") {
+            continue;
+        }
+        let to = dir.join(&name);
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::remove_dir_all(&to).ok();
+            copy_tree(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
+
 /// A disk gone for good: OSS `oss`'s directory emptied (the mount point stays).
 pub fn lose_disk(dir: &Path, oss: usize) {
     let d = dir.join(format!("oss-{oss}"));

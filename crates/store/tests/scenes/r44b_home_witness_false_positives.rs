@@ -210,22 +210,3 @@ fn r44b_rmw_metadata_put_back_reads_the_in_place_overwrites() {
         store.close().unwrap();
     }
 }
-
-/// Put back a store's metadata (everything in `dir` but the OSS directories) from the copy
-/// `saved`, as an operator restoring an older copy of the metadata does.
-pub(crate) fn put_metadata_back(saved: &std::path::Path, dir: &std::path::Path) {
-    for entry in std::fs::read_dir(saved).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name().into_string().unwrap();
-        if name.starts_with("oss-") {
-            continue;
-        }
-        let to = dir.join(&name);
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::remove_dir_all(&to).ok();
-            copy_tree(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
-}

@@ -56,7 +56,7 @@ fn s46d_way_out_then_a_kill_before_the_checkpoint_keeps_the_overwrites_readable(
     }
     store.close().unwrap();
     // Put back the metadata (everything but the OSS directories) from the copy.
-    crate::r44b_home_witness_false_positives::put_metadata_back(&saved, &dir);
+    put_metadata_back(&saved, &dir);
     let e = Store::open(&dir).err().expect("refused for the epoch");
     assert!(e.to_string().contains("exaraid-epoch.json"), "{e}");
     let epoch_file = |oss: usize| dir.join(format!("oss-{oss}")).join("exaraid-epoch.json");
