@@ -3487,6 +3487,77 @@ mod tests {
         assert_eq!(state.home_witness_displaced.len(), 1);
     }
 
+    /// Session 47 (s47a, review r46a HIGH-1): an input that promised its home crcs
+    /// (`home_crcs_follow`) and got another record next (the open's epoch bump after a kill
+    /// right after it) keeps its entry, undecided, through any record (a `Durable` of
+    /// other plans, a settle's reset) until `HomePiecesDecided`; in a snapshot too. One
+    /// that promised nothing (a window's write; an older binary's input) loses it at that
+    /// record, as in session 46.
+    #[test]
+    fn an_input_cut_before_its_promised_crcs_keeps_its_entry_until_the_decision() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let b = vec![2u8; 1000];
+        home_write(&mut seq, &mut state, 10, 5000, &b);
+        durable(&mut seq, &mut state, &[10]);
+        let input = |home_crcs_follow: bool| {
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: 5500,
+                len_bytes: 100,
+                now_ns: 0,
+                crcs_follow: false,
+                home_crcs_follow,
+            })
+        };
+        let bump = Rec::OssGenerations {
+            generations: vec![(usize::MAX, 7)],
+        };
+        // Promised nothing: the next record drops the entry.
+        seq += 1;
+        state.apply(seq, &input(false));
+        assert_eq!(state.home_witness_displaced.len(), 1);
+        seq += 1;
+        state.apply(seq, &bump);
+        assert!(state.home_witness_displaced.is_empty(), "as session 46");
+        // Put the piece back, then the promising input, cut before its crcs.
+        home_write(&mut seq, &mut state, 11, 5000, &b);
+        durable(&mut seq, &mut state, &[11]);
+        seq += 1;
+        state.apply(seq, &input(true));
+        for rec in [bump, Rec::Durable { plans: vec![99] }, Rec::PlannerReset] {
+            seq += 1;
+            state.apply(seq, &rec);
+            let displaced = state.home_witness_displaced_pieces();
+            assert_eq!(displaced.len(), 1, "kept after {rec:?}");
+            assert!(displaced[0].cut_before_crcs && displaced[0].crcs.is_none());
+            assert_eq!(
+                (displaced[0].first_bytes, displaced[0].piece.crc),
+                (5000, crc32c::crc32c(&b))
+            );
+        }
+        // A snapshot keeps the promise; a later write's entry goes after it.
+        let back: State = serde_json::from_value(serde_json::to_value(&state).unwrap()).unwrap();
+        assert_eq!(back.home_witness_displaced, state.home_witness_displaced);
+        assert!(back.home_witness_displaced[0].crcs_promised);
+        // The decision puts the kept piece back and clears the entry.
+        let kept = (state.home_witness_displaced_pieces().iter())
+            .map(|d| KeptHomePiece {
+                file: d.file,
+                first_bytes: d.first_bytes,
+                piece: d.piece,
+            })
+            .collect();
+        seq += 1;
+        state.apply(seq, &Rec::HomePiecesDecided { kept });
+        assert!(state.home_witness_displaced.is_empty());
+        assert_eq!(state.home_witness_in(1, 4096, 8192).len(), 1, "put back");
+        // A promising input whose crcs come is an ordinary home write: durable, gone.
+        home_write(&mut seq, &mut state, 12, 5500, &[3u8; 10]);
+        assert!(!state.home_witness_displaced_pieces()[0].cut_before_crcs);
+        durable(&mut seq, &mut state, &[12]);
+        assert!(state.home_witness_displaced.is_empty());
+    }
+
     /// Review r46a: the displaced pieces of all entries together are not bounded by
     /// `HOME_WITNESS_PIECES_MAX` (each entry's are; the witness refills meanwhile), yet the
     /// open's `displaced_pieces_pass` asserts that they are (home_witness.rs:464): an
