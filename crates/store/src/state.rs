@@ -147,6 +147,20 @@ pub enum Input {
         /// `EXARAID_BENCH_WRITE_CRCS=none`; an older binary drops the field unseen.
         #[serde(default, skip_serializing_if = "is_false")]
         crcs_follow: bool,
+        /// Session 47 on, non-WCL: the write's home `Rec::WriteCrcs` is appended right after
+        /// this record, under the same core lock, before any of its plans is admitted (and
+        /// synced with it before its first home write, `sync_input_before_home_writes`), so
+        /// a record after it that is not those crcs means the write was cut before any
+        /// block write of it (a kill; a refused crcs record, which poisons the store): the
+        /// home witness pieces it displaced still witness their blocks, and its entry
+        /// (`State::home_witness_displaced`) waits for the open's decision instead of going
+        /// at that record (review r46a HIGH-1: the open's own first record dropped it, and
+        /// a stale block nothing rebuilt read with success). False (left out) where no home
+        /// crcs follow (a window's write, a write of no home data, WCL) and in journals of
+        /// older binaries; an older binary drops the field unseen (and the entry, as
+        /// session 46 did).
+        #[serde(default, skip_serializing_if = "is_false")]
+        home_crcs_follow: bool,
     },
     StartDelayed {
         window: u64,
@@ -771,8 +785,16 @@ pub struct DisplacedHomePieces {
     pub offset_bytes: u64,
     pub len_bytes: u64,
     /// The write's `Rec::WriteCrcs`, its `plans` narrowed to those not durable yet; `None`
-    /// while it is still to come (the input is the last record applied).
+    /// while it is still to come (the input is the last record applied), or for good where
+    /// the write was cut before it (`crcs_promised`).
     pub crcs: Option<WriteCrcs>,
+    /// The write's input promised its home crcs next (`Input::Write::home_crcs_follow`).
+    /// With `crcs` still `None` after a later record, the write was cut before any block
+    /// write of it: the entry stays for the open's decision, which keeps a piece its block
+    /// fails (the block is stale: nothing of the cut write is in it). (Session 47; left out
+    /// when false; an older binary drops it unseen and decides as session 46 did.)
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub crcs_promised: bool,
     /// First byte and piece, at most `HOME_WITNESS_PIECES_MAX` (they came out of the
     /// witness).
     pub pieces: Vec<(u64, HomePiece)>,
@@ -1867,7 +1889,7 @@ pub const PENDING_WITNESS_OVERWRITTEN_MAX: usize = 64;
 pub const CACHE_WITNESS_PIECES_MAX: usize = 1 << 18;
 
 mod witness;
-pub use witness::{HomePiece, HOME_WITNESS_PENDING_MAX, HOME_WITNESS_PIECES_MAX};
+pub use witness::{DisplacedPiece, HomePiece, HOME_WITNESS_PENDING_MAX, HOME_WITNESS_PIECES_MAX};
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -3180,6 +3202,8 @@ mod tests {
                 len_bytes: bytes.len() as u64,
                 now_ns: 0,
                 crcs_follow,
+                // A home write's input promises its crcs, as the store's does (session 47).
+                home_crcs_follow: !crcs_follow,
             }),
             Rec::WriteCrcs(WriteCrcs::of(vec![plan], 1, at, bytes)),
         ];
@@ -3269,6 +3293,7 @@ mod tests {
                 len_bytes: 10,
                 now_ns: 0,
                 crcs_follow: false,
+                home_crcs_follow: false,
             }),
         );
         assert_eq!(state.cache_witness_in(1, 4096, 8192), vec![]);
@@ -3375,8 +3400,11 @@ mod tests {
         assert_eq!(state.home_witness_in(1, 4096, 8192), vec![]);
         let displaced = state.home_witness_displaced_pieces();
         assert_eq!(displaced.len(), 1);
-        assert_eq!((displaced[0].1, displaced[0].2.end_bytes), (5000, 6000));
-        assert_eq!(displaced[0].3.map(|w| w.plans.clone()), Some(vec![11]));
+        assert_eq!(
+            (displaced[0].first_bytes, displaced[0].piece.end_bytes),
+            (5000, 6000)
+        );
+        assert_eq!(displaced[0].crcs.map(|w| w.plans.clone()), Some(vec![11]));
         assert_eq!(
             state.reader_version(),
             crate::superblock::STATE_VERSION_SESSION46_RECORDS,
@@ -3408,6 +3436,7 @@ mod tests {
                 len_bytes: len,
                 now_ns: 0,
                 crcs_follow: false,
+                home_crcs_follow: false,
             })
         };
         seq += 1;
@@ -3458,6 +3487,77 @@ mod tests {
         assert_eq!(state.home_witness_displaced.len(), 1);
     }
 
+    /// Session 47 (s47a, review r46a HIGH-1): an input that promised its home crcs
+    /// (`home_crcs_follow`) and got another record next (the open's epoch bump after a kill
+    /// right after it) keeps its entry, undecided, through any record (a `Durable` of
+    /// other plans, a settle's reset) until `HomePiecesDecided`; in a snapshot too. One
+    /// that promised nothing (a window's write; an older binary's input) loses it at that
+    /// record, as in session 46.
+    #[test]
+    fn an_input_cut_before_its_promised_crcs_keeps_its_entry_until_the_decision() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let b = vec![2u8; 1000];
+        home_write(&mut seq, &mut state, 10, 5000, &b);
+        durable(&mut seq, &mut state, &[10]);
+        let input = |home_crcs_follow: bool| {
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: 5500,
+                len_bytes: 100,
+                now_ns: 0,
+                crcs_follow: false,
+                home_crcs_follow,
+            })
+        };
+        let bump = Rec::OssGenerations {
+            generations: vec![(usize::MAX, 7)],
+        };
+        // Promised nothing: the next record drops the entry.
+        seq += 1;
+        state.apply(seq, &input(false));
+        assert_eq!(state.home_witness_displaced.len(), 1);
+        seq += 1;
+        state.apply(seq, &bump);
+        assert!(state.home_witness_displaced.is_empty(), "as session 46");
+        // Put the piece back, then the promising input, cut before its crcs.
+        home_write(&mut seq, &mut state, 11, 5000, &b);
+        durable(&mut seq, &mut state, &[11]);
+        seq += 1;
+        state.apply(seq, &input(true));
+        for rec in [bump, Rec::Durable { plans: vec![99] }, Rec::PlannerReset] {
+            seq += 1;
+            state.apply(seq, &rec);
+            let displaced = state.home_witness_displaced_pieces();
+            assert_eq!(displaced.len(), 1, "kept after {rec:?}");
+            assert!(displaced[0].cut_before_crcs && displaced[0].crcs.is_none());
+            assert_eq!(
+                (displaced[0].first_bytes, displaced[0].piece.crc),
+                (5000, crc32c::crc32c(&b))
+            );
+        }
+        // A snapshot keeps the promise; a later write's entry goes after it.
+        let back: State = serde_json::from_value(serde_json::to_value(&state).unwrap()).unwrap();
+        assert_eq!(back.home_witness_displaced, state.home_witness_displaced);
+        assert!(back.home_witness_displaced[0].crcs_promised);
+        // The decision puts the kept piece back and clears the entry.
+        let kept = (state.home_witness_displaced_pieces().iter())
+            .map(|d| KeptHomePiece {
+                file: d.file,
+                first_bytes: d.first_bytes,
+                piece: d.piece,
+            })
+            .collect();
+        seq += 1;
+        state.apply(seq, &Rec::HomePiecesDecided { kept });
+        assert!(state.home_witness_displaced.is_empty());
+        assert_eq!(state.home_witness_in(1, 4096, 8192).len(), 1, "put back");
+        // A promising input whose crcs come is an ordinary home write: durable, gone.
+        home_write(&mut seq, &mut state, 12, 5500, &[3u8; 10]);
+        assert!(!state.home_witness_displaced_pieces()[0].cut_before_crcs);
+        durable(&mut seq, &mut state, &[12]);
+        assert!(state.home_witness_displaced.is_empty());
+    }
+
     /// Review r46a: the displaced pieces of all entries together are not bounded by
     /// `HOME_WITNESS_PIECES_MAX` (each entry's are; the witness refills meanwhile), yet the
     /// open's `displaced_pieces_pass` asserts that they are (home_witness.rs:464): an
@@ -3490,6 +3590,7 @@ mod tests {
                 len_bytes: over.len_bytes,
                 now_ns: 0,
                 crcs_follow: false,
+                home_crcs_follow: false,
             }),
             Rec::WriteCrcs(over),
         ] {
@@ -3527,6 +3628,7 @@ mod tests {
                 len_bytes: big.len_bytes,
                 now_ns: 0,
                 crcs_follow,
+                home_crcs_follow: false,
             }),
             Rec::WriteCrcs(big),
         ] {

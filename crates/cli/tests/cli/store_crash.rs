@@ -511,6 +511,7 @@ fn recovery_killed_again_and_again_at(point: &str) -> usize {
                 now_ns,
                 // An older binary's input (no crcs promised), as before session 27.
                 crcs_follow: false,
+                home_crcs_follow: false,
             }),
             true,
         )
@@ -709,6 +710,7 @@ fn a_lost_block_stays_reported_when_recovery_is_killed_while_marking_it() {
             now_ns,
             // An older binary's input (no crcs promised), as before session 27.
             crcs_follow: false,
+            home_crcs_follow: false,
         });
         journal.append(&rec, true).unwrap();
         drop(journal);
@@ -1103,6 +1105,7 @@ fn recovery_killed_while_deciding_a_torn_cache_block_finishes_on_the_next_open()
         now_ns,
         // An older binary's input (no crcs promised), as before session 27.
         crcs_follow: false,
+        home_crcs_follow: false,
     });
     journal.append(&rec, true).unwrap();
     drop(journal);

@@ -42,6 +42,19 @@ impl WitnessPiece for HomePiece {
     }
 }
 
+/// One piece an unfinished home write displaced (`State::home_witness_displaced_pieces`).
+#[derive(Clone, Copy, Debug)]
+pub struct DisplacedPiece<'a> {
+    pub file: u64,
+    pub first_bytes: u64,
+    pub piece: HomePiece,
+    /// The write's crcs, if on record.
+    pub crcs: Option<&'a WriteCrcs>,
+    /// Its input promised its crcs and a later record came first: cut before any block
+    /// write of it (`DisplacedHomePieces::crcs_promised`).
+    pub cut_before_crcs: bool,
+}
+
 /// A piece of the home witness (`State::home_witness`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HomePiece {
@@ -205,18 +218,23 @@ impl State {
         if home_follow && !matches!(rec, Rec::WriteCrcs(_)) {
             // The home input before had no crcs of its own (a window's write, or a write of
             // no home data): nothing will tell whether its bytes landed, so the pieces it
-            // displaced go, as before session 46.
-            if self
-                .home_witness_displaced
-                .last()
-                .is_some_and(|d| d.crcs.is_none())
+            // displaced go, as before session 46. One whose input promised them was cut
+            // before any block write of it (its crcs come right after its input, under the
+            // same lock, before its plans run): its entry stays, undecided, for the open's
+            // decision (review r46a HIGH-1: this record is often the open's own first one,
+            // its epoch bump, and dropping the entry here read a stale block with success
+            // where no rebuild matched). Every replay keeps it alike, so an open killed
+            // before its decision leaves it to the next one.
+            if (self.home_witness_displaced.last())
+                .is_some_and(|d| d.crcs.is_none() && !d.crcs_promised)
             {
                 self.home_witness_displaced.pop();
             }
         }
         debug_assert!(
-            (self.home_witness_displaced.iter().rev().skip(1)).all(|d| d.crcs.is_some()),
-            "only the last displaced entry waits for its crcs"
+            (self.home_witness_displaced.iter().rev().skip(1))
+                .all(|d| d.crcs.is_some() || d.crcs_promised),
+            "only the last displaced entry waits for crcs it did not promise"
         );
         match rec {
             Rec::Input(Input::Write {
@@ -224,6 +242,7 @@ impl State {
                 offset_bytes,
                 len_bytes,
                 crcs_follow,
+                home_crcs_follow,
                 ..
             }) => {
                 // Every write, its crcs on record or not (a binary before session 27 appends
@@ -231,7 +250,11 @@ impl State {
                 let (a, z) = (*offset_bytes, offset_bytes + len_bytes);
                 drop_pieces(&mut self.cache_witness, *file, a, z);
                 let displaced = take_pieces(&mut self.home_witness, *file, a, z);
-                self.displace_home_pieces(*file, (a, z), displaced, !*crcs_follow);
+                let home = match *crcs_follow {
+                    true => None,
+                    false => Some(*home_crcs_follow),
+                };
+                self.displace_home_pieces(*file, (a, z), displaced, home);
                 note_overwritten(&mut self.cache_witness_pending, *file, a, z);
                 note_overwritten(&mut self.home_witness_pending, *file, a, z);
                 self.cache_crcs_follow = *crcs_follow;
@@ -345,15 +368,16 @@ impl State {
     }
 
     /// A write's input over bytes `a..z` of `file` took `taken` out of the home witness: a
-    /// home write's (`home`: its crcs, if any, are a home write's) keeps them displaced
-    /// until it is durable or an open decides them; any write's input also drops the
-    /// pieces earlier unfinished writes displaced there (its bytes may land over them).
+    /// home write's (`home`: its crcs, if any, are a home write's; `Some(true)`: its input
+    /// promised them) keeps them displaced until it is durable or an open decides them;
+    /// any write's input also drops the pieces earlier unfinished writes displaced there
+    /// (its bytes may land over them).
     fn displace_home_pieces(
         &mut self,
         file: u64,
         (a, z): (u64, u64),
         taken: Vec<(u64, HomePiece)>,
-        home: bool,
+        home: Option<bool>,
     ) {
         for d in self.home_witness_displaced.iter_mut() {
             if d.file == file {
@@ -361,7 +385,10 @@ impl State {
             }
         }
         self.home_witness_displaced.retain(|d| !d.pieces.is_empty());
-        if !home || taken.is_empty() {
+        let Some(crcs_promised) = home else {
+            return;
+        };
+        if taken.is_empty() {
             return;
         }
         if self.home_witness_displaced.len() >= HOME_WITNESS_PENDING_MAX {
@@ -385,6 +412,7 @@ impl State {
             offset_bytes: a,
             len_bytes: z - a,
             crcs: None,
+            crcs_promised,
             pieces: taken,
         });
         assert!(self.home_witness_displaced.len() <= HOME_WITNESS_PENDING_MAX);
@@ -398,11 +426,19 @@ impl State {
         );
     }
 
-    /// The home witness pieces unfinished home writes displaced: `(file, first, piece, the
-    /// write's crcs if on record)`, for the open's decision (`Rec::HomePiecesDecided`).
-    pub fn home_witness_displaced_pieces(&self) -> Vec<(u64, u64, HomePiece, Option<&WriteCrcs>)> {
+    /// The home witness pieces unfinished home writes displaced, for the open's decision
+    /// (`Rec::HomePiecesDecided`).
+    pub fn home_witness_displaced_pieces(&self) -> Vec<DisplacedPiece<'_>> {
         (self.home_witness_displaced.iter())
-            .flat_map(|d| (d.pieces.iter()).map(move |&(a, p)| (d.file, a, p, d.crcs.as_ref())))
+            .flat_map(|d| {
+                (d.pieces.iter()).map(move |&(first_bytes, piece)| DisplacedPiece {
+                    file: d.file,
+                    first_bytes,
+                    piece,
+                    crcs: d.crcs.as_ref(),
+                    cut_before_crcs: d.crcs.is_none() && d.crcs_promised,
+                })
+            })
             .collect()
     }
 

@@ -642,10 +642,13 @@ impl Store {
     /// `After` the settle (`decide_displaced_home_pieces`), from each block as recovery
     /// left it (decoded where unreadable): a piece it matches goes back into the witness;
     /// where the cut write's own crc matches its bytes in the block (recovery kept what
-    /// landed), the piece is dropped, as that write's `Durable` would have; else (neither:
-    /// a torn unacknowledged write recovery kept in part) it is dropped too, as before
-    /// session 46 (put back, it named LOST blocks recovery kept right: session 46's CI).
-    /// Journaled (`Rec::HomePiecesDecided`, fsync'd).
+    /// landed), the piece is dropped, as that write's `Durable` would have; else, where the
+    /// write was cut before its crcs (`DisplacedHomePieces::crcs_promised`: none of its
+    /// bytes is in any block), the block is stale and the piece is kept (session 47,
+    /// review r46a HIGH-1: the read names it LOST on record, or rebuilds it from a parity
+    /// subset); else (neither: a torn unacknowledged write recovery kept in part) it is
+    /// dropped, as before session 46 (put back, it named LOST blocks recovery kept right:
+    /// session 46's CI). Journaled (`Rec::HomePiecesDecided`, fsync'd).
     fn displaced_pieces_pass(
         &self,
         core: &mut Core,
@@ -655,19 +658,29 @@ impl Store {
             return Ok(());
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        let displaced: Vec<(
+        // `(file, first, piece, the write's crcs if on record, cut before its crcs)`.
+        type Displaced = (
             u64,
             u64,
             crate::state::HomePiece,
             Option<crate::state::WriteCrcs>,
-        )> = (core.state.home_witness_displaced_pieces().into_iter())
-            .map(|(f, a, p, w)| (f, a, p, w.cloned()))
+            bool,
+        );
+        let displaced: Vec<Displaced> = (core.state.home_witness_displaced_pieces().into_iter())
+            .map(|d| {
+                let crcs = d.crcs.cloned();
+                (d.file, d.first_bytes, d.piece, crcs, d.cut_before_crcs)
+            })
             .collect();
         assert!(displaced.len() <= crate::state::HOME_WITNESS_PIECES_MAX);
         let mut kept: Vec<crate::state::KeptHomePiece> = Vec::new();
         let mut stripes: BTreeMap<(u64, u64), HomeStripe> = BTreeMap::new();
         let mut written_back = 0usize;
-        for &(file, a, piece, ref crcs) in &displaced {
+        for &(file, a, piece, ref crcs, cut_before_crcs) in &displaced {
+            assert!(
+                !(cut_before_crcs && crcs.is_some()),
+                "a write cut before its crcs has none on record"
+            );
             let z = piece.end_bytes;
             assert!(a < z && z - a <= block, "a piece lies in one block");
             let keep = crate::state::KeptHomePiece {
@@ -734,6 +747,16 @@ impl Store {
             if landed {
                 continue; // dropped: the cut write's bytes stand there
             }
+            if pass == DisplacedPass::After && cut_before_crcs {
+                // Cut before any block write of it (its input promised its crcs, and they
+                // never came): the block holds no byte of it, so failing the piece it is
+                // stale (a lost write the rebuild before the settle could not match: P
+                // failed, or stale too). Kept: the read rebuilds it where a parity subset
+                // matches the piece, else names it LOST on record; never the stale bytes
+                // with success (review r46a HIGH-1).
+                kept.push(keep);
+                continue;
+            }
             if pass == DisplacedPass::After {
                 // Neither the piece nor the cut write's whole part: recovery kept a block
                 // a torn cut write left (an unacknowledged write may land in part, old
@@ -748,8 +771,10 @@ impl Store {
                 continue;
             };
             let mut pieces: Vec<(u64, u64, u32)> = (displaced.iter())
-                .filter(|&&(f, pa, p, _)| f == file && pa < b_file + block && b_file < p.end_bytes)
-                .map(|&(_, pa, p, _)| (pa, p.end_bytes, p.crc))
+                .filter(|&&(f, pa, p, _, _)| {
+                    f == file && pa < b_file + block && b_file < p.end_bytes
+                })
+                .map(|&(_, pa, p, _, _)| (pa, p.end_bytes, p.crc))
                 .collect();
             pieces.extend(core.state.home_witness_in(file, b_file, b_file + block));
             if pieces_confirm_block(&pieces, b_file, &whole[lo..hi], &el[lo..hi]) {

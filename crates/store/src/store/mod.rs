@@ -4876,6 +4876,9 @@ impl Store {
                     now_ns,
                     crcs_follow: crcs.is_some()
                         && self.write_crcs_journaled(crate::state::WriteCrcsJournaled::Data),
+                    // Its home crcs are the next record (below, under this lock).
+                    home_crcs_follow: crcs.is_some()
+                        && !self.write_crcs_journaled(crate::state::WriteCrcsJournaled::Data),
                 }),
                 false,
             );

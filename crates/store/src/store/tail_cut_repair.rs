@@ -570,6 +570,7 @@ mod tests {
                 len_bytes: 1,
                 now_ns: 1,
                 crcs_follow: false,
+                home_crcs_follow: false,
             })
         };
         let settle = Rec::SettleBegin {

@@ -182,7 +182,21 @@ pub fn leave_write_in_flight_at(
     len_bytes: u64,
     now_ns: u64,
 ) {
-    journal_write_input(dir, name, (offset_bytes, len_bytes), now_ns, false);
+    journal_write_input(dir, name, (offset_bytes, len_bytes), now_ns, (false, false));
+}
+
+/// Leave an rmw write of bytes `offset_bytes..offset_bytes + len_bytes` of file `name` cut
+/// as a `kill -9` at `journal-record:1` of `exaraid store write` leaves it on a non-WCL
+/// store with a parity (session 47 on): its input alone, promising its home crcs next
+/// (`Input::Write::home_crcs_follow`), and nothing of it on any OSS. (`leave_write_in_flight`
+/// leaves the input of a write with no crcs, as older binaries journaled it: tests that
+/// put some of the write on the disks themselves.)
+pub fn leave_home_write_input_alone(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u64) {
+    let now_ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    journal_write_input(dir, name, (offset_bytes, len_bytes), now_ns, (false, true));
 }
 
 /// Leave a WCL write of bytes `offset_bytes..offset_bytes + len_bytes` of file `name` cut
@@ -194,15 +208,16 @@ pub fn leave_wcl_write_input_alone(dir: &Path, name: &str, offset_bytes: u64, le
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_nanos() as u64;
-    journal_write_input(dir, name, (offset_bytes, len_bytes), now_ns, true);
+    journal_write_input(dir, name, (offset_bytes, len_bytes), now_ns, (true, false));
 }
 
+/// `follow`: the input's `(crcs_follow, home_crcs_follow)`.
 fn journal_write_input(
     dir: &Path,
     name: &str,
     (offset_bytes, len_bytes): (u64, u64),
     now_ns: u64,
-    crcs_follow: bool,
+    (crcs_follow, home_crcs_follow): (bool, bool),
 ) {
     use exaraid_store::journal::Journal;
     use exaraid_store::state::{Input, Rec, State};
@@ -216,6 +231,7 @@ fn journal_write_input(
         len_bytes,
         now_ns,
         crcs_follow,
+        home_crcs_follow,
     });
     journal.append(&rec, true).unwrap();
 }

@@ -164,10 +164,10 @@ fn s46a_raid6_partial_overwrite_of_a_lost_home_write_cut_after_its_input() {
 /// its own: the open appends its own records after the cut input before it decides the
 /// displaced piece; a rule dropping an input's entry at a next record that is not its
 /// crcs lost the piece there (WRONG 4396; with every OSS up the rebuild before the settle
-/// hid it). OPEN: the state still drops such an entry at the open's first record; the mend
-/// (the entry waits for the decision) failed 11 dead-disk scenes and was taken out.
+/// hid it). Mended in session 47 (s47a): the input promises its home crcs
+/// (`Input::Write::home_crcs_follow`), and an entry whose promised crcs never came stays
+/// for the open's decision, which keeps its piece (nothing of the write is on disk).
 #[test]
-#[ignore = "OPEN s46a: the open's own records drop the cut input's displaced entry before its decision; P failed: stale read WRONG 4396 (docs/results/s46-s46a.md)"]
 fn s46a_raid5_partial_overwrite_of_a_lost_home_write_cut_after_its_input_beside_a_failed_p() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
@@ -178,7 +178,7 @@ fn s46a_raid5_partial_overwrite_of_a_lost_home_write_cut_after_its_input_beside_
         store.fail_oss(lost.parity[0]).unwrap();
         store.close().unwrap();
     }
-    leave_write_in_flight(&dir, "f", WRITE_AT as u64, OVER_BYTES as u64);
+    leave_home_write_input_alone(&dir, "f", WRITE_AT as u64, OVER_BYTES as u64);
     for _ in 0..2 {
         let store = Store::open(&dir).unwrap();
         let gone = every_block_acked_cut_or_lost(

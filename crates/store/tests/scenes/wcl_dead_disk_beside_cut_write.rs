@@ -85,6 +85,7 @@ fn leave_write_in_flight(dir: &Path, name: &str, offset_bytes: u64, len_bytes: u
             .as_nanos() as u64,
         // An older binary's input (no crcs promised), as before session 27.
         crcs_follow: false,
+        home_crcs_follow: false,
     });
     journal.append(&rec, true).unwrap();
 }
