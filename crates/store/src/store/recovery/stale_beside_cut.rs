@@ -3227,9 +3227,23 @@ impl Store {
             );
             ends.extend([x, y]);
         }
+        // A version that must check every segment (s47c) is also cut at the ends of its
+        // told ranges, so that a told crc counts for a segment only where it covers it
+        // (review r47c MEDIUM-2: counted where it merely overlapped, a crc over part of a
+        // segment passed the rest of it unchecked). The decodes are of the whole row, so
+        // finer segments change no byte of `d`.
+        let told_ends_count = if ver.every_segment_checked {
+            for &(_, (x, y), _) in &ver.told {
+                assert!(x < y && y <= block, "a told range lies inside the block row");
+                ends.extend([x, y]);
+            }
+            ver.told.len()
+        } else {
+            0
+        };
         let ends: Vec<usize> = ends.into_iter().collect();
         let parts_count: usize = ver.known_parts.values().map(|r| r.len()).sum();
-        assert!(ends.len() <= 2 * parts_count + 2);
+        assert!(ends.len() <= 2 * (parts_count + told_ends_count) + 2);
         let known_at = |p: &Pos, x: usize| ver.known_at(p, x);
         let mut d = ver.row.clone();
         let (mut agrees, mut checked) = (true, false);
@@ -3247,7 +3261,12 @@ impl Store {
             }
             let told_here: Vec<usize> = (ver.told.iter().enumerate())
                 .filter(|(_, (p, (a, z), _))| {
-                    erased.contains(&p.col) && !known_at(p, x) && *a < y && x < *z
+                    let over = if ver.every_segment_checked {
+                        *a <= x && y <= *z
+                    } else {
+                        *a < y && x < *z
+                    };
+                    erased.contains(&p.col) && !known_at(p, x) && over
                 })
                 .map(|(k, _)| k)
                 .collect();
