@@ -76,6 +76,7 @@ mod put_failed_names_settle_losses;
 mod r44b_home_witness_false_positives;
 mod r45c_review;
 mod r46a_review;
+mod r47a_review;
 mod r46c_review;
 mod read_only_missing_journal;
 mod read_only_oss;
