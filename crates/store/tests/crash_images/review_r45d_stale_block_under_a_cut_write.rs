@@ -369,8 +369,13 @@ fn probe_r47b_stale_col() {
 /// 5, the row's Q, not data element 2's: the data blocks are right, Q is STALE. On
 /// c092d8a5 (emulated: s47b's two new calls and the dead zeros of `old_in_pieces` switched
 /// off) every cut reads its acknowledged bytes, 27 of 150 cuts LOST; on s47b 29: cuts #84
-/// and #118 are refuted by s47b's new rules (which arm not traced) and the whole row 0
-/// (file blocks 0, 4096, 8192, 12288) is LOST on record where it read right.
+/// and #118 are refuted by s47b's new rules (traced, temporary eprintlns: #84 by
+/// `every_world_old_refuted`, the `confirms` arm; #118 by `unchecked_worlds_refuted`, its
+/// world D2 `Old`, D3 `Torn`, P `New`, Q `Old`) and the whole row 0 (file blocks 0, 4096,
+/// 8192, 12288) is LOST on record where it read right. The stale bytes lie inside D2's
+/// part of the cut write, so taking that part NEW where the new version's decode holds
+/// its journaled crc (s46b's roll-forward, not tried in these arms) is right whichever
+/// of D2 and Q is stale.
 /// One check at the stale offsets cannot tell a stale Q from a stale D2 (r45d's scene,
 /// where the same decision read WRONG), so LOST is the honest answer there; but it is a
 /// trade s47b's report does not record ("LOST grows only by former WRONG cuts"). Fails
