@@ -175,4 +175,10 @@ fn s47a_raid5_open_killed_before_its_decision_then_reopened_reads_no_stale_byte(
         reached >= 2,
         "the open journals its settle and its decision"
     );
+    // Review r47a LOW-2: the sweep must have ended because the open finished before its
+    // next record, not because the bound ran out with records left untested.
+    assert!(
+        reached < OPEN_RECORDS_MAX,
+        "the open journals {OPEN_RECORDS_MAX} records or more: raise OPEN_RECORDS_MAX so every record is a kill point"
+    );
 }

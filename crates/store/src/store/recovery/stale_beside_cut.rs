@@ -165,7 +165,13 @@ struct Version {
     /// to spare, a told crc over it, or a known position in an erased column), not only
     /// some segment: set where a torn block is known per page (`know_torn_blocks_in_pages`,
     /// s47c), whose row is otherwise lost (`blind_unconfirmed`), so that a fit proves
-    /// every offset of the row and not only the offsets of one page.
+    /// every offset of the row and not only the offsets of one page. Such a version is
+    /// also cut at its told ranges' ends, and a told crc checks only the segments it covers
+    /// (review r47c MEDIUM-2). This gate is `version_check_in_pieces`'s only; a widened
+    /// world may also fit through `segments_proven_across_versions`, which proves each
+    /// segment on its own (review r47c LOW-4). No probe shape so far reaches a segment this
+    /// gate refuses (review r47c MEDIUM-1: it needs a second column known in part): it is
+    /// a defence, untested.
     every_segment_checked: bool,
 }
 
@@ -3234,7 +3240,10 @@ impl Store {
         // finer segments change no byte of `d`.
         let told_ends_count = if ver.every_segment_checked {
             for &(_, (x, y), _) in &ver.told {
-                assert!(x < y && y <= block, "a told range lies inside the block row");
+                assert!(
+                    x < y && y <= block,
+                    "a told range lies inside the block row"
+                );
                 ends.extend([x, y]);
             }
             ver.told.len()
