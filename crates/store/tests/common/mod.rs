@@ -266,6 +266,22 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Every 4 KiB block of "f" reads `acked`, with nothing lost on record (the home witness
+/// scenes whose in-place overwrites must read right, never LOST).
+pub fn all_right(store: &Store, acked: &[u8], what: &str) {
+    for at in (0..acked.len()).step_by(4096) {
+        let len = 4096.min(acked.len() - at);
+        let got = store
+            .read("f", at as u64, len as u64)
+            .unwrap_or_else(|e| panic!("{what}: read at {at}: {e}"));
+        if let Some(j) = (0..len).find(|&j| got[j] != acked[at + j]) {
+            panic!("{what}: WRONG byte {}", at + j);
+        }
+    }
+    let lost = store.status().unwrap().lost_ranges;
+    assert!(lost.is_empty(), "{what}: lost on record: {lost:?}");
+}
+
 /// Put back a store's metadata (everything in `dir` but the OSS directories) from the copy
 /// `saved`, as an operator restoring an older copy of the metadata does.
 pub fn put_metadata_back(saved: &Path, dir: &Path) {

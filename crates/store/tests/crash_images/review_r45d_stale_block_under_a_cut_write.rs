@@ -131,7 +131,9 @@ fn env_usize(name: &str, default: usize) -> usize {
 }
 
 /// Probe: `R45D_CODE` raid5|raid6 (k 4) or any `code_of_env` spec (`rs:4:2`), `R45D_E`, `R45D_LOST=a+n`, `R45D_WRITE=a+n`,
-/// `R45D_STALE=0|1`, `R45D_SEED`, `R45D_FIRST`.
+/// `R45D_STALE=0|1`, `R45D_SEED`, `R45D_FIRST`; review r47b: `R47B_STALE_COL=c` has the
+/// lost write lost by the OSS of column `c` instead of data element 2's (e.g. 5, raid6's
+/// Q: the data block under the cut write right, the parity stale).
 #[test]
 #[ignore = "probe"]
 fn probe_r45d() {
@@ -155,11 +157,15 @@ fn probe_r45d() {
     };
     let lost = range("R45D_LOST", (2 * e, 3000));
     let write = range("R45D_WRITE", (2 * e + 3000, 6192));
-    let (points, problems, losses) = stale_block_under_the_cut_write(
+    let stale_col = std::env::var("R47B_STALE_COL")
+        .ok()
+        .map(|c| c.parse().unwrap());
+    let (points, problems, losses) = stale_block_under_the_cut_write_in_col(
         code,
         e,
         env_usize("R45D_FIRST", 7 * e / 2),
         2,
+        stale_col,
         lost,
         write,
         env_usize("R45D_STALE", 1) == 1,
@@ -317,50 +323,6 @@ fn raid6_4k_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(seed: u64, point
         "{} WRONG: {:?}",
         problems.len(),
         problems.first()
-    );
-}
-
-/// Review r47b probe: r45d's scene with the lost write lost by the OSS of column
-/// `R47B_STALE_COL` (e.g. a running parity column: the data block under the cut write is
-/// right, the parity stale), the other knobs as `probe_r45d`'s.
-#[test]
-#[ignore = "probe"]
-fn probe_r47b_stale_col() {
-    let e = env_usize("R45D_E", 2 * UNIT);
-    let code = match std::env::var("R45D_CODE").as_deref() {
-        Ok("raid6") | Err(_) => CodeSpec::raid6(4),
-        Ok(_) => code_of_env("R45D_CODE", "raid6:4"),
-    };
-    let range = |name: &str, d: (usize, usize)| {
-        let (a, n) = std::env::var(name)
-            .ok()
-            .map(|v| {
-                let (a, n) = v.split_once('+').unwrap();
-                (a.parse().unwrap(), n.parse().unwrap())
-            })
-            .unwrap_or(d);
-        a..a + n
-    };
-    let (points, problems, losses) = stale_block_under_the_cut_write_in_col(
-        code,
-        e,
-        env_usize("R45D_FIRST", 7 * e / 2),
-        2,
-        Some(env_usize("R47B_STALE_COL", 5)),
-        range("R45D_LOST", (20400, 100)),
-        range("R45D_WRITE", (19384, 6192)),
-        env_usize("R45D_STALE", 1) == 1,
-        Some(OutOfOrder {
-            subsets_per_image: 16,
-            seed: env_usize("R45D_SEED", 1) as u64,
-            pages: true,
-            only: false,
-        }),
-    );
-    eprintln!(
-        "probe: {points} cuts, {} WRONG, {} LOST",
-        problems.len(),
-        losses.len()
     );
 }
 

@@ -13,20 +13,6 @@ use exaraid_store::{Store, WritePath};
 
 const FILE_BYTES: usize = 65_536;
 
-fn all_right(store: &Store, acked: &[u8], what: &str) {
-    for at in (0..acked.len()).step_by(4096) {
-        let len = 4096.min(acked.len() - at);
-        let got = store
-            .read("f", at as u64, len as u64)
-            .unwrap_or_else(|e| panic!("{what}: read at {at}: {e}"));
-        if let Some(j) = (0..len).find(|&j| got[j] != acked[at + j]) {
-            panic!("{what}: WRONG byte {}", at + j);
-        }
-    }
-    let lost = store.status().unwrap().lost_ranges;
-    assert!(lost.is_empty(), "{what}: lost on record: {lost:?}");
-}
-
 fn write(store: &Store, acked: &mut [u8], at: usize, seed: u64, len: usize) {
     let b = pattern(seed, len);
     store.write("f", at as u64, &b).unwrap();

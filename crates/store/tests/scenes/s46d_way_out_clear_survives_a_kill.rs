@@ -16,20 +16,6 @@ const FILE_BYTES: usize = 65_536;
 /// Every block of the in-place overwrites (4 KiB each) the put-back metadata never saw.
 const OVERWRITES_AT: [usize; 4] = [0, 8192, 20_480, 40_960];
 
-fn all_right(store: &Store, acked: &[u8], what: &str) {
-    for at in (0..acked.len()).step_by(4096) {
-        let len = 4096.min(acked.len() - at);
-        let got = store
-            .read("f", at as u64, len as u64)
-            .unwrap_or_else(|e| panic!("{what}: read at {at}: {e}"));
-        if let Some(j) = (0..len).find(|&j| got[j] != acked[at + j]) {
-            panic!("{what}: WRONG byte {}", at + j);
-        }
-    }
-    let lost = store.status().unwrap().lost_ranges;
-    assert!(lost.is_empty(), "{what}: lost on record: {lost:?}");
-}
-
 /// Raid6 4+2, rmw: a put, the metadata saved, four 4 KiB in-place overwrites, the metadata
 /// put back; the open refuses for the epoch; every OSS's `exaraid-epoch.json` removed (the
 /// way out). That open's end-of-open checkpoint is refused (a directory stands where the

@@ -32,21 +32,6 @@ const FILE_BYTES: usize = 65_536;
 const OVERWRITES_AT: [usize; 4] = [0, 8192, 20_480, 40_960];
 const OSS_COUNT: usize = 6;
 
-/// Every 4 KiB block of "f" reads `acked`, with nothing lost on record.
-fn all_right(store: &Store, acked: &[u8], what: &str) {
-    for at in (0..acked.len()).step_by(4096) {
-        let len = 4096.min(acked.len() - at);
-        let got = store
-            .read("f", at as u64, len as u64)
-            .unwrap_or_else(|e| panic!("{what}: read at {at}: {e}"));
-        if let Some(j) = (0..len).find(|&j| got[j] != acked[at + j]) {
-            panic!("{what}: WRONG byte {}", at + j);
-        }
-    }
-    let lost = store.status().unwrap().lost_ranges;
-    assert!(lost.is_empty(), "{what}: lost on record: {lost:?}");
-}
-
 fn epoch_file(dir: &Path, oss: usize) -> std::path::PathBuf {
     dir.join(format!("oss-{oss}")).join(EPOCH_FILE)
 }
