@@ -1131,3 +1131,30 @@ pub fn osses_with_a_mark(dir: &Path, oss_count: usize) -> Vec<usize> {
         })
         .collect()
 }
+
+/// A read-only bind mount of `from` at `at` (needs root; `None` where mounting fails),
+/// unmounted when dropped.
+pub struct ReadOnlyMount(std::path::PathBuf);
+
+impl ReadOnlyMount {
+    pub fn new(from: &Path, at: &Path) -> Option<ReadOnlyMount> {
+        std::fs::create_dir_all(at).unwrap();
+        let run = |args: &[&str]| {
+            std::process::Command::new("mount")
+                .args(args)
+                .status()
+                .is_ok_and(|st| st.success())
+        };
+        if !run(&["--bind", from.to_str()?, at.to_str()?]) {
+            return None;
+        }
+        let mount = ReadOnlyMount(at.to_path_buf());
+        run(&["-o", "remount,ro,bind", at.to_str()?]).then_some(mount)
+    }
+}
+
+impl Drop for ReadOnlyMount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}

@@ -8,36 +8,10 @@ use crate::common;
 use crate::s44b_lost_home_write::{lose_a_home_write, WRITE_AT};
 use common::*;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::{Store, StoreError};
-
-struct ReadOnlyMount(PathBuf);
-
-impl ReadOnlyMount {
-    fn new(from: &Path, at: &Path) -> Option<ReadOnlyMount> {
-        std::fs::create_dir_all(at).unwrap();
-        let run = |args: &[&str]| {
-            Command::new("mount")
-                .args(args)
-                .status()
-                .is_ok_and(|st| st.success())
-        };
-        if !run(&["--bind", from.to_str()?, at.to_str()?]) {
-            return None;
-        }
-        let mount = ReadOnlyMount(at.to_path_buf());
-        run(&["-o", "remount,ro,bind", at.to_str()?]).then_some(mount)
-    }
-}
-
-impl Drop for ReadOnlyMount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
 
 #[test]
 fn r46a_refused_overwrite_then_a_read_only_open() {

@@ -8,37 +8,11 @@
 //! needs root and a kernel that allows it: the test says so and passes without checking
 //! anything where it cannot mount.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use crate::common::ReadOnlyMount;
+use std::path::PathBuf;
 
 use exaraid_codes::CodeSpec;
 use exaraid_store::{InitOptions, Store};
-
-/// A read-only bind mount of `from` at `at`, unmounted when dropped.
-struct ReadOnlyMount(PathBuf);
-
-impl ReadOnlyMount {
-    fn new(from: &Path, at: &Path) -> Option<ReadOnlyMount> {
-        std::fs::create_dir_all(at).unwrap();
-        let run = |args: &[&str]| {
-            Command::new("mount")
-                .args(args)
-                .status()
-                .is_ok_and(|st| st.success())
-        };
-        if !run(&["--bind", from.to_str()?, at.to_str()?]) {
-            return None;
-        }
-        let mount = ReadOnlyMount(at.to_path_buf());
-        run(&["-o", "remount,ro,bind", at.to_str()?]).then_some(mount)
-    }
-}
-
-impl Drop for ReadOnlyMount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
 
 #[test]
 fn a_read_only_metadata_directory_without_its_journal_says_so() {

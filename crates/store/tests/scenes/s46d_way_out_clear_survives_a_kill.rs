@@ -14,7 +14,36 @@ use exaraid_store::{Store, WritePath};
 
 const FILE_BYTES: usize = 65_536;
 /// Every block of the in-place overwrites (4 KiB each) the put-back metadata never saw.
-const OVERWRITES_AT: [usize; 4] = [0, 8192, 20_480, 40_960];
+pub(crate) const OVERWRITES_AT: [usize; 4] = [0, 8192, 20_480, 40_960];
+
+/// Raid6 4+2 rmw at `dir`: a put of "f", the metadata saved (under `tmp`), the in-place
+/// overwrites `OVERWRITES_AT`, the metadata put back; the open refuses for the epoch; every
+/// OSS's `exaraid-epoch.json` removed (the way out). Returns "f"'s acknowledged bytes.
+pub(crate) fn way_out_of_put_back_metadata(
+    tmp: &std::path::Path,
+    dir: &std::path::Path,
+) -> Vec<u8> {
+    let store = init(dir, CodeSpec::raid6(4), 6, WritePath::Rmw);
+    let mut acked = pattern(1, FILE_BYTES);
+    store.put("f", &acked).unwrap();
+    store.close().unwrap();
+    let saved = tmp.join("saved");
+    copy_tree(dir, &saved);
+    let store = Store::open(dir).unwrap();
+    for (i, at) in OVERWRITES_AT.into_iter().enumerate() {
+        let b = pattern(50 + i as u64, 4096);
+        store.write("f", at as u64, &b).unwrap();
+        acked[at..at + 4096].copy_from_slice(&b);
+    }
+    store.close().unwrap();
+    put_metadata_back(&saved, dir);
+    let e = Store::open(dir).err().expect("refused for the epoch");
+    assert!(e.to_string().contains("exaraid-epoch.json"), "{e}");
+    for oss in 0..6 {
+        std::fs::remove_file(dir.join(format!("oss-{oss}")).join("exaraid-epoch.json")).unwrap();
+    }
+    acked
+}
 
 /// Raid6 4+2, rmw: a put, the metadata saved, four 4 KiB in-place overwrites, the metadata
 /// put back; the open refuses for the epoch; every OSS's `exaraid-epoch.json` removed (the
@@ -28,27 +57,8 @@ const OVERWRITES_AT: [usize; 4] = [0, 8192, 20_480, 40_960];
 fn s46d_way_out_then_a_kill_before_the_checkpoint_keeps_the_overwrites_readable() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
-    let store = init(&dir, CodeSpec::raid6(4), 6, WritePath::Rmw);
-    let mut acked = pattern(1, FILE_BYTES);
-    store.put("f", &acked).unwrap();
-    store.close().unwrap();
-    let saved = tmp.path().join("saved");
-    copy_tree(&dir, &saved);
-    let store = Store::open(&dir).unwrap();
-    for (i, at) in OVERWRITES_AT.into_iter().enumerate() {
-        let b = pattern(50 + i as u64, 4096);
-        store.write("f", at as u64, &b).unwrap();
-        acked[at..at + 4096].copy_from_slice(&b);
-    }
-    store.close().unwrap();
-    // Put back the metadata (everything but the OSS directories) from the copy.
-    put_metadata_back(&saved, &dir);
-    let e = Store::open(&dir).err().expect("refused for the epoch");
-    assert!(e.to_string().contains("exaraid-epoch.json"), "{e}");
+    let acked = way_out_of_put_back_metadata(tmp.path(), &dir);
     let epoch_file = |oss: usize| dir.join(format!("oss-{oss}")).join("exaraid-epoch.json");
-    for oss in 0..6 {
-        std::fs::remove_file(epoch_file(oss)).unwrap();
-    }
     // Every checkpoint of this process is refused from here.
     let blocker = dir.join("state.tmp");
     std::fs::create_dir(&blocker).unwrap();

@@ -19,17 +19,15 @@
 //! and a witness brought back from the snapshot would name them LOST (s46d's failure).
 
 use crate::common;
+use crate::s46d_way_out_clear_survives_a_kill::way_out_of_put_back_metadata;
 use common::*;
 
 use std::path::Path;
 
-use exaraid_codes::CodeSpec;
 use exaraid_store::backend::EPOCH_FILE;
-use exaraid_store::{Store, WritePath};
+use exaraid_store::Store;
 
-const FILE_BYTES: usize = 65_536;
-/// Every block of the in-place overwrites (4 KiB each) the put-back metadata never saw.
-const OVERWRITES_AT: [usize; 4] = [0, 8192, 20_480, 40_960];
+/// The OSSs of `way_out_of_put_back_metadata`'s raid6 4+2 store.
 const OSS_COUNT: usize = 6;
 
 fn epoch_file(dir: &Path, oss: usize) -> std::path::PathBuf {
@@ -73,25 +71,7 @@ fn list_files(dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
 fn s47d_power_cut_between_the_way_outs_clear_and_the_epoch_bump_keeps_the_overwrites_readable() {
     let tmp = scratch();
     let dir = tmp.path().join("store");
-    let store = init(&dir, CodeSpec::raid6(4), OSS_COUNT, WritePath::Rmw);
-    let mut acked = pattern(1, FILE_BYTES);
-    store.put("f", &acked).unwrap();
-    store.close().unwrap();
-    let saved = tmp.path().join("saved");
-    copy_tree(&dir, &saved);
-    let store = Store::open(&dir).unwrap();
-    for (i, at) in OVERWRITES_AT.into_iter().enumerate() {
-        let b = pattern(50 + i as u64, 4096);
-        store.write("f", at as u64, &b).unwrap();
-        acked[at..at + 4096].copy_from_slice(&b);
-    }
-    store.close().unwrap();
-    put_metadata_back(&saved, &dir);
-    let e = Store::open(&dir).err().expect("refused for the epoch");
-    assert!(e.to_string().contains(EPOCH_FILE), "{e}");
-    for oss in 0..OSS_COUNT {
-        std::fs::remove_file(epoch_file(&dir, oss)).unwrap();
-    }
+    let acked = way_out_of_put_back_metadata(tmp.path(), &dir);
     // Every checkpoint of this process is refused from here: the clear stays unjournaled
     // until the put's bump, and the journal only grows.
     let blocker_name = "state.tmp";
