@@ -244,9 +244,22 @@ impl Store {
             return failed;
         }
         let columns_stale = &columns.witness_erased;
+        // `element` is the read's piece of the element, and `blocks_lost` clips to it: the
+        // whole element, so that each wanted block goes on record whole (review r45a
+        // MEDIUM-1: a read of 0..1000 recorded 0..1000 only). Every byte of such a block is
+        // lost alike: its OSS is failed on record (no direct read, now or after a remount),
+        // and the decode's erasures in its block row (the failed column whole, the stale
+        // columns by block: `witness_stale_blocks`) are the same at each of its offsets, so
+        // a later read of the block's other bytes is refused the same way (and recorded).
+        let whole_element = exaraid_plan::ElementRange {
+            offset_bytes: 0,
+            len_bytes: self.sb.element_bytes as u64,
+            ..*element
+        };
+        assert!(element.offset_bytes + element.len_bytes <= whole_element.len_bytes);
         self.blocks_lost(
             core,
-            (oss, file, element),
+            (oss, file, &whole_element),
             &starts,
             super::stale_cache::WITNESS_DECODE_LOST,
             format!(

@@ -514,30 +514,87 @@ fn r45a_witness_decode_lost_then_flush_then_rebuild_reads_no_wrong_byte() {
     store.close().unwrap();
 }
 
-/// Review r45a (finding): r44c MEDIUM-2's scene (B lost 2000..3000, A's OSS failed on record),
-/// but A's read asks for part of A's block only (0..1000). `witness_decode_lost_for_good`
-/// documents "the wanted 4 KiB blocks recorded LOST", yet `blocks_lost` clips them to the
-/// read's piece of the element: only 0..1000 goes on record, while A's bytes 2000..3000 (A
-/// gone, B stale there) are lost for good whatever is mounted. What should hold: after the
-/// refused read, `status` lists every byte of A's block that no remount brings back (at
-/// least 2000..3000), as it does for 0..1000. On c9582c87: "lost on record [(0, 1000)]".
+/// Review r45a MEDIUM-1 (mended in session 48, s48d): r44c MEDIUM-2's scene (B lost
+/// 2000..3000, A's OSS failed on record), but A's read asks for part of A's block only
+/// (0..1000). `witness_decode_lost_for_good` documents "the wanted 4 KiB blocks recorded
+/// LOST", yet `blocks_lost` clipped them to the read's piece of the element: only 0..1000
+/// went on record (on 3ab4cbf7: "lost on record [(0, 1000)]"), while the rest of A's block
+/// is lost alike: A's OSS is failed on record and the decode's erasures in this block row
+/// (A whole, B's stale block) are the same at every offset of it. What must hold: after the
+/// refused read, `status` lists A's whole block (exactly its 4096 bytes: nothing of another
+/// block), and, the evidence that no byte of it was named LOST while another path could read
+/// it, each other piece of the block is refused too, before and after a reopen (whose
+/// checks add B's stale bytes to the record: lost for good as well).
 #[test]
-#[ignore = "OPEN review r45a: the record is clipped to the read's piece, not the wanted 4 KiB block"]
 fn r45a_a_refused_part_read_records_the_whole_block_lost() {
     let s = stripe_0_cached_with_lost_writes(&[], &[(1, 2000..3000)]);
     let store = Store::open(&s.dir).unwrap();
     store.fail_oss(s.data_oss[0]).unwrap();
     let a = s.element_at[0] as u64;
+    let block = UNIT as u64;
     let r = store.read("f", a, 1000);
     assert!(
         matches!(r, Err(StoreError::DataLost(_))),
         "A's part read refused: {r:?}"
     );
     let lost = lost_on_record(&store);
-    let covered = |x: u64| lost.iter().any(|&(p, q)| p <= x && x < q);
+    assert_eq!(
+        lost,
+        vec![(a, a + block)],
+        "A's whole block is lost for good, and only it, on record"
+    );
+    let rest_refused = |store: &Store, when: &str| {
+        for (x, n) in [(1000, 1000), (2000, 1000), (3000, block - 3000)] {
+            let r = store.read("f", a + x, n);
+            assert!(
+                matches!(r, Err(StoreError::DataLost(_))),
+                "{when}: A's bytes {x}..{} read although on record LOST: {:?}",
+                x + n,
+                r.map(|b| b.len())
+            );
+        }
+        // Still A's block whole on record (the reopen's own checks may add B's stale
+        // bytes 2000..3000, lost for good too: B's block, not A's).
+        let lost = lost_on_record(store);
+        assert!(lost.contains(&(a, a + block)), "{when}: {lost:?}");
+        assert!(
+            (lost.iter()).all(|&(x, z)| (x, z) == (a, a + block) || z <= a || a + block <= x),
+            "{when}: A's block on record in pieces: {lost:?}"
+        );
+    };
+    rest_refused(&store, "A failed");
+    store.close().unwrap();
+    let store = Store::open(&s.dir).unwrap();
+    rest_refused(&store, "reopened");
+    store.close().unwrap();
+}
+
+/// Session 48 (s48d), the bound of r45a MEDIUM-1's mend: at 8 KiB elements (two 4 KiB
+/// blocks each) data B (1) lost a write of its block 0 only (0..1000), A's (0) OSS failed
+/// on record, and a read of A's bytes 0..1000 is refused. What must hold: A's block 0
+/// (element bytes 0..4096) goes on record LOST whole, and A's block 1 does not (it decodes
+/// from B's block 1, which is right: s45's scene below), so the record is the wanted block,
+/// never the whole element.
+#[test]
+fn s48d_a_refused_part_read_records_its_block_and_not_the_elements_other_block() {
+    let s = stripe_0_cached_with_lost_writes_of(2 * UNIT, &[], &[(1, 0..1000)]);
+    let store = Store::open(&s.dir).unwrap();
+    store.fail_oss(s.data_oss[0]).unwrap();
+    let a = s.element_at[0] as u64;
+    let r = store.read("f", a, 1000);
     assert!(
-        (a + 2000..a + 3000).all(covered),
-        "A's bytes 2000..3000 are lost for good but not on record: lost on record {lost:?}"
+        matches!(r, Err(StoreError::DataLost(_))),
+        "A's part read of block 0 refused: {r:?}"
+    );
+    assert_eq!(
+        lost_on_record(&store),
+        vec![(a, a + UNIT as u64)],
+        "A's block 0 whole on record, block 1 not"
+    );
+    assert_eq!(
+        first_wrong_byte(&store, &s.model, a as usize + UNIT).unwrap(),
+        None,
+        "A's block 1 reads its acknowledged bytes"
     );
     store.close().unwrap();
 }
