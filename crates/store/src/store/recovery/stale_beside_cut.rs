@@ -2805,17 +2805,17 @@ impl Store {
                 wrong[x..y].fill(true);
                 continue;
             }
-            for (&p, _) in ver.known.iter() {
+            for &p in ver.known.keys() {
                 let known = ver.known_at(&p, x);
                 let live = &ver.live[&p];
-                for b in x..y {
+                let (had, decoded) = (ver.row.element(p), d.element(p));
+                for (b, wrong) in wrong.iter_mut().enumerate().take(y).skip(x) {
                     let at = start + b as u64;
-                    let off = if known {
-                        ver.row.element(p)[b] != d.element(p)[b]
+                    *wrong |= if known {
+                        had[b] != decoded[b]
                     } else {
-                        !overlaps(live, at, at + 1) && d.element(p)[b] != 0
+                        !overlaps(live, at, at + 1) && decoded[b] != 0
                     };
-                    wrong[b] |= off;
                 }
             }
         }
