@@ -17,7 +17,7 @@ use exaraid_store::Store;
 /// cut write `cut_write`, every power cut of `out_of_order`. Returns (cuts, WRONG
 /// problems, LOST cuts).
 #[allow(clippy::too_many_arguments)]
-fn stale_block_under_the_cut_write(
+pub(crate) fn stale_block_under_the_cut_write(
     code: CodeSpec,
     element: usize,
     first: usize,

@@ -1,0 +1,123 @@
+//! Session 48 (s48b): review r45d's scene (a WCL store; data element 2's OSS loses an
+//! acknowledged cache write over file bytes `lost`, its block left STALE under a valid
+//! checksum; then a client write over those bytes cut by every power cut of `16,1,pages`)
+//! in the shapes s47b left WRONG: the stale bytes lie under the write range of ANOTHER
+//! in-flight block of the row (the other data block's, or every torn running parity
+//! block's), so the old version of the row, those blocks erased there, had no column to
+//! spare at the stale offsets and the stale block was kept as the write's old block.
+//! Each acknowledged byte must read its last acknowledged value or be named LOST: a cut
+//! write may land per block, so inside its range the write's bytes are right too.
+//!
+//! A torn block is not torn byte by byte: each side of the one page boundary inside a block
+//! holds one version whole (a power cut keeps or drops whole pages). Known per page in the
+//! old version (a torn data block by its page-cut record's old crc, a torn running parity
+//! block where a piece of the write there did not land), the old version keeps a column to
+//! spare at the stale offsets and refutes the stale block: the row is LOST on record
+//! (`stale_beside_cut/old_in_pages.rs`). Traces and cells: docs/results/s48-s48b.md.
+
+use crate::powercut::*;
+use crate::review_r45d_stale_block_under_a_cut_write::stale_block_under_the_cut_write;
+
+use exaraid_codes::CodeSpec;
+
+const UNIT: usize = crate::common::UNIT;
+
+/// `code` at element size `e`, r45d's scene (a first write over 3.5 elements, the lost
+/// write over `lost` in data element 2, the cut write `write`), every cut of `16,1,pages`
+/// with the model's `seed`: `points` cuts, none reading a WRONG byte.
+fn no_wrong_byte(
+    code: CodeSpec,
+    e: usize,
+    lost: std::ops::Range<usize>,
+    write: std::ops::Range<usize>,
+    seed: u64,
+    points: usize,
+) {
+    let (cuts, problems, _losses) = stale_block_under_the_cut_write(
+        code,
+        e,
+        7 * e / 2,
+        2,
+        lost,
+        write,
+        true,
+        Some(OutOfOrder {
+            subsets_per_image: 16,
+            seed,
+            pages: true,
+            only: false,
+        }),
+    );
+    assert_eq!(cuts, points, "the cuts of the scene");
+    assert!(
+        problems.is_empty(),
+        "{} WRONG: {:?}",
+        problems.len(),
+        problems.first()
+    );
+}
+
+/// raid6:4 at 8 KiB, the cut write 12000..24000 (element 1's 3808..8192, element 2's
+/// 0..7616), the stale bytes 20400..20500 (element 2's 4016..4116), seed 1. On 3ab4cbf7
+/// 1 of 176 cuts read WRONG (#170, "'f' WRONG byte 20400"): row 0 holds D1 torn but whole
+/// new by its crc (its part 3808..4096), D2 STALE (`Old`), P torn (its piece 0..3808
+/// landed, 3808..4096 not), Q old; no world checked, and at the stale offsets 4016..4096,
+/// under D1's write range, D1's old bytes and P were both unknown. P's side of its page
+/// boundary holding 3808..4096 did not land: P's old bytes there, and Q refutes D2.
+#[test]
+fn raid6_8k_stale_bytes_under_the_other_data_blocks_cut_range_read_no_wrong_byte() {
+    no_wrong_byte(
+        CodeSpec::raid6(4),
+        2 * UNIT,
+        20400..20500,
+        12000..24000,
+        1,
+        176,
+    );
+}
+
+/// The same scene at seed 2: 1 of 176 cuts WRONG on 3ab4cbf7.
+#[test]
+fn raid6_8k_stale_bytes_under_the_other_data_blocks_cut_range_seed_2_read_no_wrong_byte() {
+    no_wrong_byte(
+        CodeSpec::raid6(4),
+        2 * UNIT,
+        20400..20500,
+        12000..24000,
+        2,
+        176,
+    );
+}
+
+/// rs 4+3 at 4 KiB, the lost write over 11242..11342 (element 2's 3050..3150), the cut
+/// write 11192..13288 (element 2's 3000..4096, element 3's 0..1000), seed 2. On 3ab4cbf7
+/// 1 of 198 cuts read WRONG (#183, byte 11242): row 0 holds D2 STALE and D3 `Old`, P torn
+/// (piece 0..1000 landed, 3000..4096 not), Q new, R torn (no piece landed); at 3000..4096
+/// the old version erased P, Q (new) and R: three, the tolerance, nothing to spare. P's and
+/// R's sides of their page boundaries holding 3000..4096 did not land: their old bytes.
+#[test]
+fn rs_4_3_4k_stale_bytes_under_torn_parity_cut_ranges_seed_2_read_no_wrong_byte() {
+    no_wrong_byte(CodeSpec::rs(4, 3), UNIT, 11242..11342, 11192..13288, 2, 198);
+}
+
+/// The same scene at seed 3: 1 of 198 cuts WRONG on 3ab4cbf7 (#183 as well).
+#[test]
+fn rs_4_3_4k_stale_bytes_under_torn_parity_cut_ranges_seed_3_read_no_wrong_byte() {
+    no_wrong_byte(CodeSpec::rs(4, 3), UNIT, 11242..11342, 11192..13288, 3, 198);
+}
+
+/// rs 4+3 at 8 KiB, the lost write over 20400..20500, the cut write 19384..25576, seed 4.
+/// On 3ab4cbf7 1 of 280 cuts read WRONG (#263, byte 20400): row 0 holds D2 STALE (`Old`),
+/// D3 torn (acknowledged 0..4096, its write 0..1000), P, Q and R torn; the arm that
+/// confirms a torn block's decode by its stored checksum kept the stale block.
+#[test]
+fn rs_4_3_8k_stale_bytes_under_torn_parity_cut_ranges_seed_4_read_no_wrong_byte() {
+    no_wrong_byte(
+        CodeSpec::rs(4, 3),
+        2 * UNIT,
+        20400..20500,
+        19384..25576,
+        4,
+        280,
+    );
+}
