@@ -121,3 +121,20 @@ fn rs_4_3_8k_stale_bytes_under_torn_parity_cut_ranges_seed_4_read_no_wrong_byte(
         280,
     );
 }
+
+/// Review r46b's shape (raid6:4 at 8 KiB, the cut write 15384..21576 over the end of data
+/// element 1 and the start of element 2, the stale bytes 20400..20500) at seed 2: 3 of 226
+/// cuts read WRONG on 3ab4cbf7 (the torn data block D1 with acknowledged bytes over the
+/// whole row and P torn left no column to spare at the stale offsets). Seed 1 is
+/// `review_r45d_..._over_elements_1_and_2_read_no_wrong_byte`.
+#[test]
+fn raid6_8k_stale_bytes_under_a_cut_write_over_elements_1_and_2_seed_2_read_no_wrong_byte() {
+    no_wrong_byte(
+        CodeSpec::raid6(4),
+        2 * UNIT,
+        20400..20500,
+        15384..21576,
+        2,
+        226,
+    );
+}

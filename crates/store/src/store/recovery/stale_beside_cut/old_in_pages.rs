@@ -18,8 +18,9 @@
 //!   on the half as it stands (`torn_block_in_pages`, s47c: proven byte for byte);
 //! - a torn RUNNING PARITY block is known in the old version on a side of its page boundary
 //!   where some piece of the write lying wholly on that side did NOT land (its journaled
-//!   crc fails there) and none there did: that side is not the new version, so it is the
-//!   block's bytes before the write. Not proven by a crc (none of the old parity bytes is on
+//!   crc fails there) and none there did, or where a piece across the boundary did not land
+//!   and the other side is new: that side is not the new version, so it is the block's
+//!   bytes before the write. Not proven by a crc (none of the old parity bytes is on
 //!   record), so it is used only to REFUTE: a wrong guess there (rot, a third value) makes
 //!   a decode disagree and the row LOST on record, never a byte read wrong; it never makes a
 //!   world fit (`old_kept_proven_or_rolled_forward` and the fits do not use it).
@@ -131,7 +132,10 @@ impl Store {
     /// element offsets; the whole block where no boundary falls inside it) that hold its
     /// bytes BEFORE the write: some piece of the write lies wholly on that side and did not
     /// land (its journaled crc fails on the bytes as they stand), and none there landed (one
-    /// did and one did not: neither version whole, rot or a third value, not known). A side
+    /// did and one did not: neither version whole, rot or a third value, not known); or no
+    /// piece lies wholly on it, the other side is new (a piece wholly there landed, none
+    /// failed) and a piece across the boundary did not land (its bytes on the new side are
+    /// new, so the ones on this side are not). A side
     /// is one page's part of the block, kept or dropped whole by a power cut (a kill stops
     /// at a page boundary too), and the write rewrites the block's slot whole, so a side
     /// that is not new is the old version. Pages larger than 4 KiB put both sides in one
@@ -157,13 +161,32 @@ impl Store {
                 None => vec![(start, end)],
             };
         let pieces = self.parity_cut(v, crcs, pos);
+        let landed =
+            |&(a, z, crc): &(u64, u64, u32)| crc32c::crc32c(&bytes[a as usize..z as usize]) == crc;
+        // Per side: did the pieces lying wholly on it land (all: new; none: old)?
+        let wholly: Vec<Vec<bool>> = (sides.iter())
+            .map(|&(s, t)| {
+                (pieces.iter())
+                    .filter(|&&(a, z, _)| s <= a && z <= t)
+                    .map(landed)
+                    .collect()
+            })
+            .collect();
+        let new_side = |k: usize| !wholly[k].is_empty() && !wholly[k].contains(&false);
         let mut old: Ranges = Vec::new();
-        for (s, t) in sides {
-            let landed: Vec<bool> = (pieces.iter())
-                .filter(|&&(a, z, _)| s <= a && z <= t)
-                .map(|&(a, z, crc)| crc32c::crc32c(&bytes[a as usize..z as usize]) == crc)
-                .collect();
-            if !landed.is_empty() && !landed.contains(&true) {
+        for (k, &(s, t)) in sides.iter().enumerate() {
+            let not_new_alone = !wholly[k].is_empty() && !wholly[k].contains(&true);
+            // A piece across the boundary that did not land, the other side new (a piece
+            // wholly there landed, none failed): its bytes on that side are new, so this
+            // side is not (review r45d's 12000+12000 seed 1, #170: P's boundary at 4072
+            // inside its piece 3808..4096, the piece 0..3808 landed).
+            let not_new_across = wholly[k].is_empty()
+                && (0..sides.len()).any(|j| j != k && new_side(j))
+                && (pieces.iter()).any(|piece| {
+                    let (a, z, _) = *piece;
+                    a < t && s < z && !(s <= a && z <= t) && !landed(piece)
+                });
+            if not_new_alone || not_new_across {
                 crate::state::add_range(&mut old, s, t);
             }
         }
