@@ -10,20 +10,19 @@
 //! those blocks stay erased there and the old version has no column to spare: the stale
 //! block was kept as the write's old block and went home (traces: docs/results/s48-s48b.md).
 //!
-//! A torn block is not torn byte by byte: an out-of-order power cut keeps or drops whole
-//! pages, and a kill stops a block's pwrite at a page boundary (`page_cut_in_block`), so each
-//! side of the one page boundary inside a block holds ONE version of it (the slot is
-//! rewritten whole). Here, for the refutation only:
-//! - a torn DATA block is known in the old version where its page-cut record's OLD crc holds
-//!   on the half as it stands (`torn_block_in_pages`, s47c: proven byte for byte);
-//! - a torn RUNNING PARITY block is known in the old version on a side of its page boundary
-//!   where some piece of the write lying wholly on that side did NOT land (its journaled
-//!   crc fails there) and none there did, or where a piece across the boundary did not land
-//!   and the other side is new: that side is not the new version, so it is the block's
-//!   bytes before the write. Not proven by a crc (none of the old parity bytes is on
-//!   record), so it is used only to REFUTE: a wrong guess there (rot, a third value) makes
-//!   a decode disagree and the row LOST on record, never a byte read wrong; it never makes a
-//!   world fit (`old_kept_proven_or_rolled_forward` and the fits do not use it).
+//! A torn DATA block of the write is known per page where its page-cut record proves it
+//! (`torn_block_in_pages`, s47c: each side of the page boundary inside the block holds the
+//! crc the record journaled for its old or its new bytes). s47b's refutation did not use it
+//! (only `blind_unconfirmed` rows did, to fit a world): the old version now knows such a
+//! block on the sides where the OLD crc holds, and where that leaves a column to spare at
+//! the stale offsets a decode refutes the stale block (the row LOST on record).
+//!
+//! Tried and dropped (s48b's report): taking a torn RUNNING PARITY block's side of its page
+//! boundary as old where a piece of the write there did not land. Not proven by any crc
+//! (none of the old parity bytes is on record), and a tear inside a page (s35f's crash-alone
+//! scenes tear blocks at byte 1300) breaks the side's "one version whole": 9 of s35f's
+//! crash-alone tests beside a failed P OSS lost rows. rs 4+3 4 KiB (#183) and 8 KiB (#263)
+//! and 12000+12000 seed 1 (#170) need it and stay OPEN.
 
 use super::*;
 
@@ -85,11 +84,11 @@ impl Store {
     }
 
     /// World `w`'s (`assigned`'s) old version as `old_in_pieces` knows it, and besides, each
-    /// torn block of the write known per page where the page tells its old bytes (the
-    /// module's doc): a torn data block by its page-cut record's old crc
-    /// (`know_torn_blocks_in_pages`), a torn running parity block on a side of its page
-    /// boundary where a piece of the write did not land (`torn_parity_sides_not_new`). For a
-    /// refutation only (`old_refuted`): never to fit a world.
+    /// torn DATA block of the write known on each side of its page boundary where its
+    /// page-cut record's OLD crc holds on the side as it stands (`know_torn_blocks_in_pages`,
+    /// s47c: proven byte for byte, so a crash alone agrees there; a side holding neither
+    /// version's crc, a tear inside a page or rot, is not known, as before). Used by the two
+    /// refutations only (`old_refuted`): it never makes a world fit.
     fn old_in_pages(
         &self,
         v: &RowView,
@@ -98,98 +97,8 @@ impl Store {
         assigned: &BTreeMap<Pos, BlockVersion>,
         w: &[Version; 2],
     ) -> Version {
-        let block = CHECKSUM_BLOCK_BYTES as u64;
-        let start = v.i as u64 * block;
         let mut paged = w.clone();
         self.know_torn_blocks_in_pages(v, plan, assigned, &mut paged);
-        let mut ver = self.old_in_pieces(v, crcs, assigned, &paged);
-        for (&p, _) in assigned.iter().filter(|(_, &s)| s == BlockVersion::Torn) {
-            if ver.known[&p] || !matches!(self.layout.geometry().cell(p), Cell::Parity(_)) {
-                continue;
-            }
-            let sides = self.torn_parity_sides_not_new(v, crcs, p);
-            if sides.is_empty() {
-                continue;
-            }
-            // Its bytes on disk where the running parity was live before the write; zeros
-            // elsewhere (the encode of the planner's view, which masks dead data to zeros).
-            let live = ver.live[&p].clone();
-            let bytes = &v.parity_raw[&p];
-            for &(a, z) in &sides {
-                let (x, y) = ((a - start) as usize, (z - start) as usize);
-                ver.row.element_mut(p)[x..y].fill(0);
-                for (a, z) in intersect(&live, &[(a, z)]) {
-                    ver.row.element_mut(p)[(a - start) as usize..(z - start) as usize]
-                        .copy_from_slice(&bytes[a as usize..z as usize]);
-                }
-                crate::state::add_range(ver.known_parts.entry(p).or_default(), a, z);
-            }
-        }
-        ver
-    }
-
-    /// The sides of torn running parity block `pos`'s page boundary in row `v.i` (absolute
-    /// element offsets; the whole block where no boundary falls inside it) that hold its
-    /// bytes BEFORE the write: some piece of the write lies wholly on that side and did not
-    /// land (its journaled crc fails on the bytes as they stand), and none there landed (one
-    /// did and one did not: neither version whole, rot or a third value, not known); or no
-    /// piece lies wholly on it, the other side is new (a piece wholly there landed, none
-    /// failed) and a piece across the boundary did not land (its bytes on the new side are
-    /// new, so the ones on this side are not). A side
-    /// is one page's part of the block, kept or dropped whole by a power cut (a kill stops
-    /// at a page boundary too), and the write rewrites the block's slot whole, so a side
-    /// that is not new is the old version. Pages larger than 4 KiB put both sides in one
-    /// page: each side is still whole one version.
-    fn torn_parity_sides_not_new(&self, v: &RowView, crcs: &RowCrcs, pos: Pos) -> Ranges {
-        let block = CHECKSUM_BLOCK_BYTES as u64;
-        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
-        let torn = v.held.get(&pos).is_some_and(|h| h[v.i] == Held::Failed);
-        let (Some((_, key)), Some(bytes)) = (v.keys.get(&pos), v.parity_raw.get(&pos)) else {
-            return Vec::new();
-        };
-        if !torn || !matches!(self.layout.geometry().cell(pos), Cell::Parity(_)) {
-            return Vec::new();
-        }
-        let element_bytes = v.buf.element_bytes;
-        assert!(
-            bytes.len() >= end as usize,
-            "a running parity block's bytes cover the block row"
-        );
-        let sides: Vec<(u64, u64)> =
-            match crate::backend::page_cut_in_block(element_bytes, key.slot, v.i) {
-                Some(cut_at) => vec![(start, start + cut_at as u64), (start + cut_at as u64, end)],
-                None => vec![(start, end)],
-            };
-        let pieces = self.parity_cut(v, crcs, pos);
-        let landed =
-            |&(a, z, crc): &(u64, u64, u32)| crc32c::crc32c(&bytes[a as usize..z as usize]) == crc;
-        // Per side: did the pieces lying wholly on it land (all: new; none: old)?
-        let wholly: Vec<Vec<bool>> = (sides.iter())
-            .map(|&(s, t)| {
-                (pieces.iter())
-                    .filter(|&&(a, z, _)| s <= a && z <= t)
-                    .map(landed)
-                    .collect()
-            })
-            .collect();
-        let new_side = |k: usize| !wholly[k].is_empty() && !wholly[k].contains(&false);
-        let mut old: Ranges = Vec::new();
-        for (k, &(s, t)) in sides.iter().enumerate() {
-            let not_new_alone = !wholly[k].is_empty() && !wholly[k].contains(&true);
-            // A piece across the boundary that did not land, the other side new (a piece
-            // wholly there landed, none failed): its bytes on that side are new, so this
-            // side is not (review r45d's 12000+12000 seed 1, #170: P's boundary at 4072
-            // inside its piece 3808..4096, the piece 0..3808 landed).
-            let not_new_across = wholly[k].is_empty()
-                && (0..sides.len()).any(|j| j != k && new_side(j))
-                && (pieces.iter()).any(|piece| {
-                    let (a, z, _) = *piece;
-                    a < t && s < z && !(s <= a && z <= t) && !landed(piece)
-                });
-            if not_new_alone || not_new_across {
-                crate::state::add_range(&mut old, s, t);
-            }
-        }
-        old
+        self.old_in_pieces(v, crcs, assigned, &paged)
     }
 }
