@@ -17,7 +17,7 @@ use exaraid_store::Store;
 /// cut write `cut_write`, every power cut of `out_of_order`. Returns (cuts, WRONG
 /// problems, LOST cuts).
 #[allow(clippy::too_many_arguments)]
-fn stale_block_under_the_cut_write(
+pub(crate) fn stale_block_under_the_cut_write(
     code: CodeSpec,
     element: usize,
     first: usize,
@@ -281,10 +281,12 @@ fn raid6_4k_stale_bytes_under_a_cut_write_seed_3_read_no_wrong_byte() {
 /// acknowledged bytes over the whole row (the write's 7192..8192 inside), D2 stale, P
 /// torn, Q old; it takes the arm that confirms a torn block's decode by its stored
 /// checksum (`confirms`), and at D2's offsets D1 and P are both unknown: raid6 has no
-/// column to spare, `every_world_old_refuted` refutes nothing. Seed 2: 3 WRONG on s46b
-/// and on s47b (not traced). Fails with `--ignored`.
+/// column to spare, `every_world_old_refuted` refutes nothing. Since s48b D1's page-cut
+/// record proves its old bytes per page and P's side of its page boundary where its piece
+/// did not land holds its old bytes: known there in the old version, Q refutes D2
+/// (`stale_beside_cut/old_in_pages.rs`): LOST on record. Seed 2 (3 WRONG on 3ab4cbf7):
+/// `s48b_..._over_elements_1_and_2_seed_2_read_no_wrong_byte`.
 #[test]
-#[ignore = "OPEN s47b: raid6 8 KiB stale bytes under a cut write over elements 1 and 2: 1 of 226 cuts WRONG (#216, a torn data block beside the stale one, no column to spare)"]
 fn raid6_8k_stale_bytes_under_a_cut_write_over_elements_1_and_2_read_no_wrong_byte() {
     raid6_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
         2 * UNIT,

@@ -88,6 +88,8 @@
 
 use super::*;
 
+mod old_in_pages;
+
 /// What the check of one block row beside a cut write found.
 pub(super) enum CutRowStale {
     /// No version of the row that can be checked disagrees.
@@ -463,7 +465,9 @@ impl Store {
                 // hold the same bytes (see `every_world_old_refuted`).
                 let crcs = self.cut_row_crcs(v, plan);
                 let choices = self.cut_row_choices(v, &crcs, &cells, &whole_new);
-                if self.every_world_old_refuted(v, &crcs, &choices) {
+                if self.every_world_old_refuted(v, &crcs, &choices)
+                    || self.every_world_old_refuted_in_pages(v, &crcs, plan, &choices)
+                {
                     // Unless the write's part of the block kept old is proven new (s48a).
                     return Ok(self.refuted_row_rolled_forward(v, &crcs, &choices));
                 }
@@ -672,7 +676,16 @@ impl Store {
             // checked at that block's offsets with the write's other blocks known where
             // both versions hold the same bytes: a STALE block (a lost write) taken as old
             // is refuted there (see `unchecked_worlds_refuted`).
-            if self.unchecked_worlds_refuted(v, &crcs, &assignments, &worlds, &fit) {
+            if self.unchecked_worlds_refuted(v, &crcs, &assignments, &worlds, &fit)
+                || self.unchecked_worlds_refuted_in_pages(
+                    v,
+                    &crcs,
+                    plan,
+                    &assignments,
+                    &worlds,
+                    &fit,
+                )
+            {
                 // Unless the write's part of the block kept old is proven new (s48a).
                 return Ok(self.refuted_row_rolled_forward(v, &crcs, &choices));
             }

@@ -1,0 +1,104 @@
+//! The old version of a cut write's block row refuted with the write's TORN blocks known
+//! per page (session 48, s48b; review r45d's shapes s47b left: a write of 12000+12000, rs
+//! 4+3 4 KiB seeds 2 and 3, rs 4+3 8 KiB seed 4).
+//!
+//! s47b's refutation (`unchecked_worlds_refuted`, `every_world_old_refuted`) knows the
+//! write's other in-flight blocks in the old version only where both versions hold the same
+//! bytes (`old_in_pieces`). A block the cut tore (it fails its checksum) is known there only
+//! outside its live ranges. Where the stale block's offsets lie under the write's range of
+//! ANOTHER in-flight block (the other data block's, or every torn running parity block's),
+//! those blocks stay erased there and the old version has no column to spare: the stale
+//! block was kept as the write's old block and went home (traces: docs/results/s48-s48b.md).
+//!
+//! A torn DATA block of the write is known per page where its page-cut record proves it
+//! (`torn_block_in_pages`, s47c: each side of the page boundary inside the block holds the
+//! crc the record journaled for its old or its new bytes). s47b's refutation did not use it
+//! (only `blind_unconfirmed` rows did, to fit a world): the old version now knows such a
+//! block on the sides where the OLD crc holds, and where that leaves a column to spare at
+//! the stale offsets a decode refutes the stale block (the row LOST on record).
+//!
+//! Tried and dropped (s48b's report): taking a torn RUNNING PARITY block's side of its page
+//! boundary as old where a piece of the write there did not land. Not proven by any crc
+//! (none of the old parity bytes is on record), and a tear inside a page (s35f's crash-alone
+//! scenes tear blocks at byte 1300) breaks the side's "one version whole": 9 of s35f's
+//! crash-alone tests beside a failed P OSS lost rows. rs 4+3 4 KiB (#183) and 8 KiB (#263)
+//! and 12000+12000 seed 1 (#170) need it and stay OPEN.
+
+use super::*;
+
+impl Store {
+    /// `every_world_old_refuted` (the `confirms` arm) with the write's torn blocks known per
+    /// page in each world's old version (`old_in_pages`).
+    pub(super) fn every_world_old_refuted_in_pages(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        plan: PlanId,
+        choices: &[(Pos, Vec<BlockVersion>)],
+    ) -> bool {
+        let Some((assignments, false)) = self.checkable_assignments(choices) else {
+            return false;
+        };
+        assert!(assignments.len() <= 1 << ASSIGNED_BLOCKS_MAX);
+        !assignments.is_empty()
+            && assignments.iter().all(|a| {
+                self.old_kept_over_acked(v, crcs, a) && {
+                    let w = self.cut_row_versions(v, crcs, a);
+                    self.old_refuted(&self.old_in_pages(v, crcs, plan, a, &w))
+                }
+            })
+    }
+
+    /// `unchecked_worlds_refuted` (no world checked by a decode) with the write's torn
+    /// blocks known per page in each unchecked world's old version (`old_in_pages`).
+    pub(super) fn unchecked_worlds_refuted_in_pages(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        plan: PlanId,
+        assignments: &[BTreeMap<Pos, BlockVersion>],
+        worlds: &[[Version; 2]],
+        fit: &[Option<bool>],
+    ) -> bool {
+        assert_eq!(assignments.len(), worlds.len(), "one world per assignment");
+        assert!(
+            fit.len() >= worlds.len(),
+            "a fit per world, one more where unlisted"
+        );
+        // An unlisted world (`fit` past the listed ones) checks nothing: not refuted.
+        if fit.len() > worlds.len() || fit.contains(&Some(true)) {
+            return false;
+        }
+        let unchecked: Vec<usize> = (0..worlds.len()).filter(|&k| fit[k].is_none()).collect();
+        !unchecked.is_empty()
+            && unchecked.iter().all(|&k| {
+                self.old_kept_over_acked(v, crcs, &assignments[k])
+                    && self.old_refuted(&self.old_in_pages(
+                        v,
+                        crcs,
+                        plan,
+                        &assignments[k],
+                        &worlds[k],
+                    ))
+            })
+    }
+
+    /// World `w`'s (`assigned`'s) old version as `old_in_pieces` knows it, and besides, each
+    /// torn DATA block of the write known on each side of its page boundary where its
+    /// page-cut record's OLD crc holds on the side as it stands (`know_torn_blocks_in_pages`,
+    /// s47c: proven byte for byte, so a crash alone agrees there; a side holding neither
+    /// version's crc, a tear inside a page or rot, is not known, as before). Used by the two
+    /// refutations only (`old_refuted`): it never makes a world fit.
+    fn old_in_pages(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        plan: PlanId,
+        assigned: &BTreeMap<Pos, BlockVersion>,
+        w: &[Version; 2],
+    ) -> Version {
+        let mut paged = w.clone();
+        self.know_torn_blocks_in_pages(v, plan, assigned, &mut paged);
+        self.old_in_pieces(v, crcs, assigned, &paged)
+    }
+}
