@@ -133,6 +133,7 @@ mod s46a_cut_overwrite_of_a_lost_home_write;
 mod s46c_witness_pick;
 mod s46d_way_out_clear_survives_a_kill;
 mod s47a_cut_before_crcs;
+mod s48c_displaced_entry_size;
 mod s47d_later_write_over_a_cut_write;
 mod s47d_way_out_clear_power_cut;
 mod s47d_witness_located_message;
