@@ -688,8 +688,7 @@ impl Store {
         let mut kept: Vec<crate::state::KeptHomePiece> = Vec::new();
         let mut stripes: BTreeMap<(u64, u64), HomeStripe> = BTreeMap::new();
         let mut written_back = 0usize;
-        for &(file, a, piece, (wa, wz), crcs_on_record, write_crc, cut_before_crcs) in &displaced
-        {
+        for &(file, a, piece, (wa, wz), crcs_on_record, write_crc, cut_before_crcs) in &displaced {
             assert!(
                 !(cut_before_crcs && crcs_on_record),
                 "a write cut before its crcs has none on record"

@@ -799,7 +799,7 @@ fn a_session_46_binary_reads_session_47_fields_as_without_them_and_refuses_sessi
     // Its crcs on record (a write in flight at a checkpoint): session 48's narrowed form.
     let whole = WriteCrcs::of(vec![9], 3, 5500, &[1u8; 100]);
     let narrowed = crate::state::DisplacedWriteCrcs::narrowed(&whole, &[(5000, piece)]);
-    assert_eq!(narrowed.block_crcs, vec![(1, whole.block_crcs[0])]);
+    assert_eq!(narrowed.block_crcs, vec![(1, vec![whole.block_crcs[0]])]);
     state.home_witness_displaced[0].crcs = Some(narrowed);
     state.home_witness_displaced[0].crcs_promised = false;
     let json = serde_json::to_value(&state.home_witness_displaced[0]).unwrap();
@@ -807,7 +807,10 @@ fn a_session_46_binary_reads_session_47_fields_as_without_them_and_refuses_sessi
     assert_eq!(read.crcs, None, "the misread the version prevents: {json}");
     let version = state.reader_version();
     assert_eq!(version, crate::superblock::STATE_VERSION_SESSION48_RECORDS);
-    assert!(version > SESSION_46_READS_MAX, "a session-46/47 binary refuses it");
+    assert!(
+        version > SESSION_46_READS_MAX,
+        "a session-46/47 binary refuses it"
+    );
     // As a checkpoint writes it: the header says so, and this binary reads it back.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(STATE_FILE);

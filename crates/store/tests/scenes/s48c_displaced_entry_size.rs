@@ -91,7 +91,11 @@ fn s48c_a_big_write_over_two_witnessed_blocks_keeps_an_entry_the_size_of_its_pie
     let dir = tempfile::tempdir().unwrap();
     let m = in_flight_entry(dir.path(), 8192, 4 << 20);
     eprintln!("{m:?}");
-    assert_eq!((m.entries, m.pieces), (1, 2), "the scene: two pieces displaced");
+    assert_eq!(
+        (m.entries, m.pieces),
+        (1, 2),
+        "the scene: two pieces displaced"
+    );
     let max = m.pieces * ENTRY_JSON_BYTES_PER_PIECE_MAX
         + m.plans * ENTRY_JSON_BYTES_PER_PLAN_MAX
         + ENTRY_JSON_BYTES_FIXED_MAX;
@@ -119,8 +123,10 @@ fn s48c_probe_displaced_entry_and_snapshot_size() {
         let dir = tempfile::tempdir().unwrap();
         let m = in_flight_entry(dir.path(), witnessed_bytes, write_bytes);
         eprintln!(
-            "write {write_bytes} bytes over {witnessed_bytes} witnessed: {m:?} ({} bytes of entry per piece)",
-            m.entries_json_bytes / m.pieces.max(1)
+            "write {write_bytes} bytes over {witnessed_bytes} witnessed: {m:?} ({} bytes of entry per piece; snapshot {} bytes, of it pending witness {})",
+            m.entries_json_bytes / m.pieces.max(1),
+            m.snapshot_json_bytes,
+            m.pending_json_bytes
         );
     }
 }
