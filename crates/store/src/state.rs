@@ -778,16 +778,21 @@ pub struct KeptHomePiece {
 }
 
 /// The home witness pieces an unfinished home write's input dropped
-/// (`State::home_witness_displaced`).
+/// (`State::home_witness_displaced`). In a snapshot as `DisplacedHomePiecesOnDisk`, which
+/// also reads the form of sessions 46 and 47 (the write's whole `WriteCrcs`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "DisplacedHomePiecesOnDisk", into = "DisplacedHomePiecesOnDisk")]
 pub struct DisplacedHomePieces {
     pub file: u64,
+    /// The write's bytes (`offset_bytes..offset_bytes + len_bytes` of `file`): its part of
+    /// a block, whose crc `crcs` holds, is this range within the block.
     pub offset_bytes: u64,
     pub len_bytes: u64,
-    /// The write's `Rec::WriteCrcs`, its `plans` narrowed to those not durable yet; `None`
-    /// while it is still to come (the input is the last record applied), or for good where
-    /// the write was cut before it (`crcs_promised`).
-    pub crcs: Option<WriteCrcs>,
+    /// What the open's decision needs of the write's `Rec::WriteCrcs`: its `plans` not
+    /// durable yet, and the crcs of the blocks `pieces` lie in (session 48); `None` while
+    /// it is still to come (the input is the last record applied), or for good where the
+    /// write was cut before it (`crcs_promised`).
+    pub crcs: Option<DisplacedWriteCrcs>,
     /// The write's input promised its home crcs next (`Input::Write::home_crcs_follow`).
     /// With `crcs` still `None` after a later record, the write was cut before any block
     /// write of it: the entry stays for the open's decision, which keeps a piece its block
@@ -798,6 +803,182 @@ pub struct DisplacedHomePieces {
     /// First byte and piece, at most `HOME_WITNESS_PIECES_MAX` (they came out of the
     /// witness).
     pub pieces: Vec<(u64, HomePiece)>,
+}
+
+/// Most block crcs one displaced entry keeps (`DisplacedWriteCrcs::block_crcs`): one per
+/// block a piece of it lies in, so never more than its pieces (`HOME_WITNESS_PIECES_MAX`).
+pub const DISPLACED_BLOCK_CRCS_MAX: usize = HOME_WITNESS_PIECES_MAX;
+
+/// The part of a displaced entry's `Rec::WriteCrcs` its decision needs (session 48, s48c).
+/// Why narrowed (review r46a MEDIUM-1): sessions 46 and 47 kept the write's whole
+/// `WriteCrcs`, a crc per 4 KiB block of the WRITE, so a big write over a few witnessed
+/// blocks put every block crc of it into the state and into every snapshot while it
+/// waited (in flight, or cut until the next open decided it): about 20 KiB of snapshot per
+/// 4 MiB written, 320 KiB for 64 MiB, per entry (`HOME_WITNESS_PENDING_MAX` entries). The
+/// decision (`Store::displaced_pieces_pass`) reads only the crc of the write's part of a
+/// block a piece lies in, and the `Durable` records the plans: an entry now grows with its
+/// pieces (bounded by `HOME_WITNESS_PIECES_MAX` over all entries), not with its write.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisplacedWriteCrcs {
+    /// The write's plans not durable yet (the entry goes with the last).
+    pub plans: Vec<u64>,
+    /// The crc32c of the write's bytes in each file block (of `WriteCrcs::BLOCK_BYTES`;
+    /// its first and last block only in part) a piece of the entry lies in, as runs of
+    /// consecutive blocks: `(first block, crcs of it and the blocks after it)`, ascending,
+    /// a gap between two runs. Runs, not a pair per block: a write over a witnessed range
+    /// keeps one run, a crc per block as its `WriteCrcs` (a pair per block took a quarter
+    /// more snapshot than the whole `WriteCrcs`, measured). At most
+    /// `DISPLACED_BLOCK_CRCS_MAX` crcs, and no more than the entry's pieces.
+    pub block_crcs: Vec<(u64, Vec<u32>)>,
+}
+
+impl DisplacedWriteCrcs {
+    /// `w`'s plans and its crcs of the blocks `pieces` lie in (each piece lies in one
+    /// block, which the write overlaps: its input took it out of the witness there).
+    pub fn narrowed(w: &WriteCrcs, pieces: &[(u64, HomePiece)]) -> DisplacedWriteCrcs {
+        assert!(pieces.len() <= HOME_WITNESS_PIECES_MAX);
+        let first_block = w.offset_bytes / WriteCrcs::BLOCK_BYTES;
+        let flat: Vec<(u64, u32)> = (blocks_of(pieces).into_iter())
+            .filter_map(|b| {
+                let j = b.checked_sub(first_block)?;
+                w.block_crcs.get(j as usize).map(|&crc| (b, crc))
+            })
+            .collect();
+        let narrowed = DisplacedWriteCrcs {
+            plans: w.plans.clone(),
+            block_crcs: runs_of(&flat),
+        };
+        narrowed.assert_bounded(pieces);
+        narrowed
+    }
+
+    /// The crc of the write's bytes in file block `b` (of `WriteCrcs::BLOCK_BYTES`), if a
+    /// piece lies there.
+    pub fn crc_of_block(&self, b: u64) -> Option<u32> {
+        let at = self.block_crcs.partition_point(|&(first, _)| first <= b);
+        let (first, crcs) = self.block_crcs.get(at.checked_sub(1)?)?;
+        crcs.get((b - first) as usize).copied()
+    }
+
+    /// How many block crcs it keeps.
+    pub fn crcs_count(&self) -> usize {
+        self.block_crcs.iter().map(|(_, c)| c.len()).sum()
+    }
+
+    /// Keep only the crcs of the blocks `pieces` (the entry's, after a later write's input
+    /// took some) lie in.
+    fn retain_blocks_of(&mut self, pieces: &[(u64, HomePiece)]) {
+        let keep = blocks_of(pieces);
+        let flat: Vec<(u64, u32)> = (self.block_crcs.iter())
+            .flat_map(|(first, crcs)| {
+                (crcs.iter().enumerate()).map(move |(j, &c)| (first + j as u64, c))
+            })
+            .filter(|(b, _)| keep.binary_search(b).is_ok())
+            .collect();
+        self.block_crcs = runs_of(&flat);
+        self.assert_bounded(pieces);
+    }
+
+    fn assert_bounded(&self, pieces: &[(u64, HomePiece)]) {
+        let count = self.crcs_count();
+        assert!(
+            count <= pieces.len().min(DISPLACED_BLOCK_CRCS_MAX),
+            "a displaced entry keeps at most one block crc per piece: {count} for {}",
+            pieces.len()
+        );
+        assert!(
+            (self.block_crcs.iter()).all(|(_, c)| !c.is_empty())
+                && (self.block_crcs.windows(2)).all(|r| r[0].0 + (r[0].1.len() as u64) < r[1].0),
+            "runs ascending, a gap between two"
+        );
+    }
+}
+
+/// The file blocks (of `WriteCrcs::BLOCK_BYTES`) `pieces` lie in, ascending, each once.
+fn blocks_of(pieces: &[(u64, HomePiece)]) -> Vec<u64> {
+    let mut blocks: Vec<u64> = (pieces.iter())
+        .map(|&(a, _)| a / WriteCrcs::BLOCK_BYTES)
+        .collect();
+    blocks.sort_unstable();
+    blocks.dedup();
+    blocks
+}
+
+/// `flat` (`(block, crc)`, ascending by block, each block once) as runs of consecutive
+/// blocks (`DisplacedWriteCrcs::block_crcs`).
+fn runs_of(flat: &[(u64, u32)]) -> Vec<(u64, Vec<u32>)> {
+    assert!(
+        flat.windows(2).all(|p| p[0].0 < p[1].0),
+        "ascending, each block once"
+    );
+    let mut runs: Vec<(u64, Vec<u32>)> = Vec::new();
+    for &(b, crc) in flat {
+        match runs.last_mut() {
+            Some((first, crcs)) if *first + crcs.len() as u64 == b => crcs.push(crc),
+            _ => runs.push((b, vec![crc])),
+        }
+    }
+    runs
+}
+
+impl DisplacedHomePieces {
+    /// Keep only the pieces `keep` says, and the block crcs of the blocks they lie in.
+    pub(crate) fn retain_pieces(&mut self, keep: impl FnMut(&(u64, HomePiece)) -> bool) {
+        let before = self.pieces.len();
+        self.pieces.retain(keep);
+        if let Some(c) = self.crcs.as_mut().filter(|_| self.pieces.len() < before) {
+            c.retain_blocks_of(&self.pieces);
+        }
+    }
+}
+
+/// `DisplacedHomePieces` in a snapshot. Session 48 writes its narrowed crcs as
+/// `piece_block_crcs` (with header version `STATE_VERSION_SESSION48_RECORDS` while an
+/// entry holds them: a session 46 or 47 binary would read the entry as one whose crcs are
+/// still to come, and keep it past its write's `Durable`); the form of sessions 46 and 47,
+/// the write's whole `WriteCrcs` as `crcs`, is read and narrowed to the pieces.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct DisplacedHomePiecesOnDisk {
+    file: u64,
+    offset_bytes: u64,
+    len_bytes: u64,
+    /// Sessions 46 and 47 (read only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    crcs: Option<WriteCrcs>,
+    /// Session 48 on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    piece_block_crcs: Option<DisplacedWriteCrcs>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    crcs_promised: bool,
+    pieces: Vec<(u64, HomePiece)>,
+}
+
+impl From<DisplacedHomePiecesOnDisk> for DisplacedHomePieces {
+    fn from(d: DisplacedHomePiecesOnDisk) -> DisplacedHomePieces {
+        let narrowed_before = d.crcs.map(|w| DisplacedWriteCrcs::narrowed(&w, &d.pieces));
+        DisplacedHomePieces {
+            file: d.file,
+            offset_bytes: d.offset_bytes,
+            len_bytes: d.len_bytes,
+            crcs: d.piece_block_crcs.or(narrowed_before),
+            crcs_promised: d.crcs_promised,
+            pieces: d.pieces,
+        }
+    }
+}
+
+impl From<DisplacedHomePieces> for DisplacedHomePiecesOnDisk {
+    fn from(d: DisplacedHomePieces) -> DisplacedHomePiecesOnDisk {
+        DisplacedHomePiecesOnDisk {
+            file: d.file,
+            offset_bytes: d.offset_bytes,
+            len_bytes: d.len_bytes,
+            crcs: None,
+            piece_block_crcs: d.crcs,
+            crcs_promised: d.crcs_promised,
+            pieces: d.pieces,
+        }
+    }
 }
 
 /// See `Rec::RefusedBlocks`.
@@ -1956,6 +2137,13 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
+        if self.home_witness_displaced.iter().any(|d| d.crcs.is_some()) {
+            // Session 48's narrowed crcs (`piece_block_crcs`): a session 46 or 47 binary
+            // would read the entry as one whose crcs are still to come (it knows `crcs`
+            // only), keep it past its write's `Durable` and decide its pieces at the next
+            // open without the crcs that tell the write's own bytes from stale ones.
+            return crate::superblock::STATE_VERSION_SESSION48_RECORDS;
+        }
         if !self.home_witness_displaced.is_empty() {
             // Session 46's field (s46a): an older binary would drop it, and a cut write's
             // displaced pieces with it (review r46d LOW-5: a stale rest read with success
@@ -3407,8 +3595,8 @@ mod tests {
         assert_eq!(displaced[0].crcs.map(|w| w.plans.clone()), Some(vec![11]));
         assert_eq!(
             state.reader_version(),
-            crate::superblock::STATE_VERSION_SESSION46_RECORDS,
-            "a snapshot holding displaced pieces is refused by older binaries"
+            crate::superblock::STATE_VERSION_SESSION48_RECORDS,
+            "a snapshot holding displaced pieces with session 48's narrowed crcs is refused by sessions 46 and 47"
         );
         let json = serde_json::to_value(&state).unwrap();
         let back: State = serde_json::from_value(json.clone()).unwrap();
@@ -3443,6 +3631,11 @@ mod tests {
         state.apply(seq, &input(5500, 100));
         assert_eq!(state.home_witness_displaced.len(), 1);
         assert!(state.home_witness_displaced[0].crcs.is_none());
+        assert_eq!(
+            state.reader_version(),
+            crate::superblock::STATE_VERSION_SESSION46_RECORDS,
+            "displaced pieces without crcs read as in session 46; older binaries refuse them"
+        );
         let kept: Vec<KeptHomePiece> = (state.home_witness_displaced[0].pieces.iter())
             .map(|&(first_bytes, piece)| KeptHomePiece {
                 file: 1,
@@ -3556,6 +3749,95 @@ mod tests {
         assert!(!state.home_witness_displaced_pieces()[0].cut_before_crcs);
         durable(&mut seq, &mut state, &[12]);
         assert!(state.home_witness_displaced.is_empty());
+    }
+
+    /// Session 48 (s48c, review r46a MEDIUM-1): a big home write over two witnessed blocks
+    /// far apart keeps, in its displaced entry, the crcs of those two blocks only (the
+    /// crcs of its parts of them, as its `WriteCrcs` has them), not one per block it
+    /// writes; a later write's input over one piece drops that block's crc with it; a
+    /// snapshot of sessions 46 and 47 (the whole `WriteCrcs` as `crcs`) reads narrowed to
+    /// the same entry; this binary's snapshot writes `piece_block_crcs` and no `crcs`.
+    #[test]
+    fn a_displaced_entry_keeps_the_crcs_of_its_pieces_blocks_only() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let blocks: u64 = 1024;
+        let (near, far) = (vec![2u8; 1000], vec![3u8; 4096]);
+        home_write(&mut seq, &mut state, 10, 100, &near);
+        home_write(&mut seq, &mut state, 11, 1000 * 4096, &far);
+        durable(&mut seq, &mut state, &[10, 11]);
+        // Blocks 0..blocks of other bytes, from byte 10 (its first block in part), cut.
+        let over: Vec<u8> = (0..blocks * 4096 - 10).map(|i| (i % 251) as u8).collect();
+        home_write(&mut seq, &mut state, 12, 10, &over);
+        let whole = WriteCrcs::of(vec![12], 1, 10, &over);
+        let d = &state.home_witness_displaced[0];
+        assert_eq!(d.pieces.len(), 2, "the scene: two pieces displaced");
+        let crcs = d.crcs.as_ref().expect("its crcs are on record");
+        assert_eq!(crcs.plans, vec![12]);
+        assert_eq!(
+            crcs.block_crcs,
+            vec![
+                (0, vec![whole.crc_of(10, 4096).unwrap()]),
+                (1000, vec![whole.crc_of(1000 * 4096, 1001 * 4096).unwrap()])
+            ],
+            "the crcs of the two blocks the pieces lie in, the write's parts of them"
+        );
+        let pieces = state.home_witness_displaced_pieces();
+        assert_eq!(pieces[0].write_crc, Some(crcs.block_crcs[0].1[0]));
+        assert_eq!(pieces[1].write_crc, crcs.crc_of_block(1000));
+        assert_eq!(
+            (crcs.crc_of_block(1), crcs.crc_of_block(1001)),
+            (None, None)
+        );
+        assert_eq!(pieces[0].write, (10, blocks * 4096));
+        assert_eq!(
+            state.reader_version(),
+            crate::superblock::STATE_VERSION_SESSION48_RECORDS
+        );
+        // This binary's snapshot: the narrowed form only, its size the pieces'.
+        let entry_json = serde_json::to_string_pretty(&state.home_witness_displaced).unwrap();
+        assert!(
+            entry_json.contains("piece_block_crcs") && !entry_json.contains("\"crcs\""),
+            "{entry_json}"
+        );
+        assert!(entry_json.len() < 1024, "{} bytes", entry_json.len());
+        let back: State = serde_json::from_value(serde_json::to_value(&state).unwrap()).unwrap();
+        assert_eq!(back.home_witness_displaced, state.home_witness_displaced);
+        // A session-46/47 snapshot of the same entry (the whole crcs) reads narrowed.
+        let mut older = serde_json::to_value(&state.home_witness_displaced[0]).unwrap();
+        let entry = older.as_object_mut().unwrap();
+        entry.remove("piece_block_crcs").unwrap();
+        entry.insert("crcs".into(), serde_json::to_value(&whole).unwrap());
+        let read: DisplacedHomePieces = serde_json::from_value(older).unwrap();
+        assert_eq!(read, state.home_witness_displaced[0]);
+        // A later write's input over the far piece: the piece and its block's crc go.
+        seq += 1;
+        state.apply(
+            seq,
+            &Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: 1000 * 4096 + 10,
+                len_bytes: 10,
+                now_ns: 0,
+                crcs_follow: false,
+                home_crcs_follow: false,
+            }),
+        );
+        let d = &state.home_witness_displaced[0];
+        assert_eq!(d.pieces.len(), 1);
+        assert_eq!(d.crcs.as_ref().unwrap().crcs_count(), 1);
+        assert_eq!(d.crcs.as_ref().unwrap().crc_of_block(1000), None);
+
+        // A write over a witnessed range keeps one run: a crc per block, as its crcs.
+        let (mut state, mut seq) = (State::default(), 0u64);
+        home_write(&mut seq, &mut state, 20, 0, &[4u8; 8 * 4096]);
+        durable(&mut seq, &mut state, &[20]);
+        let over: Vec<u8> = (0..8 * 4096).map(|i| (i % 253) as u8).collect();
+        home_write(&mut seq, &mut state, 21, 0, &over);
+        let whole = WriteCrcs::of(vec![21], 1, 0, &over);
+        let crcs = state.home_witness_displaced[0].crcs.as_ref().unwrap();
+        assert_eq!(crcs.block_crcs, vec![(0, whole.block_crcs.clone())]);
+        assert_eq!(crcs.crc_of_block(7), Some(whole.block_crcs[7]));
+        assert_eq!(crcs.crc_of_block(8), None);
     }
 
     /// Review r46a: the displaced pieces of all entries together are not bounded by

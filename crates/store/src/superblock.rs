@@ -85,6 +85,14 @@ pub const STATE_VERSION_SESSION33_RECORDS: u32 = 10;
 /// torn tail (or, with records after it, called damage in the middle) it could not say
 /// what to do.
 pub const STATE_VERSION_SESSION46_RECORDS: u32 = 11;
+/// The state file's header version while its snapshot holds a field that binaries of
+/// sessions 46 and 47 would misread (they read header versions 1 to 11 and refuse 12,
+/// changing nothing): session 48's narrowed crcs of a displaced home-witness entry
+/// (`DisplacedHomePieces::crcs`, written as `piece_block_crcs`; s48c). Such a binary knows
+/// only the whole `WriteCrcs` as `crcs`: reading none, it would keep the entry past its
+/// write's `Durable` and decide its pieces without the crcs. No journal record names it
+/// (the records are unchanged; the state narrows the crcs as it applies them).
+pub const STATE_VERSION_SESSION48_RECORDS: u32 = 12;
 /// The superblock's header version when its store seeds block crcs with the OSS
 /// ([`BlockCrcSeed::StoreOssAddress`], every store `init` makes from session 12 on). Why a
 /// header version: binaries before session 12 read superblock header version 1 only and
@@ -552,6 +560,7 @@ fn versions_read(kind: &str) -> &'static [u32] {
             STATE_VERSION_SESSION30_RECORDS,
             STATE_VERSION_SESSION33_RECORDS,
             STATE_VERSION_SESSION46_RECORDS,
+            STATE_VERSION_SESSION48_RECORDS,
         ]
     } else if kind == "superblock" {
         &[
@@ -806,23 +815,23 @@ mod tests {
         assert!(err.contains("Restore this file from a backup"), "{err}");
     }
 
-    /// Session-46 records name version 11; this build reads every state header from 1 to 11
+    /// Session 48's narrowed displaced crcs name version 12; this build reads every state header from 1 to 12
     /// and refuses the next one with the release advice, changing nothing.
     #[test]
-    fn state_headers_up_to_the_session_46_version_are_read_and_the_next_is_refused() {
+    fn state_headers_up_to_the_session_48_version_are_read_and_the_next_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state");
-        for version in 1..=STATE_VERSION_SESSION46_RECORDS {
+        for version in 1..=STATE_VERSION_SESSION48_RECORDS {
             write_checked_version(&path, "state", version, &7u32).unwrap();
             let (value, read) = read_checked_version::<u32>(&path, "state").unwrap();
             assert_eq!((value, read), (7, version));
         }
-        let next = STATE_VERSION_SESSION46_RECORDS + 1;
-        set_header_version(&path, "state", STATE_VERSION_SESSION46_RECORDS).unwrap();
+        let next = STATE_VERSION_SESSION48_RECORDS + 1;
+        set_header_version(&path, "state", STATE_VERSION_SESSION48_RECORDS).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let text = String::from_utf8(bytes).unwrap();
         let newer = text.replacen(
-            &format!(" v{STATE_VERSION_SESSION46_RECORDS} "),
+            &format!(" v{STATE_VERSION_SESSION48_RECORDS} "),
             &format!(" v{next} "),
             1,
         );

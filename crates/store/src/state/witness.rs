@@ -48,8 +48,12 @@ pub struct DisplacedPiece<'a> {
     pub file: u64,
     pub first_bytes: u64,
     pub piece: HomePiece,
-    /// The write's crcs, if on record.
-    pub crcs: Option<&'a WriteCrcs>,
+    /// The write's bytes (`DisplacedHomePieces::offset_bytes`, `len_bytes`).
+    pub write: (u64, u64),
+    /// The write's crcs (`DisplacedWriteCrcs`), if on record.
+    pub crcs: Option<&'a DisplacedWriteCrcs>,
+    /// The crc of the write's bytes in the block the piece lies in, if on record.
+    pub write_crc: Option<u32>,
     /// Its input promised its crcs and a later record came first: cut before any block
     /// write of it (`DisplacedHomePieces::crcs_promised`).
     pub cut_before_crcs: bool,
@@ -279,7 +283,10 @@ impl State {
                         let same = (d.file, d.offset_bytes, d.len_bytes)
                             == (w.file, w.offset_bytes, w.len_bytes);
                         if d.crcs.is_none() && same {
-                            d.crcs = Some(w.clone());
+                            // Only what the decision needs: the crcs of the blocks its
+                            // pieces lie in (review r46a MEDIUM-1: the whole write's were
+                            // kept, a crc per block written, in every snapshot).
+                            d.crcs = Some(DisplacedWriteCrcs::narrowed(w, &d.pieces));
                         }
                     }
                 }
@@ -381,7 +388,7 @@ impl State {
     ) {
         for d in self.home_witness_displaced.iter_mut() {
             if d.file == file {
-                d.pieces.retain(|(pa, p)| p.end_bytes <= a || z <= *pa);
+                d.retain_pieces(|(pa, p)| p.end_bytes <= a || z <= *pa);
             }
         }
         self.home_witness_displaced.retain(|d| !d.pieces.is_empty());
@@ -435,7 +442,10 @@ impl State {
                     file: d.file,
                     first_bytes,
                     piece,
+                    write: (d.offset_bytes, d.offset_bytes + d.len_bytes),
                     crcs: d.crcs.as_ref(),
+                    write_crc: (d.crcs.as_ref())
+                        .and_then(|c| c.crc_of_block(first_bytes / WriteCrcs::BLOCK_BYTES)),
                     cut_before_crcs: d.crcs.is_none() && d.crcs_promised,
                 })
             })

@@ -658,28 +658,44 @@ impl Store {
             return Ok(());
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
-        // `(file, first, piece, the write's crcs if on record, cut before its crcs)`.
+        // `(file, first, piece, the write's bytes, whether its crcs are on record, its crc
+        // of the piece's block if so, cut before its crcs)`: copies, not the entries'
+        // crcs (one clone per piece of its write's crcs was the whole write's, each).
         type Displaced = (
             u64,
             u64,
             crate::state::HomePiece,
-            Option<crate::state::WriteCrcs>,
+            (u64, u64),
+            bool,
+            Option<u32>,
             bool,
         );
         let displaced: Vec<Displaced> = (core.state.home_witness_displaced_pieces().into_iter())
             .map(|d| {
-                let crcs = d.crcs.cloned();
-                (d.file, d.first_bytes, d.piece, crcs, d.cut_before_crcs)
+                let on_record = d.crcs.is_some();
+                (
+                    d.file,
+                    d.first_bytes,
+                    d.piece,
+                    d.write,
+                    on_record,
+                    d.write_crc,
+                    d.cut_before_crcs,
+                )
             })
             .collect();
         assert!(displaced.len() <= crate::state::HOME_WITNESS_PIECES_MAX);
         let mut kept: Vec<crate::state::KeptHomePiece> = Vec::new();
         let mut stripes: BTreeMap<(u64, u64), HomeStripe> = BTreeMap::new();
         let mut written_back = 0usize;
-        for &(file, a, piece, ref crcs, cut_before_crcs) in &displaced {
+        for &(file, a, piece, (wa, wz), crcs_on_record, write_crc, cut_before_crcs) in &displaced {
             assert!(
-                !(cut_before_crcs && crcs.is_some()),
+                !(cut_before_crcs && crcs_on_record),
                 "a write cut before its crcs has none on record"
+            );
+            assert!(
+                crcs_on_record || write_crc.is_none(),
+                "a block crc comes with the write's crcs"
             );
             let z = piece.end_bytes;
             assert!(a < z && z - a <= block, "a piece lies in one block");
@@ -734,15 +750,12 @@ impl Store {
                 kept.push(keep);
                 continue;
             }
-            // The cut write's own bytes in this block, by its crcs.
-            let landed = crcs.as_ref().is_some_and(|w| {
-                let (wa, wz) = (w.offset_bytes, w.offset_bytes + w.len_bytes);
+            // The cut write's own bytes in this block, by its crc of the block (the entry
+            // keeps the crc of each block a piece lies in: `DisplacedWriteCrcs`).
+            assert_eq!(b_file / block, a / block, "file blocks are element blocks");
+            let landed = write_crc.is_some_and(|crc| {
                 let (ca, cz) = (wa.max(b_file), wz.min(b_file + block));
-                let j = (b_file / block).checked_sub(wa / block);
-                w.file == file
-                    && ca < cz
-                    && j.and_then(|j| w.block_crcs.get(j as usize))
-                        .is_some_and(|&crc| crc32c::crc32c(bytes(ca, cz)) == crc)
+                ca < cz && crc32c::crc32c(bytes(ca, cz)) == crc
             });
             if landed {
                 continue; // dropped: the cut write's bytes stand there
@@ -771,10 +784,8 @@ impl Store {
                 continue;
             };
             let mut pieces: Vec<(u64, u64, u32)> = (displaced.iter())
-                .filter(|&&(f, pa, p, _, _)| {
-                    f == file && pa < b_file + block && b_file < p.end_bytes
-                })
-                .map(|&(_, pa, p, _, _)| (pa, p.end_bytes, p.crc))
+                .filter(|&&(f, pa, p, ..)| f == file && pa < b_file + block && b_file < p.end_bytes)
+                .map(|&(_, pa, p, ..)| (pa, p.end_bytes, p.crc))
                 .collect();
             pieces.extend(core.state.home_witness_in(file, b_file, b_file + block));
             if pieces_confirm_block(&pieces, b_file, &whole[lo..hi], &el[lo..hi]) {

@@ -696,3 +696,132 @@ fn a_home_witness_cleared_record_turns_the_state_header_to_version_11_until_a_ch
     assert!(older_binary_reads(dir.path()), "{}", header(dir.path()));
     store.close().unwrap();
 }
+
+/// Review r47a LOW-3 and session 48 (s48c): what a binary of session 46 reads of the fields
+/// sessions 47 and 48 added around the home witness's displaced pieces. Its types are the
+/// `Before47` ones below (the fields and serde attributes of c092d8a5's `Input::Write` and
+/// `DisplacedHomePieces`; a session-47 binary's entry adds `crcs_promised` only, and reads
+/// the same here):
+/// - a journaled `Input::Write` promising its home crcs (`home_crcs_follow`, session 47)
+///   reads as the same input without the promise (serde skips the field): no version bump
+///   needed, and session 46 drops the entry at the next record as it did;
+/// - a snapshot entry cut before its promised crcs (`crcs_promised`, session 47; no crcs
+///   on record) reads as session 46's entry waiting for its crcs (it decides it as it did),
+///   under header version 11, which session 46 reads;
+/// - a snapshot entry holding session 48's narrowed crcs (`piece_block_crcs`) would read
+///   as one with NO crcs (session 46 knows only `crcs`: it would keep the entry past its
+///   write's `Durable` and decide its pieces without the crcs): a misread, so the snapshot
+///   says header version 12 (`STATE_VERSION_SESSION48_RECORDS`), which a binary of session
+///   46 or 47 (it reads 1 to 11) refuses, changing nothing.
+#[test]
+fn a_session_46_binary_reads_session_47_fields_as_without_them_and_refuses_session_48_crcs() {
+    use crate::state::{DisplacedHomePieces, HomePiece, WriteCrcs};
+    #[derive(Debug, PartialEq, Eq, serde::Deserialize)]
+    enum InputBefore47 {
+        Write {
+            file: u64,
+            offset_bytes: u64,
+            len_bytes: u64,
+            now_ns: u64,
+            #[serde(default)]
+            crcs_follow: bool,
+        },
+    }
+    #[derive(Debug, PartialEq, Eq, serde::Deserialize)]
+    enum RecBefore47 {
+        Input(InputBefore47),
+    }
+    #[derive(Debug, PartialEq, Eq, serde::Deserialize)]
+    struct DisplacedHomePiecesBefore47 {
+        file: u64,
+        offset_bytes: u64,
+        len_bytes: u64,
+        crcs: Option<WriteCrcs>,
+        pieces: Vec<(u64, HomePiece)>,
+    }
+    const SESSION_46_READS_MAX: u32 = crate::superblock::STATE_VERSION_SESSION46_RECORDS;
+
+    let input = Rec::Input(Input::Write {
+        file: 3,
+        offset_bytes: 5500,
+        len_bytes: 100,
+        now_ns: 7,
+        crcs_follow: false,
+        home_crcs_follow: true,
+    });
+    let json = serde_json::to_string(&input).unwrap();
+    assert!(json.contains("home_crcs_follow"), "{json}");
+    let read: RecBefore47 = serde_json::from_str(&json)
+        .unwrap_or_else(|e| panic!("a session-46 binary reads {json}: {e}"));
+    assert_eq!(
+        read,
+        RecBefore47::Input(InputBefore47::Write {
+            file: 3,
+            offset_bytes: 5500,
+            len_bytes: 100,
+            now_ns: 7,
+            crcs_follow: false,
+        })
+    );
+    assert_eq!(input.reader_version(), crate::superblock::FORMAT_VERSION);
+
+    // A home witness piece of block 1, displaced by that input, cut before its crcs.
+    let piece = HomePiece {
+        end_bytes: 6000,
+        crc: 0xabcd,
+        seq: 4,
+    };
+    let mut state = State::default();
+    state.home_witness_displaced.push(DisplacedHomePieces {
+        file: 3,
+        offset_bytes: 5500,
+        len_bytes: 100,
+        crcs: None,
+        crcs_promised: true,
+        pieces: vec![(5000, piece)],
+    });
+    assert!(state.reader_version() <= SESSION_46_READS_MAX);
+    let json = serde_json::to_value(&state.home_witness_displaced[0]).unwrap();
+    assert_eq!(json["crcs_promised"], serde_json::json!(true), "{json}");
+    let read: DisplacedHomePiecesBefore47 = serde_json::from_value(json.clone())
+        .unwrap_or_else(|e| panic!("a session-46 binary reads {json}: {e}"));
+    assert_eq!(
+        read,
+        DisplacedHomePiecesBefore47 {
+            file: 3,
+            offset_bytes: 5500,
+            len_bytes: 100,
+            crcs: None,
+            pieces: vec![(5000, piece)],
+        }
+    );
+
+    // Its crcs on record (a write in flight at a checkpoint): session 48's narrowed form.
+    let whole = WriteCrcs::of(vec![9], 3, 5500, &[1u8; 100]);
+    let narrowed = crate::state::DisplacedWriteCrcs::narrowed(&whole, &[(5000, piece)]);
+    assert_eq!(narrowed.block_crcs, vec![(1, vec![whole.block_crcs[0]])]);
+    state.home_witness_displaced[0].crcs = Some(narrowed);
+    state.home_witness_displaced[0].crcs_promised = false;
+    let json = serde_json::to_value(&state.home_witness_displaced[0]).unwrap();
+    let read: DisplacedHomePiecesBefore47 = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(read.crcs, None, "the misread the version prevents: {json}");
+    let version = state.reader_version();
+    assert_eq!(version, crate::superblock::STATE_VERSION_SESSION48_RECORDS);
+    assert!(
+        version > SESSION_46_READS_MAX,
+        "a session-46/47 binary refuses it"
+    );
+    // As a checkpoint writes it: the header says so, and this binary reads it back.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(STATE_FILE);
+    write_checked_version(&path, "state", version, &state).unwrap();
+    assert!(
+        header(dir.path()).starts_with("EXARAID state v12 "),
+        "{}",
+        header(dir.path())
+    );
+    let (back, read_version) =
+        crate::superblock::read_checked_version::<State>(&path, "state").unwrap();
+    assert_eq!(read_version, version);
+    assert_eq!(back.home_witness_displaced, state.home_witness_displaced);
+}
