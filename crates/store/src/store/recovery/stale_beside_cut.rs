@@ -465,8 +465,8 @@ impl Store {
                 // hold the same bytes (see `every_world_old_refuted`).
                 let crcs = self.cut_row_crcs(v, plan);
                 let choices = self.cut_row_choices(v, &crcs, &cells, &whole_new);
-                if self.every_world_old_refuted(v, &crcs, &choices)
-                    || self.every_world_old_refuted_in_pages(v, &crcs, plan, &choices)
+                if self.every_world_old_refuted(v, &crcs, &choices, None)
+                    || self.every_world_old_refuted(v, &crcs, &choices, Some(plan))
                 {
                     // Unless the write's part of the block kept old is proven new (s48a).
                     return Ok(self.refuted_row_rolled_forward(v, &crcs, &choices));
@@ -676,15 +676,8 @@ impl Store {
             // checked at that block's offsets with the write's other blocks known where
             // both versions hold the same bytes: a STALE block (a lost write) taken as old
             // is refuted there (see `unchecked_worlds_refuted`).
-            if self.unchecked_worlds_refuted(v, &crcs, &assignments, &worlds, &fit)
-                || self.unchecked_worlds_refuted_in_pages(
-                    v,
-                    &crcs,
-                    plan,
-                    &assignments,
-                    &worlds,
-                    &fit,
-                )
+            if self.unchecked_worlds_refuted(v, &crcs, &assignments, &worlds, &fit, None)
+                || self.unchecked_worlds_refuted(v, &crcs, &assignments, &worlds, &fit, Some(plan))
             {
                 // Unless the write's part of the block kept old is proven new (s48a).
                 return Ok(self.refuted_row_rolled_forward(v, &crcs, &choices));
@@ -2478,11 +2471,15 @@ impl Store {
     /// Q refutes D2. Not mended: r46b's write over elements 1 and 2, cut #216, row 1: the
     /// torn block D1 has acknowledged bytes over the whole row, so nothing of it is known
     /// and at D2's offsets D1 and P are erased: no column to spare (OPEN, s47b's report).
+    ///
+    /// With `in_pages` (the cut plan), each old version also knows the write's torn data
+    /// blocks per page where their page-cut record proves them (`old_in_pages`, s48b).
     fn every_world_old_refuted(
         &self,
         v: &RowView,
         crcs: &RowCrcs,
         choices: &[(Pos, Vec<BlockVersion>)],
+        in_pages: Option<PlanId>,
     ) -> bool {
         let Some((assignments, false)) = self.checkable_assignments(choices) else {
             return false;
@@ -2492,7 +2489,7 @@ impl Store {
             && assignments.iter().all(|a| {
                 self.old_kept_over_acked(v, crcs, a) && {
                     let w = self.cut_row_versions(v, crcs, a);
-                    self.old_refuted(&self.old_in_pieces(v, crcs, a, &w))
+                    self.old_refuted(&self.old_known(v, crcs, in_pages, a, &w))
                 }
             })
     }
@@ -2556,6 +2553,8 @@ impl Store {
     /// known (outside its write range, or zeros outside its live ranges when torn) and Q,
     /// not yet written, is a column to spare: it refutes the stale block. A crash alone
     /// (the block's true old bytes) agrees there, so no true row is refuted.
+    ///
+    /// `in_pages`: as `every_world_old_refuted`'s.
     fn unchecked_worlds_refuted(
         &self,
         v: &RowView,
@@ -2563,6 +2562,7 @@ impl Store {
         assignments: &[BTreeMap<Pos, BlockVersion>],
         worlds: &[[Version; 2]],
         fit: &[Option<bool>],
+        in_pages: Option<PlanId>,
     ) -> bool {
         assert_eq!(assignments.len(), worlds.len(), "one world per assignment");
         assert!(
@@ -2577,7 +2577,7 @@ impl Store {
         !unchecked.is_empty()
             && unchecked.iter().all(|&k| {
                 self.old_kept_over_acked(v, crcs, &assignments[k]) && {
-                    let ver = self.old_in_pieces(v, crcs, &assignments[k], &worlds[k]);
+                    let ver = self.old_known(v, crcs, in_pages, &assignments[k], &worlds[k]);
                     self.old_refuted(&ver)
                 }
             })

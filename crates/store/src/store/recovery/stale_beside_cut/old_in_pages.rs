@@ -2,7 +2,8 @@
 //! per page (session 48, s48b; review r45d's shapes s47b left: a write of 12000+12000, rs
 //! 4+3 4 KiB seeds 2 and 3, rs 4+3 8 KiB seed 4).
 //!
-//! s47b's refutation (`unchecked_worlds_refuted`, `every_world_old_refuted`) knows the
+//! s47b's refutation (`unchecked_worlds_refuted`, `every_world_old_refuted`, called a
+//! second time with `in_pages`) knows the
 //! write's other in-flight blocks in the old version only where both versions hold the same
 //! bytes (`old_in_pieces`). A block the cut tore (it fails its checksum) is known there only
 //! outside its live ranges. Where the stale block's offsets lie under the write's range of
@@ -27,60 +28,20 @@
 use super::*;
 
 impl Store {
-    /// `every_world_old_refuted` (the `confirms` arm) with the write's torn blocks known per
-    /// page in each world's old version (`old_in_pages`).
-    pub(super) fn every_world_old_refuted_in_pages(
+    /// World `w`'s (`assigned`'s) old version as the two refutations build it: with
+    /// `in_pages` (the cut plan) as `old_in_pages`, else as `old_in_pieces`.
+    pub(super) fn old_known(
         &self,
         v: &RowView,
         crcs: &RowCrcs,
-        plan: PlanId,
-        choices: &[(Pos, Vec<BlockVersion>)],
-    ) -> bool {
-        let Some((assignments, false)) = self.checkable_assignments(choices) else {
-            return false;
-        };
-        assert!(assignments.len() <= 1 << ASSIGNED_BLOCKS_MAX);
-        !assignments.is_empty()
-            && assignments.iter().all(|a| {
-                self.old_kept_over_acked(v, crcs, a) && {
-                    let w = self.cut_row_versions(v, crcs, a);
-                    self.old_refuted(&self.old_in_pages(v, crcs, plan, a, &w))
-                }
-            })
-    }
-
-    /// `unchecked_worlds_refuted` (no world checked by a decode) with the write's torn
-    /// blocks known per page in each unchecked world's old version (`old_in_pages`).
-    pub(super) fn unchecked_worlds_refuted_in_pages(
-        &self,
-        v: &RowView,
-        crcs: &RowCrcs,
-        plan: PlanId,
-        assignments: &[BTreeMap<Pos, BlockVersion>],
-        worlds: &[[Version; 2]],
-        fit: &[Option<bool>],
-    ) -> bool {
-        assert_eq!(assignments.len(), worlds.len(), "one world per assignment");
-        assert!(
-            fit.len() >= worlds.len(),
-            "a fit per world, one more where unlisted"
-        );
-        // An unlisted world (`fit` past the listed ones) checks nothing: not refuted.
-        if fit.len() > worlds.len() || fit.contains(&Some(true)) {
-            return false;
+        in_pages: Option<PlanId>,
+        assigned: &BTreeMap<Pos, BlockVersion>,
+        w: &[Version; 2],
+    ) -> Version {
+        match in_pages {
+            Some(plan) => self.old_in_pages(v, crcs, plan, assigned, w),
+            None => self.old_in_pieces(v, crcs, assigned, w),
         }
-        let unchecked: Vec<usize> = (0..worlds.len()).filter(|&k| fit[k].is_none()).collect();
-        !unchecked.is_empty()
-            && unchecked.iter().all(|&k| {
-                self.old_kept_over_acked(v, crcs, &assignments[k])
-                    && self.old_refuted(&self.old_in_pages(
-                        v,
-                        crcs,
-                        plan,
-                        &assignments[k],
-                        &worlds[k],
-                    ))
-            })
     }
 
     /// World `w`'s (`assigned`'s) old version as `old_in_pieces` knows it, and besides, each
