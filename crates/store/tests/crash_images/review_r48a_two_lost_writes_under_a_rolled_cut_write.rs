@@ -137,11 +137,12 @@ fn probe_r48a() {
         let (a, n): (usize, usize) = (a.parse().unwrap(), n.parse().unwrap());
         lost.push(a..a + n);
     }
-    let after: Vec<std::ops::Range<usize>> = std::env::var("R48A_AFTER").map_or(vec![], |v| {
+    let mut after: Vec<std::ops::Range<usize>> = Vec::new();
+    if let Ok(v) = std::env::var("R48A_AFTER") {
         let (a, n) = v.split_once('+').unwrap();
         let (a, n): (usize, usize) = (a.parse().unwrap(), n.parse().unwrap());
-        vec![a..a + n]
-    });
+        after.push(a..a + n);
+    }
     let (cuts, problems, losses) =
         lost_writes_under_the_cut_write(UNIT, &lost, &after, 11192..13288, seed);
     eprintln!(
