@@ -54,6 +54,7 @@ mod s37b_rotten_cache_block_beside_a_landed_part_with_p_old;
 mod s39c_journal_mark_without_fsync;
 mod s39c_power_cut_with_journal_marks;
 mod s44c_cache_witness_gaps;
+mod r48b_reused_chunk_cut_write_crash_alone;
 mod s48b_stale_bytes_under_another_blocks_cut_range;
 mod stale_beside_wide_cut_write;
 mod stale_cache_at_full_tolerance;

@@ -136,6 +136,7 @@ mod s47a_cut_before_crcs;
 mod s47d_later_write_over_a_cut_write;
 mod s47d_way_out_clear_power_cut;
 mod s47d_witness_located_message;
+mod r48c_review;
 mod s48c_displaced_entry_size;
 mod scrub_beside_half_failed_write;
 mod scrub_cache;
