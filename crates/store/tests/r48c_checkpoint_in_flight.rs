@@ -18,9 +18,12 @@ const WRITER: &str = "r48c-writer";
 const WAIT: Duration = Duration::from_secs(60);
 
 fn header(dir: &std::path::Path) -> u32 {
-    exaraid_store::superblock::read_checked_version::<serde_json::Value>(&dir.join("state"), "state")
-        .unwrap()
-        .1
+    exaraid_store::superblock::read_checked_version::<serde_json::Value>(
+        &dir.join("state"),
+        "state",
+    )
+    .unwrap()
+    .1
 }
 
 #[test]
@@ -65,7 +68,10 @@ fn r48c_checkpoint_while_a_home_write_over_witnessed_blocks_is_in_flight() {
         let got = reopened.get("f").unwrap();
         let mut cut = acked.clone();
         cut[300..300 + over.len()].copy_from_slice(&over);
-        assert!(got == acked || got == cut, "the copy reads the acknowledged bytes");
+        assert!(
+            got == acked || got == cut,
+            "the copy reads the acknowledged bytes"
+        );
         reopened.close().unwrap();
         assert!(header(&copy) <= 11, "decided and closed: {}", header(&copy));
     });

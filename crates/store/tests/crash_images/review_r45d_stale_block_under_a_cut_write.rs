@@ -361,7 +361,7 @@ fn raid6_4k_stale_q_under_a_cut_write_seed_2_loses_no_more_than_before() {
     raid6_4k_stale_q_under_a_cut_write_seed_2_loses_at_most(27);
 }
 
-/// Review r47b MEDIUM-1, mended by s48a: r45d's 4 KiB scene at seed 2 with Q's OSS losing
+/// Review r47b MEDIUM-1, mended by s48a and the mend withdrawn (session 48, lead): r45d's 4 KiB scene at seed 2 with Q's OSS losing
 /// the acknowledged write (`R47B_STALE_COL=5`). Cut #118 (power cut before mutating call
 /// 15, out of order) leaves row 0 with D2 `Old` (right, verified), D3 torn (acknowledged
 /// 0..2048, its write 0..1000), P `New` (both pieces landed) and Q `Old` and STALE. The old
@@ -373,8 +373,16 @@ fn raid6_4k_stale_q_under_a_cut_write_seed_2_loses_no_more_than_before() {
 /// write's bytes may stand) and the row's running parity rewritten from the data, so
 /// every acknowledged byte reads right and the row is not LOST. Each acknowledged byte
 /// must read its last acknowledged value or be named LOST; at most 28 of 150 cuts LOST
-/// (3ab4cbf7: 29, #118 among them).
+/// (3ab4cbf7: 29, #118 among them). Withdrawn: the roll forward keeps the block's
+/// acknowledged bytes outside the part as they stand and rewrites the parity from them; a
+/// second lost write there, where the old version has no column to spare and the cache
+/// witness holds no piece, then read WRONG (review r48a HIGH:
+/// `review_r48a_two_lost_writes_under_a_rolled_cut_write`, witness at its bound, byte
+/// 8692). Gated on those bytes being checked or witnessed, it rolled no cut of the probe
+/// cells (the cut write's input drops the pieces of the blocks it overlaps, the rest of
+/// the block's among them), so it is not landed. Fails with `--ignored` (29 > 28).
 #[test]
+#[ignore = "OPEN r47b/r48a: s48a's roll forward of cut #118 withdrawn (a second lost write beside it read WRONG in a witness gap, review r48a HIGH): 29 LOST cuts of 150"]
 fn raid6_4k_stale_q_under_a_cut_write_seed_2_cut_118_rolled_forward() {
     raid6_4k_stale_q_under_a_cut_write_seed_2_loses_at_most(28);
 }

@@ -73,7 +73,9 @@ fn checkpoint_offline(dir: &Path, old_form: bool) -> (u32, usize) {
         let Some(c) = &d.crcs else { continue };
         let mut w = (whole.iter())
             .rev()
-            .find(|w| (w.file, w.offset_bytes, w.len_bytes) == (d.file, d.offset_bytes, d.len_bytes))
+            .find(|w| {
+                (w.file, w.offset_bytes, w.len_bytes) == (d.file, d.offset_bytes, d.len_bytes)
+            })
             .expect("the write's crcs are in the journal")
             .clone();
         w.plans = c.plans.clone();
@@ -174,7 +176,10 @@ fn sweep(code: CodeSpec, oss: usize, what: &str) {
                     state_header_version(&dir)
                 );
             }
-            assert_eq!(reads[0], reads[1], "{w}: the second open reads as the first");
+            assert_eq!(
+                reads[0], reads[1],
+                "{w}: the second open reads as the first"
+            );
             seen.push((form.to_string(), reads.remove(0)));
         }
         for (form, got) in &seen[1..] {
@@ -189,12 +194,14 @@ fn sweep(code: CodeSpec, oss: usize, what: &str) {
 }
 
 #[test]
-fn r48c_raid5_big_overwrite_of_a_lost_write_killed_replayed_checkpointed_and_session47_form_alike() {
+fn r48c_raid5_big_overwrite_of_a_lost_write_killed_replayed_checkpointed_and_session47_form_alike()
+{
     sweep(CodeSpec::raid5(4), 5, "raid5 4+1");
 }
 
 #[test]
-fn r48c_raid6_big_overwrite_of_a_lost_write_killed_replayed_checkpointed_and_session47_form_alike() {
+fn r48c_raid6_big_overwrite_of_a_lost_write_killed_replayed_checkpointed_and_session47_form_alike()
+{
     sweep(CodeSpec::raid6(4), 6, "raid6 4+2");
 }
 
@@ -209,7 +216,9 @@ fn r48c_displaced_runs_stay_in_step_with_their_pieces_random() {
     use exaraid_store::state::{DisplacedHomePieces, Input, WriteCrcs};
     let mut rng = 0x5eed_48c0_u64;
     let mut next = |n: u64| {
-        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (rng >> 33) % n
     };
     let block = WriteCrcs::BLOCK_BYTES;
@@ -228,7 +237,9 @@ fn r48c_displaced_runs_stay_in_step_with_their_pieces_random() {
             (a, len)
         };
         let data = |len: u64, salt: u64| -> Vec<u8> {
-            (0..len).map(|i| ((i * 31 + salt * 7) % 251) as u8).collect()
+            (0..len)
+                .map(|i| ((i * 31 + salt * 7) % 251) as u8)
+                .collect()
         };
         for _ in 0..(4 + next(8)) {
             let (a, len) = range(&mut next);
