@@ -1364,3 +1364,61 @@ pub fn check_f_at_every_journal_cut(
     std::fs::remove_dir_all(&laid.dir).unwrap();
     (cuts, lost_cuts)
 }
+
+/// The cut write of a power-cut scene: `store` (opened on `cut`, the file `f` as
+/// acknowledged in `before`) writes `cut_write` (pattern 4) armed, and every power cut of
+/// `out_of_order` is laid under `top` and checked as `open_laid_flush_and_read` does (a
+/// WRONG byte is a problem, a LOST block is named). `label` starts each cut's name.
+/// Returns (cuts, WRONG problems, each LOST cut's blocks).
+pub fn cut_write_at_every_power_cut(
+    top: &Path,
+    cut: &Arc<PowerCut>,
+    store: Store,
+    label: &str,
+    before: &[u8],
+    cut_write: std::ops::Range<usize>,
+    out_of_order: Option<OutOfOrder>,
+) -> (usize, Vec<String>, Vec<Vec<usize>>) {
+    cut.cut_journal_since_previous_call();
+    let new = crate::common::pattern(4, cut_write.len());
+    cut.arm();
+    store.write("f", cut_write.start as u64, &new).unwrap();
+    cut.last_image();
+    drop(store);
+    let images = cut.images();
+    let (mut points, mut problems, mut losses) = (0, Vec::new(), Vec::new());
+    for_each_power_cut_with(&images, out_of_order, |point| {
+        points += 1;
+        let what = format!("{label}: cut #{}: {}", points - 1, point.what());
+        let laid = top.join("try");
+        point.lay(&laid);
+        let check = || {
+            let (store, lost) =
+                open_laid_flush_and_read(&laid, &[], before, cut_write.clone(), &new, &what);
+            drop(store);
+            lost
+        };
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
+            Ok(lost) => {
+                if !lost.is_empty() {
+                    eprintln!("LOST-CUT {what}: blocks at {lost:?}");
+                    losses.push(lost);
+                }
+            }
+            Err(panic) => {
+                let said = (panic.downcast_ref::<String>().cloned())
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                eprintln!("PROBLEM {said}");
+                problems.push(said);
+            }
+        }
+        std::fs::remove_dir_all(&laid).unwrap();
+    });
+    eprintln!(
+        "{points} cuts, {} WRONG, {} LOST",
+        problems.len(),
+        losses.len()
+    );
+    (points, problems, losses)
+}

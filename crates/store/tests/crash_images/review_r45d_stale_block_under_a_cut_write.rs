@@ -77,48 +77,14 @@ fn stale_block_under_the_cut_write_in_col(
         std::fs::write(&zone_file, &snapshot).unwrap();
     }
     let before = before;
-    cut.cut_journal_since_previous_call();
-    let new = pattern(4, cut_write.len());
-    cut.arm();
-    store.write("f", cut_write.start as u64, &new).unwrap();
-    cut.last_image();
-    drop(store);
-    let images = cut.images();
-    let (mut points, mut problems, mut losses) = (0, Vec::new(), Vec::new());
-    let mut index = 0;
-    for_each_power_cut_with(&images, out_of_order, |point| {
-        index += 1;
-        points += 1;
-        let what = format!("{:?}: cut #{}: {}", code.kind, index - 1, point.what());
-        let laid = top.path().join("try");
-        point.lay(&laid);
-        let check = || {
-            let (store, lost) =
-                open_laid_flush_and_read(&laid, &[], &before, cut_write.clone(), &new, &what);
-            drop(store);
-            lost
-        };
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
-            Ok(lost) => {
-                if !lost.is_empty() {
-                    eprintln!("LOST-CUT {what}: blocks at {lost:?}");
-                    losses.push(lost);
-                }
-            }
-            Err(panic) => {
-                let said = (panic.downcast_ref::<String>().cloned())
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                eprintln!("PROBLEM {said}");
-                problems.push(said);
-            }
-        }
-        std::fs::remove_dir_all(&laid).unwrap();
-    });
-    eprintln!(
-        "{points} cuts, {} WRONG, {} LOST",
-        problems.len(),
-        losses.len()
+    let (points, problems, losses) = cut_write_at_every_power_cut(
+        top.path(),
+        &cut,
+        store,
+        &format!("{:?}", code.kind),
+        &before,
+        cut_write,
+        out_of_order,
     );
     (points, problems, losses)
 }

@@ -72,50 +72,15 @@ fn lost_writes_under_the_cut_write(
         before[r.clone()].copy_from_slice(&bytes);
     }
     let before = before;
-    cut.cut_journal_since_previous_call();
-    let new = pattern(4, cut_write.len());
-    cut.arm();
-    store.write("f", cut_write.start as u64, &new).unwrap();
-    cut.last_image();
-    drop(store);
-    let images = cut.images();
-    let (mut points, mut problems, mut losses) = (0, Vec::new(), 0);
     let order = Some(OutOfOrder {
         subsets_per_image: 16,
         seed,
         pages: true,
         only: false,
     });
-    for_each_power_cut_with(&images, order, |point| {
-        points += 1;
-        let what = format!("raid6: cut #{}: {}", points - 1, point.what());
-        let laid = top.path().join("try");
-        point.lay(&laid);
-        let check = || {
-            let (store, lost) =
-                open_laid_flush_and_read(&laid, &[], &before, cut_write.clone(), &new, &what);
-            drop(store);
-            lost
-        };
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
-            Ok(lost) => {
-                if !lost.is_empty() {
-                    eprintln!("LOST-CUT {what}: blocks at {lost:?}");
-                    losses += 1;
-                }
-            }
-            Err(panic) => {
-                let said = (panic.downcast_ref::<String>().cloned())
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                eprintln!("PROBLEM {said}");
-                problems.push(said);
-            }
-        }
-        std::fs::remove_dir_all(&laid).unwrap();
-    });
-    eprintln!("{points} cuts, {} WRONG, {losses} LOST", problems.len());
-    (points, problems, losses)
+    let (points, problems, losses) =
+        cut_write_at_every_power_cut(top.path(), &cut, store, "raid6", &before, cut_write, order);
+    (points, problems, losses.len())
 }
 
 /// Probe: `R48A_SEED` (default 2), `R48A_LOST2=a+n` (default 8692+100, element 2's

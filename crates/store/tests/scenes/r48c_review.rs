@@ -136,7 +136,7 @@ fn sweep(code: CodeSpec, oss: usize, what: &str) {
     let tmp = scratch();
     let base = tmp.path().join("base");
     let lost = lose_a_home_write(&base, code, oss);
-    assert!(WRITE_AT >= OVER_AT && WRITE_AT < OVER_AT + OVER_BYTES);
+    const { assert!(WRITE_AT >= OVER_AT && WRITE_AT < OVER_AT + OVER_BYTES) };
     let mut cut = lost.acked.clone();
     cut[OVER_AT..OVER_AT + OVER_BYTES].copy_from_slice(&pattern(7, OVER_BYTES));
     let mut reached = 0;
