@@ -120,7 +120,8 @@ fn probe_r48b_reused_chunks() {
 /// page-cut record's old head crc, which is of the slot's raw bytes as the write read
 /// them, while the old version's decode is the planner's view, zeros outside the block's
 /// live (acknowledged) ranges: the crc fails, `version_check` says `Some(None)`, the
-/// `confirms` arm's `every_world_old_refuted_in_pages` refutes the TRUE row.
+/// `confirms` arm's `every_world_old_refuted` (with `in_pages`) refuted the TRUE row;
+/// since the lead's mend a side's told crc is used only inside the live ranges.
 #[test]
 fn raid6_8k_cut_write_extending_a_partly_acknowledged_block_crash_alone_loses_no_more_than_before()
 {

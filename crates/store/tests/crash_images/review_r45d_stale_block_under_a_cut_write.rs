@@ -314,15 +314,15 @@ fn raid6_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
 /// where the same decision read WRONG), so LOST is the honest answer there; but it is a
 /// trade s47b's report does not record ("LOST grows only by former WRONG cuts"). Fails
 /// on s47b (29 > 27).
-/// Since s48a (`refuted_row_rolled_forward`) #118 reads right again (D2's part of the
-/// write rolled forward, proven by its journaled crc: 28 LOST). #84 stays LOST, a trade
-/// now recorded (docs/results/s48-s48a.md): its row holds D2 `Old`, D3 torn, P torn (its
+/// s48a's roll forward read #118 right again (28 LOST) and was withdrawn (review r48a
+/// HIGH, see `..._cut_118_rolled_forward`): 29 LOST. #84 stays LOST in any case, a trade
+/// recorded (docs/results/s48-s48a.md): its row holds D2 `Old`, D3 torn, P torn (its
 /// piece over D2's part not landed), Q `Old`: the NEW version erases D2, P and Q at D2's
 /// part (nothing proves it), and the old version, refuted there, is r45d's 4 KiB seed 3
 /// cut #129 (D2 stale instead of Q, WRONG on c092d8a5) byte for byte in what recovery
-/// sees. Fails with `--ignored` (28 > 27).
+/// sees. Fails with `--ignored` (29 > 27).
 #[test]
-#[ignore = "OPEN r47b/s48a: a stale Q under a cut write: cut #84 LOST where c092d8a5 read right (28 LOST cuts of 150, 27 before s47b); the same row as r45d 4 KiB seed 3 #129 (stale D2, WRONG on c092d8a5): a recorded trade"]
+#[ignore = "OPEN r47b/r48a: a stale Q under a cut write: cuts #84 and #118 LOST where c092d8a5 read right (29 LOST cuts of 150, 27 before s47b); #84 is the same row as r45d 4 KiB seed 3 #129 (stale D2, WRONG on c092d8a5): a recorded trade"]
 fn raid6_4k_stale_q_under_a_cut_write_seed_2_loses_no_more_than_before() {
     raid6_4k_stale_q_under_a_cut_write_seed_2_loses_at_most(27);
 }

@@ -4,6 +4,8 @@
 //! 11242..11342) and one outside it (element 2's 500..600, file 8692..8792), at offsets
 //! where D3's and P's pieces of the cut write (0..1000) leave the old version no column to
 //! spare. Every acknowledged byte must read its last acknowledged value or be named LOST.
+//! (The lead withdrew s48a's roll forward in session 48 for this finding: the test now
+//! guards against its return without a check of the rolled block's other bytes.)
 //!
 //! s48a rolls D2's part of the write forward where the old version is refuted only inside
 //! that part, keeps D2's other bytes "as they stand" (its documented limit) and rewrites
