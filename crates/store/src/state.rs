@@ -781,7 +781,10 @@ pub struct KeptHomePiece {
 /// (`State::home_witness_displaced`). In a snapshot as `DisplacedHomePiecesOnDisk`, which
 /// also reads the form of sessions 46 and 47 (the write's whole `WriteCrcs`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "DisplacedHomePiecesOnDisk", into = "DisplacedHomePiecesOnDisk")]
+#[serde(
+    try_from = "DisplacedHomePiecesOnDisk",
+    into = "DisplacedHomePiecesOnDisk"
+)]
 pub struct DisplacedHomePieces {
     pub file: u64,
     /// The write's bytes (`offset_bytes..offset_bytes + len_bytes` of `file`): its part of
@@ -880,17 +883,29 @@ impl DisplacedWriteCrcs {
     }
 
     fn assert_bounded(&self, pieces: &[(u64, HomePiece)]) {
+        if let Some(wrong) = self.out_of_bounds(pieces) {
+            panic!("{wrong}");
+        }
+    }
+
+    /// What breaks the entry's bounds (at most one block crc per piece, runs ascending
+    /// with a gap between two), if anything: asserted where it is built, and refused where
+    /// a snapshot is read (review r48c LOW-1: a snapshot is another writer's word).
+    fn out_of_bounds(&self, pieces: &[(u64, HomePiece)]) -> Option<String> {
         let count = self.crcs_count();
-        assert!(
-            count <= pieces.len().min(DISPLACED_BLOCK_CRCS_MAX),
-            "a displaced entry keeps at most one block crc per piece: {count} for {}",
-            pieces.len()
-        );
-        assert!(
-            (self.block_crcs.iter()).all(|(_, c)| !c.is_empty())
-                && (self.block_crcs.windows(2)).all(|r| r[0].0 + (r[0].1.len() as u64) < r[1].0),
-            "runs ascending, a gap between two"
-        );
+        if count > pieces.len().min(DISPLACED_BLOCK_CRCS_MAX) {
+            return Some(format!(
+                "a displaced entry keeps at most one block crc per piece: {count} for {}",
+                pieces.len()
+            ));
+        }
+        let runs_ordered = (self.block_crcs.iter()).all(|(_, c)| !c.is_empty())
+            && (self.block_crcs.windows(2)).all(|r| {
+                r[0].0
+                    .checked_add(r[0].1.len() as u64)
+                    .is_some_and(|e| e < r[1].0)
+            });
+        (!runs_ordered).then(|| "a displaced entry's crc runs: ascending, a gap between two".into())
     }
 }
 
@@ -953,17 +968,29 @@ struct DisplacedHomePiecesOnDisk {
     pieces: Vec<(u64, HomePiece)>,
 }
 
-impl From<DisplacedHomePiecesOnDisk> for DisplacedHomePieces {
-    fn from(d: DisplacedHomePiecesOnDisk) -> DisplacedHomePieces {
+impl TryFrom<DisplacedHomePiecesOnDisk> for DisplacedHomePieces {
+    type Error = String;
+
+    fn try_from(d: DisplacedHomePiecesOnDisk) -> Result<DisplacedHomePieces, String> {
+        if d.pieces.len() > HOME_WITNESS_PIECES_MAX {
+            return Err(format!(
+                "a displaced entry of {} home witness pieces (at most {HOME_WITNESS_PIECES_MAX})",
+                d.pieces.len()
+            ));
+        }
+        if let Some(wrong) = (d.piece_block_crcs.as_ref()).and_then(|c| c.out_of_bounds(&d.pieces))
+        {
+            return Err(wrong);
+        }
         let narrowed_before = d.crcs.map(|w| DisplacedWriteCrcs::narrowed(&w, &d.pieces));
-        DisplacedHomePieces {
+        Ok(DisplacedHomePieces {
             file: d.file,
             offset_bytes: d.offset_bytes,
             len_bytes: d.len_bytes,
             crcs: d.piece_block_crcs.or(narrowed_before),
             crcs_promised: d.crcs_promised,
             pieces: d.pieces,
-        }
+        })
     }
 }
 
@@ -3757,6 +3784,35 @@ mod tests {
     /// writes; a later write's input over one piece drops that block's crc with it; a
     /// snapshot of sessions 46 and 47 (the whole `WriteCrcs` as `crcs`) reads narrowed to
     /// the same entry; this binary's snapshot writes `piece_block_crcs` and no `crcs`.
+    /// A snapshot's displaced entry is another writer's word: one keeping more block crcs
+    /// than pieces, or an empty run, is refused where it is read (an error, not a
+    /// panic at a later replayed record: review r48c LOW-1).
+    #[test]
+    fn a_snapshot_entry_out_of_its_bounds_is_refused_when_read() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        home_write(&mut seq, &mut state, 10, 100, &[2u8; 1000]);
+        durable(&mut seq, &mut state, &[10]);
+        home_write(&mut seq, &mut state, 12, 10, &vec![7u8; 3 * 4096]);
+        let right = serde_json::to_value(&state.home_witness_displaced[0]).unwrap();
+        let read: DisplacedHomePieces = serde_json::from_value(right.clone()).unwrap();
+        assert_eq!(
+            read, state.home_witness_displaced[0],
+            "the scene reads back"
+        );
+        for (runs, said) in [
+            (
+                serde_json::json!([[0, [1, 2]]]),
+                "at most one block crc per piece",
+            ),
+            (serde_json::json!([[0, []]]), "ascending"),
+        ] {
+            let mut wrong = right.clone();
+            wrong["piece_block_crcs"]["block_crcs"] = runs;
+            let err = serde_json::from_value::<DisplacedHomePieces>(wrong).unwrap_err();
+            assert!(err.to_string().contains(said), "{err}");
+        }
+    }
+
     #[test]
     fn a_displaced_entry_keeps_the_crcs_of_its_pieces_blocks_only() {
         let (mut state, mut seq) = (State::default(), 0u64);
