@@ -172,7 +172,8 @@ fn probe_r45d() {
 /// 0 WRONG after s46b (docs/results/s46-s46b.md).
 #[test]
 fn raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte() {
-    raid6_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+        CodeSpec::raid6(4),
         2 * UNIT,
         20400..20500,
         19384..25576,
@@ -192,7 +193,8 @@ fn raid6_8k_stale_bytes_under_a_cut_write_read_no_wrong_byte() {
 /// only P is erased and Q refutes the stale block (`unchecked_worlds_refuted`): LOST.
 #[test]
 fn raid6_8k_stale_bytes_under_a_cut_write_seed_2_read_no_wrong_byte() {
-    raid6_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+        CodeSpec::raid6(4),
         2 * UNIT,
         20400..20500,
         19384..25576,
@@ -210,7 +212,8 @@ fn raid6_8k_stale_bytes_under_a_cut_write_seed_2_read_no_wrong_byte() {
 /// since s47b (`unchecked_worlds_refuted`).
 #[test]
 fn raid6_4k_stale_bytes_under_a_cut_write_read_no_wrong_byte() {
-    raid6_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+        CodeSpec::raid6(4),
         UNIT,
         11242..11342,
         11192..13288,
@@ -227,7 +230,8 @@ fn raid6_4k_stale_bytes_under_a_cut_write_read_no_wrong_byte() {
 /// (`every_world_old_refuted`): LOST.
 #[test]
 fn raid6_4k_stale_bytes_under_a_cut_write_seed_3_read_no_wrong_byte() {
-    raid6_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+        CodeSpec::raid6(4),
         UNIT,
         11242..11342,
         11192..13288,
@@ -254,7 +258,8 @@ fn raid6_4k_stale_bytes_under_a_cut_write_seed_3_read_no_wrong_byte() {
 /// `s48b_..._over_elements_1_and_2_seed_2_read_no_wrong_byte`.
 #[test]
 fn raid6_8k_stale_bytes_under_a_cut_write_over_elements_1_and_2_read_no_wrong_byte() {
-    raid6_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+        CodeSpec::raid6(4),
         2 * UNIT,
         20400..20500,
         15384..21576,
@@ -263,11 +268,13 @@ fn raid6_8k_stale_bytes_under_a_cut_write_over_elements_1_and_2_read_no_wrong_by
     );
 }
 
-/// raid6:4 at element size `e`: the lost write over `lost` (inside data element 2), the cut
-/// write `write`, every cut of `16,1,pages` with the model's `seed`: `points` cuts, none
-/// reading a WRONG byte. r45d's 8 KiB scene: `lost` 20400..20500; its 4 KiB scene: `lost`
-/// 11242..11342 (element 2's 3050..3150), `write` 11192..13288.
-fn raid6_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+/// `code` at element size `e`: a first write over 3.5 elements, the lost write over `lost`
+/// (inside data element 2), the cut write `write`, every cut of `16,1,pages` with the
+/// model's `seed`: `points` cuts, none reading a WRONG byte. r45d's 8 KiB scene: `lost`
+/// 20400..20500; its 4 KiB scene: `lost` 11242..11342 (element 2's 3050..3150), `write`
+/// 11192..13288.
+pub(crate) fn stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+    code: CodeSpec,
     e: usize,
     lost: std::ops::Range<usize>,
     write: std::ops::Range<usize>,
@@ -275,7 +282,7 @@ fn raid6_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
     points: usize,
 ) {
     let (cuts, problems, _losses) = stale_block_under_the_cut_write(
-        CodeSpec::raid6(4),
+        code,
         e,
         7 * e / 2,
         2,
@@ -401,7 +408,8 @@ fn raid6_4k_stale_q_under_a_cut_write_seed_2_loses_at_most(lost_max: usize) {
 /// it is the scene to trace for one that does (OPEN).
 #[test]
 fn s48d_raid6_8k_stale_bytes_under_a_12000_byte_cut_write_read_no_wrong_byte() {
-    raid6_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+        CodeSpec::raid6(4),
         2 * UNIT,
         16384..19384,
         12000..24000,
@@ -417,7 +425,8 @@ fn s48d_raid6_8k_stale_bytes_under_a_12000_byte_cut_write_read_no_wrong_byte() {
 #[test]
 #[ignore = "OPEN s48d: raid6 8 KiB stale bytes 16384..19384 under a cut write 12000..24000, seed 2: 1 of 96 cuts WRONG (#77, byte 16384)"]
 fn s48d_raid6_8k_stale_bytes_under_a_12000_byte_cut_write_seed_2_read_no_wrong_byte() {
-    raid6_stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+        CodeSpec::raid6(4),
         2 * UNIT,
         16384..19384,
         12000..24000,

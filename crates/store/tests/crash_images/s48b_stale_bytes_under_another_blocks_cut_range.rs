@@ -16,47 +16,11 @@
 //! torn RUNNING PARITY blocks (no crc of their old bytes on record) the shape stays OPEN
 //! (ignored tests below). Traces and cells: docs/results/s48-s48b.md.
 
-use crate::powercut::*;
-use crate::review_r45d_stale_block_under_a_cut_write::stale_block_under_the_cut_write;
+use crate::review_r45d_stale_block_under_a_cut_write::stale_bytes_under_a_cut_write_read_no_wrong_byte_of;
 
 use exaraid_codes::CodeSpec;
 
 const UNIT: usize = crate::common::UNIT;
-
-/// `code` at element size `e`, r45d's scene (a first write over 3.5 elements, the lost
-/// write over `lost` in data element 2, the cut write `write`), every cut of `16,1,pages`
-/// with the model's `seed`: `points` cuts, none reading a WRONG byte.
-fn no_wrong_byte(
-    code: CodeSpec,
-    e: usize,
-    lost: std::ops::Range<usize>,
-    write: std::ops::Range<usize>,
-    seed: u64,
-    points: usize,
-) {
-    let (cuts, problems, _losses) = stale_block_under_the_cut_write(
-        code,
-        e,
-        7 * e / 2,
-        2,
-        lost,
-        write,
-        true,
-        Some(OutOfOrder {
-            subsets_per_image: 16,
-            seed,
-            pages: true,
-            only: false,
-        }),
-    );
-    assert_eq!(cuts, points, "the cuts of the scene");
-    assert!(
-        problems.is_empty(),
-        "{} WRONG: {:?}",
-        problems.len(),
-        problems.first()
-    );
-}
 
 /// raid6:4 at 8 KiB, the cut write 12000..24000 (element 1's 3808..8192, element 2's
 /// 0..7616), the stale bytes 20400..20500 (element 2's 4016..4116), seed 1. 1 of 176 cuts
@@ -70,7 +34,7 @@ fn no_wrong_byte(
 #[test]
 #[ignore = "OPEN s48b: raid6 8 KiB write 12000+12000 seed 1: 1 of 176 cuts WRONG (#170, the stale bytes under D1's write range, P torn: no column to spare)"]
 fn raid6_8k_stale_bytes_under_the_other_data_blocks_cut_range_read_no_wrong_byte() {
-    no_wrong_byte(
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
         CodeSpec::raid6(4),
         2 * UNIT,
         20400..20500,
@@ -84,7 +48,7 @@ fn raid6_8k_stale_bytes_under_the_other_data_blocks_cut_range_read_no_wrong_byte
 /// block's page-cut record makes it known at the stale offsets in the old version).
 #[test]
 fn raid6_8k_stale_bytes_under_the_other_data_blocks_cut_range_seed_2_read_no_wrong_byte() {
-    no_wrong_byte(
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
         CodeSpec::raid6(4),
         2 * UNIT,
         20400..20500,
@@ -103,7 +67,14 @@ fn raid6_8k_stale_bytes_under_the_other_data_blocks_cut_range_seed_2_read_no_wro
 #[test]
 #[ignore = "OPEN s48b: rs 4+3 4 KiB seed 2: 1 of 198 cuts WRONG (#183, the stale bytes under torn P and R and new Q: no column to spare)"]
 fn rs_4_3_4k_stale_bytes_under_torn_parity_cut_ranges_seed_2_read_no_wrong_byte() {
-    no_wrong_byte(CodeSpec::rs(4, 3), UNIT, 11242..11342, 11192..13288, 2, 198);
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+        CodeSpec::rs(4, 3),
+        UNIT,
+        11242..11342,
+        11192..13288,
+        2,
+        198,
+    );
 }
 
 /// The same scene at seed 3: 1 of 198 cuts WRONG on 3ab4cbf7 and on s48b (#183 as well).
@@ -111,7 +82,14 @@ fn rs_4_3_4k_stale_bytes_under_torn_parity_cut_ranges_seed_2_read_no_wrong_byte(
 #[test]
 #[ignore = "OPEN s48b: rs 4+3 4 KiB seed 3: 1 of 198 cuts WRONG (#183, as seed 2)"]
 fn rs_4_3_4k_stale_bytes_under_torn_parity_cut_ranges_seed_3_read_no_wrong_byte() {
-    no_wrong_byte(CodeSpec::rs(4, 3), UNIT, 11242..11342, 11192..13288, 3, 198);
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
+        CodeSpec::rs(4, 3),
+        UNIT,
+        11242..11342,
+        11192..13288,
+        3,
+        198,
+    );
 }
 
 /// rs 4+3 at 8 KiB, the lost write over 20400..20500, the cut write 19384..25576, seed 4.
@@ -124,7 +102,7 @@ fn rs_4_3_4k_stale_bytes_under_torn_parity_cut_ranges_seed_3_read_no_wrong_byte(
 #[test]
 #[ignore = "OPEN s48b: rs 4+3 8 KiB seed 4: 1 of 280 cuts WRONG (#263, the stale bytes under torn P, Q and R)"]
 fn rs_4_3_8k_stale_bytes_under_torn_parity_cut_ranges_seed_4_read_no_wrong_byte() {
-    no_wrong_byte(
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
         CodeSpec::rs(4, 3),
         2 * UNIT,
         20400..20500,
@@ -141,7 +119,7 @@ fn rs_4_3_8k_stale_bytes_under_torn_parity_cut_ranges_seed_4_read_no_wrong_byte(
 /// `review_r45d_..._over_elements_1_and_2_read_no_wrong_byte`.
 #[test]
 fn raid6_8k_stale_bytes_under_a_cut_write_over_elements_1_and_2_seed_2_read_no_wrong_byte() {
-    no_wrong_byte(
+    stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
         CodeSpec::raid6(4),
         2 * UNIT,
         20400..20500,
