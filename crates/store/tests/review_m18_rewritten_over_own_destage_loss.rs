@@ -104,12 +104,7 @@ fn a_later_write_over_every_byte_an_in_flight_writes_own_destage_lost_lets_it_en
     assert!(c_wrote.is_ok(), "C is acknowledged: {c_wrote:?}");
     let held_wrote = match held_wrote {
         Ok(r) => r,
-        Err(p) => panic!(
-            "A's write panicked at its end: {:?}",
-            p.downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| p.downcast_ref::<&str>().copied())
-        ),
+        Err(p) => panic!("A's write panicked at its end: {:?}", panic_message(&*p)),
     };
     assert!(
         held_wrote.is_ok(),

@@ -18,6 +18,15 @@ pub fn init(dir: &Path, code: CodeSpec, oss: usize, path: WritePath) -> Store {
     Store::init(dir, &opts).unwrap()
 }
 
+/// The message a caught panic carries (`panic!` with a format gives a `String`, with a
+/// literal a `&str`), or "" for any other payload: sweeps collect these to name each
+/// failing case instead of stopping at the first.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    (panic.downcast_ref::<String>().cloned())
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
 /// splitmix64 (Steele, Lea, Flood, OOPSLA 2014): the output for state `x`.
 pub fn splitmix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);

@@ -1406,9 +1406,7 @@ pub fn cut_write_at_every_power_cut(
                 }
             }
             Err(panic) => {
-                let said = (panic.downcast_ref::<String>().cloned())
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
+                let said = crate::common::panic_message(&*panic);
                 eprintln!("PROBLEM {said}");
                 problems.push(said);
             }

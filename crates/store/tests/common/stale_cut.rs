@@ -364,9 +364,7 @@ pub fn power_cut_client_write_beside_stale_bytes_after_first_write_problems_and_
         if collect {
             let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check));
             if let Err(panic) = caught {
-                let said = (panic.downcast_ref::<String>().cloned())
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
+                let said = crate::common::panic_message(&*panic);
                 problems.push(said);
             }
         } else {

@@ -296,9 +296,7 @@ fn problems_with_one_write_reordered(
                 }
             };
             if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
-                let said = (panic.downcast_ref::<String>().cloned())
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
+                let said = crate::common::panic_message(&*panic);
                 eprintln!("PROBLEM {said}");
                 problems.push(said);
             }

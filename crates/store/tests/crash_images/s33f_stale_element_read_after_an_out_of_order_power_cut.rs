@@ -515,11 +515,9 @@ fn problem_with_units(
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check));
     std::fs::remove_dir_all(&laid).unwrap();
     std::fs::remove_dir_all(&laid_image.dir).unwrap();
-    caught.err().map(|panic| {
-        (panic.downcast_ref::<String>().cloned())
-            .or_else(|| panic.downcast_ref::<&str>().map(|m| m.to_string()))
-            .unwrap_or_default()
-    })
+    caught
+        .err()
+        .map(|panic| crate::common::panic_message(&*panic))
 }
 
 fn scene_and_calls(cut: &Cut) -> (Scene, CallChanges) {
@@ -907,9 +905,7 @@ fn probe_power_cuts(stale: bool) -> usize {
                 }
                 Err(panic) => {
                     problems += 1;
-                    let message = (panic.downcast_ref::<String>().cloned())
-                        .or_else(|| panic.downcast_ref::<&str>().map(|m| m.to_string()))
-                        .unwrap_or_default();
+                    let message = crate::common::panic_message(&*panic);
                     eprintln!("PROBLEM {what}: {message}");
                 }
             }

@@ -110,11 +110,7 @@ impl Tally {
             return f();
         }
         if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(f)) {
-            let why = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
+            let why = crate::common::panic_message(&*panic);
             self.fail(Failed::Check, format!("{what}: {why}"));
         }
     }
