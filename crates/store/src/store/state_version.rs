@@ -414,16 +414,20 @@ fn an_older_binary_reads_parity_crcs_holding_the_old_block_crcs_as_without_them(
 /// `an_older_binary_reads_parity_page_side_crcs_as_without_them`). A piece of an older
 /// binary's record parses without them and tells none (recovery then knows nothing more
 /// of a torn parity block: it decides as before). Cost: at most one entry per block of a
-/// piece, each at most `PAGE_SIDE_JSON_BYTES_MAX` bytes of the journal line (measured here:
-/// printed with `--nocapture`).
+/// piece cut by a boundary, each at most `PAGE_SIDE_JSON_BYTES_MAX` bytes of the journal
+/// line, and the field's name once per piece that has any (`OLD_PAGE_SIDES_FIELD_JSON_BYTES`;
+/// measured here: printed with `--nocapture`).
 #[test]
 fn parity_page_side_crcs_split_a_piece_at_its_page_boundary_and_older_records_parse() {
     // The 12000+12000 seed 1 scene's P (review r45d, #170): a piece 3808..4096 of block
     // 0, a page boundary 4072 bytes into that block; and a piece 0..3808 beside it.
     const CUT_AT_BYTES: usize = 4072;
-    // One `ParityPageSideCrcs` as JSON: four numbers (a u64 block, a u32 cut, two u32
-    // crcs) and their names, with the comma and the field's name amortized.
-    const PAGE_SIDE_JSON_BYTES_MAX: usize = 96;
+    // One `ParityPageSideCrcs` as JSON with its comma, at its widest (block 1023 of a
+    // 4 MiB element, 10-digit crcs): `{"block":1023,"cut_at_bytes":4095,
+    // "old_head_crc":4294967295,"old_tail_crc":4294967295},` is 87 bytes.
+    const PAGE_SIDE_JSON_BYTES_MAX: usize = 87;
+    // `,"old_page_sides":[]`: once per piece that has any.
+    const OLD_PAGE_SIDES_FIELD_JSON_BYTES: usize = 20;
     let new: Vec<u8> = (0..288u32).map(|x| x as u8).collect();
     let old: Vec<u8> = (0..288u32).map(|x| (x * 7 + 1) as u8).collect();
     let cut = |b: u64| (b == 0).then_some(CUT_AT_BYTES);
@@ -469,7 +473,21 @@ fn parity_page_side_crcs_split_a_piece_at_its_page_boundary_and_older_records_pa
     );
     let added = with_json.len() - plain_json.len();
     println!("old_page_sides: {added} bytes more per piece cut by a page boundary ({with_json})");
-    assert!(added <= PAGE_SIDE_JSON_BYTES_MAX, "{added}: {with_json}");
+    assert!(
+        added <= OLD_PAGE_SIDES_FIELD_JSON_BYTES + PAGE_SIDE_JSON_BYTES_MAX,
+        "{added}: {with_json}"
+    );
+    let widest = crate::state::ParityPageSideCrcs {
+        block: (crate::backend::ELEMENT_BYTES_MAX / crate::backend::CHECKSUM_BLOCK_BYTES - 1)
+            as u64,
+        cut_at_bytes: 4095,
+        old_head_crc: u32::MAX,
+        old_tail_crc: u32::MAX,
+    };
+    assert_eq!(
+        serde_json::to_string(&widest).unwrap().len() + ",".len(),
+        PAGE_SIDE_JSON_BYTES_MAX
+    );
     let rec = |piece| {
         Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
             plan: 99,

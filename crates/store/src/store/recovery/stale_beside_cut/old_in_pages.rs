@@ -143,15 +143,31 @@ impl Store {
             "a running parity block's bytes cover the block row"
         );
         let cut = crate::backend::page_cut_in_block(v.buf.element_bytes, key.slot, v.i);
-        let mut old: Ranges = Vec::new();
-        for w in (crcs.parity.iter()).filter(|w| w.row == pos.row && w.col == pos.col) {
-            let (a, z) = (
-                w.offset_bytes.max(start),
-                (w.offset_bytes + w.len_bytes).min(end),
-            );
-            if a >= z {
-                continue;
+        let parts_in_row: Vec<(&crate::state::ParityPieceCrcs, (u64, u64))> = (crcs.parity)
+            .iter()
+            .filter(|w| w.row == pos.row && w.col == pos.col)
+            .map(|w| {
+                let (a, z) = (
+                    w.offset_bytes.max(start),
+                    (w.offset_bytes + w.len_bytes).min(end),
+                );
+                (*w, (a, z))
+            })
+            .filter(|(_, (a, z))| a < z)
+            .collect();
+        // A piece's "old" crc is of the bytes the write read before laying it: the old
+        // version's only where no other piece of the write lays bytes at the same offsets
+        // (one wave's new bytes would be the next one's "old"). The planner writes a
+        // range once per plan; a record that says otherwise proves nothing here.
+        let mut covered: Ranges = Vec::new();
+        for &(_, (a, z)) in &parts_in_row {
+            if overlaps(&covered, a, z) {
+                return Vec::new();
             }
+            crate::state::add_range(&mut covered, a, z);
+        }
+        let mut old: Ranges = Vec::new();
+        for (w, (a, z)) in parts_in_row {
             let parts: Vec<((u64, u64), Option<u32>)> = match cut {
                 Some(c) if a < start + c as u64 && (start + c as u64) < z => {
                     match w.old_page_sides_of(v.i as u64, c) {
