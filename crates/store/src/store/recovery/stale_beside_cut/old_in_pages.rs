@@ -23,7 +23,14 @@
 //! (none of the old parity bytes is on record), and a tear inside a page (s35f's crash-alone
 //! scenes tear blocks at byte 1300) breaks the side's "one version whole": 9 of s35f's
 //! crash-alone tests beside a failed P OSS lost rows. rs 4+3 4 KiB (#183) and 8 KiB (#263)
-//! and 12000+12000 seed 1 (#170) need it and stay OPEN.
+//! and 12000+12000 seed 1 (#170) needed it and stayed OPEN.
+//!
+//! Session 49 (s49a): the write journals the crc of a running parity piece's old bytes on
+//! each side of a page boundary inside its part of a block (`ParityPieceCrcs::
+//! old_page_sides`), and a torn running parity block is known in the old version on each
+//! part whose bytes as they stand hold its old crc (`torn_parity_parts_old`): proven, not
+//! inferred, so a tear inside a page leaves the part unknown. #170, #183 and #263 are
+//! refuted (LOST on record); s35f's crash-alone tests pass (docs/results/s49-s49a.md).
 
 use super::*;
 
@@ -49,8 +56,10 @@ impl Store {
     /// page-cut record's OLD crc holds on the side as it stands (`know_torn_blocks_in_pages`,
     /// s47c: proven byte for byte, so a crash alone agrees there; a side holding neither
     /// version's crc, a tear inside a page or rot, is not known, as before), and its told
-    /// old crcs only of sides wholly inside the block's live ranges. Used by the two
-    /// refutations only (`old_refuted`): it never makes a world fit.
+    /// old crcs only of sides wholly inside the block's live ranges; and each torn RUNNING
+    /// PARITY block of the write known on the parts its journaled old crcs prove
+    /// (`torn_parity_parts_old`, s49a). Used by the two refutations only (`old_refuted`):
+    /// it never makes a world fit.
     fn old_in_pages(
         &self,
         v: &RowView,
