@@ -1497,7 +1497,40 @@ pub struct ParityPieceCrcs {
     /// unseen and decide as they did without it (no version bump needed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub old_block_crcs: Vec<u32>,
+    /// Per block of the piece whose zone file page boundary (`backend::page_cut_in_block`)
+    /// falls strictly inside the piece's part of it: the crc32c of the running parity bytes
+    /// before the write (as `old_block_crcs`) on each side of that boundary (session 49,
+    /// s49a). Why: a power cut that writes pages back out of order may keep one page of a
+    /// running parity block and drop the other, leaving the piece's part new on one side
+    /// and old on the other: `old_block_crcs` (the part whole) then holds on neither, and a
+    /// stale data block under that part found no column to spare in the old version and
+    /// was kept (review r45d: raid6 12000+12000 seed 1 #170, rs 4+3 #183 and #263, WRONG
+    /// bytes; docs/results/s48-s48b.md). With these a side as it stands that holds its old
+    /// crc is proven old byte for byte (`old_in_pages`). At most one per block of the piece
+    /// (`PARITY_PAGE_SIDES_PER_PIECE_MAX`); empty where `old_block_crcs` is (no base read)
+    /// and in records of older binaries, which drop the field unseen and decide as they did
+    /// without it (an older record decides here as before: nothing more known).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub old_page_sides: Vec<ParityPageSideCrcs>,
 }
+
+/// See `ParityPieceCrcs::old_page_sides`: block `block` of the piece's element, cut by a
+/// page boundary `cut_at_bytes` from the block's first byte, strictly inside the piece's
+/// part of the block `[a, z)`: the crc32c of the bytes before the write at
+/// `[a, block start + cut_at_bytes)` (`old_head_crc`) and from there to `z`
+/// (`old_tail_crc`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParityPageSideCrcs {
+    pub block: u64,
+    pub cut_at_bytes: u32,
+    pub old_head_crc: u32,
+    pub old_tail_crc: u32,
+}
+
+/// Bound on `ParityPieceCrcs::old_page_sides`: one per 4 KiB block of a piece, and a piece
+/// lies inside one element of at most `backend::ELEMENT_BYTES_MAX`.
+pub const PARITY_PAGE_SIDES_PER_PIECE_MAX: usize =
+    crate::backend::ELEMENT_BYTES_MAX / crate::backend::CHECKSUM_BLOCK_BYTES;
 
 impl ParityPieceCrcs {
     pub fn of(
@@ -1514,6 +1547,7 @@ impl ParityPieceCrcs {
             len_bytes: w.len_bytes,
             block_crcs: w.block_crcs,
             old_block_crcs: Vec::new(),
+            old_page_sides: Vec::new(),
         }
     }
 
@@ -1529,6 +1563,79 @@ impl ParityPieceCrcs {
         let mut p = Self::of(at, offset_bytes, bytes);
         p.old_block_crcs = WriteCrcs::of(Vec::new(), 0, offset_bytes, old).block_crcs;
         p
+    }
+
+    /// `self` (with `old_block_crcs`: a piece laid over bytes the write read) with the
+    /// crcs of `old` (those bytes) on each side of every page boundary strictly inside its
+    /// part of a block (`old_page_sides`); `cut_in_block(b)` is where a page boundary
+    /// lies from the first byte of the element's block `b`, if one does.
+    pub fn with_old_page_sides(
+        mut self,
+        old: &[u8],
+        cut_in_block: impl Fn(u64) -> Option<usize>,
+    ) -> ParityPieceCrcs {
+        assert_eq!(
+            old.len() as u64,
+            self.len_bytes,
+            "old bytes at the piece's offsets"
+        );
+        assert!(
+            self.old_page_sides.is_empty(),
+            "the sides are taken once, from the bytes the write read"
+        );
+        let block = crate::backend::CHECKSUM_BLOCK_BYTES as u64;
+        let (first, last) = (self.offset_bytes, self.offset_bytes + self.len_bytes);
+        for b in first / block..last.div_ceil(block) {
+            let Some(cut) = cut_in_block(b) else {
+                continue;
+            };
+            assert!(
+                0 < cut && (cut as u64) < block,
+                "a boundary inside the block"
+            );
+            let at = b * block + cut as u64;
+            let (a, z) = (first.max(b * block), last.min((b + 1) * block));
+            if !(a < at && at < z) {
+                continue; // the part lies on one side: `old_block_crcs` covers it whole
+            }
+            let rel = |x: u64| (x - first) as usize;
+            self.old_page_sides.push(ParityPageSideCrcs {
+                block: b,
+                cut_at_bytes: cut as u32,
+                old_head_crc: crc32c::crc32c(&old[rel(a)..rel(at)]),
+                old_tail_crc: crc32c::crc32c(&old[rel(at)..rel(z)]),
+            });
+        }
+        assert!(self.old_page_sides.len() <= PARITY_PAGE_SIDES_PER_PIECE_MAX);
+        self
+    }
+
+    /// This piece's part of block `block` split at its page boundary `cut_at_bytes` (from
+    /// the block's first byte), with the crc of each side's bytes before the write:
+    /// `[(head, crc), (tail, crc)]`, absolute element offsets. `None` where not on record
+    /// for exactly that block and boundary (an older record, no base read, a boundary
+    /// outside the part, or a record that says otherwise: never a panic on what the journal
+    /// holds).
+    pub fn old_page_sides_of(
+        &self,
+        block: u64,
+        cut_at_bytes: usize,
+    ) -> Option<[((u64, u64), u32); 2]> {
+        let mut of_block = self.old_page_sides.iter().filter(|s| s.block == block);
+        let (Some(side), None) = (of_block.next(), of_block.next()) else {
+            return None;
+        };
+        if side.cut_at_bytes as usize != cut_at_bytes {
+            return None;
+        }
+        let b = crate::backend::CHECKSUM_BLOCK_BYTES as u64;
+        let start = block.checked_mul(b)?;
+        let (a, z) = (
+            self.offset_bytes.max(start),
+            (self.offset_bytes.checked_add(self.len_bytes)?).min(start.checked_add(b)?),
+        );
+        let at = start + cut_at_bytes as u64;
+        (a < at && at < z).then_some([((a, at), side.old_head_crc), ((at, z), side.old_tail_crc)])
     }
 
     /// The crc of the running parity bytes before the write at element range `[a, z)`,

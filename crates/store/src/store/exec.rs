@@ -2089,6 +2089,7 @@ impl Store {
         };
         let mut pieces = Vec::new();
         let mut file = None;
+        let e = self.sb.element_bytes as u64;
         for (i, bytes) in write_bytes {
             let step = &plan.steps[*i];
             if step.op != Op::Write || step.zone != zone || !step.is_parity() {
@@ -2100,6 +2101,13 @@ impl Store {
                 let len = x.len_bytes as usize;
                 let at_pos = (x.stripe, x.pos.row, x.pos.col);
                 let new = &bytes[at..at + len];
+                let addr = step.addr_bytes + at as u64;
+                assert_eq!(
+                    addr % e,
+                    x.offset_bytes,
+                    "a piece sits at its element offset"
+                );
+                let slot = self.key(step.zone, step.file, addr).slot;
                 // Only the cache zone's running parity is checked by them
                 // (`live_pieces_refute`); a home read-modify-write would journal them for
                 // nothing (review r42a LOW-1).
@@ -2108,12 +2116,17 @@ impl Store {
                     _ => None,
                 };
                 pieces.push(match base {
+                    // With the old bytes per side of each page boundary inside the piece
+                    // (s49a): a power cut may keep one of the two pages and drop the other.
                     Some(base) => crate::state::ParityPieceCrcs::of_with_old(
                         at_pos,
                         x.offset_bytes,
                         new,
                         &base[..len],
-                    ),
+                    )
+                    .with_old_page_sides(&base[..len], |b| {
+                        crate::backend::page_cut_in_block(e as usize, slot, b as usize)
+                    }),
                     None => crate::state::ParityPieceCrcs::of(at_pos, x.offset_bytes, new),
                 });
                 at += len;

@@ -407,6 +407,188 @@ fn an_older_binary_reads_parity_crcs_holding_the_old_block_crcs_as_without_them(
     }
 }
 
+/// Session 49's crcs of a running parity piece's bytes before the write on each side of a
+/// page boundary inside its part of a block (`ParityPieceCrcs::old_page_sides`, s49a):
+/// taken only across a boundary, told back only for exactly that block and boundary, and
+/// the record's reader version unchanged (an older binary drops the field unseen:
+/// `an_older_binary_reads_parity_page_side_crcs_as_without_them`). A piece of an older
+/// binary's record parses without them and tells none (recovery then knows nothing more
+/// of a torn parity block: it decides as before). Cost: at most one entry per block of a
+/// piece cut by a boundary, each at most `PAGE_SIDE_JSON_BYTES_MAX` bytes of the journal
+/// line, and the field's name once per piece that has any (`OLD_PAGE_SIDES_FIELD_JSON_BYTES`;
+/// measured here: printed with `--nocapture`).
+#[test]
+fn parity_page_side_crcs_split_a_piece_at_its_page_boundary_and_older_records_parse() {
+    // The 12000+12000 seed 1 scene's P (review r45d, #170): a piece 3808..4096 of block
+    // 0, a page boundary 4072 bytes into that block; and a piece 0..3808 beside it.
+    const CUT_AT_BYTES: usize = 4072;
+    // One `ParityPageSideCrcs` as JSON with its comma, at its widest (block 1023 of a
+    // 4 MiB element, 10-digit crcs): `{"block":1023,"cut_at_bytes":4095,
+    // "old_head_crc":4294967295,"old_tail_crc":4294967295},` is 87 bytes.
+    const PAGE_SIDE_JSON_BYTES_MAX: usize = 87;
+    // `,"old_page_sides":[]`: once per piece that has any.
+    const OLD_PAGE_SIDES_FIELD_JSON_BYTES: usize = 20;
+    let new: Vec<u8> = (0..288u32).map(|x| x as u8).collect();
+    let old: Vec<u8> = (0..288u32).map(|x| (x * 7 + 1) as u8).collect();
+    let cut = |b: u64| (b == 0).then_some(CUT_AT_BYTES);
+    let at = (0, 0, 4);
+    let plain = crate::state::ParityPieceCrcs::of_with_old(at, 3808, &new, &old);
+    let across = plain.clone().with_old_page_sides(&old, cut);
+    assert_eq!(
+        across.old_page_sides,
+        vec![crate::state::ParityPageSideCrcs {
+            block: 0,
+            cut_at_bytes: CUT_AT_BYTES as u32,
+            old_head_crc: crc32c::crc32c(&old[..264]),
+            old_tail_crc: crc32c::crc32c(&old[264..]),
+        }]
+    );
+    assert_eq!(
+        across.old_page_sides_of(0, CUT_AT_BYTES),
+        Some([
+            ((3808, 4072), crc32c::crc32c(&old[..264])),
+            ((4072, 4096), crc32c::crc32c(&old[264..]))
+        ])
+    );
+    assert_eq!(across.old_page_sides_of(0, 4000), None, "another boundary");
+    assert_eq!(
+        across.old_page_sides_of(1, CUT_AT_BYTES),
+        None,
+        "another block"
+    );
+    assert_eq!(plain.old_page_sides_of(0, CUT_AT_BYTES), None);
+    // A piece lying wholly on one side: `old_block_crcs` covers it, nothing more.
+    let beside = crate::state::ParityPieceCrcs::of_with_old(at, 0, &[5u8; 3808], &[6u8; 3808])
+        .with_old_page_sides(&[6u8; 3808], cut);
+    assert!(beside.old_page_sides.is_empty());
+    assert_eq!(serde_json::to_string(&beside).unwrap(), {
+        let without = crate::state::ParityPieceCrcs::of_with_old(at, 0, &[5u8; 3808], &[6u8; 3808]);
+        serde_json::to_string(&without).unwrap()
+    });
+
+    // Cost per piece cut by a boundary, and the reader version unchanged.
+    let (with_json, plain_json) = (
+        serde_json::to_string(&across).unwrap(),
+        serde_json::to_string(&plain).unwrap(),
+    );
+    let added = with_json.len() - plain_json.len();
+    println!("old_page_sides: {added} bytes more per piece cut by a page boundary ({with_json})");
+    assert!(
+        added <= OLD_PAGE_SIDES_FIELD_JSON_BYTES + PAGE_SIDE_JSON_BYTES_MAX,
+        "{added}: {with_json}"
+    );
+    let widest = crate::state::ParityPageSideCrcs {
+        block: (crate::backend::ELEMENT_BYTES_MAX / crate::backend::CHECKSUM_BLOCK_BYTES - 1)
+            as u64,
+        cut_at_bytes: 4095,
+        old_head_crc: u32::MAX,
+        old_tail_crc: u32::MAX,
+    };
+    assert_eq!(
+        serde_json::to_string(&widest).unwrap().len() + ",".len(),
+        PAGE_SIDE_JSON_BYTES_MAX
+    );
+    let rec = |piece| {
+        Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
+            plan: 99,
+            file: 0,
+            pieces: vec![piece],
+            edge_blocks: Vec::new(),
+            page_cuts: Vec::new(),
+        })
+    };
+    assert_eq!(
+        rec(across.clone()).reader_version(),
+        rec(plain.clone()).reader_version()
+    );
+
+    // An older binary's record: the field absent, the piece parses without sides.
+    let mut older_record = serde_json::to_value(&across).unwrap();
+    older_record
+        .as_object_mut()
+        .unwrap()
+        .remove("old_page_sides")
+        .expect("the field is written where a boundary cuts the piece");
+    let parsed: crate::state::ParityPieceCrcs = serde_json::from_value(older_record).unwrap();
+    assert_eq!(parsed, plain);
+    assert_eq!(parsed.old_page_sides_of(0, CUT_AT_BYTES), None);
+}
+
+/// A binary of session 48 (0fa3470a, before s49a) reading a record whose pieces hold
+/// `old_page_sides`: its types are the `Before49` ones below (the fields and serde
+/// attributes of 0fa3470a's `WriteParityCrcs` and `ParityPieceCrcs`): serde skips the
+/// field its struct does not name, so it reads the piece as one without the side crcs and
+/// decides the row as it did (it proves a torn parity block's side by nothing, as before).
+/// No version bump is needed for that; a `#[serde(deny_unknown_fields)]` on either type
+/// fails `an_older_binary_reads_parity_crcs_holding_the_old_block_crcs_as_without_them`.
+#[test]
+fn an_older_binary_reads_parity_page_side_crcs_as_without_them() {
+    #[derive(Debug, PartialEq, Eq, serde::Deserialize)]
+    struct ParityPieceCrcsBefore49 {
+        stripe: u64,
+        #[serde(default)]
+        row: usize,
+        col: usize,
+        offset_bytes: u64,
+        len_bytes: u64,
+        block_crcs: Vec<u32>,
+        #[serde(default)]
+        old_block_crcs: Vec<u32>,
+    }
+    #[derive(Debug, PartialEq, Eq, serde::Deserialize)]
+    struct WriteParityCrcsBefore49 {
+        plan: u64,
+        file: u64,
+        pieces: Vec<ParityPieceCrcsBefore49>,
+        #[serde(default)]
+        edge_blocks: Vec<crate::state::EdgeBlockCrc>,
+        #[serde(default)]
+        page_cuts: Vec<crate::state::WindowPageCutCrcs>,
+    }
+    #[derive(Debug, PartialEq, Eq, serde::Deserialize)]
+    enum RecBefore49 {
+        WriteParityCrcs(WriteParityCrcsBefore49),
+    }
+    let (new, old) = ([1u8; 288], [2u8; 288]);
+    let piece = crate::state::ParityPieceCrcs::of_with_old((0, 1, 5), 3808, &new, &old)
+        .with_old_page_sides(&old, |b| (b == 0).then_some(4072));
+    assert_eq!(piece.old_page_sides.len(), 1, "the scene: sides on record");
+    let crcs = crate::state::WriteParityCrcs {
+        plan: 99,
+        file: 3,
+        pieces: vec![piece.clone()],
+        edge_blocks: Vec::new(),
+        page_cuts: Vec::new(),
+    };
+    let json = serde_json::to_string(&Rec::WriteParityCrcs(crcs.clone())).unwrap();
+    assert!(json.contains("old_page_sides"), "{json}");
+    let read_by_older: RecBefore49 = serde_json::from_str(&json)
+        .unwrap_or_else(|e| panic!("a binary of session 48 reads {json}: {e}"));
+    assert_eq!(
+        read_by_older,
+        RecBefore49::WriteParityCrcs(WriteParityCrcsBefore49 {
+            plan: 99,
+            file: 3,
+            pieces: vec![ParityPieceCrcsBefore49 {
+                stripe: 0,
+                row: 1,
+                col: 5,
+                offset_bytes: 3808,
+                len_bytes: 288,
+                block_crcs: piece.block_crcs.clone(),
+                old_block_crcs: piece.old_block_crcs.clone(),
+            }],
+            edge_blocks: Vec::new(),
+            page_cuts: Vec::new(),
+        })
+    );
+    // And this binary reads its own record back whole.
+    match serde_json::from_str::<Rec>(&json).unwrap() {
+        Rec::WriteParityCrcs(back) => assert_eq!(back, crcs),
+        other => panic!("read as another record: {other:?}"),
+    }
+}
+
 /// Session 12's page-cut crcs of a delayed window write (`WindowBlockCrcs::page_cuts`, s12t)
 /// turn the header to version 5, which session-11 binaries refuse (they would drop the crcs
 /// unseen and record a block a kill -9 cut at its page boundary lost); while a snapshot

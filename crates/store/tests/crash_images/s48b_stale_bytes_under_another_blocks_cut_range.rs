@@ -13,8 +13,13 @@
 //! byte for byte) leaves the old version a column to spare at the stale offsets where the
 //! torn data block was the second erasure there: the stale block is refuted and the row
 //! LOST on record (`stale_beside_cut/old_in_pages.rs`). Where the other erasures there are
-//! torn RUNNING PARITY blocks (no crc of their old bytes on record) the shape stays OPEN
-//! (ignored tests below). Traces and cells: docs/results/s48-s48b.md.
+//! torn RUNNING PARITY blocks, s48b had no crc of their old bytes on record (OPEN then);
+//! since session 49 (s49a) the write journals, per running parity piece, the crc of its
+//! old bytes on each side of a page boundary inside its part of a block
+//! (`ParityPieceCrcs::old_page_sides`), and a torn parity block is known in the old version
+//! where a part's bytes as they stand hold its old crc (`torn_parity_parts_old`): the
+//! four shapes below pinned OPEN by s48b pass. Traces and cells: docs/results/s48-s48b.md,
+//! docs/results/s49-s49a.md.
 
 use crate::review_r45d_stale_block_under_a_cut_write::stale_bytes_under_a_cut_write_read_no_wrong_byte_of;
 
@@ -29,10 +34,12 @@ const UNIT: usize = crate::common::UNIT;
 /// 0..3808 landed, 3808..4096 not; its page boundary at 4072, inside that piece), Q old; no
 /// world checked, and at the stale offsets 4016..4096, under D1's write range, D1's old
 /// bytes and P are both unknown: no column to spare on raid6. P's side past 4072 did not
-/// land (its piece across the boundary failed, the side before it is new), but nothing on
-/// record proves those bytes old (a tear inside a page): OPEN. Fails with `--ignored`.
+/// land (its piece across the boundary failed, the side before it is new), but on s48b
+/// nothing on record proved those bytes old. Since s49a the piece's old crc of its side
+/// past 4072 (`old_page_sides`) can prove P old at 4072..4096: a column is spare there and
+/// the stale D2 is refuted, the row LOST on record (0 WRONG; fails on 0fa3470a: "1 WRONG:
+/// Raid6: cut #170").
 #[test]
-#[ignore = "OPEN s48b: raid6 8 KiB write 12000+12000 seed 1: 1 of 176 cuts WRONG (#170, the stale bytes under D1's write range, P torn: no column to spare)"]
 fn raid6_8k_stale_bytes_under_the_other_data_blocks_cut_range_read_no_wrong_byte() {
     stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
         CodeSpec::raid6(4),
@@ -63,9 +70,11 @@ fn raid6_8k_stale_bytes_under_the_other_data_blocks_cut_range_seed_2_read_no_wro
 /// 1 of 198 cuts read WRONG (#183, byte 11242): row 0 holds D2 STALE and D3 `Old`, P torn
 /// (piece 0..1000 landed, 3000..4096 not), Q new, R torn (no piece landed); at 3000..4096
 /// the old version erased P, Q (new) and R: three, the tolerance, nothing to spare. Their
-/// old bytes there are on no record (OPEN, as #170 at 12000+12000). Fails with `--ignored`.
+/// old bytes there were on no record (OPEN on s48b); since s49a a torn parity block's
+/// parts whose bytes hold their journaled old crc (per side of a page boundary) are known
+/// old, which leaves a column to spare there (0 WRONG; fails on 0fa3470a: "1 WRONG: Rs:
+/// cut #183").
 #[test]
-#[ignore = "OPEN s48b: rs 4+3 4 KiB seed 2: 1 of 198 cuts WRONG (#183, the stale bytes under torn P and R and new Q: no column to spare)"]
 fn rs_4_3_4k_stale_bytes_under_torn_parity_cut_ranges_seed_2_read_no_wrong_byte() {
     stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
         CodeSpec::rs(4, 3),
@@ -77,10 +86,9 @@ fn rs_4_3_4k_stale_bytes_under_torn_parity_cut_ranges_seed_2_read_no_wrong_byte(
     );
 }
 
-/// The same scene at seed 3: 1 of 198 cuts WRONG on 3ab4cbf7 and on s48b (#183 as well).
-/// Fails with `--ignored`.
+/// The same scene at seed 3: 1 of 198 cuts WRONG on 3ab4cbf7 and on 0fa3470a (#183 as
+/// well); 0 since s49a.
 #[test]
-#[ignore = "OPEN s48b: rs 4+3 4 KiB seed 3: 1 of 198 cuts WRONG (#183, as seed 2)"]
 fn rs_4_3_4k_stale_bytes_under_torn_parity_cut_ranges_seed_3_read_no_wrong_byte() {
     stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
         CodeSpec::rs(4, 3),
@@ -98,9 +106,10 @@ fn rs_4_3_4k_stale_bytes_under_torn_parity_cut_ranges_seed_3_read_no_wrong_byte(
 /// confirms a torn block's decode by its stored checksum kept the stale block. D3 is known
 /// old since s48b (its page-cut record), but P, Q and R are torn with their pieces
 /// 3000..4096 across their page boundary (4072): at the stale offsets three erasures,
-/// the tolerance (OPEN). Fails with `--ignored`.
+/// the tolerance (OPEN on s48b). Since s49a their side past 4072 is known old where its
+/// journaled old crc (`old_page_sides`) holds: 0 WRONG (fails on 0fa3470a: "1 WRONG: Rs:
+/// cut #263").
 #[test]
-#[ignore = "OPEN s48b: rs 4+3 8 KiB seed 4: 1 of 280 cuts WRONG (#263, the stale bytes under torn P, Q and R)"]
 fn rs_4_3_8k_stale_bytes_under_torn_parity_cut_ranges_seed_4_read_no_wrong_byte() {
     stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
         CodeSpec::rs(4, 3),
