@@ -62,8 +62,8 @@ impl Store {
     ///    inside those parts (`refuted_offsets`), and somewhere (the refutation located);
     /// 3. the new version (`new_in_pieces`) disagrees nowhere it checks;
     /// 4. every acknowledged data byte of the row outside the parts lies where the new
-    ///    version or an old one checks (`refuted_offsets`): the bytes kept as they stand
-    ///    there are proven (review r48a HIGH);
+    ///    version or an old one checks (`refuted_offsets`), one that knows the byte where
+    ///    it is kept as it stands: those bytes are proven (review r48a HIGH);
     /// 5. each part's new bytes, decoded segment by segment from the new version with at
     ///    most the tolerance's columns erased, agree with every position known there, are
     ///    zeros where an erased position is dead, and hold the write's crc for the part.
