@@ -327,9 +327,9 @@ pub(crate) fn stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
 /// piece over D2's part not landed), Q `Old`: the NEW version erases D2, P and Q at D2's
 /// part (nothing proves it), and the old version, refuted there, is r45d's 4 KiB seed 3
 /// cut #129 (D2 stale instead of Q, WRONG on c092d8a5) byte for byte in what recovery
-/// sees. Fails with `--ignored` (29 > 27).
+/// sees. Fails with `--ignored` (29 > 27; 28 > 27 after s49b's roll of #118).
 #[test]
-#[ignore = "OPEN r47b/r48a: a stale Q under a cut write: cuts #84 and #118 LOST where c092d8a5 read right (29 LOST cuts of 150, 27 before s47b); #84 is the same row as r45d 4 KiB seed 3 #129 (stale D2, WRONG on c092d8a5): a recorded trade"]
+#[ignore = "OPEN r47b/s49b: a stale Q under a cut write: cut #84 LOST where c092d8a5 read right (28 LOST cuts of 150, 27 before s47b; #118 rolled forward again by s49b); #84 is the same row as r45d 4 KiB seed 3 #129 (stale D2, WRONG on c092d8a5): a recorded trade"]
 fn raid6_4k_stale_q_under_a_cut_write_seed_2_loses_no_more_than_before() {
     raid6_4k_stale_q_under_a_cut_write_seed_2_loses_at_most(27);
 }
@@ -353,11 +353,60 @@ fn raid6_4k_stale_q_under_a_cut_write_seed_2_loses_no_more_than_before() {
 /// `review_r48a_two_lost_writes_under_a_rolled_cut_write`, witness at its bound, byte
 /// 8692). Gated on those bytes being checked or witnessed, it rolled no cut of the probe
 /// cells (the cut write's input drops the pieces of the blocks it overlaps, the rest of
-/// the block's among them), so it is not landed. Fails with `--ignored` (29 > 28).
+/// the block's among them), so it is not landed.
+/// Session 49 (s49b, `stale_beside_cut/rolled_forward.rs`): rolled again where every
+/// acknowledged data byte of the row outside the part is checked by a version that knows
+/// it (here D2's 0..1000 by the NEW version, D3's journaled crc of its part with D3 and Q
+/// erased; 1000..3000 by the old one) and no version disagrees outside the part: r48a's
+/// second stale range breaks both, so its scene stays LOST (`review_r48a_`, and with the
+/// witness at its bound, its `probe_r48a`: 0 WRONG). 28 LOST cuts; on 0fa3470a 29 (fails).
 #[test]
-#[ignore = "OPEN r47b/r48a: s48a's roll forward of cut #118 withdrawn (a second lost write beside it read WRONG in a witness gap, review r48a HIGH): 29 LOST cuts of 150"]
 fn raid6_4k_stale_q_under_a_cut_write_seed_2_cut_118_rolled_forward() {
     raid6_4k_stale_q_under_a_cut_write_seed_2_loses_at_most(28);
+}
+
+/// r45d's 4 KiB scene at seed 2 (data element 2's OSS loses the write over 11242..11342,
+/// the cut write 11192..13288, `16,1,pages`): cut #138 leaves row 0 with D2 `Old` (STALE),
+/// D3 torn, P `New`, Q `Old`; the old version is refuted by Q at the lost write's offsets,
+/// all inside D2's part of the write (3000..4096), every other acknowledged byte of the
+/// row is checked (the new version by D3's journaled crc at 0..1000, the old one beside),
+/// and D2's new part decodes to the write's journaled crc: the part is rolled forward (a
+/// cut write may land per block) and the row's parity rewritten from the data (session 49,
+/// s49b; s48a's roll, withdrawn in session 48, gated). The stale bytes are overwritten by
+/// the write's, so nothing acknowledged is lost there. Each acknowledged byte must read its
+/// last acknowledged value or be named LOST: 142 cuts, none WRONG, at most 35 LOST (on
+/// 0fa3470a 36: #138 LOST; WRONG on c092d8a5).
+#[test]
+fn raid6_4k_stale_bytes_under_a_cut_write_seed_2_cut_138_rolled_forward() {
+    let e = UNIT;
+    let (cuts, problems, losses) = stale_block_under_the_cut_write(
+        CodeSpec::raid6(4),
+        e,
+        7 * e / 2,
+        2,
+        11242..11342,
+        11192..13288,
+        true,
+        Some(OutOfOrder {
+            subsets_per_image: 16,
+            seed: 2,
+            pages: true,
+            only: false,
+        }),
+    );
+    assert_eq!(cuts, 142, "the cuts of the scene");
+    assert!(
+        problems.is_empty(),
+        "{} WRONG: {:?}",
+        problems.len(),
+        problems.first()
+    );
+    let lost_max = 35;
+    assert!(
+        losses.len() <= lost_max,
+        "{} LOST cuts of {cuts}: more than {lost_max}",
+        losses.len()
+    );
 }
 
 /// r45d's 4 KiB scene at seed 2, Q stale (see above): 150 cuts, none WRONG, at most

@@ -89,6 +89,7 @@
 use super::*;
 
 mod old_in_pages;
+mod rolled_forward;
 
 /// What the check of one block row beside a cut write found.
 pub(super) enum CutRowStale {
@@ -468,7 +469,9 @@ impl Store {
                 if self.every_world_old_refuted(v, &crcs, &choices, None)
                     || self.every_world_old_refuted(v, &crcs, &choices, Some(plan))
                 {
-                    return Ok(CutRowStale::Unlocated);
+                    // Unless every acknowledged byte is proven with the write's part of the
+                    // block kept old rolled forward (s49b, `rolled_forward`).
+                    return Ok(self.refuted_row_rolled_forward(v, &crcs, &choices, plan));
                 }
                 return Ok(CutRowStale::Agrees);
             }
@@ -678,7 +681,9 @@ impl Store {
             if self.unchecked_worlds_refuted(v, &crcs, &assignments, &worlds, &fit, None)
                 || self.unchecked_worlds_refuted(v, &crcs, &assignments, &worlds, &fit, Some(plan))
             {
-                return Ok(CutRowStale::Unlocated);
+                // Unless every acknowledged byte is proven with the write's part of the
+                // block kept old rolled forward (s49b, `rolled_forward`).
+                return Ok(self.refuted_row_rolled_forward(v, &crcs, &choices, plan));
             }
             if self.calm_offsets_contradict(v) {
                 return Ok(CutRowStale::Unlocated);
