@@ -1262,7 +1262,9 @@ struct BenchArgs {
     /// region); `overwrite`, an untimed first pass writes those regions, then the timed
     /// writes rewrite half of every earlier write (from a quarter in plus 2 KiB, both ends
     /// mid-block: read-modify-writes of witnessed blocks). Overwrite runs report the write
-    /// paths alone (no raw, streaming or goals: those are the seed's).
+    /// paths alone (no raw, streaming or goals: those are the seed's), each with the home
+    /// witness checks its read steps ran; delayed's "ops = planner" is false there: its
+    /// window writes read their two edge blocks for their block crcs, outside the plan.
     #[arg(long, value_parser = ["fresh", "overwrite"], default_value = "fresh")]
     workload: String,
 }
@@ -1417,10 +1419,12 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         );
         if report.workload == exaraid_store::bench::Workload::Overwrite {
             out!(
-                "    home witness read-step checks: {} steps, {} pieces ({} read again from disk)",
+                "    home witness read-step checks: {} steps, {} pieces ({} read again from disk), {:.4} thread-s of {:.3} executing plans",
                 r.time.home_witness_checked_steps,
                 r.time.home_witness_checked_pieces,
-                r.time.home_witness_piece_reads
+                r.time.home_witness_piece_reads,
+                r.time.home_witness_check_s,
+                r.time.execute_s
             );
         }
         for (i, o) in r.ops_per_oss.iter().enumerate() {

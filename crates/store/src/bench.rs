@@ -69,6 +69,9 @@ pub enum Workload {
     Overwrite,
 }
 
+/// One pass of a run's writes: per thread, `(offset, length)` in the order it writes them.
+pub type PassWrites = Vec<Vec<(u64, u64)>>;
+
 /// Bytes the overwrite's ranges are shifted off block boundaries: half a checksum block.
 pub const OVERWRITE_MISALIGN_BYTES: u64 = 2048;
 
@@ -97,7 +100,7 @@ impl Workload {
         threads: usize,
         writes_per_thread: usize,
         write_bytes: usize,
-    ) -> (Vec<Vec<(u64, u64)>>, Vec<Vec<(u64, u64)>>) {
+    ) -> (PassWrites, PassWrites) {
         let wb = write_bytes as u64;
         let fresh: Vec<Vec<(u64, u64)>> = workload(threads, writes_per_thread, write_bytes)
             .into_iter()
@@ -265,6 +268,8 @@ pub struct Probe {
     pub home_witness_checked_steps: AtomicU64,
     pub home_witness_checked_pieces: AtomicU64,
     pub home_witness_piece_reads: AtomicU64,
+    /// Time in that check, every data read step of a client write (its early return too).
+    pub home_witness_check_ns: AtomicU64,
 }
 
 /// OSSs the probe keeps device time for (the bench uses at most k + 2).
@@ -294,6 +299,7 @@ pub static PROBE: Probe = Probe {
     home_witness_checked_steps: ZERO,
     home_witness_checked_pieces: ZERO,
     home_witness_piece_reads: ZERO,
+    home_witness_check_ns: ZERO,
 };
 
 /// Add to a probe counter.
@@ -332,6 +338,7 @@ pub struct TimeBreakdown {
     pub home_witness_checked_steps: u64,
     pub home_witness_checked_pieces: u64,
     pub home_witness_piece_reads: u64,
+    pub home_witness_check_s: f64,
 }
 
 impl TimeBreakdown {
@@ -363,6 +370,7 @@ impl TimeBreakdown {
             home_witness_checked_steps: n(&p.home_witness_checked_steps),
             home_witness_checked_pieces: n(&p.home_witness_checked_pieces),
             home_witness_piece_reads: n(&p.home_witness_piece_reads),
+            home_witness_check_s: s(&p.home_witness_check_ns),
         }
     }
 
@@ -397,6 +405,7 @@ impl TimeBreakdown {
                 - before.home_witness_checked_pieces,
             home_witness_piece_reads: self.home_witness_piece_reads
                 - before.home_witness_piece_reads,
+            home_witness_check_s: self.home_witness_check_s - before.home_witness_check_s,
         }
     }
 }

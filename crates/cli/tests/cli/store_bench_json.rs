@@ -44,6 +44,7 @@ const TIME: &[&str] = &[
     "extents_s",
     "extents_writes",
     "healthy_calls",
+    "home_witness_check_s",
     "home_witness_checked_pieces",
     "home_witness_checked_steps",
     "home_witness_piece_reads",
