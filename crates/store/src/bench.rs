@@ -9,6 +9,8 @@
 //! operations per OSS -- beside the operations the planner predicts for the same workload,
 //! fed to a fresh strategy. In the same run it measures the raw write bandwidth of the same
 //! directories (the same bytes as plain 128 KiB writes) and full-stripe streaming on rmw.
+//! `Workload::Overwrite` (session 49) times overwrites of part of every such write instead,
+//! after an untimed first pass, so that rmw's read steps meet home witness pieces.
 //!
 //! With an emulated device (`OpenOptions::emulate`) every plan step (and every raw write)
 //! holds one unit of its OSS's device for the model's service time, so the paths compare at
