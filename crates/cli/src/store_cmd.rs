@@ -1258,6 +1258,15 @@ struct BenchArgs {
     /// 0.89 / 0.80 at 8 (the seed's stripes are 512 OSSs wide).
     #[arg(long, default_value_t = 4)]
     k: usize,
+    /// What the timed writes do: `fresh`, the seed's (each thread writes its own new
+    /// region); `overwrite`, an untimed first pass writes those regions, then the timed
+    /// writes rewrite half of every earlier write (from a quarter in plus 2 KiB, both ends
+    /// mid-block: read-modify-writes of witnessed blocks). Overwrite runs report the write
+    /// paths alone (no raw, streaming or goals: those are the seed's), each with the home
+    /// witness checks its read steps ran; delayed's "ops = planner" is false there: its
+    /// window writes read their two edge blocks for their block crcs, outside the plan.
+    #[arg(long, value_parser = ["fresh", "overwrite"], default_value = "fresh")]
+    workload: String,
 }
 
 /// A mean-value service-time model over the simulator's device constants (crates/sim
@@ -1329,6 +1338,8 @@ fn run_bench(a: BenchArgs) -> Result<()> {
         bail!("--k must be between 2 and {k_max} (RAID-6 uses k + 2 OSS directories)");
     }
     opts.k = a.k;
+    opts.workload = exaraid_store::bench::Workload::parse(&a.workload)
+        .with_context(|| format!("--workload {}: fresh or overwrite", a.workload))?;
     if let Some(bytes) = a.destage_defer_max_bytes {
         opts.destage_defer_max_bytes = bytes;
     }
@@ -1381,7 +1392,8 @@ fn run_bench(a: BenchArgs) -> Result<()> {
     }
     let report = series.runs.last().expect("at least one repetition");
     out!(
-        "store bench: {} threads x {} writes of {} KiB, stripe unit {} KiB, fsync {}, destage held back up to {} MiB, device {}, {} repetitions",
+        "store bench ({} workload): {} threads x {} writes of {} KiB, stripe unit {} KiB, fsync {}, destage held back up to {} MiB, device {}, {} repetitions",
+        report.workload.name(),
         report.threads,
         report.writes_per_thread,
         report.write_bytes >> 10,
@@ -1405,6 +1417,16 @@ fn run_bench(a: BenchArgs) -> Result<()> {
             "{:<18} {:<22} {:>9.1} MiB/s  write phase {:>7.3} s  total {:>7.3} s  ops = planner: {}",
             r.code, label, r.throughput_mib_s, r.write_phase_s, r.total_s, r.ops_match_planner
         );
+        if report.workload == exaraid_store::bench::Workload::Overwrite {
+            out!(
+                "    home witness read-step checks: {} steps, {} pieces ({} read again from disk), {:.4} thread-s of {:.3} executing plans",
+                r.time.home_witness_checked_steps,
+                r.time.home_witness_checked_pieces,
+                r.time.home_witness_piece_reads,
+                r.time.home_witness_check_s,
+                r.time.execute_s
+            );
+        }
         for (i, o) in r.ops_per_oss.iter().enumerate() {
             out!(
                 "    oss {i}: data r/w {:>5}/{:<5} parity r/w {:>5}/{:<5} cache r/w {:>5}/{:<5}",

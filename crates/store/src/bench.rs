@@ -9,6 +9,8 @@
 //! operations per OSS -- beside the operations the planner predicts for the same workload,
 //! fed to a fresh strategy. In the same run it measures the raw write bandwidth of the same
 //! directories (the same bytes as plain 128 KiB writes) and full-stripe streaming on rmw.
+//! `Workload::Overwrite` (session 49) times overwrites of part of every such write instead,
+//! after an untimed first pass, so that rmw's read steps meet home witness pieces.
 //!
 //! With an emulated device (`OpenOptions::emulate`) every plan step (and every raw write)
 //! holds one unit of its OSS's device for the model's service time, so the paths compare at
@@ -48,6 +50,87 @@ pub struct BenchOptions {
     /// `OpenOptions::destage_defer_max_bytes` of the stores (0: WCL destage competes with
     /// the writes, as before it existed).
     pub destage_defer_max_bytes: u64,
+    /// What the timed writes do (default: the seed's fresh regions).
+    pub workload: Workload,
+}
+
+/// What the timed writes of a run do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Workload {
+    /// The seed's: each thread writes its own fresh region (nothing is ever overwritten).
+    Fresh,
+    /// A first pass, untimed (its background work drained before the timer), writes the
+    /// seed's regions; the timed pass then overwrites part of every one of those writes
+    /// (`overwrite_range`). Why (review r45c MEDIUM, OPEN since session 46): on fresh regions
+    /// a write's input drops no home witness piece, so s45c's read-step check
+    /// (`check_displaced_home_pieces`) only ever took its early return in a bench; an
+    /// overwrite of acknowledged, witnessed blocks is its full path. The ranges end in the
+    /// middle of 4 KiB blocks, so each write's two edge blocks hold pieces reaching past its
+    /// read step (read again from disk by the check): the check's dearest case.
+    Overwrite,
+}
+
+/// One pass of a run's writes: per thread, `(offset, length)` in the order it writes them.
+pub type PassWrites = Vec<Vec<(u64, u64)>>;
+
+/// Bytes the overwrite's ranges are shifted off block boundaries: half a checksum block.
+pub const OVERWRITE_MISALIGN_BYTES: u64 = 2048;
+
+/// Smallest write the overwrite workload takes: its range (half the write, shifted by a
+/// quarter plus `OVERWRITE_MISALIGN_BYTES`) must lie inside the write it overwrites.
+pub const OVERWRITE_WRITE_MIN_BYTES: u64 = 4 * OVERWRITE_MISALIGN_BYTES;
+
+impl Workload {
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Fresh => "fresh",
+            Workload::Overwrite => "overwrite",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Workload> {
+        [Workload::Fresh, Workload::Overwrite]
+            .into_iter()
+            .find(|w| w.name() == s)
+    }
+
+    /// The writes of a run, `(offset, length)` per thread in order: the untimed first pass
+    /// (empty for `Fresh`) and the timed pass.
+    pub fn writes(
+        self,
+        threads: usize,
+        writes_per_thread: usize,
+        write_bytes: usize,
+    ) -> (PassWrites, PassWrites) {
+        let wb = write_bytes as u64;
+        let fresh: Vec<Vec<(u64, u64)>> = workload(threads, writes_per_thread, write_bytes)
+            .into_iter()
+            .map(|offs| offs.into_iter().map(|o| (o, wb)).collect())
+            .collect();
+        match self {
+            Workload::Fresh => (Vec::new(), fresh),
+            Workload::Overwrite => {
+                let (shift, len) = overwrite_range(wb);
+                let timed = (fresh.iter())
+                    .map(|t| t.iter().map(|&(o, _)| (o + shift, len)).collect())
+                    .collect();
+                (fresh, timed)
+            }
+        }
+    }
+}
+
+/// The part of a `write_bytes` write the overwrite workload writes again: `(shift, len)`,
+/// half of it, from a quarter in plus half a checksum block (both ends mid-block).
+pub fn overwrite_range(write_bytes: u64) -> (u64, u64) {
+    assert!(
+        write_bytes >= OVERWRITE_WRITE_MIN_BYTES,
+        "the overwrite workload needs writes of at least {OVERWRITE_WRITE_MIN_BYTES} bytes"
+    );
+    let (shift, len) = (write_bytes / 4 + OVERWRITE_MISALIGN_BYTES, write_bytes / 2);
+    assert!(shift + len <= write_bytes && len > 0);
+    (shift, len)
 }
 
 impl BenchOptions {
@@ -62,6 +145,7 @@ impl BenchOptions {
             k: 4,
             fsync: true,
             destage_defer_max_bytes: crate::store::DESTAGE_DEFER_MAX_BYTES,
+            workload: Workload::Fresh,
         }
     }
 }
@@ -126,6 +210,8 @@ pub struct Ratio {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
+    /// `fresh` (the seed's) or `overwrite` (no raw, streaming or ratios: see `Workload`).
+    pub workload: Workload,
     pub emulate: Option<String>,
     pub threads: usize,
     pub writes_per_thread: usize,
@@ -177,6 +263,15 @@ pub struct Probe {
     pub journal_mark_fsyncs: AtomicU64,
     /// `DirBackend::healthy` calls (each stats the OSS label file).
     pub healthy_calls: AtomicU64,
+    /// Read steps of client writes whose plan holds home witness pieces its input displaced
+    /// (s45c's check past its early return: `check_displaced_home_pieces`), the pieces they
+    /// overlapped and checked, and of those the ones read again from disk (reaching past the
+    /// step).
+    pub home_witness_checked_steps: AtomicU64,
+    pub home_witness_checked_pieces: AtomicU64,
+    pub home_witness_piece_reads: AtomicU64,
+    /// Time in that check, every data read step of a client write (its early return too).
+    pub home_witness_check_ns: AtomicU64,
 }
 
 /// OSSs the probe keeps device time for (the bench uses at most k + 2).
@@ -203,6 +298,10 @@ pub static PROBE: Probe = Probe {
     journal_fsyncs: ZERO,
     journal_mark_fsyncs: ZERO,
     healthy_calls: ZERO,
+    home_witness_checked_steps: ZERO,
+    home_witness_checked_pieces: ZERO,
+    home_witness_piece_reads: ZERO,
+    home_witness_check_ns: ZERO,
 };
 
 /// Add to a probe counter.
@@ -238,6 +337,10 @@ pub struct TimeBreakdown {
     pub journal_fsyncs: u64,
     pub journal_mark_fsyncs: u64,
     pub healthy_calls: u64,
+    pub home_witness_checked_steps: u64,
+    pub home_witness_checked_pieces: u64,
+    pub home_witness_piece_reads: u64,
+    pub home_witness_check_s: f64,
 }
 
 impl TimeBreakdown {
@@ -266,6 +369,10 @@ impl TimeBreakdown {
             journal_fsyncs: n(&p.journal_fsyncs),
             journal_mark_fsyncs: n(&p.journal_mark_fsyncs),
             healthy_calls: n(&p.healthy_calls),
+            home_witness_checked_steps: n(&p.home_witness_checked_steps),
+            home_witness_checked_pieces: n(&p.home_witness_checked_pieces),
+            home_witness_piece_reads: n(&p.home_witness_piece_reads),
+            home_witness_check_s: s(&p.home_witness_check_ns),
         }
     }
 
@@ -294,6 +401,13 @@ impl TimeBreakdown {
             journal_fsyncs: self.journal_fsyncs - before.journal_fsyncs,
             journal_mark_fsyncs: self.journal_mark_fsyncs - before.journal_mark_fsyncs,
             healthy_calls: self.healthy_calls - before.healthy_calls,
+            home_witness_checked_steps: self.home_witness_checked_steps
+                - before.home_witness_checked_steps,
+            home_witness_checked_pieces: self.home_witness_checked_pieces
+                - before.home_witness_checked_pieces,
+            home_witness_piece_reads: self.home_witness_piece_reads
+                - before.home_witness_piece_reads,
+            home_witness_check_s: self.home_witness_check_s - before.home_witness_check_s,
         }
     }
 }
@@ -363,13 +477,29 @@ pub fn planner_plans(
     write_bytes: u64,
     delayed: bool,
 ) -> Result<Vec<IoPlan>, StoreError> {
+    let writes: Vec<Vec<(u64, u64)>> = (offsets.iter())
+        .map(|t| t.iter().map(|&o| (o, write_bytes)).collect())
+        .collect();
+    Ok(planner_plans_of_passes(store, file, &[], &writes, delayed)?.1)
+}
+
+/// The planner's plans for a run's two passes (`Workload::writes`): a fresh strategy fed the
+/// untimed first pass, then the timed pass (for delayed, in a window: the first pass is
+/// written outside any, as the run writes it), every plan completed in order. Returns the
+/// plans of each pass.
+pub fn planner_plans_of_passes(
+    store: &Store,
+    file: u64,
+    first: &[Vec<(u64, u64)>],
+    timed: &[Vec<(u64, u64)>],
+    delayed: bool,
+) -> Result<(Vec<IoPlan>, Vec<IoPlan>), StoreError> {
     let mut strategy: Box<dyn Strategy> = exaraid_plan::new_strategy(
         store.strategy_kind(),
         store.layout().clone(),
         StrategyConfig::default(),
     )
     .map_err(|e| StoreError::BadInput(e.to_string()))?;
-    let mut plans: Vec<IoPlan> = Vec::new();
     let err = |e: exaraid_plan::PlanError| StoreError::BadInput(e.to_string());
     let feed = |strategy: &mut Box<dyn Strategy>,
                 new: Vec<IoPlan>,
@@ -382,32 +512,42 @@ pub fn planner_plans(
         }
         Ok(())
     };
+    let write = |strategy: &mut Box<dyn Strategy>,
+                 pass: &[Vec<(u64, u64)>],
+                 plans: &mut Vec<IoPlan>|
+     -> Result<(), StoreError> {
+        for thread in pass {
+            for &(offset_bytes, len_bytes) in thread {
+                let w = ClientWrite {
+                    client: 0,
+                    app: 0,
+                    file,
+                    offset_bytes,
+                    len_bytes,
+                };
+                let p = strategy.on_write(&w, 0).map_err(err)?;
+                feed(strategy, p, plans)?;
+            }
+        }
+        Ok(())
+    };
+    let mut first_plans: Vec<IoPlan> = Vec::new();
+    write(&mut strategy, first, &mut first_plans)?;
+    let mut plans: Vec<IoPlan> = Vec::new();
     if delayed {
         let p = strategy
             .on_hint(&Hint::StartDelayed { window: 0, file }, 0)
             .map_err(err)?;
         feed(&mut strategy, p, &mut plans)?;
     }
-    for thread in offsets {
-        for &offset_bytes in thread {
-            let w = ClientWrite {
-                client: 0,
-                app: 0,
-                file,
-                offset_bytes,
-                len_bytes: write_bytes,
-            };
-            let p = strategy.on_write(&w, 0).map_err(err)?;
-            feed(&mut strategy, p, &mut plans)?;
-        }
-    }
+    write(&mut strategy, timed, &mut plans)?;
     if delayed {
         let p = strategy
             .on_hint(&Hint::EndDelayed { window: 0 }, 0)
             .map_err(err)?;
         feed(&mut strategy, p, &mut plans)?;
     }
-    Ok(plans)
+    Ok((first_plans, plans))
 }
 
 fn payload(seed: usize, len: usize) -> Vec<u8> {
@@ -416,7 +556,76 @@ fn payload(seed: usize, len: usize) -> Vec<u8> {
         .collect()
 }
 
-/// Run one write path on one code; the store lives in `dir` (created and removed).
+/// One pass of a run's writes: a thread per entry of `writes`, each writing its own in order
+/// (`data[t]` cut to each write's length), with a thread serving the background plans; a
+/// delayed window (`token`) ends after the writes. Returns when the last write was
+/// acknowledged, when the pass's write phase ended (delayed: END returned) and, once the
+/// background server drained, the whole pass (seconds since `start`).
+fn run_pass(
+    store: &Store,
+    name: &str,
+    writes: &[Vec<(u64, u64)>],
+    data: &[Vec<u8>],
+    token: Option<&str>,
+    start: Instant,
+) -> Result<(f64, f64, f64), StoreError> {
+    assert_eq!(writes.len(), data.len(), "a payload per thread");
+    let stop = AtomicBool::new(false);
+    let (writes_acked_s, write_phase_s, result) = std::thread::scope(|s| {
+        let server = s.spawn(|| store.serve_background(&stop));
+        let writers: Vec<_> = writes
+            .iter()
+            .enumerate()
+            .map(|(t, ws)| {
+                let data = &data[t];
+                s.spawn(move || -> Result<(), StoreError> {
+                    for &(o, len) in ws {
+                        store.write(name, o, &data[..len as usize])?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        let mut result = Ok(());
+        for w in writers {
+            if let Err(e) = w.join().expect("writer thread") {
+                result = Err(e);
+            }
+        }
+        let writes_acked_s = start.elapsed().as_secs_f64();
+        if let (Some(token), Ok(())) = (token, &result) {
+            result = store.delayed_end(token);
+        }
+        let write_phase_s = start.elapsed().as_secs_f64();
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Err(e) = server.join().expect("background thread") {
+            result = result.and(Err(e));
+        }
+        (writes_acked_s, write_phase_s, result)
+    });
+    result?;
+    Ok((writes_acked_s, write_phase_s, start.elapsed().as_secs_f64()))
+}
+
+/// `a - b`, per OSS and kind: the operations of what ran between two counts.
+fn ops_since(a: &[OssOps], b: &[OssOps]) -> Vec<OssOps> {
+    assert_eq!(a.len(), b.len(), "the same OSSs");
+    (a.iter().zip(b))
+        .map(|(a, b)| OssOps {
+            data_read: a.data_read - b.data_read,
+            data_write: a.data_write - b.data_write,
+            parity_read: a.parity_read - b.parity_read,
+            parity_write: a.parity_write - b.parity_write,
+            cache_read: a.cache_read - b.cache_read,
+            cache_write: a.cache_write - b.cache_write,
+        })
+        .collect()
+}
+
+/// Run one write path on one code; the store lives in `dir` (created and removed). With
+/// `Workload::Overwrite`, the first pass runs before the timer (and before a delayed
+/// store's window), and every figure of the result (time, operations, the planner's
+/// operations and bounds, the probe's breakdown) is of the timed pass alone.
 pub fn run_path(
     opts: &BenchOptions,
     dir: &Path,
@@ -439,61 +648,42 @@ pub fn run_path(
             ..OpenOptions::default()
         },
     )?;
-    let offsets = workload(opts.threads, opts.writes_per_thread, write_bytes);
+    let (first, timed) = opts
+        .workload
+        .writes(opts.threads, opts.writes_per_thread, write_bytes);
     let delayed = path == WritePath::Delayed;
     let name = "bench";
+    let first_data: Vec<Vec<u8>> = (0..opts.threads).map(|t| payload(t, write_bytes)).collect();
+    // The overwrite's bytes differ from the first pass's, so the read back tells them apart.
+    let data: Vec<Vec<u8>> = match opts.workload {
+        Workload::Fresh => first_data.clone(),
+        Workload::Overwrite => (0..opts.threads)
+            .map(|t| payload(t + opts.threads + 1, write_bytes))
+            .collect(),
+    };
+    if !first.is_empty() {
+        run_pass(&store, name, &first, &first_data, None, Instant::now())?;
+    }
+    let ops_before: Vec<OssOps> = store.status()?.oss.iter().map(|o| o.ops).collect();
     let token = if delayed {
         Some(store.delayed_start(name)?)
     } else {
         None
     };
-    let data: Vec<Vec<u8>> = (0..opts.threads).map(|t| payload(t, write_bytes)).collect();
-    let stop = AtomicBool::new(false);
     let probe_before = TimeBreakdown::now(oss);
     let start = Instant::now();
-    let (writes_acked_s, write_phase_s, result) = std::thread::scope(|s| {
-        let server = s.spawn(|| store.serve_background(&stop));
-        let writers: Vec<_> = offsets
-            .iter()
-            .enumerate()
-            .map(|(t, offs)| {
-                let (store, data) = (&store, &data[t]);
-                s.spawn(move || -> Result<(), StoreError> {
-                    for &o in offs {
-                        store.write(name, o, data)?;
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        let mut result = Ok(());
-        for w in writers {
-            if let Err(e) = w.join().expect("writer thread") {
-                result = Err(e);
-            }
-        }
-        let writes_acked_s = start.elapsed().as_secs_f64();
-        if let (Some(token), Ok(())) = (&token, &result) {
-            result = store.delayed_end(token);
-        }
-        let write_phase_s = start.elapsed().as_secs_f64();
-        stop.store(true, std::sync::atomic::Ordering::SeqCst);
-        if let Err(e) = server.join().expect("background thread") {
-            result = result.and(Err(e));
-        }
-        (writes_acked_s, write_phase_s, result)
-    });
-    result?;
-    let total_s = start.elapsed().as_secs_f64();
+    let (writes_acked_s, write_phase_s, total_s) =
+        run_pass(&store, name, &timed, &data, token.as_deref(), start)?;
     let mut time = TimeBreakdown::now(oss).since(&probe_before);
     if let Some(m) = &opts.emulate {
         let units = m.parallel_units().max(1) as f64;
         time.device_busy_s.iter_mut().for_each(|b| *b /= units);
     }
-    let bytes = (opts.threads * opts.writes_per_thread * write_bytes) as u64;
+    let bytes: u64 = timed.iter().flatten().map(|&(_, len)| len).sum();
     let file = store.file_id(name)?;
-    let ops_per_oss: Vec<OssOps> = store.status()?.oss.iter().map(|o| o.ops).collect();
-    let plans = planner_plans(&store, file, &offsets, write_bytes as u64, delayed)?;
+    let ops_now: Vec<OssOps> = store.status()?.oss.iter().map(|o| o.ops).collect();
+    let ops_per_oss = ops_since(&ops_now, &ops_before);
+    let (_, plans) = planner_plans_of_passes(&store, file, &first, &timed, delayed)?;
     let planner_ops_per_oss: Vec<OssOps> = exaraid_plan::counts_per_oss(&plans, oss)
         .iter()
         .map(to_oss_ops)
@@ -505,10 +695,26 @@ pub fn run_path(
         ),
         None => (0.0, 0.0),
     };
-    // The bench checks what it measured: every byte reads back.
-    for (t, offs) in offsets.iter().enumerate() {
-        for &o in offs.iter().take(2) {
-            if store.read(name, o, write_bytes as u64)? != data[t] {
+    // The bench checks what it measured: every byte of each thread's first two writes
+    // reads back (overwritten: the first pass's bytes with the overwrite's part over them).
+    let wb = write_bytes as u64;
+    for t in 0..opts.threads {
+        let whole = first.get(t).unwrap_or(&timed[t]);
+        for (i, &(o, len)) in whole.iter().take(2).enumerate() {
+            let mut want = match opts.workload {
+                Workload::Fresh => data[t][..len as usize].to_vec(),
+                Workload::Overwrite => first_data[t][..len as usize].to_vec(),
+            };
+            if opts.workload == Workload::Overwrite {
+                let (to, tlen) = timed[t][i];
+                let at = (to - o) as usize;
+                assert!(
+                    to >= o && to + tlen <= o + wb,
+                    "an overwrite lies in its write"
+                );
+                want[at..at + tlen as usize].copy_from_slice(&data[t][..tlen as usize]);
+            }
+            if store.read(name, o, len)? != want {
                 return Err(StoreError::Io(format!(
                     "bench: bytes at {o} do not read back on {}",
                     path.name()
@@ -713,6 +919,12 @@ fn run_raw(
 /// Run the whole bench. `progress` hears one line per finished run.
 pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchReport, StoreError> {
     assert!(opts.threads >= 1 && opts.writes_per_thread >= 1);
+    if opts.workload == Workload::Overwrite && (opts.write_bytes as u64) < OVERWRITE_WRITE_MIN_BYTES
+    {
+        return Err(StoreError::BadInput(format!(
+            "the overwrite workload needs writes of at least {OVERWRITE_WRITE_MIN_BYTES} bytes"
+        )));
+    }
     std::fs::create_dir_all(&opts.base_dir)
         .map_err(|e| StoreError::Io(format!("{}: {e}", opts.base_dir.display())))?;
     let mut results = Vec::new();
@@ -749,6 +961,11 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
                 (r.model_bound_foreground_s, r.model_bound_all_s),
             );
             results.push(r);
+        }
+        if opts.workload != Workload::Fresh {
+            // Raw writes, full-stripe streaming and the goals are the seed's workload's: an
+            // overwrite run reports its paths alone.
+            continue;
         }
         let r = run_raw(
             opts,
@@ -850,6 +1067,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
         );
     }
     Ok(BenchReport {
+        workload: opts.workload,
         emulate: opts.emulate.as_ref().map(|e| e.name()),
         threads: opts.threads,
         writes_per_thread: opts.writes_per_thread,

@@ -44,6 +44,10 @@ const TIME: &[&str] = &[
     "extents_s",
     "extents_writes",
     "healthy_calls",
+    "home_witness_check_s",
+    "home_witness_checked_pieces",
+    "home_witness_checked_steps",
+    "home_witness_piece_reads",
     "journal_durable_s",
     "journal_fsyncs",
     "journal_mark_fsyncs",
@@ -88,6 +92,7 @@ const KEYS: &[(&str, &[&str])] = &[
             "streaming",
             "threads",
             "write_bytes",
+            "workload",
             "writes_per_thread",
         ],
     ),
@@ -173,6 +178,10 @@ fn quick_bench_json_has_every_key_of_its_report() {
         b"",
     );
     let report: Value = serde_json::from_slice(&out).expect("the report is JSON");
+    assert_eq!(
+        report["runs"][0]["workload"], "fresh",
+        "the default workload"
+    );
     for (path, keys) in KEYS {
         let objects = at(&report, path);
         assert!(!objects.is_empty(), "{path}: nothing there");
@@ -191,4 +200,148 @@ fn quick_bench_json_has_every_key_of_its_report() {
             "{r}"
         );
     }
+}
+
+/// `store bench --workload overwrite --quick` (session 49, s49c): an untimed first pass
+/// writes the seed's regions, the timed pass rewrites half of every earlier write. What must
+/// hold: its report has the same keys where it has anything (scripts read both workloads),
+/// names its workload, reports every write path on both codes (no raw, streaming or goals:
+/// those are the seed's workload's), every path's operations equal the planner's for the
+/// timed pass, and on rmw and delayed (home writes before the window) the timed writes ran
+/// s45c's read-step check past its early return: every overwrite's read step overlapped
+/// witness pieces (`home_witness_checked_steps`), its two mid-block edges read again from
+/// disk. Why: the overwrite workload exists to measure that check (review r45c MEDIUM); a
+/// workload that stopped reaching it would measure nothing and still look fine.
+#[test]
+fn quick_bench_overwrite_workload_reports_its_op_counts_and_reaches_the_home_witness_check() {
+    let tmp = fast_tempdir("bench-overwrite");
+    let dir = tmp.path().join("d");
+    let args = |json: bool| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "store",
+            "bench",
+            "--quick",
+            "--workload",
+            "overwrite",
+            "--threads",
+            "2",
+            "--writes-per-thread",
+            "4",
+            "--repeat",
+            "1",
+            "--no-fsync",
+            "--dir",
+            s(&dir),
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+        if json {
+            a.push("--json".to_string());
+        }
+        a
+    };
+    let argv: Vec<String> = args(true);
+    let out = ok(&argv.iter().map(|a| a.as_str()).collect::<Vec<_>>(), b"");
+    let report: Value = serde_json::from_slice(&out).expect("the report is JSON");
+    let run = &report["runs"][0];
+    assert_eq!(run["workload"], "overwrite");
+    for (path, keys) in KEYS {
+        for o in at(&report, path) {
+            let got: BTreeSet<&str> = o.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+            let want: BTreeSet<&str> = keys.iter().copied().collect();
+            assert_eq!(got, want, "{path}: the keys of the report");
+        }
+    }
+    for empty in ["raw", "streaming", "ratios"] {
+        assert_eq!(run[empty].as_array().unwrap().len(), 0, "{empty}: {run}");
+    }
+    let results = run["results"].as_array().unwrap();
+    let names: Vec<String> = (results.iter())
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["code"].as_str().unwrap(),
+                r["path"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(names.len(), 8, "2 codes x 4 paths: {names:?}");
+    // 2 threads x 4 overwrites of 64 KiB (half of each 128 KiB write).
+    let overwrites = 2 * 4;
+    for r in results {
+        let what = format!("{} {}", r["code"], r["path"]);
+        assert_eq!(
+            r["bytes"].as_u64().unwrap(),
+            overwrites * (64 << 10),
+            "{what}"
+        );
+        if r["path"] == "delayed" {
+            // A window write reads each partial block's other bytes from the disk for its
+            // `WindowBlockCrcs` (exec.rs `journal_window_block_crcs`), reads its plan does not
+            // hold: on fresh regions nothing is there to read, here both edge blocks of every
+            // overwrite are. Everything else is the planner's.
+            let extra = window_edge_block_reads(r);
+            assert_eq!(
+                extra,
+                2 * overwrites,
+                "{what}: two edge block reads per window write"
+            );
+            assert_eq!(r["ops_match_planner"], false, "{what}");
+        } else {
+            assert_eq!(
+                r["ops_per_oss"], r["planner_ops_per_oss"],
+                "{what}: store vs planner"
+            );
+            assert_eq!(r["ops_match_planner"], true, "{what}");
+        }
+        let ops: u64 = (r["ops_per_oss"].as_array().unwrap().iter())
+            .flat_map(|o| o.as_object().unwrap().values())
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert!(ops >= overwrites, "{what}: the timed pass did I/O: {ops}");
+        let checked = r["time"]["home_witness_checked_steps"].as_u64().unwrap();
+        let reread = r["time"]["home_witness_piece_reads"].as_u64().unwrap();
+        if r["path"] == "rmw" {
+            // Each overwrite reads its old home bytes in one step (64 KiB in one element).
+            assert_eq!(
+                checked, overwrites,
+                "{what}: every overwrite's read step checked"
+            );
+            assert_eq!(
+                reread,
+                2 * overwrites,
+                "{what}: both mid-block edges read again"
+            );
+        }
+        if r["path"] == "wcl" || r["path"] == "raid0" {
+            assert_eq!(checked, 0, "{what}: no home witness there");
+        }
+    }
+    // The text report says the same.
+    let argv: Vec<String> = args(false);
+    let text = String::from_utf8(ok(
+        &argv.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
+        b"",
+    ))
+    .unwrap();
+    assert!(text.contains("(overwrite workload)"), "{text}");
+    assert!(
+        text.contains("home witness read-step checks: 8 steps"),
+        "{text}"
+    );
+}
+
+/// Store minus planner data reads of a result whose every other operation count, per OSS,
+/// is the planner's.
+fn window_edge_block_reads(r: &Value) -> u64 {
+    let (got, want) = (&r["ops_per_oss"], &r["planner_ops_per_oss"]);
+    let mut extra = 0;
+    for (g, w) in got.as_array().unwrap().iter().zip(want.as_array().unwrap()) {
+        for k in OPS.iter().filter(|&&k| k != "data_read") {
+            assert_eq!(g[k], w[k], "{k}: store {got} planner {want}");
+        }
+        extra += g["data_read"].as_u64().unwrap() - w["data_read"].as_u64().unwrap();
+    }
+    extra
 }

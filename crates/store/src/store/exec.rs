@@ -3866,8 +3866,13 @@ impl Store {
             }
             // Old home bytes of a client write: checked against the witness pieces its
             // input dropped before a delta takes them (s45c).
+            // Timed whole, early return included (the bench's `home_witness_check_s`).
             Ok(mut bytes) => {
-                self.check_displaced_home_pieces(plan, i, &mut bytes)?;
+                let t = std::time::Instant::now();
+                let checked = self.check_displaced_home_pieces(plan, i, &mut bytes);
+                let probe = &crate::bench::PROBE.home_witness_check_ns;
+                crate::bench::probe_add(probe, crate::bench::probe_ns_since(t));
+                checked?;
                 Ok(bytes)
             }
             read => read,

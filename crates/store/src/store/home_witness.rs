@@ -509,6 +509,7 @@ impl Store {
             Some(d) => d.clone(),
             None => return Ok(()),
         };
+        crate::bench::probe_add(&crate::bench::PROBE.home_witness_checked_steps, 1);
         assert_eq!(bytes.len() as u64, step.len_bytes);
         let e = self.sb.element_bytes as u64;
         let block = CHECKSUM_BLOCK_BYTES as u64;
@@ -531,12 +532,17 @@ impl Store {
             if over.is_empty() {
                 continue;
             }
+            crate::bench::probe_add(
+                &crate::bench::PROBE.home_witness_checked_pieces,
+                over.len() as u64,
+            );
             let key = self.key(PlanZone::Data, step.file, addr);
             let mut stale: BTreeSet<u64> = BTreeSet::new();
             for &(pa, pz, crc) in &over {
                 let got = if fa <= pa && pz <= fz {
                     crc32c::crc32c(&buf[(pa - fa) as usize..(pz - fa) as usize])
                 } else {
+                    crate::bench::probe_add(&crate::bench::PROBE.home_witness_piece_reads, 1);
                     let mut piece = vec![0u8; (pz - pa) as usize];
                     if (self.read_retrying(step.oss, key, (pa - base) as usize, &mut piece))
                         .is_err()
