@@ -467,12 +467,12 @@ fn s48d_raid6_8k_stale_bytes_under_a_12000_byte_cut_write_read_no_wrong_byte() {
     );
 }
 
-/// The scene above at seed 2: 1 of 96 cuts reads WRONG (#77, "'f' WRONG byte 16384: 0xa9",
-/// the stale bytes under the cut write; the gate is not reached in that cut). The shape
-/// docs/store.md names ("a write of 12000+12000 ... the stale bytes under the other data
-/// block's write range"), not traced here. Fails with `--ignored`.
+/// The scene above at seed 2: on s48d's base (22f77b89's src) 1 of 96 cuts read WRONG
+/// (#77, "'f' WRONG byte 16384: 0xa9", the stale bytes under the other data block's write
+/// range); s48b's `old_in_pages` (a torn data block known per page side by its page-cut
+/// record's old crc) mended it (12000+12000 seed 2: 1 -> 0 WRONG cuts), and this test,
+/// written on s48d's branch, stayed ignored through session 48's merge (found by s49b).
 #[test]
-#[ignore = "OPEN s48d: raid6 8 KiB stale bytes 16384..19384 under a cut write 12000..24000, seed 2: 1 of 96 cuts WRONG (#77, byte 16384)"]
 fn s48d_raid6_8k_stale_bytes_under_a_12000_byte_cut_write_seed_2_read_no_wrong_byte() {
     stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
         CodeSpec::raid6(4),
