@@ -89,6 +89,7 @@
 use super::*;
 
 mod old_in_pages;
+mod torn_parity_in_pieces;
 
 /// What the check of one block row beside a cut write found.
 pub(super) enum CutRowStale {
@@ -555,13 +556,16 @@ impl Store {
         assert!(assignments.len() <= 1 << ASSIGNED_BLOCKS_MAX);
         // Where the row is lost unless a world proves it (`blind_unconfirmed`), a torn data
         // block of the write that its page-cut record shows old or new per page is known
-        // there per page, not blind (s47c, `know_torn_blocks_in_pages`).
+        // there per page, not blind (s47c, `know_torn_blocks_in_pages`), and a torn running
+        // parity block of the write per piece by the piece's journaled crcs (s49d,
+        // `know_torn_parity_in_pieces`).
         let worlds: Vec<[Version; 2]> = assignments
             .iter()
             .map(|a| {
                 let mut w = self.cut_row_versions(v, &crcs, a);
                 if blind_unconfirmed {
                     self.know_torn_blocks_in_pages(v, plan, a, &mut w);
+                    self.know_torn_parity_in_pieces(v, (&crcs, plan), a, &mut w);
                 }
                 w
             })
