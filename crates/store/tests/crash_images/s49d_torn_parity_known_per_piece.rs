@@ -96,8 +96,8 @@ fn raid6_8k_seed_2_cut_113_p_torn_in_a_piece_beside_q_known_per_piece_loses_noth
     cut_of_an_overwrite_torn_in_pages_loses_nothing(CodeSpec::raid6(4), 2 * UNIT, CROSS_8K, 2, 113);
 }
 
-/// raid6 8 KiB, seed 4, cut #100: P's pieces new then old, Q's both old, element 2 old,
-/// element 3 whole new under its old checksum. LOST on 0fa3470a.
+/// raid6 8 KiB, seed 4, cut #100: P's pieces new then old, Q's both old, element 2 old and
+/// element 3 new (both read verified). LOST on 0fa3470a.
 #[test]
 fn raid6_8k_seed_4_cut_100_p_new_and_old_per_piece_q_old_loses_nothing() {
     cut_of_an_overwrite_torn_in_pages_loses_nothing(CodeSpec::raid6(4), 2 * UNIT, CROSS_8K, 4, 100);

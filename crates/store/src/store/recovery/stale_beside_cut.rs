@@ -556,16 +556,13 @@ impl Store {
         assert!(assignments.len() <= 1 << ASSIGNED_BLOCKS_MAX);
         // Where the row is lost unless a world proves it (`blind_unconfirmed`), a torn data
         // block of the write that its page-cut record shows old or new per page is known
-        // there per page, not blind (s47c, `know_torn_blocks_in_pages`), and a torn running
-        // parity block of the write per piece by the piece's journaled crcs (s49d,
-        // `know_torn_parity_in_pieces`).
-        let worlds: Vec<[Version; 2]> = assignments
+        // there per page, not blind (s47c, `know_torn_blocks_in_pages`).
+        let mut worlds: Vec<[Version; 2]> = assignments
             .iter()
             .map(|a| {
                 let mut w = self.cut_row_versions(v, &crcs, a);
                 if blind_unconfirmed {
                     self.know_torn_blocks_in_pages(v, plan, a, &mut w);
-                    self.know_torn_parity_in_pieces(v, (&crcs, plan), a, &mut w);
                 }
                 w
             })
@@ -595,6 +592,13 @@ impl Store {
             if f.is_none() && self.segments_proven_across_versions(v, w, a) {
                 *f = Some(true);
             }
+        }
+        // Where the row is lost unless a world proves it, a world that does not fit as built
+        // is tried again with the write's torn running parity blocks known per piece by
+        // their journaled crcs (s49d, `refit_with_torn_parity_in_pieces`).
+        if blind_unconfirmed {
+            let ctx = (&crcs, plan, &assignments[..]);
+            self.refit_with_torn_parity_in_pieces(v, ctx, &mut worlds, &mut fit, &fits);
         }
         if unlisted {
             // The worlds left out check nothing (see `checkable_assignments`).

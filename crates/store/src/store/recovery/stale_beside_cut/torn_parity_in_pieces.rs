@@ -111,20 +111,20 @@ impl Store {
     /// are both versions', as `known_pieces` knows them beside a `Partial` block). Each version so widened must check every segment
     /// (`Version::every_segment_checked`). Nothing is widened where no torn parity block is
     /// known per piece.
-    pub(super) fn know_torn_parity_in_pieces(
+    fn know_torn_parity_in_pieces(
         &self,
         v: &RowView,
         (crcs, plan): (&RowCrcs, PlanId),
         assigned: &BTreeMap<Pos, BlockVersion>,
         w: &mut [Version; 2],
-    ) {
+    ) -> bool {
         let g = self.layout.geometry();
         let torn_parity: Vec<(Pos, [Ranges; 2])> = (assigned.iter())
             .filter(|(p, &s)| s == BlockVersion::Torn && matches!(g.cell(**p), Cell::Parity(_)))
             .filter_map(|(&p, _)| Some((p, self.torn_parity_in_pieces(v, crcs, p)?)))
             .collect();
         if torn_parity.is_empty() {
-            return;
+            return false;
         }
         let raw_of = |p: &Pos| match g.cell(*p) {
             Cell::Parity(_) => &v.parity_raw[p],
@@ -186,6 +186,48 @@ impl Store {
             let parts = self.known_pieces(v, crcs, pos, state);
             for (k, ver) in w.iter_mut().enumerate() {
                 widen(ver, pos, &parts[k]);
+            }
+        }
+        true
+    }
+
+    /// Each world of `worlds` (its assignment in `assignments`) that `fit` does not call
+    /// fitted, widened by `know_torn_parity_in_pieces` and decided again as
+    /// `stale_beside_cut_write` decides a world (`fits`, then
+    /// `segments_proven_across_versions` where no version checks it): where it fits so,
+    /// it replaces the world as built and is fitted. Nothing else changes: a world that
+    /// fits as built is left alone (widened, a version must check every segment, which a
+    /// world fitted by a check of some segment may not: hdp's
+    /// `hdp_r39a_cut_alone_loses_nothing` lost its row so), and a widened world that does
+    /// not fit leaves the world as it was (the row is LOST unless some world fits).
+    pub(super) fn refit_with_torn_parity_in_pieces(
+        &self,
+        v: &RowView,
+        (crcs, plan, assignments): (&RowCrcs, PlanId, &[BTreeMap<Pos, BlockVersion>]),
+        worlds: &mut [[Version; 2]],
+        fit: &mut [Option<bool>],
+        fits: &dyn Fn(&[Version; 2], Option<usize>) -> Option<Option<StripeBuf>>,
+    ) {
+        assert_eq!(worlds.len(), assignments.len(), "one world per assignment");
+        assert!(
+            fit.len() >= worlds.len(),
+            "a fit per world (and unlisted ones)"
+        );
+        for (k, assigned) in assignments.iter().enumerate() {
+            if fit[k] == Some(true) {
+                continue;
+            }
+            let mut widened = worlds[k].clone();
+            if !self.know_torn_parity_in_pieces(v, (crcs, plan), assigned, &mut widened) {
+                continue;
+            }
+            let fitted = match fits(&widened, None) {
+                Some(d) => d.is_some(),
+                None => self.segments_proven_across_versions(v, &widened, assigned),
+            };
+            if fitted {
+                worlds[k] = widened;
+                fit[k] = Some(true);
             }
         }
     }
