@@ -56,8 +56,9 @@ impl Store {
                 Some((a, z, w.crc_of(a, z)?, w.old_crc_of(a, z)?))
             })
             .collect();
-        // One record per piece per write: a piece without both crcs left `None` above, and
-        // a row of the write's pieces is bounded by its plan's steps.
+        // Every piece of the write meeting the block must be known: one without both crcs
+        // on record (an older record, or a base of zeros: nothing read) is left out above,
+        // and the block then stays unknown. The count is bounded by the plan's steps.
         let pieces_in_flight = (crcs.parity.iter())
             .filter(|w| (w.row, w.col) == (pos.row, pos.col))
             .filter(|w| w.offset_bytes < end && start < w.offset_bytes + w.len_bytes)
