@@ -28,6 +28,10 @@
 
 use super::*;
 
+/// `stale_beside_cut_write`'s check of one world (`fits`): `None` unchecked, `Some(None)`
+/// refuted, `Some(Some(decode))` fitted.
+type WorldFits<'f> = dyn Fn(&[Version; 2], Option<usize>) -> Option<Option<StripeBuf>> + 'f;
+
 impl Store {
     /// Torn running parity block `pos` of row `v.i` known per piece: `[old, new]`, the
     /// parts (absolute element offsets) whose bytes on disk hold that version, or `None`
@@ -207,7 +211,7 @@ impl Store {
         (crcs, plan, assignments): (&RowCrcs, PlanId, &[BTreeMap<Pos, BlockVersion>]),
         worlds: &mut [[Version; 2]],
         fit: &mut [Option<bool>],
-        fits: &dyn Fn(&[Version; 2], Option<usize>) -> Option<Option<StripeBuf>>,
+        fits: &WorldFits,
     ) {
         assert_eq!(worlds.len(), assignments.len(), "one world per assignment");
         assert!(
