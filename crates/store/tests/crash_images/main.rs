@@ -56,6 +56,7 @@ mod s39c_journal_mark_without_fsync;
 mod s39c_power_cut_with_journal_marks;
 mod s44c_cache_witness_gaps;
 mod s48b_stale_bytes_under_another_blocks_cut_range;
+mod s49d_torn_parity_known_per_piece;
 mod stale_beside_wide_cut_write;
 mod stale_cache_at_full_tolerance;
 mod window_timeout_crash_dead_disk;

@@ -90,6 +90,7 @@ use super::*;
 
 mod old_in_pages;
 mod rolled_forward;
+mod torn_parity_in_pieces;
 
 /// What the check of one block row beside a cut write found.
 pub(super) enum CutRowStale {
@@ -559,7 +560,7 @@ impl Store {
         // Where the row is lost unless a world proves it (`blind_unconfirmed`), a torn data
         // block of the write that its page-cut record shows old or new per page is known
         // there per page, not blind (s47c, `know_torn_blocks_in_pages`).
-        let worlds: Vec<[Version; 2]> = assignments
+        let mut worlds: Vec<[Version; 2]> = assignments
             .iter()
             .map(|a| {
                 let mut w = self.cut_row_versions(v, &crcs, a);
@@ -594,6 +595,13 @@ impl Store {
             if f.is_none() && self.segments_proven_across_versions(v, w, a) {
                 *f = Some(true);
             }
+        }
+        // Where the row is lost unless a world proves it, a world that does not fit as built
+        // is tried again with the write's torn running parity blocks known per piece by
+        // their journaled crcs (s49d, `refit_with_torn_parity_in_pieces`).
+        if blind_unconfirmed {
+            let ctx = (&crcs, plan, &assignments[..]);
+            self.refit_with_torn_parity_in_pieces(v, ctx, &mut worlds, &mut fit, &fits);
         }
         if unlisted {
             // The worlds left out check nothing (see `checkable_assignments`).
