@@ -394,6 +394,50 @@ fn raid6_4k_stale_q_under_a_cut_write_seed_2_loses_at_most(lost_max: usize) {
     );
 }
 
+/// Review r49a (of s49a): r45d's 4 KiB scene on rs 4+3 (the lost write over
+/// 11242..11342, the cut write 11192..13288, `16,2,pages`) with the lost write lost by the
+/// OSS of column 6, the row's R, not data element 2's: the data blocks are right, R is
+/// STALE (old bytes under a valid checksum). The cut write's base read reads R's stale
+/// bytes, so the crc of R's "old" bytes s49a journals per side of a page boundary
+/// (`ParityPieceCrcs::old_page_sides`) is the crc of the STALE bytes; where the power cut
+/// drops one of R's pages, `torn_parity_parts_old` knows that side "old" (stale) and the
+/// old version, the true data beside a stale R, is refuted: cut #141 (power cut before
+/// mutating call 18, out of order) names row 0 (file blocks 0, 4096, 8192, 12288) LOST
+/// where 0fa3470a read every acknowledged byte right. 210 cuts: 55 LOST on 0fa3470a, 56 on
+/// s49a (ba212c13); 0 WRONG on both. Fails on ba212c13 (56 > 55).
+#[test]
+fn rs_4_3_4k_stale_r_under_a_cut_write_seed_2_loses_no_more_than_before_s49a() {
+    let e = UNIT;
+    let (cuts, problems, losses) = stale_block_under_the_cut_write_in_col(
+        CodeSpec::rs(4, 3),
+        e,
+        7 * e / 2,
+        2,
+        Some(6),
+        11242..11342,
+        11192..13288,
+        true,
+        Some(OutOfOrder {
+            subsets_per_image: 16,
+            seed: 2,
+            pages: true,
+            only: false,
+        }),
+    );
+    assert_eq!(cuts, 210, "the cuts of the scene");
+    assert!(
+        problems.is_empty(),
+        "{} WRONG: {:?}",
+        problems.len(),
+        problems.first()
+    );
+    assert!(
+        losses.len() <= 55,
+        "{} LOST cuts of {cuts}: more than 0fa3470a's 55",
+        losses.len()
+    );
+}
+
 /// Session 48 (s48d, review r47c MEDIUM-1): the first scene found that reaches
 /// `Version::every_segment_checked`'s gate in `version_check_in_pieces` (a segment of a
 /// version widened by a torn block known per page with as many erasures as raid6 tolerates
