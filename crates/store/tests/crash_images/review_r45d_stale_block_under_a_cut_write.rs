@@ -443,6 +443,56 @@ fn raid6_4k_stale_q_under_a_cut_write_seed_2_loses_at_most(lost_max: usize) {
     );
 }
 
+/// Review r49a (of s49a): r45d's 4 KiB scene on rs 4+3 (the lost write over
+/// 11242..11342, the cut write 11192..13288, `16,2,pages`) with the lost write lost by the
+/// OSS of column 6, the row's R, not data element 2's: the data blocks are right, R is
+/// STALE (old bytes under a valid checksum). Cut #141 (power cut before mutating call 18,
+/// out of order: R's piece dropped whole, D3's dropped, P and Q torn) leaves row 0 in one
+/// world D2 `New`, D3 `Old` (acknowledged 0..2048, its write 0..1000), P and Q `Torn`, R
+/// `Old` (stale at 3050..3150). s49a's `torn_parity_parts_old` knows Q's TRUE old bytes at
+/// 0..1000 and 3000..4096 (journaled old crcs) and P's at 4084..4096 (traced, temporary
+/// eprintln); the old version's segment 3000..4084 then erases only D2 and P, one column
+/// to spare, and the stale R refutes it (`unchecked_worlds_refuted`, the `in_pages` arm;
+/// the `None` arm does not): row 0 (file blocks 0, 4096, 8192, 12288) named LOST where
+/// 0fa3470a read every acknowledged byte right. The refuting segment lies in D2's write
+/// range, where this world takes D2 NEW; the block kept OLD over acknowledged bytes (D3,
+/// 0..1000) agrees in its own part. A trade of the kind r47b MEDIUM-1 recorded for a stale
+/// Q, in a cell s49a's report did not run ("Traded: nothing seen"). 210 cuts: 55 LOST on
+/// 0fa3470a, 56 on ba212c13 (#141 the one more); 0 WRONG on both. Passes on 0fa3470a,
+/// fails on ba212c13 (56 > 55).
+#[test]
+fn rs_4_3_4k_stale_r_under_a_cut_write_seed_2_loses_no_more_than_before_s49a() {
+    let e = UNIT;
+    let (cuts, problems, losses) = stale_block_under_the_cut_write_in_col(
+        CodeSpec::rs(4, 3),
+        e,
+        7 * e / 2,
+        2,
+        Some(6),
+        11242..11342,
+        11192..13288,
+        true,
+        Some(OutOfOrder {
+            subsets_per_image: 16,
+            seed: 2,
+            pages: true,
+            only: false,
+        }),
+    );
+    assert_eq!(cuts, 210, "the cuts of the scene");
+    assert!(
+        problems.is_empty(),
+        "{} WRONG: {:?}",
+        problems.len(),
+        problems.first()
+    );
+    assert!(
+        losses.len() <= 55,
+        "{} LOST cuts of {cuts}: more than 0fa3470a's 55",
+        losses.len()
+    );
+}
+
 /// Session 48 (s48d, review r47c MEDIUM-1): the first scene found that reaches
 /// `Version::every_segment_checked`'s gate in `version_check_in_pieces` (a segment of a
 /// version widened by a torn block known per page with as many erasures as raid6 tolerates
