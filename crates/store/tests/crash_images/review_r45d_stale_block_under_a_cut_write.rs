@@ -327,9 +327,11 @@ pub(crate) fn stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
 /// piece over D2's part not landed), Q `Old`: the NEW version erases D2, P and Q at D2's
 /// part (nothing proves it), and the old version, refuted there, is r45d's 4 KiB seed 3
 /// cut #129 (D2 stale instead of Q, WRONG on c092d8a5) byte for byte in what recovery
-/// sees. Fails with `--ignored` (29 > 27; 28 > 27 after s49b's roll of #118).
+/// sees. Failed on s47b (29 > 27) and on s49b alone (28 > 27, #118 rolled). Passes since
+/// session 49's merge by COUNT (27): #84 is still LOST where c092d8a5 read it right, and
+/// cut #87, LOST on s49b, reads right since s49d (a blind row's torn parity known per
+/// piece); the per-cut trade #84 stays recorded in docs/store.md Limits.
 #[test]
-#[ignore = "OPEN r47b/s49b: a stale Q under a cut write: cut #84 LOST where c092d8a5 read right (28 LOST cuts of 150, 27 before s47b; #118 rolled forward again by s49b); #84 is the same row as r45d 4 KiB seed 3 #129 (stale D2, WRONG on c092d8a5): a recorded trade"]
 fn raid6_4k_stale_q_under_a_cut_write_seed_2_loses_no_more_than_before() {
     raid6_4k_stale_q_under_a_cut_write_seed_2_loses_at_most(27);
 }
