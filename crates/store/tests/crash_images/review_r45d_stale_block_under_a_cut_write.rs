@@ -461,7 +461,9 @@ fn raid6_4k_stale_q_under_a_cut_write_seed_2_loses_at_most(lost_max: usize) {
 /// 0..1000) agrees in its own part. A trade of the kind r47b MEDIUM-1 recorded for a stale
 /// Q, in a cell s49a's report did not run ("Traded: nothing seen"). 210 cuts: 55 LOST on
 /// 0fa3470a, 56 on ba212c13 (#141 the one more); 0 WRONG on both. Passes on 0fa3470a,
-/// fails on ba212c13 (56 > 55).
+/// fails on ba212c13 (56 > 55). Passes on session 49's merge by COUNT (55): #141 is still
+/// LOST there (a per-cut trade, recorded in docs/store.md Limits), and another cut reads
+/// right since s49d.
 #[test]
 fn rs_4_3_4k_stale_r_under_a_cut_write_seed_2_loses_no_more_than_before_s49a() {
     let e = UNIT;
