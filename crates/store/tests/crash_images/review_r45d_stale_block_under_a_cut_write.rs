@@ -44,7 +44,7 @@ pub(crate) fn stale_block_under_the_cut_write(
 /// `stale_col` (stripe 0) where given (review r47b: a running parity column, so the
 /// stale block is a parity block, not the data block under the cut write).
 #[allow(clippy::too_many_arguments)]
-fn stale_block_under_the_cut_write_in_col(
+pub(crate) fn stale_block_under_the_cut_write_in_col(
     code: CodeSpec,
     element: usize,
     first: usize,

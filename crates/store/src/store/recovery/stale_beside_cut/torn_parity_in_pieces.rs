@@ -219,7 +219,10 @@ impl Store {
             "a fit per world (and unlisted ones)"
         );
         for (k, assigned) in assignments.iter().enumerate() {
-            if fit[k] == Some(true) {
+            // Only a world no check decided: one refuted as built stays refuted (review r49d
+            // MEDIUM-1: a widened version's check stops at its first unchecked segment, so a
+            // disagreement already found could be lost and the world pass another way).
+            if fit[k].is_some() {
                 continue;
             }
             let mut widened = worlds[k].clone();
