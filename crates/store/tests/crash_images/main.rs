@@ -31,7 +31,6 @@ mod r48b_reused_chunk_cut_write_crash_alone;
 mod review_r45d_stale_block_under_a_cut_write;
 mod review_r48a_two_lost_writes_under_a_rolled_cut_write;
 mod review_r49b_lost_writes_beside_a_rolled_cut_write;
-
 mod review_r49d_torn_parity_beside_a_stale_parity;
 mod review_s30r_power_cut_several_wcl_writers;
 mod review_s30r_raid5_wcl_power_cut_loses_acknowledged_stripe;

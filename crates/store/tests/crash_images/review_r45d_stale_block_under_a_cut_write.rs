@@ -281,7 +281,7 @@ pub(crate) fn stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
     seed: u64,
     points: usize,
 ) {
-    let (cuts, problems, _losses) = stale_block_under_the_cut_write(
+    let (cuts, problems, losses) = stale_block_under_the_cut_write(
         code,
         e,
         7 * e / 2,
@@ -296,13 +296,29 @@ pub(crate) fn stale_bytes_under_a_cut_write_read_no_wrong_byte_of(
             only: false,
         }),
     );
-    assert_eq!(cuts, points, "the cuts of the scene");
+    no_cut_wrong_and_lost_at_most((cuts, &problems, losses.len()), points, None);
+}
+
+/// A sweep's verdict: the scene ran its `cuts_expected` cuts (it is the scene meant), no
+/// cut read a WRONG byte, and at most `lost_max` cuts named bytes LOST (where given).
+pub(crate) fn no_cut_wrong_and_lost_at_most(
+    (cuts, problems, lost_cuts): (usize, &[String], usize),
+    cuts_expected: usize,
+    lost_max: Option<usize>,
+) {
+    assert_eq!(cuts, cuts_expected, "the cuts of the scene");
     assert!(
         problems.is_empty(),
         "{} WRONG: {:?}",
         problems.len(),
         problems.first()
     );
+    if let Some(lost_max) = lost_max {
+        assert!(
+            lost_cuts <= lost_max,
+            "{lost_cuts} LOST cuts of {cuts}: more than {lost_max}"
+        );
+    }
 }
 
 /// Review r47b (of s47b): r45d's 4 KiB scene (the lost write over 11242..11342, the cut
@@ -396,19 +412,7 @@ fn raid6_4k_stale_bytes_under_a_cut_write_seed_2_cut_138_rolled_forward() {
             only: false,
         }),
     );
-    assert_eq!(cuts, 142, "the cuts of the scene");
-    assert!(
-        problems.is_empty(),
-        "{} WRONG: {:?}",
-        problems.len(),
-        problems.first()
-    );
-    let lost_max = 35;
-    assert!(
-        losses.len() <= lost_max,
-        "{} LOST cuts of {cuts}: more than {lost_max}",
-        losses.len()
-    );
+    no_cut_wrong_and_lost_at_most((cuts, &problems, losses.len()), 142, Some(35));
 }
 
 /// r45d's 4 KiB scene at seed 2, Q stale (see above): 150 cuts, none WRONG, at most
@@ -431,18 +435,7 @@ fn raid6_4k_stale_q_under_a_cut_write_seed_2_loses_at_most(lost_max: usize) {
             only: false,
         }),
     );
-    assert_eq!(cuts, 150, "the cuts of the scene");
-    assert!(
-        problems.is_empty(),
-        "{} WRONG: {:?}",
-        problems.len(),
-        problems.first()
-    );
-    assert!(
-        losses.len() <= lost_max,
-        "{} LOST cuts of {cuts}: more than {lost_max}",
-        losses.len()
-    );
+    no_cut_wrong_and_lost_at_most((cuts, &problems, losses.len()), 150, Some(lost_max));
 }
 
 /// Review r49a (of s49a): r45d's 4 KiB scene on rs 4+3 (the lost write over
@@ -483,18 +476,7 @@ fn rs_4_3_4k_stale_r_under_a_cut_write_seed_2_loses_no_more_than_before_s49a() {
             only: false,
         }),
     );
-    assert_eq!(cuts, 210, "the cuts of the scene");
-    assert!(
-        problems.is_empty(),
-        "{} WRONG: {:?}",
-        problems.len(),
-        problems.first()
-    );
-    assert!(
-        losses.len() <= 55,
-        "{} LOST cuts of {cuts}: more than 0fa3470a's 55",
-        losses.len()
-    );
+    no_cut_wrong_and_lost_at_most((cuts, &problems, losses.len()), 210, Some(55));
 }
 
 /// Session 48 (s48d, review r47c MEDIUM-1): the first scene found that reaches
