@@ -2520,15 +2520,35 @@ impl Store {
         assigned: &BTreeMap<Pos, BlockVersion>,
         w: &[Version; 2],
     ) -> Version {
+        self.version_in_pieces(v, crcs, assigned, w, 0)
+    }
+
+    /// `old_in_pieces` for version `at` of world `w` (0 old, 1 new: s49b's
+    /// `new_in_pieces`). A `Partial` block is left out of the NEW version: its landed
+    /// pieces are laid by `cut_row_versions` only.
+    fn version_in_pieces(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        assigned: &BTreeMap<Pos, BlockVersion>,
+        w: &[Version; 2],
+        at: usize,
+    ) -> Version {
+        assert!(at < 2, "a world has an old and a new version");
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
-        let mut ver = w[0].clone();
+        let mut ver = w[at].clone();
         for (&p, &state) in assigned {
             if ver.known[&p] || ver.known_parts.contains_key(&p) {
                 continue;
             }
-            let [mut parts, _] = self.known_pieces(v, crcs, p, state);
-            // Live after the write contains live before it (the write only adds ranges).
+            if at == 1 && state == BlockVersion::Partial {
+                continue;
+            }
+            let [old, new] = self.known_pieces(v, crcs, p, state);
+            let mut parts = if at == 0 { old } else { new };
+            // Live after the write contains live before it (the write only adds ranges):
+            // outside it a block is zeros in both versions.
             let dead = outside(&w[1].live[&p], start, end);
             for &(a, z) in &dead {
                 assert!(

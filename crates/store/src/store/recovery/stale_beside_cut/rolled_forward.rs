@@ -320,29 +320,6 @@ impl Store {
         assigned: &BTreeMap<Pos, BlockVersion>,
         w: &[Version; 2],
     ) -> Version {
-        let block = CHECKSUM_BLOCK_BYTES as u64;
-        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
-        let mut ver = w[1].clone();
-        for (&p, &state) in assigned {
-            if ver.known[&p] || ver.known_parts.contains_key(&p) {
-                continue;
-            }
-            let [_, mut parts] = self.known_pieces(v, crcs, p, state);
-            if state == BlockVersion::Partial {
-                continue; // its landed pieces are laid by `cut_row_versions` only
-            }
-            for (a, z) in outside(&w[1].live[&p], start, end) {
-                assert!(
-                    start <= a && a < z && z <= end,
-                    "a dead range lies inside the block row"
-                );
-                ver.row.element_mut(p)[(a - start) as usize..(z - start) as usize].fill(0);
-                crate::state::add_range(&mut parts, a, z);
-            }
-            if !parts.is_empty() {
-                ver.known_parts.insert(p, parts);
-            }
-        }
-        ver
+        self.version_in_pieces(v, crcs, assigned, w, 1)
     }
 }
