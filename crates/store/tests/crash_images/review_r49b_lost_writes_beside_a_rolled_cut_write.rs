@@ -93,17 +93,23 @@ fn probe_r49b() {
     );
 }
 
-/// Review r49b, pre-existing (NOT s49b's roll: the roll is not taken in this cut, and the
-/// same WRONG reads with `refuted_row_rolled_forward` answering `Unlocated` as 0fa3470a's
-/// arms did): r45d's 4 KiB raid6 scene with the first write over all FOUR data elements
-/// (0..16384, so D3 is acknowledged whole, not 0..2048), data element 2's OSS losing the
-/// write over 11242..11342 (element 2's 3050..3150), the cut write 11192..13288, every cut
-/// of `16,7,pages`: cut #123 (power cut before mutating call 16, out of order: OSS 2's
-/// calls 10 and 12 dropped, OSS 4's call 13 page 3 and OSS 5's call 15 page 3 dropped)
-/// reads "'f' WRONG byte 11242: 0xc1, acknowledged 0xf1" (the stale bytes served) with the
-/// cache witness as it stands. 142 cuts, 1 WRONG, 51 LOST. Fails with `--ignored`.
+/// Review r49b HIGH-1 (older than session 49; closed in session 50, s50a): r45d's 4 KiB
+/// raid6 scene with the first write over all FOUR data elements (0..16384, so D3 is
+/// acknowledged whole and its bytes are home, not cached), data element 2's OSS losing the
+/// write over 11242..11342 (element 2's 3050..3150, its only acknowledged cached bytes),
+/// the cut write 11192..13288 (D2's 3000..4096, D3's 0..1000), every cut of `16,7,pages`.
+/// Cut #123 (power cut before mutating call 16, out of order: OSS 2's calls 10 and 12
+/// dropped, so D2 stands STALE under its valid checksum; OSS 4's call 13 page 3 and OSS
+/// 5's call 15 page 3 dropped) leaves one world, D2 old, D3 and P told new, Q torn: its
+/// NEW version fits (D2 decoded from D0, D1, D3, P holds the crc the write journaled for
+/// D2's part 3000..4096), its old version has no column to spare at 3000..4096 (P and Q
+/// both erased there). s46b's roll took the part new only where the block's acknowledged
+/// bytes cover the WHOLE part; here they cover 3050..3150 of it, so the row was decided
+/// "as before", the stale block kept: "'f' WRONG byte 11242: 0xc1, acknowledged 0xf1"
+/// (142 cuts, 1 WRONG, 51 LOST on 8ffe22a5). Since s50a the crc-proven new part is laid
+/// over the acknowledged bytes inside it (the cut write reads old or new per byte): 142
+/// cuts, none WRONG, 51 LOST (cut #123 reads the write's new bytes at 11242..11342).
 #[test]
-#[ignore = "OPEN r49b: raid6 4 KiB, first write over 4 elements, stale D2 under the cut write 11192+2096, seed 7: cut #123 WRONG byte 11242 (pre-existing, 0fa3470a too)"]
 fn r49b_raid6_4k_stale_bytes_under_a_cut_write_d3_acked_whole_seed_7_read_no_wrong_byte() {
     let (cuts, problems, losses) = lost_writes_on_columns_beside_the_cut_write(
         CodeSpec::raid6(4),
@@ -113,7 +119,7 @@ fn r49b_raid6_4k_stale_bytes_under_a_cut_write_d3_acked_whole_seed_7_read_no_wro
         11192..13288,
         7,
     );
-    no_cut_wrong_and_lost_at_most((cuts, &problems, losses), 142, None);
+    no_cut_wrong_and_lost_at_most((cuts, &problems, losses), 142, Some(51));
 }
 
 /// Review r49b: s49b's roll on rs 4+3 (three parity columns), untested by s49b: r45d's
