@@ -82,8 +82,9 @@ fn rs_4_3_8k_stale_r_beside_torn_parity_known_per_piece_reads_right() {
 /// `every_world_old_refuted` refutes nothing and the row is decided as before. The new
 /// version proves D3's part there (D2 outside its range, P and Q by their landed pieces'
 /// crcs: a column to spare, and the write's crc of the part holds): a roll forward reads
-/// the write's bytes (s50d's attempt, `docs/results/s50-s50d-attempt.patch`, cost 16
-/// crash-alone tests: not merged). Fails with `--ignored`.
+/// the write's bytes (s50d's attempt, `docs/results/s50-s50d-attempt.patch`: 16
+/// crash_images tests LOST rows, raid5 and beside a failed OSS: not merged). Fails with
+/// `--ignored`.
 #[test]
 #[ignore = "OPEN (review r49d HIGH-1, s50d traced): raid6 4 KiB seed 2, element 3 stale under the cut write's range: cut #132 WRONG byte 13000 (confirms arm decides as before)"]
 fn raid6_4k_stale_element_3_under_the_cut_write_seed_2_reads_no_wrong_byte() {
