@@ -66,20 +66,43 @@ fn rs_4_3_8k_stale_r_beside_torn_parity_known_per_piece_reads_right() {
     stale_parity_sweep(CodeSpec::rs(4, 3), 6, 2, 81);
 }
 
-/// Review r49d, found beside s49d (NOT caused by it: the same on 0fa3470a and 219ca943):
-/// raid6 4 KiB, data element 3's OSS loses an acknowledged write over file bytes
+/// Review r49d HIGH-1, found beside s49d (NOT caused by it: the same on 0fa3470a and
+/// 219ca943): raid6 4 KiB, data element 3's OSS loses an acknowledged write over file bytes
 /// 13000..13100 (element 3's 712..812, INSIDE the cut write 11192..13288's range there,
-/// element 3's 0..1000), every cut of `16,2,pages`: cut #132 (power cut before mutating
-/// call 16; OSS 3's calls 10 and 12 and OSS 4's 13, 14 dropped in pages) reads "'f' WRONG
-/// byte 13000: 0xf3, acknowledged 0xf1": the stale bytes go home with success. Probe:
-/// `R45D_CODE=raid6 R45D_E=4096 R45D_LOST=13000+100 R45D_WRITE=11192+2096 R45D_SEED=2
-/// R47B_STALE_COL=3 .. probe_r45d`: 142 cuts, 1 WRONG, 23 LOST on both binaries (seeds 1,
-/// 3, 4: 0 WRONG). The shape of s48b's OPEN family (stale bytes under a cut write's range
-/// beside torn parity, no column to spare), on raid6 4 KiB with element 3 stale. Fails
-/// with `--ignored`.
+/// element 3's 0..1000), every cut of `16,SEED,pages`. Each acknowledged byte must read its
+/// last acknowledged value or be named LOST; inside the cut write's range the write's own
+/// bytes are right too (a cut write may land per block), the stale 0xf3 never.
+///
+/// Seed 2 cut #132 (power cut before mutating call 16; OSS 3's calls 10 and 12 dropped
+/// whole, OSS 4's 13 and 14 in pages) reads "'f' WRONG byte 13000: 0xf3, acknowledged
+/// 0xf1" on 8ffe22a5. Traced (s50d, docs/results/s50-s50d.md): D3 verified and STALE, told
+/// `Old` (the write's crc does not hold on it), D2 torn (old on 0..4084 by its page-cut
+/// record), P torn (its new piece 0..1000 landed), Q `Partial` (new at 0..1000): no old
+/// version has a column to spare at 0..1000, D2's torn block takes the `confirms` arm,
+/// `every_world_old_refuted` refutes nothing and the row is decided as before. The new
+/// version proves D3's part there (D2 outside its range, P and Q by their landed pieces'
+/// crcs: a column to spare, and the write's crc of the part holds): a roll forward reads
+/// the write's bytes (s50d's attempt, `docs/results/s50-s50d-attempt.patch`: 16
+/// crash_images tests LOST rows, raid5 and beside a failed OSS: not merged). Fails with
+/// `--ignored`.
 #[test]
-#[ignore = "OPEN (review r49d, pre-existing): raid6 4 KiB seed 2, element 3 stale under the cut write's range: cut #132 WRONG byte 13000"]
+#[ignore = "OPEN (review r49d HIGH-1, s50d traced): raid6 4 KiB seed 2, element 3 stale under the cut write's range: cut #132 WRONG byte 13000 (confirms arm decides as before)"]
 fn raid6_4k_stale_element_3_under_the_cut_write_seed_2_reads_no_wrong_byte() {
+    stale_element_3_under_the_cut_write(2);
+}
+
+/// The same scene at seed 7: cut #128 (OSS 3's calls dropped whole, P `New`, Q torn with
+/// its old crc holding on 3000..4096 only) reads "'f' WRONG byte 13000: 0xf3" on 8ffe22a5
+/// by the same `confirms` arm (traced, s50d). Seeds 9 (#138), 11 (#123) and 12 (#85, #133)
+/// read WRONG too (docs/results/s50-s50d.md). Fails with `--ignored`.
+#[test]
+#[ignore = "OPEN (review r49d HIGH-1, s50d traced): raid6 4 KiB seed 7, element 3 stale under the cut write's range: cut #128 WRONG byte 13000 (confirms arm decides as before)"]
+fn raid6_4k_stale_element_3_under_the_cut_write_seed_7_reads_no_wrong_byte() {
+    stale_element_3_under_the_cut_write(7);
+}
+
+/// r49d HIGH-1's scene at `seed`: every cut of 142 read right or LOST on record, none WRONG.
+fn stale_element_3_under_the_cut_write(seed: u64) {
     let e = UNIT;
     let (points, problems, _losses) = stale_block_under_the_cut_write_in_col(
         CodeSpec::raid6(4),
@@ -92,12 +115,12 @@ fn raid6_4k_stale_element_3_under_the_cut_write_seed_2_reads_no_wrong_byte() {
         true,
         Some(OutOfOrder {
             subsets_per_image: 16,
-            seed: 2,
+            seed,
             pages: true,
             only: false,
         }),
     );
-    assert!(points > 100, "the sweep ran: {points} cuts");
+    assert_eq!(points, 142, "the sweep ran every cut");
     assert!(
         problems.is_empty(),
         "{} problems, first: {:?}",
