@@ -13,8 +13,10 @@ use exaraid_store::store::CACHE_OBJECT;
 /// Cache stripe 0 of `code` at element `e`: a first write over `0..first`, then each of
 /// `lost` (`(file range, column)`: the write lands but the OSS of `column` in stripe 0
 /// loses it, its cache zone file put back), then the cut write `cut_write`, every power
-/// cut of `16,seed,pages`. Returns (cuts, WRONG problems, LOST cuts).
+/// cut of `16,seed,pages`, the cache witness `witness` on every open. Returns (cuts,
+/// WRONG problems, LOST cuts).
 pub(crate) fn lost_writes_on_columns_beside_the_cut_write(
+    witness: Witness,
     code: CodeSpec,
     e: usize,
     first: usize,
@@ -26,6 +28,7 @@ pub(crate) fn lost_writes_on_columns_beside_the_cut_write(
     let (top, dir, layout) = init_wcl_without_timeout_with_element(code, e);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let cut = PowerCut::new(&dir);
+    cut.set_witness(witness);
     let store = open_power_cut(&dir, &cut).unwrap();
     let mut before = pattern(1, 4 * stripe_bytes);
     store.put("f", &before).unwrap();
@@ -68,10 +71,15 @@ fn range_of(v: &str) -> std::ops::Range<usize> {
 
 /// Probe: `R49B_CODE` (`code_of_env`, default raid6:4), `R49B_E` (default 4096),
 /// `R49B_FIRST` (default 7e/2), `R49B_LOST=a+n@col,a+n@col` (default 11242+100@2),
-/// `R49B_WRITE=a+n` (default 11192+2096), `R49B_SEED` (default 2).
+/// `R49B_WRITE=a+n` (default 11192+2096), `R49B_SEED` (default 2); `R49B_HELD=1` holds
+/// the cache witness at its bound on every open (`Witness::HeldAtBound`).
 #[test]
 #[ignore = "probe"]
 fn probe_r49b() {
+    let witness = match std::env::var("R49B_HELD").as_deref() {
+        Ok("1") => Witness::HeldAtBound,
+        _ => Witness::Working,
+    };
     let code = code_of_env("R49B_CODE", "raid6:4");
     let e = std::env::var("R49B_E").map_or(UNIT, |s| s.parse().unwrap());
     let first = std::env::var("R49B_FIRST").map_or(7 * e / 2, |s| s.parse().unwrap());
@@ -86,7 +94,7 @@ fn probe_r49b() {
         .collect();
     let write = range_of(&std::env::var("R49B_WRITE").unwrap_or_else(|_| "11192+2096".into()));
     let (cuts, problems, losses) =
-        lost_writes_on_columns_beside_the_cut_write(code, e, first, &lost, write, seed);
+        lost_writes_on_columns_beside_the_cut_write(witness, code, e, first, &lost, write, seed);
     eprintln!(
         "probe: {cuts} cuts, {} WRONG, {losses} LOST",
         problems.len()
@@ -106,6 +114,7 @@ fn probe_r49b() {
 #[ignore = "OPEN r49b: raid6 4 KiB, first write over 4 elements, stale D2 under the cut write 11192+2096, seed 7: cut #123 WRONG byte 11242 (pre-existing, 0fa3470a too)"]
 fn r49b_raid6_4k_stale_bytes_under_a_cut_write_d3_acked_whole_seed_7_read_no_wrong_byte() {
     let (cuts, problems, losses) = lost_writes_on_columns_beside_the_cut_write(
+        Witness::Working,
         CodeSpec::raid6(4),
         UNIT,
         4 * UNIT,
@@ -125,6 +134,7 @@ fn r49b_raid6_4k_stale_bytes_under_a_cut_write_d3_acked_whole_seed_7_read_no_wro
 #[test]
 fn r49b_rs_4_3_4k_stale_r_under_a_cut_write_seed_6_rolled_forward() {
     let (cuts, problems, losses) = lost_writes_on_columns_beside_the_cut_write(
+        Witness::Working,
         CodeSpec::rs(4, 3),
         UNIT,
         7 * UNIT / 2,
