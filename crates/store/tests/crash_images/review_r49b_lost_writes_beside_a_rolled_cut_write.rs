@@ -144,3 +144,49 @@ fn r49b_rs_4_3_4k_stale_r_under_a_cut_write_seed_6_rolled_forward() {
     );
     no_cut_wrong_and_lost_at_most((cuts, &problems, losses), 210, Some(50));
 }
+
+/// Review r49b MEDIUM-3's scene: r45d's 4 KiB raid6 scene with the lost write on a data
+/// block the cut write never touches (file 500..600, data element 0's 500..600, lost by
+/// column 0's OSS; the cut write 11192..13288 over elements 2 and 3, whose running parity
+/// rows 0..1000 cover the stale offsets), every cut of `16,seed,pages`.
+fn lost_write_on_a_calm_data_block_beside_the_cut_write(
+    witness: Witness,
+    seed: u64,
+) -> (usize, Vec<String>, usize) {
+    lost_writes_on_columns_beside_the_cut_write(
+        witness,
+        CodeSpec::raid6(4),
+        UNIT,
+        7 * UNIT / 2,
+        &[(500..600, 0)],
+        11192..13288,
+        seed,
+    )
+}
+
+/// Review r49b MEDIUM-3 with the cache witness working: the lost write's piece is on
+/// record, and each cut reads every acknowledged byte right or names it LOST. Seed 1: 161
+/// cuts, none WRONG, 66 LOST (s50b; seeds 1..6: 66/62/64/63/59/53 LOST, 0 WRONG). The
+/// WRONG cuts of the held twin below are LOST here: the witness catches what recovery's
+/// stale-beside-cut rules alone do not.
+#[test]
+fn r49b_raid6_4k_lost_write_on_a_calm_data_block_beside_a_cut_write_read_no_wrong_byte() {
+    let (cuts, problems, losses) =
+        lost_write_on_a_calm_data_block_beside_the_cut_write(Witness::Working, 1);
+    no_cut_wrong_and_lost_at_most((cuts, &problems, losses), 161, Some(66));
+}
+
+/// The same scene with the cache witness HELD AT ITS BOUND on every open
+/// (`Witness::HeldAtBound`: past `CACHE_WITNESS_PIECES_MAX`, or any other gap docs/store.md
+/// Limits lists): recovery's rules decide alone, and 10 of 161 cuts of seed 1 read the
+/// stale bytes ("'f' WRONG byte 500: 0x5e, acknowledged 0xf1", cut #53 first; 56 LOST;
+/// seeds 1..6: 10/12/10/8/9/9 WRONG, s50b). Each acknowledged byte must read its last
+/// acknowledged value or be named LOST. Fails with `--ignored`.
+#[test]
+#[ignore = "OPEN s50b: raid6 4 KiB, lost write on data element 0 (500..600) beside the cut write 11192+2096, cache witness held at its bound, seed 1: 10 of 161 cuts WRONG byte 500 (review r49b MEDIUM-3, store-log Session 50 (s50b))"]
+fn r49b_raid6_4k_lost_write_on_a_calm_data_block_beside_a_cut_write_witness_held_at_its_bound_read_no_wrong_byte(
+) {
+    let (cuts, problems, losses) =
+        lost_write_on_a_calm_data_block_beside_the_cut_write(Witness::HeldAtBound, 1);
+    no_cut_wrong_and_lost_at_most((cuts, &problems, losses), 161, None);
+}
