@@ -2141,6 +2141,12 @@ pub struct State {
     /// write's witness: today's checks alone for it).
     #[serde(skip)]
     pub cache_crcs_follow: bool,
+    /// Tests only (`OpenOptions::cache_witness_held_at_bound`): the cache witness is held
+    /// at its bound, so no piece goes in (`witness_durable_cache_writes`); the pieces
+    /// already in stay. Not in a snapshot: each open sets it from its options before the
+    /// journal's replay; false for every user's store.
+    #[serde(skip)]
+    pub cache_witness_held_at_bound: bool,
     /// The home witness (session 44, s44b): file -> first byte -> piece (end byte, crc32c,
     /// the `Durable`'s sequence number) of the newest acknowledged bytes of a client write
     /// of a non-WCL store in one 4 KiB HOME data block (rmw; delayed stores' writes
@@ -4159,5 +4165,34 @@ mod tests {
             "{}",
             full - without
         );
+    }
+
+    /// The tests' hook (s50b, review r49b MEDIUM-2): a state held at the bound
+    /// (`cache_witness_held_at_bound`) puts no piece in, as a full witness does: the
+    /// pending write is taken out at its `Durable` all the same, and a snapshot neither
+    /// keeps the hook nor loses a piece already in (a reopen sets it from its options).
+    #[test]
+    fn a_cache_witness_held_at_its_bound_takes_no_piece() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let (a, b) = (vec![1u8; 4096], vec![2u8; 100]);
+        cache_write(&mut seq, &mut state, 10, 0, &a);
+        durable(&mut seq, &mut state, &[10]);
+        assert_eq!(state.cache_witness_in(1, 0, 4096).len(), 1, "working");
+        state.cache_witness_held_at_bound = true;
+        cache_write(&mut seq, &mut state, 11, 8192, &b);
+        durable(&mut seq, &mut state, &[11]);
+        assert_eq!(state.cache_witness_in(1, 8192, 12288), vec![], "held");
+        assert!(
+            state.cache_witness_pending.is_empty(),
+            "taken out as at the bound"
+        );
+        assert_eq!(
+            state.cache_witness_in(1, 0, 4096),
+            vec![(0, 4096, crc32c::crc32c(&a))],
+            "the piece already in stays"
+        );
+        let back: State = serde_json::from_slice(&serde_json::to_vec(&state).unwrap()).unwrap();
+        assert!(!back.cache_witness_held_at_bound, "never in a snapshot");
+        assert_eq!(back.cache_witness, state.cache_witness);
     }
 }

@@ -454,9 +454,14 @@ impl State {
 
     /// The pending cache writes whose last plans `plans` made durable: their pieces go
     /// into the cache witness, none past `CACHE_WITNESS_PIECES_MAX` (the newest are not
-    /// kept: a settle clears the witness soon).
+    /// kept: a settle clears the witness soon). Held at its bound by a test
+    /// (`cache_witness_held_at_bound`), none goes in: the pending writes are taken out
+    /// as at the bound, so the witness's own bookkeeping runs as it does there.
     fn witness_durable_cache_writes(&mut self, plans: &[u64]) {
-        let mut count = piece_count(&self.cache_witness);
+        let mut count = match self.cache_witness_held_at_bound {
+            true => CACHE_WITNESS_PIECES_MAX,
+            false => piece_count(&self.cache_witness),
+        };
         for (file, a, z, crc) in durable_pieces(&mut self.cache_witness_pending, plans) {
             if count >= CACHE_WITNESS_PIECES_MAX {
                 break;

@@ -266,6 +266,19 @@ pub struct OpenOptions {
     /// store such a binary could leave (bytes past today's limit). Never set otherwise.
     #[doc(hidden)]
     pub file_bytes_max_before_session_6: bool,
+    /// Tests only: hold the cache-zone witness at its bound (`CACHE_WITNESS_PIECES_MAX`)
+    /// for this store: no piece goes in, at run time and in this open's journal replay
+    /// (`State::cache_witness_held_at_bound`), so a scene reads where the witness holds no
+    /// piece (past its bound, concurrent overlapping writers, a checkpoint between a write's
+    /// input and its crcs, a store of a binary before session 43; docs/store.md Limits) and
+    /// a guard of recovery's own rules there can fail (review r49b MEDIUM-2). Per store,
+    /// not a process-wide switch: test binaries run their tests in parallel threads. Set it
+    /// on every open of the store (a reopen after a power cut replays the journal and would
+    /// put the pieces in again). The home witness has none: the scenes that need this are
+    /// WCL stores, whose client writes are cache writes (no home piece). No command sets
+    /// it. Never set otherwise.
+    #[doc(hidden)]
+    pub cache_witness_held_at_bound: bool,
 }
 
 impl Default for OpenOptions {
@@ -277,6 +290,7 @@ impl Default for OpenOptions {
             fail_down_osses_before_recovery: Vec::new(),
             fail_damaged_osses_before_recovery: Vec::new(),
             file_bytes_max_before_session_6: false,
+            cache_witness_held_at_bound: false,
         }
     }
 }
@@ -2018,6 +2032,8 @@ impl Store {
         }
         let (mut state, mut state_file_version): (State, u32) =
             read_checked_version(&dir.join(STATE_FILE), "state")?;
+        // Before the journal's replay: its `Durable`s put no piece in either (tests only).
+        state.cache_witness_held_at_bound = options.cache_witness_held_at_bound;
         // Each file's written runs as checkpointed, before the journal's writes: with the
         // writes that are not cut by the crash, what was written before the cut ones. A
         // replayed `PlannerReset` adds the runs as of it (below).

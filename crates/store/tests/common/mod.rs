@@ -359,6 +359,15 @@ pub fn open_own_dirs_unsynced(
     dir: &Path,
     failed: &[usize],
 ) -> Result<Store, exaraid_store::StoreError> {
+    open_own_dirs_unsynced_with(dir, failed, exaraid_store::OpenOptions::default())
+}
+
+/// `open_own_dirs_unsynced` from `base` (its test hooks: `cache_witness_held_at_bound`).
+pub fn open_own_dirs_unsynced_with(
+    dir: &Path,
+    failed: &[usize],
+    base: exaraid_store::OpenOptions,
+) -> Result<Store, exaraid_store::StoreError> {
     use exaraid_store::backend::Backend;
     let backends = own_oss_dirs(dir)
         .into_iter()
@@ -373,7 +382,7 @@ pub fn open_own_dirs_unsynced(
     let options = exaraid_store::OpenOptions {
         fsync: false,
         fail_down_osses_before_recovery: failed.to_vec(),
-        ..exaraid_store::OpenOptions::default()
+        ..base
     };
     Store::open_with_backends(dir, options, backends)
 }

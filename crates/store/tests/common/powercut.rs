@@ -44,7 +44,7 @@ use parking_lot::Mutex;
 
 use crate::common::{
     assert_blocks_read_or_lost_on_record, copy_tree, f_blocks_lost_or_wrong, lose_disk,
-    open_own_dirs_unsynced, own_oss_dirs,
+    open_own_dirs_unsynced, open_own_dirs_unsynced_with, own_oss_dirs,
 };
 
 /// Power-cut images of the store at `root`, taken beside it (in `root`'s parent).
@@ -71,6 +71,19 @@ pub struct PowerCut {
     /// Called before each read (OSS, key), under the lock: a test's change of an OSS's
     /// files (a lost write put back, say) that no image sees half done.
     before_read: Mutex<Option<BeforeRead>>,
+    /// See `hold_cache_witness_at_bound`.
+    cache_witness_held_at_bound: AtomicBool,
+}
+
+/// The cache-zone witness of a scene's store (`State::cache_witness`): `Working` as a
+/// user's store has it, or `HeldAtBound`, no piece put in on any open of the store
+/// (`OpenOptions::cache_witness_held_at_bound`, tests only): where the witness holds no
+/// piece (docs/store.md Limits) recovery's own rules decide alone, and a test of them
+/// there must not pass on the witness's catch (review r49b MEDIUM-2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Witness {
+    Working,
+    HeldAtBound,
 }
 
 /// A test's action before a read of OSS `oss`: see `PowerCut::before_read`.
@@ -120,7 +133,27 @@ impl PowerCut {
             journal_cuts_since_previous_call: AtomicBool::new(false),
             journal_durable_at_last_mark_bytes: Mutex::new(0),
             before_read: Mutex::new(None),
+            cache_witness_held_at_bound: AtomicBool::new(false),
         })
+    }
+
+    /// Every open of the store through this cut (`open_power_cut`) and every reopen of
+    /// its laid power cuts (`cut_write_at_every_power_cut`) holds the cache witness at
+    /// its bound (`Witness::HeldAtBound`): call before the store's first open, so no
+    /// write of the scene leaves a piece. `Witness::Working` leaves it as it is.
+    pub fn set_witness(&self, witness: Witness) {
+        if witness == Witness::HeldAtBound {
+            self.cache_witness_held_at_bound
+                .store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// The options every open of this cut's store and its laid cuts starts from.
+    pub fn open_options(&self) -> OpenOptions {
+        OpenOptions {
+            cache_witness_held_at_bound: self.cache_witness_held_at_bound.load(Ordering::SeqCst),
+            ..OpenOptions::default()
+        }
     }
 
     /// Also cut each image's journal at the record boundaries its fsyncs since the previous
@@ -1044,12 +1077,14 @@ pub fn open_power_cut(dir: &Path, cut: &Arc<PowerCut>) -> Result<Store, StoreErr
     open_power_cut_with(dir, cut, OpenOptions::default())
 }
 
-/// `open_power_cut` with `options` (a store without fsync, say).
+/// `open_power_cut` with `options` (a store without fsync, say); the cut's witness
+/// (`PowerCut::set_witness`) holds whatever `options` say.
 pub fn open_power_cut_with(
     dir: &Path,
     cut: &Arc<PowerCut>,
-    options: OpenOptions,
+    mut options: OpenOptions,
 ) -> Result<Store, StoreError> {
+    options.cache_witness_held_at_bound |= cut.open_options().cache_witness_held_at_bound;
     let backends = own_oss_dirs(dir)
         .into_iter()
         .enumerate()
@@ -1071,6 +1106,15 @@ pub fn open_laid(dir: &Path, failed: &[usize]) -> Result<Store, StoreError> {
     open_own_dirs_unsynced(dir, failed)
 }
 
+/// `open_laid` from `base` (a power cut's `PowerCut::open_options`, say).
+pub fn open_laid_with(
+    dir: &Path,
+    failed: &[usize],
+    base: OpenOptions,
+) -> Result<Store, StoreError> {
+    open_own_dirs_unsynced_with(dir, failed, base)
+}
+
 /// `open_laid`, then a flush (where no plan was cut the open settles nothing: the flush
 /// checks the cache stripe; it may name blocks LOST on record), then every block of `f`
 /// reads `model`'s bytes (either version inside `cut_write`, whose new bytes are `new`) or
@@ -1084,7 +1128,28 @@ pub fn open_laid_flush_and_read(
     new: &[u8],
     what: &str,
 ) -> (Store, Vec<usize>) {
-    let store = open_laid(dir, failed).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+    open_laid_flush_and_read_with(
+        dir,
+        failed,
+        model,
+        cut_write,
+        new,
+        what,
+        OpenOptions::default(),
+    )
+}
+
+/// `open_laid_flush_and_read`, its open from `base`.
+pub fn open_laid_flush_and_read_with(
+    dir: &Path,
+    failed: &[usize],
+    model: &[u8],
+    cut_write: std::ops::Range<usize>,
+    new: &[u8],
+    what: &str,
+    base: OpenOptions,
+) -> (Store, Vec<usize>) {
+    let store = open_laid_with(dir, failed, base).unwrap_or_else(|e| panic!("{what}: open: {e}"));
     match store.flush() {
         Ok(()) | Err(StoreError::DataLost(_)) => {}
         Err(e) => panic!("{what}: flush: {e}"),
@@ -1368,7 +1433,8 @@ pub fn check_f_at_every_journal_cut(
 /// The cut write of a power-cut scene: `store` (opened on `cut`, the file `f` as
 /// acknowledged in `before`) writes `cut_write` (pattern 4) armed, and every power cut of
 /// `out_of_order` is laid under `top` and checked as `open_laid_flush_and_read` does (a
-/// WRONG byte is a problem, a LOST block is named). `label` starts each cut's name.
+/// WRONG byte is a problem, a LOST block is named), each reopened as `cut` opens the store
+/// (`PowerCut::open_options`: its witness). `label` starts each cut's name.
 /// Returns (cuts, WRONG problems, each LOST cut's blocks).
 pub fn cut_write_at_every_power_cut(
     top: &Path,
@@ -1393,8 +1459,15 @@ pub fn cut_write_at_every_power_cut(
         let laid = top.join("try");
         point.lay(&laid);
         let check = || {
-            let (store, lost) =
-                open_laid_flush_and_read(&laid, &[], before, cut_write.clone(), &new, &what);
+            let (store, lost) = open_laid_flush_and_read_with(
+                &laid,
+                &[],
+                before,
+                cut_write.clone(),
+                &new,
+                &what,
+                cut.open_options(),
+            );
             drop(store);
             lost
         };

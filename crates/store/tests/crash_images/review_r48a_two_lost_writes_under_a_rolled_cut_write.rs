@@ -19,13 +19,14 @@
 //! - Where the witness holds no piece (past `CACHE_WITNESS_PIECES_MAX`, concurrent
 //!   overlapping writers, a checkpoint between a write's input and its crcs, a store of a
 //!   binary before session 43; docs/store.md Limits), recovery's decision stands alone.
-//!   Emulated by a temporary patch (NOT committed) in `State::witness_durable_cache_writes`:
-//!   `if std::env::var("R48H").is_ok() { count = CACHE_WITNESS_PIECES_MAX; }` (the witness
-//!   at its bound), then `R48H=1 R48A_SEED=2 <crash_images> review_r48a_::probe_r48a
-//!   --exact --ignored --nocapture`: on 3ab4cbf7's stale_beside_cut.rs "142 cuts, 0 WRONG,
-//!   37 LOST" (#138 LOST, blocks 0, 4096, 8192, 12288); on s48a "142 cuts, 1 WRONG, 36
-//!   LOST": cut #138 "'f' WRONG byte 8692: 0x1a, acknowledged 0x6f". A LOST on record
-//!   turned into a WRONG read.
+//!   Review r48a emulated it with a temporary source patch (`R48H`, never committed):
+//!   on 3ab4cbf7's stale_beside_cut.rs "142 cuts, 0 WRONG, 37 LOST" (#138 LOST, blocks 0,
+//!   4096, 8192, 12288); on s48a "142 cuts, 1 WRONG, 36 LOST": cut #138 "'f' WRONG byte
+//!   8692: 0x1a, acknowledged 0x6f". A LOST on record turned into a WRONG read. Since
+//!   session 50 (s50b, review r49b MEDIUM-2) the tests' hook does it per store
+//!   (`Witness::HeldAtBound`, `OpenOptions::cache_witness_held_at_bound`):
+//!   `..._witness_held_at_its_bound_read_no_wrong_byte` below guards s49b's gate
+//!   (`rolled_forward.rs`) and fails without it; `R48H=1` sets the hook in `probe_r48a`.
 
 use crate::common::*;
 use crate::powercut::*;
@@ -36,8 +37,10 @@ use exaraid_store::store::CACHE_OBJECT;
 /// Cache stripe 0 of raid6:4 at element `e`: a first write over `0..first`, then the
 /// writes over each of `lost` (inside data element 2) that element 2's OSS loses together
 /// (its cache zone file put back), then the cut write `cut_write`, every power cut of
-/// `16,1,pages` at `seed`. Returns (cuts, WRONG problems, LOST cuts).
+/// `16,1,pages` at `seed`, the cache witness `witness` on every open. Returns (cuts, WRONG
+/// problems, LOST cuts).
 fn lost_writes_under_the_cut_write(
+    witness: Witness,
     e: usize,
     lost: &[std::ops::Range<usize>],
     after: &[std::ops::Range<usize>],
@@ -49,6 +52,7 @@ fn lost_writes_under_the_cut_write(
     let (top, dir, layout) = init_wcl_without_timeout_with_element(code, e);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
     let cut = PowerCut::new(&dir);
+    cut.set_witness(witness);
     let store = open_power_cut(&dir, &cut).unwrap();
     let mut before = pattern(1, 4 * stripe_bytes);
     store.put("f", &before).unwrap();
@@ -88,11 +92,15 @@ fn lost_writes_under_the_cut_write(
 /// Probe: `R48A_SEED` (default 2), `R48A_LOST2=a+n` (default 8692+100, element 2's
 /// 500..600) beside the lost write 11242..11342, the cut write 11192..13288.
 /// `R48A_LOST3=a+n`: a third lost write; `R48A_AFTER=a+n`: a write after the loss that
-/// lands (tried: it changes the scene, 111 cuts, no roll forward). Set `R48H=1` with the
-/// patch of the module doc to emulate the witness at its bound.
+/// lands (tried: it changes the scene, 111 cuts, no roll forward). `R48H=1` holds the
+/// cache witness at its bound on every open (`Witness::HeldAtBound`).
 #[test]
 #[ignore = "probe"]
 fn probe_r48a() {
+    let witness = match std::env::var("R48H").as_deref() {
+        Ok("1") => Witness::HeldAtBound,
+        _ => Witness::Working,
+    };
     let seed = std::env::var("R48A_SEED").map_or(2, |s| s.parse().unwrap());
     let (a, n) = std::env::var("R48A_LOST2").map_or((8692, 100), |v| {
         let (a, n) = v.split_once('+').unwrap();
@@ -111,7 +119,7 @@ fn probe_r48a() {
         after.push(a..a + n);
     }
     let (cuts, problems, losses) =
-        lost_writes_under_the_cut_write(UNIT, &lost, &after, 11192..13288, seed);
+        lost_writes_under_the_cut_write(witness, UNIT, &lost, &after, 11192..13288, seed);
     eprintln!(
         "probe: {cuts} cuts, {} WRONG, {losses} LOST",
         problems.len()
@@ -124,8 +132,43 @@ fn probe_r48a() {
 /// acknowledged value or be named LOST: 142 cuts, none WRONG.
 #[test]
 fn two_lost_writes_one_under_a_rolled_cut_write_read_no_wrong_byte() {
-    let (cuts, problems, _losses) =
-        lost_writes_under_the_cut_write(UNIT, &[11242..11342, 8692..8792], &[], 11192..13288, 2);
+    let (cuts, problems, _losses) = lost_writes_under_the_cut_write(
+        Witness::Working,
+        UNIT,
+        &[11242..11342, 8692..8792],
+        &[],
+        11192..13288,
+        2,
+    );
+    assert_eq!(cuts, 142, "the cuts of the scene");
+    assert!(
+        problems.is_empty(),
+        "{} WRONG: {:?}",
+        problems.len(),
+        problems.first()
+    );
+}
+
+/// The scene above at seed 2 with the cache witness HELD AT ITS BOUND on every open
+/// (`Witness::HeldAtBound`: no piece of either lost write on record, as past
+/// `CACHE_WITNESS_PIECES_MAX`): recovery's own rules decide alone. Cut #138's row must not
+/// be rolled forward over D2's second stale range (500..600, outside the cut part): s49b's
+/// gate (`rolled_forward.rs`: every acknowledged byte outside the rolled part checked, no
+/// version disagreeing outside it) refuses, and the row is LOST on record. Each
+/// acknowledged byte must read its last acknowledged value or be named LOST: 142 cuts,
+/// none WRONG. This is the guard `..._read_no_wrong_byte` above could not be (the witness
+/// names block 8192 LOST whatever recovery does: review r49b MEDIUM-2); it fails with the
+/// gate patched out (docs/results/s50-s50b.md).
+#[test]
+fn two_lost_writes_one_under_a_rolled_cut_write_witness_held_at_its_bound_read_no_wrong_byte() {
+    let (cuts, problems, _losses) = lost_writes_under_the_cut_write(
+        Witness::HeldAtBound,
+        UNIT,
+        &[11242..11342, 8692..8792],
+        &[],
+        11192..13288,
+        2,
+    );
     assert_eq!(cuts, 142, "the cuts of the scene");
     assert!(
         problems.is_empty(),
