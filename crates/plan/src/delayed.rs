@@ -74,10 +74,10 @@ pub fn move_edge_blocks(a: u64, z: u64, element_bytes: u64) -> Vec<u64> {
     );
     let block = MOVE_EDGE_BLOCK_BYTES;
     let mut out = Vec::with_capacity(2);
-    if a % block != 0 {
+    if !a.is_multiple_of(block) {
         out.push(a / block * block);
     }
-    if z % block != 0 && z != element_bytes {
+    if !z.is_multiple_of(block) && z != element_bytes {
         let last = (z - 1) / block * block;
         if out.last() != Some(&last) {
             out.push(last);
