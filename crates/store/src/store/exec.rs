@@ -2728,8 +2728,9 @@ impl Store {
 
     /// Before a delayed window's move home writes home data (`write_bytes`: this wave's
     /// steps and their bytes): the crc32c of each partial 4 KiB block it writes, as the
-    /// block will be after the write (its bytes on disk, read verified as the backend's
-    /// merge reads them, with the window's bytes laid in), journaled unsynced
+    /// block will be after the write (its bytes on disk, as the plan's edge read found them
+    /// verified, `move_edges`: a missing element is zeros, a block that did not read gets
+    /// no crc; with the window's bytes laid in), journaled unsynced
     /// (`Rec::MoveHomeCrcs`; a kill keeps the append, as it keeps any write that returned).
     /// Why (S9-5, task s12u): a kill between such a block's payload and its checksum left
     /// its acknowledged home bytes beside the window unknown, and with a disk dead after
