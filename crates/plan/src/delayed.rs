@@ -53,6 +53,39 @@ use crate::{FileId, PlanId, WindowId};
 use exaraid_codes::{Cell, Pos};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
+/// The block a move home's edge read covers: an executor keeps a crc per 4 KiB block of
+/// an element (the store's `CHECKSUM_BLOCK_BYTES`, which it asserts equal), so writing a
+/// run that starts or ends inside such a block rewrites the whole block. Before its
+/// writes the move reads each home block it writes only in part, once: the store keeps
+/// the block's bytes before and after the move for recovery (its `MoveHomeCrcs` record
+/// and the edge-block copies of a move beside a failed OSS: a torn edge block holds
+/// acknowledged bytes the moved ones do not cover). Part of the plan, so every executor
+/// counts and costs it (task s50c: the store made these reads outside the plan).
+pub const MOVE_EDGE_BLOCK_BYTES: u64 = 4096;
+
+/// The first byte of each `MOVE_EDGE_BLOCK_BYTES` block of element bytes `[a, z)` (of an
+/// element of `element_bytes`) that the range covers only in part: none, one or two (one
+/// where both ends cut one block). An element's last block may be short: a run to the
+/// element's end covers it.
+pub fn move_edge_blocks(a: u64, z: u64, element_bytes: u64) -> Vec<u64> {
+    assert!(
+        a < z && z <= element_bytes,
+        "a written run within its element"
+    );
+    let block = MOVE_EDGE_BLOCK_BYTES;
+    let mut out = Vec::with_capacity(2);
+    if !a.is_multiple_of(block) {
+        out.push(a / block * block);
+    }
+    if !z.is_multiple_of(block) && z != element_bytes {
+        let last = (z - 1) / block * block;
+        if out.last() != Some(&last) {
+            out.push(last);
+        }
+    }
+    out
+}
+
 /// One stripe's bytes written inside a window.
 #[derive(Clone, Debug)]
 struct WindowStripe {
@@ -320,10 +353,27 @@ impl Delayed {
 
         // 2. Move plan: cache -> home, after the parity plan (which may read old home data).
         let mut b = PlanBuilder::new();
+        let eb = layout.element_bytes();
         for (&stripe, ws) in &w.stripes {
             for (d, set) in ws.written.iter().enumerate() {
                 let pos = layout.geometry().data_pos[d];
                 let oss = layout.oss_of(file, stripe, pos.col);
+                // The home blocks the move writes only in part: one read each (see
+                // `MOVE_EDGE_BLOCK_BYTES`), once per block however many runs touch it.
+                let mut edges: BTreeSet<u64> = BTreeSet::new();
+                for (a, z) in set.iter() {
+                    edges.extend(move_edge_blocks(a, z, eb));
+                }
+                for first in edges {
+                    let end = (first + MOVE_EDGE_BLOCK_BYTES).min(eb);
+                    b.read(
+                        oss,
+                        Zone::Data,
+                        file,
+                        layout.home_addr(stripe, pos, first),
+                        e_range(stripe, d, first, end),
+                    );
+                }
                 for (a, z) in set.iter() {
                     let e = e_range(stripe, d, a, z);
                     let r = b.read(oss, Zone::Cache, file, self.cache_addr(ws, pos, a), e);
@@ -832,6 +882,46 @@ mod tests {
                 ..OpCounts::default()
             }
         );
+    }
+
+    /// A move home that writes a 4 KiB block of an element only in part reads that home
+    /// block first, once (task s50c): the store keeps the block's bytes before and after
+    /// the move for recovery, and every executor counts the read because the plan holds
+    /// it. Whole blocks need none: the seed's aligned windows keep their op counts.
+    #[test]
+    fn a_move_home_reads_each_home_block_it_writes_only_in_part_once() {
+        let b = MOVE_EDGE_BLOCK_BYTES;
+        // (window writes, home edge reads of the move)
+        let cases: [(&[(u64, u64)], u64); 6] = [
+            (&[(0, E)], 0),                 // a whole element
+            (&[(b, 2 * b)], 0),             // whole blocks inside one element
+            (&[(b + 100, b)], 2),           // both ends mid-block, two blocks
+            (&[(b + 100, 200)], 1),         // both ends in one block
+            (&[(100, 100), (300, 100)], 1), // two runs in one block: one read
+            (&[(E - 100, 200)], 2),         // across two elements: one edge each
+        ];
+        for (writes, edge_reads) in cases {
+            let mut s = delayed(raid5(4));
+            s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0)
+                .unwrap();
+            for &(o, n) in writes {
+                s.on_write(&w(0, o, n), 1).unwrap();
+            }
+            let end = s.on_hint(&Hint::EndDelayed { window: 1 }, 2).unwrap();
+            let moved = &end[1];
+            assert!(matches!(moved.cause, PlanCause::WindowMove { .. }));
+            let c = moved.op_counts();
+            assert_eq!(c.data_read, edge_reads, "{writes:?}");
+            for r in moved
+                .steps
+                .iter()
+                .filter(|s| s.op == Op::Read && s.zone == Zone::Data)
+            {
+                let el = &r.pieces[0].element;
+                assert_eq!((el.offset_bytes % b, el.len_bytes), (0, b), "{writes:?}");
+                assert!(r.after.is_empty(), "before every write of the move");
+            }
+        }
     }
 
     #[test]

@@ -276,24 +276,22 @@ fn quick_bench_overwrite_workload_reports_its_op_counts_and_reaches_the_home_wit
             overwrites * (64 << 10),
             "{what}"
         );
+        // Every path, delayed too: the store's operations are the planner's. A delayed
+        // window's move home reads each home block it rewrites in part (both edges of every
+        // overwrite here) as steps of its plan (task s50c; before, outside it).
+        assert_eq!(
+            r["ops_per_oss"], r["planner_ops_per_oss"],
+            "{what}: store vs planner"
+        );
+        assert_eq!(r["ops_match_planner"], true, "{what}");
         if r["path"] == "delayed" {
-            // A window write reads each partial block's other bytes from the disk for its
-            // `WindowBlockCrcs` (exec.rs `journal_window_block_crcs`), reads its plan does not
-            // hold: on fresh regions nothing is there to read, here both edge blocks of every
-            // overwrite are. Everything else is the planner's.
-            let extra = window_edge_block_reads(r);
-            assert_eq!(
-                extra,
-                2 * overwrites,
-                "{what}: two edge block reads per window write"
+            let data_reads: u64 = (r["planner_ops_per_oss"].as_array().unwrap().iter())
+                .map(|o| o["data_read"].as_u64().unwrap())
+                .sum();
+            assert!(
+                data_reads >= 2 * overwrites,
+                "{what}: the move's two edge block reads per overwrite are the plan's: {data_reads}"
             );
-            assert_eq!(r["ops_match_planner"], false, "{what}");
-        } else {
-            assert_eq!(
-                r["ops_per_oss"], r["planner_ops_per_oss"],
-                "{what}: store vs planner"
-            );
-            assert_eq!(r["ops_match_planner"], true, "{what}");
         }
         let ops: u64 = (r["ops_per_oss"].as_array().unwrap().iter())
             .flat_map(|o| o.as_object().unwrap().values())
@@ -330,18 +328,4 @@ fn quick_bench_overwrite_workload_reports_its_op_counts_and_reaches_the_home_wit
         text.contains("home witness read-step checks: 8 steps"),
         "{text}"
     );
-}
-
-/// Store minus planner data reads of a result whose every other operation count, per OSS,
-/// is the planner's.
-fn window_edge_block_reads(r: &Value) -> u64 {
-    let (got, want) = (&r["ops_per_oss"], &r["planner_ops_per_oss"]);
-    let mut extra = 0;
-    for (g, w) in got.as_array().unwrap().iter().zip(want.as_array().unwrap()) {
-        for k in OPS.iter().filter(|&&k| k != "data_read") {
-            assert_eq!(g[k], w[k], "{k}: store {got} planner {want}");
-        }
-        extra += g["data_read"].as_u64().unwrap() - w["data_read"].as_u64().unwrap();
-    }
-    extra
 }

@@ -1843,6 +1843,11 @@ impl Store {
         // Never an unverified old value of a cache stripe in a delta (review s13r R13-1).
         self.verify_cache_before_delta(plan)?;
         let lost = self.window_reads_lost(plan);
+        let (edge_steps, move_edges) = self.read_move_edge_blocks(plan);
+        let reads: Vec<usize> = reads
+            .into_iter()
+            .filter(|i| !edge_steps.contains(i))
+            .collect();
         let read =
             self.run_reads_computing(plan, &reads, client, &mut read_bytes, &mut computed, &lost);
         if let exaraid_plan::PlanCause::Destage { file, stripe } = plan.cause {
@@ -1860,10 +1865,10 @@ impl Store {
         // bytes bound for a failed OSS are known also when a read or a compute makes them
         // (a cut write's range then reads its new bytes, not lost), and so that an OSS a
         // read found down is copied too; before the first write (and the edge-block heal).
-        self.copy_failed_columns(plan, client, &mut |source, len| {
+        self.copy_failed_columns(plan, client, &move_edges, &mut |source, len| {
             self.resolve(plan, source, len, client, &read_bytes, &mut computed)
         })?;
-        let edge_old = self.heal_unread_edge_blocks(plan, &mut |source, len| {
+        let edge_old = self.heal_unread_edge_blocks(plan, &move_edges, &mut |source, len| {
             self.resolve(plan, source, len, client, &read_bytes, &mut computed)
         })?;
         // An OSS that goes down under one of the writes below: what the plan holds of it in
@@ -1927,7 +1932,7 @@ impl Store {
                 self.journal_window_block_crcs(plan, &write_bytes)?;
             }
             self.journal_end_parity_crcs(plan, &write_bytes)?;
-            self.journal_move_home_crcs(plan, &write_bytes)?;
+            self.journal_move_home_crcs(plan, &write_bytes, &move_edges)?;
             *began_writing |= !writes.is_empty();
             let refused = Mutex::new(Vec::new());
             let wave = self.run_steps(
@@ -2663,10 +2668,69 @@ impl Store {
         out
     }
 
+    /// A delayed window's move home (`PlanCause::WindowMove`): its plan reads each home
+    /// block it writes only in part (`exaraid_plan::delayed::MOVE_EDGE_BLOCK_BYTES`), once,
+    /// before any write. Executed here, not as the plan's other reads: verified, never
+    /// rebuilt nor healed (between END and the move, home data and the END parity disagree
+    /// where the window wrote, so a decode there would be wrong; a block that fails is
+    /// healed by `heal_unread_edge_blocks` from the stripe with the moved bytes laid over,
+    /// as before). Counted as the plan counts it, also on an OSS that is down (not read:
+    /// `None`, as a write step to it is counted and skipped). The bytes serve every user of
+    /// the block's old bytes: the edge-block copies (`copy_moved_edge_blocks`), the heal's
+    /// check and `journal_move_home_crcs`, each of which read the block again before (task
+    /// s50c: the first read was counted outside the plan, the others not at all). Returns
+    /// the steps read this way (none for any other plan) and what each found.
+    fn read_move_edge_blocks(&self, plan: &IoPlan) -> (Vec<usize>, MoveEdgeReads) {
+        let mut steps = Vec::new();
+        let mut out = MoveEdgeReads::new();
+        if !move_edges_of(plan) {
+            return (steps, out);
+        }
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        const _: () = assert!(
+            exaraid_plan::delayed::MOVE_EDGE_BLOCK_BYTES == CHECKSUM_BLOCK_BYTES as u64,
+            "the planner's edge block is the backend's checksum block"
+        );
+        for (i, step) in plan.steps.iter().enumerate() {
+            if step.op != Op::Read || step.zone != PlanZone::Data {
+                continue;
+            }
+            assert_eq!(
+                step.pieces.len(),
+                1,
+                "plan {}: an edge read is one block",
+                plan.id
+            );
+            let el = &step.pieces[0].element;
+            assert!(
+                el.offset_bytes % block == 0 && el.len_bytes == block,
+                "plan {}: an edge read is one whole block",
+                plan.id
+            );
+            steps.push(i);
+            self.count(step.oss, Zone::Data, Op::Read, false);
+            self.emulate_device(step.oss, Op::Read, step.len_bytes);
+            let b = el.offset_bytes / block;
+            let found = match self.home_key(step.file, el.stripe, el.pos) {
+                Some((oss, key)) if self.backends[oss].healthy() => {
+                    assert_eq!(oss, step.oss, "plan {}: the edge read's OSS", plan.id);
+                    let mut bytes = vec![0u8; block as usize];
+                    let r = self.read_retrying(oss, key, el.offset_bytes as usize, &mut bytes);
+                    Some(r.map(|()| bytes))
+                }
+                _ => None,
+            };
+            let old = out.insert((step.file, el.stripe, el.pos, b), found);
+            assert!(old.is_none(), "plan {}: one read per edge block", plan.id);
+        }
+        (steps, out)
+    }
+
     /// Before a delayed window's move home writes home data (`write_bytes`: this wave's
     /// steps and their bytes): the crc32c of each partial 4 KiB block it writes, as the
-    /// block will be after the write (its bytes on disk, read verified as the backend's
-    /// merge reads them, with the window's bytes laid in), journaled unsynced
+    /// block will be after the write (its bytes on disk, as the plan's edge read found them
+    /// verified, `move_edges`: a missing element is zeros, a block that did not read gets
+    /// no crc; with the window's bytes laid in), journaled unsynced
     /// (`Rec::MoveHomeCrcs`; a kill keeps the append, as it keeps any write that returned).
     /// Why (S9-5, task s12u): a kill between such a block's payload and its checksum left
     /// its acknowledged home bytes beside the window unknown, and with a disk dead after
@@ -2678,6 +2742,7 @@ impl Store {
         &self,
         plan: &IoPlan,
         write_bytes: &[(usize, Vec<u8>)],
+        move_edges: &MoveEdgeReads,
     ) -> Result<(), StoreError> {
         let move_home = matches!(plan.cause, exaraid_plan::PlanCause::WindowMove { .. });
         if self.kind != StrategyKind::Delayed || !move_home {
@@ -2727,14 +2792,18 @@ impl Store {
                 continue; // whole: the window's cached bytes tell it
             }
             let pos = Pos { row, col };
-            let Some((oss, key)) = self.home_key(file, stripe, pos) else {
+            if self.home_key(file, stripe, pos).is_none() {
                 continue;
-            };
+            }
+            // The block as its plan's edge read found it (`read_move_edge_blocks`).
+            let read = move_edges
+                .get(&(file, stripe, pos, b))
+                .unwrap_or_else(|| panic!("plan {}: the move reads every home block it writes in part (stripe {stripe} {pos:?} block {b})", plan.id));
             let mut whole = vec![0u8; block as usize];
-            match self.read_retrying(oss, key, (b * block) as usize, &mut whole) {
-                Ok(()) => {}
-                Err(err) if err.is_missing() => whole.fill(0), // the write creates it
-                Err(_) => continue, // unknown: no crc, recovery proves nothing by it
+            match read {
+                Some(Ok(bytes)) => whole.copy_from_slice(bytes),
+                Some(Err(err)) if err.is_missing() => whole.fill(0), // the write creates it
+                _ => continue, // unknown: no crc, recovery proves nothing by it
             }
             for (o, x) in &laid {
                 whole[*o as usize..*o as usize + x.len()].copy_from_slice(x);
@@ -3208,6 +3277,7 @@ impl Store {
     fn heal_unread_edge_blocks(
         &self,
         plan: &IoPlan,
+        move_edges: &MoveEdgeReads,
         resolve: &mut dyn FnMut(Bytes, u64) -> Result<Vec<u8>, StoreError>,
     ) -> Result<EdgeBlocks, StoreError> {
         let mut edge_old = EdgeBlocks::new();
@@ -3302,9 +3372,13 @@ impl Store {
                         && !step.is_parity()
                         && matches!(plan.cause, exaraid_plan::PlanCause::Write { .. })
                         && self.cache_edge_crcs_journaled();
+                    // A move home's edge reads (`read_move_edge_blocks`) verify without
+                    // healing: its edge blocks are checked here whatever the plan reads.
+                    let move_home = move_edges_of(plan);
                     if step.zone != PlanZone::Cache
                         && (own_read || !home_data)
                         && !whole_crc_wanted
+                        && !move_home
                         && covered(
                             step.oss,
                             step.zone,
@@ -3318,7 +3392,20 @@ impl Store {
                     let key = self.key(step.zone, step.file, block_addr);
                     let mut buf = vec![0u8; block as usize];
                     let i = (first / block) as usize;
-                    match self.read_retrying(step.oss, key, first as usize, &mut buf) {
+                    // A move home's edge block its plan read verified: those bytes, not a
+                    // second read (task s50c). Any other outcome reads it here, as before,
+                    // so that every arm below decides as it did.
+                    let edge_read = (move_home && step.zone == PlanZone::Data)
+                        .then(|| move_edges.get(&(step.file, el.stripe, el.pos, i as u64)))
+                        .flatten();
+                    let read = match edge_read {
+                        Some(Some(Ok(bytes))) => {
+                            buf.copy_from_slice(bytes);
+                            Ok(())
+                        }
+                        _ => self.read_retrying(step.oss, key, first as usize, &mut buf),
+                    };
+                    match read {
                         Ok(()) => {
                             if home_data || cache_data {
                                 edge_old.insert((step.oss, key, i), buf);
@@ -4877,4 +4964,15 @@ fn block_after_piece(old: &[u8], first: u64, (a, z): (u64, u64), piece: &[u8]) -
     whole[(oa - first) as usize..(oz - first) as usize]
         .copy_from_slice(&piece[from..from + (oz - oa) as usize]);
     whole
+}
+
+/// What a move home's edge reads found (`read_move_edge_blocks`), per home block `(file,
+/// stripe, element position, block of the element)`: `None` where the OSS was down.
+pub(super) type MoveEdgeReads =
+    BTreeMap<(u64, u64, Pos, u64), Option<Result<Vec<u8>, BackendError>>>;
+
+/// Whether `plan` is a delayed window's move home, whose home data reads are its edge
+/// blocks (`read_move_edge_blocks`).
+pub(super) fn move_edges_of(plan: &IoPlan) -> bool {
+    matches!(plan.cause, exaraid_plan::PlanCause::WindowMove { .. })
 }

@@ -5861,10 +5861,11 @@ impl Store {
         &self,
         plan: &IoPlan,
         client: Option<(&exaraid_plan::ClientWrite, &[u8])>,
+        move_edges: &super::exec::MoveEdgeReads,
         resolve: &mut dyn FnMut(exaraid_plan::Bytes, u64) -> Result<Vec<u8>, StoreError>,
     ) -> Result<(), StoreError> {
         if matches!(plan.cause, exaraid_plan::PlanCause::WindowMove { .. }) {
-            return self.copy_moved_edge_blocks(plan, resolve);
+            return self.copy_moved_edge_blocks(plan, move_edges, resolve);
         }
         if self.tolerance() == 0 || !copies_failed_columns(&plan.cause) {
             return Ok(());
@@ -5989,10 +5990,12 @@ impl Store {
     /// registered before that record, which journals them. Cost on a healthy store: one
     /// 4 KiB read per edge block (its page is usually cached: the backend's own partial
     /// write reads it too), no journal record; with an OSS failed, one journal sync more
-    /// per move.
+    /// per move. That read is the plan's own edge read (`move_edges`, see
+    /// `read_move_edge_blocks`; task s50c: it was made here, outside the plan).
     fn copy_moved_edge_blocks(
         &self,
         plan: &IoPlan,
+        move_edges: &super::exec::MoveEdgeReads,
         resolve: &mut dyn FnMut(exaraid_plan::Bytes, u64) -> Result<Vec<u8>, StoreError>,
     ) -> Result<(), StoreError> {
         assert!(matches!(
@@ -6027,19 +6030,17 @@ impl Store {
             return Ok(());
         }
         for (&(file, stripe, pos, i), bytes) in edges.iter_mut() {
-            let Some((oss, key)) = self.home_key(file, stripe, pos) else {
-                continue;
-            };
-            let b = &self.backends[oss];
-            if !b.healthy() {
-                continue; // the move writes nothing there
-            }
-            let mut home = vec![0u8; block as usize];
-            self.count(oss, key.zone, Op::Read, false);
+            let read = move_edges.get(&(file, stripe, pos, i)).unwrap_or_else(|| {
+                panic!(
+                    "plan {}: the move reads every home block it writes in part",
+                    plan.id
+                )
+            });
             // Unreadable (rot beside a failed column): no copy; the move's own write of the
-            // block fails on it before changing it, and recovery decides it as before.
-            if b.read(key, (i * block) as usize, &mut home).is_ok() {
-                *bytes = Some(home);
+            // block fails on it before changing it, and recovery decides it as before. Not
+            // read (the OSS is down): the move writes nothing there.
+            if let Some(Ok(home)) = read {
+                *bytes = Some(home.clone());
             }
         }
         for step in home_writes {
