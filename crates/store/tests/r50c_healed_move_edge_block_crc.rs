@@ -4,7 +4,9 @@
 //! takes for that block when a kill tears it (payload without checksum) and a disk dies
 //! after the crash (`known_by_move_home_crcs`, S9-5 / s12u). Since s50c it takes the bytes
 //! of the plan's edge read, made BEFORE the heal: that read failed its checksum, so the block
-//! gets no crc and a torn block beside a dead disk is recorded lost where base knew it.
+//! got no crc and a torn block beside a dead disk would be recorded lost where base knew
+//! it. Mended by the lead (session 50): a failed edge read is read again after the heal,
+//! as before s50c. This test fails on 8b16d2fb (s50c) and passes on 8ffe22a5 and since.
 //!
 //! Scene (as scenes/end_over_rot_beside_holes.rs raid6 6000): raid6 4+2, 4 KiB unit, "f"
 //! 0..6000 home, one byte of data column 1's block 0 (file byte 8092, never written)
@@ -68,7 +70,9 @@ fn a_move_home_journals_the_crc_of_an_edge_block_its_heal_mended() {
             .collect::<Vec<_>>()
     );
     assert!(
-        moved.iter().any(|p| p.contains(&format!("\"col\":{}", pos.col))),
+        moved
+            .iter()
+            .any(|p| p.contains(&format!("\"col\":{}", pos.col))),
         "{moved:?}"
     );
 }

@@ -1844,9 +1844,12 @@ impl Store {
         self.verify_cache_before_delta(plan)?;
         let lost = self.window_reads_lost(plan);
         let (edge_steps, move_edges) = self.read_move_edge_blocks(plan);
+        // A move's read steps may number up to `WINDOW_RANGES_MAX` per kind (review r50c
+        // LOW-2): the edge steps come in step order, so a binary search per read.
+        debug_assert!(edge_steps.is_sorted());
         let reads: Vec<usize> = reads
             .into_iter()
-            .filter(|i| !edge_steps.contains(i))
+            .filter(|i| edge_steps.binary_search(i).is_err())
             .collect();
         let read =
             self.run_reads_computing(plan, &reads, client, &mut read_bytes, &mut computed, &lost);
@@ -2792,9 +2795,9 @@ impl Store {
                 continue; // whole: the window's cached bytes tell it
             }
             let pos = Pos { row, col };
-            if self.home_key(file, stripe, pos).is_none() {
+            let Some((oss, key)) = self.home_key(file, stripe, pos) else {
                 continue;
-            }
+            };
             // The block as its plan's edge read found it (`read_move_edge_blocks`).
             let read = move_edges
                 .get(&(file, stripe, pos, b))
@@ -2803,7 +2806,19 @@ impl Store {
             match read {
                 Some(Ok(bytes)) => whole.copy_from_slice(bytes),
                 Some(Err(err)) if err.is_missing() => whole.fill(0), // the write creates it
-                _ => continue, // unknown: no crc, recovery proves nothing by it
+                // Rot (or an OSS that did not answer) at the edge read: the heal
+                // (`heal_unread_edge_blocks`) has mended the block on disk since, so the
+                // block is read again, as before session 50 (review r50c MEDIUM-1: without
+                // it a healed edge block got no crc and recovery lost what it proved).
+                // Uncounted like the heal's own reads: only where the edge read failed.
+                Some(Err(_)) => {
+                    match self.read_retrying(oss, key, (b * block) as usize, &mut whole) {
+                        Ok(()) => {}
+                        Err(err) if err.is_missing() => whole.fill(0),
+                        Err(_) => continue, // unknown: no crc, recovery proves nothing by it
+                    }
+                }
+                None => continue, // the OSS is down: the move writes nothing there
             }
             for (o, x) in &laid {
                 whole[*o as usize..*o as usize + x.len()].copy_from_slice(x);
