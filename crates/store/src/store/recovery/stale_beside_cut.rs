@@ -89,6 +89,7 @@
 use super::*;
 
 mod old_in_pages;
+mod old_kept_unproven;
 mod rolled_forward;
 mod torn_parity_in_pieces;
 
@@ -474,6 +475,18 @@ impl Store {
                     // block kept old rolled forward (s49b, `rolled_forward`).
                     return Ok(self.refuted_row_rolled_forward(v, &crcs, &choices, plan));
                 }
+                // Unless the row's one world keeps a block old where nothing proves it so
+                // and its part of the write is proven new: rolled forward (s50e,
+                // `old_kept_unproven`; review r49d HIGH-1: else the stale block was kept,
+                // WRONG). Not proven: as before.
+                if let Some((assignments, false)) = self.checkable_assignments(&choices) {
+                    let worlds: Vec<&BTreeMap<Pos, BlockVersion>> = assignments.iter().collect();
+                    if let Some(fixes) =
+                        self.old_kept_unproven_rolled_forward(v, &crcs, plan, &worlds, true)
+                    {
+                        return Ok(CutRowStale::Located(fixes));
+                    }
+                }
                 return Ok(CutRowStale::Agrees);
             }
             // Every blind column holds running parity only, each a failed OSS (no bytes): no
@@ -640,7 +653,22 @@ impl Store {
             // A fitted world that keeps a data block of the write OLD over acknowledged
             // bytes must have proven its old version (see `old_kept_over_acked`).
             match self.old_kept_proven_or_rolled_forward(v, &crcs, &assignments, &worlds, &fit) {
-                OldKept::Proven | OldKept::AsBefore => {}
+                OldKept::Proven => {}
+                // Unless the one fitted world keeps a block old where nothing proves it so
+                // and its part of the write is proven new: rolled forward (s50e,
+                // `old_kept_unproven`). Not proven: as before.
+                OldKept::AsBefore => {
+                    let fitted: Vec<&BTreeMap<Pos, BlockVersion>> = (assignments.iter())
+                        .zip(&fit)
+                        .filter(|(_, f)| **f == Some(true))
+                        .map(|(a, _)| a)
+                        .collect();
+                    if let Some(fixes) =
+                        self.old_kept_unproven_rolled_forward(v, &crcs, plan, &fitted, false)
+                    {
+                        return Ok(CutRowStale::Located(fixes));
+                    }
+                }
                 OldKept::RolledForward(fixes) => return Ok(CutRowStale::Located(fixes)),
                 OldKept::Unproven => {
                     return Ok(CutRowStale::Unlocated);

@@ -207,7 +207,7 @@ impl Store {
 
     /// The columns of version `ver` holding a position not known at byte `x` of the block
     /// row, in order.
-    fn erased_at(&self, ver: &Version, x: usize) -> Vec<usize> {
+    pub(super) fn erased_at(&self, ver: &Version, x: usize) -> Vec<usize> {
         (ver.known.keys())
             .filter(|p| !ver.known_at(p, x))
             .map(|p| p.col)
@@ -227,7 +227,7 @@ impl Store {
     /// whole. Also the offsets it checks: a segment decoded with a column to spare, or the
     /// range of a told crc that holds. Bounded: two flags per byte of the block row, one
     /// row clone per segment.
-    fn refuted_offsets(&self, ver: &Version) -> (Vec<bool>, Vec<bool>) {
+    pub(super) fn refuted_offsets(&self, ver: &Version) -> (Vec<bool>, Vec<bool>) {
         let m = self.tolerance();
         let block = ver.row.element_bytes;
         let start = ver.start_bytes;

@@ -116,7 +116,7 @@ impl Store {
     /// are both versions', as `known_pieces` knows them beside a `Partial` block). Each version so widened must check every segment
     /// (`Version::every_segment_checked`). Nothing is widened where no torn parity block is
     /// known per piece.
-    fn know_torn_parity_in_pieces(
+    pub(super) fn know_torn_parity_in_pieces(
         &self,
         v: &RowView,
         (crcs, plan): (&RowCrcs, PlanId),

@@ -1,0 +1,309 @@
+//! A data block of the cut write kept OLD over acknowledged bytes that nothing proves old:
+//! rolled forward where its part of the write is proven new byte for byte, else decided
+//! as before (session 50: s50d's trace, s50e's roll-only rule; review r49d HIGH-1).
+//!
+//! A block that verifies and does not hold the write's journaled crc over its part is told
+//! `Old` (`told_state`): it holds the bytes the write READ. Where its OSS lost an
+//! acknowledged write (a stale block: old bytes under a valid checksum) those bytes are
+//! not the last acknowledged ones, and the write's own records cannot tell (its page-cut
+//! "old" crcs are of the slot as the write read it, stale too: r44a LOW-4). Only the
+//! running parity from before the write (a column to spare at those offsets) or the new
+//! version (the write is cut, unacknowledged, and may land per block) decides such bytes.
+//!
+//! Traced (docs/results/s50-s50d.md): raid6 4 KiB, element 3's lost write 13000+100
+//! INSIDE the cut write 11192+2096 (element 3's 712..812 under its part 0..1000), six
+//! WRONG cuts over seeds 1..12 (seed 2 #132, seed 7 #128, seed 9 #138, seed 11 #123,
+//! seed 12 #85 and #133). Every one leaves D3 `Old` (stale, verified: OSS 3's two calls
+//! dropped whole), D2 torn (its page-cut record proves 0..4084 old), and at D3's part one
+//! running parity column new or torn over it and the other erased or new there too: no
+//! version of the old row checks 0..1000. Two paths decided the row "as before":
+//! - `confirms` (D2's decode confirmed by its stored checksum) when P or Q is torn:
+//!   `every_world_old_refuted` refutes nothing (no column to spare at 0..1000), `Agrees`;
+//! - a fitted world (P `Partial`, Q old): `old_kept_proven_or_rolled_forward` finds the
+//!   old version unchecked at the part and no whole new decode: `AsBefore`.
+//!
+//! Here such a world's old version (as the refutations build it: `old_in_pieces`,
+//! `old_in_pages`) is proven where it checks every acknowledged byte of the kept part
+//! (`refuted_offsets`: a segment with a column to spare, or a told crc that holds) and is
+//! refuted nowhere. Where it is not, and the row has one world, the kept part is rolled
+//! forward where its NEW bytes decode from the new version with the write's torn blocks
+//! known per page and per piece by the write's crcs (`know_torn_blocks_in_pages`,
+//! `know_torn_parity_in_pieces`), agree with every position known there and hold the
+//! write's journaled crc of the part, and the block's acknowledged bytes outside the part
+//! are checked by a version that knows them (review r48a HIGH's gate). In the traced cuts
+//! the new version knows D2 outside its range, P and Q by their landed pieces' crcs, and
+//! decodes D3's part with a column to spare: the cut write's bytes, proven by its crc.
+//!
+//! Where the roll is not proven the row is decided exactly as before (never LOST here):
+//! s50d's first rule named such rows LOST and lost rows 16 crash_images tests read right
+//! (raid5, beside a failed OSS, power cuts alone: the old version has no column to spare
+//! at the kept part there, and the caller's later decisions prove the row). A stale block
+//! kept old where neither version proves its part stays OPEN (docs/store.md, Limits).
+
+use super::*;
+
+impl Store {
+    /// Where `stale_beside_cut_write` would decide the row as before (the `confirms` arm
+    /// after `every_world_old_refuted`, or a fitted world `old_kept_proven_or_rolled_forward`
+    /// leaves `AsBefore`): the fixes rolling the kept parts forward
+    /// (`kept_old_rolled_forward`) where `worlds` (assignments) is the row's one world, it
+    /// keeps a data block of the write OLD over acknowledged bytes and its old version does
+    /// not prove those parts (with `refuted_not_the_row`, a refuted world is not the row:
+    /// skipped). `None` otherwise, and where the roll is not proven: decided as before.
+    pub(super) fn old_kept_unproven_rolled_forward(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        plan: PlanId,
+        worlds: &[&BTreeMap<Pos, BlockVersion>],
+        refuted_not_the_row: bool,
+    ) -> Option<Vec<(Pos, Vec<u8>)>> {
+        assert!(
+            worlds.len() <= 1 << ASSIGNED_BLOCKS_MAX,
+            "the worlds are bounded"
+        );
+        // Which world is the row is not known where several are listed: which bytes to
+        // roll is not either (decided as before, a limit).
+        let [assigned] = worlds else {
+            return None;
+        };
+        // Not beside a column without bytes (a failed OSS), as s50a's roll: there the new
+        // version decodes the part with no column to spare (the dead column and the block
+        // erased), and the rule changed rows the scenes pin as LOST
+        // (`wcl_dead_disk_beside_cut_write`: raid6 and rs 4+2, data old, P landed, Q with
+        // its new payload under its old checksum read right instead). Decided as before
+        // there until such a pin is rewritten on purpose (s50e's report).
+        if (v.held.values()).any(|h| h[v.i] == Held::Absent) {
+            return None;
+        }
+        if !self.old_kept_over_acked(v, crcs, assigned) {
+            return None;
+        }
+        let w = self.cut_row_versions(v, crcs, assigned);
+        let olds = [
+            self.old_in_pieces(v, crcs, assigned, &w),
+            self.old_known(v, crcs, Some(plan), assigned, &w),
+        ];
+        let checks: Vec<(Vec<bool>, Vec<bool>)> =
+            olds.iter().map(|o| self.refuted_offsets(o)).collect();
+        let refuted = checks.iter().any(|(wrong, _)| wrong.iter().any(|&b| b));
+        if refuted && refuted_not_the_row {
+            return None;
+        }
+        let parts = self.kept_old_acked_parts(v, crcs, assigned);
+        assert!(
+            !parts.is_empty(),
+            "a world keeping a block old over acked bytes"
+        );
+        let proven = !refuted
+            && (checks.iter()).any(|(_, checked)| {
+                (parts.iter()).all(|&(_, (x, y))| checked[x..y].iter().all(|&b| b))
+            });
+        if proven {
+            return None;
+        }
+        let fixes = self.kept_old_rolled_forward(v, crcs, plan, assigned)?;
+        assert!(
+            fixes.len() <= self.layout.geometry().data_pos.len(),
+            "one fix per data block"
+        );
+        Some(fixes)
+    }
+
+    /// The acknowledged bytes of the write's parts of the data blocks world `assigned`
+    /// keeps OLD: `(pos, (x, y))`, relative to the block row, one run per piece.
+    fn kept_old_acked_parts(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        assigned: &BTreeMap<Pos, BlockVersion>,
+    ) -> Vec<(Pos, (usize, usize))> {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let start = v.i as u64 * block;
+        let none: Ranges = Vec::new();
+        let g = self.layout.geometry();
+        let mut parts = Vec::new();
+        for (&p, &state) in assigned {
+            if state != BlockVersion::Old || !matches!(g.cell(p), Cell::Data(_)) {
+                continue;
+            }
+            let Some(((a, z), ..)) = self.data_cut(v, crcs, p) else {
+                continue;
+            };
+            for (a, z) in intersect(v.acked.get(&p).unwrap_or(&none), &[(a, z)]) {
+                parts.push((p, ((a - start) as usize, (z - start) as usize)));
+            }
+        }
+        parts
+    }
+
+    /// The fixes (`(pos, block bytes)`: the write's part new, the rest as it stands) where,
+    /// in world `assigned`, each data block kept old over acknowledged bytes:
+    /// 1. has its part wholly acknowledged (the caller lays a fix over acknowledged bytes
+    ///    only) and the write's crc of it on record;
+    /// 2. decodes there from the new version (`new_known_in_pages_and_pieces`) segment by
+    ///    segment with at most the tolerance's columns erased, agreeing with every position
+    ///    known there, zeros where an erased position is dead, and the part holds the crc;
+    /// 3. keeps its acknowledged bytes outside the part as they stand only where an old
+    ///    version (`old_in_pieces`, `old_in_pages`) or the new one checks them and knows
+    ///    the block there (`refuted_offsets`), and no version is refuted outside the parts
+    ///    (a second stale range: review r48a HIGH's shape).
+    ///
+    /// `None` otherwise.
+    fn kept_old_rolled_forward(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        plan: PlanId,
+        assigned: &BTreeMap<Pos, BlockVersion>,
+    ) -> Option<Vec<(Pos, Vec<u8>)>> {
+        let g = self.layout.geometry();
+        let m = self.tolerance();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let none: Ranges = Vec::new();
+        // (1) The parts to roll.
+        let mut rolled: Vec<(Pos, (usize, usize), u32)> = Vec::new();
+        for (&p, &state) in assigned {
+            if state != BlockVersion::Old || !matches!(g.cell(p), Cell::Data(_)) {
+                continue;
+            }
+            let Some(((a, z), crc, _)) = self.data_cut(v, crcs, p) else {
+                continue;
+            };
+            let acked = v.acked.get(&p).unwrap_or(&none);
+            if !overlaps(acked, a, z) {
+                continue;
+            }
+            let crc = crc.filter(|_| outside(acked, a, z).is_empty())?;
+            assert!(start <= a && a < z && z <= end, "a cut part inside the row");
+            rolled.push((p, ((a - start) as usize, (z - start) as usize), crc));
+        }
+        assert!(rolled.len() <= g.data_pos.len(), "one part per data block");
+        if rolled.is_empty() {
+            return None;
+        }
+        let inside =
+            |p: Pos, x: usize| (rolled.iter()).any(|&(q, (a, z), _)| q == p && a <= x && x < z);
+        let inside_any = |x: usize| rolled.iter().any(|&(_, (a, z), _)| a <= x && x < z);
+        let w = self.cut_row_versions(v, crcs, assigned);
+        let new = self.new_known_in_pages_and_pieces(v, crcs, plan, assigned, &w);
+        let versions = [
+            self.old_in_pieces(v, crcs, assigned, &w),
+            self.old_known(v, crcs, Some(plan), assigned, &w),
+            new.clone(),
+        ];
+        let checks: Vec<(Vec<bool>, Vec<bool>)> = versions
+            .iter()
+            .map(|ver| self.refuted_offsets(ver))
+            .collect();
+        // (3) Refuted only inside the parts (a stale range there is what is rolled away),
+        // the new version nowhere, and the rest of each rolled block checked.
+        for (k, (wrong, _)) in checks.iter().enumerate() {
+            let is_new = k + 1 == checks.len();
+            if (0..wrong.len()).any(|x| wrong[x] && (is_new || !inside_any(x))) {
+                return None;
+            }
+        }
+        for &(p, ..) in &rolled {
+            let acked = v.acked.get(&p).unwrap_or(&none);
+            for (a, z) in intersect(acked, &[(start, end)]) {
+                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                let proven = |b: usize| {
+                    (versions.iter().zip(&checks))
+                        .any(|(ver, (_, checked))| checked[b] && ver.known_at(&p, b))
+                };
+                if (x..y).any(|b| !inside(p, b) && !proven(b)) {
+                    return None;
+                }
+            }
+        }
+        // (2) Each part's new bytes decoded and proven by the write's crc.
+        let mut fixes: Vec<(Pos, Vec<u8>)> = Vec::new();
+        for &(p, (a, z), crc) in &rolled {
+            let mut ends: BTreeSet<usize> = [a, z].into_iter().collect();
+            for &(x, y) in new.known_parts.values().flatten() {
+                let (x, y) = ((x - start) as usize, (y - start) as usize);
+                ends.extend([x, y].into_iter().filter(|&e| a < e && e < z));
+            }
+            let mut part = vec![0u8; z - a];
+            for s in ends.into_iter().collect::<Vec<usize>>().windows(2) {
+                let (x, y) = (s[0], s[1]);
+                let erased = self.erased_at(&new, x);
+                if !erased.contains(&p.col) || erased.len() > m {
+                    return None;
+                }
+                let mut d = new.row.clone();
+                if self.code.decode(&mut d, &erased).is_err() || self.code.encode(&mut d).is_err() {
+                    return None;
+                }
+                let agrees = (new.known.keys())
+                    .filter(|q| new.known_at(q, x))
+                    .all(|q| new.row.element(*q)[x..y] == d.element(*q)[x..y]);
+                let dead_zero = (new.known.keys()).filter(|q| !new.known_at(q, x)).all(|q| {
+                    let live = &new.live[q];
+                    (x..y).all(|b| {
+                        let at = start + b as u64;
+                        overlaps(live, at, at + 1) || d.element(*q)[b] == 0
+                    })
+                });
+                if !agrees || !dead_zero {
+                    return None;
+                }
+                part[x - a..y - a].copy_from_slice(&d.element(p)[x..y]);
+            }
+            if crc32c::crc32c(&part) != crc {
+                return None;
+            }
+            let mut right = v.raw[&p][start as usize..end as usize].to_vec();
+            right[a..z].copy_from_slice(&part);
+            fixes.push((p, right));
+        }
+        Some(fixes)
+    }
+
+    /// World `w`'s (`assigned`'s) NEW version knowing, besides what `version_in_pieces`
+    /// knows: each torn running parity block of the write per piece by the write's
+    /// journaled crcs and its untouched bytes (`know_torn_parity_in_pieces`, s49d); each
+    /// torn data block of the write per page by its page-cut record (s47c), and on its
+    /// sides that hold the OLD crc also in this version outside the block's write range
+    /// (the write did not reach those bytes: both versions hold them).
+    fn new_known_in_pages_and_pieces(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        plan: PlanId,
+        assigned: &BTreeMap<Pos, BlockVersion>,
+        w: &[Version; 2],
+    ) -> Version {
+        let none: Ranges = Vec::new();
+        let mut wide = w.clone();
+        self.know_torn_parity_in_pieces(v, (crcs, plan), assigned, &mut wide);
+        self.know_torn_blocks_in_pages(v, plan, assigned, &mut wide);
+        let ver = &mut wide[1];
+        let start = ver.start_bytes;
+        for (&p, _) in assigned.iter().filter(|(_, &s)| s == BlockVersion::Torn) {
+            if ver.known[&p] || !matches!(self.layout.geometry().cell(p), Cell::Data(_)) {
+                continue;
+            }
+            let Some(pages) = self.torn_block_in_pages(v, plan, p) else {
+                continue;
+            };
+            let mut untouched = pages.known[0].clone();
+            for &(a, z) in v.c.ranges.get(&p).unwrap_or(&none) {
+                crate::state::sub_range(&mut untouched, a, z);
+            }
+            let live = ver.live[&p].clone();
+            for &(a, z) in &untouched {
+                let (x, y) = ((a - start) as usize, (z - start) as usize);
+                ver.row.element_mut(p)[x..y].fill(0);
+                for (a, z) in intersect(&live, &[(a, z)]) {
+                    ver.row.element_mut(p)[(a - start) as usize..(z - start) as usize]
+                        .copy_from_slice(&v.raw[&p][a as usize..z as usize]);
+                }
+                crate::state::add_range(ver.known_parts.entry(p).or_default(), a, z);
+            }
+        }
+        self.version_in_pieces(v, crcs, assigned, &wide, 1)
+    }
+}
