@@ -374,7 +374,6 @@ fn r50a_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_5_reads_no_wrong_byte() {
 /// 0x6f" (146 cuts, 1 WRONG, 28 LOST); with s50e's rule switched off, #85 and #134 (2 WRONG).
 /// Fails with `--ignored`.
 #[test]
-#[ignore = "OPEN r50e (r49d HIGH-1's class at 8 KiB, not closed by s50e): seed 6 cut #85 WRONG byte 24700"]
 fn r50e_raid6_8k_stale_d2_d3_inside_its_cut_part_seed_6_reads_no_wrong_byte() {
     let lost = [(20400..20500, 2), (24700..24800, 3)];
     let (cuts, problems, _, _) = scene(

@@ -92,6 +92,7 @@ mod old_in_pages;
 mod old_kept_unproven;
 mod rolled_forward;
 mod torn_parity_in_pieces;
+use old_kept_unproven::KeptUnproven;
 
 /// What the check of one block row beside a cut write found.
 pub(super) enum CutRowStale {
@@ -481,10 +482,11 @@ impl Store {
                 // WRONG). Not proven: as before.
                 if let Some((assignments, false)) = self.checkable_assignments(&choices) {
                     let worlds: Vec<&BTreeMap<Pos, BlockVersion>> = assignments.iter().collect();
-                    if let Some(fixes) =
-                        self.old_kept_unproven_rolled_forward(v, &crcs, plan, &worlds, true)
-                    {
-                        return Ok(CutRowStale::Located(fixes));
+                    match self.old_kept_unproven_rolled_forward(v, &crcs, plan, &worlds, true) {
+                        KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
+                        // Never here: a refuted world is not the row in this arm.
+                        KeptUnproven::Lost => unreachable!("a refuted world is skipped here"),
+                        KeptUnproven::AsBefore => {}
                     }
                 }
                 return Ok(CutRowStale::Agrees);
@@ -663,10 +665,12 @@ impl Store {
                         .filter(|(_, f)| **f == Some(true))
                         .map(|(a, _)| a)
                         .collect();
-                    if let Some(fixes) =
-                        self.old_kept_unproven_rolled_forward(v, &crcs, plan, &fitted, false)
-                    {
-                        return Ok(CutRowStale::Located(fixes));
+                    // Its old version refuted and the roll not proven: LOST on record
+                    // (s51a; review r50e HIGH-1, see `old_kept_unproven`).
+                    match self.old_kept_unproven_rolled_forward(v, &crcs, plan, &fitted, false) {
+                        KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
+                        KeptUnproven::Lost => return Ok(CutRowStale::Unlocated),
+                        KeptUnproven::AsBefore => {}
                     }
                 }
                 OldKept::RolledForward(fixes) => return Ok(CutRowStale::Located(fixes)),

@@ -42,14 +42,28 @@
 
 use super::*;
 
+/// What `old_kept_unproven_rolled_forward` decides for the row.
+pub(super) enum KeptUnproven {
+    /// The kept parts rolled forward: `(pos, block bytes)`, the part new, the rest as it
+    /// stands (`kept_old_rolled_forward`).
+    Rolled(Vec<(Pos, Vec<u8>)>),
+    /// The row's one world is the row, its old version refuted, the roll not proven: the
+    /// row's acknowledged cached bytes LOST on record (`CutRowStale::Unlocated`).
+    Lost,
+    /// Decided as before.
+    AsBefore,
+}
+
 impl Store {
     /// Where `stale_beside_cut_write` would decide the row as before (the `confirms` arm
     /// after `every_world_old_refuted`, or a fitted world `old_kept_proven_or_rolled_forward`
-    /// leaves `AsBefore`): the fixes rolling the kept parts forward
+    /// leaves `AsBefore`): `Rolled`, the fixes rolling the kept parts forward
     /// (`kept_old_rolled_forward`) where `worlds` (assignments) is the row's one world, it
     /// keeps a data block of the write OLD over acknowledged bytes and its old version does
-    /// not prove those parts (with `refuted_not_the_row`, a refuted world is not the row:
-    /// skipped). `None` otherwise, and where the roll is not proven: decided as before.
+    /// not prove those parts. With `refuted_not_the_row` (the `confirms` arm), a refuted
+    /// world is not the row: `AsBefore`. Without it (the fitted arm: the one world IS the
+    /// row) a refuted old version whose roll is not proven is `Lost` (session 51, s51a).
+    /// `AsBefore` otherwise: decided as before.
     pub(super) fn old_kept_unproven_rolled_forward(
         &self,
         v: &RowView,
@@ -57,7 +71,7 @@ impl Store {
         plan: PlanId,
         worlds: &[&BTreeMap<Pos, BlockVersion>],
         refuted_not_the_row: bool,
-    ) -> Option<Vec<(Pos, Vec<u8>)>> {
+    ) -> KeptUnproven {
         assert!(
             worlds.len() <= 1 << ASSIGNED_BLOCKS_MAX,
             "the worlds are bounded"
@@ -65,7 +79,7 @@ impl Store {
         // Which world is the row is not known where several are listed: which bytes to
         // roll is not either (decided as before, a limit).
         let [assigned] = worlds else {
-            return None;
+            return KeptUnproven::AsBefore;
         };
         // Not beside a column without bytes (a failed OSS), as s50a's roll: there the new
         // version decodes the part with no column to spare (the dead column and the block
@@ -74,10 +88,10 @@ impl Store {
         // its new payload under its old checksum read right instead). Decided as before
         // there until such a pin is rewritten on purpose (s50e's report).
         if (v.held.values()).any(|h| h[v.i] == Held::Absent) {
-            return None;
+            return KeptUnproven::AsBefore;
         }
         if !self.old_kept_over_acked(v, crcs, assigned) {
-            return None;
+            return KeptUnproven::AsBefore;
         }
         let w = self.cut_row_versions(v, crcs, assigned);
         let olds = [
@@ -88,7 +102,7 @@ impl Store {
             olds.iter().map(|o| self.refuted_offsets(o)).collect();
         let refuted = checks.iter().any(|(wrong, _)| wrong.iter().any(|&b| b));
         if refuted && refuted_not_the_row {
-            return None;
+            return KeptUnproven::AsBefore;
         }
         let parts = self.kept_old_acked_parts(v, crcs, assigned);
         assert!(
@@ -100,14 +114,34 @@ impl Store {
                 (parts.iter()).all(|&(_, (x, y))| checked[x..y].iter().all(|&b| b))
             });
         if proven {
-            return None;
+            return KeptUnproven::AsBefore;
         }
-        let fixes = self.kept_old_rolled_forward(v, crcs, plan, assigned)?;
-        assert!(
-            fixes.len() <= self.layout.geometry().data_pos.len(),
-            "one fix per data block"
-        );
-        Some(fixes)
+        if let Some(fixes) = self.kept_old_rolled_forward(v, crcs, plan, assigned) {
+            assert!(
+                fixes.len() <= self.layout.geometry().data_pos.len(),
+                "one fix per data block"
+            );
+            return KeptUnproven::Rolled(fixes);
+        }
+        // The roll is not proven. Where the row's one world's old version is refuted by a
+        // decode (a segment with a column to spare, or a told crc, disagrees: some block
+        // it keeps old is not the old block, a STALE block of a lost write) and the world
+        // is the row (the fitted arm), the kept part holds bytes nothing proves and a
+        // version of the row proves wrong beside them: LOST on record (review r50e
+        // HIGH-1: raid6 8 KiB, D2 and D3 both stale, seed 6 cut #85, row 0, the one world
+        // {D2 Torn, D3 Old, P Partial, Q Old}: `old_in_pages` knows torn D2 old per page
+        // with its stale bytes 4016..4072 and is refuted over the segment 0..4072, outside
+        // D3's kept part 0..1000 too, so the r48a gate refuses the roll, and "as before"
+        // kept stale D3: 'f' WRONG byte 24700; s51a's report has the trace). A crash
+        // ALONE (no stale block) refutes no old version, so the rows s46b's and s50d's
+        // first rules lost (fitted or confirmed worlds whose old version is merely
+        // unchecked) stay as before. In the `confirms` arm a refuted world is not the row
+        // (returned above): not here.
+        assert!(!refuted_not_the_row || !refuted, "returned above");
+        if refuted {
+            return KeptUnproven::Lost;
+        }
+        KeptUnproven::AsBefore
     }
 
     /// The acknowledged bytes of the write's parts of the data blocks world `assigned`
