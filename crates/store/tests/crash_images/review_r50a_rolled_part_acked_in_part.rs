@@ -315,7 +315,8 @@ fn r50a_raid6_4k_d3_acked_in_part_stale_inside_seed_7_cut_116_rolled_and_stable(
 /// 0..1000 of the cut write 19384+6192), `16,3,pages`: cuts #84 and #85 read 'f' WRONG
 /// byte 24700 (146 cuts, 2 WRONG, 29 LOST; seeds 2 and 6 WRONG too). Review r50e: read
 /// right since s50e's `old_kept_unproven` roll (063c8f6d: 0 WRONG, 29 LOST, stable across
-/// scrub, reopen and degraded reads); seed 6 still WRONG (`r50e_raid6_8k_..._seed_6_...`).
+/// scrub, reopen and degraded reads); seed 6 WRONG until s51a, its cut #85 LOST since
+/// (`r50e_raid6_8k_..._seed_6_...`).
 #[test]
 fn r50a_raid6_8k_stale_d3_inside_its_cut_part_seed_3_reads_no_wrong_byte() {
     let lost = [(20400..20500, 2), (24700..24800, 3)];
@@ -372,11 +373,16 @@ fn r50a_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_5_reads_no_wrong_byte() {
 /// OSS loses 24700+100 (inside D3's cut part 0..1000), cut write 19384+6192, `16,6,pages`:
 /// on 063c8f6d (s50int, with s50e) cut #85 reads "'f' WRONG byte 24700: 0xee, acknowledged
 /// 0x6f" (146 cuts, 1 WRONG, 28 LOST); with s50e's rule switched off, #85 and #134 (2 WRONG).
-/// Fails with `--ignored`.
+/// Traced (s51a): row 0's one fitted world is {D2 Torn, D3 Old (stale, verified), P
+/// `Partial`, Q Old}; its old version with torn D2 known per page (`old_in_pages`) holds
+/// D2's stale bytes and is refuted over 0..4072, outside D3's kept part 0..1000 too, so
+/// the roll is refused (review r48a's gate) and "as before" kept stale D3. Since s51a a
+/// row whose one world's old version is refuted and whose roll is not proven is LOST on
+/// record: 146 cuts, 0 WRONG, 29 LOST (#85 LOST, every other cut as on 832f8ce1).
 #[test]
 fn r50e_raid6_8k_stale_d2_d3_inside_its_cut_part_seed_6_reads_no_wrong_byte() {
     let lost = [(20400..20500, 2), (24700..24800, 3)];
-    let (cuts, problems, _, _) = scene(
+    let (cuts, problems, lost_cuts, flips) = scene(
         CodeSpec::raid6(4),
         8192,
         26000,
@@ -387,6 +393,9 @@ fn r50e_raid6_8k_stale_d2_d3_inside_its_cut_part_seed_6_reads_no_wrong_byte() {
         None,
     );
     assert_eq!(cuts, 146);
+    // 28 LOST on 832f8ce1 plus #85, its WRONG cut named LOST: no other cut lost more.
+    assert!(lost_cuts <= 29, "{lost_cuts} LOST cuts, 29 at most");
+    assert_eq!(flips, 0, "a byte read one version, then the other");
     assert!(
         problems.is_empty(),
         "{} WRONG: {:?}",
