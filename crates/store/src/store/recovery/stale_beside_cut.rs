@@ -658,15 +658,14 @@ impl Store {
                 OldKept::Proven => {}
                 // Unless the one fitted world keeps a block old where nothing proves it so
                 // and its part of the write is proven new: rolled forward (s50e,
-                // `old_kept_unproven`). Not proven: as before.
+                // `old_kept_unproven`). Not proven: LOST where an old version of that
+                // world is refuted (s51a), else as before.
                 OldKept::AsBefore => {
                     let fitted: Vec<&BTreeMap<Pos, BlockVersion>> = (assignments.iter())
                         .zip(&fit)
                         .filter(|(_, f)| **f == Some(true))
                         .map(|(a, _)| a)
                         .collect();
-                    // Its old version refuted and the roll not proven: LOST on record
-                    // (s51a; review r50e HIGH-1, see `old_kept_unproven`).
                     match self.old_kept_unproven_rolled_forward(v, &crcs, plan, &fitted, false) {
                         KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
                         KeptUnproven::Lost => return Ok(CutRowStale::Unlocated),

@@ -34,11 +34,16 @@
 //! the new version knows D2 outside its range, P and Q by their landed pieces' crcs, and
 //! decodes D3's part with a column to spare: the cut write's bytes, proven by its crc.
 //!
-//! Where the roll is not proven the row is decided exactly as before (never LOST here):
-//! s50d's first rule named such rows LOST and lost rows 16 crash_images tests read right
-//! (raid5, beside a failed OSS, power cuts alone: the old version has no column to spare
-//! at the kept part there, and the caller's later decisions prove the row). A stale block
-//! kept old where neither version proves its part stays OPEN (docs/store.md, Limits).
+//! Where the roll is not proven the row is decided exactly as before: s50d's first rule
+//! named such rows LOST and lost rows 16 crash_images tests read right (raid5, beside a
+//! failed OSS, power cuts alone: the old version has no column to spare at the kept part
+//! there, merely unchecked, and the caller's later decisions prove the row). But not
+//! where the one FITTED world's old version is REFUTED by a decode (session 51, s51a;
+//! review r50e HIGH-1, raid6 8 KiB with D2 and D3 both stale, seed 6 cut #85: refuted
+//! outside the kept part, so the roll is refused, and "as before" read 'f' WRONG byte
+//! 24700): that world is the row and some block it keeps old is not the old block, so the
+//! row is LOST on record. A stale block kept old where neither version proves its part
+//! and nothing refutes it stays OPEN (docs/store.md, Limits).
 
 use super::*;
 
