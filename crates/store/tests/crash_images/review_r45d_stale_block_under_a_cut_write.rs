@@ -550,14 +550,9 @@ fn s48d_raid6_8k_stale_bytes_under_a_12000_byte_cut_write_seed_2_read_no_wrong_b
 /// must read its last acknowledged value or be named LOST. Seed 1: 382 cuts, 2 WRONG
 /// (#158 and #163, "'f' WRONG byte 8192: 0x49, acknowledged 0xf1", the stale bytes), 41
 /// LOST; seed 2: 1 WRONG (#158), 48 LOST. With the witness working 0 WRONG (43 and 49
-/// LOST): the witness catches what the rules do not. Since s51c seed 1: 1 WRONG (#158),
-/// 49 LOST; seed 2: 1 WRONG (#158), 52 LOST (#163 is LOST by
-/// `calm_acked_under_cut_unwitnessed`). #158 (s51c's trace): row 0 is `Located` with a fix
-/// for column 2 itself, the stale block of the write, by a roll forward (the kept part
-/// new, its bytes beside the part "as they stand": the stale 0..3000). Fails with
-/// `--ignored`.
+/// LOST): the witness catches what the rules do not. Not traced. Fails with `--ignored`.
 #[test]
-#[ignore = "OPEN s50b/s51c: raid6 4 KiB, stale D2 0..3000 beside the cut write 11192+6192 in the same block, cache witness held at its bound, seed 1: cut #158 WRONG byte 8192, row rolled forward over the stale block (store-log Session 51 (s51c))"]
+#[ignore = "OPEN s50b: raid6 4 KiB, stale D2 0..3000 beside the cut write 11192+6192 in the same block, cache witness held at its bound, seed 1: cuts #158, #163 WRONG byte 8192 (store-log Session 50 (s50b))"]
 fn raid6_4k_stale_bytes_beside_a_cut_write_in_their_block_witness_held_at_its_bound_read_no_wrong_byte(
 ) {
     let (points, problems, losses) = stale_block_under_the_cut_write_with(

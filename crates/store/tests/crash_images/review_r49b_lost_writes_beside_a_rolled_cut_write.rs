@@ -182,43 +182,14 @@ fn r49b_raid6_4k_lost_write_on_a_calm_data_block_beside_a_cut_write_read_no_wron
     no_cut_wrong_and_lost_at_most((cuts, &problems, losses), 161, Some(66));
 }
 
-/// The same scene with the cache witness HELD AT ITS BOUND (see the ignored twin below),
-/// seed 1: the cuts whose row was agreed unchecked in the arm where some world of the cut
-/// write is checked by nothing (s50b's traced cut #53 first, and #113, #114, #120: D0 calm,
-/// its stale 500..600 under the write's in-flight P/Q offsets 0..1000, which no check of
-/// that arm sees) must not read the stale bytes: with no witness piece over them they are
-/// LOST on record (s51c, `calm_acked_under_cut_unwitnessed`). On 832f8ce1: 10 WRONG, #53
-/// first. The other 6 WRONG cuts of the seed are decided by other arms (store-log Session
-/// 51 (s51c)): at most 6 here, so that a new one shows.
-#[test]
-fn r49b_raid6_4k_lost_write_on_a_calm_data_block_beside_a_cut_write_witness_held_unchecked_world_arm_reads_no_wrong_byte(
-) {
-    let (cuts, problems, losses) =
-        lost_write_on_a_calm_data_block_beside_the_cut_write(Witness::HeldAtBound, 1);
-    assert_eq!(cuts, 161, "the scene's cuts");
-    for n in [53, 113, 114, 120] {
-        let tag = format!("cut #{n}:");
-        let wrong: Vec<&String> = problems.iter().filter(|p| p.contains(&tag)).collect();
-        assert!(wrong.is_empty(), "{tag} read WRONG: {wrong:?}");
-    }
-    assert!(
-        problems.len() <= 6,
-        "at most the 6 WRONG cuts of other arms (85 86 93 116 134 143): {} ({losses} LOST): {problems:?}",
-        problems.len()
-    );
-}
-
 /// The same scene with the cache witness HELD AT ITS BOUND on every open
 /// (`Witness::HeldAtBound`: past `CACHE_WITNESS_PIECES_MAX`, or any other gap docs/store.md
 /// Limits lists): recovery's rules decide alone, and 10 of 161 cuts of seed 1 read the
 /// stale bytes ("'f' WRONG byte 500: 0x5e, acknowledged 0xf1", cut #53 first; 56 LOST;
-/// seeds 1..6: 10/12/10/8/9/9 WRONG, s50b). Since s51c 6 of 161 (#85 first; 67 LOST; seeds
-/// 1..6: 6/6/8/7/8/5 WRONG): rows agreed by the blind-columns arm (`confirms`, its last
-/// `Agrees`) and by the fitted-world arm's last `Agrees` (store-log Session 51 (s51c)).
-/// Each acknowledged byte must read its last acknowledged value or be named LOST. Fails
-/// with `--ignored`.
+/// seeds 1..6: 10/12/10/8/9/9 WRONG, s50b). Each acknowledged byte must read its last
+/// acknowledged value or be named LOST. Fails with `--ignored`.
 #[test]
-#[ignore = "OPEN s50b/s51c: raid6 4 KiB, lost write on data element 0 (500..600) beside the cut write 11192+2096, cache witness held at its bound, seed 1: 6 of 161 cuts WRONG byte 500 (#85 first; blind-columns and fitted-world arms' Agrees, store-log Session 51 (s51c))"]
+#[ignore = "OPEN s50b: raid6 4 KiB, lost write on data element 0 (500..600) beside the cut write 11192+2096, cache witness held at its bound, seed 1: 10 of 161 cuts WRONG byte 500 (review r49b MEDIUM-3, store-log Session 50 (s50b))"]
 fn r49b_raid6_4k_lost_write_on_a_calm_data_block_beside_a_cut_write_witness_held_at_its_bound_read_no_wrong_byte(
 ) {
     let (cuts, problems, losses) =

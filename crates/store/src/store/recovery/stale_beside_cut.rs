@@ -763,12 +763,6 @@ impl Store {
             if self.chain_calm_offsets_disagree(v) {
                 return Ok(CutRowStale::Unlocated);
             }
-            // A calm data block's acknowledged bytes under the write's in-flight offsets are
-            // checked by none of the above (s51c, s50b's traced cut #53): see
-            // `calm_acked_under_cut_unwitnessed`.
-            if self.calm_acked_under_cut_unwitnessed(v) {
-                return Ok(CutRowStale::Unlocated);
-            }
             return Ok(CutRowStale::Agrees);
         }
         if fit.contains(&None) {
@@ -1946,48 +1940,6 @@ impl Store {
             // end (the row is masked to them; the new crc covers the write's bytes).
             if encoded != old && encoded != new {
                 return true;
-            }
-        }
-        false
-    }
-
-    /// A data block of the row that is NOT in flight (calm) holds acknowledged bytes at
-    /// offsets the cut write meets in the row (`cut_offsets_in_row`: there the running
-    /// parity is in flight too), and some of those bytes no piece of the cache witness
-    /// covers. Asked where some world of the cut write is checked by nothing (the arm
-    /// `fit.contains(&None)`): there the running parity at those offsets is unknown, so no
-    /// check of that arm sees those bytes (they are no calm offset, and no block of the
-    /// write), and a stale element there (a lost write under a valid checksum) was agreed
-    /// unchecked; the caller rewrote the parity from it and the read was served the stale
-    /// bytes with success (s50b's cut #53, review r49b MEDIUM-3 with the cache witness
-    /// held at its bound: WRONG byte 500). Where the witness covers every such byte a read
-    /// checks them by its piece (a stale block fails it and is recorded LOST): the row is
-    /// agreed as before, so a crash alone (nothing stale) keeps reading right. Where it does
-    /// not (its bound reached, or a piece dropped by a later write over part of it) nothing
-    /// tells the crash alone from a stale element: LOST on record, never a wrong byte.
-    /// Bounded: one witness look-up per data position of the row.
-    fn calm_acked_under_cut_unwitnessed(&self, v: &RowView) -> bool {
-        let g = self.layout.geometry();
-        let block = CHECKSUM_BLOCK_BYTES as u64;
-        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
-        let hot = Self::cut_offsets_in_row(v);
-        for (d, p) in g.data_pos.iter().enumerate() {
-            if v.c.ranges.get(p).is_some_and(|r| overlaps(r, start, end)) {
-                continue; // a block of the write: the worlds' checks see it
-            }
-            let Some(acked) = v.acked.get(p) else {
-                continue;
-            };
-            for (a, z) in intersect(acked, &hot) {
-                assert!(
-                    start <= a && a < z && z <= end,
-                    "acknowledged bytes in the row"
-                );
-                let fa = self.layout.file_offset(v.stripe, d, a);
-                let fz = fa + (z - a);
-                if !witness_covers(&v.core.state.cache_witness_in(v.file, fa, fz), fa, fz) {
-                    return true;
-                }
             }
         }
         false
@@ -3319,25 +3271,6 @@ impl Store {
     }
 }
 
-/// Whether the witness pieces `pieces` (`(first, end, crc)`, overlapping `a..z`) cover every
-/// byte of `a..z`.
-fn witness_covers(pieces: &[(u64, u64, u32)], a: u64, z: u64) -> bool {
-    assert!(a < z);
-    let mut sorted: Vec<(u64, u64)> = pieces.iter().map(|&(pa, pz, _)| (pa, pz)).collect();
-    sorted.sort_unstable();
-    let mut at = a;
-    for (pa, pz) in sorted {
-        if pa > at {
-            return false;
-        }
-        at = at.max(pz);
-        if at >= z {
-            return true;
-        }
-    }
-    at >= z
-}
-
 /// `sum += coef * term`, byte by byte over GF(2^8) (a plain XOR where `coef` is 1).
 fn add_scaled(sum: &mut [u8], term: &[u8], coef: u8) {
     assert_eq!(sum.len(), term.len(), "terms of one length");
@@ -3671,20 +3604,8 @@ fn crc_of_xor_sum(known: &[u8], by_crc: &[(usize, usize, u32)]) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{crc_of_xor_sum, witness_covers};
+    use super::crc_of_xor_sum;
     use crate::store::recovery::write_crc_records::tests::bytes_of as splitmix_bytes;
-
-    /// `calm_acked_under_cut_unwitnessed` agrees a row only where the witness covers every
-    /// byte: a gap anywhere (before, between, after the pieces) is no cover.
-    #[test]
-    fn witness_pieces_cover_a_range_only_without_a_gap() {
-        assert!(witness_covers(&[(0, 4096, 1)], 500, 600));
-        assert!(witness_covers(&[(600, 700, 2), (400, 600, 1)], 500, 700));
-        assert!(!witness_covers(&[], 500, 600));
-        assert!(!witness_covers(&[(520, 4096, 1)], 500, 600));
-        assert!(!witness_covers(&[(0, 550, 1), (560, 600, 2)], 500, 600));
-        assert!(!witness_covers(&[(0, 590, 1)], 500, 600));
-    }
 
     /// One known term and one or two known only by the crc of a part (none or an even
     /// count adds the affine constant differently: both are exercised).
