@@ -129,3 +129,26 @@ fn a_window_write_s_read_of_its_cache_block_s_old_bytes_is_counted_beside_the_pl
     want[5000..5010].copy_from_slice(&pattern(2, 10));
     assert_eq!(store.read("f", 0, want.len() as u64).unwrap(), want);
 }
+
+/// WCL writes of whole 4 KiB blocks into one cache stripe, one after another: from the
+/// second on, the write's plan reads the cache stripe's running parity, and a cache data
+/// block with a page cut inside (zone slots are 4096 + 4 bytes per block, so pages fall
+/// inside blocks) has its old bytes read for its page-cut crcs (`page_cut_crcs`, s44d):
+/// no read step and no edge check holds them (the write covers the block whole). Counted
+/// as page cut reads, never in `ops`.
+#[test]
+fn a_wcl_write_s_page_cut_block_old_bytes_read_is_counted_beside_the_plans_ops() {
+    let tmp = scratch();
+    let store = init(tmp.path(), CodeSpec::raid5(3), 4, WritePath::Wcl);
+    store.put("f", &pattern(1, 3 * 3 * UNIT)).unwrap();
+    let before = counts(&store);
+    for i in 0..6u64 {
+        store
+            .write("f", i * UNIT as u64, &pattern(2 + i, UNIT))
+            .unwrap();
+    }
+    store.flush().unwrap();
+    let u = unplanned_since(&before, &counts(&store));
+    let page_cut: u64 = u.iter().map(|u| u.page_cut_read).sum();
+    assert!(page_cut >= 1, "{u:?}");
+}
