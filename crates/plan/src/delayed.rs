@@ -941,7 +941,9 @@ mod tests {
         let stripe = k * E; // data bytes of one stripe (raid5 4+1)
                             // (window writes (offset, length), the edge blocks read as (stripe, element
                             // offset of the block), in any order)
-        let cases: [(Vec<(u64, u64)>, Vec<(u64, u64)>); 9] = [
+                            // (offset, length) runs, and (stripe, element offset) blocks.
+        type Runs = Vec<(u64, u64)>;
+        let cases: [(Runs, Runs); 9] = [
             // Shorter than a block, from a block's start: the block's tail is kept.
             (vec![(0, 100)], vec![(0, 0)]),
             // Shorter than a block, ending at a block's end: its head is kept.
