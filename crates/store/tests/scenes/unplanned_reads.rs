@@ -6,8 +6,6 @@
 //! so an unplanned read counted into `ops` would make every partial write's counts "false".
 //! Why: before, these reads were made and shown nowhere, and a comparison of write paths by
 //! the bench's op counts missed what a partial write pays the devices.
-//! (`page_cut_read`, a client write's page-cut block read where neither a read step nor
-//! the edge check holds it, has no scene here: no write of these stores reached it.)
 
 use crate::common::*;
 use exaraid_codes::CodeSpec;
