@@ -1428,14 +1428,22 @@ fn run_bench(a: BenchArgs) -> Result<()> {
             );
         }
         for (i, o) in r.ops_per_oss.iter().enumerate() {
+            // Reads outside the plan's steps (not in the ops, nor in the planner's): the
+            // checks before a write (`UnplannedReads`).
+            let u = r.unplanned_per_oss.get(i).copied().unwrap_or_default();
             out!(
-                "    oss {i}: data r/w {:>5}/{:<5} parity r/w {:>5}/{:<5} cache r/w {:>5}/{:<5}",
+                "    oss {i}: data r/w {:>5}/{:<5} parity r/w {:>5}/{:<5} cache r/w {:>5}/{:<5}  + unplanned reads {:>5} (edge check {}, page cut {}, witness {}, window old {})",
                 o.data_read,
                 o.data_write,
                 o.parity_read,
                 o.parity_write,
                 o.cache_read,
-                o.cache_write
+                o.cache_write,
+                u.total(),
+                u.edge_check_read,
+                u.page_cut_read,
+                u.witness_piece_read,
+                u.window_old_read
             );
         }
     }

@@ -924,6 +924,93 @@ mod tests {
         }
     }
 
+    /// Review r50c LOW-3: the move's edge reads where a window's runs are short (inside
+    /// one 4 KiB block), cross a stripe boundary, span several stripes, end at an element's
+    /// end or at a file's end mid-block. What must hold, per case: one `Zone::Data` read
+    /// per home block a run covers only in part, in that block's stripe and element, of
+    /// the whole block, before every write (no `after`); none for a block a run covers
+    /// whole or for an element end (an element's end is a block boundary: nothing of the
+    /// block past it is kept). Why: the store's move home reads exactly these steps
+    /// (`read_move_edge_blocks` asserts one whole block each) and uses their bytes for the
+    /// edge copies, the heal's check and `MoveHomeCrcs`; a block missing here is a block
+    /// recovery cannot prove, one too many an op count the bench would show wrong.
+    #[test]
+    fn a_move_home_reads_the_edge_blocks_of_short_multi_stripe_and_file_end_runs() {
+        let b = MOVE_EDGE_BLOCK_BYTES;
+        let k = 4u64;
+        let stripe = k * E; // data bytes of one stripe (raid5 4+1)
+                            // (window writes (offset, length), the edge blocks read as (stripe, element
+                            // offset of the block), in any order)
+                            // (offset, length) runs, and (stripe, element offset) blocks.
+        type Runs = Vec<(u64, u64)>;
+        let cases: [(Runs, Runs); 9] = [
+            // Shorter than a block, from a block's start: the block's tail is kept.
+            (vec![(0, 100)], vec![(0, 0)]),
+            // Shorter than a block, ending at a block's end: its head is kept.
+            (vec![(2 * b - 100, 100)], vec![(0, b)]),
+            // Shorter than a block, inside it (neither end on a boundary): one read.
+            (vec![(b + 1, 1)], vec![(0, b)]),
+            // Across a stripe boundary, mid-block at both ends: one read in each stripe.
+            (vec![(stripe - 100, 200)], vec![(0, E - b), (1, 0)]),
+            // Over three stripes in one run: only its two ends, in the first and last.
+            (vec![(E + 100, 2 * stripe)], vec![(0, 0), (2, 0)]),
+            // Three short runs in three stripes: one read each.
+            (
+                vec![(100, 10), (stripe + 100, 10), (2 * stripe + b + 5, 10)],
+                vec![(0, 0), (1, 0), (2, b)],
+            ),
+            // Ending at an element's end (a block boundary): only the first edge.
+            (vec![(E - 100, 100)], vec![(0, E - b)]),
+            // Ending at the end of a stripe (its last element's end): likewise.
+            (vec![(stripe - 100, 100)], vec![(0, E - b)]),
+            // A file's first bytes ending mid-block (its end: the rest of the block was
+            // never written, zeros, and read so): the last block, once.
+            (vec![(0, b + 100)], vec![(0, b)]),
+        ];
+        for (writes, want) in cases {
+            let mut s = delayed(raid5(k as usize));
+            s.on_hint(&Hint::StartDelayed { window: 1, file: 9 }, 0)
+                .unwrap();
+            for &(o, n) in &writes {
+                s.on_write(&w(0, o, n), 1).unwrap();
+            }
+            let end = s.on_hint(&Hint::EndDelayed { window: 1 }, 2).unwrap();
+            let moved = end
+                .iter()
+                .find(|p| matches!(p.cause, PlanCause::WindowMove { .. }))
+                .expect("a move home");
+            let mut got: Vec<(u64, u64)> = Vec::new();
+            for r in (moved.steps.iter()).filter(|s| s.op == Op::Read && s.zone == Zone::Data) {
+                assert_eq!(r.pieces.len(), 1, "{writes:?}: one block per read");
+                let el = &r.pieces[0].element;
+                assert_eq!((el.offset_bytes % b, el.len_bytes), (0, b), "{writes:?}");
+                assert!(
+                    r.after.is_empty(),
+                    "{writes:?}: before every write of the move"
+                );
+                // The block's element is one the move writes (the read's OSS is its).
+                let writes_it = (moved.steps.iter()).any(|w| {
+                    w.op == Op::Write
+                        && w.zone == Zone::Data
+                        && w.oss == r.oss
+                        && (w.pieces.iter()).any(|p| {
+                            p.element.stripe == el.stripe
+                                && p.element.pos == el.pos
+                                && p.element.offset_bytes < el.offset_bytes + b
+                                && el.offset_bytes < p.element.offset_bytes + p.element.len_bytes
+                        })
+                });
+                assert!(writes_it, "{writes:?}: a read of a block the move writes");
+                got.push((el.stripe, el.offset_bytes));
+            }
+            got.sort_unstable();
+            let mut want = want;
+            want.sort_unstable();
+            assert_eq!(got, want, "{writes:?}: the move's edge reads");
+            assert_eq!(moved.op_counts().data_read, want.len() as u64, "{writes:?}");
+        }
+    }
+
     #[test]
     fn a_window_is_due_exactly_when_its_tick_would_close_it() {
         let mut s = delayed(raid5(4));

@@ -26,7 +26,7 @@ use exaraid_plan::{ClientWrite, Hint, IoPlan, OpCounts, Strategy, StrategyConfig
 use parking_lot::Mutex;
 use serde::Serialize;
 
-use crate::state::OssOps;
+use crate::state::{OssOps, UnplannedReads};
 use crate::store::{InitOptions, OpenOptions, ServiceTime};
 use crate::{Store, StoreError, WritePath};
 
@@ -169,6 +169,11 @@ pub struct PathResult {
     /// Operations the planner's plans contain for the same workload, per OSS.
     pub planner_ops_per_oss: Vec<OssOps>,
     pub ops_match_planner: bool,
+    /// Device reads the store made outside the plans' steps, per OSS (the checks before a
+    /// write, `UnplannedReads`): not in `ops_per_oss` and in no planner count. Without
+    /// them `ops_per_oss` undercounts what a path paid the devices (session 51). Not in
+    /// them: the backend's own read of a partial block it merges inside a write.
+    pub unplanned_per_oss: Vec<UnplannedReads>,
     /// Where the time went (thread-seconds, summed over writer and background threads).
     pub time: TimeBreakdown,
     /// With an emulated device: the busiest OSS's device time over the planner's plans for
@@ -664,7 +669,10 @@ pub fn run_path(
     if !first.is_empty() {
         run_pass(&store, name, &first, &first_data, None, Instant::now())?;
     }
-    let ops_before: Vec<OssOps> = store.status()?.oss.iter().map(|o| o.ops).collect();
+    let status_before = store.status()?;
+    let ops_before: Vec<OssOps> = status_before.oss.iter().map(|o| o.ops).collect();
+    let unplanned_before: Vec<UnplannedReads> =
+        status_before.oss.iter().map(|o| o.unplanned).collect();
     let token = if delayed {
         Some(store.delayed_start(name)?)
     } else {
@@ -681,8 +689,17 @@ pub fn run_path(
     }
     let bytes: u64 = timed.iter().flatten().map(|&(_, len)| len).sum();
     let file = store.file_id(name)?;
-    let ops_now: Vec<OssOps> = store.status()?.oss.iter().map(|o| o.ops).collect();
+    let status_now = store.status()?;
+    let ops_now: Vec<OssOps> = status_now.oss.iter().map(|o| o.ops).collect();
     let ops_per_oss = ops_since(&ops_now, &ops_before);
+    assert_eq!(
+        status_now.oss.len(),
+        unplanned_before.len(),
+        "the same OSSs"
+    );
+    let unplanned_per_oss: Vec<UnplannedReads> = (status_now.oss.iter().zip(&unplanned_before))
+        .map(|(now, before)| now.unplanned.since(before))
+        .collect();
     let (_, plans) = planner_plans_of_passes(&store, file, &first, &timed, delayed)?;
     let planner_ops_per_oss: Vec<OssOps> = exaraid_plan::counts_per_oss(&plans, oss)
         .iter()
@@ -735,6 +752,7 @@ pub fn run_path(
         ops_match_planner: ops_per_oss == planner_ops_per_oss,
         ops_per_oss,
         planner_ops_per_oss,
+        unplanned_per_oss,
         time,
         model_bound_foreground_s,
         model_bound_all_s,

@@ -37,6 +37,74 @@ impl OssOps {
     }
 }
 
+/// Per-OSS device reads the store makes OUTSIDE its plans' steps (session 51, task s51d),
+/// one counter per kind, kept apart from [`OssOps`] (which counts plan steps, and equals the
+/// planner's counts on the bench's workloads): checks a write runs before it changes a
+/// block, each one backend read that reached the OSS (an answer "missing" or "unavailable"
+/// read nothing and is not counted; the retries of one read are one read). Not counted:
+/// the backend's own read of a partial 4 KiB block it merges inside a write (`DirBackend::
+/// write`; the trait reports no such count), and the reads of recovery, scrub and rebuild
+/// (counted in `OssOps` already, as every step they take).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnplannedReads {
+    /// `heal_unread_edge_blocks`: a 4 KiB block a write changes only in part, read whole
+    /// to see it verify before the plan's first write (a block no read step verified, or a
+    /// client write's home or cache edge block whose whole new crc is journaled); and a
+    /// move home's edge block read again after the heal mended it (review r50c MEDIUM-1).
+    pub edge_check_read: u64,
+    /// `page_cut_crcs` (s44d): the old bytes of a client write's block with a page cut
+    /// inside, where neither a read step nor the edge check holds them.
+    pub page_cut_read: u64,
+    /// s45c/s44c: a witness piece a plan's read step covered only in part, read whole to
+    /// check its crc, and the element read unverified to confirm a rebuild of a stale one.
+    pub witness_piece_read: u64,
+    /// `journal_window_block_crcs`: a delayed window cache block's old bytes (a block the
+    /// window writes in part, or with a page cut inside) before the window write.
+    pub window_old_read: u64,
+}
+
+impl UnplannedReads {
+    pub fn total(&self) -> u64 {
+        self.edge_check_read + self.page_cut_read + self.witness_piece_read + self.window_old_read
+    }
+    pub fn add(&mut self, other: &UnplannedReads) {
+        self.edge_check_read += other.edge_check_read;
+        self.page_cut_read += other.page_cut_read;
+        self.witness_piece_read += other.witness_piece_read;
+        self.window_old_read += other.window_old_read;
+    }
+    /// `self - before`, per kind (counters only grow).
+    pub fn since(&self, before: &UnplannedReads) -> UnplannedReads {
+        UnplannedReads {
+            edge_check_read: self.edge_check_read - before.edge_check_read,
+            page_cut_read: self.page_cut_read - before.page_cut_read,
+            witness_piece_read: self.witness_piece_read - before.witness_piece_read,
+            window_old_read: self.window_old_read - before.window_old_read,
+        }
+    }
+}
+
+/// The kinds of [`UnplannedReads`], to count one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unplanned {
+    EdgeCheck,
+    PageCut,
+    WitnessPiece,
+    WindowOld,
+}
+
+impl UnplannedReads {
+    pub fn count(&mut self, kind: Unplanned) {
+        let c = match kind {
+            Unplanned::EdgeCheck => &mut self.edge_check_read,
+            Unplanned::PageCut => &mut self.page_cut_read,
+            Unplanned::WitnessPiece => &mut self.witness_piece_read,
+            Unplanned::WindowOld => &mut self.window_old_read,
+        };
+        *c += 1;
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileMeta {
     /// The planner's file id and the object name on every OSS.
@@ -1979,6 +2047,11 @@ pub struct State {
     /// Operation counters as of the last checkpoint (statistics: counts since the last
     /// checkpoint are lost in a crash).
     pub ops: Vec<OssOps>,
+    /// Device reads outside the plans' steps as of the last checkpoint, per OSS (statistics,
+    /// as `ops`; session 51: snapshots written before have none, and an older binary drops
+    /// them).
+    #[serde(default)]
+    pub unplanned: Vec<UnplannedReads>,
     /// Bytes whose only copy was lost, disjoint (on disk a list, in the order of file and
     /// offset since session 16, found order before). (Default: state snapshots written
     /// before this field existed have none.)

@@ -17,6 +17,13 @@ const OPS: &[&str] = &[
     "parity_read",
     "parity_write",
 ];
+/// Device reads outside the plans' steps, per OSS (`unplanned_per_oss[]`, session 51).
+const UNPLANNED: &[&str] = &[
+    "edge_check_read",
+    "page_cut_read",
+    "window_old_read",
+    "witness_piece_read",
+];
 /// A write path's result (`results[]`, `streaming[]`).
 const PATH_RESULT: &[&str] = &[
     "bytes",
@@ -30,6 +37,7 @@ const PATH_RESULT: &[&str] = &[
     "throughput_mib_s",
     "time",
     "total_s",
+    "unplanned_per_oss",
     "write_phase_s",
     "writes_acked_s",
 ];
@@ -100,6 +108,7 @@ const KEYS: &[(&str, &[&str])] = &[
     (".runs[].results[].ops_per_oss[]", OPS),
     (".runs[].results[].planner_ops_per_oss[]", OPS),
     (".runs[].results[].time", TIME),
+    (".runs[].results[].unplanned_per_oss[]", UNPLANNED),
     (
         ".runs[].raw[]",
         &[
@@ -116,6 +125,7 @@ const KEYS: &[(&str, &[&str])] = &[
     (".runs[].streaming[].ops_per_oss[]", OPS),
     (".runs[].streaming[].planner_ops_per_oss[]", OPS),
     (".runs[].streaming[].time", TIME),
+    (".runs[].streaming[].unplanned_per_oss[]", UNPLANNED),
     (
         ".runs[].ratios[]",
         &[
@@ -300,6 +310,18 @@ fn quick_bench_overwrite_workload_reports_its_op_counts_and_reaches_the_home_wit
         assert!(ops >= overwrites, "{what}: the timed pass did I/O: {ops}");
         let checked = r["time"]["home_witness_checked_steps"].as_u64().unwrap();
         let reread = r["time"]["home_witness_piece_reads"].as_u64().unwrap();
+        // The reads outside the plans (session 51): s45c's re-reads are among them, one
+        // per re-read the probe counts (every re-read of this workload reaches the OSS).
+        let unplanned = |k: &str| -> u64 {
+            (r["unplanned_per_oss"].as_array().unwrap().iter())
+                .map(|o| o[k].as_u64().unwrap())
+                .sum()
+        };
+        assert_eq!(
+            unplanned("witness_piece_read"),
+            reread,
+            "{what}: s45c's re-reads"
+        );
         if r["path"] == "rmw" {
             // Each overwrite reads its old home bytes in one step (64 KiB in one element).
             assert_eq!(

@@ -63,6 +63,22 @@ fn a_user_session_init_put_get_write_read_ls_rm_status() {
         ] {
             assert!(o["ops"][k].is_u64(), "ops.{k}");
         }
+        // The plan steps' six keys above; the reads outside the plans beside them, never
+        // in them (session 51: `UnplannedReads`).
+        assert_eq!(o["ops"].as_object().unwrap().len(), 6, "ops: {o}");
+        let unplanned = o["unplanned"].as_object().expect("unplanned beside ops");
+        let keys: Vec<&str> = unplanned.keys().map(|k| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "edge_check_read",
+                "page_cut_read",
+                "window_old_read",
+                "witness_piece_read"
+            ],
+            "unplanned: {o}"
+        );
+        assert!(unplanned.values().all(|v| v.is_u64()), "unplanned: {o}");
     }
     assert!(
         oss.iter()

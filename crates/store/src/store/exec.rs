@@ -5,6 +5,7 @@ use super::*;
 use std::time::Instant;
 
 use crate::backend::BackendError;
+use crate::state::Unplanned;
 
 /// Adds the time since its start to a probe counter when dropped (also on early return).
 struct DeferAdd<'a>(&'a std::sync::atomic::AtomicU64, Instant);
@@ -2364,7 +2365,9 @@ impl Store {
                         let whole = piece_old.get_or_insert_with(|| {
                             let mut buf = vec![0u8; ((b1 - b0) * block) as usize];
                             let k = self.key(step.zone, step.file, element_addr + b0 * block);
-                            match self.read_retrying(step.oss, k, (b0 * block) as usize, &mut buf) {
+                            let at = (b0 * block) as usize;
+                            match self.read_unplanned(Unplanned::PageCut, step.oss, k, at, &mut buf)
+                            {
                                 Ok(()) => Some(buf),
                                 Err(err) if err.is_missing() => Some(buf), // zeros
                                 Err(_) => None,
@@ -2543,7 +2546,10 @@ impl Store {
                         whole.copy_from_slice(&bytes);
                         Ok(())
                     }
-                    None => self.read_retrying(oss, key, (b * block) as usize, &mut whole),
+                    None => {
+                        let at = (b * block) as usize;
+                        self.read_unplanned(Unplanned::WindowOld, oss, key, at, &mut whole)
+                    }
                 };
                 let old_known = match old {
                     Ok(()) => true,
@@ -2658,10 +2664,8 @@ impl Store {
             assert!((first + n) * block <= e, "a run within one element");
             let key = self.key(PlanZone::Cache, file, element_addr + first * block);
             let mut bytes = vec![0u8; (n * block) as usize];
-            if self
-                .read_retrying(oss, key, (first * block) as usize, &mut bytes)
-                .is_err()
-            {
+            let at = (first * block) as usize;
+            if (self.read_unplanned(Unplanned::WindowOld, oss, key, at, &mut bytes)).is_err() {
                 continue;
             }
             for (i, old) in bytes.chunks_exact(block as usize).enumerate() {
@@ -2812,7 +2816,8 @@ impl Store {
                 // it a healed edge block got no crc and recovery lost what it proved).
                 // Uncounted like the heal's own reads: only where the edge read failed.
                 Some(Err(_)) => {
-                    match self.read_retrying(oss, key, (b * block) as usize, &mut whole) {
+                    let at = (b * block) as usize;
+                    match self.read_unplanned(Unplanned::EdgeCheck, oss, key, at, &mut whole) {
                         Ok(()) => {}
                         Err(err) if err.is_missing() => whole.fill(0),
                         Err(_) => continue, // unknown: no crc, recovery proves nothing by it
@@ -3418,7 +3423,10 @@ impl Store {
                             buf.copy_from_slice(bytes);
                             Ok(())
                         }
-                        _ => self.read_retrying(step.oss, key, first as usize, &mut buf),
+                        _ => {
+                            let (k, at) = (Unplanned::EdgeCheck, first as usize);
+                            self.read_unplanned(k, step.oss, key, at, &mut buf)
+                        }
                     };
                     match read {
                         Ok(()) => {
@@ -3930,6 +3938,28 @@ impl Store {
         Ok(())
     }
 
+    /// Count one device read made outside the plan's steps (`UnplannedReads`), of `kind`.
+    pub(super) fn count_unplanned(&self, oss: usize, kind: crate::state::Unplanned) {
+        self.unplanned.lock()[oss].count(kind);
+    }
+
+    /// `read_retrying`, counted as a read outside the plan (`kind`) where the OSS was read:
+    /// an answer "missing" (no such slot yet) or "unavailable" read nothing.
+    pub(super) fn read_unplanned(
+        &self,
+        kind: crate::state::Unplanned,
+        oss: usize,
+        key: ElementKey,
+        offset_bytes: usize,
+        buf: &mut [u8],
+    ) -> Result<(), crate::backend::BackendError> {
+        let r = self.read_retrying(oss, key, offset_bytes, buf);
+        if !matches!(&r, Err(err) if err.is_missing() || err.is_unavailable()) {
+            self.count_unplanned(oss, kind);
+        }
+        r
+    }
+
     pub(super) fn count(&self, oss: usize, zone: Zone, op: Op, parity: bool) {
         let mut ops = self.ops.lock();
         let o = &mut ops[oss];
@@ -4435,10 +4465,8 @@ impl Store {
                 crc32c::crc32c(&buf[(pa - fa) as usize..(pz - fa) as usize])
             } else {
                 let mut piece = vec![0u8; (ez - ea) as usize];
-                if self
-                    .read_retrying(oss, key, ea as usize, &mut piece)
-                    .is_err()
-                {
+                let kind = Unplanned::WitnessPiece;
+                if (self.read_unplanned(kind, oss, key, ea as usize, &mut piece)).is_err() {
                     continue;
                 }
                 crc32c::crc32c(&piece)

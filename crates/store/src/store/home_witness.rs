@@ -544,9 +544,8 @@ impl Store {
                 } else {
                     crate::bench::probe_add(&crate::bench::PROBE.home_witness_piece_reads, 1);
                     let mut piece = vec![0u8; (pz - pa) as usize];
-                    if (self.read_retrying(step.oss, key, (pa - base) as usize, &mut piece))
-                        .is_err()
-                    {
+                    let (kind, at) = (crate::state::Unplanned::WitnessPiece, (pa - base) as usize);
+                    if (self.read_unplanned(kind, step.oss, key, at, &mut piece)).is_err() {
                         continue; // today's checks alone
                     }
                     crc32c::crc32c(&piece)
@@ -568,6 +567,9 @@ impl Store {
                 .map(|(whole, _)| whole);
             let mut on_disk = vec![0u8; e as usize];
             let disk_read = self.backends[step.oss].read_unverified(key, &mut on_disk);
+            if !matches!(&disk_read, Err(err) if err.is_missing() || err.is_unavailable()) {
+                self.count_unplanned(step.oss, crate::state::Unplanned::WitnessPiece);
+            }
             let confirmed = match (&rebuilt, disk_read) {
                 (Some(whole), Ok(_)) => stale.iter().all(|&b| {
                     self.rebuild_confirms_pieces(step.file, base, b, whole, &on_disk, &over)

@@ -93,7 +93,9 @@ use crate::backend::{
     CHECKSUM_BLOCK_BYTES, ELEMENT_BYTES_MAX, ELEMENT_BYTES_MIN,
 };
 use crate::journal::Journal;
-use crate::state::{Input, LostRange, OssOps, Rec, State, Window, METADATA_EPOCH_KEY};
+use crate::state::{
+    Input, LostRange, OssOps, Rec, State, UnplannedReads, Window, METADATA_EPOCH_KEY,
+};
 use crate::superblock::{
     read_checked, read_checked_version, set_header_version, write_checked, write_checked_version,
     StoredCode, Superblock, WritePath, FORMAT_VERSION,
@@ -312,6 +314,9 @@ pub struct OssStatus {
     pub path: String,
     pub healthy: bool,
     pub ops: OssOps,
+    /// Device reads made outside the plans' steps (checks before a write: see
+    /// `UnplannedReads`), beside `ops` and not in it: `ops` holds the plan steps alone.
+    pub unplanned: UnplannedReads,
     /// Why the OSS cannot be used although it answers (see `Store::oss_problems`), or what
     /// to do about a missing one (`missing`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -961,6 +966,8 @@ pub struct Store {
     device_units: Vec<Mutex<Vec<std::time::Instant>>>,
     /// Operations executed since open (per OSS), every kind (plans, recovery, scrub, rebuild).
     ops: Mutex<Vec<OssOps>>,
+    /// Device reads outside the plans' steps since open (or the last checkpoint), per OSS.
+    unplanned: Mutex<Vec<UnplannedReads>>,
     /// Operations of executed plan steps only, per OSS, in the planner's own counting.
     plan_counts: Mutex<Vec<OpCounts>>,
     fsync: bool,
@@ -1868,6 +1875,7 @@ impl Store {
         };
         let state = State {
             ops: vec![OssOps::default(); n],
+            unplanned: vec![UnplannedReads::default(); n],
             ..State::default()
         };
         write_checked(&dir.join(STATE_FILE), "state", &state)?;
@@ -2119,6 +2127,7 @@ impl Store {
             }
         }
         state.ops.resize(n, OssOps::default());
+        state.unplanned.resize(n, UnplannedReads::default());
         // Before anything is written: a refusal changes nothing.
         tail_cut_repair::refuse_damaged_tail_cut_repairs(
             dir,
@@ -2439,6 +2448,7 @@ impl Store {
                 .collect(),
             emulate: options.emulate.clone(),
             ops: Mutex::new(vec![OssOps::default(); n]),
+            unplanned: Mutex::new(vec![UnplannedReads::default(); n]),
             plan_counts: Mutex::new(vec![OpCounts::default(); n]),
             fsync: options.fsync,
             journal_file,
@@ -6040,6 +6050,13 @@ impl Store {
             for (i, o) in ops.iter().enumerate() {
                 snapshot.ops[i].add(o);
             }
+            let unplanned = self.unplanned.lock();
+            snapshot
+                .unplanned
+                .resize(unplanned.len(), UnplannedReads::default());
+            for (i, u) in unplanned.iter().enumerate() {
+                snapshot.unplanned[i].add(u);
+            }
             // Newer while the journal, still to be truncated, may hold newer records.
             let version = snapshot.reader_version().max(core.state_file_version);
             write_checked_version(&self.dir.join(STATE_FILE), "state", version, &snapshot)?;
@@ -6054,6 +6071,14 @@ impl Store {
         );
         for (i, o) in ops_now.iter().enumerate() {
             core.state.ops[i].add(o);
+        }
+        let unplanned_now: Vec<UnplannedReads> = std::mem::replace(
+            &mut *self.unplanned.lock(),
+            vec![UnplannedReads::default(); self.backends.len()],
+        );
+        (core.state.unplanned).resize(unplanned_now.len(), UnplannedReads::default());
+        for (i, u) in unplanned_now.iter().enumerate() {
+            core.state.unplanned[i].add(u);
         }
         // In the journal's fsync turn: a failure latches as an append's does (the records
         // are in the snapshot, but the emptied file's state on disk is not known).
@@ -6314,6 +6339,8 @@ impl Store {
             .map(|(index, b)| {
                 let mut o = core.state.ops.get(index).copied().unwrap_or_default();
                 o.add(&ops[index]);
+                let mut unplanned = (core.state.unplanned.get(index).copied()).unwrap_or_default();
+                unplanned.add(&self.unplanned.lock()[index]);
                 let on_record = core.state.failed_oss.contains(&index);
                 let problem = problems.remove(&index);
                 let missing = !b.healthy()
@@ -6337,6 +6364,7 @@ impl Store {
                     path: b.location(),
                     healthy: b.healthy() && !on_record,
                     ops: o,
+                    unplanned,
                     problem,
                     missing,
                     failed_on_record: on_record,

@@ -162,6 +162,7 @@ mod tail_cut_stale_parity;
 mod timeout_without_room_fires_later;
 mod two_syncs_fail_kill;
 mod unlisted_window;
+mod unplanned_reads;
 mod wcl_array_codes;
 mod wcl_array_codes_settle_oss_dies;
 mod wcl_dead_disk_beside_cut_write;
