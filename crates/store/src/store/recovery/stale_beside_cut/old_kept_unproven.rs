@@ -158,7 +158,6 @@ impl Store {
         assigned: &BTreeMap<Pos, BlockVersion>,
     ) -> Option<Vec<(Pos, Vec<u8>)>> {
         let g = self.layout.geometry();
-        let m = self.tolerance();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
         let none: Ranges = Vec::new();
@@ -226,40 +225,7 @@ impl Store {
         // (2) Each part's new bytes decoded and proven by the write's crc.
         let mut fixes: Vec<(Pos, Vec<u8>)> = Vec::new();
         for &(p, (a, z), crc) in &rolled {
-            let mut ends: BTreeSet<usize> = [a, z].into_iter().collect();
-            for &(x, y) in new.known_parts.values().flatten() {
-                let (x, y) = ((x - start) as usize, (y - start) as usize);
-                ends.extend([x, y].into_iter().filter(|&e| a < e && e < z));
-            }
-            let mut part = vec![0u8; z - a];
-            for s in ends.into_iter().collect::<Vec<usize>>().windows(2) {
-                let (x, y) = (s[0], s[1]);
-                let erased = self.erased_at(&new, x);
-                if !erased.contains(&p.col) || erased.len() > m {
-                    return None;
-                }
-                let mut d = new.row.clone();
-                if self.code.decode(&mut d, &erased).is_err() || self.code.encode(&mut d).is_err() {
-                    return None;
-                }
-                let agrees = (new.known.keys())
-                    .filter(|q| new.known_at(q, x))
-                    .all(|q| new.row.element(*q)[x..y] == d.element(*q)[x..y]);
-                let dead_zero = (new.known.keys()).filter(|q| !new.known_at(q, x)).all(|q| {
-                    let live = &new.live[q];
-                    (x..y).all(|b| {
-                        let at = start + b as u64;
-                        overlaps(live, at, at + 1) || d.element(*q)[b] == 0
-                    })
-                });
-                if !agrees || !dead_zero {
-                    return None;
-                }
-                part[x - a..y - a].copy_from_slice(&d.element(p)[x..y]);
-            }
-            if crc32c::crc32c(&part) != crc {
-                return None;
-            }
+            let part = self.part_decoded_new(&new, p, (a, z), crc).ok()?;
             let mut right = v.raw[&p][start as usize..end as usize].to_vec();
             right[a..z].copy_from_slice(&part);
             fixes.push((p, right));
