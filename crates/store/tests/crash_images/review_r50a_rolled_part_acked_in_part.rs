@@ -348,8 +348,9 @@ fn r50a_raid6_8k_stale_d3_inside_its_cut_part_seed_3_reads_no_wrong_byte() {
 /// 3000..4096 has 4 columns erased in the new version (D2, P torn, Q and R partial), D3's
 /// part 0..1000 decodes with the write's crc, and the all-or-nothing roll refused D3's
 /// with D2's (review r50e HIGH-2). Since s51b the roll is per block (parts at disjoint
-/// offsets): D3 rolled, D2 left as it stands; 0 WRONG (failed on 832f8ce1 with
-/// `--ignored`: cut #185).
+/// offsets): D3 rolled, D2 left as it stands. Checks cut #185 only (suite time; the
+/// whole cell, 0 WRONG and 40 LOST since s51b, is probe cell `ars-s5`); cut #185 alone
+/// reads WRONG on 832f8ce1 (`probe_r50a` with `R50A_CUT=185`).
 #[test]
 fn r50a_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_5_reads_no_wrong_byte() {
     let lost = [(11242..11342, 2), (12400..12500, 3)];
@@ -361,7 +362,7 @@ fn r50a_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_5_reads_no_wrong_byte() {
         11192..13288,
         5,
         false,
-        None,
+        Some(185), // the traced cut only: the whole cell is ~7-15 s in debug
     );
     assert_eq!(cuts, 198);
     assert!(
@@ -405,8 +406,9 @@ fn r50e_raid6_8k_stale_d2_d3_inside_its_cut_part_seed_6_reads_no_wrong_byte() {
 /// D3's 12400+100, cut write 11192+2096, first write 0..13000, `16,6,pages`): cut #192 reads
 /// "'f' WRONG byte 12400: 0x90, acknowledged 0x6f" with and without s50e's rule (198 cuts,
 /// 1 WRONG, 43 LOST). Same trace as seed 5 (s51b): D2's part not decodable (4 columns
-/// erased), D3's proven; read right since s51b's per-block roll (failed on 832f8ce1 with
-/// `--ignored`: cut #192).
+/// erased), D3's proven; read right since s51b's per-block roll. Checks cut #192 only
+/// (the whole cell, 0 WRONG and 43 LOST since s51b, is probe cell `ars-s6`); cut #192
+/// alone reads WRONG on 832f8ce1 (`probe_r50a` with `R50A_CUT=192`).
 #[test]
 fn r50e_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_6_reads_no_wrong_byte() {
     let lost = [(11242..11342, 2), (12400..12500, 3)];
@@ -418,7 +420,7 @@ fn r50e_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_6_reads_no_wrong_byte() {
         11192..13288,
         6,
         false,
-        None,
+        Some(192), // the traced cut only: the whole cell is ~7-15 s in debug
     );
     assert_eq!(cuts, 198);
     assert!(
