@@ -344,9 +344,15 @@ fn r50a_raid6_8k_stale_d3_inside_its_cut_part_seed_3_reads_no_wrong_byte() {
 /// OSS loses 11242+100, D3's OSS loses 12400+100, cut write 11192+2096, `16,5,pages`: cut
 /// #185 reads 'f' WRONG byte 12400 (198 cuts, 1 WRONG, 40 LOST). Fails with `--ignored`,
 /// also after s50e's roll and the lead's session-50 step (a part acknowledged only in part
-/// rolls too): the same cut WRONG with the two lost writes (D2's and D3's; not traced).
+/// rolls too): the same cut WRONG with the two lost writes (D2's and D3's). Traced by
+/// s51b (docs/results/s51-s51b.md): the one fitted world keeps D2 and D3 OLD; D2's part
+/// 3000..4096 has 4 columns erased in the new version (D2, P torn, Q and R partial), D3's
+/// part 0..1000 decodes with the write's crc, and the all-or-nothing roll refused D3's
+/// with D2's (review r50e HIGH-2). Since s51b the roll is per block (parts at disjoint
+/// offsets): D3 rolled, D2 left as it stands. Checks cut #185 only (suite time; the
+/// whole cell, 0 WRONG and 40 LOST since s51b, is probe cell `ars-s5`); cut #185 alone
+/// reads WRONG on 832f8ce1 (`probe_r50a` with `R50A_CUT=185`).
 #[test]
-#[ignore = "OPEN r50a (r49d HIGH-1's class on rs 4+3): stale D3 inside its cut part, seed 5: cut #185 WRONG byte 12400"]
 fn r50a_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_5_reads_no_wrong_byte() {
     let lost = [(11242..11342, 2), (12400..12500, 3)];
     let (cuts, problems, _, _) = scene(
@@ -357,7 +363,7 @@ fn r50a_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_5_reads_no_wrong_byte() {
         11192..13288,
         5,
         false,
-        None,
+        Some(185), // the traced cut only: the whole cell is ~7-15 s in debug
     );
     assert_eq!(cuts, 198);
     assert!(
@@ -407,9 +413,11 @@ fn r50e_raid6_8k_stale_d2_d3_inside_its_cut_part_seed_6_reads_no_wrong_byte() {
 /// Review r50e: the rs 4+3 twin of r50a's seed-5 cell at seed 6 (D2's OSS loses 11242+100,
 /// D3's 12400+100, cut write 11192+2096, first write 0..13000, `16,6,pages`): cut #192 reads
 /// "'f' WRONG byte 12400: 0x90, acknowledged 0x6f" with and without s50e's rule (198 cuts,
-/// 1 WRONG, 43 LOST). Fails with `--ignored`.
+/// 1 WRONG, 43 LOST). Same trace as seed 5 (s51b): D2's part not decodable (4 columns
+/// erased), D3's proven; read right since s51b's per-block roll. Checks cut #192 only
+/// (the whole cell, 0 WRONG and 43 LOST since s51b, is probe cell `ars-s6`); cut #192
+/// alone reads WRONG on 832f8ce1 (`probe_r50a` with `R50A_CUT=192`).
 #[test]
-#[ignore = "OPEN r50e (r49d HIGH-1's class on rs 4+3, not closed by s50e): seed 6 cut #192 WRONG byte 12400"]
 fn r50e_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_6_reads_no_wrong_byte() {
     let lost = [(11242..11342, 2), (12400..12500, 3)];
     let (cuts, problems, _, _) = scene(
@@ -420,7 +428,7 @@ fn r50e_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_6_reads_no_wrong_byte() {
         11192..13288,
         6,
         false,
-        None,
+        Some(192), // the traced cut only: the whole cell is ~7-15 s in debug
     );
     assert_eq!(cuts, 198);
     assert!(

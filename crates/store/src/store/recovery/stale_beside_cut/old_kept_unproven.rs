@@ -176,19 +176,25 @@ impl Store {
         parts
     }
 
-    /// The fixes (`(pos, block bytes)`: the write's part new, the rest as it stands) where,
-    /// in world `assigned`, each data block kept old over acknowledged bytes:
-    /// 1. has its part wholly acknowledged (the caller lays a fix over acknowledged bytes
-    ///    only) and the write's crc of it on record;
-    /// 2. decodes there from the new version (`new_known_in_pages_and_pieces`) segment by
-    ///    segment with at most the tolerance's columns erased, agreeing with every position
-    ///    known there, zeros where an erased position is dead, and the part holds the crc;
-    /// 3. keeps its acknowledged bytes outside the part as they stand only where an old
-    ///    version (`old_in_pieces`, `old_in_pages`) or the new one checks them and knows
-    ///    the block there (`refuted_offsets`), and no version is refuted outside the parts
-    ///    (a second stale range: review r48a HIGH's shape).
+    /// The fixes (`(pos, block bytes)`: the write's part new, the rest as it stands), per
+    /// data block world `assigned` keeps old over acknowledged bytes (review r50e HIGH-2:
+    /// all-or-nothing, one block's unprovable part refused another's proven roll), where:
+    /// 1. no version (`old_in_pieces`, `old_in_pages`, the new one) is refuted outside the
+    ///    kept-old blocks' parts, the new version nowhere (a second stale range: review
+    ///    r48a HIGH's shape; the whole row decided as before otherwise);
+    /// 2. the block's part has the write's crc on record (the caller lays a fix over
+    ///    acknowledged bytes only, so a part acknowledged in part rolls too);
+    /// 3. it keeps its acknowledged bytes outside the part as they stand only where a
+    ///    version checks them and knows the block there (`refuted_offsets`, r48a's gate);
+    /// 4. its part decodes from the new version (`new_known_in_pages_and_pieces`,
+    ///    `part_decoded_new`) and holds the crc;
+    /// 5. its part shares no offset of the block row with the part of a kept-old block
+    ///    NOT rolled (to a fixpoint): every code here is a codeword per element offset,
+    ///    so at each offset the row then reads either exactly as before (no rolled part
+    ///    there) or exactly as the whole roll would (no unrolled part there), never a
+    ///    rolled block beside an unrolled one in one codeword.
     ///
-    /// `None` otherwise.
+    /// A block failing 2..5 is left exactly as it stands. `None` where none rolls.
     fn kept_old_rolled_forward(
         &self,
         v: &RowView,
@@ -197,12 +203,11 @@ impl Store {
         assigned: &BTreeMap<Pos, BlockVersion>,
     ) -> Option<Vec<(Pos, Vec<u8>)>> {
         let g = self.layout.geometry();
-        let m = self.tolerance();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
         let none: Ranges = Vec::new();
-        // (1) The parts to roll.
-        let mut rolled: Vec<(Pos, (usize, usize), u32)> = Vec::new();
+        // The kept-old blocks over acknowledged bytes, their parts and the write's crcs.
+        let mut kept: Vec<(Pos, (usize, usize), Option<u32>)> = Vec::new();
         for (&p, &state) in assigned {
             if state != BlockVersion::Old || !matches!(g.cell(p), Cell::Data(_)) {
                 continue;
@@ -214,22 +219,16 @@ impl Store {
             if !overlaps(acked, a, z) {
                 continue;
             }
-            // A part acknowledged only in part rolls too (review r50a's cells: D3's part
-            // 0..1000 acknowledged 0..712): the caller lays the fix over acknowledged
-            // bytes only, so the part's other bytes keep reading home, as in s50a's arm of
-            // `old_kept_proven_or_rolled_forward` (rows with a column without bytes never
-            // come here: checked above).
-            let crc = crc?;
             assert!(start <= a && a < z && z <= end, "a cut part inside the row");
-            rolled.push((p, ((a - start) as usize, (z - start) as usize), crc));
+            kept.push((p, ((a - start) as usize, (z - start) as usize), crc));
         }
-        assert!(rolled.len() <= g.data_pos.len(), "one part per data block");
-        if rolled.is_empty() {
+        assert!(kept.len() <= g.data_pos.len(), "one part per data block");
+        if kept.is_empty() {
             return None;
         }
         let inside =
-            |p: Pos, x: usize| (rolled.iter()).any(|&(q, (a, z), _)| q == p && a <= x && x < z);
-        let inside_any = |x: usize| rolled.iter().any(|&(_, (a, z), _)| a <= x && x < z);
+            |p: Pos, x: usize| (kept.iter()).any(|&(q, (a, z), _)| q == p && a <= x && x < z);
+        let inside_any = |x: usize| kept.iter().any(|&(_, (a, z), _)| a <= x && x < z);
         let w = self.cut_row_versions(v, crcs, assigned);
         let new = self.new_known_in_pages_and_pieces(v, crcs, plan, assigned, &w);
         let versions = [
@@ -241,67 +240,60 @@ impl Store {
             .iter()
             .map(|ver| self.refuted_offsets(ver))
             .collect();
-        // (3) Refuted only inside the parts (a stale range there is what is rolled away),
-        // the new version nowhere, and the rest of each rolled block checked.
+        // (1) Refuted only inside the kept parts (a stale range there is what is rolled
+        // away, or left as before with its block), the new version nowhere.
         for (k, (wrong, _)) in checks.iter().enumerate() {
             let is_new = k + 1 == checks.len();
             if (0..wrong.len()).any(|x| wrong[x] && (is_new || !inside_any(x))) {
                 return None;
             }
         }
-        for &(p, ..) in &rolled {
-            let acked = v.acked.get(&p).unwrap_or(&none);
-            for (a, z) in intersect(acked, &[(start, end)]) {
-                let (x, y) = ((a - start) as usize, (z - start) as usize);
-                let proven = |b: usize| {
-                    (versions.iter().zip(&checks))
-                        .any(|(ver, (_, checked))| checked[b] && ver.known_at(&p, b))
-                };
-                if (x..y).any(|b| !inside(p, b) && !proven(b)) {
-                    return None;
+        // (2..4) Per block: the crc, the rest of the block checked, the part decoded.
+        let mut parts: Vec<Option<Vec<u8>>> = (kept.iter())
+            .map(|&(p, (a, z), crc)| {
+                let crc = crc?;
+                let acked = v.acked.get(&p).unwrap_or(&none);
+                for (s, e) in intersect(acked, &[(start, end)]) {
+                    let (x, y) = ((s - start) as usize, (e - start) as usize);
+                    let proven = |b: usize| {
+                        (versions.iter().zip(&checks))
+                            .any(|(ver, (_, checked))| checked[b] && ver.known_at(&p, b))
+                    };
+                    if (x..y).any(|b| !inside(p, b) && !proven(b)) {
+                        return None;
+                    }
                 }
+                self.part_decoded_new(&new, p, (a, z), crc).ok()
+            })
+            .collect();
+        // (5) Not beside an unrolled part at an offset: unrolling one may uncover another.
+        for round in 0..=kept.len() {
+            let beside_unrolled = |k: usize| {
+                let (a, z) = kept[k].1;
+                (0..kept.len()).any(|j| parts[j].is_none() && kept[j].1 .0 < z && a < kept[j].1 .1)
+            };
+            let unroll: Vec<usize> = (0..kept.len())
+                .filter(|&k| parts[k].is_some() && beside_unrolled(k))
+                .collect();
+            if unroll.is_empty() {
+                break;
+            }
+            assert!(round < kept.len(), "each round unrolls a block");
+            for k in unroll {
+                parts[k] = None;
             }
         }
-        // (2) Each part's new bytes decoded and proven by the write's crc.
         let mut fixes: Vec<(Pos, Vec<u8>)> = Vec::new();
-        for &(p, (a, z), crc) in &rolled {
-            let mut ends: BTreeSet<usize> = [a, z].into_iter().collect();
-            for &(x, y) in new.known_parts.values().flatten() {
-                let (x, y) = ((x - start) as usize, (y - start) as usize);
-                ends.extend([x, y].into_iter().filter(|&e| a < e && e < z));
-            }
-            let mut part = vec![0u8; z - a];
-            for s in ends.into_iter().collect::<Vec<usize>>().windows(2) {
-                let (x, y) = (s[0], s[1]);
-                let erased = self.erased_at(&new, x);
-                if !erased.contains(&p.col) || erased.len() > m {
-                    return None;
-                }
-                let mut d = new.row.clone();
-                if self.code.decode(&mut d, &erased).is_err() || self.code.encode(&mut d).is_err() {
-                    return None;
-                }
-                let agrees = (new.known.keys())
-                    .filter(|q| new.known_at(q, x))
-                    .all(|q| new.row.element(*q)[x..y] == d.element(*q)[x..y]);
-                let dead_zero = (new.known.keys()).filter(|q| !new.known_at(q, x)).all(|q| {
-                    let live = &new.live[q];
-                    (x..y).all(|b| {
-                        let at = start + b as u64;
-                        overlaps(live, at, at + 1) || d.element(*q)[b] == 0
-                    })
-                });
-                if !agrees || !dead_zero {
-                    return None;
-                }
-                part[x - a..y - a].copy_from_slice(&d.element(p)[x..y]);
-            }
-            if crc32c::crc32c(&part) != crc {
-                return None;
-            }
+        for (&(p, (a, z), _), part) in kept.iter().zip(parts) {
+            let Some(part) = part else {
+                continue; // left as it stands: decided as before
+            };
             let mut right = v.raw[&p][start as usize..end as usize].to_vec();
             right[a..z].copy_from_slice(&part);
             fixes.push((p, right));
+        }
+        if fixes.is_empty() {
+            return None;
         }
         Some(fixes)
     }

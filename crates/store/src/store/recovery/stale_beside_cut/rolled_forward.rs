@@ -36,6 +36,15 @@
 
 use super::*;
 
+/// Why `part_decoded_new` did not prove a part new.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PartUnproven {
+    /// The new version knows the block in a segment of its part (not kept old there).
+    KeptOldKnown,
+    /// A segment past the tolerance, not decoding, disagreeing, or the crc not held.
+    NotDecoded,
+}
+
 impl Store {
     /// Where s47b's refutations name the row LOST (`every_world_old_refuted`,
     /// `unchecked_worlds_refuted`): `Located` with the kept-old blocks' parts of the write
@@ -77,7 +86,6 @@ impl Store {
         plan: PlanId,
     ) -> Option<Vec<(Pos, Vec<u8>)>> {
         let g = self.layout.geometry();
-        let m = self.tolerance();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
         let none: Ranges = Vec::new();
@@ -162,47 +170,80 @@ impl Store {
         // (5) Each part's new bytes decoded and proven by the write's crc.
         let mut fixes: Vec<(Pos, Vec<u8>)> = Vec::new();
         for &(p, (a, z), crc) in &rolled {
-            let mut ends: BTreeSet<usize> = [a, z].into_iter().collect();
-            for &(x, y) in new.known_parts.values().flatten() {
-                let (x, y) = ((x - start) as usize, (y - start) as usize);
-                ends.extend([x, y].into_iter().filter(|&e| a < e && e < z));
-            }
-            let mut part = vec![0u8; z - a];
-            for s in ends.into_iter().collect::<Vec<usize>>().windows(2) {
-                let (x, y) = (s[0], s[1]);
-                let erased = self.erased_at(&new, x);
-                assert!(erased.contains(&p.col), "a block kept old is not new");
-                if erased.len() > m {
-                    return None;
-                }
-                let mut d = new.row.clone();
-                if self.code.decode(&mut d, &erased).is_err() || self.code.encode(&mut d).is_err() {
-                    return None;
-                }
-                let agrees = (new.known.keys())
-                    .filter(|q| new.known_at(q, x))
-                    .all(|q| new.row.element(*q)[x..y] == d.element(*q)[x..y]);
-                // An erased position holds zeros outside its live ranges after the write.
-                let dead_zero = (new.known.keys()).filter(|q| !new.known_at(q, x)).all(|q| {
-                    let live = &new.live[q];
-                    (x..y).all(|b| {
-                        let at = start + b as u64;
-                        overlaps(live, at, at + 1) || d.element(*q)[b] == 0
-                    })
-                });
-                if !agrees || !dead_zero {
-                    return None;
-                }
-                part[x - a..y - a].copy_from_slice(&d.element(p)[x..y]);
-            }
-            if crc32c::crc32c(&part) != crc {
-                return None;
-            }
+            let part = match self.part_decoded_new(&new, p, (a, z), crc) {
+                Ok(part) => part,
+                Err(PartUnproven::KeptOldKnown) => panic!("a block kept old is not new"),
+                Err(PartUnproven::NotDecoded) => return None,
+            };
             let mut right = v.raw[&p][start as usize..end as usize].to_vec();
             right[a..z].copy_from_slice(&part);
             fixes.push((p, right));
         }
         Some(fixes)
+    }
+
+    /// The new bytes of data block `p`'s part `(a, z)` (relative to the block row) of the
+    /// cut write, decoded from version `new` segment by segment (cut at its known parts'
+    /// ends) with at most the tolerance's columns erased, where every segment agrees with
+    /// each position known there, decodes to zeros where an erased position is dead, and
+    /// the part holds the write's journaled `crc`. Shared by s49b's roll of a refuted row
+    /// (`refuted_parts_proven_new`) and s50e's roll of an unproven kept-old block
+    /// (`kept_old_rolled_forward`). `KeptOldKnown` where `new` knows `p` in a segment of
+    /// the part (a block kept old is erased in the new version: the caller says whether
+    /// that can happen), `NotDecoded` where the part is not proven so. Bounded: one row
+    /// clone per segment, at most two segment ends per known part.
+    pub(super) fn part_decoded_new(
+        &self,
+        new: &Version,
+        p: Pos,
+        (a, z): (usize, usize),
+        crc: u32,
+    ) -> Result<Vec<u8>, PartUnproven> {
+        let m = self.tolerance();
+        let start = new.start_bytes;
+        assert!(
+            a < z && z <= new.row.element_bytes,
+            "a part inside the block row"
+        );
+        let mut ends: BTreeSet<usize> = [a, z].into_iter().collect();
+        for &(x, y) in new.known_parts.values().flatten() {
+            let (x, y) = ((x - start) as usize, (y - start) as usize);
+            ends.extend([x, y].into_iter().filter(|&e| a < e && e < z));
+        }
+        let mut part = vec![0u8; z - a];
+        for s in ends.into_iter().collect::<Vec<usize>>().windows(2) {
+            let (x, y) = (s[0], s[1]);
+            let erased = self.erased_at(new, x);
+            if !erased.contains(&p.col) {
+                return Err(PartUnproven::KeptOldKnown);
+            }
+            if erased.len() > m {
+                return Err(PartUnproven::NotDecoded);
+            }
+            let mut d = new.row.clone();
+            if self.code.decode(&mut d, &erased).is_err() || self.code.encode(&mut d).is_err() {
+                return Err(PartUnproven::NotDecoded);
+            }
+            let agrees = (new.known.keys())
+                .filter(|q| new.known_at(q, x))
+                .all(|q| new.row.element(*q)[x..y] == d.element(*q)[x..y]);
+            // An erased position holds zeros outside its live ranges after the write.
+            let dead_zero = (new.known.keys()).filter(|q| !new.known_at(q, x)).all(|q| {
+                let live = &new.live[q];
+                (x..y).all(|b| {
+                    let at = start + b as u64;
+                    overlaps(live, at, at + 1) || d.element(*q)[b] == 0
+                })
+            });
+            if !agrees || !dead_zero {
+                return Err(PartUnproven::NotDecoded);
+            }
+            part[x - a..y - a].copy_from_slice(&d.element(p)[x..y]);
+        }
+        if crc32c::crc32c(&part) != crc {
+            return Err(PartUnproven::NotDecoded);
+        }
+        Ok(part)
     }
 
     /// The columns of version `ver` holding a position not known at byte `x` of the block
