@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use exaraid_codes::CodeSpec;
-use exaraid_plan::{ClientWrite, Hint, IoPlan, OpCounts, Strategy, StrategyConfig};
+use exaraid_plan::{ClientWrite, Hint, IoPlan, Strategy, StrategyConfig};
 use parking_lot::Mutex;
 use serde::Serialize;
 
@@ -417,17 +417,6 @@ impl TimeBreakdown {
     }
 }
 
-fn to_oss_ops(c: &OpCounts) -> OssOps {
-    OssOps {
-        data_read: c.data_read,
-        data_write: c.data_write,
-        parity_read: c.parity_read,
-        parity_write: c.parity_write,
-        cache_read: c.cache_read(),
-        cache_write: c.cache_write(),
-    }
-}
-
 /// Each thread's write offsets: thread `t` writes its own contiguous region in order.
 pub fn workload(threads: usize, writes_per_thread: usize, write_bytes: usize) -> Vec<Vec<u64>> {
     (0..threads)
@@ -450,7 +439,7 @@ pub fn planner_counts(
 ) -> Result<Vec<OssOps>, StoreError> {
     let plans = planner_plans(store, file, offsets, write_bytes, delayed)?;
     let counts = exaraid_plan::counts_per_oss(&plans, store.oss_count());
-    Ok(counts.iter().map(to_oss_ops).collect())
+    Ok(counts.iter().map(OssOps::from).collect())
 }
 
 /// The busiest OSS's emulated device time over `plans` (seconds): the shortest time in which
@@ -615,16 +604,7 @@ fn run_pass(
 /// `a - b`, per OSS and kind: the operations of what ran between two counts.
 fn ops_since(a: &[OssOps], b: &[OssOps]) -> Vec<OssOps> {
     assert_eq!(a.len(), b.len(), "the same OSSs");
-    (a.iter().zip(b))
-        .map(|(a, b)| OssOps {
-            data_read: a.data_read - b.data_read,
-            data_write: a.data_write - b.data_write,
-            parity_read: a.parity_read - b.parity_read,
-            parity_write: a.parity_write - b.parity_write,
-            cache_read: a.cache_read - b.cache_read,
-            cache_write: a.cache_write - b.cache_write,
-        })
-        .collect()
+    (a.iter().zip(b)).map(|(a, b)| a.since(b)).collect()
 }
 
 /// Run one write path on one code; the store lives in `dir` (created and removed). With
@@ -703,7 +683,7 @@ pub fn run_path(
     let (_, plans) = planner_plans_of_passes(&store, file, &first, &timed, delayed)?;
     let planner_ops_per_oss: Vec<OssOps> = exaraid_plan::counts_per_oss(&plans, oss)
         .iter()
-        .map(to_oss_ops)
+        .map(OssOps::from)
         .collect();
     let (model_bound_foreground_s, model_bound_all_s) = match &opts.emulate {
         Some(m) => (

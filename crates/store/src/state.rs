@@ -35,6 +35,31 @@ impl OssOps {
         self.cache_read += other.cache_read;
         self.cache_write += other.cache_write;
     }
+    /// `self - before`, per kind (counters only grow).
+    pub fn since(&self, before: &OssOps) -> OssOps {
+        OssOps {
+            data_read: self.data_read - before.data_read,
+            data_write: self.data_write - before.data_write,
+            parity_read: self.parity_read - before.parity_read,
+            parity_write: self.parity_write - before.parity_write,
+            cache_read: self.cache_read - before.cache_read,
+            cache_write: self.cache_write - before.cache_write,
+        }
+    }
+}
+
+/// A plan's (or the planner's) operation counts of one OSS, in the store's counters.
+impl From<&exaraid_plan::OpCounts> for OssOps {
+    fn from(c: &exaraid_plan::OpCounts) -> OssOps {
+        OssOps {
+            data_read: c.data_read,
+            data_write: c.data_write,
+            parity_read: c.parity_read,
+            parity_write: c.parity_write,
+            cache_read: c.cache_read(),
+            cache_write: c.cache_write(),
+        }
+    }
 }
 
 /// Per-OSS device reads the store makes OUTSIDE its plans' steps (session 51, task s51d),

@@ -192,9 +192,13 @@ impl Store {
     ///    NOT rolled (to a fixpoint): every code here is a codeword per element offset,
     ///    so at each offset the row then reads either exactly as before (no rolled part
     ///    there) or exactly as the whole roll would (no unrolled part there), never a
-    ///    rolled block beside an unrolled one in one codeword.
+    ///    rolled block beside an unrolled one in one codeword;
+    /// 6. every offset a version refutes lies under a rolled part (session 51, the merge
+    ///    of s51a and s51b: a refuted offset under a block left as it stands would serve
+    ///    its stale bytes, where s51a's caller names the row LOST).
     ///
-    /// A block failing 2..5 is left exactly as it stands. `None` where none rolls.
+    /// A block failing 2..5 is left exactly as it stands. `None` where none rolls or 6
+    /// fails.
     fn kept_old_rolled_forward(
         &self,
         v: &RowView,
@@ -241,7 +245,7 @@ impl Store {
             .map(|ver| self.refuted_offsets(ver))
             .collect();
         // (1) Refuted only inside the kept parts (a stale range there is what is rolled
-        // away, or left as before with its block), the new version nowhere.
+        // away: (6) checks it is), the new version nowhere.
         for (k, (wrong, _)) in checks.iter().enumerate() {
             let is_new = k + 1 == checks.len();
             if (0..wrong.len()).any(|x| wrong[x] && (is_new || !inside_any(x))) {
@@ -282,6 +286,17 @@ impl Store {
             for k in unroll {
                 parts[k] = None;
             }
+        }
+        // (6) Every refuted offset under a rolled part: a refutation is the sign of a stale
+        // range, and one left under a block that stays as it stands would be served as
+        // the block's old bytes. No partial roll then: `None`, which the caller names
+        // LOST where a version is refuted (s51a). With every block rolled this is (1).
+        let rolled_at = |x: usize| {
+            (kept.iter().zip(&parts))
+                .any(|(&(_, (a, z), _), part)| part.is_some() && a <= x && x < z)
+        };
+        if (checks.iter()).any(|(wrong, _)| (0..wrong.len()).any(|x| wrong[x] && !rolled_at(x))) {
+            return None;
         }
         let mut fixes: Vec<(Pos, Vec<u8>)> = Vec::new();
         for (&(p, (a, z), _), part) in kept.iter().zip(parts) {
