@@ -656,10 +656,10 @@ fn r51a_raid6_8k_seed_6_cut_85_lost_spares_the_blocks_outside_the_cut_write() {
 /// 4 KiB two-lost-writes cell of the seed-5/6 pins (D2's OSS loses 11242+100, D3's OSS
 /// loses 12400+100, cut write 11192+2096) at seed 11: cut #182 reads "'f' WRONG byte
 /// 12400: 0x90, acknowledged 0x6f" (198 cuts, 1 WRONG, 39 LOST), on 832f8ce1 and on s51a
-/// alike. docs/store.md names seeds 5 and 6 only. Fails with `--ignored`.
+/// alike. Read right since s51b's per-block roll (review r51b: seeds 1..12 0 WRONG); checks
+/// cut #182 only (suite time: the whole cell is probe cell `ars-s11`).
 #[test]
-#[ignore = "OPEN r51a (r50a's rs 4+3 class): seed 11 cut #182 WRONG byte 12400"]
-fn r51a_rs_4_3_4k_stale_d2_d3_seed_11_reads_no_wrong_byte() {
+fn r51a_rs_4_3_4k_stale_d2_d3_seed_11_cut_182_reads_no_wrong_byte() {
     let lost = [(11242..11342, 2), (12400..12500, 3)];
     let (cuts, problems, _, _) = scene(
         CodeSpec::rs(4, 3),
@@ -669,9 +669,40 @@ fn r51a_rs_4_3_4k_stale_d2_d3_seed_11_reads_no_wrong_byte() {
         11192..13288,
         11,
         false,
-        None,
+        Some(182),
     );
     assert_eq!(cuts, 198);
+    assert!(
+        problems.is_empty(),
+        "{} WRONG: {:?}",
+        problems.len(),
+        problems.first()
+    );
+}
+
+/// Review r51b (of s51b, pre-existing: 832f8ce1 reads the same): r49d HIGH-1's class on rs
+/// 4+3 8 KiB with a WIDER cut write than any probed cell: first write 0..26000, D2's OSS
+/// loses 20400+100 and D3's OSS loses 24700+100 (D3's 124..224, inside D3's cut part),
+/// cut write 14384+11192 (D1's tail 6192..8192, D2 whole, D3's head 0..1000), `16,4,pages`:
+/// cut #147 reads "'f' WRONG byte 24700: 0xee, acknowledged 0x6f" (153 cuts, 1 WRONG, 33
+/// LOST) on 832f8ce1 and on s51b; `kept_old_rolled_forward` is not reached for it (an
+/// env-gated trace there prints nothing in this cut). Checks cut #147 only. Fails with
+/// `--ignored`.
+#[test]
+#[ignore = "OPEN r51b (r49d HIGH-1's class, rs 4+3 8 KiB, cut write over a whole element): seed 4 cut #147 WRONG byte 24700"]
+fn r51b_rs_4_3_8k_wide_cut_write_stale_d3_inside_its_part_seed_4_reads_no_wrong_byte() {
+    let lost = [(20400..20500, 2), (24700..24800, 3)];
+    let (cuts, problems, _, _) = scene(
+        CodeSpec::rs(4, 3),
+        8192,
+        26000,
+        &lost,
+        14384..25576,
+        4,
+        false,
+        Some(147),
+    );
+    assert_eq!(cuts, 153);
     assert!(
         problems.is_empty(),
         "{} WRONG: {:?}",
@@ -709,3 +740,4 @@ fn r51a_raid6_4k_stale_d3_seed_1_cut_67_first_open_degraded_reads_no_wrong_byte(
         problems
     );
 }
+
