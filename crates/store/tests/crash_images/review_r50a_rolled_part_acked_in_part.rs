@@ -740,4 +740,3 @@ fn r51a_raid6_4k_stale_d3_seed_1_cut_67_first_open_degraded_reads_no_wrong_byte(
         problems
     );
 }
-

@@ -271,20 +271,14 @@ impl Store {
             })
             .collect();
         // (5) Not beside an unrolled part at an offset: unrolling one may uncover another.
-        for round in 0..=kept.len() {
-            let beside_unrolled = |k: usize| {
-                let (a, z) = kept[k].1;
-                (0..kept.len()).any(|j| parts[j].is_none() && kept[j].1 .0 < z && a < kept[j].1 .1)
-            };
-            let unroll: Vec<usize> = (0..kept.len())
-                .filter(|&k| parts[k].is_some() && beside_unrolled(k))
-                .collect();
-            if unroll.is_empty() {
-                break;
-            }
-            assert!(round < kept.len(), "each round unrolls a block");
-            for k in unroll {
-                parts[k] = None;
+        let ranges: Vec<(usize, usize)> = kept.iter().map(|&(_, r, _)| r).collect();
+        let proven: Vec<bool> = parts.iter().map(Option::is_some).collect();
+        for (part, rolls) in parts
+            .iter_mut()
+            .zip(rolled_apart_from_unrolled(&ranges, &proven))
+        {
+            if !rolls {
+                *part = None;
             }
         }
         // (6) Every refuted offset under a rolled part: a refutation is the sign of a stale
@@ -356,5 +350,86 @@ impl Store {
             }
         }
         self.version_in_pieces(v, crcs, assigned, &wide, 1)
+    }
+}
+
+/// Step (5) of `kept_old_rolled_forward`, pure: which of the kept-old parts (`ranges`,
+/// offsets of the block row) roll, given which are `proven`. A proven part sharing an
+/// offset with a part that does not roll does not roll either, to a fixpoint (unrolling
+/// one may uncover another): at every offset either every kept part rolls or none does,
+/// so no codeword mixes a rolled block with an unrolled one (review r51b MEDIUM-2: no
+/// probe cell reaches two parts sharing an offset, hence the unit tests).
+fn rolled_apart_from_unrolled(ranges: &[(usize, usize)], proven: &[bool]) -> Vec<bool> {
+    assert_eq!(ranges.len(), proven.len(), "one flag per part");
+    assert!(ranges.iter().all(|&(a, z)| a < z), "parts are not empty");
+    let mut rolls = proven.to_vec();
+    for round in 0..=ranges.len() {
+        let beside_unrolled = |k: usize| {
+            let (a, z) = ranges[k];
+            (0..ranges.len()).any(|j| !rolls[j] && ranges[j].0 < z && a < ranges[j].1)
+        };
+        let unroll: Vec<usize> = (0..ranges.len())
+            .filter(|&k| rolls[k] && beside_unrolled(k))
+            .collect();
+        if unroll.is_empty() {
+            break;
+        }
+        assert!(round < ranges.len(), "each round unrolls a part");
+        for k in unroll {
+            rolls[k] = false;
+        }
+    }
+    rolls
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rolled_apart_from_unrolled as rolls;
+
+    #[test]
+    fn proven_parts_apart_from_every_unrolled_part_roll() {
+        // r50e HIGH-2's shape: D2's part 3000..4096 undecodable, D3's 0..1000 proven.
+        assert_eq!(
+            rolls(&[(3000, 4096), (0, 1000)], &[false, true]),
+            [false, true]
+        );
+        assert_eq!(
+            rolls(&[(0, 1000), (1000, 2000)], &[true, true]),
+            [true, true]
+        );
+        assert_eq!(rolls(&[], &[]), Vec::<bool>::new());
+    }
+
+    #[test]
+    fn a_proven_part_sharing_an_offset_with_an_unrolled_one_does_not_roll() {
+        // Review r51b's case: D1's tail, D2 whole and D3's head share offsets of the row;
+        // D2 unproven leaves nothing rolled.
+        let ranges = [(2000, 4096), (0, 4096), (0, 1000)];
+        assert_eq!(rolls(&ranges, &[true, false, true]), [false, false, false]);
+        // Touching ends share no offset.
+        assert_eq!(
+            rolls(&[(0, 1000), (1000, 2000)], &[false, true]),
+            [false, true]
+        );
+    }
+
+    #[test]
+    fn unrolling_is_carried_to_a_fixpoint() {
+        // A chain: C unproven unrolls B (they share 2500..3000) and D (inside C), and B
+        // then unrolls A (2000..2500): A shares no offset with C, yet does not roll.
+        let ranges = [(0, 2500), (2000, 3000), (2500, 4096), (3000, 3001)];
+        let got = rolls(&ranges, &[true, true, false, true]);
+        assert_eq!(got, [false, false, false, false]);
+        let ranges = [(0, 2100), (2000, 3000), (2500, 4096), (4000, 4096)];
+        assert_eq!(
+            rolls(&ranges, &[true, true, false, true]),
+            [false, false, false, false]
+        );
+        // A and D share no offset with any part that does not roll: they roll.
+        let ranges = [(0, 1000), (2000, 3000), (2500, 4096), (1000, 1500)];
+        assert_eq!(
+            rolls(&ranges, &[true, true, false, true]),
+            [true, false, false, true]
+        );
     }
 }
