@@ -438,3 +438,244 @@ fn r50e_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_6_reads_no_wrong_byte() {
         problems.first()
     );
 }
+
+/// Review r51a: r50a's scene, but each power cut's FIRST open is degraded (each OSS failed
+/// in turn, on a fresh copy of the laid image): recovery decides the cut rows beside a
+/// column without bytes (`Held::Absent`), where s51a's LOST is not taken. Returns (cuts,
+/// WRONG). Env as `probe_r50a`.
+#[allow(clippy::too_many_arguments)]
+fn scene_first_open_degraded(
+    code: CodeSpec,
+    e: usize,
+    first: usize,
+    lost: &[(std::ops::Range<usize>, usize)],
+    cut_write: std::ops::Range<usize>,
+    seed: u64,
+    only_cut: Option<usize>,
+) -> (usize, Vec<String>) {
+    let (cuts, problems, _) =
+        scene_first_open_with(code, e, first, lost, cut_write, seed, only_cut, None);
+    (cuts, problems)
+}
+
+/// `scene_first_open_degraded`; with `healthy`, each cut's first open sees every OSS
+/// instead and its first read (per byte, `None` LOST) is returned too.
+#[allow(clippy::too_many_arguments)]
+fn scene_first_open_with(
+    code: CodeSpec,
+    e: usize,
+    first: usize,
+    lost: &[(std::ops::Range<usize>, usize)],
+    cut_write: std::ops::Range<usize>,
+    seed: u64,
+    only_cut: Option<usize>,
+    healthy: Option<&mut Vec<Vec<Option<u8>>>>,
+) -> (usize, Vec<String>, ()) {
+    let mut healthy = healthy;
+    images_in_plan_order();
+    let (top, dir, layout) = init_wcl_without_timeout_with_element(code, e);
+    let stripe_bytes = layout.stripe_data_bytes() as usize;
+    let cut = PowerCut::new(&dir);
+    let store = open_power_cut(&dir, &cut).unwrap();
+    let mut before = pattern(1, 4 * stripe_bytes);
+    store.put("f", &before).unwrap();
+    let bytes = pattern(3, first);
+    store.write("f", 0, &bytes).unwrap();
+    before[..first].copy_from_slice(&bytes);
+    for (i, (r, col)) in lost.iter().enumerate() {
+        let oss = layout.oss_of(0, 0, *col);
+        let zone_file = object_file(&dir, oss, &format!("{CACHE_OBJECT}.cache"));
+        let snapshot = std::fs::read(&zone_file).unwrap();
+        let bytes = pattern(5 + i as u64, r.len());
+        store.write("f", r.start as u64, &bytes).unwrap();
+        before[r.clone()].copy_from_slice(&bytes);
+        std::fs::write(&zone_file, &snapshot).unwrap();
+    }
+    let model = before;
+    let order = Some(OutOfOrder {
+        subsets_per_image: 16,
+        seed,
+        pages: true,
+        only: false,
+    });
+    cut.cut_journal_since_previous_call();
+    let new = pattern(4, cut_write.len());
+    cut.arm();
+    store.write("f", cut_write.start as u64, &new).unwrap();
+    cut.last_image();
+    drop(store);
+    let images = cut.images();
+    let osses = own_oss_dirs(&dir).len();
+    let (mut points, mut problems) = (0, Vec::new());
+    for_each_power_cut_with(&images, order, |point| {
+        points += 1;
+        let n = points - 1;
+        if only_cut.is_some_and(|c| c != n) {
+            return;
+        }
+        let what = format!("cut #{n}: {}", point.what());
+        let laid = top.path().join("try");
+        point.lay(&laid);
+        if let Some(reads) = healthy.as_deref_mut() {
+            let store = open_laid(&laid, &[]).unwrap_or_else(|e| panic!("{what}: open: {e}"));
+            let _ = store.flush();
+            reads.push(read_all(&store, &model, &cut_write, &new, &what));
+            drop(store);
+            std::fs::remove_dir_all(&laid).unwrap();
+            return;
+        }
+        for oss in 0..osses {
+            let copy = laid.with_extension(format!("deg{oss}"));
+            copy_tree(&laid, &copy);
+            let w = format!("{what} [first open with OSS {oss} failed]");
+            let check = || {
+                let store = match open_laid(&copy, &[oss]) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        eprintln!("DEG-OPEN-ERR {w}: {e}");
+                        return;
+                    }
+                };
+                let _ = store.flush();
+                read_all_with(&store, &model, &cut_write, &new, &w, true);
+                drop(store);
+                // Then healthy again (the OSS back): a read must not be WRONG either.
+                let store = open_laid(&copy, &[]).unwrap_or_else(|e| panic!("{w}: reopen: {e}"));
+                read_all(&store, &model, &cut_write, &new, &format!("{w} [OSS back]"));
+            };
+            if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
+                let said = panic_message(&*panic);
+                eprintln!("PROBLEM {said}");
+                problems.push(said);
+            }
+            std::fs::remove_dir_all(&copy).unwrap();
+        }
+        for entry in std::fs::read_dir(top.path()).unwrap() {
+            let p = entry.unwrap().path();
+            if p.file_name().unwrap().to_string_lossy().starts_with("try") {
+                std::fs::remove_dir_all(&p).unwrap();
+            }
+        }
+    });
+    eprintln!(
+        "r51a degraded-first: {points} cuts, {} WRONG",
+        problems.len()
+    );
+    (points, problems, ())
+}
+
+/// Probe for `scene_first_open_degraded`, env as `probe_r50a`.
+#[test]
+#[ignore = "probe"]
+fn probe_r51a_first_open_degraded() {
+    let code = code_of_env("R50A_CODE", "raid6:4");
+    let var = |k: &str| std::env::var(k).ok();
+    let e = var("R50A_E").map_or(4096, |s| s.parse().unwrap());
+    let first = var("R50A_FIRST").map_or(16384, |s| s.parse().unwrap());
+    let seed = var("R50A_SEED").map_or(7, |s| s.parse().unwrap());
+    let lost: Vec<(std::ops::Range<usize>, usize)> = var("R50A_LOST")
+        .unwrap_or_else(|| "11242+100@2".into())
+        .split(',')
+        .map(|w| {
+            let (r, c) = w.split_once('@').unwrap();
+            (range_of(r), c.parse().unwrap())
+        })
+        .collect();
+    let write = range_of(&var("R50A_WRITE").unwrap_or_else(|| "11192+2096".into()));
+    let only = var("R50A_CUT").map(|s| s.parse().unwrap());
+    let (cuts, problems) = scene_first_open_degraded(code, e, first, &lost, write, seed, only);
+    eprintln!("probe: {cuts} cuts, {} WRONG", problems.len());
+    for p in problems.iter().take(3) {
+        eprintln!("  {p}");
+    }
+}
+
+/// Review r51a: r50e HIGH-1's cut (raid6 8 KiB, D2's OSS loses 20400+100, D3's OSS loses
+/// 24700+100, cut write 19384+6192, `16,6,pages`, cut #85), its FIRST open after the power
+/// cut with one OSS failed: s51a's LOST is not taken beside a column without bytes
+/// (`Held::Absent`, before the rule), the row is decided as before and reads WRONG: with
+/// OSS 0, 1 or 5 failed "'f' WRONG byte 24700: 0xee, acknowledged 0x6f", with OSS 2 failed
+/// "'f' WRONG byte 16508: 0x2c, acknowledged 0x33" (D2 decoded beside stale D3). Same on
+/// 832f8ce1 (pre-existing); s51a's LOST holds only where the first open sees every OSS.
+/// Fails with `--ignored`.
+#[test]
+#[ignore = "OPEN r51a: r50e HIGH-1's cut #85 with a degraded first open reads WRONG"]
+fn r51a_raid6_8k_stale_d2_d3_seed_6_cut_85_first_open_degraded_reads_no_wrong_byte() {
+    let lost = [(20400..20500, 2), (24700..24800, 3)];
+    let (cuts, problems) = scene_first_open_degraded(
+        CodeSpec::raid6(4),
+        8192,
+        26000,
+        &lost,
+        19384..25576,
+        6,
+        Some(85),
+    );
+    assert_eq!(cuts, 146);
+    assert!(
+        problems.is_empty(),
+        "{} WRONG: {:?}",
+        problems.len(),
+        problems
+    );
+}
+
+/// Review r51a: s51a's LOST of r50e HIGH-1's cut #85 (raid6 8 KiB, D2 and D3 stale, seed 6)
+/// names the WHOLE block row 0 of stripe 0 lost: file bytes 0..4096 (D0), 8192..12288
+/// (D1), 16384..20480 (D2), 24576..28672 (D3). D0's and D1's row-0 blocks are outside the
+/// cut write (19384..25576) and hold no lost write; on 832f8ce1 they read right at this
+/// cut (its first read got past them to the WRONG byte 24700). A loss on record that could
+/// be avoided: only D2's and D3's blocks are unproven. Fails (D0's bytes 0..4096 LOST).
+#[test]
+#[ignore = "OPEN r51a: s51a's LOST takes D0/D1 blocks no fault touched"]
+fn r51a_raid6_8k_seed_6_cut_85_lost_spares_the_blocks_outside_the_cut_write() {
+    let lost = [(20400..20500, 2), (24700..24800, 3)];
+    let mut reads = Vec::new();
+    let (cuts, problems, ()) = scene_first_open_with(
+        CodeSpec::raid6(4),
+        8192,
+        26000,
+        &lost,
+        19384..25576,
+        6,
+        Some(85),
+        Some(&mut reads),
+    );
+    assert_eq!(cuts, 146);
+    assert!(problems.is_empty(), "{problems:?}");
+    let [r] = &reads[..] else {
+        panic!("one cut read")
+    };
+    for (name, range) in [("D0", 0..4096), ("D1", 8192..12288)] {
+        let lost = range.clone().filter(|&i| r[i].is_none()).count();
+        assert_eq!(lost, 0, "{name}'s row-0 bytes {range:?}: {lost} LOST");
+    }
+}
+
+/// Review r51a (pre-existing, not s51a's: its LOST is not reached in this cell): the rs 4+3
+/// 4 KiB two-lost-writes cell of the seed-5/6 pins (D2's OSS loses 11242+100, D3's OSS
+/// loses 12400+100, cut write 11192+2096) at seed 11: cut #182 reads "'f' WRONG byte
+/// 12400: 0x90, acknowledged 0x6f" (198 cuts, 1 WRONG, 39 LOST), on 832f8ce1 and on s51a
+/// alike. docs/store.md names seeds 5 and 6 only. Fails with `--ignored`.
+#[test]
+#[ignore = "OPEN r51a (r50a's rs 4+3 class): seed 11 cut #182 WRONG byte 12400"]
+fn r51a_rs_4_3_4k_stale_d2_d3_seed_11_reads_no_wrong_byte() {
+    let lost = [(11242..11342, 2), (12400..12500, 3)];
+    let (cuts, problems, _, _) = scene(
+        CodeSpec::rs(4, 3),
+        4096,
+        13000,
+        &lost,
+        11192..13288,
+        11,
+        false,
+        None,
+    );
+    assert_eq!(cuts, 198);
+    assert!(
+        problems.is_empty(),
+        "{} WRONG: {:?}",
+        problems.len(),
+        problems.first()
+    );
+}
