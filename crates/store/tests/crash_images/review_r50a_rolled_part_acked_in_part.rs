@@ -82,18 +82,29 @@ fn range_of(v: &str) -> std::ops::Range<usize> {
     a..a + n
 }
 
-/// Returns (cuts, WRONG, LOST cuts at the first read, FLIP cuts).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn scene(
+/// A power-cut scene's written store: a WCL store of `code` with `e`-byte elements holding
+/// `f` (4 stripes), its first `first` bytes written again, each `lost` write acknowledged
+/// and then dropped by its column's OSS (the cache zone file put back: a stale element),
+/// then the cut write's images (`subsets_per_image: 16`, `seed`, torn pages). Returns the
+/// scratch dir, the images, the acknowledged bytes (`model`), the cut write's bytes, the
+/// out-of-order setting and the OSS count.
+struct Written {
+    top: tempfile::TempDir,
+    images: Vec<PowerCutImage>,
+    model: Vec<u8>,
+    new: Vec<u8>,
+    order: Option<OutOfOrder>,
+    osses: usize,
+}
+
+fn written(
     code: CodeSpec,
     e: usize,
     first: usize,
     lost: &[(std::ops::Range<usize>, usize)],
-    cut_write: std::ops::Range<usize>,
+    cut_write: &std::ops::Range<usize>,
     seed: u64,
-    degraded: bool,
-    only_cut: Option<usize>,
-) -> (usize, Vec<String>, usize, usize) {
+) -> Written {
     images_in_plan_order();
     let (top, dir, layout) = init_wcl_without_timeout_with_element(code, e);
     let stripe_bytes = layout.stripe_data_bytes() as usize;
@@ -128,6 +139,36 @@ pub(crate) fn scene(
     drop(store);
     let images = cut.images();
     let osses = own_oss_dirs(&dir).len();
+    Written {
+        top,
+        images,
+        model,
+        new,
+        order,
+        osses,
+    }
+}
+
+/// Returns (cuts, WRONG, LOST cuts at the first read, FLIP cuts).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scene(
+    code: CodeSpec,
+    e: usize,
+    first: usize,
+    lost: &[(std::ops::Range<usize>, usize)],
+    cut_write: std::ops::Range<usize>,
+    seed: u64,
+    degraded: bool,
+    only_cut: Option<usize>,
+) -> (usize, Vec<String>, usize, usize) {
+    let Written {
+        top,
+        images,
+        model,
+        new,
+        order,
+        osses,
+    } = written(code, e, first, lost, &cut_write, seed);
     let (mut points, mut problems, mut lost_cuts, mut flip_cuts) = (0, Vec::new(), 0, 0);
     for_each_power_cut_with(&images, order, |point| {
         points += 1;
@@ -472,40 +513,14 @@ fn scene_first_open_with(
     healthy: Option<&mut Vec<Vec<Option<u8>>>>,
 ) -> (usize, Vec<String>, ()) {
     let mut healthy = healthy;
-    images_in_plan_order();
-    let (top, dir, layout) = init_wcl_without_timeout_with_element(code, e);
-    let stripe_bytes = layout.stripe_data_bytes() as usize;
-    let cut = PowerCut::new(&dir);
-    let store = open_power_cut(&dir, &cut).unwrap();
-    let mut before = pattern(1, 4 * stripe_bytes);
-    store.put("f", &before).unwrap();
-    let bytes = pattern(3, first);
-    store.write("f", 0, &bytes).unwrap();
-    before[..first].copy_from_slice(&bytes);
-    for (i, (r, col)) in lost.iter().enumerate() {
-        let oss = layout.oss_of(0, 0, *col);
-        let zone_file = object_file(&dir, oss, &format!("{CACHE_OBJECT}.cache"));
-        let snapshot = std::fs::read(&zone_file).unwrap();
-        let bytes = pattern(5 + i as u64, r.len());
-        store.write("f", r.start as u64, &bytes).unwrap();
-        before[r.clone()].copy_from_slice(&bytes);
-        std::fs::write(&zone_file, &snapshot).unwrap();
-    }
-    let model = before;
-    let order = Some(OutOfOrder {
-        subsets_per_image: 16,
-        seed,
-        pages: true,
-        only: false,
-    });
-    cut.cut_journal_since_previous_call();
-    let new = pattern(4, cut_write.len());
-    cut.arm();
-    store.write("f", cut_write.start as u64, &new).unwrap();
-    cut.last_image();
-    drop(store);
-    let images = cut.images();
-    let osses = own_oss_dirs(&dir).len();
+    let Written {
+        top,
+        images,
+        model,
+        new,
+        order,
+        osses,
+    } = written(code, e, first, lost, &cut_write, seed);
     let (mut points, mut problems) = (0, Vec::new());
     for_each_power_cut_with(&images, order, |point| {
         points += 1;
