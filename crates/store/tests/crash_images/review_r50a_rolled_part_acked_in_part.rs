@@ -700,11 +700,16 @@ fn r51a_rs_4_3_4k_stale_d2_d3_seed_11_cut_182_reads_no_wrong_byte() {
 /// loses 20400+100 and D3's OSS loses 24700+100 (D3's 124..224, inside D3's cut part),
 /// cut write 14384+11192 (D1's tail 6192..8192, D2 whole, D3's head 0..1000), `16,4,pages`:
 /// cut #147 reads "'f' WRONG byte 24700: 0xee, acknowledged 0x6f" (153 cuts, 1 WRONG, 33
-/// LOST) on 832f8ce1 and on s51b; `kept_old_rolled_forward` is not reached for it (an
-/// env-gated trace there prints nothing in this cut). Checks cut #147 only. Fails with
-/// `--ignored`.
+/// LOST) on 832f8ce1 and on s51b. Traced (s51f, docs/results/s51-s51f.md): block row 0
+/// has ONE world {D2 New (`whole_new`), D3 Old (stale, verified), P Torn, Q Torn, R Old},
+/// checked by no version (old: D2, P, Q erased at 0..4072, only 4072..4096 known per page
+/// and it agrees; new: D3's part, P, Q, R erased), so it is decided by the UNCHECKED-world
+/// arm (`fit.contains(&None) && ..`), which refutes nothing and returns its last `Agrees`.
+/// s50e's roll called there (tried, reverted) does not prove D3's part: four columns
+/// erased at 0..1000. No rule on record tells this row from the same cut without the lost
+/// write. Checks cut #147 only. Fails with `--ignored`.
 #[test]
-#[ignore = "OPEN r51b (r49d HIGH-1's class, rs 4+3 8 KiB, cut write over a whole element): seed 4 cut #147 WRONG byte 24700"]
+#[ignore = "OPEN r51b HIGH-1 (s51f traced: unchecked-world arm's last Agrees, no version checks row 0; store-log Session 51 (s51f)): seed 4 cut #147 WRONG byte 24700"]
 fn r51b_rs_4_3_8k_wide_cut_write_stale_d3_inside_its_part_seed_4_reads_no_wrong_byte() {
     let lost = [(20400..20500, 2), (24700..24800, 3)];
     let (cuts, problems, _, _) = scene(
