@@ -635,14 +635,18 @@ fn r51a_raid6_8k_stale_d2_d3_seed_6_cut_85_first_open_degraded_reads_no_wrong_by
     );
 }
 
-/// Review r51a: s51a's LOST of r50e HIGH-1's cut #85 (raid6 8 KiB, D2 and D3 stale, seed 6)
-/// names the WHOLE block row 0 of stripe 0 lost: file bytes 0..4096 (D0), 8192..12288
-/// (D1), 16384..20480 (D2), 24576..28672 (D3). D0's and D1's row-0 blocks are outside the
-/// cut write (19384..25576) and hold no lost write; on 832f8ce1 they read right at this
-/// cut (its first read got past them to the WRONG byte 24700). A loss on record that could
-/// be avoided: only D2's and D3's blocks are unproven. Fails (D0's bytes 0..4096 LOST).
+/// Review r51a MEDIUM-1: s51a's LOST of r50e HIGH-1's cut #85 (raid6 8 KiB, D2 and D3
+/// stale, seed 6) named the WHOLE block row 0 of stripe 0 lost: file bytes 0..4096 (D0),
+/// 8192..12288 (D1), 16384..20480 (D2), 24576..28672 (D3). D0's and D1's row-0 blocks are
+/// outside the cut write (19384..25576), verify, and the row's checks prove them: the new
+/// version (D2 known per page on 0..4072, P and Q by their pieces' crcs) checks 0..3000 (at
+/// 0..1000 by the write's crc of D3's part, decoded through D0 and D1), `old_in_pieces`
+/// (D2 erased) checks 1000..4096, neither refuted there. A stale byte of D0 or D1 would
+/// break one of them. Only D2 (torn, of the write) and D3 (kept old over acknowledged
+/// bytes, refuted) are unproven: since session 52 (s52d, `unproven_blocks_of_refuted_row`)
+/// the LOST names exactly their acknowledged bytes of the row, and D0 and D1 read right.
+/// Failed on 6ec697f1 ("D0's row-0 bytes 0..4096: 4096 LOST").
 #[test]
-#[ignore = "OPEN r51a: s51a's LOST takes D0/D1 blocks no fault touched"]
 fn r51a_raid6_8k_seed_6_cut_85_lost_spares_the_blocks_outside_the_cut_write() {
     let lost = [(20400..20500, 2), (24700..24800, 3)];
     let mut reads = Vec::new();
@@ -665,6 +669,11 @@ fn r51a_raid6_8k_seed_6_cut_85_lost_spares_the_blocks_outside_the_cut_write() {
         let lost = range.clone().filter(|&i| r[i].is_none()).count();
         assert_eq!(lost, 0, "{name}'s row-0 bytes {range:?}: {lost} LOST");
     }
+    // Every other byte of the file reads but D2's and D3's row-0 acknowledged bytes (a
+    // read of a WRONG byte panics in `read_all`).
+    let lost: Vec<usize> = (0..r.len()).filter(|&i| r[i].is_none()).collect();
+    let named: Vec<usize> = (16384..20480).chain(24576..26000).collect();
+    assert_eq!(lost, named, "LOST exactly D2's and D3's row-0 blocks");
 }
 
 /// Review r51a (pre-existing, not s51a's: its LOST is not reached in this cell): the rs 4+3

@@ -104,9 +104,11 @@ pub(super) enum CutRowStale {
     Located(Vec<(Pos, Vec<u8>)>),
     /// The row disagrees and no single column explains it.
     Unlocated,
-    /// The row is proven but for these in-flight data positions' acknowledged bytes inside
-    /// the cut write's range: lost, the rest of the row decided as `Agrees`
-    /// (`decided_in_part_by_a_recovery_before`).
+    /// The row is proven but for these data positions' acknowledged bytes in it: lost, the
+    /// rest of the row taken as it stands (nothing written in the row, its running parity
+    /// left). From `decided_in_part_by_a_recovery_before` (in-flight positions, bytes
+    /// inside the cut write's range) and from a refuted one-world row whose roll is not
+    /// proven (`KeptUnproven::Lost`: the positions no check proves, session 52, s52d).
     AgreesBeside(Vec<Pos>),
 }
 
@@ -485,7 +487,7 @@ impl Store {
                     match self.old_kept_unproven_rolled_forward(v, &crcs, plan, &worlds, true) {
                         KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
                         // Never here: a refuted world is not the row in this arm.
-                        KeptUnproven::Lost => unreachable!("a refuted world is skipped here"),
+                        KeptUnproven::Lost(_) => unreachable!("a refuted world is skipped here"),
                         KeptUnproven::AsBefore => {}
                     }
                 }
@@ -668,7 +670,9 @@ impl Store {
                         .collect();
                     match self.old_kept_unproven_rolled_forward(v, &crcs, plan, &fitted, false) {
                         KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
-                        KeptUnproven::Lost => return Ok(CutRowStale::Unlocated),
+                        KeptUnproven::Lost(unproven) => {
+                            return Ok(CutRowStale::AgreesBeside(unproven));
+                        }
                         KeptUnproven::AsBefore => {}
                     }
                 }

@@ -42,8 +42,11 @@
 //! review r50e HIGH-1, raid6 8 KiB with D2 and D3 both stale, seed 6 cut #85: refuted
 //! outside the kept part, so the roll is refused, and "as before" read 'f' WRONG byte
 //! 24700): that world is the row and some block it keeps old is not the old block, so the
-//! row is LOST on record. A stale block kept old where neither version proves its part
-//! and nothing refutes it stays OPEN (docs/store.md, Limits).
+//! row's unproven blocks are LOST on record: since session 52 (s52d, review r51a
+//! MEDIUM-1) only the blocks of the write and those no version of the row proves
+//! (`unproven_blocks_of_refuted_row`), not D0's and D1's, which the checks prove. A stale
+//! block kept old where neither version proves its part and nothing refutes it stays
+//! OPEN (docs/store.md, Limits).
 
 use super::*;
 
@@ -53,8 +56,11 @@ pub(super) enum KeptUnproven {
     /// stands (`kept_old_rolled_forward`).
     Rolled(Vec<(Pos, Vec<u8>)>),
     /// The row's one world is the row, its old version refuted, the roll not proven: the
-    /// row's acknowledged cached bytes LOST on record (`CutRowStale::Unlocated`).
-    Lost,
+    /// acknowledged cached bytes of these data blocks of the row LOST on record, every
+    /// block the row's checks prove spared (`unproven_blocks_of_refuted_row`; the caller
+    /// names them in `CutRowStale::AgreesBeside`). Never empty: the kept-old blocks are in
+    /// it.
+    Lost(Vec<Pos>),
     /// Decided as before.
     AsBefore,
 }
@@ -132,7 +138,8 @@ impl Store {
         // decode (a segment with a column to spare, or a told crc, disagrees: some block
         // it keeps old is not the old block, a STALE block of a lost write) and the world
         // is the row (the fitted arm), the kept part holds bytes nothing proves and a
-        // version of the row proves wrong beside them: LOST on record (review r50e
+        // version of the row proves wrong beside them: LOST on record, with every block
+        // the row's checks cannot prove (`unproven_blocks_of_refuted_row`; review r50e
         // HIGH-1: raid6 8 KiB, D2 and D3 both stale, seed 6 cut #85, row 0, the one world
         // {D2 Torn, D3 Old, P Partial, Q Old}: `old_in_pages` knows torn D2 old per page
         // with its stale bytes 4016..4072 and is refuted over the segment 0..4072, outside
@@ -144,9 +151,83 @@ impl Store {
         // (returned above): not here.
         assert!(!refuted_not_the_row || !refuted, "returned above");
         if refuted {
-            return KeptUnproven::Lost;
+            let new = self.new_known_in_pages_and_pieces(v, crcs, plan, assigned, &w);
+            let [old_in_pieces, old_in_pages] = olds;
+            let versions = [old_in_pieces, old_in_pages, new];
+            let unproven = self.unproven_blocks_of_refuted_row(v, assigned, &versions);
+            assert!(
+                (parts.iter()).all(|(p, _)| unproven.contains(p)),
+                "every kept-old block is named lost"
+            );
+            return KeptUnproven::Lost(unproven);
         }
         KeptUnproven::AsBefore
+    }
+
+    /// The data blocks of the row whose acknowledged bytes are LOST where the one world's
+    /// old version is refuted and no roll is proven (`KeptUnproven::Lost`): every block of
+    /// the cut write in the row (kept old over bytes nothing proves, or of a version
+    /// nothing tells), every block that does not verify (the caller would decode it
+    /// through the blocks named lost), and every other block with an acknowledged byte of
+    /// the row that no version of `versions` (`old_in_pieces`, `old_in_pages`, the new one
+    /// as `new_known_in_pages_and_pieces` builds it) proves. A version proves a block's
+    /// byte where it knows the block there and checks the offset without refuting it
+    /// (`refuted_offsets`: a segment decoded with a column to spare agreeing there, or a
+    /// told crc holding over it), the standard of review r48a's gate in
+    /// `kept_old_rolled_forward`. In `data_pos` order.
+    ///
+    /// Why (review r51a MEDIUM-1): s51a's LOST named the whole row, D0's and D1's blocks
+    /// too, which no write touched and which read right before. "No write touched it" is
+    /// no proof: the block may be STALE itself (a lost write on its OSS verifies). A check
+    /// at its offset is: a stale byte there breaks the decode's agreement or the crc, as
+    /// it does for the kept-old block, unless another known column is wrong at the same
+    /// offset in a way that cancels (the single-fault standard every check here keeps).
+    /// The spared blocks read as they stand (the caller writes nothing in the row and
+    /// leaves its running parity as the cut write left it, so the next open decides the
+    /// row alike; home, a row with a lost block gets its parity marked lost, so no
+    /// degraded read decodes through the lost blocks).
+    fn unproven_blocks_of_refuted_row(
+        &self,
+        v: &RowView,
+        assigned: &BTreeMap<Pos, BlockVersion>,
+        versions: &[Version; 3],
+    ) -> Vec<Pos> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let none: Ranges = Vec::new();
+        let checks: Vec<(Vec<bool>, Vec<bool>)> = (versions.iter())
+            .map(|ver| self.refuted_offsets(ver))
+            .collect();
+        let mut unproven: Vec<Pos> = Vec::new();
+        for &p in &g.data_pos {
+            let acked = intersect(v.acked.get(&p).unwrap_or(&none), &[(start, end)]);
+            if acked.is_empty() {
+                continue; // nothing acknowledged here: nothing to lose
+            }
+            let of_the_write = assigned.contains_key(&p)
+                || (v.c.ranges.get(&p)).is_some_and(|r| overlaps(r, start, end));
+            let verified = v.held.get(&p).is_some_and(|h| h[v.i] == Held::Verified);
+            let proven = |b: usize| {
+                (versions.iter().zip(&checks))
+                    .any(|(ver, (wrong, checked))| checked[b] && !wrong[b] && ver.known_at(&p, b))
+            };
+            let every_byte_proven = acked.iter().all(|&(a, z)| {
+                assert!(
+                    start <= a && a < z && z <= end,
+                    "an acked run inside the row"
+                );
+                ((a - start) as usize..(z - start) as usize).all(proven)
+            });
+            if of_the_write || !verified || !every_byte_proven {
+                unproven.push(p);
+            }
+        }
+        assert!(
+            unproven.len() <= g.data_pos.len(),
+            "one entry per data block"
+        );
+        unproven
     }
 
     /// The acknowledged bytes of the write's parts of the data blocks world `assigned`
