@@ -710,9 +710,12 @@ fn r51a_rs_4_3_4k_stale_d2_d3_seed_11_cut_182_reads_no_wrong_byte() {
 /// arm (`fit.contains(&None) && ..`), which refutes nothing and returns its last `Agrees`.
 /// s50e's roll called there (tried, reverted) does not prove D3's part: four columns
 /// erased at 0..1000. No rule on record tells this row from the same cut without the lost
-/// write. Checks cut #147 only. Fails with `--ignored`.
+/// write. Checks cut #147 only. Read right since session 52 (s52b): whatever arm decides
+/// the row, stale D3's kept block fails the lost write's cache witness piece its cut
+/// write's input displaced (`State::cache_witness_displaced`): the row is LOST on record,
+/// not served (no roll proven there, s51f's proposal still OPEN for saving it). Failed on
+/// 6ec697f1 ("1 WRONG", #147).
 #[test]
-#[ignore = "OPEN r51b HIGH-1 (s51f traced: unchecked-world arm's last Agrees, no version checks row 0; store-log Session 51 (s51f)): seed 4 cut #147 WRONG byte 24700"]
 fn r51b_rs_4_3_8k_wide_cut_write_stale_d3_inside_its_part_seed_4_reads_no_wrong_byte() {
     let lost = [(20400..20500, 2), (24700..24800, 3)];
     let (cuts, problems, _, _) = scene(
