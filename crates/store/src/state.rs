@@ -2279,6 +2279,40 @@ pub struct State {
     /// dropped, as before session 46). (Not written into a snapshot when empty.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub home_witness_displaced: Vec<DisplacedHomePieces>,
+    /// The cache witness pieces each unfinished WCL cache write's input dropped (session
+    /// 52, s52b; the cache twin of `home_witness_displaced`): kept from its `Input::Write`
+    /// until its last plan's `Durable` (then dropped: its own pieces witness those bytes),
+    /// or until the settle after an open's recovery carried every cache stripe home
+    /// (`Rec::PlannerReset`). Dropped piece by piece by a later write's input over them.
+    /// Why (review r51a HIGH-1/HIGH-2): dropped at the input for good, a power cut left no
+    /// witnessed byte under a cut write, and recovery kept a stale block (a lost write's
+    /// OSS kept the older bytes under their valid checksum) as the write's OLD version
+    /// beside a failed OSS: read WRONG with success. Recovery checks each data block it
+    /// keeps under such a write against these pieces
+    /// (`Store::kept_block_fails_displaced_piece`). At most [`CACHE_WITNESS_PENDING_MAX`]
+    /// writes and [`CACHE_WITNESS_PIECES_MAX`] pieces in all (past either the oldest
+    /// write's go, as before session 52). (Not written into a snapshot when empty; a binary
+    /// before session 52 refuses a snapshot holding it: header version 13.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_witness_displaced: Vec<DisplacedCachePieces>,
+}
+
+/// The cache witness pieces an unfinished WCL cache write's input dropped
+/// (`State::cache_witness_displaced`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisplacedCachePieces {
+    pub file: u64,
+    /// The write's bytes (`offset_bytes..offset_bytes + len_bytes` of `file`).
+    pub offset_bytes: u64,
+    pub len_bytes: u64,
+    /// The write's plans not durable yet, from its `Rec::WriteCrcs` (empty while that is
+    /// still to come, or for good where the write was cut before it: no block write of it
+    /// ran, and recovery names no plan of it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plans: Vec<u64>,
+    /// `(first byte, end byte, crc32c)` of each piece, disjoint, each within one 4 KiB
+    /// block (they came out of the cache witness).
+    pub pieces: Vec<(u64, u64, u32)>,
 }
 
 /// A cache write's crcs waiting for its plans to be durable (`State::cache_witness_pending`).
@@ -2375,6 +2409,12 @@ impl State {
     /// them: they would stay lost), or session 8's write or settle crcs (an older binary
     /// would drop what recovery tells versions by); else 1.
     pub fn reader_version(&self) -> u32 {
+        if !self.cache_witness_displaced.is_empty() {
+            // Session 52's field (s52b): an older binary would drop it unseen, and a cut
+            // write's displaced cache pieces with it (recovery would keep a stale block
+            // under the cut write unchecked, review r51a HIGH-1/HIGH-2).
+            return crate::superblock::STATE_VERSION_SESSION52_RECORDS;
+        }
         if self.home_witness_displaced.iter().any(|d| d.crcs.is_some()) {
             // Session 48's narrowed crcs (`piece_block_crcs`): a session 46 or 47 binary
             // would read the entry as one whose crcs are still to come (it knows `crcs`
@@ -4292,5 +4332,168 @@ mod tests {
         let back: State = serde_json::from_slice(&serde_json::to_vec(&state).unwrap()).unwrap();
         assert!(!back.cache_witness_held_at_bound, "never in a snapshot");
         assert_eq!(back.cache_witness, state.cache_witness);
+    }
+
+    /// Session 52 (s52b, review r51a HIGH-1/HIGH-2): a WCL cache write's input keeps the
+    /// cache witness pieces it drops (`cache_witness_displaced`) for recovery, which checks
+    /// the blocks it keeps under a cut write against them: its crcs name its plans; a
+    /// snapshot taken while it is in flight keeps them (header version 13), and the replay
+    /// of the journal after that snapshot (or of the whole journal) rebuilds the same;
+    /// an older snapshot (without the field) loads without them; the write's `Durable`
+    /// drops them (its own piece witnesses now), so does a later write's input over them
+    /// and a settle's `PlannerReset`; the sum is bounded.
+    #[test]
+    fn a_cache_writes_input_keeps_the_pieces_it_displaces_until_durable_or_the_settle() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let (a, lost) = (vec![1u8; 4096], vec![2u8; 100]);
+        cache_write(&mut seq, &mut state, 10, 0, &a);
+        durable(&mut seq, &mut state, &[10]);
+        cache_write(&mut seq, &mut state, 11, 4196, &lost);
+        durable(&mut seq, &mut state, &[11]);
+        let pieces = vec![
+            (0, 4096, crc32c::crc32c(&a)),
+            (4196, 4296, crc32c::crc32c(&lost)),
+        ];
+        assert_eq!(state.cache_witness_in(1, 0, 8192), pieces);
+        assert!(state.cache_witness_displaced.is_empty());
+        assert!(state.reader_version() < crate::superblock::STATE_VERSION_SESSION52_RECORDS);
+        // The cut write over both blocks: its input takes the pieces out, displaced, its
+        // crcs name its plan.
+        let snapshot_at = state.clone();
+        let mut records: Vec<Rec> = vec![
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: 3000,
+                len_bytes: 2096,
+                now_ns: 0,
+                crcs_follow: true,
+                home_crcs_follow: false,
+            }),
+            Rec::WriteCrcs(WriteCrcs::of(vec![12], 1, 3000, &[3u8; 2096])),
+        ];
+        for rec in &records {
+            seq += 1;
+            state.apply(seq, rec);
+        }
+        assert_eq!(state.cache_witness_in(1, 0, 8192), vec![]);
+        assert_eq!(state.cache_witness_displaced.len(), 1);
+        assert_eq!(state.cache_witness_displaced[0].plans, vec![12]);
+        assert_eq!(state.cache_witness_displaced_in(12, 1, 0, 8192), pieces);
+        assert_eq!(
+            state.cache_witness_displaced_in(12, 1, 4096, 8192),
+            pieces[1..]
+        );
+        assert_eq!(
+            state.cache_witness_displaced_in(13, 1, 0, 8192),
+            vec![],
+            "another plan's"
+        );
+        // Replay from the snapshot before the write (a reopen after a power cut) rebuilds it.
+        let mut replayed = snapshot_at.clone();
+        for (k, rec) in records.iter().enumerate() {
+            replayed.apply(seq - 1 + k as u64, rec);
+        }
+        assert_eq!(
+            replayed.cache_witness_displaced,
+            state.cache_witness_displaced
+        );
+        // A snapshot in flight keeps it and says header version 13; an older one (no field)
+        // loads without it, as before session 52.
+        assert_eq!(
+            state.reader_version(),
+            crate::superblock::STATE_VERSION_SESSION52_RECORDS
+        );
+        let json = serde_json::to_value(&state).unwrap();
+        let back: State = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back.cache_witness_displaced, state.cache_witness_displaced);
+        let mut older = json;
+        older
+            .as_object_mut()
+            .unwrap()
+            .remove("cache_witness_displaced");
+        let back: State = serde_json::from_value(older).unwrap();
+        assert!(
+            back.cache_witness_displaced.is_empty(),
+            "an older snapshot loads"
+        );
+        assert!(back.reader_version() < crate::superblock::STATE_VERSION_SESSION52_RECORDS);
+        // As a session 51 checkpoint wrote it (header version 12, no field): this binary
+        // opens it, and one of session 52 with the field under header 13 too.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state");
+        let v12 = crate::superblock::STATE_VERSION_SESSION48_RECORDS;
+        crate::superblock::write_checked_version(&path, "state", v12, &back).unwrap();
+        let (read, version) = crate::superblock::read_checked_version::<State>(&path, "state")
+            .unwrap_or_else(|e| panic!("an older snapshot opens: {e}"));
+        assert_eq!((read.cache_witness_displaced.len(), version), (0, v12));
+        let v13 = state.reader_version();
+        crate::superblock::write_checked_version(&path, "state", v13, &state).unwrap();
+        let (read, version) =
+            crate::superblock::read_checked_version::<State>(&path, "state").unwrap();
+        assert_eq!(read.cache_witness_displaced, state.cache_witness_displaced);
+        assert_eq!(version, v13);
+        let empty = serde_json::to_value(State::default()).unwrap();
+        assert!(empty.get("cache_witness_displaced").is_none());
+        // Its `Durable`: dropped, its own pieces witness.
+        let mut done = state.clone();
+        durable(&mut seq, &mut done, &[12]);
+        assert!(done.cache_witness_displaced.is_empty());
+        assert_eq!(
+            done.cache_witness_in(1, 0, 8192).len(),
+            2,
+            "the write's own pieces"
+        );
+        // A later write's input over one piece drops that one only.
+        let mut over = state.clone();
+        records = vec![Rec::Input(Input::Write {
+            file: 1,
+            offset_bytes: 4200,
+            len_bytes: 10,
+            now_ns: 0,
+            crcs_follow: false,
+            home_crcs_follow: false,
+        })];
+        seq += 1;
+        over.apply(seq, &records[0]);
+        assert_eq!(over.cache_witness_displaced_in(12, 1, 0, 8192), pieces[..1]);
+        // The settle after recovery: cleared.
+        seq += 1;
+        state.apply(seq, &Rec::PlannerReset);
+        assert!(state.cache_witness_displaced.is_empty());
+    }
+
+    /// The displaced cache pieces are bounded: at most `CACHE_WITNESS_PENDING_MAX` writes
+    /// (the oldest's go first), and never more pieces in all than the witness holds.
+    #[test]
+    fn the_displaced_cache_pieces_keep_at_most_their_bound_of_writes() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let writes = CACHE_WITNESS_PENDING_MAX as u64 + 2;
+        let bytes = vec![9u8; 10];
+        for w in 0..writes {
+            cache_write(&mut seq, &mut state, 1 + w, w * 4096, &bytes);
+            durable(&mut seq, &mut state, &[1 + w]);
+        }
+        assert_eq!(
+            state.cache_witness_in(1, 0, writes * 4096).len(),
+            writes as usize
+        );
+        // Each block's piece displaced by a write still in flight.
+        for w in 0..writes {
+            cache_write(&mut seq, &mut state, 100_000 + w, w * 4096 + 5, &bytes);
+            assert!(state.cache_witness_displaced.len() <= CACHE_WITNESS_PENDING_MAX);
+        }
+        assert_eq!(
+            state.cache_witness_displaced.len(),
+            CACHE_WITNESS_PENDING_MAX
+        );
+        assert_eq!(
+            state.cache_witness_displaced[0].offset_bytes,
+            2 * 4096 + 5,
+            "the two oldest writes' went"
+        );
+        let total: usize = (state.cache_witness_displaced.iter())
+            .map(|d| d.pieces.len())
+            .sum();
+        assert!(total <= CACHE_WITNESS_PIECES_MAX);
     }
 }

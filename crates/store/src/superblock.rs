@@ -93,6 +93,13 @@ pub const STATE_VERSION_SESSION46_RECORDS: u32 = 11;
 /// write's `Durable` and decide its pieces without the crcs. No journal record names it
 /// (the records are unchanged; the state narrows the crcs as it applies them).
 pub const STATE_VERSION_SESSION48_RECORDS: u32 = 12;
+/// The state file's header version while its snapshot holds a field that binaries of
+/// sessions 48 to 51 would drop unseen (they read header versions 1 to 12 and refuse 13,
+/// changing nothing): session 52's displaced cache witness pieces
+/// (`State::cache_witness_displaced`, s52b). Dropped, a cut cache write's displaced pieces
+/// would be gone and recovery would keep a stale block under it unchecked, as before
+/// session 52. No journal record names it (the records are unchanged; replay rebuilds it).
+pub const STATE_VERSION_SESSION52_RECORDS: u32 = 13;
 /// The superblock's header version when its store seeds block crcs with the OSS
 /// ([`BlockCrcSeed::StoreOssAddress`], every store `init` makes from session 12 on). Why a
 /// header version: binaries before session 12 read superblock header version 1 only and
@@ -561,6 +568,7 @@ fn versions_read(kind: &str) -> &'static [u32] {
             STATE_VERSION_SESSION33_RECORDS,
             STATE_VERSION_SESSION46_RECORDS,
             STATE_VERSION_SESSION48_RECORDS,
+            STATE_VERSION_SESSION52_RECORDS,
         ]
     } else if kind == "superblock" {
         &[
@@ -815,23 +823,23 @@ mod tests {
         assert!(err.contains("Restore this file from a backup"), "{err}");
     }
 
-    /// Session 48's narrowed displaced crcs name version 12; this build reads every state header from 1 to 12
+    /// Session 52's displaced cache witness pieces name version 13; this build reads every state header from 1 to 13
     /// and refuses the next one with the release advice, changing nothing.
     #[test]
-    fn state_headers_up_to_the_session_48_version_are_read_and_the_next_is_refused() {
+    fn state_headers_up_to_the_session_52_version_are_read_and_the_next_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state");
-        for version in 1..=STATE_VERSION_SESSION48_RECORDS {
+        for version in 1..=STATE_VERSION_SESSION52_RECORDS {
             write_checked_version(&path, "state", version, &7u32).unwrap();
             let (value, read) = read_checked_version::<u32>(&path, "state").unwrap();
             assert_eq!((value, read), (7, version));
         }
-        let next = STATE_VERSION_SESSION48_RECORDS + 1;
-        set_header_version(&path, "state", STATE_VERSION_SESSION48_RECORDS).unwrap();
+        let next = STATE_VERSION_SESSION52_RECORDS + 1;
+        set_header_version(&path, "state", STATE_VERSION_SESSION52_RECORDS).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let text = String::from_utf8(bytes).unwrap();
         let newer = text.replacen(
-            &format!(" v{STATE_VERSION_SESSION48_RECORDS} "),
+            &format!(" v{STATE_VERSION_SESSION52_RECORDS} "),
             &format!(" v{next} "),
             1,
         );

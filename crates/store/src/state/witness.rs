@@ -252,7 +252,8 @@ impl State {
                 // Every write, its crcs on record or not (a binary before session 27 appends
                 // none): its bytes may land in the blocks it touches from here on.
                 let (a, z) = (*offset_bytes, offset_bytes + len_bytes);
-                drop_pieces(&mut self.cache_witness, *file, a, z);
+                let cache_taken = take_pieces(&mut self.cache_witness, *file, a, z);
+                self.displace_cache_pieces(*file, (a, z), cache_taken, *crcs_follow);
                 let displaced = take_pieces(&mut self.home_witness, *file, a, z);
                 let home = match *crcs_follow {
                     true => None,
@@ -270,6 +271,14 @@ impl State {
                 let (a, z) = (w.offset_bytes, w.offset_bytes + w.len_bytes);
                 if cache_follow {
                     drop_pieces(&mut self.cache_witness, w.file, a, z);
+                    // The pieces its input displaced wait for its plans now.
+                    if let Some(d) = self.cache_witness_displaced.last_mut() {
+                        let same = (d.file, d.offset_bytes, d.len_bytes)
+                            == (w.file, w.offset_bytes, w.len_bytes);
+                        if d.plans.is_empty() && same {
+                            d.plans = w.plans.clone();
+                        }
+                    }
                     push_pending(
                         &mut self.cache_witness_pending,
                         w,
@@ -293,6 +302,15 @@ impl State {
             }
             Rec::Durable { plans } => {
                 self.witness_durable_cache_writes(plans);
+                // A cache write durable whole: its own pieces witness its blocks now. One
+                // whose crcs never came (no plan on record) waits for the settle.
+                self.cache_witness_displaced.retain_mut(|d| {
+                    if d.plans.is_empty() {
+                        return true;
+                    }
+                    d.plans.retain(|p| !plans.contains(p));
+                    !d.plans.is_empty()
+                });
                 self.witness_durable_home_writes(plans);
                 // A write durable whole: its own pieces witness its blocks now.
                 self.home_witness_displaced
@@ -331,6 +349,9 @@ impl State {
                 // decided its bytes): it gets none.
                 self.cache_witness.clear();
                 self.cache_witness_pending.clear();
+                // Recovery decided the cut writes' rows before this settle: their
+                // displaced pieces witnessed blocks that are home now.
+                self.cache_witness_displaced.clear();
                 self.home_witness_pending.clear();
                 // The displaced pieces stay: an open decides them after its settle, on
                 // the bytes it kept (`HomePiecesDecided`).
@@ -369,6 +390,7 @@ impl State {
 
     fn drop_witnesses_of(&mut self, file: u64) {
         self.cache_witness.remove(&file);
+        self.cache_witness_displaced.retain(|d| d.file != file);
         self.home_witness.remove(&file);
         self.home_witness_pending.retain(|p| p.crcs.file != file);
         self.home_witness_displaced.retain(|d| d.file != file);
@@ -431,6 +453,78 @@ impl State {
                     .map_or(0, |d| d.pieces.len())
                 <= HOME_WITNESS_PIECES_MAX
         );
+    }
+
+    /// A write's input over bytes `a..z` of `file` took `taken` out of the cache witness: a
+    /// WCL cache write's (`cache`: its crcs follow) keeps them displaced until it is
+    /// durable or a settle carried its cache stripes home; any write's input also drops
+    /// the pieces earlier unfinished writes displaced there (its bytes may land over them,
+    /// so they no longer tell the block's last acknowledged bytes). Bounded as the home
+    /// twin (`displace_home_pieces`): at most `CACHE_WITNESS_PENDING_MAX` entries and
+    /// `CACHE_WITNESS_PIECES_MAX` pieces in all, the oldest write's going first.
+    fn displace_cache_pieces(
+        &mut self,
+        file: u64,
+        (a, z): (u64, u64),
+        taken: Vec<(u64, (u64, u32))>,
+        cache: bool,
+    ) {
+        for d in self.cache_witness_displaced.iter_mut() {
+            if d.file == file {
+                d.pieces.retain(|&(pa, pz, _)| pz <= a || z <= pa);
+            }
+        }
+        self.cache_witness_displaced
+            .retain(|d| !d.pieces.is_empty());
+        if !cache || taken.is_empty() {
+            return;
+        }
+        assert!(taken.len() <= CACHE_WITNESS_PIECES_MAX);
+        if self.cache_witness_displaced.len() >= CACHE_WITNESS_PENDING_MAX {
+            self.cache_witness_displaced.remove(0);
+        }
+        let mut total: usize = (self.cache_witness_displaced.iter())
+            .map(|d| d.pieces.len())
+            .sum();
+        while total + taken.len() > CACHE_WITNESS_PIECES_MAX {
+            let oldest = self.cache_witness_displaced.remove(0);
+            total -= oldest.pieces.len();
+        }
+        let pieces: Vec<(u64, u64, u32)> = (taken.into_iter())
+            .map(|(pa, (pz, crc))| {
+                assert!(
+                    pa < pz && pz - pa <= WriteCrcs::BLOCK_BYTES,
+                    "a piece lies in a block"
+                );
+                (pa, pz, crc)
+            })
+            .collect();
+        total += pieces.len();
+        self.cache_witness_displaced.push(DisplacedCachePieces {
+            file,
+            offset_bytes: a,
+            len_bytes: z - a,
+            plans: Vec::new(),
+            pieces,
+        });
+        assert!(self.cache_witness_displaced.len() <= CACHE_WITNESS_PENDING_MAX);
+        assert!(total <= CACHE_WITNESS_PIECES_MAX);
+    }
+
+    /// The cache witness pieces unfinished cache writes of plan `plan` displaced in bytes
+    /// `a..z` of `file`: `(first, end, crc32c)` (`State::cache_witness_displaced`).
+    pub fn cache_witness_displaced_in(
+        &self,
+        plan: u64,
+        file: u64,
+        a: u64,
+        z: u64,
+    ) -> Vec<(u64, u64, u32)> {
+        (self.cache_witness_displaced.iter())
+            .filter(|d| d.file == file && d.plans.contains(&plan))
+            .flat_map(|d| d.pieces.iter().copied())
+            .filter(|&(pa, pz, _)| pa < z && a < pz)
+            .collect()
     }
 
     /// The home witness pieces unfinished home writes displaced, for the open's decision

@@ -612,9 +612,12 @@ fn probe_r51a_first_open_degraded() {
 /// OSS 0, 1 or 5 failed "'f' WRONG byte 24700: 0xee, acknowledged 0x6f", with OSS 2 failed
 /// "'f' WRONG byte 16508: 0x2c, acknowledged 0x33" (D2 decoded beside stale D3). Same on
 /// 832f8ce1 (pre-existing); s51a's LOST holds only where the first open sees every OSS.
-/// Fails with `--ignored`.
+/// Read right since session 52 (s52b): the cut write's input keeps the cache witness
+/// pieces it displaces (`State::cache_witness_displaced`, rebuilt by the reopen's replay)
+/// and recovery checks the blocks it keeps as they stand against them: stale D3 fails the
+/// lost write's piece, the row is LOST on record whatever arm decided it. Failed on
+/// 6ec697f1 ("4 WRONG").
 #[test]
-#[ignore = "OPEN r51a: r50e HIGH-1's cut #85 with a degraded first open reads WRONG"]
 fn r51a_raid6_8k_stale_d2_d3_seed_6_cut_85_first_open_degraded_reads_no_wrong_byte() {
     let lost = [(20400..20500, 2), (24700..24800, 3)];
     let (cuts, problems) = scene_first_open_degraded(
@@ -726,9 +729,12 @@ fn r51a_rs_4_3_4k_stale_d2_d3_seed_11_cut_182_reads_no_wrong_byte() {
 /// arm (`fit.contains(&None) && ..`), which refutes nothing and returns its last `Agrees`.
 /// s50e's roll called there (tried, reverted) does not prove D3's part: four columns
 /// erased at 0..1000. No rule on record tells this row from the same cut without the lost
-/// write. Checks cut #147 only. Fails with `--ignored`.
+/// write. Checks cut #147 only. Read right since session 52 (s52b): whatever arm decides
+/// the row, stale D3's kept block fails the lost write's cache witness piece its cut
+/// write's input displaced (`State::cache_witness_displaced`): the row is LOST on record,
+/// not served (no roll proven there, s51f's proposal still OPEN for saving it). Failed on
+/// 6ec697f1 ("1 WRONG", #147).
 #[test]
-#[ignore = "OPEN r51b HIGH-1 (s51f traced: unchecked-world arm's last Agrees, no version checks row 0; store-log Session 51 (s51f)): seed 4 cut #147 WRONG byte 24700"]
 fn r51b_rs_4_3_8k_wide_cut_write_stale_d3_inside_its_part_seed_4_reads_no_wrong_byte() {
     let lost = [(20400..20500, 2), (24700..24800, 3)];
     let (cuts, problems, _, _) = scene(
@@ -758,9 +764,11 @@ fn r51b_rs_4_3_8k_wide_cut_write_stale_d3_inside_its_part_seed_4_reads_no_wrong_
 /// failed; OSS 2: WRONG byte 8304, D2 decoded beside stale D3). s50e's roll and s51a's
 /// LOST both stop at `Held::Absent` ("decided as before there") and as before reads the
 /// stale block. Over seeds 1..3 of this cell 29/40/40 (cut, OSS) pairs read WRONG; the
-/// same on 832f8ce1. Fails with `--ignored`.
+/// same on 832f8ce1. Read right since session 52 (s52b): the lost write's cache witness
+/// piece, displaced by the cut write's input and rebuilt by the reopen's journal replay,
+/// fails stale D3's kept block (`kept_block_fails_displaced_piece`): the row is LOST on
+/// record, never served. Failed on 6ec697f1 ("4 WRONG", OSS 0, 1, 2, 5).
 #[test]
-#[ignore = "OPEN r51a: one lost write + power cut + degraded first open reads WRONG"]
 fn r51a_raid6_4k_stale_d3_seed_1_cut_67_first_open_degraded_reads_no_wrong_byte() {
     let (cuts, problems) = scene_first_open_degraded(
         CodeSpec::raid6(4),

@@ -262,7 +262,104 @@ enum BlockVersion {
 
 impl Store {
     /// See the module docs. `Agrees` where the row is not checked.
+    ///
+    /// Whatever arm decides the row, a data block of the cut write it keeps as it stands
+    /// is then checked against the cache witness pieces the write's input displaced
+    /// (`kept_block_fails_displaced_piece`, session 52): one that holds neither those
+    /// last acknowledged bytes nor the write's own is stale, and the row is `Unlocated`.
     pub(super) fn stale_beside_cut_write(&self, v: &RowView) -> Result<CutRowStale, StoreError> {
+        let decided = self.stale_beside_cut_write_arms(v)?;
+        if self.kept_block_fails_displaced_piece(v, &decided) {
+            return Ok(CutRowStale::Unlocated);
+        }
+        Ok(decided)
+    }
+
+    /// Whether a data block of the cut write that `decided` keeps as it stands (verified,
+    /// not fixed, not named lost) holds neither the write's new bytes (its part of the
+    /// block matches the crc the write journaled) nor, at a cache witness piece the
+    /// write's input displaced (`State::cache_witness_displaced`) over bytes this cache
+    /// stripe holds acknowledged, those last acknowledged bytes: a stale block (a lost
+    /// write: its OSS kept older bytes under their valid checksum). Why (review r51a
+    /// HIGH-1/HIGH-2, s51e's trace): beside a failed OSS the arms decide such a row
+    /// `Agrees` with the stale block taken as the write's OLD version (no column to spare
+    /// tells it apart from a crash alone, the same world and held pattern), the running
+    /// parity was rewritten from it and the block, or a column decoded through it, read
+    /// WRONG with success. The piece tells them apart: a crash alone keeps the old block
+    /// and its piece matches; LOSING every such row instead (s51e's attempt (b)) lost
+    /// rows a crash alone leaves right. LOST on record (`Unlocated`), not decoded: a
+    /// decode with a column to spare checked against the piece is not built (OPEN).
+    /// Bounded: the pieces of one 4 KiB block per data position of the row.
+    fn kept_block_fails_displaced_piece(&self, v: &RowView, decided: &CutRowStale) -> bool {
+        let not_kept: BTreeSet<Pos> = match decided {
+            CutRowStale::Unlocated => return false,
+            CutRowStale::Agrees => BTreeSet::new(),
+            CutRowStale::AgreesBeside(unproven) => unproven.iter().copied().collect(),
+            // A fixed block is the decode or the roll the arm proved, not kept as it stood.
+            CutRowStale::Located(fixes) => fixes.iter().map(|(p, _)| *p).collect(),
+        };
+        let state = &v.core.state;
+        if state.cache_witness_displaced.is_empty() {
+            return false;
+        }
+        let Some(plan) = v.c.writers.keys().next().copied() else {
+            return false;
+        };
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        for (d, p) in g.data_pos.iter().enumerate() {
+            let in_flight = v.c.ranges.get(p).is_some_and(|r| overlaps(r, start, end));
+            let verified = v.held.get(p).is_some_and(|h| h[v.i] == Held::Verified);
+            if !in_flight || !verified || not_kept.contains(p) {
+                continue;
+            }
+            let (Some(acked), Some(raw)) = (v.acked.get(p), v.raw.get(p)) else {
+                continue;
+            };
+            let fs = self.layout.file_offset(v.stripe, d, start);
+            let pieces = state.cache_witness_displaced_in(plan, v.file, fs, fs + block);
+            if pieces.is_empty() {
+                continue;
+            }
+            let bytes = &raw[start as usize..end as usize];
+            let new = (state.write_crcs.iter())
+                .filter(|w| w.plans.contains(&plan) && w.file == v.file)
+                .any(|w| {
+                    let (wa, wz) = (
+                        w.offset_bytes.max(fs),
+                        (w.offset_bytes + w.len_bytes).min(fs + block),
+                    );
+                    wa < wz
+                        && w.crc_of(wa, wz)
+                            == Some(crc32c::crc32c(
+                                &bytes[(wa - fs) as usize..(wz - fs) as usize],
+                            ))
+                });
+            if new {
+                continue;
+            }
+            for (pa, pz, crc) in pieces {
+                assert!(
+                    fs <= pa && pz <= fs + block,
+                    "a piece lies within its block"
+                );
+                let (ea, ez) = (start + (pa - fs), start + (pz - fs));
+                if !outside(acked, ea, ez).is_empty() {
+                    // Not all acknowledged in this cache stripe: its old bytes there are
+                    // not the piece's (another cache stripe held them).
+                    continue;
+                }
+                if crc32c::crc32c(&bytes[(pa - fs) as usize..(pz - fs) as usize]) != crc {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The arms of `stale_beside_cut_write`, before the displaced pieces' check.
+    fn stale_beside_cut_write_arms(&self, v: &RowView) -> Result<CutRowStale, StoreError> {
         let g = self.layout.geometry();
         let m = self.tolerance();
         let block = CHECKSUM_BLOCK_BYTES as u64;
