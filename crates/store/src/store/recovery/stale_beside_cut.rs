@@ -766,6 +766,30 @@ impl Store {
             if self.chain_calm_offsets_disagree(v) {
                 return Ok(CutRowStale::Unlocated);
             }
+            // Unless the row's one world nothing checks keeps a block old where nothing
+            // proves it so and its part of the write is proven new: rolled forward (s52c,
+            // review r51b HIGH-1: rs 4+3 8 KiB, two lost writes, seed 4 cut #147, the one
+            // world {D2 New, D3 Old (stale), P Torn, Q Torn, R Old} ended here and served
+            // stale D3: 'f' WRONG byte 24700). The roll's new version knows P and Q per page
+            // side by the write's journaled new side crcs (`new_page_sides`) and decodes
+            // D3's part with a column to spare, proven by the write's crc of the part.
+            // Roll-only, as in the `confirms` arm: not proven, decided as before (a LOST
+            // rule here without a refutation is s46b/s50d/s51c's crash-alone trade). Only
+            // where every world is listed and none is fitted: then the one world no check
+            // refuted is the row.
+            if !unlisted && !fit.contains(&Some(true)) {
+                let unchecked: Vec<&BTreeMap<Pos, BlockVersion>> = (assignments.iter())
+                    .zip(&fit)
+                    .filter(|(_, f)| f.is_none())
+                    .map(|(a, _)| a)
+                    .collect();
+                match self.old_kept_unproven_rolled_forward(v, &crcs, plan, &unchecked, true) {
+                    KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
+                    // Never here: with `refuted_not_the_row` a refuted world is skipped.
+                    KeptUnproven::Lost => unreachable!("a refuted world is skipped here"),
+                    KeptUnproven::AsBefore => {}
+                }
+            }
             return Ok(CutRowStale::Agrees);
         }
         if fit.contains(&None) {

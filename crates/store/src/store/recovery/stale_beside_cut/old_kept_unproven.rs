@@ -323,7 +323,9 @@ impl Store {
     ) -> Version {
         let none: Ranges = Vec::new();
         let mut wide = w.clone();
-        self.know_torn_parity_in_pieces(v, (crcs, plan), assigned, &mut wide);
+        // Per page side where a cut kept one page of a torn parity block and dropped the
+        // other (s52c): each side proven by the write's crc of that side.
+        self.know_torn_parity_in_pieces(v, (crcs, plan), assigned, &mut wide, true);
         self.know_torn_blocks_in_pages(v, plan, assigned, &mut wide);
         let ver = &mut wide[1];
         let start = ver.start_bytes;
