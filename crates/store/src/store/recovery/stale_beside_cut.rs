@@ -482,7 +482,13 @@ impl Store {
                 // WRONG). Not proven: as before.
                 if let Some((assignments, false)) = self.checkable_assignments(&choices) {
                     let worlds: Vec<&BTreeMap<Pos, BlockVersion>> = assignments.iter().collect();
-                    match self.old_kept_unproven_rolled_forward(v, &crcs, plan, &worlds, true) {
+                    match self.old_kept_unproven_rolled_forward(
+                        v,
+                        &crcs,
+                        plan,
+                        &worlds,
+                        (true, false),
+                    ) {
                         KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
                         // Never here: a refuted world is not the row in this arm.
                         KeptUnproven::Lost => unreachable!("a refuted world is skipped here"),
@@ -666,7 +672,13 @@ impl Store {
                         .filter(|(_, f)| **f == Some(true))
                         .map(|(a, _)| a)
                         .collect();
-                    match self.old_kept_unproven_rolled_forward(v, &crcs, plan, &fitted, false) {
+                    match self.old_kept_unproven_rolled_forward(
+                        v,
+                        &crcs,
+                        plan,
+                        &fitted,
+                        (false, false),
+                    ) {
                         KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
                         KeptUnproven::Lost => return Ok(CutRowStale::Unlocated),
                         KeptUnproven::AsBefore => {}
@@ -783,7 +795,13 @@ impl Store {
                     .filter(|(_, f)| f.is_none())
                     .map(|(a, _)| a)
                     .collect();
-                match self.old_kept_unproven_rolled_forward(v, &crcs, plan, &unchecked, true) {
+                match self.old_kept_unproven_rolled_forward(
+                    v,
+                    &crcs,
+                    plan,
+                    &unchecked,
+                    (true, true),
+                ) {
                     KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
                     // Never here: with `refuted_not_the_row` a refuted world is skipped.
                     KeptUnproven::Lost => unreachable!("a refuted world is skipped here"),
