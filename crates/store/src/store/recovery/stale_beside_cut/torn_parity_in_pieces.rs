@@ -40,8 +40,7 @@ impl Store {
     ///
     /// With `per_page_side` (the unchecked-world arm's roll's new version only, s52c) a
     /// piece holding neither whole crc and cut by the block's page boundary is known per
-    /// side where both
-    /// sides' crcs of both versions are on record (`old_page_sides_of`,
+    /// side where both sides' crcs of both versions are on record (`old_page_sides_of`,
     /// `new_page_sides_of`) and each side as it stands holds one of its two: a power cut
     /// kept one page of the block and dropped the other (review r51b HIGH-1, rs 4+3 8 KiB
     /// seed 4 #147: P and Q new on 0..4072, old on 4072..4096). A side holding neither
