@@ -1605,6 +1605,29 @@ pub struct ParityPieceCrcs {
     /// without it (an older record decides here as before: nothing more known).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub old_page_sides: Vec<ParityPageSideCrcs>,
+    /// As `old_page_sides`, of the bytes the write PUT there (session 52, s52c): per block
+    /// whose page boundary falls strictly inside the piece's part, the crc32c of the new
+    /// bytes on each side of it. Why (review r51b HIGH-1: rs 4+3 8 KiB, seed 4 cut #147,
+    /// WRONG byte 24700): a power cut that keeps a running parity block's first page and
+    /// drops its second leaves the piece new on one side and old on the other, so it holds
+    /// neither whole crc and the write's new version did not know the block at all; a
+    /// stale data block under the write's part then decoded from nothing and was served
+    /// as it stood. With these a side as it stands that holds its new crc is proven new
+    /// byte for byte (`torn_parity_in_pieces`, for the roll's new version only). Taken
+    /// where `old_page_sides` is (a base read: the cache zone's running parity); empty in
+    /// records of older binaries, which drop the field unseen and decide as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub new_page_sides: Vec<ParityNewPageSideCrcs>,
+}
+
+/// See `ParityPieceCrcs::new_page_sides`: as `ParityPageSideCrcs`, the crcs of the bytes
+/// the write laid on each side of the boundary.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParityNewPageSideCrcs {
+    pub block: u64,
+    pub cut_at_bytes: u32,
+    pub new_head_crc: u32,
+    pub new_tail_crc: u32,
 }
 
 /// See `ParityPieceCrcs::old_page_sides`: block `block` of the piece's element, cut by a
@@ -1641,6 +1664,7 @@ impl ParityPieceCrcs {
             block_crcs: w.block_crcs,
             old_block_crcs: Vec::new(),
             old_page_sides: Vec::new(),
+            new_page_sides: Vec::new(),
         }
     }
 
@@ -1667,17 +1691,61 @@ impl ParityPieceCrcs {
         old: &[u8],
         cut_in_block: impl Fn(u64) -> Option<usize>,
     ) -> ParityPieceCrcs {
-        assert_eq!(
-            old.len() as u64,
-            self.len_bytes,
-            "old bytes at the piece's offsets"
-        );
         assert!(
             self.old_page_sides.is_empty(),
             "the sides are taken once, from the bytes the write read"
         );
+        self.old_page_sides = (self.page_sides(old, cut_in_block).into_iter())
+            .map(|(block, cut_at_bytes, head, tail)| ParityPageSideCrcs {
+                block,
+                cut_at_bytes,
+                old_head_crc: head,
+                old_tail_crc: tail,
+            })
+            .collect();
+        self
+    }
+
+    /// `self` with the crcs of `new` (the bytes the write lays at the piece's offsets) on
+    /// each side of every page boundary strictly inside its part of a block
+    /// (`new_page_sides`, s52c), as `with_old_page_sides` takes the old ones.
+    pub fn with_new_page_sides(
+        mut self,
+        new: &[u8],
+        cut_in_block: impl Fn(u64) -> Option<usize>,
+    ) -> ParityPieceCrcs {
+        assert!(
+            self.new_page_sides.is_empty(),
+            "the sides are taken once, from the bytes the write laid"
+        );
+        self.new_page_sides = (self.page_sides(new, cut_in_block).into_iter())
+            .map(|(block, cut_at_bytes, head, tail)| ParityNewPageSideCrcs {
+                block,
+                cut_at_bytes,
+                new_head_crc: head,
+                new_tail_crc: tail,
+            })
+            .collect();
+        self
+    }
+
+    /// Per block of the piece whose page boundary (`cut_in_block(b)`, from the block's
+    /// first byte) lies strictly inside the piece's part `[a, z)` of it: `(block, cut,
+    /// crc of bytes[a..boundary], crc of bytes[boundary..z])`, `bytes` at the piece's
+    /// offsets. At most `PARITY_PAGE_SIDES_PER_PIECE_MAX`.
+    fn page_sides(
+        &self,
+        bytes: &[u8],
+        cut_in_block: impl Fn(u64) -> Option<usize>,
+    ) -> Vec<(u64, u32, u32, u32)> {
+        assert_eq!(
+            bytes.len() as u64,
+            self.len_bytes,
+            "bytes at the piece's offsets"
+        );
         let block = crate::backend::CHECKSUM_BLOCK_BYTES as u64;
         let (first, last) = (self.offset_bytes, self.offset_bytes + self.len_bytes);
+        let mut sides = Vec::new();
         for b in first / block..last.div_ceil(block) {
             let Some(cut) = cut_in_block(b) else {
                 continue;
@@ -1689,18 +1757,18 @@ impl ParityPieceCrcs {
             let at = b * block + cut as u64;
             let (a, z) = (first.max(b * block), last.min((b + 1) * block));
             if !(a < at && at < z) {
-                continue; // the part lies on one side: `old_block_crcs` covers it whole
+                continue; // the part lies on one side: the whole part's crc covers it
             }
             let rel = |x: u64| (x - first) as usize;
-            self.old_page_sides.push(ParityPageSideCrcs {
-                block: b,
-                cut_at_bytes: cut as u32,
-                old_head_crc: crc32c::crc32c(&old[rel(a)..rel(at)]),
-                old_tail_crc: crc32c::crc32c(&old[rel(at)..rel(z)]),
-            });
+            sides.push((
+                b,
+                cut as u32,
+                crc32c::crc32c(&bytes[rel(a)..rel(at)]),
+                crc32c::crc32c(&bytes[rel(at)..rel(z)]),
+            ));
         }
-        assert!(self.old_page_sides.len() <= PARITY_PAGE_SIDES_PER_PIECE_MAX);
-        self
+        assert!(sides.len() <= PARITY_PAGE_SIDES_PER_PIECE_MAX);
+        sides
     }
 
     /// This piece's part of block `block` split at its page boundary `cut_at_bytes` (from
@@ -1721,14 +1789,41 @@ impl ParityPieceCrcs {
         if side.cut_at_bytes as usize != cut_at_bytes {
             return None;
         }
+        let [head, tail] = self.part_split_at(block, cut_at_bytes)?;
+        Some([(head, side.old_head_crc), (tail, side.old_tail_crc)])
+    }
+
+    /// As `old_page_sides_of`, the crcs of the bytes the write laid on each side
+    /// (`new_page_sides`): `None` where not on record for exactly that block and boundary.
+    pub fn new_page_sides_of(
+        &self,
+        block: u64,
+        cut_at_bytes: usize,
+    ) -> Option<[((u64, u64), u32); 2]> {
+        let mut of_block = self.new_page_sides.iter().filter(|s| s.block == block);
+        let (Some(side), None) = (of_block.next(), of_block.next()) else {
+            return None;
+        };
+        if side.cut_at_bytes as usize != cut_at_bytes {
+            return None;
+        }
+        let [head, tail] = self.part_split_at(block, cut_at_bytes)?;
+        Some([(head, side.new_head_crc), (tail, side.new_tail_crc)])
+    }
+
+    /// This piece's part of block `block` split at `cut_at_bytes` from the block's first
+    /// byte: `[head, tail]`, absolute element offsets, `None` where the boundary is not
+    /// strictly inside the part (or the record's numbers overflow: never a panic on what
+    /// the journal holds).
+    fn part_split_at(&self, block: u64, cut_at_bytes: usize) -> Option<[(u64, u64); 2]> {
         let b = crate::backend::CHECKSUM_BLOCK_BYTES as u64;
         let start = block.checked_mul(b)?;
         let (a, z) = (
             self.offset_bytes.max(start),
             (self.offset_bytes.checked_add(self.len_bytes)?).min(start.checked_add(b)?),
         );
-        let at = start + cut_at_bytes as u64;
-        (a < at && at < z).then_some([((a, at), side.old_head_crc), ((at, z), side.old_tail_crc)])
+        let at = start.checked_add(cut_at_bytes as u64)?;
+        (a < at && at < z).then_some([(a, at), (at, z)])
     }
 
     /// The crc of the running parity bytes before the write at element range `[a, z)`,

@@ -2135,6 +2135,11 @@ impl Store {
                     )
                     .with_old_page_sides(&base[..len], |b| {
                         crate::backend::page_cut_in_block(e as usize, slot, b as usize)
+                    })
+                    // And the new bytes per side (s52c): a cut that keeps one page and
+                    // drops the other leaves the piece new on that side only.
+                    .with_new_page_sides(new, |b| {
+                        crate::backend::page_cut_in_block(e as usize, slot, b as usize)
                     }),
                     None => crate::state::ParityPieceCrcs::of(at_pos, x.offset_bytes, new),
                 });

@@ -589,6 +589,152 @@ fn an_older_binary_reads_parity_page_side_crcs_as_without_them() {
     }
 }
 
+/// Session 52's crcs of the bytes a running parity piece LAYS on each side of a page
+/// boundary inside its part of a block (`ParityPieceCrcs::new_page_sides`, s52c; review
+/// r51b HIGH-1), beside s49a's old ones: taken only across a boundary, told back only for
+/// exactly that block and boundary, the record's reader version unchanged. A record of a
+/// binary before session 52 (the field absent) parses without them and tells none (the
+/// roll then knows a piece torn at its boundary by nothing, as before); a binary of
+/// session 51 (its `ParityPieceCrcs`, `old_page_sides` and all, without the field) reads a
+/// record holding them as without them. Cost: one entry per block of a piece cut by a
+/// boundary, each at most `PAGE_SIDE_JSON_BYTES_MAX` bytes, and the field's name once per
+/// piece that has any (measured here: printed with `--nocapture`).
+#[test]
+fn parity_new_page_side_crcs_split_a_piece_at_its_page_boundary_and_older_binaries_read_them() {
+    // r51b's P: a piece 0..4096 of block 0 (of 0..8192), the boundary 4072 bytes in.
+    const CUT_AT_BYTES: usize = 4072;
+    // `{"block":1023,"cut_at_bytes":4095,"new_head_crc":4294967295,
+    // "new_tail_crc":4294967295},`: as s49a's old sides, 87 bytes at the widest.
+    const PAGE_SIDE_JSON_BYTES_MAX: usize = 87;
+    // `,"new_page_sides":[]`: once per piece that has any.
+    const NEW_PAGE_SIDES_FIELD_JSON_BYTES: usize = 20;
+    let new: Vec<u8> = (0..8192u32).map(|x| (x * 3) as u8).collect();
+    let old: Vec<u8> = (0..8192u32).map(|x| (x * 7 + 1) as u8).collect();
+    let cut = |b: u64| (b == 0).then_some(CUT_AT_BYTES);
+    let at = (0, 0, 4);
+    let sides_old = crate::state::ParityPieceCrcs::of_with_old(at, 0, &new, &old)
+        .with_old_page_sides(&old, cut);
+    let both = sides_old.clone().with_new_page_sides(&new, cut);
+    assert_eq!(
+        both.new_page_sides,
+        vec![crate::state::ParityNewPageSideCrcs {
+            block: 0,
+            cut_at_bytes: CUT_AT_BYTES as u32,
+            new_head_crc: crc32c::crc32c(&new[..4072]),
+            new_tail_crc: crc32c::crc32c(&new[4072..4096]),
+        }]
+    );
+    assert_eq!(
+        both.new_page_sides_of(0, CUT_AT_BYTES),
+        Some([
+            ((0, 4072), crc32c::crc32c(&new[..4072])),
+            ((4072, 4096), crc32c::crc32c(&new[4072..4096]))
+        ])
+    );
+    // The old sides are the same split (the roll pairs them per side).
+    let old_sides = both.old_page_sides_of(0, CUT_AT_BYTES).unwrap();
+    let new_sides = both.new_page_sides_of(0, CUT_AT_BYTES).unwrap();
+    assert_eq!(
+        [old_sides[0].0, old_sides[1].0],
+        [new_sides[0].0, new_sides[1].0]
+    );
+    assert_eq!(both.new_page_sides_of(0, 4000), None, "another boundary");
+    assert_eq!(
+        both.new_page_sides_of(1, CUT_AT_BYTES),
+        None,
+        "another block"
+    );
+    assert_eq!(sides_old.new_page_sides_of(0, CUT_AT_BYTES), None);
+    // A piece lying wholly on one side: its whole crc covers it, nothing more written.
+    let beside = crate::state::ParityPieceCrcs::of_with_old(at, 0, &new[..3808], &old[..3808]);
+    let beside_with = beside.clone().with_new_page_sides(&new[..3808], cut);
+    assert!(beside_with.new_page_sides.is_empty());
+    assert_eq!(
+        serde_json::to_string(&beside_with).unwrap(),
+        serde_json::to_string(&beside).unwrap()
+    );
+
+    // Cost per piece cut by a boundary, and the reader version unchanged.
+    let (with_json, without_json) = (
+        serde_json::to_string(&both).unwrap(),
+        serde_json::to_string(&sides_old).unwrap(),
+    );
+    let added = with_json.len() - without_json.len();
+    println!("new_page_sides: {added} bytes more per piece cut by a page boundary ({with_json})");
+    assert!(
+        added <= NEW_PAGE_SIDES_FIELD_JSON_BYTES + PAGE_SIDE_JSON_BYTES_MAX,
+        "{added}: {with_json}"
+    );
+    let widest = crate::state::ParityNewPageSideCrcs {
+        block: (crate::backend::ELEMENT_BYTES_MAX / crate::backend::CHECKSUM_BLOCK_BYTES - 1)
+            as u64,
+        cut_at_bytes: 4095,
+        new_head_crc: u32::MAX,
+        new_tail_crc: u32::MAX,
+    };
+    assert_eq!(
+        serde_json::to_string(&widest).unwrap().len() + ",".len(),
+        PAGE_SIDE_JSON_BYTES_MAX
+    );
+    let rec = |piece| {
+        Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
+            plan: 99,
+            file: 0,
+            pieces: vec![piece],
+            edge_blocks: Vec::new(),
+            page_cuts: Vec::new(),
+        })
+    };
+    assert_eq!(
+        rec(both.clone()).reader_version(),
+        rec(sides_old.clone()).reader_version()
+    );
+
+    // A record of a binary before session 52: the field absent, the piece parses without.
+    let mut older_record = serde_json::to_value(rec(both.clone())).unwrap();
+    let removed = older_record["WriteParityCrcs"]["pieces"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("new_page_sides");
+    assert!(removed.is_some(), "written where a boundary cuts the piece");
+    match serde_json::from_value::<Rec>(older_record).unwrap() {
+        Rec::WriteParityCrcs(back) => {
+            assert_eq!(back.pieces, vec![sides_old.clone()]);
+            assert_eq!(back.pieces[0].new_page_sides_of(0, CUT_AT_BYTES), None);
+        }
+        other => panic!("read as another record: {other:?}"),
+    }
+
+    // A binary of session 51 (6ec697f1's `ParityPieceCrcs`) reads this record as without
+    // the new sides: serde skips a field its struct does not name.
+    #[derive(Debug, PartialEq, Eq, serde::Deserialize)]
+    struct ParityPieceCrcsBefore52 {
+        stripe: u64,
+        #[serde(default)]
+        row: usize,
+        col: usize,
+        offset_bytes: u64,
+        len_bytes: u64,
+        block_crcs: Vec<u32>,
+        #[serde(default)]
+        old_block_crcs: Vec<u32>,
+        #[serde(default)]
+        old_page_sides: Vec<crate::state::ParityPageSideCrcs>,
+    }
+    let json = serde_json::to_string(&both).unwrap();
+    assert!(json.contains("new_page_sides"), "{json}");
+    let read_by_older: ParityPieceCrcsBefore52 = serde_json::from_str(&json)
+        .unwrap_or_else(|e| panic!("a binary of session 51 reads {json}: {e}"));
+    assert_eq!(read_by_older.old_page_sides, both.old_page_sides);
+    assert_eq!(read_by_older.block_crcs, both.block_crcs);
+    // And this binary reads its own record back whole.
+    let json = serde_json::to_string(&rec(both.clone())).unwrap();
+    match serde_json::from_str::<Rec>(&json).unwrap() {
+        Rec::WriteParityCrcs(back) => assert_eq!(back.pieces, vec![both]),
+        other => panic!("read as another record: {other:?}"),
+    }
+}
+
 /// Session 12's page-cut crcs of a delayed window write (`WindowBlockCrcs::page_cuts`, s12t)
 /// turn the header to version 5, which session-11 binaries refuse (they would drop the crcs
 /// unseen and record a block a kill -9 cut at its page boundary lost); while a snapshot

@@ -727,13 +727,17 @@ fn r51a_rs_4_3_4k_stale_d2_d3_seed_11_cut_182_reads_no_wrong_byte() {
 /// checked by no version (old: D2, P, Q erased at 0..4072, only 4072..4096 known per page
 /// and it agrees; new: D3's part, P, Q, R erased), so it is decided by the UNCHECKED-world
 /// arm (`fit.contains(&None) && ..`), which refutes nothing and returns its last `Agrees`.
-/// s50e's roll called there (tried, reverted) does not prove D3's part: four columns
-/// erased at 0..1000. No rule on record tells this row from the same cut without the lost
-/// write. Checks cut #147 only. Read right since session 52 (s52b): whatever arm decides
-/// the row, stale D3's kept block fails the lost write's cache witness piece its cut
-/// write's input displaced (`State::cache_witness_displaced`): the row is LOST on record,
-/// not served (no roll proven there, s51f's proposal still OPEN for saving it). Failed on
-/// 6ec697f1 ("1 WRONG", #147).
+/// s50e's roll called there alone does not prove D3's part: four columns erased at
+/// 0..1000 (P and Q torn at the page boundary 4072: new on 0..4072, old on 4072..4096,
+/// neither whole crc holds). Since session 52 (s52c) the write journals the NEW crc of
+/// each side of a running parity piece's page boundary (`ParityPieceCrcs::new_page_sides`,
+/// beside s49a's old sides), the roll's new version knows P and Q new on 0..4072 by them,
+/// and s50e's roll is called from that arm: D3's part decodes with D3 and R erased (a
+/// column to spare), holds the write's crc of the part, and rolls forward: the cut
+/// write's bytes are read, not the stale ones. Must hold: no WRONG byte at cut #147 (and
+/// the cut count, so the cut is the traced one). Fails on 6ec697f1 ("1 WRONG: ... 'f'
+/// WRONG byte 24700: 0xee, acknowledged 0x6f"). Without s52c's roll, s52b's displaced-piece
+/// check names the row LOST here (stale D3 fails the lost write's piece): never WRONG.
 #[test]
 fn r51b_rs_4_3_8k_wide_cut_write_stale_d3_inside_its_part_seed_4_reads_no_wrong_byte() {
     let lost = [(20400..20500, 2), (24700..24800, 3)];

@@ -581,7 +581,13 @@ impl Store {
                 // WRONG). Not proven: as before.
                 if let Some((assignments, false)) = self.checkable_assignments(&choices) {
                     let worlds: Vec<&BTreeMap<Pos, BlockVersion>> = assignments.iter().collect();
-                    match self.old_kept_unproven_rolled_forward(v, &crcs, plan, &worlds, true) {
+                    match self.old_kept_unproven_rolled_forward(
+                        v,
+                        &crcs,
+                        plan,
+                        &worlds,
+                        (true, false),
+                    ) {
                         KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
                         // Never here: a refuted world is not the row in this arm.
                         KeptUnproven::Lost(_) => unreachable!("a refuted world is skipped here"),
@@ -765,7 +771,13 @@ impl Store {
                         .filter(|(_, f)| **f == Some(true))
                         .map(|(a, _)| a)
                         .collect();
-                    match self.old_kept_unproven_rolled_forward(v, &crcs, plan, &fitted, false) {
+                    match self.old_kept_unproven_rolled_forward(
+                        v,
+                        &crcs,
+                        plan,
+                        &fitted,
+                        (false, false),
+                    ) {
                         KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
                         KeptUnproven::Lost(unproven) => {
                             return Ok(CutRowStale::AgreesBeside(unproven));
@@ -866,6 +878,36 @@ impl Store {
             // by the write only away from its stale bytes): see `chain_calm_offsets_disagree`.
             if self.chain_calm_offsets_disagree(v) {
                 return Ok(CutRowStale::Unlocated);
+            }
+            // Unless the row's one world nothing checks keeps a block old where nothing
+            // proves it so and its part of the write is proven new: rolled forward (s52c,
+            // review r51b HIGH-1: rs 4+3 8 KiB, two lost writes, seed 4 cut #147, the one
+            // world {D2 New, D3 Old (stale), P Torn, Q Torn, R Old} ended here and served
+            // stale D3: 'f' WRONG byte 24700). The roll's new version knows P and Q per page
+            // side by the write's journaled new side crcs (`new_page_sides`) and decodes
+            // D3's part with a column to spare, proven by the write's crc of the part.
+            // Roll-only, as in the `confirms` arm: not proven, decided as before (a LOST
+            // rule here without a refutation is s46b/s50d/s51c's crash-alone trade). Only
+            // where every world is listed and none is fitted: then the one world no check
+            // refuted is the row.
+            if !unlisted && !fit.contains(&Some(true)) {
+                let unchecked: Vec<&BTreeMap<Pos, BlockVersion>> = (assignments.iter())
+                    .zip(&fit)
+                    .filter(|(_, f)| f.is_none())
+                    .map(|(a, _)| a)
+                    .collect();
+                match self.old_kept_unproven_rolled_forward(
+                    v,
+                    &crcs,
+                    plan,
+                    &unchecked,
+                    (true, true),
+                ) {
+                    KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
+                    // Never here: with `refuted_not_the_row` a refuted world is skipped.
+                    KeptUnproven::Lost => unreachable!("a refuted world is skipped here"),
+                    KeptUnproven::AsBefore => {}
+                }
             }
             return Ok(CutRowStale::Agrees);
         }

@@ -75,13 +75,19 @@ impl Store {
     /// world is not the row: `AsBefore`. Without it (the fitted arm: the one world IS the
     /// row) a refuted old version whose roll is not proven is `Lost` (session 51, s51a).
     /// `AsBefore` otherwise: decided as before.
+    ///
+    /// `per_page_side` (s52c): the roll's new version also knows a torn running parity
+    /// piece per side of its page boundary by the write's side crcs
+    /// (`torn_parity_in_pieces`). Asked by the unchecked-world arm only: in the `confirms`
+    /// arm it rolled rows that then read LOST where they read right before (rs8k-s3 cut
+    /// #244, docs/results/s52-s52c.md: not traced, OPEN), so those arms decide as before.
     pub(super) fn old_kept_unproven_rolled_forward(
         &self,
         v: &RowView,
         crcs: &RowCrcs,
         plan: PlanId,
         worlds: &[&BTreeMap<Pos, BlockVersion>],
-        refuted_not_the_row: bool,
+        (refuted_not_the_row, per_page_side): (bool, bool),
     ) -> KeptUnproven {
         assert!(
             worlds.len() <= 1 << ASSIGNED_BLOCKS_MAX,
@@ -127,7 +133,7 @@ impl Store {
         if proven {
             return KeptUnproven::AsBefore;
         }
-        if let Some(fixes) = self.kept_old_rolled_forward(v, crcs, plan, assigned) {
+        if let Some(fixes) = self.kept_old_rolled_forward(v, crcs, plan, assigned, per_page_side) {
             assert!(
                 fixes.len() <= self.layout.geometry().data_pos.len(),
                 "one fix per data block"
@@ -286,6 +292,7 @@ impl Store {
         crcs: &RowCrcs,
         plan: PlanId,
         assigned: &BTreeMap<Pos, BlockVersion>,
+        per_page_side: bool,
     ) -> Option<Vec<(Pos, Vec<u8>)>> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
@@ -315,7 +322,7 @@ impl Store {
             |p: Pos, x: usize| (kept.iter()).any(|&(q, (a, z), _)| q == p && a <= x && x < z);
         let inside_any = |x: usize| kept.iter().any(|&(_, (a, z), _)| a <= x && x < z);
         let w = self.cut_row_versions(v, crcs, assigned);
-        let new = self.new_known_in_pages_and_pieces(v, crcs, plan, assigned, &w);
+        let new = self.new_known_in_pages_and_pieces(v, crcs, plan, assigned, &w, per_page_side);
         let versions = [
             self.old_in_pieces(v, crcs, assigned, &w),
             self.old_known(v, crcs, Some(plan), assigned, &w),
@@ -401,10 +408,13 @@ impl Store {
         plan: PlanId,
         assigned: &BTreeMap<Pos, BlockVersion>,
         w: &[Version; 2],
+        per_page_side: bool,
     ) -> Version {
         let none: Ranges = Vec::new();
         let mut wide = w.clone();
-        self.know_torn_parity_in_pieces(v, (crcs, plan), assigned, &mut wide);
+        // Per page side where a cut kept one page of a torn parity block and dropped the
+        // other, where asked (s52c): each side proven by the write's crc of that side.
+        self.know_torn_parity_in_pieces(v, (crcs, plan), assigned, &mut wide, per_page_side);
         self.know_torn_blocks_in_pages(v, plan, assigned, &mut wide);
         let ver = &mut wide[1];
         let start = ver.start_bytes;

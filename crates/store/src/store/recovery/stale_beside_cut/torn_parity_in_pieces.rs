@@ -37,7 +37,21 @@ impl Store {
     /// parts (absolute element offsets) whose bytes on disk hold that version, or `None`
     /// (not a torn parity block of the write, no piece, overlapping pieces, a piece without
     /// both crcs on record, or a piece holding neither).
-    fn torn_parity_in_pieces(&self, v: &RowView, crcs: &RowCrcs, pos: Pos) -> Option<[Ranges; 2]> {
+    ///
+    /// With `per_page_side` (the unchecked-world arm's roll's new version only, s52c) a
+    /// piece holding neither whole crc and cut by the block's page boundary is known per
+    /// side where both sides' crcs of both versions are on record (`old_page_sides_of`,
+    /// `new_page_sides_of`) and each side as it stands holds one of its two: a power cut
+    /// kept one page of the block and dropped the other (review r51b HIGH-1, rs 4+3 8 KiB
+    /// seed 4 #147: P and Q new on 0..4072, old on 4072..4096). A side holding neither
+    /// (torn inside a page, or rot) leaves the block unknown as before.
+    fn torn_parity_in_pieces(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        pos: Pos,
+        per_page_side: bool,
+    ) -> Option<[Ranges; 2]> {
         let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
@@ -48,8 +62,18 @@ impl Store {
             return None;
         }
         let bytes = v.parity_raw.get(&pos)?;
-        // Per piece: its range in the row, its new crc and its old one.
-        let mut pieces: Vec<(u64, u64, u32, u32)> = (crcs.parity.iter())
+        // Where the block's page boundary lies (from its first byte), if one does and the
+        // sides are asked for.
+        let cut = match (per_page_side, v.keys.get(&pos)) {
+            (true, Some((_, key))) => {
+                crate::backend::page_cut_in_block(v.buf.element_bytes, key.slot, v.i)
+            }
+            _ => None,
+        };
+        // Per piece: its range in the row, its new crc and its old one; and its sides'
+        // `[new, old]` crcs where the boundary cuts its part and both are on record.
+        type Sides = Option<[[((u64, u64), u32); 2]; 2]>;
+        let mut pieces: Vec<(u64, u64, u32, u32, Sides)> = (crcs.parity.iter())
             .filter(|w| (w.row, w.col) == (pos.row, pos.col))
             .filter_map(|w| {
                 let (a, z) = (
@@ -57,7 +81,17 @@ impl Store {
                     (w.offset_bytes + w.len_bytes).min(end),
                 );
                 (a < z).then_some(())?;
-                Some((a, z, w.crc_of(a, z)?, w.old_crc_of(a, z)?))
+                let sides = cut.and_then(|c| {
+                    let new = w.new_page_sides_of(v.i as u64, c)?;
+                    let old = w.old_page_sides_of(v.i as u64, c)?;
+                    // The sides of exactly this part (a record that says otherwise tells
+                    // nothing: never a panic on what the journal holds).
+                    let same = new.iter().zip(&old).all(|(n, o)| n.0 == o.0)
+                        && new[0].0 .0 == a
+                        && new[1].0 .1 == z;
+                    same.then_some([new, old])
+                });
+                Some((a, z, w.crc_of(a, z)?, w.old_crc_of(a, z)?, sides))
             })
             .collect();
         // Every piece of the write meeting the block must be known: one without both crcs
@@ -70,7 +104,7 @@ impl Store {
         if pieces.is_empty() || pieces.len() != pieces_in_flight {
             return None;
         }
-        pieces.sort_unstable();
+        pieces.sort_unstable_by_key(|&(a, z, ..)| (a, z));
         if pieces.windows(2).any(|w| w[0].1 > w[1].0) {
             return None; // pieces that overlap tell no piece alone
         }
@@ -87,20 +121,32 @@ impl Store {
             crate::state::sub_range(&mut untouched, a, z);
         }
         let [mut old, mut new] = [untouched.clone(), untouched];
-        for &(a, z, new_crc, old_crc) in &pieces {
+        for &(a, z, new_crc, old_crc, sides) in &pieces {
             assert!(
                 start <= a && a < z && z <= end,
                 "a piece lies inside the block row"
             );
             let on_disk = crc32c::crc32c(&bytes[a as usize..z as usize]);
-            match (on_disk == old_crc, on_disk == new_crc) {
-                (false, false) => return None, // torn inside the piece, or rot
-                (is_old, is_new) => {
-                    if is_old {
-                        crate::state::add_range(&mut old, a, z);
-                    }
-                    if is_new {
-                        crate::state::add_range(&mut new, a, z);
+            // The piece whole, or (holding neither whole crc) each side of the boundary.
+            let parts: Vec<((u64, u64), u32, u32)> =
+                match (on_disk == old_crc || on_disk == new_crc, sides) {
+                    (false, Some([new_sides, old_sides])) => (new_sides.iter().zip(&old_sides))
+                        .map(|(&(r, n), &(_, o))| (r, n, o))
+                        .collect(),
+                    _ => vec![((a, z), new_crc, old_crc)],
+                };
+            for ((x, y), new_crc, old_crc) in parts {
+                assert!(a <= x && x < y && y <= z, "a side inside its piece");
+                let on_disk = crc32c::crc32c(&bytes[x as usize..y as usize]);
+                match (on_disk == old_crc, on_disk == new_crc) {
+                    (false, false) => return None, // torn inside the piece or a page, or rot
+                    (is_old, is_new) => {
+                        if is_old {
+                            crate::state::add_range(&mut old, x, y);
+                        }
+                        if is_new {
+                            crate::state::add_range(&mut new, x, y);
+                        }
                     }
                 }
             }
@@ -116,17 +162,21 @@ impl Store {
     /// are both versions', as `known_pieces` knows them beside a `Partial` block). Each version so widened must check every segment
     /// (`Version::every_segment_checked`). Nothing is widened where no torn parity block is
     /// known per piece.
+    ///
+    /// `per_page_side`: see `torn_parity_in_pieces` (true for the unchecked-world arm's roll
+    /// only: a refit of a blind row, or the other arms' rolls, with it: OPEN).
     pub(super) fn know_torn_parity_in_pieces(
         &self,
         v: &RowView,
         (crcs, plan): (&RowCrcs, PlanId),
         assigned: &BTreeMap<Pos, BlockVersion>,
         w: &mut [Version; 2],
+        per_page_side: bool,
     ) -> bool {
         let g = self.layout.geometry();
         let torn_parity: Vec<(Pos, [Ranges; 2])> = (assigned.iter())
             .filter(|(p, &s)| s == BlockVersion::Torn && matches!(g.cell(**p), Cell::Parity(_)))
-            .filter_map(|(&p, _)| Some((p, self.torn_parity_in_pieces(v, crcs, p)?)))
+            .filter_map(|(&p, _)| Some((p, self.torn_parity_in_pieces(v, crcs, p, per_page_side)?)))
             .collect();
         if torn_parity.is_empty() {
             return false;
@@ -226,7 +276,7 @@ impl Store {
                 continue;
             }
             let mut widened = worlds[k].clone();
-            if !self.know_torn_parity_in_pieces(v, (crcs, plan), assigned, &mut widened) {
+            if !self.know_torn_parity_in_pieces(v, (crcs, plan), assigned, &mut widened, false) {
                 continue;
             }
             let fitted = match fits(&widened, None) {
