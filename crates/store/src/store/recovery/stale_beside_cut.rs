@@ -905,7 +905,7 @@ impl Store {
                 ) {
                     KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
                     // Never here: with `refuted_not_the_row` a refuted world is skipped.
-                    KeptUnproven::Lost => unreachable!("a refuted world is skipped here"),
+                    KeptUnproven::Lost(_) => unreachable!("a refuted world is skipped here"),
                     KeptUnproven::AsBefore => {}
                 }
             }

@@ -157,7 +157,8 @@ impl Store {
         // (returned above): not here.
         assert!(!refuted_not_the_row || !refuted, "returned above");
         if refuted {
-            let new = self.new_known_in_pages_and_pieces(v, crcs, plan, assigned, &w);
+            let new =
+                self.new_known_in_pages_and_pieces(v, crcs, plan, assigned, &w, per_page_side);
             let [old_in_pieces, old_in_pages] = olds;
             let versions = [old_in_pieces, old_in_pages, new];
             let unproven = self.unproven_blocks_of_refuted_row(v, assigned, &versions);
