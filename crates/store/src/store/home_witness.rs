@@ -629,6 +629,9 @@ impl Store {
                 ));
             };
             for &b in &stale {
+                // Bytes another step of this plan handed on for the block are no longer
+                // on disk (a second read step over the block): the heal reads it again.
+                witness_blocks.lock().remove(&(step.oss, key, b as usize));
                 let (a, len) = ((b * block) as usize, block as usize);
                 self.write_back_confirmed(step.oss, key, &whole, a, len)?;
             }
