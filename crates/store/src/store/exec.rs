@@ -1852,8 +1852,17 @@ impl Store {
             .into_iter()
             .filter(|i| edge_steps.binary_search(i).is_err())
             .collect();
-        let read =
-            self.run_reads_computing(plan, &reads, client, &mut read_bytes, &mut computed, &lost);
+        // Whole home data blocks s45c's witness check read verified (task s52e): the heal
+        // below takes them instead of reading the same blocks a second time.
+        let witness_blocks = Mutex::new(EdgeBlocks::new());
+        let read = self.run_reads_computing(
+            plan,
+            &reads,
+            client,
+            &mut read_bytes,
+            &mut computed,
+            (&lost, &witness_blocks),
+        );
         if let exaraid_plan::PlanCause::Destage { file, stripe } = plan.cause {
             // Never a stale cache element home as if right (review s11r R11-9); a block no
             // read could rebuild is decided as a settle decides it (s15j).
@@ -1872,9 +1881,13 @@ impl Store {
         self.copy_failed_columns(plan, client, &move_edges, &mut |source, len| {
             self.resolve(plan, source, len, client, &read_bytes, &mut computed)
         })?;
-        let edge_old = self.heal_unread_edge_blocks(plan, &move_edges, &mut |source, len| {
-            self.resolve(plan, source, len, client, &read_bytes, &mut computed)
-        })?;
+        let witness_blocks = witness_blocks.into_inner();
+        let edge_old = self.heal_unread_edge_blocks(
+            plan,
+            &move_edges,
+            &witness_blocks,
+            &mut |source, len| self.resolve(plan, source, len, client, &read_bytes, &mut computed),
+        )?;
         // An OSS that goes down under one of the writes below: what the plan holds of it in
         // memory is journaled before its failure goes on record (review E11 item 2).
         let copy_failing =
@@ -1944,7 +1957,7 @@ impl Store {
                 &writes,
                 &write_bytes,
                 &copy_failing,
-                &LostReads::new(),
+                (&LostReads::new(), &Mutex::new(EdgeBlocks::new())),
                 &refused,
             );
             if let Err(e) = wave {
@@ -2963,7 +2976,7 @@ impl Store {
         client: Option<(&ClientWrite, &[u8])>,
         read_bytes: &mut [Option<Vec<u8>>],
         computed: &mut [Option<Vec<u8>>],
-        lost: &LostReads,
+        (lost, witness_blocks): (&LostReads, &Mutex<EdgeBlocks>),
     ) -> Result<(), StoreError> {
         assert_eq!(read_bytes.len(), plan.steps.len());
         assert_eq!(computed.len(), plan.computes.len());
@@ -2977,7 +2990,10 @@ impl Store {
             // Nothing to overlap (the computes run when the writes need them, as before).
             let nothing_to_copy = |_oss: usize| Ok(());
             let refused = Mutex::new(Vec::new());
-            for (i, bytes) in self.run_steps(plan, reads, &[], &nothing_to_copy, lost, &refused)? {
+            let reading = (lost, witness_blocks);
+            for (i, bytes) in
+                self.run_steps(plan, reads, &[], &nothing_to_copy, reading, &refused)?
+            {
                 read_bytes[i] = Some(bytes.expect("a read step returns its bytes"));
             }
             return Ok(());
@@ -2992,7 +3008,7 @@ impl Store {
                         if failed.load(Ordering::SeqCst) {
                             break;
                         }
-                        let r = self.read_plan_step(plan, i, lost);
+                        let r = self.read_plan_step(plan, i, lost, witness_blocks);
                         let bad = r.is_err();
                         if bad {
                             failed.store(true, Ordering::SeqCst);
@@ -3058,13 +3074,13 @@ impl Store {
         steps: &[usize],
         write_bytes: &[(usize, Vec<u8>)],
         copy_failing: &(dyn Fn(usize) -> Result<(), StoreError> + Sync),
-        lost: &LostReads,
+        (lost, witness_blocks): (&LostReads, &Mutex<EdgeBlocks>),
         refused: &Mutex<Vec<(usize, ElementKey, usize)>>,
     ) -> Result<StepOutputs, StoreError> {
         let run = |i: usize| -> Result<Option<Vec<u8>>, StoreError> {
             let step = &plan.steps[i];
             match step.op {
-                Op::Read => self.read_plan_step(plan, i, lost).map(Some),
+                Op::Read => self.read_plan_step(plan, i, lost, witness_blocks).map(Some),
                 Op::Write => {
                     let (_, bytes) = write_bytes
                         .iter()
@@ -3303,6 +3319,7 @@ impl Store {
         &self,
         plan: &IoPlan,
         move_edges: &MoveEdgeReads,
+        witness_blocks: &EdgeBlocks,
         resolve: &mut dyn FnMut(Bytes, u64) -> Result<Vec<u8>, StoreError>,
     ) -> Result<EdgeBlocks, StoreError> {
         let mut edge_old = EdgeBlocks::new();
@@ -3423,8 +3440,15 @@ impl Store {
                     let edge_read = (move_home && step.zone == PlanZone::Data)
                         .then(|| move_edges.get(&(step.file, el.stripe, el.pos, i as u64)))
                         .flatten();
-                    let read = match edge_read {
-                        Some(Some(Ok(bytes))) => {
+                    // A client write's home data block s45c's check read whole and verified
+                    // (`check_displaced_home_pieces`: this plan's stripe locks held, no write
+                    // of the block since): those bytes, not a second read of it (task s52e,
+                    // s51d's count). The arms below decide on them as on a read's.
+                    let witness_read = home_data
+                        .then(|| witness_blocks.get(&(step.oss, key, i)))
+                        .flatten();
+                    let read = match (edge_read, witness_read) {
+                        (Some(Some(Ok(bytes))), _) | (_, Some(bytes)) => {
                             buf.copy_from_slice(bytes);
                             Ok(())
                         }
@@ -3982,12 +4006,14 @@ impl Store {
     /// One read step: one backend request, split at element boundaries. A home element that
     /// cannot be read (failed OSS, checksum mismatch) is rebuilt from the rest of its stripe.
     /// Read step `i` of `plan`: its bytes lost on record (`window_reads_lost`) as the home
-    /// bytes under them, the rest as `read_step` reads them.
+    /// bytes under them, the rest as `read_step` reads them. `witness_blocks`: the whole
+    /// blocks s45c's check reads, for the heal to take (`check_displaced_home_pieces`).
     fn read_plan_step(
         &self,
         plan: &IoPlan,
         i: usize,
         lost: &LostReads,
+        witness_blocks: &Mutex<EdgeBlocks>,
     ) -> Result<Vec<u8>, StoreError> {
         match self.read_plan_step_as_planned(plan, i, lost) {
             // Bytes nothing will hold: every write they feed is skipped (degraded), so a
@@ -4006,7 +4032,7 @@ impl Store {
             // Timed whole, early return included (the bench's `home_witness_check_s`).
             Ok(mut bytes) => {
                 let t = std::time::Instant::now();
-                let checked = self.check_displaced_home_pieces(plan, i, &mut bytes);
+                let checked = self.check_displaced_home_pieces(plan, i, &mut bytes, witness_blocks);
                 let probe = &crate::bench::PROBE.home_witness_check_ns;
                 crate::bench::probe_add(probe, crate::bench::probe_ns_since(t));
                 checked?;
@@ -4838,7 +4864,7 @@ impl Store {
 
 /// Home data edge blocks a plan read verified (or rebuilt) before its first write
 /// (`heal_unread_edge_blocks`), by `(oss, key, block of the element)`.
-type EdgeBlocks = BTreeMap<(usize, ElementKey, usize), Vec<u8>>;
+pub(super) type EdgeBlocks = BTreeMap<(usize, ElementKey, usize), Vec<u8>>;
 
 /// One wave of a plan's writes: its steps, and each step's bytes.
 /// The data pieces of `zone` a client plan's waves write (`waves_bytes`), each with its

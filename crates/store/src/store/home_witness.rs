@@ -491,11 +491,17 @@ impl Store {
     /// block is recorded LOST (`HOME_WITNESS_STALE`) and the write is refused (nothing of
     /// it written): never a delta through stale bytes, never the stale bytes left with
     /// success.
+    /// A piece's bytes outside the step are read as the whole 4 KiB blocks they lie in (one
+    /// read per block, verified, as a read of the piece alone verifies those same blocks),
+    /// and each block whose pieces all matched goes into `witness_blocks`: these are the
+    /// write's edge blocks, and `heal_unread_edge_blocks` takes them from there instead of
+    /// reading them again (task s52e: s51d counted every such block read twice).
     pub(super) fn check_displaced_home_pieces(
         &self,
         plan: &IoPlan,
         i: usize,
         bytes: &mut [u8],
+        witness_blocks: &Mutex<super::exec::EdgeBlocks>,
     ) -> Result<(), StoreError> {
         let step = &plan.steps[i];
         if step.op != Op::Read
@@ -538,20 +544,47 @@ impl Store {
             );
             let key = self.key(PlanZone::Data, step.file, addr);
             let mut stale: BTreeSet<u64> = BTreeSet::new();
+            // Whole blocks of this element read verified here, by block of the element.
+            let mut read_whole: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
             for &(pa, pz, crc) in &over {
                 let got = if fa <= pa && pz <= fz {
                     crc32c::crc32c(&buf[(pa - fa) as usize..(pz - fa) as usize])
                 } else {
                     crate::bench::probe_add(&crate::bench::PROBE.home_witness_piece_reads, 1);
-                    let mut piece = vec![0u8; (pz - pa) as usize];
-                    let (kind, at) = (crate::state::Unplanned::WitnessPiece, (pa - base) as usize);
-                    if (self.read_unplanned(kind, step.oss, key, at, &mut piece)).is_err() {
-                        continue; // today's checks alone
+                    let (b0, b1) = ((pa - base) / block, (pz - base).div_ceil(block));
+                    assert!(b0 < b1 && b1 * block <= e, "a piece within its element");
+                    if (b0..b1).any(|b| !read_whole.contains_key(&b)) {
+                        let mut run = vec![0u8; ((b1 - b0) * block) as usize];
+                        let (kind, at) = (crate::state::Unplanned::WitnessPiece, b0 * block);
+                        let read = self.read_unplanned(kind, step.oss, key, at as usize, &mut run);
+                        if read.is_err() {
+                            continue; // today's checks alone
+                        }
+                        for (j, whole) in run.chunks_exact(block as usize).enumerate() {
+                            read_whole.insert(b0 + j as u64, whole.to_vec());
+                        }
                     }
+                    let piece: Vec<u8> = (b0..b1)
+                        .flat_map(|b| read_whole[&b].iter().copied())
+                        .skip((pa - base - b0 * block) as usize)
+                        .take((pz - pa) as usize)
+                        .collect();
+                    assert_eq!(piece.len() as u64, pz - pa);
                     crc32c::crc32c(&piece)
                 };
                 if got != crc {
                     stale.insert((pa - base) / block);
+                }
+            }
+            // Bounded by the element's blocks; a stale block is rewritten below (or the
+            // write refused), so only blocks left as read are handed on.
+            assert!(read_whole.len() as u64 <= e / block);
+            {
+                let mut handed = witness_blocks.lock();
+                for (b, whole) in read_whole {
+                    if !stale.contains(&b) {
+                        handed.insert((step.oss, key, b as usize), whole);
+                    }
                 }
             }
             if stale.is_empty() {
@@ -596,6 +629,9 @@ impl Store {
                 ));
             };
             for &b in &stale {
+                // Bytes another step of this plan handed on for the block are no longer
+                // on disk (a second read step over the block): the heal reads it again.
+                witness_blocks.lock().remove(&(step.oss, key, b as usize));
                 let (a, len) = ((b * block) as usize, block as usize);
                 self.write_back_confirmed(step.oss, key, &whole, a, len)?;
             }

@@ -53,11 +53,13 @@ fn store_with_file(dir: &std::path::Path, path: WritePath) -> Store {
 
 /// An rmw write of 1000 bytes inside one 4 KiB block (file bytes 5000..6000: element 1,
 /// OSS 1) over bytes the file's put wrote. Its plan reads only the write's own old bytes,
-/// so (1) the block is read whole before the first write (`heal_unread_edge_blocks`: a
-/// rotten rest of it would fail the backend's merge half way through the plan), and (2)
+/// so (1) the block must be read whole before the first write (`heal_unread_edge_blocks`:
+/// a rotten rest of it would fail the backend's merge half way through the plan), and (2)
 /// the put left home witness pieces (s45c) over those bytes, and the read step holds only
-/// part of the piece it overlaps, so the piece is read again whole to check its crc. One
-/// read of each kind, on OSS 1 alone.
+/// part of the piece it overlaps, so the piece's block is read to check its crc. Since
+/// session 52 (s52e) the witness check reads the block whole and the edge check takes
+/// those verified bytes: one read on OSS 1 alone, counted as the witness's (s51d counted
+/// one of each kind: the same block read twice).
 #[test]
 fn a_partial_block_write_s_edge_check_and_witness_piece_reads_are_counted_beside_the_plans_ops() {
     let tmp = scratch();
@@ -67,10 +69,94 @@ fn a_partial_block_write_s_edge_check_and_witness_piece_reads_are_counted_beside
     store.flush().unwrap();
     let u = unplanned_since(&before, &counts(&store));
     let edge: Vec<u64> = u.iter().map(|u| u.edge_check_read).collect();
-    assert_eq!(edge, [0, 1, 0, 0], "{u:?}");
+    assert_eq!(edge, [0, 0, 0, 0], "{u:?}");
     let witness: Vec<u64> = u.iter().map(|u| u.witness_piece_read).collect();
     assert_eq!(witness, [0, 1, 0, 0], "{u:?}");
     assert_eq!(u.iter().map(|u| u.window_old_read).sum::<u64>(), 0, "{u:?}");
+}
+
+/// An rmw overwrite of file bytes 5000..9000 on a 3+1 store of 4 KiB elements (one block
+/// each): two partial edge blocks, element 1's (OSS 1, kept 4096..5000) and element 2's
+/// (OSS 2, kept 9000..12288), both under the put's home witness pieces. Each edge block is
+/// read from its device ONCE outside the plan (task s52e): s45c's witness check and the
+/// edge check before the first write need the same verified bytes of the same block, and
+/// on 6ec697f1 each read it (edge check 1 + witness 1 on OSS 1 and on OSS 2). The check
+/// still runs on those bytes: the write lands and every byte reads back as written.
+#[test]
+fn s52e_an_rmw_overwrite_reads_each_partial_edge_block_once_outside_its_plan() {
+    let tmp = scratch();
+    let store = store_with_file(tmp.path(), WritePath::Rmw);
+    let before = counts(&store);
+    let new = pattern(2, 4000);
+    store.write("f", 5000, &new).unwrap();
+    store.flush().unwrap();
+    let u = unplanned_since(&before, &counts(&store));
+    // Reads of an edge block outside the plan, per OSS: the edge check's and the witness's.
+    let edge_block_reads: Vec<u64> = (u.iter())
+        .map(|u| u.edge_check_read + u.witness_piece_read)
+        .collect();
+    assert_eq!(
+        edge_block_reads,
+        [0, 1, 1, 0],
+        "one read per edge block: {u:?}"
+    );
+    assert_eq!(u.iter().map(|u| u.total()).sum::<u64>(), 2, "{u:?}");
+    let mut want = pattern(1, 3 * 3 * UNIT);
+    want[5000..9000].copy_from_slice(&new);
+    assert_eq!(store.read("f", 0, want.len() as u64).unwrap(), want);
+    assert_consistent(&store);
+}
+
+/// A stale edge block is still caught with the shared read (task s52e): OSS 1 loses the
+/// write of file bytes 5000..6000 (its data zone file put back: old bytes under valid
+/// checksums), then an rmw overwrites 5000..5500, part of that block. The witness check
+/// reads the block, finds the lost write's piece stale, rebuilds the block from parity and
+/// writes it back before the delta (s45c); a block rewritten so is not handed to the edge
+/// check (its bytes read before are no longer on disk): the edge check reads it again.
+/// Every acknowledged byte reads right and the stripe agrees with itself.
+#[test]
+fn s52e_a_lost_write_on_an_rmw_overwrite_s_edge_block_is_still_caught() {
+    let tmp = scratch();
+    let dir = tmp.path().join("store");
+    let store = store_with_file(&dir, WritePath::Rmw);
+    let mut acked = pattern(1, 3 * 3 * UNIT);
+    let id = store.file_id("f").unwrap();
+    let victim = store.layout().locate(id, 5000).oss;
+    assert_eq!(victim, 1, "the scene: element 1 on OSS 1");
+    let zone_file = object_file(&dir, victim, &format!("{id}.data"));
+    let before_lost = std::fs::read(&zone_file).unwrap();
+    let lost = pattern(2, 1000);
+    store.write("f", 5000, &lost).unwrap();
+    acked[5000..6000].copy_from_slice(&lost);
+    store.close().unwrap();
+    std::fs::write(&zone_file, &before_lost).unwrap();
+
+    let store = Store::open(&dir).unwrap();
+    let before = counts(&store);
+    let after = pattern(3, 500);
+    store.write("f", 5000, &after).unwrap();
+    acked[5000..5500].copy_from_slice(&after);
+    store.flush().unwrap();
+    // (Not `unplanned_since`: the rebuild from parity counts its reads in `ops`, as every
+    // repair does, beside the plan's steps.)
+    let now = counts(&store);
+    let u: Vec<UnplannedReads> = (now.1.iter().zip(&before.1))
+        .map(|(a, b)| a.since(b))
+        .collect();
+    // The witness check's read, then the edge check's of the block it rewrote.
+    let edge: Vec<u64> = u.iter().map(|u| u.edge_check_read).collect();
+    assert_eq!(edge, [0, 1, 0, 0], "the rewritten block read again: {u:?}");
+    assert!(u[1].witness_piece_read >= 1, "{u:?}");
+    assert!(
+        store.get("f").unwrap() == acked,
+        "every acknowledged byte reads right"
+    );
+    assert_consistent(&store);
+    let report = store.scrub(false).unwrap();
+    assert!(
+        report.parity_mismatches.is_empty() && report.unrepairable.is_empty(),
+        "{report:?}"
+    );
 }
 
 /// Two delayed windows, each writing 1000 bytes inside one 4 KiB block of element 1: the
