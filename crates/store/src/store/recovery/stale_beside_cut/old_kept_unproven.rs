@@ -237,6 +237,38 @@ impl Store {
         unproven
     }
 
+    /// The data blocks world `assigned` keeps OLD whose part of the cut write overlaps
+    /// acknowledged bytes: `(pos, (x, y) relative to the block row, the write's crc of the
+    /// part if on record)`. Shared by s50e's kept-old roll, its LOST (s51a) and s49b's
+    /// refuted-row roll (`refuted_parts_proven_new`).
+    pub(super) fn kept_old_cut_parts(
+        &self,
+        v: &RowView,
+        crcs: &RowCrcs,
+        assigned: &BTreeMap<Pos, BlockVersion>,
+    ) -> Vec<(Pos, (usize, usize), Option<u32>)> {
+        let g = self.layout.geometry();
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
+        let none: Ranges = Vec::new();
+        let mut kept = Vec::new();
+        for (&p, &state) in assigned {
+            if state != BlockVersion::Old || !matches!(g.cell(p), Cell::Data(_)) {
+                continue;
+            }
+            let Some(((a, z), crc, _)) = self.data_cut(v, crcs, p) else {
+                continue;
+            };
+            if !overlaps(v.acked.get(&p).unwrap_or(&none), a, z) {
+                continue;
+            }
+            assert!(start <= a && a < z && z <= end, "a cut part inside the row");
+            kept.push((p, ((a - start) as usize, (z - start) as usize), crc));
+        }
+        assert!(kept.len() <= g.data_pos.len(), "one part per data block");
+        kept
+    }
+
     /// The acknowledged bytes of the write's parts of the data blocks world `assigned`
     /// keeps OLD: `(pos, (x, y))`, relative to the block row, one run per piece.
     fn kept_old_acked_parts(
@@ -245,19 +277,12 @@ impl Store {
         crcs: &RowCrcs,
         assigned: &BTreeMap<Pos, BlockVersion>,
     ) -> Vec<(Pos, (usize, usize))> {
-        let block = CHECKSUM_BLOCK_BYTES as u64;
-        let start = v.i as u64 * block;
+        let start = v.i as u64 * CHECKSUM_BLOCK_BYTES as u64;
         let none: Ranges = Vec::new();
-        let g = self.layout.geometry();
         let mut parts = Vec::new();
-        for (&p, &state) in assigned {
-            if state != BlockVersion::Old || !matches!(g.cell(p), Cell::Data(_)) {
-                continue;
-            }
-            let Some(((a, z), ..)) = self.data_cut(v, crcs, p) else {
-                continue;
-            };
-            for (a, z) in intersect(v.acked.get(&p).unwrap_or(&none), &[(a, z)]) {
+        for (p, (x, y), _) in self.kept_old_cut_parts(v, crcs, assigned) {
+            let part = (start + x as u64, start + y as u64);
+            for (a, z) in intersect(v.acked.get(&p).unwrap_or(&none), &[part]) {
                 parts.push((p, ((a - start) as usize, (z - start) as usize)));
             }
         }
@@ -295,27 +320,11 @@ impl Store {
         assigned: &BTreeMap<Pos, BlockVersion>,
         per_page_side: bool,
     ) -> Option<Vec<(Pos, Vec<u8>)>> {
-        let g = self.layout.geometry();
         let block = CHECKSUM_BLOCK_BYTES as u64;
         let (start, end) = (v.i as u64 * block, (v.i as u64 + 1) * block);
         let none: Ranges = Vec::new();
         // The kept-old blocks over acknowledged bytes, their parts and the write's crcs.
-        let mut kept: Vec<(Pos, (usize, usize), Option<u32>)> = Vec::new();
-        for (&p, &state) in assigned {
-            if state != BlockVersion::Old || !matches!(g.cell(p), Cell::Data(_)) {
-                continue;
-            }
-            let Some(((a, z), crc, _)) = self.data_cut(v, crcs, p) else {
-                continue;
-            };
-            let acked = v.acked.get(&p).unwrap_or(&none);
-            if !overlaps(acked, a, z) {
-                continue;
-            }
-            assert!(start <= a && a < z && z <= end, "a cut part inside the row");
-            kept.push((p, ((a - start) as usize, (z - start) as usize), crc));
-        }
-        assert!(kept.len() <= g.data_pos.len(), "one part per data block");
+        let kept = self.kept_old_cut_parts(v, crcs, assigned);
         if kept.is_empty() {
             return None;
         }

@@ -98,20 +98,11 @@ impl Store {
         let w = self.cut_row_versions(v, crcs, assigned);
         // (1) The data blocks kept old over acknowledged bytes and their parts.
         let mut rolled: Vec<(Pos, (usize, usize), u32)> = Vec::new();
-        for (&p, &state) in assigned {
-            if state != BlockVersion::Old || !matches!(g.cell(p), Cell::Data(_)) {
-                continue;
-            }
-            let Some(((a, z), crc, _)) = self.data_cut(v, crcs, p) else {
-                continue;
-            };
+        for (p, (x, y), crc) in self.kept_old_cut_parts(v, crcs, assigned) {
+            let (a, z) = (start + x as u64, start + y as u64);
             let acked = v.acked.get(&p).unwrap_or(&none);
-            if !overlaps(acked, a, z) {
-                continue;
-            }
             let crc = crc.filter(|_| outside(acked, a, z).is_empty())?;
-            assert!(start <= a && a < z && z <= end, "a cut part inside the row");
-            rolled.push((p, ((a - start) as usize, (z - start) as usize), crc));
+            rolled.push((p, (x, y), crc));
         }
         assert!(rolled.len() <= g.data_pos.len(), "one part per data block");
         if rolled.is_empty() {
