@@ -219,9 +219,17 @@ impl CutScene {
 /// and damaged, so the damage warning stays (status, every command) until `scrub
 /// --accept-journal-damage` (review s12r R12-1). Then any one more failure leaves every
 /// acknowledged byte readable.
+///
+/// The kill runs the write's steps in plan order (`KILL_IN_PLAN_ORDER_ENV`) so that the
+/// crash state is the same on every machine: in threaded order a machine whose scheduling
+/// puts two OSS threads between payload and checksum at the kill reaches the torn pair
+/// below (session 51's fresh-clone CI did, s52a's report), a different scene with its own
+/// OPEN pin.
 fn a_damaged_last_record_is_cut(code: &str, blocks: [usize; 2], parity_said: &str) {
+    use exaraid_store::torture::KILL_IN_PLAN_ORDER_ENV;
     for block in blocks {
-        the_damaged_last_record_is_cut_in(&cut_scene(code, block), code, block, parity_said);
+        let scene = cut_scene_killed_with(code, block, &[KILL_IN_PLAN_ORDER_ENV]);
+        the_damaged_last_record_is_cut_in(&scene, code, block, parity_said);
     }
 }
 
