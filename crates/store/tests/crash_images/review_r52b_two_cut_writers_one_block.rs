@@ -37,7 +37,10 @@ fn probe(code: exaraid_codes::CodeSpec, seed: u64) -> (usize, usize, Option<Stri
     for r in 0..rounds() as u64 {
         let id = seed * 1000 + r * 10;
         // Two pieces in block 0 and two in block 1 (data column 0 and 1 of stripe 0).
-        for (k, at) in [100usize, 3000, UNIT + 100, UNIT + 3000].into_iter().enumerate() {
+        for (k, at) in [100usize, 3000, UNIT + 100, UNIT + 3000]
+            .into_iter()
+            .enumerate()
+        {
             let b = bytes_of(id + k as u64, at as u64, 100);
             store.write("f", at as u64, &b).unwrap();
             note(at, &b);
@@ -104,7 +107,11 @@ fn probe(code: exaraid_codes::CodeSpec, seed: u64) -> (usize, usize, Option<Stri
                 eprintln!("kept {}", to.display());
             }
             eprintln!("  message: {}", lost[0].2);
-            eprintln!("LOST {}: {:?}", point.what(), lost.iter().map(|l| (l.0, l.1)).collect::<Vec<_>>());
+            eprintln!(
+                "LOST {}: {:?}",
+                point.what(),
+                lost.iter().map(|l| (l.0, l.1)).collect::<Vec<_>>()
+            );
             first.get_or_insert(format!("{}: {:?}", point.what(), lost[0]));
         }
     });
@@ -136,17 +143,30 @@ fn r52b_open_kept() {
     let dir = std::env::var("R52B_OPEN").unwrap();
     let store = open_laid(std::path::Path::new(&dir), &[]).unwrap();
     let size = store.get("f").map(|f| f.len()).unwrap_or(0);
-    eprintln!("get f: {}", if size > 0 { "ok".to_string() } else { "failed".to_string() });
+    eprintln!(
+        "get f: {}",
+        if size > 0 {
+            "ok".to_string()
+        } else {
+            "failed".to_string()
+        }
+    );
     for at in (0..2 * 4 * UNIT).step_by(UNIT) {
         match store.read("f", at as u64, UNIT as u64) {
-            Ok(got) => eprintln!("block {at}: read {} bytes, crc {:08x}", got.len(), crc32fast_like(&got)),
+            Ok(got) => eprintln!(
+                "block {at}: read {} bytes, crc {:08x}",
+                got.len(),
+                crc32fast_like(&got)
+            ),
             Err(e) => eprintln!("block {at}: {e}"),
         }
     }
 }
 
 fn crc32fast_like(b: &[u8]) -> u64 {
-    b.iter().fold(0xcbf29ce484222325u64, |h, &x| (h ^ x as u64).wrapping_mul(0x100000001b3))
+    b.iter().fold(0xcbf29ce484222325u64, |h, &x| {
+        (h ^ x as u64).wrapping_mul(0x100000001b3)
+    })
 }
 
 /// Every byte any write of the probe (`seed`, `rounds`) put at each offset of `f`, the
@@ -160,7 +180,10 @@ fn seen_of(seed: u64, rounds: usize, base_len: usize) -> Vec<Vec<u8>> {
     };
     for r in 0..rounds as u64 {
         let id = seed * 1000 + r * 10;
-        for (k, at) in [100usize, 3000, UNIT + 100, UNIT + 3000].into_iter().enumerate() {
+        for (k, at) in [100usize, 3000, UNIT + 100, UNIT + 3000]
+            .into_iter()
+            .enumerate()
+        {
             note(at, &bytes_of(id + k as u64, at as u64, 100));
         }
         note(0, &bytes_of(id + 5, 0, 2 * UNIT as u64));
@@ -183,7 +206,10 @@ fn seen_of(seed: u64, rounds: usize, base_len: usize) -> Vec<Vec<u8>> {
 #[test]
 fn r52b_two_cut_writers_over_one_cache_block_kill_like_image_loses_nothing() {
     let tmp = tempfile::tempdir().unwrap();
-    unpack_fixture(tmp.path(), "r52b_raid6_two_cut_writers_one_block_kill_like_image.tgz");
+    unpack_fixture(
+        tmp.path(),
+        "r52b_raid6_two_cut_writers_one_block_kill_like_image.tgz",
+    );
     let image = tmp.path().join("image");
     let base_len = 2 * 4 * UNIT;
     let mut seen = seen_of(4, 4, base_len);
@@ -192,7 +218,10 @@ fn r52b_two_cut_writers_over_one_cache_block_kill_like_image_loses_nothing() {
     // each of the four pieces' bytes reads as round 2's acknowledged small write there or
     // as A's (cut) byte, nothing older.
     let a = bytes_of(4025, 0, 2 * UNIT as u64);
-    for (k, at) in [100usize, 3000, UNIT + 100, UNIT + 3000].into_iter().enumerate() {
+    for (k, at) in [100usize, 3000, UNIT + 100, UNIT + 3000]
+        .into_iter()
+        .enumerate()
+    {
         let acked = bytes_of(4020 + k as u64, at as u64, 100);
         for j in 0..100 {
             seen[at + j] = vec![acked[j], a[at + j]];
@@ -205,7 +234,11 @@ fn r52b_two_cut_writers_over_one_cache_block_kill_like_image_loses_nothing() {
             match store.read("f", at as u64, UNIT as u64) {
                 Ok(got) => {
                     for (j, x) in got.iter().enumerate() {
-                        assert!(seen[at + j].contains(x), "{pass}: WRONG byte {}: {x:#04x}", at + j);
+                        assert!(
+                            seen[at + j].contains(x),
+                            "{pass}: WRONG byte {}: {x:#04x}",
+                            at + j
+                        );
                     }
                 }
                 Err(StoreError::DataLost(_)) => lost.push((pass, at)),
@@ -217,5 +250,8 @@ fn r52b_two_cut_writers_over_one_cache_block_kill_like_image_loses_nothing() {
             Err(e) => panic!("flush: {e}"),
         }
     }
-    assert!(lost.is_empty(), "a crash alone lost acknowledged bytes: {lost:?}");
+    assert!(
+        lost.is_empty(),
+        "a crash alone lost acknowledged bytes: {lost:?}"
+    );
 }
