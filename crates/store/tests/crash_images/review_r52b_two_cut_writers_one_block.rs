@@ -203,8 +203,9 @@ fn seen_of(seed: u64, rounds: usize, base_len: usize) -> Vec<Vec<u8>> {
 /// On 4cb7f574 blocks 0 and 4096 read LOST ("could not tell the true bytes ... when it
 /// moved cached bytes of their stripe home"); on 6ec697f1 (same test file, base src) every
 /// block reads, each byte one some write put there. A crash alone must lose nothing.
+/// Passes since the lead's merge of session 52: the displaced-piece check skips a block
+/// another cut writer of the row has journaled crcs over.
 #[test]
-#[ignore = "OPEN r52b MEDIUM-1: s52b's displaced-piece check names a crash-alone row LOST (two cut writers over one cache block); fails on 4cb7f574, passes on 6ec697f1"]
 fn r52b_two_cut_writers_over_one_cache_block_kill_like_image_loses_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     unpack_fixture(
