@@ -572,3 +572,32 @@ fn raid6_4k_stale_bytes_beside_a_cut_write_in_their_block_witness_held_at_its_bo
     );
     no_cut_wrong_and_lost_at_most((points, &problems, losses.len()), 382, None);
 }
+
+/// Review r52c MEDIUM-1 (s52c's unchecked-world roll): rs 4+3 at 8 KiB, data element 2's
+/// OSS loses the acknowledged write 20400+100, the cut write 19384+6192 (`probe_r45d`'s
+/// `rs8k` cell), every cut of `16,1,pages`, seed 16: 280 cuts, 0 WRONG, 87 LOST cuts on
+/// 6ec697f1; 88 on d95f8d12 (s52c): cut #240 ("power cut before mutating call 20 ...
+/// OUT OF ORDER ... blocks at [16384]", D2's block row 0) reads right on the base and is
+/// LOST with s52c, the same signature as the `confirms`-arm trade s52c left untraced
+/// (rs8k-s3 #244). Must hold: no WRONG and no more LOST cuts than the base.
+#[test]
+fn r52c_rs_4_3_8k_stale_d2_under_a_cut_write_seed_16_loses_no_more_than_before_s52c() {
+    let e = 2 * UNIT;
+    let (cuts, problems, losses) = stale_block_under_the_cut_write_in_col(
+        CodeSpec::rs(4, 3),
+        e,
+        7 * e / 2,
+        2,
+        None,
+        20400..20500,
+        19384..25576,
+        true,
+        Some(OutOfOrder {
+            subsets_per_image: 16,
+            seed: 16,
+            pages: true,
+            only: false,
+        }),
+    );
+    no_cut_wrong_and_lost_at_most((cuts, &problems, losses.len()), 280, Some(87));
+}
