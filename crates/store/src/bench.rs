@@ -270,8 +270,9 @@ pub struct Probe {
     pub healthy_calls: AtomicU64,
     /// Read steps of client writes whose plan holds home witness pieces its input displaced
     /// (s45c's check past its early return: `check_displaced_home_pieces`), the pieces they
-    /// overlapped and checked, and of those the ones read again from disk (reaching past the
-    /// step).
+    /// overlapped and checked, and the device reads it made for those reaching past the
+    /// step (one per 4 KiB block read whole; a second piece in a block already read costs
+    /// none: per read, not per piece, since review r52e LOW-3).
     pub home_witness_checked_steps: AtomicU64,
     pub home_witness_checked_pieces: AtomicU64,
     pub home_witness_piece_reads: AtomicU64,

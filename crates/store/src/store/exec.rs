@@ -1882,6 +1882,16 @@ impl Store {
             self.resolve(plan, source, len, client, &read_bytes, &mut computed)
         })?;
         let witness_blocks = witness_blocks.into_inner();
+        // Bounded by the plan's read steps: at most two edge blocks per piece of a data read
+        // step (review r52e LOW-5; each is one 4 KiB block held until the heal).
+        let read_pieces: usize = (plan.steps.iter())
+            .filter(|s| s.op == Op::Read && s.zone == PlanZone::Data)
+            .map(|s| s.pieces.len())
+            .sum();
+        assert!(
+            witness_blocks.len()
+                <= super::home_witness::WITNESS_BLOCKS_PER_STEP_PIECE_MAX * read_pieces
+        );
         let edge_old = self.heal_unread_edge_blocks(
             plan,
             &move_edges,

@@ -418,6 +418,12 @@ fn blocks_match_pieces(witnessed: &[WitnessedBlock], decoded: &StripeBuf) -> boo
 /// past it (left LOST as before). Each try decodes one 4 KiB block row.
 pub(super) const WITNESS_SUBSET_TRIES_MAX: usize = 64;
 
+/// Blocks s45c's check reads whole for one piece of a read step and hands on
+/// (`check_displaced_home_pieces`): a block read there holds a displaced piece that overlaps
+/// the step's range of the element and reaches past it, so it holds the range's first or
+/// last byte: its two edge blocks at most (review r52e LOW-5).
+pub(super) const WITNESS_BLOCKS_PER_STEP_PIECE_MAX: usize = 2;
+
 /// C(`n`, `k`), or `cap + 1` where it is past `cap`.
 fn subsets_count(n: usize, k: usize, cap: usize) -> usize {
     assert!(k <= n);
@@ -550,40 +556,48 @@ impl Store {
                 let got = if fa <= pa && pz <= fz {
                     crc32c::crc32c(&buf[(pa - fa) as usize..(pz - fa) as usize])
                 } else {
-                    crate::bench::probe_add(&crate::bench::PROBE.home_witness_piece_reads, 1);
-                    let (b0, b1) = ((pa - base) / block, (pz - base).div_ceil(block));
-                    assert!(b0 < b1 && b1 * block <= e, "a piece within its element");
-                    if (b0..b1).any(|b| !read_whole.contains_key(&b)) {
-                        let mut run = vec![0u8; ((b1 - b0) * block) as usize];
-                        let (kind, at) = (crate::state::Unplanned::WitnessPiece, b0 * block);
-                        let read = self.read_unplanned(kind, step.oss, key, at as usize, &mut run);
+                    // A piece lies within one 4 KiB block (the witness state's invariant,
+                    // `state::witness`: a write's crc of its bytes in one block), and `stale`
+                    // below marks that one block: a piece over two would leave one unmarked.
+                    let b = (pa - base) / block;
+                    assert!(
+                        pa < pz && pz - base <= (b + 1) * block && (b + 1) * block <= e,
+                        "a displaced piece lies within one block of its element"
+                    );
+                    if !read_whole.contains_key(&b) {
+                        let mut whole = vec![0u8; block as usize];
+                        let kind = crate::state::Unplanned::WitnessPiece;
+                        // Counted per device read made (review r52e LOW-3): a second piece
+                        // in a block already read here costs no read and no count.
+                        crate::bench::probe_add(&crate::bench::PROBE.home_witness_piece_reads, 1);
+                        let at = (b * block) as usize;
+                        let read = self.read_unplanned(kind, step.oss, key, at, &mut whole);
                         if read.is_err() {
                             continue; // today's checks alone
                         }
-                        for (j, whole) in run.chunks_exact(block as usize).enumerate() {
-                            read_whole.insert(b0 + j as u64, whole.to_vec());
-                        }
+                        read_whole.insert(b, whole);
                     }
-                    let piece: Vec<u8> = (b0..b1)
-                        .flat_map(|b| read_whole[&b].iter().copied())
-                        .skip((pa - base - b0 * block) as usize)
-                        .take((pz - pa) as usize)
-                        .collect();
-                    assert_eq!(piece.len() as u64, pz - pa);
-                    crc32c::crc32c(&piece)
+                    let at = (pa - base - b * block) as usize;
+                    crc32c::crc32c(&read_whole[&b][at..at + (pz - pa) as usize])
                 };
                 if got != crc {
                     stale.insert((pa - base) / block);
                 }
             }
-            // Bounded by the element's blocks; a stale block is rewritten below (or the
-            // write refused), so only blocks left as read are handed on.
-            assert!(read_whole.len() as u64 <= e / block);
+            // A block read here holds a piece reaching past the step's range of the element
+            // while overlapping it: it holds that range's first or last byte, so at most
+            // two blocks per step piece (the write's two edge blocks). A stale block is
+            // rewritten below (or the write refused), so only blocks left as read are
+            // handed on.
+            assert!(read_whole.len() <= WITNESS_BLOCKS_PER_STEP_PIECE_MAX);
             {
                 let mut handed = witness_blocks.lock();
                 for (b, whole) in read_whole {
                     if !stale.contains(&b) {
-                        handed.insert((step.oss, key, b as usize), whole);
+                        // One read step per (OSS, element, block) in a plan (see the
+                        // `write_back_confirmed` loop below): never an entry already there.
+                        let was = handed.insert((step.oss, key, b as usize), whole);
+                        assert!(was.is_none(), "one read step per block of an element");
                     }
                 }
             }
@@ -629,9 +643,20 @@ impl Store {
                 ));
             };
             for &b in &stale {
-                // Bytes another step of this plan handed on for the block are no longer
-                // on disk (a second read step over the block): the heal reads it again.
-                witness_blocks.lock().remove(&(step.oss, key, b as usize));
+                // No other step of this plan handed this block on (review r52e MEDIUM-1):
+                // the planner reads each (OSS, element, block) in at most one read step of
+                // a client write's plan (rmw: one old-data read per written piece, one
+                // piece per element and stripe; rcw: one merged run per unwritten part of
+                // an element, a prefix or a suffix of it; `coalesce` only joins steps), so
+                // the bytes read for it here are the only ones handed anywhere, and they
+                // are not (`stale`). Were that ever broken, the heal would take bytes no
+                // longer on disk: refused here rather than written over.
+                assert!(
+                    !witness_blocks
+                        .lock()
+                        .contains_key(&(step.oss, key, b as usize)),
+                    "a stale block handed on by another read step of the plan"
+                );
                 let (a, len) = ((b * block) as usize, block as usize);
                 self.write_back_confirmed(step.oss, key, &whole, a, len)?;
             }
