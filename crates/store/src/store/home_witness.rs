@@ -564,7 +564,7 @@ impl Store {
                         pa < pz && pz - base <= (b + 1) * block && (b + 1) * block <= e,
                         "a displaced piece lies within one block of its element"
                     );
-                    if !read_whole.contains_key(&b) {
+                    if let std::collections::btree_map::Entry::Vacant(slot) = read_whole.entry(b) {
                         let mut whole = vec![0u8; block as usize];
                         let kind = crate::state::Unplanned::WitnessPiece;
                         // Counted per device read made (review r52e LOW-3): a second piece
@@ -575,7 +575,7 @@ impl Store {
                         if read.is_err() {
                             continue; // today's checks alone
                         }
-                        read_whole.insert(b, whole);
+                        slot.insert(whole);
                     }
                     let at = (pa - base - b * block) as usize;
                     crc32c::crc32c(&read_whole[&b][at..at + (pz - pa) as usize])
