@@ -371,13 +371,7 @@ fn r50a_raid6_8k_stale_d3_inside_its_cut_part_seed_3_reads_no_wrong_byte() {
         false,
         None,
     );
-    assert_eq!(cuts, 146);
-    assert!(
-        problems.is_empty(),
-        "{} WRONG: {:?}",
-        problems.len(),
-        problems.first()
-    );
+    cut_count_and_no_wrong(cuts, 146, &problems);
 }
 
 /// Review r50a, pre-existing (r49d HIGH-1's class on rs 4+3; s50a's roll mends cuts #171
@@ -406,13 +400,7 @@ fn r50a_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_5_reads_no_wrong_byte() {
         false,
         Some(185), // the traced cut only: the whole cell is ~7-15 s in debug
     );
-    assert_eq!(cuts, 198);
-    assert!(
-        problems.is_empty(),
-        "{} WRONG: {:?}",
-        problems.len(),
-        problems.first()
-    );
+    cut_count_and_no_wrong(cuts, 198, &problems);
 }
 
 /// Review r50e (of s50e's `old_kept_unproven` roll): r49d HIGH-1's class is NOT closed in
@@ -471,7 +459,13 @@ fn r50e_rs_4_3_4k_stale_d3_inside_its_cut_part_seed_6_reads_no_wrong_byte() {
         false,
         Some(192), // the traced cut only: the whole cell is ~7-15 s in debug
     );
-    assert_eq!(cuts, 198);
+    cut_count_and_no_wrong(cuts, 198, &problems);
+}
+
+/// The pins' common end: the scene ran `expected` cuts (so the traced cut is the one
+/// checked) and no acknowledged byte read WRONG.
+fn cut_count_and_no_wrong(cuts: usize, expected: usize, problems: &[String]) {
+    assert_eq!(cuts, expected);
     assert!(
         problems.is_empty(),
         "{} WRONG: {:?}",
@@ -708,13 +702,7 @@ fn r51a_rs_4_3_4k_stale_d2_d3_seed_11_cut_182_reads_no_wrong_byte() {
         false,
         Some(182),
     );
-    assert_eq!(cuts, 198);
-    assert!(
-        problems.is_empty(),
-        "{} WRONG: {:?}",
-        problems.len(),
-        problems.first()
-    );
+    cut_count_and_no_wrong(cuts, 198, &problems);
 }
 
 /// Review r51b (of s51b, pre-existing: 832f8ce1 reads the same): r49d HIGH-1's class on rs
@@ -751,13 +739,7 @@ fn r51b_rs_4_3_8k_wide_cut_write_stale_d3_inside_its_part_seed_4_reads_no_wrong_
         false,
         Some(147),
     );
-    assert_eq!(cuts, 153);
-    assert!(
-        problems.is_empty(),
-        "{} WRONG: {:?}",
-        problems.len(),
-        problems.first()
-    );
+    cut_count_and_no_wrong(cuts, 153, &problems);
 }
 
 /// Review r51a (pre-existing; r49d HIGH-1's class, "0 WRONG since s50e" in docs/store.md,
