@@ -443,6 +443,21 @@ pub(super) fn queued_behind_unrun(undurable: &[IoPlan]) -> BTreeSet<PlanId> {
 }
 
 /// The grid position `(row, col)` a journaled crc names.
+/// A stripe of element size `e` holding the elements read from disk (data `raw`, parity
+/// `parity_raw`); a position read from neither stays zero.
+fn stripe_as_on_disk(
+    g: &exaraid_codes::Geometry,
+    e: usize,
+    raw: &BTreeMap<Pos, Vec<u8>>,
+    parity_raw: &BTreeMap<Pos, Vec<u8>>,
+) -> StripeBuf {
+    let mut disk = StripeBuf::zeroed(g.rows, g.cols, e);
+    for (p, element) in raw.iter().chain(parity_raw.iter()) {
+        disk.element_mut(*p).copy_from_slice(element);
+    }
+    disk
+}
+
 fn pos_of(row: usize, col: usize) -> Pos {
     Pos { row, col }
 }
@@ -1480,6 +1495,9 @@ impl Store {
                     None => {}
                 }
             }
+            // The stripe as on disk before this row's Located fixes (below) went in: a torn
+            // block of the row decided later is also tried from it (review r52c MEDIUM-1).
+            let mut before_fixes: Option<StripeBuf> = None;
             // A stale element beside the cut write, found before this row's running parity
             // is rewritten from its data below, which would bless it (`stale_beside_cut`).
             if has_parity {
@@ -1514,6 +1532,9 @@ impl Store {
                         continue;
                     }
                     stale_beside_cut::CutRowStale::Located(fixes) => {
+                        if !fixes.is_empty() {
+                            before_fixes = Some(stripe_as_on_disk(&g, e, &raw, &parity_raw));
+                        }
                         for (pos, right) in fixes {
                             let mine = acked.get(&pos).unwrap_or(&none);
                             let Some(&(oss, key)) = keys.get(&pos) else {
@@ -1816,10 +1837,7 @@ impl Store {
                         .filter(|(_, r)| overlaps(r, start, end))
                         .map(|(p, _)| p.col)
                         .collect();
-                    let mut disk = StripeBuf::zeroed(g.rows, g.cols, e);
-                    for (p, element) in raw.iter().chain(parity_raw.iter()) {
-                        disk.element_mut(*p).copy_from_slice(element);
-                    }
+                    let disk = stripe_as_on_disk(&g, e, &raw, &parity_raw);
                     let plan = *c.writers.keys().next().expect("one cut client write");
                     let holds_write = |d: &[u8]| {
                         let mut element = vec![0u8; e];
@@ -1862,7 +1880,7 @@ impl Store {
                             (d.element(pos), spare_checked)
                         });
                     let by_rule = self.decide_rotten_cache_block(
-                        (&buf, &disk),
+                        (&buf, &disk, before_fixes.as_ref()),
                         (i, pos, oss, key),
                         (&erased, &hot),
                         (own, mine, landed.as_ref().and_then(|l| l.as_ref())),
@@ -3407,13 +3425,19 @@ impl Store {
     /// block's only in-flight bytes, holding the write's crcs) and its acknowledged bytes
     /// beside the part equal the decode (s37b). `raw` stays, last,
     /// where the block holds no acknowledged byte (nobody reads its bytes: what is on disk stays, as before). Decoded from the
-    /// running parity's view (`views.0`: data masked to acknowledged bytes) and from the
-    /// stripe as on disk (`views.1`). `None`: nothing proves it; the caller records the
+    /// running parity's view (`views.0`: data masked to acknowledged bytes), from the
+    /// stripe as on disk (`views.1`), and from the stripe as on disk before a Located fix of
+    /// `stale_beside_cut_write` went into the row (`views.2`; review r52c MEDIUM-1, rs 4+3
+    /// 8 KiB seed 16 cut #240: s52c's roll laid the cut write's proven new bytes into D3's
+    /// block, and torn D2's decode beside it then had no candidate: the row as it stood,
+    /// D3 old, decodes D2 to bytes its stored checksum proves). Whichever view a candidate
+    /// comes from, it is taken only by a proof of the block's own (its stored checksum, the
+    /// write's crcs of its part, or its acknowledged bytes on disk equal to the decode). `None`: nothing proves it; the caller records the
     /// block lost (review s23r R23-4: kept as torn, one rotten bit of the write's part read
     /// back with success).
     fn decide_rotten_cache_block(
         &self,
-        views: (&StripeBuf, &StripeBuf),
+        views: (&StripeBuf, &StripeBuf, Option<&StripeBuf>),
         (i, pos, oss, key): (usize, Pos, usize, ElementKey),
         (erased, hot): (&[usize], &[usize]),
         (own, acked, landed_part): (&Ranges, &Ranges, Option<&Ranges>),
@@ -3433,7 +3457,10 @@ impl Store {
         let whole: Ranges = vec![(start, end)];
         let rel = |(a, z): (u64, u64)| ((a - start) as usize, (z - start) as usize);
         let mut agrees = false;
-        for view in [views.0, views.1] {
+        for view in [Some(views.0), Some(views.1), views.2]
+            .into_iter()
+            .flatten()
+        {
             for pattern in self.erasure_patterns(pos.col, erased, hot) {
                 if !pattern.contains(&pos.col) {
                     continue;

@@ -1445,6 +1445,31 @@ pub fn cut_write_at_every_power_cut(
     cut_write: std::ops::Range<usize>,
     out_of_order: Option<OutOfOrder>,
 ) -> (usize, Vec<String>, Vec<Vec<usize>>) {
+    cut_write_at_power_cuts(
+        top,
+        cut,
+        store,
+        label,
+        before,
+        cut_write,
+        out_of_order,
+        None,
+    )
+}
+
+/// `cut_write_at_every_power_cut`, checking only cut `only_cut` where given (a pin of one
+/// traced cut: the cuts are still counted, in the same order).
+#[allow(clippy::too_many_arguments)]
+pub fn cut_write_at_power_cuts(
+    top: &Path,
+    cut: &Arc<PowerCut>,
+    store: Store,
+    label: &str,
+    before: &[u8],
+    cut_write: std::ops::Range<usize>,
+    out_of_order: Option<OutOfOrder>,
+    only_cut: Option<usize>,
+) -> (usize, Vec<String>, Vec<Vec<usize>>) {
     cut.cut_journal_since_previous_call();
     let new = crate::common::pattern(4, cut_write.len());
     cut.arm();
@@ -1455,6 +1480,9 @@ pub fn cut_write_at_every_power_cut(
     let (mut points, mut problems, mut losses) = (0, Vec::new(), Vec::new());
     for_each_power_cut_with(&images, out_of_order, |point| {
         points += 1;
+        if only_cut.is_some_and(|c| c != points - 1) {
+            return;
+        }
         let what = format!("{label}: cut #{}: {}", points - 1, point.what());
         let laid = top.join("try");
         point.lay(&laid);
