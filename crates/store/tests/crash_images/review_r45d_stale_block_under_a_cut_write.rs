@@ -589,6 +589,71 @@ fn raid6_4k_stale_bytes_beside_a_cut_write_in_their_block_witness_held_at_its_bo
     no_cut_wrong_and_lost_at_most((points, &problems, losses.len()), 382, None);
 }
 
+/// One traced cut of a `probe_r45d` cell (scripts/probe-cells.sh): `code` at element `e`,
+/// data element 2's OSS loses the acknowledged write `lost`, then `cut_write` is cut, out of
+/// order per page (`16,seed,pages`); cut `only` must read no WRONG byte and no LOST one.
+fn stale_d2_cell_cut_reads_right(
+    (code, e, cuts): (CodeSpec, usize, usize),
+    (lost, cut_write): (std::ops::Range<usize>, std::ops::Range<usize>),
+    (seed, only): (u64, usize),
+) {
+    let (points, problems, losses) = stale_block_under_the_cut_write_at(
+        Witness::Working,
+        (code, e, 7 * e / 2, 2, None),
+        (
+            lost,
+            cut_write,
+            true,
+            Some(OutOfOrder {
+                subsets_per_image: 16,
+                seed,
+                pages: true,
+                only: false,
+            }),
+        ),
+        Some(only),
+    );
+    no_cut_wrong_and_lost_at_most((points, &problems, losses.len()), cuts, Some(0));
+}
+
+/// Session 53: the `confirms` and fitted arms' rolls know the running parity per page
+/// side (s52c's journaled `new_page_sides`, until then the unchecked-world arm's only).
+/// raid6 4 KiB (`d-4k` cell), seed 2, cut #132 ("blocks at [8192]" LOST on b6cb912b, as
+/// on every base since s52c's first trial saved it): reads right.
+#[test]
+fn s53_raid6_4k_stale_d2_seed_2_cut_132_rolled_with_parity_known_per_page_side_reads_right() {
+    stale_d2_cell_cut_reads_right(
+        (CodeSpec::raid6(4), UNIT, 142),
+        (11242..11342, 11192..13288),
+        (2, 132),
+    );
+}
+
+/// As above, rs 4+3 8 KiB (`rs8k` cell), seed 20, cut #270 ("blocks at [16384]" LOST on
+/// b6cb912b): reads right.
+#[test]
+fn s53_rs_4_3_8k_stale_d2_seed_20_cut_270_rolled_with_parity_known_per_page_side_reads_right() {
+    stale_d2_cell_cut_reads_right(
+        (CodeSpec::rs(4, 3), 2 * UNIT, 280),
+        (20400..20500, 19384..25576),
+        (20, 270),
+    );
+}
+
+/// The trade s52c's first trial of the per-side knowledge in the `confirms` arm made:
+/// rs 4+3 8 KiB, seed 3, cut #244 read right on its base and LOST with it (the roll's fix
+/// laid first, D2's torn block then decoded from the rolled row). Reads right since
+/// session 53 with that knowledge in the arm (the torn block is also tried from the row as
+/// it stood); right on b6cb912b too (there the arm rolled without it): a guard.
+#[test]
+fn s53_rs_4_3_8k_stale_d2_seed_3_cut_244_rolled_in_the_confirms_arm_reads_right() {
+    stale_d2_cell_cut_reads_right(
+        (CodeSpec::rs(4, 3), 2 * UNIT, 280),
+        (20400..20500, 19384..25576),
+        (3, 244),
+    );
+}
+
 /// Review r52c MEDIUM-1 (s52c's unchecked-world roll): rs 4+3 at 8 KiB, data element 2's
 /// OSS loses the acknowledged write 20400+100, the cut write 19384+6192 (`probe_r45d`'s
 /// `rs8k` cell, scripts/probe-cells.sh), `16,16,pages`, cut #240 ("power cut before

@@ -594,7 +594,12 @@ impl Store {
                 // Unless the row's one world keeps a block old where nothing proves it so
                 // and its part of the write is proven new: rolled forward (s50e,
                 // `old_kept_unproven`; review r49d HIGH-1: else the stale block was kept,
-                // WRONG). Not proven: as before.
+                // WRONG). Not proven: as before. The new version knows a running parity
+                // per page side (s52c's `new_page_sides`; here since session 53: s52c's
+                // trial of it cost rs8k-s3 #244, a torn block decided after the roll from
+                // the rolled row, which the per-block pass now also decides from the row
+                // as it stood; with the fitted arm's below: d-4k-s2 #132 and rs8k-s20 #270
+                // read right, LOST before).
                 if let Some((assignments, false)) = self.checkable_assignments(&choices) {
                     let worlds: Vec<&BTreeMap<Pos, BlockVersion>> = assignments.iter().collect();
                     match self.old_kept_unproven_rolled_forward(
@@ -602,7 +607,7 @@ impl Store {
                         &crcs,
                         plan,
                         &worlds,
-                        (true, false),
+                        (true, true),
                     ) {
                         KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
                         // Never here: a refuted world is not the row in this arm.
@@ -778,7 +783,8 @@ impl Store {
             match self.old_kept_proven_or_rolled_forward(v, &crcs, &assignments, &worlds, &fit) {
                 OldKept::Proven => {}
                 // Unless the one fitted world keeps a block old where nothing proves it so
-                // and its part of the write is proven new: rolled forward (s50e,
+                // and its part of the write is proven new (parity known per page side, as
+                // in the `confirms` arm): rolled forward (s50e,
                 // `old_kept_unproven`). Not proven: LOST where an old version of that
                 // world is refuted (s51a), else as before.
                 OldKept::AsBefore => {
@@ -792,7 +798,7 @@ impl Store {
                         &crcs,
                         plan,
                         &fitted,
-                        (false, false),
+                        (false, true),
                     ) {
                         KeptUnproven::Rolled(fixes) => return Ok(CutRowStale::Located(fixes)),
                         KeptUnproven::Lost(unproven) => {
