@@ -1445,6 +1445,24 @@ pub fn cut_write_at_every_power_cut(
     cut_write: std::ops::Range<usize>,
     out_of_order: Option<OutOfOrder>,
 ) -> (usize, Vec<String>, Vec<Vec<usize>>) {
+    let scene = (label, before, cut_write, out_of_order);
+    cut_write_at_power_cuts(top, cut, store, scene, None)
+}
+
+/// `cut_write_at_every_power_cut`, with `only_cut` the cut of that number alone laid and
+/// checked (every cut still counted: a pin of one traced cut, at a fraction of the time).
+pub fn cut_write_at_power_cuts(
+    top: &Path,
+    cut: &Arc<PowerCut>,
+    store: Store,
+    (label, before, cut_write, out_of_order): (
+        &str,
+        &[u8],
+        std::ops::Range<usize>,
+        Option<OutOfOrder>,
+    ),
+    only_cut: Option<usize>,
+) -> (usize, Vec<String>, Vec<Vec<usize>>) {
     cut.cut_journal_since_previous_call();
     let new = crate::common::pattern(4, cut_write.len());
     cut.arm();
@@ -1455,6 +1473,9 @@ pub fn cut_write_at_every_power_cut(
     let (mut points, mut problems, mut losses) = (0, Vec::new(), Vec::new());
     for_each_power_cut_with(&images, out_of_order, |point| {
         points += 1;
+        if only_cut.is_some_and(|c| c != points - 1) {
+            return;
+        }
         let what = format!("{label}: cut #{}: {}", points - 1, point.what());
         let laid = top.join("try");
         point.lay(&laid);

@@ -65,6 +65,22 @@ pub(crate) fn stale_block_under_the_cut_write_in_col(
 #[allow(clippy::type_complexity)]
 pub(crate) fn stale_block_under_the_cut_write_with(
     witness: Witness,
+    scene: (CodeSpec, usize, usize, usize, Option<usize>),
+    cut: (
+        std::ops::Range<usize>,
+        std::ops::Range<usize>,
+        bool,
+        Option<OutOfOrder>,
+    ),
+) -> (usize, Vec<String>, Vec<Vec<usize>>) {
+    stale_block_under_the_cut_write_at(witness, scene, cut, None)
+}
+
+/// `stale_block_under_the_cut_write_with`, with `only_cut` that cut alone checked (a pin
+/// of one traced cut; every cut still counted).
+#[allow(clippy::type_complexity)]
+pub(crate) fn stale_block_under_the_cut_write_at(
+    witness: Witness,
     (code, element, first, stale_d, stale_col): (CodeSpec, usize, usize, usize, Option<usize>),
     (lost, cut_write, stale_lost, out_of_order): (
         std::ops::Range<usize>,
@@ -72,6 +88,7 @@ pub(crate) fn stale_block_under_the_cut_write_with(
         bool,
         Option<OutOfOrder>,
     ),
+    only_cut: Option<usize>,
 ) -> (usize, Vec<String>, Vec<Vec<usize>>) {
     images_in_plan_order();
     let (top, dir, layout) = init_wcl_without_timeout_with_element(code, element);
@@ -96,16 +113,9 @@ pub(crate) fn stale_block_under_the_cut_write_with(
         std::fs::write(&zone_file, &snapshot).unwrap();
     }
     let before = before;
-    let (points, problems, losses) = cut_write_at_every_power_cut(
-        top.path(),
-        &cut,
-        store,
-        &format!("{:?}", code.kind),
-        &before,
-        cut_write,
-        out_of_order,
-    );
-    (points, problems, losses)
+    let label = format!("{:?}", code.kind);
+    let scene = (&label[..], &before[..], cut_write, out_of_order);
+    cut_write_at_power_cuts(top.path(), &cut, store, scene, only_cut)
 }
 
 fn env_usize(name: &str, default: usize) -> usize {
