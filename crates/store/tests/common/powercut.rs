@@ -1445,29 +1445,22 @@ pub fn cut_write_at_every_power_cut(
     cut_write: std::ops::Range<usize>,
     out_of_order: Option<OutOfOrder>,
 ) -> (usize, Vec<String>, Vec<Vec<usize>>) {
-    cut_write_at_power_cuts(
-        top,
-        cut,
-        store,
-        label,
-        before,
-        cut_write,
-        out_of_order,
-        None,
-    )
+    let scene = (label, before, cut_write, out_of_order);
+    cut_write_at_power_cuts(top, cut, store, scene, None)
 }
 
-/// `cut_write_at_every_power_cut`, checking only cut `only_cut` where given (a pin of one
-/// traced cut: the cuts are still counted, in the same order).
-#[allow(clippy::too_many_arguments)]
+/// `cut_write_at_every_power_cut`, with `only_cut` the cut of that number alone laid and
+/// checked (every cut still counted: a pin of one traced cut, at a fraction of the time).
 pub fn cut_write_at_power_cuts(
     top: &Path,
     cut: &Arc<PowerCut>,
     store: Store,
-    label: &str,
-    before: &[u8],
-    cut_write: std::ops::Range<usize>,
-    out_of_order: Option<OutOfOrder>,
+    (label, before, cut_write, out_of_order): (
+        &str,
+        &[u8],
+        std::ops::Range<usize>,
+        Option<OutOfOrder>,
+    ),
     only_cut: Option<usize>,
 ) -> (usize, Vec<String>, Vec<Vec<usize>>) {
     cut.cut_journal_since_previous_call();

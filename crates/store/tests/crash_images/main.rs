@@ -34,6 +34,8 @@ mod review_r49b_lost_writes_beside_a_rolled_cut_write;
 mod review_r49d_torn_parity_beside_a_stale_parity;
 mod review_r50a_rolled_part_acked_in_part;
 mod review_r52b_two_cut_writers_one_block;
+mod review_r52c_unchecked_world_roll;
+mod review_r52e_rmw_edge_block_lost_write_crash;
 mod review_s30r_power_cut_several_wcl_writers;
 mod review_s30r_raid5_wcl_power_cut_loses_acknowledged_stripe;
 mod review_s31r_power_cut_delayed_window_and_flip;

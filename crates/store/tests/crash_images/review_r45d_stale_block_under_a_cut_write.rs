@@ -76,7 +76,8 @@ pub(crate) fn stale_block_under_the_cut_write_with(
     stale_block_under_the_cut_write_at(witness, scene, cut, None)
 }
 
-/// `stale_block_under_the_cut_write_with`, checking only cut `only_cut` where given.
+/// `stale_block_under_the_cut_write_with`, with `only_cut` that cut alone checked (a pin
+/// of one traced cut; every cut still counted).
 #[allow(clippy::type_complexity)]
 pub(crate) fn stale_block_under_the_cut_write_at(
     witness: Witness,
@@ -112,16 +113,9 @@ pub(crate) fn stale_block_under_the_cut_write_at(
         std::fs::write(&zone_file, &snapshot).unwrap();
     }
     let before = before;
-    cut_write_at_power_cuts(
-        top.path(),
-        &cut,
-        store,
-        &format!("{:?}", code.kind),
-        &before,
-        cut_write,
-        out_of_order,
-        only_cut,
-    )
+    let label = format!("{:?}", code.kind);
+    let scene = (&label[..], &before[..], cut_write, out_of_order);
+    cut_write_at_power_cuts(top.path(), &cut, store, scene, only_cut)
 }
 
 fn env_usize(name: &str, default: usize) -> usize {
