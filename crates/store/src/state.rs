@@ -4703,6 +4703,76 @@ mod tests {
         }
     }
 
+    /// Review r52b LOW-3 (s53a): the displaced cache pieces of all unfinished writes
+    /// together stay within `CACHE_WITNESS_PIECES_MAX` (the witness refills while an earlier
+    /// write's pieces wait), the oldest write's going first: at the bound exactly nothing
+    /// goes; one piece past it, the oldest entry goes whole and the newer keeps all its own.
+    #[test]
+    fn the_displaced_cache_pieces_keep_at_most_their_bound_of_pieces_the_oldest_write_first() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let (max, block) = (CACHE_WITNESS_PIECES_MAX as u64, 4096u64);
+        let half = max / 2;
+        // A cache write of blocks `first..first + blocks` of file 1 (its crcs name `plan`).
+        let write = |seq: &mut u64, state: &mut State, plan: u64, first: u64, blocks: u64| {
+            let w = WriteCrcs {
+                plans: vec![plan],
+                file: 1,
+                offset_bytes: first * block,
+                len_bytes: blocks * block,
+                block_crcs: vec![crc32c::crc32c(&[plan as u8; 4096]); blocks as usize],
+            };
+            let input = Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: w.offset_bytes,
+                len_bytes: w.len_bytes,
+                now_ns: 0,
+                crcs_follow: true,
+                home_crcs_follow: false,
+            });
+            for rec in [input, Rec::WriteCrcs(w)] {
+                *seq += 1;
+                state.apply(*seq, &rec);
+            }
+        };
+        let pieces = |s: &State| -> usize {
+            let total = (s.cache_witness_displaced.iter())
+                .map(|d| d.pieces.len())
+                .sum();
+            assert!(total <= CACHE_WITNESS_PIECES_MAX, "{total}");
+            total
+        };
+        let displaced = |s: &State, plan: u64| s.cache_witness_displaced_in(plan, 1, 0, u64::MAX);
+        // A full witness, blocks 0..max; the first cut write displaces its first half.
+        write(&mut seq, &mut state, 1, 0, max);
+        durable(&mut seq, &mut state, &[1]);
+        write(&mut seq, &mut state, 2, 0, half);
+        assert_eq!(pieces(&state), half as usize);
+        // The witness refills (blocks max..max + half); a second cut write displaces the
+        // rest of the first write's pieces: the bound exactly, nothing goes.
+        write(&mut seq, &mut state, 3, max, half);
+        durable(&mut seq, &mut state, &[3]);
+        write(&mut seq, &mut state, 4, half, half);
+        assert_eq!(pieces(&state), max as usize, "at the bound");
+        assert_eq!(displaced(&state, 2).len(), half as usize);
+        assert_eq!(displaced(&state, 4).len(), half as usize);
+        // The witness refills again; a third cut write displaces one piece more: the oldest
+        // write's pieces go, all of them, and only they.
+        write(&mut seq, &mut state, 5, max + half, half);
+        durable(&mut seq, &mut state, &[5]);
+        write(&mut seq, &mut state, 6, max, 1);
+        assert_eq!(pieces(&state), half as usize + 1);
+        assert_eq!(displaced(&state, 2), vec![], "the oldest write's went");
+        assert_eq!(
+            displaced(&state, 4).len(),
+            half as usize,
+            "the newer kept all"
+        );
+        assert_eq!(
+            displaced(&state, 6),
+            vec![(max * block, (max + 1) * block, crc32c::crc32c(&[3u8; 4096]))]
+        );
+    }
+
     /// The displaced cache pieces are bounded: at most `CACHE_WITNESS_PENDING_MAX` writes
     /// (the oldest's go first), and never more pieces in all than the witness holds.
     #[test]

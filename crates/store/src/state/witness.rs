@@ -507,13 +507,17 @@ impl State {
         if self.cache_witness_displaced.len() >= CACHE_WITNESS_PENDING_MAX {
             self.cache_witness_displaced.remove(0);
         }
+        // A recount: one pass over at most `CACHE_WITNESS_PENDING_MAX` entries, as the pass
+        // above (review r52b LOW-3: no running total kept, see docs/results/s53-s53a.md).
         let mut total: usize = (self.cache_witness_displaced.iter())
             .map(|d| d.pieces.len())
             .sum();
+        let mut oldest = 0;
         while total + taken.len() > CACHE_WITNESS_PIECES_MAX {
-            let oldest = self.cache_witness_displaced.remove(0);
-            total -= oldest.pieces.len();
+            total -= self.cache_witness_displaced[oldest].pieces.len();
+            oldest += 1;
         }
+        self.cache_witness_displaced.drain(..oldest);
         let pieces: Vec<(u64, u64, u32)> = (taken.into_iter())
             .map(|(pa, (pz, crc))| {
                 assert!(
