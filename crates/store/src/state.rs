@@ -2379,6 +2379,11 @@ pub struct State {
     /// until its last plan's `Durable` (then dropped: its own pieces witness those bytes),
     /// or until the settle after an open's recovery carried every cache stripe home
     /// (`Rec::PlannerReset`). Dropped piece by piece by a later write's input over them.
+    /// Dropped at once where no plan of it can be cut (session 53, s53a, review r52b
+    /// LOW-2): its crcs did not follow its input (cut before any block write), or its
+    /// plans left are on record as having written nothing (`Rec::WroteNothing`); recovery
+    /// reads an entry only through a cut plan it names, and held, it kept every snapshot
+    /// at header version 13 for nothing.
     /// Why (review r51a HIGH-1/HIGH-2): dropped at the input for good, a power cut left no
     /// witnessed byte under a cut write, and recovery kept a stale block (a lost write's
     /// OSS kept the older bytes under their valid checksum) as the write's OLD version
@@ -2400,9 +2405,11 @@ pub struct DisplacedCachePieces {
     /// The write's bytes (`offset_bytes..offset_bytes + len_bytes` of `file`).
     pub offset_bytes: u64,
     pub len_bytes: u64,
-    /// The write's plans not durable yet, from its `Rec::WriteCrcs` (empty while that is
-    /// still to come, or for good where the write was cut before it: no block write of it
-    /// ran, and recovery names no plan of it).
+    /// The write's plans neither durable nor on record as having written nothing, from its
+    /// `Rec::WriteCrcs` (empty only while that is still to come: the entry goes at the
+    /// record after its input if that is not them, the write cut before any block write,
+    /// and at the `Durable` or `WroteNothing` that leaves none: recovery names no plan of
+    /// it then).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub plans: Vec<u64>,
     /// `(first byte, end byte, crc32c)` of each piece, disjoint, each within one 4 KiB
@@ -4555,6 +4562,215 @@ mod tests {
         seq += 1;
         state.apply(seq, &Rec::PlannerReset);
         assert!(state.cache_witness_displaced.is_empty());
+    }
+
+    /// Review r52b LOW-2 (s53a): a cache write's displaced pieces go as soon as no plan of
+    /// it can be cut, for recovery reads them only through a cut plan the entry names: at
+    /// the record after its input when that is not its crcs (cut before any block write),
+    /// and at the `WroteNothing` (or `Durable`) that leaves it no plan. A plan neither
+    /// durable nor on record as having written nothing may have written: its entry stays
+    /// (until the settle). A snapshot without an entry says a header version below 13; a
+    /// snapshot taken after any record of a scene, reloaded and the rest replayed on it
+    /// (the open after a checkpoint), ends as the live state.
+    #[test]
+    fn a_cache_writes_displaced_pieces_go_once_no_plan_of_it_can_be_cut() {
+        let (mut before, mut seq) = (State::default(), 0u64);
+        let (a, b) = (vec![1u8; 4096], vec![2u8; 4096]);
+        cache_write(&mut seq, &mut before, 10, 0, &a);
+        cache_write(&mut seq, &mut before, 11, 4096, &b);
+        durable(&mut seq, &mut before, &[10, 11]);
+        let cache_input = |at: u64| {
+            Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: at,
+                len_bytes: 200,
+                now_ns: 0,
+                crcs_follow: true,
+                home_crcs_follow: false,
+            })
+        };
+        let (input, crcs) = (
+            cache_input(100),
+            Rec::WriteCrcs(WriteCrcs::of(vec![12, 13], 1, 100, &[3u8; 200])),
+        );
+        let (later_input, later_crcs) = (
+            cache_input(4196),
+            Rec::WriteCrcs(WriteCrcs::of(vec![14], 1, 4196, &[4u8; 200])),
+        );
+        // Any record but the crcs: here as the first record of the open after a crash.
+        let next = Rec::SettleSynced;
+        let wrote_nothing = |plans: &[u64]| Rec::WroteNothing {
+            plans: plans.to_vec(),
+            file_sizes: Vec::new(),
+        };
+        let durable_rec = |plans: &[u64]| Rec::Durable {
+            plans: plans.to_vec(),
+        };
+        // Each scene's records after `before`, and the plans of each entry left.
+        let scenes = vec![
+            (
+                "in flight, or cut after its crcs",
+                vec![input.clone(), crcs.clone(), next.clone()],
+                vec![vec![12, 13]],
+            ),
+            (
+                "cut right after its input",
+                vec![input.clone(), next.clone()],
+                vec![],
+            ),
+            (
+                "cut right after its input, a later write's input next",
+                vec![input.clone(), later_input, later_crcs],
+                vec![vec![14]],
+            ),
+            (
+                "one plan durable, the other wrote nothing",
+                vec![
+                    input.clone(),
+                    crcs.clone(),
+                    durable_rec(&[12]),
+                    wrote_nothing(&[13]),
+                ],
+                vec![],
+            ),
+            (
+                "one plan wrote nothing, the other cut",
+                vec![input.clone(), crcs.clone(), wrote_nothing(&[13]), next],
+                vec![vec![12]],
+            ),
+            (
+                "every plan wrote nothing (a refused write)",
+                vec![input.clone(), crcs.clone(), wrote_nothing(&[12, 13])],
+                vec![],
+            ),
+            (
+                "durable whole",
+                vec![input, crcs, durable_rec(&[12, 13])],
+                vec![],
+            ),
+        ];
+        let v13 = crate::superblock::STATE_VERSION_SESSION52_RECORDS;
+        for (scene, recs, left) in scenes {
+            let seq_of = |k: usize| seq + 1 + k as u64;
+            let mut live = before.clone();
+            for (k, rec) in recs.iter().enumerate() {
+                live.apply(seq_of(k), rec);
+            }
+            let plans: Vec<Vec<u64>> = (live.cache_witness_displaced.iter())
+                .map(|d| d.plans.clone())
+                .collect();
+            eprintln!(
+                "{scene}: entries {plans:?}, header version {}, snapshot {} bytes",
+                live.reader_version(),
+                serde_json::to_vec_pretty(&live).unwrap().len()
+            );
+            assert_eq!(plans, left, "{scene}");
+            match left.is_empty() {
+                true => assert!(live.reader_version() < v13, "{scene}"),
+                false => assert_eq!(live.reader_version(), v13, "{scene}"),
+            }
+            if left == vec![vec![12, 13]] {
+                assert_eq!(
+                    live.cache_witness_displaced_in(13, 1, 0, 8192),
+                    vec![(0, 4096, crc32c::crc32c(&a))],
+                    "{scene}: the piece of the block under the write"
+                );
+            }
+            for split in 0..=recs.len() {
+                // Never between an input and its crcs: one hold of the core lock appends
+                // both (`Store::write`), and a checkpoint takes that lock.
+                let cut_pair = split > 0
+                    && matches!(recs[split - 1], Rec::Input(Input::Write { .. }))
+                    && matches!(recs.get(split), Some(Rec::WriteCrcs(_)));
+                if cut_pair {
+                    continue;
+                }
+                let mut at = before.clone();
+                for (k, rec) in recs[..split].iter().enumerate() {
+                    at.apply(seq_of(k), rec);
+                }
+                let json = serde_json::to_vec(&at).unwrap();
+                let mut replayed: State = serde_json::from_slice(&json).unwrap();
+                for (k, rec) in recs.iter().enumerate().skip(split) {
+                    replayed.apply(seq_of(k), rec);
+                }
+                assert_eq!(
+                    replayed.cache_witness_displaced, live.cache_witness_displaced,
+                    "{scene}: snapshot after {split} records, the rest replayed"
+                );
+                assert_eq!(replayed.reader_version(), live.reader_version());
+            }
+        }
+    }
+
+    /// Review r52b LOW-3 (s53a): the displaced cache pieces of all unfinished writes
+    /// together stay within `CACHE_WITNESS_PIECES_MAX` (the witness refills while an earlier
+    /// write's pieces wait), the oldest write's going first: at the bound exactly nothing
+    /// goes; one piece past it, the oldest entry goes whole and the newer keeps all its own.
+    #[test]
+    fn the_displaced_cache_pieces_keep_at_most_their_bound_of_pieces_the_oldest_write_first() {
+        let (mut state, mut seq) = (State::default(), 0u64);
+        let (max, block) = (CACHE_WITNESS_PIECES_MAX as u64, 4096u64);
+        let half = max / 2;
+        // A cache write of blocks `first..first + blocks` of file 1 (its crcs name `plan`).
+        let write = |seq: &mut u64, state: &mut State, plan: u64, first: u64, blocks: u64| {
+            let w = WriteCrcs {
+                plans: vec![plan],
+                file: 1,
+                offset_bytes: first * block,
+                len_bytes: blocks * block,
+                block_crcs: vec![crc32c::crc32c(&[plan as u8; 4096]); blocks as usize],
+            };
+            let input = Rec::Input(Input::Write {
+                file: 1,
+                offset_bytes: w.offset_bytes,
+                len_bytes: w.len_bytes,
+                now_ns: 0,
+                crcs_follow: true,
+                home_crcs_follow: false,
+            });
+            for rec in [input, Rec::WriteCrcs(w)] {
+                *seq += 1;
+                state.apply(*seq, &rec);
+            }
+        };
+        let pieces = |s: &State| -> usize {
+            let total = (s.cache_witness_displaced.iter())
+                .map(|d| d.pieces.len())
+                .sum();
+            assert!(total <= CACHE_WITNESS_PIECES_MAX, "{total}");
+            total
+        };
+        let displaced = |s: &State, plan: u64| s.cache_witness_displaced_in(plan, 1, 0, u64::MAX);
+        // A full witness, blocks 0..max; the first cut write displaces its first half.
+        write(&mut seq, &mut state, 1, 0, max);
+        durable(&mut seq, &mut state, &[1]);
+        write(&mut seq, &mut state, 2, 0, half);
+        assert_eq!(pieces(&state), half as usize);
+        // The witness refills (blocks max..max + half); a second cut write displaces the
+        // rest of the first write's pieces: the bound exactly, nothing goes.
+        write(&mut seq, &mut state, 3, max, half);
+        durable(&mut seq, &mut state, &[3]);
+        write(&mut seq, &mut state, 4, half, half);
+        assert_eq!(pieces(&state), max as usize, "at the bound");
+        assert_eq!(displaced(&state, 2).len(), half as usize);
+        assert_eq!(displaced(&state, 4).len(), half as usize);
+        // The witness refills again; a third cut write displaces one piece more: the oldest
+        // write's pieces go, all of them, and only they.
+        write(&mut seq, &mut state, 5, max + half, half);
+        durable(&mut seq, &mut state, &[5]);
+        write(&mut seq, &mut state, 6, max, 1);
+        assert_eq!(pieces(&state), half as usize + 1);
+        assert_eq!(displaced(&state, 2).len(), 0, "the oldest write's went");
+        assert_eq!(
+            displaced(&state, 4).len(),
+            half as usize,
+            "the newer kept all"
+        );
+        assert_eq!(
+            displaced(&state, 6),
+            vec![(max * block, (max + 1) * block, crc32c::crc32c(&[3u8; 4096]))]
+        );
     }
 
     /// The displaced cache pieces are bounded: at most `CACHE_WITNESS_PENDING_MAX` writes

@@ -240,6 +240,21 @@ impl State {
                 .all(|d| d.crcs.is_some() || d.crcs_promised),
             "only the last displaced entry waits for crcs it did not promise"
         );
+        if !matches!(rec, Rec::WriteCrcs(_)) {
+            // A cache write's input promises its crcs as the very next record (both appended
+            // under the core lock before any plan of it is admitted: `Store::write`). Any
+            // other record after it: it was cut before them (a kill, a power cut, a refused
+            // append, a tail cut of the crcs), no block write of it ran and no crcs will
+            // name its plans. Recovery reads an entry only through a cut plan it names
+            // (`cache_witness_displaced_in`; such a write's plans are never begun below
+            // full tolerance, `cache_write_without_its_crcs`, and in no entry at it), so
+            // none can use this one: it goes now, not at the settle (review r52b LOW-2:
+            // kept, every snapshot until then said header version 13 for nothing). Not
+            // keyed on `cache_follow`: a snapshot taken right after the input (its crcs'
+            // append refused, another writer's checkpoint) drops the flag, and its replay
+            // drops the entry here alike.
+            self.drop_cache_entry_without_plans();
+        }
         match rec {
             Rec::Input(Input::Write {
                 file,
@@ -279,6 +294,9 @@ impl State {
                             d.plans = w.plans.clone();
                         }
                     }
+                    // Crcs naming no plan, or another write's: no plan of the entry is on
+                    // record, none can be cut (as above).
+                    self.drop_cache_entry_without_plans();
                     push_pending(
                         &mut self.cache_witness_pending,
                         w,
@@ -302,15 +320,10 @@ impl State {
             }
             Rec::Durable { plans } => {
                 self.witness_durable_cache_writes(plans);
-                // A cache write durable whole: its own pieces witness its blocks now. One
-                // whose crcs never came (no plan on record) waits for the settle.
-                self.cache_witness_displaced.retain_mut(|d| {
-                    if d.plans.is_empty() {
-                        return true;
-                    }
-                    d.plans.retain(|p| !plans.contains(p));
-                    !d.plans.is_empty()
-                });
+                // A cache write durable whole: its own pieces witness its blocks now. (An
+                // entry without plans goes too: only a session 52 snapshot holds one, see
+                // `drop_cache_entry_without_plans`.)
+                self.drop_cache_plans_of(plans);
                 self.witness_durable_home_writes(plans);
                 // A write durable whole: its own pieces witness its blocks now.
                 self.home_witness_displaced
@@ -321,6 +334,17 @@ impl State {
                         }
                         None => true,
                     });
+            }
+            Rec::WroteNothing { plans, .. } => {
+                // Plans on record as having written nothing are never begun for recovery
+                // (`Store::never_began`): it names none as a cut writer, so no entry is read
+                // through them; one left with no other plan goes, its pieces dropped as
+                // before session 52 (review r52b LOW-2). A plan neither durable nor on record
+                // here (cut by a crash, or failed after its first write: the store is
+                // poisoned and journals nothing more of it) may have written: the next
+                // open's recovery names it, and its entry stays for that recovery until the
+                // settle after it (`PlannerReset`).
+                self.drop_cache_plans_of(plans);
             }
             Rec::HomePiecesDecided { kept } => {
                 // Every unfinished write's displaced pieces are decided: these go back (each
@@ -483,13 +507,17 @@ impl State {
         if self.cache_witness_displaced.len() >= CACHE_WITNESS_PENDING_MAX {
             self.cache_witness_displaced.remove(0);
         }
+        // A recount: one pass over at most `CACHE_WITNESS_PENDING_MAX` entries, as the pass
+        // above (review r52b LOW-3: no running total kept, see docs/results/s53-s53a.md).
         let mut total: usize = (self.cache_witness_displaced.iter())
             .map(|d| d.pieces.len())
             .sum();
+        let mut oldest = 0;
         while total + taken.len() > CACHE_WITNESS_PIECES_MAX {
-            let oldest = self.cache_witness_displaced.remove(0);
-            total -= oldest.pieces.len();
+            total -= self.cache_witness_displaced[oldest].pieces.len();
+            oldest += 1;
         }
+        self.cache_witness_displaced.drain(..oldest);
         let pieces: Vec<(u64, u64, u32)> = (taken.into_iter())
             .map(|(pa, (pz, crc))| {
                 assert!(
@@ -509,6 +537,25 @@ impl State {
         });
         assert!(self.cache_witness_displaced.len() <= CACHE_WITNESS_PENDING_MAX);
         assert!(total <= CACHE_WITNESS_PIECES_MAX);
+    }
+
+    /// `plans` are done (durable, or on record as having written nothing): out of every
+    /// entry's plans, and an entry left without one goes (recovery reads none through it).
+    fn drop_cache_plans_of(&mut self, plans: &[u64]) {
+        self.cache_witness_displaced.retain_mut(|d| {
+            d.plans.retain(|p| !plans.contains(p));
+            !d.plans.is_empty()
+        });
+    }
+
+    /// The last entry, if no crcs named plans for it right after its input (it was cut
+    /// before them): recovery can never read it. Only the last entry can be one (each goes
+    /// at the record after its input), but for a session 52 snapshot's (those go at the
+    /// next `Durable`).
+    fn drop_cache_entry_without_plans(&mut self) {
+        if (self.cache_witness_displaced.last()).is_some_and(|d| d.plans.is_empty()) {
+            self.cache_witness_displaced.pop();
+        }
     }
 
     /// The cache witness pieces unfinished cache writes of plan `plan` displaced in bytes
