@@ -442,7 +442,6 @@ pub(super) fn queued_behind_unrun(undurable: &[IoPlan]) -> BTreeSet<PlanId> {
     behind
 }
 
-/// The grid position `(row, col)` a journaled crc names.
 /// A stripe of element size `e` holding the elements read from disk (data `raw`, parity
 /// `parity_raw`); a position read from neither stays zero.
 fn stripe_as_on_disk(
@@ -458,6 +457,7 @@ fn stripe_as_on_disk(
     disk
 }
 
+/// The grid position `(row, col)` a journaled crc names.
 fn pos_of(row: usize, col: usize) -> Pos {
     Pos { row, col }
 }
@@ -3430,9 +3430,9 @@ impl Store {
     /// `stale_beside_cut_write` went into the row (`views.2`; review r52c MEDIUM-1, rs 4+3
     /// 8 KiB seed 16 cut #240: s52c's roll laid the cut write's proven new bytes into D3's
     /// block, and torn D2's decode beside it then had no candidate: the row as it stood,
-    /// D3 old, decodes D2 to bytes its stored checksum proves). Whichever view a candidate
-    /// comes from, it is taken only by a proof of the block's own (its stored checksum, the
-    /// write's crcs of its part, or its acknowledged bytes on disk equal to the decode). `None`: nothing proves it; the caller records the
+    /// D3 old, decodes D2 to bytes its stored checksum proves). From that view a candidate
+    /// is taken only by a proof of the block's own (its stored checksum, or the write's
+    /// crcs of its part), never by `agrees` (review r53L MEDIUM-1). `None`: nothing proves it; the caller records the
     /// block lost (review s23r R23-4: kept as torn, one rotten bit of the write's part read
     /// back with success).
     fn decide_rotten_cache_block(
@@ -3457,10 +3457,11 @@ impl Store {
         let whole: Ranges = vec![(start, end)];
         let rel = |(a, z): (u64, u64)| ((a - start) as usize, (z - start) as usize);
         let mut agrees = false;
-        for view in [Some(views.0), Some(views.1), views.2]
+        let fixed_view = views.2.map(|v| (v, true));
+        let views = [(views.0, false), (views.1, false)]
             .into_iter()
-            .flatten()
-        {
+            .chain(fixed_view);
+        for (view, before_fixes) in views {
             for pattern in self.erasure_patterns(pos.col, erased, hot) {
                 if !pattern.contains(&pos.col) {
                     continue;
@@ -3481,10 +3482,14 @@ impl Store {
                         return Ok(Some(candidate));
                     }
                 }
-                agrees |= all_acked.iter().all(|&r| {
-                    let (x, y) = rel(r);
-                    d[x..y] == raw[x..y]
-                });
+                // Not from the row before its fixes (review r53L MEDIUM-1): its decode runs
+                // through the very column a fix judged wrong, and `agrees` is no proof of the
+                // block's own; only its checksum or the write's crcs are taken from it.
+                agrees |= !before_fixes
+                    && all_acked.iter().all(|&r| {
+                        let (x, y) = rel(r);
+                        d[x..y] == raw[x..y]
+                    });
             }
         }
         if let Some((d, spare_checked)) = parity_only_decode {

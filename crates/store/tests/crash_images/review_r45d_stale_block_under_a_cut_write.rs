@@ -583,15 +583,16 @@ fn raid6_4k_stale_bytes_beside_a_cut_write_in_their_block_witness_held_at_its_bo
     no_cut_wrong_and_lost_at_most((points, &problems, losses.len()), 382, None);
 }
 
-/// One traced cut of a `probe_r45d` cell (scripts/probe-cells.sh): `code` at element `e`,
-/// data element 2's OSS loses the acknowledged write `lost`, then `cut_write` is cut, out of
-/// order per page (`16,seed,pages`); cut `only` must read no WRONG byte and no LOST one.
-fn stale_d2_cell_cut_reads_right(
-    (code, e, cuts): (CodeSpec, usize, usize),
+/// Cut `only` alone of a `probe_r45d` cell (scripts/probe-cells.sh): `code` at element
+/// `e`, data element 2's OSS loses the acknowledged write `lost`, then `cut_write` is cut,
+/// out of order per page (`16,seed,pages`). Returns (cuts, WRONG problems, LOST cuts'
+/// blocks) as `stale_block_under_the_cut_write_at`.
+pub(crate) fn stale_d2_cell_cut(
+    (code, e): (CodeSpec, usize),
     (lost, cut_write): (std::ops::Range<usize>, std::ops::Range<usize>),
     (seed, only): (u64, usize),
-) {
-    let (points, problems, losses) = stale_block_under_the_cut_write_at(
+) -> (usize, Vec<String>, Vec<Vec<usize>>) {
+    stale_block_under_the_cut_write_at(
         Witness::Working,
         (code, e, 7 * e / 2, 2, None),
         (
@@ -606,7 +607,16 @@ fn stale_d2_cell_cut_reads_right(
             }),
         ),
         Some(only),
-    );
+    )
+}
+
+/// `stale_d2_cell_cut`, whose cut must read no WRONG byte and no LOST one (`cuts` in all).
+fn stale_d2_cell_cut_reads_right(
+    (code, e, cuts): (CodeSpec, usize, usize),
+    ranges: (std::ops::Range<usize>, std::ops::Range<usize>),
+    seed_and_cut: (u64, usize),
+) {
+    let (points, problems, losses) = stale_d2_cell_cut((code, e), ranges, seed_and_cut);
     no_cut_wrong_and_lost_at_most((points, &problems, losses.len()), cuts, Some(0));
 }
 
@@ -662,22 +672,9 @@ fn s53_rs_4_3_8k_stale_d2_seed_3_cut_244_rolled_in_the_confirms_arm_reads_right(
 /// rs8k-s6 #272 and rs4k-s4 #187, the roll's saves, stay right (docs/results/s53-lead.md).
 #[test]
 fn r52c_rs_4_3_8k_stale_d2_under_a_cut_write_seed_16_cut_240_reads_right_after_the_roll() {
-    let e = 2 * UNIT;
-    let (cuts, problems, losses) = stale_block_under_the_cut_write_at(
-        Witness::Working,
-        (CodeSpec::rs(4, 3), e, 7 * e / 2, 2, None),
-        (
-            20400..20500,
-            19384..25576,
-            true,
-            Some(OutOfOrder {
-                subsets_per_image: 16,
-                seed: 16,
-                pages: true,
-                only: false,
-            }),
-        ),
-        Some(240),
+    stale_d2_cell_cut_reads_right(
+        (CodeSpec::rs(4, 3), 2 * UNIT, 280),
+        (20400..20500, 19384..25576),
+        (16, 240),
     );
-    no_cut_wrong_and_lost_at_most((cuts, &problems, losses.len()), 280, Some(0));
 }

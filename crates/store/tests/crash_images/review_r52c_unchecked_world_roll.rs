@@ -18,31 +18,18 @@
 //! Each pin: the scene's cut count (so the cut is the traced one), no WRONG byte, and
 //! nothing LOST (both read right on 61145b52).
 
-use crate::powercut::*;
 use crate::review_r45d_stale_block_under_a_cut_write::{
-    no_cut_wrong_and_lost_at_most, stale_block_under_the_cut_write_at,
+    no_cut_wrong_and_lost_at_most, stale_d2_cell_cut,
 };
 
 use exaraid_codes::CodeSpec;
 
 /// Probe cell `rs4k-sSEED`'s cut `cut` alone: (cuts, WRONG problems, LOST cuts' blocks).
 fn rs4k_cut(seed: u64, cut: usize) -> (usize, Vec<String>, Vec<Vec<usize>>) {
-    let e = 4096;
-    stale_block_under_the_cut_write_at(
-        Witness::Working,
-        (CodeSpec::rs(4, 3), e, 7 * e / 2, 2, None),
-        (
-            11242..11342,
-            11192..13288,
-            true,
-            Some(OutOfOrder {
-                subsets_per_image: 16,
-                seed,
-                pages: true,
-                only: false,
-            }),
-        ),
-        Some(cut),
+    stale_d2_cell_cut(
+        (CodeSpec::rs(4, 3), 4096),
+        (11242..11342, 11192..13288),
+        (seed, cut),
     )
 }
 

@@ -78,9 +78,11 @@ impl Store {
     ///
     /// `per_page_side` (s52c): the roll's new version also knows a torn running parity
     /// piece per side of its page boundary by the write's side crcs
-    /// (`torn_parity_in_pieces`). Asked by the unchecked-world arm only: in the `confirms`
-    /// arm it rolled rows that then read LOST where they read right before (rs8k-s3 cut
-    /// #244, docs/results/s52-s52c.md: not traced, OPEN), so those arms decide as before.
+    /// (`torn_parity_in_pieces`). Asked by every arm since session 53: s52c's trial of it in
+    /// the `confirms` arm rolled rows that then read LOST where they read right before
+    /// (rs8k-s3 #244, s8 #248: a torn data block of the row decided after the roll from the
+    /// rolled row), which the per-block pass now also decides from the row as it stood
+    /// (`decide_rotten_cache_block`'s third view, docs/results/s53-lead.md).
     pub(super) fn old_kept_unproven_rolled_forward(
         &self,
         v: &RowView,

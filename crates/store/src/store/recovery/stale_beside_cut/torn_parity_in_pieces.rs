@@ -38,7 +38,7 @@ impl Store {
     /// (not a torn parity block of the write, no piece, overlapping pieces, a piece without
     /// both crcs on record, or a piece holding neither).
     ///
-    /// With `per_page_side` (the unchecked-world arm's roll's new version only, s52c) a
+    /// With `per_page_side` (the rolls' new version, s52c; every arm since session 53) a
     /// piece holding neither whole crc and cut by the block's page boundary is known per
     /// side where both sides' crcs of both versions are on record (`old_page_sides_of`,
     /// `new_page_sides_of`) and each side as it stands holds one of its two: a power cut
@@ -163,8 +163,8 @@ impl Store {
     /// (`Version::every_segment_checked`). Nothing is widened where no torn parity block is
     /// known per piece.
     ///
-    /// `per_page_side`: see `torn_parity_in_pieces` (true for the unchecked-world arm's roll
-    /// only: a refit of a blind row, or the other arms' rolls, with it: OPEN).
+    /// `per_page_side`: see `torn_parity_in_pieces` (true for the three arms' rolls; a refit
+    /// of a blind row with it: OPEN).
     pub(super) fn know_torn_parity_in_pieces(
         &self,
         v: &RowView,
