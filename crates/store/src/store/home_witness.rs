@@ -997,7 +997,7 @@ impl Store {
         let Some((_, key)) = self.home_key(file, stripe, pos) else {
             return false;
         };
-        let e = self.sb.element_bytes as usize;
+        let e = self.sb.element_bytes;
         let b_el = (self.layout.locate(file, b_file).offset_in_element_bytes / block) as usize;
         if crate::backend::page_cut_in_block(e, key.slot, b_el).is_none() {
             return true;
