@@ -715,16 +715,23 @@ impl Store {
     /// write was cut before its crcs (`DisplacedHomePieces::crcs_promised`: none of its
     /// bytes is in any block), the block is stale and the piece is kept (session 47,
     /// review r46a HIGH-1: the read names it LOST on record, or rebuilds it from a parity
-    /// subset); else (neither: a torn unacknowledged write recovery kept in part) it is
-    /// dropped, as before session 46 (put back, it named LOST blocks recovery kept right:
-    /// session 46's CI). Journaled (`Rec::HomePiecesDecided`, fsync'd).
+    /// subset); else, where the `Before` pass found the block so and unable to be torn
+    /// (`block_cannot_be_torn`, session 53, s53d), the block is stale too: the piece is
+    /// kept and the block rebuilt where a rebuild confirms it, else recorded LOST (a
+    /// `Rec::Lost` before the decision); else (neither: a torn unacknowledged write
+    /// recovery kept in part) it is dropped, as before session 46 (put back, it named LOST
+    /// blocks recovery kept right: session 46's CI). Journaled (`Rec::HomePiecesDecided`,
+    /// fsync'd).
     fn displaced_pieces_pass(
         &self,
         core: &mut Core,
         pass: DisplacedPass,
-    ) -> Result<(), StoreError> {
+        proven_stale: &ProvenStale,
+    ) -> Result<ProvenStale, StoreError> {
+        assert!(pass == DisplacedPass::After || proven_stale.is_empty());
+        let mut stale_found = ProvenStale::new();
         if core.state.home_witness_displaced.is_empty() {
-            return Ok(());
+            return Ok(stale_found);
         }
         let block = CHECKSUM_BLOCK_BYTES as u64;
         // `(file, first, piece, the write's bytes, whether its crcs are on record, its crc
@@ -757,6 +764,8 @@ impl Store {
         let mut kept: Vec<crate::state::KeptHomePiece> = Vec::new();
         let mut stripes: BTreeMap<(u64, u64), HomeStripe> = BTreeMap::new();
         let mut written_back = 0usize;
+        // `(file, stripe, position, block of the element)` of the blocks recorded LOST.
+        let mut lost_blocks: Vec<(u64, u64, Pos, usize)> = Vec::new();
         for &(file, a, piece, (wa, wz), crcs_on_record, write_crc, cut_before_crcs) in &displaced {
             assert!(
                 !(cut_before_crcs && crcs_on_record),
@@ -839,7 +848,16 @@ impl Store {
                 kept.push(keep);
                 continue;
             }
-            if pass == DisplacedPass::After {
+            // Found before the settle failing the piece, not the cut write's and never torn
+            // (`block_cannot_be_torn`), and still neither: stale (task s53d). Kept, as a
+            // write cut before its crcs; rebuilt below where a rebuild now confirms, else
+            // recorded LOST now, so `status` names it before any read.
+            let stale_after = pass == DisplacedPass::After && proven_stale.contains(&(file, a));
+            if stale_after && unread {
+                kept.push(keep); // the read's decode checks it against the piece
+                continue;
+            }
+            if pass == DisplacedPass::After && !stale_after {
                 // Neither the piece nor the cut write's whole part: recovery kept a block
                 // a torn cut write left (an unacknowledged write may land in part, old
                 // and new bytes side by side). Dropped, as before session 46: put back, it
@@ -848,8 +866,20 @@ impl Store {
                 // stale block only the Before pass could rebuild reads as before s46a.
                 continue;
             }
+            if pass == DisplacedPass::Before
+                && write_crc.is_some()
+                && self.block_cannot_be_torn(core, file, stripe, pos, b_file, &el[lo..hi])
+            {
+                stale_found.insert((file, a));
+            }
+            if stale_after {
+                kept.push(keep);
+            }
             let rebuilt = self.rebuild_element(Some(core), file, stripe, pos, (lo, hi - lo), false);
             let Ok((whole, _)) = rebuilt else {
+                if stale_after {
+                    lost_blocks.push((file, stripe, pos, (b_el / block) as usize));
+                }
                 continue;
             };
             let mut pieces: Vec<(u64, u64, u32)> = (displaced.iter())
@@ -862,9 +892,14 @@ impl Store {
                     self.write_back_confirmed(oss, key, &whole, lo, hi - lo)?;
                     home.buf.element_mut(pos)[lo..hi].copy_from_slice(&whole[lo..hi]);
                     written_back += 1;
+                    stale_found.remove(&(file, a)); // rebuilt: the settle keeps it right
                 }
+            } else if stale_after {
+                lost_blocks.push((file, stripe, pos, (b_el / block) as usize));
             }
         }
+        assert!(lost_blocks.len() <= displaced.len());
+        assert!(stale_found.len() <= displaced.len());
         assert!(written_back <= displaced.len() && kept.len() <= displaced.len());
         match pass {
             DisplacedPass::Before => {
@@ -879,23 +914,132 @@ impl Store {
                         );
                     }
                 }
-                Ok(())
+                Ok(stale_found)
             }
-            DisplacedPass::After => self.journal(core, Rec::HomePiecesDecided { kept }, true),
+            DisplacedPass::After => {
+                let mut ranges: Vec<LostRange> = Vec::new();
+                for (file, stripe, pos, b) in lost_blocks {
+                    let one =
+                        self.home_stale_ranges(Some(core), file, stripe, [(pos, b)].into_iter());
+                    for r in one {
+                        let on_record: u64 =
+                            (core.state.lost_in(file, r.offset_bytes, r.len_bytes))
+                                .iter()
+                                .map(|l| {
+                                    l.end_bytes().min(r.end_bytes())
+                                        - l.offset_bytes.max(r.offset_bytes)
+                                })
+                                .sum();
+                        let listed = ranges
+                            .iter()
+                            .any(|x| (x.file, x.offset_bytes) == (file, r.offset_bytes));
+                        if on_record < r.len_bytes && !listed {
+                            ranges.push(r);
+                        }
+                    }
+                }
+                if !ranges.is_empty() {
+                    // Before the decision: a kill between them decides the pieces again.
+                    self.journal(core, Rec::Lost { ranges }, true)?;
+                }
+                self.journal(core, Rec::HomePiecesDecided { kept }, true)?;
+                Ok(ProvenStale::new())
+            }
         }
     }
 
+    /// Can no cut write have left block `b_file` of `file` (element `pos` of `stripe`,
+    /// `bytes` as it stands before the settle) torn, old and new bytes side by side? A cut
+    /// write leaves a block whole old or whole new, but where a zone file page boundary
+    /// cuts the block (`backend::page_cut_in_block`): a kill stops a pwrite there (head
+    /// new, tail old), a power cut may keep either page (head old, tail new). Such a block
+    /// is torn-free only where the write's page-cut crcs of it are on record, both shapes,
+    /// and it holds neither. And no other cut writer's bytes over the block: its bytes
+    /// beside this write's fail this write's piece and crc without being stale (review
+    /// r52b MEDIUM-1's shape, on home blocks). Why (task s53d, review r52e's scene): a
+    /// block that fails its displaced piece and the cut write's crc and cannot be torn
+    /// holds bytes neither acknowledged nor written by the cut write: a lost write's stale
+    /// block, which the `After` pass dropped the piece of, and its stale bytes read with
+    /// success.
+    fn block_cannot_be_torn(
+        &self,
+        core: &Core,
+        file: u64,
+        stripe: u64,
+        pos: Pos,
+        b_file: u64,
+        bytes: &[u8],
+    ) -> bool {
+        let block = CHECKSUM_BLOCK_BYTES as u64;
+        assert_eq!(bytes.len() as u64, block);
+        assert_eq!(b_file % block, 0, "file blocks are element blocks");
+        let state = &core.state;
+        let over = |wa: u64, wz: u64| wa < b_file + block && b_file < wz;
+        // The cut writes over the block: this one's plans, if alone.
+        let writers: Vec<&crate::state::DisplacedHomePieces> = (state.home_witness_displaced)
+            .iter()
+            .filter(|d| d.file == file && over(d.offset_bytes, d.offset_bytes + d.len_bytes))
+            .collect();
+        let [d] = writers.as_slice() else {
+            return false; // several (or, unexpectedly, none): as before
+        };
+        let Some(plans) = d.crcs.as_ref().map(|c| &c.plans) else {
+            return false;
+        };
+        let others = (state.write_crcs.iter()).any(|w| {
+            w.file == file
+                && !w.plans.iter().any(|p| plans.contains(p))
+                && over(w.offset_bytes, w.offset_bytes + w.len_bytes)
+        });
+        if others {
+            return false;
+        }
+        let Some((_, key)) = self.home_key(file, stripe, pos) else {
+            return false;
+        };
+        let e = self.sb.element_bytes;
+        let b_el = (self.layout.locate(file, b_file).offset_in_element_bytes / block) as usize;
+        if crate::backend::page_cut_in_block(e, key.slot, b_el).is_none() {
+            return true;
+        }
+        let cuts = (state.write_parity_crcs.iter())
+            .filter(|w| w.file == file && plans.contains(&w.plan))
+            .flat_map(|w| w.page_cuts.iter())
+            .find(|c| (c.stripe, c.row, c.col, c.block) == (stripe, pos.row, pos.col, b_el as u64));
+        cuts.is_some_and(|c| {
+            c.old_head_crc.is_some()
+                && c.new_tail_crc.is_some()
+                && !c.holds(bytes)
+                && !c.holds_head_dropped(bytes)
+        })
+    }
+
     /// `displaced_pieces_pass` before recovery's settle.
-    pub(super) fn rebuild_stale_displaced_blocks(&self, core: &mut Core) -> Result<(), StoreError> {
-        self.displaced_pieces_pass(core, DisplacedPass::Before)
+    /// Returns the pieces whose blocks it found stale and could not rebuild, for the
+    /// `After` pass (`block_cannot_be_torn`).
+    pub(super) fn rebuild_stale_displaced_blocks(
+        &self,
+        core: &mut Core,
+    ) -> Result<ProvenStale, StoreError> {
+        self.displaced_pieces_pass(core, DisplacedPass::Before, &ProvenStale::new())
     }
 
     /// `displaced_pieces_pass` after recovery's settle (or at an open with no recovery to
     /// run, where a write that wrote nothing left its entry).
-    pub(super) fn decide_displaced_home_pieces(&self, core: &mut Core) -> Result<(), StoreError> {
-        self.displaced_pieces_pass(core, DisplacedPass::After)
+    /// `proven_stale`: the `Before` pass's finding (empty where none ran).
+    pub(super) fn decide_displaced_home_pieces(
+        &self,
+        core: &mut Core,
+        proven_stale: &ProvenStale,
+    ) -> Result<(), StoreError> {
+        self.displaced_pieces_pass(core, DisplacedPass::After, proven_stale)?;
+        Ok(())
     }
 }
+
+/// Displaced pieces `(file, first byte)` whose blocks the `Before` pass found failing the
+/// piece and the cut write's crc, not torn, and not rebuilt (`Store::block_cannot_be_torn`).
+pub(super) type ProvenStale = BTreeSet<(u64, u64)>;
 
 /// The two passes of `Store::displaced_pieces_pass`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

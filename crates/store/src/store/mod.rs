@@ -2677,8 +2677,12 @@ impl Store {
                 // are rebuilt first (s46a): recovery's settle re-encodes parity from the
                 // data, which would take a lost write's stale block for its bytes; the
                 // pieces are decided after it, on the bytes it kept.
+                let mut proven_stale = home_witness::ProvenStale::new();
                 let recovered = (store.record_losses(&mut core))
-                    .and_then(|_| store.rebuild_stale_displaced_blocks(&mut core))
+                    .and_then(|_| {
+                        proven_stale = store.rebuild_stale_displaced_blocks(&mut core)?;
+                        Ok(())
+                    })
                     .and_then(|_| {
                         store.recover(
                             &mut core,
@@ -2690,7 +2694,7 @@ impl Store {
                             &cut_writes_only,
                         )
                     })
-                    .and_then(|_| store.decide_displaced_home_pieces(&mut core));
+                    .and_then(|_| store.decide_displaced_home_pieces(&mut core, &proven_stale));
                 match recovered {
                     Ok(()) => {}
                     // A settle on record that could not finish: the planner's view
@@ -2734,7 +2738,7 @@ impl Store {
                 // read-only metadata nothing is journaled, so they wait too (review r46a
                 // LOW-3: the open failed there).
                 if store.metadata_read_only.is_none() {
-                    match store.decide_displaced_home_pieces(&mut core) {
+                    match store.decide_displaced_home_pieces(&mut core, &Default::default()) {
                         Ok(()) | Err(StoreError::NoSpace(_)) => {}
                         Err(e) => return Err(e),
                     }
