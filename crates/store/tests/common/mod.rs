@@ -1037,6 +1037,18 @@ impl Drop for Tmpfs {
     }
 }
 
+/// A probe's range knob `a+n` (first byte, length): `a..a + n`.
+pub fn range_of(v: &str) -> std::ops::Range<usize> {
+    let (a, n) = (v.split_once('+')).unwrap_or_else(|| panic!("{v:?}: a range is FIRST+LENGTH"));
+    let (a, n): (usize, usize) = (a.parse().unwrap(), n.parse().unwrap());
+    a..a + n
+}
+
+/// `range_of` of the environment variable `var`, `default` (first byte, length) when unset.
+pub fn range_of_env(var: &str, default: (usize, usize)) -> std::ops::Range<usize> {
+    std::env::var(var).map_or(default.0..default.0 + default.1, |v| range_of(&v))
+}
+
 /// A probe's code knob (`S30R_CODE`, `S31R_CODE`): `raid5:K`, `raid6:K`, `rs:K:M` or an
 /// array code `hcode:P` (evenodd, rdp, xcode, dcode, hcode, hdp); `default` when unset.
 pub fn code_of_env(var: &str, default: &str) -> CodeSpec {

@@ -145,18 +145,8 @@ fn probe_r45d() {
         Ok("raid5") | Err(_) => CodeSpec::raid5(4),
         Ok(_) => code_of_env("R45D_CODE", "raid5:4"),
     };
-    let range = |name: &str, d: (usize, usize)| {
-        let (a, n) = std::env::var(name)
-            .ok()
-            .map(|v| {
-                let (a, n) = v.split_once('+').unwrap();
-                (a.parse().unwrap(), n.parse().unwrap())
-            })
-            .unwrap_or(d);
-        a..a + n
-    };
-    let lost = range("R45D_LOST", (2 * e, 3000));
-    let write = range("R45D_WRITE", (2 * e + 3000, 6192));
+    let lost = range_of_env("R45D_LOST", (2 * e, 3000));
+    let write = range_of_env("R45D_WRITE", (2 * e + 3000, 6192));
     let stale_col = std::env::var("R47B_STALE_COL")
         .ok()
         .map(|c| c.parse().unwrap());

@@ -63,12 +63,6 @@ pub(crate) fn lost_writes_on_columns_beside_the_cut_write(
     (points, problems, losses.len())
 }
 
-fn range_of(v: &str) -> std::ops::Range<usize> {
-    let (a, n) = v.split_once('+').unwrap();
-    let (a, n): (usize, usize) = (a.parse().unwrap(), n.parse().unwrap());
-    a..a + n
-}
-
 /// Probe: `R49B_CODE` (`code_of_env`, default raid6:4), `R49B_E` (default 4096),
 /// `R49B_FIRST` (default 7e/2), `R49B_LOST=a+n@col,a+n@col` (default 11242+100@2),
 /// `R49B_WRITE=a+n` (default 11192+2096), `R49B_SEED` (default 2); `R49B_HELD=1` holds

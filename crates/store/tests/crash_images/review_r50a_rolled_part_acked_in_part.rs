@@ -76,12 +76,6 @@ fn flips(a: &[Option<u8>], b: &[Option<u8>]) -> Vec<usize> {
         .collect()
 }
 
-fn range_of(v: &str) -> std::ops::Range<usize> {
-    let (a, n) = v.split_once('+').unwrap();
-    let (a, n): (usize, usize) = (a.parse().unwrap(), n.parse().unwrap());
-    a..a + n
-}
-
 /// A power-cut scene's written store: a WCL store of `code` with `e`-byte elements holding
 /// `f` (4 stripes), its first `first` bytes written again, each `lost` write acknowledged
 /// and then dropped by its column's OSS (the cache zone file put back: a stale element),

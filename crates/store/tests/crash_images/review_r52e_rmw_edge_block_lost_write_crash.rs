@@ -123,6 +123,23 @@ fn lost_write_under_an_rmw_edge_block_at_every_power_cut_of(
     (cuts, kill_like, problems, lost_cuts)
 }
 
+/// `lost_write_under_an_rmw_edge_block_at_every_power_cut` of `lost` and `overwrite`: some
+/// cut is kill-like, and no cut reads a WRONG byte.
+fn every_power_cut_reads_no_wrong_byte(
+    lost: std::ops::Range<usize>,
+    overwrite: std::ops::Range<usize>,
+) {
+    let (cuts, kill_like, problems, _) =
+        lost_write_under_an_rmw_edge_block_at_every_power_cut(lost, overwrite);
+    assert!(kill_like >= 1, "{cuts} cuts, none kill-like");
+    assert!(
+        problems.is_empty(),
+        "{} WRONG of {cuts}: {:?}",
+        problems.len(),
+        problems.first()
+    );
+}
+
 /// s52e's set-up (`scenes unplanned_reads::s52e_a_lost_write_on_an_rmw_overwrite_s_edge_
 /// block_is_still_caught`): OSS 1 loses 5000..6000, the rmw overwrite 5000..5500 (one
 /// partial block, stale under the write and past it), cut at every power cut. The witness
@@ -131,15 +148,7 @@ fn lost_write_under_an_rmw_edge_block_at_every_power_cut_of(
 /// it again (not handed on). Must hold: no WRONG byte at any cut.
 #[test]
 fn r52e_rmw_overwrite_of_a_stale_edge_block_cut_at_every_power_cut_reads_no_wrong_byte() {
-    let (cuts, kill_like, problems, _) =
-        lost_write_under_an_rmw_edge_block_at_every_power_cut(5000..6000, 5000..5500);
-    assert!(kill_like >= 1, "{cuts} cuts, none kill-like");
-    assert!(
-        problems.is_empty(),
-        "{} WRONG of {cuts}: {:?}",
-        problems.len(),
-        problems.first()
-    );
+    every_power_cut_reads_no_wrong_byte(5000..6000, 5000..5500);
 }
 
 /// Both s52e paths in one write: OSS 1 loses 4500..5500, the rmw overwrite 5000..9000 has
@@ -166,15 +175,7 @@ fn r52e_rmw_overwrite_of_a_stale_edge_block_cut_at_every_power_cut_reads_no_wron
 #[test]
 fn r52e_rmw_overwrite_of_a_stale_and_a_handed_on_edge_block_cut_at_every_power_cut_reads_no_wrong_byte(
 ) {
-    let (cuts, kill_like, problems, _) =
-        lost_write_under_an_rmw_edge_block_at_every_power_cut(4500..5500, 5000..9000);
-    assert!(kill_like >= 1, "{cuts} cuts, none kill-like");
-    assert!(
-        problems.is_empty(),
-        "{} WRONG of {cuts}: {:?}",
-        problems.len(),
-        problems.first()
-    );
+    every_power_cut_reads_no_wrong_byte(4500..5500, 5000..9000);
 }
 
 /// Probe (task s53d: scenes of this shape): `R52E_CODE` (a `code_of_env` spec, default
@@ -183,21 +184,11 @@ fn r52e_rmw_overwrite_of_a_stale_and_a_handed_on_edge_block_cut_at_every_power_c
 #[test]
 #[ignore = "probe"]
 fn probe_r52e() {
-    let range = |name: &str, d: (usize, usize)| {
-        let (a, n) = std::env::var(name)
-            .ok()
-            .map(|v| {
-                let (a, n) = v.split_once('+').unwrap();
-                (a.parse().unwrap(), n.parse().unwrap())
-            })
-            .unwrap_or(d);
-        a..a + n
-    };
     let code = code_of_env("R52E_CODE", "raid5:3");
     let (cuts, _, problems, _) = lost_write_under_an_rmw_edge_block_at_every_power_cut_of(
         code,
-        range("R52E_LOST", (4500, 1000)),
-        range("R52E_WRITE", (5000, 4000)),
+        range_of_env("R52E_LOST", (4500, 1000)),
+        range_of_env("R52E_WRITE", (5000, 4000)),
     );
     assert!(
         problems.is_empty(),
