@@ -467,15 +467,10 @@ fn parity_page_side_crcs_split_a_piece_at_its_page_boundary_and_older_records_pa
     });
 
     // Cost per piece cut by a boundary, and the reader version unchanged.
-    let (with_json, plain_json) = (
-        serde_json::to_string(&across).unwrap(),
-        serde_json::to_string(&plain).unwrap(),
-    );
-    let added = with_json.len() - plain_json.len();
-    println!("old_page_sides: {added} bytes more per piece cut by a page boundary ({with_json})");
-    assert!(
-        added <= OLD_PAGE_SIDES_FIELD_JSON_BYTES + PAGE_SIDE_JSON_BYTES_MAX,
-        "{added}: {with_json}"
+    page_sides_cost_and_reader_version(
+        (&across, &plain),
+        (OLD_PAGE_SIDES_FIELD_JSON_BYTES, PAGE_SIDE_JSON_BYTES_MAX),
+        "old_page_sides",
     );
     let widest = crate::state::ParityPageSideCrcs {
         block: (crate::backend::ELEMENT_BYTES_MAX / crate::backend::CHECKSUM_BLOCK_BYTES - 1)
@@ -487,19 +482,6 @@ fn parity_page_side_crcs_split_a_piece_at_its_page_boundary_and_older_records_pa
     assert_eq!(
         serde_json::to_string(&widest).unwrap().len() + ",".len(),
         PAGE_SIDE_JSON_BYTES_MAX
-    );
-    let rec = |piece| {
-        Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
-            plan: 99,
-            file: 0,
-            pieces: vec![piece],
-            edge_blocks: Vec::new(),
-            page_cuts: Vec::new(),
-        })
-    };
-    assert_eq!(
-        rec(across.clone()).reader_version(),
-        rec(plain.clone()).reader_version()
     );
 
     // An older binary's record: the field absent, the piece parses without sides.
@@ -655,15 +637,11 @@ fn parity_new_page_side_crcs_split_a_piece_at_its_page_boundary_and_older_binari
     );
 
     // Cost per piece cut by a boundary, and the reader version unchanged.
-    let (with_json, without_json) = (
-        serde_json::to_string(&both).unwrap(),
-        serde_json::to_string(&sides_old).unwrap(),
-    );
-    let added = with_json.len() - without_json.len();
-    println!("new_page_sides: {added} bytes more per piece cut by a page boundary ({with_json})");
-    assert!(
-        added <= NEW_PAGE_SIDES_FIELD_JSON_BYTES + PAGE_SIDE_JSON_BYTES_MAX,
-        "{added}: {with_json}"
+    let rec = one_piece_record;
+    page_sides_cost_and_reader_version(
+        (&both, &sides_old),
+        (NEW_PAGE_SIDES_FIELD_JSON_BYTES, PAGE_SIDE_JSON_BYTES_MAX),
+        "new_page_sides",
     );
     let widest = crate::state::ParityNewPageSideCrcs {
         block: (crate::backend::ELEMENT_BYTES_MAX / crate::backend::CHECKSUM_BLOCK_BYTES - 1)
@@ -675,19 +653,6 @@ fn parity_new_page_side_crcs_split_a_piece_at_its_page_boundary_and_older_binari
     assert_eq!(
         serde_json::to_string(&widest).unwrap().len() + ",".len(),
         PAGE_SIDE_JSON_BYTES_MAX
-    );
-    let rec = |piece| {
-        Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
-            plan: 99,
-            file: 0,
-            pieces: vec![piece],
-            edge_blocks: Vec::new(),
-            page_cuts: Vec::new(),
-        })
-    };
-    assert_eq!(
-        rec(both.clone()).reader_version(),
-        rec(sides_old.clone()).reader_version()
     );
 
     // A record of a binary before session 52: the field absent, the piece parses without.
@@ -1152,4 +1117,43 @@ fn a_session_46_binary_reads_session_47_fields_as_without_them_and_refuses_sessi
         crate::superblock::read_checked_version::<State>(&path, "state").unwrap();
     assert_eq!(read_version, version);
     assert_eq!(back.home_witness_displaced, state.home_witness_displaced);
+}
+
+/// The JSON bytes a piece's page-side crcs add (`with` beside `without`, the same piece
+/// without them): at most the field's name (`field_json_bytes`) and one side's widest
+/// entry (`side_json_bytes_max`); and the reader version of a `WriteParityCrcs` holding either is the same (an
+/// older binary reads the record, without the sides).
+fn page_sides_cost_and_reader_version(
+    (with, without): (
+        &crate::state::ParityPieceCrcs,
+        &crate::state::ParityPieceCrcs,
+    ),
+    (field_json_bytes, side_json_bytes_max): (usize, usize),
+    label: &str,
+) {
+    let (with_json, without_json) = (
+        serde_json::to_string(with).unwrap(),
+        serde_json::to_string(without).unwrap(),
+    );
+    let added = with_json.len() - without_json.len();
+    println!("{label}: {added} bytes more per piece cut by a page boundary ({with_json})");
+    assert!(
+        added <= field_json_bytes + side_json_bytes_max,
+        "{added}: {with_json}"
+    );
+    assert_eq!(
+        one_piece_record(with.clone()).reader_version(),
+        one_piece_record(without.clone()).reader_version()
+    );
+}
+
+/// A `WriteParityCrcs` record of plan 99 holding `piece` alone.
+fn one_piece_record(piece: crate::state::ParityPieceCrcs) -> Rec {
+    Rec::WriteParityCrcs(crate::state::WriteParityCrcs {
+        plan: 99,
+        file: 0,
+        pieces: vec![piece],
+        edge_blocks: Vec::new(),
+        page_cuts: Vec::new(),
+    })
 }
